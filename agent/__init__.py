@@ -1,0 +1,1 @@
+"""The ReCode engine: code tree, expansion, executor, prompts and the stepper. No UI."""

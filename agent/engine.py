@@ -1,0 +1,334 @@
+"""The ReCode engine as a stepper: `await engine.step()` does one unit of work.
+
+The run is written as one straight-line async generator (`_drive`) that
+yields an event after every unit of work; `step()` resumes it once. Between
+two calls nothing runs: the node's code is blocked inside `run()`, the
+environment is idle, no LLM call is in flight. That is what lets a debugger
+stop between any two actions of a loop.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Callable, TypeVar
+
+from agent.codeblocks import InvalidAnswer, parse_answer, validate
+from agent.events import (
+    ActionSent,
+    Event,
+    ExpansionReceived,
+    ExpansionRejected,
+    ExpansionRequested,
+    NodeCompleted,
+    NodeError,
+    NodeSkipped,
+    NodeStarted,
+    ObservationReceived,
+    RunFinished,
+    RunStarted,
+    StubFound,
+    VariablesChanged,
+)
+from agent.llm import LLM, Completion, LLMError, StubContext, Usage
+from agent.prompt import PromptSet, build_expand_prompt, build_repair_prompt, call_arguments, rewrite_note
+from agent.runner import ActionRequest, CodeRunner, NodeOutcome
+from agent.thread_runner import ThreadRunner
+from agent.tree import CodeTree, Expansion, Node, NodeStatus
+from envs.base import Env
+
+ROOT_CODE = "solve(instruction, observation)"
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Run limits (spec §4). The environment's step limit lives on the Env."""
+
+    max_depth: int = 10
+    max_rewrite: int = 5  # re-asks after an invalid answer; one more invalid answer stops the run
+    max_retry: int = 5  # repairs: how deep a chain of "this node raised, rewrite it" may go
+
+
+class Engine:
+    """One ReCode run over one environment episode."""
+
+    def __init__(
+        self,
+        env: Env,
+        llm: LLM,
+        runner: CodeRunner | None = None,
+        limits: Limits = Limits(),
+        prompts: PromptSet | None = None,
+        code_check: Callable[[str], str | None] | None = None,
+    ) -> None:
+        self.env = env
+        self.llm = llm
+        self.runner: CodeRunner = runner or ThreadRunner()
+        self.limits = limits
+        self.prompts = prompts or PromptSet()
+        self.code_check = code_check  # extra refusal reasons (the sandbox's static checks)
+        self.tree: CodeTree = CodeTree(ROOT_CODE)
+        self.current: Node | None = None
+        self.task = ""
+        self.llm_calls = 0
+        self.usage = Usage()
+        self.cost = 0.0
+        self.finished: RunFinished | None = None
+        self.finished_reason = ""  # set when a limit stops the run mid-episode
+        self._env_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="env")
+        self._events: AsyncIterator[Event] = self._drive()
+
+    # -- public API ----------------------------------------------------------
+
+    async def step(self) -> Event:
+        """Do the next smallest unit of work and say what happened."""
+        if self.finished is not None:
+            return self.finished
+        try:
+            event = await self._events.__anext__()
+        except StopAsyncIteration:  # pragma: no cover - _drive always ends with RunFinished
+            assert self.finished is not None
+            return self.finished
+        if isinstance(event, RunFinished):
+            self.finished = event
+            self._env_thread.shutdown(wait=False)
+        return event
+
+    @property
+    def done(self) -> bool:
+        return self.finished is not None
+
+    async def run(self, on_event: Callable[[Event], Any] | None = None) -> RunFinished:
+        """A batch run: step until the end."""
+        while True:
+            event = await self.step()
+            if on_event is not None:
+                on_event(event)
+            if isinstance(event, RunFinished):
+                return event
+
+    async def close(self) -> None:
+        await self.runner.close()
+        self._env_thread.shutdown(wait=False)
+
+    # -- the run -------------------------------------------------------------
+
+    async def _in_env_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._env_thread, fn, *args)
+
+    async def _drive(self) -> AsyncIterator[Event]:
+        try:
+            async for event in self._episode():
+                yield event
+        except LLMError as exc:
+            yield self._finish(False, f"LLM error: {exc}")
+        except Exception as exc:  # noqa: BLE001 - an engine bug must still end the run cleanly
+            yield self._finish(False, f"internal error: {type(exc).__name__}: {exc}")
+
+    async def _episode(self) -> AsyncIterator[Event]:
+        reset = await self._in_env_thread(self.env.reset)
+        self.task = reset.instruction
+        await self.runner.set_variables({"instruction": reset.instruction, "observation": reset.observation})
+        yield RunStarted(
+            self.tree.root.id,
+            task=reset.instruction,
+            instruction=reset.instruction,
+            observation=reset.observation,
+            task_type=self.env.task_type,
+        )
+        node = self.tree.next_pending(None)
+        while node is not None and not self.env.done:
+            self.current = node
+            node.status = NodeStatus.RUNNING
+            yield NodeStarted(node.id, code=node.code, depth=node.depth)
+            outcome: NodeOutcome | None = None
+            async for event in self._execute(node):
+                if isinstance(event, NodeOutcome):
+                    outcome = event
+                else:
+                    yield event
+            assert outcome is not None
+            if outcome.changes:
+                yield VariablesChanged(node.id, changes=outcome.changes)
+            async for event in self._settle(node, outcome):
+                yield event
+            if self.finished_reason:
+                yield self._finish(False, self.finished_reason)
+                return
+            node = self.tree.next_pending(node)
+        if self.env.won:
+            yield self._finish(True, "won")
+        elif self.env.done:
+            yield self._finish(False, f"step limit reached ({self.env.max_steps} steps)")
+        else:
+            yield self._finish(False, "no pending nodes left and the task is not done")
+
+    async def _execute(self, node: Node) -> AsyncIterator[Event | NodeOutcome]:
+        """Run one node's code, one action at a time."""
+        await self.runner.start(node.code)
+        while True:
+            message = await self.runner.next_message()
+            if isinstance(message, NodeOutcome):
+                yield message
+                return
+            assert isinstance(message, ActionRequest)
+            number = self.env.steps + 1
+            yield ActionSent(node.id, action=message.action, step=number)
+            observation = await self._in_env_thread(self.env.step, message.action)
+            yield ObservationReceived(
+                node.id,
+                action=message.action,
+                observation=observation,
+                step=number,
+                done=self.env.done,
+                won=self.env.won,
+            )
+            self.runner.answer(observation, stop=self.env.done)
+
+    async def _settle(self, node: Node, outcome: NodeOutcome) -> AsyncIterator[Event]:
+        """Record a node's outcome; expand a stub or repair an error."""
+        node.observations = outcome.output.rstrip("\n").split("\n") if outcome.output else []
+        if outcome.status == "completed" or (outcome.status == "aborted" and self.env.won):
+            node.status = NodeStatus.COMPLETED
+            yield NodeCompleted(node.id, output=outcome.output)
+        elif outcome.status == "aborted":
+            node.status = NodeStatus.ERROR
+            node.error = f"episode ended during this node: step limit ({self.env.max_steps}) reached"
+            yield NodeError(node.id, code=node.code, error=node.error, output=outcome.output)
+        elif outcome.status == "stub":
+            node.status = NodeStatus.STUB
+            yield StubFound(node.id, name=outcome.stub_name, code=node.code, depth=node.depth)
+            if node.depth >= self.limits.max_depth:
+                self.finished_reason = (
+                    f"depth limit: `{outcome.stub_name}` at depth {node.depth} is not expanded "
+                    f"(max_depth {self.limits.max_depth})"
+                )
+                return
+            async for event in self._expand(node, outcome.stub_name, "expand", outcome):
+                yield event
+        else:
+            node.status = NodeStatus.ERROR
+            node.error = outcome.error
+            yield NodeError(node.id, code=node.code, error=outcome.error, output=outcome.output)
+            if node.repairs < self.limits.max_retry:
+                async for event in self._expand(node, "", "repair", outcome):
+                    yield event
+
+    async def _expand(
+        self, node: Node, stub_name: str, purpose: str, outcome: NodeOutcome
+    ) -> AsyncIterator[Event]:
+        """Ask the LLM for the node's children; re-ask with the reason when invalid."""
+        base_prompt = await self._prompt_for(node, stub_name, purpose, outcome)
+        known = await self.runner.names()
+        note = ""
+        for attempt in range(1, self.limits.max_rewrite + 2):
+            prompt = base_prompt + note
+            yield ExpansionRequested(node.id, prompt=prompt, attempt=attempt, purpose=purpose)
+            context = StubContext(code=node.code, name=stub_name, purpose=purpose, attempt=attempt)
+            completion = await self.llm.complete(prompt, context)
+            self._count(completion)
+            try:
+                blocks, thought = self._check_answer(completion, known)
+            except InvalidAnswer as exc:
+                reason = str(exc)
+                node.expansions.append(self._record(prompt, completion, False, purpose, reason))
+                yield ExpansionRejected(node.id, raw=completion.text, reason=reason, attempt=attempt)
+                note = rewrite_note(self.prompts, reason)
+                continue
+            node.expansions.append(self._record(prompt, completion, True, purpose))
+            node.thought = thought
+            children = self.tree.add_children(node, blocks)
+            for child in children:
+                child.repairs = node.repairs + (purpose == "repair")
+            yield ExpansionReceived(
+                node.id,
+                raw=completion.text,
+                thought=thought,
+                blocks=tuple(blocks),
+                child_ids=tuple(c.id for c in children),
+                source=completion.source,
+                input_tokens=completion.usage.input_tokens,
+                output_tokens=completion.usage.output_tokens,
+                cost=completion.cost,
+            )
+            if not blocks and purpose == "expand":
+                node.status = NodeStatus.SKIP
+                yield NodeSkipped(node.id)
+            return
+        self.finished_reason = (
+            f"rewrite limit: {self.limits.max_rewrite + 1} invalid answers in a row for `{node.code}`"
+        )
+
+    def _check_answer(self, completion: Completion, known: frozenset[str]) -> tuple[list[str], str]:
+        parsed = parse_answer(completion.text, allow_plain_code=completion.source == "human")
+        blocks = validate(parsed.code, known)
+        if self.code_check is not None:
+            for block in blocks:
+                refusal = self.code_check(block)
+                if refusal:
+                    raise InvalidAnswer(refusal)
+        return blocks, parsed.thought
+
+    async def _prompt_for(self, node: Node, stub_name: str, purpose: str, outcome: NodeOutcome) -> str:
+        env_name, task_type = self.env.name, self.env.task_type
+        if purpose == "expand":
+            args = call_arguments(node.code, stub_name)
+            if args.literals:
+                await self.runner.set_variables(args.literals)
+            if args.expressions:
+                try:
+                    await self.runner.bind_expressions(args.expressions)
+                except Exception:  # noqa: BLE001 - an unbindable argument is just not listed
+                    pass
+            lines = await self.runner.prompt_lines(list(args.names))
+            return build_expand_prompt(self.prompts, env_name, task_type, node.code, lines)
+        lines = await self.runner.prompt_lines(_loaded_names(node.code))
+        return build_repair_prompt(
+            self.prompts, env_name, task_type, node.code, lines, outcome.error, outcome.output
+        )
+
+    def _count(self, completion: Completion) -> None:
+        self.llm_calls += 1
+        self.usage = self.usage + completion.usage
+        self.cost += completion.cost
+
+    @staticmethod
+    def _record(prompt: str, completion: Completion, accepted: bool, purpose: str, reason: str = "") -> Expansion:
+        return Expansion(
+            prompt=prompt,
+            answer=completion.text,
+            source=completion.source,
+            accepted=accepted,
+            reason=reason,
+            input_tokens=completion.usage.input_tokens,
+            output_tokens=completion.usage.output_tokens,
+            cost=completion.cost,
+            purpose=purpose,
+        )
+
+    def _finish(self, success: bool, reason: str) -> RunFinished:
+        return RunFinished(
+            self.current.id if self.current else None,
+            success=success,
+            reason=reason,
+            steps=self.env.steps,
+            llm_calls=self.llm_calls,
+            input_tokens=self.usage.input_tokens,
+            output_tokens=self.usage.output_tokens,
+            cost=self.cost,
+        )
+
+
+def _loaded_names(code: str) -> list[str]:
+    """Names a piece of code reads, in order of first use."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    loads = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    loads.sort(key=lambda n: (n.lineno, n.col_offset))
+    return list(dict.fromkeys(n.id for n in loads))

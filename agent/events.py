@@ -1,0 +1,161 @@
+"""What the stepper reports after each smallest unit of work.
+
+Every event is a frozen dataclass with a `kind` string, so a UI can dispatch on
+type or on kind, and a journal can serialise it with `dataclasses.asdict`.
+Each carries what a viewer needs without reaching back into the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: ClassVar[str] = "event"
+    node_id: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["kind"] = self.kind
+        return data
+
+
+@dataclass(frozen=True)
+class RunStarted(Event):
+    """The environment was reset and the root node created."""
+
+    kind: ClassVar[str] = "run_started"
+    task: str = ""
+    instruction: str = ""
+    observation: str = ""
+    task_type: str | None = None
+
+
+@dataclass(frozen=True)
+class NodeStarted(Event):
+    kind: ClassVar[str] = "node_started"
+    code: str = ""
+    depth: int = 0
+
+
+@dataclass(frozen=True)
+class ActionSent(Event):
+    """A `run(action)` call reached the engine; the environment has not stepped yet."""
+
+    kind: ClassVar[str] = "action_sent"
+    action: str = ""
+    step: int = 0  # the environment step this action will be (1-based)
+
+
+@dataclass(frozen=True)
+class ObservationReceived(Event):
+    kind: ClassVar[str] = "observation_received"
+    action: str = ""
+    observation: str = ""
+    step: int = 0
+    done: bool = False
+    won: bool = False
+
+
+@dataclass(frozen=True)
+class VariableChange:
+    name: str
+    type: str
+    summary: str
+    change: str  # "new", "changed" or "removed"
+
+
+@dataclass(frozen=True)
+class VariablesChanged(Event):
+    kind: ClassVar[str] = "variables_changed"
+    changes: tuple[VariableChange, ...] = ()
+
+
+@dataclass(frozen=True)
+class NodeCompleted(Event):
+    kind: ClassVar[str] = "node_completed"
+    output: str = ""
+
+
+@dataclass(frozen=True)
+class StubFound(Event):
+    kind: ClassVar[str] = "stub_found"
+    name: str = ""
+    code: str = ""
+    depth: int = 0
+
+
+@dataclass(frozen=True)
+class ExpansionRequested(Event):
+    kind: ClassVar[str] = "expansion_requested"
+    prompt: str = ""
+    attempt: int = 1  # 1 for the first ask, 2.. after rejections
+    purpose: str = "expand"  # "expand" a stub or "repair" a node that raised
+
+
+@dataclass(frozen=True)
+class ExpansionReceived(Event):
+    kind: ClassVar[str] = "expansion_received"
+    raw: str = ""
+    thought: str = ""
+    blocks: tuple[str, ...] = ()
+    child_ids: tuple[str, ...] = ()
+    source: str = ""  # "human", "scripted", "model"
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+
+
+@dataclass(frozen=True)
+class ExpansionRejected(Event):
+    kind: ClassVar[str] = "expansion_rejected"
+    raw: str = ""
+    reason: str = ""
+    attempt: int = 1
+
+
+@dataclass(frozen=True)
+class NodeSkipped(Event):
+    """The expansion of a stub was empty: the stub is marked SKIP."""
+
+    kind: ClassVar[str] = "node_skipped"
+
+
+@dataclass(frozen=True)
+class NodeError(Event):
+    kind: ClassVar[str] = "node_error"
+    code: str = ""
+    error: str = ""
+    output: str = ""
+
+
+@dataclass(frozen=True)
+class RunFinished(Event):
+    kind: ClassVar[str] = "run_finished"
+    success: bool = False
+    reason: str = ""
+    steps: int = 0
+    llm_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+ALL_EVENT_TYPES: tuple[type[Event], ...] = (
+    RunStarted,
+    NodeStarted,
+    ActionSent,
+    ObservationReceived,
+    VariablesChanged,
+    NodeCompleted,
+    StubFound,
+    ExpansionRequested,
+    ExpansionReceived,
+    ExpansionRejected,
+    NodeSkipped,
+    NodeError,
+    RunFinished,
+)

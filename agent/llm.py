@@ -1,0 +1,53 @@
+"""The one thing the engine asks of any LLM: complete a prompt.
+
+A remote model, a person typing in the console and a scripted replay all
+implement `LLM`; the engine never knows which one it talks to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    cost: float = 0.0
+    source: str = "model"  # "model", "human", "scripted"
+
+
+@dataclass(frozen=True)
+class StubContext:
+    """What a non-model LLM may use to pick an answer without parsing the prompt."""
+
+    code: str
+    name: str
+    purpose: str = "expand"
+    attempt: int = 1
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """`complete` may take seconds (a model) or minutes (a person); it is always awaited."""
+
+    name: str
+
+    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion: ...
+
+
+class LLMError(Exception):
+    """The LLM could not answer (scripted answer missing, server down, ...).
+
+    The message is one line that says what to do.
+    """

@@ -1,0 +1,72 @@
+"""The boundary between the engine and wherever node code executes.
+
+The engine starts a node's code, then pulls one message at a time: each
+`run(action)` the code makes arrives as an `ActionRequest` and the code stays
+blocked until the engine `answer`s it, so a debugger can stop between any two
+actions of a loop. When the code ends, a `NodeOutcome` says how.
+
+Two implementations: `agent.thread_runner.ThreadRunner` (same process) and
+the sandboxed worker process of `agent.sandbox` (issue 6). The namespace lives
+inside the runner; the engine only ever sees text summaries of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from agent.events import VariableChange
+from agent.varlist import VariableSummary
+
+
+@dataclass(frozen=True)
+class ActionRequest:
+    action: str
+
+
+@dataclass(frozen=True)
+class NodeOutcome:
+    status: Literal["completed", "stub", "error", "aborted"]
+    output: str = ""
+    error: str = ""
+    stub_name: str = ""
+    changes: tuple[VariableChange, ...] = field(default=())
+
+
+RunnerMessage = ActionRequest | NodeOutcome
+
+
+class CodeRunner(Protocol):
+    """Executes node code against one shared namespace per run."""
+
+    async def start(self, code: str) -> None:
+        """Begin running `code` (one top-level statement); returns at once."""
+
+    async def next_message(self) -> RunnerMessage:
+        """Wait for the running code's next `run()` call or its end."""
+
+    def answer(self, observation: str, stop: bool = False) -> None:
+        """Reply to the pending ActionRequest; `stop=True` ends the code (episode over)."""
+
+    async def set_variables(self, values: dict[str, Any]) -> tuple[VariableChange, ...]:
+        """Bind plain data (task text, keyword literals) in the namespace."""
+
+    async def bind_expressions(self, bindings: dict[str, str]) -> tuple[VariableChange, ...]:
+        """Bind `name = <expression source>` for each item, evaluated in the namespace."""
+
+    async def variables(self) -> list[VariableSummary]:
+        """One short summary per kept variable, in insertion order."""
+
+    async def full_value(self, name: str) -> str:
+        """A long (but bounded) rendering of one variable, for a detail view."""
+
+    async def prompt_lines(self, names: list[str]) -> list[str]:
+        """`- name (type): value` for each name that is bound, in order."""
+
+    async def names(self) -> frozenset[str]:
+        """Every name code can see: variables plus helpers (for validation)."""
+
+    async def evaluate_condition(self, expression: str) -> bool:
+        """Evaluate a breakpoint condition against the namespace; raises on a bad one."""
+
+    async def close(self) -> None: ...

@@ -1,0 +1,106 @@
+"""Text summaries of namespace values: for the prompt and for viewers.
+
+Pure standard library, because it runs wherever the values live (the engine
+thread today, the sandbox worker process for untrusted code). Values are never
+rendered whole: a 3 GB string must not cost 3 GB to summarise.
+"""
+
+from __future__ import annotations
+
+import reprlib
+import types
+from dataclasses import dataclass
+from typing import Any
+
+PROMPT_VALUE_LIMIT = 400
+VIEW_VALUE_LIMIT = 120
+FULL_VALUE_LIMIT = 200_000
+
+_TYPE_SAMPLE = 20  # elements looked at to infer an element type
+
+
+@dataclass(frozen=True)
+class VariableSummary:
+    name: str
+    type: str
+    summary: str
+
+
+def infer_type(value: Any, _depth: int = 0) -> str:
+    """A readable type like `list[str]`, `dict[str, int]`, `tuple[str, int]`."""
+    name = type(value).__name__
+    if _depth > 2:
+        return name
+    if isinstance(value, (list, set, frozenset)):
+        inner = _union(value, _depth)
+        return f"{name}[{inner}]" if inner else name
+    if isinstance(value, tuple):
+        if 0 < len(value) <= 4:
+            return f"tuple[{', '.join(infer_type(v, _depth + 1) for v in value)}]"
+        inner = _union(value, _depth)
+        return f"tuple[{inner}, ...]" if inner else name
+    if isinstance(value, dict):
+        if not value:
+            return name
+        keys = _union(list(value.keys()), _depth)
+        vals = _union(list(value.values()), _depth)
+        return f"{name}[{keys}, {vals}]"
+    return name
+
+
+def _union(items: Any, depth: int) -> str:
+    seen: list[str] = []
+    for i, item in enumerate(items):
+        if i >= _TYPE_SAMPLE:
+            break
+        t = infer_type(item, depth + 1)
+        if t not in seen:
+            seen.append(t)
+    return " | ".join(seen)
+
+
+_repr = reprlib.Repr()
+_repr.maxstring = 10_000
+_repr.maxother = 10_000
+_repr.maxlist = _repr.maxtuple = _repr.maxset = _repr.maxfrozenset = _repr.maxdict = 2_000
+_repr.maxlevel = 6
+
+
+def bounded_repr(value: Any, limit: int) -> str:
+    """repr(value) cut to `limit` characters, with a marker saying how much was cut.
+
+    Strings are shown as their text (the prompt reads better); anything else
+    through a bounded repr, so that a huge value is never rendered whole.
+    """
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        return f"{value[:limit]}... [cut {len(value) - limit} more chars]"
+    try:
+        text = _repr.repr(value)
+    except Exception as exc:  # a user object with a broken __repr__
+        text = f"<unprintable {type(value).__name__}: {exc}>"
+    sized = isinstance(value, (list, tuple, dict, set, frozenset))
+    if len(text) <= limit:
+        return text
+    if sized:
+        return f"{text[:limit]}... [cut: {len(value)} items in all]"
+    return f"{text[:limit]}... [cut {len(text) - limit} more chars]"
+
+
+def prompt_line(name: str, value: Any, limit: int = PROMPT_VALUE_LIMIT) -> str:
+    """The prompt's variable line: `- name (type): value`."""
+    return f"- {name} ({infer_type(value)}): {bounded_repr(value, limit)}"
+
+
+def summarise(name: str, value: Any, limit: int = VIEW_VALUE_LIMIT) -> VariableSummary:
+    return VariableSummary(name, infer_type(value), bounded_repr(value, limit).replace("\n", "\\n"))
+
+
+def is_kept(name: str, value: Any, helper_names: frozenset[str] | set[str]) -> bool:
+    """Whether a name bound by node code is kept in the shared namespace (spec §2)."""
+    if name.startswith("_") or name in helper_names:
+        return False
+    if isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)):
+        return False
+    return True

@@ -1,0 +1,46 @@
+"""The person at the console acting as the LLM.
+
+`complete` parks on a future until the UI calls `submit` (or `cancel`). The
+engine never knows that a person answered; the UI decides what to show while
+the future is pending.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from agent.llm import Completion, LLMError, StubContext, Usage
+
+
+class HumanLLM:
+    name = "human"
+
+    def __init__(self) -> None:
+        self._pending: asyncio.Future[str] | None = None
+        self.prompt: str = ""
+        self.context: StubContext | None = None
+
+    @property
+    def waiting(self) -> bool:
+        return self._pending is not None and not self._pending.done()
+
+    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+        self.prompt, self.context = prompt, context
+        self._pending = asyncio.get_running_loop().create_future()
+        try:
+            text = await self._pending
+        except asyncio.CancelledError:
+            raise LLMError("the expansion was cancelled; resume the run to answer it") from None
+        finally:
+            self._pending = None
+        return Completion(text, Usage(), 0.0, "human")
+
+    def submit(self, text: str) -> None:
+        """Hand the person's answer to the waiting engine."""
+        if self._pending is None or self._pending.done():
+            raise RuntimeError("no expansion is awaiting an answer")
+        self._pending.set_result(text)
+
+    def cancel(self) -> None:
+        if self._pending is not None and not self._pending.done():
+            self._pending.cancel()

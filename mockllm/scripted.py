@@ -1,0 +1,106 @@
+"""Answers from a file, matched to the stub being expanded.
+
+A script is YAML (`answers: [...]`) or JSON Lines (one entry per line). Each
+entry has `answer`, and optionally `stub` (the stub's code, compared
+whitespace-insensitively; `*` or absent matches any stub), `when` (a regular
+expression searched in the whole prompt) and `purpose` (`expand`, the default,
+or `repair`). Entries are tried in order and may be used again; an entry with
+`once: true` is used at most once, which lets a script give different answers
+to the same stub in turn.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.llm import Completion, LLMError, StubContext, Usage
+
+
+@dataclass
+class ScriptEntry:
+    answer: str
+    stub: str = "*"
+    when: re.Pattern[str] | None = None
+    purpose: str = "expand"
+    once: bool = False
+    used: bool = False
+
+    def matches(self, prompt: str, context: StubContext) -> bool:
+        if self.once and self.used:
+            return False
+        if self.purpose != context.purpose:
+            return False
+        if self.stub != "*" and _normalise(self.stub) != _normalise(context.code):
+            return False
+        return self.when is None or self.when.search(prompt) is not None
+
+
+def _normalise(code: str) -> str:
+    return re.sub(r"\s+", "", code)
+
+
+def load_script(path: str | Path) -> list[ScriptEntry]:
+    """Read a script file; a bad file raises LLMError with a one-line reason."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise LLMError(f"cannot read script {path}: {exc.strerror}; check the path after scripted:") from None
+    raw_entries: list[dict] = []
+    try:
+        if path.suffix == ".jsonl":
+            raw_entries = [json.loads(line) for line in text.splitlines() if line.strip()]
+        else:
+            import yaml
+
+            data = yaml.safe_load(text) or {}
+            raw_entries = data.get("answers", []) if isinstance(data, dict) else data
+    except (ValueError, Exception) as exc:  # yaml.YAMLError, json.JSONDecodeError
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise LLMError(f"script {path} is not valid {'JSON Lines' if path.suffix == '.jsonl' else 'YAML'}: {first}") from None
+    entries = []
+    for index, raw in enumerate(raw_entries, start=1):
+        if not isinstance(raw, dict) or not isinstance(raw.get("answer"), str):
+            raise LLMError(f"script {path}: entry {index} needs an `answer` text")
+        try:
+            when = re.compile(raw["when"]) if raw.get("when") else None
+        except re.error as exc:
+            raise LLMError(f"script {path}: entry {index} has a bad `when` pattern: {exc}") from None
+        entries.append(
+            ScriptEntry(
+                answer=raw["answer"],
+                stub=str(raw.get("stub") or "*"),
+                when=when,
+                purpose=str(raw.get("purpose", "expand")),
+                once=bool(raw.get("once", False)),
+            )
+        )
+    return entries
+
+
+class ScriptedLLM:
+    """Replays answers from a script; says which stub it has no answer for."""
+
+    def __init__(self, entries: list[ScriptEntry], name: str = "scripted") -> None:
+        self.entries = entries
+        self.name = name
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "ScriptedLLM":
+        return cls(load_script(path), name=f"scripted:{path}")
+
+    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+        context = context or StubContext(code="", name="")
+        for entry in self.entries:
+            if entry.matches(prompt, context):
+                entry.used = True
+                return Completion(
+                    entry.answer, Usage(len(prompt) // 4, len(entry.answer) // 4), 0.0, "scripted"
+                )
+        if context.purpose == "repair":
+            # A script that scripts no repair declines it: the node stays ERROR.
+            return Completion("<think>no scripted repair</think><execute></execute>", Usage(), 0.0, "scripted")
+        raise LLMError(f"the script has no answer for stub `{context.code}`; add an entry with stub: {context.code!r}")

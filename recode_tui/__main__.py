@@ -1,0 +1,3 @@
+from recode_tui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,58 @@
+"""Build engines and LLMs from command-line style specs.
+
+Shared by the headless command line and the console, and by tests that want
+the same wiring a user gets.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.engine import Engine, Limits
+from agent.llm import LLM, LLMError
+from agent.prompt import DEFAULT_PROMPTS, PromptSet
+
+DEMO_SCRIPT = Path(__file__).resolve().parent.parent / "mockllm" / "demos" / "alfworld.yaml"
+DEFAULT_GAME = "put-01"
+
+
+class UsageError(Exception):
+    """Bad command-line input; the message is one line that says what to do."""
+
+
+def make_llm(spec: str) -> LLM:
+    """`human`, `scripted:FILE` (YAML/JSONL), `demo` (the bundled demo script)."""
+    from mockllm import HumanLLM, ScriptedLLM
+
+    if spec == "human":
+        return HumanLLM()
+    if spec == "demo":
+        return ScriptedLLM.from_file(DEMO_SCRIPT)
+    if spec.startswith("scripted:"):
+        path = spec.split(":", 1)[1]
+        if not path:
+            raise UsageError("scripted: needs a file, e.g. --llm scripted:mockllm/demos/alfworld.yaml")
+        try:
+            return ScriptedLLM.from_file(path)
+        except LLMError as exc:
+            raise UsageError(str(exc)) from None
+    raise UsageError(f"unknown --llm {spec!r}; use human, demo or scripted:FILE")
+
+
+def make_engine(
+    game: str,
+    llm: LLM,
+    limits: Limits = Limits(),
+    max_steps: int = 80,
+    prompts_dir: str | None = None,
+) -> Engine:
+    """An engine on a bundled game id, a split id or a `.tw-pddl` path."""
+    from envs import make_env
+    from envs.base import EnvError
+
+    try:
+        env = make_env(game, max_steps=max_steps)
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
+    prompts = PromptSet(Path(prompts_dir)) if prompts_dir else PromptSet(DEFAULT_PROMPTS)
+    return Engine(env, llm, limits=limits, prompts=prompts)
