@@ -1,0 +1,63 @@
+"""Parsing, splitting and validating an expansion's code (spec §3)."""
+
+import pytest
+
+from agent.codeblocks import InvalidAnswer, calls_name, parse_answer, split_blocks, validate
+
+
+def test_think_and_execute_are_separated():
+    parsed = parse_answer("<think>go find it</think>\n<execute>\nx = 1\ny = f(x)\n</execute>")
+    assert parsed.thought == "go find it"
+    assert parsed.code == "x = 1\ny = f(x)"
+
+
+def test_missing_execute_is_rejected_for_a_model_but_plain_code_is_fine_for_a_person():
+    with pytest.raises(InvalidAnswer, match="no <execute>"):
+        parse_answer("just run('look')")
+    assert parse_answer("run('look')", allow_plain_code=True).code == "run('look')"
+    assert parse_answer("<think>hm</think>\nrun('look')", allow_plain_code=True).code == "run('look')"
+
+
+def test_code_fences_inside_execute_are_dropped():
+    assert parse_answer("<execute>\n```python\nx = 1\n```\n</execute>").code == "x = 1"
+
+
+def test_split_keeps_compound_statements_whole():
+    code = "x = 1\nfor loc in locs:\n    obs = run(f'go to {loc}')\n    if 'apple' in obs:\n        break\ny = g(x)"
+    blocks = split_blocks(code)
+    assert len(blocks) == 3
+    assert blocks[1].startswith("for loc in locs:") and blocks[1].endswith("break")
+
+
+def test_syntax_error_names_the_line():
+    with pytest.raises(InvalidAnswer, match="line 2"):
+        validate("x = 1\ny = (\n")
+
+
+def test_def_is_rejected():
+    with pytest.raises(InvalidAnswer, match="def find"):
+        validate("def find(x):\n    return x\n")
+    with pytest.raises(InvalidAnswer, match="def"):
+        validate("async def f():\n    pass\n")
+
+
+def test_placeholder_inside_loop_or_condition_is_rejected_with_its_line():
+    with pytest.raises(InvalidAnswer, match=r"line 2: placeholder `search\(...\)` is inside a loop"):
+        validate("for loc in locations:\n    search(loc)\n", {"locations"})
+    with pytest.raises(InvalidAnswer, match="inside a condition"):
+        validate("if ok:\n    clean_it(obj)\n", {"ok", "obj"})
+
+
+def test_known_calls_inside_loops_are_fine():
+    code = "found = []\nfor loc in locations:\n    obs = run(f'go to {loc}')\n    found.append(len(obs))\n    print(obs)"
+    assert len(validate(code, {"run", "print", "locations"})) == 2
+
+
+def test_empty_code_gives_no_blocks():
+    assert validate("   \n") == []
+
+
+def test_calls_name_finds_only_calls():
+    assert calls_name("a, b = find_obj(x)", "find_obj")
+    assert not calls_name("y = find_obj + 1", "find_obj")
+    assert not calls_name("y = x.find_obj()", "find_obj")
