@@ -42,6 +42,14 @@ def _normalise(code: str) -> str:
     return re.sub(r"\s+", "", code)
 
 
+def _where(exc: Exception) -> str:
+    """A parser error as one line with its line number."""
+    mark = getattr(exc, "problem_mark", None)
+    if mark is not None:
+        return f"{getattr(exc, 'problem', None) or 'parse error'} at line {mark.line + 1}, column {mark.column + 1}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
 def load_script(path: str | Path) -> list[ScriptEntry]:
     """Read a script file; a bad file raises LLMError with a one-line reason."""
     path = Path(path)
@@ -58,9 +66,8 @@ def load_script(path: str | Path) -> list[ScriptEntry]:
 
             data = yaml.safe_load(text) or {}
             raw_entries = data.get("answers", []) if isinstance(data, dict) else data
-    except (ValueError, Exception) as exc:  # yaml.YAMLError, json.JSONDecodeError
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise LLMError(f"script {path} is not valid {'JSON Lines' if path.suffix == '.jsonl' else 'YAML'}: {first}") from None
+    except Exception as exc:  # yaml.YAMLError, json.JSONDecodeError
+        raise LLMError(f"script {path} is not valid {'JSON Lines' if path.suffix == '.jsonl' else 'YAML'}: {_where(exc)}") from None
     entries = []
     for index, raw in enumerate(raw_entries, start=1):
         if not isinstance(raw, dict) or not isinstance(raw.get("answer"), str):

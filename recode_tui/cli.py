@@ -54,8 +54,9 @@ async def _run_headless(args: argparse.Namespace) -> int:
 
     if args.llm == "human":
         raise UsageError("`run --llm human` needs a screen: use `recode-tui tui --llm human`")
+    limits = _limits(args)
     llm = make_llm(args.llm)
-    engine = make_engine(args.game, llm, _limits(args), args.max_steps, args.prompts)
+    engine = make_engine(args.game, llm, limits, args.max_steps, args.prompts)
     try:
         result = await engine.run(None if args.quiet else lambda e: print(event_line(e), flush=True))
     finally:

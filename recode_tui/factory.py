@@ -26,17 +26,15 @@ def make_llm(spec: str) -> LLM:
 
     if spec == "human":
         return HumanLLM()
-    if spec == "demo":
-        return ScriptedLLM.from_file(DEMO_SCRIPT)
-    if spec.startswith("scripted:"):
-        path = spec.split(":", 1)[1]
-        if not path:
-            raise UsageError("scripted: needs a file, e.g. --llm scripted:mockllm/demos/alfworld.yaml")
-        try:
-            return ScriptedLLM.from_file(path)
-        except LLMError as exc:
-            raise UsageError(str(exc)) from None
-    raise UsageError(f"unknown --llm {spec!r}; use human, demo or scripted:FILE")
+    path = str(DEMO_SCRIPT) if spec == "demo" else spec.split(":", 1)[1] if spec.startswith("scripted:") else None
+    if path is None:
+        raise UsageError(f"unknown --llm {spec!r}; use human, demo or scripted:FILE")
+    if not path:
+        raise UsageError("scripted: needs a file, e.g. --llm scripted:mockllm/demos/alfworld.yaml")
+    try:
+        return ScriptedLLM.from_file(path)
+    except LLMError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def make_engine(

@@ -1,0 +1,70 @@
+"""The headless command line as a user runs it: a real process, real exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from envs.alfworld.catalog import resolve_game
+
+
+def recode(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def walkthrough_script(tmp_path, game: str) -> str:
+    """A scripted answer that plays the game's stored planner walkthrough."""
+    steps = json.loads(resolve_game(game).read_text())["walkthrough"]
+    code = "for action in " + json.dumps(steps) + ":\n    run(action)"
+    path = tmp_path / "walk.jsonl"
+    path.write_text(json.dumps({"stub": "solve(instruction, observation)", "answer": f"<execute>\n{code}\n</execute>"}))
+    return str(path)
+
+
+def test_a_won_episode_prints_one_line_per_event_and_exits_0(tmp_path):
+    result = recode("run", "--game", "heat-01", "--llm", "scripted:" + walkthrough_script(tmp_path, "heat-01"))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("task: ") and lines[0].endswith("(type: heat)")
+    assert any(line.strip().startswith("> heat ") for line in lines)
+    assert lines[-1].startswith("SUCCESS: won | steps ")
+
+
+def test_an_unsuccessful_episode_exits_1(tmp_path):
+    script = tmp_path / "look.jsonl"
+    script.write_text(json.dumps({"stub": "*", "answer": "<execute>run('look')</execute>"}))
+    result = recode("run", "--game", "put-02", "--llm", f"scripted:{script}", "--quiet")
+    assert result.returncode == 1
+    assert result.stdout.strip().startswith("FAILED: no pending nodes left")
+
+
+def test_bad_usage_exits_2_with_one_line_saying_what_to_do(tmp_path):
+    corrupt = tmp_path / "broken.tw-pddl"
+    corrupt.write_text("{not json")
+    cases = [
+        (("run", "--game", "nope-99"), "recode-tui games list"),
+        (("run", "--game", str(corrupt), "--llm", "demo"), "malformed game file"),
+        (("run", "--llm", "scripted:/no/such/file.yaml"), "cannot read script"),
+        (("run", "--llm", "gpt-nothing"), "use human, demo or scripted:FILE"),
+        (("run", "--max-depth", "-1"), "--max-depth must be 0 or more"),
+        (("run", "--llm", "human"), "needs a screen"),
+    ]
+    for args, message in cases:
+        result = recode(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert message in result.stderr, (args, result.stderr)
+        assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_games_list_shows_every_task_type():
+    result = recode("games", "list")
+    assert result.returncode == 0
+    rows = [line.split(None, 2) for line in result.stdout.splitlines()]
+    types = {row[1] for row in rows}
+    assert types == {"put", "clean", "heat", "cool", "examine", "puttwo"}
+    assert len(rows) >= 60
+    only = recode("games", "list", "--task-type", "cool").stdout.splitlines()
+    assert only and all(line.split()[1] == "cool" for line in only)
