@@ -22,6 +22,7 @@ from agent.events import (
     ExpansionReceived,
     ExpansionRejected,
     ExpansionRequested,
+    LLMFailed,
     NodeCompleted,
     NodeError,
     NodeSkipped,
@@ -103,13 +104,23 @@ class Engine:
         return self.finished is not None
 
     async def run(self, on_event: Callable[[Event], Any] | None = None) -> RunFinished:
-        """A batch run: step until the end."""
+        """A batch run: step until the end. Nobody is there to fix an LLM failure, so it ends the run."""
         while True:
             event = await self.step()
+            if isinstance(event, LLMFailed):
+                event = await self.stop(f"LLM error: {event.error}")
             if on_event is not None:
                 on_event(event)
             if isinstance(event, RunFinished):
                 return event
+
+    async def stop(self, reason: str) -> RunFinished:
+        """End the run now (unsuccessful) with a reason; later `step()`s return the same result."""
+        if self.finished is None:
+            await self._events.aclose()
+            self.finished = self._finish(self.env.won, "won" if self.env.won else reason)
+            self._env_thread.shutdown(wait=False)
+        return self.finished
 
     async def close(self) -> None:
         await self.runner.close()
@@ -124,8 +135,6 @@ class Engine:
         try:
             async for event in self._episode():
                 yield event
-        except LLMError as exc:
-            yield self._finish(False, f"LLM error: {exc}")
         except Exception as exc:  # noqa: BLE001 - an engine bug must still end the run cleanly
             yield self._finish(False, f"internal error: {type(exc).__name__}: {exc}")
 
@@ -229,7 +238,14 @@ class Engine:
             prompt = base_prompt + note
             yield ExpansionRequested(node.id, prompt=prompt, attempt=attempt, purpose=purpose)
             context = StubContext(code=node.code, name=stub_name, purpose=purpose, attempt=attempt)
-            completion = await self.llm.complete(prompt, context)
+            completion = None
+            failures = 0
+            while completion is None:
+                try:
+                    completion = await self.llm.complete(prompt, context)
+                except LLMError as exc:
+                    failures += 1
+                    yield LLMFailed(node.id, error=str(exc), attempt=failures)
             self._count(completion)
             try:
                 blocks, thought = self._check_answer(completion, known)

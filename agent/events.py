@@ -117,6 +117,16 @@ class ExpansionRejected(Event):
 
 
 @dataclass(frozen=True)
+class LLMFailed(Event):
+    """The LLM could not answer. The next `step()` asks again (with `engine.llm`,
+    which the caller may have switched); a batch run ends here instead."""
+
+    kind: ClassVar[str] = "llm_failed"
+    error: str = ""
+    attempt: int = 1
+
+
+@dataclass(frozen=True)
 class NodeSkipped(Event):
     """The expansion of a stub was empty: the stub is marked SKIP."""
 
@@ -155,6 +165,7 @@ ALL_EVENT_TYPES: tuple[type[Event], ...] = (
     ExpansionRequested,
     ExpansionReceived,
     ExpansionRejected,
+    LLMFailed,
     NodeSkipped,
     NodeError,
     RunFinished,

@@ -180,15 +180,31 @@ async def test_with_max_retry_zero_an_error_is_left_and_the_run_goes_on(put_game
     await engine.close()
 
 
-async def test_a_missing_scripted_answer_ends_the_run_naming_the_stub(put_game):
+async def test_a_missing_scripted_answer_pauses_naming_the_stub_and_a_batch_run_ends(put_game):
     llm = scripted(("solve(instruction, observation)", answer("obj = find_it(instruction)")))
     engine = Engine(make_env(put_game), llm)
-    events = await collect(engine)
-    assert events[-1].reason == (
-        "LLM error: the script has no answer for stub `obj = find_it(instruction)`; "
+    events = []
+    while not isinstance(events[-1:] and events[-1], ev.LLMFailed):
+        events.append(await engine.step())
+    message = (
+        "the script has no answer for stub `obj = find_it(instruction)`; "
         "add an entry with stub: 'obj = find_it(instruction)'"
     )
+    assert events[-1].error == message
+    # paused, not ended: asking again fails again (same script), and the tree is intact
+    again = await engine.step()
+    assert isinstance(again, ev.LLMFailed) and again.attempt == 2 and not engine.done
+    assert engine.tree.root.children[0].status is NodeStatus.STUB
+    # switching the LLM of a paused run: the next step asks the new one
+    engine.llm = scripted(("obj = find_it(instruction)", answer("obj = 'apple'")))
+    received = await engine.step()
+    assert isinstance(received, ev.ExpansionReceived) and received.blocks == ("obj = 'apple'",)
     await engine.close()
+
+    batch = Engine(make_env(put_game), scripted(("solve(instruction, observation)", answer("obj = find_it(instruction)"))))
+    result = await batch.run()
+    assert result.reason == f"LLM error: {message}" and not result.success
+    await batch.close()
 
 
 async def test_root_variables_and_keyword_literals_reach_the_prompt(put_game):
