@@ -17,7 +17,8 @@ from recode_tui.factory import DEFAULT_GAME, UsageError
 def _add_run_options(parser: argparse.ArgumentParser, default_llm: str) -> None:
     parser.add_argument("--env", default="alfworld", choices=["alfworld"], help="environment")
     parser.add_argument("--game", default=DEFAULT_GAME, help="bundled game id, split id or .tw-pddl path")
-    parser.add_argument("--llm", default=default_llm, help="human | demo | scripted:FILE")
+    parser.add_argument("--llm", default=default_llm, help="human | demo | scripted:FILE | profile:NAME")
+    parser.add_argument("--profiles", default=None, help="LLM profiles file (YAML)")
     parser.add_argument("--max-steps", type=int, default=80, help="environment step limit")
     parser.add_argument("--max-depth", type=int, default=Limits.max_depth)
     parser.add_argument("--max-rewrite", type=int, default=Limits.max_rewrite)
@@ -55,7 +56,7 @@ async def _run_headless(args: argparse.Namespace) -> int:
     if args.llm == "human":
         raise UsageError("`run --llm human` needs a screen: use `recode-tui tui --llm human`")
     limits = _limits(args)
-    llm = make_llm(args.llm)
+    llm = make_llm(args.llm, args.profiles)
     engine = make_engine(args.game, llm, limits, args.max_steps, args.prompts)
     try:
         result = await engine.run(None if args.quiet else lambda e: print(event_line(e), flush=True))

@@ -20,20 +20,33 @@ class UsageError(Exception):
     """Bad command-line input; the message is one line that says what to do."""
 
 
-def make_llm(spec: str) -> LLM:
-    """`human`, `scripted:FILE` (YAML/JSONL), `demo` (the bundled demo script)."""
+def make_llm(spec: str, profiles_path: str | None = None) -> LLM:
+    """`human`, `demo` (the bundled demo script), `scripted:FILE` (YAML/JSONL), `profile:NAME`."""
     from mockllm import HumanLLM, ScriptedLLM
 
     if spec == "human":
         return HumanLLM()
+    if spec.startswith("profile:"):
+        return _profile_llm(spec.split(":", 1)[1] or "default", profiles_path)
     path = str(DEMO_SCRIPT) if spec == "demo" else spec.split(":", 1)[1] if spec.startswith("scripted:") else None
     if path is None:
-        raise UsageError(f"unknown --llm {spec!r}; use human, demo or scripted:FILE")
+        raise UsageError(f"unknown --llm {spec!r}; use human, demo, scripted:FILE or profile:NAME")
     if not path:
         raise UsageError("scripted: needs a file, e.g. --llm scripted:mockllm/demos/alfworld.yaml")
     try:
         return ScriptedLLM.from_file(path)
     except LLMError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _profile_llm(name: str, profiles_path: str | None) -> LLM:
+    from agent.openai_llm import OpenAILLM
+    from agent.profiles import ProfileError, find_profiles_file, load_profiles, resolve_profile
+
+    try:
+        book = load_profiles(find_profiles_file(profiles_path))
+        return OpenAILLM(resolve_profile(name, book), book.prices)
+    except ProfileError as exc:
         raise UsageError(str(exc)) from None
 
 

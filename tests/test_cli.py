@@ -48,7 +48,7 @@ def test_bad_usage_exits_2_with_one_line_saying_what_to_do(tmp_path):
         (("run", "--game", "nope-99"), "recode-tui games list"),
         (("run", "--game", str(corrupt), "--llm", "demo"), "malformed game file"),
         (("run", "--llm", "scripted:/no/such/file.yaml"), "cannot read script"),
-        (("run", "--llm", "gpt-nothing"), "use human, demo or scripted:FILE"),
+        (("run", "--llm", "gpt-nothing"), "use human, demo, scripted:FILE or profile:NAME"),
         (("run", "--max-depth", "-1"), "--max-depth must be 0 or more"),
         (("run", "--llm", "human"), "needs a screen"),
     ]

@@ -1,0 +1,207 @@
+"""LLM profiles: named endpoint settings, read from a YAML file.
+
+The file keeps the ReCode reference's shape, so existing files work:
+
+    models:
+      default:
+        api_key: sk-...
+        base_url: https://api.openai.com/v1
+        model: gpt-4o-mini
+        temperature: 0.0
+    prices:                     # optional: USD per million tokens, overrides the built-in table
+      my-local-model: {input: 0, output: 0}
+
+Looked up in `--profiles PATH`, then `./configs/profiles.yaml`, then the user
+config dir. `OPENAI_API_KEY` / `OPENAI_BASE_URL` fill in the default profile.
+A broken file raises ProfileError naming the line and field.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PROFILE = "default"
+
+# USD per million tokens (input, output), public list prices for common models.
+DEFAULT_PRICES: dict[str, tuple[float, float]] = {
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1": (2.00, 8.00),
+    "o4-mini": (1.10, 4.40),
+    "o3-mini": (1.10, 4.40),
+}
+
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "api_key": (str,),
+    "base_url": (str,),
+    "model": (str,),
+    "temperature": (int, float),
+    "max_tokens": (int,),
+    "timeout": (int, float),
+    "max_retries": (int,),
+}
+
+
+class ProfileError(Exception):
+    """A profile cannot be used; the message is one line that says what to do."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    model: str
+    api_key: str | None = None
+    base_url: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 2048
+    timeout: float = 60.0
+    max_retries: int = 3
+
+
+@dataclass
+class PriceTable:
+    """USD per million input/output tokens by model name (longest prefix wins)."""
+
+    prices: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_PRICES))
+
+    def price(self, model: str) -> tuple[float, float] | None:
+        matches = [name for name in self.prices if model == name or model.startswith(name + "-")]
+        if not matches:
+            return None
+        return self.prices[max(matches, key=len)]
+
+    def cost(self, model: str, input_tokens: int, output_tokens: int) -> float:
+        price = self.price(model)
+        if price is None:
+            return 0.0
+        return (input_tokens * price[0] + output_tokens * price[1]) / 1_000_000
+
+
+@dataclass
+class ProfileBook:
+    profiles: dict[str, Profile]
+    prices: PriceTable
+    source: Path | None
+
+
+def user_config_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("recode-tui"))
+
+
+def find_profiles_file(explicit: str | Path | None = None) -> Path | None:
+    """`--profiles PATH`, then ./configs/profiles.yaml, then the user config dir."""
+    if explicit is not None:
+        path = Path(explicit)
+        if not path.is_file():
+            raise ProfileError(f"profiles file {path} does not exist; check --profiles")
+        return path
+    for candidate in (Path("configs/profiles.yaml"), user_config_dir() / "profiles.yaml"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_profiles(path: Path | None) -> ProfileBook:
+    """Read and check a profiles file; no file gives just the environment's default profile."""
+    raw: dict[str, Any] = {}
+    lines: dict[tuple[str, ...], int] = {}
+    if path is not None:
+        raw, lines = _read_yaml(path)
+    where = str(path) if path else "profiles"
+
+    def line_of(*keys: str) -> str:
+        number = lines.get(tuple(keys))
+        return f" (line {number})" if number else ""
+
+    models = raw.get("models", {}) or {}
+    if not isinstance(models, dict):
+        raise ProfileError(f"{where}: `models` must map profile names to settings{line_of('models')}")
+    profiles: dict[str, Profile] = {}
+    for name, settings in models.items():
+        if not isinstance(settings, dict):
+            raise ProfileError(f"{where}: models.{name} must be a mapping of settings{line_of('models', str(name))}")
+        checked: dict[str, Any] = {}
+        for key, value in settings.items():
+            if key not in _FIELDS:
+                known = ", ".join(_FIELDS)
+                raise ProfileError(f"{where}: models.{name}.{key} is not a setting ({known}){line_of('models', str(name), str(key))}")
+            if value is None:
+                continue
+            if not isinstance(value, _FIELDS[key]) or isinstance(value, bool):
+                kind = "a number" if float in _FIELDS[key] else "an integer" if int in _FIELDS[key] else "text"
+                raise ProfileError(f"{where}: models.{name}.{key} must be {kind}{line_of('models', str(name), str(key))}")
+            checked[key] = value
+        checked.setdefault("model", str(name))
+        profiles[str(name)] = Profile(name=str(name), **checked)
+    prices = PriceTable()
+    for model, price in (raw.get("prices", {}) or {}).items():
+        try:
+            prices.prices[str(model)] = (float(price["input"]), float(price["output"]))
+        except (TypeError, KeyError, ValueError):
+            raise ProfileError(
+                f"{where}: prices.{model} must be {{input: USD per 1M tokens, output: USD per 1M tokens}}{line_of('prices', str(model))}"
+            ) from None
+    return ProfileBook(profiles, prices, path)
+
+
+def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
+    """The parsed file plus the line of every mapping key, for error messages."""
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = yaml.safe_load(text) or {}
+        root = yaml.compose(text)
+    except OSError as exc:
+        raise ProfileError(f"cannot read profiles file {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ProfileError(f"profiles file {path} is not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(data, dict):
+        raise ProfileError(f"profiles file {path} must be a mapping with a `models:` section")
+    lines: dict[tuple[str, ...], int] = {}
+
+    def visit(node: Any, prefix: tuple[str, ...]) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                keys = (*prefix, str(key.value))
+                lines[keys] = key.start_mark.line + 1
+                visit(value, keys)
+
+    visit(root, ())
+    return data, lines
+
+
+def resolve_profile(name: str, book: ProfileBook) -> Profile:
+    """A usable profile: from the file, with OPENAI_API_KEY / OPENAI_BASE_URL for the default one."""
+    env_key, env_url = os.environ.get("OPENAI_API_KEY"), os.environ.get("OPENAI_BASE_URL")
+    profile = book.profiles.get(name)
+    if profile is None:
+        if name != DEFAULT_PROFILE:
+            known = ", ".join(sorted(book.profiles)) or "none"
+            source = book.source or "no profiles file found"
+            raise ProfileError(f"unknown profile {name!r} (known: {known}; from {source}); add it under `models:`")
+        profile = Profile(name=name, model=os.environ.get("OPENAI_MODEL", "gpt-4o-mini"))
+    if name == DEFAULT_PROFILE:
+        profile = Profile(
+            **{**profile.__dict__, "api_key": profile.api_key or env_key, "base_url": profile.base_url or env_url}
+        )
+    if not profile.api_key:
+        if profile.base_url and _is_local(profile.base_url):
+            return Profile(**{**profile.__dict__, "api_key": "local"})  # local servers take any key
+        raise ProfileError(
+            f"profile {name!r} has no api_key; set OPENAI_API_KEY or add api_key to the profile"
+        )
+    return profile
+
+
+def _is_local(url: str) -> bool:
+    return any(host in url for host in ("://127.0.0.1", "://localhost", "://0.0.0.0", "://[::1]"))

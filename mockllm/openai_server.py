@@ -1,0 +1,178 @@
+"""A local OpenAI-compatible chat server that answers from a script.
+
+For tests and benchmarks of the real `openai` client: it speaks the
+`/v1/chat/completions` wire format over real HTTP on 127.0.0.1, reports usage,
+and can inject the failures a real endpoint has (429, 500, timeouts, malformed
+JSON, empty or truncated answers) and a fixed latency per call.
+
+    with OpenAICompatibleServer(responder) as server:
+        client = openai.AsyncOpenAI(base_url=server.base_url, api_key="x")
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+Responder = Callable[[str], str]  # prompt -> answer text
+
+FAULTS = ("429", "500", "timeout", "malformed", "empty", "truncated", "401", "404")
+
+
+def count_tokens(text: str) -> int:
+    """The server's own token count: words and punctuation runs (stable, easy to check)."""
+    return max(1, len(text.split()))
+
+
+@dataclass
+class ServedCall:
+    prompt: str
+    model: str
+    answer: str | None
+    status: int
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass
+class OpenAICompatibleServer:
+    responder: Responder
+    model: str = "local-test-model"
+    latency: float = 0.0  # seconds added to every call
+    timeout_sleep: float = 5.0  # how long a "timeout" fault stalls
+    calls: list[ServedCall] = field(default_factory=list)
+    _faults: deque[str] = field(default_factory=deque)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def inject(self, fault: str, times: int = 1) -> None:
+        """The next `times` calls fail with `fault` (one of FAULTS), in order."""
+        if fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}; use one of {', '.join(FAULTS)}")
+        self._faults.extend([fault] * times)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> "OpenAICompatibleServer":
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server naming
+                if self.path.rstrip("/").endswith("/models"):
+                    self._json(200, {"object": "list", "data": [{"id": server.model, "object": "model"}]})
+                else:
+                    self._json(404, {"error": {"message": "not found", "type": "not_found"}})
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._json(404, {"error": {"message": "not found", "type": "not_found"}})
+                    return
+                server._serve(self, body)
+
+            def _json(self, status: int, payload: Any, raw: bytes | None = None) -> None:
+                data = raw if raw is not None else json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+                    pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> "OpenAICompatibleServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _serve(self, handler: Any, body: dict[str, Any]) -> None:
+        messages = body.get("messages") or []
+        prompt = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+        model = str(body.get("model", self.model))
+        with self._lock:
+            fault = self._faults.popleft() if self._faults else None
+        if self.latency:
+            time.sleep(self.latency)
+        if fault in ("429", "500", "401", "404"):
+            status = int(fault)
+            self.calls.append(ServedCall(prompt, model, None, status))
+            handler._json(status, {"error": {"message": f"injected {fault}", "type": "injected", "code": fault}})
+            return
+        if fault == "timeout":
+            time.sleep(self.timeout_sleep)
+            self.calls.append(ServedCall(prompt, model, None, 0))
+            return
+        if fault == "malformed":
+            self.calls.append(ServedCall(prompt, model, None, 200))
+            handler._json(200, None, raw=b'{"id": "x", "choices": [ {"message": ')
+            return
+        answer = "" if fault == "empty" else self.responder(prompt)
+        finish = "stop"
+        if fault == "truncated":
+            answer, finish = answer[: max(1, len(answer) // 3)], "length"
+        usage = {"prompt_tokens": count_tokens(prompt), "completion_tokens": count_tokens(answer) if answer else 0}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        self.calls.append(ServedCall(prompt, model, answer, 200, usage["prompt_tokens"], usage["completion_tokens"]))
+        handler._json(
+            200,
+            {
+                "id": f"chatcmpl-{len(self.calls)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": finish}
+                ],
+                "usage": usage,
+            },
+        )
+
+
+def script_responder(script_path: str) -> Responder:
+    """Answer from a scripted-answer file, finding the stub in the prompt text.
+
+    The stub is the text under the last "# Current function to expand" heading
+    of the default prompt set; a repair prompt by its "function failed" heading.
+    """
+    import re
+
+    from agent.llm import StubContext
+    from mockllm.scripted import load_script
+
+    entries = load_script(script_path)
+    section = re.compile(r"# Current function to expand\s*\n(.*?)\n\s*# ", re.S)
+
+    def respond(prompt: str) -> str:
+        found = section.findall(prompt)
+        code = found[-1].strip() if found else ""
+        purpose = "repair" if "# The code of this function failed" in prompt else "expand"
+        context = StubContext(code=code, name="", purpose=purpose)
+        for entry in entries:
+            if entry.matches(prompt, context):
+                return entry.answer
+        return "<think>no scripted answer</think><execute></execute>" if purpose == "repair" else "no answer"
+
+    return respond

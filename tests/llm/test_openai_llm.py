@@ -1,0 +1,80 @@
+"""The real `openai` client against an OpenAI-compatible server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from agent.llm import LLMError
+from agent.openai_llm import OpenAILLM
+from agent.profiles import PriceTable, Profile
+from mockllm.openai_server import OpenAICompatibleServer, count_tokens
+
+ANSWER = "<think>look first</think>\n<execute>\nrun('look')\n</execute>"
+
+
+@pytest.fixture
+def server():
+    with OpenAICompatibleServer(lambda prompt: ANSWER) as running:
+        yield running
+
+
+def llm_for(server: OpenAICompatibleServer, **overrides) -> OpenAILLM:
+    settings = dict(name="local", model="local-test-model", api_key="k", base_url=server.base_url, timeout=5.0, max_retries=0)
+    settings.update(overrides)
+    return OpenAILLM(Profile(**settings), PriceTable({"local-test-model": (3.0, 15.0)}))
+
+
+async def test_answer_usage_and_cost_come_from_the_server(server):
+    completion = await llm_for(server).complete("expand solve(instruction, observation) please")
+    assert completion.text == ANSWER and completion.source == "model"
+    call = server.calls[-1]
+    assert call.prompt == "expand solve(instruction, observation) please" and call.model == "local-test-model"
+    assert completion.usage.input_tokens == count_tokens(call.prompt) == 4
+    assert completion.usage.output_tokens == count_tokens(ANSWER)
+    expected = (completion.usage.input_tokens * 3.0 + completion.usage.output_tokens * 15.0) / 1_000_000
+    assert completion.cost == pytest.approx(expected)
+
+
+async def test_the_sdk_retries_429_and_500_then_succeeds(server):
+    server.inject("429")
+    server.inject("500")
+    completion = await llm_for(server, max_retries=2).complete("hi")
+    assert completion.text == ANSWER
+    assert [c.status for c in server.calls] == [429, 500, 200]
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        ("429", "is rate limiting (429) after 1 retries; wait, then retry"),
+        ("500", "answered HTTP 500 after 1 retries; retry later"),
+        ("401", "refused the API key (401); check api_key or OPENAI_API_KEY"),
+        ("404", "has no model 'local-test-model' (404); check the profile's model"),
+        ("malformed", "sent a malformed response"),
+        ("empty", "returned an empty answer; retry, or type the answer yourself"),
+        ("truncated", "the answer was cut at max_tokens=2048 before </execute>"),
+    ],
+)
+async def test_failures_become_one_line_errors_that_say_what_to_do(server, fault, message):
+    server.inject(fault, times=2)
+    with pytest.raises(LLMError) as caught:
+        await llm_for(server, max_retries=1).complete("hi")
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+async def test_a_timeout_is_reported_with_the_limit(server):
+    server.timeout_sleep = 2.0
+    server.inject("timeout")
+    with pytest.raises(LLMError, match=r"gave no answer within 0.3 s \(0 retries\)"):
+        await llm_for(server, timeout=0.3).complete("hi")
+
+
+async def test_a_dead_server_is_connection_refused():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again when the block ends: nothing listens there
+    llm = OpenAILLM(Profile(name="dead", model="m", api_key="k", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0))
+    with pytest.raises(LLMError, match=r"cannot connect to http://127.0.0.1:\d+/v1 \(profile dead\); is the server running\?"):
+        await llm.complete("hi")
