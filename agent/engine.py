@@ -34,6 +34,7 @@ from agent.events import (
     VariablesChanged,
 )
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
+from agent.replay import ReplayMismatch
 from agent.prompt import PromptSet, build_expand_prompt, build_repair_prompt, call_arguments, rewrite_note
 from agent.runner import ActionRequest, CodeRunner, NodeOutcome
 from agent.thread_runner import ThreadRunner
@@ -72,6 +73,7 @@ class Engine:
         self.limits = limits
         self.prompts = prompts or PromptSet()
         self.code_check = code_check  # extra refusal reasons (the sandbox's static checks)
+        self.observers: list[Callable[[Event], None]] = []  # e.g. the session journal
         self.tree: CodeTree = CodeTree(ROOT_CODE)
         self.current: Node | None = None
         self.task = ""
@@ -97,7 +99,12 @@ class Engine:
         if isinstance(event, RunFinished):
             self.finished = event
             self._env_thread.shutdown(wait=False)
+        self._notify(event)
         return event
+
+    def _notify(self, event: Event) -> None:
+        for observer in self.observers:
+            observer(event)
 
     @property
     def done(self) -> bool:
@@ -120,6 +127,7 @@ class Engine:
             await self._events.aclose()
             self.finished = self._finish(self.env.won, "won" if self.env.won else reason)
             self._env_thread.shutdown(wait=False)
+            self._notify(self.finished)
         return self.finished
 
     async def close(self) -> None:
@@ -135,6 +143,8 @@ class Engine:
         try:
             async for event in self._episode():
                 yield event
+        except ReplayMismatch as exc:
+            yield self._finish(False, f"replay mismatch: {exc}")
         except Exception as exc:  # noqa: BLE001 - an engine bug must still end the run cleanly
             yield self._finish(False, f"internal error: {type(exc).__name__}: {exc}")
 

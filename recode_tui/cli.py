@@ -24,6 +24,9 @@ def _add_run_options(parser: argparse.ArgumentParser, default_llm: str) -> None:
     parser.add_argument("--max-rewrite", type=int, default=Limits.max_rewrite)
     parser.add_argument("--max-retry", type=int, default=Limits.max_retry, help="repairs of a node that raised")
     parser.add_argument("--prompts", default=None, help="prompt set folder (default: the bundled one)")
+    parser.add_argument("--sessions", default=None, help="sessions folder (default: $RECODE_TUI_SESSIONS or the user data dir)")
+    parser.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
+                        help="resume a session (id or path; no value: the latest)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,6 +36,25 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="play one episode headless, one line per event")
     _add_run_options(run, default_llm="demo")
     run.add_argument("--quiet", action="store_true", help="print only the result line")
+
+    tui = commands.add_parser("tui", help="open the debugging console (the default command)")
+    _add_run_options(tui, default_llm="human")
+    tui.add_argument("--keymap", default=None, help="file of `binding-id = key` lines (see ? in the console)")
+    tui.add_argument("--no-break", action="store_true", help="start without the every-stub breakpoint")
+
+    sessions = commands.add_parser("sessions", help="recorded sessions")
+    sessions_commands = sessions.add_subparsers(dest="sessions_command")
+    session_list = sessions_commands.add_parser("list", help="list sessions with game, result and branches")
+    session_list.add_argument("--sessions", default=None)
+
+    export = commands.add_parser("export", help="export a session: tree JSON, SFT pairs or Markdown")
+    export.add_argument("session", nargs="?", default=None, help="session id or path (default: the latest)")
+    export.add_argument("--sessions", default=None)
+    kind = export.add_mutually_exclusive_group(required=True)
+    kind.add_argument("--tree", action="store_true", help="recode.plan.v1 JSON")
+    kind.add_argument("--sft", action="store_true", help="chat-format JSON Lines, one line per expansion")
+    kind.add_argument("--markdown", action="store_true", help="a readable transcript")
+    export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
 
     games = commands.add_parser("games", help="bundled and dataset games")
     games_commands = games.add_subparsers(dest="games_command")
@@ -57,14 +79,118 @@ async def _run_headless(args: argparse.Namespace) -> int:
         raise UsageError("`run --llm human` needs a screen: use `recode-tui tui --llm human`")
     limits = _limits(args)
     llm = make_llm(args.llm, args.profiles)
-    engine = make_engine(args.game, llm, limits, args.max_steps, args.prompts)
+    session = await open_session(args, llm)
+    engine = session.engine
+    for note in session.notes:
+        print(f"note: {note}", file=sys.stderr)
     try:
         result = await engine.run(None if args.quiet else lambda e: print(event_line(e), flush=True))
     finally:
         await engine.close()
+        session.writer.close()
+    if session.writer.error:
+        print(f"note: {session.writer.error}", file=sys.stderr)
     if args.quiet:
         print(event_line(result))
     return 0 if result.success else 1
+
+
+def read_keymap(path: str) -> dict[str, str]:
+    """`binding-id = key[,key]` per line; `#` starts a comment."""
+    keymap: dict[str, str] = {}
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError as exc:
+        raise UsageError(f"cannot read keymap {path}: {exc.strerror}") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        binding_id, sep, key = line.partition("=")
+        if not sep or not binding_id.strip() or not key.strip():
+            raise UsageError(f"keymap {path} line {number}: write `binding-id = key`")
+        keymap[binding_id.strip()] = key.strip()
+    return keymap
+
+
+def _run_console(args: argparse.Namespace) -> int:
+    from recode_tui.app import build_app
+
+    keymap = read_keymap(args.keymap) if args.keymap else None
+    app = build_app(
+        args.game,
+        args.llm,
+        max_steps=args.max_steps,
+        limits=_limits(args),
+        prompts=args.prompts,
+        breakpoints=[] if args.no_break else None,
+        keymap=keymap,
+    )
+    app.run()
+    return 0
+
+
+async def open_session(args: argparse.Namespace, llm):
+    """A journaled engine: a new session, or `--resume` of a recorded one."""
+    from agent.journal import JournalError, find_session, sessions_dir_from
+    from agent.session import resume_session, start_session
+    from envs import make_env
+    from recode_tui.factory import game_path_of, make_engine
+
+    sessions_dir = sessions_dir_from(args.sessions)
+    if args.resume is not None:
+        try:
+            folder = find_session(sessions_dir, args.resume or None)
+            session, _ = await resume_session(folder, llm, make_env)
+        except JournalError as exc:
+            raise UsageError(str(exc)) from None
+        return session
+    engine = make_engine(args.game, llm, _limits(args), args.max_steps, args.prompts)
+    return start_session(engine, sessions_dir, args.game, game_path_of(args.game), args.llm)
+
+
+def _sessions_list(args: argparse.Namespace) -> int:
+    from agent.journal import list_sessions, sessions_dir_from
+
+    for journal in list_sessions(sessions_dir_from(args.sessions)):
+        finished = journal.finished
+        state = "unfinished" if finished is None else ("won" if finished["success"] else "failed")
+        parent = journal.header.get("parent") or {}
+        branch = f"  <- {parent['session']} at {parent['at']}" if parent else ""
+        print(f"{journal.session_id:<48} {journal.header.get('game', '?'):<12} {state:<10}{branch}")
+    return 0
+
+
+async def _export(args: argparse.Namespace) -> int:
+    import json
+
+    from agent.export import markdown_transcript, sft_lines, tree_document
+    from agent.journal import JournalError, find_session, read_journal, sessions_dir_from
+    from agent.session import resume_session
+    from envs import make_env
+    from mockllm import ScriptedLLM
+
+    try:
+        folder = find_session(sessions_dir_from(args.sessions), args.session)
+        journal = read_journal(folder)
+        if args.sft:
+            text = "\n".join(sft_lines(journal)) + "\n"
+        else:
+            session, events = await resume_session(folder, ScriptedLLM([]), make_env)
+            session.writer.close()
+            await session.engine.close()
+            if args.tree:
+                text = json.dumps(tree_document(session.engine, {"session": journal.session_id}), indent=2) + "\n"
+            else:
+                text = markdown_transcript(journal, events)
+    except JournalError as exc:
+        raise UsageError(str(exc)) from None
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 def _games_list(args: argparse.Namespace) -> int:
@@ -85,10 +211,19 @@ def _games_list(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0].startswith("--") and argv[0] not in ("--help", "-h"):
+        argv = ["tui", *argv]  # bare `recode-tui` opens the console
     args = parser.parse_args(argv)
     try:
+        if args.command == "tui":
+            return _run_console(args)
         if args.command == "run":
             return asyncio.run(_run_headless(args))
+        if args.command == "sessions":
+            return _sessions_list(args)
+        if args.command == "export":
+            return asyncio.run(_export(args))
         if args.command == "games":
             if args.games_command != "list":
                 parser.parse_args(["games", "--help"])

@@ -28,9 +28,17 @@ def make_llm(spec: str, profiles_path: str | None = None) -> LLM:
         return HumanLLM()
     if spec.startswith("profile:"):
         return _profile_llm(spec.split(":", 1)[1] or "default", profiles_path)
+    if spec.startswith("journal:"):
+        from agent.journal import JournalError
+        from agent.session import journal_llm
+
+        try:
+            return journal_llm(spec.split(":", 1)[1])
+        except JournalError as exc:
+            raise UsageError(str(exc)) from None
     path = str(DEMO_SCRIPT) if spec == "demo" else spec.split(":", 1)[1] if spec.startswith("scripted:") else None
     if path is None:
-        raise UsageError(f"unknown --llm {spec!r}; use human, demo, scripted:FILE or profile:NAME")
+        raise UsageError(f"unknown --llm {spec!r}; use human, demo, scripted:FILE, journal:PATH or profile:NAME")
     if not path:
         raise UsageError("scripted: needs a file, e.g. --llm scripted:mockllm/demos/alfworld.yaml")
     try:
@@ -67,3 +75,9 @@ def make_engine(
         raise UsageError(str(exc)) from None
     prompts = PromptSet(Path(prompts_dir)) if prompts_dir else PromptSet(DEFAULT_PROMPTS)
     return Engine(env, llm, limits=limits, prompts=prompts)
+
+
+def game_path_of(game: str) -> Path:
+    from envs.alfworld.catalog import resolve_game
+
+    return resolve_game(game)

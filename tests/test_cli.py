@@ -9,9 +9,13 @@ import sys
 from envs.alfworld.catalog import resolve_game
 
 
-def recode(*args: str) -> subprocess.CompletedProcess[str]:
+def recode(*args: str, sessions: str | None = None) -> subprocess.CompletedProcess[str]:
+    import os
+    import tempfile
+
+    env = dict(os.environ, RECODE_TUI_SESSIONS=sessions or tempfile.mkdtemp(prefix="recode-sessions-"))
     return subprocess.run(
-        [sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True, timeout=300, env=env
     )
 
 
@@ -48,7 +52,7 @@ def test_bad_usage_exits_2_with_one_line_saying_what_to_do(tmp_path):
         (("run", "--game", "nope-99"), "recode-tui games list"),
         (("run", "--game", str(corrupt), "--llm", "demo"), "malformed game file"),
         (("run", "--llm", "scripted:/no/such/file.yaml"), "cannot read script"),
-        (("run", "--llm", "gpt-nothing"), "use human, demo, scripted:FILE or profile:NAME"),
+        (("run", "--llm", "gpt-nothing"), "use human, demo, scripted:FILE, journal:PATH or profile:NAME"),
         (("run", "--max-depth", "-1"), "--max-depth must be 0 or more"),
         (("run", "--llm", "human"), "needs a screen"),
     ]
@@ -68,3 +72,21 @@ def test_games_list_shows_every_task_type():
     assert len(rows) >= 60
     only = recode("games", "list", "--task-type", "cool").stdout.splitlines()
     assert only and all(line.split()[1] == "cool" for line in only)
+
+
+def test_every_run_is_journaled_and_exports_from_the_command_line(tmp_path):
+    sessions = str(tmp_path / "sessions")
+    script = "scripted:" + walkthrough_script(tmp_path, "clean-02")
+    assert recode("run", "--game", "clean-02", "--llm", script, "--quiet", sessions=sessions).returncode == 0
+    listed = recode("sessions", "list", sessions=sessions).stdout.split()
+    assert listed[1:3] == ["clean-02", "won"]
+    tree_file = tmp_path / "tree.json"
+    assert recode("export", "--tree", "-o", str(tree_file), sessions=sessions).returncode == 0
+    document = json.loads(tree_file.read_text())
+    assert document["version"] == "recode.plan.v1" and document["meta"]["success"] is True
+    sft = recode("export", listed[0], "--sft", sessions=sessions).stdout.splitlines()
+    assert len(sft) == 1 and json.loads(sft[0])["messages"][1]["role"] == "assistant"
+    markdown = recode("export", "--markdown", sessions=sessions).stdout
+    assert "**Result:** won" in markdown
+    missing = recode("export", "nope", "--tree", sessions=sessions)
+    assert missing.returncode == 2 and "no session 'nope'" in missing.stderr

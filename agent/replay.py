@@ -1,0 +1,101 @@
+"""Replaying recorded answers and observations, checking each against the live run.
+
+ALFWorld is deterministic given the game and the actions, and so is the
+engine given the answers. Replaying a journal therefore rebuilds any earlier
+state exactly; a replay that meets a different prompt or observation than the
+recording stops with both texts, which is how a prompt or engine change is
+caught.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from agent.llm import LLM, Completion, StubContext, Usage
+
+
+class ReplayMismatch(Exception):
+    """The live run differs from the recording; the message names the step and shows both texts."""
+
+
+@dataclass(frozen=True)
+class RecordedAction:
+    step: int
+    action: str
+    observation: str
+
+
+@dataclass(frozen=True)
+class RecordedAnswer:
+    index: int  # the expansion's position in the run (1-based)
+    node_id: str
+    prompt: str
+    answer: str
+    source: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+
+
+def describe_difference(label: str, recorded: str, live: str) -> str:
+    """One readable message: where two texts first differ, and a short unified diff."""
+    diff = list(
+        difflib.unified_diff(
+            recorded.splitlines(), live.splitlines(), "recorded", "live", lineterm="", n=1
+        )
+    )
+    shown = "\n".join(diff[:14]) + ("\n..." if len(diff) > 14 else "")
+    return f"{label} differs from the recording\n{shown}"
+
+
+class ReplayEnv:
+    """The real environment, with each step checked against the recorded observation."""
+
+    def __init__(self, env: Any, actions: list[RecordedAction]) -> None:
+        self._env = env
+        self.pending: deque[RecordedAction] = deque(actions)
+
+    def step(self, action: str) -> str:
+        if not self.pending:
+            return self._env.step(action)
+        recorded = self.pending.popleft()
+        if action != recorded.action:
+            raise ReplayMismatch(
+                f"step {recorded.step}: the run sent {action!r} where the recording sent {recorded.action!r}"
+            )
+        observation = self._env.step(action)
+        if observation != recorded.observation:
+            raise ReplayMismatch(
+                describe_difference(f"step {recorded.step} ({action}): the observation", recorded.observation, observation)
+            )
+        return observation
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._env, name)
+
+
+class ReplayLLM:
+    """Recorded answers first (each prompt checked), then the live LLM."""
+
+    def __init__(self, answers: list[RecordedAnswer], live: LLM) -> None:
+        self.pending: deque[RecordedAnswer] = deque(answers)
+        self.live = live
+        self.name = live.name
+
+    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+        if not self.pending:
+            return await self.live.complete(prompt, context)
+        recorded = self.pending.popleft()
+        if prompt != recorded.prompt:
+            where = f"expansion {recorded.index} (node {recorded.node_id})"
+            raise ReplayMismatch(describe_difference(f"{where}: the prompt", recorded.prompt, prompt))
+        return Completion(
+            recorded.answer, Usage(recorded.input_tokens, recorded.output_tokens), recorded.cost, recorded.source
+        )
+
+    @property
+    def replaying(self) -> bool:
+        return bool(self.pending)

@@ -1,0 +1,177 @@
+"""Sessions: journal a run, resume it after a crash, branch it at a node.
+
+Resuming replays the journal against the real environment (checking every
+prompt and observation) and stops where the recording ends, at the next point
+that needs the outside world: an expansion to answer or an action to send. A
+branch (rewind or fork) replays up to a chosen event into a new session that
+records its parent; the old session is never touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from agent import events as ev
+from agent.engine import Engine, Limits
+from agent.journal import Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
+from agent.llm import LLM
+from agent.prompt import PromptSet
+from agent.replay import ReplayEnv, ReplayLLM
+from envs.base import Env
+
+EnvFactory = Callable[[str, int], Env]  # (game, max_steps) -> env
+
+
+@dataclass
+class Session:
+    engine: Engine
+    writer: JournalWriter
+    folder: Path
+    notes: list[str]
+    draft: dict | None = None
+
+
+def session_header(game: str, game_path: Path, engine: Engine, llm_spec: str, parent: dict | None = None) -> dict:
+    limits = engine.limits
+    return {
+        "game": game,
+        "game_path": str(game_path),
+        "game_hash": file_hash(game_path),
+        "env": engine.env.name,
+        "task_type": engine.env.task_type,
+        "max_steps": engine.env.max_steps,
+        "limits": {"max_depth": limits.max_depth, "max_rewrite": limits.max_rewrite, "max_retry": limits.max_retry},
+        "prompt_set": str(engine.prompts.root),
+        "prompt_hash": engine.prompts.content_hash(),
+        "llm": llm_spec,
+        "parent": parent,
+    }
+
+
+def start_session(
+    engine: Engine, sessions_dir: Path, game: str, game_path: Path, llm_spec: str, parent: dict | None = None
+) -> Session:
+    folder = sessions_dir / new_session_id(game)
+    writer = JournalWriter(folder, session_header(game, game_path, engine, llm_spec, parent))
+    engine.observers.append(writer)
+    return Session(engine, writer, folder, [writer.error] if writer.error else [])
+
+
+def _engine_for(journal: Journal, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None, upto: int | None) -> Engine:
+    header = journal.header
+    game_path = Path(header["game_path"])
+    if not game_path.is_file():
+        raise JournalError(f"the session's game {game_path} is gone; restore it to resume")
+    if file_hash(game_path) != header["game_hash"]:
+        raise JournalError(
+            f"the game file {game_path} changed since session {journal.session_id} was recorded; "
+            "replaying it would not rebuild the same run"
+        )
+    env = ReplayEnv(make_env(str(game_path), header["max_steps"]), journal.actions(upto))
+    llm = ReplayLLM(journal.answers(upto), live_llm)
+    prompts = prompts or PromptSet(Path(header["prompt_set"]))
+    return Engine(env, llm, limits=Limits(**header["limits"]), prompts=prompts)
+
+
+def _replaying(engine: Engine) -> bool:
+    return bool(engine.env.pending) or bool(engine.llm.pending)  # type: ignore[attr-defined]
+
+
+async def _fast_forward(engine: Engine, stop: Callable[[ev.Event], bool] | None) -> list[ev.Event]:
+    """Step through the recording, up to `stop` or else the next point that needs outside input."""
+    seen: list[ev.Event] = []
+    while True:
+        event = await engine.step()
+        seen.append(event)
+        if isinstance(event, ev.RunFinished) or (stop is not None and stop(event)):
+            return seen
+        if isinstance(event, (ev.ExpansionRequested, ev.ActionSent)) and not _replaying(engine):
+            return seen
+
+
+async def resume_session(
+    folder: Path, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None = None
+) -> tuple[Session, list[ev.Event]]:
+    """Rebuild a session's exact state and keep journaling into it."""
+    journal = read_journal(folder)
+    engine = _engine_for(journal, live_llm, make_env, prompts, None)
+    events = await _fast_forward(engine, None)
+    writer = JournalWriter(journal.folder, journal.header)
+    writer.continue_from(journal)
+    engine.observers.append(writer)
+    engine.llm = live_llm if not _replaying(engine) else engine.llm
+    notes = list(journal.notes) + ([writer.error] if writer.error else [])
+    return Session(engine, writer, journal.folder, notes, journal.read_draft()), events
+
+
+def _prefix_length(journal: Journal, answers_used: int, actions_used: int) -> int:
+    """How many records were consumed when that many answers and actions were replayed."""
+    answers = actions = 0
+    for index, record in enumerate(journal.records):
+        if answers >= answers_used and actions >= actions_used:
+            return index
+        answers += record.get("type") == "answer"
+        actions += record.get("type") == "action"
+    return len(journal.records)
+
+
+async def branch_session(
+    folder: Path,
+    stop: Callable[[ev.Event], bool],
+    live_llm: LLM,
+    make_env: EnvFactory,
+    sessions_dir: Path,
+    label: str,
+    prompts: PromptSet | None = None,
+) -> tuple[Session, list[ev.Event]]:
+    """Replay a session up to the first event where `stop` is true, into a new branch session."""
+    journal = read_journal(folder)
+    engine = _engine_for(journal, live_llm, make_env, prompts, None)
+    total_answers, total_actions = len(engine.llm.pending), len(engine.env.pending)  # type: ignore[attr-defined]
+    events = await _fast_forward(engine, stop)
+    if not events or not stop(events[-1]):
+        raise JournalError(f"session {journal.session_id} never reached {label}; nothing to branch from")
+    used_answers = total_answers - len(engine.llm.pending)  # type: ignore[attr-defined]
+    used_actions = total_actions - len(engine.env.pending)  # type: ignore[attr-defined]
+    engine.llm.pending.clear()  # type: ignore[attr-defined]
+    engine.env.pending.clear()  # type: ignore[attr-defined]
+    engine.llm = live_llm
+    prefix = journal.records[: _prefix_length(journal, used_answers, used_actions)]
+    header = {k: v for k, v in journal.header.items() if k not in ("type", "version", "created")}
+    header["parent"] = {"session": journal.session_id, "records": len(prefix), "at": label}
+    new_folder = sessions_dir / f"{journal.session_id}~{label.replace(' ', '_')}"
+    suffix = 1
+    while new_folder.exists():
+        suffix += 1
+        new_folder = sessions_dir / f"{journal.session_id}~{label.replace(' ', '_')}-{suffix}"
+    writer = JournalWriter(new_folder, header)
+    for record in prefix:
+        writer.write(record)
+    writer.continue_from(Journal(new_folder, header, prefix))
+    engine.observers.append(writer)
+    return Session(engine, writer, new_folder, [writer.error] if writer.error else []), events
+
+
+def rewind_to_node(node_id: str) -> Callable[[ev.Event], bool]:
+    """Stop just before a node runs."""
+    return lambda event: isinstance(event, ev.NodeStarted) and event.node_id == node_id
+
+
+def fork_at_expansion(node_id: str) -> Callable[[ev.Event], bool]:
+    """Stop where a stub's expansion is requested, to give it a different answer."""
+    return lambda event: isinstance(event, ev.ExpansionRequested) and event.node_id == node_id
+
+
+def journal_llm(path: str | Path):
+    """Any journal as a scripted LLM: its accepted answers, matched by stub code, in order."""
+    from mockllm.scripted import ScriptedLLM, ScriptEntry
+
+    journal = read_journal(path)
+    entries = [
+        ScriptEntry(answer=r["answer"], stub=r.get("stub") or "*", purpose=r.get("purpose", "expand"), once=True)
+        for r in journal.records
+        if r.get("type") == "answer" and r.get("accepted")
+    ]
+    return ScriptedLLM(entries, name=f"journal:{path}")

@@ -1,0 +1,215 @@
+"""Journal, resume, replay checks, rewind/fork and exports, on the real ALFWorld engine."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agent import events as ev
+from agent.engine import Engine
+from agent.export import PlanFormatError, markdown_transcript, sft_lines, tree_document, validate_tree_document
+from agent.journal import JOURNAL_FILE, JournalError, read_journal, write_draft
+from agent.prompt import DEFAULT_PROMPTS, PromptSet
+from agent.session import branch_session, fork_at_expansion, journal_llm, resume_session, rewind_to_node, start_session
+from envs import make_env
+from envs.alfworld.catalog import resolve_game
+from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptEntry
+
+GAME = "cool-03"
+
+
+def walk_llm(game: str) -> ScriptedLLM:
+    """Two levels of expansion, then the game's planner walkthrough, one action at a time."""
+    steps = json.loads(resolve_game(game).read_text())["walkthrough"]
+    return ScriptedLLM(
+        [
+            ScriptEntry(stub="solve(instruction, observation)",
+                        answer="<think>plan, then act</think><execute>\nsteps = plan_steps(observation)\n"
+                               "for action in steps:\n    run(action)\ndone = True\n</execute>"),
+            ScriptEntry(stub="steps = plan_steps(observation)",
+                        answer=f"<think>known plan</think><execute>\nsteps = {steps!r}\ncount = len(steps)\n</execute>"),
+        ]
+    )
+
+
+async def new_session(tmp_path: Path, game: str = GAME, llm=None):
+    engine = Engine(make_env(game), llm or walk_llm(game))
+    return start_session(engine, tmp_path / "sessions", game, resolve_game(game), "scripted:test")
+
+
+async def step_until(engine: Engine, predicate, limit: int = 500) -> list[ev.Event]:
+    seen = []
+    for _ in range(limit):
+        seen.append(await engine.step())
+        if predicate(seen[-1]) or isinstance(seen[-1], ev.RunFinished):
+            return seen
+    raise AssertionError("predicate never true")
+
+
+def snapshot(engine: Engine) -> tuple:
+    tree = [(n.id, n.code, n.status.value, n.observations, n.error) for n in engine.tree.walk()]
+    namespace = {k: repr(v) for k, v in engine.runner.namespace.items()}  # type: ignore[attr-defined]
+    return tree, namespace, engine.env.steps
+
+
+def action_log(events: list[ev.Event]) -> list[tuple[str, str]]:
+    return [(e.action, e.observation) for e in events if isinstance(e, ev.ObservationReceived)]
+
+
+async def test_resume_rebuilds_the_same_tree_namespace_log_and_draft(tmp_path):
+    session = await new_session(tmp_path)
+    # stop mid-loop: after the third observation
+    events = await step_until(session.engine, lambda e: isinstance(e, ev.ObservationReceived) and e.step == 3)
+    write_draft(session.folder, "n9", "<execute>\nrun('look')\n")
+    before = snapshot(session.engine)
+    session.writer.close()  # the process "dies" here
+
+    resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env)
+    # it stops at the next point that needs the outside world: the 4th action, not yet sent
+    assert isinstance(replayed[-1], ev.ActionSent) and replayed[-1].step == 4
+    assert snapshot(resumed.engine) == before
+    assert action_log(replayed) == action_log(events)
+    assert resumed.draft["text"] == "<execute>\nrun('look')\n"
+    # and it runs on to a win, appending to the same journal
+    result = await resumed.engine.run()
+    assert result.success
+    journal = read_journal(session.folder)
+    assert [r["step"] for r in journal.records if r["type"] == "action"] == list(range(1, result.steps + 1))
+    assert journal.finished["success"] is True
+
+
+async def test_a_cut_last_line_resumes_up_to_the_last_whole_record(tmp_path):
+    session = await new_session(tmp_path)
+    await step_until(session.engine, lambda e: isinstance(e, ev.ObservationReceived) and e.step == 2)
+    session.writer.close()
+    with open(session.folder / JOURNAL_FILE, "a") as handle:
+        handle.write('{"type": "action", "node_id": "n4", "st')  # the crash cut this record
+    resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env)
+    assert any("the last record of journal.jsonl was cut" in note for note in resumed.notes)
+    assert resumed.engine.env.steps == 2
+
+
+def test_corrupt_foreign_and_future_journals_are_refused_with_a_reason(tmp_path):
+    folder = tmp_path / "s"
+    folder.mkdir()
+    journal = folder / JOURNAL_FILE
+    journal.write_text('{"type": "session", "version": "recode.journal.v1"}\nnot json\n{"type": "x"}\n')
+    with pytest.raises(JournalError, match="is corrupt at line 2"):
+        read_journal(folder)
+    journal.write_text('{"type": "session", "version": "recode.journal.v9"}\n')
+    with pytest.raises(JournalError, match="is version 'recode.journal.v9'; this recode-tui reads recode.journal.v1"):
+        read_journal(folder)
+    journal.write_text('{"hello": 1}\n')
+    with pytest.raises(JournalError, match="not a recode-tui journal"):
+        read_journal(folder)
+    with pytest.raises(JournalError, match="cannot read journal"):
+        read_journal(tmp_path / "missing")
+
+
+async def test_a_game_file_changed_since_recording_is_detected(tmp_path):
+    game = tmp_path / "game.tw-pddl"
+    shutil.copy(resolve_game(GAME), game)
+    engine = Engine(make_env(str(game)), walk_llm(GAME))
+    session = start_session(engine, tmp_path / "sessions", str(game), game, "scripted:test")
+    await step_until(engine, lambda e: isinstance(e, ev.ObservationReceived))
+    session.writer.close()
+    game.write_text(game.read_text().replace('"walkthrough"', '"walkthrough" ', 1))
+    with pytest.raises(JournalError, match="changed since session .* was recorded"):
+        await resume_session(session.folder, walk_llm(GAME), make_env)
+
+
+async def test_replay_with_a_changed_prompt_stops_naming_the_step_and_showing_both(tmp_path):
+    session = await new_session(tmp_path)
+    await session.engine.run()
+    session.writer.close()
+    edited = tmp_path / "prompts"
+    shutil.copytree(DEFAULT_PROMPTS, edited)
+    (edited / "expand.txt").write_text((edited / "expand.txt").read_text().replace("# Primitive actions", "# Primitive actions (edited)"))
+    resumed, events = await resume_session(session.folder, walk_llm(GAME), make_env, prompts=PromptSet(edited))
+    finished = events[-1]
+    assert isinstance(finished, ev.RunFinished) and not finished.success
+    assert finished.reason.startswith("replay mismatch: expansion 1 (node n0): the prompt differs from the recording")
+    assert "-# Primitive actions" in finished.reason and "+# Primitive actions (edited)" in finished.reason
+
+
+async def test_rewind_branches_before_a_node_and_keeps_the_old_session(tmp_path):
+    session = await new_session(tmp_path)
+    await session.engine.run()
+    session.writer.close()
+    original = (session.folder / JOURNAL_FILE).read_text()
+    loop_node = session.engine.tree.root.children[1]  # the for loop over the walkthrough
+    branch, events = await branch_session(
+        session.folder, rewind_to_node(loop_node.id), walk_llm(GAME), make_env, tmp_path / "sessions", f"before {loop_node.id}"
+    )
+    assert isinstance(events[-1], ev.NodeStarted) and events[-1].node_id == loop_node.id
+    assert branch.engine.env.steps == 0 and branch.engine.tree.nodes[loop_node.id].observations == []
+    assert (session.folder / JOURNAL_FILE).read_text() == original  # the old branch is untouched
+    header = read_journal(branch.folder).header
+    assert header["parent"]["session"] == session.folder.name and header["parent"]["at"] == f"before {loop_node.id}"
+    result = await branch.engine.run()
+    assert result.success
+
+
+async def test_fork_gives_a_stub_a_different_answer_and_both_branches_survive(tmp_path):
+    session = await new_session(tmp_path)
+    await session.engine.run()
+    session.writer.close()
+    stub = session.engine.tree.root.children[0]  # steps = plan_steps(observation)
+    other = ScriptedLLM([ScriptEntry(answer="<execute>\nsteps = ['look']\n</execute>")])
+    fork, events = await branch_session(
+        session.folder, fork_at_expansion(stub.id), other, make_env, tmp_path / "sessions", f"fork {stub.id}"
+    )
+    assert isinstance(events[-1], ev.ExpansionRequested) and events[-1].node_id == stub.id
+    result = await fork.engine.run()
+    assert not result.success and result.steps == 1
+    old, new = read_journal(session.folder), read_journal(fork.folder)
+    assert old.finished["success"] is True and new.finished["success"] is False
+    assert [r["answer"] for r in new.records if r["type"] == "answer"][-1] == "<execute>\nsteps = ['look']\n</execute>"
+
+
+async def test_exports_tree_sft_and_markdown(tmp_path):
+    session = await new_session(tmp_path)
+    await session.engine.run()
+    session.writer.close()
+    journal = read_journal(session.folder)
+    document = json.loads(json.dumps(tree_document(session.engine)))
+    validate_tree_document(document)
+    assert len(document["nodes"]) == len(session.engine.tree) and document["meta"]["success"] is True
+    broken = dict(document, edges=document["edges"][:-1])
+    with pytest.raises(PlanFormatError):
+        validate_tree_document(broken)
+    lines = sft_lines(journal)
+    accepted = sum(len(n.expansions) for n in session.engine.tree.walk())
+    assert len(lines) == accepted == 2
+    pair = json.loads(lines[0])
+    assert [m["role"] for m in pair["messages"]] == ["user", "assistant"]
+    assert "# Current function to expand" in pair["messages"][0]["content"]
+    text = markdown_transcript(journal, [])
+    assert text.startswith(f"# Session {journal.session_id}")
+
+
+async def test_a_full_disk_keeps_the_run_going_and_says_so(tmp_path):
+    folder = tmp_path / "sessions"
+    engine = Engine(make_env(GAME), walk_llm(GAME))
+    session = start_session(engine, folder, GAME, resolve_game(GAME), "scripted:test")
+    session.writer.close()
+    journal = session.folder / JOURNAL_FILE
+    journal.unlink()
+    journal.symlink_to("/dev/full")  # every write fails with ENOSPC
+    session.writer._handle = open(journal, "a")
+    result = await engine.run()
+    assert result.success
+    assert session.writer.error == "journal write failed (No space left on device); the run goes on unrecorded"
+
+
+async def test_a_journal_serves_as_a_scripted_llm_for_another_run(tmp_path):
+    session = await new_session(tmp_path)
+    await session.engine.run()
+    session.writer.close()
+    again = Engine(make_env(GAME), journal_llm(session.folder / JOURNAL_FILE))
+    result = await again.run()
+    assert result.success and result.llm_calls == 2
