@@ -1,0 +1,62 @@
+"""A bundled game solved through the real openai client and a local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+from mockllm.openai_server import OpenAICompatibleServer, script_responder
+from recode_tui.factory import DEMO_SCRIPT
+
+PRICE_IN, PRICE_OUT = 2.0, 8.0  # USD per million tokens, set in the profiles file
+
+
+def profiles_file(tmp_path, base_url: str):
+    path = tmp_path / "profiles.yaml"
+    path.write_text(
+        "models:\n"
+        "  local:\n"
+        f"    base_url: {base_url}\n"
+        "    model: local-test-model\n"
+        "    max_retries: 2\n"
+        "prices:\n"
+        f"  local-test-model: {{input: {PRICE_IN}, output: {PRICE_OUT}}}\n"
+    )
+    return path
+
+
+def test_a_bundled_game_is_won_through_a_profile_and_the_cost_matches_the_price_table(tmp_path):
+    with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT))) as server:
+        server.inject("500")  # one transient failure: the SDK retries it
+        result = subprocess.run(
+            [sys.executable, "-m", "recode_tui", "run", "--game", "heat-02", "--llm", "profile:local",
+             "--profiles", str(profiles_file(tmp_path, server.base_url)), "--quiet"],
+            capture_output=True, text=True, timeout=300,
+            env=dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY=""),
+        )
+    assert result.returncode == 0, result.stdout + result.stderr
+    served = [c for c in server.calls if c.status == 200]
+    assert server.calls[0].status == 500 and len(served) >= 2
+    tokens_in = sum(c.prompt_tokens for c in served)
+    tokens_out = sum(c.completion_tokens for c in served)
+    expected = (tokens_in * PRICE_IN + tokens_out * PRICE_OUT) / 1_000_000
+    summary = result.stdout.strip()
+    assert summary.startswith("SUCCESS: won")
+    assert f"LLM calls {len(served)}" in summary and f"tokens {tokens_in}+{tokens_out}" in summary
+    assert re.search(r"cost \$(\d+\.\d+)", summary).group(1) == f"{expected:.4f}"
+
+
+def test_a_dead_server_ends_a_headless_run_with_one_clear_line(tmp_path):
+    with OpenAICompatibleServer(lambda prompt: "") as server:
+        url = server.base_url
+    result = subprocess.run(
+        [sys.executable, "-m", "recode_tui", "run", "--game", "put-01", "--llm", "profile:local",
+         "--profiles", str(profiles_file(tmp_path, url)), "--quiet"],
+        capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions")),
+    )
+    assert result.returncode == 1
+    assert "FAILED: LLM error: cannot connect to http://127.0.0.1:" in result.stdout
+    assert "is the server running?" in result.stdout and "Traceback" not in result.stderr
