@@ -1,0 +1,105 @@
+"""Journal write cost per event, and resume time of a 500-event session.
+
+The session: a bundled game driven by a scripted loop of ~240 `look` actions
+(about 500 events). Write cost is the time spent inside the journal observer
+(JSON encoding, write, flush, fsync) per event and per record. Resume time is
+a full replay against the real environment (every prompt and observation
+checked), split into environment time and the rest.
+
+Run: .venv/bin/python benchmarks/bench_journal.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agent.engine import Engine  # noqa: E402
+from agent.session import resume_session, start_session  # noqa: E402
+from envs import make_env  # noqa: E402
+from envs.alfworld.catalog import resolve_game  # noqa: E402
+from mockllm.scripted import ScriptedLLM, ScriptEntry  # noqa: E402
+
+GAME = "put-01"
+ACTIONS = 240
+
+
+def looping_llm() -> ScriptedLLM:
+    return ScriptedLLM([
+        ScriptEntry(stub="solve(instruction, observation)", answer="<execute>\nn = how_many()\nfor i in range(n):\n    run('look')\n</execute>"),
+        ScriptEntry(stub="n = how_many()", answer=f"<execute>\nn = {ACTIONS}\n</execute>"),
+    ])
+
+
+class TimedEnv:
+    def __init__(self, env):
+        self._env, self.seconds = env, 0.0
+
+    def __getattr__(self, name):
+        return getattr(self._env, name)
+
+    def step(self, action):
+        t = time.perf_counter()
+        try:
+            return self._env.step(action)
+        finally:
+            self.seconds += time.perf_counter() - t
+
+    def reset(self):
+        t = time.perf_counter()
+        try:
+            return self._env.reset()
+        finally:
+            self.seconds += time.perf_counter() - t
+
+
+async def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        engine = Engine(make_env(GAME, max_steps=ACTIONS + 10), looping_llm())
+        session = start_session(engine, Path(folder), GAME, resolve_game(GAME), "scripted:bench")
+        writer = session.writer
+        spent = 0.0
+        events = 0
+
+        def timed(event, inner=writer):
+            nonlocal spent, events
+            t = time.perf_counter()
+            inner(event)
+            spent += time.perf_counter() - t
+            events += 1
+
+        engine.observers[-1] = timed
+        await engine.run()
+        writer.close()
+        records = writer.records_written
+
+        started = time.perf_counter()
+        timed_envs: list[TimedEnv] = []
+
+        def factory(game: str, max_steps: int):
+            timed_envs.append(TimedEnv(make_env(game, max_steps)))
+            return timed_envs[-1]
+
+        resumed, replayed = await resume_session(session.folder, looping_llm(), factory)
+        resume_seconds = time.perf_counter() - started
+        resumed.writer.close()
+        env_seconds = timed_envs[0].seconds
+
+    print(f"{'measure':<40}{'value':>14}")
+    print(f"{'events in the session':<40}{events:>14}")
+    print(f"{'journal records (fsynced)':<40}{records:>14}")
+    print(f"{'write cost per event (ms)':<40}{spent / events * 1000:>14.3f}")
+    print(f"{'write cost per record (ms)':<40}{spent / records * 1000:>14.3f}")
+    print(f"{'resume, total (s)':<40}{resume_seconds:>14.2f}")
+    print(f"{'resume, inside the environment (s)':<40}{env_seconds:>14.2f}")
+    print(f"{'resume, engine + checks (s)':<40}{resume_seconds - env_seconds:>14.2f}")
+    print(f"{'events replayed':<40}{len(replayed):>14}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
