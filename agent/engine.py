@@ -293,10 +293,9 @@ class Engine:
         parsed = parse_answer(completion.text, allow_plain_code=completion.source == "human")
         blocks = validate(parsed.code, known)
         if self.code_check is not None:
-            for block in blocks:
-                refusal = self.code_check(block)
-                if refusal:
-                    raise InvalidAnswer(refusal)
+            refusal = self.code_check(parsed.code)  # the whole answer: later blocks read earlier names
+            if refusal:
+                raise InvalidAnswer(refusal)
         return blocks, parsed.thought
 
     async def _prompt_for(self, node: Node, stub_name: str, purpose: str, outcome: NodeOutcome) -> str:

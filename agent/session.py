@@ -46,6 +46,9 @@ def session_header(game: str, game_path: Path, engine: Engine, llm_spec: str, pa
         "prompt_set": str(engine.prompts.root),
         "prompt_hash": engine.prompts.content_hash(),
         "llm": llm_spec,
+        "runner": type(engine.runner).__name__,
+        "trusted": bool(getattr(engine.runner, "trusted", True)),
+        "node_timeout": getattr(engine.runner, "node_timeout", 5.0),
         "parent": parent,
     }
 
@@ -57,6 +60,17 @@ def start_session(
     writer = JournalWriter(folder, session_header(game, game_path, engine, llm_spec, parent))
     engine.observers.append(writer)
     return Session(engine, writer, folder, [writer.error] if writer.error else [])
+
+
+def default_runner(header: dict):
+    """The runner a session was recorded with: the sandbox unless it ran in-process."""
+    if header.get("runner", "SandboxRunner") == "ThreadRunner":
+        from agent.thread_runner import ThreadRunner
+
+        return ThreadRunner(node_timeout=header.get("node_timeout", 5.0))
+    from agent.sandbox import SandboxRunner
+
+    return SandboxRunner(trusted=header.get("trusted", False), node_timeout=header.get("node_timeout", 5.0))
 
 
 def _engine_for(journal: Journal, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None, upto: int | None) -> Engine:
@@ -72,7 +86,11 @@ def _engine_for(journal: Journal, live_llm: LLM, make_env: EnvFactory, prompts: 
     env = ReplayEnv(make_env(str(game_path), header["max_steps"]), journal.actions(upto))
     llm = ReplayLLM(journal.answers(upto), live_llm)
     prompts = prompts or PromptSet(Path(header["prompt_set"]))
-    return Engine(env, llm, limits=Limits(**header["limits"]), prompts=prompts)
+    runner = default_runner(header)
+    return Engine(
+        env, llm, runner=runner, limits=Limits(**header["limits"]), prompts=prompts,
+        code_check=getattr(runner, "check", None),
+    )
 
 
 def _replaying(engine: Engine) -> bool:

@@ -24,6 +24,9 @@ def _add_run_options(parser: argparse.ArgumentParser, default_llm: str) -> None:
     parser.add_argument("--max-rewrite", type=int, default=Limits.max_rewrite)
     parser.add_argument("--max-retry", type=int, default=Limits.max_retry, help="repairs of a node that raised")
     parser.add_argument("--prompts", default=None, help="prompt set folder (default: the bundled one)")
+    parser.add_argument("--trusted", action="store_true",
+                        help="run node code without the sandbox's checks (process isolation and limits stay)")
+    parser.add_argument("--node-timeout", type=float, default=5.0, help="seconds of running time per node")
     parser.add_argument("--sessions", default=None, help="sessions folder (default: $RECODE_TUI_SESSIONS or the user data dir)")
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
                         help="resume a session (id or path; no value: the latest)")
@@ -61,6 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
     listing = games_commands.add_parser("list", help="list games with task type and task text")
     listing.add_argument("--task-type", default=None, help="comma-separated: put,clean,heat,cool,examine,puttwo")
     listing.add_argument("--split", default=None, help="a split of $ALFWORLD_DATA, e.g. valid_seen")
+
+    from recode_tui.evaluate import add_eval_parser
+
+    add_eval_parser(commands)
     return parser
 
 
@@ -76,7 +83,9 @@ async def _run_headless(args: argparse.Namespace) -> int:
     from recode_tui.factory import make_engine, make_llm
 
     if args.llm == "human":
-        raise UsageError("`run --llm human` needs a screen: use `recode-tui tui --llm human`")
+        from recode_tui.plain import run_plain
+
+        return await run_plain(args)  # the plain-terminal front end (prompt-toolkit)
     limits = _limits(args)
     llm = make_llm(args.llm, args.profiles)
     session = await open_session(args, llm)
@@ -145,7 +154,7 @@ async def open_session(args: argparse.Namespace, llm):
         except JournalError as exc:
             raise UsageError(str(exc)) from None
         return session
-    engine = make_engine(args.game, llm, _limits(args), args.max_steps, args.prompts)
+    engine = make_engine(args.game, llm, _limits(args), args.max_steps, args.prompts, args.trusted, args.node_timeout)
     return start_session(engine, sessions_dir, args.game, game_path_of(args.game), args.llm)
 
 
@@ -224,6 +233,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _sessions_list(args)
         if args.command == "export":
             return asyncio.run(_export(args))
+        if args.command == "eval":
+            from recode_tui.evaluate import run_eval
+
+            return run_eval(args)
         if args.command == "games":
             if args.games_command != "list":
                 parser.parse_args(["games", "--help"])

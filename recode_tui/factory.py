@@ -64,8 +64,14 @@ def make_engine(
     limits: Limits = Limits(),
     max_steps: int = 80,
     prompts_dir: str | None = None,
+    trusted: bool = False,
+    node_timeout: float = 5.0,
 ) -> Engine:
-    """An engine on a bundled game id, a split id or a `.tw-pddl` path."""
+    """An engine on a bundled game id, a split id or a `.tw-pddl` path.
+
+    Node code runs in a sandboxed worker process; `trusted` drops its static
+    checks (process isolation and limits stay).
+    """
     from envs import make_env
     from envs.base import EnvError
 
@@ -74,7 +80,10 @@ def make_engine(
     except EnvError as exc:
         raise UsageError(str(exc)) from None
     prompts = PromptSet(Path(prompts_dir)) if prompts_dir else PromptSet(DEFAULT_PROMPTS)
-    return Engine(env, llm, limits=limits, prompts=prompts)
+    from agent.sandbox import SandboxRunner
+
+    runner = SandboxRunner(trusted=trusted, node_timeout=node_timeout)
+    return Engine(env, llm, runner=runner, limits=limits, prompts=prompts, code_check=runner.check)
 
 
 def game_path_of(game: str) -> Path:

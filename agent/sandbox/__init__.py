@@ -1,0 +1,25 @@
+"""Run generated and typed node code in a sandboxed worker process (issue 6).
+
+`SandboxRunner` (agent.sandbox.runner) implements `agent.runner.CodeRunner`;
+`check_code` (agent.sandbox.checks) is the static check, usable on its own to
+reject an LLM answer early. Imported lazily: the worker process imports this
+package and must not pay for asyncio.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["SandboxRunner", "SandboxError", "check_code"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("SandboxRunner", "SandboxError"):
+        from agent.sandbox import runner
+
+        return getattr(runner, name)
+    if name == "check_code":
+        from agent.sandbox.checks import check_code
+
+        return check_code
+    raise AttributeError(name)

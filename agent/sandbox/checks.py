@@ -1,0 +1,245 @@
+"""Static checks run before untrusted node code executes.
+
+`check_code(code)` returns a one-line refusal reason (`"forbidden: open"`) or
+None. The rules close the usual ways out of a restricted namespace:
+
+- imports only from `ALLOWED_MODULES` (and the worker hands out trimmed copies
+  of those modules, without their submodules: `re.enum.sys` does not exist);
+- no name, attribute, argument or pattern attribute starting with `_`
+  (so no `__class__`, `__globals__`, `__subclasses__` walks);
+- no frame, code or traceback attributes (`gi_frame`, `f_back`, `tb_frame`,
+  `co_code`, ...), which walk to other frames' globals without underscores;
+- `.format` / `.format_map` only called directly on a string literal whose
+  fields hold no attribute access (`"{0.__class__}".format(x)` is refused);
+- builtins only from `ALLOWED_BUILTINS`: reading a forbidden one (`open`,
+  `eval`, `getattr`, ...) is refused as forbidden, so it never looks like a
+  placeholder to expand;
+- no assignment to the injected helpers (`run`, `print`, `re`, ...).
+
+Pure standard library: it runs in the engine (to reject an LLM answer early)
+and in the worker process.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import string
+
+ALLOWED_MODULES: frozenset[str] = frozenset(
+    {"re", "math", "json", "itertools", "collections", "random", "string", "heapq", "bisect", "functools"}
+)
+
+# Names of a module that node code may reach (None: every public non-module name).
+MODULE_EXPORTS: dict[str, frozenset[str] | None] = {
+    "functools": frozenset({"reduce", "partial", "cmp_to_key", "lru_cache", "cache"}),
+}
+# Public names left out even though they are not modules.
+MODULE_EXCLUDED: dict[str, frozenset[str]] = {
+    "string": frozenset({"Formatter"}),  # Formatter().vformat walks attributes like str.format
+}
+
+_PLAIN_BUILTINS = frozenset(
+    {
+        "abs", "all", "any", "ascii", "bin", "bool", "bytearray", "bytes", "callable", "chr",
+        "complex", "dict", "divmod", "enumerate", "filter", "float", "format", "frozenset",
+        "hasattr", "hash", "hex", "id", "int", "isinstance", "issubclass", "iter", "len", "list",
+        "map", "max", "min", "next", "oct", "ord", "pow", "print", "range", "repr", "reversed",
+        "round", "set", "slice", "sorted", "str", "sum", "tuple", "zip",
+        "True", "False", "None", "Ellipsis", "NotImplemented",
+    }
+)
+_EXCEPTIONS = frozenset(
+    name
+    for name in dir(builtins)
+    if isinstance(getattr(builtins, name), type) and issubclass(getattr(builtins, name), BaseException)
+)
+ALLOWED_BUILTINS: frozenset[str] = _PLAIN_BUILTINS | _EXCEPTIONS
+# `site` adds exit, quit, help, ... to builtins; a worker started with -S lacks them,
+# but they are forbidden names everywhere.
+_SITE_BUILTINS = frozenset({"exit", "quit", "help", "copyright", "credits", "license"})
+FORBIDDEN_BUILTINS: frozenset[str] = _SITE_BUILTINS | frozenset(
+    name for name in dir(builtins) if not name.startswith("_") and name not in ALLOWED_BUILTINS
+)
+
+DEFAULT_HELPERS: frozenset[str] = frozenset({"run", "print", "re"})
+
+# Attribute prefixes of frames, code objects, tracebacks, generators and coroutines.
+_INTROSPECTION_PREFIXES = ("f_", "gi_", "cr_", "ag_", "tb_", "co_")
+_FORBIDDEN_ATTRIBUTES = frozenset({"vformat", "get_field", "format_field", "mro"})
+_FORMAT_METHODS = frozenset({"format", "format_map"})
+
+
+class _Refused(Exception):
+    pass
+
+
+def check_code(
+    code: str,
+    known_names: frozenset[str] | set[str] = frozenset(),
+    helper_names: frozenset[str] | set[str] = DEFAULT_HELPERS,
+    mode: str = "exec",
+) -> str | None:
+    """The reason `code` may not run untrusted, or None when it passes.
+
+    `known_names` are variables already bound: a variable that shadows a
+    forbidden builtin (`object = "apple 1"`) may be read. Code that does not
+    parse passes (compiling it reports the syntax error as usual).
+    """
+    try:
+        tree = ast.parse(code, mode=mode)
+    except SyntaxError:
+        return None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return f"forbidden: code that cannot be checked ({type(exc).__name__})"
+    try:
+        _check_tree(tree, frozenset(known_names), frozenset(helper_names))
+    except _Refused as exc:
+        return str(exc)
+    except RecursionError:
+        return "forbidden: code nested too deeply to check"
+    return None
+
+
+def _check_tree(tree: ast.AST, known: frozenset[str], helpers: frozenset[str]) -> None:
+    nodes = list(ast.walk(tree))
+    # Report the first problem in reading order (the innermost of nested attributes).
+    nodes.sort(key=_position)
+    bound = _bound_names(nodes)
+    format_calls = {
+        id(n.func)
+        for n in nodes
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _FORMAT_METHODS
+    }
+    for node in nodes:
+        if isinstance(node, ast.Name):
+            _check_name(node.id)
+            if isinstance(node.ctx, ast.Load):
+                if node.id in FORBIDDEN_BUILTINS and node.id not in bound and node.id not in known:
+                    raise _Refused(f"forbidden: {node.id}")
+            elif node.id in helpers:
+                raise _Refused(f"forbidden: assignment to the helper `{node.id}`")
+        elif isinstance(node, ast.Attribute):
+            _check_attribute(node.attr)
+            if not isinstance(node.ctx, ast.Load):
+                base = node.value
+                if isinstance(base, ast.Name) and (base.id in helpers or base.id in ALLOWED_MODULES):
+                    raise _Refused(f"forbidden: changing `{base.id}.{node.attr}`")
+            if node.attr in _FORMAT_METHODS:
+                if id(node) not in format_calls:
+                    raise _Refused(f"forbidden: .{node.attr} used other than as a direct call")
+                _check_format_receiver(node)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                _check_module(alias.name)
+                bind = alias.asname or alias.name
+                _check_name(bind)
+                if bind in helpers and bind != alias.name:
+                    raise _Refused(f"forbidden: assignment to the helper `{bind}`")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                raise _Refused("forbidden: relative import")
+            _check_module(node.module or "")
+            for alias in node.names:
+                if alias.name == "*":
+                    raise _Refused(f"forbidden: from {node.module} import *")
+                _check_name(alias.name)
+                bind = alias.asname or alias.name
+                _check_name(bind)
+                if bind in helpers:
+                    raise _Refused(f"forbidden: assignment to the helper `{bind}`")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            _check_name(node.name)
+            if node.name in helpers:
+                raise _Refused(f"forbidden: assignment to the helper `{node.name}`")
+        elif isinstance(node, ast.arg):
+            _check_name(node.arg)
+        elif isinstance(node, ast.keyword) and node.arg is not None:
+            _check_name(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                _check_name(name)
+                if name in helpers:
+                    raise _Refused(f"forbidden: assignment to the helper `{name}`")
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            _check_name(node.name)
+            if node.name in helpers:
+                raise _Refused(f"forbidden: assignment to the helper `{node.name}`")
+        elif isinstance(node, ast.MatchClass):
+            for attr in node.kwd_attrs:
+                _check_attribute(attr)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            _check_name(node.name)
+            if node.name in helpers:
+                raise _Refused(f"forbidden: assignment to the helper `{node.name}`")
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            _check_name(node.rest)
+        elif isinstance(node, (ast.AsyncFor, ast.AsyncWith, ast.Await)):
+            raise _Refused("forbidden: async code")
+
+
+def _position(node: ast.AST) -> tuple[int, int, int, int]:
+    return (
+        getattr(node, "lineno", 0),
+        getattr(node, "col_offset", 0),
+        getattr(node, "end_lineno", 0) or 0,
+        getattr(node, "end_col_offset", 0) or 0,
+    )
+
+
+def _bound_names(nodes: list[ast.AST]) -> set[str]:
+    bound: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound.add((alias.asname or alias.name).split(".")[0])
+    return bound
+
+
+def _check_name(name: str) -> None:
+    if name.startswith("_") and name != "_":  # a lone `_` (`for _ in ...`) reaches nothing
+        raise _Refused(f"forbidden: name `{name}` (names starting with _ are not allowed)")
+
+
+def _check_attribute(attr: str) -> None:
+    if attr.startswith("_"):
+        raise _Refused(f"forbidden: attribute `.{attr}` (attributes starting with _ are not allowed)")
+    if attr.startswith(_INTROSPECTION_PREFIXES) or attr in _FORBIDDEN_ATTRIBUTES:
+        raise _Refused(f"forbidden: attribute `.{attr}`")
+
+
+def _check_module(name: str) -> None:
+    if name not in ALLOWED_MODULES:
+        allowed = ", ".join(sorted(ALLOWED_MODULES))
+        raise _Refused(f"forbidden: import {name} (allowed modules: {allowed})")
+
+
+def _check_format_receiver(node: ast.Attribute) -> None:
+    receiver = node.value
+    if not (isinstance(receiver, ast.Constant) and isinstance(receiver.value, str)):
+        raise _Refused(f"forbidden: .{node.attr} on anything but a string literal")
+    if not _safe_template(receiver.value, 0):
+        raise _Refused(f"forbidden: .{node.attr} with attribute access in a field")
+
+
+def _safe_template(template: str, depth: int) -> bool:
+    if depth > 2:
+        return False
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError:
+        return False
+    for _literal, field, spec, _conversion in parts:
+        if field is not None and "." in field:
+            return False
+        if spec and not _safe_template(spec, depth + 1):
+            return False
+    return True

@@ -1,0 +1,624 @@
+"""The sandbox worker: a separate process that owns the namespace and runs node code.
+
+Started by `agent.sandbox.runner.SandboxRunner`, one per run (and a fresh one
+after a timeout or a crash). It reads requests from the engine, executes code,
+and answers with plain JSON. `run(action)` inside node code is a request back
+to the engine; the worker never sees the environment, the LLM or any key.
+
+Limits applied here: RLIMIT_AS (memory), RLIMIT_CPU (a backstop for the
+engine's wall clock), captured output size. In untrusted mode the static
+checks of `agent.sandbox.checks` run before every block, the builtins and
+modules are trimmed, and an audit hook refuses files, sockets, processes and
+new imports even if a check were bypassed.
+"""
+
+from __future__ import annotations
+
+import base64
+import builtins
+import json
+import os
+import pickle
+import resource
+import signal
+import sys
+import types
+from typing import Any
+
+# Imported now so that no allowed module imports one lazily later (the audit
+# hook refuses imports once node code can run).
+import bisect  # noqa: F401
+import collections  # noqa: F401
+import functools  # noqa: F401
+import heapq  # noqa: F401
+import itertools  # noqa: F401
+import math  # noqa: F401
+import random  # noqa: F401
+import re
+import string  # noqa: F401
+
+from agent.codeblocks import calls_name
+from agent.sandbox.checks import (
+    ALLOWED_BUILTINS,
+    ALLOWED_MODULES,
+    FORBIDDEN_BUILTINS,
+    MODULE_EXCLUDED,
+    MODULE_EXPORTS,
+    check_code,
+)
+from agent.sandbox.protocol import HEADER, encode_reply, read_exact, write_all
+from agent.varlist import FULL_VALUE_LIMIT, bounded_repr, infer_type, is_kept, prompt_line
+
+MAX_BLOB = 64 * 1024 * 1024  # a variable whose pickle is larger is not snapshotted
+MAX_ERROR_CHARS = 2000
+
+_BLOCKED_EVENTS = frozenset(
+    {
+        "open", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
+        "os.kill", "os.killpg", "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod",
+        "os.chown", "os.link", "os.symlink", "os.truncate", "os.putenv", "os.unsetenv",
+        "os.chdir", "os.listdir", "os.scandir", "os.utime", "os.setxattr", "os.removexattr",
+        "subprocess.Popen", "sys.addaudithook", "sys.setprofile", "sys.settrace",
+        "resource.setrlimit", "resource.prlimit", "builtins.input", "gc.get_objects",
+        "gc.get_referrers", "gc.get_referents", "mmap.__new__", "signal.pthread_kill",
+        "code.__new__", "function.__new__", "sys._current_frames", "sys.set_asyncgen_hooks",
+    }
+)
+_BLOCKED_PREFIXES = ("socket.", "ctypes.", "shutil.", "pty.", "urllib.", "http.", "ftplib.",
+                     "smtplib.", "telnetlib.", "webbrowser.", "glob.", "tempfile.", "sqlite3.")
+
+
+class EpisodeOver(BaseException):
+    """Raised inside node code when the engine answers with stop=True."""
+
+
+class Refused(Exception):
+    pass
+
+
+class _State:
+    in_user = False  # node code (or a user expression) is executing right now
+    in_node = False  # a node is running (possibly blocked in run())
+    interrupt_requested = False
+    stopped = False
+
+
+class Output:
+    """A node's printed output, capped like the in-process runner's."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.reset()
+
+    def reset(self) -> None:
+        self.parts: list[str] = []
+        self.length = 0
+        self.sent = 0
+
+    @property
+    def full(self) -> bool:
+        return self.length >= self.limit
+
+    def write(self, text: str) -> None:
+        room = self.limit - self.length
+        if room <= 0:
+            if room == 0 and text:  # filled exactly: still say that more was cut
+                self.parts.append(f"\n[output cut at {self.limit} chars]\n")
+                self.length += 1
+            return
+        if len(text) > room:
+            text = text[:room] + f"\n[output cut at {self.limit} chars]\n"
+        self.parts.append(text)
+        self.length += len(text)
+
+    def delta(self) -> str:
+        """What was printed since the last call (streamed so a kill loses nothing)."""
+        text = "".join(self.parts[self.sent:])
+        self.sent = len(self.parts)
+        return text
+
+
+def describe(exc: BaseException) -> str:
+    if isinstance(exc, MemoryError):
+        return "memory limit"
+    try:
+        text = f"{type(exc).__name__}: {exc}"
+    except BaseException:  # noqa: BLE001
+        text = type(exc).__name__
+    if len(text) > MAX_ERROR_CHARS:
+        text = text[:MAX_ERROR_CHARS] + "... [cut]"
+    return text
+
+
+def summary_of(name: str, value: Any) -> tuple[str, str]:
+    try:
+        return infer_type(value), bounded_repr(value, 120).replace("\n", "\\n")
+    except BaseException as exc:  # noqa: BLE001
+        return "?", f"<unprintable: {type(exc).__name__}>"
+
+
+_IMMUTABLE = (str, bytes, int, float, complex, bool, type(None), range)
+
+
+def _is_immutable(value: Any) -> bool:
+    if isinstance(value, _IMMUTABLE):
+        return True
+    if type(value) in (tuple, frozenset) and len(value) <= 64:
+        return all(type(v) in _IMMUTABLE for v in value)
+    return False
+
+
+class Worker:
+    def __init__(self, config: dict[str, Any], rfd: int, wfd: int) -> None:
+        self.rfd, self.wfd = rfd, wfd
+        self.trusted = bool(config.get("trusted", False))
+        self.output = Output(int(config.get("max_output_chars", 100_000)))
+        self.cpu_seconds = float(config.get("cpu_seconds", 10.0))
+        self.extra_helpers = list(config.get("helpers", []))
+        self.helper_names = frozenset({"run", "print", "re", *self.extra_helpers})
+        self.state = _State()
+        self.namespace: dict[str, Any] = {}
+        self.summaries: dict[str, tuple[str, str]] = {}
+        self.blobs: dict[str, bytes] = {}  # last pickles the engine holds
+        self.blob_sources: dict[str, Any] = {}  # the object each blob was made from
+        self.scope: dict[str, Any] | None = None  # the live globals of the running node
+        self.modules = {name: _trimmed_module(name) for name in ALLOWED_MODULES}
+        self.helpers: dict[str, Any] = {
+            "run": self._run,
+            "print": self._print,
+            "re": re if self.trusted else self.modules["re"],
+        }
+        for name in self.extra_helpers:
+            self.helpers[name] = self._make_helper(name)
+        if self.trusted:
+            if not hasattr(builtins, "exit"):  # started with -S: give back what `site` adds
+
+                def _exit(code: Any = None) -> None:
+                    raise SystemExit(code)
+
+                builtins.exit = builtins.quit = _exit  # type: ignore[attr-defined]
+            self.builtins: Any = builtins
+        else:
+            table = {n: getattr(builtins, n) for n in ALLOWED_BUILTINS if hasattr(builtins, n)}
+            table["print"] = self._print
+            table["__import__"] = self._import
+            table["__build_class__"] = builtins.__build_class__
+            table["__name__"] = "__node__"
+            self.builtins = table
+
+    # -- I/O -----------------------------------------------------------------
+
+    def send(self, message: dict[str, Any]) -> None:
+        write_all(self.wfd, encode_reply(message))
+
+    def recv(self) -> dict[str, Any]:
+        header = read_exact(self.rfd, HEADER.size)
+        if header is None:
+            os._exit(0)  # the engine went away
+        (size,) = HEADER.unpack(header)
+        payload = read_exact(self.rfd, size)
+        if payload is None:
+            os._exit(0)
+        return pickle.loads(payload)
+
+    # -- helpers seen by node code --------------------------------------------
+
+    def _print(self, *args: Any, sep: Any = " ", end: Any = "\n", **_: Any) -> None:
+        if self.output.length > self.output.limit:
+            return
+        sep = " " if sep is None else str(sep)
+        end = "\n" if end is None else str(end)
+        self.output.write(sep.join(str(a) for a in args) + end)
+
+    def _run(self, action: Any) -> str:
+        if self.state.stopped:
+            raise EpisodeOver()
+        if not self.state.in_node:
+            raise RuntimeError("run() can only be called from node code")
+        action = str(action)
+        reply = self._ask({"t": "action", "action": action}, "answer")
+        if reply.get("stop"):
+            self.state.stopped = True
+            raise EpisodeOver()
+        observation = str(reply.get("obs", ""))
+        self._print(observation)
+        return observation
+
+    def _make_helper(self, name: str) -> Any:
+        def helper(*args: Any, **kwargs: Any) -> Any:
+            if self.state.stopped:
+                raise EpisodeOver()
+            if not self.state.in_node:
+                raise RuntimeError(f"{name}() can only be called from node code")
+            try:
+                json.dumps([args, kwargs])
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"{name}() takes plain data only ({exc})") from None
+            reply = self._ask({"t": "call", "name": name, "args": list(args), "kwargs": kwargs}, "reply")
+            if "error" in reply:
+                raise RuntimeError(f"{name}() failed: {reply['error']}")
+            return reply.get("value")
+
+        helper.__name__ = helper.__qualname__ = name
+        return helper
+
+    def _ask(self, message: dict[str, Any], wanted: str) -> dict[str, Any]:
+        """Send a request to the engine and serve inspections until it answers."""
+        was_user = self.state.in_user
+        self.state.in_user = False  # a SIGINT now only sets the flag
+        try:
+            message["out"] = self.output.delta()
+            self.send(message)
+            while True:
+                request = self.recv()
+                op = request.get("op")
+                if op == wanted:
+                    break
+                if op == "interrupt":
+                    self.state.interrupt_requested = True
+                    raise KeyboardInterrupt("interrupted")
+                if op == "shutdown":
+                    os._exit(0)
+                self.serve_inspection(request, self.scope)
+        finally:
+            self.state.in_user = was_user
+        if self.state.interrupt_requested:
+            raise KeyboardInterrupt("interrupted")
+        return request
+
+    def _import(self, name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
+        if level or name not in self.modules:
+            raise ImportError(f"forbidden: import {name}")
+        return self.modules[name]
+
+    # -- the main loop --------------------------------------------------------
+
+    def loop(self) -> None:
+        self.send({"t": "ready", "pid": os.getpid()})
+        while True:
+            request = self.recv()
+            op = request.get("op")
+            if op == "shutdown":
+                return
+            if op in ("answer", "reply", "interrupt"):
+                continue  # late reply to a node that already ended
+            try:
+                reply = self.handle(op, request)
+            except BaseException as exc:  # noqa: BLE001 - e.g. MemoryError while summarising
+                self.state.in_node = self.state.in_user = False
+                self.scope = None
+                reply = {"t": "outcome" if op == "exec" else "fail", "status": "error", "error": describe(exc)}
+            if reply is not None:
+                self.send(reply)
+
+    def handle(self, op: str, request: dict[str, Any]) -> dict[str, Any] | None:
+        if op == "exec":
+            return self.exec_node(request["code"])
+        if op == "set":
+            return self.set_values(request["values"])
+        if op == "bind":
+            return self.bind(request["bindings"])
+        if op == "restore":
+            return self.restore(request["items"])
+        self.serve_inspection(request, None)
+        return None
+
+    def make_scope(self) -> dict[str, Any]:
+        scope = dict(self.namespace)
+        scope.update(self.helpers)
+        scope["__builtins__"] = self.builtins
+        return scope
+
+    def _cpu_backstop(self) -> None:
+        try:
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            soft = int(usage.ru_utime + usage.ru_stime + self.cpu_seconds) + 1
+            _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+            if hard != resource.RLIM_INFINITY:
+                soft = min(soft, hard)
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+        except (ValueError, OSError):
+            pass
+
+    def exec_node(self, code: str) -> dict[str, Any]:
+        state = self.state
+        self.output.reset()
+        state.stopped = state.interrupt_requested = False
+        self._cpu_backstop()
+        scope = self.scope = self.make_scope()
+        status, error, stub_name = "completed", "", ""
+        state.in_node = True
+        try:
+            if not self.trusted:
+                reason = check_code(code, frozenset(self.namespace), self.helper_names)
+                if reason:
+                    raise Refused(reason)
+            compiled = compile(code, "<node>", "exec")
+            state.in_user = True
+            try:
+                exec(compiled, scope)
+            finally:
+                state.in_user = False
+        except EpisodeOver:
+            status = "aborted"
+        except Refused as exc:
+            status, error = "error", str(exc)
+        except NameError as exc:
+            name = getattr(exc, "name", None) or ""
+            if name and not self.trusted and name in FORBIDDEN_BUILTINS and name not in self.namespace:
+                status, error = "error", f"forbidden: {name}"
+            elif name and calls_name(code, name):
+                status, stub_name = "stub", name
+            else:
+                status, error = "error", describe(exc)
+        except KeyboardInterrupt as exc:
+            status = "error"
+            error = "interrupted" if state.interrupt_requested else describe(exc)
+        except BaseException as exc:  # noqa: BLE001 - node code may raise anything
+            status, error = "error", describe(exc)
+        finally:
+            state.in_node = False
+            self.scope = None
+        if state.stopped:
+            status, error = "aborted", ""
+        if error == "memory limit":
+            # Keeping what filled the memory would leave every later node at the limit.
+            scope.clear()
+            changes = []
+        else:
+            changes = self._keep(scope)
+        del scope
+        return {
+            "t": "outcome",
+            "status": status,
+            "error": error,
+            "stub_name": stub_name,
+            "out": self.output.delta(),
+            "changes": changes,
+            "snapshot": self.snapshot(),
+        }
+
+    def _keep(self, scope: dict[str, Any]) -> list[list[str]]:
+        kept = {k: v for k, v in scope.items() if is_kept(k, v, self.helper_names)}
+        for name in [n for n in self.namespace if n not in kept]:
+            del self.namespace[name]
+        self.namespace.update(kept)
+        return self._changes()
+
+    def _changes(self) -> list[list[str]]:
+        """New, changed and removed variables since the last summaries."""
+        before = self.summaries
+        after = {name: summary_of(name, value) for name, value in self.namespace.items()}
+        changes = [
+            [name, t, s, "new" if name not in before else "changed"]
+            for name, (t, s) in after.items()
+            if before.get(name) != (t, s)
+        ]
+        changes += [[name, t, s, "removed"] for name, (t, s) in before.items() if name not in after]
+        self.summaries = after
+        return changes
+
+    def snapshot(self) -> dict[str, Any]:
+        """The pickles that changed since the last snapshot, for the engine to keep."""
+        fresh: dict[str, str] = {}
+        unsaved: list[str] = []
+        for name, value in self.namespace.items():
+            if self.blob_sources.get(name, _MISSING) is value and _is_immutable(value):
+                continue
+            try:
+                blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+                if len(blob) > MAX_BLOB:
+                    raise ValueError("too large")
+            except BaseException:  # noqa: BLE001 - unpicklable values are just not restorable
+                unsaved.append(name)
+                self.blobs.pop(name, None)
+                self.blob_sources.pop(name, None)
+                continue
+            self.blob_sources[name] = value
+            if self.blobs.get(name) != blob:
+                self.blobs[name] = blob
+                fresh[name] = base64.b64encode(blob).decode("ascii")
+        for name in [n for n in self.blobs if n not in self.namespace]:
+            del self.blobs[name]
+            self.blob_sources.pop(name, None)
+        return {"order": list(self.namespace), "blobs": fresh, "unsaved": unsaved}
+
+    def set_values(self, values: dict[str, Any]) -> dict[str, Any]:
+        self.namespace.update(values)
+        return {"t": "done", "changes": self._changes(), "snapshot": self.snapshot()}
+
+    def bind(self, bindings: dict[str, str]) -> dict[str, Any]:
+        scope = self.make_scope()
+        error = ""
+        self._cpu_backstop()
+        try:
+            for name, source in bindings.items():
+                if not self.trusted:
+                    if not name.isidentifier() or name.startswith("_") or name in self.helper_names:
+                        raise Refused(f"forbidden: binding the name `{name}`")
+                    reason = check_code(source, frozenset(self.namespace), self.helper_names, mode="eval")
+                    if reason:
+                        raise Refused(reason)
+                compiled = compile(source, "<binding>", "eval")
+                self.state.in_user = True
+                try:
+                    value = eval(compiled, scope)
+                finally:
+                    self.state.in_user = False
+                self.namespace[name] = value
+        except BaseException as exc:  # noqa: BLE001
+            error = str(exc) if isinstance(exc, Refused) else describe(exc)
+        reply = {"t": "done", "changes": self._changes(), "snapshot": self.snapshot()}
+        if error:
+            reply["error"] = error
+        return reply
+
+    def restore(self, items: list[tuple[str, bytes]]) -> dict[str, Any]:
+        lost: list[str] = []
+        for name, blob in items:
+            try:
+                value = pickle.loads(blob)
+            except BaseException:  # noqa: BLE001
+                lost.append(name)
+                continue
+            self.namespace[name] = value
+            self.blobs[name] = blob
+            self.blob_sources[name] = value
+        self.summaries = {name: summary_of(name, value) for name, value in self.namespace.items()}
+        items_out = [[n, t, s] for n, (t, s) in self.summaries.items()]
+        return {"t": "restored", "items": items_out, "lost": lost}
+
+    # -- inspection (idle, or while node code waits in run()) ------------------
+
+    def _visible(self, scope: dict[str, Any] | None) -> dict[str, Any]:
+        if scope is None:
+            return self.namespace
+        return {k: v for k, v in scope.items() if is_kept(k, v, self.helper_names)}
+
+    def serve_inspection(self, request: dict[str, Any], scope: dict[str, Any] | None) -> None:
+        op = request.get("op")
+        values = self._visible(scope)
+        try:
+            if op == "vars":
+                if scope is None:
+                    items = [[n, t, s] for n, (t, s) in self.summaries.items()]
+                else:
+                    items = [[n, *summary_of(n, v)] for n, v in values.items()]
+                self.send({"t": "vars", "items": items})
+            elif op == "full":
+                name = request["name"]
+                text = bounded_repr(values[name], FULL_VALUE_LIMIT) if name in values else f"<{name} is not bound>"
+                self.send({"t": "text", "text": text})
+            elif op == "lines":
+                lines = [prompt_line(n, values[n]) for n in request["names"] if n in values]
+                self.send({"t": "lines", "lines": lines})
+            elif op == "cond":
+                self.send(self.condition(request["expr"], scope))
+            elif op == "ping":
+                self.send({"t": "pong"})
+            else:
+                self.send({"t": "fail", "error": f"unknown request {op!r}"})
+        except BaseException as exc:  # noqa: BLE001
+            self.send({"t": "fail", "error": describe(exc)})
+
+    def condition(self, expression: str, scope: dict[str, Any] | None) -> dict[str, Any]:
+        if not self.trusted:
+            known = frozenset(self._visible(scope))
+            reason = check_code(expression, known, self.helper_names, mode="eval")
+            if reason:
+                return {"t": "fail", "error": reason}
+        if scope is None:
+            self._cpu_backstop()
+        env = scope if scope is not None else self.make_scope()
+        was_user = self.state.in_user
+        self.state.in_user = True
+        try:
+            value = bool(eval(compile(expression, "<condition>", "eval"), env, {}))
+        except BaseException as exc:  # noqa: BLE001
+            return {"t": "fail", "error": describe(exc)}
+        finally:
+            self.state.in_user = was_user
+        return {"t": "bool", "value": value}
+
+
+_MISSING = object()
+
+
+def _trimmed_module(name: str) -> types.ModuleType:
+    """A stand-in for an allowed module: its public names, without submodules.
+
+    The name is not the real one, so `from json import decoder` cannot fall
+    back to `sys.modules["json.decoder"]` (whose `re.enum.sys` leads out).
+    """
+    real = sys.modules.get(name) or __import__(name)
+    proxy = _ReadOnlyModule(f"sandboxed.{name}")
+    exports = MODULE_EXPORTS.get(name)
+    excluded = MODULE_EXCLUDED.get(name, frozenset())
+    for attr in dir(real):
+        if attr.startswith("_") or attr in excluded or (exports is not None and attr not in exports):
+            continue
+        value = getattr(real, attr)
+        if isinstance(value, types.ModuleType):
+            continue
+        proxy.__dict__[attr] = value
+    return proxy
+
+
+class _ReadOnlyModule(types.ModuleType):
+    """A module whose names node code cannot rebind (`re.findall = ...` would poison later nodes)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "__name__" in self.__dict__ and name != "__name__":
+            raise AttributeError(f"cannot change the sandboxed module {self.__name__[10:]!r}")
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot change the sandboxed module {self.__name__[10:]!r}")
+
+
+def _audit_hook(worker: Worker) -> Any:
+    modules = sys.modules
+    blocked, prefixes = _BLOCKED_EVENTS, _BLOCKED_PREFIXES
+    state = worker.state
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "import":
+            if args and args[0] in modules:
+                return
+            raise PermissionError(f"forbidden: import {args[0] if args else '?'}")
+        if event in blocked or event.startswith(prefixes):
+            if event == "resource.setrlimit" and not state.in_user:
+                return
+            raise PermissionError(f"forbidden: {event}")
+
+    return hook
+
+
+def _set_limits(config: dict[str, Any]) -> None:
+    memory_mb = config.get("memory_mb")
+    if memory_mb:
+        limit = int(memory_mb) * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def main(config_text: str = "{}") -> None:
+    config = json.loads(config_text)
+    # The protocol moves to private descriptors; 0 and 1 become /dev/null so
+    # stray writes from node code can never corrupt a frame.
+    rfd, wfd = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+
+    class _Null:
+        def write(self, text: str) -> int:
+            return len(text)
+
+        def flush(self) -> None:
+            pass
+
+    sys.stdout = _Null()  # type: ignore[assignment]
+    sys.stdin = None  # type: ignore[assignment]
+    sys.setrecursionlimit(int(config.get("recursion_limit", 1000)))
+
+    worker = Worker(config, rfd, wfd)
+    state = worker.state
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        if state.in_node:
+            state.interrupt_requested = True
+        if state.in_user:
+            raise KeyboardInterrupt("interrupted")
+
+    signal.signal(signal.SIGINT, on_sigint)
+    _set_limits(config)
+    if not worker.trusted:
+        sys.addaudithook(_audit_hook(worker))
+    worker.loop()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "{}")

@@ -1,0 +1,126 @@
+"""Cost of the sandboxed worker: per-node overhead and restart-and-restore time.
+
+    .venv/bin/python benchmarks/bench_sandbox.py [--nodes 2000] [--restarts 30]
+
+Targets (issue 6): under 1 ms of overhead per node, under 150 ms per restart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agent.runner import NodeOutcome  # noqa: E402
+from agent.sandbox import SandboxRunner  # noqa: E402
+from agent.thread_runner import ThreadRunner  # noqa: E402
+
+NODES = {
+    "assign": "x = 1",
+    "regex": "objs = re.findall(r'a ([a-z]+ \\d+)', observation)",
+    "one run()": "obs = run('look')",
+    "loop 5 run()": "for i in range(5):\n    obs = run('look')",
+}
+OBSERVATION = "You see a cabinet 1, a desk 1, a drawer 3, a mug 2 and a sinkbasin 1."
+
+
+async def drive(runner, code: str) -> NodeOutcome:
+    await runner.start(code)
+    while True:
+        message = await runner.next_message()
+        if isinstance(message, NodeOutcome):
+            return message
+        runner.answer("Nothing happens.")
+
+
+def plain_exec(code: str, namespace: dict) -> float:
+    """The floor: exec in this process, no runner at all (run() answers at once)."""
+    scope = dict(namespace, run=lambda a: "Nothing happens.", re=re)
+    began = time.perf_counter()
+    exec(compile(code, "<node>", "exec"), scope)
+    return time.perf_counter() - began
+
+
+async def per_node(runner, code: str, n: int) -> float:
+    await runner.set_variables({"observation": OBSERVATION})
+    for _ in range(20):  # warm up
+        await drive(runner, code)
+    began = time.perf_counter()
+    for _ in range(n):
+        outcome = await drive(runner, code)
+        assert outcome.status == "completed", outcome
+    return (time.perf_counter() - began) / n
+
+
+async def restarts(runner: SandboxRunner, setup: str, n: int) -> list[float]:
+    outcome = await drive(runner, setup)
+    assert outcome.status == "completed", outcome
+    times = []
+    for _ in range(n):
+        outcome = await drive(runner, "while True:\n    pass")
+        assert outcome.error.startswith("timed out"), outcome
+        times.append(runner.last_restart_seconds)
+    return times
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--nodes", type=int, default=2000)
+    parser.add_argument("--restarts", type=int, default=30)
+    args = parser.parse_args()
+
+    print(f"per-node time over {args.nodes} nodes (ms)")
+    print(f"{'node':<14}{'plain exec':>12}{'thread':>10}{'sandbox':>10}{'sandbox - exec':>16}{'sandbox - thread':>18}")
+    worst = worst_thread = 0.0
+    for label, code in NODES.items():
+        floor = statistics.median(plain_exec(code, {"observation": OBSERVATION}) for _ in range(200))
+        thread = ThreadRunner()
+        t_thread = await per_node(thread, code, args.nodes)
+        await thread.close()
+        sandbox = SandboxRunner()
+        t_sandbox = await per_node(sandbox, code, args.nodes)
+        await sandbox.close()
+        worst = max(worst, t_sandbox - floor)
+        worst_thread = max(worst_thread, t_sandbox - t_thread)
+        print(
+            f"{label:<14}{floor * 1e3:>12.3f}{t_thread * 1e3:>10.3f}{t_sandbox * 1e3:>10.3f}"
+            f"{(t_sandbox - floor) * 1e3:>16.3f}{(t_sandbox - t_thread) * 1e3:>18.3f}"
+        )
+
+    print()
+    began = time.perf_counter()
+    cold = SandboxRunner()
+    await cold.ensure_started()
+    print(f"cold worker start: {(time.perf_counter() - began) * 1e3:.1f} ms")
+    await cold.close()
+
+    print(f"restart-and-restore after a timeout, {args.restarts} each (ms)")
+    print(f"{'namespace':<34}{'median':>8}{'p90':>8}{'max':>8}")
+    cases = {
+        "2 small variables": "a = 1\nb = 'two'",
+        "200 variables": "\n".join(f"v{i} = [{i}, '{i}']" for i in range(200)),
+        "one 100k-item list (~1 MB)": "big = [str(i) for i in range(100000)]",
+    }
+    worst_restart = 0.0
+    for label, setup in cases.items():
+        runner = SandboxRunner(node_timeout=0.2)
+        times = sorted(await restarts(runner, setup, args.restarts))
+        await runner.close()
+        p90 = times[int(len(times) * 0.9) - 1]
+        worst_restart = max(worst_restart, statistics.median(times))
+        print(f"{label:<34}{statistics.median(times) * 1e3:>8.1f}{p90 * 1e3:>8.1f}{times[-1] * 1e3:>8.1f}")
+
+    print()
+    print(f"worst per-node overhead vs plain exec: {worst * 1e3:.3f} ms (target < 1 ms)")
+    print(f"worst per-node overhead vs the in-process ThreadRunner: {worst_thread * 1e3:.3f} ms")
+    print(f"worst median restart: {worst_restart * 1e3:.1f} ms (target < 150 ms)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable
+
+import pytest
+import pytest_asyncio
+
+from agent.runner import ActionRequest, NodeOutcome
+from agent.sandbox import SandboxRunner
+
+NODE_TIMEOUT = 1.0
+MEMORY_MB = 256
+
+
+class FakeEnv:
+    """Answers `run(action)` with a scripted observation and records the actions."""
+
+    def __init__(self, script: dict[str, str] | None = None, default: str = "Nothing happens.") -> None:
+        self.script = dict(script or {})
+        self.default = default
+        self.actions: list[str] = []
+
+    def step(self, action: str) -> str:
+        self.actions.append(action)
+        return self.script.get(action, self.default)
+
+
+async def _drive(
+    runner: SandboxRunner,
+    code: str,
+    env: FakeEnv | None = None,
+    stop_after: int | None = None,
+    on_action: Callable[[ActionRequest], Awaitable[Any]] | None = None,
+) -> NodeOutcome:
+    """Run one node to its end, answering every action from `env`."""
+    env = env or FakeEnv()
+    await runner.start(code)
+    while True:
+        message = await runner.next_message()
+        if isinstance(message, NodeOutcome):
+            return message
+        if on_action is not None:
+            await on_action(message)
+        observation = env.step(message.action)
+        runner.answer(observation, stop=stop_after is not None and len(env.actions) >= stop_after)
+
+
+@pytest_asyncio.fixture
+async def runner():
+    r = SandboxRunner(node_timeout=NODE_TIMEOUT, memory_mb=MEMORY_MB, max_output_chars=10_000)
+    await r.ensure_started()
+    try:
+        yield r
+    finally:
+        await r.close()
+
+
+@pytest.fixture
+def drive():
+    """`await drive(runner, code, env=None, stop_after=None, on_action=None) -> NodeOutcome`."""
+    return _drive
+
+
+@pytest.fixture
+def make_env():
+    return FakeEnv

@@ -1,0 +1,191 @@
+"""Hostile node code: each snippet must be refused, fail cleanly or time out,
+leave a live worker (the same one or its replacement), keep the canary
+variables intact, and end within 1.5x the node time limit."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from agent.sandbox import SandboxRunner
+
+NODE_TIMEOUT = 1.0
+
+REFUSED = "refused"  # the static check says "forbidden: ..."
+ERROR = "error"  # it ran and failed with a clean error
+TIMEOUT = "timeout"
+MEMORY = "memory"
+HEAVY = "heavy"  # a C-level blow-up: memory limit or timeout, whichever comes first
+COMPLETES = "completes"  # it runs to the end, harmlessly (e.g. output is capped)
+
+# (id, code, expected kind, text the error must contain)
+HOSTILE: list[tuple[str, str, str, str]] = [
+    # imports
+    ("import-os", "import os\nos.system('touch /tmp/pwned')", REFUSED, "forbidden: import os"),
+    ("import-subprocess", "import subprocess\nsubprocess.run(['id'])", REFUSED, "forbidden: import subprocess"),
+    ("import-socket", "import socket\ns = socket.socket()", REFUSED, "forbidden: import socket"),
+    ("os-kill", "import os\nos.kill(os.getppid(), 9)", REFUSED, "forbidden: import os"),
+    ("dunder-import", "m = __import__('os')", REFUSED, "forbidden: name `__import__`"),
+    ("from-json-submodule", "from json import decoder\nx = decoder.re", ERROR, "ImportError"),
+    ("from-collections-abc", "from collections import abc", ERROR, "ImportError"),
+    ("json-codecs-walk", "import json\nf = json.codecs.open('/etc/passwd')", ERROR, "AttributeError"),
+    ("re-enum-sys-walk", "m = re.enum.sys.modules['os']", ERROR, "AttributeError"),
+    # dunder walks to builtins
+    ("subclasses-walk", "x = ().__class__.__bases__[0].__subclasses__()", REFUSED, "forbidden: attribute `.__class__`"),
+    ("globals-walk", "g = (lambda: 0).__globals__['__builtins__']", REFUSED, "forbidden: attribute `.__globals__`"),
+    ("fstring-walk", "s = f'{().__class__.__base__}'", REFUSED, "forbidden: attribute"),
+    ("match-class-walk", "match 1:\n    case int(__class__=c):\n        pass", REFUSED, "forbidden: attribute `.__class__`"),
+    # frame walks
+    ("gi-frame-walk", "g = (i for i in [1])\nf = g.gi_frame.f_back.f_globals", REFUSED, "forbidden: attribute `.gi_frame`"),
+    ("f-back-walk", "def h():\n    pass\nx = h.f_back", REFUSED, "forbidden: attribute `.f_back`"),
+    ("gi-code", "g = (i for i in [1])\nc = g.gi_code", REFUSED, "forbidden: attribute `.gi_code`"),
+    # format-string attribute walks
+    ("format-literal-walk", "s = '{0.__class__.__base__}'.format(1)", REFUSED, "forbidden: .format"),
+    ("format-variable-template", "t = '{0.real}'\ns = t.format(1)", REFUSED, "forbidden: .format"),
+    ("format-bound-method", "f = '{}'.format\ns = f(1)", REFUSED, "forbidden: .format"),
+    ("format-map-walk", "s = '{x.__class__}'.format_map({'x': 1})", REFUSED, "forbidden: .format_map"),
+    ("format-nested-spec-walk", "s = '{0:{1.imag}}'.format(1, 2)", REFUSED, "forbidden: .format"),
+    ("string-formatter", "import string\ns = string.Formatter().vformat('{0.real}', [1], {})", REFUSED, "forbidden: attribute `.vformat`"),
+    # forbidden builtins: refused as forbidden, never a placeholder
+    ("open-write", "open('/tmp/pwned', 'w').write('x')", REFUSED, "forbidden: open"),
+    ("eval", "x = eval('1 + 1')", REFUSED, "forbidden: eval"),
+    ("exec", "exec('x = 1')", REFUSED, "forbidden: exec"),
+    ("getattr", "c = getattr(1, '__class__')", REFUSED, "forbidden: getattr"),
+    ("exit", "exit()", REFUSED, "forbidden: exit"),
+    ("input", "x = input()", REFUSED, "forbidden: input"),
+    ("globals", "g = globals()", REFUSED, "forbidden: globals"),
+    ("compile", "c = compile('1', 'x', 'eval')", REFUSED, "forbidden: compile"),
+    ("type-three-args", "T = type('T', (), {})", REFUSED, "forbidden: type"),
+    ("shadow-trick", "if False:\n    open = 1\nopen('/etc/passwd')", REFUSED, "forbidden: open"),
+    # reassigning the helpers
+    ("reassign-run", "run = print", REFUSED, "forbidden: assignment to the helper `run`"),
+    ("reassign-re", "re = None", REFUSED, "forbidden: assignment to the helper `re`"),
+    ("delete-run", "del run", REFUSED, "forbidden: assignment to the helper `run`"),
+    ("import-as-run", "import json as run", REFUSED, "forbidden: assignment to the helper `run`"),
+    ("from-import-as-run", "from re import compile as run", REFUSED, "forbidden: assignment to the helper `run`"),
+    ("walrus-run", "x = (run := 1)", REFUSED, "forbidden: assignment to the helper `run`"),
+    ("poison-re-helper", "re.findall = lambda *a: []", REFUSED, "forbidden: changing `re.findall`"),
+    ("poison-module-alias", "import json as j\nj.loads = None", ERROR, "AttributeError: cannot change the sandboxed module"),
+    # time
+    ("infinite-loop", "while True:\n    pass", TIMEOUT, "timed out after 1.0 s"),
+    ("loop-swallowing-interrupts", "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass", TIMEOUT, "timed out after 1.0 s"),
+    ("huge-power", "x = 10 ** 10 ** 10", HEAVY, ""),
+    ("huge-factorial", "import math\nx = math.factorial(10 ** 8)", HEAVY, ""),
+    # memory
+    ("big-string", "s = 'a' * (3 * 1024 ** 3)", MEMORY, "memory limit"),
+    ("big-bytearray", "b = bytearray(2 * 1024 ** 3)", MEMORY, "memory limit"),
+    ("memory-blowup-loop", "chunks = []\nwhile True:\n    chunks.append('x' * 10 ** 7)", MEMORY, "memory limit"),
+    ("range-to-list", "xs = list(range(10 ** 9))", MEMORY, "memory limit"),
+    # recursion
+    ("deep-recursion", "f = lambda n: f(n + 1)\nf(0)", ERROR, "RecursionError"),
+    ("deep-recursion-def", "def g(n):\n    return g(n + 1)\ng(0)", ERROR, "RecursionError"),
+    ("deep-nesting-repr", "x = []\nfor i in range(200000):\n    x = [x]\ns = str(x)", ERROR, "RecursionError"),
+    # output floods
+    ("print-flood", "while True:\n    print('x' * 1000)", TIMEOUT, "timed out after 1.0 s"),
+    ("one-huge-print", "print('y' * 10 ** 7)", COMPLETES, ""),
+    # process control
+    ("system-exit", "raise SystemExit(3)", ERROR, "SystemExit: 3"),
+    ("keyboard-interrupt", "raise KeyboardInterrupt", ERROR, "KeyboardInterrupt"),
+    ("base-exception", "raise BaseException('boom')", ERROR, "BaseException: boom"),
+    ("huge-error-message", "raise ValueError('z' * 10 ** 7)", ERROR, "ValueError: zzz"),
+]
+
+
+def _check(outcome, kind: str, text: str, elapsed: float) -> None:
+    assert elapsed <= 1.5 * NODE_TIMEOUT, f"took {elapsed:.2f} s"
+    if kind == COMPLETES:
+        assert outcome.status == "completed", outcome
+        return
+    assert outcome.status == "error", outcome
+    if kind == REFUSED:
+        assert outcome.error.startswith("forbidden:"), outcome.error
+    elif kind == TIMEOUT:
+        assert outcome.error.startswith("timed out after"), outcome.error
+    elif kind == MEMORY:
+        assert outcome.error == "memory limit", outcome.error
+    elif kind == HEAVY:
+        assert outcome.error.startswith("timed out after") or outcome.error == "memory limit", outcome.error
+    assert text in outcome.error, outcome.error
+    assert len(outcome.error) <= 2100
+
+
+async def _canary(runner: SandboxRunner) -> None:
+    await runner.set_variables({"canary": "alive-123", "counter": [1, 2, 3]})
+
+
+async def _assert_canary(runner: SandboxRunner, drive) -> None:
+    values = {v.name: v.summary for v in await runner.variables()}
+    assert values.get("canary") == "alive-123"
+    assert values.get("counter") == "[1, 2, 3]"
+    outcome = await drive(runner, "canary_check = canary + '!'\ncounter_len = len(counter)")
+    assert outcome.status == "completed", outcome
+    assert runner.worker_pid is not None and runner.worker_pid != os.getpid()
+    lines = await runner.prompt_lines(["canary", "counter_len"])
+    assert lines == ["- canary (str): alive-123", "- counter_len (int): 3"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("code,kind,text", [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE])
+async def test_hostile_snippet(runner, drive, code, kind, text):
+    await _canary(runner)
+    began = time.monotonic()
+    outcome = await drive(runner, code)
+    elapsed = time.monotonic() - began
+    _check(outcome, kind, text, elapsed)
+    await _assert_canary(runner, drive)
+
+
+@pytest.mark.asyncio
+async def test_hostile_gauntlet_on_one_runner(drive):
+    """All of them in a row through one runner: it keeps recovering."""
+    runner = SandboxRunner(node_timeout=NODE_TIMEOUT, memory_mb=256, max_output_chars=10_000)
+    try:
+        await _canary(runner)
+        skip = {"huge-factorial", "huge-power", "loop-swallowing-interrupts", "print-flood"}  # timeouts covered above
+        for name, code, kind, text in HOSTILE:
+            if name in skip:
+                continue
+            began = time.monotonic()
+            outcome = await drive(runner, code)
+            _check(outcome, kind, text, time.monotonic() - began)
+        await _assert_canary(runner, drive)
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_forbidden_builtin_is_never_a_stub(runner, drive):
+    for name in ("open", "eval", "exec", "input", "exit", "globals", "getattr", "breakpoint", "vars"):
+        outcome = await drive(runner, f"x = {name}('a')")
+        assert outcome.status == "error" and outcome.error == f"forbidden: {name}", outcome
+
+
+@pytest.mark.asyncio
+async def test_print_flood_output_is_capped(runner, drive):
+    outcome = await drive(runner, "for i in range(100000):\n    print('line', i)")
+    assert outcome.status == "completed"
+    assert len(outcome.output) <= 10_000 + 100
+    assert outcome.output.endswith("[output cut at 10000 chars]\n")
+
+
+@pytest.mark.asyncio
+async def test_output_before_a_timeout_is_kept(runner, drive, make_env):
+    env = make_env(default="You see a desk.")
+    outcome = await drive(runner, "print('before')\nobs = run('look')\nwhile True:\n    pass", env)
+    assert outcome.error == "timed out after 1.0 s"
+    assert outcome.output == "before\nYou see a desk.\n"
+
+
+@pytest.mark.asyncio
+async def test_nothing_escapes_to_the_filesystem(runner, drive, tmp_path):
+    target = tmp_path / "pwned"
+    for code in (
+        f"open({str(target)!r}, 'w').write('x')",
+        "import os",
+        f"import json\njson.codecs.open({str(target)!r}, 'w')",
+    ):
+        outcome = await drive(runner, code)
+        assert outcome.status == "error"
+    assert not target.exists()

@@ -1,0 +1,183 @@
+"""The worker process: clocks, interrupts, restarts, snapshots, trusted mode."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pickle
+import time
+
+import pytest
+
+from agent.runner import ActionRequest, NodeOutcome
+from agent.sandbox import SandboxError, SandboxRunner
+
+
+@pytest.mark.asyncio
+async def test_the_clock_stops_while_the_engine_serves_run(runner, drive):
+    async def slow_env(_request):
+        await asyncio.sleep(0.4)
+
+    began = time.monotonic()
+    outcome = await drive(runner, "for i in range(4):\n    run('look')", on_action=slow_env)
+    assert outcome.status == "completed", outcome  # 1.6 s of engine time, far less of worker time
+    assert time.monotonic() - began >= 1.6
+
+
+@pytest.mark.asyncio
+async def test_condition_sees_the_live_loop_while_waiting_in_run(runner):
+    await runner.start("for i in range(3):\n    run(f'step {i}')")
+    seen = []
+    while True:
+        message = await runner.next_message()
+        if isinstance(message, NodeOutcome):
+            break
+        seen.append((message.action, await runner.evaluate_condition("i >= 1")))
+        assert "i" in {v.name for v in await runner.variables()}
+        runner.answer("ok")
+    assert seen == [("step 0", False), ("step 1", True), ("step 2", True)]
+
+
+@pytest.mark.asyncio
+async def test_interrupt_stops_a_loop(drive):
+    runner = SandboxRunner(node_timeout=30.0, memory_mb=256)
+    try:
+        await runner.set_variables({"canary": 1})
+        await runner.start("n = 0\nwhile True:\n    n += 1")
+        pid = runner.worker_pid
+        asyncio.get_running_loop().call_later(0.2, runner.interrupt)
+        began = time.monotonic()
+        outcome = await runner.next_message()
+        assert isinstance(outcome, NodeOutcome)
+        assert (outcome.status, outcome.error) == ("error", "interrupted")
+        assert time.monotonic() - began < 1.0
+        assert runner.worker_pid == pid  # the interrupt was enough: no restart
+        assert {v.name for v in await runner.variables()} >= {"canary", "n"}
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_interrupt_escalates_to_kill_and_restore(drive):
+    runner = SandboxRunner(node_timeout=30.0, memory_mb=256, interrupt_grace=0.3)
+    try:
+        await runner.set_variables({"canary": "alive"})
+        await runner.start("while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass")
+        pid = runner.worker_pid
+        asyncio.get_running_loop().call_later(0.1, runner.interrupt)
+        began = time.monotonic()
+        outcome = await runner.next_message()
+        assert outcome.status == "error" and outcome.error.startswith("interrupted"), outcome
+        assert time.monotonic() - began < 1.5
+        assert runner.worker_pid not in (None, pid)
+        assert [v.summary for v in await runner.variables()] == ["alive"]
+        assert (await drive(runner, "x = canary")).status == "completed"
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_interrupt_while_waiting_for_an_answer(runner):
+    await runner.start("run('look')\nafter = 1")
+    message = await runner.next_message()
+    assert isinstance(message, ActionRequest)
+    runner.interrupt()
+    runner.answer("too late")  # dropped: nothing is waiting any more
+    outcome = await runner.next_message()
+    assert (outcome.status, outcome.error) == ("error", "interrupted")
+    assert "after" not in {v.name for v in await runner.variables()}
+
+
+@pytest.mark.asyncio
+async def test_restart_restores_snapshot_and_reports_unpicklable(runner, drive):
+    outcome = await drive(runner, "data = {'a': [1, 2]}\nm = re.match('a', 'a')\ngen = (i for i in [1])")
+    assert outcome.status == "completed"
+    pid = runner.worker_pid
+    outcome = await drive(runner, "data['b'] = 3\nwhile True:\n    pass")
+    assert outcome.error.startswith("timed out after 1.0 s (not restored: ")
+    assert "m" in outcome.error and "gen" in outcome.error
+    assert {(c.name, c.change) for c in outcome.changes} == {("m", "removed"), ("gen", "removed")}
+    assert runner.worker_pid != pid and runner.restarts == 1
+    values = {v.name: v.summary for v in await runner.variables()}
+    assert values == {"data": "{'a': [1, 2]}"}  # the timed-out node's change is undone
+    assert await runner.evaluate_condition("data['a'] == [1, 2]")
+
+
+@pytest.mark.asyncio
+async def test_worker_killed_from_outside_is_replaced(runner, drive):
+    await runner.set_variables({"canary": "alive"})
+    os.kill(runner.worker_pid, 9)
+    await asyncio.sleep(0.05)
+    outcome = await drive(runner, "x = canary + '!'")
+    assert outcome.status == "completed", outcome
+    assert {v.name: v.summary for v in await runner.variables()} == {"canary": "alive", "x": "alive!"}
+
+
+@pytest.mark.asyncio
+async def test_a_slow_condition_kills_the_node_it_was_asked_in(runner):
+    await runner.start("run('look')")
+    assert isinstance(await runner.next_message(), ActionRequest)
+    with pytest.raises(SandboxError, match="timed out"):
+        await runner.evaluate_condition("any(iter(int, 1))")
+    outcome = await runner.next_message()
+    assert outcome.status == "error" and outcome.error.startswith("timed out")
+    assert runner.worker_pid is not None
+
+
+@pytest.mark.asyncio
+async def test_engine_never_unpickles(monkeypatch, runner, drive):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the engine unpickled something")
+
+    monkeypatch.setattr(pickle, "loads", refuse)
+    monkeypatch.setattr(pickle, "load", refuse)
+    monkeypatch.setattr(pickle, "Unpickler", refuse)
+    await runner.set_variables({"canary": [1, 2]})
+    assert (await drive(runner, "canary.append(3)")).status == "completed"
+    assert (await drive(runner, "while True:\n    pass")).status == "error"  # kill + restore
+    assert [v.summary for v in await runner.variables()] == ["[1, 2, 3]"]
+
+
+@pytest.mark.asyncio
+async def test_trusted_mode_skips_checks_but_keeps_isolation_and_limits(drive):
+    runner = SandboxRunner(trusted=True, node_timeout=1.0, memory_mb=256)
+    try:
+        outcome = await drive(runner, "import os\npid = os.getpid()\nt = type(1).__name__")
+        assert outcome.status == "completed", outcome
+        values = {v.name: v.summary for v in await runner.variables()}
+        assert values["pid"] != str(os.getpid()) and values["t"] == "int"
+        outcome = await drive(runner, "while True:\n    pass")
+        assert outcome.error == "timed out after 1.0 s"
+        outcome = await drive(runner, "s = 'a' * (3 * 1024 ** 3)")
+        assert outcome.error == "memory limit"
+        outcome = await drive(runner, "exit(3)")
+        assert outcome.error == "SystemExit: 3"
+        outcome = await drive(runner, "import os\nos._exit(1)")
+        assert outcome.status == "error" and outcome.error.startswith("worker exited")
+        outcome = await drive(runner, "import os\nos.kill(os.getpid(), 11)")
+        assert outcome.error.startswith("worker crashed (SIGSEGV)")
+        assert {v.name for v in await runner.variables()} >= {"pid", "t"}
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_the_worker_gets_no_secrets_from_the_environment(monkeypatch, drive):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    runner = SandboxRunner(trusted=True, node_timeout=1.0)
+    try:
+        outcome = await drive(runner, "import os\nkey = os.environ.get('OPENAI_API_KEY', 'none')")
+        assert outcome.status == "completed", outcome
+        assert [v.summary for v in await runner.variables()] == ["none"]
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_close_ends_the_worker():
+    runner = SandboxRunner(node_timeout=1.0)
+    await runner.ensure_started()
+    pid = runner.worker_pid
+    await runner.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
