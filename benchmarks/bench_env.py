@@ -1,0 +1,126 @@
+"""Time the ALFWorld environment: engine import, game load, reset, step.
+
+    python benchmarks/bench_env.py [--per-type 2] [--steps 12]
+
+Bundled games always; real valid_seen games too when ALFWORLD_DATA is set or
+../shared/alfworld exists. Steps are the stored walkthrough (bundled) or a
+fixed walk over admissible `go to` / `open` / `examine` commands (real games),
+plus one junk command per game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import subprocess  # noqa: E402
+
+from envs.alfworld import TASK_TYPES, AlfworldEnv, list_games, list_split  # noqa: E402
+
+# alfworld sets ALFWORLD_DATA to ~/.cache/alfworld when it is imported: decide first.
+if not os.environ.get("ALFWORLD_DATA") and (ROOT.parent / "shared" / "alfworld").is_dir():
+    os.environ["ALFWORLD_DATA"] = str(ROOT.parent / "shared" / "alfworld")
+
+
+def _pick(games, per_type):
+    out = []
+    for t in TASK_TYPES:
+        of_type = [g for g in games if g.task_type == t]
+        if not of_type:
+            continue
+        stride = max(1, len(of_type) // per_type)
+        out += of_type[::stride][:per_type]
+    return out
+
+
+def _real_commands(env: AlfworldEnv, n: int) -> list[str]:
+    """A deterministic walk: visit receptacles, open what is closed, examine."""
+    cmds = []
+    gotos = [c for c in env.admissible_commands if c.startswith("go to ")]
+    for c in gotos[: max(1, n // 2)]:
+        cmds.append(c)
+        cmds.append("examine " + c[len("go to "):])
+    return cmds[:n]
+
+
+def bench(games, steps: int, real: bool) -> dict:
+    loads, resets, step_times, walk_wins = [], [], [], 0
+    for g in games:
+        t0 = time.perf_counter()
+        env = AlfworldEnv(g.path)
+        env._ensure_loaded()
+        loads.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        env.reset()
+        resets.append(time.perf_counter() - t0)
+        plan = _real_commands(env, steps) if real else list(env.walkthrough or [])[:steps]
+        plan = plan + ["dance with the fridge"]
+        for cmd in plan:
+            t0 = time.perf_counter()
+            env.step(cmd)
+            step_times.append(time.perf_counter() - t0)
+            if real and env.admissible_commands and cmd.startswith("go to "):
+                # open the receptacle if it is closed, as an agent would
+                opener = "open " + cmd[len("go to "):]
+                if opener in env.admissible_commands:
+                    t0 = time.perf_counter()
+                    env.step(opener)
+                    step_times.append(time.perf_counter() - t0)
+        walk_wins += int(env.won)
+        env.close()
+    return {"games": len(games), "load": loads, "reset": resets, "step": step_times, "wins": walk_wins}
+
+
+def _ms(xs):
+    return f"{1000 * statistics.median(xs):7.0f}" if xs else "      -"
+
+
+def _p90(xs):
+    if not xs:
+        return "      -"
+    xs = sorted(xs)
+    return f"{1000 * xs[min(len(xs) - 1, int(0.9 * len(xs)))]:7.0f}"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--per-type", type=int, default=2, help="games per task type and source (default 2)")
+    ap.add_argument("--steps", type=int, default=12, help="steps per game (default 12)")
+    args = ap.parse_args(argv)
+
+    code = "import time; t = time.perf_counter(); import envs.alfworld; print(time.perf_counter() - t)"
+    t_pkg = min(
+        float(subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout)
+        for _ in range(3)
+    )
+    t0 = time.perf_counter()
+    import textworld.envs  # noqa: F401
+    from alfworld.agents.environment import alfred_tw_env  # noqa: F401
+
+    t_engine = time.perf_counter() - t0
+
+    rows = [("bundled", bench(_pick(list_games(), args.per_type), args.steps, real=False))]
+    real_games = list_split("valid_seen")
+    if real_games:
+        rows.append(("valid_seen", bench(_pick(real_games, args.per_type), args.steps, real=True)))
+
+    print(f"import envs.alfworld: {1000 * t_pkg:.0f} ms; import textworld + alfworld engine: {1000 * t_engine:.0f} ms")
+    print(f"{'source':11s} {'games':>5s} {'load ms':>8s} {'reset ms':>8s} {'step ms':>8s} {'step p90':>8s} {'steps':>6s}")
+    for name, r in rows:
+        print(f"{name:11s} {r['games']:5d} {_ms(r['load']):>8s} {_ms(r['reset']):>8s} {_ms(r['step']):>8s} "
+              f"{_p90(r['step']):>8s} {len(r['step']):6d}")
+    print("(medians; load = parse game + build engine, reset = new episode, step = one command)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,329 @@
+"""An environment whose real engine lives in a worker process.
+
+`RemoteEnv` implements the Env protocol by sending each call to a worker
+process (`python -m envs.remote`) over its stdin/stdout, one JSON line per
+request and reply. ALFWorld's reset and step are CPU-bound Python, so one
+process per concurrent episode is what lets C episodes really run in parallel.
+
+A worker holds one environment at a time and is reused for the next episode
+(its imports stay warm). If the worker dies, the call in flight raises
+`EnvError` naming the exit code and the worker's last stderr line; the pool
+starts a fresh worker for the next episode, so only that episode fails.
+
+    pool = EnvPool(4)
+    async with pool.env("put-01", max_steps=80) as env:
+        engine = Engine(env, llm)
+        ...
+    await pool.close()
+
+The worker ignores Ctrl-C: the parent decides when episodes stop, and closing
+a worker's stdin (or the parent dying) ends it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator, Callable, Sequence
+
+from envs.base import EnvError, Reset
+
+DEFAULT_FACTORY = "envs:make_env"  # "module:function", called as function(game, max_steps)
+
+
+class WorkerDied(EnvError):
+    """The worker process ended while a call was in flight."""
+
+
+class EnvWorker:
+    """One worker process and the blocking request/reply channel to it."""
+
+    def __init__(self, factory: str = DEFAULT_FACTORY, extra_path: Sequence[str] = (), warm: bool = True) -> None:
+        self.factory = factory
+        self._stderr = tempfile.TemporaryFile(mode="w+b")
+        env = dict(os.environ)
+        if extra_path:
+            env["PYTHONPATH"] = os.pathsep.join([*extra_path, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        args = [sys.executable, "-m", "envs.remote", factory] + (["--warm"] if warm else [])
+        self.process = subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=env,
+        )
+        self._lock = threading.Lock()
+        self.dead_reason = ""
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def alive(self) -> bool:
+        return not self.dead_reason and self.process.poll() is None
+
+    def call(self, op: str, **fields: Any) -> dict[str, Any]:
+        """Send one request and wait for its reply (blocking: call it from a thread)."""
+        with self._lock:
+            if not self.alive:
+                raise WorkerDied(self.dead_reason or self._death(op))
+            line = (json.dumps({"op": op, **fields}) + "\n").encode()
+            try:
+                assert self.process.stdin is not None and self.process.stdout is not None
+                self.process.stdin.write(line)
+                self.process.stdin.flush()
+                answer = self.process.stdout.readline()
+            except (BrokenPipeError, OSError, ValueError):
+                answer = b""
+            if not answer:
+                self.dead_reason = self._death(op)
+                raise WorkerDied(self.dead_reason)
+            return json.loads(answer)
+
+    def _death(self, op: str) -> str:
+        try:
+            code = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait()
+        tail = ""
+        try:
+            self._stderr.seek(0)
+            lines = [l for l in self._stderr.read().decode(errors="replace").splitlines() if l.strip()]
+            tail = lines[-1].strip()[:200] if lines else ""
+        except (OSError, ValueError):
+            pass
+        why = f"signal {-code}" if code < 0 else f"exit code {code}"
+        return f"the environment worker process died ({why}) during {op}" + (f": {tail}" if tail else "")
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Ask the worker to exit; kill it if it does not."""
+        if self.process.poll() is None:
+            try:
+                assert self.process.stdin is not None
+                self.process.stdin.close()  # EOF ends the worker's loop
+            except (OSError, ValueError):
+                pass
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        for stream in (self.process.stdout, self._stderr):
+            try:
+                stream.close()  # type: ignore[union-attr]
+            except (OSError, ValueError):
+                pass
+
+
+class RemoteEnv:
+    """The Env protocol over an `EnvWorker`. `done`, `won` and `steps` are cached from the last reply."""
+
+    def __init__(self, worker: EnvWorker, game: str, max_steps: int, name: str, task_type: str | None) -> None:
+        self.worker = worker
+        self.game = game
+        self.max_steps = max_steps
+        self.name = name
+        self.task_type = task_type
+        self._done = False
+        self._won = False
+        self._steps = 0
+        self._open = True
+
+    @classmethod
+    def open(cls, worker: EnvWorker, game: str, max_steps: int = 80) -> "RemoteEnv":
+        """Create the environment in the worker (blocking)."""
+        reply = worker.call("open", game=str(game), max_steps=max_steps)
+        result = _unwrap(reply)
+        return cls(worker, str(game), max_steps, result["name"], result["task_type"])
+
+    def _call(self, op: str, **fields: Any) -> Any:
+        reply = self.worker.call(op, **fields)
+        state = reply.get("state")
+        if state:
+            self._done, self._won, self._steps = bool(state[0]), bool(state[1]), int(state[2])
+        return _unwrap(reply)
+
+    def reset(self) -> Reset:
+        result = self._call("reset")
+        return Reset(instruction=result["instruction"], observation=result["observation"], raw=result["raw"])
+
+    def step(self, action: str) -> str:
+        return self._call("step", action=str(action))
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    @property
+    def won(self) -> bool:
+        return self._won
+
+    @property
+    def steps(self) -> int:
+        return self._steps
+
+    def close(self) -> None:
+        """Close the environment in the worker; the worker itself stays for the next episode."""
+        if self._open and self.worker.alive:
+            self._open = False
+            try:
+                self.worker.call("close")
+            except EnvError:
+                pass
+
+    def __repr__(self) -> str:
+        return f"RemoteEnv({self.game!r}, pid={self.worker.pid}, task_type={self.task_type!r})"
+
+
+def _unwrap(reply: dict[str, Any]) -> Any:
+    if reply.get("ok"):
+        return reply.get("result")
+    message = reply.get("message") or reply.get("error") or "unknown error"
+    if reply.get("env_error"):
+        raise EnvError(message)
+    raise EnvError(f"{reply.get('error')}: {message}")
+
+
+class EnvPool:
+    """`size` workers handed out one per episode; a dead worker is replaced when it comes back."""
+
+    def __init__(self, size: int, factory: str = DEFAULT_FACTORY, extra_path: Sequence[str] = ()) -> None:
+        if size < 1:
+            raise ValueError("an EnvPool needs at least one worker")
+        self.factory = factory
+        self.extra_path = tuple(extra_path)
+        self.workers: list[EnvWorker] = [self._spawn() for _ in range(size)]
+        self._idle: asyncio.Queue[EnvWorker] | None = None
+        self.replaced = 0
+
+    def _spawn(self) -> EnvWorker:
+        return EnvWorker(self.factory, self.extra_path)
+
+    def _queue(self) -> asyncio.Queue[EnvWorker]:
+        if self._idle is None:
+            self._idle = asyncio.Queue()
+            for worker in self.workers:
+                self._idle.put_nowait(worker)
+        return self._idle
+
+    async def acquire(self) -> EnvWorker:
+        worker = await self._queue().get()
+        if not worker.alive:
+            worker = await asyncio.to_thread(self._replace, worker)
+        return worker
+
+    def _replace(self, worker: EnvWorker) -> EnvWorker:
+        worker.close(timeout=1)
+        fresh = self._spawn()
+        self.workers[self.workers.index(worker)] = fresh
+        self.replaced += 1
+        return fresh
+
+    def release(self, worker: EnvWorker) -> None:
+        self._queue().put_nowait(worker)
+
+    @asynccontextmanager
+    async def env(self, game: str, max_steps: int = 80) -> AsyncIterator[RemoteEnv]:
+        """A RemoteEnv on a worker of the pool for the length of the block."""
+        worker = await self.acquire()
+        remote: RemoteEnv | None = None
+        try:
+            remote = await asyncio.to_thread(RemoteEnv.open, worker, game, max_steps)
+            yield remote
+        finally:
+            if remote is not None:
+                await asyncio.shield(asyncio.to_thread(remote.close))
+            self.release(worker)
+
+    async def ready(self) -> None:
+        """Wait until every worker has started and imported its engine."""
+        await asyncio.gather(*(asyncio.to_thread(w.call, "ping") for w in self.workers))
+
+    async def close(self) -> None:
+        await asyncio.gather(*(asyncio.to_thread(w.close) for w in self.workers))
+
+    def close_now(self) -> None:
+        for worker in self.workers:
+            worker.close(timeout=2)
+
+
+# ----------------------------------------------------------------- the worker
+def _load_factory(spec: str) -> Callable[..., Any]:
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name or "make_env")
+
+
+def serve(factory_spec: str, inp: Any, out: Any, warm: bool = False) -> None:
+    """The worker loop: one JSON request per line in, one JSON reply per line out."""
+    factory = _load_factory(factory_spec)
+    if warm:
+        try:  # import the heavy engine now, while the parent is still setting up
+            import textworld  # noqa: F401
+            import alfworld.agents.environment.alfred_tw_env  # noqa: F401
+        except Exception:  # noqa: BLE001 - a missing engine is reported by the first reset
+            pass
+    env: Any = None
+    for line in inp:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        op = request.get("op")
+        try:
+            if op == "open":
+                if env is not None:
+                    env.close()
+                env = None
+                env = factory(request["game"], request.get("max_steps", 80))
+                result: Any = {"name": env.name, "task_type": env.task_type}
+            elif op == "reset":
+                reset = _require(env).reset()
+                result = {"instruction": reset.instruction, "observation": reset.observation, "raw": reset.raw}
+            elif op == "step":
+                result = _require(env).step(request["action"])
+            elif op == "ping":
+                result = "pong"
+            elif op == "close":
+                if env is not None:
+                    env.close()
+                env, result = None, None
+            else:
+                raise ValueError(f"unknown request {op!r}")
+            reply: dict[str, Any] = {"ok": True, "result": result}
+        except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent as a reply
+            reply = {"ok": False, "error": type(exc).__name__, "message": str(exc), "env_error": isinstance(exc, EnvError)}
+        if env is not None:
+            reply["state"] = [bool(env.done), bool(env.won), int(env.steps)]
+        out.write((json.dumps(reply) + "\n").encode())
+        out.flush()
+    if env is not None:
+        env.close()
+
+
+def _require(env: Any) -> Any:
+    if env is None:
+        raise RuntimeError("no environment is open in this worker")
+    return env
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops episodes, not Ctrl-C
+    # The protocol owns the real stdout; anything the engine prints goes to stderr.
+    channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    factory = next((a for a in argv if not a.startswith("--")), DEFAULT_FACTORY)
+    serve(factory, sys.stdin.buffer, channel, warm="--warm" in argv)
+
+
+if __name__ == "__main__":
+    main()
