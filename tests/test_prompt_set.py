@@ -278,7 +278,8 @@ def test_demo_entries_are_valid_expansions():
     entries = load_demo()
     assert entries
     for entry in entries:
-        assert set(entry) <= {"stub", "when", "answer"}, entry.keys()
+        assert set(entry) <= {"stub", "when", "answer", "purpose", "once"}, entry.keys()
+        assert entry.get("purpose", "expand") in ("expand", "repair")
         stub = entry["stub"]
         if entry.get("when"):
             re.compile(entry["when"])
