@@ -1,0 +1,504 @@
+"""Breakpoints and step modes over the engine's event stream.
+
+A `Debugger` wraps an `Engine` and turns its one-event-at-a-time `step()` into
+the commands of a debugger: *next* (one event), *into* (the next action or
+node start: stops between the actions of a loop), *over* (finish the current
+node and its subtree), *out* (finish the parent) and *continue*. Every mode is
+"step until a predicate holds on the event just produced"; all of them also
+stop on an enabled breakpoint, when a human LLM must write an expansion, when
+the run ends, and when a pause was requested.
+
+No UI imports: the console drives this from a worker and shows what it returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Callable
+
+from agent import events as ev
+from agent.engine import Engine
+
+__all__ = [
+    "Breakpoint",
+    "BreakpointKind",
+    "Debugger",
+    "StepMode",
+    "Stop",
+    "StopReason",
+    "describe_event",
+    "parse_breakpoint",
+]
+
+
+class StepMode(str, Enum):
+    NEXT = "next"
+    INTO = "into"
+    OVER = "over"
+    OUT = "out"
+    CONTINUE = "continue"
+
+
+class BreakpointKind(str, Enum):
+    EVERY_STUB = "every_stub"
+    STUB_NAME = "stub_name"
+    DEPTH_AT_LEAST = "depth_at_least"
+    ACTION_REGEX = "action_regex"
+    OBSERVATION_REGEX = "observation_regex"
+    ANY_ERROR = "any_error"
+
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass
+class Breakpoint:
+    """A predicate on the next event, with pudb's enabled flag, hit count and condition."""
+
+    kind: BreakpointKind
+    value: str = ""  # function name or regex, regex, or the depth as text
+    enabled: bool = True
+    condition: str = ""  # a Python expression evaluated against the namespace
+    hit_count: int = 0
+    number: int = 0
+
+    def __post_init__(self) -> None:
+        self.kind = BreakpointKind(self.kind)
+        self._regex: re.Pattern[str] | None = None
+        if self.kind in (BreakpointKind.ACTION_REGEX, BreakpointKind.OBSERVATION_REGEX):
+            if not self.value:
+                raise ValueError(f"a {self.kind.value} breakpoint needs a regular expression")
+            try:
+                self._regex = re.compile(self.value, re.I)
+            except re.error as exc:
+                raise ValueError(f"bad regular expression {self.value!r}: {exc}") from None
+        elif self.kind is BreakpointKind.STUB_NAME:
+            if not self.value:
+                raise ValueError("a stub_name breakpoint needs a function name or a regex")
+            if not _IDENTIFIER.match(self.value):
+                try:
+                    self._regex = re.compile(self.value)
+                except re.error as exc:
+                    raise ValueError(f"bad regular expression {self.value!r}: {exc}") from None
+        elif self.kind is BreakpointKind.DEPTH_AT_LEAST:
+            try:
+                if int(self.value) < 0:
+                    raise ValueError
+            except ValueError:
+                raise ValueError(f"depth must be a whole number >= 0, not {self.value!r}") from None
+        if self.condition:
+            try:
+                compile(self.condition, "<condition>", "eval")
+            except SyntaxError as exc:
+                raise ValueError(f"bad condition {self.condition!r}: {exc.msg}") from None
+
+    @property
+    def depth(self) -> int:
+        return int(self.value) if self.kind is BreakpointKind.DEPTH_AT_LEAST else 0
+
+    def describe(self) -> str:
+        match self.kind:
+            case BreakpointKind.EVERY_STUB:
+                return "every stub expansion"
+            case BreakpointKind.STUB_NAME:
+                return f"stub `{self.value}`" if self._regex is None else f"stub matching '{self.value}'"
+            case BreakpointKind.DEPTH_AT_LEAST:
+                return f"depth >= {self.value}"
+            case BreakpointKind.ACTION_REGEX:
+                return f"action matches '{self.value}'"
+            case BreakpointKind.OBSERVATION_REGEX:
+                return f"observation matches '{self.value}'"
+            case BreakpointKind.ANY_ERROR:
+                return "any error"
+        return self.kind.value  # pragma: no cover
+
+    def spec(self) -> str:
+        """The text form `parse_breakpoint` reads back."""
+        head = {
+            BreakpointKind.EVERY_STUB: "every-stub",
+            BreakpointKind.STUB_NAME: f"stub {self.value}",
+            BreakpointKind.DEPTH_AT_LEAST: f"depth {self.value}",
+            BreakpointKind.ACTION_REGEX: f"action {self.value}",
+            BreakpointKind.OBSERVATION_REGEX: f"obs {self.value}",
+            BreakpointKind.ANY_ERROR: "error",
+        }[self.kind]
+        return f"{head} if {self.condition}" if self.condition else head
+
+    def match(self, event: ev.Event, stub_name: str) -> str | None:
+        """What matched (a short text), or None. Ignores `enabled` and the condition."""
+        match self.kind:
+            case BreakpointKind.EVERY_STUB:
+                if isinstance(event, ev.ExpansionRequested) and event.purpose == "expand":
+                    return stub_name or "stub"
+            case BreakpointKind.STUB_NAME:
+                if isinstance(event, ev.ExpansionRequested) and event.purpose == "expand" and stub_name:
+                    if self._regex is None:
+                        return stub_name if stub_name == self.value else None
+                    return stub_name if self._regex.fullmatch(stub_name) else None
+            case BreakpointKind.DEPTH_AT_LEAST:
+                if isinstance(event, ev.NodeStarted) and event.depth >= self.depth:
+                    return f"{_first_line(event.code)} at depth {event.depth}"
+            case BreakpointKind.ACTION_REGEX:
+                if isinstance(event, ev.ActionSent) and self._regex and self._regex.search(event.action):
+                    return event.action
+            case BreakpointKind.OBSERVATION_REGEX:
+                if (
+                    isinstance(event, ev.ObservationReceived)
+                    and self._regex
+                    and self._regex.search(event.observation)
+                ):
+                    return _first_line(event.observation, 80)
+            case BreakpointKind.ANY_ERROR:
+                if isinstance(event, ev.NodeError):
+                    return _first_line(event.error, 80)
+                if isinstance(event, ev.ExpansionRejected):
+                    return f"expansion rejected: {_first_line(event.reason, 70)}"
+        return None
+
+
+def parse_breakpoint(text: str) -> Breakpoint:
+    """Read `stub NAME|REGEX`, `depth N`, `action REGEX`, `obs REGEX`, `error`, `every-stub`,
+    each optionally followed by ` if CONDITION`. Raises ValueError saying what is accepted."""
+    text = text.strip()
+    condition = ""
+    head, sep, tail = text.partition(" if ")
+    if sep:
+        text, condition = head.strip(), tail.strip()
+    word, _, rest = text.partition(" ")
+    rest = rest.strip()
+    kinds = {
+        "stub": BreakpointKind.STUB_NAME,
+        "name": BreakpointKind.STUB_NAME,
+        "depth": BreakpointKind.DEPTH_AT_LEAST,
+        "action": BreakpointKind.ACTION_REGEX,
+        "act": BreakpointKind.ACTION_REGEX,
+        "obs": BreakpointKind.OBSERVATION_REGEX,
+        "observation": BreakpointKind.OBSERVATION_REGEX,
+        "error": BreakpointKind.ANY_ERROR,
+        "every-stub": BreakpointKind.EVERY_STUB,
+        "every_stub": BreakpointKind.EVERY_STUB,
+    }
+    kind = kinds.get(word.lower())
+    if kind is None:
+        raise ValueError(
+            "use: stub NAME | depth N | action REGEX | obs REGEX | error | every-stub, "
+            "optionally followed by `if CONDITION`"
+        )
+    return Breakpoint(kind, rest, condition=condition)
+
+
+@dataclass(frozen=True)
+class StopReason:
+    """Why a step command stopped, as one line for the person."""
+
+    kind: str  # "step", "breakpoint", "human", "finished", "paused", "condition_error"
+    text: str
+    breakpoint: int | None = None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Stop:
+    event: ev.Event
+    reason: StopReason
+    events: int = 0  # how many engine events this command consumed
+
+
+def _first_line(text: str, width: int = 60) -> str:
+    line = text.strip().split("\n", 1)[0]
+    more = "\n" in text.strip()
+    if len(line) > width:
+        return line[: width - 1] + "…"
+    return line + (" …" if more else "")
+
+
+def describe_event(event: ev.Event) -> str:
+    """A short human description of one event."""
+    match event:
+        case ev.RunStarted():
+            return f"run started: {event.task}"
+        case ev.NodeStarted():
+            return f"node {event.node_id} starts: {_first_line(event.code)}"
+        case ev.ActionSent():
+            return f"action {event.step}: {event.action}"
+        case ev.ObservationReceived():
+            return f"observation {event.step}: {_first_line(event.observation, 70)}"
+        case ev.VariablesChanged():
+            return "variables changed: " + ", ".join(c.name for c in event.changes[:6])
+        case ev.NodeCompleted():
+            return f"node {event.node_id} completed"
+        case ev.StubFound():
+            return f"stub `{event.name}` found in {event.node_id}"
+        case ev.ExpansionRequested():
+            extra = f" (attempt {event.attempt})" if event.attempt > 1 else ""
+            return f"{event.purpose} of {event.node_id} requested{extra}"
+        case ev.ExpansionReceived():
+            return f"expansion of {event.node_id}: {len(event.blocks)} child node(s) from {event.source}"
+        case ev.ExpansionRejected():
+            return f"expansion of {event.node_id} rejected: {event.reason}"
+        case ev.NodeSkipped():
+            return f"node {event.node_id} skipped (empty expansion)"
+        case ev.NodeError():
+            return f"node {event.node_id} error: {_first_line(event.error, 80)}"
+        case ev.RunFinished():
+            return ("won" if event.success else "failed") + f": {event.reason} ({event.steps} steps)"
+    return event.kind
+
+
+# Events `into` stops at: the start of a node, each single action, and every
+# point where the plan itself changes.
+_INTO_STOPS = (
+    ev.NodeStarted,
+    ev.ActionSent,
+    ev.StubFound,
+    ev.ExpansionRequested,
+    ev.ExpansionReceived,
+    ev.NodeError,
+    ev.RunFinished,
+)
+
+
+class Debugger:
+    """Step an engine by commands; stop on breakpoints, the human, the end or a pause."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        breakpoints: list[Breakpoint] | None = None,
+        on_event: Callable[[ev.Event], Any] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.on_event = on_event
+        self.breakpoints: list[Breakpoint] = []
+        self._next_number = 1
+        for bp in breakpoints if breakpoints is not None else [Breakpoint(BreakpointKind.EVERY_STUB)]:
+            self._number(bp)
+        self.last_event: ev.Event | None = None
+        self.last_stop: Stop | None = None
+        self.events_seen = 0
+        self.stub_name = ""  # the function name of the most recent stub
+        self.running = False
+        self._pause = False
+
+    # -- breakpoints -----------------------------------------------------------
+
+    def _number(self, bp: Breakpoint) -> Breakpoint:
+        bp.number = self._next_number
+        self._next_number += 1
+        self.breakpoints.append(bp)
+        return bp
+
+    def add_breakpoint(self, kind: BreakpointKind | str, value: str = "", condition: str = "") -> Breakpoint:
+        """Add one; raises ValueError with the reason for a bad regex, depth or condition."""
+        return self._number(Breakpoint(BreakpointKind(kind), str(value), condition=condition))
+
+    def add(self, bp: Breakpoint) -> Breakpoint:
+        return self._number(bp)
+
+    def breakpoint(self, number: int) -> Breakpoint | None:
+        return next((b for b in self.breakpoints if b.number == number), None)
+
+    def remove_breakpoint(self, number: int) -> bool:
+        bp = self.breakpoint(number)
+        if bp is not None:
+            self.breakpoints.remove(bp)
+        return bp is not None
+
+    def toggle_breakpoint(self, number: int) -> bool | None:
+        bp = self.breakpoint(number)
+        if bp is None:
+            return None
+        bp.enabled = not bp.enabled
+        return bp.enabled
+
+    def find_breakpoint(self, kind: BreakpointKind | str, value: str = "") -> Breakpoint | None:
+        kind = BreakpointKind(kind)
+        return next((b for b in self.breakpoints if b.kind is kind and b.value == value), None)
+
+    # -- state -----------------------------------------------------------------
+
+    @property
+    def human(self) -> bool:
+        """Whether the LLM is a person answering through `submit`."""
+        llm = self.engine.llm
+        return getattr(llm, "name", "") == "human" and callable(getattr(llm, "submit", None))
+
+    @property
+    def done(self) -> bool:
+        return self.engine.done
+
+    @property
+    def awaiting_human(self) -> bool:
+        """The run is stopped at an ExpansionRequested that a person must answer."""
+        return self.human and isinstance(self.last_event, ev.ExpansionRequested) and not self.engine.done
+
+    def request_pause(self) -> None:
+        """Ask a running command to stop after the event in progress."""
+        if self.running:
+            self._pause = True
+
+    # -- stepping ----------------------------------------------------------------
+
+    async def _advance(self) -> ev.Event:
+        event = await self.engine.step()
+        self.last_event = event
+        self.events_seen += 1
+        if isinstance(event, ev.StubFound):
+            self.stub_name = event.name
+        elif isinstance(event, ev.NodeError):
+            self.stub_name = ""
+        if self.on_event is not None:
+            self.on_event(event)
+        return event
+
+    def _anchor(self, mode: StepMode) -> str | None:
+        """The node whose subtree `over`/`out` finishes."""
+        if self.last_event is None or self.last_event.node_id is None:
+            return None
+        node = self.engine.tree.nodes.get(self.last_event.node_id)
+        if node is None:
+            return None
+        if mode is StepMode.OUT:
+            return node.parent.id if node.parent is not None else "<root>"
+        return node.id
+
+    def _inside(self, node_id: str | None, anchor: str) -> bool:
+        if anchor == "<root>":
+            return True
+        node = self.engine.tree.nodes.get(node_id or "")
+        while node is not None:
+            if node.id == anchor:
+                return True
+            node = node.parent
+        return False
+
+    async def _breakpoint_hit(self, event: ev.Event) -> StopReason | None:
+        for bp in self.breakpoints:
+            if not bp.enabled:
+                continue
+            what = bp.match(event, self.stub_name)
+            if what is None:
+                continue
+            if bp.condition:
+                try:
+                    holds = await self.engine.runner.evaluate_condition(bp.condition)
+                except Exception as exc:  # noqa: BLE001 - a bad condition stops, like pudb
+                    bp.hit_count += 1
+                    return StopReason(
+                        "condition_error",
+                        f"breakpoint {bp.number}: condition `{bp.condition}` raised "
+                        f"{type(exc).__name__}: {exc} — {what}",
+                        bp.number,
+                    )
+                if not holds:
+                    continue
+            bp.hit_count += 1
+            cond = f" if {bp.condition}" if bp.condition else ""
+            return StopReason("breakpoint", f"breakpoint {bp.number}: {bp.describe()}{cond} — {what}", bp.number)
+        return None
+
+    def _human_reason(self, event: ev.ExpansionRequested) -> StopReason:
+        node = self.engine.tree.nodes.get(event.node_id or "")
+        code = _first_line(node.code) if node else ""
+        what = "repair" if event.purpose == "repair" else "expansion"
+        attempt = f" (attempt {event.attempt})" if event.attempt > 1 else ""
+        return StopReason("human", f"awaiting your {what} of {event.node_id} `{code}`{attempt}")
+
+    async def step(self, mode: StepMode | str = StepMode.NEXT) -> Stop:
+        """Run until the mode's predicate, a breakpoint, the human, the end, or a pause."""
+        mode = StepMode(mode)
+        if self.engine.done:
+            assert self.engine.finished is not None
+            return self._remember(Stop(self.engine.finished, self._finished_reason(self.engine.finished)))
+        if self.awaiting_human:
+            assert isinstance(self.last_event, ev.ExpansionRequested)
+            return Stop(self.last_event, self._human_reason(self.last_event))
+        anchor = self._anchor(mode) if mode in (StepMode.OVER, StepMode.OUT) else None
+        self._pause = False
+        self.running = True
+        count = 0
+        try:
+            while True:
+                event = await self._advance()
+                count += 1
+                reason = await self._stop_reason(event, mode, anchor)
+                if reason is not None:
+                    return self._remember(Stop(event, reason, count))
+                if self._pause:
+                    return self._remember(
+                        Stop(event, StopReason("paused", f"paused after {count} event(s) — {describe_event(event)}"), count)
+                    )
+                await asyncio.sleep(0)  # let a UI on the same loop breathe
+        finally:
+            self.running = False
+            self._pause = False
+
+    async def _stop_reason(self, event: ev.Event, mode: StepMode, anchor: str | None) -> StopReason | None:
+        if isinstance(event, ev.RunFinished):
+            return self._finished_reason(event)
+        hit = await self._breakpoint_hit(event)
+        if hit is not None:
+            return hit
+        if self.human and isinstance(event, ev.ExpansionRequested):
+            return self._human_reason(event)
+        if mode is StepMode.NEXT:
+            return StopReason("step", describe_event(event))
+        if mode is StepMode.INTO and isinstance(event, _INTO_STOPS):
+            return StopReason("step", describe_event(event))
+        if mode in (StepMode.OVER, StepMode.OUT):
+            if anchor is None or not self._inside(event.node_id, anchor):
+                return StopReason("step", describe_event(event))
+        return None
+
+    @staticmethod
+    def _finished_reason(event: ev.RunFinished) -> StopReason:
+        verdict = "episode won" if event.success else "episode failed"
+        return StopReason("finished", f"{verdict}: {event.reason} — {event.steps} steps, {event.llm_calls} LLM calls")
+
+    def _remember(self, stop: Stop) -> Stop:
+        self.last_stop = stop
+        return stop
+
+    async def submit(self, text: str) -> Stop:
+        """Hand the person's expansion to the engine and step until it is taken or refused.
+
+        Returns at the ExpansionReceived (accepted), at the next ExpansionRequested
+        (refused by the engine: the reason is in the StopReason), or at RunFinished.
+        """
+        if not self.awaiting_human:
+            raise RuntimeError("no expansion is awaiting an answer")
+        llm = self.engine.llm
+        self.running = True
+        count = 0
+        rejected = ""
+        try:
+            task = asyncio.ensure_future(self._advance())
+            for _ in range(1000):  # the engine calls llm.complete right after resuming
+                if getattr(llm, "waiting", False) or task.done():
+                    break
+                await asyncio.sleep(0)
+            if not task.done():
+                llm.submit(text)  # type: ignore[attr-defined]
+            event = await task
+            count += 1
+            while True:
+                if isinstance(event, ev.RunFinished):
+                    return self._remember(Stop(event, self._finished_reason(event), count))
+                if isinstance(event, ev.ExpansionRejected):
+                    rejected = event.reason
+                elif isinstance(event, ev.ExpansionRequested):
+                    return self._remember(
+                        Stop(event, StopReason("human", f"expansion refused: {rejected} — write it again"), count)
+                    )
+                elif isinstance(event, ev.ExpansionReceived):
+                    what = f"{len(event.blocks)} child node(s)" if event.blocks else "empty: the stub is skipped"
+                    return self._remember(Stop(event, StopReason("step", f"expansion accepted: {what}"), count))
+                event = await self._advance()
+                count += 1
+        finally:
+            self.running = False

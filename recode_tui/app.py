@@ -1,0 +1,406 @@
+"""The ReCode debugging console: one screen, driven by the debugger through messages."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Iterable
+
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.lazy import Lazy
+from textual.widgets import Footer, TabbedContent, TabPane, Tree
+
+from agent import events as ev
+from agent.debugger import Breakpoint, BreakpointKind, Debugger, StepMode
+from agent.engine import Engine, Limits
+from agent.llm import LLM
+from recode_tui.widgets.breakpoints import BreakpointsPane
+from recode_tui.widgets.code_tree import CodeTreeView
+from recode_tui.widgets.driver import EngineDriver
+from recode_tui.widgets.env_log import EnvLog
+from recode_tui.widgets.expansion_editor import ExpansionEditor
+from recode_tui.widgets.help_screen import HelpScreen
+from recode_tui.widgets.node_detail import NodeDetail
+from recode_tui.widgets.prompt_view import PromptView
+from recode_tui.widgets.status_bar import StatusBar
+from recode_tui.widgets.variables import VariablesPane
+
+HELPER_NAMES = {"run", "print", "re"}
+
+
+def stub_name_of(code: str) -> str | None:
+    """The first called name in `code` that is not a helper or a builtin: the placeholder."""
+    import builtins
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    calls.sort(key=lambda c: (c.lineno, c.col_offset))
+    for call in calls:
+        name = call.func.id  # type: ignore[attr-defined]
+        if name not in HELPER_NAMES and not hasattr(builtins, name):
+            return name
+    return None
+
+
+class RecodeApp(App[None]):
+    CSS_PATH = str(Path(__file__).resolve().parent / "recode.tcss")
+    TITLE = "recode-tui"
+
+    BINDINGS = [
+        Binding("n", "step('next')", "Next", id="step.next", tooltip="Run to the next engine event"),
+        Binding("s", "step('into')", "Into", id="step.into", tooltip="Next node start or single action"),
+        Binding("o", "step('over')", "Over", id="step.over", tooltip="Finish the current node and its subtree"),
+        Binding("u", "step('out')", "Out", id="step.out", tooltip="Finish the parent node"),
+        Binding("c", "step('continue')", "Continue", id="run.continue"),
+        Binding("p,escape", "pause", "Pause", id="run.pause"),
+        Binding("b", "toggle_breakpoint", "Break", id="breakpoint.toggle",
+                tooltip="Toggle a breakpoint on the selected node's stub name"),
+        Binding("ctrl+s", "submit", "Submit", id="expansion.submit", priority=True),
+        Binding("e", "show_tab('tab-expand')", "Editor", id="view.editor"),
+        Binding("r", "show_tab('tab-prompt')", "Prompt", id="view.prompt"),
+        Binding("B", "show_tab('tab-breakpoints')", "Breakpoints", id="view.breakpoints"),
+        Binding("f", "follow", "Current", id="view.follow", show=False),
+        Binding("question_mark,f1", "help", "Help", id="app.help"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        episode: str = "",
+        breakpoints: list[Breakpoint] | None = None,
+        cursor_blink: bool = True,
+        keymap: dict[str, str] | None = None,
+        autostart: bool = True,
+    ) -> None:
+        super().__init__()
+        self.engine = engine
+        self.debugger = Debugger(engine, breakpoints=breakpoints)
+        self.episode = episode or engine.env.name
+        self.cursor_blink = cursor_blink
+        self.user_keymap = dict(keymap or {})
+        self.autostart = autostart
+        self.drafts: dict[str, str] = {}  # node id -> the person's expansion text
+        self.run_state = "starting"
+        self.reason_kind = "info"
+        self.reason = "loading the game…"
+        self.pending_prompt: tuple[str, str] | None = None  # (title, prompt) of the open request
+        self.stops = 0  # commands finished and shown (tests wait on this)
+        self.shown_prompt: tuple[str, str] | None = None  # what the Prompt tab shows
+        self._breakpoints_dirty = False  # the list shows a highlight or stale hit counts
+
+    # -- layout -----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Horizontal(id="panes"):
+            with Vertical(id="left"):
+                yield CodeTreeView(self.engine.tree, id="code-tree")
+                yield NodeDetail(id="detail")
+            yield VariablesPane(self.engine.runner.full_value, id="vars")
+            yield EnvLog(id="env-log")
+        with TabbedContent(id="bottom", initial="tab-expand" if self.debugger.human else "tab-prompt"):
+            with TabPane("Expansion", id="tab-expand"):
+                yield ExpansionEditor(self.drafts, id="expansion")
+            # Hidden at first: mounted just after the first paint.
+            with TabPane("Prompt", id="tab-prompt"):
+                yield Lazy(PromptView(id="prompt"))
+            with TabPane("Breakpoints", id="tab-breakpoints"):
+                yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
+        yield Footer()
+        yield EngineDriver(self.debugger)
+
+    def on_mount(self) -> None:
+        if self.user_keymap:
+            self.set_keymap(self.user_keymap)
+        self.query_one("#code-tree").border_title = "Code tree"
+        self.query_one("#detail").border_title = "Node"
+        self.query_one("#vars").border_title = "Variables"
+        self.query_one("#env-log").border_title = "Environment"
+        self.query_one("#code-tree", CodeTreeView).focus()
+        self.update_status()
+        if self.autostart:
+            self.call_after_refresh(self.start)
+
+    def start(self) -> None:
+        """Reset the environment: the first event (the task) after the first paint."""
+        self.driver.step(StepMode.NEXT)
+        self.call_later(self.editor.enable_highlighting)
+
+    async def on_unmount(self) -> None:
+        cancel = getattr(self.engine.llm, "cancel", None)
+        if callable(cancel):
+            cancel()
+        try:
+            await self.engine.close()
+        except Exception:  # noqa: BLE001 - closing must not mask the exit
+            pass
+
+    # -- shortcuts to widgets ---------------------------------------------------------------
+
+    @property
+    def driver(self) -> EngineDriver:
+        return self.query_one(EngineDriver)
+
+    @property
+    def tree_view(self) -> CodeTreeView:
+        return self.query_one(CodeTreeView)
+
+    @property
+    def editor(self) -> ExpansionEditor:
+        return self.query_one(ExpansionEditor)
+
+    @property
+    def env_log(self) -> EnvLog:
+        return self.query_one(EnvLog)
+
+    @property
+    def variables(self) -> VariablesPane:
+        return self.query_one(VariablesPane)
+
+    def show_prompt(self, title: str, prompt: str) -> None:
+        self.shown_prompt = (title, prompt)
+        for view in self.query(PromptView):  # absent for a moment after start (lazy)
+            view.show(title, prompt)
+
+    def refresh_breakpoints(self, highlight: int | None = None) -> None:
+        for pane in self.query(BreakpointsPane):  # absent for a moment after start (lazy)
+            pane.refresh_rows(highlight=highlight)
+
+    # -- status ---------------------------------------------------------------------------
+
+    def update_status(self) -> None:
+        engine = self.engine
+        current = engine.current
+        self.query_one(StatusBar).show(
+            episode=self.episode,
+            task_type=engine.env.task_type or "?",
+            steps=engine.env.steps,
+            max_steps=engine.env.max_steps,
+            depth=current.depth if current else 0,
+            nodes=len(engine.tree),
+            llm_calls=engine.llm_calls,
+            tokens=(engine.usage.input_tokens, engine.usage.output_tokens),
+            cost=engine.cost,
+            state=self.run_state,
+            reason_kind=self.reason_kind,
+            reason=self.reason,
+        )
+
+    def say(self, kind: str, text: str) -> None:
+        self.reason_kind, self.reason = kind, text
+        self.update_status()
+
+    # -- engine messages ------------------------------------------------------------------
+
+    def on_engine_driver_started(self, message: EngineDriver.Started) -> None:
+        if self.run_state != "starting":
+            self.run_state = "running"
+            self.say("info", f"{message.command}…")
+
+    def on_engine_driver_events(self, message: EngineDriver.Events) -> None:
+        self.apply_events(message.events)
+
+    def apply_events(self, events: Iterable[ev.Event]) -> None:
+        events = tuple(events)
+        self.tree_view.apply(events)
+        self.env_log.apply(events)
+        self.variables.apply(events)
+        for event in events:
+            if isinstance(event, ev.ExpansionRequested):
+                node = self.engine.tree.nodes.get(event.node_id or "")
+                code = node.code.split("\n", 1)[0] if node else ""
+                title = (
+                    f"Prompt for {event.node_id} `{code}` — {event.purpose}, attempt {event.attempt}, "
+                    f"{len(event.prompt)} chars"
+                )
+                self.pending_prompt = (title, event.prompt)
+                self.show_prompt(title, event.prompt)
+            elif isinstance(event, (ev.ExpansionReceived, ev.RunFinished)):
+                self.pending_prompt = None
+        if self.run_state == "running":
+            current = self.tree_view.item(self.tree_view.current_id or "")
+            if current is not None:
+                self.tree_view.call_after_refresh(self.tree_view.scroll_to_node, current, False)
+        self.update_status()
+
+    async def on_engine_driver_stopped(self, message: EngineDriver.Stopped) -> None:
+        stop = message.result
+        debugger = self.debugger
+        if debugger.done:
+            self.run_state = "done"
+        elif debugger.awaiting_human:
+            self.run_state = "awaiting expansion"
+        else:
+            self.run_state = "paused"
+        self.tree_view.follow()
+        if stop.reason.breakpoint is not None or self._breakpoints_dirty:
+            self.refresh_breakpoints(highlight=stop.reason.breakpoint)
+            self._breakpoints_dirty = stop.reason.breakpoint is not None
+        self.say(stop.reason.kind, stop.reason.text)
+        try:
+            summaries = await self.engine.runner.variables()
+        except Exception:  # noqa: BLE001 - the namespace may be mid-change in a thread
+            summaries = None
+        if summaries is not None:
+            self.variables.show(summaries)
+        if debugger.awaiting_human and isinstance(stop.event, ev.ExpansionRequested):
+            await self._open_editor(stop.event, stop.reason.text if "refused" in stop.reason.text else "")
+        else:
+            message_text = "The run is over." if debugger.done else "No expansion is awaited."
+            self.editor.close(message_text)
+            if self.focused is self.editor.editor:
+                self.tree_view.focus()  # step keys work again at once
+        self.stops += 1
+
+    async def _open_editor(self, event: ev.ExpansionRequested, note: str) -> None:
+        node = self.engine.tree.nodes[event.node_id or ""]
+        try:
+            known = await self.engine.runner.names()
+        except Exception:  # noqa: BLE001
+            known = frozenset()
+        self.editor.open(node.id, node.code, known, attempt=event.attempt, purpose=event.purpose, note=note)
+        self.query_one(TabbedContent).active = "tab-expand"
+        self.editor.editor.focus()
+
+    def on_engine_driver_failed(self, message: EngineDriver.Failed) -> None:
+        self.run_state = "done" if self.debugger.done else "paused"
+        self.say("error", message.error)
+        self.notify(message.error, title="Engine error", severity="error")
+        self.stops += 1
+
+    # -- tree selection -----------------------------------------------------------------------
+
+    @on(Tree.NodeHighlighted, "#code-tree")
+    def show_node(self, event: Tree.NodeHighlighted) -> None:
+        node = self.engine.tree.nodes.get(event.node.data or "")
+        self.query_one(NodeDetail).show(node)
+        if node is None:
+            return
+        if node.expansions:
+            last = node.expansions[-1]
+            state = "accepted" if last.accepted else f"rejected: {last.reason}"
+            title = f"Prompt of {node.id} `{node.code.split(chr(10), 1)[0]}` — {last.purpose}, {state}"
+            self.show_prompt(title, last.prompt)
+        elif self.pending_prompt is not None:
+            self.show_prompt(*self.pending_prompt)
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def action_step(self, mode: str) -> None:
+        debugger = self.debugger
+        if debugger.done:
+            self.notify("The run is over.", severity="warning")
+            return
+        if debugger.awaiting_human:
+            self.notify("Type the expansion in the editor and press ctrl+s.", title="Awaiting your expansion")
+            self.query_one(TabbedContent).active = "tab-expand"
+            self.editor.editor.focus()
+            return
+        if self.driver.busy:
+            self.notify("The engine is running: p pauses it.", severity="warning")
+            return
+        self.driver.step(StepMode(mode))
+
+    def action_pause(self) -> None:
+        if self.driver.busy and not self.debugger.awaiting_human:
+            self.driver.pause()
+            self.say("paused", "pausing after the current event…")
+
+    def action_submit(self) -> None:
+        self.editor.submit()
+
+    def on_expansion_editor_submitted(self, message: ExpansionEditor.Submitted) -> None:
+        if not self.debugger.awaiting_human or self.driver.busy:
+            self.notify("No expansion is awaited.", severity="warning")
+            return
+        self.editor.close(f"Submitted the expansion of {message.node_id}…")
+        self.driver.submit(message.text)
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+        if tab == "tab-expand" and self.editor.is_open:
+            self.editor.editor.focus()
+        elif tab == "tab-breakpoints":
+            for table in self.query("#bp-table"):
+                table.focus()
+        elif tab == "tab-prompt":
+            for area in self.query("#prompt-text"):
+                area.focus()
+
+    def action_follow(self) -> None:
+        self.tree_view.follow()
+        self.tree_view.focus()
+
+    def action_toggle_breakpoint(self) -> None:
+        tree = self.tree_view
+        item = tree.cursor_node
+        node = self.engine.tree.nodes.get(item.data or "") if item is not None else None
+        if node is None:
+            return
+        name = stub_name_of(node.code)
+        if name is None:
+            self.notify(f"{node.id} calls no placeholder: nothing to break on.", severity="warning")
+            return
+        existing = self.debugger.find_breakpoint(BreakpointKind.STUB_NAME, name)
+        if existing is not None:
+            self.debugger.remove_breakpoint(existing.number)
+            self.notify(f"breakpoint on stub `{name}` removed")
+        else:
+            bp = self.debugger.add_breakpoint(BreakpointKind.STUB_NAME, name)
+            self.notify(f"breakpoint {bp.number}: stub `{name}`")
+        self.refresh_breakpoints()
+
+    def action_help(self) -> None:
+        from recode_tui.widgets.breakpoints import BreakpointsPane as _BP
+
+        sections = [
+            ("Console", list(self.BINDINGS)),
+            ("Expansion editor", list(ExpansionEditor.BINDINGS)),
+            ("Breakpoint list", list(_BP.BINDINGS)),
+        ]
+        self.push_screen(HelpScreen(sections, self.user_keymap))
+
+
+def build_app(
+    game: str = "put-01",
+    llm: str | LLM = "human",
+    *,
+    max_steps: int = 80,
+    limits: Limits = Limits(),
+    prompts: str | None = None,
+    breakpoints: list[Breakpoint] | None = None,
+    cursor_blink: bool = True,
+    keymap: dict[str, str] | None = None,
+    autostart: bool = True,
+) -> RecodeApp:
+    """The console on one game: the factory the command line and the tests use."""
+    from recode_tui.factory import make_engine, make_llm
+
+    model = make_llm(llm) if isinstance(llm, str) else llm
+    engine = make_engine(game, model, limits, max_steps, prompts)
+    return RecodeApp(
+        engine,
+        episode=episode_label(game),
+        breakpoints=breakpoints,
+        cursor_blink=cursor_blink,
+        keymap=keymap,
+        autostart=autostart,
+    )
+
+
+def episode_label(game: str) -> str:
+    """A short name for the status line: the bundled id, or the task folder of a path."""
+    path = Path(game)
+    if path.suffix == ".tw-pddl" or path.exists():
+        if path.suffix == ".tw-pddl" and path.parent.name.startswith("trial_"):
+            return path.parent.parent.name
+        return path.stem if path.suffix else path.name
+    return game

@@ -1,0 +1,103 @@
+"""The breakpoint list: enable/disable, hit counts, conditions; add one by typing its spec."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Input
+
+from agent.debugger import Debugger, parse_breakpoint
+
+ADD_HINT = "add: stub NAME|REGEX · depth N · action REGEX · obs REGEX · error · every-stub  [if CONDITION]"
+
+
+class BreakpointsPane(Vertical):
+    BINDINGS = [
+        Binding("space", "toggle", "Enable/disable", id="breakpoints.toggle"),
+        Binding("x,delete", "remove", "Remove", id="breakpoints.remove"),
+        Binding("a", "add", "Add", id="breakpoints.add"),
+    ]
+
+    @dataclass
+    class Changed(Message):
+        """The breakpoint list changed (added, removed, toggled)."""
+
+    def __init__(self, debugger: Debugger, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.debugger = debugger
+
+    def compose(self) -> ComposeResult:
+        yield DataTable(id="bp-table", cursor_type="row")
+        yield Input(placeholder=ADD_HINT, id="bp-input")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for label, key in (("#", "number"), ("on", "on"), ("breakpoint", "what"), ("condition", "cond"), ("hits", "hits")):
+            table.add_column(label, key=key)
+        self.refresh_rows()
+
+    def refresh_rows(self, highlight: int | None = None) -> None:
+        table = self.query_one(DataTable)
+        keep = table.cursor_row
+        table.clear()
+        for bp in self.debugger.breakpoints:
+            hit = bp.number == highlight
+            table.add_row(
+                Text(str(bp.number), style="bold red" if hit else ""),
+                Text("●" if bp.enabled else "○", style="bold red" if bp.enabled else "dim"),
+                Text(bp.describe(), style="bold" if hit else ("" if bp.enabled else "dim")),
+                bp.condition or "",
+                str(bp.hit_count),
+                key=str(bp.number),
+            )
+        if highlight is not None:
+            index = next((i for i, b in enumerate(self.debugger.breakpoints) if b.number == highlight), None)
+            if index is not None:
+                table.move_cursor(row=index)
+        elif table.row_count:
+            table.move_cursor(row=min(keep, table.row_count - 1))
+
+    def _selected(self) -> int | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        return int(key) if key else None
+
+    def action_toggle(self) -> None:
+        number = self._selected()
+        if number is not None:
+            self.debugger.toggle_breakpoint(number)
+            self.refresh_rows()
+            self.post_message(self.Changed())
+
+    def action_remove(self) -> None:
+        number = self._selected()
+        if number is not None:
+            self.debugger.remove_breakpoint(number)
+            self.refresh_rows()
+            self.post_message(self.Changed())
+
+    def action_add(self) -> None:
+        self.query_one(Input).focus()
+
+    def add_spec(self, spec: str) -> bool:
+        try:
+            bp = self.debugger.add(parse_breakpoint(spec))
+        except ValueError as exc:
+            self.app.notify(str(exc), title="Breakpoint not added", severity="error")
+            return False
+        self.refresh_rows(highlight=None)
+        self.app.notify(f"breakpoint {bp.number}: {bp.describe()}", title="Breakpoint added")
+        self.post_message(self.Changed())
+        return True
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.value.strip() and self.add_spec(event.value):
+            event.input.value = ""

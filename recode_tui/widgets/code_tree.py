@@ -1,0 +1,135 @@
+"""The code tree: one line per node, status by icon and colour, the current path open.
+
+Labels are updated in place and finished subtrees are collapsed (the path to
+the current node stays open), so the cost of an event does not grow with the
+size of the run.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from agent import events as ev
+from agent.tree import CodeTree, Node, NodeStatus
+
+STATUS_ICONS: dict[NodeStatus, tuple[str, str]] = {
+    NodeStatus.PENDING: ("·", "dim"),
+    NodeStatus.RUNNING: ("●", "bold yellow"),
+    NodeStatus.STUB: ("◆", "bold magenta"),
+    NodeStatus.COMPLETED: ("✓", "green"),
+    NodeStatus.ERROR: ("✗", "bold red"),
+    NodeStatus.SKIP: ("⊘", "dim"),
+}
+
+
+def node_label(node: Node, current: bool = False) -> Text:
+    icon, style = STATUS_ICONS[node.status]
+    if node.status is NodeStatus.STUB and node.children:
+        icon = "◇"  # expanded: its children carry the work
+    first, _, rest = node.code.partition("\n")
+    label = Text()
+    label.append("▸" if current else " ", "bold yellow")
+    label.append(f"{icon} ", style)
+    code_style = "bold yellow" if current else ("dim" if node.status is NodeStatus.PENDING else "")
+    label.append(first, code_style)
+    if rest:
+        label.append(" …", "dim")
+    return label
+
+
+class CodeTreeView(Tree[str]):
+    """The run's code tree; each tree node's data is the engine node id."""
+
+    def __init__(self, code_tree: CodeTree, **kwargs) -> None:
+        root = code_tree.root
+        super().__init__(node_label(root), data=root.id, **kwargs)
+        self.code_tree = code_tree
+        self.guide_depth = 2
+        self.auto_expand = True
+        self.root.allow_expand = False
+        self._items: dict[str, TreeNode[str]] = {root.id: self.root}
+        self._open: set[str] = set()  # opened automatically (the current path)
+        self.current_id: str | None = None
+
+    def item(self, node_id: str) -> TreeNode[str] | None:
+        return self._items.get(node_id)
+
+    def _relabel(self, node_id: str) -> None:
+        item = self._items.get(node_id)
+        node = self.code_tree.nodes.get(node_id)
+        if item is not None and node is not None:
+            item.set_label(node_label(node, node_id == self.current_id))
+
+    def apply(self, events: Iterable[ev.Event]) -> None:
+        """Bring the tree up to date with a batch of engine events."""
+        touched: set[str] = set()
+        current = self.current_id
+        for event in events:
+            if event.node_id is None:
+                continue
+            if isinstance(event, ev.ExpansionReceived):
+                self._add_children(event.node_id, event.child_ids)
+            elif isinstance(event, ev.NodeStarted):
+                current = event.node_id
+            touched.add(event.node_id)
+        if current != self.current_id:
+            previous, self.current_id = self.current_id, current
+            if previous is not None:
+                touched.add(previous)
+            if current is not None:
+                self._open_path(current)
+        for node_id in touched:
+            self._relabel(node_id)
+
+    def _add_children(self, parent_id: str, child_ids: Iterable[str]) -> None:
+        item = self._items.get(parent_id)
+        if item is None:
+            return
+        for child_id in child_ids:
+            if child_id in self._items:
+                continue
+            node = self.code_tree.nodes[child_id]
+            self._items[child_id] = item.add(node_label(node), data=child_id, allow_expand=False)
+        if item.children:
+            item.allow_expand = True
+            if not item.is_expanded:
+                item.expand()
+            self._open.add(parent_id)
+
+    def _open_path(self, node_id: str) -> None:
+        """Open the ancestors of the current node; collapse what was open for an earlier one."""
+        node = self.code_tree.nodes.get(node_id)
+        if node is None:
+            return
+        path = {n.id for n in self.code_tree.path_to(node)}
+        for old in self._open - path:
+            item = self._items.get(old)
+            if item is not None and item.is_expanded:
+                item.collapse()
+        for ancestor in path:
+            item = self._items.get(ancestor)
+            if item is not None and item.children and not item.is_expanded:
+                item.expand()
+        self._open = {n for n in path if self._items.get(n) is not None and self._items[n].children}
+
+    def follow(self) -> None:
+        """Move the cursor to the current node and scroll it into view."""
+        if self.current_id is None:
+            return
+        item = self._items.get(self.current_id)
+        if item is None:
+            return
+
+        def move() -> None:
+            self.move_cursor(item)
+            self.scroll_to_node(item, animate=False)
+
+        self.call_after_refresh(move)
+
+    def refresh_all_labels(self) -> None:
+        for node_id in self._items:
+            self._relabel(node_id)

@@ -1,0 +1,110 @@
+"""The engine driver: runs debugger commands in a worker and reports by messages.
+
+The UI never awaits the engine. A command (`next`, `continue`, a submitted
+expansion) runs in a Textual worker; every engine event is buffered and
+posted as one `Events` message per ~50 ms, so a `continue` over hundreds of
+events costs a handful of re-renders; when the command ends, `Stopped` says
+where and why.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Awaitable, Callable
+
+from textual.message import Message
+from textual.widget import Widget
+
+from agent import events as ev
+from agent.debugger import Debugger, Stop, StepMode
+
+FLUSH_SECONDS = 0.05
+
+
+class EngineDriver(Widget):
+    """A non-visual widget owning the debugger and the one engine worker."""
+
+    DEFAULT_CSS = "EngineDriver { display: none; }"
+
+    @dataclass
+    class Events(Message):
+        """A batch of engine events, in order."""
+
+        events: tuple[ev.Event, ...]
+
+    @dataclass
+    class Stopped(Message):
+        """A command finished: the run is paused at `stop.event`."""
+
+        result: Stop
+
+    @dataclass
+    class Started(Message):
+        """A command began running the engine."""
+
+        command: str
+
+    @dataclass
+    class Failed(Message):
+        """A command raised (an engine bug or a refused submit); the text says what."""
+
+        error: str
+
+    def __init__(self, debugger: Debugger) -> None:
+        super().__init__()
+        self.debugger = debugger
+        self._buffer: list[ev.Event] = []
+        self._last_flush = 0.0
+        self._active = False
+        debugger.on_event = self._on_engine_event
+
+    @property
+    def busy(self) -> bool:
+        return self._active or self.debugger.running
+
+    def on_mount(self) -> None:
+        self.set_interval(FLUSH_SECONDS, self.flush)
+
+    def _on_engine_event(self, event: ev.Event) -> None:
+        self._buffer.append(event)
+        now = time.monotonic()
+        if now - self._last_flush >= FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._buffer:
+            batch, self._buffer = tuple(self._buffer), []
+            self._last_flush = time.monotonic()
+            self.post_message(self.Events(batch))
+
+    def step(self, mode: StepMode | str) -> bool:
+        """Start a step command; False when one is already running."""
+        mode = StepMode(mode)
+        return self._start(mode.value, lambda: self.debugger.step(mode))
+
+    def submit(self, text: str) -> bool:
+        return self._start("submit", lambda: self.debugger.submit(text))
+
+    def pause(self) -> None:
+        self.debugger.request_pause()
+
+    def _start(self, command: str, call: Callable[[], Awaitable[Stop]]) -> bool:
+        if self.busy:
+            return False
+        self._active = True
+        self.post_message(self.Started(command))
+        self.run_worker(self._run(call), group="engine", exit_on_error=False, name=command)
+        return True
+
+    async def _run(self, call: Callable[[], Awaitable[Stop]]) -> None:
+        try:
+            stop = await call()
+        except Exception as exc:  # noqa: BLE001 - shown to the person, never crashes the UI
+            self._active = False
+            self.flush()
+            self.post_message(self.Failed(f"{type(exc).__name__}: {exc}"))
+            return
+        self._active = False
+        self.flush()
+        self.post_message(self.Stopped(stop))

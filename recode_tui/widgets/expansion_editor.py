@@ -1,0 +1,208 @@
+"""The expansion editor: the person writes a stub's body, validated as they type.
+
+The text of every node's draft lives in `drafts` (owned by the app), so
+switching panes or tabs, resizing, or cancelling never loses it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import Button, Static, TextArea
+
+from agent.codeblocks import InvalidAnswer, parse_answer, validate
+
+SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
+SKELETON_CURSOR = (4, 0)  # the empty line inside <execute>
+CHECK_DELAY = 0.15  # seconds of typing quiet before validating
+
+_EXECUTE_OPEN = re.compile(r"<execute>", re.I)
+_THINK_CLOSE = re.compile(r"</think>", re.I)
+
+
+@dataclass(frozen=True)
+class Check:
+    ok: bool
+    message: str
+    blocks: int = 0
+    empty: bool = False
+
+
+def _code_offset(text: str, code: str) -> int:
+    """How many editor lines come before the first line of the extracted code."""
+    if not code.strip():
+        return 0
+    first = code.strip("\n").split("\n", 1)[0].strip()
+    start = 0
+    tag = _EXECUTE_OPEN.search(text) or _THINK_CLOSE.search(text)
+    if tag:
+        start = tag.end()
+    at = text.find(first, start)
+    return text[:at].count("\n") if at >= 0 else 0
+
+
+def check_expansion(text: str, known: frozenset[str] | set[str] = frozenset()) -> Check:
+    """Validate what the person typed the way the engine will; line numbers are the editor's."""
+    try:
+        parsed = parse_answer(text, allow_plain_code=True)
+    except InvalidAnswer as exc:
+        return Check(False, str(exc))
+    offset = _code_offset(text, parsed.code)
+    try:
+        blocks = validate(parsed.code, known)
+    except InvalidAnswer as exc:
+        message = re.sub(r"line (\d+)", lambda m: f"line {int(m.group(1)) + offset}", str(exc), count=1)
+        return Check(False, message)
+    if not blocks:
+        return Check(True, "empty: submitting marks the stub SKIP", 0, empty=True)
+    return Check(True, f"{len(blocks)} child node(s)", len(blocks))
+
+
+class ExpansionEditor(Vertical):
+    """Header, the code editor, the live check and a Submit button."""
+
+    BINDINGS = [
+        Binding("ctrl+r", "reset_skeleton", "Reset to skeleton", id="expansion.reset", show=False),
+    ]
+
+    @dataclass
+    class Submitted(Message):
+        """The person submits a valid expansion for `node_id`."""
+
+        node_id: str
+        text: str
+
+    def __init__(self, drafts: dict[str, str], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.drafts = drafts
+        self.node_id: str | None = None
+        self.known: frozenset[str] = frozenset()
+        self._timer: Timer | None = None
+        self._confirm_empty = False
+        self.last_check: Check | None = None
+        self._closed_with: str | None = "No expansion is awaited."
+
+    def compose(self) -> ComposeResult:
+        yield Static("No expansion is awaited.", id="expand-header")
+        # Highlighting loads tree-sitter (~150 ms): `enable_highlighting` after the first paint.
+        editor = TextArea.code_editor(SKELETON, language=None, id="expand-text", read_only=True)
+        editor.cursor_blink = getattr(self.app, "cursor_blink", True)
+        yield editor
+        with Horizontal(id="expand-bar"):
+            yield Static("", id="expand-check")
+            yield Button("Submit ⌃S", id="expand-submit", variant="primary", disabled=True)
+
+    def enable_highlighting(self) -> None:
+        editor = self.editor
+        if editor.language is None:
+            try:
+                editor.language = "python"
+            except Exception:  # noqa: BLE001 - no tree-sitter: plain text still works
+                pass
+
+    @property
+    def editor(self) -> TextArea:
+        return self.query_one("#expand-text", TextArea)
+
+    @property
+    def is_open(self) -> bool:
+        return self.node_id is not None
+
+    def open(self, node_id: str, code: str, known: frozenset[str], attempt: int = 1,
+             purpose: str = "expand", note: str = "") -> None:
+        """Start (or resume) the draft for `node_id`."""
+        self.enable_highlighting()
+        self.node_id, self.known = node_id, known
+        self._closed_with = None
+        self._confirm_empty = False
+        text = self.drafts.get(node_id)
+        editor = self.editor
+        editor.read_only = False
+        if text is None:
+            text = SKELETON
+            self.drafts[node_id] = text
+            editor.load_text(text)
+            editor.cursor_location = SKELETON_CURSOR
+        elif editor.text != text:
+            editor.load_text(text)
+        verb = "Repair" if purpose == "repair" else "Expand"
+        header = Text.assemble(
+            (f"{verb} {node_id}  ", "bold"),
+            (code.split("\n", 1)[0], "bold magenta"),
+            (f"   attempt {attempt}" if attempt > 1 else "", "yellow"),
+            ("   <think>/<execute> or plain code", "dim"),
+        )
+        if note:
+            header.append(f"\n{note}", "bold red")
+        self.query_one("#expand-header", Static).update(header)
+        self.query_one("#expand-submit", Button).disabled = False
+        self._check_now()
+
+    def close(self, message: str = "No expansion is awaited.") -> None:
+        """Nothing to answer now; the text stays (it is the node's draft)."""
+        if self.node_id is None and self._closed_with == message:
+            return  # nothing changes: no repaint
+        self._closed_with = message
+        self.node_id = None
+        self.editor.read_only = True
+        self.query_one("#expand-header", Static).update(message)
+        self.query_one("#expand-submit", Button).disabled = True
+        self.query_one("#expand-check", Static).update("")
+
+    # -- live validation -------------------------------------------------------------
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area is not self.editor or self.node_id is None:
+            return
+        self.drafts[self.node_id] = self.editor.text
+        self._confirm_empty = False
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(CHECK_DELAY, self._check_now)
+
+    def _check_now(self) -> Check:
+        check = check_expansion(self.editor.text, self.known)
+        self.last_check = check
+        style = "green" if check.ok else "bold red"
+        mark = "✓" if check.ok else "✗"
+        self.query_one("#expand-check", Static).update(Text(f"{mark} {check.message}", style=style))
+        return check
+
+    # -- submitting ----------------------------------------------------------------
+
+    def submit(self) -> bool:
+        """Validate now; post Submitted if valid, else show the reason. The text always stays."""
+        if self.node_id is None:
+            self.app.notify("No expansion is awaited.", severity="warning")
+            return False
+        check = self._check_now()
+        if not check.ok:
+            self.app.notify(f"Refused: {check.message}", title="Invalid expansion", severity="error")
+            return False
+        if check.empty and not self._confirm_empty:
+            self._confirm_empty = True
+            self.query_one("#expand-check", Static).update(
+                Text("The execute section is empty: press ⌃S again to mark the stub SKIP", style="bold yellow")
+            )
+            return False
+        self.post_message(self.Submitted(self.node_id, self.editor.text))
+        return True
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "expand-submit":
+            event.stop()
+            self.submit()
+
+    def action_reset_skeleton(self) -> None:
+        if self.node_id is not None:
+            self.editor.load_text(SKELETON)
+            self.editor.cursor_location = SKELETON_CURSOR
+            self.drafts[self.node_id] = SKELETON
+            self._check_now()

@@ -1,0 +1,62 @@
+"""A node's code (highlighted), thought, observations and error."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from agent.tree import Node
+
+MAX_OBSERVATION_LINES = 200
+
+
+class NodeDetail(VerticalScroll):
+    """Read-only detail of the selected node (Rich Syntax, never a TextArea)."""
+
+    def compose(self):
+        yield Static("", id="detail-body")
+
+    _key: tuple | None = None
+
+    def show(self, node: Node | None) -> None:
+        body = self.query_one("#detail-body", Static)
+        key = None if node is None else (
+            node.id, node.status, len(node.observations), node.error, node.thought, len(node.children),
+            len(node.expansions),
+        )
+        if key == self._key and key is not None:
+            return  # nothing new: no re-layout
+        self._key = key
+        from rich.syntax import Syntax  # pygments: imported on first use, after the first paint
+
+        if node is None:
+            body.update("")
+            return
+        parts: list = [
+            Text.assemble(
+                (f"{node.id}", "bold"),
+                (f"  {node.status.value.lower()}", "magenta"),
+                (f"  depth {node.depth}", "dim"),
+                (f"  {len(node.children)} children" if node.children else "", "dim"),
+            ),
+            Syntax(node.code, "python", theme="ansi_dark", word_wrap=True, background_color="default"),
+        ]
+        if node.thought:
+            parts.append(Text.assemble(("thought ", "bold cyan"), node.thought))
+        if node.observations:
+            lines = node.observations
+            cut = len(lines) - MAX_OBSERVATION_LINES
+            if cut > 0:
+                lines = lines[-MAX_OBSERVATION_LINES:]
+            parts.append(Text("observations", style="bold cyan"))
+            if cut > 0:
+                parts.append(Text(f"  … {cut} earlier lines", style="dim"))
+            parts.append(Text("\n".join(f"  {line}" for line in lines)))
+        if node.error:
+            parts.append(Text.assemble(("error ", "bold red"), (node.error, "red")))
+        rejected = [e for e in node.expansions if not e.accepted]
+        if rejected:
+            parts.append(Text.assemble(("rejected answers ", "bold yellow"), str(len(rejected)), ": ", rejected[-1].reason))
+        body.update(Group(*parts))

@@ -1,0 +1,164 @@
+"""The executor namespace: one row per variable, changed rows marked, full value on select."""
+
+from __future__ import annotations
+
+from typing import Awaitable, Callable, Iterable
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import DataTable, Static
+
+from agent import events as ev
+from agent.varlist import VariableSummary
+
+NAME_WIDTH = 18
+TYPE_WIDTH = 12
+FULL_VALUE_SHOWN = 20_000  # characters of a full value rendered in the viewer (wrapping costs)
+
+NEW_MARK = Text("+", style="bold green")
+CHANGED_MARK = Text("●", style="bold yellow")
+NO_MARK = Text(" ")
+
+
+def _cut(text: str, width: int) -> str:
+    if width <= 1:
+        return ""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class VariablesPane(Vertical):
+    """A table of variables and, below it, the full value of the highlighted one."""
+
+    def __init__(self, fetch_full: Callable[[str], Awaitable[str]], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.fetch_full = fetch_full
+        self.values: dict[str, VariableSummary] = {}
+        self.marks: dict[str, str] = {}  # name -> "new" | "changed" since the previous stop
+        self._snapshot: dict[str, VariableSummary] = {}
+        self._selected: str | None = None
+        self.full_text = ""  # what the value viewer shows
+        self._shown: dict[str, tuple] = {}  # the cells on screen, per row
+
+    def compose(self) -> ComposeResult:
+        table: DataTable = DataTable(id="vars-table", cursor_type="row", zebra_stripes=False)
+        table.border_title = "Variables"
+        yield table
+        yield Static("", id="var-value-title")
+        with VerticalScroll(id="var-value-box"):
+            yield Static("", id="var-value", markup=False)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_column(" ", key="mark", width=1)
+        table.add_column("name", key="name")
+        table.add_column("type", key="type")
+        table.add_column("value", key="value")
+
+    # -- updates ---------------------------------------------------------------
+
+    def _value_width(self) -> int:
+        table = self.query_one(DataTable)
+        width = table.size.width or 60
+        name_w = max((len(n) for n in self.values), default=4)
+        type_w = max((len(v.type) for v in self.values.values()), default=4)
+        return max(8, width - min(name_w, NAME_WIDTH) - min(type_w, TYPE_WIDTH) - 9)
+
+    def _row(self, summary: VariableSummary) -> tuple[Text, Text, Text, str]:
+        mark = self.marks.get(summary.name)
+        marker = NEW_MARK if mark == "new" else CHANGED_MARK if mark == "changed" else NO_MARK
+        name_style = "bold yellow" if mark else "bold"
+        return (
+            marker,
+            Text(_cut(summary.name, NAME_WIDTH), style=name_style),
+            Text(_cut(summary.type, TYPE_WIDTH), style="cyan"),
+            _cut(summary.summary, self._value_width()),
+        )
+
+    def _put(self, summary: VariableSummary) -> None:
+        table = self.query_one(DataTable)
+        row = self._row(summary)
+        if summary.name in table.rows:
+            shown = self._shown.get(summary.name)
+            for index, (key, value) in enumerate(zip(("mark", "name", "type", "value"), row)):
+                if shown is None or shown[index] != value:
+                    table.update_cell(summary.name, key, value)
+        else:
+            table.add_row(*row, key=summary.name)
+        self._shown[summary.name] = row
+
+    def apply(self, events: Iterable[ev.Event]) -> None:
+        """Show the changes of a batch of events (while a command runs)."""
+        for event in events:
+            if not isinstance(event, ev.VariablesChanged):
+                continue
+            for change in event.changes:
+                if change.change == "removed":
+                    self._remove(change.name)
+                    continue
+                self.marks[change.name] = "new" if change.name not in self._snapshot else "changed"
+                summary = VariableSummary(change.name, change.type, change.summary)
+                self.values[change.name] = summary
+                self._put(summary)
+
+    def _remove(self, name: str) -> None:
+        table = self.query_one(DataTable)
+        self.values.pop(name, None)
+        self.marks.pop(name, None)
+        self._shown.pop(name, None)
+        if name in table.rows:
+            table.remove_row(name)
+
+    def show(self, summaries: list[VariableSummary]) -> set[str]:
+        """The namespace at a stop: mark what differs from the previous stop; return those names."""
+        current = {s.name: s for s in summaries}
+        self.marks = {}
+        for name, summary in current.items():
+            before = self._snapshot.get(name)
+            if before is None:
+                self.marks[name] = "new"
+            elif before != summary:
+                self.marks[name] = "changed"
+        for name in [n for n in self.values if n not in current]:
+            self._remove(name)
+        self.values = dict(current)
+        for summary in summaries:
+            self._put(summary)
+        self._snapshot = current
+        if self._selected in current and self._selected in self.marks:
+            self.load_full(self._selected)
+        return set(self.marks)
+
+    def on_resize(self) -> None:
+        for summary in self.values.values():
+            self._put(summary)
+
+    # -- the full value ----------------------------------------------------------
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        name = event.row_key.value if event.row_key is not None else None
+        if name:
+            self._selected = name
+            self.load_full(name)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.query_one("#var-value-box").focus()
+
+    @work(group="full-value", exclusive=True)
+    async def load_full(self, name: str) -> None:
+        summary = self.values.get(name)
+        try:
+            text = await self.fetch_full(name)
+        except Exception as exc:  # noqa: BLE001 - the namespace may change under us
+            text = f"<could not read {name}: {type(exc).__name__}: {exc}>"
+        if len(text) > FULL_VALUE_SHOWN:
+            text = text[:FULL_VALUE_SHOWN] + f"\n… [{len(text) - FULL_VALUE_SHOWN} more characters not shown]"
+        kind = summary.type if summary else "?"
+        self.query_one("#var-value-title", Static).update(
+            Text.assemble((name, "bold"), " (", (kind, "cyan"), f") — {len(text)} chars")
+        )
+        self.full_text = text
+        self.query_one("#var-value", Static).update(Text(text))

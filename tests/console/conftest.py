@@ -1,0 +1,1 @@
+"""Console tests share the helpers in tests/console/helpers.py."""

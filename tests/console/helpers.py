@@ -1,0 +1,59 @@
+"""Driving the console in tests: wait for the engine, type like a person."""
+
+from __future__ import annotations
+
+import time
+
+from textual.pilot import Pilot
+
+from recode_tui.app import RecodeApp
+
+SIZE = (160, 48)
+
+
+async def wait_for(pilot: Pilot, predicate, timeout: float = 30.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
+async def wait_stop(pilot: Pilot, app: RecodeApp, after: int) -> None:
+    """Wait until the console has shown the result of the command after stop number `after`."""
+    await wait_for(pilot, lambda: app.stops > after and not app.driver.busy, what=f"stop #{after + 1}")
+    await pilot.pause()
+
+
+async def started(pilot: Pilot, app: RecodeApp) -> None:
+    await wait_stop(pilot, app, 0)
+
+
+async def command(pilot: Pilot, app: RecodeApp, *keys: str) -> None:
+    """Press keys that start one engine command and wait until it has stopped."""
+    before = app.stops
+    await pilot.press(*keys)
+    await wait_stop(pilot, app, before)
+
+
+def keys_for(text: str) -> list[str]:
+    return ["enter" if ch == "\n" else ch for ch in text]
+
+
+async def type_text(pilot: Pilot, text: str) -> None:
+    """Type like a fast person: one key event per character, as a terminal sends them.
+
+    `pilot.press` waits for the screen to go idle after every key (~70 ms here);
+    this queues the same key events in order and waits once at the end.
+    """
+    from textual import events
+    from textual.keys import _character_to_key
+
+    app = pilot.app
+    for ch in text:
+        key = "enter" if ch == "\n" else (ch if ch.isalnum() else _character_to_key(ch))
+        event = events.Key(key, None if ch == "\n" else ch)
+        event.set_sender(app)
+        app._driver.send_message(event)
+    await pilot.pause(0.05)
+    await pilot.pause()

@@ -1,0 +1,62 @@
+"""The real console in a real terminal: tmux send-keys / capture-pane."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+SOCKET = f"recode-tui-test-{os.getpid()}"  # a private server: other tmux sessions can't resize ours
+
+
+def _tmux(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", *args], capture_output=True, text=True, timeout=10)
+
+
+def _screen(session: str) -> str:
+    return _tmux("capture-pane", "-p", "-t", session).stdout
+
+
+def _wait_for(session: str, text: str, timeout: float = 30.0) -> str:
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = _screen(session)
+        if text in screen:
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
+
+
+def test_console_in_tmux_updates_tree_and_log() -> None:
+    session = f"recode-tui-test-{os.getpid()}"
+    # Textual takes COLUMNS/LINES from the environment over the terminal's size: drop them
+    command = f"cd {ROOT} && env -u COLUMNS -u LINES {sys.executable} -m recode_tui tui --game put-01 --llm demo --no-break"
+    started = _tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "48", command)
+    assert started.returncode == 0, started.stderr
+    try:
+        screen = _wait_for(session, "TASK put a vase in sidetable.")
+        assert "solve(instruction, observation)" in screen
+        assert "paused" in screen
+        _tmux("send-keys", "-t", session, "c")
+        screen = _wait_for(session, "WON")
+        assert "take vase 1 from diningtable 1" in screen  # the log
+        assert "✓ m = re.search" in screen  # the tree: finished nodes
+        assert "done" in screen and "episode won" in screen
+        _tmux("send-keys", "-t", session, "q")
+        deadline = time.monotonic() + 10
+        while _tmux("has-session", "-t", session).returncode == 0 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _tmux("has-session", "-t", session).returncode != 0, "q did not quit"
+    finally:
+        _tmux("kill-server")
