@@ -1,4 +1,4 @@
-# Two commands on a fresh clone: `make run` (the console on a bundled game) and `make test`.
+# Two commands on a fresh clone: `make run` (the console on a bundled game, you as the LLM) and `make test`.
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/recode-tui run --game put-01 --llm demo
+	$(VENV)/bin/recode-tui
 
 demo: $(STAMP)
 	$(VENV)/bin/recode-tui run --game put-01 --llm demo
