@@ -85,7 +85,10 @@ class ThreadRunner:
 
     def _post(self, message: RunnerMessage) -> None:
         assert self._inbox is not None
-        self._loop.call_soon_threadsafe(self._inbox.put_nowait, message)
+        try:
+            self._loop.call_soon_threadsafe(self._inbox.put_nowait, message)
+        except RuntimeError:  # the engine's loop is gone (closed mid-node): nobody is listening
+            pass
 
     def _globals(self) -> dict[str, Any]:
         scope: dict[str, Any] = dict(self.namespace)
