@@ -1,0 +1,364 @@
+"""Batch evaluation: many episodes, C at a time, one journal each, one report.
+
+UI-free: the command line (`recode_tui.evaluate`) shows progress through the
+`on_event` / `on_result` callbacks. Environments come from a pool the caller
+provides (`pool_factory(size)`, an object with an async context manager
+`env(game_path, max_steps)` and `async close()`): the command line uses
+`envs.remote.EnvPool`, worker processes, so C episodes use C processes for
+ALFWorld's CPU work while the LLM calls overlap on the event loop.
+
+The report (`report.json`, `recode.eval.v1`) is rewritten atomically after
+every finished episode, so an interrupted or aborted evaluation keeps every
+finished episode; `Evaluation.resume(report)` runs the ones still missing.
+
+Failure policy:
+- an episode that crashes (its worker dies, the engine raises) is recorded as
+  failed with its `error`; the others go on;
+- an LLM error of a remote model (server gone, after the client's own retries
+  and `llm_retries` more tries) aborts the evaluation with `EvalAborted`: the
+  episodes in flight are dropped, not recorded, so a resume plays them again;
+- an LLM error of a scripted LLM (no answer for a stub) only fails its episode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from agent import events as ev
+from agent.engine import Engine, Limits
+from agent.journal import JournalWriter
+from agent.llm import LLM
+from agent.prompt import PromptSet
+from agent.session import session_header
+
+REPORT_VERSION = "recode.eval.v1"
+REPORT_FILE = "report.json"
+JOURNALS_DIR = "journals"
+
+
+class EvalAborted(Exception):
+    """The evaluation cannot go on (e.g. the LLM server went away); one line that says why."""
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    id: str
+    task_type: str | None
+    path: str
+
+
+@dataclass
+class EpisodeResult:
+    game: str
+    task_type: str | None
+    success: bool
+    reason: str
+    steps: int = 0
+    llm_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    seconds: float = 0.0
+    journal: str = ""
+    error: str = ""  # set when the episode crashed rather than just failed the task
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass
+class EvalPlan:
+    """What an evaluation runs; stored in the report so `--resume` needs nothing else."""
+
+    llm: str
+    games: list[GameSpec]
+    env: str = "alfworld"
+    concurrency: int = 4
+    max_steps: int = 80
+    limits: dict[str, int] = field(default_factory=lambda: asdict(Limits()))
+    prompts: str | None = None
+    selection: dict[str, Any] = field(default_factory=dict)  # the filter, for the record
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["games"] = [asdict(g) for g in self.games]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "EvalPlan":
+        data = dict(data)
+        data["games"] = [GameSpec(**g) for g in data.get("games", [])]
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def _stats(episodes: Sequence[EpisodeResult]) -> dict[str, Any]:
+    n = len(episodes)
+    wins = sum(e.success for e in episodes)
+
+    def mean(values: list[float]) -> float:
+        return sum(values) / n if n else 0.0
+
+    return {
+        "episodes": n,
+        "successes": wins,
+        "success_rate": wins / n if n else 0.0,
+        "errors": sum(bool(e.error) for e in episodes),
+        "mean_steps": mean([e.steps for e in episodes]),
+        "mean_llm_calls": mean([e.llm_calls for e in episodes]),
+        "mean_input_tokens": mean([e.input_tokens for e in episodes]),
+        "mean_output_tokens": mean([e.output_tokens for e in episodes]),
+        "mean_tokens": mean([e.tokens for e in episodes]),
+        "mean_cost": mean([e.cost for e in episodes]),
+        "total_cost": sum(e.cost for e in episodes),
+        "total_tokens": sum(e.tokens for e in episodes),
+    }
+
+
+def summarize(episodes: Sequence[EpisodeResult]) -> dict[str, Any]:
+    """Overall and per-task-type statistics."""
+    types = sorted({e.task_type or "?" for e in episodes})
+    return {
+        "overall": _stats(episodes),
+        "by_task_type": {t: _stats([e for e in episodes if (e.task_type or "?") == t]) for t in types},
+    }
+
+
+@dataclass
+class EvalReport:
+    plan: EvalPlan
+    episodes: list[EpisodeResult] = field(default_factory=list)
+    status: str = "running"  # running | complete | interrupted | aborted
+    note: str = ""
+    started: float = field(default_factory=time.time)
+    updated: float = 0.0
+    elapsed: float = 0.0  # seconds spent running, summed over resumes
+
+    @property
+    def finished_games(self) -> set[str]:
+        return {e.game for e in self.episodes}
+
+    @property
+    def remaining(self) -> list[GameSpec]:
+        done = self.finished_games
+        return [g for g in self.plan.games if g.id not in done]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": REPORT_VERSION,
+            "status": self.status,
+            "note": self.note,
+            "started": self.started,
+            "updated": self.updated,
+            "elapsed": self.elapsed,
+            "plan": self.plan.to_dict(),
+            "summary": summarize(self.episodes),
+            "episodes": [asdict(e) for e in self.episodes],
+        }
+
+    def write(self, path: Path) -> None:
+        """Atomically replace the report file."""
+        self.updated = time.time()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_name(path.name + ".tmp")
+        with open(temp, "w", encoding="utf-8") as handle:
+            json.dump(self.to_dict(), handle, indent=2)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+
+    @classmethod
+    def read(cls, path: Path) -> "EvalReport":
+        """Read a report; raises ValueError with a one-line reason."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ValueError(f"cannot read report {path}: {exc.strerror}") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"report {path} is not valid JSON (line {exc.lineno})") from None
+        if not isinstance(data, dict) or data.get("version") != REPORT_VERSION:
+            raise ValueError(f"{path} is not a recode-tui evaluation report ({REPORT_VERSION})")
+        known = set(EpisodeResult.__dataclass_fields__)
+        return cls(
+            plan=EvalPlan.from_dict(data["plan"]),
+            episodes=[EpisodeResult(**{k: v for k, v in e.items() if k in known}) for e in data.get("episodes", [])],
+            status=data.get("status", "interrupted"),
+            note=data.get("note", ""),
+            started=data.get("started", time.time()),
+            updated=data.get("updated", 0.0),
+            elapsed=data.get("elapsed", 0.0),
+        )
+
+
+LLMFactory = Callable[[GameSpec], LLM]
+EventHook = Callable[[GameSpec, ev.Event], None]
+ResultHook = Callable[[EpisodeResult], None]
+
+
+class Evaluation:
+    """Run the remaining episodes of a report, `plan.concurrency` at a time."""
+
+    def __init__(
+        self,
+        report: EvalReport,
+        folder: Path,
+        llm_for: LLMFactory,
+        *,
+        abort_on_llm_error: bool = False,
+        llm_retries: int = 2,
+        retry_delay: float = 1.0,
+        pool_factory: Callable[[int], Any],
+        on_event: EventHook | None = None,
+        on_result: ResultHook | None = None,
+        on_start: Callable[[GameSpec], None] | None = None,
+    ) -> None:
+        self.report = report
+        self.folder = Path(folder)
+        self.report_path = self.folder / REPORT_FILE
+        self.journals = self.folder / JOURNALS_DIR
+        self.llm_for = llm_for
+        self.abort_on_llm_error = abort_on_llm_error
+        self.llm_retries = llm_retries
+        self.retry_delay = retry_delay
+        self.pool_factory = pool_factory
+        self.on_event = on_event
+        self.on_result = on_result
+        self.on_start = on_start
+        self._prompts = PromptSet(Path(report.plan.prompts)) if report.plan.prompts else PromptSet()
+        self._limits = Limits(**report.plan.limits)
+
+    async def run(self) -> EvalReport:
+        """Play every remaining game; the report is written after each episode and at the end.
+
+        Cancelling (Ctrl-C) marks the report `interrupted`; an LLM that went
+        away marks it `aborted` and raises EvalAborted. Either way the
+        finished episodes are in the report.
+        """
+        plan = self.report.plan
+        queue = list(self.report.remaining)
+        queue.reverse()  # pop() from the end keeps the plan's order
+        self.report.status = "running"
+        self.report.write(self.report_path)
+        if not queue:
+            self.report.status = "complete"
+            self.report.write(self.report_path)
+            return self.report
+        size = max(1, min(plan.concurrency, len(queue)))
+        pool = self.pool_factory(size)
+        began = time.monotonic()
+        elapsed_before = self.report.elapsed
+
+        async def lane() -> None:
+            while queue:
+                game = queue.pop()
+                result = await self._episode(pool, game)
+                self.report.episodes.append(result)
+                self.report.elapsed = elapsed_before + time.monotonic() - began
+                self.report.write(self.report_path)
+                if self.on_result is not None:
+                    self.on_result(result)
+
+        lanes = [asyncio.ensure_future(lane()) for _ in range(size)]
+        try:
+            done, pending = await asyncio.wait(lanes, return_when=asyncio.FIRST_EXCEPTION)
+            failed = next((t for t in done if not t.cancelled() and t.exception() is not None), None)
+            if failed is not None:
+                for task in pending:
+                    task.cancel()
+                await asyncio.gather(*pending, return_exceptions=True)
+                exc = failed.exception()
+                if isinstance(exc, EvalAborted):
+                    self.report.status, self.report.note = "aborted", str(exc)
+                else:
+                    self.report.status, self.report.note = "aborted", f"{type(exc).__name__}: {exc}"
+                raise exc  # type: ignore[misc]
+            self.report.status = "complete"
+        except asyncio.CancelledError:
+            for task in lanes:
+                task.cancel()
+            await asyncio.gather(*lanes, return_exceptions=True)
+            self.report.status = "interrupted"
+            raise
+        finally:
+            self.report.elapsed = elapsed_before + time.monotonic() - began
+            self.report.write(self.report_path)
+            await asyncio.shield(pool.close())
+        return self.report
+
+    def _journal_folder(self, game: GameSpec) -> Path:
+        base = game.id.replace("/", "_").replace(os.sep, "_")
+        folder = self.journals / base
+        attempt = 1
+        while folder.exists():  # an episode cut by an interruption keeps its journal
+            attempt += 1
+            folder = self.journals / f"{base}~{attempt}"
+        return folder
+
+    async def _episode(self, pool: Any, game: GameSpec) -> EpisodeResult:
+        """One episode; anything but an LLM outage or cancellation ends as a result."""
+        plan = self.report.plan
+        started = time.monotonic()
+        folder = self._journal_folder(game)
+        if self.on_start is not None:
+            self.on_start(game)
+        engine: Engine | None = None
+        writer: JournalWriter | None = None
+        try:
+            llm = self.llm_for(game)
+            async with pool.env(game.path, plan.max_steps) as env:
+                engine = Engine(env, llm, limits=self._limits, prompts=self._prompts)
+                writer = JournalWriter(folder, session_header(game.id, Path(game.path), engine, plan.llm))
+                engine.observers.append(writer)
+                finished = await self._drive(engine, game)
+        except (EvalAborted, asyncio.CancelledError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the others
+            error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            return EpisodeResult(game.id, game.task_type, False, error, seconds=time.monotonic() - started,
+                                 journal=str(folder), error=error)
+        finally:
+            if engine is not None:
+                await asyncio.shield(engine.close())
+            if writer is not None:
+                writer.close()
+        error = finished.reason if finished.reason.startswith(("internal error", "replay mismatch")) else ""
+        return EpisodeResult(
+            game=game.id,
+            task_type=game.task_type,
+            success=finished.success,
+            reason=finished.reason,
+            steps=finished.steps,
+            llm_calls=finished.llm_calls,
+            input_tokens=finished.input_tokens,
+            output_tokens=finished.output_tokens,
+            cost=finished.cost,
+            seconds=time.monotonic() - started,
+            journal=str(folder),
+            error=error,
+        )
+
+    async def _drive(self, engine: Engine, game: GameSpec) -> ev.RunFinished:
+        failures = 0
+        while True:
+            event = await engine.step()
+            if self.on_event is not None:
+                self.on_event(game, event)
+            if isinstance(event, ev.LLMFailed):
+                failures += 1
+                if not self.abort_on_llm_error:
+                    return await engine.stop(f"LLM error: {event.error}")
+                if failures > self.llm_retries:
+                    raise EvalAborted(f"the LLM failed {failures} times in a row: {event.error}")
+                await asyncio.sleep(self.retry_delay * 2 ** (failures - 1))
+                continue
+            if isinstance(event, ev.ExpansionReceived):
+                failures = 0
+            if isinstance(event, ev.RunFinished):
+                return event

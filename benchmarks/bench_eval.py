@@ -1,0 +1,85 @@
+"""Evaluation throughput: episodes per minute at concurrency 1, 4 and 8.
+
+The LLM is the local OpenAI-compatible server (`mockllm.openai_server`)
+answering from the bundled demo script, with 200 ms of latency injected into
+every call, reached through the real `openai` client (profile `local`). The
+environments run in worker processes (`envs.remote.EnvPool`), C at a time.
+The same games (spread over the six task types) are played at every level;
+the workers are started and warm before the clock starts, so the numbers are
+steady-state throughput (the one-off worker start is printed separately).
+
+Run: .venv/bin/python benchmarks/bench_eval.py [--games 24] [--levels 1,4,8] [--latency 0.2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agent.evaluation import EvalPlan, EvalReport, Evaluation  # noqa: E402
+from envs.remote import EnvPool  # noqa: E402
+from mockllm.openai_server import OpenAICompatibleServer, script_responder  # noqa: E402
+from recode_tui.evaluate import llm_factory, select_games  # noqa: E402
+from recode_tui.factory import DEMO_SCRIPT  # noqa: E402
+
+
+async def one_level(concurrency: int, games: list, profiles: Path, folder: Path) -> dict:
+    plan = EvalPlan(llm="profile:local", games=games, concurrency=concurrency)
+    report = EvalReport(plan)
+    llm_for, _ = llm_factory(plan.llm, str(profiles), games)
+    pool = EnvPool(concurrency)
+    started = time.monotonic()
+    await pool.ready()
+    warm = time.monotonic() - started
+    cpu_before = os.times()
+    began = time.monotonic()
+    await Evaluation(report, folder, llm_for, pool_factory=lambda size: pool, abort_on_llm_error=True).run()
+    wall = time.monotonic() - began
+    cpu = os.times()
+    main_cpu = (cpu.user - cpu_before.user) + (cpu.system - cpu_before.system)
+    workers_cpu = (cpu.children_user - cpu_before.children_user) + (cpu.children_system - cpu_before.children_system)
+    wins = sum(e.success for e in report.episodes)
+    calls = sum(e.llm_calls for e in report.episodes)
+    return {"c": concurrency, "episodes": len(report.episodes), "wins": wins, "wall": wall, "warm": warm,
+            "per_min": len(report.episodes) / wall * 60, "calls": calls, "main_cpu": main_cpu, "workers_cpu": workers_cpu}
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--games", type=int, default=24)
+    parser.add_argument("--levels", default="1,4,8")
+    parser.add_argument("--latency", type=float, default=0.2)
+    args = parser.parse_args()
+    games = select_games(None, str(args.games), None)
+    levels = [int(x) for x in args.levels.split(",")]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp, OpenAICompatibleServer(
+        script_responder(str(DEMO_SCRIPT)), latency=args.latency
+    ) as server:
+        profiles = Path(tmp) / "profiles.yaml"
+        profiles.write_text(f"models:\n  local:\n    base_url: {server.base_url}\n    model: local-test-model\n")
+        os.environ.pop("OPENAI_API_KEY", None)
+        for level in levels:
+            rows.append(await one_level(level, games, profiles, Path(tmp) / f"c{level}"))
+            row = rows[-1]
+            print(f"c={level}: {row['per_min']:.1f} episodes/min", file=sys.stderr, flush=True)
+    base = rows[0]["per_min"]
+    print(f"{args.games} episodes (demo script, all six task types) per level; {args.latency * 1000:.0f} ms "
+          f"latency per LLM call; {os.cpu_count()} CPUs; load average before: {os.getloadavg()[0]:.1f}\n")
+    print("| c | episodes won | wall s | episodes/min | speed-up vs c=1 | LLM calls | main CPU s | worker CPU s | worker start s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['c']} | {r['wins']}/{r['episodes']} | {r['wall']:.1f} | {r['per_min']:.1f} | "
+              f"{r['per_min'] / base:.2f}x | {r['calls']} | {r['main_cpu']:.1f} | {r['workers_cpu']:.1f} | {r['warm']:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main()))

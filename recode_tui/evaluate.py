@@ -1,0 +1,355 @@
+"""`recode-tui eval`: many episodes at once, a progress bar, a results table.
+
+The batch runner itself is `agent.evaluation` (no UI); this module chooses the
+games, builds the LLMs, shows progress with rich and prints the table.
+
+Exit codes: 0 the evaluation completed (whatever the success rate), 1 it was
+aborted (the LLM went away), 2 bad usage, 130 interrupted (Ctrl-C). In every
+case but bad usage the report holds every finished episode and
+`--resume REPORT` carries on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from agent.engine import Limits
+from agent.evaluation import (
+    REPORT_FILE,
+    EpisodeResult,
+    EvalAborted,
+    EvalPlan,
+    EvalReport,
+    Evaluation,
+    GameSpec,
+    summarize,
+)
+from recode_tui.factory import UsageError
+
+TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
+
+
+def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
+    parser = commands.add_parser(
+        "eval",
+        help="evaluate an LLM over many episodes, C at a time; writes a report and one journal per episode",
+    )
+    parser.add_argument("--env", default="alfworld", choices=["alfworld"], help="environment")
+    parser.add_argument("--task-types", default=None, help="comma-separated: put,clean,heat,cool,examine,puttwo")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--games", default=None,
+                       help="N: the first N games, spread evenly over the task types; or comma-separated game ids")
+    which.add_argument("--split", default=None, help="a split of $ALFWORLD_DATA (e.g. valid_unseen) instead of the bundled games")
+    parser.add_argument("--llm", default=None, help="profile:NAME | scripted:FILE | demo | journal:DIR")
+    parser.add_argument("--profiles", default=None, help="LLM profiles file (YAML)")
+    parser.add_argument("-c", "--concurrency", type=int, default=None, help="episodes at a time (default 4)")
+    parser.add_argument("--max-steps", type=int, default=80, help="environment step limit")
+    parser.add_argument("--max-depth", type=int, default=Limits.max_depth)
+    parser.add_argument("--max-rewrite", type=int, default=Limits.max_rewrite)
+    parser.add_argument("--max-retry", type=int, default=Limits.max_retry)
+    parser.add_argument("--prompts", default=None, help="prompt set folder (default: the bundled one)")
+    parser.add_argument("-o", "--out", default=None,
+                        help="folder for report.json and journals/ (default: <sessions>/evals/<time>)")
+    parser.add_argument("--sessions", default=None, help="sessions folder (for the default --out)")
+    parser.add_argument("--resume", default=None, metavar="REPORT", help="continue an interrupted evaluation")
+    parser.add_argument("--no-progress", action="store_true", help="one line per episode instead of a progress bar")
+    return parser
+
+
+# ------------------------------------------------------------------ choosing
+def _spread(games: list[Any], n: int) -> list[Any]:
+    """The first n games taking one of each task type in turn."""
+    by_type: dict[str, list[Any]] = {}
+    for game in games:
+        by_type.setdefault(game.task_type or "?", []).append(game)
+    order = [t for t in TYPE_ORDER if t in by_type] + [t for t in by_type if t not in TYPE_ORDER]
+    chosen: list[Any] = []
+    while len(chosen) < n and any(by_type.values()):
+        for t in order:
+            if by_type[t] and len(chosen) < n:
+                chosen.append(by_type[t].pop(0))
+    return chosen
+
+
+def select_games(task_types: str | None, games: str | None, split: str | None) -> list[GameSpec]:
+    from envs.alfworld.catalog import DATA_ENV_VAR, data_root, game_info, list_games, list_split
+    from envs.base import EnvError
+
+    types = [t.strip() for t in task_types.split(",") if t.strip()] if task_types else None
+    described = f" with task types {task_types}" if types else ""
+    try:
+        if split:
+            if data_root() is None:
+                raise UsageError(f"--split {split} needs the ALFWorld data: set {DATA_ENV_VAR} to the dataset root")
+            found = list_split(split, types)
+            described += f" in split {split}"
+        else:
+            found = list_games(types)
+        if games is not None:
+            if games.strip().lstrip("-").isdigit():
+                n = int(games)
+                if n < 1:
+                    raise UsageError("--games must be 1 or more (or a comma-separated list of game ids)")
+                found = _spread(found, n)
+            else:
+                wanted = [g.strip() for g in games.split(",") if g.strip()]
+                infos = [game_info(g) for g in wanted]
+                infos = [i for i in infos if types is None or i.task_type in {t.lower() for t in types}]
+                found = [type(i)(w, i.task_type, i.task, i.room, i.path) for w, i in zip(wanted, infos)]
+                described += f" among {games}"
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
+    if not found:
+        raise UsageError(f"no games match the filter{described}; see `recode-tui games list`")
+    return [GameSpec(g.id, g.task_type, str(g.path)) for g in found]
+
+
+def _journal_index(folder: str) -> dict[str, Path]:
+    """Game id -> the newest journal of that game under `folder` (a previous eval's folder works)."""
+    from agent.journal import JOURNAL_FILE, JournalError, read_journal
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise UsageError(f"journal:{folder} is not a folder; give a folder of session journals or an eval's folder")
+    found: dict[str, tuple[float, Path]] = {}
+    for file in sorted(root.rglob(JOURNAL_FILE)):
+        try:
+            header = read_journal(file.parent).header
+        except JournalError:
+            continue
+        created = float(header.get("created", 0.0))
+        for key in {str(header.get("game", "")), str(Path(header.get("game_path", "")).resolve())}:
+            if key and (key not in found or found[key][0] <= created):
+                found[key] = (created, file.parent)
+    return {key: path for key, (_, path) in found.items()}
+
+
+def llm_factory(spec: str, profiles: str | None, games: list[GameSpec]) -> tuple[Callable[[GameSpec], Any], bool]:
+    """A function giving each episode its LLM, and whether an LLM error should abort the whole evaluation."""
+    from agent.journal import JournalError
+    from agent.session import journal_llm
+    from recode_tui.factory import make_llm
+
+    if spec == "human":
+        raise UsageError("eval needs a model or a script (profile:NAME, scripted:FILE, demo, journal:DIR); "
+                         "to answer yourself use `recode-tui run --llm human`")
+    if spec.startswith("journal:"):
+        index = _journal_index(spec.split(":", 1)[1])
+        if not any(g.id in index or str(Path(g.path).resolve()) in index for g in games):
+            raise UsageError(f"no journal in {spec.split(':', 1)[1]} is of a selected game; "
+                             "point journal: at a previous eval's folder or a sessions folder")
+
+        def from_journal(game: GameSpec) -> Any:
+            folder = index.get(game.id) or index.get(str(Path(game.path).resolve()))
+            if folder is None:
+                raise JournalError(f"no journal of game {game.id} in {spec.split(':', 1)[1]}")
+            return journal_llm(folder)
+
+        return from_journal, False
+    shared = make_llm(spec, profiles)  # checks the spec; raises UsageError with a one-line reason
+    if spec.startswith("profile:"):
+        return (lambda game: shared), True
+    return (lambda game: make_llm(spec, profiles)), False  # a script keeps per-episode state (`once`)
+
+
+# ------------------------------------------------------------------ showing
+def result_line(result: EpisodeResult) -> str:
+    verdict = "won   " if result.success else ("ERROR " if result.error else "failed")
+    tail = "" if result.success else f"  {result.reason[:90]}"
+    return (f"{verdict} {result.game:<14} {result.task_type or '?':<8} steps {result.steps:>3}  "
+            f"LLM calls {result.llm_calls:>2}  tokens {result.tokens:>6}  {result.seconds:5.1f}s{tail}")
+
+
+def results_table(report: EvalReport) -> Any:
+    from rich.table import Table
+
+    summary = summarize(report.episodes)
+    status = "" if report.status == "complete" else f" ({report.status})"
+    table = Table(title=f"{report.plan.llm}: {len(report.episodes)} of {len(report.plan.games)} episodes{status}")
+    for name in ("task type", "episodes", "success", "rate", "mean steps", "LLM calls/ep", "tokens/ep", "cost/ep", "errors"):
+        table.add_column(name, justify="left" if name == "task type" else "right")
+    types = summary["by_task_type"]
+    ordered = [t for t in TYPE_ORDER if t in types] + [t for t in types if t not in TYPE_ORDER]
+
+    def row(label: str, s: dict[str, Any], style: str | None = None) -> None:
+        table.add_row(label, str(s["episodes"]), str(s["successes"]), f"{s['success_rate']:.1%}",
+                      f"{s['mean_steps']:.1f}", f"{s['mean_llm_calls']:.1f}", f"{s['mean_tokens']:.0f}",
+                      f"${s['mean_cost']:.4f}", str(s["errors"]), style=style)
+
+    for t in ordered:
+        row(t, types[t])
+    table.add_section()
+    row("overall", summary["overall"], style="bold")
+    return table
+
+
+class Display:
+    """A rich progress bar on a terminal; else one line per finished episode."""
+
+    def __init__(self, total: int, done: list[EpisodeResult], live: bool) -> None:
+        from rich.console import Console
+
+        self.console = Console() if live else Console(width=120, force_terminal=False)
+        self.live = live and self.console.is_terminal
+        self.total = total
+        self.wins = sum(r.success for r in done)
+        self.finished = len(done)
+        self.tokens = sum(r.tokens for r in done)
+        self.cost = sum(r.cost for r in done)
+        self.running: dict[str, tuple[int, float]] = {}
+        self.progress: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> "Display":
+        if self.live:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self.progress = Progress(
+                SpinnerColumn(),
+                TextColumn("episodes"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("success {task.fields[wins]}/{task.fields[finished]} ({task.fields[rate]})"),
+                TextColumn("tokens {task.fields[tokens]}"),
+                TextColumn("${task.fields[cost]}"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=self.console,
+            )
+            self.progress.__enter__()
+            self.task = self.progress.add_task("eval", total=self.total, completed=self.finished, **self._fields())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.__exit__(None, None, None)
+
+    def _fields(self) -> dict[str, Any]:
+        tokens = self.tokens + sum(t for t, _ in self.running.values())
+        cost = self.cost + sum(c for _, c in self.running.values())
+        rate = f"{self.wins / self.finished:.0%}" if self.finished else "-"
+        return {"wins": self.wins, "finished": self.finished, "rate": rate, "tokens": f"{tokens:,}", "cost": f"{cost:.4f}"}
+
+    def on_event(self, game: GameSpec, event: Any) -> None:
+        from agent import events as ev
+
+        if isinstance(event, ev.ExpansionReceived) and self.progress is not None:
+            tokens, cost = self.running.get(game.id, (0, 0.0))
+            self.running[game.id] = (tokens + event.input_tokens + event.output_tokens, cost + event.cost)
+            self.progress.update(self.task, **self._fields())
+
+    def on_result(self, result: EpisodeResult) -> None:
+        self.running.pop(result.game, None)
+        self.finished += 1
+        self.wins += result.success
+        self.tokens += result.tokens
+        self.cost += result.cost
+        line = result_line(result)
+        if self.progress is not None:
+            self.progress.console.print(line, markup=False, highlight=False)
+            self.progress.update(self.task, advance=1, **self._fields())
+        else:
+            self.console.print(line, markup=False, highlight=False)
+
+
+# ------------------------------------------------------------------ running
+def _report_path(value: str) -> Path:
+    path = Path(value)
+    return path / REPORT_FILE if path.is_dir() else path
+
+
+def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
+    from agent.journal import sessions_dir_from
+
+    if args.llm is None:
+        raise UsageError("eval needs --llm profile:NAME, scripted:FILE, demo or journal:DIR")
+    for name in ("max_depth", "max_rewrite", "max_retry", "max_steps"):
+        if getattr(args, name) < 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be 0 or more")
+    games = select_games(args.task_types, args.games, args.split)
+    limits = {"max_depth": args.max_depth, "max_rewrite": args.max_rewrite, "max_retry": args.max_retry}
+    plan = EvalPlan(
+        llm=args.llm,
+        games=games,
+        env=args.env,
+        concurrency=args.concurrency or 4,
+        max_steps=args.max_steps,
+        limits=limits,
+        prompts=str(Path(args.prompts).resolve()) if args.prompts else None,
+        selection={"task_types": args.task_types, "games": args.games, "split": args.split},
+    )
+    if args.out:
+        folder = Path(args.out)
+        if (folder / REPORT_FILE).exists():
+            raise UsageError(f"{folder} already holds an evaluation; continue it with --resume {folder} or pick another --out")
+    else:
+        slug = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in args.llm.split("/")[-1])[:40]
+        folder = sessions_dir_from(args.sessions) / "evals" / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}"
+    return EvalReport(plan), folder
+
+
+def _resumed_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
+    path = _report_path(args.resume)
+    try:
+        report = EvalReport.read(path)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.concurrency:
+        report.plan.concurrency = args.concurrency
+    return report, path.parent
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """The `eval` command (synchronous: it owns the event loop so Ctrl-C can be reported)."""
+    from envs.remote import EnvPool
+
+    if args.concurrency is not None and args.concurrency < 1:
+        raise UsageError("-c/--concurrency must be 1 or more")
+    report, folder = _resumed_report(args) if args.resume else _new_report(args)
+    llm_for, abort_on_llm_error = llm_factory(report.plan.llm, args.profiles, report.remaining or report.plan.games)
+    display = Display(len(report.plan.games), report.episodes, live=not args.no_progress)
+    evaluation = Evaluation(
+        report,
+        folder,
+        llm_for,
+        pool_factory=lambda size: EnvPool(size),
+        abort_on_llm_error=abort_on_llm_error,
+        on_event=display.on_event,
+        on_result=display.on_result,
+    )
+    out = display.console
+    remaining = len(report.remaining)
+    out.print(f"evaluating {remaining} of {len(report.plan.games)} episodes with {report.plan.llm}, "
+              f"{min(report.plan.concurrency, max(remaining, 1))} at a time; report: {folder / REPORT_FILE}",
+              markup=False, highlight=False, soft_wrap=True)
+
+    async def go() -> None:
+        with display:
+            await evaluation.run()
+
+    code = 0
+    message = ""
+    try:
+        asyncio.run(go())
+    except KeyboardInterrupt:
+        code = 130
+        message = "interrupted"
+    except EvalAborted as exc:
+        code = 1
+        message = f"evaluation stopped: {exc}"
+    out.print(results_table(report))
+    out.print(f"report: {folder / REPORT_FILE}", markup=False, highlight=False, soft_wrap=True)
+    out.print(f"journals: {folder / 'journals'}  (open one: recode-tui tui --resume {folder / 'journals' / '<game>'})",
+              markup=False, highlight=False, soft_wrap=True)
+    if code:
+        left = len(report.remaining)
+        print(f"recode-tui: {message}; {len(report.episodes)} of {len(report.plan.games)} episodes finished, "
+              f"{left} left: continue with `recode-tui eval --resume {folder}`", file=sys.stderr)
+    return code

@@ -1,0 +1,454 @@
+"""Plain-terminal mode: you are the LLM, in an ordinary scrolling terminal.
+
+`recode-tui run --llm human` uses this instead of the full-screen console, for
+ssh sessions, narrow terminals and screen readers. Between expansions every
+engine event is printed as one line. For each expansion the prompt is printed
+(highlighted with pygments; long sections folded, F2 prints it whole), then a
+prompt-toolkit editor opens: multi-line, Python highlighting, auto-indent,
+up/down on the first/last line walks the answers given earlier, the
+<think>/<execute> skeleton prefilled. Esc Enter (or Alt-Enter) submits; the
+answer is validated first and, when it cannot be used, the reason is shown
+under the editor and the text stays as typed. Ctrl-D (or Ctrl-C) pauses: the
+text is saved as the session's draft, and `--resume` continues there.
+
+Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from agent import events as ev
+from agent.codeblocks import InvalidAnswer, parse_answer, validate
+from recode_tui.eventline import event_line
+
+SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
+SKELETON_CURSOR = len("<think>\n\n</think>\n<execute>\n")  # the empty line inside <execute>
+FOLD_LINES = 12  # a prompt section longer than this is folded
+FOLD_KEEP = 3  # lines of a folded section still shown
+ALWAYS_OPEN = ("current function", "variables", "the code of this function failed", "error", "note")
+EXIT_PAUSED = 3
+
+_HEADING = re.compile(r"^#{1,3} \S")
+_CODE_TAGS = re.compile(r"(<execute>)(.*?)(</execute>)", re.S | re.I)
+
+
+class Paused(Exception):
+    """The person pressed Ctrl-D / Ctrl-C in the editor; `text` is what the editor held."""
+
+    def __init__(self, text: str, how: str) -> None:
+        super().__init__(how)
+        self.text = text
+        self.how = how
+
+
+def check_answer(text: str, known: frozenset[str], code_check: Callable[[str], str | None] | None = None) -> str:
+    """Why the engine would refuse this answer ('' when it would take it)."""
+    try:
+        code = parse_answer(text, allow_plain_code=True).code
+    except InvalidAnswer as exc:
+        return str(exc)
+    try:
+        blocks = validate(code, known)
+    except InvalidAnswer as exc:  # line numbers of the code -> line numbers of the editor
+        offset = _lines_before(text, code)
+        return re.sub(r"line (\d+)", lambda m: f"line {int(m.group(1)) + offset}", str(exc), count=1)
+    if code_check is not None:
+        for block in blocks:
+            refusal = code_check(block)
+            if refusal:
+                return refusal
+    return ""
+
+
+def _lines_before(text: str, code: str) -> int:
+    """How many editor lines precede the first line of the extracted code."""
+    first = code.strip("\n").split("\n", 1)[0].strip()
+    tag = re.search(r"<execute>", text, re.I) or re.search(r"</think>", text, re.I)
+    at = text.find(first, tag.end() if tag else 0) if first else -1
+    return text[:at].count("\n") if at >= 0 else 0
+
+
+# ------------------------------------------------------------------ the prompt
+@dataclass
+class Section:
+    heading: str
+    lines: list[str]
+
+    @property
+    def folds(self) -> bool:
+        title = self.heading.lstrip("# ").lower()
+        return len(self.lines) > FOLD_LINES and not any(title.startswith(k) for k in ALWAYS_OPEN)
+
+
+def prompt_sections(prompt: str) -> list[Section]:
+    sections = [Section("", [])]
+    for line in prompt.splitlines():
+        if _HEADING.match(line):
+            sections.append(Section(line, []))
+        else:
+            sections[-1].lines.append(line)
+    if not sections[0].lines or not any(l.strip() for l in sections[0].lines):
+        sections.pop(0)
+    return sections
+
+
+def _tokens(text: str) -> list[tuple[Any, str]]:
+    """Pygments tokens: Python inside <execute> blocks and code-looking lines, plain prose elsewhere."""
+    from pygments import lex
+    from pygments.lexers import PythonLexer
+    from pygments.token import Token
+
+    python = PythonLexer(stripnl=False, ensurenl=False)
+    out: list[tuple[Any, str]] = []
+    position = 0
+    for match in _CODE_TAGS.finditer(text):
+        out.extend(_prose(text[position:match.start()]))
+        out.append((Token.Keyword.Pseudo, match.group(1)))
+        out.extend(lex(match.group(2), python))
+        out.append((Token.Keyword.Pseudo, match.group(3)))
+        position = match.end()
+    out.extend(_prose(text[position:]))
+    return out
+
+
+def _prose(text: str) -> list[tuple[Any, str]]:
+    from pygments.token import Token
+
+    out: list[tuple[Any, str]] = []
+    for line in text.splitlines(keepends=True):
+        variable = re.match(r"^(- )(\w+)( \([^)]*\))(:.*)$", line.rstrip("\n"))
+        if variable:
+            out += [(Token.Text, variable.group(1)), (Token.Name.Variable, variable.group(2)),
+                    (Token.Keyword.Type, variable.group(3)), (Token.Text, variable.group(4) + "\n")]
+        elif re.match(r"^</?think>", line.strip()):
+            out.append((Token.Comment, line))
+        else:
+            out.append((Token.Text, line))
+    return out
+
+
+def render_prompt(prompt: str, folded: bool = True) -> tuple[list[tuple[Any, str]], int]:
+    """Highlighted tokens of a prompt, long sections folded; and how many lines were folded away."""
+    from pygments.token import Token
+
+    tokens: list[tuple[Any, str]] = []
+    hidden = 0
+    for section in prompt_sections(prompt):
+        if section.heading:
+            tokens.append((Token.Generic.Heading, section.heading + "\n"))
+        lines = section.lines
+        if folded and section.folds:
+            shown = lines[:FOLD_KEEP]
+            hidden += len(lines) - len(shown)
+            tokens.extend(_tokens("\n".join(shown) + "\n"))
+            tokens.append((Token.Comment, f"  … {len(lines) - len(shown)} more lines folded (F2 in the editor shows the whole prompt)\n\n"))
+        else:
+            tokens.extend(_tokens("\n".join(lines) + "\n"))
+    return tokens, hidden
+
+
+# ------------------------------------------------------------------ the editor
+def _key_bindings(front: "PlainFrontEnd") -> Any:
+    from prompt_toolkit.filters import has_completions, is_searching
+    from prompt_toolkit.key_binding import KeyBindings
+
+    bindings = KeyBindings()
+
+    @bindings.add("enter", filter=~has_completions & ~is_searching)
+    def _newline(event: Any) -> None:
+        """Enter: a new line, indented like this one, one level more after a colon."""
+        buffer = event.current_buffer
+        line = buffer.document.current_line_before_cursor
+        indent = line[: len(line) - len(line.lstrip())]
+        if line.rstrip().endswith(":"):
+            indent += "    "
+        buffer.insert_text("\n" + indent)
+
+    @bindings.add("escape", "enter")
+    def _submit(event: Any) -> None:
+        event.current_buffer.validate_and_handle()
+
+    @bindings.add("c-d")
+    def _pause(event: Any) -> None:
+        event.app.exit(exception=Paused(event.current_buffer.text, "paused"))
+
+    @bindings.add("c-c")
+    def _interrupt(event: Any) -> None:
+        event.app.exit(exception=Paused(event.current_buffer.text, "interrupted"))
+
+    @bindings.add("f2")
+    def _unfold(event: Any) -> None:
+        from prompt_toolkit.application import run_in_terminal
+
+        run_in_terminal(lambda: front._print_prompt(folded=False))
+
+    @bindings.add("c-r")
+    def _reset(event: Any) -> None:
+        """Back to the empty skeleton."""
+        event.current_buffer.text = SKELETON
+        event.current_buffer.cursor_position = SKELETON_CURSOR
+
+    @bindings.add("s-tab")
+    def _dedent(event: Any) -> None:
+        buffer = event.current_buffer
+        line = buffer.document.current_line
+        cut = min(4, len(line) - len(line.lstrip(" ")))
+        if cut:
+            start = buffer.cursor_position - buffer.document.cursor_position_col
+            buffer.text = buffer.text[:start] + buffer.text[start + cut:]
+            buffer.cursor_position = max(start, buffer.cursor_position - cut)
+
+    @bindings.add("tab")
+    def _indent(event: Any) -> None:
+        event.current_buffer.insert_text("    ")
+
+    return bindings
+
+
+@dataclass
+class PlainFrontEnd:
+    """Drives a journaled engine whose LLM is a HumanLLM, in a plain terminal.
+
+    `input`/`output` are prompt-toolkit's (tests pass a pipe input and a
+    DummyOutput); every line printed is also kept in `transcript`.
+    """
+
+    session: Any  # agent.session.Session
+    pending: ev.ExpansionRequested | None = None  # an expansion awaiting its answer (after --resume)
+    input: Any = None
+    output: Any = None
+    echo: Callable[[str], None] | None = None
+    transcript: list[str] = field(default_factory=list)
+    history: list[str] = field(default_factory=list)
+    editing: asyncio.Event = field(default_factory=asyncio.Event)
+    prompt_session: Any = None
+    _last_text: dict[str, str] = field(default_factory=dict)
+    _request: ev.ExpansionRequested | None = None
+
+    def __post_init__(self) -> None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import InMemoryHistory
+        from prompt_toolkit.lexers import PygmentsLexer
+        from prompt_toolkit.styles import style_from_pygments_cls
+        from pygments.lexers import PythonLexer
+        from pygments.styles import get_style_by_name
+
+        history = InMemoryHistory()
+        for answer in self.history or self._journal_answers():
+            history.append_string(answer)
+        self.prompt_session = PromptSession(
+            multiline=True,
+            lexer=PygmentsLexer(PythonLexer),
+            history=history,
+            key_bindings=_key_bindings(self),
+            style=style_from_pygments_cls(get_style_by_name("monokai")),
+            include_default_pygments_style=False,
+            input=self.input,
+            output=self.output,
+            validate_while_typing=False,
+            prompt_continuation=lambda width, line, wrap: "... ".rjust(width),
+            bottom_toolbar=self._toolbar,
+            erase_when_done=False,
+        )
+        draft = self.session.draft or {}
+        if self.pending is not None and draft.get("node_id") == self.pending.node_id and draft.get("text"):
+            self._last_text[self.pending.node_id or ""] = draft["text"]
+
+    # -- output ------------------------------------------------------------
+    @property
+    def engine(self) -> Any:
+        return self.session.engine
+
+    def _journal_answers(self) -> list[str]:
+        try:
+            from agent.journal import read_journal
+
+            return [r["answer"] for r in read_journal(self.session.folder).records
+                    if r.get("type") == "answer" and r.get("source") == "human"]
+        except Exception:  # noqa: BLE001 - history is a convenience
+            return []
+
+    def say(self, text: str, style: str = "") -> None:
+        from prompt_toolkit import print_formatted_text
+        from prompt_toolkit.formatted_text import FormattedText
+
+        self.transcript.extend(text.splitlines() or [""])
+        if self.echo is not None:
+            self.echo(text)
+        print_formatted_text(FormattedText([(style, text)]), output=self.output)
+
+    def _print_prompt(self, folded: bool = True) -> None:
+        from prompt_toolkit import print_formatted_text
+        from prompt_toolkit.formatted_text import PygmentsTokens
+        from prompt_toolkit.styles import style_from_pygments_cls
+        from pygments.styles import get_style_by_name
+
+        request = self._request
+        if request is None:
+            return
+        tokens, hidden = render_prompt(request.prompt, folded)
+        self.transcript.extend("".join(t for _, t in tokens).splitlines())
+        if self.echo is not None:
+            self.echo("".join(t for _, t in tokens))
+        print_formatted_text(PygmentsTokens(tokens), style=style_from_pygments_cls(get_style_by_name("monokai")),
+                             output=self.output, end="")
+
+    def _toolbar(self) -> Any:
+        # a refused answer's reason is shown by prompt-toolkit's validation line, above this one
+        return "Esc Enter submit · F2 whole prompt · ↑↓ earlier answers · Ctrl-R skeleton · Ctrl-D pause"
+
+    # -- the loop ------------------------------------------------------------
+    async def run(self) -> ev.RunFinished | None:
+        """Step to the end of the run; None when the person paused (the session is saved)."""
+        engine = self.engine
+        if self.pending is not None:
+            self._show_request(self.pending)
+        while True:
+            if self.pending is not None and _is_human(engine.llm):
+                event = await self._answer(self.pending)
+                if event is None:
+                    return None
+            else:
+                event = await engine.step()
+            self.pending = None
+            self.say(event_line(event))
+            if isinstance(event, ev.ExpansionRequested):
+                self.pending = event
+                if _is_human(engine.llm):
+                    self._show_request(event)
+            elif isinstance(event, ev.LLMFailed):
+                self.say(f"  the LLM failed: {event.error}")
+            elif isinstance(event, ev.RunFinished):
+                return event
+
+    def _show_request(self, request: ev.ExpansionRequested) -> None:
+        self._request = request
+        title = "repair" if request.purpose == "repair" else "expand"
+        self.say(f"─── prompt for {title} of [{request.node_id}] (attempt {request.attempt}) ───", "bold")
+        self._print_prompt(folded=True)
+        self.say("─── your answer: Esc Enter submits, Ctrl-D pauses and saves ───", "bold")
+
+    async def _answer(self, request: ev.ExpansionRequested) -> ev.Event | None:
+        """Run the editor for one expansion and hand the answer to the waiting engine."""
+        engine, human = self.engine, self.engine.llm
+        step = asyncio.ensure_future(engine.step())
+        while not human.waiting and not step.done():
+            await asyncio.sleep(0)
+        if step.done():  # the engine did not wait for a person after all
+            return step.result()
+        known = await engine.runner.names()
+        try:
+            text = await self._edit(request, known)
+        except (EOFError, KeyboardInterrupt) as exc:  # the terminal went away: keep what was typed
+            how = "input closed" if isinstance(exc, EOFError) else "interrupted"
+            await self._pause(request, Paused(self.prompt_session.default_buffer.text, how), step)
+            return None
+        except Paused as paused:
+            await self._pause(request, paused, step)
+            return None
+        self.history.append(text)
+        self._last_text[request.node_id or ""] = text
+        human.submit(text)
+        return await step
+
+    async def _edit(self, request: ev.ExpansionRequested, known: frozenset[str]) -> str:
+        from prompt_toolkit.validation import ValidationError
+
+        engine = self.engine
+
+        def check(document: Any) -> None:
+            reason = check_answer(document.text, known, engine.code_check)
+            if reason:  # the cursor stays where it was: the text is kept exactly as typed
+                raise ValidationError(message=reason, cursor_position=document.cursor_position)
+
+        default = self._last_text.get(request.node_id or "", SKELETON)
+        cursor = SKELETON_CURSOR if default == SKELETON else len(default)
+
+        def place_cursor() -> None:
+            self.prompt_session.default_buffer.cursor_position = cursor
+
+        self.editing.set()
+        try:
+            return await self.prompt_session.prompt_async(
+                f"[{request.node_id}] > ",
+                default=default,
+                validator=_validator(check),
+                pre_run=place_cursor,
+            )
+        finally:
+            self.editing.clear()
+
+    async def _pause(self, request: ev.ExpansionRequested, paused: Paused, step: "asyncio.Future[ev.Event]") -> None:
+        from agent.journal import write_draft
+
+        session, human = self.session, self.engine.llm
+        human.cancel()
+        try:
+            await step  # the engine reports an LLMFailed (the expansion was cancelled); nothing is journaled
+        except Exception:  # noqa: BLE001
+            pass
+        error = write_draft(session.folder, request.node_id or "", paused.text)
+        await self.engine.close()
+        session.writer.close()
+        saved = "the text you typed is kept as a draft" if not error else error
+        self.say(f"{paused.how}: session {session.folder.name} saved ({saved}).")
+        self.say(f"continue with: recode-tui run --llm human --resume {session.folder}")
+
+
+def _is_human(llm: Any) -> bool:
+    return hasattr(llm, "submit") and hasattr(llm, "waiting")
+
+
+def _validator(check: Callable[[Any], None]) -> Any:
+    from prompt_toolkit.validation import Validator
+
+    class AnswerValidator(Validator):
+        def validate(self, document: Any) -> None:
+            check(document)
+
+    return AnswerValidator()
+
+
+async def run_plain(args: Any) -> int:
+    """`recode-tui run --llm human`: the episode in this terminal. Exit 0 won, 1 failed, 3 paused."""
+    import sys
+
+    from mockllm import HumanLLM
+    from recode_tui.cli import open_session
+
+    llm = HumanLLM()
+    session, pending = await open_plain_session(args, llm, open_session)
+    for note in session.notes:
+        print(f"note: {note}", file=sys.stderr)
+    front = PlainFrontEnd(session, pending=pending)
+    try:
+        result = await front.run()
+    finally:
+        if front.engine.done:
+            await front.engine.close()
+            session.writer.close()
+    if result is None:
+        return EXIT_PAUSED
+    return 0 if result.success else 1
+
+
+async def open_plain_session(args: Any, llm: Any, open_session: Callable[..., Any]) -> tuple[Any, Any]:
+    """A journaled session, and the expansion it waits for when it was resumed at one."""
+    if getattr(args, "resume", None) is None:
+        return await open_session(args, llm), None
+    from agent.journal import JournalError, find_session, sessions_dir_from
+    from agent.session import resume_session
+    from envs import make_env
+    from recode_tui.factory import UsageError
+
+    try:
+        folder = find_session(sessions_dir_from(args.sessions), args.resume or None)
+        session, events = await resume_session(folder, llm, make_env)
+    except JournalError as exc:
+        raise UsageError(str(exc)) from None
+    last = events[-1] if events else None
+    return session, last if isinstance(last, ev.ExpansionRequested) else None

@@ -1,0 +1,161 @@
+"""`recode-tui eval` as a user runs it: a real process, real worker processes, real games."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from envs.alfworld.catalog import list_games
+from mockllm.openai_server import OpenAICompatibleServer, script_responder
+from recode_tui.factory import DEMO_SCRIPT
+
+from .helpers import chosen_script, odd_games, profiles_file, read_report, recode, start
+
+
+@pytest.mark.slow
+def test_eval_over_all_bundled_games_counts_success_per_task_type(tmp_path):
+    script, expected = chosen_script(tmp_path, odd_games())
+    out = tmp_path / "all"
+    result = recode(tmp_path, "eval", "--llm", f"scripted:{script}", "-c", "4", "--out", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    report = read_report(out)
+    assert report["status"] == "complete"
+    assert len(report["episodes"]) == len(list_games()) == 60
+    by_type = report["summary"]["by_task_type"]
+    assert {t: s["successes"] for t, s in by_type.items()} == expected
+    assert all(s["episodes"] == 10 for s in by_type.values())
+    overall = report["summary"]["overall"]
+    assert overall["successes"] == sum(expected.values()) and overall["errors"] == 0
+    assert overall["success_rate"] == pytest.approx(sum(expected.values()) / 60)
+    # one journal per episode, each a session the console can open
+    journals = sorted(p.name for p in (out / "journals").iterdir())
+    assert journals == sorted(g.id for g in list_games())
+    won = next(e for e in report["episodes"] if e["success"])
+    records = [json.loads(l) for l in (Path(won["journal"]) / "journal.jsonl").read_text().splitlines()]
+    assert records[0]["game"] == won["game"] and records[-1] == {**records[-1], "type": "finished", "success": True}
+    # the table: one row per task type and the overall row
+    rows = {line.split("│")[1].strip(): line for line in result.stdout.splitlines() if line.count("│") > 5}
+    assert set(rows) >= {"put", "clean", "heat", "cool", "examine", "puttwo", "overall"}
+    assert f"{sum(expected.values()) / 60:.1%}" in rows["overall"]
+
+
+def test_journal_llm_replays_a_previous_evaluation(tmp_path):
+    script, _ = chosen_script(tmp_path, {"examine-01", "cool-02"})
+    first, second = tmp_path / "first", tmp_path / "second"
+    games = "examine-01,examine-02,cool-02"
+    assert recode(tmp_path, "eval", "--llm", f"scripted:{script}", "--games", games, "-c", "3",
+                  "--out", str(first), "--no-progress").returncode == 0
+    result = recode(tmp_path, "eval", "--llm", f"journal:{first}", "--games", games, "-c", "3",
+                    "--out", str(second), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    before = {e["game"]: (e["success"], e["steps"]) for e in read_report(first)["episodes"]}
+    after = {e["game"]: (e["success"], e["steps"]) for e in read_report(second)["episodes"]}
+    assert after == before and after["examine-01"][0] and not after["examine-02"][0]
+
+
+def test_eval_through_the_local_openai_compatible_server(tmp_path):
+    with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT))) as server:
+        out = tmp_path / "model"
+        result = recode(tmp_path, "eval", "--llm", "profile:local", "--profiles",
+                        str(profiles_file(tmp_path, server.base_url)), "--games", "6", "-c", "3",
+                        "--out", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    report = read_report(out)
+    assert {e["task_type"] for e in report["episodes"]} == {"put", "clean", "heat", "cool", "examine", "puttwo"}
+    assert report["summary"]["overall"]["successes"] == 6
+    served = [c for c in server.calls if c.status == 200]
+    assert sum(e["llm_calls"] for e in report["episodes"]) == len(served)
+    tokens = sum(c.prompt_tokens + c.completion_tokens for c in served)
+    assert report["summary"]["overall"]["total_tokens"] == tokens
+    cost = sum(c.prompt_tokens * 2.0 + c.completion_tokens * 8.0 for c in served) / 1e6
+    assert report["summary"]["overall"]["total_cost"] == pytest.approx(cost)
+
+
+def _wait_for_episodes(folder: Path, n: int, process, timeout: float = 240) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()
+        try:
+            if len(read_report(folder)["episodes"]) >= n:
+                return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"fewer than {n} episodes finished in {timeout} s")
+
+
+def test_the_llm_server_going_away_stops_cleanly_and_resume_finishes(tmp_path):
+    out = tmp_path / "gone"
+    server = OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT)), latency=0.05).start()
+    profiles = profiles_file(tmp_path, server.base_url)
+    process = start(tmp_path, "eval", "--llm", "profile:local", "--profiles", str(profiles), "--games", "8",
+                    "-c", "2", "--out", str(out), "--no-progress")
+    try:
+        _wait_for_episodes(out, 2, process)
+    finally:
+        server.stop()
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 1, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in stderr
+    assert "cannot connect" in lines[0] and f"--resume {out}" in lines[0]
+    report = read_report(out)
+    assert report["status"] == "aborted" and 2 <= len(report["episodes"]) < 8
+    assert all(e["success"] for e in report["episodes"])  # nothing half-played is recorded as a result
+    # the server comes back (on another port): resume plays only what is missing
+    with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT))) as again:
+        profiles_file(tmp_path, again.base_url)
+        result = recode(tmp_path, "eval", "--resume", str(out / "report.json"), "--profiles", str(profiles),
+                        "--no-progress")
+    assert result.returncode == 0, result.stderr
+    report = read_report(out)
+    assert report["status"] == "complete" and len(report["episodes"]) == 8
+    assert len({e["game"] for e in report["episodes"]}) == 8 and report["summary"]["overall"]["successes"] == 8
+
+
+def test_ctrl_c_writes_the_report_of_finished_episodes_and_resume_continues(tmp_path):
+    out = tmp_path / "cut"
+    process = start(tmp_path, "eval", "--llm", "demo", "--games", "10", "-c", "2", "--out", str(out), "--no-progress")
+    _wait_for_episodes(out, 1, process)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
+    assert "interrupted" in stderr and "--resume" in stderr
+    report = read_report(out)
+    assert report["status"] == "interrupted"
+    finished = len(report["episodes"])
+    assert 1 <= finished < 10
+    assert "overall" in stdout  # the table of what finished is still printed
+    result = recode(tmp_path, "eval", "--resume", str(out), "-c", "3", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert f"evaluating {10 - finished} of 10 episodes" in result.stdout
+    report = read_report(out)
+    assert report["status"] == "complete" and len({e["game"] for e in report["episodes"]}) == 10
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--task-types", "cool", "--games", "put-01,put-02"), "no games match the filter"),
+        (("--split", "valid_unseen"), "ALFWORLD_DATA"),
+        (("-c", "0"), "-c/--concurrency must be 1 or more"),
+        (("--games", "0"), "--games must be 1 or more"),
+        (("--task-types", "dance"), "unknown task type"),
+        (("--llm", "human"), "eval needs a model or a script"),
+        (("--llm", "scripted:/no/such/file.yaml"), "cannot read script"),
+        (("--llm", "journal:/no/such/dir"), "is not a folder"),
+        (("--resume", "/no/such/report.json"), "cannot read report"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, args, message):
+    monkeypatch.delenv("ALFWORLD_DATA", raising=False)
+    full = ["eval", *args] if "--llm" in args or "--resume" in args else ["eval", "--llm", "demo", *args]
+    result = recode(tmp_path, *full)
+    assert result.returncode == 2, (args, result.stdout, result.stderr)
+    assert message in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr

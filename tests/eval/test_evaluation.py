@@ -1,0 +1,97 @@
+"""The UI-free batch runner: crashes, report files, summaries."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.evaluation import EpisodeResult, EvalPlan, EvalReport, Evaluation, GameSpec, summarize
+from envs.alfworld.catalog import list_games
+from envs.remote import EnvPool
+from mockllm.scripted import ScriptedLLM, load_script
+
+from .helpers import chosen_script
+
+CRASHY = '''
+import os
+from envs import make_env as real
+
+
+class Crashy:
+    def __init__(self, env):
+        self._env = env
+
+    def __getattr__(self, name):
+        return getattr(self._env, name)
+
+    def step(self, action):
+        if action == "crash now":
+            os._exit(3)
+        return self._env.step(action)
+
+
+def make_env(game, max_steps):
+    return Crashy(real(game, max_steps))
+'''
+
+
+def _games(*ids: str) -> list[GameSpec]:
+    infos = {g.id: g for g in list_games()}
+    return [GameSpec(i, infos[i].task_type, str(infos[i].path)) for i in ids]
+
+
+async def test_an_episode_whose_worker_dies_is_recorded_as_failed_and_the_others_go_on(tmp_path):
+    (tmp_path / "crashy.py").write_text(CRASHY)
+    script, _ = chosen_script(tmp_path, {"put-01", "cool-01", "heat-03"}, crash={"clean-01"})
+    entries_path = str(script)
+    report = EvalReport(EvalPlan(llm=f"scripted:{script}", games=_games("clean-01", "put-01", "cool-01", "heat-03"),
+                                 concurrency=2))
+    results: list[EpisodeResult] = []
+    pools: list[EnvPool] = []
+
+    def pool(size: int) -> EnvPool:
+        pools.append(EnvPool(size, factory="crashy:make_env", extra_path=[str(tmp_path)]))
+        return pools[-1]
+
+    evaluation = Evaluation(report, tmp_path / "out", lambda game: ScriptedLLM(load_script(entries_path)),
+                            pool_factory=pool, on_result=results.append)
+    await evaluation.run()
+    assert report.status == "complete" and len(results) == 4
+    by_game = {r.game: r for r in report.episodes}
+    crashed = by_game["clean-01"]
+    assert not crashed.success and "worker process died (exit code 3)" in crashed.error
+    assert all(by_game[g].success and not by_game[g].error for g in ("put-01", "cool-01", "heat-03"))
+    assert pools[0].replaced >= 0  # the crashed worker was replaced if it was needed again
+    saved = EvalReport.read(tmp_path / "out" / "report.json")
+    assert saved.status == "complete" and {e.game for e in saved.episodes} == set(by_game)
+    assert saved.to_dict()["summary"]["overall"]["errors"] == 1
+
+
+async def test_a_scripted_llm_without_an_answer_fails_only_its_episode(tmp_path):
+    empty = ScriptedLLM([])
+    report = EvalReport(EvalPlan(llm="scripted:none", games=_games("put-01"), concurrency=1))
+    await Evaluation(report, tmp_path, lambda game: empty, pool_factory=lambda n: EnvPool(n)).run()
+    (result,) = report.episodes
+    assert not result.success and result.reason.startswith("LLM error: the script has no answer")
+    assert report.status == "complete"
+
+
+def test_summary_per_task_type():
+    episodes = [
+        EpisodeResult("a", "put", True, "won", steps=4, llm_calls=2, input_tokens=100, output_tokens=10, cost=0.5),
+        EpisodeResult("b", "put", False, "x", steps=8, llm_calls=4, input_tokens=300, output_tokens=30, cost=1.5),
+        EpisodeResult("c", "cool", False, "boom", error="boom"),
+    ]
+    summary = summarize(episodes)
+    put = summary["by_task_type"]["put"]
+    assert (put["episodes"], put["successes"], put["success_rate"]) == (2, 1, 0.5)
+    assert (put["mean_steps"], put["mean_llm_calls"], put["mean_tokens"], put["mean_cost"]) == (6, 3, 220, 1.0)
+    assert summary["overall"]["errors"] == 1 and summary["overall"]["success_rate"] == pytest.approx(1 / 3)
+
+
+def test_a_report_round_trips(tmp_path):
+    report = EvalReport(EvalPlan(llm="demo", games=_games("put-01", "put-02")),
+                        [EpisodeResult("put-01", "put", True, "won", steps=3)], status="interrupted")
+    report.write(tmp_path / "report.json")
+    again = EvalReport.read(tmp_path / "report.json")
+    assert again.plan == report.plan and again.episodes == report.episodes
+    assert [g.id for g in again.remaining] == ["put-02"]

@@ -1,0 +1,68 @@
+"""The Env proxy whose real environment lives in a worker process."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from envs import make_env
+from envs.base import EnvError
+from envs.remote import EnvPool, EnvWorker, RemoteEnv, WorkerDied
+
+
+@pytest.fixture
+def worker():
+    w = EnvWorker(warm=False)
+    yield w
+    w.close()
+
+
+def test_a_remote_env_plays_exactly_like_the_local_one(worker):
+    local = make_env("put-01")
+    remote = RemoteEnv.open(worker, "put-01", max_steps=80)
+    assert (remote.name, remote.task_type, remote.max_steps) == (local.name, local.task_type, 80)
+    assert remote.reset() == local.reset()
+    for action in local.walkthrough:
+        assert remote.step(action) == local.step(action)
+        assert (remote.done, remote.won, remote.steps) == (local.done, local.won, local.steps)
+    assert remote.won
+    remote.close()
+    local.close()
+    again = RemoteEnv.open(worker, "clean-01", max_steps=3)  # the worker is reused for the next game
+    assert again.reset().instruction.startswith("clean") or again.task_type == "clean"
+    for _ in range(3):
+        again.step("look")
+    assert again.done and not again.won and again.steps == 3
+
+
+def test_an_environment_error_comes_back_as_env_error(worker):
+    with pytest.raises(EnvError, match="recode-tui games list"):
+        RemoteEnv.open(worker, "nope-99")
+    assert worker.alive  # the worker survives a bad request
+
+
+def test_a_dead_worker_fails_the_call_with_the_exit_code(worker):
+    remote = RemoteEnv.open(worker, "put-01")
+    remote.reset()
+    os.kill(worker.pid, signal.SIGKILL)
+    with pytest.raises(WorkerDied, match=r"died \(signal 9\) during step"):
+        remote.step("look")
+    with pytest.raises(WorkerDied):
+        remote.step("look")
+    remote.close()  # closing an env of a dead worker is quiet
+
+
+async def test_the_pool_replaces_a_dead_worker():
+    pool = EnvPool(1)
+    try:
+        async with pool.env("put-01") as env:
+            first = env.worker.pid
+            os.kill(first, signal.SIGKILL)
+        async with pool.env("put-02") as env:
+            assert env.worker.pid != first
+            assert env.reset().instruction
+        assert pool.replaced == 1
+    finally:
+        await pool.close()

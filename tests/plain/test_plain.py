@@ -1,0 +1,146 @@
+"""The plain-terminal front end, driven through prompt-toolkit's pipe input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from agent import events as ev
+from agent.journal import read_journal
+from agent.session import start_session
+from envs.alfworld.catalog import resolve_game
+from mockllm import HumanLLM
+from recode_tui.factory import make_engine
+from recode_tui.plain import SKELETON, PlainFrontEnd, check_answer, render_prompt
+
+ESC_ENTER = "\x1b\r"
+CTRL_D = "\x04"
+
+
+def paste(text: str) -> str:
+    """Bracketed paste: inserted as is, without auto-indent."""
+    return f"\x1b[200~{text}\x1b[201~"
+
+
+def walkthrough(game: str) -> list[str]:
+    return json.loads(resolve_game(game).read_text())["walkthrough"]
+
+
+def new_front(tmp_path, pipe, game: str = "put-01", **kw) -> PlainFrontEnd:
+    engine = make_engine(game, HumanLLM())
+    session = start_session(engine, tmp_path / "sessions", game, resolve_game(game), "human")
+    return PlainFrontEnd(session, input=pipe, output=DummyOutput(), **kw)
+
+
+async def editor_open(front: PlainFrontEnd, task: asyncio.Future) -> None:
+    for _ in range(2000):
+        if front.editing.is_set() and front.prompt_session.app.is_running:
+            await asyncio.sleep(0.05)  # let the editor finish its first render
+            return
+        if task.done():
+            task.result()
+            raise AssertionError("the run ended before the editor opened")
+        await asyncio.sleep(0.01)
+    raise AssertionError("the editor never opened")
+
+
+async def until(predicate, timeout: float = 10.0) -> None:
+    for _ in range(int(timeout / 0.01)):
+        if predicate():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("condition not reached")
+
+
+async def test_a_person_solves_a_bundled_game_and_a_refused_answer_keeps_its_text(tmp_path):
+    steps = walkthrough("put-01")
+    with create_pipe_input() as pipe:
+        front = new_front(tmp_path, pipe)
+        task = asyncio.ensure_future(front.run())
+        await editor_open(front, task)
+        buffer = front.prompt_session.default_buffer
+        assert buffer.text == SKELETON  # the skeleton is prefilled, the cursor inside <execute>
+        assert buffer.document.current_line == "" and "<execute>" in buffer.document.text_before_cursor
+        # A loop over the walkthrough, the last line left unclosed: refused, with the reason, text kept.
+        code = "for action in " + json.dumps(steps) + ":\n    run(action"
+        pipe.send_text(paste(code) + ESC_ENTER)
+        await until(lambda: buffer.validation_error is not None)
+        assert "syntax error" in buffer.validation_error.message
+        assert code in buffer.text and front.editing.is_set()  # still editing, nothing lost
+        pipe.send_text(")" + ESC_ENTER)  # fix it where the cursor is and submit
+        result = await asyncio.wait_for(task, 60)
+    assert isinstance(result, ev.RunFinished) and result.success
+    transcript = "\n".join(front.transcript)
+    assert "# Current function to expand" in transcript and "- instruction (str): put a vase in sidetable." in transcript
+    assert "more lines folded" in transcript  # the few-shot examples are folded
+    assert any(line.strip().startswith("> " + steps[0]) for line in front.transcript)  # events, one line each
+    assert front.transcript[-1].startswith("SUCCESS: won")
+    answers = [r for r in read_journal(front.session.folder).records if r["type"] == "answer"]
+    assert len(answers) == 1 and answers[0]["source"] == "human" and "run(action)" in answers[0]["answer"]
+
+
+async def test_typing_auto_indents_and_history_brings_back_an_earlier_answer(tmp_path):
+    earlier = "<execute>\nrun('look')\n</execute>"
+    with create_pipe_input() as pipe:
+        front = new_front(tmp_path, pipe, history=[earlier])
+        task = asyncio.ensure_future(front.run())
+        await editor_open(front, task)
+        buffer = front.prompt_session.default_buffer
+        pipe.send_text("for a in ['look']:\rrun(a)\r")
+        await until(lambda: "run(a)\n" in buffer.text)
+        assert "for a in ['look']:\n    run(a)\n    \n</execute>" in buffer.text  # indented after the colon
+        pipe.send_text("\x1b[A" * 12)  # up to the first line, then up again: the earlier answer
+        await until(lambda: buffer.text == earlier)
+        pipe.send_text("\x1b[B" * 12)  # and down, back to the text being typed
+        await until(lambda: "run(a)" in buffer.text)
+        pipe.send_text(CTRL_D)
+        assert await asyncio.wait_for(task, 30) is None
+
+
+async def test_ctrl_d_pauses_saves_the_draft_and_resume_continues_there(tmp_path, monkeypatch):
+    from recode_tui.plain import open_plain_session
+
+    steps = walkthrough("clean-01")
+    with create_pipe_input() as pipe:
+        front = new_front(tmp_path, pipe, game="clean-01")
+        task = asyncio.ensure_future(front.run())
+        await editor_open(front, task)
+        half = "for action in " + json.dumps(steps) + ":\n    run(action)"
+        pipe.send_text(paste(half) + CTRL_D)
+        assert await asyncio.wait_for(task, 30) is None
+    assert "paused: session" in "\n".join(front.transcript)
+    folder = front.session.folder
+    journal = read_journal(folder)
+    assert journal.finished is None and half in journal.read_draft()["text"]
+
+    class Args:
+        resume = str(folder)
+        sessions = str(tmp_path / "sessions")
+
+    session, pending = await open_plain_session(Args, HumanLLM(), None)
+    assert isinstance(pending, ev.ExpansionRequested)
+    with create_pipe_input() as pipe:
+        front = PlainFrontEnd(session, pending=pending, input=pipe, output=DummyOutput())
+        task = asyncio.ensure_future(front.run())
+        await editor_open(front, task)
+        assert half in front.prompt_session.default_buffer.text  # the draft is back in the editor
+        pipe.send_text(ESC_ENTER)
+        result = await asyncio.wait_for(task, 60)
+    assert result.success
+    assert read_journal(folder).finished["success"] is True
+
+
+def test_check_answer_and_prompt_folding():
+    assert check_answer("run('look')", frozenset({"run"})) == ""
+    assert "not allowed" in check_answer("<execute>\ndef f():\n    pass\n</execute>", frozenset())
+    assert "inside a loop" in check_answer("for x in y:\n    plan(x)", frozenset({"y"}))
+    prompt = "# Examples\n" + "\n".join(f"line {i}" for i in range(40)) + "\n# Current function to expand\n\nsolve(a)\n"
+    tokens, hidden = render_prompt(prompt)
+    text = "".join(t for _, t in tokens)
+    assert hidden == 37 and "line 2" in text and "line 3\n" not in text and "solve(a)" in text
+    full, hidden = render_prompt(prompt, folded=False)
+    assert hidden == 0 and "line 39" in "".join(t for _, t in full)
