@@ -6,7 +6,8 @@ node start: stops between the actions of a loop), *over* (finish the current
 node and its subtree), *out* (finish the parent) and *continue*. Every mode is
 "step until a predicate holds on the event just produced"; all of them also
 stop on an enabled breakpoint, when a human LLM must write an expansion, when
-the run ends, and when a pause was requested.
+the LLM fails (the next step asks `engine.llm` again, so the caller may switch
+it first), when the run ends, and when a pause was requested.
 
 No UI imports: the console drives this from a worker and shows what it returns.
 """
@@ -194,7 +195,7 @@ def parse_breakpoint(text: str) -> Breakpoint:
 class StopReason:
     """Why a step command stopped, as one line for the person."""
 
-    kind: str  # "step", "breakpoint", "human", "finished", "paused", "condition_error"
+    kind: str  # "step", "breakpoint", "human", "llm_error", "finished", "paused", "condition_error"
     text: str
     breakpoint: int | None = None
 
@@ -335,7 +336,11 @@ class Debugger:
     @property
     def awaiting_human(self) -> bool:
         """The run is stopped at an ExpansionRequested that a person must answer."""
-        return self.human and isinstance(self.last_event, ev.ExpansionRequested) and not self.engine.done
+        return (
+            self.human
+            and isinstance(self.last_event, (ev.ExpansionRequested, ev.LLMFailed))
+            and not self.engine.done
+        )
 
     def request_pause(self) -> None:
         """Ask a running command to stop after the event in progress."""
@@ -441,6 +446,8 @@ class Debugger:
     async def _stop_reason(self, event: ev.Event, mode: StepMode, anchor: str | None) -> StopReason | None:
         if isinstance(event, ev.RunFinished):
             return self._finished_reason(event)
+        if isinstance(event, ev.LLMFailed):  # stepping on would ask the failing LLM again at once
+            return self._llm_failed_reason(event)
         hit = await self._breakpoint_hit(event)
         if hit is not None:
             return hit
@@ -454,6 +461,11 @@ class Debugger:
             if anchor is None or not self._inside(event.node_id, anchor):
                 return StopReason("step", describe_event(event))
         return None
+
+    @staticmethod
+    def _llm_failed_reason(event: ev.LLMFailed) -> StopReason:
+        again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
+        return StopReason("llm_error", f"LLM failed on {event.node_id}{again}: {event.error}")
 
     @staticmethod
     def _finished_reason(event: ev.RunFinished) -> StopReason:
@@ -489,6 +501,8 @@ class Debugger:
             while True:
                 if isinstance(event, ev.RunFinished):
                     return self._remember(Stop(event, self._finished_reason(event), count))
+                if isinstance(event, ev.LLMFailed):
+                    return self._remember(Stop(event, self._llm_failed_reason(event), count))
                 if isinstance(event, ev.ExpansionRejected):
                     rejected = event.reason
                 elif isinstance(event, ev.ExpansionRequested):

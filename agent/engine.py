@@ -262,7 +262,10 @@ class Engine:
             except InvalidAnswer as exc:
                 reason = str(exc)
                 node.expansions.append(self._record(prompt, completion, False, purpose, reason))
-                yield ExpansionRejected(node.id, raw=completion.text, reason=reason, attempt=attempt)
+                yield ExpansionRejected(
+                    node.id, raw=completion.text, reason=reason, attempt=attempt,
+                    source=completion.source, proposed=completion.proposed,
+                )
                 note = rewrite_note(self.prompts, reason)
                 continue
             node.expansions.append(self._record(prompt, completion, True, purpose))
@@ -280,6 +283,7 @@ class Engine:
                 input_tokens=completion.usage.input_tokens,
                 output_tokens=completion.usage.output_tokens,
                 cost=completion.cost,
+                proposed=completion.proposed,
             )
             if not blocks and purpose == "expand":
                 node.status = NodeStatus.SKIP
@@ -290,7 +294,8 @@ class Engine:
         )
 
     def _check_answer(self, completion: Completion, known: frozenset[str]) -> tuple[list[str], str]:
-        parsed = parse_answer(completion.text, allow_plain_code=completion.source == "human")
+        typed = completion.source in ("human", "model+edited")  # a person may type bare code
+        parsed = parse_answer(completion.text, allow_plain_code=typed)
         blocks = validate(parsed.code, known)
         if self.code_check is not None:
             refusal = self.code_check(parsed.code)  # the whole answer: later blocks read earlier names
@@ -333,6 +338,7 @@ class Engine:
             output_tokens=completion.usage.output_tokens,
             cost=completion.cost,
             purpose=purpose,
+            proposed=completion.proposed,
         )
 
     def _finish(self, success: bool, reason: str) -> RunFinished:

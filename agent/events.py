@@ -102,10 +102,11 @@ class ExpansionReceived(Event):
     thought: str = ""
     blocks: tuple[str, ...] = ()
     child_ids: tuple[str, ...] = ()
-    source: str = ""  # "human", "scripted", "model"
+    source: str = ""  # "human", "scripted", "model", "model+edited"
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
+    proposed: str | None = None  # review mode: the model's proposal before the person decided
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,8 @@ class ExpansionRejected(Event):
     raw: str = ""
     reason: str = ""
     attempt: int = 1
+    source: str = ""
+    proposed: str | None = None
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ class Completion:
     text: str
     usage: Usage = field(default_factory=Usage)
     cost: float = 0.0
-    source: str = "model"  # "model", "human", "scripted"
+    source: str = "model"  # "model", "human", "scripted"; reviewed: "model", "model+edited", "human"
+    proposed: str | None = None  # in review mode: what the model proposed before the person decided
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ class Expansion:
     output_tokens: int = 0
     cost: float = 0.0
     purpose: str = "expand"
+    proposed: str | None = None  # review mode: the model's proposal, when the person decided
 
 
 @dataclass

@@ -193,3 +193,25 @@ def test_parse_breakpoint() -> None:
         with pytest.raises(ValueError):
             parse_breakpoint(bad)
     assert Breakpoint("any_error").describe() == "any error"
+
+
+async def test_an_llm_failure_stops_continue_and_a_switched_llm_answers_the_retry() -> None:
+    engine = make_engine("put-01", ScriptedLLM([]))  # no answer for any stub: LLMError
+    dbg = Debugger(engine, breakpoints=[])
+    stop = await dbg.step("continue")
+    assert isinstance(stop.event, ev.LLMFailed) and stop.reason.kind == "llm_error"
+    assert "LLM failed on n0" in stop.reason.text and "no answer for stub" in stop.reason.text
+    again = await dbg.step("continue")  # retry with the same LLM: stops again, attempt 2
+    assert isinstance(again.event, ev.LLMFailed) and again.event.attempt == 2
+    assert not engine.done
+    engine.llm = HumanLLM()  # the person answers this expansion
+    assert dbg.awaiting_human
+    ok = await dbg.submit(
+        'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
+        'run("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
+    )
+    assert isinstance(ok.event, ev.ExpansionReceived)
+    engine.llm = scripted()
+    end = await dbg.step("continue")
+    assert isinstance(end.event, ev.RunFinished) and end.event.success
+    await engine.close()

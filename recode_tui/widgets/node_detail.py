@@ -1,4 +1,4 @@
-"""A node's code (highlighted), thought, observations and error."""
+"""A node's code (highlighted), thought, observations, error, and what each LLM answer cost."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from agent.tree import Node
+from agent.tree import Expansion, Node
 
 MAX_OBSERVATION_LINES = 200
 
@@ -59,4 +59,20 @@ class NodeDetail(VerticalScroll):
         rejected = [e for e in node.expansions if not e.accepted]
         if rejected:
             parts.append(Text.assemble(("rejected answers ", "bold yellow"), str(len(rejected)), ": ", rejected[-1].reason))
+        if node.expansions:
+            parts.append(expansion_usage(node.expansions))
         body.update(Group(*parts))
+
+
+def expansion_usage(expansions: list[Expansion]) -> Text:
+    """One line per LLM answer of the node: who answered, tokens in+out, cost, the verdict."""
+    text = Text("answers", style="bold cyan")
+    for number, exp in enumerate(expansions, start=1):
+        verdict = "accepted" if exp.accepted else "rejected"
+        text.append(
+            f"\n  #{number} {exp.purpose} by {exp.source or '?'}: "
+            f"tokens {exp.input_tokens}+{exp.output_tokens} · ${exp.cost:.4f} · {verdict}"
+        )
+        if exp.proposed is not None and exp.proposed.strip() != exp.answer.strip():
+            text.append(" · differs from the model's proposal", style="yellow")
+    return text

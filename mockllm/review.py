@@ -1,0 +1,110 @@
+"""Hybrid review: a model proposes each expansion, a person decides what is applied.
+
+`ReviewLLM` wraps any LLM. `complete` asks the model, then parks on a future
+(like `HumanLLM`) until a UI calls `accept` (as proposed, or edited),
+`regenerate` (ask the model again) or `reject` followed by `accept` of the
+person's own text. The completion says what was proposed and who wrote what
+was applied, so the journal keeps both. No UI imports: a front end learns of
+a proposal through `on_proposal` and answers with the methods below.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Callable
+
+from agent.llm import LLM, Completion, LLMError, StubContext, Usage
+
+MODEL, EDITED, HUMAN = "model", "model+edited", "human"
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What the person is asked to review: the model's answer to one prompt."""
+
+    prompt: str
+    context: StubContext | None
+    text: str
+    round: int  # 1 for the first answer, 2.. after each regenerate
+
+
+def source_of(applied: str, proposed: str, rejected: bool) -> str:
+    """Who wrote the applied text: the model, the model then the person, or the person."""
+    if rejected:
+        return HUMAN
+    return MODEL if applied.strip() == proposed.strip() else EDITED
+
+
+class ReviewLLM:
+    """The model's answer waits for the person's decision before the engine sees it."""
+
+    def __init__(self, model: LLM, on_proposal: Callable[[Proposal], None] | None = None) -> None:
+        self.model = model
+        self.on_proposal = on_proposal
+        self.proposal: Proposal | None = None
+        self.rejected = False  # the person threw the proposal away and types their own
+        self._decision: asyncio.Future[tuple[str, str]] | None = None
+
+    @property
+    def name(self) -> str:
+        return f"review:{self.model.name}"
+
+    @property
+    def waiting(self) -> bool:
+        """A proposal is shown and awaits accept / regenerate / reject."""
+        return self._decision is not None and not self._decision.done()
+
+    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+        usage, cost, rounds = Usage(), 0.0, 0
+        while True:
+            answer = await self.model.complete(prompt, context)  # an LLMError pauses the run as usual
+            usage, cost, rounds = usage + answer.usage, cost + answer.cost, rounds + 1
+            self.proposal = Proposal(prompt, context, answer.text, rounds)
+            self.rejected = False
+            self._decision = asyncio.get_running_loop().create_future()
+            if self.on_proposal is not None:
+                self.on_proposal(self.proposal)
+            try:
+                verb, text = await self._decision
+            except asyncio.CancelledError:
+                raise LLMError("the review was cancelled; resume the run to review the answer") from None
+            finally:
+                self._decision = None
+            if verb == "regenerate":
+                continue
+            proposed = self.proposal.text
+            source = source_of(text, proposed, self.rejected)
+            self.proposal, self.rejected = None, False
+            return Completion(text, usage, cost, source, proposed=proposed)
+
+    # -- the person's decisions ------------------------------------------------
+
+    def accept(self, text: str | None = None) -> None:
+        """Apply `text` (default: the proposal as is). After `reject` it counts as the person's own."""
+        if not self.waiting or self.proposal is None:
+            raise RuntimeError("no proposal is awaiting review")
+        assert self._decision is not None
+        self._decision.set_result(("accept", self.proposal.text if text is None else text))
+
+    submit = accept  # the human LLM's verb, for callers that only know that one
+
+    def regenerate(self) -> None:
+        """Throw the proposal away and ask the model again (its usage still counts)."""
+        if not self.waiting:
+            raise RuntimeError("no proposal is awaiting review")
+        assert self._decision is not None
+        self._decision.set_result(("regenerate", ""))
+
+    def reject(self) -> None:
+        """The person will type the answer; the proposal is kept only as the record."""
+        if not self.waiting:
+            raise RuntimeError("no proposal is awaiting review")
+        self.rejected = True
+
+    def cancel(self) -> None:
+        if self._decision is not None and not self._decision.done():
+            self._decision.cancel()
+        cancel = getattr(self.model, "cancel", None)
+        if callable(cancel):
+            cancel()

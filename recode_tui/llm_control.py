@@ -1,0 +1,212 @@
+"""Which LLM answers, and what the console does when it fails or proposes.
+
+The engine asks `engine.llm` afresh at every call, so switching is just
+assigning it while the run is paused. This non-visual widget owns that:
+switching to another spec, typing one answer as the human and then handing
+back, wrapping models in `ReviewLLM` in review mode, and showing a review
+proposal in the expansion editor. The engine and the LLMs know nothing of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+from textual.widget import Widget
+
+from agent import events as ev
+from agent.debugger import Stop
+from agent.llm import LLM
+from agent.tree import NodeStatus
+from mockllm.human import HumanLLM
+from mockllm.review import Proposal, ReviewLLM
+
+FAILURE_HINT = "c retry · L switch LLM · t type the answer"
+
+
+def is_human(llm: LLM) -> bool:
+    return isinstance(llm, HumanLLM) or getattr(llm, "name", "") == "human"
+
+
+def llm_choices(current: str, profiles_path: str | None) -> list[tuple[str, str]]:
+    """(spec, description) of every LLM the picker offers; profiles come from the profiles file."""
+    from agent.profiles import ProfileError, find_profiles_file, load_profiles
+
+    choices = [("human", "type every expansion yourself"), ("demo", "the bundled demo script")]
+    try:
+        book = load_profiles(find_profiles_file(profiles_path))
+    except ProfileError as exc:
+        choices.append(("", f"(profiles: {exc})"))
+        book = None
+    if book is not None:
+        for name, profile in book.profiles.items():
+            where = profile.base_url or "api.openai.com"
+            choices.append((f"profile:{name}", f"{profile.model} at {where}"))
+    base = current.removeprefix("review:")
+    if base not in {spec for spec, _ in choices} and ":" in base:
+        choices.append((base, "the LLM this run started with"))
+    return choices
+
+
+class LLMControl(Widget):
+    """Switches `engine.llm`, shows LLM failures, and runs the review of proposals."""
+
+    DEFAULT_CSS = "LLMControl { display: none; }"
+
+    @dataclass
+    class ProposalReady(Message):
+        """The model proposed an answer that the person must review."""
+
+        proposal: Proposal
+
+    @dataclass
+    class Switched(Message):
+        """`engine.llm` changed; `label` is its name."""
+
+        label: str
+
+    def __init__(self, profiles_path: str | None = None, review: bool = False) -> None:
+        super().__init__()
+        self.profiles_path = profiles_path
+        self.review_mode = review
+        self.restore_after: LLM | None = None  # the LLM to hand back to after one typed answer
+        self.reviewing: Proposal | None = None
+        self.last_request: ev.ExpansionRequested | None = None
+
+    def on_mount(self) -> None:
+        engine = self.app.engine  # type: ignore[attr-defined]
+        engine.observers.append(self._observe)
+        self._install(engine.llm)
+
+    @property
+    def engine(self):
+        return self.app.engine  # type: ignore[attr-defined]
+
+    @property
+    def review(self) -> ReviewLLM | None:
+        llm = self.engine.llm
+        return llm if isinstance(llm, ReviewLLM) else None
+
+    def _observe(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ExpansionRequested):
+            self.last_request = event
+
+    def _install(self, llm: LLM) -> None:
+        """Make `llm` the engine's LLM, wrapped for review when review mode is on."""
+        if self.review_mode and not is_human(llm) and not isinstance(llm, ReviewLLM):
+            llm = ReviewLLM(llm)
+        if isinstance(llm, ReviewLLM):
+            llm.on_proposal = lambda proposal: self.post_message(self.ProposalReady(proposal))
+        self.engine.llm = llm
+        self.post_message(self.Switched(getattr(llm, "name", "?")))
+
+    # -- switching -------------------------------------------------------------
+
+    def switch(self, spec: str) -> str:
+        """Answer from now on with `spec`; raises UsageError (one line) for a bad spec."""
+        from recode_tui.factory import make_llm
+
+        llm = make_llm(spec, self.profiles_path)
+        self.restore_after = None
+        self._install(llm)
+        return getattr(self.engine.llm, "name", spec)
+
+    def type_once(self) -> bool:
+        """The person answers the awaited expansion; the LLM before comes back after it is taken."""
+        if is_human(self.engine.llm):
+            return False
+        self.restore_after = self.engine.llm
+        self.engine.llm = HumanLLM()
+        self.post_message(self.Switched("human"))
+        return True
+
+    def after_stop(self, stop: Stop) -> None:
+        """Hand back after a typed answer was taken; offer the ways out of an LLM failure."""
+        if self.restore_after is not None and isinstance(stop.event, (ev.ExpansionReceived, ev.RunFinished)):
+            previous, self.restore_after = self.restore_after, None
+            self._install(previous)
+        if isinstance(stop.event, ev.LLMFailed):
+            event = stop.event
+            again = f", attempt {event.attempt}" if event.attempt > 1 else ""
+            # The ways out first: a long error is cut at the end of the line.
+            self.app.say("llm_error", f"LLM failed on {event.node_id}{again} ({FAILURE_HINT}): {event.error}")  # type: ignore[attr-defined]
+            self.app.notify(stop.event.error, title="LLM failed: the run is paused", severity="error")
+
+    def request_event(self) -> ev.ExpansionRequested | None:
+        """The expansion an answer is awaited for (also after an LLM failure)."""
+        last = self.app.debugger.last_event  # type: ignore[attr-defined]
+        if isinstance(last, ev.ExpansionRequested):
+            return last
+        if isinstance(last, ev.LLMFailed) and self.last_request is not None:
+            return self.last_request
+        return None
+
+    # -- review ------------------------------------------------------------------
+
+    async def on_llmcontrol_proposal_ready(self, message: ProposalReady) -> None:
+        await self.show_proposal(message.proposal)
+
+    async def show_proposal(self, proposal: Proposal) -> None:
+        app = self.app
+        node = self.engine.current
+        if node is None or self.review is None:
+            return
+        self.reviewing = proposal
+        app.drafts[node.id] = proposal.text  # type: ignore[attr-defined]
+        context = proposal.context
+        purpose = context.purpose if context else ("repair" if node.status is NodeStatus.ERROR else "expand")
+        request = self.last_request
+        attempt = request.attempt if request is not None and request.node_id == node.id else 1
+        try:
+            known = await self.engine.runner.names()
+        except Exception:  # noqa: BLE001 - only the live check loses precision
+            known = frozenset()
+        model = self.review.model.name if self.review else "the model"
+        again = f", round {proposal.round}" if proposal.round > 1 else ""
+        app.editor.open(node.id, node.code, known, attempt=attempt, purpose=purpose,  # type: ignore[attr-defined]
+                        note=f"proposed by {model}{again}: review it")
+        app.review_bar.show_proposal(model, proposal.round)  # type: ignore[attr-defined]
+        app.run_state = "reviewing"  # type: ignore[attr-defined]
+        app.say("human", f"review the proposal for {node.id}: ⌃S accept (edit first if you like) · "  # type: ignore[attr-defined]
+                "⌃G regenerate · ⌃O reject and type your own")
+        app.show_editor()  # type: ignore[attr-defined]
+
+    def take_submission(self, text: str) -> bool:
+        """Apply the editor's text as the reviewed answer; False when no review is open."""
+        review = self.review
+        if review is None or not review.waiting:
+            return False
+        self.reviewing = None
+        self.app.review_bar.hide()  # type: ignore[attr-defined]
+        self.app.editor.close("Applied; the run goes on…")  # type: ignore[attr-defined]
+        self.app.run_state = "running"  # type: ignore[attr-defined]
+        review.accept(text)
+        return True
+
+    def regenerate(self) -> bool:
+        review = self.review
+        if review is None or not review.waiting:
+            return False
+        self.reviewing = None
+        self.app.review_bar.hide()  # type: ignore[attr-defined]
+        self.app.editor.close(f"Asking {review.model.name} again…")  # type: ignore[attr-defined]
+        self.app.run_state = "running"  # type: ignore[attr-defined]
+        self.app.say("info", "regenerating…")  # type: ignore[attr-defined]
+        review.regenerate()
+        return True
+
+    def reject(self) -> bool:
+        """Throw the proposal away: the editor starts from the skeleton; ⌃S applies the typed text."""
+        from recode_tui.widgets.expansion_editor import SKELETON, SKELETON_CURSOR
+
+        review = self.review
+        if review is None or not review.waiting or review.rejected:
+            return False
+        review.reject()
+        editor = self.app.editor  # type: ignore[attr-defined]
+        editor.editor.load_text(SKELETON)
+        editor.editor.cursor_location = SKELETON_CURSOR
+        self.app.review_bar.show_rejected()  # type: ignore[attr-defined]
+        self.app.say("human", "proposal rejected: type your own answer, ⌃S applies it")  # type: ignore[attr-defined]
+        editor.editor.focus()
+        return True

@@ -1,0 +1,124 @@
+"""The console's keys for models and the sandbox: switch the LLM, type one answer,
+review a proposal, interrupt a running node.
+
+A mixin of `RecodeApp`, kept apart so the app module stays about layout and
+the engine's messages. Every binding has an id for user keymaps.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.widgets import TabbedContent
+
+from recode_tui.llm_control import LLMControl, is_human, llm_choices
+from recode_tui.widgets.review_panel import ReviewBar
+
+MODEL_BINDINGS = [
+    Binding("L", "switch_llm", "LLM", id="llm.switch", tooltip="Switch the LLM of the paused run"),
+    Binding("t", "type_answer", "Type it", id="llm.type", show=False,
+            tooltip="Type the awaited expansion yourself; the LLM answers again after it"),
+    Binding("ctrl+g", "review('regenerate')", "Regenerate", id="review.regenerate", show=False),
+    Binding("ctrl+o", "review('reject')", "Reject", id="review.reject", show=False),
+    Binding("i", "interrupt", "Interrupt", id="run.interrupt",
+            tooltip="Stop the running node (interrupt, then kill and restore)"),
+]
+
+
+class ModelActions:
+    """Actions over `self.llm_control`, `self.engine`, `self.driver` and `self.debugger`."""
+
+    @property
+    def llm_control(self) -> LLMControl:
+        return self.query_one(LLMControl)  # type: ignore[attr-defined]
+
+    @property
+    def review_bar(self) -> ReviewBar:
+        return self.query_one(ReviewBar)  # type: ignore[attr-defined]
+
+    def show_editor(self) -> None:
+        self.query_one(TabbedContent).active = "tab-expand"  # type: ignore[attr-defined]
+        self.editor.editor.focus()  # type: ignore[attr-defined]
+
+    # -- switching the LLM -------------------------------------------------------------
+
+    def action_switch_llm(self) -> None:
+        from recode_tui.screens.llm_picker import LLMPicker
+
+        if self.driver.busy:  # type: ignore[attr-defined]
+            self.notify("Pause the run first (p): the LLM is switched between steps.", severity="warning")  # type: ignore[attr-defined]
+            return
+        current = getattr(self.engine.llm, "name", "?")  # type: ignore[attr-defined]
+        choices = llm_choices(current, self.llm_control.profiles_path)
+        self.push_screen(LLMPicker(choices, current), self._switch_to)  # type: ignore[attr-defined]
+
+    async def _switch_to(self, spec: str | None) -> None:
+        from recode_tui.factory import UsageError
+
+        if not spec:
+            return
+        try:
+            name = self.llm_control.switch(spec)
+        except UsageError as exc:
+            self.notify(str(exc), title="Cannot switch the LLM", severity="error")  # type: ignore[attr-defined]
+            return
+        self.notify(f"the LLM is now {name}")  # type: ignore[attr-defined]
+        await self._after_switch()
+
+    async def _after_switch(self) -> None:
+        """Open or close the editor to match who answers the awaited expansion."""
+        debugger = self.debugger  # type: ignore[attr-defined]
+        if debugger.done:
+            return
+        if debugger.awaiting_human:
+            request = self.llm_control.request_event()
+            if request is not None:
+                await self._open_editor(request, "")  # type: ignore[attr-defined]
+                self.run_state = "awaiting expansion"  # type: ignore[attr-defined]
+                after = self.llm_control.restore_after
+                then = f"; then {after.name} answers again" if after is not None else ""
+                self.say("human", f"awaiting your answer for {request.node_id}: ctrl+s submits{then}")  # type: ignore[attr-defined]
+        else:
+            self.editor.close("No expansion is awaited: c asks the LLM.")  # type: ignore[attr-defined]
+            self.run_state = "paused"  # type: ignore[attr-defined]
+        self.update_status()  # type: ignore[attr-defined]
+
+    def action_type_answer(self) -> None:
+        debugger = self.debugger  # type: ignore[attr-defined]
+        if self.driver.busy or debugger.done or self.llm_control.request_event() is None:  # type: ignore[attr-defined]
+            self.notify("t types the expansion the run is paused at (after an LLM failure or at a stub).",  # type: ignore[attr-defined]
+                        severity="warning")
+            return
+        if not self.llm_control.type_once():
+            self.show_editor()
+            return
+        self.call_later(self._after_switch)  # type: ignore[attr-defined]
+
+    def on_llmcontrol_switched(self, message: LLMControl.Switched) -> None:
+        self.update_status()  # type: ignore[attr-defined]
+
+    # -- review ---------------------------------------------------------------------
+
+    def action_review(self, verb: str) -> None:
+        control = self.llm_control
+        done = control.regenerate() if verb == "regenerate" else control.reject()
+        if not done:
+            self.notify("No proposal is awaiting review.", severity="warning")  # type: ignore[attr-defined]
+
+    def on_review_bar_decided(self, message: ReviewBar.Decided) -> None:
+        if message.verb == "accept":
+            self.editor.submit()  # type: ignore[attr-defined]
+        else:
+            self.action_review(message.verb)
+
+    # -- the sandbox ------------------------------------------------------------------
+
+    def action_interrupt(self) -> None:
+        interrupt = getattr(self.engine.runner, "interrupt", None)  # type: ignore[attr-defined]
+        if self.debugger.done or not callable(interrupt):  # type: ignore[attr-defined]
+            self.notify("Nothing to interrupt.", severity="warning")  # type: ignore[attr-defined]
+            return
+        interrupt()
+        self.say("paused", "interrupting the running node (it is killed and restored if it does not stop)…")  # type: ignore[attr-defined]
+
+
+__all__ = ["MODEL_BINDINGS", "ModelActions", "is_human"]

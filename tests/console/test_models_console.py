@@ -1,0 +1,270 @@
+"""Real models in the console: review mode, LLM failures, switching, usage and cost.
+
+Every model here is the real `openai` client talking to the local
+OpenAI-compatible test server on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from agent import events as ev
+from agent.journal import JournalWriter
+from agent.tree import NodeStatus
+from mockllm.openai_server import OpenAICompatibleServer, script_responder
+from recode_tui.app import build_app
+from recode_tui.factory import DEMO_SCRIPT
+from recode_tui.screens.llm_picker import LLMPicker
+from recode_tui.widgets.node_detail import NodeDetail
+from textual.widgets import Input
+
+from .helpers import SIZE, command, started, type_text, wait_for
+
+PRICE_IN, PRICE_OUT = 2.0, 8.0  # USD per million tokens, set in the profiles file
+
+# put-01: "put a vase in sidetable."; the vase is on diningtable 1.
+GOOD = (
+    "<think>The vase is on the dining table.</think>\n<execute>\n"
+    'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
+    'run("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")\n</execute>\n'
+)
+WANDER = '<think>Look around first.</think>\n<execute>\nrun("go to garbagecan 1")\nfind_vase()\n</execute>\n'
+TYPED = (
+    'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
+    'run("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
+)
+
+
+def profiles_file(tmp_path: Path, base_url: str, retries: int = 0) -> str:
+    path = tmp_path / "profiles.yaml"
+    path.write_text(
+        "models:\n"
+        "  local:\n"
+        f"    base_url: {base_url}\n"
+        "    model: local-test-model\n"
+        f"    max_retries: {retries}\n"
+        "    timeout: 5\n"
+        "prices:\n"
+        f"  local-test-model: {{input: {PRICE_IN}, output: {PRICE_OUT}}}\n"
+    )
+    return str(path)
+
+
+def answers(*texts: str):
+    """A responder giving `texts` in turn, then the last one again."""
+    queue = list(texts)
+    return lambda prompt: queue.pop(0) if len(queue) > 1 else queue[0]
+
+
+def rendered(renderable) -> str:
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+def journal_answers(folder: Path) -> list[dict]:
+    lines = (folder / "journal.jsonl").read_text().splitlines()
+    return [r for r in map(json.loads, lines) if r.get("type") == "answer"]
+
+
+def review_app(tmp_path: Path, server: OpenAICompatibleServer):
+    app = build_app("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
+                    review=True, breakpoints=[], cursor_blink=False)
+    app.engine.observers.append(JournalWriter(tmp_path / "session", {"game": "put-01"}))
+    return app
+
+
+async def proposal_shown(pilot, app, round_: int = 1) -> None:
+    control = app.llm_control
+    await wait_for(pilot, lambda: control.reviewing is not None and control.reviewing.round == round_
+                   and app.editor.is_open, what=f"proposal round {round_}")
+    await pilot.pause()
+
+
+async def run_to_the_end(pilot, app) -> None:
+    await wait_for(pilot, lambda: app.engine.done and app.run_state == "done", what="the end of the run")
+    assert app.engine.finished.success, app.engine.finished.reason
+
+
+async def test_review_accept_applies_the_proposal_as_is(tmp_path: Path) -> None:
+    with OpenAICompatibleServer(answers(GOOD)) as server:
+        app = review_app(tmp_path, server)
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot, app)
+            assert "LLM review:profile:local" in app.query_one("#status").text
+            await pilot.press("c")
+            await proposal_shown(pilot, app)
+            assert app.editor.editor.text == GOOD and app.review_bar.display
+            assert app.run_state == "reviewing"
+            assert not app.engine.tree.root.children  # nothing applied before the decision
+            await pilot.press("ctrl+s")
+            await run_to_the_end(pilot, app)
+    root = app.engine.tree.root
+    assert root.expansions[-1].source == "model" and root.expansions[-1].answer == GOOD
+    [record] = journal_answers(tmp_path / "session")
+    assert record["source"] == "model" and record["answer"] == GOOD and record["proposed"] == GOOD
+
+
+async def test_review_edit_then_accept_records_both_texts(tmp_path: Path) -> None:
+    with OpenAICompatibleServer(answers(GOOD)) as server:
+        app = review_app(tmp_path, server)
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot, app)
+            await pilot.press("c")
+            await proposal_shown(pilot, app)
+            app.editor.editor.cursor_location = (0, len("<think>"))
+            await type_text(pilot, "Checked by a person. ")
+            await pilot.press("ctrl+s")
+            await run_to_the_end(pilot, app)
+    edited = GOOD.replace("<think>", "<think>Checked by a person. ", 1)
+    root = app.engine.tree.root
+    assert root.thought == "Checked by a person. The vase is on the dining table."
+    [record] = journal_answers(tmp_path / "session")
+    assert record["source"] == "model+edited"
+    assert record["answer"] == edited and record["proposed"] == GOOD
+
+
+async def test_review_regenerate_asks_the_model_again_and_counts_both_calls(tmp_path: Path) -> None:
+    with OpenAICompatibleServer(answers(WANDER, GOOD)) as server:
+        app = review_app(tmp_path, server)
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot, app)
+            await pilot.press("c")
+            await proposal_shown(pilot, app)
+            assert app.editor.editor.text == WANDER
+            await pilot.press("ctrl+g")
+            await proposal_shown(pilot, app, round_=2)
+            assert app.editor.editor.text == GOOD
+            assert "round 2" in str(app.query_one("#review-info").render())
+            await pilot.press("ctrl+s")
+            await run_to_the_end(pilot, app)
+    assert len(server.calls) == 2
+    [record] = journal_answers(tmp_path / "session")  # one decision, one record
+    assert record["source"] == "model" and record["answer"] == GOOD and record["proposed"] == GOOD
+    assert record["input_tokens"] == sum(c.prompt_tokens for c in server.calls)
+    assert record["output_tokens"] == sum(c.completion_tokens for c in server.calls)
+
+
+async def test_review_reject_then_type_your_own(tmp_path: Path) -> None:
+    with OpenAICompatibleServer(answers(WANDER)) as server:
+        app = review_app(tmp_path, server)
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot, app)
+            await pilot.press("c")
+            await proposal_shown(pilot, app)
+            await pilot.press("ctrl+o")
+            assert "<execute>\n\n</execute>" in app.editor.editor.text  # the skeleton
+            assert "rejected" in str(app.query_one("#review-info").render())
+            await type_text(pilot, TYPED)
+            await pilot.press("ctrl+s")
+            await run_to_the_end(pilot, app)
+    [record] = journal_answers(tmp_path / "session")
+    assert record["source"] == "human" and record["proposed"] == WANDER
+    assert TYPED in record["answer"] and "garbagecan" not in record["answer"]
+    assert app.engine.tree.root.expansions[-1].proposed == WANDER
+
+
+async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path: Path) -> None:
+    with OpenAICompatibleServer(lambda prompt: "") as server:
+        url = server.base_url  # stopped on leaving the block: nothing listens there
+    script = tmp_path / "plan.yaml"
+    script.write_text("answers:\n  - stub: 'solve(instruction, observation)'\n    answer: |\n"
+                      + "".join(f"      {line}\n" for line in GOOD.splitlines()))
+    app = build_app("put-01", "profile:local", profiles=profiles_file(tmp_path, url),
+                    breakpoints=[], cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        status = app.query_one("#status").text
+        assert isinstance(app.debugger.last_event, ev.LLMFailed)
+        assert "cannot connect to http://127.0.0.1:" in status and "is the server running?" in status
+        assert "c retry · L switch LLM · t type the answer" in status
+        assert app.run_state == "paused" and not app.engine.done
+        assert len(app.engine.tree) == 1 and app.engine.tree.root.status is NodeStatus.STUB
+        await command(pilot, app, "c")  # retry: same failure, the console stays up
+        assert app.debugger.last_event.attempt == 2
+        await pilot.press("L")
+        assert isinstance(app.screen, LLMPicker)
+        assert "profile:local" in [o.id for o in app.screen.query_one("#llm-choices").options]
+        app.screen.query_one(Input).focus()
+        await type_text(pilot, f"scripted:{script}")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.engine.llm.name.startswith("scripted:"), what="the switch")
+        assert f"LLM scripted:{script}" in app.query_one("#status").text
+        await command(pilot, app, "c")
+        assert app.engine.finished is not None and app.engine.finished.success
+
+
+async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_path: Path) -> None:
+    with OpenAICompatibleServer(answers(GOOD)) as server:
+        server.inject("500")
+        app = build_app("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
+                        breakpoints=[], cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot, app)
+            await command(pilot, app, "c")
+            assert "answered HTTP 500" in app.query_one("#status").text
+            before = app.stops
+            await pilot.press("t")  # type this one; the profile answers again afterwards
+            await wait_for(pilot, lambda: app.editor.is_open, what="the editor")
+            assert app.focused is app.editor.editor and app.run_state == "awaiting expansion"
+            status = app.query_one("#status").text
+            assert "LLM human" in status and "then profile:local answers again" in status
+            assert app.pending_prompt is not None and "solve(instruction, observation)" in app.pending_prompt[1]
+            assert app.stops == before
+            await type_text(pilot, TYPED)
+            await command(pilot, app, "ctrl+s")
+            assert app.engine.llm.name == "profile:local"
+            assert app.engine.tree.root.expansions[-1].source == "human"
+            await command(pilot, app, "c")
+            assert app.engine.finished.success
+        assert len(server.calls) == 1  # only the failure: the typed answer cost nothing
+
+
+async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_table(tmp_path: Path) -> None:
+    with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT))) as server:
+        app = build_app("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
+                        breakpoints=[], cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot, app)
+            await command(pilot, app, "c")
+            assert app.engine.finished.success
+            served = [c for c in server.calls if c.status == 200]
+            tokens_in = sum(c.prompt_tokens for c in served)
+            tokens_out = sum(c.completion_tokens for c in served)
+            cost = (tokens_in * PRICE_IN + tokens_out * PRICE_OUT) / 1_000_000
+            status = app.query_one("#status").text
+            assert f"LLM calls {len(served)}" in status and f"tokens {tokens_in}+{tokens_out}" in status
+            assert f"${cost:.4f}" in status and cost > 0
+            # The root's own answer, in its detail view.
+            await pilot.press("home")
+            await pilot.pause()
+            first = served[0]
+            own = (first.prompt_tokens * PRICE_IN + first.completion_tokens * PRICE_OUT) / 1_000_000
+            detail = rendered(app.query_one(NodeDetail).query_one("#detail-body").content)
+            assert f"#1 expand by model: tokens {first.prompt_tokens}+{first.completion_tokens} · ${own:.4f}" in detail
+
+
+@pytest.mark.parametrize("spec", ["human", "demo"])
+async def test_switching_at_a_stub_opens_or_closes_the_editor(spec: str) -> None:
+    start = "demo" if spec == "human" else "human"
+    app = build_app("put-01", start, cursor_blink=False)  # every-stub breakpoint on
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        assert isinstance(app.debugger.last_event, ev.ExpansionRequested)
+        await pilot.press("escape", "L")  # out of the editor first, when it has the keys
+        picker = app.screen
+        assert isinstance(picker, LLMPicker)
+        index = [o.id for o in picker.query_one("#llm-choices").options].index(spec)
+        picker.query_one("#llm-choices").highlighted = index
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.engine.llm.name == ("human" if spec == "human" else f"scripted:{DEMO_SCRIPT}")
+        assert app.editor.is_open is (spec == "human")
+        assert app.debugger.awaiting_human is (spec == "human")

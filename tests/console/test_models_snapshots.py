@@ -1,0 +1,59 @@
+"""Snapshots of the model screens: a proposal under review, an LLM failure, the LLM picker.
+
+In-process scripted LLMs only (no server, no port on screen). Update with
+`pytest --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mockllm.scripted import ScriptedLLM, ScriptEntry
+from recode_tui.app import build_app
+
+from .helpers import SIZE, command, started, wait_for
+
+PROPOSAL = (
+    "<think>The vase is on the dining table.</think>\n<execute>\n"
+    'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
+    'run("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")\n</execute>\n'
+)
+
+
+def test_review_proposal(snap_compare) -> None:
+    app = build_app("put-01", ScriptedLLM([ScriptEntry(PROPOSAL)]), review=True, breakpoints=[],
+                    cursor_blink=False)
+
+    async def run_before(pilot) -> None:
+        await started(pilot, app)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: app.llm_control.reviewing is not None and app.editor.is_open)
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_llm_failure(snap_compare) -> None:
+    app = build_app("put-01", ScriptedLLM([]), breakpoints=[], cursor_blink=False)
+
+    async def run_before(pilot) -> None:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        app.clear_notifications()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_llm_picker(snap_compare, tmp_path: Path) -> None:
+    profiles = tmp_path / "profiles.yaml"
+    profiles.write_text("models:\n  local:\n    base_url: http://127.0.0.1:9/v1\n    model: local-test-model\n")
+    app = build_app("put-01", ScriptedLLM([]), profiles=str(profiles), breakpoints=[], cursor_blink=False)
+
+    async def run_before(pilot) -> None:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        app.clear_notifications()
+        await pilot.press("L")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

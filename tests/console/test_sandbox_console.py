@@ -1,0 +1,122 @@
+"""The sandbox in the console: timeouts, interrupts, refusals, the TRUSTED badge."""
+
+from __future__ import annotations
+
+import io
+import time
+
+import pytest
+from rich.console import Console
+
+from agent import events as ev
+from agent.tree import NodeStatus
+from recode_tui import cli
+from recode_tui.app import build_app
+from recode_tui.widgets.node_detail import NodeDetail
+
+from .helpers import SIZE, command, started, type_text, wait_for
+
+PUT_PLAN = (
+    'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
+    'run("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
+)
+SPIN = "n = 0\nwhile True:\n    n += 1"
+
+
+def detail_text(app) -> str:
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(app.query_one(NodeDetail).query_one("#detail-body").content)
+    return console.export_text()
+
+
+async def select(pilot, app, node_id: str) -> None:
+    app.tree_view.select_node(app.tree_view.item(node_id))
+    app.tree_view.move_cursor(app.tree_view.item(node_id))
+    await pilot.pause()
+
+
+async def test_a_typed_infinite_loop_times_out_and_the_run_goes_on() -> None:
+    app = build_app("put-01", "human", cursor_blink=False, breakpoints=[], node_timeout=1.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        await type_text(pilot, SPIN)
+        await command(pilot, app, "ctrl+s")
+        await command(pilot, app, "c")  # `n = 0` runs, then the loop spins until the node timeout
+        looping = next(n for n in app.engine.tree.nodes.values() if n.code.startswith("while True"))
+        assert looping.status is NodeStatus.ERROR and looping.error == "timed out after 1.0 s"
+        # The engine asks for a repair: the console is alive and awaits the person.
+        assert app.run_state == "awaiting expansion" and "repair" in app.reason
+        await pilot.press("escape")
+        await select(pilot, app, looping.id)
+        assert "error timed out after 1.0 s" in detail_text(app)
+        await pilot.press("e")
+        await type_text(pilot, PUT_PLAN)
+        await command(pilot, app, "ctrl+s")
+        await command(pilot, app, "c")
+        assert app.engine.finished is not None and app.engine.finished.success
+        assert app.engine.runner.restarts >= 1
+
+
+# Even code that catches KeyboardInterrupt ends as interrupted.
+CATCHES_INTERRUPT = "while True:\n    try:\n        n = 1\n    except KeyboardInterrupt:\n        n = 2"
+
+
+@pytest.mark.parametrize("code", ["while True:\n    pass", CATCHES_INTERRUPT], ids=["plain", "catches"])
+async def test_interrupt_stops_a_long_running_node(code: str) -> None:
+    app = build_app("put-01", "human", cursor_blink=False, breakpoints=[], node_timeout=60.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        await type_text(pilot, code)
+        await command(pilot, app, "ctrl+s")
+        before = app.stops
+        await pilot.press("c")
+        await wait_for(pilot, lambda: app.engine.current is not None and app.engine.current.id == "n1"
+                       and app.engine.current.status is NodeStatus.RUNNING, what="the loop to run")
+        await pilot.pause(0.3)
+        began = time.monotonic()
+        await pilot.press("i")
+        await wait_for(pilot, lambda: app.stops > before and not app.driver.busy, timeout=15, what="the stop")
+        assert time.monotonic() - began < 10  # not the 60 s node timeout
+        node = app.engine.tree.nodes["n1"]
+        assert node.status is NodeStatus.ERROR and node.error.startswith("interrupted")
+        assert isinstance(app.debugger.last_event, ev.ExpansionRequested)  # the repair, awaited
+        await pilot.press("escape")
+        await select(pilot, app, "n1")
+        assert "error interrupted" in detail_text(app)
+
+
+async def test_a_forbidden_call_is_refused_and_trusted_mode_shows_a_badge() -> None:
+    app = build_app("put-01", "human", cursor_blink=False, breakpoints=[])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        assert "TRUSTED" not in app.query_one("#status").text
+        await command(pilot, app, "c")
+        await type_text(pilot, 'data = open("/etc/passwd").read()')
+        await command(pilot, app, "ctrl+s")
+        assert "forbidden: open" in app.reason and app.debugger.awaiting_human
+    trusted = build_app("put-01", "human", cursor_blink=False, breakpoints=[], trusted=True)
+    async with trusted.run_test(size=SIZE) as pilot:
+        await started(pilot, trusted)
+        assert trusted.engine.runner.trusted
+        assert "TRUSTED" in trusted.query_one("#status").text
+
+
+def test_the_tui_command_passes_sandbox_and_model_options(monkeypatch) -> None:
+    seen: dict = {}
+
+    class FakeApp:
+        def run(self) -> None:
+            seen["ran"] = True
+
+    def fake_build_app(game, llm, **kwargs):
+        seen.update(kwargs, game=game, llm=llm)
+        return FakeApp()
+
+    monkeypatch.setattr("recode_tui.app.build_app", fake_build_app)
+    code = cli.main(["tui", "--llm", "profile:local", "--profiles", "p.yaml", "--trusted",
+                     "--node-timeout", "2.5", "--review"])
+    assert code == 0 and seen["ran"]
+    assert seen["llm"] == "profile:local" and seen["profiles"] == "p.yaml"
+    assert seen["trusted"] is True and seen["node_timeout"] == 2.5 and seen["review"] is True
