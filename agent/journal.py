@@ -17,7 +17,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from agent import events as ev
 from agent.replay import RecordedAction, RecordedAnswer
@@ -64,6 +64,10 @@ class JournalWriter:
         self._codes: dict[str, str] = {}
         self._expansions = 0
         self._handle = None
+        # Set by the session: the engine's prompt set now. An answer made with another
+        # set than the header's records that set's hash, so a replay can tell.
+        self.current_prompts: Callable[[], Any] | None = None
+        self._header_prompt_hash = header.get("prompt_hash")
         try:
             folder.mkdir(parents=True, exist_ok=True)
             fresh = not self.path.exists() or self.path.stat().st_size == 0
@@ -107,6 +111,8 @@ class JournalWriter:
                     "input_tokens": getattr(event, "input_tokens", 0),
                     "output_tokens": getattr(event, "output_tokens", 0),
                     "cost": getattr(event, "cost", 0.0),
+                    **self._prompt_change(),
+                    **({"proposed": event.proposed} if event.proposed is not None else {}),
                 }
             )
         elif isinstance(event, ev.ObservationReceived):
@@ -117,6 +123,15 @@ class JournalWriter:
         elif isinstance(event, ev.RunFinished):
             self.write({"type": "finished", "success": event.success, "reason": event.reason, "steps": event.steps,
                         "llm_calls": event.llm_calls, "cost": event.cost})
+
+    def _prompt_change(self) -> dict[str, str]:
+        prompts = self.current_prompts() if self.current_prompts is not None else None
+        if prompts is None:
+            return {}
+        digest = prompts.content_hash()
+        if digest == self._header_prompt_hash:
+            return {}
+        return {"prompt_hash": digest, "prompt_set": str(prompts.root)}
 
     def continue_from(self, journal: "Journal") -> None:
         """Carry on numbering after the records already in `journal` (resume appends)."""

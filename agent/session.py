@@ -59,6 +59,7 @@ def start_session(
     folder = sessions_dir / new_session_id(game)
     writer = JournalWriter(folder, session_header(game, game_path, engine, llm_spec, parent))
     engine.observers.append(writer)
+    writer.current_prompts = lambda: engine.prompts
     return Session(engine, writer, folder, [writer.error] if writer.error else [])
 
 
@@ -109,16 +110,26 @@ async def _fast_forward(engine: Engine, stop: Callable[[ev.Event], bool] | None)
             return seen
 
 
+async def _replay(engine: Engine, stop: Callable[[ev.Event], bool] | None) -> list[ev.Event]:
+    """Fast-forward; a replay that fails closes its engine (and sandbox worker) before raising."""
+    try:
+        return await _fast_forward(engine, stop)
+    except BaseException:
+        await engine.close()
+        raise
+
+
 async def resume_session(
     folder: Path, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None = None
 ) -> tuple[Session, list[ev.Event]]:
     """Rebuild a session's exact state and keep journaling into it."""
     journal = read_journal(folder)
     engine = _engine_for(journal, live_llm, make_env, prompts, None)
-    events = await _fast_forward(engine, None)
+    events = await _replay(engine, None)
     writer = JournalWriter(journal.folder, journal.header)
     writer.continue_from(journal)
     engine.observers.append(writer)
+    writer.current_prompts = lambda: engine.prompts
     engine.llm = live_llm if not _replaying(engine) else engine.llm
     notes = list(journal.notes) + ([writer.error] if writer.error else [])
     return Session(engine, writer, journal.folder, notes, journal.read_draft()), events
@@ -148,8 +159,9 @@ async def branch_session(
     journal = read_journal(folder)
     engine = _engine_for(journal, live_llm, make_env, prompts, None)
     total_answers, total_actions = len(engine.llm.pending), len(engine.env.pending)  # type: ignore[attr-defined]
-    events = await _fast_forward(engine, stop)
+    events = await _replay(engine, stop)
     if not events or not stop(events[-1]):
+        await engine.close()
         raise JournalError(f"session {journal.session_id} never reached {label}; nothing to branch from")
     used_answers = total_answers - len(engine.llm.pending)  # type: ignore[attr-defined]
     used_actions = total_actions - len(engine.env.pending)  # type: ignore[attr-defined]
@@ -169,6 +181,7 @@ async def branch_session(
         writer.write(record)
     writer.continue_from(Journal(new_folder, header, prefix))
     engine.observers.append(writer)
+    writer.current_prompts = lambda: engine.prompts
     return Session(engine, writer, new_folder, [writer.error] if writer.error else []), events
 
 

@@ -25,6 +25,7 @@ CHECK_DELAY = 0.15  # seconds of typing quiet before validating
 
 _EXECUTE_OPEN = re.compile(r"<execute>", re.I)
 _THINK_CLOSE = re.compile(r"</think>", re.I)
+_EXECUTE_CLOSE = re.compile(r"\s*</execute>", re.I)
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,14 @@ def check_expansion(text: str, known: frozenset[str] | set[str] = frozenset()) -
     if not blocks:
         return Check(True, "empty: submitting marks the stub SKIP", 0, empty=True)
     return Check(True, f"{len(blocks)} child node(s)", len(blocks))
+
+
+def draft_cursor(text: str) -> tuple[int, int]:
+    """The end of the last line before `</execute>` (or of the text): where typing stopped."""
+    lines = text.split("\n")
+    closing = next((i for i, line in enumerate(lines) if _EXECUTE_CLOSE.match(line)), len(lines))
+    row = max(0, closing - 1)
+    return row, len(lines[row])
 
 
 class ExpansionEditor(Vertical):
@@ -132,6 +141,7 @@ class ExpansionEditor(Vertical):
             editor.cursor_location = SKELETON_CURSOR
         elif editor.text != text:
             editor.load_text(text)
+            editor.cursor_location = draft_cursor(text)  # a restored draft: carry on typing where it stopped
         verb = "Repair" if purpose == "repair" else "Expand"
         header = Text.assemble(
             (f"{verb} {node_id}  ", "bold"),

@@ -10,6 +10,7 @@ STATE_STYLES = {
     "paused": ("⏸ paused", "bold yellow"),
     "running": ("▶ running", "bold green"),
     "awaiting expansion": ("✎ awaiting expansion", "bold magenta"),
+    "reviewing": ("✎ reviewing a proposal", "bold magenta"),
     "done": ("■ done", "bold"),
 }
 
@@ -21,6 +22,7 @@ REASON_ICONS = {
     "paused": ("⏸", "bold yellow"),
     "step": ("→", "bold cyan"),
     "error": ("!", "bold red"),
+    "llm_error": ("!", "bold red"),
     "info": ("·", "dim"),
 }
 
@@ -34,6 +36,13 @@ class StatusBar(Widget):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._text = Text()
+        self._lines = (Text(), Text())
+        self._session = Text()  # where the run is journaled: the end of line two
+
+    def set_session(self, text: Text) -> None:
+        """The session part, set by the session control (it changes rarely, apart from `show`)."""
+        self._session = text
+        self._paint()
 
     def render(self) -> Text:
         return self._text
@@ -57,6 +66,8 @@ class StatusBar(Widget):
         state: str,
         reason_kind: str = "info",
         reason: str = "",
+        llm: str = "",
+        trusted: bool = False,
     ) -> None:
         label, style = STATE_STYLES.get(state, (state, "bold"))
         if state == "done" and "won" in reason:
@@ -82,11 +93,24 @@ class StatusBar(Widget):
             sep,
             f"${cost:.4f}",
             sep,
+            (f"LLM {llm}", "cyan") if llm else "",
+            sep if llm else "",
             (label, style),
+            ("  TRUSTED ", "bold reverse red") if trusted else "",
         )
         icon, icon_style = REASON_ICONS.get(reason_kind, REASON_ICONS["info"])
         line2 = Text.assemble(" ", (icon, icon_style), " ", (reason or "", "bold" if reason_kind != "info" else "dim"))
-        line2.truncate(max(10, (self.size.width or 160) - 1), overflow="ellipsis")
+        self._lines = (line1, line2)
+        self._paint()
+
+    def _paint(self) -> None:
+        line1, reason = self._lines
+        width = max(10, (self.size.width or 160) - 1)
+        line2 = reason.copy()
+        if self._session:
+            line2.truncate(max(10, width - len(self._session) - 3), overflow="ellipsis", pad=True)
+            line2 = Text.assemble(line2, (" │ ", "dim"), self._session)
+        line2.truncate(width, overflow="ellipsis")
         text = Text("\n").join([line1, line2])
         if text != self._text:
             self._text = text

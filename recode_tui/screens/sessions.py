@@ -1,0 +1,106 @@
+"""`S`: the recorded sessions, newest first, with game, result and the session each branched from.
+
+Reading every journal takes a moment with many sessions, so the list is read
+in a thread and filled in when ready. Enter resumes the highlighted session;
+the one the console is in now is marked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Static
+
+from agent.journal import Journal, list_sessions
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """One session as the list shows it."""
+
+    folder: Path
+    session_id: str
+    game: str
+    result: str  # won | failed | unfinished
+    steps: int
+    llm: str
+    parent: str  # "" or "<session> at <label>"
+
+
+def session_row(journal: Journal) -> SessionRow:
+    finished = journal.finished
+    result = "unfinished" if finished is None else ("won" if finished.get("success") else "failed")
+    steps = finished.get("steps", 0) if finished else sum(r.get("type") == "action" for r in journal.records)
+    parent = journal.header.get("parent") or {}
+    branch = f"{parent.get('session', '?')} at {parent.get('at', '?')}" if parent else ""
+    return SessionRow(journal.folder, journal.session_id, str(journal.header.get("game", "?")), result, steps,
+                      str(journal.header.get("llm", "")), branch)
+
+
+RESULT_STYLES = {"won": "bold green", "failed": "bold red", "unfinished": "yellow"}
+
+
+class SessionsScreen(ModalScreen[Path | None]):
+    """Dismissed with the chosen session's folder, or None."""
+
+    BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", id="sessions.close")]
+
+    def __init__(self, sessions_dir: Path, current: Path | None = None) -> None:
+        super().__init__()
+        self.sessions_dir = sessions_dir
+        self.current = current
+        self.rows: list[SessionRow] = []
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="sessions-box"):
+            yield Static(Text.assemble(("Sessions", "bold"), f"  in {self.sessions_dir}   ",
+                                       ("enter resumes · esc closes", "dim")), id="sessions-title")
+            yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for label in ("", "session", "game", "result", "steps", "LLM", "branch of"):
+            table.add_column(label, key=label or "mark")
+        table.loading = True
+        table.focus()
+        self.load()
+
+    @work(thread=True, group="sessions-list", exclusive=True)
+    def load(self) -> None:
+        rows = [session_row(j) for j in reversed(list_sessions(self.sessions_dir))]
+        self.app.call_from_thread(self.show_rows, rows)
+
+    def show_rows(self, rows: list[SessionRow]) -> None:
+        self.rows = rows
+        table = self.query_one(DataTable)
+        table.loading = False
+        for row in rows:
+            here = self.current is not None and row.folder.resolve() == self.current.resolve()
+            table.add_row(
+                Text("●" if here else " ", "bold cyan"),
+                Text(row.session_id, "bold" if here else ""),
+                row.game,
+                Text(row.result, RESULT_STYLES.get(row.result, "")),
+                str(row.steps),
+                row.llm,
+                Text(row.parent, "magenta"),
+                key=str(row.folder),
+            )
+        if not rows:
+            self.query_one("#sessions-title", Static).update(
+                Text(f"No sessions in {self.sessions_dir} yet (esc closes)", style="bold")
+            )
+        self.loaded = True
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value:
+            self.dismiss(Path(event.row_key.value))

@@ -1,0 +1,39 @@
+"""The console's keys for sessions: rewind, fork, the sessions list.
+
+A mixin of `RecodeApp` (like `ModelActions`), so the app module stays about
+layout and engine messages; the work is `SessionControl`'s.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.binding import Binding
+
+if TYPE_CHECKING:
+    from recode_tui.session_control import SessionControl
+
+SESSION_BINDINGS = [
+    Binding("R", "session('rewind')", "Rewind", id="session.rewind", show=False,
+            tooltip="A new branch session, stopped just before the selected node runs"),
+    Binding("F", "session('fork')", "Fork", id="session.fork", show=False,
+            tooltip="A new branch session at the selected stub's expansion, to answer it differently"),
+    Binding("S", "session('open_list')", "Sessions", id="session.list", show=False,
+            tooltip="Recorded sessions with game, result and branches; enter resumes one"),
+]
+
+
+class SessionActions:
+    """Actions over `self.session_control` (None when the run is not journaled)."""
+
+    session_control: "SessionControl | None"
+
+    def action_session(self, what: str) -> None:
+        control = self.session_control
+        if control is None:
+            self.notify(  # type: ignore[attr-defined]
+                "This run is not journaled: start the console with --sessions DIR (or the default).",
+                severity="warning",
+            )
+            return
+        getattr(control, what)()

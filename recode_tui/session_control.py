@@ -1,0 +1,386 @@
+"""The console's side of sessions: journal the run, keep the draft, resume, rewind, fork.
+
+The app holds one `SessionControl`. It is a plain object, not a widget, so it
+survives the app recomposing its panes when another engine takes over (after
+a resume or a branch). Replays run as async workers on the app's loop (the
+engine already steps the environment in its own thread), behind a
+`ReplayScreen` that keeps keys away from the old engine meanwhile. The old
+session's journal is never touched: a branch is a new session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+from rich.text import Text
+from textual.compose import compose
+
+from agent import events as ev
+from agent.debugger import Debugger, Stop, StopReason, describe_event
+from agent.engine import Engine
+from agent.journal import JournalError, read_journal, write_draft
+from agent.llm import LLM
+from agent.session import Session, branch_session, fork_at_expansion, resume_session, rewind_to_node, start_session
+
+if TYPE_CHECKING:
+    from recode_tui.app import RecodeApp
+
+DRAFT_SECONDS = 2.0  # how often a changed draft is written to draft.json
+CHECK_SECONDS = 1.0  # how often the journal writer's error is looked at
+
+Replay = Callable[[LLM], Awaitable[tuple[Session, list[ev.Event]]]]
+
+
+def one_line(exc: BaseException) -> str:
+    """The first line of an error: a replay mismatch carries a diff after it."""
+    text = str(exc).strip().split("\n", 1)[0] or type(exc).__name__
+    return text if isinstance(exc, (JournalError, OSError)) else f"{type(exc).__name__}: {text}"
+
+
+def session_game(folder: Path) -> str:
+    """The game a recorded session played; a journal that cannot be read is a usage error."""
+    from recode_tui.factory import UsageError
+
+    try:
+        return str(read_journal(folder).header.get("game", ""))
+    except JournalError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def replay_mismatch(events: list[ev.Event]) -> str:
+    """The mismatch that ended a replay (the engine turns it into the run's end), or ''."""
+    last = events[-1] if events else None
+    if isinstance(last, ev.RunFinished) and last.reason.startswith("replay mismatch: "):
+        return "cannot resume: " + last.reason.removeprefix("replay mismatch: ")
+    return ""
+
+
+def find_resume(sessions: str | None, ref: str | None) -> Path | None:
+    """`--resume [SESSION]` as a session folder (no value: the latest); None when not resuming."""
+    from agent.journal import find_session, sessions_dir_from
+    from recode_tui.factory import UsageError
+
+    if ref is None:
+        return None
+    try:
+        return find_session(sessions_dir_from(sessions), ref or None)
+    except JournalError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def make_env(game: str, max_steps: int):
+    """The session layer's environment factory; envs is imported only when a replay starts."""
+    from envs import make_env as _make
+
+    return _make(game, max_steps=max_steps)
+
+
+class SessionControl:
+    """Which session the console's engine journals into, and how to get another."""
+
+    def __init__(
+        self,
+        sessions_dir: Path,
+        new_llm: Callable[[], LLM],
+        session: Session | None = None,
+        resume: Path | None = None,
+    ) -> None:
+        self.sessions_dir = sessions_dir
+        self.new_llm = new_llm
+        self.session = session
+        self.pending_resume = resume
+        self.app: RecodeApp | None = None
+        self.busy = False  # a replay is running
+        self.error = ""  # the journal or draft error last shown
+        self.how = "new"  # new | resumed | rewound | forked: for the status line
+        self.draft_saves = 0  # drafts written (tests wait on it)
+        self._latest_draft: tuple[Path, str, str] | None = None
+        self._saved_draft: tuple[str, str] | None = None
+        self._draft_lock = threading.Lock()
+
+    @classmethod
+    def create(
+        cls, engine: Engine, game: str, llm: str | LLM, sessions_dir: Path, resume: Path | None,
+        profiles: str | None = None,
+    ) -> "SessionControl":
+        """Journal a fresh engine into a new session, or prepare to resume `resume`."""
+        from recode_tui.factory import game_path_of, make_llm
+
+        new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles)) if isinstance(llm, str) else (lambda: llm)
+        if resume is not None:
+            return cls(sessions_dir, new_llm, resume=resume)
+        spec = llm if isinstance(llm, str) else getattr(llm, "name", type(llm).__name__)
+        session = start_session(engine, sessions_dir, game, game_path_of(game), spec)
+        return cls(sessions_dir, new_llm, session)
+
+    # -- wiring -------------------------------------------------------------------------
+
+    def attach(self, app: "RecodeApp") -> None:
+        """Called once the app is mounted: timers, the focus watch, the first status."""
+        self.app = app
+        app.set_interval(DRAFT_SECONDS, self.save_draft)
+        app.set_interval(CHECK_SECONDS, self.check_journal)
+        app.watch(app.screen, "focused", self._focus_changed, init=False)
+        self.show_status()
+        if self.pending_resume is not None:
+            folder, self.pending_resume = self.pending_resume, None
+            self.resume(folder, at_start=True)
+        elif self.session is not None:
+            self.check_journal()
+            if not self.error:
+                app.notify(f"journal: {self.session.folder}", title="Session", timeout=4)
+
+    def _main(self):
+        """The console's own screen (a modal may be on top of it)."""
+        assert self.app is not None
+        return self.app.screen_stack[0]
+
+    def show_status(self) -> None:
+        from recode_tui.widgets.status_bar import StatusBar
+
+        for bar in self._main().query(StatusBar):
+            bar.set_session(self.status_text())
+
+    def status_text(self) -> Text:
+        session = self.session
+        if session is None:
+            return Text("resuming…" if self.busy or self.pending_resume else "not journaled", "dim")
+        name = session.folder.name
+        if self.error:
+            return Text.assemble(("✗ journal ", "bold red"), (name, "red"))
+        mark = {"resumed": "↻ ", "rewound": "⑂ ", "forked": "⑂ "}.get(self.how, "")
+        return Text.assemble((f"{mark}session ", "dim"), (name, "cyan"))
+
+    # -- journal and draft ------------------------------------------------------------------
+
+    def check_journal(self) -> None:
+        """Show a journal write failure once; the run goes on unrecorded."""
+        if self.session is not None and self.session.writer.error and self.session.writer.error != self.error:
+            self.report(self.session.writer.error)
+
+    def report(self, error: str) -> None:
+        self.error = error
+        if self.app is not None:
+            self.app.notify(error, title="Session journal", severity="error", timeout=15)
+            self.show_status()
+
+    def _focus_changed(self) -> None:
+        self.save_draft()
+
+    def save_draft(self) -> None:
+        """Write the expansion being typed to draft.json if it changed (in a thread)."""
+        from recode_tui.widgets.expansion_editor import ExpansionEditor
+
+        app, session = self.app, self.session
+        if app is None or session is None or self.busy:
+            return
+        editor = next(iter(self._main().query(ExpansionEditor)), None)
+        node_id = editor.node_id if editor is not None else None
+        text = app.drafts.get(node_id) if node_id else None
+        if node_id is None or text is None or (node_id, text) == self._saved_draft:
+            return
+        self._saved_draft = (node_id, text)
+        self._latest_draft = (session.folder, node_id, text)
+        app.run_worker(self._write_latest_draft, thread=True, group="draft", exit_on_error=False)
+
+    def _write_latest_draft(self) -> None:
+        with self._draft_lock:  # the latest text wins, whichever thread gets here last
+            if self._latest_draft is None:
+                return
+            error = write_draft(*self._latest_draft)
+            self.draft_saves += 1
+        if error and self.app is not None and error != self.error:
+            self.app.call_from_thread(self.report, error)
+
+    # -- another engine: resume, rewind, fork ---------------------------------------------------
+
+    def open_list(self) -> None:
+        """The sessions screen; the chosen one is resumed."""
+        from recode_tui.screens.sessions import SessionsScreen
+
+        if self.app is None:
+            return
+        current = self.session.folder if self.session is not None else None
+
+        def chosen(folder: Path | None) -> None:
+            if folder is not None:
+                self.resume(folder, at_start=self.session is None)
+
+        self.app.push_screen(SessionsScreen(self.sessions_dir, current), chosen)
+
+    def resume(self, folder: Path, *, at_start: bool = False) -> None:
+        """Replay a recorded session and carry on in it."""
+        self._replace(
+            lambda llm: resume_session(folder, llm, make_env),
+            f"Resuming {folder.name}",
+            "resumed",
+            closable=not at_start,
+        )
+
+    def rewind(self) -> None:
+        """A branch that stops just before the selected node runs."""
+        node = self._selected_node("rewind")
+        if node is not None:
+            self._branch(rewind_to_node(node.id), f"rewind {node.id}", "rewound")
+
+    def fork(self) -> None:
+        """A branch at the selected stub's expansion, to answer it differently."""
+        node = self._selected_node("fork")
+        if node is None:
+            return
+        answers = [e.answer for e in node.expansions if e.accepted] or [e.answer for e in node.expansions]
+        if not answers:
+            self._warn(f"{node.id} was never expanded: fork gives an expanded stub another answer")
+            return
+        self._branch(fork_at_expansion(node.id), f"fork {node.id}", "forked", prefill={node.id: answers[-1]})
+
+    def _selected_node(self, what: str):
+        app = self.app
+        if app is None:
+            return None
+        if self.session is None:
+            self._warn(f"this run is not journaled: nothing to {what} from")
+            return None
+        item = app.tree_view.cursor_node
+        node = app.engine.tree.nodes.get(item.data or "") if item is not None else None
+        if node is None:
+            self._warn(f"select a node in the code tree to {what}")
+        return node
+
+    def _branch(self, stop: Callable[[ev.Event], bool], label: str, how: str, prefill: dict[str, str] | None = None) -> None:
+        assert self.session is not None
+        folder = self.session.folder
+        self._replace(
+            lambda llm: branch_session(folder, stop, llm, make_env, folder.parent, label),
+            f"Branching {folder.name} at {label}",
+            how,
+            prefill=prefill,
+        )
+
+    def _warn(self, text: str) -> None:
+        if self.app is not None:
+            self.app.notify(text, severity="warning")
+
+    def _replace(self, replay: Replay, title: str, how: str, *, closable: bool = True,
+                 prefill: dict[str, str] | None = None) -> None:
+        from recode_tui.screens.replay import ReplayScreen
+
+        app = self.app
+        assert app is not None
+        if self.busy:
+            self._warn("a replay is already running")
+            return
+        if closable and app.driver.busy:
+            self._warn("the engine is running: pause it (p) first")
+            return
+        self.save_draft()
+        while isinstance(app.screen, ReplayScreen) and app.screen.failed:
+            app.pop_screen()  # a failed replay's cover: this one replaces it
+        self.busy = True
+        screen = ReplayScreen(title, self, closable=closable)
+        app.push_screen(screen)
+        self.show_status()
+        app.say("info", f"{title.lower()}…")
+        app.run_worker(self._run(replay, screen, how, prefill), group="session", exit_on_error=False)
+
+    async def _run(self, replay: Replay, screen, how: str, prefill: dict[str, str] | None) -> None:
+        app = self.app
+        assert app is not None
+        try:
+            session, events = await replay(self.new_llm())
+            mismatch = replay_mismatch(events)
+            if mismatch:  # the engine ends the run on one; the journal got nothing of it
+                session.writer.close()
+                await session.engine.close()
+                raise JournalError(mismatch)
+        except Exception as exc:  # noqa: BLE001 - a bad journal or a mismatch is shown, never raised
+            self.busy = False
+            line = one_line(exc)
+            screen.fail(line, str(exc))
+            app.say("error", line)
+            self.show_status()
+            return
+        try:
+            await self.adopt(session, events, how, prefill)
+        except Exception as exc:  # noqa: BLE001 - a console bug: say so, keep the journal as it is
+            screen.fail(f"could not show the replayed session: {one_line(exc)}", str(exc))
+            return
+        finally:
+            self.busy = False
+        screen.dismiss()
+
+    async def adopt(self, session: Session, events: list[ev.Event], how: str,
+                    prefill: dict[str, str] | None = None) -> None:
+        """Make `session`'s engine the console's: new panes, the replayed events, the draft."""
+        app = self.app
+        assert app is not None
+        old_engine, old_session = app.engine, self.session
+        self.session, self.how, self.error = session, how, ""
+        drafts: dict[str, str] = {}
+        self._saved_draft = None
+        if session.draft and session.draft.get("node_id"):
+            drafts[session.draft["node_id"]] = session.draft.get("text", "")
+            self._saved_draft = (session.draft["node_id"], drafts[session.draft["node_id"]])
+        drafts.update(prefill or {})
+        await show_engine(app, session.engine, events, drafts, how)
+        if old_session is not None:
+            old_session.writer.close()
+        if old_engine.llm is not session.engine.llm:
+            cancel = getattr(old_engine.llm, "cancel", None)
+            if callable(cancel):
+                cancel()
+        try:
+            await old_engine.close()
+        except Exception:  # noqa: BLE001 - the old engine is gone either way
+            pass
+        for note in session.notes:
+            app.notify(note, title="Session", severity="warning", timeout=10)
+        self.check_journal()
+        self.show_status()
+        if not self.error:
+            app.notify(f"{how}: {session.folder}", title="Session", timeout=5)
+
+
+async def show_engine(app: "RecodeApp", engine: Engine, events: list[ev.Event], drafts: dict[str, str], how: str) -> None:
+    """Swap the app's engine: recompose the panes on it, replay the events into them, stop there."""
+    from recode_tui.widgets.driver import EngineDriver
+
+    breakpoints = list(app.debugger.breakpoints)
+    app.engine = engine
+    app.debugger = Debugger(engine, breakpoints=breakpoints)
+    app.drafts.clear()
+    app.drafts.update(drafts)
+    app.pending_prompt = None
+    app.shown_prompt = None
+    main = app.screen_stack[0]  # under the replay cover: App.recompose would rebuild the cover
+    async with main.batch():
+        await main.query_children("*").exclude(".-textual-system").remove()
+        await main.mount_all(compose(app))
+    app.label_panes()
+    laid_out = asyncio.get_running_loop().create_future()
+    app.call_after_refresh(lambda: laid_out.done() or laid_out.set_result(None))
+    await laid_out  # the log wraps to its real width
+    if not events:
+        return
+    debugger = app.debugger
+    for event in events:
+        if isinstance(event, ev.StubFound):
+            debugger.stub_name = event.name
+        elif isinstance(event, ev.NodeError):
+            debugger.stub_name = ""
+    last = events[-1]
+    debugger.last_event, debugger.events_seen = last, len(events)
+    app.apply_events(events)
+    if isinstance(last, ev.RunFinished):
+        verdict = "episode won" if last.success else "episode failed"
+        reason = StopReason("finished", f"{how}: {verdict}: {last.reason} — {last.steps} steps")
+    elif debugger.awaiting_human:
+        reason = StopReason("human", f"{how}: awaiting your expansion of {last.node_id}")
+    else:
+        reason = StopReason("step", f"{how} at: {describe_event(last)}")
+    stop = Stop(last, reason, len(events))
+    debugger.last_stop = stop
+    app.post_message(EngineDriver.Stopped(stop))

@@ -1,0 +1,218 @@
+"""Sessions from the console: journal, rewind, fork, the sessions list, tree files, journal errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from agent import events as ev
+from agent.journal import read_journal
+from recode_tui.app import build_app
+from recode_tui.screens.replay import ReplayScreen
+from recode_tui.screens.sessions import SessionsScreen
+from recode_tui.tree_file import TreeFileApp, load_tree_file, meta_line
+from recode_tui.widgets.node_detail import NodeDetail
+
+from .helpers import SIZE, command, started, type_text, wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+TAKE = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "vase 1"'
+
+
+def status(app) -> str:
+    return app.query_one("#status").text
+
+
+async def play_to_n2(pilot, app) -> None:
+    """put-01 by hand: n0 splits the task in two, n1 takes the vase; stop where n2 wants an answer."""
+    await started(pilot, app)
+    await command(pilot, app, "c")
+    await type_text(pilot, "take_vase()\nplace_vase()")
+    await command(pilot, app, "ctrl+s")
+    await command(pilot, app, "c")
+    await type_text(pilot, TAKE)
+    await command(pilot, app, "ctrl+s")
+    await command(pilot, app, "c")
+    assert app.debugger.awaiting_human and app.debugger.last_event.node_id == "n2"
+
+
+async def select(pilot, app, node_id: str) -> None:
+    tree = app.tree_view
+    tree.focus()
+    tree.move_cursor(tree.item(node_id))
+    await pilot.pause()
+
+
+async def branch(pilot, app, key: str) -> None:
+    """Press a branching key and wait until the console shows the new session."""
+    control = app.session_control
+    before, stops = control.session.folder, app.stops
+    await pilot.press(key)
+    await wait_for(pilot, lambda: control.session.folder != before and app.stops > stops and not control.busy,
+                   what=f"the branch after {key}")
+    await pilot.pause()
+
+
+async def test_rewind_makes_a_branch_and_keeps_the_old_session(tmp_path: Path) -> None:
+    app = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await play_to_n2(pilot, app)
+        old = app.session_control.session.folder
+        old_journal = (old / "journal.jsonl").read_text()
+        await select(pilot, app, "n1")
+        await branch(pilot, app, "R")
+        new = app.session_control.session.folder
+        assert new.parent == old.parent and new != old
+        header = read_journal(new).header
+        assert header["parent"]["session"] == old.name and header["parent"]["at"] == "rewind n1"
+        assert (old / "journal.jsonl").read_text() == old_journal  # the old branch is untouched
+        # the console is just before n1 runs: n0's answer kept, n1's not
+        assert isinstance(app.debugger.last_event, ev.NodeStarted) and app.debugger.last_event.node_id == "n1"
+        assert app.engine.env.steps == 0 and len(app.engine.tree) == 3
+        assert f"⑂ session {new.name}" in status(app)
+        await command(pilot, app, "c")
+        assert app.debugger.awaiting_human and app.debugger.last_event.node_id == "n1"
+        await type_text(pilot, 'run("go to diningtable 1")\nobj = "vase 1"')
+        await command(pilot, app, "ctrl+s")
+        answers = [r for r in read_journal(new).records if r["type"] == "answer"]
+        assert [a["node_id"] for a in answers] == ["n0", "n1"] and answers[-1]["source"] == "human"
+        assert "take vase" not in answers[-1]["answer"]
+    assert len(read_journal(old).records) == len(old_journal.splitlines()) - 1  # header + records, unchanged
+
+
+async def test_fork_answers_a_stub_again_and_both_branches_are_listed(tmp_path: Path) -> None:
+    app = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await play_to_n2(pilot, app)
+        old = app.session_control.session.folder
+        await select(pilot, app, "n1")
+        await branch(pilot, app, "F")
+        fork = app.session_control.session.folder
+        assert read_journal(fork).header["parent"]["at"] == "fork n1"
+        # the editor is open on n1 with the old answer to change
+        assert app.debugger.awaiting_human and app.editor.node_id == "n1"
+        assert app.focused is app.editor.editor
+        assert 'run("take vase 1 from diningtable 1")' in app.editor.editor.text
+        assert app.engine.env.steps == 0
+        await pilot.press("ctrl+r")  # back to the skeleton
+        await type_text(pilot, 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "the vase"')
+        await command(pilot, app, "ctrl+s")
+        fork_answers = [r for r in read_journal(fork).records if r["type"] == "answer"]
+        assert fork_answers[-1]["node_id"] == "n1" and 'obj = "the vase"' in fork_answers[-1]["answer"]
+        old_answers = [r for r in read_journal(old).records if r["type"] == "answer"]
+        assert 'obj = "vase 1"' in old_answers[-1]["answer"]  # the original answer stays in its branch
+
+        await pilot.press("S")
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        await wait_for(pilot, lambda: screen.loaded, what="the sessions list")
+        rows = {row.session_id: row for row in screen.rows}
+        assert set(rows) == {old.name, fork.name}
+        assert rows[fork.name].parent == f"{old.name} at fork n1" and rows[old.name].parent == ""
+        assert rows[old.name].game == "put-01" and rows[old.name].result == "unfinished"
+        # enter on the original resumes it, with n2 awaiting as it was left
+        table = screen.query_one("#sessions-table")
+        table.move_cursor(row=[r.session_id for r in screen.rows].index(old.name))
+        stops = app.stops
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.session_control.session.folder == old and app.stops > stops
+                       and not app.session_control.busy, what="the resumed session")
+        assert app.debugger.awaiting_human and app.debugger.last_event.node_id == "n2"
+        assert "↻ session" in status(app)
+
+
+async def test_a_journal_write_failure_is_shown_and_the_run_goes_on(tmp_path: Path) -> None:
+    class FullDisk:
+        def write(self, text: str) -> int:
+            raise OSError(28, "No space left on device")
+
+        def flush(self) -> None: ...
+
+        def fileno(self) -> int:
+            return -1
+
+        def close(self) -> None: ...
+
+    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        app.session_control.session.writer._handle = FullDisk()
+        await command(pilot, app, "c")
+        assert app.engine.finished is not None and app.engine.finished.success  # the run went on
+        await wait_for(pilot, lambda: app.session_control.error != "", what="the journal error")
+        await pilot.pause()
+        assert "No space left on device" in app.session_control.error
+        assert "✗ journal" in status(app)
+        assert any("No space left on device" in n.message for n in app._notifications)
+
+
+async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path) -> None:
+    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        folder = app.session_control.session.folder
+    journal = folder / "journal.jsonl"
+    lines = journal.read_text().splitlines()
+    first_action = next(i for i, line in enumerate(lines) if '"type": "action"' in line)
+    record = json.loads(lines[first_action])
+    record["observation"] = "Nothing happens."
+    lines[first_action] = json.dumps(record)
+    journal.write_text("\n".join(lines) + "\n")
+    saved = journal.read_text()
+
+    app = build_app("put-01", "demo", cursor_blink=False, sessions_dir=tmp_path, resume=folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.failed, what="the failure")
+        line = app.screen.failed
+        assert "\n" not in line and "step 1" in line and "differs from the recording" in line
+        assert "step 1" in status(app)
+        await pilot.press("escape")  # nothing to go back to at start-up: the cover stays
+        assert isinstance(app.screen, ReplayScreen)
+        await pilot.press("S")
+        assert isinstance(app.screen, SessionsScreen)
+    assert journal.read_text() == saved
+
+
+def test_resume_of_an_unknown_session_is_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "recode_tui", "tui", "--resume", "nope", "--sessions", str(tmp_path)],
+        capture_output=True, text=True, cwd=ROOT, timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "no session 'nope'" in done.stderr
+
+
+async def test_an_exported_tree_opens_read_only(tmp_path: Path) -> None:
+    from agent.export import tree_document
+
+    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        document = tree_document(app.engine, {"session": app.session_control.session.folder.name})
+    path = tmp_path / "tree.json"
+    path.write_text(json.dumps(document))
+    tree, meta = load_tree_file(path)
+    viewer = TreeFileApp(path, tree, meta)
+    async with viewer.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        view = viewer.query_one("#code-tree")
+        assert set(view._items) == set(document["nodes"])
+        shown = meta_line(path, meta).plain
+        assert "read-only tree" in shown and "won" in shown and "put a vase in sidetable" in shown
+        await pilot.press("down")
+        assert view.cursor_node.data == "n1" and viewer.query_one(NodeDetail)._key[0] == "n1"
+        await pilot.press("c", "n", "ctrl+s")  # no engine: the console's keys do nothing here
+        await pilot.press("q")
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**document, "edges": document["edges"][:-1]}))
+    done = subprocess.run(
+        [sys.executable, "-m", "recode_tui", "tui", "--open-tree", str(bad)],
+        capture_output=True, text=True, cwd=ROOT, timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "is not a recode.plan.v1 tree" in done.stderr
