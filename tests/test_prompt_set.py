@@ -10,14 +10,14 @@ fields. The demo's scripted answers are checked the same way.
 from __future__ import annotations
 
 import ast
-import builtins
 import re
 from pathlib import Path
 from string import Template
 
 import pytest
 
-from agent.codeblocks import parse_answer, validate
+from agent import prompt_authoring as authoring
+from agent.codeblocks import parse_answer
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPTS = ROOT / "agent" / "prompts" / "default"
@@ -25,36 +25,21 @@ EXAMPLES = PROMPTS / "alfworld" / "examples"
 DEMO = ROOT / "mockllm" / "demos" / "alfworld.yaml"
 
 TASK_TYPES = ("put", "clean", "heat", "cool", "examine", "puttwo")
-HELPERS = {"run", "print", "re"}
-ALLOWED_IMPORTS = {"re", "math", "json", "itertools", "collections", "string", "random"}
-BUILTINS = set(dir(builtins))
-
-_VAR_LINE = re.compile(r"^- (\w+) \(([^)]*)\): ?(.*)$")
+HELPERS = set(authoring.HELPERS)
+BUILTINS = set(authoring.BUILTINS)
 
 
-# -- parsing the example files ------------------------------------------------
+
+# -- the checks live in agent.prompt_authoring (the console's workspace uses them too) --
 
 
 def parse_example(text: str) -> dict:
-    """One example: `Function:` line, `Variables:` lines, `Answer:` and the rest."""
-    lines = text.strip("\n").splitlines()
-    assert lines and lines[0].startswith("Function: "), f"an example starts with 'Function: ': {lines[:1]}"
-    function = lines[0][len("Function: "):].strip()
-    assert lines[1].strip() == "Variables:", f"second line is 'Variables:' in {function}"
-    variables: dict[str, tuple[str, str]] = {}
-    i = 2
-    while i < len(lines) and lines[i].strip() != "Answer:":
-        m = _VAR_LINE.match(lines[i])
-        assert m, f"variable line `- name (type): value` expected, got {lines[i]!r} in {function}"
-        variables[m.group(1)] = (m.group(2), m.group(3))
-        i += 1
-    assert i < len(lines), f"no 'Answer:' line in {function}"
-    answer = "\n".join(lines[i + 1:])
-    return {"function": function, "variables": variables, "answer": answer}
+    ex = authoring.parse_example(text)
+    return {"function": ex.function, "variables": ex.variables, "answer": ex.answer}
 
 
 def split_examples(text: str) -> list[str]:
-    return [part for part in re.split(r"^---\s*$", text, flags=re.M) if part.strip()]
+    return [chunk for _line, chunk in authoring.split_examples(text)]
 
 
 def all_examples() -> list[tuple[str, int, dict]]:
@@ -66,113 +51,15 @@ def all_examples() -> list[tuple[str, int, dict]]:
 
 
 EXAMPLE_CASES = all_examples()
-
-
-# -- static checks shared by examples and demo answers -------------------------
-
-
-def stub_call(function: str) -> tuple[list[str], str, list[str]]:
-    """(names the stub assigns, placeholder name, argument names) of a stub's code."""
-    tree = ast.parse(function)
-    assert len(tree.body) == 1, f"a stub is one statement: {function}"
-    stmt = tree.body[0]
-    targets: list[str] = []
-    if isinstance(stmt, ast.Assign):
-        for target in stmt.targets:
-            elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
-            for e in elts:
-                assert isinstance(e, ast.Name), f"stub assigns plain names: {function}"
-                targets.append(e.id)
-        call = stmt.value
-    else:
-        assert isinstance(stmt, ast.Expr), f"stub is a call or an assignment of one: {function}"
-        call = stmt.value
-    assert isinstance(call, ast.Call) and isinstance(call.func, ast.Name), f"stub is a call: {function}"
-    args = [a.id for a in call.args if isinstance(a, ast.Name)]
-    args += [k.arg for k in call.keywords if k.arg]
-    return targets, call.func.id, args
-
-
-def _bound_by(node: ast.AST) -> set[str]:
-    """Names a node binds for code nested in it: comprehension targets, lambda args."""
-    names: set[str] = set()
-    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-        for gen in node.generators:
-            names |= {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
-    elif isinstance(node, ast.Lambda):
-        names |= {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
-    return names
-
-
-def undefined_names(code: str, given: set[str]) -> list[str]:
-    """Names that are read before anything binds them, walking the code in order.
-
-    Simple on purpose: a top-level statement counts as binding everything it
-    assigns anywhere inside it (a loop variable, a name set in the loop body)
-    before its own reads; names called as functions are placeholders or
-    helpers, not variable reads; comprehension and lambda variables are local.
-    """
-    tree = ast.parse(code)
-    defined = set(given) | HELPERS | BUILTINS
-    problems: list[str] = []
-
-    def reads(node: ast.AST, local: set[str]) -> None:
-        local = local | _bound_by(node)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            for child in [*node.args, *node.keywords]:
-                reads(child, local)
-            return
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            if node.id not in defined and node.id not in local:
-                problems.append(f"line {node.lineno}: {node.id}")
-        for child in ast.iter_child_nodes(node):
-            reads(child, local)
-
-    for stmt in tree.body:
-        binds = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        for node in ast.walk(stmt):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                binds |= {(a.asname or a.name).split(".")[0] for a in node.names}
-            if isinstance(node, ast.ExceptHandler) and node.name:
-                binds.add(node.name)
-        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            # `x = f(y)`: the right side is read before the target is bound.
-            if stmt.value is not None:
-                reads(stmt.value, set())
-            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
-                if stmt.target.id not in defined:
-                    problems.append(f"line {stmt.lineno}: {stmt.target.id}")
-            defined |= binds
-        else:
-            # A loop or condition: whatever it binds anywhere counts as bound.
-            defined |= binds
-            reads(stmt, set())
-    return problems
+stub_call = authoring.stub_call
+undefined_names = authoring.undefined_names
 
 
 def check_answer(function: str, given: set[str], answer: str) -> str:
-    """Everything the engine and the conventions demand of one answer; returns the code."""
-    parsed = parse_answer(answer)
-    assert parsed.thought, f"{function}: empty <think>"
-    assert parsed.code.strip(), f"{function}: empty <execute>"
-    assert "```" not in parsed.code
-    blocks = validate(parsed.code, given | HELPERS)
-    assert blocks
-    tree = ast.parse(parsed.code)
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            assert set(m.split(".")[0] for m in mods) <= ALLOWED_IMPORTS, f"{function}: import {mods}"
-        if isinstance(node, ast.Name):
-            assert not node.id.startswith("_"), f"{function}: name {node.id} starts with _"
-        assert not isinstance(node, (ast.ClassDef, ast.Return, ast.Global, ast.Nonlocal)), function
-    undefined = undefined_names(parsed.code, given)
-    assert not undefined, f"{function}: reads names neither given nor assigned before: {undefined}"
-    targets, _name, _args = stub_call(function)
-    assigned = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    missing = [t for t in targets if t not in assigned]
-    assert not missing, f"{function}: the caller expects {missing} to be assigned"
-    return parsed.code
+    """Assert an answer passes every check; returns its code."""
+    problems = authoring.answer_problems(function, given, answer)
+    assert not problems, f"{function}: {'; '.join(problems)}"
+    return parse_answer(answer).code
 
 
 # -- the examples ---------------------------------------------------------------

@@ -1,0 +1,30 @@
+"""An LLM that gives one chosen answer next, then hands over to the LLM it wraps.
+
+The prompt workspace uses it to continue a paused run with an answer the
+person picked from a comparison: the engine asks its LLM as usual and gets
+the chosen text, recorded with the source that produced it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.llm import LLM, Completion, StubContext, Usage
+
+
+class ChosenAnswerLLM:
+    def __init__(self, answer: str, source: str, inner: LLM) -> None:
+        self.answer = answer
+        self.source = source
+        self.inner = inner
+        self.name = inner.name
+        self.used = False
+
+    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+        if not self.used:
+            self.used = True
+            return Completion(self.answer, Usage(), 0.0, self.source)
+        return await self.inner.complete(prompt, context)
+
+    def __getattr__(self, name: str) -> Any:  # profile, cancel, ...: the wrapped LLM's
+        return getattr(self.inner, name)

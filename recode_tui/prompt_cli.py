@@ -1,0 +1,60 @@
+"""`recode-tui prompt show`: print the rendered expansion prompt of a stub, for scripts.
+
+The game is reset to get the task's instruction and observation; the stub's
+other arguments are listed as `(not bound)`, since only a run binds them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from recode_tui.factory import DEFAULT_GAME, UsageError
+
+ROOT_STUB = "solve(instruction, observation)"
+
+
+def add_prompt_parser(commands: Any) -> None:
+    prompt = commands.add_parser("prompt", help="prompt sets: print a rendered prompt")
+    prompt_commands = prompt.add_subparsers(dest="prompt_command")
+    show = prompt_commands.add_parser("show", help="print the expansion prompt of a stub in a game")
+    show.add_argument("--game", default=DEFAULT_GAME, help="bundled game id, split id or .tw-pddl path")
+    show.add_argument("--stub", default=ROOT_STUB, help="the stub's code, e.g. 'obj = find_and_take(kind, places)'")
+    show.add_argument("--prompts", default=None, help="prompt set folder (default: the bundled one)")
+    show.add_argument("--task-type", default=None, help="few-shot examples of this task type (default: the game's)")
+    show.add_argument("--tokens", action="store_true", help="also print token counts per part (to standard error)")
+
+
+def run_prompt(args: argparse.Namespace) -> int:
+    from agent.prompt import DEFAULT_PROMPTS, PromptSet
+    from agent.prompt_authoring import PART_NAMES, render_prompt, stub_variable_lines
+    from agent.tokens import TokenCounter
+    from envs import make_env
+    from envs.base import EnvError
+
+    if args.prompt_command != "show":
+        raise UsageError("use `recode-tui prompt show --game ID --stub CODE`")
+    prompts = PromptSet(Path(args.prompts)) if args.prompts else PromptSet(DEFAULT_PROMPTS)
+    if args.prompts and not (prompts.root / "expand.txt").is_file():
+        raise UsageError(f"{args.prompts} is not a prompt set (no expand.txt)")
+    try:
+        env = make_env(args.game, max_steps=80)
+        reset = env.reset()
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        lines = stub_variable_lines(args.stub, {"instruction": reset.instruction, "observation": reset.observation})
+    except ValueError as exc:
+        raise UsageError(f"--stub: {exc}") from None
+    finally:
+        env.close()
+    rendered = render_prompt(prompts, env.name, args.task_type or env.task_type, args.stub, lines)
+    sys.stdout.write(rendered.text if rendered.text.endswith("\n") else rendered.text + "\n")
+    if args.tokens:
+        counter = TokenCounter()
+        for part in PART_NAMES:
+            print(f"{part}: {counter.count(rendered.parts[part]).short()}", file=sys.stderr)
+        print(f"total: {counter.count(rendered.text).label()}", file=sys.stderr)
+    return 0

@@ -1,0 +1,5 @@
+"""The prompt workspace: edit a prompt set, see the rendered prompt, re-expand and compare."""
+
+from recode_tui.workspace.screen import PromptWorkspace
+
+__all__ = ["PromptWorkspace"]

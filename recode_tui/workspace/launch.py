@@ -1,0 +1,73 @@
+"""Opening the workspace from the console, and continuing the run with a chosen answer.
+
+Continuing is done on the run that is open, and only when the chosen stub is
+the one whose expansion the run is stopped at: the engine takes the edited
+prompt set for every later expansion and gets the chosen answer as its next
+LLM answer (a person's run: submitted like a typed expansion). Any other
+stub would need a fork of the session; that is refused with a note.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent.debugger import StepMode
+from mockllm.chosen import ChosenAnswerLLM
+from recode_tui.workspace.screen import PromptWorkspace, WorkspaceChoice
+from recode_tui.workspace.target import pick_node, stub_target
+
+if TYPE_CHECKING:
+    from recode_tui.app import RecodeApp
+
+
+async def open_workspace(app: "RecodeApp") -> None:
+    if app.driver.busy and not app.debugger.awaiting_human:
+        app.notify("The engine is running: pause it (p) before opening the prompt workspace.", severity="warning")
+        return
+    item = app.tree_view.cursor_node
+    selected = item.data if item is not None else None
+    node = pick_node(app.engine, selected, app.debugger.last_event)
+    target = await stub_target(app.engine, node, app.debugger.last_event)
+    screen = PromptWorkspace(
+        target,
+        app.engine.prompts,
+        app.engine.llm,
+        prompts_dir=getattr(app, "prompts_dir", None),
+        profiles_path=getattr(app, "profiles", None),
+    )
+    await app.push_screen(screen, lambda choice: continue_with(app, choice))
+
+
+def continue_with(app: "RecodeApp", chosen: WorkspaceChoice | None) -> None:
+    if chosen is None:
+        return
+    choice, engine, debugger = chosen.choice, app.engine, app.debugger
+    last = debugger.last_event
+    awaiting = getattr(last, "node_id", None) == choice.node_id and type(last).__name__ == "ExpansionRequested"
+    if not awaiting or engine.done or app.driver.busy:
+        app.notify(
+            f"{choice.node_id} is not the stub the run is stopped at; rewind or fork the session to it to use "
+            "this answer.",
+            title="Not applied",
+            severity="warning",
+        )
+        return
+    engine.prompts = chosen.prompts
+    app.say("info", f"continuing {choice.node_id} with the answer of {choice.source} "
+                    f"(prompt set {chosen.prompts.content_hash()})")
+    if debugger.awaiting_human:
+        text = choice.text
+        app.editor.close(f"Submitted the answer of {choice.source} for {choice.node_id}…")
+        app.driver.submit(text)
+    else:
+        engine.llm = ChosenAnswerLLM(choice.text, _source_kind(choice.source), engine.llm)
+        app.driver.step(StepMode.NEXT)
+
+
+def _source_kind(spec: str) -> str:
+    """The `Completion.source` word for an LLM spec."""
+    if spec == "human":
+        return "human"
+    if spec == "demo" or spec.startswith(("scripted", "journal")):
+        return "scripted"
+    return "model"

@@ -1,0 +1,299 @@
+"""The prompt workspace: edit the prompt set and watch the rendered prompt of one stub.
+
+Opened from the console with `W`. Left: the files of the prompt set (the
+expand template, the action list, one few-shot file per task type), each with
+its check verdict; middle: the selected file in an editor; right: the token
+counts and the exact prompt the engine would send for the chosen stub,
+re-rendered a moment after typing stops. Edits live in a `DraftPromptSet`
+until saved; re-expanding asks LLMs with the edited prompt and compares.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+from agent.llm import LLM, LLMError, StubContext
+from agent.prompt import PromptSet
+from agent.prompt_authoring import (
+    DraftPromptSet,
+    ExampleCheck,
+    PromptSetError,
+    RenderedPrompt,
+    check_examples_text,
+    check_summary,
+    default_set_name,
+    editable_files,
+    examples_file,
+    render_prompt,
+    save_prompt_set,
+)
+from agent.tokens import TokenCounter, model_of
+from recode_tui.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
+from recode_tui.workspace.counts import token_table
+from recode_tui.workspace.target import StubTarget
+
+RENDER_DELAY = 0.25  # seconds of typing quiet before re-rendering
+
+
+class PromptWorkspace(Screen["WorkspaceChoice | None"]):
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", "Back", id="workspace.back", priority=True),
+        Binding("ctrl+r", "reexpand", "Re-expand", id="workspace.reexpand", priority=True),
+        Binding("ctrl+o", "save", "Save set", id="workspace.save", priority=True),
+        RUN_KEYS,
+    ]
+
+    def __init__(self, target: StubTarget, prompts: PromptSet, llm: LLM, prompts_dir: Path | None = None,
+                 profiles_path: str | None = None) -> None:
+        super().__init__()
+        self.target = target
+        self.engine_llm = llm
+        self.draft = prompts if isinstance(prompts, DraftPromptSet) else DraftPromptSet(prompts.root)
+        self.base_hash = PromptSet(self.draft.root).content_hash()
+        self.prompts_dir = prompts_dir
+        self.profiles_path = profiles_path
+        self.counter = TokenCounter(model_of(llm))
+        self.files = editable_files(self.draft, target.env_name)
+        self.current_file = examples_file(target.env_name, target.task_type)
+        if self.current_file not in self.files:
+            self.current_file = self.files[0]
+        self.checks: dict[str, list[ExampleCheck]] = {}
+        self.rendered: RenderedPrompt | None = None
+        self.baseline_tokens = self.counter.count(self._render_with(PromptSet(self.draft.root)).text).tokens
+        self.renders = 0  # how many times the prompt was rendered (tests wait on it)
+        self._timer: Timer | None = None
+
+    # -- layout -------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="ws-header")
+        with Horizontal(id="ws-main"):
+            with Vertical(id="ws-files-col"):
+                yield OptionList(id="ws-files")
+                yield Static(id="ws-checks")
+            yield TextArea(self.draft.text(self.current_file), id="ws-editor", soft_wrap=True, show_line_numbers=True)
+            with Vertical(id="ws-right"):
+                yield Static(id="ws-counts")
+                yield TextArea("", id="ws-rendered", read_only=True, soft_wrap=True, show_line_numbers=False)
+        with Horizontal(id="ws-bar"):
+            yield Static("re-expand with", classes="ws-label")
+            yield Input(self._default_specs(), id="ws-llms", placeholder="LLM specs, comma separated")
+            yield Static("save as", classes="ws-label")
+            yield Input(default_set_name(self.draft), id="ws-name")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#ws-files").border_title = "Prompt set"
+        self.query_one("#ws-editor").border_title = self.current_file
+        self.query_one("#ws-rendered").border_title = "Rendered prompt"
+        blink = getattr(self.app, "cursor_blink", True)
+        for widget in (*self.query(TextArea), *self.query(Input)):
+            widget.cursor_blink = blink
+        self.refresh_all()
+        files = self.query_one("#ws-files", OptionList)
+        files.highlighted = self.files.index(self.current_file)
+        self.query_one("#ws-editor").focus()
+
+    def action_run_keys(self) -> None:
+        self.notify("Close the workspace (esc) to step the run.", severity="warning")
+
+    def _default_specs(self) -> str:
+        name = getattr(self.engine_llm, "name", "") or "human"
+        return name if name == "human" else f"{name}, human"
+
+    # -- rendering ------------------------------------------------------------------------
+
+    def _render_with(self, prompts: PromptSet) -> RenderedPrompt:
+        t = self.target
+        return render_prompt(prompts, t.env_name, t.task_type, t.code, list(t.variable_lines))
+
+    def refresh_all(self) -> None:
+        """Re-check the example files, re-render the prompt, recount: after every quiet pause."""
+        self.checks = {f: check_examples_text(self.draft.text(f)) for f in self.files if "/examples/" in f}
+        self.rendered = self._render_with(self.draft)
+        self.renders += 1
+        self._show_files()
+        self._show_checks()
+        self._show_header()
+        self.total = self.counter.count(self.rendered.text)
+        self.query_one("#ws-counts", Static).update(token_table(self.rendered, self.counter, self.baseline_tokens))
+        rendered = self.query_one("#ws-rendered", TextArea)
+        if rendered.text != self.rendered.text:
+            rendered.load_text(self.rendered.text)
+
+    def _show_header(self) -> None:
+        t = self.target
+        digest = self.draft.content_hash()
+        state = "unedited" if digest == self.base_hash else f"edited → {digest}"
+        header = Text.assemble(
+            ("Prompt for ", ""), (f"{t.node_id} `{t.code.splitlines()[0]}`", "bold"),
+            (f"  task type {t.task_type or '?'} · variables from the {t.variables_from}", "dim"),
+            ("\n", ""),
+            (f"prompt set {self.draft.root.name} {self.base_hash} ({state})", ""),
+            ("  · awaiting its expansion" if t.awaiting else "", "yellow"),
+        )
+        self.query_one("#ws-header", Static).update(header)
+
+    def _show_files(self) -> None:
+        used = examples_file(self.target.env_name, self.target.task_type)
+        changed = set(self.draft.changed)
+        options = []
+        for f in self.files:
+            label = Text()
+            checks = self.checks.get(f)
+            if checks is not None:
+                ok = all(c.ok for c in checks)
+                label.append("✓ " if ok else "✗ ", style="green" if ok else "bold red")
+            else:
+                label.append("  ")
+            label.append(f.split("/")[-1] if "/examples/" in f else f, style="bold" if f == used else "")
+            if f == used:
+                label.append(" (used)", style="cyan")
+            if f in changed:
+                label.append(" ●", style="yellow")
+            if checks is not None and not all(c.ok for c in checks):
+                label.append(f"\n    {check_summary(checks)}", style="red")
+            options.append(Option(label, id=f))
+        files = self.query_one("#ws-files", OptionList)
+        highlighted = files.highlighted
+        files.clear_options()
+        files.add_options(options)
+        if highlighted is not None:
+            files.highlighted = highlighted
+
+    def _show_checks(self) -> None:
+        checks = self.checks.get(self.current_file)
+        box = self.query_one("#ws-checks", Static)
+        if checks is None:
+            box.update(Text(f"{self.current_file}: a template, not examples", style="dim"))
+            return
+        out = Text(f"{self.current_file.split('/')[-1]}: {check_summary(checks)}\n", style="bold")
+        for c in checks:
+            if c.ok:
+                out.append(f"✓ {c.index} {c.function}\n", style="green")
+            else:
+                out.append(f"✗ {c.index} (line {c.line}) {c.function}\n", style="bold red")
+                for problem in c.problems:
+                    out.append(f"   {problem}\n", style="red")
+        box.update(out)
+
+    # -- editing --------------------------------------------------------------------------------
+
+    @on(OptionList.OptionSelected, "#ws-files")
+    @on(OptionList.OptionHighlighted, "#ws-files")
+    def open_file(self, event: OptionList.OptionHighlighted | OptionList.OptionSelected) -> None:
+        chosen = event.option.id
+        if chosen is None or chosen == self.current_file:
+            return
+        self.current_file = chosen
+        editor = self.query_one("#ws-editor", TextArea)
+        editor.border_title = chosen
+        editor.load_text(self.draft.text(chosen))
+        self._show_checks()
+
+    def select_file(self, relative: str) -> None:
+        """Open one file in the editor (as if picked in the list)."""
+        self.query_one("#ws-files", OptionList).highlighted = self.files.index(relative)
+
+    @on(TextArea.Changed, "#ws-editor")
+    def edited(self, event: TextArea.Changed) -> None:
+        text = event.text_area.text
+        if text == self.draft.text(self.current_file):
+            return
+        self.draft.edits[self.current_file] = text
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(RENDER_DELAY, self.refresh_all)
+
+    # -- saving ---------------------------------------------------------------------------------
+
+    def action_save(self) -> None:
+        name = self.query_one("#ws-name", Input).value.strip()
+        try:
+            folder = save_prompt_set(self.draft, name, self.prompts_dir)
+        except PromptSetError as exc:
+            self.notify(str(exc), title="Not saved", severity="error")
+            return
+        self.draft = DraftPromptSet(folder, edits=dict(self.draft.edits))
+        self.base_hash = PromptSet(folder).content_hash()
+        self.saved_to = folder
+        self._show_header()
+        self.notify(f"saved to {folder} (hash {self.base_hash})", title="Prompt set saved")
+
+    # -- re-expanding -----------------------------------------------------------------------------
+
+    def _llm_for(self, spec: str) -> LLM | None:
+        """A fresh LLM for a spec, so a comparison never uses up the run's scripted answers."""
+        from recode_tui.factory import UsageError, make_llm
+
+        current = self.engine_llm
+        if spec == getattr(current, "name", None) and ":" not in spec:
+            return copy.deepcopy(current)
+        try:
+            return make_llm(spec, self.profiles_path)
+        except UsageError as exc:
+            self.notify(str(exc), title=f"Cannot use {spec}", severity="error")
+            return None
+
+    def action_reexpand(self) -> None:
+        specs = [s.strip() for s in self.query_one("#ws-llms", Input).value.split(",") if s.strip()]
+        if not specs:
+            self.notify("Name at least one LLM: demo, scripted:FILE, profile:NAME or human.", severity="warning")
+            return
+        self.reexpand(specs)
+
+    @work(exclusive=True, group="reexpand")
+    async def reexpand(self, specs: list[str]) -> None:
+        self.refresh_all()
+        assert self.rendered is not None
+        prompt = self.rendered.text
+        context = StubContext(code=self.target.code, name=self.target.stub_name)
+        self.notify(f"asking {', '.join(s for s in specs if s != 'human') or 'nobody'}…", title="Re-expanding")
+
+        async def ask(spec: str) -> Candidate:
+            if spec == "human":
+                return Candidate("human", text=self.target.recorded_answer or "")
+            llm = self._llm_for(spec)
+            if llm is None:
+                return Candidate(spec, error="unknown LLM spec")
+            if getattr(llm, "name", "") == "human":
+                return Candidate("human")
+            try:
+                completion = await llm.complete(prompt, context)
+            except LLMError as exc:
+                return Candidate(spec, error=str(exc))
+            return Candidate(spec, completion.text, "", completion.usage.input_tokens, completion.usage.output_tokens)
+
+        candidates = list(await asyncio.gather(*(ask(s) for s in specs)))
+        self.app.push_screen(
+            CompareScreen(self.target.node_id, self.target.code, self.target.recorded_answer, candidates,
+                          self.target.known, self.draft.content_hash()),
+            self.chosen,
+        )
+
+    def chosen(self, choice: Choice | None) -> None:
+        """Back from the comparison: close the workspace with the choice (the edited set goes with it)."""
+        if choice is not None:
+            self.dismiss(WorkspaceChoice(choice, self.draft))
+
+
+@dataclass(frozen=True)
+class WorkspaceChoice:
+    """An answer chosen in the workspace and the prompt set that produced it."""
+
+    choice: Choice
+    prompts: DraftPromptSet
+

@@ -1,0 +1,95 @@
+"""Which stub the workspace renders a prompt for, and with which variables.
+
+No Textual here: it reads the engine. A stub that was already expanded gets
+its variables back from its recorded prompt (exact, even if the namespace has
+changed since); the stub awaiting expansion, or one never asked about, gets
+them from the namespace now.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent import events as ev
+from agent.engine import Engine
+from agent.prompt import call_arguments
+from agent.prompt_authoring import HELPERS, variables_from_prompt
+from agent.tree import Node
+
+
+@dataclass(frozen=True)
+class StubTarget:
+    node_id: str
+    code: str
+    stub_name: str
+    env_name: str
+    task_type: str | None
+    variable_lines: tuple[str, ...]
+    variables_from: str  # "recorded prompt" or "namespace now"
+    recorded_answer: str | None  # the accepted answer of the session, if any
+    awaiting: bool  # the run is stopped at this stub's expansion request
+    known: frozenset[str]  # names a new answer may read (for validation)
+
+
+def awaiting_node_id(engine: Engine, last_event: ev.Event | None) -> str | None:
+    if isinstance(last_event, ev.ExpansionRequested) and last_event.purpose == "expand" and not engine.done:
+        return last_event.node_id
+    return None
+
+
+def stub_name(node: Node) -> str:
+    from recode_tui.app import stub_name_of  # the app's own rule for "the placeholder of a line"
+
+    return stub_name_of(node.code) or ""
+
+
+def pick_node(engine: Engine, selected_id: str | None, last_event: ev.Event | None) -> Node:
+    """The selected node when it is a stub (expanded or awaiting), else the awaiting one, else the root."""
+    nodes = engine.tree.nodes
+    awaiting = awaiting_node_id(engine, last_event)
+    selected = nodes.get(selected_id or "")
+    if selected is not None and (
+        selected.id == awaiting or any(x.purpose == "expand" for x in selected.expansions)
+    ):
+        return selected
+    if awaiting and awaiting in nodes:
+        return nodes[awaiting]
+    return engine.tree.root
+
+
+async def stub_target(engine: Engine, node: Node, last_event: ev.Event | None) -> StubTarget:
+    env_name, task_type = engine.env.name, engine.env.task_type
+    name = stub_name(node)
+    awaiting = awaiting_node_id(engine, last_event) == node.id
+    first = next((x for x in node.expansions if x.purpose == "expand"), None)
+    recorded_prompt = first.prompt if first is not None else (
+        last_event.prompt if awaiting and isinstance(last_event, ev.ExpansionRequested) else None
+    )
+    lines = None
+    if recorded_prompt is not None:
+        lines = variables_from_prompt(recorded_prompt, engine.prompts, env_name, task_type, node.code)
+    source = "recorded prompt"
+    args = call_arguments(node.code, name).names if name else ()
+    if lines is None:
+        source = "namespace now"
+        try:
+            lines = await engine.runner.prompt_lines(list(args))
+        except Exception:  # noqa: BLE001 - a busy or closed runner: show none
+            lines = []
+    accepted = [x for x in node.expansions if x.purpose == "expand" and x.accepted]
+    try:
+        known = await engine.runner.names() if awaiting else frozenset(args) | HELPERS
+    except Exception:  # noqa: BLE001
+        known = frozenset(args) | HELPERS
+    return StubTarget(
+        node_id=node.id,
+        code=node.code,
+        stub_name=name,
+        env_name=env_name,
+        task_type=task_type,
+        variable_lines=tuple(lines),
+        variables_from=source,
+        recorded_answer=accepted[-1].answer if accepted else None,
+        awaiting=awaiting,
+        known=frozenset(known),
+    )
