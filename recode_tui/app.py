@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from textual import on
 from textual.app import App, ComposeResult
@@ -17,6 +17,9 @@ from agent import events as ev
 from agent.debugger import Breakpoint, BreakpointKind, Debugger, StepMode
 from agent.engine import Engine, Limits
 from agent.llm import LLM
+from recode_tui.llm_control import LLMControl
+from recode_tui.model_actions import MODEL_BINDINGS, ModelActions
+from recode_tui.session_actions import SESSION_BINDINGS, SessionActions
 from recode_tui.widgets.breakpoints import BreakpointsPane
 from recode_tui.widgets.code_tree import CodeTreeView
 from recode_tui.widgets.driver import EngineDriver
@@ -25,8 +28,12 @@ from recode_tui.widgets.expansion_editor import ExpansionEditor
 from recode_tui.widgets.help_screen import HelpScreen
 from recode_tui.widgets.node_detail import NodeDetail
 from recode_tui.widgets.prompt_view import PromptView
+from recode_tui.widgets.review_panel import ReviewBar
 from recode_tui.widgets.status_bar import StatusBar
 from recode_tui.widgets.variables import VariablesPane
+
+if TYPE_CHECKING:
+    from recode_tui.session_control import SessionControl
 
 HELPER_NAMES = {"run", "print", "re"}
 
@@ -48,7 +55,7 @@ def stub_name_of(code: str) -> str | None:
     return None
 
 
-class RecodeApp(App[None]):
+class RecodeApp(ModelActions, SessionActions, App[None]):
     CSS_PATH = str(Path(__file__).resolve().parent / "recode.tcss")
     TITLE = "recode-tui"
 
@@ -66,8 +73,12 @@ class RecodeApp(App[None]):
         Binding("r", "show_tab('tab-prompt')", "Prompt", id="view.prompt"),
         Binding("B", "show_tab('tab-breakpoints')", "Breakpoints", id="view.breakpoints"),
         Binding("f", "follow", "Current", id="view.follow", show=False),
+        Binding("W", "workspace", "Prompts", id="view.workspace", show=False,
+                tooltip="Prompt workspace: edit the prompt set, re-expand the selected stub, compare"),
         Binding("question_mark,f1", "help", "Help", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
+        *MODEL_BINDINGS,
+        *SESSION_BINDINGS,
     ]
 
     def __init__(
@@ -79,8 +90,13 @@ class RecodeApp(App[None]):
         cursor_blink: bool = True,
         keymap: dict[str, str] | None = None,
         autostart: bool = True,
+        profiles: str | None = None,
+        review: bool = False,
+        session_control: SessionControl | None = None,
     ) -> None:
         super().__init__()
+        self.profiles, self.review = profiles, review
+        self.session_control = session_control  # the journal; None when the run is not recorded
         self.engine = engine
         self.debugger = Debugger(engine, breakpoints=breakpoints)
         self.episode = episode or engine.env.name
@@ -109,6 +125,7 @@ class RecodeApp(App[None]):
         with TabbedContent(id="bottom", initial="tab-expand" if self.debugger.human else "tab-prompt"):
             with TabPane("Expansion", id="tab-expand"):
                 yield ExpansionEditor(self.drafts, id="expansion")
+                yield ReviewBar(id="review-bar")
             # Hidden at first: mounted just after the first paint.
             with TabPane("Prompt", id="tab-prompt"):
                 yield Lazy(PromptView(id="prompt"))
@@ -116,18 +133,25 @@ class RecodeApp(App[None]):
                 yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
         yield Footer()
         yield EngineDriver(self.debugger)
+        yield LLMControl(self.profiles, self.review)
 
     def on_mount(self) -> None:
         if self.user_keymap:
             self.set_keymap(self.user_keymap)
+        self.label_panes()
+        if self.session_control is not None:
+            self.session_control.attach(self)
+        if self.autostart:
+            self.call_after_refresh(self.start)
+
+    def label_panes(self) -> None:
+        """Titles, focus and status of freshly composed panes (at start and after an engine swap)."""
         self.query_one("#code-tree").border_title = "Code tree"
         self.query_one("#detail").border_title = "Node"
         self.query_one("#vars").border_title = "Variables"
         self.query_one("#env-log").border_title = "Environment"
         self.query_one("#code-tree", CodeTreeView).focus()
         self.update_status()
-        if self.autostart:
-            self.call_after_refresh(self.start)
 
     def start(self) -> None:
         """Reset the environment: the first event (the task) after the first paint."""
@@ -189,6 +213,8 @@ class RecodeApp(App[None]):
             llm_calls=engine.llm_calls,
             tokens=(engine.usage.input_tokens, engine.usage.output_tokens),
             cost=engine.cost,
+            llm=getattr(engine.llm, "name", "?"),
+            trusted=bool(getattr(engine.runner, "trusted", False)),
             state=self.run_state,
             reason_kind=self.reason_kind,
             reason=self.reason,
@@ -245,6 +271,7 @@ class RecodeApp(App[None]):
             self.refresh_breakpoints(highlight=stop.reason.breakpoint)
             self._breakpoints_dirty = stop.reason.breakpoint is not None
         self.say(stop.reason.kind, stop.reason.text)
+        self.llm_control.after_stop(stop)
         try:
             summaries = await self.engine.runner.variables()
         except Exception:  # noqa: BLE001 - the namespace may be mid-change in a thread
@@ -304,6 +331,10 @@ class RecodeApp(App[None]):
             self.query_one(TabbedContent).active = "tab-expand"
             self.editor.editor.focus()
             return
+        if self.llm_control.reviewing is not None:
+            self.notify("ctrl+s accepts, ctrl+g regenerates, ctrl+o rejects.", title="Review the proposal")
+            self.show_editor()
+            return
         if self.driver.busy:
             self.notify("The engine is running: p pauses it.", severity="warning")
             return
@@ -318,6 +349,8 @@ class RecodeApp(App[None]):
         self.editor.submit()
 
     def on_expansion_editor_submitted(self, message: ExpansionEditor.Submitted) -> None:
+        if self.llm_control.take_submission(message.text):  # a reviewed proposal
+            return
         if not self.debugger.awaiting_human or self.driver.busy:
             self.notify("No expansion is awaited.", severity="warning")
             return
@@ -334,6 +367,11 @@ class RecodeApp(App[None]):
         elif tab == "tab-prompt":
             for area in self.query("#prompt-text"):
                 area.focus()
+
+    async def action_workspace(self) -> None:
+        from recode_tui.workspace.launch import open_workspace
+
+        await open_workspace(self)
 
     def action_follow(self) -> None:
         self.tree_view.follow()
@@ -380,19 +418,44 @@ def build_app(
     cursor_blink: bool = True,
     keymap: dict[str, str] | None = None,
     autostart: bool = True,
+    profiles: str | None = None,
+    review: bool = False,
+    trusted: bool = False,
+    node_timeout: float = 5.0,
+    sessions_dir: str | Path | None = None,
+    resume: str | Path | None = None,
 ) -> RecodeApp:
-    """The console on one game: the factory the command line and the tests use."""
+    """The console on one game: the factory the command line and the tests use.
+
+    With `sessions_dir` the run is journaled there; with `resume` (a session
+    folder) the console replays that session instead of starting `game`.
+    """
     from recode_tui.factory import make_engine, make_llm
 
-    model = make_llm(llm) if isinstance(llm, str) else llm
-    engine = make_engine(game, model, limits, max_steps, prompts)
+    if resume is not None:
+        from recode_tui.session_control import session_game
+
+        game = session_game(Path(resume))  # the engine is replaced once the replay is done
+    model = make_llm(llm, profiles) if isinstance(llm, str) else llm
+    engine = make_engine(game, model, limits, max_steps, prompts, trusted, node_timeout)
+    control = None
+    if sessions_dir is not None or resume is not None:
+        from agent.journal import sessions_dir_from
+        from recode_tui.session_control import SessionControl
+
+        folder = Path(resume) if resume is not None else None
+        control = SessionControl.create(engine, game, llm, sessions_dir_from(str(sessions_dir) if sessions_dir else None),
+                                        folder, profiles)
     return RecodeApp(
         engine,
+        session_control=control,
         episode=episode_label(game),
         breakpoints=breakpoints,
         cursor_blink=cursor_blink,
         keymap=keymap,
-        autostart=autostart,
+        autostart=autostart and resume is None,
+        profiles=profiles,
+        review=review,
     )
 
 

@@ -44,6 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_options(tui, default_llm="human")
     tui.add_argument("--keymap", default=None, help="file of `binding-id = key` lines (see ? in the console)")
     tui.add_argument("--no-break", action="store_true", help="start without the every-stub breakpoint")
+    tui.add_argument("--open-tree", default=None, metavar="FILE",
+                     help="view an exported tree (recode-tui export --tree) read-only")
+    tui.add_argument("--review", action="store_true",
+                     help="hybrid mode: the model proposes each expansion, you accept, edit, regenerate or reject")
 
     sessions = commands.add_parser("sessions", help="recorded sessions")
     sessions_commands = sessions.add_subparsers(dest="sessions_command")
@@ -68,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     from recode_tui.evaluate import add_eval_parser
 
     add_eval_parser(commands)
+    from recode_tui.prompt_cli import add_prompt_parser
+
+    add_prompt_parser(commands)
     return parser
 
 
@@ -124,7 +131,12 @@ def read_keymap(path: str) -> dict[str, str]:
 
 def _run_console(args: argparse.Namespace) -> int:
     from recode_tui.app import build_app
+    from recode_tui.session_control import find_resume
 
+    if args.open_tree:
+        from recode_tui.tree_file import run_tree_file
+
+        return run_tree_file(args.open_tree)
     keymap = read_keymap(args.keymap) if args.keymap else None
     app = build_app(
         args.game,
@@ -134,6 +146,12 @@ def _run_console(args: argparse.Namespace) -> int:
         prompts=args.prompts,
         breakpoints=[] if args.no_break else None,
         keymap=keymap,
+        profiles=args.profiles,
+        review=args.review,
+        trusted=args.trusted,
+        node_timeout=args.node_timeout,
+        sessions_dir=args.sessions or "",
+        resume=find_resume(args.sessions, args.resume),
     )
     app.run()
     return 0
@@ -233,6 +251,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _sessions_list(args)
         if args.command == "export":
             return asyncio.run(_export(args))
+        if args.command == "prompt":
+            from recode_tui.prompt_cli import run_prompt
+
+            return run_prompt(args)
         if args.command == "eval":
             from recode_tui.evaluate import run_eval
 
