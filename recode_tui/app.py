@@ -346,7 +346,9 @@ class RecodeApp(ModelActions, SessionActions, App[None]):
             self.say("paused", "pausing after the current event…")
 
     def action_submit(self) -> None:
-        self.editor.submit()
+        # ctrl+s is a priority binding handled on the app's queue; keys typed just before
+        # it may still wait on the text area's own queue. Submit from that queue, after them.
+        self.editor.editor.call_later(self.editor.submit)
 
     def on_expansion_editor_submitted(self, message: ExpansionEditor.Submitted) -> None:
         if self.llm_control.take_submission(message.text):  # a reviewed proposal

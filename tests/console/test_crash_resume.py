@@ -89,7 +89,7 @@ def test_sigkill_mid_expansion_then_resume_restores_everything(tmp_path: Path) -
         tmux("send-keys", "-t", first, "c")
         wait_for(first, "Expand n0")
         type_lines(first, "take_vase()", "place_vase()")
-        wait_for(first, "✓ 2 child node(s)")  # as a person would: ctrl+s can overtake keys still queued
+        wait_for(first, "✓ 2 child node(s)")
         tmux("send-keys", "-t", first, "C-s")
         wait_for(first, "expansion accepted: 2 child node(s)")
         tmux("send-keys", "-t", first, "c")

@@ -60,3 +60,22 @@ def test_console_in_tmux_updates_tree_and_log() -> None:
         assert _tmux("has-session", "-t", session).returncode != 0, "q did not quit"
     finally:
         _tmux("kill-server")
+
+
+def test_ctrl_s_right_after_fast_typing_submits_everything_typed() -> None:
+    """A paste-speed burst ending in ctrl+s: the submit must see every key before it."""
+    session = f"recode-tui-burst-{os.getpid()}"
+    command = f"cd {ROOT} && env -u COLUMNS -u LINES {sys.executable} -m recode_tui tui --game put-01 --llm human"
+    assert _tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "48", command).returncode == 0
+    try:
+        _wait_for(session, "TASK put a vase in sidetable.")
+        _tmux("send-keys", "-t", session, "c")
+        _wait_for(session, "awaiting expansion")
+        burst: list[str] = []
+        for line in ['fetch_vase()', 'run("go to sidetable 1")', 'run("move vase 1 to sidetable 1")']:
+            burst += ["send-keys", "-t", session, "-l", line, ";", "send-keys", "-t", session, "Enter", ";"]
+        _tmux(*burst, "send-keys", "-t", session, "C-s")  # one tmux command: no pause before ctrl+s
+        screen = _wait_for(session, "expansion accepted: 3 child node(s)")
+        assert 'run("move vase 1 to sidetable 1")' in screen
+    finally:
+        _tmux("kill-server")
