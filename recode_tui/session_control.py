@@ -23,7 +23,10 @@ from agent.debugger import Debugger, Stop, StopReason, describe_event
 from agent.engine import Engine
 from agent.journal import JournalError, read_journal, write_draft
 from agent.llm import LLM
+from agent.prompt import PromptSet
 from agent.session import Session, branch_session, fork_at_expansion, resume_session, rewind_to_node, start_session
+from mockllm.chosen import ChosenAnswerLLM
+from mockllm.human import HumanLLM
 
 if TYPE_CHECKING:
     from recode_tui.app import RecodeApp
@@ -236,6 +239,29 @@ class SessionControl:
             self._warn(f"{node.id} was never expanded: fork gives an expanded stub another answer")
             return
         self._branch(fork_at_expansion(node.id), f"fork {node.id}", "forked", prefill={node.id: answers[-1]})
+
+    def fork_with_answer(self, node_id: str, text: str, source: str, prompts: PromptSet) -> bool:
+        """A branch at `node_id`'s expansion that continues with a chosen answer and prompt set.
+
+        The prompt workspace uses it for a stub expanded earlier. The replay up to
+        the stub uses the recorded prompt set (so it still checks out); expansions
+        after the chosen one use the edited set. A person's run gets the answer in
+        the editor to submit; any other LLM is handed it as its next answer.
+        """
+        if self.session is None:
+            self._warn("this run is not journaled: nothing to fork from")
+            return False
+        folder = self.session.folder
+
+        async def replay(llm: LLM):
+            live = llm if isinstance(llm, HumanLLM) else ChosenAnswerLLM(text, source, llm)
+            session, events = await branch_session(folder, fork_at_expansion(node_id), live, make_env, folder.parent, f"fork {node_id}")
+            session.engine.prompts = prompts
+            return session, events
+
+        self._replace(replay, f"Forking {folder.name} at {node_id} with the chosen answer", "forked",
+                      prefill={node_id: text})  # a person's run: the answer waits in the editor
+        return True
 
     def _selected_node(self, what: str):
         app = self.app

@@ -1,10 +1,10 @@
 """Opening the workspace from the console, and continuing the run with a chosen answer.
 
-Continuing is done on the run that is open, and only when the chosen stub is
-the one whose expansion the run is stopped at: the engine takes the edited
-prompt set for every later expansion and gets the chosen answer as its next
-LLM answer (a person's run: submitted like a typed expansion). Any other
-stub would need a fork of the session; that is refused with a note.
+When the chosen stub is the one whose expansion the run is stopped at, the
+open run continues: the engine takes the edited prompt set for every later
+expansion and gets the chosen answer as its next LLM answer (a person's run:
+submitted like a typed expansion). A stub expanded earlier is continued in a
+fork of the session (the old branch stays), when the run is journaled.
 """
 
 from __future__ import annotations
@@ -44,13 +44,21 @@ def continue_with(app: "RecodeApp", chosen: WorkspaceChoice | None) -> None:
     choice, engine, debugger = chosen.choice, app.engine, app.debugger
     last = debugger.last_event
     awaiting = getattr(last, "node_id", None) == choice.node_id and type(last).__name__ == "ExpansionRequested"
-    if not awaiting or engine.done or app.driver.busy:
+    if not awaiting or engine.done:
+        control = app.session_control
+        expanded = choice.node_id in engine.tree.nodes and engine.tree.nodes[choice.node_id].expansions
+        if control is not None and expanded and not app.driver.busy:
+            control.fork_with_answer(choice.node_id, choice.text, _source_kind(choice.source), chosen.prompts)
+            return
         app.notify(
-            f"{choice.node_id} is not the stub the run is stopped at; rewind or fork the session to it to use "
-            "this answer.",
+            f"{choice.node_id} is not the stub the run is stopped at, and this run is not journaled: "
+            "start the console with sessions to fork it with this answer.",
             title="Not applied",
             severity="warning",
         )
+        return
+    if app.driver.busy:
+        app.notify("The engine is running: pause it (p) first.", title="Not applied", severity="warning")
         return
     engine.prompts = chosen.prompts
     app.say("info", f"continuing {choice.node_id} with the answer of {choice.source} "

@@ -216,3 +216,41 @@ async def test_save_writes_a_prompt_set_and_never_the_bundled_one(tmp_path: Path
         assert PromptSet(saved).content_hash() == draft_hash
         assert "put_down" not in (DEFAULT_PROMPTS / PUT).read_text()
         assert ws.base_hash == draft_hash and "(unedited)" in str(ws.query_one("#ws-header").render())
+
+
+async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_continues(tmp_path: Path) -> None:
+    """Re-expanding a stub that was expanded earlier: the choice continues in a fork."""
+    from agent.journal import read_journal
+
+    app = build_app("put-01", scripted(), cursor_blink=False, sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        await command(pilot, app, "n")  # the scripted answer is taken and journaled
+        old = app.session_control.session.folder
+        app.tree_view.select_node(app.tree_view.item("n0"))
+        app.tree_view.move_cursor(app.tree_view.item("n0"))
+        await pilot.pause()
+        ws = await open_workspace(pilot, app)
+        await edit(pilot, ws, NEW_EXAMPLE)
+        ws.query_one("#ws-llms", Input).value = "human"
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
+        app.screen.query_one("#cmp-text-1", TextArea).load_text(DIRECT)
+        await pilot.pause(0.3)
+        await pilot.press("f1")
+        await wait_for(
+            pilot,
+            lambda: app.session_control.session.folder != old and not app.session_control.busy
+            and app.screen is app.screen_stack[0],
+            what="the fork",
+        )
+        fork = app.session_control.session.folder
+        assert read_journal(fork).header["parent"] == {"session": old.name, "records": 0, "at": "fork n0"}
+        assert isinstance(app.engine.prompts, DraftPromptSet) and "put_down" in app.engine.prompts.text(PUT)
+        await command(pilot, app, "c")
+        assert app.engine.finished is not None and app.engine.finished.success
+        assert app.engine.tree.root.expansions[-1].answer == DIRECT
+        fork_answers = [r["answer"] for r in read_journal(fork).records if r["type"] == "answer"]
+        old_answers = [r["answer"] for r in read_journal(old).records if r["type"] == "answer"]
+        assert fork_answers == [DIRECT] and old_answers == [SCRIPTED]  # both branches survive
