@@ -42,9 +42,12 @@ def make_llm(spec: str, profiles_path: str | None = None) -> LLM:
     if not path:
         raise UsageError("scripted: needs a file, e.g. --llm scripted:mockllm/demos/alfworld.yaml")
     try:
-        return ScriptedLLM.from_file(path)
+        llm = ScriptedLLM.from_file(path)
     except LLMError as exc:
         raise UsageError(str(exc)) from None
+    if spec == "demo":
+        llm.name = "demo"
+    return llm
 
 
 def _profile_llm(name: str, profiles_path: str | None) -> LLM:

@@ -81,6 +81,9 @@ class StatusBar(Widget):
             (episode, "bold"),
             (f" · {task_type}", "cyan"),
             sep,
+            (label, style),  # early: the run state must never be cut off
+            ("  TRUSTED ", "bold reverse red") if trusted else "",
+            sep,
             f"steps {steps}/{max_steps}",
             sep,
             f"depth {depth}",
@@ -93,10 +96,7 @@ class StatusBar(Widget):
             sep,
             f"${cost:.4f}",
             sep,
-            (f"LLM {llm}", "cyan") if llm else "",
-            sep if llm else "",
-            (label, style),
-            ("  TRUSTED ", "bold reverse red") if trusted else "",
+            (f"LLM {short_label(llm)}", "cyan") if llm else "",
         )
         icon, icon_style = REASON_ICONS.get(reason_kind, REASON_ICONS["info"])
         line2 = Text.assemble(" ", (icon, icon_style), " ", (reason or "", "bold" if reason_kind != "info" else "dim"))
@@ -115,3 +115,11 @@ class StatusBar(Widget):
         if text != self._text:
             self._text = text
             self.refresh()
+
+
+def short_label(text: str, limit: int = 32) -> str:
+    """An LLM label that fits: long script paths keep their start and their file name."""
+    if len(text) <= limit:
+        return text
+    keep = limit - 1
+    return f"{text[: keep // 3]}…{text[-(keep - keep // 3):]}"
