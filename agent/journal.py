@@ -163,6 +163,7 @@ class Journal:
             RecordedAnswer(
                 index=r["index"], node_id=r["node_id"], prompt=r["prompt"], answer=r["answer"], source=r.get("source", ""),
                 input_tokens=r.get("input_tokens", 0), output_tokens=r.get("output_tokens", 0), cost=r.get("cost", 0.0),
+                prompt_hash=r.get("prompt_hash"), prompt_set=r.get("prompt_set"),
             )
             for r in chosen
             if r.get("type") == "answer"

@@ -38,6 +38,8 @@ class RecordedAnswer:
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
+    prompt_hash: str | None = None  # set when made with another prompt set than the session header's
+    prompt_set: str | None = None
 
 
 def describe_difference(label: str, recorded: str, live: str) -> str:
@@ -84,12 +86,17 @@ class ReplayLLM:
         self.pending: deque[RecordedAnswer] = deque(answers)
         self.live = live
         self.name = live.name
+        self.edited_sets: list[tuple[str, str]] = []  # (folder, hash) of edited sets met so far
 
     async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
         if not self.pending:
             return await self.live.complete(prompt, context)
         recorded = self.pending.popleft()
-        if prompt != recorded.prompt:
+        if recorded.prompt_hash is not None:
+            # The prompt set was edited during the recorded run (the prompt workspace):
+            # the header's set cannot rebuild this prompt, so the recording is trusted.
+            self.edited_sets.append((recorded.prompt_set or "", recorded.prompt_hash))
+        elif prompt != recorded.prompt:
             where = f"expansion {recorded.index} (node {recorded.node_id})"
             raise ReplayMismatch(describe_difference(f"{where}: the prompt", recorded.prompt, prompt))
         return Completion(

@@ -126,13 +126,33 @@ async def resume_session(
     journal = read_journal(folder)
     engine = _engine_for(journal, live_llm, make_env, prompts, None)
     events = await _replay(engine, None)
+    edited_note = _adopt_edited_prompts(engine)
     writer = JournalWriter(journal.folder, journal.header)
     writer.continue_from(journal)
     engine.observers.append(writer)
     writer.current_prompts = lambda: engine.prompts
     engine.llm = live_llm if not _replaying(engine) else engine.llm
-    notes = list(journal.notes) + ([writer.error] if writer.error else [])
+    notes = list(journal.notes) + [n for n in (edited_note, writer.error) if n]
     return Session(engine, writer, journal.folder, notes, journal.read_draft()), events
+
+
+def _adopt_edited_prompts(engine: Engine) -> str:
+    """After a replay: go on with the last prompt set the recorded run switched to.
+
+    Returns a note when that set cannot be used (never saved, or changed since).
+    """
+    edited = getattr(engine.llm, "edited_sets", None)
+    if not edited:
+        return ""
+    folder, digest = edited[-1]
+    candidate = PromptSet(Path(folder)) if folder and Path(folder).is_dir() else None
+    if candidate is not None and candidate.content_hash() == digest:
+        engine.prompts = candidate
+        return ""
+    return (
+        f"the run switched to an edited prompt set ({digest}) that is not on disk as it was; "
+        f"later expansions use {engine.prompts.root}"
+    )
 
 
 def _prefix_length(journal: Journal, answers_used: int, actions_used: int) -> int:
@@ -163,6 +183,7 @@ async def branch_session(
     if not events or not stop(events[-1]):
         await engine.close()
         raise JournalError(f"session {journal.session_id} never reached {label}; nothing to branch from")
+    edited_note = _adopt_edited_prompts(engine)
     used_answers = total_answers - len(engine.llm.pending)  # type: ignore[attr-defined]
     used_actions = total_actions - len(engine.env.pending)  # type: ignore[attr-defined]
     engine.llm.pending.clear()  # type: ignore[attr-defined]
@@ -182,7 +203,7 @@ async def branch_session(
     writer.continue_from(Journal(new_folder, header, prefix))
     engine.observers.append(writer)
     writer.current_prompts = lambda: engine.prompts
-    return Session(engine, writer, new_folder, [writer.error] if writer.error else []), events
+    return Session(engine, writer, new_folder, [n for n in (edited_note, writer.error) if n]), events
 
 
 def rewind_to_node(node_id: str) -> Callable[[ev.Event], bool]:

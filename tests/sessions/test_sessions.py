@@ -213,3 +213,29 @@ async def test_a_journal_serves_as_a_scripted_llm_for_another_run(tmp_path):
     again = Engine(make_env(GAME), journal_llm(session.folder / JOURNAL_FILE))
     result = await again.run()
     assert result.success and result.llm_calls == 2
+
+
+async def test_a_session_whose_prompt_set_was_edited_mid_run_resumes_with_that_set(tmp_path):
+    edited = tmp_path / "edited-prompts"
+    shutil.copytree(DEFAULT_PROMPTS, edited)
+    (edited / "expand.txt").write_text((edited / "expand.txt").read_text() + "\nKeep plans short.\n")
+    engine = Engine(make_env(GAME), walk_llm(GAME))
+    session = start_session(engine, tmp_path / "sessions", GAME, resolve_game(GAME), "scripted:test")
+    session.writer.current_prompts = lambda: engine.prompts  # as the console wires it
+    await step_until(engine, lambda e: isinstance(e, ev.ExpansionReceived))  # solve, with the bundled set
+    engine.prompts = PromptSet(edited)  # the person saved an edited set in the workspace
+    await step_until(engine, lambda e: isinstance(e, ev.ObservationReceived) and e.step == 2)
+    session.writer.close()
+    answers = [r for r in read_journal(session.folder).records if r["type"] == "answer"]
+    assert "prompt_hash" not in answers[0] and answers[1]["prompt_hash"] == PromptSet(edited).content_hash()
+
+    resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env)
+    assert not any(isinstance(e, ev.RunFinished) for e in replayed), replayed[-1]
+    assert resumed.engine.prompts.root == edited and resumed.notes == []
+    assert (await resumed.engine.run()).success
+    resumed.writer.close()
+
+    shutil.rmtree(edited)  # the edited set is gone: still resumable, with a note
+    again, _ = await resume_session(session.folder, walk_llm(GAME), make_env)
+    assert any("is not on disk as it was" in note for note in again.notes)
+    await again.engine.close()
