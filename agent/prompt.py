@@ -26,6 +26,7 @@ class PromptSet:
 
     root: Path = DEFAULT_PROMPTS
     _cache: dict[str, str] = field(default_factory=dict, repr=False)
+    _hash: str = field(default="", repr=False)
 
     def text(self, relative: str) -> str:
         if relative not in self._cache:
@@ -47,12 +48,18 @@ class PromptSet:
         return "\n---\n".join(self.text(f"{env_name}/examples/{f.name}").strip() for f in files)
 
     def content_hash(self) -> str:
-        """A short hash of every file: which prompt texts produced an expansion."""
-        digest = hashlib.sha256()
-        for path in sorted(p for p in self.root.rglob("*") if p.is_file()):
-            digest.update(str(path.relative_to(self.root)).encode())
-            digest.update(path.read_bytes())
-        return digest.hexdigest()[:12]
+        """A short hash of every file: which prompt texts produced an expansion.
+
+        Computed once, like the texts are read once: the journal asks for it at
+        every expansion.
+        """
+        if not self._hash:
+            digest = hashlib.sha256()
+            for path in sorted(p for p in self.root.rglob("*") if p.is_file()):
+                digest.update(str(path.relative_to(self.root)).encode())
+                digest.update(path.read_bytes())
+            self._hash = digest.hexdigest()[:12]
+        return self._hash
 
 
 @dataclass(frozen=True)
