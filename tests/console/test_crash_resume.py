@@ -18,29 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from .terminal import Tmux
+
 ROOT = Path(__file__).resolve().parents[2]
-SOCKET = f"recode-tui-crash-{os.getpid()}"
-
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-
-
-def tmux(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", *args], capture_output=True, text=True, timeout=10)
-
-
-def screen(name: str) -> str:
-    return tmux("capture-pane", "-p", "-t", name).stdout
-
-
-def wait_for(name: str, text: str, timeout: float = 40.0) -> str:
-    deadline = time.monotonic() + timeout
-    shown = ""
-    while time.monotonic() < deadline:
-        shown = screen(name)
-        if text in shown:
-            return shown
-        time.sleep(0.2)
-    raise AssertionError(f"{text!r} never appeared; the screen was:\n{shown}")
+tmux = Tmux(f"recode-tui-crash-{os.getpid()}")
+screen = tmux.screen
+wait_for = tmux.wait_for
 
 
 def console(name: str, sessions: Path, *options: str) -> None:

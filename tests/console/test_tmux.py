@@ -4,38 +4,22 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from .terminal import Tmux
+
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 
-SOCKET = f"recode-tui-test-{os.getpid()}"  # a private server: other tmux sessions can't resize ours
-
-
-def _tmux(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", *args], capture_output=True, text=True, timeout=10)
-
-
-def _screen(session: str) -> str:
-    return _tmux("capture-pane", "-p", "-t", session).stdout
-
-
-def _wait_for(session: str, text: str, timeout: float = 30.0) -> str:
-    deadline = time.monotonic() + timeout
-    screen = ""
-    while time.monotonic() < deadline:
-        screen = _screen(session)
-        if text in screen:
-            return screen
-        time.sleep(0.2)
-    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
+_tmux = Tmux(f"recode-tui-test-{os.getpid()}")
+_screen = _tmux.screen
+_wait_for = _tmux.wait_for
 
 
 def test_console_in_tmux_updates_tree_and_log() -> None:

@@ -1,0 +1,34 @@
+"""The console in a real terminal: a private tmux server, read as a person sees it."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+
+class Tmux:
+    """One private tmux server (`-L`, no user config), so other sessions can't resize ours."""
+
+    def __init__(self, socket: str) -> None:
+        self.socket = socket
+
+    def __call__(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True, text=True, timeout=10
+        )
+
+    def screen(self, session: str) -> str:
+        return self("capture-pane", "-p", "-t", session).stdout
+
+    def wait_for(self, session: str, text: str, timeout: float = 40.0) -> str:
+        deadline = time.monotonic() + timeout
+        shown = ""
+        while time.monotonic() < deadline:
+            shown = self.screen(session)
+            if text in shown:
+                return shown
+            time.sleep(0.2)
+        raise AssertionError(f"{text!r} never appeared; the screen was:\n{shown}")
+
+    def kill_server(self) -> None:
+        self("kill-server")
