@@ -1,16 +1,20 @@
 """Time the ALFWorld environment: engine import, game load, reset, step.
 
-    python benchmarks/bench_env.py [--per-type 2] [--steps 12]
+    python benchmarks/bench_env.py [--per-type 2] [--steps 12] [--speedups both|on|off]
 
 Bundled games always; real valid_seen games too when ALFWORLD_DATA is set or
 ../shared/alfworld exists. Steps are the stored walkthrough (bundled) or a
 fixed walk over admissible `go to` / `open` / `examine` commands (real games),
-plus one junk command per game.
+plus one junk command per game. Each mode of the engine speedups
+(`envs/alfworld/speedups.py`) runs in its own process, since they patch the
+engine process-wide; "CPU/game" is the process CPU time of load + reset +
+steps per game.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -53,6 +57,7 @@ def _real_commands(env: AlfworldEnv, n: int) -> list[str]:
 
 def bench(games, steps: int, real: bool) -> dict:
     loads, resets, step_times, walk_wins = [], [], [], 0
+    cpu_start = time.process_time()
     for g in games:
         t0 = time.perf_counter()
         env = AlfworldEnv(g.path)
@@ -76,7 +81,8 @@ def bench(games, steps: int, real: bool) -> dict:
                     step_times.append(time.perf_counter() - t0)
         walk_wins += int(env.won)
         env.close()
-    return {"games": len(games), "load": loads, "reset": resets, "step": step_times, "wins": walk_wins}
+    cpu = (time.process_time() - cpu_start) / max(1, len(games))
+    return {"games": len(games), "load": loads, "reset": resets, "step": step_times, "wins": walk_wins, "cpu": cpu}
 
 
 def _ms(xs):
@@ -90,12 +96,8 @@ def _p90(xs):
     return f"{1000 * xs[min(len(xs) - 1, int(0.9 * len(xs)))]:7.0f}"
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--per-type", type=int, default=2, help="games per task type and source (default 2)")
-    ap.add_argument("--steps", type=int, default=12, help="steps per game (default 12)")
-    args = ap.parse_args(argv)
-
+def measure(per_type: int, steps: int) -> dict:
+    """Everything for one speedups mode, in this process."""
     code = "import time; t = time.perf_counter(); import envs.alfworld; print(time.perf_counter() - t)"
     t_pkg = min(
         float(subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
@@ -107,17 +109,43 @@ def main(argv=None) -> int:
     from alfworld.agents.environment import alfred_tw_env  # noqa: F401
 
     t_engine = time.perf_counter() - t0
-
-    rows = [("bundled", bench(_pick(list_games(), args.per_type), args.steps, real=False))]
+    rows = [("bundled", bench(_pick(list_games(), per_type), steps, real=False))]
     real_games = list_split("valid_seen")
     if real_games:
-        rows.append(("valid_seen", bench(_pick(real_games, args.per_type), args.steps, real=True)))
+        rows.append(("valid_seen", bench(_pick(real_games, per_type), steps, real=True)))
+    return {"import_pkg": t_pkg, "import_engine": t_engine, "rows": rows}
 
-    print(f"import envs.alfworld: {1000 * t_pkg:.0f} ms; import textworld + alfworld engine: {1000 * t_engine:.0f} ms")
-    print(f"{'source':11s} {'games':>5s} {'load ms':>8s} {'reset ms':>8s} {'step ms':>8s} {'step p90':>8s} {'steps':>6s}")
-    for name, r in rows:
-        print(f"{name:11s} {r['games']:5d} {_ms(r['load']):>8s} {_ms(r['reset']):>8s} {_ms(r['step']):>8s} "
-              f"{_p90(r['step']):>8s} {len(r['step']):6d}")
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--per-type", type=int, default=2, help="games per task type and source (default 2)")
+    ap.add_argument("--steps", type=int, default=12, help="steps per game (default 12)")
+    ap.add_argument("--speedups", choices=("both", "on", "off"), default="both",
+                    help="engine speedups to measure (default both, each in its own process)")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one mode's raw result
+    args = ap.parse_args(argv)
+    if args.json:
+        print(json.dumps(measure(args.per_type, args.steps)))
+        return 0
+
+    modes = ("off", "on") if args.speedups == "both" else (args.speedups,)
+    results = {}
+    for mode in modes:
+        env = dict(os.environ, RECODE_ALFWORLD_SPEEDUPS="1" if mode == "on" else "0")
+        out = subprocess.run([sys.executable, __file__, "--json", "--per-type", str(args.per_type),
+                              "--steps", str(args.steps)], env=env, capture_output=True, text=True, check=True)
+        results[mode] = json.loads(out.stdout.strip().splitlines()[-1])
+
+    first = results[modes[0]]
+    print(f"import envs.alfworld: {1000 * first['import_pkg']:.0f} ms; "
+          f"import textworld + alfworld engine: {1000 * first['import_engine']:.0f} ms")
+    print(f"{'source':11s} {'speedups':>8s} {'games':>5s} {'load ms':>8s} {'reset ms':>8s} {'step ms':>8s} "
+          f"{'step p90':>8s} {'steps':>6s} {'CPU/game ms':>11s}")
+    for name_index in range(len(first["rows"])):
+        for mode in modes:
+            name, r = results[mode]["rows"][name_index]
+            print(f"{name:11s} {mode:>8s} {r['games']:5d} {_ms(r['load']):>8s} {_ms(r['reset']):>8s} "
+                  f"{_ms(r['step']):>8s} {_p90(r['step']):>8s} {len(r['step']):6d} {1000 * r['cpu']:11.0f}")
     print("(medians; load = parse game + build engine, reset = new episode, step = one command)")
     return 0
 

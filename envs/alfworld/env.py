@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from envs.alfworld import engines, speedups
 from envs.base import EnvError, Reset
 from envs.alfworld.gamefile import (
     infer_task_type,
@@ -45,7 +46,7 @@ def normalize_command(action: str) -> str:
 
 
 def _import_engine():
-    """Import textworld + alfworld's wrappers (~1 s the first time).
+    """Import textworld + alfworld's wrappers (~1 s the first time), with our caches installed.
 
     Importing alfworld sets ALFWORLD_DATA to ~/.cache/alfworld when it is unset;
     undo that so the catalog keeps seeing the user's real setting.
@@ -55,6 +56,7 @@ def _import_engine():
             import textworld
             import textworld.envs
             from alfworld.agents.environment.alfred_tw_env import AlfredDemangler, AlfredInfos
+        speedups.install()
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise EnvError(
             f"the ALFWorld engine is not installed ({exc}); run `pip install alfworld`"
@@ -101,12 +103,16 @@ class AlfworldEnv:
     def _ensure_loaded(self) -> None:
         if self._engine is not None:
             return
-        engine = _make_engine()
+        _import_engine()  # installs the speedups, which decide whether engines are reused
+        reuse = speedups.enabled()
+        engine = engines.take(_make_engine, reuse)
         try:
             engine.load(str(self.game_path))
         except Exception as exc:
             try:
                 engine.close()
+                if reuse:
+                    engines.unload(engine)  # half-loaded: never shelve it
             except Exception:
                 pass
             msg = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
@@ -168,7 +174,7 @@ class AlfworldEnv:
     def close(self) -> None:
         if self._engine is not None:
             try:
-                self._engine.close()
+                engines.give_back(self._engine, speedups.enabled())
             finally:
                 self._engine = None
                 self._state = None

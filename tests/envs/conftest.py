@@ -21,3 +21,12 @@ def shared_data(monkeypatch):
         pytest.skip("real ALFWorld data not found at ../shared/alfworld")
     monkeypatch.setenv("ALFWORLD_DATA", str(SHARED_ALFWORLD))
     return SHARED_ALFWORLD
+
+
+@pytest.fixture
+def shared_data_if_any(monkeypatch) -> bool:
+    """Point ALFWORLD_DATA at ../shared/alfworld when it is there; say whether it is."""
+    if not (SHARED_ALFWORLD / "json_2.1.1" / "valid_seen").is_dir():
+        return False
+    monkeypatch.setenv("ALFWORLD_DATA", str(SHARED_ALFWORLD))
+    return True

@@ -1,0 +1,151 @@
+"""Memoise the pure, repeated work inside TextWorld's PDDL engine.
+
+Profiling an ALFWorld episode (`benchmarks/bench_env.py --profile`) shows that
+most of its CPU goes to work whose answer never changes for a given input:
+
+- TatSu parses of the same grammar strings: every feedback text and every
+  admissible command is derived from a template that is parsed again at each
+  step (`textgen._parse_and_convert`), and every grammar condition is parsed
+  again as a logic query (`textworld.logic._parse_and_convert`);
+- the game grammar, parsed at each load although ALFWorld games differ only by
+  the sentence of their `task` rule: it is parsed once with that sentence masked,
+  and each game gets a copy whose `task` rule is its own sentence;
+- `fast_downward.pddl2sas`, run twice at `load()` and the same two times again
+  at `reset()` on the same domain and problem;
+- `copy_context`, which deep-copies the variable and mapping dicts of the text
+  generator's context for every symbol, although ALFWorld's grammar only reads
+  attributes of the copied values (`{r.name}`, `{o.indefinite}`, ...).
+
+`install()` wraps those functions with caches and replaces the deep copy by a
+copy of the two dicts. Observations and admissible commands are identical with
+and without it: `tests/envs/test_speedups.py` plays every bundled game both
+ways and compares each text. Set RECODE_ALFWORLD_SPEEDUPS=0 to run the engine
+untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import OrderedDict
+from copy import deepcopy
+from typing import Any, Callable
+
+_installed = False
+SWITCH = "RECODE_ALFWORLD_SPEEDUPS"
+
+
+def is_installed() -> bool:
+    return _installed
+
+
+def enabled() -> bool:
+    return os.environ.get(SWITCH, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+class _Memo:
+    """A bounded least-recently-used cache of one function's results by its arguments."""
+
+    def __init__(self, function: Callable[..., Any], size: int, fresh: Callable[[Any], Any] | None) -> None:
+        self.function = function
+        self.size = size
+        self.fresh = fresh  # makes a private copy of a cached value for callers that mutate it
+        self.results: OrderedDict[Any, Any] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        key = (args, tuple(sorted(kwargs.items())))
+        try:
+            value = self.results[key]
+            self.results.move_to_end(key)
+            self.hits += 1
+        except KeyError:
+            value = self.function(*args, **kwargs)
+            self.misses += 1
+            self.results[key] = value
+            if len(self.results) > self.size:
+                self.results.popitem(last=False)
+        except TypeError:  # an unhashable argument: no caching
+            return self.function(*args, **kwargs)
+        return self.fresh(value) if self.fresh else value
+
+
+def _copy_context_shallow(context: dict[str, Any]) -> dict[str, Any]:
+    """The text generator's context with its own variable and mapping dicts (values shared)."""
+    return {
+        "state": context["state"],
+        "facts": context["facts"],
+        "variables": dict(context["variables"]),
+        "mapping": dict(context["mapping"]),
+        "entity_infos": context["entity_infos"],
+    }
+
+
+def _parse_task_once(pddl2sas: Callable[..., Any]) -> _Memo:
+    def translate(domain: str, problem: str, verbose: bool = False, optimize: bool = False) -> Any:
+        return pddl2sas(domain, problem, verbose=verbose, optimize=optimize)
+
+    # The translated task is only read (actions, types, objects, init): share it.
+    return _Memo(translate, size=4, fresh=None)
+
+
+# The one rule that differs between ALFWorld games: "task": [{"rhs": "Your task is to: ..."}]
+_TASK_RULE = re.compile(r'("task"\s*:\s*\[\s*\{\s*"rhs"\s*:\s*")([^"\\]*)(")')
+_TASK_MASK = "@@the task sentence of this game@@"
+
+
+class _GameGrammarMemo:
+    """Parse a game's grammar once per process, whatever its task sentence."""
+
+    def __init__(self, parse: Callable[..., Any]) -> None:
+        # GameLogic copies the parsed actions and rules into its own containers and only reads them.
+        self.parse = _Memo(parse, size=4, fresh=None)
+
+    def __call__(self, text: Any, **kwargs: Any) -> Any:
+        found = list(_TASK_RULE.finditer(text)) if isinstance(text, str) else []
+        if len(found) != 1 or _TASK_MASK in text:
+            return self.parse(text, **kwargs)
+        task = found[0]
+        actions, grammar = self.parse(text[: task.start(2)] + _TASK_MASK + text[task.end(2) :], **kwargs)
+        own = _with_task_sentence(grammar, task.group(2))
+        return (actions, own) if own is not None else self.parse.function(text, **kwargs)
+
+
+def _with_task_sentence(grammar: Any, sentence: str) -> Any:
+    """A copy of a parsed grammar whose single `task` rule says `sentence` (None if it has another shape)."""
+    from textworld.envs.pddl import textgen
+
+    rules = grammar._rules.get("task") or []
+    if len(rules) != 1 or [str(symbol) for symbol in rules[0].rhs] != [_TASK_MASK]:
+        return None
+    own = textgen.ContextSensitiveGrammar()
+    for name, alternatives in grammar._rules.items():
+        own._rules[name] = list(alternatives)
+    old = rules[0]
+    # The sentence has no quote or backslash, so its JSON text is the string itself.
+    rhs = textgen._parse_and_convert(sentence, rule_name="symbols")
+    own._rules["task"] = [textgen.ProductionRule(lhs=old.lhs, rhs=rhs, weight=old.weight, condition=old.condition)]
+    return own
+
+
+def install() -> bool:
+    """Patch the engine's modules once per process; return whether the speedups are on."""
+    global _installed
+    if _installed:
+        return True
+    if not enabled():
+        return False
+    import fast_downward
+    import textworld.logic as tw_logic
+    from textworld.envs.pddl import logic as pddl_logic
+    from textworld.envs.pddl import textgen
+
+    # Symbols are mutated after parsing (their context is set), so callers get copies.
+    textgen._parse_and_convert = _Memo(textgen._parse_and_convert, size=4096, fresh=deepcopy)
+    tw_logic._parse_and_convert = _Memo(tw_logic._parse_and_convert, size=4096, fresh=deepcopy)
+    pddl_logic._parse_and_convert = _GameGrammarMemo(pddl_logic._parse_and_convert)
+    fast_downward.pddl2sas = _parse_task_once(fast_downward.pddl2sas)
+    textgen.copy_context = _copy_context_shallow
+    _installed = True
+    return True

@@ -1,0 +1,86 @@
+"""The engine speedups change nothing the agent sees, and a long-lived worker does not grow.
+
+`envs/alfworld/speedups.py` caches parses and translations inside TextWorld and
+`envs/alfworld/engines.py` reuses engines between games. Both run only in a
+process that plays games, so each mode is played in its own process and the
+two transcripts (every observation and every admissible-command list) must be
+equal, game for game.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from envs.alfworld import list_games, list_split, make_env
+from envs.base import EnvError
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+def _transcripts(games: list[str], speedups: str) -> subprocess.Popen:
+    env = dict(os.environ, RECODE_ALFWORLD_SPEEDUPS=speedups)
+    return subprocess.Popen([sys.executable, str(HERE / "engine_transcript.py"), *games], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _lines(process: subprocess.Popen) -> list[dict]:
+    out, err = process.communicate(timeout=600)
+    assert process.returncode == 0, err[-2000:]
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def _first_difference(plain: dict, fast: dict) -> str:
+    for r, (run_a, run_b) in enumerate(zip(plain["runs"], fast["runs"])):
+        for i, (a, b) in enumerate(zip(run_a, run_b)):
+            if a != b:
+                return f"{plain['game']} episode {r + 1} step {i}: {a!r} != {b!r}"
+    return f"{plain['game']}: different lengths"
+
+
+def test_every_observation_and_admissible_command_is_the_same_with_and_without_speedups(shared_data_if_any):
+    games = [g.id for g in list_games()][::2]  # 30 bundled games, all six task types
+    if shared_data_if_any:
+        games += [g.id for g in list_split("valid_seen")][::23]  # 7 real games
+    plain, fast = _transcripts(games, "0"), _transcripts(games, "1")
+    plain_lines, fast_lines = _lines(plain), _lines(fast)
+    assert plain_lines[-1] == {"speedups": False} and fast_lines[-1] == {"speedups": True}
+    assert [t["game"] for t in fast_lines[:-1]] == games
+    for a, b in zip(plain_lines[:-1], fast_lines[:-1]):
+        assert a == b, _first_difference(a, b)
+    walkthrough_wins = sum(run[-1].get("won", False) for t in fast_lines[:-1] for run in t["runs"][:1])
+    assert walkthrough_wins == 30  # the bundled walkthroughs were really played
+
+
+def _planner_copies_mapped() -> int:
+    with open("/proc/self/maps") as maps:
+        return len({line.split()[-2] if line.rstrip().endswith("(deleted)") else line.split()[-1]
+                    for line in maps if "libdownward" in line})
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc")
+def test_playing_game_after_game_reuses_engines_instead_of_loading_a_planner_copy_each_time(tmp_path):
+    games = [g.id for g in list_games()][:8]
+    env = make_env(games[0])
+    env.reset()
+    env.close()
+    before = _planner_copies_mapped()
+    broken = tmp_path / "broken.tw-pddl"
+    broken.write_text(json.dumps({"pddl_domain": "(define", "pddl_problem": "(", "grammar": "", "solvable": True}))
+    for game in games[1:]:
+        env = make_env(game)
+        env.reset()
+        env.step(env.walkthrough[0])
+        env.close()
+        with pytest.raises(EnvError):  # a game that fails to load must not spoil the next one
+            make_env(broken).reset()
+    env = make_env(games[0])
+    assert "Your task is to" in env.reset().raw
+    env.close()
+    assert _planner_copies_mapped() - before <= 1  # one per game (7 more) without the shelf
