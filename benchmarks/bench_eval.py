@@ -8,7 +8,11 @@ The same games (spread over the six task types) are played at every level;
 the workers are started and warm before the clock starts, so the numbers are
 steady-state throughput (the one-off worker start is printed separately).
 
-Run: .venv/bin/python benchmarks/bench_eval.py [--games 24] [--levels 1,4,8] [--latency 0.2]
+48 games by default: at c=8 that is 6 episodes per lane. With fewer, the last
+wave dominates: lanes sit idle while the slowest final episode finishes (at
+24 games, 3 per lane, that tail costs c=8 about a sixth of its throughput).
+
+Run: .venv/bin/python benchmarks/bench_eval.py [--games 48] [--levels 1,4,8] [--latency 0.2]
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ async def one_level(concurrency: int, games: list, profiles: Path, folder: Path)
 
 async def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--games", type=int, default=24)
+    parser.add_argument("--games", type=int, default=48)
     parser.add_argument("--levels", default="1,4,8")
     parser.add_argument("--latency", type=float, default=0.2)
     args = parser.parse_args()
