@@ -194,8 +194,11 @@ class Display:
     def __init__(self, total: int, done: list[EpisodeResult], live: bool) -> None:
         from rich.console import Console
 
-        self.console = Console() if live else Console(width=120, force_terminal=False)
-        self.live = live and self.console.is_terminal
+        console = Console()
+        if not (live and console.is_terminal):  # a log or a pipe: wide enough for the table's headers
+            console = Console(width=120, force_terminal=False)
+        self.console = console
+        self.live = live and console.is_terminal
         self.total = total
         self.wins = sum(r.success for r in done)
         self.finished = len(done)

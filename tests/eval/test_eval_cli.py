@@ -43,6 +43,17 @@ def test_eval_over_all_bundled_games_counts_success_per_task_type(tmp_path):
     assert f"{sum(expected.values()) / 60:.1%}" in rows["overall"]
 
 
+def test_the_table_is_whole_when_the_output_goes_to_a_file_or_a_pipe(tmp_path):
+    out = tmp_path / "piped"
+    result = recode(tmp_path, "eval", "--llm", "demo", "--task-types", "put", "--games", "2", "-c", "2",
+                    "--out", str(out))  # progress left on: stdout is a pipe, as in `... | tee log`
+    assert result.returncode == 0, result.stderr
+    header = next(line for line in result.stdout.splitlines() if "task type" in line)
+    for name in ("episodes", "success", "mean steps", "LLM calls/ep", "tokens/ep", "cost/ep", "errors"):
+        assert name in header, header
+    assert "…" not in result.stdout
+
+
 def test_journal_llm_replays_a_previous_evaluation(tmp_path):
     script, _ = chosen_script(tmp_path, {"examine-01", "cool-02"})
     first, second = tmp_path / "first", tmp_path / "second"
