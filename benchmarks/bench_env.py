@@ -8,7 +8,8 @@ fixed walk over admissible `go to` / `open` / `examine` commands (real games),
 plus one junk command per game. Each mode of the engine speedups
 (`envs/alfworld/speedups.py`) runs in its own process, since they patch the
 engine process-wide; "CPU/game" is the process CPU time of load + reset +
-steps per game.
+steps per game, and "RSS/game" how much the process's resident memory grew per
+game played (what a long evaluation worker accumulates).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def _real_commands(env: AlfworldEnv, n: int) -> list[str]:
 
 def bench(games, steps: int, real: bool) -> dict:
     loads, resets, step_times, walk_wins = [], [], [], 0
-    cpu_start = time.process_time()
+    cpu_start, rss_start = time.process_time(), _rss_mb()
     for g in games:
         t0 = time.perf_counter()
         env = AlfworldEnv(g.path)
@@ -82,7 +83,17 @@ def bench(games, steps: int, real: bool) -> dict:
         walk_wins += int(env.won)
         env.close()
     cpu = (time.process_time() - cpu_start) / max(1, len(games))
-    return {"games": len(games), "load": loads, "reset": resets, "step": step_times, "wins": walk_wins, "cpu": cpu}
+    rss = (_rss_mb() - rss_start) / max(1, len(games))
+    return {"games": len(games), "load": loads, "reset": resets, "step": step_times, "wins": walk_wins, "cpu": cpu,
+            "rss": rss}
+
+
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+    except (OSError, ValueError):
+        return float("nan")
 
 
 def _ms(xs):
@@ -140,12 +151,12 @@ def main(argv=None) -> int:
     print(f"import envs.alfworld: {1000 * first['import_pkg']:.0f} ms; "
           f"import textworld + alfworld engine: {1000 * first['import_engine']:.0f} ms")
     print(f"{'source':11s} {'speedups':>8s} {'games':>5s} {'load ms':>8s} {'reset ms':>8s} {'step ms':>8s} "
-          f"{'step p90':>8s} {'steps':>6s} {'CPU/game ms':>11s}")
+          f"{'step p90':>8s} {'steps':>6s} {'CPU/game ms':>11s} {'RSS/game MB':>11s}")
     for name_index in range(len(first["rows"])):
         for mode in modes:
             name, r = results[mode]["rows"][name_index]
             print(f"{name:11s} {mode:>8s} {r['games']:5d} {_ms(r['load']):>8s} {_ms(r['reset']):>8s} "
-                  f"{_ms(r['step']):>8s} {_p90(r['step']):>8s} {len(r['step']):6d} {1000 * r['cpu']:11.0f}")
+                  f"{_ms(r['step']):>8s} {_p90(r['step']):>8s} {len(r['step']):6d} {1000 * r['cpu']:11.0f} {r['rss']:11.1f}")
     print("(medians; load = parse game + build engine, reset = new episode, step = one command)")
     return 0
 
