@@ -36,6 +36,10 @@ class NodeOutcome:
 RunnerMessage = ActionRequest | NodeOutcome
 
 
+class EvaluationError(Exception):
+    """An expression typed by the person failed; the message names the error ("NameError: ...")."""
+
+
 class CodeRunner(Protocol):
     """Executes node code against one shared namespace per run."""
 
@@ -68,5 +72,8 @@ class CodeRunner(Protocol):
 
     async def evaluate_condition(self, expression: str) -> bool:
         """Evaluate a breakpoint condition against the namespace; raises on a bad one."""
+
+    async def evaluate(self, expression: str) -> tuple[str, str]:
+        """A watch expression's (type, short value) in the namespace; raises with the reason on a bad one."""
 
     async def close(self) -> None: ...

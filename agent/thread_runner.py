@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from agent.codeblocks import calls_name
 from agent.events import VariableChange
-from agent.runner import ActionRequest, NodeOutcome, RunnerMessage
+from agent.runner import ActionRequest, EvaluationError, NodeOutcome, RunnerMessage
 from agent.varlist import (
     FULL_VALUE_LIMIT,
     VariableSummary,
@@ -204,6 +204,13 @@ class ThreadRunner:
 
     async def evaluate_condition(self, expression: str) -> bool:
         return bool(eval(expression, self._globals(), {}))  # noqa: S307 - trusted runner
+
+    async def evaluate(self, expression: str) -> tuple[str, str]:
+        try:
+            summary = summarise("", eval(expression, self._globals(), {}))  # noqa: S307 - trusted runner
+        except Exception as exc:  # noqa: BLE001 - reported like the sandbox does: "NameError: ..."
+            raise EvaluationError(f"{type(exc).__name__}: {exc}") from exc
+        return summary.type, summary.summary
 
     async def close(self) -> None:
         if self._thread is not None and self._thread.is_alive():

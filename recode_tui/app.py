@@ -31,6 +31,7 @@ from recode_tui.widgets.prompt_view import PromptView
 from recode_tui.widgets.review_panel import ReviewBar
 from recode_tui.widgets.status_bar import StatusBar
 from recode_tui.widgets.variables import VariablesPane
+from recode_tui.widgets.watches import WatchList
 
 if TYPE_CHECKING:
     from recode_tui.session_control import SessionControl
@@ -73,6 +74,8 @@ class RecodeApp(ModelActions, SessionActions, App[None]):
         Binding("r", "show_tab('tab-prompt')", "Prompt", id="view.prompt"),
         Binding("B", "show_tab('tab-breakpoints')", "Breakpoints", id="view.breakpoints"),
         Binding("f", "follow", "Current", id="view.follow", show=False),
+        Binding("w", "watch", "Watch", id="watch.add", show=False,
+                tooltip="Watch a Python expression: re-evaluated at every stop"),
         Binding("W", "workspace", "Prompts", id="view.workspace", show=False,
                 tooltip="Prompt workspace: edit the prompt set, re-expand the selected stub, compare"),
         Binding("question_mark,f1", "help", "Help", id="app.help"),
@@ -149,6 +152,7 @@ class RecodeApp(ModelActions, SessionActions, App[None]):
         self.query_one("#code-tree").border_title = "Code tree"
         self.query_one("#detail").border_title = "Node"
         self.query_one("#vars").border_title = "Variables"
+        self.query_one("#vars").border_subtitle = "w watch"
         self.query_one("#env-log").border_title = "Environment"
         self.query_one("#code-tree", CodeTreeView).focus()
         self.update_status()
@@ -278,6 +282,7 @@ class RecodeApp(ModelActions, SessionActions, App[None]):
             summaries = None
         if summaries is not None:
             self.variables.show(summaries)
+        self.evaluate_watches()
         if debugger.awaiting_human and isinstance(stop.event, ev.ExpansionRequested):
             await self._open_editor(stop.event, stop.reason.text if "refused" in stop.reason.text else "")
         else:
@@ -398,6 +403,24 @@ class RecodeApp(ModelActions, SessionActions, App[None]):
             self.notify(f"breakpoint {bp.number}: stub `{name}`")
         self.refresh_breakpoints()
 
+    def action_watch(self) -> None:
+        from recode_tui.screens.watch_prompt import WatchPrompt
+
+        def add(expression: str | None) -> None:
+            if expression and not self.variables.watches.add(expression):
+                self.notify(f"`{expression}` is already watched.", severity="warning")
+
+        self.push_screen(WatchPrompt(), add)
+
+    def on_watch_list_changed(self, message: WatchList.Changed) -> None:
+        self.evaluate_watches()
+
+    def evaluate_watches(self) -> None:
+        """Recompute the watches, unless code is running (the next stop will)."""
+        watches = self.variables.watches
+        if watches.expressions and not self.driver.busy:
+            watches.evaluate_all(self.engine.runner.evaluate)
+
     def action_help(self) -> None:
         from recode_tui.widgets.breakpoints import BreakpointsPane as _BP
 
@@ -405,6 +428,7 @@ class RecodeApp(ModelActions, SessionActions, App[None]):
             ("Console", list(self.BINDINGS)),
             ("Expansion editor", list(ExpansionEditor.BINDINGS)),
             ("Breakpoint list", list(_BP.BINDINGS)),
+            ("Watch list", list(WatchList.BINDINGS)),
         ]
         self.push_screen(HelpScreen(sections, self.user_keymap))
 

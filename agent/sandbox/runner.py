@@ -251,6 +251,10 @@ class SandboxRunner:
         reply = await self._request({"op": "cond", "expr": expression}, timeout=self.node_timeout)
         return bool(reply["value"])
 
+    async def evaluate(self, expression: str) -> tuple[str, str]:
+        reply = await self._request({"op": "eval", "expr": expression}, timeout=self.node_timeout)
+        return str(reply["type"]), str(reply["summary"])
+
     async def close(self) -> None:
         if self._interrupt_timer is not None:
             self._interrupt_timer.cancel()

@@ -494,6 +494,8 @@ class Worker:
                 self.send({"t": "lines", "lines": lines})
             elif op == "cond":
                 self.send(self.condition(request["expr"], scope))
+            elif op == "eval":
+                self.send(self.watch(request["expr"], scope))
             elif op == "ping":
                 self.send({"t": "pong"})
             else:
@@ -502,6 +504,19 @@ class Worker:
             self.send({"t": "fail", "error": describe(exc)})
 
     def condition(self, expression: str, scope: dict[str, Any] | None) -> dict[str, Any]:
+        """A breakpoint condition's truth."""
+        return self._evaluate(expression, scope, lambda value: {"t": "bool", "value": bool(value)})
+
+    def watch(self, expression: str, scope: dict[str, Any] | None) -> dict[str, Any]:
+        """A watch expression's type and short value."""
+        def reply(value: Any) -> dict[str, Any]:
+            kind, summary = summary_of("", value)
+            return {"t": "value", "type": kind, "summary": summary}
+
+        return self._evaluate(expression, scope, reply)
+
+    def _evaluate(self, expression: str, scope: dict[str, Any] | None, reply: Any) -> dict[str, Any]:
+        """Check and evaluate one expression typed by the person, as user code."""
         if not self.trusted:
             known = frozenset(self._visible(scope))
             reason = check_code(expression, known, self.helper_names, mode="eval")
@@ -513,12 +528,12 @@ class Worker:
         was_user = self.state.in_user
         self.state.in_user = True
         try:
-            value = bool(eval(compile(expression, "<condition>", "eval"), env, {}))
+            value = eval(compile(expression, "<expression>", "eval"), env, {})
+            return reply(value)
         except BaseException as exc:  # noqa: BLE001
             return {"t": "fail", "error": describe(exc)}
         finally:
             self.state.in_user = was_user
-        return {"t": "bool", "value": value}
 
 
 _MISSING = object()

@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Static
 
 from agent import events as ev
 from agent.varlist import VariableSummary
+from recode_tui.widgets.watches import WatchList
 
 NAME_WIDTH = 18
 TYPE_WIDTH = 12
@@ -29,7 +30,7 @@ def _cut(text: str, width: int) -> str:
 
 
 class VariablesPane(Vertical):
-    """A table of variables and, below it, the full value of the highlighted one."""
+    """Watch expressions (when there are any), a table of variables, and the full value of the highlighted one."""
 
     def __init__(self, fetch_full: Callable[[str], Awaitable[str]], **kwargs) -> None:
         super().__init__(**kwargs)
@@ -42,6 +43,7 @@ class VariablesPane(Vertical):
         self._shown: dict[str, tuple] = {}  # the cells on screen, per row
 
     def compose(self) -> ComposeResult:
+        yield WatchList(id="watches")
         table: DataTable = DataTable(id="vars-table", cursor_type="row", zebra_stripes=False)
         table.border_title = "Variables"
         yield table
@@ -49,8 +51,12 @@ class VariablesPane(Vertical):
         with VerticalScroll(id="var-value-box"):
             yield Static("", id="var-value", markup=False)
 
+    @property
+    def watches(self) -> WatchList:
+        return self.query_one(WatchList)
+
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
+        table = self.query_one("#vars-table", DataTable)
         table.add_column(" ", key="mark", width=1)
         table.add_column("name", key="name")
         table.add_column("type", key="type")
@@ -59,7 +65,7 @@ class VariablesPane(Vertical):
     # -- updates ---------------------------------------------------------------
 
     def _value_width(self) -> int:
-        table = self.query_one(DataTable)
+        table = self.query_one("#vars-table", DataTable)
         width = table.size.width or 60
         name_w = max((len(n) for n in self.values), default=4)
         type_w = max((len(v.type) for v in self.values.values()), default=4)
@@ -77,7 +83,7 @@ class VariablesPane(Vertical):
         )
 
     def _put(self, summary: VariableSummary) -> None:
-        table = self.query_one(DataTable)
+        table = self.query_one("#vars-table", DataTable)
         row = self._row(summary)
         if summary.name in table.rows:
             shown = self._shown.get(summary.name)
@@ -103,7 +109,7 @@ class VariablesPane(Vertical):
                 self._put(summary)
 
     def _remove(self, name: str) -> None:
-        table = self.query_one(DataTable)
+        table = self.query_one("#vars-table", DataTable)
         self.values.pop(name, None)
         self.marks.pop(name, None)
         self._shown.pop(name, None)
@@ -138,6 +144,8 @@ class VariablesPane(Vertical):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
+        if event.data_table is not self.query_one("#vars-table"):
+            return
         name = event.row_key.value if event.row_key is not None else None
         if name:
             self._selected = name
@@ -145,6 +153,8 @@ class VariablesPane(Vertical):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
+        if event.data_table is not self.query_one("#vars-table"):
+            return
         self.query_one("#var-value-box").focus()
 
     @work(group="full-value", exclusive=True)

@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from agent.runner import ActionRequest, NodeOutcome
+from agent.runner import ActionRequest, EvaluationError, NodeOutcome
 from agent.thread_runner import ThreadRunner
 
 
@@ -123,3 +123,12 @@ async def test_prompt_lines_and_conditions_read_the_namespace():
     assert await runner.evaluate_condition("obj == 'apple' and len(locs) == 1")
     with pytest.raises(NameError):
         await runner.evaluate_condition("nope > 1")
+
+
+async def test_watch_expressions_give_type_and_value_or_the_named_error():
+    runner = ThreadRunner()
+    await _run_to_end(runner, "seen = {'drawer 1': ['pen 1']}\ncount = len(seen)")
+    assert await runner.evaluate("count + 1") == ("int", "2")
+    assert await runner.evaluate("list(seen)") == ("list[str]", "['drawer 1']")
+    with pytest.raises(EvaluationError, match=r"^KeyError: 'shelf 1'$"):
+        await runner.evaluate("seen['shelf 1']")

@@ -257,6 +257,19 @@ async def test_bad_bindings_and_conditions_raise(runner):
 
 
 @pytest.mark.asyncio
+async def test_watch_expressions_give_type_and_value_and_are_checked_like_conditions(runner, drive):
+    from agent.sandbox import SandboxError
+
+    await drive(runner, "seen = {'drawer 1': ['pen 1'], 'shelf 2': []}")
+    assert await runner.evaluate("len(seen)") == ("int", "2")
+    assert await runner.evaluate("sorted(seen)") == ("list[str]", "['drawer 1', 'shelf 2']")
+    with pytest.raises(SandboxError, match="NameError"):
+        await runner.evaluate("places[:2]")
+    with pytest.raises(SandboxError, match="forbidden: open"):
+        await runner.evaluate("open('/etc/passwd').read()")
+
+
+@pytest.mark.asyncio
 async def test_extra_helpers_are_served_by_the_engine(drive):
     from agent.sandbox import SandboxRunner
 

@@ -1,0 +1,107 @@
+"""Watch expressions: Python expressions re-evaluated in the namespace at every stop (pdb's `display`).
+
+The list sits above the variables and is hidden while empty. Values are
+computed by the run's code runner (the sandbox worker by default), in a worker
+of this widget, so a slow expression never holds up the stop or the keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Awaitable, Callable
+
+from rich.text import Text
+from textual import work
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import DataTable
+
+Evaluate = Callable[[str], Awaitable[tuple[str, str]]]
+
+EXPRESSION_WIDTH = 26
+TYPE_WIDTH = 12
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+class WatchList(DataTable):
+    """One row per watch: the expression, its type and its value now (or the error it raised)."""
+
+    BINDINGS = [Binding("x,delete", "remove", "Remove watch", id="watches.remove")]
+
+    @dataclass
+    class Changed(Message):
+        """A watch was added or removed."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
+        self.expressions: list[str] = []
+        self.values: dict[str, tuple[str, str, bool]] = {}  # expression -> (type, value or error, failed)
+
+    def on_mount(self) -> None:
+        self.display = False
+
+    def on_resize(self) -> None:
+        self.show_rows()
+
+    def show_rows(self) -> None:
+        """Lay the rows out again, cut to the pane's width (a handful of rows: cheap)."""
+        cursor = self.cursor_row
+        self.clear(columns=True)
+        room = (self.size.width or 40) - 2 * 3 - 1  # one cell of padding each side of three columns
+        types = [self.values.get(e, ("", "", False))[0] for e in self.expressions]
+        type_width = min(TYPE_WIDTH, max([4, *map(len, types)]))
+        longest = max((len(e) for e in self.expressions), default=10)
+        expression_width = max(6, min(longest, EXPRESSION_WIDTH, int(room * 0.4)))
+        value_width = max(6, room - expression_width - type_width)
+        self.add_column("expression", key="expr", width=expression_width)
+        self.add_column("type", key="type", width=type_width)
+        self.add_column("value", key="value", width=value_width)
+        for expression in self.expressions:
+            kind, value, failed = self.values.get(expression, ("", "…", False))
+            style = "red" if failed else ""
+            self.add_row(
+                Text(_cut(expression, expression_width), style="bold"),
+                Text(_cut(kind, type_width), style=style or "cyan"),
+                Text(_cut(value, value_width), style=style or ("dim" if expression not in self.values else "")),
+                key=expression,
+            )
+        if self.row_count:
+            self.move_cursor(row=min(cursor, self.row_count - 1))
+        self.display = bool(self.expressions)
+
+    def add(self, expression: str) -> bool:
+        """Watch one more expression; False when it is already watched."""
+        expression = expression.strip()
+        if not expression or expression in self.expressions:
+            return False
+        self.expressions.append(expression)
+        self.show_rows()
+        self.post_message(self.Changed())
+        return True
+
+    def action_remove(self) -> None:
+        if not self.row_count:
+            return
+        key = self.coordinate_to_cell_key((self.cursor_row, 0)).row_key.value
+        if key in self.expressions:
+            self.expressions.remove(key)
+            self.values.pop(key, None)
+        self.show_rows()
+        self.post_message(self.Changed())
+
+    @work(group="watches", exclusive=True)
+    async def evaluate_all(self, evaluate: Evaluate) -> None:
+        """Recompute every watch, one after another, against the namespace as it is now."""
+        for expression in list(self.expressions):
+            try:
+                kind, value = await evaluate(expression)
+                result = (kind, value, False)
+            except Exception as exc:  # noqa: BLE001 - the error is the watch's value
+                text = str(exc).strip()
+                result = ("error", text.splitlines()[0] if text else type(exc).__name__, True)
+            if expression in self.expressions:  # not removed meanwhile
+                self.values[expression] = result
+        self.show_rows()
