@@ -103,8 +103,7 @@ class AlfworldEnv:
     def _ensure_loaded(self) -> None:
         if self._engine is not None:
             return
-        _import_engine()  # installs the speedups, which decide whether engines are reused
-        reuse = speedups.enabled()
+        reuse = speedups.enabled()  # engines are reused along with the engine caches
         engine = engines.take(_make_engine, reuse)
         try:
             engine.load(str(self.game_path))
