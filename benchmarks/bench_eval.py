@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.evaluation import EvalPlan, EvalReport, Evaluation  # noqa: E402
 from envs.remote import EnvPool  # noqa: E402
-from mockllm.openai_server import OpenAICompatibleServer, script_responder  # noqa: E402
+from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles  # noqa: E402
 from recode_tui.evaluate import llm_factory, select_games  # noqa: E402
 from recode_tui.factory import DEMO_SCRIPT  # noqa: E402
 
@@ -67,8 +67,7 @@ async def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, OpenAICompatibleServer(
         script_responder(str(DEMO_SCRIPT)), latency=args.latency
     ) as server:
-        profiles = Path(tmp) / "profiles.yaml"
-        profiles.write_text(f"models:\n  local:\n    base_url: {server.base_url}\n    model: local-test-model\n")
+        profiles = write_profiles(Path(tmp) / "profiles.yaml", server.base_url)
         os.environ.pop("OPENAI_API_KEY", None)
         for level in levels:
             rows.append(await one_level(level, games, profiles, Path(tmp) / f"c{level}"))

@@ -151,6 +151,31 @@ class OpenAICompatibleServer:
         )
 
 
+def write_profiles(
+    path: Any,
+    base_url: str,
+    *,
+    model: str = "local-test-model",
+    max_retries: int | None = None,
+    timeout: float | None = None,
+    prices: tuple[float, float] | None = None,
+) -> Any:
+    """Write a profiles file whose profile `local` points at `base_url`; return the path.
+
+    `prices` is (input, output) USD per million tokens for `model`.
+    """
+    lines = ["models:", "  local:", f"    base_url: {base_url}", f"    model: {model}"]
+    if max_retries is not None:
+        lines.append(f"    max_retries: {max_retries}")
+    if timeout is not None:
+        lines.append(f"    timeout: {timeout:g}")
+    if prices is not None:
+        lines += ["prices:", f"  {model}: {{input: {prices[0]}, output: {prices[1]}}}"]
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+    return path
+
+
 def script_responder(script_path: str) -> Responder:
     """Answer from a scripted-answer file, finding the stub in the prompt text.
 

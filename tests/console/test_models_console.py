@@ -16,7 +16,7 @@ from rich.console import Console
 from agent import events as ev
 from agent.journal import JournalWriter
 from agent.tree import NodeStatus
-from mockllm.openai_server import OpenAICompatibleServer, script_responder
+from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 from recode_tui.app import build_app
 from recode_tui.factory import DEMO_SCRIPT
 from recode_tui.widgets.status_bar import short_label
@@ -43,17 +43,7 @@ TYPED = (
 
 def profiles_file(tmp_path: Path, base_url: str, retries: int = 0) -> str:
     path = tmp_path / "profiles.yaml"
-    path.write_text(
-        "models:\n"
-        "  local:\n"
-        f"    base_url: {base_url}\n"
-        "    model: local-test-model\n"
-        f"    max_retries: {retries}\n"
-        "    timeout: 5\n"
-        "prices:\n"
-        f"  local-test-model: {{input: {PRICE_IN}, output: {PRICE_OUT}}}\n"
-    )
-    return str(path)
+    return str(write_profiles(path, base_url, max_retries=retries, timeout=5, prices=(PRICE_IN, PRICE_OUT)))
 
 
 def answers(*texts: str):

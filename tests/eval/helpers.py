@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from envs.alfworld.catalog import list_games
+from mockllm.openai_server import write_profiles
 
 SOLVE = "solve(instruction, observation)"
 LOSE = '<think>just look</think><execute>\nrun("look")\n</execute>'
@@ -73,15 +74,4 @@ def read_report(folder: Path) -> dict:
 
 
 def profiles_file(tmp_path: Path, base_url: str) -> Path:
-    path = tmp_path / "profiles.yaml"
-    path.write_text(
-        "models:\n"
-        "  local:\n"
-        f"    base_url: {base_url}\n"
-        "    model: local-test-model\n"
-        "    max_retries: 0\n"
-        "    timeout: 20\n"
-        "prices:\n"
-        "  local-test-model: {input: 2.0, output: 8.0}\n"
-    )
-    return path
+    return write_profiles(tmp_path / "profiles.yaml", base_url, max_retries=0, timeout=20, prices=(2.0, 8.0))

@@ -7,24 +7,14 @@ import re
 import subprocess
 import sys
 
-from mockllm.openai_server import OpenAICompatibleServer, script_responder
+from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 from recode_tui.factory import DEMO_SCRIPT
 
 PRICE_IN, PRICE_OUT = 2.0, 8.0  # USD per million tokens, set in the profiles file
 
 
 def profiles_file(tmp_path, base_url: str):
-    path = tmp_path / "profiles.yaml"
-    path.write_text(
-        "models:\n"
-        "  local:\n"
-        f"    base_url: {base_url}\n"
-        "    model: local-test-model\n"
-        "    max_retries: 2\n"
-        "prices:\n"
-        f"  local-test-model: {{input: {PRICE_IN}, output: {PRICE_OUT}}}\n"
-    )
-    return path
+    return write_profiles(tmp_path / "profiles.yaml", base_url, max_retries=2, prices=(PRICE_IN, PRICE_OUT))
 
 
 def test_a_bundled_game_is_won_through_a_profile_and_the_cost_matches_the_price_table(tmp_path):
