@@ -10,7 +10,7 @@ from recode_tui.widgets.breakpoints import BreakpointsPane
 from recode_tui.widgets.expansion_editor import ExpansionEditor
 from textual.widgets import DataTable, Input
 
-from .helpers import SIZE, command, started, type_text, wait_stop
+from .helpers import SIZE, command, started, type_text, wait_for, wait_stop
 
 # put-01: "put a vase in sidetable."; the vase is on diningtable 1.
 PUT_PLAN = (
@@ -236,8 +236,7 @@ async def test_variables_pane_marks_what_changed() -> None:
         # Selecting a row shows the full value.
         table.focus()
         table.move_cursor(row=table.get_row_index("places"))
-        await pilot.pause(0.2)
-        assert app.variables.full_text.startswith("['armchair 1'")
+        await wait_for(pilot, lambda: app.variables.full_text.startswith("['armchair 1'"), what="the full value of places")
 
 
 async def test_help_lists_every_binding_with_its_id() -> None:
