@@ -221,19 +221,24 @@ def read_journal(folder_or_file: str | Path) -> Journal:
     return journal
 
 
-def write_draft(folder: Path, node_id: str, text: str) -> str:
-    """Save the person's unfinished expansion atomically; returns an error text or ''."""
-    target = folder / DRAFT_FILE
-    temp = folder / (DRAFT_FILE + ".tmp")
+def write_json_atomically(target: Path, data: Any) -> str:
+    """Replace `target` with `data` as JSON, never leaving half a file; returns an error text or ''."""
+    temp = target.with_name(target.name + ".tmp")
     try:
         with open(temp, "w", encoding="utf-8") as handle:
-            json.dump({"node_id": node_id, "text": text, "saved": time.time()}, handle)
+            json.dump(data, handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, target)
     except OSError as exc:
-        return f"draft not saved ({exc.strerror})"
+        return exc.strerror or type(exc).__name__
     return ""
+
+
+def write_draft(folder: Path, node_id: str, text: str) -> str:
+    """Save the person's unfinished expansion atomically; returns an error text or ''."""
+    error = write_json_atomically(folder / DRAFT_FILE, {"node_id": node_id, "text": text, "saved": time.time()})
+    return f"draft not saved ({error})" if error else ""
 
 
 def list_sessions(sessions_dir: Path) -> list[Journal]:

@@ -107,6 +107,7 @@ class RecodeApp(ModelActions, SessionActions, App[None]):
         self.user_keymap = dict(keymap or {})
         self.autostart = autostart
         self.drafts: dict[str, str] = {}  # node id -> the person's expansion text
+        self.watch_expressions: list[str] = []  # outlives the panes, which an engine swap recomposes
         self.run_state = "starting"
         self.reason_kind = "info"
         self.reason = "loading the game…"
@@ -123,7 +124,7 @@ class RecodeApp(ModelActions, SessionActions, App[None]):
             with Vertical(id="left"):
                 yield CodeTreeView(self.engine.tree, id="code-tree")
                 yield NodeDetail(id="detail")
-            yield VariablesPane(self.engine.runner.full_value, id="vars")
+            yield VariablesPane(self.engine.runner.full_value, self.watch_expressions, id="vars")
             yield EnvLog(id="env-log")
         with TabbedContent(id="bottom", initial="tab-expand" if self.debugger.human else "tab-prompt"):
             with TabPane("Expansion", id="tab-expand"):
@@ -402,6 +403,15 @@ class RecodeApp(ModelActions, SessionActions, App[None]):
             bp = self.debugger.add_breakpoint(BreakpointKind.STUB_NAME, name)
             self.notify(f"breakpoint {bp.number}: stub `{name}`")
         self.refresh_breakpoints()
+        self.save_debug_settings()
+
+    def on_breakpoints_pane_changed(self, message: BreakpointsPane.Changed) -> None:
+        self.save_debug_settings()
+
+    def save_debug_settings(self) -> None:
+        """Keep breakpoints and watches with the session, so a resume brings them back."""
+        if self.session_control is not None:
+            self.session_control.save_settings()
 
     def action_watch(self) -> None:
         from recode_tui.screens.watch_prompt import WatchPrompt
@@ -413,6 +423,8 @@ class RecodeApp(ModelActions, SessionActions, App[None]):
         self.push_screen(WatchPrompt(), add)
 
     def on_watch_list_changed(self, message: WatchList.Changed) -> None:
+        self.watch_expressions[:] = message.expressions
+        self.save_debug_settings()
         self.evaluate_watches()
 
     def evaluate_watches(self) -> None:

@@ -19,7 +19,8 @@ from rich.text import Text
 from textual.compose import compose
 
 from agent import events as ev
-from agent.debugger import Debugger, Stop, StopReason, describe_event
+from agent.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
+from agent.debugger import Breakpoint, Debugger, Stop, StopReason, describe_event
 from agent.engine import Engine
 from agent.journal import JournalError, read_journal, write_draft
 from agent.llm import LLM
@@ -103,6 +104,9 @@ class SessionControl:
         self._latest_draft: tuple[Path, str, str] | None = None
         self._saved_draft: tuple[str, str] | None = None
         self._draft_lock = threading.Lock()
+        self._saved_settings: tuple | None = None  # (folder, fingerprint) last written to debug.json
+        self._latest_settings: tuple[Path, DebugSettings] | None = None
+        self._settings_lock = threading.Lock()
 
     @classmethod
     def create(
@@ -124,7 +128,7 @@ class SessionControl:
     def attach(self, app: "RecodeApp") -> None:
         """Called once the app is mounted: timers, the focus watch, the first status."""
         self.app = app
-        app.set_interval(DRAFT_SECONDS, self.save_draft)
+        app.set_interval(DRAFT_SECONDS, self._save_work)
         app.set_interval(CHECK_SECONDS, self.check_journal)
         app.watch(app.screen, "focused", self._focus_changed, init=False)
         self.show_status()
@@ -171,7 +175,32 @@ class SessionControl:
             self.show_status()
 
     def _focus_changed(self) -> None:
+        self._save_work()
+
+    def _save_work(self) -> None:
         self.save_draft()
+        self.save_settings()
+
+    def save_settings(self) -> None:
+        """Write the breakpoints and watches to debug.json if they changed (in a thread)."""
+        app, session = self.app, self.session
+        if app is None or session is None:
+            return
+        settings = DebugSettings(list(app.debugger.breakpoints), list(app.watch_expressions))
+        key = (session.folder, settings.fingerprint())
+        if key == self._saved_settings:
+            return
+        self._saved_settings = key
+        self._latest_settings = (session.folder, settings)
+        app.run_worker(self._write_latest_settings, thread=True, group="settings", exit_on_error=False)
+
+    def _write_latest_settings(self) -> None:
+        with self._settings_lock:  # the latest set-up wins, whichever thread gets here last
+            if self._latest_settings is None:
+                return
+            error = write_debug_settings(*self._latest_settings)
+        if error and self.app is not None:
+            self.app.call_from_thread(self.report, error)
 
     def save_draft(self) -> None:
         """Write the expansion being typed to draft.json if it changed (in a thread)."""
@@ -302,7 +331,7 @@ class SessionControl:
         if closable and app.driver.busy:
             self._warn("the engine is running: pause it (p) first")
             return
-        self.save_draft()
+        self._save_work()
         while isinstance(app.screen, ReplayScreen) and app.screen.failed:
             app.pop_screen()  # a failed replay's cover: this one replaces it
         self.busy = True
@@ -351,7 +380,15 @@ class SessionControl:
             drafts[session.draft["node_id"]] = session.draft.get("text", "")
             self._saved_draft = (session.draft["node_id"], drafts[session.draft["node_id"]])
         drafts.update(prefill or {})
-        await show_engine(app, session.engine, events, drafts, how)
+        breakpoints = None
+        if how == "resumed":  # a branch keeps the set-up on screen; a resume brings back the session's own
+            settings, notes = read_debug_settings(session.folder)
+            session.notes.extend(notes)
+            if settings is not None:
+                breakpoints = settings.breakpoints
+                app.watch_expressions[:] = settings.watches
+                self._saved_settings = (session.folder, settings.fingerprint())
+        await show_engine(app, session.engine, events, drafts, how, breakpoints)
         if old_session is not None:
             old_session.writer.close()
         if old_engine.llm is not session.engine.llm:
@@ -370,11 +407,16 @@ class SessionControl:
             app.notify(f"{how}: {session.folder}", title="Session", timeout=5)
 
 
-async def show_engine(app: "RecodeApp", engine: Engine, events: list[ev.Event], drafts: dict[str, str], how: str) -> None:
-    """Swap the app's engine: recompose the panes on it, replay the events into them, stop there."""
+async def show_engine(app: "RecodeApp", engine: Engine, events: list[ev.Event], drafts: dict[str, str], how: str,
+                      breakpoints: list[Breakpoint] | None = None) -> None:
+    """Swap the app's engine: recompose the panes on it, replay the events into them, stop there.
+
+    The breakpoints on screen carry over unless others are given.
+    """
     from recode_tui.widgets.driver import EngineDriver
 
-    breakpoints = list(app.debugger.breakpoints)
+    if breakpoints is None:
+        breakpoints = list(app.debugger.breakpoints)
     app.engine = engine
     app.debugger = Debugger(engine, breakpoints=breakpoints)
     app.drafts.clear()

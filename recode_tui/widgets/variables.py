@@ -32,9 +32,10 @@ def _cut(text: str, width: int) -> str:
 class VariablesPane(Vertical):
     """Watch expressions (when there are any), a table of variables, and the full value of the highlighted one."""
 
-    def __init__(self, fetch_full: Callable[[str], Awaitable[str]], **kwargs) -> None:
+    def __init__(self, fetch_full: Callable[[str], Awaitable[str]], watches: list[str] | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.fetch_full = fetch_full
+        self._watches = list(watches or [])  # the expressions the watch list starts with
         self.values: dict[str, VariableSummary] = {}
         self.marks: dict[str, str] = {}  # name -> "new" | "changed" since the previous stop
         self._snapshot: dict[str, VariableSummary] = {}
@@ -43,7 +44,7 @@ class VariablesPane(Vertical):
         self._shown: dict[str, tuple] = {}  # the cells on screen, per row
 
     def compose(self) -> ComposeResult:
-        yield WatchList(id="watches")
+        yield WatchList(self._watches, id="watches")
         table: DataTable = DataTable(id="vars-table", cursor_type="row", zebra_stripes=False)
         table.border_title = "Variables"
         yield table

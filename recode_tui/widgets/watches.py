@@ -33,15 +33,17 @@ class WatchList(DataTable):
 
     @dataclass
     class Changed(Message):
-        """A watch was added or removed."""
+        """A watch was added or removed; `expressions` are the watches now."""
 
-    def __init__(self, **kwargs) -> None:
+        expressions: tuple[str, ...]
+
+    def __init__(self, expressions: list[str] | None = None, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
-        self.expressions: list[str] = []
+        self.expressions: list[str] = list(expressions or [])
         self.values: dict[str, tuple[str, str, bool]] = {}  # expression -> (type, value or error, failed)
 
     def on_mount(self) -> None:
-        self.display = False
+        self.display = bool(self.expressions)
 
     def on_resize(self) -> None:
         self.show_rows()
@@ -79,7 +81,7 @@ class WatchList(DataTable):
             return False
         self.expressions.append(expression)
         self.show_rows()
-        self.post_message(self.Changed())
+        self.post_message(self.Changed(tuple(self.expressions)))
         return True
 
     def action_remove(self) -> None:
@@ -90,7 +92,7 @@ class WatchList(DataTable):
             self.expressions.remove(key)
             self.values.pop(key, None)
         self.show_rows()
-        self.post_message(self.Changed())
+        self.post_message(self.Changed(tuple(self.expressions)))
 
     @work(group="watches", exclusive=True)
     async def evaluate_all(self, evaluate: Evaluate) -> None:
