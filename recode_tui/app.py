@@ -19,6 +19,7 @@ from agent.engine import Engine, Limits
 from agent.llm import LLM
 from recode_tui.llm_control import LLMControl
 from recode_tui.model_actions import MODEL_BINDINGS, ModelActions
+from recode_tui.search_actions import SEARCH_BINDINGS, SearchActions
 from recode_tui.session_actions import SESSION_BINDINGS, SessionActions
 from recode_tui.widgets.breakpoints import BreakpointsPane
 from recode_tui.widgets.code_tree import CodeTreeView
@@ -29,6 +30,7 @@ from recode_tui.widgets.help_screen import HelpScreen
 from recode_tui.widgets.node_detail import NodeDetail
 from recode_tui.widgets.prompt_view import PromptView
 from recode_tui.widgets.review_panel import ReviewBar
+from recode_tui.widgets.search_bar import SearchBar
 from recode_tui.widgets.status_bar import StatusBar
 from recode_tui.widgets.variables import VariablesPane
 from recode_tui.widgets.watches import WatchList
@@ -56,7 +58,7 @@ def stub_name_of(code: str) -> str | None:
     return None
 
 
-class RecodeApp(ModelActions, SessionActions, App[None]):
+class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
     CSS_PATH = str(Path(__file__).resolve().parent / "recode.tcss")
     TITLE = "recode-tui"
 
@@ -82,6 +84,7 @@ class RecodeApp(ModelActions, SessionActions, App[None]):
         Binding("q", "quit", "Quit", id="app.quit"),
         *MODEL_BINDINGS,
         *SESSION_BINDINGS,
+        *SEARCH_BINDINGS,
     ]
 
     def __init__(
@@ -135,6 +138,7 @@ class RecodeApp(ModelActions, SessionActions, App[None]):
                 yield Lazy(PromptView(id="prompt"))
             with TabPane("Breakpoints", id="tab-breakpoints"):
                 yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
+        yield SearchBar(id="search-bar")
         yield Footer()
         yield EngineDriver(self.debugger)
         yield LLMControl(self.profiles, self.review)
@@ -441,6 +445,7 @@ class RecodeApp(ModelActions, SessionActions, App[None]):
             ("Expansion editor", list(ExpansionEditor.BINDINGS)),
             ("Breakpoint list", list(_BP.BINDINGS)),
             ("Watch list", list(WatchList.BINDINGS)),
+            ("Search line", list(SearchBar.BINDINGS)),
         ]
         self.push_screen(HelpScreen(sections, self.user_keymap))
 

@@ -8,20 +8,33 @@ from __future__ import annotations
 
 import re
 import textwrap
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from rich.highlighter import Highlighter
 from rich.text import Text
 from textual.widgets import Log
 
 from agent import events as ev
+from recode_tui.search import Match
 
 _ACTION = re.compile(r"^\s*\d+ > ")
 INDENT = "      "
 
 
+MATCH_STYLE = "black on yellow"
+CURRENT_MATCH_STYLE = "black on dark_orange bold"
+
+
 class _EnvHighlighter(Highlighter):
+    def __init__(self) -> None:
+        self.found: Sequence[tuple[int, int, bool]] = ()  # search matches on the line being drawn
+
     def highlight(self, text: Text) -> None:
+        self._highlight_kind(text)
+        for start, end, current in self.found:
+            text.stylize(CURRENT_MATCH_STYLE if current else MATCH_STYLE, start, end)
+
+    def _highlight_kind(self, text: Text) -> None:
         plain = text.plain
         if _ACTION.match(plain):
             text.stylize("bold cyan")
@@ -38,21 +51,46 @@ class _EnvHighlighter(Highlighter):
 class EnvLog(Log):
     """Every action and observation of the episode."""
 
+    search_name = "Environment"
+
     def __init__(self, **kwargs) -> None:
         super().__init__(highlight=True, **kwargs)
         self.highlighter = _EnvHighlighter()
+        self._found: dict[int, list[tuple[int, int, bool]]] = {}  # line -> search matches on it
 
     def _render_line_strip(self, y: int, rich_style):  # type: ignore[override]
         # Log keeps rendered lines only while text is selected; keep them always
         # (highlighting a line costs ~0.5 ms, a full repaint 48 of them).
-        if self.text_selection is None:
-            cached = self._render_line_cache.get(y)
-            if cached is not None:
-                return cached
+        cache = self.text_selection is None
+        if cache and y in self._render_line_cache:
+            return self._render_line_cache[y]
+        self.highlighter.found = self._found.get(y, ())
+        try:
             line = super()._render_line_strip(y, rich_style)
+        finally:
+            self.highlighter.found = ()
+        if cache:
             self._render_line_cache[y] = line
-            return line
-        return super()._render_line_strip(y, rich_style)
+        return line
+
+    # -- search (`/`) ----------------------------------------------------------------
+
+    def search_lines(self) -> Sequence[str]:
+        return self.lines
+
+    def search_origin(self) -> int:
+        return int(self.scroll_y)
+
+    def show_match(self, matches: Sequence[Match], current: Match | None) -> None:
+        self._found = {}
+        for match in matches:
+            self._found.setdefault(match.line, []).append((match.start, match.end, match == current))
+        self._render_line_cache.clear()
+        self.refresh()
+        if current is not None:
+            top = int(self.scroll_y)
+            if not top <= current.line < top + self.size.height:
+                self.scroll_to(y=max(0, current.line - self.size.height // 2), animate=False)
 
     def _wrap(self, text: str, indent: str = INDENT) -> list[str]:
         width = max(20, (self.size.width or 60) - 2)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
+from textual.widgets.text_area import Selection
+
+from recode_tui.search import Match
 
 
 class PromptView(Vertical):
+    search_name = "Prompt"
     def compose(self) -> ComposeResult:
         yield Static("No prompt yet: a prompt appears when a stub is expanded.", id="prompt-title")
         yield TextArea("", id="prompt-text", read_only=True, soft_wrap=True, show_line_numbers=True)
@@ -22,3 +28,19 @@ class PromptView(Vertical):
         area = self.query_one("#prompt-text", TextArea)
         if area.text != prompt:
             area.load_text(prompt)
+
+    # -- search (`/`): the current match is selected -------------------------------------
+
+    def search_lines(self) -> Sequence[str]:
+        return self.query_one("#prompt-text", TextArea).document.lines
+
+    def search_origin(self) -> int:
+        return self.query_one("#prompt-text", TextArea).cursor_location[0]
+
+    def show_match(self, matches: Sequence[Match], current: Match | None) -> None:
+        area = self.query_one("#prompt-text", TextArea)
+        if current is None:
+            area.selection = Selection.cursor(area.selection.start)
+            return
+        area.selection = Selection((current.line, current.start), (current.line, current.end))
+        area.scroll_cursor_visible(center=True)

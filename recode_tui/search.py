@@ -1,0 +1,103 @@
+"""Text search over a pane's lines (`/`): smart case, every match, the current one, wrapping around.
+
+Pure and UI-free, so the panes only say what their lines are and how to show a
+match; the `SearchBar` and the app's search actions do the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence
+
+
+@dataclass(frozen=True)
+class Match:
+    line: int
+    start: int
+    end: int
+
+
+def find_all(lines: Sequence[str], pattern: str) -> list[Match]:
+    """Every occurrence of `pattern`, in reading order. Smart case: any capital makes it case-sensitive."""
+    if not pattern:
+        return []
+    sensitive = pattern != pattern.lower()
+    needle = pattern if sensitive else pattern.lower()
+    found: list[Match] = []
+    for number, line in enumerate(lines):
+        hay = line if sensitive else line.lower()
+        start = hay.find(needle)
+        while start != -1:
+            found.append(Match(number, start, start + len(needle)))
+            start = hay.find(needle, start + len(needle))
+    return found
+
+
+class Searchable(Protocol):
+    """A pane that can be searched."""
+
+    search_name: str  # shown in the search bar: "Environment", "Prompt"
+
+    def search_lines(self) -> Sequence[str]: ...
+
+    def search_origin(self) -> int:
+        """The line a new search starts from (the top of the view, the cursor)."""
+        ...
+
+    def show_match(self, matches: Sequence[Match], current: Match | None) -> None:
+        """Mark the matches and bring the current one into view; no matches clears the marks."""
+        ...
+
+
+@dataclass
+class Search:
+    """One search over one pane: the pattern, its matches and which one is current."""
+
+    target: Searchable
+    pattern: str = ""
+    matches: list[Match] = field(default_factory=list)
+    index: int = -1
+
+    def update(self, pattern: str) -> None:
+        """A new pattern: the first match at or after the pane's origin becomes current."""
+        self.pattern = pattern
+        self.matches = find_all(self.target.search_lines(), pattern)
+        origin = self.target.search_origin()
+        self.index = next((i for i, m in enumerate(self.matches) if m.line >= origin), 0) if self.matches else -1
+        self._show()
+
+    def step(self, direction: int) -> None:
+        """The next (1) or previous (-1) match, wrapping around; the pane's text is read again first."""
+        if not self.pattern:
+            return
+        current = self.current
+        self.matches = find_all(self.target.search_lines(), self.pattern)
+        if not self.matches:
+            self.index = -1
+        elif current is None:
+            self.index = 0 if direction > 0 else len(self.matches) - 1
+        else:
+            after = [i for i, m in enumerate(self.matches) if (m.line, m.start) > (current.line, current.start)]
+            before = [i for i, m in enumerate(self.matches) if (m.line, m.start) < (current.line, current.start)]
+            if direction > 0:
+                self.index = after[0] if after else 0
+            else:
+                self.index = before[-1] if before else len(self.matches) - 1
+        self._show()
+
+    def clear(self) -> None:
+        self.pattern, self.matches, self.index = "", [], -1
+        self._show()
+
+    @property
+    def current(self) -> Match | None:
+        return self.matches[self.index] if 0 <= self.index < len(self.matches) else None
+
+    def summary(self) -> str:
+        """`3 of 17`, `no match`, or '' before anything is typed."""
+        if not self.pattern:
+            return ""
+        return f"{self.index + 1} of {len(self.matches)}" if self.matches else "no match"
+
+    def _show(self) -> None:
+        self.target.show_match(self.matches, self.current)

@@ -1,0 +1,62 @@
+"""The console's `/`: find text in the environment log, or in the prompt when it has the focus.
+
+A mixin of `RecodeApp` (like `SessionActions`): the bar reports what was typed,
+`Search` finds the matches, the searched pane shows them.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.widget import Widget
+
+from recode_tui.search import Search, Searchable
+from recode_tui.widgets.env_log import EnvLog
+from recode_tui.widgets.prompt_view import PromptView
+from recode_tui.widgets.search_bar import SearchBar
+
+SEARCH_BINDINGS = [
+    Binding("slash", "search", "Find", id="search.find", show=False,
+            tooltip="Find text in the environment log, or in the prompt when it has the focus"),
+]
+
+
+class SearchActions:
+    """`/` and the search bar's messages; one search at a time."""
+
+    _search: Search | None = None
+
+    def _searched_pane(self) -> Searchable:
+        """The searchable pane holding the focus, else the environment log."""
+        widget: Widget | None = self.focused  # type: ignore[attr-defined]
+        while widget is not None:
+            if isinstance(widget, (EnvLog, PromptView)):
+                return widget
+            widget = widget.parent if isinstance(widget.parent, Widget) else None
+        return self.query_one(EnvLog)  # type: ignore[attr-defined]
+
+    def action_search(self) -> None:
+        pane = self._searched_pane()
+        if self._search is not None:
+            self._search.clear()
+        self._search = Search(pane)
+        self.query_one(SearchBar).open(pane.search_name)  # type: ignore[attr-defined]
+
+    def on_search_bar_query(self, message: SearchBar.Query) -> None:
+        if self._search is not None:
+            self._search.update(message.text)
+            self.query_one(SearchBar).show_result(self._search.summary())  # type: ignore[attr-defined]
+
+    def on_search_bar_step(self, message: SearchBar.Step) -> None:
+        if self._search is not None:
+            self._search.step(message.direction)
+            self.query_one(SearchBar).show_result(self._search.summary())  # type: ignore[attr-defined]
+
+    def on_search_bar_closed(self, message: SearchBar.Closed) -> None:
+        search, self._search = self._search, None
+        if search is None:
+            return
+        search.clear()
+        pane = search.target
+        if isinstance(pane, Widget) and pane.is_attached:
+            focus = pane.query_one("TextArea") if isinstance(pane, PromptView) else pane
+            focus.focus()

@@ -1,0 +1,79 @@
+"""`/` finds text in the environment log, or in the prompt when it has the focus: every match, the current one, wrap."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, TextArea
+
+from recode_tui.app import build_app
+from recode_tui.search import find_all
+from recode_tui.widgets.search_bar import SearchBar
+
+from .helpers import SIZE, command, started, type_text
+from .test_pilot import demo_app
+
+
+def count(app) -> str:
+    return str(app.query_one("#search-count").render())
+
+
+async def test_find_in_the_environment_log_steps_through_matches_and_wraps() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")  # the demo plays the episode to its end
+        log = app.env_log
+        expected = find_all(log.lines, "sidetable 1")
+        assert len(expected) >= 3
+        log.scroll_to(y=0, animate=False)
+        await pilot.pause()
+        await pilot.press("slash")
+        bar = app.query_one(SearchBar)
+        assert bar.display and isinstance(app.focused, Input)
+        await type_text(pilot, "SIDETABLE 1")  # a capital: case-sensitive, nothing
+        assert count(app) == "no match"
+        app.query_one("#search-input", Input).value = ""
+        await type_text(pilot, "sidetable 1")
+        await pilot.pause()
+        assert count(app) == f"1 of {len(expected)}"
+        # the match is marked where the log draws it
+        first = expected[0]
+        assert log._found[first.line][0] == (first.start, first.end, True)
+        await pilot.press("enter")
+        assert count(app) == f"2 of {len(expected)}"
+        await pilot.press("up", "up")
+        assert count(app) == f"{len(expected)} of {len(expected)}"  # wrapped to the last
+        last = expected[-1]
+        await pilot.pause()
+        assert log.scroll_y <= last.line < log.scroll_y + log.size.height  # brought into view
+        await pilot.press("escape")
+        assert not bar.display and app.focused is log and not log._found
+
+
+async def test_find_in_the_prompt_selects_the_match() -> None:
+    app = build_app("put-01", "demo", cursor_blink=False)  # every-stub breakpoint on
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")  # the first expansion: its prompt is shown
+        await pilot.press("r")
+        await pilot.pause()
+        area = app.query_one("#prompt-text", TextArea)
+        assert area.text
+        area.focus()
+        await pilot.press("slash")
+        await type_text(pilot, "instruction")
+        await pilot.pause()
+        matches = find_all(area.document.lines, "instruction")
+        assert count(app) == f"1 of {len(matches)}"
+        assert area.selected_text.lower() == "instruction"
+        await pilot.press("enter")
+        second = matches[1]
+        assert area.selection.start == (second.line, second.start)
+        await pilot.press("escape")
+        assert app.focused is area
+
+
+def test_smart_case_and_every_occurrence_on_a_line() -> None:
+    lines = ["go to Cabinet 1, cabinet 2", "CABINET"]
+    assert [(m.line, m.start) for m in find_all(lines, "cabinet")] == [(0, 6), (0, 17), (1, 0)]
+    assert [(m.line, m.start) for m in find_all(lines, "Cabinet")] == [(0, 6)]
+    assert find_all(lines, "") == []
