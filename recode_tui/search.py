@@ -6,7 +6,9 @@ match; the `SearchBar` and the app's search actions do the rest.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Protocol, Sequence
 
 
@@ -17,19 +19,37 @@ class Match:
     end: int
 
 
-def find_all(lines: Sequence[str], pattern: str) -> list[Match]:
-    """Every occurrence of `pattern`, in reading order. Smart case: any capital makes it case-sensitive."""
+# Characters whose lower case is longer than one character (only "İ") are first
+# mapped to one, so offsets in the lowered text are offsets in the real one.
+_SAME_LENGTH = {0x130: "i"}
+
+MAX_MATCHES = 10_000  # more are not counted: a 100k-line log searched per keystroke stays quick
+
+
+def find_all(lines: Sequence[str], pattern: str, limit: int = MAX_MATCHES) -> list[Match]:
+    """Occurrences of `pattern` in reading order, at most `limit` of them.
+
+    Smart case: any capital makes it case-sensitive. The lines are searched as
+    one text, which is what keeps a long log fast.
+    """
     if not pattern:
         return []
     sensitive = pattern != pattern.lower()
     needle = pattern if sensitive else pattern.lower()
+    text = "\n".join(lines)
+    if sensitive:
+        hay = text
+    else:
+        hay = (text.translate(_SAME_LENGTH) if "\u0130" in text else text).lower()
     found: list[Match] = []
-    for number, line in enumerate(lines):
-        hay = line if sensitive else line.lower()
-        start = hay.find(needle)
-        while start != -1:
-            found.append(Match(number, start, start + len(needle)))
-            start = hay.find(needle, start + len(needle))
+    at = hay.find(needle)
+    if at == -1:
+        return found
+    starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    while at != -1 and len(found) < limit:
+        number = bisect_right(starts, at) - 1
+        found.append(Match(number, at - starts[number], at - starts[number] + len(needle)))
+        at = hay.find(needle, at + len(needle))
     return found
 
 
@@ -97,7 +117,10 @@ class Search:
         """`3 of 17`, `no match`, or '' before anything is typed."""
         if not self.pattern:
             return ""
-        return f"{self.index + 1} of {len(self.matches)}" if self.matches else "no match"
+        if not self.matches:
+            return "no match"
+        total = f"{MAX_MATCHES}+" if len(self.matches) >= MAX_MATCHES else str(len(self.matches))
+        return f"{self.index + 1} of {total}"
 
     def _show(self) -> None:
         self.target.show_match(self.matches, self.current)

@@ -77,3 +77,8 @@ def test_smart_case_and_every_occurrence_on_a_line() -> None:
     assert [(m.line, m.start) for m in find_all(lines, "cabinet")] == [(0, 6), (0, 17), (1, 0)]
     assert [(m.line, m.start) for m in find_all(lines, "Cabinet")] == [(0, 6)]
     assert find_all(lines, "") == []
+
+
+def test_matches_are_capped_and_offsets_survive_characters_that_lengthen_when_lowered() -> None:
+    assert len(find_all(["ab ab"] * 20, "ab", limit=5)) == 5
+    assert [(m.line, m.start, m.end) for m in find_all(["İx ab", "ab"], "AB".lower())] == [(0, 3, 5), (1, 0, 2)]

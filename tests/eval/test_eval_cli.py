@@ -101,7 +101,8 @@ def _wait_for_episodes(folder: Path, n: int, process, timeout: float = 240) -> N
 
 def test_the_llm_server_going_away_stops_cleanly_and_resume_finishes(tmp_path):
     out = tmp_path / "gone"
-    server = OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT)), latency=0.05).start()
+    # 0.3 s per call: seconds of work left after the second episode, so the server goes away mid-run
+    server = OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT)), latency=0.3).start()
     profiles = profiles_file(tmp_path, server.base_url)
     process = start(tmp_path, "eval", "--llm", "profile:local", "--profiles", str(profiles), "--games", "8",
                     "-c", "2", "--out", str(out), "--no-progress")
@@ -130,10 +131,15 @@ def test_the_llm_server_going_away_stops_cleanly_and_resume_finishes(tmp_path):
 
 def test_ctrl_c_writes_the_report_of_finished_episodes_and_resume_continues(tmp_path):
     out = tmp_path / "cut"
-    process = start(tmp_path, "eval", "--llm", "demo", "--games", "10", "-c", "2", "--out", str(out), "--no-progress")
-    _wait_for_episodes(out, 1, process)
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=120)
+    # 0.5 s per LLM call keeps the evaluation going for seconds after the first episode, so Ctrl-C
+    # lands mid-run even on a loaded machine (with the instant demo LLM, all 10 could finish first).
+    with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT)), latency=0.5) as server:
+        profiles = profiles_file(tmp_path, server.base_url)
+        process = start(tmp_path, "eval", "--llm", "profile:local", "--profiles", str(profiles), "--games", "10",
+                        "-c", "2", "--out", str(out), "--no-progress")
+        _wait_for_episodes(out, 1, process)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
     assert "interrupted" in stderr and "--resume" in stderr
@@ -142,7 +148,9 @@ def test_ctrl_c_writes_the_report_of_finished_episodes_and_resume_continues(tmp_
     finished = len(report["episodes"])
     assert 1 <= finished < 10
     assert "overall" in stdout  # the table of what finished is still printed
-    result = recode(tmp_path, "eval", "--resume", str(out), "-c", "3", "--no-progress")
+    with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT))) as again:
+        profiles_file(tmp_path, again.base_url)
+        result = recode(tmp_path, "eval", "--resume", str(out), "-c", "3", "--profiles", str(profiles), "--no-progress")
     assert result.returncode == 0, result.stderr
     assert f"evaluating {10 - finished} of 10 episodes" in result.stdout
     report = read_report(out)
