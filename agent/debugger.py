@@ -50,6 +50,11 @@ class BreakpointKind(str, Enum):
     ACTION_REGEX = "action_regex"
     OBSERVATION_REGEX = "observation_regex"
     ANY_ERROR = "any_error"
+    VALUE_CHANGED = "value_changed"  # gdb's watchpoint: an expression over the namespace changed value
+
+
+# After these events code may have run since the last check, so a watched value may differ.
+_NAMESPACE_MAY_CHANGE = (ev.ActionSent, ev.VariablesChanged, ev.NodeError)
 
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -69,6 +74,8 @@ class Breakpoint:
     def __post_init__(self) -> None:
         self.kind = BreakpointKind(self.kind)
         self._regex: re.Pattern[str] | None = None
+        # value_changed: the value at the last check, as (fingerprint, what to show); None = not seen yet
+        self.seen_value: tuple[str, str] | None = None
         if self.kind in (BreakpointKind.ACTION_REGEX, BreakpointKind.OBSERVATION_REGEX):
             if not self.value:
                 raise ValueError(f"a {self.kind.value} breakpoint needs a regular expression")
@@ -90,6 +97,11 @@ class Breakpoint:
                     raise ValueError
             except ValueError:
                 raise ValueError(f"depth must be a whole number >= 0, not {self.value!r}") from None
+        elif self.kind is BreakpointKind.VALUE_CHANGED:
+            try:
+                compile(self.value, "<watched>", "eval")
+            except SyntaxError as exc:
+                raise ValueError(f"`changes` needs a Python expression, not {self.value!r}: {exc.msg}") from None
         if self.condition:
             try:
                 compile(self.condition, "<condition>", "eval")
@@ -114,6 +126,8 @@ class Breakpoint:
                 return f"observation matches '{self.value}'"
             case BreakpointKind.ANY_ERROR:
                 return "any error"
+            case BreakpointKind.VALUE_CHANGED:
+                return f"`{self.value}` changes"
         return self.kind.value  # pragma: no cover
 
     def spec(self) -> str:
@@ -125,6 +139,7 @@ class Breakpoint:
             BreakpointKind.ACTION_REGEX: f"action {self.value}",
             BreakpointKind.OBSERVATION_REGEX: f"obs {self.value}",
             BreakpointKind.ANY_ERROR: "error",
+            BreakpointKind.VALUE_CHANGED: f"changes {self.value}",
         }[self.kind]
         return f"{head} if {self.condition}" if self.condition else head
 
@@ -162,7 +177,8 @@ class Breakpoint:
 
 def parse_breakpoint(text: str) -> Breakpoint:
     """Read `stub NAME|REGEX`, `depth N`, `action REGEX`, `obs REGEX`, `error`, `every-stub`,
-    each optionally followed by ` if CONDITION`. Raises ValueError saying what is accepted."""
+    `changes EXPRESSION`, each optionally followed by ` if CONDITION`. Raises ValueError saying
+    what is accepted."""
     text = text.strip()
     condition = ""
     head, sep, tail = text.partition(" if ")
@@ -181,11 +197,12 @@ def parse_breakpoint(text: str) -> Breakpoint:
         "error": BreakpointKind.ANY_ERROR,
         "every-stub": BreakpointKind.EVERY_STUB,
         "every_stub": BreakpointKind.EVERY_STUB,
+        "changes": BreakpointKind.VALUE_CHANGED,
     }
     kind = kinds.get(word.lower())
     if kind is None:
         raise ValueError(
-            "use: stub NAME | depth N | action REGEX | obs REGEX | error | every-stub, "
+            "use: stub NAME | depth N | action REGEX | obs REGEX | error | every-stub | changes EXPRESSION, "
             "optionally followed by `if CONDITION`"
         )
     return Breakpoint(kind, rest, condition=condition)
@@ -278,6 +295,7 @@ class Debugger:
         self.breakpoints: list[Breakpoint] = []
         self._next_number = 1
         for bp in breakpoints if breakpoints is not None else [Breakpoint(BreakpointKind.EVERY_STUB)]:
+            bp.seen_value = None  # a value seen under another engine says nothing about this one
             self._number(bp)
         self.last_event: ev.Event | None = None
         self.last_stop: Stop | None = None
@@ -315,6 +333,7 @@ class Debugger:
         if bp is None:
             return None
         bp.enabled = not bp.enabled
+        bp.seen_value = None  # a change watch starts again from the value when it is next run
         return bp.enabled
 
     def find_breakpoint(self, kind: BreakpointKind | str, value: str = "") -> Breakpoint | None:
@@ -382,11 +401,56 @@ class Debugger:
             node = node.parent
         return False
 
+    async def _watched(self, expression: str, *, fingerprint: bool) -> str:
+        """The expression's value now: a fingerprint to compare, or a short text to show.
+
+        An error is a value too, so an unbound name becoming bound is a change.
+        """
+        try:
+            if fingerprint:
+                return (await self.engine.runner.evaluate(f"hash(repr(({expression})))"))[1]
+            return _first_line((await self.engine.runner.evaluate(expression))[1], 60)
+        except Exception as exc:  # noqa: BLE001 - "NameError: name 'obj' is not defined" is what it is now
+            return f"<{_first_line(str(exc) or type(exc).__name__, 80)}>"
+
+    async def _take_baselines(self) -> None:
+        """Before a command runs: note the value of every change watch that has not been seen yet."""
+        for bp in self.breakpoints:
+            if bp.kind is BreakpointKind.VALUE_CHANGED and bp.enabled and bp.seen_value is None:
+                bp.seen_value = (await self._watched(bp.value, fingerprint=True),
+                                 await self._watched(bp.value, fingerprint=False))
+
+    async def _value_changes(self, event: ev.Event) -> dict[int, str]:
+        """Breakpoint number -> `old → new`, for every enabled change watch whose value differs now.
+
+        All of them are brought up to date at each event that may follow code, so
+        one hit does not leave another watch to report the same change later.
+        """
+        if not isinstance(event, _NAMESPACE_MAY_CHANGE):
+            return {}
+        changed: dict[int, str] = {}
+        for bp in self.breakpoints:
+            if bp.kind is not BreakpointKind.VALUE_CHANGED or not bp.enabled:
+                continue
+            now = await self._watched(bp.value, fingerprint=True)
+            before = bp.seen_value
+            if before is not None and before[0] == now:
+                continue
+            shown = await self._watched(bp.value, fingerprint=False)
+            bp.seen_value = (now, shown)
+            if before is not None:
+                changed[bp.number] = f"{before[1]} → {shown}"
+        return changed
+
     async def _breakpoint_hit(self, event: ev.Event) -> StopReason | None:
+        changes = await self._value_changes(event)
         for bp in self.breakpoints:
             if not bp.enabled:
                 continue
-            what = bp.match(event, self.stub_name)
+            if bp.kind is BreakpointKind.VALUE_CHANGED:
+                what = changes.get(bp.number)
+            else:
+                what = bp.match(event, self.stub_name)
             if what is None:
                 continue
             if bp.condition:
@@ -428,6 +492,7 @@ class Debugger:
         self.running = True
         count = 0
         try:
+            await self._take_baselines()
             while True:
                 event = await self._advance()
                 count += 1

@@ -1,4 +1,4 @@
-"""The console's `/`: find text in the environment log, or in the prompt when it has the focus.
+"""The console's `/`: find text in the focused pane (code tree, environment log, prompt).
 
 A mixin of `RecodeApp` (like `SessionActions`): the bar reports what was typed,
 `Search` finds the matches, the searched pane shows them.
@@ -10,13 +10,14 @@ from textual.binding import Binding
 from textual.widget import Widget
 
 from recode_tui.search import Search, Searchable
+from recode_tui.widgets.code_tree import CodeTreeView
 from recode_tui.widgets.env_log import EnvLog
 from recode_tui.widgets.prompt_view import PromptView
 from recode_tui.widgets.search_bar import SearchBar
 
 SEARCH_BINDINGS = [
     Binding("slash", "search", "Find", id="search.find", show=False,
-            tooltip="Find text in the environment log, or in the prompt when it has the focus"),
+            tooltip="Find text in the focused pane: code tree, environment log or prompt (else the log)"),
 ]
 
 
@@ -29,7 +30,7 @@ class SearchActions:
         """The searchable pane holding the focus, else the environment log."""
         widget: Widget | None = self.focused  # type: ignore[attr-defined]
         while widget is not None:
-            if isinstance(widget, (EnvLog, PromptView)):
+            if isinstance(widget, (CodeTreeView, EnvLog, PromptView)):
                 return widget
             widget = widget.parent if isinstance(widget.parent, Widget) else None
         return self.query_one(EnvLog)  # type: ignore[attr-defined]

@@ -195,6 +195,33 @@ def test_parse_breakpoint() -> None:
     assert Breakpoint("any_error").describe() == "any error"
 
 
+async def test_changes_breakpoint_stops_where_a_value_changes_even_inside_a_loop(debugger: Debugger) -> None:
+    debugger.toggle_breakpoint(1)
+    watch = debugger.add(parse_breakpoint("changes obs"))
+    assert watch.describe() == "`obs` changes" and parse_breakpoint(watch.spec()).spec() == "changes obs"
+    stop = await debugger.step("continue")
+    # unbound until the loop's first run() returns: the stop is at the loop's second action
+    assert isinstance(stop.event, ev.ActionSent) and stop.event.action == "go to diningtable 1"
+    assert stop.reason.breakpoint == watch.number and watch.hit_count == 1
+    assert "<NameError: name 'obs' is not defined> → " in stop.reason.text and "coffeetable 1" in stop.reason.text
+    stop = await debugger.step("continue")
+    assert stop.reason.breakpoint == watch.number and "diningtable 1" in stop.reason.text.split("→")[1]
+    # nothing else assigns obs: the run goes to its end
+    stop = await debugger.step("continue")
+    assert isinstance(stop.event, ev.RunFinished) and stop.event.success and watch.hit_count == 2
+
+
+async def test_changes_breakpoint_with_a_condition_and_a_bad_expression(debugger: Debugger) -> None:
+    debugger.toggle_breakpoint(1)
+    bound = debugger.add(parse_breakpoint("changes obj if obj == 'vase 1'"))
+    stop = await debugger.step("continue")
+    assert stop.reason.breakpoint == bound.number and isinstance(stop.event, ev.VariablesChanged)
+    assert debugger.engine.tree.nodes[stop.event.node_id].code == 'obj = "vase 1"'
+    assert stop.reason.text.endswith("<NameError: name 'obj' is not defined> → vase 1")
+    with pytest.raises(ValueError, match="needs a Python expression"):
+        parse_breakpoint("changes len(")
+
+
 async def test_an_llm_failure_stops_continue_and_a_switched_llm_answers_the_retry() -> None:
     engine = make_engine("put-01", ScriptedLLM([]))  # no answer for any stub: LLMError
     dbg = Debugger(engine, breakpoints=[])

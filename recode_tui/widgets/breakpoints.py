@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Input
 
 from agent.debugger import Debugger, parse_breakpoint
 
-ADD_HINT = "add: stub NAME|REGEX · depth N · action REGEX · obs REGEX · error · every-stub  [if CONDITION]"
+ADD_HINT = "add: stub NAME|REGEX · depth N · action REGEX · obs REGEX · error · every-stub · changes EXPR  [if CONDITION]"
 
 
 class BreakpointsPane(Vertical):

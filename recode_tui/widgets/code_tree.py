@@ -7,7 +7,7 @@ size of the run.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from rich.text import Text
 from textual.widgets import Tree
@@ -15,6 +15,7 @@ from textual.widgets.tree import TreeNode
 
 from agent import events as ev
 from agent.tree import CodeTree, Node, NodeStatus
+from recode_tui.search import Match
 
 STATUS_ICONS: dict[NodeStatus, tuple[str, str]] = {
     NodeStatus.PENDING: ("·", "dim"),
@@ -44,6 +45,8 @@ def node_label(node: Node, current: bool = False) -> Text:
 class CodeTreeView(Tree[str]):
     """The run's code tree; each tree node's data is the engine node id."""
 
+    search_name = "Code tree"
+
     def __init__(self, code_tree: CodeTree, **kwargs) -> None:
         root = code_tree.root
         super().__init__(node_label(root), data=root.id, **kwargs)
@@ -54,6 +57,7 @@ class CodeTreeView(Tree[str]):
         self._items: dict[str, TreeNode[str]] = {root.id: self.root}
         self._open: set[str] = set()  # opened automatically (the current path)
         self.current_id: str | None = None
+        self._searched: list[TreeNode[str]] = []  # the nodes in reading order, as last searched
 
     def item(self, node_id: str) -> TreeNode[str] | None:
         return self._items.get(node_id)
@@ -133,3 +137,40 @@ class CodeTreeView(Tree[str]):
     def refresh_all_labels(self) -> None:
         for node_id in self._items:
             self._relabel(node_id)
+
+    # -- search (`/`): one line per node, in reading order, collapsed ones included ------------
+
+    def _in_order(self) -> list[TreeNode[str]]:
+        items: list[TreeNode[str]] = []
+        stack = [self.root]
+        while stack:
+            item = stack.pop()
+            items.append(item)
+            stack.extend(reversed(item.children))
+        return items
+
+    def search_lines(self) -> Sequence[str]:
+        self._searched = self._in_order()
+        return [" ".join(self.code_tree.nodes[item.data].code.split()) if item.data in self.code_tree.nodes else ""
+                for item in self._searched]
+
+    def search_origin(self) -> int:
+        cursor = self.cursor_node
+        return next((i for i, item in enumerate(self._searched) if item is cursor), 0)
+
+    def show_match(self, matches: Sequence[Match], current: Match | None) -> None:
+        """Open the matched node's ancestors and put the cursor on it."""
+        if current is None or current.line >= len(self._searched):
+            return
+        item = self._searched[current.line]
+        parent = item.parent
+        while parent is not None:
+            if not parent.is_expanded:
+                parent.expand()
+            parent = parent.parent
+
+        def move() -> None:
+            self.move_cursor(item)
+            self.scroll_to_node(item, animate=False)
+
+        self.call_after_refresh(move)

@@ -254,3 +254,17 @@ async def test_help_lists_every_binding_with_its_id() -> None:
         assert ("n", "Next", "step.next") in app.screen.rows
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_a_changes_breakpoint_stops_when_the_value_moves_and_says_from_what_to_what() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await add_breakpoint(pilot, app, "changes len(seen)")
+        assert app.debugger.breakpoints[0].describe() == "`len(seen)` changes"
+        await command(pilot, app, "c")
+        first = app.reason
+        assert first.startswith("breakpoint 1: `len(seen)` changes — <NameError: name 'seen' is not defined> → 0"), first
+        await command(pilot, app, "c")
+        assert app.reason.startswith("breakpoint 1: `len(seen)` changes — 0 → 1"), app.reason
+        assert app.debugger.breakpoints[0].hit_count == 2

@@ -1,4 +1,4 @@
-"""`/` finds text in the environment log, or in the prompt when it has the focus: every match, the current one, wrap."""
+"""`/` finds text in the focused pane (code tree, environment log, prompt): every match, the current one, wrap."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ async def test_find_in_the_environment_log_steps_through_matches_and_wraps() -> 
         expected = find_all(log.lines, "sidetable 1")
         assert len(expected) >= 3
         log.scroll_to(y=0, animate=False)
+        log.focus()
         await pilot.pause()
         await pilot.press("slash")
         bar = app.query_one(SearchBar)
@@ -82,3 +83,27 @@ def test_smart_case_and_every_occurrence_on_a_line() -> None:
 def test_matches_are_capped_and_offsets_survive_characters_that_lengthen_when_lowered() -> None:
     assert len(find_all(["ab ab"] * 20, "ab", limit=5)) == 5
     assert [(m.line, m.start, m.end) for m in find_all(["İx ab", "ab"], "AB".lower())] == [(0, 3, 5), (1, 0, 2)]
+
+
+async def test_find_in_the_code_tree_opens_collapsed_nodes_and_moves_the_cursor() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")  # to the end: finished subtrees are collapsed
+        tree = app.tree_view
+        takes = [n for n in app.engine.tree.nodes.values() if "take" in n.code.lower()]
+        assert takes
+        hidden = [n for n in takes if not all(tree.item(a.id).is_expanded for a in app.engine.tree.path_to(n)[:-1])]
+        assert hidden, "the demo's finished subtrees should be collapsed"
+        tree.focus()
+        await pilot.press("slash")
+        assert "Code tree" in str(app.query_one("#search-label").render())
+        await type_text(pilot, "take")
+        await pilot.pause()
+        assert count(app).endswith(f" of {len(takes)}")
+        await pilot.pause()
+        node = app.engine.tree.nodes[tree.cursor_node.data]
+        assert "take" in node.code.lower()
+        assert all(tree.item(a.id).is_expanded for a in app.engine.tree.path_to(node)[:-1])
+        await pilot.press("escape")
+        assert app.focused is tree

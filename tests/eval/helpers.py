@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -64,9 +65,15 @@ def recode(tmp_path: Path, *args: str, timeout: float = 600) -> subprocess.Compl
                           timeout=timeout, env=cli_env(tmp_path))
 
 
+def _as_in_a_terminal() -> None:
+    """Ctrl-C reaches a command typed at a terminal. A test run started in the background of a
+    script inherits SIGINT ignored (POSIX shells do that to `&` jobs), and so would the CLI."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "recode_tui", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=cli_env(tmp_path))
+                            stderr=subprocess.PIPE, text=True, env=cli_env(tmp_path), preexec_fn=_as_in_a_terminal)
 
 
 def read_report(folder: Path) -> dict:

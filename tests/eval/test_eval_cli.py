@@ -131,8 +131,8 @@ def test_the_llm_server_going_away_stops_cleanly_and_resume_finishes(tmp_path):
 
 def test_ctrl_c_writes_the_report_of_finished_episodes_and_resume_continues(tmp_path):
     out = tmp_path / "cut"
-    # 0.5 s per LLM call keeps the evaluation going for seconds after the first episode, so Ctrl-C
-    # lands mid-run even on a loaded machine (with the instant demo LLM, all 10 could finish first).
+    # 0.5 s per LLM call keeps the evaluation busy for seconds after the first episode, so Ctrl-C
+    # lands mid-run however loaded the machine is.
     with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT)), latency=0.5) as server:
         profiles = profiles_file(tmp_path, server.base_url)
         process = start(tmp_path, "eval", "--llm", "profile:local", "--profiles", str(profiles), "--games", "10",
