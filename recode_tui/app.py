@@ -426,6 +426,17 @@ class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
 
         self.push_screen(WatchPrompt(), add)
 
+    def on_watch_list_break_on_change(self, message: WatchList.BreakOnChange) -> None:
+        existing = self.debugger.find_breakpoint(BreakpointKind.VALUE_CHANGED, message.expression)
+        if existing is not None:
+            self.debugger.remove_breakpoint(existing.number)
+            self.notify(f"breakpoint on `{message.expression}` changing removed")
+        else:
+            bp = self.debugger.add_breakpoint(BreakpointKind.VALUE_CHANGED, message.expression)
+            self.notify(f"breakpoint {bp.number}: {bp.describe()}")
+        self.refresh_breakpoints()
+        self.save_debug_settings()
+
     def on_watch_list_changed(self, message: WatchList.Changed) -> None:
         self.watch_expressions[:] = message.expressions
         self.save_debug_settings()

@@ -29,13 +29,23 @@ def _cut(text: str, width: int) -> str:
 class WatchList(DataTable):
     """One row per watch: the expression, its type and its value now (or the error it raised)."""
 
-    BINDINGS = [Binding("x,delete", "remove", "Remove watch", id="watches.remove")]
+    BINDINGS = [
+        Binding("x,delete", "remove", "Remove watch", id="watches.remove"),
+        Binding("b", "break_on_change", "Break on change", id="watches.break",
+                tooltip="A `changes` breakpoint on the selected watch (again: remove it)"),
+    ]
 
     @dataclass
     class Changed(Message):
         """A watch was added or removed; `expressions` are the watches now."""
 
         expressions: tuple[str, ...]
+
+    @dataclass
+    class BreakOnChange(Message):
+        """The person wants the run to stop when this watch's value changes."""
+
+        expression: str
 
     def __init__(self, expressions: list[str] | None = None, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
@@ -84,10 +94,20 @@ class WatchList(DataTable):
         self.post_message(self.Changed(tuple(self.expressions)))
         return True
 
-    def action_remove(self) -> None:
+    def _selected(self) -> str | None:
         if not self.row_count:
+            return None
+        return self.coordinate_to_cell_key((self.cursor_row, 0)).row_key.value
+
+    def action_break_on_change(self) -> None:
+        expression = self._selected()
+        if expression:
+            self.post_message(self.BreakOnChange(expression))
+
+    def action_remove(self) -> None:
+        key = self._selected()
+        if key is None:
             return
-        key = self.coordinate_to_cell_key((self.cursor_row, 0)).row_key.value
         if key in self.expressions:
             self.expressions.remove(key)
             self.values.pop(key, None)

@@ -76,3 +76,26 @@ async def test_a_bad_expression_is_refused_with_its_text_kept_and_x_removes_a_wa
         await pilot.press("x")
         await pilot.pause()
         assert watches.expressions == [] and watches.row_count == 0 and not watches.display
+
+
+async def test_b_on_a_watch_breaks_when_its_value_changes_and_b_again_removes_it() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await add_watch(pilot, app, "len(seen)")
+        watches = app.variables.watches
+        watches.focus()
+        await pilot.press("b")
+        await pilot.pause()
+        assert [bp.spec() for bp in app.debugger.breakpoints] == ["changes len(seen)"]
+        app.tree_view.focus()
+        await command(pilot, app, "c")
+        assert app.reason.startswith("breakpoint 1: `len(seen)` changes — <NameError"), app.reason
+        await wait_for(pilot, lambda: shown(app, "len(seen)") == ("int", "0"), what="the watch's value")
+        watches.focus()
+        await pilot.press("b")
+        await pilot.pause()
+        assert app.debugger.breakpoints == []
+        app.tree_view.focus()
+        await command(pilot, app, "c")
+        assert app.debugger.done  # nothing stops the demo any more
