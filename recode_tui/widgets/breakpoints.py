@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -13,7 +14,7 @@ from textual.widgets import DataTable, Input
 
 from agent.debugger import Debugger, parse_breakpoint
 
-ADD_HINT = "add: stub NAME|REGEX · depth N · action REGEX · obs REGEX · error · every-stub · changes EXPR  [if CONDITION]"
+ADD_HINT = "add: stub NAME|RE · depth N · action RE · obs RE · error · every-stub · changes EXPR  [if COND]"
 
 
 class BreakpointsPane(Vertical):
@@ -96,6 +97,13 @@ class BreakpointsPane(Vertical):
         self.app.notify(f"breakpoint {bp.number}: {bp.describe()}", title="Breakpoint added")
         self.post_message(self.Changed())
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        """Esc in the add box goes back to the list (and does not pause the run)."""
+        if event.key == "escape" and self.query_one(Input).has_focus:
+            event.stop()
+            event.prevent_default()
+            self.query_one(DataTable).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

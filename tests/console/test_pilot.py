@@ -268,3 +268,20 @@ async def test_a_changes_breakpoint_stops_when_the_value_moves_and_says_from_wha
         await command(pilot, app, "c")
         assert app.reason.startswith("breakpoint 1: `len(seen)` changes — 0 → 1"), app.reason
         assert app.debugger.breakpoints[0].hit_count == 2
+
+
+async def test_esc_in_the_breakpoint_add_box_goes_back_to_the_list_so_keys_step_again() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("B")
+        app.query_one("#bp-input", Input).focus()
+        await type_text(pilot, "depth 2")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.focused, Input)  # ready for another one
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.focused is app.query_one("#bp-table", DataTable)
+        await command(pilot, app, "c")  # a step key again, not a letter typed into the box
+        assert app.reason.startswith("breakpoint 1: depth >= 2")
