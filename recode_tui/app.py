@@ -160,6 +160,7 @@ class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
         self.query_one("#vars").border_subtitle = "w watch"
         self.query_one("#env-log").border_title = "Environment"
         self.query_one("#code-tree", CodeTreeView).focus()
+        self.refresh_breakpoints()  # the watches a `changes` breakpoint stops on are marked
         self.update_status()
 
     def start(self) -> None:
@@ -206,6 +207,9 @@ class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
     def refresh_breakpoints(self, highlight: int | None = None) -> None:
         for pane in self.query(BreakpointsPane):  # absent for a moment after start (lazy)
             pane.refresh_rows(highlight=highlight)
+        self.variables.watches.show_breaking({
+            bp.value for bp in self.debugger.breakpoints if bp.kind is BreakpointKind.VALUE_CHANGED and bp.enabled
+        })
 
     # -- status ---------------------------------------------------------------------------
 
@@ -410,6 +414,7 @@ class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
         self.save_debug_settings()
 
     def on_breakpoints_pane_changed(self, message: BreakpointsPane.Changed) -> None:
+        self.refresh_breakpoints()
         self.save_debug_settings()
 
     def save_debug_settings(self) -> None:

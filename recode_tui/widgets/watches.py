@@ -50,6 +50,7 @@ class WatchList(DataTable):
     def __init__(self, expressions: list[str] | None = None, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
         self.expressions: list[str] = list(expressions or [])
+        self.breaking: set[str] = set()  # expressions an enabled `changes` breakpoint stops on
         self.values: dict[str, tuple[str, str, bool]] = {}  # expression -> (type, value or error, failed)
 
     def on_mount(self) -> None:
@@ -65,8 +66,8 @@ class WatchList(DataTable):
         room = (self.size.width or 40) - 2 * 3 - 1  # one cell of padding each side of three columns
         types = [self.values.get(e, ("", "", False))[0] for e in self.expressions]
         type_width = min(TYPE_WIDTH, max([4, *map(len, types)]))
-        longest = max((len(e) for e in self.expressions), default=10)
-        expression_width = max(6, min(longest, EXPRESSION_WIDTH, int(room * 0.4)))
+        longest = max((len(e) + 2 * (e in self.breaking) for e in self.expressions), default=10)
+        expression_width = max(6, min(max(longest, len("expression")), EXPRESSION_WIDTH, int(room * 0.4)))
         value_width = max(6, room - expression_width - type_width)
         self.add_column("expression", key="expr", width=expression_width)
         self.add_column("type", key="type", width=type_width)
@@ -74,8 +75,11 @@ class WatchList(DataTable):
         for expression in self.expressions:
             kind, value, failed = self.values.get(expression, ("", "…", False))
             style = "red" if failed else ""
+            label = Text(_cut(expression, expression_width), style="bold")
+            if expression in self.breaking:  # a `changes` breakpoint watches it too
+                label = Text.assemble(("● ", "bold red"), _cut(expression, expression_width - 2), style="bold")
             self.add_row(
-                Text(_cut(expression, expression_width), style="bold"),
+                label,
                 Text(_cut(kind, type_width), style=style or "cyan"),
                 Text(_cut(value, value_width), style=style or ("dim" if expression not in self.values else "")),
                 key=expression,
@@ -83,6 +87,12 @@ class WatchList(DataTable):
         if self.row_count:
             self.move_cursor(row=min(cursor, self.row_count - 1))
         self.display = bool(self.expressions)
+
+    def show_breaking(self, expressions: set[str]) -> None:
+        """Mark the watches whose value changing stops the run."""
+        if expressions != self.breaking:
+            self.breaking = set(expressions)
+            self.show_rows()
 
     def add(self, expression: str) -> bool:
         """Watch one more expression; False when it is already watched."""

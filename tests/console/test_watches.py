@@ -88,6 +88,7 @@ async def test_b_on_a_watch_breaks_when_its_value_changes_and_b_again_removes_it
         await pilot.press("b")
         await pilot.pause()
         assert [bp.spec() for bp in app.debugger.breakpoints] == ["changes len(seen)"]
+        assert watches.get_cell("len(seen)", "expr").plain == "● len(seen)"  # marked like a breakpoint line
         app.tree_view.focus()
         await command(pilot, app, "c")
         assert app.reason.startswith("breakpoint 1: `len(seen)` changes — <NameError"), app.reason
@@ -96,6 +97,9 @@ async def test_b_on_a_watch_breaks_when_its_value_changes_and_b_again_removes_it
         await pilot.press("b")
         await pilot.pause()
         assert app.debugger.breakpoints == []
+        assert watches.get_cell("len(seen)", "expr").plain == "len(seen)"
         app.tree_view.focus()
         await command(pilot, app, "c")
         assert app.debugger.done  # nothing stops the demo any more
+        await add_breakpoint(pilot, app, "changes len(seen)")  # from the list: the watch is marked too
+        assert watches.get_cell("len(seen)", "expr").plain == "● len(seen)"
