@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from textual.binding import Binding
 from textual.widget import Widget
+from textual.widgets import Input
 
 from recode_tui.search import Search, Searchable
 from recode_tui.widgets.code_tree import CodeTreeView
@@ -25,6 +26,7 @@ class SearchActions:
     """`/` and the search bar's messages; one search at a time."""
 
     _search: Search | None = None
+    _focus_before: Widget | None = None  # where the focus goes back to when the search closes
 
     def _searched_pane(self) -> Searchable:
         """The searchable pane holding the focus, else the environment log."""
@@ -40,6 +42,9 @@ class SearchActions:
         if self._search is not None:
             self._search.clear()
         self._search = Search(pane)
+        focused = self.focused  # type: ignore[attr-defined]
+        if not isinstance(focused, Input) or focused.id != "search-input":
+            self._focus_before = focused
         self.query_one(SearchBar).open(pane.search_name)  # type: ignore[attr-defined]
 
     def on_search_bar_query(self, message: SearchBar.Query) -> None:
@@ -57,7 +62,8 @@ class SearchActions:
         if search is None:
             return
         search.clear()
-        pane = search.target
-        if isinstance(pane, Widget) and pane.is_attached:
-            focus = pane.query_one("TextArea") if isinstance(pane, PromptView) else pane
-            focus.focus()
+        before, self._focus_before = self._focus_before, None
+        if before is not None and before.is_attached:
+            before.focus()
+        elif isinstance(search.target, Widget) and search.target.is_attached:
+            search.target.focus()

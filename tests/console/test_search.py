@@ -107,3 +107,18 @@ async def test_find_in_the_code_tree_opens_collapsed_nodes_and_moves_the_cursor(
         assert all(tree.item(a.id).is_expanded for a in app.engine.tree.path_to(node)[:-1])
         await pilot.press("escape")
         assert app.focused is tree
+
+
+async def test_from_a_pane_that_cannot_be_searched_the_log_is_and_esc_returns_there() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        table = app.query_one("#vars-table")
+        table.focus()
+        await pilot.press("slash")
+        assert "Environment" in str(app.query_one("#search-label").render())
+        await type_text(pilot, "sidetable")
+        await pilot.pause()
+        assert count(app) == f"1 of {len(find_all(app.env_log.lines, 'sidetable'))}"
+        await pilot.press("escape")
+        assert app.focused is table
