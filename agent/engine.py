@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, AsyncIterator, Callable, TypeVar
 
 from agent.codeblocks import InvalidAnswer, parse_answer, validate
@@ -80,6 +81,7 @@ class Engine:
         self.llm_calls = 0
         self.usage = Usage()
         self.cost = 0.0
+        self.llm_seconds = 0.0  # waiting for answers, all calls together
         self.finished: RunFinished | None = None
         self.finished_reason = ""  # set when a limit stops the run mid-episode
         self._env_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="env")
@@ -251,11 +253,14 @@ class Engine:
             completion = None
             failures = 0
             while completion is None:
+                began = time.monotonic()
                 try:
                     completion = await self.llm.complete(prompt, context)
                 except LLMError as exc:
                     failures += 1
                     yield LLMFailed(node.id, error=str(exc), attempt=failures)
+            if completion.seconds is None:
+                completion = replace(completion, seconds=time.monotonic() - began)
             self._count(completion)
             try:
                 blocks, thought = self._check_answer(completion, known)
@@ -264,7 +269,7 @@ class Engine:
                 node.expansions.append(self._record(prompt, completion, False, purpose, reason))
                 yield ExpansionRejected(
                     node.id, raw=completion.text, reason=reason, attempt=attempt,
-                    source=completion.source, proposed=completion.proposed,
+                    source=completion.source, proposed=completion.proposed, seconds=completion.seconds,
                 )
                 note = rewrite_note(self.prompts, reason)
                 continue
@@ -284,6 +289,7 @@ class Engine:
                 output_tokens=completion.usage.output_tokens,
                 cost=completion.cost,
                 proposed=completion.proposed,
+                seconds=completion.seconds,
             )
             if not blocks and purpose == "expand":
                 node.status = NodeStatus.SKIP
@@ -325,6 +331,7 @@ class Engine:
         self.llm_calls += 1
         self.usage = self.usage + completion.usage
         self.cost += completion.cost
+        self.llm_seconds += completion.seconds or 0.0
 
     @staticmethod
     def _record(prompt: str, completion: Completion, accepted: bool, purpose: str, reason: str = "") -> Expansion:
@@ -339,6 +346,7 @@ class Engine:
             cost=completion.cost,
             purpose=purpose,
             proposed=completion.proposed,
+            seconds=completion.seconds or 0.0,
         )
 
     def _finish(self, success: bool, reason: str) -> RunFinished:
@@ -351,6 +359,7 @@ class Engine:
             input_tokens=self.usage.input_tokens,
             output_tokens=self.usage.output_tokens,
             cost=self.cost,
+            llm_seconds=self.llm_seconds,
         )
 
 

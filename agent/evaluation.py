@@ -65,6 +65,7 @@ class EpisodeResult:
     output_tokens: int = 0
     cost: float = 0.0
     seconds: float = 0.0
+    llm_seconds: float = 0.0  # of `seconds`, waiting for the LLM's answers
     journal: str = ""
     error: str = ""  # set when the episode crashed rather than just failed the task
 
@@ -102,6 +103,7 @@ class EvalPlan:
 def _stats(episodes: Sequence[EpisodeResult]) -> dict[str, Any]:
     n = len(episodes)
     wins = sum(e.success for e in episodes)
+    calls = sum(e.llm_calls for e in episodes)
 
     def mean(values: list[float]) -> float:
         return sum(values) / n if n else 0.0
@@ -119,6 +121,8 @@ def _stats(episodes: Sequence[EpisodeResult]) -> dict[str, Any]:
         "mean_cost": mean([e.cost for e in episodes]),
         "total_cost": sum(e.cost for e in episodes),
         "total_tokens": sum(e.tokens for e in episodes),
+        # per call, not per episode: how fast the model answers, whatever the episode length
+        "mean_llm_seconds": sum(e.llm_seconds for e in episodes) / calls if calls else 0.0,
     }
 
 
@@ -340,6 +344,7 @@ class Evaluation:
             output_tokens=finished.output_tokens,
             cost=finished.cost,
             seconds=time.monotonic() - started,
+            llm_seconds=finished.llm_seconds,
             journal=str(folder),
             error=error,
         )

@@ -107,6 +107,7 @@ class ExpansionReceived(Event):
     output_tokens: int = 0
     cost: float = 0.0
     proposed: str | None = None  # review mode: the model's proposal before the person decided
+    seconds: float = 0.0  # how long the answer took (a person's typing included)
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ class ExpansionRejected(Event):
     attempt: int = 1
     source: str = ""
     proposed: str | None = None
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,7 @@ class RunFinished(Event):
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
+    llm_seconds: float = 0.0  # waiting for answers, all calls together
     extra: dict[str, Any] = field(default_factory=dict)
 
 

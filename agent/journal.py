@@ -111,6 +111,7 @@ class JournalWriter:
                     "input_tokens": getattr(event, "input_tokens", 0),
                     "output_tokens": getattr(event, "output_tokens", 0),
                     "cost": getattr(event, "cost", 0.0),
+                    "seconds": round(event.seconds, 3),
                     **self._prompt_change(),
                     **({"proposed": event.proposed} if event.proposed is not None else {}),
                 }
@@ -163,7 +164,7 @@ class Journal:
             RecordedAnswer(
                 index=r["index"], node_id=r["node_id"], prompt=r["prompt"], answer=r["answer"], source=r.get("source", ""),
                 input_tokens=r.get("input_tokens", 0), output_tokens=r.get("output_tokens", 0), cost=r.get("cost", 0.0),
-                prompt_hash=r.get("prompt_hash"), prompt_set=r.get("prompt_set"),
+                prompt_hash=r.get("prompt_hash"), prompt_set=r.get("prompt_set"), seconds=r.get("seconds"),
             )
             for r in chosen
             if r.get("type") == "answer"

@@ -26,6 +26,7 @@ class Completion:
     cost: float = 0.0
     source: str = "model"  # "model", "human", "scripted"; reviewed: "model", "model+edited", "human"
     proposed: str | None = None  # in review mode: what the model proposed before the person decided
+    seconds: float | None = None  # how long the answer took, when the LLM knows better than a clock (a replay)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ class RecordedAnswer:
     cost: float = 0.0
     prompt_hash: str | None = None  # set when made with another prompt set than the session header's
     prompt_set: str | None = None
+    seconds: float | None = None  # how long the answer took when it was recorded (older journals: unknown)
 
 
 def describe_difference(label: str, recorded: str, live: str) -> str:
@@ -100,7 +101,8 @@ class ReplayLLM:
             where = f"expansion {recorded.index} (node {recorded.node_id})"
             raise ReplayMismatch(describe_difference(f"{where}: the prompt", recorded.prompt, prompt))
         return Completion(
-            recorded.answer, Usage(recorded.input_tokens, recorded.output_tokens), recorded.cost, recorded.source
+            recorded.answer, Usage(recorded.input_tokens, recorded.output_tokens), recorded.cost, recorded.source,
+            seconds=recorded.seconds,
         )
 
     @property

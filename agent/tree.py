@@ -30,6 +30,7 @@ class Expansion:
     cost: float = 0.0
     purpose: str = "expand"
     proposed: str | None = None  # review mode: the model's proposal, when the person decided
+    seconds: float = 0.0  # how long the LLM (or the person) took to answer
 
 
 @dataclass

@@ -17,7 +17,10 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from mockllm.scripted import ScriptEntry
 
 Responder = Callable[[str], str]  # prompt -> answer text
 
@@ -177,7 +180,14 @@ def write_profiles(
 
 
 def script_responder(script_path: str) -> Responder:
-    """Answer from a scripted-answer file, finding the stub in the prompt text.
+    """Answer from a scripted-answer file, finding the stub in the prompt text (see `entries_responder`)."""
+    from mockllm.scripted import load_script
+
+    return entries_responder(load_script(script_path))
+
+
+def entries_responder(entries: list[ScriptEntry]) -> Responder:
+    """Answer from scripted entries, finding the stub in the prompt text.
 
     The stub is the text under the last "# Current function to expand" heading
     of the default prompt set; a repair prompt by its "function failed" heading.
@@ -185,9 +195,7 @@ def script_responder(script_path: str) -> Responder:
     import re
 
     from agent.llm import StubContext
-    from mockllm.scripted import load_script
 
-    entries = load_script(script_path)
     section = re.compile(r"# Current function to expand\s*\n(.*?)\n\s*# ", re.S)
 
     def respond(prompt: str) -> str:

@@ -171,14 +171,16 @@ def results_table(report: EvalReport) -> Any:
     summary = summarize(report.episodes)
     status = "" if report.status == "complete" else f" ({report.status})"
     table = Table(title=f"{report.plan.llm}: {len(report.episodes)} of {len(report.plan.games)} episodes{status}")
-    for name in ("task type", "episodes", "success", "rate", "mean steps", "LLM calls/ep", "tokens/ep", "cost/ep", "errors"):
+    for name in ("task type", "episodes", "success", "rate", "mean steps", "LLM calls/ep", "LLM s/call", "tokens/ep",
+                 "cost/ep", "errors"):
         table.add_column(name, justify="left" if name == "task type" else "right")
     types = summary["by_task_type"]
     ordered = [t for t in TYPE_ORDER if t in types] + [t for t in types if t not in TYPE_ORDER]
 
     def row(label: str, s: dict[str, Any], style: str | None = None) -> None:
         table.add_row(label, str(s["episodes"]), str(s["successes"]), f"{s['success_rate']:.1%}",
-                      f"{s['mean_steps']:.1f}", f"{s['mean_llm_calls']:.1f}", f"{s['mean_tokens']:.0f}",
+                      f"{s['mean_steps']:.1f}", f"{s['mean_llm_calls']:.1f}", f"{s['mean_llm_seconds']:.2f}",
+                      f"{s['mean_tokens']:.0f}",
                       f"${s['mean_cost']:.4f}", str(s["errors"]), style=style)
 
     for t in ordered:

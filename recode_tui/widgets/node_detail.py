@@ -65,13 +65,13 @@ class NodeDetail(VerticalScroll):
 
 
 def expansion_usage(expansions: list[Expansion]) -> Text:
-    """One line per LLM answer of the node: who answered, tokens in+out, cost, the verdict."""
+    """One line per LLM answer of the node: who answered, tokens in+out, cost, time taken, the verdict."""
     text = Text("answers", style="bold cyan")
     for number, exp in enumerate(expansions, start=1):
         verdict = "accepted" if exp.accepted else "rejected"
         text.append(
             f"\n  #{number} {exp.purpose} by {exp.source or '?'}: "
-            f"tokens {exp.input_tokens}+{exp.output_tokens} · ${exp.cost:.4f} · {verdict}"
+            f"tokens {exp.input_tokens}+{exp.output_tokens} · ${exp.cost:.4f} · {exp.seconds:.2f} s · {verdict}"
         )
         if exp.proposed is not None and exp.proposed.strip() != exp.answer.strip():
             text.append(" · differs from the model's proposal", style="yellow")

@@ -239,3 +239,22 @@ async def test_a_session_whose_prompt_set_was_edited_mid_run_resumes_with_that_s
     again, _ = await resume_session(session.folder, walk_llm(GAME), make_env)
     assert any("is not on disk as it was" in note for note in again.notes)
     await again.engine.close()
+
+
+async def test_answer_times_are_journaled_and_a_resume_shows_the_recorded_ones(tmp_path):
+    from agent.openai_llm import OpenAILLM
+    from agent.profiles import PriceTable, Profile
+    from mockllm.openai_server import OpenAICompatibleServer, entries_responder
+
+    with OpenAICompatibleServer(entries_responder(walk_llm(GAME).entries), latency=0.2) as server:
+        profile = Profile(name="local", model="m", api_key="k", base_url=server.base_url, timeout=10.0, max_retries=0)
+        session = await new_session(tmp_path, llm=OpenAILLM(profile, PriceTable({})))
+        await step_until(session.engine, lambda e: isinstance(e, ev.ObservationReceived) and e.step == 2)
+        session.writer.close()
+        await session.engine.close()
+    recorded = [r["seconds"] for r in read_journal(session.folder).records if r.get("type") == "answer"]
+    assert len(recorded) == 2 and all(s >= 0.2 for s in recorded)
+    resumed, _ = await resume_session(session.folder, ScriptedLLM([]), make_env)  # an instant replay
+    shown = [e.seconds for n in resumed.engine.tree.walk() for e in n.expansions]
+    assert shown == pytest.approx(recorded, abs=1e-3)  # the recorded times, not the replay's
+    await resumed.engine.close()
