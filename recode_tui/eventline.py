@@ -32,7 +32,7 @@ def event_line(event: ev.Event) -> str:
             extra = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             return f"    ? {node} {event.purpose} requested{extra}, prompt {len(event.prompt)} chars"
         case ev.ExpansionReceived():
-            return f"    + {node} {len(event.blocks)} child node(s) from {event.source}"
+            return f"    + {node} {len(event.blocks)} child node(s) from {event.source} in {event.seconds:.2f} s"
         case ev.ExpansionRejected():
             return f"    ✗ {node} answer rejected: {event.reason}"
         case ev.NodeSkipped():
@@ -42,7 +42,7 @@ def event_line(event: ev.Event) -> str:
         case ev.RunFinished():
             verdict = "SUCCESS" if event.success else "FAILED"
             return (
-                f"{verdict}: {event.reason} | steps {event.steps} | LLM calls {event.llm_calls} | "
-                f"tokens {event.input_tokens}+{event.output_tokens} | cost ${event.cost:.4f}"
+                f"{verdict}: {event.reason} | steps {event.steps} | LLM calls {event.llm_calls} "
+                f"({event.llm_seconds:.1f} s) | tokens {event.input_tokens}+{event.output_tokens} | cost ${event.cost:.4f}"
             )
     return f"{event.kind} {node}"

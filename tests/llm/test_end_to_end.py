@@ -18,7 +18,7 @@ def profiles_file(tmp_path, base_url: str):
 
 
 def test_a_bundled_game_is_won_through_a_profile_and_the_cost_matches_the_price_table(tmp_path):
-    with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT))) as server:
+    with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT)), latency=0.1) as server:
         server.inject("500")  # one transient failure: the SDK retries it
         result = subprocess.run(
             [sys.executable, "-m", "recode_tui", "run", "--game", "heat-02", "--llm", "profile:local",
@@ -35,6 +35,8 @@ def test_a_bundled_game_is_won_through_a_profile_and_the_cost_matches_the_price_
     summary = result.stdout.strip()
     assert summary.startswith("SUCCESS: won")
     assert f"LLM calls {len(served)}" in summary and f"tokens {tokens_in}+{tokens_out}" in summary
+    waited = float(re.search(r"LLM calls \d+ \((\d+\.\d) s\)", summary).group(1))
+    assert waited >= round(0.1 * len(served), 1)  # the server's latency, every call
     assert re.search(r"cost \$(\d+\.\d+)", summary).group(1) == f"{expected:.4f}"
 
 
