@@ -19,9 +19,7 @@ from recode_tui.search import Match
 
 _ACTION = re.compile(r"^\s*\d+ > ")
 INDENT = "      "
-
-
-MATCH_STYLE = "black on yellow"
+MATCH_STYLE = "black on yellow"  # `/` search: every match, and the current one
 CURRENT_MATCH_STYLE = "black on dark_orange bold"
 
 

@@ -13,7 +13,10 @@ from recode_tui.search import Match
 
 
 class PromptView(Vertical):
+    """The prompt text, read-only; searchable with `/` (the match is selected)."""
+
     search_name = "Prompt"
+
     def compose(self) -> ComposeResult:
         yield Static("No prompt yet: a prompt appears when a stub is expanded.", id="prompt-title")
         yield TextArea("", id="prompt-text", read_only=True, soft_wrap=True, show_line_numbers=True)

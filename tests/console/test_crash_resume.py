@@ -69,6 +69,14 @@ def test_sigkill_mid_expansion_then_resume_restores_everything(tmp_path: Path) -
     try:
         console(first, sessions, "--game", "put-01")
         wait_for(first, "TASK put a vase in sidetable.")
+        tmux("send-keys", "-t", first, "w")  # a watch: part of the debugging set-up the crash must not lose
+        wait_for(first, "Watch an expression")
+        type_lines(first, "instruction[:3]")
+        tmux("send-keys", "-t", first, "Enter")
+        deadline = time.monotonic() + 20
+        while "Watch an expression" in screen(first) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        wait_for(first, "instruction[:3]")  # the watch list, above the variables
         tmux("send-keys", "-t", first, "c")
         wait_for(first, "Expand n0")
         type_lines(first, "take_vase()", "place_vase()")
@@ -108,6 +116,7 @@ def test_sigkill_mid_expansion_then_resume_restores_everything(tmp_path: Path) -
         assert "obj" in after and "vase 1" in after  # the variables
         assert "2 > take vase 1 from diningtable 1" in after  # the environment log
         assert 'run("go to sidetable 1")' in after and 'run("put vase 1' in after  # the draft
+        assert "instruction[:3]" in after  # the watch
         assert f"session {folder.name}" in after
         assert "steps 2/80" in after and "nodes 6" in after
         # and the run goes on from there, where the typing stopped, in the same session
