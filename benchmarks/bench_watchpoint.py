@@ -1,0 +1,74 @@
+"""What a `changes EXPR` breakpoint costs: a bundled game played to its end by the debugger.
+
+    .venv/bin/python benchmarks/bench_watchpoint.py
+
+The demo script plays put-01 through the sandboxed runner, with `continue`
+repeated until the run ends, first with no breakpoint, then with change
+watches that never hold (so the whole run is checked, never stopped). Each
+check is one evaluation in the sandbox worker after every event that follows
+code (an action, a variables change, a node error). The table gives the
+median wall time per run and the added cost per check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agent import events as ev  # noqa: E402
+from agent.debugger import Debugger, parse_breakpoint  # noqa: E402
+from mockllm.scripted import ScriptedLLM  # noqa: E402
+from recode_tui.factory import DEMO_SCRIPT, make_engine  # noqa: E402
+
+GAME = "put-01"
+RUNS = 7
+# values that stay the same all run long: checked at every event, never a stop
+WATCHES = ["len(instruction)", "instruction.upper()", "sorted(set(instruction.split()))"]
+
+
+async def play(watches: list[str]) -> tuple[float, int]:
+    """Seconds from the first node to the end, and how many checks that took."""
+    engine = make_engine(GAME, ScriptedLLM.from_file(DEMO_SCRIPT))
+    debugger = Debugger(engine, breakpoints=[parse_breakpoint(f"changes {w}") for w in watches])
+    checks = 0
+
+    def count(event: ev.Event) -> None:
+        nonlocal checks
+        if isinstance(event, (ev.ActionSent, ev.VariablesChanged, ev.NodeError)):
+            checks += len(watches)
+
+    await debugger.step("next")  # the game is loaded and reset before the clock starts
+    debugger.on_event = count
+    began = time.perf_counter()
+    while not debugger.done:
+        await debugger.step("continue")
+    elapsed = time.perf_counter() - began
+    assert isinstance(debugger.last_event, ev.RunFinished) and debugger.last_event.success
+    await engine.close()
+    return elapsed, checks
+
+
+async def main() -> None:
+    rows = []
+    base = None
+    for count in (0, 1, 3):
+        runs = [await play(WATCHES[:count]) for _ in range(RUNS)]
+        median = statistics.median(r[0] for r in runs) * 1000
+        checks = runs[0][1]
+        base = median if base is None else base
+        per_check = (median - base) / checks if checks else 0.0
+        rows.append((count, median, checks, per_check))
+    print(f"{'changes breakpoints':>20} | {'run ms (median)':>15} | {'checks':>6} | {'ms per check':>12}")
+    print("-" * 21 + "|" + "-" * 17 + "|" + "-" * 8 + "|" + "-" * 13)
+    for count, median, checks, per_check in rows:
+        print(f"{count:>20} | {median:>15.1f} | {checks:>6} | {per_check:>12.3f}")
+    print(f"\n{GAME}, demo script, sandboxed runner, {RUNS} runs each")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
