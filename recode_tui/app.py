@@ -445,13 +445,13 @@ class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
     def on_watch_list_changed(self, message: WatchList.Changed) -> None:
         self.watch_expressions[:] = message.expressions
         self.save_debug_settings()
-        self.evaluate_watches()
+        self.evaluate_watches(new_stop=False)
 
-    def evaluate_watches(self) -> None:
+    def evaluate_watches(self, new_stop: bool = True) -> None:
         """Recompute the watches, unless code is running (the next stop will)."""
         watches = self.variables.watches
         if watches.expressions and not self.driver.busy:
-            watches.evaluate_all(self.engine.runner.evaluate)
+            watches.evaluate_all(self.engine.runner.evaluate, new_stop)
 
     def action_help(self) -> None:
         from recode_tui.widgets.breakpoints import BreakpointsPane as _BP

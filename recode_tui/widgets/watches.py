@@ -52,6 +52,8 @@ class WatchList(DataTable):
         self.expressions: list[str] = list(expressions or [])
         self.breaking: set[str] = set()  # expressions an enabled `changes` breakpoint stops on
         self.values: dict[str, tuple[str, str, bool]] = {}  # expression -> (type, value or error, failed)
+        self._at_last_stop: dict[str, tuple[str, str]] = {}  # expression -> (type, value) at the stop before
+        self.changed: set[str] = set()  # watches whose value differs from the stop before
 
     def on_mount(self) -> None:
         self.display = bool(self.expressions)
@@ -74,13 +76,13 @@ class WatchList(DataTable):
         self.add_column("value", key="value", width=value_width)
         for expression in self.expressions:
             kind, value, failed = self.values.get(expression, ("", "…", False))
-            style = "red" if failed else ""
+            style = "red" if failed else ("bold yellow" if expression in self.changed else "")
             label = Text(_cut(expression, expression_width), style="bold")
             if expression in self.breaking:  # a `changes` breakpoint watches it too
                 label = Text.assemble(("● ", "bold red"), _cut(expression, expression_width - 2), style="bold")
             self.add_row(
                 label,
-                Text(_cut(kind, type_width), style=style or "cyan"),
+                Text(_cut(kind, type_width), style="red" if failed else "cyan"),
                 Text(_cut(value, value_width), style=style or ("dim" if expression not in self.values else "")),
                 key=expression,
             )
@@ -125,8 +127,14 @@ class WatchList(DataTable):
         self.post_message(self.Changed(tuple(self.expressions)))
 
     @work(group="watches", exclusive=True)
-    async def evaluate_all(self, evaluate: Evaluate) -> None:
-        """Recompute every watch, one after another, against the namespace as it is now."""
+    async def evaluate_all(self, evaluate: Evaluate, new_stop: bool = True) -> None:
+        """Recompute every watch, one after another, against the namespace as it is now.
+
+        At a new stop, a value that differs from the previous stop's is marked
+        (like a changed variable); a watch added or removed marks nothing new.
+        """
+        if new_stop:
+            self._at_last_stop = {e: v[:2] for e, v in self.values.items()}
         for expression in list(self.expressions):
             try:
                 kind, value = await evaluate(expression)
@@ -136,4 +144,8 @@ class WatchList(DataTable):
                 result = ("error", text.splitlines()[0] if text else type(exc).__name__, True)
             if expression in self.expressions:  # not removed meanwhile
                 self.values[expression] = result
+        self.changed = {
+            e for e in self.expressions
+            if e in self._at_last_stop and e in self.values and self.values[e][:2] != self._at_last_stop[e]
+        }
         self.show_rows()
