@@ -207,6 +207,9 @@ class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
     def refresh_breakpoints(self, highlight: int | None = None) -> None:
         for pane in self.query(BreakpointsPane):  # absent for a moment after start (lazy)
             pane.refresh_rows(highlight=highlight)
+        self._mark_breaking_watches()
+
+    def _mark_breaking_watches(self) -> None:
         self.variables.watches.show_breaking({
             bp.value for bp in self.debugger.breakpoints if bp.kind is BreakpointKind.VALUE_CHANGED and bp.enabled
         })
@@ -403,18 +406,22 @@ class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
         if name is None:
             self.notify(f"{node.id} calls no placeholder: nothing to break on.", severity="warning")
             return
-        existing = self.debugger.find_breakpoint(BreakpointKind.STUB_NAME, name)
+        self._toggle_breakpoint(BreakpointKind.STUB_NAME, name)
+
+    def _toggle_breakpoint(self, kind: BreakpointKind, value: str) -> None:
+        """Add the breakpoint, or remove it when it is there (`b` on a node or on a watch)."""
+        existing = self.debugger.find_breakpoint(kind, value)
         if existing is not None:
             self.debugger.remove_breakpoint(existing.number)
-            self.notify(f"breakpoint on stub `{name}` removed")
+            self.notify(f"breakpoint {existing.number} removed: {existing.describe()}")
         else:
-            bp = self.debugger.add_breakpoint(BreakpointKind.STUB_NAME, name)
-            self.notify(f"breakpoint {bp.number}: stub `{name}`")
+            bp = self.debugger.add_breakpoint(kind, value)
+            self.notify(f"breakpoint {bp.number}: {bp.describe()}")
         self.refresh_breakpoints()
         self.save_debug_settings()
 
     def on_breakpoints_pane_changed(self, message: BreakpointsPane.Changed) -> None:
-        self.refresh_breakpoints()
+        self._mark_breaking_watches()  # the pane has redrawn itself
         self.save_debug_settings()
 
     def save_debug_settings(self) -> None:
@@ -432,15 +439,7 @@ class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
         self.push_screen(WatchPrompt(), add)
 
     def on_watch_list_break_on_change(self, message: WatchList.BreakOnChange) -> None:
-        existing = self.debugger.find_breakpoint(BreakpointKind.VALUE_CHANGED, message.expression)
-        if existing is not None:
-            self.debugger.remove_breakpoint(existing.number)
-            self.notify(f"breakpoint on `{message.expression}` changing removed")
-        else:
-            bp = self.debugger.add_breakpoint(BreakpointKind.VALUE_CHANGED, message.expression)
-            self.notify(f"breakpoint {bp.number}: {bp.describe()}")
-        self.refresh_breakpoints()
-        self.save_debug_settings()
+        self._toggle_breakpoint(BreakpointKind.VALUE_CHANGED, message.expression)
 
     def on_watch_list_changed(self, message: WatchList.Changed) -> None:
         self.watch_expressions[:] = message.expressions

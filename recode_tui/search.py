@@ -6,7 +6,7 @@ match; the `SearchBar` and the app's search actions do the rest.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Protocol, Sequence
@@ -97,12 +97,12 @@ class Search:
         elif current is None:
             self.index = 0 if direction > 0 else len(self.matches) - 1
         else:
-            after = [i for i, m in enumerate(self.matches) if (m.line, m.start) > (current.line, current.start)]
-            before = [i for i, m in enumerate(self.matches) if (m.line, m.start) < (current.line, current.start)]
+            # matches are in reading order: the neighbour of where we were, wrapping past either end
+            here, places = (current.line, current.start), [(m.line, m.start) for m in self.matches]
             if direction > 0:
-                self.index = after[0] if after else 0
+                self.index = bisect_right(places, here) % len(places)
             else:
-                self.index = before[-1] if before else len(self.matches) - 1
+                self.index = (bisect_left(places, here) - 1) % len(places)
         self._show()
 
     def clear(self) -> None:

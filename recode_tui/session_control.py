@@ -130,7 +130,7 @@ class SessionControl:
         self.app = app
         app.set_interval(DRAFT_SECONDS, self._save_work)
         app.set_interval(CHECK_SECONDS, self.check_journal)
-        app.watch(app.screen, "focused", self._focus_changed, init=False)
+        app.watch(app.screen, "focused", self._save_work, init=False)
         self.show_status()
         if self.pending_resume is not None:
             folder, self.pending_resume = self.pending_resume, None
@@ -174,10 +174,8 @@ class SessionControl:
             self.app.notify(error, title="Session journal", severity="error", timeout=15)
             self.show_status()
 
-    def _focus_changed(self) -> None:
-        self._save_work()
-
     def _save_work(self) -> None:
+        """The draft and the debugging set-up, each written only if it changed (timer, focus change, replay)."""
         self.save_draft()
         self.save_settings()
 
