@@ -1,0 +1,127 @@
+"""The environment seam: a name (`alfworld`, later `sciworld`, `webshop`) maps to a provider.
+
+Everything above `envs/` should speak `{env, episode, fingerprint}` through
+this module instead of importing an environment package by name. A provider is
+found lazily from a dotted path, so listing names costs no engine import; a new
+environment is one package plus one line in `_BUILTIN`.
+
+Episode references are short and typeable: `alfworld:put-01`,
+`alfworld:valid_unseen/12`, or just `put-01` when the environment is known from
+`--env`. A colon only separates an environment when the part before it is a
+registered name, so Windows-style or odd paths are left alone.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Callable, Iterable, Protocol, runtime_checkable
+
+from envs.base import Env, EnvError
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One playable episode of an environment, as a list shows it."""
+
+    env: str
+    id: str
+    task_type: str | None
+    task: str
+
+    @property
+    def ref(self) -> str:
+        """The id that names this episode with no `--env` given."""
+        return f"{self.env}:{self.id}"
+
+
+@runtime_checkable
+class EnvProvider(Protocol):
+    """What the layers above need of an environment, without knowing which one it is."""
+
+    name: str  # the registry name, e.g. "alfworld"
+    task_types: tuple[str, ...]  # for filters and per-type report rows
+    default_max_steps: int  # the step limit when the user gives none
+    prompt_folder: str  # the sub-folder of a prompt set that holds this environment's actions/examples
+
+    def episodes(self, split: str | None = None, task_types: Iterable[str] | None = None) -> list[Episode]:
+        """The episodes of a split (None: the bundled, offline ones)."""
+        ...
+
+    def make_env(self, episode: str, max_steps: int | None = None) -> Env:
+        """A fresh environment for one episode (EnvError with one line when unknown)."""
+        ...
+
+    def fingerprint(self, episode: str) -> str:
+        """What a resume checks: equal fingerprints mean the episode replays the same."""
+        ...
+
+    def label(self, episode: str) -> str:
+        """A short status-line label, e.g. `put-01 · put`."""
+        ...
+
+
+ProviderFactory = Callable[[], EnvProvider]
+
+# name -> "module:attribute" of a provider class or factory; one line per environment.
+_BUILTIN: dict[str, str] = {
+    "alfworld": "envs.alfworld.provider:AlfworldProvider",
+}
+_registered: dict[str, ProviderFactory | str] = dict(_BUILTIN)
+_instances: dict[str, EnvProvider] = {}
+
+
+def register(name: str, factory: ProviderFactory | str) -> None:
+    """Add (or replace) an environment: a zero-argument factory or a `module:attr` path."""
+    _registered[name] = factory
+    _instances.pop(name, None)
+
+
+def unregister(name: str) -> None:
+    """Remove an environment added with `register` (tests clean up with this)."""
+    if name in _BUILTIN:
+        _registered[name] = _BUILTIN[name]
+    else:
+        _registered.pop(name, None)
+    _instances.pop(name, None)
+
+
+def names() -> list[str]:
+    """Registered environment names, in registration order."""
+    return list(_registered)
+
+
+def provider(name: str) -> EnvProvider:
+    """The provider for a name; EnvError naming the known ones when it is not registered."""
+    if name in _instances:
+        return _instances[name]
+    factory = _registered.get(name)
+    if factory is None:
+        raise EnvError(f"unknown environment {name!r}; use one of: {', '.join(names())}")
+    if isinstance(factory, str):
+        module_name, _, attribute = factory.partition(":")
+        factory = getattr(importlib.import_module(module_name), attribute)
+    instance = factory()  # type: ignore[operator]
+    _instances[name] = instance
+    return instance
+
+
+def split_ref(ref: str, default_env: str | None = None) -> tuple[str, str]:
+    """`alfworld:put-01` -> ("alfworld", "put-01"); `put-01` -> (default_env or the first registered, "put-01")."""
+    head, sep, tail = ref.partition(":")
+    if sep and head in _registered:
+        if default_env is not None and default_env != head:
+            raise EnvError(f"episode {ref!r} belongs to {head!r} but --env is {default_env!r}; drop one of them")
+        return head, tail
+    return (default_env or names()[0]), ref
+
+
+def make_env(ref: str, max_steps: int | None = None, env: str | None = None) -> Env:
+    """An environment for an episode reference (see `split_ref`)."""
+    name, episode = split_ref(ref, env)
+    return provider(name).make_env(episode, max_steps)
+
+
+def fingerprint(ref: str, env: str | None = None) -> str:
+    name, episode = split_ref(ref, env)
+    return provider(name).fingerprint(episode)
