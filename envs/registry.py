@@ -66,6 +66,7 @@ ProviderFactory = Callable[[], EnvProvider]
 # name -> "module:attribute" of a provider class or factory; one line per environment.
 _BUILTIN: dict[str, str] = {
     "alfworld": "envs.alfworld.provider:AlfworldProvider",
+    "sciworld": "envs.sciworld.provider:SciWorldProvider",
 }
 _registered: dict[str, ProviderFactory | str] = dict(_BUILTIN)
 _instances: dict[str, EnvProvider] = {}

@@ -1,0 +1,133 @@
+"""One ScienceWorld episode (`task/variation`) as an Env the engine drives.
+
+The score (0-100) is kept after every step in `score`, and each change is
+appended to `score_log` (step, old, new) for the console's environment log. An
+episode is won at 100; a negative score (the simulator's "task failed", e.g.
+focusing on the wrong object) ends it as lost. An action the simulator does
+not understand is just an observation ("No known action matches that input.").
+A simulator that fails or hangs ends the episode with `failure` set to the reason.
+"""
+
+from __future__ import annotations
+
+from envs.base import EnvError, Reset
+from envs.sciworld.simulator import Simulator, SimulatorError, shared_simulator
+from envs.sciworld.tasks import SciTask, find_task, simplifications_for
+
+TASK_PREFIX = "Task Description:"
+
+
+def parse_episode(episode: str) -> tuple[SciTask, int]:
+    """`boil/0` -> (the boil task, 0); one line naming the expected form otherwise."""
+    name, sep, number = episode.strip().partition("/")
+    if not sep:
+        number = "0"
+    if not number.isdigit():
+        raise EnvError(f"ScienceWorld episodes are task/variation, e.g. boil/0; got {episode!r}")
+    return find_task(name), int(number)
+
+
+class SciWorldEnv:
+    """A ScienceWorld variation on the process's shared JVM."""
+
+    name = "sciworld"
+
+    def __init__(
+        self,
+        episode: str,
+        max_steps: int = 100,
+        setting: str = "easy",
+        simulator: Simulator | None = None,
+    ) -> None:
+        self.task, self.variation = parse_episode(episode)
+        self.episode = f"{self.task.name}/{self.variation}"
+        self.task_type: str | None = self.task.name
+        self.max_steps = int(max_steps)
+        self.simplifications = simplifications_for(self.task, setting)
+        self._simulator = simulator
+        self.score = 0
+        self.score_log: list[tuple[int, int, int]] = []
+        self.failure = ""  # why the simulator ended the episode, when it did
+        self._steps = 0
+        self._completed = False
+        self._started = False
+
+    @property
+    def simulator(self) -> Simulator:
+        if self._simulator is None:
+            self._simulator = shared_simulator()
+        return self._simulator
+
+    def _check_variation(self) -> None:
+        maximum = self.simulator.call("the variation count", lambda e: int(e.get_max_variations(self.task.name)))
+        if not 0 <= self.variation < maximum:
+            raise EnvError(
+                f"no variation {self.variation} of {self.task.name}: it has {self.task.name}/0 .. "
+                f"{self.task.name}/{maximum - 1}"
+            )
+
+    def reset(self) -> Reset:
+        self._check_variation()
+        self.simulator.load(self.task.name, self.variation, self.simplifications)
+        observation, description = self.simulator.reset()
+        instruction = description.strip()
+        if instruction.startswith(TASK_PREFIX):
+            instruction = instruction[len(TASK_PREFIX):].strip()
+        self.score, self.score_log, self.failure = 0, [], ""
+        self._steps, self._completed, self._started = 0, False, True
+        observation = observation.strip()
+        return Reset(instruction=instruction, observation=observation, raw=f"{description.strip()}\n\n{observation}")
+
+    def step(self, action: str) -> str:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        if self.done:
+            return f"The episode is over ({self.end_reason}); no more actions are accepted."
+        self._steps += 1
+        try:
+            observation, score, completed = self.simulator.step(action.strip())
+        except SimulatorError as exc:
+            self.failure = str(exc)
+            return f"(simulator error: {exc})"
+        if score != self.score:
+            self.score_log.append((self._steps, self.score, score))
+        self.score, self._completed = score, completed
+        return observation
+
+    @property
+    def end_reason(self) -> str:
+        if self.failure:
+            return self.failure
+        if self.won:
+            return "the task was completed"
+        if self.score < 0:
+            return "the task failed (negative score)"
+        if self._completed:
+            return "the simulator ended the task"
+        return f"the step limit ({self.max_steps}) was reached"
+
+    @property
+    def done(self) -> bool:
+        return bool(self.failure) or self.won or self.score < 0 or self._completed or self._steps >= self.max_steps
+
+    @property
+    def won(self) -> bool:
+        return self.score >= 100
+
+    @property
+    def steps(self) -> int:
+        return self._steps
+
+    def inventory(self) -> str:
+        """What the agent carries (a free action: no step is counted)."""
+        return self.simulator.inventory()
+
+    def valid_actions(self) -> list[str]:
+        """Fetched only when asked: listing them costs the wrapper ~40 ms a step."""
+        return self.simulator.valid_actions()
+
+    def close(self) -> None:
+        self._started = False  # the JVM stays up for the next episode
+
+    def __repr__(self) -> str:
+        return f"SciWorldEnv({self.episode!r}, max_steps={self.max_steps}, simplifications={self.simplifications!r})"

@@ -1,0 +1,158 @@
+"""ScienceWorld behind the environment seam (see envs.registry).
+
+Episodes are `task/variation` with the simulator's own variation numbers
+(`boil/0`; `episodes("test")` lists `boil/21` ...). The splits are the
+simulator's train/dev/test lists, fetched from the JVM once and cached per
+ScienceWorld version in the user cache folder.
+
+Step limits: the ReCode reference's per-task limits are not available offline,
+so each task gets 1.5x the length of the gold path of its first test
+variation (measured here with scienceworld 1.2.3 under the "easy" setting),
+rounded up to 10 and at least 50 (ALFWorld's paper limit): room for the gold
+path plus half again for exploring and mistakes. Unknown tasks fall back to 100.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Iterable
+
+from envs.base import Env, EnvError
+from envs.registry import Episode
+from envs.sciworld.env import SciWorldEnv, parse_episode
+from envs.sciworld.simulator import shared_simulator
+from envs.sciworld.tasks import all_tasks, find_task, simplifications_for, task_names
+
+SPLITS = ("train", "dev", "test")
+DEFAULT_MAX_STEPS = 100
+
+STEP_LIMITS: dict[str, int] = {
+    "boil": 110,  # gold path 72
+    "melt": 80,  # gold path 50
+    "freeze": 110,  # gold path 67
+    "change-the-state-of-matter-of": 80,  # gold path 50
+    "use-thermometer": 50,  # gold path 14
+    "measure-melting-point-known-substance": 50,  # gold path 31
+    "measure-melting-point-unknown-substance": 150,  # gold path 96
+    "power-component": 50,  # gold path 9
+    "power-component-renewable-vs-nonrenewable-energy": 50,  # gold path 11
+    "test-conductivity": 50,  # gold path 15
+    "test-conductivity-of-unknown-substances": 50,  # gold path 19
+    "find-living-thing": 50,  # gold path 16
+    "find-non-living-thing": 50,  # gold path 7
+    "find-plant": 50,  # gold path 12
+    "find-animal": 50,  # gold path 16
+    "grow-plant": 110,  # gold path 69
+    "grow-fruit": 110,  # gold path 69
+    "chemistry-mix": 50,  # gold path 19
+    "chemistry-mix-paint-secondary-color": 50,  # gold path 7
+    "chemistry-mix-paint-tertiary-color": 50,  # gold path 14
+    "lifespan-longest-lived": 50,  # gold path 4
+    "lifespan-shortest-lived": 50,  # gold path 4
+    "lifespan-longest-lived-then-shortest-lived": 50,  # gold path 5
+    "identify-life-stages-1": 70,  # gold path 42
+    "identify-life-stages-2": 50,  # gold path 12
+    "inclined-plane-determine-angle": 120,  # gold path 76
+    "inclined-plane-friction-named-surfaces": 170,  # gold path 111
+    "inclined-plane-friction-unnamed-surfaces": 290,  # gold path 192
+    "mendelian-genetics-known-plant": 200,  # gold path 133
+    "mendelian-genetics-unknown-plant": 200,  # gold path 131
+}
+
+
+def step_limit(task: str) -> int:
+    return STEP_LIMITS.get(task, DEFAULT_MAX_STEPS)
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("scienceworld")
+    except Exception:  # noqa: BLE001
+        return "unknown"
+
+
+def _cache_file() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("recode-tui")) / f"sciworld-variations-{_version()}.json"
+
+
+def variation_table() -> dict[str, dict[str, list[int]]]:
+    """task -> {train, dev, test} variation lists, from the simulator (cached on disk)."""
+    path = _cache_file()
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+        if set(table) == set(task_names()):
+            return table
+    except (OSError, ValueError):
+        pass
+    simulator = shared_simulator()
+    table = {name: simulator.variations(name) for name in task_names()}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(table), encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        pass  # a read-only cache folder only costs the listing again next time
+    return table
+
+
+class SciWorldProvider:
+    """The ScienceWorld simulator (a JVM per process) under the ReCode reference's "easy" setting."""
+
+    name = "sciworld"
+    default_max_steps = DEFAULT_MAX_STEPS
+    prompt_folder = "sciworld"
+
+    def __init__(self, setting: str = "easy") -> None:
+        self.setting = setting
+
+    @property
+    def task_types(self) -> tuple[str, ...]:
+        return task_names()
+
+    def topic_of(self, task_type: str) -> str:
+        """The ScienceWorld paper's topic group of a task (for reporting)."""
+        return find_task(task_type).group_label
+
+    def episodes(self, split: str | None = None, task_types: Iterable[str] | None = None) -> list[Episode]:
+        split = split or "test"
+        if split not in SPLITS:
+            raise EnvError(f"unknown ScienceWorld split {split!r}; use one of: {', '.join(SPLITS)}")
+        wanted = set(task_types) if task_types is not None else None
+        for name in wanted or ():
+            find_task(name)  # one line naming the task when it is unknown
+        table = variation_table()
+        return [
+            Episode(self.name, f"{task.name}/{variation}", task.name, task.title)
+            for task in all_tasks()
+            if wanted is None or task.name in wanted
+            for variation in table[task.name][split]
+        ]
+
+    def make_env(self, episode: str, max_steps: int | None = None) -> Env:
+        task, _ = parse_episode(episode)
+        return SciWorldEnv(episode, max_steps=max_steps or step_limit(task.name), setting=self.setting)
+
+    def fingerprint(self, episode: str) -> str:
+        task, variation = parse_episode(episode)
+        text = f"scienceworld {_version()} {task.name}/{variation} {simplifications_for(task, self.setting)}"
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def label(self, episode: str) -> str:
+        task, variation = parse_episode(episode)
+        return f"{task.name}/{variation}"
+
+    def gold_actions(self, episode: str) -> list[str]:
+        """The simulator's gold action sequence for a variation (a scripted LLM plays it)."""
+        task, variation = parse_episode(episode)
+        simulator = shared_simulator()
+        simulator.load(task.name, variation, simplifications_for(task, self.setting), gold=True)
+        actions = simulator.gold_actions()
+        simulator.loaded = None  # the next episode loads again without the gold path
+        return actions

@@ -1,0 +1,198 @@
+"""One ScienceWorld JVM per process, started on first use and reused across episodes.
+
+Why a holder instead of `ScienceWorldEnv` per episode: the JVM takes ~1.3-2.5 s
+to start and ~700 MB unbounded, so a worker keeps one with a capped heap. Why
+not the wrapper's `step`: it also fetches look, inventory, task description
+and every valid action on each step (46-88 ms); a step here asks the simulator
+only for the observation, score and completion (~5 ms).
+
+A JVM that dies is started again on the next call with one line in `notes`; a
+call that does not answer within `call_timeout` kills the JVM (so nothing
+hangs) and raises `SimulatorError`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, Callable, TypeVar
+
+from envs.base import EnvError
+
+T = TypeVar("T")
+
+DEFAULT_HEAP_MB = 640  # measured: keeps a worker's JVM near 500 MB resident
+JAVA_HINT = "ScienceWorld needs a Java runtime (17+): apt-get install -y openjdk-17-jre-headless"
+
+
+class SimulatorError(EnvError):
+    """The simulator failed or did not answer; the message is one line."""
+
+
+class Simulator:
+    """The process's ScienceWorld JVM."""
+
+    def __init__(self, heap_mb: int = DEFAULT_HEAP_MB, call_timeout: float = 60.0) -> None:
+        self.heap_mb = heap_mb
+        self.call_timeout = call_timeout
+        self.notes: list[str] = []  # one line per restart, for whoever shows the log
+        self._env: Any = None
+        self._lock = threading.RLock()
+        self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sciworld")
+        self.loaded: tuple[str, int, str] | None = None
+
+    # -- life cycle ------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        proc = getattr(getattr(self._env, "_gateway", None), "java_process", None)
+        return self._env is not None and proc is not None and proc.poll() is None
+
+    def _start(self) -> Any:
+        try:
+            from scienceworld import ScienceWorldEnv
+        except ImportError as exc:  # pragma: no cover - a dependency of the project
+            raise SimulatorError("ScienceWorld is not installed: pip install scienceworld") from exc
+        logging.getLogger("py4j").setLevel(logging.CRITICAL)  # a dead JVM is reported here in one line
+        saved = os.environ.get("JAVA_TOOL_OPTIONS")
+        if saved is None or "-Xmx" not in saved:
+            os.environ["JAVA_TOOL_OPTIONS"] = f"{saved or ''} -Xmx{self.heap_mb}m".strip()
+        try:
+            return ScienceWorldEnv("", envStepLimit=10**9)  # our Env counts steps itself
+        except FileNotFoundError as exc:
+            raise SimulatorError(JAVA_HINT) from exc
+        except Exception as exc:  # noqa: BLE001 - py4j raises plain exceptions when java will not start
+            raise SimulatorError(f"the ScienceWorld simulator did not start ({type(exc).__name__}); {JAVA_HINT}") from exc
+        finally:
+            if saved is None:
+                os.environ.pop("JAVA_TOOL_OPTIONS", None)
+            else:
+                os.environ["JAVA_TOOL_OPTIONS"] = saved
+
+    def env(self) -> Any:
+        """The wrapper object, starting (or restarting) the JVM when needed."""
+        with self._lock:
+            if self._env is not None and not self.alive:
+                self.notes.append("the ScienceWorld JVM had stopped; started a new one")
+                self._discard()
+            if self._env is None:
+                self._env = self._start()
+                self.loaded = None
+            return self._env
+
+    def _discard(self) -> None:
+        env, self._env, self.loaded = self._env, None, None
+        if env is None:
+            return
+        proc = getattr(getattr(env, "_gateway", None), "java_process", None)
+        try:
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+            env._gateway.shutdown()
+        except Exception:  # noqa: BLE001 - the JVM is gone either way
+            pass
+
+    def close(self) -> None:
+        with self._lock:
+            if self._env is not None:
+                try:
+                    self._env.close()
+                except Exception:  # noqa: BLE001
+                    pass
+                self._discard()
+
+    # -- calls -------------------------------------------------------------------
+
+    def call(self, what: str, fn: Callable[[Any], T], needs_episode: bool = False) -> T:
+        """Run `fn(wrapper)` with a time limit; a dead or hung JVM becomes SimulatorError.
+
+        `needs_episode`: the call works on the loaded episode, which a JVM that
+        died has lost; it fails instead of running on a fresh, empty JVM.
+        """
+        if needs_episode and (self.loaded is None or not self.alive):
+            if self._env is not None and not self.alive:
+                self._discard()
+                self.notes.append("the ScienceWorld JVM had stopped; a new one starts with the next episode")
+            raise SimulatorError(f"the simulator stopped before {what}; the episode ends here")
+        env = self.env()
+        future = self._calls.submit(fn, env)
+        try:
+            return future.result(timeout=self.call_timeout)
+        except FutureTimeout:
+            self._discard()  # kills the JVM, which also ends the blocked call
+            self.notes.append(f"the ScienceWorld simulator did not answer {what} within {self.call_timeout:g} s; stopped it")
+            raise SimulatorError(
+                f"the simulator did not answer {what} within {self.call_timeout:g} s; the episode ends here"
+            ) from None
+        except SimulatorError:
+            raise
+        except ValueError as exc:  # the wrapper's own argument checks
+            raise SimulatorError(str(exc).splitlines()[0]) from None
+        except Exception as exc:  # noqa: BLE001 - py4j: the JVM died mid-call
+            if not self.alive:
+                self._discard()
+                self.notes.append("the ScienceWorld JVM stopped during a call; a new one starts on the next episode")
+                raise SimulatorError(f"the simulator stopped during {what}; the episode ends here") from None
+            raise SimulatorError(f"the simulator failed during {what}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+
+    def load(self, task: str, variation: int, simplifications: str, gold: bool = False) -> None:
+        self.call(f"loading {task}/{variation}", lambda e: e.load(task, variation, simplifications, generateGoldPath=gold))
+        self.loaded = (task, variation, simplifications)
+
+    def reset(self) -> tuple[str, str]:
+        """(first observation, task description)."""
+
+        def _reset(e: Any) -> tuple[str, str]:
+            e.server.reset()
+            return str(e.server.step("look around")), str(e.server.freeActionTaskDesc())
+
+        return self.call("reset", _reset, needs_episode=True)
+
+    def step(self, action: str) -> tuple[str, int, bool]:
+        """(observation, score 0-100 or negative on failure, completed)."""
+
+        def _step(e: Any) -> tuple[str, int, bool]:
+            observation = str(e.server.step(action))
+            return observation, int(round(100 * e.server.getScore())), bool(e.server.getCompleted())
+
+        return self.call(f"the action {action!r}", _step, needs_episode=True)
+
+    def inventory(self) -> str:
+        return self.call("inventory", lambda e: str(e.server.freeActionInventory()), needs_episode=True)
+
+    def valid_actions(self) -> list[str]:
+        return self.call("the valid actions", lambda e: list(e.get_valid_action_object_combinations()), needs_episode=True)
+
+    def gold_actions(self) -> list[str]:
+        return self.call("the gold path", lambda e: list(e.get_gold_action_sequence()), needs_episode=True)
+
+    def variations(self, task: str) -> dict[str, list[int]]:
+        """The simulator's own train/dev/test variation lists for a task."""
+
+        def _lists(e: Any) -> dict[str, list[int]]:
+            e.load(task, 0, "")
+            return {
+                "train": list(e.get_variations_train()),
+                "dev": list(e.get_variations_dev()),
+                "test": list(e.get_variations_test()),
+            }
+
+        lists = self.call(f"the variations of {task}", _lists)
+        self.loaded = None
+        return lists
+
+
+_shared: Simulator | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_simulator() -> Simulator:
+    """The process's simulator (created on first use; its JVM starts on the first call)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = Simulator()
+        return _shared

@@ -1,0 +1,94 @@
+"""ScienceWorld on its real simulator (a JVM from the scienceworld wheel), behind the seam."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from envs import registry
+from envs.base import EnvError
+from envs.sciworld.env import SciWorldEnv
+from envs.sciworld.provider import step_limit
+from envs.sciworld.simulator import Simulator
+
+pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
+
+
+@pytest.fixture(scope="module")
+def provider():
+    return registry.provider("sciworld")
+
+
+def test_the_gold_path_wins_boil_and_the_score_is_reported_as_it_rises(provider) -> None:
+    gold = provider.gold_actions("boil/0")
+    env = provider.make_env("boil/0")
+    reset = env.reset()
+    assert reset.instruction.startswith("Your task is to boil water")
+    assert "This room is called" in reset.observation
+    for action in gold:
+        env.step(action)
+        if env.done:
+            break
+    assert env.won and env.score == 100
+    assert env.score_log and env.score_log[-1][2] == 100
+    scores = [new for _, _, new in env.score_log]
+    assert scores == sorted(scores)  # the gold path never loses points
+    assert env.step("look around").startswith("The episode is over (the task was completed)")
+
+
+def test_an_action_the_simulator_cannot_parse_is_an_observation_and_counts(provider) -> None:
+    env = provider.make_env("find-plant/0", max_steps=2)
+    env.reset()
+    assert env.step("fly to the moon") == "No known action matches that input."
+    assert env.steps == 1 and not env.done
+    env.step("look around")
+    assert env.done and not env.won and "step limit (2)" in env.end_reason
+
+
+def test_unknown_tasks_and_variations_get_one_line_with_the_valid_choices(provider) -> None:
+    with pytest.raises(EnvError, match="unknown ScienceWorld task 'boill'.*did you mean boil"):
+        provider.make_env("boill/0")
+    env = provider.make_env("boil/9999")
+    with pytest.raises(EnvError, match=r"no variation 9999 of boil: it has boil/0 \.\. boil/29"):
+        env.reset()
+
+
+def test_splits_come_from_the_simulator_and_ids_are_task_slash_variation(provider) -> None:
+    test = provider.episodes("test", task_types=["boil"])
+    train = provider.episodes("train", task_types=["boil"])
+    assert [e.id for e in test][:2] == ["boil/21", "boil/22"] and len(test) == 9
+    assert {e.id for e in test}.isdisjoint(e.id for e in train)
+    assert provider.topic_of("boil") == "1 Matter"
+    assert step_limit("boil") == provider.make_env("boil/0").max_steps == 110
+    assert provider.fingerprint("boil/0") != provider.fingerprint("boil/1")
+
+
+def test_a_dead_jvm_ends_the_episode_with_a_reason_and_the_next_one_gets_a_new_jvm() -> None:
+    simulator = Simulator()
+    try:
+        env = SciWorldEnv("find-animal/0", simulator=simulator)
+        env.reset()
+        simulator._env._gateway.java_process.kill()
+        simulator._env._gateway.java_process.wait()
+        observation = env.step("look around")
+        assert observation.startswith("(simulator error:") and env.done and not env.won
+        assert "the episode ends here" in env.failure
+        again = SciWorldEnv("find-animal/0", simulator=simulator)
+        assert "This room is called" in again.reset().observation
+        assert any("new one" in note for note in simulator.notes)
+    finally:
+        simulator.close()
+
+
+def test_a_simulator_that_does_not_answer_in_time_ends_the_episode_instead_of_hanging() -> None:
+    simulator = Simulator()
+    try:
+        env = SciWorldEnv("find-animal/0", simulator=simulator)
+        env.reset()
+        simulator.call_timeout = 1e-6
+        env.step("look around")
+        assert env.done and "did not answer the action 'look around'" in env.failure
+        assert not simulator.alive
+    finally:
+        simulator.close()
