@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, AsyncIterator, Callable, TypeVar
 
-from agent.codeblocks import InvalidAnswer, parse_answer, validate
+from agent.codeblocks import InvalidAnswer, parse_answer, safe_parse, validate
 from agent.events import (
     ActionSent,
     Event,
@@ -302,7 +302,7 @@ class Engine:
     def _check_answer(self, completion: Completion, known: frozenset[str]) -> tuple[list[str], str]:
         typed = completion.source in ("human", "model+edited")  # a person may type bare code
         parsed = parse_answer(completion.text, allow_plain_code=typed)
-        blocks = validate(parsed.code, known)
+        blocks = validate(parsed.code, known, parsed.first_line)
         if self.code_check is not None:
             refusal = self.code_check(parsed.code)  # the whole answer: later blocks read earlier names
             if refusal:
@@ -366,7 +366,7 @@ class Engine:
 def _loaded_names(code: str) -> list[str]:
     """Names a piece of code reads, in order of first use."""
     try:
-        tree = ast.parse(code)
+        tree = safe_parse(code)
     except SyntaxError:
         return []
     loads = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
