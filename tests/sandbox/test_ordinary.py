@@ -291,3 +291,22 @@ async def test_extra_helpers_are_served_by_the_engine(drive):
         assert outcome.error == "forbidden: assignment to the helper `ask`"
     finally:
         await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_class_patterns_that_follow_the_rules_still_work(runner, drive):
+    code = (
+        "from collections import namedtuple\n"
+        "Spot = namedtuple('Spot', 'name count')\n"
+        "match Spot('desk 1', 2):\n"
+        "    case Spot(where, n):\n"  # positional: the fields named by __match_args__
+        "        first = (where, n)\n"
+        "match 'mug 1':\n"
+        "    case str(upper=up):\n"
+        "        loud = up()\n"
+        "has = hasattr('x', 'upper')"
+    )
+    outcome = await drive(runner, code)
+    assert outcome.status == "completed", outcome
+    values = {v.name: v.summary for v in await runner.variables()}
+    assert (values["first"], values["loud"], values["has"]) == ("('desk 1', 2)", "MUG 1", "True")
