@@ -36,6 +36,7 @@ import math  # noqa: F401
 import random  # noqa: F401
 import re
 import string  # noqa: F401
+import unicodedata  # noqa: F401 - compiling a non-ASCII identifier (`café = 1`) imports it
 
 from agent.codeblocks import calls_name
 from agent.sandbox.checks import (

@@ -310,3 +310,12 @@ async def test_class_patterns_that_follow_the_rules_still_work(runner, drive):
     assert outcome.status == "completed", outcome
     values = {v.name: v.summary for v in await runner.variables()}
     assert (values["first"], values["loud"], values["has"]) == ("('desk 1', 2)", "MUG 1", "True")
+
+
+@pytest.mark.asyncio
+async def test_non_ascii_identifiers_run_as_the_check_lets_them(runner, drive):
+    outcome = await drive(runner, "café = 1\nnaïve = café + 1")
+    assert outcome.status == "completed", outcome
+    assert {v.name: v.summary for v in await runner.variables()} == {"café": "1", "naïve": "2"}
+    outcome = await drive(runner, "import unicodedata")  # loaded for the compiler, still not for node code
+    assert outcome.error.startswith("forbidden: import unicodedata")
