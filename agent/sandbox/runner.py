@@ -94,6 +94,8 @@ class SandboxRunner:
         # when the value could not be pickled), in namespace order.
         self._snapshot: dict[str, bytes | None] = {}
         self._summaries: dict[str, VariableSummary] = {}
+        # Imported names kept for later nodes: [name, module, attribute], as the worker said.
+        self._imports: list[list[str]] = []
         self._queued: NodeOutcome | None = None
         self._output: list[str] = []
         self._pending_output = ""
@@ -112,6 +114,11 @@ class SandboxRunner:
         return frozenset({"run", "print", "re", *self._extra_helpers})
 
     @property
+    def imported_names(self) -> frozenset[str]:
+        """Names bound by imports from the allowed modules, available to every later node."""
+        return frozenset(entry[0] for entry in self._imports)
+
+    @property
     def worker_pid(self) -> int | None:
         return self._proc.pid if self._proc is not None and self._proc.returncode is None else None
 
@@ -119,7 +126,7 @@ class SandboxRunner:
         """The static checks' refusal reason for `code` (None when trusted)."""
         if self.trusted:
             return None
-        return check_code(code, frozenset(self._summaries), self.helper_names)
+        return check_code(code, frozenset(self._summaries) | self.imported_names, self.helper_names)
 
     async def ensure_started(self) -> None:
         """Start the worker now instead of at the first request."""
@@ -245,7 +252,7 @@ class SandboxRunner:
         return [str(line) for line in reply["lines"]]
 
     async def names(self) -> frozenset[str]:
-        return frozenset(self._summaries) | self.helper_names
+        return frozenset(self._summaries) | self.helper_names | self.imported_names
 
     async def evaluate_condition(self, expression: str) -> bool:
         reply = await self._request({"op": "cond", "expr": expression}, timeout=self.node_timeout)
@@ -309,7 +316,7 @@ class SandboxRunner:
     async def _ensure_worker(self) -> None:
         if self._proc is not None and self._proc.returncode is None:
             return
-        if self._proc is not None or self._snapshot:
+        if self._proc is not None or self._snapshot or self._imports:
             await self._restart()
         else:
             await self._spawn()
@@ -332,7 +339,7 @@ class SandboxRunner:
         await spawn
         items = [(name, blob) for name, blob in self._snapshot.items() if blob is not None]
         lost = [name for name, blob in self._snapshot.items() if blob is None]
-        self._write({"op": "restore", "items": items})
+        self._write({"op": "restore", "items": items, "imports": self._imports})
         await self._drain()
         reply = await self._read(timeout=30.0)
         lost += [str(n) for n in reply.get("lost", [])]
@@ -410,6 +417,7 @@ class SandboxRunner:
                 name = str(name)
                 fresh[name] = None if name in unsaved else blobs.get(name, old.get(name))
             self._snapshot = fresh
+            self._imports = [[str(x) for x in entry][:3] for entry in snap.get("imports", [])]
             # keep the summaries in namespace order
             self._summaries = {n: self._summaries[n] for n in fresh if n in self._summaries}
         return changes

@@ -47,6 +47,7 @@ from agent.sandbox.checks import (
     MODULE_EXPORTS,
     check_code,
 )
+from agent.sandbox.imports import ImportIndex, Origin
 from agent.sandbox.protocol import HEADER, encode_reply, read_exact, write_all
 from agent.varlist import FULL_VALUE_LIMIT, bounded_repr, infer_type, is_kept, prompt_line
 
@@ -164,6 +165,11 @@ class Worker:
         self.blob_sources: dict[str, Any] = {}  # the object each blob was made from
         self.scope: dict[str, Any] | None = None  # the live globals of the running node
         self.modules = {name: _trimmed_module(name) for name in ALLOWED_MODULES}
+        # What `import` gives node code: the trimmed copies, or the real modules when trusted.
+        self.import_index = ImportIndex(
+            {name: sys.modules[name] for name in ALLOWED_MODULES} if self.trusted else self.modules
+        )
+        self.imports: dict[str, Origin] = {}  # imported names kept for later nodes
         self.helpers: dict[str, Any] = {
             "run": self._run,
             "print": self._print,
@@ -300,12 +306,14 @@ class Worker:
         if op == "bind":
             return self.bind(request["bindings"])
         if op == "restore":
-            return self.restore(request["items"])
+            return self.restore(request["items"], request.get("imports", []))
         self.serve_inspection(request, None)
         return None
 
     def make_scope(self) -> dict[str, Any]:
         scope = dict(self.namespace)
+        for name, origin in self.imports.items():
+            scope[name] = self.import_index.resolve(origin)
         scope.update(self.helpers)
         scope["__builtins__"] = self.builtins
         return scope
@@ -331,7 +339,7 @@ class Worker:
         state.in_node = True
         try:
             if not self.trusted:
-                reason = check_code(code, frozenset(self.namespace), self.helper_names)
+                reason = check_code(code, frozenset(self.namespace) | set(self.imports), self.helper_names)
                 if reason:
                     raise Refused(reason)
             compiled = compile(code, "<node>", "exec")
@@ -381,6 +389,9 @@ class Worker:
 
     def _keep(self, scope: dict[str, Any]) -> list[list[str]]:
         kept = {k: v for k, v in scope.items() if is_kept(k, v, self.helper_names)}
+        self.imports = self.import_index.kept_imports(
+            scope, lambda name, value: name in kept or name in self.helper_names
+        )
         for name in [n for n in self.namespace if n not in kept]:
             del self.namespace[name]
         self.namespace.update(kept)
@@ -422,7 +433,8 @@ class Worker:
         for name in [n for n in self.blobs if n not in self.namespace]:
             del self.blobs[name]
             self.blob_sources.pop(name, None)
-        return {"order": list(self.namespace), "blobs": fresh, "unsaved": unsaved}
+        imports = [[name, module, attr] for name, (module, attr) in self.imports.items()]
+        return {"order": list(self.namespace), "blobs": fresh, "unsaved": unsaved, "imports": imports}
 
     def set_values(self, values: dict[str, Any]) -> dict[str, Any]:
         self.namespace.update(values)
@@ -437,7 +449,7 @@ class Worker:
                 if not self.trusted:
                     if not name.isidentifier() or name.startswith("_") or name in self.helper_names:
                         raise Refused(f"forbidden: binding the name `{name}`")
-                    reason = check_code(source, frozenset(self.namespace), self.helper_names, mode="eval")
+                    reason = check_code(source, frozenset(self.namespace) | set(self.imports), self.helper_names, mode="eval")
                     if reason:
                         raise Refused(reason)
                 compiled = compile(source, "<binding>", "eval")
@@ -454,7 +466,11 @@ class Worker:
             reply["error"] = error
         return reply
 
-    def restore(self, items: list[tuple[str, bytes]]) -> dict[str, Any]:
+    def restore(self, items: list[tuple[str, bytes]], imports: list[Any]) -> dict[str, Any]:
+        self.imports = {
+            name: origin for name, origin in self.import_index.restore(imports).items()
+            if name not in self.helper_names
+        }
         lost: list[str] = []
         for name, blob in items:
             try:
@@ -519,7 +535,7 @@ class Worker:
     def _evaluate(self, expression: str, scope: dict[str, Any] | None, reply: Any) -> dict[str, Any]:
         """Check and evaluate one expression typed by the person, as user code."""
         if not self.trusted:
-            known = frozenset(self._visible(scope))
+            known = frozenset(self._visible(scope)) | set(self.imports)
             reason = check_code(expression, known, self.helper_names, mode="eval")
             if reason:
                 return {"t": "fail", "error": reason}

@@ -263,3 +263,22 @@ async def test_an_answer_the_parser_gives_up_on_is_rejected_and_asked_again(put_
     assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
     assert "internal error" not in events[-1].reason
     assert events[-1].reason == "no pending nodes left and the task is not done"
+
+
+async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(put_game):
+    from agent.sandbox import SandboxRunner
+
+    llm = scripted(
+        ("solve(instruction, observation)", answer("from collections import Counter\ncount_words(instruction)")),
+        ("count_words(instruction)", answer("n = Counter(instruction.split())['a'] + 1\nrun('look')")),
+    )
+    for runner in (SandboxRunner(node_timeout=5.0), None):
+        engine = Engine(make_env(put_game), llm, runner=runner, limits=Limits(max_retry=0))
+        try:
+            events = await collect(engine)
+        finally:
+            await engine.close()
+        assert not [e for e in events if isinstance(e, ev.ExpansionRejected)]
+        assert [e.name for e in events if isinstance(e, ev.StubFound)] == ["solve", "count_words"]
+        assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
+        assert engine.llm_calls == 2

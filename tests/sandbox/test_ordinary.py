@@ -319,3 +319,20 @@ async def test_non_ascii_identifiers_run_as_the_check_lets_them(runner, drive):
     assert {v.name: v.summary for v in await runner.variables()} == {"café": "1", "naïve": "2"}
     outcome = await drive(runner, "import unicodedata")  # loaded for the compiler, still not for node code
     assert outcome.error.startswith("forbidden: import unicodedata")
+
+
+@pytest.mark.asyncio
+async def test_imports_stay_for_later_nodes_and_survive_a_restart(runner, drive):
+    outcome = await drive(runner, "import json\nfrom collections import Counter\nfrom math import sqrt as root")
+    assert outcome.status == "completed", outcome
+    assert {"json", "Counter", "root"} <= await runner.names()
+    assert [v.name for v in await runner.variables()] == []  # not variables: nothing to show
+    outcome = await drive(runner, "data = json.loads('[4]')\nn = Counter('aab')['a'] + root(data[0])")
+    assert outcome.status == "completed", outcome
+    pid = runner.worker_pid
+    outcome = await drive(runner, "while True:\n    pass")  # timeout: a fresh worker
+    assert outcome.error.startswith("timed out") and runner.worker_pid != pid
+    outcome = await drive(runner, "again = json.dumps(Counter('bb'))")
+    assert outcome.status == "completed", outcome
+    assert {v.name: v.summary for v in await runner.variables()}["again"] == '{"b": 2}'
+    assert await runner.evaluate("root(16)") == ("float", "4.0")
