@@ -162,7 +162,36 @@ class SandboxRunner:
     def _escalate(self, serial: int) -> None:
         self._interrupt_timer = None
         if serial == self._node_serial and self._state == _RUNNING:
-            self._kill("interrupted (killed after the code ignored the interrupt)")
+            self._signal(signal.SIGUSR1)  # send what it printed, then die
+            self._interrupt_timer = asyncio.get_running_loop().call_later(
+                self._flush_grace, self._kill, "interrupted (killed after the code ignored the interrupt)"
+            )
+
+    @property
+    def _flush_grace(self) -> float:
+        """How long a node about to be killed gets to send what it printed (it may be stuck in C code)."""
+        return min(0.25, 0.1 * self.node_timeout)
+
+    def _signal(self, signum: int) -> bool:
+        proc = self._proc
+        if proc is None or proc.returncode is not None:
+            return False
+        try:
+            os.kill(proc.pid, signum)
+        except ProcessLookupError:
+            return False
+        return True
+
+    async def _flush_output(self) -> None:
+        """Ask the running worker for its printed output before it is killed, so it is not lost."""
+        if not self._signal(signal.SIGUSR1):
+            return
+        try:
+            message = await self._read(timeout=self._flush_grace)
+        except (asyncio.TimeoutError, _WorkerGone):
+            return
+        self._output.append(str(message.get("out", "")))
+        self._pending_output = ""
 
     # -- CodeRunner ------------------------------------------------------------
 
@@ -197,6 +226,7 @@ class SandboxRunner:
                 try:
                     message = await self._read(timeout=max(remaining, 0.0))
                 except asyncio.TimeoutError:
+                    await self._flush_output()
                     return await self._fail_node(f"timed out after {self.node_timeout:.1f} s")
                 except _WorkerGone as gone:
                     return await self._fail_node(gone.reason)
@@ -209,6 +239,8 @@ class SandboxRunner:
                     return ActionRequest(str(message.get("action", "")))
                 if kind == "call":
                     await self._serve_helper(message)
+                    continue
+                if kind == "out":  # printed output sent just before a kill
                     continue
                 if kind == "outcome":
                     return self._finish_node(message)

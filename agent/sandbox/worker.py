@@ -153,6 +153,7 @@ def _is_immutable(value: Any) -> bool:
 class Worker:
     def __init__(self, config: dict[str, Any], rfd: int, wfd: int) -> None:
         self.rfd, self.wfd = rfd, wfd
+        self.sending = False  # a frame is being written: a signal handler must not start another
         self.trusted = bool(config.get("trusted", False))
         self.output = Output(int(config.get("max_output_chars", 100_000)))
         self.cpu_seconds = float(config.get("cpu_seconds", 10.0))
@@ -196,7 +197,18 @@ class Worker:
     # -- I/O -----------------------------------------------------------------
 
     def send(self, message: dict[str, Any]) -> None:
-        write_all(self.wfd, encode_reply(message))
+        self.sending = True
+        try:
+            write_all(self.wfd, encode_reply(message))
+        finally:
+            self.sending = False
+
+    def flush_output(self) -> None:
+        """Send what the running node printed so far (SIGUSR1: the engine is about to kill it)."""
+        if self.state.in_user and not self.sending:
+            text = self.output.delta()
+            if text:
+                self.send({"t": "out", "out": text})
 
     def recv(self) -> dict[str, Any]:
         header = read_exact(self.rfd, HEADER.size)
@@ -645,6 +657,7 @@ def main(config_text: str = "{}") -> None:
             raise KeyboardInterrupt("interrupted")
 
     signal.signal(signal.SIGINT, on_sigint)
+    signal.signal(signal.SIGUSR1, lambda signum, frame: worker.flush_output())
     _set_limits(config)
     if not worker.trusted:
         sys.addaudithook(_audit_hook(worker))

@@ -197,3 +197,28 @@ async def test_nothing_escapes_to_the_filesystem(runner, drive, tmp_path):
         outcome = await drive(runner, code)
         assert outcome.status == "error"
     assert not target.exists()
+
+
+@pytest.mark.asyncio
+async def test_output_of_a_node_killed_without_ever_calling_run_is_kept(runner, drive):
+    outcome = await drive(runner, "print('searching')\nprint('still searching')\nwhile True:\n    pass")
+    assert outcome.error == "timed out after 1.0 s"
+    assert outcome.output == "searching\nstill searching\n"
+    outcome = await drive(runner, "for i in range(10 ** 9):\n    print('line', i)")  # capped, then killed
+    assert outcome.error == "timed out after 1.0 s"
+    assert outcome.output.startswith("line 0\nline 1\n") and outcome.output.endswith("[output cut at 10000 chars]\n")
+
+
+@pytest.mark.asyncio
+async def test_output_of_a_node_killed_after_ignoring_an_interrupt_is_kept(drive):
+    import asyncio
+
+    runner = SandboxRunner(node_timeout=30.0, memory_mb=256, interrupt_grace=0.3)
+    try:
+        await runner.start("print('working')\nwhile True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass")
+        asyncio.get_running_loop().call_later(0.2, runner.interrupt)
+        outcome = await runner.next_message()
+        assert outcome.error.startswith("interrupted (killed"), outcome
+        assert outcome.output == "working\n"
+    finally:
+        await runner.close()
