@@ -176,7 +176,7 @@ class Engine:
             if outcome.changes:
                 yield VariablesChanged(node.id, changes=outcome.changes)
             async for event in self._settle(node, outcome):
-                yield event
+                yield _with_times(event, node, outcome)
             if self.finished_reason:
                 yield self._finish(False, self.finished_reason)
                 return
@@ -372,3 +372,10 @@ def _loaded_names(code: str) -> list[str]:
     loads = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
     loads.sort(key=lambda n: (n.lineno, n.col_offset))
     return list(dict.fromkeys(n.id for n in loads))
+
+
+def _with_times(event: Event, node: Node, outcome: NodeOutcome) -> Event:
+    """The node's own time and the restore time (sandbox) on its completed/error event."""
+    if isinstance(event, (NodeCompleted, NodeError)) and event.node_id == node.id:
+        return replace(event, seconds=outcome.seconds, restore_seconds=outcome.restore_seconds)
+    return event

@@ -16,6 +16,7 @@ import queue
 import re
 import threading
 import time
+from dataclasses import replace
 from typing import Any, Callable
 
 from agent.codeblocks import calls_name
@@ -162,6 +163,8 @@ class ThreadRunner:
         except asyncio.TimeoutError:
             message = await self._stop_thread()
         self._busy_seconds += time.monotonic() - started
+        if isinstance(message, NodeOutcome):
+            message = replace(message, seconds=self._busy_seconds)
         return message
 
     async def _stop_thread(self) -> RunnerMessage:

@@ -39,6 +39,9 @@ _BOOT = (
     "from agent.sandbox.worker import main; main(sys.argv[2])"
 )
 _IDLE, _RUNNING, _WAITING = "idle", "running", "waiting"
+# How long the worker may take to keep and snapshot a node's variables once its
+# code ended; not counted in the node's time limit (a large namespace takes a while).
+SAVE_TIMEOUT = 60.0
 
 
 class SandboxError(RuntimeError):
@@ -99,7 +102,9 @@ class SandboxRunner:
         self._queued: NodeOutcome | None = None
         self._output: list[str] = []
         self._pending_output = ""
-        self._busy = 0.0
+        self._busy = 0.0  # the running node's own time so far
+        self._ran = False  # the worker said the node's code ended (what follows is saving its variables)
+        self._restore_seconds = 0.0
         self._segment_start: float | None = None
         self._node_serial = 0
         self._kill_reason = ""
@@ -199,11 +204,15 @@ class SandboxRunner:
         if self._state != _IDLE:
             raise SandboxError("a node is already running")
         async with self._lock:
+            restarts = self.restarts
             await self._ensure_worker()
+            # A worker that died between nodes is brought back first: not the node's time.
+            self._restore_seconds = self.last_restart_seconds if self.restarts != restarts else 0.0
             self._node_serial += 1
             self._output = []
             self._pending_output = ""
             self._busy = 0.0
+            self._ran = False
             self._kill_reason = ""
             self._queued = None
             self._state = _RUNNING
@@ -220,12 +229,19 @@ class SandboxRunner:
             raise SandboxError("no node is running")
         async with self._lock:
             while True:
-                if self._segment_start is None:
-                    self._segment_start = time.monotonic()
-                remaining = self.node_timeout - self._busy - (time.monotonic() - self._segment_start)
+                if self._ran:  # the code is done; the worker is keeping and snapshotting its variables
+                    remaining = SAVE_TIMEOUT
+                else:
+                    if self._segment_start is None:
+                        self._segment_start = time.monotonic()
+                    remaining = self.node_timeout - self._busy - (time.monotonic() - self._segment_start)
                 try:
                     message = await self._read(timeout=max(remaining, 0.0))
                 except asyncio.TimeoutError:
+                    if self._ran:
+                        self._kill(f"timed out saving the variables after {SAVE_TIMEOUT:.0f} s")
+                        return await self._fail_node("timed out saving the variables")
+                    self._end_segment()  # the node's time is its limit; the flush below is not its time
                     await self._flush_output()
                     return await self._fail_node(f"timed out after {self.node_timeout:.1f} s")
                 except _WorkerGone as gone:
@@ -241,6 +257,9 @@ class SandboxRunner:
                     await self._serve_helper(message)
                     continue
                 if kind == "out":  # printed output sent just before a kill
+                    continue
+                if kind == "ran":  # the node's own time ends here
+                    self._ran = True
                     continue
                 if kind == "outcome":
                     return self._finish_node(message)
@@ -390,6 +409,7 @@ class SandboxRunner:
     async def _fail_node(self, reason: str) -> NodeOutcome:
         """End the running node as an error and bring back a worker with the last snapshot."""
         reason = self._kill_reason or reason
+        self._end_segment()
         self._state = _IDLE
         if self._pending_output and sum(map(len, self._output)) < self.max_output_chars:
             self._output.append(self._pending_output)
@@ -401,7 +421,9 @@ class SandboxRunner:
         try:
             lost = await self._restart()
         except SandboxError as exc:
-            return NodeOutcome(status="error", output="".join(self._output), error=f"{reason}; {exc}")
+            return NodeOutcome(
+                status="error", output="".join(self._output), error=f"{reason}; {exc}", seconds=self._busy
+            )
         finally:
             self._kill_reason = ""
         if lost:
@@ -411,6 +433,8 @@ class SandboxRunner:
             output="".join(self._output),
             error=reason,
             changes=_diff(before, self._summaries),
+            seconds=self._busy,
+            restore_seconds=self._restore_seconds + self.last_restart_seconds,
         )
 
     def _finish_node(self, message: dict[str, Any]) -> NodeOutcome:
@@ -428,6 +452,8 @@ class SandboxRunner:
             error=str(message.get("error", "")),
             stub_name=str(message.get("stub_name", "")),
             changes=changes,
+            seconds=self._busy,
+            restore_seconds=self._restore_seconds,
         )
 
     def _apply_snapshot(self, message: dict[str, Any]) -> tuple[VariableChange, ...]:

@@ -380,6 +380,8 @@ class Worker:
         finally:
             state.in_node = False
             self.scope = None
+        # The node's own time ends here; keeping and snapshotting its variables is not its time.
+        self.send({"t": "ran", "out": self.output.delta()})
         if state.stopped:
             status, error = "aborted", ""
         if error == "memory limit":

@@ -282,3 +282,12 @@ async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(put_game):
         assert [e.name for e in events if isinstance(e, ev.StubFound)] == ["solve", "count_words"]
         assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
         assert engine.llm_calls == 2
+
+
+async def test_node_events_carry_the_nodes_own_time(put_game):
+    llm = scripted(("solve(instruction, observation)", answer("x = sum(range(10))\nrun('look')")))
+    engine = Engine(make_env(put_game), llm, limits=Limits(max_retry=0))
+    events = await collect(engine)
+    await engine.close()
+    done = [e for e in events if isinstance(e, ev.NodeCompleted)]
+    assert len(done) == 2 and all(0.0 < e.seconds < 1.0 and e.restore_seconds == 0.0 for e in done)
