@@ -72,6 +72,7 @@ class SandboxRunner:
         interrupt_grace: float = 1.0,
         python: str | None = None,
         debug_stderr: bool = False,
+        skip_static_checks_for_tests: bool = False,
     ) -> None:
         self.trusted = trusted
         self.node_timeout = float(node_timeout)
@@ -88,6 +89,8 @@ class SandboxRunner:
                 "max_output_chars": max_output_chars,
                 "cpu_seconds": self.node_timeout + 2.0,
                 "helpers": sorted(self._extra_helpers),
+                # Tests only: the worker runs unchecked code under its audit hook alone.
+                "skip_static_checks_for_tests": skip_static_checks_for_tests,
             }
         )
         self._proc: asyncio.subprocess.Process | None = None

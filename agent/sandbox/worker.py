@@ -155,6 +155,8 @@ class Worker:
         self.rfd, self.wfd = rfd, wfd
         self.sending = False  # a frame is being written: a signal handler must not start another
         self.trusted = bool(config.get("trusted", False))
+        # Off only in the tests of the audit hook, which must hold on its own.
+        self.static_checks = not self.trusted and not config.get("skip_static_checks_for_tests", False)
         self.output = Output(int(config.get("max_output_chars", 100_000)))
         self.cpu_seconds = float(config.get("cpu_seconds", 10.0))
         self.extra_helpers = list(config.get("helpers", []))
@@ -350,7 +352,7 @@ class Worker:
         status, error, stub_name = "completed", "", ""
         state.in_node = True
         try:
-            if not self.trusted:
+            if self.static_checks:
                 reason = check_code(code, frozenset(self.namespace) | set(self.imports), self.helper_names)
                 if reason:
                     raise Refused(reason)
@@ -460,7 +462,7 @@ class Worker:
         self._cpu_backstop()
         try:
             for name, source in bindings.items():
-                if not self.trusted:
+                if self.static_checks:
                     if not name.isidentifier() or name.startswith("_") or name in self.helper_names:
                         raise Refused(f"forbidden: binding the name `{name}`")
                     reason = check_code(source, frozenset(self.namespace) | set(self.imports), self.helper_names, mode="eval")
@@ -548,7 +550,7 @@ class Worker:
 
     def _evaluate(self, expression: str, scope: dict[str, Any] | None, reply: Any) -> dict[str, Any]:
         """Check and evaluate one expression typed by the person, as user code."""
-        if not self.trusted:
+        if self.static_checks:
             known = frozenset(self._visible(scope)) | set(self.imports)
             reason = check_code(expression, known, self.helper_names, mode="eval")
             if reason:
