@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, AsyncIterator, Callable, TypeVar
 
-from agent.codeblocks import InvalidAnswer, parse_answer, validate
+from agent.codeblocks import InvalidAnswer, parse_answer, safe_parse, validate
 from agent.events import (
     ActionSent,
     Event,
@@ -176,7 +176,7 @@ class Engine:
             if outcome.changes:
                 yield VariablesChanged(node.id, changes=outcome.changes)
             async for event in self._settle(node, outcome):
-                yield event
+                yield _with_times(event, node, outcome)
             if self.finished_reason:
                 yield self._finish(False, self.finished_reason)
                 return
@@ -302,7 +302,7 @@ class Engine:
     def _check_answer(self, completion: Completion, known: frozenset[str]) -> tuple[list[str], str]:
         typed = completion.source in ("human", "model+edited")  # a person may type bare code
         parsed = parse_answer(completion.text, allow_plain_code=typed)
-        blocks = validate(parsed.code, known)
+        blocks = validate(parsed.code, known, parsed.first_line)
         if self.code_check is not None:
             refusal = self.code_check(parsed.code)  # the whole answer: later blocks read earlier names
             if refusal:
@@ -366,9 +366,16 @@ class Engine:
 def _loaded_names(code: str) -> list[str]:
     """Names a piece of code reads, in order of first use."""
     try:
-        tree = ast.parse(code)
+        tree = safe_parse(code)
     except SyntaxError:
         return []
     loads = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
     loads.sort(key=lambda n: (n.lineno, n.col_offset))
     return list(dict.fromkeys(n.id for n in loads))
+
+
+def _with_times(event: Event, node: Node, outcome: NodeOutcome) -> Event:
+    """The node's own time and the restore time (sandbox) on its completed/error event."""
+    if isinstance(event, (NodeCompleted, NodeError)) and event.node_id == node.id:
+        return replace(event, seconds=outcome.seconds, restore_seconds=outcome.restore_seconds)
+    return event

@@ -77,6 +77,8 @@ class VariablesChanged(Event):
 class NodeCompleted(Event):
     kind: ClassVar[str] = "node_completed"
     output: str = ""
+    seconds: float = 0.0  # the node's own running time
+    restore_seconds: float = 0.0  # bringing the namespace back into a fresh worker, not the node's time
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,8 @@ class NodeError(Event):
     code: str = ""
     error: str = ""
     output: str = ""
+    seconds: float = 0.0  # the node's own running time (a timeout: its limit)
+    restore_seconds: float = 0.0  # bringing the namespace back after the kill, not the node's time
 
 
 @dataclass(frozen=True)

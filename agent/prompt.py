@@ -15,7 +15,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from agent.codeblocks import called_names
+from agent.codeblocks import called_names, safe_parse
 
 DEFAULT_PROMPTS = Path(__file__).parent / "prompts" / "default"
 
@@ -74,7 +74,7 @@ class CallArguments:
 def call_arguments(code: str, name: str) -> CallArguments:
     """The arguments of the first call `name(...)` in a stub's code."""
     try:
-        tree = ast.parse(code)
+        tree = safe_parse(code)
     except SyntaxError:
         return CallArguments((), {}, {})
     call = next((c for c in called_names(tree) if c.func.id == name), None)  # type: ignore[attr-defined]
@@ -88,8 +88,11 @@ def call_arguments(code: str, name: str) -> CallArguments:
             continue
         try:
             literals[keyword.arg] = ast.literal_eval(keyword.value)
-        except (ValueError, SyntaxError, TypeError):
-            source = ast.unparse(keyword.value)
+        except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+            try:
+                source = ast.unparse(keyword.value)
+            except RecursionError:  # nested too deeply to print back: not bound, not listed
+                continue
             if source != keyword.arg:
                 expressions[keyword.arg] = source
         names.append(keyword.arg)

@@ -23,7 +23,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from agent.codeblocks import InvalidAnswer, parse_answer, validate
+from agent.codeblocks import InvalidAnswer, parse_answer, safe_parse, validate
 from agent.prompt import DEFAULT_PROMPTS, PromptSet
 
 HELPERS = frozenset({"run", "print", "re"})
@@ -222,7 +222,7 @@ def parse_example(text: str, line: int = 1) -> Example:
 def stub_call(function: str) -> tuple[list[str], str, list[str]]:
     """(names the stub assigns, placeholder name, argument names); ValueError if not a stub."""
     try:
-        tree = ast.parse(function)
+        tree = safe_parse(function)
     except SyntaxError as exc:
         raise ValueError(f"the function line does not parse: {exc.msg}") from None
     if len(tree.body) != 1:
@@ -267,7 +267,7 @@ def undefined_names(code: str, given: set[str] | frozenset[str]) -> list[str]:
     before its own reads; names called as functions are placeholders or
     helpers, not variable reads; comprehension and lambda variables are local.
     """
-    tree = ast.parse(code)
+    tree = safe_parse(code)
     defined = set(given) | HELPERS | BUILTINS
     problems: list[str] = []
 
@@ -319,7 +319,7 @@ def answer_problems(function: str, given: set[str] | frozenset[str], answer: str
         return problems + ["empty <execute>"]
     if "```" in parsed.code:
         problems.append("Markdown fence inside <execute>")
-    tree = ast.parse(parsed.code)
+    tree = safe_parse(parsed.code)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]

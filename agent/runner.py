@@ -31,6 +31,10 @@ class NodeOutcome:
     error: str = ""
     stub_name: str = ""
     changes: tuple[VariableChange, ...] = field(default=())
+    seconds: float = 0.0  # the node's own running time (what its time limit counts)
+    # Bringing a namespace back into a fresh worker (after a kill or a crash):
+    # not the node's time, reported apart so a slow restore is not blamed on the code.
+    restore_seconds: float = 0.0
 
 
 RunnerMessage = ActionRequest | NodeOutcome

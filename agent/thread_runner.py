@@ -11,15 +11,19 @@ from __future__ import annotations
 import asyncio
 import builtins
 import ctypes
+import importlib
 import queue
 import re
 import threading
 import time
+from dataclasses import replace
 from typing import Any, Callable
 
 from agent.codeblocks import calls_name
 from agent.events import VariableChange
 from agent.runner import ActionRequest, EvaluationError, NodeOutcome, RunnerMessage
+from agent.sandbox.checks import ALLOWED_MODULES
+from agent.sandbox.imports import ImportIndex, Origin
 from agent.varlist import (
     FULL_VALUE_LIMIT,
     VariableSummary,
@@ -57,6 +61,8 @@ class ThreadRunner:
         self._output: list[str] = []
         self._output_len = 0
         self._busy_seconds = 0.0
+        self._import_index = ImportIndex({m: importlib.import_module(m) for m in ALLOWED_MODULES})
+        self.imports: dict[str, Origin] = {}  # imported names kept for later nodes (spec §2)
 
     # -- helpers injected into node code ------------------------------------
 
@@ -92,6 +98,7 @@ class ThreadRunner:
 
     def _globals(self) -> dict[str, Any]:
         scope: dict[str, Any] = dict(self.namespace)
+        scope.update({name: self._import_index.resolve(origin) for name, origin in self.imports.items()})
         scope.update({"run": self._run, "print": self._print, "re": re}, **self._extra_helpers)
         scope["__builtins__"] = builtins
         return scope
@@ -138,6 +145,7 @@ class ThreadRunner:
         """Keep new or changed names per spec §2 and say what changed."""
         helpers = self.helper_names
         kept = {k: v for k, v in scope.items() if is_kept(k, v, helpers)}
+        self.imports = self._import_index.kept_imports(scope, lambda name, value: name in kept or name in helpers)
         for name in [n for n in self.namespace if n not in kept]:
             del self.namespace[name]
         self.namespace.update(kept)
@@ -155,6 +163,8 @@ class ThreadRunner:
         except asyncio.TimeoutError:
             message = await self._stop_thread()
         self._busy_seconds += time.monotonic() - started
+        if isinstance(message, NodeOutcome):
+            message = replace(message, seconds=self._busy_seconds)
         return message
 
     async def _stop_thread(self) -> RunnerMessage:
@@ -200,7 +210,7 @@ class ThreadRunner:
         return [prompt_line(n, self.namespace[n]) for n in names if n in self.namespace]
 
     async def names(self) -> frozenset[str]:
-        return frozenset(self.namespace) | self.helper_names
+        return frozenset(self.namespace) | self.helper_names | frozenset(self.imports)
 
     async def evaluate_condition(self, expression: str) -> bool:
         return bool(eval(expression, self._globals(), {}))  # noqa: S307 - trusted runner

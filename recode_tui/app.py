@@ -14,6 +14,7 @@ from textual.lazy import Lazy
 from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
 from agent import events as ev
+from agent.codeblocks import safe_parse
 from agent.debugger import Breakpoint, BreakpointKind, Debugger, StepMode
 from agent.engine import Engine, Limits
 from agent.llm import LLM
@@ -46,7 +47,7 @@ def stub_name_of(code: str) -> str | None:
     import builtins
 
     try:
-        tree = ast.parse(code)
+        tree = safe_parse(code)
     except SyntaxError:
         return None
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]

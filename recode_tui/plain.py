@@ -48,28 +48,19 @@ class Paused(Exception):
 def check_answer(text: str, known: frozenset[str], code_check: Callable[[str], str | None] | None = None) -> str:
     """Why the engine would refuse this answer ('' when it would take it)."""
     try:
-        code = parse_answer(text, allow_plain_code=True).code
+        parsed = parse_answer(text, allow_plain_code=True)
     except InvalidAnswer as exc:
         return str(exc)
     try:
-        blocks = validate(code, known)
-    except InvalidAnswer as exc:  # line numbers of the code -> line numbers of the editor
-        offset = _lines_before(text, code)
-        return re.sub(r"line (\d+)", lambda m: f"line {int(m.group(1)) + offset}", str(exc), count=1)
+        blocks = validate(parsed.code, known, parsed.first_line)  # lines of the editor's text
+    except InvalidAnswer as exc:
+        return str(exc)
     if code_check is not None:
         for block in blocks:
             refusal = code_check(block)
             if refusal:
                 return refusal
     return ""
-
-
-def _lines_before(text: str, code: str) -> int:
-    """How many editor lines precede the first line of the extracted code."""
-    first = code.strip("\n").split("\n", 1)[0].strip()
-    tag = re.search(r"<execute>", text, re.I) or re.search(r"</think>", text, re.I)
-    at = text.find(first, tag.end() if tag else 0) if first else -1
-    return text[:at].count("\n") if at >= 0 else 0
 
 
 # ------------------------------------------------------------------ the prompt

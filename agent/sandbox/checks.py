@@ -7,6 +7,15 @@ None. The rules close the usual ways out of a restricted namespace:
   of those modules, without their submodules: `re.enum.sys` does not exist);
 - no name, attribute, argument or pattern attribute starting with `_`
   (so no `__class__`, `__globals__`, `__subclasses__` walks);
+- the attribute rules below hold for every way the language names an
+  attribute: `x.attr` (read, assigned, deleted, in f-strings, decorators and
+  `case a.b:` value patterns), class-pattern keywords (`case str(format=f)`
+  reads `x.format`), `from module import name` (an attribute of the module),
+  `hasattr(x, "name")` (only with a literal name that passes the rules) and
+  `str.format` fields (below). Positional class patterns read the attributes
+  named by the class's `__match_args__`, which node code cannot set (the
+  name starts with `_`); the only allowed classes that have one are named
+  tuples, whose fields are public data (`collections` refuses `_` fields);
 - no frame, code or traceback attributes (`gi_frame`, `f_back`, `tb_frame`,
   `co_code`, ...), which walk to other frames' globals without underscores;
 - `.format` / `.format_map` only called directly on a string literal whose
@@ -25,6 +34,8 @@ from __future__ import annotations
 import ast
 import builtins
 import string
+
+from agent.codeblocks import UnparsableCode, safe_parse
 
 ALLOWED_MODULES: frozenset[str] = frozenset(
     {"re", "math", "json", "itertools", "collections", "random", "string", "heapq", "bisect", "functools"}
@@ -68,6 +79,8 @@ DEFAULT_HELPERS: frozenset[str] = frozenset({"run", "print", "re"})
 _INTROSPECTION_PREFIXES = ("f_", "gi_", "cr_", "ag_", "tb_", "co_")
 _FORBIDDEN_ATTRIBUTES = frozenset({"vformat", "get_field", "format_field", "mro"})
 _FORMAT_METHODS = frozenset({"format", "format_map"})
+# Python 3.12 type parameters (`class C[T]:`) bind names.
+_TYPE_PARAMS = tuple(getattr(ast, n) for n in ("TypeVar", "ParamSpec", "TypeVarTuple") if hasattr(ast, n))
 
 
 class _Refused(Exception):
@@ -87,11 +100,11 @@ def check_code(
     parse passes (compiling it reports the syntax error as usual).
     """
     try:
-        tree = ast.parse(code, mode=mode)
+        tree = safe_parse(code, mode=mode)
+    except UnparsableCode as exc:
+        return f"forbidden: code that cannot be checked ({exc.msg})"
     except SyntaxError:
         return None
-    except (ValueError, RecursionError, MemoryError) as exc:
-        return f"forbidden: code that cannot be checked ({type(exc).__name__})"
     try:
         _check_tree(tree, frozenset(known_names), frozenset(helper_names))
     except _Refused as exc:
@@ -144,6 +157,7 @@ def _check_tree(tree: ast.AST, known: frozenset[str], helpers: frozenset[str]) -
                 if alias.name == "*":
                     raise _Refused(f"forbidden: from {node.module} import *")
                 _check_name(alias.name)
+                _check_attribute(alias.name)  # `from m import a` reads the attribute `m.a`
                 bind = alias.asname or alias.name
                 _check_name(bind)
                 if bind in helpers:
@@ -166,8 +180,14 @@ def _check_tree(tree: ast.AST, known: frozenset[str], helpers: frozenset[str]) -
             if node.name in helpers:
                 raise _Refused(f"forbidden: assignment to the helper `{node.name}`")
         elif isinstance(node, ast.MatchClass):
-            for attr in node.kwd_attrs:
+            for attr in node.kwd_attrs:  # `case C(attr=p)` reads `subject.attr`
                 _check_attribute(attr)
+                if attr in _FORMAT_METHODS:
+                    raise _Refused(f"forbidden: .{attr} used other than as a direct call (a class pattern)")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr":
+            _check_hasattr(node, bound | known)
+        elif isinstance(node, _TYPE_PARAMS):
+            _check_name(node.name)  # type: ignore[attr-defined]
         elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
             _check_name(node.name)
             if node.name in helpers:
@@ -214,6 +234,16 @@ def _check_attribute(attr: str) -> None:
         raise _Refused(f"forbidden: attribute `.{attr}` (attributes starting with _ are not allowed)")
     if attr.startswith(_INTROSPECTION_PREFIXES) or attr in _FORBIDDEN_ATTRIBUTES:
         raise _Refused(f"forbidden: attribute `.{attr}`")
+
+
+def _check_hasattr(call: ast.Call, shadowing: frozenset[str] | set[str]) -> None:
+    """`hasattr(x, "name")` names an attribute too: a literal name under the same rules."""
+    if "hasattr" in shadowing:  # a variable of that name, not the builtin
+        return
+    name = call.args[1] if len(call.args) == 2 and not call.keywords else None
+    if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+        raise _Refused("forbidden: hasattr with an attribute name that is not a string literal")
+    _check_attribute(name.value)
 
 
 def _check_module(name: str) -> None:

@@ -39,6 +39,9 @@ _BOOT = (
     "from agent.sandbox.worker import main; main(sys.argv[2])"
 )
 _IDLE, _RUNNING, _WAITING = "idle", "running", "waiting"
+# How long the worker may take to keep and snapshot a node's variables once its
+# code ended; not counted in the node's time limit (a large namespace takes a while).
+SAVE_TIMEOUT = 60.0
 
 
 class SandboxError(RuntimeError):
@@ -69,6 +72,7 @@ class SandboxRunner:
         interrupt_grace: float = 1.0,
         python: str | None = None,
         debug_stderr: bool = False,
+        skip_static_checks_for_tests: bool = False,
     ) -> None:
         self.trusted = trusted
         self.node_timeout = float(node_timeout)
@@ -85,6 +89,8 @@ class SandboxRunner:
                 "max_output_chars": max_output_chars,
                 "cpu_seconds": self.node_timeout + 2.0,
                 "helpers": sorted(self._extra_helpers),
+                # Tests only: the worker runs unchecked code under its audit hook alone.
+                "skip_static_checks_for_tests": skip_static_checks_for_tests,
             }
         )
         self._proc: asyncio.subprocess.Process | None = None
@@ -94,10 +100,14 @@ class SandboxRunner:
         # when the value could not be pickled), in namespace order.
         self._snapshot: dict[str, bytes | None] = {}
         self._summaries: dict[str, VariableSummary] = {}
+        # Imported names kept for later nodes: [name, module, attribute], as the worker said.
+        self._imports: list[list[str]] = []
         self._queued: NodeOutcome | None = None
         self._output: list[str] = []
         self._pending_output = ""
-        self._busy = 0.0
+        self._busy = 0.0  # the running node's own time so far
+        self._ran = False  # the worker said the node's code ended (what follows is saving its variables)
+        self._restore_seconds = 0.0
         self._segment_start: float | None = None
         self._node_serial = 0
         self._kill_reason = ""
@@ -112,6 +122,11 @@ class SandboxRunner:
         return frozenset({"run", "print", "re", *self._extra_helpers})
 
     @property
+    def imported_names(self) -> frozenset[str]:
+        """Names bound by imports from the allowed modules, available to every later node."""
+        return frozenset(entry[0] for entry in self._imports)
+
+    @property
     def worker_pid(self) -> int | None:
         return self._proc.pid if self._proc is not None and self._proc.returncode is None else None
 
@@ -119,7 +134,7 @@ class SandboxRunner:
         """The static checks' refusal reason for `code` (None when trusted)."""
         if self.trusted:
             return None
-        return check_code(code, frozenset(self._summaries), self.helper_names)
+        return check_code(code, frozenset(self._summaries) | self.imported_names, self.helper_names)
 
     async def ensure_started(self) -> None:
         """Start the worker now instead of at the first request."""
@@ -155,7 +170,36 @@ class SandboxRunner:
     def _escalate(self, serial: int) -> None:
         self._interrupt_timer = None
         if serial == self._node_serial and self._state == _RUNNING:
-            self._kill("interrupted (killed after the code ignored the interrupt)")
+            self._signal(signal.SIGUSR1)  # send what it printed, then die
+            self._interrupt_timer = asyncio.get_running_loop().call_later(
+                self._flush_grace, self._kill, "interrupted (killed after the code ignored the interrupt)"
+            )
+
+    @property
+    def _flush_grace(self) -> float:
+        """How long a node about to be killed gets to send what it printed (it may be stuck in C code)."""
+        return min(0.25, 0.1 * self.node_timeout)
+
+    def _signal(self, signum: int) -> bool:
+        proc = self._proc
+        if proc is None or proc.returncode is not None:
+            return False
+        try:
+            os.kill(proc.pid, signum)
+        except ProcessLookupError:
+            return False
+        return True
+
+    async def _flush_output(self) -> None:
+        """Ask the running worker for its printed output before it is killed, so it is not lost."""
+        if not self._signal(signal.SIGUSR1):
+            return
+        try:
+            message = await self._read(timeout=self._flush_grace)
+        except (asyncio.TimeoutError, _WorkerGone):
+            return
+        self._output.append(str(message.get("out", "")))
+        self._pending_output = ""
 
     # -- CodeRunner ------------------------------------------------------------
 
@@ -163,11 +207,15 @@ class SandboxRunner:
         if self._state != _IDLE:
             raise SandboxError("a node is already running")
         async with self._lock:
+            restarts = self.restarts
             await self._ensure_worker()
+            # A worker that died between nodes is brought back first: not the node's time.
+            self._restore_seconds = self.last_restart_seconds if self.restarts != restarts else 0.0
             self._node_serial += 1
             self._output = []
             self._pending_output = ""
             self._busy = 0.0
+            self._ran = False
             self._kill_reason = ""
             self._queued = None
             self._state = _RUNNING
@@ -184,12 +232,20 @@ class SandboxRunner:
             raise SandboxError("no node is running")
         async with self._lock:
             while True:
-                if self._segment_start is None:
-                    self._segment_start = time.monotonic()
-                remaining = self.node_timeout - self._busy - (time.monotonic() - self._segment_start)
+                if self._ran:  # the code is done; the worker is keeping and snapshotting its variables
+                    remaining = SAVE_TIMEOUT
+                else:
+                    if self._segment_start is None:
+                        self._segment_start = time.monotonic()
+                    remaining = self.node_timeout - self._busy - (time.monotonic() - self._segment_start)
                 try:
                     message = await self._read(timeout=max(remaining, 0.0))
                 except asyncio.TimeoutError:
+                    if self._ran:
+                        self._kill(f"timed out saving the variables after {SAVE_TIMEOUT:.0f} s")
+                        return await self._fail_node("timed out saving the variables")
+                    self._end_segment()  # the node's time is its limit; the flush below is not its time
+                    await self._flush_output()
                     return await self._fail_node(f"timed out after {self.node_timeout:.1f} s")
                 except _WorkerGone as gone:
                     return await self._fail_node(gone.reason)
@@ -202,6 +258,11 @@ class SandboxRunner:
                     return ActionRequest(str(message.get("action", "")))
                 if kind == "call":
                     await self._serve_helper(message)
+                    continue
+                if kind == "out":  # printed output sent just before a kill
+                    continue
+                if kind == "ran":  # the node's own time ends here
+                    self._ran = True
                     continue
                 if kind == "outcome":
                     return self._finish_node(message)
@@ -245,7 +306,7 @@ class SandboxRunner:
         return [str(line) for line in reply["lines"]]
 
     async def names(self) -> frozenset[str]:
-        return frozenset(self._summaries) | self.helper_names
+        return frozenset(self._summaries) | self.helper_names | self.imported_names
 
     async def evaluate_condition(self, expression: str) -> bool:
         reply = await self._request({"op": "cond", "expr": expression}, timeout=self.node_timeout)
@@ -309,7 +370,7 @@ class SandboxRunner:
     async def _ensure_worker(self) -> None:
         if self._proc is not None and self._proc.returncode is None:
             return
-        if self._proc is not None or self._snapshot:
+        if self._proc is not None or self._snapshot or self._imports:
             await self._restart()
         else:
             await self._spawn()
@@ -332,7 +393,7 @@ class SandboxRunner:
         await spawn
         items = [(name, blob) for name, blob in self._snapshot.items() if blob is not None]
         lost = [name for name, blob in self._snapshot.items() if blob is None]
-        self._write({"op": "restore", "items": items})
+        self._write({"op": "restore", "items": items, "imports": self._imports})
         await self._drain()
         reply = await self._read(timeout=30.0)
         lost += [str(n) for n in reply.get("lost", [])]
@@ -351,6 +412,7 @@ class SandboxRunner:
     async def _fail_node(self, reason: str) -> NodeOutcome:
         """End the running node as an error and bring back a worker with the last snapshot."""
         reason = self._kill_reason or reason
+        self._end_segment()
         self._state = _IDLE
         if self._pending_output and sum(map(len, self._output)) < self.max_output_chars:
             self._output.append(self._pending_output)
@@ -362,7 +424,9 @@ class SandboxRunner:
         try:
             lost = await self._restart()
         except SandboxError as exc:
-            return NodeOutcome(status="error", output="".join(self._output), error=f"{reason}; {exc}")
+            return NodeOutcome(
+                status="error", output="".join(self._output), error=f"{reason}; {exc}", seconds=self._busy
+            )
         finally:
             self._kill_reason = ""
         if lost:
@@ -372,6 +436,8 @@ class SandboxRunner:
             output="".join(self._output),
             error=reason,
             changes=_diff(before, self._summaries),
+            seconds=self._busy,
+            restore_seconds=self._restore_seconds + self.last_restart_seconds,
         )
 
     def _finish_node(self, message: dict[str, Any]) -> NodeOutcome:
@@ -389,6 +455,8 @@ class SandboxRunner:
             error=str(message.get("error", "")),
             stub_name=str(message.get("stub_name", "")),
             changes=changes,
+            seconds=self._busy,
+            restore_seconds=self._restore_seconds,
         )
 
     def _apply_snapshot(self, message: dict[str, Any]) -> tuple[VariableChange, ...]:
@@ -410,6 +478,7 @@ class SandboxRunner:
                 name = str(name)
                 fresh[name] = None if name in unsaved else blobs.get(name, old.get(name))
             self._snapshot = fresh
+            self._imports = [[str(x) for x in entry][:3] for entry in snap.get("imports", [])]
             # keep the summaries in namespace order
             self._summaries = {n: self._summaries[n] for n in fresh if n in self._summaries}
         return changes

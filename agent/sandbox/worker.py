@@ -36,6 +36,7 @@ import math  # noqa: F401
 import random  # noqa: F401
 import re
 import string  # noqa: F401
+import unicodedata  # noqa: F401 - compiling a non-ASCII identifier (`café = 1`) imports it
 
 from agent.codeblocks import calls_name
 from agent.sandbox.checks import (
@@ -46,6 +47,7 @@ from agent.sandbox.checks import (
     MODULE_EXPORTS,
     check_code,
 )
+from agent.sandbox.imports import ImportIndex, Origin
 from agent.sandbox.protocol import HEADER, encode_reply, read_exact, write_all
 from agent.varlist import FULL_VALUE_LIMIT, bounded_repr, infer_type, is_kept, prompt_line
 
@@ -151,7 +153,10 @@ def _is_immutable(value: Any) -> bool:
 class Worker:
     def __init__(self, config: dict[str, Any], rfd: int, wfd: int) -> None:
         self.rfd, self.wfd = rfd, wfd
+        self.sending = False  # a frame is being written: a signal handler must not start another
         self.trusted = bool(config.get("trusted", False))
+        # Off only in the tests of the audit hook, which must hold on its own.
+        self.static_checks = not self.trusted and not config.get("skip_static_checks_for_tests", False)
         self.output = Output(int(config.get("max_output_chars", 100_000)))
         self.cpu_seconds = float(config.get("cpu_seconds", 10.0))
         self.extra_helpers = list(config.get("helpers", []))
@@ -163,6 +168,11 @@ class Worker:
         self.blob_sources: dict[str, Any] = {}  # the object each blob was made from
         self.scope: dict[str, Any] | None = None  # the live globals of the running node
         self.modules = {name: _trimmed_module(name) for name in ALLOWED_MODULES}
+        # What `import` gives node code: the trimmed copies, or the real modules when trusted.
+        self.import_index = ImportIndex(
+            {name: sys.modules[name] for name in ALLOWED_MODULES} if self.trusted else self.modules
+        )
+        self.imports: dict[str, Origin] = {}  # imported names kept for later nodes
         self.helpers: dict[str, Any] = {
             "run": self._run,
             "print": self._print,
@@ -189,7 +199,18 @@ class Worker:
     # -- I/O -----------------------------------------------------------------
 
     def send(self, message: dict[str, Any]) -> None:
-        write_all(self.wfd, encode_reply(message))
+        self.sending = True
+        try:
+            write_all(self.wfd, encode_reply(message))
+        finally:
+            self.sending = False
+
+    def flush_output(self) -> None:
+        """Send what the running node printed so far (SIGUSR1: the engine is about to kill it)."""
+        if self.state.in_user and not self.sending:
+            text = self.output.delta()
+            if text:
+                self.send({"t": "out", "out": text})
 
     def recv(self) -> dict[str, Any]:
         header = read_exact(self.rfd, HEADER.size)
@@ -299,12 +320,14 @@ class Worker:
         if op == "bind":
             return self.bind(request["bindings"])
         if op == "restore":
-            return self.restore(request["items"])
+            return self.restore(request["items"], request.get("imports", []))
         self.serve_inspection(request, None)
         return None
 
     def make_scope(self) -> dict[str, Any]:
         scope = dict(self.namespace)
+        for name, origin in self.imports.items():
+            scope[name] = self.import_index.resolve(origin)
         scope.update(self.helpers)
         scope["__builtins__"] = self.builtins
         return scope
@@ -329,8 +352,8 @@ class Worker:
         status, error, stub_name = "completed", "", ""
         state.in_node = True
         try:
-            if not self.trusted:
-                reason = check_code(code, frozenset(self.namespace), self.helper_names)
+            if self.static_checks:
+                reason = check_code(code, frozenset(self.namespace) | set(self.imports), self.helper_names)
                 if reason:
                     raise Refused(reason)
             compiled = compile(code, "<node>", "exec")
@@ -359,6 +382,8 @@ class Worker:
         finally:
             state.in_node = False
             self.scope = None
+        # The node's own time ends here; keeping and snapshotting its variables is not its time.
+        self.send({"t": "ran", "out": self.output.delta()})
         if state.stopped:
             status, error = "aborted", ""
         if error == "memory limit":
@@ -380,6 +405,9 @@ class Worker:
 
     def _keep(self, scope: dict[str, Any]) -> list[list[str]]:
         kept = {k: v for k, v in scope.items() if is_kept(k, v, self.helper_names)}
+        self.imports = self.import_index.kept_imports(
+            scope, lambda name, value: name in kept or name in self.helper_names
+        )
         for name in [n for n in self.namespace if n not in kept]:
             del self.namespace[name]
         self.namespace.update(kept)
@@ -421,7 +449,8 @@ class Worker:
         for name in [n for n in self.blobs if n not in self.namespace]:
             del self.blobs[name]
             self.blob_sources.pop(name, None)
-        return {"order": list(self.namespace), "blobs": fresh, "unsaved": unsaved}
+        imports = [[name, module, attr] for name, (module, attr) in self.imports.items()]
+        return {"order": list(self.namespace), "blobs": fresh, "unsaved": unsaved, "imports": imports}
 
     def set_values(self, values: dict[str, Any]) -> dict[str, Any]:
         self.namespace.update(values)
@@ -433,10 +462,10 @@ class Worker:
         self._cpu_backstop()
         try:
             for name, source in bindings.items():
-                if not self.trusted:
+                if self.static_checks:
                     if not name.isidentifier() or name.startswith("_") or name in self.helper_names:
                         raise Refused(f"forbidden: binding the name `{name}`")
-                    reason = check_code(source, frozenset(self.namespace), self.helper_names, mode="eval")
+                    reason = check_code(source, frozenset(self.namespace) | set(self.imports), self.helper_names, mode="eval")
                     if reason:
                         raise Refused(reason)
                 compiled = compile(source, "<binding>", "eval")
@@ -453,7 +482,11 @@ class Worker:
             reply["error"] = error
         return reply
 
-    def restore(self, items: list[tuple[str, bytes]]) -> dict[str, Any]:
+    def restore(self, items: list[tuple[str, bytes]], imports: list[Any]) -> dict[str, Any]:
+        self.imports = {
+            name: origin for name, origin in self.import_index.restore(imports).items()
+            if name not in self.helper_names
+        }
         lost: list[str] = []
         for name, blob in items:
             try:
@@ -517,8 +550,8 @@ class Worker:
 
     def _evaluate(self, expression: str, scope: dict[str, Any] | None, reply: Any) -> dict[str, Any]:
         """Check and evaluate one expression typed by the person, as user code."""
-        if not self.trusted:
-            known = frozenset(self._visible(scope))
+        if self.static_checks:
+            known = frozenset(self._visible(scope)) | set(self.imports)
             reason = check_code(expression, known, self.helper_names, mode="eval")
             if reason:
                 return {"t": "fail", "error": reason}
@@ -628,6 +661,7 @@ def main(config_text: str = "{}") -> None:
             raise KeyboardInterrupt("interrupted")
 
     signal.signal(signal.SIGINT, on_sigint)
+    signal.signal(signal.SIGUSR1, lambda signum, frame: worker.flush_output())
     _set_limits(config)
     if not worker.trusted:
         sys.addaudithook(_audit_hook(worker))

@@ -23,8 +23,6 @@ SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
 SKELETON_CURSOR = (4, 0)  # the empty line inside <execute>
 CHECK_DELAY = 0.15  # seconds of typing quiet before validating
 
-_EXECUTE_OPEN = re.compile(r"<execute>", re.I)
-_THINK_CLOSE = re.compile(r"</think>", re.I)
 _EXECUTE_CLOSE = re.compile(r"\s*</execute>", re.I)
 
 
@@ -36,31 +34,16 @@ class Check:
     empty: bool = False
 
 
-def _code_offset(text: str, code: str) -> int:
-    """How many editor lines come before the first line of the extracted code."""
-    if not code.strip():
-        return 0
-    first = code.strip("\n").split("\n", 1)[0].strip()
-    start = 0
-    tag = _EXECUTE_OPEN.search(text) or _THINK_CLOSE.search(text)
-    if tag:
-        start = tag.end()
-    at = text.find(first, start)
-    return text[:at].count("\n") if at >= 0 else 0
-
-
 def check_expansion(text: str, known: frozenset[str] | set[str] = frozenset()) -> Check:
     """Validate what the person typed the way the engine will; line numbers are the editor's."""
     try:
         parsed = parse_answer(text, allow_plain_code=True)
     except InvalidAnswer as exc:
         return Check(False, str(exc))
-    offset = _code_offset(text, parsed.code)
     try:
-        blocks = validate(parsed.code, known)
+        blocks = validate(parsed.code, known, parsed.first_line)  # lines of the editor's text
     except InvalidAnswer as exc:
-        message = re.sub(r"line (\d+)", lambda m: f"line {int(m.group(1)) + offset}", str(exc), count=1)
-        return Check(False, message)
+        return Check(False, str(exc))
     if not blocks:
         return Check(True, "empty: submitting marks the stub SKIP", 0, empty=True)
     return Check(True, f"{len(blocks)} child node(s)", len(blocks))

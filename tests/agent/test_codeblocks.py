@@ -2,7 +2,7 @@
 
 import pytest
 
-from agent.codeblocks import InvalidAnswer, calls_name, parse_answer, split_blocks, validate
+from agent.codeblocks import InvalidAnswer, calls_name, parse_answer, safe_parse, split_blocks, validate
 
 
 def test_think_and_execute_are_separated():
@@ -61,3 +61,58 @@ def test_calls_name_finds_only_calls():
     assert calls_name("a, b = find_obj(x)", "find_obj")
     assert not calls_name("y = find_obj + 1", "find_obj")
     assert not calls_name("y = x.find_obj()", "find_obj")
+
+
+def test_every_line_number_is_a_line_of_the_whole_answer():
+    text = "<think>\nplan\n</think>\n<execute>\nx = [1,\n  2)\n</execute>"
+    parsed = parse_answer(text)
+    assert text.splitlines()[parsed.first_line - 1] == "x = [1,"
+    with pytest.raises(InvalidAnswer) as caught:
+        validate(parsed.code, first_line=parsed.first_line)
+    # Python's own message names a second line: both are lines of the answer
+    assert str(caught.value) == (
+        "syntax error on line 6: closing parenthesis ')' does not match opening parenthesis '[' on line 5"
+    )
+    text = "<think>hm</think>\n<execute>\n```python\n\nfor loc in locs:\n    search(loc)\n```\n</execute>"
+    parsed = parse_answer(text)
+    with pytest.raises(InvalidAnswer, match=r"^line 6: placeholder `search"):
+        validate(parsed.code, {"locs"}, parsed.first_line)
+
+
+def test_text_after_execute_is_not_dropped_silently():
+    parsed = parse_answer("<think>t</think>\n<execute>\nx = 1\n</execute>\nAlso, run('look') afterwards.")
+    assert parsed.code == "x = 1"
+    assert parsed.ignored_tail == "Also, run('look') afterwards."
+    assert parsed.notes == ("the text after </execute> was ignored: \"Also, run('look') afterwards.\"",)
+    assert parse_answer("<think>t</think>\n<execute>\nx = 1\n</execute>\n\n").notes == ()
+
+
+def test_a_placeholder_inside_an_expression_is_refused_with_how_to_write_it():
+    with pytest.raises(InvalidAnswer) as caught:
+        validate("x = helper(1) + 2")
+    message = str(caught.value)
+    assert message.startswith("line 1: placeholder `helper(...)` is used inside a larger statement")
+    assert "`x = helper(1)`, then `x = x + 2`" in message
+    with pytest.raises(InvalidAnswer, match=r"`result = find\(obj\)`, then `print\(result\)`"):
+        validate("print(find(obj))", {"obj"})
+    with pytest.raises(InvalidAnswer, match="placeholder `other"):
+        validate("x = helper(other(1))")
+    with pytest.raises(InvalidAnswer, match="inside a comprehension"):
+        validate("xs = [check(i) for i in range(3)]")
+    with pytest.raises(InvalidAnswer, match="inside a condition"):
+        validate("match kind:\n    case 'a':\n        handle(kind)", {"kind"})
+    # rule 3's own forms, and known calls anywhere, are fine
+    assert validate("x = helper(1)\na, b = pair(x)\nnote(x)\ny = len(x) + 2") == [
+        "x = helper(1)", "a, b = pair(x)", "note(x)", "y = len(x) + 2"
+    ]
+
+
+def test_code_the_parser_gives_up_on_is_an_invalid_answer():
+    huge = "x = " + " + ".join(["1"] * 100_000)
+    with pytest.raises(InvalidAnswer, match="nested too deeply to parse"):
+        validate(huge)
+    with pytest.raises(InvalidAnswer):
+        validate("x = 1\0")
+    assert not calls_name(huge, "x")
+    with pytest.raises(SyntaxError):
+        safe_parse("x = " + "-" * 100_000 + "1")  # MemoryError inside the parser

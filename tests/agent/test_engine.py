@@ -242,3 +242,52 @@ async def test_usage_and_cost_are_summed_into_the_result(put_game):
     finished = events[-1]
     assert (finished.llm_calls, finished.input_tokens, finished.output_tokens, finished.cost) == (2, 200, 20, 0.5)
     await engine.close()
+
+
+async def test_an_answer_the_parser_gives_up_on_is_rejected_and_asked_again(put_game):
+    from agent.sandbox import SandboxRunner
+
+    huge = "x = " + " + ".join(["1"] * 100_000)
+    llm = ScriptedLLM([
+        ScriptEntry(answer=answer(huge), stub="solve(instruction, observation)", once=True),
+        ScriptEntry(answer=answer("x = 1 + 1\nrun('look')"), stub="solve(instruction, observation)"),
+    ])
+    runner = SandboxRunner(node_timeout=5.0)
+    engine = Engine(make_env(put_game), llm, runner=runner, limits=Limits(max_retry=0), code_check=runner.check)
+    try:
+        events = await collect(engine)
+    finally:
+        await engine.close()
+    rejected = [e for e in events if isinstance(e, ev.ExpansionRejected)]
+    assert len(rejected) == 1 and "nested too deeply to parse" in rejected[0].reason
+    assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
+    assert "internal error" not in events[-1].reason
+    assert events[-1].reason == "no pending nodes left and the task is not done"
+
+
+async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(put_game):
+    from agent.sandbox import SandboxRunner
+
+    llm = scripted(
+        ("solve(instruction, observation)", answer("from collections import Counter\ncount_words(instruction)")),
+        ("count_words(instruction)", answer("n = Counter(instruction.split())['a'] + 1\nrun('look')")),
+    )
+    for runner in (SandboxRunner(node_timeout=5.0), None):
+        engine = Engine(make_env(put_game), llm, runner=runner, limits=Limits(max_retry=0))
+        try:
+            events = await collect(engine)
+        finally:
+            await engine.close()
+        assert not [e for e in events if isinstance(e, ev.ExpansionRejected)]
+        assert [e.name for e in events if isinstance(e, ev.StubFound)] == ["solve", "count_words"]
+        assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
+        assert engine.llm_calls == 2
+
+
+async def test_node_events_carry_the_nodes_own_time(put_game):
+    llm = scripted(("solve(instruction, observation)", answer("x = sum(range(10))\nrun('look')")))
+    engine = Engine(make_env(put_game), llm, limits=Limits(max_retry=0))
+    events = await collect(engine)
+    await engine.close()
+    done = [e for e in events if isinstance(e, ev.NodeCompleted)]
+    assert len(done) == 2 and all(0.0 < e.seconds < 1.0 and e.restore_seconds == 0.0 for e in done)

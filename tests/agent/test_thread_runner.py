@@ -132,3 +132,15 @@ async def test_watch_expressions_give_type_and_value_or_the_named_error():
     assert await runner.evaluate("list(seen)") == ("list[str]", "['drawer 1']")
     with pytest.raises(EvaluationError, match=r"^KeyError: 'shelf 1'$"):
         await runner.evaluate("seen['shelf 1']")
+
+
+async def test_imports_from_the_allowed_modules_stay_for_later_nodes():
+    runner = ThreadRunner()
+    _, outcome = await _run_to_end(runner, "import json\nfrom collections import Counter as C\nimport os")
+    assert outcome.status == "completed"
+    assert {"json", "C"} <= await runner.names() and "os" not in await runner.names()
+    _, outcome = await _run_to_end(runner, "data = json.loads('[1, 2]')\nn = C('aab')['a']")
+    assert outcome.status == "completed", outcome
+    assert (runner.namespace["data"], runner.namespace["n"]) == ([1, 2], 2)
+    _, outcome = await _run_to_end(runner, "C = 3")  # rebinding the name makes it a variable
+    assert runner.namespace["C"] == 3 and "json" in await runner.names()

@@ -37,6 +37,14 @@ HOSTILE: list[tuple[str, str, str, str]] = [
     ("globals-walk", "g = (lambda: 0).__globals__['__builtins__']", REFUSED, "forbidden: attribute `.__globals__`"),
     ("fstring-walk", "s = f'{().__class__.__base__}'", REFUSED, "forbidden: attribute"),
     ("match-class-walk", "match 1:\n    case int(__class__=c):\n        pass", REFUSED, "forbidden: attribute `.__class__`"),
+    # every other way to name an attribute (issue 12, item 2)
+    ("match-class-format", "t = '{0.__class__.__base__}'\nmatch t:\n    case str(format=f):\n        s = f(1)", REFUSED, "forbidden: .format used other than as a direct call"),
+    ("match-class-format-map", "t = '{x.__class__}'\nmatch t:\n    case str(format_map=f):\n        s = f({'x': 1})", REFUSED, "forbidden: .format_map used other than"),
+    ("match-class-frame", "g = (i for i in [1])\nmatch g:\n    case str(gi_frame=fr):\n        pass", REFUSED, "forbidden: attribute `.gi_frame`"),
+    ("match-args-set", "class C:\n    __match_args__ = ('__class__',)", REFUSED, "forbidden: name `__match_args__`"),
+    ("hasattr-dunder", "ok = hasattr(1, '__class__')", REFUSED, "forbidden: attribute `.__class__`"),
+    ("hasattr-computed", "n = '__cl' + 'ass__'\nok = hasattr(1, n)", REFUSED, "forbidden: hasattr with an attribute name"),
+    ("from-import-frame-name", "from re import f_globals", REFUSED, "forbidden: attribute `.f_globals`"),
     # frame walks
     ("gi-frame-walk", "g = (i for i in [1])\nf = g.gi_frame.f_back.f_globals", REFUSED, "forbidden: attribute `.gi_frame`"),
     ("f-back-walk", "def h():\n    pass\nx = h.f_back", REFUSED, "forbidden: attribute `.f_back`"),
@@ -189,3 +197,28 @@ async def test_nothing_escapes_to_the_filesystem(runner, drive, tmp_path):
         outcome = await drive(runner, code)
         assert outcome.status == "error"
     assert not target.exists()
+
+
+@pytest.mark.asyncio
+async def test_output_of_a_node_killed_without_ever_calling_run_is_kept(runner, drive):
+    outcome = await drive(runner, "print('searching')\nprint('still searching')\nwhile True:\n    pass")
+    assert outcome.error == "timed out after 1.0 s"
+    assert outcome.output == "searching\nstill searching\n"
+    outcome = await drive(runner, "for i in range(10 ** 9):\n    print('line', i)")  # capped, then killed
+    assert outcome.error == "timed out after 1.0 s"
+    assert outcome.output.startswith("line 0\nline 1\n") and outcome.output.endswith("[output cut at 10000 chars]\n")
+
+
+@pytest.mark.asyncio
+async def test_output_of_a_node_killed_after_ignoring_an_interrupt_is_kept(drive):
+    import asyncio
+
+    runner = SandboxRunner(node_timeout=30.0, memory_mb=256, interrupt_grace=0.3)
+    try:
+        await runner.start("print('working')\nwhile True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass")
+        asyncio.get_running_loop().call_later(0.2, runner.interrupt)
+        outcome = await runner.next_message()
+        assert outcome.error.startswith("interrupted (killed"), outcome
+        assert outcome.output == "working\n"
+    finally:
+        await runner.close()

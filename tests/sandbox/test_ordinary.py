@@ -291,3 +291,48 @@ async def test_extra_helpers_are_served_by_the_engine(drive):
         assert outcome.error == "forbidden: assignment to the helper `ask`"
     finally:
         await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_class_patterns_that_follow_the_rules_still_work(runner, drive):
+    code = (
+        "from collections import namedtuple\n"
+        "Spot = namedtuple('Spot', 'name count')\n"
+        "match Spot('desk 1', 2):\n"
+        "    case Spot(where, n):\n"  # positional: the fields named by __match_args__
+        "        first = (where, n)\n"
+        "match 'mug 1':\n"
+        "    case str(upper=up):\n"
+        "        loud = up()\n"
+        "has = hasattr('x', 'upper')"
+    )
+    outcome = await drive(runner, code)
+    assert outcome.status == "completed", outcome
+    values = {v.name: v.summary for v in await runner.variables()}
+    assert (values["first"], values["loud"], values["has"]) == ("('desk 1', 2)", "MUG 1", "True")
+
+
+@pytest.mark.asyncio
+async def test_non_ascii_identifiers_run_as_the_check_lets_them(runner, drive):
+    outcome = await drive(runner, "café = 1\nnaïve = café + 1")
+    assert outcome.status == "completed", outcome
+    assert {v.name: v.summary for v in await runner.variables()} == {"café": "1", "naïve": "2"}
+    outcome = await drive(runner, "import unicodedata")  # loaded for the compiler, still not for node code
+    assert outcome.error.startswith("forbidden: import unicodedata")
+
+
+@pytest.mark.asyncio
+async def test_imports_stay_for_later_nodes_and_survive_a_restart(runner, drive):
+    outcome = await drive(runner, "import json\nfrom collections import Counter\nfrom math import sqrt as root")
+    assert outcome.status == "completed", outcome
+    assert {"json", "Counter", "root"} <= await runner.names()
+    assert [v.name for v in await runner.variables()] == []  # not variables: nothing to show
+    outcome = await drive(runner, "data = json.loads('[4]')\nn = Counter('aab')['a'] + root(data[0])")
+    assert outcome.status == "completed", outcome
+    pid = runner.worker_pid
+    outcome = await drive(runner, "while True:\n    pass")  # timeout: a fresh worker
+    assert outcome.error.startswith("timed out") and runner.worker_pid != pid
+    outcome = await drive(runner, "again = json.dumps(Counter('bb'))")
+    assert outcome.status == "completed", outcome
+    assert {v.name: v.summary for v in await runner.variables()}["again"] == '{"b": 2}'
+    assert await runner.evaluate("root(16)") == ("float", "4.0")

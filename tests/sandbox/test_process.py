@@ -181,3 +181,21 @@ async def test_close_ends_the_worker():
     await runner.close()
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+@pytest.mark.asyncio
+async def test_saving_and_restoring_a_large_namespace_is_not_the_nodes_time(drive):
+    runner = SandboxRunner(node_timeout=1.0, memory_mb=2048)
+    try:
+        # Fast code (~0.2 s) whose variables take longer than the limit to snapshot.
+        code = "\n".join(f"v{i} = [str(j).zfill(50) for j in range(450_000)]" for i in range(2))
+        outcome = await drive(runner, code)
+        assert outcome.status == "completed", outcome
+        assert outcome.seconds < 1.0 and outcome.restore_seconds == 0.0
+        outcome = await drive(runner, "while True:\n    pass")
+        assert outcome.error == "timed out after 1.0 s"
+        assert 1.0 <= outcome.seconds < 1.2  # the limit, not the limit plus the restore
+        assert outcome.restore_seconds > 0.0  # reported apart
+        assert {v.name for v in await runner.variables()} == {"v0", "v1"}
+    finally:
+        await runner.close()
