@@ -38,7 +38,6 @@ from agent.llm import LLM, Completion, LLMError, StubContext, Usage
 from agent.replay import ReplayMismatch
 from agent.prompt import PromptSet, build_expand_prompt, build_repair_prompt, call_arguments, rewrite_note
 from agent.runner import ActionRequest, CodeRunner, NodeOutcome
-from agent.thread_runner import ThreadRunner
 from agent.tree import CodeTree, Expansion, Node, NodeStatus
 from envs.base import Env
 
@@ -54,26 +53,36 @@ class Limits:
     max_depth: int = 10
     max_rewrite: int = 5  # re-asks after an invalid answer; one more invalid answer stops the run
     max_retry: int = 5  # repairs: how deep a chain of "this node raised, rewrite it" may go
+    end_on_error: bool = False  # the paper's code: the first node that raises ends the episode (no repair)
 
 
 class Engine:
-    """One ReCode run over one environment episode."""
+    """One ReCode run over one environment episode.
+
+    The runner is required: user paths build it with `agent.runners`; there is
+    no in-process default an omission could fall back to. The code check goes
+    with the runner (the sandbox's static checks) unless one is given.
+    """
 
     def __init__(
         self,
         env: Env,
         llm: LLM,
-        runner: CodeRunner | None = None,
+        runner: CodeRunner,
         limits: Limits = Limits(),
         prompts: PromptSet | None = None,
         code_check: Callable[[str], str | None] | None = None,
     ) -> None:
+        if runner is None:
+            raise TypeError("Engine needs a runner: build one with agent.runners.RunnerSettings().make_runner()")
         self.env = env
         self.llm = llm
-        self.runner: CodeRunner = runner or ThreadRunner()
+        self.runner: CodeRunner = runner
         self.limits = limits
         self.prompts = prompts or PromptSet()
-        self.code_check = code_check  # extra refusal reasons (the sandbox's static checks)
+        # extra refusal reasons: the sandbox's static checks, taken from the runner unless given
+        self.code_check = code_check if code_check is not None else getattr(runner, "check", None)
+        self.preset = ""  # the named preset the run was built with (agent.presets), for the journal
         self.observers: list[Callable[[Event], None]] = []  # e.g. the session journal
         self.tree: CodeTree = CodeTree(ROOT_CODE)
         self.current: Node | None = None
@@ -235,6 +244,10 @@ class Engine:
             node.status = NodeStatus.ERROR
             node.error = outcome.error
             yield NodeError(node.id, code=node.code, error=outcome.error, output=outcome.output)
+            if self.limits.end_on_error:
+                first = (outcome.error or "error").strip().splitlines()[-1] if outcome.error.strip() else "error"
+                self.finished_reason = f"node error: {node.id} `{node.code.splitlines()[0]}` raised {first} (end on error)"
+                return
             if node.repairs < self.limits.max_retry:
                 async for event in self._expand(node, "", "repair", outcome):
                     yield event

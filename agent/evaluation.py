@@ -35,6 +35,7 @@ from agent.engine import Engine, Limits
 from agent.journal import JournalWriter
 from agent.llm import LLM
 from agent.prompt import PromptSet
+from agent.runners import RunnerSettings, code_check
 from agent.session import session_header
 
 REPORT_VERSION = "recode.eval.v1"
@@ -86,6 +87,9 @@ class EvalPlan:
     limits: dict[str, int] = field(default_factory=lambda: asdict(Limits()))
     prompts: str | None = None
     selection: dict[str, Any] = field(default_factory=dict)  # the filter, for the record
+    preset: str = "default"  # agent.presets: which named settings the limits came from
+    trusted: bool = False  # the sandbox without its static checks (agent.runners)
+    node_timeout: float = 5.0
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -236,7 +240,10 @@ class Evaluation:
         self.on_result = on_result
         self.on_start = on_start
         self._prompts = PromptSet(Path(report.plan.prompts)) if report.plan.prompts else PromptSet()
-        self._limits = Limits(**report.plan.limits)
+        known = set(Limits.__dataclass_fields__)
+        self._limits = Limits(**{k: v for k, v in report.plan.limits.items() if k in known})
+        # every episode's runner comes from the one place user paths get theirs: sandboxed, checked unless trusted
+        self._runner_settings = RunnerSettings(trusted=report.plan.trusted, node_timeout=report.plan.node_timeout)
 
     async def run(self) -> EvalReport:
         """Play every remaining game; the report is written after each episode and at the end.
@@ -317,7 +324,10 @@ class Evaluation:
         try:
             llm = self.llm_for(game)
             async with pool.env(game.path, plan.max_steps) as env:
-                engine = Engine(env, llm, limits=self._limits, prompts=self._prompts)
+                runner = self._runner_settings.make_runner()
+                engine = Engine(env, llm, runner, limits=self._limits, prompts=self._prompts,
+                                code_check=code_check(runner))
+                engine.preset = plan.preset
                 writer = JournalWriter(folder, session_header(game.id, Path(game.path), engine, plan.llm))
                 engine.observers.append(writer)
                 finished = await self._drive(engine, game)

@@ -19,6 +19,7 @@ from agent.journal import Journal, JournalError, JournalWriter, file_hash, new_s
 from agent.llm import LLM
 from agent.prompt import PromptSet
 from agent.replay import ReplayEnv, ReplayLLM
+from agent.runners import RunnerSettings, code_check
 from envs.base import Env
 
 EnvFactory = Callable[[str, int], Env]  # (game, max_steps) -> env
@@ -35,6 +36,12 @@ class Session:
 
 def session_header(game: str, game_path: Path, engine: Engine, llm_spec: str, parent: dict | None = None) -> dict:
     limits = engine.limits
+    settings = RunnerSettings.of_runner(engine.runner)
+    runner = settings.header_fields() if settings is not None else {
+        "runner": type(engine.runner).__name__,  # a test's in-process runner: no checks, so say trusted
+        "trusted": True,
+        "node_timeout": getattr(engine.runner, "node_timeout", 5.0),
+    }
     return {
         "game": game,
         "game_path": str(game_path),
@@ -42,13 +49,13 @@ def session_header(game: str, game_path: Path, engine: Engine, llm_spec: str, pa
         "env": engine.env.name,
         "task_type": engine.env.task_type,
         "max_steps": engine.env.max_steps,
-        "limits": {"max_depth": limits.max_depth, "max_rewrite": limits.max_rewrite, "max_retry": limits.max_retry},
+        "limits": {"max_depth": limits.max_depth, "max_rewrite": limits.max_rewrite, "max_retry": limits.max_retry,
+                   "end_on_error": limits.end_on_error},
+        "preset": engine.preset or None,
         "prompt_set": str(engine.prompts.root),
         "prompt_hash": engine.prompts.content_hash(),
         "llm": llm_spec,
-        "runner": type(engine.runner).__name__,
-        "trusted": bool(getattr(engine.runner, "trusted", True)),
-        "node_timeout": getattr(engine.runner, "node_timeout", 5.0),
+        **runner,
         "parent": parent,
     }
 
@@ -63,18 +70,19 @@ def start_session(
     return Session(engine, writer, folder, [writer.error] if writer.error else [])
 
 
-def default_runner(header: dict):
-    """The runner a session was recorded with: the sandbox unless it ran in-process."""
-    if header.get("runner", "SandboxRunner") == "ThreadRunner":
-        from agent.thread_runner import ThreadRunner
+def default_runner(header: dict, trusted: bool = False):
+    """The runner to replay a session with: always the sandbox; unchecked only when the caller asks.
 
-        return ThreadRunner(node_timeout=header.get("node_timeout", 5.0))
-    from agent.sandbox import SandboxRunner
-
-    return SandboxRunner(trusted=header.get("trusted", False), node_timeout=header.get("node_timeout", 5.0))
+    Returns the runner and a note when it differs from the recording (see agent.runners).
+    """
+    settings, note = RunnerSettings.for_resume(header, trusted)
+    return settings.make_runner(), note
 
 
-def _engine_for(journal: Journal, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None, upto: int | None) -> Engine:
+def _engine_for(
+    journal: Journal, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None, upto: int | None,
+    trusted: bool = False,
+) -> tuple[Engine, str]:
     header = journal.header
     game_path = Path(header["game_path"])
     if not game_path.is_file():
@@ -87,11 +95,12 @@ def _engine_for(journal: Journal, live_llm: LLM, make_env: EnvFactory, prompts: 
     env = ReplayEnv(make_env(str(game_path), header["max_steps"]), journal.actions(upto))
     llm = ReplayLLM(journal.answers(upto), live_llm)
     prompts = prompts or PromptSet(Path(header["prompt_set"]))
-    runner = default_runner(header)
-    return Engine(
-        env, llm, runner=runner, limits=Limits(**header["limits"]), prompts=prompts,
-        code_check=getattr(runner, "check", None),
-    )
+    runner, note = default_runner(header, trusted)
+    known = set(Limits.__dataclass_fields__)
+    limits = Limits(**{k: v for k, v in header["limits"].items() if k in known})
+    engine = Engine(env, llm, runner, limits=limits, prompts=prompts, code_check=code_check(runner))
+    engine.preset = header.get("preset") or ""
+    return engine, note
 
 
 def _replaying(engine: Engine) -> bool:
@@ -120,11 +129,15 @@ async def _replay(engine: Engine, stop: Callable[[ev.Event], bool] | None) -> li
 
 
 async def resume_session(
-    folder: Path, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None = None
+    folder: Path, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None = None, *, trusted: bool = False
 ) -> tuple[Session, list[ev.Event]]:
-    """Rebuild a session's exact state and keep journaling into it."""
+    """Rebuild a session's exact state and keep journaling into it.
+
+    The code runs sandboxed with the checks unless `trusted` (the user's
+    `--trusted`): what the journal says about trust is never enough.
+    """
     journal = read_journal(folder)
-    engine = _engine_for(journal, live_llm, make_env, prompts, None)
+    engine, runner_note = _engine_for(journal, live_llm, make_env, prompts, None, trusted)
     events = await _replay(engine, None)
     edited_note = _adopt_edited_prompts(engine)
     writer = JournalWriter(journal.folder, journal.header)
@@ -132,7 +145,7 @@ async def resume_session(
     engine.observers.append(writer)
     writer.current_prompts = lambda: engine.prompts
     engine.llm = live_llm if not _replaying(engine) else engine.llm
-    notes = list(journal.notes) + [n for n in (edited_note, writer.error) if n]
+    notes = list(journal.notes) + [n for n in (runner_note, edited_note, writer.error) if n]
     return Session(engine, writer, journal.folder, notes, journal.read_draft()), events
 
 
@@ -174,10 +187,15 @@ async def branch_session(
     sessions_dir: Path,
     label: str,
     prompts: PromptSet | None = None,
+    *,
+    trusted: bool = False,
 ) -> tuple[Session, list[ev.Event]]:
-    """Replay a session up to the first event where `stop` is true, into a new branch session."""
+    """Replay a session up to the first event where `stop` is true, into a new branch session.
+
+    Like a resume, the branch runs with the checks unless `trusted`.
+    """
     journal = read_journal(folder)
-    engine = _engine_for(journal, live_llm, make_env, prompts, None)
+    engine, runner_note = _engine_for(journal, live_llm, make_env, prompts, None, trusted)
     total_answers, total_actions = len(engine.llm.pending), len(engine.env.pending)  # type: ignore[attr-defined]
     events = await _replay(engine, stop)
     if not events or not stop(events[-1]):
@@ -191,6 +209,7 @@ async def branch_session(
     engine.llm = live_llm
     prefix = journal.records[: _prefix_length(journal, used_answers, used_actions)]
     header = {k: v for k, v in journal.header.items() if k not in ("type", "version", "created")}
+    header.update(RunnerSettings.of_runner(engine.runner).header_fields())  # what the branch really runs with
     header["parent"] = {"session": journal.session_id, "records": len(prefix), "at": label}
     new_folder = sessions_dir / f"{journal.session_id}~{label.replace(' ', '_')}"
     suffix = 1
@@ -203,7 +222,7 @@ async def branch_session(
     writer.continue_from(Journal(new_folder, header, prefix))
     engine.observers.append(writer)
     writer.current_prompts = lambda: engine.prompts
-    return Session(engine, writer, new_folder, [n for n in (edited_note, writer.error) if n]), events
+    return Session(engine, writer, new_folder, [n for n in (runner_note, edited_note, writer.error) if n]), events
 
 
 def rewind_to_node(node_id: str) -> Callable[[ev.Event], bool]:

@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from agent.debugger import Breakpoint, BreakpointKind  # noqa: E402
 from agent.engine import Engine, Limits  # noqa: E402
+from agent.thread_runner import ThreadRunner
 from agent.llm import Completion, StubContext, Usage  # noqa: E402
 from envs.base import Reset  # noqa: E402
 
@@ -94,7 +95,7 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
     from recode_tui.app import RecodeApp
 
     groups = max(1, nodes // 100)
-    engine = Engine(InstantEnv(), TreeLLM(groups), limits=Limits())
+    engine = Engine(InstantEnv(), TreeLLM(groups), ThreadRunner(), limits=Limits())
     class TimedApp(RecodeApp):
         def apply_events(self, events):
             t = time.perf_counter()

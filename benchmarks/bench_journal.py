@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.engine import Engine  # noqa: E402
+from agent.thread_runner import ThreadRunner
 from agent.session import resume_session, start_session  # noqa: E402
 from envs import make_env  # noqa: E402
 from envs.alfworld.catalog import resolve_game  # noqa: E402
@@ -60,7 +61,7 @@ class TimedEnv:
 
 async def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
-        engine = Engine(make_env(GAME, max_steps=ACTIONS + 10), looping_llm())
+        engine = Engine(make_env(GAME, max_steps=ACTIONS + 10), looping_llm(), ThreadRunner())
         session = start_session(engine, Path(folder), GAME, resolve_game(GAME), "scripted:bench")
         writer = session.writer
         spent = 0.0

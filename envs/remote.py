@@ -12,7 +12,7 @@ starts a fresh worker for the next episode, so only that episode fails.
 
     pool = EnvPool(4)
     async with pool.env("put-01", max_steps=80) as env:
-        engine = Engine(env, llm)
+        engine = Engine(env, llm, RunnerSettings().make_runner())
         ...
     await pool.close()
 

@@ -7,6 +7,11 @@ JSON, empty or truncated answers) and a fixed latency per call.
 
     with OpenAICompatibleServer(responder) as server:
         client = openai.AsyncOpenAI(base_url=server.base_url, api_key="x")
+
+A user runs it on a fixed port to try a profile without a real model:
+
+    python -m mockllm.openai_server --script mockllm/demos/alfworld.yaml --port 8011 \
+        --latency 0.5 --fail 429x2 --fail timeout
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ class OpenAICompatibleServer:
     responder: Responder
     model: str = "local-test-model"
     latency: float = 0.0  # seconds added to every call
+    port: int = 0  # 0: any free port (tests); a user picks a fixed one
+    host: str = "127.0.0.1"
     timeout_sleep: float = 5.0  # how long a "timeout" fault stalls
     calls: list[ServedCall] = field(default_factory=list)
     _faults: deque[str] = field(default_factory=deque)
@@ -95,7 +102,7 @@ class OpenAICompatibleServer:
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
                     pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer((self.host, self.port), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()
@@ -209,3 +216,67 @@ def entries_responder(entries: list[ScriptEntry]) -> Responder:
         return "<think>no scripted answer</think><execute></execute>" if purpose == "repair" else "no answer"
 
     return respond
+
+
+def _fault_arg(value: str) -> tuple[str, int]:
+    """`FAULT` or `FAULTxN`: the next N calls fail that way."""
+    import argparse
+
+    fault, _, times = value.partition("x")
+    if fault not in FAULTS or (times and not times.isdigit()):
+        raise argparse.ArgumentTypeError(f"{value!r}: use FAULT or FAULTxN with FAULT one of {', '.join(FAULTS)}")
+    return fault, int(times or 1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m mockllm.openai_server --script FILE --port N`: serve a script until Ctrl-C."""
+    import argparse
+    import sys
+
+    from agent.llm import LLMError
+
+    parser = argparse.ArgumentParser(
+        prog="python -m mockllm.openai_server",
+        description="A local OpenAI-compatible chat server that answers from a scripted-answer file.",
+    )
+    parser.add_argument("--script", required=True, help="answers: a YAML or JSON Lines script (like --llm scripted:FILE)")
+    parser.add_argument("--port", type=int, default=8011, help="port on 127.0.0.1 (default 8011; 0: any free port)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--model", default="local-test-model", help="the model name it reports")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every call")
+    parser.add_argument("--fail", type=_fault_arg, action="append", default=[], metavar="FAULT[xN]",
+                        help=f"the next call(s) fail this way, in order given: {', '.join(FAULTS)}")
+    parser.add_argument("--timeout-sleep", type=float, default=5.0, help="how long a `timeout` fault stalls (seconds)")
+    parser.add_argument("--write-profiles", default=None, metavar="FILE",
+                        help="also write a profiles file whose profile `local` points here")
+    args = parser.parse_args(argv)
+    if args.latency < 0 or args.timeout_sleep < 0:
+        parser.exit(2, "openai_server: error: --latency and --timeout-sleep must be 0 or more\n")
+    try:
+        responder = script_responder(args.script)
+    except LLMError as exc:
+        parser.exit(2, f"openai_server: error: {exc}\n")
+    server = OpenAICompatibleServer(responder, model=args.model, latency=args.latency,
+                                    timeout_sleep=args.timeout_sleep, port=args.port, host=args.host)
+    for fault, times in args.fail:
+        server.inject(fault, times)
+    try:
+        server.start()
+    except OSError as exc:
+        parser.exit(2, f"openai_server: error: cannot listen on {args.host}:{args.port}: {exc.strerror}; "
+                       "pick another --port\n")
+    if args.write_profiles:
+        write_profiles(args.write_profiles, server.base_url, model=args.model)
+    print(f"serving {args.script} at {server.base_url} (model {args.model}); Ctrl-C stops", flush=True)
+    try:
+        server._thread.join()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    print(f"served {len(server.calls)} call(s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

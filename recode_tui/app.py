@@ -481,6 +481,7 @@ def build_app(
     review: bool = False,
     trusted: bool = False,
     node_timeout: float = 5.0,
+    preset: str = "default",
     sessions_dir: str | Path | None = None,
     resume: str | Path | None = None,
 ) -> RecodeApp:
@@ -496,7 +497,7 @@ def build_app(
 
         game = session_game(Path(resume))  # the engine is replaced once the replay is done
     model = make_llm(llm, profiles) if isinstance(llm, str) else llm
-    engine = make_engine(game, model, limits, max_steps, prompts, trusted, node_timeout)
+    engine = make_engine(game, model, limits, max_steps, prompts, trusted, node_timeout, preset)
     control = None
     if sessions_dir is not None or resume is not None:
         from agent.journal import sessions_dir_from

@@ -11,19 +11,18 @@ import sys
 from typing import Sequence
 
 from agent.engine import Limits
-from recode_tui.factory import DEFAULT_GAME, UsageError
+from agent.presets import preset_names
+from recode_tui.factory import DEFAULT_GAME, UsageError, run_settings
 
 
-def _add_run_options(parser: argparse.ArgumentParser, default_llm: str) -> None:
+def _add_run_options(parser: argparse.ArgumentParser, default_llm: str | None) -> None:
     parser.add_argument("--env", default="alfworld", choices=["alfworld"], help="environment")
     parser.add_argument("--game", default=DEFAULT_GAME, help="bundled game id, split id or .tw-pddl path")
-    parser.add_argument("--llm", default=default_llm, help="human | demo | scripted:FILE | profile:NAME")
+    llm_default = "human" if default_llm == "human" else "human on a terminal, else demo"
+    parser.add_argument("--llm", default=default_llm,
+                        help=f"human | demo | scripted:FILE | profile:NAME (default: {llm_default})")
     parser.add_argument("--profiles", default=None, help="LLM profiles file (YAML)")
-    parser.add_argument("--max-steps", type=int, default=80, help="environment step limit")
-    parser.add_argument("--max-depth", type=int, default=Limits.max_depth)
-    parser.add_argument("--max-rewrite", type=int, default=Limits.max_rewrite)
-    parser.add_argument("--max-retry", type=int, default=Limits.max_retry, help="repairs of a node that raised")
-    parser.add_argument("--prompts", default=None, help="prompt set folder (default: the bundled one)")
+    add_preset_options(parser)
     parser.add_argument("--trusted", action="store_true",
                         help="run node code without the sandbox's checks (process isolation and limits stay)")
     parser.add_argument("--node-timeout", type=float, default=5.0, help="seconds of running time per node")
@@ -32,12 +31,25 @@ def _add_run_options(parser: argparse.ArgumentParser, default_llm: str) -> None:
                         help="resume a session (id or path; no value: the latest)")
 
 
+def add_preset_options(parser: argparse.ArgumentParser) -> None:
+    """`--preset` and the flags that override its values (shared by run, tui and eval)."""
+    parser.add_argument("--preset", default=None, choices=preset_names(),
+                        help="named settings: default, or paper (the reference code's: 50 steps, "
+                             "end at the first node error, depth 10, rewrites 5, the paper's prompts)")
+    parser.add_argument("--max-steps", type=int, default=None, help="environment step limit (default 80)")
+    parser.add_argument("--max-depth", type=int, default=None, help=f"default {Limits.max_depth}")
+    parser.add_argument("--max-rewrite", type=int, default=None, help=f"default {Limits.max_rewrite}")
+    parser.add_argument("--max-retry", type=int, default=None,
+                        help=f"repairs of a node that raised (default {Limits.max_retry})")
+    parser.add_argument("--prompts", default=None, help="prompt set folder (default: the bundled one)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="recode-tui", description="ReCode agent and debugging console")
     commands = parser.add_subparsers(dest="command")
 
     run = commands.add_parser("run", help="play one episode headless, one line per event")
-    _add_run_options(run, default_llm="demo")
+    _add_run_options(run, default_llm=None)
     run.add_argument("--quiet", action="store_true", help="print only the result line")
 
     tui = commands.add_parser("tui", help="open the debugging console (the default command)")
@@ -78,22 +90,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _limits(args: argparse.Namespace) -> Limits:
-    for name in ("max_depth", "max_rewrite", "max_retry", "max_steps"):
-        if getattr(args, name) < 0:
-            raise UsageError(f"--{name.replace('_', '-')} must be 0 or more")
-    return Limits(max_depth=args.max_depth, max_rewrite=args.max_rewrite, max_retry=args.max_retry)
+def _default_llm() -> str:
+    """`run` without --llm: the person at a terminal (like `tui`), else the demo script, said on screen."""
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        return "human"
+    print("note: no --llm given and no terminal to answer at: playing the bundled demo script (--llm demo)",
+          file=sys.stderr)
+    return "demo"
 
 
 async def _run_headless(args: argparse.Namespace) -> int:
     from recode_tui.eventline import event_line
-    from recode_tui.factory import make_engine, make_llm
+    from recode_tui.factory import make_llm
 
+    run_settings(args)  # bad flags are refused before anything starts
+    if args.llm is None:
+        args.llm = _default_llm()
     if args.llm == "human":
         from recode_tui.plain import run_plain
 
         return await run_plain(args)  # the plain-terminal front end (prompt-toolkit)
-    limits = _limits(args)
     llm = make_llm(args.llm, args.profiles)
     session = await open_session(args, llm)
     engine = session.engine
@@ -138,12 +154,14 @@ def _run_console(args: argparse.Namespace) -> int:
 
         return run_tree_file(args.open_tree)
     keymap = read_keymap(args.keymap) if args.keymap else None
+    settings = run_settings(args)
     app = build_app(
         args.game,
         args.llm,
-        max_steps=args.max_steps,
-        limits=_limits(args),
-        prompts=args.prompts,
+        max_steps=settings.max_steps,
+        limits=settings.limits,
+        prompts=str(settings.prompts) if settings.prompts else None,
+        preset=settings.preset,
         breakpoints=[] if args.no_break else None,
         keymap=keymap,
         profiles=args.profiles,
@@ -168,11 +186,13 @@ async def open_session(args: argparse.Namespace, llm):
     if args.resume is not None:
         try:
             folder = find_session(sessions_dir, args.resume or None)
-            session, _ = await resume_session(folder, llm, make_env)
+            session, _ = await resume_session(folder, llm, make_env, trusted=args.trusted)
         except JournalError as exc:
             raise UsageError(str(exc)) from None
         return session
-    engine = make_engine(args.game, llm, _limits(args), args.max_steps, args.prompts, args.trusted, args.node_timeout)
+    settings = run_settings(args)
+    engine = make_engine(args.game, llm, settings.limits, settings.max_steps, settings.prompts, args.trusted,
+                         args.node_timeout, settings.preset)
     return start_session(engine, sessions_dir, args.game, game_path_of(args.game), args.llm)
 
 

@@ -15,10 +15,10 @@ import argparse
 import asyncio
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.engine import Limits
 from agent.evaluation import (
     REPORT_FILE,
     EpisodeResult,
@@ -29,7 +29,7 @@ from agent.evaluation import (
     GameSpec,
     summarize,
 )
-from recode_tui.factory import UsageError
+from recode_tui.factory import UsageError, load_prompt_set, run_settings
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
@@ -48,11 +48,12 @@ def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--llm", default=None, help="profile:NAME | scripted:FILE | demo | journal:DIR")
     parser.add_argument("--profiles", default=None, help="LLM profiles file (YAML)")
     parser.add_argument("-c", "--concurrency", type=int, default=None, help="episodes at a time (default 4)")
-    parser.add_argument("--max-steps", type=int, default=80, help="environment step limit")
-    parser.add_argument("--max-depth", type=int, default=Limits.max_depth)
-    parser.add_argument("--max-rewrite", type=int, default=Limits.max_rewrite)
-    parser.add_argument("--max-retry", type=int, default=Limits.max_retry)
-    parser.add_argument("--prompts", default=None, help="prompt set folder (default: the bundled one)")
+    from recode_tui.cli import add_preset_options
+
+    add_preset_options(parser)
+    parser.add_argument("--trusted", action="store_true",
+                        help="run node code without the sandbox's checks (process isolation and limits stay)")
+    parser.add_argument("--node-timeout", type=float, default=None, help="seconds of running time per node (default 5)")
     parser.add_argument("-o", "--out", default=None,
                         help="folder for report.json and journals/ (default: <sessions>/evals/<time>)")
     parser.add_argument("--sessions", default=None, help="sessions folder (for the default --out)")
@@ -275,20 +276,23 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
 
     if args.llm is None:
         raise UsageError("eval needs --llm profile:NAME, scripted:FILE, demo or journal:DIR")
-    for name in ("max_depth", "max_rewrite", "max_retry", "max_steps"):
-        if getattr(args, name) < 0:
-            raise UsageError(f"--{name.replace('_', '-')} must be 0 or more")
+    settings = run_settings(args)
+    runner = _runner_settings(args.trusted, args.node_timeout if args.node_timeout is not None else 5.0)
+    if settings.prompts is not None:
+        load_prompt_set(settings.prompts)  # refuses a folder that is not a prompt set
     games = select_games(args.task_types, args.games, args.split)
-    limits = {"max_depth": args.max_depth, "max_rewrite": args.max_rewrite, "max_retry": args.max_retry}
     plan = EvalPlan(
         llm=args.llm,
         games=games,
         env=args.env,
         concurrency=args.concurrency or 4,
-        max_steps=args.max_steps,
-        limits=limits,
-        prompts=str(Path(args.prompts).resolve()) if args.prompts else None,
+        max_steps=settings.max_steps,
+        limits=asdict(settings.limits),
+        prompts=str(Path(settings.prompts).resolve()) if settings.prompts else None,
         selection={"task_types": args.task_types, "games": args.games, "split": args.split},
+        preset=settings.preset,
+        trusted=runner.trusted,
+        node_timeout=runner.node_timeout,
     )
     if args.out:
         folder = Path(args.out)
@@ -308,7 +312,23 @@ def _resumed_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
         raise UsageError(str(exc)) from None
     if args.concurrency:
         report.plan.concurrency = args.concurrency
+    # Trust is never taken from a file: the remaining episodes run with the checks unless --trusted again.
+    if report.plan.trusted and not args.trusted:
+        print("note: this evaluation was started with --trusted; the remaining episodes run with the "
+              "sandbox's checks (pass --trusted to run them without)", file=sys.stderr)
+    timeout = args.node_timeout if args.node_timeout is not None else report.plan.node_timeout
+    runner = _runner_settings(args.trusted, timeout)
+    report.plan.trusted, report.plan.node_timeout = runner.trusted, runner.node_timeout
     return report, path.parent
+
+
+def _runner_settings(trusted: bool, node_timeout: float) -> Any:
+    from agent.runners import RunnerSettings
+
+    try:
+        return RunnerSettings(trusted=trusted, node_timeout=node_timeout)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def run_eval(args: argparse.Namespace) -> int:

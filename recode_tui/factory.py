@@ -7,10 +7,14 @@ the same wiring a user gets.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agent.engine import Engine, Limits
 from agent.llm import LLM, LLMError
 from agent.prompt import DEFAULT_PROMPTS, PromptSet
+
+if TYPE_CHECKING:
+    from agent.presets import RunSettings
 
 DEMO_SCRIPT = Path(__file__).resolve().parent.parent / "mockllm" / "demos" / "alfworld.yaml"
 DEFAULT_GAME = "put-01"
@@ -61,32 +65,72 @@ def _profile_llm(name: str, profiles_path: str | None) -> LLM:
         raise UsageError(str(exc)) from None
 
 
+def load_prompt_set(path: str | Path | None) -> PromptSet:
+    """The prompt set at `path` (None: the bundled one); a folder that is not one is a usage error.
+
+    The one check every command uses (run, tui, eval, prompt show): a wrong
+    folder would otherwise send an empty prompt.
+    """
+    if not path:
+        return PromptSet(DEFAULT_PROMPTS)
+    root = Path(path)
+    if not root.is_dir():
+        raise UsageError(f"--prompts {path}: no such folder; give a prompt set folder (one with expand.txt)")
+    if not (root / "expand.txt").is_file():
+        raise UsageError(f"--prompts {path} is not a prompt set (no expand.txt); see agent/prompts/default")
+    return PromptSet(root)
+
+
 def make_engine(
     game: str,
     llm: LLM,
     limits: Limits = Limits(),
     max_steps: int = 80,
-    prompts_dir: str | None = None,
+    prompts_dir: str | Path | None = None,
     trusted: bool = False,
     node_timeout: float = 5.0,
+    preset: str = "default",
 ) -> Engine:
     """An engine on a bundled game id, a split id or a `.tw-pddl` path.
 
-    Node code runs in a sandboxed worker process; `trusted` drops its static
+    Node code runs in a sandboxed worker process built by `agent.runners`, the
+    one place every path gets its runner and checks; `trusted` drops the static
     checks (process isolation and limits stay).
     """
+    from agent.runners import RunnerSettings, code_check
     from envs import make_env
     from envs.base import EnvError
 
+    prompts = load_prompt_set(prompts_dir)
+    try:
+        settings = RunnerSettings(trusted=trusted, node_timeout=node_timeout)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     try:
         env = make_env(game, max_steps=max_steps)
     except EnvError as exc:
         raise UsageError(str(exc)) from None
-    prompts = PromptSet(Path(prompts_dir)) if prompts_dir else PromptSet(DEFAULT_PROMPTS)
-    from agent.sandbox import SandboxRunner
+    runner = settings.make_runner()
+    engine = Engine(env, llm, runner, limits=limits, prompts=prompts, code_check=code_check(runner))
+    engine.preset = preset
+    return engine
 
-    runner = SandboxRunner(trusted=trusted, node_timeout=node_timeout)
-    return Engine(env, llm, runner=runner, limits=limits, prompts=prompts, code_check=runner.check)
+
+def run_settings(args: Any) -> RunSettings:
+    """`--preset` with the explicit flags (`--max-steps`, `--max-depth`, ...) put over it."""
+    from agent.presets import resolve
+
+    try:
+        return resolve(
+            getattr(args, "preset", None),
+            max_steps=args.max_steps,
+            max_depth=args.max_depth,
+            max_rewrite=args.max_rewrite,
+            max_retry=args.max_retry,
+            prompts=args.prompts,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def game_path_of(game: str) -> Path:

@@ -438,7 +438,7 @@ async def open_plain_session(args: Any, llm: Any, open_session: Callable[..., An
 
     try:
         folder = find_session(sessions_dir_from(args.sessions), args.resume or None)
-        session, events = await resume_session(folder, llm, make_env)
+        session, events = await resume_session(folder, llm, make_env, trusted=bool(getattr(args, "trusted", False)))
     except JournalError as exc:
         raise UsageError(str(exc)) from None
     last = events[-1] if events else None

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from recode_tui.factory import DEFAULT_GAME, UsageError
+from recode_tui.factory import DEFAULT_GAME, UsageError, load_prompt_set
 
 ROOT_STUB = "solve(instruction, observation)"
 
@@ -28,7 +27,6 @@ def add_prompt_parser(commands: Any) -> None:
 
 
 def run_prompt(args: argparse.Namespace) -> int:
-    from agent.prompt import DEFAULT_PROMPTS, PromptSet
     from agent.prompt_authoring import PART_NAMES, render_prompt, stub_variable_lines
     from agent.tokens import TokenCounter
     from envs import make_env
@@ -36,9 +34,7 @@ def run_prompt(args: argparse.Namespace) -> int:
 
     if args.prompt_command != "show":
         raise UsageError("use `recode-tui prompt show --game ID --stub CODE`")
-    prompts = PromptSet(Path(args.prompts)) if args.prompts else PromptSet(DEFAULT_PROMPTS)
-    if args.prompts and not (prompts.root / "expand.txt").is_file():
-        raise UsageError(f"{args.prompts} is not a prompt set (no expand.txt)")
+    prompts = load_prompt_set(args.prompts)
     try:
         env = make_env(args.game, max_steps=80)
         reset = env.reset()

@@ -244,7 +244,7 @@ class SessionControl:
     def resume(self, folder: Path, *, at_start: bool = False) -> None:
         """Replay a recorded session and carry on in it."""
         self._replace(
-            lambda llm: resume_session(folder, llm, make_env),
+            lambda llm: resume_session(folder, llm, make_env, trusted=self.trusted),
             f"Resuming {folder.name}",
             "resumed",
             closable=not at_start,
@@ -282,13 +282,20 @@ class SessionControl:
 
         async def replay(llm: LLM):
             live = llm if isinstance(llm, HumanLLM) else ChosenAnswerLLM(text, source, llm)
-            session, events = await branch_session(folder, fork_at_expansion(node_id), live, make_env, folder.parent, f"fork {node_id}")
+            session, events = await branch_session(folder, fork_at_expansion(node_id), live, make_env, folder.parent,
+                                                   f"fork {node_id}", trusted=self.trusted)
             session.engine.prompts = prompts
             return session, events
 
         self._replace(replay, f"Forking {folder.name} at {node_id} with the chosen answer", "forked",
                       prefill={node_id: text})  # a person's run: the answer waits in the editor
         return True
+
+    @property
+    def trusted(self) -> bool:
+        """Replays keep the console's own --trusted (its engine's runner), never what a journal says."""
+        runner = getattr(getattr(self.app, "engine", None), "runner", None)
+        return bool(getattr(runner, "trusted", False))
 
     def _selected_node(self, what: str):
         app = self.app
@@ -307,7 +314,7 @@ class SessionControl:
         assert self.session is not None
         folder = self.session.folder
         self._replace(
-            lambda llm: branch_session(folder, stop, llm, make_env, folder.parent, label),
+            lambda llm: branch_session(folder, stop, llm, make_env, folder.parent, label, trusted=self.trusted),
             f"Branching {folder.name} at {label}",
             how,
             prefill=prefill,

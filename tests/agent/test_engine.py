@@ -6,6 +6,7 @@ import textwrap
 
 from agent import events as ev
 from agent.engine import Engine, Limits
+from agent.thread_runner import ThreadRunner
 from agent.llm import Completion, StubContext
 from agent.tree import NodeStatus
 from envs import make_env
@@ -37,7 +38,7 @@ def kinds(events: list[ev.Event]) -> list[str]:
 
 async def test_a_loop_of_actions_yields_one_event_pair_per_action_and_can_stop_between(put_game):
     llm = scripted(("solve(instruction, observation)", answer("for i in range(3):\n    run('look')")))
-    engine = Engine(make_env(put_game), llm, limits=Limits(max_retry=0))
+    engine = Engine(make_env(put_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
     events = []
     while not any(isinstance(e, ev.ActionSent) for e in events):
         events.append(await engine.step())
@@ -56,7 +57,7 @@ async def test_event_sequence_stub_expansion_children_actions(put_game):
         ("solve(instruction, observation)", answer("where = look_around()\nrun('inventory')")),
         ("where = look_around()", answer("where = run('look')")),
     )
-    engine = Engine(make_env(put_game), llm, limits=Limits(max_retry=0))
+    engine = Engine(make_env(put_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
     events = await collect(engine)
     assert kinds(events)[:6] == [
         "run_started", "node_started", "stub_found", "expansion_requested", "expansion_received", "node_started",
@@ -77,7 +78,7 @@ async def test_event_sequence_stub_expansion_children_actions(put_game):
 
 async def test_unknown_action_is_an_observation_not_a_crash(put_game):
     llm = scripted(("solve(instruction, observation)", answer("reply = run('fly to the moon')\nok = 1")))
-    engine = Engine(make_env(put_game), llm)
+    engine = Engine(make_env(put_game), llm, ThreadRunner())
     events = await collect(engine)
     obs = next(e for e in events if isinstance(e, ev.ObservationReceived))
     assert obs.observation == "Nothing happens."
@@ -87,7 +88,7 @@ async def test_unknown_action_is_an_observation_not_a_crash(put_game):
 
 async def test_step_limit_ends_the_episode_mid_node(put_game):
     llm = scripted(("solve(instruction, observation)", answer("while True:\n    run('look')")))
-    engine = Engine(make_env(put_game, max_steps=4), llm)
+    engine = Engine(make_env(put_game, max_steps=4), llm, ThreadRunner())
     events = await collect(engine)
     assert sum(isinstance(e, ev.ActionSent) for e in events) == 4
     assert events[-1].reason == "step limit reached (4 steps)" and not events[-1].success
@@ -102,7 +103,7 @@ async def test_depth_limit_stops_before_expanding_too_deep(put_game):
         ("a = level_one()", answer("a = level_two()")),
         ("a = level_two()", answer("a = level_three()")),
     )
-    engine = Engine(make_env(put_game), llm, limits=Limits(max_depth=2))
+    engine = Engine(make_env(put_game), llm, ThreadRunner(), limits=Limits(max_depth=2))
     events = await collect(engine)
     assert events[-1].reason == "depth limit: `level_two` at depth 2 is not expanded (max_depth 2)"
     assert engine.llm_calls == 2
@@ -111,7 +112,7 @@ async def test_depth_limit_stops_before_expanding_too_deep(put_game):
 
 async def test_invalid_answers_are_re_asked_with_the_reason_then_the_run_stops(put_game):
     llm = scripted(("solve(instruction, observation)", answer("def solve(a, b):\n    pass")))
-    engine = Engine(make_env(put_game), llm, limits=Limits(max_rewrite=2))
+    engine = Engine(make_env(put_game), llm, ThreadRunner(), limits=Limits(max_rewrite=2))
     events = await collect(engine)
     rejected = [e for e in events if isinstance(e, ev.ExpansionRejected)]
     assert len(rejected) == 3 and all("`def solve` is not allowed" in e.reason for e in rejected)
@@ -131,7 +132,7 @@ async def test_a_rejected_answer_followed_by_a_good_one_continues(put_game):
             ScriptEntry(answer=answer("run('look')")),
         ]
     )
-    engine = Engine(make_env(put_game), llm)
+    engine = Engine(make_env(put_game), llm, ThreadRunner())
     events = await collect(engine)
     reasons = [e.reason for e in events if isinstance(e, ev.ExpansionRejected)]
     assert "no <execute>" in reasons[0] and "inside a loop" in reasons[1]
@@ -144,7 +145,7 @@ async def test_empty_expansion_marks_the_stub_skip(put_game):
         ("solve(instruction, observation)", answer("nothing_to_do()\nrun('look')")),
         ("nothing_to_do()", "<think>nothing</think><execute>\n</execute>"),
     )
-    engine = Engine(make_env(put_game), llm)
+    engine = Engine(make_env(put_game), llm, ThreadRunner())
     events = await collect(engine)
     assert any(isinstance(e, ev.NodeSkipped) for e in events)
     assert engine.tree.root.children[0].status is NodeStatus.SKIP
@@ -159,7 +160,7 @@ async def test_code_that_raises_is_repaired_with_the_error_in_the_prompt(put_gam
             ScriptEntry(stub="x = [1, 2][7]", purpose="repair", answer=answer("x = [1, 2][1]")),
         ]
     )
-    engine = Engine(make_env(put_game), llm, limits=Limits(max_retry=1))
+    engine = Engine(make_env(put_game), llm, ThreadRunner(), limits=Limits(max_retry=1))
     events = await collect(engine)
     error = next(e for e in events if isinstance(e, ev.NodeError))
     assert error.error == "IndexError: list index out of range"
@@ -173,7 +174,7 @@ async def test_code_that_raises_is_repaired_with_the_error_in_the_prompt(put_gam
 
 async def test_with_max_retry_zero_an_error_is_left_and_the_run_goes_on(put_game):
     llm = scripted(("solve(instruction, observation)", answer("x = 1 / 0\nrun('look')")))
-    engine = Engine(make_env(put_game), llm, limits=Limits(max_retry=0))
+    engine = Engine(make_env(put_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
     events = await collect(engine)
     assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
     assert engine.llm_calls == 1
@@ -182,7 +183,7 @@ async def test_with_max_retry_zero_an_error_is_left_and_the_run_goes_on(put_game
 
 async def test_a_missing_scripted_answer_pauses_naming_the_stub_and_a_batch_run_ends(put_game):
     llm = scripted(("solve(instruction, observation)", answer("obj = find_it(instruction)")))
-    engine = Engine(make_env(put_game), llm)
+    engine = Engine(make_env(put_game), llm, ThreadRunner())
     events = []
     while not isinstance(events[-1:] and events[-1], ev.LLMFailed):
         events.append(await engine.step())
@@ -201,7 +202,7 @@ async def test_a_missing_scripted_answer_pauses_naming_the_stub_and_a_batch_run_
     assert isinstance(received, ev.ExpansionReceived) and received.blocks == ("obj = 'apple'",)
     await engine.close()
 
-    batch = Engine(make_env(put_game), scripted(("solve(instruction, observation)", answer("obj = find_it(instruction)"))))
+    batch = Engine(make_env(put_game), scripted(("solve(instruction, observation)", answer("obj = find_it(instruction)"))), ThreadRunner())
     result = await batch.run()
     assert result.reason == f"LLM error: {message}" and not result.success
     await batch.close()
@@ -212,7 +213,7 @@ async def test_root_variables_and_keyword_literals_reach_the_prompt(put_game):
         ("solve(instruction, observation)", answer("found = search(instruction, where='countertop 1')")),
         ("found = search(instruction, where='countertop 1')", answer("found = where")),
     )
-    engine = Engine(make_env(put_game), llm)
+    engine = Engine(make_env(put_game), llm, ThreadRunner())
     events = await collect(engine)
     first, second = [e for e in events if isinstance(e, ev.ExpansionRequested)]
     task = engine.task
@@ -237,7 +238,7 @@ class _Answers:
 
 
 async def test_usage_and_cost_are_summed_into_the_result(put_game):
-    engine = Engine(make_env(put_game), _Answers([answer("a = step_a()"), answer("a = 1")]))
+    engine = Engine(make_env(put_game), _Answers([answer("a = step_a()"), answer("a = 1")]), ThreadRunner())
     events = await collect(engine)
     finished = events[-1]
     assert (finished.llm_calls, finished.input_tokens, finished.output_tokens, finished.cost) == (2, 200, 20, 0.5)

@@ -10,6 +10,7 @@ import pytest
 
 from agent import events as ev
 from agent.engine import Engine
+from agent.runners import RunnerSettings
 from agent.export import PlanFormatError, markdown_transcript, sft_lines, tree_document, validate_tree_document
 from agent.journal import JOURNAL_FILE, JournalError, read_journal, write_draft
 from agent.prompt import DEFAULT_PROMPTS, PromptSet
@@ -37,7 +38,7 @@ def walk_llm(game: str) -> ScriptedLLM:
 
 
 async def new_session(tmp_path: Path, game: str = GAME, llm=None):
-    engine = Engine(make_env(game), llm or walk_llm(game))
+    engine = Engine(make_env(game), llm or walk_llm(game), RunnerSettings().make_runner())  # as a user's run
     return start_session(engine, tmp_path / "sessions", game, resolve_game(game), "scripted:test")
 
 
@@ -50,9 +51,9 @@ async def step_until(engine: Engine, predicate, limit: int = 500) -> list[ev.Eve
     raise AssertionError("predicate never true")
 
 
-def snapshot(engine: Engine) -> tuple:
+async def snapshot(engine: Engine) -> tuple:
     tree = [(n.id, n.code, n.status.value, n.observations, n.error) for n in engine.tree.walk()]
-    namespace = {k: repr(v) for k, v in engine.runner.namespace.items()}  # type: ignore[attr-defined]
+    namespace = [(v.name, v.type, v.summary) for v in await engine.runner.variables()]
     return tree, namespace, engine.env.steps
 
 
@@ -65,13 +66,15 @@ async def test_resume_rebuilds_the_same_tree_namespace_log_and_draft(tmp_path):
     # stop mid-loop: after the third observation
     events = await step_until(session.engine, lambda e: isinstance(e, ev.ObservationReceived) and e.step == 3)
     write_draft(session.folder, "n9", "<execute>\nrun('look')\n")
-    before = snapshot(session.engine)
+    assert isinstance(await session.engine.step(), ev.ActionSent)  # the 4th action asked for, not sent
+    before = await snapshot(session.engine)
     session.writer.close()  # the process "dies" here
+    await session.engine.close()
 
     resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env)
     # it stops at the next point that needs the outside world: the 4th action, not yet sent
     assert isinstance(replayed[-1], ev.ActionSent) and replayed[-1].step == 4
-    assert snapshot(resumed.engine) == before
+    assert await snapshot(resumed.engine) == before
     assert action_log(replayed) == action_log(events)
     assert resumed.draft["text"] == "<execute>\nrun('look')\n"
     # and it runs on to a win, appending to the same journal
@@ -113,7 +116,7 @@ def test_corrupt_foreign_and_future_journals_are_refused_with_a_reason(tmp_path)
 async def test_a_game_file_changed_since_recording_is_detected(tmp_path):
     game = tmp_path / "game.tw-pddl"
     shutil.copy(resolve_game(GAME), game)
-    engine = Engine(make_env(str(game)), walk_llm(GAME))
+    engine = Engine(make_env(str(game)), walk_llm(GAME), RunnerSettings().make_runner())
     session = start_session(engine, tmp_path / "sessions", str(game), game, "scripted:test")
     await step_until(engine, lambda e: isinstance(e, ev.ObservationReceived))
     session.writer.close()
@@ -194,7 +197,7 @@ async def test_exports_tree_sft_and_markdown(tmp_path):
 
 async def test_a_full_disk_keeps_the_run_going_and_says_so(tmp_path):
     folder = tmp_path / "sessions"
-    engine = Engine(make_env(GAME), walk_llm(GAME))
+    engine = Engine(make_env(GAME), walk_llm(GAME), RunnerSettings().make_runner())
     session = start_session(engine, folder, GAME, resolve_game(GAME), "scripted:test")
     session.writer.close()
     journal = session.folder / JOURNAL_FILE
@@ -210,7 +213,7 @@ async def test_a_journal_serves_as_a_scripted_llm_for_another_run(tmp_path):
     session = await new_session(tmp_path)
     await session.engine.run()
     session.writer.close()
-    again = Engine(make_env(GAME), journal_llm(session.folder / JOURNAL_FILE))
+    again = Engine(make_env(GAME), journal_llm(session.folder / JOURNAL_FILE), RunnerSettings().make_runner())
     result = await again.run()
     assert result.success and result.llm_calls == 2
 
@@ -219,7 +222,7 @@ async def test_a_session_whose_prompt_set_was_edited_mid_run_resumes_with_that_s
     edited = tmp_path / "edited-prompts"
     shutil.copytree(DEFAULT_PROMPTS, edited)
     (edited / "expand.txt").write_text((edited / "expand.txt").read_text() + "\nKeep plans short.\n")
-    engine = Engine(make_env(GAME), walk_llm(GAME))
+    engine = Engine(make_env(GAME), walk_llm(GAME), RunnerSettings().make_runner())
     session = start_session(engine, tmp_path / "sessions", GAME, resolve_game(GAME), "scripted:test")
     session.writer.current_prompts = lambda: engine.prompts  # as the console wires it
     await step_until(engine, lambda e: isinstance(e, ev.ExpansionReceived))  # solve, with the bundled set

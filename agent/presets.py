@@ -1,0 +1,71 @@
+"""Named run settings: our defaults, and `paper` (the reference implementation's semantics).
+
+Our defaults differ from the reference ReCode code on purpose (a longer
+ALFWorld step limit, repair expansions for a node that raises). Someone
+reproducing the paper's numbers picks `--preset paper`. A preset only fills in
+what the user did not say: an explicit flag always wins (`resolve`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from agent.engine import Limits
+from agent.prompt import DEFAULT_PROMPTS
+
+PAPER_PROMPTS = DEFAULT_PROMPTS.parent / "paper"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What a preset decides: the environment's step limit, the engine's limits, the prompt set."""
+
+    preset: str
+    max_steps: int
+    limits: Limits
+    prompts: Path | None  # None: the bundled default set
+
+
+def _paper_prompts() -> Path | None:
+    """The paper's prompt set when it is installed, else the default set."""
+    return PAPER_PROMPTS if PAPER_PROMPTS.is_dir() else None
+
+
+def preset_names() -> list[str]:
+    return ["default", "paper"]
+
+
+def preset(name: str) -> RunSettings:
+    """A preset by name; ValueError with a one-line reason for an unknown one."""
+    if name == "default":
+        return RunSettings("default", 80, Limits(), None)
+    if name == "paper":
+        # The reference: 50 ALFWorld steps, the first node error ends the episode
+        # (it never uses max_retry), depth 10, 5 rewrites of an invalid answer.
+        return RunSettings("paper", 50, Limits(max_depth=10, max_rewrite=5, end_on_error=True), _paper_prompts())
+    raise ValueError(f"unknown --preset {name!r}; use one of: {', '.join(preset_names())}")
+
+
+def resolve(
+    name: str | None,
+    *,
+    max_steps: int | None = None,
+    max_depth: int | None = None,
+    max_rewrite: int | None = None,
+    max_retry: int | None = None,
+    prompts: str | Path | None = None,
+) -> RunSettings:
+    """The preset's settings with every value the user gave explicitly put over them."""
+    base = preset(name or "default")
+    given = {k: v for k, v in (("max_depth", max_depth), ("max_rewrite", max_rewrite), ("max_retry", max_retry))
+             if v is not None}
+    for key, value in [("max_steps", max_steps), *given.items()]:
+        if value is not None and value < 0:
+            raise ValueError(f"--{key.replace('_', '-')} must be 0 or more")
+    return replace(
+        base,
+        max_steps=base.max_steps if max_steps is None else max_steps,
+        limits=replace(base.limits, **given),
+        prompts=Path(prompts) if prompts else base.prompts,
+    )

@@ -1,0 +1,169 @@
+"""Every path that builds an engine runs model code in the sandbox with its checks (issue 12, item 1).
+
+Each test gives an answer that opens a file for writing and checks that it is
+refused and the file never appears: `run`, the console (Pilot), `eval`,
+`--resume` of a journal an old eval wrote (it recorded an unchecked in-process
+runner as trusted), a fork in the console, and the prompt workspace's
+re-expansion of an earlier stub (which forks).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from agent import events as ev
+from agent.engine import Engine
+from agent.journal import read_journal
+from agent.session import start_session
+from agent.thread_runner import ThreadRunner
+from envs import make_env
+from envs.alfworld.catalog import resolve_game
+from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptEntry
+from recode_tui.app import build_app
+
+from tests.console.helpers import SIZE, command, started, type_text, wait_for
+
+SOLVE = "solve(instruction, observation)"
+GAME = "put-01"
+
+
+def hostile(target: Path) -> str:
+    return f"<think>write a file</think><execute>\nopen({str(target)!r}, 'w').write('x')\nrun('look')\n</execute>"
+
+
+def script_file(tmp_path: Path, answer: str) -> Path:
+    path = tmp_path / "script.jsonl"
+    path.write_text(json.dumps({"stub": "*", "answer": answer}) + "\n")
+    return path
+
+
+def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="")
+    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
+                          timeout=300, env=env)
+
+
+async def old_eval_journal(tmp_path: Path, first_answer: str) -> Path:
+    """A journal as `eval` wrote it before the fix: the in-process runner, no checks, header `trusted`.
+
+    n0 gets `first_answer`; the run is left waiting for the expansion of `finish_up`.
+    """
+    llm = ScriptedLLM([ScriptEntry(stub=SOLVE, answer=first_answer)])
+    engine = Engine(make_env(GAME), llm, ThreadRunner())
+    session = start_session(engine, tmp_path / "sessions", GAME, resolve_game(GAME), "scripted:old-eval")
+    while True:
+        event = await engine.step()
+        assert not isinstance(event, ev.RunFinished), event
+        if isinstance(event, ev.ExpansionRequested) and event.node_id != "n0":
+            break
+    session.writer.close()
+    await engine.close()
+    header = read_journal(session.folder).header
+    assert header["runner"] == "ThreadRunner" and header["trusted"] is True
+    return session.folder
+
+
+def test_run_refuses_an_answer_that_writes_a_file(tmp_path):
+    target = tmp_path / "pwned"
+    result = recode(tmp_path, "run", "--game", GAME, "--llm", f"scripted:{script_file(tmp_path, hostile(target))}")
+    assert "answer rejected: forbidden: open" in result.stdout, result.stdout + result.stderr
+    assert not target.exists()
+
+
+def test_eval_refuses_an_answer_that_writes_a_file(tmp_path):
+    target = tmp_path / "pwned"
+    out = tmp_path / "eval"
+    result = recode(tmp_path, "eval", "--games", GAME, "--llm", f"scripted:{script_file(tmp_path, hostile(target))}",
+                    "-o", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert not target.exists()
+    report = json.loads((out / "report.json").read_text())
+    episode = report["episodes"][0]
+    assert episode["reason"].startswith("rewrite limit"), episode
+    assert report["plan"]["trusted"] is False
+    journal = read_journal(Path(episode["journal"]))
+    header = journal.header
+    assert header["runner"] == "SandboxRunner" and header["trusted"] is False
+    answers = [r for r in journal.records if r["type"] == "answer"]
+    assert answers and not any(r["accepted"] for r in answers)
+
+
+async def test_the_console_refuses_an_answer_that_writes_a_file(tmp_path):
+    target = tmp_path / "pwned"
+    llm = ScriptedLLM([ScriptEntry(stub="*", answer=hostile(target))])
+    app = build_app(GAME, llm, cursor_blink=False, breakpoints=[], sessions_dir=tmp_path / "sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        while app.engine.finished is None:
+            await command(pilot, app, "c")
+        assert app.engine.finished.reason.startswith("rewrite limit")
+        assert app.engine.tree.root.expansions[0].reason == "forbidden: open"
+    assert not target.exists()
+
+
+async def test_resume_of_an_old_eval_journal_runs_sandboxed_unless_asked(tmp_path):
+    target = tmp_path / "pwned"
+    folder = await old_eval_journal(tmp_path, hostile(target).replace("run('look')", "run('look')\nrest = finish_up(observation)"))
+    assert target.exists()  # the old, unchecked runner really wrote it while recording
+    target.unlink()
+    look = script_file(tmp_path, "<execute>\nrun('look')\n</execute>")
+    result = recode(tmp_path, "run", "--resume", str(folder), "--llm", f"scripted:{look}", "--quiet")
+    assert not target.exists(), result.stdout + result.stderr
+    assert "recorded in-process without checks; it replays in the sandbox" in result.stderr
+    # only the user's own --trusted drops the checks
+    trusted = recode(tmp_path, "run", "--resume", str(folder), "--llm", f"scripted:{look}", "--quiet", "--trusted")
+    assert target.exists(), trusted.stdout + trusted.stderr
+
+
+HARMLESS = "<execute>\nrun('look')\nrest = finish_up(observation)\n</execute>"
+
+
+async def test_a_console_fork_of_an_old_eval_journal_refuses_an_answer_that_writes_a_file(tmp_path):
+    target = tmp_path / "pwned"
+    folder = await old_eval_journal(tmp_path, HARMLESS)
+    app = build_app(GAME, "human", cursor_blink=False, sessions_dir=tmp_path / "sessions", resume=folder)
+    async with app.run_test(size=SIZE) as pilot:
+        control = app.session_control
+        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.stops > 0,
+                       what="the resumed session")
+        assert app.debugger.awaiting_human
+        app.tree_view.focus()
+        app.tree_view.move_cursor(app.tree_view.item("n0"))
+        await pilot.pause()
+        stops = app.stops
+        await pilot.press("F")
+        await wait_for(pilot, lambda: control.session.folder != folder and app.stops > stops and not control.busy,
+                       what="the fork")
+        assert app.debugger.awaiting_human and app.editor.node_id == "n0"
+        app.editor.editor.load_text(f"open({str(target)!r}, 'w').write('x')\nrun('look')")
+        await command(pilot, app, "ctrl+s")
+        fork = control.session.folder
+        assert app.engine.tree.nodes["n0"].expansions[-1].reason == "forbidden: open"
+        assert not read_journal(fork).records[-1]["accepted"]
+        assert read_journal(fork).header["runner"] == "SandboxRunner" and not read_journal(fork).header["trusted"]
+    assert not target.exists()
+
+
+async def test_the_workspace_reexpansion_of_an_old_eval_journal_refuses_an_answer_that_writes_a_file(tmp_path):
+    target = tmp_path / "pwned"
+    folder = await old_eval_journal(tmp_path, HARMLESS)
+    llm = ScriptedLLM([ScriptEntry(stub="*", answer="<execute>\nrun('look')\n</execute>")])
+    app = build_app(GAME, llm, cursor_blink=False, sessions_dir=tmp_path / "sessions", resume=folder)
+    async with app.run_test(size=SIZE) as pilot:
+        control = app.session_control
+        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.stops > 0,
+                       what="the resumed session")
+        stops = app.stops
+        # what the workspace's "use this answer" does for a stub expanded earlier
+        assert control.fork_with_answer("n0", hostile(target), "scripted", app.engine.prompts)
+        await wait_for(pilot, lambda: control.session.folder != folder and app.stops > stops and not control.busy,
+                       what="the fork")
+        await command(pilot, app, "n")
+        first = app.engine.tree.nodes["n0"].expansions[0]
+        assert first.answer == hostile(target) and not first.accepted and first.reason == "forbidden: open"
+    assert not target.exists()

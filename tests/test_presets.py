@@ -1,0 +1,119 @@
+"""`--preset paper`: the reference code's semantics on run, tui and eval (issue 12, item 8)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent import events as ev
+from agent.engine import Engine, Limits
+from agent.journal import read_journal
+from agent.presets import PAPER_PROMPTS, preset, resolve
+from agent.prompt import DEFAULT_PROMPTS
+from agent.thread_runner import ThreadRunner
+from envs import make_env
+from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptEntry
+from recode_tui.cli import build_parser
+from recode_tui.factory import run_settings
+
+RAISES = "<execute>\nrun('look')\nx = 1 / 0\n</execute>"
+REPAIR = "<execute>\nx = 1\n</execute>"
+
+
+def llm() -> ScriptedLLM:
+    return ScriptedLLM([ScriptEntry(answer=RAISES), ScriptEntry(answer=REPAIR, purpose="repair")])
+
+
+def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="")
+    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
+                          timeout=300, env=env)
+
+
+async def test_end_on_error_ends_the_episode_at_the_first_node_error_naming_the_node():
+    engine = Engine(make_env("put-01"), llm(), ThreadRunner(), limits=Limits(end_on_error=True))
+    result = await engine.run()
+    assert not result.success
+    assert result.reason.startswith("node error: n2 `x = 1 / 0` raised ZeroDivisionError") and "ZeroDivisionError" in result.reason
+    assert result.llm_calls == 1  # no repair was asked for
+    # our default repairs it instead
+    repaired = await Engine(make_env("put-01"), llm(), ThreadRunner()).run()
+    assert repaired.llm_calls == 2 and not repaired.reason.startswith("node error")
+
+
+def test_the_paper_preset_and_explicit_flags_over_it():
+    paper = preset("paper")
+    assert paper.max_steps == 50
+    assert paper.limits == Limits(max_depth=10, max_rewrite=5, max_retry=Limits.max_retry, end_on_error=True)
+    assert paper.prompts == (PAPER_PROMPTS if PAPER_PROMPTS.is_dir() else None)
+    mixed = resolve("paper", max_steps=70, max_depth=3)
+    assert mixed.max_steps == 70 and mixed.limits.max_depth == 3 and mixed.limits.end_on_error
+    assert resolve(None).max_steps == 80 and not resolve(None).limits.end_on_error
+    with pytest.raises(ValueError, match="unknown --preset"):
+        preset("nope")
+
+
+def test_the_paper_prompts_fall_back_to_the_default_set_when_missing(monkeypatch, tmp_path):
+    import agent.presets as presets
+
+    monkeypatch.setattr(presets, "PAPER_PROMPTS", tmp_path / "missing")
+    assert preset("paper").prompts is None
+    monkeypatch.setattr(presets, "PAPER_PROMPTS", DEFAULT_PROMPTS)
+    assert preset("paper").prompts == DEFAULT_PROMPTS
+
+
+def test_tui_and_eval_take_the_preset_and_the_flags_over_it():
+    parser = build_parser()
+    tui = run_settings(parser.parse_args(["tui", "--preset", "paper", "--max-rewrite", "2"]))
+    assert tui.preset == "paper" and tui.max_steps == 50 and tui.limits.max_rewrite == 2 and tui.limits.end_on_error
+    evaluation = run_settings(parser.parse_args(["eval", "--preset", "paper", "--llm", "demo"]))
+    assert evaluation.max_steps == 50 and evaluation.limits.end_on_error
+
+
+async def test_the_console_journals_the_preset(tmp_path):
+    from recode_tui.app import build_app
+    from tests.console.helpers import SIZE, started
+
+    settings = resolve("paper")
+    app = build_app("put-01", llm(), cursor_blink=False, max_steps=settings.max_steps, limits=settings.limits,
+                    preset="paper", sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        header = read_journal(app.session_control.session.folder).header
+    assert header["preset"] == "paper" and header["max_steps"] == 50 and header["limits"]["end_on_error"] is True
+
+
+def test_run_with_the_paper_preset_ends_at_the_node_error_and_journals_the_preset(tmp_path):
+    script = tmp_path / "raise.jsonl"
+    script.write_text(json.dumps({"answer": RAISES}) + "\n" + json.dumps({"answer": REPAIR, "purpose": "repair"}) + "\n")
+    result = recode(tmp_path, "run", "--preset", "paper", "--llm", f"scripted:{script}", "--quiet")
+    assert result.returncode == 1
+    assert result.stdout.startswith("FAILED: node error: n2 `x = 1 / 0` raised ZeroDivisionError"), result.stdout + result.stderr
+    folder = next((tmp_path / "sessions").iterdir())
+    header = read_journal(folder).header
+    assert header["preset"] == "paper" and header["max_steps"] == 50 and header["limits"]["end_on_error"] is True
+    # resuming rebuilds the preset from the journal
+    again = recode(tmp_path, "run", "--resume", str(folder), "--llm", f"scripted:{script}", "--quiet")
+    assert again.stdout.startswith("FAILED: node error: n2 `x = 1 / 0` raised ZeroDivisionError"), again.stdout + again.stderr
+
+
+def test_eval_with_the_paper_preset_records_it_in_the_report(tmp_path):
+    script = tmp_path / "raise.jsonl"
+    script.write_text(json.dumps({"answer": RAISES}) + "\n")
+    out = tmp_path / "eval"
+    result = recode(tmp_path, "eval", "--preset", "paper", "--max-depth", "4", "--games", "put-01", "--llm",
+                    f"scripted:{script}", "-o", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    report = json.loads((out / "report.json").read_text())
+    plan = report["plan"]
+    assert plan["preset"] == "paper" and plan["max_steps"] == 50
+    assert plan["limits"]["end_on_error"] is True and plan["limits"]["max_depth"] == 4
+    episode = report["episodes"][0]
+    assert episode["reason"].startswith("node error: n2 `x = 1 / 0` raised ZeroDivisionError")
+    assert read_journal(Path(episode["journal"])).header["preset"] == "paper"
