@@ -129,6 +129,7 @@ async def resume_session(
     edited_note = _adopt_edited_prompts(engine)
     writer = JournalWriter(journal.folder, journal.header)
     writer.continue_from(journal)
+    writer.catch_up(events)
     engine.observers.append(writer)
     writer.current_prompts = lambda: engine.prompts
     engine.llm = live_llm if not _replaying(engine) else engine.llm
@@ -201,9 +202,18 @@ async def branch_session(
     for record in prefix:
         writer.write(record)
     writer.continue_from(Journal(new_folder, header, prefix))
+    writer.catch_up(events)
     engine.observers.append(writer)
     writer.current_prompts = lambda: engine.prompts
     return Session(engine, writer, new_folder, [n for n in (edited_note, writer.error) if n]), events
+
+
+def replay_failure(events: list[ev.Event]) -> str:
+    """Why a replay ended before the recording did (the engine ends the run on a mismatch), or ''."""
+    last = events[-1] if events else None
+    if isinstance(last, ev.RunFinished) and last.reason.startswith("replay mismatch: "):
+        return last.reason.removeprefix("replay mismatch: ").split("\n", 1)[0]
+    return ""
 
 
 def rewind_to_node(node_id: str) -> Callable[[ev.Event], bool]:
