@@ -11,7 +11,6 @@ until saved; re-expanding asks LLMs with the edited prompt and compares.
 from __future__ import annotations
 
 import asyncio
-import copy
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +42,7 @@ from agent.prompt_authoring import (
 from agent.tokens import TokenCounter, model_of
 from recode_tui.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
 from recode_tui.workspace.counts import token_table
+from recode_tui.workspace.fresh import fresh_llm
 from recode_tui.workspace.target import StubTarget
 
 RENDER_DELAY = 0.25  # seconds of typing quiet before re-rendering
@@ -240,9 +240,9 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         from recode_tui.factory import UsageError, make_llm
 
         current = self.engine_llm
-        if spec == getattr(current, "name", None) and ":" not in spec:
-            return copy.deepcopy(current)
         try:
+            if spec == getattr(current, "name", None):
+                return fresh_llm(current, self.profiles_path)  # never a copy of the run's object
             return make_llm(spec, self.profiles_path)
         except UsageError as exc:
             self.notify(str(exc), title=f"Cannot use {spec}", severity="error")

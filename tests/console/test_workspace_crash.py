@@ -1,0 +1,41 @@
+"""The prompt workspace after a "use this answer" pick, unsaved edits, and how a crash ends the console."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+
+from agent import events as ev
+from recode_tui.app import build_app
+from recode_tui.workspace.compare import CompareScreen
+from recode_tui.workspace.screen import PromptWorkspace
+
+from .helpers import SIZE, command, started, wait_for
+from .test_workspace import NEW_EXAMPLE, PUT, SCRIPTED, edit, open_workspace, scripted
+
+
+async def test_reexpanding_after_a_use_this_answer_pick_compares_instead_of_crashing() -> None:
+    app = build_app("put-01", scripted(), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")  # n0 awaits its expansion
+        ws = await open_workspace(pilot, app)
+        ws.query_one("#ws-llms", Input).value = "scripted"
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
+        await pilot.pause()
+        before = app.stops
+        await pilot.press("f1")  # use the scripted answer: the run goes on with it
+        await wait_for(pilot, lambda: app.stops > before and not app.driver.busy, what="the run to go on")
+        assert app.engine.tree.root.expansions[-1].answer == SCRIPTED
+        await command(pilot, app, "c")  # the next stub, find_vase, awaits
+        assert isinstance(app.debugger.last_event, ev.ExpansionRequested)
+        ws = await open_workspace(pilot, app)
+        assert ws.query_one("#ws-llms", Input).value.startswith("scripted")  # the run's LLM, by its name
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the second comparison")
+        await pilot.pause()
+        column = app.screen.column(1)
+        assert column.candidate.source == "scripted" and "no answer for stub" in column.candidate.error
+        assert app.is_running and app.return_code in (None, 0)
