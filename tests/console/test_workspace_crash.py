@@ -39,3 +39,24 @@ async def test_reexpanding_after_a_use_this_answer_pick_compares_instead_of_cras
         column = app.screen.column(1)
         assert column.candidate.source == "scripted" and "no answer for stub" in column.candidate.error
         assert app.is_running and app.return_code in (None, 0)
+
+
+def test_an_unhandled_exception_in_the_console_exits_non_zero_with_one_line(tmp_path: Path, monkeypatch, capsys) -> None:
+    """The real `recode-tui tui` entry point, run headless; a bug in the app ends it."""
+    from textual.app import App
+
+    from recode_tui import cli
+    from recode_tui.app import RecodeApp
+    from recode_tui.session_control import SessionControl
+
+    def broken(self, app) -> None:
+        raise RuntimeError("a bug in the console\nsecond line")
+
+    monkeypatch.setattr(SessionControl, "attach", broken)
+    monkeypatch.setattr(RecodeApp, "run", lambda self, **kw: App.run(self, headless=True, size=SIZE))
+    code = cli.main(["tui", "--game", "put-01", "--llm", "demo", "--sessions", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code != 0
+    assert err.count("\n") == 1 and "internal error: RuntimeError: a bug in the console" in err
+    report = Path(err.rsplit("traceback in ", 1)[1].strip())
+    assert "RuntimeError: a bug in the console" in report.read_text() and "broken" in report.read_text()
