@@ -43,6 +43,7 @@ from agent.tokens import TokenCounter, model_of
 from recode_tui.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
 from recode_tui.workspace.counts import token_table
 from recode_tui.workspace.fresh import fresh_llm
+from recode_tui.workspace.recovery import discard, load_edits, recovery_file, save_edits
 from recode_tui.workspace.target import StubTarget
 
 RENDER_DELAY = 0.25  # seconds of typing quiet before re-rendering
@@ -57,12 +58,19 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
     ]
 
     def __init__(self, target: StubTarget, prompts: PromptSet, llm: LLM, prompts_dir: Path | None = None,
-                 profiles_path: str | None = None) -> None:
+                 profiles_path: str | None = None, sessions_dir: Path | None = None) -> None:
         super().__init__()
         self.target = target
         self.engine_llm = llm
         self.draft = prompts if isinstance(prompts, DraftPromptSet) else DraftPromptSet(prompts.root)
         self.base_hash = PromptSet(self.draft.root).content_hash()
+        self.sessions_dir = sessions_dir  # where unsaved edits are kept as they are typed (None: nowhere)
+        self.restored: list[str] = []  # files whose unsaved edits came back from the last workspace
+        if sessions_dir is not None and not self.draft.edits:
+            kept = load_edits(self._recovery(), self.draft.root, self.base_hash)
+            self.draft.edits.update(kept)
+            self.restored = sorted(kept)
+        self._kept_edits = dict(self.draft.edits)
         self.prompts_dir = prompts_dir
         self.profiles_path = profiles_path
         self.counter = TokenCounter(model_of(llm))
@@ -103,6 +111,10 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         for widget in (*self.query(TextArea), *self.query(Input)):
             widget.cursor_blink = blink
         self.refresh_all()
+        if self.restored:
+            self.notify(f"unsaved edits of {', '.join(f.split('/')[-1] for f in self.restored)} are back "
+                        f"(kept from the last workspace); ctrl+o saves them as a set", title="Prompt edits restored",
+                        timeout=10)
         files = self.query_one("#ws-files", OptionList)
         files.highlighted = self.files.index(self.current_file)
         self.query_one("#ws-editor").focus()
@@ -123,6 +135,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
     def refresh_all(self) -> None:
         """Re-check the example files, re-render the prompt, recount: after every quiet pause."""
         self.checks = {f: check_examples_text(self.draft.text(f)) for f in self.files if "/examples/" in f}
+        self._keep_edits()
         self.rendered = self._render_with(self.draft)
         self.renders += 1
         self._show_files()
@@ -220,6 +233,20 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
 
     # -- saving ---------------------------------------------------------------------------------
 
+    def _recovery(self) -> Path:
+        assert self.sessions_dir is not None
+        return recovery_file(self.sessions_dir, self.draft.root)
+
+    def _keep_edits(self) -> None:
+        """Write the unsaved edits to disk if they changed since the last write."""
+        if self.sessions_dir is None or self.draft.edits == self._kept_edits:
+            return
+        self._kept_edits = dict(self.draft.edits)
+        unsaved = self._kept_edits if self.draft.changed else {}  # typed back to the folder's text: none
+        error = save_edits(self._recovery(), self.draft.root, self.base_hash, unsaved)
+        if error:
+            self.notify(error, severity="warning")
+
     def action_save(self) -> None:
         name = self.query_one("#ws-name", Input).value.strip()
         try:
@@ -227,6 +254,8 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         except PromptSetError as exc:
             self.notify(str(exc), title="Not saved", severity="error")
             return
+        if self.sessions_dir is not None:
+            discard(self._recovery())  # the edits are on disk now, as a set
         self.draft = DraftPromptSet(folder, edits=dict(self.draft.edits))
         self.base_hash = PromptSet(folder).content_hash()
         self.saved_to = folder

@@ -60,3 +60,41 @@ def test_an_unhandled_exception_in_the_console_exits_non_zero_with_one_line(tmp_
     assert err.count("\n") == 1 and "internal error: RuntimeError: a bug in the console" in err
     report = Path(err.rsplit("traceback in ", 1)[1].strip())
     assert "RuntimeError: a bug in the console" in report.read_text() and "broken" in report.read_text()
+
+
+async def test_unsaved_prompt_edits_survive_a_crash_and_come_back_in_the_next_workspace(monkeypatch, tmp_path) -> None:
+    import pytest
+
+    from recode_tui.workspace import screen as workspace_screen
+
+    monkeypatch.setenv("RECODE_TUI_PROMPTS", str(tmp_path / "prompts"))
+    app = build_app("put-01", scripted(), cursor_blink=False)
+    from textual.worker import WorkerFailed
+
+    with pytest.raises(WorkerFailed, match="the comparison broke"):
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot, app)
+            await command(pilot, app, "c")
+            ws = await open_workspace(pilot, app)
+            await edit(pilot, ws, NEW_EXAMPLE)
+
+            def broken(*args, **kwargs):
+                raise RuntimeError("the comparison broke")
+
+            monkeypatch.setattr(workspace_screen, "fresh_llm", broken)
+            ws.query_one("#ws-llms", Input).value = "scripted"
+            await pilot.press("ctrl+r")  # the bug ends the console
+            await wait_for(pilot, lambda: not app.is_running, what="the crash")
+    assert app.return_code == 1
+
+    again = build_app("put-01", scripted(), cursor_blink=False)
+    async with again.run_test(size=SIZE) as pilot:
+        await started(pilot, again)
+        ws = await open_workspace(pilot, again)
+        assert ws.restored == [PUT] and "put_down" in ws.draft.text(PUT)
+        assert any("are back" in n.message for n in again._notifications)
+        ws.query_one("#ws-name", Input).value = "vases"
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert "put_down" in (tmp_path / "prompts" / "vases" / PUT).read_text()
+        assert not ws._recovery().exists()  # saved as a set: nothing left to bring back
