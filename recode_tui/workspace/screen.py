@@ -248,6 +248,9 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
             self.notify(error, severity="warning")
 
     def action_save(self) -> None:
+        if self._timer is not None:  # typing may not have been checked yet
+            self._timer.stop()
+            self.refresh_all()
         name = self.query_one("#ws-name", Input).value.strip()
         try:
             folder = save_prompt_set(self.draft, name, self.prompts_dir)
@@ -260,7 +263,12 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         self.base_hash = PromptSet(folder).content_hash()
         self.saved_to = folder
         self._show_header()
-        self.notify(f"saved to {folder} (hash {self.base_hash})", title="Prompt set saved")
+        flagged = flagged_examples(self.checks)
+        if flagged:
+            self.notify(f"saved to {folder} (hash {self.base_hash}), but {flagged}",
+                        title="Prompt set saved with flagged examples", severity="warning", timeout=15)
+        else:
+            self.notify(f"saved to {folder} (hash {self.base_hash})", title="Prompt set saved")
 
     # -- re-expanding -----------------------------------------------------------------------------
 
@@ -317,6 +325,15 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         """Back from the comparison: close the workspace with the choice (the edited set goes with it)."""
         if choice is not None:
             self.dismiss(WorkspaceChoice(choice, self.draft))
+
+
+def flagged_examples(checks: dict[str, list[ExampleCheck]]) -> str:
+    """'' when every example passes its check, else how many are flagged and which (file, number, line)."""
+    bad = [(f.split("/")[-1], c) for f, file_checks in checks.items() for c in file_checks if not c.ok]
+    if not bad:
+        return ""
+    which = "; ".join(f"{name} #{c.index} (line {c.line}) {c.function}: {c.problems[0]}" for name, c in bad)
+    return f"{len(bad)} example{'s' if len(bad) > 1 else ''} flagged: {which}"
 
 
 @dataclass(frozen=True)

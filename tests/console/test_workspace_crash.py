@@ -98,3 +98,23 @@ async def test_unsaved_prompt_edits_survive_a_crash_and_come_back_in_the_next_wo
         await pilot.pause()
         assert "put_down" in (tmp_path / "prompts" / "vases" / PUT).read_text()
         assert not ws._recovery().exists()  # saved as a set: nothing left to bring back
+
+
+async def test_saving_a_set_with_flagged_examples_says_how_many_and_which(monkeypatch, tmp_path) -> None:
+    from .test_workspace import BAD_EXAMPLE
+
+    monkeypatch.setenv("RECODE_TUI_PROMPTS", str(tmp_path / "prompts"))
+    app = build_app("put-01", scripted(), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        ws = await open_workspace(pilot, app)
+        await edit(pilot, ws, BAD_EXAMPLE)
+        ws.query_one("#ws-name", Input).value = "flagged"
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert (tmp_path / "prompts" / "flagged" / PUT).is_file()  # saved all the same
+        note = next(n for n in app._notifications if "saved to" in n.message)
+        assert note.severity == "warning"
+        assert "1 example flagged: put.txt #4" in note.message and "done = put_down(item)" in note.message
+        assert "place" in note.message
