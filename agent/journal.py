@@ -125,6 +125,19 @@ class JournalWriter:
             self.write({"type": "finished", "success": event.success, "reason": event.reason, "steps": event.steps,
                         "llm_calls": event.llm_calls, "cost": event.cost})
 
+    def catch_up(self, events: list[ev.Event]) -> None:
+        """Learn from events the engine emitted before this writer was attached; write nothing.
+
+        A resume or a branch attaches its writer after the replay, which may stop
+        at an expansion request: the answer that follows must still be recorded
+        with its stub and its prompt, or the journal cannot be replayed again.
+        """
+        for event in events:
+            if isinstance(event, ev.NodeStarted):
+                self._codes[event.node_id or ""] = event.code
+            elif isinstance(event, ev.ExpansionRequested):
+                self._last_prompt, self._last_purpose = event.prompt, event.purpose
+
     def _prompt_change(self) -> dict[str, str]:
         prompts = self.current_prompts() if self.current_prompts is not None else None
         if prompts is None:

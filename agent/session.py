@@ -142,6 +142,7 @@ async def resume_session(
     edited_note = _adopt_edited_prompts(engine)
     writer = JournalWriter(journal.folder, journal.header)
     writer.continue_from(journal)
+    writer.catch_up(events)
     engine.observers.append(writer)
     writer.current_prompts = lambda: engine.prompts
     engine.llm = live_llm if not _replaying(engine) else engine.llm
@@ -181,7 +182,7 @@ def _prefix_length(journal: Journal, answers_used: int, actions_used: int) -> in
 
 async def branch_session(
     folder: Path,
-    stop: Callable[[ev.Event], bool],
+    stop: Callable[[ev.Event], bool] | None,
     live_llm: LLM,
     make_env: EnvFactory,
     sessions_dir: Path,
@@ -193,12 +194,13 @@ async def branch_session(
     """Replay a session up to the first event where `stop` is true, into a new branch session.
 
     Like a resume, the branch runs with the checks unless `trusted`.
+    With `stop` None the branch is a copy: the whole recording, carrying on where it ends.
     """
     journal = read_journal(folder)
     engine, runner_note = _engine_for(journal, live_llm, make_env, prompts, None, trusted)
     total_answers, total_actions = len(engine.llm.pending), len(engine.env.pending)  # type: ignore[attr-defined]
     events = await _replay(engine, stop)
-    if not events or not stop(events[-1]):
+    if stop is not None and (not events or not stop(events[-1])):
         await engine.close()
         raise JournalError(f"session {journal.session_id} never reached {label}; nothing to branch from")
     edited_note = _adopt_edited_prompts(engine)
@@ -207,10 +209,13 @@ async def branch_session(
     engine.llm.pending.clear()  # type: ignore[attr-defined]
     engine.env.pending.clear()  # type: ignore[attr-defined]
     engine.llm = live_llm
-    prefix = journal.records[: _prefix_length(journal, used_answers, used_actions)]
+    copy = stop is None  # the replay went to the recording's end: every record (a finished run's end too)
+    prefix = journal.records if copy else journal.records[: _prefix_length(journal, used_answers, used_actions)]
     header = {k: v for k, v in journal.header.items() if k not in ("type", "version", "created")}
     header.update(RunnerSettings.of_runner(engine.runner).header_fields())  # what the branch really runs with
     header["parent"] = {"session": journal.session_id, "records": len(prefix), "at": label}
+    if copy:
+        header["parent"]["folder"] = str(journal.folder)
     new_folder = sessions_dir / f"{journal.session_id}~{label.replace(' ', '_')}"
     suffix = 1
     while new_folder.exists():
@@ -220,9 +225,27 @@ async def branch_session(
     for record in prefix:
         writer.write(record)
     writer.continue_from(Journal(new_folder, header, prefix))
+    writer.catch_up(events)
     engine.observers.append(writer)
     writer.current_prompts = lambda: engine.prompts
-    return Session(engine, writer, new_folder, [n for n in (runner_note, edited_note, writer.error) if n]), events
+    notes = [n for n in (runner_note, edited_note, writer.error) if n]
+    return Session(engine, writer, new_folder, notes, journal.read_draft() if copy else None), events
+
+
+def replay_failure(events: list[ev.Event]) -> str:
+    """Why a replay ended before the recording did (the engine ends the run on a mismatch), or ''."""
+    last = events[-1] if events else None
+    if isinstance(last, ev.RunFinished) and last.reason.startswith("replay mismatch: "):
+        return last.reason.removeprefix("replay mismatch: ").split("\n", 1)[0]
+    return ""
+
+
+def outside(folder: Path, sessions_dir: Path) -> bool:
+    """A session folder that is not one of `sessions_dir`'s own (an eval's journal, a copied folder)."""
+    try:
+        return Path(folder).resolve().parent != Path(sessions_dir).resolve()
+    except OSError:
+        return True
 
 
 def rewind_to_node(node_id: str) -> Callable[[ev.Event], bool]:

@@ -27,4 +27,8 @@ class ChosenAnswerLLM:
         return await self.inner.complete(prompt, context)
 
     def __getattr__(self, name: str) -> Any:  # profile, cancel, ...: the wrapped LLM's
+        # Only called for names not found on self. Before __init__ ran (copy, pickle)
+        # there is no `inner`: asking self.inner here would call __getattr__ forever.
+        if name.startswith("__") or "inner" not in self.__dict__:
+            raise AttributeError(name)
         return getattr(self.inner, name)

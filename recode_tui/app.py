@@ -18,6 +18,7 @@ from agent.codeblocks import safe_parse
 from agent.debugger import Breakpoint, BreakpointKind, Debugger, StepMode
 from agent.engine import Engine, Limits
 from agent.llm import LLM
+from recode_tui.crash import CrashReport
 from recode_tui.llm_control import LLMControl
 from recode_tui.model_actions import MODEL_BINDINGS, ModelActions
 from recode_tui.search_actions import SEARCH_BINDINGS, SearchActions
@@ -59,7 +60,7 @@ def stub_name_of(code: str) -> str | None:
     return None
 
 
-class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
+class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[None]):
     CSS_PATH = str(Path(__file__).resolve().parent / "recode.tcss")
     TITLE = "recode-tui"
 

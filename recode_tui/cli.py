@@ -172,6 +172,9 @@ def _run_console(args: argparse.Namespace) -> int:
         resume=find_resume(args.sessions, args.resume),
     )
     app.run()
+    if app.return_code:  # an unhandled exception ended the app: one line, never exit 0
+        print(app.crash_line or "recode-tui: the console stopped on an error", file=sys.stderr)
+        return app.return_code
     return 0
 
 
@@ -213,7 +216,7 @@ async def _export(args: argparse.Namespace) -> int:
 
     from agent.export import markdown_transcript, sft_lines, tree_document
     from agent.journal import JournalError, find_session, read_journal, sessions_dir_from
-    from agent.session import resume_session
+    from agent.session import replay_failure, resume_session
     from envs import make_env
     from mockllm import ScriptedLLM
 
@@ -226,6 +229,8 @@ async def _export(args: argparse.Namespace) -> int:
             session, events = await resume_session(folder, ScriptedLLM([]), make_env)
             session.writer.close()
             await session.engine.close()
+            if replay_failure(events):  # an export of a run that does not rebuild would be wrong
+                raise JournalError(f"cannot export {journal.session_id}: {replay_failure(events)}")
             if args.tree:
                 text = json.dumps(tree_document(session.engine, {"session": journal.session_id}), indent=2) + "\n"
             else:

@@ -25,7 +25,15 @@ from agent.engine import Engine
 from agent.journal import JournalError, read_journal, write_draft
 from agent.llm import LLM
 from agent.prompt import PromptSet
-from agent.session import Session, branch_session, fork_at_expansion, resume_session, rewind_to_node, start_session
+from agent.session import (
+    Session,
+    branch_session,
+    fork_at_expansion,
+    outside,
+    resume_session,
+    rewind_to_node,
+    start_session,
+)
 from mockllm.chosen import ChosenAnswerLLM
 from mockllm.human import HumanLLM
 
@@ -242,13 +250,23 @@ class SessionControl:
         self.app.push_screen(SessionsScreen(self.sessions_dir, current), chosen)
 
     def resume(self, folder: Path, *, at_start: bool = False) -> None:
-        """Replay a recorded session and carry on in it."""
-        self._replace(
-            lambda llm: resume_session(folder, llm, make_env, trusted=self.trusted),
-            f"Resuming {folder.name}",
-            "resumed",
-            closable=not at_start,
-        )
+        """Replay a recorded session and carry on in it.
+
+        A session outside the sessions folder (an eval's journal) is never written:
+        it carries on in a copy in the sessions folder, with its own journal,
+        draft and breakpoints.
+        """
+        if not outside(folder, self.sessions_dir):
+            replay: Replay = lambda llm: resume_session(folder, llm, make_env, trusted=self.trusted)  # noqa: E731
+        else:
+            async def replay(llm: LLM):
+                session, events = await branch_session(
+                    folder, None, llm, make_env, self.sessions_dir, "copy", trusted=self.trusted
+                )
+                session.notes.append(f"{folder} is outside the sessions folder and is never written: "
+                                     f"this run carries on in a copy, {session.folder.name}")
+                return session, events
+        self._replace(replay, f"Resuming {folder.name}", "resumed", closable=not at_start)
 
     def rewind(self) -> None:
         """A branch that stops just before the selected node runs."""

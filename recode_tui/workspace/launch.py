@@ -34,8 +34,17 @@ async def open_workspace(app: "RecodeApp") -> None:
         app.engine.llm,
         prompts_dir=getattr(app, "prompts_dir", None),
         profiles_path=getattr(app, "profiles", None),
+        sessions_dir=_sessions_dir(app),
     )
     await app.push_screen(screen, lambda choice: continue_with(app, choice))
+
+
+def _sessions_dir(app: "RecodeApp"):
+    """The console's sessions folder: unsaved prompt edits are kept under it."""
+    from agent.journal import sessions_dir_from
+
+    control = getattr(app, "session_control", None)
+    return control.sessions_dir if control is not None else sessions_dir_from(None)
 
 
 def continue_with(app: "RecodeApp", chosen: WorkspaceChoice | None) -> None:

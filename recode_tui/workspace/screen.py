@@ -11,7 +11,6 @@ until saved; re-expanding asks LLMs with the edited prompt and compares.
 from __future__ import annotations
 
 import asyncio
-import copy
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +42,8 @@ from agent.prompt_authoring import (
 from agent.tokens import TokenCounter, model_of
 from recode_tui.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
 from recode_tui.workspace.counts import token_table
+from recode_tui.workspace.fresh import fresh_llm
+from recode_tui.workspace.recovery import discard, load_edits, recovery_file, save_edits
 from recode_tui.workspace.target import StubTarget
 
 RENDER_DELAY = 0.25  # seconds of typing quiet before re-rendering
@@ -57,12 +58,19 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
     ]
 
     def __init__(self, target: StubTarget, prompts: PromptSet, llm: LLM, prompts_dir: Path | None = None,
-                 profiles_path: str | None = None) -> None:
+                 profiles_path: str | None = None, sessions_dir: Path | None = None) -> None:
         super().__init__()
         self.target = target
         self.engine_llm = llm
         self.draft = prompts if isinstance(prompts, DraftPromptSet) else DraftPromptSet(prompts.root)
         self.base_hash = PromptSet(self.draft.root).content_hash()
+        self.sessions_dir = sessions_dir  # where unsaved edits are kept as they are typed (None: nowhere)
+        self.restored: list[str] = []  # files whose unsaved edits came back from the last workspace
+        if sessions_dir is not None and not self.draft.edits:
+            kept = load_edits(self._recovery(), self.draft.root, self.base_hash)
+            self.draft.edits.update(kept)
+            self.restored = sorted(kept)
+        self._kept_edits = dict(self.draft.edits)
         self.prompts_dir = prompts_dir
         self.profiles_path = profiles_path
         self.counter = TokenCounter(model_of(llm))
@@ -103,6 +111,10 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         for widget in (*self.query(TextArea), *self.query(Input)):
             widget.cursor_blink = blink
         self.refresh_all()
+        if self.restored:
+            self.notify(f"unsaved edits of {', '.join(f.split('/')[-1] for f in self.restored)} are back "
+                        f"(kept from the last workspace); ctrl+o saves them as a set", title="Prompt edits restored",
+                        timeout=10)
         files = self.query_one("#ws-files", OptionList)
         files.highlighted = self.files.index(self.current_file)
         self.query_one("#ws-editor").focus()
@@ -123,6 +135,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
     def refresh_all(self) -> None:
         """Re-check the example files, re-render the prompt, recount: after every quiet pause."""
         self.checks = {f: check_examples_text(self.draft.text(f)) for f in self.files if "/examples/" in f}
+        self._keep_edits()
         self.rendered = self._render_with(self.draft)
         self.renders += 1
         self._show_files()
@@ -220,18 +233,42 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
 
     # -- saving ---------------------------------------------------------------------------------
 
+    def _recovery(self) -> Path:
+        assert self.sessions_dir is not None
+        return recovery_file(self.sessions_dir, self.draft.root)
+
+    def _keep_edits(self) -> None:
+        """Write the unsaved edits to disk if they changed since the last write."""
+        if self.sessions_dir is None or self.draft.edits == self._kept_edits:
+            return
+        self._kept_edits = dict(self.draft.edits)
+        unsaved = self._kept_edits if self.draft.changed else {}  # typed back to the folder's text: none
+        error = save_edits(self._recovery(), self.draft.root, self.base_hash, unsaved)
+        if error:
+            self.notify(error, severity="warning")
+
     def action_save(self) -> None:
+        if self._timer is not None:  # typing may not have been checked yet
+            self._timer.stop()
+            self.refresh_all()
         name = self.query_one("#ws-name", Input).value.strip()
         try:
             folder = save_prompt_set(self.draft, name, self.prompts_dir)
         except PromptSetError as exc:
             self.notify(str(exc), title="Not saved", severity="error")
             return
+        if self.sessions_dir is not None:
+            discard(self._recovery())  # the edits are on disk now, as a set
         self.draft = DraftPromptSet(folder, edits=dict(self.draft.edits))
         self.base_hash = PromptSet(folder).content_hash()
         self.saved_to = folder
         self._show_header()
-        self.notify(f"saved to {folder} (hash {self.base_hash})", title="Prompt set saved")
+        flagged = flagged_examples(self.checks)
+        if flagged:
+            self.notify(f"saved to {folder} (hash {self.base_hash}), but {flagged}",
+                        title="Prompt set saved with flagged examples", severity="warning", timeout=15)
+        else:
+            self.notify(f"saved to {folder} (hash {self.base_hash})", title="Prompt set saved")
 
     # -- re-expanding -----------------------------------------------------------------------------
 
@@ -240,9 +277,9 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         from recode_tui.factory import UsageError, make_llm
 
         current = self.engine_llm
-        if spec == getattr(current, "name", None) and ":" not in spec:
-            return copy.deepcopy(current)
         try:
+            if spec == getattr(current, "name", None):
+                return fresh_llm(current, self.profiles_path)  # never a copy of the run's object
             return make_llm(spec, self.profiles_path)
         except UsageError as exc:
             self.notify(str(exc), title=f"Cannot use {spec}", severity="error")
@@ -288,6 +325,15 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         """Back from the comparison: close the workspace with the choice (the edited set goes with it)."""
         if choice is not None:
             self.dismiss(WorkspaceChoice(choice, self.draft))
+
+
+def flagged_examples(checks: dict[str, list[ExampleCheck]]) -> str:
+    """'' when every example passes its check, else how many are flagged and which (file, number, line)."""
+    bad = [(f.split("/")[-1], c) for f, file_checks in checks.items() for c in file_checks if not c.ok]
+    if not bad:
+        return ""
+    which = "; ".join(f"{name} #{c.index} (line {c.line}) {c.function}: {c.problems[0]}" for name, c in bad)
+    return f"{len(bad)} example{'s' if len(bad) > 1 else ''} flagged: {which}"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,55 @@
+"""How the console ends on a bug: one line on stderr, the traceback in a file, a non-zero exit.
+
+Textual's default prints a screenful of traceback with locals and leaves the
+exit code to the caller (ours returned 0). A mixin of `RecodeApp` replaces the
+fatal-error hook: the traceback goes to `<sessions dir>/.crashes/`, and
+`crash_line` is the one line the command line prints before exiting 1.
+Journals, drafts and unsaved prompt edits are already on disk (each is
+written as it changes), so nothing else needs saving here.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from pathlib import Path
+
+
+def crash_folder() -> Path:
+    from agent.journal import sessions_dir_from
+
+    return sessions_dir_from(None) / ".crashes"
+
+
+def write_crash_report(error: BaseException, folder: Path | None = None) -> Path | None:
+    """The whole traceback in a new file; None when it cannot be written."""
+    folder = folder or crash_folder()
+    path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(traceback.format_exception(error)), encoding="utf-8")
+    except OSError:
+        return None
+    return path
+
+
+def crash_line(error: BaseException, report: Path | None) -> str:
+    text = str(error).strip().split("\n", 1)[0][:200]
+    where = f"; traceback in {report}" if report is not None else ""
+    return f"recode-tui: internal error: {type(error).__name__}: {text}{where}"
+
+
+class CrashReport:
+    """Mixin for the App: an unhandled exception ends the app with `crash_line` set."""
+
+    crash_line: str = ""
+
+    def _fatal_error(self) -> None:  # Textual's hook for an unhandled exception
+        error = getattr(self, "_exception", None)
+        if error is None:
+            super()._fatal_error()  # type: ignore[misc]
+            return
+        self.crash_line = crash_line(error, write_crash_report(error))
+        self.bell()  # type: ignore[attr-defined]
+        self._close_messages_no_wait()  # type: ignore[attr-defined]

@@ -1,0 +1,159 @@
+"""Answering a forked stub from the console, on each of the three ways to fork.
+
+F with the person as the LLM, F then `t` under a model, and the prompt
+workspace's "use this answer": each answer is journaled with its stub and
+the full prompt, the fork resumes in a new console after the first is gone,
+and a draft typed in the fork comes back on that resume.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.widgets import Input, TextArea
+
+from agent import events as ev
+from agent.journal import DRAFT_FILE, read_journal
+from recode_tui.app import build_app
+from recode_tui.screens.replay import ReplayScreen
+from recode_tui.workspace.compare import CompareScreen
+
+from .helpers import SIZE, command, started, type_text, wait_for
+from .test_sessions_console import branch, play_to_n2, select
+from .test_workspace import DIRECT, SCRIPTED, SOLVE, open_workspace, scripted
+
+N1_AGAIN = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "the vase"'
+
+
+def answers(folder: Path) -> list[dict]:
+    return [r for r in read_journal(folder).records if r["type"] == "answer"]
+
+
+def assert_whole(record: dict, stub: str, prompt: str) -> None:
+    """The record carries what a replay checks and what an SFT pair needs."""
+    assert record["stub"] == stub
+    assert record["prompt"] == prompt and "# Current function to expand" in prompt
+
+
+async def resumed(pilot, app) -> None:
+    control = app.session_control
+    await wait_for(pilot, lambda: control.session is not None and not control.busy
+                   and not isinstance(app.screen, ReplayScreen) and app.stops > 0, what="the resumed session")
+    await pilot.pause()
+
+
+async def draft_saved(pilot, app, folder: Path, text: str) -> None:
+    def saved() -> bool:
+        try:
+            return text in json.loads((folder / DRAFT_FILE).read_text())["text"]
+        except (OSError, ValueError, KeyError):
+            return False
+
+    await wait_for(pilot, saved, what=f"the draft in {folder.name}")
+
+
+async def test_fork_as_the_person_journals_the_stub_and_prompt_and_a_draft_survives_a_resume(tmp_path: Path) -> None:
+    app = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await play_to_n2(pilot, app)
+        await select(pilot, app, "n1")
+        await branch(pilot, app, "F")
+        fork = app.session_control.session.folder
+        asked = app.debugger.last_event
+        assert isinstance(asked, ev.ExpansionRequested) and asked.node_id == "n1"
+        stub = app.engine.tree.nodes["n1"].code
+        await pilot.press("ctrl+r")  # back to the skeleton
+        await type_text(pilot, N1_AGAIN)
+        await command(pilot, app, "ctrl+s")
+        assert_whole(answers(fork)[-1], stub, asked.prompt)
+        await command(pilot, app, "c")
+        assert app.debugger.awaiting_human and app.debugger.last_event.node_id == "n2"
+        await type_text(pilot, 'run("go to sidetable 1")')
+        await draft_saved(pilot, app, fork, 'run("go to sidetable 1")')
+    # The console is gone without submitting n2: a new one resumes the fork with the draft.
+    again = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path, resume=fork)
+    async with again.run_test(size=SIZE) as pilot:
+        await resumed(pilot, again)
+        assert again.session_control.session.folder == fork
+        assert again.debugger.awaiting_human and again.debugger.last_event.node_id == "n2"
+        assert 'run("go to sidetable 1")' in again.editor.editor.text
+        assert 'obj = "the vase"' in again.engine.tree.nodes["n1"].expansions[-1].answer
+
+
+async def test_a_draft_typed_on_the_forked_stub_survives_a_resume(tmp_path: Path) -> None:
+    app = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await play_to_n2(pilot, app)
+        await select(pilot, app, "n1")
+        await branch(pilot, app, "F")
+        fork = app.session_control.session.folder
+        await pilot.press("ctrl+r")
+        await type_text(pilot, 'run("look")')
+        await draft_saved(pilot, app, fork, 'run("look")')
+    again = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path, resume=fork)
+    async with again.run_test(size=SIZE) as pilot:
+        await resumed(pilot, again)
+        assert again.debugger.awaiting_human and again.debugger.last_event.node_id == "n1"
+        assert 'run("look")' in again.editor.editor.text
+
+
+async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_resumes(tmp_path: Path) -> None:
+    app = build_app("put-01", scripted(), cursor_blink=False, sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        await command(pilot, app, "n")  # the model's answer for n0 is taken and journaled
+        await select(pilot, app, "n0")
+        await branch(pilot, app, "F")
+        fork = app.session_control.session.folder
+        asked = app.debugger.last_event
+        assert isinstance(asked, ev.ExpansionRequested) and asked.node_id == "n0"
+        await pilot.press("t")
+        await wait_for(pilot, lambda: app.editor.node_id == "n0" and not app.editor.editor.read_only, what="the editor")
+        app.editor.editor.load_text(DIRECT)
+        await command(pilot, app, "ctrl+s")
+        record = answers(fork)[-1]
+        assert record["answer"] == DIRECT and record["source"] == "human"
+        assert_whole(record, SOLVE, asked.prompt)
+        await command(pilot, app, "c")
+        assert app.engine.finished is not None and app.engine.finished.success
+    again = build_app("put-01", scripted(), cursor_blink=False, sessions_dir=tmp_path, resume=fork)
+    async with again.run_test(size=SIZE) as pilot:
+        await resumed(pilot, again)
+        assert again.session_control.session.folder == fork
+        assert again.engine.finished is not None and again.engine.finished.success
+        assert again.engine.tree.root.expansions[-1].answer == DIRECT
+
+
+async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_and_resumes(tmp_path: Path) -> None:
+    app = build_app("put-01", scripted(), cursor_blink=False, sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        prompt = app.debugger.last_event.prompt
+        await command(pilot, app, "n")
+        old = app.session_control.session.folder
+        await select(pilot, app, "n0")
+        ws = await open_workspace(pilot, app)
+        ws.query_one("#ws-llms", Input).value = "human"
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
+        app.screen.query_one("#cmp-text-1", TextArea).load_text(DIRECT)
+        await pilot.pause(0.3)
+        await pilot.press("f1")
+        control = app.session_control
+        await wait_for(pilot, lambda: control.session.folder != old and not control.busy
+                       and app.screen is app.screen_stack[0], what="the fork")
+        fork = control.session.folder
+        await command(pilot, app, "c")
+        assert app.engine.finished is not None and app.engine.finished.success
+        record = answers(fork)[-1]
+        assert record["answer"] == DIRECT
+        assert_whole(record, SOLVE, prompt)
+        assert [a["answer"] for a in answers(old)] == [SCRIPTED]
+    again = build_app("put-01", scripted(), cursor_blink=False, sessions_dir=tmp_path, resume=fork)
+    async with again.run_test(size=SIZE) as pilot:
+        await resumed(pilot, again)
+        assert again.session_control.session.folder == fork
+        assert again.engine.finished is not None and again.engine.finished.success

@@ -1,0 +1,111 @@
+"""An answer given after a resume or a branch is journaled whole, so the new session replays again.
+
+A resume and a branch attach their journal writer after the replay, which
+stops at the stub's expansion request; the answer that follows must still be
+recorded with its stub and the prompt it answered.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from agent import events as ev
+from agent.export import sft_lines
+from agent.journal import JOURNAL_FILE, read_journal
+from agent.session import branch_session, fork_at_expansion, resume_session
+from envs import make_env
+from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptEntry
+
+from .test_sessions import GAME, action_log, new_session, snapshot, step_until, walk_llm
+
+ROOT = Path(__file__).resolve().parents[2]
+LOOK = "<execute>\nsteps = ['look']\n</execute>"
+
+
+def last_answer(folder: Path) -> dict:
+    return [r for r in read_journal(folder).records if r["type"] == "answer"][-1]
+
+
+async def test_a_forked_stub_answered_anew_journals_its_stub_and_prompt_and_the_fork_resumes(tmp_path):
+    session = await new_session(tmp_path)
+    await session.engine.run()
+    session.writer.close()
+    await session.engine.close()
+    stub = session.engine.tree.root.children[0]  # steps = plan_steps(observation)
+    other = ScriptedLLM([ScriptEntry(answer=LOOK)])
+    fork, events = await branch_session(
+        session.folder, fork_at_expansion(stub.id), other, make_env, tmp_path / "sessions", f"fork {stub.id}"
+    )
+    asked = events[-1]
+    assert isinstance(asked, ev.ExpansionRequested) and asked.prompt
+    done = await step_until(fork.engine, lambda e: False)
+    fork.writer.close()
+    await fork.engine.close()
+    record = last_answer(fork.folder)
+    assert record["answer"] == LOOK
+    assert record["stub"] == stub.code and record["prompt"] == asked.prompt
+
+    # The process is gone: a new session from the folder replays the fork to its end.
+    again, replayed = await resume_session(fork.folder, ScriptedLLM([]), make_env)
+    await again.engine.close()
+    again.writer.close()
+    assert isinstance(replayed[-1], ev.RunFinished) and replayed[-1].reason == done[-1].reason
+    assert action_log(replayed) == action_log(done) == [("look", action_log(done)[0][1])]
+    user = [json.loads(line)["messages"][0]["content"] for line in sft_lines(read_journal(fork.folder))]
+    assert len(user) == 2 and all("# Current function to expand" in text for text in user)
+
+
+async def test_an_expansion_answered_after_a_resume_journals_its_stub_and_prompt(tmp_path):
+    session = await new_session(tmp_path)
+    asked = (await step_until(session.engine, lambda e: isinstance(e, ev.ExpansionRequested) and e.node_id == "n1"))[-1]
+    before = snapshot(session.engine)
+    session.writer.close()  # the process dies while n1 waits for its answer
+    await session.engine.close()
+
+    resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env)
+    assert isinstance(replayed[-1], ev.ExpansionRequested) and replayed[-1].node_id == "n1"
+    assert snapshot(resumed.engine)[0] == before[0]
+    result = await resumed.engine.run()
+    resumed.writer.close()
+    await resumed.engine.close()
+    assert result.success
+    record = [r for r in read_journal(session.folder).records if r["type"] == "answer"][1]
+    assert record["node_id"] == "n1" and record["stub"] == "steps = plan_steps(observation)"
+    assert record["prompt"] == asked.prompt
+
+    again, replayed = await resume_session(session.folder, ScriptedLLM([]), make_env)
+    again.writer.close()
+    await again.engine.close()
+    assert isinstance(replayed[-1], ev.RunFinished) and replayed[-1].success
+
+
+def export(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "recode_tui", "export", *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+async def test_a_markdown_export_of_a_journal_that_does_not_replay_fails_with_the_reason(tmp_path):
+    session = await new_session(tmp_path)
+    await session.engine.run()
+    session.writer.close()
+    await session.engine.close()
+    sessions = str(tmp_path / "sessions")
+    done = export(session.folder.name, "--markdown", "--sessions", sessions)
+    assert done.returncode == 0 and "**Result:** won" in done.stdout
+
+    journal = session.folder / JOURNAL_FILE
+    lines = journal.read_text().splitlines()
+    first_action = next(i for i, line in enumerate(lines) if '"type": "action"' in line)
+    record = json.loads(lines[first_action])
+    record["observation"] = "Nothing happens."
+    lines[first_action] = json.dumps(record)
+    journal.write_text("\n".join(lines) + "\n")
+    for kind in ("--markdown", "--tree"):
+        done = export(session.folder.name, kind, "--sessions", sessions)
+        assert done.returncode != 0, kind
+        assert done.stdout == "" and done.stderr.count("\n") == 1
+        assert "cannot export" in done.stderr and "step 1" in done.stderr and "differs from the recording" in done.stderr
