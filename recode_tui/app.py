@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from textual import events, on
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
+from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
 from agent import events as ev
@@ -210,10 +211,10 @@ class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
             return True
         self.query_one(TabbedContent).active = "tab-expand"
         if not force and self.typing_since_command():
-            self.notify(f"{why}: press e to type in the editor.", title="Awaiting you")
+            self.notify(f"{why}: e moves the focus to the editor.", title="The focus stays")
             return False
         area.focus()
-        self.notify(f"{why}: the editor has the focus (esc leaves it).", title="Focus → editor", timeout=3)
+        self.notify("✎ Focus → editor (esc leaves)", timeout=2.5)  # short: it covers little of the editor
         return True
 
     # -- shortcuts to widgets ---------------------------------------------------------------
@@ -322,6 +323,9 @@ class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
         else:
             self.run_state = "paused"
         self.tree_view.follow()
+        selected = self.tree_view.cursor_node
+        if selected is not None:  # its status or output may have changed under the cursor
+            self.query_one(NodeDetail).show(self.engine.tree.nodes.get(selected.data or ""))
         if stop.reason.breakpoint is not None or self._breakpoints_dirty:
             self.refresh_breakpoints(highlight=stop.reason.breakpoint)
             self._breakpoints_dirty = stop.reason.breakpoint is not None
@@ -516,6 +520,16 @@ class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
         watches = self.variables.watches
         if watches.expressions and not self.driver.busy:
             watches.evaluate_all(self.engine.runner.evaluate, new_stop)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """ctrl+p lists the console's own actions (from its bindings) before Textual's."""
+        from recode_tui.palette import binding_commands
+
+        if screen is self.screen_stack[0]:
+            yield from binding_commands(self, self.BINDINGS, self.user_keymap)
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Maximize", "Minimize"):  # `z` zooms (a whole pane)
+                yield command
 
     def action_help(self) -> None:
         from recode_tui.widgets.breakpoints import BreakpointsPane as _BP

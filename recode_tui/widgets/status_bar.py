@@ -108,9 +108,16 @@ class StatusBar(Widget):
         width = max(10, (self.size.width or 160) - 1)
         line1 = fit_parts(self._parts, width)
         line2 = reason.copy()
-        if self._session:
-            line2.truncate(max(10, width - len(self._session) - 3), overflow="ellipsis", pad=True)
-            line2 = Text.assemble(line2, (" │ ", "dim"), self._session)
+        session = self._session.copy()
+        if session:
+            # The stop reason first: the session's name gets what is left, or nothing.
+            room = width - 3 - min(reason.cell_len, width)
+            if session.cell_len <= width - 3 - reason.cell_len:
+                line2.truncate(width - session.cell_len - 3, overflow="ellipsis", pad=True)
+                line2 = Text.assemble(line2, (" │ ", "dim"), session)
+            elif room >= 12:
+                session.truncate(room, overflow="ellipsis")
+                line2 = Text.assemble(line2, (" │ ", "dim"), session)
         line2.truncate(width, overflow="ellipsis")
         text = Text("\n").join([line1, line2])
         if text != self._text:
