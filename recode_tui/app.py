@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import ast
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from textual import on
-from textual.app import App, ComposeResult
+from textual import events, on
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
+from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
 from agent import events as ev
@@ -63,6 +65,11 @@ def stub_name_of(code: str) -> str | None:
 class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[None]):
     CSS_PATH = str(Path(__file__).resolve().parent / "recode.tcss")
     TITLE = "recode-tui"
+    # Screen classes for small terminals (recode.tcss): the panes rearrange below these sizes.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (28, "-tall")]
+    # A zoomed pane keeps the status line, the search line and the keys around it.
+    ALLOW_IN_MAXIMIZED_VIEW = "StatusBar, SearchBar, Footer"
 
     BINDINGS = [
         Binding("n", "step('next')", "Next", id="step.next", tooltip="Run to the next engine event"),
@@ -78,6 +85,10 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
         Binding("r", "show_tab('tab-prompt')", "Prompt", id="view.prompt"),
         Binding("B", "show_tab('tab-breakpoints')", "Breakpoints", id="view.breakpoints"),
         Binding("f", "follow", "Current", id="view.follow", show=False),
+        Binding("z", "zoom", "Zoom", id="view.zoom",
+                tooltip="Zoom the focused pane to the whole screen; z again restores"),
+        Binding("v", "swap_panes", "Panes", id="view.panes", show=False,
+                tooltip="Below 100 columns: show the variables and log instead of the tree and node, or back"),
         Binding("w", "watch", "Watch", id="watch.add", show=False,
                 tooltip="Watch a Python expression: re-evaluated at every stop"),
         Binding("W", "workspace", "Prompts", id="view.workspace", show=False,
@@ -120,6 +131,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
         self.stops = 0  # commands finished and shown (tests wait on this)
         self.shown_prompt: tuple[str, str] | None = None  # what the Prompt tab shows
         self._breakpoints_dirty = False  # the list shows a highlight or stale hit counts
+        self.last_key_at = 0.0  # when the person last pressed a key (monotonic)
+        self.command_at = 0.0  # when the last engine command was given
 
     # -- layout -----------------------------------------------------------------------
 
@@ -178,6 +191,33 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
             await self.engine.close()
         except Exception:  # noqa: BLE001 - closing must not mask the exit
             pass
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key):
+            self.last_key_at = time.monotonic()
+        await super().on_event(event)
+
+    def typing_since_command(self) -> bool:
+        """Keys were pressed after the last command: they are commands, not meant for the editor."""
+        return self.last_key_at > self.command_at
+
+    def focus_editor(self, why: str, force: bool = False) -> bool:
+        """Give the editor the focus, and say so; never while the person is typing commands.
+
+        Returns False (and says `e` does it) when keys were pressed since the last
+        command: moving the focus then would send the next command key into the code.
+        `force` is for a key that asked for the editor (`t`, `L`, ctrl+o).
+        """
+        area = self.editor.editor
+        if self.focused is area:
+            return True
+        self.query_one(TabbedContent).active = "tab-expand"
+        if not force and self.typing_since_command():
+            self.notify(f"{why}: e moves the focus to the editor.", title="The focus stays")
+            return False
+        area.focus()
+        self.notify("✎ Focus → editor (esc leaves)", timeout=2.5)  # short: it covers little of the editor
+        return True
 
     # -- shortcuts to widgets ---------------------------------------------------------------
 
@@ -285,6 +325,9 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
         else:
             self.run_state = "paused"
         self.tree_view.follow()
+        selected = self.tree_view.cursor_node
+        if selected is not None:  # its status or output may have changed under the cursor
+            self.query_one(NodeDetail).show(self.engine.tree.nodes.get(selected.data or ""))
         if stop.reason.breakpoint is not None or self._breakpoints_dirty:
             self.refresh_breakpoints(highlight=stop.reason.breakpoint)
             self._breakpoints_dirty = stop.reason.breakpoint is not None
@@ -306,15 +349,14 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
                 self.tree_view.focus()  # step keys work again at once
         self.stops += 1
 
-    async def _open_editor(self, event: ev.ExpansionRequested, note: str) -> None:
+    async def _open_editor(self, event: ev.ExpansionRequested, note: str, force: bool = False) -> None:
         node = self.engine.tree.nodes[event.node_id or ""]
         try:
             known = await self.engine.runner.names()
         except Exception:  # noqa: BLE001
             known = frozenset()
         self.editor.open(node.id, node.code, known, attempt=event.attempt, purpose=event.purpose, note=note)
-        self.query_one(TabbedContent).active = "tab-expand"
-        self.editor.editor.focus()
+        self.focus_editor(f"Type the expansion of {node.id}", force)
 
     def on_engine_driver_failed(self, message: EngineDriver.Failed) -> None:
         self.run_state = "done" if self.debugger.done else "paused"
@@ -346,17 +388,17 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
             self.notify("The run is over.", severity="warning")
             return
         if debugger.awaiting_human:
-            self.notify("Type the expansion in the editor and press ctrl+s.", title="Awaiting your expansion")
+            self.notify("Type the expansion in the editor (e) and press ctrl+s.", title="Awaiting your expansion")
             self.query_one(TabbedContent).active = "tab-expand"
-            self.editor.editor.focus()
             return
         if self.llm_control.reviewing is not None:
-            self.notify("ctrl+s accepts, ctrl+g regenerates, ctrl+o rejects.", title="Review the proposal")
-            self.show_editor()
+            self.notify("e edits it, ctrl+s accepts, ctrl+g regenerates, ctrl+o rejects.", title="Review the proposal")
+            self.query_one(TabbedContent).active = "tab-expand"
             return
         if self.driver.busy:
             self.notify("The engine is running: p pauses it.", severity="warning")
             return
+        self.command_at = time.monotonic()
         self.driver.step(StepMode(mode))
 
     def action_pause(self) -> None:
@@ -376,6 +418,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
             self.notify("No expansion is awaited.", severity="warning")
             return
         self.editor.close(f"Submitted the expansion of {message.node_id}…")
+        self.command_at = time.monotonic()
         self.driver.submit(message.text)
 
     def action_show_tab(self, tab: str) -> None:
@@ -393,6 +436,32 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
         from recode_tui.workspace.launch import open_workspace
 
         await open_workspace(self)
+
+    ZOOMABLE = ("code-tree", "detail", "vars", "env-log", "bottom")
+
+    def action_zoom(self) -> None:
+        """Zoom the pane holding the focus (Textual's maximize), or restore the zoomed one."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+            return
+        widget = self.focused
+        while widget is not None and getattr(widget, "id", None) not in self.ZOOMABLE:
+            widget = widget.parent  # type: ignore[assignment]
+        if widget is None:
+            self.notify("Focus a pane first (tab moves the focus).", severity="warning")
+            return
+        screen.maximized = widget  # type: ignore[assignment]
+
+    def action_swap_panes(self) -> None:
+        """Narrow terminals show two panes above the editor: tree and node, or variables and log."""
+        panes = self.query_one("#panes")
+        if not self.screen.has_class("-narrow"):
+            self.notify("Every pane is shown at this width; z zooms the focused one.")
+            return
+        panes.toggle_class("-data")
+        target = self.variables.query_one("#vars-table") if panes.has_class("-data") else self.tree_view
+        self.call_after_refresh(target.focus)
 
     def action_follow(self) -> None:
         self.tree_view.follow()
@@ -453,6 +522,16 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
         watches = self.variables.watches
         if watches.expressions and not self.driver.busy:
             watches.evaluate_all(self.engine.runner.evaluate, new_stop)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """ctrl+p lists the console's own actions (from its bindings) before Textual's."""
+        from recode_tui.palette import binding_commands
+
+        if screen is self.screen_stack[0]:
+            yield from binding_commands(self, self.BINDINGS, self.user_keymap)
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Maximize", "Minimize"):  # `z` zooms (a whole pane)
+                yield command
 
     def action_help(self) -> None:
         from recode_tui.widgets.breakpoints import BreakpointsPane as _BP

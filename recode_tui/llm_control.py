@@ -167,8 +167,10 @@ class LLMControl(Widget):
                         note=f"proposed by {model}{again}: review it")
         app.review_bar.show_proposal(model, proposal.round)  # type: ignore[attr-defined]
         app.run_state = "reviewing"  # type: ignore[attr-defined]
-        app.say("human", f"review the proposal for {node.id}: ⌃S accept (edit first if you like) · "  # type: ignore[attr-defined]
+        app.say("human", f"review the proposal for {node.id}: ⌃S accept · e edit it first · "  # type: ignore[attr-defined]
                 "⌃G regenerate · ⌃O reject and type your own")
+        # It arrives whenever the model answers: the focus stays put, so command keys
+        # typed meanwhile never land in the proposed code; `e` moves it.
         app.show_editor()  # type: ignore[attr-defined]
 
     def take_submission(self, text: str) -> bool:
@@ -208,5 +210,5 @@ class LLMControl(Widget):
         editor.editor.cursor_location = SKELETON_CURSOR
         self.app.review_bar.show_rejected()  # type: ignore[attr-defined]
         self.app.say("human", "proposal rejected: type your own answer, ⌃S applies it")  # type: ignore[attr-defined]
-        editor.editor.focus()
+        self.app.focus_editor("Type your own answer", force=True)  # type: ignore[attr-defined]
         return True

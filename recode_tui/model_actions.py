@@ -36,8 +36,8 @@ class ModelActions:
         return self.query_one(ReviewBar)  # type: ignore[attr-defined]
 
     def show_editor(self) -> None:
+        """Show the editor tab; the focus stays (it moves only on `e` or a key asking for the editor)."""
         self.query_one(TabbedContent).active = "tab-expand"  # type: ignore[attr-defined]
-        self.editor.editor.focus()  # type: ignore[attr-defined]
 
     # -- switching the LLM -------------------------------------------------------------
 
@@ -72,7 +72,7 @@ class ModelActions:
         if debugger.awaiting_human:
             request = self.llm_control.request_event()
             if request is not None:
-                await self._open_editor(request, "")  # type: ignore[attr-defined]
+                await self._open_editor(request, "", force=True)  # type: ignore[attr-defined]
                 self.run_state = "awaiting expansion"  # type: ignore[attr-defined]
                 after = self.llm_control.restore_after
                 then = f"; then {after.name} answers again" if after is not None else ""
@@ -89,7 +89,7 @@ class ModelActions:
                         severity="warning")
             return
         if not self.llm_control.type_once():
-            self.show_editor()
+            self.focus_editor("Type the answer", force=True)  # type: ignore[attr-defined]
             return
         self.call_later(self._after_switch)  # type: ignore[attr-defined]
 

@@ -42,9 +42,15 @@ class BreakpointsPane(Vertical):
             table.add_column(label, key=key)
         self.refresh_rows()
 
-    def refresh_rows(self, highlight: int | None = None) -> None:
+    def refresh_rows(self, highlight: int | None = None, select: int | None = None) -> None:
+        """Redraw the rows, `highlight` (the one that just hit) in bold red.
+
+        The cursor stays on the breakpoint the person put it on (or `select`): a
+        hit only colours its row, so `x` never removes another one than chosen.
+        """
         table = self.query_one(DataTable)
         keep = table.cursor_row
+        chosen = self._selected() if select is None else select
         table.clear()
         for bp in self.debugger.breakpoints:
             hit = bp.number == highlight
@@ -56,18 +62,20 @@ class BreakpointsPane(Vertical):
                 str(bp.hit_count),
                 key=str(bp.number),
             )
-        if highlight is not None:
-            index = next((i for i, b in enumerate(self.debugger.breakpoints) if b.number == highlight), None)
-            if index is not None:
-                table.move_cursor(row=index)
-        elif table.row_count:
+        index = next((i for i, b in enumerate(self.debugger.breakpoints) if b.number == chosen), None)
+        if index is not None:
+            table.move_cursor(row=index)
+        elif table.row_count:  # the chosen one was removed: the row that took its place
             table.move_cursor(row=min(keep, table.row_count - 1))
 
     def _selected(self) -> int | None:
         table = self.query_one(DataTable)
         if not table.row_count:
             return None
-        key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        try:
+            key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        except Exception:  # noqa: BLE001 - no row under the cursor
+            return None
         return int(key) if key else None
 
     def action_toggle(self) -> None:
@@ -93,7 +101,8 @@ class BreakpointsPane(Vertical):
         except ValueError as exc:
             self.app.notify(str(exc), title="Breakpoint not added", severity="error")
             return False
-        self.refresh_rows(highlight=None)
+        self.refresh_rows(select=bp.number)
+        self.query_one(DataTable).focus()  # back to the list: the next `a` adds again, not types an a
         self.app.notify(f"breakpoint {bp.number}: {bp.describe()}", title="Breakpoint added")
         self.post_message(self.Changed())
         return True

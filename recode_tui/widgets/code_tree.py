@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from rich.segment import Segment
 from rich.text import Text
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -58,6 +60,23 @@ class CodeTreeView(Tree[str]):
         self._open: set[str] = set()  # opened automatically (the current path)
         self.current_id: str | None = None
         self._searched: list[TreeNode[str]] = []  # the nodes in reading order, as last searched
+
+    def render_line(self, y: int) -> Strip:
+        """A line too long for the pane ends in `…` (the full code is in the node pane)."""
+        strip = super().render_line(y)
+        width = self.size.width
+        scroll_x, scroll_y = self.scroll_offset
+        item = self.get_node_at_line(y + scroll_y)
+        if item is None or width < 2:
+            return strip
+        depth, parent = 0, item.parent
+        while parent is not None:
+            depth, parent = depth + 1, parent.parent
+        if depth * self.guide_depth + self.get_label_width(item) <= scroll_x + width:
+            return strip
+        last = strip.crop(width - 1, width)
+        style = next((segment.style for segment in last), None)
+        return Strip.join([strip.crop(0, width - 1), Strip([Segment("…", style)], 1)])
 
     def item(self, node_id: str) -> TreeNode[str] | None:
         return self._items.get(node_id)

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -44,9 +45,53 @@ def check_expansion(text: str, known: frozenset[str] | set[str] = frozenset()) -
         blocks = validate(parsed.code, known, parsed.first_line)  # lines of the editor's text
     except InvalidAnswer as exc:
         return Check(False, str(exc))
+    notes = "".join(f" · {note}" for note in answer_notes(parsed))
     if not blocks:
-        return Check(True, "empty: submitting marks the stub SKIP", 0, empty=True)
-    return Check(True, f"{len(blocks)} child node(s)", len(blocks))
+        return Check(True, f"empty: submitting marks the stub SKIP{notes}", 0, empty=True)
+    return Check(True, f"{len(blocks)} child node(s){notes}", len(blocks))
+
+
+def answer_notes(parsed: object) -> list[str]:
+    """What the parser says it left out (text after `</execute>`...); none with an older parser."""
+    notes = getattr(parsed, "notes", None)
+    if not notes:
+        return []
+    return [notes] if isinstance(notes, str) else [str(note) for note in notes]
+
+
+def next_line_indent(line: str) -> str:
+    """The indent of a new line after `line`: the same, one level more after a colon."""
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    code = line.split("#", 1)[0].rstrip() if "#" in line and "'" not in line and '"' not in line else line.rstrip()
+    return indent + "    " if code.endswith(":") else indent
+
+
+class CodeArea(TextArea):
+    """The editor's text area: auto-indent like the plain mode, ctrl+a selects everything."""
+
+    BINDINGS = [
+        Binding("ctrl+a", "select_all", "Select all", id="expansion.select-all", show=False),
+    ]
+
+    async def _on_key(self, event: events.Key) -> None:
+        if not self.read_only and event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            row, column = self.cursor_location
+            indent = next_line_indent(self.document[row][:column])
+            start, end = self.selection
+            self._restart_blink()
+            self.replace("\n" + indent, start, end, maintain_selection_offset=False)
+            return
+        await super()._on_key(event)
+
+    def action_delete_left(self) -> None:
+        """Backspace in the indent goes back one level, as in the plain mode."""
+        row, column = self.cursor_location
+        if not self.read_only and self.selection.is_empty and column and not self.document[row][:column].strip(" "):
+            self.delete((row, column - ((column - 1) % 4 + 1)), (row, column), maintain_selection_offset=False)
+            return
+        super().action_delete_left()
 
 
 def draft_cursor(text: str) -> tuple[int, int]:
@@ -84,7 +129,7 @@ class ExpansionEditor(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("No expansion is awaited.", id="expand-header")
         # Highlighting loads tree-sitter (~150 ms): `enable_highlighting` after the first paint.
-        editor = TextArea.code_editor(SKELETON, language=None, id="expand-text", read_only=True)
+        editor = CodeArea.code_editor(SKELETON, language=None, id="expand-text", read_only=True)
         editor.cursor_blink = getattr(self.app, "cursor_blink", True)
         yield editor
         with Horizontal(id="expand-bar"):

@@ -27,16 +27,22 @@ REASON_ICONS = {
 }
 
 
+SEP = (" │ ", "dim")
+
+
 class StatusBar(Widget):
     """Two lines: the run's numbers and state, then the last stop reason.
 
     Fixed height and render-based: an update repaints two lines, never the layout.
+    Neither line ever wraps: line one drops its least useful parts to fit the
+    width (the run state stays), line two is cut with `…`.
     """
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._text = Text()
-        self._lines = (Text(), Text())
+        self._parts: list[tuple[Text, int]] = []  # line one, by priority (see `show`)
+        self._reason = Text()  # line two
         self._session = Text()  # where the run is journaled: the end of line two
 
     def set_session(self, text: Text) -> None:
@@ -74,42 +80,44 @@ class StatusBar(Widget):
             style = "bold green"
         elif state == "done":
             style = "bold red"
-        sep = (" │ ", "dim")
-        line1 = Text.assemble(
-            (" ReCode ", "bold reverse"),
-            " ",
-            (episode, "bold"),
-            (f" · {task_type}", "cyan"),
-            sep,
-            (label, style),  # early: the run state must never be cut off
-            ("  TRUSTED ", "bold reverse red") if trusted else "",
-            sep,
-            f"steps {steps}/{max_steps}",
-            sep,
-            f"depth {depth}",
-            sep,
-            f"nodes {nodes}",
-            sep,
-            f"LLM calls {llm_calls}",
-            sep,
-            f"tokens {tokens[0]}+{tokens[1]}",
-            sep,
-            f"${cost:.4f}",
-            sep,
-            (f"LLM {short_label(llm)}", "cyan") if llm else "",
-        )
+        # (part, priority): on a narrow terminal the lowest priorities go first; the state never.
+        parts: list[tuple[Text, int]] = [
+            (Text.assemble((" ReCode ", "bold reverse"), " ", (episode, "bold")), 8),
+            (Text(f" · {task_type}", "cyan"), 2),
+            (Text.assemble(SEP, (label, style)), 10),
+            (Text("  TRUSTED ", "bold reverse red"), 9) if trusted else (Text(), 0),
+            (Text(f"{SEP[0]}steps {steps}/{max_steps}"), 7),
+            (Text(f"{SEP[0]}depth {depth}"), 3),
+            (Text(f"{SEP[0]}nodes {nodes}"), 3),
+            (Text(f"{SEP[0]}LLM calls {llm_calls}"), 4),
+            (Text(f"{SEP[0]}tokens {tokens[0]}+{tokens[1]}"), 1),
+            (Text(f"{SEP[0]}${cost:.4f}"), 4),
+            (Text.assemble(SEP, (f"LLM {short_label(llm)}", "cyan")), 6) if llm else (Text(), 0),
+        ]
+        self._parts = [(text, priority) for text, priority in parts if text]
         icon, icon_style = REASON_ICONS.get(reason_kind, REASON_ICONS["info"])
         line2 = Text.assemble(" ", (icon, icon_style), " ", (reason or "", "bold" if reason_kind != "info" else "dim"))
-        self._lines = (line1, line2)
+        self._reason = line2
+        self._paint()
+
+    def on_resize(self) -> None:
         self._paint()
 
     def _paint(self) -> None:
-        line1, reason = self._lines
+        reason = self._reason
         width = max(10, (self.size.width or 160) - 1)
+        line1 = fit_parts(self._parts, width)
         line2 = reason.copy()
-        if self._session:
-            line2.truncate(max(10, width - len(self._session) - 3), overflow="ellipsis", pad=True)
-            line2 = Text.assemble(line2, (" │ ", "dim"), self._session)
+        session = self._session.copy()
+        if session:
+            # The stop reason first: the session's name gets what is left, or nothing.
+            room = width - 3 - min(reason.cell_len, width)
+            if session.cell_len <= width - 3 - reason.cell_len:
+                line2.truncate(width - session.cell_len - 3, overflow="ellipsis", pad=True)
+                line2 = Text.assemble(line2, (" │ ", "dim"), session)
+            elif room >= 12:
+                session.truncate(room, overflow="ellipsis")
+                line2 = Text.assemble(line2, (" │ ", "dim"), session)
         line2.truncate(width, overflow="ellipsis")
         text = Text("\n").join([line1, line2])
         if text != self._text:
@@ -123,3 +131,20 @@ def short_label(text: str, limit: int = 32) -> str:
         return text
     keep = limit - 1
     return f"{text[: keep // 3]}…{text[-(keep - keep // 3):]}"
+
+
+def fit_parts(parts: list[tuple[Text, int]], width: int) -> Text:
+    """Join `parts` in order within `width` cells: drop the lowest priorities first, then cut with `…`."""
+    kept = list(parts)
+    dropped = False
+    while len(kept) > 1 and sum(text.cell_len for text, _ in kept) + (2 if dropped else 0) > width:
+        lowest = min(range(len(kept)), key=lambda i: (kept[i][1], -i))
+        if kept[lowest][1] >= 10:
+            break  # never drop the run state: cut the line instead
+        del kept[lowest]
+        dropped = True
+    line = Text.assemble(*(text for text, _ in kept))
+    if dropped:
+        line.append(" …", "dim")
+    line.truncate(width, overflow="ellipsis")
+    return line

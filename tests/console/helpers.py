@@ -49,11 +49,38 @@ async def type_text(pilot: Pilot, text: str) -> None:
     from textual import events
     from textual.keys import _character_to_key
 
+    from recode_tui.widgets.expansion_editor import CodeArea
+
     app = pilot.app
-    for ch in text:
-        key = "enter" if ch == "\n" else (ch if ch.isalnum() else _character_to_key(ch))
-        event = events.Key(key, None if ch == "\n" else ch)
+    keys = code_keys(text) if isinstance(app.focused, CodeArea) else list(text)
+    for ch in keys:
+        if ch == "\b":
+            event = events.Key("backspace", None)
+        else:
+            key = "enter" if ch == "\n" else (ch if ch.isalnum() else _character_to_key(ch))
+            event = events.Key(key, None if ch == "\n" else ch)
         event.set_sender(app)
         app._driver.send_message(event)
     await pilot.pause(0.05)
     await pilot.pause()
+
+
+def code_keys(text: str) -> list[str]:
+    """The keys a person types for `text` in the auto-indenting editor (`\b` is backspace).
+
+    After enter the editor indents by itself (one level more after a colon), so
+    a person types only the extra spaces, or backspaces to dedent.
+    """
+    from recode_tui.widgets.expansion_editor import next_line_indent
+
+    lines = text.split("\n")
+    keys = list(lines[0])
+    for previous, line in zip(lines, lines[1:]):
+        keys.append("\n")
+        auto = len(next_line_indent(previous))
+        want = len(line) - len(line.lstrip(" ")) if line.strip() else 0
+        while auto > want:
+            keys.append("\b")
+            auto -= (auto - 1) % 4 + 1
+        keys.extend(" " * (want - auto) + line[want:] if line.strip() else "")
+    return keys

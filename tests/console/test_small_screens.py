@@ -1,0 +1,259 @@
+"""Issue 12 items 11-19 in the console: small terminals, zoom, focus, breakpoint list, editor, palette."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.widgets import DataTable, Input
+
+from agent.debugger import Breakpoint, BreakpointKind
+from agent.llm import Completion
+from mockllm.scripted import ScriptedLLM, ScriptEntry
+from recode_tui.app import build_app
+from recode_tui.widgets import expansion_editor
+from recode_tui.widgets.breakpoints import BreakpointsPane
+
+from .helpers import command, started, type_text, wait_for
+
+PROPOSAL = (
+    "<think>The vase is on the dining table.</think>\n<execute>\n"
+    'obj = None\nrun("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
+    'run("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")\n</execute>\n'
+)
+
+
+def status_lines(app) -> list[str]:
+    return app.query_one("#status").text.split("\n")
+
+
+def visible(app, selector: str) -> bool:
+    widget = app.query_one(selector)
+    return widget.display and widget.region.height > 2 and widget.region.width > 2
+
+
+# -- item 11: 80x24 and 100x30 ------------------------------------------------------------
+
+
+async def test_at_80x24_the_tree_the_node_and_the_editor_all_have_rows() -> None:
+    app = build_app("put-01", "human", cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        tree, detail, editor = (app.query_one(s).region for s in ("#code-tree", "#detail", "#expand-text"))
+        assert tree.height >= 8 and detail.height >= 8, (tree, detail)
+        assert editor.height >= 5, editor
+        assert app.focused is app.editor.editor
+        assert all(len(line) <= 80 for line in status_lines(app))
+        assert "awaiting expansion" in status_lines(app)[0]
+        assert "breakpoint 1: every stub expansion" in status_lines(app)[1]
+
+
+async def test_v_swaps_in_the_variables_and_the_log_on_a_narrow_terminal() -> None:
+    app = build_app("put-01", "human", cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        assert visible(app, "#code-tree") and not app.query_one("#vars").display
+        await pilot.press("v")
+        await pilot.pause()
+        assert visible(app, "#vars") and visible(app, "#env-log")
+        assert not app.query_one("#left").display
+        await pilot.press("v")
+        await pilot.pause()
+        assert visible(app, "#code-tree") and visible(app, "#detail")
+
+
+async def test_at_100x30_the_status_line_keeps_the_stop_reason_and_never_wraps() -> None:
+    app = build_app("put-01", "demo", cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        first, second = status_lines(app)
+        assert len(first) <= 100 and "paused" in first and "steps 0/80" in first
+        assert "breakpoint 1: every stub expansion" in second
+        assert visible(app, "#vars") and visible(app, "#code-tree")
+
+
+async def test_z_zooms_the_focused_pane_and_z_again_restores_it() -> None:
+    app = build_app("put-01", "demo", cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is app.tree_view
+        assert app.tree_view.region.height >= 18  # all but the status line and the keys
+        assert not app.query_one("#bottom").region.height
+        assert app.query_one("#status").region.height == 2
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is None and app.query_one("#bottom").region.height >= 10
+
+
+async def test_zoom_is_listed_in_help() -> None:
+    app = build_app("put-01", "human", cursor_blink=False, autostart=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        rows = app.screen.rows
+        assert ("z", "Zoom", "view.zoom") in rows
+
+
+# -- item 12: the focus never jumps while command keys are typed ---------------------------
+
+
+class GatedLLM:
+    """A model that answers when the test opens the gate: its proposal arrives while the person types."""
+
+    name = "gated"
+
+    def __init__(self, text: str) -> None:
+        self.gate = asyncio.Event()
+        self.inner = ScriptedLLM([ScriptEntry(text)])
+
+    async def complete(self, prompt, context=None) -> Completion:
+        await self.gate.wait()
+        return await self.inner.complete(prompt, context)
+
+
+async def test_a_proposal_arriving_while_keys_are_typed_does_not_take_the_focus() -> None:
+    llm = GatedLLM(PROPOSAL)
+    app = build_app("put-01", llm, review=True, breakpoints=[], cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press("c")
+        await pilot.press("down")  # the person moves in the tree while the model thinks
+        llm.gate.set()
+        await wait_for(pilot, lambda: app.llm_control.reviewing is not None and app.editor.is_open)
+        await pilot.pause()
+        assert app.focused is app.tree_view
+        await pilot.press("c")  # a command key: it must not land in the code
+        await pilot.pause()
+        assert app.editor.editor.text == PROPOSAL
+        assert any("e edits" in n.message for n in app._notifications)
+        await pilot.press("e")  # e moves the focus, and types nothing
+        await pilot.pause()
+        assert app.focused is app.editor.editor
+        assert app.editor.editor.text == PROPOSAL
+
+
+async def test_when_the_editor_takes_the_focus_the_console_says_so() -> None:
+    app = build_app("put-01", "human", cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        assert app.focused is app.editor.editor
+        assert any("Focus → editor" in n.message for n in app._notifications)
+
+
+async def test_e_focuses_the_open_editor_without_typing_an_e() -> None:
+    app = build_app("put-01", "human", cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        before = app.editor.editor.text
+        app.tree_view.focus()
+        await pilot.press("e")
+        await pilot.pause()
+        assert app.focused is app.editor.editor and app.editor.editor.text == before
+
+
+# -- item 14: the breakpoint list --------------------------------------------------------------
+
+
+async def test_a_hit_does_not_move_the_breakpoint_cursor_and_adding_gives_the_focus_back() -> None:
+    app = build_app("put-01", "demo", cursor_blink=False)  # breakpoint 1: every stub expansion
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press("B")
+        await pilot.pause()
+        pane = app.query_one(BreakpointsPane)
+        table = pane.query_one(DataTable)
+        await pilot.press("a")
+        await type_text(pilot, "action ^take")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.focused is table  # not the add box
+        assert table.row_count == 2 and table.cursor_row == 1
+        await pilot.press("a")  # adds again: the box opens empty
+        await pilot.pause()
+        assert app.focused is pane.query_one(Input) and pane.query_one(Input).value == ""
+        await pilot.press("escape")
+        await pilot.press("up")  # the person picks breakpoint 1 ...
+        await pilot.pause()
+        take = app.debugger.find_breakpoint(BreakpointKind.ACTION_REGEX, "^take")
+        for _ in range(5):  # breakpoint 1 hits at each stub, then 2 at `take`
+            await command(pilot, app, "c")
+            if take.hit_count:
+                break
+        assert take.hit_count == 1 and app.debugger.breakpoints[0].hit_count >= 1
+        assert table.cursor_row == 0  # still where the person put it
+        await pilot.press("B", "x")
+        await pilot.pause()
+        assert [bp.number for bp in app.debugger.breakpoints] == [2]  # x removed the one chosen
+
+
+# -- item 16: the editor -----------------------------------------------------------------------
+
+
+async def test_the_editor_indents_after_a_colon_and_ctrl_a_selects_all() -> None:
+    app = build_app("put-01", "human", cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        await pilot.press("ctrl+a")
+        await pilot.press(*"for x in [1, 2]:", "enter", *"if x:", "enter", "r", "enter", "backspace", "s")
+        await pilot.pause()
+        assert app.editor.editor.text == "for x in [1, 2]:\n    if x:\n        r\n    s"
+
+
+async def test_notes_from_the_parser_show_in_the_check_line(monkeypatch) -> None:
+    real = expansion_editor.parse_answer
+
+    def with_notes(text, allow_plain_code=False):
+        parsed = real(text, allow_plain_code=allow_plain_code)
+        return type("Parsed", (), {"code": parsed.code, "thought": parsed.thought,
+                                   "notes": ["text after </execute> was ignored"]})()
+
+    monkeypatch.setattr(expansion_editor, "parse_answer", with_notes)
+    check = expansion_editor.check_expansion('<execute>\nrun("look")\n</execute>\nmore')
+    assert check.ok and check.message == "1 child node(s) · text after </execute> was ignored"
+
+
+# -- item 17: the command palette --------------------------------------------------------------
+
+
+async def test_the_command_palette_lists_and_runs_the_consoles_actions() -> None:
+    app = build_app("put-01", "human", cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for title in ("Continue", "Step over", "Zoom the focused pane (or restore)", "View: breakpoints",
+                      "Toggle a breakpoint on the selected node", "Switch the LLM"):
+            assert title in titles
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await type_text(pilot, "Continue")
+        await pilot.pause(0.3)
+        before = app.stops
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.stops > before, what="the palette's continue")
+        assert app.run_state == "awaiting expansion"
+
+
+# -- item 19: long tree lines end in … -----------------------------------------------------------
+
+
+LONG = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")  # ' + "a long comment " * 6
+
+
+async def test_a_tree_line_cut_by_the_pane_ends_in_an_ellipsis() -> None:
+    script = [ScriptEntry(f"<execute>\nlook_around_the_room_for_the_vase_and_then_take_it_to_the_table(1)\n</execute>",
+                          stub="solve(instruction, observation)")]
+    app = build_app("put-01", ScriptedLLM(script), cursor_blink=False,
+                    breakpoints=[Breakpoint(BreakpointKind.STUB_NAME, "look_around_the_room_for_the_vase_and_then_take_it_to_the_table")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        tree = app.tree_view
+        lines = [tree.render_line(y).text for y in range(2)]
+        assert lines[1].rstrip().endswith("…"), lines
+        assert len(lines[1]) == tree.size.width
