@@ -105,8 +105,9 @@ def test_example_variables_look_like_prompt_lines():
 # -- the templates --------------------------------------------------------------
 
 
+CONTEXT_FIELDS = {"task", "recent_actions", "steps_left", "max_steps"}
 TEMPLATE_FIELDS = {
-    "expand.txt": {"actions", "examples", "function", "variables"},
+    "expand.txt": {"actions", "examples", "function", "variables"} | CONTEXT_FIELDS,
     "rewrite_note.txt": {"reason"},
     "repair.txt": {"function", "error", "output"},
 }
@@ -135,6 +136,10 @@ def test_expand_prompt_with_real_parts():
         examples=examples,
         function="solve(instruction, observation)",
         variables="- instruction (str): heat some egg and put it in fridge.\n- observation (str): ...",
+        task="heat some egg and put it in fridge.",
+        recent_actions="(none yet)",
+        steps_left="80",
+        max_steps="80",
     )
     assert out.index("go to {recep}") < out.index("Function: solve") < out.rindex("heat some egg and put it in fridge")
     for word in ("<think>", "<execute>", "def", "snake_case", "shared"):
