@@ -323,13 +323,13 @@ class Engine:
                 except Exception:  # noqa: BLE001 - an unbindable argument is just not listed
                     pass
             lines = await self.runner.prompt_lines(list(args.names))
-            return build_expand_prompt(self.prompts, env_name, task_type, node.code, lines, self._context())
+            return build_expand_prompt(self.prompts, env_name, task_type, node.code, lines, self.prompt_context())
         lines = await self.runner.prompt_lines(_loaded_names(node.code))
         return build_repair_prompt(
-            self.prompts, env_name, task_type, node.code, lines, outcome.error, outcome.output, self._context()
+            self.prompts, env_name, task_type, node.code, lines, outcome.error, outcome.output, self.prompt_context()
         )
 
-    def _context(self) -> PromptContext:
+    def prompt_context(self) -> PromptContext:
         """What a sub-call cannot see in its arguments: the task, the last actions, the steps left."""
         left = max(0, self.env.max_steps - self.env.steps)
         return PromptContext(self.task, self.recent.last(), left, self.env.max_steps)

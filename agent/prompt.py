@@ -44,6 +44,7 @@ class PromptContext:
     recent: tuple[tuple[str, str], ...] = ()  # (action, observation), oldest first
     steps_left: int | None = None
     max_steps: int | None = None
+    texts: tuple[tuple[str, str], ...] = ()  # field texts read back from a recorded prompt; they win
 
     def fields(self) -> dict[str, str]:
         """The template fields, as text."""
@@ -52,7 +53,13 @@ class PromptContext:
             "recent_actions": format_recent(self.recent),
             "steps_left": "unknown" if self.steps_left is None else str(self.steps_left),
             "max_steps": "unknown" if self.max_steps is None else str(self.max_steps),
+            **dict(self.texts),
         }
+
+    @classmethod
+    def recorded(cls, texts: dict[str, str]) -> "PromptContext":
+        """The context a recorded prompt showed, to render it again exactly."""
+        return cls(texts=tuple(sorted(texts.items())))
 
 
 def format_recent(recent: Iterable[tuple[str, str]]) -> str:

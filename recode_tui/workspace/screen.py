@@ -122,7 +122,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
 
     def _render_with(self, prompts: PromptSet) -> RenderedPrompt:
         t = self.target
-        return render_prompt(prompts, t.env_name, t.task_type, t.code, list(t.variable_lines))
+        return render_prompt(prompts, t.env_name, t.task_type, t.code, list(t.variable_lines), t.context)
 
     def refresh_all(self) -> None:
         """Re-check the example files, re-render the prompt, recount: after every quiet pause."""
@@ -130,6 +130,8 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         edited = self.current_file
         if edited in self.checks and edited in self.draft.changed and all(c.ok for c in self.checks[edited]):
             self.play_edited_examples(edited, self.draft.text(edited))
+        else:
+            self.plays.pop(edited, None)
         self.rendered = self._render_with(self.draft)
         self.renders += 1
         self._show_files()
