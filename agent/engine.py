@@ -36,7 +36,7 @@ from agent.events import (
 )
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
 from agent.replay import ReplayMismatch
-from agent.prompt import PromptSet, build_expand_prompt, build_repair_prompt, call_arguments, rewrite_note
+from agent.prompt import PromptContext, PromptSet, RecentActions, build_expand_prompt, build_repair_prompt, call_arguments, rewrite_note  # noqa: E501
 from agent.runner import ActionRequest, CodeRunner, NodeOutcome
 from agent.tree import CodeTree, Expansion, Node, NodeStatus
 from envs.base import Env
@@ -93,6 +93,8 @@ class Engine:
         self.llm_seconds = 0.0  # waiting for answers, all calls together
         self.finished: RunFinished | None = None
         self.finished_reason = ""  # set when a limit stops the run mid-episode
+        self.recent = RecentActions()  # the last actions, for the prompt's $recent_actions
+        self.observers.append(self.recent.observe)
         self._env_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="env")
         self._events: AsyncIterator[Event] = self._drive()
 
@@ -334,11 +336,16 @@ class Engine:
                 except Exception:  # noqa: BLE001 - an unbindable argument is just not listed
                     pass
             lines = await self.runner.prompt_lines(list(args.names))
-            return build_expand_prompt(self.prompts, env_name, task_type, node.code, lines)
+            return build_expand_prompt(self.prompts, env_name, task_type, node.code, lines, self.prompt_context())
         lines = await self.runner.prompt_lines(_loaded_names(node.code))
         return build_repair_prompt(
-            self.prompts, env_name, task_type, node.code, lines, outcome.error, outcome.output
+            self.prompts, env_name, task_type, node.code, lines, outcome.error, outcome.output, self.prompt_context()
         )
+
+    def prompt_context(self) -> PromptContext:
+        """What a sub-call cannot see in its arguments: the task, the last actions, the steps left."""
+        left = max(0, self.env.max_steps - self.env.steps)
+        return PromptContext(self.task, self.recent.last(), left, self.env.max_steps)
 
     def _count(self, completion: Completion) -> None:
         self.llm_calls += 1

@@ -4,6 +4,11 @@ The texts live in a *prompt set*, a folder of plain files, so that people can
 author them: `expand.txt`, `rewrite_note.txt`, `repair.txt` (string.Template,
 since code is full of braces), and per environment `<env>/actions.txt` and
 `<env>/examples/<task_type>.txt`.
+
+Besides the stub and its variables, a template may use the run's context
+(`$task`, `$recent_actions`, `$steps_left`, `$max_steps`, see PromptContext):
+a template that does not mention a field simply does not show it, which is how
+the `paper` set keeps the paper's prompts (a sub-call sees only its arguments).
 """
 
 from __future__ import annotations
@@ -13,11 +18,79 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import Any, Iterable
 
 from agent.codeblocks import called_names, safe_parse
 
 DEFAULT_PROMPTS = Path(__file__).parent / "prompts" / "default"
+PAPER_PROMPTS = Path(__file__).parent / "prompts" / "paper"  # the paper's prompts: no context fields
+
+RECENT_KEEP = 4  # actions shown in $recent_actions
+RECENT_OBSERVATION_LIMIT = 300  # characters of each of their observations
+NO_ACTIONS_YET = "(none yet: no action has been sent in this run)"
+CONTEXT_FIELDS = ("task", "recent_actions", "steps_left", "max_steps")
+
+
+@dataclass(frozen=True)
+class PromptContext:
+    """Where the run stands when a stub is expanded: what a sub-call cannot see in its arguments.
+
+    A sub-call's variables are only its own arguments; after `heat_it(obj)` the
+    placing step cannot tell from them whether heating worked or where the
+    agent stands. These fields say so, for templates that want them.
+    """
+
+    task: str = ""
+    recent: tuple[tuple[str, str], ...] = ()  # (action, observation), oldest first
+    steps_left: int | None = None
+    max_steps: int | None = None
+    texts: tuple[tuple[str, str], ...] = ()  # field texts read back from a recorded prompt; they win
+
+    def fields(self) -> dict[str, str]:
+        """The template fields, as text."""
+        return {
+            "task": self.task.strip() or "(unknown)",
+            "recent_actions": format_recent(self.recent),
+            "steps_left": "unknown" if self.steps_left is None else str(self.steps_left),
+            "max_steps": "unknown" if self.max_steps is None else str(self.max_steps),
+            **dict(self.texts),
+        }
+
+    @classmethod
+    def recorded(cls, texts: dict[str, str]) -> "PromptContext":
+        """The context a recorded prompt showed, to render it again exactly."""
+        return cls(texts=tuple(sorted(texts.items())))
+
+
+def format_recent(recent: Iterable[tuple[str, str]]) -> str:
+    """`> action` then its observation, oldest first; each observation cut at a limit that says so."""
+    lines: list[str] = []
+    for action, observation in recent:
+        text = " ".join(observation.split())
+        if len(text) > RECENT_OBSERVATION_LIMIT:
+            text = f"{text[:RECENT_OBSERVATION_LIMIT]}... [display cut]"
+        lines += [f"> {action}", text]
+    return "\n".join(lines) if lines else NO_ACTIONS_YET
+
+
+class RecentActions:
+    """Keeps the last few actions and their observations, as an engine observer."""
+
+    def __init__(self, keep: int = RECENT_KEEP) -> None:
+        self.keep = keep
+        self.items: list[tuple[str, str]] = []
+
+    def observe(self, event: Any) -> None:
+        from agent.events import ObservationReceived, RunStarted
+
+        if isinstance(event, RunStarted):
+            self.items.clear()
+        elif isinstance(event, ObservationReceived):
+            self.items.append((event.action, event.observation))
+            del self.items[: -self.keep]
+
+    def last(self) -> tuple[tuple[str, str], ...]:
+        return tuple(self.items)
 
 
 @dataclass
@@ -105,12 +178,15 @@ def build_expand_prompt(
     task_type: str | None,
     function_code: str,
     variable_lines: list[str],
+    context: PromptContext | None = None,
 ) -> str:
+    """The expand template filled in; `context` fills the run's fields (`$task`, ...) when it uses them."""
     return Template(prompts.text("expand.txt")).safe_substitute(
         actions=prompts.actions(env_name),
         examples=prompts.examples(env_name, task_type),
         function=function_code,
         variables="\n".join(variable_lines) if variable_lines else "(no variables)",
+        **(context or PromptContext()).fields(),
     )
 
 
@@ -122,9 +198,10 @@ def build_repair_prompt(
     variable_lines: list[str],
     error: str,
     output: str,
+    context: PromptContext | None = None,
 ) -> str:
     """The prompt for replacing a node that raised (our use of `max_retry`)."""
-    base = build_expand_prompt(prompts, env_name, task_type, function_code, variable_lines)
+    base = build_expand_prompt(prompts, env_name, task_type, function_code, variable_lines, context)
     note = Template(prompts.text("repair.txt")).safe_substitute(
         function=function_code, error=error, output=output.strip() or "(nothing)"
     )

@@ -8,6 +8,10 @@ A few-shot example is held to the same standard as a live answer: it must
 parse (`<think>` + `<execute>`), pass `codeblocks.validate`, and read no
 variable before something binds it. Problems are returned as text, never
 raised, so an editor can show them next to the file.
+
+Each example is also a piece of a plan, and a model copies it closely: the
+examples of a task type, played as answers (`play_examples`), must win a real
+bundled game of that type.
 """
 
 from __future__ import annotations
@@ -24,13 +28,13 @@ from string import Template
 from typing import Any
 
 from agent.codeblocks import InvalidAnswer, parse_answer, safe_parse, validate
-from agent.prompt import DEFAULT_PROMPTS, PromptSet
+from agent.prompt import CONTEXT_FIELDS, DEFAULT_PROMPTS, PromptContext, PromptSet
 
 HELPERS = frozenset({"run", "print", "re"})
 ALLOWED_IMPORTS = frozenset({"re", "math", "json", "itertools", "collections", "string", "random"})
 BUILTINS = frozenset(dir(builtins))
 EXPAND_TEMPLATE = "expand.txt"
-PART_NAMES = ("rules", "actions", "examples", "task", "variables")
+PART_NAMES = ("rules", "actions", "examples", "context", "task", "variables")  # "task": the stub's code
 
 _VAR_LINE = re.compile(r"^- (\w+) \(([^)]*)\): ?(.*)$")
 _SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -106,47 +110,98 @@ class RenderedPrompt:
 
 
 def render_prompt(
-    prompts: PromptSet, env_name: str, task_type: str | None, function_code: str, variable_lines: list[str]
+    prompts: PromptSet,
+    env_name: str,
+    task_type: str | None,
+    function_code: str,
+    variable_lines: list[str],
+    context: PromptContext | None = None,
 ) -> RenderedPrompt:
-    """Fill the expand template the way the engine does; keep each part for counting."""
+    """Fill the expand template the way the engine does; keep each part for counting.
+
+    "context" is what the run's fields (`$task`, `$recent_actions`, ...) add:
+    nothing for a template that does not use them.
+    """
     from agent.prompt import build_expand_prompt
 
-    text = build_expand_prompt(prompts, env_name, task_type, function_code, variable_lines)
-    rules = Template(prompts.text(EXPAND_TEMPLATE)).safe_substitute(actions="", examples="", function="", variables="")
+    text = build_expand_prompt(prompts, env_name, task_type, function_code, variable_lines, context)
+    template = Template(prompts.text(EXPAND_TEMPLATE))
+    empty = dict.fromkeys(("actions", "examples", "function", "variables", *CONTEXT_FIELDS), "")
+    rules = template.safe_substitute(empty)
+    fields = (context or PromptContext()).fields()
+    used = _template_fields(prompts.text(EXPAND_TEMPLATE))
     parts = {
         "rules": rules,
         "actions": prompts.actions(env_name),
         "examples": prompts.examples(env_name, task_type),
+        "context": "".join(fields[f] * _count_field(template.template, f) for f in CONTEXT_FIELDS if f in used),
         "task": function_code,
         "variables": "\n".join(variable_lines) if variable_lines else "(no variables)",
     }
     return RenderedPrompt(text, parts)
 
 
+def _template_fields(text: str) -> set[str]:
+    """The `$fields` a template text uses."""
+    return {m.group("named") or m.group("braced") for m in Template.pattern.finditer(text)} - {None}
+
+
+def _count_field(text: str, name: str) -> int:
+    return sum(1 for m in Template.pattern.finditer(text) if name in (m.group("named"), m.group("braced")))
+
+
+def _recorded_fields(
+    prompt: str, prompts: PromptSet, env_name: str, task_type: str | None, function_code: str
+) -> dict[str, str] | None:
+    """The texts a recorded prompt has in place of `$variables` and the context fields; None if built otherwise.
+
+    Renders the same template with a marker in each place and matches the
+    recording against it: exact, whatever the template.
+    """
+    names = ("variables", *CONTEXT_FIELDS)
+    markers = {n: f"\x00{n}\x00" for n in names}
+    text = Template(prompts.text(EXPAND_TEMPLATE)).safe_substitute(
+        actions=prompts.actions(env_name),
+        examples=prompts.examples(env_name, task_type),
+        function=function_code,
+        **markers,
+    )
+    if text.count(markers["variables"]) != 1:
+        return None
+    pattern, seen = "", set()
+    for piece in re.split("(\x00\\w+\x00)", text):
+        name = piece.strip("\x00") if piece.startswith("\x00") else None
+        if name in markers:
+            pattern += f"(?P={name})" if name in seen else f"(?P<{name}>.*?)"
+            seen.add(name)
+        else:
+            pattern += re.escape(piece)
+    match = re.fullmatch(pattern, prompt, re.DOTALL)
+    return None if match is None else {n: match.group(n) for n in seen}
+
+
 def variables_from_prompt(
     prompt: str, prompts: PromptSet, env_name: str, task_type: str | None, function_code: str
 ) -> list[str] | None:
-    """The variable lines a recorded prompt was built with, or None if it was built differently.
-
-    Renders the same template with a marker in place of the variables and
-    takes what the recording has in its place: exact, whatever the template.
-    """
-    marker = "\x00variables\x00"
-    shape = render_prompt(prompts, env_name, task_type, function_code, [marker]).text
-    if shape.count(marker) != 1:
-        return None
-    before, after = shape.split(marker)
-    if not prompt.startswith(before):
-        return None
-    if not prompt.endswith(after) or len(prompt) < len(before) + len(after):
+    """The variable lines a recorded prompt was built with, or None if it was built differently."""
+    found = _recorded_fields(prompt, prompts, env_name, task_type, function_code)
+    if found is None:
         return None  # e.g. a re-ask, with a note after the template
-    rest = prompt[len(before):len(prompt) - len(after)]
+    rest = found["variables"]
     if rest.strip() == "(no variables)":
         return []
     lines = rest.splitlines()
     if not all(line.startswith("- ") for line in lines):
         return None  # something else shares the place (a note after a template ending in $variables)
     return lines
+
+
+def context_from_prompt(
+    prompt: str, prompts: PromptSet, env_name: str, task_type: str | None, function_code: str
+) -> dict[str, str]:
+    """The context fields' texts (`task`, `recent_actions`, ...) a recorded prompt shows; {} when none."""
+    found = _recorded_fields(prompt, prompts, env_name, task_type, function_code) or {}
+    return {n: found[n] for n in CONTEXT_FIELDS if n in found}
 
 
 def stub_variable_lines(stub: str, values: dict[str, Any]) -> list[str]:
@@ -470,3 +525,103 @@ def save_prompt_set(draft: DraftPromptSet, name: str, prompts_dir: Path | None =
 def default_set_name(prompts: PromptSet) -> str:
     """A name to offer when saving: the set's own folder unless it is the bundled one."""
     return "my-prompts" if is_bundled(prompts.root) else prompts.root.name
+
+
+# -- playing the examples: each one is a piece of a plan ---------------------------------------
+
+# A bundled game per task type for the workspace's check: one whose layout trips a
+# plan that forgets what it saw (examine: the lamp is seen during the object search;
+# puttwo: the second object must be searched for after the first was placed).
+EXAMPLE_GAMES: dict[str, str] = {
+    "put": "put-01",
+    "clean": "clean-01",
+    "heat": "heat-01",
+    "cool": "cool-01",
+    "examine": "examine-01",
+    "puttwo": "puttwo-01",
+}
+
+
+def _same_code(code: str) -> str:
+    return re.sub(r"\s+", "", code)
+
+
+class ExamplesLLM:
+    """An LLM that answers each stub with the few-shot example written for that stub.
+
+    It never repairs: an example whose code raises has failed, and the play
+    says so instead of papering over it.
+    """
+
+    name = "examples"
+
+    def __init__(self, examples: list[Example]) -> None:
+        self.answers = {_same_code(e.function): e.answer for e in examples}
+
+    async def complete(self, prompt: str, context: Any = None) -> Any:
+        from agent.llm import Completion, LLMError, Usage
+
+        code = getattr(context, "code", "")
+        if getattr(context, "purpose", "expand") != "expand":
+            raise LLMError(f"the example code for `{code}` raised an error (see the node's output)")
+        answer = self.answers.get(_same_code(code))
+        if answer is None:
+            raise LLMError(f"no example is written for the stub `{code}`")
+        return Completion(answer, Usage(), 0.0, "scripted")
+
+
+@dataclass(frozen=True)
+class ExamplePlay:
+    """How the examples of a file did when played as a plan on one game."""
+
+    game: str
+    won: bool
+    reason: str  # the run's end reason: "won", "step limit reached ...", "LLM error: ..."
+    steps: int
+    llm_calls: int
+    actions: tuple[str, ...] = ()
+
+    def summary(self) -> str:
+        """One line for a file list: `wins put-01 in 9 steps` or why not."""
+        if self.won:
+            return f"examples win {self.game} in {self.steps} steps"
+        return f"examples do not win {self.game}: {self.reason}"
+
+
+async def play_examples(
+    text: str,
+    game: str,
+    env_name: str = "alfworld",
+    prompts: PromptSet | None = None,
+    max_steps: int = 80,
+) -> ExamplePlay:
+    """Play the examples of one few-shot file as the answers of a run on `game` (the real engine and env).
+
+    Async and slow (a game load and one action per step, in the engine's
+    threads): a UI runs it in a background worker, never on its own thread.
+    """
+    from agent.engine import Engine
+    from agent.events import ActionSent
+    from agent.sandbox.checks import check_code
+    from agent.thread_runner import ThreadRunner
+    from envs import make_env
+    from envs.base import EnvError
+
+    examples: list[Example] = []
+    for line, chunk in split_examples(text):
+        try:
+            examples.append(parse_example(chunk, line))
+        except ExampleFormatError as exc:
+            return ExamplePlay(game, False, f"not played: {exc}", 0, 0)
+    try:
+        env = make_env(game, max_steps=max_steps)
+    except EnvError as exc:
+        return ExamplePlay(game, False, f"not played: {exc}", 0, 0)
+    engine = Engine(env, ExamplesLLM(examples), runner=ThreadRunner(), prompts=prompts or PromptSet(), code_check=check_code)
+    actions: list[str] = []
+    try:
+        result = await engine.run(lambda e: actions.append(e.action) if isinstance(e, ActionSent) else None)
+    finally:
+        await engine.close()
+        env.close()
+    return ExamplePlay(game, result.success, result.reason, result.steps, result.llm_calls, tuple(actions))

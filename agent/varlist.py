@@ -12,7 +12,7 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
-PROMPT_VALUE_LIMIT = 400
+PROMPT_VALUE_LIMIT = 1200  # a first observation (~400 chars) and a room's receptacle list fit whole
 VIEW_VALUE_LIMIT = 120
 FULL_VALUE_LIMIT = 200_000
 
@@ -49,6 +49,10 @@ def infer_type(value: Any, _depth: int = 0) -> str:
 
 
 def _union(items: Any, depth: int) -> str:
+    """The element types; an empty container adds nothing when a filled one of its kind says more.
+
+    `{'a': [], 'b': ['x']}` is `dict[str, list[str]]`, not `dict[str, list | list[str]]`.
+    """
     seen: list[str] = []
     for i, item in enumerate(items):
         if i >= _TYPE_SAMPLE:
@@ -56,7 +60,7 @@ def _union(items: Any, depth: int) -> str:
         t = infer_type(item, depth + 1)
         if t not in seen:
             seen.append(t)
-    return " | ".join(seen)
+    return " | ".join(t for t in seen if not any(other.startswith(t + "[") for other in seen))
 
 
 _repr = reprlib.Repr()
@@ -66,16 +70,18 @@ _repr.maxlist = _repr.maxtuple = _repr.maxset = _repr.maxfrozenset = _repr.maxdi
 _repr.maxlevel = 6
 
 
-def bounded_repr(value: Any, limit: int) -> str:
+def bounded_repr(value: Any, limit: int, for_prompt: bool = False) -> str:
     """repr(value) cut to `limit` characters, with a marker saying how much was cut.
 
     Strings are shown as their text (the prompt reads better); anything else
-    through a bounded repr, so that a huge value is never rendered whole.
+    through a bounded repr, so that a huge value is never rendered whole. In a
+    prompt the marker also says that only the display is cut: a model that
+    cannot see the rest must know the variable still holds it.
     """
     if isinstance(value, str):
         if len(value) <= limit:
             return value
-        return f"{value[:limit]}... [cut {len(value) - limit} more chars]"
+        return f"{value[:limit]}... {_cut_marker(f'{len(value) - limit} more chars', for_prompt)}"
     try:
         text = _repr.repr(value)
     except Exception as exc:  # a user object with a broken __repr__
@@ -84,13 +90,21 @@ def bounded_repr(value: Any, limit: int) -> str:
     if len(text) <= limit:
         return text
     if sized:
+        if for_prompt:
+            return f"{text[:limit]}... {_cut_marker(f'{len(value)} items in all', True)}"
         return f"{text[:limit]}... [cut: {len(value)} items in all]"
-    return f"{text[:limit]}... [cut {len(text) - limit} more chars]"
+    return f"{text[:limit]}... {_cut_marker(f'{len(text) - limit} more chars', for_prompt)}"
+
+
+def _cut_marker(how_much: str, for_prompt: bool) -> str:
+    if for_prompt:
+        return f"[display cut here, {how_much}; the variable holds the full value]"
+    return f"[cut {how_much}]"
 
 
 def prompt_line(name: str, value: Any, limit: int = PROMPT_VALUE_LIMIT) -> str:
-    """The prompt's variable line: `- name (type): value`."""
-    return f"- {name} ({infer_type(value)}): {bounded_repr(value, limit)}"
+    """The prompt's variable line: `- name (type): value`, the value whole unless it is long."""
+    return f"- {name} ({infer_type(value)}): {bounded_repr(value, limit, for_prompt=True)}"
 
 
 def summarise(name: str, value: Any, limit: int = VIEW_VALUE_LIMIT) -> VariableSummary:

@@ -2,6 +2,9 @@
 
 The game is reset to get the task's instruction and observation; the stub's
 other arguments are listed as `(not bound)`, since only a run binds them.
+The run's context fields (task, recent actions, steps left) are filled as a
+run would fill them: `--after ACTION` plays actions first, which then show as
+the recent actions.
 """
 
 from __future__ import annotations
@@ -24,9 +27,15 @@ def add_prompt_parser(commands: Any) -> None:
     show.add_argument("--prompts", default=None, help="prompt set folder (default: the bundled one)")
     show.add_argument("--task-type", default=None, help="few-shot examples of this task type (default: the game's)")
     show.add_argument("--tokens", action="store_true", help="also print token counts per part (to standard error)")
+    show.add_argument(
+        "--after", action="append", default=[], metavar="ACTION",
+        help="play this action first (repeatable); the prompt shows them as the run's recent actions",
+    )
 
 
 def run_prompt(args: argparse.Namespace) -> int:
+    from agent.events import ObservationReceived
+    from agent.prompt import PromptContext, RecentActions
     from agent.prompt_authoring import PART_NAMES, render_prompt, stub_variable_lines
     from agent.tokens import TokenCounter
     from envs import make_env
@@ -35,9 +44,12 @@ def run_prompt(args: argparse.Namespace) -> int:
     if args.prompt_command != "show":
         raise UsageError("use `recode-tui prompt show --game ID --stub CODE`")
     prompts = load_prompt_set(args.prompts)
+    recent = RecentActions()
     try:
         env = make_env(args.game, max_steps=80)
         reset = env.reset()
+        for action in args.after:
+            recent.observe(ObservationReceived(None, action=action, observation=env.step(action)))
     except EnvError as exc:
         raise UsageError(str(exc)) from None
     try:
@@ -46,7 +58,8 @@ def run_prompt(args: argparse.Namespace) -> int:
         raise UsageError(f"--stub: {exc}") from None
     finally:
         env.close()
-    rendered = render_prompt(prompts, env.name, args.task_type or env.task_type, args.stub, lines)
+    context = PromptContext(reset.instruction, recent.last(), env.max_steps - env.steps, env.max_steps)
+    rendered = render_prompt(prompts, env.name, args.task_type or env.task_type, args.stub, lines, context)
     sys.stdout.write(rendered.text if rendered.text.endswith("\n") else rendered.text + "\n")
     if args.tokens:
         counter = TokenCounter()

@@ -95,7 +95,7 @@ def test_bundled_examples_pass_and_bad_ones_are_flagged() -> None:
     checks = check_examples_text(text)
     assert [c.ok for c in checks] == [True, True, True, False, False, False]
     assert checks[3].problems == ("reads names neither given nor assigned before: line 2: seen",)
-    assert checks[3].line == 54  # where its `Function:` line is
+    assert checks[3].line == len(PromptSet().text(PUT).splitlines()) + 3  # where its `Function:` line is
     assert "second line is 'Variables:'" in checks[4].problems[0]
     assert "`def g` is not allowed" in checks[5].problems[0]
     assert check_summary(checks) == "3 of 6 examples flagged"

@@ -105,8 +105,9 @@ def test_example_variables_look_like_prompt_lines():
 # -- the templates --------------------------------------------------------------
 
 
+CONTEXT_FIELDS = {"task", "recent_actions", "steps_left", "max_steps"}
 TEMPLATE_FIELDS = {
-    "expand.txt": {"actions", "examples", "function", "variables"},
+    "expand.txt": {"actions", "examples", "function", "variables"} | CONTEXT_FIELDS,
     "rewrite_note.txt": {"reason"},
     "repair.txt": {"function", "error", "output"},
 }
@@ -135,6 +136,10 @@ def test_expand_prompt_with_real_parts():
         examples=examples,
         function="solve(instruction, observation)",
         variables="- instruction (str): heat some egg and put it in fridge.\n- observation (str): ...",
+        task="heat some egg and put it in fridge.",
+        recent_actions="(none yet)",
+        steps_left="80",
+        max_steps="80",
     )
     assert out.index("go to {recep}") < out.index("Function: solve") < out.rindex("heat some egg and put it in fridge")
     for word in ("<think>", "<execute>", "def", "snake_case", "shared"):
@@ -213,3 +218,17 @@ def test_checker_catches_bad_examples():
         check_answer("obj, where = find_and_take(kind)", {"kind"}, ok.replace("where = 'x'", "here = 1"))
     with pytest.raises(AssertionError, match="neither given"):
         check_answer("obj = f(kind)", {"kind"}, "<think>t</think><execute>obj = run(target)</execute>")
+
+
+def test_the_prompt_says_what_a_model_must_know_to_plan():
+    """Each call expanded on its own, lambda allowed, the steps left as a number, appliances need no opening."""
+    from agent.prompt import PromptContext, PromptSet, build_expand_prompt
+
+    context = PromptContext("heat some egg and put it in fridge.", (("go to fridge 1", "You arrive at fridge 1."),), 57, 80)
+    out = build_expand_prompt(PromptSet(), "alfworld", "heat", "hot = heat_it(item)", ["- item (str): egg 1"], context)
+    assert "expanded on its own" in out and "even when the same name is called twice" in out
+    assert "A `lambda` inside an expression is fine" in out
+    assert "Steps left: 57 of 80." in out and "steps are limited" not in out
+    assert "(open or closed: no need to open it)" in out  # checked on heat-01: heat works with the door closed
+    assert "[display cut" in out  # what a cut variable display means
+    assert re.search(r'\\b\{kind\} \\d\+', out), "the rules show a word-boundary search"

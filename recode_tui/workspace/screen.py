@@ -27,7 +27,9 @@ from textual.widgets.option_list import Option
 from agent.llm import LLM, LLMError, StubContext
 from agent.prompt import PromptSet
 from agent.prompt_authoring import (
+    EXAMPLE_GAMES,
     DraftPromptSet,
+    ExamplePlay,
     ExampleCheck,
     PromptSetError,
     RenderedPrompt,
@@ -36,6 +38,7 @@ from agent.prompt_authoring import (
     default_set_name,
     editable_files,
     examples_file,
+    play_examples,
     render_prompt,
     save_prompt_set,
 )
@@ -79,6 +82,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         if self.current_file not in self.files:
             self.current_file = self.files[0]
         self.checks: dict[str, list[ExampleCheck]] = {}
+        self.plays: dict[str, ExamplePlay | None] = {}  # an edited examples file played on a game (None: playing)
         self.rendered: RenderedPrompt | None = None
         self.baseline_tokens = self.counter.count(self._render_with(PromptSet(self.draft.root)).text).tokens
         self.renders = 0  # how many times the prompt was rendered (tests wait on it)
@@ -130,12 +134,17 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
 
     def _render_with(self, prompts: PromptSet) -> RenderedPrompt:
         t = self.target
-        return render_prompt(prompts, t.env_name, t.task_type, t.code, list(t.variable_lines))
+        return render_prompt(prompts, t.env_name, t.task_type, t.code, list(t.variable_lines), t.context)
 
     def refresh_all(self) -> None:
         """Re-check the example files, re-render the prompt, recount: after every quiet pause."""
         self.checks = {f: check_examples_text(self.draft.text(f)) for f in self.files if "/examples/" in f}
         self._keep_edits()
+        edited = self.current_file
+        if edited in self.checks and edited in self.draft.changed and all(c.ok for c in self.checks[edited]):
+            self.play_edited_examples(edited, self.draft.text(edited))
+        else:
+            self.plays.pop(edited, None)
         self.rendered = self._render_with(self.draft)
         self.renders += 1
         self._show_files()
@@ -201,7 +210,26 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
                 out.append(f"✗ {c.index} (line {c.line}) {c.function}\n", style="bold red")
                 for problem in c.problems:
                     out.append(f"   {problem}\n", style="red")
+        if self.current_file in self.plays:
+            play = self.plays[self.current_file]
+            if play is None:
+                out.append("▶ playing the examples on a bundled game…\n", style="dim")
+            else:
+                out.append(f"{'✓' if play.won else '✗'} {play.summary()}\n", style="green" if play.won else "bold red")
         box.update(out)
+
+    @work(exclusive=True, group="play-examples")
+    async def play_edited_examples(self, relative: str, text: str) -> None:
+        """Play an edited examples file as a plan on a bundled game of its type, off the UI thread."""
+        game = EXAMPLE_GAMES.get(Path(relative).stem)
+        if game is None:
+            return
+        self.plays[relative] = None
+        self._show_checks()
+        play = await play_examples(text, game, self.target.env_name, self.draft)
+        if self.draft.text(relative) == text:  # still the text that was played
+            self.plays[relative] = play
+            self._show_checks()
 
     # -- editing --------------------------------------------------------------------------------
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from agent import events as ev
 from agent.engine import Engine
-from agent.prompt import call_arguments
-from agent.prompt_authoring import HELPERS, variables_from_prompt
+from agent.prompt import PromptContext, call_arguments
+from agent.prompt_authoring import HELPERS, context_from_prompt, variables_from_prompt
 from agent.tree import Node
 
 
@@ -29,6 +29,7 @@ class StubTarget:
     recorded_answer: str | None  # the accepted answer of the session, if any
     awaiting: bool  # the run is stopped at this stub's expansion request
     known: frozenset[str]  # names a new answer may read (for validation)
+    context: PromptContext | None = None  # the run's fields ($task, $recent_actions, ...) the prompt showed
 
 
 def awaiting_node_id(engine: Engine, last_event: ev.Event | None) -> str | None:
@@ -66,8 +67,11 @@ async def stub_target(engine: Engine, node: Node, last_event: ev.Event | None) -
         last_event.prompt if awaiting and isinstance(last_event, ev.ExpansionRequested) else None
     )
     lines = None
+    context = engine.prompt_context()
     if recorded_prompt is not None:
         lines = variables_from_prompt(recorded_prompt, engine.prompts, env_name, task_type, node.code)
+        recorded = context_from_prompt(recorded_prompt, engine.prompts, env_name, task_type, node.code)
+        context = PromptContext.recorded(recorded) if lines is not None and recorded else context
     source = "recorded prompt"
     args = call_arguments(node.code, name).names if name else ()
     if lines is None:
@@ -92,4 +96,5 @@ async def stub_target(engine: Engine, node: Node, last_event: ev.Event | None) -
         recorded_answer=accepted[-1].answer if accepted else None,
         awaiting=awaiting,
         known=frozenset(known),
+        context=context,
     )

@@ -35,3 +35,32 @@ def test_kept_names_follow_the_spec():
     assert not is_kept("regex", re, helpers)  # modules
     assert not is_kept("f", lambda: 1, helpers)  # functions
     assert not is_kept("C", int, helpers)  # classes
+
+
+def test_a_first_observation_is_shown_whole_in_the_prompt():
+    observation = (
+        "You are in the middle of a room. Looking quickly around you, you see "
+        + ", ".join(f"a cabinet {n}" for n in range(20, 0, -1))
+        + ", a coffeemachine 1, a countertop 3, a countertop 2, a countertop 1, a drawer 3, a drawer 2, "
+        "a drawer 1, a fridge 1, a garbagecan 1, a microwave 1, a shelf 3, a shelf 2, a shelf 1, "
+        "a sinkbasin 1, a stoveburner 4, a stoveburner 3, a stoveburner 2, a stoveburner 1, and a toaster 1."
+    )
+    assert 500 < len(observation) < 1000
+    assert prompt_line("observation", observation) == f"- observation (str): {observation}"
+
+
+def test_a_cut_prompt_value_says_the_variable_holds_all_of_it():
+    line = prompt_line("obs", "a stove" * 400)
+    assert line.endswith("... [display cut here, 1600 more chars; the variable holds the full value]")
+    shown = prompt_line("places", [f"cabinet {n}" for n in range(500)])
+    assert shown.endswith("[display cut here, 500 items in all; the variable holds the full value]")
+    assert bounded_repr("x" * 1000, 100).endswith("[cut 900 more chars]")  # viewers keep the short marker
+
+
+def test_empty_containers_do_not_make_a_type_label_noisy():
+    contents = {"desk 1": ["book 1", "pen 1"], "bed 1": []}
+    assert infer_type(contents) == "dict[str, list[str]]"
+    assert prompt_line("contents", contents).startswith("- contents (dict[str, list[str]]): ")
+    assert infer_type({"a": [], "b": []}) == "dict[str, list]"
+    assert infer_type([{}, {"k": 1}]) == "list[dict[str, int]]"
+    assert infer_type([[], "x"]) == "list[list | str]"
