@@ -273,7 +273,7 @@ async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(put_game):
         ("solve(instruction, observation)", answer("from collections import Counter\ncount_words(instruction)")),
         ("count_words(instruction)", answer("n = Counter(instruction.split())['a'] + 1\nrun('look')")),
     )
-    for runner in (SandboxRunner(node_timeout=5.0), None):
+    for runner in (SandboxRunner(node_timeout=5.0), ThreadRunner()):
         engine = Engine(make_env(put_game), llm, runner=runner, limits=Limits(max_retry=0))
         try:
             events = await collect(engine)
@@ -287,7 +287,7 @@ async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(put_game):
 
 async def test_node_events_carry_the_nodes_own_time(put_game):
     llm = scripted(("solve(instruction, observation)", answer("x = sum(range(10))\nrun('look')")))
-    engine = Engine(make_env(put_game), llm, limits=Limits(max_retry=0))
+    engine = Engine(make_env(put_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
     events = await collect(engine)
     await engine.close()
     done = [e for e in events if isinstance(e, ev.NodeCompleted)]

@@ -106,7 +106,9 @@ async def test_a_forbidden_call_is_refused_and_trusted_mode_shows_a_badge() -> N
 def test_the_tui_command_passes_sandbox_and_model_options(monkeypatch) -> None:
     seen: dict = {}
 
-    class FakeApp:
+    class FakeApp:  # a stand-in that records what the command line would start
+        return_code = 0
+
         def run(self) -> None:
             seen["ran"] = True
 

@@ -205,17 +205,10 @@ async def test_the_editor_indents_after_a_colon_and_ctrl_a_selects_all() -> None
         assert app.editor.editor.text == "for x in [1, 2]:\n    if x:\n        r\n    s"
 
 
-async def test_notes_from_the_parser_show_in_the_check_line(monkeypatch) -> None:
-    real = expansion_editor.parse_answer
-
-    def with_notes(text, allow_plain_code=False):
-        parsed = real(text, allow_plain_code=allow_plain_code)
-        return type("Parsed", (), {"code": parsed.code, "thought": parsed.thought,
-                                   "notes": ["text after </execute> was ignored"]})()
-
-    monkeypatch.setattr(expansion_editor, "parse_answer", with_notes)
+async def test_notes_from_the_parser_show_in_the_check_line() -> None:
     check = expansion_editor.check_expansion('<execute>\nrun("look")\n</execute>\nmore')
-    assert check.ok and check.message == "1 child node(s) · text after </execute> was ignored"
+    assert check.ok
+    assert check.message == "1 child node(s) · the text after </execute> was ignored: 'more'"
 
 
 # -- item 17: the command palette --------------------------------------------------------------
