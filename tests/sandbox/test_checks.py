@@ -34,3 +34,35 @@ def test_exit_and_quit_are_forbidden_even_without_site():
 def test_expressions():
     assert check_code("n > 2", mode="eval") is None
     assert check_code("vars()", mode="eval") == "forbidden: vars"
+
+
+def test_every_way_to_name_an_attribute_follows_the_same_rules():
+    refused = {
+        "y = x.__class__": "forbidden: attribute `.__class__`",
+        "x.__dict__ = {}": "forbidden: attribute `.__dict__`",
+        "del x.__doc__": "forbidden: attribute `.__doc__`",
+        "s = f'{x:{x.__class__}}'": "forbidden: attribute `.__class__`",  # a nested f-string format spec
+        "match x:\n    case x.__class__:\n        pass": "forbidden: attribute `.__class__`",  # a value pattern
+        "match x:\n    case str(__class__=c):\n        pass": "forbidden: attribute `.__class__`",
+        "match x:\n    case str(gi_frame=f):\n        pass": "forbidden: attribute `.gi_frame`",
+        "match x:\n    case str(format=f):\n        pass": "forbidden: .format used other than as a direct call",
+        "from re import f_back": "forbidden: attribute `.f_back`",
+        "ok = hasattr(x, 'tb_frame')": "forbidden: attribute `.tb_frame`",
+        "ok = hasattr(x, name)": "forbidden: hasattr with an attribute name that is not a string literal",
+        "s = '{0.__class__}'.format(x)": "forbidden: .format with attribute access in a field",
+        "s = '{0:{1.real}}'.format(x, 1)": "forbidden: .format with attribute access in a field",
+        "class C:\n    __match_args__ = ('__class__',)": "forbidden: name `__match_args__`",
+    }
+    for code, reason in refused.items():
+        assert (check_code(code, known_names={"x", "name"}) or "").startswith(reason), code
+    for code in (
+        "match x:\n    case str(upper=u):\n        y = u()",
+        "ok = hasattr(x, 'append')",
+        "s = f'{x:>{width}}'",
+        "from collections import Counter",
+    ):
+        assert check_code(code, known_names={"x", "width"}) is None, code
+
+
+def test_code_the_parser_gives_up_on_is_refused_not_crashed():
+    assert check_code("x = " + "+".join(["1"] * 100_000)).startswith("forbidden: code that cannot be checked")

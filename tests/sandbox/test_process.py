@@ -13,6 +13,14 @@ from agent.runner import ActionRequest, NodeOutcome
 from agent.sandbox import SandboxError, SandboxRunner
 
 
+async def wait_until(condition, timeout: float = 5.0) -> None:
+    """Poll `condition` until it holds; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        await asyncio.sleep(0.01)
+
+
 @pytest.mark.asyncio
 async def test_the_clock_stops_while_the_engine_serves_run(runner, drive):
     async def slow_env(_request):
@@ -107,7 +115,7 @@ async def test_restart_restores_snapshot_and_reports_unpicklable(runner, drive):
 async def test_worker_killed_from_outside_is_replaced(runner, drive):
     await runner.set_variables({"canary": "alive"})
     os.kill(runner.worker_pid, 9)
-    await asyncio.sleep(0.05)
+    await wait_until(lambda: runner.worker_pid is None)  # the runner has seen the worker die
     outcome = await drive(runner, "x = canary + '!'")
     assert outcome.status == "completed", outcome
     assert {v.name: v.summary for v in await runner.variables()} == {"canary": "alive", "x": "alive!"}
