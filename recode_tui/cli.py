@@ -227,7 +227,9 @@ async def _export(args: argparse.Namespace) -> int:
             session.writer.close()
             await session.engine.close()
             if args.tree:
-                text = json.dumps(tree_document(session.engine, {"session": journal.session_id}), indent=2) + "\n"
+                meta = {"session": journal.session_id}
+                document = tree_document(session.engine, meta, started=journal.header.get("created"))
+                text = json.dumps(document, indent=2) + "\n"
             else:
                 text = markdown_transcript(journal, events)
     except JournalError as exc:
@@ -240,11 +242,27 @@ async def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def split_needs_data(split: str) -> None:
+    """`--split` without the dataset is a usage error that says what to set, not "no games match"."""
+    import os
+
+    from envs.alfworld.catalog import DATA_ENV_VAR, _split_dir, data_root
+
+    value = os.environ.get(DATA_ENV_VAR)
+    if data_root() is None:
+        why = f"{DATA_ENV_VAR}={value} is not a folder" if value else f"{DATA_ENV_VAR} is not set"
+        raise UsageError(f"--split {split} needs the ALFWorld data: {why}; set it to the dataset root")
+    if _split_dir(split) is None:
+        raise UsageError(f"no split {split!r} under {DATA_ENV_VAR}={value}; try valid_seen, valid_unseen or train")
+
+
 def _games_list(args: argparse.Namespace) -> int:
     from envs.alfworld.catalog import list_games, list_split
     from envs.base import EnvError
 
     types = args.task_type.split(",") if args.task_type else None
+    if args.split:
+        split_needs_data(args.split)
     try:
         games = list_split(args.split, types) if args.split else list_games(types)
     except EnvError as exc:
