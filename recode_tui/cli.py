@@ -92,11 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _default_llm() -> str:
     """`run` without --llm: the person at a terminal (like `tui`), else the demo script, said on screen."""
-    if sys.stdin.isatty() and sys.stdout.isatty():
-        return "human"
-    print("note: no --llm given and no terminal to answer at: playing the bundled demo script (--llm demo)",
-          file=sys.stderr)
-    return "demo"
+    return "human" if sys.stdin.isatty() and sys.stdout.isatty() else "demo"
 
 
 async def _run_headless(args: argparse.Namespace) -> int:
@@ -104,7 +100,8 @@ async def _run_headless(args: argparse.Namespace) -> int:
     from recode_tui.factory import make_llm
 
     run_settings(args)  # bad flags are refused before anything starts
-    if args.llm is None:
+    defaulted = args.llm is None
+    if defaulted:
         args.llm = _default_llm()
     if args.llm == "human":
         from recode_tui.plain import run_plain
@@ -113,6 +110,9 @@ async def _run_headless(args: argparse.Namespace) -> int:
     llm = make_llm(args.llm, args.profiles)
     session = await open_session(args, llm)
     engine = session.engine
+    if defaulted:  # said once the run really starts, so a usage error stays one line
+        print("note: no --llm given and no terminal to answer at: playing the bundled demo script (--llm demo)",
+              file=sys.stderr)
     for note in session.notes:
         print(f"note: {note}", file=sys.stderr)
     try:
