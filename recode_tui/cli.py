@@ -33,7 +33,7 @@ def _add_run_options(parser: argparse.ArgumentParser, default_llm: str | None) -
 
 def add_preset_options(parser: argparse.ArgumentParser) -> None:
     """`--preset` and the flags that override its values (shared by run, tui and eval)."""
-    parser.add_argument("--preset", default=None, choices=preset_names(),
+    parser.add_argument("--preset", default=None, metavar="|".join(preset_names()),
                         help="named settings: default, or paper (the reference code's: 50 steps, "
                              "end at the first node error, depth 10, rewrites 5, the paper's prompts)")
     parser.add_argument("--max-steps", type=int, default=None, help="environment step limit (default 80)")
@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     kind.add_argument("--sft", action="store_true", help="chat-format JSON Lines, one line per expansion")
     kind.add_argument("--markdown", action="store_true", help="a readable transcript")
     export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
+    export.add_argument("--trusted", action="store_true",
+                        help="replay the session's code without the sandbox's checks (for a run recorded --trusted)")
 
     games = commands.add_parser("games", help="bundled and dataset games")
     games_commands = games.add_subparsers(dest="games_command")
@@ -223,7 +225,7 @@ async def _export(args: argparse.Namespace) -> int:
         if args.sft:
             text = "\n".join(sft_lines(journal)) + "\n"
         else:
-            session, events = await resume_session(folder, ScriptedLLM([]), make_env)
+            session, events = await resume_session(folder, ScriptedLLM([]), make_env, trusted=args.trusted)
             session.writer.close()
             await session.engine.close()
             if args.tree:
