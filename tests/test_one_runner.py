@@ -192,3 +192,15 @@ def test_eval_trusted_is_asked_for_and_a_resume_without_it_runs_the_checks(tmp_p
     resumed = json.loads((out / "report.json").read_text())
     assert resumed["plan"]["trusted"] is False
     assert read_journal(Path(resumed["episodes"][1]["journal"])).header["trusted"] is False
+
+
+def test_an_engine_has_no_unchecked_default_runner():
+    import pytest
+
+    with pytest.raises(TypeError):
+        Engine(make_env(GAME), ScriptedLLM([]))  # type: ignore[call-arg]
+    from agent.runners import RunnerSettings
+
+    runner = RunnerSettings().make_runner()
+    engine = Engine(make_env(GAME), ScriptedLLM([]), runner)
+    assert engine.code_check is not None and engine.code_check("open('f', 'w')") == "forbidden: open"
