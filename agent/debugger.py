@@ -264,8 +264,14 @@ def describe_event(event: ev.Event) -> str:
         case ev.NodeError():
             return f"node {event.node_id} error: {_first_line(event.error, 80)}"
         case ev.RunFinished():
-            return ("won" if event.success else "failed") + f": {event.reason} ({event.steps} steps)"
+            return f"{finish_verdict(event, 'won', 'failed')} ({event.steps} steps)"
     return event.kind
+
+
+def finish_verdict(event: ev.RunFinished, won: str, failed: str) -> str:
+    """`won` alone when the reason only says so ("episode won", not "episode won: won"), else `verdict: reason`."""
+    verdict = won if event.success else failed
+    return verdict if event.reason in ("", "won") else f"{verdict}: {event.reason}"
 
 
 # Events `into` stops at: the start of a node, each single action, and every
@@ -534,8 +540,8 @@ class Debugger:
 
     @staticmethod
     def _finished_reason(event: ev.RunFinished) -> StopReason:
-        verdict = "episode won" if event.success else "episode failed"
-        return StopReason("finished", f"{verdict}: {event.reason} — {event.steps} steps, {event.llm_calls} LLM calls")
+        verdict = finish_verdict(event, "episode won", "episode failed")
+        return StopReason("finished", f"{verdict} — {event.steps} steps, {event.llm_calls} LLM calls")
 
     def _remember(self, stop: Stop) -> Stop:
         self.last_stop = stop

@@ -21,7 +21,8 @@ PLAN_VERSION = "recode.plan.v1"
 NODE_FIELDS = ("id", "code", "status", "depth", "thought", "observations", "error", "children")
 
 
-def tree_document(engine: Engine, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+def tree_document(engine: Engine, meta: dict[str, Any] | None = None, started: float | None = None) -> dict[str, Any]:
+    """The run's tree; `meta.time` is when the run started (`started`, e.g. the journal's), else now."""
     tree = engine.tree
     finished = engine.finished
     return {
@@ -36,7 +37,7 @@ def tree_document(engine: Engine, meta: dict[str, Any] | None = None) -> dict[st
                 "max_retry": engine.limits.max_retry,
                 "max_steps": engine.env.max_steps,
             },
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
             "success": finished.success if finished else None,
             "steps": engine.env.steps,
             "llm_calls": engine.llm_calls,

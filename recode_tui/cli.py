@@ -33,7 +33,7 @@ def _add_run_options(parser: argparse.ArgumentParser, default_llm: str | None) -
 
 def add_preset_options(parser: argparse.ArgumentParser) -> None:
     """`--preset` and the flags that override its values (shared by run, tui and eval)."""
-    parser.add_argument("--preset", default=None, choices=preset_names(),
+    parser.add_argument("--preset", default=None, metavar="|".join(preset_names()),
                         help="named settings: default, or paper (the reference code's: 50 steps, "
                              "end at the first node error, depth 10, rewrites 5, the paper's prompts)")
     parser.add_argument("--max-steps", type=int, default=None, help="environment step limit (default 80)")
@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     kind.add_argument("--sft", action="store_true", help="chat-format JSON Lines, one line per expansion")
     kind.add_argument("--markdown", action="store_true", help="a readable transcript")
     export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
+    export.add_argument("--trusted", action="store_true",
+                        help="replay the session's code without the sandbox's checks (for a run recorded --trusted)")
 
     games = commands.add_parser("games", help="bundled and dataset games")
     games_commands = games.add_subparsers(dest="games_command")
@@ -92,11 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _default_llm() -> str:
     """`run` without --llm: the person at a terminal (like `tui`), else the demo script, said on screen."""
-    if sys.stdin.isatty() and sys.stdout.isatty():
-        return "human"
-    print("note: no --llm given and no terminal to answer at: playing the bundled demo script (--llm demo)",
-          file=sys.stderr)
-    return "demo"
+    return "human" if sys.stdin.isatty() and sys.stdout.isatty() else "demo"
 
 
 async def _run_headless(args: argparse.Namespace) -> int:
@@ -104,7 +102,8 @@ async def _run_headless(args: argparse.Namespace) -> int:
     from recode_tui.factory import make_llm
 
     run_settings(args)  # bad flags are refused before anything starts
-    if args.llm is None:
+    defaulted = args.llm is None
+    if defaulted:
         args.llm = _default_llm()
     if args.llm == "human":
         from recode_tui.plain import run_plain
@@ -113,6 +112,9 @@ async def _run_headless(args: argparse.Namespace) -> int:
     llm = make_llm(args.llm, args.profiles)
     session = await open_session(args, llm)
     engine = session.engine
+    if defaulted:  # said once the run really starts, so a usage error stays one line
+        print("note: no --llm given and no terminal to answer at: playing the bundled demo script (--llm demo)",
+              file=sys.stderr)
     for note in session.notes:
         print(f"note: {note}", file=sys.stderr)
     try:
@@ -226,13 +228,15 @@ async def _export(args: argparse.Namespace) -> int:
         if args.sft:
             text = "\n".join(sft_lines(journal)) + "\n"
         else:
-            session, events = await resume_session(folder, ScriptedLLM([]), make_env)
+            session, events = await resume_session(folder, ScriptedLLM([]), make_env, trusted=args.trusted)
             session.writer.close()
             await session.engine.close()
             if replay_failure(events):  # an export of a run that does not rebuild would be wrong
                 raise JournalError(f"cannot export {journal.session_id}: {replay_failure(events)}")
             if args.tree:
-                text = json.dumps(tree_document(session.engine, {"session": journal.session_id}), indent=2) + "\n"
+                meta = {"session": journal.session_id}
+                document = tree_document(session.engine, meta, started=journal.header.get("created"))
+                text = json.dumps(document, indent=2) + "\n"
             else:
                 text = markdown_transcript(journal, events)
     except JournalError as exc:
@@ -245,11 +249,27 @@ async def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def split_needs_data(split: str) -> None:
+    """`--split` without the dataset is a usage error that says what to set, not "no games match"."""
+    import os
+
+    from envs.alfworld.catalog import DATA_ENV_VAR, _split_dir, data_root
+
+    value = os.environ.get(DATA_ENV_VAR)
+    if data_root() is None:
+        why = f"{DATA_ENV_VAR}={value} is not a folder" if value else f"{DATA_ENV_VAR} is not set"
+        raise UsageError(f"--split {split} needs the ALFWorld data: {why}; set it to the dataset root")
+    if _split_dir(split) is None:
+        raise UsageError(f"no split {split!r} under {DATA_ENV_VAR}={value}; try valid_seen, valid_unseen or train")
+
+
 def _games_list(args: argparse.Namespace) -> int:
     from envs.alfworld.catalog import list_games, list_split
     from envs.base import EnvError
 
     types = args.task_type.split(",") if args.task_type else None
+    if args.split:
+        split_needs_data(args.split)
     try:
         games = list_split(args.split, types) if args.split else list_games(types)
     except EnvError as exc:

@@ -21,7 +21,7 @@ from textual.compose import compose
 
 from agent import events as ev
 from agent.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
-from agent.debugger import Breakpoint, Debugger, Stop, StopReason, describe_event
+from agent.debugger import Breakpoint, Debugger, Stop, StopReason, describe_event, finish_verdict
 from agent.engine import Engine
 from agent.journal import JournalError, read_journal, write_draft
 from agent.llm import LLM
@@ -468,8 +468,7 @@ async def show_engine(app: "RecodeApp", engine: Engine, events: list[ev.Event], 
     debugger.last_event, debugger.events_seen = last, len(events)
     app.apply_events(events)
     if isinstance(last, ev.RunFinished):
-        verdict = "episode won" if last.success else "episode failed"
-        reason = StopReason("finished", f"{how}: {verdict}: {last.reason} — {last.steps} steps")
+        reason = StopReason("finished", f"{how}: {finish_verdict(last, 'episode won', 'episode failed')} — {last.steps} steps")
     elif debugger.awaiting_human:
         reason = StopReason("human", f"{how}: awaiting your expansion of {last.node_id}")
     else:

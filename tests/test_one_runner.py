@@ -167,3 +167,40 @@ async def test_the_workspace_reexpansion_of_an_old_eval_journal_refuses_an_answe
         first = app.engine.tree.nodes["n0"].expansions[0]
         assert first.answer == hostile(target) and not first.accepted and first.reason == "forbidden: open"
     assert not target.exists()
+
+
+def test_eval_trusted_is_asked_for_and_a_resume_without_it_runs_the_checks(tmp_path):
+    target = tmp_path / "pwned"
+    out = tmp_path / "eval"
+    script = f"scripted:{script_file(tmp_path, hostile(target))}"
+    result = recode(tmp_path, "eval", "--games", "put-01,put-02", "-c", "1", "--llm", script, "-o", str(out),
+                    "--no-progress", "--trusted", "--node-timeout", "3")
+    assert result.returncode == 0, result.stderr
+    assert target.exists()  # --trusted: the user asked for no checks
+    report = json.loads((out / "report.json").read_text())
+    assert report["plan"]["trusted"] is True and report["plan"]["node_timeout"] == 3.0
+    header = read_journal(Path(report["episodes"][0]["journal"])).header
+    assert header["trusted"] is True and header["node_timeout"] == 3.0
+    # as if it had been interrupted after the first episode; the resume does not repeat --trusted
+    target.unlink()
+    report["episodes"], report["status"] = report["episodes"][:1], "interrupted"
+    (out / "report.json").write_text(json.dumps(report))
+    again = recode(tmp_path, "eval", "--resume", str(out), "--no-progress")
+    assert again.returncode == 0, again.stderr
+    assert "was started with --trusted; the remaining episodes run with the sandbox's checks" in again.stderr
+    assert not target.exists()
+    resumed = json.loads((out / "report.json").read_text())
+    assert resumed["plan"]["trusted"] is False
+    assert read_journal(Path(resumed["episodes"][1]["journal"])).header["trusted"] is False
+
+
+def test_an_engine_has_no_unchecked_default_runner():
+    import pytest
+
+    with pytest.raises(TypeError):
+        Engine(make_env(GAME), ScriptedLLM([]))  # type: ignore[call-arg]
+    from agent.runners import RunnerSettings
+
+    runner = RunnerSettings().make_runner()
+    engine = Engine(make_env(GAME), ScriptedLLM([]), runner)
+    assert engine.code_check is not None and engine.code_check("open('f', 'w')") == "forbidden: open"

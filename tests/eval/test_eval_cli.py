@@ -175,6 +175,9 @@ def test_ctrl_c_writes_the_report_of_finished_episodes_and_resume_continues(tmp_
         (("--llm", "scripted:/no/such/file.yaml"), "cannot read script"),
         (("--llm", "journal:/no/such/dir"), "is not a folder"),
         (("--resume", "/no/such/report.json"), "cannot read report"),
+        (("--node-timeout", "0"), "--node-timeout must be more than 0 seconds"),
+        (("--preset", "fast"), "unknown --preset 'fast'; use one of: default, paper"),
+        (("--max-steps", "-1"), "--max-steps must be 0 or more"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, args, message):

@@ -38,8 +38,8 @@ def new_front(tmp_path, pipe, game: str = "put-01", **kw) -> PlainFrontEnd:
 
 async def editor_open(front: PlainFrontEnd, task: asyncio.Future) -> None:
     for _ in range(2000):
-        if front.editing.is_set() and front.prompt_session.app.is_running:
-            await asyncio.sleep(0.05)  # let the editor finish its first render
+        app = front.prompt_session.app
+        if front.editing.is_set() and app.is_running and app.render_counter > 0:  # drawn once: ready for keys
             return
         if task.done():
             task.result()
