@@ -83,7 +83,7 @@ class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
         Binding("r", "show_tab('tab-prompt')", "Prompt", id="view.prompt"),
         Binding("B", "show_tab('tab-breakpoints')", "Breakpoints", id="view.breakpoints"),
         Binding("f", "follow", "Current", id="view.follow", show=False),
-        Binding("z", "zoom", "Zoom", id="view.zoom",
+        Binding("z", "zoom", "Zoom", id="view.zoom", show=False,
                 tooltip="Zoom the focused pane to the whole screen; z again restores"),
         Binding("v", "swap_panes", "Panes", id="view.panes", show=False,
                 tooltip="Below 100 columns: show the variables and log instead of the tree and node, or back"),
