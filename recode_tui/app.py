@@ -173,6 +173,7 @@ class RecodeApp(ModelActions, SessionActions, SearchActions, App[None]):
         self.query_one("#vars").border_subtitle = "w watch"
         self.query_one("#env-log").border_title = "Environment"
         self.query_one("#code-tree", CodeTreeView).focus()
+        self.command_at = time.monotonic()  # a new engine (resume, rewind, fork) counts as a command
         self.refresh_breakpoints()  # the watches a `changes` breakpoint stops on are marked
         self.update_status()
 
