@@ -208,6 +208,23 @@ async def test_a_hit_does_not_move_the_breakpoint_cursor_and_adding_gives_the_fo
         assert [bp.number for bp in app.debugger.breakpoints] == [2]  # x removed the one chosen
 
 
+async def test_a_hit_leaves_the_breakpoint_cursor_on_the_row_the_person_chose() -> None:
+    app = build_app("put-01", "demo", cursor_blink=False,
+                    breakpoints=[Breakpoint(BreakpointKind.EVERY_STUB), Breakpoint(BreakpointKind.DEPTH_AT_LEAST, "9")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press("B")
+        await pilot.pause()
+        table = app.query_one(BreakpointsPane).query_one(DataTable)
+        await pilot.press("down")  # on breakpoint 2
+        await command(pilot, app, "c")  # breakpoint 1 hits
+        assert app.reason.startswith("breakpoint 1")
+        assert table.cursor_row == 1
+        await pilot.press("x")
+        await pilot.pause()
+        assert [bp.number for bp in app.debugger.breakpoints] == [1]
+
+
 # -- item 16: the editor -----------------------------------------------------------------------
 
 
@@ -286,3 +303,13 @@ async def test_a_fast_proposal_is_shown_as_under_review_not_as_running() -> None
         await pilot.pause()
         first, second = status_lines(app)
         assert "reviewing a proposal" in first and "review the proposal for n0" in second
+
+
+# -- item 23: the real-terminal tests skip alike where tmux is missing ------------------------------
+
+
+def test_every_module_that_drives_tmux_skips_where_it_is_missing() -> None:
+    from . import terminal, test_crash_resume, test_tmux
+
+    for module in (test_crash_resume, test_tmux):
+        assert module.pytestmark is terminal.needs_tmux, module.__name__
