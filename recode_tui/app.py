@@ -29,7 +29,7 @@ from recode_tui.widgets.breakpoints import BreakpointsPane
 from recode_tui.widgets.code_tree import CodeTreeView
 from recode_tui.widgets.driver import EngineDriver
 from recode_tui.widgets.env_log import EnvLog
-from recode_tui.widgets.expansion_editor import ExpansionEditor
+from recode_tui.widgets.expansion_editor import CodeArea, ExpansionEditor
 from recode_tui.widgets.help_screen import HelpScreen
 from recode_tui.widgets.node_detail import NodeDetail
 from recode_tui.widgets.prompt_view import PromptView
@@ -85,8 +85,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
         Binding("r", "show_tab('tab-prompt')", "Prompt", id="view.prompt"),
         Binding("B", "show_tab('tab-breakpoints')", "Breakpoints", id="view.breakpoints"),
         Binding("f", "follow", "Current", id="view.follow", show=False),
-        Binding("z", "zoom", "Zoom", id="view.zoom",
-                tooltip="Zoom the focused pane to the whole screen; z again restores"),
+        Binding("z,ctrl+t", "zoom", "Zoom", id="view.zoom", show=False,
+                tooltip="Zoom the focused pane to the whole screen (ctrl+t also in the editor); again restores"),
         Binding("v", "swap_panes", "Panes", id="view.panes", show=False,
                 tooltip="Below 100 columns: show the variables and log instead of the tree and node, or back"),
         Binding("w", "watch", "Watch", id="watch.add", show=False,
@@ -175,6 +175,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
         self.query_one("#vars").border_subtitle = "w watch"
         self.query_one("#env-log").border_title = "Environment"
         self.query_one("#code-tree", CodeTreeView).focus()
+        self.command_at = time.monotonic()  # a new engine (resume, rewind, fork) counts as a command
         self.refresh_breakpoints()  # the watches a `changes` breakpoint stops on are marked
         self.update_status()
 
@@ -285,7 +286,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
     # -- engine messages ------------------------------------------------------------------
 
     def on_engine_driver_started(self, message: EngineDriver.Started) -> None:
-        if self.run_state != "starting":
+        if self.run_state not in ("starting", "reviewing"):  # a fast proposal may come first
             self.run_state = "running"
             self.say("info", f"{message.command}…")
 
@@ -538,7 +539,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
 
         sections = [
             ("Console", list(self.BINDINGS)),
-            ("Expansion editor", list(ExpansionEditor.BINDINGS)),
+            ("Expansion editor", [*ExpansionEditor.BINDINGS, *CodeArea.BINDINGS]),
             ("Breakpoint list", list(_BP.BINDINGS)),
             ("Watch list", list(WatchList.BINDINGS)),
             ("Search line", list(SearchBar.BINDINGS)),

@@ -83,6 +83,14 @@ class CodeArea(TextArea):
             self._restart_blink()
             self.replace("\n" + indent, start, end, maintain_selection_offset=False)
             return
+        if not self.read_only and event.key == "backspace":
+            # Here, not as a binding: a binding runs once the key has bubbled up to the
+            # app, after keys typed just behind it, so a fast `x<bs>y` would end as `y`.
+            event.stop()
+            event.prevent_default()
+            self._restart_blink()
+            self.action_delete_left()
+            return
         await super()._on_key(event)
 
     def action_delete_left(self) -> None:

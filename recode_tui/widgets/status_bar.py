@@ -86,12 +86,12 @@ class StatusBar(Widget):
             (Text(f" · {task_type}", "cyan"), 2),
             (Text.assemble(SEP, (label, style)), 10),
             (Text("  TRUSTED ", "bold reverse red"), 9) if trusted else (Text(), 0),
-            (Text(f"{SEP[0]}steps {steps}/{max_steps}"), 7),
-            (Text(f"{SEP[0]}depth {depth}"), 3),
-            (Text(f"{SEP[0]}nodes {nodes}"), 3),
-            (Text(f"{SEP[0]}LLM calls {llm_calls}"), 4),
-            (Text(f"{SEP[0]}tokens {tokens[0]}+{tokens[1]}"), 1),
-            (Text(f"{SEP[0]}${cost:.4f}"), 4),
+            (Text.assemble(SEP, f"steps {steps}/{max_steps}"), 7),
+            (Text.assemble(SEP, f"depth {depth}"), 3),
+            (Text.assemble(SEP, f"nodes {nodes}"), 3),
+            (Text.assemble(SEP, f"LLM calls {llm_calls}"), 4),
+            (Text.assemble(SEP, f"tokens {tokens[0]}+{tokens[1]}"), 1),
+            (Text.assemble(SEP, f"${cost:.4f}"), 4),
             (Text.assemble(SEP, (f"LLM {short_label(llm)}", "cyan")), 6) if llm else (Text(), 0),
         ]
         self._parts = [(text, priority) for text, priority in parts if text]

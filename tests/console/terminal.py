@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import time
+
+import pytest
+
+# Every module that drives a real terminal skips, not fails, where tmux is missing
+# (.ci/run installs it): `pytestmark = needs_tmux`.
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
 
 
 class Tmux:

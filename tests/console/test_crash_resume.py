@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from .terminal import Tmux
+from .terminal import Tmux, needs_tmux
 
+pytestmark = needs_tmux
 ROOT = Path(__file__).resolve().parents[2]
 tmux = Tmux(f"recode-tui-crash-{os.getpid()}")
 screen = tmux.screen

@@ -108,6 +108,8 @@ async def test_review_edit_then_accept_records_both_texts(tmp_path: Path) -> Non
             await started(pilot, app)
             await pilot.press("c")
             await proposal_shown(pilot, app)
+            assert app.focused is not app.editor.editor  # a proposal never takes the focus
+            await pilot.press("e")
             app.editor.editor.cursor_location = (0, len("<think>"))
             await type_text(pilot, "Checked by a person. ")
             await pilot.press("ctrl+s")

@@ -11,7 +11,7 @@ from pathlib import Path
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.app import build_app
 
-from .helpers import SIZE, command, started, wait_for
+from .helpers import SIZE, checked, command, started, wait_for
 
 PROPOSAL = (
     "<think>The vase is on the dining table.</think>\n<execute>\n"
@@ -28,7 +28,8 @@ def test_review_proposal(snap_compare) -> None:
         await started(pilot, app)
         await pilot.press("c")
         await wait_for(pilot, lambda: app.llm_control.reviewing is not None and app.editor.is_open)
-        await pilot.pause(0.3)
+        await checked(pilot, app)
+        app.clear_notifications()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 

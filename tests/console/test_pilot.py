@@ -279,7 +279,10 @@ async def test_esc_in_the_breakpoint_add_box_goes_back_to_the_list_so_keys_step_
         await type_text(pilot, "depth 2")
         await pilot.press("enter")
         await pilot.pause()
-        assert isinstance(app.focused, Input)  # ready for another one
+        assert app.focused is app.query_one("#bp-table", DataTable)  # added: back to the list
+        await pilot.press("a")
+        await type_text(pilot, "dep")
+        assert isinstance(app.focused, Input)
         await pilot.press("escape")
         await pilot.pause()
         assert app.focused is app.query_one("#bp-table", DataTable)

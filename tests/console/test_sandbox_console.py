@@ -74,7 +74,6 @@ async def test_interrupt_stops_a_long_running_node(code: str) -> None:
         await pilot.press("c")
         await wait_for(pilot, lambda: app.engine.current is not None and app.engine.current.id == "n1"
                        and app.engine.current.status is NodeStatus.RUNNING, what="the loop to run")
-        await pilot.pause(0.3)
         began = time.monotonic()
         await pilot.press("i")
         await wait_for(pilot, lambda: app.stops > before and not app.driver.busy, timeout=15, what="the stop")

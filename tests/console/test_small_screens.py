@@ -88,13 +88,30 @@ async def test_z_zooms_the_focused_pane_and_z_again_restores_it() -> None:
         assert app.screen.maximized is None and app.query_one("#bottom").region.height >= 10
 
 
+async def test_ctrl_t_zooms_the_editor_while_typing_in_it() -> None:
+    app = build_app("put-01", "human", cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        text = app.editor.editor.text
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert app.screen.maximized is app.query_one("#bottom") and app.focused is app.editor.editor
+        assert app.editor.editor.region.height >= 15 and app.editor.editor.text == text
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert app.screen.maximized is None
+
+
 async def test_zoom_is_listed_in_help() -> None:
     app = build_app("put-01", "human", cursor_blink=False, autostart=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("question_mark")
         await pilot.pause()
         rows = app.screen.rows
-        assert ("z", "Zoom", "view.zoom") in rows
+        assert ("z, ^t", "Zoom", "view.zoom") in rows
+        assert ("v", "Panes", "view.panes") in rows
+        assert ("^a", "Select all", "expansion.select-all") in rows
 
 
 # -- item 12: the focus never jumps while command keys are typed ---------------------------
@@ -191,6 +208,23 @@ async def test_a_hit_does_not_move_the_breakpoint_cursor_and_adding_gives_the_fo
         assert [bp.number for bp in app.debugger.breakpoints] == [2]  # x removed the one chosen
 
 
+async def test_a_hit_leaves_the_breakpoint_cursor_on_the_row_the_person_chose() -> None:
+    app = build_app("put-01", "demo", cursor_blink=False,
+                    breakpoints=[Breakpoint(BreakpointKind.EVERY_STUB), Breakpoint(BreakpointKind.DEPTH_AT_LEAST, "9")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press("B")
+        await pilot.pause()
+        table = app.query_one(BreakpointsPane).query_one(DataTable)
+        await pilot.press("down")  # on breakpoint 2
+        await command(pilot, app, "c")  # breakpoint 1 hits
+        assert app.reason.startswith("breakpoint 1")
+        assert table.cursor_row == 1
+        await pilot.press("x")
+        await pilot.pause()
+        assert [bp.number for bp in app.debugger.breakpoints] == [1]
+
+
 # -- item 16: the editor -----------------------------------------------------------------------
 
 
@@ -250,3 +284,25 @@ async def test_a_tree_line_cut_by_the_pane_ends_in_an_ellipsis() -> None:
         lines = [tree.render_line(y).text for y in range(2)]
         assert lines[1].rstrip().endswith("…"), lines
         assert len(lines[1]) == tree.size.width
+
+
+async def test_a_fast_proposal_is_shown_as_under_review_not_as_running() -> None:
+    app = build_app("put-01", ScriptedLLM([ScriptEntry(PROPOSAL)]), review=True, breakpoints=[],
+                    cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: app.llm_control.reviewing is not None and app.editor.is_open)
+        await pilot.pause()
+        first, second = status_lines(app)
+        assert "reviewing a proposal" in first and "review the proposal for n0" in second
+
+
+# -- item 23: the real-terminal tests skip alike where tmux is missing ------------------------------
+
+
+def test_every_module_that_drives_tmux_skips_where_it_is_missing() -> None:
+    from . import terminal, test_crash_resume, test_tmux
+
+    for module in (test_crash_resume, test_tmux):
+        assert module.pytestmark is terminal.needs_tmux, module.__name__

@@ -1,6 +1,6 @@
 """Screens of the console as SVG snapshots (pytest-textual-snapshot).
 
-Fixed 160x48 terminal, cursor blink off, scripted or human LLMs only, nothing
+A 160x48 terminal (and the small ones, 80x24 and 100x30, at the end), cursor blink off, scripted or human LLMs only, nothing
 time- or path-dependent on screen. Update with `pytest --snapshot-update`.
 """
 
@@ -10,7 +10,7 @@ from agent.debugger import Breakpoint, BreakpointKind
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.app import build_app
 
-from .helpers import SIZE, command, started, type_text
+from .helpers import SIZE, checked, command, started, type_text
 
 
 def test_start_screen(snap_compare) -> None:
@@ -29,7 +29,8 @@ def test_awaiting_expansion(snap_compare) -> None:
         await started(pilot, app)
         await command(pilot, app, "c")
         await type_text(pilot, 'run("go to diningtable 1")\nfor x in [1]:\n    take_it(x)')
-        await pilot.pause(0.3)  # the live check runs after a short quiet
+        await checked(pilot, app)  # the live check runs after a short quiet
+        app.clear_notifications()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -78,3 +79,63 @@ def test_episode_won(snap_compare) -> None:
         app.clear_notifications()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+# -- small terminals (issue 12, item 11) ---------------------------------------------------------
+
+SMALL = (80, 24)
+MEDIUM = (100, 30)
+
+
+def test_awaiting_expansion_at_80x24(snap_compare) -> None:
+    """The tree, the node and the editor all have rows; the status line is cut, not wrapped."""
+    app = build_app("put-01", "human", cursor_blink=False)
+
+    async def run_before(pilot) -> None:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        await type_text(pilot, 'fetch_vase()\nrun("go to sidetable 1")\nrun("move vase 1 to sidetable 1")')
+        await command(pilot, app, "ctrl+s")
+        await command(pilot, app, "c")
+        await checked(pilot, app)
+        app.clear_notifications()
+
+    assert snap_compare(app, terminal_size=SMALL, run_before=run_before)
+
+
+def test_variables_and_log_at_80x24(snap_compare) -> None:
+    app = build_app("put-01", "demo", cursor_blink=False)
+
+    async def run_before(pilot) -> None:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        await pilot.press("v")
+        app.clear_notifications()
+
+    assert snap_compare(app, terminal_size=SMALL, run_before=run_before)
+
+
+def test_breakpoint_hit_at_100x30(snap_compare) -> None:
+    """The stop reason stays on the second status line."""
+    app = build_app(
+        "put-01", "demo", cursor_blink=False, breakpoints=[Breakpoint(BreakpointKind.ACTION_REGEX, r"^take\b")]
+    )
+
+    async def run_before(pilot) -> None:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        app.clear_notifications()
+
+    assert snap_compare(app, terminal_size=MEDIUM, run_before=run_before)
+
+
+def test_zoomed_tree_at_80x24(snap_compare) -> None:
+    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[])
+
+    async def run_before(pilot) -> None:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        await pilot.press("z")
+        app.clear_notifications()
+
+    assert snap_compare(app, terminal_size=SMALL, run_before=run_before)

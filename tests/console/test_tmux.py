@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
 
-import pytest
-
-from .terminal import Tmux
+from .terminal import Tmux, needs_tmux
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = needs_tmux
 
 
 _tmux = Tmux(f"recode-tui-test-{os.getpid()}")
@@ -61,5 +58,44 @@ def test_ctrl_s_right_after_fast_typing_submits_everything_typed() -> None:
         _tmux(*burst, "send-keys", "-t", session, "C-s")  # one tmux command: no pause before ctrl+s
         screen = _wait_for(session, "expansion accepted: 3 child node(s)")
         assert 'run("move vase 1 to sidetable 1")' in screen
+    finally:
+        _tmux("kill-server")
+
+
+def test_solve_the_default_game_by_typing_at_80x24() -> None:
+    """The smallest usual terminal: a person solves put-01 with the README's four steps."""
+    session = f"recode-tui-small-{os.getpid()}"
+    command = f"cd {ROOT} && env -u COLUMNS -u LINES {sys.executable} -m recode_tui tui"
+    assert _tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command).returncode == 0
+    try:
+        screen = _wait_for(session, "solve(instruction, observation)")
+        _wait_for(session, "paused")
+
+        def type_expansion(*lines: str) -> None:
+            for index, line in enumerate(lines):
+                if index:
+                    _tmux("send-keys", "-t", session, "Enter")
+                _tmux("send-keys", "-t", session, "-l", line)
+            _wait_for(session, f"✓ {len(lines)} child node(s)")  # the live check, as the person sees it
+            _tmux("send-keys", "-t", session, "C-s")
+
+        _tmux("send-keys", "-t", session, "c")
+        screen = _wait_for(session, "Expand n0")
+        assert "awaiting expansion" in screen.splitlines()[0]  # the status line, not wrapped
+        assert "breakpoint 1: every stub expansion" in screen.splitlines()[1]
+        type_expansion("fetch_vase()", 'run("go to sidetable 1")', 'run("move vase 1 to sidetable 1")')
+        screen = _wait_for(session, "expansion accepted: 3 child node(s)")
+        assert 'run("move vase 1 to sidetable 1")' in screen  # the tree has rows
+        _tmux("send-keys", "-t", session, "c")
+        _wait_for(session, "Expand n1")
+        _wait_for(session, "n1  stub")  # the node pane
+        type_expansion('run("go to diningtable 1")', 'run("take vase 1 from diningtable 1")')
+        _wait_for(session, "expansion accepted: 2 child node(s)")
+        _tmux("send-keys", "-t", session, "c")
+        screen = _wait_for(session, "episode won")
+        lines = screen.splitlines()
+        assert "done" in lines[0] and "episode won" in lines[1]
+        assert "✓ run(\"move vase 1 to sidetable 1\")" in screen  # the tree, all done
+        assert all(len(line) <= 80 for line in lines) and len(lines) <= 24
     finally:
         _tmux("kill-server")
