@@ -112,7 +112,8 @@ def sft_lines(journal: Journal) -> list[str]:
     """One chat-format JSON line per applied expansion, ready for fine-tuning."""
     lines = []
     for record in journal.records:
-        if record.get("type") == "answer" and record.get("accepted"):
+        # An answer journaled without its prompt (older branches did that) is no training pair.
+        if record.get("type") == "answer" and record.get("accepted") and record.get("prompt"):
             pair = {
                 "messages": [
                     {"role": "user", "content": record["prompt"]},

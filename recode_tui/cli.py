@@ -227,6 +227,9 @@ async def _export(args: argparse.Namespace) -> int:
         journal = read_journal(folder)
         if args.sft:
             text = "\n".join(sft_lines(journal)) + "\n"
+            blank = sum(r.get("type") == "answer" and bool(r.get("accepted")) and not r.get("prompt") for r in journal.records)
+            if blank:
+                print(f"note: {blank} answer(s) were journaled without their prompt and are left out", file=sys.stderr)
         else:
             session, events = await resume_session(folder, ScriptedLLM([]), make_env, trusted=args.trusted)
             session.writer.close()

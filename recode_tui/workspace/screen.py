@@ -71,7 +71,8 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         self.restored: list[str] = []  # files whose unsaved edits came back from the last workspace
         if sessions_dir is not None and not self.draft.edits:
             kept = load_edits(self._recovery(), self.draft.root, self.base_hash)
-            self.draft.edits.update(kept)
+            if kept:  # a set of its own: the run's prompt set changes only when an answer is chosen
+                self.draft = DraftPromptSet(self.draft.root, edits=kept)
             self.restored = sorted(kept)
         self._kept_edits = dict(self.draft.edits)
         self.prompts_dir = prompts_dir

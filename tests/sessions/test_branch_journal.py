@@ -109,3 +109,23 @@ async def test_a_markdown_export_of_a_journal_that_does_not_replay_fails_with_th
         assert done.returncode != 0, kind
         assert done.stdout == "" and done.stderr.count("\n") == 1
         assert "cannot export" in done.stderr and "step 1" in done.stderr and "differs from the recording" in done.stderr
+
+
+async def test_sft_export_leaves_out_answers_journaled_without_their_prompt(tmp_path):
+    """Journals written by the old branch code hold answers with an empty prompt: no empty user message."""
+    session = await new_session(tmp_path)
+    await session.engine.run()
+    session.writer.close()
+    await session.engine.close()
+    journal = session.folder / JOURNAL_FILE
+    lines = journal.read_text().splitlines()
+    last = max(i for i, line in enumerate(lines) if '"type": "answer"' in line)
+    record = json.loads(lines[last])
+    record["prompt"], record["stub"] = "", ""
+    lines[last] = json.dumps(record)
+    journal.write_text("\n".join(lines) + "\n")
+    done = export(session.folder.name, "--sft", "--sessions", str(tmp_path / "sessions"))
+    assert done.returncode == 0
+    pairs = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert len(pairs) == 1 and all(p["messages"][0]["content"] for p in pairs)
+    assert done.stderr.count("\n") == 1 and "1 answer(s) were journaled without their prompt" in done.stderr
