@@ -80,7 +80,7 @@ def main() -> int:
     memory = rss_mb(jvm)
     simulator.close()
 
-    print(f"| what | value |\n|---|---|")
+    print("| what | value |\n|---|---|")
     print(f"| JVM start | {start:.2f} s |")
     print(f"| reset, first / later (median) | {resets[0]:.2f} s / {statistics.median(resets[1:] or resets):.2f} s |")
     print(f"| step, bare simulator (median of {len(bare)}) | {median_ms(bare):.1f} ms |")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable
 
@@ -280,7 +279,6 @@ class SessionControl:
         node = self._selected_node("fork")
         if node is None:
             return
-        self.app.command_at = time.monotonic()  # F asked for the editor: the stop after the replay may focus it
         answers = [e.answer for e in node.expansions if e.accepted] or [e.answer for e in node.expansions]
         if not answers:
             self._warn(f"{node.id} was never expanded: fork gives an expanded stub another answer")
