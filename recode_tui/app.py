@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from textual import events, on
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
-from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
 from agent import events as ev
@@ -25,6 +24,7 @@ from recode_tui.llm_control import LLMControl
 from recode_tui.model_actions import MODEL_BINDINGS, ModelActions
 from recode_tui.search_actions import SEARCH_BINDINGS, SearchActions
 from recode_tui.session_actions import SESSION_BINDINGS, SessionActions
+from recode_tui.view_actions import VIEW_BINDINGS, ViewActions
 from recode_tui.widgets.breakpoints import BreakpointsPane
 from recode_tui.widgets.code_tree import CodeTreeView
 from recode_tui.widgets.driver import EngineDriver
@@ -62,7 +62,7 @@ def stub_name_of(code: str) -> str | None:
     return None
 
 
-class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[None]):
+class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewActions, App[None]):
     CSS_PATH = str(Path(__file__).resolve().parent / "recode.tcss")
     TITLE = "recode-tui"
     # Screen classes for small terminals (recode.tcss): the panes rearrange below these sizes.
@@ -85,10 +85,6 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
         Binding("r", "show_tab('tab-prompt')", "Prompt", id="view.prompt"),
         Binding("B", "show_tab('tab-breakpoints')", "Breakpoints", id="view.breakpoints"),
         Binding("f", "follow", "Current", id="view.follow", show=False),
-        Binding("z,ctrl+t", "zoom", "Zoom", id="view.zoom", show=False,
-                tooltip="Zoom the focused pane to the whole screen (ctrl+t also in the editor); again restores"),
-        Binding("v", "swap_panes", "Panes", id="view.panes", show=False,
-                tooltip="Below 100 columns: show the variables and log instead of the tree and node, or back"),
         Binding("w", "watch", "Watch", id="watch.add", show=False,
                 tooltip="Watch a Python expression: re-evaluated at every stop"),
         Binding("W", "workspace", "Prompts", id="view.workspace", show=False,
@@ -98,6 +94,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
         *MODEL_BINDINGS,
         *SESSION_BINDINGS,
         *SEARCH_BINDINGS,
+        *VIEW_BINDINGS,
     ]
 
     def __init__(
@@ -438,32 +435,6 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
 
         await open_workspace(self)
 
-    ZOOMABLE = ("code-tree", "detail", "vars", "env-log", "bottom")
-
-    def action_zoom(self) -> None:
-        """Zoom the pane holding the focus (Textual's maximize), or restore the zoomed one."""
-        screen = self.screen
-        if screen.maximized is not None:
-            screen.minimize()
-            return
-        widget = self.focused
-        while widget is not None and getattr(widget, "id", None) not in self.ZOOMABLE:
-            widget = widget.parent  # type: ignore[assignment]
-        if widget is None:
-            self.notify("Focus a pane first (tab moves the focus).", severity="warning")
-            return
-        screen.maximized = widget  # type: ignore[assignment]
-
-    def action_swap_panes(self) -> None:
-        """Narrow terminals show two panes above the editor: tree and node, or variables and log."""
-        panes = self.query_one("#panes")
-        if not self.screen.has_class("-narrow"):
-            self.notify("Every pane is shown at this width; z zooms the focused one.")
-            return
-        panes.toggle_class("-data")
-        target = self.variables.query_one("#vars-table") if panes.has_class("-data") else self.tree_view
-        self.call_after_refresh(target.focus)
-
     def action_follow(self) -> None:
         self.tree_view.follow()
         self.tree_view.focus()
@@ -523,16 +494,6 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, App[No
         watches = self.variables.watches
         if watches.expressions and not self.driver.busy:
             watches.evaluate_all(self.engine.runner.evaluate, new_stop)
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """ctrl+p lists the console's own actions (from its bindings) before Textual's."""
-        from recode_tui.palette import binding_commands
-
-        if screen is self.screen_stack[0]:
-            yield from binding_commands(self, self.BINDINGS, self.user_keymap)
-        for command in super().get_system_commands(screen):
-            if command.title not in ("Maximize", "Minimize"):  # `z` zooms (a whole pane)
-                yield command
 
     def action_help(self) -> None:
         from recode_tui.widgets.breakpoints import BreakpointsPane as _BP
