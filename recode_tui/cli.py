@@ -174,9 +174,10 @@ def _run_console(args: argparse.Namespace) -> int:
         resume=find_resume(args.sessions, args.resume),
     )
     app.run()
-    if app.return_code:  # an unhandled exception ended the app: one line, never exit 0
-        print(app.crash_line or "recode-tui: the console stopped on an error", file=sys.stderr)
-        return app.return_code
+    code = getattr(app, "return_code", 0)
+    if code:  # an unhandled exception ended the app: one line, never exit 0
+        print(getattr(app, "crash_line", "") or "recode-tui: the console stopped on an error", file=sys.stderr)
+        return code
     return 0
 
 
