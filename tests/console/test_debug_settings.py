@@ -94,7 +94,10 @@ async def test_an_unreadable_debug_file_is_named_kept_aside_and_the_start_breakp
     again = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path, resume=folder)
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
-        notes = [n.message for n in again._notifications]
-        assert any(f"{SETTINGS_FILE} is unreadable" in n and f"kept as {SETTINGS_FILE}.bad" in n for n in notes), notes
+        def named() -> bool:  # the notes follow the replay's last stop
+            return any(f"{SETTINGS_FILE} is unreadable" in n.message and f"kept as {SETTINGS_FILE}.bad" in n.message
+                       for n in again._notifications)
+
+        await wait_for(pilot, named, what="the note on the unreadable file")
         assert set_up(again) == [("every-stub", True)]  # what this start gave
         assert (folder / f"{SETTINGS_FILE}.bad").read_text().endswith('"breakpoints": [')
