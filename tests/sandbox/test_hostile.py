@@ -84,7 +84,7 @@ HOSTILE: list[tuple[str, str, str, str]] = [
     # memory
     ("big-string", "s = 'a' * (3 * 1024 ** 3)", MEMORY, "memory limit"),
     ("big-bytearray", "b = bytearray(2 * 1024 ** 3)", MEMORY, "memory limit"),
-    ("memory-blowup-loop", "chunks = []\nwhile True:\n    chunks.append('x' * 10 ** 7)", MEMORY, "memory limit"),
+    ("memory-blowup-loop", "chunks = []\nwhile True:\n    chunks.append(bytearray(10 ** 8))", MEMORY, "memory limit"),
     ("range-to-list", "xs = list(range(10 ** 9))", MEMORY, "memory limit"),
     # recursion
     ("deep-recursion", "f = lambda n: f(n + 1)\nf(0)", ERROR, "RecursionError"),
