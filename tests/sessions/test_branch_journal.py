@@ -62,13 +62,13 @@ async def test_a_forked_stub_answered_anew_journals_its_stub_and_prompt_and_the_
 async def test_an_expansion_answered_after_a_resume_journals_its_stub_and_prompt(tmp_path):
     session = await new_session(tmp_path)
     asked = (await step_until(session.engine, lambda e: isinstance(e, ev.ExpansionRequested) and e.node_id == "n1"))[-1]
-    before = snapshot(session.engine)
+    before = await snapshot(session.engine)
     session.writer.close()  # the process dies while n1 waits for its answer
     await session.engine.close()
 
     resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env)
     assert isinstance(replayed[-1], ev.ExpansionRequested) and replayed[-1].node_id == "n1"
-    assert snapshot(resumed.engine)[0] == before[0]
+    assert (await snapshot(resumed.engine))[0] == before[0]
     result = await resumed.engine.run()
     resumed.writer.close()
     await resumed.engine.close()
