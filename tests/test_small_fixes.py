@@ -115,7 +115,11 @@ def test_run_without_llm_at_a_terminal_makes_you_the_llm(tmp_path):
     seen = b""
     try:
         deadline = time.monotonic() + 60
-        while b"<execute>" not in seen and time.monotonic() < deadline:
+        def editor_open() -> bool:  # the prompt ends with the stub, then the editor's skeleton
+            head = b"# Current function to expand"
+            return head in seen and seen.rfind(b"<execute>") > seen.find(head)
+
+        while not editor_open() and time.monotonic() < deadline:
             ready, _, _ = select.select([main], [], [], 0.5)
             if ready:
                 try:
