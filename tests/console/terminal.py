@@ -20,9 +20,15 @@ class Tmux:
         self.socket = socket
 
     def __call__(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            ["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True, text=True, timeout=10
-        )
+        deadline = time.monotonic() + 10
+        while True:
+            done = subprocess.run(
+                ["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True, text=True, timeout=10
+            )
+            # The server an earlier test killed may still be exiting on this socket: wait for it.
+            if "server exited unexpectedly" not in done.stderr or time.monotonic() > deadline:
+                return done
+            time.sleep(0.2)
 
     def screen(self, session: str) -> str:
         return self("capture-pane", "-p", "-t", session).stdout
