@@ -247,8 +247,9 @@ class Engine:
             node.error = outcome.error
             yield NodeError(node.id, code=node.code, error=outcome.error, output=outcome.output)
             if self.limits.end_on_error:
-                first = (outcome.error or "error").strip().splitlines()[-1] if outcome.error.strip() else "error"
-                self.finished_reason = f"node error: {node.id} `{node.code.splitlines()[0]}` raised {first} (end on error)"
+                error = (outcome.error.strip() or "an error").splitlines()[-1]  # the exception line
+                code = (node.code.strip().splitlines() or [""])[0]
+                self.finished_reason = f"node error: {node.id} `{code}` raised {error} (end on error)"
                 return
             if node.repairs < self.limits.max_retry:
                 async for event in self._expand(node, "", "repair", outcome):
