@@ -89,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     from recode_tui.prompt_cli import add_prompt_parser
 
     add_prompt_parser(commands)
+    from recode_tui.compare_cli import add_compare_parser
+
+    add_compare_parser(commands)
     return parser
 
 
@@ -308,6 +311,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from recode_tui.evaluate import run_eval
 
             return run_eval(args)
+        if args.command == "compare":
+            from recode_tui.compare_cli import run_compare
+
+            return run_compare(args)
         if args.command == "games":
             if args.games_command != "list":
                 parser.parse_args(["games", "--help"])
