@@ -67,12 +67,15 @@ def build_parser() -> argparse.ArgumentParser:
     session_list.add_argument("--sessions", default=None)
 
     export = commands.add_parser("export", help="export a session: tree JSON, SFT pairs or Markdown")
-    export.add_argument("session", nargs="?", default=None, help="session id or path (default: the latest)")
+    export.add_argument("session", nargs="?", default=None,
+                        help="session id or path, or an eval folder for --sft (default: the latest session)")
     export.add_argument("--sessions", default=None)
     kind = export.add_mutually_exclusive_group(required=True)
     kind.add_argument("--tree", action="store_true", help="recode.plan.v1 JSON")
     kind.add_argument("--sft", action="store_true", help="chat-format JSON Lines, one line per expansion")
     kind.add_argument("--markdown", action="store_true", help="a readable transcript")
+    export.add_argument("--won-only", action="store_true", help="--sft: only episodes and branches that won")
+    export.add_argument("--corrected-only", action="store_true", help="--sft: only answers a person typed or edited")
     export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
     export.add_argument("--trusted", action="store_true",
                         help="replay the session's code without the sandbox's checks (for a run recorded --trusted)")
@@ -220,21 +223,23 @@ def _sessions_list(args: argparse.Namespace) -> int:
 async def _export(args: argparse.Namespace) -> int:
     import json
 
-    from agent.export import markdown_transcript, sft_lines, tree_document
+    from agent.export import eval_folder, markdown_transcript, tree_document
     from agent.journal import JournalError, find_session, read_journal, sessions_dir_from
     from agent.session import replay_failure, resume_session
     from envs import make_env
     from mockllm import ScriptedLLM
 
+    if (args.won_only or args.corrected_only) and not args.sft:
+        raise UsageError("--won-only and --corrected-only filter SFT pairs: add --sft")
     try:
-        folder = find_session(sessions_dir_from(args.sessions), args.session)
-        journal = read_journal(folder)
         if args.sft:
-            text = "\n".join(sft_lines(journal)) + "\n"
-            blank = sum(r.get("type") == "answer" and bool(r.get("accepted")) and not r.get("prompt") for r in journal.records)
-            if blank:
-                print(f"note: {blank} answer(s) were journaled without their prompt and are left out", file=sys.stderr)
+            text = _sft_text(args)
         else:
+            if eval_folder(args.session):
+                raise UsageError(f"{args.session} is an evaluation: export it with --sft, or give one episode's "
+                                 f"journal for --tree or --markdown ({args.session}/journals/<game>)")
+            folder = find_session(sessions_dir_from(args.sessions), args.session)
+            journal = read_journal(folder)
             session, events = await resume_session(folder, ScriptedLLM([]), make_env, trusted=args.trusted)
             session.writer.close()
             await session.engine.close()
@@ -254,6 +259,27 @@ async def _export(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _sft_text(args: argparse.Namespace) -> str:
+    """SFT lines of one session, or of every episode of an eval folder; notes go to stderr."""
+    from agent.export import eval_folder, eval_journals, sft_lines, unpaired_answers
+    from agent.journal import find_session, read_journal, sessions_dir_from
+
+    evaluation = eval_folder(args.session)
+    folders = eval_journals(evaluation) if evaluation else [find_session(sessions_dir_from(args.sessions), args.session)]
+    lines, blank = [], 0
+    for folder in folders:
+        journal = read_journal(folder)
+        lines += sft_lines(journal, won_only=args.won_only, corrected_only=args.corrected_only)
+        blank += unpaired_answers(journal)
+    if blank:
+        print(f"note: {blank} answer(s) were journaled without their prompt and are left out", file=sys.stderr)
+    if evaluation:
+        print(f"note: {len(lines)} pair(s) from {len(folders)} episode journal(s) of {evaluation}", file=sys.stderr)
+    elif not lines and (args.won_only or args.corrected_only):
+        print("note: no answer passes the filter", file=sys.stderr)
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def split_needs_data(split: str) -> None:
