@@ -67,6 +67,23 @@ def results_by_episode(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return found
 
 
+def _aliases(record: dict[str, Any]) -> list[str]:
+    """Every name a result goes by (`episode`, `id`, `game`), so an older report matches a newer one."""
+    names = [episode_id({key: record.get(key)}) for key in ("episode", "id", "game")]
+    return [n for n in dict.fromkeys(names) if n]
+
+
+def _matched(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """b's episode id -> a's, where b names an episode of a by another of its names."""
+    renamed = {}
+    for key, record in b.items():
+        if key not in a:
+            other = next((n for n in _aliases(record) if n in a), None)
+            if other is not None:
+                renamed[key] = other
+    return renamed
+
+
 def load_report(path: str | Path) -> dict[str, Any]:
     """Read a report file or an eval folder; raises CompareError with a one-line reason.
 
@@ -209,6 +226,7 @@ class Comparison:
     flips: list[Flip]
     differences: list[tuple[str, Any, Any]]
     metrics: list[str] = field(default_factory=list)  # the metrics either report has
+    unfinished: set[str] = field(default_factory=set)  # planned by a report that has no result for it (yet)
 
     @property
     def same_episodes(self) -> bool:
@@ -232,6 +250,10 @@ def compare_pair(base: dict[str, Any], other: dict[str, Any]) -> Comparison:
     a, b = results_by_episode(base), results_by_episode(other)
     planned_a = plan_episode_ids(base) or list(a)
     planned_b = plan_episode_ids(other) or list(b)
+    renamed = _matched(a, b)
+    if renamed:  # the two reports name episodes differently (an older report): use the baseline's names
+        b = {renamed.get(k, k): v for k, v in b.items()}
+        planned_b = [renamed.get(k, k) for k in planned_b]
     order = {e: i for i, e in enumerate(dict.fromkeys([*planned_a, *a]))}  # the plan's order, not finishing order
     common = sorted((e for e in a if e in b), key=order.__getitem__)
     label_a, label_b = base.get("_path", "the baseline"), other.get("_path", "the other report")
@@ -272,6 +294,7 @@ def compare_pair(base: dict[str, Any], other: dict[str, Any]) -> Comparison:
         flips=flips,
         differences=setting_differences(settings_of(base), settings_of(other)),
         metrics=metrics,
+        unfinished=(set(planned_a) - set(a)) | (set(planned_b) - set(b)),
     )
 
 

@@ -158,7 +158,9 @@ def sft_lines(journal: Journal, *, won_only: bool = False, corrected_only: bool 
             ],
             "meta": {
                 "session": journal.session_id,
+                "env": header.get("env"),
                 "game": header.get("game"),
+                **({"episode": header["episode"]} if header.get("episode") else {}),
                 "task_type": header.get("task_type"),
                 "node_id": record["node_id"],
                 "stub": record.get("stub", ""),

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agent.eval_compare import CompareError, Comparison, Row, compare_reports, load_report, settings_of
+from agent.eval_compare import (CompareError, Comparison, Row, compare_reports, load_report, plan_episode_ids,
+                                settings_of)
 from recode_tui.factory import UsageError
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
@@ -91,11 +92,13 @@ def describe(comparison: Comparison, base: dict[str, Any], other: dict[str, Any]
         lines.append(f"episodes: the same {n} episodes")
     else:
         lines.append(f"episodes: {n} in common (the deltas count only these)")
+        def named(ids: list[str]) -> str:
+            return ", ".join(f"{i} (unfinished)" if i in comparison.unfinished else i for i in ids)
+
         if comparison.only_base:
-            lines.append(f"  only in the baseline ({len(comparison.only_base)}): {', '.join(comparison.only_base)}")
+            lines.append(f"  only in the baseline ({len(comparison.only_base)}): {named(comparison.only_base)}")
         if comparison.only_other:
-            lines.append(f"  only in {comparison.other_path} ({len(comparison.only_other)}): "
-                         f"{', '.join(comparison.only_other)}")
+            lines.append(f"  only in this run ({len(comparison.only_other)}): {named(comparison.only_other)}")
     if comparison.differences:
         lines.append("settings differ:")
         for name, a, b in comparison.differences:
@@ -118,6 +121,14 @@ def flip_lines(comparison: Comparison) -> list[str]:
     return lines
 
 
+def heading(report: dict[str, Any]) -> str:
+    """A report's path, LLM, and how far it got when it did not complete."""
+    done, planned = len(report.get("episodes") or []), len(plan_episode_ids(report))
+    status = report.get("status") or "complete"
+    state = "" if status == "complete" else f"; {status}: {done} of {planned or '?'} episodes"
+    return f"{report['_path']}  ({settings_of(report).get('llm')}{state})"
+
+
 def run_compare(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -133,10 +144,10 @@ def run_compare(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
-    say(f"baseline: {reports[0]['_path']}  ({settings_of(reports[0]).get('llm')})")
+    say(f"baseline: {heading(reports[0])}")
     for comparison, other in zip(comparisons, reports[1:]):
         say("")
-        say(f"compared: {other['_path']}  ({settings_of(other).get('llm')})")
+        say(f"compared: {heading(other)}")
         for line in describe(comparison, reports[0], other):
             say(line)
         console.print(deltas_table(comparison))

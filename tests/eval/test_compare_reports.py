@@ -96,7 +96,7 @@ def test_only_the_common_episodes_count_and_the_rest_are_named():
     other = report([episode("b", "put", False), episode("c", "put", True)])
     result = compare_pair(base, other)
     assert result.common == ["b"] and result.only_base == ["a"] and result.only_other == ["c"]
-    assert not result.same_episodes and result.rows[-1].episodes == 1
+    assert not result.same_episodes and result.rows[-1].episodes == 1 and not result.unfinished
 
 
 def test_load_report_refuses_what_is_not_a_report(tmp_path):
@@ -114,3 +114,23 @@ def test_load_report_refuses_what_is_not_a_report(tmp_path):
     (folder / "report.json").write_text(json.dumps(moved))
     loaded = load_report(folder)
     assert loaded["_path"] == str(folder / "report.json") and settings_of(loaded)["prompt_hash"] == "h1"
+
+
+def test_an_older_report_naming_games_matches_a_newer_one_naming_episodes():
+    old = report([episode("clean-01", "clean", False), episode("put-01", "put", True)])
+    new = report([episode("clean-01", "clean", True, episode="alfworld:clean-01"),
+                  episode("put-01", "put", True, episode="alfworld:put-01")])
+    new["plan"]["episodes"] = [{"env": "alfworld", "episode": "alfworld:clean-01"},
+                               {"env": "alfworld", "episode": "alfworld:put-01"}]
+    result = compare_pair(old, new)
+    assert result.same_episodes and result.common == ["clean-01", "put-01"]
+    assert [f.episode for f in result.lost_to_won] == ["clean-01"]
+
+
+def test_an_interrupted_report_names_what_it_planned_but_did_not_finish():
+    base = report([episode("a", "put", True), episode("b", "put", True)])
+    cut = report([episode("a", "put", False)])
+    cut["plan"]["games"] = [{"id": "a"}, {"id": "b"}]
+    cut["status"] = "interrupted"
+    result = compare_pair(base, cut)
+    assert result.common == ["a"] and result.only_base == ["b"] and result.unfinished == {"b"}
