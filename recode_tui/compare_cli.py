@@ -118,6 +118,8 @@ def flip_lines(comparison: Comparison) -> list[str]:
             lines.append(f"  {flip.episode:<14} {flip.task_type:<8}{why}")
             lines.append(f"    baseline: {flip.base_journal or '(no journal)'}")
             lines.append(f"    this run: {flip.other_journal or '(no journal)'}")
+    if comparison.flips:
+        lines.append("open one in the console: recode-tui tui --resume JOURNAL")
     return lines
 
 
