@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 from agent import events as ev
@@ -108,21 +109,113 @@ def tree_from_document(data: dict[str, Any]) -> CodeTree:
     return tree
 
 
-def sft_lines(journal: Journal) -> list[str]:
-    """One chat-format JSON line per applied expansion, ready for fine-tuning."""
+# Who wrote an applied answer, from the journal's `source`: a person, a person editing the model's text, or not a person.
+AUTHORS = {"human": "person", "model+edited": "edited", "model": "model", "scripted": "model"}
+CORRECTED = ("person", "edited")
+
+
+def answer_author(source: str) -> str:
+    """`model`, `person` or `edited` (a script stands in for a model; an unknown source is `model`)."""
+    return AUTHORS.get(source or "", "model")
+
+
+def episode_outcome(journal: Journal) -> dict[str, Any]:
+    """`won` True/False from the journal's end (None while unfinished) and the reason it ended."""
+    finished = journal.finished
+    if finished is None:
+        return {"won": None, "reason": "unfinished"}
+    return {"won": bool(finished.get("success")), "reason": finished.get("reason", "")}
+
+
+def sft_lines(journal: Journal, *, won_only: bool = False, corrected_only: bool = False) -> list[str]:
+    """One chat-format JSON line per applied expansion, ready for fine-tuning.
+
+    `meta` says what a training pipeline filters on: the episode's outcome, who
+    wrote the answer (`author`: model / person / edited, and the raw `source`),
+    the fork parent, and whether the answer was `inherited` from that parent
+    (copied into a fork's journal before the fork point). `won_only` keeps
+    nothing of an episode or branch that did not win; `corrected_only` keeps
+    the answers a person typed or edited.
+    """
+    outcome = episode_outcome(journal)
+    if won_only and outcome["won"] is not True:
+        return []
+    header = journal.header
+    parent = header.get("parent") or None
+    inherited_upto = int(parent.get("records", 0)) if isinstance(parent, dict) else 0
     lines = []
-    for record in journal.records:
+    for position, record in enumerate(journal.records):
         # An answer journaled without its prompt (older branches did that) is no training pair.
-        if record.get("type") == "answer" and record.get("accepted") and record.get("prompt"):
-            pair = {
-                "messages": [
-                    {"role": "user", "content": record["prompt"]},
-                    {"role": "assistant", "content": record["answer"]},
-                ],
-                "meta": {"session": journal.session_id, "node_id": record["node_id"], "source": record.get("source", "")},
-            }
-            lines.append(json.dumps(pair, ensure_ascii=False))
+        if not (record.get("type") == "answer" and record.get("accepted") and record.get("prompt")):
+            continue
+        author = answer_author(record.get("source", ""))
+        if corrected_only and author not in CORRECTED:
+            continue
+        pair = {
+            "messages": [
+                {"role": "user", "content": record["prompt"]},
+                {"role": "assistant", "content": record["answer"]},
+            ],
+            "meta": {
+                "session": journal.session_id,
+                "env": header.get("env"),
+                "game": header.get("game"),
+                **({"episode": header["episode"]} if header.get("episode") else {}),
+                "task_type": header.get("task_type"),
+                "node_id": record["node_id"],
+                "stub": record.get("stub", ""),
+                "purpose": record.get("purpose", "expand"),
+                "source": record.get("source", ""),
+                "author": author,
+                "outcome": outcome,
+                "parent": parent,
+                "inherited": position < inherited_upto,
+            },
+        }
+        lines.append(json.dumps(pair, ensure_ascii=False))
     return lines
+
+
+def unpaired_answers(journal: Journal) -> int:
+    """Applied answers journaled without their prompt: left out of an SFT export."""
+    return sum(r.get("type") == "answer" and bool(r.get("accepted")) and not r.get("prompt") for r in journal.records)
+
+
+def eval_folder(ref: str | Path | None) -> Path | None:
+    """The evaluation folder `ref` names (the folder, or its report.json), else None."""
+    if not ref:
+        return None
+    path = Path(ref)
+    if path.is_file() and path.name == "report.json":
+        return path.parent
+    if path.is_dir() and ((path / "report.json").is_file() or (path / "journals").is_dir()):
+        return path
+    return None
+
+
+def eval_journals(folder: Path) -> list[Path]:
+    """Every episode's journal folder of an evaluation, in the report's order.
+
+    The report names each episode's journal (a folder moved since is looked up
+    under its `journals/`); without a readable report, every journal there.
+    """
+    from agent.journal import JOURNAL_FILE
+
+    found: list[Path] = []
+    try:
+        report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+        episodes = report.get("episodes") or []
+    except (OSError, ValueError, AttributeError):
+        episodes = None
+    if episodes is not None:
+        for episode in episodes:
+            recorded = Path(str(episode.get("journal") or ""))
+            for candidate in (recorded, folder / "journals" / recorded.name):
+                if recorded.name and (candidate / JOURNAL_FILE).is_file():
+                    found.append(candidate)
+                    break
+        return found
+    return sorted(p.parent for p in (folder / "journals").glob(f"*/{JOURNAL_FILE}"))
 
 
 def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:

@@ -67,12 +67,15 @@ def build_parser() -> argparse.ArgumentParser:
     session_list.add_argument("--sessions", default=None)
 
     export = commands.add_parser("export", help="export a session: tree JSON, SFT pairs or Markdown")
-    export.add_argument("session", nargs="?", default=None, help="session id or path (default: the latest)")
+    export.add_argument("session", nargs="?", default=None,
+                        help="session id or path, or an eval folder for --sft (default: the latest session)")
     export.add_argument("--sessions", default=None)
     kind = export.add_mutually_exclusive_group(required=True)
     kind.add_argument("--tree", action="store_true", help="recode.plan.v1 JSON")
     kind.add_argument("--sft", action="store_true", help="chat-format JSON Lines, one line per expansion")
     kind.add_argument("--markdown", action="store_true", help="a readable transcript")
+    export.add_argument("--won-only", action="store_true", help="--sft: only episodes and branches that won")
+    export.add_argument("--corrected-only", action="store_true", help="--sft: only answers a person typed or edited")
     export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
     export.add_argument("--trusted", action="store_true",
                         help="replay the session's code without the sandbox's checks (for a run recorded --trusted)")
@@ -89,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     from recode_tui.prompt_cli import add_prompt_parser
 
     add_prompt_parser(commands)
+    from recode_tui.compare_cli import add_compare_parser
+
+    add_compare_parser(commands)
     return parser
 
 
@@ -217,21 +223,25 @@ def _sessions_list(args: argparse.Namespace) -> int:
 async def _export(args: argparse.Namespace) -> int:
     import json
 
-    from agent.export import markdown_transcript, sft_lines, tree_document
+    from agent.export import eval_folder, markdown_transcript, tree_document
     from agent.journal import JournalError, find_session, read_journal, sessions_dir_from
     from agent.session import replay_failure, resume_session
     from envs import make_env
     from mockllm import ScriptedLLM
 
+    if (args.won_only or args.corrected_only) and not args.sft:
+        raise UsageError("--won-only and --corrected-only filter SFT pairs: add --sft")
     try:
-        folder = find_session(sessions_dir_from(args.sessions), args.session)
-        journal = read_journal(folder)
         if args.sft:
-            text = "\n".join(sft_lines(journal)) + "\n"
-            blank = sum(r.get("type") == "answer" and bool(r.get("accepted")) and not r.get("prompt") for r in journal.records)
-            if blank:
-                print(f"note: {blank} answer(s) were journaled without their prompt and are left out", file=sys.stderr)
+            from recode_tui.export_cli import sft_text
+
+            text = sft_text(args)
         else:
+            if eval_folder(args.session):
+                raise UsageError(f"{args.session} is an evaluation: export it with --sft, or give one episode's "
+                                 f"journal for --tree or --markdown ({args.session}/journals/<game>)")
+            folder = find_session(sessions_dir_from(args.sessions), args.session)
+            journal = read_journal(folder)
             session, events = await resume_session(folder, ScriptedLLM([]), make_env, trusted=args.trusted)
             session.writer.close()
             await session.engine.close()
@@ -308,6 +318,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from recode_tui.evaluate import run_eval
 
             return run_eval(args)
+        if args.command == "compare":
+            from recode_tui.compare_cli import run_compare
+
+            return run_compare(args)
         if args.command == "games":
             if args.games_command != "list":
                 parser.parse_args(["games", "--help"])

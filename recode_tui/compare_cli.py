@@ -1,0 +1,158 @@
+"""`recode-tui compare A B ...`: what changed between evaluations, printed as tables and lists.
+
+The numbers come from `agent.eval_compare`; this module only lays them out.
+Exit codes: 0 compared, 2 the reports cannot be compared (one line says why).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from agent.eval_compare import (CompareError, Comparison, Row, compare_reports, load_report, plan_episode_ids,
+                                settings_of)
+from recode_tui.factory import UsageError
+
+TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
+
+
+def add_compare_parser(commands: Any) -> None:
+    parser = commands.add_parser("compare", help="compare evaluations: per task type deltas and flipped episodes")
+    parser.add_argument("reports", nargs="+", metavar="REPORT",
+                        help="report.json files or eval folders; the first is the baseline")
+
+
+def _number(metric: str, value: float | None) -> str:
+    if value is None:
+        return "-"
+    if metric == "success":
+        return f"{value:.1%}"
+    if metric == "cost":
+        return f"${value:.4f}"
+    if metric == "time":
+        return f"{value:.1f}s"
+    if metric == "tokens":
+        return f"{value:.0f}"
+    if metric == "score":
+        return f"{value:.2f}"
+    return f"{value:.1f}"
+
+
+def _delta(metric: str, value: float | None) -> str:
+    if value is None:
+        return ""
+    if metric == "success":
+        return f"{value * 100:+.1f} pt"
+    if metric == "cost":
+        return f"{'+' if value >= 0 else '-'}${abs(value):.4f}"
+    if metric == "time":
+        return f"{value:+.1f}s"
+    if metric == "tokens":
+        return f"{value:+.0f}"
+    if metric == "score":
+        return f"{value:+.2f}"
+    return f"{value:+.1f}"
+
+
+def cell(row: Row, metric: str) -> str:
+    """`before → after` over the change, for one metric of one row."""
+    change = _delta(metric, row.delta(metric))
+    text = f"{_number(metric, row.base.get(metric))} → {_number(metric, row.other.get(metric))}"
+    return f"{text}\n{change}" if change else text
+
+
+def deltas_table(comparison: Comparison) -> Any:
+    from rich.table import Table
+
+    table = Table(title="baseline → this run, per episode (change below)", title_justify="left")
+    table.add_column("task type")
+    table.add_column("episodes", justify="right")
+    for metric in comparison.metrics:
+        table.add_column(metric, justify="right", no_wrap=True)
+    types = [r for r in comparison.rows if r.task_type != "overall"]
+    types.sort(key=lambda r: (TYPE_ORDER.index(r.task_type) if r.task_type in TYPE_ORDER else len(TYPE_ORDER)))
+    for row in types:
+        table.add_row(row.task_type, str(row.episodes), *[cell(row, m) for m in comparison.metrics], end_section=True)
+    overall = comparison.rows[-1]
+    table.add_row("overall", str(overall.episodes), *[cell(overall, m) for m in comparison.metrics], style="bold")
+    return table
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    return str(value)
+
+
+def describe(comparison: Comparison, base: dict[str, Any], other: dict[str, Any]) -> list[str]:
+    """The plain lines around the table: episodes, settings."""
+    lines = []
+    n = len(comparison.common)
+    if comparison.same_episodes:
+        lines.append(f"episodes: the same {n} episodes")
+    else:
+        lines.append(f"episodes: {n} in common (the deltas count only these)")
+        def named(ids: list[str]) -> str:
+            return ", ".join(f"{i} (unfinished)" if i in comparison.unfinished else i for i in ids)
+
+        if comparison.only_base:
+            lines.append(f"  only in the baseline ({len(comparison.only_base)}): {named(comparison.only_base)}")
+        if comparison.only_other:
+            lines.append(f"  only in this run ({len(comparison.only_other)}): {named(comparison.only_other)}")
+    if comparison.differences:
+        lines.append("settings differ:")
+        for name, a, b in comparison.differences:
+            lines.append(f"  {name}: {_shown(a)} → {_shown(b)}")
+    else:
+        known = [k for k, v in settings_of(base).items() if v is not None and settings_of(other).get(k) is not None]
+        lines.append(f"settings: the same ({', '.join(known)})")
+    return lines
+
+
+def flip_lines(comparison: Comparison) -> list[str]:
+    lines = []
+    for title, flips in (("won → lost", comparison.won_to_lost), ("lost → won", comparison.lost_to_won)):
+        lines.append(f"{title} ({len(flips)}){':' if flips else ''}")
+        for flip in flips:
+            why = f"  {flip.reason[:100]}" if flip.reason else ""
+            lines.append(f"  {flip.episode:<14} {flip.task_type:<8}{why}")
+            lines.append(f"    baseline: {flip.base_journal or '(no journal)'}")
+            lines.append(f"    this run: {flip.other_journal or '(no journal)'}")
+    if comparison.flips:
+        lines.append("open one in the console: recode-tui tui --resume JOURNAL")
+    return lines
+
+
+def heading(report: dict[str, Any]) -> str:
+    """A report's path, LLM, and how far it got when it did not complete."""
+    done, planned = len(report.get("episodes") or []), len(plan_episode_ids(report))
+    status = report.get("status") or "complete"
+    state = "" if status == "complete" else f"; {status}: {done} of {planned or '?'} episodes"
+    return f"{report['_path']}  ({settings_of(report).get('llm')}{state})"
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    try:
+        reports = [load_report(path) for path in args.reports]
+        comparisons = compare_reports(reports)
+    except CompareError as exc:
+        raise UsageError(str(exc)) from None
+    console = Console()
+    if not console.is_terminal:  # a log or a pipe: wide enough for the whole table
+        console = Console(width=130, force_terminal=False)
+
+    def say(line: str) -> None:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    say(f"baseline: {heading(reports[0])}")
+    for comparison, other in zip(comparisons, reports[1:]):
+        say("")
+        say(f"compared: {heading(other)}")
+        for line in describe(comparison, reports[0], other):
+            say(line)
+        console.print(deltas_table(comparison))
+        for line in flip_lines(comparison):
+            say(line)
+    return 0

@@ -1,0 +1,136 @@
+"""`agent.eval_compare`: deltas, flips and settings from report dicts, old and new shapes alike."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent.eval_compare import (
+    CompareError,
+    compare_pair,
+    compare_reports,
+    episode_id,
+    load_report,
+    plan_episode_ids,
+    setting_differences,
+    settings_of,
+)
+
+
+def episode(game, task_type, success, steps=10, calls=4, tokens=(100, 20), cost=0.01, seconds=2.0, **extra):
+    return {"game": game, "task_type": task_type, "success": success, "reason": "" if success else "task not done",
+            "steps": steps, "llm_calls": calls, "input_tokens": tokens[0], "output_tokens": tokens[1],
+            "cost": cost, "seconds": seconds, "journal": f"/evals/x/journals/{game}", **extra}
+
+
+def report(episodes, llm="demo", **plan):
+    return {"version": "recode.eval.v1", "plan": {"llm": llm, "env": "alfworld", "max_steps": 80, "preset": "default",
+            "limits": {"max_depth": 10, "max_rewrite": 5}, "games": [{"id": e["game"]} for e in episodes], **plan},
+            "episodes": episodes}
+
+
+def test_episode_ids_come_from_games_today_and_any_episode_key():
+    assert episode_id({"game": "clean-01"}) == "clean-01"
+    assert episode_id({"id": "put-02"}) == "put-02"
+    assert episode_id({"episode": "sw:boil-3", "game": "boil"}) == "sw:boil-3"
+    assert episode_id({"episode": {"id": "sw:melt-1"}}) == "sw:melt-1"
+    assert plan_episode_ids({"plan": {"episodes": [{"episode": "a"}, "b"]}}) == ["a", "b"]
+    assert plan_episode_ids({"plan": {"games": [{"id": "put-01"}]}}) == ["put-01"]
+    assert plan_episode_ids({}) == []
+
+
+def test_deltas_per_task_type_and_the_flipped_episodes():
+    base = report([episode("clean-01", "clean", True, steps=8), episode("clean-02", "clean", True, steps=12),
+                   episode("put-01", "put", False, steps=30, seconds=4.0)])
+    fixed = report([episode("clean-01", "clean", False, steps=6), episode("clean-02", "clean", True, steps=12),
+                    episode("put-01", "put", True, steps=10, cost=0.03, seconds=1.0)], llm="profile:new")
+    result = compare_pair(base, fixed)
+    assert result.same_episodes and result.common == ["clean-01", "clean-02", "put-01"]
+    rows = {r.task_type: r for r in result.rows}
+    assert rows["clean"].base["success"] == 1.0 and rows["clean"].other["success"] == 0.5
+    assert rows["clean"].delta("success") == -0.5 and rows["clean"].delta("steps") == -1.0
+    assert rows["put"].delta("steps") == -20 and rows["put"].delta("cost") == pytest.approx(0.02)
+    assert rows["put"].delta("time") == -3.0 and rows["put"].delta("tokens") == 0
+    assert rows["overall"].episodes == 3 and rows["overall"].delta("success") == 0
+    assert [(f.episode, f.won_before) for f in result.won_to_lost] == [("clean-01", True)]
+    assert [(f.episode, f.won_before) for f in result.lost_to_won] == [("put-01", False)]
+    assert result.won_to_lost[0].other_journal == "/evals/x/journals/clean-01"
+    assert result.won_to_lost[0].reason == "task not done"
+    assert result.differences == [("llm", "demo", "profile:new")]
+    assert "score" not in result.metrics  # neither report has one
+
+
+def test_a_score_is_compared_when_the_reports_have_one_and_missing_numbers_are_not_zero():
+    base = report([episode("a", None, False, score=0.25), {"game": "b", "success": True}])
+    other = report([episode("a", None, True, score=0.75), {"game": "b", "success": True}])
+    result = compare_pair(base, other)
+    overall = result.rows[-1]
+    assert overall.delta("score") == 0.5  # only `a` has a score: b is left out, not counted as 0
+    assert overall.base["steps"] == 10  # b has no steps: the mean is a's alone
+    assert result.rows[0].task_type == "?"
+
+
+def test_settings_differences_are_listed_and_unrecorded_settings_are_not():
+    base = report([episode("a", "put", True)])
+    other = report([episode("a", "put", True)], max_steps=50, preset="paper", agent="react",
+                   limits={"max_rewrite": 5, "max_depth": 8})
+    other["_journal_header"] = {"prompt_hash": "bbb"}
+    base["_journal_header"] = {"prompt_hash": "aaa"}
+    names = [name for name, _, _ in setting_differences(settings_of(base), settings_of(other))]
+    assert names == ["prompt_hash", "max_steps", "limits", "preset"]  # no agent in the baseline: not a difference
+    assert settings_of(other)["agent"] == "react"
+
+
+def test_reports_that_cannot_be_compared_say_why():
+    with pytest.raises(CompareError, match="no episode in common"):
+        compare_pair(report([episode("a", "put", True)]), report([episode("b", "put", True)]))
+    with pytest.raises(CompareError, match="no finished episodes"):
+        compare_pair(report([episode("a", "put", True)]), report([]))
+    with pytest.raises(CompareError, match="two reports or more"):
+        compare_reports([report([])])
+
+
+def test_only_the_common_episodes_count_and_the_rest_are_named():
+    base = report([episode("a", "put", True), episode("b", "put", True)])
+    other = report([episode("b", "put", False), episode("c", "put", True)])
+    result = compare_pair(base, other)
+    assert result.common == ["b"] and result.only_base == ["a"] and result.only_other == ["c"]
+    assert not result.same_episodes and result.rows[-1].episodes == 1 and not result.unfinished
+
+
+def test_load_report_refuses_what_is_not_a_report(tmp_path):
+    (tmp_path / "notes.json").write_text("[1, 2]")
+    (tmp_path / "broken.json").write_text("{")
+    (tmp_path / "future.json").write_text(json.dumps({"version": "recode.eval.v7"}))
+    for name, reason in (("notes.json", "not a recode-tui evaluation report"), ("broken.json", "is not JSON"),
+                         ("future.json", "report version 'recode.eval.v7'"), ("missing", "no report at")):
+        with pytest.raises(CompareError, match=reason):
+            load_report(tmp_path / name)
+    folder = tmp_path / "eval"
+    (folder / "journals" / "a").mkdir(parents=True)
+    (folder / "journals" / "a" / "journal.jsonl").write_text(json.dumps({"type": "session", "prompt_hash": "h1"}) + "\n")
+    moved = report([episode("a", "put", True)])  # its journal path points where the eval used to be
+    (folder / "report.json").write_text(json.dumps(moved))
+    loaded = load_report(folder)
+    assert loaded["_path"] == str(folder / "report.json") and settings_of(loaded)["prompt_hash"] == "h1"
+
+
+def test_an_older_report_naming_games_matches_a_newer_one_naming_episodes():
+    old = report([episode("clean-01", "clean", False), episode("put-01", "put", True)])
+    new = report([episode("clean-01", "clean", True, episode="alfworld:clean-01"),
+                  episode("put-01", "put", True, episode="alfworld:put-01")])
+    new["plan"]["episodes"] = [{"env": "alfworld", "episode": "alfworld:clean-01"},
+                               {"env": "alfworld", "episode": "alfworld:put-01"}]
+    result = compare_pair(old, new)
+    assert result.same_episodes and result.common == ["clean-01", "put-01"]
+    assert [f.episode for f in result.lost_to_won] == ["clean-01"]
+
+
+def test_an_interrupted_report_names_what_it_planned_but_did_not_finish():
+    base = report([episode("a", "put", True), episode("b", "put", True)])
+    cut = report([episode("a", "put", False)])
+    cut["plan"]["games"] = [{"id": "a"}, {"id": "b"}]
+    cut["status"] = "interrupted"
+    result = compare_pair(base, cut)
+    assert result.common == ["a"] and result.only_base == ["b"] and result.unfinished == {"b"}
