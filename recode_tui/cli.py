@@ -163,17 +163,28 @@ def read_keymap(path: str) -> dict[str, str]:
 
 
 def _run_console(args: argparse.Namespace) -> int:
-    from recode_tui.app import build_app
-    from recode_tui.session_control import find_resume
-
     if args.open_tree:
         from recode_tui.tree_file import run_tree_file
 
         return run_tree_file(args.open_tree)
+    app = console_app(args)
+    app.run()
+    code = getattr(app, "return_code", 0)
+    if code:  # an unhandled exception ended the app: one line, never exit 0
+        print(getattr(app, "crash_line", "") or "recode-tui: the console stopped on an error", file=sys.stderr)
+        return code
+    return 0
+
+
+def console_app(args: argparse.Namespace):
+    """The console `tui` opens for these arguments (not yet running; tests drive it with Pilot)."""
+    from recode_tui.app import build_app
+    from recode_tui.session_control import find_resume
+
     keymap = read_keymap(args.keymap) if args.keymap else None
     settings = run_settings(args)
     game = episode_ref(args.env, args.game)
-    app = build_app(
+    return build_app(
         game,
         args.llm,
         max_steps=step_limit(game, args, settings),
@@ -189,12 +200,6 @@ def _run_console(args: argparse.Namespace) -> int:
         sessions_dir=args.sessions or "",
         resume=find_resume(args.sessions, args.resume),
     )
-    app.run()
-    code = getattr(app, "return_code", 0)
-    if code:  # an unhandled exception ended the app: one line, never exit 0
-        print(getattr(app, "crash_line", "") or "recode-tui: the console stopped on an error", file=sys.stderr)
-        return code
-    return 0
 
 
 async def open_session(args: argparse.Namespace, llm):
