@@ -188,3 +188,16 @@ def gold_actions(ref: str) -> list[str] | None:
     name, episode = split_ref(ref)
     gold = getattr(provider(name), "gold_actions", None)
     return None if gold is None else list(gold(episode))
+
+
+def episode(ref: str, env: str | None = None) -> Episode:
+    """One episode with its task type: the provider's `episode(id)` when it has one, else its lists."""
+    name, episode_id = split_ref(ref, env)
+    source = provider(name)
+    find = getattr(source, "episode", None)
+    if find is not None:
+        return find(episode_id)
+    for candidate in source.episodes():
+        if candidate.id == episode_id:
+            return candidate
+    raise EnvError(f"no episode {episode_id!r} in {name}; see `recode-tui games list --env {name}`")

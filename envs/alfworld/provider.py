@@ -38,6 +38,11 @@ class AlfworldProvider:
             raise EnvError(f"unknown ALFWorld split {split!r}; use bundled or one of: {', '.join(SPLITS)}")
         return [Episode(self.name, g.id, g.task_type, g.task) for g in games]
 
+    def episode(self, episode: str) -> Episode:
+        """One episode by id or path, with its task type (EnvError when unknown)."""
+        info = game_info(episode)
+        return Episode(self.name, episode, info.task_type, info.task)
+
     def make_env(self, episode: str, max_steps: int | None = None) -> Env:
         from envs.alfworld.env import AlfworldEnv
 

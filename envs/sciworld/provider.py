@@ -135,6 +135,11 @@ class SciWorldProvider:
             for variation in table[task.name][split]
         ]
 
+    def episode(self, episode: str) -> Episode:
+        """One episode by id (`boil/3`), with its task as type (EnvError naming the task when unknown)."""
+        task, variation = parse_episode(episode)
+        return Episode(self.name, f"{task.name}/{variation}", task.name, task.title)
+
     def overview(self, task_types: Iterable[str] | None = None) -> list[str]:
         """`games list --env sciworld`: one line a task with its train/dev/test variation counts."""
         wanted = set(task_types) if task_types is not None else None
