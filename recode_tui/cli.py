@@ -117,6 +117,10 @@ async def _run_headless(args: argparse.Namespace) -> int:
     run_settings(args)  # bad flags are refused before anything starts
     if args.resume is None:
         args.game = episode_ref(args.env, args.game)
+    else:  # the recorded episode (an LLM such as gold needs it)
+        from recode_tui.session_control import find_resume, session_game
+
+        args.game = session_game(find_resume(args.sessions, args.resume)) or args.game
     defaulted = args.llm is None
     if defaulted:
         args.llm = _default_llm()
