@@ -223,6 +223,17 @@ def result_line(result: EpisodeResult) -> str:
             f"LLM calls {result.llm_calls:>2}  tokens {result.tokens:>6}  {result.seconds:5.1f}s{tail}")
 
 
+def _type_order(env: str) -> tuple[str, ...]:
+    """The environment's own order of task types (ALFWorld: put, clean, heat, ...), for the table's rows."""
+    from envs import registry
+    from envs.base import EnvError
+
+    try:
+        return tuple(registry.provider(env).task_types)
+    except EnvError:
+        return TYPE_ORDER
+
+
 def results_table(report: EvalReport) -> Any:
     from rich.table import Table
 
@@ -238,7 +249,8 @@ def results_table(report: EvalReport) -> Any:
         else:
             table.add_column(name, justify="right")
     types = summary["by_task_type"]
-    ordered = [t for t in TYPE_ORDER if t in types] + [t for t in types if t not in TYPE_ORDER]
+    ordered = [t for t in _type_order(report.plan.env) if t in types]
+    ordered += [t for t in types if t not in ordered]
 
     def row(label: str, s: dict[str, Any], style: str | None = None) -> None:
         score = s.get("mean_score")
