@@ -72,3 +72,17 @@ def test_eval_over_three_test_episodes_prints_per_task_rows_with_a_mean_score(tm
                                                                                "use-thermometer"]
     assert report["summary"]["overall"]["mean_score"] == 100.0
     assert all(e["score"] == 100 for e in report["episodes"])
+
+
+def test_games_list_shows_the_30_tasks_with_variation_counts_and_a_split_lists_episodes(capsys) -> None:
+    assert main(["games", "list", "--env", "sciworld"]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert header.split()[:4] == ["task", "train", "dev", "test"] and len(rows) == 30
+    boil = next(r for r in rows if r.startswith("boil "))
+    train, dev, test = (int(n) for n in boil.split()[1:4])
+    assert min(train, dev, test) > 0 and "Matter" in boil
+    assert main(["games", "list", "--env", "sciworld", "--split", "test", "--task-type", "boil"]) == 0
+    episodes = capsys.readouterr().out.splitlines()
+    assert len(episodes) == test and all(line.startswith("boil/") for line in episodes)
+    assert main(["games", "list", "--env", "sciworld", "--task-type", "boiling"]) == 2
+    assert "unknown ScienceWorld task 'boiling'" in capsys.readouterr().err
