@@ -54,7 +54,10 @@ class AlfworldProvider:
     def header_fields(self, episode: str) -> dict[str, str]:
         """The pre-seam header fields, still written so older readers (and eval's journal index) find the file."""
         path = resolve_game(episode)
-        return {"game_path": str(path), "game_hash": self.fingerprint(episode)}
+        fields = {"game_path": str(path), "game_hash": self.fingerprint(episode)}
+        if Path(episode).suffix == ".tw-pddl":  # a game file given by path: resumable from any folder
+            fields["episode"] = str(path.resolve())
+        return fields
 
     def warm(self) -> None:
         """Import the heavy engine now (an eval worker does this while the parent sets up)."""

@@ -38,3 +38,16 @@ def test_an_unknown_episode_is_one_line() -> None:
         registry.episode("sciworld:boiling/0")
     assert registry.episode("alfworld:heat-01").task_type == "heat"
     assert registry.label("sciworld:boil/0") == "sciworld boil/0"
+
+
+def test_a_game_given_by_a_relative_path_is_journaled_by_its_absolute_path(tmp_path, monkeypatch) -> None:
+    import shutil
+
+    from envs.alfworld.catalog import resolve_game
+
+    shutil.copy(resolve_game("put-01"), tmp_path / "mine.tw-pddl")
+    monkeypatch.chdir(tmp_path)
+    fields = registry.header_fields("mine.tw-pddl")
+    assert fields["episode"] == str((tmp_path / "mine.tw-pddl").resolve())
+    monkeypatch.chdir("/")
+    assert registry.fingerprint(registry.header_ref(fields)) == fields["fingerprint"]  # resumable from elsewhere
