@@ -195,7 +195,7 @@ class Engine:
         if self.env.won:
             yield self._finish(True, "won")
         elif self.env.done:
-            yield self._finish(False, f"step limit reached ({self.env.max_steps} steps)")
+            yield self._finish(False, _end_reason(self.env))
         else:
             yield self._finish(False, "no pending nodes left and the task is not done")
 
@@ -400,3 +400,16 @@ def _with_times(event: Event, node: Node, outcome: NodeOutcome) -> Event:
     if isinstance(event, (NodeCompleted, NodeError)) and event.node_id == node.id:
         return replace(event, seconds=outcome.seconds, restore_seconds=outcome.restore_seconds)
     return event
+
+
+def _end_reason(env: Any) -> str:
+    """Why an environment ended an unwon episode: the step limit, or the env's own reason
+    (`failure`, `end_reason`: a simulator that hung, a task failed) when it ended before it."""
+    failure = getattr(env, "failure", "") or ""
+    if failure:
+        return failure
+    if env.steps < env.max_steps:
+        own = getattr(env, "end_reason", "") or ""
+        if own:
+            return own
+    return f"step limit reached ({env.max_steps} steps)"

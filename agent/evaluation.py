@@ -3,7 +3,7 @@
 UI-free: the command line (`recode_tui.evaluate`) shows progress through the
 `on_event` / `on_result` callbacks. Environments come from a pool the caller
 provides (`pool_factory(size)`, an object with an async context manager
-`env(game_path, max_steps)` and `async close()`): the command line uses
+`env(episode_ref, max_steps)` and `async close()`): the command line uses
 `envs.remote.EnvPool`, worker processes, so C episodes use C processes for
 ALFWorld's CPU work while the LLM calls overlap on the event loop.
 
@@ -37,6 +37,7 @@ from agent.llm import LLM
 from agent.prompt import PromptSet
 from agent.runners import RunnerSettings, code_check
 from agent.session import session_header
+from envs import registry
 
 REPORT_VERSION = "recode.eval.v1"
 REPORT_FILE = "report.json"
@@ -49,9 +50,14 @@ class EvalAborted(Exception):
 
 @dataclass(frozen=True)
 class GameSpec:
+    """One episode of the plan: its id within the plan's environment (`put-01`, `boil/21`).
+
+    `path` is only in reports written before the environment seam (ALFWorld's game file).
+    """
+
     id: str
     task_type: str | None
-    path: str
+    path: str = ""
 
 
 @dataclass
@@ -69,6 +75,7 @@ class EpisodeResult:
     llm_seconds: float = 0.0  # of `seconds`, waiting for the LLM's answers
     journal: str = ""
     error: str = ""  # set when the episode crashed rather than just failed the task
+    score: float | None = None  # the env's own score at the end, when it has one (ScienceWorld: 0-100)
 
     @property
     def tokens(self) -> int:
@@ -83,7 +90,7 @@ class EvalPlan:
     games: list[GameSpec]
     env: str = "alfworld"
     concurrency: int = 4
-    max_steps: int = 80
+    max_steps: int | None = 80  # None: each episode's own limit (ScienceWorld's per-task ones)
     limits: dict[str, int] = field(default_factory=lambda: asdict(Limits()))
     prompts: str | None = None
     selection: dict[str, Any] = field(default_factory=dict)  # the filter, for the record
@@ -93,7 +100,7 @@ class EvalPlan:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        data["games"] = [asdict(g) for g in self.games]
+        data["games"] = [{k: v for k, v in asdict(g).items() if k != "path" or v} for g in self.games]
         return data
 
     @classmethod
@@ -112,8 +119,10 @@ def _stats(episodes: Sequence[EpisodeResult]) -> dict[str, Any]:
     def mean(values: list[float]) -> float:
         return sum(values) / n if n else 0.0
 
+    scores = [e.score for e in episodes if e.score is not None]
     return {
         "episodes": n,
+        "mean_score": sum(scores) / len(scores) if scores else None,  # only for an env with a score
         "successes": wins,
         "success_rate": wins / n if n else 0.0,
         "errors": sum(bool(e.error) for e in episodes),
@@ -323,14 +332,16 @@ class Evaluation:
         writer: JournalWriter | None = None
         try:
             llm = self.llm_for(game)
-            async with pool.env(game.path, plan.max_steps) as env:
+            ref = registry.qualify(game.id, plan.env)
+            async with pool.env(ref, plan.max_steps) as env:
                 runner = self._runner_settings.make_runner()
                 engine = Engine(env, llm, runner, limits=self._limits, prompts=self._prompts,
                                 code_check=code_check(runner))
                 engine.preset = plan.preset
-                writer = JournalWriter(folder, session_header(game.id, Path(game.path), engine, plan.llm))
+                writer = JournalWriter(folder, session_header(ref, engine, plan.llm))
                 engine.observers.append(writer)
                 finished = await self._drive(engine, game)
+                score = getattr(env, "score", None)
         except (EvalAborted, asyncio.CancelledError):
             raise
         except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the others
@@ -357,6 +368,7 @@ class Evaluation:
             llm_seconds=finished.llm_seconds,
             journal=str(folder),
             error=error,
+            score=score,
         )
 
     async def _drive(self, engine: Engine, game: GameSpec) -> ev.RunFinished:

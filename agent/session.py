@@ -20,9 +20,10 @@ from agent.llm import LLM
 from agent.prompt import PromptSet
 from agent.replay import ReplayEnv, ReplayLLM
 from agent.runners import RunnerSettings, code_check
-from envs.base import Env
+from envs import registry
+from envs.base import Env, EnvError
 
-EnvFactory = Callable[[str, int], Env]  # (game, max_steps) -> env
+EnvFactory = Callable[[str, int], Env]  # (episode reference, max_steps) -> env; see envs.registry
 
 
 @dataclass
@@ -34,7 +35,9 @@ class Session:
     draft: dict | None = None
 
 
-def session_header(game: str, game_path: Path, engine: Engine, llm_spec: str, parent: dict | None = None) -> dict:
+def session_header(game: str, engine: Engine, llm_spec: str, parent: dict | None = None) -> dict:
+    """The journal's first line: the episode as `{env, episode, fingerprint}` (plus `game`, the
+    reference as typed, and whatever the provider adds), the limits, prompts, LLM and runner."""
     limits = engine.limits
     settings = RunnerSettings.of_runner(engine.runner)
     runner = settings.header_fields() if settings is not None else {
@@ -43,10 +46,7 @@ def session_header(game: str, game_path: Path, engine: Engine, llm_spec: str, pa
         "node_timeout": getattr(engine.runner, "node_timeout", 5.0),
     }
     return {
-        "game": game,
-        "game_path": str(game_path),
-        "game_hash": file_hash(game_path),
-        "env": engine.env.name,
+        **registry.header_fields(game),
         "task_type": engine.env.task_type,
         "max_steps": engine.env.max_steps,
         "limits": {"max_depth": limits.max_depth, "max_rewrite": limits.max_rewrite, "max_retry": limits.max_retry,
@@ -60,11 +60,20 @@ def session_header(game: str, game_path: Path, engine: Engine, llm_spec: str, pa
     }
 
 
-def start_session(
-    engine: Engine, sessions_dir: Path, game: str, game_path: Path, llm_spec: str, parent: dict | None = None
-) -> Session:
-    folder = sessions_dir / new_session_id(game)
-    writer = JournalWriter(folder, session_header(game, game_path, engine, llm_spec, parent))
+def start_session(engine: Engine, sessions_dir: Path, game: str, *spec: object, parent: dict | None = None) -> Session:
+    """Journal `engine` on episode `game` into a new session folder.
+
+    Called as `start_session(engine, folder, game, llm_spec)`; the pre-seam form
+    with a game path before the spec, `(engine, folder, game, game_path, llm_spec[, parent])`,
+    still works (the path is found again through the registry).
+    """
+    if len(spec) >= 2:  # (game_path, llm_spec[, parent])
+        llm_spec, parent = str(spec[1]), (spec[2] if len(spec) > 2 else parent)  # type: ignore[assignment]
+    else:
+        llm_spec = str(spec[0])
+    own = registry.split_ref(game)[0] == registry.default_env()
+    folder = sessions_dir / new_session_id(game if own else game.replace(":", "-").replace("/", "-"))
+    writer = JournalWriter(folder, session_header(game, engine, llm_spec, parent))
     engine.observers.append(writer)
     writer.current_prompts = lambda: engine.prompts
     return Session(engine, writer, folder, [writer.error] if writer.error else [])
@@ -84,15 +93,8 @@ def _engine_for(
     trusted: bool = False,
 ) -> tuple[Engine, str]:
     header = journal.header
-    game_path = Path(header["game_path"])
-    if not game_path.is_file():
-        raise JournalError(f"the session's game {game_path} is gone; restore it to resume")
-    if file_hash(game_path) != header["game_hash"]:
-        raise JournalError(
-            f"the game file {game_path} changed since session {journal.session_id} was recorded; "
-            "replaying it would not rebuild the same run"
-        )
-    env = ReplayEnv(make_env(str(game_path), header["max_steps"]), journal.actions(upto))
+    ref = _check_episode(journal)
+    env = ReplayEnv(make_env(ref, header["max_steps"]), journal.actions(upto))
     llm = ReplayLLM(journal.answers(upto), live_llm)
     prompts = prompts or PromptSet(Path(header["prompt_set"]))
     runner, note = default_runner(header, trusted)
@@ -101,6 +103,36 @@ def _engine_for(
     engine = Engine(env, llm, runner, limits=limits, prompts=prompts, code_check=code_check(runner))
     engine.preset = header.get("preset") or ""
     return engine, note
+
+
+def _check_episode(journal: Journal) -> str:
+    """The episode reference of a journal, checked to replay the same as when it was recorded.
+
+    New headers carry `{env, episode, fingerprint}`; pre-seam ones (ALFWorld only)
+    `game_path` and `game_hash`, which is the same fingerprint of the same file.
+    """
+    header = journal.header
+    if "fingerprint" not in header:
+        game_path = Path(header["game_path"])
+        if not game_path.is_file():
+            raise JournalError(f"the session's game {game_path} is gone; restore it to resume")
+        if file_hash(game_path) != header["game_hash"]:
+            raise JournalError(
+                f"the game file {game_path} changed since session {journal.session_id} was recorded; "
+                "replaying it would not rebuild the same run"
+            )
+        return str(game_path)
+    ref = registry.header_ref(header)
+    try:
+        fingerprint = registry.fingerprint(ref)
+    except EnvError as exc:
+        raise JournalError(f"the session's episode {ref} cannot be loaded ({exc}); restore it to resume") from None
+    if fingerprint != header["fingerprint"]:
+        raise JournalError(
+            f"the episode {ref} changed since session {journal.session_id} was recorded; "
+            "replaying it would not rebuild the same run"
+        )
+    return ref
 
 
 def _replaying(engine: Engine) -> bool:

@@ -10,8 +10,11 @@ from envs.base import Env, EnvError, Reset
 __all__ = ["Env", "EnvError", "Reset", "make_env"]
 
 
-def make_env(game: str, max_steps: int = 80) -> Env:
-    """An ALFWorld environment for a bundled id, a split id or a game path."""
-    from envs.alfworld.catalog import make_env as _make
+def make_env(game: str, max_steps: int | None = 80) -> Env:
+    """An environment for an episode reference (`put-01`, `alfworld:valid_seen/3`, `sciworld:boil/0`, a game path).
 
-    return _make(game, max_steps=max_steps)
+    None as `max_steps`: the episode's own limit (see envs.registry).
+    """
+    from envs import registry
+
+    return registry.make_env(game, max_steps)

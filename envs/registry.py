@@ -109,6 +109,7 @@ def provider(name: str) -> EnvProvider:
 
 def split_ref(ref: str, default_env: str | None = None) -> tuple[str, str]:
     """`alfworld:put-01` -> ("alfworld", "put-01"); `put-01` -> (default_env or the first registered, "put-01")."""
+    ref = str(ref)  # a game path may come as a Path
     head, sep, tail = ref.partition(":")
     if sep and head in _registered:
         if default_env is not None and default_env != head:
@@ -126,3 +127,77 @@ def make_env(ref: str, max_steps: int | None = None, env: str | None = None) -> 
 def fingerprint(ref: str, env: str | None = None) -> str:
     name, episode = split_ref(ref, env)
     return provider(name).fingerprint(episode)
+
+
+def default_env() -> str:
+    """The environment an episode id without `env:` belongs to (and `--env`'s default)."""
+    return names()[0]
+
+
+def qualify(ref: str, env: str | None = None) -> str:
+    """The one string that names an episode everywhere above `envs/` (journals' `game`, eval ids).
+
+    The default environment's episodes stay bare (`put-01`, as journals always
+    wrote them); any other carries its name (`sciworld:boil/0`).
+    """
+    name, episode = split_ref(ref, env)
+    provider(name)  # an unknown --env is one line here, not later
+    return episode if name == default_env() else f"{name}:{episode}"
+
+
+def label(ref: str) -> str:
+    """The status line's name for an episode: the provider's label, prefixed when not the default env."""
+    name, episode = split_ref(ref)
+    text = provider(name).label(episode)
+    return text if name == default_env() else f"{name} {text}"
+
+
+def step_limit(ref: str, preset_steps: int, given: int | None) -> int | None:
+    """The step limit of an episode: `--max-steps` when given, else the episode's own limit
+    (a provider with `step_limit(episode)`, e.g. ScienceWorld's per-task ones), else the preset's.
+    None means "the provider decides" and is never returned when a number is known.
+    """
+    if given is not None:
+        return given
+    name, episode = split_ref(ref)
+    own = getattr(provider(name), "step_limit", None)
+    return own(episode) if own is not None else preset_steps
+
+
+def header_fields(ref: str) -> dict[str, str]:
+    """What a journal header stores to find and check its episode again: env, episode, fingerprint,
+    `game` (the qualified reference) and any fields the provider adds (ALFWorld: game_path, game_hash)."""
+    name, episode = split_ref(ref)
+    source = provider(name)
+    fields = {"game": qualify(ref), "env": name, "episode": episode, "fingerprint": source.fingerprint(episode)}
+    extra = getattr(source, "header_fields", None)
+    if extra is not None:
+        fields.update(extra(episode))
+    return fields
+
+
+def header_ref(header: dict) -> str:
+    """The episode reference a journal header (new or pre-seam) names."""
+    if header.get("episode") is not None and header.get("env"):
+        return qualify(str(header["episode"]), str(header["env"]))
+    return str(header.get("game_path") or header.get("game") or "")
+
+
+def gold_actions(ref: str) -> list[str] | None:
+    """An episode's known solution when its provider can give one (None: this environment has none)."""
+    name, episode = split_ref(ref)
+    gold = getattr(provider(name), "gold_actions", None)
+    return None if gold is None else list(gold(episode))
+
+
+def episode(ref: str, env: str | None = None) -> Episode:
+    """One episode with its task type: the provider's `episode(id)` when it has one, else its lists."""
+    name, episode_id = split_ref(ref, env)
+    source = provider(name)
+    find = getattr(source, "episode", None)
+    if find is not None:
+        return find(episode_id)
+    for candidate in source.episodes():
+        if candidate.id == episode_id:
+            return candidate
+    raise EnvError(f"no episode {episode_id!r} in {name}; see `recode-tui games list --env {name}`")

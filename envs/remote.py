@@ -46,13 +46,15 @@ class WorkerDied(EnvError):
 class EnvWorker:
     """One worker process and the blocking request/reply channel to it."""
 
-    def __init__(self, factory: str = DEFAULT_FACTORY, extra_path: Sequence[str] = (), warm: bool = True) -> None:
+    def __init__(self, factory: str = DEFAULT_FACTORY, extra_path: Sequence[str] = (), warm: bool | str = True) -> None:
         self.factory = factory
         self._stderr = tempfile.TemporaryFile(mode="w+b")
         env = dict(os.environ)
         if extra_path:
             env["PYTHONPATH"] = os.pathsep.join([*extra_path, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-        args = [sys.executable, "-m", "envs.remote", factory] + (["--warm"] if warm else [])
+        # warm: start the environment's engine before the first episode (True: the default environment's)
+        args = [sys.executable, "-m", "envs.remote", factory] + ([f"--warm={warm}" if isinstance(warm, str) else "--warm"]
+                                                                 if warm else [])
         self.process = subprocess.Popen(
             args,
             stdin=subprocess.PIPE,
@@ -138,19 +140,24 @@ class RemoteEnv:
         self._won = False
         self._steps = 0
         self._open = True
+        self.score: int | None = None  # the worker env's score, for an env that has one
+        self.failure = ""  # why the worker env ended the episode (a hung simulator), when it did
+        self.end_reason = ""
 
     @classmethod
-    def open(cls, worker: EnvWorker, game: str, max_steps: int = 80) -> "RemoteEnv":
-        """Create the environment in the worker (blocking)."""
+    def open(cls, worker: EnvWorker, game: str, max_steps: int | None = 80) -> "RemoteEnv":
+        """Create the environment in the worker (blocking); max_steps None: the episode's own limit."""
         reply = worker.call("open", game=str(game), max_steps=max_steps)
         result = _unwrap(reply)
-        return cls(worker, str(game), max_steps, result["name"], result["task_type"])
+        return cls(worker, str(game), result.get("max_steps", max_steps), result["name"], result["task_type"])
 
     def _call(self, op: str, **fields: Any) -> Any:
         reply = self.worker.call(op, **fields)
         state = reply.get("state")
         if state:
             self._done, self._won, self._steps = bool(state[0]), bool(state[1]), int(state[2])
+            if len(state) > 3:
+                self.score, self.failure, self.end_reason = state[3], state[4], state[5]
         return _unwrap(reply)
 
     def reset(self) -> Reset:
@@ -197,17 +204,20 @@ def _unwrap(reply: dict[str, Any]) -> Any:
 class EnvPool:
     """`size` workers handed out one per episode; a dead worker is replaced when it comes back."""
 
-    def __init__(self, size: int, factory: str = DEFAULT_FACTORY, extra_path: Sequence[str] = ()) -> None:
+    def __init__(
+        self, size: int, factory: str = DEFAULT_FACTORY, extra_path: Sequence[str] = (), warm_env: str | None = None
+    ) -> None:
         if size < 1:
             raise ValueError("an EnvPool needs at least one worker")
         self.factory = factory
         self.extra_path = tuple(extra_path)
+        self.warm_env = warm_env  # each worker starts this environment's engine (ScienceWorld: its own JVM)
         self.workers: list[EnvWorker] = [self._spawn() for _ in range(size)]
         self._idle: asyncio.Queue[EnvWorker] | None = None
         self.replaced = 0
 
     def _spawn(self) -> EnvWorker:
-        return EnvWorker(self.factory, self.extra_path)
+        return EnvWorker(self.factory, self.extra_path, warm=self.warm_env or True)
 
     def _queue(self) -> asyncio.Queue[EnvWorker]:
         if self._idle is None:
@@ -233,7 +243,7 @@ class EnvPool:
         self._queue().put_nowait(worker)
 
     @asynccontextmanager
-    async def env(self, game: str, max_steps: int = 80) -> AsyncIterator[RemoteEnv]:
+    async def env(self, game: str, max_steps: int | None = 80) -> AsyncIterator[RemoteEnv]:
         """A RemoteEnv on a worker of the pool for the length of the block."""
         worker = await self.acquire()
         remote: RemoteEnv | None = None
@@ -263,13 +273,17 @@ def _load_factory(spec: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), name or "make_env")
 
 
-def serve(factory_spec: str, inp: Any, out: Any, warm: bool = False) -> None:
+def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False) -> None:
     """The worker loop: one JSON request per line in, one JSON reply per line out."""
     factory = _load_factory(factory_spec)
     if warm:
-        try:  # import the heavy engine now, while the parent is still setting up
-            import textworld  # noqa: F401
-            import alfworld.agents.environment.alfred_tw_env  # noqa: F401
+        try:  # start the heavy engine now, while the parent is still setting up
+            from envs import registry
+
+            name = warm if isinstance(warm, str) else registry.default_env()
+            start = getattr(registry.provider(name), "warm", None)
+            if start is not None:
+                start()
         except Exception:  # noqa: BLE001 - a missing engine is reported by the first reset
             pass
     env: Any = None
@@ -284,7 +298,7 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool = False) -> None:
                     env.close()
                 env = None
                 env = factory(request["game"], request.get("max_steps", 80))
-                result: Any = {"name": env.name, "task_type": env.task_type}
+                result: Any = {"name": env.name, "task_type": env.task_type, "max_steps": env.max_steps}
             elif op == "reset":
                 reset = _require(env).reset()
                 result = {"instruction": reset.instruction, "observation": reset.observation, "raw": reset.raw}
@@ -302,7 +316,9 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool = False) -> None:
         except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent as a reply
             reply = {"ok": False, "error": type(exc).__name__, "message": str(exc), "env_error": isinstance(exc, EnvError)}
         if env is not None:
-            reply["state"] = [bool(env.done), bool(env.won), int(env.steps)]
+            score = getattr(env, "score", None)
+            reply["state"] = [bool(env.done), bool(env.won), int(env.steps), score if isinstance(score, (int, float)) else None,
+                              str(getattr(env, "failure", "") or ""), str(getattr(env, "end_reason", "") or "")]
         out.write((json.dumps(reply) + "\n").encode())
         out.flush()
     if env is not None:
@@ -322,7 +338,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     factory = next((a for a in argv if not a.startswith("--")), DEFAULT_FACTORY)
-    serve(factory, sys.stdin.buffer, channel, warm="--warm" in argv)
+    warm: bool | str = next((a.split("=", 1)[1] for a in argv if a.startswith("--warm=")), "--warm" in argv)
+    serve(factory, sys.stdin.buffer, channel, warm=warm)
 
 
 if __name__ == "__main__":

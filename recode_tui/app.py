@@ -140,7 +140,9 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
                 yield CodeTreeView(self.engine.tree, id="code-tree")
                 yield NodeDetail(id="detail")
             yield VariablesPane(self.engine.runner.full_value, self.watch_expressions, id="vars")
-            yield EnvLog(id="env-log")
+            log = EnvLog(id="env-log")
+            log.scores = lambda: getattr(self.engine.env, "score_log", ())  # an env with a score logs its changes
+            yield log
         with TabbedContent(id="bottom", initial="tab-expand" if self.debugger.human else "tab-prompt"):
             with TabPane("Expansion", id="tab-expand"):
                 yield ExpansionEditor(self.drafts, id="expansion")
@@ -264,6 +266,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             task_type=engine.env.task_type or "?",
             steps=engine.env.steps,
             max_steps=engine.env.max_steps,
+            score=getattr(engine.env, "score", None),
             depth=current.depth if current else 0,
             nodes=len(engine.tree),
             llm_calls=engine.llm_calls,
@@ -538,7 +541,7 @@ def build_app(
         from recode_tui.session_control import session_game
 
         game = session_game(Path(resume))  # the engine is replaced once the replay is done
-    model = make_llm(llm, profiles) if isinstance(llm, str) else llm
+    model = make_llm(llm, profiles, game) if isinstance(llm, str) else llm
     engine = make_engine(game, model, limits, max_steps, prompts, trusted, node_timeout, preset)
     control = None
     if sessions_dir is not None or resume is not None:
@@ -562,7 +565,12 @@ def build_app(
 
 
 def episode_label(game: str) -> str:
-    """A short name for the status line: the bundled id, or the task folder of a path."""
+    """A short name for the status line: the bundled id, the task folder of a path, `sciworld boil/0`."""
+    from envs import registry
+
+    name, episode = registry.split_ref(game)
+    if name != registry.default_env():
+        return f"{name} {episode}"
     path = Path(game)
     if path.suffix == ".tw-pddl" or path.exists():
         if path.suffix == ".tw-pddl" and path.parent.name.startswith("trial_"):

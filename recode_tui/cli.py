@@ -12,15 +12,25 @@ from typing import Sequence
 
 from agent.engine import Limits
 from agent.presets import preset_names
-from recode_tui.factory import DEFAULT_GAME, UsageError, run_settings
+from recode_tui.factory import DEFAULT_GAME, UsageError, episode_ref, run_settings, step_limit
+
+
+def add_env_option(parser: argparse.ArgumentParser) -> None:
+    """`--env NAME`: any registered environment (see envs.registry)."""
+    from envs import registry
+
+    parser.add_argument("--env", default=None, choices=registry.names(),
+                        help=f"environment (default {registry.default_env()}); see `recode-tui games list --env NAME`")
 
 
 def _add_run_options(parser: argparse.ArgumentParser, default_llm: str | None) -> None:
-    parser.add_argument("--env", default="alfworld", choices=["alfworld"], help="environment")
-    parser.add_argument("--game", default=DEFAULT_GAME, help="bundled game id, split id or .tw-pddl path")
+    add_env_option(parser)
+    parser.add_argument("--game", default=None,
+                        help=f"episode: {DEFAULT_GAME}, valid_seen/3, a .tw-pddl path, sciworld:boil/0, or boil/0 with "
+                             f"--env sciworld (default {DEFAULT_GAME}, or the environment's first episode)")
     llm_default = "human" if default_llm == "human" else "human on a terminal, else demo"
     parser.add_argument("--llm", default=default_llm,
-                        help=f"human | demo | scripted:FILE | profile:NAME (default: {llm_default})")
+                        help=f"human | demo | gold | scripted:FILE | profile:NAME (default: {llm_default})")
     parser.add_argument("--profiles", default=None, help="LLM profiles file (YAML)")
     add_preset_options(parser)
     parser.add_argument("--trusted", action="store_true",
@@ -83,8 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     games = commands.add_parser("games", help="bundled and dataset games")
     games_commands = games.add_subparsers(dest="games_command")
     listing = games_commands.add_parser("list", help="list games with task type and task text")
-    listing.add_argument("--task-type", default=None, help="comma-separated: put,clean,heat,cool,examine,puttwo")
-    listing.add_argument("--split", default=None, help="a split of $ALFWORLD_DATA, e.g. valid_seen")
+    add_env_option(listing)
+    listing.add_argument("--task-type", default=None,
+                         help="comma-separated: put,clean,heat,cool,examine,puttwo (ScienceWorld: task names)")
+    listing.add_argument("--split", default=None,
+                         help="a split of $ALFWORLD_DATA, e.g. valid_seen; ScienceWorld: train, dev or test (lists episodes)")
 
     from recode_tui.evaluate import add_eval_parser
 
@@ -108,6 +121,12 @@ async def _run_headless(args: argparse.Namespace) -> int:
     from recode_tui.factory import make_llm
 
     run_settings(args)  # bad flags are refused before anything starts
+    if args.resume is None:
+        args.game = episode_ref(args.env, args.game)
+    else:  # the recorded episode (an LLM such as gold needs it)
+        from recode_tui.session_control import find_resume, session_game
+
+        args.game = session_game(find_resume(args.sessions, args.resume)) or args.game
     defaulted = args.llm is None
     if defaulted:
         args.llm = _default_llm()
@@ -115,7 +134,7 @@ async def _run_headless(args: argparse.Namespace) -> int:
         from recode_tui.plain import run_plain
 
         return await run_plain(args)  # the plain-terminal front end (prompt-toolkit)
-    llm = make_llm(args.llm, args.profiles)
+    llm = make_llm(args.llm, args.profiles, args.game)
     session = await open_session(args, llm)
     engine = session.engine
     if defaulted:  # said once the run really starts, so a usage error stays one line
@@ -154,19 +173,31 @@ def read_keymap(path: str) -> dict[str, str]:
 
 
 def _run_console(args: argparse.Namespace) -> int:
-    from recode_tui.app import build_app
-    from recode_tui.session_control import find_resume
-
     if args.open_tree:
         from recode_tui.tree_file import run_tree_file
 
         return run_tree_file(args.open_tree)
+    app = console_app(args)
+    app.run()
+    code = getattr(app, "return_code", 0)
+    if code:  # an unhandled exception ended the app: one line, never exit 0
+        print(getattr(app, "crash_line", "") or "recode-tui: the console stopped on an error", file=sys.stderr)
+        return code
+    return 0
+
+
+def console_app(args: argparse.Namespace):
+    """The console `tui` opens for these arguments (not yet running; tests drive it with Pilot)."""
+    from recode_tui.app import build_app
+    from recode_tui.session_control import find_resume
+
     keymap = read_keymap(args.keymap) if args.keymap else None
     settings = run_settings(args)
-    app = build_app(
-        args.game,
+    game = episode_ref(args.env, args.game)
+    return build_app(
+        game,
         args.llm,
-        max_steps=settings.max_steps,
+        max_steps=step_limit(game, args, settings),
         limits=settings.limits,
         prompts=str(settings.prompts) if settings.prompts else None,
         preset=settings.preset,
@@ -179,12 +210,6 @@ def _run_console(args: argparse.Namespace) -> int:
         sessions_dir=args.sessions or "",
         resume=find_resume(args.sessions, args.resume),
     )
-    app.run()
-    code = getattr(app, "return_code", 0)
-    if code:  # an unhandled exception ended the app: one line, never exit 0
-        print(getattr(app, "crash_line", "") or "recode-tui: the console stopped on an error", file=sys.stderr)
-        return code
-    return 0
 
 
 async def open_session(args: argparse.Namespace, llm):
@@ -192,7 +217,7 @@ async def open_session(args: argparse.Namespace, llm):
     from agent.journal import JournalError, find_session, sessions_dir_from
     from agent.session import resume_session, start_session
     from envs import make_env
-    from recode_tui.factory import game_path_of, make_engine
+    from recode_tui.factory import make_engine
 
     sessions_dir = sessions_dir_from(args.sessions)
     if args.resume is not None:
@@ -203,9 +228,10 @@ async def open_session(args: argparse.Namespace, llm):
             raise UsageError(str(exc)) from None
         return session
     settings = run_settings(args)
-    engine = make_engine(args.game, llm, settings.limits, settings.max_steps, settings.prompts, args.trusted,
+    game = episode_ref(args.env, args.game)
+    engine = make_engine(game, llm, settings.limits, step_limit(game, args, settings), settings.prompts, args.trusted,
                          args.node_timeout, settings.preset)
-    return start_session(engine, sessions_dir, args.game, game_path_of(args.game), args.llm)
+    return start_session(engine, sessions_dir, game, args.llm)
 
 
 def _sessions_list(args: argparse.Namespace) -> int:
@@ -263,33 +289,25 @@ async def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def split_needs_data(split: str) -> None:
-    """`--split` without the dataset is a usage error that says what to set, not "no games match"."""
-    import os
-
-    from envs.alfworld.catalog import DATA_ENV_VAR, _split_dir, data_root
-
-    value = os.environ.get(DATA_ENV_VAR)
-    if data_root() is None:
-        why = f"{DATA_ENV_VAR}={value} is not a folder" if value else f"{DATA_ENV_VAR} is not set"
-        raise UsageError(f"--split {split} needs the ALFWorld data: {why}; set it to the dataset root")
-    if _split_dir(split) is None:
-        raise UsageError(f"no split {split!r} under {DATA_ENV_VAR}={value}; try valid_seen, valid_unseen or train")
-
-
 def _games_list(args: argparse.Namespace) -> int:
-    from envs.alfworld.catalog import list_games, list_split
+    from envs import registry
     from envs.base import EnvError
 
-    types = args.task_type.split(",") if args.task_type else None
-    if args.split:
-        split_needs_data(args.split)
+    types = [t.strip() for t in args.task_type.split(",") if t.strip()] if args.task_type else None
     try:
-        games = list_split(args.split, types) if args.split else list_games(types)
+        provider = registry.provider(args.env or registry.default_env())
+        overview = getattr(provider, "overview", None)
+        if overview is not None and not args.split:  # many variations per task: one row a task
+            rows = overview(types)
+            for row in rows:
+                print(row)
+            return 0
+        games = provider.episodes(args.split, types)
     except EnvError as exc:
         raise UsageError(str(exc)) from None
+    width = max([22, *(len(g.id) + 1 for g in games)])
     for game in games:
-        print(f"{game.id:<22} {game.task_type:<8} {game.task}")
+        print(f"{game.id:<{width}} {game.task_type or '?':<8} {game.task}")
     if not games:
         print("no games match", file=sys.stderr)
     return 0

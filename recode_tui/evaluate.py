@@ -39,13 +39,18 @@ def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
         "eval",
         help="evaluate an LLM over many episodes, C at a time; writes a report and one journal per episode",
     )
-    parser.add_argument("--env", default="alfworld", choices=["alfworld"], help="environment")
-    parser.add_argument("--task-types", default=None, help="comma-separated: put,clean,heat,cool,examine,puttwo")
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument("--games", default=None,
-                       help="N: the first N games, spread evenly over the task types; or comma-separated game ids")
-    which.add_argument("--split", default=None, help="a split of $ALFWORLD_DATA (e.g. valid_unseen) instead of the bundled games")
-    parser.add_argument("--llm", default=None, help="profile:NAME | scripted:FILE | demo | journal:DIR")
+    from recode_tui.cli import add_env_option
+
+    add_env_option(parser)
+    parser.add_argument("--task-types", default=None,
+                        help="comma-separated: put,clean,heat,cool,examine,puttwo (ScienceWorld: task names, e.g. boil)")
+    parser.add_argument("--games", default=None,
+                        help="N: the first N games, spread evenly over the task types; or comma-separated game ids")
+    parser.add_argument("--split", default=None,
+                        help="a split of $ALFWORLD_DATA (e.g. valid_unseen) instead of the bundled games; "
+                             "ScienceWorld: train, dev or test (the default)")
+    parser.add_argument("--per-task", type=int, default=None, metavar="N", help="the first N episodes of each task type")
+    parser.add_argument("--llm", default=None, help="profile:NAME | scripted:FILE | demo | gold | journal:DIR")
     parser.add_argument("--profiles", default=None, help="LLM profiles file (YAML)")
     parser.add_argument("-c", "--concurrency", type=int, default=None, help="episodes at a time (default 4)")
     from recode_tui.cli import add_preset_options
@@ -77,37 +82,53 @@ def _spread(games: list[Any], n: int) -> list[Any]:
     return chosen
 
 
-def select_games(task_types: str | None, games: str | None, split: str | None) -> list[GameSpec]:
-    from envs.alfworld.catalog import DATA_ENV_VAR, data_root, game_info, list_games, list_split
+def select_games(
+    task_types: str | None, games: str | None, split: str | None, env: str | None = None, per_task: int | None = None
+) -> list[GameSpec]:
+    """The episodes of an evaluation, through the environment's provider (see envs.registry).
+
+    No `--split`: the environment's default list (ALFWorld's bundled games,
+    ScienceWorld's test variations). `--games N` spreads N over the task types;
+    `--per-task N` takes the first N of each task type.
+    """
+    from envs import registry
     from envs.base import EnvError
 
+    name = env or registry.default_env()
     types = [t.strip() for t in task_types.split(",") if t.strip()] if task_types else None
     described = f" with task types {task_types}" if types else ""
     try:
-        if split:
-            if data_root() is None:
-                raise UsageError(f"--split {split} needs the ALFWorld data: set {DATA_ENV_VAR} to the dataset root")
-            found = list_split(split, types)
-            described += f" in split {split}"
+        provider = registry.provider(name)
+        if games is not None and not games.strip().lstrip("-").isdigit():
+            wanted = [g.strip() for g in games.split(",") if g.strip()]
+            found = [registry.episode(g, name) for g in wanted]
+            found = [e for e in found if types is None or (e.task_type or "").lower() in {t.lower() for t in types}]
+            described += f" among {games}"
         else:
-            found = list_games(types)
-        if games is not None:
-            if games.strip().lstrip("-").isdigit():
+            found = provider.episodes(split, types)
+            if split:
+                described += f" in split {split}"
+            if per_task is not None:
+                if per_task < 1:
+                    raise UsageError("--per-task must be 1 or more")
+                taken: dict[str, int] = {}
+                chosen = []
+                for episode in found:
+                    kind = episode.task_type or "?"
+                    if taken.get(kind, 0) < per_task:
+                        taken[kind] = taken.get(kind, 0) + 1
+                        chosen.append(episode)
+                found = chosen
+            if games is not None:
                 n = int(games)
                 if n < 1:
                     raise UsageError("--games must be 1 or more (or a comma-separated list of game ids)")
                 found = _spread(found, n)
-            else:
-                wanted = [g.strip() for g in games.split(",") if g.strip()]
-                infos = [game_info(g) for g in wanted]
-                infos = [i for i in infos if types is None or i.task_type in {t.lower() for t in types}]
-                found = [type(i)(w, i.task_type, i.task, i.room, i.path) for w, i in zip(wanted, infos)]
-                described += f" among {games}"
     except EnvError as exc:
         raise UsageError(str(exc)) from None
     if not found:
-        raise UsageError(f"no games match the filter{described}; see `recode-tui games list`")
-    return [GameSpec(g.id, g.task_type, str(g.path)) for g in found]
+        raise UsageError(f"no games match the filter{described}; see `recode-tui games list --env {name}`")
+    return [GameSpec(e.id, e.task_type) for e in found]
 
 
 def _journal_index(folder: str) -> dict[str, Path]:
@@ -124,13 +145,36 @@ def _journal_index(folder: str) -> dict[str, Path]:
         except JournalError:
             continue
         created = float(header.get("created", 0.0))
-        for key in {str(header.get("game", "")), str(Path(header.get("game_path", "")).resolve())}:
+        keys = {str(header.get("game", "")), str(header.get("episode") or "")}
+        if header.get("game_path"):
+            keys.add(str(Path(header["game_path"]).resolve()))
+        for key in keys:
             if key and (key not in found or found[key][0] <= created):
                 found[key] = (created, file.parent)
     return {key: path for key, (_, path) in found.items()}
 
 
-def llm_factory(spec: str, profiles: str | None, games: list[GameSpec]) -> tuple[Callable[[GameSpec], Any], bool]:
+def _journal_of(index: dict[str, Path], game: GameSpec) -> Path | None:
+    """The journal of a game in an index (by id, or by file for ALFWorld games and old reports)."""
+    from envs import registry
+    from envs.base import EnvError
+
+    if game.id in index:
+        return index[game.id]
+    paths = [game.path] if game.path else []
+    try:
+        paths.append(registry.header_fields(game.id).get("game_path", ""))
+    except EnvError:
+        pass
+    for path in filter(None, paths):
+        if str(Path(path).resolve()) in index:
+            return index[str(Path(path).resolve())]
+    return None
+
+
+def llm_factory(
+    spec: str, profiles: str | None, games: list[GameSpec], env: str | None = None
+) -> tuple[Callable[[GameSpec], Any], bool]:
     """A function giving each episode its LLM, and whether an LLM error should abort the whole evaluation."""
     from agent.journal import JournalError
     from agent.session import journal_llm
@@ -141,17 +185,29 @@ def llm_factory(spec: str, profiles: str | None, games: list[GameSpec]) -> tuple
                          "to answer yourself use `recode-tui run --llm human`")
     if spec.startswith("journal:"):
         index = _journal_index(spec.split(":", 1)[1])
-        if not any(g.id in index or str(Path(g.path).resolve()) in index for g in games):
+        if not any(_journal_of(index, g) for g in games):
             raise UsageError(f"no journal in {spec.split(':', 1)[1]} is of a selected game; "
                              "point journal: at a previous eval's folder or a sessions folder")
 
         def from_journal(game: GameSpec) -> Any:
-            folder = index.get(game.id) or index.get(str(Path(game.path).resolve()))
+            folder = _journal_of(index, game)
             if folder is None:
                 raise JournalError(f"no journal of game {game.id} in {spec.split(':', 1)[1]}")
             return journal_llm(folder)
 
         return from_journal, False
+    if spec == "gold":
+        from envs import registry
+        from envs.base import EnvError
+
+        name = env or registry.default_env()
+        try:
+            has_gold = hasattr(registry.provider(name), "gold_actions")
+        except EnvError as exc:
+            raise UsageError(str(exc)) from None
+        if not has_gold:
+            raise UsageError(f"--llm gold: the {name} environment has no gold paths; use demo, scripted:FILE or profile:NAME")
+        return (lambda game: make_llm(spec, profiles, registry.qualify(game.id, name))), False
     shared = make_llm(spec, profiles)  # checks the spec; raises UsageError with a one-line reason
     if spec.startswith("profile:"):
         return (lambda game: shared), True
@@ -162,8 +218,20 @@ def llm_factory(spec: str, profiles: str | None, games: list[GameSpec]) -> tuple
 def result_line(result: EpisodeResult) -> str:
     verdict = "won   " if result.success else ("ERROR " if result.error else "failed")
     tail = "" if result.success else f"  {result.reason[:90]}"
-    return (f"{verdict} {result.game:<14} {result.task_type or '?':<8} steps {result.steps:>3}  "
+    score = "" if result.score is None else f"score {result.score:>3g}  "
+    return (f"{verdict} {result.game:<14} {result.task_type or '?':<8} {score}steps {result.steps:>3}  "
             f"LLM calls {result.llm_calls:>2}  tokens {result.tokens:>6}  {result.seconds:5.1f}s{tail}")
+
+
+def _type_order(env: str) -> tuple[str, ...]:
+    """The environment's own order of task types (ALFWorld: put, clean, heat, ...), for the table's rows."""
+    from envs import registry
+    from envs.base import EnvError
+
+    try:
+        return tuple(registry.provider(env).task_types)
+    except EnvError:
+        return TYPE_ORDER
 
 
 def results_table(report: EvalReport) -> Any:
@@ -172,14 +240,22 @@ def results_table(report: EvalReport) -> Any:
     summary = summarize(report.episodes)
     status = "" if report.status == "complete" else f" ({report.status})"
     table = Table(title=f"{report.plan.llm}: {len(report.episodes)} of {len(report.plan.games)} episodes{status}")
-    for name in ("task type", "episodes", "success", "rate", "mean steps", "LLM calls/ep", "LLM s/call", "tokens/ep",
-                 "cost/ep", "errors"):
-        table.add_column(name, justify="left" if name == "task type" else "right")
+    scored = summary["overall"].get("mean_score") is not None  # an env with a score (ScienceWorld)
+    for name in ("task type", "episodes", "success", "rate", *(("mean score",) if scored else ()), "mean steps",
+                 "LLM calls/ep", "LLM s/call", "tokens/ep", "cost/ep", "errors"):
+        if name == "task type":  # ScienceWorld's task names are long: keep them whole
+            longest = max([len(t) for t in summary["by_task_type"]] + [9])
+            table.add_column(name, justify="left", min_width=min(longest, 40))
+        else:
+            table.add_column(name, justify="right")
     types = summary["by_task_type"]
-    ordered = [t for t in TYPE_ORDER if t in types] + [t for t in types if t not in TYPE_ORDER]
+    ordered = [t for t in _type_order(report.plan.env) if t in types]
+    ordered += [t for t in types if t not in ordered]
 
     def row(label: str, s: dict[str, Any], style: str | None = None) -> None:
-        table.add_row(label, str(s["episodes"]), str(s["successes"]), f"{s['success_rate']:.1%}",
+        score = s.get("mean_score")
+        scores = (("-" if score is None else f"{score:.1f}"),) if scored else ()
+        table.add_row(label, str(s["episodes"]), str(s["successes"]), f"{s['success_rate']:.1%}", *scores,
                       f"{s['mean_steps']:.1f}", f"{s['mean_llm_calls']:.1f}", f"{s['mean_llm_seconds']:.2f}",
                       f"{s['mean_tokens']:.0f}",
                       f"${s['mean_cost']:.4f}", str(s["errors"]), style=style)
@@ -199,7 +275,7 @@ class Display:
 
         console = Console()
         if not (live and console.is_terminal):  # a log or a pipe: wide enough for the table's headers
-            console = Console(width=120, force_terminal=False)
+            console = Console(width=140, force_terminal=False)
         self.console = console
         self.live = live and console.is_terminal
         self.total = total
@@ -273,6 +349,7 @@ def _report_path(value: str) -> Path:
 
 def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
     from agent.journal import sessions_dir_from
+    from envs.registry import default_env, provider
 
     if args.llm is None:
         raise UsageError("eval needs --llm profile:NAME, scripted:FILE, demo or journal:DIR")
@@ -280,16 +357,18 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
     runner = _runner_settings(args.trusted, args.node_timeout if args.node_timeout is not None else 5.0)
     if settings.prompts is not None:
         load_prompt_set(settings.prompts)  # refuses a folder that is not a prompt set
-    games = select_games(args.task_types, args.games, args.split)
+    games = select_games(args.task_types, args.games, args.split, args.env, args.per_task)
+    env = args.env or default_env()
+    own_limits = args.max_steps is None and hasattr(provider(env), "step_limit")  # per-task limits (ScienceWorld)
     plan = EvalPlan(
         llm=args.llm,
         games=games,
-        env=args.env,
+        env=env,
         concurrency=args.concurrency or 4,
-        max_steps=settings.max_steps,
+        max_steps=None if own_limits else settings.max_steps,
         limits=asdict(settings.limits),
         prompts=str(Path(settings.prompts).resolve()) if settings.prompts else None,
-        selection={"task_types": args.task_types, "games": args.games, "split": args.split},
+        selection={"task_types": args.task_types, "games": args.games, "split": args.split, "per_task": args.per_task},
         preset=settings.preset,
         trusted=runner.trusted,
         node_timeout=runner.node_timeout,
@@ -338,13 +417,14 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("-c/--concurrency must be 1 or more")
     report, folder = _resumed_report(args) if args.resume else _new_report(args)
-    llm_for, abort_on_llm_error = llm_factory(report.plan.llm, args.profiles, report.remaining or report.plan.games)
+    llm_for, abort_on_llm_error = llm_factory(report.plan.llm, args.profiles, report.remaining or report.plan.games,
+                                              report.plan.env)
     display = Display(len(report.plan.games), report.episodes, live=not args.no_progress)
     evaluation = Evaluation(
         report,
         folder,
         llm_for,
-        pool_factory=lambda size: EnvPool(size),
+        pool_factory=lambda size: EnvPool(size, warm_env=report.plan.env),
         abort_on_llm_error=abort_on_llm_error,
         on_event=display.on_event,
         on_result=display.on_result,

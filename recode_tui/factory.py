@@ -24,12 +24,15 @@ class UsageError(Exception):
     """Bad command-line input; the message is one line that says what to do."""
 
 
-def make_llm(spec: str, profiles_path: str | None = None) -> LLM:
-    """`human`, `demo` (the bundled demo script), `scripted:FILE` (YAML/JSONL), `profile:NAME`."""
+def make_llm(spec: str, profiles_path: str | None = None, episode: str | None = None) -> LLM:
+    """`human`, `demo` (the bundled demo script), `gold` (the episode's known solution),
+    `scripted:FILE` (YAML/JSONL), `journal:PATH`, `profile:NAME`."""
     from mockllm import HumanLLM, ScriptedLLM
 
     if spec == "human":
         return HumanLLM()
+    if spec == "gold":
+        return gold_llm_for(episode or DEFAULT_GAME)
     if spec.startswith("profile:"):
         return _profile_llm(spec.split(":", 1)[1] or "default", profiles_path)
     if spec.startswith("journal:"):
@@ -42,7 +45,7 @@ def make_llm(spec: str, profiles_path: str | None = None) -> LLM:
             raise UsageError(str(exc)) from None
     path = str(DEMO_SCRIPT) if spec == "demo" else spec.split(":", 1)[1] if spec.startswith("scripted:") else None
     if path is None:
-        raise UsageError(f"unknown --llm {spec!r}; use human, demo, scripted:FILE, journal:PATH or profile:NAME")
+        raise UsageError(f"unknown --llm {spec!r}; use human, demo, gold, scripted:FILE, journal:PATH or profile:NAME")
     if not path:
         raise UsageError("scripted: needs a file, e.g. --llm scripted:mockllm/demos/alfworld.yaml")
     try:
@@ -52,6 +55,62 @@ def make_llm(spec: str, profiles_path: str | None = None) -> LLM:
     if spec == "demo":
         llm.name = "demo"
     return llm
+
+
+def gold_llm_for(episode: str) -> LLM:
+    """A scripted LLM playing the episode's gold path as a ReCode plan (asks the env's provider for it).
+
+    Fetch it before the episode's environment resets: ScienceWorld loads the
+    variation again to compute the path.
+    """
+    from envs import registry
+    from envs.base import EnvError
+    from mockllm.gold import gold_llm
+
+    try:
+        name, _ = registry.split_ref(episode)
+        actions = registry.gold_actions(episode)
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
+    if actions is None:
+        raise UsageError(f"--llm gold: the {name} environment has no gold paths; use demo, scripted:FILE or profile:NAME")
+    if not actions:
+        raise UsageError(f"--llm gold: the simulator gave no gold path for {episode}")
+    return gold_llm(actions)
+
+
+def episode_ref(env: str | None, game: str | None) -> str:
+    """`--env` and `--game` as one episode reference (`put-01`, `sciworld:boil/0`); bad input is one line.
+
+    No `--game`: the default ALFWorld game, or the first episode the environment lists.
+    """
+    from envs import registry
+    from envs.base import EnvError
+
+    try:
+        if not game:
+            name = env or registry.default_env()
+            if name == registry.default_env():
+                game = DEFAULT_GAME
+            else:
+                first = registry.provider(name).episodes()
+                if not first:
+                    raise UsageError(f"the {name} environment lists no episodes; give --game")
+                game = first[0].id
+        return registry.qualify(game, env)
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def step_limit(ref: str, args: Any, settings: "RunSettings") -> int | None:
+    """`--max-steps` when given, else the episode's own limit, else the preset's (see envs.registry)."""
+    from envs import registry
+    from envs.base import EnvError
+
+    try:
+        return registry.step_limit(ref, settings.max_steps, getattr(args, "max_steps", None))
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _profile_llm(name: str, profiles_path: str | None) -> LLM:
@@ -85,13 +144,15 @@ def make_engine(
     game: str,
     llm: LLM,
     limits: Limits = Limits(),
-    max_steps: int = 80,
+    max_steps: int | None = 80,
     prompts_dir: str | Path | None = None,
     trusted: bool = False,
     node_timeout: float = 5.0,
     preset: str = "default",
 ) -> Engine:
-    """An engine on a bundled game id, a split id or a `.tw-pddl` path.
+    """An engine on an episode reference (`put-01`, `sciworld:boil/0`, a `.tw-pddl` path).
+
+    `max_steps` None: the episode's own limit.
 
     Node code runs in a sandboxed worker process built by `agent.runners`, the
     one place every path gets its runner and checks; `trusted` drops the static
@@ -134,6 +195,7 @@ def run_settings(args: Any) -> RunSettings:
 
 
 def game_path_of(game: str) -> Path:
-    from envs.alfworld.catalog import resolve_game
+    """The file of an ALFWorld game (kept for callers of the pre-seam `start_session`)."""
+    from envs import registry
 
-    return resolve_game(game)
+    return Path(registry.header_fields(game).get("game_path", game))

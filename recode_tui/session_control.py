@@ -122,13 +122,13 @@ class SessionControl:
         profiles: str | None = None,
     ) -> "SessionControl":
         """Journal a fresh engine into a new session, or prepare to resume `resume`."""
-        from recode_tui.factory import game_path_of, make_llm
+        from recode_tui.factory import make_llm
 
-        new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles)) if isinstance(llm, str) else (lambda: llm)
+        new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, game)) if isinstance(llm, str) else (lambda: llm)
         if resume is not None:
             return cls(sessions_dir, new_llm, resume=resume)
         spec = llm if isinstance(llm, str) else getattr(llm, "name", type(llm).__name__)
-        session = start_session(engine, sessions_dir, game, game_path_of(game), spec)
+        session = start_session(engine, sessions_dir, game, spec)
         return cls(sessions_dir, new_llm, session)
 
     # -- wiring -------------------------------------------------------------------------

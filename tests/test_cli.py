@@ -52,7 +52,7 @@ def test_bad_usage_exits_2_with_one_line_saying_what_to_do(tmp_path):
         (("run", "--game", "nope-99"), "recode-tui games list"),
         (("run", "--game", str(corrupt), "--llm", "demo"), "malformed game file"),
         (("run", "--llm", "scripted:/no/such/file.yaml"), "cannot read script"),
-        (("run", "--llm", "gpt-nothing"), "use human, demo, scripted:FILE, journal:PATH or profile:NAME"),
+        (("run", "--llm", "gpt-nothing"), "use human, demo, gold, scripted:FILE, journal:PATH or profile:NAME"),
         (("run", "--max-depth", "-1"), "--max-depth must be 0 or more"),
         (("run", "--llm", "human", "--game", "nope-99"), "recode-tui games list"),
     ]

@@ -12,7 +12,7 @@ import hashlib
 from pathlib import Path
 from typing import Iterable
 
-from envs.alfworld.catalog import SPLITS, game_info, list_games, list_split, resolve_game
+from envs.alfworld.catalog import DATA_ENV_VAR, SPLITS, _split_dir, data_root, game_info, list_games, list_split, resolve_game
 from envs.alfworld.gamefile import TASK_TYPES
 from envs.base import Env, EnvError
 from envs.registry import Episode
@@ -31,11 +31,17 @@ class AlfworldProvider:
     def episodes(self, split: str | None = None, task_types: Iterable[str] | None = None) -> list[Episode]:
         if split is None or split == "bundled":
             games = list_games(task_types)
-        elif split in SPLITS:
+        elif split in SPLITS or data_root() is not None:
+            _need_split(split)
             games = list_split(split, task_types)
         else:
             raise EnvError(f"unknown ALFWorld split {split!r}; use bundled or one of: {', '.join(SPLITS)}")
         return [Episode(self.name, g.id, g.task_type, g.task) for g in games]
+
+    def episode(self, episode: str) -> Episode:
+        """One episode by id or path, with its task type (EnvError when unknown)."""
+        info = game_info(episode)
+        return Episode(self.name, episode, info.task_type, info.task)
 
     def make_env(self, episode: str, max_steps: int | None = None) -> Env:
         from envs.alfworld.env import AlfworldEnv
@@ -45,6 +51,34 @@ class AlfworldProvider:
     def fingerprint(self, episode: str) -> str:
         return hashlib.sha256(Path(resolve_game(episode)).read_bytes()).hexdigest()[:16]
 
+    def header_fields(self, episode: str) -> dict[str, str]:
+        """The pre-seam header fields, still written so older readers (and eval's journal index) find the file."""
+        path = resolve_game(episode)
+        fields = {"game_path": str(path), "game_hash": self.fingerprint(episode)}
+        if Path(episode).suffix == ".tw-pddl":  # a game file given by path: resumable from any folder
+            fields["episode"] = str(path.resolve())
+        return fields
+
+    def warm(self) -> None:
+        """Import the heavy engine now (an eval worker does this while the parent sets up)."""
+        try:
+            import alfworld.agents.environment.alfred_tw_env  # noqa: F401
+            import textworld  # noqa: F401
+        except Exception:  # noqa: BLE001 - a missing engine is reported by the first reset
+            pass
+
     def label(self, episode: str) -> str:
         info = game_info(episode)
         return f"{info.id} · {info.task_type}" if info.task_type else info.id
+
+
+def _need_split(split: str) -> None:
+    """A split without the dataset is one line that says what to set, not "no games match"."""
+    import os
+
+    value = os.environ.get(DATA_ENV_VAR)
+    if data_root() is None:
+        why = f"{DATA_ENV_VAR}={value} is not a folder" if value else f"{DATA_ENV_VAR} is not set"
+        raise EnvError(f"--split {split} needs the ALFWorld data: {why}; set it to the dataset root")
+    if _split_dir(split) is None:
+        raise EnvError(f"no split {split!r} under {DATA_ENV_VAR}={value}; try valid_seen, valid_unseen or train")

@@ -135,9 +135,38 @@ class SciWorldProvider:
             for variation in table[task.name][split]
         ]
 
+    def episode(self, episode: str) -> Episode:
+        """One episode by id (`boil/3`), with its task as type (EnvError naming the task when unknown)."""
+        task, variation = parse_episode(episode)
+        return Episode(self.name, f"{task.name}/{variation}", task.name, task.title)
+
+    def overview(self, task_types: Iterable[str] | None = None) -> list[str]:
+        """`games list --env sciworld`: one line a task with its train/dev/test variation counts."""
+        wanted = set(task_types) if task_types is not None else None
+        for name in wanted or ():
+            find_task(name)
+        table = variation_table()
+        width = max(len(t.name) for t in all_tasks())
+        lines = [f"{'task':<{width}}  {'train':>5} {'dev':>4} {'test':>4}  topic · title   (episodes: TASK/VARIATION, e.g. boil/0)"]
+        for task in all_tasks():
+            if wanted is None or task.name in wanted:
+                counts = table[task.name]
+                lines.append(f"{task.name:<{width}}  {len(counts['train']):>5} {len(counts['dev']):>4} "
+                             f"{len(counts['test']):>4}  {task.group_label} · {task.title}")
+        return lines
+
     def make_env(self, episode: str, max_steps: int | None = None) -> Env:
         task, _ = parse_episode(episode)
         return SciWorldEnv(episode, max_steps=max_steps or step_limit(task.name), setting=self.setting)
+
+    def step_limit(self, episode: str) -> int:
+        """The task's own step limit (see STEP_LIMITS): used when the user gives no --max-steps."""
+        task, _ = parse_episode(episode)
+        return step_limit(task.name)
+
+    def warm(self) -> None:
+        """Start this process's JVM now (an eval worker does this while the parent sets up)."""
+        shared_simulator().env()
 
     def fingerprint(self, episode: str) -> str:
         task, variation = parse_episode(episode)
@@ -151,6 +180,7 @@ class SciWorldProvider:
     def gold_actions(self, episode: str) -> list[str]:
         """The simulator's gold action sequence for a variation (a scripted LLM plays it)."""
         task, variation = parse_episode(episode)
+        SciWorldEnv(episode, setting=self.setting)._check_variation()  # the valid range, in one line
         simulator = shared_simulator()
         simulator.load(task.name, variation, simplifications_for(task, self.setting), gold=True)
         actions = simulator.gold_actions()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from rich.highlighter import Highlighter
 from rich.text import Text
@@ -115,9 +115,13 @@ class EnvLog(Log):
                 return [f"══ {verdict}: {event.reason} ({event.steps} steps) ══"]
         return []
 
+    scores: Callable[[], Sequence[tuple[int, int, int]]] | None = None  # the env's (step, old, new) score changes
+
     def apply(self, events: Iterable[ev.Event]) -> None:
         lines: list[str] = []
         for event in events:
             lines.extend(self.lines_for(event))
+            if isinstance(event, ev.ObservationReceived) and self.scores is not None:
+                lines.extend(f"{INDENT}score {old} → {new}" for step, old, new in self.scores() if step == event.step)
         if lines:
             self.write_lines(lines)
