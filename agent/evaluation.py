@@ -67,6 +67,8 @@ class EpisodeResult:
     cost: float = 0.0
     seconds: float = 0.0
     llm_seconds: float = 0.0  # of `seconds`, waiting for the LLM's answers
+    person_seconds: float = 0.0  # a person's time (never in an eval's own runs; kept apart from llm_seconds)
+    llm_failures: int = 0  # model calls that failed (journaled as `llm_failed` records)
     journal: str = ""
     error: str = ""  # set when the episode crashed rather than just failed the task
 
@@ -90,6 +92,7 @@ class EvalPlan:
     preset: str = "default"  # agent.presets: which named settings the limits came from
     trusted: bool = False  # the sandbox without its static checks (agent.runners)
     node_timeout: float = 5.0
+    profiles: str | None = None  # the profiles file (absolute) a profile:NAME came from: `--resume` needs no --profiles
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -127,6 +130,8 @@ def _stats(episodes: Sequence[EpisodeResult]) -> dict[str, Any]:
         "total_tokens": sum(e.tokens for e in episodes),
         # per call, not per episode: how fast the model answers, whatever the episode length
         "mean_llm_seconds": sum(e.llm_seconds for e in episodes) / calls if calls else 0.0,
+        "person_seconds": sum(e.person_seconds for e in episodes),
+        "llm_failures": sum(e.llm_failures for e in episodes),
     }
 
 
@@ -148,6 +153,7 @@ class EvalReport:
     started: float = field(default_factory=time.time)
     updated: float = 0.0
     elapsed: float = 0.0  # seconds spent running, summed over resumes
+    concurrency_used: list[int] = field(default_factory=list)  # episodes really at a time, per run (resumes append)
 
     @property
     def finished_games(self) -> set[str]:
@@ -166,6 +172,7 @@ class EvalReport:
             "started": self.started,
             "updated": self.updated,
             "elapsed": self.elapsed,
+            "concurrency_used": self.concurrency_used,
             "plan": self.plan.to_dict(),
             "summary": summarize(self.episodes),
             "episodes": [asdict(e) for e in self.episodes],
@@ -202,6 +209,7 @@ class EvalReport:
             started=data.get("started", time.time()),
             updated=data.get("updated", 0.0),
             elapsed=data.get("elapsed", 0.0),
+            concurrency_used=list(data.get("concurrency_used", [])),
         )
 
 
@@ -262,6 +270,7 @@ class Evaluation:
             self.report.write(self.report_path)
             return self.report
         size = max(1, min(plan.concurrency, len(queue)))
+        self.report.concurrency_used.append(size)
         pool = self.pool_factory(size)
         began = time.monotonic()
         elapsed_before = self.report.elapsed
@@ -328,7 +337,9 @@ class Evaluation:
                 engine = Engine(env, llm, runner, limits=self._limits, prompts=self._prompts,
                                 code_check=code_check(runner))
                 engine.preset = plan.preset
-                writer = JournalWriter(folder, session_header(game.id, Path(game.path), engine, plan.llm))
+                header = session_header(game.id, Path(game.path), engine, plan.llm)
+                header["profiles"] = plan.profiles  # a resume of this journal goes on with the same model
+                writer = JournalWriter(folder, header)
                 engine.observers.append(writer)
                 finished = await self._drive(engine, game)
         except (EvalAborted, asyncio.CancelledError):
@@ -355,6 +366,8 @@ class Evaluation:
             cost=finished.cost,
             seconds=time.monotonic() - started,
             llm_seconds=finished.llm_seconds,
+            person_seconds=finished.person_seconds,
+            llm_failures=finished.llm_failures,
             journal=str(folder),
             error=error,
         )

@@ -24,6 +24,7 @@ class ReplayScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "back", "Back", id="replay.back"),
         Binding("S", "sessions", "Sessions", id="replay.sessions"),
+        Binding("c", "salvage", "Continue from the last good point", id="replay.salvage"),
         Binding("q", "app.quit", "Quit", id="replay.quit"),
     ]
 
@@ -33,6 +34,7 @@ class ReplayScreen(ModalScreen[None]):
         self.control = control
         self.closable = closable  # False at start-up: there is no console run to go back to
         self.failed = ""  # the one-line error, once the replay failed
+        self.salvageable = False  # a failed resume can go on from its last clean point (c)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="replay-box"):
@@ -42,18 +44,25 @@ class ReplayScreen(ModalScreen[None]):
             with VerticalScroll(id="replay-detail"):
                 yield Static("", id="replay-detail-text", markup=False)
 
-    def fail(self, line: str, detail: str) -> None:
+    def fail(self, line: str, detail: str, *, salvage: bool = False) -> None:
         """Show why the replay stopped; the console (or the sessions list) is one key away."""
         self.failed = line
+        self.salvageable = salvage
         self.query_one("#replay-spinner").display = False
         self.query_one("#replay-line", Static).update(Text(f"✗ {line}", style="bold red"))
         hint = "esc back to the console · S sessions · q quit" if self.closable else "S sessions · q quit"
+        if salvage:
+            hint = "c continue from the last point that replayed cleanly, as a new branch · " + hint
         extra = detail.split("\n", 1)[1] if "\n" in detail else ""
         self.query_one("#replay-detail-text", Static).update(Text(f"{extra}\n\n{hint}".lstrip("\n")))
 
     def action_back(self) -> None:
         if self.failed and self.closable:
             self.dismiss()
+
+    def action_salvage(self) -> None:
+        if self.failed and self.salvageable:
+            self.control.salvage()
 
     def action_sessions(self) -> None:
         if self.failed:
