@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import LoadingIndicator, Static
 
@@ -35,6 +36,7 @@ class ReplayScreen(ModalScreen[None]):
         self.closable = closable  # False at start-up: there is no console run to go back to
         self.failed = ""  # the one-line error, once the replay failed
         self.salvageable = False  # a failed resume can go on from its last clean point (c)
+        self._detail = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="replay-box"):
@@ -48,6 +50,18 @@ class ReplayScreen(ModalScreen[None]):
         """Show why the replay stopped; the console (or the sessions list) is one key away."""
         self.failed = line
         self.salvageable = salvage
+        self._detail = detail
+        try:
+            self._show_failure()
+        except NoMatches:
+            pass  # not composed yet: on_mount shows it
+
+    def on_mount(self) -> None:
+        if self.failed:  # the replay failed before this cover was on screen (an unreadable journal)
+            self._show_failure()
+
+    def _show_failure(self) -> None:
+        line, detail, salvage = self.failed, self._detail, self.salvageable
         self.query_one("#replay-spinner").display = False
         self.query_one("#replay-line", Static).update(Text(f"✗ {line}", style="bold red"))
         hint = "esc back to the console · S sessions · q quit" if self.closable else "S sessions · q quit"
