@@ -162,6 +162,8 @@ def llm_factory(spec: str, profiles: str | None, games: list[GameSpec]) -> tuple
 def result_line(result: EpisodeResult) -> str:
     verdict = "won   " if result.success else ("ERROR " if result.error else "failed")
     tail = "" if result.success else f"  {result.reason[:90]}"
+    if result.llm_failures:
+        tail = f"  LLM failures {result.llm_failures}{tail}"
     return (f"{verdict} {result.game:<14} {result.task_type or '?':<8} steps {result.steps:>3}  "
             f"LLM calls {result.llm_calls:>2}  tokens {result.tokens:>6}  {result.seconds:5.1f}s{tail}")
 

@@ -67,7 +67,13 @@ async def test_resume_in_the_console_goes_on_with_the_recorded_model_and_lists_i
             await pilot.press("escape")
             await command(pilot, app, "c")
             await run_to_the_end(pilot, app)
+            await pilot.press("L")  # a switch is journaled: a resume or a fork goes on with it
+            await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
+            app.screen.dismiss("demo")
+            await wait_for(pilot, lambda: app.engine.llm.name == "demo", what="the switch")
         assert len(server.calls) == 2
+    assert read_journal(folder).llm_setup == ("demo", None)
+    assert [r["spec"] for r in read_journal(folder).records if r["type"] == "llm"] == ["demo"]
 
 
 def corrupt(folder: Path, line: int) -> None:
