@@ -128,7 +128,7 @@ class SessionControl:
         # Which LLM a replay goes on with: the recorded one (header, then `L` switches) unless --llm was given.
         self.llm_spec = ""  # the spec the console was started with
         self.profiles: str | None = None  # --profiles as given
-        self.explicit_llm = False  # --llm was given: it overrides what a session recorded
+        self.explicit_llm = False  # --llm was given with --resume: it overrides what that session recorded
         self.replay_source: Path | None = None  # the session the next replay reads (None: the current one)
         self.salvage_from: Path | None = None  # the session a failed replay came from (offered to salvage)
         self.salvage_at_start = False  # `--from-last-good`: the start-up resume goes on from the last good point
@@ -151,7 +151,9 @@ class SessionControl:
                                     profiles=profiles_in_use(spec, profiles))
             control = cls(sessions_dir, new_llm, session)
         control.llm_spec, control.profiles = spec, profiles
-        control.explicit_llm = explicit_llm and isinstance(llm, str)
+        # --llm given with --resume overrides the recording once, for the session opened at start;
+        # later branches of it go on with what it journals (the override is journaled too).
+        control.explicit_llm = explicit_llm and isinstance(llm, str) and resume is not None
         return control
 
     # -- wiring -------------------------------------------------------------------------
@@ -459,6 +461,7 @@ class SessionControl:
             self.show_status()
             return
         self.salvage_from, self.failure = None, ""
+        self.explicit_llm = False  # the override was for the session opened at start, now journaled
         if read_journal_setup(session.folder) != spec:  # the branch or resume goes on under another LLM
             session.writer.record_llm(spec, profiles, "--llm on resume" if llm_note else "replay")
         if llm_note:

@@ -146,3 +146,23 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
     assert answer["input_tokens"] > 0
     [finished] = [r for r in records if r["type"] == "finished"]
     assert finished["person_seconds"] >= 0.8 and finished["llm_seconds"] < 0.8 and finished["llm_failures"] == 1
+
+
+async def test_a_rewind_goes_on_with_the_llm_the_session_switched_to(tmp_path: Path) -> None:
+    from .test_sessions_console import branch, select
+
+    with OpenAICompatibleServer(answers(WANDER, GOOD)) as server:
+        app = build_app("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
+                        breakpoints=[], cursor_blink=False, sessions_dir=tmp_path / "sessions")
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot, app)
+            await command(pilot, app, "c")
+            await run_to_the_end(pilot, app)
+            await pilot.press("L")
+            await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
+            app.screen.dismiss("demo")
+            await wait_for(pilot, lambda: app.engine.llm.name == "demo", what="the switch")
+            await select(pilot, app, "n2")
+            await branch(pilot, app, "R")
+            assert app.session_control.how == "rewound"
+            assert app.engine.llm.name == "demo"  # not the LLM the console was started with
