@@ -166,3 +166,25 @@ async def test_a_rewind_goes_on_with_the_llm_the_session_switched_to(tmp_path: P
             await branch(pilot, app, "R")
             assert app.session_control.how == "rewound"
             assert app.engine.llm.name == "demo"  # not the LLM the console was started with
+
+
+async def test_the_sessions_list_shows_last_activity_and_u_keeps_unfinished_ones(tmp_path: Path) -> None:
+    from recode_tui.screens.sessions import SessionsScreen
+
+    won = recode(tmp_path, "run", "--llm", "demo", "--quiet")
+    assert won.returncode == 0, won.stderr
+    sessions = tmp_path / "sessions"
+    app = build_app("put-02", "human", cursor_blink=False, sessions_dir=sessions)  # this console: unfinished
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("S")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.loaded, what="the list")
+        screen = app.screen
+        assert [r.result for r in screen.rows] == ["unfinished", "won"]  # latest activity first
+        table = screen.query_one("#sessions-table")
+        assert "last activity" in [str(c.label) for c in table.columns.values()]
+        await pilot.press("u")
+        await wait_for(pilot, lambda: len(screen.rows) == 1, what="unfinished only")
+        assert screen.rows[0].folder == app.session_control.session.folder and table.row_count == 1
+        await pilot.press("u")
+        await wait_for(pilot, lambda: table.row_count == 2, what="all sessions again")
