@@ -529,12 +529,13 @@ def build_app(
     preset: str = "default",
     sessions_dir: str | Path | None = None,
     resume: str | Path | None = None,
-    explicit_llm: bool = True,
+    explicit_llm: bool = False,
 ) -> RecodeApp:
     """The console on one game: the factory the command line and the tests use.
 
     With `sessions_dir` the run is journaled there; with `resume` (a session
-    folder) the console replays that session instead of starting `game`.
+    folder) the console replays that session instead of starting `game`, with
+    the LLM the session recorded unless `explicit_llm` (the user's `--llm`).
     """
     from recode_tui.factory import make_engine, make_llm
 

@@ -343,7 +343,7 @@ class SessionControl:
     def record_llm(self, spec: str, profiles: str | None, why: str = "switch") -> None:
         """`L` (or a resume under another LLM): journaled, so a resume or a fork goes on with it."""
         if self.session is not None:
-            self.session.writer.record_llm(spec, profiles_in_use(spec, profiles) if profiles or spec else None, why)
+            self.session.writer.record_llm(spec, profiles_in_use(spec, profiles), why)
 
     def rewind(self) -> None:
         """A branch that stops just before the selected node runs."""
@@ -463,7 +463,7 @@ class SessionControl:
         self.salvage_from, self.failure = None, ""
         self.explicit_llm = False  # the override was for the session opened at start, now journaled
         if read_journal_setup(session.folder) != spec:  # the branch or resume goes on under another LLM
-            session.writer.record_llm(spec, profiles, "--llm on resume" if llm_note else "replay")
+            session.writer.record_llm(spec, profiles_in_use(spec, profiles), "--llm on resume" if llm_note else "replay")
         if llm_note:
             session.notes.append(llm_note)
         app.profiles = profiles if profiles is not None else app.profiles  # the L picker lists that file's profiles

@@ -146,6 +146,18 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
     assert answer["input_tokens"] > 0
     [finished] = [r for r in records if r["type"] == "finished"]
     assert finished["person_seconds"] >= 0.8 and finished["llm_seconds"] < 0.8 and finished["llm_failures"] == 1
+    # A replay shows the recorded tokens, cost and both times, not the replay's own.
+    from agent.session import resume_session
+    from mockllm import ScriptedLLM
+    from recode_tui.session_control import make_env
+
+    again, _ = await resume_session(folder, ScriptedLLM([]), make_env)
+    shown = again.engine.tree.root.expansions[-1]
+    await again.engine.close()
+    again.writer.close()
+    assert (shown.input_tokens, shown.output_tokens, shown.cost) == (
+        answer["input_tokens"], answer["output_tokens"], answer["cost"])
+    assert shown.person_seconds == answer["person_seconds"] and shown.seconds == answer["seconds"]
 
 
 async def test_a_rewind_goes_on_with_the_llm_the_session_switched_to(tmp_path: Path) -> None:
