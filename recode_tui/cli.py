@@ -209,7 +209,7 @@ def _run_console(args: argparse.Namespace) -> int:
         resume=find_resume(args.sessions, args.resume),
         explicit_llm=getattr(args, "llm_given", True),
     )
-    control = app.session_control
+    control = getattr(app, "session_control", None)
     if control is not None and args.resume is not None and args.from_last_good:
         control.salvage_at_start = True
     app.run()
