@@ -91,6 +91,8 @@ class Engine:
         self.usage = Usage()
         self.cost = 0.0
         self.llm_seconds = 0.0  # waiting for answers, all calls together
+        self.person_seconds = 0.0  # a person typing or reviewing answers, kept apart from llm_seconds
+        self.llm_failures = 0  # model calls that raised LLMError
         self.finished: RunFinished | None = None
         self.finished_reason = ""  # set when a limit stops the run mid-episode
         self.recent = RecentActions()  # the last actions, for the prompt's $recent_actions
@@ -274,9 +276,9 @@ class Engine:
                     completion = await self.llm.complete(prompt, context)
                 except LLMError as exc:
                     failures += 1
-                    yield LLMFailed(node.id, error=str(exc), attempt=failures)
-            if completion.seconds is None:
-                completion = replace(completion, seconds=time.monotonic() - began)
+                    self.llm_failures += 1
+                    yield LLMFailed(node.id, error=str(exc), attempt=failures, seconds=time.monotonic() - began)
+            completion = _timed(completion, time.monotonic() - began)
             self._count(completion)
             try:
                 blocks, thought = self._check_answer(completion, known)
@@ -286,6 +288,7 @@ class Engine:
                 yield ExpansionRejected(
                     node.id, raw=completion.text, reason=reason, attempt=attempt,
                     source=completion.source, proposed=completion.proposed, seconds=completion.seconds,
+                    person_seconds=completion.person_seconds,
                 )
                 note = rewrite_note(self.prompts, reason)
                 continue
@@ -306,6 +309,7 @@ class Engine:
                 cost=completion.cost,
                 proposed=completion.proposed,
                 seconds=completion.seconds,
+                person_seconds=completion.person_seconds,
             )
             if not blocks and purpose == "expand":
                 node.status = NodeStatus.SKIP
@@ -353,6 +357,7 @@ class Engine:
         self.usage = self.usage + completion.usage
         self.cost += completion.cost
         self.llm_seconds += completion.seconds or 0.0
+        self.person_seconds += completion.person_seconds
 
     @staticmethod
     def _record(prompt: str, completion: Completion, accepted: bool, purpose: str, reason: str = "") -> Expansion:
@@ -368,6 +373,7 @@ class Engine:
             purpose=purpose,
             proposed=completion.proposed,
             seconds=completion.seconds or 0.0,
+            person_seconds=completion.person_seconds,
         )
 
     def _finish(self, success: bool, reason: str) -> RunFinished:
@@ -381,7 +387,18 @@ class Engine:
             output_tokens=self.usage.output_tokens,
             cost=self.cost,
             llm_seconds=self.llm_seconds,
+            person_seconds=self.person_seconds,
+            llm_failures=self.llm_failures,
         )
+
+
+def _timed(completion: Completion, elapsed: float) -> Completion:
+    """Fill in how long an answer took, when its LLM did not say: a person's typing is person time."""
+    if completion.seconds is not None:
+        return completion
+    if completion.source == "human" and not completion.person_seconds:
+        return replace(completion, seconds=0.0, person_seconds=elapsed)
+    return replace(completion, seconds=elapsed)
 
 
 def _loaded_names(code: str) -> list[str]:

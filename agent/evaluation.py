@@ -73,6 +73,8 @@ class EpisodeResult:
     cost: float = 0.0
     seconds: float = 0.0
     llm_seconds: float = 0.0  # of `seconds`, waiting for the LLM's answers
+    person_seconds: float = 0.0  # a person's time (never in an eval's own runs; kept apart from llm_seconds)
+    llm_failures: int = 0  # model calls that failed (journaled as `llm_failed` records)
     journal: str = ""
     error: str = ""  # set when the episode crashed rather than just failed the task
     score: float | None = None  # the env's own score at the end, when it has one (ScienceWorld: 0-100)
@@ -97,6 +99,7 @@ class EvalPlan:
     preset: str = "default"  # agent.presets: which named settings the limits came from
     trusted: bool = False  # the sandbox without its static checks (agent.runners)
     node_timeout: float = 5.0
+    profiles: str | None = None  # the profiles file (absolute) a profile:NAME came from: `--resume` needs no --profiles
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -136,6 +139,8 @@ def _stats(episodes: Sequence[EpisodeResult]) -> dict[str, Any]:
         "total_tokens": sum(e.tokens for e in episodes),
         # per call, not per episode: how fast the model answers, whatever the episode length
         "mean_llm_seconds": sum(e.llm_seconds for e in episodes) / calls if calls else 0.0,
+        "person_seconds": sum(e.person_seconds for e in episodes),
+        "llm_failures": sum(e.llm_failures for e in episodes),
     }
 
 
@@ -157,6 +162,7 @@ class EvalReport:
     started: float = field(default_factory=time.time)
     updated: float = 0.0
     elapsed: float = 0.0  # seconds spent running, summed over resumes
+    concurrency_used: list[int] = field(default_factory=list)  # episodes really at a time, per run (resumes append)
 
     @property
     def finished_games(self) -> set[str]:
@@ -175,6 +181,7 @@ class EvalReport:
             "started": self.started,
             "updated": self.updated,
             "elapsed": self.elapsed,
+            "concurrency_used": self.concurrency_used,
             "plan": self.plan.to_dict(),
             "summary": summarize(self.episodes),
             "episodes": [asdict(e) for e in self.episodes],
@@ -211,6 +218,7 @@ class EvalReport:
             started=data.get("started", time.time()),
             updated=data.get("updated", 0.0),
             elapsed=data.get("elapsed", 0.0),
+            concurrency_used=list(data.get("concurrency_used", [])),
         )
 
 
@@ -271,6 +279,7 @@ class Evaluation:
             self.report.write(self.report_path)
             return self.report
         size = max(1, min(plan.concurrency, len(queue)))
+        self.report.concurrency_used.append(size)
         pool = self.pool_factory(size)
         began = time.monotonic()
         elapsed_before = self.report.elapsed
@@ -338,7 +347,8 @@ class Evaluation:
                 engine = Engine(env, llm, runner, limits=self._limits, prompts=self._prompts,
                                 code_check=code_check(runner))
                 engine.preset = plan.preset
-                writer = JournalWriter(folder, session_header(ref, engine, plan.llm))
+                # profiles: a resume of this journal goes on with the same model
+                writer = JournalWriter(folder, session_header(ref, engine, plan.llm, profiles=plan.profiles))
                 engine.observers.append(writer)
                 finished = await self._drive(engine, game)
                 score = getattr(env, "score", None)
@@ -366,6 +376,8 @@ class Evaluation:
             cost=finished.cost,
             seconds=time.monotonic() - started,
             llm_seconds=finished.llm_seconds,
+            person_seconds=finished.person_seconds,
+            llm_failures=finished.llm_failures,
             journal=str(folder),
             error=error,
             score=score,

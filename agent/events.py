@@ -109,7 +109,8 @@ class ExpansionReceived(Event):
     output_tokens: int = 0
     cost: float = 0.0
     proposed: str | None = None  # review mode: the model's proposal before the person decided
-    seconds: float = 0.0  # how long the answer took (a person's typing included)
+    seconds: float = 0.0  # how long the model took to answer (a person's typing is `person_seconds`)
+    person_seconds: float = 0.0  # a person's time on this answer: typing it, or reviewing a proposal
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,7 @@ class ExpansionRejected(Event):
     source: str = ""
     proposed: str | None = None
     seconds: float = 0.0
+    person_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,7 @@ class LLMFailed(Event):
     kind: ClassVar[str] = "llm_failed"
     error: str = ""
     attempt: int = 1
+    seconds: float = 0.0  # how long the failed call took
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,8 @@ class RunFinished(Event):
     output_tokens: int = 0
     cost: float = 0.0
     llm_seconds: float = 0.0  # waiting for answers, all calls together
+    person_seconds: float = 0.0  # a person typing or reviewing answers: kept apart from the model's time
+    llm_failures: int = 0  # model calls that failed (each one is journaled)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

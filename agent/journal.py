@@ -112,10 +112,15 @@ class JournalWriter:
                     "output_tokens": getattr(event, "output_tokens", 0),
                     "cost": getattr(event, "cost", 0.0),
                     "seconds": round(event.seconds, 3),
+                    "person_seconds": round(getattr(event, "person_seconds", 0.0), 3),
                     **self._prompt_change(),
                     **({"proposed": event.proposed} if event.proposed is not None else {}),
                 }
             )
+        elif isinstance(event, ev.LLMFailed):
+            # Never replayed (the next answer is): kept so time and failures are accounted for.
+            self.write({"type": "llm_failed", "node_id": event.node_id, "attempt": event.attempt,
+                        "error": event.error, "seconds": round(event.seconds, 3)})
         elif isinstance(event, ev.ObservationReceived):
             self.write(
                 {"type": "action", "node_id": event.node_id, "step": event.step, "action": event.action,
@@ -123,7 +128,9 @@ class JournalWriter:
             )
         elif isinstance(event, ev.RunFinished):
             self.write({"type": "finished", "success": event.success, "reason": event.reason, "steps": event.steps,
-                        "llm_calls": event.llm_calls, "cost": event.cost})
+                        "llm_calls": event.llm_calls, "cost": event.cost,
+                        "llm_seconds": round(event.llm_seconds, 3), "person_seconds": round(event.person_seconds, 3),
+                        "llm_failures": event.llm_failures})
 
     def catch_up(self, events: list[ev.Event]) -> None:
         """Learn from events the engine emitted before this writer was attached; write nothing.
@@ -147,6 +154,10 @@ class JournalWriter:
             return {}
         return {"prompt_hash": digest, "prompt_set": str(prompts.root)}
 
+    def record_llm(self, spec: str, profiles: str | None, why: str = "switch") -> None:
+        """The LLM answering from now on (`L`, or another `--llm` on resume): a resume goes on with it."""
+        self.write({"type": "llm", "spec": spec, "profiles": profiles, "why": why, "at": time.time()})
+
     def continue_from(self, journal: "Journal") -> None:
         """Carry on numbering after the records already in `journal` (resume appends)."""
         self._expansions = sum(r.get("type") == "answer" for r in journal.records)
@@ -166,6 +177,7 @@ class Journal:
     records: list[dict[str, Any]]
     truncated_tail: bool = False
     notes: list[str] = field(default_factory=list)
+    corrupt_line: int = 0  # a lenient read stopped before this line (1-based); 0: none
 
     @property
     def session_id(self) -> str:
@@ -178,6 +190,7 @@ class Journal:
                 index=r["index"], node_id=r["node_id"], prompt=r["prompt"], answer=r["answer"], source=r.get("source", ""),
                 input_tokens=r.get("input_tokens", 0), output_tokens=r.get("output_tokens", 0), cost=r.get("cost", 0.0),
                 prompt_hash=r.get("prompt_hash"), prompt_set=r.get("prompt_set"), seconds=r.get("seconds"),
+                person_seconds=r.get("person_seconds", 0.0),
             )
             for r in chosen
             if r.get("type") == "answer"
@@ -186,6 +199,14 @@ class Journal:
     def actions(self, upto: int | None = None) -> list[RecordedAction]:
         chosen = self.records if upto is None else self.records[:upto]
         return [RecordedAction(r["step"], r["action"], r["observation"]) for r in chosen if r.get("type") == "action"]
+
+    @property
+    def llm_setup(self) -> tuple[str, str | None]:
+        """(spec, profiles file) of the LLM answering at the end of the recording: the last switch, else the header's."""
+        last = next((r for r in reversed(self.records) if r.get("type") == "llm" and r.get("spec")), None)
+        if last is not None:
+            return str(last["spec"]), last.get("profiles")
+        return str(self.header.get("llm") or "human"), self.header.get("profiles")
 
     @property
     def finished(self) -> dict[str, Any] | None:
@@ -199,8 +220,12 @@ class Journal:
             return None
 
 
-def read_journal(folder_or_file: str | Path) -> Journal:
-    """Read a journal; a last line cut by a crash is dropped and noted."""
+def read_journal(folder_or_file: str | Path, *, lenient: bool = False) -> Journal:
+    """Read a journal; a last line cut by a crash is dropped and noted.
+
+    `lenient` keeps the records before a corrupt line (noted in `corrupt_line`)
+    instead of refusing the journal: what a "continue from the last good point" needs.
+    """
     path = Path(folder_or_file)
     folder = path if path.is_dir() else path.parent
     file = folder / JOURNAL_FILE if path.is_dir() else path
@@ -213,12 +238,16 @@ def read_journal(folder_or_file: str | Path) -> Journal:
     if truncated:
         lines = lines[:-1]
     records: list[dict[str, Any]] = []
+    corrupt = 0
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             records.append(json.loads(line))
         except ValueError:
+            if lenient and records:
+                corrupt = number
+                break
             raise JournalError(
                 f"journal {file} is corrupt at line {number}; it cannot be replayed past that line"
             ) from None
@@ -229,8 +258,10 @@ def read_journal(folder_or_file: str | Path) -> Journal:
         raise JournalError(
             f"journal {file} is version {header.get('version')!r}; this recode-tui reads {JOURNAL_VERSION}"
         )
-    journal = Journal(folder, header, records[1:], truncated_tail=truncated)
-    if truncated:
+    journal = Journal(folder, header, records[1:], truncated_tail=truncated and not corrupt, corrupt_line=corrupt)
+    if corrupt:
+        journal.notes.append(f"{file.name} is corrupt at line {corrupt}; only the records before it are used")
+    elif truncated:
         journal.notes.append(f"the last record of {file.name} was cut (a crash?); resumed up to the last whole record")
     return journal
 
@@ -274,6 +305,17 @@ def sessions_dir_from(option: str | None) -> Path:
     return Path(chosen) if chosen else default_sessions_dir()
 
 
+def last_activity(folder: Path) -> float:
+    """When a session was last worked on: its journal's last record or its draft's last save."""
+    times = []
+    for name in (JOURNAL_FILE, DRAFT_FILE):
+        try:
+            times.append((folder / name).stat().st_mtime)
+        except OSError:
+            continue
+    return max(times, default=0.0)
+
+
 def find_session(sessions_dir: Path, ref: str | None) -> Path:
     """A session folder from an id, a folder, a journal path, or the latest when `ref` is None."""
     if ref:
@@ -288,4 +330,4 @@ def find_session(sessions_dir: Path, ref: str | None) -> Path:
     candidates = [p for p in sessions_dir.glob("*") if (p / JOURNAL_FILE).is_file()] if sessions_dir.is_dir() else []
     if not candidates:
         raise JournalError(f"no sessions in {sessions_dir}; run an episode first or pass --sessions DIR")
-    return max(candidates, key=lambda p: (p / JOURNAL_FILE).stat().st_mtime)
+    return max(candidates, key=last_activity)  # a console killed with typed work counts by its draft

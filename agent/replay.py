@@ -41,6 +41,7 @@ class RecordedAnswer:
     prompt_hash: str | None = None  # set when made with another prompt set than the session header's
     prompt_set: str | None = None
     seconds: float | None = None  # how long the answer took when it was recorded (older journals: unknown)
+    person_seconds: float = 0.0  # a person's share of that time (typing, reviewing)
 
 
 def describe_difference(label: str, recorded: str, live: str) -> str:
@@ -102,7 +103,7 @@ class ReplayLLM:
             raise ReplayMismatch(describe_difference(f"{where}: the prompt", recorded.prompt, prompt))
         return Completion(
             recorded.answer, Usage(recorded.input_tokens, recorded.output_tokens), recorded.cost, recorded.source,
-            seconds=recorded.seconds,
+            seconds=recorded.seconds, person_seconds=recorded.person_seconds,
         )
 
     @property

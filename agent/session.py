@@ -35,7 +35,8 @@ class Session:
     draft: dict | None = None
 
 
-def session_header(game: str, engine: Engine, llm_spec: str, parent: dict | None = None) -> dict:
+def session_header(game: str, engine: Engine, llm_spec: str, parent: dict | None = None,
+                   profiles: str | None = None) -> dict:
     """The journal's first line: the episode as `{env, episode, fingerprint}` (plus `game`, the
     reference as typed, and whatever the provider adds), the limits, prompts, LLM and runner."""
     limits = engine.limits
@@ -55,12 +56,14 @@ def session_header(game: str, engine: Engine, llm_spec: str, parent: dict | None
         "prompt_set": str(engine.prompts.root),
         "prompt_hash": engine.prompts.content_hash(),
         "llm": llm_spec,
+        "profiles": profiles,  # the profiles file (absolute) a profile:NAME came from, so a resume needs no --profiles
         **runner,
         "parent": parent,
     }
 
 
-def start_session(engine: Engine, sessions_dir: Path, game: str, *spec: object, parent: dict | None = None) -> Session:
+def start_session(engine: Engine, sessions_dir: Path, game: str, *spec: object, parent: dict | None = None,
+                  profiles: str | None = None) -> Session:
     """Journal `engine` on episode `game` into a new session folder.
 
     Called as `start_session(engine, folder, game, llm_spec)`; the pre-seam form
@@ -73,7 +76,7 @@ def start_session(engine: Engine, sessions_dir: Path, game: str, *spec: object, 
         llm_spec = str(spec[0])
     own = registry.split_ref(game)[0] == registry.default_env()
     folder = sessions_dir / new_session_id(game if own else game.replace(":", "-").replace("/", "-"))
-    writer = JournalWriter(folder, session_header(game, engine, llm_spec, parent))
+    writer = JournalWriter(folder, session_header(game, engine, llm_spec, parent, profiles))
     engine.observers.append(writer)
     writer.current_prompts = lambda: engine.prompts
     return Session(engine, writer, folder, [writer.error] if writer.error else [])
@@ -301,3 +304,74 @@ def journal_llm(path: str | Path):
         if r.get("type") == "answer" and r.get("accepted")
     ]
     return ScriptedLLM(entries, name=f"journal:{path}")
+
+
+def profiles_in_use(spec: str, explicit: str | None) -> str | None:
+    """The profiles file (absolute) a `profile:NAME` spec is read from, to record in the session; else None."""
+    from agent.profiles import ProfileError, find_profiles_file
+
+    if not spec.removeprefix("review:").startswith("profile:"):
+        return None
+    try:
+        found = find_profiles_file(explicit)
+    except ProfileError:
+        return None
+    return str(found.resolve()) if found is not None else None
+
+
+LAST_GOOD = "last good point"
+
+
+async def good_prefix(journal: Journal, make_env: EnvFactory, trusted: bool = False) -> int:
+    """How many of the journal's records replay cleanly, from the start.
+
+    The replay consumes answers and actions in record order, so the one that
+    mismatched (or made the engine fail) is the last one consumed: the good
+    prefix ends just before it.
+    """
+    from mockllm.scripted import ScriptedLLM
+
+    engine, _ = _engine_for(journal, ScriptedLLM([]), make_env, None, None, trusted)
+    total_answers, total_actions = len(engine.llm.pending), len(engine.env.pending)  # type: ignore[attr-defined]
+    try:
+        events = await _fast_forward(engine, None)
+        failed = bool(replay_failure(events))
+    except Exception:  # noqa: BLE001 - any failure: cut before the record being replayed
+        failed = True
+    finally:
+        await engine.close()
+    used_answers = total_answers - len(engine.llm.pending)  # type: ignore[attr-defined]
+    used_actions = total_actions - len(engine.env.pending)  # type: ignore[attr-defined]
+    if not failed:
+        return len(journal.records)
+    return max(0, _prefix_length(journal, used_answers, used_actions) - 1)
+
+
+async def salvage_session(
+    folder: Path, live_llm: LLM, make_env: EnvFactory, sessions_dir: Path, *, trusted: bool = False
+) -> tuple[Session, list[ev.Event]]:
+    """A session that cannot be replayed to its end (a corrupt line, a mismatch) goes on from the
+    last point that replayed cleanly, as a new branch session; the old one is never touched."""
+    journal = read_journal(folder, lenient=True)
+    keep = await good_prefix(journal, make_env, trusted)
+    prefix = [r for r in journal.records[:keep] if r.get("type") != "finished"]
+    header = {k: v for k, v in journal.header.items() if k not in ("type", "version", "created")}
+    header["parent"] = {"session": journal.session_id, "records": len(prefix), "at": LAST_GOOD,
+                        "folder": str(journal.folder)}
+    new_folder = sessions_dir / f"{journal.session_id}~last-good"
+    suffix = 1
+    while new_folder.exists():
+        suffix += 1
+        new_folder = sessions_dir / f"{journal.session_id}~last-good-{suffix}"
+    writer = JournalWriter(new_folder, header)
+    for record in prefix:
+        writer.write(record)
+    writer.close()
+    if writer.error:
+        raise JournalError(writer.error)
+    session, events = await resume_session(new_folder, live_llm, make_env, trusted=trusted)
+    dropped = len(journal.records) - keep
+    where = f"line {journal.corrupt_line} is corrupt" if journal.corrupt_line else "the replay stopped matching"
+    session.notes.append(f"{journal.session_id}: {where}; this branch, {new_folder.name}, goes on from the last "
+                         f"point that replayed cleanly ({len(prefix)} records kept, {dropped} dropped)")
+    return session, events

@@ -30,7 +30,8 @@ class Expansion:
     cost: float = 0.0
     purpose: str = "expand"
     proposed: str | None = None  # review mode: the model's proposal, when the person decided
-    seconds: float = 0.0  # how long the LLM (or the person) took to answer
+    seconds: float = 0.0  # how long the LLM took to answer
+    person_seconds: float = 0.0  # a person's time on it (typing, reviewing a proposal)
 
 
 @dataclass

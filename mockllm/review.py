@@ -11,6 +11,7 @@ a proposal through `on_proposal` and answers with the methods below.
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -27,6 +28,9 @@ class Proposal:
     context: StubContext | None
     text: str
     round: int  # 1 for the first answer, 2.. after each regenerate
+    usage: Usage = Usage()  # what the model calls for this expansion cost so far (every round)
+    cost: float = 0.0
+    seconds: float = 0.0  # the model's time so far, never the person's
 
 
 def source_of(applied: str, proposed: str, rejected: bool) -> str:
@@ -56,27 +60,34 @@ class ReviewLLM:
         return self._decision is not None and not self._decision.done()
 
     async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+        """The model's time and the person's review time are measured apart (the journal keeps both)."""
         usage, cost, rounds = Usage(), 0.0, 0
+        model_seconds = person_seconds = 0.0
         while True:
+            began = time.monotonic()
             answer = await self.model.complete(prompt, context)  # an LLMError pauses the run as usual
+            model_seconds += answer.seconds if answer.seconds is not None else time.monotonic() - began
             usage, cost, rounds = usage + answer.usage, cost + answer.cost, rounds + 1
-            self.proposal = Proposal(prompt, context, answer.text, rounds)
+            self.proposal = Proposal(prompt, context, answer.text, rounds, usage, cost, model_seconds)
             self.rejected = False
             self._decision = asyncio.get_running_loop().create_future()
             if self.on_proposal is not None:
                 self.on_proposal(self.proposal)
+            shown = time.monotonic()
             try:
                 verb, text = await self._decision
             except asyncio.CancelledError:
                 raise LLMError("the review was cancelled; resume the run to review the answer") from None
             finally:
                 self._decision = None
+                person_seconds += time.monotonic() - shown
             if verb == "regenerate":
                 continue
             proposed = self.proposal.text
             source = source_of(text, proposed, self.rejected)
             self.proposal, self.rejected = None, False
-            return Completion(text, usage, cost, source, proposed=proposed)
+            return Completion(text, usage, cost, source, proposed=proposed, seconds=model_seconds,
+                              person_seconds=person_seconds)
 
     # -- the person's decisions ------------------------------------------------
 

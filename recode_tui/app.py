@@ -261,6 +261,9 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
     def update_status(self) -> None:
         engine = self.engine
         current = engine.current
+        # A proposal under review has cost its tokens already; the engine counts them once it is decided.
+        waiting = getattr(engine.llm, "proposal", None) if getattr(engine.llm, "waiting", False) else None
+        extra_in, extra_out = (waiting.usage.input_tokens, waiting.usage.output_tokens) if waiting else (0, 0)
         self.query_one(StatusBar).show(
             episode=self.episode,
             task_type=engine.env.task_type or "?",
@@ -270,8 +273,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             depth=current.depth if current else 0,
             nodes=len(engine.tree),
             llm_calls=engine.llm_calls,
-            tokens=(engine.usage.input_tokens, engine.usage.output_tokens),
-            cost=engine.cost,
+            tokens=(engine.usage.input_tokens + extra_in, engine.usage.output_tokens + extra_out),
+            cost=engine.cost + (waiting.cost if waiting else 0.0),
             llm=getattr(engine.llm, "name", "?"),
             trusted=bool(getattr(engine.runner, "trusted", False)),
             state=self.run_state,
@@ -529,11 +532,13 @@ def build_app(
     preset: str = "default",
     sessions_dir: str | Path | None = None,
     resume: str | Path | None = None,
+    explicit_llm: bool = False,
 ) -> RecodeApp:
     """The console on one game: the factory the command line and the tests use.
 
     With `sessions_dir` the run is journaled there; with `resume` (a session
-    folder) the console replays that session instead of starting `game`.
+    folder) the console replays that session instead of starting `game`, with
+    the LLM the session recorded unless `explicit_llm` (the user's `--llm`).
     """
     from recode_tui.factory import make_engine, make_llm
 
@@ -550,7 +555,7 @@ def build_app(
 
         folder = Path(resume) if resume is not None else None
         control = SessionControl.create(engine, game, llm, sessions_dir_from(str(sessions_dir) if sessions_dir else None),
-                                        folder, profiles)
+                                        folder, profiles, explicit_llm)
     return RecodeApp(
         engine,
         session_control=control,

@@ -38,7 +38,11 @@ def _add_run_options(parser: argparse.ArgumentParser, default_llm: str | None) -
     parser.add_argument("--node-timeout", type=float, default=5.0, help="seconds of running time per node")
     parser.add_argument("--sessions", default=None, help="sessions folder (default: $RECODE_TUI_SESSIONS or the user data dir)")
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
-                        help="resume a session (id or path; no value: the latest)")
+                        help="resume a session (id or path; no value: the one with the latest activity) "
+                             "with the LLM it recorded, unless --llm is given")
+    parser.add_argument("--from-last-good", action="store_true",
+                        help="with --resume: a session whose replay fails (corrupt line, mismatch) goes on from "
+                             "the last point that replayed cleanly, as a new branch session")
 
 
 def add_preset_options(parser: argparse.ArgumentParser) -> None:
@@ -75,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     sessions_commands = sessions.add_subparsers(dest="sessions_command")
     session_list = sessions_commands.add_parser("list", help="list sessions with game, result and branches")
     session_list.add_argument("--sessions", default=None)
+    session_list.add_argument("--unfinished", action="store_true", help="only sessions whose game has not ended")
 
     export = commands.add_parser("export", help="export a session: tree JSON, SFT pairs or Markdown")
     export.add_argument("session", nargs="?", default=None,
@@ -127,6 +132,7 @@ async def _run_headless(args: argparse.Namespace) -> int:
         from recode_tui.session_control import find_resume, session_game
 
         args.game = session_game(find_resume(args.sessions, args.resume)) or args.game
+    recorded_note = adopt_recorded_llm(args)
     defaulted = args.llm is None
     if defaulted:
         args.llm = _default_llm()
@@ -140,6 +146,12 @@ async def _run_headless(args: argparse.Namespace) -> int:
     if defaulted:  # said once the run really starts, so a usage error stays one line
         print("note: no --llm given and no terminal to answer at: playing the bundled demo script (--llm demo)",
               file=sys.stderr)
+    if recorded_note:
+        print(f"note: {recorded_note}", file=sys.stderr)
+        if args.llm_given:  # journaled: the next resume goes on with the LLM given now
+            from agent.session import profiles_in_use
+
+            session.writer.record_llm(args.llm, profiles_in_use(args.llm, args.profiles), "--llm on resume")
     for note in session.notes:
         print(f"note: {note}", file=sys.stderr)
     try:
@@ -152,6 +164,29 @@ async def _run_headless(args: argparse.Namespace) -> int:
     if args.quiet:
         print(event_line(result))
     return 0 if result.success else 1
+
+
+def adopt_recorded_llm(args: argparse.Namespace) -> str:
+    """`--resume` without --llm goes on with the LLM the session recorded last (and its profiles file).
+
+    Returns a note to print: which LLM was taken, or that --llm overrides the recording.
+    """
+    from agent.journal import JournalError, find_session, read_journal, sessions_dir_from
+
+    if args.resume is None:
+        return ""
+    try:
+        folder = find_session(sessions_dir_from(args.sessions), args.resume or None)
+        spec, profiles = read_journal(folder, lenient=True).llm_setup
+    except JournalError:
+        return ""  # the resume itself says what is wrong
+    if not getattr(args, "llm_given", False):
+        args.llm = spec
+        args.profiles = args.profiles or profiles
+        return f"resuming with the session's LLM {spec}" + (f" (profiles {profiles})" if profiles else "")
+    if args.llm != spec:
+        return f"--llm {args.llm} given: it answers instead of the session's {spec}"
+    return ""
 
 
 def read_keymap(path: str) -> dict[str, str]:
@@ -178,11 +213,17 @@ def _run_console(args: argparse.Namespace) -> int:
 
         return run_tree_file(args.open_tree)
     app = console_app(args)
+    control = getattr(app, "session_control", None)
+    if control is not None and args.resume is not None and args.from_last_good:
+        control.salvage_at_start = True
     app.run()
     code = getattr(app, "return_code", 0)
     if code:  # an unhandled exception ended the app: one line, never exit 0
         print(getattr(app, "crash_line", "") or "recode-tui: the console stopped on an error", file=sys.stderr)
         return code
+    if control is not None and args.resume is not None and control.session is None:
+        print(nothing_opened(control.failure or "the session was not opened", args.resume), file=sys.stderr)
+        return 1
     return 0
 
 
@@ -209,7 +250,15 @@ def console_app(args: argparse.Namespace):
         node_timeout=args.node_timeout,
         sessions_dir=args.sessions or "",
         resume=find_resume(args.sessions, args.resume),
+        explicit_llm=getattr(args, "llm_given", True),
     )
+
+
+def nothing_opened(why: str, ref: str) -> str:
+    """One line for a resume that opened nothing, naming the flag that goes on from the last good point."""
+    target = f"--resume {ref}" if ref else "--resume"
+    return (f"recode-tui: nothing was opened: {why}; to go on from the last point that replayed cleanly, "
+            f"run `recode-tui tui {target} --from-last-good`")
 
 
 async def open_session(args: argparse.Namespace, llm):
@@ -221,11 +270,20 @@ async def open_session(args: argparse.Namespace, llm):
 
     sessions_dir = sessions_dir_from(args.sessions)
     if args.resume is not None:
+        from agent.session import replay_failure, salvage_session
+
         try:
             folder = find_session(sessions_dir, args.resume or None)
-            session, _ = await resume_session(folder, llm, make_env, trusted=args.trusted)
+            if getattr(args, "from_last_good", False):
+                session, _ = await salvage_session(folder, llm, make_env, sessions_dir, trusted=args.trusted)
+                return session
+            session, events = await resume_session(folder, llm, make_env, trusted=args.trusted)
         except JournalError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(salvage_hint(str(exc), args)) from None
+        if replay_failure(events):
+            session.writer.close()
+            await session.engine.close()
+            raise UsageError(salvage_hint(f"cannot resume {folder.name}: {replay_failure(events)}", args))
         return session
     settings = run_settings(args)
     game = episode_ref(args.env, args.game)
@@ -234,15 +292,29 @@ async def open_session(args: argparse.Namespace, llm):
     return start_session(engine, sessions_dir, game, args.llm)
 
 
-def _sessions_list(args: argparse.Namespace) -> int:
-    from agent.journal import list_sessions, sessions_dir_from
+def salvage_hint(message: str, args: argparse.Namespace) -> str:
+    """A resume that failed on the recording names the flag that goes on from its last good point."""
+    if not ("corrupt" in message or "differs from the recording" in message or "cannot resume" in message):
+        return message
+    target = f"--resume {args.resume}" if args.resume else "--resume"
+    return f"{message.splitlines()[0]}; go on from the last point that replayed cleanly: `{args.command} {target} --from-last-good`"
 
-    for journal in list_sessions(sessions_dir_from(args.sessions)):
+
+def _sessions_list(args: argparse.Namespace) -> int:
+    import time
+
+    from agent.journal import last_activity, list_sessions, sessions_dir_from
+
+    journals = sorted(list_sessions(sessions_dir_from(args.sessions)), key=lambda j: last_activity(j.folder))
+    for journal in journals:
         finished = journal.finished
         state = "unfinished" if finished is None else ("won" if finished["success"] else "failed")
+        if args.unfinished and finished is not None:
+            continue
         parent = journal.header.get("parent") or {}
         branch = f"  <- {parent['session']} at {parent['at']}" if parent else ""
-        print(f"{journal.session_id:<48} {journal.header.get('game', '?'):<12} {state:<10}{branch}")
+        active = time.strftime("%Y-%m-%d %H:%M", time.localtime(last_activity(journal.folder)))
+        print(f"{journal.session_id:<48} {journal.header.get('game', '?'):<12} {state:<10} {active}{branch}")
     return 0
 
 
@@ -319,6 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or argv[0].startswith("--") and argv[0] not in ("--help", "-h"):
         argv = ["tui", *argv]  # bare `recode-tui` opens the console
     args = parser.parse_args(argv)
+    args.llm_given = any(a == "--llm" or a.startswith("--llm=") for a in argv)  # a resume keeps the recorded LLM otherwise
     try:
         if args.command == "tui":
             return _run_console(args)

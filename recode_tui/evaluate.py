@@ -218,6 +218,8 @@ def llm_factory(
 def result_line(result: EpisodeResult) -> str:
     verdict = "won   " if result.success else ("ERROR " if result.error else "failed")
     tail = "" if result.success else f"  {result.reason[:90]}"
+    if result.llm_failures:
+        tail = f"  LLM failures {result.llm_failures}{tail}"
     score = "" if result.score is None else f"score {result.score:>3g}  "
     return (f"{verdict} {result.game:<14} {result.task_type or '?':<8} {score}steps {result.steps:>3}  "
             f"LLM calls {result.llm_calls:>2}  tokens {result.tokens:>6}  {result.seconds:5.1f}s{tail}")
@@ -372,6 +374,7 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
         preset=settings.preset,
         trusted=runner.trusted,
         node_timeout=runner.node_timeout,
+        profiles=_profiles_file(args.llm, args.profiles),
     )
     if args.out:
         folder = Path(args.out)
@@ -381,6 +384,13 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
         slug = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in args.llm.split("/")[-1])[:40]
         folder = sessions_dir_from(args.sessions) / "evals" / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}"
     return EvalReport(plan), folder
+
+
+def _profiles_file(spec: str, explicit: str | None) -> str | None:
+    """The profiles file (absolute) a profile:NAME is read from, kept in the plan so --resume needs no --profiles."""
+    from agent.session import profiles_in_use
+
+    return profiles_in_use(spec, explicit)
 
 
 def _resumed_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
@@ -398,6 +408,10 @@ def _resumed_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
     timeout = args.node_timeout if args.node_timeout is not None else report.plan.node_timeout
     runner = _runner_settings(args.trusted, timeout)
     report.plan.trusted, report.plan.node_timeout = runner.trusted, runner.node_timeout
+    if args.profiles:  # another profiles file given now: it is the one the rest of the run reads
+        report.plan.profiles = _profiles_file(report.plan.llm, args.profiles) or report.plan.profiles
+    elif report.plan.profiles and not Path(report.plan.profiles).is_file():
+        raise UsageError(f"the evaluation's profiles file {report.plan.profiles} is gone; pass --profiles FILE")
     return report, path.parent
 
 
@@ -417,8 +431,10 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("-c/--concurrency must be 1 or more")
     report, folder = _resumed_report(args) if args.resume else _new_report(args)
-    llm_for, abort_on_llm_error = llm_factory(report.plan.llm, args.profiles, report.remaining or report.plan.games,
+    profiles = args.profiles or report.plan.profiles  # a resume reads the file the evaluation started with
+    llm_for, abort_on_llm_error = llm_factory(report.plan.llm, profiles, report.remaining or report.plan.games,
                                               report.plan.env)
+    earlier = list(report.concurrency_used)
     display = Display(len(report.plan.games), report.episodes, live=not args.no_progress)
     evaluation = Evaluation(
         report,
@@ -431,8 +447,10 @@ def run_eval(args: argparse.Namespace) -> int:
     )
     out = display.console
     remaining = len(report.remaining)
+    before = f" (earlier runs: {', '.join(map(str, earlier))} at a time)" if earlier else ""
     out.print(f"evaluating {remaining} of {len(report.plan.games)} episodes with {report.plan.llm}, "
-              f"{min(report.plan.concurrency, max(remaining, 1))} at a time; report: {folder / REPORT_FILE}",
+              f"{max(1, min(report.plan.concurrency, max(remaining, 1)))} at a time{before}; "
+              f"report: {folder / REPORT_FILE}",
               markup=False, highlight=False, soft_wrap=True)
 
     async def go() -> None:
@@ -450,6 +468,10 @@ def run_eval(args: argparse.Namespace) -> int:
         code = 1
         message = f"evaluation stopped: {exc}"
     out.print(results_table(report))
+    if len(report.concurrency_used) > len(earlier):
+        out.print(f"concurrency used: {report.concurrency_used[-1]} episodes at a time"
+                  + (f" (earlier runs: {', '.join(map(str, earlier))})" if earlier else ""),
+                  markup=False, highlight=False, soft_wrap=True)
     out.print(f"report: {folder / REPORT_FILE}", markup=False, highlight=False, soft_wrap=True)
     out.print(f"journals: {folder / 'journals'}  (open one: recode-tui tui --resume {folder / 'journals' / '<game>'})",
               markup=False, highlight=False, soft_wrap=True)

@@ -109,6 +109,9 @@ class LLMControl(Widget):
         llm = make_llm(spec, self.profiles_path)
         self.restore_after = None
         self._install(llm)
+        control = getattr(self.app, "session_control", None)
+        if control is not None:  # journaled: a resume or a fork goes on with this LLM
+            control.record_llm(spec, self.profiles_path)
         return getattr(self.engine.llm, "name", spec)
 
     def type_once(self) -> bool:

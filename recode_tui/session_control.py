@@ -30,8 +30,10 @@ from agent.session import (
     branch_session,
     fork_at_expansion,
     outside,
+    profiles_in_use,
     resume_session,
     rewind_to_node,
+    salvage_session,
     start_session,
 )
 from mockllm.chosen import ChosenAnswerLLM
@@ -57,7 +59,7 @@ def session_game(folder: Path) -> str:
     from recode_tui.factory import UsageError
 
     try:
-        return str(read_journal(folder).header.get("game", ""))
+        return str(read_journal(folder, lenient=True).header.get("game", ""))  # a corrupt line is met by the replay
     except JournalError as exc:
         raise UsageError(str(exc)) from None
 
@@ -68,6 +70,14 @@ def replay_mismatch(events: list[ev.Event]) -> str:
     if isinstance(last, ev.RunFinished) and last.reason.startswith("replay mismatch: "):
         return "cannot resume: " + last.reason.removeprefix("replay mismatch: ")
     return ""
+
+
+def read_journal_setup(folder: Path) -> str:
+    """The LLM spec a session's journal says answers now ('' when unreadable)."""
+    try:
+        return read_journal(folder, lenient=True).llm_setup[0]
+    except JournalError:
+        return ""
 
 
 def find_resume(sessions: str | None, ref: str | None) -> Path | None:
@@ -115,21 +125,35 @@ class SessionControl:
         self._saved_settings: tuple | None = None  # (folder, fingerprint) last written to debug.json
         self._latest_settings: tuple[Path, DebugSettings] | None = None
         self._settings_lock = threading.Lock()
+        # Which LLM a replay goes on with: the recorded one (header, then `L` switches) unless --llm was given.
+        self.llm_spec = ""  # the spec the console was started with
+        self.profiles: str | None = None  # --profiles as given
+        self.explicit_llm = False  # --llm was given with --resume: it overrides what that session recorded
+        self.replay_source: Path | None = None  # the session the next replay reads (None: the current one)
+        self.salvage_from: Path | None = None  # the session a failed replay came from (offered to salvage)
+        self.salvage_at_start = False  # `--from-last-good`: the start-up resume goes on from the last good point
+        self.failure = ""  # the last replay's one-line failure ('' once a session is open)
 
     @classmethod
     def create(
         cls, engine: Engine, game: str, llm: str | LLM, sessions_dir: Path, resume: Path | None,
-        profiles: str | None = None,
+        profiles: str | None = None, explicit_llm: bool = True,
     ) -> "SessionControl":
         """Journal a fresh engine into a new session, or prepare to resume `resume`."""
         from recode_tui.factory import make_llm
 
         new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, game)) if isinstance(llm, str) else (lambda: llm)
-        if resume is not None:
-            return cls(sessions_dir, new_llm, resume=resume)
         spec = llm if isinstance(llm, str) else getattr(llm, "name", type(llm).__name__)
-        session = start_session(engine, sessions_dir, game, spec)
-        return cls(sessions_dir, new_llm, session)
+        if resume is not None:
+            control = cls(sessions_dir, new_llm, resume=resume)
+        else:
+            session = start_session(engine, sessions_dir, game, spec, profiles=profiles_in_use(spec, profiles))
+            control = cls(sessions_dir, new_llm, session)
+        control.llm_spec, control.profiles = spec, profiles
+        # --llm given with --resume overrides the recording once, for the session opened at start;
+        # later branches of it go on with what it journals (the override is journaled too).
+        control.explicit_llm = explicit_llm and isinstance(llm, str) and resume is not None
+        return control
 
     # -- wiring -------------------------------------------------------------------------
 
@@ -142,7 +166,11 @@ class SessionControl:
         self.show_status()
         if self.pending_resume is not None:
             folder, self.pending_resume = self.pending_resume, None
-            self.resume(folder, at_start=True)
+            if self.salvage_at_start:
+                self.salvage_from = folder
+                self.salvage()
+            else:
+                self.resume(folder, at_start=True)
         elif self.session is not None:
             self.check_journal()
             if not self.error:
@@ -256,6 +284,8 @@ class SessionControl:
         it carries on in a copy in the sessions folder, with its own journal,
         draft and breakpoints.
         """
+        self.replay_source = folder
+        self.salvage_from = folder
         if not outside(folder, self.sessions_dir):
             replay: Replay = lambda llm: resume_session(folder, llm, make_env, trusted=self.trusted)  # noqa: E731
         else:
@@ -267,6 +297,52 @@ class SessionControl:
                                      f"this run carries on in a copy, {session.folder.name}")
                 return session, events
         self._replace(replay, f"Resuming {folder.name}", "resumed", closable=not at_start)
+
+    def salvage(self) -> None:
+        """After a failed replay: go on from its last clean point, in a new branch session."""
+        folder = self.salvage_from
+        if folder is None:
+            self._warn("no failed replay to continue from")
+            return
+        self.replay_source = folder
+        at_start = self.session is None
+        self._replace(lambda llm: salvage_session(folder, llm, make_env, self.sessions_dir, trusted=self.trusted),
+                      f"Continuing {folder.name} from the last good point", "forked", closable=not at_start)
+
+    # -- which LLM a replay goes on with -----------------------------------------------------
+
+    def live_llm(self) -> tuple[LLM, str, str | None, str]:
+        """The LLM for the next replay, its spec, profiles file, and a note when --llm overrides the recording.
+
+        Without --llm a session goes on with the LLM it last recorded (a profile
+        from its own profiles file); a spec that cannot be built falls back to
+        the console's own, with a note.
+        """
+        from recode_tui.factory import UsageError, make_llm
+
+        source = self.replay_source or (self.session.folder if self.session is not None else None)
+        self.replay_source = None
+        recorded: tuple[str, str | None] | None = None
+        if source is not None:
+            try:
+                recorded = read_journal(source, lenient=True).llm_setup
+            except JournalError:
+                recorded = None
+        own = (self.llm_spec, profiles_in_use(self.llm_spec, self.profiles))
+        if recorded is None or (self.explicit_llm and recorded[0] != self.llm_spec):
+            note = (f"--llm {self.llm_spec} given: it answers instead of the session's {recorded[0]}"
+                    if recorded is not None else "")
+            return self.new_llm(), own[0], own[1], note
+        spec, profiles = recorded
+        try:
+            return make_llm(spec, profiles or self.profiles), spec, profiles or self.profiles, ""
+        except UsageError as exc:
+            return self.new_llm(), own[0], own[1], f"the session's LLM {spec} cannot be used ({exc}); {own[0]} answers"
+
+    def record_llm(self, spec: str, profiles: str | None, why: str = "switch") -> None:
+        """`L` (or a resume under another LLM): journaled, so a resume or a fork goes on with it."""
+        if self.session is not None:
+            self.session.writer.record_llm(spec, profiles_in_use(spec, profiles), why)
 
     def rewind(self) -> None:
         """A branch that stops just before the selected node runs."""
@@ -368,7 +444,8 @@ class SessionControl:
         app = self.app
         assert app is not None
         try:
-            session, events = await replay(self.new_llm())
+            llm, spec, profiles, llm_note = self.live_llm()
+            session, events = await replay(llm)
             mismatch = replay_mismatch(events)
             if mismatch:  # the engine ends the run on one; the journal got nothing of it
                 session.writer.close()
@@ -377,10 +454,18 @@ class SessionControl:
         except Exception as exc:  # noqa: BLE001 - a bad journal or a mismatch is shown, never raised
             self.busy = False
             line = one_line(exc)
-            screen.fail(line, str(exc))
+            self.failure = line
+            screen.fail(line, str(exc), salvage=self.salvage_from is not None)
             app.say("error", line)
             self.show_status()
             return
+        self.salvage_from, self.failure = None, ""
+        self.explicit_llm = False  # the override was for the session opened at start, now journaled
+        if read_journal_setup(session.folder) != spec:  # the branch or resume goes on under another LLM
+            session.writer.record_llm(spec, profiles_in_use(spec, profiles), "--llm on resume" if llm_note else "replay")
+        if llm_note:
+            session.notes.append(llm_note)
+        app.profiles = profiles if profiles is not None else app.profiles  # the L picker lists that file's profiles
         try:
             await self.adopt(session, events, how, prefill)
         except Exception as exc:  # noqa: BLE001 - a console bug: say so, keep the journal as it is

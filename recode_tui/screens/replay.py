@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import LoadingIndicator, Static
 
@@ -24,6 +25,7 @@ class ReplayScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "back", "Back", id="replay.back"),
         Binding("S", "sessions", "Sessions", id="replay.sessions"),
+        Binding("c", "salvage", "Continue from the last good point", id="replay.salvage"),
         Binding("q", "app.quit", "Quit", id="replay.quit"),
     ]
 
@@ -33,6 +35,8 @@ class ReplayScreen(ModalScreen[None]):
         self.control = control
         self.closable = closable  # False at start-up: there is no console run to go back to
         self.failed = ""  # the one-line error, once the replay failed
+        self.salvageable = False  # a failed resume can go on from its last clean point (c)
+        self._detail = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="replay-box"):
@@ -42,18 +46,37 @@ class ReplayScreen(ModalScreen[None]):
             with VerticalScroll(id="replay-detail"):
                 yield Static("", id="replay-detail-text", markup=False)
 
-    def fail(self, line: str, detail: str) -> None:
+    def fail(self, line: str, detail: str, *, salvage: bool = False) -> None:
         """Show why the replay stopped; the console (or the sessions list) is one key away."""
         self.failed = line
+        self.salvageable = salvage
+        self._detail = detail
+        try:
+            self._show_failure()
+        except NoMatches:
+            pass  # not composed yet: on_mount shows it
+
+    def on_mount(self) -> None:
+        if self.failed:  # the replay failed before this cover was on screen (an unreadable journal)
+            self._show_failure()
+
+    def _show_failure(self) -> None:
+        line, detail, salvage = self.failed, self._detail, self.salvageable
         self.query_one("#replay-spinner").display = False
         self.query_one("#replay-line", Static).update(Text(f"✗ {line}", style="bold red"))
         hint = "esc back to the console · S sessions · q quit" if self.closable else "S sessions · q quit"
+        if salvage:
+            hint = "c continue from the last point that replayed cleanly, as a new branch · " + hint
         extra = detail.split("\n", 1)[1] if "\n" in detail else ""
         self.query_one("#replay-detail-text", Static).update(Text(f"{extra}\n\n{hint}".lstrip("\n")))
 
     def action_back(self) -> None:
         if self.failed and self.closable:
             self.dismiss()
+
+    def action_salvage(self) -> None:
+        if self.failed and self.salvageable:
+            self.control.salvage()
 
     def action_sessions(self) -> None:
         if self.failed:

@@ -1,12 +1,13 @@
-"""`S`: the recorded sessions, newest first, with game, result and the session each branched from.
+"""`S`: the recorded sessions, latest activity first, with game, result and the session each branched from.
 
 Reading every journal takes a moment with many sessions, so the list is read
 in a thread and filled in when ready. Enter resumes the highlighted session;
-the one the console is in now is marked.
+the one the console is in now is marked; `u` shows unfinished sessions only.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from agent.journal import Journal, list_sessions
+from agent.journal import Journal, last_activity, list_sessions
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class SessionRow:
     steps: int
     llm: str
     parent: str  # "" or "<session> at <label>"
+    active: float = 0.0  # last activity: the journal's last record or the draft's last save
 
 
 def session_row(journal: Journal) -> SessionRow:
@@ -41,7 +43,15 @@ def session_row(journal: Journal) -> SessionRow:
     parent = journal.header.get("parent") or {}
     branch = f"{parent.get('session', '?')} at {parent.get('at', '?')}" if parent else ""
     return SessionRow(journal.folder, journal.session_id, str(journal.header.get("game", "?")), result, steps,
-                      str(journal.header.get("llm", "")), branch)
+                      journal.llm_setup[0], branch, last_activity(journal.folder))
+
+
+def activity_text(when: float) -> str:
+    """Last activity as the list shows it: the time today, else the date and time."""
+    if not when:
+        return "?"
+    same_day = time.strftime("%Y-%m-%d", time.localtime(when)) == time.strftime("%Y-%m-%d")
+    return time.strftime("%H:%M:%S" if same_day else "%Y-%m-%d %H:%M", time.localtime(when))
 
 
 RESULT_STYLES = {"won": "bold green", "failed": "bold red", "unfinished": "yellow"}
@@ -50,24 +60,29 @@ RESULT_STYLES = {"won": "bold green", "failed": "bold red", "unfinished": "yello
 class SessionsScreen(ModalScreen[Path | None]):
     """Dismissed with the chosen session's folder, or None."""
 
-    BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", id="sessions.close")]
+    BINDINGS = [
+        Binding("escape,q", "dismiss(None)", "Close", id="sessions.close"),
+        Binding("u", "toggle_unfinished", "Unfinished only", id="sessions.unfinished"),
+    ]
 
     def __init__(self, sessions_dir: Path, current: Path | None = None) -> None:
         super().__init__()
         self.sessions_dir = sessions_dir
         self.current = current
         self.rows: list[SessionRow] = []
+        self.all_rows: list[SessionRow] = []
+        self.unfinished_only = False
         self.loaded = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-box"):
             yield Static(Text.assemble(("Sessions", "bold"), f"  in {self.sessions_dir}   ",
-                                       ("enter resumes · esc closes", "dim")), id="sessions-title")
+                                       ("enter resumes · u unfinished only · esc closes", "dim")), id="sessions-title")
             yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for label in ("", "session", "game", "result", "steps", "LLM", "branch of"):
+        for label in ("", "session", "game", "result", "steps", "last activity", "LLM", "branch of"):
             table.add_column(label, key=label or "mark")
         table.loading = True
         table.focus()
@@ -75,13 +90,21 @@ class SessionsScreen(ModalScreen[Path | None]):
 
     @work(thread=True, group="sessions-list", exclusive=True)
     def load(self) -> None:
-        rows = [session_row(j) for j in reversed(list_sessions(self.sessions_dir))]
+        rows = sorted((session_row(j) for j in list_sessions(self.sessions_dir)), key=lambda r: r.active, reverse=True)
         self.app.call_from_thread(self.show_rows, rows)
 
+    def action_toggle_unfinished(self) -> None:
+        if self.loaded:
+            self.unfinished_only = not self.unfinished_only
+            self.show_rows(self.all_rows)
+
     def show_rows(self, rows: list[SessionRow]) -> None:
+        self.all_rows = rows
+        rows = [r for r in rows if r.result == "unfinished"] if self.unfinished_only else rows
         self.rows = rows
         table = self.query_one(DataTable)
         table.loading = False
+        table.clear()
         for row in rows:
             here = self.current is not None and row.folder.resolve() == self.current.resolve()
             table.add_row(
@@ -90,6 +113,7 @@ class SessionsScreen(ModalScreen[Path | None]):
                 row.game,
                 Text(row.result, RESULT_STYLES.get(row.result, "")),
                 str(row.steps),
+                activity_text(row.active),
                 row.llm,
                 Text(row.parent, "magenta"),
                 key=str(row.folder),

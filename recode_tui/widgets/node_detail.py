@@ -73,6 +73,8 @@ def expansion_usage(expansions: list[Expansion]) -> Text:
             f"\n  #{number} {exp.purpose} by {exp.source or '?'}: "
             f"tokens {exp.input_tokens}+{exp.output_tokens} · ${exp.cost:.4f} · {exp.seconds:.2f} s · {verdict}"
         )
+        if exp.person_seconds:
+            text.append(f" · person {exp.person_seconds:.2f} s", style="magenta")
         if exp.proposed is not None and exp.proposed.strip() != exp.answer.strip():
             text.append(" · differs from the model's proposal", style="yellow")
     return text

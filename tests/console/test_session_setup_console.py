@@ -1,0 +1,202 @@
+"""The console side of a session's set-up: the recorded model, a way on from a broken replay, person time.
+
+Real parts: the real `openai` client against the local OpenAI-compatible server
+on 127.0.0.1, the real Textual app through Pilot, real journals.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from agent import events as ev
+from agent.engine import Limits
+from agent.journal import read_journal
+from agent.session import profiles_in_use, start_session
+from recode_tui.factory import game_path_of, make_engine, make_llm
+from mockllm.openai_server import OpenAICompatibleServer
+from recode_tui.app import build_app
+from recode_tui.cli import nothing_opened
+from recode_tui.screens.llm_picker import LLMPicker
+from recode_tui.screens.replay import ReplayScreen
+from recode_tui.widgets.node_detail import NodeDetail
+
+from .helpers import SIZE, command, started, wait_for
+from .test_fork_paths import resumed
+from .test_models_console import GOOD, WANDER, answers, profiles_file, proposal_shown, rendered, run_to_the_end
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="", PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
+                          timeout=300, env=env, cwd=tmp_path)
+
+
+async def profile_session(tmp_path: Path, server: OpenAICompatibleServer) -> Path:
+    """A run under `profile:local` that stops after its first action, as a killed run would."""
+    profiles = profiles_file(tmp_path, server.base_url)
+    engine = make_engine("put-01", make_llm("profile:local", profiles), Limits(), 80)
+    session = start_session(engine, tmp_path / "sessions", "put-01", game_path_of("put-01"), "profile:local",
+                            profiles=profiles_in_use("profile:local", profiles))
+    while not isinstance(await engine.step(), ev.ObservationReceived):
+        pass
+    session.writer.close()
+    await engine.close()
+    return session.folder
+
+
+async def test_resume_in_the_console_goes_on_with_the_recorded_model_and_lists_its_profiles(tmp_path: Path) -> None:
+    with OpenAICompatibleServer(answers(WANDER, GOOD)) as server:
+        folder = await profile_session(tmp_path, server)
+        # `recode-tui tui --resume ID`: no --llm, no --profiles
+        app = build_app("put-01", "human", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path / "sessions",
+                        resume=folder, explicit_llm=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await resumed(pilot, app)
+            assert app.engine.llm.name == "profile:local"
+            assert "LLM profile:local" in app.query_one("#status").text
+            await pilot.press("L")
+            await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
+            assert "profile:local" in [o.id for o in app.screen.query_one("#llm-choices").options]
+            await pilot.press("escape")
+            await command(pilot, app, "c")
+            await run_to_the_end(pilot, app)
+            await pilot.press("L")  # a switch is journaled: a resume or a fork goes on with it
+            await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
+            app.screen.dismiss("demo")
+            await wait_for(pilot, lambda: app.engine.llm.name == "demo", what="the switch")
+        assert len(server.calls) == 2
+    assert read_journal(folder).llm_setup == ("demo", None)
+    assert [r["spec"] for r in read_journal(folder).records if r["type"] == "llm"] == ["demo"]
+
+
+def corrupt(folder: Path, line: int) -> None:
+    lines = (folder / "journal.jsonl").read_text().splitlines(keepends=True)
+    lines[line - 1] = lines[line - 1][: len(lines[line - 1]) // 2] + "\n"
+    (folder / "journal.jsonl").write_text("".join(lines))
+
+
+async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(tmp_path: Path) -> None:
+    won = recode(tmp_path, "run", "--llm", "demo", "--quiet")
+    assert won.returncode == 0, won.stderr
+    sessions = tmp_path / "sessions"
+    [folder] = list(sessions.iterdir())
+    before = (folder / "journal.jsonl").read_bytes()
+    corrupt(folder, 4)
+    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=sessions, resume=folder,
+                    explicit_llm=False)
+    async with app.run_test(size=SIZE) as pilot:
+        control = app.session_control
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.failed, what="the failure")
+        screen = app.screen
+        assert "corrupt at line 4" in screen.failed and screen.salvageable
+        await pilot.pause()
+        assert "c continue from the last point that replayed cleanly" in rendered(
+            screen.query_one("#replay-detail-text").content)
+        assert control.session is None  # quitting now opens nothing: the command line exits 1, naming the flag
+        assert "--from-last-good" in nothing_opened(control.failure, folder.name)
+        await pilot.press("c")
+        await resumed(pilot, app)
+        branch = control.session.folder
+        assert branch.name == f"{folder.name}~last-good" and branch.parent == sessions
+        assert len(app.engine.tree) > 1  # the replayed part is on screen
+        await command(pilot, app, "c")
+        await wait_for(pilot, lambda: app.engine.done, what="the end of the run")
+        assert app.engine.finished.success
+    journal = read_journal(branch)
+    assert journal.header["parent"] == {"session": folder.name, "records": 2, "at": "last good point",
+                                        "folder": str(folder)}
+    assert journal.finished["success"] is True
+    assert (folder / "journal.jsonl").read_bytes() != before  # the old session is left as it was (still corrupt)
+
+
+async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_path: Path) -> None:
+    with OpenAICompatibleServer(answers(GOOD), latency=0.05) as server:
+        server.inject("500")
+        sessions = tmp_path / "sessions"
+        app = build_app("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
+                        review=True, breakpoints=[], cursor_blink=False, sessions_dir=sessions)
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot, app)
+            await command(pilot, app, "c")  # the 500: the run pauses
+            await pilot.press("c")
+            await proposal_shown(pilot, app)
+            assert "tokens 0+0" not in app.query_one("#status").text  # the proposal's tokens are spent already
+            await asyncio.sleep(0.8)  # the person reads the proposal
+            await pilot.press("ctrl+s")
+            await run_to_the_end(pilot, app)
+            await pilot.press("home")
+            await pilot.pause()
+            root = app.engine.tree.root
+            assert root.expansions[-1].person_seconds >= 0.8 and root.expansions[-1].seconds < 0.8
+            detail = rendered(app.query_one(NodeDetail).query_one("#detail-body").content)
+            assert "· person " in detail  # node detail: the model's time and the person's, apart
+            folder = app.session_control.session.folder
+    records = [json.loads(line) for line in (folder / "journal.jsonl").read_text().splitlines()]
+    [failed] = [r for r in records if r["type"] == "llm_failed"]
+    assert "500" in failed["error"]
+    [answer] = [r for r in records if r["type"] == "answer"]
+    assert answer["person_seconds"] >= 0.8 and answer["seconds"] < 0.8  # review time is not model time
+    assert answer["input_tokens"] > 0
+    [finished] = [r for r in records if r["type"] == "finished"]
+    assert finished["person_seconds"] >= 0.8 and finished["llm_seconds"] < 0.8 and finished["llm_failures"] == 1
+    # A replay shows the recorded tokens, cost and both times, not the replay's own.
+    from agent.session import resume_session
+    from mockllm import ScriptedLLM
+    from recode_tui.session_control import make_env
+
+    again, _ = await resume_session(folder, ScriptedLLM([]), make_env)
+    shown = again.engine.tree.root.expansions[-1]
+    await again.engine.close()
+    again.writer.close()
+    assert (shown.input_tokens, shown.output_tokens, shown.cost) == (
+        answer["input_tokens"], answer["output_tokens"], answer["cost"])
+    assert shown.person_seconds == answer["person_seconds"] and shown.seconds == answer["seconds"]
+
+
+async def test_a_rewind_goes_on_with_the_llm_the_session_switched_to(tmp_path: Path) -> None:
+    from .test_sessions_console import branch, select
+
+    with OpenAICompatibleServer(answers(WANDER, GOOD)) as server:
+        app = build_app("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
+                        breakpoints=[], cursor_blink=False, sessions_dir=tmp_path / "sessions")
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot, app)
+            await command(pilot, app, "c")
+            await run_to_the_end(pilot, app)
+            await pilot.press("L")
+            await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
+            app.screen.dismiss("demo")
+            await wait_for(pilot, lambda: app.engine.llm.name == "demo", what="the switch")
+            await select(pilot, app, "n2")
+            await branch(pilot, app, "R")
+            assert app.session_control.how == "rewound"
+            assert app.engine.llm.name == "demo"  # not the LLM the console was started with
+
+
+async def test_the_sessions_list_shows_last_activity_and_u_keeps_unfinished_ones(tmp_path: Path) -> None:
+    from recode_tui.screens.sessions import SessionsScreen
+
+    won = recode(tmp_path, "run", "--llm", "demo", "--quiet")
+    assert won.returncode == 0, won.stderr
+    sessions = tmp_path / "sessions"
+    app = build_app("put-02", "human", cursor_blink=False, sessions_dir=sessions)  # this console: unfinished
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("S")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.loaded, what="the list")
+        screen = app.screen
+        assert [r.result for r in screen.rows] == ["unfinished", "won"]  # latest activity first
+        table = screen.query_one("#sessions-table")
+        assert "last activity" in [str(c.label) for c in table.columns.values()]
+        await pilot.press("u")
+        await wait_for(pilot, lambda: len(screen.rows) == 1, what="unfinished only")
+        assert screen.rows[0].folder == app.session_control.session.folder and table.row_count == 1
+        await pilot.press("u")
+        await wait_for(pilot, lambda: table.row_count == 2, what="all sessions again")
