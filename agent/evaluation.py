@@ -32,6 +32,7 @@ from typing import Any, Callable, Sequence
 
 from agent import events as ev
 from agent.engine import Engine, Limits
+from agent.failure import FailureTrace, group_failures
 from agent.journal import JournalWriter
 from agent.llm import LLM
 from agent.prompt import PromptSet
@@ -78,6 +79,7 @@ class EpisodeResult:
     journal: str = ""
     error: str = ""  # set when the episode crashed rather than just failed the task
     score: float | None = None  # the env's own score at the end, when it has one (ScienceWorld: 0-100)
+    failure: dict[str, Any] | None = None  # why it failed: last steps, deepest stub, ending node (agent.failure)
 
     @property
     def tokens(self) -> int:
@@ -184,6 +186,11 @@ class EvalReport:
             "concurrency_used": self.concurrency_used,
             "plan": self.plan.to_dict(),
             "summary": summarize(self.episodes),
+            "failures": [
+                {"where": g.key, "task_types": g.task_types, "count": len(g.episodes), "of": g.of_task_type,
+                 "line": g.line(), "episodes": [e.game for e in g.episodes]}
+                for g in group_failures(self.episodes)
+            ],
             "episodes": [asdict(e) for e in self.episodes],
         }
 
@@ -350,6 +357,8 @@ class Evaluation:
                 # profiles: a resume of this journal goes on with the same model
                 writer = JournalWriter(folder, session_header(ref, engine, plan.llm, profiles=plan.profiles))
                 engine.observers.append(writer)
+                trace = FailureTrace()
+                engine.observers.append(trace)
                 finished = await self._drive(engine, game)
                 score = getattr(env, "score", None)
         except (EvalAborted, asyncio.CancelledError):
@@ -381,6 +390,7 @@ class Evaluation:
             journal=str(folder),
             error=error,
             score=score,
+            failure=None if finished.success else trace.describe(finished),
         )
 
     async def _drive(self, engine: Engine, game: GameSpec) -> ev.RunFinished:

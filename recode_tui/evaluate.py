@@ -29,6 +29,7 @@ from agent.evaluation import (
     GameSpec,
     summarize,
 )
+from agent.failure import group_failures
 from recode_tui.factory import UsageError, load_prompt_set, run_settings
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
@@ -215,6 +216,25 @@ def llm_factory(
 
 
 # ------------------------------------------------------------------ showing
+def failure_lines(report: EvalReport, per_group: int = 5) -> list[str]:
+    """Failures grouped by where they ended, each with a command that opens it in the console."""
+    groups = group_failures(report.episodes)
+    if not groups:
+        return []
+    lines = ["", "Failures, by the stub where they ended:"]
+    for group in groups:
+        lines.append(f"  {group.line()}")
+        for episode in group.episodes[:per_group]:
+            ended = (episode.failure or {}).get("ended_at") or {}
+            deepest = (episode.failure or {}).get("deepest_stub") or {}
+            node = deepest.get("node") or ended.get("node")
+            at = f" --at {node}" if node else ""
+            lines.append(f"    {episode.game}: recode-tui tui --resume {episode.journal}{at}")
+        if len(group.episodes) > per_group:
+            lines.append(f"    ... and {len(group.episodes) - per_group} more (report.json lists them)")
+    return lines
+
+
 def result_line(result: EpisodeResult) -> str:
     verdict = "won   " if result.success else ("ERROR " if result.error else "failed")
     tail = "" if result.success else f"  {result.reason[:90]}"
@@ -468,6 +488,8 @@ def run_eval(args: argparse.Namespace) -> int:
         code = 1
         message = f"evaluation stopped: {exc}"
     out.print(results_table(report))
+    for line in failure_lines(report):
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
     if len(report.concurrency_used) > len(earlier):
         out.print(f"concurrency used: {report.concurrency_used[-1]} episodes at a time"
                   + (f" (earlier runs: {', '.join(map(str, earlier))})" if earlier else ""),
