@@ -121,3 +121,17 @@ def test_the_tui_command_passes_sandbox_and_model_options(monkeypatch) -> None:
     assert code == 0 and seen["ran"]
     assert seen["llm"] == "profile:local" and seen["profiles"] == "p.yaml"
     assert seen["trusted"] is True and seen["node_timeout"] == 2.5 and seen["review"] is True
+
+
+async def test_the_editor_shows_a_sandbox_refusal_while_typing_before_any_submit() -> None:
+    app = build_app("put-01", "human", cursor_blink=False, breakpoints=[])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        assert app.editor.is_open
+        await type_text(pilot, 'data = open("/etc/passwd").read()')
+        check_line = app.query_one("#expand-check")
+        await wait_for(pilot, lambda: "forbidden: open" in str(check_line.content), what="the live refusal")
+        # The refusal names the editor line of the statement, and nothing went to the engine.
+        assert str(check_line.content).startswith("✗ line 5: forbidden: open"), str(check_line.content)
+        assert not app.engine.tree.root.expansions and app.run_state == "awaiting expansion"
