@@ -302,8 +302,6 @@ class PlainFrontEnd:
                 self.pending = event
                 if _is_human(engine.llm):
                     self._show_request(event)
-            elif isinstance(event, ev.LLMFailed):
-                self.say(f"  the LLM failed: {event.error}")
             elif isinstance(event, ev.RunFinished):
                 return event
 
