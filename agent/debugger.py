@@ -22,6 +22,8 @@ from typing import Any, Callable
 
 from agent import events as ev
 from agent.engine import Engine
+from agent.event_text import finish_verdict, first_line
+from agent.event_text import short as short_event_text
 
 __all__ = [
     "Breakpoint",
@@ -227,51 +229,12 @@ class Stop:
     events: int = 0  # how many engine events this command consumed
 
 
-def _first_line(text: str, width: int = 60) -> str:
-    line = text.strip().split("\n", 1)[0]
-    more = "\n" in text.strip()
-    if len(line) > width:
-        return line[: width - 1] + "…"
-    return line + (" …" if more else "")
+_first_line = first_line
 
 
 def describe_event(event: ev.Event) -> str:
-    """A short human description of one event."""
-    match event:
-        case ev.RunStarted():
-            return f"run started: {event.task}"
-        case ev.NodeStarted():
-            return f"node {event.node_id} starts: {_first_line(event.code)}"
-        case ev.ActionSent():
-            return f"action {event.step}: {event.action}"
-        case ev.ObservationReceived():
-            return f"observation {event.step}: {_first_line(event.observation, 70)}"
-        case ev.VariablesChanged():
-            return "variables changed: " + ", ".join(c.name for c in event.changes[:6])
-        case ev.NodeCompleted():
-            return f"node {event.node_id} completed"
-        case ev.StubFound():
-            return f"stub `{event.name}` found in {event.node_id}"
-        case ev.ExpansionRequested():
-            extra = f" (attempt {event.attempt})" if event.attempt > 1 else ""
-            return f"{event.purpose} of {event.node_id} requested{extra}"
-        case ev.ExpansionReceived():
-            return f"expansion of {event.node_id}: {len(event.blocks)} child node(s) from {event.source}"
-        case ev.ExpansionRejected():
-            return f"expansion of {event.node_id} rejected: {event.reason}"
-        case ev.NodeSkipped():
-            return f"node {event.node_id} skipped (empty expansion)"
-        case ev.NodeError():
-            return f"node {event.node_id} error: {_first_line(event.error, 80)}"
-        case ev.RunFinished():
-            return f"{finish_verdict(event, 'won', 'failed')} ({event.steps} steps)"
-    return event.kind
-
-
-def finish_verdict(event: ev.RunFinished, won: str, failed: str) -> str:
-    """`won` alone when the reason only says so ("episode won", not "episode won: won"), else `verdict: reason`."""
-    verdict = won if event.success else failed
-    return verdict if event.reason in ("", "won") else f"{verdict}: {event.reason}"
+    """A short human description of one event: `agent.event_text.short`, shared with the log lines."""
+    return short_event_text(event)
 
 
 # Events `into` stops at: the start of a node, each single action, and every
@@ -535,13 +498,11 @@ class Debugger:
 
     @staticmethod
     def _llm_failed_reason(event: ev.LLMFailed) -> StopReason:
-        again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
-        return StopReason("llm_error", f"LLM failed on {event.node_id}{again}: {event.error}")
+        return StopReason("llm_error", short_event_text(event))
 
     @staticmethod
     def _finished_reason(event: ev.RunFinished) -> StopReason:
-        verdict = finish_verdict(event, "episode won", "episode failed")
-        return StopReason("finished", f"{verdict} — {event.steps} steps, {event.llm_calls} LLM calls")
+        return StopReason("finished", short_event_text(event))
 
     def _remember(self, stop: Stop) -> Stop:
         self.last_stop = stop

@@ -16,7 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, AsyncIterator, Callable, TypeVar
 
-from agent.codeblocks import InvalidAnswer, parse_answer, safe_parse, validate
+from agent.answer_rule import judge_answer
+from agent.codeblocks import InvalidAnswer, safe_parse
 from agent.events import (
     ActionSent,
     Event,
@@ -321,13 +322,11 @@ class Engine:
 
     def _check_answer(self, completion: Completion, known: frozenset[str]) -> tuple[list[str], str]:
         typed = completion.source in ("human", "model+edited")  # a person may type bare code
-        parsed = parse_answer(completion.text, allow_plain_code=typed)
-        blocks = validate(parsed.code, known, parsed.first_line)
-        if self.code_check is not None:
-            refusal = self.code_check(parsed.code)  # the whole answer: later blocks read earlier names
-            if refusal:
-                raise InvalidAnswer(refusal)
-        return blocks, parsed.thought
+        verdict = judge_answer(completion.text, known, typed=typed,
+                               trusted=self.code_check is None, code_check=self.code_check)
+        if not verdict.accepted:
+            raise InvalidAnswer(verdict.message)
+        return list(verdict.blocks), verdict.thought
 
     async def _prompt_for(self, node: Node, stub_name: str, purpose: str, outcome: NodeOutcome) -> str:
         env_name, task_type = self.env.name, self.env.task_type

@@ -27,11 +27,14 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from agent.codeblocks import InvalidAnswer, parse_answer, safe_parse, validate
+from agent.answer_rule import judge_answer
+from agent.codeblocks import InvalidAnswer, parse_answer, safe_parse
 from agent.prompt import CONTEXT_FIELDS, DEFAULT_PROMPTS, PromptContext, PromptSet
+from agent.sandbox.checks import ALLOWED_MODULES, DEFAULT_HELPERS
 
-HELPERS = frozenset({"run", "print", "re"})
-ALLOWED_IMPORTS = frozenset({"re", "math", "json", "itertools", "collections", "string", "random"})
+# Defined once, by the sandbox: the helpers node code is given and the modules it may import.
+HELPERS = DEFAULT_HELPERS
+ALLOWED_IMPORTS = ALLOWED_MODULES
 BUILTINS = frozenset(dir(builtins))
 EXPAND_TEMPLATE = "expand.txt"
 PART_NAMES = ("rules", "actions", "examples", "context", "task", "variables")  # "task": the stub's code
@@ -361,12 +364,11 @@ def undefined_names(code: str, given: set[str] | frozenset[str]) -> list[str]:
 
 
 def answer_problems(function: str, given: set[str] | frozenset[str], answer: str) -> list[str]:
-    """Everything the engine and the conventions demand of one answer, as a list of problems."""
-    try:
-        parsed = parse_answer(answer)
-        validate(parsed.code, set(given) | HELPERS)
-    except InvalidAnswer as exc:
-        return [str(exc)]
+    """Everything the engine (`judge_answer`, sandbox check included) and the conventions demand of one answer."""
+    verdict = judge_answer(answer, set(given) | HELPERS, typed=False)
+    if not verdict.accepted:
+        return [verdict.located_message]
+    parsed = parse_answer(answer)
     problems: list[str] = []
     if not parsed.thought:
         problems.append("empty <think>")
@@ -471,13 +473,9 @@ def answer_diff(recorded: str, candidate: str) -> list[str]:
 
 
 def live_answer_problem(answer: str, known: set[str] | frozenset[str], person: bool = False) -> str:
-    """Why the engine would refuse this answer ('' when it would take it)."""
-    try:
-        parsed = parse_answer(answer, allow_plain_code=person)
-        validate(parsed.code, set(known) | HELPERS)
-    except InvalidAnswer as exc:
-        return str(exc)
-    return ""
+    """Why the engine would refuse this answer ('' when it would take it), sandbox check included."""
+    verdict = judge_answer(answer, set(known) | HELPERS, typed=person)
+    return "" if verdict.accepted else verdict.located_message
 
 
 # -- saving ------------------------------------------------------------------------------------

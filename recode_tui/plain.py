@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from agent import events as ev
-from agent.codeblocks import InvalidAnswer, parse_answer, validate
+from agent.answer_rule import judge_answer
 from recode_tui.eventline import event_line
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
@@ -46,21 +46,12 @@ class Paused(Exception):
 
 
 def check_answer(text: str, known: frozenset[str], code_check: Callable[[str], str | None] | None = None) -> str:
-    """Why the engine would refuse this answer ('' when it would take it)."""
-    try:
-        parsed = parse_answer(text, allow_plain_code=True)
-    except InvalidAnswer as exc:
-        return str(exc)
-    try:
-        blocks = validate(parsed.code, known, parsed.first_line)  # lines of the editor's text
-    except InvalidAnswer as exc:
-        return str(exc)
-    if code_check is not None:
-        for block in blocks:
-            refusal = code_check(block)
-            if refusal:
-                return refusal
-    return ""
+    """Why the engine would refuse this answer ('' when it would take it): `judge_answer`'s rule.
+
+    `code_check` is the run's sandbox check; None means the run is trusted (no check), as in the engine.
+    """
+    verdict = judge_answer(text, known, typed=True, trusted=code_check is None, code_check=code_check)
+    return "" if verdict.accepted else verdict.located_message
 
 
 # ------------------------------------------------------------------ the prompt
@@ -311,8 +302,6 @@ class PlainFrontEnd:
                 self.pending = event
                 if _is_human(engine.llm):
                     self._show_request(event)
-            elif isinstance(event, ev.LLMFailed):
-                self.say(f"  the LLM failed: {event.error}")
             elif isinstance(event, ev.RunFinished):
                 return event
 

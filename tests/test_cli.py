@@ -32,9 +32,9 @@ def test_a_won_episode_prints_one_line_per_event_and_exits_0(tmp_path):
     result = recode("run", "--game", "heat-01", "--llm", "scripted:" + walkthrough_script(tmp_path, "heat-01"))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("task: ") and lines[0].endswith("(type: heat)")
-    assert any(line.strip().startswith("> heat ") for line in lines)
-    assert lines[-1].startswith("SUCCESS: won | steps ")
+    assert lines[0].startswith("run started: ") and lines[0].endswith("(type: heat)")
+    assert any(line.strip().startswith("> action ") and ": heat " in line for line in lines)
+    assert lines[-1].startswith("SUCCESS: won — ")
 
 
 def test_an_unsuccessful_episode_exits_1(tmp_path):

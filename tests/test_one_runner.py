@@ -71,7 +71,7 @@ async def old_eval_journal(tmp_path: Path, first_answer: str) -> Path:
 def test_run_refuses_an_answer_that_writes_a_file(tmp_path):
     target = tmp_path / "pwned"
     result = recode(tmp_path, "run", "--game", GAME, "--llm", f"scripted:{script_file(tmp_path, hostile(target))}")
-    assert "answer rejected: forbidden: open" in result.stdout, result.stdout + result.stderr
+    assert "rejected: forbidden: open" in result.stdout, result.stdout + result.stderr
     assert not target.exists()
 
 
@@ -140,11 +140,14 @@ async def test_a_console_fork_of_an_old_eval_journal_refuses_an_answer_that_writ
         await wait_for(pilot, lambda: control.session.folder != folder and app.stops > stops and not control.busy,
                        what="the fork")
         assert app.debugger.awaiting_human and app.editor.node_id == "n0"
-        app.editor.editor.load_text(f"open({str(target)!r}, 'w').write('x')\nrun('look')")
-        await command(pilot, app, "ctrl+s")
+        hostile_code = f"open({str(target)!r}, 'w').write('x')\nrun('look')"
+        app.editor.editor.load_text(hostile_code)
+        await pilot.press("ctrl+s")
+        # The fork's sandbox check refuses it in the editor already: nothing reaches the engine.
+        await wait_for(pilot, lambda: app.editor.last_check is not None and "forbidden: open" in app.editor.last_check.message,
+                       what="the refusal in the editor")
         fork = control.session.folder
-        assert app.engine.tree.nodes["n0"].expansions[-1].reason == "forbidden: open"
-        assert not read_journal(fork).records[-1]["accepted"]
+        assert app.debugger.awaiting_human and app.engine.code_check(hostile_code) == "forbidden: open"
         assert read_journal(fork).header["runner"] == "SandboxRunner" and not read_journal(fork).header["trusted"]
     assert not target.exists()
 

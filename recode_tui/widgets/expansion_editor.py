@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Button, Static, TextArea
 
-from agent.codeblocks import InvalidAnswer, parse_answer, validate
+from agent.answer_rule import CodeCheck, judge_answer
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
 SKELETON_CURSOR = (4, 0)  # the empty line inside <execute>
@@ -33,30 +33,34 @@ class Check:
     message: str
     blocks: int = 0
     empty: bool = False
+    line: int | None = None  # the editor line of the problem, when known
 
 
-def check_expansion(text: str, known: frozenset[str] | set[str] = frozenset()) -> Check:
-    """Validate what the person typed the way the engine will; line numbers are the editor's."""
-    try:
-        parsed = parse_answer(text, allow_plain_code=True)
-    except InvalidAnswer as exc:
-        return Check(False, str(exc))
-    try:
-        blocks = validate(parsed.code, known, parsed.first_line)  # lines of the editor's text
-    except InvalidAnswer as exc:
-        return Check(False, str(exc))
-    notes = "".join(f" · {note}" for note in answer_notes(parsed))
-    if not blocks:
+def check_expansion(
+    text: str, known: frozenset[str] | set[str] = frozenset(), code_check: CodeCheck | None = None,
+    trusted: bool = False,
+) -> Check:
+    """Judge what the person typed by the engine's own rule (`judge_answer`); lines are the editor's.
+
+    `code_check` is the run's sandbox check (None: the sandbox's check with
+    `known`); a trusted run skips it, as the engine does.
+    """
+    verdict = judge_answer(text, known, typed=True, trusted=trusted, code_check=code_check)
+    if not verdict.accepted:
+        return Check(False, verdict.located_message, line=verdict.line)
+    notes = "".join(f" · {note}" for note in verdict.notes)
+    if verdict.empty:
         return Check(True, f"empty: submitting marks the stub SKIP{notes}", 0, empty=True)
-    return Check(True, f"{len(blocks)} child node(s){notes}", len(blocks))
+    return Check(True, f"{len(verdict.blocks)} child node(s){notes}", len(verdict.blocks))
 
 
-def answer_notes(parsed: object) -> list[str]:
-    """What the parser says it left out (text after `</execute>`...); none with an older parser."""
-    notes = getattr(parsed, "notes", None)
-    if not notes:
-        return []
-    return [notes] if isinstance(notes, str) else [str(note) for note in notes]
+def run_code_check(app: object) -> tuple[CodeCheck | None, bool]:
+    """The check the app's engine applies to answers, and whether its run is trusted (no check)."""
+    engine = getattr(app, "engine", None)
+    if engine is None or not hasattr(engine, "code_check"):
+        return None, False
+    check = engine.code_check
+    return check, check is None
 
 
 def next_line_indent(line: str) -> str:
@@ -129,6 +133,8 @@ class ExpansionEditor(Vertical):
         self.drafts = drafts
         self.node_id: str | None = None
         self.known: frozenset[str] = frozenset()
+        self.code_check: CodeCheck | None = None  # the run's sandbox check (see `run_code_check`)
+        self.trusted = False
         self._timer: Timer | None = None
         self._confirm_empty = False
         self.last_check: Check | None = None
@@ -165,6 +171,7 @@ class ExpansionEditor(Vertical):
         """Start (or resume) the draft for `node_id`."""
         self.enable_highlighting()
         self.node_id, self.known = node_id, known
+        self.code_check, self.trusted = run_code_check(self.app)
         self._closed_with = None
         self._confirm_empty = False
         text = self.drafts.get(node_id)
@@ -213,8 +220,12 @@ class ExpansionEditor(Vertical):
             self._timer.stop()
         self._timer = self.set_timer(CHECK_DELAY, self._check_now)
 
+    def check(self, text: str) -> Check:
+        """The engine's verdict on `text` for the open node, with the run's sandbox check."""
+        return check_expansion(text, self.known, self.code_check, self.trusted)
+
     def _check_now(self) -> Check:
-        check = check_expansion(self.editor.text, self.known)
+        check = self.check(self.editor.text)
         self.last_check = check
         style = "green" if check.ok else "bold red"
         mark = "✓" if check.ok else "✗"

@@ -27,10 +27,8 @@ async def wait_stop(pilot: Pilot, app: RecodeApp, after: int) -> None:
 
 async def checked(pilot: Pilot, app: RecodeApp) -> None:
     """Wait until the editor's check line shows the check of the text now in the editor."""
-    from recode_tui.widgets.expansion_editor import check_expansion
-
     editor = app.editor
-    await wait_for(pilot, lambda: editor.last_check == check_expansion(editor.editor.text, editor.known),
+    await wait_for(pilot, lambda: editor.last_check == editor.check(editor.editor.text),
                    what="the live check")
     await pilot.pause()
 

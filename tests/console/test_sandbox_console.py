@@ -21,6 +21,7 @@ PUT_PLAN = (
     'run("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
 )
 SPIN = "n = 0\nwhile True:\n    n += 1"
+READ_SECRETS = 'data = open("/etc/passwd").read()'
 
 
 def detail_text(app) -> str:
@@ -86,20 +87,30 @@ async def test_interrupt_stops_a_long_running_node(code: str) -> None:
         assert "error interrupted" in detail_text(app)
 
 
-async def test_a_forbidden_call_is_refused_and_trusted_mode_shows_a_badge() -> None:
+async def test_a_forbidden_call_is_refused_in_the_editor_before_submit_and_a_trusted_run_takes_it() -> None:
     app = build_app("put-01", "human", cursor_blink=False, breakpoints=[])
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         assert "TRUSTED" not in app.query_one("#status").text
         await command(pilot, app, "c")
-        await type_text(pilot, 'data = open("/etc/passwd").read()')
-        await command(pilot, app, "ctrl+s")
-        assert "forbidden: open" in app.reason and app.debugger.awaiting_human
+        await type_text(pilot, READ_SECRETS)
+        # The check line shows the sandbox's refusal while typing, before any submit (issue 14, item 3),
+        # with the editor line of the statement.
+        check_line = app.query_one("#expand-check")
+        await wait_for(pilot, lambda: "forbidden: open" in str(check_line.content), what="the live refusal")
+        assert str(check_line.content).startswith("✗ line 5: forbidden: open"), str(check_line.content)
+        assert not app.engine.tree.root.expansions and app.run_state == "awaiting expansion"
+        await pilot.press("ctrl+s")  # submitting changes nothing: the text stays, the engine still waits
+        await pilot.pause()
+        assert not app.engine.tree.root.expansions and app.debugger.awaiting_human
+        assert READ_SECRETS in app.editor.editor.text
     trusted = build_app("put-01", "human", cursor_blink=False, breakpoints=[], trusted=True)
     async with trusted.run_test(size=SIZE) as pilot:
         await started(pilot, trusted)
         assert trusted.engine.runner.trusted
         assert "TRUSTED" in trusted.query_one("#status").text
+        await command(pilot, trusted, "c")
+        assert trusted.editor.check(READ_SECRETS).ok  # a trusted run takes it: the check follows the runner
 
 
 def test_the_tui_command_passes_sandbox_and_model_options(monkeypatch) -> None:
@@ -121,3 +132,4 @@ def test_the_tui_command_passes_sandbox_and_model_options(monkeypatch) -> None:
     assert code == 0 and seen["ran"]
     assert seen["llm"] == "profile:local" and seen["profiles"] == "p.yaml"
     assert seen["trusted"] is True and seen["node_timeout"] == 2.5 and seen["review"] is True
+

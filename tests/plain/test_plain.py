@@ -77,7 +77,7 @@ async def test_a_person_solves_a_bundled_game_and_a_refused_answer_keeps_its_tex
     transcript = "\n".join(front.transcript)
     assert "# Current function to expand" in transcript and "- instruction (str): put a vase in sidetable." in transcript
     assert "more lines folded" in transcript  # the few-shot examples are folded
-    assert any(line.strip().startswith("> " + steps[0]) for line in front.transcript)  # events, one line each
+    assert any(line.strip() == f"> action 1: {steps[0]}" for line in front.transcript)  # events, one line each
     assert front.transcript[-1].startswith("SUCCESS: won")
     answers = [r for r in read_journal(front.session.folder).records if r["type"] == "answer"]
     assert len(answers) == 1 and answers[0]["source"] == "human" and "run(action)" in answers[0]["answer"]

@@ -1,0 +1,114 @@
+"""The one rule for "would the engine accept this answer".
+
+Every place that judges an answer before (or instead of) the engine calls
+`judge_answer`: the engine itself, the console's expansion editor (live, as
+the person types), the plain mode's editor, the prompt workspace and the
+few-shot checker. So a sandbox refusal shows wherever the answer is typed,
+not only after it is submitted, and no two front ends disagree.
+
+The rule, in order: the answer must hold an `<execute>` section (a person
+typing may give plain code instead), its code must compile and follow the
+structure rules (`agent.codeblocks.validate`), and unless the run is trusted
+the whole code must pass the sandbox's static check (the whole code, not
+block by block: a later block may read a name an earlier one binds).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from agent.codeblocks import InvalidAnswer, ParsedAnswer, parse_answer, safe_parse, validate
+from agent.sandbox.checks import DEFAULT_HELPERS, check_code
+
+CodeCheck = Callable[[str], "str | None"]
+
+_LINE = re.compile(r"\bline (\d+)")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the engine would make of one answer."""
+
+    accepted: bool
+    blocks: tuple[str, ...] = ()  # the child nodes' code, when accepted
+    thought: str = ""
+    message: str = ""  # why it is refused ('' when accepted): the text the LLM is sent back
+    line: int | None = None  # the line of the answer text where the problem is, when known
+    notes: tuple[str, ...] = field(default_factory=tuple)  # worth telling, not a refusal
+    refused_by_sandbox: bool = False
+
+    @property
+    def empty(self) -> bool:
+        """Accepted with no code: the stub is skipped."""
+        return self.accepted and not self.blocks
+
+    @property
+    def located_message(self) -> str:
+        """The message with its line in front when the message itself does not name one."""
+        if not self.message or self.line is None or _LINE.search(self.message):
+            return self.message
+        return f"line {self.line}: {self.message}"
+
+
+def judge_answer(
+    text: str,
+    known_names: frozenset[str] | set[str],
+    *,
+    typed: bool,
+    trusted: bool = False,
+    code_check: CodeCheck | None = None,
+) -> Verdict:
+    """Judge `text` as the engine will.
+
+    `known_names` are the names bound when the answer runs (variables and
+    helpers). `typed`: a person wrote it, so plain code without tags is taken.
+    `trusted`: the run executes code without the sandbox's static check.
+    `code_check` is the check of the run's runner (it knows the names the
+    sandbox holds); without one, the sandbox's check with `known_names`.
+    """
+    try:
+        parsed = parse_answer(text, allow_plain_code=typed)
+    except InvalidAnswer as exc:
+        return Verdict(False, message=str(exc), line=_line_in(str(exc)))
+    try:
+        blocks = validate(parsed.code, known_names, parsed.first_line)
+    except InvalidAnswer as exc:
+        return Verdict(False, thought=parsed.thought, message=str(exc), line=_line_in(str(exc)), notes=parsed.notes)
+    if not trusted:
+        check = code_check if code_check is not None else _default_check(known_names)
+        refusal = check(parsed.code)
+        if refusal:
+            return Verdict(
+                False, thought=parsed.thought, message=refusal, line=_refused_line(parsed, check, refusal),
+                notes=parsed.notes, refused_by_sandbox=True,
+            )
+    return Verdict(True, tuple(blocks), parsed.thought, notes=parsed.notes)
+
+
+def _default_check(known: frozenset[str] | set[str]) -> CodeCheck:
+    names = frozenset(known)
+    return lambda code: check_code(code, names, DEFAULT_HELPERS)
+
+
+def _line_in(message: str) -> int | None:
+    match = _LINE.search(message)
+    return int(match.group(1)) if match else None
+
+
+def _refused_line(parsed: ParsedAnswer, check: CodeCheck, refusal: str) -> int | None:
+    """The answer line of the first statement whose code, with what precedes it, is refused."""
+    try:
+        body = safe_parse(parsed.code).body  # type: ignore[attr-defined]
+    except SyntaxError:
+        return None
+    lines = parsed.code.splitlines()
+    for stmt in body:
+        prefix = "\n".join(lines[: stmt.end_lineno or stmt.lineno])
+        if check(prefix):
+            return stmt.lineno + parsed.first_line - 1
+    return None
+
+
+__all__ = ["CodeCheck", "Verdict", "judge_answer"]

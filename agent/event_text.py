@@ -1,0 +1,111 @@
+"""One way to describe an engine event, in a short and a log form.
+
+`short(event)` is the phrase a person reads: the console's stop line, the
+debugger's pause reasons. `log_line(event)` is the same phrase for a
+scrolling log (`recode-tui run` output, the plain mode): indented by what it
+belongs to, led by a marker, with the measurements a log keeps (time, prompt
+size, depth). The phrase inside is the short form, so an event reads the same
+in every front end. The end of a run is the one exception in shape: its log
+line leads with `SUCCESS:` / `FAILED:`, which scripts look for.
+
+UI-free: plain strings, no Textual, no prompt-toolkit.
+"""
+
+from __future__ import annotations
+
+from agent import events as ev
+
+
+def first_line(text: str, width: int = 60) -> str:
+    """The first line of `text`, cut at `width`; ` …` marks lines left out."""
+    line = text.strip().split("\n", 1)[0]
+    more = "\n" in text.strip()
+    if len(line) > width:
+        return line[: width - 1] + "…"
+    return line + (" …" if more else "")
+
+
+def finish_verdict(event: ev.RunFinished, won: str, failed: str) -> str:
+    """`won` alone when the reason only says so ("episode won", not "episode won: won"), else `verdict: reason`."""
+    verdict = won if event.success else failed
+    return verdict if event.reason in ("", "won") else f"{verdict}: {event.reason}"
+
+
+def _totals(event: ev.RunFinished) -> str:
+    return f"{event.steps} steps, {event.llm_calls} LLM calls"
+
+
+def short(event: ev.Event) -> str:
+    """The event as one phrase for a person (the console's stop line)."""
+    node = event.node_id
+    match event:
+        case ev.RunStarted():
+            return f"run started: {event.task}"
+        case ev.NodeStarted():
+            return f"node {node} starts: {first_line(event.code)}"
+        case ev.ActionSent():
+            return f"action {event.step}: {event.action}"
+        case ev.ObservationReceived():
+            return f"observation {event.step}: {first_line(event.observation, 70)}"
+        case ev.VariablesChanged():
+            return "variables changed: " + ", ".join(c.name for c in event.changes[:6])
+        case ev.NodeCompleted():
+            return f"node {node} completed"
+        case ev.StubFound():
+            return f"stub `{event.name}` found in {node}"
+        case ev.ExpansionRequested():
+            extra = f" (attempt {event.attempt})" if event.attempt > 1 else ""
+            return f"{event.purpose} of {node} requested{extra}"
+        case ev.ExpansionReceived():
+            return f"expansion of {node}: {len(event.blocks)} child node(s) from {event.source}"
+        case ev.ExpansionRejected():
+            return f"expansion of {node} rejected: {event.reason}"
+        case ev.LLMFailed():
+            again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
+            return f"LLM failed on {node}{again}: {event.error}"
+        case ev.NodeSkipped():
+            return f"node {node} skipped (empty expansion)"
+        case ev.NodeError():
+            return f"node {node} error: {first_line(event.error, 80)}"
+        case ev.RunFinished():
+            return f"{finish_verdict(event, 'episode won', 'episode failed')} — {_totals(event)}"
+    return f"{event.kind} {node or ''}".rstrip()
+
+
+def log_line(event: ev.Event) -> str:
+    """The event as one line of a scrolling log: the short phrase, a marker, and what a log keeps."""
+    text = short(event)
+    match event:
+        case ev.RunStarted():
+            return f"{text}  (type: {event.task_type or '?'})"
+        case ev.NodeStarted():
+            return f"{'  ' * event.depth}▶ {text}"
+        case ev.ActionSent():
+            return f"    > {text}"
+        case ev.ObservationReceived():
+            return f"      {text}"
+        case ev.VariablesChanged():
+            return f"    {text}"
+        case ev.NodeCompleted():
+            return f"    ✓ {text}"
+        case ev.StubFound():
+            return f"    ◆ {text} at depth {event.depth}"
+        case ev.ExpansionRequested():
+            return f"    ? {text}, prompt {len(event.prompt)} chars"
+        case ev.ExpansionReceived():
+            return f"    + {text} in {event.seconds:.2f} s"
+        case ev.ExpansionRejected():
+            return f"    ✗ {text}"
+        case ev.LLMFailed():
+            return f"    ! {text}"
+        case ev.NodeSkipped():
+            return f"    · {text}"
+        case ev.NodeError():
+            return f"    ! {text}"
+        case ev.RunFinished():
+            verdict = "SUCCESS" if event.success else "FAILED"
+            return (
+                f"{verdict}: {event.reason or verdict.lower()} — {_totals(event)} | LLM time {event.llm_seconds:.1f} s"
+                f" | tokens {event.input_tokens}+{event.output_tokens} | cost ${event.cost:.4f}"
+            )
+    return f"    {text}"

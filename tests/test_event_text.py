@@ -1,0 +1,87 @@
+"""One way to describe an event (issue 14, item 6): `recode-tui run`, the plain mode and the console's
+stop line read the same event the same way."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from agent import events as ev
+from agent.event_text import log_line, short
+from agent.session import start_session
+from envs.alfworld.catalog import resolve_game
+from mockllm import ScriptedLLM
+from recode_tui.app import build_app
+from recode_tui.factory import make_engine
+from recode_tui.plain import PlainFrontEnd
+
+from tests.console.helpers import SIZE, command, started
+
+GAME = "put-01"
+REFUSED = '<think>peek</think><execute>\ndata = open("/etc/passwd").read()\n</execute>'
+FAILS = '<think>go</think><execute>\nrun("look")\nx = 1 / 0\n</execute>'
+WATCHED = (ev.ExpansionRejected, ev.ActionSent, ev.NodeError, ev.RunFinished)
+
+
+def script(tmp_path: Path) -> Path:
+    """First answer refused by the sandbox, then one action and a node that raises; no repair: the run fails."""
+    path = tmp_path / "script.jsonl"
+    path.write_text(json.dumps({"answer": REFUSED, "once": True}) + "\n" + json.dumps({"answer": FAILS}) + "\n")
+    return path
+
+
+def test_the_log_line_holds_the_short_phrase() -> None:
+    rejected = ev.ExpansionRejected("n0", reason="forbidden: open")
+    assert short(rejected) == "expansion of n0 rejected: forbidden: open"
+    assert log_line(rejected) == "    ✗ expansion of n0 rejected: forbidden: open"
+    sent = ev.ActionSent("n1", action="go to desk 1", step=3)
+    assert short(sent) == "action 3: go to desk 1" and log_line(sent) == "    > action 3: go to desk 1"
+    won = ev.RunFinished("n3", success=True, reason="won", steps=7, llm_calls=2)
+    assert short(won) == "episode won — 7 steps, 2 LLM calls"
+    assert log_line(won).startswith("SUCCESS: won — 7 steps, 2 LLM calls | ")
+
+
+async def test_the_same_events_read_the_same_headless_in_the_plain_mode_and_on_the_consoles_stop_line(tmp_path):
+    path = script(tmp_path)
+    env = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="")
+    headless = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--game", GAME, "--llm", f"scripted:{path}"],
+                              capture_output=True, text=True, timeout=300, env=env).stdout.splitlines()
+
+    # The plain mode, on the same script.
+    engine = make_engine(GAME, ScriptedLLM.from_file(path))
+    session = start_session(engine, tmp_path / "plain", GAME, resolve_game(GAME), "scripted")
+    with create_pipe_input() as pipe:
+        front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
+        finished = await front.run()
+    await engine.close()
+    assert isinstance(finished, ev.RunFinished) and not finished.success
+
+    # The console, one event a step: its stop line for each event.
+    stop_lines: dict[type, tuple[ev.Event, str]] = {}
+    app = build_app(GAME, ScriptedLLM.from_file(path), cursor_blink=False, breakpoints=[],
+                    sessions_dir=tmp_path / "console")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        while app.engine.finished is None:
+            await command(pilot, app, "n")
+            event = app.debugger.last_stop.event
+            if isinstance(event, WATCHED) and type(event) not in stop_lines:
+                stop_lines[type(event)] = (event, app.reason)
+    assert set(stop_lines) == set(WATCHED)
+
+    for kind, (event, stop_line) in stop_lines.items():
+        assert stop_line == short(event), kind
+        line = log_line(event)
+        if kind is ev.RunFinished:
+            assert line.split(" | LLM time")[0] in headless[-1] and line.split(" | LLM time")[0] in front.transcript[-1]
+            assert "no pending nodes left and the task is not done — 1 steps, 3 LLM calls" in stop_line
+        else:
+            assert short(event) in line and line in headless and line in front.transcript, (line, headless)
+    assert "    ✗ expansion of n0 rejected: forbidden: open" in headless
+    assert "    ! node n2 error: ZeroDivisionError: division by zero" in front.transcript
