@@ -442,7 +442,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         await open_workspace(self)
 
     def action_follow(self) -> None:
-        self.tree_view.follow()
+        self.tree_view.follow(force=True)
         self.tree_view.focus()
 
     def action_toggle_breakpoint(self) -> None:

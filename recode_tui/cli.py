@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_options(tui, default_llm="human")
     tui.add_argument("--keymap", default=None, help="file of `binding-id = key` lines (see ? in the console)")
     tui.add_argument("--no-break", action="store_true", help="start without the every-stub breakpoint")
+    tui.add_argument("--at", default=None, metavar="NODE",
+                     help="with --resume: put the tree's cursor on this node (eval prints it for each failure)")
     tui.add_argument("--open-tree", default=None, metavar="FILE",
                      help="view an exported tree (recode-tui export --tree) read-only")
     tui.add_argument("--review", action="store_true",
@@ -214,8 +216,6 @@ def _run_console(args: argparse.Namespace) -> int:
         return run_tree_file(args.open_tree)
     app = console_app(args)
     control = getattr(app, "session_control", None)
-    if control is not None and args.resume is not None and args.from_last_good:
-        control.salvage_at_start = True
     app.run()
     code = getattr(app, "return_code", 0)
     if code:  # an unhandled exception ended the app: one line, never exit 0
@@ -232,10 +232,12 @@ def console_app(args: argparse.Namespace):
     from recode_tui.app import build_app
     from recode_tui.session_control import find_resume
 
+    if getattr(args, "at", None) and args.resume is None:
+        raise UsageError("--at NODE needs --resume SESSION: the node is one of that session's")
     keymap = read_keymap(args.keymap) if args.keymap else None
     settings = run_settings(args)
     game = episode_ref(args.env, args.game)
-    return build_app(
+    app = build_app(
         game,
         args.llm,
         max_steps=step_limit(game, args, settings),
@@ -252,6 +254,11 @@ def console_app(args: argparse.Namespace):
         resume=find_resume(args.sessions, args.resume),
         explicit_llm=getattr(args, "llm_given", True),
     )
+    control = getattr(app, "session_control", None)
+    if control is not None and args.resume is not None:
+        control.salvage_at_start = bool(getattr(args, "from_last_good", False))
+        control.select_at = getattr(args, "at", None)
+    return app
 
 
 def nothing_opened(why: str, ref: str) -> str:

@@ -132,6 +132,7 @@ class SessionControl:
         self.replay_source: Path | None = None  # the session the next replay reads (None: the current one)
         self.salvage_from: Path | None = None  # the session a failed replay came from (offered to salvage)
         self.salvage_at_start = False  # `--from-last-good`: the start-up resume goes on from the last good point
+        self.select_at: str | None = None  # `--at NODE`: the tree cursor goes there once the resume is shown
         self.failure = ""  # the last replay's one-line failure ('' once a session is open)
 
     @classmethod
@@ -497,6 +498,10 @@ class SessionControl:
                 app.watch_expressions[:] = settings.watches
                 self._saved_settings = (session.folder, settings.fingerprint())
         await show_engine(app, session.engine, events, drafts, how, breakpoints)
+        if self.select_at:
+            if not app.tree_view.show_node(self.select_at):
+                session.notes.append(f"--at {self.select_at}: this session has no such node")
+            self.select_at = None
         if old_session is not None:
             old_session.writer.close()
         if old_engine.llm is not session.engine.llm:

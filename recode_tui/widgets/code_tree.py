@@ -59,6 +59,7 @@ class CodeTreeView(Tree[str]):
         self._items: dict[str, TreeNode[str]] = {root.id: self.root}
         self._open: set[str] = set()  # opened automatically (the current path)
         self.current_id: str | None = None
+        self._held = False  # `show_node` put the cursor somewhere: the next automatic follow leaves it
         self._searched: list[TreeNode[str]] = []  # the nodes in reading order, as last searched
 
     def render_line(self, y: int) -> Strip:
@@ -139,8 +140,16 @@ class CodeTreeView(Tree[str]):
                 item.expand()
         self._open = {n for n in path if self._items.get(n) is not None and self._items[n].children}
 
-    def follow(self) -> None:
-        """Move the cursor to the current node and scroll it into view."""
+    def follow(self, force: bool = False) -> None:
+        """Move the cursor to the current node and scroll it into view.
+
+        Once after `show_node` the stop that follows leaves the cursor where it was put;
+        `force` (the person's `f`) always moves it.
+        """
+        if self._held and not force:
+            self._held = False
+            return
+        self._held = False
         if self.current_id is None:
             return
         item = self._items.get(self.current_id)
@@ -152,6 +161,27 @@ class CodeTreeView(Tree[str]):
             self.scroll_to_node(item, animate=False)
 
         self.call_after_refresh(move)
+
+    def show_node(self, node_id: str) -> bool:
+        """Open the way to a node and put the cursor on it (`tui --at NODE`); False if there is none."""
+        node = self.code_tree.nodes.get(node_id)
+        if node is None:
+            return False
+        for ancestor in self.code_tree.path_to(node):
+            item = self._items.get(ancestor.id)
+            if item is not None and item.children and not item.is_expanded:
+                item.expand()
+        item = self._items.get(node_id)
+        if item is None:
+            return False
+        self._held = True
+
+        def move() -> None:
+            self.move_cursor(item)
+            self.scroll_to_node(item, animate=False)
+
+        self.call_after_refresh(move)
+        return True
 
     def refresh_all_labels(self) -> None:
         for node_id in self._items:
