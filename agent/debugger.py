@@ -263,6 +263,10 @@ def describe_event(event: ev.Event) -> str:
             return f"node {event.node_id} skipped (empty expansion)"
         case ev.NodeError():
             return f"node {event.node_id} error: {_first_line(event.error, 80)}"
+        case ev.StatementRun():
+            shown = f" → {_first_line(event.value, 60)}" if event.value else ""
+            changed = f" (changed {', '.join(c.name for c in event.changes[:6])})" if event.changes else ""
+            return f"! {_first_line(event.code, 60)}{shown}{changed}"
         case ev.RunFinished():
             return f"{finish_verdict(event, 'won', 'failed')} ({event.steps} steps)"
     return event.kind
@@ -376,7 +380,8 @@ class Debugger:
 
     async def _advance(self) -> ev.Event:
         event = await self.engine.step()
-        self.last_event = event
+        if not isinstance(event, ev.StatementRun):  # a replayed `!` line does not move the run
+            self.last_event = event
         self.events_seen += 1
         if isinstance(event, ev.StubFound):
             self.stub_name = event.name

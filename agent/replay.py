@@ -43,6 +43,14 @@ class RecordedAnswer:
     seconds: float | None = None  # how long the answer took when it was recorded (older journals: unknown)
 
 
+@dataclass(frozen=True)
+class RecordedStatement:
+    """A statement the person ran at a stop, and how many engine events came before it."""
+
+    after: int
+    code: str
+
+
 def describe_difference(label: str, recorded: str, live: str) -> str:
     """One readable message: where two texts first differ, and a short unified diff."""
     diff = list(

@@ -222,6 +222,21 @@ class ThreadRunner:
             raise EvaluationError(f"{type(exc).__name__}: {exc}") from exc
         return summary.type, summary.summary
 
+    async def execute(self, code: str) -> tuple[str, tuple[VariableChange, ...]]:
+        """Between nodes only (the in-process runner cannot reach a waiting node's globals)."""
+        before = self._summaries()
+        scope = self._globals()
+        try:
+            try:
+                value = eval(compile(code, "<shell>", "eval"), scope)  # noqa: S307 - trusted runner
+                shown = summarise("", value).summary
+            except SyntaxError:
+                exec(compile(code, "<shell>", "exec"), scope)  # noqa: S102 - trusted runner
+                shown = ""
+        except Exception as exc:  # noqa: BLE001 - reported like the sandbox does
+            raise EvaluationError(f"{type(exc).__name__}: {exc}") from exc
+        return shown, self._keep(scope, before)
+
     async def close(self) -> None:
         if self._thread is not None and self._thread.is_alive():
             self.answer("", stop=True)

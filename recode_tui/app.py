@@ -16,7 +16,7 @@ from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
 from agent import events as ev
 from agent.codeblocks import safe_parse
-from agent.debugger import Breakpoint, BreakpointKind, Debugger, StepMode
+from agent.debugger import Breakpoint, BreakpointKind, Debugger, StepMode, describe_event
 from agent.engine import Engine, Limits
 from agent.llm import LLM
 from recode_tui.crash import CrashReport
@@ -85,6 +85,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         Binding("r", "show_tab('tab-prompt')", "Prompt", id="view.prompt"),
         Binding("B", "show_tab('tab-breakpoints')", "Breakpoints", id="view.breakpoints"),
         Binding("f", "follow", "Current", id="view.follow", show=False),
+        Binding("exclamation_mark", "shell", "Shell", id="shell.open", show=False,
+                tooltip="At a stop: run a Python line in the run's namespace (statements are journaled)"),
         Binding("w", "watch", "Watch", id="watch.add", show=False,
                 tooltip="Watch a Python expression: re-evaluated at every stop"),
         Binding("W", "workspace", "Prompts", id="view.workspace", show=False,
@@ -480,6 +482,34 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
                 self.notify(f"`{expression}` is already watched.", severity="warning")
 
         self.push_screen(WatchPrompt(), add)
+
+    def action_shell(self) -> None:
+        from recode_tui.screens.shell_prompt import ShellPrompt
+
+        if self.debugger.done:
+            self.notify("The run is over: nothing to change.", severity="warning")
+            return
+        if self.driver.busy:
+            self.notify("The engine is running: pause it (p) first.", severity="warning")
+            return
+        self.push_screen(ShellPrompt(self.run_line))
+
+    async def run_line(self, code: str) -> tuple[bool, str]:
+        """Run the person's line at this stop; (ran, the value or the one-line reason)."""
+        if self.driver.busy or self.debugger.done or (self.session_control and self.session_control.busy):
+            return False, "not at a stop: pause the run (p) first"
+        try:
+            event = await self.engine.run_statement(code)
+        except Exception as exc:  # noqa: BLE001 - refused or raising: nothing changed
+            text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            self.say("error", f"! {code}: {text}")
+            return False, text
+        self.apply_events([event])
+        self.evaluate_watches(new_stop=False)
+        changed = ", ".join(c.name for c in event.changes)
+        text = event.value or (f"changed {changed}" if changed else "done (nothing changed)")
+        self.say("info", describe_event(event))
+        return True, text
 
     def on_watch_list_break_on_change(self, message: WatchList.BreakOnChange) -> None:
         self._toggle_breakpoint(BreakpointKind.VALUE_CHANGED, message.expression)

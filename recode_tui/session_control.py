@@ -462,7 +462,7 @@ async def show_engine(app: "RecodeApp", engine: Engine, events: list[ev.Event], 
             debugger.stub_name = event.name
         elif isinstance(event, ev.NodeError):
             debugger.stub_name = ""
-    last = events[-1]
+    last = next((e for e in reversed(events) if not isinstance(e, ev.StatementRun)), events[-1])
     debugger.last_event, debugger.events_seen = last, len(events)
     app.apply_events(events)
     if isinstance(last, ev.RunFinished):

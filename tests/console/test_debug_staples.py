@@ -1,0 +1,68 @@
+"""Debugger staples (issue 15 item 10): `!` at a stop, run to here, the current line, the model clock."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent import events as ev
+from recode_tui.app import build_app
+from recode_tui.screens.replay import ReplayScreen
+from recode_tui.screens.shell_prompt import ShellPrompt
+
+from .helpers import SIZE, command, started, type_text, wait_for
+
+
+async def shell_line(pilot, app, code: str) -> str:
+    """Open `!`, type one line, wait for its answer, close; the answer shown."""
+    await pilot.press("exclamation_mark")
+    await wait_for(pilot, lambda: isinstance(app.screen, ShellPrompt), what="the shell prompt")
+    screen = app.screen
+    before = screen.ran
+    await type_text(pilot, code)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: screen.ran > before, what="the line's answer")
+    result = screen.result
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: not isinstance(app.screen, ShellPrompt), what="the prompt closed")
+    return result
+
+
+async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume(tmp_path: Path) -> None:
+    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        assert await shell_line(pilot, app, "my_mark = 'mug 1'") == "changed my_mark"
+        assert app.variables.marks.get("my_mark") == "shell"
+        assert app.variables.values["my_mark"].summary == "mug 1"
+        assert await shell_line(pilot, app, "my_mark.upper()") == "MUG 1"  # an expression shows its value
+        await command(pilot, app, "c")
+        assert app.debugger.done and app.engine.finished.success
+        assert (await app.engine.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
+        folder = app.session_control.session.folder
+    records = [json.loads(line) for line in (folder / "journal.jsonl").read_text().splitlines()]
+    statements = [r for r in records if r["type"] == "statement"]
+    assert [s["code"] for s in statements] == ["my_mark = 'mug 1'"]  # the expression changed nothing: not kept
+
+    app = build_app("put-01", "demo", cursor_blink=False, sessions_dir=tmp_path, resume=folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session_control.session is not None and app.session_control.session.folder == folder
+                       and not app.session_control.busy and not isinstance(app.screen, ReplayScreen),
+                       what="the resumed session")
+        assert app.debugger.done and app.engine.finished.success
+        assert (await app.engine.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
+
+
+async def test_a_refused_or_raising_line_changes_nothing(tmp_path: Path) -> None:
+    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        before = await app.engine.runner.variables()
+        result = await shell_line(pilot, app, "notes = open('/etc/passwd').read()")
+        assert "forbidden" in result and "open" in result and "\n" not in result
+        result = await shell_line(pilot, app, "my_mark = 'x'; 1 / 0")
+        assert result.startswith("ZeroDivisionError")
+        assert await app.engine.runner.variables() == before
+        assert "my_mark" not in app.variables.values
+        folder = app.session_control.session.folder
+    assert '"statement"' not in (folder / "journal.jsonl").read_text()
