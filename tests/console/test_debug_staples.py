@@ -66,3 +66,31 @@ async def test_a_refused_or_raising_line_changes_nothing(tmp_path: Path) -> None
         assert "my_mark" not in app.variables.values
         folder = app.session_control.session.folder
     assert '"statement"' not in (folder / "journal.jsonl").read_text()
+
+
+async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_after_it(tmp_path: Path) -> None:
+    from .test_sessions_console import branch, select
+
+    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        assert app.engine.finished.success
+        model = app.engine.llm.name
+        stub = next(n for n in app.engine.tree.nodes.values() if n.parent is not None and n.expansions)
+        old = stub.expansions[-1].answer
+        await select(pilot, app, stub.id)
+        await branch(pilot, app, "F")
+        asked = app.debugger.last_event
+        assert isinstance(asked, ev.ExpansionRequested) and asked.node_id == stub.id
+        await wait_for(pilot, lambda: app.editor.node_id == stub.id and not app.editor.editor.read_only, what="the editor")
+        assert app.editor.editor.text == old  # not "No expansion is awaited"
+        assert app.engine.llm.name == "human" and app.llm_control.restore_after.name == model
+        await command(pilot, app, "ctrl+s")
+        assert app.engine.llm.name == model  # the model answers the next stubs, not the person
+        await command(pilot, app, "c")
+        assert app.engine.finished is not None and app.engine.finished.success
+        sources = [r["source"] for r in json.loads("[" + ",".join(
+            (app.session_control.session.folder / "journal.jsonl").read_text().splitlines()) + "]")
+            if r["type"] == "answer"]
+        assert "human" in sources and sources[-1] != "human"
