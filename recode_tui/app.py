@@ -19,6 +19,7 @@ from agent.codeblocks import safe_parse
 from agent.debugger import Breakpoint, BreakpointKind, Debugger, StepMode, describe_event
 from agent.engine import Engine, Limits
 from agent.llm import LLM
+from agent.tree import NodeStatus
 from recode_tui.crash import CrashReport
 from recode_tui.llm_control import LLMControl
 from recode_tui.model_actions import MODEL_BINDINGS, ModelActions
@@ -77,6 +78,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         Binding("o", "step('over')", "Over", id="step.over", tooltip="Finish the current node and its subtree"),
         Binding("u", "step('out')", "Out", id="step.out", tooltip="Finish the parent node"),
         Binding("c", "step('continue')", "Continue", id="run.continue"),
+        Binding("h", "run_to_here", "To here", id="run.to-here", show=False,
+                tooltip="Continue until the selected node starts (gdb's until)"),
         Binding("p,escape", "pause", "Pause", id="run.pause"),
         Binding("b", "toggle_breakpoint", "Break", id="breakpoint.toggle",
                 tooltip="Toggle a breakpoint on the selected node's stub name"),
@@ -382,7 +385,18 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
 
     # -- actions ------------------------------------------------------------------------------
 
-    def action_step(self, mode: str) -> None:
+    def action_run_to_here(self) -> None:
+        item = self.tree_view.cursor_node
+        node = self.engine.tree.nodes.get(item.data or "") if item is not None else None
+        if node is None:
+            self.notify("Select a node in the code tree first.", severity="warning")
+            return
+        if node.status is not NodeStatus.PENDING:
+            self.notify(f"{node.id} has already run ({node.status.value}): pick a pending node.", severity="warning")
+            return
+        self.action_step("continue", until=node.id)
+
+    def action_step(self, mode: str, until: str | None = None) -> None:
         debugger = self.debugger
         if debugger.done:
             self.notify("The run is over.", severity="warning")
@@ -399,7 +413,10 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             self.notify("The engine is running: p pauses it.", severity="warning")
             return
         self.command_at = time.monotonic()
-        self.driver.step(StepMode(mode))
+        if until is not None:
+            self.driver.run_until(until)
+        else:
+            self.driver.step(StepMode(mode))
 
     def action_pause(self) -> None:
         if self.driver.busy and not self.debugger.awaiting_human:

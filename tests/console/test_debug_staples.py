@@ -94,3 +94,25 @@ async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_aft
             (app.session_control.session.folder / "journal.jsonl").read_text().splitlines()) + "]")
             if r["type"] == "answer"]
         assert "human" in sources and sources[-1] != "human"
+
+
+async def test_run_to_here_stops_where_the_selected_node_starts(tmp_path: Path) -> None:
+    from .test_pilot import demo_app
+    from .test_sessions_console import select
+
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        while len(app.engine.tree.root.children) < 2:
+            await command(pilot, app, "n")
+        target = app.engine.tree.root.children[-1].id
+        await select(pilot, app, target)
+        await command(pilot, app, "h")
+        stop = app.debugger.last_stop
+        assert isinstance(stop.event, ev.NodeStarted) and stop.event.node_id == target
+        assert "ran to here" in stop.reason.text
+        assert app.engine.tree.root.children[0].status.value == "COMPLETED"  # the earlier sibling ran on the way
+        await select(pilot, app, app.engine.tree.root.children[0].id)
+        await pilot.press("h")  # a node that already ran: said, nothing runs
+        await pilot.pause()
+        assert app.debugger.last_stop is stop
