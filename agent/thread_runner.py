@@ -14,6 +14,7 @@ import ctypes
 import importlib
 import queue
 import re
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -82,7 +83,7 @@ class ThreadRunner:
 
     def _run(self, action: Any) -> str:
         assert self._inbox is not None
-        self._post(ActionRequest(str(action)))
+        self._post(ActionRequest(str(action), _node_line()))
         observation, stop = self._replies.get()
         if stop:
             raise _EpisodeOver()
@@ -240,6 +241,16 @@ class ThreadRunner:
     async def close(self) -> None:
         if self._thread is not None and self._thread.is_alive():
             self.answer("", stop=True)
+
+
+def _node_line() -> int:
+    """The line of the node's code calling `run()` (its innermost frame), or 0."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename == "<node>":
+            return frame.f_lineno or 0
+        frame = frame.f_back
+    return 0
 
 
 def diff_summaries(

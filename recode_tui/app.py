@@ -133,6 +133,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.stops = 0  # commands finished and shown (tests wait on this)
         self.shown_prompt: tuple[str, str] | None = None  # what the Prompt tab shows
         self._breakpoints_dirty = False  # the list shows a highlight or stale hit counts
+        self.running_line: tuple[str, int] | None = None  # (node id, line) of the node's last run() call
         self.last_key_at = 0.0  # when the person last pressed a key (monotonic)
         self.command_at = 0.0  # when the last engine command was given
 
@@ -301,6 +302,10 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.env_log.apply(events)
         self.variables.apply(events)
         for event in events:
+            if isinstance(event, ev.ActionSent):
+                self.running_line = (event.node_id or "", event.line) if event.line else None
+            elif isinstance(event, (ev.NodeStarted, ev.NodeCompleted, ev.NodeError, ev.StubFound, ev.RunFinished)):
+                self.running_line = None
             if isinstance(event, ev.ExpansionRequested):
                 node = self.engine.tree.nodes.get(event.node_id or "")
                 code = node.code.split("\n", 1)[0] if node else ""
@@ -330,7 +335,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.tree_view.follow()
         selected = self.tree_view.cursor_node
         if selected is not None:  # its status or output may have changed under the cursor
-            self.query_one(NodeDetail).show(self.engine.tree.nodes.get(selected.data or ""))
+            node = self.engine.tree.nodes.get(selected.data or "")
+            self.query_one(NodeDetail).show(node, self.line_of(node))
         if stop.reason.breakpoint is not None or self._breakpoints_dirty:
             self.refresh_breakpoints(highlight=stop.reason.breakpoint)
             self._breakpoints_dirty = stop.reason.breakpoint is not None
@@ -367,12 +373,18 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.notify(message.error, title="Engine error", severity="error")
         self.stops += 1
 
+    def line_of(self, node) -> int:
+        """The line of `node`'s code that is running (waiting in run()), or 0."""
+        if node is None or self.running_line is None or self.running_line[0] != node.id:
+            return 0
+        return self.running_line[1]
+
     # -- tree selection -----------------------------------------------------------------------
 
     @on(Tree.NodeHighlighted, "#code-tree")
     def show_node(self, event: Tree.NodeHighlighted) -> None:
         node = self.engine.tree.nodes.get(event.node.data or "")
-        self.query_one(NodeDetail).show(node)
+        self.query_one(NodeDetail).show(node, self.line_of(node))
         if node is None:
             return
         if node.expansions:

@@ -116,3 +116,39 @@ async def test_run_to_here_stops_where_the_selected_node_starts(tmp_path: Path) 
         await pilot.press("h")  # a node that already ran: said, nothing runs
         await pilot.pause()
         assert app.debugger.last_stop is stop
+
+
+LOOP = (
+    "<think>Look around two places.</think>\n<execute>\n"
+    'for place in ["diningtable 1", "sidetable 1"]:\n'
+    '    run(f"go to {place}")\n'
+    '    run("look")\n'
+    "</execute>\n"
+)
+
+
+def detail_text(app) -> str:
+    from recode_tui.widgets.node_detail import NodeDetail
+
+    body = app.query_one(NodeDetail).query_one("#detail-body")
+    return "\n".join(strip.text for strip in body.render_lines(body.region.reset_offset))
+
+
+async def test_the_running_line_moves_between_the_actions_of_a_loop() -> None:
+    from mockllm.scripted import ScriptedLLM, ScriptEntry
+
+    llm = ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
+    app = build_app("put-01", llm, cursor_blink=False, breakpoints=[])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        lines = []
+        while len(lines) < 4:
+            await command(pilot, app, "s")
+            event = app.debugger.last_event
+            if isinstance(event, ev.ActionSent):
+                assert app.tree_view.cursor_node.data == event.node_id
+                lines.append(event.line)
+                assert f"running line {event.line}" in detail_text(app)
+        assert lines == [2, 3, 2, 3]
+        await command(pilot, app, "o")  # the node ends: no mark
+        assert "running line" not in detail_text(app)
