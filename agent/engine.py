@@ -97,6 +97,7 @@ class Engine:
         self.finished_reason = ""  # set when a limit stops the run mid-episode
         self.recent = RecentActions()  # the last actions, for the prompt's $recent_actions
         self.observers.append(self.recent.observe)
+        self.answering_since: float | None = None  # monotonic time the LLM was asked, while it answers
         self.events_emitted = 0  # every event so far, statements included: where a statement ran
         self._last_node: str | None = None
         # A replay's recorded statements (`!` at a stop), each run again after the same event count.
@@ -305,11 +306,15 @@ class Engine:
             failures = 0
             while completion is None:
                 began = time.monotonic()
+                self.answering_since = began
                 try:
                     completion = await self.llm.complete(prompt, context)
                 except LLMError as exc:
+                    self.answering_since = None
                     failures += 1
                     yield LLMFailed(node.id, error=str(exc), attempt=failures)
+                finally:
+                    self.answering_since = None
             if completion.seconds is None:
                 completion = replace(completion, seconds=time.monotonic() - began)
             self._count(completion)

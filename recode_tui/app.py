@@ -167,8 +167,20 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.label_panes()
         if self.session_control is not None:
             self.session_control.attach(self)
+        self.set_interval(MODEL_CLOCK_SECONDS, self.show_model_clock)
         if self.autostart:
             self.call_after_refresh(self.start)
+
+    def show_model_clock(self) -> None:
+        """While a model (not the person) answers, say so on the status line with the time so far."""
+        since = getattr(self.engine, "answering_since", None)
+        text = ""
+        if since is not None and not self.debugger.human and self.llm_control.reviewing is None:
+            node = self.engine.current.id if self.engine.current is not None else "?"
+            name = getattr(self.engine.llm, "name", "the model")
+            text = f"{name} is answering {node}… {time.monotonic() - since:.0f} s"
+        for bar in self.query(StatusBar):
+            bar.set_activity(text)
 
     def label_panes(self) -> None:
         """Titles, focus and status of freshly composed panes (at start and after an engine swap)."""
@@ -565,6 +577,9 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             ("Search line", list(SearchBar.BINDINGS)),
         ]
         self.push_screen(HelpScreen(sections, self.user_keymap))
+
+
+MODEL_CLOCK_SECONDS = 0.5  # how often the "model is answering" clock is redrawn
 
 
 def build_app(

@@ -152,3 +152,34 @@ async def test_the_running_line_moves_between_the_actions_of_a_loop() -> None:
         assert lines == [2, 3, 2, 3]
         await command(pilot, app, "o")  # the node ends: no mark
         assert "running line" not in detail_text(app)
+
+
+class GatedLLM:
+    """A model that answers only when the test opens the gate (a slow model, without sleeping)."""
+
+    name = "slowmodel"
+
+    def __init__(self) -> None:
+        import asyncio
+
+        from mockllm.scripted import ScriptedLLM, ScriptEntry
+
+        self.gate = asyncio.Event()
+        self.inner = ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
+
+    async def complete(self, prompt, context=None):
+        await self.gate.wait()
+        return await self.inner.complete(prompt, context)
+
+
+async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
+    llm = GatedLLM()
+    app = build_app("put-01", llm, cursor_blink=False, breakpoints=[])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        status = app.query_one("#status")
+        await pilot.press("c")
+        await wait_for(pilot, lambda: "slowmodel is answering n0… 1 s" in status.text, what="the model clock at 1 s")
+        await wait_for(pilot, lambda: "slowmodel is answering n0… 2 s" in status.text, what="the clock moving on")
+        llm.gate.set()
+        await wait_for(pilot, lambda: "is answering" not in status.text, what="the clock gone after the answer")
