@@ -279,4 +279,4 @@ def journal_llm(path: str | Path):
         for r in journal.records
         if r.get("type") == "answer" and r.get("accepted")
     ]
-    return ScriptedLLM(entries, name=f"journal:{path}")
+    return ScriptedLLM(entries, name=f"journal:{path}", source="journal")

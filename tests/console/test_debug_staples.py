@@ -183,3 +183,60 @@ async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
         await wait_for(pilot, lambda: "slowmodel is answering n0… 2 s" in status.text, what="the clock moving on")
         llm.gate.set()
         await wait_for(pilot, lambda: "is answering" not in status.text, what="the clock gone after the answer")
+
+
+async def test_compare_offers_one_key_per_answer_column() -> None:
+    from textual.widgets import Input
+
+    from recode_tui.workspace.compare import CompareScreen
+
+    from .test_workspace import open_workspace, scripted
+
+    app = build_app("put-01", scripted(), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        await command(pilot, app, "n")
+        app.tree_view.move_cursor(app.tree_view.item("n0"))
+        await pilot.pause()
+        ws = await open_workspace(pilot, app)
+        ws.query_one("#ws-llms", Input).value = "human"
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
+        await pilot.pause()
+        offered = {key for key, b in app.screen.active_bindings.items() if b.binding.show and b.enabled}
+        assert {k for k in offered if k.startswith("f") and k[1:].isdigit()} == {"f1"}
+
+
+def test_an_answer_replayed_from_a_journal_is_labelled_journal(tmp_path: Path) -> None:
+    import asyncio
+
+    from agent.session import journal_llm
+
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "journal.jsonl").write_text(
+        json.dumps({"type": "session", "version": "recode.journal.v1"}) + "\n"
+        + json.dumps({"type": "answer", "index": 1, "node_id": "n0", "stub": "solve(instruction, observation)",
+                      "purpose": "expand", "prompt": "p", "answer": "<execute>\nrun('look')\n</execute>",
+                      "source": "model", "accepted": True}) + "\n")
+    from agent.llm import StubContext
+
+    completion = asyncio.run(journal_llm(folder).complete("p", StubContext(code="solve(instruction, observation)", name="solve")))
+    assert completion.source == "journal"
+
+
+async def test_the_node_pane_shows_what_a_stub_became() -> None:
+    from .test_pilot import demo_app
+    from .test_sessions_console import select
+
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        while not app.engine.tree.root.children:
+            await command(pilot, app, "n")
+        await select(pilot, app, "n0")
+        text = detail_text(app)
+        assert "expanded into" in text
+        first = app.engine.tree.root.children[0]
+        assert f"{first.id} {first.code.splitlines()[0][:20]}" in text
