@@ -396,7 +396,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
     @on(Tree.NodeHighlighted, "#code-tree")
     def show_node(self, event: Tree.NodeHighlighted) -> None:
         node = self.engine.tree.nodes.get(event.node.data or "")
-        self.query_one(NodeDetail).show(node, self.line_of(node))
+        for detail in self.query(NodeDetail):  # none while an engine swap recomposes the panes
+            detail.show(node, self.line_of(node))
         if node is None:
             return
         if node.expansions:
