@@ -240,3 +240,26 @@ async def test_the_node_pane_shows_what_a_stub_became() -> None:
         assert "expanded into" in text
         first = app.engine.tree.root.children[0]
         assert f"{first.id} {first.code.splitlines()[0][:20]}" in text
+
+
+async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_replays_there(tmp_path: Path) -> None:
+    from mockllm.scripted import ScriptedLLM, ScriptEntry
+
+    def llm():
+        return ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
+
+    app = build_app("put-01", llm(), cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        while not isinstance(app.debugger.last_event, ev.ActionSent):
+            await command(pilot, app, "s")
+        assert await shell_line(pilot, app, "extra = place.upper()") == "changed extra"
+        assert app.variables.marks.get("extra") == "shell"
+        await command(pilot, app, "c")
+        assert (await app.engine.runner.evaluate("extra"))[1] == "DININGTABLE 1"
+        folder = app.session_control.session.folder
+    app = build_app("put-01", llm(), cursor_blink=False, sessions_dir=tmp_path, resume=folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session_control.session is not None and not app.session_control.busy
+                       and not isinstance(app.screen, ReplayScreen) and app.debugger.done, what="the resumed session")
+        assert (await app.engine.runner.evaluate("extra"))[1] == "DININGTABLE 1"
