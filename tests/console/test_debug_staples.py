@@ -263,3 +263,21 @@ async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_repla
         await wait_for(pilot, lambda: app.session_control.session is not None and not app.session_control.busy
                        and not isinstance(app.screen, ReplayScreen) and app.debugger.done, what="the resumed session")
         assert (await app.engine.runner.evaluate("extra"))[1] == "DININGTABLE 1"
+
+
+async def test_help_and_palette_list_run_to_here_and_the_shell() -> None:
+    from recode_tui.palette import TITLES
+    from recode_tui.widgets.help_screen import HelpScreen
+
+    from .test_pilot import demo_app
+
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        rows = {row[2]: row[0] for row in app.screen.rows}
+        assert rows["run.to-here"] == "h" and rows["shell.open"] == "!"
+    assert "run.to-here" in TITLES and "shell.open" in TITLES
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert "`run.to-here`" in readme and "`shell.open`" in readme
