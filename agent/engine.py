@@ -98,7 +98,7 @@ class Engine:
         self.recent = RecentActions()  # the last actions, for the prompt's $recent_actions
         self.observers.append(self.recent.observe)
         self.answering_since: float | None = None  # monotonic time the LLM was asked, while it answers
-        self.events_emitted = 0  # every event so far, statements included: where a statement ran
+        self.events_emitted = 0  # events so far (statements in, LLM failures out): where a statement ran
         self._last_node: str | None = None
         # A replay's recorded statements (`!` at a stop), each run again after the same event count.
         self.pending_statements: deque[RecordedStatement] = deque()
@@ -150,7 +150,8 @@ class Engine:
         return event
 
     def _notify(self, event: Event) -> None:
-        self.events_emitted += 1
+        if not isinstance(event, LLMFailed):  # a replay answers from the journal: no failures to count
+            self.events_emitted += 1
         if event.node_id is not None:
             self._last_node = event.node_id
         for observer in self.observers:

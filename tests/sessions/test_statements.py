@@ -51,3 +51,36 @@ async def test_a_fork_keeps_the_statements_before_its_point_and_drops_the_later_
     assert not fork.engine.pending_statements
     fork.writer.close()
     await fork.engine.close()
+
+
+async def test_a_statement_after_an_llm_failure_replays_at_its_point(tmp_path: Path) -> None:
+    from agent.llm import LLMError
+
+    from .test_sessions import walk_llm
+
+    class FlakyOnce:
+        """Fails its first call, like a model server that was down for a moment."""
+
+        name = "flaky"
+
+        def __init__(self) -> None:
+            self.inner, self.failed = walk_llm("cool-03"), False
+
+        async def complete(self, prompt, context=None):
+            if not self.failed:
+                self.failed = True
+                raise LLMError("HTTP 500")
+            return await self.inner.complete(prompt, context)
+
+    session = await new_session(tmp_path, llm=FlakyOnce())
+    engine = session.engine
+    await step_until(engine, lambda e: isinstance(e, ev.LLMFailed))
+    await step_until(engine, lambda e: isinstance(e, ev.ObservationReceived))  # one event later is another action
+    await engine.run_statement("first = action")
+    await engine.run()
+    session.writer.close()
+    await engine.close()
+    again, _ = await resume_session(session.folder, ScriptedLLM([]), make_env)
+    assert await value(again.engine, "first") == await value(again.engine, "steps[0]")
+    again.writer.close()
+    await again.engine.close()
