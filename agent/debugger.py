@@ -272,6 +272,7 @@ class Debugger:
         self.stub_name = ""  # the function name of the most recent stub
         self.running = False
         self._pause = False
+        self._until: str | None = None  # run to here: the node whose start ends the command
 
     # -- breakpoints -----------------------------------------------------------
 
@@ -339,7 +340,8 @@ class Debugger:
 
     async def _advance(self) -> ev.Event:
         event = await self.engine.step()
-        self.last_event = event
+        if not isinstance(event, ev.StatementRun):  # a replayed `!` line does not move the run
+            self.last_event = event
         self.events_seen += 1
         if isinstance(event, ev.StubFound):
             self.stub_name = event.name
@@ -477,9 +479,19 @@ class Debugger:
             self.running = False
             self._pause = False
 
+    async def run_until(self, node_id: str) -> Stop:
+        """gdb's `until`: continue until `node_id` starts (a breakpoint, the person or the end may come first)."""
+        self._until = node_id
+        try:
+            return await self.step(StepMode.CONTINUE)
+        finally:
+            self._until = None
+
     async def _stop_reason(self, event: ev.Event, mode: StepMode, anchor: str | None) -> StopReason | None:
         if isinstance(event, ev.RunFinished):
             return self._finished_reason(event)
+        if self._until is not None and isinstance(event, ev.NodeStarted) and event.node_id == self._until:
+            return StopReason("step", f"ran to here: {describe_event(event)}")
         if isinstance(event, ev.LLMFailed):  # stepping on would ask the failing LLM again at once
             return self._llm_failed_reason(event)
         hit = await self._breakpoint_hit(event)

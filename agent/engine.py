@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import time
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, AsyncIterator, Callable, TypeVar
@@ -32,11 +33,12 @@ from agent.events import (
     ObservationReceived,
     RunFinished,
     RunStarted,
+    StatementRun,
     StubFound,
     VariablesChanged,
 )
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
-from agent.replay import ReplayMismatch
+from agent.replay import RecordedStatement, ReplayMismatch
 from agent.prompt import PromptContext, PromptSet, RecentActions, build_expand_prompt, build_repair_prompt, call_arguments, rewrite_note  # noqa: E501
 from agent.runner import ActionRequest, CodeRunner, NodeOutcome
 from agent.tree import CodeTree, Expansion, Node, NodeStatus
@@ -98,6 +100,11 @@ class Engine:
         self.finished_reason = ""  # set when a limit stops the run mid-episode
         self.recent = RecentActions()  # the last actions, for the prompt's $recent_actions
         self.observers.append(self.recent.observe)
+        self.answering_since: float | None = None  # monotonic time the LLM was asked, while it answers
+        self.events_emitted = 0  # events so far (statements in, LLM failures out): where a statement ran
+        self._last_node: str | None = None
+        # A replay's recorded statements (`!` at a stop), each run again after the same event count.
+        self.pending_statements: deque[RecordedStatement] = deque()
         self._env_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="env")
         self._events: AsyncIterator[Event] = self._drive()
 
@@ -107,6 +114,8 @@ class Engine:
         """Do the next smallest unit of work and say what happened."""
         if self.finished is not None:
             return self.finished
+        if self.pending_statements and self.pending_statements[0].after <= self.events_emitted:
+            return await self._replay_statement(self.pending_statements.popleft())
         try:
             event = await self._events.__anext__()
         except StopAsyncIteration:  # pragma: no cover - _drive always ends with RunFinished
@@ -118,7 +127,36 @@ class Engine:
         self._notify(event)
         return event
 
+    async def run_statement(self, code: str) -> StatementRun:
+        """Run the person's statement or expression at a stop, through the runner and its checks.
+
+        Raises with the one-line reason when it is refused or raises (nothing changed then).
+        The event goes to the observers, so the journal keeps it for replays.
+        """
+        if self.finished is not None:
+            raise RuntimeError("the run has ended")
+        value, changes = await self.runner.execute(code)
+        event = StatementRun(self._last_node, code=code, value=value, changes=changes, after=self.events_emitted)
+        if changes or not _is_expression(code):  # a look that changed nothing needs no replay
+            self._notify(event)
+        return event
+
+    async def _replay_statement(self, recorded: RecordedStatement) -> Event:
+        try:
+            value, changes = await self.runner.execute(recorded.code)
+        except Exception as exc:  # noqa: BLE001 - the recording said it ran
+            return await self.stop(f"replay mismatch: the statement `{recorded.code}` typed at a stop "
+                                   f"now fails: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+        event = StatementRun(self._last_node, code=recorded.code, value=value, changes=changes,
+                             after=self.events_emitted)
+        self._notify(event)
+        return event
+
     def _notify(self, event: Event) -> None:
+        if not isinstance(event, LLMFailed):  # a replay answers from the journal: no failures to count
+            self.events_emitted += 1
+        if event.node_id is not None:
+            self._last_node = event.node_id
         for observer in self.observers:
             observer(event)
 
@@ -212,7 +250,7 @@ class Engine:
                 return
             assert isinstance(message, ActionRequest)
             number = self.env.steps + 1
-            yield ActionSent(node.id, action=message.action, step=number)
+            yield ActionSent(node.id, action=message.action, step=number, line=message.line)
             observation = await self._in_env_thread(self.env.step, message.action)
             yield ObservationReceived(
                 node.id,
@@ -273,12 +311,16 @@ class Engine:
             failures = 0
             while completion is None:
                 began = time.monotonic()
+                self.answering_since = began
                 try:
                     completion = await self.llm.complete(prompt, context)
                 except LLMError as exc:
+                    self.answering_since = None
                     failures += 1
                     self.llm_failures += 1
                     yield LLMFailed(node.id, error=str(exc), attempt=failures, seconds=time.monotonic() - began)
+                finally:
+                    self.answering_since = None
             completion = _timed(completion, time.monotonic() - began)
             self._count(completion)
             try:
@@ -398,6 +440,14 @@ def _timed(completion: Completion, elapsed: float) -> Completion:
     if completion.source == "human" and not completion.person_seconds:
         return replace(completion, seconds=0.0, person_seconds=elapsed)
     return replace(completion, seconds=elapsed)
+
+
+def _is_expression(code: str) -> bool:
+    try:
+        compile(code, "<shell>", "eval")
+    except SyntaxError:
+        return False
+    return True
 
 
 def _loaded_names(code: str) -> list[str]:

@@ -67,6 +67,10 @@ def short(event: ev.Event) -> str:
             return f"node {node} skipped (empty expansion)"
         case ev.NodeError():
             return f"node {node} error: {first_line(event.error, 80)}"
+        case ev.StatementRun():
+            shown = f" → {first_line(event.value, 60)}" if event.value else ""
+            changed = f" (changed {', '.join(c.name for c in event.changes[:6])})" if event.changes else ""
+            return f"! {first_line(event.code, 60)}{shown}{changed}"
         case ev.RunFinished():
             return f"{finish_verdict(event, 'episode won', 'episode failed')} — {_totals(event)}"
     return f"{event.kind} {node or ''}".rstrip()

@@ -47,6 +47,7 @@ class ActionSent(Event):
     kind: ClassVar[str] = "action_sent"
     action: str = ""
     step: int = 0  # the environment step this action will be (1-based)
+    line: int = 0  # the line of the node's code that called run() (0: unknown)
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,21 @@ class NodeError(Event):
 
 
 @dataclass(frozen=True)
+class StatementRun(Event):
+    """The person ran a statement at a stop (the console's `!`).
+
+    It changed the namespace from outside the node code, so the journal keeps
+    it and a replay runs it again after the same number of engine events.
+    """
+
+    kind: ClassVar[str] = "statement_run"
+    code: str = ""
+    value: str = ""  # an expression's value, as shown
+    changes: tuple[VariableChange, ...] = ()
+    after: int = 0  # how many engine events came before it
+
+
+@dataclass(frozen=True)
 class RunFinished(Event):
     kind: ClassVar[str] = "run_finished"
     success: bool = False
@@ -183,5 +199,6 @@ ALL_EVENT_TYPES: tuple[type[Event], ...] = (
     LLMFailed,
     NodeSkipped,
     NodeError,
+    StatementRun,
     RunFinished,
 )

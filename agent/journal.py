@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agent import events as ev
-from agent.replay import RecordedAction, RecordedAnswer
+from agent.replay import RecordedAction, RecordedAnswer, RecordedStatement
 
 JOURNAL_VERSION = "recode.journal.v1"
 JOURNAL_FILE = "journal.jsonl"
@@ -126,6 +126,9 @@ class JournalWriter:
                 {"type": "action", "node_id": event.node_id, "step": event.step, "action": event.action,
                  "observation": event.observation}
             )
+        elif isinstance(event, ev.StatementRun):
+            self.write({"type": "statement", "node_id": event.node_id, "after": event.after, "code": event.code,
+                        "changed": [c.name for c in event.changes]})
         elif isinstance(event, ev.RunFinished):
             self.write({"type": "finished", "success": event.success, "reason": event.reason, "steps": event.steps,
                         "llm_calls": event.llm_calls, "cost": event.cost,
@@ -199,6 +202,10 @@ class Journal:
     def actions(self, upto: int | None = None) -> list[RecordedAction]:
         chosen = self.records if upto is None else self.records[:upto]
         return [RecordedAction(r["step"], r["action"], r["observation"]) for r in chosen if r.get("type") == "action"]
+
+    def statements(self, upto: int | None = None) -> list[RecordedStatement]:
+        chosen = self.records if upto is None else self.records[:upto]
+        return [RecordedStatement(int(r["after"]), str(r["code"])) for r in chosen if r.get("type") == "statement"]
 
     @property
     def llm_setup(self) -> tuple[str, str | None]:

@@ -44,6 +44,14 @@ class RecordedAnswer:
     person_seconds: float = 0.0  # a person's share of that time (typing, reviewing)
 
 
+@dataclass(frozen=True)
+class RecordedStatement:
+    """A statement the person ran at a stop, and how many engine events came before it."""
+
+    after: int
+    code: str
+
+
 def describe_difference(label: str, recorded: str, live: str) -> str:
     """One readable message: where two texts first differ, and a short unified diff."""
     diff = list(

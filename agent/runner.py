@@ -22,6 +22,7 @@ from agent.varlist import VariableSummary
 @dataclass(frozen=True)
 class ActionRequest:
     action: str
+    line: int = 0  # the line of the node's code that called run() (0: unknown)
 
 
 @dataclass(frozen=True)
@@ -79,5 +80,12 @@ class CodeRunner(Protocol):
 
     async def evaluate(self, expression: str) -> tuple[str, str]:
         """A watch expression's (type, short value) in the namespace; raises with the reason on a bad one."""
+
+    async def execute(self, code: str) -> tuple[str, tuple[VariableChange, ...]]:
+        """Run a statement (or expression) typed by the person at a stop, under the node checks.
+
+        Returns an expression's short value ('' for a statement) and what changed in the
+        namespace; raises with the one-line reason when refused or raising, changing nothing.
+        """
 
     async def close(self) -> None: ...

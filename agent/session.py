@@ -105,6 +105,7 @@ def _engine_for(
     limits = Limits(**{k: v for k, v in header["limits"].items() if k in known})
     engine = Engine(env, llm, runner, limits=limits, prompts=prompts, code_check=code_check(runner))
     engine.preset = header.get("preset") or ""
+    engine.pending_statements.extend(journal.statements(upto))
     return engine, note
 
 
@@ -139,7 +140,13 @@ def _check_episode(journal: Journal) -> str:
 
 
 def _replaying(engine: Engine) -> bool:
-    return bool(engine.env.pending) or bool(engine.llm.pending)  # type: ignore[attr-defined]
+    return bool(engine.env.pending) or bool(engine.llm.pending) or bool(engine.pending_statements)  # type: ignore[attr-defined]
+
+
+def _needs_outside(seen: list[ev.Event]) -> bool:
+    """The run waits for an answer or an observation (statements typed there since do not move it on)."""
+    point = next((e for e in reversed(seen) if not isinstance(e, ev.StatementRun)), None)
+    return isinstance(point, (ev.ExpansionRequested, ev.ActionSent))
 
 
 async def _fast_forward(engine: Engine, stop: Callable[[ev.Event], bool] | None) -> list[ev.Event]:
@@ -150,7 +157,7 @@ async def _fast_forward(engine: Engine, stop: Callable[[ev.Event], bool] | None)
         seen.append(event)
         if isinstance(event, ev.RunFinished) or (stop is not None and stop(event)):
             return seen
-        if isinstance(event, (ev.ExpansionRequested, ev.ActionSent)) and not _replaying(engine):
+        if _needs_outside(seen) and not _replaying(engine):
             return seen
 
 
@@ -204,14 +211,15 @@ def _adopt_edited_prompts(engine: Engine) -> str:
     )
 
 
-def _prefix_length(journal: Journal, answers_used: int, actions_used: int) -> int:
-    """How many records were consumed when that many answers and actions were replayed."""
-    answers = actions = 0
+def _prefix_length(journal: Journal, answers_used: int, actions_used: int, statements_used: int = 0) -> int:
+    """How many records were consumed when that many answers, actions and statements were replayed."""
+    answers = actions = statements = 0
     for index, record in enumerate(journal.records):
-        if answers >= answers_used and actions >= actions_used:
+        if answers >= answers_used and actions >= actions_used and statements >= statements_used:
             return index
         answers += record.get("type") == "answer"
         actions += record.get("type") == "action"
+        statements += record.get("type") == "statement"
     return len(journal.records)
 
 
@@ -234,6 +242,7 @@ async def branch_session(
     journal = read_journal(folder)
     engine, runner_note = _engine_for(journal, live_llm, make_env, prompts, None, trusted)
     total_answers, total_actions = len(engine.llm.pending), len(engine.env.pending)  # type: ignore[attr-defined]
+    total_statements = len(engine.pending_statements)
     events = await _replay(engine, stop)
     if stop is not None and (not events or not stop(events[-1])):
         await engine.close()
@@ -241,11 +250,13 @@ async def branch_session(
     edited_note = _adopt_edited_prompts(engine)
     used_answers = total_answers - len(engine.llm.pending)  # type: ignore[attr-defined]
     used_actions = total_actions - len(engine.env.pending)  # type: ignore[attr-defined]
+    used_statements = total_statements - len(engine.pending_statements)
     engine.llm.pending.clear()  # type: ignore[attr-defined]
     engine.env.pending.clear()  # type: ignore[attr-defined]
+    engine.pending_statements.clear()
     engine.llm = live_llm
     copy = stop is None  # the replay went to the recording's end: every record (a finished run's end too)
-    prefix = journal.records if copy else journal.records[: _prefix_length(journal, used_answers, used_actions)]
+    prefix = journal.records if copy else journal.records[: _prefix_length(journal, used_answers, used_actions, used_statements)]
     header = {k: v for k, v in journal.header.items() if k not in ("type", "version", "created")}
     header.update(RunnerSettings.of_runner(engine.runner).header_fields())  # what the branch really runs with
     header["parent"] = {"session": journal.session_id, "records": len(prefix), "at": label}
@@ -303,7 +314,7 @@ def journal_llm(path: str | Path):
         for r in journal.records
         if r.get("type") == "answer" and r.get("accepted")
     ]
-    return ScriptedLLM(entries, name=f"journal:{path}")
+    return ScriptedLLM(entries, name=f"journal:{path}", source="journal")
 
 
 def profiles_in_use(spec: str, explicit: str | None) -> str | None:

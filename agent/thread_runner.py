@@ -14,6 +14,7 @@ import ctypes
 import importlib
 import queue
 import re
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -82,7 +83,7 @@ class ThreadRunner:
 
     def _run(self, action: Any) -> str:
         assert self._inbox is not None
-        self._post(ActionRequest(str(action)))
+        self._post(ActionRequest(str(action), _node_line()))
         observation, stop = self._replies.get()
         if stop:
             raise _EpisodeOver()
@@ -222,9 +223,34 @@ class ThreadRunner:
             raise EvaluationError(f"{type(exc).__name__}: {exc}") from exc
         return summary.type, summary.summary
 
+    async def execute(self, code: str) -> tuple[str, tuple[VariableChange, ...]]:
+        """Between nodes only (the in-process runner cannot reach a waiting node's globals)."""
+        before = self._summaries()
+        scope = self._globals()
+        try:
+            try:
+                value = eval(compile(code, "<shell>", "eval"), scope)  # noqa: S307 - trusted runner
+                shown = summarise("", value).summary
+            except SyntaxError:
+                exec(compile(code, "<shell>", "exec"), scope)  # noqa: S102 - trusted runner
+                shown = ""
+        except Exception as exc:  # noqa: BLE001 - reported like the sandbox does
+            raise EvaluationError(f"{type(exc).__name__}: {exc}") from exc
+        return shown, self._keep(scope, before)
+
     async def close(self) -> None:
         if self._thread is not None and self._thread.is_alive():
             self.answer("", stop=True)
+
+
+def _node_line() -> int:
+    """The line of the node's code calling `run()` (its innermost frame), or 0."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename == "<node>":
+            return frame.f_lineno or 0
+        frame = frame.f_back
+    return 0
 
 
 def diff_summaries(

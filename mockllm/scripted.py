@@ -91,9 +91,10 @@ def load_script(path: str | Path) -> list[ScriptEntry]:
 class ScriptedLLM:
     """Replays answers from a script; says which stub it has no answer for."""
 
-    def __init__(self, entries: list[ScriptEntry], name: str = "scripted") -> None:
+    def __init__(self, entries: list[ScriptEntry], name: str = "scripted", source: str = "scripted") -> None:
         self.entries = entries
         self.name = name
+        self.source = source  # what an answer is labelled with: "scripted", or "journal" when replayed from one
 
     @classmethod
     def from_file(cls, path: str | Path) -> "ScriptedLLM":
@@ -105,9 +106,9 @@ class ScriptedLLM:
             if entry.matches(prompt, context):
                 entry.used = True
                 return Completion(
-                    entry.answer, Usage(len(prompt) // 4, len(entry.answer) // 4), 0.0, "scripted"
+                    entry.answer, Usage(len(prompt) // 4, len(entry.answer) // 4), 0.0, self.source
                 )
         if context.purpose == "repair":
             # A script that scripts no repair declines it: the node stays ERROR.
-            return Completion("<think>no scripted repair</think><execute></execute>", Usage(), 0.0, "scripted")
+            return Completion("<think>no scripted repair</think><execute></execute>", Usage(), 0.0, self.source)
         raise LLMError(f"the script has no answer for stub `{context.code}`; add an entry with stub: {context.code!r}")

@@ -16,9 +16,10 @@ from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
 from agent import events as ev
 from agent.codeblocks import safe_parse
-from agent.debugger import Breakpoint, BreakpointKind, Debugger, StepMode
+from agent.debugger import Breakpoint, BreakpointKind, Debugger, StepMode, describe_event
 from agent.engine import Engine, Limits
 from agent.llm import LLM
+from agent.tree import NodeStatus
 from recode_tui.crash import CrashReport
 from recode_tui.llm_control import LLMControl
 from recode_tui.model_actions import MODEL_BINDINGS, ModelActions
@@ -77,6 +78,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         Binding("o", "step('over')", "Over", id="step.over", tooltip="Finish the current node and its subtree"),
         Binding("u", "step('out')", "Out", id="step.out", tooltip="Finish the parent node"),
         Binding("c", "step('continue')", "Continue", id="run.continue"),
+        Binding("h", "run_to_here", "To here", id="run.to-here", show=False,
+                tooltip="Continue until the selected node starts (gdb's until)"),
         Binding("p,escape", "pause", "Pause", id="run.pause"),
         Binding("b", "toggle_breakpoint", "Break", id="breakpoint.toggle",
                 tooltip="Toggle a breakpoint on the selected node's stub name"),
@@ -85,6 +88,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         Binding("r", "show_tab('tab-prompt')", "Prompt", id="view.prompt"),
         Binding("B", "show_tab('tab-breakpoints')", "Breakpoints", id="view.breakpoints"),
         Binding("f", "follow", "Current", id="view.follow", show=False),
+        Binding("exclamation_mark", "shell", "Shell", id="shell.open", show=False,
+                tooltip="At a stop: run a Python line in the run's namespace (statements are journaled)"),
         Binding("w", "watch", "Watch", id="watch.add", show=False,
                 tooltip="Watch a Python expression: re-evaluated at every stop"),
         Binding("W", "workspace", "Prompts", id="view.workspace", show=False,
@@ -128,6 +133,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.stops = 0  # commands finished and shown (tests wait on this)
         self.shown_prompt: tuple[str, str] | None = None  # what the Prompt tab shows
         self._breakpoints_dirty = False  # the list shows a highlight or stale hit counts
+        self.running_line: tuple[str, int] | None = None  # (node id, line) of the node's last run() call
         self.last_key_at = 0.0  # when the person last pressed a key (monotonic)
         self.command_at = 0.0  # when the last engine command was given
 
@@ -163,8 +169,20 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.label_panes()
         if self.session_control is not None:
             self.session_control.attach(self)
+        self.set_interval(MODEL_CLOCK_SECONDS, self.show_model_clock)
         if self.autostart:
             self.call_after_refresh(self.start)
+
+    def show_model_clock(self) -> None:
+        """While a model (not the person) answers, say so on the status line with the time so far."""
+        since = getattr(self.engine, "answering_since", None)
+        text = ""
+        if since is not None and not self.debugger.human and self.llm_control.reviewing is None:
+            node = self.engine.current.id if self.engine.current is not None else "?"
+            name = getattr(self.engine.llm, "name", "the model")
+            text = f"{name} is answering {node}… {time.monotonic() - since:.0f} s"
+        for bar in self.query(StatusBar):
+            bar.set_activity(text)
 
     def label_panes(self) -> None:
         """Titles, focus and status of freshly composed panes (at start and after an engine swap)."""
@@ -302,6 +320,10 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.env_log.apply(events)
         self.variables.apply(events)
         for event in events:
+            if isinstance(event, ev.ActionSent):
+                self.running_line = (event.node_id or "", event.line) if event.line else None
+            elif isinstance(event, (ev.NodeStarted, ev.NodeCompleted, ev.NodeError, ev.StubFound, ev.RunFinished)):
+                self.running_line = None
             if isinstance(event, ev.ExpansionRequested):
                 node = self.engine.tree.nodes.get(event.node_id or "")
                 code = node.code.split("\n", 1)[0] if node else ""
@@ -331,7 +353,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.tree_view.follow()
         selected = self.tree_view.cursor_node
         if selected is not None:  # its status or output may have changed under the cursor
-            self.query_one(NodeDetail).show(self.engine.tree.nodes.get(selected.data or ""))
+            node = self.engine.tree.nodes.get(selected.data or "")
+            self.query_one(NodeDetail).show(node, self.line_of(node))
         if stop.reason.breakpoint is not None or self._breakpoints_dirty:
             self.refresh_breakpoints(highlight=stop.reason.breakpoint)
             self._breakpoints_dirty = stop.reason.breakpoint is not None
@@ -368,12 +391,19 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.notify(message.error, title="Engine error", severity="error")
         self.stops += 1
 
+    def line_of(self, node) -> int:
+        """The line of `node`'s code that is running (waiting in run()), or 0."""
+        if node is None or self.running_line is None or self.running_line[0] != node.id:
+            return 0
+        return self.running_line[1]
+
     # -- tree selection -----------------------------------------------------------------------
 
     @on(Tree.NodeHighlighted, "#code-tree")
     def show_node(self, event: Tree.NodeHighlighted) -> None:
         node = self.engine.tree.nodes.get(event.node.data or "")
-        self.query_one(NodeDetail).show(node)
+        for detail in self.query(NodeDetail):  # none while an engine swap recomposes the panes
+            detail.show(node, self.line_of(node))
         if node is None:
             return
         if node.expansions:
@@ -386,7 +416,18 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
 
     # -- actions ------------------------------------------------------------------------------
 
-    def action_step(self, mode: str) -> None:
+    def action_run_to_here(self) -> None:
+        item = self.tree_view.cursor_node
+        node = self.engine.tree.nodes.get(item.data or "") if item is not None else None
+        if node is None:
+            self.notify("Select a node in the code tree first.", severity="warning")
+            return
+        if node.status is not NodeStatus.PENDING:
+            self.notify(f"{node.id} has already run ({node.status.value}): pick a pending node.", severity="warning")
+            return
+        self.action_step("continue", until=node.id)
+
+    def action_step(self, mode: str, until: str | None = None) -> None:
         debugger = self.debugger
         if debugger.done:
             self.notify("The run is over.", severity="warning")
@@ -403,7 +444,10 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             self.notify("The engine is running: p pauses it.", severity="warning")
             return
         self.command_at = time.monotonic()
-        self.driver.step(StepMode(mode))
+        if until is not None:
+            self.driver.run_until(until)
+        else:
+            self.driver.step(StepMode(mode))
 
     def action_pause(self) -> None:
         if self.driver.busy and not self.debugger.awaiting_human:
@@ -487,6 +531,34 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
 
         self.push_screen(WatchPrompt(), add)
 
+    def action_shell(self) -> None:
+        from recode_tui.screens.shell_prompt import ShellPrompt
+
+        if self.debugger.done:
+            self.notify("The run is over: nothing to change.", severity="warning")
+            return
+        if self.driver.busy:
+            self.notify("The engine is running: pause it (p) first.", severity="warning")
+            return
+        self.push_screen(ShellPrompt(self.run_line))
+
+    async def run_line(self, code: str) -> tuple[bool, str]:
+        """Run the person's line at this stop; (ran, the value or the one-line reason)."""
+        if self.driver.busy or self.debugger.done or (self.session_control and self.session_control.busy):
+            return False, "not at a stop: pause the run (p) first"
+        try:
+            event = await self.engine.run_statement(code)
+        except Exception as exc:  # noqa: BLE001 - refused or raising: nothing changed
+            text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            self.say("error", f"! {code}: {text}")
+            return False, text
+        self.apply_events([event])
+        self.evaluate_watches(new_stop=False)
+        changed = ", ".join(c.name for c in event.changes)
+        text = event.value or (f"changed {changed}" if changed else "done (nothing changed)")
+        self.say("info", describe_event(event))
+        return True, text
+
     def on_watch_list_break_on_change(self, message: WatchList.BreakOnChange) -> None:
         self._toggle_breakpoint(BreakpointKind.VALUE_CHANGED, message.expression)
 
@@ -512,6 +584,9 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             ("Search line", list(SearchBar.BINDINGS)),
         ]
         self.push_screen(HelpScreen(sections, self.user_keymap))
+
+
+MODEL_CLOCK_SECONDS = 0.5  # how often the "model is answering" clock is redrawn
 
 
 def build_app(

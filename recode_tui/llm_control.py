@@ -70,6 +70,7 @@ class LLMControl(Widget):
         self.profiles_path = profiles_path
         self.review_mode = review
         self.restore_after: LLM | None = None  # the LLM to hand back to after one typed answer
+        self.choose_after = False  # a fork's answer is typed: L chooses who answers after it
         self.reviewing: Proposal | None = None
         self.last_request: ev.ExpansionRequested | None = None
 
@@ -107,12 +108,21 @@ class LLMControl(Widget):
         from recode_tui.factory import make_llm
 
         llm = make_llm(spec, self.profiles_path)
+        if self.choose_after and self.restore_after is not None and is_human(self.engine.llm):
+            self.restore_after = llm  # the person still writes the forked answer; this LLM goes on after it
+            self.post_message(self.Switched("human"))
+            return f"human, then {getattr(llm, 'name', spec)}"
         self.restore_after = None
         self._install(llm)
         control = getattr(self.app, "session_control", None)
         if control is not None:  # journaled: a resume or a fork goes on with this LLM
             control.record_llm(spec, self.profiles_path)
         return getattr(self.engine.llm, "name", spec)
+
+    def hand_over_after_answer(self, llm: LLM) -> None:
+        """A fork: the person is answering; `llm` (or the one chosen with L meanwhile) goes on after it."""
+        self.restore_after, self.choose_after = llm, True
+        self.post_message(self.Switched("human"))
 
     def type_once(self) -> bool:
         """The person answers the awaited expansion; the LLM before comes back after it is taken."""
@@ -127,6 +137,7 @@ class LLMControl(Widget):
         """Hand back after a typed answer was taken; offer the ways out of an LLM failure."""
         if self.restore_after is not None and isinstance(stop.event, (ev.ExpansionReceived, ev.RunFinished)):
             previous, self.restore_after = self.restore_after, None
+            self.choose_after = False
             self._install(previous)
         if isinstance(stop.event, ev.LLMFailed):
             event = stop.event

@@ -23,6 +23,8 @@ TITLES = {
     "step.out": "Step out",
     "run.continue": "Continue",
     "run.pause": "Pause the run",
+    "run.to-here": "Run to here: continue until the selected node starts",
+    "shell.open": "Run a Python line in the namespace (at a stop)",
     "run.interrupt": "Interrupt the running node",
     "breakpoint.toggle": "Toggle a breakpoint on the selected node",
     "expansion.submit": "Submit the expansion",

@@ -360,7 +360,19 @@ class SessionControl:
         if not answers:
             self._warn(f"{node.id} was never expanded: fork gives an expanded stub another answer")
             return
-        self._branch(fork_at_expansion(node.id), f"fork {node.id}", "forked", prefill={node.id: answers[-1]})
+        assert self.session is not None
+        folder, label = self.session.folder, f"fork {node.id}"
+        chosen: list[LLM] = []
+
+        async def replay(llm: LLM):
+            # Whatever the LLM, the person writes the forked answer (the old one waits in the
+            # editor); the session's LLM answers after it, unless another is chosen with L.
+            chosen.append(llm)
+            return await branch_session(folder, fork_at_expansion(node.id), HumanLLM(), make_env, folder.parent,
+                                        label, trusted=self.trusted)
+
+        self._replace(replay, f"Branching {folder.name} at {label}", "forked", prefill={node.id: answers[-1]},
+                      then=lambda: chosen[-1] if chosen else None)
 
     def fork_with_answer(self, node_id: str, text: str, source: str, prompts: PromptSet) -> bool:
         """A branch at `node_id`'s expansion that continues with a chosen answer and prompt set.
@@ -420,7 +432,7 @@ class SessionControl:
             self.app.notify(text, severity="warning")
 
     def _replace(self, replay: Replay, title: str, how: str, *, closable: bool = True,
-                 prefill: dict[str, str] | None = None) -> None:
+                 prefill: dict[str, str] | None = None, then: Callable[[], LLM | None] | None = None) -> None:
         from recode_tui.screens.replay import ReplayScreen
 
         app = self.app
@@ -439,9 +451,10 @@ class SessionControl:
         app.push_screen(screen)
         self.show_status()
         app.say("info", f"{title.lower()}…")
-        app.run_worker(self._run(replay, screen, how, prefill), group="session", exit_on_error=False)
+        app.run_worker(self._run(replay, screen, how, prefill, then), group="session", exit_on_error=False)
 
-    async def _run(self, replay: Replay, screen, how: str, prefill: dict[str, str] | None) -> None:
+    async def _run(self, replay: Replay, screen, how: str, prefill: dict[str, str] | None,
+                   then: Callable[[], LLM | None] | None = None) -> None:
         app = self.app
         assert app is not None
         try:
@@ -469,6 +482,11 @@ class SessionControl:
         app.profiles = profiles if profiles is not None else app.profiles  # the L picker lists that file's profiles
         try:
             await self.adopt(session, events, how, prefill)
+            after = then() if then is not None else None
+            if after is not None and not isinstance(after, HumanLLM) and app.debugger.awaiting_human:
+                app.llm_control.hand_over_after_answer(after)
+                app.notify(f"edit the old answer, ctrl+s submits; then {getattr(after, 'name', 'the model')} "
+                           "answers again (L chooses another)", title="Fork", timeout=8)
         except Exception as exc:  # noqa: BLE001 - a console bug: say so, keep the journal as it is
             screen.fail(f"could not show the replayed session: {one_line(exc)}", str(exc))
             return
@@ -552,7 +570,7 @@ async def show_engine(app: "RecodeApp", engine: Engine, events: list[ev.Event], 
             debugger.stub_name = event.name
         elif isinstance(event, ev.NodeError):
             debugger.stub_name = ""
-    last = events[-1]
+    last = next((e for e in reversed(events) if not isinstance(e, ev.StatementRun)), events[-1])
     debugger.last_event, debugger.events_seen = last, len(events)
     app.apply_events(events)
     if isinstance(last, ev.RunFinished):

@@ -255,7 +255,7 @@ class SandboxRunner:
                 kind = message["t"]
                 if kind == "action":
                     self._state = _WAITING
-                    return ActionRequest(str(message.get("action", "")))
+                    return ActionRequest(str(message.get("action", "")), int(message.get("line", 0) or 0))
                 if kind == "call":
                     await self._serve_helper(message)
                     continue
@@ -315,6 +315,14 @@ class SandboxRunner:
     async def evaluate(self, expression: str) -> tuple[str, str]:
         reply = await self._request({"op": "eval", "expr": expression}, timeout=self.node_timeout)
         return str(reply["type"]), str(reply["summary"])
+
+    async def execute(self, code: str) -> tuple[str, tuple[VariableChange, ...]]:
+        reply = await self._request({"op": "stmt", "code": code}, timeout=self.node_timeout)
+        if self._state == _WAITING:  # the node's live globals changed; the kept namespace comes at its end
+            changes = tuple(VariableChange(str(n), str(t), str(s), str(c)) for n, t, s, c in reply.get("changes", []))
+        else:
+            changes = self._apply_snapshot(reply)
+        return str(reply.get("value", "")), changes
 
     async def close(self) -> None:
         if self._interrupt_timer is not None:

@@ -237,7 +237,7 @@ class Worker:
         if not self.state.in_node:
             raise RuntimeError("run() can only be called from node code")
         action = str(action)
-        reply = self._ask({"t": "action", "action": action}, "answer")
+        reply = self._ask({"t": "action", "action": action, "line": _node_line()}, "answer")
         if reply.get("stop"):
             self.state.stopped = True
             raise EpisodeOver()
@@ -529,6 +529,8 @@ class Worker:
                 self.send(self.condition(request["expr"], scope))
             elif op == "eval":
                 self.send(self.watch(request["expr"], scope))
+            elif op == "stmt":
+                self.send(self.statement(request["code"], scope))
             elif op == "ping":
                 self.send({"t": "pong"})
             else:
@@ -567,6 +569,64 @@ class Worker:
             return {"t": "fail", "error": describe(exc)}
         finally:
             self.state.in_user = was_user
+
+
+    def statement(self, code: str, scope: dict[str, Any] | None) -> dict[str, Any]:
+        """Run what the person typed at a stop (`!`), checked as node code.
+
+        It runs on a copy of the namespace (or of the waiting node's globals), taken
+        over only when it succeeds, so a refused or raising line changes no binding.
+        `run()` and the helpers are not available: they belong to node code.
+        """
+        try:
+            compile(code, "<shell>", "eval")
+            mode = "eval"
+        except SyntaxError:
+            mode = "exec"
+        if self.static_checks:
+            known = frozenset(self._visible(scope)) | set(self.imports)
+            reason = check_code(code, known, self.helper_names, mode=mode)
+            if reason:
+                return {"t": "fail", "error": reason}
+        if scope is None:
+            self._cpu_backstop()
+        before = {n: summary_of(n, v) for n, v in self._visible(scope).items()}
+        env = dict(scope) if scope is not None else self.make_scope()
+        state = self.state
+        was_user, was_node = state.in_user, state.in_node
+        state.in_user, state.in_node = True, False
+        try:
+            compiled = compile(code, "<shell>", mode)
+            if mode == "eval":
+                shown = summary_of("", eval(compiled, env))[1]
+            else:
+                exec(compiled, env)
+                shown = ""
+        except BaseException as exc:  # noqa: BLE001 - the person's line may raise anything
+            return {"t": "fail", "error": describe(exc)}
+        finally:
+            state.in_user, state.in_node = was_user, was_node
+        if scope is None:
+            changes = self._keep(env)
+            return {"t": "stmt", "value": shown, "changes": changes, "snapshot": self.snapshot()}
+        for name in [n for n in scope if n not in env]:
+            del scope[name]
+        scope.update(env)
+        after = {n: summary_of(n, v) for n, v in self._visible(scope).items()}
+        changes = [[n, t, s, "new" if n not in before else "changed"] for n, (t, s) in after.items()
+                   if before.get(n) != (t, s)]
+        changes += [[n, t, s, "removed"] for n, (t, s) in before.items() if n not in after]
+        return {"t": "stmt", "value": shown, "changes": changes}
+
+
+def _node_line() -> int:
+    """The line of the node's code that is calling `run()` (its innermost frame), or 0."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename == "<node>":
+            return frame.f_lineno or 0
+        frame = frame.f_back
+    return 0
 
 
 _MISSING = object()

@@ -83,6 +83,10 @@ class EngineDriver(Widget):
         mode = StepMode(mode)
         return self._start(mode.value, lambda: self.debugger.step(mode))
 
+    def run_until(self, node_id: str) -> bool:
+        """Continue until `node_id` starts; False when a command is already running."""
+        return self._start("run to here", lambda: self.debugger.run_until(node_id))
+
     def submit(self, text: str) -> bool:
         return self._start("submit", lambda: self.debugger.submit(text))
 

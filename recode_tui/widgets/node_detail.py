@@ -20,11 +20,12 @@ class NodeDetail(VerticalScroll):
 
     _key: tuple | None = None
 
-    def show(self, node: Node | None) -> None:
+    def show(self, node: Node | None, line: int = 0) -> None:
+        """`line`: the line of the node's code running now (pudb's arrow), 0 for none."""
         body = self.query_one("#detail-body", Static)
         key = None if node is None else (
             node.id, node.status, len(node.observations), node.error, node.thought, len(node.children),
-            len(node.expansions),
+            len(node.expansions), line,
         )
         if key == self._key and key is not None:
             return  # nothing new: no re-layout
@@ -41,10 +42,18 @@ class NodeDetail(VerticalScroll):
                 (f"  depth {node.depth}", "dim"),
                 (f"  {len(node.children)} children" if node.children else "", "dim"),
             ),
-            Syntax(node.code, "python", theme="ansi_dark", word_wrap=True, background_color="default"),
+            Syntax(node.code, "python", theme="ansi_dark", word_wrap=True, background_color="default",
+                   line_numbers=bool(line), highlight_lines={line} if line else None),
         ]
+        if line:
+            parts.append(Text(f"▶ running line {line}", style="bold yellow"))
         if node.thought:
             parts.append(Text.assemble(("thought ", "bold cyan"), node.thought))
+        if node.children:  # what the stub became, not just the bare call
+            parts.append(Text("expanded into", style="bold cyan"))
+            for child in node.children:
+                parts.append(Text.assemble((f"  {child.id} ", "dim"), child.code.split("\n", 1)[0],
+                                           (" …" if "\n" in child.code else "", "dim")))
         if node.observations:
             lines = node.observations
             cut = len(lines) - MAX_OBSERVATION_LINES

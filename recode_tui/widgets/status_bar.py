@@ -44,11 +44,19 @@ class StatusBar(Widget):
         self._parts: list[tuple[Text, int]] = []  # line one, by priority (see `show`)
         self._reason = Text()  # line two
         self._session = Text()  # where the run is journaled: the end of line two
+        self._activity = Text()  # shown instead of the reason while it lasts (a model answering)
 
     def set_session(self, text: Text) -> None:
         """The session part, set by the session control (it changes rarely, apart from `show`)."""
         self._session = text
         self._paint()
+
+    def set_activity(self, text: str) -> None:
+        """What the run is waiting for now ('' for nothing): line two shows it instead of the reason."""
+        activity = Text.assemble(" ", ("⧗", "bold cyan"), " ", (text, "cyan")) if text else Text()
+        if activity != self._activity:
+            self._activity = activity
+            self._paint()
 
     def render(self) -> Text:
         return self._text
@@ -106,7 +114,7 @@ class StatusBar(Widget):
         self._paint()
 
     def _paint(self) -> None:
-        reason = self._reason
+        reason = self._activity or self._reason
         width = max(10, (self.size.width or 160) - 1)
         line1 = fit_parts(self._parts, width)
         line2 = reason.copy()

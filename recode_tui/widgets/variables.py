@@ -20,6 +20,7 @@ FULL_VALUE_SHOWN = 20_000  # characters of a full value rendered in the viewer (
 
 NEW_MARK = Text("+", style="bold green")
 CHANGED_MARK = Text("●", style="bold yellow")
+SHELL_MARK = Text("!", style="bold magenta")  # changed by a line typed at the stop (`!`)
 NO_MARK = Text(" ")
 
 
@@ -74,7 +75,7 @@ class VariablesPane(Vertical):
 
     def _row(self, summary: VariableSummary) -> tuple[Text, Text, Text, str]:
         mark = self.marks.get(summary.name)
-        marker = NEW_MARK if mark == "new" else CHANGED_MARK if mark == "changed" else NO_MARK
+        marker = {"new": NEW_MARK, "changed": CHANGED_MARK, "shell": SHELL_MARK}.get(mark or "", NO_MARK)
         name_style = "bold yellow" if mark else "bold"
         return (
             marker,
@@ -98,13 +99,17 @@ class VariablesPane(Vertical):
     def apply(self, events: Iterable[ev.Event]) -> None:
         """Show the changes of a batch of events (while a command runs)."""
         for event in events:
-            if not isinstance(event, ev.VariablesChanged):
+            if not isinstance(event, (ev.VariablesChanged, ev.StatementRun)):
                 continue
+            shell = isinstance(event, ev.StatementRun)
             for change in event.changes:
                 if change.change == "removed":
                     self._remove(change.name)
                     continue
-                self.marks[change.name] = "new" if change.name not in self._snapshot else "changed"
+                if shell:
+                    self.marks[change.name] = "shell"
+                else:
+                    self.marks[change.name] = "new" if change.name not in self._snapshot else "changed"
                 summary = VariableSummary(change.name, change.type, change.summary)
                 self.values[change.name] = summary
                 self._put(summary)

@@ -152,6 +152,12 @@ class CompareScreen(Screen["Choice | None"]):
         if first is not None:
             first.query_one(TextArea).focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """f1..f9 only for the columns there are: the footer offers no key that does nothing."""
+        if action == "choose" and parameters and int(parameters[0]) > len(self.candidates):  # type: ignore[arg-type]
+            return False
+        return True
+
     def action_run_keys(self) -> None:
         self.notify("Close this screen (esc) to step the run.", severity="warning")
 

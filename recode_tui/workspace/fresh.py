@@ -37,5 +37,5 @@ def fresh_llm(current: LLM, profiles_path: str | None = None) -> LLM:
 
     base = unwrapped(current)
     if isinstance(base, ScriptedLLM):
-        return ScriptedLLM([replace(entry) for entry in base.entries], name=base.name)
+        return ScriptedLLM([replace(entry) for entry in base.entries], name=base.name, source=base.source)
     return make_llm(getattr(base, "name", "") or "human", profiles_path)

@@ -1,0 +1,283 @@
+"""Debugger staples (issue 15 item 10): `!` at a stop, run to here, the current line, the model clock."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent import events as ev
+from recode_tui.app import build_app
+from recode_tui.screens.replay import ReplayScreen
+from recode_tui.screens.shell_prompt import ShellPrompt
+
+from .helpers import SIZE, command, started, type_text, wait_for
+
+
+async def shell_line(pilot, app, code: str) -> str:
+    """Open `!`, type one line, wait for its answer, close; the answer shown."""
+    await pilot.press("exclamation_mark")
+    await wait_for(pilot, lambda: isinstance(app.screen, ShellPrompt), what="the shell prompt")
+    screen = app.screen
+    before = screen.ran
+    await type_text(pilot, code)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: screen.ran > before, what="the line's answer")
+    result = screen.result
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: not isinstance(app.screen, ShellPrompt), what="the prompt closed")
+    return result
+
+
+async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume(tmp_path: Path) -> None:
+    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        assert await shell_line(pilot, app, "my_mark = 'mug 1'") == "changed my_mark"
+        assert app.variables.marks.get("my_mark") == "shell"
+        assert app.variables.values["my_mark"].summary == "mug 1"
+        assert await shell_line(pilot, app, "my_mark.upper()") == "MUG 1"  # an expression shows its value
+        await command(pilot, app, "c")
+        assert app.debugger.done and app.engine.finished.success
+        assert (await app.engine.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
+        folder = app.session_control.session.folder
+    records = [json.loads(line) for line in (folder / "journal.jsonl").read_text().splitlines()]
+    statements = [r for r in records if r["type"] == "statement"]
+    assert [s["code"] for s in statements] == ["my_mark = 'mug 1'"]  # the expression changed nothing: not kept
+
+    app = build_app("put-01", "demo", cursor_blink=False, sessions_dir=tmp_path, resume=folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session_control.session is not None and app.session_control.session.folder == folder
+                       and not app.session_control.busy and not isinstance(app.screen, ReplayScreen),
+                       what="the resumed session")
+        assert app.debugger.done and app.engine.finished.success
+        assert (await app.engine.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
+
+
+async def test_a_refused_or_raising_line_changes_nothing(tmp_path: Path) -> None:
+    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        before = await app.engine.runner.variables()
+        result = await shell_line(pilot, app, "notes = open('/etc/passwd').read()")
+        assert "forbidden" in result and "open" in result and "\n" not in result
+        result = await shell_line(pilot, app, "my_mark = 'x'; 1 / 0")
+        assert result.startswith("ZeroDivisionError")
+        assert await app.engine.runner.variables() == before
+        assert "my_mark" not in app.variables.values
+        folder = app.session_control.session.folder
+    assert '"statement"' not in (folder / "journal.jsonl").read_text()
+
+
+async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_after_it(tmp_path: Path) -> None:
+    from .test_sessions_console import branch, select
+
+    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        assert app.engine.finished.success
+        model = app.engine.llm.name
+        stub = next(n for n in app.engine.tree.nodes.values() if n.parent is not None and n.expansions)
+        old = stub.expansions[-1].answer
+        await select(pilot, app, stub.id)
+        await branch(pilot, app, "F")
+        asked = app.debugger.last_event
+        assert isinstance(asked, ev.ExpansionRequested) and asked.node_id == stub.id
+        await wait_for(pilot, lambda: app.editor.node_id == stub.id and not app.editor.editor.read_only, what="the editor")
+        assert app.editor.editor.text == old  # not "No expansion is awaited"
+        assert app.engine.llm.name == "human" and app.llm_control.restore_after.name == model
+        await command(pilot, app, "ctrl+s")
+        assert app.engine.llm.name == model  # the model answers the next stubs, not the person
+        await command(pilot, app, "c")
+        assert app.engine.finished is not None and app.engine.finished.success
+        sources = [r["source"] for r in json.loads("[" + ",".join(
+            (app.session_control.session.folder / "journal.jsonl").read_text().splitlines()) + "]")
+            if r["type"] == "answer"]
+        assert "human" in sources and sources[-1] != "human"
+
+
+async def test_run_to_here_stops_where_the_selected_node_starts(tmp_path: Path) -> None:
+    from .test_pilot import demo_app
+    from .test_sessions_console import select
+
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        while len(app.engine.tree.root.children) < 2:
+            await command(pilot, app, "n")
+        target = app.engine.tree.root.children[-1].id
+        await select(pilot, app, target)
+        await command(pilot, app, "h")
+        stop = app.debugger.last_stop
+        assert isinstance(stop.event, ev.NodeStarted) and stop.event.node_id == target
+        assert "ran to here" in stop.reason.text
+        assert app.engine.tree.root.children[0].status.value == "COMPLETED"  # the earlier sibling ran on the way
+        await select(pilot, app, app.engine.tree.root.children[0].id)
+        await pilot.press("h")  # a node that already ran: said, nothing runs
+        await pilot.pause()
+        assert app.debugger.last_stop is stop
+
+
+LOOP = (
+    "<think>Look around two places.</think>\n<execute>\n"
+    'for place in ["diningtable 1", "sidetable 1"]:\n'
+    '    run(f"go to {place}")\n'
+    '    run("look")\n'
+    "</execute>\n"
+)
+
+
+def detail_text(app) -> str:
+    from recode_tui.widgets.node_detail import NodeDetail
+
+    body = app.query_one(NodeDetail).query_one("#detail-body")
+    return "\n".join(strip.text for strip in body.render_lines(body.region.reset_offset))
+
+
+async def test_the_running_line_moves_between_the_actions_of_a_loop() -> None:
+    from mockllm.scripted import ScriptedLLM, ScriptEntry
+
+    llm = ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
+    app = build_app("put-01", llm, cursor_blink=False, breakpoints=[])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        lines = []
+        while len(lines) < 4:
+            await command(pilot, app, "s")
+            event = app.debugger.last_event
+            if isinstance(event, ev.ActionSent):
+                assert app.tree_view.cursor_node.data == event.node_id
+                lines.append(event.line)
+                assert f"running line {event.line}" in detail_text(app)
+        assert lines == [2, 3, 2, 3]
+        await command(pilot, app, "o")  # the node ends: no mark
+        assert "running line" not in detail_text(app)
+
+
+class GatedLLM:
+    """A model that answers only when the test opens the gate (a slow model, without sleeping)."""
+
+    name = "slowmodel"
+
+    def __init__(self) -> None:
+        import asyncio
+
+        from mockllm.scripted import ScriptedLLM, ScriptEntry
+
+        self.gate = asyncio.Event()
+        self.inner = ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
+
+    async def complete(self, prompt, context=None):
+        await self.gate.wait()
+        return await self.inner.complete(prompt, context)
+
+
+async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
+    llm = GatedLLM()
+    app = build_app("put-01", llm, cursor_blink=False, breakpoints=[])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        status = app.query_one("#status")
+        await pilot.press("c")
+        await wait_for(pilot, lambda: "slowmodel is answering n0… 1 s" in status.text, what="the model clock at 1 s")
+        await wait_for(pilot, lambda: "slowmodel is answering n0… 2 s" in status.text, what="the clock moving on")
+        llm.gate.set()
+        await wait_for(pilot, lambda: "is answering" not in status.text, what="the clock gone after the answer")
+
+
+async def test_compare_offers_one_key_per_answer_column() -> None:
+    from textual.widgets import Input
+
+    from recode_tui.workspace.compare import CompareScreen
+
+    from .test_workspace import open_workspace, scripted
+
+    app = build_app("put-01", scripted(), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        await command(pilot, app, "n")
+        app.tree_view.move_cursor(app.tree_view.item("n0"))
+        await pilot.pause()
+        ws = await open_workspace(pilot, app)
+        ws.query_one("#ws-llms", Input).value = "human"
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
+        await pilot.pause()
+        offered = {key for key, b in app.screen.active_bindings.items() if b.binding.show and b.enabled}
+        assert {k for k in offered if k.startswith("f") and k[1:].isdigit()} == {"f1"}
+
+
+def test_an_answer_replayed_from_a_journal_is_labelled_journal(tmp_path: Path) -> None:
+    import asyncio
+
+    from agent.session import journal_llm
+
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "journal.jsonl").write_text(
+        json.dumps({"type": "session", "version": "recode.journal.v1"}) + "\n"
+        + json.dumps({"type": "answer", "index": 1, "node_id": "n0", "stub": "solve(instruction, observation)",
+                      "purpose": "expand", "prompt": "p", "answer": "<execute>\nrun('look')\n</execute>",
+                      "source": "model", "accepted": True}) + "\n")
+    from agent.llm import StubContext
+
+    completion = asyncio.run(journal_llm(folder).complete("p", StubContext(code="solve(instruction, observation)", name="solve")))
+    assert completion.source == "journal"
+
+
+async def test_the_node_pane_shows_what_a_stub_became() -> None:
+    from .test_pilot import demo_app
+    from .test_sessions_console import select
+
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        while not app.engine.tree.root.children:
+            await command(pilot, app, "n")
+        await select(pilot, app, "n0")
+        text = detail_text(app)
+        assert "expanded into" in text
+        first = app.engine.tree.root.children[0]
+        assert f"{first.id} {first.code.splitlines()[0][:20]}" in text
+
+
+async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_replays_there(tmp_path: Path) -> None:
+    from mockllm.scripted import ScriptedLLM, ScriptEntry
+
+    def llm():
+        return ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
+
+    app = build_app("put-01", llm(), cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        while not isinstance(app.debugger.last_event, ev.ActionSent):
+            await command(pilot, app, "s")
+        assert await shell_line(pilot, app, "extra = place.upper()") == "changed extra"
+        assert app.variables.marks.get("extra") == "shell"
+        await command(pilot, app, "c")
+        assert (await app.engine.runner.evaluate("extra"))[1] == "DININGTABLE 1"
+        folder = app.session_control.session.folder
+    app = build_app("put-01", llm(), cursor_blink=False, sessions_dir=tmp_path, resume=folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session_control.session is not None and not app.session_control.busy
+                       and not isinstance(app.screen, ReplayScreen) and app.debugger.done, what="the resumed session")
+        assert (await app.engine.runner.evaluate("extra"))[1] == "DININGTABLE 1"
+
+
+async def test_help_and_palette_list_run_to_here_and_the_shell() -> None:
+    from recode_tui.palette import TITLES
+    from recode_tui.widgets.help_screen import HelpScreen
+
+    from .test_pilot import demo_app
+
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        rows = {row[2]: row[0] for row in app.screen.rows}
+        assert rows["run.to-here"] == "h" and rows["shell.open"] == "!"
+    assert "run.to-here" in TITLES and "shell.open" in TITLES
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert "`run.to-here`" in readme and "`shell.open`" in readme
