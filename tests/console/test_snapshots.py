@@ -10,7 +10,7 @@ from agent.debugger import Breakpoint, BreakpointKind
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.app import build_app
 
-from .helpers import SIZE, checked, command, started, type_text
+from .helpers import SIZE, checked, command, started, type_text, wait_for
 
 
 def test_start_screen(snap_compare) -> None:
@@ -124,6 +124,15 @@ def test_breakpoint_hit_at_100x30(snap_compare) -> None:
     async def run_before(pilot) -> None:
         await started(pilot, app)
         await command(pilot, app, "c")
+        tree = app.tree_view  # the tree scrolls to the current node after a refresh: wait for it
+        await wait_for(pilot, lambda: tree.cursor_node is not None and tree.cursor_node.data == tree.current_id,
+                       what="the tree's cursor on the current node")
+        await pilot.pause()
+        tree.scroll_to(y=0, animate=False, immediate=True)  # from the top, whichever refresh came first
+        await pilot.pause()
+        tree.scroll_to_node(tree.cursor_node, animate=False)
+        await pilot.pause()
+        await pilot.pause()
         app.clear_notifications()
 
     assert snap_compare(app, terminal_size=MEDIUM, run_before=run_before)

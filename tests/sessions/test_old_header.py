@@ -40,7 +40,7 @@ def test_a_journal_with_the_pre_seam_header_resumes_to_the_same_win(tmp_path, ca
     capsys.readouterr()
 
     assert main(["run", "--resume", str(folder), "--llm", "demo", "--quiet", "--sessions", str(tmp_path / "sessions")]) == 0
-    assert capsys.readouterr().out.startswith("SUCCESS: won | steps 7 | LLM calls 4")
+    assert capsys.readouterr().out.startswith("SUCCESS: won — 7 steps, 4 LLM calls")
     journal = read_journal(folder)
     assert journal.header["game_hash"] == header["game_hash"] and "fingerprint" not in journal.header
     actions = [r["action"] for r in journal.records if r.get("type") == "action"]
