@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 import time
 from dataclasses import asdict
@@ -152,7 +153,25 @@ def _journal_index(folder: str) -> dict[str, Path]:
         for key in keys:
             if key and (key not in found or found[key][0] <= created):
                 found[key] = (created, file.parent)
-    return {key: path for key, (_, path) in found.items()}
+    index = {key: path for key, (_, path) in found.items()}
+    index.update(_report_journals(root))
+    return index
+
+
+def _report_journals(root: Path) -> dict[str, Path]:
+    """An eval folder's own journals, as its report names them: the episodes it played, never a
+    later fork or copy that happens to sit beside them and be newer."""
+    try:
+        report = json.loads((root / REPORT_FILE).read_text(encoding="utf-8"))
+        episodes = report.get("episodes", [])
+    except (OSError, ValueError, AttributeError):
+        return {}
+    found: dict[str, Path] = {}
+    for episode in episodes if isinstance(episodes, list) else []:
+        journal = Path(str(episode.get("journal") or ""))
+        if episode.get("game") and journal.name and (journal / "journal.jsonl").is_file():
+            found[str(episode["game"])] = journal
+    return found
 
 
 def _journal_of(index: dict[str, Path], game: GameSpec) -> Path | None:
@@ -189,6 +208,10 @@ def llm_factory(
         if not any(_journal_of(index, g) for g in games):
             raise UsageError(f"no journal in {spec.split(':', 1)[1]} is of a selected game; "
                              "point journal: at a previous eval's folder or a sessions folder")
+
+        for game in games:  # say which recording answers each episode
+            folder = _journal_of(index, game)
+            print(f"{game.id}: answers from {folder if folder is not None else '(no journal)'}", flush=True)
 
         def from_journal(game: GameSpec) -> Any:
             folder = _journal_of(index, game)
