@@ -223,6 +223,16 @@ def _prefix_length(journal: Journal, answers_used: int, actions_used: int, state
     return len(journal.records)
 
 
+def branch_folder(sessions_dir: Path, session_id: str, label: str) -> Path:
+    """A new folder `<id>~<label>` (then `-2`, `-3`, ...) for a branch; the parent is never written."""
+    folder = sessions_dir / f"{session_id}~{label}"
+    suffix = 1
+    while folder.exists():
+        suffix += 1
+        folder = sessions_dir / f"{session_id}~{label}-{suffix}"
+    return folder
+
+
 async def branch_session(
     folder: Path,
     stop: Callable[[ev.Event], bool] | None,
@@ -262,11 +272,7 @@ async def branch_session(
     header["parent"] = {"session": journal.session_id, "records": len(prefix), "at": label}
     if copy:
         header["parent"]["folder"] = str(journal.folder)
-    new_folder = sessions_dir / f"{journal.session_id}~{label.replace(' ', '_')}"
-    suffix = 1
-    while new_folder.exists():
-        suffix += 1
-        new_folder = sessions_dir / f"{journal.session_id}~{label.replace(' ', '_')}-{suffix}"
+    new_folder = branch_folder(sessions_dir, journal.session_id, label.replace(" ", "_"))
     writer = JournalWriter(new_folder, header)
     for record in prefix:
         writer.write(record)
@@ -369,11 +375,7 @@ async def salvage_session(
     header = {k: v for k, v in journal.header.items() if k not in ("type", "version", "created")}
     header["parent"] = {"session": journal.session_id, "records": len(prefix), "at": LAST_GOOD,
                         "folder": str(journal.folder)}
-    new_folder = sessions_dir / f"{journal.session_id}~last-good"
-    suffix = 1
-    while new_folder.exists():
-        suffix += 1
-        new_folder = sessions_dir / f"{journal.session_id}~last-good-{suffix}"
+    new_folder = branch_folder(sessions_dir, journal.session_id, "last-good")
     writer = JournalWriter(new_folder, header)
     for record in prefix:
         writer.write(record)
