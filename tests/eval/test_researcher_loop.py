@@ -1,0 +1,118 @@
+"""The researcher's loop end to end, on bundled games, with a model behind the local OpenAI-compatible server.
+
+eval with a bugged model -> the report names the failing stub and the command to open it -> open it ->
+fork the faulty expansion and answer it, the model going on after it -> the process dies (SIGKILL) and the
+fork resumes to a win -> export the corrected SFT pair -> a fixed eval -> compare lists the flipped episode.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
+from recode_tui import cli
+
+from .bugged import CLEAN_STUB, bugged_script, fixed_clean_answer
+from .helpers import cli_env, read_report, recode
+
+GAMES = "clean-01,put-01"
+
+
+async def wait_for(pilot, predicate, what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await pilot.pause(0.02)
+
+
+async def press(pilot, app, key: str) -> None:
+    """A key that makes the console stop again (a command, a submit, a fork)."""
+    stops = app.stops
+    await pilot.press(key)
+    await wait_for(pilot, lambda: app.stops > stops and not app.driver.busy
+                   and not app.session_control.busy, what=f"the stop after {key}")
+
+
+async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
+    server = OpenAICompatibleServer(script_responder(str(bugged_script(tmp_path))), latency=0.2).start()
+    try:
+        profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=20)
+
+        # 1. the eval names where the failure ended, and how to open it
+        before = tmp_path / "before"
+        result = recode(tmp_path, "eval", "--llm", "profile:local", "--profiles", str(profiles), "--games", GAMES,
+                        "-c", "2", "--out", str(before), "--no-progress")
+        assert result.returncode == 0, result.stderr
+        assert re.search(r"\(clean\): 1/1 failures; no `clean` action sent", result.stdout), result.stdout
+        opener = re.search(r"clean-01: recode-tui (tui --resume \S+ --at n\d+)", result.stdout)
+        assert opener, result.stdout
+
+        # 2. open it as printed (no --llm: the recorded model goes on), fork the clean step, type the fix
+        args = cli.build_parser().parse_args([*opener.group(1).split(), "--sessions", str(tmp_path / "sessions"),
+                                              "--no-break"])
+        args.llm_given = False
+        app = cli.console_app(args)
+        async with app.run_test(size=(160, 48)) as pilot:
+            control = app.session_control
+            await wait_for(pilot, lambda: control.session is not None and not control.busy and app.stops > 0,
+                           what="the eval's episode, opened")
+            clean = next(n for n in app.engine.tree.nodes.values() if n.code == CLEAN_STUB)
+            app.tree_view.focus()
+            app.tree_view.move_cursor(app.tree_view.item(clean.id))
+            await pilot.pause()
+            opened = control.session.folder
+            await press(pilot, app, "F")
+            assert control.session.folder != opened  # a new branch session
+            await wait_for(pilot, lambda: app.editor.node_id == clean.id and not app.editor.editor.read_only,
+                           what="the editor on the clean step")
+            assert "cleaned = True" in app.editor.editor.text  # the model's faulty answer, to fix
+            app.editor.editor.load_text(fixed_clean_answer())  # the person pastes the fix
+            await press(pilot, app, "ctrl+s")
+            assert app.engine.llm.name != "human"  # the model goes on after the person's answer
+            fork = control.session.folder
+        # The console is gone before the model finished the fork.
+
+        # 3. a resume of the fork is killed mid-run, and the next resume wins
+        env = cli_env(tmp_path)
+        journal = fork / "journal.jsonl"
+        recorded = len(journal.read_text().splitlines())
+        server.latency = 2.0  # the model is slow now: the kill lands while it is answering
+        killed = subprocess.Popen([sys.executable, "-m", "recode_tui", "run", "--resume", str(fork)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        deadline = time.monotonic() + 120
+        while len(journal.read_text().splitlines()) <= recorded and time.monotonic() < deadline:
+            time.sleep(0.05)  # until the resumed run has journaled something new
+        killed.send_signal(signal.SIGKILL)
+        assert killed.wait(timeout=10) == -signal.SIGKILL  # it was still running
+        assert len(journal.read_text().splitlines()) > recorded
+        server.latency = 0.0
+        finished = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--resume", str(fork)],
+                                  capture_output=True, text=True, timeout=300, env=env)
+        assert finished.returncode == 0, finished.stderr
+        assert "SUCCESS: won" in finished.stdout, finished.stdout + finished.stderr
+
+        # 4. the corrected pair, for training
+        exported = recode(tmp_path, "export", str(fork), "--sft", "--corrected-only")
+        assert exported.returncode == 0, exported.stderr
+        pairs = [json.loads(line) for line in exported.stdout.splitlines() if line.strip()]
+        assert len(pairs) == 1
+        assert pairs[0]["meta"]["author"] == "person" and pairs[0]["meta"]["outcome"]["won"]
+        user = next(m["content"] for m in pairs[0]["messages"] if m["role"] == "user")
+        assert CLEAN_STUB in user
+    finally:
+        server.stop()
+
+    # 5. the fixed model's eval, 6. compare
+    after = tmp_path / "after"
+    result = recode(tmp_path, "eval", "--llm", "demo", "--games", GAMES, "--out", str(after), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert all(e["success"] for e in read_report(after)["episodes"])
+    compared = recode(tmp_path, "compare", str(before), str(after))
+    assert compared.returncode == 0, compared.stderr
+    assert re.search(r"lost → won[\s\S]*clean-01", compared.stdout), compared.stdout
