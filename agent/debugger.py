@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from agent import events as ev
 from agent.engine import Engine
-from agent.event_text import finish_verdict, first_line
+from agent.event_text import first_line
 from agent.event_text import short as short_event_text
 
 __all__ = [

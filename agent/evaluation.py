@@ -36,7 +36,7 @@ from agent.failure import FailureTrace, group_failures
 from agent.journal import JournalWriter
 from agent.llm import LLM
 from agent.prompt import PromptSet
-from agent.runners import RunnerSettings, code_check
+from agent.runners import RunnerSettings
 from agent.session import session_header
 from envs import registry
 
@@ -351,8 +351,7 @@ class Evaluation:
             ref = registry.qualify(game.id, plan.env)
             async with pool.env(ref, plan.max_steps) as env:
                 runner = self._runner_settings.make_runner()
-                engine = Engine(env, llm, runner, limits=self._limits, prompts=self._prompts,
-                                code_check=code_check(runner))
+                engine = Engine(env, llm, runner, limits=self._limits, prompts=self._prompts)
                 engine.preset = plan.preset
                 # profiles: a resume of this journal goes on with the same model
                 writer = JournalWriter(folder, session_header(ref, engine, plan.llm, profiles=plan.profiles))

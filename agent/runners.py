@@ -17,12 +17,9 @@ edited one cannot switch the checks off.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 DEFAULT_NODE_TIMEOUT = 5.0
-
-CodeCheck = Callable[[str], "str | None"]
-
 
 @dataclass(frozen=True)
 class RunnerSettings:
@@ -71,7 +68,3 @@ class RunnerSettings:
                     "(pass --trusted to run its code without them)")
         return settings, note
 
-
-def code_check(runner: Any) -> CodeCheck | None:
-    """The refusal check that goes with a runner: the sandbox's static checks, or none."""
-    return getattr(runner, "check", None)

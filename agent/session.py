@@ -19,7 +19,7 @@ from agent.journal import Journal, JournalError, JournalWriter, file_hash, new_s
 from agent.llm import LLM
 from agent.prompt import PromptSet
 from agent.replay import ReplayEnv, ReplayLLM
-from agent.runners import RunnerSettings, code_check
+from agent.runners import RunnerSettings
 from envs import registry
 from envs.base import Env, EnvError
 
@@ -62,18 +62,9 @@ def session_header(game: str, engine: Engine, llm_spec: str, parent: dict | None
     }
 
 
-def start_session(engine: Engine, sessions_dir: Path, game: str, *spec: object, parent: dict | None = None,
+def start_session(engine: Engine, sessions_dir: Path, game: str, llm_spec: str, parent: dict | None = None,
                   profiles: str | None = None) -> Session:
-    """Journal `engine` on episode `game` into a new session folder.
-
-    Called as `start_session(engine, folder, game, llm_spec)`; the pre-seam form
-    with a game path before the spec, `(engine, folder, game, game_path, llm_spec[, parent])`,
-    still works (the path is found again through the registry).
-    """
-    if len(spec) >= 2:  # (game_path, llm_spec[, parent])
-        llm_spec, parent = str(spec[1]), (spec[2] if len(spec) > 2 else parent)  # type: ignore[assignment]
-    else:
-        llm_spec = str(spec[0])
+    """Journal `engine` on episode `game` into a new session folder."""
     own = registry.split_ref(game)[0] == registry.default_env()
     folder = sessions_dir / new_session_id(game if own else game.replace(":", "-").replace("/", "-"))
     writer = JournalWriter(folder, session_header(game, engine, llm_spec, parent, profiles))
@@ -103,7 +94,7 @@ def _engine_for(
     runner, note = default_runner(header, trusted)
     known = set(Limits.__dataclass_fields__)
     limits = Limits(**{k: v for k, v in header["limits"].items() if k in known})
-    engine = Engine(env, llm, runner, limits=limits, prompts=prompts, code_check=code_check(runner))
+    engine = Engine(env, llm, runner, limits=limits, prompts=prompts)
     engine.preset = header.get("preset") or ""
     engine.pending_statements.extend(journal.statements(upto))
     return engine, note

@@ -23,7 +23,6 @@ from agent.engine import Engine  # noqa: E402
 from agent.thread_runner import ThreadRunner
 from agent.session import resume_session, start_session  # noqa: E402
 from envs import make_env  # noqa: E402
-from envs.alfworld.catalog import resolve_game  # noqa: E402
 from mockllm.scripted import ScriptedLLM, ScriptEntry  # noqa: E402
 
 GAME = "put-01"
@@ -62,7 +61,7 @@ class TimedEnv:
 async def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         engine = Engine(make_env(GAME, max_steps=ACTIONS + 10), looping_llm(), ThreadRunner())
-        session = start_session(engine, Path(folder), GAME, resolve_game(GAME), "scripted:bench")
+        session = start_session(engine, Path(folder), GAME, "scripted:bench")
         writer = session.writer
         spent = 0.0
         events = 0

@@ -21,7 +21,7 @@ if str(ROOT) not in sys.path:
 
 from agent.engine import Engine  # noqa: E402
 from agent.prompt import DEFAULT_PROMPTS, PromptSet  # noqa: E402
-from agent.runners import RunnerSettings, code_check  # noqa: E402
+from agent.runners import RunnerSettings  # noqa: E402
 from envs import registry  # noqa: E402
 from envs.sciworld.provider import variation_table  # noqa: E402
 from envs.sciworld.tasks import task_names  # noqa: E402
@@ -33,7 +33,7 @@ async def play(episode: str) -> tuple[bool, int, int, int, float]:
     began = time.perf_counter()
     runner = RunnerSettings().make_runner()
     engine = Engine(provider.make_env(episode), gold_llm(provider.gold_actions(episode)), runner,
-                    prompts=PromptSet(DEFAULT_PROMPTS), code_check=code_check(runner))
+                    prompts=PromptSet(DEFAULT_PROMPTS))
     try:
         finished = await engine.run()
     finally:

@@ -158,7 +158,7 @@ def make_engine(
     one place every path gets its runner and checks; `trusted` drops the static
     checks (process isolation and limits stay).
     """
-    from agent.runners import RunnerSettings, code_check
+    from agent.runners import RunnerSettings
     from envs import make_env
     from envs.base import EnvError
 
@@ -172,7 +172,7 @@ def make_engine(
     except EnvError as exc:
         raise UsageError(str(exc)) from None
     runner = settings.make_runner()
-    engine = Engine(env, llm, runner, limits=limits, prompts=prompts, code_check=code_check(runner))
+    engine = Engine(env, llm, runner, limits=limits, prompts=prompts)
     engine.preset = preset
     return engine
 

@@ -20,7 +20,8 @@ from textual.compose import compose
 
 from agent import events as ev
 from agent.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
-from agent.debugger import Breakpoint, Debugger, Stop, StopReason, describe_event, finish_verdict
+from agent.debugger import Breakpoint, Debugger, Stop, StopReason, describe_event
+from agent.event_text import finish_verdict
 from agent.engine import Engine
 from agent.journal import JournalError, read_journal, write_draft
 from agent.llm import LLM

@@ -15,7 +15,6 @@ from prompt_toolkit.output import DummyOutput
 from agent import events as ev
 from agent.event_text import log_line, short
 from agent.session import start_session
-from envs.alfworld.catalog import resolve_game
 from mockllm import ScriptedLLM
 from recode_tui.app import build_app
 from recode_tui.factory import make_engine
@@ -55,7 +54,7 @@ async def test_the_same_events_read_the_same_headless_in_the_plain_mode_and_on_t
 
     # The plain mode, on the same script.
     engine = make_engine(GAME, ScriptedLLM.from_file(path))
-    session = start_session(engine, tmp_path / "plain", GAME, resolve_game(GAME), "scripted")
+    session = start_session(engine, tmp_path / "plain", GAME, "scripted")
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
         finished = await front.run()

@@ -21,12 +21,11 @@ from agent.journal import read_journal
 from agent.session import start_session
 from agent.thread_runner import ThreadRunner
 from envs import make_env
-from envs.alfworld.catalog import resolve_game
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 from recode_tui.app import build_app
 
-from tests.console.helpers import SIZE, command, started, type_text, wait_for
+from tests.console.helpers import SIZE, command, started, wait_for
 
 SOLVE = "solve(instruction, observation)"
 GAME = "put-01"
@@ -55,7 +54,7 @@ async def old_eval_journal(tmp_path: Path, first_answer: str) -> Path:
     """
     llm = ScriptedLLM([ScriptEntry(stub=SOLVE, answer=first_answer)])
     engine = Engine(make_env(GAME), llm, ThreadRunner())
-    session = start_session(engine, tmp_path / "sessions", GAME, resolve_game(GAME), "scripted:old-eval")
+    session = start_session(engine, tmp_path / "sessions", GAME, "scripted:old-eval")
     while True:
         event = await engine.step()
         assert not isinstance(event, ev.RunFinished), event

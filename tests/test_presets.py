@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from agent import events as ev
 from agent.engine import Engine, Limits
 from agent.journal import read_journal
 from agent.presets import PAPER_PROMPTS, preset, resolve

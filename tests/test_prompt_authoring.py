@@ -135,11 +135,11 @@ def test_the_journal_records_a_changed_prompt_set(tmp_path: Path) -> None:
     import asyncio
 
     from agent.session import start_session
-    from recode_tui.factory import game_path_of, make_engine, make_llm
+    from recode_tui.factory import make_engine, make_llm
 
     async def play() -> Path:
         engine = make_engine("put-01", make_llm("demo"))
-        session = start_session(engine, tmp_path, "put-01", game_path_of("put-01"), "demo")
+        session = start_session(engine, tmp_path, "put-01", "demo")
         try:
             while not isinstance(await engine.step(), ev.ExpansionReceived):
                 pass

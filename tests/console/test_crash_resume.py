@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from .terminal import Tmux, needs_tmux
 

@@ -10,7 +10,7 @@ from recode_tui.widgets.breakpoints import BreakpointsPane
 from recode_tui.widgets.expansion_editor import ExpansionEditor
 from textual.widgets import DataTable, Input
 
-from .helpers import SIZE, command, started, type_text, wait_for, wait_stop
+from .helpers import SIZE, command, started, type_text, wait_for
 
 # put-01: "put a vase in sidetable."; the vase is on diningtable 1.
 PUT_PLAN = (

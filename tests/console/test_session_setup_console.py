@@ -17,7 +17,7 @@ from agent import events as ev
 from agent.engine import Limits
 from agent.journal import read_journal
 from agent.session import profiles_in_use, start_session
-from recode_tui.factory import game_path_of, make_engine, make_llm
+from recode_tui.factory import make_engine, make_llm
 from mockllm.openai_server import OpenAICompatibleServer
 from recode_tui.app import build_app
 from recode_tui.cli import nothing_opened
@@ -42,7 +42,7 @@ async def profile_session(tmp_path: Path, server: OpenAICompatibleServer) -> Pat
     """A run under `profile:local` that stops after its first action, as a killed run would."""
     profiles = profiles_file(tmp_path, server.base_url)
     engine = make_engine("put-01", make_llm("profile:local", profiles), Limits(), 80)
-    session = start_session(engine, tmp_path / "sessions", "put-01", game_path_of("put-01"), "profile:local",
+    session = start_session(engine, tmp_path / "sessions", "put-01", "profile:local",
                             profiles=profiles_in_use("profile:local", profiles))
     while not isinstance(await engine.step(), ev.ObservationReceived):
         pass

@@ -9,7 +9,6 @@ from textual.widgets import Input
 from agent import events as ev
 from recode_tui.app import build_app
 from recode_tui.workspace.compare import CompareScreen
-from recode_tui.workspace.screen import PromptWorkspace
 
 from .helpers import SIZE, command, started, wait_for
 from .test_workspace import NEW_EXAMPLE, PUT, SCRIPTED, edit, open_workspace, scripted

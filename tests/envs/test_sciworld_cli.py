@@ -14,7 +14,7 @@ import pytest
 
 from agent import events as ev
 from agent.engine import Engine
-from agent.runners import RunnerSettings, code_check
+from agent.runners import RunnerSettings
 from envs import registry
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.cli import main
@@ -46,7 +46,7 @@ async def test_a_negative_score_ends_the_run_saying_the_task_failed() -> None:
     plan = 'run("focus on door to kitchen")\nrun("look around")'
     llm = ScriptedLLM([ScriptEntry(f"<execute>\n{plan}\n</execute>", stub="solve(instruction, observation)")])
     runner = RunnerSettings().make_runner()
-    engine = Engine(registry.make_env("sciworld:find-animal/0"), llm, runner, code_check=code_check(runner))
+    engine = Engine(registry.make_env("sciworld:find-animal/0"), llm, runner)
     try:
         finished = await engine.run()
     finally:

@@ -9,7 +9,7 @@ import pytest
 from agent import events as ev
 from agent.engine import Engine
 from agent.prompt import DEFAULT_PROMPTS, PromptSet
-from agent.runners import RunnerSettings, code_check
+from agent.runners import RunnerSettings
 from envs import registry
 from mockllm.gold import gold_llm, split_into_parts
 
@@ -24,8 +24,7 @@ async def play(episode: str) -> tuple[Engine, list[ev.Event]]:
     provider = registry.provider("sciworld")
     llm = gold_llm(provider.gold_actions(episode))
     runner = RunnerSettings().make_runner()
-    engine = Engine(provider.make_env(episode), llm, runner, prompts=PromptSet(DEFAULT_PROMPTS),
-                    code_check=code_check(runner))
+    engine = Engine(provider.make_env(episode), llm, runner, prompts=PromptSet(DEFAULT_PROMPTS))
     events = []
     try:
         while not engine.done:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 
-import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -32,7 +31,7 @@ def walkthrough(game: str) -> list[str]:
 
 def new_front(tmp_path, pipe, game: str = "put-01", **kw) -> PlainFrontEnd:
     engine = make_engine(game, HumanLLM())
-    session = start_session(engine, tmp_path / "sessions", game, resolve_game(game), "human")
+    session = start_session(engine, tmp_path / "sessions", game, "human")
     return PlainFrontEnd(session, input=pipe, output=DummyOutput(), **kw)
 
 

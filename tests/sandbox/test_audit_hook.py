@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 
-import pytest
 import pytest_asyncio
 
 from agent.sandbox import SandboxRunner

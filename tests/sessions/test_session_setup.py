@@ -18,7 +18,7 @@ from agent.engine import Limits
 from agent.journal import read_journal, write_draft
 from agent.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
-from recode_tui.factory import game_path_of, make_engine, make_llm
+from recode_tui.factory import make_engine, make_llm
 from recode_tui.session_control import find_resume
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +49,7 @@ async def profile_session(tmp_path: Path, server: OpenAICompatibleServer) -> Pat
     """A run under `profile:local` that stops after its first action, as a killed run would."""
     profiles = str(write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=10))
     engine = make_engine("put-01", make_llm("profile:local", profiles), Limits(), 80)
-    session = start_session(engine, tmp_path / "sessions", "put-01", game_path_of("put-01"), "profile:local",
+    session = start_session(engine, tmp_path / "sessions", "put-01", "profile:local",
                             profiles=profiles_in_use("profile:local", profiles))
     while not isinstance(await engine.step(), ev.ObservationReceived):
         pass
@@ -123,7 +123,7 @@ def test_sessions_list_shows_last_activity_and_can_show_unfinished_only(tmp_path
     sessions = tmp_path / "sessions"
     recode(tmp_path, "run", "--llm", "demo", "--quiet")
     engine = make_engine("put-02", make_llm("demo"), Limits(), 80)
-    open_one = start_session(engine, sessions, "put-02", game_path_of("put-02"), "demo")
+    open_one = start_session(engine, sessions, "put-02", "demo")
     open_one.writer.close()
     listed = recode(tmp_path, "sessions", "list")
     assert listed.returncode == 0
