@@ -600,8 +600,7 @@ async def play_examples(
     """
     from agent.engine import Engine
     from agent.events import ActionSent
-    from agent.sandbox.checks import check_code
-    from agent.thread_runner import ThreadRunner
+    from agent.runners import RunnerSettings
     from envs import make_env
     from envs.base import EnvError
 
@@ -615,7 +614,8 @@ async def play_examples(
         env = make_env(game, max_steps=max_steps)
     except EnvError as exc:
         return ExamplePlay(game, False, f"not played: {exc}", 0, 0)
-    engine = Engine(env, ExamplesLLM(examples), runner=ThreadRunner(), prompts=prompts or PromptSet(), code_check=check_code)
+    # An author's examples are code like a model's: played in the sandbox with its checks, as a run would.
+    engine = Engine(env, ExamplesLLM(examples), RunnerSettings().make_runner(), prompts=prompts or PromptSet())
     actions: list[str] = []
     try:
         result = await engine.run(lambda e: actions.append(e.action) if isinstance(e, ActionSent) else None)

@@ -283,6 +283,19 @@ def replay_failure(events: list[ev.Event]) -> str:
     return ""
 
 
+async def reopen_session(
+    folder: Path, live_llm: LLM, make_env: EnvFactory, sessions_dir: Path, *, trusted: bool = False
+) -> tuple[Session, list[ev.Event]]:
+    """Resume a session; one outside `sessions_dir` (an eval's journal) is never written: the run
+    carries on in a copy there, with its own journal, draft and breakpoints."""
+    if not outside(folder, sessions_dir):
+        return await resume_session(folder, live_llm, make_env, trusted=trusted)
+    session, events = await branch_session(folder, None, live_llm, make_env, sessions_dir, "copy", trusted=trusted)
+    session.notes.append(f"{folder} is outside the sessions folder and is never written: "
+                         f"this run carries on in a copy, {session.folder.name}")
+    return session, events
+
+
 def outside(folder: Path, sessions_dir: Path) -> bool:
     """A session folder that is not one of `sessions_dir`'s own (an eval's journal, a copied folder)."""
     try:

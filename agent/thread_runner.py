@@ -225,13 +225,19 @@ class ThreadRunner:
 
     async def execute(self, code: str) -> tuple[str, tuple[VariableChange, ...]]:
         """Between nodes only (the in-process runner cannot reach a waiting node's globals)."""
+        if self._thread is not None and self._thread.is_alive():
+            raise EvaluationError("a node is running: its variables change when it ends; run this after it")
+        try:  # the mode first, so a SyntaxError raised while running is not taken for a statement
+            compiled, is_expression = compile(code, "<shell>", "eval"), True
+        except SyntaxError:
+            compiled, is_expression = None, False
         before = self._summaries()
         scope = self._globals()
+        scope["run"] = _no_actions  # an action outside a node has nowhere to go
         try:
-            try:
-                value = eval(compile(code, "<shell>", "eval"), scope)  # noqa: S307 - trusted runner
-                shown = summarise("", value).summary
-            except SyntaxError:
+            if is_expression:
+                shown = summarise("", eval(compiled, scope)).summary  # noqa: S307 - trusted runner
+            else:
                 exec(compile(code, "<shell>", "exec"), scope)  # noqa: S102 - trusted runner
                 shown = ""
         except Exception as exc:  # noqa: BLE001 - reported like the sandbox does
@@ -266,3 +272,7 @@ def diff_summaries(
         VariableChange(s.name, s.type, s.summary, "removed") for name, s in before.items() if name not in after
     ]
     return tuple(changes)
+
+
+def _no_actions(action: str) -> str:
+    raise RuntimeError("run() sends actions only from a node's code, not from a statement typed at a stop")

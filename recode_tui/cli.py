@@ -134,7 +134,7 @@ async def _run_headless(args: argparse.Namespace) -> int:
         from recode_tui.session_control import find_resume, session_game
 
         args.game = session_game(find_resume(args.sessions, args.resume)) or args.game
-    recorded_note = adopt_recorded_llm(args)
+    args.recorded_note = adopt_recorded_llm(args)
     defaulted = args.llm is None
     if defaulted:
         args.llm = _default_llm()
@@ -143,17 +143,12 @@ async def _run_headless(args: argparse.Namespace) -> int:
 
         return await run_plain(args)  # the plain-terminal front end (prompt-toolkit)
     llm = make_llm(args.llm, args.profiles, args.game)
-    session = await open_session(args, llm)
+    session, _ = await open_session(args, llm)
     engine = session.engine
     if defaulted:  # said once the run really starts, so a usage error stays one line
         print("note: no --llm given and no terminal to answer at: playing the bundled demo script (--llm demo)",
               file=sys.stderr)
-    if recorded_note:
-        print(f"note: {recorded_note}", file=sys.stderr)
-        if args.llm_given:  # journaled: the next resume goes on with the LLM given now
-            from agent.session import profiles_in_use
-
-            session.writer.record_llm(args.llm, profiles_in_use(args.llm, args.profiles), "--llm on resume")
+    announce_llm(args, session)
     for note in session.notes:
         print(f"note: {note}", file=sys.stderr)
     try:
@@ -166,6 +161,18 @@ async def _run_headless(args: argparse.Namespace) -> int:
     if args.quiet:
         print(event_line(result))
     return 0 if result.success else 1
+
+
+def announce_llm(args: argparse.Namespace, session) -> None:
+    """After a resume: say which LLM goes on, and journal an explicit --llm so the next resume keeps it."""
+    note = getattr(args, "recorded_note", "")
+    if not note:
+        return
+    print(f"note: {note}", file=sys.stderr)
+    if getattr(args, "llm_given", False):
+        from agent.session import profiles_in_use
+
+        session.writer.record_llm(args.llm, profiles_in_use(args.llm, args.profiles), "--llm on resume")
 
 
 def adopt_recorded_llm(args: argparse.Namespace) -> str:
@@ -269,9 +276,10 @@ def nothing_opened(why: str, ref: str) -> str:
 
 
 async def open_session(args: argparse.Namespace, llm):
-    """A journaled engine: a new session, or `--resume` of a recorded one."""
+    """A journaled engine and the replayed events: a new session, or `--resume` of a recorded one
+    (an eval's journal carries on in a copy; `--from-last-good` from the last clean point)."""
     from agent.journal import JournalError, find_session, sessions_dir_from
-    from agent.session import resume_session, start_session
+    from agent.session import profiles_in_use, reopen_session, start_session
     from envs import make_env
     from recode_tui.factory import make_engine
 
@@ -279,24 +287,24 @@ async def open_session(args: argparse.Namespace, llm):
     if args.resume is not None:
         from agent.session import replay_failure, salvage_session
 
+        trusted = bool(getattr(args, "trusted", False))
         try:
             folder = find_session(sessions_dir, args.resume or None)
             if getattr(args, "from_last_good", False):
-                session, _ = await salvage_session(folder, llm, make_env, sessions_dir, trusted=args.trusted)
-                return session
-            session, events = await resume_session(folder, llm, make_env, trusted=args.trusted)
+                return await salvage_session(folder, llm, make_env, sessions_dir, trusted=trusted)
+            session, events = await reopen_session(folder, llm, make_env, sessions_dir, trusted=trusted)
         except JournalError as exc:
             raise UsageError(salvage_hint(str(exc), args)) from None
         if replay_failure(events):
             session.writer.close()
             await session.engine.close()
             raise UsageError(salvage_hint(f"cannot resume {folder.name}: {replay_failure(events)}", args))
-        return session
+        return session, events
     settings = run_settings(args)
     game = episode_ref(args.env, args.game)
     engine = make_engine(game, llm, settings.limits, step_limit(game, args, settings), settings.prompts, args.trusted,
                          args.node_timeout, settings.preset)
-    return start_session(engine, sessions_dir, game, args.llm)
+    return start_session(engine, sessions_dir, game, args.llm, profiles=profiles_in_use(args.llm, args.profiles)), []
 
 
 def salvage_hint(message: str, args: argparse.Namespace) -> str:

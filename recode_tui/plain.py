@@ -398,10 +398,11 @@ async def run_plain(args: Any) -> int:
     import sys
 
     from mockllm import HumanLLM
-    from recode_tui.cli import open_session
+    from recode_tui.cli import announce_llm
 
     llm = HumanLLM()
-    session, pending = await open_plain_session(args, llm, open_session)
+    session, pending = await open_plain_session(args, llm)
+    announce_llm(args, session)
     for note in session.notes:
         print(f"note: {note}", file=sys.stderr)
     front = PlainFrontEnd(session, pending=pending)
@@ -416,19 +417,10 @@ async def run_plain(args: Any) -> int:
     return 0 if result.success else 1
 
 
-async def open_plain_session(args: Any, llm: Any, open_session: Callable[..., Any]) -> tuple[Any, Any]:
-    """A journaled session, and the expansion it waits for when it was resumed at one."""
-    if getattr(args, "resume", None) is None:
-        return await open_session(args, llm), None
-    from agent.journal import JournalError, find_session, sessions_dir_from
-    from agent.session import resume_session
-    from envs import make_env
-    from recode_tui.factory import UsageError
+async def open_plain_session(args: Any, llm: Any) -> tuple[Any, Any]:
+    """A journaled session (opened as `run` opens it), and the expansion it waits for when resumed at one."""
+    from recode_tui.cli import open_session
 
-    try:
-        folder = find_session(sessions_dir_from(args.sessions), args.resume or None)
-        session, events = await resume_session(folder, llm, make_env, trusted=bool(getattr(args, "trusted", False)))
-    except JournalError as exc:
-        raise UsageError(str(exc)) from None
+    session, events = await open_session(args, llm)
     last = events[-1] if events else None
     return session, last if isinstance(last, ev.ExpansionRequested) else None

@@ -30,9 +30,9 @@ from agent.session import (
     Session,
     branch_session,
     fork_at_expansion,
-    outside,
     profiles_in_use,
-    resume_session,
+    reopen_session,
+    replay_failure,
     rewind_to_node,
     salvage_session,
     start_session,
@@ -63,14 +63,6 @@ def session_game(folder: Path) -> str:
         return str(read_journal(folder, lenient=True).header.get("game", ""))  # a corrupt line is met by the replay
     except JournalError as exc:
         raise UsageError(str(exc)) from None
-
-
-def replay_mismatch(events: list[ev.Event]) -> str:
-    """The mismatch that ended a replay (the engine turns it into the run's end), or ''."""
-    last = events[-1] if events else None
-    if isinstance(last, ev.RunFinished) and last.reason.startswith("replay mismatch: "):
-        return "cannot resume: " + last.reason.removeprefix("replay mismatch: ")
-    return ""
 
 
 def read_journal_setup(folder: Path) -> str:
@@ -288,16 +280,9 @@ class SessionControl:
         """
         self.replay_source = folder
         self.salvage_from = folder
-        if not outside(folder, self.sessions_dir):
-            replay: Replay = lambda llm: resume_session(folder, llm, make_env, trusted=self.trusted)  # noqa: E731
-        else:
-            async def replay(llm: LLM):
-                session, events = await branch_session(
-                    folder, None, llm, make_env, self.sessions_dir, "copy", trusted=self.trusted
-                )
-                session.notes.append(f"{folder} is outside the sessions folder and is never written: "
-                                     f"this run carries on in a copy, {session.folder.name}")
-                return session, events
+        replay: Replay = lambda llm: reopen_session(  # noqa: E731
+            folder, llm, make_env, self.sessions_dir, trusted=self.trusted
+        )
         self._replace(replay, f"Resuming {folder.name}", "resumed", closable=not at_start)
 
     def salvage(self) -> None:
@@ -325,9 +310,11 @@ class SessionControl:
         source = self.replay_source or (self.session.folder if self.session is not None else None)
         self.replay_source = None
         recorded: tuple[str, str | None] | None = None
+        episode: str | None = None
         if source is not None:
             try:
-                recorded = read_journal(source, lenient=True).llm_setup
+                journal = read_journal(source, lenient=True)
+                recorded, episode = journal.llm_setup, str(journal.header.get("game") or "") or None
             except JournalError:
                 recorded = None
         own = (self.llm_spec, profiles_in_use(self.llm_spec, self.profiles))
@@ -337,7 +324,7 @@ class SessionControl:
             return self.new_llm(), own[0], own[1], note
         spec, profiles = recorded
         try:
-            return make_llm(spec, profiles or self.profiles), spec, profiles or self.profiles, ""
+            return make_llm(spec, profiles or self.profiles, episode), spec, profiles or self.profiles, ""
         except UsageError as exc:
             return self.new_llm(), own[0], own[1], f"the session's LLM {spec} cannot be used ({exc}); {own[0]} answers"
 
@@ -461,7 +448,7 @@ class SessionControl:
         try:
             llm, spec, profiles, llm_note = self.live_llm()
             session, events = await replay(llm)
-            mismatch = replay_mismatch(events)
+            mismatch = replay_failure(events) and f"cannot resume: {replay_failure(events)}"
             if mismatch:  # the engine ends the run on one; the journal got nothing of it
                 session.writer.close()
                 await session.engine.close()

@@ -144,3 +144,14 @@ async def test_imports_from_the_allowed_modules_stay_for_later_nodes():
     assert (runner.namespace["data"], runner.namespace["n"]) == ([1, 2], 2)
     _, outcome = await _run_to_end(runner, "C = 3")  # rebinding the name makes it a variable
     assert runner.namespace["C"] == 3 and "json" in await runner.names()
+
+
+async def test_a_statement_at_a_stop_runs_once_and_cannot_send_actions():
+    runner = ThreadRunner()
+    await runner.set_variables({"hits": []})
+    with pytest.raises(EvaluationError, match="SyntaxError"):
+        await runner.execute("hits.append(1) or eval('(')")  # raises while running: not run again as a statement
+    assert (await runner.evaluate("len(hits)"))[1] == "1"
+    with pytest.raises(EvaluationError, match="only from a node's code"):
+        await runner.execute("run('look')")  # used to wait forever for an answer no node would give
+    await runner.close()

@@ -120,7 +120,7 @@ async def test_ctrl_d_pauses_saves_the_draft_and_resume_continues_there(tmp_path
         resume = str(folder)
         sessions = str(tmp_path / "sessions")
 
-    session, pending = await open_plain_session(Args, HumanLLM(), None)
+    session, pending = await open_plain_session(Args, HumanLLM())
     assert isinstance(pending, ev.ExpansionRequested)
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, pending=pending, input=pipe, output=DummyOutput())
