@@ -229,7 +229,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         area = self.editor.editor
         if self.focused is area:
             return True
-        self.query_one(TabbedContent).active = "tab-expand"
+        self.show_editor()
         if not force and self.typing_since_command():
             self.notify(f"{why}: e moves the focus to the editor.", title="The focus stays")
             return False
@@ -434,11 +434,11 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             return
         if debugger.awaiting_human:
             self.notify("Type the expansion in the editor (e) and press ctrl+s.", title="Awaiting your expansion")
-            self.query_one(TabbedContent).active = "tab-expand"
+            self.show_editor()
             return
         if self.llm_control.reviewing is not None:
             self.notify("e edits it, ctrl+s accepts, ctrl+g regenerates, ctrl+o rejects.", title="Review the proposal")
-            self.query_one(TabbedContent).active = "tab-expand"
+            self.show_editor()
             return
         if self.driver.busy:
             self.notify("The engine is running: p pauses it.", severity="warning")

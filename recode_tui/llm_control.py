@@ -108,15 +108,15 @@ class LLMControl(Widget):
         from recode_tui.factory import make_llm
 
         llm = make_llm(spec, self.profiles_path)
+        control = getattr(self.app, "session_control", None)
+        if control is not None:  # journaled: a resume or a fork goes on with this LLM
+            control.record_llm(spec, self.profiles_path)
         if self.choose_after and self.restore_after is not None and is_human(self.engine.llm):
             self.restore_after = llm  # the person still writes the forked answer; this LLM goes on after it
             self.post_message(self.Switched("human"))
             return f"human, then {getattr(llm, 'name', spec)}"
         self.restore_after = None
         self._install(llm)
-        control = getattr(self.app, "session_control", None)
-        if control is not None:  # journaled: a resume or a fork goes on with this LLM
-            control.record_llm(spec, self.profiles_path)
         return getattr(self.engine.llm, "name", spec)
 
     def hand_over_after_answer(self, llm: LLM) -> None:

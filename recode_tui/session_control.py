@@ -543,6 +543,7 @@ async def show_engine(app: "RecodeApp", engine: Engine, events: list[ev.Event], 
     app.pending_prompt = None
     app.shown_prompt = None
     main = app.screen_stack[0]  # under the replay cover: App.recompose would rebuild the cover
+    main.minimize()  # a pane zoomed with z is about to go: the new ones start unzoomed
     async with main.batch():
         await main.query_children("*").exclude(".-textual-system").remove()
         await main.mount_all(compose(app))

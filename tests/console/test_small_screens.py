@@ -306,3 +306,18 @@ def test_every_module_that_drives_tmux_skips_where_it_is_missing() -> None:
 
     for module in (test_crash_resume, test_tmux):
         assert module.pytestmark is terminal.needs_tmux, module.__name__
+
+
+async def test_a_zoomed_pane_is_let_go_when_a_rewind_brings_new_panes(tmp_path) -> None:
+    from .test_sessions_console import branch, play_to_n2, select
+
+    app = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await play_to_n2(pilot, app)
+        app.tree_view.focus()
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is app.tree_view
+        await select(pilot, app, "n1")
+        await branch(pilot, app, "R")
+        assert app.screen.maximized is None  # not the old, detached tree
