@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import sys
 import textwrap
 from dataclasses import dataclass
 
@@ -273,3 +274,19 @@ def _rewrite_hint(code: str, statement: ast.stmt, call: ast.Call, known: set[str
         rest = statement_text.replace(ast.get_source_segment(code, call) or call_text, target, 1)
         return f"Write `{target} = {call_text}`, then `{rest}`"
     return f"Write `{target} = {call_text}` on its own line before, then use `{target}`"
+
+
+NODE_FILENAME = "<node>"  # the file name node code is compiled under, in every runner
+
+
+def node_line() -> int:
+    """The line of the node's code that called `run()` (its innermost frame), or 0.
+
+    Called from a runner's `run()` helper: the node's frame is further up the stack.
+    """
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename == NODE_FILENAME:
+            return frame.f_lineno or 0
+        frame = frame.f_back
+    return 0

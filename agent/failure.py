@@ -27,12 +27,10 @@ ACTION_TASK_TYPES = frozenset({"clean", "heat", "cool"})
 class FailureTrace:
     """An engine observer that remembers where a run was when it ended."""
 
-    keep: int = KEEP_STEPS
     last_steps: deque = field(default_factory=lambda: deque(maxlen=KEEP_STEPS))
     verbs: set[str] = field(default_factory=set)
     deepest: dict[str, Any] | None = None
-    stubs: dict[str, str] = field(default_factory=dict)  # node id -> placeholder name
-    codes: dict[str, str] = field(default_factory=dict)  # node id -> code
+    codes: dict[str, str] = field(default_factory=dict)  # node id -> code, for the node that ends the run
     last_node: str | None = None
 
     def __call__(self, event: ev.Event) -> None:
@@ -44,7 +42,6 @@ class FailureTrace:
             if event.action.split():
                 self.verbs.add(event.action.split()[0].lower())
         elif isinstance(event, ev.StubFound):
-            self.stubs[event.node_id or ""] = event.name
             if self.deepest is None or event.depth >= self.deepest["depth"]:
                 self.deepest = {"name": event.name, "node": event.node_id, "depth": event.depth, "code": event.code}
 

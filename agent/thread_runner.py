@@ -14,13 +14,12 @@ import ctypes
 import importlib
 import queue
 import re
-import sys
 import threading
 import time
 from dataclasses import replace
 from typing import Any, Callable
 
-from agent.codeblocks import calls_name
+from agent.codeblocks import NODE_FILENAME, calls_name, node_line
 from agent.events import VariableChange
 from agent.runner import ActionRequest, EvaluationError, NodeOutcome, RunnerMessage
 from agent.sandbox.checks import ALLOWED_MODULES
@@ -83,7 +82,7 @@ class ThreadRunner:
 
     def _run(self, action: Any) -> str:
         assert self._inbox is not None
-        self._post(ActionRequest(str(action), _node_line()))
+        self._post(ActionRequest(str(action), node_line()))
         observation, stop = self._replies.get()
         if stop:
             raise _EpisodeOver()
@@ -118,7 +117,7 @@ class ThreadRunner:
         before = self._summaries()
         scope = self._globals()
         try:
-            exec(compile(code, "<node>", "exec"), scope)
+            exec(compile(code, NODE_FILENAME, "exec"), scope)
         except _EpisodeOver:
             self._post(self._outcome("aborted", scope, before))
         except _NodeTimeout:
@@ -248,15 +247,6 @@ class ThreadRunner:
         if self._thread is not None and self._thread.is_alive():
             self.answer("", stop=True)
 
-
-def _node_line() -> int:
-    """The line of the node's code calling `run()` (its innermost frame), or 0."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        if frame.f_code.co_filename == "<node>":
-            return frame.f_lineno or 0
-        frame = frame.f_back
-    return 0
 
 
 def diff_summaries(

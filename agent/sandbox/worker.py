@@ -38,7 +38,7 @@ import re
 import string  # noqa: F401
 import unicodedata  # noqa: F401 - compiling a non-ASCII identifier (`café = 1`) imports it
 
-from agent.codeblocks import calls_name
+from agent.codeblocks import NODE_FILENAME, calls_name, node_line
 from agent.sandbox.checks import (
     ALLOWED_BUILTINS,
     ALLOWED_MODULES,
@@ -237,7 +237,7 @@ class Worker:
         if not self.state.in_node:
             raise RuntimeError("run() can only be called from node code")
         action = str(action)
-        reply = self._ask({"t": "action", "action": action, "line": _node_line()}, "answer")
+        reply = self._ask({"t": "action", "action": action, "line": node_line()}, "answer")
         if reply.get("stop"):
             self.state.stopped = True
             raise EpisodeOver()
@@ -356,7 +356,7 @@ class Worker:
                 reason = check_code(code, frozenset(self.namespace) | set(self.imports), self.helper_names)
                 if reason:
                     raise Refused(reason)
-            compiled = compile(code, "<node>", "exec")
+            compiled = compile(code, NODE_FILENAME, "exec")
             state.in_user = True
             try:
                 exec(compiled, scope)
@@ -618,15 +618,6 @@ class Worker:
         changes += [[n, t, s, "removed"] for n, (t, s) in before.items() if n not in after]
         return {"t": "stmt", "value": shown, "changes": changes}
 
-
-def _node_line() -> int:
-    """The line of the node's code that is calling `run()` (its innermost frame), or 0."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        if frame.f_code.co_filename == "<node>":
-            return frame.f_lineno or 0
-        frame = frame.f_back
-    return 0
 
 
 _MISSING = object()
