@@ -12,6 +12,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
+from textual.message import Message
 from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
 from agent import events as ev
@@ -131,6 +132,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.reason = "loading the game…"
         self.pending_prompt: tuple[str, str] | None = None  # (title, prompt) of the open request
         self.stops = 0  # commands finished and shown (tests wait on this)
+        self.swapping_panes = False  # show_engine is replacing the panes
         self.shown_prompt: tuple[str, str] | None = None  # what the Prompt tab shows
         self._breakpoints_dirty = False  # the list shows a highlight or stale hit counts
         self.running_line: tuple[str, int] | None = None  # (node id, line) of the node's last run() call
@@ -306,12 +308,28 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
 
     # -- engine messages ------------------------------------------------------------------
 
+    def is_stale(self, message: Message) -> bool:
+        """True for a driver message that outlived its panes.
+
+        While show_engine swaps the panes, or after it, a message the old
+        driver posted may still be queued; it speaks of the old engine. At
+        shutdown the panes go first and a last stop may still be queued.
+        """
+        if self.swapping_panes or not self.query(CodeTreeView):  # mid-swap, or shutting down
+            return True
+        sender = getattr(message, "_sender", None)
+        return isinstance(sender, EngineDriver) and sender not in self.query(EngineDriver)
+
     def on_engine_driver_started(self, message: EngineDriver.Started) -> None:
+        if self.is_stale(message):
+            return
         if self.run_state not in ("starting", "reviewing"):  # a fast proposal may come first
             self.run_state = "running"
             self.say("info", f"{message.command}…")
 
     def on_engine_driver_events(self, message: EngineDriver.Events) -> None:
+        if self.is_stale(message):
+            return
         self.apply_events(message.events)
 
     def apply_events(self, events: Iterable[ev.Event]) -> None:
@@ -342,6 +360,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.update_status()
 
     async def on_engine_driver_stopped(self, message: EngineDriver.Stopped) -> None:
+        if self.is_stale(message):
+            return
         stop = message.result
         debugger = self.debugger
         if debugger.done:
@@ -364,6 +384,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             summaries = await self.engine.runner.variables()
         except Exception:  # noqa: BLE001 - the namespace may be mid-change in a thread
             summaries = None
+        if self.swapping_panes:  # a resume or fork began while we waited: the new panes get their own stop
+            return
         if summaries is not None:
             self.variables.show(summaries)
         self.evaluate_watches()
@@ -386,6 +408,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.focus_editor(f"Type the expansion of {node.id}", force)
 
     def on_engine_driver_failed(self, message: EngineDriver.Failed) -> None:
+        if self.is_stale(message):
+            return
         self.run_state = "done" if self.debugger.done else "paused"
         self.say("error", message.error)
         self.notify(message.error, title="Engine error", severity="error")

@@ -544,9 +544,13 @@ async def show_engine(app: "RecodeApp", engine: Engine, events: list[ev.Event], 
     app.shown_prompt = None
     main = app.screen_stack[0]  # under the replay cover: App.recompose would rebuild the cover
     main.minimize()  # a pane zoomed with z is about to go: the new ones start unzoomed
-    async with main.batch():
-        await main.query_children("*").exclude(".-textual-system").remove()
-        await main.mount_all(compose(app))
+    app.swapping_panes = True
+    try:
+        async with main.batch():
+            await main.query_children("*").exclude(".-textual-system").remove()
+            await main.mount_all(compose(app))
+    finally:
+        app.swapping_panes = False
     app.label_panes()
     laid_out = asyncio.get_running_loop().create_future()
     app.call_after_refresh(lambda: laid_out.done() or laid_out.set_result(None))
@@ -570,4 +574,4 @@ async def show_engine(app: "RecodeApp", engine: Engine, events: list[ev.Event], 
         reason = StopReason("step", f"{how} at: {describe_event(last)}")
     stop = Stop(last, reason, len(events))
     debugger.last_stop = stop
-    app.post_message(EngineDriver.Stopped(stop))
+    app.post_message(EngineDriver.Stopped(stop).set_sender(app))

@@ -76,7 +76,7 @@ class EngineDriver(Widget):
         if self._buffer:
             batch, self._buffer = tuple(self._buffer), []
             self._last_flush = time.monotonic()
-            self.post_message(self.Events(batch))
+            self.post_message(self.Events(batch).set_sender(self))
 
     def step(self, mode: StepMode | str) -> bool:
         """Start a step command; False when one is already running."""
@@ -97,7 +97,7 @@ class EngineDriver(Widget):
         if self.busy:
             return False
         self._active = True
-        self.post_message(self.Started(command))
+        self.post_message(self.Started(command).set_sender(self))
         self.run_worker(self._run(call), group="engine", exit_on_error=False, name=command)
         return True
 
@@ -107,8 +107,8 @@ class EngineDriver(Widget):
         except Exception as exc:  # noqa: BLE001 - shown to the person, never crashes the UI
             self._active = False
             self.flush()
-            self.post_message(self.Failed(f"{type(exc).__name__}: {exc}"))
+            self.post_message(self.Failed(f"{type(exc).__name__}: {exc}").set_sender(self))
             return
         self._active = False
         self.flush()
-        self.post_message(self.Stopped(stop))
+        self.post_message(self.Stopped(stop).set_sender(self))
