@@ -21,7 +21,7 @@ from enum import Enum
 from typing import Any, Callable
 
 from agent import events as ev
-from agent.engine import Engine
+from agent.stepper import Stepper
 from agent.event_text import first_line
 from agent.event_text import short as short_event_text
 
@@ -255,7 +255,7 @@ class Debugger:
 
     def __init__(
         self,
-        engine: Engine,
+        engine: Stepper,
         breakpoints: list[Breakpoint] | None = None,
         on_event: Callable[[ev.Event], Any] | None = None,
     ) -> None:

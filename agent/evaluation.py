@@ -31,7 +31,9 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from agent import events as ev
-from agent.engine import Engine, Limits
+from agent import agents
+from agent.engine import Limits
+from agent.stepper import Stepper
 from agent.failure import FailureTrace, group_failures
 from agent.journal import JournalWriter
 from agent.llm import LLM
@@ -102,6 +104,8 @@ class EvalPlan:
     trusted: bool = False  # the sandbox without its static checks (agent.runners)
     node_timeout: float = 5.0
     profiles: str | None = None  # the profiles file (absolute) a profile:NAME came from: `--resume` needs no --profiles
+    agent: str = "recode"  # agent.agents: which agent ran every episode
+    agent_options: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -263,7 +267,7 @@ class Evaluation:
         self.on_event = on_event
         self.on_result = on_result
         self.on_start = on_start
-        self._prompts = PromptSet(Path(report.plan.prompts)) if report.plan.prompts else PromptSet()
+        self._prompts = PromptSet(Path(report.plan.prompts)) if report.plan.prompts else None  # None: the agent's own
         known = set(Limits.__dataclass_fields__)
         self._limits = Limits(**{k: v for k, v in report.plan.limits.items() if k in known})
         # every episode's runner comes from the one place user paths get theirs: sandboxed, checked unless trusted
@@ -344,14 +348,15 @@ class Evaluation:
         folder = self._journal_folder(game)
         if self.on_start is not None:
             self.on_start(game)
-        engine: Engine | None = None
+        engine: Stepper | None = None
         writer: JournalWriter | None = None
         try:
             llm = self.llm_for(game)
             ref = registry.qualify(game.id, plan.env)
             async with pool.env(ref, plan.max_steps) as env:
                 runner = self._runner_settings.make_runner()
-                engine = Engine(env, llm, runner, limits=self._limits, prompts=self._prompts)
+                engine = agents.build(plan.agent, env, llm, runner, limits=self._limits, prompts=self._prompts,
+                                      options=plan.agent_options)
                 engine.preset = plan.preset
                 # profiles: a resume of this journal goes on with the same model
                 writer = JournalWriter(folder, session_header(ref, engine, plan.llm, profiles=plan.profiles))
@@ -392,7 +397,7 @@ class Evaluation:
             failure=None if finished.success else trace.describe(finished),
         )
 
-    async def _drive(self, engine: Engine, game: GameSpec) -> ev.RunFinished:
+    async def _drive(self, engine: Stepper, game: GameSpec) -> ev.RunFinished:
         failures = 0
         while True:
             event = await engine.step()

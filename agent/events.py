@@ -92,14 +92,26 @@ class StubFound(Event):
 
 @dataclass(frozen=True)
 class ExpansionRequested(Event):
+    """An LLM call is about to be made (any agent): `purpose` says what for, `role` by whom.
+
+    ReCode's purposes are "expand" (a stub) and "repair" (a node that raised);
+    other agents name theirs ("act", "plan", "replan", "decompose", ...). The
+    role is "" for an agent's one LLM, else e.g. "planner" or "executor".
+    A breakpoint on every LLM call and the person-as-LLM editor key on this.
+    """
+
     kind: ClassVar[str] = "expansion_requested"
     prompt: str = ""
     attempt: int = 1  # 1 for the first ask, 2.. after rejections
     purpose: str = "expand"  # "expand" a stub or "repair" a node that raised
+    role: str = ""
 
 
 @dataclass(frozen=True)
 class ExpansionReceived(Event):
+    """An LLM call was answered and the answer accepted (any agent); `child_ids` are the nodes
+    it made (ReCode's children, a turn, a cell, plan steps, subtasks)."""
+
     kind: ClassVar[str] = "expansion_received"
     raw: str = ""
     thought: str = ""
@@ -112,10 +124,14 @@ class ExpansionReceived(Event):
     proposed: str | None = None  # review mode: the model's proposal before the person decided
     seconds: float = 0.0  # how long the model took to answer (a person's typing is `person_seconds`)
     person_seconds: float = 0.0  # a person's time on this answer: typing it, or reviewing a proposal
+    purpose: str = ""  # what the call was for ("" in journals from before the agent seam: expand)
+    role: str = ""
 
 
 @dataclass(frozen=True)
 class ExpansionRejected(Event):
+    """An LLM answer was refused (any agent); the call is asked again with the reason."""
+
     kind: ClassVar[str] = "expansion_rejected"
     raw: str = ""
     reason: str = ""
@@ -124,6 +140,7 @@ class ExpansionRejected(Event):
     proposed: str | None = None
     seconds: float = 0.0
     person_seconds: float = 0.0
+    role: str = ""
 
 
 @dataclass(frozen=True)
@@ -135,6 +152,7 @@ class LLMFailed(Event):
     error: str = ""
     attempt: int = 1
     seconds: float = 0.0  # how long the failed call took
+    role: str = ""
 
 
 @dataclass(frozen=True)
@@ -185,6 +203,22 @@ class RunFinished(Event):
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+# The generic names of the LLM-call events, for agents other than ReCode.
+LLMRequested = ExpansionRequested
+LLMAnswered = ExpansionReceived
+LLMRejected = ExpansionRejected
+
+
+@dataclass(frozen=True)
+class AgentNote(Event):
+    """Something an agent decided that is not an LLM call or an action: a plan adopted,
+    a replan, a subtask returning to its parent. `label` is short; `text` the detail."""
+
+    kind: ClassVar[str] = "agent_note"
+    label: str = ""
+    text: str = ""
+
+
 ALL_EVENT_TYPES: tuple[type[Event], ...] = (
     RunStarted,
     NodeStarted,
@@ -200,5 +234,6 @@ ALL_EVENT_TYPES: tuple[type[Event], ...] = (
     NodeSkipped,
     NodeError,
     StatementRun,
+    AgentNote,
     RunFinished,
 )

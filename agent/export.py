@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import events as ev
-from agent.engine import Engine
+from agent.stepper import Stepper
 from agent.journal import Journal
 from agent.tree import CodeTree, Node, NodeStatus
 
@@ -22,7 +22,7 @@ PLAN_VERSION = "recode.plan.v1"
 NODE_FIELDS = ("id", "code", "status", "depth", "thought", "observations", "error", "children")
 
 
-def tree_document(engine: Engine, meta: dict[str, Any] | None = None, started: float | None = None) -> dict[str, Any]:
+def tree_document(engine: Stepper, meta: dict[str, Any] | None = None, started: float | None = None) -> dict[str, Any]:
     """The run's tree; `meta.time` is when the run started (`started`, e.g. the journal's), else now."""
     tree = engine.tree
     finished = engine.finished

@@ -115,6 +115,7 @@ class JournalWriter:
                     "person_seconds": round(getattr(event, "person_seconds", 0.0), 3),
                     **self._prompt_change(),
                     **({"proposed": event.proposed} if event.proposed is not None else {}),
+                    **({"role": event.role} if event.role else {}),  # an agent with several LLM roles
                 }
             )
         elif isinstance(event, ev.LLMFailed):
@@ -133,7 +134,7 @@ class JournalWriter:
             self.write({"type": "finished", "success": event.success, "reason": event.reason, "steps": event.steps,
                         "llm_calls": event.llm_calls, "cost": event.cost,
                         "llm_seconds": round(event.llm_seconds, 3), "person_seconds": round(event.person_seconds, 3),
-                        "llm_failures": event.llm_failures})
+                        "llm_failures": event.llm_failures, **({"extra": event.extra} if event.extra else {})})
 
     def catch_up(self, events: list[ev.Event]) -> None:
         """Learn from events the engine emitted before this writer was attached; write nothing.

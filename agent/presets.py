@@ -8,8 +8,9 @@ what the user did not say: an explicit flag always wins (`resolve`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from agent.engine import Limits
 from agent.prompt import DEFAULT_PROMPTS
@@ -19,12 +20,15 @@ PAPER_PROMPTS = DEFAULT_PROMPTS.parent / "paper"
 
 @dataclass(frozen=True)
 class RunSettings:
-    """What a preset decides: the environment's step limit, the engine's limits, the prompt set."""
+    """What a preset decides: the environment's step limit, the engine's limits, the prompt set;
+    and the agent the run uses (`--agent`, `--agent-option`)."""
 
     preset: str
     max_steps: int
     limits: Limits
-    prompts: Path | None  # None: the bundled default set
+    prompts: Path | None  # None: the agent's bundled default set
+    agent: str = "recode"
+    agent_options: dict[str, Any] = field(default_factory=dict)
 
 
 def _paper_prompts() -> Path | None:
@@ -55,9 +59,18 @@ def resolve(
     max_rewrite: int | None = None,
     max_retry: int | None = None,
     prompts: str | Path | None = None,
+    agent: str | None = None,
+    agent_options: list[str] | None = None,
 ) -> RunSettings:
     """The preset's settings with every value the user gave explicitly put over them."""
+    from agent import agents
+
     base = preset(name or "default")
+    agent = agent or agents.DEFAULT_AGENT
+    agents.agent_class(agent)  # an unknown name is refused here, in one line
+    options = agents.parse_options(agent_options, agent)
+    if agent != agents.DEFAULT_AGENT and base.prompts is not None and not prompts:
+        base = replace(base, prompts=None)  # the paper's prompts are ReCode's: another agent keeps its own
     given = {k: v for k, v in (("max_depth", max_depth), ("max_rewrite", max_rewrite), ("max_retry", max_retry))
              if v is not None}
     for key, value in [("max_steps", max_steps), *given.items()]:
@@ -68,4 +81,6 @@ def resolve(
         max_steps=base.max_steps if max_steps is None else max_steps,
         limits=replace(base.limits, **given),
         prompts=Path(prompts) if prompts else base.prompts,
+        agent=agent,
+        agent_options=options,
     )

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from agent import agents
 from agent import events as ev
-from agent.engine import Engine, Limits
+from agent.stepper import Limits, Stepper
 from agent.journal import Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
 from agent.llm import LLM
 from agent.prompt import PromptSet
@@ -28,14 +29,14 @@ EnvFactory = Callable[[str, int], Env]  # (episode reference, max_steps) -> env;
 
 @dataclass
 class Session:
-    engine: Engine
+    engine: Stepper
     writer: JournalWriter
     folder: Path
     notes: list[str]
     draft: dict | None = None
 
 
-def session_header(game: str, engine: Engine, llm_spec: str, parent: dict | None = None,
+def session_header(game: str, engine: Stepper, llm_spec: str, parent: dict | None = None,
                    profiles: str | None = None) -> dict:
     """The journal's first line: the episode as `{env, episode, fingerprint}` (plus `game`, the
     reference as typed, and whatever the provider adds), the limits, prompts, LLM and runner."""
@@ -48,6 +49,8 @@ def session_header(game: str, engine: Engine, llm_spec: str, parent: dict | None
     }
     return {
         **registry.header_fields(game),
+        "agent": engine.name,
+        **({"agent_options": engine.options} if engine.options else {}),
         "task_type": engine.env.task_type,
         "max_steps": engine.env.max_steps,
         "limits": {"max_depth": limits.max_depth, "max_rewrite": limits.max_rewrite, "max_retry": limits.max_retry,
@@ -62,7 +65,7 @@ def session_header(game: str, engine: Engine, llm_spec: str, parent: dict | None
     }
 
 
-def start_session(engine: Engine, sessions_dir: Path, game: str, llm_spec: str, parent: dict | None = None,
+def start_session(engine: Stepper, sessions_dir: Path, game: str, llm_spec: str, parent: dict | None = None,
                   profiles: str | None = None) -> Session:
     """Journal `engine` on episode `game` into a new session folder."""
     own = registry.split_ref(game)[0] == registry.default_env()
@@ -85,7 +88,7 @@ def default_runner(header: dict, trusted: bool = False):
 def _engine_for(
     journal: Journal, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None, upto: int | None,
     trusted: bool = False,
-) -> tuple[Engine, str]:
+) -> tuple[Stepper, str]:
     header = journal.header
     ref = _check_episode(journal)
     env = ReplayEnv(make_env(ref, header["max_steps"]), journal.actions(upto))
@@ -94,7 +97,11 @@ def _engine_for(
     runner, note = default_runner(header, trusted)
     known = set(Limits.__dataclass_fields__)
     limits = Limits(**{k: v for k, v in header["limits"].items() if k in known})
-    engine = Engine(env, llm, runner, limits=limits, prompts=prompts)
+    try:
+        engine = agents.build(header.get("agent"), env, llm, runner, limits=limits, prompts=prompts,
+                              options=header.get("agent_options") or {})
+    except agents.UnknownAgent as exc:
+        raise JournalError(f"session {journal.session_id}: {exc}") from None
     engine.preset = header.get("preset") or ""
     engine.pending_statements.extend(journal.statements(upto))
     return engine, note
@@ -130,7 +137,7 @@ def _check_episode(journal: Journal) -> str:
     return ref
 
 
-def _replaying(engine: Engine) -> bool:
+def _replaying(engine: Stepper) -> bool:
     return bool(engine.env.pending) or bool(engine.llm.pending) or bool(engine.pending_statements)  # type: ignore[attr-defined]
 
 
@@ -140,7 +147,7 @@ def _needs_outside(seen: list[ev.Event]) -> bool:
     return isinstance(point, (ev.ExpansionRequested, ev.ActionSent))
 
 
-async def _fast_forward(engine: Engine, stop: Callable[[ev.Event], bool] | None) -> list[ev.Event]:
+async def _fast_forward(engine: Stepper, stop: Callable[[ev.Event], bool] | None) -> list[ev.Event]:
     """Step through the recording, up to `stop` or else the next point that needs outside input."""
     seen: list[ev.Event] = []
     while True:
@@ -152,7 +159,7 @@ async def _fast_forward(engine: Engine, stop: Callable[[ev.Event], bool] | None)
             return seen
 
 
-async def _replay(engine: Engine, stop: Callable[[ev.Event], bool] | None) -> list[ev.Event]:
+async def _replay(engine: Stepper, stop: Callable[[ev.Event], bool] | None) -> list[ev.Event]:
     """Fast-forward; a replay that fails closes its engine (and sandbox worker) before raising."""
     try:
         return await _fast_forward(engine, stop)
@@ -183,7 +190,7 @@ async def resume_session(
     return Session(engine, writer, journal.folder, notes, journal.read_draft()), events
 
 
-def _adopt_edited_prompts(engine: Engine) -> str:
+def _adopt_edited_prompts(engine: Stepper) -> str:
     """After a replay: go on with the last prompt set the recorded run switched to.
 
     Returns a note when that set cannot be used (never saved, or changed since).

@@ -18,7 +18,7 @@ from textual.widgets import Footer, TabbedContent, TabPane, Tree
 from agent import events as ev
 from agent.codeblocks import safe_parse
 from agent.debugger import Breakpoint, BreakpointKind, Debugger, StepMode, describe_event
-from agent.engine import Engine, Limits
+from agent.stepper import Limits, Stepper
 from agent.llm import LLM
 from agent.tree import NodeStatus
 from recode_tui.crash import CrashReport
@@ -105,7 +105,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
 
     def __init__(
         self,
-        engine: Engine,
+        engine: Stepper,
         *,
         episode: str = "",
         breakpoints: list[Breakpoint] | None = None,
@@ -188,7 +188,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
 
     def label_panes(self) -> None:
         """Titles, focus and status of freshly composed panes (at start and after an engine swap)."""
-        self.query_one("#code-tree").border_title = "Code tree"
+        self.query_one("#code-tree").border_title = self.engine.structure_title
         self.query_one("#detail").border_title = "Node"
         self.query_one("#vars").border_title = "Variables"
         self.query_one("#vars").border_subtitle = "w watch"
@@ -629,6 +629,8 @@ def build_app(
     trusted: bool = False,
     node_timeout: float = 5.0,
     preset: str = "default",
+    agent: str | None = None,
+    agent_options: dict | None = None,
     sessions_dir: str | Path | None = None,
     resume: str | Path | None = None,
     explicit_llm: bool = False,
@@ -646,7 +648,7 @@ def build_app(
 
         game = session_game(Path(resume))  # the engine is replaced once the replay is done
     model = make_llm(llm, profiles, game) if isinstance(llm, str) else llm
-    engine = make_engine(game, model, limits, max_steps, prompts, trusted, node_timeout, preset)
+    engine = make_engine(game, model, limits, max_steps, prompts, trusted, node_timeout, preset, agent, agent_options)
     control = None
     if sessions_dir is not None or resume is not None:
         from agent.journal import sessions_dir_from

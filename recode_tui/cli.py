@@ -46,7 +46,14 @@ def _add_run_options(parser: argparse.ArgumentParser, default_llm: str | None) -
 
 
 def add_preset_options(parser: argparse.ArgumentParser) -> None:
-    """`--preset` and the flags that override its values (shared by run, tui and eval)."""
+    """`--agent`, `--preset` and the flags that override its values (shared by run, tui and eval)."""
+    from agent import agents
+
+    parser.add_argument("--agent", default=None, metavar="|".join(agents.names()),
+                        help=f"the agent (default {agents.DEFAULT_AGENT}): "
+                             + "; ".join(f"{e.name}: {e.summary}" for e in agents.AGENTS.values()))
+    parser.add_argument("--agent-option", action="append", default=None, metavar="KEY=VALUE",
+                        help="an option of the agent, e.g. window=10 for react (repeatable)")
     parser.add_argument("--preset", default=None, metavar="|".join(preset_names()),
                         help="named settings: default, or paper (the reference code's: 50 steps, "
                              "end at the first node error, depth 10, rewrites 5, the paper's prompts)")
@@ -251,6 +258,8 @@ def console_app(args: argparse.Namespace):
         limits=settings.limits,
         prompts=str(settings.prompts) if settings.prompts else None,
         preset=settings.preset,
+        agent=settings.agent,
+        agent_options=settings.agent_options,
         breakpoints=[] if args.no_break else None,
         keymap=keymap,
         profiles=args.profiles,
@@ -303,7 +312,7 @@ async def open_session(args: argparse.Namespace, llm):
     settings = run_settings(args)
     game = episode_ref(args.env, args.game)
     engine = make_engine(game, llm, settings.limits, step_limit(game, args, settings), settings.prompts, args.trusted,
-                         args.node_timeout, settings.preset)
+                         args.node_timeout, settings.preset, settings.agent, settings.agent_options)
     return start_session(engine, sessions_dir, game, args.llm, profiles=profiles_in_use(args.llm, args.profiles)), []
 
 

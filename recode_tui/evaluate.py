@@ -401,7 +401,7 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
     settings = run_settings(args)
     runner = _runner_settings(args.trusted, args.node_timeout if args.node_timeout is not None else 5.0)
     if settings.prompts is not None:
-        load_prompt_set(settings.prompts)  # refuses a folder that is not a prompt set
+        load_prompt_set(settings.prompts, settings.agent)  # refuses a folder that is not a prompt set
     games = select_games(args.task_types, args.games, args.split, args.env, args.per_task)
     env = args.env or default_env()
     own_limits = args.max_steps is None and hasattr(provider(env), "step_limit")  # per-task limits (ScienceWorld)
@@ -418,6 +418,8 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
         trusted=runner.trusted,
         node_timeout=runner.node_timeout,
         profiles=_profiles_file(args.llm, args.profiles),
+        agent=settings.agent,
+        agent_options=settings.agent_options,
     )
     if args.out:
         folder = Path(args.out)

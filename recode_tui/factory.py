@@ -9,12 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.engine import Engine, Limits
+from agent.engine import Limits
 from agent.llm import LLM, LLMError
 from agent.prompt import DEFAULT_PROMPTS, PromptSet
 
 if TYPE_CHECKING:
     from agent.presets import RunSettings
+    from agent.stepper import Stepper
 
 DEMO_SCRIPT = Path(__file__).resolve().parent.parent / "mockllm" / "demos" / "alfworld.yaml"
 DEFAULT_GAME = "put-01"
@@ -124,19 +125,24 @@ def _profile_llm(name: str, profiles_path: str | None) -> LLM:
         raise UsageError(str(exc)) from None
 
 
-def load_prompt_set(path: str | Path | None) -> PromptSet:
+def load_prompt_set(path: str | Path | None, agent: str | None = None) -> PromptSet:
     """The prompt set at `path` (None: the bundled one); a folder that is not one is a usage error.
 
     The one check every command uses (run, tui, eval, prompt show): a wrong
     folder would otherwise send an empty prompt.
     """
+    from agent.agents import agent_class
+
+    cls = agent_class(agent)
+    default = cls.default_prompts or DEFAULT_PROMPTS
     if not path:
-        return PromptSet(DEFAULT_PROMPTS)
+        return PromptSet(default)
     root = Path(path)
+    main = cls.main_prompt_file
     if not root.is_dir():
-        raise UsageError(f"--prompts {path}: no such folder; give a prompt set folder (one with expand.txt)")
-    if not (root / "expand.txt").is_file():
-        raise UsageError(f"--prompts {path} is not a prompt set (no expand.txt); see agent/prompts/default")
+        raise UsageError(f"--prompts {path}: no such folder; give a prompt set folder (one with {main})")
+    if not (root / main).is_file():
+        raise UsageError(f"--prompts {path} is not a prompt set for the {cls.name} agent (no {main}); see {default}")
     return PromptSet(root)
 
 
@@ -149,8 +155,10 @@ def make_engine(
     trusted: bool = False,
     node_timeout: float = 5.0,
     preset: str = "default",
-) -> Engine:
-    """An engine on an episode reference (`put-01`, `sciworld:boil/0`, a `.tw-pddl` path).
+    agent: str | None = None,
+    agent_options: dict[str, Any] | None = None,
+) -> "Stepper":
+    """An agent (`agent`, default ReCode) on an episode reference (`put-01`, `sciworld:boil/0`, a `.tw-pddl` path).
 
     `max_steps` None: the episode's own limit.
 
@@ -162,7 +170,13 @@ def make_engine(
     from envs import make_env
     from envs.base import EnvError
 
-    prompts = load_prompt_set(prompts_dir)
+    from agent import agents
+
+    try:
+        agents.agent_class(agent)
+    except agents.UnknownAgent as exc:
+        raise UsageError(str(exc)) from None
+    prompts = load_prompt_set(prompts_dir, agent)
     try:
         settings = RunnerSettings(trusted=trusted, node_timeout=node_timeout)
     except ValueError as exc:
@@ -172,7 +186,7 @@ def make_engine(
     except EnvError as exc:
         raise UsageError(str(exc)) from None
     runner = settings.make_runner()
-    engine = Engine(env, llm, runner, limits=limits, prompts=prompts)
+    engine = agents.build(agent, env, llm, runner, limits=limits, prompts=prompts, options=agent_options)
     engine.preset = preset
     return engine
 
@@ -189,6 +203,8 @@ def run_settings(args: Any) -> RunSettings:
             max_rewrite=args.max_rewrite,
             max_retry=args.max_retry,
             prompts=args.prompts,
+            agent=getattr(args, "agent", None),
+            agent_options=getattr(args, "agent_option", None),
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -22,7 +22,7 @@ from agent import events as ev
 from agent.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
 from agent.debugger import Breakpoint, Debugger, Stop, StopReason, describe_event
 from agent.event_text import finish_verdict
-from agent.engine import Engine
+from agent.stepper import Stepper
 from agent.journal import JournalError, read_journal, write_draft
 from agent.llm import LLM
 from agent.prompt import PromptSet
@@ -130,7 +130,7 @@ class SessionControl:
 
     @classmethod
     def create(
-        cls, engine: Engine, game: str, llm: str | LLM, sessions_dir: Path, resume: Path | None,
+        cls, engine: Stepper, game: str, llm: str | LLM, sessions_dir: Path, resume: Path | None,
         profiles: str | None = None, explicit_llm: bool = True,
     ) -> "SessionControl":
         """Journal a fresh engine into a new session, or prepare to resume `resume`."""
@@ -526,7 +526,7 @@ class SessionControl:
             app.notify(f"{how}: {session.folder}", title="Session", timeout=5)
 
 
-async def show_engine(app: "RecodeApp", engine: Engine, events: list[ev.Event], drafts: dict[str, str], how: str,
+async def show_engine(app: "RecodeApp", engine: Stepper, events: list[ev.Event], drafts: dict[str, str], how: str,
                       breakpoints: list[Breakpoint] | None = None) -> None:
     """Swap the app's engine: recompose the panes on it, replay the events into them, stop there.
 

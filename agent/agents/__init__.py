@@ -1,0 +1,107 @@
+"""The agent registry: a name on the command line (`--agent NAME`) to a stepper class.
+
+Every agent is a `agent.stepper.Stepper` subclass built the same way, so run,
+the console, eval, resume and fork build any of them through `build`. A new
+agent is one package (its stepper and its prompt folder) and one line in
+`AGENTS`; a test may `register` a throwaway one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.llm import LLM
+    from agent.prompt import PromptSet
+    from agent.stepper import Limits, Stepper
+    from envs.base import Env
+
+DEFAULT_AGENT = "recode"
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    name: str
+    target: str  # "package.module:Class", imported when first used
+    summary: str
+
+    def load(self) -> type["Stepper"]:
+        module, _, attr = self.target.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+AGENTS: dict[str, AgentEntry] = {
+    entry.name: entry
+    for entry in (
+        AgentEntry("recode", "agent.engine:Engine", "plans as code; undefined calls are expanded recursively"),
+    )
+}
+
+
+class UnknownAgent(ValueError):
+    """An agent name nobody registered; the message lists the ones there are."""
+
+
+def names() -> list[str]:
+    return list(AGENTS)
+
+
+def register(name: str, target: str, summary: str = "") -> None:
+    """Add an agent (a test's throwaway one, a plug-in) under `name`."""
+    AGENTS[name] = AgentEntry(name, target, summary)
+
+
+def agent_class(name: str | None) -> type["Stepper"]:
+    entry = AGENTS.get(name or DEFAULT_AGENT)
+    if entry is None:
+        raise UnknownAgent(f"unknown agent {name!r}: choose one of {', '.join(AGENTS)} (--agent NAME)")
+    return entry.load()
+
+
+def parse_options(pairs: list[str] | None, name: str | None = None) -> dict[str, Any]:
+    """`--agent-option KEY=VALUE` pairs, each value read as the type of the agent's default."""
+    defaults = agent_class(name).option_defaults
+    options: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise ValueError(f"--agent-option {pair!r}: write KEY=VALUE")
+        if key not in defaults:
+            known = ", ".join(f"{k}={v}" for k, v in defaults.items()) or "none"
+            raise ValueError(f"--agent-option {key}: agent {name or DEFAULT_AGENT} has no such option (it has: {known})")
+        options[key] = _as_type_of(defaults[key], value.strip(), key)
+    return options
+
+
+def _as_type_of(default: Any, value: str, key: str) -> Any:
+    try:
+        if isinstance(default, bool):
+            if value.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+                raise ValueError(value)
+            return value.lower() in ("true", "1", "yes", "on")
+        if isinstance(default, int):
+            return int(value)
+        if isinstance(default, float):
+            return float(value)
+    except ValueError:
+        raise ValueError(f"--agent-option {key}={value}: expected a {type(default).__name__}") from None
+    return value
+
+
+def build(
+    name: str | None,
+    env: "Env",
+    llm: "LLM",
+    runner: Any,
+    limits: "Limits | None" = None,
+    prompts: "PromptSet | None" = None,
+    options: dict[str, Any] | None = None,
+) -> "Stepper":
+    """The stepper `name` on `env`; no prompts: the agent's own default prompt set."""
+    from agent.stepper import Limits
+
+    cls = agent_class(name)
+    return cls(env, llm, runner, limits=limits or Limits(), prompts=prompts, options=options)

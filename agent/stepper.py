@@ -1,0 +1,451 @@
+"""The agent seam: what every agent is to the debugger, the journal, replay, eval and the console.
+
+An agent is a stepper: `await step()` does the smallest unit of work and
+returns the event that says what happened. Each agent (ReCode, ReAct, ...)
+subclasses `Stepper` and writes its episode as one async generator
+(`_episode`); this class owns what they share, so no layer above needs to
+know which agent it drives:
+
+- the loop (`step`, `run`, `stop`, `close`, `done`, `finished`),
+- the LLM call with its generic events (`ask`: requested, failed, rejected
+  with the reason and re-asked, answered), the LLM per role and the counts,
+- environment actions as events (`act`: action sent, observation received),
+- the structure to draw (`tree`: ReCode's code tree; other agents draw their
+  turns, cells, plan steps or subtasks as nodes of the same kind),
+- statements a person runs at a stop (`run_statement`), kept for replays.
+
+The event types are in `agent.events`; `ExpansionRequested/Received/Rejected`
+are the generic LLM-call events (their `purpose` and `role` say which call).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable, ClassVar, TypeVar
+
+from agent.answer_rule import Verdict
+from agent.events import (
+    ActionSent,
+    Event,
+    ExpansionRejected,
+    ExpansionRequested,
+    LLMFailed,
+    ObservationReceived,
+    RunFinished,
+    StatementRun,
+)
+from agent.llm import LLM, Completion, LLMError, StubContext, Usage
+from agent.prompt import PromptSet, RecentActions, rewrite_note
+from agent.replay import RecordedStatement, ReplayMismatch
+from agent.runner import CodeRunner
+from agent.tree import CodeTree, Expansion, Node
+from envs.base import Env
+
+T = TypeVar("T")
+
+MAIN_ROLE = ""  # the role of an agent's one LLM (agents with several name theirs: planner, executor, ...)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Run limits (spec §4). The environment's step limit lives on the Env.
+
+    Every agent reads the ones that apply to it: `max_rewrite` (re-asks after an
+    invalid answer) for all, `max_depth` for the recursive ones, `max_retry` for
+    repairs of code that raised.
+    """
+
+    max_depth: int = 10
+    max_rewrite: int = 5  # re-asks after an invalid answer; one more invalid answer stops the run
+    max_retry: int = 5  # repairs: how deep a chain of "this node raised, rewrite it" may go
+    end_on_error: bool = False  # the paper's code: the first node that raises ends the episode (no repair)
+
+
+@dataclass
+class RoleStats:
+    """One role's LLM use, so a planner and an executor are costed apart."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"calls": self.calls, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "cost": round(self.cost, 6), "seconds": round(self.seconds, 3)}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An accepted LLM answer, handed from `ask` to the agent (not an event: the agent
+    yields its own `ExpansionReceived` once it knows the child nodes)."""
+
+    completion: Completion
+    prompt: str
+    verdict: Verdict
+    attempt: int
+
+
+@dataclass
+class Stats:
+    """What a run has cost so far: the status line, the eval table and `RunFinished` read it."""
+
+    steps: int = 0
+    llm_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    llm_seconds: float = 0.0
+    person_seconds: float = 0.0
+    llm_failures: int = 0
+    roles: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+class Stepper:
+    """One agent's run over one environment episode, one event per `step()`.
+
+    Subclasses set the class attributes and write `_episode`. The constructor
+    is the same for every agent, so the registry builds any of them the same
+    way: `(env, llm, runner, limits=..., prompts=..., options=...)`.
+    """
+
+    name: ClassVar[str] = "agent"
+    roles: ClassVar[tuple[str, ...]] = (MAIN_ROLE,)  # the LLM roles, in the order the console lists them
+    structure_title: ClassVar[str] = "Steps"  # the title of the pane that draws `tree`
+    default_prompts: ClassVar[Path | None] = None  # the prompt set used when --prompts is not given
+    option_defaults: ClassVar[dict[str, Any]] = {}  # agent options (--agent-option KEY=VALUE) and defaults
+    root_code: ClassVar[str] = "task"
+    main_prompt_file: ClassVar[str] = "expand.txt"  # what makes a folder this agent's prompt set
+
+    def __init__(
+        self,
+        env: Env,
+        llm: LLM,
+        runner: CodeRunner,
+        limits: Limits = Limits(),
+        prompts: PromptSet | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        if runner is None:
+            raise TypeError(f"{type(self).__name__} needs a runner: build one with "
+                            "agent.runners.RunnerSettings().make_runner()")
+        self.env = env
+        self.llm = llm  # the LLM of every role that has none of its own (the console's L switches it)
+        self.role_llms: dict[str, LLM] = {}
+        self.runner: CodeRunner = runner
+        self.limits = limits
+        if prompts is None:
+            prompts = PromptSet(self.default_prompts) if self.default_prompts else PromptSet()
+        self.prompts = prompts
+        self.options: dict[str, Any] = {**self.option_defaults, **(options or {})}
+        self.preset = ""  # the named preset the run was built with (agent.presets), for the journal
+        self.observers: list[Callable[[Event], None]] = []  # e.g. the session journal
+        self.tree: CodeTree = CodeTree(self.root_code)
+        self.current: Node | None = None
+        self.task = ""
+        self.llm_calls = 0
+        self.usage = Usage()
+        self.cost = 0.0
+        self.llm_seconds = 0.0  # waiting for answers, all calls together
+        self.person_seconds = 0.0  # a person typing or reviewing answers, kept apart from llm_seconds
+        self.llm_failures = 0  # model calls that raised LLMError
+        self.role_stats: dict[str, RoleStats] = {}
+        self.finished: RunFinished | None = None
+        self.finished_reason = ""  # set when a limit stops the run mid-episode
+        self.recent = RecentActions()  # the last actions, for prompts that show them
+        self.observers.append(self.recent.observe)
+        self.answering_since: float | None = None  # monotonic time the LLM was asked, while it answers
+        self.events_emitted = 0  # events so far (statements in, LLM failures out): where a statement ran
+        self._last_node: str | None = None
+        # A replay's recorded statements (`!` at a stop), each run again after the same event count.
+        self.pending_statements: deque[RecordedStatement] = deque()
+        self._env_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="env")
+        self._events: AsyncIterator[Event] = self._drive()
+
+    # -- what a subclass writes ----------------------------------------------------
+
+    def _episode(self) -> AsyncIterator[Event]:
+        """The run, as one async generator of events ending with `self._finish(...)`."""
+        raise NotImplementedError
+
+    def judge(self, text: str, purpose: str, role: str = MAIN_ROLE, *, typed: bool = True,
+              known: frozenset[str] = frozenset()) -> Verdict:
+        """Would this answer be accepted for a call of `purpose`/`role`? The console's editor
+        judges what a person types with it, live; the agent judges every answer with it."""
+        raise NotImplementedError
+
+    def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        """The expected answer format, shown in an empty editor when a person answers."""
+        return ""
+
+    # -- the LLMs by role -----------------------------------------------------------
+
+    def llm_for(self, role: str = MAIN_ROLE) -> LLM:
+        return self.role_llms.get(role) or self.llm
+
+    def set_llm(self, llm: LLM, role: str | None = None) -> None:
+        """Give `role` its own LLM; no role: the LLM of every role without one of its own."""
+        if role is None or role == MAIN_ROLE:
+            self.llm = llm
+        else:
+            self.role_llms[role] = llm
+
+    # -- public API ----------------------------------------------------------------
+
+    async def step(self) -> Event:
+        """Do the next smallest unit of work and say what happened."""
+        if self.finished is not None:
+            return self.finished
+        if self.pending_statements and self.pending_statements[0].after <= self.events_emitted:
+            return await self._replay_statement(self.pending_statements.popleft())
+        try:
+            event = await self._events.__anext__()
+        except StopAsyncIteration:  # pragma: no cover - _drive always ends with RunFinished
+            assert self.finished is not None
+            return self.finished
+        if isinstance(event, RunFinished):
+            self.finished = event
+            self._env_thread.shutdown(wait=False)
+        self._notify(event)
+        return event
+
+    async def run_statement(self, code: str) -> StatementRun:
+        """Run the person's statement or expression at a stop, through the runner and its checks.
+
+        Raises with the one-line reason when it is refused or raises (nothing changed then).
+        The event goes to the observers, so the journal keeps it for replays.
+        """
+        if self.finished is not None:
+            raise RuntimeError("the run has ended")
+        value, changes = await self.runner.execute(code)
+        event = StatementRun(self._last_node, code=code, value=value, changes=changes, after=self.events_emitted)
+        if changes or not _is_expression(code):  # a look that changed nothing needs no replay
+            self._notify(event)
+        return event
+
+    async def _replay_statement(self, recorded: RecordedStatement) -> Event:
+        try:
+            value, changes = await self.runner.execute(recorded.code)
+        except Exception as exc:  # noqa: BLE001 - the recording said it ran
+            return await self.stop(f"replay mismatch: the statement `{recorded.code}` typed at a stop "
+                                   f"now fails: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+        event = StatementRun(self._last_node, code=recorded.code, value=value, changes=changes,
+                             after=self.events_emitted)
+        self._notify(event)
+        return event
+
+    def _notify(self, event: Event) -> None:
+        if not isinstance(event, LLMFailed):  # a replay answers from the journal: no failures to count
+            self.events_emitted += 1
+        if event.node_id is not None:
+            self._last_node = event.node_id
+        for observer in self.observers:
+            observer(event)
+
+    @property
+    def done(self) -> bool:
+        return self.finished is not None
+
+    def stats(self) -> Stats:
+        """The run's counts so far."""
+        return Stats(
+            steps=self.env.steps, llm_calls=self.llm_calls, input_tokens=self.usage.input_tokens,
+            output_tokens=self.usage.output_tokens, cost=self.cost, llm_seconds=self.llm_seconds,
+            person_seconds=self.person_seconds, llm_failures=self.llm_failures,
+            roles={role or "main": s.to_dict() for role, s in self.role_stats.items()},
+        )
+
+    async def run(self, on_event: Callable[[Event], Any] | None = None) -> RunFinished:
+        """A batch run: step until the end. Nobody is there to fix an LLM failure, so it ends the run."""
+        while True:
+            event = await self.step()
+            if isinstance(event, LLMFailed):
+                event = await self.stop(f"LLM error: {event.error}")
+            if on_event is not None:
+                on_event(event)
+            if isinstance(event, RunFinished):
+                return event
+
+    async def stop(self, reason: str) -> RunFinished:
+        """End the run now (unsuccessful) with a reason; later `step()`s return the same result."""
+        if self.finished is None:
+            await self._events.aclose()
+            self.finished = self._finish(self.env.won, "won" if self.env.won else reason)
+            self._env_thread.shutdown(wait=False)
+            self._notify(self.finished)
+        return self.finished
+
+    async def close(self) -> None:
+        await self.runner.close()
+        self._env_thread.shutdown(wait=False)
+
+    # -- shared pieces of an episode -------------------------------------------------
+
+    async def _in_env_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._env_thread, fn, *args)
+
+    async def _drive(self) -> AsyncIterator[Event]:
+        try:
+            async for event in self._episode():
+                yield event
+        except ReplayMismatch as exc:
+            yield self._finish(False, f"replay mismatch: {exc}")
+        except Exception as exc:  # noqa: BLE001 - an agent bug must still end the run cleanly
+            yield self._finish(False, f"internal error: {type(exc).__name__}: {exc}")
+
+    async def act(self, node: Node, action: str, line: int = 0) -> AsyncIterator[Event]:
+        """Send one action to the environment: the action event, then the observation event."""
+        number = self.env.steps + 1
+        yield ActionSent(node.id, action=action, step=number, line=line)
+        observation = await self._in_env_thread(self.env.step, action)
+        node.observations.append(observation)
+        yield ObservationReceived(node.id, action=action, observation=observation, step=number,
+                                  done=self.env.done, won=self.env.won)
+
+    def rewrite_note(self, reason: str) -> str:
+        """What is added to the prompt after a refused answer."""
+        return rewrite_note(self.prompts, reason)
+
+    async def ask(
+        self,
+        node: Node,
+        base_prompt: str,
+        purpose: str,
+        judge: Callable[[Completion], Verdict],
+        role: str = MAIN_ROLE,
+        context: StubContext | None = None,
+    ) -> AsyncIterator[Event | Answer]:
+        """One LLM call with its events: requested, failures (each retried), rejected and re-asked
+        with the reason (up to `max_rewrite` times), and finally the accepted `Answer`.
+
+        After too many refusals `finished_reason` is set and no `Answer` comes.
+        """
+        note = ""
+        for attempt in range(1, self.limits.max_rewrite + 2):
+            prompt = base_prompt + note
+            yield ExpansionRequested(node.id, prompt=prompt, attempt=attempt, purpose=purpose, role=role)
+            call = context if context is not None else StubContext(code=node.code, name="", purpose=purpose)
+            call = replace(call, attempt=attempt)
+            completion = None
+            failures = 0
+            while completion is None:
+                began = time.monotonic()
+                self.answering_since = began
+                try:
+                    completion = await self.llm_for(role).complete(prompt, call)
+                except LLMError as exc:
+                    self.answering_since = None
+                    failures += 1
+                    self.llm_failures += 1
+                    yield LLMFailed(node.id, error=str(exc), attempt=failures, seconds=time.monotonic() - began,
+                                    role=role)
+                finally:
+                    self.answering_since = None
+            completion = _timed(completion, time.monotonic() - began)
+            self._count(completion, role)
+            verdict = judge(completion)
+            if not verdict.accepted:
+                node.expansions.append(self._record(prompt, completion, False, purpose, verdict.message))
+                yield ExpansionRejected(
+                    node.id, raw=completion.text, reason=verdict.message, attempt=attempt,
+                    source=completion.source, proposed=completion.proposed, seconds=completion.seconds,
+                    person_seconds=completion.person_seconds, role=role,
+                )
+                note = self.rewrite_note(verdict.message)
+                continue
+            node.expansions.append(self._record(prompt, completion, True, purpose))
+            yield Answer(completion, prompt, verdict, attempt)
+            return
+        self.finished_reason = (
+            f"rewrite limit: {self.limits.max_rewrite + 1} invalid answers in a row for `{node.code}`"
+        )
+
+    def _count(self, completion: Completion, role: str = MAIN_ROLE) -> None:
+        self.llm_calls += 1
+        self.usage = self.usage + completion.usage
+        self.cost += completion.cost
+        self.llm_seconds += completion.seconds or 0.0
+        self.person_seconds += completion.person_seconds
+        stats = self.role_stats.setdefault(role, RoleStats())
+        stats.calls += 1
+        stats.input_tokens += completion.usage.input_tokens
+        stats.output_tokens += completion.usage.output_tokens
+        stats.cost += completion.cost
+        stats.seconds += completion.seconds or 0.0
+
+    @staticmethod
+    def _record(prompt: str, completion: Completion, accepted: bool, purpose: str, reason: str = "") -> Expansion:
+        return Expansion(
+            prompt=prompt,
+            answer=completion.text,
+            source=completion.source,
+            accepted=accepted,
+            reason=reason,
+            input_tokens=completion.usage.input_tokens,
+            output_tokens=completion.usage.output_tokens,
+            cost=completion.cost,
+            purpose=purpose,
+            proposed=completion.proposed,
+            seconds=completion.seconds or 0.0,
+            person_seconds=completion.person_seconds,
+        )
+
+    def _finish(self, success: bool, reason: str) -> RunFinished:
+        extra: dict[str, Any] = {}
+        if set(self.role_stats) - {MAIN_ROLE}:  # an agent with several roles: each one costed apart
+            extra["roles"] = self.stats().roles
+        return RunFinished(
+            self.current.id if self.current else None,
+            success=success,
+            reason=reason,
+            steps=self.env.steps,
+            llm_calls=self.llm_calls,
+            input_tokens=self.usage.input_tokens,
+            output_tokens=self.usage.output_tokens,
+            cost=self.cost,
+            llm_seconds=self.llm_seconds,
+            person_seconds=self.person_seconds,
+            llm_failures=self.llm_failures,
+            extra=extra,
+        )
+
+    def end_reason(self) -> str:
+        """Why the episode ended without a win, as the environment tells it."""
+        return _end_reason(self.env)
+
+
+def _timed(completion: Completion, elapsed: float) -> Completion:
+    """Fill in how long an answer took, when its LLM did not say: a person's typing is person time."""
+    if completion.seconds is not None:
+        return completion
+    if completion.source == "human" and not completion.person_seconds:
+        return replace(completion, seconds=0.0, person_seconds=elapsed)
+    return replace(completion, seconds=elapsed)
+
+
+def _is_expression(code: str) -> bool:
+    try:
+        compile(code, "<shell>", "eval")
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _end_reason(env: Any) -> str:
+    """Why an environment ended an unwon episode: the step limit, or the env's own reason
+    (`failure`, `end_reason`: a simulator that hung, a task failed) when it ended before it."""
+    failure = getattr(env, "failure", "") or ""
+    if failure:
+        return failure
+    if env.steps < env.max_steps:
+        own = getattr(env, "end_reason", "") or ""
+        if own:
+            return own
+    return f"step limit reached ({env.max_steps} steps)"
+
