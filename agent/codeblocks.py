@@ -33,6 +33,8 @@ _LINE_REF = re.compile(r"\bline (\d+)")
 _COMPOUND: tuple[type, ...] = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.Try, ast.With, ast.AsyncWith, ast.Match)
 _COMPOUND += (ast.TryStar,) if hasattr(ast, "TryStar") else ()  # Python 3.11+
 
+DEFAULT_HELPERS: frozenset[str] = frozenset({"run", "print", "re"})  # bound in every node's namespace
+
 
 class InvalidAnswer(ValueError):
     """The answer cannot become child nodes; the message says why (it is sent back to the LLM)."""
@@ -178,6 +180,19 @@ def calls_name(code: str, name: str) -> bool:
     except SyntaxError:
         return False
     return any(c.func.id == name for c in called_names(tree))  # type: ignore[attr-defined]
+
+
+def stub_name_of(code: str) -> str | None:
+    """The first called name in `code` that is not a helper or a builtin: the placeholder."""
+    try:
+        tree = safe_parse(code)
+    except SyntaxError:
+        return None
+    for call in called_names(tree):
+        name = call.func.id  # type: ignore[attr-defined]
+        if name not in DEFAULT_HELPERS and not hasattr(builtins, name):
+            return name
+    return None
 
 
 def validate(code: str, known_names: frozenset[str] | set[str] = frozenset(), first_line: int = 1) -> list[str]:

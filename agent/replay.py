@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from agent.llm import LLM, Completion, StubContext, Usage
+from agent.llm import LLM, Completion, LLMError, StubContext, Usage
 
 
 class ReplayMismatch(Exception):
@@ -117,3 +117,12 @@ class ReplayLLM:
     @property
     def replaying(self) -> bool:
         return bool(self.pending)
+
+
+class NoLiveLLM:
+    """The live LLM of a replay that must not go past its recording (finding a journal's good prefix)."""
+
+    name = "none"
+
+    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+        raise LLMError("the recording has no more answers (no live LLM behind this replay)")

@@ -19,7 +19,7 @@ from agent.stepper import Limits, Stepper
 from agent.journal import Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
 from agent.llm import LLM
 from agent.prompt import PromptSet
-from agent.replay import ReplayEnv, ReplayLLM
+from agent.replay import NoLiveLLM, ReplayEnv, ReplayLLM
 from agent.runners import RunnerSettings
 from envs import registry
 from envs.base import Env, EnvError
@@ -321,19 +321,6 @@ def fork_at_expansion(node_id: str) -> Callable[[ev.Event], bool]:
     return lambda event: isinstance(event, ev.ExpansionRequested) and event.node_id == node_id
 
 
-def journal_llm(path: str | Path):
-    """Any journal as a scripted LLM: its accepted answers, matched by stub code, in order."""
-    from mockllm.scripted import ScriptedLLM, ScriptEntry
-
-    journal = read_journal(path)
-    entries = [
-        ScriptEntry(answer=r["answer"], stub=r.get("stub") or "*", purpose=r.get("purpose", "expand"), once=True)
-        for r in journal.records
-        if r.get("type") == "answer" and r.get("accepted")
-    ]
-    return ScriptedLLM(entries, name=f"journal:{path}", source="journal")
-
-
 def profiles_in_use(spec: str, explicit: str | None) -> str | None:
     """The profiles file (absolute) a `profile:NAME` spec is read from, to record in the session; else None."""
     from agent.profiles import ProfileError, find_profiles_file
@@ -357,9 +344,7 @@ async def good_prefix(journal: Journal, make_env: EnvFactory, trusted: bool = Fa
     mismatched (or made the engine fail) is the last one consumed: the good
     prefix ends just before it.
     """
-    from mockllm.scripted import ScriptedLLM
-
-    engine, _ = _engine_for(journal, ScriptedLLM([]), make_env, None, None, trusted)
+    engine, _ = _engine_for(journal, NoLiveLLM(), make_env, None, None, trusted)
     total_answers, total_actions = len(engine.llm.pending), len(engine.env.pending)  # type: ignore[attr-defined]
     try:
         events = await _fast_forward(engine, None)

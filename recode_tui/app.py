@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
@@ -16,7 +15,7 @@ from textual.message import Message
 from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
 from agent import events as ev
-from agent.codeblocks import safe_parse
+from agent.codeblocks import stub_name_of
 from agent.debugger import Breakpoint, BreakpointKind, Debugger, StepMode, describe_event
 from agent.stepper import Limits, Stepper
 from agent.llm import LLM
@@ -44,24 +43,6 @@ from recode_tui.widgets.watches import WatchList
 if TYPE_CHECKING:
     from recode_tui.session_control import SessionControl
 
-HELPER_NAMES = {"run", "print", "re"}
-
-
-def stub_name_of(code: str) -> str | None:
-    """The first called name in `code` that is not a helper or a builtin: the placeholder."""
-    import builtins
-
-    try:
-        tree = safe_parse(code)
-    except SyntaxError:
-        return None
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
-    calls.sort(key=lambda c: (c.lineno, c.col_offset))
-    for call in calls:
-        name = call.func.id  # type: ignore[attr-defined]
-        if name not in HELPER_NAMES and not hasattr(builtins, name):
-            return name
-    return None
 
 
 class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewActions, App[None]):

@@ -10,17 +10,9 @@ import asyncio
 import sys
 from typing import Sequence
 
-from agent.engine import Limits
-from agent.presets import preset_names
 from recode_tui.factory import DEFAULT_GAME, UsageError, episode_ref, run_settings, step_limit
-
-
-def add_env_option(parser: argparse.ArgumentParser) -> None:
-    """`--env NAME`: any registered environment (see envs.registry)."""
-    from envs import registry
-
-    parser.add_argument("--env", default=None, choices=registry.names(),
-                        help=f"environment (default {registry.default_env()}); see `recode-tui games list --env NAME`")
+from recode_tui.options import add_env_option, add_preset_options
+from recode_tui.run_session import adopt_recorded_llm, announce_llm, open_session
 
 
 def _add_run_options(parser: argparse.ArgumentParser, default_llm: str | None) -> None:
@@ -43,26 +35,6 @@ def _add_run_options(parser: argparse.ArgumentParser, default_llm: str | None) -
     parser.add_argument("--from-last-good", action="store_true",
                         help="with --resume: a session whose replay fails (corrupt line, mismatch) goes on from "
                              "the last point that replayed cleanly, as a new branch session")
-
-
-def add_preset_options(parser: argparse.ArgumentParser) -> None:
-    """`--agent`, `--preset` and the flags that override its values (shared by run, tui and eval)."""
-    from agent import agents
-
-    parser.add_argument("--agent", default=None, metavar="|".join(agents.names()),
-                        help=f"the agent (default {agents.DEFAULT_AGENT}): "
-                             + "; ".join(f"{e.name}: {e.summary}" for e in agents.AGENTS.values()))
-    parser.add_argument("--agent-option", action="append", default=None, metavar="KEY=VALUE",
-                        help="an option of the agent, e.g. window=10 for react (repeatable)")
-    parser.add_argument("--preset", default=None, metavar="|".join(preset_names()),
-                        help="named settings: default, or paper (the reference code's: 50 steps, "
-                             "end at the first node error, depth 10, rewrites 5, the paper's prompts)")
-    parser.add_argument("--max-steps", type=int, default=None, help="environment step limit (default 80)")
-    parser.add_argument("--max-depth", type=int, default=None, help=f"default {Limits.max_depth}")
-    parser.add_argument("--max-rewrite", type=int, default=None, help=f"default {Limits.max_rewrite}")
-    parser.add_argument("--max-retry", type=int, default=None,
-                        help=f"repairs of a node that raised (default {Limits.max_retry})")
-    parser.add_argument("--prompts", default=None, help="prompt set folder (default: the bundled one)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -170,41 +142,6 @@ async def _run_headless(args: argparse.Namespace) -> int:
     return 0 if result.success else 1
 
 
-def announce_llm(args: argparse.Namespace, session) -> None:
-    """After a resume: say which LLM goes on, and journal an explicit --llm so the next resume keeps it."""
-    note = getattr(args, "recorded_note", "")
-    if not note:
-        return
-    print(f"note: {note}", file=sys.stderr)
-    if getattr(args, "llm_given", False):
-        from agent.session import profiles_in_use
-
-        session.writer.record_llm(args.llm, profiles_in_use(args.llm, args.profiles), "--llm on resume")
-
-
-def adopt_recorded_llm(args: argparse.Namespace) -> str:
-    """`--resume` without --llm goes on with the LLM the session recorded last (and its profiles file).
-
-    Returns a note to print: which LLM was taken, or that --llm overrides the recording.
-    """
-    from agent.journal import JournalError, find_session, read_journal, sessions_dir_from
-
-    if args.resume is None:
-        return ""
-    try:
-        folder = find_session(sessions_dir_from(args.sessions), args.resume or None)
-        spec, profiles = read_journal(folder, lenient=True).llm_setup
-    except JournalError:
-        return ""  # the resume itself says what is wrong
-    if not getattr(args, "llm_given", False):
-        args.llm = spec
-        args.profiles = args.profiles or profiles
-        return f"resuming with the session's LLM {spec}" + (f" (profiles {profiles})" if profiles else "")
-    if args.llm != spec:
-        return f"--llm {args.llm} given: it answers instead of the session's {spec}"
-    return ""
-
-
 def read_keymap(path: str) -> dict[str, str]:
     """`binding-id = key[,key]` per line; `#` starts a comment."""
     keymap: dict[str, str] = {}
@@ -282,46 +219,6 @@ def nothing_opened(why: str, ref: str) -> str:
     target = f"--resume {ref}" if ref else "--resume"
     return (f"recode-tui: nothing was opened: {why}; to go on from the last point that replayed cleanly, "
             f"run `recode-tui tui {target} --from-last-good`")
-
-
-async def open_session(args: argparse.Namespace, llm):
-    """A journaled engine and the replayed events: a new session, or `--resume` of a recorded one
-    (an eval's journal carries on in a copy; `--from-last-good` from the last clean point)."""
-    from agent.journal import JournalError, find_session, sessions_dir_from
-    from agent.session import profiles_in_use, reopen_session, start_session
-    from envs import make_env
-    from recode_tui.factory import make_engine
-
-    sessions_dir = sessions_dir_from(args.sessions)
-    if args.resume is not None:
-        from agent.session import replay_failure, salvage_session
-
-        trusted = bool(getattr(args, "trusted", False))
-        try:
-            folder = find_session(sessions_dir, args.resume or None)
-            if getattr(args, "from_last_good", False):
-                return await salvage_session(folder, llm, make_env, sessions_dir, trusted=trusted)
-            session, events = await reopen_session(folder, llm, make_env, sessions_dir, trusted=trusted)
-        except JournalError as exc:
-            raise UsageError(salvage_hint(str(exc), args)) from None
-        if replay_failure(events):
-            session.writer.close()
-            await session.engine.close()
-            raise UsageError(salvage_hint(f"cannot resume {folder.name}: {replay_failure(events)}", args))
-        return session, events
-    settings = run_settings(args)
-    game = episode_ref(args.env, args.game)
-    engine = make_engine(game, llm, settings.limits, step_limit(game, args, settings), settings.prompts, args.trusted,
-                         args.node_timeout, settings.preset, settings.agent, settings.agent_options)
-    return start_session(engine, sessions_dir, game, args.llm, profiles=profiles_in_use(args.llm, args.profiles)), []
-
-
-def salvage_hint(message: str, args: argparse.Namespace) -> str:
-    """A resume that failed on the recording names the flag that goes on from its last good point."""
-    if not ("corrupt" in message or "differs from the recording" in message or "cannot resume" in message):
-        return message
-    target = f"--resume {args.resume}" if args.resume else "--resume"
-    return f"{message.splitlines()[0]}; go on from the last point that replayed cleanly: `{args.command} {target} --from-last-good`"
 
 
 def _sessions_list(args: argparse.Namespace) -> int:

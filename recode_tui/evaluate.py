@@ -41,7 +41,7 @@ def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
         "eval",
         help="evaluate an LLM over many episodes, C at a time; writes a report and one journal per episode",
     )
-    from recode_tui.cli import add_env_option
+    from recode_tui.options import add_env_option
 
     add_env_option(parser)
     parser.add_argument("--task-types", default=None,
@@ -55,7 +55,7 @@ def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--llm", default=None, help="profile:NAME | scripted:FILE | demo | gold | journal:DIR")
     parser.add_argument("--profiles", default=None, help="LLM profiles file (YAML)")
     parser.add_argument("-c", "--concurrency", type=int, default=None, help="episodes at a time (default 4)")
-    from recode_tui.cli import add_preset_options
+    from recode_tui.options import add_preset_options
 
     add_preset_options(parser)
     parser.add_argument("--trusted", action="store_true",

@@ -38,7 +38,7 @@ def make_llm(spec: str, profiles_path: str | None = None, episode: str | None = 
         return _profile_llm(spec.split(":", 1)[1] or "default", profiles_path)
     if spec.startswith("journal:"):
         from agent.journal import JournalError
-        from agent.session import journal_llm
+        from mockllm.journal import journal_llm
 
         try:
             return journal_llm(spec.split(":", 1)[1])

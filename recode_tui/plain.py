@@ -398,7 +398,7 @@ async def run_plain(args: Any) -> int:
     import sys
 
     from mockllm import HumanLLM
-    from recode_tui.cli import announce_llm
+    from recode_tui.run_session import announce_llm
 
     llm = HumanLLM()
     session, pending = await open_plain_session(args, llm)
@@ -419,7 +419,7 @@ async def run_plain(args: Any) -> int:
 
 async def open_plain_session(args: Any, llm: Any) -> tuple[Any, Any]:
     """A journaled session (opened as `run` opens it), and the expansion it waits for when resumed at one."""
-    from recode_tui.cli import open_session
+    from recode_tui.run_session import open_session
 
     session, events = await open_session(args, llm)
     last = events[-1] if events else None

@@ -35,7 +35,7 @@ import ast
 import builtins
 import string
 
-from agent.codeblocks import UnparsableCode, safe_parse
+from agent.codeblocks import DEFAULT_HELPERS, UnparsableCode, safe_parse
 
 ALLOWED_MODULES: frozenset[str] = frozenset(
     {"re", "math", "json", "itertools", "collections", "random", "string", "heapq", "bisect", "functools"}
@@ -73,7 +73,6 @@ FORBIDDEN_BUILTINS: frozenset[str] = _SITE_BUILTINS | frozenset(
     name for name in dir(builtins) if not name.startswith("_") and name not in ALLOWED_BUILTINS
 )
 
-DEFAULT_HELPERS: frozenset[str] = frozenset({"run", "print", "re"})
 
 # Attribute prefixes of frames, code objects, tracebacks, generators and coroutines.
 _INTROSPECTION_PREFIXES = ("f_", "gi_", "cr_", "ag_", "tb_", "co_")

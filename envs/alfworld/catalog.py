@@ -250,10 +250,3 @@ def game_info(id_or_path: str | Path) -> GameInfo:
         room="",
         path=path,
     )
-
-
-def make_env(game: str | Path, max_steps: int = 80):
-    """An AlfworldEnv for a game id or path (the engine loads on the first reset())."""
-    from envs.alfworld.env import AlfworldEnv
-
-    return AlfworldEnv(resolve_game(game), max_steps=max_steps)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.alfworld import engines, speedups
+from envs.alfworld.catalog import resolve_game
 from envs.base import EnvError, Reset
 from envs.alfworld.gamefile import (
     infer_task_type,
@@ -80,8 +81,6 @@ class AlfworldEnv:
     def __init__(self, game_path: str | Path, max_steps: int = 80):
         p = Path(game_path)
         if not p.exists() and not isinstance(game_path, Path):
-            from envs.alfworld.catalog import resolve_game
-
             p = resolve_game(str(game_path))  # a game id; EnvError with a hint otherwise
         if p.is_dir() and (p / "game.tw-pddl").is_file():
             p = p / "game.tw-pddl"
@@ -211,3 +210,8 @@ class AlfworldEnv:
 
     def __repr__(self) -> str:
         return f"AlfworldEnv({str(self.game_path)!r}, task_type={self.task_type!r}, max_steps={self.max_steps})"
+
+
+def make_env(game: str | Path, max_steps: int = 80) -> AlfworldEnv:
+    """An AlfworldEnv for a game id or path (the engine loads on the first reset())."""
+    return AlfworldEnv(resolve_game(game), max_steps=max_steps)

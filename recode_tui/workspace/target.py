@@ -39,7 +39,7 @@ def awaiting_node_id(engine: Engine, last_event: ev.Event | None) -> str | None:
 
 
 def stub_name(node: Node) -> str:
-    from recode_tui.app import stub_name_of  # the app's own rule for "the placeholder of a line"
+    from agent.codeblocks import stub_name_of
 
     return stub_name_of(node.code) or ""
 

@@ -211,7 +211,7 @@ async def test_compare_offers_one_key_per_answer_column() -> None:
 def test_an_answer_replayed_from_a_journal_is_labelled_journal(tmp_path: Path) -> None:
     import asyncio
 
-    from agent.session import journal_llm
+    from mockllm.journal import journal_llm
 
     folder = tmp_path / "s"
     folder.mkdir()

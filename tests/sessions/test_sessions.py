@@ -14,7 +14,8 @@ from agent.runners import RunnerSettings
 from agent.export import PlanFormatError, markdown_transcript, sft_lines, tree_document, validate_tree_document
 from agent.journal import JOURNAL_FILE, JournalError, read_journal, write_draft
 from agent.prompt import DEFAULT_PROMPTS, PromptSet
-from agent.session import branch_session, fork_at_expansion, journal_llm, resume_session, rewind_to_node, start_session
+from agent.session import branch_session, fork_at_expansion, resume_session, rewind_to_node, start_session
+from mockllm.journal import journal_llm
 from envs import make_env
 from envs.alfworld.catalog import resolve_game
 from mockllm import ScriptedLLM
