@@ -11,6 +11,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
+from textual.reactive import reactive
 from textual.message import Message
 from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
@@ -27,6 +28,7 @@ from recode_tui.search_actions import SEARCH_BINDINGS, SearchActions
 from recode_tui.session_actions import SESSION_BINDINGS, SessionActions
 from recode_tui.view_actions import VIEW_BINDINGS, ViewActions
 from recode_tui.widgets.breakpoints import BreakpointsPane
+from recode_tui.run_state import STEPPING_ACTIONS, RunState
 from recode_tui.widgets.code_tree import CodeTreeView
 from recode_tui.widgets.driver import EngineDriver
 from recode_tui.widgets.env_log import EnvLog
@@ -84,6 +86,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         *VIEW_BINDINGS,
     ]
 
+    run_state: reactive[RunState] = reactive(RunState.STARTING, init=False)
+
     def __init__(
         self,
         engine: Stepper,
@@ -108,7 +112,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.autostart = autostart
         self.drafts: dict[str, str] = {}  # node id -> the person's expansion text
         self.watch_expressions: list[str] = []  # outlives the panes, which an engine swap recomposes
-        self.run_state = "starting"
+        self.set_reactive(RecodeApp.run_state, RunState.STARTING)
         self.reason_kind = "info"
         self.reason = "loading the game…"
         self.pending_prompt: tuple[str, str] | None = None  # (title, prompt) of the open request
@@ -286,6 +290,21 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
     def say(self, kind: str, text: str) -> None:
         self.reason_kind, self.reason = kind, text
         self.update_status()
+
+    # -- run state -------------------------------------------------------------------------
+
+    def validate_run_state(self, value: str) -> RunState:
+        return RunState(value)
+
+    def watch_run_state(self, old: RunState, new: RunState) -> None:
+        if (old is RunState.DONE) != (new is RunState.DONE):  # rebuilding the footer is dear: only when keys change
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that cannot act are greyed in the footer: stepping once the episode has ended."""
+        if action in STEPPING_ACTIONS and self.run_state is RunState.DONE:
+            return None
+        return True
 
     # -- engine messages ------------------------------------------------------------------
 

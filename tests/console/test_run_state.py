@@ -1,0 +1,30 @@
+"""The run state drives the keys: once the episode has ended, the stepping keys are greyed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets._footer import FooterKey
+
+from recode_tui.app import build_app
+from recode_tui.run_state import RunState
+from tests.console.helpers import SIZE, command, started, wait_for
+
+
+def _next_key(app) -> FooterKey:
+    return next(k for k in app.screen.query(FooterKey) if k.action == "step('next')")
+
+
+async def test_stepping_keys_are_greyed_once_the_episode_has_ended(tmp_path: Path) -> None:
+    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        assert app.run_state is RunState.PAUSED
+        assert not _next_key(app).has_class("-disabled")
+        await command(pilot, app, "c")
+        assert app.debugger.done and app.run_state is RunState.DONE
+        await wait_for(pilot, lambda: _next_key(app).has_class("-disabled"), what="the greyed Next key")
+        stops = app.stops
+        await pilot.press("n")  # a greyed key does nothing, and says nothing
+        await pilot.pause()
+        assert app.stops == stops and app.run_state is RunState.DONE
