@@ -21,6 +21,7 @@ from enum import Enum
 from typing import Any, Callable
 
 from agent import events as ev
+from agent.llm import is_interactive
 from agent.stepper import Stepper
 from agent.event_text import first_line
 from agent.event_text import short as short_event_text
@@ -314,9 +315,15 @@ class Debugger:
 
     @property
     def human(self) -> bool:
-        """Whether the LLM is a person answering through `submit`."""
-        llm = self.engine.llm
-        return getattr(llm, "name", "") == "human" and callable(getattr(llm, "submit", None))
+        """Whether the LLM of the call at hand (its role's) is a person answering through `submit`."""
+        return is_interactive(self.current_llm())
+
+    def current_llm(self) -> object:
+        """The LLM that answers the call the run is stopped at: the role of that request, else the main one."""
+        role = getattr(self.last_event, "role", "") if isinstance(
+            self.last_event, (ev.ExpansionRequested, ev.LLMFailed)) else ""
+        llm_for = getattr(self.engine, "llm_for", None)
+        return llm_for(role) if callable(llm_for) else self.engine.llm
 
     @property
     def done(self) -> bool:
@@ -528,7 +535,7 @@ class Debugger:
         """
         if not self.awaiting_human:
             raise RuntimeError("no expansion is awaiting an answer")
-        llm = self.engine.llm
+        llm = self.current_llm()
         self.running = True
         count = 0
         rejected = ""

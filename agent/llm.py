@@ -49,6 +49,35 @@ class LLM(Protocol):
     async def complete(self, prompt: str, context: StubContext | None = None) -> Completion: ...
 
 
+@runtime_checkable
+class InteractiveLLM(Protocol):
+    """An LLM a person answers through a front end (the console's editor, the plain mode).
+
+    `complete` parks until the front end calls `submit` (or `cancel`); while it
+    waits, `waiting` is true and `prompt`/`context` say what is asked. The
+    debugger, the console and the plain mode ask `is_interactive` instead of
+    each having their own test for "is this a person".
+    """
+
+    name: str
+    prompt: str
+    context: StubContext | None
+
+    @property
+    def waiting(self) -> bool: ...
+
+    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion: ...
+
+    def submit(self, text: str) -> None: ...
+
+    def cancel(self) -> None: ...
+
+
+def is_interactive(llm: object) -> bool:
+    """Whether a person answers this LLM's calls (the human LLM; a review wrapper is not: the model answers)."""
+    return getattr(llm, "name", "") == "human" and callable(getattr(llm, "submit", None))
+
+
 class LLMError(Exception):
     """The LLM could not answer (scripted answer missing, server down, ...).
 

@@ -18,6 +18,7 @@ from agent import events as ev
 from agent.debugger import Stop
 from agent.llm import LLM
 from agent.tree import NodeStatus
+from agent.llm import is_interactive
 from mockllm.human import HumanLLM
 from mockllm.review import Proposal, ReviewLLM
 
@@ -25,7 +26,7 @@ FAILURE_HINT = "c retry · L switch LLM · t type the answer"
 
 
 def is_human(llm: LLM) -> bool:
-    return isinstance(llm, HumanLLM) or getattr(llm, "name", "") == "human"
+    return is_interactive(llm)
 
 
 def llm_choices(current: str, profiles_path: str | None) -> list[tuple[str, str]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from agent import events as ev
@@ -242,3 +244,19 @@ async def test_an_llm_failure_stops_continue_and_a_switched_llm_answers_the_retr
     end = await dbg.step("continue")
     assert isinstance(end.event, ev.RunFinished) and end.event.success
     await engine.close()
+
+
+def test_the_person_answers_the_calls_of_the_role_they_took() -> None:
+    """An agent with several roles: the debugger waits on a person only for their role's calls."""
+    from agent.llm import InteractiveLLM
+
+    engine = make_engine("put-01", scripted())
+    person = HumanLLM()
+    assert isinstance(person, InteractiveLLM)
+    engine.set_llm(person, "executor")
+    debugger = Debugger(engine)
+    debugger.last_event = ev.ExpansionRequested("n1", prompt="p", role="executor")
+    assert debugger.human and debugger.current_llm() is person
+    debugger.last_event = ev.ExpansionRequested("n1", prompt="p", role="planner")
+    assert not debugger.human and debugger.current_llm() is engine.llm
+    asyncio.run(engine.close())
