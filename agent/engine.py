@@ -49,6 +49,7 @@ class Engine(Stepper):
     """
 
     name = "recode"
+    display_name = "ReCode"
     structure_title = "Code tree"
     default_prompts = DEFAULT_PROMPTS
     root_code = ROOT_CODE

@@ -115,7 +115,8 @@ class Stepper:
     way: `(env, llm, runner, limits=..., prompts=..., options=...)`.
     """
 
-    name: ClassVar[str] = "agent"
+    name: ClassVar[str] = "agent"  # the registry name (`--agent NAME`), recorded in journals
+    display_name: ClassVar[str] = "Agent"  # as the status line shows it
     roles: ClassVar[tuple[str, ...]] = (MAIN_ROLE,)  # the LLM roles, in the order the console lists them
     structure_title: ClassVar[str] = "Steps"  # the title of the pane that draws `tree`
     default_prompts: ClassVar[Path | None] = None  # the prompt set used when --prompts is not given

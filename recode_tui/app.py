@@ -282,6 +282,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             cost=engine.cost + (waiting.cost if waiting else 0.0),
             llm=getattr(engine.llm, "name", "?"),
             trusted=bool(getattr(engine.runner, "trusted", False)),
+            agent=getattr(engine, "display_name", "agent"),
             state=self.run_state,
             reason_kind=self.reason_kind,
             reason=self.reason,

@@ -83,6 +83,7 @@ class StatusBar(Widget):
         reason: str = "",
         llm: str = "",
         trusted: bool = False,
+        agent: str = "ReCode",
     ) -> None:
         label, style = STATE_STYLES.get(state, (state, "bold"))
         if state == "done" and "won" in reason:
@@ -91,7 +92,7 @@ class StatusBar(Widget):
             style = "bold red"
         # (part, priority): on a narrow terminal the lowest priorities go first; the state never.
         parts: list[tuple[Text, int]] = [
-            (Text.assemble((" ReCode ", "bold reverse"), " ", (episode, "bold")), 8),
+            (Text.assemble((f" {agent} ", "bold reverse"), " ", (episode, "bold")), 8),
             (Text(f" · {task_type}", "cyan"), 2),
             (Text.assemble(SEP, (label, style)), 10),
             (Text("  TRUSTED ", "bold reverse red"), 9) if trusted else (Text(), 0),
