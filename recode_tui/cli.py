@@ -235,7 +235,8 @@ def _sessions_list(args: argparse.Namespace) -> int:
         parent = journal.header.get("parent") or {}
         branch = f"  <- {parent['session']} at {parent['at']}" if parent else ""
         active = time.strftime("%Y-%m-%d %H:%M", time.localtime(last_activity(journal.folder)))
-        print(f"{journal.session_id:<48} {journal.header.get('game', '?'):<12} {state:<10} {active}{branch}")
+        agent = journal.header.get("agent") or "recode"  # journals from before the agent seam are ReCode's
+        print(f"{journal.session_id:<48} {journal.header.get('game', '?'):<12} {agent:<12} {state:<10} {active}{branch}")
     return 0
 
 
