@@ -284,7 +284,8 @@ def results_table(report: EvalReport) -> Any:
 
     summary = summarize(report.episodes)
     status = "" if report.status == "complete" else f" ({report.status})"
-    table = Table(title=f"{report.plan.llm}: {len(report.episodes)} of {len(report.plan.games)} episodes{status}")
+    table = Table(title=f"{report.plan.agent} · {report.plan.llm}: {len(report.episodes)} of "
+                        f"{len(report.plan.games)} episodes{status}")
     scored = summary["overall"].get("mean_score") is not None  # an env with a score (ScienceWorld)
     for name in ("task type", "episodes", "success", "rate", *(("mean score",) if scored else ()), "mean steps",
                  "LLM calls/ep", "LLM s/call", "tokens/ep", "cost/ep", "errors"):
@@ -493,7 +494,7 @@ def run_eval(args: argparse.Namespace) -> int:
     out = display.console
     remaining = len(report.remaining)
     before = f" (earlier runs: {', '.join(map(str, earlier))} at a time)" if earlier else ""
-    out.print(f"evaluating {remaining} of {len(report.plan.games)} episodes with {report.plan.llm}, "
+    out.print(f"evaluating {remaining} of {len(report.plan.games)} episodes: {report.plan.agent} with {report.plan.llm}, "
               f"{max(1, min(report.plan.concurrency, max(remaining, 1)))} at a time{before}; "
               f"report: {folder / REPORT_FILE}",
               markup=False, highlight=False, soft_wrap=True)
