@@ -197,7 +197,7 @@ def llm_factory(
 ) -> tuple[Callable[[GameSpec], Any], bool]:
     """A function giving each episode its LLM, and whether an LLM error should abort the whole evaluation."""
     from agent.journal import JournalError
-    from agent.session import journal_llm
+    from mockllm.journal import journal_llm
     from recode_tui.factory import make_llm
 
     if spec == "human":
