@@ -37,7 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent.engine import Engine  # noqa: E402
 from agent.events import ActionSent, NodeStarted, RunFinished  # noqa: E402
 from agent.runners import RunnerSettings  # noqa: E402
-from envs.alfworld.catalog import list_games, make_env, resolve_game  # noqa: E402
+from envs.alfworld.catalog import list_games, resolve_game  # noqa: E402
+from envs.alfworld.env import make_env  # noqa: E402
 from mockllm.scripted import ScriptedLLM, ScriptEntry  # noqa: E402
 
 TASK_TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
