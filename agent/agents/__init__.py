@@ -38,6 +38,8 @@ AGENTS: dict[str, AgentEntry] = {
         AgentEntry("recode", "agent.engine:Engine", "plans as code; undefined calls are expanded recursively"),
         AgentEntry("plan-execute", "agent.agents.plan_execute:PlanExecuteAgent",
                    "a planner writes a JSON plan, an executor runs each step, a replanner revises"),
+        AgentEntry("recap", "agent.agents.recap:RecapAgent",
+                   "recursive plan-ahead subtasks in one windowed conversation; the parent's plan re-injected on return"),
     )
 }
 
