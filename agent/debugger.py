@@ -314,9 +314,16 @@ class Debugger:
 
     @property
     def human(self) -> bool:
-        """Whether the LLM is a person answering through `submit`."""
-        llm = self.engine.llm
+        """Whether the LLM is a person answering through `submit` (the LLM of the pending call's role)."""
+        llm = self._answering_llm()
         return getattr(llm, "name", "") == "human" and callable(getattr(llm, "submit", None))
+
+    def _answering_llm(self) -> Any:
+        """The LLM of the call in progress: its role's own (`--llm executor=human`), else the main one."""
+        last = self.last_event
+        role = last.role if isinstance(last, (ev.ExpansionRequested, ev.LLMFailed)) else ""
+        llm_for = getattr(self.engine, "llm_for", None)
+        return llm_for(role) if callable(llm_for) else self.engine.llm
 
     @property
     def done(self) -> bool:
@@ -528,7 +535,7 @@ class Debugger:
         """
         if not self.awaiting_human:
             raise RuntimeError("no expansion is awaiting an answer")
-        llm = self.engine.llm
+        llm = self._answering_llm()
         self.running = True
         count = 0
         rejected = ""
