@@ -126,3 +126,29 @@ def test_a_composite_past_the_depth_limit_returns_failed_to_its_parent():
     assert "past the depth limit (2)" in errors[0].error
     depths = [e.depth for e in seen if isinstance(e, ev.NodeStarted)]
     assert max(depths) == 3 and not seen[-1].success
+
+
+async def test_a_journal_resumes_to_the_same_place_with_the_window_and_reinjection_rebuilt(tmp_path):
+    from agent.session import resume_session, start_session
+    from envs import make_env
+
+    engine = engine_with(in_order(*WIN), window=2)
+    session = start_session(engine, tmp_path, GAME, "scripted:win")
+    asks = 0
+    while asks < 5:  # up to the root's call after the subtask returned (the re-injection)
+        event = await engine.step()
+        asks += isinstance(event, ev.ExpansionRequested)
+    where, window, codes = event, engine.window_text(), [n.code for n in engine.tree.walk()]
+    session.writer.close()
+    await engine.close()
+
+    resumed, events = await resume_session(session.folder, in_order(*WIN[4:]), make_env)
+    again = resumed.engine
+    assert isinstance(events[-1], ev.ExpansionRequested)
+    assert (events[-1].node_id, events[-1].prompt, events[-1].purpose) == (where.node_id, where.prompt, "refine")
+    assert again.window_text() == window and [n.code for n in again.tree.walk()] == codes
+    assert "Your remaining subtasks here were:\n1. action: go to sidetable 1" in events[-1].prompt
+    finished = await again.run()
+    await again.close()
+    resumed.writer.close()
+    assert finished.success and finished.llm_calls == 6
