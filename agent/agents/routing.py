@@ -61,6 +61,14 @@ class RoutedLLM:
     async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
         return await self.default.complete(prompt, context)
 
+    def parts(self) -> list[LLM]:
+        """The default LLM and each role's, without repeats."""
+        seen: list[LLM] = []
+        for llm in (self.default, *self.roles.values()):
+            if all(llm is not other for other in seen):
+                seen.append(llm)
+        return seen
+
     def __getattr__(self, name: str) -> Any:  # a human default's submit/waiting/cancel, a script's entries
         return getattr(self.__dict__["default"], name)
 

@@ -122,3 +122,39 @@ async def test_a_person_takes_the_executor_role_while_the_planner_is_scripted(tm
     roles = stop.event.extra["roles"]
     assert roles["planner"]["calls"] == 1 and roles["executor"]["calls"] == 6  # one refused answer counted
     await engine.close()
+
+
+def test_a_headless_run_refuses_a_person_in_a_role_in_one_line(tmp_path):
+    planner, _ = write_scripts(tmp_path)
+    result = recode("run", "--game", "put-01", "--agent", "plan-execute", "--llm",
+                    f"planner=scripted:{planner},executor=human", sessions=tmp_path / "s")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1].endswith(
+        "a person takes a role only in the console; use `recode-tui tui`")
+
+
+async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_path):
+    from recode_tui.app import build_app
+    from tests.console.helpers import SIZE, started, wait_stop
+
+    planner, _ = write_scripts(tmp_path)
+    app = build_app("put-01", f"planner=scripted:{planner},executor=human", agent="plan-execute",
+                    cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        before = app.stops
+        await pilot.press("c")
+        await wait_stop(pilot, app, before)
+        assert app.debugger.awaiting_human and app.debugger.last_event.role == "executor"
+        for text in ("Action: go to diningtable 1", "Action: take vase 1 from diningtable 1", "Done: got it",
+                     "Action: go to sidetable 1", "Action: move vase 1 to sidetable 1"):
+            assert app.debugger.awaiting_human
+            before = app.stops
+            assert app.driver.submit(f"Thought: mine\n{text}")
+            await wait_stop(pilot, app, before)
+            if not app.engine.done:
+                before = app.stops
+                await pilot.press("c")  # on to the next executor call
+                await wait_stop(pilot, app, before)
+        assert app.engine.done and app.engine.finished.success
+        assert app.engine.finished.extra["roles"]["executor"]["calls"] == 5
