@@ -135,3 +135,13 @@ def test_executor_budget_running_out_fails_the_step():
     seen = asyncio.run(run(engine))
     assert seen[-1].reason == "replan limit: step s1 failed: its budget of 3 executor turns ran out (max_replans 0)"
     assert len(engine.tree.root.children[0].children) == 3
+
+
+def test_too_many_invalid_executor_answers_end_the_run_with_the_step_failed():
+    llm = ScriptedLLM([ScriptEntry(plan(("s1", "find the vase", [])), purpose="plan"),
+                       ScriptEntry("I would go to the table", purpose="act")])
+    engine = engine_with(llm)
+    seen = asyncio.run(run(engine))
+    assert seen[-1].reason.startswith("rewrite limit: 3 invalid answers in a row for `s1: find the vase`")
+    assert sum(isinstance(e, ev.ExpansionRejected) for e in seen) == 3
+    assert engine.tree.root.children[0].status.value == "ERROR"

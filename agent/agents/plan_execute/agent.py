@@ -190,7 +190,9 @@ class PlanExecuteAgent(Stepper):
                     answer = item
                 else:
                     yield item
-            if answer is None:
+            if answer is None:  # too many invalid answers: the run ends (finished_reason says why)
+                async for event in self._settle(state, "failed", self.finished_reason):
+                    yield event
                 return
             turn = parse_turn(answer.completion.text)
             label = f"> {turn.text}" if turn.kind == "action" else f"{turn.kind}: {turn.text}"
