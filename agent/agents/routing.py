@@ -61,6 +61,9 @@ class RoutedLLM:
     async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
         return await self.default.complete(prompt, context)
 
+    def for_role(self, role: str) -> LLM:
+        return self.roles.get(role) or self.default
+
     def parts(self) -> list[LLM]:
         """The default LLM and each role's, without repeats."""
         seen: list[LLM] = []

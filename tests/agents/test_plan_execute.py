@@ -145,3 +145,19 @@ def test_too_many_invalid_executor_answers_end_the_run_with_the_step_failed():
     assert seen[-1].reason.startswith("rewrite limit: 3 invalid answers in a row for `s1: find the vase`")
     assert sum(isinstance(e, ev.ExpansionRejected) for e in seen) == 3
     assert engine.tree.root.children[0].status.value == "ERROR"
+
+
+def test_replan_every_step_asks_the_replanner_after_each_finished_step():
+    keep = plan(("s2", "put the vase on sidetable 1", ["s1"]), thought="on track")
+    engine = engine_with(in_order(("plan", WIN_PLAN), *WIN_TURNS[:3], ("replan", keep), *WIN_TURNS[3:]),
+                         replan_every_step=True)
+    seen = asyncio.run(run(engine))
+    assert seen[-1].success, seen[-1]
+    note = next(e for e in seen if isinstance(e, ev.AgentNote) and e.label == "replan")
+    assert note.text.splitlines() == ["why: step s1 finished: holding vase 1",
+                                      "  s2: put the vase on sidetable 1 [after s1]"]
+    ask = next(e for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "replan")
+    assert "[done] s1: find the vase and take it -> holding vase 1" in ask.prompt
+    assert "Finished steps (s1) are kept" in ask.prompt
+    assert [c.code for c in engine.tree.root.children] == [  # the unchanged step keeps its node
+        "s1: find the vase and take it", "s2: put the vase on sidetable 1 [after s1]"]

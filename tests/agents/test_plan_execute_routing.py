@@ -158,3 +158,14 @@ async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_pa
                 await wait_stop(pilot, app, before)
         assert app.engine.done and app.engine.finished.success
         assert app.engine.finished.extra["roles"]["executor"]["calls"] == 5
+
+
+def test_a_routed_llm_handed_over_whole_still_answers_each_role_with_its_own(tmp_path):
+    """A fork gives the person the forked call, then hands the session's LLM back as `engine.llm`."""
+    planner, executor = write_scripts(tmp_path)
+    routed = make_llm(f"planner=scripted:{planner},executor=scripted:{executor}")
+    engine = make_engine("put-01", make_llm("human"), agent="plan-execute")
+    engine.llm = routed  # what the console's hand-back after a typed answer does
+    assert engine.llm_for("executor").name == f"scripted:{executor}"
+    assert engine.llm_for("planner").name == engine.llm_for("replanner").name == f"scripted:{planner}"
+    asyncio.run(engine.close())

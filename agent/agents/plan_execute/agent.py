@@ -145,22 +145,27 @@ class PlanExecuteAgent(Stepper):
         if answer is None:
             return
         plan = parse_plan(answer.completion.text, done=self._done_ids(), allow_empty=purpose == "replan")
-        old = [s.step for s in self.plan if s.status in ("pending", "failed")]
-        dropped = [s for s in self.plan if s.status in ("pending", "failed")]
-        new_nodes = self.tree.add_children(root, [s.label for s in plan.steps])
-        new_states = [StepState(step, node) for step, node in zip(plan.steps, new_nodes)]
-        for node, step in zip(new_nodes, plan.steps):
+        open_states = [s for s in self.plan if s.status in ("pending", "failed")]
+        # a pending step the new plan keeps unchanged keeps its node; every other open step is dropped
+        kept = {s.step: s for s in open_states if s.status == "pending" and s.step in plan.steps}
+        fresh = [step for step in plan.steps if step not in kept]
+        new_nodes = self.tree.add_children(root, [step.label for step in fresh])
+        made = {step: StepState(step, node) for step, node in zip(fresh, new_nodes)}
+        for node, step in zip(new_nodes, fresh):
             node.thought = step.description
         root.thought = plan.thought
         yield self._received(root, answer, plan.thought, tuple(s.label for s in plan.steps),
                              tuple(n.id for n in new_nodes), purpose, role)
-        for state in dropped:
+        for state in open_states:
+            if state.step in kept and kept[state.step] is state:
+                continue
             state.status = "dropped"
             if state.node.status is NodeStatus.PENDING:
                 state.node.status = NodeStatus.SKIP
                 yield NodeSkipped(state.node.id)
-        self.plan = [s for s in self.plan if s.status == "done"] + new_states
-        self.states.update({s.node.id: s for s in new_states})
+        self.plan = [s for s in self.plan if s.status == "done"] + [kept.get(step) or made[step] for step in plan.steps]
+        self.states.update({s.node.id: s for s in made.values()})
+        old = [s.step for s in open_states]
         if purpose == "plan":
             yield AgentNote(root.id, label="plan adopted", text=plan_text(plan.steps))
         else:

@@ -146,6 +146,9 @@ class RecapAgent(Stepper):
                 if self.finished_reason:
                     out.kind, out.text = "failed", self.finished_reason
                     break
+                if self.env.done:  # nothing to revise: the episode is over
+                    out.kind, out.text = ("done", "the task is done") if self.env.won else ("failed", self.end_reason())
+                    break
                 told = self._reinjection(level, first, sub)
                 level.reinjections.append(told)
                 yield AgentNote(node.id, label="re-injection", text=told)
