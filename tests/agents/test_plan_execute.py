@@ -161,3 +161,10 @@ def test_replan_every_step_asks_the_replanner_after_each_finished_step():
     assert "Finished steps (s1) are kept" in ask.prompt
     assert [c.code for c in engine.tree.root.children] == [  # the unchanged step keeps its node
         "s1: find the vase and take it", "s2: put the vase on sidetable 1 [after s1]"]
+
+
+def test_agent_notes_read_as_what_was_decided_in_the_run_log():
+    from agent.event_text import short
+
+    note = ev.AgentNote("n0", label="replan", text="why: step s1 failed: no vase on sofa 1\n- s1: ...")
+    assert short(note) == "replan at n0: why: step s1 failed: no vase on sofa 1 …"
