@@ -37,6 +37,20 @@ def make_llm(spec: str, profiles_path: str | None = None, episode: str | None = 
         raise UsageError(str(exc)) from None
 
 
+def check_llm_roles(spec: str, agent: str | None) -> None:
+    """A routed `--llm` names only roles the agent has (eval checks it before any episode starts)."""
+    from agent import agents
+    from agent.agents.routing import RoleError, check_roles, split_spec
+
+    try:
+        split = split_spec(spec)
+        if split is not None:
+            cls = agents.agent_class(agent)
+            check_roles(spec, list(split[1]), cls.name, cls.roles)
+    except (RoleError, agents.UnknownAgent) as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _one_llm(spec: str, profiles_path: str | None, episode: str | None) -> LLM:
     from mockllm import HumanLLM, ScriptedLLM
 

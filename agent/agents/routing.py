@@ -94,16 +94,20 @@ def routed(spec: str, make: Callable[[str], LLM]) -> LLM:
     return RoutedLLM(default, role_llms, spec)
 
 
+def check_roles(spec: str, named: list[str], agent: str, roles: tuple[str, ...]) -> None:
+    """Refuse roles the agent does not have, in one line that lists the ones it has."""
+    unknown = [role for role in named if role not in roles]
+    if unknown:
+        have = ", ".join(r for r in roles if r) or "none (it has one LLM: give --llm SPEC)"
+        raise RoleError(f"--llm {spec}: the {agent} agent has no role {', '.join(unknown)} (its roles: {have})")
+
+
 def install(stepper: "Stepper", llm: LLM) -> None:
     """Make `llm` the stepper's LLM; a `RoutedLLM` gives each named role its own."""
     if not isinstance(llm, RoutedLLM):
         stepper.llm = llm
         return
-    unknown = [role for role in llm.roles if role not in stepper.roles]
-    if unknown:
-        have = ", ".join(r for r in stepper.roles if r) or "none (it has one LLM: give --llm SPEC)"
-        raise RoleError(f"--llm {llm.spec}: the {stepper.name} agent has no role {', '.join(unknown)} "
-                        f"(its roles: {have})")
+    check_roles(llm.spec, list(llm.roles), stepper.name, stepper.roles)
     stepper.llm = llm.default
     for role, role_llm in llm.roles.items():
         stepper.set_llm(role_llm, role)

@@ -169,3 +169,17 @@ def test_a_routed_llm_handed_over_whole_still_answers_each_role_with_its_own(tmp
     assert engine.llm_for("executor").name == f"scripted:{executor}"
     assert engine.llm_for("planner").name == engine.llm_for("replanner").name == f"scripted:{planner}"
     asyncio.run(engine.close())
+
+
+def test_eval_refuses_a_role_the_agent_lacks_before_any_episode(tmp_path):
+    planner, executor = write_scripts(tmp_path)
+    result = recode("eval", "--games", "put-01", "--agent", "recap", "--llm",
+                    f"planner=scripted:{planner},executor=scripted:{executor}", "-o", str(tmp_path / "e"),
+                    sessions=tmp_path / "s")
+    assert result.returncode == 2 and not (tmp_path / "e").exists()
+    assert result.stderr.strip().splitlines()[-1].endswith(
+        "the recap agent has no role planner, executor (its roles: none (it has one LLM: give --llm SPEC))")
+    won = recode("eval", "--games", "put-01", "--agent", "plan-execute", "--no-progress", "-c", "1", "--llm",
+                 f"planner=scripted:{planner},executor=scripted:{executor}", "-o", str(tmp_path / "ok"),
+                 sessions=tmp_path / "s")
+    assert won.returncode == 0 and "│ overall   │        1 │       1 │ 100.0%" in won.stdout, won.stdout + won.stderr
