@@ -168,3 +168,19 @@ def test_agent_notes_read_as_what_was_decided_in_the_run_log():
 
     note = ev.AgentNote("n0", label="replan", text="why: step s1 failed: no vase on sofa 1\n- s1: ...")
     assert short(note) == "replan at n0: why: step s1 failed: no vase on sofa 1 …"
+
+
+def test_judge_and_skeleton_give_the_editor_each_roles_format():
+    engine = engine_with(in_order())
+    skeleton = engine.answer_skeleton("plan", "planner")
+    assert json.loads(skeleton)["steps"][1]["depends_on"] == ["s1"]
+    empty = engine.judge(skeleton, "plan", "planner", known=frozenset({"instruction"}))
+    assert not empty.accepted and empty.message == "step s1 has no description"
+    good = engine.judge(WIN_PLAN, "plan", "planner")
+    assert good.accepted and good.blocks[1] == "s2: put the vase on sidetable 1 [after s1]"
+    assert engine.judge('{"steps": []}', "replan", "replanner").accepted  # a replanner may give up
+    assert not engine.judge('{"steps": []}', "plan", "planner").accepted
+    assert engine.answer_skeleton("act", "executor") == "Thought: \nAction: "
+    assert engine.judge("Thought: x\nAction: look", "act", "executor").blocks == ("look",)
+    assert "exactly one" in engine.judge("Action: look\nDone: ok", "act", "executor").message
+    asyncio.run(engine.close())

@@ -152,3 +152,14 @@ async def test_a_journal_resumes_to_the_same_place_with_the_window_and_reinjecti
     await again.close()
     resumed.writer.close()
     assert finished.success and finished.llm_calls == 6
+
+
+def test_judge_and_skeleton_give_the_editor_the_subtask_format():
+    engine = engine_with(in_order())
+    assert engine.answer_skeleton("decompose") == "Thought: \nSubtasks:\n1. action: \n2. subtask: \n"
+    assert engine.judge(engine.answer_skeleton("decompose"), "decompose").message == "line 3: the action is empty"
+    verdict = engine.judge(ROOT, "decompose")
+    assert verdict.accepted and verdict.blocks[0] == "subtask: find the vase and take it"
+    assert engine.judge(CHILD_DONE, "refine").accepted
+    assert "both a subtask list and Done" in engine.judge(ROOT + "\nDone: x", "refine").message
+    asyncio.run(engine.close())

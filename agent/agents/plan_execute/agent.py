@@ -75,7 +75,8 @@ class PlanExecuteAgent(Stepper):
               known: frozenset[str] = frozenset()) -> Verdict:
         if purpose in ("plan", "replan") or (not purpose and role in ("planner", "replanner")):
             try:
-                plan = parse_plan(text, done=known or self._done_ids(), allow_empty=purpose == "replan")
+                # `known` (the names a code answer may use) means nothing to a plan: its finished steps do
+                plan = parse_plan(text, done=self._done_ids(), allow_empty=purpose == "replan")
             except PlanError as exc:
                 return Verdict(False, message=str(exc))
             return Verdict(True, tuple(s.label for s in plan.steps), plan.thought)
