@@ -269,7 +269,9 @@ class PlanExecuteAgent(Stepper):
         done = self._done_ids()
         return next((s for s in self._pending() if all(d in done for d in s.step.depends_on)), None)
 
-    def _plan_status(self) -> str:
+    def plan_status(self) -> str:
+        """The current plan, one `[status] id: description [after ...] -> output` line per step
+        (the replanner's and executor's view, and the console's)."""
         lines = []
         for s in self.plan:
             detail = f" -> {s.output}" if s.output else ""
@@ -298,7 +300,7 @@ class PlanExecuteAgent(Stepper):
 
     def _replanner_prompt(self, why: str) -> str:
         examples = self.prompts.text(f"{self.env.name}/planner_examples.txt").strip() or "(none)"
-        return self._render("replanner.txt", examples=examples, plan=self._plan_status(), why=why,
+        return self._render("replanner.txt", examples=examples, plan=self.plan_status(), why=why,
                             done_ids=", ".join(sorted(self._done_ids())) or "(none)")
 
     def _executor_prompt(self, state: StepState, turns: list[tuple[str, str, str]], left: int) -> str:
@@ -306,5 +308,5 @@ class PlanExecuteAgent(Stepper):
         done = {s.step.id: s.output for s in self.plan if s.status == "done"}
         inputs = "\n".join(f"- {d}: {done.get(d, '(no output)')}" for d in state.step.depends_on) or "(none)"
         so_far = "\n".join(f"Thought: {t}\nAction: {a}\nObservation: {o}" for t, a, o in turns) or "(nothing yet)"
-        return self._render("executor.txt", examples=examples, plan=self._plan_status(), step=state.step.label,
+        return self._render("executor.txt", examples=examples, plan=self.plan_status(), step=state.step.label,
                             inputs=inputs, turns=so_far, turns_left=str(left))
