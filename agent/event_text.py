@@ -73,6 +73,8 @@ def short(event: ev.Event) -> str:
             return f"! {first_line(event.code, 60)}{shown}{changed}"
         case ev.RunFinished():
             return f"{finish_verdict(event, 'episode won', 'episode failed')} — {_totals(event)}"
+        case ev.AgentNote():  # an agent's decision: a plan adopted, a replan, a re-injection
+            return f"{event.label} at {node}: {first_line(event.text, 70)}"
     return f"{event.kind} {node or ''}".rstrip()
 
 

@@ -15,6 +15,7 @@ from typing import Callable
 
 from agent import agents
 from agent import events as ev
+from agent.agents.routing import install
 from agent.stepper import Limits, Stepper
 from agent.journal import Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
 from agent.llm import LLM
@@ -185,7 +186,8 @@ async def resume_session(
     writer.catch_up(events)
     engine.observers.append(writer)
     writer.current_prompts = lambda: engine.prompts
-    engine.llm = live_llm if not _replaying(engine) else engine.llm
+    if not _replaying(engine):
+        install(engine, live_llm)  # a routed LLM gives each role its own again
     notes = list(journal.notes) + [n for n in (runner_note, edited_note, writer.error) if n]
     return Session(engine, writer, journal.folder, notes, journal.read_draft()), events
 
@@ -262,7 +264,7 @@ async def branch_session(
     engine.llm.pending.clear()  # type: ignore[attr-defined]
     engine.env.pending.clear()  # type: ignore[attr-defined]
     engine.pending_statements.clear()
-    engine.llm = live_llm
+    install(engine, live_llm)
     copy = stop is None  # the replay went to the recording's end: every record (a finished run's end too)
     prefix = journal.records if copy else journal.records[: _prefix_length(journal, used_answers, used_actions, used_statements)]
     header = {k: v for k, v in journal.header.items() if k not in ("type", "version", "created")}

@@ -188,7 +188,12 @@ class Stepper:
     # -- the LLMs by role -----------------------------------------------------------
 
     def llm_for(self, role: str = MAIN_ROLE) -> LLM:
-        return self.role_llms.get(role) or self.llm
+        own = self.role_llms.get(role)
+        if own is not None:
+            return own
+        from agent.agents.routing import RoutedLLM  # one LLM per role handed over whole (a fork's hand-back)
+
+        return self.llm.for_role(role) if isinstance(self.llm, RoutedLLM) else self.llm
 
     def set_llm(self, llm: LLM, role: str | None = None) -> None:
         """Give `role` its own LLM; no role: the LLM of every role without one of its own."""

@@ -103,6 +103,7 @@ def _default_llm() -> str:
 
 
 async def _run_headless(args: argparse.Namespace) -> int:
+    from agent.agents.routing import RoutedLLM
     from recode_tui.eventline import event_line
     from recode_tui.factory import make_llm
 
@@ -122,6 +123,8 @@ async def _run_headless(args: argparse.Namespace) -> int:
 
         return await run_plain(args)  # the plain-terminal front end (prompt-toolkit)
     llm = make_llm(args.llm, args.profiles, args.game)
+    if isinstance(llm, RoutedLLM) and any(getattr(part, "name", "") == "human" for part in llm.parts()):
+        raise UsageError(f"--llm {args.llm}: a person takes a role only in the console; use `recode-tui tui`")
     session, _ = await open_session(args, llm)
     engine = session.engine
     if defaulted:  # said once the run really starts, so a usage error stays one line

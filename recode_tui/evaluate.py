@@ -31,7 +31,7 @@ from agent.evaluation import (
     summarize,
 )
 from agent.failure import group_failures
-from recode_tui.factory import UsageError, load_prompt_set, run_settings
+from recode_tui.factory import UsageError, check_llm_roles, load_prompt_set, run_settings
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
@@ -400,6 +400,7 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
     if args.llm is None:
         raise UsageError("eval needs --llm profile:NAME, scripted:FILE, demo or journal:DIR")
     settings = run_settings(args)
+    check_llm_roles(args.llm, settings.agent)  # a routed role the agent lacks: one line, before any episode
     runner = _runner_settings(args.trusted, args.node_timeout if args.node_timeout is not None else 5.0)
     if settings.prompts is not None:
         load_prompt_set(settings.prompts, settings.agent)  # refuses a folder that is not a prompt set

@@ -27,7 +27,31 @@ class UsageError(Exception):
 
 def make_llm(spec: str, profiles_path: str | None = None, episode: str | None = None) -> LLM:
     """`human`, `demo` (the bundled demo script), `gold` (the episode's known solution),
-    `scripted:FILE` (YAML/JSONL), `journal:PATH`, `profile:NAME`."""
+    `scripted:FILE` (YAML/JSONL), `journal:PATH`, `profile:NAME`; or one per role,
+    `planner=profile:big,executor=profile:small` (see agent.agents.routing)."""
+    from agent.agents.routing import RoleError, routed
+
+    try:
+        return routed(spec, lambda part: _one_llm(part, profiles_path, episode))
+    except RoleError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def check_llm_roles(spec: str, agent: str | None) -> None:
+    """A routed `--llm` names only roles the agent has (eval checks it before any episode starts)."""
+    from agent import agents
+    from agent.agents.routing import RoleError, check_roles, split_spec
+
+    try:
+        split = split_spec(spec)
+        if split is not None:
+            cls = agents.agent_class(agent)
+            check_roles(spec, list(split[1]), cls.name, cls.roles)
+    except (RoleError, agents.UnknownAgent) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _one_llm(spec: str, profiles_path: str | None, episode: str | None) -> LLM:
     from mockllm import HumanLLM, ScriptedLLM
 
     if spec == "human":
@@ -186,7 +210,11 @@ def make_engine(
     except EnvError as exc:
         raise UsageError(str(exc)) from None
     runner = settings.make_runner()
-    engine = agents.build(agent, env, llm, runner, limits=limits, prompts=prompts, options=agent_options)
+    try:
+        engine = agents.build(agent, env, llm, runner, limits=limits, prompts=prompts, options=agent_options)
+    except ValueError as exc:  # a routed role the agent does not have
+        env.close()
+        raise UsageError(str(exc)) from None
     engine.preset = preset
     return engine
 

@@ -36,6 +36,10 @@ AGENTS: dict[str, AgentEntry] = {
     entry.name: entry
     for entry in (
         AgentEntry("recode", "agent.engine:Engine", "plans as code; undefined calls are expanded recursively"),
+        AgentEntry("plan-execute", "agent.agents.plan_execute:PlanExecuteAgent",
+                   "a planner writes a JSON plan, an executor runs each step, a replanner revises"),
+        AgentEntry("recap", "agent.agents.recap:RecapAgent",
+                   "recursive plan-ahead subtasks in one windowed conversation; the parent's plan re-injected on return"),
     )
 }
 
@@ -100,8 +104,15 @@ def build(
     prompts: "PromptSet | None" = None,
     options: dict[str, Any] | None = None,
 ) -> "Stepper":
-    """The stepper `name` on `env`; no prompts: the agent's own default prompt set."""
+    """The stepper `name` on `env`; no prompts: the agent's own default prompt set.
+
+    A routed `llm` (`--llm planner=...,executor=...`) gives each role its own LLM;
+    a role the agent does not have raises `routing.RoleError`.
+    """
+    from agent.agents.routing import install
     from agent.stepper import Limits
 
     cls = agent_class(name)
-    return cls(env, llm, runner, limits=limits or Limits(), prompts=prompts, options=options)
+    stepper = cls(env, llm, runner, limits=limits or Limits(), prompts=prompts, options=options)
+    install(stepper, llm)
+    return stepper

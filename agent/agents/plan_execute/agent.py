@@ -1,0 +1,312 @@
+"""Plan-and-Execute: a planner writes a JSON plan once, an executor carries out each step with a
+short ReAct loop, a replanner revises the rest when a step fails (or after every step).
+
+The structure drawn is the plan: the root (the task) has one child per plan step, in the
+order they were adopted, and each step has one child per executor turn. A replan marks the
+steps it drops as skipped and adds the new ones, so every plan the run had stays visible.
+Each LLM call names its role (`planner`, `executor`, `replanner`), so each role can be a
+different LLM and is counted apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+from typing import Any, AsyncIterator
+
+from agent.agents.plan_execute.plan import Plan, PlanError, PlanStep, parse_plan, plan_diff, plan_text
+from agent.agents.plan_execute.turn import Turn, TurnError, parse_turn
+from agent.answer_rule import Verdict
+from agent.events import (
+    AgentNote,
+    Event,
+    ExpansionReceived,
+    NodeCompleted,
+    NodeError,
+    NodeSkipped,
+    NodeStarted,
+    RunStarted,
+)
+from agent.llm import Completion
+from agent.prompt import format_recent
+from agent.stepper import Answer, Stepper
+from agent.tree import Node, NodeStatus
+
+PROMPTS = Path(__file__).parent / "prompts"
+
+PLAN_SKELETON = """{
+  "thought": "",
+  "steps": [
+    {"id": "s1", "description": "", "depends_on": []},
+    {"id": "s2", "description": "", "depends_on": ["s1"]}
+  ]
+}"""
+TURN_SKELETON = "Thought: \nAction: "
+
+
+@dataclass
+class StepState:
+    step: PlanStep
+    node: Node
+    status: str = "pending"  # pending, running, done, failed, dropped
+    output: str = ""  # what a finished step produced, or why it failed
+
+
+class PlanExecuteAgent(Stepper):
+    name = "plan-execute"
+    roles = ("planner", "executor", "replanner")
+    structure_title = "Plan"
+    default_prompts = PROMPTS
+    main_prompt_file = "planner.txt"
+    root_code = "task"
+    option_defaults = {"executor_steps": 10, "max_replans": 3, "replan_every_step": False}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.states: dict[str, StepState] = {}  # by node id, every step ever adopted
+        self.plan: list[StepState] = []  # the current plan, finished steps included
+        self.replans = 0
+        self.observation = ""  # the latest observation (the first one before any action)
+
+    # -- judging answers (the agent and the console's editor) ---------------------------
+
+    def judge(self, text: str, purpose: str, role: str = "", *, typed: bool = True,
+              known: frozenset[str] = frozenset()) -> Verdict:
+        if purpose in ("plan", "replan") or (not purpose and role in ("planner", "replanner")):
+            try:
+                # `known` (the names a code answer may use) means nothing to a plan: its finished steps do
+                plan = parse_plan(text, done=self._done_ids(), allow_empty=purpose == "replan")
+            except PlanError as exc:
+                return Verdict(False, message=str(exc))
+            return Verdict(True, tuple(s.label for s in plan.steps), plan.thought)
+        try:
+            turn = parse_turn(text)
+        except TurnError as exc:
+            return Verdict(False, message=str(exc))
+        return Verdict(True, (turn.text,) if turn.kind == "action" else (), turn.thought)
+
+    def answer_skeleton(self, purpose: str, role: str = "") -> str:
+        if purpose in ("plan", "replan") or role in ("planner", "replanner"):
+            return PLAN_SKELETON
+        return TURN_SKELETON
+
+    # -- the run -------------------------------------------------------------------------
+
+    async def _episode(self) -> AsyncIterator[Event]:
+        reset = await self._in_env_thread(self.env.reset)
+        self.task, self.observation = reset.instruction, reset.observation
+        root = self.tree.root
+        root.code = reset.instruction
+        yield RunStarted(root.id, task=reset.instruction, instruction=reset.instruction,
+                         observation=reset.observation, task_type=self.env.task_type)
+        self.current, root.status = root, NodeStatus.RUNNING
+        yield NodeStarted(root.id, code=root.code, depth=0)
+        async for event in self._make_plan("plan", "planner", self._planner_prompt(), ""):
+            yield event
+        while not self.finished_reason and not self.env.done:
+            state = self._next_ready()
+            if state is None:
+                waiting = [s.step.id for s in self.plan if s.status == "pending"]
+                why = (f"steps {', '.join(waiting)} wait for steps that did not finish" if waiting
+                       else "every step of the plan is finished but the task is not done")
+                async for event in self._replan(why):
+                    yield event
+                continue
+            async for event in self._run_step(state):
+                yield event
+            if self.finished_reason or self.env.done:
+                break
+            if state.status == "failed":
+                async for event in self._replan(f"step {state.step.id} failed: {state.output}"):
+                    yield event
+            elif self.options["replan_every_step"] and self._pending():
+                async for event in self._replan(f"step {state.step.id} finished: {state.output}"):
+                    yield event
+        root.status = NodeStatus.COMPLETED if self.env.won else NodeStatus.ERROR
+        self.current = root
+        if self.env.won:
+            yield NodeCompleted(root.id, output="won")
+            yield self._finish(True, "won")
+            return
+        reason = self.finished_reason or (self.end_reason() if self.env.done else "the plan ended before the task was done")
+        root.error = reason
+        yield NodeError(root.id, code=root.code, error=reason)
+        yield self._finish(False, reason)
+
+    async def _make_plan(self, purpose: str, role: str, prompt: str, why: str) -> AsyncIterator[Event]:
+        """Ask the planner (or replanner) for a plan and adopt it."""
+        root = self.tree.root
+        answer: Answer | None = None
+        async for item in self.ask(root, prompt, purpose, self._judge_for(purpose), role=role):
+            if isinstance(item, Answer):
+                answer = item
+            else:
+                yield item
+        if answer is None:
+            return
+        plan = parse_plan(answer.completion.text, done=self._done_ids(), allow_empty=purpose == "replan")
+        open_states = [s for s in self.plan if s.status in ("pending", "failed")]
+        # a pending step the new plan keeps unchanged keeps its node; every other open step is dropped
+        kept = {s.step: s for s in open_states if s.status == "pending" and s.step in plan.steps}
+        fresh = [step for step in plan.steps if step not in kept]
+        new_nodes = self.tree.add_children(root, [step.label for step in fresh])
+        made = {step: StepState(step, node) for step, node in zip(fresh, new_nodes)}
+        for node, step in zip(new_nodes, fresh):
+            node.thought = step.description
+        root.thought = plan.thought
+        yield self._received(root, answer, plan.thought, tuple(s.label for s in plan.steps),
+                             tuple(n.id for n in new_nodes), purpose, role)
+        for state in open_states:
+            if state.step in kept and kept[state.step] is state:
+                continue
+            state.status = "dropped"
+            if state.node.status is NodeStatus.PENDING:
+                state.node.status = NodeStatus.SKIP
+                yield NodeSkipped(state.node.id)
+        self.plan = [s for s in self.plan if s.status == "done"] + [kept.get(step) or made[step] for step in plan.steps]
+        self.states.update({s.node.id: s for s in made.values()})
+        old = [s.step for s in open_states]
+        if purpose == "plan":
+            yield AgentNote(root.id, label="plan adopted", text=plan_text(plan.steps))
+        else:
+            yield AgentNote(root.id, label="replan", text=f"why: {why}\n{plan_diff(old, list(plan.steps))}")
+            if not plan.steps:
+                self.finished_reason = f"the replanner gave up (an empty plan) after: {why}"
+
+    async def _replan(self, why: str) -> AsyncIterator[Event]:
+        if self.replans >= self.options["max_replans"]:
+            self.finished_reason = f"replan limit: {why} (max_replans {self.options['max_replans']})"
+            return
+        self.replans += 1
+        async for event in self._make_plan("replan", "replanner", self._replanner_prompt(why), why):
+            yield event
+
+    async def _run_step(self, state: StepState) -> AsyncIterator[Event]:
+        """One plan step: executor turns until it says done or failed, or its budget runs out."""
+        node, budget = state.node, self.options["executor_steps"]
+        self.current, node.status, state.status = node, NodeStatus.RUNNING, "running"
+        yield NodeStarted(node.id, code=node.code, depth=node.depth)
+        turns: list[tuple[str, str, str]] = []  # (thought, action, observation)
+        for number in range(1, budget + 1):
+            answer: Answer | None = None
+            prompt = self._executor_prompt(state, turns, budget - number + 1)
+            async for item in self.ask(node, prompt, "act", self._judge_for("act"), role="executor"):
+                if isinstance(item, Answer):
+                    answer = item
+                else:
+                    yield item
+            if answer is None:  # too many invalid answers: the run ends (finished_reason says why)
+                async for event in self._settle(state, "failed", self.finished_reason):
+                    yield event
+                return
+            turn = parse_turn(answer.completion.text)
+            label = f"> {turn.text}" if turn.kind == "action" else f"{turn.kind}: {turn.text}"
+            child = self.tree.add_children(node, [label])[0]
+            child.thought = turn.thought
+            yield self._received(node, answer, turn.thought, answer.verdict.blocks, (child.id,), "act", "executor")
+            self.current, child.status = child, NodeStatus.RUNNING
+            yield NodeStarted(child.id, code=child.code, depth=child.depth)
+            if turn.kind == "action":
+                async for event in self.act(child, turn.text):
+                    yield event
+                self.observation = child.observations[-1] if child.observations else ""
+                turns.append((turn.thought, turn.text, self.observation))
+            child.status = NodeStatus.COMPLETED
+            yield NodeCompleted(child.id, output="\n".join(child.observations))
+            self.current = node
+            if self.env.won:
+                async for event in self._settle(state, "done", "the task is done"):
+                    yield event
+                return
+            if self.env.done:
+                async for event in self._settle(state, "failed", self.end_reason()):
+                    yield event
+                return
+            if turn.kind != "action":
+                async for event in self._settle(state, turn.kind, turn.text):
+                    yield event
+                return
+        async for event in self._settle(state, "failed", f"its budget of {budget} executor turns ran out"):
+            yield event
+
+    async def _settle(self, state: StepState, kind: str, text: str) -> AsyncIterator[Event]:
+        state.status, state.output, node = kind, text, state.node
+        if kind == "done":
+            node.status = NodeStatus.COMPLETED
+            node.observations.append(text)
+            yield NodeCompleted(node.id, output=text)
+        else:
+            node.status, node.error = NodeStatus.ERROR, text
+            yield NodeError(node.id, code=node.code, error=text)
+
+    def _received(self, node: Node, answer: Answer, thought: str, blocks: tuple[str, ...],
+                  child_ids: tuple[str, ...], purpose: str, role: str) -> ExpansionReceived:
+        c = answer.completion
+        return ExpansionReceived(
+            node.id, raw=c.text, thought=thought, blocks=blocks, child_ids=child_ids, source=c.source,
+            input_tokens=c.usage.input_tokens, output_tokens=c.usage.output_tokens, cost=c.cost,
+            proposed=c.proposed, seconds=c.seconds or 0.0, person_seconds=c.person_seconds,
+            purpose=purpose, role=role,
+        )
+
+    # -- plan bookkeeping -------------------------------------------------------------------
+
+    def _judge_for(self, purpose: str):
+        def judge(completion: Completion) -> Verdict:
+            typed = completion.source in ("human", "model+edited")
+            return self.judge(completion.text, purpose, typed=typed)
+        return judge
+
+    def _done_ids(self) -> frozenset[str]:
+        return frozenset(s.step.id for s in self.plan if s.status == "done")
+
+    def _pending(self) -> list[StepState]:
+        return [s for s in self.plan if s.status == "pending"]
+
+    def _next_ready(self) -> StepState | None:
+        """The first pending step (in plan order) whose dependencies are all done."""
+        done = self._done_ids()
+        return next((s for s in self._pending() if all(d in done for d in s.step.depends_on)), None)
+
+    def plan_status(self) -> str:
+        """The current plan, one `[status] id: description [after ...] -> output` line per step
+        (the replanner's and executor's view, and the console's)."""
+        lines = []
+        for s in self.plan:
+            detail = f" -> {s.output}" if s.output else ""
+            lines.append(f"[{s.status}] {s.step.label}{detail}")
+        return "\n".join(lines) or "(no plan yet)"
+
+    # -- prompts ------------------------------------------------------------------------------
+
+    def _fields(self) -> dict[str, str]:
+        env = self.env.name
+        return {
+            "task": self.task,
+            "observation": self.observation.strip() or "(none)",
+            "actions": self.prompts.text(f"{env}/actions.txt").strip() or "(no action list for this environment)",
+            "steps_left": str(max(0, self.env.max_steps - self.env.steps)),
+            "max_steps": str(self.env.max_steps),
+            "recent_actions": format_recent(self.recent.last()),
+        }
+
+    def _render(self, name: str, **extra: str) -> str:
+        return Template(self.prompts.text(name)).safe_substitute(**self._fields(), **extra)
+
+    def _planner_prompt(self) -> str:
+        examples = self.prompts.text(f"{self.env.name}/planner_examples.txt").strip() or "(none)"
+        return self._render("planner.txt", examples=examples)
+
+    def _replanner_prompt(self, why: str) -> str:
+        examples = self.prompts.text(f"{self.env.name}/planner_examples.txt").strip() or "(none)"
+        return self._render("replanner.txt", examples=examples, plan=self.plan_status(), why=why,
+                            done_ids=", ".join(sorted(self._done_ids())) or "(none)")
+
+    def _executor_prompt(self, state: StepState, turns: list[tuple[str, str, str]], left: int) -> str:
+        examples = self.prompts.text(f"{self.env.name}/executor_examples.txt").strip() or "(none)"
+        done = {s.step.id: s.output for s in self.plan if s.status == "done"}
+        inputs = "\n".join(f"- {d}: {done.get(d, '(no output)')}" for d in state.step.depends_on) or "(none)"
+        so_far = "\n".join(f"Thought: {t}\nAction: {a}\nObservation: {o}" for t, a, o in turns) or "(nothing yet)"
+        return self._render("executor.txt", examples=examples, plan=self.plan_status(), step=state.step.label,
+                            inputs=inputs, turns=so_far, turns_left=str(left))

@@ -1,0 +1,234 @@
+"""ReCAP: recursive, context-aware planning in natural language, in one shared conversation.
+
+Each level (a subtask node; the root is the task) asks the LLM for a thought and the
+full list of remaining subtasks and commits only to the first: a primitive action is
+sent to the environment, a composite subtask becomes a child level solved the same way.
+When a child level returns (done or failed), the parent's latest thought and remaining
+list are re-injected with the result and the latest observation, and the LLM revises
+the list. All calls share one conversation seen through a sliding window (`window`
+rounds) that always keeps the path from the root to the current subtask.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from string import Template
+from typing import Any, AsyncIterator
+
+from agent.agents.recap.decomposition import Decomposition, DecompositionError, Item, parse_decomposition
+from agent.agents.recap.window import Window
+from agent.answer_rule import Verdict
+from agent.events import AgentNote, Event, ExpansionReceived, NodeCompleted, NodeError, NodeStarted, RunStarted
+from agent.llm import Completion
+from agent.stepper import Answer, Stepper
+from agent.tree import Node, NodeStatus
+
+PROMPTS = Path(__file__).parent / "prompts"
+SKELETON = "Thought: \nSubtasks:\n1. action: \n2. subtask: \n"
+
+
+@dataclass
+class Level:
+    node: Node
+    goal: str
+    thought: str = ""
+    remaining: tuple[Item, ...] = ()  # the latest list, its first item the one being carried out
+    revisions: int = 0
+    reinjections: list[str] = field(default_factory=list)  # what was put back at each return, for the console
+
+
+@dataclass
+class Outcome:
+    kind: str = "failed"  # "done" or "failed"
+    text: str = ""
+
+
+class RecapAgent(Stepper):
+    name = "recap"
+    roles = ("",)
+    structure_title = "Subtasks"
+    default_prompts = PROMPTS
+    main_prompt_file = "recap.txt"
+    root_code = "task"
+    option_defaults = {"window": 64, "max_revisions": 16}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.window = Window(int(self.options["window"]))
+        self.path: list[Level] = []  # from the root level to the current one
+        self.levels: dict[str, Level] = {}  # by node id
+        self.first_observation = ""
+        self.observation = ""
+
+    # -- judging answers ---------------------------------------------------------------------
+
+    def judge(self, text: str, purpose: str, role: str = "", *, typed: bool = True,
+              known: frozenset[str] = frozenset()) -> Verdict:
+        try:
+            decomposition = parse_decomposition(text)
+        except DecompositionError as exc:
+            return Verdict(False, message=str(exc))
+        return Verdict(True, tuple(i.label for i in decomposition.items), decomposition.thought)
+
+    def answer_skeleton(self, purpose: str, role: str = "") -> str:
+        return SKELETON
+
+    def window_text(self) -> str:
+        """What the model sees of the conversation now, cuts marked."""
+        return self.window.render([level.node.id for level in self.path])
+
+    # -- the run ---------------------------------------------------------------------------------
+
+    async def _episode(self) -> AsyncIterator[Event]:
+        reset = await self._in_env_thread(self.env.reset)
+        self.task = reset.instruction
+        self.first_observation = self.observation = reset.observation
+        root = self.tree.root
+        root.code = reset.instruction
+        yield RunStarted(root.id, task=reset.instruction, instruction=reset.instruction,
+                         observation=reset.observation, task_type=self.env.task_type)
+        outcome = Outcome()
+        async for event in self._solve(root, reset.instruction, outcome):
+            yield event
+        self.current = root
+        if self.env.won:
+            yield self._finish(True, "won")
+        elif self.finished_reason:
+            yield self._finish(False, self.finished_reason)
+        elif self.env.done:
+            yield self._finish(False, self.end_reason())
+        else:
+            yield self._finish(False, f"the task level ended ({outcome.kind}: {outcome.text}) but the task is not done")
+
+    async def _solve(self, node: Node, goal: str, out: Outcome) -> AsyncIterator[Event]:
+        """One level: decompose, carry out the first item, revise; until done, failed or a limit."""
+        level = Level(node, goal)
+        self.path.append(level)
+        self.levels[node.id] = level
+        self.current, node.status = node, NodeStatus.RUNNING
+        yield NodeStarted(node.id, code=node.code, depth=node.depth)
+        told, purpose = self._opening(level), "decompose"
+        while True:
+            answer: Answer | None = None
+            async for item in self.ask(node, self._prompt(level, told), purpose, self._judge):
+                if isinstance(item, Answer):
+                    answer = item
+                else:
+                    yield item
+            if answer is None:
+                out.kind, out.text = "failed", self.finished_reason
+                break
+            text = answer.completion.text
+            decomposition = parse_decomposition(text)
+            self.window.add(node.id, node.depth, goal, told, text)
+            level.thought = node.thought = decomposition.thought
+            if decomposition.end:
+                yield self._received(node, answer, decomposition, (), purpose)
+                out.kind, out.text = decomposition.end, decomposition.result
+                break
+            level.remaining = decomposition.items
+            first = decomposition.items[0]
+            child = self.tree.add_children(node, [f"> {first.text}" if first.kind == "action" else first.text])[0]
+            yield self._received(node, answer, decomposition, (child.id,), purpose)
+            if first.kind == "action":
+                async for event in self._primitive(child, first.text):
+                    yield event
+                told = f"Observation after `{first.text}`:\n{self.observation}"
+            else:
+                sub = Outcome()
+                if child.depth > self.limits.max_depth:
+                    async for event in self._too_deep(child, sub):
+                        yield event
+                else:
+                    async for event in self._solve(child, first.text, sub):
+                        yield event
+                if self.finished_reason:
+                    out.kind, out.text = "failed", self.finished_reason
+                    break
+                if self.env.done:  # nothing to revise: the episode is over
+                    out.kind, out.text = ("done", "the task is done") if self.env.won else ("failed", self.end_reason())
+                    break
+                told = self._reinjection(level, first, sub)
+                level.reinjections.append(told)
+                yield AgentNote(node.id, label="re-injection", text=told)
+            self.current = node
+            if self.env.done:
+                out.kind, out.text = ("done", "the task is done") if self.env.won else ("failed", self.end_reason())
+                break
+            level.revisions += 1
+            if level.revisions > self.options["max_revisions"]:
+                out.kind, out.text = "failed", f"revision limit: {self.options['max_revisions']} revisions at this level"
+                break
+            purpose = "refine"
+        self.path.pop()
+        if out.kind == "done":
+            node.status = NodeStatus.COMPLETED
+            node.observations.append(out.text)
+            yield NodeCompleted(node.id, output=out.text)
+        else:
+            node.status, node.error = NodeStatus.ERROR, out.text
+            yield NodeError(node.id, code=node.code, error=out.text)
+
+    async def _primitive(self, child: Node, action: str) -> AsyncIterator[Event]:
+        self.current, child.status = child, NodeStatus.RUNNING
+        yield NodeStarted(child.id, code=child.code, depth=child.depth)
+        async for event in self.act(child, action):
+            yield event
+        self.observation = child.observations[-1] if child.observations else ""
+        child.status = NodeStatus.COMPLETED
+        yield NodeCompleted(child.id, output=self.observation)
+
+    async def _too_deep(self, child: Node, sub: Outcome) -> AsyncIterator[Event]:
+        sub.kind = "failed"
+        sub.text = (f"not started: depth {child.depth} is past the depth limit ({self.limits.max_depth}); "
+                    "write it as actions at this level")
+        child.status, child.error = NodeStatus.ERROR, sub.text
+        yield NodeStarted(child.id, code=child.code, depth=child.depth)
+        yield NodeError(child.id, code=child.code, error=sub.text)
+
+    def _received(self, node: Node, answer: Answer, decomposition: Decomposition, child_ids: tuple[str, ...],
+                  purpose: str) -> ExpansionReceived:
+        c = answer.completion
+        return ExpansionReceived(
+            node.id, raw=c.text, thought=decomposition.thought, blocks=tuple(i.label for i in decomposition.items),
+            child_ids=child_ids, source=c.source, input_tokens=c.usage.input_tokens,
+            output_tokens=c.usage.output_tokens, cost=c.cost, proposed=c.proposed, seconds=c.seconds or 0.0,
+            person_seconds=c.person_seconds, purpose=purpose, role="",
+        )
+
+    def _judge(self, completion: Completion) -> Verdict:
+        return self.judge(completion.text, "", typed=completion.source in ("human", "model+edited"))
+
+    # -- what the model is told --------------------------------------------------------------------
+
+    def _opening(self, level: Level) -> str:
+        if level.node.parent is None:
+            return "Start: decompose the task."
+        return f"New subtask (depth {level.node.depth}): {level.goal}\nDecompose it."
+
+    def _reinjection(self, level: Level, finished: Item, sub: Outcome) -> str:
+        rest = "\n".join(f"{i}. {item.label}" for i, item in enumerate(level.remaining[1:], 1)) or "(none)"
+        return (f"The subtask `{finished.text}` returned: {sub.kind}: {sub.text}\n"
+                f"Back at depth {level.node.depth}: {level.goal}\n"
+                f"Your latest thought here: {level.thought or '(none)'}\n"
+                f"Your remaining subtasks here were:\n{rest}\n"
+                f"Latest observation: {self.observation.strip() or '(none)'}\n"
+                "Revise the remaining subtasks: drop what is done, change or add what the result calls for.")
+
+    def _prompt(self, level: Level, told: str) -> str:
+        env = self.env.name
+        where = " > ".join(f"{lv.goal}" for lv in self.path)
+        return Template(self.prompts.text("recap.txt")).safe_substitute(
+            actions=self.prompts.text(f"{env}/actions.txt").strip() or "(no action list for this environment)",
+            examples=self.prompts.text(f"{env}/examples.txt").strip() or "(none)",
+            task=self.task,
+            first_observation=self.first_observation.strip(),
+            window=self.window_text(),
+            window_size=str(self.window.size),
+            depth=str(level.node.depth),
+            path=where,
+            now=told.strip(),
+            steps_left=str(max(0, self.env.max_steps - self.env.steps)),
+            max_steps=str(self.env.max_steps),
+        )

@@ -1,0 +1,186 @@
+"""Plan-and-Execute on the real ALFWorld engine with scripted planner, executor and replanner."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from agent import events as ev
+from agent.stepper import Limits
+from mockllm.scripted import ScriptedLLM, ScriptEntry
+from recode_tui.factory import make_engine
+
+GAME = "put-01"  # put a vase in sidetable: the vase is on diningtable 1
+
+
+def plan(*steps: tuple[str, str, list[str]], thought: str = "the plan") -> str:
+    return json.dumps({"thought": thought, "steps": [{"id": i, "description": d, "depends_on": deps}
+                                                     for i, d, deps in steps]})
+
+
+def turn(decision: str, thought: str = "next") -> str:
+    return f"Thought: {thought}\n{decision}"
+
+
+def in_order(*answers: tuple[str, str], name: str = "scripted") -> ScriptedLLM:
+    """Answers given in order, each once, matched by purpose (plan, act, replan)."""
+    return ScriptedLLM([ScriptEntry(answer=a, purpose=p, once=True) for p, a in answers], name=name)
+
+
+WIN_PLAN = plan(("s1", "find the vase and take it", []), ("s2", "put the vase on sidetable 1", ["s1"]))
+WIN_TURNS = [
+    ("act", turn("Action: go to diningtable 1")),
+    ("act", turn("Action: take vase 1 from diningtable 1")),
+    ("act", turn("Done: holding vase 1")),
+    ("act", turn("Action: go to sidetable 1")),
+    ("act", turn("Action: move vase 1 to sidetable 1")),
+]
+
+
+def engine_with(llm, **options):
+    return make_engine(GAME, llm, Limits(max_rewrite=2), 30, agent="plan-execute", agent_options=options)
+
+
+async def run(engine) -> list[ev.Event]:
+    seen: list[ev.Event] = []
+    try:
+        await engine.run(seen.append)
+    finally:
+        await engine.close()
+    return seen
+
+
+def test_plan_execute_wins_a_bundled_game_with_steps_and_turns_as_nodes():
+    engine = engine_with(in_order(("plan", WIN_PLAN), *WIN_TURNS))
+    seen = asyncio.run(run(engine))
+    finished = seen[-1]
+    assert isinstance(finished, ev.RunFinished) and finished.success, finished
+    root = engine.tree.root
+    assert [c.code for c in root.children] == ["s1: find the vase and take it",
+                                               "s2: put the vase on sidetable 1 [after s1]"]
+    s1, s2 = root.children
+    assert [c.code for c in s1.children] == ["> go to diningtable 1", "> take vase 1 from diningtable 1",
+                                             "done: holding vase 1"]
+    assert [c.code for c in s2.children] == ["> go to sidetable 1", "> move vase 1 to sidetable 1"]
+    notes = [e for e in seen if isinstance(e, ev.AgentNote)]
+    assert notes[0].label == "plan adopted" and "s2: put the vase" in notes[0].text
+    roles = finished.extra["roles"]
+    assert roles["planner"]["calls"] == 1 and roles["executor"]["calls"] == 5 and "replanner" not in roles
+    requested = [e for e in seen if isinstance(e, ev.ExpansionRequested)]
+    assert {(e.purpose, e.role) for e in requested} == {("plan", "planner"), ("act", "executor")}
+    # the second step's executor saw the first step's output
+    s2_prompt = next(e.prompt for e in requested if e.node_id == s2.id)
+    assert "- s1: holding vase 1" in s2_prompt
+
+
+def test_an_invalid_plan_is_asked_again_with_the_reason():
+    cyclic = plan(("s1", "a", ["s2"]), ("s2", "b", ["s1"]))
+    engine = engine_with(in_order(("plan", '{"steps": [{"id": "s1",'), ("plan", cyclic),
+                                  ("plan", plan(("s1", "x", []), ("s1", "y", []))), ("plan", WIN_PLAN), *WIN_TURNS),
+                         )
+    engine.limits = Limits(max_rewrite=3)
+    seen = asyncio.run(run(engine))
+    rejected = [e for e in seen if isinstance(e, ev.ExpansionRejected)]
+    assert [r.reason.split(" (")[0].split(":")[0] for r in rejected] == [
+        "the plan is not valid JSON", "the dependencies form a cycle", "two steps have the id s1; give each step its own id"]
+    assert "s1 -> s2 -> s1" in rejected[1].reason
+    asks = [e for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "plan"]
+    assert "not valid JSON" in asks[1].prompt and "cycle" in asks[2].prompt  # re-asked with the reason
+    assert seen[-1].success
+
+
+def test_a_failing_step_triggers_a_replan_with_a_diff_and_the_run_still_wins():
+    first = plan(("s1", "find the vase on the sofa and take it", []), ("s2", "put the vase on sidetable 1", ["s1"]))
+    replanned = plan(("s3", "take the vase from diningtable 1", []),
+                     ("s2", "put the vase on sidetable 1", ["s3"]), thought="the sofa had no vase")
+    llm = in_order(
+        ("plan", first),
+        ("act", turn("Action: go to sofa 1")),
+        ("act", turn("Failed: no vase on sofa 1")),
+        ("replan", replanned),
+        *WIN_TURNS[:2], ("act", turn("Done: holding vase 1")), *WIN_TURNS[3:],
+    )
+    engine = engine_with(llm, max_replans=1)
+    seen = asyncio.run(run(engine))
+    assert seen[-1].success, seen[-1]
+    note = next(e for e in seen if isinstance(e, ev.AgentNote) and e.label == "replan")
+    assert note.text.splitlines() == ["why: step s1 failed: no vase on sofa 1",
+                                      "- s1: find the vase on the sofa and take it",
+                                      "+ s3: take the vase from diningtable 1",
+                                      "~ s2: put the vase on sidetable 1 [after s3] (was: put the vase on sidetable 1)"]
+    replan_ask = next(e for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "replan")
+    assert replan_ask.role == "replanner" and "[failed] s1: find the vase on the sofa" in replan_ask.prompt
+    assert "You arrive at sofa 1" in replan_ask.prompt
+    statuses = [(n.code.split(":")[0], n.status.value) for n in engine.tree.root.children]
+    assert statuses == [("s1", "ERROR"), ("s2", "SKIP"), ("s3", "COMPLETED"), ("s2", "COMPLETED")]
+    assert seen[-1].extra["roles"]["replanner"]["calls"] == 1
+
+
+def test_replans_stop_at_max_replans():
+    hopeless = plan(("s1", "find the vase on the sofa", []))
+    llm = ScriptedLLM([ScriptEntry(hopeless, purpose="plan"), ScriptEntry(plan(("s9", "look on the sofa", [])), purpose="replan"),
+                       ScriptEntry(turn("Failed: nothing there"), purpose="act")])
+    engine = engine_with(llm, max_replans=2)
+    seen = asyncio.run(run(engine))
+    finished = seen[-1]
+    assert not finished.success and finished.reason.startswith("replan limit: step s9 failed: nothing there")
+    assert finished.extra["roles"]["replanner"]["calls"] == 2
+    assert sum(isinstance(e, ev.AgentNote) and e.label == "replan" for e in seen) == 2
+
+
+def test_executor_budget_running_out_fails_the_step():
+    llm = ScriptedLLM([ScriptEntry(plan(("s1", "wander", [])), purpose="plan"),
+                       ScriptEntry(turn("Action: look"), purpose="act")])
+    engine = engine_with(llm, max_replans=0, executor_steps=3)
+    seen = asyncio.run(run(engine))
+    assert seen[-1].reason == "replan limit: step s1 failed: its budget of 3 executor turns ran out (max_replans 0)"
+    assert len(engine.tree.root.children[0].children) == 3
+
+
+def test_too_many_invalid_executor_answers_end_the_run_with_the_step_failed():
+    llm = ScriptedLLM([ScriptEntry(plan(("s1", "find the vase", [])), purpose="plan"),
+                       ScriptEntry("I would go to the table", purpose="act")])
+    engine = engine_with(llm)
+    seen = asyncio.run(run(engine))
+    assert seen[-1].reason.startswith("rewrite limit: 3 invalid answers in a row for `s1: find the vase`")
+    assert sum(isinstance(e, ev.ExpansionRejected) for e in seen) == 3
+    assert engine.tree.root.children[0].status.value == "ERROR"
+
+
+def test_replan_every_step_asks_the_replanner_after_each_finished_step():
+    keep = plan(("s2", "put the vase on sidetable 1", ["s1"]), thought="on track")
+    engine = engine_with(in_order(("plan", WIN_PLAN), *WIN_TURNS[:3], ("replan", keep), *WIN_TURNS[3:]),
+                         replan_every_step=True)
+    seen = asyncio.run(run(engine))
+    assert seen[-1].success, seen[-1]
+    note = next(e for e in seen if isinstance(e, ev.AgentNote) and e.label == "replan")
+    assert note.text.splitlines() == ["why: step s1 finished: holding vase 1",
+                                      "  s2: put the vase on sidetable 1 [after s1]"]
+    ask = next(e for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "replan")
+    assert "[done] s1: find the vase and take it -> holding vase 1" in ask.prompt
+    assert "Finished steps (s1) are kept" in ask.prompt
+    assert [c.code for c in engine.tree.root.children] == [  # the unchanged step keeps its node
+        "s1: find the vase and take it", "s2: put the vase on sidetable 1 [after s1]"]
+
+
+def test_agent_notes_read_as_what_was_decided_in_the_run_log():
+    from agent.event_text import short
+
+    note = ev.AgentNote("n0", label="replan", text="why: step s1 failed: no vase on sofa 1\n- s1: ...")
+    assert short(note) == "replan at n0: why: step s1 failed: no vase on sofa 1 …"
+
+
+def test_judge_and_skeleton_give_the_editor_each_roles_format():
+    engine = engine_with(in_order())
+    skeleton = engine.answer_skeleton("plan", "planner")
+    assert json.loads(skeleton)["steps"][1]["depends_on"] == ["s1"]
+    empty = engine.judge(skeleton, "plan", "planner", known=frozenset({"instruction"}))
+    assert not empty.accepted and empty.message == "step s1 has no description"
+    good = engine.judge(WIN_PLAN, "plan", "planner")
+    assert good.accepted and good.blocks[1] == "s2: put the vase on sidetable 1 [after s1]"
+    assert engine.judge('{"steps": []}', "replan", "replanner").accepted  # a replanner may give up
+    assert not engine.judge('{"steps": []}', "plan", "planner").accepted
+    assert engine.answer_skeleton("act", "executor") == "Thought: \nAction: "
+    assert engine.judge("Thought: x\nAction: look", "act", "executor").blocks == ("look",)
+    assert "exactly one" in engine.judge("Action: look\nDone: ok", "act", "executor").message
+    asyncio.run(engine.close())

@@ -1,0 +1,185 @@
+"""Model routing for Plan-and-Execute: one LLM per role through `--llm ROLE=SPEC,...`, kept on resume,
+and a person taking one role through the debugger."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from agent import events as ev
+from agent.debugger import Debugger
+from agent.journal import read_journal
+from recode_tui.factory import UsageError, make_engine, make_llm
+
+PLAN = {"thought": "find it, then place it", "steps": [
+    {"id": "s1", "description": "find the vase and take it", "depends_on": []},
+    {"id": "s2", "description": "put the vase on sidetable 1", "depends_on": ["s1"]}]}
+S1 = r"Your step: s1: find the vase[\s\S]*"
+S2 = r"Your step: s2: put the vase[\s\S]*"
+EXECUTOR = [  # matched by the prompt, so a fresh process (a resume) answers the same
+    (S1 + r"This step so far:\n\(nothing yet\)", "Thought: tables first\nAction: go to diningtable 1"),
+    (r"Latest observation: You arrive at diningtable 1", "Thought: here\nAction: take vase 1 from diningtable 1"),
+    (S1 + r"Latest observation: You pick up the vase 1", "Thought: I hold it\nDone: holding vase 1"),
+    (S2 + r"This step so far:\n\(nothing yet\)", "Thought: go there\nAction: go to sidetable 1"),
+    (r"Latest observation: You arrive at sidetable 1", "Thought: place it\nAction: move vase 1 to sidetable 1"),
+]
+
+
+def write_scripts(folder: Path, executor_answers: int = len(EXECUTOR)) -> tuple[Path, Path]:
+    planner, executor = folder / "planner.yaml", folder / "executor.yaml"
+    planner.write_text(yaml.safe_dump({"answers": [{"purpose": "plan", "answer": json.dumps(PLAN)}]}))
+    executor.write_text(yaml.safe_dump({"answers": [{"purpose": "act", "when": w, "answer": a}
+                                                    for w, a in EXECUTOR[:executor_answers]]}))
+    return planner, executor
+
+
+def recode(*args: str, sessions: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, RECODE_TUI_SESSIONS=str(sessions))
+    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
+                          timeout=300, env=env)
+
+
+def test_each_role_answers_from_its_own_llm_and_a_resume_rebuilds_the_routing(tmp_path):
+    planner, executor = write_scripts(tmp_path, executor_answers=4)  # the last move is missing at first
+    spec = f"planner=scripted:{planner},executor=scripted:{executor}"
+    sessions = tmp_path / "sessions"
+    first = recode("run", "--quiet", "--game", "put-01", "--agent", "plan-execute", "--llm", spec, sessions=sessions)
+    # the planner's script has no executor answers and the other way round: only routing gets this far
+    assert first.returncode == 1 and "no answer for stub `s2: put the vase" in first.stdout, first.stdout + first.stderr
+    folder = next(sessions.iterdir())
+    journal = read_journal(folder)
+    assert journal.header["llm"] == spec and journal.header["agent"] == "plan-execute"
+    roles = [r.get("role") for r in journal.records if r.get("type") == "answer"]
+    assert roles == ["planner", "executor", "executor", "executor", "executor"]
+
+    write_scripts(tmp_path)  # now the executor's script knows the last move too
+    resumed = recode("run", "--resume", sessions=sessions)  # no --llm: the recorded routing spec
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert f"resuming with the session's LLM {spec}" in resumed.stderr
+    assert resumed.stdout.splitlines()[-1].startswith("SUCCESS: won — 4 steps, 6 LLM calls")
+    finished = [r for r in read_journal(folder).records if r.get("type") == "finished"][-1]
+    assert finished["extra"]["roles"]["planner"]["calls"] == 1
+    assert finished["extra"]["roles"]["executor"]["calls"] == 5
+
+
+def test_a_role_the_agent_does_not_have_is_one_clear_line(tmp_path):
+    planner, _ = write_scripts(tmp_path)
+    result = recode("run", "--game", "put-01", "--agent", "plan-execute", "--llm", f"coder=scripted:{planner}",
+                    sessions=tmp_path / "s")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"recode-tui: error: --llm coder=scripted:{planner}: the plan-execute agent has no role coder "
+        "(its roles: planner, executor, replanner)")
+    recap = recode("run", "--game", "put-01", "--agent", "recap", "--llm", f"planner=scripted:{planner}",
+                   sessions=tmp_path / "s")
+    assert recap.returncode == 2 and "the recap agent has no role planner" in recap.stderr
+
+
+def test_a_plain_spec_answers_every_role_and_a_default_answers_the_roles_not_named(tmp_path):
+    planner, executor = write_scripts(tmp_path)
+    both = tmp_path / "both.yaml"
+    both.write_text(yaml.safe_dump({"answers": yaml.safe_load(planner.read_text())["answers"]
+                                    + yaml.safe_load(executor.read_text())["answers"]}))
+    llm = make_llm(f"scripted:{both}")
+    engine = make_engine("put-01", llm, agent="plan-execute")
+    assert all(engine.llm_for(role) is llm for role in engine.roles)
+    asyncio.run(engine.close())
+    routed = make_llm(f"scripted:{both},executor=scripted:{executor}")
+    engine = make_engine("put-01", routed, agent="plan-execute")
+    assert engine.llm_for("executor").name == f"scripted:{executor}"
+    assert engine.llm_for("planner").name == engine.llm_for("replanner").name == f"scripted:{both}"
+    asyncio.run(engine.close())
+    try:
+        make_llm(f"planner=scripted:{both},planner=human")
+    except UsageError as exc:
+        assert "the role planner is given twice" in str(exc)
+    else:
+        raise AssertionError("a role given twice must be refused")
+
+
+async def test_a_person_takes_the_executor_role_while_the_planner_is_scripted(tmp_path):
+    planner, _ = write_scripts(tmp_path)
+    engine = make_engine("put-01", make_llm(f"planner=scripted:{planner},executor=human"), agent="plan-execute")
+    dbg = Debugger(engine, breakpoints=[])
+    stop = await dbg.step("continue")  # the planner answered by itself; the executor's call waits for the person
+    assert isinstance(stop.event, ev.ExpansionRequested) and stop.event.role == "executor"
+    assert stop.reason.kind == "human" and dbg.awaiting_human
+    assert engine.answer_skeleton(stop.event.purpose, "executor") == "Thought: \nAction: "
+    refused = await dbg.submit("go to diningtable 1")  # no Action: line
+    assert isinstance(refused.event, ev.ExpansionRequested) and "no `Action: ...`" in refused.reason.text
+    for text in ("Action: go to diningtable 1", "Action: take vase 1 from diningtable 1", "Done: got it",
+                 "Action: go to sidetable 1", "Thought: last one\nAction: move vase 1 to sidetable 1"):
+        accepted = await dbg.submit(text)
+        assert isinstance(accepted.event, ev.ExpansionReceived), accepted.reason.text
+        stop = await dbg.step("continue")
+    assert isinstance(stop.event, ev.RunFinished) and stop.event.success
+    roles = stop.event.extra["roles"]
+    assert roles["planner"]["calls"] == 1 and roles["executor"]["calls"] == 6  # one refused answer counted
+    await engine.close()
+
+
+def test_a_headless_run_refuses_a_person_in_a_role_in_one_line(tmp_path):
+    planner, _ = write_scripts(tmp_path)
+    result = recode("run", "--game", "put-01", "--agent", "plan-execute", "--llm",
+                    f"planner=scripted:{planner},executor=human", sessions=tmp_path / "s")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1].endswith(
+        "a person takes a role only in the console; use `recode-tui tui`")
+
+
+async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_path):
+    from recode_tui.app import build_app
+    from tests.console.helpers import SIZE, started, wait_stop
+
+    planner, _ = write_scripts(tmp_path)
+    app = build_app("put-01", f"planner=scripted:{planner},executor=human", agent="plan-execute",
+                    cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        before = app.stops
+        await pilot.press("c")
+        await wait_stop(pilot, app, before)
+        assert app.debugger.awaiting_human and app.debugger.last_event.role == "executor"
+        for text in ("Action: go to diningtable 1", "Action: take vase 1 from diningtable 1", "Done: got it",
+                     "Action: go to sidetable 1", "Action: move vase 1 to sidetable 1"):
+            assert app.debugger.awaiting_human
+            before = app.stops
+            assert app.driver.submit(f"Thought: mine\n{text}")
+            await wait_stop(pilot, app, before)
+            if not app.engine.done:
+                before = app.stops
+                await pilot.press("c")  # on to the next executor call
+                await wait_stop(pilot, app, before)
+        assert app.engine.done and app.engine.finished.success
+        assert app.engine.finished.extra["roles"]["executor"]["calls"] == 5
+
+
+def test_a_routed_llm_handed_over_whole_still_answers_each_role_with_its_own(tmp_path):
+    """A fork gives the person the forked call, then hands the session's LLM back as `engine.llm`."""
+    planner, executor = write_scripts(tmp_path)
+    routed = make_llm(f"planner=scripted:{planner},executor=scripted:{executor}")
+    engine = make_engine("put-01", make_llm("human"), agent="plan-execute")
+    engine.llm = routed  # what the console's hand-back after a typed answer does
+    assert engine.llm_for("executor").name == f"scripted:{executor}"
+    assert engine.llm_for("planner").name == engine.llm_for("replanner").name == f"scripted:{planner}"
+    asyncio.run(engine.close())
+
+
+def test_eval_refuses_a_role_the_agent_lacks_before_any_episode(tmp_path):
+    planner, executor = write_scripts(tmp_path)
+    result = recode("eval", "--games", "put-01", "--agent", "recap", "--llm",
+                    f"planner=scripted:{planner},executor=scripted:{executor}", "-o", str(tmp_path / "e"),
+                    sessions=tmp_path / "s")
+    assert result.returncode == 2 and not (tmp_path / "e").exists()
+    assert result.stderr.strip().splitlines()[-1].endswith(
+        "the recap agent has no role planner, executor (its roles: none (it has one LLM: give --llm SPEC))")
+    won = recode("eval", "--games", "put-01", "--agent", "plan-execute", "--no-progress", "-c", "1", "--llm",
+                 f"planner=scripted:{planner},executor=scripted:{executor}", "-o", str(tmp_path / "ok"),
+                 sessions=tmp_path / "s")
+    assert won.returncode == 0 and "│ overall   │        1 │       1 │ 100.0%" in won.stdout, won.stdout + won.stderr
