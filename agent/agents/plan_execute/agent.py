@@ -55,6 +55,7 @@ class StepState:
 
 class PlanExecuteAgent(Stepper):
     name = "plan-execute"
+    display_name = "Plan-Exec"
     roles = ("planner", "executor", "replanner")
     structure_title = "Plan"
     default_prompts = PROMPTS

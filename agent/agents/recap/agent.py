@@ -46,6 +46,7 @@ class Outcome:
 
 class RecapAgent(Stepper):
     name = "recap"
+    display_name = "ReCAP"
     roles = ("",)
     structure_title = "Subtasks"
     default_prompts = PROMPTS
