@@ -13,6 +13,7 @@ from __future__ import annotations
 from envs.base import EnvError, Reset
 from envs.sciworld.simulator import Simulator, SimulatorError, shared_simulator
 from envs.sciworld.tasks import SciTask, find_task, simplifications_for
+from envs.sciworld.variations import cached_count
 
 TASK_PREFIX = "Task Description:"
 
@@ -51,6 +52,7 @@ class SciWorldEnv:
         self._steps = 0
         self._completed = False
         self._started = False
+        self._check_variation(cached_only=True)  # `boil/9999` is refused before anything opens
 
     @property
     def simulator(self) -> Simulator:
@@ -58,8 +60,13 @@ class SciWorldEnv:
             self._simulator = shared_simulator()
         return self._simulator
 
-    def _check_variation(self) -> None:
-        maximum = self.simulator.call("the variation count", lambda e: int(e.get_max_variations(self.task.name)))
+    def _check_variation(self, cached_only: bool = False) -> None:
+        """Refuse a variation the task does not have: from the cached lists (no JVM), else the simulator."""
+        maximum = cached_count(self.task.name)
+        if maximum is None and cached_only:
+            return  # checked at reset, when the JVM is up anyway
+        if maximum is None:
+            maximum = self.simulator.call("the variation count", lambda e: int(e.get_max_variations(self.task.name)))
         if not 0 <= self.variation < maximum:
             raise EnvError(
                 f"no variation {self.variation} of {self.task.name}: it has {self.task.name}/0 .. "

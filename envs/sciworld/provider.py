@@ -15,17 +15,18 @@ path plus half again for exploring and mistakes. Unknown tasks fall back to 100.
 from __future__ import annotations
 
 import hashlib
-import json
-from pathlib import Path
 from typing import Iterable
 
 from envs.base import Env, EnvError
 from envs.registry import Episode
 from envs.sciworld.env import SciWorldEnv, parse_episode
 from envs.sciworld.simulator import shared_simulator
+from envs.sciworld.variations import scienceworld_version as _version
+from envs.sciworld.variations import variation_table
 from envs.sciworld.tasks import all_tasks, find_task, simplifications_for, task_names
 
 SPLITS = ("train", "dev", "test")
+ENV_NAMES = {"easy": "sciworld", "none": "sciworld-full"}  # setting -> registry name (see envs/registry.py)
 DEFAULT_MAX_STEPS = 100
 
 STEP_LIMITS: dict[str, int] = {
@@ -66,51 +67,24 @@ def step_limit(task: str) -> int:
     return STEP_LIMITS.get(task, DEFAULT_MAX_STEPS)
 
 
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("scienceworld")
-    except Exception:  # noqa: BLE001
-        return "unknown"
-
-
-def _cache_file() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("recode-tui")) / f"sciworld-variations-{_version()}.json"
-
-
-def variation_table() -> dict[str, dict[str, list[int]]]:
-    """task -> {train, dev, test} variation lists, from the simulator (cached on disk)."""
-    path = _cache_file()
-    try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-        if set(table) == set(task_names()):
-            return table
-    except (OSError, ValueError):
-        pass
-    simulator = shared_simulator()
-    table = {name: simulator.variations(name) for name in task_names()}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(table), encoding="utf-8")
-        tmp.replace(path)
-    except OSError:
-        pass  # a read-only cache folder only costs the listing again next time
-    return table
-
-
 class SciWorldProvider:
-    """The ScienceWorld simulator (a JVM per process) under the ReCode reference's "easy" setting."""
+    """The ScienceWorld simulator (a JVM per process) under a setting of simplifications.
 
-    name = "sciworld"
+    `--env sciworld` is the ReCode reference's "easy" setting (no electrical
+    actions, doors open, self-watering pots, teleport); `--env sciworld-full`
+    is the simulator without simplifications. The setting is part of the
+    environment's name, so journals, eval plans and their worker processes all
+    carry it, and of the fingerprint, so a resume under the other one is refused.
+    """
+
     default_max_steps = DEFAULT_MAX_STEPS
     prompt_folder = "sciworld"
 
     def __init__(self, setting: str = "easy") -> None:
+        if setting not in ENV_NAMES:
+            raise EnvError(f"unknown ScienceWorld setting {setting!r}; use one of: {', '.join(ENV_NAMES)}")
         self.setting = setting
+        self.name = ENV_NAMES[setting]
 
     @property
     def task_types(self) -> tuple[str, ...]:
@@ -186,3 +160,8 @@ class SciWorldProvider:
         actions = simulator.gold_actions()
         simulator.loaded = None  # the next episode loads again without the gold path
         return actions
+
+
+def full_provider() -> SciWorldProvider:
+    """`--env sciworld-full`: ScienceWorld without the "easy" simplifications (closed doors, no teleport, ...)."""
+    return SciWorldProvider("none")
