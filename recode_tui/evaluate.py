@@ -282,7 +282,7 @@ def _type_order(env: str) -> tuple[str, ...]:
 def results_table(report: EvalReport) -> Any:
     from rich.table import Table
 
-    summary = summarize(report.episodes)
+    summary = summarize(report.episodes, report.plan.env)
     status = "" if report.status == "complete" else f" ({report.status})"
     table = Table(title=f"{report.plan.llm}: {len(report.episodes)} of {len(report.plan.games)} episodes{status}")
     scored = summary["overall"].get("mean_score") is not None  # an env with a score (ScienceWorld)
@@ -308,6 +308,11 @@ def results_table(report: EvalReport) -> Any:
     for t in ordered:
         row(t, types[t])
     table.add_section()
+    topics = summary.get("by_topic") or {}
+    for topic in topics:  # ScienceWorld: its paper's 10 topic groups, in its order
+        row(f"topic {topic}", topics[topic], style="italic")
+    if topics:
+        table.add_section()
     row("overall", summary["overall"], style="bold")
     return table
 
