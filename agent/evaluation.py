@@ -384,7 +384,7 @@ class Evaluation:
         engine: Stepper | None = None
         writer: JournalWriter | None = None
         try:
-            llm = self.llm_for(game)
+            llm = await asyncio.to_thread(self.llm_for, game)  # may block (gold: the simulator computes a path)
             ref = registry.qualify(game.id, plan.env)
             async with pool.env(ref, plan.max_steps) as env:
                 runner = self._runner_settings.make_runner()

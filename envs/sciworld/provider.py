@@ -15,6 +15,7 @@ path plus half again for exploring and mistakes. Unknown tasks fall back to 100.
 from __future__ import annotations
 
 import hashlib
+import threading
 from typing import Iterable
 
 from envs.base import Env, EnvError
@@ -26,6 +27,7 @@ from envs.sciworld.variations import variation_table
 from envs.sciworld.tasks import all_tasks, find_task, simplifications_for, task_names
 
 SPLITS = ("train", "dev", "test")
+_gold_lock = threading.Lock()
 ENV_NAMES = {"easy": "sciworld", "none": "sciworld-full"}  # setting -> registry name (see envs/registry.py)
 DEFAULT_MAX_STEPS = 100
 
@@ -156,9 +158,10 @@ class SciWorldProvider:
         task, variation = parse_episode(episode)
         SciWorldEnv(episode, setting=self.setting)._check_variation()  # the valid range, in one line
         simulator = shared_simulator()
-        simulator.load(task.name, variation, simplifications_for(task, self.setting), gold=True)
-        actions = simulator.gold_actions()
-        simulator.loaded = None  # the next episode loads again without the gold path
+        with _gold_lock:  # eval asks from threads: one load-then-read at a time
+            simulator.load(task.name, variation, simplifications_for(task, self.setting), gold=True)
+            actions = simulator.gold_actions()
+            simulator.loaded = None  # the next episode loads again without the gold path
         return actions
 
 
