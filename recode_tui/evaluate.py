@@ -289,7 +289,8 @@ def results_table(report: EvalReport) -> Any:
     for name in ("task type", "episodes", "success", "rate", *(("mean score",) if scored else ()), "mean steps",
                  "LLM calls/ep", "LLM s/call", "tokens/ep", "cost/ep", "errors"):
         if name == "task type":  # ScienceWorld's task names are long: keep them whole
-            longest = max([len(t) for t in summary["by_task_type"]] + [9])
+            labels = [*summary["by_task_type"], *(f"topic {t}" for t in summary.get("by_topic", ()))]
+            longest = max([len(t) for t in labels] + [9])
             table.add_column(name, justify="left", min_width=min(longest, 40))
         else:
             table.add_column(name, justify="right")

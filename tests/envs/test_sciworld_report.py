@@ -19,9 +19,9 @@ def _episodes() -> list[EpisodeResult]:
     ]
 
 
-def _table_text(report: EvalReport) -> list[str]:
+def _table_text(report: EvalReport, width: int = 200) -> list[str]:
     out = io.StringIO()
-    Console(file=out, width=200, color_system=None).print(results_table(report))
+    Console(file=out, width=width, color_system=None).print(results_table(report))
     return out.getvalue().splitlines()
 
 
@@ -53,3 +53,11 @@ def test_a_report_json_keeps_the_topic_summary(tmp_path) -> None:
     report = EvalReport(EvalPlan(llm="gold", games=[], env="sciworld"), _episodes())
     assert set(report.to_dict()["summary"]["by_topic"]) == {"1 Matter", "5 Biology (growing plants)",
                                                             "7 Biology (lifespans)"}
+
+
+def test_topic_labels_stay_whole_in_a_narrower_terminal() -> None:
+    episodes = [EpisodeResult("find-animal/225", "find-animal", True, "won", steps=16, score=100),
+                EpisodeResult("grow-plant/94", "grow-plant", False, "x", steps=9, score=10)]
+    games = [GameSpec(e.game, e.task_type) for e in episodes]
+    text = "\n".join(_table_text(EvalReport(EvalPlan(llm="gold", games=games, env="sciworld"), episodes), width=150))
+    assert "topic 4 Classification" in text and "topic 5 Biology (growing plants)" in text
