@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_sciworld_gold.py            # `recode-tui eval ... --llm gold -c 2`: its table
     .venv/bin/python benchmarks/bench_sciworld_gold.py --run      # `recode-tui run --llm gold` per task: a table
     .venv/bin/python benchmarks/bench_sciworld_gold.py --run --tasks boil,melt --split dev
+    .venv/bin/python benchmarks/bench_sciworld_gold.py --lengths  # gold path lengths -> the step limits
 
 Default: runs `recode-tui eval --env sciworld --split test --per-task 1
 --llm gold -c 2` as a user would (a subprocess, its own workers and JVMs) and
@@ -72,13 +73,36 @@ def run_table(split: str, tasks: str) -> int:
     return 0 if wins == len(names) else 1
 
 
+def lengths_table(split: str, tasks: str) -> int:
+    """The gold path length of each task's first variation, easy and full, and the step limit rule's result."""
+    from envs import registry
+    from envs.sciworld.provider import STEP_LIMITS
+    from envs.sciworld.tasks import task_names
+    from envs.sciworld.variations import variation_table
+
+    def limit(length: int) -> int:
+        return max(50, -(-int(length * 1.5) // 10) * 10)
+
+    table = variation_table()
+    print("| task | episode | gold easy | limit easy (STEP_LIMITS) | gold full | limit full |\n|---|---|---|---|---|---|")
+    for name in tasks.split(",") if tasks else task_names():
+        episode = f"{name}/{table[name][split][0]}"
+        easy, full = (len(registry.provider(env).gold_actions(episode)) for env in ("sciworld", "sciworld-full"))
+        print(f"| {name} | {episode} | {easy} | {limit(easy)} ({STEP_LIMITS.get(name)}) | {full} | {limit(full)} |",
+              flush=True)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", action="store_true", help="play each task with `recode-tui run` instead of one eval")
+    parser.add_argument("--lengths", action="store_true", help="gold path lengths and step limits, easy and full")
     parser.add_argument("--split", default="test", choices=("train", "dev", "test"))
     parser.add_argument("--tasks", default="", help="comma-separated task names (default: all 30)")
     parser.add_argument("-c", "--concurrency", type=int, default=2, help="eval's workers (default 2)")
     args = parser.parse_args()
+    if args.lengths:
+        return lengths_table(args.split, args.tasks)
     return run_table(args.split, args.tasks) if args.run else eval_table(args.split, args.concurrency, args.tasks)
 
 

@@ -22,9 +22,9 @@ from envs.base import Env, EnvError
 from envs.registry import Episode
 from envs.sciworld.env import SciWorldEnv, parse_episode
 from envs.sciworld.simulator import shared_simulator
+from envs.sciworld.tasks import all_tasks, find_task, simplifications_for, task_names
 from envs.sciworld.variations import scienceworld_version as _version
 from envs.sciworld.variations import variation_table
-from envs.sciworld.tasks import all_tasks, find_task, simplifications_for, task_names
 
 SPLITS = ("train", "dev", "test")
 _gold_lock = threading.Lock()
