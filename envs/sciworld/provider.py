@@ -7,9 +7,10 @@ ScienceWorld version in the user cache folder.
 
 Step limits: the ReCode reference's per-task limits are not available offline,
 so each task gets 1.5x the length of the gold path of its first test
-variation (measured here with scienceworld 1.2.3 under the "easy" setting),
-rounded up to 10 and at least 50 (ALFWorld's paper limit): room for the gold
-path plus half again for exploring and mistakes. Unknown tasks fall back to 100.
+variation (measured here with scienceworld 1.2.3, under each setting:
+`benchmarks/bench_sciworld_gold.py --lengths`), rounded up to 10 and at least
+50 (ALFWorld's paper limit): room for the gold path plus half again for
+exploring and mistakes. Unknown tasks fall back to 100.
 """
 
 from __future__ import annotations
@@ -32,10 +33,10 @@ ENV_NAMES = {"easy": "sciworld", "none": "sciworld-full"}  # setting -> registry
 DEFAULT_MAX_STEPS = 100
 
 STEP_LIMITS: dict[str, int] = {
-    "boil": 110,  # gold path 72
-    "melt": 80,  # gold path 50
-    "freeze": 110,  # gold path 67
-    "change-the-state-of-matter-of": 80,  # gold path 50
+    "boil": 120,  # gold path 78
+    "melt": 90,  # gold path 56
+    "freeze": 110,  # gold path 73
+    "change-the-state-of-matter-of": 90,  # gold path 56
     "use-thermometer": 50,  # gold path 14
     "measure-melting-point-known-substance": 50,  # gold path 31
     "measure-melting-point-unknown-substance": 150,  # gold path 96
@@ -60,12 +61,20 @@ STEP_LIMITS: dict[str, int] = {
     "inclined-plane-determine-angle": 120,  # gold path 76
     "inclined-plane-friction-named-surfaces": 170,  # gold path 111
     "inclined-plane-friction-unnamed-surfaces": 290,  # gold path 192
-    "mendelian-genetics-known-plant": 200,  # gold path 133
-    "mendelian-genetics-unknown-plant": 200,  # gold path 131
+    "mendelian-genetics-known-plant": 200,  # gold path 132
+    "mendelian-genetics-unknown-plant": 200,  # gold path 128
+}
+# Without the simplifications (`sciworld-full`) three gold paths are longer; the others are the same length.
+STEP_LIMITS_FULL: dict[str, int] = {
+    "grow-fruit": 130,  # gold path 83 (the pots need watering)
+    "mendelian-genetics-known-plant": 230,  # gold path 149
+    "mendelian-genetics-unknown-plant": 220,  # gold path 146
 }
 
 
-def step_limit(task: str) -> int:
+def step_limit(task: str, setting: str = "easy") -> int:
+    if setting == "none" and task in STEP_LIMITS_FULL:
+        return STEP_LIMITS_FULL[task]
     return STEP_LIMITS.get(task, DEFAULT_MAX_STEPS)
 
 
@@ -133,12 +142,12 @@ class SciWorldProvider:
 
     def make_env(self, episode: str, max_steps: int | None = None) -> Env:
         task, _ = parse_episode(episode)
-        return SciWorldEnv(episode, max_steps=max_steps or step_limit(task.name), setting=self.setting)
+        return SciWorldEnv(episode, max_steps=max_steps or step_limit(task.name, self.setting), setting=self.setting)
 
     def step_limit(self, episode: str) -> int:
         """The task's own step limit (see STEP_LIMITS): used when the user gives no --max-steps."""
         task, _ = parse_episode(episode)
-        return step_limit(task.name)
+        return step_limit(task.name, self.setting)
 
     def warm(self) -> None:
         """Start this process's JVM now (an eval worker does this while the parent sets up)."""

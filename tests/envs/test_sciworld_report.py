@@ -1,4 +1,4 @@
-"""The eval table groups ScienceWorld's task types into its paper's 10 topics (no JVM needed)."""
+"""ScienceWorld without a JVM: the eval table groups task types into its paper's 10 topics; step limits per setting."""
 
 from __future__ import annotations
 
@@ -61,3 +61,12 @@ def test_topic_labels_stay_whole_in_a_narrower_terminal() -> None:
     games = [GameSpec(e.game, e.task_type) for e in episodes]
     text = "\n".join(_table_text(EvalReport(EvalPlan(llm="gold", games=games, env="sciworld"), episodes), width=150))
     assert "topic 4 Classification" in text and "topic 5 Biology (growing plants)" in text
+
+
+def test_sciworld_full_gives_the_tasks_whose_gold_paths_grow_without_simplifications_more_steps() -> None:
+    from envs import registry
+
+    assert registry.step_limit("sciworld:mendelian-genetics-known-plant/0", 50, None) == 200
+    assert registry.step_limit("sciworld-full:mendelian-genetics-known-plant/0", 50, None) == 230
+    assert registry.step_limit("sciworld-full:boil/0", 50, None) == registry.step_limit("sciworld:boil/0", 50, None) == 120
+    assert registry.step_limit("sciworld-full:boil/0", 50, 7) == 7  # --max-steps wins
