@@ -66,8 +66,12 @@ def test_eval_over_three_test_episodes_prints_per_task_rows_with_a_mean_score(tm
     for task in ("find-animal", "use-thermometer", "lifespan-longest-lived"):
         row = next(line for line in text.splitlines() if line.startswith(f"│ {task} "))
         assert "100.0%" in row and "100.0" in row.replace("100.0%", "")
+    for topic in ("topic 2 Measurement", "topic 4 Classification", "topic 7 Biology (lifespans)"):
+        row = next(line for line in text.splitlines() if line.startswith(f"│ {topic} "))  # the paper's topic groups
+        assert "100.0%" in row
     report = json.loads((out / "report.json").read_text())
     assert report["plan"]["env"] == "sciworld" and report["plan"]["max_steps"] is None
+    assert sorted(report["summary"]["by_topic"]) == ["2 Measurement", "4 Classification", "7 Biology (lifespans)"]
     assert sorted(g["id"].split("/")[0] for g in report["plan"]["games"]) == ["find-animal", "lifespan-longest-lived",
                                                                                "use-thermometer"]
     assert report["summary"]["overall"]["mean_score"] == 100.0
