@@ -94,13 +94,13 @@ def test_games_list_shows_the_30_tasks_with_variation_counts_and_a_split_lists_e
 
 def test_sciworld_full_plays_without_the_simplifications_and_its_journal_resumes_so(tmp_path, capsys) -> None:
     sessions = str(tmp_path / "sessions")
-    assert main(["run", "--env", "sciworld-full", "--game", "find-animal/0", "--llm", "gold", "--quiet",
+    assert main(["run", "--env", "sciworld-full", "--game", "lifespan-longest-lived/0", "--llm", "gold", "--quiet",
                  "--sessions", sessions]) == 0
     assert capsys.readouterr().out.startswith("SUCCESS: won")
     [folder] = list(Path(sessions).iterdir())
     header = json.loads((folder / "journal.jsonl").read_text().splitlines()[0])
-    assert (header["game"], header["env"]) == ("sciworld-full:find-animal/0", "sciworld-full")
-    assert header["fingerprint"] != registry.fingerprint("sciworld:find-animal/0")
+    assert (header["game"], header["env"]) == ("sciworld-full:lifespan-longest-lived/0", "sciworld-full")
+    assert header["fingerprint"] != registry.fingerprint("sciworld:lifespan-longest-lived/0")
     journal = (folder / "journal.jsonl").read_text()
     assert "(that is closed)" in journal  # the observations of the full setting: doors start closed
     assert main(["run", "--resume", "--llm", "gold", "--quiet", "--sessions", sessions]) == 0  # no --env needed

@@ -18,7 +18,7 @@ from mockllm.scripted import ScriptedLLM, ScriptEntry
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
 
-GAME = "sciworld:find-animal/0"
+GAME = "sciworld:find-non-living-thing/0"
 
 
 async def test_a_fork_at_a_sub_goal_replays_the_simulator_up_to_it_and_both_branches_survive(tmp_path) -> None:
@@ -32,7 +32,7 @@ async def test_a_fork_at_a_sub_goal_replays_the_simulator_up_to_it_and_both_bran
         session.writer.close()
         await engine.close()
     original = (session.folder / JOURNAL_FILE).read_text()
-    last = engine.tree.root.children[-1]  # the last sub-goal: the animal is in hand, put it in the box
+    last = engine.tree.root.children[-1]  # the last sub-goal: focus on the thing, put it in the box
     other = ScriptedLLM([ScriptEntry(answer='<execute>\nrun("look around")\n</execute>')])
     fork, events = await branch_session(session.folder, fork_at_expansion(last.id), other, registry.make_env, sessions,
                                         f"fork {last.id}")
