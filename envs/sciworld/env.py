@@ -10,8 +10,10 @@ A simulator that fails or hangs ends the episode with `failure` set to the reaso
 
 from __future__ import annotations
 
+import shutil
+
 from envs.base import EnvError, Reset
-from envs.sciworld.simulator import Simulator, SimulatorError, shared_simulator
+from envs.sciworld.simulator import JAVA_HINT, Simulator, SimulatorError, shared_simulator
 from envs.sciworld.tasks import SciTask, find_task, simplifications_for
 from envs.sciworld.variations import cached_count
 
@@ -53,6 +55,8 @@ class SciWorldEnv:
         self._completed = False
         self._started = False
         self._check_variation(cached_only=True)  # `boil/9999` is refused before anything opens
+        if simulator is None and shutil.which("java") is None:  # the wrapper starts `java` from PATH
+            raise EnvError(JAVA_HINT)  # said now, not when the console is open and the JVM will not start
 
     @property
     def simulator(self) -> Simulator:

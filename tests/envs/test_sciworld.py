@@ -113,8 +113,13 @@ def test_the_easy_simplifications_are_the_default_and_sciworld_full_switches_the
 
 
 def test_no_java_is_one_line_that_says_how_to_install_it(monkeypatch, tmp_path, capfd) -> None:
+    from recode_tui.cli import main
+
     monkeypatch.setenv("PATH", str(tmp_path))  # no `java` on it
-    simulator = Simulator()
+    assert main(["run", "--env", "sciworld", "--game", "boil/0", "--llm", "demo", "--quiet",
+                 "--sessions", str(tmp_path / "sessions")]) == 2  # refused before anything starts
+    assert capfd.readouterr().err == f"recode-tui: error: {JAVA_HINT}\n"
+    simulator = Simulator()  # and if the JVM is started all the same
     with pytest.raises(EnvError) as raised:
         SciWorldEnv("boil/0", simulator=simulator).reset()
     assert str(raised.value) == JAVA_HINT and "apt-get install -y openjdk-17-jre-headless" in JAVA_HINT
