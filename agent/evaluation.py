@@ -150,13 +150,46 @@ def _stats(episodes: Sequence[EpisodeResult]) -> dict[str, Any]:
     }
 
 
-def summarize(episodes: Sequence[EpisodeResult]) -> dict[str, Any]:
-    """Overall and per-task-type statistics."""
+def summarize(episodes: Sequence[EpisodeResult], env: str | None = None) -> dict[str, Any]:
+    """Overall and per-task-type statistics, and per topic when the environment groups its task
+    types into topics (ScienceWorld's 10, as its paper reports them)."""
     types = sorted({e.task_type or "?" for e in episodes})
-    return {
+    summary = {
         "overall": _stats(episodes),
         "by_task_type": {t: _stats([e for e in episodes if (e.task_type or "?") == t]) for t in types},
     }
+    topic_of = topic_function(env)
+    if topic_of is not None:
+        topic = {t: topic_of(t) for t in types}
+        summary["by_topic"] = {g: _stats([e for e in episodes if topic[e.task_type or "?"] == g])
+                               for g in sorted(set(topic.values()), key=_topic_order)}
+    return summary
+
+
+def topic_function(env: str | None) -> Callable[[str], str] | None:
+    """The provider's `topic_of(task_type)` (None: the environment has no topics); unknown types are `?`."""
+    if env is None:
+        return None
+    try:
+        topic_of = getattr(registry.provider(env), "topic_of", None)
+    except Exception:  # noqa: BLE001 - a report of an environment no longer registered still shows
+        return None
+    if topic_of is None:
+        return None
+
+    def safe(task_type: str) -> str:
+        try:
+            return str(topic_of(task_type))
+        except Exception:  # noqa: BLE001
+            return "?"
+
+    return safe
+
+
+def _topic_order(label: str) -> tuple[int, str]:
+    """`2 Measurement` before `10 Forces`: by the leading number when there is one."""
+    head = label.split(" ", 1)[0]
+    return (int(head), label) if head.isdigit() else (10**6, label)
 
 
 @dataclass
@@ -189,7 +222,7 @@ class EvalReport:
             "elapsed": self.elapsed,
             "concurrency_used": self.concurrency_used,
             "plan": self.plan.to_dict(),
-            "summary": summarize(self.episodes),
+            "summary": summarize(self.episodes, self.plan.env),
             "failures": [
                 {"where": g.key, "task_types": g.task_types, "count": len(g.episodes), "of": g.of_task_type,
                  "line": g.line(), "episodes": [e.game for e in g.episodes]}
@@ -351,7 +384,7 @@ class Evaluation:
         engine: Stepper | None = None
         writer: JournalWriter | None = None
         try:
-            llm = self.llm_for(game)
+            llm = await asyncio.to_thread(self.llm_for, game)  # may block (gold: the simulator computes a path)
             ref = registry.qualify(game.id, plan.env)
             async with pool.env(ref, plan.max_steps) as env:
                 runner = self._runner_settings.make_runner()

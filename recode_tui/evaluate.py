@@ -282,7 +282,7 @@ def _type_order(env: str) -> tuple[str, ...]:
 def results_table(report: EvalReport) -> Any:
     from rich.table import Table
 
-    summary = summarize(report.episodes)
+    summary = summarize(report.episodes, report.plan.env)
     status = "" if report.status == "complete" else f" ({report.status})"
     table = Table(title=f"{report.plan.agent} · {report.plan.llm}: {len(report.episodes)} of "
                         f"{len(report.plan.games)} episodes{status}")
@@ -290,7 +290,8 @@ def results_table(report: EvalReport) -> Any:
     for name in ("task type", "episodes", "success", "rate", *(("mean score",) if scored else ()), "mean steps",
                  "LLM calls/ep", "LLM s/call", "tokens/ep", "cost/ep", "errors"):
         if name == "task type":  # ScienceWorld's task names are long: keep them whole
-            longest = max([len(t) for t in summary["by_task_type"]] + [9])
+            labels = [*summary["by_task_type"], *(f"topic {t}" for t in summary.get("by_topic", ()))]
+            longest = max([len(t) for t in labels] + [9])
             table.add_column(name, justify="left", min_width=min(longest, 40))
         else:
             table.add_column(name, justify="right")
@@ -309,6 +310,11 @@ def results_table(report: EvalReport) -> Any:
     for t in ordered:
         row(t, types[t])
     table.add_section()
+    topics = summary.get("by_topic") or {}
+    for topic in topics:  # ScienceWorld: its paper's 10 topic groups, in its order
+        row(f"topic {topic}", topics[topic], style="italic")
+    if topics:
+        table.add_section()
     row("overall", summary["overall"], style="bold")
     return table
 

@@ -10,9 +10,12 @@ A simulator that fails or hangs ends the episode with `failure` set to the reaso
 
 from __future__ import annotations
 
+import shutil
+
 from envs.base import EnvError, Reset
-from envs.sciworld.simulator import Simulator, SimulatorError, shared_simulator
+from envs.sciworld.simulator import JAVA_HINT, Simulator, SimulatorError, shared_simulator
 from envs.sciworld.tasks import SciTask, find_task, simplifications_for
+from envs.sciworld.variations import cached_count
 
 TASK_PREFIX = "Task Description:"
 
@@ -51,6 +54,9 @@ class SciWorldEnv:
         self._steps = 0
         self._completed = False
         self._started = False
+        self._check_variation(cached_only=True)  # `boil/9999` is refused before anything opens
+        if simulator is None and shutil.which("java") is None:  # the wrapper starts `java` from PATH
+            raise EnvError(JAVA_HINT)  # said now, not when the console is open and the JVM will not start
 
     @property
     def simulator(self) -> Simulator:
@@ -58,8 +64,13 @@ class SciWorldEnv:
             self._simulator = shared_simulator()
         return self._simulator
 
-    def _check_variation(self) -> None:
-        maximum = self.simulator.call("the variation count", lambda e: int(e.get_max_variations(self.task.name)))
+    def _check_variation(self, cached_only: bool = False) -> None:
+        """Refuse a variation the task does not have: from the cached lists (no JVM), else the simulator."""
+        maximum = cached_count(self.task.name)
+        if maximum is None and cached_only:
+            return  # checked at reset, when the JVM is up anyway
+        if maximum is None:
+            maximum = self.simulator.call("the variation count", lambda e: int(e.get_max_variations(self.task.name)))
         if not 0 <= self.variation < maximum:
             raise EnvError(
                 f"no variation {self.variation} of {self.task.name}: it has {self.task.name}/0 .. "

@@ -7,16 +7,16 @@ ScienceWorld version in the user cache folder.
 
 Step limits: the ReCode reference's per-task limits are not available offline,
 so each task gets 1.5x the length of the gold path of its first test
-variation (measured here with scienceworld 1.2.3 under the "easy" setting),
-rounded up to 10 and at least 50 (ALFWorld's paper limit): room for the gold
-path plus half again for exploring and mistakes. Unknown tasks fall back to 100.
+variation (measured here with scienceworld 1.2.3, under each setting:
+`benchmarks/bench_sciworld_gold.py --lengths`), rounded up to 10 and at least
+50 (ALFWorld's paper limit): room for the gold path plus half again for
+exploring and mistakes. Unknown tasks fall back to 100.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-from pathlib import Path
+import threading
 from typing import Iterable
 
 from envs.base import Env, EnvError
@@ -24,15 +24,19 @@ from envs.registry import Episode
 from envs.sciworld.env import SciWorldEnv, parse_episode
 from envs.sciworld.simulator import shared_simulator
 from envs.sciworld.tasks import all_tasks, find_task, simplifications_for, task_names
+from envs.sciworld.variations import scienceworld_version as _version
+from envs.sciworld.variations import variation_table
 
 SPLITS = ("train", "dev", "test")
+_gold_lock = threading.Lock()
+ENV_NAMES = {"easy": "sciworld", "none": "sciworld-full"}  # setting -> registry name (see envs/registry.py)
 DEFAULT_MAX_STEPS = 100
 
 STEP_LIMITS: dict[str, int] = {
-    "boil": 110,  # gold path 72
-    "melt": 80,  # gold path 50
-    "freeze": 110,  # gold path 67
-    "change-the-state-of-matter-of": 80,  # gold path 50
+    "boil": 120,  # gold path 78
+    "melt": 90,  # gold path 56
+    "freeze": 110,  # gold path 73
+    "change-the-state-of-matter-of": 90,  # gold path 56
     "use-thermometer": 50,  # gold path 14
     "measure-melting-point-known-substance": 50,  # gold path 31
     "measure-melting-point-unknown-substance": 150,  # gold path 96
@@ -57,60 +61,41 @@ STEP_LIMITS: dict[str, int] = {
     "inclined-plane-determine-angle": 120,  # gold path 76
     "inclined-plane-friction-named-surfaces": 170,  # gold path 111
     "inclined-plane-friction-unnamed-surfaces": 290,  # gold path 192
-    "mendelian-genetics-known-plant": 200,  # gold path 133
-    "mendelian-genetics-unknown-plant": 200,  # gold path 131
+    "mendelian-genetics-known-plant": 200,  # gold path 132
+    "mendelian-genetics-unknown-plant": 200,  # gold path 128
+}
+# Without the simplifications (`sciworld-full`) three gold paths are longer; the others are the same length.
+STEP_LIMITS_FULL: dict[str, int] = {
+    "grow-fruit": 130,  # gold path 83 (the pots need watering)
+    "mendelian-genetics-known-plant": 230,  # gold path 149
+    "mendelian-genetics-unknown-plant": 220,  # gold path 146
 }
 
 
-def step_limit(task: str) -> int:
+def step_limit(task: str, setting: str = "easy") -> int:
+    if setting == "none" and task in STEP_LIMITS_FULL:
+        return STEP_LIMITS_FULL[task]
     return STEP_LIMITS.get(task, DEFAULT_MAX_STEPS)
 
 
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("scienceworld")
-    except Exception:  # noqa: BLE001
-        return "unknown"
-
-
-def _cache_file() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("recode-tui")) / f"sciworld-variations-{_version()}.json"
-
-
-def variation_table() -> dict[str, dict[str, list[int]]]:
-    """task -> {train, dev, test} variation lists, from the simulator (cached on disk)."""
-    path = _cache_file()
-    try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-        if set(table) == set(task_names()):
-            return table
-    except (OSError, ValueError):
-        pass
-    simulator = shared_simulator()
-    table = {name: simulator.variations(name) for name in task_names()}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(table), encoding="utf-8")
-        tmp.replace(path)
-    except OSError:
-        pass  # a read-only cache folder only costs the listing again next time
-    return table
-
-
 class SciWorldProvider:
-    """The ScienceWorld simulator (a JVM per process) under the ReCode reference's "easy" setting."""
+    """The ScienceWorld simulator (a JVM per process) under a setting of simplifications.
 
-    name = "sciworld"
+    `--env sciworld` is the ReCode reference's "easy" setting (no electrical
+    actions, doors open, self-watering pots, teleport); `--env sciworld-full`
+    is the simulator without simplifications. The setting is part of the
+    environment's name, so journals, eval plans and their worker processes all
+    carry it, and of the fingerprint, so a resume under the other one is refused.
+    """
+
     default_max_steps = DEFAULT_MAX_STEPS
     prompt_folder = "sciworld"
 
     def __init__(self, setting: str = "easy") -> None:
+        if setting not in ENV_NAMES:
+            raise EnvError(f"unknown ScienceWorld setting {setting!r}; use one of: {', '.join(ENV_NAMES)}")
         self.setting = setting
+        self.name = ENV_NAMES[setting]
 
     @property
     def task_types(self) -> tuple[str, ...]:
@@ -157,12 +142,12 @@ class SciWorldProvider:
 
     def make_env(self, episode: str, max_steps: int | None = None) -> Env:
         task, _ = parse_episode(episode)
-        return SciWorldEnv(episode, max_steps=max_steps or step_limit(task.name), setting=self.setting)
+        return SciWorldEnv(episode, max_steps=max_steps or step_limit(task.name, self.setting), setting=self.setting)
 
     def step_limit(self, episode: str) -> int:
         """The task's own step limit (see STEP_LIMITS): used when the user gives no --max-steps."""
         task, _ = parse_episode(episode)
-        return step_limit(task.name)
+        return step_limit(task.name, self.setting)
 
     def warm(self) -> None:
         """Start this process's JVM now (an eval worker does this while the parent sets up)."""
@@ -182,7 +167,13 @@ class SciWorldProvider:
         task, variation = parse_episode(episode)
         SciWorldEnv(episode, setting=self.setting)._check_variation()  # the valid range, in one line
         simulator = shared_simulator()
-        simulator.load(task.name, variation, simplifications_for(task, self.setting), gold=True)
-        actions = simulator.gold_actions()
-        simulator.loaded = None  # the next episode loads again without the gold path
+        with _gold_lock:  # eval asks from threads: one load-then-read at a time
+            simulator.load(task.name, variation, simplifications_for(task, self.setting), gold=True)
+            actions = simulator.gold_actions()
+            simulator.loaded = None  # the next episode loads again without the gold path
         return actions
+
+
+def full_provider() -> SciWorldProvider:
+    """`--env sciworld-full`: ScienceWorld without the "easy" simplifications (closed doors, no teleport, ...)."""
+    return SciWorldProvider("none")

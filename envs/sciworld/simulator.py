@@ -25,6 +25,7 @@ from envs.base import EnvError
 T = TypeVar("T")
 
 DEFAULT_HEAP_MB = 640  # measured: keeps a worker's JVM near 500 MB resident
+RESTART = "a new one starts with the next episode"
 JAVA_HINT = "ScienceWorld needs a Java runtime (17+): apt-get install -y openjdk-17-jre-headless"
 
 
@@ -60,12 +61,16 @@ class Simulator:
         saved = os.environ.get("JAVA_TOOL_OPTIONS")
         if saved is None or "-Xmx" not in saved:
             os.environ["JAVA_TOOL_OPTIONS"] = f"{saved or ''} -Xmx{self.heap_mb}m".strip()
+        wrapper = ScienceWorldEnv.__new__(ScienceWorldEnv)
         try:
-            return ScienceWorldEnv("", envStepLimit=10**9)  # our Env counts steps itself
+            wrapper.__init__("", envStepLimit=10**9)  # our Env counts steps itself
+            return wrapper
         except FileNotFoundError as exc:
-            raise SimulatorError(JAVA_HINT) from exc
+            wrapper.close = lambda: None  # else the half-built wrapper's __del__ prints a traceback
+            raise SimulatorError(JAVA_HINT) from None
         except Exception as exc:  # noqa: BLE001 - py4j raises plain exceptions when java will not start
-            raise SimulatorError(f"the ScienceWorld simulator did not start ({type(exc).__name__}); {JAVA_HINT}") from exc
+            wrapper.close = lambda: None
+            raise SimulatorError(f"the ScienceWorld simulator did not start ({type(exc).__name__}); {JAVA_HINT}") from None
         finally:
             if saved is None:
                 os.environ.pop("JAVA_TOOL_OPTIONS", None)
@@ -112,11 +117,12 @@ class Simulator:
         `needs_episode`: the call works on the loaded episode, which a JVM that
         died has lost; it fails instead of running on a fresh, empty JVM.
         """
-        if needs_episode and (self.loaded is None or not self.alive):
-            if self._env is not None and not self.alive:
-                self._discard()
-                self.notes.append("the ScienceWorld JVM had stopped; a new one starts with the next episode")
-            raise SimulatorError(f"the simulator stopped before {what}; the episode ends here")
+        if needs_episode and self._env is not None and not self.alive:
+            self._discard()
+            self.notes.append(f"the ScienceWorld JVM had stopped; {RESTART}")
+            raise SimulatorError(f"the ScienceWorld JVM had stopped before {what} ({RESTART}); the episode ends here")
+        if needs_episode and self.loaded is None:
+            raise SimulatorError(f"no episode is loaded in the simulator for {what}; the episode ends here")
         env = self.env()
         future = self._calls.submit(fn, env)
         try:
@@ -125,7 +131,8 @@ class Simulator:
             self._discard()  # kills the JVM, which also ends the blocked call
             self.notes.append(f"the ScienceWorld simulator did not answer {what} within {self.call_timeout:g} s; stopped it")
             raise SimulatorError(
-                f"the simulator did not answer {what} within {self.call_timeout:g} s; the episode ends here"
+                f"the simulator did not answer {what} within {self.call_timeout:g} s (stopped it; {RESTART}); "
+                "the episode ends here"
             ) from None
         except SimulatorError:
             raise
@@ -134,8 +141,8 @@ class Simulator:
         except Exception as exc:  # noqa: BLE001 - py4j: the JVM died mid-call
             if not self.alive:
                 self._discard()
-                self.notes.append("the ScienceWorld JVM stopped during a call; a new one starts on the next episode")
-                raise SimulatorError(f"the simulator stopped during {what}; the episode ends here") from None
+                self.notes.append(f"the ScienceWorld JVM stopped during {what}; {RESTART}")
+                raise SimulatorError(f"the ScienceWorld JVM stopped during {what} ({RESTART}); the episode ends here") from None
             raise SimulatorError(f"the simulator failed during {what}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
 
     def load(self, task: str, variation: int, simplifications: str, gold: bool = False) -> None:

@@ -18,6 +18,8 @@ from envs.base import EnvError
 EASY = "noElectricalAction,openDoors,selfWateringFlowerPots,teleportAction"
 EASY_ELECTRICAL = "openDoors,selfWateringFlowerPots,teleportAction"
 SIMPLIFICATION_CHOICES = ("easy", "none")
+# The wheel's table names four of the paper's 10 topic groups just "Biology"; what each is about:
+BIOLOGY_PARTS = {5: "growing plants", 7: "lifespans", 8: "life stages", 10: "genetics"}
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,9 @@ class SciTask:
 
     @property
     def group_label(self) -> str:
-        return f"{self.group} {self.topic}"
+        """`1 Matter`, ... `10 Biology (genetics)`: four groups share the topic Biology, so they say which part."""
+        part = BIOLOGY_PARTS.get(self.group) if self.topic == "Biology" else None
+        return f"{self.group} {self.topic}" + (f" ({part})" if part else "")
 
 
 def _tasks_file() -> Path:

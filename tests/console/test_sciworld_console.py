@@ -1,42 +1,75 @@
-"""ScienceWorld in the console: `tui --env sciworld --game find-animal/0 --llm human`, a person types the plan."""
+"""ScienceWorld in the console: `tui --env sciworld --game boil/0 --llm human`, a person types the plan."""
 
 from __future__ import annotations
 
 import shutil
+import threading
 
 import pytest
 
+from envs.sciworld import simulator as simulator_module
+from recode_tui.app import RecodeApp
 from recode_tui.cli import build_parser, console_app
 from recode_tui.widgets.status_bar import StatusBar
 
-from .helpers import SIZE, command, started, type_text
+from .helpers import SIZE, command, started, type_text, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
 
-# find-animal/0's gold path (the simulator's own), typed as one plan.
-PLAN = "\n".join(f'run("{action}")' for action in [
-    "open door to kitchen", "go to kitchen", "open door to outside", "go to outside", "look around",
-    "focus on butterfly", "pick up butterfly", "open door to kitchen", "go to kitchen",
-    "move egg butterfly egg in inventory to red box",
-])
+# What a person who knows the kitchen types for boil/0 (14 actions; the simulator's gold path has 39).
+BOIL = [
+    "open door to kitchen", "go to kitchen", "pick up thermometer", "open cupboard", "pick up metal pot",
+    "move metal pot to sink", "activate sink", "deactivate sink", "pick up metal pot",
+    "focus on substance in metal pot", "move metal pot to stove", "activate stove", "wait", "wait",
+]
+BOIL_PLAN = "\n".join(f'run("{action}")' for action in BOIL)
 
 
-async def test_a_person_solves_find_animal_in_the_console_with_the_score_shown(tmp_path) -> None:
-    args = build_parser().parse_args(["tui", "--env", "sciworld", "--game", "find-animal/0", "--llm", "human",
+def _app(tmp_path, game: str = "boil/0") -> RecodeApp:
+    args = build_parser().parse_args(["tui", "--env", "sciworld", "--game", game, "--llm", "human",
                                       "--sessions", str(tmp_path)])
-    app = console_app(args)
+    return console_app(args)
+
+
+async def test_a_person_solves_boil_in_the_console_with_the_score_shown(tmp_path) -> None:
+    app = _app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)  # the JVM started in the engine's thread, after the first paint
+        await started(pilot, app)
         status = app.query_one(StatusBar)
-        assert "sciworld find-animal/0" in status.text and "score 0/100" in status.text
-        assert "TASK Your task is to find a(n) animal" in "\n".join(app.env_log.lines)
+        assert "sciworld boil/0" in status.text and "score 0/100" in status.text
+        assert "TASK Your task is to boil water" in "\n".join(app.env_log.lines)
         await command(pilot, app, "c")
         assert app.run_state == "awaiting expansion"
-        await type_text(pilot, PLAN)
+        await type_text(pilot, BOIL_PLAN)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
         assert app.run_state == "done" and app.engine.finished.success
         log = "\n".join(app.env_log.lines)
-        assert "score 0 → " in log and "→ 100" in log  # the environment log notes each score change
+        assert "score 0 → 3" in log and "→ 100" in log  # the environment log notes each score change
         assert "score 100/100" in status.text
-        assert "══ WON: won (10 steps) ══" in log
+        assert "══ WON: won (14 steps) ══" in log
+
+
+async def test_the_jvm_starts_after_the_first_frame_and_off_the_event_loop(tmp_path, monkeypatch) -> None:
+    """The console paints before the ~1-2 s JVM start, which runs in the engine's thread, not the UI's."""
+    fresh = simulator_module.Simulator()  # this process's JVM may be up already: a simulator with none yet
+    monkeypatch.setattr(simulator_module, "_shared", fresh)
+    painted: list[bool] = []
+    starts: list[tuple[bool, bool]] = []  # (painted before the start?, on the event loop's thread?)
+    monkeypatch.setattr(RecodeApp, "on_ready", lambda self: painted.append(True), raising=False)
+    real_start = fresh._start
+
+    def start():
+        starts.append((bool(painted), threading.current_thread() is threading.main_thread()))
+        return real_start()
+
+    monkeypatch.setattr(fresh, "_start", start)
+    try:
+        app = _app(tmp_path, "find-animal/0")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: bool(painted), what="the first frame")
+            await started(pilot, app)  # the task is shown: the JVM is up
+            assert "TASK Your task is to find a(n) animal" in "\n".join(app.env_log.lines)
+        assert starts == [(True, False)]  # one start, after the first frame, off the UI thread
+    finally:
+        fresh.close()

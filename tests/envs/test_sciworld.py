@@ -10,7 +10,9 @@ from envs import registry
 from envs.base import EnvError
 from envs.sciworld.env import SciWorldEnv
 from envs.sciworld.provider import step_limit
-from envs.sciworld.simulator import Simulator
+from envs.sciworld import variations
+from envs.sciworld.simulator import JAVA_HINT, Simulator
+from envs.sciworld.tasks import EASY, EASY_ELECTRICAL
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
 
@@ -46,9 +48,13 @@ def test_an_action_the_simulator_cannot_parse_is_an_observation_and_counts(provi
     assert env.done and not env.won and "step limit (2)" in env.end_reason
 
 
-def test_unknown_tasks_and_variations_get_one_line_with_the_valid_choices(provider) -> None:
+def test_unknown_tasks_and_variations_get_one_line_with_the_valid_choices(provider, monkeypatch) -> None:
     with pytest.raises(EnvError, match="unknown ScienceWorld task 'boill'.*did you mean boil"):
         provider.make_env("boill/0")
+    provider.episodes("test", ["boil"])  # the variation lists are cached from here on
+    with pytest.raises(EnvError, match=r"no variation 9999 of boil: it has boil/0 \.\. boil/29"):
+        provider.make_env("boil/9999")  # refused before anything starts: no JVM needed
+    monkeypatch.setattr(variations, "cached_table", lambda: None)  # a machine that never listed them
     env = provider.make_env("boil/9999")
     with pytest.raises(EnvError, match=r"no variation 9999 of boil: it has boil/0 \.\. boil/29"):
         env.reset()
@@ -60,7 +66,7 @@ def test_splits_come_from_the_simulator_and_ids_are_task_slash_variation(provide
     assert [e.id for e in test][:2] == ["boil/21", "boil/22"] and len(test) == 9
     assert {e.id for e in test}.isdisjoint(e.id for e in train)
     assert provider.topic_of("boil") == "1 Matter"
-    assert step_limit("boil") == provider.make_env("boil/0").max_steps == 110
+    assert step_limit("boil") == provider.make_env("boil/0").max_steps == 120
     assert provider.fingerprint("boil/0") != provider.fingerprint("boil/1")
 
 
@@ -92,3 +98,32 @@ def test_a_simulator_that_does_not_answer_in_time_ends_the_episode_instead_of_ha
         assert not simulator.alive
     finally:
         simulator.close()
+
+
+def test_the_easy_simplifications_are_the_default_and_sciworld_full_switches_them_off() -> None:
+    easy, full = registry.make_env("sciworld:find-animal/0"), registry.make_env("sciworld-full:find-animal/0")
+    assert (easy.simplifications, full.simplifications) == (EASY, "")
+    assert registry.make_env("sciworld:power-component/0").simplifications == EASY_ELECTRICAL  # keeps its wiring
+    assert "A door to the kitchen (that is open)" in easy.reset().observation
+    assert easy.step("teleport to kitchen") == "You teleport to the kitchen."
+    assert "A door to the kitchen (that is closed)" in full.reset().observation
+    assert full.step("teleport to kitchen") == "No known action matches that input."
+    assert registry.fingerprint("sciworld-full:boil/0") != registry.fingerprint("sciworld:boil/0")  # resume tells them apart
+    assert registry.provider("sciworld-full").episodes("test", ["boil"])[0].ref == "sciworld-full:boil/21"
+
+
+def test_no_java_is_one_line_that_says_how_to_install_it(monkeypatch, tmp_path, capfd) -> None:
+    from recode_tui.cli import main
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `java` on it
+    assert main(["run", "--env", "sciworld", "--game", "boil/0", "--llm", "demo", "--quiet",
+                 "--sessions", str(tmp_path / "sessions")]) == 2  # refused before anything starts
+    assert capfd.readouterr().err == f"recode-tui: error: {JAVA_HINT}\n"
+    simulator = Simulator()  # and if the JVM is started all the same
+    with pytest.raises(EnvError) as raised:
+        SciWorldEnv("boil/0", simulator=simulator).reset()
+    assert str(raised.value) == JAVA_HINT and "apt-get install -y openjdk-17-jre-headless" in JAVA_HINT
+    import gc
+
+    gc.collect()  # the half-started wrapper is collected without a traceback on stderr
+    assert capfd.readouterr().err == ""

@@ -29,7 +29,7 @@ def test_run_with_the_gold_llm_wins_boil_and_the_journal_resumes(tmp_path, capsy
     [folder] = list(Path(sessions).iterdir())
     header = json.loads((folder / "journal.jsonl").read_text().splitlines()[0])
     assert (header["game"], header["env"], header["episode"]) == ("sciworld:boil/0", "sciworld", "boil/0")
-    assert header["fingerprint"] == registry.fingerprint("sciworld:boil/0") and header["max_steps"] == 110
+    assert header["fingerprint"] == registry.fingerprint("sciworld:boil/0") and header["max_steps"] == 120
     # The recording replays against the simulator to the same end.
     assert main(["run", "--resume", "--llm", "gold", "--env", "sciworld", "--quiet", "--sessions", sessions]) == 0
     assert capsys.readouterr().out.startswith("SUCCESS: won")
@@ -66,8 +66,12 @@ def test_eval_over_three_test_episodes_prints_per_task_rows_with_a_mean_score(tm
     for task in ("find-animal", "use-thermometer", "lifespan-longest-lived"):
         row = next(line for line in text.splitlines() if line.startswith(f"│ {task} "))
         assert "100.0%" in row and "100.0" in row.replace("100.0%", "")
+    for topic in ("topic 2 Measurement", "topic 4 Classification", "topic 7 Biology (lifespans)"):
+        row = next(line for line in text.splitlines() if line.startswith(f"│ {topic} "))  # the paper's topic groups
+        assert "100.0%" in row
     report = json.loads((out / "report.json").read_text())
     assert report["plan"]["env"] == "sciworld" and report["plan"]["max_steps"] is None
+    assert sorted(report["summary"]["by_topic"]) == ["2 Measurement", "4 Classification", "7 Biology (lifespans)"]
     assert sorted(g["id"].split("/")[0] for g in report["plan"]["games"]) == ["find-animal", "lifespan-longest-lived",
                                                                                "use-thermometer"]
     assert report["summary"]["overall"]["mean_score"] == 100.0
@@ -86,3 +90,18 @@ def test_games_list_shows_the_30_tasks_with_variation_counts_and_a_split_lists_e
     assert len(episodes) == test and all(line.startswith("boil/") for line in episodes)
     assert main(["games", "list", "--env", "sciworld", "--task-type", "boiling"]) == 2
     assert "unknown ScienceWorld task 'boiling'" in capsys.readouterr().err
+
+
+def test_sciworld_full_plays_without_the_simplifications_and_its_journal_resumes_so(tmp_path, capsys) -> None:
+    sessions = str(tmp_path / "sessions")
+    assert main(["run", "--env", "sciworld-full", "--game", "lifespan-longest-lived/0", "--llm", "gold", "--quiet",
+                 "--sessions", sessions]) == 0
+    assert capsys.readouterr().out.startswith("SUCCESS: won")
+    [folder] = list(Path(sessions).iterdir())
+    header = json.loads((folder / "journal.jsonl").read_text().splitlines()[0])
+    assert (header["game"], header["env"]) == ("sciworld-full:lifespan-longest-lived/0", "sciworld-full")
+    assert header["fingerprint"] != registry.fingerprint("sciworld:lifespan-longest-lived/0")
+    journal = (folder / "journal.jsonl").read_text()
+    assert "(that is closed)" in journal  # the observations of the full setting: doors start closed
+    assert main(["run", "--resume", "--llm", "gold", "--quiet", "--sessions", sessions]) == 0  # no --env needed
+    assert capsys.readouterr().out.startswith("SUCCESS: won")

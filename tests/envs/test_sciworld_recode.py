@@ -11,7 +11,10 @@ from agent.engine import Engine
 from agent.prompt import DEFAULT_PROMPTS, PromptSet
 from agent.runners import RunnerSettings
 from envs import registry
+from envs.sciworld.env import SciWorldEnv
+from envs.sciworld.simulator import Simulator
 from mockllm.gold import gold_llm, split_into_parts
+from mockllm.scripted import ScriptedLLM, ScriptEntry
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
 
@@ -56,3 +59,60 @@ def test_gold_paths_split_into_sub_goals_at_moves_and_focus() -> None:
     parts = split_into_parts(["open door to kitchen", "go to kitchen", "look around", "focus on x", "pick up x"])
     assert parts == [["open door to kitchen"], ["go to kitchen", "look around"], ["focus on x", "pick up x"]]
     assert len(split_into_parts([f"go to room {i}" for i in range(30)], max_parts=8)) == 8
+
+
+async def test_an_action_the_simulator_does_not_parse_is_the_nodes_observation_and_the_plan_goes_on() -> None:
+    plan = 'obs = run("fly to the moon")\nseen = run("look around")'
+    llm = ScriptedLLM([ScriptEntry(f"<execute>\n{plan}\n</execute>", stub="solve(instruction, observation)")])
+    engine = Engine(registry.make_env("sciworld:find-animal/0", max_steps=5), llm, RunnerSettings().make_runner())
+    try:
+        events = []
+        while not engine.done:
+            events.append(await engine.step())
+    finally:
+        await engine.close()
+    observations = [e.observation for e in events if isinstance(e, ev.ObservationReceived)]
+    assert observations[0] == "No known action matches that input." and "This room is called" in observations[1]
+    assert not any(isinstance(e, ev.NodeError) and "fly" in e.code for e in events)  # no crash, no node error
+    assert isinstance(events[-1], ev.RunFinished) and events[-1].steps == 2
+
+
+async def test_a_jvm_that_dies_mid_episode_ends_the_run_with_one_line_and_the_next_episode_gets_a_new_one() -> None:
+    simulator = Simulator()
+    plan = 'run("look around")\nrun("look around")\nrun("look around")'
+
+    def engine() -> Engine:
+        llm = ScriptedLLM([ScriptEntry(f"<execute>\n{plan}\n</execute>", stub="solve(instruction, observation)")])
+        return Engine(SciWorldEnv("find-animal/0", max_steps=5, simulator=simulator), llm, RunnerSettings().make_runner())
+
+    first = engine()
+    try:
+        event = None
+        while not isinstance(event, ev.ObservationReceived):
+            event = await first.step()
+        simulator._env._gateway.java_process.kill()  # the JVM dies between two actions
+        simulator._env._gateway.java_process.wait()
+        finished = await first.run()
+        assert not finished.success and finished.steps == 2
+        assert finished.reason == ("the ScienceWorld JVM had stopped before the action 'look around' "
+                                   "(a new one starts with the next episode); the episode ends here")
+        second = engine()
+        try:
+            again = await second.run()  # a new JVM: all three actions are played
+            assert again.steps == 3 and again.reason == "no pending nodes left and the task is not done"
+            assert simulator.notes == ["the ScienceWorld JVM had stopped; a new one starts with the next episode"]
+        finally:
+            await second.close()
+    finally:
+        await first.close()
+        simulator.close()
+
+
+def test_every_bundled_sciworld_example_passes_the_answer_check() -> None:
+    from agent.prompt_authoring import check_examples_text
+
+    files = sorted((PromptSet(DEFAULT_PROMPTS).root / "sciworld" / "examples").glob("*.txt"))
+    assert len(files) >= 2
+    for file in files:
+        checks = check_examples_text(file.read_text(encoding="utf-8"))
+        assert len(checks) >= 2 and all(c.ok for c in checks), (file.name, [c.problems for c in checks if not c.ok])

@@ -1,0 +1,144 @@
+"""The ReCode engine's overhead per action on ScienceWorld: engine step minus simulator step.
+
+    .venv/bin/python benchmarks/bench_sciworld_engine.py [--tasks boil,find-plant,...]
+
+Each task's variation 0 is played with the gold-path LLM (answers are instant,
+so what is left is the engine's own work) through the sandboxed runner that
+`run` and `eval` build. The env is wrapped to add up the time inside
+`reset`/`step`; the sandbox worker starts before the clock. Columns:
+
+- `bare ms`: median `server.step` alone on the same actions (the simulator);
+- `env ms`: median `SciWorldEnv.step` inside the episode (observation, score, completion);
+- `engine ms/action`: the engine's own time on the action path (running a
+  node's code in the sandbox, its variable snapshot, the action and
+  observation events) minus the time inside the env, per action;
+- `% of env step`: that overhead against the env's median step (target under 5 %);
+- `ms/expansion`: the engine's time per expansion (prompt building, the
+  answer check in the sandbox, new nodes): paid per LLM call, not per action;
+- `all-in ms/action`: (episode wall time - time inside the env) / actions, both together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agent.engine import Engine  # noqa: E402
+from agent.events import (  # noqa: E402
+    ActionSent, ExpansionReceived, ExpansionRequested, RunFinished, StubFound,
+)
+from agent.prompt import DEFAULT_PROMPTS, PromptSet  # noqa: E402
+from agent.runners import RunnerSettings  # noqa: E402
+from envs import registry  # noqa: E402
+from envs.sciworld.simulator import shared_simulator  # noqa: E402
+from envs.sciworld.tasks import find_task, simplifications_for  # noqa: E402
+from mockllm.gold import gold_llm  # noqa: E402
+
+TASKS = "boil,use-thermometer,find-plant,chemistry-mix,lifespan-longest-lived-then-shortest-lived,inclined-plane-determine-angle"
+
+
+class TimedEnv:
+    """The real env, adding up the seconds spent inside reset() and step() and keeping each step's."""
+
+    def __init__(self, env) -> None:
+        self._env = env
+        self.env_seconds = 0.0
+        self.steps_seconds: list[float] = []
+
+    def reset(self):
+        began = time.perf_counter()
+        try:
+            return self._env.reset()
+        finally:
+            self.env_seconds += time.perf_counter() - began
+
+    def step(self, action: str) -> str:
+        began = time.perf_counter()
+        try:
+            return self._env.step(action)
+        finally:
+            spent = time.perf_counter() - began
+            self.env_seconds += spent
+            self.steps_seconds.append(spent)
+
+    def __getattr__(self, name: str):
+        return getattr(self._env, name)
+
+
+def bare_steps(task: str, actions: list[str]) -> list[float]:
+    """The simulator's own step (`server.step`) on the same actions, after a reset."""
+    simulator = shared_simulator()
+    wrapper = simulator.env()
+    wrapper.load(task, 0, simplifications_for(find_task(task), "easy"))
+    wrapper.reset()
+    seconds = []
+    for action in actions:
+        began = time.perf_counter()
+        wrapper.server.step(action)
+        seconds.append(time.perf_counter() - began)
+    simulator.loaded = None
+    return seconds
+
+
+async def engine_episode(task: str) -> dict:
+    provider = registry.provider("sciworld")
+    episode = f"{task}/0"
+    gold = provider.gold_actions(episode)
+    env = TimedEnv(provider.make_env(episode))
+    runner = RunnerSettings().make_runner()  # what run and eval build: sandboxed, with the checks
+    await runner.ensure_started()  # outside the clock: a user pays it once per run
+    engine = Engine(env, gold_llm(gold), runner, prompts=PromptSet(DEFAULT_PROMPTS))
+    actions = expansions = 0
+    expanding = 0.0  # engine.step() calls that produced an expansion's events
+    began = time.perf_counter()
+    while True:
+        step_began, env_before = time.perf_counter(), env.env_seconds
+        event = await engine.step()
+        if isinstance(event, (StubFound, ExpansionRequested, ExpansionReceived)):
+            expanding += time.perf_counter() - step_began - (env.env_seconds - env_before)
+        actions += isinstance(event, ActionSent)
+        expansions += isinstance(event, ExpansionReceived)
+        if isinstance(event, RunFinished):
+            break
+    wall = time.perf_counter() - began
+    await engine.close()
+    played = gold[:actions]
+    return {
+        "task": task, "actions": actions, "expansions": expansions, "won": event.success,
+        "all_in": (wall - env.env_seconds) / max(actions, 1),
+        "overhead": (wall - env.env_seconds - expanding) / max(actions, 1),
+        "per_expansion": expanding / max(expansions, 1),
+        "env_step": statistics.median(env.steps_seconds), "bare_step": statistics.median(bare_steps(task, played)),
+    }
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", default=TASKS)
+    args = parser.parse_args()
+    shared_simulator().env()  # the JVM's start is not an episode's cost
+    rows = [await engine_episode(task) for task in args.tasks.split(",")]
+    print("| task | actions | expansions | bare ms | env ms | engine ms/action | % of env step | ms/expansion "
+          "| all-in ms/action | won |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['task']} | {r['actions']} | {r['expansions']} | {r['bare_step'] * 1000:.1f} | "
+              f"{r['env_step'] * 1000:.1f} | {r['overhead'] * 1000:.2f} | {r['overhead'] / r['env_step'] * 100:.0f} % | "
+              f"{r['per_expansion'] * 1000:.1f} | {r['all_in'] * 1000:.2f} | {'yes' if r['won'] else 'NO'} |")
+    actions = sum(r["actions"] for r in rows)
+    overall = sum(r["overhead"] * r["actions"] for r in rows) / actions
+    env_step = statistics.median(r["env_step"] for r in rows)
+    print(f"\nall {actions} actions: engine {overall * 1000:.2f} ms/action = {overall / env_step * 100:.0f} % of the median "
+          f"env step ({env_step * 1000:.1f} ms); sandboxed runner with its checks, gold-path LLM (no model time)")
+    shared_simulator().close()
+    return 0 if all(r["won"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main()))

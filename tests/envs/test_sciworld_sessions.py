@@ -1,0 +1,52 @@
+"""A journaled ScienceWorld run forks: the branch replays on the simulator up to a stub, then goes its own way."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from agent import events as ev
+from agent.engine import Engine
+from agent.journal import JOURNAL_FILE, read_journal
+from agent.prompt import DEFAULT_PROMPTS, PromptSet
+from agent.runners import RunnerSettings
+from agent.session import branch_session, fork_at_expansion, start_session
+from envs import registry
+from mockllm.gold import gold_llm
+from mockllm.scripted import ScriptedLLM, ScriptEntry
+
+pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
+
+GAME = "sciworld:find-non-living-thing/0"
+
+
+async def test_a_fork_at_a_sub_goal_replays_the_simulator_up_to_it_and_both_branches_survive(tmp_path) -> None:
+    sessions = tmp_path / "sessions"
+    engine = Engine(registry.make_env(GAME), gold_llm(registry.gold_actions(GAME)), RunnerSettings().make_runner(),
+                    prompts=PromptSet(DEFAULT_PROMPTS))
+    session = start_session(engine, sessions, GAME, "gold")
+    try:
+        assert (await engine.run()).success
+    finally:
+        session.writer.close()
+        await engine.close()
+    original = (session.folder / JOURNAL_FILE).read_text()
+    last = engine.tree.root.children[-1]  # the last sub-goal: focus on the thing, put it in the box
+    other = ScriptedLLM([ScriptEntry(answer='<execute>\nrun("look around")\n</execute>')])
+    fork, events = await branch_session(session.folder, fork_at_expansion(last.id), other, registry.make_env, sessions,
+                                        f"fork {last.id}")
+    try:
+        assert isinstance(events[-1], ev.ExpansionRequested) and events[-1].node_id == last.id
+        replayed = fork.engine.env.steps
+        assert replayed > 0 and fork.engine.env.score > 0  # the earlier actions really ran on the simulator again
+        result = await fork.engine.run()
+    finally:
+        fork.writer.close()
+        await fork.engine.close()
+    assert not result.success and result.steps == replayed + 1  # the new answer's one action, then the plan ends
+    assert result.reason == "no pending nodes left and the task is not done"
+    assert (session.folder / JOURNAL_FILE).read_text() == original  # the won branch is untouched
+    old, new = read_journal(session.folder), read_journal(fork.folder)
+    assert old.finished["success"] is True and new.finished["success"] is False
+    assert new.header["env"] == "sciworld" and new.header["parent"]["session"] == session.folder.name
