@@ -36,6 +36,7 @@ AGENTS: dict[str, AgentEntry] = {
     entry.name: entry
     for entry in (
         AgentEntry("recode", "agent.engine:Engine", "plans as code; undefined calls are expanded recursively"),
+        AgentEntry("react", "agent.agents.react:ReActAgent", "think one step, act one step, observe, repeat"),
     )
 }
 
