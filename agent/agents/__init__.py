@@ -37,6 +37,7 @@ AGENTS: dict[str, AgentEntry] = {
     for entry in (
         AgentEntry("recode", "agent.engine:Engine", "plans as code; undefined calls are expanded recursively"),
         AgentEntry("react", "agent.agents.react:ReActAgent", "think one step, act one step, observe, repeat"),
+        AgentEntry("codeact", "agent.agents.codeact:CodeActAgent", "write a code cell, run it, see its output, repeat"),
     )
 }
 
