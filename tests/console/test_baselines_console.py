@@ -122,3 +122,42 @@ async def test_a_react_session_resumes_in_the_console_where_it_stopped(tmp_path:
         await command(pilot, resumed, "ctrl+s")
         await command(pilot, resumed, "c")
         assert engine.env.steps == 3
+
+
+async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -> None:
+    import asyncio
+
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from agent.session import start_session
+    from mockllm import HumanLLM
+    from recode_tui.factory import make_engine
+    from recode_tui.plain import PlainFrontEnd
+
+    engine = make_engine("put-01", HumanLLM(), agent="react")
+    session = start_session(engine, tmp_path / "sessions", "put-01", "human")
+
+    async def until(predicate) -> None:
+        for _ in range(3000):
+            if predicate():
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"condition not reached: {buffer.text!r} {buffer.validation_error} {engine.env.steps} {front.editing.is_set()}")
+
+    with create_pipe_input() as pipe:
+        front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
+        task = asyncio.ensure_future(front.run())
+        buffer = front.prompt_session.default_buffer
+        for number, action in enumerate(PUT_ACTIONS):
+            await until(lambda: front.editing.is_set() and front.prompt_session.app.is_running
+                        and front.prompt_session.app.render_counter > 0 and buffer.text == "Thought: \nAction: ")
+            if number == 0:  # the cursor waits after "Thought: "; a wrong action is refused with the reason
+                pipe.send_text("on the table\x1b[B walk to the table\x1b\r")
+                await until(lambda: buffer.validation_error is not None)
+                assert "is not an action of alfworld" in buffer.validation_error.message
+            buffer.text = f"Thought: next\nAction: {action}"
+            pipe.send_text("\x1b\r")
+            await until(lambda n=number: engine.env.steps > n or task.done())
+        result = await asyncio.wait_for(task, 60)
+    assert result.success and [t.code for t in engine.tree.root.children] == PUT_ACTIONS
