@@ -142,3 +142,23 @@ async def test_a_journaled_react_run_resumes_at_the_same_turn(tmp_path):
     finally:
         await resumed.engine.close()
         resumed.writer.close()
+
+
+async def test_a_react_run_forks_at_one_turn_to_answer_it_again(tmp_path):
+    from agent.session import branch_session, fork_at_expansion
+
+    engine = make_engine("put-01", react_llm(PUT), agent="react")
+    session = start_session(engine, tmp_path, "put-01", "scripted")
+    await play(engine)
+    session.writer.close()
+    second = engine.tree.root.children[1]
+    assert second.expansions and second.expansions[-1].answer.endswith(PUT[1])  # the turn keeps its call
+
+    branch, events = await branch_session(session.folder, fork_at_expansion(second.id), HumanLLM(), make_env,
+                                          tmp_path, f"fork {second.id}")
+    try:
+        assert isinstance(events[-1], ev.ExpansionRequested) and events[-1].node_id == second.id
+        assert branch.engine.env.steps == 1  # the first turn replayed, the second to be answered again
+    finally:
+        await branch.engine.close()
+        branch.writer.close()
