@@ -162,3 +162,20 @@ async def test_a_react_run_forks_at_one_turn_to_answer_it_again(tmp_path):
     finally:
         await branch.engine.close()
         branch.writer.close()
+
+
+async def test_the_default_breakpoint_stops_at_every_react_call():
+    from agent.debugger import Debugger, StepMode
+
+    engine = make_engine("put-01", react_llm(PUT), agent="react")
+    debugger = Debugger(engine)  # the default set-up: every stub expansion, and every other agent's call
+    try:
+        stops = []
+        while not engine.done:
+            stop = await debugger.step(StepMode.CONTINUE)
+            stops.append(stop.reason.text)
+    finally:
+        await engine.close()
+    assert stops[:2] == ["breakpoint 1: every stub expansion — act call of n1",
+                         "breakpoint 1: every stub expansion — act call of n2"]
+    assert len(stops) == 5 and stops[-1].startswith("episode won")
