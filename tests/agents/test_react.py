@@ -179,3 +179,14 @@ async def test_the_default_breakpoint_stops_at_every_react_call():
     assert stops[:2] == ["breakpoint 1: every stub expansion — act call of n1",
                          "breakpoint 1: every stub expansion — act call of n2"]
     assert len(stops) == 5 and stops[-1].startswith("episode won")
+
+
+def test_the_answer_reader_takes_the_usual_variants_of_one_action():
+    from agent.agents.react.answer import parse_react
+
+    assert parse_react("Thought: x\nAction: > go to desk 1.").blocks == ("go to desk 1",)
+    assert parse_react("**Thought:** x\n**Action:** `open drawer 1`").blocks == ("open drawer 1",)
+    imagined = parse_react("Thought: a\nAction: go to desk 1\nObservation: You arrive at desk 1.")
+    assert imagined.accepted and "the text after the action was ignored" in imagined.notes[0]
+    assert parse_react("Action: look").notes == ("no thought given",)
+    assert parse_react("Thought: a\nAction:").message.startswith("the `Action:` line is empty")

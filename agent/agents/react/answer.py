@@ -7,7 +7,8 @@ The format, shown to the model and as the editor's skeleton:
 
 Rules, each refusal a message the LLM is re-asked with: there must be one
 `Action:` line, not two or more (the next actions belong to later turns),
-and its text must not be empty. The thought may span lines; an answer
+and its text must not be empty (quotes, a `> ` mark and a final full stop
+around it are dropped). The thought may span lines; an answer
 without one is taken, with a note. Lines after the action (a model that
 goes on to imagine the observation) are ignored, with a note.
 """
@@ -24,6 +25,14 @@ _THOUGHT = re.compile(r"^\s*(?:\*\*)?thought(?:\*\*)?\s*:\s*", re.I)
 _THINK_TAGS = re.compile(r"</?think>", re.I)
 
 
+def clean_action(text: str) -> str:
+    """The action as sent: without quotes or backticks around it, a `> ` prompt mark or a final full stop."""
+    action = text.strip().strip("`\"'").strip()
+    if action.startswith(">"):
+        action = action[1:].strip()
+    return action.rstrip(".").rstrip()
+
+
 def parse_react(text: str) -> Verdict:
     """The action and thought of `text`, or the reason it cannot be taken."""
     lines = text.splitlines()
@@ -36,7 +45,7 @@ def parse_react(text: str) -> Verdict:
             f"the answer has {len(found)} actions ({listed}); give exactly one `Action:` line, "
             "the next ones come in later turns, after you see this one's observation"))
     index, match = found[0]
-    action = match.group(1).strip().strip("`").strip()
+    action = clean_action(match.group(1))
     if not action:
         return Verdict(False, line=index + 1, message="the `Action:` line is empty: write the one action after it")
     thought = "\n".join(lines[:index])
