@@ -20,8 +20,8 @@ import re
 from agent.answer_rule import Verdict
 
 SKELETON = "Thought: \nAction: "
-_ACTION = re.compile(r"^\s*(?:\*\*)?action(?:\*\*)?\s*:\s*(.*)$", re.I)
-_THOUGHT = re.compile(r"^\s*(?:\*\*)?thought(?:\*\*)?\s*:\s*", re.I)
+_ACTION = re.compile(r"^\s*(?:\*\*)?action(?:\*\*)?\s*:(?:\*\*)?\s*(.*)$", re.I)
+_THOUGHT = re.compile(r"^\s*(?:\*\*)?thought(?:\*\*)?\s*:(?:\*\*)?\s*", re.I)
 _THINK_TAGS = re.compile(r"</?think>", re.I)
 
 
