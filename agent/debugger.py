@@ -152,6 +152,8 @@ class Breakpoint:
             case BreakpointKind.EVERY_STUB:
                 if isinstance(event, ev.ExpansionRequested) and event.purpose == "expand":
                     return stub_name or "stub"
+                if isinstance(event, ev.ExpansionRequested) and event.purpose != "repair":
+                    return f"{event.purpose} call of {event.node_id}"  # another agent's LLM call (ReAct's act)
             case BreakpointKind.STUB_NAME:
                 if isinstance(event, ev.ExpansionRequested) and event.purpose == "expand" and stub_name:
                     if self._regex is None:

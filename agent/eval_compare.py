@@ -227,6 +227,13 @@ class Comparison:
     differences: list[tuple[str, Any, Any]]
     metrics: list[str] = field(default_factory=list)  # the metrics either report has
     unfinished: set[str] = field(default_factory=set)  # planned by a report that has no result for it (yet)
+    agents: tuple[str | None, str | None] = (None, None)  # the agent of each report, where it says
+
+    @property
+    def cross_agent(self) -> bool:
+        """Two agents (ReCode against ReAct, ...) on the same episodes: comparable, their prompts differ by design."""
+        a, b = self.agents
+        return a is not None and b is not None and a != b
 
     @property
     def same_episodes(self) -> bool:
@@ -295,7 +302,20 @@ def compare_pair(base: dict[str, Any], other: dict[str, Any]) -> Comparison:
         differences=setting_differences(settings_of(base), settings_of(other)),
         metrics=metrics,
         unfinished=(set(planned_a) - set(a)) | (set(planned_b) - set(b)),
+        agents=(settings_of(base).get("agent"), settings_of(other).get("agent")),
     )
+
+
+RELATIVE_METRICS = ("cost", "tokens", "LLM calls", "steps", "time")
+
+
+def relative_change(row: Row, metric: str) -> float | None:
+    """The other run's value relative to the baseline's, in percent (the paper's "-78.9 % vs ReAct");
+    None when either is missing or the baseline's is zero."""
+    a, b = row.base.get(metric), row.other.get(metric)
+    if a is None or b is None or a == 0:
+        return None
+    return (b - a) / a * 100.0
 
 
 def compare_reports(reports: Sequence[dict[str, Any]]) -> list[Comparison]:

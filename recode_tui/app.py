@@ -405,7 +405,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             known = await self.engine.runner.names()
         except Exception:  # noqa: BLE001
             known = frozenset()
-        self.editor.open(node.id, node.code, known, attempt=event.attempt, purpose=event.purpose, note=note)
+        self.editor.open(node.id, node.code, known, attempt=event.attempt, purpose=event.purpose, note=note,
+                         role=event.role)
         self.focus_editor(f"Type the expansion of {node.id}", force)
 
     def on_engine_driver_failed(self, message: EngineDriver.Failed) -> None:
@@ -426,6 +427,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
 
     @on(Tree.NodeHighlighted, "#code-tree")
     def show_node(self, event: Tree.NodeHighlighted) -> None:
+        if self.swapping_panes:  # an engine swap is mounting the panes: the stop that follows shows the node
+            return
         node = self.engine.tree.nodes.get(event.node.data or "")
         for detail in self.query(NodeDetail):  # none while an engine swap recomposes the panes
             detail.show(node, self.line_of(node))

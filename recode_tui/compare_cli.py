@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agent.eval_compare import (CompareError, Comparison, Row, compare_reports, load_report, plan_episode_ids,
-                                settings_of)
+from agent.eval_compare import (RELATIVE_METRICS, CompareError, Comparison, Row, compare_reports, load_report,
+                                plan_episode_ids, relative_change, settings_of)
 from recode_tui.factory import UsageError
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
@@ -64,7 +64,10 @@ def cell(row: Row, metric: str) -> str:
 def deltas_table(comparison: Comparison) -> Any:
     from rich.table import Table
 
-    table = Table(title="baseline → this run, per episode (change below)", title_justify="left")
+    title = "baseline → this run, per episode (change below)"
+    if comparison.cross_agent:
+        title = f"{comparison.agents[0]} → {comparison.agents[1]}, per episode (change below)"
+    table = Table(title=title, title_justify="left")
     table.add_column("task type")
     table.add_column("episodes", justify="right")
     for metric in comparison.metrics:
@@ -109,6 +112,26 @@ def describe(comparison: Comparison, base: dict[str, Any], other: dict[str, Any]
     return lines
 
 
+def agent_lines(comparison: Comparison) -> list[str]:
+    """For two agents on the same episodes: say it is a cross-agent comparison, and the overall
+    cost, tokens, calls, steps and time of the other agent relative to the baseline's."""
+    if not comparison.cross_agent:
+        return []
+    base, other = comparison.agents
+    lines = [f"agents: {base} → {other}: a cross-agent comparison of the same episodes "
+             "(each agent has its own prompts, so their prompt sets differ by design)"]
+    overall = comparison.rows[-1]
+    parts = []
+    for metric in RELATIVE_METRICS:
+        if metric not in comparison.metrics:
+            continue
+        change = relative_change(overall, metric)
+        parts.append(f"{metric} {change:+.1f} %" if change is not None else f"{metric} n/a")
+    if parts:
+        lines.append(f"{other} relative to {base} (overall, per episode): " + ", ".join(parts))
+    return lines
+
+
 def flip_lines(comparison: Comparison) -> list[str]:
     lines = []
     for title, flips in (("won → lost", comparison.won_to_lost), ("lost → won", comparison.lost_to_won)):
@@ -128,7 +151,8 @@ def heading(report: dict[str, Any]) -> str:
     done, planned = len(report.get("episodes") or []), len(plan_episode_ids(report))
     status = report.get("status") or "complete"
     state = "" if status == "complete" else f"; {status}: {done} of {planned or '?'} episodes"
-    return f"{report['_path']}  ({settings_of(report).get('llm')}{state})"
+    agent = settings_of(report).get("agent")
+    return f"{report['_path']}  ({f'{agent}, ' if agent else ''}{settings_of(report).get('llm')}{state})"
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -150,7 +174,7 @@ def run_compare(args: argparse.Namespace) -> int:
     for comparison, other in zip(comparisons, reports[1:]):
         say("")
         say(f"compared: {heading(other)}")
-        for line in describe(comparison, reports[0], other):
+        for line in [*describe(comparison, reports[0], other), *agent_lines(comparison)]:
             say(line)
         console.print(deltas_table(comparison))
         for line in flip_lines(comparison):

@@ -178,8 +178,9 @@ class LLMControl(Widget):
             known = frozenset()
         model = self.review.model.name if self.review else "the model"
         again = f", round {proposal.round}" if proposal.round > 1 else ""
+        role = request.role if request is not None and request.node_id == node.id else ""
         app.editor.open(node.id, node.code, known, attempt=attempt, purpose=purpose,  # type: ignore[attr-defined]
-                        note=f"proposed by {model}{again}: review it")
+                        note=f"proposed by {model}{again}: review it", role=role)
         app.review_bar.show_proposal(model, proposal.round)  # type: ignore[attr-defined]
         app.run_state = "reviewing"  # type: ignore[attr-defined]
         app.say("human", f"review the proposal for {node.id}: ⌃S accept · e edit it first · "  # type: ignore[attr-defined]
@@ -214,15 +215,12 @@ class LLMControl(Widget):
 
     def reject(self) -> bool:
         """Throw the proposal away: the editor starts from the skeleton; ⌃S applies the typed text."""
-        from recode_tui.widgets.expansion_editor import SKELETON, SKELETON_CURSOR
-
         review = self.review
         if review is None or not review.waiting or review.rejected:
             return False
         review.reject()
         editor = self.app.editor  # type: ignore[attr-defined]
-        editor.editor.load_text(SKELETON)
-        editor.editor.cursor_location = SKELETON_CURSOR
+        editor.load_skeleton()  # the agent's answer format
         self.app.review_bar.show_rejected()  # type: ignore[attr-defined]
         self.app.say("human", "proposal rejected: type your own answer, ⌃S applies it")  # type: ignore[attr-defined]
         self.app.focus_editor("Type your own answer", force=True)  # type: ignore[attr-defined]

@@ -45,6 +45,21 @@ class Paused(Exception):
         self.how = how
 
 
+def skeleton_for(engine: Any, request: "ev.ExpansionRequested | None") -> tuple[str, int]:
+    """The agent's answer format for a call (ReCode's <think>/<execute> one by default) and where typing starts."""
+    own = getattr(engine, "answer_skeleton", None)
+    text = own(request.purpose, request.role) if callable(own) and request is not None else ""
+    if not text or text == SKELETON:
+        return SKELETON, SKELETON_CURSOR
+    return text, len(text.split("\n", 1)[0])
+
+
+def engine_reason(engine: Any, request: ev.ExpansionRequested, text: str, known: frozenset[str]) -> str:
+    """Why the engine would refuse this answer to `request` ('' when it would take it): the agent's own judge."""
+    verdict = engine.judge(text, request.purpose, request.role, typed=True, known=known)
+    return "" if verdict.accepted else verdict.located_message
+
+
 def check_answer(text: str, known: frozenset[str], code_check: Callable[[str], str | None] | None = None) -> str:
     """Why the engine would refuse this answer ('' when it would take it): `judge_answer`'s rule.
 
@@ -170,9 +185,10 @@ def _key_bindings(front: "PlainFrontEnd") -> Any:
 
     @bindings.add("c-r")
     def _reset(event: Any) -> None:
-        """Back to the empty skeleton."""
-        event.current_buffer.text = SKELETON
-        event.current_buffer.cursor_position = SKELETON_CURSOR
+        """Back to the empty skeleton (the agent's answer format)."""
+        text, cursor = skeleton_for(front.engine, front._request)
+        event.current_buffer.text = text
+        event.current_buffer.cursor_position = cursor
 
     @bindings.add("s-tab")
     def _dedent(event: Any) -> None:
@@ -307,7 +323,7 @@ class PlainFrontEnd:
 
     def _show_request(self, request: ev.ExpansionRequested) -> None:
         self._request = request
-        title = "repair" if request.purpose == "repair" else "expand"
+        title = request.purpose or "expand"
         self.say(f"─── prompt for {title} of [{request.node_id}] (attempt {request.attempt}) ───", "bold")
         self._print_prompt(folded=True)
         self.say("─── your answer: Esc Enter submits, Ctrl-D pauses and saves ───", "bold")
@@ -341,12 +357,13 @@ class PlainFrontEnd:
         engine = self.engine
 
         def check(document: Any) -> None:
-            reason = check_answer(document.text, known, engine.code_check)
+            reason = engine_reason(engine, request, document.text, known)
             if reason:  # the cursor stays where it was: the text is kept exactly as typed
                 raise ValidationError(message=reason, cursor_position=document.cursor_position)
 
-        default = self._last_text.get(request.node_id or "", SKELETON)
-        cursor = SKELETON_CURSOR if default == SKELETON else len(default)
+        skeleton, skeleton_cursor = skeleton_for(engine, request)
+        default = self._last_text.get(request.node_id or "", skeleton)
+        cursor = skeleton_cursor if default == skeleton else len(default)
 
         def place_cursor() -> None:
             self.prompt_session.default_buffer.cursor_position = cursor

@@ -36,6 +36,8 @@ AGENTS: dict[str, AgentEntry] = {
     entry.name: entry
     for entry in (
         AgentEntry("recode", "agent.engine:Engine", "plans as code; undefined calls are expanded recursively"),
+        AgentEntry("react", "agent.agents.react:ReActAgent", "think one step, act one step, observe, repeat"),
+        AgentEntry("codeact", "agent.agents.codeact:CodeActAgent", "write a code cell, run it, see its output, repeat"),
         AgentEntry("plan-execute", "agent.agents.plan_execute:PlanExecuteAgent",
                    "a planner writes a JSON plan, an executor runs each step, a replanner revises"),
         AgentEntry("recap", "agent.agents.recap:RecapAgent",

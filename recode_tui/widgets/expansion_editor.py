@@ -1,4 +1,12 @@
-"""The expansion editor: the person writes a stub's body, validated as they type.
+"""The expansion editor: the person answers an LLM call of any agent, validated as they type.
+
+The live check is the agent's own rule: `app.engine.judge(text, purpose,
+role, typed=True, known=...)` (ReCode's judges by `judge_answer`, ReAct's
+wants one action, CodeAct's one cell). An empty editor shows the agent's
+`answer_skeleton(purpose, role)` (ReCode's is the <think>/<execute> one). An
+agent may also say what an accepted answer will do with
+`describe_answer(verdict, purpose, role) -> str`; without it the line counts
+child nodes, as for ReCode.
 
 The text of every node's draft lives in `drafts` (owned by the app), so
 switching panes or tabs, resizing, or cancelling never loses it.
@@ -18,7 +26,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Button, Static, TextArea
 
-from agent.answer_rule import CodeCheck, judge_answer
+from agent.answer_rule import CodeCheck, Verdict, judge_answer
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
 SKELETON_CURSOR = (4, 0)  # the empty line inside <execute>
@@ -45,13 +53,42 @@ def check_expansion(
     `code_check` is the run's sandbox check (None: the sandbox's check with
     `known`); a trusted run skips it, as the engine does.
     """
-    verdict = judge_answer(text, known, typed=True, trusted=trusted, code_check=code_check)
+    return check_of(judge_answer(text, known, typed=True, trusted=trusted, code_check=code_check))
+
+
+def check_of(verdict: Verdict, accepted_text: str = "") -> Check:
+    """A verdict as the editor's check line; `accepted_text` is the agent's own line for an accepted answer."""
     if not verdict.accepted:
         return Check(False, verdict.located_message, line=verdict.line)
     notes = "".join(f" · {note}" for note in verdict.notes)
+    if accepted_text:
+        return Check(True, f"{accepted_text}{notes}", len(verdict.blocks))
     if verdict.empty:
         return Check(True, f"empty: submitting marks the stub SKIP{notes}", 0, empty=True)
     return Check(True, f"{len(verdict.blocks)} child node(s){notes}", len(verdict.blocks))
+
+
+def engine_check(engine: object, text: str, purpose: str, role: str, known: frozenset[str]) -> Check:
+    """The engine's own verdict on what a person typed (`Stepper.judge`), as the editor shows it."""
+    verdict = engine.judge(text, purpose, role, typed=True, known=known)  # type: ignore[attr-defined]
+    describe = getattr(engine, "describe_answer", None)
+    accepted_text = describe(verdict, purpose, role) if verdict.accepted and callable(describe) else ""
+    return check_of(verdict, accepted_text)
+
+
+def engine_skeleton(engine: object, purpose: str, role: str = "") -> str:
+    """What an empty editor shows: the agent's answer format, else ReCode's <think>/<execute> skeleton."""
+    skeleton = getattr(engine, "answer_skeleton", None)
+    text = skeleton(purpose, role) if callable(skeleton) else ""
+    return text or SKELETON
+
+
+def skeleton_cursor(skeleton: str) -> tuple[int, int]:
+    """Where typing starts in a skeleton: inside <execute>, else the end of its first line."""
+    if skeleton == SKELETON:
+        return SKELETON_CURSOR
+    first = skeleton.split("\n", 1)[0]
+    return 0, len(first)
 
 
 def run_code_check(app: object) -> tuple[CodeCheck | None, bool]:
@@ -132,6 +169,8 @@ class ExpansionEditor(Vertical):
         super().__init__(**kwargs)
         self.drafts = drafts
         self.node_id: str | None = None
+        self.purpose = "expand"
+        self.role = ""
         self.known: frozenset[str] = frozenset()
         self.code_check: CodeCheck | None = None  # the run's sandbox check (see `run_code_check`)
         self.trusted = False
@@ -166,11 +205,17 @@ class ExpansionEditor(Vertical):
     def is_open(self) -> bool:
         return self.node_id is not None
 
+    @property
+    def skeleton(self) -> str:
+        """The open call's answer format (the agent's), shown in an empty editor and by ctrl+r."""
+        return engine_skeleton(getattr(self.app, "engine", None), self.purpose, self.role)
+
     def open(self, node_id: str, code: str, known: frozenset[str], attempt: int = 1,
-             purpose: str = "expand", note: str = "") -> None:
-        """Start (or resume) the draft for `node_id`."""
+             purpose: str = "expand", note: str = "", role: str = "") -> None:
+        """Start (or resume) the draft for `node_id`, an LLM call of `purpose` by `role`."""
         self.enable_highlighting()
         self.node_id, self.known = node_id, known
+        self.purpose, self.role = purpose, role
         self.code_check, self.trusted = run_code_check(self.app)
         self._closed_with = None
         self._confirm_empty = False
@@ -178,19 +223,21 @@ class ExpansionEditor(Vertical):
         editor = self.editor
         editor.read_only = False
         if text is None:
-            text = SKELETON
+            text = self.skeleton
             self.drafts[node_id] = text
             editor.load_text(text)
-            editor.cursor_location = SKELETON_CURSOR
+            editor.cursor_location = skeleton_cursor(text)
         elif editor.text != text:
             editor.load_text(text)
             editor.cursor_location = draft_cursor(text)  # a restored draft: carry on typing where it stopped
-        verb = "Repair" if purpose == "repair" else "Expand"
+        own_format = self.skeleton != SKELETON
+        verb = {"repair": "Repair", "expand": "Expand"}.get(purpose, purpose.capitalize() or "Answer")
         header = Text.assemble(
             (f"{verb} {node_id}  ", "bold"),
             (code.split("\n", 1)[0], "bold magenta"),
+            (f"   ({role})" if role else "", "cyan"),
             (f"   attempt {attempt}" if attempt > 1 else "", "yellow"),
-            ("   <think>/<execute> or plain code", "dim"),
+            ("   in the format shown (⌃R restores it)" if own_format else "   <think>/<execute> or plain code", "dim"),
         )
         if note:
             header.append(f"\n{note}", "bold red")
@@ -221,8 +268,11 @@ class ExpansionEditor(Vertical):
         self._timer = self.set_timer(CHECK_DELAY, self._check_now)
 
     def check(self, text: str) -> Check:
-        """The engine's verdict on `text` for the open node, with the run's sandbox check."""
-        return check_expansion(text, self.known, self.code_check, self.trusted)
+        """The engine's verdict on `text` for the open call (`engine.judge`), with the run's sandbox check."""
+        engine = getattr(self.app, "engine", None)
+        if engine is None or not callable(getattr(engine, "judge", None)):
+            return check_expansion(text, self.known, self.code_check, self.trusted)
+        return engine_check(engine, text, self.purpose, self.role, self.known)
 
     def _check_now(self) -> Check:
         check = self.check(self.editor.text)
@@ -257,9 +307,15 @@ class ExpansionEditor(Vertical):
             event.stop()
             self.submit()
 
+    def load_skeleton(self) -> None:
+        """Put the open call's answer format in the editor, the cursor where typing starts."""
+        skeleton = self.skeleton
+        self.editor.load_text(skeleton)
+        self.editor.cursor_location = skeleton_cursor(skeleton)
+        if self.node_id is not None:
+            self.drafts[self.node_id] = skeleton
+
     def action_reset_skeleton(self) -> None:
         if self.node_id is not None:
-            self.editor.load_text(SKELETON)
-            self.editor.cursor_location = SKELETON_CURSOR
-            self.drafts[self.node_id] = SKELETON
+            self.load_skeleton()
             self._check_now()

@@ -1,0 +1,280 @@
+"""CodeAct: write a code cell, run it, see what it printed or raised, repeat (the paper's second baseline).
+
+Each LLM call sees the task, the few-shot examples for the environment and
+task type, the variables the cells have kept, and the history of cells with
+their output and errors; it answers with a thought and one cell
+(`agent.agents.codeact.answer`). The cell runs in the same sandboxed runner
+as ReCode's nodes: one persistent namespace, `run(action)` for environment
+actions, and every action its own pair of events, so the debugger stops
+between two actions of a loop exactly as it does in ReCode.
+
+The rule about functions is the runner's own (the sandbox keeps only data
+between nodes, spec §2): a cell may define and use functions, but they are
+gone in the next cell, as are imported modules' names other than the
+allowed imports it re-binds. A later cell that calls one gets a NameError,
+which, like every error, is shown to the next call; nothing is refused for
+calling an undefined name before it runs.
+
+Structure: the root is the task; each cell is a node under it, `cell N`
+while it is asked for (purpose `act`), then labelled with its code:
+
+    NodeStarted(cell) -> ExpansionRequested(cell, "act") [-> rejected, re-asked]
+    -> ExpansionReceived(root, child_ids=(cell,)) -> (ActionSent, ObservationReceived)*
+    -> VariablesChanged? -> NodeCompleted(cell) | NodeError(cell)
+
+The run ends when the environment is done; after `limits.max_retry + 1`
+cells in a row that raised (or the first, with `end_on_error`); after
+`max_cells` cells (`--agent-option max_cells=N`; 0, the default, allows as
+many cells as the environment has steps); or after too many invalid answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+from typing import Any, AsyncIterator, Callable
+
+from agent.agents.codeact.answer import SKELETON, parse_cell
+from agent.answer_rule import Verdict
+from agent.events import (
+    ActionSent,
+    Event,
+    ExpansionReceived,
+    NodeCompleted,
+    NodeError,
+    NodeStarted,
+    ObservationReceived,
+    RunStarted,
+    VariablesChanged,
+)
+from agent.llm import Completion, StubContext
+from agent.runner import ActionRequest, NodeOutcome
+from agent.stepper import MAIN_ROLE, Answer, Stepper
+from agent.tree import Node, NodeStatus
+
+PROMPTS = Path(__file__).parent / "prompts"
+PURPOSE = "act"
+OUTPUT_LIMIT = 2000  # characters of a cell's output the next prompts show (the end is kept)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell that ran, as later prompts show it."""
+
+    thought: str
+    code: str
+    output: str
+    error: str
+
+
+def _cut(text: str, limit: int = OUTPUT_LIMIT) -> str:
+    text = text.rstrip("\n")
+    if len(text) <= limit:
+        return text
+    return f"[... the first {len(text) - limit} characters are cut]\n{text[-limit:]}"
+
+
+def format_history(cells: list[Cell], window: int = 0) -> str:
+    """The cells so far with their output and errors, oldest first; with a window, the last `window`."""
+    if not cells:
+        return "(no cells yet: this is the first one)"
+    shown = cells[-window:] if window > 0 else cells
+    hidden = len(cells) - len(shown)
+    lines: list[str] = []
+    if hidden:
+        lines += [f"(cells 1-{hidden} are not shown: only the last {window} cells are kept)", ""]
+    for number, cell in enumerate(shown, start=hidden + 1):
+        lines += [f"[cell {number}]", f"<think>{cell.thought or '(none)'}</think>", "<execute>", cell.code,
+                  "</execute>", "Output:", _cut(cell.output) or "(nothing)"]
+        if cell.error:
+            lines += [f"Error: {cell.error.strip()}"]
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+def missing_function_error(name: str) -> str:
+    return (f"NameError: name '{name}' is not defined (functions are not kept between cells, only data is: "
+            f"define `{name}` in the cell that calls it)")
+
+
+class CodeActAgent(Stepper):
+    """CodeAct over any registered environment: one LLM call and one code cell per turn."""
+
+    name = "codeact"
+    display_name = "CodeAct"
+    structure_title = "Cells"
+    default_prompts = PROMPTS
+    main_prompt_file = "codeact.txt"
+    root_code = "task"
+    option_defaults = {"window": 0, "max_cells": 0}
+
+    def __init__(self, *args: Any, code_check: Callable[[str], str | None] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The sandbox's static checks, as ReCode's engine takes them: from the runner unless given.
+        self.code_check = code_check if code_check is not None else getattr(self.runner, "check", None)
+        self.cells: list[Cell] = []
+        self.first_observation = ""
+        self.errors_in_a_row = 0
+
+    # -- answers ----------------------------------------------------------------
+
+    def judge(self, text: str, purpose: str, role: str = MAIN_ROLE, *, typed: bool = True,
+              known: frozenset[str] = frozenset()) -> Verdict:
+        return parse_cell(text, typed=typed, code_check=self.code_check)
+
+    def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        return SKELETON
+
+    def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
+        """The editor's line for an answer it would take."""
+        lines = len(verdict.blocks[0].splitlines()) if verdict.blocks else 0
+        return f"a cell of {lines} line(s), ready to run"
+
+    def cell_limit(self) -> int:
+        return int(self.options["max_cells"]) or self.env.max_steps
+
+    # -- the run ------------------------------------------------------------------
+
+    async def _episode(self) -> AsyncIterator[Event]:
+        reset = await self._in_env_thread(self.env.reset)
+        self.task, self.first_observation = reset.instruction, reset.observation
+        await self.runner.set_variables({"instruction": reset.instruction, "observation": reset.observation})
+        root = self.tree.root
+        root.code = f"task: {reset.instruction}"
+        yield RunStarted(root.id, task=reset.instruction, instruction=reset.instruction,
+                         observation=reset.observation, task_type=self.env.task_type)
+        root.status = NodeStatus.RUNNING
+        self.current = root
+        yield NodeStarted(root.id, code=root.code, depth=0)
+        while not self.env.done:
+            if len(self.cells) >= self.cell_limit():
+                yield self._finish(False, f"cell limit: {len(self.cells)} cells ran and the task is not done "
+                                          f"(--agent-option max_cells={self.cell_limit()})")
+                return
+            cell = self.tree.add_children(root, [f"cell {len(self.cells) + 1}"])[0]
+            self.current = cell
+            cell.status = NodeStatus.RUNNING
+            yield NodeStarted(cell.id, code=cell.code, depth=cell.depth)
+            answer: Answer | None = None
+            context = StubContext(code=cell.code, name="", purpose=PURPOSE)
+            prompt = await self.prompt()
+            async for item in self.ask(cell, prompt, PURPOSE, self._verdict, context=context):
+                if isinstance(item, Answer):
+                    answer = item
+                else:
+                    yield item
+            if answer is None:  # too many invalid answers
+                cell.status, cell.error = NodeStatus.ERROR, self.finished_reason
+                yield NodeError(cell.id, code=cell.code, error=cell.error)
+                yield self._finish(False, self.finished_reason)
+                return
+            async for event in self._run_cell(root, cell, answer):
+                yield event
+            if self.finished_reason:
+                yield self._finish(self.env.won, "won" if self.env.won else self.finished_reason)
+                return
+        async for event in self._close_root(root):
+            yield event
+
+    async def _run_cell(self, root: Node, cell: Node, answer: Answer) -> AsyncIterator[Event]:
+        completion, verdict = answer.completion, answer.verdict
+        code = verdict.blocks[0]
+        cell.code, cell.thought = code, verdict.thought
+        yield ExpansionReceived(
+            root.id, raw=completion.text, thought=verdict.thought, blocks=(code,), child_ids=(cell.id,),
+            source=completion.source, input_tokens=completion.usage.input_tokens,
+            output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
+            seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=PURPOSE,
+        )
+        outcome: NodeOutcome | None = None
+        async for event in self._execute(cell, code):
+            if isinstance(event, NodeOutcome):
+                outcome = event
+            else:
+                yield event
+        assert outcome is not None
+        if outcome.changes:
+            yield VariablesChanged(cell.id, changes=outcome.changes)
+        output = outcome.output
+        cell.observations = output.rstrip("\n").split("\n") if output else []
+        error = ""
+        if outcome.status == "completed" or (outcome.status == "aborted" and self.env.won):
+            cell.status = NodeStatus.COMPLETED
+            self.errors_in_a_row = 0
+            yield NodeCompleted(cell.id, output=output, seconds=outcome.seconds,
+                                restore_seconds=outcome.restore_seconds)
+        else:
+            if outcome.status == "aborted":
+                error = f"the episode ended during this cell: {self.end_reason()}"
+            elif outcome.status == "stub":
+                error = missing_function_error(outcome.stub_name)
+            else:
+                error = outcome.error or "the cell failed"
+            cell.status, cell.error = NodeStatus.ERROR, error
+            self.errors_in_a_row += outcome.status != "aborted"
+            yield NodeError(cell.id, code=code, error=error, output=output, seconds=outcome.seconds,
+                            restore_seconds=outcome.restore_seconds)
+            self._check_error_limits(cell)
+        self.cells.append(Cell(verdict.thought, code, output, error))
+
+    def _check_error_limits(self, cell: Node) -> None:
+        if not self.errors_in_a_row or self.env.done:
+            return
+        last = (cell.error.strip() or "an error").splitlines()[-1]
+        if self.limits.end_on_error:
+            self.finished_reason = f"cell error: {cell.id} raised {last} (end on error)"
+        elif self.errors_in_a_row > self.limits.max_retry:
+            self.finished_reason = (f"error limit: {self.errors_in_a_row} cells in a row raised "
+                                    f"(max_retry {self.limits.max_retry}); the last: {last}")
+
+    async def _execute(self, cell: Node, code: str) -> AsyncIterator[Event | NodeOutcome]:
+        """Run one cell, one action at a time (as ReCode's engine runs a node)."""
+        await self.runner.start(code)
+        while True:
+            message = await self.runner.next_message()
+            if isinstance(message, NodeOutcome):
+                yield message
+                return
+            assert isinstance(message, ActionRequest)
+            number = self.env.steps + 1
+            yield ActionSent(cell.id, action=message.action, step=number, line=message.line)
+            observation = await self._in_env_thread(self.env.step, message.action)
+            yield ObservationReceived(cell.id, action=message.action, observation=observation, step=number,
+                                      done=self.env.done, won=self.env.won)
+            self.runner.answer(observation, stop=self.env.done)
+
+    async def _close_root(self, root: Node) -> AsyncIterator[Event]:
+        self.current = root
+        if self.env.won:
+            root.status = NodeStatus.COMPLETED
+            yield NodeCompleted(root.id, output="won")
+            yield self._finish(True, "won")
+            return
+        reason = self.end_reason()
+        root.status, root.error = NodeStatus.ERROR, reason
+        yield NodeError(root.id, code=root.code, error=reason)
+        yield self._finish(False, reason)
+
+    def _verdict(self, completion: Completion) -> Verdict:
+        return self.judge(completion.text, PURPOSE, typed=completion.source in ("human", "model+edited"))
+
+    # -- the prompt ---------------------------------------------------------------
+
+    async def prompt(self) -> str:
+        """The whole prompt of the next cell: task, examples, variables, history."""
+        env_name, window = self.env.name, int(self.options["window"])
+        names = [v.name for v in await self.runner.variables()]
+        lines = await self.runner.prompt_lines(names) if names else []
+        left = max(0, self.env.max_steps - self.env.steps)
+        return Template(self.prompts.text(self.main_prompt_file)).safe_substitute(
+            actions=self.prompts.actions(env_name),
+            examples=self.prompts.examples(env_name, self.env.task_type) or "(no examples)",
+            task=self.task,
+            observation=self.first_observation,
+            variables="\n".join(lines) if lines else "(none)",
+            history=format_history(self.cells, window),
+            cell=str(len(self.cells) + 1),
+            steps_left=str(left),
+            max_steps=str(self.env.max_steps),
+        )

@@ -1,0 +1,216 @@
+"""ReAct: think one step, act one step, observe, repeat (the paper's first baseline).
+
+Each LLM call sees the task, the few-shot examples for the environment and
+task type, and the trajectory so far (thought, action and observation of
+every turn, or of the last `window` turns); it answers with a thought and
+exactly one action (`agent.agents.react.answer`). An answer with no action,
+two actions, or an action outside the environment's grammar
+(`agent.agents.react.grammar`) is re-asked with the reason, up to
+`limits.max_rewrite` times.
+
+The structure it draws: the root is the task; each turn is a node under it.
+A turn starts as `turn N` (what a script's `stub:` can name), is asked for
+with purpose `act`, and once answered is labelled with its action:
+
+    NodeStarted(turn) -> ExpansionRequested(turn, "act") [-> ExpansionRejected -> ...]
+    -> ExpansionReceived(root, child_ids=(turn,)) -> ActionSent(turn) -> ObservationReceived(turn)
+    -> NodeCompleted(turn)
+
+The answer is reported on the root (the turn is a child it made), so the
+console's tree adds the turn under the task as it adds ReCode's children.
+The run ends when the environment is done (won, lost or the step limit);
+neither ALFWorld nor ScienceWorld has a "finish" action, so the model cannot
+end it early. Options (`--agent-option`): `window=N` keeps only the last N
+turns in the prompt (0, the default: all of them); `check=grammar|admissible|off`
+is how strictly an action is checked before it is sent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+from typing import Any, AsyncIterator
+
+from agent.agents.react.answer import SKELETON, parse_react
+from agent.agents.react.grammar import LEVELS, action_problem
+from agent.answer_rule import Verdict
+from agent.events import (
+    Event,
+    ExpansionReceived,
+    NodeCompleted,
+    NodeError,
+    NodeStarted,
+    ObservationReceived,
+    RunStarted,
+)
+from agent.llm import Completion, StubContext
+from agent.stepper import MAIN_ROLE, Answer, Stepper
+from agent.tree import Node, NodeStatus
+
+PROMPTS = Path(__file__).parent / "prompts"
+PURPOSE = "act"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One finished turn of the trajectory."""
+
+    thought: str
+    action: str
+    observation: str
+
+
+def format_trajectory(turns: list[Turn], window: int = 0) -> str:
+    """The turns as the prompt shows them, oldest first; with a window, only the last `window`."""
+    if not turns:
+        return "(no turns yet: this is the first one)"
+    shown = turns[-window:] if window > 0 else turns
+    lines: list[str] = []
+    hidden = len(turns) - len(shown)
+    if hidden:
+        lines += [f"(turns 1-{hidden} are not shown: only the last {window} turns are kept)", ""]
+    for number, turn in enumerate(shown, start=hidden + 1):
+        lines += [f"[turn {number}]", f"Thought: {turn.thought or '(none)'}", f"Action: {turn.action}",
+                  f"Observation: {turn.observation.strip()}", ""]
+    return "\n".join(lines).rstrip()
+
+
+class ReActAgent(Stepper):
+    """ReAct over any registered environment: one LLM call and one action per turn."""
+
+    name = "react"
+    display_name = "ReAct"
+    structure_title = "Turns"
+    default_prompts = PROMPTS
+    main_prompt_file = "react.txt"
+    root_code = "task"
+    option_defaults = {"window": 0, "check": "grammar"}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.turns: list[Turn] = []
+        self.first_observation = ""
+
+    # -- answers ----------------------------------------------------------------
+
+    def judge(self, text: str, purpose: str, role: str = MAIN_ROLE, *, typed: bool = True,
+              known: frozenset[str] = frozenset()) -> Verdict:
+        verdict = parse_react(text)
+        if not verdict.accepted:
+            return verdict
+        problem = action_problem(self.env, verdict.blocks[0], self.options["check"])
+        if problem:
+            return Verdict(False, thought=verdict.thought, message=problem, line=_action_line(text))
+        return verdict
+
+    def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        return SKELETON
+
+    def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
+        """The editor's line for an answer it would take."""
+        return f"one action: {verdict.blocks[0]}" if verdict.blocks else "no action"
+
+    # -- the run ------------------------------------------------------------------
+
+    def option_problem(self) -> str:
+        """Why the agent options cannot be used ('' when they can): the run ends at once with it."""
+        if self.options["check"] not in LEVELS:
+            return f"--agent-option check={self.options['check']}: use one of {', '.join(LEVELS)}"
+        if int(self.options["window"]) < 0:
+            return f"--agent-option window={self.options['window']}: a number of turns >= 0 (0 keeps them all)"
+        return ""
+
+    async def _episode(self) -> AsyncIterator[Event]:
+        problem = self.option_problem()
+        if problem:
+            yield self._finish(False, problem)
+            return
+        reset = await self._in_env_thread(self.env.reset)
+        self.task, self.first_observation = reset.instruction, reset.observation
+        root = self.tree.root
+        root.code = f"task: {reset.instruction}"
+        yield RunStarted(root.id, task=reset.instruction, instruction=reset.instruction,
+                         observation=reset.observation, task_type=self.env.task_type)
+        root.status = NodeStatus.RUNNING
+        self.current = root
+        yield NodeStarted(root.id, code=root.code, depth=0)
+        while not self.env.done:
+            turn = self.tree.add_children(root, [f"turn {len(self.turns) + 1}"])[0]
+            self.current = turn
+            turn.status = NodeStatus.RUNNING
+            yield NodeStarted(turn.id, code=turn.code, depth=turn.depth)
+            answer: Answer | None = None
+            context = StubContext(code=turn.code, name="", purpose=PURPOSE)
+            async for item in self.ask(turn, self.prompt(), PURPOSE, self._verdict, context=context):
+                if isinstance(item, Answer):
+                    answer = item
+                else:
+                    yield item
+            if answer is None:  # too many invalid answers
+                turn.status, turn.error = NodeStatus.ERROR, self.finished_reason
+                yield NodeError(turn.id, code=turn.code, error=turn.error)
+                yield self._finish(False, self.finished_reason)
+                return
+            async for event in self._take_turn(root, turn, answer):
+                yield event
+        async for event in self._close_root(root):
+            yield event
+
+    async def _take_turn(self, root: Node, turn: Node, answer: Answer) -> AsyncIterator[Event]:
+        completion, verdict = answer.completion, answer.verdict
+        action = verdict.blocks[0]
+        turn.code, turn.thought = action, verdict.thought
+        yield ExpansionReceived(
+            root.id, raw=completion.text, thought=verdict.thought, blocks=(action,), child_ids=(turn.id,),
+            source=completion.source, input_tokens=completion.usage.input_tokens,
+            output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
+            seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=PURPOSE,
+        )
+        observation = ""
+        async for event in self.act(turn, action):
+            if isinstance(event, ObservationReceived):
+                observation = event.observation
+            yield event
+        self.turns.append(Turn(verdict.thought, action, observation))
+        turn.status = NodeStatus.COMPLETED
+        yield NodeCompleted(turn.id, output=observation)
+
+    async def _close_root(self, root: Node) -> AsyncIterator[Event]:
+        self.current = root
+        if self.env.won:
+            root.status = NodeStatus.COMPLETED
+            yield NodeCompleted(root.id, output="won")
+            yield self._finish(True, "won")
+            return
+        reason = self.end_reason()
+        root.status, root.error = NodeStatus.ERROR, reason
+        yield NodeError(root.id, code=root.code, error=reason)
+        yield self._finish(False, reason)
+
+    def _verdict(self, completion: Completion) -> Verdict:
+        return self.judge(completion.text, PURPOSE, typed=completion.source in ("human", "model+edited"))
+
+    # -- the prompt ---------------------------------------------------------------
+
+    def prompt(self) -> str:
+        """The whole prompt of the next turn: task, examples, trajectory."""
+        env_name, window = self.env.name, int(self.options["window"])
+        left = max(0, self.env.max_steps - self.env.steps)
+        return Template(self.prompts.text(self.main_prompt_file)).safe_substitute(
+            actions=self.prompts.actions(env_name),
+            examples=self.prompts.examples(env_name, self.env.task_type) or "(no examples)",
+            task=self.task,
+            observation=self.first_observation,
+            trajectory=format_trajectory(self.turns, window),
+            turn=str(len(self.turns) + 1),
+            steps_left=str(left),
+            max_steps=str(self.env.max_steps),
+        )
+
+
+def _action_line(text: str) -> int | None:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip().lower().lstrip("*").startswith("action"):
+            return number
+    return None

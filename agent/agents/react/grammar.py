@@ -1,0 +1,105 @@
+"""What an environment accepts as one action, as far as its grammar says.
+
+ReAct answers with one action in words; a malformed one ("go to the desk",
+"take it") would cost a step and teach the model nothing, so it is re-asked
+with the reason instead. The check is the environment's command grammar (its
+verbs and their argument shapes), not whether the action makes sense in the
+current state: an action the grammar allows but the state does not ("take
+apple 1 from desk 1" when the apple is elsewhere) is sent, and the observation
+says so, as in the ReAct paper. With the `admissible` level an environment
+that lists the commands valid now (ALFWorld) is held to that list.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_OBJ = r"[a-z][a-z-]*(?: [a-z][a-z-]*)* \d+"  # ALFWorld names: a kind and a number, "desk 1"
+
+ALFWORLD_TEMPLATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(f"^{pattern}$"), shape)
+    for pattern, shape in (
+        (f"go to {_OBJ}", "go to {recep}"),
+        (f"open {_OBJ}", "open {recep}"),
+        (f"close {_OBJ}", "close {recep}"),
+        (f"take {_OBJ} from {_OBJ}", "take {obj} from {recep}"),
+        (f"(?:put {_OBJ} (?:in/on|in|on|into|onto)|move {_OBJ} to) {_OBJ}", "move {obj} to {recep}"),
+        (f"heat {_OBJ} with {_OBJ}", "heat {obj} with {microwave}"),
+        (f"cool {_OBJ} with {_OBJ}", "cool {obj} with {fridge}"),
+        (f"clean {_OBJ} with {_OBJ}", "clean {obj} with {sinkbasin}"),
+        (f"use {_OBJ}", "use {lamp}"),
+        (f"examine {_OBJ}", "examine {obj|recep}"),
+        ("look", "look"),
+        ("inventory", "inventory"),
+    )
+)
+
+_THING = r"\S.*"
+SCIWORLD_TEMPLATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(f"^{pattern}$"), shape)
+    for pattern, shape in (
+        ("look around", "look around"),
+        (f"look (?:at|in) {_THING}", "look at {obj} / look in {container}"),
+        (f"(?:go|teleport) to {_THING}", "go to {location} / teleport to {location}"),
+        (f"(?:open|close) {_THING}", "open {obj} / close {obj}"),
+        (f"(?:pick up|put down) {_THING}", "pick up {obj} / put down {obj}"),
+        (f"move {_THING} to {_THING}", "move {obj} to {container}"),
+        (f"(?:pour|dunk) {_THING} (?:into|in) {_THING}", "pour {obj} into {container}"),
+        (f"(?:mix|activate|deactivate|focus on|read|eat|flush|examine|disconnect) {_THING}", "activate {device}"),
+        (f"use {_THING}", "use {tool} on {obj}"),
+        (f"connect {_THING} to {_THING}", "connect {obj} to {obj}"),
+        (r"wait\d*", "wait / wait1"),
+        ("inventory", "inventory"),
+        ("task", "task"),
+        (r"\d+", "a number, to answer the simulator's 'which one?' question"),
+    )
+)
+
+TEMPLATES: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
+    "alfworld": ALFWORLD_TEMPLATES,
+    "sciworld": SCIWORLD_TEMPLATES,
+}
+
+LEVELS = ("grammar", "admissible", "off")
+
+
+def normalize(action: str) -> str:
+    """The action as the environments read it: lower case, single spaces, no final full stop."""
+    text = " ".join(action.strip().strip("`'\"").split()).lower()
+    return text.rstrip(".").rstrip()
+
+
+def action_problem(env: Any, action: str, level: str = "grammar") -> str:
+    """Why `env` would not take `action` ('' when it would, or when the environment cannot say)."""
+    if level == "off":
+        return ""
+    if level not in LEVELS:
+        return f"unknown check level {level!r}; use one of {', '.join(LEVELS)}"
+    text = normalize(action)
+    name = getattr(env, "name", "")
+    templates = TEMPLATES.get(name)
+    if templates is not None and not any(pattern.match(text) for pattern, _ in templates):
+        shapes = ", ".join(dict.fromkeys(shape for _, shape in templates))
+        return f"`{action}` is not an action of {name}; the actions are: {shapes}"
+    if level == "admissible":
+        admissible = _admissible(env)
+        if admissible and text not in admissible and _translated(env, text) not in admissible:
+            shown = ", ".join(admissible[:12]) + (", ..." if len(admissible) > 12 else "")
+            return f"`{action}` cannot be done now; the commands available now are: {shown}"
+    return ""
+
+
+def _admissible(env: Any) -> list[str]:
+    try:
+        return list(getattr(env, "admissible_commands", None) or [])
+    except Exception:  # noqa: BLE001 - an environment that cannot list them: no check
+        return []
+
+
+def _translated(env: Any, text: str) -> str:
+    translate = getattr(env, "translate", None)
+    try:
+        return translate(text) if callable(translate) else text
+    except Exception:  # noqa: BLE001
+        return text

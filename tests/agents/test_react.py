@@ -1,0 +1,192 @@
+"""ReAct on the real ALFWorld engine with scripted answer lists."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent import events as ev
+from agent.agents.react.agent import ReActAgent
+from agent.session import resume_session, start_session
+from agent.stepper import Limits
+from agent.tree import NodeStatus
+from envs import make_env
+from mockllm.human import HumanLLM
+from mockllm.scripted import ScriptEntry, ScriptedLLM
+from recode_tui.factory import make_engine
+
+from .scripts import TASK_TYPES, first_game, react_answer, react_llm, walkthrough
+
+PUT = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable 1", "move vase 1 to sidetable 1"]
+
+
+async def play(engine) -> list[ev.Event]:
+    events = []
+    try:
+        while not engine.done:
+            events.append(await engine.step())
+    finally:
+        await engine.close()
+    return events
+
+
+@pytest.mark.parametrize("task_type", TASK_TYPES)
+async def test_react_wins_a_bundled_game_of_each_task_type(task_type):
+    game = first_game(task_type)
+    actions = walkthrough(game)
+    engine = make_engine(game, react_llm(actions), agent="react")
+    assert isinstance(engine, ReActAgent)
+    events = await play(engine)
+    finished = events[-1]
+    assert finished.success and finished.reason == "won" and finished.steps == len(actions)
+    assert finished.llm_calls == len(actions)  # one call per turn
+    assert [t.code for t in engine.tree.root.children] == actions
+    assert all(t.status is NodeStatus.COMPLETED for t in engine.tree.root.children)
+    # the turn's examples are the task type's own
+    prompt = next(e.prompt for e in events if isinstance(e, ev.ExpansionRequested))
+    assert engine.prompts.examples("alfworld", task_type).splitlines()[0] in prompt
+
+
+async def test_each_turn_is_a_node_with_its_events_in_order():
+    engine = make_engine("put-01", react_llm(PUT), agent="react")
+    events = await play(engine)
+    root, first = engine.tree.root, engine.tree.root.children[0]
+    kinds = [(type(e).__name__, e.node_id) for e in events[:9]]
+    assert kinds == [
+        ("RunStarted", root.id), ("NodeStarted", root.id),
+        ("NodeStarted", first.id), ("ExpansionRequested", first.id), ("ExpansionReceived", root.id),
+        ("ActionSent", first.id), ("ObservationReceived", first.id), ("NodeCompleted", first.id),
+        ("NodeStarted", engine.tree.root.children[1].id),
+    ]
+    received = next(e for e in events if isinstance(e, ev.ExpansionReceived))
+    assert received.child_ids == (first.id,) and received.blocks == (PUT[0],) and received.purpose == "act"
+    assert first.thought == "the next step of my plan" and "diningtable 1" in first.observations[0]
+    # the second turn's prompt carries the first turn's thought, action and observation
+    second = [e.prompt for e in events if isinstance(e, ev.ExpansionRequested)][1]
+    assert "[turn 1]\nThought: the next step of my plan\nAction: go to diningtable 1\nObservation: You arrive at diningtable 1" in second
+
+
+async def test_invalid_answers_are_asked_again_with_the_reason():
+    answers = [
+        "Thought: I will just think",  # no action
+        "Thought: both\nAction: go to diningtable 1\nAction: take vase 1 from diningtable 1",  # two actions
+        "Thought: go\nAction: walk over to the table",  # not ALFWorld's grammar
+        react_answer(PUT[0]),
+    ]
+    llm = ScriptedLLM([ScriptEntry(a, purpose="act", once=True) for a in answers])
+    engine = make_engine("put-01", llm, agent="react")
+    events = []
+    while engine.env.steps < 1:
+        events.append(await engine.step())
+    await engine.close()
+    rejected = [e.reason for e in events if isinstance(e, ev.ExpansionRejected)]
+    assert len(rejected) == 3
+    assert rejected[0].startswith("the answer has no action")
+    assert rejected[1].startswith("the answer has 2 actions")
+    assert "`walk over to the table` is not an action of alfworld" in rejected[2]
+    prompts = [e.prompt for e in events if isinstance(e, ev.ExpansionRequested)]
+    assert len(prompts) == 4 and [e.attempt for e in events if isinstance(e, ev.ExpansionRequested)] == [1, 2, 3, 4]
+    for prompt, reason in zip(prompts[1:], rejected):
+        assert "# Your previous answer was not taken" in prompt and reason in prompt
+    assert engine.env.steps == 1 and engine.tree.root.children[0].code == PUT[0]  # nothing sent before
+
+
+async def test_too_many_invalid_answers_end_the_run_with_the_reason():
+    llm = ScriptedLLM([ScriptEntry("Thought: hmm", purpose="act")])
+    engine = make_engine("put-01", llm, agent="react", limits=Limits(max_rewrite=2))
+    events = await play(engine)
+    finished = events[-1]
+    assert not finished.success and finished.reason.startswith("rewrite limit: 3 invalid answers in a row")
+    assert engine.env.steps == 0 and engine.tree.root.children[0].status is NodeStatus.ERROR
+
+
+async def test_the_admissible_level_refuses_what_the_state_does_not_allow():
+    answers = [react_answer("take vase 1 from diningtable 1"), react_answer(PUT[0])]
+    llm = ScriptedLLM([ScriptEntry(a, purpose="act", once=True) for a in answers])
+    engine = make_engine("put-01", llm, agent="react", agent_options={"check": "admissible"})
+    events = []
+    while engine.env.steps < 1:
+        events.append(await engine.step())
+    await engine.close()
+    [rejected] = [e for e in events if isinstance(e, ev.ExpansionRejected)]
+    assert "cannot be done now" in rejected.reason and "go to diningtable 1" in rejected.reason
+
+
+async def test_a_window_keeps_only_the_last_turns_in_the_prompt():
+    engine = make_engine("put-01", react_llm(PUT), agent="react", agent_options={"window": 1})
+    events = await play(engine)
+    last = [e.prompt for e in events if isinstance(e, ev.ExpansionRequested)][-1]
+    assert "(turns 1-2 are not shown: only the last 1 turns are kept)" in last
+    assert "[turn 3]\nThought" in last and "Action: go to diningtable 1" not in last.split("# Your task")[1]
+    assert events[-1].success
+
+
+async def test_a_journaled_react_run_resumes_at_the_same_turn(tmp_path):
+    llm = ScriptedLLM([ScriptEntry(react_answer(a), purpose="act", once=True) for a in PUT[:2]])
+    engine = make_engine("put-01", llm, agent="react")
+    session = start_session(engine, tmp_path, "put-01", "scripted")
+    events = []
+    while not isinstance(event := await engine.step(), ev.LLMFailed):  # the script has no third answer
+        events.append(event)
+    waiting = [e for e in events if isinstance(e, ev.ExpansionRequested)][-1]
+    await engine.close()
+    session.writer.close()
+
+    resumed, replayed = await resume_session(session.folder, HumanLLM(), make_env)
+    try:
+        again = resumed.engine
+        assert isinstance(again, ReActAgent) and again.env.steps == 2
+        last = replayed[-1]
+        assert isinstance(last, ev.ExpansionRequested) and last.node_id == waiting.node_id
+        assert last.prompt == waiting.prompt  # the same trajectory, rebuilt from the journal
+        assert [t.code for t in again.tree.root.children] == [*PUT[:2], "turn 3"]
+    finally:
+        await resumed.engine.close()
+        resumed.writer.close()
+
+
+async def test_a_react_run_forks_at_one_turn_to_answer_it_again(tmp_path):
+    from agent.session import branch_session, fork_at_expansion
+
+    engine = make_engine("put-01", react_llm(PUT), agent="react")
+    session = start_session(engine, tmp_path, "put-01", "scripted")
+    await play(engine)
+    session.writer.close()
+    second = engine.tree.root.children[1]
+    assert second.expansions and second.expansions[-1].answer.endswith(PUT[1])  # the turn keeps its call
+
+    branch, events = await branch_session(session.folder, fork_at_expansion(second.id), HumanLLM(), make_env,
+                                          tmp_path, f"fork {second.id}")
+    try:
+        assert isinstance(events[-1], ev.ExpansionRequested) and events[-1].node_id == second.id
+        assert branch.engine.env.steps == 1  # the first turn replayed, the second to be answered again
+    finally:
+        await branch.engine.close()
+        branch.writer.close()
+
+
+async def test_the_default_breakpoint_stops_at_every_react_call():
+    from agent.debugger import Debugger, StepMode
+
+    engine = make_engine("put-01", react_llm(PUT), agent="react")
+    debugger = Debugger(engine)  # the default set-up: every stub expansion, and every other agent's call
+    try:
+        stops = []
+        while not engine.done:
+            stop = await debugger.step(StepMode.CONTINUE)
+            stops.append(stop.reason.text)
+    finally:
+        await engine.close()
+    assert stops[:2] == ["breakpoint 1: every stub expansion — act call of n1",
+                         "breakpoint 1: every stub expansion — act call of n2"]
+    assert len(stops) == 5 and stops[-1].startswith("episode won")
+
+
+def test_the_answer_reader_takes_the_usual_variants_of_one_action():
+    from agent.agents.react.answer import parse_react
+
+    assert parse_react("Thought: x\nAction: > go to desk 1.").blocks == ("go to desk 1",)
+    assert parse_react("**Thought:** x\n**Action:** `open drawer 1`").blocks == ("open drawer 1",)
+    imagined = parse_react("Thought: a\nAction: go to desk 1\nObservation: You arrive at desk 1.")
+    assert imagined.accepted and "the text after the action was ignored" in imagined.notes[0]
+    assert parse_react("Action: look").notes == ("no thought given",)
+    assert parse_react("Thought: a\nAction:").message.startswith("the `Action:` line is empty")

@@ -1,0 +1,69 @@
+"""ReAct from the command line: `run --agent react`, an eval that records the agent, and
+`compare` of a ReCode and a ReAct evaluation of the same games, side by side."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .scripts import react_script_file
+
+GAMES = ["put-01", "clean-01"]
+
+
+def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="")
+    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
+                          timeout=600, env=env)
+
+
+def test_run_with_agent_react_and_a_scripted_file_wins(tmp_path):
+    script = react_script_file(tmp_path / "react.jsonl", ["put-01"])
+    result = recode(tmp_path, "run", "--agent", "react", "--llm", f"scripted:{script}", "--game", "put-01")
+    assert result.returncode == 0, result.stderr
+    assert "> action 1: go to diningtable 1" in result.stdout
+    assert "SUCCESS: won — 4 steps, 4 LLM calls" in result.stdout
+
+
+def test_a_bad_agent_option_is_one_line(tmp_path):
+    result = recode(tmp_path, "run", "--agent", "react", "--agent-option", "windw=3", "--llm", "demo")
+    assert result.returncode == 2
+    assert "agent react has no such option (it has: window=0, check=grammar)" in result.stderr
+
+
+@pytest.fixture(scope="module")
+def evals(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cross")
+    script = react_script_file(tmp / "react.jsonl", GAMES)
+    runs = {"recode": ("--llm", "demo"), "react": ("--agent", "react", "--llm", f"scripted:{script}")}
+    for name, args in runs.items():
+        result = recode(tmp, "eval", *args, "--games", ",".join(GAMES), "-c", "2", "--out", str(tmp / name),
+                        "--no-progress")
+        assert result.returncode == 0, result.stderr
+    return tmp
+
+
+def test_eval_with_agent_react_records_the_agent_in_the_report(evals):
+    report = json.loads((evals / "react" / "report.json").read_text())
+    assert report["plan"]["agent"] == "react"
+    assert {e["game"]: e["success"] for e in report["episodes"]} == {"put-01": True, "clean-01": True}
+    assert {e["game"]: e["llm_calls"] for e in report["episodes"]} == {"put-01": 4, "clean-01": 6}
+    header = json.loads((Path(report["episodes"][0]["journal"]) / "journal.jsonl").read_text().splitlines()[0])
+    assert header["agent"] == "react"
+
+
+def test_compare_prints_recode_and_react_side_by_side(evals):
+    result = recode(evals, "compare", str(evals / "recode"), str(evals / "react"))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "(recode, demo)" in out and "(react, scripted:" in out
+    assert "agents: recode → react: a cross-agent comparison of the same episodes" in out
+    assert "react relative to recode (overall, per episode): " in out and "tokens " in out
+    assert "recode → react, per episode" in out
+    overall = next(line for line in out.splitlines() if line.startswith("│ overall"))
+    assert "100.0% → 100.0%" in overall and "4.5 → 5.0" in overall  # LLM calls: demo 4 and 5, react 4 and 6

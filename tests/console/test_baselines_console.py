@@ -1,0 +1,163 @@
+"""ReAct and CodeAct in the console with a person as the LLM: the editor shows the agent's
+format, judges with the agent's own rule as the person types, and the answer is acted on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent import events as ev
+from agent.tree import NodeStatus
+from recode_tui.app import build_app
+from recode_tui.screens.replay import ReplayScreen
+
+from .helpers import SIZE, checked, command, started, type_text, wait_for
+
+# put-01: "put a vase in sidetable."; the vase is on diningtable 1.
+PUT_ACTIONS = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable 1", "move vase 1 to sidetable 1"]
+
+
+def log_text(app) -> str:
+    return "\n".join(app.env_log.lines)
+
+
+def header(app) -> str:
+    return app.editor.query_one("#expand-header").render().plain
+
+
+async def test_a_person_plays_react_turns_in_the_editor_and_wins() -> None:
+    app = build_app("put-01", "human", agent="react", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        assert app.run_state == "awaiting expansion" and app.focused is app.editor.editor
+        assert app.editor.editor.text == "Thought: \nAction: "  # the agent's format, not <think>/<execute>
+        assert "Act n1" in header(app) and "turn 1" in header(app)
+        # The cursor waits after "Thought: "; an action outside ALFWorld's grammar is judged live.
+        await type_text(pilot, "the vase may be on the table")
+        await pilot.press("down", "end")
+        await type_text(pilot, "go to the dining table")
+        await checked(pilot, app)
+        check = app.editor.last_check
+        assert not check.ok and "is not an action of alfworld" in check.message
+        stops = app.stops
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.1)
+        assert app.stops == stops and app.engine.env.steps == 0  # refused in the editor: nothing was sent
+        # Fixed: accepted, and the action is sent to the environment.
+        app.editor.editor.load_text("Thought: the vase may be on the table\nAction: go to diningtable 1")
+        await checked(pilot, app)
+        assert app.editor.last_check.ok and "one action: go to diningtable 1" in app.editor.last_check.message
+        await command(pilot, app, "ctrl+s")
+        assert isinstance(app.debugger.last_event, ev.ExpansionReceived)
+        await command(pilot, app, "c")  # the action, its observation, then the next turn's call
+        assert app.engine.env.steps == 1 and "1 > go to diningtable 1" in log_text(app)
+        turn = app.engine.tree.root.children[0]
+        assert turn.code == "go to diningtable 1" and turn.thought == "the vase may be on the table"
+        assert turn.status is NodeStatus.COMPLETED and app.tree_view.item(turn.id) is not None
+        for action in PUT_ACTIONS[1:]:
+            assert app.debugger.awaiting_human
+            app.editor.editor.load_text(f"Thought: next\nAction: {action}")
+            await checked(pilot, app)
+            await command(pilot, app, "ctrl+s")
+            await command(pilot, app, "c")
+        assert app.run_state == "done" and app.engine.finished.success
+        assert [t.code for t in app.engine.tree.root.children] == PUT_ACTIONS
+
+
+CELL = 'for a in ["go to diningtable 1", "take vase 1 from diningtable 1"]:\n    run(a)\nrun("go to sidetable 1")'
+
+
+async def test_a_person_writes_codeact_cells_and_an_error_goes_to_the_next_prompt() -> None:
+    app = build_app("put-01", "human", agent="codeact", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        assert app.debugger.awaiting_human and "cell 1" in header(app)
+        assert "<execute>" in app.editor.editor.text
+        app.editor.editor.load_text("<think>a helper</think>\n<execute>\nimport os\n</execute>")
+        await checked(pilot, app)
+        assert not app.editor.last_check.ok and "forbidden" in app.editor.last_check.message  # the sandbox's check
+        app.editor.editor.load_text("<think>use a helper from nowhere</think>\n<execute>\ngo_there('desk 1')\n</execute>")
+        await checked(pilot, app)
+        assert app.editor.last_check.ok  # an undefined call is not refused: it raises when it runs
+        await command(pilot, app, "ctrl+s")
+        await command(pilot, app, "c")
+        assert app.engine.tree.root.children[0].status is NodeStatus.ERROR
+        assert "NameError: name 'go_there' is not defined" in app.pending_prompt[1]
+        await type_text(pilot, CELL)
+        await command(pilot, app, "ctrl+s")
+        await command(pilot, app, "c")
+        assert app.engine.env.steps == 3
+        await type_text(pilot, 'run("move vase 1 to sidetable 1")')
+        await command(pilot, app, "ctrl+s")
+        await command(pilot, app, "c")
+        assert app.run_state == "done" and app.engine.finished.success
+
+
+async def test_a_react_session_resumes_in_the_console_where_it_stopped(tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    app = build_app("put-01", "human", agent="react", cursor_blink=False, sessions_dir=sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        for action in PUT_ACTIONS[:2]:
+            app.editor.editor.load_text(f"Thought: on my way\nAction: {action}")
+            await checked(pilot, app)
+            await command(pilot, app, "ctrl+s")
+            await command(pilot, app, "c")
+        assert app.debugger.awaiting_human and app.engine.env.steps == 2
+        folder = app.session_control.session.folder
+    resumed = build_app("put-01", "human", cursor_blink=False, sessions_dir=sessions, resume=folder)
+    async with resumed.run_test(size=SIZE) as pilot:
+        control = resumed.session_control
+        await wait_for(pilot, lambda: control.session is not None and not control.busy
+                       and not isinstance(resumed.screen, ReplayScreen) and resumed.stops > 0,
+                       timeout=60, what="the resumed session")
+        assert resumed.engine.name == "react" and resumed.debugger.awaiting_human
+        engine = resumed.engine
+        assert engine.env.steps == 2 and [t.code for t in engine.tree.root.children] == [*PUT_ACTIONS[:2], "turn 3"]
+        assert "turn 3" in header(resumed) and resumed.editor.editor.text == "Thought: \nAction: "
+        resumed.editor.editor.load_text(f"Thought: on\nAction: {PUT_ACTIONS[2]}")
+        await checked(pilot, resumed)
+        await command(pilot, resumed, "ctrl+s")
+        await command(pilot, resumed, "c")
+        assert engine.env.steps == 3
+
+
+async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -> None:
+    import asyncio
+
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from agent.session import start_session
+    from mockllm import HumanLLM
+    from recode_tui.factory import make_engine
+    from recode_tui.plain import PlainFrontEnd
+
+    engine = make_engine("put-01", HumanLLM(), agent="react")
+    session = start_session(engine, tmp_path / "sessions", "put-01", "human")
+
+    async def until(predicate) -> None:
+        for _ in range(3000):
+            if predicate():
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"condition not reached: {buffer.text!r} {buffer.validation_error} {engine.env.steps} {front.editing.is_set()}")
+
+    with create_pipe_input() as pipe:
+        front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
+        task = asyncio.ensure_future(front.run())
+        buffer = front.prompt_session.default_buffer
+        for number, action in enumerate(PUT_ACTIONS):
+            await until(lambda: front.editing.is_set() and front.prompt_session.app.is_running
+                        and front.prompt_session.app.render_counter > 0 and buffer.text == "Thought: \nAction: ")
+            if number == 0:  # the cursor waits after "Thought: "; a wrong action is refused with the reason
+                pipe.send_text("on the table\x1b[B walk to the table\x1b\r")
+                await until(lambda: buffer.validation_error is not None)
+                assert "is not an action of alfworld" in buffer.validation_error.message
+            buffer.text = f"Thought: next\nAction: {action}"
+            pipe.send_text("\x1b\r")
+            await until(lambda n=number: engine.env.steps > n or task.done())
+        result = await asyncio.wait_for(task, 60)
+    assert result.success and [t.code for t in engine.tree.root.children] == PUT_ACTIONS
