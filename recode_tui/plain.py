@@ -341,11 +341,13 @@ class PlainFrontEnd:
         engine = self.engine
 
         def check(document: Any) -> None:
-            reason = check_answer(document.text, known, engine.code_check)
+            verdict = engine.judge(document.text, request.purpose, request.role, typed=True, known=known)
+            reason = "" if verdict.accepted else verdict.located_message  # the agent's own rule (ReCode: check_answer's)
             if reason:  # the cursor stays where it was: the text is kept exactly as typed
                 raise ValidationError(message=reason, cursor_position=document.cursor_position)
 
-        default = self._last_text.get(request.node_id or "", SKELETON)
+        skeleton = engine.answer_skeleton(request.purpose, request.role) or SKELETON  # ReCode's: "" -> SKELETON
+        default = self._last_text.get(request.node_id or "", skeleton)
         cursor = SKELETON_CURSOR if default == SKELETON else len(default)
 
         def place_cursor() -> None:

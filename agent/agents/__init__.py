@@ -105,3 +105,13 @@ def build(
 
     cls = agent_class(name)
     return cls(env, llm, runner, limits=limits or Limits(), prompts=prompts, options=options)
+
+
+def _load_plugins() -> None:
+    """Plug-in agents named in $RECODE_TUI_PLUGINS register themselves (see envs.registry.load_plugins)."""
+    from envs.registry import load_plugins
+
+    load_plugins()
+
+
+_load_plugins()
