@@ -33,13 +33,9 @@ AGENT_RUN = ["--env", "toy", "--agent", "one-action", "--llm", f"scripted:{COIN}
 
 
 @pytest.fixture(autouse=True)
-def toy(monkeypatch):
-    """Registered here and in every process a test starts; gone afterwards."""
-    monkeypatch.setenv("RECODE_TUI_PLUGINS", toyenv.PLUGIN)
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    toyenv.register()
-    yield
-    toyenv.unregister()
+def toy(toy_env):
+    """Registered here and in every process a test starts (see tests/conftest.py); gone afterwards."""
+    return toy_env
 
 
 def test_run_plays_the_toy_episode_with_the_test_agent_in_process_and_as_a_command(tmp_path, capsys):
