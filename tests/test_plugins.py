@@ -18,7 +18,7 @@ import pytest
 
 from agent import events as ev
 from agent.journal import read_journal
-from agent.session import reopen_session, resume_session, start_session
+from agent.session import branch_session, fork_at_expansion, reopen_session, resume_session, start_session
 from agent.tree import NodeStatus
 from envs import make_env
 from mockllm import ScriptedLLM
@@ -109,6 +109,24 @@ async def test_a_journal_of_the_test_agent_resumes_to_the_same_state_and_goes_on
     again.writer.close()
     assert isinstance(events[-1], ev.RunFinished) and events[-1].success
     assert again.folder.parent == tmp_path / "elsewhere"
+
+
+async def test_a_fork_gives_a_turn_of_the_test_agent_another_answer_and_keeps_the_old_session(tmp_path):
+    from mockllm.scripted import ScriptEntry
+
+    session, _ = await first_turn_only(tmp_path / "sessions")
+    original = (session.folder / "journal.jsonl").read_text()
+    other = ScriptedLLM([ScriptEntry("Action: look", purpose="act")])
+    fork, events = await branch_session(session.folder, fork_at_expansion("n1"), other, make_env,
+                                        tmp_path / "sessions", "fork n1")
+    assert isinstance(events[-1], ev.ExpansionRequested) and events[-1].node_id == "n1"
+    assert fork.engine.env.steps == 0
+    event = await fork.engine.step()
+    assert isinstance(event, ev.ExpansionReceived) and event.blocks == ("look",)
+    fork.writer.close()
+    await fork.engine.close()
+    assert (session.folder / "journal.jsonl").read_text() == original
+    assert read_journal(fork.folder).header["parent"]["session"] == session.folder.name
 
 
 def test_the_command_line_resumes_the_test_agent_with_the_llm_it_recorded(tmp_path, capsys):
