@@ -164,6 +164,15 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
     [folder] = (tmp_path / "sessions").iterdir()
     assert read_journal(folder).header["agent"] == "one-action"
 
+    # `tui --resume`: the console replays the journal into a new run of the same agent
+    again = build_app("toy:coin-1", f"scripted:{COIN}", agent="one-action", cursor_blink=False,
+                      sessions_dir=tmp_path / "sessions", resume=folder)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "episode won" in again.reason, what="the replay's end")
+        assert isinstance(again.engine, OneActionAgent) and again.engine is not app.engine
+        assert [(n.code, n.status) for n in again.engine.tree.root.children] == [
+            ("turn 1", NodeStatus.COMPLETED), ("turn 2", NodeStatus.COMPLETED)]
+
 
 def test_eval_runs_the_test_agent_on_the_toy_episodes_in_worker_processes(tmp_path, capsys):
     out = tmp_path / "eval"
