@@ -307,7 +307,7 @@ class PlainFrontEnd:
 
     def _show_request(self, request: ev.ExpansionRequested) -> None:
         self._request = request
-        title = "repair" if request.purpose == "repair" else "expand"
+        title = request.purpose or "expand"  # ReCode: expand or repair; another agent: its own purpose
         self.say(f"─── prompt for {title} of [{request.node_id}] (attempt {request.attempt}) ───", "bold")
         self._print_prompt(folded=True)
         self.say("─── your answer: Esc Enter submits, Ctrl-D pauses and saves ───", "bold")

@@ -219,3 +219,4 @@ async def test_the_plain_mode_asks_a_person_with_the_test_agents_own_skeleton_an
         pipe.send_text(ESC_ENTER)
         result = await asyncio.wait_for(task, 60)
     assert isinstance(result, ev.RunFinished) and result.success and result.steps == 2
+    assert any("prompt for act of [n1]" in line for line in front.transcript)

@@ -43,7 +43,7 @@ def test_a_prompts_folder_that_is_not_a_prompt_set_is_refused_in_one_line(tmp_pa
     not_a_set = tmp_path / "notes"
     not_a_set.mkdir()
     (not_a_set / "readme.txt").write_text("hello")
-    one_line_usage_error(recode(tmp_path, *command, "--prompts", str(not_a_set)), "is not a prompt set (no expand.txt)")
+    one_line_usage_error(recode(tmp_path, *command, "--prompts", str(not_a_set)), "is not a prompt set for the recode agent (no expand.txt)")
     one_line_usage_error(recode(tmp_path, *command, "--prompts", str(tmp_path / "nowhere")), "no such folder")
 
 
