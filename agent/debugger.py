@@ -149,7 +149,7 @@ class Breakpoint:
     def match(self, event: ev.Event, stub_name: str) -> str | None:
         """What matched (a short text), or None. Ignores `enabled` and the condition."""
         match self.kind:
-            case BreakpointKind.EVERY_STUB:
+            case BreakpointKind.EVERY_STUB:  # every LLM call but a repair: ReCode's expansions, any agent's calls
                 if isinstance(event, ev.ExpansionRequested) and event.purpose == "expand":
                     return stub_name or "stub"
                 if isinstance(event, ev.ExpansionRequested) and event.purpose != "repair":
@@ -454,7 +454,7 @@ class Debugger:
     def _human_reason(self, event: ev.ExpansionRequested) -> StopReason:
         node = self.engine.tree.nodes.get(event.node_id or "")
         code = _first_line(node.code) if node else ""
-        what = "repair" if event.purpose == "repair" else "expansion"
+        what = "expansion" if event.purpose in ("", "expand") else event.purpose  # repair, or another agent's call
         attempt = f" (attempt {event.attempt})" if event.attempt > 1 else ""
         return StopReason("human", f"awaiting your {what} of {event.node_id} `{code}`{attempt}")
 

@@ -29,7 +29,7 @@ from agent.events import (
     VariablesChanged,
 )
 from agent.llm import LLM, Completion, StubContext
-from agent.prompt import DEFAULT_PROMPTS, PromptContext, PromptSet, build_expand_prompt, build_repair_prompt, call_arguments  # noqa: E501
+from agent.prompt import DEFAULT_PROMPTS, PromptSet, build_expand_prompt, build_repair_prompt, call_arguments  # noqa: E501
 from agent.runner import ActionRequest, CodeRunner, NodeOutcome
 from agent.stepper import Answer, Limits, Stepper
 from agent.tree import Node, NodeStatus
@@ -229,10 +229,6 @@ class Engine(Stepper):
             self.prompts, env_name, task_type, node.code, lines, outcome.error, outcome.output, self.prompt_context()
         )
 
-    def prompt_context(self) -> PromptContext:
-        """What a sub-call cannot see in its arguments: the task, the last actions, the steps left."""
-        left = max(0, self.env.max_steps - self.env.steps)
-        return PromptContext(self.task, self.recent.last(), left, self.env.max_steps)
 
 def _loaded_names(code: str) -> list[str]:
     """Names a piece of code reads, in order of first use."""

@@ -56,6 +56,9 @@ def short(event: ev.Event) -> str:
         case ev.ExpansionRequested():
             extra = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             return f"{event.purpose} of {node} requested{extra}"
+        case ev.ExpansionReceived() if event.purpose not in ("", "expand", "repair"):  # another agent's call
+            got = first_line(event.blocks[0], 60) if len(event.blocks) == 1 else f"{len(event.blocks)} item(s)"
+            return f"{event.purpose} of {node} answered by {event.source}: {got}"
         case ev.ExpansionReceived():
             return f"expansion of {node}: {len(event.blocks)} child node(s) from {event.source}"
         case ev.ExpansionRejected():

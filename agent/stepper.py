@@ -40,7 +40,7 @@ from agent.events import (
     StatementRun,
 )
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
-from agent.prompt import PromptSet, RecentActions, rewrite_note
+from agent.prompt import PromptContext, PromptSet, RecentActions, rewrite_note
 from agent.replay import RecordedStatement, ReplayMismatch
 from agent.runner import CodeRunner
 from agent.tree import CodeTree, Expansion, Node
@@ -313,6 +313,12 @@ class Stepper:
         node.observations.append(observation)
         yield ObservationReceived(node.id, action=action, observation=observation, step=number,
                                   done=self.env.done, won=self.env.won)
+
+    def prompt_context(self) -> PromptContext:
+        """What a call's prompt may show besides its own input: the task, the last actions, the steps
+        left (ReCode's sub-calls; the prompt workspace shows it for any agent)."""
+        left = max(0, self.env.max_steps - self.env.steps)
+        return PromptContext(self.task, self.recent.last(), left, self.env.max_steps)
 
     def rewrite_note(self, reason: str) -> str:
         """What is added to the prompt after a refused answer."""

@@ -14,6 +14,8 @@ registered name, so Windows-style or odd paths are left alone.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from dataclasses import dataclass
 from typing import Callable, Iterable, Protocol, runtime_checkable
 
@@ -77,6 +79,30 @@ def register(name: str, factory: ProviderFactory | str) -> None:
     """Add (or replace) an environment: a zero-argument factory or a `module:attr` path."""
     _registered[name] = factory
     _instances.pop(name, None)
+
+
+PLUGINS_VAR = "RECODE_TUI_PLUGINS"
+_plugins_loaded: set[str] = set()
+
+
+def load_plugins() -> None:
+    """Import the modules named in $RECODE_TUI_PLUGINS (comma-separated), once each.
+
+    A plug-in (an environment or agent package outside this project, a test's
+    throwaway one) registers itself when imported; naming it in the variable
+    makes it known in every process, eval's environment workers included.
+    Runs when this module is first imported. A module that fails to import is
+    one line on stderr, not a crash of every command.
+    """
+    for module in (m.strip() for m in os.environ.get(PLUGINS_VAR, "").split(",")):
+        if not module or module in _plugins_loaded:
+            continue
+        _plugins_loaded.add(module)
+        try:
+            importlib.import_module(module)
+        except Exception as exc:  # noqa: BLE001 - any plug-in failure is reported the same way
+            print(f"recode-tui: {PLUGINS_VAR}: cannot import {module} ({type(exc).__name__}: {exc}); "
+                  "fix it, put its folder on PYTHONPATH, or drop it from the variable", file=sys.stderr)
 
 
 def unregister(name: str) -> None:
@@ -202,3 +228,6 @@ def episode(ref: str, env: str | None = None) -> Episode:
         if candidate.id == episode_id:
             return candidate
     raise EnvError(f"no episode {episode_id!r} in {name}; see `recode-tui games list --env {name}`")
+
+
+load_plugins()

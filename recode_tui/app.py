@@ -118,6 +118,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.pending_prompt: tuple[str, str] | None = None  # (title, prompt) of the open request
         self.stops = 0  # commands finished and shown (tests wait on this)
         self.swapping_panes = False  # show_engine is replacing the panes
+        self.panes_tree: CodeTreeView | None = None  # the panes of the engine on screen (compose sets them)
+        self.panes_driver: EngineDriver | None = None
         self.shown_prompt: tuple[str, str] | None = None  # what the Prompt tab shows
         self._breakpoints_dirty = False  # the list shows a highlight or stale hit counts
         self.running_line: tuple[str, int] | None = None  # (node id, line) of the node's last run() call
@@ -130,7 +132,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         yield StatusBar(id="status")
         with Horizontal(id="panes"):
             with Vertical(id="left"):
-                yield CodeTreeView(self.engine.tree, id="code-tree")
+                self.panes_tree = CodeTreeView(self.engine.tree, id="code-tree")
+                yield self.panes_tree
                 yield NodeDetail(id="detail")
             yield VariablesPane(self.engine.runner.full_value, self.watch_expressions, id="vars")
             log = EnvLog(id="env-log")
@@ -147,7 +150,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
                 yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
         yield SearchBar(id="search-bar")
         yield Footer()
-        yield EngineDriver(self.debugger)
+        self.panes_driver = EngineDriver(self.debugger)
+        yield self.panes_driver
         yield LLMControl(self.profiles, self.review)
 
     def on_mount(self) -> None:
@@ -316,10 +320,10 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         driver posted may still be queued; it speaks of the old engine. At
         shutdown the panes go first and a last stop may still be queued.
         """
-        if self.swapping_panes or not self.query(CodeTreeView):  # mid-swap, or shutting down
+        if self.swapping_panes or self.panes_tree is None or not self.panes_tree.is_attached:  # mid-swap, or exiting
             return True
         sender = getattr(message, "_sender", None)
-        return isinstance(sender, EngineDriver) and sender not in self.query(EngineDriver)
+        return isinstance(sender, EngineDriver) and sender is not self.panes_driver
 
     def on_engine_driver_started(self, message: EngineDriver.Started) -> None:
         if self.is_stale(message):

@@ -21,3 +21,28 @@ def bundled_game(task_type: str, index: int = 0) -> str:
 @pytest.fixture
 def put_game() -> str:
     return bundled_game("put")
+
+
+@pytest.fixture
+def toy_env(monkeypatch):
+    """The in-memory test environment `toy` (tests/toyenv) and its test agent, registered for one test.
+
+    RECODE_TUI_PLUGINS and PYTHONPATH name them for the processes a test starts (the command line,
+    eval's environment workers). Episodes: `toy:vase-1`, `toy:key-1` (put), `toy:coin-1`, `toy:coin-2` (take).
+    """
+    import os
+
+    from tests import toyenv
+
+    root = str(Path(__file__).resolve().parents[1])
+    monkeypatch.setenv("RECODE_TUI_PLUGINS", toyenv.PLUGIN)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    toyenv.register()
+    yield toyenv
+    toyenv.unregister()
+
+
+@pytest.fixture
+def toy_game(toy_env) -> str:
+    """A toy episode played like put-01: "put a vase in sidetable.", the vase on diningtable 1."""
+    return "toy:vase-1"

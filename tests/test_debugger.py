@@ -1,4 +1,8 @@
-"""The debugger without any UI: step modes, breakpoints and the human LLM on a real game."""
+"""The debugger without any UI: step modes, breakpoints and the human LLM, on the test environment.
+
+The toy episode `vase-1` (tests/toyenv) plays like ALFWorld's put-01; the engine, its sandbox
+runner and the debugger are the real ones.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,8 @@ from mockllm.human import HumanLLM
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.factory import make_engine
 
-# put-01: "put a vase in sidetable."; the vase is on diningtable 1.
+# toy:vase-1: "put a vase in sidetable."; the vase is on diningtable 1 (as in ALFWorld's put-01).
+GAME = "toy:vase-1"
 SOLVE = """<think>look, then fetch</think>
 <execute>
 for place in ["coffeetable 1", "diningtable 1"]:
@@ -41,9 +46,14 @@ def scripted() -> ScriptedLLM:
     )
 
 
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
+
+
 @pytest.fixture
 async def debugger():
-    engine = make_engine("put-01", scripted())
+    engine = make_engine(GAME, scripted())
     dbg = Debugger(engine)
     yield dbg
     await engine.close()
@@ -146,7 +156,7 @@ async def test_step_over_finishes_the_node_and_out_finishes_the_parent(debugger:
 
 
 async def test_pause_stops_a_continue() -> None:
-    engine = make_engine("put-01", scripted())
+    engine = make_engine(GAME, scripted())
     seen: list[ev.Event] = []
     dbg = Debugger(engine, breakpoints=[], on_event=seen.append)
 
@@ -163,7 +173,7 @@ async def test_pause_stops_a_continue() -> None:
 
 
 async def test_human_stops_at_the_request_and_submit_resumes() -> None:
-    engine = make_engine("put-01", HumanLLM())
+    engine = make_engine(GAME, HumanLLM())
     dbg = Debugger(engine, breakpoints=[])
     stop = await dbg.step("continue")
     assert isinstance(stop.event, ev.ExpansionRequested) and stop.reason.kind == "human"
@@ -225,7 +235,7 @@ async def test_changes_breakpoint_with_a_condition_and_a_bad_expression(debugger
 
 
 async def test_an_llm_failure_stops_continue_and_a_switched_llm_answers_the_retry() -> None:
-    engine = make_engine("put-01", ScriptedLLM([]))  # no answer for any stub: LLMError
+    engine = make_engine(GAME, ScriptedLLM([]))  # no answer for any stub: LLMError
     dbg = Debugger(engine, breakpoints=[])
     stop = await dbg.step("continue")
     assert isinstance(stop.event, ev.LLMFailed) and stop.reason.kind == "llm_error"

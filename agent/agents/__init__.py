@@ -118,3 +118,13 @@ def build(
     stepper = cls(env, llm, runner, limits=limits or Limits(), prompts=prompts, options=options)
     install(stepper, llm)
     return stepper
+
+
+def _load_plugins() -> None:
+    """Plug-in agents named in $RECODE_TUI_PLUGINS register themselves (see envs.registry.load_plugins)."""
+    from envs.registry import load_plugins
+
+    load_plugins()
+
+
+_load_plugins()

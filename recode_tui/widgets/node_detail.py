@@ -22,7 +22,10 @@ class NodeDetail(VerticalScroll):
 
     def show(self, node: Node | None, line: int = 0) -> None:
         """`line`: the line of the node's code running now (pudb's arrow), 0 for none."""
-        body = self.query_one("#detail-body", Static)
+        bodies = self.query("#detail-body")
+        if not bodies:  # not composed yet, or already taken down: an engine swap (resume) recomposes the panes
+            return
+        body = bodies.first(Static)
         key = None if node is None else (
             node.id, node.status, len(node.observations), node.error, node.thought, len(node.children),
             len(node.expansions), line,

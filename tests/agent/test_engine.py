@@ -1,4 +1,8 @@
-"""The stepper on the real ALFWorld engine: events, limits and bad input (spec §2-§5)."""
+"""The ReCode stepper on the in-memory test environment (tests/toyenv): events, limits and bad input (spec §2-§5).
+
+Nothing here is ALFWorld's: the toy episode `vase-1` plays like put-01 (the vase is on
+diningtable 1) in microseconds a step. ALFWorld's own behaviour is tested in tests/envs.
+"""
 
 from __future__ import annotations
 
@@ -36,9 +40,9 @@ def kinds(events: list[ev.Event]) -> list[str]:
     return [e.kind for e in events]
 
 
-async def test_a_loop_of_actions_yields_one_event_pair_per_action_and_can_stop_between(put_game):
+async def test_a_loop_of_actions_yields_one_event_pair_per_action_and_can_stop_between(toy_game):
     llm = scripted(("solve(instruction, observation)", answer("for i in range(3):\n    run('look')")))
-    engine = Engine(make_env(put_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
+    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
     events = []
     while not any(isinstance(e, ev.ActionSent) for e in events):
         events.append(await engine.step())
@@ -52,12 +56,12 @@ async def test_a_loop_of_actions_yields_one_event_pair_per_action_and_can_stop_b
     await engine.close()
 
 
-async def test_event_sequence_stub_expansion_children_actions(put_game):
+async def test_event_sequence_stub_expansion_children_actions(toy_game):
     llm = scripted(
         ("solve(instruction, observation)", answer("where = look_around()\nrun('inventory')")),
         ("where = look_around()", answer("where = run('look')")),
     )
-    engine = Engine(make_env(put_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
+    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
     events = await collect(engine)
     assert kinds(events)[:6] == [
         "run_started", "node_started", "stub_found", "expansion_requested", "expansion_received", "node_started",
@@ -76,9 +80,9 @@ async def test_event_sequence_stub_expansion_children_actions(put_game):
     await engine.close()
 
 
-async def test_unknown_action_is_an_observation_not_a_crash(put_game):
+async def test_unknown_action_is_an_observation_not_a_crash(toy_game):
     llm = scripted(("solve(instruction, observation)", answer("reply = run('fly to the moon')\nok = 1")))
-    engine = Engine(make_env(put_game), llm, ThreadRunner())
+    engine = Engine(make_env(toy_game), llm, ThreadRunner())
     events = await collect(engine)
     obs = next(e for e in events if isinstance(e, ev.ObservationReceived))
     assert obs.observation == "Nothing happens."
@@ -86,9 +90,9 @@ async def test_unknown_action_is_an_observation_not_a_crash(put_game):
     await engine.close()
 
 
-async def test_step_limit_ends_the_episode_mid_node(put_game):
+async def test_step_limit_ends_the_episode_mid_node(toy_game):
     llm = scripted(("solve(instruction, observation)", answer("while True:\n    run('look')")))
-    engine = Engine(make_env(put_game, max_steps=4), llm, ThreadRunner())
+    engine = Engine(make_env(toy_game, max_steps=4), llm, ThreadRunner())
     events = await collect(engine)
     assert sum(isinstance(e, ev.ActionSent) for e in events) == 4
     assert events[-1].reason == "step limit reached (4 steps)" and not events[-1].success
@@ -97,22 +101,22 @@ async def test_step_limit_ends_the_episode_mid_node(put_game):
     await engine.close()
 
 
-async def test_depth_limit_stops_before_expanding_too_deep(put_game):
+async def test_depth_limit_stops_before_expanding_too_deep(toy_game):
     llm = scripted(
         ("solve(instruction, observation)", answer("a = level_one()")),
         ("a = level_one()", answer("a = level_two()")),
         ("a = level_two()", answer("a = level_three()")),
     )
-    engine = Engine(make_env(put_game), llm, ThreadRunner(), limits=Limits(max_depth=2))
+    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_depth=2))
     events = await collect(engine)
     assert events[-1].reason == "depth limit: `level_two` at depth 2 is not expanded (max_depth 2)"
     assert engine.llm_calls == 2
     await engine.close()
 
 
-async def test_invalid_answers_are_re_asked_with_the_reason_then_the_run_stops(put_game):
+async def test_invalid_answers_are_re_asked_with_the_reason_then_the_run_stops(toy_game):
     llm = scripted(("solve(instruction, observation)", answer("def solve(a, b):\n    pass")))
-    engine = Engine(make_env(put_game), llm, ThreadRunner(), limits=Limits(max_rewrite=2))
+    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_rewrite=2))
     events = await collect(engine)
     rejected = [e for e in events if isinstance(e, ev.ExpansionRejected)]
     assert len(rejected) == 3 and all("`def solve` is not allowed" in e.reason for e in rejected)
@@ -124,7 +128,7 @@ async def test_invalid_answers_are_re_asked_with_the_reason_then_the_run_stops(p
     await engine.close()
 
 
-async def test_a_rejected_answer_followed_by_a_good_one_continues(put_game):
+async def test_a_rejected_answer_followed_by_a_good_one_continues(toy_game):
     llm = ScriptedLLM(
         [
             ScriptEntry(answer="no tags at all", once=True),
@@ -132,7 +136,7 @@ async def test_a_rejected_answer_followed_by_a_good_one_continues(put_game):
             ScriptEntry(answer=answer("run('look')")),
         ]
     )
-    engine = Engine(make_env(put_game), llm, ThreadRunner())
+    engine = Engine(make_env(toy_game), llm, ThreadRunner())
     events = await collect(engine)
     reasons = [e.reason for e in events if isinstance(e, ev.ExpansionRejected)]
     assert "no <execute>" in reasons[0] and "inside a loop" in reasons[1]
@@ -140,12 +144,12 @@ async def test_a_rejected_answer_followed_by_a_good_one_continues(put_game):
     await engine.close()
 
 
-async def test_empty_expansion_marks_the_stub_skip(put_game):
+async def test_empty_expansion_marks_the_stub_skip(toy_game):
     llm = scripted(
         ("solve(instruction, observation)", answer("nothing_to_do()\nrun('look')")),
         ("nothing_to_do()", "<think>nothing</think><execute>\n</execute>"),
     )
-    engine = Engine(make_env(put_game), llm, ThreadRunner())
+    engine = Engine(make_env(toy_game), llm, ThreadRunner())
     events = await collect(engine)
     assert any(isinstance(e, ev.NodeSkipped) for e in events)
     assert engine.tree.root.children[0].status is NodeStatus.SKIP
@@ -153,14 +157,14 @@ async def test_empty_expansion_marks_the_stub_skip(put_game):
     await engine.close()
 
 
-async def test_code_that_raises_is_repaired_with_the_error_in_the_prompt(put_game):
+async def test_code_that_raises_is_repaired_with_the_error_in_the_prompt(toy_game):
     llm = ScriptedLLM(
         [
             ScriptEntry(stub="solve(instruction, observation)", answer=answer("x = [1, 2][7]\nrun('inventory')")),
             ScriptEntry(stub="x = [1, 2][7]", purpose="repair", answer=answer("x = [1, 2][1]")),
         ]
     )
-    engine = Engine(make_env(put_game), llm, ThreadRunner(), limits=Limits(max_retry=1))
+    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=1))
     events = await collect(engine)
     error = next(e for e in events if isinstance(e, ev.NodeError))
     assert error.error == "IndexError: list index out of range"
@@ -172,18 +176,18 @@ async def test_code_that_raises_is_repaired_with_the_error_in_the_prompt(put_gam
     await engine.close()
 
 
-async def test_with_max_retry_zero_an_error_is_left_and_the_run_goes_on(put_game):
+async def test_with_max_retry_zero_an_error_is_left_and_the_run_goes_on(toy_game):
     llm = scripted(("solve(instruction, observation)", answer("x = 1 / 0\nrun('look')")))
-    engine = Engine(make_env(put_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
+    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
     events = await collect(engine)
     assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
     assert engine.llm_calls == 1
     await engine.close()
 
 
-async def test_a_missing_scripted_answer_pauses_naming_the_stub_and_a_batch_run_ends(put_game):
+async def test_a_missing_scripted_answer_pauses_naming_the_stub_and_a_batch_run_ends(toy_game):
     llm = scripted(("solve(instruction, observation)", answer("obj = find_it(instruction)")))
-    engine = Engine(make_env(put_game), llm, ThreadRunner())
+    engine = Engine(make_env(toy_game), llm, ThreadRunner())
     events = []
     while not isinstance(events[-1:] and events[-1], ev.LLMFailed):
         events.append(await engine.step())
@@ -202,18 +206,18 @@ async def test_a_missing_scripted_answer_pauses_naming_the_stub_and_a_batch_run_
     assert isinstance(received, ev.ExpansionReceived) and received.blocks == ("obj = 'apple'",)
     await engine.close()
 
-    batch = Engine(make_env(put_game), scripted(("solve(instruction, observation)", answer("obj = find_it(instruction)"))), ThreadRunner())
+    batch = Engine(make_env(toy_game), scripted(("solve(instruction, observation)", answer("obj = find_it(instruction)"))), ThreadRunner())
     result = await batch.run()
     assert result.reason == f"LLM error: {message}" and not result.success
     await batch.close()
 
 
-async def test_root_variables_and_keyword_literals_reach_the_prompt(put_game):
+async def test_root_variables_and_keyword_literals_reach_the_prompt(toy_game):
     llm = scripted(
         ("solve(instruction, observation)", answer("found = search(instruction, where='countertop 1')")),
         ("found = search(instruction, where='countertop 1')", answer("found = where")),
     )
-    engine = Engine(make_env(put_game), llm, ThreadRunner())
+    engine = Engine(make_env(toy_game), llm, ThreadRunner())
     events = await collect(engine)
     first, second = [e for e in events if isinstance(e, ev.ExpansionRequested)]
     task = engine.task
@@ -237,15 +241,15 @@ class _Answers:
         return Completion(self.texts.pop(0), Usage(100, 10), 0.25, "model")
 
 
-async def test_usage_and_cost_are_summed_into_the_result(put_game):
-    engine = Engine(make_env(put_game), _Answers([answer("a = step_a()"), answer("a = 1")]), ThreadRunner())
+async def test_usage_and_cost_are_summed_into_the_result(toy_game):
+    engine = Engine(make_env(toy_game), _Answers([answer("a = step_a()"), answer("a = 1")]), ThreadRunner())
     events = await collect(engine)
     finished = events[-1]
     assert (finished.llm_calls, finished.input_tokens, finished.output_tokens, finished.cost) == (2, 200, 20, 0.5)
     await engine.close()
 
 
-async def test_an_answer_the_parser_gives_up_on_is_rejected_and_asked_again(put_game):
+async def test_an_answer_the_parser_gives_up_on_is_rejected_and_asked_again(toy_game):
     from agent.sandbox import SandboxRunner
 
     huge = "x = " + " + ".join(["1"] * 100_000)
@@ -254,7 +258,7 @@ async def test_an_answer_the_parser_gives_up_on_is_rejected_and_asked_again(put_
         ScriptEntry(answer=answer("x = 1 + 1\nrun('look')"), stub="solve(instruction, observation)"),
     ])
     runner = SandboxRunner(node_timeout=5.0)
-    engine = Engine(make_env(put_game), llm, runner=runner, limits=Limits(max_retry=0), code_check=runner.check)
+    engine = Engine(make_env(toy_game), llm, runner=runner, limits=Limits(max_retry=0), code_check=runner.check)
     try:
         events = await collect(engine)
     finally:
@@ -266,7 +270,7 @@ async def test_an_answer_the_parser_gives_up_on_is_rejected_and_asked_again(put_
     assert events[-1].reason == "no pending nodes left and the task is not done"
 
 
-async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(put_game):
+async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(toy_game):
     from agent.sandbox import SandboxRunner
 
     llm = scripted(
@@ -274,7 +278,7 @@ async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(put_game):
         ("count_words(instruction)", answer("n = Counter(instruction.split())['a'] + 1\nrun('look')")),
     )
     for runner in (SandboxRunner(node_timeout=5.0), ThreadRunner()):
-        engine = Engine(make_env(put_game), llm, runner=runner, limits=Limits(max_retry=0))
+        engine = Engine(make_env(toy_game), llm, runner=runner, limits=Limits(max_retry=0))
         try:
             events = await collect(engine)
         finally:
@@ -285,9 +289,9 @@ async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(put_game):
         assert engine.llm_calls == 2
 
 
-async def test_node_events_carry_the_nodes_own_time(put_game):
+async def test_node_events_carry_the_nodes_own_time(toy_game):
     llm = scripted(("solve(instruction, observation)", answer("x = sum(range(10))\nrun('look')")))
-    engine = Engine(make_env(put_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
+    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
     events = await collect(engine)
     await engine.close()
     done = [e for e in events if isinstance(e, ev.NodeCompleted)]

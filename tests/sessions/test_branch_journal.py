@@ -20,7 +20,7 @@ from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 
-from .test_sessions import GAME, action_log, new_session, snapshot, step_until, walk_llm
+from .test_sessions import GAME, action_log, new_session, snapshot, step_until, toy, walk_llm  # noqa: F401 - toy: the autouse fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 LOOK = "<execute>\nsteps = ['look']\n</execute>"

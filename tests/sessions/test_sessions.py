@@ -1,4 +1,8 @@
-"""Journal, resume, replay checks, rewind/fork and exports, on the real ALFWorld engine."""
+"""Journal, resume, replay checks, rewind/fork and exports, on the in-memory test environment.
+
+The toy episode (tests/toyenv) makes these fast; what is ALFWorld's (a game file changed since the
+recording) runs on a real ALFWorld game.
+"""
 
 from __future__ import annotations
 
@@ -21,12 +25,25 @@ from envs.alfworld.catalog import resolve_game
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 
-GAME = "cool-03"
+GAME = "toy:key-1"  # put a key in box: 4 actions
+ALFWORLD_GAME = "cool-03"
+
+
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
+
+
+def walkthrough(game: str) -> list[str]:
+    """The episode's known solution: the provider's gold path, or an ALFWorld game file's walkthrough."""
+    from envs import registry
+
+    return registry.gold_actions(game) or json.loads(resolve_game(game).read_text())["walkthrough"]
 
 
 def walk_llm(game: str) -> ScriptedLLM:
-    """Two levels of expansion, then the game's planner walkthrough, one action at a time."""
-    steps = json.loads(resolve_game(game).read_text())["walkthrough"]
+    """Two levels of expansion, then the episode's known solution, one action at a time."""
+    steps = walkthrough(game)
     return ScriptedLLM(
         [
             ScriptEntry(stub="solve(instruction, observation)",
@@ -116,13 +133,28 @@ def test_corrupt_foreign_and_future_journals_are_refused_with_a_reason(tmp_path)
 
 async def test_a_game_file_changed_since_recording_is_detected(tmp_path):
     game = tmp_path / "game.tw-pddl"
-    shutil.copy(resolve_game(GAME), game)
-    engine = Engine(make_env(str(game)), walk_llm(GAME), RunnerSettings().make_runner())
+    shutil.copy(resolve_game(ALFWORLD_GAME), game)
+    engine = Engine(make_env(str(game)), walk_llm(ALFWORLD_GAME), RunnerSettings().make_runner())
     session = start_session(engine, tmp_path / "sessions", str(game), "scripted:test")
     await step_until(engine, lambda e: isinstance(e, ev.ObservationReceived))
     session.writer.close()
     game.write_text(game.read_text().replace('"walkthrough"', '"walkthrough" ', 1))
     with pytest.raises(JournalError, match="changed since session .* was recorded"):
+        await resume_session(session.folder, walk_llm(ALFWORLD_GAME), make_env)
+
+
+async def test_a_toy_episode_changed_since_recording_is_detected(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from tests.toyenv import world
+
+    session = await new_session(tmp_path)
+    await step_until(session.engine, lambda e: isinstance(e, ev.ObservationReceived))
+    session.writer.close()
+    await session.engine.close()
+    changed = replace(world.EPISODES["key-1"], task="put a key in the box.")
+    monkeypatch.setitem(world.EPISODES, "key-1", changed)
+    with pytest.raises(JournalError, match="the episode toy:key-1 changed since session .* was recorded"):
         await resume_session(session.folder, walk_llm(GAME), make_env)
 
 

@@ -12,7 +12,7 @@ from agent.session import branch_session, fork_at_expansion, resume_session
 from envs import make_env
 from mockllm import ScriptedLLM
 
-from .test_sessions import new_session, step_until
+from .test_sessions import GAME, new_session, step_until, toy  # noqa: F401 - toy: the autouse fixture
 
 
 async def value(engine, expression: str) -> str:
@@ -64,7 +64,7 @@ async def test_a_statement_after_an_llm_failure_replays_at_its_point(tmp_path: P
         name = "flaky"
 
         def __init__(self) -> None:
-            self.inner, self.failed = walk_llm("cool-03"), False
+            self.inner, self.failed = walk_llm(GAME), False
 
         async def complete(self, prompt, context=None):
             if not self.failed:
