@@ -21,7 +21,7 @@ from enum import Enum
 from typing import Any, Callable
 
 from agent import events as ev
-from agent.llm import is_interactive
+from agent.llm import asked_before, is_interactive
 from agent.stepper import Stepper
 from agent.event_text import first_line
 from agent.event_text import short as short_event_text
@@ -543,11 +543,7 @@ class Debugger:
         rejected = ""
         try:
             task = asyncio.ensure_future(self._advance())
-            for _ in range(1000):  # the engine calls llm.complete right after resuming
-                if getattr(llm, "waiting", False) or task.done():
-                    break
-                await asyncio.sleep(0)
-            if not task.done():
+            if await asked_before(llm, task):  # type: ignore[arg-type]
                 llm.submit(text)  # type: ignore[attr-defined]
             event = await task
             count += 1

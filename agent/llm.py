@@ -6,6 +6,7 @@ implement `LLM`; the engine never knows which one it talks to.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -68,9 +69,27 @@ class InteractiveLLM(Protocol):
 
     async def complete(self, prompt: str, context: StubContext | None = None) -> Completion: ...
 
+    async def asked(self) -> None:
+        """Return once a request is waiting for the person."""
+        ...
+
     def submit(self, text: str) -> None: ...
 
     def cancel(self) -> None: ...
+
+
+async def asked_before(llm: InteractiveLLM, work: "asyncio.Future[object]") -> bool:
+    """Wait until the person's LLM is asked (True) or `work` ends first without asking (False).
+
+    The debugger and the plain mode resume the run, then hand the person's
+    answer over once the run has asked for it; no polling.
+    """
+    asked = asyncio.ensure_future(llm.asked())
+    done, _ = await asyncio.wait({asked, work}, return_when=asyncio.FIRST_COMPLETED)
+    if asked in done:
+        return True
+    asked.cancel()
+    return False
 
 
 def is_interactive(llm: object) -> bool:

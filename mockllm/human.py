@@ -17,6 +17,7 @@ class HumanLLM:
 
     def __init__(self) -> None:
         self._pending: asyncio.Future[str] | None = None
+        self._asked = asyncio.Event()  # set while a request waits for the person
         self.prompt: str = ""
         self.context: StubContext | None = None
 
@@ -27,13 +28,19 @@ class HumanLLM:
     async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
         self.prompt, self.context = prompt, context
         self._pending = asyncio.get_running_loop().create_future()
+        self._asked.set()
         try:
             text = await self._pending
         except asyncio.CancelledError:
             raise LLMError("the expansion was cancelled; resume the run to answer it") from None
         finally:
             self._pending = None
+            self._asked.clear()
         return Completion(text, Usage(), 0.0, "human")
+
+    async def asked(self) -> None:
+        """Return once a request is waiting for the person."""
+        await self._asked.wait()
 
     def submit(self, text: str) -> None:
         """Hand the person's answer to the waiting engine."""

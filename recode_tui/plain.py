@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from agent import events as ev
 from agent.answer_rule import judge_answer
+from agent.llm import asked_before
 from recode_tui.eventline import event_line
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
@@ -332,9 +333,7 @@ class PlainFrontEnd:
         """Run the editor for one expansion and hand the answer to the waiting engine."""
         engine, human = self.engine, self.engine.llm
         step = asyncio.ensure_future(engine.step())
-        while not human.waiting and not step.done():
-            await asyncio.sleep(0)
-        if step.done():  # the engine did not wait for a person after all
+        if not await asked_before(human, step):  # the engine did not wait for a person after all
             return step.result()
         known = await engine.runner.names()
         try:
