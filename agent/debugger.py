@@ -559,8 +559,12 @@ class Debugger:
                         Stop(event, StopReason("human", f"expansion refused: {rejected} — write it again"), count)
                     )
                 elif isinstance(event, ev.ExpansionReceived):
-                    what = f"{len(event.blocks)} child node(s)" if event.blocks else "empty: the stub is skipped"
-                    return self._remember(Stop(event, StopReason("step", f"expansion accepted: {what}"), count))
+                    if event.purpose in ("", "expand", "repair"):  # ReCode's expansion: its children
+                        what = f"{len(event.blocks)} child node(s)" if event.blocks else "empty: the stub is skipped"
+                        text = f"expansion accepted: {what}"
+                    else:  # another agent's call: what the answer does
+                        text = f"{event.purpose} answer accepted: " + ("; ".join(event.blocks)[:80] or "no action")
+                    return self._remember(Stop(event, StopReason("step", text), count))
                 event = await self._advance()
                 count += 1
         finally:
