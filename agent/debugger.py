@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable
@@ -271,6 +272,7 @@ class Debugger:
             self._number(bp)
         self.last_event: ev.Event | None = None
         self.last_stop: Stop | None = None
+        self.stopped_at: float | None = None  # when the last stop was shown (a person answering from there)
         self.events_seen = 0
         self.stub_name = ""  # the function name of the most recent stub
         self.running = False
@@ -527,6 +529,7 @@ class Debugger:
 
     def _remember(self, stop: Stop) -> Stop:
         self.last_stop = stop
+        self.stopped_at = time.monotonic()  # a person answering from here: their time starts now
         return stop
 
     async def submit(self, text: str) -> Stop:
@@ -544,7 +547,9 @@ class Debugger:
         try:
             task = asyncio.ensure_future(self._advance())
             if await asked_before(llm, task):  # type: ignore[arg-type]
-                llm.submit(text)  # type: ignore[attr-defined]
+                # The run was stopped while the person typed: their time runs from that stop, not from the call.
+                since = self.stopped_at
+                llm.submit(text, person_seconds=None if since is None else time.monotonic() - since)  # type: ignore[attr-defined]
             event = await task
             count += 1
             while True:

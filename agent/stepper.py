@@ -436,8 +436,8 @@ def _timed(completion: Completion, elapsed: float) -> Completion:
     """Fill in how long an answer took, when its LLM did not say: a person's typing is person time."""
     if completion.seconds is not None:
         return completion
-    if completion.source == "human" and not completion.person_seconds:
-        return replace(completion, seconds=0.0, person_seconds=elapsed)
+    if completion.source == "human":  # all of it is the person's: their own count when the front end gave one
+        return replace(completion, seconds=0.0, person_seconds=completion.person_seconds or elapsed)
     return replace(completion, seconds=elapsed)
 
 

@@ -18,6 +18,7 @@ class HumanLLM:
     def __init__(self) -> None:
         self._pending: asyncio.Future[str] | None = None
         self._asked = asyncio.Event()  # set while a request waits for the person
+        self._person_seconds = 0.0  # the person's time on the answer, when the front end knows it better
         self.prompt: str = ""
         self.context: StubContext | None = None
 
@@ -36,16 +37,19 @@ class HumanLLM:
         finally:
             self._pending = None
             self._asked.clear()
-        return Completion(text, Usage(), 0.0, "human")
+        seconds, self._person_seconds = self._person_seconds, 0.0
+        return Completion(text, Usage(), 0.0, "human", person_seconds=seconds)
 
     async def asked(self) -> None:
         """Return once a request is waiting for the person."""
         await self._asked.wait()
 
-    def submit(self, text: str) -> None:
-        """Hand the person's answer to the waiting engine."""
+    def submit(self, text: str, person_seconds: float | None = None) -> None:
+        """Hand the person's answer to the waiting engine; `person_seconds`: how long they took,
+        when the front end asked them before the engine called `complete` (the console's stops)."""
         if self._pending is None or self._pending.done():
             raise RuntimeError("no expansion is awaiting an answer")
+        self._person_seconds = max(0.0, person_seconds or 0.0)
         self._pending.set_result(text)
 
     def cancel(self) -> None:

@@ -11,6 +11,7 @@ session's journal is never touched: a branch is a new session.
 from __future__ import annotations
 
 import asyncio
+import time
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable
@@ -573,5 +574,5 @@ async def show_engine(app: "RecodeApp", engine: Stepper, events: list[ev.Event],
     else:
         reason = StopReason("step", f"{how} at: {describe_event(last)}")
     stop = Stop(last, reason, len(events))
-    debugger.last_stop = stop
+    debugger.last_stop, debugger.stopped_at = stop, time.monotonic()
     app.post_message(EngineDriver.Stopped(stop).set_sender(app))
