@@ -1,6 +1,6 @@
 """Batch evaluation: many episodes, C at a time, one journal each, one report.
 
-UI-free: the command line (`recode_tui.evaluate`) shows progress through the
+UI-free: the command line (`recode_tui.commands.evaluate`) shows progress through the
 `on_event` / `on_result` callbacks. Environments come from a pool the caller
 provides (`pool_factory(size)`, an object with an async context manager
 `env(episode_ref, max_steps)` and `async close()`): the command line uses

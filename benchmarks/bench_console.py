@@ -92,7 +92,7 @@ class TreeLLM:
 async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float]:
     from textual.widgets import Log
 
-    from recode_tui.app import RecodeApp
+    from recode_tui.console.app import RecodeApp
 
     groups = max(1, nodes // 100)
     engine = Engine(InstantEnv(), TreeLLM(groups), ThreadRunner(), limits=Limits())
@@ -191,7 +191,7 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
 FIRST_PAINT_CHILD = r"""
 import sys, time
 t0 = time.perf_counter()
-from recode_tui.app import RecodeApp, build_app
+from recode_tui.console.app import RecodeApp, build_app
 
 class Probe(RecodeApp):
     def start(self):

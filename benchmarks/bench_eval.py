@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent.evaluation import EvalPlan, EvalReport, Evaluation  # noqa: E402
 from envs.remote import EnvPool  # noqa: E402
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles  # noqa: E402
-from recode_tui.evaluate import llm_factory, select_games  # noqa: E402
-from recode_tui.factory import DEMO_SCRIPT  # noqa: E402
+from recode_tui.commands.evaluate import llm_factory, select_games  # noqa: E402
+from recode_tui.commands.factory import DEMO_SCRIPT  # noqa: E402
 
 
 async def one_level(concurrency: int, games: list, profiles: Path, folder: Path) -> dict:

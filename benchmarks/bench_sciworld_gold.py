@@ -52,7 +52,7 @@ def eval_table(split: str, concurrency: int, tasks: str) -> int:
 def run_table(split: str, tasks: str) -> int:
     from envs.sciworld.tasks import task_names
     from envs.sciworld.variations import variation_table
-    from recode_tui.cli import main
+    from recode_tui.commands.cli import main
 
     names = tasks.split(",") if tasks else list(task_names())
     table = variation_table()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from recode_tui.search import find_all  # noqa: E402
+from recode_tui.console.search import find_all  # noqa: E402
 
 PATTERNS = {"many": "vase", "rare": "mug 3", "none": "zebra", "case-sensitive": "Cabinet"}
 

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent import events as ev  # noqa: E402
 from agent.debugger import Debugger, parse_breakpoint  # noqa: E402
 from mockllm.scripted import ScriptedLLM  # noqa: E402
-from recode_tui.factory import DEMO_SCRIPT, make_engine  # noqa: E402
+from recode_tui.commands.factory import DEMO_SCRIPT, make_engine  # noqa: E402
 
 GAME = "put-01"
 RUNS = 7

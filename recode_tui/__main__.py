@@ -1,3 +1,3 @@
-from recode_tui.cli import main
+from recode_tui.commands.cli import main
 
 raise SystemExit(main())

@@ -8,7 +8,7 @@ import pytest
 from agent import events as ev
 from agent.tree import NodeStatus
 from envs.alfworld.catalog import list_games
-from recode_tui.factory import make_engine, make_llm
+from recode_tui.commands.factory import make_engine, make_llm
 
 TASK_TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
 

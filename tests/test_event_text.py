@@ -16,9 +16,9 @@ from agent import events as ev
 from agent.event_text import log_line, short
 from agent.session import start_session
 from mockllm import ScriptedLLM
-from recode_tui.app import build_app
-from recode_tui.factory import make_engine
-from recode_tui.plain import PlainFrontEnd
+from recode_tui.console.app import build_app
+from recode_tui.commands.factory import make_engine
+from recode_tui.plain.terminal import PlainFrontEnd
 
 from tests.console.helpers import SIZE, command, started
 

@@ -85,3 +85,11 @@ def test_no_two_modules_import_each_other() -> None:
                 graph[name].add(target)
     cycles = sorted({tuple(sorted((a, b))) for a in graph for b in graph[a] if a in graph[b]})
     assert cycles == []
+
+
+def test_each_front_end_has_its_own_folder() -> None:
+    """A newcomer knows where a change goes from the folder names: no front-end module loose in recode_tui/."""
+    loose = sorted(p.name for p in (ROOT / "recode_tui").glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+    assert loose == []
+    assert {p.name for p in (ROOT / "recode_tui").iterdir() if p.is_dir() and not p.name.startswith("__")} == {
+        "commands", "console", "plain"}

@@ -23,7 +23,7 @@ from agent.thread_runner import ThreadRunner
 from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
-from recode_tui.app import build_app
+from recode_tui.console.app import build_app
 
 from tests.console.helpers import SIZE, command, started, wait_for
 

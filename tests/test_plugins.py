@@ -22,8 +22,8 @@ from agent.session import branch_session, fork_at_expansion, reopen_session, res
 from agent.tree import NodeStatus
 from envs import make_env
 from mockllm import ScriptedLLM
-from recode_tui.cli import main
-from recode_tui.factory import make_engine, make_llm
+from recode_tui.commands.cli import main
+from recode_tui.commands.factory import make_engine, make_llm
 from tests import toyenv
 from tests.toyenv.agent import OneActionAgent
 
@@ -140,7 +140,7 @@ def test_the_command_line_resumes_the_test_agent_with_the_llm_it_recorded(tmp_pa
 
 
 async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
-    from recode_tui.app import build_app
+    from recode_tui.console.app import build_app
 
     from tests.console.helpers import SIZE, command, started, wait_for
 
@@ -198,7 +198,7 @@ async def test_the_plain_mode_asks_a_person_with_the_test_agents_own_skeleton_an
     from prompt_toolkit.output import DummyOutput
 
     from mockllm import HumanLLM
-    from recode_tui.plain import PlainFrontEnd
+    from recode_tui.plain.terminal import PlainFrontEnd
     from tests.plain.test_plain import ESC_ENTER, editor_open, until
 
     engine = make_engine("toy:coin-1", HumanLLM(), agent="one-action")

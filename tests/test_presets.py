@@ -18,8 +18,8 @@ from agent.thread_runner import ThreadRunner
 from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
-from recode_tui.cli import build_parser
-from recode_tui.factory import run_settings
+from recode_tui.commands.cli import build_parser
+from recode_tui.commands.factory import run_settings
 
 RAISES = "<execute>\nrun('look')\nx = 1 / 0\n</execute>"
 REPAIR = "<execute>\nx = 1\n</execute>"
@@ -76,7 +76,7 @@ def test_tui_and_eval_take_the_preset_and_the_flags_over_it():
 
 
 async def test_the_console_journals_the_preset(tmp_path):
-    from recode_tui.app import build_app
+    from recode_tui.console.app import build_app
     from tests.console.helpers import SIZE, started
 
     settings = resolve("paper")

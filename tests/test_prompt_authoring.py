@@ -25,7 +25,7 @@ from agent.prompt_authoring import (
     variables_from_prompt,
 )
 from agent.tokens import TokenCounter, encoding_name, estimate
-from recode_tui.cli import main
+from recode_tui.commands.cli import main
 
 PUT = "alfworld/examples/put.txt"
 GOOD = (
@@ -135,7 +135,7 @@ def test_the_journal_records_a_changed_prompt_set(tmp_path: Path) -> None:
     import asyncio
 
     from agent.session import start_session
-    from recode_tui.factory import make_engine, make_llm
+    from recode_tui.commands.factory import make_engine, make_llm
 
     async def play() -> Path:
         engine = make_engine("put-01", make_llm("demo"))

@@ -15,8 +15,8 @@ import pytest
 
 from agent.debugger import describe_event
 from agent.events import RunFinished
-from recode_tui.app import build_app
-from recode_tui.cli import read_keymap
+from recode_tui.console.app import build_app
+from recode_tui.commands.cli import read_keymap
 
 from tests.console.helpers import SIZE, command, started, wait_for
 

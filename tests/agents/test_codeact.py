@@ -10,7 +10,7 @@ from agent.debugger import Debugger, StepMode
 from agent.stepper import Limits
 from agent.tree import NodeStatus
 from mockllm.scripted import ScriptEntry, ScriptedLLM
-from recode_tui.factory import make_engine
+from recode_tui.commands.factory import make_engine
 
 from .scripts import TASK_TYPES, cell_answer, first_game, loop_cell, walkthrough
 

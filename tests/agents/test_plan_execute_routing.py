@@ -15,7 +15,7 @@ import yaml
 from agent import events as ev
 from agent.debugger import Debugger
 from agent.journal import read_journal
-from recode_tui.factory import UsageError, make_engine, make_llm
+from recode_tui.commands.factory import UsageError, make_engine, make_llm
 
 PLAN = {"thought": "find it, then place it", "steps": [
     {"id": "s1", "description": "find the vase and take it", "depends_on": []},
@@ -134,7 +134,7 @@ def test_a_headless_run_refuses_a_person_in_a_role_in_one_line(tmp_path):
 
 
 async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_path):
-    from recode_tui.app import build_app
+    from recode_tui.console.app import build_app
     from tests.console.helpers import SIZE, started, wait_stop
 
     planner, _ = write_scripts(tmp_path)

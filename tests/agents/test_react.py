@@ -12,7 +12,7 @@ from agent.tree import NodeStatus
 from envs import make_env
 from mockllm.human import HumanLLM
 from mockllm.scripted import ScriptEntry, ScriptedLLM
-from recode_tui.factory import make_engine
+from recode_tui.commands.factory import make_engine
 
 from .scripts import TASK_TYPES, first_game, react_answer, react_llm, walkthrough
 

@@ -6,7 +6,7 @@ import time
 
 from textual.pilot import Pilot
 
-from recode_tui.app import RecodeApp
+from recode_tui.console.app import RecodeApp
 
 SIZE = (160, 48)
 
@@ -57,7 +57,7 @@ async def type_text(pilot: Pilot, text: str) -> None:
     from textual import events
     from textual.keys import _character_to_key
 
-    from recode_tui.widgets.expansion_editor import CodeArea
+    from recode_tui.console.widgets.expansion_editor import CodeArea
 
     app = pilot.app
     keys = code_keys(text) if isinstance(app.focused, CodeArea) else list(text)
@@ -79,7 +79,7 @@ def code_keys(text: str) -> list[str]:
     After enter the editor indents by itself (one level more after a colon), so
     a person types only the extra spaces, or backspaces to dedent.
     """
-    from recode_tui.widgets.expansion_editor import next_line_indent
+    from recode_tui.console.widgets.expansion_editor import next_line_indent
 
     lines = text.split("\n")
     keys = list(lines[0])

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from agent import events as ev
 from agent.tree import NodeStatus
-from recode_tui.app import build_app
-from recode_tui.screens.replay import ReplayScreen
+from recode_tui.console.app import build_app
+from recode_tui.console.screens.replay import ReplayScreen
 
 from .helpers import SIZE, checked, command, started, type_text, wait_for
 
@@ -132,8 +132,8 @@ async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -
 
     from agent.session import start_session
     from mockllm import HumanLLM
-    from recode_tui.factory import make_engine
-    from recode_tui.plain import PlainFrontEnd
+    from recode_tui.commands.factory import make_engine
+    from recode_tui.plain.terminal import PlainFrontEnd
 
     engine = make_engine("put-01", HumanLLM(), agent="react")
     session = start_session(engine, tmp_path / "sessions", "put-01", "human")

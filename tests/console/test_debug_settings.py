@@ -8,8 +8,8 @@ from pathlib import Path
 from textual.widgets import DataTable
 
 from agent.debug_settings import SETTINGS_FILE
-from recode_tui.app import build_app
-from recode_tui.screens.replay import ReplayScreen
+from recode_tui.console.app import build_app
+from recode_tui.console.screens.replay import ReplayScreen
 
 from .helpers import SIZE, started, wait_for
 from .test_pilot import add_breakpoint

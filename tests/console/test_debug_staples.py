@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from agent import events as ev
-from recode_tui.app import build_app
-from recode_tui.screens.replay import ReplayScreen
-from recode_tui.screens.shell_prompt import ShellPrompt
+from recode_tui.console.app import build_app
+from recode_tui.console.screens.replay import ReplayScreen
+from recode_tui.console.screens.shell_prompt import ShellPrompt
 
 from .helpers import SIZE, command, started, type_text, wait_for
 
@@ -128,7 +128,7 @@ LOOP = (
 
 
 def detail_text(app) -> str:
-    from recode_tui.widgets.node_detail import NodeDetail
+    from recode_tui.console.widgets.node_detail import NodeDetail
 
     body = app.query_one(NodeDetail).query_one("#detail-body")
     return "\n".join(strip.text for strip in body.render_lines(body.region.reset_offset))
@@ -188,7 +188,7 @@ async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
 async def test_compare_offers_one_key_per_answer_column() -> None:
     from textual.widgets import Input
 
-    from recode_tui.workspace.compare import CompareScreen
+    from recode_tui.console.workspace.compare import CompareScreen
 
     from .test_workspace import open_workspace, scripted
 
@@ -266,8 +266,8 @@ async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_repla
 
 
 async def test_help_and_palette_list_run_to_here_and_the_shell() -> None:
-    from recode_tui.palette import TITLES
-    from recode_tui.widgets.help_screen import HelpScreen
+    from recode_tui.console.palette import TITLES
+    from recode_tui.console.widgets.help_screen import HelpScreen
 
     from .test_pilot import demo_app
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent.debug_settings import SETTINGS_FILE
 from agent.journal import read_journal
-from recode_tui.app import build_app
+from recode_tui.console.app import build_app
 
 from .helpers import SIZE, wait_for
 from .test_fork_paths import resumed

@@ -15,9 +15,9 @@ from textual.widgets import Input, TextArea
 
 from agent import events as ev
 from agent.journal import DRAFT_FILE, read_journal
-from recode_tui.app import build_app
-from recode_tui.screens.replay import ReplayScreen
-from recode_tui.workspace.compare import CompareScreen
+from recode_tui.console.app import build_app
+from recode_tui.console.screens.replay import ReplayScreen
+from recode_tui.console.workspace.compare import CompareScreen
 
 from .helpers import SIZE, command, started, type_text, wait_for
 from .test_sessions_console import branch, play_to_n2, select

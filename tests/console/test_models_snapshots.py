@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.app import build_app
+from recode_tui.console.app import build_app
 
 from .helpers import SIZE, checked, command, started, wait_for
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from recode_tui.app import build_app
+from recode_tui.console.app import build_app
 
 from .helpers import SIZE, command, started, type_text
 from .test_pilot import PUT_PLAN

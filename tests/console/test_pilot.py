@@ -5,9 +5,9 @@ from __future__ import annotations
 from agent import events as ev
 from agent.tree import NodeStatus
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.app import build_app
-from recode_tui.widgets.breakpoints import BreakpointsPane
-from recode_tui.widgets.expansion_editor import ExpansionEditor
+from recode_tui.console.app import build_app
+from recode_tui.console.widgets.breakpoints import BreakpointsPane
+from recode_tui.console.widgets.expansion_editor import ExpansionEditor
 from textual.widgets import DataTable, Input
 
 from .helpers import SIZE, command, started, type_text, wait_for
@@ -245,7 +245,7 @@ async def test_help_lists_every_binding_with_its_id() -> None:
         await started(pilot, app)
         await pilot.press("question_mark")
         await pilot.pause()
-        from recode_tui.widgets.help_screen import HelpScreen
+        from recode_tui.console.widgets.help_screen import HelpScreen
 
         assert isinstance(app.screen, HelpScreen)
         ids = {row[2] for row in app.screen.rows}

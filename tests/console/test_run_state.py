@@ -6,8 +6,8 @@ from pathlib import Path
 
 from textual.widgets._footer import FooterKey
 
-from recode_tui.app import build_app
-from recode_tui.run_state import RunState
+from recode_tui.console.app import build_app
+from recode_tui.console.run_state import RunState
 from tests.console.helpers import SIZE, command, started, wait_for
 
 

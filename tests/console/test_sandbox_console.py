@@ -10,9 +10,9 @@ from rich.console import Console
 
 from agent import events as ev
 from agent.tree import NodeStatus
-from recode_tui import cli
-from recode_tui.app import build_app
-from recode_tui.widgets.node_detail import NodeDetail
+from recode_tui.commands import cli
+from recode_tui.console.app import build_app
+from recode_tui.console.widgets.node_detail import NodeDetail
 
 from .helpers import SIZE, command, started, type_text, wait_for
 
@@ -126,7 +126,7 @@ def test_the_tui_command_passes_sandbox_and_model_options(monkeypatch) -> None:
         seen.update(kwargs, game=game, llm=llm)
         return FakeApp()
 
-    monkeypatch.setattr("recode_tui.app.build_app", fake_build_app)
+    monkeypatch.setattr("recode_tui.console.app.build_app", fake_build_app)
     code = cli.main(["tui", "--llm", "profile:local", "--profiles", "p.yaml", "--trusted",
                      "--node-timeout", "2.5", "--review"])
     assert code == 0 and seen["ran"]

@@ -17,13 +17,13 @@ from agent import events as ev
 from agent.engine import Limits
 from agent.journal import read_journal
 from agent.session import profiles_in_use, start_session
-from recode_tui.factory import make_engine, make_llm
+from recode_tui.commands.factory import make_engine, make_llm
 from mockllm.openai_server import OpenAICompatibleServer
-from recode_tui.app import build_app
-from recode_tui.cli import nothing_opened
-from recode_tui.screens.llm_picker import LLMPicker
-from recode_tui.screens.replay import ReplayScreen
-from recode_tui.widgets.node_detail import NodeDetail
+from recode_tui.console.app import build_app
+from recode_tui.commands.cli import nothing_opened
+from recode_tui.console.screens.llm_picker import LLMPicker
+from recode_tui.console.screens.replay import ReplayScreen
+from recode_tui.console.widgets.node_detail import NodeDetail
 
 from .helpers import SIZE, command, started, wait_for
 from .test_fork_paths import resumed
@@ -149,7 +149,7 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
     # A replay shows the recorded tokens, cost and both times, not the replay's own.
     from agent.session import resume_session
     from mockllm import ScriptedLLM
-    from recode_tui.session_control import make_env
+    from recode_tui.console.session_control import make_env
 
     again, _ = await resume_session(folder, ScriptedLLM([]), make_env)
     shown = again.engine.tree.root.expansions[-1]
@@ -181,7 +181,7 @@ async def test_a_rewind_goes_on_with_the_llm_the_session_switched_to(tmp_path: P
 
 
 async def test_the_sessions_list_shows_last_activity_and_u_keeps_unfinished_ones(tmp_path: Path) -> None:
-    from recode_tui.screens.sessions import SessionsScreen
+    from recode_tui.console.screens.sessions import SessionsScreen
 
     won = recode(tmp_path, "run", "--llm", "demo", "--quiet")
     assert won.returncode == 0, won.stderr

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from agent import events as ev
 from agent.journal import read_journal
-from recode_tui.app import build_app
-from recode_tui.screens.replay import ReplayScreen
-from recode_tui.screens.sessions import SessionsScreen
-from recode_tui.tree_file import TreeFileApp, load_tree_file, meta_line
-from recode_tui.widgets.node_detail import NodeDetail
+from recode_tui.console.app import build_app
+from recode_tui.console.screens.replay import ReplayScreen
+from recode_tui.console.screens.sessions import SessionsScreen
+from recode_tui.console.tree_file import TreeFileApp, load_tree_file, meta_line
+from recode_tui.console.widgets.node_detail import NodeDetail
 
 from .helpers import SIZE, command, started, type_text, wait_for
 

@@ -9,9 +9,9 @@ from textual.widgets import DataTable, Input
 from agent.debugger import Breakpoint, BreakpointKind
 from agent.llm import Completion
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.app import build_app
-from recode_tui.widgets import expansion_editor
-from recode_tui.widgets.breakpoints import BreakpointsPane
+from recode_tui.console.app import build_app
+from recode_tui.console.widgets import expansion_editor
+from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
 from .helpers import command, started, type_text, wait_for
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from agent.debugger import Breakpoint, BreakpointKind
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.app import build_app
+from recode_tui.console.app import build_app
 
 from .helpers import SIZE, checked, command, started, type_text, wait_for
 

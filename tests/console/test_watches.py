@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, Static
 
-from recode_tui.screens.watch_prompt import WatchPrompt
+from recode_tui.console.screens.watch_prompt import WatchPrompt
 
 from .helpers import SIZE, command, started, type_text, wait_for
 from .test_pilot import add_breakpoint, demo_app

@@ -13,9 +13,9 @@ from agent.prompt import DEFAULT_PROMPTS, PromptSet
 from agent.prompt_authoring import DraftPromptSet
 from mockllm.openai_server import OpenAICompatibleServer
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.app import build_app
-from recode_tui.workspace.compare import CompareScreen
-from recode_tui.workspace.screen import PromptWorkspace
+from recode_tui.console.app import build_app
+from recode_tui.console.workspace.compare import CompareScreen
+from recode_tui.console.workspace.screen import PromptWorkspace
 from textual.widgets import Input, TextArea
 
 from .helpers import SIZE, command, started, type_text, wait_for

@@ -7,8 +7,8 @@ from pathlib import Path
 from textual.widgets import Input
 
 from agent import events as ev
-from recode_tui.app import build_app
-from recode_tui.workspace.compare import CompareScreen
+from recode_tui.console.app import build_app
+from recode_tui.console.workspace.compare import CompareScreen
 
 from .helpers import SIZE, command, started, wait_for
 from .test_workspace import NEW_EXAMPLE, PUT, SCRIPTED, edit, open_workspace, scripted
@@ -44,9 +44,9 @@ def test_an_unhandled_exception_in_the_console_exits_non_zero_with_one_line(tmp_
     """The real `recode-tui tui` entry point, run headless; a bug in the app ends it."""
     from textual.app import App
 
-    from recode_tui import cli
-    from recode_tui.app import RecodeApp
-    from recode_tui.session_control import SessionControl
+    from recode_tui.commands import cli
+    from recode_tui.console.app import RecodeApp
+    from recode_tui.console.session_control import SessionControl
 
     def broken(self, app) -> None:
         raise RuntimeError("a bug in the console\nsecond line")
@@ -64,7 +64,7 @@ def test_an_unhandled_exception_in_the_console_exits_non_zero_with_one_line(tmp_
 async def test_unsaved_prompt_edits_survive_a_crash_and_come_back_in_the_next_workspace(monkeypatch, tmp_path) -> None:
     import pytest
 
-    from recode_tui.workspace import screen as workspace_screen
+    from recode_tui.console.workspace import screen as workspace_screen
 
     monkeypatch.setenv("RECODE_TUI_PROMPTS", str(tmp_path / "prompts"))
     app = build_app("put-01", scripted(), cursor_blink=False)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from recode_tui.app import build_app
+from recode_tui.console.app import build_app
 from textual.widgets import TextArea
 
 from .helpers import SIZE, command, started, wait_for

@@ -6,8 +6,8 @@ so nothing machine-dependent is on screen. Update with `pytest --snapshot-update
 
 from __future__ import annotations
 
-from recode_tui.app import build_app
-from recode_tui.workspace.compare import CompareScreen
+from recode_tui.console.app import build_app
+from recode_tui.console.workspace.compare import CompareScreen
 from textual.widgets import Input, TextArea
 
 from .helpers import SIZE, command, started, wait_for

@@ -113,7 +113,7 @@ def test_the_easy_simplifications_are_the_default_and_sciworld_full_switches_the
 
 
 def test_no_java_is_one_line_that_says_how_to_install_it(monkeypatch, tmp_path, capfd) -> None:
-    from recode_tui.cli import main
+    from recode_tui.commands.cli import main
 
     monkeypatch.setenv("PATH", str(tmp_path))  # no `java` on it
     assert main(["run", "--env", "sciworld", "--game", "boil/0", "--llm", "demo", "--quiet",

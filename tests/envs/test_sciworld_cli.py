@@ -17,7 +17,7 @@ from agent.engine import Engine
 from agent.runners import RunnerSettings
 from envs import registry
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.cli import main
+from recode_tui.commands.cli import main
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
 

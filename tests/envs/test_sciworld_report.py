@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 
 from agent.evaluation import EpisodeResult, EvalPlan, EvalReport, GameSpec, summarize
-from recode_tui.evaluate import results_table
+from recode_tui.commands.evaluate import results_table
 
 
 def _episodes() -> list[EpisodeResult]:

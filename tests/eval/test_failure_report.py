@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from agent.failure import FailureGroup, group_failures
-from recode_tui import cli
+from recode_tui.commands import cli
 
 from .bugged import bugged_script
 from .helpers import read_report, recode

@@ -8,7 +8,7 @@ from dataclasses import asdict
 
 from agent.engine import Limits
 from envs.alfworld.catalog import resolve_game
-from recode_tui.cli import main
+from recode_tui.commands.cli import main
 
 
 def test_an_old_report_with_game_paths_resumes_to_complete(tmp_path, capsys) -> None:

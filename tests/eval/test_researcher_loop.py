@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
-from recode_tui import cli
+from recode_tui.commands import cli
 
 from .bugged import CLEAN_STUB, bugged_script, fixed_clean_answer
 from .helpers import cli_env, read_report, recode

@@ -13,8 +13,8 @@ from agent.journal import read_journal
 from agent.session import start_session
 from envs.alfworld.catalog import resolve_game
 from mockllm import HumanLLM
-from recode_tui.factory import make_engine
-from recode_tui.plain import SKELETON, PlainFrontEnd, check_answer, render_prompt
+from recode_tui.commands.factory import make_engine
+from recode_tui.plain.terminal import SKELETON, PlainFrontEnd, check_answer, render_prompt
 
 ESC_ENTER = "\x1b\r"
 CTRL_D = "\x04"
@@ -101,7 +101,7 @@ async def test_typing_auto_indents_and_history_brings_back_an_earlier_answer(tmp
 
 
 async def test_ctrl_d_pauses_saves_the_draft_and_resume_continues_there(tmp_path, monkeypatch):
-    from recode_tui.plain import open_plain_session
+    from recode_tui.plain.terminal import open_plain_session
 
     steps = walkthrough("clean-01")
     with create_pipe_input() as pipe:

@@ -17,7 +17,7 @@ from agent.prompt_authoring import (
 )
 from agent.thread_runner import ThreadRunner
 from envs import make_env
-from recode_tui.cli import main
+from recode_tui.commands.cli import main
 
 PLACE = "done = place_item(item, dest_kind, receptacles)"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from agent.journal import JOURNAL_FILE, read_journal
 from agent.prompt import DEFAULT_PROMPTS, PromptSet
 from envs.alfworld.catalog import resolve_game
-from recode_tui.cli import main
+from recode_tui.commands.cli import main
 
 FIXTURE = Path(__file__).parent / "fixtures" / "old_header_put-01.jsonl"
 

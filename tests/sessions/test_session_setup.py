@@ -18,8 +18,8 @@ from agent.engine import Limits
 from agent.journal import read_journal, write_draft
 from agent.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
-from recode_tui.factory import make_engine, make_llm
-from recode_tui.session_control import find_resume
+from recode_tui.commands.factory import make_engine, make_llm
+from recode_tui.console.session_control import find_resume
 
 ROOT = Path(__file__).resolve().parents[2]
 

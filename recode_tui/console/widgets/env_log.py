@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.widgets import Log
 
 from agent import events as ev
-from recode_tui.search import Match
+from recode_tui.console.search import Match
 
 _ACTION = re.compile(r"^\s*\d+ > ")
 INDENT = "      "

@@ -10,9 +10,9 @@ import asyncio
 import sys
 from typing import Sequence
 
-from recode_tui.factory import DEFAULT_GAME, UsageError, episode_ref, run_settings, step_limit
-from recode_tui.options import add_env_option, add_preset_options
-from recode_tui.run_session import adopt_recorded_llm, announce_llm, open_session
+from recode_tui.commands.factory import DEFAULT_GAME, UsageError, episode_ref, run_settings, step_limit
+from recode_tui.commands.options import add_env_option, add_preset_options
+from recode_tui.commands.run_session import adopt_recorded_llm, announce_llm, open_session
 
 
 def _add_run_options(parser: argparse.ArgumentParser, default_llm: str | None) -> None:
@@ -85,13 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--split", default=None,
                          help="a split of $ALFWORLD_DATA, e.g. valid_seen; ScienceWorld: train, dev or test (lists episodes)")
 
-    from recode_tui.evaluate import add_eval_parser
+    from recode_tui.commands.evaluate import add_eval_parser
 
     add_eval_parser(commands)
-    from recode_tui.prompt_cli import add_prompt_parser
+    from recode_tui.commands.prompt import add_prompt_parser
 
     add_prompt_parser(commands)
-    from recode_tui.compare_cli import add_compare_parser
+    from recode_tui.commands.compare import add_compare_parser
 
     add_compare_parser(commands)
     return parser
@@ -104,14 +104,14 @@ def _default_llm() -> str:
 
 async def _run_headless(args: argparse.Namespace) -> int:
     from agent.agents.routing import RoutedLLM
-    from recode_tui.eventline import event_line
-    from recode_tui.factory import make_llm
+    from recode_tui.commands.eventline import event_line
+    from recode_tui.commands.factory import make_llm
 
     run_settings(args)  # bad flags are refused before anything starts
     if args.resume is None:
         args.game = episode_ref(args.env, args.game)
     else:  # the recorded episode (an LLM such as gold needs it)
-        from recode_tui.session_control import find_resume, session_game
+        from recode_tui.console.session_control import find_resume, session_game
 
         args.game = session_game(find_resume(args.sessions, args.resume)) or args.game
     args.recorded_note = adopt_recorded_llm(args)
@@ -119,7 +119,7 @@ async def _run_headless(args: argparse.Namespace) -> int:
     if defaulted:
         args.llm = _default_llm()
     if args.llm == "human":
-        from recode_tui.plain import run_plain
+        from recode_tui.plain.terminal import run_plain
 
         return await run_plain(args)  # the plain-terminal front end (prompt-toolkit)
     llm = make_llm(args.llm, args.profiles, args.game)
@@ -165,7 +165,7 @@ def read_keymap(path: str) -> dict[str, str]:
 
 def _run_console(args: argparse.Namespace) -> int:
     if args.open_tree:
-        from recode_tui.tree_file import run_tree_file
+        from recode_tui.console.tree_file import run_tree_file
 
         return run_tree_file(args.open_tree)
     app = console_app(args)
@@ -183,8 +183,8 @@ def _run_console(args: argparse.Namespace) -> int:
 
 def console_app(args: argparse.Namespace):
     """The console `tui` opens for these arguments (not yet running; tests drive it with Pilot)."""
-    from recode_tui.app import build_app
-    from recode_tui.session_control import find_resume
+    from recode_tui.console.app import build_app
+    from recode_tui.console.session_control import find_resume
 
     if getattr(args, "at", None) and args.resume is None:
         raise UsageError("--at NODE needs --resume SESSION: the node is one of that session's")
@@ -256,7 +256,7 @@ async def _export(args: argparse.Namespace) -> int:
         raise UsageError("--won-only and --corrected-only filter SFT pairs: add --sft")
     try:
         if args.sft:
-            from recode_tui.export_cli import sft_text
+            from recode_tui.commands.export import sft_text
 
             text = sft_text(args)
         else:
@@ -327,15 +327,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "export":
             return asyncio.run(_export(args))
         if args.command == "prompt":
-            from recode_tui.prompt_cli import run_prompt
+            from recode_tui.commands.prompt import run_prompt
 
             return run_prompt(args)
         if args.command == "eval":
-            from recode_tui.evaluate import run_eval
+            from recode_tui.commands.evaluate import run_eval
 
             return run_eval(args)
         if args.command == "compare":
-            from recode_tui.compare_cli import run_compare
+            from recode_tui.commands.compare import run_compare
 
             return run_compare(args)
         if args.command == "games":

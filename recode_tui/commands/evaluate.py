@@ -31,7 +31,7 @@ from agent.evaluation import (
     summarize,
 )
 from agent.failure import group_failures
-from recode_tui.factory import UsageError, check_llm_roles, load_prompt_set, run_settings
+from recode_tui.commands.factory import UsageError, check_llm_roles, load_prompt_set, run_settings
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
@@ -41,7 +41,7 @@ def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
         "eval",
         help="evaluate an LLM over many episodes, C at a time; writes a report and one journal per episode",
     )
-    from recode_tui.options import add_env_option
+    from recode_tui.commands.options import add_env_option
 
     add_env_option(parser)
     parser.add_argument("--task-types", default=None,
@@ -55,7 +55,7 @@ def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--llm", default=None, help="profile:NAME | scripted:FILE | demo | gold | journal:DIR")
     parser.add_argument("--profiles", default=None, help="LLM profiles file (YAML)")
     parser.add_argument("-c", "--concurrency", type=int, default=None, help="episodes at a time (default 4)")
-    from recode_tui.options import add_preset_options
+    from recode_tui.commands.options import add_preset_options
 
     add_preset_options(parser)
     parser.add_argument("--trusted", action="store_true",
@@ -198,7 +198,7 @@ def llm_factory(
     """A function giving each episode its LLM, and whether an LLM error should abort the whole evaluation."""
     from agent.journal import JournalError
     from mockllm.journal import journal_llm
-    from recode_tui.factory import make_llm
+    from recode_tui.commands.factory import make_llm
 
     if spec == "human":
         raise UsageError("eval needs a model or a script (profile:NAME, scripted:FILE, demo, journal:DIR); "

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from agent.presets import RunSettings
     from agent.stepper import Stepper
 
-DEMO_SCRIPT = Path(__file__).resolve().parent.parent / "mockllm" / "demos" / "alfworld.yaml"
+DEMO_SCRIPT = Path(__file__).resolve().parents[2] / "mockllm" / "demos" / "alfworld.yaml"
 DEFAULT_GAME = "put-01"
 
 

@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Static
 
 from agent import events as ev
 from agent.varlist import VariableSummary
-from recode_tui.widgets.watches import WatchList
+from recode_tui.console.widgets.watches import WatchList
 
 NAME_WIDTH = 18
 TYPE_WIDTH = 12

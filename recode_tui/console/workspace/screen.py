@@ -43,11 +43,11 @@ from agent.prompt_authoring import (
     save_prompt_set,
 )
 from agent.tokens import TokenCounter, model_of
-from recode_tui.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
-from recode_tui.workspace.counts import token_table
-from recode_tui.workspace.fresh import fresh_llm
-from recode_tui.workspace.recovery import discard, load_edits, recovery_file, save_edits
-from recode_tui.workspace.target import StubTarget
+from recode_tui.console.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
+from recode_tui.console.workspace.counts import token_table
+from recode_tui.console.workspace.fresh import fresh_llm
+from recode_tui.console.workspace.recovery import discard, load_edits, recovery_file, save_edits
+from recode_tui.console.workspace.target import StubTarget
 
 RENDER_DELAY = 0.25  # seconds of typing quiet before re-rendering
 
@@ -303,7 +303,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
 
     def _llm_for(self, spec: str) -> LLM | None:
         """A fresh LLM for a spec, so a comparison never uses up the run's scripted answers."""
-        from recode_tui.factory import UsageError, make_llm
+        from recode_tui.commands.factory import UsageError, make_llm
 
         current = self.engine_llm
         try:

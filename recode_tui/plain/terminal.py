@@ -24,7 +24,7 @@ from typing import Any, Callable
 from agent import events as ev
 from agent.answer_rule import judge_answer
 from agent.llm import asked_before
-from recode_tui.eventline import event_line
+from recode_tui.commands.eventline import event_line
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
 SKELETON_CURSOR = len("<think>\n\n</think>\n<execute>\n")  # the empty line inside <execute>
@@ -414,7 +414,7 @@ async def run_plain(args: Any) -> int:
     import sys
 
     from mockllm import HumanLLM
-    from recode_tui.run_session import announce_llm
+    from recode_tui.commands.run_session import announce_llm
 
     llm = HumanLLM()
     session, pending = await open_plain_session(args, llm)
@@ -435,7 +435,7 @@ async def run_plain(args: Any) -> int:
 
 async def open_plain_session(args: Any, llm: Any) -> tuple[Any, Any]:
     """A journaled session (opened as `run` opens it), and the expansion it waits for when resumed at one."""
-    from recode_tui.run_session import open_session
+    from recode_tui.commands.run_session import open_session
 
     session, events = await open_session(args, llm)
     last = events[-1] if events else None

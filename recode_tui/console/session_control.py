@@ -42,7 +42,7 @@ from mockllm.chosen import ChosenAnswerLLM
 from mockllm.human import HumanLLM
 
 if TYPE_CHECKING:
-    from recode_tui.app import RecodeApp
+    from recode_tui.console.app import RecodeApp
 
 DRAFT_SECONDS = 2.0  # how often a changed draft is written to draft.json
 CHECK_SECONDS = 1.0  # how often the journal writer's error is looked at
@@ -58,7 +58,7 @@ def one_line(exc: BaseException) -> str:
 
 def session_game(folder: Path) -> str:
     """The game a recorded session played; a journal that cannot be read is a usage error."""
-    from recode_tui.factory import UsageError
+    from recode_tui.commands.factory import UsageError
 
     try:
         return str(read_journal(folder, lenient=True).header.get("game", ""))  # a corrupt line is met by the replay
@@ -77,7 +77,7 @@ def read_journal_setup(folder: Path) -> str:
 def find_resume(sessions: str | None, ref: str | None) -> Path | None:
     """`--resume [SESSION]` as a session folder (no value: the latest); None when not resuming."""
     from agent.journal import find_session, sessions_dir_from
-    from recode_tui.factory import UsageError
+    from recode_tui.commands.factory import UsageError
 
     if ref is None:
         return None
@@ -135,7 +135,7 @@ class SessionControl:
         profiles: str | None = None, explicit_llm: bool = True,
     ) -> "SessionControl":
         """Journal a fresh engine into a new session, or prepare to resume `resume`."""
-        from recode_tui.factory import make_llm
+        from recode_tui.commands.factory import make_llm
 
         new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, game)) if isinstance(llm, str) else (lambda: llm)
         spec = llm if isinstance(llm, str) else getattr(llm, "name", type(llm).__name__)
@@ -177,7 +177,7 @@ class SessionControl:
         return self.app.screen_stack[0]
 
     def show_status(self) -> None:
-        from recode_tui.widgets.status_bar import StatusBar
+        from recode_tui.console.widgets.status_bar import StatusBar
 
         for bar in self._main().query(StatusBar):
             bar.set_session(self.status_text())
@@ -233,7 +233,7 @@ class SessionControl:
 
     def save_draft(self) -> None:
         """Write the expansion being typed to draft.json if it changed (in a thread)."""
-        from recode_tui.widgets.expansion_editor import ExpansionEditor
+        from recode_tui.console.widgets.expansion_editor import ExpansionEditor
 
         app, session = self.app, self.session
         if app is None or session is None or self.busy:
@@ -260,7 +260,7 @@ class SessionControl:
 
     def open_list(self) -> None:
         """The sessions screen; the chosen one is resumed."""
-        from recode_tui.screens.sessions import SessionsScreen
+        from recode_tui.console.screens.sessions import SessionsScreen
 
         if self.app is None:
             return
@@ -306,7 +306,7 @@ class SessionControl:
         from its own profiles file); a spec that cannot be built falls back to
         the console's own, with a note.
         """
-        from recode_tui.factory import UsageError, make_llm
+        from recode_tui.commands.factory import UsageError, make_llm
 
         source = self.replay_source or (self.session.folder if self.session is not None else None)
         self.replay_source = None
@@ -422,7 +422,7 @@ class SessionControl:
 
     def _replace(self, replay: Replay, title: str, how: str, *, closable: bool = True,
                  prefill: dict[str, str] | None = None, then: Callable[[], LLM | None] | None = None) -> None:
-        from recode_tui.screens.replay import ReplayScreen
+        from recode_tui.console.screens.replay import ReplayScreen
 
         app = self.app
         assert app is not None
@@ -533,7 +533,7 @@ async def show_engine(app: "RecodeApp", engine: Stepper, events: list[ev.Event],
 
     The breakpoints on screen carry over unless others are given.
     """
-    from recode_tui.widgets.driver import EngineDriver
+    from recode_tui.console.widgets.driver import EngineDriver
 
     if breakpoints is None:
         breakpoints = list(app.debugger.breakpoints)

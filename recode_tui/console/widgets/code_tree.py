@@ -17,7 +17,7 @@ from textual.widgets.tree import TreeNode
 
 from agent import events as ev
 from agent.tree import CodeTree, Node, NodeStatus
-from recode_tui.search import Match
+from recode_tui.console.search import Match
 
 STATUS_ICONS: dict[NodeStatus, tuple[str, str]] = {
     NodeStatus.PENDING: ("·", "dim"),

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from recode_tui.widgets.breakpoints import ADD_HINT
+from recode_tui.console.widgets.breakpoints import ADD_HINT
 
 
 class HelpScreen(ModalScreen[None]):

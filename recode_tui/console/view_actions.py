@@ -53,7 +53,7 @@ class ViewActions:
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """ctrl+p lists the console's own actions (from its bindings) before Textual's."""
-        from recode_tui.palette import binding_commands
+        from recode_tui.console.palette import binding_commands
 
         if screen is self.screen_stack[0]:  # type: ignore[attr-defined]
             yield from binding_commands(self, self.BINDINGS, self.user_keymap)  # type: ignore[attr-defined]

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from agent.debugger import StepMode
 from mockllm.chosen import ChosenAnswerLLM
-from recode_tui.workspace.screen import PromptWorkspace, WorkspaceChoice
-from recode_tui.workspace.target import pick_node, stub_target
+from recode_tui.console.workspace.screen import PromptWorkspace, WorkspaceChoice
+from recode_tui.console.workspace.target import pick_node, stub_target
 
 if TYPE_CHECKING:
-    from recode_tui.app import RecodeApp
+    from recode_tui.console.app import RecodeApp
 
 
 async def open_workspace(app: "RecodeApp") -> None:

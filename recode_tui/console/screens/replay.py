@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import LoadingIndicator, Static
 
 if TYPE_CHECKING:
-    from recode_tui.session_control import SessionControl
+    from recode_tui.console.session_control import SessionControl
 
 
 class ReplayScreen(ModalScreen[None]):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from recode_tui.factory import UsageError, episode_ref, run_settings, step_limit
+from recode_tui.commands.factory import UsageError, episode_ref, run_settings, step_limit
 
 
 def announce_llm(args: argparse.Namespace, session) -> None:
@@ -53,7 +53,7 @@ async def open_session(args: argparse.Namespace, llm):
     from agent.journal import JournalError, find_session, sessions_dir_from
     from agent.session import profiles_in_use, reopen_session, start_session
     from envs import make_env
-    from recode_tui.factory import make_engine
+    from recode_tui.commands.factory import make_engine
 
     sessions_dir = sessions_dir_from(args.sessions)
     if args.resume is not None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from textual.binding import Binding
 from textual.widgets import TabbedContent
 
-from recode_tui.llm_control import LLMControl, is_human, llm_choices
-from recode_tui.widgets.review_panel import ReviewBar
+from recode_tui.console.llm_control import LLMControl, is_human, llm_choices
+from recode_tui.console.widgets.review_panel import ReviewBar
 
 MODEL_BINDINGS = [
     Binding("L", "switch_llm", "LLM", id="llm.switch", tooltip="Switch the LLM of the paused run"),
@@ -42,7 +42,7 @@ class ModelActions:
     # -- switching the LLM -------------------------------------------------------------
 
     def action_switch_llm(self) -> None:
-        from recode_tui.screens.llm_picker import LLMPicker
+        from recode_tui.console.screens.llm_picker import LLMPicker
 
         if self.driver.busy:  # type: ignore[attr-defined]
             self.notify("Pause the run first (p): the LLM is switched between steps.", severity="warning")  # type: ignore[attr-defined]
@@ -52,7 +52,7 @@ class ModelActions:
         self.push_screen(LLMPicker(choices, current), self._switch_to)  # type: ignore[attr-defined]
 
     async def _switch_to(self, spec: str | None) -> None:
-        from recode_tui.factory import UsageError
+        from recode_tui.commands.factory import UsageError
 
         if not spec:
             return

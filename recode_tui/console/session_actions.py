@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 
 if TYPE_CHECKING:
-    from recode_tui.session_control import SessionControl
+    from recode_tui.console.session_control import SessionControl
 
 SESSION_BINDINGS = [
     Binding("R", "session('rewind')", "Rewind", id="session.rewind", show=False,

@@ -20,9 +20,9 @@ from textual.widgets import Footer, Static, Tree
 from agent import events as ev
 from agent.export import PlanFormatError, tree_from_document
 from agent.tree import CodeTree
-from recode_tui.factory import UsageError
-from recode_tui.widgets.code_tree import CodeTreeView
-from recode_tui.widgets.node_detail import NodeDetail
+from recode_tui.commands.factory import UsageError
+from recode_tui.console.widgets.code_tree import CodeTreeView
+from recode_tui.console.widgets.node_detail import NodeDetail
 
 
 def load_tree_file(path: str | Path) -> tuple[CodeTree, dict[str, Any]]:

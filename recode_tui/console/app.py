@@ -21,29 +21,29 @@ from agent.debugger import Breakpoint, BreakpointKind, Debugger, StepMode, descr
 from agent.stepper import Limits, Stepper
 from agent.llm import LLM
 from agent.tree import NodeStatus
-from recode_tui.crash import CrashReport
-from recode_tui.llm_control import LLMControl
-from recode_tui.model_actions import MODEL_BINDINGS, ModelActions
-from recode_tui.search_actions import SEARCH_BINDINGS, SearchActions
-from recode_tui.session_actions import SESSION_BINDINGS, SessionActions
-from recode_tui.view_actions import VIEW_BINDINGS, ViewActions
-from recode_tui.widgets.breakpoints import BreakpointsPane
-from recode_tui.run_state import STEPPING_ACTIONS, RunState
-from recode_tui.widgets.code_tree import CodeTreeView
-from recode_tui.widgets.driver import EngineDriver
-from recode_tui.widgets.env_log import EnvLog
-from recode_tui.widgets.expansion_editor import CodeArea, ExpansionEditor
-from recode_tui.widgets.help_screen import HelpScreen
-from recode_tui.widgets.node_detail import NodeDetail
-from recode_tui.widgets.prompt_view import PromptView
-from recode_tui.widgets.review_panel import ReviewBar
-from recode_tui.widgets.search_bar import SearchBar
-from recode_tui.widgets.status_bar import StatusBar
-from recode_tui.widgets.variables import VariablesPane
-from recode_tui.widgets.watches import WatchList
+from recode_tui.console.crash import CrashReport
+from recode_tui.console.llm_control import LLMControl
+from recode_tui.console.model_actions import MODEL_BINDINGS, ModelActions
+from recode_tui.console.search_actions import SEARCH_BINDINGS, SearchActions
+from recode_tui.console.session_actions import SESSION_BINDINGS, SessionActions
+from recode_tui.console.view_actions import VIEW_BINDINGS, ViewActions
+from recode_tui.console.widgets.breakpoints import BreakpointsPane
+from recode_tui.console.run_state import STEPPING_ACTIONS, RunState
+from recode_tui.console.widgets.code_tree import CodeTreeView
+from recode_tui.console.widgets.driver import EngineDriver
+from recode_tui.console.widgets.env_log import EnvLog
+from recode_tui.console.widgets.expansion_editor import CodeArea, ExpansionEditor
+from recode_tui.console.widgets.help_screen import HelpScreen
+from recode_tui.console.widgets.node_detail import NodeDetail
+from recode_tui.console.widgets.prompt_view import PromptView
+from recode_tui.console.widgets.review_panel import ReviewBar
+from recode_tui.console.widgets.search_bar import SearchBar
+from recode_tui.console.widgets.status_bar import StatusBar
+from recode_tui.console.widgets.variables import VariablesPane
+from recode_tui.console.widgets.watches import WatchList
 
 if TYPE_CHECKING:
-    from recode_tui.session_control import SessionControl
+    from recode_tui.console.session_control import SessionControl
 
 
 
@@ -513,7 +513,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
                 area.focus()
 
     async def action_workspace(self) -> None:
-        from recode_tui.workspace.launch import open_workspace
+        from recode_tui.console.workspace.launch import open_workspace
 
         await open_workspace(self)
 
@@ -555,7 +555,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             self.session_control.save_settings()
 
     def action_watch(self) -> None:
-        from recode_tui.screens.watch_prompt import WatchPrompt
+        from recode_tui.console.screens.watch_prompt import WatchPrompt
 
         def add(expression: str | None) -> None:
             if expression and not self.variables.watches.add(expression):
@@ -564,7 +564,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.push_screen(WatchPrompt(), add)
 
     def action_shell(self) -> None:
-        from recode_tui.screens.shell_prompt import ShellPrompt
+        from recode_tui.console.screens.shell_prompt import ShellPrompt
 
         if self.debugger.done:
             self.notify("The run is over: nothing to change.", severity="warning")
@@ -606,7 +606,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             watches.evaluate_all(self.engine.runner.evaluate, new_stop)
 
     def action_help(self) -> None:
-        from recode_tui.widgets.breakpoints import BreakpointsPane as _BP
+        from recode_tui.console.widgets.breakpoints import BreakpointsPane as _BP
 
         sections = [
             ("Console", list(self.BINDINGS)),
@@ -649,10 +649,10 @@ def build_app(
     folder) the console replays that session instead of starting `game`, with
     the LLM the session recorded unless `explicit_llm` (the user's `--llm`).
     """
-    from recode_tui.factory import make_engine, make_llm
+    from recode_tui.commands.factory import make_engine, make_llm
 
     if resume is not None:
-        from recode_tui.session_control import session_game
+        from recode_tui.console.session_control import session_game
 
         game = session_game(Path(resume))  # the engine is replaced once the replay is done
     model = make_llm(llm, profiles, game) if isinstance(llm, str) else llm
@@ -660,7 +660,7 @@ def build_app(
     control = None
     if sessions_dir is not None or resume is not None:
         from agent.journal import sessions_dir_from
-        from recode_tui.session_control import SessionControl
+        from recode_tui.console.session_control import SessionControl
 
         folder = Path(resume) if resume is not None else None
         control = SessionControl.create(engine, game, llm, sessions_dir_from(str(sessions_dir) if sessions_dir else None),

@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import Any
 
-from recode_tui.factory import DEFAULT_GAME, UsageError, load_prompt_set
+from recode_tui.commands.factory import DEFAULT_GAME, UsageError, load_prompt_set
 
 ROOT_STUB = "solve(instruction, observation)"
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from agent.eval_compare import (RELATIVE_METRICS, CompareError, Comparison, Row, compare_reports, load_report,
                                 plan_episode_ids, relative_change, settings_of)
-from recode_tui.factory import UsageError
+from recode_tui.commands.factory import UsageError
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
 

@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 from textual.widgets.text_area import Selection
 
-from recode_tui.search import Match
+from recode_tui.console.search import Match
 
 
 class PromptView(Vertical):

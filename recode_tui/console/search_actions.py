@@ -10,11 +10,11 @@ from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Input
 
-from recode_tui.search import Search, Searchable
-from recode_tui.widgets.code_tree import CodeTreeView
-from recode_tui.widgets.env_log import EnvLog
-from recode_tui.widgets.prompt_view import PromptView
-from recode_tui.widgets.search_bar import SearchBar
+from recode_tui.console.search import Search, Searchable
+from recode_tui.console.widgets.code_tree import CodeTreeView
+from recode_tui.console.widgets.env_log import EnvLog
+from recode_tui.console.widgets.prompt_view import PromptView
+from recode_tui.console.widgets.search_bar import SearchBar
 
 SEARCH_BINDINGS = [
     Binding("slash", "search", "Find", id="search.find", show=False,

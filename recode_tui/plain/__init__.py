@@ -1,0 +1,1 @@
+"""The plain-terminal front end (prompt-toolkit): `recode-tui run --llm human`."""
