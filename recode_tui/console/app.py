@@ -367,6 +367,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
     async def on_engine_driver_stopped(self, message: EngineDriver.Stopped) -> None:
         if self.is_stale(message):
             return
+        self.show_model_clock()  # a stopped run has nobody answering: the clock goes now, not at its next tick
         stop = message.result
         debugger = self.debugger
         if debugger.done:
