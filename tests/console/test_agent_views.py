@@ -157,3 +157,69 @@ async def test_at_80x24_the_plan_view_has_rows_and_keeps_the_current_step_in_sig
         current = next(i for i, mark in enumerate(view._marks) if mark == "current")
         row = view._row_of(current)
         assert view.scroll_y <= row < view.scroll_y + view.scrollable_content_region.height
+
+
+# -- breakpoints on agent decisions ----------------------------------------------------------------
+
+
+async def add_breakpoint(pilot, app, spec: str) -> None:
+    """Type a breakpoint in the Breakpoints tab's entry, as a person does (B, a, the spec, enter)."""
+    from .helpers import type_text
+
+    await pilot.press("B")
+    await pilot.pause()
+    await pilot.press("a")
+    await pilot.pause()
+    await type_text(pilot, spec)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_a_note_replan_breakpoint_stops_plan_execute_at_the_replan() -> None:
+    app = build_app("put-01", replanning_llm(), agent="plan-execute", cursor_blink=False, breakpoints=[],
+                    agent_options={"max_replans": 1})
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await add_breakpoint(pilot, app, "note replan")
+        [bp] = app.debugger.breakpoints
+        assert bp.describe() == "on replan" and bp.spec() == "note replan"
+        await command(pilot, app, "c")  # plan, s1's two turns: the plan adopted is no replan, it runs on
+        last = app.debugger.last_event
+        assert isinstance(last, ev.AgentNote) and last.label == "replan" and app.engine.env.steps == 1
+        assert app.reason.startswith("breakpoint 1: on replan — replan at n0: why: step s1 failed: no vase on sofa 1")
+        assert bp.hit_count == 1 and "── Replan 1: step s1 failed: no vase on sofa 1" in shown(app)
+        await command(pilot, app, "c")  # no second replan: on to the win
+        assert app.engine.finished.success and bp.hit_count == 1
+
+
+async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> None:
+    app = build_app("put-01", rc.in_order(*rc.WIN), agent="recap", cursor_blink=False, breakpoints=[])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await add_breakpoint(pilot, app, "note re-injection")
+        await add_breakpoint(pilot, app, "note plan adopted")  # Plan-and-Execute's label: never hit here
+        await command(pilot, app, "c")
+        last = app.debugger.last_event
+        assert isinstance(last, ev.AgentNote) and last.label == "re-injection"
+        assert "breakpoint 1: on re-injection — re-injection at n0: The subtask `find the vase and take it`" in app.reason
+        assert "── Re-injected at each return" in shown(app) and app.engine.env.steps == 2
+        await command(pilot, app, "c")
+        assert app.engine.finished.success
+        assert [b.hit_count for b in app.debugger.breakpoints] == [1, 0]
+
+
+def test_note_breakpoints_parse_and_refuse_a_bad_regex() -> None:
+    import pytest
+
+    from agent.debugger import parse_breakpoint
+
+    assert parse_breakpoint("note Replan").match(ev.AgentNote("n0", label="replan", text="why"), "")
+    either = parse_breakpoint("on replan|re-injection")
+    assert either.match(ev.AgentNote("n3", label="re-injection", text="x"), "") == "re-injection at n3: x"
+    assert either.match(ev.AgentNote("n0", label="plan adopted", text="x"), "") is None
+    assert parse_breakpoint("note").describe() == "on every agent decision"
+    assert parse_breakpoint("note replan if steps > 2").spec() == "note replan if steps > 2"
+    with pytest.raises(ValueError, match="bad regular expression"):
+        parse_breakpoint("note (")
+    with pytest.raises(ValueError, match="note LABEL"):
+        parse_breakpoint("decision replan")
