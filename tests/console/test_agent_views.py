@@ -223,3 +223,24 @@ def test_note_breakpoints_parse_and_refuse_a_bad_regex() -> None:
         parse_breakpoint("note (")
     with pytest.raises(ValueError, match="note LABEL"):
         parse_breakpoint("decision replan")
+
+
+async def test_ctrl_a_then_a_fast_answer_replaces_the_whole_format() -> None:
+    """ctrl+a is handled as the key arrives, like enter and backspace: a paste-speed answer typed
+    right behind it replaces the skeleton instead of landing after `Thought: `."""
+    from textual import events
+
+    from .helpers import type_text
+
+    app = build_app("put-01", "human", agent="react", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        assert app.focused is app.editor.editor and app.editor.editor.text == "Thought: \nAction: "
+        key = events.Key("ctrl+a", None)
+        key.set_sender(app)
+        app._driver.send_message(key)  # queued right before the typed keys, as a terminal sends them
+        await type_text(pilot, "Thought: go\nAction: go to diningtable 1")
+        await checked(pilot, app)
+        assert app.editor.editor.text == "Thought: go\nAction: go to diningtable 1"
+        assert app.editor.last_check.ok
