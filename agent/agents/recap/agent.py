@@ -86,7 +86,8 @@ class RecapAgent(Stepper):
         levels: list[ViewLine] = []
         for index, level in enumerate(self.path):
             deepest = index == len(self.path) - 1
-            levels.append(ViewLine(f"depth {level.node.depth}: {level.goal}  ({level.revisions} revisions)",
+            levels.append(ViewLine(f"depth {level.node.depth}: {level.goal}  "
+                                   f"({level.revisions} revision{'' if level.revisions == 1 else 's'})",
                                    "heading"))
             if level.thought:
                 levels.append(ViewLine(f"  thought: {level.thought}", "muted"))
