@@ -55,6 +55,7 @@ class BreakpointKind(str, Enum):
     OBSERVATION_REGEX = "observation_regex"
     ANY_ERROR = "any_error"
     VALUE_CHANGED = "value_changed"  # gdb's watchpoint: an expression over the namespace changed value
+    AGENT_NOTE = "agent_note"  # an agent's decision (AgentNote) whose label matches: a replan, a re-injection
 
 
 # After these events code may have run since the last check, so a watched value may differ.
@@ -95,6 +96,11 @@ class Breakpoint:
                     self._regex = re.compile(self.value)
                 except re.error as exc:
                     raise ValueError(f"bad regular expression {self.value!r}: {exc}") from None
+        elif self.kind is BreakpointKind.AGENT_NOTE:
+            try:  # the label, whole and in any case: `replan`, `re-injection`, `replan|re-injection`; none: any
+                self._regex = re.compile(self.value or ".*", re.I)
+            except re.error as exc:
+                raise ValueError(f"bad regular expression {self.value!r}: {exc}") from None
         elif self.kind is BreakpointKind.DEPTH_AT_LEAST:
             try:
                 if int(self.value) < 0:
@@ -132,6 +138,8 @@ class Breakpoint:
                 return "any error"
             case BreakpointKind.VALUE_CHANGED:
                 return f"`{self.value}` changes"
+            case BreakpointKind.AGENT_NOTE:
+                return f"on {self.value}" if self.value else "on every agent decision"
         return self.kind.value  # pragma: no cover
 
     def spec(self) -> str:
@@ -144,6 +152,7 @@ class Breakpoint:
             BreakpointKind.OBSERVATION_REGEX: f"obs {self.value}",
             BreakpointKind.ANY_ERROR: "error",
             BreakpointKind.VALUE_CHANGED: f"changes {self.value}",
+            BreakpointKind.AGENT_NOTE: f"note {self.value}".rstrip(),
         }[self.kind]
         return f"{head} if {self.condition}" if self.condition else head
 
@@ -173,6 +182,9 @@ class Breakpoint:
                     and self._regex.search(event.observation)
                 ):
                     return _first_line(event.observation, 80)
+            case BreakpointKind.AGENT_NOTE:
+                if isinstance(event, ev.AgentNote) and self._regex and self._regex.fullmatch(event.label):
+                    return f"{event.label} at {event.node_id}: {_first_line(event.text, 70)}"
             case BreakpointKind.ANY_ERROR:
                 if isinstance(event, ev.NodeError):
                     return _first_line(event.error, 80)
@@ -183,7 +195,8 @@ class Breakpoint:
 
 def parse_breakpoint(text: str) -> Breakpoint:
     """Read `stub NAME|REGEX`, `depth N`, `action REGEX`, `obs REGEX`, `error`, `every-stub`,
-    `changes EXPRESSION`, each optionally followed by ` if CONDITION`. Raises ValueError saying
+    `changes EXPRESSION`, `note LABEL` (an agent decision: `note replan`, `note re-injection`;
+    the label matched whole, any case, as a regex), each optionally followed by ` if CONDITION`. Raises ValueError saying
     what is accepted."""
     text = text.strip()
     condition = ""
@@ -204,11 +217,14 @@ def parse_breakpoint(text: str) -> Breakpoint:
         "every-stub": BreakpointKind.EVERY_STUB,
         "every_stub": BreakpointKind.EVERY_STUB,
         "changes": BreakpointKind.VALUE_CHANGED,
+        "note": BreakpointKind.AGENT_NOTE,
+        "on": BreakpointKind.AGENT_NOTE,
     }
     kind = kinds.get(word.lower())
     if kind is None:
         raise ValueError(
-            "use: stub NAME | depth N | action REGEX | obs REGEX | error | every-stub | changes EXPRESSION, "
+            "use: stub NAME | depth N | action REGEX | obs REGEX | error | every-stub | changes EXPRESSION | "
+            "note LABEL (replan, re-injection), "
             "optionally followed by `if CONDITION`"
         )
     return Breakpoint(kind, rest, condition=condition)

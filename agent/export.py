@@ -1,7 +1,12 @@
-"""What a run exports: its tree (`recode.plan.v1`), SFT pairs, a Markdown transcript.
+"""What a run exports: its tree (`recode.plan.v1`), its trace (`recode.trace.v1`), SFT pairs,
+a Markdown transcript.
 
 The tree shape follows spec §6: `version`, `meta`, `root_id`, `nodes` (id ->
-node fields), `edges` (parent -> child, in order). Every accepted expansion is
+node fields), `edges` (parent -> child, in order); only ReCode has a code tree.
+Every agent has a trace: its nodes (turns, cells, plan steps, subtasks) and,
+in the order they happened, each LLM call (prompt, answer, verdict, role,
+tokens), each action with its observation, each agent decision (a replan, a
+re-injection) and each error. Every accepted answer, of any agent and role, is
 one supervised pair: the prompt as the user message, the applied answer as the
 assistant message.
 """
@@ -19,6 +24,9 @@ from agent.journal import Journal
 from agent.tree import CodeTree, Node, NodeStatus
 
 PLAN_VERSION = "recode.plan.v1"
+TRACE_VERSION = "recode.trace.v1"
+TREE_AGENTS = ("recode",)  # the agents whose structure is a code tree (`export --tree`)
+CODE_AGENTS = ("recode", "codeact")  # the agents whose answers are Python (the transcript's code fences)
 NODE_FIELDS = ("id", "code", "status", "depth", "thought", "observations", "error", "children")
 
 
@@ -165,6 +173,8 @@ def sft_lines(journal: Journal, *, won_only: bool = False, corrected_only: bool 
                 "node_id": record["node_id"],
                 "stub": record.get("stub", ""),
                 "purpose": record.get("purpose", "expand"),
+                "agent": header.get("agent") or "recode",  # journals from before the agent seam are ReCode's
+                "role": record.get("role", ""),  # planner, executor, ... ("" for an agent with one LLM)
                 "source": record.get("source", ""),
                 "author": author,
                 "outcome": outcome,
@@ -218,29 +228,119 @@ def eval_journals(folder: Path) -> list[Path]:
     return sorted(p.parent for p in (folder / "journals").glob(f"*/{JOURNAL_FILE}"))
 
 
+def journal_agent(journal: Journal) -> str:
+    """The agent that recorded `journal` (journals from before the agent seam are ReCode's)."""
+    return journal.header.get("agent") or "recode"
+
+
 def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
-    """A readable account of a run: task, each node, its expansions, actions and result."""
+    """A readable account of a run: task, each node, its LLM answers, actions, decisions and result.
+
+    ReCode's answers are code; other agents' are their own text (an action, a plan,
+    a subtask list), shown as such, with the role that answered when there are several.
+    """
     header = journal.header
-    out = [f"# Session {journal.session_id}", "", f"- game: `{header.get('game')}` ({header.get('task_type')})",
-           f"- LLM: `{header.get('llm')}`", ""]
+    agent = journal_agent(journal)
+    code = agent in CODE_AGENTS
+    out = [f"# Session {journal.session_id}", "", f"- agent: `{agent}`",
+           f"- game: `{header.get('game')}` ({header.get('task_type')})", f"- LLM: `{header.get('llm')}`", ""]
     for event in events:
         match event:
             case ev.RunStarted():
                 out += [f"**Task:** {event.task}", "", "```text", event.observation, "```", ""]
             case ev.NodeStarted():
-                out += [f"{'  ' * event.depth}- `{event.node_id}` `{event.code.splitlines()[0]}`"]
+                out += [f"{'  ' * event.depth}- `{event.node_id}` `{(event.code.splitlines() or [''])[0]}`"]
             case ev.ExpansionReceived():
-                out += ["", f"  **Expansion of `{event.node_id}`** ({event.source})", ""]
+                if agent == "recode":
+                    title = f"**Expansion of `{event.node_id}`** ({event.source})"
+                else:
+                    role = f", {event.role}" if event.role else ""
+                    title = f"**Answer for `{event.node_id}`** ({event.purpose}{role}; {event.source})"
+                out += ["", f"  {title}", ""]
                 if event.thought:
                     out += [f"  > {event.thought}", ""]
-                out += ["  ```python", *["  " + line for line in "\n".join(event.blocks).splitlines()], "  ```", ""]
+                shown = "\n".join(event.blocks) if event.blocks else ("" if code else event.raw.strip())
+                if shown:
+                    out += [f"  ```{'python' if code else 'text'}", *["  " + line for line in shown.splitlines()], "  ```", ""]
             case ev.ExpansionRejected():
                 out += [f"  - answer rejected: {event.reason}"]
             case ev.ObservationReceived():
                 out += [f"    - `> {event.action}` — {event.observation}"]
+            case ev.AgentNote():
+                out += [*([""] if out[-1] else []), f"  **{event.label}** at `{event.node_id}`", "", "  ```text",
+                        *["  " + line for line in event.text.splitlines()], "  ```", ""]
             case ev.NodeError():
                 out += [f"    - **error:** {event.error}"]
             case ev.RunFinished():
                 verdict = "won" if event.success else f"not won: {event.reason}"
                 out += ["", f"**Result:** {verdict}; {event.steps} steps, {event.llm_calls} LLM calls, ${event.cost:.4f}", ""]
     return "\n".join(out)
+
+
+def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any] | None = None,
+                   started: float | None = None) -> dict[str, Any]:
+    """The run as `recode.trace.v1`, for every agent: its nodes, then everything that happened in order.
+
+    `trace` items have a `type`: `llm_call` (node, purpose, role, prompt, answer, accepted or the
+    reason it was refused, source, tokens, cost), `action` (node, step, action, observation, done,
+    won), `note` (an agent decision: label, text), `error` (node, error) and, last, `finished`.
+    """
+    finished = engine.finished
+    trace: list[dict[str, Any]] = []
+    asked: ev.ExpansionRequested | None = None
+    for event in events:
+        match event:
+            case ev.ExpansionRequested():
+                asked = event
+            case ev.ExpansionReceived() | ev.ExpansionRejected():
+                accepted = isinstance(event, ev.ExpansionReceived)
+                trace.append({
+                    "type": "llm_call",
+                    "node_id": asked.node_id if asked else event.node_id,
+                    "purpose": asked.purpose if asked else getattr(event, "purpose", ""),
+                    "role": event.role,
+                    "attempt": asked.attempt if asked else 1,
+                    "prompt": asked.prompt if asked else "",
+                    "answer": event.raw,
+                    "accepted": accepted,
+                    "reason": "" if accepted else event.reason,
+                    "source": event.source,
+                    **({"thought": event.thought, "blocks": list(event.blocks), "child_ids": list(event.child_ids),
+                        "input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
+                        "cost": event.cost} if accepted else {}),
+                })
+                asked = None
+            case ev.ObservationReceived():
+                trace.append({"type": "action", "node_id": event.node_id, "step": event.step, "action": event.action,
+                              "observation": event.observation, "done": event.done, "won": event.won})
+            case ev.AgentNote():
+                trace.append({"type": "note", "node_id": event.node_id, "label": event.label, "text": event.text})
+            case ev.NodeError():
+                trace.append({"type": "error", "node_id": event.node_id, "error": event.error})
+            case ev.RunFinished():
+                trace.append({"type": "finished", "node_id": event.node_id, "success": event.success,
+                              "reason": event.reason})
+    stats = engine.stats()
+    return {
+        "version": TRACE_VERSION,
+        "meta": {
+            "agent": engine.name,
+            "options": dict(engine.options),
+            "env": engine.env.name,
+            "task_type": engine.env.task_type,
+            "task": engine.task,
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
+            "success": finished.success if finished else None,
+            "reason": finished.reason if finished else "unfinished",
+            "steps": stats.steps,
+            "llm_calls": stats.llm_calls,
+            "input_tokens": stats.input_tokens,
+            "output_tokens": stats.output_tokens,
+            "cost": stats.cost,
+            "roles": stats.roles,
+            **(meta or {}),
+        },
+        "root_id": engine.tree.root.id,
+        "nodes": [node.to_dict() for node in engine.tree.walk()],
+        "trace": trace,
+    }

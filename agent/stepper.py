@@ -31,6 +31,7 @@ from typing import Any, AsyncIterator, Callable, ClassVar, TypeVar
 from agent.answer_rule import Verdict
 from agent.events import (
     ActionSent,
+    AgentNote,
     Event,
     ExpansionRejected,
     ExpansionRequested,
@@ -107,6 +108,38 @@ class Stats:
     roles: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ViewLine:
+    """One line of an agent view. `mark` says what the line is, not how to draw it:
+    "current" (the turn, step or item at hand), "added", "removed", "changed" (a plan diff),
+    "cut" (a window's cut), "done", "failed", "muted" (context), "" (plain)."""
+
+    text: str
+    mark: str = ""
+
+
+@dataclass(frozen=True)
+class ViewSection:
+    heading: str
+    lines: tuple[ViewLine, ...] = ()
+
+
+@dataclass(frozen=True)
+class AgentView:
+    """An agent's own state as a person reads it (the console's agent tab): plain data, no UI."""
+
+    title: str
+    sections: tuple[ViewSection, ...] = ()
+
+    def text(self) -> str:
+        """The view as plain text (tests, a log): a heading line, then its lines indented."""
+        parts: list[str] = []
+        for section in self.sections:
+            parts.append(f"## {section.heading}")
+            parts += [f"  {line.text}" for line in section.lines]
+        return "\n".join(parts)
+
+
 class Stepper:
     """One agent's run over one environment episode, one event per `step()`.
 
@@ -123,6 +156,7 @@ class Stepper:
     option_defaults: ClassVar[dict[str, Any]] = {}  # agent options (--agent-option KEY=VALUE) and defaults
     root_code: ClassVar[str] = "task"
     main_prompt_file: ClassVar[str] = "expand.txt"  # what makes a folder this agent's prompt set
+    view_title: ClassVar[str] = ""  # the title of the console's agent tab; "" = the agent has no view
 
     def __init__(
         self,
@@ -163,6 +197,7 @@ class Stepper:
         self.observers.append(self.recent.observe)
         self.answering_since: float | None = None  # monotonic time the LLM was asked, while it answers
         self.events_emitted = 0  # events so far (statements in, LLM failures out): where a statement ran
+        self.notes: list[AgentNote] = []  # the agent's decisions so far (replans, re-injections), for its view
         self._last_node: str | None = None
         # A replay's recorded statements (`!` at a stop), each run again after the same event count.
         self.pending_statements: deque[RecordedStatement] = deque()
@@ -184,6 +219,14 @@ class Stepper:
     def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
         """The expected answer format, shown in an empty editor when a person answers."""
         return ""
+
+    def view(self) -> AgentView | None:
+        """The agent's own state for a person (its plan, its window, its turns), or None.
+
+        The console draws it in a tab titled `view_title` and asks for it once per
+        stop, never per event: it must be cheap and must not change the run.
+        """
+        return None
 
     # -- the LLMs by role -----------------------------------------------------------
 
@@ -251,6 +294,8 @@ class Stepper:
             self.events_emitted += 1
         if event.node_id is not None:
             self._last_node = event.node_id
+        if isinstance(event, AgentNote):
+            self.notes.append(event)
         for observer in self.observers:
             observer(event)
 

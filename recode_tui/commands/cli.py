@@ -62,12 +62,14 @@ def build_parser() -> argparse.ArgumentParser:
     session_list.add_argument("--sessions", default=None)
     session_list.add_argument("--unfinished", action="store_true", help="only sessions whose game has not ended")
 
-    export = commands.add_parser("export", help="export a session: tree JSON, SFT pairs or Markdown")
+    export = commands.add_parser("export", help="export a session: tree or trace JSON, SFT pairs or Markdown")
     export.add_argument("session", nargs="?", default=None,
                         help="session id or path, or an eval folder for --sft (default: the latest session)")
     export.add_argument("--sessions", default=None)
     kind = export.add_mutually_exclusive_group(required=True)
-    kind.add_argument("--tree", action="store_true", help="recode.plan.v1 JSON")
+    kind.add_argument("--tree", action="store_true", help="recode.plan.v1 JSON (ReCode: the agent with a code tree)")
+    kind.add_argument("--trace", action="store_true",
+                      help="recode.trace.v1 JSON, any agent: nodes, then every LLM call, action and decision in order")
     kind.add_argument("--sft", action="store_true", help="chat-format JSON Lines, one line per expansion")
     kind.add_argument("--markdown", action="store_true", help="a readable transcript")
     export.add_argument("--won-only", action="store_true", help="--sft: only episodes and branches that won")
@@ -244,13 +246,8 @@ def _sessions_list(args: argparse.Namespace) -> int:
 
 
 async def _export(args: argparse.Namespace) -> int:
-    import json
-
-    from agent.export import eval_folder, markdown_transcript, tree_document
-    from agent.journal import JournalError, find_session, read_journal, sessions_dir_from
-    from agent.session import replay_failure, resume_session
-    from envs import make_env
-    from mockllm import ScriptedLLM
+    from agent.export import eval_folder
+    from agent.journal import JournalError
 
     if (args.won_only or args.corrected_only) and not args.sft:
         raise UsageError("--won-only and --corrected-only filter SFT pairs: add --sft")
@@ -262,20 +259,10 @@ async def _export(args: argparse.Namespace) -> int:
         else:
             if eval_folder(args.session):
                 raise UsageError(f"{args.session} is an evaluation: export it with --sft, or give one episode's "
-                                 f"journal for --tree or --markdown ({args.session}/journals/<game>)")
-            folder = find_session(sessions_dir_from(args.sessions), args.session)
-            journal = read_journal(folder)
-            session, events = await resume_session(folder, ScriptedLLM([]), make_env, trusted=args.trusted)
-            session.writer.close()
-            await session.engine.close()
-            if replay_failure(events):  # an export of a run that does not rebuild would be wrong
-                raise JournalError(f"cannot export {journal.session_id}: {replay_failure(events)}")
-            if args.tree:
-                meta = {"session": journal.session_id}
-                document = tree_document(session.engine, meta, started=journal.header.get("created"))
-                text = json.dumps(document, indent=2) + "\n"
-            else:
-                text = markdown_transcript(journal, events)
+                                 f"journal for --tree, --trace or --markdown ({args.session}/journals/<game>)")
+            from recode_tui.commands.export import replayed_text
+
+            text = await replayed_text(args)
     except JournalError as exc:
         raise UsageError(str(exc)) from None
     if args.output:

@@ -1,6 +1,8 @@
-"""`recode-tui export --sft`: training pairs from one session or every episode of an evaluation.
+"""`recode-tui export`: training pairs (`--sft`) from one session or every episode of an
+evaluation; the tree (`--tree`, ReCode only), the trace (`--trace`, any agent) or a
+transcript (`--markdown`) of one session, rebuilt by replaying its journal.
 
-The pairs and their filters are `agent.export`'s; this gathers the journals and
+The formats and filters are `agent.export`'s; this gathers the journals and
 says on stderr what was left out.
 """
 
@@ -29,3 +31,35 @@ def sft_text(args: argparse.Namespace) -> str:
     elif not lines and (args.won_only or args.corrected_only):
         print("note: no answer passes the filter", file=sys.stderr)
     return "\n".join(lines) + "\n" if lines else ""
+
+
+async def replayed_text(args: argparse.Namespace) -> str:
+    """The tree, trace or Markdown of one session, from a replay of its journal (a journal that
+    no longer replays raises JournalError: an export of a run that does not rebuild would be wrong)."""
+    import json
+
+    from agent.export import TREE_AGENTS, journal_agent, markdown_transcript, trace_document, tree_document
+    from agent.journal import JournalError, find_session, read_journal, sessions_dir_from
+    from agent.session import replay_failure, resume_session
+    from envs import make_env
+    from mockllm import ScriptedLLM
+    from recode_tui.commands.factory import UsageError
+
+    folder = find_session(sessions_dir_from(args.sessions), args.session)
+    journal = read_journal(folder)
+    agent = journal_agent(journal)
+    if args.tree and agent not in TREE_AGENTS:
+        raise UsageError(f"{journal.session_id} is a {agent} run, which has no code tree: "
+                         "export it with --trace (recode.trace.v1) or --markdown")
+    session, events = await resume_session(folder, ScriptedLLM([]), make_env, trusted=args.trusted)
+    session.writer.close()
+    await session.engine.close()
+    if replay_failure(events):
+        raise JournalError(f"cannot export {journal.session_id}: {replay_failure(events)}")
+    meta = {"session": journal.session_id}
+    started = journal.header.get("created")
+    if args.tree:
+        return json.dumps(tree_document(session.engine, meta, started=started), indent=2) + "\n"
+    if args.trace:
+        return json.dumps(trace_document(session.engine, events, meta, started=started), indent=2) + "\n"
+    return markdown_transcript(journal, events)

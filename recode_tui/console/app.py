@@ -27,6 +27,7 @@ from recode_tui.console.model_actions import MODEL_BINDINGS, ModelActions
 from recode_tui.console.search_actions import SEARCH_BINDINGS, SearchActions
 from recode_tui.console.session_actions import SESSION_BINDINGS, SessionActions
 from recode_tui.console.view_actions import VIEW_BINDINGS, ViewActions
+from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 from recode_tui.console.run_state import STEPPING_ACTIONS, RunState
 from recode_tui.console.widgets.code_tree import CodeTreeView
@@ -71,6 +72,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         Binding("e", "show_tab('tab-expand')", "Editor", id="view.editor"),
         Binding("r", "show_tab('tab-prompt')", "Prompt", id="view.prompt"),
         Binding("B", "show_tab('tab-breakpoints')", "Breakpoints", id="view.breakpoints"),
+        Binding("a", "show_tab('tab-agent')", "Agent view", id="view.agent", show=False,
+                tooltip="The agent's own view: its plan, window, turns or cells (not for ReCode: see the tree)"),
         Binding("f", "follow", "Current", id="view.follow", show=False),
         Binding("exclamation_mark", "shell", "Shell", id="shell.open", show=False,
                 tooltip="At a stop: run a Python line in the run's namespace (statements are journaled)"),
@@ -146,6 +149,9 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             # Hidden at first: mounted just after the first paint.
             with TabPane("Prompt", id="tab-prompt"):
                 yield Lazy(PromptView(id="prompt"))
+            if self.engine.view_title:  # the agent's own view; ReCode has none (its tree is its state)
+                with TabPane(self.engine.view_title, id="tab-agent"):
+                    yield AgentViewPane(id="agent-view")
             with TabPane("Breakpoints", id="tab-breakpoints"):
                 yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
         yield SearchBar(id="search-bar")
@@ -254,6 +260,11 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.shown_prompt = (title, prompt)
         for view in self.query(PromptView):  # absent for a moment after start (lazy)
             view.show(title, prompt)
+
+    def refresh_agent_view(self) -> None:
+        """Redraw the agent's tab from `engine.view()`: at stops only, never per event."""
+        for pane in self.query(AgentViewPane):
+            pane.show(self.engine.view())
 
     def refresh_breakpoints(self, highlight: int | None = None) -> None:
         for pane in self.query(BreakpointsPane):  # absent for a moment after start (lazy)
@@ -385,6 +396,7 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             self.refresh_breakpoints(highlight=stop.reason.breakpoint)
             self._breakpoints_dirty = stop.reason.breakpoint is not None
         self.say(stop.reason.kind, stop.reason.text)
+        self.refresh_agent_view()
         self.llm_control.after_stop(stop)
         try:
             summaries = await self.engine.runner.variables()
@@ -503,6 +515,9 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         self.driver.submit(message.text)
 
     def action_show_tab(self, tab: str) -> None:
+        if tab == "tab-agent" and not self.query(AgentViewPane):
+            self.notify(f"{self.engine.display_name} has no agent view: its tree is its state.", severity="warning")
+            return
         self.query_one(TabbedContent).active = tab
         if tab == "tab-expand" and self.editor.is_open:
             self.editor.editor.focus()
@@ -512,6 +527,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         elif tab == "tab-prompt":
             for area in self.query("#prompt-text"):
                 area.focus()
+        elif tab == "tab-agent":
+            self.query_one(AgentViewPane).focus()
 
     async def action_workspace(self) -> None:
         from recode_tui.console.workspace.launch import open_workspace

@@ -11,6 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from recode_tui.console.search import Search, Searchable
+from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.env_log import EnvLog
 from recode_tui.console.widgets.prompt_view import PromptView
@@ -32,7 +33,7 @@ class SearchActions:
         """The searchable pane holding the focus, else the environment log."""
         widget: Widget | None = self.focused  # type: ignore[attr-defined]
         while widget is not None:
-            if isinstance(widget, (CodeTreeView, EnvLog, PromptView)):
+            if isinstance(widget, (CodeTreeView, EnvLog, PromptView, AgentViewPane)):
                 return widget
             widget = widget.parent if isinstance(widget.parent, Widget) else None
         return self.query_one(EnvLog)  # type: ignore[attr-defined]

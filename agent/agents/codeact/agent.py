@@ -50,11 +50,13 @@ from agent.events import (
 )
 from agent.llm import Completion, StubContext
 from agent.runner import ActionRequest, NodeOutcome
-from agent.stepper import MAIN_ROLE, Answer, Stepper
+from agent.event_text import first_line
+from agent.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.tree import Node, NodeStatus
 
 PROMPTS = Path(__file__).parent / "prompts"
 PURPOSE = "act"
+VIEW_OUTPUT_LINES = 6  # a cell's last output lines the console's view shows
 OUTPUT_LIMIT = 2000  # characters of a cell's output the next prompts show (the end is kept)
 
 
@@ -104,6 +106,7 @@ class CodeActAgent(Stepper):
     name = "codeact"
     display_name = "CodeAct"
     structure_title = "Cells"
+    view_title = "Cells"
     default_prompts = PROMPTS
     main_prompt_file = "codeact.txt"
     root_code = "task"
@@ -133,6 +136,33 @@ class CodeActAgent(Stepper):
 
     def cell_limit(self) -> int:
         return int(self.options["max_cells"]) or self.env.max_steps
+
+    def view(self) -> AgentView:
+        """The cells: code, output (its last lines) and error of each; the one at hand marked."""
+        lines: list[ViewLine] = []
+        for number, cell in enumerate(self.cells, 1):
+            verdict = f"✗ {first_line(cell.error.strip().splitlines()[-1], 60)}" if cell.error.strip() else "✓"
+            lines.append(ViewLine(f"cell {number} {verdict}", "failed" if cell.error.strip() else "heading"))
+            if cell.thought:
+                lines.append(ViewLine(f"  thought: {cell.thought}", "muted"))
+            lines += [ViewLine(f"  │ {code}") for code in cell.code.splitlines()]
+            output = cell.output.rstrip("\n").splitlines()
+            if len(output) > VIEW_OUTPUT_LINES:
+                lines.append(ViewLine(f"  [... {len(output) - VIEW_OUTPUT_LINES} earlier output lines]", "cut"))
+            lines += [ViewLine(f"  => {first_line(out, 150)}", "muted") for out in output[-VIEW_OUTPUT_LINES:]]
+            if not output:
+                lines.append(ViewLine("  => (no output)", "muted"))
+        children = self.tree.root.children
+        at_hand = children[-1] if children and len(children) > len(self.cells) else None
+        if at_hand is not None and not self.done:
+            number = len(self.cells) + 1
+            if at_hand.code == f"cell {number}":
+                lines.append(ViewLine(f"▶ cell {number}: the LLM is asked", "current"))
+            else:
+                lines.append(ViewLine(f"▶ cell {number}: running", "current"))
+                lines += [ViewLine(f"  │ {code}") for code in at_hand.code.splitlines()]
+        return AgentView(self.view_title, (ViewSection(f"Cells ({len(self.cells)} ran)",
+                                                       tuple(lines) or (ViewLine("(no cell yet)", "muted"),)),))
 
     # -- the run ------------------------------------------------------------------
 

@@ -30,7 +30,8 @@ from agent.events import (
 )
 from agent.llm import Completion
 from agent.prompt import format_recent
-from agent.stepper import Answer, Stepper
+from agent.event_text import first_line
+from agent.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.tree import Node, NodeStatus
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -58,6 +59,7 @@ class PlanExecuteAgent(Stepper):
     display_name = "Plan-Exec"
     roles = ("planner", "executor", "replanner")
     structure_title = "Plan"
+    view_title = "Plan"
     default_prompts = PROMPTS
     main_prompt_file = "planner.txt"
     root_code = "task"
@@ -278,6 +280,38 @@ class PlanExecuteAgent(Stepper):
             detail = f" -> {s.output}" if s.output else ""
             lines.append(f"[{s.status}] {s.step.label}{detail}")
         return "\n".join(lines) or "(no plan yet)"
+
+    # -- the console's view -----------------------------------------------------------------
+
+    def view(self) -> AgentView:
+        """The plan with dependencies and status, the current step's executor turns, and each
+        replan as a diff against the plan it replaced."""
+        icons = {"done": "✓", "running": "▶", "failed": "✗", "pending": "·", "dropped": "-"}
+        marks = {"done": "done", "running": "current", "failed": "failed"}
+        plan: list[ViewLine] = []
+        for s in self.plan:
+            plan.append(ViewLine(f"{icons.get(s.status, '?')} {s.step.label}  [{s.status}]", marks.get(s.status, "")))
+            if s.output:
+                plan.append(ViewLine(f"    -> {first_line(s.output, 70)}", "muted"))
+        limit = self.options["max_replans"]
+        sections = [ViewSection(f"Plan ({self.replans} of {limit} replans used)",
+                                tuple(plan) or (ViewLine("(no plan yet: the planner is asked first)", "muted"),))]
+        running = next((s for s in self.plan if s.status == "running"), None)
+        if running is not None:
+            turns = [ViewLine(f"{c.code}" + (f"  => {first_line(c.observations[-1], 70)}" if c.observations
+                                             and c.code.startswith(">") else ""),
+                              "current" if c.status is NodeStatus.RUNNING else "")
+                     for c in running.node.children]
+            budget = self.options["executor_steps"]
+            sections.append(ViewSection(f"Executor turns of {running.step.id} ({len(turns)} of {budget})",
+                                        tuple(turns) or (ViewLine("(none yet)", "muted"),)))
+        replans = [n for n in self.notes if n.label == "replan"]
+        for number, note in enumerate(replans, 1):
+            why, _, diff = note.text.partition("\n")
+            lines = [ViewLine(line, {"-": "removed", "+": "added", "~": "changed"}.get(line[:1], ""))
+                     for line in diff.splitlines()]
+            sections.append(ViewSection(f"Replan {number}: {why.removeprefix('why: ')}", tuple(lines)))
+        return AgentView(self.view_title, tuple(sections))
 
     # -- prompts ------------------------------------------------------------------------------
 

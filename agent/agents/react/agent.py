@@ -45,7 +45,8 @@ from agent.events import (
     RunStarted,
 )
 from agent.llm import Completion, StubContext
-from agent.stepper import MAIN_ROLE, Answer, Stepper
+from agent.event_text import first_line
+from agent.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.tree import Node, NodeStatus
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -82,6 +83,7 @@ class ReActAgent(Stepper):
     name = "react"
     display_name = "ReAct"
     structure_title = "Turns"
+    view_title = "Turns"
     default_prompts = PROMPTS
     main_prompt_file = "react.txt"
     root_code = "task"
@@ -110,6 +112,30 @@ class ReActAgent(Stepper):
     def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
         """The editor's line for an answer it would take."""
         return f"one action: {verdict.blocks[0]}" if verdict.blocks else "no action"
+
+    def view(self) -> AgentView:
+        """The turns: thought, action and observation of each, the one at hand marked; turns a
+        window keeps out of the prompt are dimmed."""
+        window = int(self.options["window"])
+        hidden = max(0, len(self.turns) - window) if window > 0 else 0
+        lines: list[ViewLine] = []
+        for number, turn in enumerate(self.turns, 1):
+            out = number <= hidden
+            lines.append(ViewLine(f"turn {number}: {turn.action}" + ("  (not in the prompt)" if out else ""),
+                                  "muted" if out else "heading"))
+            lines.append(ViewLine(f"  thought: {turn.thought or '(none)'}", "muted"))
+            lines.append(ViewLine(f"  => {first_line(turn.observation, 150)}", "muted" if out else ""))
+        children = self.tree.root.children
+        at_hand = children[-1] if children and len(children) > len(self.turns) else None
+        if at_hand is not None and not self.done:
+            number = len(self.turns) + 1
+            doing = "the LLM is asked" if at_hand.code == f"turn {number}" else f"acting: {at_hand.code}"
+            lines.append(ViewLine(f"▶ turn {number}: {doing}", "current"))
+            if at_hand.thought:
+                lines.append(ViewLine(f"  thought: {at_hand.thought}", "muted"))
+        kept = f"the prompt keeps the last {window}" if window > 0 else "the prompt shows all"
+        return AgentView(self.view_title, (ViewSection(f"Turns ({len(self.turns)} done; {kept})",
+                                                       tuple(lines) or (ViewLine("(no turn yet)", "muted"),)),))
 
     # -- the run ------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from agent.agents.recap.window import Window
 from agent.answer_rule import Verdict
 from agent.events import AgentNote, Event, ExpansionReceived, NodeCompleted, NodeError, NodeStarted, RunStarted
 from agent.llm import Completion
-from agent.stepper import Answer, Stepper
+from agent.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.tree import Node, NodeStatus
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -49,6 +49,7 @@ class RecapAgent(Stepper):
     display_name = "ReCAP"
     roles = ("",)
     structure_title = "Subtasks"
+    view_title = "Levels"
     default_prompts = PROMPTS
     main_prompt_file = "recap.txt"
     root_code = "task"
@@ -78,6 +79,43 @@ class RecapAgent(Stepper):
     def window_text(self) -> str:
         """What the model sees of the conversation now, cuts marked."""
         return self.window.render([level.node.id for level in self.path])
+
+    def view(self) -> AgentView:
+        """Each open level's remaining list (the first item is the one being carried out), what was
+        re-injected at each return, and the window the model sees now with its cuts marked."""
+        levels: list[ViewLine] = []
+        for index, level in enumerate(self.path):
+            deepest = index == len(self.path) - 1
+            levels.append(ViewLine(f"depth {level.node.depth}: {level.goal}  "
+                                   f"({level.revisions} revision{'' if level.revisions == 1 else 's'})",
+                                   "heading"))
+            if level.thought:
+                levels.append(ViewLine(f"  thought: {level.thought}", "muted"))
+            for number, item in enumerate(level.remaining, 1):
+                if number == 1:
+                    doing = "current" if deepest else ""
+                    levels.append(ViewLine(f"  ▶ {number}. {item.label}" + ("" if deepest else "  (in progress)"), doing))
+                else:
+                    levels.append(ViewLine(f"    {number}. {item.label}"))
+            if not level.remaining:
+                levels.append(ViewLine("  (no list yet: the model is asked to decompose)", "muted"))
+        sections = [ViewSection("Levels, root to current", tuple(levels) or (ViewLine("(no open level)", "muted"),))]
+        returns: list[ViewLine] = []
+        for note in (n for n in self.notes if n.label == "re-injection"):
+            level = self.levels.get(note.node_id or "")
+            where = f"depth {level.node.depth}: {level.goal}" if level else note.node_id
+            returns.append(ViewLine(f"back at {note.node_id} ({where})", "heading"))
+            returns += [ViewLine(f"  {line}") for line in note.text.splitlines()]
+        if returns:
+            sections.append(ViewSection("Re-injected at each return", tuple(returns)))
+        shown = self.window.visible([level.node.id for level in self.path])
+        window = []
+        for line in self.window_text().splitlines():
+            mark = "cut" if line.startswith("[... ") else ("heading" if line.startswith("## Round") else "")
+            window.append(ViewLine(line, mark))
+        sections.append(ViewSection(f"Window: what the model sees now ({len(shown)} of {len(self.window.rounds)} "
+                                    f"rounds; window {self.window.size})", tuple(window)))
+        return AgentView(self.view_title, tuple(sections))
 
     # -- the run ---------------------------------------------------------------------------------
 

@@ -14,7 +14,8 @@ from textual.widgets import DataTable, Input
 
 from agent.debugger import Debugger, parse_breakpoint
 
-ADD_HINT = "add: stub NAME|RE · depth N · action RE · obs RE · error · every-stub · changes EXPR  [if COND]"
+ADD_HINT = ("add: stub NAME|RE · depth N · action RE · obs RE · error · every-stub · changes EXPR · "
+            "note replan|re-injection  [if COND]")
 
 
 class BreakpointsPane(Vertical):

@@ -132,6 +132,11 @@ class CodeArea(TextArea):
             self._restart_blink()
             self.action_delete_left()
             return
+        if event.key == "ctrl+a":  # the same: ctrl+a then a fast answer must replace everything
+            event.stop()
+            event.prevent_default()
+            self.select_all()
+            return
         await super()._on_key(event)
 
     def action_delete_left(self) -> None:

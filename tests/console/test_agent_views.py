@@ -1,0 +1,246 @@
+"""Each agent's own view in the console's bottom tab (`a`): Plan-and-Execute's plan and replan
+diffs, ReCAP's levels, re-injections and window, ReAct's turns, CodeAct's cells; redrawn at
+stops only; readable at 80x24."""
+
+from __future__ import annotations
+
+from agent import events as ev
+from mockllm.scripted import ScriptedLLM, ScriptEntry
+from recode_tui.console.app import build_app
+from recode_tui.console.widgets.agent_view import AgentViewPane
+from tests.agents import test_plan_execute as pe
+from tests.agents import test_recap as rc
+
+from .helpers import SIZE, checked, command, started, wait_for
+
+FIRST = pe.plan(("s1", "find the vase on the sofa and take it", []), ("s2", "put the vase on sidetable 1", ["s1"]))
+REPLANNED = pe.plan(("s3", "take the vase from diningtable 1", []), ("s2", "put the vase on sidetable 1", ["s3"]))
+
+
+def replanning_llm() -> ScriptedLLM:
+    return pe.in_order(
+        ("plan", FIRST), ("act", pe.turn("Action: go to sofa 1")), ("act", pe.turn("Failed: no vase on sofa 1")),
+        ("replan", REPLANNED), *pe.WIN_TURNS[:2], ("act", pe.turn("Done: holding vase 1")), *pe.WIN_TURNS[3:],
+    )
+
+
+def pane(app) -> AgentViewPane:
+    return app.query_one(AgentViewPane)
+
+
+def shown(app) -> str:
+    return "\n".join(pane(app).lines)
+
+
+async def until_call(pilot, app, predicate) -> None:
+    """`c` until the run stops at an LLM call that `predicate` accepts."""
+    for _ in range(20):
+        await command(pilot, app, "c")
+        last = app.debugger.last_event
+        if isinstance(last, ev.ExpansionRequested) and predicate(last):
+            return
+    raise AssertionError(f"never stopped at the call; last: {app.debugger.last_event}")
+
+
+async def test_plan_execute_shows_its_plan_and_each_replan_as_a_diff() -> None:
+    app = build_app("put-01", replanning_llm(), agent="plan-execute", cursor_blink=False,
+                    agent_options={"max_replans": 1})
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        assert app.query_one("#tab-agent") is not None
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.query_one("#bottom").active == "tab-agent" and app.focused is pane(app)
+        await until_call(pilot, app, lambda e: e.purpose == "act")  # the first executor call of s1
+        text = shown(app)
+        assert "── Plan (0 of 1 replans used)" in text
+        assert "▶ s1: find the vase on the sofa and take it  [running]" in text
+        assert "· s2: put the vase on sidetable 1 [after s1]  [pending]" in text
+        assert "── Executor turns of s1 (0 of 10)" in text
+        await until_call(pilot, app, lambda e: e.purpose == "act" and e.node_id != app.engine.tree.root.children[0].id)
+        text = shown(app)  # after the replan: s3 runs, s1 failed, the diff says what changed
+        assert "── Replan 1: step s1 failed: no vase on sofa 1" in text
+        assert "- s1: find the vase on the sofa and take it" in text and "+ s3: take the vase from diningtable 1" in text
+        assert "▶ s3: take the vase from diningtable 1  [running]" in text
+        marks = dict(zip(pane(app).lines, pane(app)._marks))
+        assert marks["- s1: find the vase on the sofa and take it"] == "removed"
+        assert marks["+ s3: take the vase from diningtable 1"] == "added"
+        await command(pilot, app, "c")
+        await until_call(pilot, app, lambda e: "> go to diningtable 1" in shown(app))
+        assert "> go to diningtable 1  => You arrive at diningtable 1." in shown(app)
+
+
+async def test_the_view_is_redrawn_at_stops_only() -> None:
+    app = build_app("put-01", pe.in_order(("plan", pe.WIN_PLAN), *pe.WIN_TURNS), agent="plan-execute",
+                    cursor_blink=False, breakpoints=[])
+    engine = app.engine
+    asked = []
+    view = engine.view
+    engine.view = lambda: asked.append(engine.events_emitted) or view()  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        before = len(asked)
+        await command(pilot, app, "c")  # no breakpoint: one command to the end, dozens of events
+        assert app.engine.finished.success and engine.events_emitted > 30
+        assert len(asked) == before + 1  # one stop, one view
+        assert "✓ s2: put the vase on sidetable 1 [after s1]  [done]" in shown(app)
+
+
+async def test_recap_shows_levels_reinjections_and_the_window_with_its_cut() -> None:
+    app = build_app("put-01", rc.in_order(*rc.WIN), agent="recap", cursor_blink=False,
+                    agent_options={"window": 1})
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await until_call(pilot, app, lambda e: e.purpose == "refine" and e.node_id != app.engine.tree.root.id)
+        text = shown(app)  # the child level, on its first revision: both levels are open
+        assert "depth 0: put a vase in sidetable." in text and "depth 1: find the vase and take it" in text
+        assert "▶ 1. subtask: find the vase and take it  (in progress)" in text
+        assert "▶ 1. action: go to diningtable 1" in text and "  2. action: take vase 1 from diningtable 1" in text
+        await until_call(pilot, app, lambda e: e.purpose == "refine" and e.node_id == app.engine.tree.root.id)
+        text = shown(app)  # back at the root: the re-injection, and the window cut to 1 round + the path
+        assert "── Re-injected at each return" in text
+        assert "The subtask `find the vase and take it` returned: done: holding vase 1" in text
+        assert "── Window: what the model sees now (2 of 4 rounds; window 1)" in text
+        cut = "[... 2 earlier rounds cut from the window ...]"
+        assert cut in pane(app).lines and pane(app)._marks[pane(app).lines.index(cut)] == "cut"
+        assert "(kept: on the path to the current subtask)" in text
+
+
+async def test_react_marks_the_turn_at_hand_and_codeact_shows_cells_with_output() -> None:
+    app = build_app("put-01", "human", agent="react", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        assert "▶ turn 1: the LLM is asked" in shown(app)
+        app.editor.editor.load_text("Thought: the vase may be on the table\nAction: go to diningtable 1")
+        await checked(pilot, app)
+        await command(pilot, app, "ctrl+s")
+        await command(pilot, app, "c")
+        text = shown(app)
+        assert "turn 1: go to diningtable 1" in text and "  thought: the vase may be on the table" in text
+        assert "  => You arrive at diningtable 1." in text and "▶ turn 2: the LLM is asked" in text
+    cells = ScriptedLLM([ScriptEntry('<think>look</think>\n<execute>\nprint("hello")\nrun("go to diningtable 1")\n'
+                                     '</execute>', purpose="act", once=True),
+                         ScriptEntry("<think>oops</think>\n<execute>\nundefined_helper()\n</execute>", purpose="act")])
+    app = build_app("put-01", cells, agent="codeact", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await until_call(pilot, app, lambda e: "cell 3" in shown(app))
+        text = shown(app)
+        assert "cell 1 ✓" in text and '  │ print("hello")' in text and "  => hello" in text
+        assert "cell 2 ✗ NameError" in text and "▶ cell 3: the LLM is asked" in text
+
+
+async def test_recode_has_no_agent_tab_and_a_says_so() -> None:
+    app = build_app("put-01", "demo", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        assert not app.query("#tab-agent") and not app.query(AgentViewPane)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: any("no agent view" in str(n.message) for n in app._notifications),
+                       what="the note")
+
+
+async def test_at_80x24_the_plan_view_has_rows_and_keeps_the_current_step_in_sight() -> None:
+    steps = [(f"s{i}", f"step number {i} of a long plan that wraps at eighty columns", [f"s{i - 1}"] if i > 1 else [])
+             for i in range(1, 9)]
+    llm = ScriptedLLM([ScriptEntry(pe.plan(*steps), purpose="plan"),
+                       ScriptEntry(pe.turn("Done: ok"), purpose="act")])
+    app = build_app("put-01", llm, agent="plan-execute", cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        await pilot.press("a")
+        await until_call(pilot, app, lambda e: "▶ s7:" in shown(app))
+        await pilot.pause(0.1)
+        view = pane(app)
+        assert view.region.height >= 5 and view.region.width >= 70, view.region
+        current = next(i for i, mark in enumerate(view._marks) if mark == "current")
+        row = view._row_of(current)
+        assert view.scroll_y <= row < view.scroll_y + view.scrollable_content_region.height
+
+
+# -- breakpoints on agent decisions ----------------------------------------------------------------
+
+
+async def add_breakpoint(pilot, app, spec: str) -> None:
+    """Type a breakpoint in the Breakpoints tab's entry, as a person does (B, a, the spec, enter)."""
+    from .helpers import type_text
+
+    await pilot.press("B")
+    await pilot.pause()
+    await pilot.press("a")
+    await pilot.pause()
+    await type_text(pilot, spec)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_a_note_replan_breakpoint_stops_plan_execute_at_the_replan() -> None:
+    app = build_app("put-01", replanning_llm(), agent="plan-execute", cursor_blink=False, breakpoints=[],
+                    agent_options={"max_replans": 1})
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await add_breakpoint(pilot, app, "note replan")
+        [bp] = app.debugger.breakpoints
+        assert bp.describe() == "on replan" and bp.spec() == "note replan"
+        await command(pilot, app, "c")  # plan, s1's two turns: the plan adopted is no replan, it runs on
+        last = app.debugger.last_event
+        assert isinstance(last, ev.AgentNote) and last.label == "replan" and app.engine.env.steps == 1
+        assert app.reason.startswith("breakpoint 1: on replan — replan at n0: why: step s1 failed: no vase on sofa 1")
+        assert bp.hit_count == 1 and "── Replan 1: step s1 failed: no vase on sofa 1" in shown(app)
+        await command(pilot, app, "c")  # no second replan: on to the win
+        assert app.engine.finished.success and bp.hit_count == 1
+
+
+async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> None:
+    app = build_app("put-01", rc.in_order(*rc.WIN), agent="recap", cursor_blink=False, breakpoints=[])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await add_breakpoint(pilot, app, "note re-injection")
+        await add_breakpoint(pilot, app, "note plan adopted")  # Plan-and-Execute's label: never hit here
+        await command(pilot, app, "c")
+        last = app.debugger.last_event
+        assert isinstance(last, ev.AgentNote) and last.label == "re-injection"
+        assert "breakpoint 1: on re-injection — re-injection at n0: The subtask `find the vase and take it`" in app.reason
+        assert "── Re-injected at each return" in shown(app) and app.engine.env.steps == 2
+        await command(pilot, app, "c")
+        assert app.engine.finished.success
+        assert [b.hit_count for b in app.debugger.breakpoints] == [1, 0]
+
+
+def test_note_breakpoints_parse_and_refuse_a_bad_regex() -> None:
+    import pytest
+
+    from agent.debugger import parse_breakpoint
+
+    assert parse_breakpoint("note Replan").match(ev.AgentNote("n0", label="replan", text="why"), "")
+    either = parse_breakpoint("on replan|re-injection")
+    assert either.match(ev.AgentNote("n3", label="re-injection", text="x"), "") == "re-injection at n3: x"
+    assert either.match(ev.AgentNote("n0", label="plan adopted", text="x"), "") is None
+    assert parse_breakpoint("note").describe() == "on every agent decision"
+    assert parse_breakpoint("note replan if steps > 2").spec() == "note replan if steps > 2"
+    with pytest.raises(ValueError, match="bad regular expression"):
+        parse_breakpoint("note (")
+    with pytest.raises(ValueError, match="note LABEL"):
+        parse_breakpoint("decision replan")
+
+
+async def test_ctrl_a_then_a_fast_answer_replaces_the_whole_format() -> None:
+    """ctrl+a is handled as the key arrives, like enter and backspace: a paste-speed answer typed
+    right behind it replaces the skeleton instead of landing after `Thought: `."""
+    from textual import events
+
+    from .helpers import type_text
+
+    app = build_app("put-01", "human", agent="react", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        assert app.focused is app.editor.editor and app.editor.editor.text == "Thought: \nAction: "
+        key = events.Key("ctrl+a", None)
+        key.set_sender(app)
+        app._driver.send_message(key)  # queued right before the typed keys, as a terminal sends them
+        await type_text(pilot, "Thought: go\nAction: go to diningtable 1")
+        await checked(pilot, app)
+        assert app.editor.editor.text == "Thought: go\nAction: go to diningtable 1"
+        assert app.editor.last_check.ok
