@@ -60,7 +60,7 @@ class Console:
             self.text(line)
         self.wait(lines[-1][-30:], f"✓ {check}")
         self.keys("C-s")
-        self.wait("expansion accepted", line=1)
+        self.wait("answer accepted", line=1)  # e.g. "act answer accepted: go to diningtable 1"
         self.wait("c Continue", line=self.size[1] - 1)  # the focus is back on the tree: keys are commands
 
     def fits(self, screen: str) -> None:
