@@ -242,7 +242,8 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
 
     @property
     def tree_view(self) -> CodeTreeView:
-        return self.query_one(CodeTreeView)
+        """The tree pane of the engine on screen (during a resume's swap, the one being replaced)."""
+        return self.panes_tree if self.panes_tree is not None else self.query_one(CodeTreeView)
 
     @property
     def editor(self) -> ExpansionEditor:
