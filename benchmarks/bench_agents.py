@@ -239,7 +239,7 @@ def eval_run(games: int = 12) -> None:
     from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 
     with tempfile.TemporaryDirectory() as tmp, OpenAICompatibleServer(demo_responder()) as server:
-        profiles = write_profiles(Path(tmp) / "profiles.yaml", server.base_url)
+        profiles = write_profiles(Path(tmp) / "profiles.yaml", server.base_url, prices=(2.0, 8.0))
         began = time.perf_counter()
         result = subprocess.run(
             [sys.executable, "-m", "recode_tui", "eval", "--agent", ",".join(AGENTS), "--llm", "profile:local",

@@ -616,6 +616,8 @@ def run_eval(args: argparse.Namespace) -> int:
     except EvalAborted as exc:
         code = 1
         message = f"evaluation stopped: {exc}"
+    if report.plan.multi and not out.is_terminal:  # a log or a pipe: room for the agent column too
+        out.width = max(out.width, 170)
     out.print(comparison_table(report) if report.plan.multi else results_table(report))
     for line in role_lines(report):
         out.print(line, markup=False, highlight=False, soft_wrap=True)

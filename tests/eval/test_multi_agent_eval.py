@@ -54,7 +54,7 @@ def test_five_agent_eval_against_the_local_server_sums_tokens_and_cost_per_agent
         # the printed table: the agent's overall row shows the same sums
         row = rows[(agent, "overall")]
         assert row[6:9] == [str(len(mine)), str(overall["input_tokens"]), str(overall["output_tokens"])], row
-        assert row[9] == f"${cost:.4f}"
+        assert row[9] == f"${cost:.4f}" and row[-1] == "0"  # the whole row, to the errors column
         assert {t for a, t in rows if a == agent} == {"put", "clean", "heat", "cool", "examine", "puttwo", "overall"}
         # each agent's journals apart, one per game
         assert len(list((out / "journals" / agent).iterdir())) == GAMES
