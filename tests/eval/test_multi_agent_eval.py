@@ -95,6 +95,11 @@ def test_a_comparison_resumes_only_the_agent_game_pairs_it_has_not_played(tmp_pa
     assert {a for a, _ in pairs} == {"react", "plan-execute"}
     assert all(e["success"] for e in report["episodes"])
     assert report["by_agent"]["react"]["overall"]["successes"] == 3
+    # `compare DIR` sets each agent of the comparison against the first
+    compared = recode(tmp_path, "compare", str(out))
+    assert compared.returncode == 0, compared.stderr
+    assert "plan-execute relative to react" in compared.stdout
+    assert f"baseline: {out / 'report.json'} [react]" in compared.stdout
 
 
 def test_a_single_agent_report_keeps_its_shape(tmp_path):
