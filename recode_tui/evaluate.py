@@ -150,6 +150,8 @@ def _journal_index(folder: str) -> dict[str, Path]:
         keys = {str(header.get("game", "")), str(header.get("episode") or "")}
         if header.get("game_path"):
             keys.add(str(Path(header["game_path"]).resolve()))
+        if header.get("agent"):  # a comparison replays each agent's own journal (`agent:game`)
+            keys |= {f"{header['agent']}:{key}" for key in keys if key}
         for key in keys:
             if key and (key not in found or found[key][0] <= created):
                 found[key] = (created, file.parent)
@@ -171,6 +173,8 @@ def _report_journals(root: Path) -> dict[str, Path]:
         journal = Path(str(episode.get("journal") or ""))
         if episode.get("game") and journal.name and (journal / "journal.jsonl").is_file():
             found[str(episode["game"])] = journal
+            if episode.get("agent"):
+                found[f"{episode['agent']}:{episode['game']}"] = journal
     return found
 
 
@@ -214,7 +218,8 @@ def llm_factory(
             print(f"{game.id}: answers from {folder if folder is not None else '(no journal)'}", flush=True)
 
         def from_journal(game: GameSpec, agent: str | None = None) -> Any:
-            folder = _journal_of(index, game)
+            folder = index.get(f"{agent}:{game.id}") if agent else None  # this agent's, in a comparison
+            folder = folder or _journal_of(index, game)
             if folder is None:
                 raise JournalError(f"no journal of game {game.id} in {spec.split(':', 1)[1]}")
             return journal_llm(folder)

@@ -102,6 +102,17 @@ def test_a_comparison_resumes_only_the_agent_game_pairs_it_has_not_played(tmp_pa
     assert f"baseline: {out / 'report.json'} [react]" in compared.stdout
 
 
+def test_a_comparison_replays_each_agents_own_journals(tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    args = ("--agent", "recap,plan-execute", "--games", "2", "-c", "2", "--no-progress")
+    assert recode(tmp_path, "eval", "--llm", "demo", "--out", str(first), *args).returncode == 0
+    result = recode(tmp_path, "eval", "--llm", f"journal:{first}", "--out", str(second), *args)
+    assert result.returncode == 0, result.stderr
+    before = {(e["agent"], e["game"]): (e["success"], e["llm_calls"]) for e in read_report(first)["episodes"]}
+    after = {(e["agent"], e["game"]): (e["success"], e["llm_calls"]) for e in read_report(second)["episodes"]}
+    assert after == before and all(won for won, _ in after.values())
+
+
 def test_a_single_agent_report_keeps_its_shape(tmp_path):
     out = tmp_path / "one"
     result = recode(tmp_path, "eval", "--agent", "react", "--llm", "demo", "--games", "2", "--out", str(out),
