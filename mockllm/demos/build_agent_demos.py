@@ -30,8 +30,7 @@ from typing import Iterator
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))  # run as a script from anywhere in the project
 
-from envs.alfworld.catalog import list_games  # noqa: E402
-from envs.alfworld.env import AlfworldEnv  # noqa: E402
+from envs import registry  # noqa: E402
 from mockllm.gold import split_into_parts  # noqa: E402
 
 AGENTS = ("react", "codeact", "plan-execute", "recap")
@@ -56,10 +55,11 @@ class Game:
 
 def bundled_games() -> list[Game]:
     found = []
-    for info in list_games(None):
-        env = AlfworldEnv(info.id)
+    for info in registry.provider("alfworld").episodes(None, None):  # the bundled games
+        env = registry.make_env(info.id, env="alfworld")
         reset = env.reset()
-        found.append((info.id, reset.instruction, reset.observation, list(env.walkthrough or [])))
+        found.append((info.id, reset.instruction, reset.observation, list(getattr(env, "walkthrough", None) or [])))
+        env.close()
     tasks = Counter(task for _, task, _, _ in found)
     return [Game(g, t, o, a, tasks[t] > 1) for g, t, o, a in found]
 
