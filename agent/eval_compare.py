@@ -114,6 +114,28 @@ def load_report(path: str | Path) -> dict[str, Any]:
     return data
 
 
+def split_by_agent(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """A comparison report (`eval --agent a,b,...`) as one report per agent, in its order, so
+    `compare DIR` sets each agent against the first; any other report as itself."""
+    agents = (report.get("plan") or {}).get("agents") or []
+    if len(agents) < 2:
+        return [report]
+    parts = []
+    for name in agents:
+        part = {k: v for k, v in report.items() if k not in ("by_agent", "summary", "failures", "_journal_header")}
+        part["plan"] = {**report["plan"], "agent": name, "agents": [],
+                        "agent_options": (report["plan"].get("options_by_agent") or {}).get(name, {})}
+        part["episodes"] = [e for e in report.get("episodes") or [] if e.get("agent") == name]
+        part["_path"] = f"{report.get('_path', '')} [{name}]"
+        for record in part["episodes"]:
+            header = _first_line(journal_path(report, record))
+            if header is not None:
+                part["_journal_header"] = header
+                break
+        parts.append(part)
+    return parts
+
+
 def _first_line(folder: str) -> dict[str, Any] | None:
     if not folder:
         return None

@@ -11,6 +11,11 @@ The report (`report.json`, `recode.eval.v1`) is rewritten atomically after
 every finished episode, so an interrupted or aborted evaluation keeps every
 finished episode; `Evaluation.resume(report)` runs the ones still missing.
 
+A comparison (`plan.agents`, several agents) plays every game with each agent,
+journals under `journals/<agent>/<game>`, and adds `by_agent` to the report:
+each agent's summary (overall, per task type, per LLM role), as the paper's
+table compares ReCode with its baselines.
+
 Failure policy:
 - an episode that crashes (its worker dies, the engine raises) is recorded as
   failed with its `error`; the others go on;
@@ -82,6 +87,8 @@ class EpisodeResult:
     error: str = ""  # set when the episode crashed rather than just failed the task
     score: float | None = None  # the env's own score at the end, when it has one (ScienceWorld: 0-100)
     failure: dict[str, Any] | None = None  # why it failed: last steps, deepest stub, ending node (agent.failure)
+    agent: str = ""  # set in a multi-agent evaluation: which agent played it ("" is the plan's one agent)
+    roles: dict[str, dict[str, Any]] = field(default_factory=dict)  # per LLM role (agents with several): calls, tokens, cost
 
     @property
     def tokens(self) -> int:
@@ -104,11 +111,29 @@ class EvalPlan:
     trusted: bool = False  # the sandbox without its static checks (agent.runners)
     node_timeout: float = 5.0
     profiles: str | None = None  # the profiles file (absolute) a profile:NAME came from: `--resume` needs no --profiles
-    agent: str = "recode"  # agent.agents: which agent ran every episode
+    agent: str = "recode"  # agent.agents: which agent ran every episode (the first one, with `agents`)
     agent_options: dict[str, Any] = field(default_factory=dict)
+    # a comparison: every game is played by each of these agents in turn (empty: `agent` alone);
+    # `options_by_agent` holds each one's own `--agent-option` values
+    agents: list[str] = field(default_factory=list)
+    options_by_agent: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def compared(self) -> list[str]:
+        """The agents that play every game: several for a comparison, else the one agent."""
+        return list(self.agents) if len(self.agents) > 1 else [self.agent]
+
+    @property
+    def multi(self) -> bool:
+        return len(self.agents) > 1
+
+    def options_for(self, agent: str) -> dict[str, Any]:
+        return dict(self.options_by_agent.get(agent, {})) if self.multi else dict(self.agent_options)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        if not self.multi:  # a one-agent report stays as it always was
+            data.pop("agents"), data.pop("options_by_agent")
         data["games"] = [{k: v for k, v in asdict(g).items() if k != "path" or v} for g in self.games]
         return data
 
@@ -166,6 +191,34 @@ def summarize(episodes: Sequence[EpisodeResult], env: str | None = None) -> dict
     return summary
 
 
+def role_sums(episodes: Sequence[EpisodeResult]) -> dict[str, dict[str, Any]]:
+    """Per LLM role (planner, executor, ...), the calls, tokens and cost summed over the episodes."""
+    sums: dict[str, dict[str, Any]] = {}
+    for episode in episodes:
+        for role, stats in (episode.roles or {}).items():
+            total = sums.setdefault(role, {"llm_calls": 0, "input_tokens": 0, "output_tokens": 0, "cost": 0.0})
+            total["llm_calls"] += int(stats.get("llm_calls", stats.get("calls", 0)) or 0)
+            total["input_tokens"] += int(stats.get("input_tokens", 0) or 0)
+            total["output_tokens"] += int(stats.get("output_tokens", 0) or 0)
+            total["cost"] += float(stats.get("cost", 0.0) or 0.0)
+    return sums
+
+
+def summarize_agents(episodes: Sequence[EpisodeResult], agents: Sequence[str], env: str | None = None
+                     ) -> dict[str, dict[str, Any]]:
+    """A comparison's summary per agent: its overall and per-task-type rows, and its per-role sums."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in agents:
+        mine = [e for e in episodes if e.agent == name]
+        summary = summarize(mine, env)
+        summary["overall"]["input_tokens"] = sum(e.input_tokens for e in mine)
+        summary["overall"]["output_tokens"] = sum(e.output_tokens for e in mine)
+        summary["overall"]["llm_calls"] = sum(e.llm_calls for e in mine)
+        summary["roles"] = role_sums(mine)
+        out[name] = summary
+    return out
+
+
 def topic_function(env: str | None) -> Callable[[str], str] | None:
     """The provider's `topic_of(task_type)` (None: the environment has no topics); unknown types are `?`."""
     if env is None:
@@ -209,8 +262,23 @@ class EvalReport:
 
     @property
     def remaining(self) -> list[GameSpec]:
-        done = self.finished_games
-        return [g for g in self.plan.games if g.id not in done]
+        """The games some agent has still to play (all of them once, for a one-agent plan)."""
+        left = {g.id for _, g in self.pending}
+        return [g for g in self.plan.games if g.id in left]
+
+    @property
+    def pending(self) -> list[tuple[str, GameSpec]]:
+        """(agent, game) pairs still to play, agent by agent: a comparison runs the same games for each."""
+        if not self.plan.multi:
+            done = self.finished_games
+            return [(self.plan.agent, g) for g in self.plan.games if g.id not in done]
+        played = {(e.agent, e.game) for e in self.episodes}
+        return [(a, g) for a in self.plan.agents for g in self.plan.games if (a, g.id) not in played]
+
+    @property
+    def total(self) -> int:
+        """Episodes the plan holds: games times agents."""
+        return len(self.plan.games) * len(self.plan.compared)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -223,13 +291,22 @@ class EvalReport:
             "concurrency_used": self.concurrency_used,
             "plan": self.plan.to_dict(),
             "summary": summarize(self.episodes, self.plan.env),
+            **({"by_agent": summarize_agents(self.episodes, self.plan.agents, self.plan.env)} if self.plan.multi else {}),
             "failures": [
                 {"where": g.key, "task_types": g.task_types, "count": len(g.episodes), "of": g.of_task_type,
                  "line": g.line(), "episodes": [e.game for e in g.episodes]}
                 for g in group_failures(self.episodes)
             ],
-            "episodes": [asdict(e) for e in self.episodes],
+            "episodes": [self._episode_dict(e) for e in self.episodes],
         }
+
+    def _episode_dict(self, episode: EpisodeResult) -> dict[str, Any]:
+        data = asdict(episode)
+        if not self.plan.multi and not episode.agent:
+            data.pop("agent")
+        if not episode.roles:
+            data.pop("roles")
+        return data
 
     def write(self, path: Path) -> None:
         """Atomically replace the report file."""
@@ -266,7 +343,7 @@ class EvalReport:
         )
 
 
-LLMFactory = Callable[[GameSpec], LLM]
+LLMFactory = Callable[..., LLM]  # (game) for one agent; (game, agent) for a comparison (plan.agents)
 EventHook = Callable[[GameSpec, ev.Event], None]
 ResultHook = Callable[[EpisodeResult], None]
 
@@ -314,7 +391,7 @@ class Evaluation:
         finished episodes are in the report.
         """
         plan = self.report.plan
-        queue = list(self.report.remaining)
+        queue = list(self.report.pending)
         queue.reverse()  # pop() from the end keeps the plan's order
         self.report.status = "running"
         self.report.write(self.report_path)
@@ -330,8 +407,8 @@ class Evaluation:
 
         async def lane() -> None:
             while queue:
-                game = queue.pop()
-                result = await self._episode(pool, game)
+                agent, game = queue.pop()
+                result = await self._episode(pool, game, agent)
                 self.report.episodes.append(result)
                 self.report.elapsed = elapsed_before + time.monotonic() - began
                 self.report.write(self.report_path)
@@ -365,31 +442,37 @@ class Evaluation:
             await asyncio.shield(pool.close())
         return self.report
 
-    def _journal_folder(self, game: GameSpec) -> Path:
+    def _journal_folder(self, game: GameSpec, agent: str) -> Path:
         base = game.id.replace("/", "_").replace(os.sep, "_")
-        folder = self.journals / base
+        # a comparison keeps each agent's journals apart: journals/<agent>/<game>
+        folder = (self.journals / agent if self.report.plan.multi else self.journals) / base
         attempt = 1
         while folder.exists():  # an episode cut by an interruption keeps its journal
             attempt += 1
-            folder = self.journals / f"{base}~{attempt}"
+            folder = folder.with_name(f"{base}~{attempt}")
         return folder
 
-    async def _episode(self, pool: Any, game: GameSpec) -> EpisodeResult:
+    def _llm(self, game: GameSpec, agent: str) -> LLM:
+        """A comparison asks the factory for this agent's LLM (its own demo script); one agent, for the game's."""
+        return self.llm_for(game, agent) if self.report.plan.multi else self.llm_for(game)  # type: ignore[call-arg]
+
+    async def _episode(self, pool: Any, game: GameSpec, agent: str) -> EpisodeResult:
         """One episode; anything but an LLM outage or cancellation ends as a result."""
         plan = self.report.plan
         started = time.monotonic()
-        folder = self._journal_folder(game)
+        tag = agent if plan.multi else ""
+        folder = self._journal_folder(game, agent)
         if self.on_start is not None:
             self.on_start(game)
         engine: Stepper | None = None
         writer: JournalWriter | None = None
         try:
-            llm = await asyncio.to_thread(self.llm_for, game)  # may block (gold: the simulator computes a path)
+            llm = await asyncio.to_thread(self._llm, game, agent)  # may block (gold: the simulator computes a path)
             ref = registry.qualify(game.id, plan.env)
             async with pool.env(ref, plan.max_steps) as env:
                 runner = self._runner_settings.make_runner()
-                engine = agents.build(plan.agent, env, llm, runner, limits=self._limits, prompts=self._prompts,
-                                      options=plan.agent_options)
+                engine = agents.build(agent, env, llm, runner, limits=self._limits, prompts=self._prompts,
+                                      options=plan.options_for(agent))
                 engine.preset = plan.preset
                 # profiles: a resume of this journal goes on with the same model
                 writer = JournalWriter(folder, session_header(ref, engine, plan.llm, profiles=plan.profiles))
@@ -403,7 +486,7 @@ class Evaluation:
         except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the others
             error = f"{type(exc).__name__}: {exc}".splitlines()[0]
             return EpisodeResult(game.id, game.task_type, False, error, seconds=time.monotonic() - started,
-                                 journal=str(folder), error=error)
+                                 journal=str(folder), error=error, agent=tag)
         finally:
             if engine is not None:
                 await asyncio.shield(engine.close())
@@ -428,6 +511,8 @@ class Evaluation:
             error=error,
             score=score,
             failure=None if finished.success else trace.describe(finished),
+            agent=tag,
+            roles=dict(finished.extra.get("roles") or {}),
         )
 
     async def _drive(self, engine: Stepper, game: GameSpec) -> ev.RunFinished:

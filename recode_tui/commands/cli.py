@@ -124,7 +124,7 @@ async def _run_headless(args: argparse.Namespace) -> int:
         from recode_tui.plain.terminal import run_plain
 
         return await run_plain(args)  # the plain-terminal front end (prompt-toolkit)
-    llm = make_llm(args.llm, args.profiles, args.game)
+    llm = make_llm(args.llm, args.profiles, args.game, agent=getattr(args, "agent", None))
     if isinstance(llm, RoutedLLM) and any(getattr(part, "name", "") == "human" for part in llm.parts()):
         raise UsageError(f"--llm {args.llm}: a person takes a role only in the console; use `recode-tui tui`")
     session, _ = await open_session(args, llm)

@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from agent.eval_compare import (RELATIVE_METRICS, CompareError, Comparison, Row, compare_reports, load_report,
-                                plan_episode_ids, relative_change, settings_of)
+                                plan_episode_ids, relative_change, settings_of, split_by_agent)
 from recode_tui.commands.factory import UsageError
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
@@ -159,7 +159,10 @@ def run_compare(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     try:
-        reports = [load_report(path) for path in args.reports]
+        reports = [part for path in args.reports for part in split_by_agent(load_report(path))]
+        if len(reports) < 2:
+            raise CompareError("compare needs two reports or more (the first is the baseline), "
+                               "or one evaluation of several agents (eval --agent a,b,...)")
         comparisons = compare_reports(reports)
     except CompareError as exc:
         raise UsageError(str(exc)) from None

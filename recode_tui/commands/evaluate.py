@@ -150,6 +150,8 @@ def _journal_index(folder: str) -> dict[str, Path]:
         keys = {str(header.get("game", "")), str(header.get("episode") or "")}
         if header.get("game_path"):
             keys.add(str(Path(header["game_path"]).resolve()))
+        if header.get("agent"):  # a comparison replays each agent's own journal (`agent:game`)
+            keys |= {f"{header['agent']}:{key}" for key in keys if key}
         for key in keys:
             if key and (key not in found or found[key][0] <= created):
                 found[key] = (created, file.parent)
@@ -171,6 +173,8 @@ def _report_journals(root: Path) -> dict[str, Path]:
         journal = Path(str(episode.get("journal") or ""))
         if episode.get("game") and journal.name and (journal / "journal.jsonl").is_file():
             found[str(episode["game"])] = journal
+            if episode.get("agent"):
+                found[f"{episode['agent']}:{episode['game']}"] = journal
     return found
 
 
@@ -193,8 +197,8 @@ def _journal_of(index: dict[str, Path], game: GameSpec) -> Path | None:
 
 
 def llm_factory(
-    spec: str, profiles: str | None, games: list[GameSpec], env: str | None = None
-) -> tuple[Callable[[GameSpec], Any], bool]:
+    spec: str, profiles: str | None, games: list[GameSpec], env: str | None = None, agents: list[str] | None = None
+) -> tuple[Callable[..., Any], bool]:
     """A function giving each episode its LLM, and whether an LLM error should abort the whole evaluation."""
     from agent.journal import JournalError
     from mockllm.journal import journal_llm
@@ -213,8 +217,9 @@ def llm_factory(
             folder = _journal_of(index, game)
             print(f"{game.id}: answers from {folder if folder is not None else '(no journal)'}", flush=True)
 
-        def from_journal(game: GameSpec) -> Any:
-            folder = _journal_of(index, game)
+        def from_journal(game: GameSpec, agent: str | None = None) -> Any:
+            folder = index.get(f"{agent}:{game.id}") if agent else None  # this agent's, in a comparison
+            folder = folder or _journal_of(index, game)
             if folder is None:
                 raise JournalError(f"no journal of game {game.id} in {spec.split(':', 1)[1]}")
             return journal_llm(folder)
@@ -231,11 +236,14 @@ def llm_factory(
             raise UsageError(str(exc)) from None
         if not has_gold:
             raise UsageError(f"--llm gold: the {name} environment has no gold paths; use demo, scripted:FILE or profile:NAME")
-        return (lambda game: make_llm(spec, profiles, registry.qualify(game.id, name))), False
-    shared = make_llm(spec, profiles)  # checks the spec; raises UsageError with a one-line reason
+        return (lambda game, agent=None: make_llm(spec, profiles, registry.qualify(game.id, name))), False
+    shared = None
+    for agent in agents or [None]:  # checks the spec (and each agent's demo); raises UsageError with a one-line reason
+        shared = make_llm(spec, profiles, agent=agent)
     if spec.startswith("profile:"):
-        return (lambda game: shared), True
-    return (lambda game: make_llm(spec, profiles)), False  # a script keeps per-episode state (`once`)
+        return (lambda game, agent=None: shared), True
+    # a script keeps per-episode state (`once`); `demo` is each agent's own script
+    return (lambda game, agent=None: make_llm(spec, profiles, agent=agent)), False
 
 
 # ------------------------------------------------------------------ showing
@@ -264,7 +272,8 @@ def result_line(result: EpisodeResult) -> str:
     if result.llm_failures:
         tail = f"  LLM failures {result.llm_failures}{tail}"
     score = "" if result.score is None else f"score {result.score:>3g}  "
-    return (f"{verdict} {result.game:<14} {result.task_type or '?':<8} {score}steps {result.steps:>3}  "
+    who = f"{result.agent:<12} " if result.agent else ""
+    return (f"{verdict} {who}{result.game:<14} {result.task_type or '?':<8} {score}steps {result.steps:>3}  "
             f"LLM calls {result.llm_calls:>2}  tokens {result.tokens:>6}  {result.seconds:5.1f}s{tail}")
 
 
@@ -317,6 +326,53 @@ def results_table(report: EvalReport) -> Any:
         table.add_section()
     row("overall", summary["overall"], style="bold")
     return table
+
+
+def comparison_table(report: EvalReport) -> Any:
+    """A comparison's table: per agent, a row per task type and its overall row (the paper's layout)."""
+    from rich.table import Table
+
+    from agent.evaluation import summarize_agents
+
+    by_agent = summarize_agents(report.episodes, report.plan.agents, report.plan.env)
+    status = "" if report.status == "complete" else f" ({report.status})"
+    table = Table(title=f"{', '.join(report.plan.agents)} · {report.plan.llm}: {len(report.episodes)} of "
+                        f"{report.total} episodes{status}")
+    for name in ("agent", "task type", "episodes", "success", "rate", "mean steps", "LLM calls", "input tokens",
+                 "output tokens", "cost", "LLM s/call", "errors"):
+        wide = max(len(a) for a in report.plan.agents) if name == "agent" else None  # plan-execute whole
+        table.add_column(name, justify="left" if name in ("agent", "task type") else "right", min_width=wide)
+
+    def row(agent: str, label: str, s: dict[str, Any], style: str | None = None) -> None:
+        n = s["episodes"]
+        table.add_row(agent, label, str(n), str(s["successes"]), f"{s['success_rate']:.1%}", f"{s['mean_steps']:.1f}",
+                      str(round(s["mean_llm_calls"] * n)), str(round(s["mean_input_tokens"] * n)),
+                      str(round(s["mean_output_tokens"] * n)), f"${s['total_cost']:.4f}",
+                      f"{s['mean_llm_seconds']:.2f}", str(s["errors"]), style=style)
+
+    order = _type_order(report.plan.env)
+    for index, agent in enumerate(report.plan.agents):
+        summary = by_agent[agent]
+        types = summary["by_task_type"]
+        for t in [t for t in order if t in types] + [t for t in types if t not in order]:
+            row(agent, t, types[t])
+        row(agent, "overall", summary["overall"], style="bold")
+        if index < len(report.plan.agents) - 1:
+            table.add_section()
+    return table
+
+
+def role_lines(report: EvalReport) -> list[str]:
+    """Per agent with several LLM roles, each role's calls, tokens and cost (summed over its episodes)."""
+    from agent.evaluation import role_sums
+
+    lines: list[str] = []
+    for agent in report.plan.compared:
+        mine = [e for e in report.episodes if (e.agent or report.plan.agent) == agent]
+        for role, s in role_sums(mine).items():
+            lines.append(f"{agent} {role}: LLM calls {s['llm_calls']}, input tokens {s['input_tokens']}, "
+                         f"output tokens {s['output_tokens']}, cost ${s['cost']:.4f}")
+    return (["", "Per LLM role:", *("  " + line for line in lines)]) if lines else []
 
 
 class Display:
@@ -405,8 +461,15 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
 
     if args.llm is None:
         raise UsageError("eval needs --llm profile:NAME, scripted:FILE, demo or journal:DIR")
-    settings = run_settings(args)
-    check_llm_roles(args.llm, settings.agent)  # a routed role the agent lacks: one line, before any episode
+    names = _agent_names(args.agent)
+    if len(names) > 1 and args.prompts:
+        raise UsageError("--prompts is one agent's prompt folder; compare several agents with their own prompts "
+                         "(drop --prompts) or evaluate one agent at a time")
+    options_by_agent = _options_by_agent(names, args.agent_option) if len(names) > 1 else {}
+    settings = run_settings(argparse.Namespace(**{**vars(args), "agent": names[0],
+                                                  "agent_option": None if len(names) > 1 else args.agent_option}))
+    for name in names:
+        check_llm_roles(args.llm, name)  # a routed role an agent lacks: one line, before any episode
     runner = _runner_settings(args.trusted, args.node_timeout if args.node_timeout is not None else 5.0)
     if settings.prompts is not None:
         load_prompt_set(settings.prompts, settings.agent)  # refuses a folder that is not a prompt set
@@ -428,6 +491,8 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
         profiles=_profiles_file(args.llm, args.profiles),
         agent=settings.agent,
         agent_options=settings.agent_options,
+        agents=names if len(names) > 1 else [],
+        options_by_agent=options_by_agent,
     )
     if args.out:
         folder = Path(args.out)
@@ -437,6 +502,42 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
         slug = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in args.llm.split("/")[-1])[:40]
         folder = sessions_dir_from(args.sessions) / "evals" / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}"
     return EvalReport(plan), folder
+
+
+def _agent_names(value: str | None) -> list[str]:
+    """`--agent recode,react,codeact`: the agents to compare, in the table's order (one name: one agent)."""
+    from agent import agents
+
+    names = [n.strip() for n in (value or agents.DEFAULT_AGENT).split(",") if n.strip()]
+    if not names:
+        raise UsageError("--agent needs a name, or several separated by commas (e.g. recode,react,codeact)")
+    for name in names:
+        try:
+            agents.agent_class(name)
+        except agents.UnknownAgent as exc:
+            raise UsageError(str(exc)) from None
+    if len(set(names)) != len(names):
+        raise UsageError(f"--agent {value}: an agent is named twice")
+    return names
+
+
+def _options_by_agent(names: list[str], pairs: list[str] | None) -> dict[str, dict[str, Any]]:
+    """Each compared agent gets the `--agent-option`s it has; an option none of them has is refused."""
+    from agent import agents
+
+    out: dict[str, dict[str, Any]] = {name: {} for name in names}
+    for pair in pairs or []:
+        taken = False
+        for name in names:
+            try:
+                out[name].update(agents.parse_options([pair], name))
+                taken = True
+            except ValueError as exc:
+                if "has no such option" not in str(exc):
+                    raise UsageError(str(exc)) from None
+        if not taken:
+            raise UsageError(f"--agent-option {pair}: none of {', '.join(names)} has this option")
+    return out
 
 
 def _profiles_file(spec: str, explicit: str | None) -> str | None:
@@ -486,9 +587,9 @@ def run_eval(args: argparse.Namespace) -> int:
     report, folder = _resumed_report(args) if args.resume else _new_report(args)
     profiles = args.profiles or report.plan.profiles  # a resume reads the file the evaluation started with
     llm_for, abort_on_llm_error = llm_factory(report.plan.llm, profiles, report.remaining or report.plan.games,
-                                              report.plan.env)
+                                              report.plan.env, report.plan.compared)
     earlier = list(report.concurrency_used)
-    display = Display(len(report.plan.games), report.episodes, live=not args.no_progress)
+    display = Display(report.total, report.episodes, live=not args.no_progress)
     evaluation = Evaluation(
         report,
         folder,
@@ -499,9 +600,9 @@ def run_eval(args: argparse.Namespace) -> int:
         on_result=display.on_result,
     )
     out = display.console
-    remaining = len(report.remaining)
+    remaining = len(report.pending)
     before = f" (earlier runs: {', '.join(map(str, earlier))} at a time)" if earlier else ""
-    out.print(f"evaluating {remaining} of {len(report.plan.games)} episodes: {report.plan.agent} with {report.plan.llm}, "
+    out.print(f"evaluating {remaining} of {report.total} episodes: {', '.join(report.plan.compared)} with {report.plan.llm}, "
               f"{max(1, min(report.plan.concurrency, max(remaining, 1)))} at a time{before}; "
               f"report: {folder / REPORT_FILE}",
               markup=False, highlight=False, soft_wrap=True)
@@ -520,7 +621,11 @@ def run_eval(args: argparse.Namespace) -> int:
     except EvalAborted as exc:
         code = 1
         message = f"evaluation stopped: {exc}"
-    out.print(results_table(report))
+    if report.plan.multi and not out.is_terminal:  # a log or a pipe: room for the agent column too
+        out.width = max(out.width, 170)
+    out.print(comparison_table(report) if report.plan.multi else results_table(report))
+    for line in role_lines(report):
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
     for line in failure_lines(report):
         out.print(line, markup=False, highlight=False, soft_wrap=True)
     if len(report.concurrency_used) > len(earlier):
@@ -528,10 +633,11 @@ def run_eval(args: argparse.Namespace) -> int:
                   + (f" (earlier runs: {', '.join(map(str, earlier))})" if earlier else ""),
                   markup=False, highlight=False, soft_wrap=True)
     out.print(f"report: {folder / REPORT_FILE}", markup=False, highlight=False, soft_wrap=True)
-    out.print(f"journals: {folder / 'journals'}  (open one: recode-tui tui --resume {folder / 'journals' / '<game>'})",
+    game_dir = "<agent>/<game>" if report.plan.multi else "<game>"
+    out.print(f"journals: {folder / 'journals'}  (open one: recode-tui tui --resume {folder / 'journals' / game_dir})",
               markup=False, highlight=False, soft_wrap=True)
     if code:
-        left = len(report.remaining)
-        print(f"recode-tui: {message}; {len(report.episodes)} of {len(report.plan.games)} episodes finished, "
+        left = len(report.pending)
+        print(f"recode-tui: {message}; {len(report.episodes)} of {report.total} episodes finished, "
               f"{left} left: continue with `recode-tui eval --resume {folder}`", file=sys.stderr)
     return code

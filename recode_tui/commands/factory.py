@@ -17,7 +17,17 @@ if TYPE_CHECKING:
     from agent.presets import RunSettings
     from agent.stepper import Stepper
 
-DEMO_SCRIPT = Path(__file__).resolve().parents[2] / "mockllm" / "demos" / "alfworld.yaml"
+DEMOS = Path(__file__).resolve().parents[2] / "mockllm" / "demos"
+DEMO_SCRIPT = DEMOS / "alfworld.yaml"  # ReCode's
+
+
+def demo_script(agent: str | None = None) -> Path:
+    """The bundled demo script of an agent (`--llm demo`): ReCode's, or `<agent>-alfworld.jsonl`."""
+    if agent in (None, "", "recode"):
+        return DEMO_SCRIPT
+    return DEMOS / f"{agent}-alfworld.jsonl"
+
+
 DEFAULT_GAME = "put-01"
 
 
@@ -25,14 +35,15 @@ class UsageError(Exception):
     """Bad command-line input; the message is one line that says what to do."""
 
 
-def make_llm(spec: str, profiles_path: str | None = None, episode: str | None = None) -> LLM:
-    """`human`, `demo` (the bundled demo script), `gold` (the episode's known solution),
+def make_llm(spec: str, profiles_path: str | None = None, episode: str | None = None,
+             agent: str | None = None) -> LLM:
+    """`human`, `demo` (the agent's bundled demo script), `gold` (the episode's known solution),
     `scripted:FILE` (YAML/JSONL), `journal:PATH`, `profile:NAME`; or one per role,
     `planner=profile:big,executor=profile:small` (see agent.agents.routing)."""
     from agent.agents.routing import RoleError, routed
 
     try:
-        return routed(spec, lambda part: _one_llm(part, profiles_path, episode))
+        return routed(spec, lambda part: _one_llm(part, profiles_path, episode, agent))
     except RoleError as exc:
         raise UsageError(str(exc)) from None
 
@@ -51,7 +62,7 @@ def check_llm_roles(spec: str, agent: str | None) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _one_llm(spec: str, profiles_path: str | None, episode: str | None) -> LLM:
+def _one_llm(spec: str, profiles_path: str | None, episode: str | None, agent: str | None = None) -> LLM:
     from mockllm import HumanLLM, ScriptedLLM
 
     if spec == "human":
@@ -68,7 +79,7 @@ def _one_llm(spec: str, profiles_path: str | None, episode: str | None) -> LLM:
             return journal_llm(spec.split(":", 1)[1])
         except JournalError as exc:
             raise UsageError(str(exc)) from None
-    path = str(DEMO_SCRIPT) if spec == "demo" else spec.split(":", 1)[1] if spec.startswith("scripted:") else None
+    path = str(demo_script(agent)) if spec == "demo" else spec.split(":", 1)[1] if spec.startswith("scripted:") else None
     if path is None:
         raise UsageError(f"unknown --llm {spec!r}; use human, demo, gold, scripted:FILE, journal:PATH or profile:NAME")
     if not path:

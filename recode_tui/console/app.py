@@ -674,7 +674,7 @@ def build_app(
         from recode_tui.console.session_control import session_game
 
         game = session_game(Path(resume))  # the engine is replaced once the replay is done
-    model = make_llm(llm, profiles, game) if isinstance(llm, str) else llm
+    model = make_llm(llm, profiles, game, agent=agent) if isinstance(llm, str) else llm
     engine = make_engine(game, model, limits, max_steps, prompts, trusted, node_timeout, preset, agent, agent_options)
     control = None
     if sessions_dir is not None or resume is not None:

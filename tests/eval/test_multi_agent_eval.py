@@ -1,0 +1,131 @@
+"""`recode-tui eval --agent recode,react,codeact,plan-execute,recap`: the paper's comparison in one run,
+against the local OpenAI-compatible server (real HTTP, the real openai client, real worker processes),
+with per-agent and per-role token and cost sums checked against what the server counted."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from mockllm.demos.served import agent_of, demo_responder, role_of
+from mockllm.openai_server import OpenAICompatibleServer
+
+from .helpers import profiles_file, read_report, recode
+
+AGENTS = ["recode", "react", "codeact", "plan-execute", "recap"]
+GAMES = 12  # two of each task type, as the issue asks
+PRICE_IN, PRICE_OUT = 2.0, 8.0  # per million tokens, as helpers.profiles_file writes them
+
+
+def _rows(stdout: str) -> dict[tuple[str, str], list[str]]:
+    """The table's rows by (agent, task type)."""
+    rows = {}
+    for line in stdout.splitlines():
+        cells = [c.strip() for c in line.split("│")]
+        if len(cells) > 10 and cells[1] in AGENTS:
+            rows[(cells[1], cells[2])] = cells[1:-1]
+    return rows
+
+
+def test_five_agent_eval_against_the_local_server_sums_tokens_and_cost_per_agent_and_role(tmp_path):
+    out = tmp_path / "five"
+    with OpenAICompatibleServer(demo_responder()) as server:
+        result = recode(tmp_path, "eval", "--agent", ",".join(AGENTS), "--llm", "profile:local", "--profiles",
+                        str(profiles_file(tmp_path, server.base_url)), "--games", str(GAMES), "-c", "3",
+                        "--out", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    report = read_report(out)
+    assert report["status"] == "complete" and len(report["episodes"]) == GAMES * len(AGENTS)
+    assert report["plan"]["agents"] == AGENTS
+    served = [c for c in server.calls if c.status == 200]
+    assert all(agent_of(c.prompt) in AGENTS for c in served)
+    rows = _rows(result.stdout)
+    for agent in AGENTS:
+        mine = [c for c in served if agent_of(c.prompt) == agent]
+        overall = report["by_agent"][agent]["overall"]
+        assert overall["episodes"] == GAMES
+        assert overall["llm_calls"] == len(mine)
+        assert overall["input_tokens"] == sum(c.prompt_tokens for c in mine)
+        assert overall["output_tokens"] == sum(c.completion_tokens for c in mine)
+        cost = sum(c.prompt_tokens * PRICE_IN + c.completion_tokens * PRICE_OUT for c in mine) / 1e6
+        assert overall["total_cost"] == pytest.approx(cost)
+        # the printed table: the agent's overall row shows the same sums
+        row = rows[(agent, "overall")]
+        assert row[6:9] == [str(len(mine)), str(overall["input_tokens"]), str(overall["output_tokens"])], row
+        assert row[9] == f"${cost:.4f}" and row[-1] == "0"  # the whole row, to the errors column
+        assert {t for a, t in rows if a == agent} == {"put", "clean", "heat", "cool", "examine", "puttwo", "overall"}
+        # each agent's journals apart, one per game
+        assert len(list((out / "journals" / agent).iterdir())) == GAMES
+        if agent != "recode":  # the walkthrough demos win every bundled game
+            assert overall["successes"] == GAMES, (agent, overall)
+    # Plan-and-Execute's roles costed apart, each as the server counted it
+    roles = report["by_agent"]["plan-execute"]["roles"]
+    assert set(roles) == {"planner", "executor"}
+    for role, sums in roles.items():
+        mine = [c for c in served if agent_of(c.prompt) == "plan-execute" and role_of(c.prompt) == role]
+        assert sums["llm_calls"] == len(mine)
+        assert sums["input_tokens"] == sum(c.prompt_tokens for c in mine)
+        assert sums["output_tokens"] == sum(c.completion_tokens for c in mine)
+        assert sums["cost"] == pytest.approx(
+            sum(c.prompt_tokens * PRICE_IN + c.completion_tokens * PRICE_OUT for c in mine) / 1e6, abs=1e-5)
+    assert "plan-execute planner: LLM calls" in result.stdout
+
+
+def test_a_comparison_resumes_only_the_agent_game_pairs_it_has_not_played(tmp_path):
+    out = tmp_path / "cmp"
+    agents = "react,plan-execute"
+    first = recode(tmp_path, "eval", "--agent", agents, "--llm", "demo", "--games", "3", "-c", "2",
+                   "--out", str(out), "--no-progress")
+    assert first.returncode == 0, first.stderr
+    # as if it had been cut after three episodes: drop the others and their journals
+    report = read_report(out)
+    kept, dropped = report["episodes"][:3], report["episodes"][3:]
+    for episode in dropped:
+        shutil.rmtree(episode["journal"])
+    report.update(episodes=kept, status="interrupted")
+    (out / "report.json").write_text(json.dumps(report))
+    again = recode(tmp_path, "eval", "--resume", str(out), "--no-progress")
+    assert again.returncode == 0, again.stderr
+    assert "evaluating 3 of 6 episodes: react, plan-execute" in again.stdout
+    report = read_report(out)
+    pairs = sorted((e["agent"], e["game"]) for e in report["episodes"])
+    assert len(pairs) == len(set(pairs)) == 6
+    assert {a for a, _ in pairs} == {"react", "plan-execute"}
+    assert all(e["success"] for e in report["episodes"])
+    assert report["by_agent"]["react"]["overall"]["successes"] == 3
+    # `compare DIR` sets each agent of the comparison against the first
+    compared = recode(tmp_path, "compare", str(out))
+    assert compared.returncode == 0, compared.stderr
+    assert "plan-execute relative to react" in compared.stdout
+    assert f"baseline: {out / 'report.json'} [react]" in compared.stdout
+
+
+def test_a_comparison_replays_each_agents_own_journals(tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    args = ("--agent", "recap,plan-execute", "--games", "2", "-c", "2", "--no-progress")
+    assert recode(tmp_path, "eval", "--llm", "demo", "--out", str(first), *args).returncode == 0
+    result = recode(tmp_path, "eval", "--llm", f"journal:{first}", "--out", str(second), *args)
+    assert result.returncode == 0, result.stderr
+    before = {(e["agent"], e["game"]): (e["success"], e["llm_calls"]) for e in read_report(first)["episodes"]}
+    after = {(e["agent"], e["game"]): (e["success"], e["llm_calls"]) for e in read_report(second)["episodes"]}
+    assert after == before and all(won for won, _ in after.values())
+
+
+def test_a_single_agent_report_keeps_its_shape(tmp_path):
+    out = tmp_path / "one"
+    result = recode(tmp_path, "eval", "--agent", "react", "--llm", "demo", "--games", "2", "--out", str(out),
+                    "--no-progress")
+    assert result.returncode == 0, result.stderr
+    report = read_report(out)
+    assert "by_agent" not in report and "agents" not in report["plan"] and report["plan"]["agent"] == "react"
+    assert all("agent" not in e for e in report["episodes"])
+    assert sorted(p.name for p in (out / "journals").iterdir()) == sorted(e["game"] for e in report["episodes"])
+
+
+def test_comparing_an_unknown_agent_or_an_option_none_has_is_one_line(tmp_path):
+    bad = recode(tmp_path, "eval", "--agent", "recode,nope", "--llm", "demo", "--games", "1")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "nope" in bad.stderr
+    bad = recode(tmp_path, "eval", "--agent", "react,recap", "--agent-option", "zzz=1", "--llm", "demo", "--games", "1")
+    assert bad.returncode == 2 and "none of react, recap has this option" in bad.stderr
