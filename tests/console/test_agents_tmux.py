@@ -48,10 +48,10 @@ class Console:
             time.sleep(0.1)
         raise AssertionError(f"{texts!r} never appeared; the screen was:\n{screen}")
 
-    def answer(self, *lines: str, check: str) -> None:
+    def answer(self, *lines: str, check: str, opened: str = "in the format shown") -> None:
         """Type an answer as a person does: select the format shown, type over it line by line,
         wait for the live check to accept it, submit, and see it accepted."""
-        self.wait("in the format shown")  # the editor is open, not just the status line
+        self.wait(opened)  # the editor is open, not just the status line
         self.wait("esc Pause  ^s Submit", line=self.size[1] - 1)  # and has the focus: the keys say so
         self.keys("C-a")
         for index, line in enumerate(lines):
@@ -118,6 +118,50 @@ def test_a_person_plays_every_plan_execute_role_at_100x30() -> None:
         screen = console.wait("episode won", line=1)
         console.keys("a")  # the plan: its one step done
         screen = console.wait("✓ s1: bring the vase to sidetable 1  [done]")
+        console.fits(screen)
+    finally:
+        console.close()
+
+
+def test_a_person_solves_put_01_as_codeacts_llm_at_100x30() -> None:
+    console = Console("codeact", (100, 30), "--agent codeact --llm human")
+    try:
+        console.wait("run started: put a vase in sidetable.")
+        console.wait("paused", line=0)
+        console.keys("c")
+        screen = console.wait("awaiting expansion", "steps 0/", line=0)
+        assert "<execute>" in screen  # the cell's format, in the editor
+        console.answer("<think>the vase is on the dining table: take it over in one cell</think>", "<execute>",
+                       *[f'run("{action}")' for action in PUT_ACTIONS], "</execute>",
+                       check=f"a cell of {len(PUT_ACTIONS)} line(s)", opened="<think>/<execute> or plain code")
+        console.keys("c")
+        screen = console.wait("episode won", line=1)
+        assert "steps 4/" in screen.splitlines()[0]
+        console.keys("a")  # the cells, with what they printed
+        screen = console.wait("Cells")
+        console.fits(screen)
+    finally:
+        console.close()
+
+
+def test_a_person_solves_put_01_as_recaps_llm_at_100x30() -> None:
+    """Each call lists every remaining subtask; only the first runs, then the list comes back to be revised."""
+    console = Console("recap", (100, 30), "--agent recap --llm human")
+    try:
+        console.wait("run started: put a vase in sidetable.")
+        console.wait("paused", line=0)
+        for number in range(len(PUT_ACTIONS)):
+            console.keys("c")
+            screen = console.wait("awaiting expansion", f"steps {number}/", line=0)
+            if number == 0:
+                assert "Subtasks:" in screen  # the format, in the editor
+            remaining = [f"{index}. action: {action}" for index, action in enumerate(PUT_ACTIONS[number:], start=1)]
+            console.answer(f"Thought: {len(remaining)} steps to go", "Subtasks:", *remaining, check="")
+        console.keys("c")
+        screen = console.wait("episode won", line=1)
+        assert "steps 4/" in screen.splitlines()[0]
+        console.keys("a")  # the levels: what is left, and the window the model saw
+        screen = console.wait("Levels")
         console.fits(screen)
     finally:
         console.close()
