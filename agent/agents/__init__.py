@@ -93,7 +93,9 @@ def _as_type_of(default: Any, value: str, key: str) -> Any:
         if isinstance(default, float):
             return float(value)
     except ValueError:
-        raise ValueError(f"--agent-option {key}={value}: expected a {type(default).__name__}") from None
+        kind = {"int": "an integer", "float": "a number", "bool": "true or false"}.get(type(default).__name__,
+                                                                                     type(default).__name__)
+        raise ValueError(f"--agent-option {key}={value}: expected {kind}") from None
     return value
 
 

@@ -68,7 +68,12 @@ def _one_llm(spec: str, profiles_path: str | None, episode: str | None, agent: s
     if spec == "human":
         return HumanLLM()
     if spec == "gold":
+        if agent not in (None, "", "recode"):
+            raise UsageError(f"--llm gold answers with a ReCode plan; the {agent} agent needs demo (ALFWorld), "
+                             "scripted:FILE or profile:NAME")
         return gold_llm_for(episode or DEFAULT_GAME)
+    if spec == "demo" and episode:
+        _check_demo_env(episode)
     if spec.startswith("profile:"):
         return _profile_llm(spec.split(":", 1)[1] or "default", profiles_path)
     if spec.startswith("journal:"):
@@ -91,6 +96,20 @@ def _one_llm(spec: str, profiles_path: str | None, episode: str | None, agent: s
     if spec == "demo":
         llm.name = "demo"
     return llm
+
+
+def _check_demo_env(episode: str) -> None:
+    """The demo scripts answer ALFWorld's games: elsewhere, say what does, before any episode starts."""
+    from envs import registry
+    from envs.base import EnvError
+
+    try:
+        name = registry.split_ref(episode)[0]
+    except EnvError:
+        return  # the episode itself is refused with its own line
+    if name != registry.default_env():
+        raise UsageError(f"--llm demo plays the bundled {registry.default_env()} games; on {name} use --llm gold "
+                         "(ReCode), scripted:FILE or profile:NAME")
 
 
 def gold_llm_for(episode: str) -> LLM:
