@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -116,7 +117,8 @@ def test_no_java_is_one_line_that_says_how_to_install_it(monkeypatch, tmp_path, 
     from recode_tui.commands.cli import main
 
     monkeypatch.setenv("PATH", str(tmp_path))  # no `java` on it
-    assert main(["run", "--env", "sciworld", "--game", "boil/0", "--llm", "demo", "--quiet",
+    script = Path(__file__).resolve().parents[2] / "mockllm" / "demos" / "alfworld.yaml"  # any script: Java comes first
+    assert main(["run", "--env", "sciworld", "--game", "boil/0", "--llm", f"scripted:{script}", "--quiet",
                  "--sessions", str(tmp_path / "sessions")]) == 2  # refused before anything starts
     assert capfd.readouterr().err == f"recode-tui: error: {JAVA_HINT}\n"
     simulator = Simulator()  # and if the JVM is started all the same
