@@ -36,6 +36,8 @@ from agent.events import (
     ExpansionRejected,
     ExpansionRequested,
     LLMFailed,
+    NodeCompleted,
+    NodeError,
     ObservationReceived,
     RunFinished,
     StatementRun,
@@ -44,7 +46,7 @@ from agent.llm import LLM, Completion, LLMError, StubContext, Usage
 from agent.prompt import PromptContext, PromptSet, RecentActions, rewrite_note
 from agent.replay import RecordedStatement, ReplayMismatch
 from agent.runner import CodeRunner
-from agent.tree import CodeTree, Expansion, Node
+from agent.tree import CodeTree, Expansion, Node, NodeStatus
 from envs.base import Env
 
 T = TypeVar("T")
@@ -364,6 +366,19 @@ class Stepper:
         left (ReCode's sub-calls; the prompt workspace shows it for any agent)."""
         left = max(0, self.env.max_steps - self.env.steps)
         return PromptContext(self.task, self.recent.last(), left, self.env.max_steps)
+
+    async def _close_root(self, root: Node) -> AsyncIterator[Event]:
+        """End an episode whose work is done or cut: the root completes on a win, else errs with the reason."""
+        self.current = root
+        if self.env.won:
+            root.status = NodeStatus.COMPLETED
+            yield NodeCompleted(root.id, output="won")
+            yield self._finish(True, "won")
+            return
+        reason = self.end_reason()
+        root.status, root.error = NodeStatus.ERROR, reason
+        yield NodeError(root.id, code=root.code, error=reason)
+        yield self._finish(False, reason)
 
     def rewrite_note(self, reason: str) -> str:
         """What is added to the prompt after a refused answer."""

@@ -274,18 +274,6 @@ class CodeActAgent(Stepper):
                                       done=self.env.done, won=self.env.won)
             self.runner.answer(observation, stop=self.env.done)
 
-    async def _close_root(self, root: Node) -> AsyncIterator[Event]:
-        self.current = root
-        if self.env.won:
-            root.status = NodeStatus.COMPLETED
-            yield NodeCompleted(root.id, output="won")
-            yield self._finish(True, "won")
-            return
-        reason = self.end_reason()
-        root.status, root.error = NodeStatus.ERROR, reason
-        yield NodeError(root.id, code=root.code, error=reason)
-        yield self._finish(False, reason)
-
     def _verdict(self, completion: Completion) -> Verdict:
         return self.judge(completion.text, PURPOSE, typed=completion.source in ("human", "model+edited"))
 
