@@ -16,21 +16,19 @@ from typing import Any, AsyncIterator, Callable
 from agent.answer_rule import Verdict, judge_answer
 from agent.codeblocks import safe_parse
 from agent.events import (
-    ActionSent,
     Event,
     ExpansionReceived,
     NodeCompleted,
     NodeError,
     NodeSkipped,
     NodeStarted,
-    ObservationReceived,
     RunStarted,
     StubFound,
     VariablesChanged,
 )
 from agent.llm import LLM, Completion, StubContext
 from agent.prompt import DEFAULT_PROMPTS, PromptSet, build_expand_prompt, build_repair_prompt, call_arguments  # noqa: E501
-from agent.runner import ActionRequest, CodeRunner, NodeOutcome
+from agent.runner import CodeRunner, NodeOutcome
 from agent.stepper import Answer, Limits, Stepper
 from agent.tree import Node, NodeStatus
 from envs.base import Env
@@ -95,7 +93,7 @@ class Engine(Stepper):
             node.status = NodeStatus.RUNNING
             yield NodeStarted(node.id, code=node.code, depth=node.depth)
             outcome: NodeOutcome | None = None
-            async for event in self._execute(node):
+            async for event in self.run_code(node):
                 if isinstance(event, NodeOutcome):
                     outcome = event
                 else:
@@ -115,28 +113,6 @@ class Engine(Stepper):
             yield self._finish(False, self.end_reason())
         else:
             yield self._finish(False, "no pending nodes left and the task is not done")
-
-    async def _execute(self, node: Node) -> AsyncIterator[Event | NodeOutcome]:
-        """Run one node's code, one action at a time."""
-        await self.runner.start(node.code)
-        while True:
-            message = await self.runner.next_message()
-            if isinstance(message, NodeOutcome):
-                yield message
-                return
-            assert isinstance(message, ActionRequest)
-            number = self.env.steps + 1
-            yield ActionSent(node.id, action=message.action, step=number, line=message.line)
-            observation = await self._in_env_thread(self.env.step, message.action)
-            yield ObservationReceived(
-                node.id,
-                action=message.action,
-                observation=observation,
-                step=number,
-                done=self.env.done,
-                won=self.env.won,
-            )
-            self.runner.answer(observation, stop=self.env.done)
 
     async def _settle(self, node: Node, outcome: NodeOutcome) -> AsyncIterator[Event]:
         """Record a node's outcome; expand a stub or repair an error."""

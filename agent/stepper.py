@@ -45,7 +45,7 @@ from agent.events import (
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
 from agent.prompt import PromptContext, PromptSet, RecentActions, rewrite_note
 from agent.replay import RecordedStatement, ReplayMismatch
-from agent.runner import CodeRunner
+from agent.runner import ActionRequest, CodeRunner, NodeOutcome
 from agent.tree import CodeTree, Expansion, Node, NodeStatus
 from envs.base import Env
 
@@ -379,6 +379,24 @@ class Stepper:
         root.status, root.error = NodeStatus.ERROR, reason
         yield NodeError(root.id, code=root.code, error=reason)
         yield self._finish(False, reason)
+
+    async def run_code(self, node: Node, code: str | None = None) -> AsyncIterator[Event | NodeOutcome]:
+        """Run code (the node's own by default) in the runner, one action at a time: each `run()` is an
+        action event and an observation event, so a debugger can stop between two actions of a loop.
+        Ends with the runner's `NodeOutcome` (not an event: the agent settles it)."""
+        await self.runner.start(node.code if code is None else code)
+        while True:
+            message = await self.runner.next_message()
+            if isinstance(message, NodeOutcome):
+                yield message
+                return
+            assert isinstance(message, ActionRequest)
+            number = self.env.steps + 1
+            yield ActionSent(node.id, action=message.action, step=number, line=message.line)
+            observation = await self._in_env_thread(self.env.step, message.action)
+            yield ObservationReceived(node.id, action=message.action, observation=observation, step=number,
+                                      done=self.env.done, won=self.env.won)
+            self.runner.answer(observation, stop=self.env.done)
 
     def rewrite_note(self, reason: str) -> str:
         """What is added to the prompt after a refused answer."""

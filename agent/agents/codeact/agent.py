@@ -38,18 +38,16 @@ from typing import Any, AsyncIterator, Callable
 from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.answer_rule import Verdict
 from agent.events import (
-    ActionSent,
     Event,
     ExpansionReceived,
     NodeCompleted,
     NodeError,
     NodeStarted,
-    ObservationReceived,
     RunStarted,
     VariablesChanged,
 )
 from agent.llm import Completion, StubContext
-from agent.runner import ActionRequest, NodeOutcome
+from agent.runner import NodeOutcome
 from agent.event_text import first_line
 from agent.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.tree import Node, NodeStatus
@@ -218,7 +216,7 @@ class CodeActAgent(Stepper):
             seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=PURPOSE,
         )
         outcome: NodeOutcome | None = None
-        async for event in self._execute(cell, code):
+        async for event in self.run_code(cell, code):
             if isinstance(event, NodeOutcome):
                 outcome = event
             else:
@@ -257,22 +255,6 @@ class CodeActAgent(Stepper):
         elif self.errors_in_a_row > self.limits.max_retry:
             self.finished_reason = (f"error limit: {self.errors_in_a_row} cells in a row raised "
                                     f"(max_retry {self.limits.max_retry}); the last: {last}")
-
-    async def _execute(self, cell: Node, code: str) -> AsyncIterator[Event | NodeOutcome]:
-        """Run one cell, one action at a time (as ReCode's engine runs a node)."""
-        await self.runner.start(code)
-        while True:
-            message = await self.runner.next_message()
-            if isinstance(message, NodeOutcome):
-                yield message
-                return
-            assert isinstance(message, ActionRequest)
-            number = self.env.steps + 1
-            yield ActionSent(cell.id, action=message.action, step=number, line=message.line)
-            observation = await self._in_env_thread(self.env.step, message.action)
-            yield ObservationReceived(cell.id, action=message.action, observation=observation, step=number,
-                                      done=self.env.done, won=self.env.won)
-            self.runner.answer(observation, stop=self.env.done)
 
     def _verdict(self, completion: Completion) -> Verdict:
         return self.judge(completion.text, PURPOSE, typed=completion.source in ("human", "model+edited"))
