@@ -33,6 +33,7 @@ from agent.events import (
     ActionSent,
     AgentNote,
     Event,
+    ExpansionReceived,
     ExpansionRejected,
     ExpansionRequested,
     LLMFailed,
@@ -397,6 +398,17 @@ class Stepper:
             yield ObservationReceived(node.id, action=message.action, observation=observation, step=number,
                                       done=self.env.done, won=self.env.won)
             self.runner.answer(observation, stop=self.env.done)
+
+    @staticmethod
+    def answered(node_id: str, completion: Completion, *, thought: str, blocks: tuple[str, ...],
+                 child_ids: tuple[str, ...], purpose: str = "", role: str = MAIN_ROLE) -> ExpansionReceived:
+        """The accepted-answer event for `completion`, with its counts and times."""
+        return ExpansionReceived(
+            node_id, raw=completion.text, thought=thought, blocks=blocks, child_ids=child_ids,
+            source=completion.source, input_tokens=completion.usage.input_tokens,
+            output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
+            seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=purpose, role=role,
+        )
 
     def rewrite_note(self, reason: str) -> str:
         """What is added to the prompt after a refused answer."""

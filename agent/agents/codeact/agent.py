@@ -39,7 +39,6 @@ from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.answer_rule import Verdict
 from agent.events import (
     Event,
-    ExpansionReceived,
     NodeCompleted,
     NodeError,
     NodeStarted,
@@ -209,12 +208,8 @@ class CodeActAgent(Stepper):
         completion, verdict = answer.completion, answer.verdict
         code = verdict.blocks[0]
         cell.code, cell.thought = code, verdict.thought
-        yield ExpansionReceived(
-            root.id, raw=completion.text, thought=verdict.thought, blocks=(code,), child_ids=(cell.id,),
-            source=completion.source, input_tokens=completion.usage.input_tokens,
-            output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
-            seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=PURPOSE,
-        )
+        yield self.answered(root.id, completion, thought=verdict.thought, blocks=(code,), child_ids=(cell.id,),
+                            purpose=PURPOSE)
         outcome: NodeOutcome | None = None
         async for event in self.run_code(cell, code):
             if isinstance(event, NodeOutcome):

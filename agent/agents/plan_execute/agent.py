@@ -15,8 +15,8 @@ from pathlib import Path
 from string import Template
 from typing import Any, AsyncIterator
 
-from agent.agents.plan_execute.plan import Plan, PlanError, PlanStep, parse_plan, plan_diff, plan_text
-from agent.agents.plan_execute.turn import Turn, TurnError, parse_turn
+from agent.agents.plan_execute.plan import PlanError, PlanStep, parse_plan, plan_diff, plan_text
+from agent.agents.plan_execute.turn import TurnError, parse_turn
 from agent.answer_rule import Verdict
 from agent.events import (
     AgentNote,
@@ -246,12 +246,8 @@ class PlanExecuteAgent(Stepper):
     def _received(self, node: Node, answer: Answer, thought: str, blocks: tuple[str, ...],
                   child_ids: tuple[str, ...], purpose: str, role: str) -> ExpansionReceived:
         c = answer.completion
-        return ExpansionReceived(
-            node.id, raw=c.text, thought=thought, blocks=blocks, child_ids=child_ids, source=c.source,
-            input_tokens=c.usage.input_tokens, output_tokens=c.usage.output_tokens, cost=c.cost,
-            proposed=c.proposed, seconds=c.seconds or 0.0, person_seconds=c.person_seconds,
-            purpose=purpose, role=role,
-        )
+        return self.answered(node.id, c, thought=thought, blocks=blocks, child_ids=child_ids, purpose=purpose,
+                             role=role)
 
     # -- plan bookkeeping -------------------------------------------------------------------
 

@@ -37,7 +37,6 @@ from agent.agents.react.grammar import LEVELS, action_problem
 from agent.answer_rule import Verdict
 from agent.events import (
     Event,
-    ExpansionReceived,
     NodeCompleted,
     NodeError,
     NodeStarted,
@@ -187,12 +186,8 @@ class ReActAgent(Stepper):
         completion, verdict = answer.completion, answer.verdict
         action = verdict.blocks[0]
         turn.code, turn.thought = action, verdict.thought
-        yield ExpansionReceived(
-            root.id, raw=completion.text, thought=verdict.thought, blocks=(action,), child_ids=(turn.id,),
-            source=completion.source, input_tokens=completion.usage.input_tokens,
-            output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
-            seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=PURPOSE,
-        )
+        yield self.answered(root.id, completion, thought=verdict.thought, blocks=(action,), child_ids=(turn.id,),
+                            purpose=PURPOSE)
         observation = ""
         async for event in self.act(turn, action):
             if isinstance(event, ObservationReceived):

@@ -229,12 +229,8 @@ class RecapAgent(Stepper):
     def _received(self, node: Node, answer: Answer, decomposition: Decomposition, child_ids: tuple[str, ...],
                   purpose: str) -> ExpansionReceived:
         c = answer.completion
-        return ExpansionReceived(
-            node.id, raw=c.text, thought=decomposition.thought, blocks=tuple(i.label for i in decomposition.items),
-            child_ids=child_ids, source=c.source, input_tokens=c.usage.input_tokens,
-            output_tokens=c.usage.output_tokens, cost=c.cost, proposed=c.proposed, seconds=c.seconds or 0.0,
-            person_seconds=c.person_seconds, purpose=purpose, role="",
-        )
+        return self.answered(node.id, c, thought=decomposition.thought,
+                             blocks=tuple(i.label for i in decomposition.items), child_ids=child_ids, purpose=purpose)
 
     def _judge(self, completion: Completion) -> Verdict:
         return self.judge(completion.text, "", typed=completion.source in ("human", "model+edited"))
