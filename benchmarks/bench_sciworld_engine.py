@@ -67,6 +67,15 @@ class TimedEnv:
             self.env_seconds += spent
             self.steps_seconds.append(spent)
 
+    async def step_async(self, action: str) -> str:  # what the engine calls on ScienceWorld (one thread hop)
+        began = time.perf_counter()
+        try:
+            return await self._env.step_async(action)
+        finally:
+            spent = time.perf_counter() - began
+            self.env_seconds += spent
+            self.steps_seconds.append(spent)
+
     def __getattr__(self, name: str):
         return getattr(self._env, name)
 

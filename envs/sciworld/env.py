@@ -90,20 +90,43 @@ class SciWorldEnv:
         return Reset(instruction=instruction, observation=observation, raw=f"{description.strip()}\n\n{observation}")
 
     def step(self, action: str) -> str:
+        refused = self._begin_step()
+        if refused:
+            return refused
+        try:
+            return self._end_step(*self.simulator.step(action.strip()))
+        except SimulatorError as exc:
+            return self._failed(exc)
+
+    async def step_async(self, action: str) -> str:
+        """`step` for an engine on an event loop: it awaits the simulator's thread instead of
+        blocking one of its own (`agent.stepper.Stepper` prefers this when an env has it)."""
+        refused = self._begin_step()
+        if refused:
+            return refused
+        try:
+            return self._end_step(*await self.simulator.step_async(action.strip()))
+        except SimulatorError as exc:
+            return self._failed(exc)
+
+    def _begin_step(self) -> str:
+        """Count the step; or why no step is taken ('' when it is)."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
         if self.done:
             return f"The episode is over ({self.end_reason}); no more actions are accepted."
         self._steps += 1
-        try:
-            observation, score, completed = self.simulator.step(action.strip())
-        except SimulatorError as exc:
-            self.failure = str(exc)
-            return f"(simulator error: {exc})"
+        return ""
+
+    def _end_step(self, observation: str, score: int, completed: bool) -> str:
         if score != self.score:
             self.score_log.append((self._steps, self.score, score))
         self.score, self._completed = score, completed
         return observation
+
+    def _failed(self, exc: SimulatorError) -> str:
+        self.failure = str(exc)
+        return f"(simulator error: {exc})"
 
     @property
     def end_reason(self) -> str:

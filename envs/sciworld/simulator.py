@@ -13,6 +13,7 @@ hangs) and raises `SimulatorError`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import threading
@@ -117,33 +118,60 @@ class Simulator:
         `needs_episode`: the call works on the loaded episode, which a JVM that
         died has lost; it fails instead of running on a fresh, empty JVM.
         """
+        future = self._calls.submit(fn, self._ready(what, needs_episode))
+        try:
+            return future.result(timeout=self.call_timeout)
+        except FutureTimeout:
+            self._discard()  # kills the JVM, which also ends the blocked call
+            raise self._timed_out(what) from None
+        except Exception as exc:  # noqa: BLE001 - sorted into one line by _failure
+            raise self._failure(what, exc) from None
+
+    async def call_async(self, what: str, fn: Callable[[Any], T], needs_episode: bool = False) -> T:
+        """`call` for an event loop: the loop awaits the simulator's own thread.
+
+        Why: an engine that ran the blocking `call` in its env thread paid two
+        thread hops per step (its thread, then this one); awaiting pays one.
+        """
+        future = asyncio.wrap_future(self._calls.submit(fn, self._ready(what, needs_episode)))
+        try:
+            async with asyncio.timeout(self.call_timeout):
+                return await future
+        except TimeoutError:
+            await asyncio.to_thread(self._discard)  # killing the JVM can take a moment: not on the loop
+            raise self._timed_out(what) from None
+        except Exception as exc:  # noqa: BLE001 - sorted into one line by _failure
+            raise self._failure(what, exc) from None
+
+    def _ready(self, what: str, needs_episode: bool) -> Any:
+        """The wrapper to call, or SimulatorError when the call's episode is gone."""
         if needs_episode and self._env is not None and not self.alive:
             self._discard()
             self.notes.append(f"the ScienceWorld JVM had stopped; {RESTART}")
             raise SimulatorError(f"the ScienceWorld JVM had stopped before {what} ({RESTART}); the episode ends here")
         if needs_episode and self.loaded is None:
             raise SimulatorError(f"no episode is loaded in the simulator for {what}; the episode ends here")
-        env = self.env()
-        future = self._calls.submit(fn, env)
-        try:
-            return future.result(timeout=self.call_timeout)
-        except FutureTimeout:
-            self._discard()  # kills the JVM, which also ends the blocked call
-            self.notes.append(f"the ScienceWorld simulator did not answer {what} within {self.call_timeout:g} s; stopped it")
-            raise SimulatorError(
-                f"the simulator did not answer {what} within {self.call_timeout:g} s (stopped it; {RESTART}); "
-                "the episode ends here"
-            ) from None
-        except SimulatorError:
-            raise
-        except ValueError as exc:  # the wrapper's own argument checks
-            raise SimulatorError(str(exc).splitlines()[0]) from None
-        except Exception as exc:  # noqa: BLE001 - py4j: the JVM died mid-call
-            if not self.alive:
-                self._discard()
-                self.notes.append(f"the ScienceWorld JVM stopped during {what}; {RESTART}")
-                raise SimulatorError(f"the ScienceWorld JVM stopped during {what} ({RESTART}); the episode ends here") from None
-            raise SimulatorError(f"the simulator failed during {what}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        return self.env()
+
+    def _timed_out(self, what: str) -> SimulatorError:
+        self.notes.append(f"the ScienceWorld simulator did not answer {what} within {self.call_timeout:g} s; stopped it")
+        return SimulatorError(
+            f"the simulator did not answer {what} within {self.call_timeout:g} s (stopped it; {RESTART}); "
+            "the episode ends here"
+        )
+
+    def _failure(self, what: str, exc: Exception) -> SimulatorError:
+        """One line for a call that raised: the wrapper's own check, or a JVM that died mid-call."""
+        if isinstance(exc, SimulatorError):
+            return exc
+        if isinstance(exc, ValueError):  # the wrapper's own argument checks
+            return SimulatorError(str(exc).splitlines()[0])
+        if not self.alive:  # py4j: the JVM died mid-call
+            self._discard()
+            self.notes.append(f"the ScienceWorld JVM stopped during {what}; {RESTART}")
+            return SimulatorError(f"the ScienceWorld JVM stopped during {what} ({RESTART}); the episode ends here")
+        return SimulatorError(f"the simulator failed during {what}: "
+                              f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
 
     def load(self, task: str, variation: int, simplifications: str, gold: bool = False) -> None:
         self.call(f"loading {task}/{variation}", lambda e: e.load(task, variation, simplifications, generateGoldPath=gold))
@@ -160,12 +188,11 @@ class Simulator:
 
     def step(self, action: str) -> tuple[str, int, bool]:
         """(observation, score 0-100 or negative on failure, completed)."""
+        return self.call(f"the action {action!r}", _stepper(action), needs_episode=True)
 
-        def _step(e: Any) -> tuple[str, int, bool]:
-            observation = str(e.server.step(action))
-            return observation, int(round(100 * e.server.getScore())), bool(e.server.getCompleted())
-
-        return self.call(f"the action {action!r}", _step, needs_episode=True)
+    async def step_async(self, action: str) -> tuple[str, int, bool]:
+        """`step`, awaited on an event loop (one thread hop)."""
+        return await self.call_async(f"the action {action!r}", _stepper(action), needs_episode=True)
 
     def inventory(self) -> str:
         return self.call("inventory", lambda e: str(e.server.freeActionInventory()), needs_episode=True)
@@ -190,6 +217,16 @@ class Simulator:
         lists = self.call(f"the variations of {task}", _lists)
         self.loaded = None
         return lists
+
+
+def _stepper(action: str) -> Callable[[Any], tuple[str, int, bool]]:
+    """One step as the simulator thread runs it: the observation, the score, and whether the task ended."""
+
+    def step(e: Any) -> tuple[str, int, bool]:
+        observation = str(e.server.step(action))
+        return observation, int(round(100 * e.server.getScore())), bool(e.server.getCompleted())
+
+    return step
 
 
 _shared: Simulator | None = None
