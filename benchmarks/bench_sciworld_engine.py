@@ -15,7 +15,10 @@ so what is left is the engine's own work) through the sandboxed runner that
 - `% of env step`: that overhead against the env's median step (target under 5 %);
 - `ms/expansion`: the engine's time per expansion (prompt building, the
   answer check in the sandbox, new nodes): paid per LLM call, not per action;
-- `all-in ms/action`: (episode wall time - time inside the env) / actions, both together.
+- `all-in ms/action`: (episode wall time - time inside the env) / actions, both together;
+- `floor ms/action`: the same engine, plan and actions on an env whose step costs nothing
+  (`InstantEnv`, a stand-in named as such): what the sandboxed engine costs per action
+  whatever the environment (process round trips to the sandbox, the env thread hop).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from agent.events import (  # noqa: E402
 from agent.prompt import DEFAULT_PROMPTS, PromptSet  # noqa: E402
 from agent.runners import RunnerSettings  # noqa: E402
 from envs import registry  # noqa: E402
+from envs.base import Reset  # noqa: E402
 from envs.sciworld.simulator import shared_simulator  # noqa: E402
 from envs.sciworld.tasks import find_task, simplifications_for  # noqa: E402
 from mockllm.gold import gold_llm  # noqa: E402
@@ -80,6 +84,31 @@ class TimedEnv:
         return getattr(self._env, name)
 
 
+class InstantEnv:
+    """A stand-in env that answers every action at once and is won after the gold path's length:
+    the engine's own cost per action with nothing else in it (not a real environment)."""
+
+    name, task_type = "instant", "instant"
+
+    def __init__(self, length: int) -> None:
+        self.length, self.max_steps, self._steps = length, length + 10, 0
+
+    def reset(self) -> Reset:
+        self._steps = 0
+        return Reset("reach the end", "You are somewhere.", "You are somewhere.")
+
+    def step(self, action: str) -> str:
+        self._steps += 1
+        return "Nothing happens."
+
+    done = property(lambda self: self._steps >= self.length)
+    won = done
+    steps = property(lambda self: self._steps)
+
+    def close(self) -> None:
+        pass
+
+
 def bare_steps(task: str, actions: list[str]) -> list[float]:
     """The simulator's own step (`server.step`) on the same actions, after a reset."""
     simulator = shared_simulator()
@@ -95,11 +124,11 @@ def bare_steps(task: str, actions: list[str]) -> list[float]:
     return seconds
 
 
-async def engine_episode(task: str) -> dict:
+async def engine_episode(task: str, instant: bool = False) -> dict:
     provider = registry.provider("sciworld")
     episode = f"{task}/0"
     gold = provider.gold_actions(episode)
-    env = TimedEnv(provider.make_env(episode))
+    env = TimedEnv(InstantEnv(len(gold)) if instant else provider.make_env(episode))
     runner = RunnerSettings().make_runner()  # what run and eval build: sandboxed, with the checks
     await runner.ensure_started()  # outside the clock: a user pays it once per run
     engine = Engine(env, gold_llm(gold), runner, prompts=PromptSet(DEFAULT_PROMPTS))
@@ -117,6 +146,8 @@ async def engine_episode(task: str) -> dict:
             break
     wall = time.perf_counter() - began
     await engine.close()
+    if instant:
+        return {"overhead": (wall - env.env_seconds - expanding) / max(actions, 1)}
     played = gold[:actions]
     return {
         "task": task, "actions": actions, "expansions": expansions, "won": event.success,
@@ -132,19 +163,27 @@ async def main() -> int:
     parser.add_argument("--tasks", default=TASKS)
     args = parser.parse_args()
     shared_simulator().env()  # the JVM's start is not an episode's cost
-    rows = [await engine_episode(task) for task in args.tasks.split(",")]
+    rows = []
+    for task in args.tasks.split(","):
+        row = await engine_episode(task)
+        row["floor"] = (await engine_episode(task, instant=True))["overhead"]
+        rows.append(row)
     print("| task | actions | expansions | bare ms | env ms | engine ms/action | % of env step | ms/expansion "
-          "| all-in ms/action | won |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| all-in ms/action | floor ms/action | won |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['task']} | {r['actions']} | {r['expansions']} | {r['bare_step'] * 1000:.1f} | "
               f"{r['env_step'] * 1000:.1f} | {r['overhead'] * 1000:.2f} | {r['overhead'] / r['env_step'] * 100:.0f} % | "
-              f"{r['per_expansion'] * 1000:.1f} | {r['all_in'] * 1000:.2f} | {'yes' if r['won'] else 'NO'} |")
+              f"{r['per_expansion'] * 1000:.1f} | {r['all_in'] * 1000:.2f} | {r['floor'] * 1000:.2f} | "
+              f"{'yes' if r['won'] else 'NO'} |")
     actions = sum(r["actions"] for r in rows)
     overall = sum(r["overhead"] * r["actions"] for r in rows) / actions
+    floor = sum(r["floor"] * r["actions"] for r in rows) / actions
     env_step = statistics.median(r["env_step"] for r in rows)
     print(f"\nall {actions} actions: engine {overall * 1000:.2f} ms/action = {overall / env_step * 100:.0f} % of the median "
           f"env step ({env_step * 1000:.1f} ms); sandboxed runner with its checks, gold-path LLM (no model time)")
+    print(f"floor (same plans on an env that costs nothing): {floor * 1000:.2f} ms/action "
+          f"= {floor / env_step * 100:.0f} % of that step")
     shared_simulator().close()
     return 0 if all(r["won"] for r in rows) else 1
 

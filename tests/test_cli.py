@@ -13,10 +13,11 @@ def recode(*args: str, sessions: str | None = None) -> subprocess.CompletedProce
     import os
     import tempfile
 
-    env = dict(os.environ, RECODE_TUI_SESSIONS=sessions or tempfile.mkdtemp(prefix="recode-sessions-"))
-    return subprocess.run(
-        [sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True, timeout=300, env=env
-    )
+    with tempfile.TemporaryDirectory(prefix="recode-sessions-") as scratch:  # journals go here unless asked for
+        env = dict(os.environ, RECODE_TUI_SESSIONS=sessions or scratch)
+        return subprocess.run(
+            [sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True, timeout=300, env=env
+        )
 
 
 def walkthrough_script(tmp_path, game: str) -> str:
