@@ -61,6 +61,7 @@ class JournalWriter:
         self.records_written = 0
         self._last_prompt = ""
         self._last_purpose = "expand"
+        self._asked_node = ""  # the node the open LLM request is for
         self._codes: dict[str, str] = {}
         self._expansions = 0
         self._handle = None
@@ -94,6 +95,7 @@ class JournalWriter:
             self._codes[event.node_id or ""] = event.code
         elif isinstance(event, ev.ExpansionRequested):
             self._last_prompt, self._last_purpose = event.prompt, event.purpose
+            self._asked_node = event.node_id or ""  # ReAct asks on a turn and records the answer on the root
         elif isinstance(event, (ev.ExpansionReceived, ev.ExpansionRejected)):
             self._expansions += 1
             received = isinstance(event, ev.ExpansionReceived)
@@ -102,7 +104,7 @@ class JournalWriter:
                     "type": "answer",
                     "index": self._expansions,
                     "node_id": event.node_id,
-                    "stub": self._codes.get(event.node_id or "", ""),
+                    "stub": self._codes.get(self._asked_node or event.node_id or "", ""),  # what the LLM was asked for
                     "purpose": self._last_purpose,
                     "prompt": self._last_prompt,
                     "answer": event.raw,
@@ -148,6 +150,7 @@ class JournalWriter:
                 self._codes[event.node_id or ""] = event.code
             elif isinstance(event, ev.ExpansionRequested):
                 self._last_prompt, self._last_purpose = event.prompt, event.purpose
+                self._asked_node = event.node_id or ""
 
     def _prompt_change(self) -> dict[str, str]:
         prompts = self.current_prompts() if self.current_prompts is not None else None

@@ -242,8 +242,10 @@ def llm_factory(
         shared = make_llm(spec, profiles, agent=agent)
     if spec.startswith("profile:"):
         return (lambda game, agent=None: shared), True
-    # a script keeps per-episode state (`once`); `demo` is each agent's own script
-    return (lambda game, agent=None: make_llm(spec, profiles, agent=agent)), False
+    # a script keeps per-episode state (`once`); `demo` is each agent's own script. One agent (`--agent
+    # react`) is asked for without its name (Evaluation passes it in comparisons only): it is the default.
+    only = agents[0] if agents and len(agents) == 1 else None
+    return (lambda game, agent=None: make_llm(spec, profiles, agent=agent or only)), False
 
 
 # ------------------------------------------------------------------ showing
