@@ -311,7 +311,9 @@ class PlainFrontEnd:
         """Step to the end of the run through the debugger; None when the person paused (the session is saved).
 
         The debugger stops where the console's would: when the person is asked (its human stop),
-        when a model's call failed (asked again here, as the plain mode always has) and at the end.
+        when a model's call failed (asked again here, as the plain mode always has), at a breakpoint
+        (none from the command line: `run` has no --break; its stop line is printed and the run goes on)
+        and at the end.
         """
         debugger = self.debugger
         if self.pending is not None:
@@ -323,7 +325,9 @@ class PlainFrontEnd:
                 if answered is None:
                     return None
                 stop = answered
-            else:
+            else:  # a breakpoint set on `debugger` says where it was; a model's failed call is its event's line
+                if stop.reason.kind != "llm_error":
+                    self.say(f"■ {stop.reason}", "bold")
                 stop = await debugger.step(StepMode.CONTINUE)
         return stop.event
 
