@@ -325,8 +325,9 @@ class PlainFrontEnd:
                 if answered is None:
                     return None
                 stop = answered
-            else:  # a breakpoint set on `debugger` says where it was; a model's failed call is its event's line
-                if stop.reason.kind != "llm_error":
+            else:  # a breakpoint set on `debugger` says where it was; an accepted answer or a model's
+                # failed call already has its event's line
+                if stop.reason.kind in ("breakpoint", "condition_error"):
                     self.say(f"■ {stop.reason}", "bold")
                 stop = await debugger.step(StepMode.CONTINUE)
         return stop.event

@@ -69,6 +69,8 @@ async def test_the_plain_mode_stops_at_the_debuggers_human_stop_and_prints_the_c
         result = await asyncio.wait_for(task, 30)
     assert isinstance(result, ev.RunFinished) and result.success and result.steps == 2
     assert front.transcript[-1].startswith("SUCCESS: won")
+    assert [line for line in front.transcript if line.startswith("■")] == [  # one stop line where it asked
+        "■ awaiting your act of n1 `turn 1`", "■ awaiting your act of n2 `turn 2`"]
     answers = [r for r in read_journal(front.session.folder).records if r["type"] == "answer"]
     assert [a["source"] for a in answers] == ["human", "human"]
     assert answers[0]["person_seconds"] >= 0.3  # counted from the stop that asked, as in the console
