@@ -358,6 +358,12 @@ class Debugger:
             and not self.engine.done
         )
 
+    def resume_at(self, event: ev.Event) -> None:
+        """A reopened run stands at `event` (the last one replayed): the next command starts there,
+        and a person asked there is timed from now."""
+        self.last_event = event
+        self.stopped_at = time.monotonic()
+
     def request_pause(self) -> None:
         """Ask a running command to stop after the event in progress."""
         if self.running:

@@ -1,15 +1,18 @@
 """Plain-terminal mode: you are the LLM, in an ordinary scrolling terminal.
 
 `recode-tui run --llm human` uses this instead of the full-screen console, for
-ssh sessions, narrow terminals and screen readers. Between expansions every
-engine event is printed as one line. For each expansion the prompt is printed
+ssh sessions, narrow terminals and screen readers. The run is stepped by the
+console's `agent.debugger.Debugger`: every event it passes is printed as one
+line, and where it stops for the person its stop reason is printed (the
+console's stop line) before the prompt. For each expansion the prompt is printed
 (highlighted with pygments; long sections folded, F2 prints it whole), then a
 prompt-toolkit editor opens: multi-line, Python highlighting, auto-indent,
 up/down on the first/last line walks the answers given earlier, the
 <think>/<execute> skeleton prefilled. Esc Enter (or Alt-Enter) submits; the
 answer is validated first and, when it cannot be used, the reason is shown
 under the editor and the text stays as typed. Ctrl-D (or Ctrl-C) pauses: the
-text is saved as the session's draft, and `--resume` continues there.
+text is saved as the session's draft (so is the answer in hand when the editor
+or the run crashes), and `--resume` continues there.
 
 Nothing here imports Textual.
 """
@@ -23,7 +26,8 @@ from typing import Any, Callable
 
 from agent import events as ev
 from agent.answer_rule import judge_answer
-from agent.llm import asked_before
+from agent.debugger import Debugger, Stop, StepMode
+from agent.event_text import first_line
 from recode_tui.commands.eventline import event_line
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
@@ -210,7 +214,7 @@ def _key_bindings(front: "PlainFrontEnd") -> Any:
 
 @dataclass
 class PlainFrontEnd:
-    """Drives a journaled engine whose LLM is a HumanLLM, in a plain terminal.
+    """Drives a journaled engine whose LLM is a HumanLLM, in a plain terminal, through `agent.debugger.Debugger`.
 
     `input`/`output` are prompt-toolkit's (tests pass a pipe input and a
     DummyOutput); every line printed is also kept in `transcript`.
@@ -225,6 +229,7 @@ class PlainFrontEnd:
     history: list[str] = field(default_factory=list)
     editing: asyncio.Event = field(default_factory=asyncio.Event)
     prompt_session: Any = None
+    debugger: Debugger = field(init=False)  # the console's debugger: the plain mode steps the run through it
     _last_text: dict[str, str] = field(default_factory=dict)
     _request: ev.ExpansionRequested | None = None
 
@@ -253,6 +258,7 @@ class PlainFrontEnd:
             bottom_toolbar=self._toolbar,
             erase_when_done=False,
         )
+        self.debugger = Debugger(self.engine, breakpoints=[], on_event=self._print_event)
         draft = self.session.draft or {}
         if self.pending is not None and draft.get("node_id") == self.pending.node_id and draft.get("text"):
             self._last_text[self.pending.node_id or ""] = draft["text"]
@@ -302,25 +308,33 @@ class PlainFrontEnd:
 
     # -- the loop ------------------------------------------------------------
     async def run(self) -> ev.RunFinished | None:
-        """Step to the end of the run; None when the person paused (the session is saved)."""
-        engine = self.engine
+        """Step to the end of the run through the debugger; None when the person paused (the session is saved).
+
+        The debugger stops where the console's would: when the person is asked (its human stop),
+        when a model's call failed (asked again here, as the plain mode always has), at a breakpoint
+        (none from the command line: `run` has no --break; its stop line is printed and the run goes on)
+        and at the end.
+        """
+        debugger = self.debugger
         if self.pending is not None:
-            self._show_request(self.pending)
-        while True:
-            if self.pending is not None and _is_human(engine.llm):
-                event = await self._answer(self.pending)
-                if event is None:
+            debugger.resume_at(self.pending)
+        stop = await debugger.step(StepMode.CONTINUE)  # resumed at a request: stops there at once
+        while not isinstance(stop.event, ev.RunFinished):
+            if debugger.awaiting_human:
+                answered = await self._answer(stop)
+                if answered is None:
                     return None
-            else:
-                event = await engine.step()
-            self.pending = None
-            self.say(event_line(event))
-            if isinstance(event, ev.ExpansionRequested):
-                self.pending = event
-                if _is_human(engine.llm):
-                    self._show_request(event)
-            elif isinstance(event, ev.RunFinished):
-                return event
+                stop = answered
+            else:  # a breakpoint set on `debugger` says where it was; an accepted answer or a model's
+                # failed call already has its event's line
+                if stop.reason.kind in ("breakpoint", "condition_error"):
+                    self.say(f"■ {stop.reason}", "bold")
+                stop = await debugger.step(StepMode.CONTINUE)
+        return stop.event
+
+    def _print_event(self, event: ev.Event) -> None:
+        """The debugger's hook: every event as it passes, one line (the console batches the same hook)."""
+        self.say(event_line(event))
 
     def _show_request(self, request: ev.ExpansionRequested) -> None:
         self._request = request
@@ -329,26 +343,38 @@ class PlainFrontEnd:
         self._print_prompt(folded=True)
         self.say("─── your answer: Esc Enter submits, Ctrl-D pauses and saves ───", "bold")
 
-    async def _answer(self, request: ev.ExpansionRequested) -> ev.Event | None:
-        """Run the editor for one expansion and hand the answer to the waiting engine."""
-        engine, human = self.engine, self.engine.llm
-        step = asyncio.ensure_future(engine.step())
-        if not await asked_before(human, step):  # the engine did not wait for a person after all
-            return step.result()
-        known = await engine.runner.names()
+    async def _answer(self, stop: Stop) -> Stop | None:
+        """At the debugger's human stop: the editor, then `Debugger.submit`. None when the person paused.
+
+        Whatever ends the editor or the run while an answer is in hand, the text is saved as the draft first.
+        """
+        request = stop.event if isinstance(stop.event, ev.ExpansionRequested) else self._request
+        assert request is not None
+        self.say(f"■ {stop.reason}", "bold")  # the debugger's words, as on the console's stop line
+        self._show_request(request)
+        known = await self.engine.runner.names()
         try:
             text = await self._edit(request, known)
+        except Paused as paused:
+            await self._stop_here(request, paused.text, paused.how)
+            return None
         except (EOFError, KeyboardInterrupt) as exc:  # the terminal went away: keep what was typed
             how = "input closed" if isinstance(exc, EOFError) else "interrupted"
-            await self._pause(request, Paused(self.prompt_session.default_buffer.text, how), step)
+            await self._stop_here(request, self.prompt_session.default_buffer.text, how)
             return None
-        except Paused as paused:
-            await self._pause(request, paused, step)
-            return None
+        except Exception as exc:
+            await self._stop_here(request, self.prompt_session.default_buffer.text, _crash(exc, "the editor"))
+            raise
         self.history.append(text)
         self._last_text[request.node_id or ""] = text
-        human.submit(text)
-        return await step
+        try:
+            return await self.debugger.submit(text)  # the person's time counts from the stop that asked them
+        except Exception as exc:
+            await self._stop_here(request, text, _crash(exc, "the run"))
+            raise
+        except BaseException:  # cancelled or interrupted while the run took the answer: the text still stays
+            self._keep(request, text)
+            raise
 
     async def _edit(self, request: ev.ExpansionRequested, known: frozenset[str]) -> str:
         from prompt_toolkit.validation import ValidationError
@@ -378,25 +404,29 @@ class PlainFrontEnd:
         finally:
             self.editing.clear()
 
-    async def _pause(self, request: ev.ExpansionRequested, paused: Paused, step: "asyncio.Future[ev.Event]") -> None:
+    def _keep(self, request: ev.ExpansionRequested, text: str) -> str:
+        """Save the person's text as the session's draft; what to tell them about it."""
         from agent.journal import write_draft
 
-        session, human = self.session, self.engine.llm
-        human.cancel()
+        error = write_draft(self.session.folder, request.node_id or "", text)
+        return "the text you typed is kept as a draft" if not error else error
+
+    async def _stop_here(self, request: ev.ExpansionRequested, text: str, how: str) -> None:
+        """Keep the draft, close the run and its journal, and say how to go on."""
+        session = self.session
+        saved = self._keep(request, text)
         try:
-            await step  # the engine reports an LLMFailed (the expansion was cancelled); nothing is journaled
-        except Exception:  # noqa: BLE001
+            await self.engine.close()
+        except Exception:  # noqa: BLE001 - the run may be what crashed; the draft and the journal are kept
             pass
-        error = write_draft(session.folder, request.node_id or "", paused.text)
-        await self.engine.close()
-        session.writer.close()
-        saved = "the text you typed is kept as a draft" if not error else error
-        self.say(f"{paused.how}: session {session.folder.name} saved ({saved}).")
+        finally:
+            session.writer.close()
+        self.say(f"{how}: session {session.folder.name} saved ({saved}).")
         self.say(f"continue with: recode-tui run --llm human --resume {session.folder}")
 
 
-def _is_human(llm: Any) -> bool:
-    return hasattr(llm, "submit") and hasattr(llm, "waiting")
+def _crash(exc: BaseException, where: str) -> str:
+    return f"{where} stopped on an error ({type(exc).__name__}: {first_line(str(exc), 80)})"
 
 
 def _validator(check: Callable[[Any], None]) -> Any:
