@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, ClassVar, Iterable
 
 from textual import events
 from textual.app import App, SystemCommand
@@ -53,6 +53,7 @@ class RecodeApp(CrashReport, App[None]):
     # Each run is a mode whose base screen is the run's `DebugScreen`: a resume or a branch
     # switches to a new mode and removes the old one with every screen on it.
     DEFAULT_MODE = "run-0"
+    run_screen_class: ClassVar[type[DebugScreen]] = DebugScreen  # a subclass times or probes a run (benchmarks)
     # The run's keys are the debug screen's; these two also work on the screens above it.
     BINDINGS = [
         Binding("question_mark,f1", "help", "Help", id="app.help"),
@@ -80,7 +81,7 @@ class RecodeApp(CrashReport, App[None]):
         self.user_keymap = dict(keymap or {})
         self.watch_expressions: list[str] = []  # outlives a run: a branch keeps the watches on screen
         self.last_key_at = 0.0  # when the person last pressed a key (monotonic)
-        self._run_screen = DebugScreen(engine, breakpoints=breakpoints, autostart=autostart)
+        self._run_screen = self.run_screen_class(engine, breakpoints=breakpoints, autostart=autostart)
         self._runs = 0  # runs shown so far: the next run's mode is run-<runs>
         first = self._run_screen
         self.add_mode(self.DEFAULT_MODE, lambda: first)
@@ -141,8 +142,8 @@ class RecodeApp(CrashReport, App[None]):
             self.set_watches(watches)
         if profiles is not None:
             self.profiles = profiles
-        screen = DebugScreen(engine, breakpoints=breakpoints, drafts=drafts, replayed=replayed, how=how,
-                             stops=old.stops)
+        screen = self.run_screen_class(engine, breakpoints=breakpoints, drafts=drafts, replayed=replayed, how=how,
+                                       stops=old.stops)
         old_mode = self.current_mode
         self._runs += 1
         mode = f"run-{self._runs}"
