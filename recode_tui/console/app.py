@@ -152,6 +152,8 @@ class RecodeApp(CrashReport, App[None]):
         await self.switch_mode(mode)
         await self.remove_mode(old_mode)  # the old run's screen, its driver, the replay cover over it
         await screen.shown.wait()
+        if screen.replay_error is not None:
+            raise screen.replay_error
         return screen
 
     def set_watches(self, expressions: list[str]) -> None:

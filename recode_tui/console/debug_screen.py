@@ -128,6 +128,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         self.running_line: tuple[str, int] | None = None  # (node id, line) of the node's last run() call
         self.command_at = 0.0  # when the last engine command was given
         self.shown = asyncio.Event()  # set once the panes show the run (the replayed events included)
+        self.replay_error: Exception | None = None  # showing the replayed events failed (see `_show_replayed`)
         self._breakpoints_dirty = False  # the list shows a highlight or stale hit counts
 
     @property
@@ -203,9 +204,14 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         self.call_later(self.editor.enable_highlighting)
 
     def _show_replayed(self) -> None:
-        """The replayed events in the panes, and a stop where the replay ended."""
+        """The replayed events in the panes, and a stop where the replay ended.
+
+        An error is kept for whoever awaits `shown` (the session control says it), not raised here.
+        """
         try:
             self._apply_replayed(self.replayed)
+        except Exception as exc:  # noqa: BLE001 - a console bug showing a good journal: said, not fatal
+            self.replay_error = exc
         finally:
             self.shown.set()
 
