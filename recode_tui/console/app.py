@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Iterable
@@ -148,13 +149,20 @@ class RecodeApp(CrashReport, App[None]):
         self._runs += 1
         mode = f"run-{self._runs}"
         self.add_mode(mode, lambda: screen)
-        self._run_screen = screen
+        self._still_running()
         await self.switch_mode(mode)
+        self._run_screen = screen  # composed: app.tree_view and the rest reach it from now on
+        self._still_running()
         await self.remove_mode(old_mode)  # the old run's screen, its driver, the replay cover over it
         await screen.shown.wait()
         if screen.replay_error is not None:
             raise screen.replay_error
         return screen
+
+    def _still_running(self) -> None:
+        """The app is closing (q during a replay): the screens are its to close, not a replay's to change."""
+        if not self.is_running:
+            raise asyncio.CancelledError("the console is closing")
 
     def set_watches(self, expressions: list[str]) -> None:
         """The watch list outlives a run: the next run's variables pane starts from it."""
