@@ -98,7 +98,8 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
     # A zoomed pane keeps the status line, the search line and the keys around it.
     ALLOW_IN_MAXIMIZED_VIEW = "StatusBar, SearchBar, Footer"
 
-    run_state: reactive[RunState] = reactive(RunState.STARTING, init=False)
+    # The status line shows it (update_status); a change repaints nothing by itself.
+    run_state: reactive[RunState] = reactive(RunState.STARTING, init=False, repaint=False)
 
     def __init__(
         self,
@@ -348,7 +349,8 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         """Where the run stands now (and why, when `reason` is given): the one place that sets it."""
         self.run_state = RunState(state)
         if reason:
-            self.say(kind or "info", reason)
+            self.reason_kind, self.reason = kind or "info", reason
+        self.update_status()  # the state is on the status line
 
     def on_run_state_changed(self, message: RunStateChanged) -> None:
         """A helper (the LLM control) says where the run stands; the screen sets it."""
