@@ -95,8 +95,6 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
     """One run on screen: `engine`, its `debugger`, the panes, and the run state that greys keys."""
 
     BINDINGS = DEBUG_BINDINGS
-    # A zoomed pane keeps the status line, the search line and the keys around it.
-    ALLOW_IN_MAXIMIZED_VIEW = "StatusBar, SearchBar, Footer"
 
     # The status line shows it (update_status); a change repaints nothing by itself.
     run_state: reactive[RunState] = reactive(RunState.STARTING, init=False, repaint=False)
