@@ -21,9 +21,17 @@ async def wait_for(pilot: Pilot, predicate, timeout: float = 30.0, what: str = "
 
 async def wait_stop(pilot: Pilot, app: RecodeApp, after: int) -> None:
     """Wait until the console has shown the result of the command after stop number `after`."""
-    await wait_for(pilot, lambda: app.stops > after and not app.driver.busy and keys_settled(app),
-                   what=f"stop #{after + 1}")
+    await wait_for(pilot, lambda: app.stops > after and not app.driver.busy and keys_settled(app)
+                   and tables_measured(app), what=f"stop #{after + 1}")
     await pilot.pause()
+
+
+def tables_measured(app: RecodeApp) -> bool:
+    """The variables table has sized its columns to the rows it got (Textual does it when the table is idle)."""
+    from textual.widgets import DataTable
+
+    return not any(table._require_update_dimensions or table._updated_cells
+                   for table in app.debug_screen.query(DataTable))
 
 
 def keys_settled(app: RecodeApp) -> bool:
