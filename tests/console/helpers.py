@@ -48,7 +48,7 @@ def keys_settled(app: RecodeApp) -> bool:
 async def checked(pilot: Pilot, app: RecodeApp) -> None:
     """Wait until the editor's check line shows the check of the text now in the editor."""
     editor = app.editor
-    await wait_for(pilot, lambda: editor.last_check == editor.check(editor.editor.text),
+    await wait_for(pilot, lambda: editor.last_check == editor.check(editor.editor.text) and tables_measured(pilot.app),
                    what="the live check")
     await pilot.pause()
 
