@@ -93,10 +93,12 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
     from textual.widgets import Log
 
     from recode_tui.console.app import RecodeApp
+    from recode_tui.console.debug_screen import DebugScreen
 
     groups = max(1, nodes // 100)
     engine = Engine(InstantEnv(), TreeLLM(groups), ThreadRunner(), limits=Limits())
-    class TimedApp(RecodeApp):
+
+    class TimedScreen(DebugScreen):
         def apply_events(self, events):
             t = time.perf_counter()
             super().apply_events(events)
@@ -111,6 +113,9 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
         def action_step(self, mode: str) -> None:
             key_at.append(time.perf_counter())
             super().action_step(mode)
+
+    class TimedApp(RecodeApp):
+        run_screen_class = TimedScreen
 
     app = TimedApp(
         engine,
@@ -192,13 +197,17 @@ FIRST_PAINT_CHILD = r"""
 import sys, time
 t0 = time.perf_counter()
 from recode_tui.console.app import RecodeApp, build_app
+from recode_tui.console.debug_screen import DebugScreen
 
-class Probe(RecodeApp):
+class ProbeScreen(DebugScreen):
     def start(self):
         painted = time.perf_counter() - t0
         heavy = sorted(m for m in ("textworld", "alfworld", "openai") if m in sys.modules)
         print(f"PAINT {painted:.4f} {','.join(heavy) or '-'}", flush=True)
-        self.exit()
+        self.app.exit()
+
+class Probe(RecodeApp):
+    run_screen_class = ProbeScreen
 
 app = build_app("put-01", "human", cursor_blink=False)
 probe = Probe(app.engine, episode=app.episode, cursor_blink=False)

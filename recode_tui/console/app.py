@@ -1,45 +1,32 @@
-"""The ReCode debugging console: one screen, driven by the debugger through messages."""
+"""The ReCode debugging console: the app around one `DebugScreen` per run."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, ClassVar, Iterable
 
-from textual import events, on
-from textual.app import App, ComposeResult
+from textual import events
+from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.lazy import Lazy
-from textual.reactive import reactive
-from textual.message import Message
-from textual.widgets import Footer, TabbedContent, TabPane, Tree
+from textual.screen import Screen
 
 from agent import events as ev
-from agent.codeblocks import stub_name_of
-from agent.debugger import Breakpoint, BreakpointKind, Debugger, StepMode, describe_event
+from agent.debugger import Breakpoint, Debugger
 from agent.stepper import Limits, Stepper
 from agent.llm import LLM
-from agent.tree import NodeStatus
 from recode_tui.console.crash import CrashReport
+from recode_tui.console.debug_screen import DebugScreen
 from recode_tui.console.llm_control import LLMControl
-from recode_tui.console.model_actions import MODEL_BINDINGS, ModelActions
-from recode_tui.console.search_actions import SEARCH_BINDINGS, SearchActions
-from recode_tui.console.session_actions import SESSION_BINDINGS, SessionActions
-from recode_tui.console.view_actions import VIEW_BINDINGS, ViewActions
-from recode_tui.console.widgets.agent_view import AgentViewPane
-from recode_tui.console.widgets.breakpoints import BreakpointsPane
-from recode_tui.console.run_state import STEPPING_ACTIONS, RunState
+from recode_tui.console.run_state import RunState
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.driver import EngineDriver
 from recode_tui.console.widgets.env_log import EnvLog
 from recode_tui.console.widgets.expansion_editor import CodeArea, ExpansionEditor
 from recode_tui.console.widgets.help_screen import HelpScreen
-from recode_tui.console.widgets.node_detail import NodeDetail
-from recode_tui.console.widgets.prompt_view import PromptView
 from recode_tui.console.widgets.review_panel import ReviewBar
 from recode_tui.console.widgets.search_bar import SearchBar
-from recode_tui.console.widgets.status_bar import StatusBar
 from recode_tui.console.widgets.variables import VariablesPane
 from recode_tui.console.widgets.watches import WatchList
 
@@ -47,8 +34,15 @@ if TYPE_CHECKING:
     from recode_tui.console.session_control import SessionControl
 
 
+class RecodeApp(CrashReport, App[None]):
+    """The console: one `DebugScreen` per run, and what outlives a run.
 
-class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewActions, App[None]):
+    The app keeps the session control, the LLM profiles, the keymap, the watch
+    expressions, the help and the palette. Everything of one run (engine,
+    debugger, panes, drafts, run state) is its `DebugScreen`'s; the read-only
+    properties below reach the screen on show, for the mixins' callers and tests.
+    """
+
     CSS_PATH = str(Path(__file__).resolve().parent / "recode.tcss")
     TITLE = "recode-tui"
     # Screen classes for small terminals (recode.tcss): the panes rearrange below these sizes.
@@ -57,39 +51,15 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
     # A zoomed pane keeps the status line, the search line and the keys around it.
     ALLOW_IN_MAXIMIZED_VIEW = "StatusBar, SearchBar, Footer"
 
+    # Each run is a mode whose base screen is the run's `DebugScreen`: a resume or a branch
+    # switches to a new mode and removes the old one with every screen on it.
+    DEFAULT_MODE = "run-0"
+    run_screen_class: ClassVar[type[DebugScreen]] = DebugScreen  # a subclass times or probes a run (benchmarks)
+    # The run's keys are the debug screen's; these two also work on the screens above it.
     BINDINGS = [
-        Binding("n", "step('next')", "Next", id="step.next", tooltip="Run to the next engine event"),
-        Binding("s", "step('into')", "Into", id="step.into", tooltip="Next node start or single action"),
-        Binding("o", "step('over')", "Over", id="step.over", tooltip="Finish the current node and its subtree"),
-        Binding("u", "step('out')", "Out", id="step.out", tooltip="Finish the parent node"),
-        Binding("c", "step('continue')", "Continue", id="run.continue"),
-        Binding("h", "run_to_here", "To here", id="run.to-here", show=False,
-                tooltip="Continue until the selected node starts (gdb's until)"),
-        Binding("p,escape", "pause", "Pause", id="run.pause"),
-        Binding("b", "toggle_breakpoint", "Break", id="breakpoint.toggle",
-                tooltip="Toggle a breakpoint on the selected node's stub name"),
-        Binding("ctrl+s", "submit", "Submit", id="expansion.submit", priority=True),
-        Binding("e", "show_tab('tab-expand')", "Editor", id="view.editor"),
-        Binding("r", "show_tab('tab-prompt')", "Prompt", id="view.prompt"),
-        Binding("B", "show_tab('tab-breakpoints')", "Breakpoints", id="view.breakpoints"),
-        Binding("a", "show_tab('tab-agent')", "Agent view", id="view.agent", show=False,
-                tooltip="The agent's own view: its plan, window, turns or cells (not for ReCode: see the tree)"),
-        Binding("f", "follow", "Current", id="view.follow", show=False),
-        Binding("exclamation_mark", "shell", "Shell", id="shell.open", show=False,
-                tooltip="At a stop: run a Python line in the run's namespace (statements are journaled)"),
-        Binding("w", "watch", "Watch", id="watch.add", show=False,
-                tooltip="Watch a Python expression: re-evaluated at every stop"),
-        Binding("W", "workspace", "Prompts", id="view.workspace", show=False,
-                tooltip="Prompt workspace: edit the prompt set, re-expand the selected stub, compare"),
         Binding("question_mark,f1", "help", "Help", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
-        *MODEL_BINDINGS,
-        *SESSION_BINDINGS,
-        *SEARCH_BINDINGS,
-        *VIEW_BINDINGS,
     ]
-
-    run_state: reactive[RunState] = reactive(RunState.STARTING, init=False)
 
     def __init__(
         self,
@@ -107,103 +77,29 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
         super().__init__()
         self.profiles, self.review = profiles, review
         self.session_control = session_control  # the journal; None when the run is not recorded
-        self.engine = engine
-        self.debugger = Debugger(engine, breakpoints=breakpoints)
         self.episode = episode or engine.env.name
         self.cursor_blink = cursor_blink
         self.user_keymap = dict(keymap or {})
-        self.autostart = autostart
-        self.drafts: dict[str, str] = {}  # node id -> the person's expansion text
-        self.watch_expressions: list[str] = []  # outlives the panes, which an engine swap recomposes
-        self.set_reactive(RecodeApp.run_state, RunState.STARTING)
-        self.reason_kind = "info"
-        self.reason = "loading the game…"
-        self.pending_prompt: tuple[str, str] | None = None  # (title, prompt) of the open request
-        self.stops = 0  # commands finished and shown (tests wait on this)
-        self.swapping_panes = False  # show_engine is replacing the panes
-        self.panes_tree: CodeTreeView | None = None  # the panes of the engine on screen (compose sets them)
-        self.panes_driver: EngineDriver | None = None
-        self.shown_prompt: tuple[str, str] | None = None  # what the Prompt tab shows
-        self._breakpoints_dirty = False  # the list shows a highlight or stale hit counts
-        self.running_line: tuple[str, int] | None = None  # (node id, line) of the node's last run() call
+        self.watch_expressions: list[str] = []  # outlives a run: a branch keeps the watches on screen
         self.last_key_at = 0.0  # when the person last pressed a key (monotonic)
-        self.command_at = 0.0  # when the last engine command was given
-
-    # -- layout -----------------------------------------------------------------------
-
-    def compose(self) -> ComposeResult:
-        yield StatusBar(id="status")
-        with Horizontal(id="panes"):
-            with Vertical(id="left"):
-                self.panes_tree = CodeTreeView(self.engine.tree, id="code-tree")
-                yield self.panes_tree
-                yield NodeDetail(id="detail")
-            yield VariablesPane(self.engine.runner.full_value, self.watch_expressions, id="vars")
-            log = EnvLog(id="env-log")
-            log.scores = lambda: getattr(self.engine.env, "score_log", ())  # an env with a score logs its changes
-            yield log
-        with TabbedContent(id="bottom", initial="tab-expand" if self.debugger.human else "tab-prompt"):
-            with TabPane("Expansion", id="tab-expand"):
-                yield ExpansionEditor(self.drafts, id="expansion")
-                yield ReviewBar(id="review-bar")
-            # Hidden at first: mounted just after the first paint.
-            with TabPane("Prompt", id="tab-prompt"):
-                yield Lazy(PromptView(id="prompt"))
-            if self.engine.view_title:  # the agent's own view; ReCode has none (its tree is its state)
-                with TabPane(self.engine.view_title, id="tab-agent"):
-                    yield AgentViewPane(id="agent-view")
-            with TabPane("Breakpoints", id="tab-breakpoints"):
-                yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
-        yield SearchBar(id="search-bar")
-        yield Footer()
-        self.panes_driver = EngineDriver(self.debugger)
-        yield self.panes_driver
-        yield LLMControl(self.profiles, self.review)
+        self._run_screen = self.run_screen_class(engine, breakpoints=breakpoints, autostart=autostart)
+        self._runs = 0  # runs shown so far: the next run's mode is run-<runs>
+        first = self._run_screen
+        self.add_mode(self.DEFAULT_MODE, lambda: first)
 
     def on_mount(self) -> None:
         if self.user_keymap:
             self.set_keymap(self.user_keymap)
-        self.label_panes()
         if self.session_control is not None:
             self.session_control.attach(self)
-        self.set_interval(MODEL_CLOCK_SECONDS, self.show_model_clock)
-        if self.autostart:
-            self.call_after_refresh(self.start)
-
-    def show_model_clock(self) -> None:
-        """While a model (not the person) answers, say so on the status line with the time so far."""
-        since = getattr(self.engine, "answering_since", None)
-        text = ""
-        if since is not None and not self.debugger.human and self.llm_control.reviewing is None:
-            node = self.engine.current.id if self.engine.current is not None else "?"
-            name = getattr(self.engine.llm, "name", "the model")
-            text = f"{name} is answering {node}… {time.monotonic() - since:.0f} s"
-        for bar in self.query(StatusBar):
-            bar.set_activity(text)
-
-    def label_panes(self) -> None:
-        """Titles, focus and status of freshly composed panes (at start and after an engine swap)."""
-        self.query_one("#code-tree").border_title = self.engine.structure_title
-        self.query_one("#detail").border_title = "Node"
-        self.query_one("#vars").border_title = "Variables"
-        self.query_one("#vars").border_subtitle = "w watch"
-        self.query_one("#env-log").border_title = "Environment"
-        self.query_one("#code-tree", CodeTreeView).focus()
-        self.command_at = time.monotonic()  # a new engine (resume, rewind, fork) counts as a command
-        self.refresh_breakpoints()  # the watches a `changes` breakpoint stops on are marked
-        self.update_status()
-
-    def start(self) -> None:
-        """Reset the environment: the first event (the task) after the first paint."""
-        self.driver.step(StepMode.NEXT)
-        self.call_later(self.editor.enable_highlighting)
 
     async def on_unmount(self) -> None:
-        cancel = getattr(self.engine.llm, "cancel", None)
+        engine = self._run_screen.engine
+        cancel = getattr(engine.llm, "cancel", None)
         if callable(cancel):
             cancel()
         try:
-            await self.engine.close()
+            await engine.close()
         except Exception:  # noqa: BLE001 - closing must not mask the exit
             pass
 
@@ -212,432 +108,165 @@ class RecodeApp(CrashReport, ModelActions, SessionActions, SearchActions, ViewAc
             self.last_key_at = time.monotonic()
         await super().on_event(event)
 
-    def typing_since_command(self) -> bool:
-        """Keys were pressed after the last command: they are commands, not meant for the editor."""
-        return self.last_key_at > self.command_at
+    # -- one run at a time --------------------------------------------------------------------
 
-    def focus_editor(self, why: str, force: bool = False) -> bool:
-        """Give the editor the focus, and say so; never while the person is typing commands.
+    @property
+    def debug_screen(self) -> DebugScreen:
+        """The screen of the run on show (under a replay cover: the run being replaced)."""
+        return self._run_screen
 
-        Returns False (and says `e` does it) when keys were pressed since the last
-        command: moving the focus then would send the next command key into the code.
-        `force` is for a key that asked for the editor (`t`, `L`, ctrl+o).
+    def _get_dom_base(self) -> DebugScreen:
+        """`app.query` looks in the run on show (Textual's default: the screen the app started with)."""
+        return self._run_screen
+
+    async def replace_run(
+        self,
+        engine: Stepper,
+        replayed: list[ev.Event],
+        *,
+        how: str,
+        drafts: dict[str, str] | None = None,
+        breakpoints: list[Breakpoint] | None = None,
+        watches: list[str] | None = None,
+        profiles: str | None = None,
+    ) -> DebugScreen:
+        """Show `engine` (a resume, rewind or fork) on a new debug screen in place of the old run's.
+
+        The screens above the old one (the replay cover) go with it; so do its
+        driver and any message it had queued. Breakpoints and watches carry over
+        unless others are given; `profiles` is the file the `L` picker lists.
         """
-        area = self.editor.editor
-        if self.focused is area:
-            return True
-        self.show_editor()
-        if not force and self.typing_since_command():
-            self.notify(f"{why}: e moves the focus to the editor.", title="The focus stays")
-            return False
-        area.focus()
-        self.notify("✎ Focus → editor (esc leaves)", timeout=2.5)  # short: it covers little of the editor
-        return True
+        old = self._run_screen
+        if breakpoints is None:
+            breakpoints = list(old.debugger.breakpoints)
+        if watches is not None:
+            self.set_watches(watches)
+        if profiles is not None:
+            self.profiles = profiles
+        screen = self.run_screen_class(engine, breakpoints=breakpoints, drafts=drafts, replayed=replayed, how=how,
+                                       stops=old.stops)
+        old_mode = self.current_mode
+        self._runs += 1
+        mode = f"run-{self._runs}"
+        self.add_mode(mode, lambda: screen)
+        self._still_running()
+        await self.switch_mode(mode)
+        self._run_screen = screen  # composed: app.tree_view and the rest reach it from now on
+        self._still_running()
+        await self.remove_mode(old_mode)  # the old run's screen, its driver, the replay cover over it
+        await screen.shown.wait()
+        if screen.replay_error is not None:
+            raise screen.replay_error
+        return screen
 
-    # -- shortcuts to widgets ---------------------------------------------------------------
+    def _still_running(self) -> None:
+        """The app is closing (q during a replay): the screens are its to close, not a replay's to change."""
+        if not self.is_running:
+            raise asyncio.CancelledError("the console is closing")
+
+    def set_watches(self, expressions: list[str]) -> None:
+        """The watch list outlives a run: the next run's variables pane starts from it."""
+        self.watch_expressions[:] = expressions
+
+    # -- the run on show, read-only (the debug screen owns it) ----------------------------------
+
+    @property
+    def engine(self) -> Stepper:
+        return self._run_screen.engine
+
+    @property
+    def debugger(self) -> Debugger:
+        return self._run_screen.debugger
+
+    @property
+    def run_state(self) -> RunState:
+        return self._run_screen.run_state
+
+    @property
+    def reason(self) -> str:
+        return self._run_screen.reason
+
+    @property
+    def reason_kind(self) -> str:
+        return self._run_screen.reason_kind
+
+    @property
+    def stops(self) -> int:
+        return self._run_screen.stops
+
+    @property
+    def drafts(self) -> dict[str, str]:
+        return self._run_screen.drafts
+
+    @property
+    def pending_prompt(self) -> tuple[str, str] | None:
+        return self._run_screen.pending_prompt
+
+    @property
+    def shown_prompt(self) -> tuple[str, str] | None:
+        return self._run_screen.shown_prompt
 
     @property
     def driver(self) -> EngineDriver:
-        return self.query_one(EngineDriver)
+        return self._run_screen.driver
 
     @property
     def tree_view(self) -> CodeTreeView:
-        """The tree pane of the engine on screen (during a resume's swap, the one being replaced)."""
-        return self.panes_tree if self.panes_tree is not None else self.query_one(CodeTreeView)
+        return self._run_screen.tree_view
 
     @property
     def editor(self) -> ExpansionEditor:
-        return self.query_one(ExpansionEditor)
+        return self._run_screen.editor
 
     @property
     def env_log(self) -> EnvLog:
-        return self.query_one(EnvLog)
+        return self._run_screen.env_log
 
     @property
     def variables(self) -> VariablesPane:
-        return self.query_one(VariablesPane)
+        return self._run_screen.variables
 
-    def show_prompt(self, title: str, prompt: str) -> None:
-        self.shown_prompt = (title, prompt)
-        for view in self.query(PromptView):  # absent for a moment after start (lazy)
-            view.show(title, prompt)
+    @property
+    def llm_control(self) -> LLMControl:
+        return self._run_screen.llm_control
 
-    def refresh_agent_view(self) -> None:
-        """Redraw the agent's tab from `engine.view()`: at stops only, never per event."""
-        for pane in self.query(AgentViewPane):
-            pane.show(self.engine.view())
-
-    def refresh_breakpoints(self, highlight: int | None = None) -> None:
-        for pane in self.query(BreakpointsPane):  # absent for a moment after start (lazy)
-            pane.refresh_rows(highlight=highlight)
-        self._mark_breaking_watches()
-
-    def _mark_breaking_watches(self) -> None:
-        self.variables.watches.show_breaking({
-            bp.value for bp in self.debugger.breakpoints if bp.kind is BreakpointKind.VALUE_CHANGED and bp.enabled
-        })
-
-    # -- status ---------------------------------------------------------------------------
-
-    def update_status(self) -> None:
-        engine = self.engine
-        current = engine.current
-        # A proposal under review has cost its tokens already; the engine counts them once it is decided.
-        waiting = getattr(engine.llm, "proposal", None) if getattr(engine.llm, "waiting", False) else None
-        extra_in, extra_out = (waiting.usage.input_tokens, waiting.usage.output_tokens) if waiting else (0, 0)
-        self.query_one(StatusBar).show(
-            episode=self.episode,
-            task_type=engine.env.task_type or "?",
-            steps=engine.env.steps,
-            max_steps=engine.env.max_steps,
-            score=getattr(engine.env, "score", None),
-            depth=current.depth if current else 0,
-            nodes=len(engine.tree),
-            llm_calls=engine.llm_calls,
-            tokens=(engine.usage.input_tokens + extra_in, engine.usage.output_tokens + extra_out),
-            cost=engine.cost + (waiting.cost if waiting else 0.0),
-            llm=getattr(engine.llm, "name", "?"),
-            trusted=bool(getattr(engine.runner, "trusted", False)),
-            agent=getattr(engine, "display_name", "agent"),
-            state=self.run_state,
-            reason_kind=self.reason_kind,
-            reason=self.reason,
-        )
+    @property
+    def review_bar(self) -> ReviewBar:
+        return self._run_screen.review_bar
 
     def say(self, kind: str, text: str) -> None:
-        self.reason_kind, self.reason = kind, text
-        self.update_status()
+        """The run's status line says `text` (the session control's word on a replay)."""
+        self._run_screen.say(kind, text)
 
-    # -- run state -------------------------------------------------------------------------
+    def show_editor(self) -> None:
+        self._run_screen.show_editor()
 
-    def validate_run_state(self, value: str) -> RunState:
-        return RunState(value)
+    def focus_editor(self, why: str, force: bool = False) -> bool:
+        return self._run_screen.focus_editor(why, force)
 
-    def watch_run_state(self, old: RunState, new: RunState) -> None:
-        if (old is RunState.DONE) != (new is RunState.DONE):  # rebuilding the footer is dear: only when keys change
-            self.refresh_bindings()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Keys that cannot act are greyed in the footer: stepping once the episode has ended."""
-        if action in STEPPING_ACTIONS and self.run_state is RunState.DONE:
-            return None
-        return True
-
-    # -- engine messages ------------------------------------------------------------------
-
-    def is_stale(self, message: Message) -> bool:
-        """True for a driver message that outlived its panes.
-
-        While show_engine swaps the panes, or after it, a message the old
-        driver posted may still be queued; it speaks of the old engine. At
-        shutdown the panes go first and a last stop may still be queued.
-        """
-        if self.swapping_panes or self.panes_tree is None or not self.panes_tree.is_attached:  # mid-swap, or exiting
-            return True
-        sender = getattr(message, "_sender", None)
-        return isinstance(sender, EngineDriver) and sender is not self.panes_driver
-
-    def on_engine_driver_started(self, message: EngineDriver.Started) -> None:
-        if self.is_stale(message):
-            return
-        if self.run_state not in ("starting", "reviewing"):  # a fast proposal may come first
-            self.run_state = "running"
-            self.say("info", f"{message.command}…")
-
-    def on_engine_driver_events(self, message: EngineDriver.Events) -> None:
-        if self.is_stale(message):
-            return
-        self.apply_events(message.events)
-
-    def apply_events(self, events: Iterable[ev.Event]) -> None:
-        events = tuple(events)
-        self.tree_view.apply(events)
-        self.env_log.apply(events)
-        self.variables.apply(events)
-        for event in events:
-            if isinstance(event, ev.ActionSent):
-                self.running_line = (event.node_id or "", event.line) if event.line else None
-            elif isinstance(event, (ev.NodeStarted, ev.NodeCompleted, ev.NodeError, ev.StubFound, ev.RunFinished)):
-                self.running_line = None
-            if isinstance(event, ev.ExpansionRequested):
-                node = self.engine.tree.nodes.get(event.node_id or "")
-                code = node.code.split("\n", 1)[0] if node else ""
-                title = (
-                    f"Prompt for {event.node_id} `{code}` — {event.purpose}, attempt {event.attempt}, "
-                    f"{len(event.prompt)} chars"
-                )
-                self.pending_prompt = (title, event.prompt)
-                self.show_prompt(title, event.prompt)
-            elif isinstance(event, (ev.ExpansionReceived, ev.RunFinished)):
-                self.pending_prompt = None
-        if self.run_state == "running":
-            current = self.tree_view.item(self.tree_view.current_id or "")
-            if current is not None:
-                self.tree_view.call_after_refresh(self.tree_view.scroll_to_node, current, False)
-        self.update_status()
-
-    async def on_engine_driver_stopped(self, message: EngineDriver.Stopped) -> None:
-        if self.is_stale(message):
-            return
-        self.show_model_clock()  # a stopped run has nobody answering: the clock goes now, not at its next tick
-        stop = message.result
-        debugger = self.debugger
-        if debugger.done:
-            self.run_state = "done"
-        elif debugger.awaiting_human:
-            self.run_state = "awaiting expansion"
-        else:
-            self.run_state = "paused"
-        self.tree_view.follow()
-        selected = self.tree_view.cursor_node
-        if selected is not None:  # its status or output may have changed under the cursor
-            node = self.engine.tree.nodes.get(selected.data or "")
-            self.query_one(NodeDetail).show(node, self.line_of(node))
-        if stop.reason.breakpoint is not None or self._breakpoints_dirty:
-            self.refresh_breakpoints(highlight=stop.reason.breakpoint)
-            self._breakpoints_dirty = stop.reason.breakpoint is not None
-        self.say(stop.reason.kind, stop.reason.text)
-        self.refresh_agent_view()
-        self.llm_control.after_stop(stop)
-        try:
-            summaries = await self.engine.runner.variables()
-        except Exception:  # noqa: BLE001 - the namespace may be mid-change in a thread
-            summaries = None
-        if self.swapping_panes:  # a resume or fork began while we waited: the new panes get their own stop
-            return
-        if summaries is not None:
-            self.variables.show(summaries)
-        self.evaluate_watches()
-        if debugger.awaiting_human and isinstance(stop.event, ev.ExpansionRequested):
-            await self._open_editor(stop.event, stop.reason.text if "refused" in stop.reason.text else "")
-        else:
-            message_text = "The run is over." if debugger.done else "No expansion is awaited."
-            self.editor.close(message_text)
-            if self.focused is self.editor.editor:
-                self.tree_view.focus()  # step keys work again at once
-        self.stops += 1
-
-    async def _open_editor(self, event: ev.ExpansionRequested, note: str, force: bool = False) -> None:
-        node = self.engine.tree.nodes[event.node_id or ""]
-        try:
-            known = await self.engine.runner.names()
-        except Exception:  # noqa: BLE001
-            known = frozenset()
-        self.editor.open(node.id, node.code, known, attempt=event.attempt, purpose=event.purpose, note=note,
-                         role=event.role)
-        self.focus_editor(f"Type the expansion of {node.id}", force)
-
-    def on_engine_driver_failed(self, message: EngineDriver.Failed) -> None:
-        if self.is_stale(message):
-            return
-        self.run_state = "done" if self.debugger.done else "paused"
-        self.say("error", message.error)
-        self.notify(message.error, title="Engine error", severity="error")
-        self.stops += 1
-
-    def line_of(self, node) -> int:
-        """The line of `node`'s code that is running (waiting in run()), or 0."""
-        if node is None or self.running_line is None or self.running_line[0] != node.id:
-            return 0
-        return self.running_line[1]
-
-    # -- tree selection -----------------------------------------------------------------------
-
-    @on(Tree.NodeHighlighted, "#code-tree")
-    def show_node(self, event: Tree.NodeHighlighted) -> None:
-        if self.swapping_panes:  # an engine swap is mounting the panes: the stop that follows shows the node
-            return
-        node = self.engine.tree.nodes.get(event.node.data or "")
-        for detail in self.query(NodeDetail):  # none while an engine swap recomposes the panes
-            detail.show(node, self.line_of(node))
-        if node is None:
-            return
-        if node.expansions:
-            last = node.expansions[-1]
-            state = "accepted" if last.accepted else f"rejected: {last.reason}"
-            title = f"Prompt of {node.id} `{node.code.split(chr(10), 1)[0]}` — {last.purpose}, {state}"
-            self.show_prompt(title, last.prompt)
-        elif self.pending_prompt is not None:
-            self.show_prompt(*self.pending_prompt)
-
-    # -- actions ------------------------------------------------------------------------------
-
-    def action_run_to_here(self) -> None:
-        item = self.tree_view.cursor_node
-        node = self.engine.tree.nodes.get(item.data or "") if item is not None else None
-        if node is None:
-            self.notify("Select a node in the code tree first.", severity="warning")
-            return
-        if node.status is not NodeStatus.PENDING:
-            self.notify(f"{node.id} has already run ({node.status.value}): pick a pending node.", severity="warning")
-            return
-        self.action_step("continue", until=node.id)
-
-    def action_step(self, mode: str, until: str | None = None) -> None:
-        debugger = self.debugger
-        if debugger.done:
-            self.notify("The run is over.", severity="warning")
-            return
-        if debugger.awaiting_human:
-            self.notify("Type the expansion in the editor (e) and press ctrl+s.", title="Awaiting your expansion")
-            self.show_editor()
-            return
-        if self.llm_control.reviewing is not None:
-            self.notify("e edits it, ctrl+s accepts, ctrl+g regenerates, ctrl+o rejects.", title="Review the proposal")
-            self.show_editor()
-            return
-        if self.driver.busy:
-            self.notify("The engine is running: p pauses it.", severity="warning")
-            return
-        self.command_at = time.monotonic()
-        if until is not None:
-            self.driver.run_until(until)
-        else:
-            self.driver.step(StepMode(mode))
-
-    def action_pause(self) -> None:
-        if self.driver.busy and not self.debugger.awaiting_human:
-            self.driver.pause()
-            self.say("paused", "pausing after the current event…")
-
-    def action_submit(self) -> None:
-        # ctrl+s is a priority binding handled on the app's queue; keys typed just before
-        # it may still wait on the text area's own queue. Submit from that queue, after them.
-        self.editor.editor.call_later(self.editor.submit)
-
-    def on_expansion_editor_submitted(self, message: ExpansionEditor.Submitted) -> None:
-        if self.llm_control.take_submission(message.text):  # a reviewed proposal
-            return
-        if not self.debugger.awaiting_human or self.driver.busy:
-            self.notify("No expansion is awaited.", severity="warning")
-            return
-        self.editor.close(f"Submitted the expansion of {message.node_id}…")
-        self.command_at = time.monotonic()
-        self.driver.submit(message.text)
-
-    def action_show_tab(self, tab: str) -> None:
-        if tab == "tab-agent" and not self.query(AgentViewPane):
-            self.notify(f"{self.engine.display_name} has no agent view: its tree is its state.", severity="warning")
-            return
-        self.query_one(TabbedContent).active = tab
-        if tab == "tab-expand" and self.editor.is_open:
-            self.editor.editor.focus()
-        elif tab == "tab-breakpoints":
-            for table in self.query("#bp-table"):
-                table.focus()
-        elif tab == "tab-prompt":
-            for area in self.query("#prompt-text"):
-                area.focus()
-        elif tab == "tab-agent":
-            self.query_one(AgentViewPane).focus()
-
-    async def action_workspace(self) -> None:
-        from recode_tui.console.workspace.launch import open_workspace
-
-        await open_workspace(self)
-
-    def action_follow(self) -> None:
-        self.tree_view.follow(force=True)
-        self.tree_view.focus()
-
-    def action_toggle_breakpoint(self) -> None:
-        tree = self.tree_view
-        item = tree.cursor_node
-        node = self.engine.tree.nodes.get(item.data or "") if item is not None else None
-        if node is None:
-            return
-        name = stub_name_of(node.code)
-        if name is None:
-            self.notify(f"{node.id} calls no placeholder: nothing to break on.", severity="warning")
-            return
-        self._toggle_breakpoint(BreakpointKind.STUB_NAME, name)
-
-    def _toggle_breakpoint(self, kind: BreakpointKind, value: str) -> None:
-        """Add the breakpoint, or remove it when it is there (`b` on a node or on a watch)."""
-        existing = self.debugger.find_breakpoint(kind, value)
-        if existing is not None:
-            self.debugger.remove_breakpoint(existing.number)
-            self.notify(f"breakpoint {existing.number} removed: {existing.describe()}")
-        else:
-            bp = self.debugger.add_breakpoint(kind, value)
-            self.notify(f"breakpoint {bp.number}: {bp.describe()}")
-        self.refresh_breakpoints()
-        self.save_debug_settings()
-
-    def on_breakpoints_pane_changed(self, message: BreakpointsPane.Changed) -> None:
-        self._mark_breaking_watches()  # the pane has redrawn itself
-        self.save_debug_settings()
-
-    def save_debug_settings(self) -> None:
-        """Keep breakpoints and watches with the session, so a resume brings them back."""
-        if self.session_control is not None:
-            self.session_control.save_settings()
-
-    def action_watch(self) -> None:
-        from recode_tui.console.screens.watch_prompt import WatchPrompt
-
-        def add(expression: str | None) -> None:
-            if expression and not self.variables.watches.add(expression):
-                self.notify(f"`{expression}` is already watched.", severity="warning")
-
-        self.push_screen(WatchPrompt(), add)
-
-    def action_shell(self) -> None:
-        from recode_tui.console.screens.shell_prompt import ShellPrompt
-
-        if self.debugger.done:
-            self.notify("The run is over: nothing to change.", severity="warning")
-            return
-        if self.driver.busy:
-            self.notify("The engine is running: pause it (p) first.", severity="warning")
-            return
-        self.push_screen(ShellPrompt(self.run_line))
-
-    async def run_line(self, code: str) -> tuple[bool, str]:
-        """Run the person's line at this stop; (ran, the value or the one-line reason)."""
-        if self.driver.busy or self.debugger.done or (self.session_control and self.session_control.busy):
-            return False, "not at a stop: pause the run (p) first"
-        try:
-            event = await self.engine.run_statement(code)
-        except Exception as exc:  # noqa: BLE001 - refused or raising: nothing changed
-            text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            self.say("error", f"! {code}: {text}")
-            return False, text
-        self.apply_events([event])
-        self.evaluate_watches(new_stop=False)
-        changed = ", ".join(c.name for c in event.changes)
-        text = event.value or (f"changed {changed}" if changed else "done (nothing changed)")
-        self.say("info", describe_event(event))
-        return True, text
-
-    def on_watch_list_break_on_change(self, message: WatchList.BreakOnChange) -> None:
-        self._toggle_breakpoint(BreakpointKind.VALUE_CHANGED, message.expression)
-
-    def on_watch_list_changed(self, message: WatchList.Changed) -> None:
-        self.watch_expressions[:] = message.expressions
-        self.save_debug_settings()
-        self.evaluate_watches(new_stop=False)
-
-    def evaluate_watches(self, new_stop: bool = True) -> None:
-        """Recompute the watches, unless code is running (the next stop will)."""
-        watches = self.variables.watches
-        if watches.expressions and not self.driver.busy:
-            watches.evaluate_all(self.engine.runner.evaluate, new_stop)
+    # -- what outlives a run: help and palette ---------------------------------------------------
 
     def action_help(self) -> None:
-        from recode_tui.console.widgets.breakpoints import BreakpointsPane as _BP
+        from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
         sections = [
-            ("Console", list(self.BINDINGS)),
+            ("Console", list(DebugScreen.BINDINGS)),
             ("Expansion editor", [*ExpansionEditor.BINDINGS, *CodeArea.BINDINGS]),
-            ("Breakpoint list", list(_BP.BINDINGS)),
+            ("Breakpoint list", list(BreakpointsPane.BINDINGS)),
             ("Watch list", list(WatchList.BINDINGS)),
             ("Search line", list(SearchBar.BINDINGS)),
         ]
         self.push_screen(HelpScreen(sections, self.user_keymap))
 
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """ctrl+p lists the run's own actions (from its screen's bindings) before Textual's."""
+        from recode_tui.console.palette import binding_commands
 
-MODEL_CLOCK_SECONDS = 0.5  # how often the "model is answering" clock is redrawn
+        if isinstance(screen, DebugScreen):
+            yield from binding_commands(self, screen, DebugScreen.BINDINGS, self.user_keymap)
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Maximize", "Minimize"):  # `z` zooms (a whole pane)
+                yield command
 
 
 def build_app(

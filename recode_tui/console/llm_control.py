@@ -5,6 +5,8 @@ assigning it while the run is paused. This non-visual widget owns that:
 switching to another spec, typing one answer as the human and then handing
 back, wrapping models in `ReviewLLM` in review mode, and showing a review
 proposal in the expansion editor. The engine and the LLMs know nothing of it.
+It lives on the `DebugScreen` of its run and acts on that run; where the run
+stands it says with a `RunStateChanged` message, which the screen applies.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from agent.tree import NodeStatus
 from agent.llm import is_interactive
 from mockllm.human import HumanLLM
 from mockllm.review import Proposal, ReviewLLM
+from recode_tui.console.run_state import RunState, RunStateChanged
 
 FAILURE_HINT = "c retry · L switch LLM · t type the answer"
 
@@ -76,13 +79,26 @@ class LLMControl(Widget):
         self.last_request: ev.ExpansionRequested | None = None
 
     def on_mount(self) -> None:
-        engine = self.app.engine  # type: ignore[attr-defined]
+        engine = self.engine
         engine.observers.append(self._observe)
         self._install(engine.llm)
 
     @property
+    def run(self):
+        """The debug screen of this control's run (its engine, editor, status line)."""
+        return self.screen
+
+    @property
     def engine(self):
-        return self.app.engine  # type: ignore[attr-defined]
+        return self.run.engine  # type: ignore[attr-defined]
+
+    def _enter(self, state: RunState, kind: str = "", reason: str = "") -> None:
+        """Tell the run's screen where the run stands; the screen is the one that sets it.
+
+        Posted to the screen itself (not bubbled), so it is queued ahead of any stop
+        the engine reports after what this control does next.
+        """
+        self.run.post_message(RunStateChanged(state, kind, reason))
 
     @property
     def review(self) -> ReviewLLM | None:
@@ -144,12 +160,12 @@ class LLMControl(Widget):
             event = stop.event
             again = f", attempt {event.attempt}" if event.attempt > 1 else ""
             # The ways out first: a long error is cut at the end of the line.
-            self.app.say("llm_error", f"LLM failed on {event.node_id}{again} ({FAILURE_HINT}): {event.error}")  # type: ignore[attr-defined]
+            self.run.say("llm_error", f"LLM failed on {event.node_id}{again} ({FAILURE_HINT}): {event.error}")  # type: ignore[attr-defined]
             self.app.notify(stop.event.error, title="LLM failed: the run is paused", severity="error")
 
     def request_event(self) -> ev.ExpansionRequested | None:
         """The expansion an answer is awaited for (also after an LLM failure)."""
-        last = self.app.debugger.last_event  # type: ignore[attr-defined]
+        last = self.run.debugger.last_event  # type: ignore[attr-defined]
         if isinstance(last, ev.ExpansionRequested):
             return last
         if isinstance(last, ev.LLMFailed) and self.last_request is not None:
@@ -162,12 +178,12 @@ class LLMControl(Widget):
         await self.show_proposal(message.proposal)
 
     async def show_proposal(self, proposal: Proposal) -> None:
-        app = self.app
+        run = self.run
         node = self.engine.current
         if node is None or self.review is None:
             return
         self.reviewing = proposal
-        app.drafts[node.id] = proposal.text  # type: ignore[attr-defined]
+        run.drafts[node.id] = proposal.text  # type: ignore[attr-defined]
         context = proposal.context
         purpose = context.purpose if context else ("repair" if node.status is NodeStatus.ERROR else "expand")
         request = self.last_request
@@ -179,15 +195,14 @@ class LLMControl(Widget):
         model = self.review.model.name if self.review else "the model"
         again = f", round {proposal.round}" if proposal.round > 1 else ""
         role = request.role if request is not None and request.node_id == node.id else ""
-        app.editor.open(node.id, node.code, known, attempt=attempt, purpose=purpose,  # type: ignore[attr-defined]
+        run.editor.open(node.id, node.code, known, attempt=attempt, purpose=purpose,  # type: ignore[attr-defined]
                         note=f"proposed by {model}{again}: review it", role=role)
-        app.review_bar.show_proposal(model, proposal.round)  # type: ignore[attr-defined]
-        app.run_state = "reviewing"  # type: ignore[attr-defined]
-        app.say("human", f"review the proposal for {node.id}: ⌃S accept · e edit it first · "  # type: ignore[attr-defined]
-                "⌃G regenerate · ⌃O reject and type your own")
+        run.review_bar.show_proposal(model, proposal.round)  # type: ignore[attr-defined]
+        self._enter(RunState.REVIEWING, "human", f"review the proposal for {node.id}: ⌃S accept · e edit it first · "
+                    "⌃G regenerate · ⌃O reject and type your own")
         # It arrives whenever the model answers: the focus stays put, so command keys
         # typed meanwhile never land in the proposed code; `e` moves it.
-        app.show_editor()  # type: ignore[attr-defined]
+        run.show_editor()  # type: ignore[attr-defined]
 
     def take_submission(self, text: str) -> bool:
         """Apply the editor's text as the reviewed answer; False when no review is open."""
@@ -195,9 +210,9 @@ class LLMControl(Widget):
         if review is None or not review.waiting:
             return False
         self.reviewing = None
-        self.app.review_bar.hide()  # type: ignore[attr-defined]
-        self.app.editor.close("Applied; the run goes on…")  # type: ignore[attr-defined]
-        self.app.run_state = "running"  # type: ignore[attr-defined]
+        self.run.review_bar.hide()  # type: ignore[attr-defined]
+        self.run.editor.close("Applied; the run goes on…")  # type: ignore[attr-defined]
+        self._enter(RunState.RUNNING)
         review.accept(text)
         return True
 
@@ -206,10 +221,9 @@ class LLMControl(Widget):
         if review is None or not review.waiting:
             return False
         self.reviewing = None
-        self.app.review_bar.hide()  # type: ignore[attr-defined]
-        self.app.editor.close(f"Asking {review.model.name} again…")  # type: ignore[attr-defined]
-        self.app.run_state = "running"  # type: ignore[attr-defined]
-        self.app.say("info", "regenerating…")  # type: ignore[attr-defined]
+        self.run.review_bar.hide()  # type: ignore[attr-defined]
+        self.run.editor.close(f"Asking {review.model.name} again…")  # type: ignore[attr-defined]
+        self._enter(RunState.RUNNING, "info", "regenerating…")
         review.regenerate()
         return True
 
@@ -219,9 +233,9 @@ class LLMControl(Widget):
         if review is None or not review.waiting or review.rejected:
             return False
         review.reject()
-        editor = self.app.editor  # type: ignore[attr-defined]
+        editor = self.run.editor  # type: ignore[attr-defined]
         editor.load_skeleton()  # the agent's answer format
-        self.app.review_bar.show_rejected()  # type: ignore[attr-defined]
-        self.app.say("human", "proposal rejected: type your own answer, ⌃S applies it")  # type: ignore[attr-defined]
-        self.app.focus_editor("Type your own answer", force=True)  # type: ignore[attr-defined]
+        self.run.review_bar.show_rejected()  # type: ignore[attr-defined]
+        self.run.say("human", "proposal rejected: type your own answer, ⌃S applies it")  # type: ignore[attr-defined]
+        self.run.focus_editor("Type your own answer", force=True)  # type: ignore[attr-defined]
         return True

@@ -1,8 +1,8 @@
 """The console's keys for models and the sandbox: switch the LLM, type one answer,
 review a proposal, interrupt a running node.
 
-A mixin of `RecodeApp`, kept apart so the app module stays about layout and
-the engine's messages. Every binding has an id for user keymaps.
+A mixin of `DebugScreen`, kept apart so the screen module stays about layout
+and the engine's messages. Every binding has an id for user keymaps.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.widgets import TabbedContent
 
 from recode_tui.console.llm_control import LLMControl, is_human, llm_choices
+from recode_tui.console.run_state import RunState
 from recode_tui.console.widgets.review_panel import ReviewBar
 
 MODEL_BINDINGS = [
@@ -49,7 +50,7 @@ class ModelActions:
             return
         current = getattr(self.engine.llm, "name", "?")  # type: ignore[attr-defined]
         choices = llm_choices(current, self.llm_control.profiles_path)
-        self.push_screen(LLMPicker(choices, current), self._switch_to)  # type: ignore[attr-defined]
+        self.app.push_screen(LLMPicker(choices, current), self._switch_to)  # type: ignore[attr-defined]
 
     async def _switch_to(self, spec: str | None) -> None:
         from recode_tui.commands.factory import UsageError
@@ -73,13 +74,13 @@ class ModelActions:
             request = self.llm_control.request_event()
             if request is not None:
                 await self._open_editor(request, "", force=True)  # type: ignore[attr-defined]
-                self.run_state = "awaiting expansion"  # type: ignore[attr-defined]
                 after = self.llm_control.restore_after
                 then = f"; then {after.name} answers again" if after is not None else ""
-                self.say("human", f"awaiting your answer for {request.node_id}: ctrl+s submits{then}")  # type: ignore[attr-defined]
+                self.enter_state(RunState.AWAITING, "human",  # type: ignore[attr-defined]
+                                 f"awaiting your answer for {request.node_id}: ctrl+s submits{then}")
         else:
             self.editor.close("No expansion is awaited: c asks the LLM.")  # type: ignore[attr-defined]
-            self.run_state = "paused"  # type: ignore[attr-defined]
+            self.enter_state(RunState.PAUSED)  # type: ignore[attr-defined]
         self.update_status()  # type: ignore[attr-defined]
 
     def action_type_answer(self) -> None:

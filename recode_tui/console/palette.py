@@ -14,6 +14,7 @@ from textual.binding import Binding
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.dom import DOMNode
 
 # binding id -> the palette's title (what a person would search for)
 TITLES = {
@@ -49,12 +50,13 @@ TITLES = {
 SKIP = {"app.quit"}  # Textual lists Quit already
 
 
-def binding_commands(app: App, bindings: Iterable[Binding], keymap: dict[str, str]) -> Iterable[SystemCommand]:
-    """One palette command per binding with an id, running the binding's action."""
+def binding_commands(app: App, namespace: DOMNode, bindings: Iterable[Binding],
+                     keymap: dict[str, str]) -> Iterable[SystemCommand]:
+    """One palette command per binding with an id, running the binding's action on `namespace` (its screen)."""
     for binding in bindings:
         if not binding.id or binding.id in SKIP:
             continue
         key = keymap.get(binding.id, binding.key)
         keys = ", ".join(app.get_key_display(Binding(k.strip(), "")) for k in key.split(","))
         help_text = f"key {keys}" + (f" · {binding.tooltip}" if binding.tooltip else "")
-        yield SystemCommand(TITLES.get(binding.id, binding.description), help_text, partial(app.run_action, binding.action))
+        yield SystemCommand(TITLES.get(binding.id, binding.description), help_text, partial(app.run_action, binding.action, namespace))

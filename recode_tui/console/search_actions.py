@@ -1,6 +1,6 @@
 """The console's `/`: find text in the focused pane (code tree, environment log, prompt).
 
-A mixin of `RecodeApp` (like `SessionActions`): the bar reports what was typed,
+A mixin of `DebugScreen` (like `SessionActions`): the bar reports what was typed,
 `Search` finds the matches, the searched pane shows them.
 """
 

@@ -1,7 +1,7 @@
 """The console's keys for sessions: rewind, fork, the sessions list.
 
-A mixin of `RecodeApp` (like `ModelActions`), so the app module stays about
-layout and engine messages; the work is `SessionControl`'s.
+A mixin of `DebugScreen` (like `ModelActions`), so the screen module stays
+about layout and engine messages; the work is `SessionControl`'s.
 """
 
 from __future__ import annotations

@@ -1,28 +1,24 @@
 """The console's side of sessions: journal the run, keep the draft, resume, rewind, fork.
 
 The app holds one `SessionControl`. It is a plain object, not a widget, so it
-survives the app recomposing its panes when another engine takes over (after
-a resume or a branch). Replays run as async workers on the app's loop (the
-engine already steps the environment in its own thread), behind a
-`ReplayScreen` that keeps keys away from the old engine meanwhile. The old
-session's journal is never touched: a branch is a new session.
+outlives the debug screen of each run: after a resume or a branch, a new
+`DebugScreen` on the replayed engine takes the old one's place. Replays run as
+async workers on the app's loop (the engine already steps the environment in
+its own thread), behind a `ReplayScreen` that keeps keys away from the old
+engine meanwhile. The old session's journal is never touched: a branch is a
+new session.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable
 
 from rich.text import Text
-from textual.compose import compose
 
 from agent import events as ev
 from agent.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
-from agent.debugger import Breakpoint, Debugger, Stop, StopReason, describe_event
-from agent.event_text import finish_verdict
 from agent.stepper import Stepper
 from agent.journal import JournalError, read_journal, write_draft
 from agent.llm import LLM
@@ -153,11 +149,11 @@ class SessionControl:
     # -- wiring -------------------------------------------------------------------------
 
     def attach(self, app: "RecodeApp") -> None:
-        """Called once the app is mounted: timers, the focus watch, the first status."""
+        """Called once the app is mounted: timers and the first status (each run's screen
+        saves the draft when the focus moves, see `DebugScreen.on_mount`)."""
         self.app = app
-        app.set_interval(DRAFT_SECONDS, self._save_work)
+        app.set_interval(DRAFT_SECONDS, self.save_work)
         app.set_interval(CHECK_SECONDS, self.check_journal)
-        app.watch(app.screen, "focused", self._save_work, init=False)
         self.show_status()
         if self.pending_resume is not None:
             folder, self.pending_resume = self.pending_resume, None
@@ -171,15 +167,17 @@ class SessionControl:
             if not self.error:
                 app.notify(f"journal: {self.session.folder}", title="Session", timeout=4)
 
-    def _main(self):
-        """The console's own screen (a modal may be on top of it)."""
+    def _run_screen(self):
+        """The debug screen of the run on show (a modal may be on top of it)."""
         assert self.app is not None
-        return self.app.screen_stack[0]
+        return self.app.debug_screen
 
     def show_status(self) -> None:
         from recode_tui.console.widgets.status_bar import StatusBar
 
-        for bar in self._main().query(StatusBar):
+        if self.app is None:
+            return
+        for bar in self._run_screen().query(StatusBar):
             bar.set_session(self.status_text())
 
     def status_text(self) -> Text:
@@ -205,7 +203,7 @@ class SessionControl:
             self.app.notify(error, title="Session journal", severity="error", timeout=15)
             self.show_status()
 
-    def _save_work(self) -> None:
+    def save_work(self) -> None:
         """The draft and the debugging set-up, each written only if it changed (timer, focus change, replay)."""
         self.save_draft()
         self.save_settings()
@@ -238,7 +236,7 @@ class SessionControl:
         app, session = self.app, self.session
         if app is None or session is None or self.busy:
             return
-        editor = next(iter(self._main().query(ExpansionEditor)), None)
+        editor = next(iter(self._run_screen().query(ExpansionEditor)), None)
         node_id = editor.node_id if editor is not None else None
         text = app.drafts.get(node_id) if node_id else None
         if node_id is None or text is None or (node_id, text) == self._saved_draft:
@@ -432,7 +430,7 @@ class SessionControl:
         if closable and app.driver.busy:
             self._warn("the engine is running: pause it (p) first")
             return
-        self._save_work()
+        self.save_work()
         while isinstance(app.screen, ReplayScreen) and app.screen.failed:
             app.pop_screen()  # a failed replay's cover: this one replaces it
         self.busy = True
@@ -468,24 +466,28 @@ class SessionControl:
             session.writer.record_llm(spec, profiles_in_use(spec, profiles), "--llm on resume" if llm_note else "replay")
         if llm_note:
             session.notes.append(llm_note)
-        app.profiles = profiles if profiles is not None else app.profiles  # the L picker lists that file's profiles
         try:
-            await self.adopt(session, events, how, prefill)
+            await self.adopt(session, events, how, prefill, profiles)
             after = then() if then is not None else None
             if after is not None and not isinstance(after, HumanLLM) and app.debugger.awaiting_human:
                 app.llm_control.hand_over_after_answer(after)
                 app.notify(f"edit the old answer, ctrl+s submits; then {getattr(after, 'name', 'the model')} "
                            "answers again (L chooses another)", title="Fork", timeout=8)
         except Exception as exc:  # noqa: BLE001 - a console bug: say so, keep the journal as it is
-            screen.fail(f"could not show the replayed session: {one_line(exc)}", str(exc))
+            line = f"could not show the replayed session: {one_line(exc)}"
+            if screen in app.screen_stack:
+                screen.fail(line, str(exc))
+            else:  # the new run's screen is up already: its cover is gone
+                app.notify(line, title="Session", severity="error", timeout=15)
             return
         finally:
             self.busy = False
-        screen.dismiss()
+        if screen in app.screen_stack:  # the new run's screen replaces it with the old run's
+            screen.dismiss()
 
     async def adopt(self, session: Session, events: list[ev.Event], how: str,
-                    prefill: dict[str, str] | None = None) -> None:
-        """Make `session`'s engine the console's: new panes, the replayed events, the draft."""
+                    prefill: dict[str, str] | None = None, profiles: str | None = None) -> None:
+        """Show `session`'s engine on a new debug screen: the replayed events, the draft; close the old run."""
         app = self.app
         assert app is not None
         old_engine, old_session = app.engine, self.session
@@ -496,15 +498,16 @@ class SessionControl:
             drafts[session.draft["node_id"]] = session.draft.get("text", "")
             self._saved_draft = (session.draft["node_id"], drafts[session.draft["node_id"]])
         drafts.update(prefill or {})
-        breakpoints = None
+        breakpoints = watches = None
         if how == "resumed":  # a branch keeps the set-up on screen; a resume brings back the session's own
             settings, notes = read_debug_settings(session.folder)
             session.notes.extend(notes)
             if settings is not None:
-                breakpoints = settings.breakpoints
-                app.watch_expressions[:] = settings.watches
+                breakpoints, watches = settings.breakpoints, settings.watches
                 self._saved_settings = (session.folder, settings.fingerprint())
-        await show_engine(app, session.engine, events, drafts, how, breakpoints)
+        # the L picker lists the profiles file the session's LLM came from
+        await app.replace_run(session.engine, events, how=how, drafts=drafts, breakpoints=breakpoints,
+                              watches=watches, profiles=profiles)
         if self.select_at:
             if not app.tree_view.show_node(self.select_at):
                 session.notes.append(f"--at {self.select_at}: this session has no such node")
@@ -525,54 +528,3 @@ class SessionControl:
         self.show_status()
         if not self.error:
             app.notify(f"{how}: {session.folder}", title="Session", timeout=5)
-
-
-async def show_engine(app: "RecodeApp", engine: Stepper, events: list[ev.Event], drafts: dict[str, str], how: str,
-                      breakpoints: list[Breakpoint] | None = None) -> None:
-    """Swap the app's engine: recompose the panes on it, replay the events into them, stop there.
-
-    The breakpoints on screen carry over unless others are given.
-    """
-    from recode_tui.console.widgets.driver import EngineDriver
-
-    if breakpoints is None:
-        breakpoints = list(app.debugger.breakpoints)
-    app.engine = engine
-    app.debugger = Debugger(engine, breakpoints=breakpoints)
-    app.drafts.clear()
-    app.drafts.update(drafts)
-    app.pending_prompt = None
-    app.shown_prompt = None
-    main = app.screen_stack[0]  # under the replay cover: App.recompose would rebuild the cover
-    main.minimize()  # a pane zoomed with z is about to go: the new ones start unzoomed
-    app.swapping_panes = True
-    try:
-        async with main.batch():
-            await main.query_children("*").exclude(".-textual-system").remove()
-            await main.mount_all(compose(app))
-    finally:
-        app.swapping_panes = False
-    app.label_panes()
-    laid_out = asyncio.get_running_loop().create_future()
-    app.call_after_refresh(lambda: laid_out.done() or laid_out.set_result(None))
-    await laid_out  # the log wraps to its real width
-    if not events:
-        return
-    debugger = app.debugger
-    for event in events:
-        if isinstance(event, ev.StubFound):
-            debugger.stub_name = event.name
-        elif isinstance(event, ev.NodeError):
-            debugger.stub_name = ""
-    last = next((e for e in reversed(events) if not isinstance(e, ev.StatementRun)), events[-1])
-    debugger.last_event, debugger.events_seen = last, len(events)
-    app.apply_events(events)
-    if isinstance(last, ev.RunFinished):
-        reason = StopReason("finished", f"{how}: {finish_verdict(last, 'episode won', 'episode failed')} — {last.steps} steps")
-    elif debugger.awaiting_human:
-        reason = StopReason("human", f"{how}: awaiting your expansion of {last.node_id}")
-    else:
-        reason = StopReason("step", f"{how} at: {describe_event(last)}")
-    stop = Stop(last, reason, len(events))
-    debugger.last_stop, debugger.stopped_at = stop, time.monotonic()
-    app.post_message(EngineDriver.Stopped(stop).set_sender(app))

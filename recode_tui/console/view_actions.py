@@ -1,17 +1,12 @@
-"""The console's view keys: zoom a pane, swap the panes of a narrow terminal, and the
-command palette's list of the console's own actions.
+"""The console's view keys: zoom a pane, swap the panes of a narrow terminal.
 
-A mixin of `RecodeApp`, kept apart so the app module stays about layout and
-the engine's messages.
+A mixin of `DebugScreen`, kept apart so the screen module stays about layout
+and the engine's messages.
 """
 
 from __future__ import annotations
 
-from typing import Iterable
-
-from textual.app import SystemCommand
 from textual.binding import Binding
-from textual.screen import Screen
 
 VIEW_BINDINGS = [
     Binding("z,ctrl+t", "zoom", "Zoom", id="view.zoom", show=False,
@@ -22,15 +17,14 @@ VIEW_BINDINGS = [
 
 
 class ViewActions:
-    """Actions over the app's screen, panes and bindings."""
+    """Actions over the debug screen's panes."""
 
     ZOOMABLE = ("code-tree", "detail", "vars", "env-log", "bottom")
 
     def action_zoom(self) -> None:
         """Zoom the pane holding the focus (Textual's maximize), or restore the zoomed one."""
-        screen = self.screen  # type: ignore[attr-defined]
-        if screen.maximized is not None:
-            screen.minimize()
+        if self.maximized is not None:  # type: ignore[attr-defined]
+            self.minimize()  # type: ignore[attr-defined]
             return
         widget = self.focused  # type: ignore[attr-defined]
         while widget is not None and getattr(widget, "id", None) not in self.ZOOMABLE:
@@ -38,25 +32,14 @@ class ViewActions:
         if widget is None:
             self.notify("Focus a pane first (tab moves the focus).", severity="warning")  # type: ignore[attr-defined]
             return
-        screen.maximized = widget  # type: ignore[assignment]
+        self.maximized = widget  # type: ignore[attr-defined]
 
     def action_swap_panes(self) -> None:
         """Narrow terminals show two panes above the editor: tree and node, or variables and log."""
         panes = self.query_one("#panes")  # type: ignore[attr-defined]
-        if not self.screen.has_class("-narrow"):  # type: ignore[attr-defined]
+        if not self.has_class("-narrow"):  # type: ignore[attr-defined]
             self.notify("Every pane is shown at this width; z zooms the focused one.")  # type: ignore[attr-defined]
             return
         panes.toggle_class("-data")
-        app = self  # a RecodeApp
-        target = app.variables.query_one("#vars-table") if panes.has_class("-data") else app.tree_view  # type: ignore[attr-defined]
+        target = self.variables.query_one("#vars-table") if panes.has_class("-data") else self.tree_view  # type: ignore[attr-defined]
         self.call_after_refresh(target.focus)  # type: ignore[attr-defined]
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """ctrl+p lists the console's own actions (from its bindings) before Textual's."""
-        from recode_tui.console.palette import binding_commands
-
-        if screen is self.screen_stack[0]:  # type: ignore[attr-defined]
-            yield from binding_commands(self, self.BINDINGS, self.user_keymap)  # type: ignore[attr-defined]
-        for command in super().get_system_commands(screen):  # type: ignore[attr-defined]
-            if command.title not in ("Maximize", "Minimize"):  # `z` zooms (a whole pane)
-                yield command

@@ -21,14 +21,34 @@ async def wait_for(pilot: Pilot, predicate, timeout: float = 30.0, what: str = "
 
 async def wait_stop(pilot: Pilot, app: RecodeApp, after: int) -> None:
     """Wait until the console has shown the result of the command after stop number `after`."""
-    await wait_for(pilot, lambda: app.stops > after and not app.driver.busy, what=f"stop #{after + 1}")
+    await wait_for(pilot, lambda: app.stops > after and not app.driver.busy and keys_settled(app)
+                   and tables_measured(app), what=f"stop #{after + 1}")
     await pilot.pause()
+
+
+def tables_measured(app: RecodeApp) -> bool:
+    """The variables table has sized its columns to the rows it got (Textual does it when the table is idle)."""
+    from textual.widgets import DataTable
+
+    return not any(table._require_update_dimensions or table._updated_cells
+                   for table in app.debug_screen.query(DataTable))
+
+
+def keys_settled(app: RecodeApp) -> bool:
+    """The footer greys exactly the keys the run state disables (Textual redraws it a refresh later)."""
+    from textual.widgets._footer import FooterKey
+
+    from recode_tui.console.run_state import STEPPING_ACTIONS, action_enabled
+
+    state, greyable = app.run_state, STEPPING_ACTIONS | {"submit"}
+    names = ((key, key.action.split("(", 1)[0]) for key in app.debug_screen.query(FooterKey))
+    return all(key.has_class("-disabled") != action_enabled(name, state) for key, name in names if name in greyable)
 
 
 async def checked(pilot: Pilot, app: RecodeApp) -> None:
     """Wait until the editor's check line shows the check of the text now in the editor."""
     editor = app.editor
-    await wait_for(pilot, lambda: editor.last_check == editor.check(editor.editor.text),
+    await wait_for(pilot, lambda: editor.last_check == editor.check(editor.editor.text) and tables_measured(pilot.app),
                    what="the live check")
     await pilot.pause()
 

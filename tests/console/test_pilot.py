@@ -6,6 +6,7 @@ from agent import events as ev
 from agent.tree import NodeStatus
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
+from recode_tui.console.debug_screen import DebugScreen
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 from recode_tui.console.widgets.expansion_editor import ExpansionEditor
 from textual.widgets import DataTable, Input
@@ -249,7 +250,7 @@ async def test_help_lists_every_binding_with_its_id() -> None:
 
         assert isinstance(app.screen, HelpScreen)
         ids = {row[2] for row in app.screen.rows}
-        for binding in app.BINDINGS + BreakpointsPane.BINDINGS + ExpansionEditor.BINDINGS:
+        for binding in DebugScreen.BINDINGS + BreakpointsPane.BINDINGS + ExpansionEditor.BINDINGS:
             assert binding.id in ids
         assert ("n", "Next", "step.next") in app.screen.rows
         await pilot.press("escape")

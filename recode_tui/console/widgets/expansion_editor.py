@@ -1,6 +1,6 @@
 """The expansion editor: the person answers an LLM call of any agent, validated as they type.
 
-The live check is the agent's own rule: `app.engine.judge(text, purpose,
+The live check is the agent's own rule: `engine.judge(text, purpose,
 role, typed=True, known=...)` (ReCode's judges by `judge_answer`, ReAct's
 wants one action, CodeAct's one cell). An empty editor shows the agent's
 `answer_skeleton(purpose, role)` (ReCode's is the <think>/<execute> one). An
@@ -8,7 +8,7 @@ agent may also say what an accepted answer will do with
 `describe_answer(verdict, purpose, role) -> str`; without it the line counts
 child nodes, as for ReCode.
 
-The text of every node's draft lives in `drafts` (owned by the app), so
+The text of every node's draft lives in `drafts` (owned by the run's screen), so
 switching panes or tabs, resizing, or cancelling never loses it.
 """
 
@@ -91,9 +91,9 @@ def skeleton_cursor(skeleton: str) -> tuple[int, int]:
     return 0, len(first)
 
 
-def run_code_check(app: object) -> tuple[CodeCheck | None, bool]:
-    """The check the app's engine applies to answers, and whether its run is trusted (no check)."""
-    engine = getattr(app, "engine", None)
+def run_code_check(run: object) -> tuple[CodeCheck | None, bool]:
+    """The check the run's engine applies to answers, and whether its run is trusted (no check)."""
+    engine = getattr(run, "engine", None)
     if engine is None or not hasattr(engine, "code_check"):
         return None, False
     check = engine.code_check
@@ -202,6 +202,10 @@ class ExpansionEditor(Vertical):
             except Exception:  # noqa: BLE001 - no tree-sitter: plain text still works
                 pass
 
+    def _engine(self):
+        """The engine of the run this editor answers for: its screen's."""
+        return getattr(self.screen, "engine", None)
+
     @property
     def editor(self) -> TextArea:
         return self.query_one("#expand-text", TextArea)
@@ -213,7 +217,7 @@ class ExpansionEditor(Vertical):
     @property
     def skeleton(self) -> str:
         """The open call's answer format (the agent's), shown in an empty editor and by ctrl+r."""
-        return engine_skeleton(getattr(self.app, "engine", None), self.purpose, self.role)
+        return engine_skeleton(self._engine(), self.purpose, self.role)
 
     def open(self, node_id: str, code: str, known: frozenset[str], attempt: int = 1,
              purpose: str = "expand", note: str = "", role: str = "") -> None:
@@ -221,7 +225,7 @@ class ExpansionEditor(Vertical):
         self.enable_highlighting()
         self.node_id, self.known = node_id, known
         self.purpose, self.role = purpose, role
-        self.code_check, self.trusted = run_code_check(self.app)
+        self.code_check, self.trusted = run_code_check(self.screen)
         self._closed_with = None
         self._confirm_empty = False
         text = self.drafts.get(node_id)
@@ -274,7 +278,7 @@ class ExpansionEditor(Vertical):
 
     def check(self, text: str) -> Check:
         """The engine's verdict on `text` for the open call (`engine.judge`), with the run's sandbox check."""
-        engine = getattr(self.app, "engine", None)
+        engine = self._engine()
         if engine is None or not callable(getattr(engine, "judge", None)):
             return check_expansion(text, self.known, self.code_check, self.trusted)
         return engine_check(engine, text, self.purpose, self.role, self.known)

@@ -22,7 +22,7 @@ class PromptView(Vertical):
         yield TextArea("", id="prompt-text", read_only=True, soft_wrap=True, show_line_numbers=True)
 
     def on_mount(self) -> None:
-        shown = getattr(self.app, "shown_prompt", None)
+        shown = getattr(self.screen, "shown_prompt", None)  # what the run's screen shows
         if shown is not None:
             self.show(*shown)
 

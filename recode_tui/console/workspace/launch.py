@@ -17,29 +17,31 @@ from recode_tui.console.workspace.screen import PromptWorkspace, WorkspaceChoice
 from recode_tui.console.workspace.target import pick_node, stub_target
 
 if TYPE_CHECKING:
-    from recode_tui.console.app import RecodeApp
+    from recode_tui.console.debug_screen import DebugScreen
 
 
-async def open_workspace(app: "RecodeApp") -> None:
-    if app.driver.busy and not app.debugger.awaiting_human:
-        app.notify("The engine is running: pause it (p) before opening the prompt workspace.", severity="warning")
+async def open_workspace(run: "DebugScreen") -> None:
+    """The workspace on `run`'s selected (or awaited) stub; a choice made there goes back to `run`."""
+    if run.driver.busy and not run.debugger.awaiting_human:
+        run.notify("The engine is running: pause it (p) before opening the prompt workspace.", severity="warning")
         return
-    item = app.tree_view.cursor_node
+    app = run.app
+    item = run.tree_view.cursor_node
     selected = item.data if item is not None else None
-    node = pick_node(app.engine, selected, app.debugger.last_event)
-    target = await stub_target(app.engine, node, app.debugger.last_event)
+    node = pick_node(run.engine, selected, run.debugger.last_event)
+    target = await stub_target(run.engine, node, run.debugger.last_event)
     screen = PromptWorkspace(
         target,
-        app.engine.prompts,
-        app.engine.llm,
+        run.engine.prompts,
+        run.engine.llm,
         prompts_dir=getattr(app, "prompts_dir", None),
         profiles_path=getattr(app, "profiles", None),
         sessions_dir=_sessions_dir(app),
     )
-    await app.push_screen(screen, lambda choice: continue_with(app, choice))
+    await app.push_screen(screen, lambda choice: continue_with(run, choice))
 
 
-def _sessions_dir(app: "RecodeApp"):
+def _sessions_dir(app):
     """The console's sessions folder: unsaved prompt edits are kept under it."""
     from agent.journal import sessions_dir_from
 
@@ -47,38 +49,38 @@ def _sessions_dir(app: "RecodeApp"):
     return control.sessions_dir if control is not None else sessions_dir_from(None)
 
 
-def continue_with(app: "RecodeApp", chosen: WorkspaceChoice | None) -> None:
-    if chosen is None:
+def continue_with(run: "DebugScreen", chosen: WorkspaceChoice | None) -> None:
+    if chosen is None or not run.is_attached:  # closed, or the run was replaced meanwhile
         return
-    choice, engine, debugger = chosen.choice, app.engine, app.debugger
+    choice, engine, debugger = chosen.choice, run.engine, run.debugger
     last = debugger.last_event
     awaiting = getattr(last, "node_id", None) == choice.node_id and type(last).__name__ == "ExpansionRequested"
     if not awaiting or engine.done:
-        control = app.session_control
+        control = run.session_control
         expanded = choice.node_id in engine.tree.nodes and engine.tree.nodes[choice.node_id].expansions
-        if control is not None and expanded and not app.driver.busy:
+        if control is not None and expanded and not run.driver.busy:
             control.fork_with_answer(choice.node_id, choice.text, _source_kind(choice.source), chosen.prompts)
             return
-        app.notify(
+        run.notify(
             f"{choice.node_id} is not the stub the run is stopped at, and this run is not journaled: "
             "start the console with sessions to fork it with this answer.",
             title="Not applied",
             severity="warning",
         )
         return
-    if app.driver.busy:
-        app.notify("The engine is running: pause it (p) first.", title="Not applied", severity="warning")
+    if run.driver.busy:
+        run.notify("The engine is running: pause it (p) first.", title="Not applied", severity="warning")
         return
     engine.prompts = chosen.prompts
-    app.say("info", f"continuing {choice.node_id} with the answer of {choice.source} "
+    run.say("info", f"continuing {choice.node_id} with the answer of {choice.source} "
                     f"(prompt set {chosen.prompts.content_hash()})")
     if debugger.awaiting_human:
         text = choice.text
-        app.editor.close(f"Submitted the answer of {choice.source} for {choice.node_id}…")
-        app.driver.submit(text)
+        run.editor.close(f"Submitted the answer of {choice.source} for {choice.node_id}…")
+        run.driver.submit(text)
     else:
         engine.llm = ChosenAnswerLLM(choice.text, _source_kind(choice.source), engine.llm)
-        app.driver.step(StepMode.NEXT)
+        run.driver.step(StepMode.NEXT)
 
 
 def _source_kind(spec: str) -> str:

@@ -1,0 +1,130 @@
+"""One screen per run: a resume puts a new DebugScreen in place of the old one, keys act on the
+new engine, nothing of the old run reaches it, and the run state greys the keys that cannot act.
+
+On the in-memory toy episode (tests/toyenv) played like put-01, so each test takes seconds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets._footer import FooterKey
+
+from agent import events as ev
+from agent.debugger import Stop, StopReason
+from mockllm.scripted import ScriptedLLM, ScriptEntry
+from recode_tui.console.app import build_app
+from recode_tui.console.debug_screen import DebugScreen
+from recode_tui.console.run_state import RunState
+from recode_tui.console.screens.sessions import SessionsScreen
+from recode_tui.console.widgets.driver import EngineDriver
+
+from .helpers import SIZE, command, started, type_text, wait_for
+
+PLAN = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nrun("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
+
+
+def footer_key(app, action: str) -> FooterKey:
+    return next(k for k in app.screen.query(FooterKey) if k.action == action)
+
+
+async def resume_this_session(pilot, app) -> None:
+    """`S`, enter on the session on show: it is replayed and shown again."""
+    control, old, stops = app.session_control, app.debug_screen, app.stops
+    app.tree_view.focus()  # the editor would take the S as text
+    await pilot.press("S")
+    await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.loaded, what="the list")
+    table = app.screen.query_one("#sessions-table")
+    table.move_cursor(row=[r.folder for r in app.screen.rows].index(control.session.folder))
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: app.debug_screen is not old and app.stops > stops and not control.busy,
+                   what="the resumed session")
+    await pilot.pause()
+
+
+async def test_a_resume_shows_a_new_debug_screen_whose_keys_step_the_new_engine(tmp_path: Path, toy_game) -> None:
+    app = build_app(toy_game, "human", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        await type_text(pilot, PLAN)
+        await command(pilot, app, "ctrl+s")
+        await command(pilot, app, "n")
+        old, old_engine = app.debug_screen, app.engine
+        seen, steps, nodes = old.debugger.events_seen, old_engine.env.steps, len(old_engine.tree)
+        await resume_this_session(pilot, app)
+        new = app.debug_screen
+        assert app.screen_stack == [new] and isinstance(new, DebugScreen)
+        assert not old.is_attached and not old.query(EngineDriver)  # the old run's screen and driver are gone
+        assert new.engine is not old_engine and app.engine is new.engine
+        assert (new.engine.env.steps, len(new.engine.tree)) == (steps, nodes) and "resumed" in app.reason
+        replayed = new.debugger.events_seen
+        await command(pilot, app, "n")
+        assert new.debugger.events_seen == replayed + 1  # the key stepped the new engine...
+        assert old.debugger.events_seen == seen  # ...and not the old one
+        await command(pilot, app, "c")
+        assert new.engine.done and new.engine.finished.success and app.run_state is RunState.DONE
+
+
+async def test_a_message_of_the_old_run_cannot_reach_the_new_screen(tmp_path: Path, toy_game) -> None:
+    app = build_app(toy_game, "human", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")  # awaiting the first expansion
+        old_driver = app.driver
+        await resume_this_session(pilot, app)
+        new, stops, nodes = app.debug_screen, app.stops, len(app.engine.tree)
+        stale = Stop(ev.RunFinished(None, success=False, reason="stale", steps=99), StopReason("finished", "stale"), 1)
+        # What the old driver would post if its engine spoke now: its queue is closed with its screen.
+        assert not old_driver.post_message(EngineDriver.Stopped(stale).set_sender(old_driver))
+        app.post_message(EngineDriver.Stopped(stale).set_sender(old_driver))  # the app does not handle run messages
+        await pilot.pause()
+        await pilot.pause()
+        assert app.stops == stops and len(app.engine.tree) == nodes
+        assert app.run_state is RunState.AWAITING and "stale" not in app.reason
+        assert app.debug_screen is new and app.editor.is_open
+
+
+async def test_submit_is_greyed_in_the_footer_while_no_expansion_is_awaited(tmp_path: Path, toy_game) -> None:
+    app = build_app(toy_game, "human", cursor_blink=False, breakpoints=[])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        assert app.run_state is RunState.PAUSED
+        await wait_for(pilot, lambda: footer_key(app, "submit").has_class("-disabled"), what="a greyed Submit")
+        app.clear_notifications()
+        await pilot.press("ctrl+s")  # a greyed key does nothing, and says nothing
+        await pilot.pause()
+        assert not app._notifications and app.stops == 1
+        await command(pilot, app, "c")
+        assert app.run_state is RunState.AWAITING
+        await wait_for(pilot, lambda: not footer_key(app, "submit").has_class("-disabled"), what="Submit back")
+        await type_text(pilot, PLAN)
+        await command(pilot, app, "ctrl+s")
+        assert app.engine.tree.root.children
+        await wait_for(pilot, lambda: footer_key(app, "submit").has_class("-disabled"), what="Submit greyed again")
+
+
+async def test_the_llm_control_sets_the_run_state_through_the_run_screen(toy_game, monkeypatch) -> None:
+    entered: list[RunState] = []
+    enter_state = DebugScreen.enter_state
+
+    def spy(self, state, kind="", reason=""):
+        entered.append(RunState(state))
+        enter_state(self, state, kind, reason)
+
+    monkeypatch.setattr(DebugScreen, "enter_state", spy)
+    proposal = f"<think>the vase is on the dining table</think>\n<execute>\n{PLAN}\n</execute>\n"
+    app = build_app(toy_game, ScriptedLLM([ScriptEntry(proposal)]), review=True, breakpoints=[], cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: app.run_state is RunState.REVIEWING, what="the proposal under review")
+        assert "review the proposal for n0" in app.reason
+        assert not footer_key(app, "submit").has_class("-disabled")  # ctrl+s accepts it
+        with pytest.raises(AttributeError):
+            app.run_state = RunState.DONE  # type: ignore[misc]  # the app only reads it
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.engine.done and app.run_state is RunState.DONE, what="the run's end")
+        assert app.engine.finished.success
+    assert RunState.REVIEWING in entered and entered[entered.index(RunState.REVIEWING) + 1] is RunState.RUNNING
