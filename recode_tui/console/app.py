@@ -129,14 +129,18 @@ class RecodeApp(CrashReport, App[None]):
         breakpoints: list[Breakpoint] | None = None,
         watches: list[str] | None = None,
         profiles: str | None = None,
+        game: str | None = None,
     ) -> DebugScreen:
         """Show `engine` (a resume, rewind or fork) on a new debug screen in place of the old run's.
 
         The screens above the old one (the replay cover) go with it; so do its
         driver and any message it had queued. Breakpoints and watches carry over
-        unless others are given; `profiles` is the file the `L` picker lists.
+        unless others are given; `profiles` is the file the `L` picker lists;
+        `game` (the session's) names the episode on the status line.
         """
         old = self._run_screen
+        if game:  # a session of another game opened from the list
+            self.episode = episode_label(game)
         if breakpoints is None:
             breakpoints = list(old.debugger.breakpoints)
         if watches is not None:

@@ -507,7 +507,7 @@ class SessionControl:
                 self._saved_settings = (session.folder, settings.fingerprint())
         # the L picker lists the profiles file the session's LLM came from
         await app.replace_run(session.engine, events, how=how, drafts=drafts, breakpoints=breakpoints,
-                              watches=watches, profiles=profiles)
+                              watches=watches, profiles=profiles, game=session_game(session.folder))
         if self.select_at:
             if not app.tree_view.show_node(self.select_at):
                 session.notes.append(f"--at {self.select_at}: this session has no such node")

@@ -19,6 +19,7 @@ from recode_tui.console.debug_screen import DebugScreen
 from recode_tui.console.run_state import RunState
 from recode_tui.console.screens.sessions import SessionsScreen
 from recode_tui.console.widgets.driver import EngineDriver
+from recode_tui.console.widgets.status_bar import StatusBar
 
 from .helpers import SIZE, command, started, type_text, wait_for
 
@@ -128,3 +129,24 @@ async def test_the_llm_control_sets_the_run_state_through_the_run_screen(toy_gam
         await wait_for(pilot, lambda: app.engine.done and app.run_state is RunState.DONE, what="the run's end")
         assert app.engine.finished.success
     assert RunState.REVIEWING in entered and entered[entered.index(RunState.REVIEWING) + 1] is RunState.RUNNING
+
+
+async def test_opening_a_session_of_another_game_names_that_game_on_the_status_line(tmp_path: Path, toy_game) -> None:
+    other = build_app("toy:coin-1", "human", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with other.run_test(size=SIZE) as pilot:  # leaves a journaled session of coin-1 behind
+        await started(pilot, other)
+        folder = other.session_control.session.folder
+    app = build_app(toy_game, "human", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        assert "vase-1" in app.query_one(StatusBar).text
+        old, stops = app.debug_screen, app.stops
+        app.tree_view.focus()
+        await pilot.press("S")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.loaded, what="the list")
+        app.screen.query_one("#sessions-table").move_cursor(row=[r.folder for r in app.screen.rows].index(folder))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.debug_screen is not old and app.stops > stops, what="the coin-1 session")
+        await pilot.pause()
+        line = app.query_one(StatusBar).text
+        assert "coin-1" in line and "vase-1" not in line
