@@ -16,7 +16,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Iterable
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -54,11 +54,14 @@ from recode_tui.console.widgets.watches import WatchList
 if TYPE_CHECKING:
     from recode_tui.console.app import RecodeApp
 
+NARROW_COLUMNS = 100  # the footer is compact below this width (as the panes rearrange, recode.tcss)
 MODEL_CLOCK_SECONDS = 0.5  # how often the "model is answering" clock is redrawn
 
 # The console's keys, in footer order. Help and quit are the app's actions, listed here
 # so the footer keeps them in place; the app binds them too, for the screens above this one.
 DEBUG_BINDINGS = [
+    # Help first: at 80 columns the footer cannot show every key, and this one lists them all.
+    Binding("question_mark,f1", "app.help", "Help", id="app.help"),
     Binding("n", "step('next')", "Next", id="step.next", tooltip="Run to the next engine event"),
     Binding("s", "step('into')", "Into", id="step.into", tooltip="Next node start or single action"),
     Binding("o", "step('over')", "Over", id="step.over", tooltip="Finish the current node and its subtree"),
@@ -82,7 +85,6 @@ DEBUG_BINDINGS = [
             tooltip="Watch a Python expression: re-evaluated at every stop"),
     Binding("W", "workspace", "Prompts", id="view.workspace", show=False,
             tooltip="Prompt workspace: edit the prompt set, re-expand the selected stub, compare"),
-    Binding("question_mark,f1", "app.help", "Help", id="app.help"),
     Binding("q", "app.quit", "Quit", id="app.quit"),
     *MODEL_BINDINGS,
     *SESSION_BINDINGS,
@@ -168,6 +170,11 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         yield Footer()
         yield EngineDriver(self.debugger)
         yield LLMControl(console.profiles, console.review)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Below 100 columns the footer drops its padding, so more keys fit."""
+        for footer in self.query(Footer):
+            footer.compact = event.size.width < NARROW_COLUMNS
 
     def on_mount(self) -> None:
         self.label_panes()

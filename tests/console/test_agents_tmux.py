@@ -52,7 +52,7 @@ class Console:
         """Type an answer as a person does: select the format shown, type over it line by line,
         wait for the live check to accept it, submit, and see it accepted."""
         self.wait(opened)  # the editor is open, not just the status line
-        self.wait("esc Pause  ^s Submit", line=self.size[1] - 1)  # and has the focus: the keys say so
+        self.wait("esc Pause", "^s Submit", line=self.size[1] - 1)  # and has the focus: the keys say so
         self.keys("C-a")
         for index, line in enumerate(lines):
             if index:
