@@ -21,6 +21,7 @@ are the generic LLM-call events (their `purpose` and `role` say which call).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +40,7 @@ from agent.events import (
     LLMFailed,
     NodeCompleted,
     NodeError,
+    NodeStarted,
     ObservationReceived,
     RunFinished,
     StatementRun,
@@ -424,6 +426,35 @@ class Stepper:
     def rewrite_note(self, reason: str) -> str:
         """What is added to the prompt after a refused answer."""
         return rewrite_note(self.prompts, reason)
+
+    async def ask_child(
+        self,
+        parent: Node,
+        label: str,
+        prompt: Callable[[], Any],
+        purpose: str,
+        judge: Callable[[Completion], Verdict],
+    ) -> AsyncIterator[Event | Answer]:
+        """A new child of `parent` (a ReAct turn, a CodeAct cell) asked of the LLM: its `NodeStarted`,
+        the call's events, then the `Answer`. After too many refusals the child errs and the
+        episode finishes instead (no `Answer`). `prompt()` (plain or awaitable) is built once the
+        child has started, so a statement typed at that stop is in it; the child is `self.current`."""
+        node = self.tree.add_children(parent, [label])[0]
+        self.current = node
+        node.status = NodeStatus.RUNNING
+        yield NodeStarted(node.id, code=node.code, depth=node.depth)
+        text = prompt()
+        if inspect.isawaitable(text):
+            text = await text
+        answered = False
+        async for item in self.ask(node, text, purpose, judge, context=StubContext(code=node.code, name="",
+                                                                                   purpose=purpose)):
+            answered = answered or isinstance(item, Answer)
+            yield item
+        if not answered:  # too many invalid answers
+            node.status, node.error = NodeStatus.ERROR, self.finished_reason
+            yield NodeError(node.id, code=node.code, error=node.error)
+            yield self._finish(False, self.finished_reason)
 
     async def ask(
         self,

@@ -45,7 +45,7 @@ from agent.events import (
     RunStarted,
     VariablesChanged,
 )
-from agent.llm import Completion, StubContext
+from agent.llm import Completion
 from agent.runner import NodeOutcome
 from agent.event_text import first_line
 from agent.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
@@ -179,23 +179,17 @@ class CodeActAgent(Stepper):
                 yield self._finish(False, f"cell limit: {len(self.cells)} cells ran and the task is not done "
                                           f"(--agent-option max_cells={self.cell_limit()})")
                 return
-            cell = self.tree.add_children(root, [f"cell {len(self.cells) + 1}"])[0]
-            self.current = cell
-            cell.status = NodeStatus.RUNNING
-            yield NodeStarted(cell.id, code=cell.code, depth=cell.depth)
             answer: Answer | None = None
-            context = StubContext(code=cell.code, name="", purpose=PURPOSE)
-            prompt = await self.prompt()
-            async for item in self.ask(cell, prompt, PURPOSE, self._verdict, context=context):
+            label = f"cell {len(self.cells) + 1}"
+            async for item in self.ask_child(root, label, self.prompt, PURPOSE, self._verdict):
                 if isinstance(item, Answer):
                     answer = item
                 else:
                     yield item
-            if answer is None:  # too many invalid answers
-                cell.status, cell.error = NodeStatus.ERROR, self.finished_reason
-                yield NodeError(cell.id, code=cell.code, error=cell.error)
-                yield self._finish(False, self.finished_reason)
+            if answer is None:  # refused too often: the episode has finished
                 return
+            cell = self.current
+            assert cell is not None
             async for event in self._run_cell(root, cell, answer):
                 yield event
             if self.finished_reason:

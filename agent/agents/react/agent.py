@@ -38,12 +38,11 @@ from agent.answer_rule import Verdict
 from agent.events import (
     Event,
     NodeCompleted,
-    NodeError,
     NodeStarted,
     ObservationReceived,
     RunStarted,
 )
-from agent.llm import Completion, StubContext
+from agent.llm import Completion
 from agent.event_text import first_line
 from agent.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.tree import Node, NodeStatus
@@ -161,22 +160,17 @@ class ReActAgent(Stepper):
         self.current = root
         yield NodeStarted(root.id, code=root.code, depth=0)
         while not self.env.done:
-            turn = self.tree.add_children(root, [f"turn {len(self.turns) + 1}"])[0]
-            self.current = turn
-            turn.status = NodeStatus.RUNNING
-            yield NodeStarted(turn.id, code=turn.code, depth=turn.depth)
             answer: Answer | None = None
-            context = StubContext(code=turn.code, name="", purpose=PURPOSE)
-            async for item in self.ask(turn, self.prompt(), PURPOSE, self._verdict, context=context):
+            label = f"turn {len(self.turns) + 1}"
+            async for item in self.ask_child(root, label, self.prompt, PURPOSE, self._verdict):
                 if isinstance(item, Answer):
                     answer = item
                 else:
                     yield item
-            if answer is None:  # too many invalid answers
-                turn.status, turn.error = NodeStatus.ERROR, self.finished_reason
-                yield NodeError(turn.id, code=turn.code, error=turn.error)
-                yield self._finish(False, self.finished_reason)
+            if answer is None:  # refused too often: the episode has finished
                 return
+            turn = self.current
+            assert turn is not None
             async for event in self._take_turn(root, turn, answer):
                 yield event
         async for event in self._close_root(root):
