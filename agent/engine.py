@@ -24,7 +24,6 @@ from agent.events import (
     NodeStarted,
     RunStarted,
     StubFound,
-    VariablesChanged,
 )
 from agent.llm import LLM, Completion, StubContext
 from agent.prompt import DEFAULT_PROMPTS, PromptSet, build_expand_prompt, build_repair_prompt, call_arguments  # noqa: E501
@@ -99,8 +98,6 @@ class Engine(Stepper):
                 else:
                     yield event
             assert outcome is not None
-            if outcome.changes:
-                yield VariablesChanged(node.id, changes=outcome.changes)
             async for event in self._settle(node, outcome):
                 yield _with_times(event, node, outcome)
             if self.finished_reason:

@@ -44,6 +44,7 @@ from agent.events import (
     ObservationReceived,
     RunFinished,
     StatementRun,
+    VariablesChanged,
 )
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
 from agent.prompt import PromptContext, PromptSet, RecentActions, rewrite_note
@@ -397,11 +398,14 @@ class Stepper:
     async def run_code(self, node: Node, code: str | None = None) -> AsyncIterator[Event | NodeOutcome]:
         """Run code (the node's own by default) in the runner, one action at a time: each `run()` is an
         action event and an observation event, so a debugger can stop between two actions of a loop.
-        Ends with the runner's `NodeOutcome` (not an event: the agent settles it)."""
+        Then the `VariablesChanged` of what the code changed, and last the runner's `NodeOutcome`
+        (not an event: the agent settles it)."""
         await self.runner.start(node.code if code is None else code)
         while True:
             message = await self.runner.next_message()
             if isinstance(message, NodeOutcome):
+                if message.changes:
+                    yield VariablesChanged(node.id, changes=message.changes)
                 yield message
                 return
             assert isinstance(message, ActionRequest)

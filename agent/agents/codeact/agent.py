@@ -43,7 +43,6 @@ from agent.events import (
     NodeError,
     NodeStarted,
     RunStarted,
-    VariablesChanged,
 )
 from agent.llm import Completion
 from agent.runner import NodeOutcome
@@ -211,8 +210,6 @@ class CodeActAgent(Stepper):
             else:
                 yield event
         assert outcome is not None
-        if outcome.changes:
-            yield VariablesChanged(cell.id, changes=outcome.changes)
         output = outcome.output
         cell.observations = output.rstrip("\n").split("\n") if output else []
         error = ""
