@@ -23,7 +23,12 @@ None. The rules close the usual ways out of a restricted namespace:
 - builtins only from `ALLOWED_BUILTINS`: reading a forbidden one (`open`,
   `eval`, `getattr`, ...) is refused as forbidden, so it never looks like a
   placeholder to expand;
-- no assignment to the injected helpers (`run`, `print`, `re`, ...).
+- no assignment to the injected helpers (`run`, `print`, `re`, ...);
+- no assignment or deletion of an attribute of anything node code did not
+  make: a module, a name imported from one (now or by an earlier node), a
+  helper or a builtin, however deep the attribute (`json.JSONEncoder.encode
+  = f`, `from json import JSONEncoder; del JSONEncoder.encode`). The worker
+  also makes those classes immutable, for the aliases this cannot see.
 
 Pure standard library: it runs in the engine (to reject an LLM answer early)
 and in the worker process.
@@ -91,11 +96,13 @@ def check_code(
     known_names: frozenset[str] | set[str] = frozenset(),
     helper_names: frozenset[str] | set[str] = DEFAULT_HELPERS,
     mode: str = "exec",
+    imported_names: frozenset[str] | set[str] = frozenset(),
 ) -> str | None:
     """The reason `code` may not run untrusted, or None when it passes.
 
     `known_names` are variables already bound: a variable that shadows a
-    forbidden builtin (`object = "apple 1"`) may be read. Code that does not
+    forbidden builtin (`object = "apple 1"`) may be read. `imported_names` are
+    the known names an earlier node bound by an import. Code that does not
     parse passes (compiling it reports the syntax error as usual).
     """
     try:
@@ -105,7 +112,7 @@ def check_code(
     except SyntaxError:
         return None
     try:
-        _check_tree(tree, frozenset(known_names), frozenset(helper_names))
+        _check_tree(tree, frozenset(known_names), frozenset(helper_names), frozenset(imported_names))
     except _Refused as exc:
         return str(exc)
     except RecursionError:
@@ -113,11 +120,12 @@ def check_code(
     return None
 
 
-def _check_tree(tree: ast.AST, known: frozenset[str], helpers: frozenset[str]) -> None:
+def _check_tree(tree: ast.AST, known: frozenset[str], helpers: frozenset[str], imported: frozenset[str]) -> None:
     nodes = list(ast.walk(tree))
     # Report the first problem in reading order (the innermost of nested attributes).
     nodes.sort(key=_position)
     bound = _bound_names(nodes)
+    not_made_here = helpers | ALLOWED_MODULES | imported | _import_bindings(nodes)
     format_calls = {
         id(n.func)
         for n in nodes
@@ -134,9 +142,10 @@ def _check_tree(tree: ast.AST, known: frozenset[str], helpers: frozenset[str]) -
         elif isinstance(node, ast.Attribute):
             _check_attribute(node.attr)
             if not isinstance(node.ctx, ast.Load):
-                base = node.value
-                if isinstance(base, ast.Name) and (base.id in helpers or base.id in ALLOWED_MODULES):
-                    raise _Refused(f"forbidden: changing `{base.id}.{node.attr}`")
+                root = _attribute_root(node)
+                shared_builtin = root in ALLOWED_BUILTINS and root not in bound and root not in known
+                if root in not_made_here or shared_builtin:
+                    raise _Refused(f"forbidden: changing `{ast.unparse(node)}` (only objects the code made may change)")
             if node.attr in _FORMAT_METHODS:
                 if id(node) not in format_calls:
                     raise _Refused(f"forbidden: .{node.attr} used other than as a direct call")
@@ -195,6 +204,23 @@ def _check_tree(tree: ast.AST, known: frozenset[str], helpers: frozenset[str]) -
             _check_name(node.rest)
         elif isinstance(node, (ast.AsyncFor, ast.AsyncWith, ast.Await)):
             raise _Refused("forbidden: async code")
+
+
+def _attribute_root(node: ast.Attribute) -> str:
+    """The name an attribute chain starts from (`json` for `json.JSONEncoder.encode`), or ""."""
+    base: ast.expr = node.value
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    return base.id if isinstance(base, ast.Name) else ""
+
+
+def _import_bindings(nodes: list[ast.AST]) -> set[str]:
+    names: set[str] = set()
+    for node in nodes:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                names.add((alias.asname or alias.name).split(".")[0])
+    return names
 
 
 def _position(node: ast.AST) -> tuple[int, int, int, int]:

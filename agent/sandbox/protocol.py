@@ -4,21 +4,34 @@ Every message is a 4-byte big-endian length followed by the payload.
 
 - engine -> worker: a pickle of plain data (dicts, lists, strings, bytes).
   Only the worker unpickles, and only what the engine sent it.
-- worker -> engine: UTF-8 JSON. The engine never unpickles anything that
-  came from the worker; namespace snapshots travel as base64 text inside the
-  JSON and are handed back to a worker unopened.
+- worker -> engine: UTF-8 JSON, checked field by field (`decode_reply`): a
+  frame of the wrong shape is a broken worker, never an exception in the
+  engine. The engine never unpickles anything that came from the worker;
+  namespace snapshots travel as base64 text inside the JSON and are handed
+  back to a fresh worker, which opens them with `load_plain` (built-in
+  containers and scalars only: a snapshot is attacker data).
+
+The worker writes its replies with the C encoder bound here at import, before
+node code runs: node code can reach `json.JSONEncoder` (a shared, mutable
+class) but not this.
 """
 
 from __future__ import annotations
 
-import json
+import collections
+import io
 import os
 import pickle
 import struct
-from typing import Any
+from typing import Any, Callable
+
+from _json import encode_basestring_ascii as _encode_string
+from _json import make_encoder as _make_encoder
 
 HEADER = struct.Struct("!I")
-MAX_FRAME = 512 * 1024 * 1024  # a larger frame from the worker is treated as a crash
+# A snapshot is at most MAX_SNAPSHOT_BYTES of pickles, base64 in the frame (4/3) plus the rest.
+MAX_SNAPSHOT_BYTES = 128 * 1024 * 1024
+MAX_FRAME = 200 * 1024 * 1024  # a larger frame from the worker is treated as a crash
 
 
 def encode_request(message: dict[str, Any]) -> bytes:
@@ -26,16 +39,151 @@ def encode_request(message: dict[str, Any]) -> bytes:
     return HEADER.pack(len(payload)) + payload
 
 
+def _not_plain(value: Any) -> Any:
+    raise TypeError(f"a reply holds a {type(value).__name__}, not plain data")
+
+
+def _reply_encoder() -> Callable[[Any, int], Any]:
+    # markers, default, encoder, indent, key separator, item separator, sort_keys, skipkeys, allow_nan
+    return _make_encoder({}, _not_plain, _encode_string, None, ":", ",", False, False, True)
+
+
+_ENCODE_REPLY = _reply_encoder()
+
+
 def encode_reply(message: dict[str, Any]) -> bytes:
-    payload = json.dumps(message, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    payload = "".join(_ENCODE_REPLY(message, 0)).encode("ascii")
     return HEADER.pack(len(payload)) + payload
 
 
+# -- what the engine accepts from the worker -------------------------------------
+
+_STR, _INT, _BOOL = "str", "int", "bool"
+_CHANGES, _ITEMS, _STRS, _ANY_LIST, _DICT, _SNAPSHOT = "changes", "items", "strs", "list", "dict", "snapshot"
+
+# Per message type: its fields and their kinds. A field may be absent; a present one must fit.
+_REPLY_FIELDS: dict[str, dict[str, str]] = {
+    "ready": {"pid": _INT, "isolation": _STRS},
+    "out": {"out": _STR},
+    "ran": {"out": _STR},
+    "action": {"action": _STR, "line": _INT, "out": _STR},
+    "call": {"name": _STR, "args": _ANY_LIST, "kwargs": _DICT, "out": _STR},
+    "outcome": {"status": _STR, "error": _STR, "stub_name": _STR, "out": _STR, "changes": _CHANGES,
+                "snapshot": _SNAPSHOT},
+    "done": {"changes": _CHANGES, "snapshot": _SNAPSHOT, "error": _STR},
+    "restored": {"items": _ITEMS, "lost": _STRS},
+    "vars": {"items": _ITEMS},
+    "text": {"text": _STR},
+    "lines": {"lines": _STRS},
+    "bool": {"value": _BOOL},
+    "value": {"type": _STR, "summary": _STR},
+    "stmt": {"value": _STR, "changes": _CHANGES, "snapshot": _SNAPSHOT},
+    "fail": {"error": _STR, "status": _STR},
+    "pong": {},
+}
+
+
+def _strs(value: Any, length: int | None = None) -> bool:
+    return (
+        isinstance(value, list)
+        and (length is None or len(value) == length)
+        and all(isinstance(v, str) for v in value)
+    )
+
+
+def _fits(kind: str, value: Any) -> bool:
+    if kind == _STR:
+        return isinstance(value, str)
+    if kind == _INT:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == _BOOL:
+        return isinstance(value, bool)
+    if kind == _STRS:
+        return _strs(value)
+    if kind == _ANY_LIST:
+        return isinstance(value, list)
+    if kind == _DICT:
+        return isinstance(value, dict)
+    if kind == _CHANGES:
+        return isinstance(value, list) and all(_strs(v, 4) for v in value)
+    if kind == _ITEMS:
+        return isinstance(value, list) and all(_strs(v, 3) for v in value)
+    if kind == _SNAPSHOT:
+        return value is None or _fits_snapshot(value)
+    return False
+
+
+def _fits_snapshot(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    blobs = value.get("blobs", {})
+    return (
+        _strs(value.get("order", []))
+        and _strs(value.get("unsaved", []))
+        and isinstance(blobs, dict)
+        and all(isinstance(v, str) for v in blobs.values())
+        and isinstance(value.get("imports", []), list)
+        and all(_strs(v, 3) for v in value.get("imports", []))
+    )
+
+
 def decode_reply(payload: bytes) -> dict[str, Any]:
-    message = json.loads(payload.decode("ascii"))
+    """A worker's frame as a message of a known type with fields of the right kinds; else ValueError."""
+    import json
+
+    try:
+        message = json.loads(payload.decode("ascii"))
+    except RecursionError:
+        raise ValueError("malformed message from the worker (nested too deeply)") from None
     if not isinstance(message, dict) or not isinstance(message.get("t"), str):
         raise ValueError("malformed message from the worker")
+    fields = _REPLY_FIELDS.get(message["t"])
+    if fields is None:
+        raise ValueError(f"unknown message {message['t']!r} from the worker")
+    for name, kind in fields.items():
+        if name in message and not _fits(kind, message[name]):
+            raise ValueError(f"malformed field {name!r} in a {message['t']!r} message from the worker")
     return message
+
+
+# -- snapshots: plain data only ------------------------------------------------------
+
+# The only names a snapshot may refer to: containers whose construction from plain
+# arguments runs no code of anyone's choosing.
+_PLAIN_GLOBALS: dict[tuple[str, str], Any] = {
+    ("builtins", "complex"): complex,
+    ("builtins", "set"): set,
+    ("builtins", "frozenset"): frozenset,
+    ("builtins", "bytearray"): bytearray,
+    ("builtins", "list"): list,
+    ("builtins", "dict"): dict,
+    ("builtins", "tuple"): tuple,
+    ("builtins", "range"): range,
+    ("builtins", "slice"): slice,
+    ("collections", "Counter"): collections.Counter,
+    ("collections", "OrderedDict"): collections.OrderedDict,
+    ("collections", "defaultdict"): collections.defaultdict,
+    ("collections", "deque"): collections.deque,
+}
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        found = _PLAIN_GLOBALS.get((module, name))
+        if found is None:
+            raise pickle.UnpicklingError(f"forbidden in a snapshot: {module}.{name}")
+        return found
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise pickle.UnpicklingError("forbidden in a snapshot: a persistent id")
+
+
+def load_plain(blob: bytes) -> Any:
+    """A snapshot value made only of built-in containers and scalars (and Counter, deque, ...).
+
+    Raises pickle.UnpicklingError for anything that names another class or function.
+    """
+    return _PlainUnpickler(io.BytesIO(blob)).load()
 
 
 # -- blocking side, used by the worker -------------------------------------------

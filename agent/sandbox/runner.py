@@ -10,8 +10,13 @@ while the engine holds a request (stepping the environment, sitting at a
 breakpoint, serving a helper). On a timeout, a crash (memory, CPU, a signal)
 or an interrupt that does not stop the code, the worker's process group is
 killed, a fresh worker starts and gets the namespace back from the last
-snapshot: pickled bytes made by the old worker, which the engine stores and
-forwards but never unpickles.
+snapshot: pickled bytes made by the old worker, which the engine stores (at
+most `MAX_SNAPSHOT_BYTES`) and forwards but never unpickles; the new worker
+opens them as plain data only.
+
+A frame from the worker of the wrong shape, or of the wrong type for the
+request, is a broken worker: it is killed and replaced, and the node (or the
+request) fails with the reason; the runner itself never raises on it.
 """
 
 from __future__ import annotations
@@ -21,8 +26,10 @@ import base64
 import inspect
 import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -30,7 +37,8 @@ from typing import Any, Callable
 from agent.events import VariableChange
 from agent.runner import ActionRequest, NodeOutcome, RunnerMessage
 from agent.sandbox.checks import check_code
-from agent.sandbox.protocol import HEADER, MAX_FRAME, decode_reply, encode_request
+from agent.sandbox.isolation import engine_guard, worker_ids
+from agent.sandbox.protocol import HEADER, MAX_FRAME, MAX_SNAPSHOT_BYTES, decode_reply, encode_request
 from agent.varlist import VariableSummary
 
 _ROOT = str(Path(__file__).resolve().parents[2])
@@ -73,6 +81,7 @@ class SandboxRunner:
         python: str | None = None,
         debug_stderr: bool = False,
         skip_static_checks_for_tests: bool = False,
+        skip_audit_hook_for_tests: bool = False,
     ) -> None:
         self.trusted = trusted
         self.node_timeout = float(node_timeout)
@@ -82,17 +91,18 @@ class SandboxRunner:
         self._extra_helpers = dict(extra_helpers or {})
         self._python = python or sys.executable
         self._debug_stderr = debug_stderr
-        self._config = json.dumps(
-            {
-                "trusted": trusted,
-                "memory_mb": memory_mb,
-                "max_output_chars": max_output_chars,
-                "cpu_seconds": self.node_timeout + 2.0,
-                "helpers": sorted(self._extra_helpers),
-                # Tests only: the worker runs unchecked code under its audit hook alone.
-                "skip_static_checks_for_tests": skip_static_checks_for_tests,
-            }
-        )
+        self._config: dict[str, Any] = {
+            "trusted": trusted,
+            "memory_mb": memory_mb,
+            "max_output_chars": max_output_chars,
+            "cpu_seconds": self.node_timeout + 2.0,
+            "helpers": sorted(self._extra_helpers),
+            # Tests only: each layer of the sandbox is tested with the others off.
+            "skip_static_checks_for_tests": skip_static_checks_for_tests,
+            "skip_audit_hook_for_tests": skip_audit_hook_for_tests,
+        }
+        self._workdir: str | None = None  # the worker's private working directory
+        self.isolation: tuple[str, ...] = ()  # what the worker's platform let it apply (layer 4)
         self._proc: asyncio.subprocess.Process | None = None
         self._lock = asyncio.Lock()
         self._state = _IDLE
@@ -134,7 +144,8 @@ class SandboxRunner:
         """The static checks' refusal reason for `code` (None when trusted)."""
         if self.trusted:
             return None
-        return check_code(code, frozenset(self._summaries) | self.imported_names, self.helper_names)
+        imported = self.imported_names
+        return check_code(code, frozenset(self._summaries) | imported, self.helper_names, imported_names=imported)
 
     async def ensure_started(self) -> None:
         """Start the worker now instead of at the first request."""
@@ -265,9 +276,14 @@ class SandboxRunner:
                     self._ran = True
                     continue
                 if kind == "outcome":
-                    return self._finish_node(message)
-                self._kill("protocol error")
-                return await self._fail_node(f"worker sent an unexpected {kind!r} message")
+                    try:
+                        return self._finish_node(message)
+                    except (ValueError, TypeError, KeyError) as exc:  # e.g. a blob that is not base64
+                        self._kill(f"worker sent a malformed outcome ({exc})")
+                        return await self._fail_node("worker sent a malformed outcome")
+                reason = f"worker sent a malformed message (an unexpected {kind!r} while a node runs)"
+                self._kill(reason)
+                return await self._fail_node(reason)
 
     def answer(self, observation: str, stop: bool = False) -> None:
         if self._state != _WAITING:
@@ -344,10 +360,25 @@ class SandboxRunner:
                 pass
         _killpg(proc.pid)  # and anything it started (trusted code may spawn processes)
         await proc.wait()
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
 
     # -- the worker process ------------------------------------------------------
 
+    def _prepare_workdir(self) -> str:
+        """A private, empty working directory for the worker, owned by the user it runs as."""
+        if self._workdir is None or not os.path.isdir(self._workdir):
+            self._workdir = tempfile.mkdtemp(prefix="recode-worker-")
+            ids = worker_ids()
+            if ids is not None:
+                os.chown(self._workdir, *ids)
+        return self._workdir
+
     async def _spawn(self) -> asyncio.subprocess.Process:
+        if not self.trusted:
+            engine_guard()
+        config = dict(self._config, workdir=self._prepare_workdir())
         proc = await asyncio.create_subprocess_exec(
             self._python,
             "-I",
@@ -355,7 +386,7 @@ class SandboxRunner:
             "-c",
             _BOOT,
             _ROOT,
-            self._config,
+            json.dumps(config),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=None if self._debug_stderr else asyncio.subprocess.DEVNULL,
@@ -373,6 +404,7 @@ class SandboxRunner:
             _killpg(proc.pid)
             self._proc = None
             raise SandboxError("the sandbox worker did not start")
+        self.isolation = tuple(ready.get("isolation", ()))
         return proc
 
     async def _ensure_worker(self) -> None:
@@ -404,6 +436,9 @@ class SandboxRunner:
         self._write({"op": "restore", "items": items, "imports": self._imports})
         await self._drain()
         reply = await self._read(timeout=30.0)
+        if reply.get("t") != "restored":
+            _killpg(self._proc.pid if self._proc else 0)
+            raise SandboxError(f"the new worker answered {reply.get('t')!r} to a restore")
         lost += [str(n) for n in reply.get("lost", [])]
         for name in lost:
             self._snapshot.pop(name, None)
@@ -478,13 +513,18 @@ class SandboxRunner:
                 self._summaries[change.name] = VariableSummary(change.name, change.type, change.summary)
         snap = message.get("snapshot")
         if snap:
-            blobs = {str(k): base64.b64decode(v) for k, v in snap.get("blobs", {}).items()}
+            blobs = {str(k): base64.b64decode(v, validate=True) for k, v in snap.get("blobs", {}).items()}
             unsaved = {str(n) for n in snap.get("unsaved", [])}
             old = self._snapshot
             fresh: dict[str, bytes | None] = {}
+            total = 0
             for name in snap.get("order", []):
                 name = str(name)
-                fresh[name] = None if name in unsaved else blobs.get(name, old.get(name))
+                blob = None if name in unsaved else blobs.get(name, old.get(name))
+                if blob is not None and total + len(blob) > MAX_SNAPSHOT_BYTES:
+                    blob = None  # the engine holds at most this much of a run's variables
+                total += len(blob) if blob is not None else 0
+                fresh[name] = blob
             self._snapshot = fresh
             self._imports = [[str(x) for x in entry][:3] for entry in snap.get("imports", [])]
             # keep the summaries in namespace order
@@ -578,6 +618,7 @@ class SandboxRunner:
             await self._drain()
             try:
                 reply = await self._read(timeout=timeout)
+                _check_reply_to(message["op"], reply)
             except (asyncio.TimeoutError, _WorkerGone) as exc:
                 reason = exc.reason if isinstance(exc, _WorkerGone) else f"timed out after {timeout:.1f} s"
                 waiting = self._state == _WAITING
@@ -598,6 +639,27 @@ class SandboxRunner:
         except SandboxError:
             pass
         self._kill_reason = ""
+
+
+# The reply each request expects (besides "fail"), with the fields it must carry.
+_REPLIES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "set": ("done", ()),
+    "bind": ("done", ()),
+    "vars": ("vars", ("items",)),
+    "full": ("text", ("text",)),
+    "lines": ("lines", ("lines",)),
+    "cond": ("bool", ("value",)),
+    "eval": ("value", ("type", "summary")),
+    "stmt": ("stmt", ()),
+}
+
+
+def _check_reply_to(op: str, reply: dict[str, Any]) -> None:
+    """A reply of another type than the request's (or missing its fields) is a broken worker."""
+    kind, fields = _REPLIES[op]
+    if reply["t"] == "fail" or (reply["t"] == kind and all(f in reply for f in fields)):
+        return
+    raise _WorkerGone(f"worker sent a malformed message ({reply['t']!r} to a {op!r} request)")
 
 
 _PASSED_ENVIRONMENT = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")

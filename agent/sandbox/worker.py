@@ -6,10 +6,17 @@ and answers with plain JSON. `run(action)` inside node code is a request back
 to the engine; the worker never sees the environment, the LLM or any key.
 
 Limits applied here: RLIMIT_AS (memory), RLIMIT_CPU (a backstop for the
-engine's wall clock), captured output size. In untrusted mode the static
-checks of `agent.sandbox.checks` run before every block, the builtins and
-modules are trimmed, and an audit hook refuses files, sockets, processes and
-new imports even if a check were bypassed.
+engine's wall clock), captured output size. In untrusted mode each layer
+would stop an escape on its own:
+
+1. the static checks of `agent.sandbox.checks` run before every block, and
+   the classes node code reaches through the allowed modules are immutable;
+   the worker's replies use an encoder node code cannot reach;
+2. a snapshot handed back after a restart is opened as plain data only
+   (`protocol.load_plain`), never with `pickle.loads`;
+3. an audit hook allows only the events node code needs (`agent.sandbox.audit`);
+4. the worker has less than the engine: no network, no new processes, no
+   privileges, and as root another user (`agent.sandbox.isolation`).
 """
 
 from __future__ import annotations
@@ -47,28 +54,20 @@ from agent.sandbox.checks import (
     MODULE_EXPORTS,
     check_code,
 )
+from agent.sandbox.audit import (
+    HookState,
+    audit_hook,
+    freeze_shared_classes,
+    remove_unaudited_calls,
+    shared_objects,
+)
 from agent.sandbox.imports import ImportIndex, Origin
-from agent.sandbox.protocol import HEADER, encode_reply, read_exact, write_all
+from agent.sandbox.isolation import isolate
+from agent.sandbox.protocol import HEADER, MAX_SNAPSHOT_BYTES, encode_reply, load_plain, read_exact, write_all
 from agent.varlist import FULL_VALUE_LIMIT, bounded_repr, infer_type, is_kept, prompt_line
 
 MAX_BLOB = 64 * 1024 * 1024  # a variable whose pickle is larger is not snapshotted
 MAX_ERROR_CHARS = 2000
-
-_BLOCKED_EVENTS = frozenset(
-    {
-        "open", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
-        "os.kill", "os.killpg", "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod",
-        "os.chown", "os.link", "os.symlink", "os.truncate", "os.putenv", "os.unsetenv",
-        "os.chdir", "os.listdir", "os.scandir", "os.utime", "os.setxattr", "os.removexattr",
-        "subprocess.Popen", "sys.addaudithook", "sys.setprofile", "sys.settrace",
-        "resource.setrlimit", "resource.prlimit", "builtins.input", "gc.get_objects",
-        "gc.get_referrers", "gc.get_referents", "mmap.__new__", "signal.pthread_kill",
-        "code.__new__", "function.__new__", "sys._current_frames", "sys.set_asyncgen_hooks",
-    }
-)
-_BLOCKED_PREFIXES = ("socket.", "ctypes.", "shutil.", "pty.", "urllib.", "http.", "ftplib.",
-                     "smtplib.", "telnetlib.", "webbrowser.", "glob.", "tempfile.", "sqlite3.")
-
 
 class EpisodeOver(BaseException):
     """Raised inside node code when the engine answers with stop=True."""
@@ -78,7 +77,7 @@ class Refused(Exception):
     pass
 
 
-class _State:
+class _State(HookState):
     in_user = False  # node code (or a user expression) is executing right now
     in_node = False  # a node is running (possibly blocked in run())
     interrupt_requested = False
@@ -157,6 +156,7 @@ class Worker:
         self.trusted = bool(config.get("trusted", False))
         # Off only in the tests of the audit hook, which must hold on its own.
         self.static_checks = not self.trusted and not config.get("skip_static_checks_for_tests", False)
+        self.audit_hook = not self.trusted and not config.get("skip_audit_hook_for_tests", False)
         self.output = Output(int(config.get("max_output_chars", 100_000)))
         self.cpu_seconds = float(config.get("cpu_seconds", 10.0))
         self.extra_helpers = list(config.get("helpers", []))
@@ -173,6 +173,7 @@ class Worker:
             {name: sys.modules[name] for name in ALLOWED_MODULES} if self.trusted else self.modules
         )
         self.imports: dict[str, Origin] = {}  # imported names kept for later nodes
+        self.shared_objects: list[Any] = []  # what the audit hook protects, kept alive
         self.helpers: dict[str, Any] = {
             "run": self._run,
             "print": self._print,
@@ -237,7 +238,12 @@ class Worker:
         if not self.state.in_node:
             raise RuntimeError("run() can only be called from node code")
         action = str(action)
-        reply = self._ask({"t": "action", "action": action, "line": node_line()}, "answer")
+        self.state.own_call = True  # node_line reads frames, which the audit hook refuses node code
+        try:
+            line = node_line()
+        finally:
+            self.state.own_call = False
+        reply = self._ask({"t": "action", "action": action, "line": line}, "answer")
         if reply.get("stop"):
             self.state.stopped = True
             raise EpisodeOver()
@@ -252,10 +258,10 @@ class Worker:
             if not self.state.in_node:
                 raise RuntimeError(f"{name}() can only be called from node code")
             try:
-                json.dumps([args, kwargs])
-            except (TypeError, ValueError) as exc:
+                plain_args, plain_kwargs = _plain(list(args)), _plain(dict(kwargs))
+            except (TypeError, ValueError, RecursionError) as exc:
                 raise TypeError(f"{name}() takes plain data only ({exc})") from None
-            reply = self._ask({"t": "call", "name": name, "args": list(args), "kwargs": kwargs}, "reply")
+            reply = self._ask({"t": "call", "name": name, "args": plain_args, "kwargs": plain_kwargs}, "reply")
             if "error" in reply:
                 raise RuntimeError(f"{name}() failed: {reply['error']}")
             return reply.get("value")
@@ -294,8 +300,8 @@ class Worker:
 
     # -- the main loop --------------------------------------------------------
 
-    def loop(self) -> None:
-        self.send({"t": "ready", "pid": os.getpid()})
+    def loop(self, isolation: list[str]) -> None:
+        self.send({"t": "ready", "pid": os.getpid(), "isolation": isolation})
         while True:
             request = self.recv()
             op = request.get("op")
@@ -339,7 +345,11 @@ class Worker:
             _, hard = resource.getrlimit(resource.RLIMIT_CPU)
             if hard != resource.RLIM_INFINITY:
                 soft = min(soft, hard)
-            resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+            self.state.own_call = True
+            try:
+                resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+            finally:
+                self.state.own_call = False
         except (ValueError, OSError):
             pass
 
@@ -353,7 +363,10 @@ class Worker:
         state.in_node = True
         try:
             if self.static_checks:
-                reason = check_code(code, frozenset(self.namespace) | set(self.imports), self.helper_names)
+                reason = check_code(
+                    code, frozenset(self.namespace) | set(self.imports), self.helper_names,
+                    imported_names=frozenset(self.imports),
+                )
                 if reason:
                     raise Refused(reason)
             compiled = compile(code, NODE_FILENAME, "exec")
@@ -427,28 +440,36 @@ class Worker:
         return changes
 
     def snapshot(self) -> dict[str, Any]:
-        """The pickles that changed since the last snapshot, for the engine to keep."""
-        fresh: dict[str, str] = {}
-        unsaved: list[str] = []
-        for name, value in self.namespace.items():
-            if self.blob_sources.get(name, _MISSING) is value and _is_immutable(value):
-                continue
-            try:
-                blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-                if len(blob) > MAX_BLOB:
-                    raise ValueError("too large")
-            except BaseException:  # noqa: BLE001 - unpicklable values are just not restorable
-                unsaved.append(name)
-                self.blobs.pop(name, None)
-                self.blob_sources.pop(name, None)
-                continue
-            self.blob_sources[name] = value
-            if self.blobs.get(name) != blob:
-                self.blobs[name] = blob
-                fresh[name] = base64.b64encode(blob).decode("ascii")
+        """The pickles that changed since the last snapshot, for the engine to keep.
+
+        At most MAX_BLOB a variable and MAX_SNAPSHOT_BYTES in all: what does not
+        fit is reported unsaved (not restorable after a restart), as an
+        unpicklable value is.
+        """
         for name in [n for n in self.blobs if n not in self.namespace]:
             del self.blobs[name]
             self.blob_sources.pop(name, None)
+        fresh: dict[str, str] = {}
+        unsaved: list[str] = []
+        total = sum(len(b) for b in self.blobs.values())
+        for name, value in self.namespace.items():
+            if self.blob_sources.get(name, _MISSING) is value and _is_immutable(value):
+                continue
+            old = self.blobs.pop(name, None)
+            self.blob_sources.pop(name, None)
+            total -= len(old) if old is not None else 0
+            try:
+                blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+                if len(blob) > MAX_BLOB or total + len(blob) > MAX_SNAPSHOT_BYTES:
+                    raise ValueError("too large")
+            except BaseException:  # noqa: BLE001 - unpicklable values are just not restorable
+                unsaved.append(name)
+                continue
+            total += len(blob)
+            self.blobs[name] = blob
+            self.blob_sources[name] = value
+            if old != blob:
+                fresh[name] = base64.b64encode(blob).decode("ascii")
         imports = [[name, module, attr] for name, (module, attr) in self.imports.items()]
         return {"order": list(self.namespace), "blobs": fresh, "unsaved": unsaved, "imports": imports}
 
@@ -465,7 +486,10 @@ class Worker:
                 if self.static_checks:
                     if not name.isidentifier() or name.startswith("_") or name in self.helper_names:
                         raise Refused(f"forbidden: binding the name `{name}`")
-                    reason = check_code(source, frozenset(self.namespace) | set(self.imports), self.helper_names, mode="eval")
+                    reason = check_code(
+                        source, frozenset(self.namespace) | set(self.imports), self.helper_names,
+                        mode="eval", imported_names=frozenset(self.imports),
+                    )
                     if reason:
                         raise Refused(reason)
                 compiled = compile(source, "<binding>", "eval")
@@ -490,7 +514,7 @@ class Worker:
         lost: list[str] = []
         for name, blob in items:
             try:
-                value = pickle.loads(blob)
+                value = load_plain(blob)  # never pickle.loads: the bytes came from a worker
             except BaseException:  # noqa: BLE001
                 lost.append(name)
                 continue
@@ -554,7 +578,7 @@ class Worker:
         """Check and evaluate one expression typed by the person, as user code."""
         if self.static_checks:
             known = frozenset(self._visible(scope)) | set(self.imports)
-            reason = check_code(expression, known, self.helper_names, mode="eval")
+            reason = check_code(expression, known, self.helper_names, mode="eval", imported_names=frozenset(self.imports))
             if reason:
                 return {"t": "fail", "error": reason}
         if scope is None:
@@ -585,7 +609,7 @@ class Worker:
             mode = "exec"
         if self.static_checks:
             known = frozenset(self._visible(scope)) | set(self.imports)
-            reason = check_code(code, known, self.helper_names, mode=mode)
+            reason = check_code(code, known, self.helper_names, mode=mode, imported_names=frozenset(self.imports))
             if reason:
                 return {"t": "fail", "error": reason}
         if scope is None:
@@ -655,30 +679,30 @@ class _ReadOnlyModule(types.ModuleType):
         raise AttributeError(f"cannot change the sandboxed module {self.__name__[10:]!r}")
 
 
-def _audit_hook(worker: Worker) -> Any:
-    modules = sys.modules
-    blocked, prefixes = _BLOCKED_EVENTS, _BLOCKED_PREFIXES
-    state = worker.state
-
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event == "import":
-            if args and args[0] in modules:
-                return
-            raise PermissionError(f"forbidden: import {args[0] if args else '?'}")
-        if event in blocked or event.startswith(prefixes):
-            if event == "resource.setrlimit" and not state.in_user:
-                return
-            raise PermissionError(f"forbidden: {event}")
-
-    return hook
-
-
 def _set_limits(config: dict[str, Any]) -> None:
     memory_mb = config.get("memory_mb")
     if memory_mb:
         limit = int(memory_mb) * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """A copy of `value` made of exact built-in types only: what node code hands the engine."""
+    if depth > 50:
+        raise ValueError("nested too deeply")
+    kind = type(value)
+    if value is None or kind in (bool, int, float, str):
+        return value
+    if kind in (list, tuple):
+        return [_plain(v, depth + 1) for v in value]
+    if kind is dict:
+        copied = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise TypeError(f"a key of type {type(key).__name__}")
+            copied[key] = _plain(item, depth + 1)
+        return copied
+    raise TypeError(f"a value of type {kind.__name__}")
 
 
 def main(config_text: str = "{}") -> None:
@@ -714,9 +738,15 @@ def main(config_text: str = "{}") -> None:
     signal.signal(signal.SIGINT, on_sigint)
     signal.signal(signal.SIGUSR1, lambda signum, frame: worker.flush_output())
     _set_limits(config)
+    isolation = isolate(config.get("workdir"))
     if not worker.trusted:
-        sys.addaudithook(_audit_hook(worker))
-    worker.loop()
+        freeze_shared_classes(worker.modules.values())
+        if worker.audit_hook:
+            remove_unaudited_calls()
+            shared, keep = shared_objects(worker.modules.values())
+            worker.shared_objects = keep  # alive as long as the hook compares their ids
+            sys.addaudithook(audit_hook(state, shared))
+    worker.loop(isolation)
     os._exit(0)
 
 

@@ -75,7 +75,13 @@ HOSTILE: list[tuple[str, str, str, str]] = [
     ("from-import-as-run", "from re import compile as run", REFUSED, "forbidden: assignment to the helper `run`"),
     ("walrus-run", "x = (run := 1)", REFUSED, "forbidden: assignment to the helper `run`"),
     ("poison-re-helper", "re.findall = lambda *a: []", REFUSED, "forbidden: changing `re.findall`"),
-    ("poison-module-alias", "import json as j\nj.loads = None", ERROR, "AttributeError: cannot change the sandboxed module"),
+    ("poison-module-alias", "import json as j\nj.loads = None", REFUSED, "forbidden: changing `j.loads`"),
+    ("poison-module-alias-late", "j = [re][0]\nj.findall = None", ERROR, "AttributeError: cannot change the sandboxed module"),
+    # issue 23, layer 1: classes and functions reached through an allowed module
+    ("poison-shared-class", "import json\njson.JSONEncoder.encode = None", REFUSED, "forbidden: changing `json.JSONEncoder.encode`"),
+    ("poison-imported-class", "from json import JSONEncoder\ndel JSONEncoder.encode", REFUSED, "forbidden: changing `JSONEncoder.encode`"),
+    ("poison-class-alias", "import json\nE = json.JSONEncoder\nE.encode = None", ERROR, "TypeError: cannot set 'encode' attribute of immutable type"),
+    ("poison-counter-alias", "import collections\nC = [collections.Counter][0]\nC.most_common = None", ERROR, "immutable type"),
     # time
     ("infinite-loop", "while True:\n    pass", TIMEOUT, "timed out after 1.0 s"),
     ("loop-swallowing-interrupts", "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass", TIMEOUT, "timed out after 1.0 s"),

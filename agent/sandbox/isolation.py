@@ -1,0 +1,97 @@
+"""Give the worker less than the engine (layer 4), before any node code runs.
+
+What each platform gets (the README's sandbox section says the same):
+- always: an environment without the engine's variables (the runner passes
+  only PATH, HOME, LANG, ...), a private temporary working directory,
+  `PR_SET_NO_NEW_PRIVS` (Linux), `RLIMIT_NPROC` 0 so the worker cannot start a
+  process or a thread, and no core dumps;
+- started as root: a new network namespace (no network at all) and the
+  worker drops to the unprivileged user `nobody` (no supplementary groups), so
+  an escape can read neither the engine's files nor `/proc/<engine>/environ`;
+- not root: a new user and network namespace where the kernel allows
+  unprivileged ones; the engine makes itself non-dumpable (`engine_guard`), so
+  a worker of the same user cannot read its memory or `/proc/<engine>/environ`
+  (ssh-agent does the same for its keys). Signals to the engine's processes stay
+  possible for the same user; only the audit hook and the static checks stop them.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWNET = 0x40000000
+_PR_SET_DUMPABLE = 4
+_PR_GET_DUMPABLE = 3
+_PR_SET_NO_NEW_PRIVS = 38
+UNPRIVILEGED_USER = "nobody"
+
+
+def worker_ids() -> tuple[int, int] | None:
+    """The (uid, gid) a worker started by root runs as; None when the engine is not root."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    try:
+        import pwd
+
+        entry = pwd.getpwnam(UNPRIVILEGED_USER)
+        return entry.pw_uid, entry.pw_gid
+    except (ImportError, KeyError):
+        return 65534, 65534
+
+
+def _libc():  # type: ignore[no-untyped-def]
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+def engine_guard() -> bool:
+    """Make the engine non-dumpable (Linux): a same-user process cannot read its memory or environ."""
+    if os.environ.get("RECODE_TUI_DUMPABLE") == "1":  # a developer attaching a debugger to the engine
+        return False
+    libc = _libc()
+    if libc is None:
+        return False
+    return libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+
+
+def engine_is_dumpable() -> bool | None:
+    libc = _libc()
+    return None if libc is None else bool(libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0))
+
+
+def isolate(workdir: str | None) -> list[str]:
+    """Apply every restriction this platform allows; returns their names for the engine to report."""
+    applied: list[str] = []
+    libc = _libc()
+    ids = worker_ids()
+    if libc is not None:
+        flags = _CLONE_NEWNET if ids is not None else _CLONE_NEWUSER | _CLONE_NEWNET
+        if libc.unshare(flags) == 0:
+            applied.append("network namespace")
+    if workdir:
+        os.chdir(workdir)
+        applied.append("private working directory")
+    if ids is not None:
+        uid, gid = ids
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+        applied.append(f"user {uid}")
+    if libc is not None and libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0:
+        applied.append("no new privileges")
+    try:
+        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+        applied.append("no new processes")
+    except (ValueError, OSError, AttributeError):
+        pass
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return applied
