@@ -738,7 +738,8 @@ def main(config_text: str = "{}") -> None:
     signal.signal(signal.SIGINT, on_sigint)
     signal.signal(signal.SIGUSR1, lambda signum, frame: worker.flush_output())
     _set_limits(config)
-    isolation = isolate(config.get("workdir"))
+    # Trusted code (`--trusted`) keeps the user's rights: it may write files, start processes.
+    isolation = [] if worker.trusted else isolate(config.get("workdir"))
     if not worker.trusted:
         freeze_shared_classes(worker.modules.values())
         if worker.audit_hook:
