@@ -92,6 +92,8 @@ def read_view(journal: Journal) -> JournalView:
     records = journal.records
     first = next((r for r in records if r.get("type") == "answer"), None)
     root_code = (first or {}).get("stub") or "(the root's code is not in the journal)"
+    if agent not in TREE_AGENTS:
+        root_code = f"({agent} run)"  # its first stub is a turn's or a cell's, not the root's
     tree = CodeTree(root_code)
     view = JournalView(journal, tree)
     for record in records:
@@ -225,6 +227,7 @@ def markdown_from_records(view: JournalView) -> str:
         if kind == "answer":
             stub = (str(record.get("stub") or "").splitlines() or [""])[0]
             verdict = "" if record.get("accepted") else ", rejected"
+            out += [""] if out[-1] else []
             out += [f"**Answer for `{node_id}`** `{stub}` ({record.get('purpose', 'expand')}; "
                     f"{record.get('source', '')}{verdict})", "",
                     f"```{'python' if code else 'text'}", *str(record.get("answer", "")).strip().splitlines(), "```", ""]

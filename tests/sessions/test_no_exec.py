@@ -145,3 +145,16 @@ def test_resuming_says_so_for_a_journal_from_elsewhere_only(tmp_path):
     notes = [line for line in resumed.stderr.splitlines() if "from elsewhere" in line]
     assert resumed.returncode == 0 and len(notes) == 1
     assert "runs again in the sandbox when it is resumed" in notes[0] and f"tui --open {copied}" in notes[0]
+
+
+def test_no_exec_shows_another_agents_session_too(tmp_path):
+    sessions = tmp_path / "sessions"
+    played = recode("run", "--agent", "codeact", "--llm", "demo", "--game", "put-01", "--quiet", sessions=sessions)
+    assert played.returncode == 0, played.stderr
+    folder = next(sessions.iterdir())
+    done = recode("export", folder.name, "--markdown", "--no-exec", sessions=sessions)
+    assert done.returncode == 0 and "SPAWNED" not in done.stderr
+    assert "- agent: `codeact`" in done.stdout and "**Answer for `n0`** `cell 2` (act; scripted)" in done.stdout
+    assert "- `> move vase 1 to sidetable 1` — You move the vase 1 to the sidetable 1.\n\n**Result:** won" in done.stdout
+    view = load_journal_view(folder.name, str(sessions))
+    assert view.tree.root.code == "(codeact run)" and not view.unplaced
