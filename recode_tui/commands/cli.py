@@ -179,8 +179,6 @@ def _run_console(args: argparse.Namespace) -> int:
         from recode_tui.console.journal_file import run_journal_file
 
         return run_journal_file(args.open, args.sessions)
-    if args.resume is not None:
-        _say_if_foreign(args.sessions, args.resume, "it is resumed")
     app = console_app(args)
     control = getattr(app, "session_control", None)
     app.run()
@@ -192,20 +190,6 @@ def _run_console(args: argparse.Namespace) -> int:
         print(nothing_opened(control.failure or "the session was not opened", args.resume), file=sys.stderr)
         return 1
     return 0
-
-
-def _say_if_foreign(sessions: str | None, ref: str, doing: str) -> None:
-    """One line on stderr before a journal from elsewhere is replayed (see agent.journal_view.foreign_reason)."""
-    from agent.journal import JournalError, find_session, sessions_dir_from
-    from agent.journal_view import foreign_note
-
-    sessions_dir = sessions_dir_from(sessions)
-    try:
-        note = foreign_note(find_session(sessions_dir, ref or None), sessions_dir, doing)
-    except JournalError:
-        return  # the resume itself says what is wrong
-    if note:
-        print(f"note: {note}", file=sys.stderr, flush=True)
 
 
 def console_app(args: argparse.Namespace):
