@@ -53,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --resume: put the tree's cursor on this node (eval prints it for each failure)")
     tui.add_argument("--open-tree", default=None, metavar="FILE",
                      help="view an exported tree (recode-tui export --tree) read-only")
+    tui.add_argument("--open", default=None, metavar="JOURNAL",
+                     help="view a recorded session (id, folder or journal file) read-only, running none of its code")
     tui.add_argument("--review", action="store_true",
                      help="hybrid mode: the model proposes each expansion, you accept, edit, regenerate or reject")
 
@@ -77,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
     export.add_argument("--trusted", action="store_true",
                         help="replay the session's code without the sandbox's checks (for a run recorded --trusted)")
+    export.add_argument("--no-exec", action="store_true",
+                        help="run nothing: the tree, trace or transcript from the journal's records alone "
+                             "(for a journal from elsewhere; says what only running would show)")
 
     games = commands.add_parser("games", help="bundled and dataset games")
     games_commands = games.add_subparsers(dest="games_command")
@@ -170,6 +175,10 @@ def _run_console(args: argparse.Namespace) -> int:
         from recode_tui.console.tree_file import run_tree_file
 
         return run_tree_file(args.open_tree)
+    if args.open:
+        from recode_tui.console.journal_file import run_journal_file
+
+        return run_journal_file(args.open, args.sessions)
     app = console_app(args)
     control = getattr(app, "session_control", None)
     app.run()
@@ -260,9 +269,9 @@ async def _export(args: argparse.Namespace) -> int:
             if eval_folder(args.session):
                 raise UsageError(f"{args.session} is an evaluation: export it with --sft, or give one episode's "
                                  f"journal for --tree, --trace or --markdown ({args.session}/journals/<game>)")
-            from recode_tui.commands.export import replayed_text
+            from recode_tui.commands.export import records_text, replayed_text
 
-            text = await replayed_text(args)
+            text = records_text(args) if args.no_exec else await replayed_text(args)
     except JournalError as exc:
         raise UsageError(str(exc)) from None
     if args.output:

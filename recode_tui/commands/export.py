@@ -45,12 +45,18 @@ async def replayed_text(args: argparse.Namespace) -> str:
     from mockllm import ScriptedLLM
     from recode_tui.commands.factory import UsageError
 
-    folder = find_session(sessions_dir_from(args.sessions), args.session)
+    from agent.journal_view import foreign_note
+
+    sessions_dir = sessions_dir_from(args.sessions)
+    folder = find_session(sessions_dir, args.session)
     journal = read_journal(folder)
     agent = journal_agent(journal)
     if args.tree and agent not in TREE_AGENTS:
         raise UsageError(f"{journal.session_id} is a {agent} run, which has no code tree: "
                          "export it with --trace (recode.trace.v1) or --markdown")
+    note = foreign_note(folder, sessions_dir, "it is exported")
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     session, events = await resume_session(folder, ScriptedLLM([]), make_env, trusted=args.trusted)
     session.writer.close()
     await session.engine.close()
@@ -63,3 +69,34 @@ async def replayed_text(args: argparse.Namespace) -> str:
     if args.trace:
         return json.dumps(trace_document(session.engine, events, meta, started=started), indent=2) + "\n"
     return markdown_transcript(journal, events)
+
+
+def records_text(args: argparse.Namespace) -> str:
+    """`--no-exec`: the tree, trace or Markdown of one session from its journal's records alone.
+
+    No environment and no sandbox worker is started, so a journal from elsewhere can be read
+    safely; what only a replay would show is said on stderr and in the output.
+    """
+    import json
+
+    from agent.export import TREE_AGENTS, journal_agent
+    from agent.journal import find_session, read_journal, sessions_dir_from
+    from agent.journal_view import (NO_EXEC_LINE, markdown_from_records, read_view, trace_document_from_records,
+                                    tree_document_from_records)
+    from recode_tui.commands.factory import UsageError
+
+    journal = read_journal(find_session(sessions_dir_from(args.sessions), args.session), lenient=True)
+    agent = journal_agent(journal)
+    if args.tree and agent not in TREE_AGENTS:
+        raise UsageError(f"{journal.session_id} is a {agent} run, which has no code tree: "
+                         "export it with --trace (recode.trace.v1) or --markdown")
+    view = read_view(journal)
+    print(f"note: {NO_EXEC_LINE}", file=sys.stderr)
+    for note in journal.notes:
+        print(f"note: {note}", file=sys.stderr)
+    meta = {"session": journal.session_id}
+    if args.tree:
+        return json.dumps(tree_document_from_records(view, meta), indent=2) + "\n"
+    if args.trace:
+        return json.dumps(trace_document_from_records(view, meta), indent=2) + "\n"
+    return markdown_from_records(view)

@@ -59,9 +59,14 @@ async def open_session(args: argparse.Namespace, llm):
     if args.resume is not None:
         from agent.session import replay_failure, salvage_session
 
+        from agent.journal_view import foreign_note
+
         trusted = bool(getattr(args, "trusted", False))
         try:
             folder = find_session(sessions_dir, args.resume or None)
+            note = foreign_note(folder, sessions_dir, "it is resumed")
+            if note:  # said before the replay runs anything
+                print(f"note: {note}", file=sys.stderr, flush=True)
             if getattr(args, "from_last_good", False):
                 return await salvage_session(folder, llm, make_env, sessions_dir, trusted=trusted)
             session, events = await reopen_session(folder, llm, make_env, sessions_dir, trusted=trusted)

@@ -277,11 +277,18 @@ class SessionControl:
         it carries on in a copy in the sessions folder, with its own journal,
         draft and breakpoints.
         """
+        from agent.journal_view import foreign_note
+
         self.replay_source = folder
         self.salvage_from = folder
-        replay: Replay = lambda llm: reopen_session(  # noqa: E731
-            folder, llm, make_env, self.sessions_dir, trusted=self.trusted
-        )
+        note = foreign_note(folder, self.sessions_dir, "it is resumed")  # a journal from elsewhere says so
+
+        async def replay(llm: LLM):
+            session, events = await reopen_session(folder, llm, make_env, self.sessions_dir, trusted=self.trusted)
+            if note:
+                session.notes.insert(0, note)
+            return session, events
+
         self._replace(replay, f"Resuming {folder.name}", "resumed", closable=not at_start)
 
     def salvage(self) -> None:

@@ -12,7 +12,10 @@ up/down on the first/last line walks the answers given earlier, the
 answer is validated first and, when it cannot be used, the reason is shown
 under the editor and the text stays as typed. Ctrl-D (or Ctrl-C) pauses: the
 text is saved as the session's draft (so is the answer in hand when the editor
-or the run crashes), and `--resume` continues there.
+or the run crashes), and `--resume` continues there. While the person types,
+the draft is also written every 2 s when it changed (as in the console), and
+SIGHUP (the terminal closed) or SIGTERM saves it at once and pauses the same
+way (`recode_tui.plain.drafts`).
 
 Nothing here imports Textual.
 """
@@ -20,6 +23,7 @@ Nothing here imports Textual.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -29,6 +33,7 @@ from agent.answer_rule import judge_answer
 from agent.debugger import Debugger, Stop, StepMode
 from agent.event_text import first_line
 from recode_tui.commands.eventline import event_line
+from recode_tui.plain.drafts import DraftAutosave, draft_cursor_offset, install_stop_signals
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
 SKELETON_CURSOR = len("<think>\n\n</think>\n<execute>\n")  # the empty line inside <execute>
@@ -232,6 +237,10 @@ class PlainFrontEnd:
     debugger: Debugger = field(init=False)  # the console's debugger: the plain mode steps the run through it
     _last_text: dict[str, str] = field(default_factory=dict)
     _request: ev.ExpansionRequested | None = None
+    stop_signal: str = ""  # how a SIGHUP/SIGTERM stopped the run ('' when none did)
+    run_task: "asyncio.Future[Any] | None" = None  # `run()`, cancelled by a signal between two answers
+    _autosave: DraftAutosave | None = None  # the open editor's draft writer
+    _restored: str = ""  # the node whose saved draft was put back in the editor
 
     def __post_init__(self) -> None:
         from prompt_toolkit import PromptSession
@@ -262,6 +271,7 @@ class PlainFrontEnd:
         draft = self.session.draft or {}
         if self.pending is not None and draft.get("node_id") == self.pending.node_id and draft.get("text"):
             self._last_text[self.pending.node_id or ""] = draft["text"]
+            self._restored = self.pending.node_id or ""
 
     # -- output ------------------------------------------------------------
     @property
@@ -342,6 +352,9 @@ class PlainFrontEnd:
         self.say(f"─── prompt for {title} of [{request.node_id}] (attempt {request.attempt}) ───", "bold")
         self._print_prompt(folded=True)
         self.say("─── your answer: Esc Enter submits, Ctrl-D pauses and saves ───", "bold")
+        if request.node_id and request.node_id == self._restored:  # said last, just above the editor
+            self._restored = ""
+            self.say(f"your unfinished answer for [{request.node_id}] is back in the editor (its saved draft)", "bold")
 
     async def _answer(self, stop: Stop) -> Stop | None:
         """At the debugger's human stop: the editor, then `Debugger.submit`. None when the person paused.
@@ -388,11 +401,14 @@ class PlainFrontEnd:
 
         skeleton, skeleton_cursor = skeleton_for(engine, request)
         default = self._last_text.get(request.node_id or "", skeleton)
-        cursor = skeleton_cursor if default == skeleton else len(default)
+        cursor = skeleton_cursor if default == skeleton else draft_cursor_offset(default)  # where typing stopped
 
         def place_cursor() -> None:
             self.prompt_session.default_buffer.cursor_position = cursor
 
+        buffer = self.prompt_session.default_buffer
+        self._autosave = DraftAutosave(self.session.folder, request.node_id or "", lambda: buffer.text, saved=default)
+        self._autosave.start()
         self.editing.set()
         try:
             return await self.prompt_session.prompt_async(
@@ -403,6 +419,34 @@ class PlainFrontEnd:
             )
         finally:
             self.editing.clear()
+            await self._autosave.stop()
+            self._autosave = None
+
+    def stop_on_signal(self, how: str) -> None:
+        """SIGHUP/SIGTERM: the text in hand is written at once (the terminal may be gone already),
+        then the run stops as Ctrl-D stops it; between two answers the run is cancelled instead."""
+        self.stop_signal = how
+        autosave, app = self._autosave, self.prompt_session.app
+        if self.editing.is_set() and autosave is not None:
+            text = self.prompt_session.default_buffer.text
+            autosave.save_now(text)
+            if app.is_running and not app.future.done():
+                app.exit(exception=Paused(text, how))
+        elif self.run_task is not None:
+            self.run_task.cancel()
+
+    async def stopped_between_answers(self) -> None:
+        """After a signal cancelled the run between two answers: close it and say how to go on."""
+        session = self.session
+        try:
+            await self.engine.close()
+        except Exception:  # noqa: BLE001 - the journal holds everything up to here
+            pass
+        finally:
+            session.writer.close()
+        with contextlib.suppress(OSError):  # SIGHUP: the terminal is gone
+            self.say(f"{self.stop_signal}: session {session.folder.name} saved.")
+            self.say(f"continue with: recode-tui run --llm human --resume {session.folder}")
 
     def _keep(self, request: ev.ExpansionRequested, text: str) -> str:
         """Save the person's text as the session's draft; what to tell them about it."""
@@ -421,8 +465,9 @@ class PlainFrontEnd:
             pass
         finally:
             session.writer.close()
-        self.say(f"{how}: session {session.folder.name} saved ({saved}).")
-        self.say(f"continue with: recode-tui run --llm human --resume {session.folder}")
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal is gone; the draft is on disk
+            self.say(f"{how}: session {session.folder.name} saved ({saved}).")
+            self.say(f"continue with: recode-tui run --llm human --resume {session.folder}")
 
 
 def _crash(exc: BaseException, where: str) -> str:
@@ -452,9 +497,17 @@ async def run_plain(args: Any) -> int:
     for note in session.notes:
         print(f"note: {note}", file=sys.stderr)
     front = PlainFrontEnd(session, pending=pending)
+    front.run_task = asyncio.ensure_future(front.run())
+    undo_signals = install_stop_signals(front.stop_on_signal)
     try:
-        result = await front.run()
+        result = await front.run_task
+    except asyncio.CancelledError:
+        if not front.stop_signal:
+            raise
+        await front.stopped_between_answers()
+        return EXIT_PAUSED
     finally:
+        undo_signals()
         if front.engine.done:
             await front.engine.close()
             session.writer.close()

@@ -1,0 +1,249 @@
+"""A journal read without running anything: the no-exec view behind `export --no-exec` and `tui --open`.
+
+Resuming or exporting a session replays it, which runs its code again (in the
+sandbox). A journal from elsewhere may hold hostile code, so this module
+rebuilds what the records alone say: the answers (parsed, never run), the tree
+ReCode would grow from them (children are the answers' top-level statements,
+numbered as the engine numbers them), the actions and observations, the `!`
+statements (shown, not run) and the end. What only running shows is named in
+`NOT_SHOWN`. Nothing here starts an environment or a sandbox worker.
+
+`foreign_reason` is the rule for "a journal from elsewhere": outside the
+user's sessions folder, or a journal file owned by another user.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.codeblocks import parse_answer, split_blocks
+from agent.export import CODE_AGENTS, PLAN_VERSION, TRACE_VERSION, TREE_AGENTS, journal_agent
+from agent.journal import JOURNAL_FILE, Journal
+from agent.tree import CodeTree, Expansion, Node, NodeStatus
+
+NOT_SHOWN = (
+    "what running shows: printed output, errors, variable values",
+    "node states beyond expanded / acted / not reached",
+    "the environment's first observation (the task is taken from the first prompt)",
+)
+NO_EXEC_LINE = "shown from the journal's records without running any code (--no-exec); not shown: " + "; ".join(NOT_SHOWN)
+
+
+def foreign_reason(folder: Path, sessions_dir: Path) -> str:
+    """Why a session folder counts as from elsewhere ('' when it is the user's own): its journal file
+    belongs to another user, or the folder is not directly in the user's sessions folder."""
+    journal = Path(folder) / JOURNAL_FILE
+    try:
+        owner = journal.stat().st_uid
+        if hasattr(os, "getuid") and owner != os.getuid():
+            return f"its journal belongs to another user (uid {owner})"
+        if Path(folder).resolve().parent != Path(sessions_dir).resolve():
+            return f"it is outside your sessions folder {sessions_dir}"
+    except OSError:
+        return "its journal cannot be checked"
+    return ""
+
+
+def foreign_note(folder: Path, sessions_dir: Path, doing: str) -> str:
+    """One line for a journal from elsewhere: its code runs in the sandbox when `doing`; how to only look."""
+    reason = foreign_reason(folder, sessions_dir)
+    if not reason:
+        return ""
+    return (f"{folder} is from elsewhere ({reason}): its code (answers, `!` statements) runs again in the sandbox "
+            f"when {doing}; to look without running it: recode-tui export {folder} --markdown --no-exec, "
+            f"or recode-tui tui --open {folder}")
+
+
+@dataclass
+class JournalView:
+    """What the records of one journal say, with the tree rebuilt from its answers (ReCode)."""
+
+    journal: Journal
+    tree: CodeTree
+    unplaced: list[str] = field(default_factory=list)  # records the rebuilt tree has no node for
+
+    @property
+    def agent(self) -> str:
+        return journal_agent(self.journal)
+
+    @property
+    def task(self) -> str:
+        """The task as the first prompt states it (the environment is never started here)."""
+        prompt = next((r.get("prompt", "") for r in self.journal.records if r.get("type") == "answer"), "")
+        # the last one: the prompt's examples come first, the run's own variables last
+        found = re.findall(r"^- instruction \([^)]*\): (.*)$", prompt, re.M) or re.findall(r"^(?:Task|TASK):\s*(.*)$", prompt, re.M)
+        return found[-1].strip() if found else ""
+
+    def not_shown(self) -> list[str]:
+        return [*NOT_SHOWN, *(f"{n} (no node for it in the rebuilt tree)" for n in self.unplaced)]
+
+
+def read_view(journal: Journal) -> JournalView:
+    """Rebuild the tree from the accepted answers, in order; attach answers, actions and statements to nodes.
+
+    Other agents have no code tree: their nodes (turns, cells, steps) hang under the root as the records name them.
+    """
+    agent = journal_agent(journal)
+    records = journal.records
+    first = next((r for r in records if r.get("type") == "answer"), None)
+    root_code = (first or {}).get("stub") or "(the root's code is not in the journal)"
+    if agent not in TREE_AGENTS:
+        root_code = f"({agent} run)"  # its first stub is a turn's or a cell's, not the root's
+    tree = CodeTree(root_code)
+    view = JournalView(journal, tree)
+    for record in records:
+        kind = record.get("type")
+        node_id = str(record.get("node_id") or "")
+        node = tree.nodes.get(node_id)
+        if node is None and agent not in TREE_AGENTS and node_id:  # a turn, cell or step, as the records name it
+            node = Node(id=node_id, code=str(record.get("stub") or node_id), depth=1, parent=tree.root)
+            tree.root.children.append(node)
+            tree.nodes[node_id] = node
+        if node is None:
+            if kind in ("answer", "action", "statement") and node_id and node_id not in view.unplaced:
+                view.unplaced.append(node_id)
+            continue
+        if kind == "answer":
+            accepted = bool(record.get("accepted"))
+            node.expansions.append(Expansion(
+                prompt=record.get("prompt", ""), answer=record.get("answer", ""), source=record.get("source", ""),
+                accepted=accepted, input_tokens=record.get("input_tokens", 0), output_tokens=record.get("output_tokens", 0),
+                cost=record.get("cost", 0.0), purpose=record.get("purpose", "expand"),
+                seconds=record.get("seconds") or 0.0, person_seconds=record.get("person_seconds", 0.0),
+            ))
+            if accepted and agent in TREE_AGENTS:
+                try:
+                    parsed = parse_answer(record.get("answer", ""), allow_plain_code=True)
+                    blocks = split_blocks(parsed.code, parsed.first_line) if parsed.code.strip() else []
+                except (ValueError, SyntaxError):
+                    blocks, parsed = [], None
+                tree.add_children(node, blocks)
+                node.thought = parsed.thought if parsed else ""
+                if record.get("purpose") == "repair":  # asked to repair: the node had failed
+                    node.status, node.error = NodeStatus.ERROR, "(it failed; the error text is not in the journal)"
+                else:
+                    node.status = NodeStatus.STUB if blocks else NodeStatus.SKIP
+        elif kind == "action":
+            node.observations.append(str(record.get("observation", "")))
+            if node.status is NodeStatus.PENDING:
+                node.status = NodeStatus.COMPLETED
+    _mark_reached(tree)
+    return view
+
+
+def _mark_reached(tree: CodeTree) -> None:
+    """Leaves before the last node the records show activity at ran (depth-first order): COMPLETED."""
+    order = list(tree.walk())
+    active = [i for i, n in enumerate(order) if n.status is not NodeStatus.PENDING]
+    for node in order[: active[-1] if active else 0]:
+        if node.status is NodeStatus.PENDING and not node.children:
+            node.status = NodeStatus.COMPLETED
+
+
+def _records_meta(view: JournalView, meta: dict[str, Any] | None) -> dict[str, Any]:
+    journal = view.journal
+    header, finished = journal.header, journal.finished
+    answers = [r for r in journal.records if r.get("type") == "answer"]
+    return {
+        "env": header.get("env"),
+        "task_type": header.get("task_type"),
+        "task": view.task,
+        "limits": {**(header.get("limits") or {}), "max_steps": header.get("max_steps")},
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(header.get("created"))),
+        "success": finished.get("success") if finished else None,
+        "steps": sum(r.get("type") == "action" for r in journal.records),
+        "llm_calls": len(answers),
+        "cost": sum(r.get("cost", 0.0) for r in answers),
+        "no_exec": True,
+        "not_shown": view.not_shown(),
+        **(meta or {}),
+    }
+
+
+def tree_document_from_records(view: JournalView, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`recode.plan.v1` from the records (`meta.no_exec`, and `meta.not_shown` says what is missing)."""
+    tree = view.tree
+    return {
+        "version": PLAN_VERSION,
+        "meta": _records_meta(view, meta),
+        "root_id": tree.root.id,
+        "nodes": {node.id: node.to_dict() for node in tree.walk()},
+        "edges": [[node.id, child.id] for node in tree.walk() for child in node.children],
+    }
+
+
+def trace_document_from_records(view: JournalView, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`recode.trace.v1` from the records: every LLM call, action, `!` statement (not run), failure and the end."""
+    trace: list[dict[str, Any]] = []
+    for record in view.journal.records:
+        kind = record.get("type")
+        if kind == "answer":
+            trace.append({
+                "type": "llm_call", "node_id": record.get("node_id"), "purpose": record.get("purpose", "expand"),
+                "role": record.get("role", ""), "prompt": record.get("prompt", ""), "answer": record.get("answer", ""),
+                "accepted": bool(record.get("accepted")), "source": record.get("source", ""),
+                "input_tokens": record.get("input_tokens", 0), "output_tokens": record.get("output_tokens", 0),
+                "cost": record.get("cost", 0.0),
+            })
+        elif kind == "action":
+            trace.append({"type": "action", "node_id": record.get("node_id"), "step": record.get("step"),
+                          "action": record.get("action"), "observation": record.get("observation")})
+        elif kind == "statement":
+            trace.append({"type": "statement", "node_id": record.get("node_id"), "code": record.get("code"),
+                          "run": False})
+        elif kind == "llm_failed":
+            trace.append({"type": "error", "node_id": record.get("node_id"), "error": record.get("error")})
+        elif kind == "finished":
+            trace.append({"type": "finished", "success": record.get("success"), "reason": record.get("reason")})
+    finished = view.journal.finished
+    return {
+        "version": TRACE_VERSION,
+        "meta": {"agent": view.agent, "options": dict(view.journal.header.get("agent_options") or {}),
+                 **_records_meta(view, meta), "reason": finished.get("reason", "") if finished else "unfinished"},
+        "root_id": view.tree.root.id,
+        "nodes": [node.to_dict() for node in view.tree.walk()],
+        "trace": trace,
+    }
+
+
+def markdown_from_records(view: JournalView) -> str:
+    """The transcript `export --markdown` gives, from the records alone: answers, actions, statements, result."""
+    journal = view.journal
+    header = journal.header
+    code = view.agent in CODE_AGENTS
+    out = [f"# Session {journal.session_id}", "", f"- agent: `{view.agent}`",
+           f"- game: `{header.get('game')}` ({header.get('task_type')})", f"- LLM: `{header.get('llm')}`", "",
+           f"> {NO_EXEC_LINE}.", ""]
+    if view.task:
+        out += [f"**Task:** {view.task}", ""]
+    for record in journal.records:
+        kind = record.get("type")
+        node_id = record.get("node_id")
+        if kind == "answer":
+            stub = (str(record.get("stub") or "").splitlines() or [""])[0]
+            verdict = "" if record.get("accepted") else ", rejected"
+            out += [""] if out[-1] else []
+            out += [f"**Answer for `{node_id}`** `{stub}` ({record.get('purpose', 'expand')}; "
+                    f"{record.get('source', '')}{verdict})", "",
+                    f"```{'python' if code else 'text'}", *str(record.get("answer", "")).strip().splitlines(), "```", ""]
+        elif kind == "action":
+            out += [f"- `> {record.get('action')}` — {record.get('observation')}"]
+        elif kind == "statement":
+            out += ["", f"**`!` statement at `{node_id}`** (recorded, not run here)", "", "```python",
+                    *str(record.get("code", "")).splitlines(), "```", ""]
+        elif kind == "llm_failed":
+            out += [f"- **LLM failed** at `{node_id}`: {record.get('error')}"]
+        elif kind == "finished":
+            verdict = "won" if record.get("success") else f"not won: {record.get('reason')}"
+            out += ["", f"**Result:** {verdict}; {record.get('steps')} steps, {record.get('llm_calls')} LLM calls, "
+                        f"${record.get('cost', 0.0):.4f}", ""]
+    if journal.finished is None:
+        out += ["", "**Result:** unfinished", ""]
+    if view.unplaced:
+        out += [f"_Records for {', '.join(view.unplaced)} have no node in the tree rebuilt from the answers._", ""]
+    return "\n".join(out)

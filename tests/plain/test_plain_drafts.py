@@ -1,0 +1,117 @@
+"""Plain mode keeps typed work through SIGTERM, SIGKILL and a closed terminal.
+
+Real processes in a real terminal (a private tmux server): the person types
+part of an expansion, the process is signalled or its terminal closed, and
+`--resume` shows the typed text in the editor again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.journal import read_journal
+from tests.console.terminal import Tmux, needs_tmux
+
+ROOT = Path(__file__).resolve().parents[2]
+TYPED = "run('go to sidetable 1')  # typed, not yet submitted"
+
+pytestmark = needs_tmux
+
+
+@pytest.fixture
+def tmux():
+    server = Tmux(f"recode-plain-drafts-{os.getpid()}")
+    yield server
+    server.kill_server()
+
+
+def start(tmux: Tmux, name: str, sessions: Path, *args: str) -> int:
+    """`recode-tui run --llm human` in a tmux pane; the pane prints the exit status. Returns the recode-tui pid."""
+    command = (f"cd {ROOT} && {sys.executable} -m recode_tui run --llm human --sessions {sessions} {' '.join(args)}; "
+               "echo exit status $?; sleep 600")
+    started = tmux("new-session", "-d", "-s", name, "-x", "130", "-y", "40", "-P", "-F", "#{pane_pid}", command)
+    assert started.returncode == 0, started.stderr
+    shell = int(started.stdout.strip())
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        children = Path(f"/proc/{shell}/task/{shell}/children").read_text().split()
+        if children:
+            return int(children[0])
+        time.sleep(0.05)
+    raise AssertionError("recode-tui never started")
+
+
+def type_answer(tmux: Tmux, name: str) -> None:
+    tmux.wait_for(name, "[n0] > <think>")
+    tmux("send-keys", "-t", name, "-l", TYPED)
+    tmux.wait_for(name, TYPED)
+
+
+def gone(pid: int, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+        except OSError:
+            return
+        if state == "Z":
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"process {pid} is still running")
+
+
+def draft_text(sessions: Path) -> str:
+    drafts = list(sessions.glob("*/draft.json"))
+    return json.loads(drafts[0].read_text())["text"] if drafts else ""
+
+
+def assert_resume_shows_the_draft(tmux: Tmux, sessions: Path) -> None:
+    start(tmux, "resumed", sessions, "--resume")
+    screen = tmux.wait_for("resumed", "is back in the editor")
+    assert "your unfinished answer for [n0] is back in the editor" in screen
+    assert f"... {TYPED}" in screen  # in the editor, inside <execute>, as typed
+
+
+def test_sigterm_while_typing_saves_the_draft_pauses_and_resume_shows_it(tmux, tmp_path):
+    sessions = tmp_path / "sessions"
+    pid = start(tmux, "typing", sessions, "--game", "put-01")
+    type_answer(tmux, "typing")
+    os.kill(pid, signal.SIGTERM)
+    screen = tmux.wait_for("typing", "exit status")
+    assert "terminated (SIGTERM): session" in screen and "the text you typed is kept as a draft" in screen
+    assert "continue with: recode-tui run --llm human --resume" in screen
+    assert "exit status 3" in screen  # paused, as Ctrl-D pauses
+    assert TYPED in draft_text(sessions)
+    assert_resume_shows_the_draft(tmux, sessions)
+
+
+def test_sigkill_after_the_debounce_loses_nothing(tmux, tmp_path):
+    sessions = tmp_path / "sessions"
+    pid = start(tmux, "typing", sessions, "--game", "put-01")
+    type_answer(tmux, "typing")
+    deadline = time.monotonic() + 6  # written within the 2 s debounce of the last keystroke
+    while TYPED not in draft_text(sessions):
+        assert time.monotonic() < deadline, "the draft was never written while typing"
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    gone(pid)
+    assert_resume_shows_the_draft(tmux, sessions)
+
+
+def test_a_closed_terminal_saves_the_draft_and_exits(tmux, tmp_path):
+    sessions = tmp_path / "sessions"
+    pid = start(tmux, "typing", sessions, "--game", "put-01")
+    type_answer(tmux, "typing")
+    tmux("kill-session", "-t", "typing")  # the terminal goes away, as on an ssh drop: SIGHUP
+    gone(pid)
+    assert TYPED in draft_text(sessions)
+    journal = read_journal(next(sessions.glob("*/journal.jsonl")))
+    assert journal.finished is None and not journal.truncated_tail
+    assert_resume_shows_the_draft(tmux, sessions)
