@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, ClassVar, TypeVar
 
-from agent.answer_rule import Verdict
+from agent.answer_rule import Verdict, oversized
 from agent.events import (
     ActionSent,
     AgentNote,
@@ -497,7 +497,7 @@ class Stepper:
                     self.answering_since = None
             completion = _timed(completion, time.monotonic() - began)
             self._count(completion, role)
-            verdict = judge(completion)
+            verdict = oversized(completion.text) or judge(completion)  # the size rule first, for every agent
             if not verdict.accepted:
                 node.expansions.append(self._record(prompt, completion, False, purpose, verdict.message))
                 yield ExpansionRejected(
