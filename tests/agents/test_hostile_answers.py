@@ -6,6 +6,7 @@ Each is refused as an invalid answer (the LLM is asked again), quickly, never a 
 from __future__ import annotations
 
 import ast
+import json
 import asyncio
 import math
 import time
@@ -108,3 +109,35 @@ def test_finding_the_line_of_a_refusal_checks_log_n_prefixes_not_n(monkeypatch) 
     assert not verdict.accepted and verdict.message.startswith("forbidden: import os")
     assert verdict.line == n + 3  # <think> line, <execute> line, then the n lines before it
     assert len(checked) <= 2 * math.log2(n) + 4  # it was one check per statement: 2,001 checks of ~n lines
+
+
+# -- Plan-and-Execute's JSON plan -----------------------------------------------------------------
+
+def test_a_planner_answer_of_deeply_nested_json_is_an_invalid_plan_not_an_internal_error() -> None:
+    from tests.agents.test_plan_execute import WIN_PLAN, WIN_TURNS, engine_with, in_order, run
+
+    engine = engine_with(in_order(("plan", "[" * 100_000), ("plan", WIN_PLAN), *WIN_TURNS))
+    seen = asyncio.run(run(engine))
+    rejected = [e for e in seen if isinstance(e, ev.ExpansionRejected)]
+    assert [r.reason for r in rejected] == [
+        'the plan is nested too deeply to read; answer with one flat object {"thought": "...", "steps": [...]}']
+    assert seen[-1].success and "internal error" not in seen[-1].reason  # asked again, then won
+
+
+def test_a_plan_of_a_long_chain_of_steps_is_read_and_a_cycle_in_it_found() -> None:
+    from agent.agents.plan_execute.plan import PlanError, parse_plan
+
+    def chain(n: int, back_to_start: bool = False) -> str:
+        steps = [{"id": f"s{i}", "description": f"step {i}", "depends_on": [f"s{i - 1}"] if i else []}
+                 for i in range(n)]
+        if back_to_start:
+            steps[0]["depends_on"] = [f"s{n - 1}"]
+        return json.dumps({"thought": "t", "steps": steps})
+
+    assert len(parse_plan(chain(5000)).steps) == 5000  # each after the one before: was a RecursionError
+    try:
+        parse_plan(chain(5000, back_to_start=True))
+    except PlanError as exc:
+        assert str(exc).startswith("the dependencies form a cycle: s0 -> s4999 -> s4998")
+    else:
+        raise AssertionError("the cycle was not found")
