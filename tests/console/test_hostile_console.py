@@ -66,3 +66,15 @@ async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) ->
         go_on.set()
         await wait_for(pilot, lambda: not app.driver.busy, timeout=10, what="the pause")
     assert waited == [True]
+
+
+async def test_a_pasted_answer_over_the_size_limit_is_refused_at_once_by_any_agents_editor() -> None:
+    from agent.answer_rule import MAX_ANSWER_CHARS
+    from recode_tui.console.widgets.expansion_editor import engine_check
+    from tests.agents.test_plan_execute import engine_with, in_order
+
+    engine = engine_with(in_order())  # Plan-and-Execute: its own judge, not ReCode's judge_answer
+    pasted = "x" * (MAX_ANSWER_CHARS + 1)
+    check = engine_check(engine, pasted, "plan", "planner", frozenset())
+    await engine.close()
+    assert not check.ok and check.message.startswith(f"the answer is {MAX_ANSWER_CHARS + 1:,} characters, over the limit")
