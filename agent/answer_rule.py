@@ -26,6 +26,11 @@ CodeCheck = Callable[[str], "str | None"]
 
 _LINE = re.compile(r"\bline (\d+)")
 
+# The most characters an answer may have: ~50k tokens, far beyond any real answer of any agent
+# (a ReCode expansion is a few hundred). A bigger one is a runaway model; judging it would cost
+# seconds and gigabytes, so it is refused on its size alone, before anything parses it.
+MAX_ANSWER_CHARS = 200_000
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -52,6 +57,17 @@ class Verdict:
         return f"line {self.line}: {self.message}"
 
 
+def oversized(text: str) -> Verdict | None:
+    """The refusal of an answer longer than `MAX_ANSWER_CHARS` (None when it is not): the one size rule,
+    applied before any agent's own check (`Stepper.ask`, the console's editor, `judge_answer`)."""
+    if len(text) <= MAX_ANSWER_CHARS:
+        return None
+    return Verdict(False, message=(
+        f"the answer is {len(text):,} characters, over the limit of {MAX_ANSWER_CHARS:,}; "
+        "answer again with only what this step needs"
+    ))
+
+
 def judge_answer(
     text: str,
     known_names: frozenset[str] | set[str],
@@ -68,6 +84,9 @@ def judge_answer(
     `code_check` is the check of the run's runner (it knows the names the
     sandbox holds); without one, the sandbox's check with `known_names`.
     """
+    too_big = oversized(text)
+    if too_big is not None:
+        return too_big
     try:
         parsed = parse_answer(text, allow_plain_code=typed)
     except InvalidAnswer as exc:
@@ -98,17 +117,28 @@ def _line_in(message: str) -> int | None:
 
 
 def _refused_line(parsed: ParsedAnswer, check: CodeCheck, refusal: str) -> int | None:
-    """The answer line of the first statement whose code, with what precedes it, is refused."""
+    """The answer line of the first statement whose code, with what precedes it, is refused.
+
+    A binary search over the statements (log n checks of a prefix, not one per statement:
+    that made refusing a long answer quadratic, 16 s for 1,000 lines). A prefix that is
+    refused stays refused as statements are added, so the search finds the first one.
+    """
     try:
         body = safe_parse(parsed.code).body  # type: ignore[attr-defined]
     except SyntaxError:
         return None
     lines = parsed.code.splitlines()
-    for stmt in body:
-        prefix = "\n".join(lines[: stmt.end_lineno or stmt.lineno])
-        if check(prefix):
-            return stmt.lineno + parsed.first_line - 1
-    return None
+    low, high = 0, len(body)  # the first refused prefix ends with body[high - 1]; none before body[low]
+    if not body or not check("\n".join(lines[: body[-1].end_lineno or body[-1].lineno])):
+        return None
+    while high - low > 1:
+        middle = (low + high) // 2
+        stmt = body[middle - 1]
+        if check("\n".join(lines[: stmt.end_lineno or stmt.lineno])):
+            high = middle
+        else:
+            low = middle
+    return body[high - 1].lineno + parsed.first_line - 1
 
 
-__all__ = ["CodeCheck", "Verdict", "judge_answer"]
+__all__ = ["MAX_ANSWER_CHARS", "CodeCheck", "Verdict", "judge_answer", "oversized"]

@@ -223,23 +223,15 @@ def _check_structure(code: str, tree: ast.AST, known_names: set[str]) -> None:
                 f"`{node.name}(...)` instead and it will be expanded later"
             )
     known = known_names | BUILTIN_NAMES | assigned_names(tree)
-    for stmt in ast.walk(tree):
-        if not isinstance(stmt, _COMPOUND):
-            continue
-        kind = "loop" if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)) else "condition"
-        inner: list[ast.AST] = [*getattr(stmt, "body", []), *getattr(stmt, "orelse", [])]
-        inner += [*getattr(stmt, "handlers", []), *getattr(stmt, "finalbody", []), *getattr(stmt, "cases", [])]
-        if isinstance(stmt, (ast.If, ast.While)):
-            inner.append(stmt.test)
-        for part in inner:
-            for call in called_names(part):
-                name = call.func.id  # type: ignore[attr-defined]
-                if name not in known:
-                    raise InvalidAnswer(
-                        f"line {call.lineno}: placeholder `{name}(...)` is inside a {kind}; "
-                        f"placeholders may only be called at the top level of the code. "
-                        f"Call it before the {kind} or write the {kind} with primitive actions"
-                    )
+    calls = _calls_in_context(tree)
+    for call, kind, _ in calls:
+        name = call.func.id  # type: ignore[attr-defined]
+        if kind and name not in known:
+            raise InvalidAnswer(
+                f"line {call.lineno}: placeholder `{name}(...)` is inside a {kind}; "
+                f"placeholders may only be called at the top level of the code. "
+                f"Call it before the {kind} or write the {kind} with primitive actions"
+            )
     # Rule 3: a placeholder call is a whole top-level statement, `x = name(...)` or `name(...)`.
     whole = {
         id(stmt.value)
@@ -248,12 +240,7 @@ def _check_structure(code: str, tree: ast.AST, known_names: set[str]) -> None:
         and isinstance(stmt.value, ast.Call)
         and isinstance(stmt.value.func, ast.Name)
     }
-    looped = {
-        id(call)
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda))
-        for call in called_names(node)
-    }
+    looped = {id(call) for call, _, in_loop in calls if in_loop}
     for call in called_names(tree):
         name = call.func.id  # type: ignore[attr-defined]
         if name in known or id(call) in whole:
@@ -270,6 +257,36 @@ def _check_structure(code: str, tree: ast.AST, known_names: set[str]) -> None:
             f"a placeholder call must be a whole statement (`x = {name}(...)` or `{name}(...)`). "
             + _rewrite_hint(code, statement, call, known)
         )
+
+
+_LOOPING = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
+_INNER_FIELDS = ("body", "orelse", "handlers", "finalbody", "cases")  # a compound's parts a placeholder may not be in
+
+
+def _calls_in_context(tree: ast.AST) -> list[tuple[ast.Call, str, bool]]:
+    """Every bare-name call in source order, with the kind ("loop", "condition") of the outermost
+    compound statement whose body holds it ('' for none) and whether a comprehension or lambda holds it.
+
+    One walk of the tree (an `elif` chain of thousands is as deep as it is long): checking each
+    compound's body by walking it again made a long chain quadratic.
+    """
+    found: list[tuple[ast.Call, str, bool]] = []
+    stack: list[tuple[ast.AST, str, bool]] = [(tree, "", False)]
+    while stack:
+        node, kind, in_loop = stack.pop()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            found.append((node, kind, in_loop))
+        child_loop = in_loop or isinstance(node, _LOOPING)
+        if not kind and isinstance(node, _COMPOUND):
+            own = "loop" if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) else "condition"
+            inner = {id(part) for name in _INNER_FIELDS for part in getattr(node, name, [])}
+            if isinstance(node, (ast.If, ast.While)):
+                inner.add(id(node.test))
+            stack.extend((child, own if id(child) in inner else "", child_loop) for child in ast.iter_child_nodes(node))
+        else:
+            stack.extend((child, kind, child_loop) for child in ast.iter_child_nodes(node))
+    found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
+    return found
 
 
 def _rewrite_hint(code: str, statement: ast.stmt, call: ast.Call, known: set[str]) -> str:

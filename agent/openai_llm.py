@@ -3,14 +3,31 @@
 Retries with backoff on 429, 5xx and timeouts are the SDK's own
 (`max_retries`); what still fails becomes one LLMError line saying what to do,
 and the engine pauses the run on it instead of ending it.
+
+The profile's `timeout` is a deadline for each attempt's whole answer, body
+included: the HTTP library's own timeout is per read, so a server that sends a
+byte every few seconds would otherwise hold the run forever. The reply is read
+and its shape checked here, in `reply_text`, never trusted to the SDK's
+unvalidated objects: whatever a server sends back is an LLMError, never a crash.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+import sys
+import time
 from typing import Any
 
 from agent.llm import Completion, LLMError, StubContext, Usage
 from agent.profiles import PriceTable, Profile
+
+_STARTED = "recode_started"  # request extension: when the attempt was sent (monotonic)
+
+
+async def _mark_start(request: Any) -> None:
+    """Note when an attempt is sent: its deadline counts from here, headers included."""
+    request.extensions[_STARTED] = time.monotonic()
 
 
 class OpenAILLM:
@@ -21,17 +38,35 @@ class OpenAILLM:
         self.prices = prices or PriceTable()
         self.name = f"profile:{profile.name}"
         self._openai = openai
+        http_client = openai.DefaultAsyncHttpxClient(
+            timeout=profile.timeout,
+            event_hooks={"request": [_mark_start], "response": [self._read_by_deadline]},
+        )
         self._client = openai.AsyncOpenAI(
             api_key=profile.api_key,
             base_url=profile.base_url,
             timeout=profile.timeout,
             max_retries=profile.max_retries,
+            http_client=http_client,
         )
+
+    async def _read_by_deadline(self, response: Any) -> None:
+        """Read the whole body within what is left of the attempt's `timeout`, else a timeout the SDK retries."""
+        started = response.request.extensions.get(_STARTED, time.monotonic())
+        left = max(0.0, self.profile.timeout - (time.monotonic() - started))
+        try:
+            await asyncio.wait_for(response.aread(), left)
+        except asyncio.TimeoutError:
+            await response.aclose()
+            httpx = sys.modules[type(response).__module__.partition(".")[0]]  # httpx, or the SDK's httpx2
+            raise httpx.ReadTimeout(
+                f"no whole answer within {self.profile.timeout:g} s", request=response.request
+            ) from None
 
     async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
         openai, profile = self._openai, self.profile
         try:
-            response = await self._client.chat.completions.create(
+            raw = await self._client.chat.completions.with_raw_response.create(
                 model=profile.model,
                 messages=[{"role": "user", "content": prompt}],
                 temperature=profile.temperature,
@@ -58,30 +93,66 @@ class OpenAILLM:
             ) from None
         except (openai.APIResponseValidationError, ValueError) as exc:
             raise LLMError(f"{self._where()} sent a malformed response ({type(exc).__name__}); check base_url") from None
-        return self._completion(response)
+        return self._completion(raw.http_response)
 
-    def _completion(self, response: Any) -> Completion:
-        choices = getattr(response, "choices", None) or []
-        if not choices:
-            raise LLMError(f"{self._where()} returned no choices; retry or check the server")
-        choice = choices[0]
-        text = (choice.message.content or "") if choice.message else ""
-        usage_data = getattr(response, "usage", None)
-        usage = Usage(
-            getattr(usage_data, "prompt_tokens", 0) or 0, getattr(usage_data, "completion_tokens", 0) or 0
+    def _completion(self, http_response: Any) -> Completion:
+        text, finish, usage, model = reply_parts(
+            http_response.headers.get("content-type", ""), http_response.content, self._where()
         )
         if not text.strip():
             raise LLMError(f"{self._where()} returned an empty answer; retry, or type the answer yourself")
-        if choice.finish_reason == "length" and "</execute>" not in text:
+        if finish == "length" and "</execute>" not in text:
             raise LLMError(
                 f"the answer was cut at max_tokens={self.profile.max_tokens} before </execute>; "
                 "raise max_tokens in the profile and retry"
             )
-        model = self.profile.model
-        if self.prices.price(model) is None:
-            model = getattr(response, "model", None) or model  # a server may report a dated name
+        if self.prices.price(self.profile.model) is not None or not model:
+            model = self.profile.model  # else the name the server reports: it may be a dated one
         cost = self.prices.cost(model, usage.input_tokens, usage.output_tokens)
         return Completion(text=text, usage=usage, cost=cost, source="model")
 
     def _where(self) -> str:
         return f"{self.profile.base_url or 'api.openai.com'} (profile {self.profile.name})"
+
+
+def reply_parts(content_type: str, body: bytes, where: str) -> tuple[str, str, Usage, str]:
+    """The answer text, finish reason, usage and model name of a chat completion reply.
+
+    The one place a reply's shape is checked: anything else (an HTML page, a
+    choice that is not an object, a usage that is not numbers) is an LLMError
+    saying what came back, so the run pauses instead of ending on a crash.
+    """
+    kind = content_type.split(";", 1)[0].strip() or "no content type"
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        if kind.endswith("json"):
+            raise LLMError(f"{where} sent a malformed response (broken JSON); check base_url") from None
+        raise LLMError(
+            f"{where} returned a non-JSON answer ({kind}, {len(body)} bytes), not a chat completion; "
+            "check base_url (it usually ends with /v1)"
+        ) from None
+    if not isinstance(data, dict):
+        raise LLMError(f"{where} returned JSON that is not a chat completion object; check base_url")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise LLMError(f"{where} returned no choices; retry or check the server")
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise LLMError(f"{where} returned a choice without a message object; retry or check the server")
+    content = message.get("content")
+    if content is not None and not isinstance(content, str):
+        raise LLMError(f"{where} returned a message whose content is not text; retry or check the server")
+    finish = choice.get("finish_reason")
+    raw_usage = data.get("usage")
+    usage = Usage()
+    if isinstance(raw_usage, dict):
+        usage = Usage(_count(raw_usage.get("prompt_tokens")), _count(raw_usage.get("completion_tokens")))
+    model = data.get("model")
+    return content or "", finish if isinstance(finish, str) else "", usage, model if isinstance(model, str) else ""
+
+
+def _count(value: object) -> int:
+    """A token count as sent, or 0 when the server sent something else (usage is informative, not vital)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, ClassVar, TypeVar
 
-from agent.answer_rule import Verdict
+from agent.answer_rule import Verdict, oversized
 from agent.events import (
     ActionSent,
     AgentNote,
@@ -497,7 +497,10 @@ class Stepper:
                     self.answering_since = None
             completion = _timed(completion, time.monotonic() - began)
             self._count(completion, role)
-            verdict = judge(completion)
+            # Off the event loop (the console's): a long answer takes a while to judge, and the
+            # person's keys must still work meanwhile. In the env thread, where the agent's other
+            # environment calls are (ReAct's judge asks the env which commands it takes).
+            verdict = oversized(completion.text) or await self._in_env_thread(judge, completion)
             if not verdict.accepted:
                 node.expansions.append(self._record(prompt, completion, False, purpose, verdict.message))
                 yield ExpansionRejected(

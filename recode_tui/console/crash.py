@@ -16,10 +16,11 @@ import traceback
 from pathlib import Path
 
 
-def crash_folder() -> Path:
+def crash_folder(sessions_dir: Path | None = None) -> Path:
+    """`.crashes` in the sessions folder the console was given (`--sessions`), else the default one."""
     from agent.journal import sessions_dir_from
 
-    return sessions_dir_from(None) / ".crashes"
+    return (sessions_dir if sessions_dir is not None else sessions_dir_from(None)) / ".crashes"
 
 
 def write_crash_report(error: BaseException, folder: Path | None = None) -> Path | None:
@@ -50,6 +51,8 @@ class CrashReport:
         if error is None:
             super()._fatal_error()  # type: ignore[misc]
             return
-        self.crash_line = crash_line(error, write_crash_report(error))
+        control = getattr(self, "session_control", None)  # it knows the --sessions folder
+        folder = crash_folder(getattr(control, "sessions_dir", None))
+        self.crash_line = crash_line(error, write_crash_report(error, folder))
         self.bell()  # type: ignore[attr-defined]
         self._close_messages_no_wait()  # type: ignore[attr-defined]

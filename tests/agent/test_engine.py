@@ -252,7 +252,7 @@ async def test_usage_and_cost_are_summed_into_the_result(toy_game):
 async def test_an_answer_the_parser_gives_up_on_is_rejected_and_asked_again(toy_game):
     from agent.sandbox import SandboxRunner
 
-    huge = "x = " + " + ".join(["1"] * 100_000)
+    huge = "x = " + " + ".join(["1"] * 20_000)
     llm = ScriptedLLM([
         ScriptEntry(answer=answer(huge), stub="solve(instruction, observation)", once=True),
         ScriptEntry(answer=answer("x = 1 + 1\nrun('look')"), stub="solve(instruction, observation)"),

@@ -83,6 +83,10 @@ def _load_json(text: str) -> object:
         data, _ = json.JSONDecoder().raw_decode(body[min(starts):])
     except json.JSONDecodeError as exc:
         raise PlanError(f"the plan is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:  # the decoder recurses per bracket: '[' * 100000 is not a plan, nor a crash
+        raise PlanError(
+            'the plan is nested too deeply to read; answer with one flat object {"thought": "...", "steps": [...]}'
+        ) from None
     return data
 
 
@@ -106,26 +110,36 @@ def _check(steps: list[PlanStep], done: frozenset[str]) -> None:
 
 
 def _find_cycle(steps: list[PlanStep]) -> list[str]:
-    after = {s.id: [d for d in s.depends_on if d in {t.id for t in steps}] for s in steps}
+    """A dependency cycle as step ids (`[a, b, a]`), or [] when there is none.
+
+    Iterative: a chain of thousands of steps, each after the one before, is a valid plan
+    and must not hit the recursion limit.
+    """
+    ids = {s.id for s in steps}
+    after = {s.id: [d for d in s.depends_on if d in ids] for s in steps}
     state: dict[str, int] = {}  # 1: on the current path, 2: finished
-
-    def visit(node: str, path: list[str]) -> list[str]:
-        state[node] = 1
-        for dep in after[node]:
-            if state.get(dep) == 1:
-                return path[path.index(dep):] + [node, dep] if dep in path else [node, dep]
-            if state.get(dep) is None:
-                found = visit(dep, path + [node])
-                if found:
-                    return found
-        state[node] = 2
-        return []
-
     for step in steps:
-        if step.id not in state:
-            found = visit(step.id, [])
-            if found:
-                return found
+        if step.id in state:
+            continue
+        path: list[str] = []
+        stack: list[tuple[str, int]] = [(step.id, 0)]
+        state[step.id] = 1
+        while stack:
+            node, index = stack[-1]
+            if index == 0:
+                path.append(node)
+            if index < len(after[node]):
+                stack[-1] = (node, index + 1)
+                dep = after[node][index]
+                if state.get(dep) == 1:
+                    return path[path.index(dep):] + [dep]
+                if dep not in state:
+                    state[dep] = 1
+                    stack.append((dep, 0))
+                continue
+            state[node] = 2
+            stack.pop()
+            path.pop()
     return []
 
 

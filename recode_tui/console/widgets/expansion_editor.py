@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Button, Static, TextArea
 
-from agent.answer_rule import CodeCheck, Verdict, judge_answer
+from agent.answer_rule import CodeCheck, Verdict, judge_answer, oversized
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
 SKELETON_CURSOR = (4, 0)  # the empty line inside <execute>
@@ -70,7 +70,8 @@ def check_of(verdict: Verdict, accepted_text: str = "") -> Check:
 
 def engine_check(engine: object, text: str, purpose: str, role: str, known: frozenset[str]) -> Check:
     """The engine's own verdict on what a person typed (`Stepper.judge`), as the editor shows it."""
-    verdict = engine.judge(text, purpose, role, typed=True, known=known)  # type: ignore[attr-defined]
+    # The size rule first, as the engine applies it: a pasted 2 MB answer is refused at once, unparsed.
+    verdict = oversized(text) or engine.judge(text, purpose, role, typed=True, known=known)  # type: ignore[attr-defined]
     describe = getattr(engine, "describe_answer", None)
     accepted_text = describe(verdict, purpose, role) if verdict.accepted and callable(describe) else ""
     return check_of(verdict, accepted_text)

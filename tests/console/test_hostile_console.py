@@ -1,0 +1,80 @@
+"""The console under hostile input: where its crash report goes, and a slow answer check off its event loop."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from recode_tui.console.app import build_app
+
+from .helpers import SIZE
+
+
+async def test_a_crash_report_goes_to_the_sessions_folder_given_with_sessions(tmp_path: Path, monkeypatch) -> None:
+    from recode_tui.console.session_control import SessionControl
+
+    def broken(self, app) -> None:
+        raise RuntimeError("a bug in the console")
+
+    monkeypatch.setattr(SessionControl, "attach", broken)
+    mine = tmp_path / "my-sessions"
+    app = build_app("put-01", "demo", cursor_blink=False, sessions_dir=mine)
+    with pytest.raises(RuntimeError, match="a bug in the console"):
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+    assert app.return_code == 1
+    report = Path(app.crash_line.rsplit("traceback in ", 1)[1])
+    assert report.parent == mine / ".crashes" and "RuntimeError: a bug in the console" in report.read_text()
+    default = Path(os.environ["RECODE_TUI_SESSIONS"]) / ".crashes"  # the folder it went to before
+    assert not default.exists() or not any(default.iterdir())
+
+
+async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) -> None:
+    """The engine judges an answer off the console's event loop: `p` is taken while the check runs."""
+    from agent.engine import Engine, Limits
+    from agent.thread_runner import ThreadRunner
+    from envs import make_env
+    from mockllm import ScriptedLLM
+    from mockllm.scripted import ScriptEntry
+    from recode_tui.console.app import RecodeApp
+
+    from .helpers import command, started, wait_for
+
+    checking, go_on = threading.Event(), threading.Event()
+    waited: list[bool] = []
+
+    def slow_check(code: str) -> str | None:
+        """A check as slow as a long answer's, until the test has pressed its key."""
+        if not waited:
+            checking.set()
+            waited.append(go_on.wait(5))  # False: the test could not run meanwhile (the loop was blocked)
+        return None
+
+    llm = ScriptedLLM([ScriptEntry(answer="<think>t</think>\n<execute>\nrun('look')\n</execute>")])
+    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0), code_check=slow_check)
+    app = RecodeApp(engine, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")  # to the breakpoint on every stub: the LLM is asked next
+        await pilot.press("c")
+        await wait_for(pilot, checking.is_set, timeout=10, what="the answer check to start")
+        await pilot.press("p")
+        assert app.reason.startswith("pausing after the current event")  # taken now, not after the check
+        go_on.set()
+        await wait_for(pilot, lambda: not app.driver.busy, timeout=10, what="the pause")
+    assert waited == [True]
+
+
+async def test_a_pasted_answer_over_the_size_limit_is_refused_at_once_by_any_agents_editor() -> None:
+    from agent.answer_rule import MAX_ANSWER_CHARS
+    from recode_tui.console.widgets.expansion_editor import engine_check
+    from tests.agents.test_plan_execute import engine_with, in_order
+
+    engine = engine_with(in_order())  # Plan-and-Execute: its own judge, not ReCode's judge_answer
+    pasted = "x" * (MAX_ANSWER_CHARS + 1)
+    check = engine_check(engine, pasted, "plan", "planner", frozenset())
+    await engine.close()
+    assert not check.ok and check.message.startswith(f"the answer is {MAX_ANSWER_CHARS + 1:,} characters, over the limit")
