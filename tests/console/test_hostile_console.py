@@ -78,3 +78,51 @@ async def test_a_pasted_answer_over_the_size_limit_is_refused_at_once_by_any_age
     check = engine_check(engine, pasted, "plan", "planner", frozenset())
     await engine.close()
     assert not check.ok and check.message.startswith(f"the answer is {MAX_ANSWER_CHARS + 1:,} characters, over the limit")
+
+
+async def test_typing_goes_on_while_the_live_check_judges_a_long_answer(toy_game) -> None:
+    """The editor's check after a pause in typing runs in a thread: keys typed meanwhile land at once,
+    and submitting the text it judged uses that verdict instead of judging again on the event loop."""
+    from agent.engine import Engine, Limits
+    from agent.thread_runner import ThreadRunner
+    from envs import make_env
+    from mockllm.human import HumanLLM
+    from recode_tui.console.app import RecodeApp
+
+    from .helpers import command, started, wait_for
+
+    checking, go_on = threading.Event(), threading.Event()
+    calls: list[str] = []
+    on_loop: list[bool] = []  # each check: did it run on the console's event loop (the main thread)?
+    held: list[bool] = []
+
+    def slow_check(code: str) -> str | None:
+        """As slow as a long answer's check, for the text ending in '# slow', until the test typed on."""
+        calls.append(code)
+        on_loop.append(threading.current_thread() is threading.main_thread())
+        if code.rstrip().endswith("# slow") and not held:
+            checking.set()
+            held.append(go_on.wait(5))  # False: the test could not type meanwhile (the loop was blocked)
+        return None
+
+    engine = Engine(make_env(toy_game), HumanLLM(), ThreadRunner(), limits=Limits(max_retry=0), code_check=slow_check)
+    app = RecodeApp(engine, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        assert app.editor.is_open
+        opened = len(calls)  # opening the editor judges its (empty) draft at once
+        app.editor.editor.load_text("run('look')  # slow")
+        await wait_for(pilot, checking.is_set, timeout=10, what="the live check to start")
+        await pilot.press("end", "x")
+        assert app.editor.editor.text.endswith("# slowx")  # typed while the check was running
+        go_on.set()
+        app.editor.editor.load_text("run('look')")
+        await wait_for(pilot, lambda: app.editor.last_check is not None and app.editor.last_check.ok
+                       and calls.count("run('look')") >= 1, what="the check of the final text")
+        stops = app.stops
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.stops > stops, what="the submitted answer")
+        # the live checks ran in a thread, submit took their verdict, the engine judged in its own thread
+        assert calls[opened:].count("run('look')") >= 2 and not any(on_loop[opened:]), (calls, on_loop)
+    assert held == [True]

@@ -25,6 +25,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Button, Static, TextArea
+from textual.worker import Worker, WorkerState
 
 from agent.answer_rule import CodeCheck, Verdict, judge_answer, oversized
 
@@ -183,6 +184,9 @@ class ExpansionEditor(Vertical):
         self._timer: Timer | None = None
         self._confirm_empty = False
         self.last_check: Check | None = None
+        # The last verdict and what it judged: submitting text the background check
+        # already judged costs the event loop nothing.
+        self._judged: tuple[tuple[object, ...], Check] | None = None
         self._closed_with: str | None = "No expansion is awaited."
 
     def compose(self) -> ComposeResult:
@@ -275,7 +279,7 @@ class ExpansionEditor(Vertical):
         self._confirm_empty = False
         if self._timer is not None:
             self._timer.stop()
-        self._timer = self.set_timer(CHECK_DELAY, self._check_now)
+        self._timer = self.set_timer(CHECK_DELAY, self._check_in_background)
 
     def check(self, text: str) -> Check:
         """The engine's verdict on `text` for the open call (`engine.judge`), with the run's sandbox check."""
@@ -284,13 +288,39 @@ class ExpansionEditor(Vertical):
             return check_expansion(text, self.known, self.code_check, self.trusted)
         return engine_check(engine, text, self.purpose, self.role, self.known)
 
+    def _judging(self, text: str) -> tuple[object, ...]:
+        """What a verdict depends on besides the engine: the open call and the text."""
+        return (self.node_id, self.purpose, self.role, self.known, self.code_check, self.trusted, text)
+
+    def _check_in_background(self) -> None:
+        """Judge the text in a thread: a long answer's check never holds up keys or paints."""
+        key = self._judging(self.editor.text)
+        text = self.editor.text
+        self.run_worker(lambda: (key, self.check(text)), thread=True, exclusive=True, group="expansion-check")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "expansion-check" or event.state != WorkerState.SUCCESS:
+            return
+        key, check = event.worker.result
+        if self.node_id is not None and key == self._judging(self.editor.text):
+            self._judged = (key, check)
+            self._show(check)
+
     def _check_now(self) -> Check:
-        check = self.check(self.editor.text)
+        key = self._judging(self.editor.text)
+        if self._judged is not None and self._judged[0] == key:
+            check = self._judged[1]
+        else:
+            check = self.check(self.editor.text)
+            self._judged = (key, check)
+        self._show(check)
+        return check
+
+    def _show(self, check: Check) -> None:
         self.last_check = check
         style = "green" if check.ok else "bold red"
         mark = "✓" if check.ok else "✗"
         self.query_one("#expand-check", Static).update(Text(f"{mark} {check.message}", style=style))
-        return check
 
     # -- submitting ----------------------------------------------------------------
 
