@@ -144,7 +144,7 @@ class JournalWriter:
         elif isinstance(event, ev.ObservationReceived):
             self.write(
                 {"type": "action", "node_id": event.node_id, "step": event.step, "action": event.action,
-                 "observation": event.observation}
+                 "observation": event.observation, **({"refused": True} if event.refused else {})}
             )
         elif isinstance(event, ev.StatementRun):
             self.write({"type": "statement", "node_id": event.node_id, "after": event.after, "code": event.code,
@@ -256,7 +256,8 @@ class Journal:
 
     def actions(self, upto: int | None = None) -> list[RecordedAction]:
         chosen = self.records if upto is None else self.records[:upto]
-        return [RecordedAction(r["step"], r["action"], r["observation"]) for r in chosen if r.get("type") == "action"]
+        return [RecordedAction(r["step"], r["action"], r["observation"]) for r in chosen
+                if r.get("type") == "action" and not r.get("refused")]  # a refused one never reached the env
 
     def statements(self, upto: int | None = None) -> list[RecordedStatement]:
         chosen = self.records if upto is None else self.records[:upto]

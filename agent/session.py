@@ -231,7 +231,7 @@ def _prefix_length(journal: Journal, answers_used: int, actions_used: int, state
         if answers >= answers_used and actions >= actions_used and statements >= statements_used:
             return index
         answers += record.get("type") == "answer"
-        actions += record.get("type") == "action"
+        actions += record.get("type") == "action" and not record.get("refused")
         statements += record.get("type") == "statement"
     return len(journal.records)
 
