@@ -14,6 +14,7 @@ UI-free: plain strings, no Textual, no prompt-toolkit.
 from __future__ import annotations
 
 from agent import events as ev
+from agent.safe_text import for_terminal
 
 
 def first_line(text: str, width: int = 60) -> str:
@@ -36,7 +37,14 @@ def _totals(event: ev.RunFinished) -> str:
 
 
 def short(event: ev.Event) -> str:
-    """The event as one phrase for a person (the console's stop line)."""
+    """The event as one phrase for a person (the console's stop line).
+
+    Model and environment text in it is escaped (`agent.safe_text`): one line, no terminal controls.
+    """
+    return for_terminal(_phrase(event), newlines=False)
+
+
+def _phrase(event: ev.Event) -> str:
     node = event.node_id
     match event:
         case ev.RunStarted():
@@ -82,7 +90,14 @@ def short(event: ev.Event) -> str:
 
 
 def log_line(event: ev.Event) -> str:
-    """The event as one line of a scrolling log: the short phrase, a marker, and what a log keeps."""
+    """The event as one line of a scrolling log: the short phrase, a marker, and what a log keeps.
+
+    Safe to print: no terminal controls, no lone surrogates (the end's reason may span lines).
+    """
+    return for_terminal(_log_line(event), newlines=isinstance(event, ev.RunFinished))
+
+
+def _log_line(event: ev.Event) -> str:
     text = short(event)
     match event:
         case ev.RunStarted():

@@ -58,6 +58,7 @@ class ObservationReceived(Event):
     step: int = 0
     done: bool = False
     won: bool = False
+    refused: bool = False  # never sent: the engine refused it (too long); `observation` says why
 
 
 @dataclass(frozen=True)

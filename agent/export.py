@@ -21,6 +21,7 @@ from typing import Any
 from agent import events as ev
 from agent.stepper import Stepper
 from agent.journal import Journal
+from agent.safe_text import json_line
 from agent.tree import CodeTree, Node, NodeStatus
 
 PLAN_VERSION = "recode.plan.v1"
@@ -182,7 +183,7 @@ def sft_lines(journal: Journal, *, won_only: bool = False, corrected_only: bool 
                 "inherited": position < inherited_upto,
             },
         }
-        lines.append(json.dumps(pair, ensure_ascii=False))
+        lines.append(json_line(pair))  # a lone surrogate from a model stays lossless
     return lines
 
 

@@ -3,24 +3,28 @@
 One record per thing that came from outside the engine: the session header
 (game and its hash, limits, prompt set, LLM), each LLM answer with its prompt,
 source, usage and cost, each action with its observation, and the end. Each
-record is flushed and fsynced, so a crash loses at most the record being
-written. Replaying the records against the real environment rebuilds the run
-(`agent.session`). A person's unfinished expansion is kept beside the journal
+record is written whole or not at all and fsynced, so a crash loses at most
+the record being written; text that cannot be encoded as it is (a model's
+lone surrogate) is stored as JSON escapes. Replaying the records against the
+real environment rebuilds the run (`agent.session`). A person's unfinished expansion is kept beside the journal
 in `draft.json`, rewritten atomically.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from agent import events as ev
 from agent.replay import RecordedAction, RecordedAnswer, RecordedStatement
+from agent.safe_text import json_line
 
 JOURNAL_VERSION = "recode.journal.v1"
 JOURNAL_FILE = "journal.jsonl"
@@ -50,8 +54,10 @@ def new_session_id(game: str) -> str:
 class JournalWriter:
     """Appends records for engine events; never raises into the run.
 
-    A failed write (full disk, removed folder) is kept in `error` for the UI
-    to show, and the run goes on unrecorded.
+    Each record is written whole or not at all (`append_whole`). A failed write
+    (full disk, removed folder) keeps the record in memory, in order, and says
+    so in `error` for the UI; the next record retries them, so a disk that
+    fills for a moment loses nothing and never leaves half a record behind.
     """
 
     def __init__(self, folder: Path, header: dict[str, Any]) -> None:
@@ -64,7 +70,8 @@ class JournalWriter:
         self._asked_node = ""  # the node the open LLM request is for
         self._codes: dict[str, str] = {}
         self._expansions = 0
-        self._handle = None
+        self._fd: int | None = None
+        self._unwritten: list[bytes] = []  # whole records a failed write left for the next attempt
         # Set by the session: the engine's prompt set now. An answer made with another
         # set than the header's records that set's hash, so a replay can tell.
         self.current_prompts: Callable[[], Any] | None = None
@@ -72,22 +79,32 @@ class JournalWriter:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             fresh = not self.path.exists() or self.path.stat().st_size == 0
-            self._handle = open(self.path, "a", encoding="utf-8")
-            if fresh:
-                self.write({"type": "session", "version": JOURNAL_VERSION, "created": time.time(), **header})
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         except OSError as exc:
             self.error = f"cannot write the journal in {folder}: {exc.strerror}; the run goes on unrecorded"
+            return
+        if fresh:
+            self.write({"type": "session", "version": JOURNAL_VERSION, "created": time.time(), **header})
 
     def write(self, record: dict[str, Any]) -> None:
-        if self._handle is None:
+        """Append one record (after any a failed write kept back); a failure is kept in `error`."""
+        if self._fd is None:
             return
-        try:
-            self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            self._handle.flush()
-            os.fsync(self._handle.fileno())
+        self._unwritten.append((json_line(record) + "\n").encode("utf-8"))
+        self._write_unwritten()
+
+    def _write_unwritten(self) -> None:
+        while self._unwritten and self._fd is not None:
+            try:
+                append_whole(self._fd, self._unwritten[0])
+            except OSError as exc:
+                self.error = (f"journal write failed ({exc.strerror or exc}): {len(self._unwritten)} record(s) "
+                              f"kept in memory and retried with the next; free space in {self.folder}")
+                return
+            self._unwritten.pop(0)
             self.records_written += 1
-        except OSError as exc:
-            self.error = f"journal write failed ({exc.strerror}); the run goes on unrecorded"
+        if self.error.startswith("journal write failed"):
+            self.error = ""  # caught up: the journal is whole again
 
     def __call__(self, event: ev.Event) -> None:
         """The engine observer: turn outside inputs into records."""
@@ -127,7 +144,7 @@ class JournalWriter:
         elif isinstance(event, ev.ObservationReceived):
             self.write(
                 {"type": "action", "node_id": event.node_id, "step": event.step, "action": event.action,
-                 "observation": event.observation}
+                 "observation": event.observation, **({"refused": True} if event.refused else {})}
             )
         elif isinstance(event, ev.StatementRun):
             self.write({"type": "statement", "node_id": event.node_id, "after": event.after, "code": event.code,
@@ -170,9 +187,42 @@ class JournalWriter:
         self._expansions = sum(r.get("type") == "answer" for r in journal.records)
 
     def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+        """Last try at records a failed write kept back, then close; never raises (a result is never lost to it)."""
+        if self._fd is None:
+            return
+        self._write_unwritten()
+        if self._unwritten:
+            self.error = (f"journal write failed: the last {len(self._unwritten)} record(s) are not in {self.path}; "
+                          f"free space, then `recode-tui run --resume {self.folder.name}` goes on from the last "
+                          "record written")
+        try:
+            os.close(self._fd)
+        except OSError:
+            pass
+        self._fd = None
+
+
+def append_whole(fd: int, data: bytes) -> None:
+    """Append `data` to the file and fsync it, or leave the file as it was and raise the OSError.
+
+    A write cut short (a full disk) is cut back to the previous length, so a
+    half record is never glued to the next one.
+    """
+    start = os.lseek(fd, 0, os.SEEK_END)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            if written <= 0:
+                raise OSError(errno.EIO, "nothing written")
+            view = view[written:]
+        os.fsync(fd)
+    except OSError:
+        try:
+            os.ftruncate(fd, start)
+        except OSError:
+            pass
+        raise
 
 
 @dataclass
@@ -185,6 +235,7 @@ class Journal:
     truncated_tail: bool = False
     notes: list[str] = field(default_factory=list)
     corrupt_line: int = 0  # a lenient read stopped before this line (1-based); 0: none
+    problem: str = ""  # a summary's: what is wrong with the journal and where ('' when nothing)
 
     @property
     def session_id(self) -> str:
@@ -205,7 +256,8 @@ class Journal:
 
     def actions(self, upto: int | None = None) -> list[RecordedAction]:
         chosen = self.records if upto is None else self.records[:upto]
-        return [RecordedAction(r["step"], r["action"], r["observation"]) for r in chosen if r.get("type") == "action"]
+        return [RecordedAction(r["step"], r["action"], r["observation"]) for r in chosen
+                if r.get("type") == "action" and not r.get("refused")]  # a refused one never reached the env
 
     def statements(self, upto: int | None = None) -> list[RecordedStatement]:
         chosen = self.records if upto is None else self.records[:upto]
@@ -231,37 +283,91 @@ class Journal:
             return None
 
 
+# What each record type needs to be replayed or listed: field -> accepted types.
+_REQUIRED: dict[str, dict[str, tuple[type, ...]]] = {
+    "session": {"version": (str,)},
+    "answer": {"index": (int,), "node_id": (str,), "prompt": (str,), "answer": (str,)},
+    "action": {"step": (int,), "action": (str,), "observation": (str,)},
+    "statement": {"after": (int,), "code": (str,)},
+    "finished": {"success": (bool,)},
+    "llm": {"spec": (str,)},
+}
+
+
+class BadRecord(ValueError):
+    """One journal line that is not a record; the message says what is wrong with it."""
+
+
+def parse_record(raw: bytes) -> dict[str, Any]:
+    """One journal line as a record, or BadRecord saying what is wrong (bytes, JSON, shape or fields)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadRecord(f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1} is not UTF-8 text") from None
+    try:
+        record = json.loads(text)
+    except RecursionError:
+        raise BadRecord("the JSON is nested too deeply to read") from None
+    except ValueError as exc:
+        raise BadRecord(f"not JSON ({getattr(exc, 'msg', exc)} at column {getattr(exc, 'colno', '?')})") from None
+    if not isinstance(record, dict):
+        raise BadRecord(f"a JSON {type(record).__name__} where a record (a JSON object) belongs")
+    kind = record.get("type")
+    if not isinstance(kind, str):
+        raise BadRecord("a record without a `type`")
+    for name, types in _REQUIRED.get(kind, {}).items():
+        value = record.get(name)
+        if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+            what = "without" if name not in record else "with a bad"
+            raise BadRecord(f"a{'n' if kind[0] in 'aeiou' else ''} {kind} record {what} `{name}`")
+    return record
+
+
 def read_journal(folder_or_file: str | Path, *, lenient: bool = False) -> Journal:
     """Read a journal; a last line cut by a crash is dropped and noted.
 
-    `lenient` keeps the records before a corrupt line (noted in `corrupt_line`)
-    instead of refusing the journal: what a "continue from the last good point" needs.
+    A line that is not a record raises JournalError naming the file, the line and
+    what is wrong. `lenient` keeps the records before it (noted in `corrupt_line`)
+    instead: what a "continue from the last good point" needs.
     """
     path = Path(folder_or_file)
     folder = path if path.is_dir() else path.parent
     file = folder / JOURNAL_FILE if path.is_dir() else path
     try:
-        text = file.read_text(encoding="utf-8")
+        data = file.read_bytes()
     except OSError as exc:
         raise JournalError(f"cannot read journal {file}: {exc.strerror}; check the session id or path") from None
-    lines = text.split("\n")
+    lines = data.split(b"\n")
     truncated = bool(lines and lines[-1].strip())  # a whole record always ends with a newline
     if truncated:
         lines = lines[:-1]
     records: list[dict[str, Any]] = []
-    corrupt = 0
+    corrupt, problem = 0, ""
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            records.append(json.loads(line))
-        except ValueError:
-            if lenient and records:
-                corrupt = number
+            records.append(parse_record(line))
+        except BadRecord as exc:
+            if not records:
+                raise JournalError(f"{file} is not a recode-tui journal (line {number}: {exc})") from None
+            if lenient:
+                corrupt, problem = number, str(exc)
                 break
             raise JournalError(
-                f"journal {file} is corrupt at line {number}; it cannot be replayed past that line"
+                f"journal {file} is corrupt at line {number}: {exc}; it cannot be replayed past that line"
             ) from None
+    header = _checked_header(file, records)
+    journal = Journal(folder, header, records[1:], truncated_tail=truncated and not corrupt, corrupt_line=corrupt)
+    if corrupt:
+        journal.notes.append(f"{file.name} is corrupt at line {corrupt} ({problem}); only the records before it are used")
+    elif truncated:
+        journal.notes.append(f"the last record of {file.name} was cut (a crash?); resumed up to the last whole record")
+    return journal
+
+
+def _checked_header(file: Path, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The session header (the first record), checked to be one this version reads."""
     if not records or records[0].get("type") != "session":
         raise JournalError(f"{file} is not a recode-tui journal (no session header)")
     header = records[0]
@@ -269,12 +375,7 @@ def read_journal(folder_or_file: str | Path, *, lenient: bool = False) -> Journa
         raise JournalError(
             f"journal {file} is version {header.get('version')!r}; this recode-tui reads {JOURNAL_VERSION}"
         )
-    journal = Journal(folder, header, records[1:], truncated_tail=truncated and not corrupt, corrupt_line=corrupt)
-    if corrupt:
-        journal.notes.append(f"{file.name} is corrupt at line {corrupt}; only the records before it are used")
-    elif truncated:
-        journal.notes.append(f"the last record of {file.name} was cut (a crash?); resumed up to the last whole record")
-    return journal
+    return header
 
 
 def write_json_atomically(target: Path, data: Any) -> str:
@@ -297,17 +398,77 @@ def write_draft(folder: Path, node_id: str, text: str) -> str:
     return f"draft not saved ({error})" if error else ""
 
 
+SUMMARY_LINE_LIMIT = 1 << 20  # a listing parses lines up to this many bytes; a longer one is only counted
+_LEADING_TYPE = re.compile(rb'^\{"type": "(\w+)"')
+
+
+def summarize_journal(folder: Path) -> Journal:
+    """What a sessions listing shows, read line by line in bounded memory.
+
+    Keeps the header, LLM switches and the end whole, and each action as its type
+    only (for the step count). A line that is not a record stops the read and is
+    described in `problem` (with its line), so the listing can mark the session.
+    """
+    file = folder / JOURNAL_FILE
+    header: dict[str, Any] = {}
+    records: list[dict[str, Any]] = []
+    problem = ""
+    try:
+        with open(file, "rb") as handle:
+            for number, line in enumerate(_bounded_lines(handle), start=1):
+                if not line.strip():
+                    continue
+                if len(line) > SUMMARY_LINE_LIMIT:  # too long to parse for a listing: only its leading type
+                    found = _LEADING_TYPE.match(line)
+                    if found and found.group(1) == b"action":
+                        records.append({"type": "action"})
+                    continue
+                complete = line.endswith(b"\n")
+                try:
+                    record = parse_record(line)
+                except BadRecord as exc:
+                    if complete:  # a last line cut by a crash is no corruption
+                        problem = f"is corrupt at line {number}: {exc}"
+                    break
+                if not header:
+                    header = record
+                    try:
+                        _checked_header(file, [record])
+                    except JournalError as exc:
+                        problem = str(exc).removeprefix(f"{file} ").removeprefix(f"journal {file} ")
+                        break
+                    continue
+                kind = record["type"]
+                if kind in ("finished", "llm"):
+                    records.append(record)
+                elif kind == "action":
+                    records.append({"type": "action"})
+    except OSError as exc:
+        problem = f"cannot be read ({exc.strerror})"
+    if not header and not problem:
+        problem = "is corrupt at line 1: no session header"
+    return Journal(folder, header, records, problem=problem)
+
+
+def _bounded_lines(handle: Any) -> Iterator[bytes]:
+    """The file's lines; a line longer than SUMMARY_LINE_LIMIT comes as its first part plus one byte past the limit."""
+    while True:
+        line = handle.readline(SUMMARY_LINE_LIMIT)
+        if not line:
+            return
+        if len(line) == SUMMARY_LINE_LIMIT and not line.endswith(b"\n"):
+            while (rest := handle.readline(SUMMARY_LINE_LIMIT)) and not rest.endswith(b"\n"):
+                pass
+            line += b"-"  # marks it as over the limit; its bytes past the limit are skipped, not kept
+        yield line
+
+
 def list_sessions(sessions_dir: Path) -> list[Journal]:
-    """Every readable session, oldest first; unreadable ones are skipped."""
-    found = []
+    """Every session, oldest first, as a summary (`summarize_journal`); a corrupt one says so in `problem`."""
     if not sessions_dir.is_dir():
-        return found
-    for folder in sorted(p for p in sessions_dir.iterdir() if (p / JOURNAL_FILE).is_file()):
-        try:
-            found.append(read_journal(folder))
-        except JournalError:
-            continue
-    return found
+        return []
+    folders = sorted(p for p in sessions_dir.iterdir() if (p / JOURNAL_FILE).is_file())
+    return [summarize_journal(folder) for folder in folders]
 
 
 def sessions_dir_from(option: str | None) -> Path:

@@ -17,7 +17,7 @@ from agent import agents
 from agent import events as ev
 from agent.agents.routing import install
 from agent.stepper import Limits, Stepper
-from agent.journal import Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
+from agent.journal import JOURNAL_FILE, Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
 from agent.llm import LLM
 from agent.prompt import PromptSet
 from agent.replay import NoLiveLLM, ReplayEnv, ReplayLLM
@@ -91,6 +91,7 @@ def _engine_for(
     trusted: bool = False,
 ) -> tuple[Stepper, str]:
     header = journal.header
+    _check_header_fields(journal)
     ref = _check_episode(journal)
     env = ReplayEnv(make_env(ref, header["max_steps"]), journal.actions(upto))
     llm = ReplayLLM(journal.answers(upto), live_llm)
@@ -106,6 +107,18 @@ def _engine_for(
     engine.preset = header.get("preset") or ""
     engine.pending_statements.extend(journal.statements(upto))
     return engine, note
+
+
+def _check_header_fields(journal: Journal) -> None:
+    """The header fields a replay builds the run from are there and of the right kind (else one line, not a KeyError)."""
+    needed = {"max_steps": int, "limits": dict, "prompt_set": str}
+    for name, kind in needed.items():
+        if not isinstance(journal.header.get(name), kind):
+            raise JournalError(f"journal {journal.folder / JOURNAL_FILE} line 1: the session header has no valid "
+                               f"`{name}`; it cannot be replayed")
+    if "fingerprint" not in journal.header and not isinstance(journal.header.get("game_path"), str):
+        raise JournalError(f"journal {journal.folder / JOURNAL_FILE} line 1: the session header names no episode; "
+                           "it cannot be replayed")
 
 
 def _check_episode(journal: Journal) -> str:
@@ -218,7 +231,7 @@ def _prefix_length(journal: Journal, answers_used: int, actions_used: int, state
         if answers >= answers_used and actions >= actions_used and statements >= statements_used:
             return index
         answers += record.get("type") == "answer"
-        actions += record.get("type") == "action"
+        actions += record.get("type") == "action" and not record.get("refused")
         statements += record.get("type") == "statement"
     return len(journal.records)
 

@@ -55,6 +55,12 @@ from envs.base import Env
 
 T = TypeVar("T")
 
+MAX_ACTION_CHARS = 2000  # an action longer than this is refused, never sent (nor journaled whole)
+MAX_REFUSED_ACTIONS = 10  # then the run ends: a loop of refused actions would take no step and never end
+
+
+class TooManyRefusals(Exception):
+    """The run sent more refused actions than MAX_REFUSED_ACTIONS; the message is the run's end reason."""
 MAIN_ROLE = ""  # the role of an agent's one LLM (agents with several name theirs: planner, executor, ...)
 
 
@@ -199,6 +205,7 @@ class Stepper:
         self.role_stats: dict[str, RoleStats] = {}
         self.finished: RunFinished | None = None
         self.finished_reason = ""  # set when a limit stops the run mid-episode
+        self.refused_actions = 0  # actions refused as too long: they take no step, so they are capped apart
         self.recent = RecentActions()  # the last actions, for prompts that show them
         self.observers.append(self.recent.observe)
         self.answering_since: float | None = None  # monotonic time the LLM was asked, while it answers
@@ -364,17 +371,29 @@ class Stepper:
                 yield event
         except ReplayMismatch as exc:
             yield self._finish(False, f"replay mismatch: {exc}")
+        except TooManyRefusals as exc:
+            yield self._finish(False, str(exc))
         except Exception as exc:  # noqa: BLE001 - an agent bug must still end the run cleanly
             yield self._finish(False, f"internal error: {type(exc).__name__}: {exc}")
+
+    def _count_refusal(self, refusal: str) -> None:
+        if refusal:
+            self.refused_actions += 1
+            if self.refused_actions > MAX_REFUSED_ACTIONS:
+                raise TooManyRefusals(f"more than {MAX_REFUSED_ACTIONS} actions refused as too long "
+                                      f"(limit {MAX_ACTION_CHARS} chars each)")
 
     async def act(self, node: Node, action: str, line: int = 0) -> AsyncIterator[Event]:
         """Send one action to the environment: the action event, then the observation event."""
         number = self.env.steps + 1
-        yield ActionSent(node.id, action=action, step=number, line=line)
-        observation = await self._env_step(action)
+        refusal = too_long(action)
+        self._count_refusal(refusal)
+        shown = cut_action(action) if refusal else action
+        yield ActionSent(node.id, action=shown, step=number, line=line)
+        observation = refusal or await self._env_step(action)
         node.observations.append(observation)
-        yield ObservationReceived(node.id, action=action, observation=observation, step=number,
-                                  done=self.env.done, won=self.env.won)
+        yield ObservationReceived(node.id, action=shown, observation=observation, step=number,
+                                  done=self.env.done, won=self.env.won, refused=bool(refusal))
 
     def prompt_context(self) -> PromptContext:
         """What a call's prompt may show besides its own input: the task, the last actions, the steps
@@ -410,10 +429,13 @@ class Stepper:
                 return
             assert isinstance(message, ActionRequest)
             number = self.env.steps + 1
-            yield ActionSent(node.id, action=message.action, step=number, line=message.line)
-            observation = await self._env_step(message.action)
-            yield ObservationReceived(node.id, action=message.action, observation=observation, step=number,
-                                      done=self.env.done, won=self.env.won)
+            refusal = too_long(message.action)
+            self._count_refusal(refusal)
+            shown = cut_action(message.action) if refusal else message.action
+            yield ActionSent(node.id, action=shown, step=number, line=message.line)
+            observation = refusal or await self._env_step(message.action)
+            yield ObservationReceived(node.id, action=shown, observation=observation, step=number,
+                                      done=self.env.done, won=self.env.won, refused=bool(refusal))
             self.runner.answer(observation, stop=self.env.done)
 
     @staticmethod
@@ -569,6 +591,23 @@ class Stepper:
     def end_reason(self) -> str:
         """Why the episode ended without a win, as the environment tells it."""
         return _end_reason(self.env)
+
+
+def too_long(action: str) -> str:
+    """The observation refusing an action over MAX_ACTION_CHARS (it is not sent to the environment), or ''.
+
+    Node code or a model can make an action of any size; one kept whole would fill the
+    journal and every screen that shows it.
+    """
+    if len(action) <= MAX_ACTION_CHARS:
+        return ""
+    return (f"action too long ({len(action)} chars, limit {MAX_ACTION_CHARS}); it was not sent: "
+            "send one short command per run()")
+
+
+def cut_action(action: str) -> str:
+    """A refused action as events and the journal keep it: its start and its length."""
+    return f"{action[:80]}… ({len(action)} chars)"
 
 
 def _timed(completion: Completion, elapsed: float) -> Completion:

@@ -10,6 +10,7 @@ import asyncio
 import sys
 from typing import Sequence
 
+from agent.safe_text import for_terminal
 from recode_tui.commands.factory import DEFAULT_GAME, UsageError, episode_ref, run_settings, step_limit
 from recode_tui.commands.options import add_env_option, add_preset_options
 from recode_tui.commands.run_session import adopt_recorded_llm, announce_llm, open_session
@@ -139,14 +140,14 @@ async def _run_headless(args: argparse.Namespace) -> int:
               file=sys.stderr)
     announce_llm(args, session)
     for note in session.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {for_terminal(note)}", file=sys.stderr)
     try:
         result = await engine.run(None if args.quiet else lambda e: print(event_line(e), flush=True))
     finally:
         await engine.close()
         session.writer.close()
     if session.writer.error:
-        print(f"note: {session.writer.error}", file=sys.stderr)
+        print(f"note: {for_terminal(session.writer.error)}", file=sys.stderr)
     if args.quiet:
         print(event_line(result))
     return 0 if result.success else 1
@@ -236,6 +237,7 @@ def nothing_opened(why: str, ref: str) -> str:
 
 
 def _sessions_list(args: argparse.Namespace) -> int:
+    """One row per session; a corrupt journal is listed as such and said on stderr (exit 2)."""
     import time
 
     from agent.journal import last_activity, list_sessions, sessions_dir_from
@@ -243,15 +245,22 @@ def _sessions_list(args: argparse.Namespace) -> int:
     journals = sorted(list_sessions(sessions_dir_from(args.sessions)), key=lambda j: last_activity(j.folder))
     for journal in journals:
         finished = journal.finished
-        state = "unfinished" if finished is None else ("won" if finished["success"] else "failed")
+        state = "corrupt" if journal.problem else "unfinished" if finished is None else (
+            "won" if finished.get("success") else "failed")
         if args.unfinished and finished is not None:
             continue
         parent = journal.header.get("parent") or {}
-        branch = f"  <- {parent['session']} at {parent['at']}" if parent else ""
+        branch = f"  <- {parent.get('session', '?')} at {parent.get('at', '?')}" if isinstance(parent, dict) and parent else ""
         active = time.strftime("%Y-%m-%d %H:%M", time.localtime(last_activity(journal.folder)))
         agent = journal.header.get("agent") or "recode"  # journals from before the agent seam are ReCode's
-        print(f"{journal.session_id:<48} {journal.header.get('game', '?'):<12} {agent:<12} {state:<10} {active}{branch}")
-    return 0
+        row = f"{journal.session_id:<48} {journal.header.get('game', '?')!s:<12} {agent!s:<12} {state:<10} {active}{branch}"
+        print(for_terminal(row, newlines=False))
+    corrupt = [j for j in journals if j.problem]
+    for journal in corrupt:
+        print(for_terminal(f"recode-tui: error: {journal.folder / 'journal.jsonl'} {journal.problem}; listed as "
+                           f"corrupt: `recode-tui run --resume {journal.session_id} --from-last-good` goes on from "
+                           "its last good point", newlines=False), file=sys.stderr)
+    return 2 if corrupt else 0
 
 
 async def _export(args: argparse.Namespace) -> int:
@@ -274,11 +283,13 @@ async def _export(args: argparse.Namespace) -> int:
             text = records_text(args) if args.no_exec else await replayed_text(args)
     except JournalError as exc:
         raise UsageError(str(exc)) from None
+    if args.markdown:  # a readable transcript: a lone surrogate from a model is shown as `\ud800`
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if args.output:
         with open(args.output, "w", encoding="utf-8") as handle:
             handle.write(text)
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(for_terminal(text) if sys.stdout.isatty() else text)
     return 0
 
 
@@ -341,7 +352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     except UsageError as exc:
-        print(f"recode-tui: error: {exc}", file=sys.stderr)
+        print(f"recode-tui: error: {for_terminal(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("recode-tui: interrupted", file=sys.stderr)

@@ -31,6 +31,7 @@ from agent.evaluation import (
     summarize,
 )
 from agent.failure import group_failures
+from agent.safe_text import for_terminal
 from recode_tui.commands.factory import UsageError, check_llm_roles, load_prompt_set, run_settings
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
@@ -443,7 +444,7 @@ class Display:
         self.wins += result.success
         self.tokens += result.tokens
         self.cost += result.cost
-        line = result_line(result)
+        line = for_terminal(result_line(result))  # the reason may quote model or environment text
         if self.progress is not None:
             self.progress.console.print(line, markup=False, highlight=False)
             self.progress.update(self.task, advance=1, **self._fields())
@@ -627,9 +628,9 @@ def run_eval(args: argparse.Namespace) -> int:
         out.width = max(out.width, 170)
     out.print(comparison_table(report) if report.plan.multi else results_table(report))
     for line in role_lines(report):
-        out.print(line, markup=False, highlight=False, soft_wrap=True)
+        out.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)
     for line in failure_lines(report):
-        out.print(line, markup=False, highlight=False, soft_wrap=True)
+        out.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)
     if len(report.concurrency_used) > len(earlier):
         out.print(f"concurrency used: {report.concurrency_used[-1]} episodes at a time"
                   + (f" (earlier runs: {', '.join(map(str, earlier))})" if earlier else ""),

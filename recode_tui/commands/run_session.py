@@ -17,7 +17,9 @@ def announce_llm(args: argparse.Namespace, session) -> None:
     note = getattr(args, "recorded_note", "")
     if not note:
         return
-    print(f"note: {note}", file=sys.stderr)
+    from agent.safe_text import for_terminal
+
+    print(f"note: {for_terminal(note)}", file=sys.stderr)
     if getattr(args, "llm_given", False):
         from agent.session import profiles_in_use
 

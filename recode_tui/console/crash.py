@@ -29,7 +29,8 @@ def write_crash_report(error: BaseException, folder: Path | None = None) -> Path
     path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(traceback.format_exception(error)), encoding="utf-8")
+        text = "".join(traceback.format_exception(error))
+        path.write_text(text, encoding="utf-8", errors="backslashreplace")  # a model's lone surrogate too
     except OSError:
         return None
     return path

@@ -32,6 +32,7 @@ from agent import events as ev
 from agent.answer_rule import judge_answer
 from agent.debugger import Debugger, Stop, StepMode
 from agent.event_text import first_line
+from agent.safe_text import for_terminal
 from recode_tui.commands.eventline import event_line
 from recode_tui.plain.drafts import DraftAutosave, draft_cursor_offset, install_stop_signals
 
@@ -291,6 +292,7 @@ class PlainFrontEnd:
         from prompt_toolkit import print_formatted_text
         from prompt_toolkit.formatted_text import FormattedText
 
+        text = for_terminal(text)  # model and environment text: no terminal controls, no lone surrogates
         self.transcript.extend(text.splitlines() or [""])
         if self.echo is not None:
             self.echo(text)
@@ -305,7 +307,7 @@ class PlainFrontEnd:
         request = self._request
         if request is None:
             return
-        tokens, hidden = render_prompt(request.prompt, folded)
+        tokens, hidden = render_prompt(for_terminal(request.prompt), folded)
         self.transcript.extend("".join(t for _, t in tokens).splitlines())
         if self.echo is not None:
             self.echo("".join(t for _, t in tokens))
@@ -495,7 +497,7 @@ async def run_plain(args: Any) -> int:
     session, pending = await open_plain_session(args, llm)
     announce_llm(args, session)
     for note in session.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {for_terminal(note)}", file=sys.stderr)
     front = PlainFrontEnd(session, pending=pending)
     front.run_task = asyncio.ensure_future(front.run())
     undo_signals = install_stop_signals(front.stop_on_signal)

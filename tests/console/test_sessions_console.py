@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -124,21 +125,10 @@ async def test_fork_answers_a_stub_again_and_both_branches_are_listed(tmp_path: 
 
 
 async def test_a_journal_write_failure_is_shown_and_the_run_goes_on(tmp_path: Path) -> None:
-    class FullDisk:
-        def write(self, text: str) -> int:
-            raise OSError(28, "No space left on device")
-
-        def flush(self) -> None: ...
-
-        def fileno(self) -> int:
-            return -1
-
-        def close(self) -> None: ...
-
     app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        app.session_control.session.writer._handle = FullDisk()
+        app.session_control.session.writer._fd = os.open("/dev/full", os.O_WRONLY)  # every write: ENOSPC
         await command(pilot, app, "c")
         assert app.engine.finished is not None and app.engine.finished.success  # the run went on
         await wait_for(pilot, lambda: app.session_control.error != "", what="the journal error")

@@ -7,6 +7,7 @@ recording) runs on a real ALFWorld game.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -236,10 +237,11 @@ async def test_a_full_disk_keeps_the_run_going_and_says_so(tmp_path):
     journal = session.folder / JOURNAL_FILE
     journal.unlink()
     journal.symlink_to("/dev/full")  # every write fails with ENOSPC
-    session.writer._handle = open(journal, "a")
+    session.writer._fd = os.open(journal, os.O_WRONLY | os.O_APPEND)
     result = await engine.run()
     assert result.success
-    assert session.writer.error == "journal write failed (No space left on device); the run goes on unrecorded"
+    assert session.writer.error.startswith("journal write failed (No space left on device): ")
+    assert "kept in memory and retried with the next" in session.writer.error
 
 
 async def test_a_journal_serves_as_a_scripted_llm_for_another_run(tmp_path):

@@ -29,7 +29,7 @@ class SessionRow:
     folder: Path
     session_id: str
     game: str
-    result: str  # won | failed | unfinished
+    result: str  # won | failed | unfinished | corrupt (the journal has a line that is not a record)
     steps: int
     llm: str
     parent: str  # "" or "<session> at <label>"
@@ -38,7 +38,8 @@ class SessionRow:
 
 def session_row(journal: Journal) -> SessionRow:
     finished = journal.finished
-    result = "unfinished" if finished is None else ("won" if finished.get("success") else "failed")
+    result = "corrupt" if journal.problem else (
+        "unfinished" if finished is None else ("won" if finished.get("success") else "failed"))
     steps = finished.get("steps", 0) if finished else sum(r.get("type") == "action" for r in journal.records)
     parent = journal.header.get("parent") or {}
     branch = f"{parent.get('session', '?')} at {parent.get('at', '?')}" if parent else ""
@@ -54,7 +55,7 @@ def activity_text(when: float) -> str:
     return time.strftime("%H:%M:%S" if same_day else "%Y-%m-%d %H:%M", time.localtime(when))
 
 
-RESULT_STYLES = {"won": "bold green", "failed": "bold red", "unfinished": "yellow"}
+RESULT_STYLES = {"won": "bold green", "failed": "bold red", "unfinished": "yellow", "corrupt": "bold red reverse"}
 
 
 class SessionsScreen(ModalScreen[Path | None]):

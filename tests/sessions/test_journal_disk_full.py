@@ -1,0 +1,96 @@
+"""A full disk while a run is journaled (issue 23, item 3).
+
+A record is written whole or not at all: a write cut short is cut back, the
+record is kept and written with the next one once there is room, and a journal
+failure never turns a won run into a traceback.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from pathlib import Path
+
+from agent.journal import JOURNAL_FILE, read_journal
+from envs.alfworld.catalog import resolve_game
+from recode_tui.commands.cli import main
+
+GAME = "heat-01"
+
+
+def walkthrough_script(tmp_path: Path) -> Path:
+    steps = json.loads(resolve_game(GAME).read_text())["walkthrough"]
+    code = "for action in " + json.dumps(steps) + ":\n    run(action)"
+    path = tmp_path / "walk.jsonl"
+    path.write_text(json.dumps({"stub": "solve(instruction, observation)", "answer": f"<execute>\n{code}\n</execute>"}))
+    return path
+
+
+def is_journal(fd: int) -> bool:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}").endswith(JOURNAL_FILE)
+    except OSError:
+        return False
+
+
+def test_a_disk_full_for_a_moment_loses_no_record_and_the_won_run_resumes(tmp_path, monkeypatch, capsys):
+    real_write = os.write
+    calls = {"journal": 0}
+
+    def os_write_hitting_a_full_disk_for_a_moment(fd: int, data) -> int:
+        """os.write as a disk that fills up at the journal's 4th write: half of it lands, then ENOSPC twice."""
+        if not is_journal(fd):
+            return real_write(fd, data)
+        calls["journal"] += 1
+        if calls["journal"] == 4:
+            return real_write(fd, bytes(data)[: len(data) // 2])
+        if calls["journal"] in (5, 6):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", os_write_hitting_a_full_disk_for_a_moment)
+    sessions = tmp_path / "sessions"
+    script = walkthrough_script(tmp_path)
+    code = main(["run", "--game", GAME, "--llm", f"scripted:{script}", "--sessions", str(sessions), "--quiet"])
+    monkeypatch.setattr(os, "write", real_write)
+    out = capsys.readouterr()
+    assert code == 0 and out.out.startswith("SUCCESS: won"), out.err
+    assert calls["journal"] > 6  # the full disk was met
+    (folder,) = sessions.iterdir()
+    journal = read_journal(folder)  # every line a whole record
+    assert not journal.truncated_tail and journal.finished["success"]
+    assert len(journal.actions()) == len(json.loads(resolve_game(GAME).read_text())["walkthrough"])
+    again = main(["run", "--resume", "--sessions", str(sessions), "--llm", f"scripted:{script}", "--quiet"])
+    out = capsys.readouterr()
+    assert again == 0 and out.out.startswith("SUCCESS: won"), out.err  # the whole won run replays
+
+
+def test_a_disk_full_for_the_whole_run_still_ends_with_the_result_and_a_whole_journal(tmp_path, monkeypatch, capsys):
+    real_write = os.write
+    calls = {"journal": 0}
+
+    def os_write_on_a_disk_that_fills_up(fd: int, data) -> int:
+        """os.write as a disk that fills at the journal's 3rd write: a third of it lands, then ENOSPC for good."""
+        if not is_journal(fd):
+            return real_write(fd, data)
+        calls["journal"] += 1
+        if calls["journal"] < 3:
+            return real_write(fd, data)
+        if calls["journal"] == 3:
+            return real_write(fd, bytes(data)[: len(data) // 3])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "write", os_write_on_a_disk_that_fills_up)
+    sessions = tmp_path / "sessions"
+    code = main(["run", "--game", GAME, "--llm", f"scripted:{walkthrough_script(tmp_path)}", "--sessions",
+                 str(sessions), "--quiet"])
+    monkeypatch.setattr(os, "write", real_write)
+    out = capsys.readouterr()
+    assert code == 0 and out.out.startswith("SUCCESS: won"), out.err  # the result, not a traceback
+    notes = [line for line in out.err.splitlines() if "journal write failed" in line]
+    assert len(notes) == 1 and "free space" in notes[0] and "--resume" in notes[0]
+    (folder,) = sessions.iterdir()
+    assert (folder / JOURNAL_FILE).read_bytes().endswith(b"\n")  # the cut record was taken back
+    journal = read_journal(folder)  # whole records only: a resume goes on from the last one
+    assert not journal.truncated_tail and journal.finished is None
