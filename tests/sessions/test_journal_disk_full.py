@@ -94,3 +94,53 @@ def test_a_disk_full_for_the_whole_run_still_ends_with_the_result_and_a_whole_jo
     assert (folder / JOURNAL_FILE).read_bytes().endswith(b"\n")  # the cut record was taken back
     journal = read_journal(folder)  # whole records only: a resume goes on from the last one
     assert not journal.truncated_tail and journal.finished is None
+
+
+def _tiny_filesystem(path: Path, free_pages: int) -> bool:
+    """A real tmpfs at `path` with about `free_pages` pages left free (root only); False where it cannot mount."""
+    import subprocess
+
+    path.mkdir()
+    if os.geteuid() != 0:
+        return False
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(path)],
+                             capture_output=True).returncode == 0
+    if mounted:
+        filler = path / "filler"
+        with open(filler, "wb", buffering=0) as handle:
+            try:
+                while True:
+                    handle.write(b"\0" * 4096)
+            except OSError:
+                pass
+        os.truncate(filler, max(0, filler.stat().st_size - free_pages * 4096))
+    return mounted
+
+
+def test_a_real_full_disk_keeps_every_written_record_whole(tmp_path):
+    """The same on a real filesystem that fills up (a small tmpfs): whole records only, the result, no traceback."""
+    import subprocess
+    import sys
+
+    import pytest
+
+    disk = tmp_path / "disk"
+    if not _tiny_filesystem(disk, free_pages=3):
+        pytest.skip("mounting a small tmpfs needs root")
+    try:
+        script = walkthrough_script(tmp_path)
+        result = subprocess.run(
+            [sys.executable, "-m", "recode_tui", "run", "--game", GAME, "--llm", f"scripted:{script}",
+             "--sessions", str(disk / "sessions"), "--quiet"],
+            capture_output=True, text=True, timeout=300,
+        )
+        assert result.returncode == 0 and result.stdout.startswith("SUCCESS: won"), result.stdout + result.stderr
+        assert "Traceback" not in result.stderr
+        assert "journal" in result.stderr.lower()  # one line says the journal could not be written
+        (folder,) = (disk / "sessions").iterdir()
+        lines = (folder / JOURNAL_FILE).read_bytes().split(b"\n")
+        assert lines[-1] == b""  # ends at a record's end
+        for line in lines[:-1]:
+            assert isinstance(json.loads(line), dict)  # no half record, none glued to the next
+    finally:
+        subprocess.run(["umount", str(disk)], capture_output=True)
