@@ -117,3 +117,15 @@ async def test_a_cell_limit_ends_a_run_that_never_acts():
                          agent="codeact", agent_options={"max_cells": 3})
     events = await play(engine)
     assert events[-1].reason.startswith("cell limit: 3 cells ran and the task is not done")
+
+
+@pytest.mark.parametrize("empty", ["", "\n   \n", "# only a comment\n"])
+async def test_an_empty_cell_is_refused_and_asked_again_without_spending_a_step(empty):
+    engine = make_engine("put-01", cells(empty, loop_cell(PUT)), agent="codeact")
+    events = await play(engine)
+    rejected = [e for e in events if isinstance(e, ev.ExpansionRejected)]
+    assert rejected and "empty" in rejected[0].reason, rejected
+    finished = events[-1]
+    assert finished.success and finished.llm_calls == 2
+    sent = [e.action for e in events if isinstance(e, ev.ActionSent)]
+    assert sent == PUT  # the refused cell took no step

@@ -184,3 +184,18 @@ def test_judge_and_skeleton_give_the_editor_each_roles_format():
     assert engine.judge("Thought: x\nAction: look", "act", "executor").blocks == ("look",)
     assert "exactly one" in engine.judge("Action: look\nDone: ok", "act", "executor").message
     asyncio.run(engine.close())
+
+
+def test_a_step_waits_for_the_steps_it_depends_on_even_when_listed_first():
+    """`depends_on`, not list order, decides what runs next: s1 needs s2's vase, so s2 runs first."""
+    backwards = plan(("s1", "put the vase on sidetable 1", ["s2"]), ("s2", "find the vase and take it", []))
+    turns = [WIN_TURNS[0], WIN_TURNS[1], ("act", turn("Done: holding vase 1")), WIN_TURNS[3], WIN_TURNS[4]]
+    engine = engine_with(in_order(("plan", backwards), *turns))
+    seen = asyncio.run(run(engine))
+    assert isinstance(seen[-1], ev.RunFinished) and seen[-1].success, seen[-1]
+    s1, s2 = engine.tree.root.children
+    acted = [e.node_id for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "act"]
+    assert acted[0] == s2.id, "s1 ran before the step it depends on"
+    assert acted.index(s1.id) > max(i for i, node in enumerate(acted) if node == s2.id)
+    assert [c.code for c in s2.children][0] == "> go to diningtable 1"
+    assert [c.code for c in s1.children] == ["> go to sidetable 1", "> move vase 1 to sidetable 1"]

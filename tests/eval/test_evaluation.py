@@ -95,3 +95,19 @@ def test_a_report_round_trips(tmp_path):
     again = EvalReport.read(tmp_path / "report.json")
     assert again.plan == report.plan and again.episodes == report.episodes
     assert [g.id for g in again.remaining] == ["put-02"]
+
+
+def test_success_rates_with_no_wins_all_wins_and_no_episodes():
+    """A rate is wins over the episodes played: 0 when none won, 1 when all did, 0 (not an error) with none played."""
+    episodes = [
+        EpisodeResult("a", "cool", False, "step limit", steps=50),
+        EpisodeResult("b", "cool", False, "step limit", steps=30),
+        EpisodeResult("c", "heat", True, "won", steps=7),
+    ]
+    summary = summarize(episodes)
+    cool, heat = summary["by_task_type"]["cool"], summary["by_task_type"]["heat"]
+    assert (cool["episodes"], cool["successes"], cool["success_rate"], cool["mean_steps"]) == (2, 0, 0.0, 40)
+    assert (heat["episodes"], heat["successes"], heat["success_rate"]) == (1, 1, 1.0)
+    assert summary["overall"]["success_rate"] == pytest.approx(1 / 3)
+    nothing = summarize([])["overall"]
+    assert (nothing["episodes"], nothing["successes"], nothing["success_rate"]) == (0, 0, 0.0)

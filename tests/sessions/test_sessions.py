@@ -296,3 +296,33 @@ async def test_answer_times_are_journaled_and_a_resume_shows_the_recorded_ones(t
     shown = [e.seconds for n in resumed.engine.tree.walk() for e in n.expansions]
     assert shown == pytest.approx(recorded, abs=1e-3)  # the recorded times, not the replay's
     await resumed.engine.close()
+
+
+async def test_every_record_is_on_disk_before_the_engine_goes_on(tmp_path, monkeypatch):
+    """An answer (and every other record) is fsynced before the next observer, and so the run, sees it:
+    a crash right after an answer was taken never loses it. os.fsync is wrapped (a spy that still syncs)."""
+    real_fsync = os.fsync
+    synced: dict[str, int] = {"size": 0}
+    session = await new_session(tmp_path)
+    journal = session.folder / JOURNAL_FILE
+
+    def fsync_spy(fd: int) -> None:
+        real_fsync(fd)
+        if os.path.realpath(f"/proc/self/fd/{fd}") == str(journal.resolve()):
+            synced["size"] = os.fstat(fd).st_size
+
+    synced["size"] = journal.stat().st_size  # the header, synced when the session started
+    monkeypatch.setattr(os, "fsync", fsync_spy)
+    unsynced: list[str] = []
+
+    def after_the_journal(event: ev.Event) -> None:
+        if journal.stat().st_size > synced["size"]:
+            unsynced.append(type(event).__name__)
+
+    session.engine.observers.append(after_the_journal)
+    result = await session.engine.run()
+    await session.engine.close()
+    session.writer.close()
+    answers = [r for r in read_journal(session.folder).records if r.get("type") == "answer"]
+    assert result.success and len(answers) == 2
+    assert unsynced == []

@@ -29,13 +29,16 @@ def parse_cell(text: str, *, typed: bool, code_check: Callable[[str], str | None
         return Verdict(False, thought=parsed.thought, message=(
             "the cell is empty: put the code to run inside <execute>...</execute>"))
     try:
-        safe_parse(code)
+        statements = safe_parse(code).body
     except UnparsableCode as exc:
         return Verdict(False, thought=parsed.thought, message=str(exc.msg))
     except SyntaxError as exc:
         line = (exc.lineno or 1) + parsed.first_line - 1
         return Verdict(False, thought=parsed.thought, line=line,
                        message=f"syntax error on line {line}: {exc.msg}")
+    if not statements:  # comments only: running it would spend a call and do nothing
+        return Verdict(False, thought=parsed.thought, message=(
+            "the cell is empty (comments only): put the code to run inside <execute>...</execute>"))
     refusal = code_check(code) if code_check is not None else None
     if refusal:
         return Verdict(False, thought=parsed.thought, message=refusal, notes=parsed.notes, refused_by_sandbox=True)
