@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
@@ -208,6 +209,76 @@ def build_repair_prompt(
     return f"{base.rstrip()}\n\n{note.strip()}\n"
 
 
-def rewrite_note(prompts: PromptSet, reason: str) -> str:
-    """Appended to the same prompt when the previous answer was rejected."""
-    return "\n\n" + Template(prompts.text("rewrite_note.txt")).safe_substitute(reason=reason).strip() + "\n"
+REJECTED_LINES = 20  # lines of a rejected answer a retry prompt shows
+
+
+def rewrite_note(prompts: PromptSet, reason: str, answer: str = "") -> str:
+    """Appended to the same prompt when the previous answer was rejected: `$answer` is the rejected
+    answer as `rejected_text` or `rejected_code` shows it, `$reason` why it was rejected.
+
+    A template without `$answer` (an older prompt set) still shows the answer, under its heading:
+    the rule for a rejected answer is the same for every agent and every prompt set.
+    """
+    template = prompts.text("rewrite_note.txt")
+    note = Template(template).safe_substitute(reason=reason, answer=answer).strip()
+    if answer and "$answer" not in template:
+        heading, sep, rest = note.partition("\n")
+        note = f"{heading}\n\n{answer}\n{sep}{rest}" if heading.startswith("#") else f"{answer}\n\n{note}"
+    return "\n\n" + note + "\n"
+
+
+def _shown_lines(lines: list[str], focus: int | None = None, limit: int = REJECTED_LINES) -> tuple[int, int]:
+    """The 1-based range of lines to show: the first `limit`, or a window around line `focus` past them."""
+    if len(lines) <= limit or focus is None or focus <= limit:
+        return 1, min(len(lines), limit)
+    start = max(1, min(focus - limit // 2, len(lines) - limit + 1))
+    return start, min(len(lines), start + limit - 1)
+
+
+def _range_note(first: int, last: int, total: int, what: str) -> str:
+    if first == 1 and last == total:
+        return f"{what} ({total} line{'s' if total != 1 else ''})"
+    return f"{what}, lines {first}-{last} of {total}"
+
+
+def rejected_text(answer: str) -> str:
+    """A rejected answer as a retry prompt shows it: its first lines, as written, between marks."""
+    lines = answer.strip("\n").splitlines() or ["(empty answer)"]
+    first, last = _shown_lines(lines)
+    shown = lines[first - 1:last]
+    more = "" if last == len(lines) else f"\n[... {len(lines) - last} more lines not shown]"
+    return (f"{_range_note(first, last, len(lines), 'Your rejected answer')}:\n-----\n"
+            + "\n".join(shown) + more + "\n-----")
+
+
+_LINE_REF = re.compile(r"\bline (\d+)")
+
+
+def rejected_code(answer: str, reason: str) -> tuple[str, str]:
+    """A rejected code answer (ReCode, CodeAct) as a retry prompt shows it, and the reason with its
+    line numbers counted from the first line of the code (the first line inside <execute>), the
+    numbers the shown code carries. An answer with no code to find is shown as `rejected_text`."""
+    from agent.codeblocks import InvalidAnswer, parse_answer
+
+    try:
+        parsed = parse_answer(answer)
+    except InvalidAnswer:
+        return rejected_text(answer), reason
+    lines = parsed.code.splitlines()
+    if not lines:
+        return rejected_text(answer), reason
+    offset = parsed.first_line - 1
+
+    def renumber(match: re.Match[str]) -> str:
+        number = int(match.group(1)) - offset
+        return f"line {number}" if number >= 1 else match.group(0)
+
+    reason = _LINE_REF.sub(renumber, reason)
+    cited = [int(m.group(1)) for m in _LINE_REF.finditer(reason)]
+    first, last = _shown_lines(lines, cited[0] if cited else None)
+    width = len(str(last))
+    body = "\n".join(f"{n:>{width}} | {lines[n - 1]}" for n in range(first, last + 1))
+    more = "" if last == len(lines) else f"\n[... {len(lines) - last} more lines not shown]"
+    title = _range_note(first, last, len(lines), "The code of your rejected answer")
+    return (f"{title}, numbered from its first line (the numbers are not part of the code):\n-----\n"
+            f"{body}{more}\n-----"), reason

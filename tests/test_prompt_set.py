@@ -108,7 +108,7 @@ def test_example_variables_look_like_prompt_lines():
 CONTEXT_FIELDS = {"task", "recent_actions", "steps_left", "max_steps"}
 TEMPLATE_FIELDS = {
     "expand.txt": {"actions", "examples", "function", "variables"} | CONTEXT_FIELDS,
-    "rewrite_note.txt": {"reason"},
+    "rewrite_note.txt": {"reason", "answer"},
     "repair.txt": {"function", "error", "output"},
 }
 

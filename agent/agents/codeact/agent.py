@@ -45,6 +45,7 @@ from agent.events import (
     RunStarted,
 )
 from agent.llm import Completion
+from agent.prompt import rejected_code
 from agent.runner import NodeOutcome
 from agent.event_text import first_line
 from agent.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
@@ -121,6 +122,9 @@ class CodeActAgent(Stepper):
     def judge(self, text: str, purpose: str, role: str = MAIN_ROLE, *, typed: bool = True,
               known: frozenset[str] = frozenset()) -> Verdict:
         return parse_cell(text, typed=typed, code_check=self.code_check)
+
+    def rejected(self, answer: str, reason: str) -> tuple[str, str]:
+        return rejected_code(answer, reason)  # the code numbered from its first line, and the reason so
 
     def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
         return SKELETON
