@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +95,35 @@ class RecentActions:
         return tuple(self.items)
 
 
+ENV_TEXTS = Path(__file__).resolve().parent.parent / "envs"  # envs/<env>/actions.txt and facts.txt
+ENV_FILES = ("actions.txt", "facts.txt")
+
+
+def env_digest(digest: Any) -> None:
+    """Add the shared environment texts to a prompt set's hash: they are part of its prompts."""
+    for path in sorted(p for name in ENV_FILES for p in ENV_TEXTS.glob(f"*/{name}")):
+        digest.update(str(path.relative_to(ENV_TEXTS)).encode())
+        digest.update(path.read_bytes())
+
+
+def env_text(env_name: str, name: str) -> str:
+    """An environment's own prompt text, shared by every agent: `envs/<env>/<name>` ('' when it has none).
+
+    One action list and one file of facts per environment, so no agent knows more about an
+    environment than another (a plug-in environment may keep them beside its module).
+    """
+    path = ENV_TEXTS / env_name / name
+    if not path.is_file():
+        try:
+            from envs import registry
+
+            module = importlib.import_module(type(registry.provider(env_name)).__module__)
+            path = Path(module.__file__ or "").parent / name
+        except Exception:  # noqa: BLE001 - an unknown environment has no texts
+            return ""
+    return path.read_text(encoding="utf-8").strip() if path.is_file() else ""
+
+
 @dataclass
 class PromptSet:
     """A folder of prompt texts; files are read once and cached."""
@@ -103,13 +133,26 @@ class PromptSet:
     _hash: str = field(default="", repr=False)
 
     def text(self, relative: str) -> str:
+        """A file of the set; `<env>/actions.txt` and `<env>/facts.txt` the set does not have are the
+        environment's own, shared by every agent (`env_text`)."""
         if relative not in self._cache:
             path = self.root / relative
-            self._cache[relative] = path.read_text(encoding="utf-8") if path.is_file() else ""
+            if path.is_file():
+                self._cache[relative] = path.read_text(encoding="utf-8")
+            else:
+                env_name, _, name = relative.partition("/")
+                self._cache[relative] = env_text(env_name, name) if name in ENV_FILES else ""
         return self._cache[relative]
 
     def actions(self, env_name: str) -> str:
+        """The environment's action list: the one every agent shares (`envs/<env>/actions.txt`), unless
+        this set has its own (`<env>/actions.txt`, e.g. the paper's set keeps the paper's)."""
         return self.text(f"{env_name}/actions.txt").strip()
+
+    def facts(self, env_name: str) -> str:
+        """What every agent is told about the environment (`envs/<env>/facts.txt`), unless this set
+        has its own `<env>/facts.txt`."""
+        return self.text(f"{env_name}/facts.txt").strip()
 
     def examples(self, env_name: str, task_type: str | None) -> str:
         """The few-shot examples for a task type; all of the environment's when unknown."""
@@ -132,6 +175,7 @@ class PromptSet:
             for path in sorted(p for p in self.root.rglob("*") if p.is_file()):
                 digest.update(str(path.relative_to(self.root)).encode())
                 digest.update(path.read_bytes())
+            env_digest(digest)
             self._hash = digest.hexdigest()[:12]
         return self._hash
 
@@ -184,6 +228,7 @@ def build_expand_prompt(
     """The expand template filled in; `context` fills the run's fields (`$task`, ...) when it uses them."""
     return Template(prompts.text("expand.txt")).safe_substitute(
         actions=prompts.actions(env_name),
+        facts=prompts.facts(env_name),
         examples=prompts.examples(env_name, task_type),
         function=function_code,
         variables="\n".join(variable_lines) if variable_lines else "(no variables)",
@@ -207,6 +252,11 @@ def build_repair_prompt(
         function=function_code, error=error, output=output.strip() or "(nothing)"
     )
     return f"{base.rstrip()}\n\n{note.strip()}\n"
+
+
+def window_text(window: int, unit: str) -> str:
+    """How much history a prompt keeps, as its heading says it (ReAct's turns, CodeAct's cells)."""
+    return f"the last {window} {unit}s are shown" if window > 0 else f"every {unit} is shown"
 
 
 REJECTED_LINES = 20  # lines of a rejected answer a retry prompt shows
