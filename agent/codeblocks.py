@@ -27,6 +27,8 @@ from dataclasses import dataclass
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.S | re.I)
 _EXECUTE = re.compile(r"<execute>(.*?)(?:</execute>|$)", re.S | re.I)
 _FENCE = re.compile(r"^\s*```[a-zA-Z0-9_+-]*\s*\n(.*?)\n\s*```\s*$", re.S)
+# A fenced block anywhere in an answer (```python ... ```), for an answer without <execute>.
+_FENCED_BLOCK = re.compile(r"^[ \t]*```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)^[ \t]*```[ \t]*$", re.S | re.M | re.I)
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 _LINE_REF = re.compile(r"\bline (\d+)")
@@ -88,8 +90,9 @@ class ParsedAnswer:
 def parse_answer(text: str, allow_plain_code: bool = False) -> ParsedAnswer:
     """Pull the thought and the code out of an answer.
 
-    A model must use `<execute>`; a person typing in the console may give plain
-    code (`allow_plain_code`).
+    The code is the `<execute>` section; without one, a single fenced block
+    (```python ... ```) is the code, as many models write it. A person typing in
+    the console may give plain code (`allow_plain_code`).
     """
     think = _THINK.search(text)
     thought = think.group(1).strip() if think else ""
@@ -99,6 +102,19 @@ def parse_answer(text: str, allow_plain_code: bool = False) -> ParsedAnswer:
         code, start = execute.group(1), execute.start(1)
         if execute.group(0).lower().endswith("</execute>"):
             tail = text[execute.end():].strip()
+    elif len(fences := _FENCED_BLOCK.findall(text)) == 1:
+        # Many models answer with one ```python block and no tags: that block is the code.
+        block = _FENCED_BLOCK.search(text)
+        assert block is not None
+        code, start = block.group(1), block.start(1)
+        tail = text[block.end():].strip()
+        if not think:
+            thought = text[: block.start()].strip()
+    elif len(fences) > 1:
+        raise InvalidAnswer(
+            f"the answer has {len(fences)} fenced code blocks and no <execute> section; "
+            "put all the code in one <execute>...</execute> section (or give one ```python block)"
+        )
     elif allow_plain_code and not re.search(r"</?think>", text, re.I):
         code, start = text, 0
     elif allow_plain_code and think:

@@ -26,7 +26,8 @@ from agent.events import (
     StubFound,
 )
 from agent.llm import LLM, Completion, StubContext
-from agent.prompt import DEFAULT_PROMPTS, PromptSet, build_expand_prompt, build_repair_prompt, call_arguments  # noqa: E501
+from agent.prompt import (DEFAULT_PROMPTS, PromptSet, build_expand_prompt, build_repair_prompt, call_arguments,
+                          rejected_code)
 from agent.runner import CodeRunner, NodeOutcome
 from agent.stepper import Answer, Limits, Stepper
 from agent.tree import Node, NodeStatus
@@ -69,6 +70,9 @@ class Engine(Stepper):
     def judge(self, text: str, purpose: str, role: str = "", *, typed: bool = True,
               known: frozenset[str] = frozenset()) -> Verdict:
         return judge_answer(text, known, typed=typed, trusted=self.code_check is None, code_check=self.code_check)
+
+    def rejected(self, answer: str, reason: str) -> tuple[str, str]:
+        return rejected_code(answer, reason)  # the code numbered from its first line, and the reason so
 
     def answer_skeleton(self, purpose: str, role: str = "") -> str:
         return ""  # the editor shows the node's own skeleton (thought, execute) for ReCode

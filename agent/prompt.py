@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
@@ -93,6 +95,35 @@ class RecentActions:
         return tuple(self.items)
 
 
+ENV_TEXTS = Path(__file__).resolve().parent.parent / "envs"  # envs/<env>/actions.txt and facts.txt
+ENV_FILES = ("actions.txt", "facts.txt")
+
+
+def env_digest(digest: Any) -> None:
+    """Add the shared environment texts to a prompt set's hash: they are part of its prompts."""
+    for path in sorted(p for name in ENV_FILES for p in ENV_TEXTS.glob(f"*/{name}")):
+        digest.update(str(path.relative_to(ENV_TEXTS)).encode())
+        digest.update(path.read_bytes())
+
+
+def env_text(env_name: str, name: str) -> str:
+    """An environment's own prompt text, shared by every agent: `envs/<env>/<name>` ('' when it has none).
+
+    One action list and one file of facts per environment, so no agent knows more about an
+    environment than another (a plug-in environment may keep them beside its module).
+    """
+    path = ENV_TEXTS / env_name / name
+    if not path.is_file():
+        try:
+            from envs import registry
+
+            module = importlib.import_module(type(registry.provider(env_name)).__module__)
+            path = Path(module.__file__ or "").parent / name
+        except Exception:  # noqa: BLE001 - an unknown environment has no texts
+            return ""
+    return path.read_text(encoding="utf-8").strip() if path.is_file() else ""
+
+
 @dataclass
 class PromptSet:
     """A folder of prompt texts; files are read once and cached."""
@@ -102,13 +133,26 @@ class PromptSet:
     _hash: str = field(default="", repr=False)
 
     def text(self, relative: str) -> str:
+        """A file of the set; `<env>/actions.txt` and `<env>/facts.txt` the set does not have are the
+        environment's own, shared by every agent (`env_text`)."""
         if relative not in self._cache:
             path = self.root / relative
-            self._cache[relative] = path.read_text(encoding="utf-8") if path.is_file() else ""
+            if path.is_file():
+                self._cache[relative] = path.read_text(encoding="utf-8")
+            else:
+                env_name, _, name = relative.partition("/")
+                self._cache[relative] = env_text(env_name, name) if name in ENV_FILES else ""
         return self._cache[relative]
 
     def actions(self, env_name: str) -> str:
+        """The environment's action list: the one every agent shares (`envs/<env>/actions.txt`), unless
+        this set has its own (`<env>/actions.txt`, e.g. the paper's set keeps the paper's)."""
         return self.text(f"{env_name}/actions.txt").strip()
+
+    def facts(self, env_name: str) -> str:
+        """What every agent is told about the environment (`envs/<env>/facts.txt`), unless this set
+        has its own `<env>/facts.txt`."""
+        return self.text(f"{env_name}/facts.txt").strip()
 
     def examples(self, env_name: str, task_type: str | None) -> str:
         """The few-shot examples for a task type; all of the environment's when unknown."""
@@ -131,6 +175,7 @@ class PromptSet:
             for path in sorted(p for p in self.root.rglob("*") if p.is_file()):
                 digest.update(str(path.relative_to(self.root)).encode())
                 digest.update(path.read_bytes())
+            env_digest(digest)
             self._hash = digest.hexdigest()[:12]
         return self._hash
 
@@ -183,6 +228,7 @@ def build_expand_prompt(
     """The expand template filled in; `context` fills the run's fields (`$task`, ...) when it uses them."""
     return Template(prompts.text("expand.txt")).safe_substitute(
         actions=prompts.actions(env_name),
+        facts=prompts.facts(env_name),
         examples=prompts.examples(env_name, task_type),
         function=function_code,
         variables="\n".join(variable_lines) if variable_lines else "(no variables)",
@@ -208,6 +254,81 @@ def build_repair_prompt(
     return f"{base.rstrip()}\n\n{note.strip()}\n"
 
 
-def rewrite_note(prompts: PromptSet, reason: str) -> str:
-    """Appended to the same prompt when the previous answer was rejected."""
-    return "\n\n" + Template(prompts.text("rewrite_note.txt")).safe_substitute(reason=reason).strip() + "\n"
+def window_text(window: int, unit: str) -> str:
+    """How much history a prompt keeps, as its heading says it (ReAct's turns, CodeAct's cells)."""
+    return f"the last {window} {unit}s are shown" if window > 0 else f"every {unit} is shown"
+
+
+REJECTED_LINES = 20  # lines of a rejected answer a retry prompt shows
+
+
+def rewrite_note(prompts: PromptSet, reason: str, answer: str = "") -> str:
+    """Appended to the same prompt when the previous answer was rejected: `$answer` is the rejected
+    answer as `rejected_text` or `rejected_code` shows it, `$reason` why it was rejected.
+
+    A template without `$answer` (an older prompt set) still shows the answer, under its heading:
+    the rule for a rejected answer is the same for every agent and every prompt set.
+    """
+    template = prompts.text("rewrite_note.txt")
+    note = Template(template).safe_substitute(reason=reason, answer=answer).strip()
+    if answer and "$answer" not in template:
+        heading, sep, rest = note.partition("\n")
+        note = f"{heading}\n\n{answer}\n{sep}{rest}" if heading.startswith("#") else f"{answer}\n\n{note}"
+    return "\n\n" + note + "\n"
+
+
+def _shown_lines(lines: list[str], focus: int | None = None, limit: int = REJECTED_LINES) -> tuple[int, int]:
+    """The 1-based range of lines to show: the first `limit`, or a window around line `focus` past them."""
+    if len(lines) <= limit or focus is None or focus <= limit:
+        return 1, min(len(lines), limit)
+    start = max(1, min(focus - limit // 2, len(lines) - limit + 1))
+    return start, min(len(lines), start + limit - 1)
+
+
+def _range_note(first: int, last: int, total: int, what: str) -> str:
+    if first == 1 and last == total:
+        return f"{what} ({total} line{'s' if total != 1 else ''})"
+    return f"{what}, lines {first}-{last} of {total}"
+
+
+def rejected_text(answer: str) -> str:
+    """A rejected answer as a retry prompt shows it: its first lines, as written, between marks."""
+    lines = answer.strip("\n").splitlines() or ["(empty answer)"]
+    first, last = _shown_lines(lines)
+    shown = lines[first - 1:last]
+    more = "" if last == len(lines) else f"\n[... {len(lines) - last} more lines not shown]"
+    return (f"{_range_note(first, last, len(lines), 'Your rejected answer')}:\n-----\n"
+            + "\n".join(shown) + more + "\n-----")
+
+
+_LINE_REF = re.compile(r"\bline (\d+)")
+
+
+def rejected_code(answer: str, reason: str) -> tuple[str, str]:
+    """A rejected code answer (ReCode, CodeAct) as a retry prompt shows it, and the reason with its
+    line numbers counted from the first line of the code (the first line inside <execute>), the
+    numbers the shown code carries. An answer with no code to find is shown as `rejected_text`."""
+    from agent.codeblocks import InvalidAnswer, parse_answer
+
+    try:
+        parsed = parse_answer(answer)
+    except InvalidAnswer:
+        return rejected_text(answer), reason
+    lines = parsed.code.splitlines()
+    if not lines:
+        return rejected_text(answer), reason
+    offset = parsed.first_line - 1
+
+    def renumber(match: re.Match[str]) -> str:
+        number = int(match.group(1)) - offset
+        return f"line {number}" if number >= 1 else match.group(0)
+
+    reason = _LINE_REF.sub(renumber, reason)
+    cited = [int(m.group(1)) for m in _LINE_REF.finditer(reason)]
+    first, last = _shown_lines(lines, cited[0] if cited else None)
+    width = len(str(last))
+    body = "\n".join(f"{n:>{width}} | {lines[n - 1]}" for n in range(first, last + 1))
+    more = "" if last == len(lines) else f"\n[... {len(lines) - last} more lines not shown]"
+    title = _range_note(first, last, len(lines), "The code of your rejected answer")
+    return (f"{title}, numbered from its first line (the numbers are not part of the code):\n-----\n"
+            f"{body}{more}\n-----"), reason

@@ -29,7 +29,7 @@ from typing import Any
 
 from agent.answer_rule import judge_answer
 from agent.codeblocks import InvalidAnswer, parse_answer, safe_parse
-from agent.prompt import CONTEXT_FIELDS, DEFAULT_PROMPTS, PromptContext, PromptSet
+from agent.prompt import CONTEXT_FIELDS, DEFAULT_PROMPTS, PromptContext, PromptSet, env_digest
 from agent.sandbox.checks import ALLOWED_MODULES, DEFAULT_HELPERS
 
 # Defined once, by the sandbox: the helpers node code is given and the modules it may import.
@@ -82,6 +82,7 @@ class DraftPromptSet(PromptSet):
         for relative in sorted(files, key=Path):
             digest.update(str(Path(relative)).encode())
             digest.update(files[relative])
+        env_digest(digest)
         return digest.hexdigest()[:12]
 
     @property
@@ -129,13 +130,13 @@ def render_prompt(
 
     text = build_expand_prompt(prompts, env_name, task_type, function_code, variable_lines, context)
     template = Template(prompts.text(EXPAND_TEMPLATE))
-    empty = dict.fromkeys(("actions", "examples", "function", "variables", *CONTEXT_FIELDS), "")
+    empty = dict.fromkeys(("actions", "facts", "examples", "function", "variables", *CONTEXT_FIELDS), "")
     rules = template.safe_substitute(empty)
     fields = (context or PromptContext()).fields()
     used = _template_fields(prompts.text(EXPAND_TEMPLATE))
     parts = {
         "rules": rules,
-        "actions": prompts.actions(env_name),
+        "actions": prompts.actions(env_name) + prompts.facts(env_name),  # the environment's texts
         "examples": prompts.examples(env_name, task_type),
         "context": "".join(fields[f] * _count_field(template.template, f) for f in CONTEXT_FIELDS if f in used),
         "task": function_code,
@@ -165,6 +166,7 @@ def _recorded_fields(
     markers = {n: f"\x00{n}\x00" for n in names}
     text = Template(prompts.text(EXPAND_TEMPLATE)).safe_substitute(
         actions=prompts.actions(env_name),
+        facts=prompts.facts(env_name),
         examples=prompts.examples(env_name, task_type),
         function=function_code,
         **markers,

@@ -47,7 +47,7 @@ from agent.events import (
     VariablesChanged,
 )
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
-from agent.prompt import PromptContext, PromptSet, RecentActions, rewrite_note
+from agent.prompt import PromptContext, PromptSet, RecentActions, rejected_text, rewrite_note
 from agent.replay import RecordedStatement, ReplayMismatch
 from agent.runner import ActionRequest, CodeRunner, NodeOutcome
 from agent.tree import CodeTree, Expansion, Node, NodeStatus
@@ -449,9 +449,16 @@ class Stepper:
             seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=purpose, role=role,
         )
 
-    def rewrite_note(self, reason: str) -> str:
-        """What is added to the prompt after a refused answer."""
-        return rewrite_note(self.prompts, reason)
+    def rewrite_note(self, reason: str, answer: str = "") -> str:
+        """What is added to the prompt after a refused answer: the answer and why it was refused
+        (the same rule for every agent; `rejected` says how an agent shows its answers)."""
+        shown, reason = self.rejected(answer, reason)
+        return rewrite_note(self.prompts, reason, shown)
+
+    def rejected(self, answer: str, reason: str) -> tuple[str, str]:
+        """A rejected answer as the retry prompt shows it, and the reason as it says it. Agents whose
+        answers are code show the code numbered from its first line (`agent.prompt.rejected_code`)."""
+        return rejected_text(answer), reason
 
     async def ask_child(
         self,
@@ -530,7 +537,7 @@ class Stepper:
                     source=completion.source, proposed=completion.proposed, seconds=completion.seconds,
                     person_seconds=completion.person_seconds, role=role,
                 )
-                note = self.rewrite_note(verdict.message)
+                note = self.rewrite_note(verdict.message, completion.text)
                 continue
             node.expansions.append(self._record(prompt, completion, True, purpose))
             yield Answer(completion, prompt, verdict, attempt)

@@ -9,6 +9,8 @@ fields. The demo's scripted answers are checked the same way.
 
 from __future__ import annotations
 
+from agent.prompt import env_text
+
 import ast
 import re
 from pathlib import Path
@@ -107,8 +109,8 @@ def test_example_variables_look_like_prompt_lines():
 
 CONTEXT_FIELDS = {"task", "recent_actions", "steps_left", "max_steps"}
 TEMPLATE_FIELDS = {
-    "expand.txt": {"actions", "examples", "function", "variables"} | CONTEXT_FIELDS,
-    "rewrite_note.txt": {"reason"},
+    "expand.txt": {"actions", "facts", "examples", "function", "variables"} | CONTEXT_FIELDS,
+    "rewrite_note.txt": {"reason", "answer"},
     "repair.txt": {"function", "error", "output"},
 }
 
@@ -129,10 +131,11 @@ def test_template_substitutes_cleanly(name):
 
 def test_expand_prompt_with_real_parts():
     """The expand template filled the way the engine fills it reads as one prompt."""
-    actions = (PROMPTS / "alfworld" / "actions.txt").read_text(encoding="utf-8").strip()
+    actions = env_text("alfworld", "actions.txt")
     examples = (EXAMPLES / "heat.txt").read_text(encoding="utf-8").strip()
     out = Template((PROMPTS / "expand.txt").read_text(encoding="utf-8")).substitute(
         actions=actions,
+        facts=env_text("alfworld", "facts.txt"),
         examples=examples,
         function="solve(instruction, observation)",
         variables="- instruction (str): heat some egg and put it in fridge.\n- observation (str): ...",
@@ -147,7 +150,7 @@ def test_expand_prompt_with_real_parts():
 
 
 def test_actions_list_covers_alfworld_commands():
-    text = (PROMPTS / "alfworld" / "actions.txt").read_text(encoding="utf-8")
+    text = env_text("alfworld", "actions.txt") + env_text("alfworld", "facts.txt")
     for command in (
         "go to {recep}", "open {recep}", "close {recep}", "take {obj} from {recep}",
         "move {obj} to {recep}", "heat {obj} with", "cool {obj} with", "clean {obj} with",
@@ -231,4 +234,4 @@ def test_the_prompt_says_what_a_model_must_know_to_plan():
     assert "Steps left: 57 of 80." in out and "steps are limited" not in out
     assert "(open or closed: no need to open it)" in out  # checked on heat-01: heat works with the door closed
     assert "[display cut" in out  # what a cut variable display means
-    assert re.search(r'\\b\{kind\} \\d\+', out), "the rules show a word-boundary search"
+    assert re.search(r'\\b\{name\}\\b', out), "the rules show a word-boundary search"

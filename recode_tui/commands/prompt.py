@@ -1,4 +1,5 @@
-"""`recode-tui prompt show`: print the rendered expansion prompt of a stub, for scripts.
+"""`recode-tui prompt show`: print the rendered expansion prompt of a stub, for scripts; or, with
+`--agent NAME` (and `--role ROLE` for an agent with several LLMs), any agent's first prompt.
 
 The game is reset to get the task's instruction and observation; the stub's
 other arguments are listed as `(not bound)`, since only a run binds them.
@@ -21,7 +22,12 @@ ROOT_STUB = "solve(instruction, observation)"
 def add_prompt_parser(commands: Any) -> None:
     prompt = commands.add_parser("prompt", help="prompt sets: print a rendered prompt")
     prompt_commands = prompt.add_subparsers(dest="prompt_command")
-    show = prompt_commands.add_parser("show", help="print the expansion prompt of a stub in a game")
+    prompt_commands.add_parser("table", help="print the README's agent table: what each agent's prompts get, from the code")
+    show = prompt_commands.add_parser("show", help="print the expansion prompt of a stub in a game, or an agent's first prompt")
+    show.add_argument("--agent", default=None, metavar="NAME",
+                      help="print this agent's first prompt in the game (recode, react, codeact, plan-execute, recap)")
+    show.add_argument("--role", default=None, metavar="ROLE",
+                      help="with --agent: the first prompt of this role (plan-execute: planner, executor, replanner)")
     show.add_argument("--game", default=DEFAULT_GAME, help="bundled game id, split id or .tw-pddl path")
     show.add_argument("--stub", default=ROOT_STUB, help="the stub's code, e.g. 'obj = find_and_take(kind, places)'")
     show.add_argument("--prompts", default=None, help="prompt set folder (default: the bundled one)")
@@ -41,8 +47,20 @@ def run_prompt(args: argparse.Namespace) -> int:
     from envs import make_env
     from envs.base import EnvError
 
+    if args.prompt_command == "table":
+        from agent.fairness import table_markdown
+
+        print(table_markdown())
+        return 0
     if args.prompt_command != "show":
-        raise UsageError("use `recode-tui prompt show --game ID --stub CODE`")
+        raise UsageError("use `recode-tui prompt show --game ID --stub CODE` or `--agent NAME`")
+    if args.role is not None and args.agent is None:
+        raise UsageError("--role goes with --agent NAME")
+    if args.agent not in (None, "recode") or args.role:
+        if args.stub != ROOT_STUB or args.after or args.task_type:
+            raise UsageError("--stub, --after and --task-type are ReCode's; drop them with --agent " + args.agent)
+        sys.stdout.write(first_prompt(args.game, args.agent, args.role, args.prompts).rstrip("\n") + "\n")
+        return 0
     prompts = load_prompt_set(args.prompts)
     recent = RecentActions()
     try:
@@ -67,3 +85,46 @@ def run_prompt(args: argparse.Namespace) -> int:
             print(f"{part}: {counter.count(rendered.parts[part]).short()}", file=sys.stderr)
         print(f"total: {counter.count(rendered.text).label()}", file=sys.stderr)
     return 0
+
+
+# An agent's first prompt: the agent is run on the game until it asks the role for the first time.
+# Earlier roles are answered so as to reach it at once: Plan-and-Execute's planner with a one-step
+# plan (the task itself), its executor by giving that step up (so the replanner is asked).
+_REACH = {
+    "plan": '{"thought": "shown by prompt show", "steps": [{"id": "s1", "description": "the task", "depends_on": []}]}',
+    "act": "Thought: shown by prompt show\nFailed: shown by prompt show",
+}
+
+
+def first_prompt(game: str, agent: str, role: str | None, prompts_dir: str | None) -> str:
+    """The prompt of `agent`'s first LLM call of `role` (its first role when None) in `game`."""
+    import asyncio
+
+    from agent import agents
+    from agent.events import ExpansionRequested, RunFinished
+    from mockllm.scripted import ScriptedLLM, ScriptEntry
+    from recode_tui.commands.factory import make_engine
+
+    try:
+        roles = agents.agent_class(agent).roles
+    except agents.UnknownAgent as exc:
+        raise UsageError(str(exc)) from None
+    names = {r or "main": r for r in roles}
+    if role is not None and role not in names:
+        raise UsageError(f"--role {role}: agent {agent} has the role(s) {', '.join(names)}")
+    wanted = names[role] if role is not None else roles[0]
+    llm = ScriptedLLM([ScriptEntry(answer, purpose=purpose) for purpose, answer in _REACH.items()])
+    engine = make_engine(game, llm, agent=agent, max_steps=None, prompts_dir=prompts_dir)
+
+    async def ask() -> str:
+        try:
+            while True:
+                event = await engine.step()
+                if isinstance(event, ExpansionRequested) and event.role == wanted:
+                    return event.prompt
+                if isinstance(event, RunFinished):
+                    raise UsageError(f"agent {agent} ended before asking {role or 'its LLM'}: {event.reason}")
+        finally:
+            await engine.close()
+
+    return asyncio.run(ask())

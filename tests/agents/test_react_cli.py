@@ -33,7 +33,7 @@ def test_run_with_agent_react_and_a_scripted_file_wins(tmp_path):
 def test_a_bad_agent_option_is_one_line(tmp_path):
     result = recode(tmp_path, "run", "--agent", "react", "--agent-option", "windw=3", "--llm", "demo")
     assert result.returncode == 2
-    assert "agent react has no such option (it has: window=0, check=grammar)" in result.stderr
+    assert "agent react has no such option (it has: window=30, check=grammar)" in result.stderr
 
 
 @pytest.fixture(scope="module")

@@ -82,7 +82,7 @@ def test_the_parent_plan_is_reinjected_when_a_composite_subtask_returns():
                  "Your remaining subtasks here were:\n1. action: go to sidetable 1\n2. action: move vase 1 to sidetable 1",
                  "Latest observation: You pick up the vase 1 from the diningtable 1."):
         assert line in ask.prompt
-    assert ask.prompt.rstrip().endswith(f"of 30. Answer for the current level only.")
+    assert "of 30 steps left" in ask.prompt and ask.prompt.rstrip().endswith("Answer for the current level only.")
 
 
 def test_the_window_drops_old_rounds_but_keeps_the_root_path():

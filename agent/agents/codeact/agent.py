@@ -45,6 +45,7 @@ from agent.events import (
     RunStarted,
 )
 from agent.llm import Completion
+from agent.prompt import rejected_code, window_text
 from agent.runner import NodeOutcome
 from agent.event_text import first_line
 from agent.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
@@ -121,6 +122,9 @@ class CodeActAgent(Stepper):
     def judge(self, text: str, purpose: str, role: str = MAIN_ROLE, *, typed: bool = True,
               known: frozenset[str] = frozenset()) -> Verdict:
         return parse_cell(text, typed=typed, code_check=self.code_check)
+
+    def rejected(self, answer: str, reason: str) -> tuple[str, str]:
+        return rejected_code(answer, reason)  # the code numbered from its first line, and the reason so
 
     def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
         return SKELETON
@@ -255,11 +259,14 @@ class CodeActAgent(Stepper):
         left = max(0, self.env.max_steps - self.env.steps)
         return Template(self.prompts.text(self.main_prompt_file)).safe_substitute(
             actions=self.prompts.actions(env_name),
+            facts=self.prompts.facts(env_name),
             examples=self.prompts.examples(env_name, self.env.task_type) or "(no examples)",
             task=self.task,
             observation=self.first_observation,
             variables="\n".join(lines) if lines else "(none)",
             history=format_history(self.cells, window),
+            window=window_text(window, "cell"),
+            max_errors=str(self.limits.max_retry + 1),
             cell=str(len(self.cells) + 1),
             steps_left=str(left),
             max_steps=str(self.env.max_steps),

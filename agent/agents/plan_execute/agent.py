@@ -316,10 +316,14 @@ class PlanExecuteAgent(Stepper):
         return {
             "task": self.task,
             "observation": self.observation.strip() or "(none)",
-            "actions": self.prompts.text(f"{env}/actions.txt").strip() or "(no action list for this environment)",
+            "actions": self.prompts.actions(env) or "(no action list for this environment)",
+            "facts": self.prompts.facts(env) or "(none)",
             "steps_left": str(max(0, self.env.max_steps - self.env.steps)),
             "max_steps": str(self.env.max_steps),
             "recent_actions": format_recent(self.recent.last()),
+            "executor_steps": str(self.options["executor_steps"]),
+            "max_replans": str(self.options["max_replans"]),
+            "replans_left": str(max(0, int(self.options["max_replans"]) - self.replans)),
         }
 
     def _render(self, name: str, **extra: str) -> str:

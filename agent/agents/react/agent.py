@@ -21,7 +21,7 @@ console's tree adds the turn under the task as it adds ReCode's children.
 The run ends when the environment is done (won, lost or the step limit);
 neither ALFWorld nor ScienceWorld has a "finish" action, so the model cannot
 end it early. Options (`--agent-option`): `window=N` keeps only the last N
-turns in the prompt (0, the default: all of them); `check=grammar|admissible|off`
+turns in the prompt (default 30, stated in the prompt; 0: all of them); `check=grammar|admissible|off`
 is how strictly an action is checked before it is sent.
 """
 
@@ -43,12 +43,14 @@ from agent.events import (
     RunStarted,
 )
 from agent.llm import Completion
+from agent.prompt import window_text
 from agent.event_text import first_line
 from agent.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.tree import Node, NodeStatus
 
 PROMPTS = Path(__file__).parent / "prompts"
 PURPOSE = "act"
+DEFAULT_WINDOW = 30  # turns the prompt shows (the prompt would otherwise grow with the episode)
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ class ReActAgent(Stepper):
     default_prompts = PROMPTS
     main_prompt_file = "react.txt"
     root_code = "task"
-    option_defaults = {"window": 0, "check": "grammar"}
+    option_defaults = {"window": DEFAULT_WINDOW, "check": "grammar"}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -202,10 +204,12 @@ class ReActAgent(Stepper):
         left = max(0, self.env.max_steps - self.env.steps)
         return Template(self.prompts.text(self.main_prompt_file)).safe_substitute(
             actions=self.prompts.actions(env_name),
+            facts=self.prompts.facts(env_name),
             examples=self.prompts.examples(env_name, self.env.task_type) or "(no examples)",
             task=self.task,
             observation=self.first_observation,
             trajectory=format_trajectory(self.turns, window),
+            window=window_text(window, "turn"),
             turn=str(len(self.turns) + 1),
             steps_left=str(left),
             max_steps=str(self.env.max_steps),

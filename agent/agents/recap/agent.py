@@ -255,7 +255,8 @@ class RecapAgent(Stepper):
         env = self.env.name
         where = " > ".join(f"{lv.goal}" for lv in self.path)
         return Template(self.prompts.text("recap.txt")).safe_substitute(
-            actions=self.prompts.text(f"{env}/actions.txt").strip() or "(no action list for this environment)",
+            actions=self.prompts.actions(env) or "(no action list for this environment)",
+            facts=self.prompts.facts(env) or "(none)",
             examples=self.prompts.text(f"{env}/examples.txt").strip() or "(none)",
             task=self.task,
             first_observation=self.first_observation.strip(),
@@ -266,4 +267,6 @@ class RecapAgent(Stepper):
             now=told.strip(),
             steps_left=str(max(0, self.env.max_steps - self.env.steps)),
             max_steps=str(self.env.max_steps),
+            max_revisions=str(self.options["max_revisions"]),
+            max_depth=str(self.limits.max_depth),
         )
