@@ -102,7 +102,11 @@ class WebShopProvider:
         return DEFAULT_MAX_STEPS
 
     def warm(self) -> None:
+        """Build or load the search index and load the noun tagger now (an eval worker does this first)."""
+        from envs.webshop.reward import noun_source
+
         search_for(self.catalogue)
+        noun_source()
 
     def fingerprint(self, episode: str) -> str:
         cat = self.catalogue

@@ -61,6 +61,10 @@ def fallback_nouns(text: str) -> list[str]:
 def _spacy_nouns() -> Callable[[str], list[str]] | None:
     if os.environ.get("WEBSHOP_NOUNS", "").strip().lower() == "fallback":
         return None
+    import importlib.util
+
+    if importlib.util.find_spec("en_core_web_sm") is None:  # no model: skip spaCy's import (~2 s)
+        return None
     try:
         import spacy
 
