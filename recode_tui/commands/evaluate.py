@@ -239,13 +239,23 @@ def llm_factory(
             raise UsageError(f"--llm gold: the {name} environment has no gold paths; use demo, scripted:FILE or profile:NAME")
         return (lambda game, agent=None: make_llm(spec, profiles, registry.qualify(game.id, name))), False
     shared = None
+    first = None
+    if spec == "demo" and env and games:  # a demo is checked against the environment it will play
+        from envs import registry
+
+        first = registry.qualify(games[0].id, env)
     for agent in agents or [None]:  # checks the spec (and each agent's demo); raises UsageError with a one-line reason
-        shared = make_llm(spec, profiles, agent=agent)
+        shared = make_llm(spec, profiles, first, agent=agent)
     if spec.startswith("profile:"):
         return (lambda game, agent=None: shared), True
     # a script keeps per-episode state (`once`); `demo` is each agent's own script. One agent (`--agent
     # react`) is asked for without its name (Evaluation passes it in comparisons only): it is the default.
     only = agents[0] if agents and len(agents) == 1 else None
+    if spec == "demo" and env:  # an environment's own demo (WebShop's) is chosen by the episode
+        from envs import registry
+
+        return (lambda game, agent=None: make_llm(spec, profiles, registry.qualify(game.id, env),
+                                                  agent=agent or only)), False
     return (lambda game, agent=None: make_llm(spec, profiles, agent=agent or only)), False
 
 
@@ -476,7 +486,16 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
     runner = _runner_settings(args.trusted, args.node_timeout if args.node_timeout is not None else 5.0)
     if settings.prompts is not None:
         load_prompt_set(settings.prompts, settings.agent)  # refuses a folder that is not a prompt set
-    games = select_games(args.task_types, args.games, args.split, args.env, args.per_task)
+    split = args.split
+    if split is None:  # a preset may name an environment's own episode set (WebShop's `paper`: the reference's 200)
+        from envs.base import EnvError
+
+        try:
+            own = getattr(provider(args.env or default_env()), "preset_split", None)
+        except EnvError as exc:
+            raise UsageError(str(exc)) from None
+        split = own(settings.preset) if own is not None else None
+    games = select_games(args.task_types, args.games, split, args.env, args.per_task)
     env = args.env or default_env()
     own_limits = args.max_steps is None and hasattr(provider(env), "step_limit")  # per-task limits (ScienceWorld)
     plan = EvalPlan(
@@ -487,7 +506,7 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
         max_steps=None if own_limits else settings.max_steps,
         limits=asdict(settings.limits),
         prompts=str(Path(settings.prompts).resolve()) if settings.prompts else None,
-        selection={"task_types": args.task_types, "games": args.games, "split": args.split, "per_task": args.per_task},
+        selection={"task_types": args.task_types, "games": args.games, "split": split, "per_task": args.per_task},
         preset=settings.preset,
         trusted=runner.trusted,
         node_timeout=runner.node_timeout,

@@ -21,11 +21,23 @@ DEMOS = Path(__file__).resolve().parents[2] / "mockllm" / "demos"
 DEMO_SCRIPT = DEMOS / "alfworld.yaml"  # ReCode's
 
 
-def demo_script(agent: str | None = None) -> Path:
-    """The bundled demo script of an agent (`--llm demo`): ReCode's, or `<agent>-alfworld.jsonl`."""
+def demo_script(agent: str | None = None, env: str | None = None) -> Path:
+    """The bundled demo script of an agent (`--llm demo`): ReCode's, or `<agent>-alfworld.jsonl`;
+    on another environment with a demo of its own, ReCode's `<env>.yaml` (e.g. `webshop.yaml`)."""
     if agent in (None, "", "recode"):
-        return DEMO_SCRIPT
+        own = DEMOS / f"{env}.yaml" if env else None
+        return own if own is not None and own.is_file() else DEMO_SCRIPT
     return DEMOS / f"{agent}-alfworld.jsonl"
+
+
+def _env_of(episode: str | None) -> str | None:
+    from envs import registry
+    from envs.base import EnvError
+
+    try:
+        return registry.split_ref(episode)[0] if episode else None
+    except EnvError:
+        return None
 
 
 DEFAULT_GAME = "put-01"
@@ -73,7 +85,7 @@ def _one_llm(spec: str, profiles_path: str | None, episode: str | None, agent: s
                              "scripted:FILE or profile:NAME")
         return gold_llm_for(episode or DEFAULT_GAME)
     if spec == "demo" and episode:
-        _check_demo_env(episode)
+        _check_demo_env(episode, agent)
     if spec.startswith("profile:"):
         return _profile_llm(spec.split(":", 1)[1] or "default", profiles_path)
     if spec.startswith("journal:"):
@@ -84,7 +96,7 @@ def _one_llm(spec: str, profiles_path: str | None, episode: str | None, agent: s
             return journal_llm(spec.split(":", 1)[1])
         except JournalError as exc:
             raise UsageError(str(exc)) from None
-    path = str(demo_script(agent)) if spec == "demo" else spec.split(":", 1)[1] if spec.startswith("scripted:") else None
+    path = str(demo_script(agent, _env_of(episode))) if spec == "demo" else spec.split(":", 1)[1] if spec.startswith("scripted:") else None
     if path is None:
         raise UsageError(f"unknown --llm {spec!r}; use human, demo, gold, scripted:FILE, journal:PATH or profile:NAME")
     if not path:
@@ -98,8 +110,9 @@ def _one_llm(spec: str, profiles_path: str | None, episode: str | None, agent: s
     return llm
 
 
-def _check_demo_env(episode: str) -> None:
-    """The demo scripts answer ALFWorld's games: elsewhere, say what does, before any episode starts."""
+def _check_demo_env(episode: str, agent: str | None = None) -> None:
+    """The demo scripts answer ALFWorld's games (and ReCode's those of an env with its own demo, WebShop):
+    elsewhere, say what does, before any episode starts."""
     from envs import registry
     from envs.base import EnvError
 
@@ -107,7 +120,7 @@ def _check_demo_env(episode: str) -> None:
         name = registry.split_ref(episode)[0]
     except EnvError:
         return  # the episode itself is refused with its own line
-    if name != registry.default_env():
+    if name != registry.default_env() and demo_script(agent, name) == demo_script(agent):
         raise UsageError(f"--llm demo plays the bundled {registry.default_env()} games; on {name} use --llm gold "
                          "(ReCode), scripted:FILE or profile:NAME")
 

@@ -1,0 +1,158 @@
+"""WebShop behind the environment seam (see envs.registry).
+
+Episodes are goal numbers (`webshop:0`, `webshop:17`): indices into the
+catalogue's goal list, the bundled one or the original's human goals when
+$WEBSHOP_DATA is set (then they are the original's session indices). Task types
+are the product categories. The step limit is the ReCode reference's 30.
+`episodes("paper")` is the reference's 200 test goals, on the original data only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from pathlib import Path
+from typing import Iterable
+
+from envs.base import Env, EnvError
+from envs.registry import Episode
+from envs.webshop.catalog import Catalogue, catalogue
+from envs.webshop.env import DEFAULT_MAX_STEPS, PAGE_SIZE, WebShopEnv, norm, parse_goal
+from envs.webshop.search import SearchIndex
+
+# The reference's goal list is its data, not ours: it is read where the user keeps it, never bundled.
+PAPER_GOALS_FILE = "paper_test_goals.json"
+_REPO_SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "webshop" / PAPER_GOALS_FILE
+NO_PAPER_SET = ("the bundled WebShop catalogue has no paper set: the paper's 200 test goals are goals of the "
+                "original data; set WEBSHOP_DATA to its folder (items_shuffle*.json, items_human_ins.json), "
+                "or drop --preset paper / --split paper")
+_lock = threading.Lock()
+_indexes: dict[str, tuple[SearchIndex, list[str]]] = {}
+
+
+def search_for(cat: Catalogue):
+    """The catalogue's search function (query -> asins, best first); its index built or loaded once a process."""
+    with _lock:
+        if cat.digest not in _indexes:
+            asins = list(cat.products)
+            index = SearchIndex.build([cat.products[a].search_text() for a in asins], key=cat.digest)
+            _indexes[cat.digest] = (index, asins)
+    index, asins = _indexes[cat.digest]
+    return lambda query: [asins[i] for i in index.search(query)]
+
+
+def paper_goals_path() -> Path:
+    """Where the reference's goal list is: $WEBSHOP_PAPER_GOALS, else beside $WEBSHOP_DATA, else the
+    shared folder beside a source checkout."""
+    import os
+
+    for candidate in (os.environ.get("WEBSHOP_PAPER_GOALS"),
+                      os.path.join(os.environ["WEBSHOP_DATA"], PAPER_GOALS_FILE) if os.environ.get("WEBSHOP_DATA") else None,
+                      str(_REPO_SHARED)):
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    raise EnvError(f"the paper's WebShop test goals ({PAPER_GOALS_FILE}, the ReCode reference's list of 200 "
+                   "session indices) are not here: set WEBSHOP_PAPER_GOALS to that file or put it in $WEBSHOP_DATA")
+
+
+def paper_goals() -> list[int]:
+    """The ReCode reference's 200 WebShop test goals (session indices of the original's human goals)."""
+    return [int(i) for i in json.loads(paper_goals_path().read_text())["test_goals"]]
+
+
+def search_query(instruction: str) -> str:
+    """The words of an instruction worth searching with: without its price clause."""
+    text = instruction.lower()
+    return text.split(", and price lower than")[0].split("price lower than")[0].strip(" ,.")
+
+
+class WebShopProvider:
+    name = "webshop"
+    default_max_steps = DEFAULT_MAX_STEPS
+    prompt_folder = "webshop"
+
+    @property
+    def catalogue(self) -> Catalogue:
+        return catalogue()
+
+    @property
+    def task_types(self) -> tuple[str, ...]:
+        return self.catalogue.categories()
+
+    def episodes(self, split: str | None = None, task_types: Iterable[str] | None = None) -> list[Episode]:
+        cat = self.catalogue
+        wanted = {t.lower() for t in task_types} if task_types is not None else None
+        for name in wanted or ():
+            if name not in {c.lower() for c in cat.categories()}:
+                raise EnvError(f"no WebShop category {name!r}; use one of: {', '.join(cat.categories())}")
+        if split in (None, "", "all", "test"):
+            indices: list[int] = list(range(len(cat.goals)))
+        elif split == "paper":
+            if cat.bundled:
+                raise EnvError(NO_PAPER_SET)
+            indices = [i for i in paper_goals() if i < len(cat.goals)]
+            if len(indices) < len(paper_goals()):
+                raise EnvError(f"WEBSHOP_DATA has {len(cat.goals)} human goals; the paper's test goals go up to "
+                               f"{max(paper_goals())}: give the original's full items_human_ins.json")
+        else:
+            raise EnvError(f"unknown WebShop split {split!r}; use all or paper")
+        return [Episode(self.name, str(i), cat.goals[i].category, cat.goals[i].instruction)
+                for i in indices if wanted is None or cat.goals[i].category.lower() in wanted]
+
+    def episode(self, episode: str) -> Episode:
+        goal = self.catalogue.goal(episode)
+        return Episode(self.name, str(parse_goal(episode)), goal.category, goal.instruction)
+
+    def preset_split(self, preset: str) -> str | None:
+        """The split a preset plays when no --split is given: `paper` plays the reference's 200 goals."""
+        return "paper" if preset == "paper" else None
+
+    def make_env(self, episode: str, max_steps: int | None = None) -> Env:
+        cat = self.catalogue
+        index = parse_goal(episode)
+        cat.goal(str(index))  # one line when it does not exist
+        return WebShopEnv(cat, index, search_for(cat), max_steps or DEFAULT_MAX_STEPS, self.name)
+
+    def step_limit(self, episode: str) -> int:
+        return DEFAULT_MAX_STEPS
+
+    def warm(self) -> None:
+        """Build or load the search index and load the noun tagger now (an eval worker does this first)."""
+        from envs.webshop.reward import noun_source
+
+        search_for(self.catalogue)
+        noun_source()
+
+    def fingerprint(self, episode: str) -> str:
+        cat = self.catalogue
+        goal = cat.goal(episode)
+        text = f"webshop {cat.digest} {parse_goal(episode)} {goal.asin} {goal.instruction}"
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def label(self, episode: str) -> str:
+        goal = self.catalogue.goal(episode)
+        return f"{parse_goal(episode)} · {goal.category}"
+
+    def gold_actions(self, episode: str) -> list[str]:
+        """Search with the instruction's words (the target's title if they do not find it), page to the
+        target, click it, pick the goal's options and buy: the known solution a gold LLM plays."""
+        cat = self.catalogue
+        goal = cat.goal(episode)
+        search = search_for(cat)
+        product = cat.products[goal.asin]
+        for query in (search_query(goal.instruction), product.title):
+            results = search(query)[:50]
+            if goal.asin in results:
+                break
+        else:
+            raise EnvError(f"WebShop goal {episode}: its product {goal.asin} is not found by searching its words")
+        page = results.index(goal.asin) // PAGE_SIZE
+        actions = [f"search[{query}]", *["click[Next >]"] * page, f"click[{goal.asin.lower()}]"]
+        for name, wanted in goal.options.items():
+            values = product.options.get(name) or [v for vs in product.options.values() for v in vs]
+            match = next((v for v in values if norm(v) == norm(wanted)), None)
+            if match is not None:
+                actions.append(f"click[{match}]")
+        actions.append("click[Buy Now]")
+        return actions
