@@ -260,6 +260,13 @@ def window_text(window: int, unit: str) -> str:
 
 
 REJECTED_LINES = 20  # lines of a rejected answer a retry prompt shows
+REJECTED_LINE_CHARS = 300  # characters of each such line: a 1 MB one-line answer must not become a 1 MB prompt
+
+
+def _cut(line: str) -> str:
+    if len(line) <= REJECTED_LINE_CHARS:
+        return line
+    return f"{line[:REJECTED_LINE_CHARS]}[... {len(line) - REJECTED_LINE_CHARS:,} more characters]"
 
 
 def rewrite_note(prompts: PromptSet, reason: str, answer: str = "") -> str:
@@ -270,6 +277,7 @@ def rewrite_note(prompts: PromptSet, reason: str, answer: str = "") -> str:
     the rule for a rejected answer is the same for every agent and every prompt set.
     """
     template = prompts.text("rewrite_note.txt")
+    reason = "\n".join(_cut(line) for line in reason.splitlines()[:REJECTED_LINES])  # a reason may quote the answer
     note = Template(template).safe_substitute(reason=reason, answer=answer).strip()
     if answer and "$answer" not in template:
         heading, sep, rest = note.partition("\n")
@@ -295,7 +303,7 @@ def rejected_text(answer: str) -> str:
     """A rejected answer as a retry prompt shows it: its first lines, as written, between marks."""
     lines = answer.strip("\n").splitlines() or ["(empty answer)"]
     first, last = _shown_lines(lines)
-    shown = lines[first - 1:last]
+    shown = [_cut(line) for line in lines[first - 1:last]]
     more = "" if last == len(lines) else f"\n[... {len(lines) - last} more lines not shown]"
     return (f"{_range_note(first, last, len(lines), 'Your rejected answer')}:\n-----\n"
             + "\n".join(shown) + more + "\n-----")
@@ -327,7 +335,7 @@ def rejected_code(answer: str, reason: str) -> tuple[str, str]:
     cited = [int(m.group(1)) for m in _LINE_REF.finditer(reason)]
     first, last = _shown_lines(lines, cited[0] if cited else None)
     width = len(str(last))
-    body = "\n".join(f"{n:>{width}} | {lines[n - 1]}" for n in range(first, last + 1))
+    body = "\n".join(f"{n:>{width}} | {_cut(lines[n - 1])}" for n in range(first, last + 1))
     more = "" if last == len(lines) else f"\n[... {len(lines) - last} more lines not shown]"
     title = _range_note(first, last, len(lines), "The code of your rejected answer")
     return (f"{title}, numbered from its first line (the numbers are not part of the code):\n-----\n"

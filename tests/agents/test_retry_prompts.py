@@ -105,3 +105,16 @@ async def test_codeact_takes_a_single_fenced_python_block_as_the_cell(tmp_path):
             await engine.close()
     assert finished.success and finished.llm_calls == 1
     assert "one ```python block" in engine.tree.root.children[0].expansions[0].prompt
+
+
+def test_a_huge_rejected_answer_is_shown_cut_not_whole():
+    """A one-line answer of a million characters (and a reason quoting it) adds a few KB to the retry prompt."""
+    from agent.prompt import PromptSet, rejected_code, rejected_text, rewrite_note
+
+    huge = "Action: go to " + "y" * 1_000_000
+    shown = rejected_text(huge)
+    assert len(shown) < 1_000 and "more characters]" in shown
+    code, _ = rejected_code("<execute>\nrun('" + "z" * 1_000_000 + "')\n</execute>", "line 2: too long")
+    assert len(code) < 1_000
+    note = rewrite_note(PromptSet(), f"`{huge}` is not an action", shown)
+    assert len(note) < 5_000

@@ -36,13 +36,16 @@ def test_a_huge_action_from_node_code_is_refused_with_a_clear_observation_and_re
     assert status == 1 and "differs" not in err, err
 
 
+LONG = MAX_ACTION_CHARS * 50 + 1  # 100 KB: under the answer's own size cap, so it is the action that is refused
+
+
 def test_a_huge_react_action_is_refused(tmp_path: Path, capsys):
     script = tmp_path / "react.jsonl"
-    script.write_text(json.dumps({"stub": "*", "purpose": "act", "answer": f"Thought: t\nAction: go to {'y' * HUGE}"}))
+    script.write_text(json.dumps({"stub": "*", "purpose": "act", "answer": f"Thought: t\nAction: go to {'y' * LONG}"}))
     status, out, err = run_cli(capsys, "run", "--agent", "react", "--agent-option", "check=off", "--llm",
                                f"scripted:{script}", "--game", "put-01", "--max-steps", "2",
                                "--sessions", str(tmp_path / "sessions"))
     assert "Traceback" not in err, err
-    assert f"action too long ({len('go to ') + HUGE} chars, limit {MAX_ACTION_CHARS})" in out
+    assert f"action too long ({len('go to ') + LONG} chars, limit {MAX_ACTION_CHARS})" in out
     assert status == 1 and "actions refused as too long" in out.splitlines()[-1]  # a refusal loop ends the run
     assert max(map(len, out.splitlines())) < 400
