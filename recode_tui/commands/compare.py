@@ -22,6 +22,9 @@ def add_compare_parser(commands: Any) -> None:
                         help="report.json files or eval folders; the first is the baseline")
 
 
+HEADERS = {"score": "mean score"}  # eval's name for it: the reward x 100 on WebShop
+
+
 def _number(metric: str, value: float | None) -> str:
     if value is None:
         return "-"
@@ -33,8 +36,8 @@ def _number(metric: str, value: float | None) -> str:
         return f"{value:.1f}s"
     if metric == "tokens":
         return f"{value:.0f}"
-    if metric == "score":
-        return f"{value:.2f}"
+    if metric == "score":  # eval's "mean score": the reward x 100 (WebShop), the score (ScienceWorld)
+        return f"{value:.1f}"
     return f"{value:.1f}"
 
 
@@ -50,7 +53,7 @@ def _delta(metric: str, value: float | None) -> str:
     if metric == "tokens":
         return f"{value:+.0f}"
     if metric == "score":
-        return f"{value:+.2f}"
+        return f"{value:+.1f}"
     return f"{value:+.1f}"
 
 
@@ -71,7 +74,7 @@ def deltas_table(comparison: Comparison) -> Any:
     table.add_column("task type")
     table.add_column("episodes", justify="right")
     for metric in comparison.metrics:
-        table.add_column(metric, justify="right", no_wrap=True)
+        table.add_column(HEADERS.get(metric, metric), justify="right", no_wrap=True)
     types = [r for r in comparison.rows if r.task_type != "overall"]
     types.sort(key=lambda r: (TYPE_ORDER.index(r.task_type) if r.task_type in TYPE_ORDER else len(TYPE_ORDER)))
     for row in types:

@@ -351,14 +351,17 @@ def comparison_table(report: EvalReport) -> Any:
     status = "" if report.status == "complete" else f" ({report.status})"
     table = Table(title=f"{', '.join(report.plan.agents)} · {report.plan.llm}: {len(report.episodes)} of "
                         f"{report.total} episodes{status}")
-    for name in ("agent", "task type", "episodes", "success", "rate", "mean steps", "LLM calls", "input tokens",
-                 "output tokens", "cost", "LLM s/call", "errors"):
+    scored = any(by_agent[a]["overall"].get("mean_score") is not None for a in by_agent)  # WebShop, ScienceWorld
+    for name in ("agent", "task type", "episodes", "success", "rate", *(("mean score",) if scored else ()),
+                 "mean steps", "LLM calls", "input tokens", "output tokens", "cost", "LLM s/call", "errors"):
         wide = max(len(a) for a in report.plan.agents) if name == "agent" else None  # plan-execute whole
         table.add_column(name, justify="left" if name in ("agent", "task type") else "right", min_width=wide)
 
     def row(agent: str, label: str, s: dict[str, Any], style: str | None = None) -> None:
-        n = s["episodes"]
-        table.add_row(agent, label, str(n), str(s["successes"]), f"{s['success_rate']:.1%}", f"{s['mean_steps']:.1f}",
+        n, score = s["episodes"], s.get("mean_score")
+        scores = (("-" if score is None else f"{score:.1f}"),) if scored else ()
+        table.add_row(agent, label, str(n), str(s["successes"]), f"{s['success_rate']:.1%}", *scores,
+                      f"{s['mean_steps']:.1f}",
                       str(round(s["mean_llm_calls"] * n)), str(round(s["mean_input_tokens"] * n)),
                       str(round(s["mean_output_tokens"] * n)), f"${s['total_cost']:.4f}",
                       f"{s['mean_llm_seconds']:.2f}", str(s["errors"]), style=style)

@@ -23,11 +23,13 @@ DEMO_SCRIPT = DEMOS / "alfworld.yaml"  # ReCode's
 
 def demo_script(agent: str | None = None, env: str | None = None) -> Path:
     """The bundled demo script of an agent (`--llm demo`): ReCode's, or `<agent>-alfworld.jsonl`;
-    on another environment with a demo of its own, ReCode's `<env>.yaml` (e.g. `webshop.yaml`)."""
+    on another environment with a demo of its own, ReCode's `<env>.yaml` (e.g. `webshop.yaml`) or the
+    agent's `<agent>-<env>.jsonl` (e.g. `react-webshop.jsonl`)."""
     if agent in (None, "", "recode"):
         own = DEMOS / f"{env}.yaml" if env else None
         return own if own is not None and own.is_file() else DEMO_SCRIPT
-    return DEMOS / f"{agent}-alfworld.jsonl"
+    own = DEMOS / f"{agent}-{env}.jsonl" if env else None
+    return own if own is not None and own.is_file() else DEMOS / f"{agent}-alfworld.jsonl"
 
 
 def _env_of(episode: str | None) -> str | None:
@@ -81,7 +83,7 @@ def _one_llm(spec: str, profiles_path: str | None, episode: str | None, agent: s
         return HumanLLM()
     if spec == "gold":
         if agent not in (None, "", "recode"):
-            raise UsageError(f"--llm gold answers with a ReCode plan; the {agent} agent needs demo (ALFWorld), "
+            raise UsageError(f"--llm gold answers with a ReCode plan; the {agent} agent needs demo (ALFWorld, WebShop), "
                              "scripted:FILE or profile:NAME")
         return gold_llm_for(episode or DEFAULT_GAME)
     if spec == "demo" and episode:

@@ -330,7 +330,9 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
             task_type=engine.env.task_type or "?",
             steps=engine.env.steps,
             max_steps=engine.env.max_steps,
-            score=getattr(engine.env, "score", None),
+            # an env with a reward (WebShop) has it only at the end; one with a score shows it while it runs
+            score=None if hasattr(engine.env, "reward") else getattr(engine.env, "score", None),
+            reward=getattr(engine.env, "reward", None) if engine.env.done else None,
             depth=current.depth if current else 0,
             nodes=len(engine.tree),
             llm_calls=engine.llm_calls,

@@ -54,9 +54,10 @@ def test_the_paper_preset_on_the_bundled_catalogue_says_there_is_no_paper_set(we
     assert code == 2 and "bundled WebShop catalogue has no paper set" in err and len(err.strip().splitlines()) == 1
 
 
-def test_demo_on_another_agent_is_one_line(webshop, capsys):
-    assert main(["run", "--env", "webshop", "--game", "0", "--agent", "react", "--llm", "demo", "--quiet"]) == 2
-    assert "--llm demo plays the bundled alfworld games; on webshop" in capsys.readouterr().err
+def test_another_agents_demo_plays_webshop_with_its_own_script(webshop, capsys):
+    """Each baseline agent has its own WebShop demo (`<agent>-webshop.jsonl`), no longer ALFWorld's."""
+    assert main(["run", "--env", "webshop", "--game", "0", "--agent", "react", "--llm", "demo", "--quiet"]) == 0
+    assert capsys.readouterr().out.startswith("SUCCESS: won")
 
 
 def test_recodes_action_list_and_facts_are_the_ones_every_agent_shares():
