@@ -12,6 +12,13 @@ steady-state throughput (the one-off worker start is printed separately).
 wave dominates: lanes sit idle while the slowest final episode finishes (at
 24 games, 3 per lane, that tail costs c=8 about a sixth of its throughput).
 
+User path: `recode-tui eval --llm profile:NAME -c N` against a served model (ALFWorld).
+
+Targets (the README promises no figure; chosen for a model-bound eval, where the
+LLM's latency dominates and lanes overlap it): every episode won (the demo script
+wins them); speed-up over c=1 at least 0.6x the concurrency (c=4: 2.4x, c=8: 4.8x),
+i.e. at most 40 % lost to the machinery and the last wave's tail on 2 shared cores.
+
 Run: .venv/bin/python benchmarks/bench_eval.py [--games 48] [--levels 1,4,8] [--latency 0.2]
 """
 
@@ -28,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.evaluation import EvalPlan, EvalReport, Evaluation  # noqa: E402
+from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.remote import EnvPool  # noqa: E402
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles  # noqa: E402
 from recode_tui.commands.evaluate import llm_factory, select_games  # noqa: E402
@@ -73,15 +81,25 @@ async def main() -> int:
             rows.append(await one_level(level, games, profiles, Path(tmp) / f"c{level}"))
             row = rows[-1]
             print(f"c={level}: {row['per_min']:.1f} episodes/min", file=sys.stderr, flush=True)
+    verdicts = Verdicts("bench_eval")
     base = rows[0]["per_min"]
     print(f"{args.games} episodes (demo script, all six task types) per level; {args.latency * 1000:.0f} ms "
           f"latency per LLM call; {os.cpu_count()} CPUs; load average before: {os.getloadavg()[0]:.1f}\n")
-    print("| c | episodes won | wall s | episodes/min | speed-up vs c=1 | LLM calls | main CPU s | worker CPU s | worker start s |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| c | episodes won | wall s | episodes/min | speed-up vs c=1 | LLM calls | main CPU s | worker CPU s "
+          "| worker start s | vs target |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
+        won = Target(f"c={r['c']}: episodes won", r["episodes"], "", "the demo script wins them", at_least=True)
+        verdict = f"{verdicts.check(won, r['wins'])} all won"
+        if r is not rows[0]:
+            ratio = r["c"] / rows[0]["c"] * 0.6
+            speed = Target(f"c={r['c']}: speed-up vs c={rows[0]['c']}", ratio, "x", "chosen: 0.6x the concurrency",
+                           at_least=True)
+            verdict += f"; {verdicts.check(speed, r['per_min'] / base)} {speed.describe()}"
         print(f"| {r['c']} | {r['wins']}/{r['episodes']} | {r['wall']:.1f} | {r['per_min']:.1f} | "
-              f"{r['per_min'] / base:.2f}x | {r['calls']} | {r['main_cpu']:.1f} | {r['workers_cpu']:.1f} | {r['warm']:.1f} |")
-    return 0
+              f"{r['per_min'] / base:.2f}x | {r['calls']} | {r['main_cpu']:.1f} | {r['workers_cpu']:.1f} | {r['warm']:.1f} "
+              f"| {verdict} |")
+    return verdicts.finish()
 
 
 if __name__ == "__main__":
