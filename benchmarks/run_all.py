@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="print only the PASS/MISS lines, not the tables")
     parser.add_argument("--target-scale", type=float, default=None, help="multiply every target's limit by this")
     args = parser.parse_args(argv)
-    env = dict(os.environ)
+    env = dict(os.environ, PYTHONUNBUFFERED="1")  # the tables show as they are printed, not when a script ends
     if args.target_scale is not None:
         env[SCALE_ENV] = str(args.target_scale)
     scripts = sorted(HERE.glob("bench_*.py"))
