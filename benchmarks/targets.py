@@ -86,7 +86,9 @@ class Verdicts:
 
 
 def _number(value: float) -> str:
-    if value == 0 or abs(value) >= 100:
+    if float(value).is_integer() and abs(value) < 1e6:
+        return str(int(value))
+    if abs(value) >= 100:
         return f"{value:.0f}"
     if abs(value) >= 10:
         return f"{value:.1f}"
