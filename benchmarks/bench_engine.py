@@ -3,7 +3,8 @@
 Plays bundled games (one per task type) twice: raw `env.step` over the same
 actions, then through the ReCode engine stepping event by event, with node
 code in the sandbox worker process that `agent.runners` builds for every user
-path (the in-process thread runner is for the engine's tests only). Episodes
+path (the in-process thread runner is for the engine's tests only), and the
+journal writer every user path has (`start_session`). Episodes
 are long on purpose: the scripted answer first visits every receptacle the
 room lists and examines it (one node per action), then plays the stored walkthrough in one
 loop, 30-50 actions in all, so a row is not noise from a handful of steps.
@@ -16,7 +17,16 @@ Columns, each labelled for what it includes:
 - `step ms`: median raw `env.step` (with the engine speedups); `stock step ms`
   the same with them off (own process, they patch process-wide);
 - `engine ms/action`: episode wall time minus time inside the env, per action:
-  the engine, the sandbox round trips, the per-node variable snapshots.
+  the engine, the sandbox round trips, the per-node variable snapshots, the journal.
+
+User path: `recode-tui run --game ID` (and each `eval` episode) with ReCode on ALFWorld.
+
+Targets, per game, each a ratio of two figures measured in the same run (so the
+machine's load cancels out in part; bench_env holds the step's milliseconds):
+the speedups make the step at least 5x faster than stock (README: "a step costs
+about 3 ms instead of 40", ~13x; wide margin); the engine's own work per action,
+journal included, at most 30 % of the stock step (the README promises no figure:
+measured 3-20 % here under a load of ~9 on 2 cores, 1.5x the worst).
 
 Run: .venv/bin/python benchmarks/bench_engine.py
 """
@@ -29,6 +39,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -37,12 +48,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent.engine import Engine  # noqa: E402
 from agent.events import ActionSent, NodeStarted, RunFinished  # noqa: E402
 from agent.runners import RunnerSettings  # noqa: E402
+from agent.session import start_session  # noqa: E402
+from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.alfworld.catalog import list_games, resolve_game  # noqa: E402
 from envs.alfworld.env import make_env  # noqa: E402
 from mockllm.scripted import ScriptedLLM, ScriptEntry  # noqa: E402
 
 TASK_TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
 MAX_STEPS = 150
+SPEEDUP = Target("stock step / step with the speedups (medians)", 5, "x", "README: 40 ms vs 3 ms (~13x); wide margin",
+                 at_least=True)
+OWN_WORK = Target("engine's own work per action, journal included, / stock step", 30, "%",
+                  "measured 3-20 % here (load 9), 1.5x the worst")
 
 
 def walkthrough(game: str) -> list[str]:
@@ -115,6 +132,8 @@ async def engine_replay(game: str) -> tuple[int, int, float, float, float, bool]
     await runner.ensure_started()  # the worker's start-up, outside the episode's clock
     worker_start = time.perf_counter() - began
     engine = Engine(env, llm, runner)
+    sessions = tempfile.TemporaryDirectory()
+    session = start_session(engine, Path(sessions.name), game, "bench")  # the journal every user path writes
     actions = nodes = 0
     env.env_seconds = 0.0
     started = time.perf_counter()
@@ -126,6 +145,8 @@ async def engine_replay(game: str) -> tuple[int, int, float, float, float, bool]
             break
     total = time.perf_counter() - started
     await engine.close()
+    session.writer.close()
+    sessions.cleanup()
     return actions, nodes, worker_start, total, env.env_seconds, event.success
 
 
@@ -141,10 +162,11 @@ def stock_step_medians() -> dict[str, float]:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def main() -> None:
+def main() -> int:
     if "--stock-steps" in sys.argv:
         print(json.dumps({game: statistics.median(raw_replay(game)[1]) for game in games()}))  # same actions
-        return
+        return 0
+    verdicts = Verdicts("bench_engine")
     chosen = games()
     cold_game = list_games(["put"])[1].id  # not one of the rows: its reset is this process's first
     began = time.perf_counter()
@@ -159,16 +181,22 @@ def main() -> None:
         rows.append((game, actions, nodes, worker_start, reset, statistics.median(steps), stock[game], overhead, won))
     print(f"cold first reset of this process ({cold_game}): {cold_reset * 1000:.0f} ms")
     print(f"{'game':<12}{'actions':>8}{'nodes':>6}{'worker start ms':>16}{'reset ms (warm)':>16}{'step ms':>9}"
-          f"{'engine ms/action':>18}{'overhead':>10}{'stock step ms':>15}{'vs stock':>10}{'won':>5}")
+          f"{'engine ms/action':>18}{'overhead':>10}{'stock step ms':>15}{'vs stock':>10}{'won':>5}  speed-up; own work vs stock")
     for game, actions, nodes, worker_start, reset, step, stock_step, overhead, won in rows:
+        speed_target = Target(f"{game}: {SPEEDUP.figure}", SPEEDUP.limit, SPEEDUP.unit, SPEEDUP.source, at_least=True)
+        own_target = Target(f"{game}: {OWN_WORK.figure}", OWN_WORK.limit, OWN_WORK.unit, OWN_WORK.source)
+        verdict = (f"  {stock_step / step:.1f}x {verdicts.check(speed_target, stock_step / step)} "
+                   f"{speed_target.describe()}; "
+                   f"{verdicts.check(own_target, overhead / stock_step * 100)} {own_target.describe()}")
         print(
             f"{game:<12}{actions:>8}{nodes:>6}{worker_start * 1000:>16.0f}{reset * 1000:>16.0f}{step * 1000:>9.1f}"
             f"{overhead * 1000:>18.2f}{overhead / step * 100:>9.1f}%{stock_step * 1000:>15.1f}"
-            f"{overhead / stock_step * 100:>9.1f}%{'yes' if won else 'no':>5}"
+            f"{overhead / stock_step * 100:>9.1f}%{'yes' if won else 'no':>5}{verdict}"
         )
-    print("(sandboxed runner with the checks, as run/eval; worker start-up outside the episode clock; "
-          "step = median raw env.step with the engine speedups; stock = TextWorld unpatched)")
+    print("(sandboxed runner with the checks, as run/eval, and the journal; worker start-up outside the episode "
+          "clock; step = median raw env.step with the engine speedups; stock = TextWorld unpatched)")
+    return verdicts.finish()
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

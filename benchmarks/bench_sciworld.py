@@ -8,6 +8,12 @@ actions every step), our `SciWorldEnv.step` (observation, score, completion
 only), and the bare simulator call (`server.step` alone). Also: JVM start, the
 first and later `reset`, and the JVM's resident memory after the episodes
 (target: a worker under ~600 MB with the default heap cap).
+
+User path: every ScienceWorld `env.step` / `reset` of `run`, `tui` and `eval --env sciworld`.
+
+Targets: our step at most 1.1x the bare simulator's (issue 24's figure: the env adds
+nothing a user would notice); JVM start at most 3 s (README: "about 2 s"; 1.5x margin);
+the JVM at most 600 MB resident (README: a worker near 350-500 MB; this file's ~600 MB).
 """
 
 from __future__ import annotations
@@ -22,7 +28,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.sciworld.env import SciWorldEnv  # noqa: E402
+
+STEP = Target("SciWorldEnv step / bare simulator step (medians)", 1.1, "x", "issue 24")
+START = Target("JVM start", 3.0, "s", "README: about 2 s; 1.5x margin")
+MEMORY = Target("JVM resident memory after the episodes", 600, "MB", "README 350-500 MB; this file's ~600 MB")
 from envs.sciworld.simulator import Simulator  # noqa: E402
 from envs.sciworld.tasks import find_task, simplifications_for  # noqa: E402
 
@@ -80,14 +91,18 @@ def main() -> int:
     memory = rss_mb(jvm)
     simulator.close()
 
-    print("| what | value |\n|---|---|")
-    print(f"| JVM start | {start:.2f} s |")
-    print(f"| reset, first / later (median) | {resets[0]:.2f} s / {statistics.median(resets[1:] or resets):.2f} s |")
-    print(f"| step, bare simulator (median of {len(bare)}) | {median_ms(bare):.1f} ms |")
-    print(f"| step, SciWorldEnv | {median_ms(ours):.1f} ms ({median_ms(ours) / max(median_ms(bare), 1e-9):.2f}x bare) |")
-    print(f"| step, the wrapper's own step | {median_ms(wrapper):.1f} ms |")
-    print(f"| JVM resident memory after {len(args.tasks.split(','))} episodes, heap cap {args.heap} MB | {memory:.0f} MB |")
-    return 0
+    verdicts = Verdicts("bench_sciworld")
+    ratio = median_ms(ours) / max(median_ms(bare), 1e-9)
+    print("| what | value | vs target |\n|---|---|---|")
+    print(f"| JVM start | {start:.2f} s | {verdicts.check(START, start)} {START.describe()} |")
+    print(f"| reset, first / later (median) | {resets[0]:.2f} s / {statistics.median(resets[1:] or resets):.2f} s | |")
+    print(f"| step, bare simulator (median of {len(bare)}) | {median_ms(bare):.1f} ms | |")
+    print(f"| step, SciWorldEnv | {median_ms(ours):.1f} ms ({ratio:.2f}x bare) | {verdicts.check(STEP, ratio)} "
+          f"{STEP.describe()} |")
+    print(f"| step, the wrapper's own step | {median_ms(wrapper):.1f} ms | |")
+    print(f"| JVM resident memory after {len(args.tasks.split(','))} episodes, heap cap {args.heap} MB | {memory:.0f} MB "
+          f"| {verdicts.check(MEMORY, memory)} {MEMORY.describe()} |")
+    return verdicts.finish()
 
 
 if __name__ == "__main__":

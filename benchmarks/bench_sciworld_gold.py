@@ -11,6 +11,13 @@ prints its table: a row per task, a row per topic group, overall. `--run`
 plays each task's first variation of the split with `recode-tui run --llm
 gold` in this process (one JVM shared by all), one row per task. Both take a
 few minutes: the two genetics tasks need ~10-20 s each to compute a gold path.
+
+User path: `recode-tui eval --env sciworld --llm gold -c 2` (default) or `recode-tui run
+--env sciworld --llm gold` per task (`--run`): as a user types them.
+
+Targets: every task won (the gold path is the simulator's own; a loss is a bug), the
+eval's exit status 0, and the default eval's wall time (all 30 tasks) at most 250 s
+(the README promises none; measured 166 s under a load of ~11 on 2 cores, 1.5x that). `--lengths` holds no target.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import os
 import subprocess
 import sys
@@ -29,8 +37,17 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.targets import Target, Verdicts  # noqa: E402
 
-def eval_table(split: str, concurrency: int, tasks: str) -> int:
+WALL = Target("eval wall time, 30 tasks at -c 2", 250, "s", "measured 166 s here (load ~11, 2 cores), 1.5x margin")
+EXIT = Target("eval's exit status", 0, "", "a clean eval exits 0")
+
+
+def won_all(n: int) -> Target:
+    return Target("tasks won by the gold path", n, "", "the gold path wins every task", at_least=True)
+
+
+def eval_table(split: str, concurrency: int, tasks: str, verdicts: Verdicts) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "recode_tui", "eval", "--env", "sciworld", "--split", split, "--per-task", "1",
                    "--llm", "gold", "-c", str(concurrency), "--no-progress", "-o", str(Path(tmp) / "eval")]
@@ -40,16 +57,24 @@ def eval_table(split: str, concurrency: int, tasks: str) -> int:
         began = time.monotonic()
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=dict(os.environ, COLUMNS="180"))
         wall = time.monotonic() - began
+        try:
+            episodes = json.loads((Path(tmp) / "eval" / "report.json").read_text())["episodes"]
+        except (OSError, ValueError, KeyError):
+            episodes = []
     lines = done.stdout.splitlines()
     start = next((i for i, line in enumerate(lines) if "episodes" in line and ":" in line and "gold" in line), 0)
     print("\n".join(lines[start:]))
     if done.returncode:
         print(done.stderr, file=sys.stderr)
-    print(f"\nwall time {wall:.0f} s (gold paths computed in the parent, workers' JVM start included); exit {done.returncode}")
-    return done.returncode
+    won = sum(bool(e.get("success")) for e in episodes)
+    print(f"\n{won}/{len(episodes)} won {verdicts.check(won_all(len(episodes) or 1), won)} (all)")
+    print(f"wall time {wall:.0f} s (gold paths computed in the parent, workers' JVM start included)"
+          + ("" if tasks else f" {verdicts.check(WALL, wall)} {WALL.describe()}"))
+    print(f"exit {done.returncode} {verdicts.check(EXIT, done.returncode)} (0)")
+    return 0
 
 
-def run_table(split: str, tasks: str) -> int:
+def run_table(split: str, tasks: str, verdicts: Verdicts) -> int:
     from envs.sciworld.tasks import task_names
     from envs.sciworld.variations import variation_table
     from recode_tui.commands.cli import main
@@ -69,8 +94,8 @@ def run_table(split: str, tasks: str) -> int:
             wins += code == 0
             line = out.getvalue().strip().splitlines()[-1] if out.getvalue().strip() else f"exit {code}"
             print(f"| {name} | {episode} | {line.split(' | ')[0]} | {time.monotonic() - began:.1f} |", flush=True)
-    print(f"\n{wins}/{len(names)} won")
-    return 0 if wins == len(names) else 1
+    print(f"\n{wins}/{len(names)} won {verdicts.check(won_all(len(names)), wins)} (all)")
+    return 0
 
 
 def lengths_table(split: str, tasks: str) -> int:
@@ -103,7 +128,12 @@ def main() -> int:
     args = parser.parse_args()
     if args.lengths:
         return lengths_table(args.split, args.tasks)
-    return run_table(args.split, args.tasks) if args.run else eval_table(args.split, args.concurrency, args.tasks)
+    verdicts = Verdicts("bench_sciworld_gold")
+    if args.run:
+        run_table(args.split, args.tasks, verdicts)
+    else:
+        eval_table(args.split, args.concurrency, args.tasks, verdicts)
+    return verdicts.finish()
 
 
 if __name__ == "__main__":
