@@ -1,0 +1,70 @@
+"""What a newcomer sees in a real terminal at 80x24 (tmux send-keys / capture-pane)."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .terminal import Tmux, needs_tmux
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = needs_tmux
+
+FIRST_OBSERVATION = (
+    "You are in the middle of a room. Looking quickly around you, you see a armchair 1, a coffeetable 2, "
+    "a coffeetable 1, a diningtable 1, a drawer 1, a garbagecan 1, a sidetable 1, and a sofa 1."
+)
+
+
+@pytest.fixture
+def tmux():
+    server = Tmux(f"recode-tui-newcomer-{os.getpid()}")
+    yield server
+    server.kill_server()
+
+
+def start(tmux: Tmux, session: str, width: int, height: int, args: str = "tui") -> None:
+    # Textual takes COLUMNS/LINES from the environment over the terminal's size: drop them
+    command = f"cd {ROOT} && env -u COLUMNS -u LINES {sys.executable} -m recode_tui {args}"
+    done = tmux("new-session", "-d", "-s", session, "-x", str(width), "-y", str(height), command)
+    assert done.returncode == 0, done.stderr
+
+
+def environment_pane(screen: str) -> str:
+    """The text of the Environment pane (the right-hand box), its wrapped lines joined."""
+    rows = [line for line in screen.splitlines() if line.count("│") >= 2]
+    start = next(i for i, line in enumerate(screen.splitlines()) if "Environment" in line)
+    column = screen.splitlines()[start].index("╭─ Environment")
+    parts = [row[column + 1 :].rstrip().rstrip("│").strip() for row in rows if len(row) > column]
+    return re.sub(r"\s+", " ", " ".join(parts))
+
+
+def wait_until(tmux: Tmux, session: str, check, timeout: float = 20.0) -> str:
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = tmux.screen(session)
+        if check(screen):
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"the screen never showed it:\n{screen}")
+
+
+def test_first_observation_is_whole_after_v_at_80x24_and_after_a_resize(tmux: Tmux) -> None:
+    """The log hidden at start wraps to its width once shown, and again after a resize: nothing is cut."""
+    session = "log"
+    start(tmux, session, 80, 24)
+    tmux.wait_for(session, "paused")
+    tmux.wait_for(session, "Code tree")
+    tmux("send-keys", "-t", session, "v")
+    screen = wait_until(tmux, session, lambda s: "Environment" in s and "TASK put a vase" in s)
+    screen = wait_until(tmux, session, lambda s: FIRST_OBSERVATION in environment_pane(s), timeout=5)
+    tmux("resize-window", "-t", session, "-x", "100", "-y", "30")  # the wide layout: a narrower log pane
+    screen = wait_until(tmux, session, lambda s: "Code tree" in s and "Environment" in s)
+    wait_until(tmux, session, lambda s: FIRST_OBSERVATION in environment_pane(s), timeout=5)
