@@ -33,7 +33,7 @@ from string import Template
 from typing import Any, AsyncIterator
 
 from agent.agents.react.answer import SKELETON, parse_react
-from agent.agents.react.grammar import LEVELS, action_problem
+from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.answer_rule import Verdict
 from agent.events import (
     Event,
@@ -101,7 +101,7 @@ class ReActAgent(Stepper):
             return verdict
         problem = action_problem(self.env, verdict.blocks[0], self.options["check"])
         if problem:
-            return Verdict(False, thought=verdict.thought, message=problem, line=_action_line(text))
+            return Verdict(False, thought=verdict.thought, message=problem, line=action_line(text, "action"))
         return verdict
 
     def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
@@ -211,9 +211,3 @@ class ReActAgent(Stepper):
             max_steps=str(self.env.max_steps),
         )
 
-
-def _action_line(text: str) -> int | None:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip().lower().lstrip("*").startswith("action"):
-            return number
-    return None
