@@ -117,6 +117,10 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         self.engine = engine
         self.debugger = Debugger(engine, breakpoints=breakpoints)
         self.drafts: dict[str, str] = dict(drafts or {})  # node id -> the person's expansion text
+        # An accepted answer leaves the drafts: the node's next call (a Plan-and-Execute turn, a
+        # ReCAP refine) starts from the agent's template; a repair starts from the answer that failed.
+        self.submitted_node: str | None = None  # the node of the answer submitted, until it is taken
+        self.accepted_answers: dict[str, str] = {}  # node id -> its last accepted answer, for a repair
         self.replayed = list(replayed)
         self.how = how  # resumed | rewound | forked: said in the first stop of a replayed run
         self.autostart = autostart
@@ -403,6 +407,13 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
                 self.show_prompt(title, event.prompt)
             elif isinstance(event, (ev.ExpansionReceived, ev.RunFinished)):
                 self.pending_prompt = None
+            if isinstance(event, ev.ExpansionReceived) and self.submitted_node is not None:
+                text = self.drafts.pop(self.submitted_node, None)
+                if text is not None:
+                    self.accepted_answers[self.submitted_node] = text
+                self.submitted_node = None
+            elif isinstance(event, ev.ExpansionRejected):
+                self.submitted_node = None  # refused: its text stays the node's draft, to be corrected
         if self.run_state is RunState.RUNNING:
             current = self.tree_view.item(self.tree_view.current_id or "")
             if current is not None:
@@ -456,6 +467,8 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
             known = await self.engine.runner.names()
         except Exception:  # noqa: BLE001
             known = frozenset()
+        if event.purpose == "repair" and node.id not in self.drafts and node.id in self.accepted_answers:
+            self.drafts[node.id] = self.accepted_answers[node.id]
         self.editor.open(node.id, node.code, known, attempt=event.attempt, purpose=event.purpose, note=note,
                          role=event.role)
         self.focus_editor(f"Type the expansion of {node.id}", force)
@@ -534,6 +547,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         self.editor.editor.call_later(self.editor.submit)
 
     def on_expansion_editor_submitted(self, message: ExpansionEditor.Submitted) -> None:
+        self.submitted_node = message.node_id
         if self.llm_control.take_submission(message.text):  # a reviewed proposal
             return
         if not self.debugger.awaiting_human or self.driver.busy:

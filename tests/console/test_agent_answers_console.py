@@ -58,7 +58,8 @@ async def test_plan_and_execute_check_line_template_and_action_check() -> None:
         await submit_once(pilot, app)
 
         second = await until_call(pilot, app, "act")
-        assert second.node_id == first.node_id  # the same step asks again
+        assert second.node_id == first.node_id  # the same step asks again: a fresh template, not the last answer
+        assert app.editor.editor.text == TURN_SKELETON
         check = await answer(pilot, app, "Thought: got it\nDone: holding vase 1")
         assert check.ok and check.message.startswith("Done: the step is finished") and "SKIP" not in check.message
         await submit_once(pilot, app)
@@ -80,6 +81,7 @@ async def test_recap_check_line_template_and_action_check() -> None:
 
         again = await until_call(pilot, app, "refine")
         assert again.node_id == first.node_id
+        assert app.editor.editor.text == RECAP_SKELETON  # not the list just carried out: ctrl+s must not repeat it
         check = await answer(pilot, app, "Thought: stop here\nFailed: no vase in sight")
         assert check.ok and check.message.startswith("Failed: this level gives up") and "SKIP" not in check.message
         await submit_once(pilot, app)
