@@ -68,3 +68,18 @@ def test_first_observation_is_whole_after_v_at_80x24_and_after_a_resize(tmux: Tm
     tmux("resize-window", "-t", session, "-x", "100", "-y", "30")  # the wide layout: a narrower log pane
     screen = wait_until(tmux, session, lambda s: "Code tree" in s and "Environment" in s)
     wait_until(tmux, session, lambda s: FIRST_OBSERVATION in environment_pane(s), timeout=5)
+
+
+def test_q_on_an_unfinished_run_says_how_to_resume_and_exits_3(tmux: Tmux, tmp_path: Path) -> None:
+    session = "quit"
+    command = (f"cd {ROOT} && env -u COLUMNS -u LINES RECODE_TUI_SESSIONS={tmp_path} {sys.executable} -m recode_tui tui; "
+               "echo EXIT=$?; sleep 60")
+    assert tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command).returncode == 0
+    tmux.wait_for(session, "paused")
+    tmux("send-keys", "-t", session, "q")
+    screen = tmux.wait_for(session, "EXIT=", timeout=20)
+    assert "EXIT=3" in screen  # paused, as the plain mode's exit status says
+    joined = screen.replace("\n", "")
+    folder = next(tmp_path.iterdir())
+    assert "The run is not finished; its session is saved." in screen
+    assert f"continue with: recode-tui tui --resume {folder}" in joined
