@@ -401,7 +401,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
                 code = node.code.split("\n", 1)[0] if node else ""
                 title = (
                     f"Prompt for {event.node_id} `{code}` — {event.purpose}, attempt {event.attempt}, "
-                    f"{len(event.prompt)} chars"
+                    f"{len(event.prompt):,} chars"
                 )
                 self.pending_prompt = (title, event.prompt)
                 self.show_prompt(title, event.prompt)
@@ -496,7 +496,8 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         if node.expansions:
             last = node.expansions[-1]
             state = "accepted" if last.accepted else f"rejected: {last.reason}"
-            title = f"Prompt of {node.id} `{node.code.split(chr(10), 1)[0]}` — {last.purpose}, {state}"
+            title = (f"Prompt of {node.id} `{node.code.split(chr(10), 1)[0]}` — {last.purpose}, {state}, "
+                     f"{len(last.prompt):,} chars")
             self.show_prompt(title, last.prompt)
         elif self.pending_prompt is not None:
             self.show_prompt(*self.pending_prompt)
