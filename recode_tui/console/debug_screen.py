@@ -154,7 +154,8 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
             with Vertical(id="left"):
                 yield CodeTreeView(self.engine.tree, id="code-tree")
                 yield NodeDetail(id="detail")
-            yield VariablesPane(self.engine.runner.full_value, console.watch_expressions, id="vars")
+            yield VariablesPane(self.engine.runner.full_value, console.watch_expressions,
+                                note=getattr(self.engine, "variables_note", ""), id="vars")
             log = EnvLog(id="env-log")
             log.scores = lambda: getattr(self.engine.env, "score_log", ())  # an env with a score logs its changes
             yield log

@@ -66,6 +66,8 @@ class PlanExecuteAgent(Stepper):
     root_code = "task"
     # check: how an executor's action is checked before it is sent, as ReAct's (grammar, admissible, off)
     option_defaults = {"executor_steps": 10, "max_replans": 3, "replan_every_step": False, "check": "grammar"}
+    variables_note = ("Plan-and-Execute keeps no variables: its state is the plan (each step's status and "
+                      "output) and the current step's executor turns. The Plan tab (a) shows it.")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

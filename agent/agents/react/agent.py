@@ -86,6 +86,9 @@ class ReActAgent(Stepper):
     main_prompt_file = "react.txt"
     root_code = "task"
     option_defaults = {"window": 0, "check": "grammar"}
+    variables_note = ("ReAct keeps no variables: its state is its trajectory, the thought, action and "
+                      "observation of every turn. The Turns tab (a) shows it; the Environment log shows the "
+                      "actions and observations.")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -56,6 +56,8 @@ class RecapAgent(Stepper):
     root_code = "task"
     # check: how an action item is checked before it is sent, as ReAct's (grammar, admissible, off)
     option_defaults = {"window": 64, "max_revisions": 16, "check": "grammar"}
+    variables_note = ("ReCAP keeps no variables: its state is the remaining subtask list of each open level "
+                      "and the conversation window the model sees. The Levels tab (a) shows it.")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
