@@ -83,3 +83,19 @@ def test_q_on_an_unfinished_run_says_how_to_resume_and_exits_3(tmux: Tmux, tmp_p
     folder = next(tmp_path.iterdir())
     assert "The run is not finished; its session is saved." in screen
     assert f"continue with: recode-tui tui --resume {folder}" in joined
+
+
+def test_nothing_covers_the_editor_at_start_at_100x30(tmux: Tmux, tmp_path: Path) -> None:
+    session = "start"
+    command = f"cd {ROOT} && env -u COLUMNS -u LINES RECODE_TUI_SESSIONS={tmp_path} {sys.executable} -m recode_tui tui"
+    assert tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", command).returncode == 0
+    tmux.wait_for(session, "Expansion")  # the first frame
+    deadline = time.monotonic() + 8  # the first seconds, when a notice would show
+    while time.monotonic() < deadline:
+        screen = tmux.screen(session)
+        editor = screen.splitlines()[-10:]  # the editor, its check line and the keys
+        assert not any("journal" in line.lower() or "▌" in line for line in editor), screen
+        time.sleep(0.2)
+    screen = tmux.wait_for(session, "paused")
+    folder = next(tmp_path.iterdir())
+    assert f"session {folder.name}"[:30] in screen.splitlines()[1]  # the status line names the session
