@@ -43,6 +43,9 @@ class Verdict:
     line: int | None = None  # the line of the answer text where the problem is, when known
     notes: tuple[str, ...] = field(default_factory=tuple)  # worth telling, not a refusal
     refused_by_sandbox: bool = False
+    # What an accepted answer will do, in the agent's own words (the editor's check line):
+    # "Done: the step is finished", "a plan of 3 steps". '' for ReCode (children are counted).
+    summary: str = ""
 
     @property
     def empty(self) -> bool:

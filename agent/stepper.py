@@ -166,6 +166,9 @@ class Stepper:
     structure_title: ClassVar[str] = "Steps"  # the title of the pane that draws `tree`
     default_prompts: ClassVar[Path | None] = None  # the prompt set used when --prompts is not given
     option_defaults: ClassVar[dict[str, Any]] = {}  # agent options (--agent-option KEY=VALUE) and defaults
+    # An agent whose runner keeps no variables says what it keeps instead (the console's Variables
+    # pane shows it in place of an empty table); '' for ReCode and CodeAct, whose code keeps them.
+    variables_note: ClassVar[str] = ""
     root_code: ClassVar[str] = "task"
     main_prompt_file: ClassVar[str] = "expand.txt"  # what makes a folder this agent's prompt set
     view_title: ClassVar[str] = ""  # the title of the console's agent tab; "" = the agent has no view

@@ -1,6 +1,6 @@
 """The `recode-tui` command line.
 
-Exit codes: 0 success, 1 an unsuccessful episode, 2 bad usage.
+Exit codes: 0 success, 1 an unsuccessful episode, 2 bad usage, 3 paused (the session is saved: `--resume` continues it).
 """
 
 from __future__ import annotations
@@ -190,6 +190,12 @@ def _run_console(args: argparse.Namespace) -> int:
     if control is not None and args.resume is not None and control.session is None:
         print(nothing_opened(control.failure or "the session was not opened", args.resume), file=sys.stderr)
         return 1
+    hint = app.resume_hint() if control is not None else ""
+    if hint:  # quit before the end: the session is kept, as the plain mode says (and its exit status)
+        from recode_tui.plain.terminal import EXIT_PAUSED
+
+        print(f"The run is not finished; its session is saved.\ncontinue with: {hint}")
+        return EXIT_PAUSED
     return 0
 
 

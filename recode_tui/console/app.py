@@ -172,6 +172,26 @@ class RecodeApp(CrashReport, App[None]):
         """The watch list outlives a run: the next run's variables pane starts from it."""
         self.watch_expressions[:] = expressions
 
+    # -- quitting an unfinished run -----------------------------------------------------------
+
+    def resume_hint(self) -> str:
+        """How to come back to the run on show ('' when it is over or not journaled)."""
+        control = self.session_control
+        session = getattr(control, "session", None)
+        if session is None or self._run_screen.debugger.done:
+            return ""
+        return f"recode-tui tui --resume {session.folder}"
+
+    def action_help_quit(self) -> None:
+        """ctrl+c: a running run pauses first; then say how to quit and how to come back."""
+        screen = self._run_screen
+        running = screen.is_attached and screen.driver.busy and not screen.debugger.awaiting_human
+        if running:
+            screen.action_pause()
+        hint = self.resume_hint()
+        text = "q quits" + (f"; the session is kept: `{hint}` continues it." if hint else ".")
+        self.notify(text, title="Paused: do you want to quit?" if running else "Do you want to quit?")
+
     # -- the run on show, read-only (the debug screen owns it) ----------------------------------
 
     @property

@@ -117,6 +117,10 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         self.engine = engine
         self.debugger = Debugger(engine, breakpoints=breakpoints)
         self.drafts: dict[str, str] = dict(drafts or {})  # node id -> the person's expansion text
+        # An accepted answer leaves the drafts: the node's next call (a Plan-and-Execute turn, a
+        # ReCAP refine) starts from the agent's template; a repair starts from the answer that failed.
+        self.submitted_node: str | None = None  # the node of the answer submitted, until it is taken
+        self.accepted_answers: dict[str, str] = {}  # node id -> its last accepted answer, for a repair
         self.replayed = list(replayed)
         self.how = how  # resumed | rewound | forked: said in the first stop of a replayed run
         self.autostart = autostart
@@ -150,7 +154,8 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
             with Vertical(id="left"):
                 yield CodeTreeView(self.engine.tree, id="code-tree")
                 yield NodeDetail(id="detail")
-            yield VariablesPane(self.engine.runner.full_value, console.watch_expressions, id="vars")
+            yield VariablesPane(self.engine.runner.full_value, console.watch_expressions,
+                                note=getattr(self.engine, "variables_note", ""), id="vars")
             log = EnvLog(id="env-log")
             log.scores = lambda: getattr(self.engine.env, "score_log", ())  # an env with a score logs its changes
             yield log
@@ -399,12 +404,19 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
                 code = node.code.split("\n", 1)[0] if node else ""
                 title = (
                     f"Prompt for {event.node_id} `{code}` — {event.purpose}, attempt {event.attempt}, "
-                    f"{len(event.prompt)} chars"
+                    f"{len(event.prompt):,} chars"
                 )
                 self.pending_prompt = (title, event.prompt)
                 self.show_prompt(title, event.prompt)
             elif isinstance(event, (ev.ExpansionReceived, ev.RunFinished)):
                 self.pending_prompt = None
+            if isinstance(event, ev.ExpansionReceived) and self.submitted_node is not None:
+                text = self.drafts.pop(self.submitted_node, None)
+                if text is not None:
+                    self.accepted_answers[self.submitted_node] = text
+                self.submitted_node = None
+            elif isinstance(event, ev.ExpansionRejected):
+                self.submitted_node = None  # refused: its text stays the node's draft, to be corrected
         if self.run_state is RunState.RUNNING:
             current = self.tree_view.item(self.tree_view.current_id or "")
             if current is not None:
@@ -458,6 +470,8 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
             known = await self.engine.runner.names()
         except Exception:  # noqa: BLE001
             known = frozenset()
+        if event.purpose == "repair" and node.id not in self.drafts and node.id in self.accepted_answers:
+            self.drafts[node.id] = self.accepted_answers[node.id]
         self.editor.open(node.id, node.code, known, attempt=event.attempt, purpose=event.purpose, note=note,
                          role=event.role)
         self.focus_editor(f"Type the expansion of {node.id}", force)
@@ -485,7 +499,8 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         if node.expansions:
             last = node.expansions[-1]
             state = "accepted" if last.accepted else f"rejected: {last.reason}"
-            title = f"Prompt of {node.id} `{node.code.split(chr(10), 1)[0]}` — {last.purpose}, {state}"
+            title = (f"Prompt of {node.id} `{node.code.split(chr(10), 1)[0]}` — {last.purpose}, {state}, "
+                     f"{len(last.prompt):,} chars")
             self.show_prompt(title, last.prompt)
         elif self.pending_prompt is not None:
             self.show_prompt(*self.pending_prompt)
@@ -536,6 +551,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         self.editor.editor.call_later(self.editor.submit)
 
     def on_expansion_editor_submitted(self, message: ExpansionEditor.Submitted) -> None:
+        self.submitted_node = message.node_id
         if self.llm_control.take_submission(message.text):  # a reviewed proposal
             return
         if not self.debugger.awaiting_human or self.driver.busy:

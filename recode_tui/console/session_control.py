@@ -163,9 +163,9 @@ class SessionControl:
             else:
                 self.resume(folder, at_start=True)
         elif self.session is not None:
+            # No notice: a toast at start covered the editor for seconds. The status line names the
+            # session; `S` lists the sessions and quitting an unfinished run prints its folder.
             self.check_journal()
-            if not self.error:
-                app.notify(f"journal: {self.session.folder}", title="Session", timeout=4)
 
     def _run_screen(self):
         """The debug screen of the run on show (a modal may be on top of it)."""

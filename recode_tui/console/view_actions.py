@@ -41,5 +41,7 @@ class ViewActions:
             self.notify("Every pane is shown at this width; z zooms the focused one.")  # type: ignore[attr-defined]
             return
         panes.toggle_class("-data")
-        target = self.variables.query_one("#vars-table") if panes.has_class("-data") else self.tree_view  # type: ignore[attr-defined]
+        variables = self.variables  # type: ignore[attr-defined]
+        data = self.env_log if variables.has_class("-no-variables") else variables.query_one("#vars-table")  # type: ignore[attr-defined]
+        target = data if panes.has_class("-data") else self.tree_view  # type: ignore[attr-defined]
         self.call_after_refresh(target.focus)  # type: ignore[attr-defined]

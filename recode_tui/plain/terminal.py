@@ -242,6 +242,10 @@ class PlainFrontEnd:
     run_task: "asyncio.Future[Any] | None" = None  # `run()`, cancelled by a signal between two answers
     _autosave: DraftAutosave | None = None  # the open editor's draft writer
     _restored: str = ""  # the node whose saved draft was put back in the editor
+    # An accepted answer leaves `_last_text` (the node's next call starts from the template; a repair
+    # from the answer that failed), as in the console.
+    _submitted: str | None = None  # the node of the answer submitted, until it is taken or refused
+    _accepted: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         from prompt_toolkit import PromptSession
@@ -346,6 +350,11 @@ class PlainFrontEnd:
 
     def _print_event(self, event: ev.Event) -> None:
         """The debugger's hook: every event as it passes, one line (the console batches the same hook)."""
+        if isinstance(event, (ev.ExpansionReceived, ev.ExpansionRejected)) and self._submitted is not None:
+            text = self._last_text.pop(self._submitted, None) if isinstance(event, ev.ExpansionReceived) else None
+            if text is not None:
+                self._accepted[self._submitted] = text
+            self._submitted = None
         self.say(event_line(event))
 
     def _show_request(self, request: ev.ExpansionRequested) -> None:
@@ -382,6 +391,7 @@ class PlainFrontEnd:
             raise
         self.history.append(text)
         self._last_text[request.node_id or ""] = text
+        self._submitted = request.node_id or ""
         try:
             return await self.debugger.submit(text)  # the person's time counts from the stop that asked them
         except Exception as exc:
@@ -402,7 +412,8 @@ class PlainFrontEnd:
                 raise ValidationError(message=reason, cursor_position=document.cursor_position)
 
         skeleton, skeleton_cursor = skeleton_for(engine, request)
-        default = self._last_text.get(request.node_id or "", skeleton)
+        node = request.node_id or ""
+        default = self._last_text.get(node) or (self._accepted.get(node) if request.purpose == "repair" else None) or skeleton
         cursor = skeleton_cursor if default == skeleton else draft_cursor_offset(default)  # where typing stopped
 
         def place_cursor() -> None:

@@ -17,6 +17,7 @@ from typing import Any, AsyncIterator
 
 from agent.agents.plan_execute.plan import PlanError, PlanStep, parse_plan, plan_diff, plan_text
 from agent.agents.plan_execute.turn import TurnError, parse_turn
+from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.answer_rule import Verdict
 from agent.events import (
     AgentNote,
@@ -63,7 +64,10 @@ class PlanExecuteAgent(Stepper):
     default_prompts = PROMPTS
     main_prompt_file = "planner.txt"
     root_code = "task"
-    option_defaults = {"executor_steps": 10, "max_replans": 3, "replan_every_step": False}
+    # check: how an executor's action is checked before it is sent, as ReAct's (grammar, admissible, off)
+    option_defaults = {"executor_steps": 10, "max_replans": 3, "replan_every_step": False, "check": "grammar"}
+    variables_note = ("Plan-and-Execute keeps no variables: its state is the plan (each step's status and "
+                      "output) and the current step's executor turns. The Plan tab (a) shows it.")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -82,12 +86,20 @@ class PlanExecuteAgent(Stepper):
                 plan = parse_plan(text, done=self._done_ids(), allow_empty=purpose == "replan")
             except PlanError as exc:
                 return Verdict(False, message=str(exc))
-            return Verdict(True, tuple(s.label for s in plan.steps), plan.thought)
+            ids = ", ".join(step.id for step in plan.steps)
+            summary = (f"a plan of {len(plan.steps)} step(s): {ids}" if plan.steps
+                       else "an empty plan: the replanner gives up and the run ends")
+            return Verdict(True, tuple(s.label for s in plan.steps), plan.thought, summary=summary)
         try:
             turn = parse_turn(text)
         except TurnError as exc:
             return Verdict(False, message=str(exc))
-        return Verdict(True, (turn.text,) if turn.kind == "action" else (), turn.thought)
+        problem = action_problem(self.env, turn.text, self.options["check"]) if turn.kind == "action" else ""
+        if problem:
+            return Verdict(False, thought=turn.thought, message=problem, line=action_line(text, "action"))
+        summaries = {"action": f"one action: {turn.text}", "done": f"Done: the step is finished ({turn.text})",
+                     "failed": f"Failed: the step fails and the replanner is asked ({turn.text})"}
+        return Verdict(True, (turn.text,) if turn.kind == "action" else (), turn.thought, summary=summaries[turn.kind])
 
     def answer_skeleton(self, purpose: str, role: str = "") -> str:
         if purpose in ("plan", "replan") or role in ("planner", "replanner"):
@@ -97,6 +109,9 @@ class PlanExecuteAgent(Stepper):
     # -- the run -------------------------------------------------------------------------
 
     async def _episode(self) -> AsyncIterator[Event]:
+        if self.options["check"] not in LEVELS:
+            yield self._finish(False, f"--agent-option check={self.options['check']}: use one of {', '.join(LEVELS)}")
+            return
         reset = await self._in_env_thread(self.env.reset)
         self.task, self.observation = reset.instruction, reset.observation
         root = self.tree.root

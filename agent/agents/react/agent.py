@@ -33,7 +33,7 @@ from string import Template
 from typing import Any, AsyncIterator
 
 from agent.agents.react.answer import SKELETON, parse_react
-from agent.agents.react.grammar import LEVELS, action_problem
+from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.answer_rule import Verdict
 from agent.events import (
     Event,
@@ -88,6 +88,9 @@ class ReActAgent(Stepper):
     main_prompt_file = "react.txt"
     root_code = "task"
     option_defaults = {"window": DEFAULT_WINDOW, "check": "grammar"}
+    variables_note = ("ReAct keeps no variables: its state is its trajectory, the thought, action and "
+                      "observation of every turn. The Turns tab (a) shows it; the Environment log shows the "
+                      "actions and observations.")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -103,7 +106,7 @@ class ReActAgent(Stepper):
             return verdict
         problem = action_problem(self.env, verdict.blocks[0], self.options["check"])
         if problem:
-            return Verdict(False, thought=verdict.thought, message=problem, line=_action_line(text))
+            return Verdict(False, thought=verdict.thought, message=problem, line=action_line(text, "action"))
         return verdict
 
     def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
@@ -215,9 +218,3 @@ class ReActAgent(Stepper):
             max_steps=str(self.env.max_steps),
         )
 
-
-def _action_line(text: str) -> int | None:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip().lower().lstrip("*").startswith("action"):
-            return number
-    return None

@@ -8,6 +8,10 @@ current state: an action the grammar allows but the state does not ("take
 apple 1 from desk 1" when the apple is elsewhere) is sent, and the observation
 says so, as in the ReAct paper. With the `admissible` level an environment
 that lists the commands valid now (ALFWorld) is held to that list.
+
+Every agent that answers with an action in words checks it here, with the
+same `check` option: ReAct's turn, Plan-and-Execute's executor, ReCAP's
+first (sent) action item.
 """
 
 from __future__ import annotations
@@ -103,3 +107,11 @@ def _translated(env: Any, text: str) -> str:
         return translate(text) if callable(translate) else text
     except Exception:  # noqa: BLE001
         return text
+
+
+def action_line(text: str, key: str) -> int | None:
+    """The number of the first line of `text` that starts with `key` (`Action`, a list's `1`), for the editor."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip().lower().lstrip("*").startswith(key.lower()):
+            return number
+    return None

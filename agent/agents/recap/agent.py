@@ -17,6 +17,7 @@ from string import Template
 from typing import Any, AsyncIterator
 
 from agent.agents.recap.decomposition import Decomposition, DecompositionError, Item, parse_decomposition
+from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.agents.recap.window import Window
 from agent.answer_rule import Verdict
 from agent.events import AgentNote, Event, ExpansionReceived, NodeCompleted, NodeError, NodeStarted, RunStarted
@@ -53,7 +54,10 @@ class RecapAgent(Stepper):
     default_prompts = PROMPTS
     main_prompt_file = "recap.txt"
     root_code = "task"
-    option_defaults = {"window": 64, "max_revisions": 16}
+    # check: how an action item is checked before it is sent, as ReAct's (grammar, admissible, off)
+    option_defaults = {"window": 64, "max_revisions": 16, "check": "grammar"}
+    variables_note = ("ReCAP keeps no variables: its state is the remaining subtask list of each open level "
+                      "and the conversation window the model sees. The Levels tab (a) shows it.")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -71,7 +75,18 @@ class RecapAgent(Stepper):
             decomposition = parse_decomposition(text)
         except DecompositionError as exc:
             return Verdict(False, message=str(exc))
-        return Verdict(True, tuple(i.label for i in decomposition.items), decomposition.thought)
+        first = decomposition.items[0] if decomposition.items else None
+        problem = action_problem(self.env, first.text, self.options["check"]) if first and first.kind == "action" else ""
+        if problem:  # the first item is sent now; the later ones are revised before they are
+            return Verdict(False, thought=decomposition.thought, message=f"item 1: {problem}",
+                           line=action_line(text, "1"))
+        if decomposition.end:
+            ends = "is finished" if decomposition.end == "done" else "gives up"
+            summary = f"{decomposition.end.capitalize()}: this level {ends} ({decomposition.result})"
+        else:
+            items = decomposition.items
+            summary = f"{len(items)} subtask(s); carried out now: {items[0].label}"
+        return Verdict(True, tuple(i.label for i in decomposition.items), decomposition.thought, summary=summary)
 
     def answer_skeleton(self, purpose: str, role: str = "") -> str:
         return SKELETON
@@ -120,6 +135,9 @@ class RecapAgent(Stepper):
     # -- the run ---------------------------------------------------------------------------------
 
     async def _episode(self) -> AsyncIterator[Event]:
+        if self.options["check"] not in LEVELS:
+            yield self._finish(False, f"--agent-option check={self.options['check']}: use one of {', '.join(LEVELS)}")
+            return
         reset = await self._in_env_thread(self.env.reset)
         self.task = reset.instruction
         self.first_observation = self.observation = reset.observation

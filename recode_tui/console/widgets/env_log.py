@@ -2,16 +2,22 @@
 
 A `Log` (virtual: it renders only the visible lines), written in batches, so it
 keeps up with 100k lines. Actions stand out through a highlighter.
+
+The log wraps long observations itself, to its width: it keeps every entry
+unwrapped and wraps them again when its width changes (a resize, a narrow
+terminal's `v` showing the hidden pane), so no line is cut at the pane's edge.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 import textwrap
 from typing import Callable, Iterable, Sequence
 
 from rich.highlighter import Highlighter
 from rich.text import Text
+from textual import events
 from textual.widgets import Log
 
 from agent import events as ev
@@ -55,6 +61,10 @@ class EnvLog(Log):
         super().__init__(highlight=True, **kwargs)
         self.highlighter = _EnvHighlighter()
         self._found: dict[int, list[tuple[int, int, bool]]] = {}  # line -> search matches on it
+        # Every entry as written, unwrapped: (text, indent), indent None for a line kept as is.
+        self.entries: list[tuple[str, str | None]] = []
+        self.entry_starts: list[int] = []  # the first log line of each entry
+        self.wrapped_to = 0  # the width the lines are wrapped to; 0: not yet laid out
 
     def _render_line_strip(self, y: int, rich_style):  # type: ignore[override]
         # Log keeps rendered lines only while text is selected; keep them always
@@ -90,38 +100,91 @@ class EnvLog(Log):
             if not top <= current.line < top + self.size.height:
                 self.scroll_to(y=max(0, current.line - self.size.height // 2), animate=False)
 
-    def _wrap(self, text: str, indent: str = INDENT) -> list[str]:
-        width = max(20, (self.size.width or 60) - 2)
+    def wrap_width(self) -> int:
+        """The width lines are wrapped to: the pane's, less a column for the scrollbar."""
+        return max(20, (self.size.width or 60) - 2)
+
+    @staticmethod
+    def wrap(text: str, indent: str | None, width: int) -> list[str]:
+        """One entry as log lines `width` wide; an entry without an indent stays one line."""
+        if indent is None:
+            return [text]
         lines: list[str] = []
         for para in text.strip("\n").split("\n"):
+            if len(para) + len(indent) <= width and para.isprintable():  # the usual short line: as textwrap would
+                lines.append(indent + para.rstrip() if para.strip() else indent)
+                continue
             lines.extend(
                 textwrap.wrap(para, width, initial_indent=indent, subsequent_indent=indent + "  ") or [indent]
             )
         return lines
 
-    def lines_for(self, event: ev.Event) -> list[str]:
+    def entries_for(self, event: ev.Event) -> list[tuple[str, str | None]]:
+        """What an event adds to the log: (text, indent) entries, wrapped when written."""
         match event:
             case ev.RunStarted():
-                return [
-                    *self._wrap(f"TASK {event.instruction}", ""),
-                    *self._wrap(event.observation),
-                ]
+                return [(f"TASK {event.instruction}", ""), (event.observation, INDENT)]
             case ev.ActionSent():
-                return [f"{event.step:>3} > {event.action}"]
+                return [(f"{event.step:>3} > {event.action}", None)]
             case ev.ObservationReceived():
-                return self._wrap(event.observation)
+                return [(event.observation, INDENT)]
             case ev.RunFinished():
                 verdict = "WON" if event.success else "FAILED"
-                return [f"══ {verdict}: {event.reason} ({event.steps} steps) ══"]
+                return [(f"══ {verdict}: {event.reason} ({event.steps} steps) ══", None)]
         return []
+
+    def lines_for(self, event: ev.Event) -> list[str]:
+        """The log lines an event adds at the log's present width."""
+        width = self.wrap_width()
+        return [line for text, indent in self.entries_for(event) for line in self.wrap(text, indent, width)]
 
     scores: Callable[[], Sequence[tuple[int, int, int]]] | None = None  # the env's (step, old, new) score changes
 
     def apply(self, events: Iterable[ev.Event]) -> None:
-        lines: list[str] = []
+        entries: list[tuple[str, str | None]] = []
         for event in events:
-            lines.extend(self.lines_for(event))
+            entries.extend(self.entries_for(event))
             if isinstance(event, ev.ObservationReceived) and self.scores is not None:
-                lines.extend(f"{INDENT}score {old} → {new}" for step, old, new in self.scores() if step == event.step)
-        if lines:
-            self.write_lines(lines)
+                entries.extend((f"{INDENT}score {old} → {new}", None) for step, old, new in self.scores() if step == event.step)
+        if not entries:
+            return
+        width = self.wrap_width()
+        if self.size.width:
+            self.wrapped_to = width
+        lines: list[str] = []
+        start = len(self.lines)
+        for text, indent in entries:
+            self.entry_starts.append(start + len(lines))
+            lines.extend(self.wrap(text, indent, width))
+        self.entries.extend(entries)
+        self.write_lines(lines)
+
+    # -- re-flow ----------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A new width (a resize, or the hidden pane shown): wrap every entry again."""
+        if self.size.width and self.wrap_width() != self.wrapped_to:
+            self.reflow()
+
+    def reflow(self) -> None:
+        """Every entry wrapped to the present width; the first entry in view stays in view."""
+        width = self.wrap_width()
+        self.wrapped_to = width
+        if not self.entries:
+            return
+        at_end = self.is_vertical_scroll_end
+        top = int(self.scroll_y)
+        first = max(0, bisect_right(self.entry_starts, top) - 1)
+        lines: list[str] = []
+        starts: list[int] = []
+        for text, indent in self.entries:
+            starts.append(len(lines))
+            lines.extend(self.wrap(text, indent, width))
+        self.entry_starts = starts
+        self._found = {}  # line numbers of search matches are stale: the next search step finds them again
+        self.clear()
+        self.write_lines(lines, scroll_end=False)
+        if at_end:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+        else:
+            self.scroll_to(x=0, y=starts[first], animate=False, immediate=True)

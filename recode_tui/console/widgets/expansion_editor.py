@@ -5,8 +5,8 @@ role, typed=True, known=...)` (ReCode's judges by `judge_answer`, ReAct's
 wants one action, CodeAct's one cell). An empty editor shows the agent's
 `answer_skeleton(purpose, role)` (ReCode's is the <think>/<execute> one). An
 agent may also say what an accepted answer will do with
-`describe_answer(verdict, purpose, role) -> str`; without it the line counts
-child nodes, as for ReCode.
+`describe_answer(verdict, purpose, role) -> str`, or its judge put it in
+`Verdict.summary`; without either the line counts child nodes, as for ReCode.
 
 The text of every node's draft lives in `drafts` (owned by the run's screen), so
 switching panes or tabs, resizing, or cancelling never loses it.
@@ -75,7 +75,7 @@ def engine_check(engine: object, text: str, purpose: str, role: str, known: froz
     verdict = oversized(text) or engine.judge(text, purpose, role, typed=True, known=known)  # type: ignore[attr-defined]
     describe = getattr(engine, "describe_answer", None)
     accepted_text = describe(verdict, purpose, role) if verdict.accepted and callable(describe) else ""
-    return check_of(verdict, accepted_text)
+    return check_of(verdict, accepted_text or verdict.summary)
 
 
 def engine_skeleton(engine: object, purpose: str, role: str = "") -> str:

@@ -5,11 +5,30 @@ from __future__ import annotations
 from typing import Sequence
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 from textual.widgets.text_area import Selection
 
 from recode_tui.console.search import Match
+
+
+class PromptText(TextArea):
+    """The read-only prompt: Home and End go to its top and bottom (a line has nothing to move in)."""
+
+    BINDINGS = [
+        Binding("home", "top", "Top", id="prompt.top", show=False),
+        Binding("end", "bottom", "Bottom", id="prompt.bottom", show=False),
+    ]
+
+    def action_top(self) -> None:
+        self.move_cursor((0, 0))
+        self.scroll_home(animate=False)
+
+    def action_bottom(self) -> None:
+        last = self.document.line_count - 1
+        self.move_cursor((last, len(self.document[last])))
+        self.scroll_end(animate=False)
 
 
 class PromptView(Vertical):
@@ -19,7 +38,7 @@ class PromptView(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("No prompt yet: a prompt appears when a stub is expanded.", id="prompt-title")
-        yield TextArea("", id="prompt-text", read_only=True, soft_wrap=True, show_line_numbers=True)
+        yield PromptText("", id="prompt-text", read_only=True, soft_wrap=True, show_line_numbers=True)
 
     def on_mount(self) -> None:
         shown = getattr(self.screen, "shown_prompt", None)  # what the run's screen shows

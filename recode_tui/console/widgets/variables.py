@@ -31,11 +31,18 @@ def _cut(text: str, width: int) -> str:
 
 
 class VariablesPane(Vertical):
-    """Watch expressions (when there are any), a table of variables, and the full value of the highlighted one."""
+    """Watch expressions (when there are any), a table of variables, and the full value of the highlighted one.
 
-    def __init__(self, fetch_full: Callable[[str], Awaitable[str]], watches: list[str] | None = None, **kwargs) -> None:
+    An agent that keeps no variables (ReAct, Plan-and-Execute, ReCAP) gives a `note` saying what it
+    keeps instead; while its namespace is empty the note stands in for the empty table
+    (the pane has the class `-no-variables`, recode.tcss).
+    """
+
+    def __init__(self, fetch_full: Callable[[str], Awaitable[str]], watches: list[str] | None = None,
+                 note: str = "", **kwargs) -> None:
         super().__init__(**kwargs)
         self.fetch_full = fetch_full
+        self.note = note
         self._watches = list(watches or [])  # the expressions the watch list starts with
         self.values: dict[str, VariableSummary] = {}
         self.marks: dict[str, str] = {}  # name -> "new" | "changed" since the previous stop
@@ -49,6 +56,7 @@ class VariablesPane(Vertical):
         table: DataTable = DataTable(id="vars-table", cursor_type="row", zebra_stripes=False)
         table.border_title = "Variables"
         yield table
+        yield Static(self.note, id="vars-note")
         yield Static("", id="var-value-title")
         with VerticalScroll(id="var-value-box"):
             yield Static("", id="var-value", markup=False)
@@ -63,6 +71,11 @@ class VariablesPane(Vertical):
         table.add_column("name", key="name")
         table.add_column("type", key="type")
         table.add_column("value", key="value")
+        self.show_note()
+
+    def show_note(self) -> None:
+        """The note in place of the table while an agent that keeps no variables has none."""
+        self.set_class(bool(self.note) and not self.values, "-no-variables")
 
     # -- updates ---------------------------------------------------------------
 
@@ -113,6 +126,7 @@ class VariablesPane(Vertical):
                 summary = VariableSummary(change.name, change.type, change.summary)
                 self.values[change.name] = summary
                 self._put(summary)
+        self.show_note()
 
     def _remove(self, name: str) -> None:
         table = self.query_one("#vars-table", DataTable)
@@ -138,6 +152,7 @@ class VariablesPane(Vertical):
         for summary in summaries:
             self._put(summary)
         self._snapshot = current
+        self.show_note()
         if self._selected in current and self._selected in self.marks:
             self.load_full(self._selected)
         return set(self.marks)

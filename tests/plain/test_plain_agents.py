@@ -1,0 +1,39 @@
+"""The plain mode with Plan-and-Execute: each executor call opens on the agent's template."""
+
+from __future__ import annotations
+
+import asyncio
+
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from agent.agents.plan_execute.agent import TURN_SKELETON
+from agent.session import start_session
+from mockllm import HumanLLM
+from recode_tui.commands.factory import make_engine
+from recode_tui.plain.terminal import PlainFrontEnd
+from tests.agents.test_plan_execute import WIN_PLAN
+
+from .test_plain import ESC_ENTER, editor_open, paste, until
+
+
+async def test_the_next_executor_turn_opens_on_the_template_not_the_last_answer(tmp_path) -> None:
+    engine = make_engine("put-01", HumanLLM(), agent="plan-execute")
+    session = start_session(engine, tmp_path / "sessions", "put-01", "human")
+    with create_pipe_input() as pipe:
+        front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
+        task = asyncio.ensure_future(front.run())
+        buffer = front.prompt_session.default_buffer
+        await editor_open(front, task)  # the planner
+        buffer.text = ""
+        pipe.send_text(paste(WIN_PLAN) + ESC_ENTER)
+        await until(lambda: bool(front.engine.tree.root.children))  # the plan is taken: that editor is closed
+        await editor_open(front, task)  # s1's first executor turn
+        assert buffer.text == TURN_SKELETON
+        buffer.text = ""
+        pipe.send_text(paste("Thought: the table\nAction: go to diningtable 1") + ESC_ENTER)
+        await until(lambda: front.engine.env.steps == 1)  # the action is sent: that editor is closed
+        await editor_open(front, task)  # s1's second turn: the same node asks again
+        assert buffer.text == TURN_SKELETON  # not "Action: go to diningtable 1" again
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
