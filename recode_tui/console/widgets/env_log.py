@@ -56,6 +56,8 @@ class EnvLog(Log):
         self.highlighter = _EnvHighlighter()
         self._found: dict[int, list[tuple[int, int, bool]]] = {}  # line -> search matches on it
 
+    # Private Textual API, on purpose: `Log._render_line_strip` and its `_render_line_cache`
+    # are the only place to highlight a line (Log has no public per-line hook).
     def _render_line_strip(self, y: int, rich_style):  # type: ignore[override]
         # Log keeps rendered lines only while text is selected; keep them always
         # (highlighting a line costs ~0.5 ms, a full repaint 48 of them).
