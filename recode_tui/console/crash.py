@@ -10,7 +10,7 @@ written as it changes), so nothing else needs saving here.
 Private Textual API used here, on purpose: `App._fatal_error` (the only hook
 for an unhandled exception), `App._exception` (the error it handles) and
 `App._close_messages_no_wait` (how Textual's own `_fatal_error` ends the
-app). Textual has no public equivalent; tests/console/test_crash_resume.py
+app). Textual has no public equivalent; tests/console/test_workspace_crash.py
 fails if an upgrade changes them.
 """
 
