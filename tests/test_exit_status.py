@@ -88,6 +88,7 @@ ENGINES = """
 """
 
 
+@pytest.mark.heavy
 def test_a_run_on_both_engines_exits_normally_and_leaves_no_temp_files(tmp_path) -> None:
     run, temp = run_pytest(tmp_path, {"test_engines.py": ENGINES}, "-p", "no:faulthandler")
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]

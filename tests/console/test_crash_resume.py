@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .terminal import Tmux, needs_tmux
 
-pytestmark = needs_tmux
+pytestmark = [pytest.mark.heavy, needs_tmux]
 ROOT = Path(__file__).resolve().parents[2]
 tmux = Tmux(f"recode-tui-crash-{os.getpid()}")
 screen = tmux.screen

@@ -14,7 +14,7 @@ from recode_tui.console.widgets.status_bar import StatusBar
 
 from .helpers import SIZE, command, started, type_text, wait_for
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
+pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
 # What a person who knows the kitchen types for boil/0 (14 actions; the simulator's gold path has 39).
 BOIL = [

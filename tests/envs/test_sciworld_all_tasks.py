@@ -22,7 +22,7 @@ import pytest
 from envs.sciworld.tasks import task_names
 from envs.sciworld.variations import variation_table
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
+pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
 HERE = Path(__file__).resolve().parent
 

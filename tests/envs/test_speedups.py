@@ -20,6 +20,8 @@ import pytest
 from envs.alfworld import list_games, list_split, make_env
 from envs.base import EnvError
 
+pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 

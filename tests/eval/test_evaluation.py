@@ -15,6 +15,8 @@ CRASHY = '''
 import os
 from envs import make_env as real
 
+pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
+
 
 class Crashy:
     def __init__(self, env):
