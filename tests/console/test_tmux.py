@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from .terminal import Tmux, needs_tmux
 
 ROOT = Path(__file__).resolve().parents[2]
