@@ -305,7 +305,7 @@ def test_every_module_that_drives_tmux_skips_where_it_is_missing() -> None:
     from . import terminal, test_crash_resume, test_tmux
 
     for module in (test_crash_resume, test_tmux):
-        assert module.pytestmark is terminal.needs_tmux, module.__name__
+        assert terminal.needs_tmux in module.pytestmark, module.__name__
 
 
 async def test_a_zoomed_pane_is_let_go_when_a_rewind_brings_new_panes(tmp_path) -> None:
