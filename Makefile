@@ -21,7 +21,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q
 
-# The edit loop (~2 min): no long sweeps, no tests that start engines in other processes.
+# The edit loop: no long sweeps, no tests that start engines in other processes.
 quick: $(STAMP)
 	$(PY) -m pytest -q -m "not slow and not heavy"
 
