@@ -4,7 +4,7 @@ PYTHON ?= python3
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench demo
+.PHONY: run test quick slow bench demo
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,14 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# The edit loop: no long sweeps, no tests that start engines in other processes.
+quick: $(STAMP)
+	$(PY) -m pytest -q -m "not slow and not heavy"
+
+# Only the long sweeps that `make test` samples.
+slow: $(STAMP)
+	$(PY) -m pytest -q -m slow
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py

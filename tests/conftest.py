@@ -48,30 +48,28 @@ def toy_game(toy_env) -> str:
     return "toy:vase-1"
 
 
-_exit_status = 0
+def close_engines() -> None:
+    """Close the native engines this process started: the ScienceWorld JVM and the shelved ALFWorld engines.
+
+    Why: left to the interpreter's finalisers (py4j's threads and object
+    finalisers still talking to the JVM, planner libraries still loaded),
+    they can crash the exit after every test has passed. Closed here, the
+    interpreter exits normally: pytest's own exit status, atexit hooks and
+    temp-dir clean-up (`tests/test_exit_status.py`).
+    """
+    import sys
+
+    simulator = sys.modules.get("envs.sciworld.simulator")
+    if simulator is not None:
+        simulator.close_shared()
+    engines = sys.modules.get("envs.alfworld.engines")
+    if engines is not None:
+        engines.empty_shelf()
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
-    global _exit_status
-    _exit_status = int(exitstatus)
+    close_engines()
 
 
 def pytest_unconfigure(config) -> None:
-    """Leave without the interpreter's own shutdown, keeping pytest's exit status.
-
-    Why: once every test had passed, one CI run died at interpreter exit with a
-    segmentation fault (native engines' threads - the ScienceWorld JVM bridge,
-    TextWorld's planner - torn down by the finaliser). The shared JVM is closed
-    first; then the process ends with the status pytest reported.
-    """
-    import os
-    import sys
-
-    if "envs.sciworld.simulator" in sys.modules:
-        try:
-            sys.modules["envs.sciworld.simulator"].shared_simulator().close()
-        except Exception:  # noqa: BLE001 - leaving anyway
-            pass
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(_exit_status)
+    close_engines()  # again: a session that failed to start never finished

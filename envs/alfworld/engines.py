@@ -44,6 +44,15 @@ def give_back(engine: Any, reuse: bool) -> None:
         unload(engine)
 
 
+def empty_shelf() -> None:
+    """Unload every shelved engine (for whoever ends the process: no planner library is left loaded)."""
+    with _lock:
+        idle = list(_shelf)
+        _shelf.clear()
+    for engine in idle:
+        unload(engine)
+
+
 def unload(engine: Any) -> None:
     """Release an engine's copy of the planner library; the engine is unusable afterwards."""
     lib = getattr(getattr(engine, "unwrapped", None), "downward_lib", None)

@@ -240,3 +240,16 @@ def shared_simulator() -> Simulator:
         if _shared is None:
             _shared = Simulator()
         return _shared
+
+
+def close_shared() -> None:
+    """Stop the process's JVM, if one was started (a later call starts a new one).
+
+    For whoever ends the process: a JVM bridge left to the interpreter's
+    finalisers (py4j's reader threads and object finalisers still talking to
+    the JVM while Python tears down) can crash the exit.
+    """
+    with _shared_lock:
+        simulator = _shared
+    if simulator is not None:
+        simulator.close()

@@ -115,10 +115,6 @@ class RecodeApp(CrashReport, App[None]):
         """The screen of the run on show (under a replay cover: the run being replaced)."""
         return self._run_screen
 
-    def _get_dom_base(self) -> DebugScreen:
-        """`app.query` looks in the run on show (Textual's default: the screen the app started with)."""
-        return self._run_screen
-
     async def replace_run(
         self,
         engine: Stepper,

@@ -6,6 +6,12 @@ fatal-error hook: the traceback goes to `<sessions dir>/.crashes/`, and
 `crash_line` is the one line the command line prints before exiting 1.
 Journals, drafts and unsaved prompt edits are already on disk (each is
 written as it changes), so nothing else needs saving here.
+
+Private Textual API used here, on purpose: `App._fatal_error` (the only hook
+for an unhandled exception), `App._exception` (the error it handles) and
+`App._close_messages_no_wait` (how Textual's own `_fatal_error` ends the
+app). Textual has no public equivalent; tests/console/test_workspace_crash.py
+fails if an upgrade changes them.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from mockllm.gold import split_into_parts
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.commands.factory import make_engine
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
+pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
 EPISODE = "sciworld:find-animal/0"
 

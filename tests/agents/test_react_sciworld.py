@@ -13,7 +13,7 @@ from recode_tui.commands.factory import make_engine
 from .scripts import cell_answer, loop_cell, react_llm
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
+pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
 
 async def play(engine) -> list[ev.Event]:

@@ -21,36 +21,61 @@ async def wait_for(pilot: Pilot, predicate, timeout: float = 30.0, what: str = "
 
 async def wait_stop(pilot: Pilot, app: RecodeApp, after: int) -> None:
     """Wait until the console has shown the result of the command after stop number `after`."""
-    await wait_for(pilot, lambda: app.stops > after and not app.driver.busy and keys_settled(app)
-                   and tables_measured(app), what=f"stop #{after + 1}")
+    await wait_for(pilot, lambda: app.stops > after and not app.driver.busy and keys_settled(app),
+                   what=f"stop #{after + 1}")
+    await settled(pilot)
+
+
+async def settled(pilot: Pilot, timeout: float = 30.0) -> None:
+    """Wait until the screen shows a finished frame: two frames in a row, the app idle between them, are the same.
+
+    Why frames: Textual finishes some drawing a refresh or an idle later (the
+    variables table sizes its columns when idle, the footer greys keys on the
+    next refresh), so the app's state can be final while the screen is still
+    half-drawn; a snapshot taken then differs under load.
+    """
+    app = pilot.app
+    deadline = time.monotonic() + timeout
     await pilot.pause()
-
-
-def tables_measured(app: RecodeApp) -> bool:
-    """The variables table has sized its columns to the rows it got (Textual does it when the table is idle)."""
-    from textual.widgets import DataTable
-
-    return not any(table._require_update_dimensions or table._updated_cells
-                   for table in app.debug_screen.query(DataTable))
+    frame = app.export_screenshot()
+    while True:
+        await pilot.pause()
+        again = app.export_screenshot()
+        if again == frame:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the screen kept changing for {timeout:g} s")
+        frame = again
 
 
 def keys_settled(app: RecodeApp) -> bool:
     """The footer greys exactly the keys the run state disables (Textual redraws it a refresh later)."""
-    from textual.widgets._footer import FooterKey
-
     from recode_tui.console.run_state import STEPPING_ACTIONS, action_enabled
 
     state, greyable = app.run_state, STEPPING_ACTIONS | {"submit"}
-    names = ((key, key.action.split("(", 1)[0]) for key in app.debug_screen.query(FooterKey))
+    names = ((key, key.action.split("(", 1)[0]) for key in footer_keys(app.debug_screen))
     return all(key.has_class("-disabled") != action_enabled(name, state) for key, name in names if name in greyable)
+
+
+def footer_keys(screen) -> list:
+    """The footer's keys (Textual's `FooterKey`, queried by its CSS type: its module is private)."""
+    return list(screen.query("FooterKey"))
+
+
+def notifications(app) -> list:
+    """The notifications the app shows now.
+
+    The one private Textual attribute the tests read (`App._notifications`):
+    Textual has no public way to list them, and their toasts expire.
+    """
+    return list(app._notifications)
 
 
 async def checked(pilot: Pilot, app: RecodeApp) -> None:
     """Wait until the editor's check line shows the check of the text now in the editor."""
     editor = app.editor
-    await wait_for(pilot, lambda: editor.last_check == editor.check(editor.editor.text) and tables_measured(pilot.app),
-                   what="the live check")
-    await pilot.pause()
+    await wait_for(pilot, lambda: editor.last_check == editor.check(editor.editor.text), what="the live check")
+    await settled(pilot)
 
 
 async def started(pilot: Pilot, app: RecodeApp) -> None:
@@ -75,7 +100,6 @@ async def type_text(pilot: Pilot, text: str) -> None:
     this queues the same key events in order and waits once at the end.
     """
     from textual import events
-    from textual.keys import _character_to_key
 
     from recode_tui.console.widgets.expansion_editor import CodeArea
 
@@ -85,12 +109,23 @@ async def type_text(pilot: Pilot, text: str) -> None:
         if ch == "\b":
             event = events.Key("backspace", None)
         else:
-            key = "enter" if ch == "\n" else (ch if ch.isalnum() else _character_to_key(ch))
+            key = "enter" if ch == "\n" else key_name(ch)
             event = events.Key(key, None if ch == "\n" else ch)
-        event.set_sender(app)
-        app._driver.send_message(event)
+        app.post_message(event)  # as the terminal driver does: to the app, which routes it to the focused widget
     await pilot.pause(0.05)
     await pilot.pause()
+
+
+def key_name(ch: str) -> str:
+    """Textual's name of the key that types `ch` ("(" is "left_parenthesis", " " is "space")."""
+    import unicodedata
+
+    from textual.keys import KEY_NAME_REPLACEMENTS
+
+    if ch.isalnum():
+        return ch
+    name = unicodedata.name(ch, ch).lower().replace("-", "_").replace(" ", "_")
+    return KEY_NAME_REPLACEMENTS.get(name, name)
 
 
 def code_keys(text: str) -> list[str]:

@@ -11,7 +11,7 @@ from recode_tui.console.widgets.agent_view import AgentViewPane
 from tests.agents import test_plan_execute as pe
 from tests.agents import test_recap as rc
 
-from .helpers import SIZE, checked, command, started, wait_for
+from .helpers import SIZE, checked, command, notifications, started, wait_for
 
 FIRST = pe.plan(("s1", "find the vase on the sofa and take it", []), ("s2", "put the vase on sidetable 1", ["s1"]))
 REPLANNED = pe.plan(("s3", "take the vase from diningtable 1", []), ("s2", "put the vase on sidetable 1", ["s3"]))
@@ -25,7 +25,7 @@ def replanning_llm() -> ScriptedLLM:
 
 
 def pane(app) -> AgentViewPane:
-    return app.query_one(AgentViewPane)
+    return app.debug_screen.query_one(AgentViewPane)
 
 
 def shown(app) -> str:
@@ -47,10 +47,10 @@ async def test_plan_execute_shows_its_plan_and_each_replan_as_a_diff() -> None:
                     agent_options={"max_replans": 1})
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        assert app.query_one("#tab-agent") is not None
+        assert app.debug_screen.query_one("#tab-agent") is not None
         await pilot.press("a")
         await pilot.pause()
-        assert app.query_one("#bottom").active == "tab-agent" and app.focused is pane(app)
+        assert app.debug_screen.query_one("#bottom").active == "tab-agent" and app.focused is pane(app)
         await until_call(pilot, app, lambda e: e.purpose == "act")  # the first executor call of s1
         text = shown(app)
         assert "── Plan (0 of 1 replans used)" in text
@@ -135,9 +135,9 @@ async def test_recode_has_no_agent_tab_and_a_says_so() -> None:
     app = build_app("put-01", "demo", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        assert not app.query("#tab-agent") and not app.query(AgentViewPane)
+        assert not app.debug_screen.query("#tab-agent") and not app.debug_screen.query(AgentViewPane)
         await pilot.press("a")
-        await wait_for(pilot, lambda: any("no agent view" in str(n.message) for n in app._notifications),
+        await wait_for(pilot, lambda: any("no agent view" in str(n.message) for n in notifications(app)),
                        what="the note")
 
 
@@ -237,9 +237,7 @@ async def test_ctrl_a_then_a_fast_answer_replaces_the_whole_format() -> None:
         await started(pilot, app)
         await command(pilot, app, "c")
         assert app.focused is app.editor.editor and app.editor.editor.text == "Thought: \nAction: "
-        key = events.Key("ctrl+a", None)
-        key.set_sender(app)
-        app._driver.send_message(key)  # queued right before the typed keys, as a terminal sends them
+        app.post_message(events.Key("ctrl+a", None))  # queued right before the typed keys, as a terminal sends them
         await type_text(pilot, "Thought: go\nAction: go to diningtable 1")
         await checked(pilot, app)
         assert app.editor.editor.text == "Thought: go\nAction: go to diningtable 1"

@@ -10,11 +10,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from .terminal import Tmux, needs_tmux
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = needs_tmux
+pytestmark = [pytest.mark.heavy, needs_tmux]
 
 # put-01: "put a vase in sidetable."; the vase is on diningtable 1.
 PUT_ACTIONS = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable 1", "move vase 1 to sidetable 1"]

@@ -15,10 +15,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 
 from .terminal import Tmux, needs_tmux
 
-pytestmark = needs_tmux
+pytestmark = [pytest.mark.heavy, needs_tmux]
 ROOT = Path(__file__).resolve().parents[2]
 tmux = Tmux(f"recode-tui-crash-{os.getpid()}")
 screen = tmux.screen

@@ -9,11 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets._footer import FooterKey
 
 from agent import events as ev
 from agent.debugger import Stop, StopReason
 from mockllm.scripted import ScriptedLLM, ScriptEntry
+from textual.widget import Widget
+
 from recode_tui.console.app import build_app
 from recode_tui.console.debug_screen import DebugScreen
 from recode_tui.console.run_state import RunState
@@ -21,13 +22,13 @@ from recode_tui.console.screens.sessions import SessionsScreen
 from recode_tui.console.widgets.driver import EngineDriver
 from recode_tui.console.widgets.status_bar import StatusBar
 
-from .helpers import SIZE, command, started, type_text, wait_for
+from .helpers import SIZE, command, footer_keys, notifications, started, type_text, wait_for
 
 PLAN = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nrun("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
 
 
-def footer_key(app, action: str) -> FooterKey:
-    return next(k for k in app.screen.query(FooterKey) if k.action == action)
+def footer_key(app, action: str) -> Widget:
+    return next(k for k in footer_keys(app.screen) if k.action == action)
 
 
 async def resume_this_session(pilot, app) -> None:
@@ -96,7 +97,7 @@ async def test_submit_is_greyed_in_the_footer_while_no_expansion_is_awaited(tmp_
         app.clear_notifications()
         await pilot.press("ctrl+s")  # a greyed key does nothing, and says nothing
         await pilot.pause()
-        assert not app._notifications and app.stops == 1
+        assert not notifications(app) and app.stops == 1
         await command(pilot, app, "c")
         assert app.run_state is RunState.AWAITING
         await wait_for(pilot, lambda: not footer_key(app, "submit").has_class("-disabled"), what="Submit back")
@@ -139,7 +140,7 @@ async def test_opening_a_session_of_another_game_names_that_game_on_the_status_l
     app = build_app(toy_game, "human", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        assert "vase-1" in app.query_one(StatusBar).text
+        assert "vase-1" in app.debug_screen.query_one(StatusBar).text
         old, stops = app.debug_screen, app.stops
         app.tree_view.focus()
         await pilot.press("S")
@@ -148,5 +149,5 @@ async def test_opening_a_session_of_another_game_names_that_game_on_the_status_l
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.debug_screen is not old and app.stops > stops, what="the coin-1 session")
         await pilot.pause()
-        line = app.query_one(StatusBar).text
+        line = app.debug_screen.query_one(StatusBar).text
         assert "coin-1" in line and "vase-1" not in line

@@ -11,7 +11,7 @@ from agent.debug_settings import SETTINGS_FILE
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 
-from .helpers import SIZE, started, wait_for
+from .helpers import SIZE, notifications, started, wait_for
 from .test_pilot import add_breakpoint
 from .test_sessions_console import branch, play_to_n2, select
 from .test_watches import add_watch
@@ -38,7 +38,7 @@ async def test_a_resumed_session_brings_back_its_breakpoints_and_watches(tmp_pat
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await add_breakpoint(pilot, app, "action take if len(observation) > 3")
-        table = app.query_one("#bp-table", DataTable)
+        table = app.debug_screen.query_one("#bp-table", DataTable)
         table.focus()
         table.move_cursor(row=0)
         await pilot.press("space")  # every-stub off
@@ -96,7 +96,7 @@ async def test_an_unreadable_debug_file_is_named_kept_aside_and_the_start_breakp
         await resumed(pilot, again)
         def named() -> bool:  # the notes follow the replay's last stop
             return any(f"{SETTINGS_FILE} is unreadable" in n.message and f"kept as {SETTINGS_FILE}.bad" in n.message
-                       for n in again._notifications)
+                       for n in notifications(again))
 
         await wait_for(pilot, named, what="the note on the unreadable file")
         assert set_up(again) == [("every-stub", True)]  # what this start gave

@@ -130,7 +130,7 @@ LOOP = (
 def detail_text(app) -> str:
     from recode_tui.console.widgets.node_detail import NodeDetail
 
-    body = app.query_one(NodeDetail).query_one("#detail-body")
+    body = app.debug_screen.query_one(NodeDetail).query_one("#detail-body")
     return "\n".join(strip.text for strip in body.render_lines(body.region.reset_offset))
 
 
@@ -177,7 +177,7 @@ async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
     app = build_app("put-01", llm, cursor_blink=False, breakpoints=[])
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        status = app.query_one("#status")
+        status = app.debug_screen.query_one("#status")
         await pilot.press("c")
         await wait_for(pilot, lambda: "slowmodel is answering n0… 1 s" in status.text, what="the model clock at 1 s")
         await wait_for(pilot, lambda: "slowmodel is answering n0… 2 s" in status.text, what="the clock moving on")

@@ -10,7 +10,7 @@ from agent.debug_settings import SETTINGS_FILE
 from agent.journal import read_journal
 from recode_tui.console.app import build_app
 
-from .helpers import SIZE, wait_for
+from .helpers import SIZE, notifications, wait_for
 from .test_fork_paths import resumed
 from .test_pilot import add_breakpoint
 
@@ -39,7 +39,7 @@ async def test_an_eval_journal_opened_in_the_console_carries_on_in_a_copy(tmp_pa
         copy = app.session_control.session.folder
         assert copy.parent == sessions
         assert app.engine.finished is not None and app.engine.finished.success  # the eval's run, rebuilt
-        assert any("never written" in n.message for n in app._notifications)
+        assert any("never written" in n.message for n in notifications(app))
         await add_breakpoint(pilot, app, "stub find_vase")
         await wait_for(pilot, lambda: (copy / SETTINGS_FILE).is_file(), what="debug.json in the copy")
     assert contents(out) == before  # the eval's folder: not one byte changed, no debug.json

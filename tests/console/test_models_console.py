@@ -87,7 +87,7 @@ async def test_review_accept_applies_the_proposal_as_is(tmp_path: Path) -> None:
         app = review_app(tmp_path, server)
         async with app.run_test(size=SIZE) as pilot:
             await started(pilot, app)
-            assert "LLM review:profile:local" in app.query_one("#status").text
+            assert "LLM review:profile:local" in app.debug_screen.query_one("#status").text
             await pilot.press("c")
             await proposal_shown(pilot, app)
             assert app.editor.editor.text == GOOD and app.review_bar.display
@@ -133,7 +133,7 @@ async def test_review_regenerate_asks_the_model_again_and_counts_both_calls(tmp_
             await pilot.press("ctrl+g")
             await proposal_shown(pilot, app, round_=2)
             assert app.editor.editor.text == GOOD
-            assert "round 2" in str(app.query_one("#review-info").render())
+            assert "round 2" in str(app.debug_screen.query_one("#review-info").render())
             await pilot.press("ctrl+s")
             await run_to_the_end(pilot, app)
     assert len(server.calls) == 2
@@ -152,7 +152,7 @@ async def test_review_reject_then_type_your_own(tmp_path: Path) -> None:
             await proposal_shown(pilot, app)
             await pilot.press("ctrl+o")
             assert "<execute>\n\n</execute>" in app.editor.editor.text  # the skeleton
-            assert "rejected" in str(app.query_one("#review-info").render())
+            assert "rejected" in str(app.debug_screen.query_one("#review-info").render())
             await type_text(pilot, TYPED)
             await pilot.press("ctrl+s")
             await run_to_the_end(pilot, app)
@@ -173,7 +173,7 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        status = app.query_one("#status").text
+        status = app.debug_screen.query_one("#status").text
         assert isinstance(app.debugger.last_event, ev.LLMFailed)
         assert "cannot connect to http://127.0.0.1:" in status and "is the server running?" in status
         assert "c retry · L switch LLM · t type the answer" in status
@@ -188,7 +188,7 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
         await type_text(pilot, f"scripted:{script}")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.engine.llm.name.startswith("scripted:"), what="the switch")
-        assert f"LLM {short_label(f'scripted:{script}')}" in app.query_one("#status").text
+        assert f"LLM {short_label(f'scripted:{script}')}" in app.debug_screen.query_one("#status").text
         await command(pilot, app, "c")
         assert app.engine.finished is not None and app.engine.finished.success
 
@@ -201,12 +201,12 @@ async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_p
         async with app.run_test(size=SIZE) as pilot:
             await started(pilot, app)
             await command(pilot, app, "c")
-            assert "answered HTTP 500" in app.query_one("#status").text
+            assert "answered HTTP 500" in app.debug_screen.query_one("#status").text
             before = app.stops
             await pilot.press("t")  # type this one; the profile answers again afterwards
             await wait_for(pilot, lambda: app.editor.is_open, what="the editor")
             assert app.focused is app.editor.editor and app.run_state == "awaiting expansion"
-            status = app.query_one("#status").text
+            status = app.debug_screen.query_one("#status").text
             assert "LLM human" in status and "then profile:local answers again" in status
             assert app.pending_prompt is not None and "solve(instruction, observation)" in app.pending_prompt[1]
             assert app.stops == before
@@ -231,7 +231,7 @@ async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_t
             tokens_in = sum(c.prompt_tokens for c in served)
             tokens_out = sum(c.completion_tokens for c in served)
             cost = (tokens_in * PRICE_IN + tokens_out * PRICE_OUT) / 1_000_000
-            status = app.query_one("#status").text
+            status = app.debug_screen.query_one("#status").text
             assert f"LLM calls {len(served)}" in status and f"tokens {tokens_in}+{tokens_out}" in status
             assert f"${cost:.4f}" in status and cost > 0
             # The root's own answer, in its detail view.
@@ -239,7 +239,7 @@ async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_t
             await pilot.pause()
             first = served[0]
             own = (first.prompt_tokens * PRICE_IN + first.completion_tokens * PRICE_OUT) / 1_000_000
-            detail = rendered(app.query_one(NodeDetail).query_one("#detail-body").content)
+            detail = rendered(app.debug_screen.query_one(NodeDetail).query_one("#detail-body").content)
             assert f"#1 expand by model: tokens {first.prompt_tokens}+{first.completion_tokens} · ${own:.4f}" in detail
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
 
-from .helpers import SIZE, checked, command, keys_settled, started, tables_measured, wait_for
+from .helpers import SIZE, checked, command, keys_settled, started, wait_for
 
 PROPOSAL = (
     "<think>The vase is on the dining table.</think>\n<execute>\n"
@@ -28,7 +28,7 @@ def test_review_proposal(snap_compare) -> None:
         await started(pilot, app)
         await pilot.press("c")
         await wait_for(pilot, lambda: app.llm_control.reviewing is not None and app.editor.is_open
-                       and app.run_state == "reviewing" and keys_settled(app) and tables_measured(app),
+                       and app.run_state == "reviewing" and keys_settled(app),
                        what="the proposal and its keys")
         await checked(pilot, app)
         app.clear_notifications()

@@ -97,7 +97,7 @@ async def test_invalid_expansion_is_refused_and_the_text_stays() -> None:
         # Leaving the editor, switching tabs and resizing loses nothing.
         await pilot.press("escape")
         await pilot.press("r")
-        assert app.query_one("#bottom").active == "tab-prompt"
+        assert app.debug_screen.query_one("#bottom").active == "tab-prompt"
         await pilot.resize_terminal(120, 40)
         await pilot.press("e")
         assert app.editor.editor.text == typed
@@ -115,7 +115,7 @@ def demo_app(**kwargs):
 
 async def add_breakpoint(pilot, app, spec: str) -> None:
     await pilot.press("B")
-    app.query_one("#bp-input", Input).focus()
+    app.debug_screen.query_one("#bp-input", Input).focus()
     await type_text(pilot, spec)
     await pilot.press("enter")
     await pilot.pause()
@@ -134,7 +134,7 @@ async def test_stop_at_a_stub_name_breakpoint() -> None:
         assert app.engine.tree.nodes[event.node_id].code.endswith("put_in_receptacle(obj, target_type, places, seen)")
         assert app.reason == "breakpoint 1: stub `put_in_receptacle` — put_in_receptacle"
         assert app.run_state == "paused"
-        table = app.query_one("#bp-table", DataTable)
+        table = app.debug_screen.query_one("#bp-table", DataTable)
         assert table.get_row_at(0)[-1] == "1"  # hit count
         # The tree shows the stub as the current node, its path open.
         item = app.tree_view.item(event.node_id)
@@ -181,7 +181,7 @@ async def test_continue_runs_to_the_next_expansion() -> None:
             seen.append(app.debugger.last_event.node_id)
             assert app.reason.startswith("breakpoint 1: every stub expansion")
         assert len(set(seen)) == 3
-        assert app.query_one("#prompt-text").text.startswith(app.pending_prompt[1][:200])
+        assert app.debug_screen.query_one("#prompt-text").text.startswith(app.pending_prompt[1][:200])
 
 
 LOOP_SCRIPT = ScriptedLLM(
@@ -225,7 +225,7 @@ async def test_variables_pane_marks_what_changed() -> None:
         marked = set(pane.marks)
         assert {"obj_type", "target_type", "places", "seen"} <= marked
         assert "instruction" not in marked
-        table = app.query_one("#vars-table", DataTable)
+        table = app.debug_screen.query_one("#vars-table", DataTable)
         assert table.get_cell("places", "mark").plain in {"+", "●"}
         assert table.get_cell("instruction", "mark").plain == " "
         assert table.get_cell("places", "type").plain == "list[str]"
@@ -276,16 +276,16 @@ async def test_esc_in_the_breakpoint_add_box_goes_back_to_the_list_so_keys_step_
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await pilot.press("B")
-        app.query_one("#bp-input", Input).focus()
+        app.debug_screen.query_one("#bp-input", Input).focus()
         await type_text(pilot, "depth 2")
         await pilot.press("enter")
         await pilot.pause()
-        assert app.focused is app.query_one("#bp-table", DataTable)  # added: back to the list
+        assert app.focused is app.debug_screen.query_one("#bp-table", DataTable)  # added: back to the list
         await pilot.press("a")
         await type_text(pilot, "dep")
         assert isinstance(app.focused, Input)
         await pilot.press("escape")
         await pilot.pause()
-        assert app.focused is app.query_one("#bp-table", DataTable)
+        assert app.focused is app.debug_screen.query_one("#bp-table", DataTable)
         await command(pilot, app, "c")  # a step key again, not a letter typed into the box
         assert app.reason.startswith("breakpoint 1: depth >= 2")

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets._footer import FooterKey
+from textual.widget import Widget
 
 from recode_tui.console.app import build_app
 from recode_tui.console.run_state import RunState
-from tests.console.helpers import SIZE, command, started, wait_for
+from tests.console.helpers import SIZE, command, footer_keys, started, wait_for
 
 
-def _next_key(app) -> FooterKey:
-    return next(k for k in app.screen.query(FooterKey) if k.action == "step('next')")
+def _next_key(app) -> Widget:
+    return next(k for k in footer_keys(app.screen) if k.action == "step('next')")
 
 
 async def test_stepping_keys_are_greyed_once_the_episode_has_ended(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ READ_SECRETS = 'data = open("/etc/passwd").read()'
 
 def detail_text(app) -> str:
     console = Console(width=200, record=True, file=io.StringIO())
-    console.print(app.query_one(NodeDetail).query_one("#detail-body").content)
+    console.print(app.debug_screen.query_one(NodeDetail).query_one("#detail-body").content)
     return console.export_text()
 
 
@@ -91,12 +91,12 @@ async def test_a_forbidden_call_is_refused_in_the_editor_before_submit_and_a_tru
     app = build_app("put-01", "human", cursor_blink=False, breakpoints=[])
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        assert "TRUSTED" not in app.query_one("#status").text
+        assert "TRUSTED" not in app.debug_screen.query_one("#status").text
         await command(pilot, app, "c")
         await type_text(pilot, READ_SECRETS)
         # The check line shows the sandbox's refusal while typing, before any submit (issue 14, item 3),
         # with the editor line of the statement.
-        check_line = app.query_one("#expand-check")
+        check_line = app.debug_screen.query_one("#expand-check")
         await wait_for(pilot, lambda: "forbidden: open" in str(check_line.content), what="the live refusal")
         assert str(check_line.content).startswith("✗ line 5: forbidden: open"), str(check_line.content)
         assert not app.engine.tree.root.expansions and app.run_state == "awaiting expansion"

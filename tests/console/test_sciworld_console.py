@@ -14,7 +14,7 @@ from recode_tui.console.widgets.status_bar import StatusBar
 
 from .helpers import SIZE, command, started, type_text, wait_for
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
+pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
 # What a person who knows the kitchen types for boil/0 (14 actions; the simulator's gold path has 39).
 BOIL = [
@@ -35,7 +35,7 @@ async def test_a_person_solves_boil_in_the_console_with_the_score_shown(tmp_path
     app = _app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        status = app.query_one(StatusBar)
+        status = app.debug_screen.query_one(StatusBar)
         assert "sciworld boil/0" in status.text and "score 0/100" in status.text
         assert "TASK Your task is to boil water" in "\n".join(app.env_log.lines)
         await command(pilot, app, "c")

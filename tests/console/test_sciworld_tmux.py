@@ -14,7 +14,7 @@ from .test_sciworld_console import BOIL
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = [needs_tmux, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
+pytestmark = [pytest.mark.heavy, needs_tmux, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
 
 def test_a_person_boils_water_in_the_console_in_tmux(tmp_path) -> None:

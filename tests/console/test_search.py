@@ -13,7 +13,7 @@ from .test_pilot import demo_app
 
 
 def count(app) -> str:
-    return str(app.query_one("#search-count").render())
+    return str(app.debug_screen.query_one("#search-count").render())
 
 
 async def test_find_in_the_environment_log_steps_through_matches_and_wraps() -> None:
@@ -28,11 +28,11 @@ async def test_find_in_the_environment_log_steps_through_matches_and_wraps() -> 
         log.focus()
         await pilot.pause()
         await pilot.press("slash")
-        bar = app.query_one(SearchBar)
+        bar = app.debug_screen.query_one(SearchBar)
         assert bar.display and isinstance(app.focused, Input)
         await type_text(pilot, "SIDETABLE 1")  # a capital: case-sensitive, nothing
         assert count(app) == "no match"
-        app.query_one("#search-input", Input).value = ""
+        app.debug_screen.query_one("#search-input", Input).value = ""
         await type_text(pilot, "sidetable 1")
         await pilot.pause()
         assert count(app) == f"1 of {len(expected)}"
@@ -57,7 +57,7 @@ async def test_find_in_the_prompt_selects_the_match() -> None:
         await command(pilot, app, "c")  # the first expansion: its prompt is shown
         await pilot.press("r")
         await pilot.pause()
-        area = app.query_one("#prompt-text", TextArea)
+        area = app.debug_screen.query_one("#prompt-text", TextArea)
         assert area.text
         area.focus()
         await pilot.press("slash")
@@ -97,7 +97,7 @@ async def test_find_in_the_code_tree_opens_collapsed_nodes_and_moves_the_cursor(
         assert hidden, "the demo's finished subtrees should be collapsed"
         tree.focus()
         await pilot.press("slash")
-        assert "Code tree" in str(app.query_one("#search-label").render())
+        assert "Code tree" in str(app.debug_screen.query_one("#search-label").render())
         await type_text(pilot, "take")
         await pilot.pause()
         assert count(app).endswith(f" of {len(takes)}")
@@ -113,10 +113,10 @@ async def test_from_a_pane_that_cannot_be_searched_the_log_is_and_esc_returns_th
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        table = app.query_one("#vars-table")
+        table = app.debug_screen.query_one("#vars-table")
         table.focus()
         await pilot.press("slash")
-        assert "Environment" in str(app.query_one("#search-label").render())
+        assert "Environment" in str(app.debug_screen.query_one("#search-label").render())
         await type_text(pilot, "sidetable")
         await pilot.pause()
         assert count(app) == f"1 of {len(find_all(app.env_log.lines, 'sidetable'))}"

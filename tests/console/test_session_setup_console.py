@@ -60,7 +60,7 @@ async def test_resume_in_the_console_goes_on_with_the_recorded_model_and_lists_i
         async with app.run_test(size=SIZE) as pilot:
             await resumed(pilot, app)
             assert app.engine.llm.name == "profile:local"
-            assert "LLM profile:local" in app.query_one("#status").text
+            assert "LLM profile:local" in app.debug_screen.query_one("#status").text
             await pilot.press("L")
             await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
             assert "profile:local" in [o.id for o in app.screen.query_one("#llm-choices").options]
@@ -127,7 +127,7 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
             await command(pilot, app, "c")  # the 500: the run pauses
             await pilot.press("c")
             await proposal_shown(pilot, app)
-            assert "tokens 0+0" not in app.query_one("#status").text  # the proposal's tokens are spent already
+            assert "tokens 0+0" not in app.debug_screen.query_one("#status").text  # the proposal's tokens are spent already
             await asyncio.sleep(0.8)  # the person reads the proposal
             await pilot.press("ctrl+s")
             await run_to_the_end(pilot, app)
@@ -135,7 +135,7 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
             await pilot.pause()
             root = app.engine.tree.root
             assert root.expansions[-1].person_seconds >= 0.8 and root.expansions[-1].seconds < 0.8
-            detail = rendered(app.query_one(NodeDetail).query_one("#detail-body").content)
+            detail = rendered(app.debug_screen.query_one(NodeDetail).query_one("#detail-body").content)
             assert "· person " in detail  # node detail: the model's time and the person's, apart
             folder = app.session_control.session.folder
     records = [json.loads(line) for line in (folder / "journal.jsonl").read_text().splitlines()]

@@ -16,14 +16,14 @@ from recode_tui.console.screens.sessions import SessionsScreen
 from recode_tui.console.tree_file import TreeFileApp, load_tree_file, meta_line
 from recode_tui.console.widgets.node_detail import NodeDetail
 
-from .helpers import SIZE, command, started, type_text, wait_for
+from .helpers import SIZE, command, notifications, started, type_text, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 TAKE = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "vase 1"'
 
 
 def status(app) -> str:
-    return app.query_one("#status").text
+    return app.debug_screen.query_one("#status").text
 
 
 async def play_to_n2(pilot, app) -> None:
@@ -135,7 +135,7 @@ async def test_a_journal_write_failure_is_shown_and_the_run_goes_on(tmp_path: Pa
         await pilot.pause()
         assert "No space left on device" in app.session_control.error
         assert "✗ journal" in status(app)
-        assert any("No space left on device" in n.message for n in app._notifications)
+        assert any("No space left on device" in n.message for n in notifications(app))
 
 
 async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path) -> None:

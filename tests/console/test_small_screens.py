@@ -13,7 +13,7 @@ from recode_tui.console.app import build_app
 from recode_tui.console.widgets import expansion_editor
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
-from .helpers import command, started, type_text, wait_for
+from .helpers import command, notifications, started, type_text, wait_for
 
 PROPOSAL = (
     "<think>The vase is on the dining table.</think>\n<execute>\n"
@@ -23,11 +23,11 @@ PROPOSAL = (
 
 
 def status_lines(app) -> list[str]:
-    return app.query_one("#status").text.split("\n")
+    return app.debug_screen.query_one("#status").text.split("\n")
 
 
 def visible(app, selector: str) -> bool:
-    widget = app.query_one(selector)
+    widget = app.debug_screen.query_one(selector)
     return widget.display and widget.region.height > 2 and widget.region.width > 2
 
 
@@ -39,7 +39,7 @@ async def test_at_80x24_the_tree_the_node_and_the_editor_all_have_rows() -> None
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        tree, detail, editor = (app.query_one(s).region for s in ("#code-tree", "#detail", "#expand-text"))
+        tree, detail, editor = (app.debug_screen.query_one(s).region for s in ("#code-tree", "#detail", "#expand-text"))
         assert tree.height >= 8 and detail.height >= 8, (tree, detail)
         assert editor.height >= 5, editor
         assert app.focused is app.editor.editor
@@ -52,11 +52,11 @@ async def test_v_swaps_in_the_variables_and_the_log_on_a_narrow_terminal() -> No
     app = build_app("put-01", "human", cursor_blink=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
-        assert visible(app, "#code-tree") and not app.query_one("#vars").display
+        assert visible(app, "#code-tree") and not app.debug_screen.query_one("#vars").display
         await pilot.press("v")
         await pilot.pause()
         assert visible(app, "#vars") and visible(app, "#env-log")
-        assert not app.query_one("#left").display
+        assert not app.debug_screen.query_one("#left").display
         await pilot.press("v")
         await pilot.pause()
         assert visible(app, "#code-tree") and visible(app, "#detail")
@@ -81,11 +81,11 @@ async def test_z_zooms_the_focused_pane_and_z_again_restores_it() -> None:
         await pilot.pause()
         assert app.screen.maximized is app.tree_view
         assert app.tree_view.region.height >= 18  # all but the status line and the keys
-        assert not app.query_one("#bottom").region.height
-        assert app.query_one("#status").region.height == 2
+        assert not app.debug_screen.query_one("#bottom").region.height
+        assert app.debug_screen.query_one("#status").region.height == 2
         await pilot.press("z")
         await pilot.pause()
-        assert app.screen.maximized is None and app.query_one("#bottom").region.height >= 10
+        assert app.screen.maximized is None and app.debug_screen.query_one("#bottom").region.height >= 10
 
 
 async def test_ctrl_t_zooms_the_editor_while_typing_in_it() -> None:
@@ -96,7 +96,7 @@ async def test_ctrl_t_zooms_the_editor_while_typing_in_it() -> None:
         text = app.editor.editor.text
         await pilot.press("ctrl+t")
         await pilot.pause()
-        assert app.screen.maximized is app.query_one("#bottom") and app.focused is app.editor.editor
+        assert app.screen.maximized is app.debug_screen.query_one("#bottom") and app.focused is app.editor.editor
         assert app.editor.editor.region.height >= 15 and app.editor.editor.text == text
         await pilot.press("ctrl+t")
         await pilot.pause()
@@ -145,7 +145,7 @@ async def test_a_proposal_arriving_while_keys_are_typed_does_not_take_the_focus(
         await pilot.press("c")  # a command key: it must not land in the code
         await pilot.pause()
         assert app.editor.editor.text == PROPOSAL
-        assert any("e edits" in n.message for n in app._notifications)
+        assert any("e edits" in n.message for n in notifications(app))
         await pilot.press("e")  # e moves the focus, and types nothing
         await pilot.pause()
         assert app.focused is app.editor.editor
@@ -158,7 +158,7 @@ async def test_when_the_editor_takes_the_focus_the_console_says_so() -> None:
         await started(pilot, app)
         await command(pilot, app, "c")
         assert app.focused is app.editor.editor
-        assert any("Focus → editor" in n.message for n in app._notifications)
+        assert any("Focus → editor" in n.message for n in notifications(app))
 
 
 async def test_e_focuses_the_open_editor_without_typing_an_e() -> None:
@@ -182,7 +182,7 @@ async def test_a_hit_does_not_move_the_breakpoint_cursor_and_adding_gives_the_fo
         await started(pilot, app)
         await pilot.press("B")
         await pilot.pause()
-        pane = app.query_one(BreakpointsPane)
+        pane = app.debug_screen.query_one(BreakpointsPane)
         table = pane.query_one(DataTable)
         await pilot.press("a")
         await type_text(pilot, "action ^take")
@@ -215,7 +215,7 @@ async def test_a_hit_leaves_the_breakpoint_cursor_on_the_row_the_person_chose() 
         await started(pilot, app)
         await pilot.press("B")
         await pilot.pause()
-        table = app.query_one(BreakpointsPane).query_one(DataTable)
+        table = app.debug_screen.query_one(BreakpointsPane).query_one(DataTable)
         await pilot.press("down")  # on breakpoint 2
         await command(pilot, app, "c")  # breakpoint 1 hits
         assert app.reason.startswith("breakpoint 1")
@@ -305,7 +305,7 @@ def test_every_module_that_drives_tmux_skips_where_it_is_missing() -> None:
     from . import terminal, test_crash_resume, test_tmux
 
     for module in (test_crash_resume, test_tmux):
-        assert module.pytestmark is terminal.needs_tmux, module.__name__
+        assert terminal.needs_tmux in module.pytestmark, module.__name__
 
 
 async def test_a_zoomed_pane_is_let_go_when_a_rewind_brings_new_panes(tmp_path) -> None:

@@ -7,11 +7,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from .terminal import Tmux, needs_tmux
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = needs_tmux
+pytestmark = [pytest.mark.heavy, needs_tmux]
 
 
 _tmux = Tmux(f"recode-tui-test-{os.getpid()}")

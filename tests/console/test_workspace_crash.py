@@ -10,7 +10,7 @@ from agent import events as ev
 from recode_tui.console.app import build_app
 from recode_tui.console.workspace.compare import CompareScreen
 
-from .helpers import SIZE, command, started, wait_for
+from .helpers import SIZE, command, notifications, started, wait_for
 from .test_workspace import NEW_EXAMPLE, PUT, SCRIPTED, edit, open_workspace, scripted
 
 
@@ -91,7 +91,7 @@ async def test_unsaved_prompt_edits_survive_a_crash_and_come_back_in_the_next_wo
         await started(pilot, again)
         ws = await open_workspace(pilot, again)
         assert ws.restored == [PUT] and "put_down" in ws.draft.text(PUT)
-        assert any("are back" in n.message for n in again._notifications)
+        assert any("are back" in n.message for n in notifications(again))
         ws.query_one("#ws-name", Input).value = "vases"
         await pilot.press("ctrl+o")
         await pilot.pause()
@@ -113,7 +113,7 @@ async def test_saving_a_set_with_flagged_examples_says_how_many_and_which(monkey
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert (tmp_path / "prompts" / "flagged" / PUT).is_file()  # saved all the same
-        note = next(n for n in app._notifications if "saved to" in n.message)
+        note = next(n for n in notifications(app) if "saved to" in n.message)
         assert note.severity == "warning"
         assert "1 example flagged: put.txt #4" in note.message and "done = put_down(item)" in note.message
         assert "place" in note.message

@@ -15,7 +15,7 @@ from envs.sciworld import variations
 from envs.sciworld.simulator import JAVA_HINT, Simulator
 from envs.sciworld.tasks import EASY, EASY_ELECTRICAL
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
+pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
 
 @pytest.fixture(scope="module")

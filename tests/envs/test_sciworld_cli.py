@@ -19,7 +19,7 @@ from envs import registry
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.commands.cli import main
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
+pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
 
 def test_run_with_the_gold_llm_wins_boil_and_the_journal_resumes(tmp_path, capsys) -> None:

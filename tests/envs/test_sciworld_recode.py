@@ -17,7 +17,7 @@ from envs.sciworld.simulator import Simulator
 from mockllm.gold import gold_llm, split_into_parts
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
+pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
 # The engine's own view of a won episode (the tree's depth); every task won through `run` is
 # tests/envs/test_sciworld_all_tasks.py.

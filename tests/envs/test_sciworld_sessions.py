@@ -16,7 +16,7 @@ from envs import registry
 from mockllm.gold import gold_llm
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
+pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
 GAME = "sciworld:find-non-living-thing/0"
 

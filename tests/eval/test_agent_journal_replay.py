@@ -15,6 +15,8 @@ import pytest
 
 from recode_tui.commands.cli import main
 
+pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
+
 
 def actions_by_game(folder: Path) -> dict[str, list[str]]:
     report = json.loads((folder / "report.json").read_text())

@@ -9,6 +9,8 @@ import pytest
 from .bugged import bugged_script
 from .helpers import read_report, recode
 
+pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
+
 GAMES = "put-01,clean-01,clean-02"
 
 

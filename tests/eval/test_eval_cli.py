@@ -15,6 +15,8 @@ from recode_tui.commands.factory import DEMO_SCRIPT
 
 from .helpers import chosen_script, odd_games, profiles_file, read_report, recode, start
 
+pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
+
 
 @pytest.mark.slow
 def test_eval_over_all_bundled_games_counts_success_per_task_type(tmp_path):

@@ -11,6 +11,8 @@ from mockllm.scripted import ScriptedLLM, load_script
 
 from .helpers import chosen_script
 
+pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
+
 CRASHY = '''
 import os
 from envs import make_env as real

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from agent.failure import FailureGroup, group_failures
 from recode_tui.commands import cli
 
@@ -12,6 +14,7 @@ from .bugged import bugged_script
 from .helpers import read_report, recode
 
 
+@pytest.mark.heavy
 def test_failures_are_grouped_by_where_they_ended_and_name_the_missing_action(tmp_path: Path) -> None:
     out = tmp_path / "bugged"
     result = recode(tmp_path, "eval", "--llm", f"scripted:{bugged_script(tmp_path)}", "--games",
@@ -34,6 +37,7 @@ def test_failures_are_grouped_by_where_they_ended_and_name_the_missing_action(tm
     assert report["failures"][0]["count"] == 2 and report["failures"][0]["task_types"] == ["clean"]
 
 
+@pytest.mark.heavy
 async def test_the_printed_command_opens_the_console_on_the_node(tmp_path: Path) -> None:
     out = tmp_path / "bugged"
     result = recode(tmp_path, "eval", "--llm", f"scripted:{bugged_script(tmp_path)}", "--games", "clean-01",

@@ -6,8 +6,12 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from .bugged import bugged_script
 from .helpers import read_report, recode
+
+pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
 
 
 def test_journal_replay_of_an_eval_uses_the_reports_own_journals_and_says_which(tmp_path: Path) -> None:

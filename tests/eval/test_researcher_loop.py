@@ -15,11 +15,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 from recode_tui.commands import cli
 
 from .bugged import CLEAN_STUB, bugged_script, fixed_clean_answer
 from .helpers import cli_env, read_report, recode
+
+pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
 
 GAMES = "clean-01,put-01"
 

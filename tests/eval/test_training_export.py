@@ -16,6 +16,8 @@ from recode_tui.commands.factory import make_llm
 from .bugged import CLEAN_STUB, bugged_script, fixed_clean_answer
 from .helpers import read_report, recode
 
+pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
+
 GAMES = "put-01,clean-01,clean-02"
 
 

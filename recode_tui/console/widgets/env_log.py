@@ -66,6 +66,8 @@ class EnvLog(Log):
         self.entry_starts: list[int] = []  # the first log line of each entry
         self.wrapped_to = 0  # the width the lines are wrapped to; 0: not yet laid out
 
+    # Private Textual API, on purpose: `Log._render_line_strip` and its `_render_line_cache`
+    # are the only place to highlight a line (Log has no public per-line hook).
     def _render_line_strip(self, y: int, rich_style):  # type: ignore[override]
         # Log keeps rendered lines only while text is selected; keep them always
         # (highlighting a line costs ~0.5 ms, a full repaint 48 of them).

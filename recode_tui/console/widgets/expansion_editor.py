@@ -110,7 +110,12 @@ def next_line_indent(line: str) -> str:
 
 
 class CodeArea(TextArea):
-    """The editor's text area: auto-indent like the plain mode, ctrl+a selects everything."""
+    """The editor's text area: auto-indent like the plain mode, ctrl+a selects everything.
+
+    Private Textual API, on purpose: `TextArea._on_key` inserts typed text before
+    any public handler or binding sees the key, so enter, backspace and ctrl+a
+    are taken here, first; `_restart_blink` keeps the cursor shown as typing does.
+    """
 
     BINDINGS = [
         Binding("ctrl+a", "select_all", "Select all", id="expansion.select-all", show=False),
