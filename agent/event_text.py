@@ -66,7 +66,11 @@ def _phrase(event: ev.Event) -> str:
             return f"{event.purpose} of {node} requested{extra}"
         case ev.ExpansionReceived() if event.purpose not in ("", "expand", "repair"):  # another agent's call
             got = first_line(event.blocks[0], 60) if len(event.blocks) == 1 else f"{len(event.blocks)} item(s)"
-            return f"{event.purpose} of {node} answered by {event.source}: {got}"
+            # ReAct's turn, CodeAct's cell: asked on the new child, reported on its parent (the task)
+            # so trees add it there; the log names the turn the call was for, as its request did
+            asked = event.child_ids[0] if event.purpose == "act" and not event.role and len(event.child_ids) == 1 \
+                else node
+            return f"{event.purpose} of {asked} answered by {event.source}: {got}"
         case ev.ExpansionReceived():
             return f"expansion of {node}: {len(event.blocks)} child node(s) from {event.source}"
         case ev.ExpansionRejected():

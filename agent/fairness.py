@@ -19,6 +19,7 @@ BUDGET_WORDS = {
     "steps_left": "steps left", "max_steps": "step limit", "turns_left": "executor turns left",
     "executor_steps": "executor turns per step", "max_replans": "replans", "replans_left": "replans left",
     "max_errors": "failing cells in a row", "max_revisions": "revisions per level", "max_depth": "depth",
+    "history_chars": "replanner's history characters", "window_size": "window rounds",
 }
 TEMPLATES = {"plan-execute": ("planner.txt", "executor.txt", "replanner.txt")}
 
@@ -44,7 +45,9 @@ def _window(name: str, options: dict) -> str:
     if name == "recode":
         return f"a sub-call's arguments + last {RECENT_KEEP} actions"
     if name == "plan-execute":
-        return f"the step's own turns; replanner: plan + last {RECENT_KEEP} actions"
+        chars = options.get("history_chars", 0)
+        return (f"the step's own turns + finished steps' outcomes; replanner: every finished step's actions "
+                f"and answers (oldest summarised past {chars} characters)")
     return "–"
 
 

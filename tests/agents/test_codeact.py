@@ -129,3 +129,25 @@ async def test_an_empty_cell_is_refused_and_asked_again_without_spending_a_step(
     assert finished.success and finished.llm_calls == 2
     sent = [e.action for e in events if isinstance(e, ev.ActionSent)]
     assert sent == PUT  # the refused cell took no step
+
+
+async def test_a_printed_observation_is_shown_once_a_failed_action_is_marked_and_variables_do_not_repeat_it():
+    """The demo's cells print what `run()` already added to the output: later prompts show each answer
+    once; "Nothing happens." is marked as a failed action; `observation` in "Variables now" points at
+    the answer shown above instead of repeating it."""
+    first = ('for action in ["take vase 1 from diningtable 1", "go to diningtable 1", '
+             '"take vase 1 from diningtable 1"]:\n    observation = run(action)\n    print(observation)')
+    second = ('for action in ["go to sidetable 1", "move vase 1 to sidetable 1"]:\n'
+              '    observation = run(action)\n    print(observation)')
+    engine = make_engine("put-01", cells(first, second), agent="codeact")
+    seen = await play(engine)
+    assert seen[-1].success, seen[-1]
+    prompt = [e.prompt for e in seen if isinstance(e, ev.ExpansionRequested)][1]
+    history = prompt[prompt.index("[cell 1]"):]
+    assert history.count("You pick up the vase 1 from the diningtable 1.") == 1
+    assert history.count("You arrive at diningtable 1.") == 1
+    assert "Output:\nNothing happens.  [action failed: nothing changed]\nYou arrive at diningtable 1." in history
+    variables = prompt[prompt.index("# Variables now"):prompt.index("# The cells so far")]
+    assert ("- observation (str): the answer to `take vase 1 from diningtable 1`, shown in cell 1's output above"
+            in variables)
+    assert "You pick up the vase 1" not in variables

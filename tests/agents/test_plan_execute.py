@@ -68,9 +68,11 @@ def test_plan_execute_wins_a_bundled_game_with_steps_and_turns_as_nodes():
     assert roles["planner"]["calls"] == 1 and roles["executor"]["calls"] == 5 and "replanner" not in roles
     requested = [e for e in seen if isinstance(e, ev.ExpansionRequested)]
     assert {(e.purpose, e.role) for e in requested} == {("plan", "planner"), ("act", "executor")}
-    # the second step's executor saw the first step's output
+    # the second step's executor saw the first step's output: what the environment answered, then the claim
     s2_prompt = next(e.prompt for e in requested if e.node_id == s2.id)
-    assert "- s1: holding vase 1" in s2_prompt
+    assert ('- s1: done; last action `take vase 1 from diningtable 1` -> You pick up the vase 1 from the '
+            'diningtable 1.; holding: vase 1; claim: "holding vase 1"') in s2_prompt
+    assert "Your step: s2: put the vase on sidetable 1\n" in s2_prompt  # no `[after s1]` in the step text
 
 
 def test_an_invalid_plan_is_asked_again_with_the_reason():
@@ -154,10 +156,11 @@ def test_replan_every_step_asks_the_replanner_after_each_finished_step():
     seen = asyncio.run(run(engine))
     assert seen[-1].success, seen[-1]
     note = next(e for e in seen if isinstance(e, ev.AgentNote) and e.label == "replan")
-    assert note.text.splitlines() == ["why: step s1 finished: holding vase 1",
+    assert note.text.splitlines() == ["why: step s1 finished (its outcome is listed below)",
                                       "  s2: put the vase on sidetable 1 [after s1]"]
     ask = next(e for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "replan")
-    assert "[done] s1: find the vase and take it -> holding vase 1" in ask.prompt
+    assert ("[done] s1: find the vase and take it -> last action `take vase 1 from diningtable 1` -> You pick up "
+            'the vase 1 from the diningtable 1.; holding: vase 1; claim: "holding vase 1"') in ask.prompt
     assert "Finished steps (s1) are kept" in ask.prompt
     assert [c.code for c in engine.tree.root.children] == [  # the unchanged step keeps its node
         "s1: find the vase and take it", "s2: put the vase on sidetable 1 [after s1]"]
@@ -199,3 +202,71 @@ def test_a_step_waits_for_the_steps_it_depends_on_even_when_listed_first():
     assert acted.index(s1.id) > max(i for i, node in enumerate(acted) if node == s2.id)
     assert [c.code for c in s2.children][0] == "> go to diningtable 1"
     assert [c.code for c in s1.children] == ["> go to sidetable 1", "> move vase 1 to sidetable 1"]
+
+
+def test_a_done_claim_the_environment_contradicts_is_shown_as_a_claim_not_as_the_steps_result():
+    """The executor says `Done: holding vase 1` after `take` answered "Nothing happens.": later prompts
+    show what the environment answered and mark the words as a claim; the replanner sees the same."""
+    wrong = plan(("s1", "take the vase", []), ("s2", "put the vase on sidetable 1", ["s1"]))
+    llm = in_order(
+        ("plan", wrong),
+        ("act", turn("Action: take vase 1 from diningtable 1")),  # not there yet: Nothing happens.
+        ("act", turn("Done: holding vase 1")),
+        ("act", turn("Done: the vase is on sidetable 1")),  # no action at all: nothing supports it
+        ("replan", plan(("s3", "find the vase, take it and put it on sidetable 1", [])),),
+        *WIN_TURNS[:2], *WIN_TURNS[3:],
+    )
+    engine = engine_with(llm)
+    seen = asyncio.run(run(engine))
+    assert seen[-1].success, seen[-1]
+    asks = [e for e in seen if isinstance(e, ev.ExpansionRequested)]
+    s2 = engine.tree.root.children[1]
+    s2_prompt = next(e.prompt for e in asks if e.node_id == s2.id)
+    assert "- s1: holding vase 1" not in s2_prompt
+    assert ("- s1: done; last action `take vase 1 from diningtable 1` -> Nothing happens. [action failed: nothing "
+            'changed]; holding: nothing; (claim, not borne out: "holding vase 1"; every action of this part failed') \
+        in s2_prompt
+    assert "What you hold (from the observations): nothing" in s2_prompt
+    replan = next(e.prompt for e in asks if e.purpose == "replan")
+    assert ('(claim, not borne out: "the vase is on sidetable 1"; no action was sent in this part, so no '
+            "observation supports it)") in replan
+    assert "[done] s1: take the vase -> last action" in replan  # the plan line shows the answer, not the words
+
+
+def test_the_replanner_sees_every_finished_step_in_full_and_older_ones_summarised_past_the_stated_budget():
+    """A search of six places, then a failure: the replanner gets each action the executor sent with its
+    answer (not only the last 4); past `history_chars` the oldest step is summarised, and the budget is said."""
+    places = ["sofa 1", "armchair 1", "coffeetable 1", "coffeetable 2", "garbagecan 1", "drawer 1"]
+    search = plan(("s1", "look around the sofa", []), ("s2", "search the tables and the rest", ["s1"]))
+    turns = [("act", turn("Action: go to sofa 1")), ("act", turn("Done: looked at the sofa"))]
+    turns += [("act", turn(f"Action: go to {p}")) for p in places[1:]]
+    turns += [("act", turn("Failed: no vase anywhere I looked"))]
+    replanned = plan(("s3", "take the vase from diningtable 1 and put it on sidetable 1", []))
+    rest = [("act", turn("Action: go to diningtable 1")), ("act", turn("Action: take vase 1 from diningtable 1")),
+            *WIN_TURNS[3:]]
+    seen = asyncio.run(run(engine_with(in_order(("plan", search), *turns, ("replan", replanned), *rest))))
+    assert seen[-1].success, seen[-1]
+    prompt = next(e.prompt for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "replan")
+    for place in places:  # all six visits, the first ones too
+        assert f"  > go to {place}\n    You arrive at {place}." in prompt
+    assert "in full up to 4000 characters" in prompt
+    assert "Finished steps (s1) are kept" in prompt
+
+    seen = asyncio.run(run(engine_with(in_order(("plan", search), *turns, ("replan", replanned), *rest),
+                                       history_chars=300)))
+    prompt = next(e.prompt for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "replan")
+    assert "in full up to 300 characters" in prompt
+    assert "s1: look around the sofa [done] (summarised: 1 actions)" in prompt
+    assert "  > go to drawer 1\n    You arrive at drawer 1." in prompt  # the latest step stays in full
+
+
+def test_the_first_replan_says_no_step_has_finished_without_double_brackets():
+    first = plan(("s1", "find the vase on the sofa and take it", []), ("s2", "put it on sidetable 1", ["s1"]))
+    llm = in_order(("plan", first), ("act", turn("Failed: not on the sofa")),
+                   ("replan", plan(("s3", "take the vase from diningtable 1 and put it on sidetable 1", []))),
+                   ("act", turn("Action: go to diningtable 1")), ("act", turn("Action: take vase 1 from diningtable 1")),
+                   *WIN_TURNS[3:])
+    seen = asyncio.run(run(engine_with(llm)))
+    assert seen[-1].success, seen[-1]
+    prompt = next(e.prompt for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "replan")
+    assert "((none))" not in prompt and "No step has finished yet: every step you write is new." in prompt

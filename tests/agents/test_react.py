@@ -190,3 +190,16 @@ def test_the_answer_reader_takes_the_usual_variants_of_one_action():
     assert imagined.accepted and "the text after the action was ignored" in imagined.notes[0]
     assert parse_react("Action: look").notes == ("no thought given",)
     assert parse_react("Thought: a\nAction:").message.startswith("the `Action:` line is empty")
+
+
+async def test_the_run_log_names_each_turn_its_answer_was_for():
+    """The answer is reported on the task (so trees add the turn under it), but the log names the turn,
+    as the request's line did: `act of n2 answered`, not `act of n0` for every turn."""
+    from agent.event_text import log_line
+
+    seen = await play(make_engine("put-01", react_llm(PUT), agent="react"))
+    assert seen[-1].success
+    answered = [log_line(e).strip() for e in seen if isinstance(e, ev.ExpansionReceived)]
+    assert [line.split(" answered")[0] for line in answered] == ["+ act of n1", "+ act of n2", "+ act of n3",
+                                                                "+ act of n4"]
+    assert "answered by scripted: take vase 1 from diningtable 1" in answered[1]

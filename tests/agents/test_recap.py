@@ -60,7 +60,9 @@ def test_recap_wins_a_bundled_game_with_a_subtask_tree():
                                                "> move vase 1 to sidetable 1"]
     child = root.children[0]
     assert [c.code for c in child.children] == ["> go to diningtable 1", "> take vase 1 from diningtable 1"]
-    assert child.status.value == "COMPLETED" and child.observations == ["holding vase 1"]
+    assert child.status.value == "COMPLETED" and child.observations == [
+        'done; last action `take vase 1 from diningtable 1` -> You pick up the vase 1 from the diningtable 1.; '
+        'holding: vase 1; claim: "holding vase 1"']
     purposes = [e.purpose for e in seen if isinstance(e, ev.ExpansionRequested)]
     assert purposes == ["decompose", "decompose", "refine", "refine", "refine", "refine"]
     # only the first item is committed: the root's plan-ahead items became nodes one at a time
@@ -77,7 +79,9 @@ def test_the_parent_plan_is_reinjected_when_a_composite_subtask_returns():
     assert note.label == "re-injection" and note.node_id == engine.tree.root.id
     ask = next(e for e in seen if isinstance(e, ev.ExpansionRequested) and e.node_id == engine.tree.root.id
                and e.purpose == "refine")
-    for line in ("The subtask `find the vase and take it` returned: done: holding vase 1",
+    for line in ("The subtask `find the vase and take it` returned: done; last action `take vase 1 from diningtable 1` "
+                 '-> You pick up the vase 1 from the diningtable 1.; holding: vase 1; claim: "holding vase 1"',
+                 "What you hold (from the observations): vase 1",
                  "Your latest thought here: root plan: find the vase, then put it on the sidetable.",
                  "Your remaining subtasks here were:\n1. action: go to sidetable 1\n2. action: move vase 1 to sidetable 1",
                  "Latest observation: You pick up the vase 1 from the diningtable 1."):
@@ -163,3 +167,44 @@ def test_judge_and_skeleton_give_the_editor_the_subtask_format():
     assert engine.judge(CHILD_DONE, "refine").accepted
     assert "both a subtask list and Done" in engine.judge(ROOT + "\nDone: x", "refine").message
     asyncio.run(engine.close())
+
+
+def test_a_returned_done_the_environment_contradicts_is_re_injected_as_a_claim():
+    """Like Plan-and-Execute's steps: a level's result is what the environment answered in it and what the
+    agent holds; its `Done:` text is the model's claim, marked when the observations do not bear it out."""
+    child = "Thought: take it.\nSubtasks:\n1. action: take vase 1 from diningtable 1"  # not there: Nothing happens.
+    llm = in_order(("decompose", ROOT), ("decompose", child), ("refine", CHILD_DONE),
+                   ("refine", "Thought: fetch it.\nSubtasks:\n1. action: go to diningtable 1"),
+                   ("refine", "Thought: here.\nSubtasks:\n1. action: take vase 1 from diningtable 1"),
+                   ("refine", ROOT_2), ("refine", ROOT_3))
+    seen = asyncio.run(run(engine_with(llm)))
+    assert seen[-1].success, seen[-1]
+    note = next(e for e in seen if isinstance(e, ev.AgentNote) and e.label == "re-injection")
+    assert note.text.startswith(
+        "The subtask `find the vase and take it` returned: done; last action `take vase 1 from diningtable 1` -> "
+        'Nothing happens. [action failed: nothing changed]; holding: nothing; (claim, not borne out: "holding vase 1"; '
+        "every action of this part failed")
+    asks = [e.prompt for e in seen if isinstance(e, ev.ExpansionRequested)]
+    assert "Observation after `take vase 1 from diningtable 1`:\nNothing happens.  [action failed: nothing changed]" \
+        in asks[2]
+    assert "What you hold (from the observations): nothing" in asks[3]
+    assert "What you hold (from the observations): vase 1" in asks[5]
+
+
+def test_the_prompt_states_its_window_and_stops_growing_past_it():
+    """Each round adds its answer and what it was told (~400 characters here) until the window is full;
+    past it the oldest round is cut for each new one, so the prompt length stays flat."""
+    look = "Thought: look again.\nSubtasks:\n1. action: look\n2. action: go to diningtable 1"
+    rounds = 80
+    llm = ScriptedLLM([ScriptEntry(answer=look, purpose="decompose", once=True),
+                       ScriptEntry(answer=look, purpose="refine")])
+    engine = make_engine(GAME, llm, Limits(max_rewrite=2), rounds, agent="recap",
+                         agent_options={"max_revisions": rounds + 5})
+    seen = asyncio.run(run(engine))
+    sizes = [len(e.prompt) for e in seen if isinstance(e, ev.ExpansionRequested)]
+    assert len(sizes) >= 75
+    first = next(e.prompt for e in seen if isinstance(e, ev.ExpansionRequested))
+    assert "the conversation above keeps your latest 64 rounds" in first
+    assert sizes[40] - sizes[10] > 30 * 200  # it grows while the window fills
+    past = sizes[66:]
+    assert max(past) - min(past) < 50, past  # and is flat once the 64 rounds are full

@@ -36,12 +36,14 @@ from string import Template
 from typing import Any, AsyncIterator, Callable
 
 from agent.agents.codeact.answer import SKELETON, parse_cell
+from agent.agents.outcome import action_failed, failed_mark
 from agent.answer_rule import Verdict
 from agent.events import (
     Event,
     NodeCompleted,
     NodeError,
     NodeStarted,
+    ObservationReceived,
     RunStarted,
 )
 from agent.llm import Completion
@@ -65,6 +67,28 @@ class Cell:
     code: str
     output: str
     error: str
+    answers: tuple[tuple[str, str], ...] = ()  # (action, observation) of each run() in the cell
+
+
+def shown_output(output: str, answers: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> str:
+    """A cell's output as later prompts show it: each action's answer once (a `print` of the
+    observation `run()` just added is not repeated) and a failed action's answer marked."""
+    lines = output.rstrip("\n").split("\n") if output else []
+    shown: list[str] = []
+    at = 0
+    for number, (_, observation) in enumerate(answers):
+        obs = observation.rstrip("\n").split("\n")
+        start = next((i for i in range(at, len(lines) - len(obs) + 1) if lines[i:i + len(obs)] == obs), -1)
+        if start < 0:  # cut from the output (too long): nothing to match
+            continue
+        shown += lines[at:start]
+        shown += failed_mark("\n".join(obs)).split("\n") if action_failed(observation) else obs
+        at = start + len(obs)
+        following = answers[number + 1][1] if number + 1 < len(answers) else None
+        while following != observation and lines[at:at + len(obs)] == obs:  # printed again by the cell
+            at += len(obs)
+    shown += lines[at:]
+    return "\n".join(shown)
 
 
 def _cut(text: str, limit: int = OUTPUT_LIMIT) -> str:
@@ -208,10 +232,13 @@ class CodeActAgent(Stepper):
         yield self.answered(root.id, completion, thought=verdict.thought, blocks=(code,), child_ids=(cell.id,),
                             purpose=PURPOSE)
         outcome: NodeOutcome | None = None
+        answers: list[tuple[str, str]] = []
         async for event in self.run_code(cell, code):
             if isinstance(event, NodeOutcome):
                 outcome = event
             else:
+                if isinstance(event, ObservationReceived):
+                    answers.append((event.action, event.observation))
                 yield event
         assert outcome is not None
         output = outcome.output
@@ -234,7 +261,7 @@ class CodeActAgent(Stepper):
             yield NodeError(cell.id, code=code, error=error, output=output, seconds=outcome.seconds,
                             restore_seconds=outcome.restore_seconds)
             self._check_error_limits(cell)
-        self.cells.append(Cell(verdict.thought, code, output, error))
+        self.cells.append(Cell(verdict.thought, code, shown_output(output, answers), error, tuple(answers)))
 
     def _check_error_limits(self, cell: Node) -> None:
         if not self.errors_in_a_row or self.env.done:
@@ -251,11 +278,27 @@ class CodeActAgent(Stepper):
 
     # -- the prompt ---------------------------------------------------------------
 
+    def _without_repeats(self, lines: list[str]) -> list[str]:
+        """The variable lines, a text variable that holds an observation the prompt already shows
+        (the first one, or an action's answer in the last cell) named as that instead of repeated."""
+        shown = {self.first_observation.strip(): "the first observation, shown above"}
+        if self.cells:
+            number = len(self.cells)
+            for action, observation in self.cells[-1].answers:
+                shown[observation.strip()] = f"the answer to `{action}`, shown in cell {number}'s output above"
+        result = []
+        for line in lines:
+            head, sep, value = line.partition(" (str): ")
+            if sep and value.strip() in shown and value.strip():
+                line = f"{head} (str): {shown[value.strip()]}"
+            result.append(line)
+        return result
+
     async def prompt(self) -> str:
         """The whole prompt of the next cell: task, examples, variables, history."""
         env_name, window = self.env.name, int(self.options["window"])
         names = [v.name for v in await self.runner.variables()]
-        lines = await self.runner.prompt_lines(names) if names else []
+        lines = self._without_repeats(await self.runner.prompt_lines(names) if names else [])
         left = max(0, self.env.max_steps - self.env.steps)
         return Template(self.prompts.text(self.main_prompt_file)).safe_substitute(
             actions=self.prompts.actions(env_name),

@@ -17,6 +17,7 @@ from typing import Any, AsyncIterator
 
 from agent.agents.plan_execute.plan import PlanError, PlanStep, parse_plan, plan_diff, plan_text
 from agent.agents.plan_execute.turn import TurnError, parse_turn
+from agent.agents.outcome import Holding, UnitOutcome, failed_mark
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.answer_rule import Verdict
 from agent.events import (
@@ -45,6 +46,8 @@ PLAN_SKELETON = """{
   ]
 }"""
 TURN_SKELETON = "Thought: \nAction: "
+HISTORY_CHARS = 4000  # the replanner sees finished steps in full up to this; older ones are summarised
+SUMMARY_CHARS = 160  # a summarised step's outcome line
 
 
 @dataclass
@@ -52,7 +55,8 @@ class StepState:
     step: PlanStep
     node: Node
     status: str = "pending"  # pending, running, done, failed, dropped
-    output: str = ""  # what a finished step produced, or why it failed
+    output: str = ""  # what a finished step produced, or why it failed: `outcome.text()`
+    outcome: UnitOutcome | None = None  # set when the step settles
 
 
 class PlanExecuteAgent(Stepper):
@@ -65,7 +69,8 @@ class PlanExecuteAgent(Stepper):
     main_prompt_file = "planner.txt"
     root_code = "task"
     # check: how an executor's action is checked before it is sent, as ReAct's (grammar, admissible, off)
-    option_defaults = {"executor_steps": 10, "max_replans": 3, "replan_every_step": False, "check": "grammar"}
+    option_defaults = {"executor_steps": 10, "max_replans": 3, "replan_every_step": False, "check": "grammar",
+                       "history_chars": HISTORY_CHARS}
     variables_note = ("Plan-and-Execute keeps no variables: its state is the plan (each step's status and "
                       "output) and the current step's executor turns. The Plan tab (a) shows it.")
 
@@ -75,6 +80,9 @@ class PlanExecuteAgent(Stepper):
         self.plan: list[StepState] = []  # the current plan, finished steps included
         self.replans = 0
         self.observation = ""  # the latest observation (the first one before any action)
+        self.holding = Holding()  # what the agent holds, read from the observations
+        self.settled: list[StepState] = []  # every step that settled (done or failed), in order
+        self._exchanges: list[tuple[str, str]] = []  # the running step's actions and answers
 
     # -- judging answers (the agent and the console's editor) ---------------------------
 
@@ -136,10 +144,11 @@ class PlanExecuteAgent(Stepper):
             if self.finished_reason or self.env.done:
                 break
             if state.status == "failed":
-                async for event in self._replan(f"step {state.step.id} failed: {state.output}"):
+                why = state.outcome.claim if state.outcome else state.output
+                async for event in self._replan(f"step {state.step.id} failed: {why}"):
                     yield event
             elif self.options["replan_every_step"] and self._pending():
-                async for event in self._replan(f"step {state.step.id} finished: {state.output}"):
+                async for event in self._replan(f"step {state.step.id} finished (its outcome is listed below)"):
                     yield event
         root.status = NodeStatus.COMPLETED if self.env.won else NodeStatus.ERROR
         self.current = root
@@ -206,6 +215,7 @@ class PlanExecuteAgent(Stepper):
         self.current, node.status, state.status = node, NodeStatus.RUNNING, "running"
         yield NodeStarted(node.id, code=node.code, depth=node.depth)
         turns: list[tuple[str, str, str]] = []  # (thought, action, observation)
+        self._exchanges = []
         for number in range(1, budget + 1):
             answer: Answer | None = None
             prompt = self._executor_prompt(state, turns, budget - number + 1)
@@ -215,7 +225,7 @@ class PlanExecuteAgent(Stepper):
                 else:
                     yield item
             if answer is None:  # too many invalid answers: the run ends (finished_reason says why)
-                async for event in self._settle(state, "failed", self.finished_reason):
+                async for event in self._settle(state, "failed", self.finished_reason, by_harness=True):
                     yield event
                 return
             turn = parse_turn(answer.completion.text)
@@ -229,27 +239,35 @@ class PlanExecuteAgent(Stepper):
                 async for event in self.act(child, turn.text):
                     yield event
                 self.observation = child.observations[-1] if child.observations else ""
+                self.holding.update(self.observation)
+                self._exchanges.append((turn.text, self.observation))
                 turns.append((turn.thought, turn.text, self.observation))
             child.status = NodeStatus.COMPLETED
             yield NodeCompleted(child.id, output="\n".join(child.observations))
             self.current = node
             if self.env.won:
-                async for event in self._settle(state, "done", "the task is done"):
+                async for event in self._settle(state, "done", "the task is done", by_harness=True):
                     yield event
                 return
             if self.env.done:
-                async for event in self._settle(state, "failed", self.end_reason()):
+                async for event in self._settle(state, "failed", self.end_reason(), by_harness=True):
                     yield event
                 return
             if turn.kind != "action":
                 async for event in self._settle(state, turn.kind, turn.text):
                     yield event
                 return
-        async for event in self._settle(state, "failed", f"its budget of {budget} executor turns ran out"):
+        async for event in self._settle(state, "failed", f"its budget of {budget} executor turns ran out",
+                                        by_harness=True):
             yield event
 
-    async def _settle(self, state: StepState, kind: str, text: str) -> AsyncIterator[Event]:
-        state.status, state.output, node = kind, text, state.node
+    async def _settle(self, state: StepState, kind: str, claim: str, by_harness: bool = False) -> AsyncIterator[Event]:
+        """End a step. Its output is what the environment answered in it (`UnitOutcome`); the
+        executor's `Done:` text is kept as a claim, marked when the environment does not bear it out."""
+        outcome = UnitOutcome(kind, claim, list(self._exchanges), self.holding.text(), by_harness)
+        state.outcome, state.status, state.output, node = outcome, kind, outcome.text(), state.node
+        self.settled.append(state)
+        text = state.output
         if kind == "done":
             node.status = NodeStatus.COMPLETED
             node.observations.append(text)
@@ -288,7 +306,7 @@ class PlanExecuteAgent(Stepper):
         (the replanner's and executor's view, and the console's)."""
         lines = []
         for s in self.plan:
-            detail = f" -> {s.output}" if s.output else ""
+            detail = f" -> {s.output.removeprefix(s.status + '; ')}" if s.output else ""
             lines.append(f"[{s.status}] {s.step.label}{detail}")
         return "\n".join(lines) or "(no plan yet)"
 
@@ -330,12 +348,14 @@ class PlanExecuteAgent(Stepper):
         env = self.env.name
         return {
             "task": self.task,
-            "observation": self.observation.strip() or "(none)",
+            "observation": failed_mark(self.observation.strip()) or "(none)",
             "actions": self.prompts.actions(env) or "(no action list for this environment)",
             "facts": self.prompts.facts(env) or "(none)",
             "steps_left": str(max(0, self.env.max_steps - self.env.steps)),
             "max_steps": str(self.env.max_steps),
             "recent_actions": format_recent(self.recent.last()),
+            "holding": self.holding.text(),
+            "history_chars": str(self.options["history_chars"]),
             "executor_steps": str(self.options["executor_steps"]),
             "max_replans": str(self.options["max_replans"]),
             "replans_left": str(max(0, int(self.options["max_replans"]) - self.replans)),
@@ -350,13 +370,32 @@ class PlanExecuteAgent(Stepper):
 
     def _replanner_prompt(self, why: str) -> str:
         examples = self.prompts.text(f"{self.env.name}/planner_examples.txt").strip() or "(none)"
+        done = sorted(self._done_ids())
+        kept = (f"Finished steps ({', '.join(done)}) are kept: new steps may depend on them, but must not reuse "
+                "their ids." if done else "No step has finished yet: every step you write is new.")
         return self._render("replanner.txt", examples=examples, plan=self.plan_status(), why=why,
-                            done_ids=", ".join(sorted(self._done_ids())) or "(none)")
+                            done_ids=", ".join(done) or "none", finished_rule=kept,
+                            finished_steps=self.finished_history(int(self.options["history_chars"])))
+
+    def finished_history(self, budget: int) -> str:
+        """Every step that settled, oldest first, each action with the environment's answer and the
+        step's outcome; past `budget` characters the oldest steps are summarised to one line."""
+        if not self.settled:
+            return "(no step has finished yet)"
+        full = [f"{s.step.text} [{s.status}]\n{s.outcome.full() if s.outcome else ''}" for s in self.settled]
+        summary = [f"{s.step.text} [{s.status}] (summarised: {len(s.outcome.exchanges) if s.outcome else 0} "
+                   f"actions) {first_line(s.output, SUMMARY_CHARS)}" for s in self.settled]
+        shown = list(full)
+        for index in range(len(shown) - 1):  # the latest step stays in full
+            if len("\n".join(shown)) <= budget:
+                break
+            shown[index] = summary[index]
+        return "\n".join(shown)
 
     def _executor_prompt(self, state: StepState, turns: list[tuple[str, str, str]], left: int) -> str:
         examples = self.prompts.text(f"{self.env.name}/executor_examples.txt").strip() or "(none)"
         done = {s.step.id: s.output for s in self.plan if s.status == "done"}
         inputs = "\n".join(f"- {d}: {done.get(d, '(no output)')}" for d in state.step.depends_on) or "(none)"
         so_far = "\n".join(f"Thought: {t}\nAction: {a}\nObservation: {o}" for t, a, o in turns) or "(nothing yet)"
-        return self._render("executor.txt", examples=examples, plan=self.plan_status(), step=state.step.label,
+        return self._render("executor.txt", examples=examples, plan=self.plan_status(), step=state.step.text,
                             inputs=inputs, turns=so_far, turns_left=str(left))

@@ -21,6 +21,12 @@ class PlanStep:
     depends_on: tuple[str, ...] = ()
 
     @property
+    def text(self) -> str:
+        """The step as the executor reads it: `s2: take the mug` (its dependencies are the
+        scheduler's business, and their outputs are listed apart)."""
+        return f"{self.id}: {self.description}"
+
+    @property
     def label(self) -> str:
         """How the step is drawn as a node: `s2: take the mug [after s1]`."""
         after = f" [after {', '.join(self.depends_on)}]" if self.depends_on else ""

@@ -16,6 +16,7 @@ from pathlib import Path
 from string import Template
 from typing import Any, AsyncIterator
 
+from agent.agents.outcome import Holding, UnitOutcome, failed_mark
 from agent.agents.recap.decomposition import Decomposition, DecompositionError, Item, parse_decomposition
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.agents.recap.window import Window
@@ -39,10 +40,7 @@ class Level:
     reinjections: list[str] = field(default_factory=list)  # what was put back at each return, for the console
 
 
-@dataclass
-class Outcome:
-    kind: str = "failed"  # "done" or "failed"
-    text: str = ""
+Outcome = UnitOutcome  # a level's result: the environment's answers in it, what is held, the model's claim
 
 
 class RecapAgent(Stepper):
@@ -66,6 +64,8 @@ class RecapAgent(Stepper):
         self.levels: dict[str, Level] = {}  # by node id
         self.first_observation = ""
         self.observation = ""
+        self.holding = Holding()  # what the agent holds, read from the observations
+        self.exchanges: list[tuple[str, str]] = []  # every action sent and its answer, in order
 
     # -- judging answers ---------------------------------------------------------------------
 
@@ -156,11 +156,12 @@ class RecapAgent(Stepper):
         elif self.env.done:
             yield self._finish(False, self.end_reason())
         else:
-            yield self._finish(False, f"the task level ended ({outcome.kind}: {outcome.text}) but the task is not done")
+            yield self._finish(False, f"the task level ended ({outcome.kind}: {outcome.claim}) but the task is not done")
 
     async def _solve(self, node: Node, goal: str, out: Outcome) -> AsyncIterator[Event]:
         """One level: decompose, carry out the first item, revise; until done, failed or a limit."""
         level = Level(node, goal)
+        start = len(self.exchanges)  # the actions this level (and the levels under it) send
         self.path.append(level)
         self.levels[node.id] = level
         self.current, node.status = node, NodeStatus.RUNNING
@@ -174,7 +175,7 @@ class RecapAgent(Stepper):
                 else:
                     yield item
             if answer is None:
-                out.kind, out.text = "failed", self.finished_reason
+                out.kind, out.claim, out.by_harness = "failed", self.finished_reason, True
                 break
             text = answer.completion.text
             decomposition = parse_decomposition(text)
@@ -182,7 +183,7 @@ class RecapAgent(Stepper):
             level.thought = node.thought = decomposition.thought
             if decomposition.end:
                 yield self._received(node, answer, decomposition, (), purpose)
-                out.kind, out.text = decomposition.end, decomposition.result
+                out.kind, out.claim = decomposition.end, decomposition.result
                 break
             level.remaining = decomposition.items
             first = decomposition.items[0]
@@ -191,7 +192,7 @@ class RecapAgent(Stepper):
             if first.kind == "action":
                 async for event in self._primitive(child, first.text):
                     yield event
-                told = f"Observation after `{first.text}`:\n{self.observation}"
+                told = f"Observation after `{first.text}`:\n{failed_mark(self.observation)}"
             else:
                 sub = Outcome()
                 if child.depth > self.limits.max_depth:
@@ -201,31 +202,37 @@ class RecapAgent(Stepper):
                     async for event in self._solve(child, first.text, sub):
                         yield event
                 if self.finished_reason:
-                    out.kind, out.text = "failed", self.finished_reason
+                    out.kind, out.claim, out.by_harness = "failed", self.finished_reason, True
                     break
                 if self.env.done:  # nothing to revise: the episode is over
-                    out.kind, out.text = ("done", "the task is done") if self.env.won else ("failed", self.end_reason())
+                    self._episode_over(out)
                     break
                 told = self._reinjection(level, first, sub)
                 level.reinjections.append(told)
                 yield AgentNote(node.id, label="re-injection", text=told)
             self.current = node
             if self.env.done:
-                out.kind, out.text = ("done", "the task is done") if self.env.won else ("failed", self.end_reason())
+                self._episode_over(out)
                 break
             level.revisions += 1
             if level.revisions > self.options["max_revisions"]:
-                out.kind, out.text = "failed", f"revision limit: {self.options['max_revisions']} revisions at this level"
+                out.kind, out.by_harness = "failed", True
+                out.claim = f"revision limit: {self.options['max_revisions']} revisions at this level"
                 break
             purpose = "refine"
         self.path.pop()
+        out.exchanges, out.holding = self.exchanges[start:], self.holding.text()
         if out.kind == "done":
             node.status = NodeStatus.COMPLETED
-            node.observations.append(out.text)
-            yield NodeCompleted(node.id, output=out.text)
+            node.observations.append(out.text())
+            yield NodeCompleted(node.id, output=out.text())
         else:
-            node.status, node.error = NodeStatus.ERROR, out.text
-            yield NodeError(node.id, code=node.code, error=out.text)
+            node.status, node.error = NodeStatus.ERROR, out.text()
+            yield NodeError(node.id, code=node.code, error=out.text())
+
+    def _episode_over(self, out: Outcome) -> None:
+        out.by_harness = True
+        out.kind, out.claim = ("done", "the task is done") if self.env.won else ("failed", self.end_reason())
 
     async def _primitive(self, child: Node, action: str) -> AsyncIterator[Event]:
         self.current, child.status = child, NodeStatus.RUNNING
@@ -233,16 +240,18 @@ class RecapAgent(Stepper):
         async for event in self.act(child, action):
             yield event
         self.observation = child.observations[-1] if child.observations else ""
+        self.holding.update(self.observation)
+        self.exchanges.append((action, self.observation))
         child.status = NodeStatus.COMPLETED
         yield NodeCompleted(child.id, output=self.observation)
 
     async def _too_deep(self, child: Node, sub: Outcome) -> AsyncIterator[Event]:
-        sub.kind = "failed"
-        sub.text = (f"not started: depth {child.depth} is past the depth limit ({self.limits.max_depth}); "
+        sub.kind, sub.by_harness = "failed", True
+        sub.claim = (f"not started: depth {child.depth} is past the depth limit ({self.limits.max_depth}); "
                     "write it as actions at this level")
-        child.status, child.error = NodeStatus.ERROR, sub.text
+        child.status, child.error = NodeStatus.ERROR, sub.claim
         yield NodeStarted(child.id, code=child.code, depth=child.depth)
-        yield NodeError(child.id, code=child.code, error=sub.text)
+        yield NodeError(child.id, code=child.code, error=sub.claim)
 
     def _received(self, node: Node, answer: Answer, decomposition: Decomposition, child_ids: tuple[str, ...],
                   purpose: str) -> ExpansionReceived:
@@ -262,7 +271,7 @@ class RecapAgent(Stepper):
 
     def _reinjection(self, level: Level, finished: Item, sub: Outcome) -> str:
         rest = "\n".join(f"{i}. {item.label}" for i, item in enumerate(level.remaining[1:], 1)) or "(none)"
-        return (f"The subtask `{finished.text}` returned: {sub.kind}: {sub.text}\n"
+        return (f"The subtask `{finished.text}` returned: {sub.text()}\n"
                 f"Back at depth {level.node.depth}: {level.goal}\n"
                 f"Your latest thought here: {level.thought or '(none)'}\n"
                 f"Your remaining subtasks here were:\n{rest}\n"
@@ -287,4 +296,5 @@ class RecapAgent(Stepper):
             max_steps=str(self.env.max_steps),
             max_revisions=str(self.options["max_revisions"]),
             max_depth=str(self.limits.max_depth),
+            holding=self.holding.text(),
         )
