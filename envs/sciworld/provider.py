@@ -5,12 +5,10 @@ Episodes are `task/variation` with the simulator's own variation numbers
 simulator's train/dev/test lists, fetched from the JVM once and cached per
 ScienceWorld version in the user cache folder.
 
-Step limits: the ReCode reference's per-task limits are not available offline,
-so each task gets 1.5x the length of the gold path of its first test
-variation (measured here with scienceworld 1.2.3, under each setting:
-`benchmarks/bench_sciworld_gold.py --lengths`), rounded up to 10 and at least
-50 (ALFWorld's paper limit): room for the gold path plus half again for
-exploring and mistakes. Unknown tasks fall back to 100.
+Step limits (see envs/sciworld/limits.py): 1.5x the longest gold path over
+every variation of every split under the setting, rounded up to 10 and at
+least 50, from the lengths `python -m envs.sciworld.derive_limits` measured
+into envs/sciworld/gold_lengths.json. Unknown tasks fall back to 100.
 """
 
 from __future__ import annotations
@@ -21,6 +19,7 @@ from typing import Iterable
 
 from envs.base import Env, EnvError
 from envs.registry import Episode
+from envs.sciworld import limits
 from envs.sciworld.env import SciWorldEnv, parse_episode
 from envs.sciworld.simulator import shared_simulator
 from envs.sciworld.tasks import all_tasks, find_task, simplifications_for, task_names
@@ -30,52 +29,16 @@ from envs.sciworld.variations import variation_table
 SPLITS = ("train", "dev", "test")
 _gold_lock = threading.Lock()
 ENV_NAMES = {"easy": "sciworld", "none": "sciworld-full"}  # setting -> registry name (see envs/registry.py)
-DEFAULT_MAX_STEPS = 100
-
-STEP_LIMITS: dict[str, int] = {
-    "boil": 120,  # gold path 78
-    "melt": 90,  # gold path 56
-    "freeze": 110,  # gold path 73
-    "change-the-state-of-matter-of": 90,  # gold path 56
-    "use-thermometer": 50,  # gold path 14
-    "measure-melting-point-known-substance": 50,  # gold path 31
-    "measure-melting-point-unknown-substance": 150,  # gold path 96
-    "power-component": 50,  # gold path 9
-    "power-component-renewable-vs-nonrenewable-energy": 50,  # gold path 11
-    "test-conductivity": 50,  # gold path 15
-    "test-conductivity-of-unknown-substances": 50,  # gold path 19
-    "find-living-thing": 50,  # gold path 16
-    "find-non-living-thing": 50,  # gold path 7
-    "find-plant": 50,  # gold path 12
-    "find-animal": 50,  # gold path 16
-    "grow-plant": 110,  # gold path 69
-    "grow-fruit": 110,  # gold path 69
-    "chemistry-mix": 50,  # gold path 19
-    "chemistry-mix-paint-secondary-color": 50,  # gold path 7
-    "chemistry-mix-paint-tertiary-color": 50,  # gold path 14
-    "lifespan-longest-lived": 50,  # gold path 4
-    "lifespan-shortest-lived": 50,  # gold path 4
-    "lifespan-longest-lived-then-shortest-lived": 50,  # gold path 5
-    "identify-life-stages-1": 70,  # gold path 42
-    "identify-life-stages-2": 50,  # gold path 12
-    "inclined-plane-determine-angle": 120,  # gold path 76
-    "inclined-plane-friction-named-surfaces": 170,  # gold path 111
-    "inclined-plane-friction-unnamed-surfaces": 290,  # gold path 192
-    "mendelian-genetics-known-plant": 200,  # gold path 132
-    "mendelian-genetics-unknown-plant": 200,  # gold path 128
-}
-# Without the simplifications (`sciworld-full`) three gold paths are longer; the others are the same length.
-STEP_LIMITS_FULL: dict[str, int] = {
-    "grow-fruit": 130,  # gold path 83 (the pots need watering)
-    "mendelian-genetics-known-plant": 230,  # gold path 149
-    "mendelian-genetics-unknown-plant": 220,  # gold path 146
-}
+DEFAULT_MAX_STEPS = limits.DEFAULT_MAX_STEPS
 
 
 def step_limit(task: str, setting: str = "easy") -> int:
-    if setting == "none" and task in STEP_LIMITS_FULL:
-        return STEP_LIMITS_FULL[task]
-    return STEP_LIMITS.get(task, DEFAULT_MAX_STEPS)
+    """A task's step limit under a setting (the rule in envs/sciworld/limits.py)."""
+    return limits.step_limit(task, setting)
+
+
+# Each task's limit under "easy", by name (benchmarks/bench_sciworld_gold.py prints it next to its own rule).
+STEP_LIMITS: dict[str, int] = {task: step_limit(task) for task in limits.FALLBACK_LIMITS}
 
 
 class SciWorldProvider:
@@ -145,7 +108,7 @@ class SciWorldProvider:
         return SciWorldEnv(episode, max_steps=max_steps or step_limit(task.name, self.setting), setting=self.setting)
 
     def step_limit(self, episode: str) -> int:
-        """The task's own step limit (see STEP_LIMITS): used when the user gives no --max-steps."""
+        """The task's own step limit (see envs/sciworld/limits.py): used when the user gives no --max-steps."""
         task, _ = parse_episode(episode)
         return step_limit(task.name, self.setting)
 
