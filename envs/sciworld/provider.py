@@ -21,6 +21,7 @@ from envs.base import Env, EnvError
 from envs.registry import Episode
 from envs.sciworld import limits
 from envs.sciworld.env import SciWorldEnv, parse_episode
+from envs.sciworld.paper import PAPER_TASKS, paper_episodes
 from envs.sciworld.simulator import shared_simulator
 from envs.sciworld.tasks import all_tasks, find_task, simplifications_for, task_names
 from envs.sciworld.variations import scienceworld_version as _version
@@ -59,6 +60,8 @@ class SciWorldProvider:
             raise EnvError(f"unknown ScienceWorld setting {setting!r}; use one of: {', '.join(ENV_NAMES)}")
         self.setting = setting
         self.name = ENV_NAMES[setting]
+        # what `--preset paper` plays instead (the reference's benchmark is in the "easy" setting only)
+        self.paper_env: str | None = "sciworld-paper" if setting == "easy" else None
 
     @property
     def task_types(self) -> tuple[str, ...]:
@@ -135,6 +138,88 @@ class SciWorldProvider:
             actions = simulator.gold_actions()
             simulator.loaded = None  # the next episode loads again without the gold path
         return actions
+
+
+class PaperSciWorldProvider(SciWorldProvider):
+    """The ReCode reference's ScienceWorld benchmark (`--preset paper --env sciworld` plays this).
+
+    Its 24 tasks and 211 fixed test episodes, each task with the reference's
+    step limit, in the "easy" setting, under its success rule: done with a
+    score above 0, the reward being the best score seen (envs/sciworld/paper.py).
+    Tasks outside the 24 are refused; `gold_cannot_win` names the episodes whose
+    gold path is longer than their limit (from gold_lengths.json).
+    """
+
+    def __init__(self) -> None:
+        super().__init__("easy")
+        self.name = "sciworld-paper"
+
+    @property
+    def task_types(self) -> tuple[str, ...]:
+        return tuple(PAPER_TASKS)
+
+    def _paper_task(self, episode: str) -> tuple[str, int]:
+        task, variation = parse_episode(episode)
+        if task.name not in PAPER_TASKS:
+            raise EnvError(f"{task.name} is not one of the reference's 24 ScienceWorld tasks (--preset paper); "
+                           f"use --env sciworld for it")
+        return task.name, variation
+
+    def episodes(self, split: str | None = None, task_types: Iterable[str] | None = None) -> list[Episode]:
+        if split not in (None, "test"):
+            raise EnvError(f"the reference's ScienceWorld benchmark is 211 test episodes; --split {split} is not "
+                           "part of it (use --env sciworld without --preset paper)")
+        wanted = set(task_types) if task_types is not None else None
+        for name in wanted or ():
+            find_task(name)
+            if name not in PAPER_TASKS:
+                raise EnvError(f"{name} is not one of the reference's 24 ScienceWorld tasks (--preset paper)")
+        return [self.episode(e) for e in paper_episodes() if wanted is None or e.partition("/")[0] in wanted]
+
+    def episode(self, episode: str) -> Episode:
+        self._paper_task(episode)
+        return super().episode(episode)
+
+    def overview(self, task_types: Iterable[str] | None = None) -> list[str]:
+        width = max(len(t) for t in PAPER_TASKS)
+        lines = [f"{'task':<{width}}  limit  test variations   (the ReCode reference's 211 episodes, --preset paper)"]
+        for task, (limit, first, last) in PAPER_TASKS.items():
+            if task_types is None or task in set(task_types):
+                lines.append(f"{task:<{width}}  {limit:>5}  {first}-{last}")
+        return lines
+
+    def make_env(self, episode: str, max_steps: int | None = None) -> Env:
+        name, _ = self._paper_task(episode)
+        return SciWorldEnv(episode, max_steps=max_steps or PAPER_TASKS[name][0], setting="easy", rule="paper")
+
+    def step_limit(self, episode: str) -> int:
+        """The reference's limit for the episode's task."""
+        return PAPER_TASKS[self._paper_task(episode)[0]][0]
+
+    def fingerprint(self, episode: str) -> str:
+        return super().fingerprint(episode) + "-paper"
+
+    def gold_cannot_win(self, episodes: Iterable[str] | None = None) -> dict[str, str]:
+        """Episode -> why its own gold path cannot win within the reference's limit (or may not: unmeasured).
+
+        From the measured gold-path lengths: a gold path longer than the limit
+        ends at the limit before its last action. (The score can reach 100 a
+        few actions before the gold path ends, so this is the conservative side.)
+        """
+        out: dict[str, str] = {}
+        for episode in paper_episodes() if episodes is None else episodes:
+            name, variation = self._paper_task(episode)
+            length, limit = limits.gold_length(name, variation, "easy"), PAPER_TASKS[name][0]
+            if length is None:
+                out[episode] = f"gold path not measured (limit {limit})"
+            elif length > limit:
+                out[episode] = f"gold path {length} > limit {limit}"
+        return out
+
+
+def paper_provider() -> PaperSciWorldProvider:
+    """`--preset paper` on ScienceWorld: the reference's 211 episodes, limits and success rule."""
+    return PaperSciWorldProvider()
 
 
 def full_provider() -> SciWorldProvider:
