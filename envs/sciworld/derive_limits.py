@@ -12,7 +12,8 @@ where it stopped (variations already in the file are skipped). Order: the
 reference's 211 paper episodes first, then rounds that each take the next
 share of every task (test variations first), so a partial sweep covers all
 tasks alike; the two Mendelian-genetics tasks (~8-20 s a gold path) advance
-at a third of the others' pace.
+at a third of the others' pace, and the "none" setting at half the pace of
+"easy" (the default one).
 
 Cost measured here (2 cores, shared): 0.2-1.5 s a gold path for most tasks,
 3-5 s for some boil variations, 8 s for a Mendelian one; ~14,400 in all.
@@ -124,12 +125,13 @@ def plan(data: dict, table: dict, tasks: list[str], settings: list[str]) -> list
             if task in tasks:
                 add(PAPER_SETTING, task, int(variation))
     # Then in rounds, each round a 1/ROUNDS share of every task's variations (test, then dev, then train),
-    # so a sweep stopped early has covered every task alike; the heavy tasks advance at a third of the pace.
+    # so a sweep stopped early has covered every task alike; the heavy tasks advance at a third of the pace,
+    # and "none" (no simplifications, `--env sciworld-full`) at half the pace of "easy" (the default setting).
     rest = []
     for task in tasks:
         ordered = [v for split in ("test", "dev", "train") for v in table[task][split]]
-        pace = 3 if task in HEAVY else 1
         for setting in settings:
+            pace = (3 if task in HEAVY else 1) * (2 if setting == "none" else 1)
             for i, variation in enumerate(ordered):
                 rest.append((int(pace * ROUNDS * i / len(ordered)), task in HEAVY, setting, task, variation))
     for *_, setting, task, variation in sorted(rest, key=lambda r: (r[0], r[1], tasks.index(r[3]), r[2])):

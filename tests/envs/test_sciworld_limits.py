@@ -49,7 +49,8 @@ def test_every_limit_is_the_rule_over_the_longest_measured_gold_path() -> None:
     assert set(table) == {"easy", "none"} and set(table["easy"]) == set(task_names())
     for setting in limits.SETTINGS:
         for task in task_names():
-            measured = [n for n in table[setting][task] if n is not None]
+            measured = [n for s in (("none", "easy") if setting == "none" else ("easy",))
+                        for n in table[s][task] if n is not None]
             if measured:
                 assert limits.step_limit(task, setting) == limits.limit_for(max(measured))
                 assert limits.step_limit(task, setting) >= 1.5 * max(measured)
