@@ -162,7 +162,7 @@ class PaperSciWorldProvider(SciWorldProvider):
         task, variation = parse_episode(episode)
         if task.name not in PAPER_TASKS:
             raise EnvError(f"{task.name} is not one of the reference's 24 ScienceWorld tasks (--preset paper); "
-                           f"use --env sciworld for it")
+                           "play it without --preset paper")
         return task.name, variation
 
     def episodes(self, split: str | None = None, task_types: Iterable[str] | None = None) -> list[Episode]:
@@ -173,7 +173,8 @@ class PaperSciWorldProvider(SciWorldProvider):
         for name in wanted or ():
             find_task(name)
             if name not in PAPER_TASKS:
-                raise EnvError(f"{name} is not one of the reference's 24 ScienceWorld tasks (--preset paper)")
+                raise EnvError(f"{name} is not one of the reference's 24 ScienceWorld tasks (--preset paper); "
+                               "play it without --preset paper")
         return [self.episode(e) for e in paper_episodes() if wanted is None or e.partition("/")[0] in wanted]
 
     def episode(self, episode: str) -> Episode:
