@@ -3,6 +3,7 @@
     nice -n 19 python -m envs.sciworld.derive_limits            # everything not yet measured, 2 JVMs
     python -m envs.sciworld.derive_limits --tasks boil,melt --settings easy
     python -m envs.sciworld.derive_limits --table               # the limits from the file, no JVM
+    python -m envs.sciworld.derive_limits --paper-wins          # when gold paths win the reference's 211 episodes
 
 For each setting (easy, none), task and variation of every split, the
 simulator generates its gold path (`load(..., generateGoldPath=True)`) and the
@@ -183,6 +184,56 @@ def sweep(path: Path, tasks: list[str], settings: list[str], workers: int) -> in
     return 1 if errors else 0
 
 
+def paper_wins(path: Path) -> int:
+    """For each of the reference's 211 episodes: its gold path's length, and at which step replaying it
+    wins under the reference's rule (done with a score above 0; None: it never does), from one load."""
+    from envs.sciworld.env import SciWorldEnv
+    from envs.sciworld.simulator import Simulator, SimulatorError
+    from envs.sciworld.tasks import find_task, simplifications_for
+    from envs.sciworld.variations import scienceworld_version
+
+    data = load_file(path)
+    if data.get("scienceworld") != scienceworld_version():
+        data = {}
+    data["about"] = ("the reference's 211 ScienceWorld episodes (easy): gold path length and the step at which "
+                     "replaying it wins under the reference's rule (null: never); python -m "
+                     "envs.sciworld.derive_limits --paper-wins")
+    data["scienceworld"] = scienceworld_version()
+    episodes = data.setdefault("episodes", {})
+    simulator = Simulator(heap_mb=HEAP_MB, call_timeout=300)
+    errors = 0
+    try:
+        for n, episode in enumerate(paper_episodes(), 1):
+            if episode in episodes:
+                continue
+            task, _, variation = episode.partition("/")
+            try:
+                simulator.load(task, int(variation), simplifications_for(find_task(task), "easy"), gold=True)
+                gold = simulator.gold_actions()
+                env = SciWorldEnv(episode, max_steps=len(gold) + 1, rule="paper", simulator=simulator)
+                env.reset()
+                won_at = None
+                for action in gold:
+                    env.step(action)
+                    if env.won:
+                        won_at = env.steps
+                        break
+                    if env.done:
+                        break
+            except SimulatorError as exc:
+                print(f"error: {episode}: {exc}", file=sys.stderr, flush=True)
+                errors += 1
+                continue
+            episodes[episode] = {"gold": len(gold), "wins_at": won_at}
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+            tmp.replace(path)
+            print(f"{n}/211 {episode}: gold {len(gold)}, wins at {won_at}", flush=True)
+    finally:
+        simulator.close()
+    return 1 if errors else 0
+
+
 def print_table() -> int:
     from envs.sciworld.tasks import task_names
 
@@ -206,9 +257,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--workers", type=int, default=2, help="JVMs side by side (default 2)")
     parser.add_argument("--file", type=Path, default=limits.LENGTHS_FILE, help="the lengths file to update")
     parser.add_argument("--table", action="store_true", help="print the limits the file gives, measure nothing")
+    parser.add_argument("--paper-wins", action="store_true",
+                        help=f"replay the gold paths of the reference's 211 episodes into {limits.PAPER_WINS_FILE.name}")
     args = parser.parse_args(argv)
     if args.table:
         return print_table()
+    if args.paper_wins:
+        os.environ.setdefault("JAVA_TOOL_OPTIONS", f"-Xmx{HEAP_MB}m")
+        return paper_wins(limits.PAPER_WINS_FILE)
     from envs.sciworld.tasks import find_task, task_names
 
     tasks = [find_task(t).name for t in args.tasks.split(",") if t] or list(task_names())

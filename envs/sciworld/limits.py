@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 LENGTHS_FILE = Path(__file__).resolve().parent / "gold_lengths.json"
+PAPER_WINS_FILE = Path(__file__).resolve().parent / "paper_gold_wins.json"
 SETTINGS = ("easy", "none")
 MARGIN = 1.5
 ROUND_TO = 10
@@ -62,6 +63,15 @@ def gold_lengths() -> dict[str, dict[str, list[int | None]]]:
     except (OSError, ValueError):
         return {}
     return {setting: data.get(setting, {}) for setting in SETTINGS}
+
+
+@lru_cache(maxsize=1)
+def paper_gold_wins() -> dict[str, dict[str, int | None]]:
+    """The reference's episodes replayed: episode -> {"gold": length, "wins_at": step or None} (may be partial)."""
+    try:
+        return dict(json.loads(PAPER_WINS_FILE.read_text(encoding="utf-8")).get("episodes", {}))
+    except (OSError, ValueError, AttributeError):
+        return {}
 
 
 def gold_length(task: str, variation: int, setting: str = "easy") -> int | None:

@@ -201,16 +201,27 @@ class PaperSciWorldProvider(SciWorldProvider):
         return super().fingerprint(episode) + "-paper"
 
     def gold_cannot_win(self, episodes: Iterable[str] | None = None) -> dict[str, str]:
-        """Episode -> why its own gold path cannot win within the reference's limit (or may not: unmeasured).
+        """Episode -> why its own gold path cannot win within the reference's limit.
 
-        From the measured gold-path lengths: a gold path longer than the limit
-        ends at the limit before its last action. (The score can reach 100 a
-        few actions before the gold path ends, so this is the conservative side.)
+        From the replays in paper_gold_wins.json when the episode is there (the
+        step at which the gold path wins under the reference's rule: often a
+        few actions before it ends), else from its length in gold_lengths.json
+        (the conservative side). One measurement each: a gold path changes
+        somewhat with what the JVM loaded before.
         """
         out: dict[str, str] = {}
+        replays = limits.paper_gold_wins()
         for episode in paper_episodes() if episodes is None else episodes:
             name, variation = self._paper_task(episode)
-            length, limit = limits.gold_length(name, variation, "easy"), PAPER_TASKS[name][0]
+            limit = PAPER_TASKS[name][0]
+            replay = replays.get(f"{name}/{variation}")
+            if replay is not None:
+                if replay.get("wins_at") is None:
+                    out[episode] = f"gold path ({replay.get('gold')} actions) never wins"
+                elif replay["wins_at"] > limit:
+                    out[episode] = f"gold path wins at step {replay['wins_at']} > limit {limit}"
+                continue
+            length = limits.gold_length(name, variation, "easy")
             if length is None:
                 out[episode] = f"gold path not measured (limit {limit})"
             elif length > limit:
