@@ -117,6 +117,8 @@ class EvalPlan:
     # `options_by_agent` holds each one's own `--agent-option` values
     agents: list[str] = field(default_factory=list)
     options_by_agent: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # episode -> why its own gold path cannot win within its step limit (ScienceWorld's paper set; None: not computed)
+    gold_cannot_win: dict[str, str] | None = None
 
     @property
     def compared(self) -> list[str]:
@@ -134,6 +136,8 @@ class EvalPlan:
         data = asdict(self)
         if not self.multi:  # a one-agent report stays as it always was
             data.pop("agents"), data.pop("options_by_agent")
+        if self.gold_cannot_win is None:
+            data.pop("gold_cannot_win")
         data["games"] = [{k: v for k, v in asdict(g).items() if k != "path" or v} for g in self.games]
         return data
 

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_sciworld_gold.py            # `recode-tui eval ... --llm gold -c 2`: its table
     .venv/bin/python benchmarks/bench_sciworld_gold.py --run      # `recode-tui run --llm gold` per task: a table
     .venv/bin/python benchmarks/bench_sciworld_gold.py --run --tasks boil,melt --split dev
-    .venv/bin/python benchmarks/bench_sciworld_gold.py --lengths  # gold path lengths -> the step limits
+    .venv/bin/python benchmarks/bench_sciworld_gold.py --lengths  # first variations; limits: python -m envs.sciworld.derive_limits
 
 Default: runs `recode-tui eval --env sciworld --split test --per-task 1
 --llm gold -c 2` as a user would (a subprocess, its own workers and JVMs) and

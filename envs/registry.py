@@ -70,6 +70,7 @@ _BUILTIN: dict[str, str] = {
     "alfworld": "envs.alfworld.provider:AlfworldProvider",
     "sciworld": "envs.sciworld.provider:SciWorldProvider",
     "sciworld-full": "envs.sciworld.provider:full_provider",  # ScienceWorld without the "easy" simplifications
+    "sciworld-paper": "envs.sciworld.provider:paper_provider",  # the ReCode reference's 211 episodes (--preset paper)
     "webshop": "envs.webshop.provider:WebShopProvider",
 }
 _registered: dict[str, ProviderFactory | str] = dict(_BUILTIN)

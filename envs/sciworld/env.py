@@ -6,6 +6,10 @@ episode is won at 100; a negative score (the simulator's "task failed", e.g.
 focusing on the wrong object) ends it as lost. An action the simulator does
 not understand is just an observation ("No known action matches that input.").
 A simulator that fails or hangs ends the episode with `failure` set to the reason.
+
+`rule="paper"` is the ReCode reference's rule instead (`--preset paper`): the
+episode is won when the simulator says it is done with a score above 0, and
+`score` is the best score seen (the reference's reward), not the last one.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from envs.sciworld.tasks import SciTask, find_task, simplifications_for
 from envs.sciworld.variations import cached_count
 
 TASK_PREFIX = "Task Description:"
+RULES = ("win", "paper")  # won at 100 (this project) | done with a score above 0, best score kept (the reference)
 
 
 def parse_episode(episode: str) -> tuple[SciTask, int]:
@@ -41,7 +46,11 @@ class SciWorldEnv:
         max_steps: int = 100,
         setting: str = "easy",
         simulator: Simulator | None = None,
+        rule: str = "win",
     ) -> None:
+        if rule not in RULES:
+            raise EnvError(f"unknown ScienceWorld success rule {rule!r}; use one of: {', '.join(RULES)}")
+        self.rule = rule
         self.task, self.variation = parse_episode(episode)
         self.episode = f"{self.task.name}/{self.variation}"
         self.task_type: str | None = self.task.name
@@ -49,6 +58,7 @@ class SciWorldEnv:
         self.simplifications = simplifications_for(self.task, setting)
         self._simulator = simulator
         self.score = 0
+        self.last_score = 0  # the simulator's score after the last step (`score` is the best one under "paper")
         self.score_log: list[tuple[int, int, int]] = []
         self.failure = ""  # why the simulator ended the episode, when it did
         self._steps = 0
@@ -84,7 +94,7 @@ class SciWorldEnv:
         instruction = description.strip()
         if instruction.startswith(TASK_PREFIX):
             instruction = instruction[len(TASK_PREFIX):].strip()
-        self.score, self.score_log, self.failure = 0, [], ""
+        self.score, self.last_score, self.score_log, self.failure = 0, 0, [], ""
         self._steps, self._completed, self._started = 0, False, True
         observation = observation.strip()
         return Reset(instruction=instruction, observation=observation, raw=f"{description.strip()}\n\n{observation}")
@@ -119,9 +129,10 @@ class SciWorldEnv:
         return ""
 
     def _end_step(self, observation: str, score: int, completed: bool) -> str:
-        if score != self.score:
-            self.score_log.append((self._steps, self.score, score))
-        self.score, self._completed = score, completed
+        if score != self.last_score:
+            self.score_log.append((self._steps, self.last_score, score))
+        self.last_score, self._completed = score, completed
+        self.score = max(self.score, score) if self.rule == "paper" else score
         return observation
 
     def _failed(self, exc: SimulatorError) -> str:
@@ -134,7 +145,7 @@ class SciWorldEnv:
             return self.failure
         if self.won:
             return "the task was completed"
-        if self.score < 0:
+        if self.last_score < 0:
             return "the task failed (negative score)"
         if self._completed:
             return "the simulator ended the task"
@@ -142,11 +153,14 @@ class SciWorldEnv:
 
     @property
     def done(self) -> bool:
-        return bool(self.failure) or self.won or self.score < 0 or self._completed or self._steps >= self.max_steps
+        return (bool(self.failure) or self.won or self.last_score < 0 or self._completed
+                or self._steps >= self.max_steps)
 
     @property
     def won(self) -> bool:
-        return self.score >= 100
+        if self.rule == "paper":
+            return self._completed and self.last_score > 0 and not self.failure
+        return self.last_score >= 100
 
     @property
     def steps(self) -> int:
@@ -164,4 +178,5 @@ class SciWorldEnv:
         self._started = False  # the JVM stays up for the next episode
 
     def __repr__(self) -> str:
-        return f"SciWorldEnv({self.episode!r}, max_steps={self.max_steps}, simplifications={self.simplifications!r})"
+        rule = f", rule={self.rule!r}" if self.rule != "win" else ""
+        return f"SciWorldEnv({self.episode!r}, max_steps={self.max_steps}, simplifications={self.simplifications!r}{rule})"

@@ -5,12 +5,10 @@ Episodes are `task/variation` with the simulator's own variation numbers
 simulator's train/dev/test lists, fetched from the JVM once and cached per
 ScienceWorld version in the user cache folder.
 
-Step limits: the ReCode reference's per-task limits are not available offline,
-so each task gets 1.5x the length of the gold path of its first test
-variation (measured here with scienceworld 1.2.3, under each setting:
-`benchmarks/bench_sciworld_gold.py --lengths`), rounded up to 10 and at least
-50 (ALFWorld's paper limit): room for the gold path plus half again for
-exploring and mistakes. Unknown tasks fall back to 100.
+Step limits (see envs/sciworld/limits.py): 1.5x the longest gold path over
+every variation of every split under the setting, rounded up to 10 and at
+least 50, from the lengths `python -m envs.sciworld.derive_limits` measured
+into envs/sciworld/gold_lengths.json. Unknown tasks fall back to 100.
 """
 
 from __future__ import annotations
@@ -21,7 +19,9 @@ from typing import Iterable
 
 from envs.base import Env, EnvError
 from envs.registry import Episode
+from envs.sciworld import limits
 from envs.sciworld.env import SciWorldEnv, parse_episode
+from envs.sciworld.paper import PAPER_TASKS, paper_episodes
 from envs.sciworld.simulator import shared_simulator
 from envs.sciworld.tasks import all_tasks, find_task, simplifications_for, task_names
 from envs.sciworld.variations import scienceworld_version as _version
@@ -30,52 +30,16 @@ from envs.sciworld.variations import variation_table
 SPLITS = ("train", "dev", "test")
 _gold_lock = threading.Lock()
 ENV_NAMES = {"easy": "sciworld", "none": "sciworld-full"}  # setting -> registry name (see envs/registry.py)
-DEFAULT_MAX_STEPS = 100
-
-STEP_LIMITS: dict[str, int] = {
-    "boil": 120,  # gold path 78
-    "melt": 90,  # gold path 56
-    "freeze": 110,  # gold path 73
-    "change-the-state-of-matter-of": 90,  # gold path 56
-    "use-thermometer": 50,  # gold path 14
-    "measure-melting-point-known-substance": 50,  # gold path 31
-    "measure-melting-point-unknown-substance": 150,  # gold path 96
-    "power-component": 50,  # gold path 9
-    "power-component-renewable-vs-nonrenewable-energy": 50,  # gold path 11
-    "test-conductivity": 50,  # gold path 15
-    "test-conductivity-of-unknown-substances": 50,  # gold path 19
-    "find-living-thing": 50,  # gold path 16
-    "find-non-living-thing": 50,  # gold path 7
-    "find-plant": 50,  # gold path 12
-    "find-animal": 50,  # gold path 16
-    "grow-plant": 110,  # gold path 69
-    "grow-fruit": 110,  # gold path 69
-    "chemistry-mix": 50,  # gold path 19
-    "chemistry-mix-paint-secondary-color": 50,  # gold path 7
-    "chemistry-mix-paint-tertiary-color": 50,  # gold path 14
-    "lifespan-longest-lived": 50,  # gold path 4
-    "lifespan-shortest-lived": 50,  # gold path 4
-    "lifespan-longest-lived-then-shortest-lived": 50,  # gold path 5
-    "identify-life-stages-1": 70,  # gold path 42
-    "identify-life-stages-2": 50,  # gold path 12
-    "inclined-plane-determine-angle": 120,  # gold path 76
-    "inclined-plane-friction-named-surfaces": 170,  # gold path 111
-    "inclined-plane-friction-unnamed-surfaces": 290,  # gold path 192
-    "mendelian-genetics-known-plant": 200,  # gold path 132
-    "mendelian-genetics-unknown-plant": 200,  # gold path 128
-}
-# Without the simplifications (`sciworld-full`) three gold paths are longer; the others are the same length.
-STEP_LIMITS_FULL: dict[str, int] = {
-    "grow-fruit": 130,  # gold path 83 (the pots need watering)
-    "mendelian-genetics-known-plant": 230,  # gold path 149
-    "mendelian-genetics-unknown-plant": 220,  # gold path 146
-}
+DEFAULT_MAX_STEPS = limits.DEFAULT_MAX_STEPS
 
 
 def step_limit(task: str, setting: str = "easy") -> int:
-    if setting == "none" and task in STEP_LIMITS_FULL:
-        return STEP_LIMITS_FULL[task]
-    return STEP_LIMITS.get(task, DEFAULT_MAX_STEPS)
+    """A task's step limit under a setting (the rule in envs/sciworld/limits.py)."""
+    return limits.step_limit(task, setting)
+
+
+# Each task's limit under "easy", by name (benchmarks/bench_sciworld_gold.py prints it next to its own rule).
+STEP_LIMITS: dict[str, int] = {task: step_limit(task) for task in limits.FALLBACK_LIMITS}
 
 
 class SciWorldProvider:
@@ -96,6 +60,8 @@ class SciWorldProvider:
             raise EnvError(f"unknown ScienceWorld setting {setting!r}; use one of: {', '.join(ENV_NAMES)}")
         self.setting = setting
         self.name = ENV_NAMES[setting]
+        # what `--preset paper` plays instead (the reference's benchmark is in the "easy" setting only)
+        self.paper_env: str | None = "sciworld-paper" if setting == "easy" else None
 
     @property
     def task_types(self) -> tuple[str, ...]:
@@ -145,7 +111,7 @@ class SciWorldProvider:
         return SciWorldEnv(episode, max_steps=max_steps or step_limit(task.name, self.setting), setting=self.setting)
 
     def step_limit(self, episode: str) -> int:
-        """The task's own step limit (see STEP_LIMITS): used when the user gives no --max-steps."""
+        """The task's own step limit (see envs/sciworld/limits.py): used when the user gives no --max-steps."""
         task, _ = parse_episode(episode)
         return step_limit(task.name, self.setting)
 
@@ -172,6 +138,100 @@ class SciWorldProvider:
             actions = simulator.gold_actions()
             simulator.loaded = None  # the next episode loads again without the gold path
         return actions
+
+
+class PaperSciWorldProvider(SciWorldProvider):
+    """The ReCode reference's ScienceWorld benchmark (`--preset paper --env sciworld` plays this).
+
+    Its 24 tasks and 211 fixed test episodes, each task with the reference's
+    step limit, in the "easy" setting, under its success rule: done with a
+    score above 0, the reward being the best score seen (envs/sciworld/paper.py).
+    Tasks outside the 24 are refused; `gold_cannot_win` names the episodes whose
+    gold path is longer than their limit (from gold_lengths.json).
+    """
+
+    def __init__(self) -> None:
+        super().__init__("easy")
+        self.name = "sciworld-paper"
+
+    @property
+    def task_types(self) -> tuple[str, ...]:
+        return tuple(PAPER_TASKS)
+
+    def _paper_task(self, episode: str) -> tuple[str, int]:
+        task, variation = parse_episode(episode)
+        if task.name not in PAPER_TASKS:
+            raise EnvError(f"{task.name} is not one of the reference's 24 ScienceWorld tasks (--preset paper); "
+                           "play it without --preset paper")
+        return task.name, variation
+
+    def episodes(self, split: str | None = None, task_types: Iterable[str] | None = None) -> list[Episode]:
+        if split not in (None, "test"):
+            raise EnvError(f"the reference's ScienceWorld benchmark is 211 test episodes; --split {split} is not "
+                           "part of it (use --env sciworld without --preset paper)")
+        wanted = set(task_types) if task_types is not None else None
+        for name in wanted or ():
+            find_task(name)
+            if name not in PAPER_TASKS:
+                raise EnvError(f"{name} is not one of the reference's 24 ScienceWorld tasks (--preset paper); "
+                               "play it without --preset paper")
+        return [self.episode(e) for e in paper_episodes() if wanted is None or e.partition("/")[0] in wanted]
+
+    def episode(self, episode: str) -> Episode:
+        self._paper_task(episode)
+        return super().episode(episode)
+
+    def overview(self, task_types: Iterable[str] | None = None) -> list[str]:
+        width = max(len(t) for t in PAPER_TASKS)
+        lines = [f"{'task':<{width}}  limit  test variations   (the ReCode reference's 211 episodes, --preset paper)"]
+        for task, (limit, first, last) in PAPER_TASKS.items():
+            if task_types is None or task in set(task_types):
+                lines.append(f"{task:<{width}}  {limit:>5}  {first}-{last}")
+        return lines
+
+    def make_env(self, episode: str, max_steps: int | None = None) -> Env:
+        name, _ = self._paper_task(episode)
+        return SciWorldEnv(episode, max_steps=max_steps or PAPER_TASKS[name][0], setting="easy", rule="paper")
+
+    def step_limit(self, episode: str) -> int:
+        """The reference's limit for the episode's task."""
+        return PAPER_TASKS[self._paper_task(episode)[0]][0]
+
+    def fingerprint(self, episode: str) -> str:
+        return super().fingerprint(episode) + "-paper"
+
+    def gold_cannot_win(self, episodes: Iterable[str] | None = None) -> dict[str, str]:
+        """Episode -> why its own gold path cannot win within the reference's limit.
+
+        From the replays in paper_gold_wins.json when the episode is there (the
+        step at which the gold path wins under the reference's rule: often a
+        few actions before it ends), else from its length in gold_lengths.json
+        (the conservative side). One measurement each: a gold path changes
+        somewhat with what the JVM loaded before.
+        """
+        out: dict[str, str] = {}
+        replays = limits.paper_gold_wins()
+        for episode in paper_episodes() if episodes is None else episodes:
+            name, variation = self._paper_task(episode)
+            limit = PAPER_TASKS[name][0]
+            replay = replays.get(f"{name}/{variation}")
+            if replay is not None:
+                if replay.get("wins_at") is None:
+                    out[episode] = f"gold path ({replay.get('gold')} actions) never wins"
+                elif replay["wins_at"] > limit:
+                    out[episode] = f"gold path wins at step {replay['wins_at']} > limit {limit}"
+                continue
+            length = limits.gold_length(name, variation, "easy")
+            if length is None:
+                out[episode] = f"gold path not measured (limit {limit})"
+            elif length > limit:
+                out[episode] = f"gold path {length} > limit {limit}"
+        return out
+
+
+def paper_provider() -> PaperSciWorldProvider:
+    """`--preset paper` on ScienceWorld: the reference's 211 episodes, limits and success rule."""
+    return PaperSciWorldProvider()
 
 
 def full_provider() -> SciWorldProvider:

@@ -32,7 +32,7 @@ from agent.evaluation import (
 )
 from agent.failure import group_failures
 from agent.safe_text import for_terminal
-from recode_tui.commands.factory import UsageError, check_llm_roles, load_prompt_set, run_settings
+from recode_tui.commands.factory import UsageError, check_llm_roles, load_prompt_set, preset_env, run_settings
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
@@ -279,6 +279,18 @@ def failure_lines(report: EvalReport, per_group: int = 5) -> list[str]:
     return lines
 
 
+def gold_lines(report: EvalReport) -> list[str]:
+    """A plan with episodes its own gold path cannot win within their step limit says which (ScienceWorld's paper set)."""
+    beyond = report.plan.gold_cannot_win
+    if beyond is None:
+        return []
+    if not beyond:
+        return [f"gold paths: every one of the {len(report.plan.games)} episodes' gold paths fits its step limit"]
+    listed = ", ".join(f"{game} ({why})" for game, why in beyond.items())
+    return [f"gold paths: {len(beyond)} of {len(report.plan.games)} episodes cannot be won by their own gold path "
+            f"within the step limit: {listed}"]
+
+
 def result_line(result: EpisodeResult) -> str:
     verdict = "won   " if result.success else ("ERROR " if result.error else "failed")
     tail = "" if result.success else f"  {result.reason[:90]}"
@@ -489,6 +501,7 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
     runner = _runner_settings(args.trusted, args.node_timeout if args.node_timeout is not None else 5.0)
     if settings.prompts is not None:
         load_prompt_set(settings.prompts, settings.agent)  # refuses a folder that is not a prompt set
+    args.env = preset_env(args.env, settings.preset)  # `--preset paper --env sciworld`: the reference's episodes
     split = args.split
     if split is None:  # a preset may name an environment's own episode set (WebShop's `paper`: the reference's 200)
         from envs.base import EnvError
@@ -500,6 +513,7 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
         split = own(settings.preset) if own is not None else None
     games = select_games(args.task_types, args.games, split, args.env, args.per_task)
     env = args.env or default_env()
+    unwinnable = getattr(provider(env), "gold_cannot_win", None)
     own_limits = args.max_steps is None and hasattr(provider(env), "step_limit")  # per-task limits (ScienceWorld)
     plan = EvalPlan(
         llm=args.llm,
@@ -518,6 +532,8 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
         agent_options=settings.agent_options,
         agents=names if len(names) > 1 else [],
         options_by_agent=options_by_agent,
+        gold_cannot_win=(unwinnable([g.id for g in games])
+                         if unwinnable is not None and args.max_steps is None else None),
     )
     if args.out:
         folder = Path(args.out)
@@ -625,6 +641,8 @@ def run_eval(args: argparse.Namespace) -> int:
         on_result=display.on_result,
     )
     out = display.console
+    for line in gold_lines(report):
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
     remaining = len(report.pending)
     before = f" (earlier runs: {', '.join(map(str, earlier))} at a time)" if earlier else ""
     out.print(f"evaluating {remaining} of {report.total} episodes: {', '.join(report.plan.compared)} with {report.plan.llm}, "

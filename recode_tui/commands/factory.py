@@ -264,12 +264,28 @@ def make_engine(
     return engine
 
 
+def preset_env(env: str | None, preset: str) -> str | None:
+    """The environment a preset plays: `--preset paper --env sciworld` is the reference's own
+    benchmark (`sciworld-paper`: its episodes, step limits and success rule); others stay."""
+    from envs import registry
+    from envs.base import EnvError
+
+    if preset != "paper" or not env:
+        return env
+    try:
+        return getattr(registry.provider(env), "paper_env", None) or env
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def run_settings(args: Any) -> RunSettings:
-    """`--preset` with the explicit flags (`--max-steps`, `--max-depth`, ...) put over it."""
+    """`--preset` with the explicit flags (`--max-steps`, `--max-depth`, ...) put over it.
+
+    Also points `args.env` at the environment the preset plays (see `preset_env`)."""
     from agent.presets import resolve
 
     try:
-        return resolve(
+        settings = resolve(
             getattr(args, "preset", None),
             max_steps=args.max_steps,
             max_depth=args.max_depth,
@@ -281,6 +297,9 @@ def run_settings(args: Any) -> RunSettings:
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if hasattr(args, "env"):
+        args.env = preset_env(args.env, settings.preset)
+    return settings
 
 
 def game_path_of(game: str) -> Path:

@@ -67,7 +67,7 @@ def test_splits_come_from_the_simulator_and_ids_are_task_slash_variation(provide
     assert [e.id for e in test][:2] == ["boil/21", "boil/22"] and len(test) == 9
     assert {e.id for e in test}.isdisjoint(e.id for e in train)
     assert provider.topic_of("boil") == "1 Matter"
-    assert step_limit("boil") == provider.make_env("boil/0").max_steps == 120
+    assert step_limit("boil") == provider.make_env("boil/0").max_steps >= 1.5 * 168  # boil/22's gold path is 168
     assert provider.fingerprint("boil/0") != provider.fingerprint("boil/1")
 
 

@@ -29,7 +29,7 @@ def test_run_with_the_gold_llm_wins_boil_and_the_journal_resumes(tmp_path, capsy
     [folder] = list(Path(sessions).iterdir())
     header = json.loads((folder / "journal.jsonl").read_text().splitlines()[0])
     assert (header["game"], header["env"], header["episode"]) == ("sciworld:boil/0", "sciworld", "boil/0")
-    assert header["fingerprint"] == registry.fingerprint("sciworld:boil/0") and header["max_steps"] == 120
+    assert header["fingerprint"] == registry.fingerprint("sciworld:boil/0") and header["max_steps"] == registry.step_limit("sciworld:boil/0", 50, None)
     # The recording replays against the simulator to the same end.
     assert main(["run", "--resume", "--llm", "gold", "--env", "sciworld", "--quiet", "--sessions", sessions]) == 0
     assert capsys.readouterr().out.startswith("SUCCESS: won")
