@@ -99,7 +99,8 @@ async def test_recap_shows_levels_reinjections_and_the_window_with_its_cut() -> 
         await until_call(pilot, app, lambda e: e.purpose == "refine" and e.node_id == app.engine.tree.root.id)
         text = shown(app)  # back at the root: the re-injection, and the window cut to 1 round + the path
         assert "── Re-injected at each return" in text
-        assert "The subtask `find the vase and take it` returned: done: holding vase 1" in text
+        assert ("The subtask `find the vase and take it` returned: done; last action `take vase 1 from diningtable 1`"
+                in text and 'holding: vase 1; claim: "holding vase 1"' in text)  # the structured outcome
         assert "── Window: what the model sees now (2 of 4 rounds; window 1)" in text
         cut = "[... 2 earlier rounds cut from the window ...]"
         assert cut in pane(app).lines and pane(app)._marks[pane(app).lines.index(cut)] == "cut"

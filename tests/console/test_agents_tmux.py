@@ -91,7 +91,7 @@ def test_a_person_solves_put_01_as_reacts_llm_at_80x24() -> None:
         screen = console.wait("episode won", line=1)
         assert "done" in screen.splitlines()[0] and "steps 4/" in screen.splitlines()[0]
         console.keys("a")  # the turn list: every turn with its action
-        screen = console.wait("── Turns (4 done; the prompt shows all)")
+        screen = console.wait("── Turns (4 done; the prompt keeps the last 30)")
         assert "turn 4: move vase 1 to sidetable 1" in screen or "turn 1: go to diningtable 1" in screen
         console.fits(screen)
     finally:
@@ -109,13 +109,13 @@ def test_a_person_plays_every_plan_execute_role_at_100x30() -> None:
         console.wait("awaiting expansion", line=0)
         console.wait("plan call of n0", line=1)
         console.wait("in the format shown", "(planner)", '"depends_on": ["s1"]')  # the plan's JSON skeleton
-        console.answer(plan, check="1 child node(s)")
+        console.answer(plan, check="a plan of 1 step(s): s1")
         for number, action in enumerate(PUT_ACTIONS):
             console.keys("c")
             console.wait("awaiting expansion", f"steps {number}/", line=0)
             console.wait("act call of n1", line=1)
             console.wait("(executor)")
-            console.answer(f"Thought: turn {number + 1}", f"Action: {action}", check="1 child node(s)")
+            console.answer(f"Thought: turn {number + 1}", f"Action: {action}", check=f"one action: {action}")
         console.keys("c")
         screen = console.wait("episode won", line=1)
         console.keys("a")  # the plan: its one step done
