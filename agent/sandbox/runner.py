@@ -31,6 +31,7 @@ import signal
 import sys
 import tempfile
 import time
+import weakref
 from pathlib import Path
 from typing import Any, Callable
 
@@ -135,6 +136,11 @@ class SandboxRunner:
     def imported_names(self) -> frozenset[str]:
         """Names bound by imports from the allowed modules, available to every later node."""
         return frozenset(entry[0] for entry in self._imports)
+
+    @property
+    def workdir(self) -> str | None:
+        """The worker's private working directory (made at its first start, removed at close)."""
+        return self._workdir
 
     @property
     def worker_pid(self) -> int | None:
@@ -370,6 +376,8 @@ class SandboxRunner:
         """A private, empty working directory for the worker, owned by the user it runs as."""
         if self._workdir is None or not os.path.isdir(self._workdir):
             self._workdir = tempfile.mkdtemp(prefix="recode-worker-")
+            # Removed by close(); this covers a runner dropped without it, at collection or exit.
+            weakref.finalize(self, shutil.rmtree, self._workdir, True)
             ids = worker_ids()
             if ids is not None:
                 os.chown(self._workdir, *ids)

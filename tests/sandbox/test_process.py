@@ -207,3 +207,22 @@ async def test_saving_and_restoring_a_large_namespace_is_not_the_nodes_time(driv
         assert {v.name for v in await runner.variables()} == {"v0", "v1"}
     finally:
         await runner.close()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the dropped transport's own __del__
+def test_a_runner_dropped_without_close_leaves_no_private_folder():
+    """The worker's working directory goes with its runner, closed or not (no recode-worker-* pile in /tmp)."""
+    import asyncio
+    import gc
+
+    async def start_and_drop() -> str:
+        runner = SandboxRunner(node_timeout=1.0)
+        await runner.ensure_started()
+        folder = runner.workdir
+        assert folder is not None and os.path.isdir(folder)
+        os.kill(runner.worker_pid, 9)
+        return folder
+
+    folder = asyncio.run(start_and_drop())
+    gc.collect()
+    assert not os.path.exists(folder)
