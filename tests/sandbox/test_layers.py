@@ -83,21 +83,10 @@ def test_the_workers_replies_use_nothing_node_code_can_reach(monkeypatch):
 # -- layer 2: a snapshot is plain data --------------------------------------------
 
 
-def _evil_pickle(marker: str) -> bytes:
-    class Evil:
-        def __reduce__(self):
-            return (os.system, (f"touch {marker}",))
-
-    return pickle.dumps(Evil(), protocol=pickle.HIGHEST_PROTOCOL)
-
-
 @pytest.mark.parametrize("protocol", [0, 2, pickle.HIGHEST_PROTOCOL])
 def test_a_snapshot_naming_a_function_is_refused(tmp_path, protocol):
     marker = tmp_path / "pwned"
-    blob = pickle.dumps(pickle.loads(_evil_pickle(str(marker))) if False else None)  # noqa: SIM108
-    blob = _evil_pickle(str(marker)) if protocol == pickle.HIGHEST_PROTOCOL else pickle.dumps(
-        _PickledCall(str(marker)), protocol=protocol
-    )
+    blob = pickle.dumps(_PickledCall(str(marker)), protocol=protocol)
     opcodes = {op.name for op, _, _ in pickletools.genops(blob)}
     assert opcodes & {"GLOBAL", "STACK_GLOBAL"} and "REDUCE" in opcodes
     with pytest.raises(pickle.UnpicklingError, match="forbidden in a snapshot"):
@@ -172,7 +161,7 @@ def _extension_path() -> str:
         ("g['resource'].prlimit(0, g['resource'].RLIMIT_AS)", "forbidden: resource.prlimit"),
         ("gc = g['builtins'].__import__('gc')", "forbidden: import gc"),
         ("g['sys'].settrace(None)", "forbidden: sys.settrace"),
-        ("t = g['sys'].exc_info\nf = (i for i in [1]).gi_frame", "forbidden: attribute .gi_frame"),
+        ("f = (i for i in [1]).gi_frame", "forbidden: attribute .gi_frame"),
         ("g['builtins'].open('out.txt', 'w')", "forbidden: open"),
         ("s = g['builtins'].__import__('socket')", "forbidden: import socket"),
         ("g['os'].kill(g['os'].getppid(), 0)", "forbidden: os.kill"),
