@@ -76,7 +76,8 @@ def assert_resume_shows_the_draft(tmux: Tmux, sessions: Path) -> None:
     start(tmux, "resumed", sessions, "--resume")
     screen = tmux.wait_for("resumed", "is back in the editor")
     assert "your unfinished answer for [n0] is back in the editor" in screen
-    assert f"... {TYPED}" in screen  # in the editor, inside <execute>, as typed
+    # The notice prints before prompt_toolkit draws the editor: wait for the draft itself.
+    tmux.wait_for("resumed", f"... {TYPED}")  # in the editor, inside <execute>, as typed
 
 
 def test_sigterm_while_typing_saves_the_draft_pauses_and_resume_shows_it(tmux, tmp_path):
