@@ -23,9 +23,9 @@ User path: `recode-tui run --game ID` (and each `eval` episode) with ReCode on A
 
 Targets, per game, each a ratio of two figures measured in the same run (so the
 machine's load cancels out in part; bench_env holds the step's milliseconds):
-the speedups make the step at least 5x faster than stock (README: "a step costs
+the speedups make the step at least 5x faster than stock (docs/environments.md: "a step costs
 about 3 ms instead of 40", ~13x; wide margin); the engine's own work per action,
-journal included, at most 30 % of the stock step (the README promises no figure:
+journal included, at most 30 % of the stock step (the docs promise no figure:
 measured 3-20 % here under a load of ~9 on 2 cores, 1.5x the worst).
 
 Run: .venv/bin/python benchmarks/bench_engine.py

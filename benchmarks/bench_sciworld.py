@@ -12,8 +12,8 @@ first and later `reset`, and the JVM's resident memory after the episodes
 User path: every ScienceWorld `env.step` / `reset` of `run`, `tui` and `eval --env sciworld`.
 
 Targets: our step at most 1.1x the bare simulator's (issue 24's figure: the env adds
-nothing a user would notice); JVM start at most 3 s (README: "about 2 s"; 1.5x margin);
-the JVM at most 600 MB resident (README: a worker near 350-500 MB; this file's ~600 MB).
+nothing a user would notice); JVM start at most 3 s (docs/environments.md: "about 2 s"; 1.5x margin);
+the JVM at most 600 MB resident (docs/environments.md: a worker near 350-500 MB; this file's ~600 MB).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.sciworld.env import SciWorldEnv  # noqa: E402
 
 STEP = Target("SciWorldEnv step / bare simulator step (medians)", 1.1, "x", "issue 24")
-START = Target("JVM start", 3.0, "s", "README: about 2 s; 1.5x margin")
-MEMORY = Target("JVM resident memory after the episodes", 600, "MB", "README 350-500 MB; this file's ~600 MB")
+START = Target("JVM start", 3.0, "s", "docs/environments.md: about 2 s; 1.5x margin")
+MEMORY = Target("JVM resident memory after the episodes", 600, "MB", "docs/environments.md: 350-500 MB; this file's ~600 MB")
 from envs.sciworld.simulator import Simulator  # noqa: E402
 from envs.sciworld.tasks import find_task, simplifications_for  # noqa: E402
 

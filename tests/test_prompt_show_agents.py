@@ -36,7 +36,7 @@ def test_prompt_show_prints_each_role_of_plan_and_execute(capsys) -> None:
     assert "--stub, --after and --task-type are ReCode's" in capsys.readouterr().err
 
 
-def test_the_readmes_agent_table_is_the_one_the_code_generates(capsys) -> None:
+def test_the_docs_agent_table_is_the_one_the_code_generates(capsys) -> None:
     from pathlib import Path
 
     from agent.fairness import readme_table, table_markdown
@@ -44,7 +44,7 @@ def test_the_readmes_agent_table_is_the_one_the_code_generates(capsys) -> None:
     assert main(["prompt", "table"]) == 0
     printed = capsys.readouterr().out.strip()
     assert printed == table_markdown() and printed.count("\n| `") == 5  # one row per agent
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    assert readme_table(readme) == printed, "run `recode-tui prompt table` and paste it into the README"
+    page = (Path(__file__).resolve().parent.parent / "docs" / "agents.md").read_text(encoding="utf-8")
+    assert readme_table(page) == printed, "run `recode-tui prompt table` and paste it into docs/agents.md"
     for row in printed.splitlines()[2:]:
         assert "task, env facts" in row and "answer (first 20 lines) + why; 5 re-asks" in row

@@ -1,6 +1,6 @@
 """Give the worker less than the engine (layer 4), before any node code runs.
 
-What each platform gets (the README's sandbox section says the same):
+What each platform gets (docs/sandbox.md says the same):
 - always: an environment without the engine's variables (the runner passes
   only PATH, HOME, LANG, ...), a private temporary working directory,
   `PR_SET_NO_NEW_PRIVS` (Linux), `RLIMIT_NPROC` 0 so the worker cannot start a

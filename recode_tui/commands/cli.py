@@ -323,11 +323,17 @@ def _games_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_argv(argv: Sequence[str]) -> list[str]:
+    """The arguments as the parser reads them: bare `recode-tui` (or one starting with a flag) is `tui`."""
+    argv = list(argv)
+    if not argv or argv[0].startswith("--") and argv[0] not in ("--help", "-h"):
+        return ["tui", *argv]  # bare `recode-tui` opens the console
+    return argv
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0].startswith("--") and argv[0] not in ("--help", "-h"):
-        argv = ["tui", *argv]  # bare `recode-tui` opens the console
+    argv = command_argv(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     args.llm_given = any(a == "--llm" or a.startswith("--llm=") for a in argv)  # a resume keeps the recorded LLM otherwise
     try:

@@ -22,7 +22,7 @@ ROOT_STUB = "solve(instruction, observation)"
 def add_prompt_parser(commands: Any) -> None:
     prompt = commands.add_parser("prompt", help="prompt sets: print a rendered prompt")
     prompt_commands = prompt.add_subparsers(dest="prompt_command")
-    prompt_commands.add_parser("table", help="print the README's agent table: what each agent's prompts get, from the code")
+    prompt_commands.add_parser("table", help="print the agent table of docs/agents.md: what each agent's prompts get, from the code")
     show = prompt_commands.add_parser("show", help="print the expansion prompt of a stub in a game, or an agent's first prompt")
     show.add_argument("--agent", default=None, metavar="NAME",
                       help="print this agent's first prompt in the game (recode, react, codeact, plan-execute, recap)")

@@ -279,5 +279,5 @@ async def test_help_and_palette_list_run_to_here_and_the_shell() -> None:
         rows = {row[2]: row[0] for row in app.screen.rows}
         assert rows["run.to-here"] == "h" and rows["shell.open"] == "!"
     assert "run.to-here" in TITLES and "shell.open" in TITLES
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    assert "`run.to-here`" in readme and "`shell.open`" in readme
+    manual = (Path(__file__).resolve().parents[2] / "docs" / "console.md").read_text()
+    assert "`run.to-here`" in manual and "`shell.open`" in manual
