@@ -251,3 +251,13 @@ def test_the_checks_name_a_broken_link_a_bad_anchor_and_a_wrong_flag(tmp_path, m
 ])
 def test_heading_ids_follow_github(heading, slug) -> None:
     assert github_slug(heading) == slug
+
+
+def test_the_site_builds_strict_when_mkdocs_is_installed(tmp_path) -> None:
+    """`pip install -e '.[docs]'`: every warning (a page outside the nav, a link MkDocs cannot follow) fails."""
+    pytest.importorskip("mkdocs")
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    build(load_config(config_file=str(ROOT / "mkdocs.yml"), strict=True, site_dir=str(tmp_path / "site")))
+    assert (tmp_path / "site" / "architecture" / "index.html").is_file()
