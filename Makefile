@@ -18,12 +18,14 @@ run: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/recode-tui run --game put-01 --llm demo
 
+# Two workers, a test module each at a time (module fixtures such as a shared JVM stay in one worker):
+# most tests wait on engines, terminals and timers, so two keep both cores busy.
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 # The edit loop: no long sweeps, no tests that start engines in other processes.
 quick: $(STAMP)
-	$(PY) -m pytest -q -m "not slow and not heavy"
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not heavy"
 
 # Only the long sweeps that `make test` samples.
 slow: $(STAMP)
