@@ -24,8 +24,8 @@ from typing import Any, Iterable
 
 from agent.codeblocks import called_names, safe_parse
 
-DEFAULT_PROMPTS = Path(__file__).parent / "prompts" / "default"
-PAPER_PROMPTS = Path(__file__).parent / "prompts" / "paper"  # the paper's prompts: no context fields
+DEFAULT_PROMPTS = Path(__file__).parent / "agents" / "recode" / "prompts" / "default"
+PAPER_PROMPTS = Path(__file__).parent / "agents" / "recode" / "prompts" / "paper"  # the paper's prompts: no context fields
 
 RECENT_KEEP = 4  # actions shown in $recent_actions
 RECENT_OBSERVATION_LIMIT = 300  # characters of each of their observations
@@ -83,7 +83,7 @@ class RecentActions:
         self.items: list[tuple[str, str]] = []
 
     def observe(self, event: Any) -> None:
-        from agent.events import ObservationReceived, RunStarted
+        from agent.runtime.events import ObservationReceived, RunStarted
 
         if isinstance(event, RunStarted):
             self.items.clear()

@@ -18,11 +18,11 @@ from string import Template
 
 import pytest
 
-from agent import prompt_authoring as authoring
+from agent.agents.recode import authoring
 from agent.codeblocks import parse_answer
 
 ROOT = Path(__file__).resolve().parents[1]
-PROMPTS = ROOT / "agent" / "prompts" / "default"
+PROMPTS = ROOT / "agent" / "agents" / "recode" / "prompts" / "default"
 EXAMPLES = PROMPTS / "alfworld" / "examples"
 DEMO = ROOT / "mockllm" / "demos" / "alfworld.yaml"
 
@@ -32,7 +32,7 @@ BUILTINS = set(authoring.BUILTINS)
 
 
 
-# -- the checks live in agent.prompt_authoring (the console's workspace uses them too) --
+# -- the checks live in agent.agents.recode.authoring (the console's workspace uses them too) --
 
 
 def parse_example(text: str) -> dict:

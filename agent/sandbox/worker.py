@@ -64,7 +64,7 @@ from agent.sandbox.audit import (
 from agent.sandbox.imports import ImportIndex, Origin
 from agent.sandbox.isolation import isolate
 from agent.sandbox.protocol import HEADER, MAX_SNAPSHOT_BYTES, encode_reply, load_plain, read_exact, write_all
-from agent.varlist import FULL_VALUE_LIMIT, bounded_repr, infer_type, is_kept, prompt_line
+from agent.runtime.varlist import FULL_VALUE_LIMIT, bounded_repr, infer_type, is_kept, prompt_line
 
 MAX_BLOB = 64 * 1024 * 1024  # a variable whose pickle is larger is not snapshotted
 MAX_ERROR_CHARS = 2000

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import textwrap
 
-from agent import events as ev
-from agent.engine import Engine, Limits
-from agent.thread_runner import ThreadRunner
+from agent.runtime import events as ev
+from agent.agents.recode.engine import Engine, Limits
+from agent.runtime.thread_runner import ThreadRunner
 from agent.llm import Completion, StubContext
-from agent.tree import NodeStatus
+from agent.runtime.tree import NodeStatus
 from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent import events as ev
-from agent.stepper import Limits
+from agent.runtime import events as ev
+from agent.runtime.stepper import Limits
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.commands.factory import make_engine, make_llm
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from agent import events as ev
-from agent.journal import JournalWriter
-from agent.tree import NodeStatus
+from agent.runtime import events as ev
+from agent.sessions.journal import JournalWriter
+from agent.runtime.tree import NodeStatus
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 from recode_tui.console.app import build_app
 from recode_tui.commands.factory import DEMO_SCRIPT

@@ -6,7 +6,7 @@ import asyncio
 
 from textual.widgets import DataTable, Input
 
-from agent.debugger import Breakpoint, BreakpointKind
+from agent.runtime.debugger import Breakpoint, BreakpointKind
 from agent.llm import Completion
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from agent.prompt import PromptSet
-from agent.prompt_authoring import parse_example, split_examples
+from agent.agents.recode.authoring import parse_example, split_examples
 from mockllm.scripted import load_script
 from recode_tui.commands.cli import main
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture

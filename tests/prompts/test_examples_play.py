@@ -17,7 +17,7 @@ import pytest
 
 from agent.codeblocks import parse_answer
 from agent.prompt import PAPER_PROMPTS, PromptSet
-from agent.prompt_authoring import EXAMPLE_GAMES, parse_example, play_examples, split_examples
+from agent.agents.recode.authoring import EXAMPLE_GAMES, parse_example, play_examples, split_examples
 from envs.alfworld.catalog import list_games
 
 TASK_TYPES = ("put", "clean", "heat", "cool", "examine", "puttwo")

@@ -37,8 +37,8 @@ from typing import Any, AsyncIterator, Callable
 
 from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.agents.outcome import action_failed, failed_mark
-from agent.answer_rule import Verdict
-from agent.events import (
+from agent.agents.recode.answer_rule import Verdict
+from agent.runtime.events import (
     Event,
     NodeCompleted,
     NodeError,
@@ -48,10 +48,10 @@ from agent.events import (
 )
 from agent.llm import Completion
 from agent.prompt import rejected_code, window_text
-from agent.runner import NodeOutcome
-from agent.event_text import first_line
-from agent.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
-from agent.tree import Node, NodeStatus
+from agent.runtime.runner import NodeOutcome
+from agent.runtime.event_text import first_line
+from agent.runtime.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
+from agent.runtime.tree import Node, NodeStatus
 
 PROMPTS = Path(__file__).parent / "prompts"
 PURPOSE = "act"

@@ -19,8 +19,8 @@ from agent.agents.plan_execute.plan import PlanError, PlanStep, parse_plan, plan
 from agent.agents.plan_execute.turn import TurnError, parse_turn
 from agent.agents.outcome import Holding, UnitOutcome, failed_mark
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.answer_rule import Verdict
-from agent.events import (
+from agent.agents.recode.answer_rule import Verdict
+from agent.runtime.events import (
     AgentNote,
     Event,
     ExpansionReceived,
@@ -32,9 +32,9 @@ from agent.events import (
 )
 from agent.llm import Completion
 from agent.prompt import format_recent
-from agent.event_text import first_line
-from agent.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
-from agent.tree import Node, NodeStatus
+from agent.runtime.event_text import first_line
+from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
+from agent.runtime.tree import Node, NodeStatus
 
 PROMPTS = Path(__file__).parent / "prompts"
 

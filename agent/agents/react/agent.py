@@ -34,8 +34,8 @@ from typing import Any, AsyncIterator
 
 from agent.agents.react.answer import SKELETON, parse_react
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.answer_rule import Verdict
-from agent.events import (
+from agent.agents.recode.answer_rule import Verdict
+from agent.runtime.events import (
     Event,
     NodeCompleted,
     NodeStarted,
@@ -44,9 +44,9 @@ from agent.events import (
 )
 from agent.llm import Completion
 from agent.prompt import window_text
-from agent.event_text import first_line
-from agent.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
-from agent.tree import Node, NodeStatus
+from agent.runtime.event_text import first_line
+from agent.runtime.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
+from agent.runtime.tree import Node, NodeStatus
 
 PROMPTS = Path(__file__).parent / "prompts"
 PURPOSE = "act"

@@ -20,11 +20,11 @@ from agent.agents.outcome import Holding, UnitOutcome, failed_mark
 from agent.agents.recap.decomposition import Decomposition, DecompositionError, Item, parse_decomposition
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.agents.recap.window import Window
-from agent.answer_rule import Verdict
-from agent.events import AgentNote, Event, ExpansionReceived, NodeCompleted, NodeError, NodeStarted, RunStarted
+from agent.agents.recode.answer_rule import Verdict
+from agent.runtime.events import AgentNote, Event, ExpansionReceived, NodeCompleted, NodeError, NodeStarted, RunStarted
 from agent.llm import Completion
-from agent.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
-from agent.tree import Node, NodeStatus
+from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
+from agent.runtime.tree import Node, NodeStatus
 
 PROMPTS = Path(__file__).parent / "prompts"
 SKELETON = "Thought: \nSubtasks:\n1. action: \n2. subtask: \n"

@@ -26,7 +26,7 @@ from textual.widgets.option_list import Option
 
 from agent.llm import LLM, LLMError, StubContext
 from agent.prompt import PromptSet
-from agent.prompt_authoring import (
+from agent.agents.recode.authoring import (
     EXAMPLE_GAMES,
     DraftPromptSet,
     ExamplePlay,
@@ -42,7 +42,7 @@ from agent.prompt_authoring import (
     render_prompt,
     save_prompt_set,
 )
-from agent.tokens import TokenCounter, model_of
+from agent.llm.tokens import TokenCounter, model_of
 from recode_tui.console.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
 from recode_tui.console.workspace.counts import token_table
 from recode_tui.console.workspace.fresh import fresh_llm

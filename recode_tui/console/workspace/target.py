@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent import events as ev
-from agent.engine import Engine
+from agent.runtime import events as ev
+from agent.agents.recode.engine import Engine
 from agent.prompt import PromptContext, call_arguments
-from agent.prompt_authoring import HELPERS, context_from_prompt, variables_from_prompt
-from agent.tree import Node
+from agent.agents.recode.authoring import HELPERS, context_from_prompt, variables_from_prompt
+from agent.runtime.tree import Node
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable
 
-from agent import events as ev
+from agent.runtime import events as ev
 from agent.llm import asked_before, is_interactive
-from agent.stepper import Stepper
-from agent.event_text import first_line
-from agent.event_text import short as short_event_text
+from agent.runtime.stepper import Stepper
+from agent.runtime.event_text import first_line
+from agent.runtime.event_text import short as short_event_text
 
 __all__ = [
     "Breakpoint",
@@ -253,7 +253,7 @@ _first_line = first_line
 
 
 def describe_event(event: ev.Event) -> str:
-    """A short human description of one event: `agent.event_text.short`, shared with the log lines."""
+    """A short human description of one event: `agent.runtime.event_text.short`, shared with the log lines."""
     return short_event_text(event)
 
 

@@ -13,9 +13,9 @@ import ast
 from dataclasses import replace
 from typing import Any, AsyncIterator, Callable
 
-from agent.answer_rule import Verdict, judge_answer
+from agent.agents.recode.answer_rule import Verdict, judge_answer
 from agent.codeblocks import safe_parse
-from agent.events import (
+from agent.runtime.events import (
     Event,
     ExpansionReceived,
     NodeCompleted,
@@ -28,9 +28,9 @@ from agent.events import (
 from agent.llm import LLM, Completion, StubContext
 from agent.prompt import (DEFAULT_PROMPTS, PromptSet, build_expand_prompt, build_repair_prompt, call_arguments,
                           rejected_code)
-from agent.runner import CodeRunner, NodeOutcome
-from agent.stepper import Answer, Limits, Stepper
-from agent.tree import Node, NodeStatus
+from agent.runtime.runner import CodeRunner, NodeOutcome
+from agent.runtime.stepper import Answer, Limits, Stepper
+from agent.runtime.tree import Node, NodeStatus
 from envs.base import Env
 
 __all__ = ["Engine", "Limits", "ROOT_CODE"]
@@ -41,7 +41,7 @@ ROOT_CODE = "solve(instruction, observation)"
 class Engine(Stepper):
     """ReCode: one run over one environment episode, planning by recursive code generation.
 
-    The runner is required: user paths build it with `agent.runners`; there is
+    The runner is required: user paths build it with `agent.runtime.runners`; there is
     no in-process default an omission could fall back to. The code check goes
     with the runner (the sandbox's static checks) unless one is given.
     """

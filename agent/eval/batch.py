@@ -35,16 +35,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from agent import events as ev
+from agent.runtime import events as ev
 from agent import agents
-from agent.engine import Limits
-from agent.stepper import Stepper
-from agent.failure import FailureTrace, group_failures
-from agent.journal import JournalWriter
+from agent.agents.recode.engine import Limits
+from agent.runtime.stepper import Stepper
+from agent.eval.failure import FailureTrace, group_failures
+from agent.sessions.journal import JournalWriter
 from agent.llm import LLM
 from agent.prompt import PromptSet
-from agent.runners import RunnerSettings
-from agent.session import session_header
+from agent.runtime.runners import RunnerSettings
+from agent.sessions.session import session_header
 from envs import registry
 
 REPORT_VERSION = "recode.eval.v1"
@@ -86,7 +86,7 @@ class EpisodeResult:
     journal: str = ""
     error: str = ""  # set when the episode crashed rather than just failed the task
     score: float | None = None  # the env's own score at the end, when it has one (ScienceWorld: 0-100)
-    failure: dict[str, Any] | None = None  # why it failed: last steps, deepest stub, ending node (agent.failure)
+    failure: dict[str, Any] | None = None  # why it failed: last steps, deepest stub, ending node (agent.eval.failure)
     agent: str = ""  # set in a multi-agent evaluation: which agent played it ("" is the plan's one agent)
     roles: dict[str, dict[str, Any]] = field(default_factory=dict)  # per LLM role (agents with several): calls, tokens, cost
 
@@ -107,8 +107,8 @@ class EvalPlan:
     limits: dict[str, int] = field(default_factory=lambda: asdict(Limits()))
     prompts: str | None = None
     selection: dict[str, Any] = field(default_factory=dict)  # the filter, for the record
-    preset: str = "default"  # agent.presets: which named settings the limits came from
-    trusted: bool = False  # the sandbox without its static checks (agent.runners)
+    preset: str = "default"  # agent.runtime.presets: which named settings the limits came from
+    trusted: bool = False  # the sandbox without its static checks (agent.runtime.runners)
     node_timeout: float = 5.0
     profiles: str | None = None  # the profiles file (absolute) a profile:NAME came from: `--resume` needs no --profiles
     agent: str = "recode"  # agent.agents: which agent ran every episode (the first one, with `agents`)

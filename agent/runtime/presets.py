@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agent.engine import Limits
+from agent.agents.recode.engine import Limits
 from agent.prompt import DEFAULT_PROMPTS
 
 PAPER_PROMPTS = DEFAULT_PROMPTS.parent / "paper"

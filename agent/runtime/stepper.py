@@ -14,7 +14,7 @@ know which agent it drives:
   turns, cells, plan steps or subtasks as nodes of the same kind),
 - statements a person runs at a stop (`run_statement`), kept for replays.
 
-The event types are in `agent.events`; `ExpansionRequested/Received/Rejected`
+The event types are in `agent.runtime.events`; `ExpansionRequested/Received/Rejected`
 are the generic LLM-call events (their `purpose` and `role` say which call).
 """
 
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, ClassVar, TypeVar
 
-from agent.answer_rule import Verdict, oversized
-from agent.events import (
+from agent.agents.recode.answer_rule import Verdict, oversized
+from agent.runtime.events import (
     ActionSent,
     AgentNote,
     Event,
@@ -48,9 +48,9 @@ from agent.events import (
 )
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
 from agent.prompt import PromptContext, PromptSet, RecentActions, rejected_text, rewrite_note
-from agent.replay import RecordedStatement, ReplayMismatch
-from agent.runner import ActionRequest, CodeRunner, NodeOutcome
-from agent.tree import CodeTree, Expansion, Node, NodeStatus
+from agent.sessions.replay import RecordedStatement, ReplayMismatch
+from agent.runtime.runner import ActionRequest, CodeRunner, NodeOutcome
+from agent.runtime.tree import CodeTree, Expansion, Node, NodeStatus
 from envs.base import Env
 
 T = TypeVar("T")
@@ -184,7 +184,7 @@ class Stepper:
     ) -> None:
         if runner is None:
             raise TypeError(f"{type(self).__name__} needs a runner: build one with "
-                            "agent.runners.RunnerSettings().make_runner()")
+                            "agent.runtime.runners.RunnerSettings().make_runner()")
         self.env = env
         self.llm = llm  # the LLM of every role that has none of its own (the console's L switches it)
         self.role_llms: dict[str, LLM] = {}
@@ -194,7 +194,7 @@ class Stepper:
             prompts = PromptSet(self.default_prompts) if self.default_prompts else PromptSet()
         self.prompts = prompts
         self.options: dict[str, Any] = {**self.option_defaults, **(options or {})}
-        self.preset = ""  # the named preset the run was built with (agent.presets), for the journal
+        self.preset = ""  # the named preset the run was built with (agent.runtime.presets), for the journal
         self.observers: list[Callable[[Event], None]] = []  # e.g. the session journal
         self.tree: CodeTree = CodeTree(self.root_code)
         self.current: Node | None = None
@@ -250,7 +250,7 @@ class Stepper:
         own = self.role_llms.get(role)
         if own is not None:
             return own
-        from agent.agents.routing import RoutedLLM  # one LLM per role handed over whole (a fork's hand-back)
+        from agent.llm.routing import RoutedLLM  # one LLM per role handed over whole (a fork's hand-back)
 
         return self.llm.for_role(role) if isinstance(self.llm, RoutedLLM) else self.llm
 

@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent import events as ev
-from agent.stepper import Stepper
-from agent.journal import Journal
-from agent.safe_text import json_line
-from agent.tree import CodeTree, Node, NodeStatus
+from agent.runtime import events as ev
+from agent.runtime.stepper import Stepper
+from agent.sessions.journal import Journal
+from agent.runtime.safe_text import json_line
+from agent.runtime.tree import CodeTree, Node, NodeStatus
 
 PLAN_VERSION = "recode.plan.v1"
 TRACE_VERSION = "recode.trace.v1"
@@ -210,7 +210,7 @@ def eval_journals(folder: Path) -> list[Path]:
     The report names each episode's journal (a folder moved since is looked up
     under its `journals/`); without a readable report, every journal there.
     """
-    from agent.journal import JOURNAL_FILE
+    from agent.sessions.journal import JOURNAL_FILE
 
     found: list[Path] = []
     try:

@@ -13,8 +13,8 @@ UI-free: plain strings, no Textual, no prompt-toolkit.
 
 from __future__ import annotations
 
-from agent import events as ev
-from agent.safe_text import for_terminal
+from agent.runtime import events as ev
+from agent.runtime.safe_text import for_terminal
 
 
 def first_line(text: str, width: int = 60) -> str:
@@ -39,7 +39,7 @@ def _totals(event: ev.RunFinished) -> str:
 def short(event: ev.Event) -> str:
     """The event as one phrase for a person (the console's stop line).
 
-    Model and environment text in it is escaped (`agent.safe_text`): one line, no terminal controls.
+    Model and environment text in it is escaped (`agent.runtime.safe_text`): one line, no terminal controls.
     """
     return for_terminal(_phrase(event), newlines=False)
 

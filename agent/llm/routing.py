@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from agent.llm import LLM, Completion, StubContext
 
 if TYPE_CHECKING:
-    from agent.stepper import Stepper
+    from agent.runtime.stepper import Stepper
 
 _ROLE_ITEM = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(\S.*?)\s*$")
 

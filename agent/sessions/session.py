@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Callable
 
 from agent import agents
-from agent import events as ev
-from agent.agents.routing import install
-from agent.stepper import Limits, Stepper
-from agent.journal import JOURNAL_FILE, Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
+from agent.runtime import events as ev
+from agent.llm.routing import install
+from agent.runtime.stepper import Limits, Stepper
+from agent.sessions.journal import JOURNAL_FILE, Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
 from agent.llm import LLM
 from agent.prompt import PromptSet
-from agent.replay import NoLiveLLM, ReplayEnv, ReplayLLM
-from agent.runners import RunnerSettings
+from agent.sessions.replay import NoLiveLLM, ReplayEnv, ReplayLLM
+from agent.runtime.runners import RunnerSettings
 from envs import registry
 from envs.base import Env, EnvError
 
@@ -80,7 +80,7 @@ def start_session(engine: Stepper, sessions_dir: Path, game: str, llm_spec: str,
 def default_runner(header: dict, trusted: bool = False):
     """The runner to replay a session with: always the sandbox; unchecked only when the caller asks.
 
-    Returns the runner and a note when it differs from the recording (see agent.runners).
+    Returns the runner and a note when it differs from the recording (see agent.runtime.runners).
     """
     settings, note = RunnerSettings.for_resume(header, trusted)
     return settings.make_runner(), note
@@ -338,7 +338,7 @@ def fork_at_expansion(node_id: str) -> Callable[[ev.Event], bool]:
 
 def profiles_in_use(spec: str, explicit: str | None) -> str | None:
     """The profiles file (absolute) a `profile:NAME` spec is read from, to record in the session; else None."""
-    from agent.profiles import ProfileError, find_profiles_file
+    from agent.llm.profiles import ProfileError, find_profiles_file
 
     if not spec.removeprefix("review:").startswith("profile:"):
         return None

@@ -1,0 +1,43 @@
+"""Code written against the flat `agent/` layout keeps working for one release (issue 26).
+
+`old_public_names.json` lists every public name each `agent` module had before the
+layout change, recorded from that code; each must still import from its old path.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+OLD = json.loads((Path(__file__).parent / "old_public_names.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("module", sorted(OLD))
+def test_every_old_public_name_imports_from_its_old_path(module: str) -> None:
+    old = importlib.import_module(module)
+    missing = [name for name in OLD[module] if not hasattr(old, name)]
+    assert missing == [], f"{module} lost {missing}"
+
+
+def test_an_old_path_is_the_moved_module_itself() -> None:
+    """Same object, so a test or plug-in that patches the old path patches what runs."""
+    import agent.runtime.stepper
+    import agent.stepper
+
+    assert agent.stepper is agent.runtime.stepper
+    assert agent.stepper.__spec__ is not None and agent.stepper.__spec__.name == "agent.runtime.stepper"
+
+
+def test_a_fresh_process_imports_old_paths_first() -> None:
+    """A plug-in imported before anything else in its process (an eval worker) still finds the old names."""
+    code = ("from agent.engine import Engine; from agent.stepper import Stepper; from agent import events;"
+            "from agent.prompt import PromptSet; from agent.codeblocks import parse_answer;"
+            "from agent.answer_rule import Verdict, judge_answer; print(issubclass(Engine, Stepper))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert out.stdout.strip() == "True", out.stderr
