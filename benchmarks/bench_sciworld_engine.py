@@ -48,7 +48,7 @@ from agent.agents.recode.engine import Engine  # noqa: E402
 from agent.runtime.events import (  # noqa: E402
     ActionSent, ExpansionReceived, ExpansionRequested, RunFinished, StubFound,
 )
-from agent.prompt import DEFAULT_PROMPTS, PromptSet  # noqa: E402
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from agent.runtime.runners import RunnerSettings  # noqa: E402
 from agent.sessions.session import start_session  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402

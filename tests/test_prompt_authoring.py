@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent.runtime import events as ev
-from agent.prompt import DEFAULT_PROMPTS, PromptSet, build_expand_prompt, rewrite_note
+from agent.agents.recode.prompt import build_expand_prompt
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, rewrite_note
 from agent.agents.recode.authoring import (
     PART_NAMES,
     DraftPromptSet,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.prompt import env_text
+from agent.runtime.prompts import env_text
 from recode_tui.commands.cli import main
 
 OPENINGS = {

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent.llm import LLM
-    from agent.prompt import PromptSet
+    from agent.runtime.prompts import PromptSet
     from agent.runtime.stepper import Limits, Stepper
     from envs.base import Env
 

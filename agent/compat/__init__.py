@@ -25,7 +25,9 @@ from types import ModuleType
 # old module path -> where it lives now
 MOVED: dict[str, str] = {
     "agent.engine": "agent.agents.recode.engine",
-    "agent.answer_rule": "agent.agents.recode.answer_rule",
+    "agent.prompt": "agent.compat.prompt",  # split: agent.runtime.prompts + agent.agents.recode.prompt
+    "agent.codeblocks": "agent.compat.codeblocks",  # split: agent.runtime.code + agent.agents.recode.codeblocks
+    "agent.answer_rule": "agent.agents.recode.answer_rule",  # its Verdict now lives in agent.runtime.verdict
     "agent.prompt_authoring": "agent.agents.recode.authoring",
     "agent.stepper": "agent.runtime.stepper",
     "agent.events": "agent.runtime.events",

@@ -37,12 +37,12 @@ from typing import Any, Callable, Sequence
 
 from agent.runtime import events as ev
 from agent import agents
-from agent.agents.recode.engine import Limits
+from agent.runtime.stepper import Limits
 from agent.runtime.stepper import Stepper
 from agent.eval.failure import FailureTrace, group_failures
 from agent.sessions.journal import JournalWriter
 from agent.llm import LLM
-from agent.prompt import PromptSet
+from agent.runtime.prompts import PromptSet
 from agent.runtime.runners import RunnerSettings
 from agent.sessions.session import session_header
 from envs import registry

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from string import Template
 
-from agent.prompt import RECENT_KEEP, REJECTED_LINES
+from agent.runtime.prompts import RECENT_KEEP, REJECTED_LINES
 
 ENVS = ("alfworld", "sciworld")
 # the template fields that state a budget, as the table says them

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agent.agents.recode.engine import Limits
-from agent.prompt import DEFAULT_PROMPTS
+from agent.runtime.stepper import Limits
+from agent.runtime.prompts import DEFAULT_PROMPTS
 
 PAPER_PROMPTS = DEFAULT_PROMPTS.parent / "paper"
 

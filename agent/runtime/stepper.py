@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, ClassVar, TypeVar
 
-from agent.agents.recode.answer_rule import Verdict, oversized
+from agent.runtime.verdict import Verdict, oversized
 from agent.runtime.events import (
     ActionSent,
     AgentNote,
@@ -47,7 +47,7 @@ from agent.runtime.events import (
     VariablesChanged,
 )
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
-from agent.prompt import PromptContext, PromptSet, RecentActions, rejected_text, rewrite_note
+from agent.runtime.prompts import PromptContext, PromptSet, RecentActions, rejected_text, rewrite_note
 from agent.sessions.replay import RecordedStatement, ReplayMismatch
 from agent.runtime.runner import ActionRequest, CodeRunner, NodeOutcome
 from agent.runtime.tree import CodeTree, Expansion, Node, NodeStatus

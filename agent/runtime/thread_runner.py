@@ -19,7 +19,7 @@ import time
 from dataclasses import replace
 from typing import Any, Callable
 
-from agent.codeblocks import NODE_FILENAME, calls_name, node_line
+from agent.runtime.code import NODE_FILENAME, calls_name, node_line
 from agent.runtime.events import VariableChange
 from agent.runtime.runner import ActionRequest, EvaluationError, NodeOutcome, RunnerMessage
 from agent.sandbox.checks import ALLOWED_MODULES

@@ -45,7 +45,7 @@ import re
 import string  # noqa: F401
 import unicodedata  # noqa: F401 - compiling a non-ASCII identifier (`café = 1`) imports it
 
-from agent.codeblocks import NODE_FILENAME, calls_name, node_line
+from agent.runtime.code import NODE_FILENAME, calls_name, node_line
 from agent.sandbox.checks import (
     ALLOWED_BUILTINS,
     ALLOWED_MODULES,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.codeblocks import parse_answer, split_blocks
+from agent.runtime.code import parse_answer, split_blocks
 from agent.sessions.export import CODE_AGENTS, PLAN_VERSION, TRACE_VERSION, TREE_AGENTS, journal_agent
 from agent.sessions.journal import JOURNAL_FILE, Journal
 from agent.runtime.tree import CodeTree, Expansion, Node, NodeStatus

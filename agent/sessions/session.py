@@ -19,7 +19,7 @@ from agent.llm.routing import install
 from agent.runtime.stepper import Limits, Stepper
 from agent.sessions.journal import JOURNAL_FILE, Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
 from agent.llm import LLM
-from agent.prompt import PromptSet
+from agent.runtime.prompts import PromptSet
 from agent.sessions.replay import NoLiveLLM, ReplayEnv, ReplayLLM
 from agent.runtime.runners import RunnerSettings
 from envs import registry

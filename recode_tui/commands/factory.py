@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.agents.recode.engine import Limits
+from agent.runtime.stepper import Limits
 from agent.llm import LLM, LLMError
-from agent.prompt import DEFAULT_PROMPTS, PromptSet
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 
 if TYPE_CHECKING:
     from agent.runtime.presets import RunSettings

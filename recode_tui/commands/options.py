@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from agent.agents.recode.engine import Limits
+from agent.runtime.stepper import Limits
 from agent.runtime.presets import preset_names
 
 

@@ -41,7 +41,7 @@ def add_prompt_parser(commands: Any) -> None:
 
 def run_prompt(args: argparse.Namespace) -> int:
     from agent.runtime.events import ObservationReceived
-    from agent.prompt import PromptContext, RecentActions
+    from agent.runtime.prompts import PromptContext, RecentActions
     from agent.agents.recode.authoring import PART_NAMES, render_prompt, stub_variable_lines
     from agent.llm.tokens import TokenCounter
     from envs import make_env

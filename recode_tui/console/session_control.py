@@ -22,7 +22,7 @@ from agent.runtime.debug_settings import DebugSettings, read_debug_settings, wri
 from agent.runtime.stepper import Stepper
 from agent.sessions.journal import JournalError, read_journal, write_draft
 from agent.llm import LLM
-from agent.prompt import PromptSet
+from agent.runtime.prompts import PromptSet
 from agent.sessions.session import (
     Session,
     branch_session,

@@ -13,7 +13,8 @@ import time
 from typing import Any
 
 from agent.runtime import events as ev
-from agent.agents.recode.answer_rule import MAX_ANSWER_CHARS, judge_answer
+from agent.agents.recode.answer_rule import judge_answer
+from agent.runtime.verdict import MAX_ANSWER_CHARS
 from agent.agents.recode.engine import Engine, Limits
 from agent.llm.openai_client import OpenAILLM
 from agent.llm.profiles import PriceTable, Profile

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.runtime import events as ev
-from agent.prompt import DEFAULT_PROMPTS, PromptSet
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from agent.agents.recode.authoring import DraftPromptSet
 from mockllm.openai_server import OpenAICompatibleServer
 from mockllm.scripted import ScriptedLLM, ScriptEntry

@@ -9,7 +9,7 @@ import pytest
 
 from agent.runtime import events as ev
 from agent.agents.recode.engine import Engine
-from agent.prompt import DEFAULT_PROMPTS, PromptSet
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from agent.runtime.runners import RunnerSettings
 from envs import registry
 from envs.sciworld.env import SciWorldEnv

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.prompt import PromptSet
+from agent.runtime.prompts import PromptSet
 from agent.agents.recode.authoring import parse_example, split_examples
 from mockllm.scripted import load_script
 from recode_tui.commands.cli import main

@@ -7,7 +7,8 @@ not, so both can be compared in one evaluation.
 from __future__ import annotations
 
 from agent.agents.recode.engine import Engine
-from agent.prompt import NO_ACTIONS_YET, PAPER_PROMPTS, PromptSet
+from agent.agents.recode.prompt import PAPER_PROMPTS
+from agent.runtime.prompts import NO_ACTIONS_YET, PromptSet
 from agent.agents.recode.authoring import (
     ExamplesLLM,
     context_from_prompt,

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import AsyncIterator
 
-from agent.agents.recode.answer_rule import Verdict
+from agent.runtime.verdict import Verdict
 from agent.runtime.events import Event, ExpansionReceived, NodeCompleted, NodeStarted, RunStarted
 from agent.runtime.stepper import MAIN_ROLE, Answer, Stepper
 from agent.runtime.tree import NodeStatus

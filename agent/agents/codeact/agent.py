@@ -37,7 +37,7 @@ from typing import Any, AsyncIterator, Callable
 
 from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.agents.outcome import action_failed, failed_mark
-from agent.agents.recode.answer_rule import Verdict
+from agent.runtime.verdict import Verdict
 from agent.runtime.events import (
     Event,
     NodeCompleted,
@@ -47,7 +47,7 @@ from agent.runtime.events import (
     RunStarted,
 )
 from agent.llm import Completion
-from agent.prompt import rejected_code, window_text
+from agent.runtime.prompts import rejected_code, window_text
 from agent.runtime.runner import NodeOutcome
 from agent.runtime.event_text import first_line
 from agent.runtime.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection

@@ -19,7 +19,7 @@ from agent.agents.plan_execute.plan import PlanError, PlanStep, parse_plan, plan
 from agent.agents.plan_execute.turn import TurnError, parse_turn
 from agent.agents.outcome import Holding, UnitOutcome, failed_mark
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.agents.recode.answer_rule import Verdict
+from agent.runtime.verdict import Verdict
 from agent.runtime.events import (
     AgentNote,
     Event,
@@ -31,7 +31,7 @@ from agent.runtime.events import (
     RunStarted,
 )
 from agent.llm import Completion
-from agent.prompt import format_recent
+from agent.runtime.prompts import format_recent
 from agent.runtime.event_text import first_line
 from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.runtime.tree import Node, NodeStatus

@@ -34,7 +34,7 @@ from typing import Any, AsyncIterator
 
 from agent.agents.react.answer import SKELETON, parse_react
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.agents.recode.answer_rule import Verdict
+from agent.runtime.verdict import Verdict
 from agent.runtime.events import (
     Event,
     NodeCompleted,
@@ -43,7 +43,7 @@ from agent.runtime.events import (
     RunStarted,
 )
 from agent.llm import Completion
-from agent.prompt import window_text
+from agent.runtime.prompts import window_text
 from agent.runtime.event_text import first_line
 from agent.runtime.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.runtime.tree import Node, NodeStatus

@@ -20,7 +20,7 @@ from agent.agents.outcome import Holding, UnitOutcome, failed_mark
 from agent.agents.recap.decomposition import Decomposition, DecompositionError, Item, parse_decomposition
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.agents.recap.window import Window
-from agent.agents.recode.answer_rule import Verdict
+from agent.runtime.verdict import Verdict
 from agent.runtime.events import AgentNote, Event, ExpansionReceived, NodeCompleted, NodeError, NodeStarted, RunStarted
 from agent.llm import Completion
 from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection

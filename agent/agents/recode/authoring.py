@@ -28,8 +28,8 @@ from string import Template
 from typing import Any
 
 from agent.agents.recode.answer_rule import judge_answer
-from agent.codeblocks import InvalidAnswer, parse_answer, safe_parse
-from agent.prompt import CONTEXT_FIELDS, DEFAULT_PROMPTS, PromptContext, PromptSet, env_digest
+from agent.runtime.code import InvalidAnswer, parse_answer, safe_parse
+from agent.runtime.prompts import CONTEXT_FIELDS, DEFAULT_PROMPTS, PromptContext, PromptSet, env_digest
 from agent.sandbox.checks import ALLOWED_MODULES, DEFAULT_HELPERS
 
 # Defined once, by the sandbox: the helpers node code is given and the modules it may import.
@@ -126,7 +126,7 @@ def render_prompt(
     "context" is what the run's fields (`$task`, `$recent_actions`, ...) add:
     nothing for a template that does not use them.
     """
-    from agent.prompt import build_expand_prompt
+    from agent.agents.recode.prompt import build_expand_prompt
 
     text = build_expand_prompt(prompts, env_name, task_type, function_code, variable_lines, context)
     template = Template(prompts.text(EXPAND_TEMPLATE))
@@ -217,7 +217,7 @@ def stub_variable_lines(stub: str, values: dict[str, Any]) -> list[str]:
     literal of the call is shown as the engine would show it; any other name
     is listed as `- name: (not bound)`, so a reader sees what a run would fill in.
     """
-    from agent.prompt import call_arguments
+    from agent.agents.recode.prompt import call_arguments
     from agent.runtime.varlist import prompt_line
 
     _targets, name, _args = stub_call(stub)

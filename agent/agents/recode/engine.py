@@ -13,8 +13,9 @@ import ast
 from dataclasses import replace
 from typing import Any, AsyncIterator, Callable
 
-from agent.agents.recode.answer_rule import Verdict, judge_answer
-from agent.codeblocks import safe_parse
+from agent.agents.recode.answer_rule import judge_answer
+from agent.runtime.verdict import Verdict
+from agent.runtime.code import safe_parse
 from agent.runtime.events import (
     Event,
     ExpansionReceived,
@@ -26,8 +27,8 @@ from agent.runtime.events import (
     StubFound,
 )
 from agent.llm import LLM, Completion, StubContext
-from agent.prompt import (DEFAULT_PROMPTS, PromptSet, build_expand_prompt, build_repair_prompt, call_arguments,
-                          rejected_code)
+from agent.agents.recode.prompt import build_expand_prompt, build_repair_prompt, call_arguments
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, rejected_code
 from agent.runtime.runner import CodeRunner, NodeOutcome
 from agent.runtime.stepper import Answer, Limits, Stepper
 from agent.runtime.tree import Node, NodeStatus

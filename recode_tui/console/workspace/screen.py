@@ -25,7 +25,7 @@ from textual.widgets import Footer, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from agent.llm import LLM, LLMError, StubContext
-from agent.prompt import PromptSet
+from agent.runtime.prompts import PromptSet
 from agent.agents.recode.authoring import (
     EXAMPLE_GAMES,
     DraftPromptSet,
