@@ -42,7 +42,7 @@ from agent.runtime.stepper import Stepper
 from agent.eval.failure import FailureTrace, group_failures
 from agent.sessions.journal import JournalWriter
 from agent.llm import LLM
-from agent.runtime.prompts import PromptSet
+from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.runners import RunnerSettings
 from agent.sessions.session import session_header
 from envs import registry
@@ -381,7 +381,8 @@ class Evaluation:
         self.on_event = on_event
         self.on_result = on_result
         self.on_start = on_start
-        self._prompts = PromptSet(Path(report.plan.prompts)) if report.plan.prompts else None  # None: the agent's own
+        recorded = moved_prompt_set(Path(report.plan.prompts)) if report.plan.prompts else None
+        self._prompts = PromptSet(recorded) if recorded else None  # None: the agent's own
         known = set(Limits.__dataclass_fields__)
         self._limits = Limits(**{k: v for k, v in report.plan.limits.items() if k in known})
         # every episode's runner comes from the one place user paths get theirs: sandboxed, checked unless trusted

@@ -29,6 +29,22 @@ from agent.runtime.events import ObservationReceived, RunStarted
 # named by its path so that the runtime imports no agent.
 DEFAULT_PROMPTS = Path(__file__).parent.parent / "agents" / "recode" / "prompts" / "default"
 
+
+
+def moved_prompt_set(path: Path) -> Path:
+    """Where a bundled set named by its old path now lives; any other path as it is.
+
+    Before the layout change (issue 26) ReCode's sets were `<checkout>/agent/prompts/<name>`, and
+    journals, eval reports and scripts (`--prompts agent/prompts/paper`) name them so. A folder
+    that still exists at such a path is the user's own and is kept.
+    """
+    if path.parts[-3:-1] == ("agent", "prompts") and not path.exists():
+        moved = DEFAULT_PROMPTS.parent / path.name
+        if moved.is_dir():
+            return moved
+    return path
+
+
 RECENT_KEEP = 4  # actions shown in $recent_actions
 RECENT_OBSERVATION_LIMIT = 300  # characters of each of their observations
 NO_ACTIONS_YET = "(none yet: no action has been sent in this run)"

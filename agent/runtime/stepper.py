@@ -47,6 +47,7 @@ from agent.runtime.events import (
     VariablesChanged,
 )
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
+from agent.llm.routing import RoutedLLM
 from agent.runtime.prompts import PromptContext, PromptSet, RecentActions, rejected_text, rewrite_note
 from agent.sessions.replay import RecordedStatement, ReplayMismatch
 from agent.runtime.runner import ActionRequest, CodeRunner, NodeOutcome
@@ -250,8 +251,7 @@ class Stepper:
         own = self.role_llms.get(role)
         if own is not None:
             return own
-        from agent.llm.routing import RoutedLLM  # one LLM per role handed over whole (a fork's hand-back)
-
+        # one LLM per role handed over whole (a fork's hand-back)
         return self.llm.for_role(role) if isinstance(self.llm, RoutedLLM) else self.llm
 
     def set_llm(self, llm: LLM, role: str | None = None) -> None:

@@ -19,7 +19,7 @@ from agent.llm.routing import install
 from agent.runtime.stepper import Limits, Stepper
 from agent.sessions.journal import JOURNAL_FILE, Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
 from agent.llm import LLM
-from agent.runtime.prompts import PromptSet
+from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.sessions.replay import NoLiveLLM, ReplayEnv, ReplayLLM
 from agent.runtime.runners import RunnerSettings
 from envs import registry
@@ -95,7 +95,7 @@ def _engine_for(
     ref = _check_episode(journal)
     env = ReplayEnv(make_env(ref, header["max_steps"]), journal.actions(upto))
     llm = ReplayLLM(journal.answers(upto), live_llm)
-    prompts = prompts or PromptSet(Path(header["prompt_set"]))
+    prompts = prompts or PromptSet(moved_prompt_set(Path(header["prompt_set"])))
     runner, note = default_runner(header, trusted)
     known = set(Limits.__dataclass_fields__)
     limits = Limits(**{k: v for k, v in header["limits"].items() if k in known})
@@ -214,7 +214,8 @@ def _adopt_edited_prompts(engine: Stepper) -> str:
     if not edited:
         return ""
     folder, digest = edited[-1]
-    candidate = PromptSet(Path(folder)) if folder and Path(folder).is_dir() else None
+    where = moved_prompt_set(Path(folder)) if folder else None
+    candidate = PromptSet(where) if where is not None and where.is_dir() else None
     if candidate is not None and candidate.content_hash() == digest:
         engine.prompts = candidate
         return ""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.runtime.stepper import Limits
 from agent.llm import LLM, LLMError
-from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, moved_prompt_set
 
 if TYPE_CHECKING:
     from agent.runtime.presets import RunSettings
@@ -206,7 +206,7 @@ def load_prompt_set(path: str | Path | None, agent: str | None = None) -> Prompt
     default = cls.default_prompts or DEFAULT_PROMPTS
     if not path:
         return PromptSet(default)
-    root = Path(path)
+    root = moved_prompt_set(Path(path))  # `agent/prompts/paper`: where ReCode's sets were before issue 26
     main = cls.main_prompt_file
     if not root.is_dir():
         raise UsageError(f"--prompts {path}: no such folder; give a prompt set folder (one with {main})")
