@@ -40,9 +40,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agent.runtime.debugger import Breakpoint, BreakpointKind  # noqa: E402
 from agent.agents.recode.engine import Engine, Limits  # noqa: E402
 from agent.llm import Completion, StubContext, Usage  # noqa: E402
+from agent.runtime.debugger import Breakpoint, BreakpointKind  # noqa: E402
 from agent.runtime.runners import RunnerSettings  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.base import Reset  # noqa: E402

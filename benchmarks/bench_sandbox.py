@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.runtime.runner import NodeOutcome  # noqa: E402
-from agent.sandbox import SandboxRunner  # noqa: E402
 from agent.runtime.thread_runner import ThreadRunner  # noqa: E402
+from agent.sandbox import SandboxRunner  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 
 NODE_TARGET = Target("sandbox overhead per node vs plain exec (median)", 1, "ms", "issue 6")

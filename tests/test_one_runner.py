@@ -15,11 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.runtime import events as ev
 from agent.agents.recode.engine import Engine
+from agent.runtime import events as ev
+from agent.runtime.thread_runner import ThreadRunner
 from agent.sessions.journal import read_journal
 from agent.sessions.session import start_session
-from agent.runtime.thread_runner import ThreadRunner
 from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry

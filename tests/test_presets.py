@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from agent.agents.recode.engine import Engine, Limits
-from agent.sessions.journal import read_journal
 from agent.runtime.presets import PAPER_PROMPTS, preset, resolve
 from agent.runtime.prompts import DEFAULT_PROMPTS
 from agent.runtime.thread_runner import ThreadRunner
+from agent.sessions.journal import read_journal
 from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry

@@ -7,9 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.runtime import events as ev
-from agent.agents.recode.prompt import build_expand_prompt
-from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, rewrite_note
 from agent.agents.recode.authoring import (
     PART_NAMES,
     DraftPromptSet,
@@ -25,7 +22,10 @@ from agent.agents.recode.authoring import (
     stub_variable_lines,
     variables_from_prompt,
 )
+from agent.agents.recode.prompt import build_expand_prompt
 from agent.llm.tokens import TokenCounter, encoding_name, estimate
+from agent.runtime import events as ev
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, rewrite_note
 from recode_tui.commands.cli import main
 
 PUT = "alfworld/examples/put.txt"

@@ -35,15 +35,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from agent.runtime import events as ev
 from agent import agents
-from agent.runtime.stepper import Limits
-from agent.runtime.stepper import Stepper
 from agent.eval.failure import FailureTrace, group_failures
-from agent.sessions.journal import JournalWriter
 from agent.llm import LLM
+from agent.runtime import events as ev
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.runners import RunnerSettings
+from agent.runtime.stepper import Limits
+from agent.runtime.stepper import Stepper
+from agent.sessions.journal import JournalWriter
 from agent.sessions.session import session_header
 from envs import registry
 

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable
 
-from agent.runtime import events as ev
 from agent.llm import asked_before, is_interactive
-from agent.runtime.stepper import Stepper
+from agent.runtime import events as ev
 from agent.runtime.event_text import first_line
 from agent.runtime.event_text import short as short_event_text
+from agent.runtime.stepper import Stepper
 
 __all__ = [
     "Breakpoint",

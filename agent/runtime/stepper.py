@@ -29,7 +29,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, ClassVar, TypeVar
 
-from agent.runtime.verdict import Verdict, oversized
+from agent.llm import LLM, Completion, LLMError, StubContext, Usage
+from agent.llm.routing import RoutedLLM
 from agent.runtime.events import (
     ActionSent,
     AgentNote,
@@ -46,12 +47,11 @@ from agent.runtime.events import (
     StatementRun,
     VariablesChanged,
 )
-from agent.llm import LLM, Completion, LLMError, StubContext, Usage
-from agent.llm.routing import RoutedLLM
 from agent.runtime.prompts import PromptContext, PromptSet, RecentActions, rejected_text, rewrite_note
-from agent.sessions.replay import RecordedStatement, ReplayMismatch
 from agent.runtime.runner import ActionRequest, CodeRunner, NodeOutcome
 from agent.runtime.tree import CodeTree, Expansion, Node, NodeStatus
+from agent.runtime.verdict import Verdict, oversized
+from agent.sessions.replay import RecordedStatement, ReplayMismatch
 from envs.base import Env
 
 T = TypeVar("T")
@@ -460,7 +460,7 @@ class Stepper:
 
     def rejected(self, answer: str, reason: str) -> tuple[str, str]:
         """A rejected answer as the retry prompt shows it, and the reason as it says it. Agents whose
-        answers are code show the code numbered from its first line (`agent.prompt.rejected_code`)."""
+        answers are code show the code numbered from its first line (`agent.runtime.prompts.rejected_code`)."""
         return rejected_text(answer), reason
 
     async def ask_child(

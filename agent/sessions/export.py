@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from agent.runtime import events as ev
-from agent.runtime.stepper import Stepper
-from agent.sessions.journal import Journal
 from agent.runtime.safe_text import json_line
+from agent.runtime.stepper import Stepper
 from agent.runtime.tree import CodeTree, Node, NodeStatus
+from agent.sessions.journal import Journal
 
 PLAN_VERSION = "recode.plan.v1"
 TRACE_VERSION = "recode.trace.v1"

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from agent.runtime import events as ev
-from agent.sessions.replay import RecordedAction, RecordedAnswer, RecordedStatement
 from agent.runtime.safe_text import json_line
+from agent.sessions.replay import RecordedAction, RecordedAnswer, RecordedStatement
 
 JOURNAL_VERSION = "recode.journal.v1"
 JOURNAL_FILE = "journal.jsonl"

@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Callable
 
 from agent import agents
-from agent.runtime import events as ev
+from agent.llm import LLM
 from agent.llm.routing import install
+from agent.runtime import events as ev
+from agent.runtime.prompts import PromptSet, moved_prompt_set
+from agent.runtime.runners import RunnerSettings
 from agent.runtime.stepper import Limits, Stepper
 from agent.sessions.journal import JOURNAL_FILE, Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
-from agent.llm import LLM
-from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.sessions.replay import NoLiveLLM, ReplayEnv, ReplayLLM
-from agent.runtime.runners import RunnerSettings
 from envs import registry
 from envs.base import Env, EnvError
 

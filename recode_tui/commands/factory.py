@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.runtime.stepper import Limits
 from agent.llm import LLM, LLMError
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, moved_prompt_set
+from agent.runtime.stepper import Limits
 
 if TYPE_CHECKING:
     from agent.runtime.presets import RunSettings

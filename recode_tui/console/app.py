@@ -12,10 +12,10 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from agent.llm import LLM
 from agent.runtime import events as ev
 from agent.runtime.debugger import Breakpoint, Debugger
 from agent.runtime.stepper import Limits, Stepper
-from agent.llm import LLM
 from recode_tui.console.crash import CrashReport
 from recode_tui.console.debug_screen import DebugScreen
 from recode_tui.console.llm_control import LLMControl

@@ -25,8 +25,8 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
-from agent.runtime import events as ev
 from agent.agents.recode.codeblocks import stub_name_of
+from agent.runtime import events as ev
 from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, Stop, StopReason, StepMode, describe_event
 from agent.runtime.event_text import finish_verdict
 from agent.runtime.stepper import Stepper

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from textual.message import Message
 from textual.widget import Widget
 
+from agent.llm import LLM
+from agent.llm import is_interactive
 from agent.runtime import events as ev
 from agent.runtime.debugger import Stop
-from agent.llm import LLM
 from agent.runtime.tree import NodeStatus
-from agent.llm import is_interactive
 from mockllm.human import HumanLLM
 from mockllm.review import Proposal, ReviewLLM
 from recode_tui.console.run_state import RunState, RunStateChanged

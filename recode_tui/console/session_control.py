@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 
 from rich.text import Text
 
+from agent.llm import LLM
 from agent.runtime import events as ev
 from agent.runtime.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
+from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
 from agent.sessions.journal import JournalError, read_journal, write_draft
-from agent.llm import LLM
-from agent.runtime.prompts import PromptSet
 from agent.sessions.session import (
     Session,
     branch_session,

@@ -28,8 +28,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from agent.runtime import events as ev
 from agent.agents.recode.answer_rule import judge_answer
+from agent.runtime import events as ev
 from agent.runtime.debugger import Debugger, Stop, StepMode
 from agent.runtime.event_text import first_line
 from agent.runtime.safe_text import for_terminal

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import textwrap
 
-from agent.runtime import events as ev
 from agent.agents.recode.engine import Engine, Limits
-from agent.runtime.thread_runner import ThreadRunner
 from agent.llm import Completion, StubContext
+from agent.runtime import events as ev
+from agent.runtime.thread_runner import ThreadRunner
 from agent.runtime.tree import NodeStatus
 from envs import make_env
 from mockllm import ScriptedLLM

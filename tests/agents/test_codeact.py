@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.runtime import events as ev
 from agent.agents.codeact.agent import CodeActAgent
+from agent.runtime import events as ev
 from agent.runtime.debugger import Debugger, StepMode
 from agent.runtime.stepper import Limits
 from agent.runtime.tree import NodeStatus

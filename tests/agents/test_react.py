@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent.runtime import events as ev
 from agent.agents.react.agent import ReActAgent
-from agent.sessions.session import resume_session, start_session
+from agent.runtime import events as ev
 from agent.runtime.stepper import Limits
 from agent.runtime.tree import NodeStatus
+from agent.sessions.session import resume_session, start_session
 from envs import make_env
 from mockllm.human import HumanLLM
 from mockllm.scripted import ScriptEntry, ScriptedLLM

@@ -13,14 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.runtime import events as ev
 from agent.agents.recode.engine import Limits
+from agent.runtime import events as ev
 from agent.sessions.journal import read_journal
 from agent.sessions.session import profiles_in_use, start_session
-from recode_tui.commands.factory import make_engine, make_llm
 from mockllm.openai_server import OpenAICompatibleServer
-from recode_tui.console.app import build_app
 from recode_tui.commands.cli import nothing_opened
+from recode_tui.commands.factory import make_engine, make_llm
+from recode_tui.console.app import build_app
 from recode_tui.console.screens.llm_picker import LLMPicker
 from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.widgets.node_detail import NodeDetail

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent.agents.recode.authoring import DraftPromptSet
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
-from agent.agents.recode.authoring import DraftPromptSet
 from mockllm.openai_server import OpenAICompatibleServer
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app

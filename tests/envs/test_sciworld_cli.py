@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.runtime import events as ev
 from agent.agents.recode.engine import Engine
+from agent.runtime import events as ev
 from agent.runtime.runners import RunnerSettings
 from envs import registry
 from mockllm.scripted import ScriptedLLM, ScriptEntry

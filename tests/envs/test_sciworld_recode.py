@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from agent.runtime import events as ev
 from agent.agents.recode.engine import Engine
+from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from agent.runtime.runners import RunnerSettings
 from envs import registry

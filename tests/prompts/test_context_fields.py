@@ -6,9 +6,6 @@ not, so both can be compared in one evaluation.
 
 from __future__ import annotations
 
-from agent.agents.recode.engine import Engine
-from agent.agents.recode.prompt import PAPER_PROMPTS
-from agent.runtime.prompts import NO_ACTIONS_YET, PromptSet
 from agent.agents.recode.authoring import (
     ExamplesLLM,
     context_from_prompt,
@@ -16,6 +13,9 @@ from agent.agents.recode.authoring import (
     split_examples,
     variables_from_prompt,
 )
+from agent.agents.recode.engine import Engine
+from agent.agents.recode.prompt import PAPER_PROMPTS
+from agent.runtime.prompts import NO_ACTIONS_YET, PromptSet
 from agent.runtime.thread_runner import ThreadRunner
 from envs import make_env
 from recode_tui.commands.cli import main

@@ -13,8 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-from agent.runtime import events as ev
 from agent.agents.recode.engine import Limits
+from agent.runtime import events as ev
 from agent.sessions.journal import read_journal, write_draft
 from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles

@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from agent.runtime import events as ev
 from agent.agents.recode.engine import Engine
+from agent.runtime import events as ev
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from agent.runtime.runners import RunnerSettings
 from agent.sessions.export import PlanFormatError, markdown_transcript, sft_lines, tree_document, validate_tree_document
 from agent.sessions.journal import JOURNAL_FILE, JournalError, read_journal, write_draft
-from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from agent.sessions.session import branch_session, fork_at_expansion, resume_session, rewind_to_node, start_session
-from mockllm.journal import journal_llm
 from envs import make_env
 from envs.alfworld.catalog import resolve_game
 from mockllm import ScriptedLLM
+from mockllm.journal import journal_llm
 from mockllm.scripted import ScriptEntry
 
 GAME = "toy:key-1"  # put a key in box: 4 actions

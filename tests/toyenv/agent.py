@@ -12,10 +12,10 @@ import re
 from pathlib import Path
 from typing import AsyncIterator
 
-from agent.runtime.verdict import Verdict
 from agent.runtime.events import Event, ExpansionReceived, NodeCompleted, NodeStarted, RunStarted
 from agent.runtime.stepper import MAIN_ROLE, Answer, Stepper
 from agent.runtime.tree import NodeStatus
+from agent.runtime.verdict import Verdict
 
 NAME = "one-action"
 PURPOSE = "act"

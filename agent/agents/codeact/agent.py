@@ -37,7 +37,8 @@ from typing import Any, AsyncIterator, Callable
 
 from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.agents.outcome import action_failed, failed_mark
-from agent.runtime.verdict import Verdict
+from agent.llm import Completion
+from agent.runtime.event_text import first_line
 from agent.runtime.events import (
     Event,
     NodeCompleted,
@@ -46,12 +47,11 @@ from agent.runtime.events import (
     ObservationReceived,
     RunStarted,
 )
-from agent.llm import Completion
 from agent.runtime.prompts import rejected_code, window_text
 from agent.runtime.runner import NodeOutcome
-from agent.runtime.event_text import first_line
 from agent.runtime.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.runtime.tree import Node, NodeStatus
+from agent.runtime.verdict import Verdict
 
 PROMPTS = Path(__file__).parent / "prompts"
 PURPOSE = "act"

@@ -15,11 +15,12 @@ from pathlib import Path
 from string import Template
 from typing import Any, AsyncIterator
 
+from agent.agents.outcome import Holding, UnitOutcome, failed_mark
 from agent.agents.plan_execute.plan import PlanError, PlanStep, parse_plan, plan_diff, plan_text
 from agent.agents.plan_execute.turn import TurnError, parse_turn
-from agent.agents.outcome import Holding, UnitOutcome, failed_mark
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.runtime.verdict import Verdict
+from agent.llm import Completion
+from agent.runtime.event_text import first_line
 from agent.runtime.events import (
     AgentNote,
     Event,
@@ -30,11 +31,10 @@ from agent.runtime.events import (
     NodeStarted,
     RunStarted,
 )
-from agent.llm import Completion
 from agent.runtime.prompts import format_recent
-from agent.runtime.event_text import first_line
 from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.runtime.tree import Node, NodeStatus
+from agent.runtime.verdict import Verdict
 
 PROMPTS = Path(__file__).parent / "prompts"
 

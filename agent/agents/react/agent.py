@@ -34,7 +34,8 @@ from typing import Any, AsyncIterator
 
 from agent.agents.react.answer import SKELETON, parse_react
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.runtime.verdict import Verdict
+from agent.llm import Completion
+from agent.runtime.event_text import first_line
 from agent.runtime.events import (
     Event,
     NodeCompleted,
@@ -42,11 +43,10 @@ from agent.runtime.events import (
     ObservationReceived,
     RunStarted,
 )
-from agent.llm import Completion
 from agent.runtime.prompts import window_text
-from agent.runtime.event_text import first_line
 from agent.runtime.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.runtime.tree import Node, NodeStatus
+from agent.runtime.verdict import Verdict
 
 PROMPTS = Path(__file__).parent / "prompts"
 PURPOSE = "act"

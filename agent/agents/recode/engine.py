@@ -14,7 +14,8 @@ from dataclasses import replace
 from typing import Any, AsyncIterator, Callable
 
 from agent.agents.recode.answer_rule import judge_answer
-from agent.runtime.verdict import Verdict
+from agent.agents.recode.prompt import build_expand_prompt, build_repair_prompt, call_arguments
+from agent.llm import LLM, Completion, StubContext
 from agent.runtime.code import safe_parse
 from agent.runtime.events import (
     Event,
@@ -26,12 +27,11 @@ from agent.runtime.events import (
     RunStarted,
     StubFound,
 )
-from agent.llm import LLM, Completion, StubContext
-from agent.agents.recode.prompt import build_expand_prompt, build_repair_prompt, call_arguments
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, rejected_code
 from agent.runtime.runner import CodeRunner, NodeOutcome
 from agent.runtime.stepper import Answer, Limits, Stepper
 from agent.runtime.tree import Node, NodeStatus
+from agent.runtime.verdict import Verdict
 from envs.base import Env
 
 __all__ = ["Engine", "Limits", "ROOT_CODE"]

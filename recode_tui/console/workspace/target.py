@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.runtime import events as ev
+from agent.agents.recode.authoring import HELPERS, context_from_prompt, variables_from_prompt
 from agent.agents.recode.engine import Engine
 from agent.agents.recode.prompt import call_arguments
+from agent.runtime import events as ev
 from agent.runtime.prompts import PromptContext
-from agent.agents.recode.authoring import HELPERS, context_from_prompt, variables_from_prompt
 from agent.runtime.tree import Node
 
 
