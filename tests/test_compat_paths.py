@@ -41,3 +41,41 @@ def test_a_fresh_process_imports_old_paths_first() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                          cwd=Path(__file__).resolve().parent.parent)
     assert out.stdout.strip() == "True", out.stderr
+
+
+OLD_STYLE = '''"""A plug-in written against the flat layout."""
+from agent import events as ev
+from agent.engine import Engine
+from agent.prompt import PromptSet, build_expand_prompt
+from agent.answer_rule import Verdict, judge_answer
+from agent.agents.routing import RoleError
+import agent.journal
+
+
+def later():
+    from agent.codeblocks import parse_answer, validate
+    return parse_answer, validate, agent.journal.Journal, "agent.stepper.Stepper"
+'''
+
+
+def test_the_rewrite_tool_moves_a_plugin_to_the_new_paths(tmp_path) -> None:
+    """`python -m agent.compat.rewrite` turns old imports into new ones; the result imports and runs."""
+    plugin = tmp_path / "old_plugin.py"
+    plugin.write_text(OLD_STYLE, encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "agent.compat.rewrite", str(tmp_path)], capture_output=True, text=True,
+                         timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    assert out.returncode == 0 and out.stdout.strip() == str(plugin), out.stderr
+    text = plugin.read_text(encoding="utf-8")
+    for line in ("from agent.runtime import events as ev", "from agent.agents.recode.engine import Engine",
+                 "from agent.agents.recode.prompt import build_expand_prompt", "from agent.runtime.prompts import PromptSet",
+                 "from agent.agents.recode.answer_rule import judge_answer", "from agent.runtime.verdict import Verdict",
+                 "from agent.llm.routing import RoleError", "import agent.sessions.journal",
+                 "    from agent.agents.recode.codeblocks import validate", "    from agent.runtime.code import parse_answer",
+                 '"agent.runtime.stepper.Stepper"'):
+        assert line in text
+    from agent.compat.rewrite import rewrite
+
+    assert rewrite(text) == text  # a second run changes nothing
+    namespace: dict = {}
+    exec(compile(text, str(plugin), "exec"), namespace)  # the rewritten imports all resolve
+    assert namespace["later"]()[2].__module__ == "agent.sessions.journal"
