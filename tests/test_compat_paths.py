@@ -1,7 +1,8 @@
 """Code written against the flat `agent/` layout keeps working for one release (issue 26).
 
-`old_public_names.json` lists every public name each `agent` module had before the
-layout change, recorded from that code; each must still import from its old path.
+`old_public_names.json` lists, for each `agent` module before the layout change, every
+public name it defined or listed in `__all__` and every name any code in the repository
+imported from it (recorded from that code); each must still import from its old path.
 """
 
 from __future__ import annotations

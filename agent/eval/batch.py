@@ -534,7 +534,7 @@ class Evaluation:
                     raise EvalAborted(f"the LLM failed {failures} times in a row: {event.error}")
                 await asyncio.sleep(self.retry_delay * 2 ** (failures - 1))
                 continue
-            if isinstance(event, ev.ExpansionReceived):
+            if isinstance(event, ev.LLMAnswered):
                 failures = 0
             if isinstance(event, ev.RunFinished):
                 return event

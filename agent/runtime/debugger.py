@@ -160,12 +160,12 @@ class Breakpoint:
         """What matched (a short text), or None. Ignores `enabled` and the condition."""
         match self.kind:
             case BreakpointKind.EVERY_STUB:  # every LLM call but a repair: ReCode's expansions, any agent's calls
-                if isinstance(event, ev.ExpansionRequested) and event.purpose == "expand":
+                if isinstance(event, ev.LLMRequested) and event.purpose == "expand":
                     return stub_name or "stub"
-                if isinstance(event, ev.ExpansionRequested) and event.purpose != "repair":
+                if isinstance(event, ev.LLMRequested) and event.purpose != "repair":
                     return f"{event.purpose} call of {event.node_id}"  # another agent's LLM call (ReAct's act)
             case BreakpointKind.STUB_NAME:
-                if isinstance(event, ev.ExpansionRequested) and event.purpose == "expand" and stub_name:
+                if isinstance(event, ev.LLMRequested) and event.purpose == "expand" and stub_name:
                     if self._regex is None:
                         return stub_name if stub_name == self.value else None
                     return stub_name if self._regex.fullmatch(stub_name) else None
@@ -188,7 +188,7 @@ class Breakpoint:
             case BreakpointKind.ANY_ERROR:
                 if isinstance(event, ev.NodeError):
                     return _first_line(event.error, 80)
-                if isinstance(event, ev.ExpansionRejected):
+                if isinstance(event, ev.LLMRejected):
                     return f"expansion rejected: {_first_line(event.reason, 70)}"
         return None
 
@@ -263,8 +263,8 @@ _INTO_STOPS = (
     ev.NodeStarted,
     ev.ActionSent,
     ev.StubFound,
-    ev.ExpansionRequested,
-    ev.ExpansionReceived,
+    ev.LLMRequested,
+    ev.LLMAnswered,
     ev.NodeError,
     ev.RunFinished,
 )
@@ -341,7 +341,7 @@ class Debugger:
     def current_llm(self) -> object:
         """The LLM that answers the call the run is stopped at: the role of that request, else the main one."""
         role = getattr(self.last_event, "role", "") if isinstance(
-            self.last_event, (ev.ExpansionRequested, ev.LLMFailed)) else ""
+            self.last_event, (ev.LLMRequested, ev.LLMFailed)) else ""
         llm_for = getattr(self.engine, "llm_for", None)
         return llm_for(role) if callable(llm_for) else self.engine.llm
 
@@ -351,10 +351,10 @@ class Debugger:
 
     @property
     def awaiting_human(self) -> bool:
-        """The run is stopped at an ExpansionRequested that a person must answer."""
+        """The run is stopped at an LLMRequested that a person must answer."""
         return (
             self.human
-            and isinstance(self.last_event, (ev.ExpansionRequested, ev.LLMFailed))
+            and isinstance(self.last_event, (ev.LLMRequested, ev.LLMFailed))
             and not self.engine.done
         )
 
@@ -475,7 +475,7 @@ class Debugger:
             return StopReason("breakpoint", f"breakpoint {bp.number}: {bp.describe()}{cond} — {what}", bp.number)
         return None
 
-    def _human_reason(self, event: ev.ExpansionRequested) -> StopReason:
+    def _human_reason(self, event: ev.LLMRequested) -> StopReason:
         node = self.engine.tree.nodes.get(event.node_id or "")
         code = _first_line(node.code) if node else ""
         what = "expansion" if event.purpose in ("", "expand") else event.purpose  # repair, or another agent's call
@@ -489,7 +489,7 @@ class Debugger:
             assert self.engine.finished is not None
             return self._remember(Stop(self.engine.finished, self._finished_reason(self.engine.finished)))
         if self.awaiting_human:
-            assert isinstance(self.last_event, ev.ExpansionRequested)
+            assert isinstance(self.last_event, ev.LLMRequested)
             return Stop(self.last_event, self._human_reason(self.last_event))
         anchor = self._anchor(mode) if mode in (StepMode.OVER, StepMode.OUT) else None
         self._pause = False
@@ -530,7 +530,7 @@ class Debugger:
         hit = await self._breakpoint_hit(event)
         if hit is not None:
             return hit
-        if self.human and isinstance(event, ev.ExpansionRequested):
+        if self.human and isinstance(event, ev.LLMRequested):
             return self._human_reason(event)
         if mode is StepMode.NEXT:
             return StopReason("step", describe_event(event))
@@ -557,7 +557,7 @@ class Debugger:
     async def submit(self, text: str) -> Stop:
         """Hand the person's expansion to the engine and step until it is taken or refused.
 
-        Returns at the ExpansionReceived (accepted), at the next ExpansionRequested
+        Returns at the LLMAnswered (accepted), at the next LLMRequested
         (refused by the engine: the reason is in the StopReason), or at RunFinished.
         """
         if not self.awaiting_human:
@@ -579,13 +579,13 @@ class Debugger:
                     return self._remember(Stop(event, self._finished_reason(event), count))
                 if isinstance(event, ev.LLMFailed):
                     return self._remember(Stop(event, self._llm_failed_reason(event), count))
-                if isinstance(event, ev.ExpansionRejected):
+                if isinstance(event, ev.LLMRejected):
                     rejected = event.reason
-                elif isinstance(event, ev.ExpansionRequested):
+                elif isinstance(event, ev.LLMRequested):
                     return self._remember(
                         Stop(event, StopReason("human", f"expansion refused: {rejected} — write it again"), count)
                     )
-                elif isinstance(event, ev.ExpansionReceived):
+                elif isinstance(event, ev.LLMAnswered):
                     if event.purpose in ("", "expand", "repair"):  # ReCode's expansion: its children
                         what = f"{len(event.blocks)} child node(s)" if event.blocks else "empty: the stub is skipped"
                         text = f"expansion accepted: {what}"

@@ -14,7 +14,7 @@ know which agent it drives:
   turns, cells, plan steps or subtasks as nodes of the same kind),
 - statements a person runs at a stop (`run_statement`), kept for replays.
 
-The event types are in `agent.runtime.events`; `ExpansionRequested/Received/Rejected`
+The event types are in `agent.runtime.events`; `LLMRequested/Received/Rejected`
 are the generic LLM-call events (their `purpose` and `role` say which call).
 """
 
@@ -35,9 +35,9 @@ from agent.runtime.events import (
     ActionSent,
     AgentNote,
     Event,
-    ExpansionReceived,
-    ExpansionRejected,
-    ExpansionRequested,
+    LLMAnswered,
+    LLMRejected,
+    LLMRequested,
     LLMFailed,
     NodeCompleted,
     NodeError,
@@ -98,7 +98,7 @@ class RoleStats:
 @dataclass(frozen=True)
 class Answer:
     """An accepted LLM answer, handed from `ask` to the agent (not an event: the agent
-    yields its own `ExpansionReceived` once it knows the child nodes)."""
+    yields its own `LLMAnswered` once it knows the child nodes)."""
 
     completion: Completion
     prompt: str
@@ -443,9 +443,9 @@ class Stepper:
 
     @staticmethod
     def answered(node_id: str, completion: Completion, *, thought: str, blocks: tuple[str, ...],
-                 child_ids: tuple[str, ...], purpose: str = "", role: str = MAIN_ROLE) -> ExpansionReceived:
+                 child_ids: tuple[str, ...], purpose: str = "", role: str = MAIN_ROLE) -> LLMAnswered:
         """The accepted-answer event for `completion`, with its counts and times."""
-        return ExpansionReceived(
+        return LLMAnswered(
             node_id, raw=completion.text, thought=thought, blocks=blocks, child_ids=child_ids,
             source=completion.source, input_tokens=completion.usage.input_tokens,
             output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
@@ -509,7 +509,7 @@ class Stepper:
         note = ""
         for attempt in range(1, self.limits.max_rewrite + 2):
             prompt = base_prompt + note
-            yield ExpansionRequested(node.id, prompt=prompt, attempt=attempt, purpose=purpose, role=role)
+            yield LLMRequested(node.id, prompt=prompt, attempt=attempt, purpose=purpose, role=role)
             call = context if context is not None else StubContext(code=node.code, name="", purpose=purpose)
             call = replace(call, attempt=attempt)
             completion = None
@@ -535,7 +535,7 @@ class Stepper:
             verdict = oversized(completion.text) or await self._in_env_thread(judge, completion)
             if not verdict.accepted:
                 node.expansions.append(self._record(prompt, completion, False, purpose, verdict.message))
-                yield ExpansionRejected(
+                yield LLMRejected(
                     node.id, raw=completion.text, reason=verdict.message, attempt=attempt,
                     source=completion.source, proposed=completion.proposed, seconds=completion.seconds,
                     person_seconds=completion.person_seconds, role=role,

@@ -251,7 +251,7 @@ def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
                 out += [f"**Task:** {event.task}", "", "```text", event.observation, "```", ""]
             case ev.NodeStarted():
                 out += [f"{'  ' * event.depth}- `{event.node_id}` `{(event.code.splitlines() or [''])[0]}`"]
-            case ev.ExpansionReceived():
+            case ev.LLMAnswered():
                 if agent == "recode":
                     title = f"**Expansion of `{event.node_id}`** ({event.source})"
                 else:
@@ -263,7 +263,7 @@ def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
                 shown = "\n".join(event.blocks) if event.blocks else ("" if code else event.raw.strip())
                 if shown:
                     out += [f"  ```{'python' if code else 'text'}", *["  " + line for line in shown.splitlines()], "  ```", ""]
-            case ev.ExpansionRejected():
+            case ev.LLMRejected():
                 out += [f"  - answer rejected: {event.reason}"]
             case ev.ObservationReceived():
                 out += [f"    - `> {event.action}` — {event.observation}"]
@@ -288,13 +288,13 @@ def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any]
     """
     finished = engine.finished
     trace: list[dict[str, Any]] = []
-    asked: ev.ExpansionRequested | None = None
+    asked: ev.LLMRequested | None = None
     for event in events:
         match event:
-            case ev.ExpansionRequested():
+            case ev.LLMRequested():
                 asked = event
-            case ev.ExpansionReceived() | ev.ExpansionRejected():
-                accepted = isinstance(event, ev.ExpansionReceived)
+            case ev.LLMAnswered() | ev.LLMRejected():
+                accepted = isinstance(event, ev.LLMAnswered)
                 trace.append({
                     "type": "llm_call",
                     "node_id": asked.node_id if asked else event.node_id,

@@ -110,12 +110,12 @@ class JournalWriter:
         """The engine observer: turn outside inputs into records."""
         if isinstance(event, ev.NodeStarted):
             self._codes[event.node_id or ""] = event.code
-        elif isinstance(event, ev.ExpansionRequested):
+        elif isinstance(event, ev.LLMRequested):
             self._last_prompt, self._last_purpose = event.prompt, event.purpose
             self._asked_node = event.node_id or ""  # ReAct asks on a turn and records the answer on the root
-        elif isinstance(event, (ev.ExpansionReceived, ev.ExpansionRejected)):
+        elif isinstance(event, (ev.LLMAnswered, ev.LLMRejected)):
             self._expansions += 1
-            received = isinstance(event, ev.ExpansionReceived)
+            received = isinstance(event, ev.LLMAnswered)
             self.write(
                 {
                     "type": "answer",
@@ -165,7 +165,7 @@ class JournalWriter:
         for event in events:
             if isinstance(event, ev.NodeStarted):
                 self._codes[event.node_id or ""] = event.code
-            elif isinstance(event, ev.ExpansionRequested):
+            elif isinstance(event, ev.LLMRequested):
                 self._last_prompt, self._last_purpose = event.prompt, event.purpose
                 self._asked_node = event.node_id or ""
 

@@ -158,7 +158,7 @@ def _replaying(engine: Stepper) -> bool:
 def _needs_outside(seen: list[ev.Event]) -> bool:
     """The run waits for an answer or an observation (statements typed there since do not move it on)."""
     point = next((e for e in reversed(seen) if not isinstance(e, ev.StatementRun)), None)
-    return isinstance(point, (ev.ExpansionRequested, ev.ActionSent))
+    return isinstance(point, (ev.LLMRequested, ev.ActionSent))
 
 
 async def _fast_forward(engine: Stepper, stop: Callable[[ev.Event], bool] | None) -> list[ev.Event]:
@@ -334,7 +334,7 @@ def rewind_to_node(node_id: str) -> Callable[[ev.Event], bool]:
 
 def fork_at_expansion(node_id: str) -> Callable[[ev.Event], bool]:
     """Stop where a stub's expansion is requested, to give it a different answer."""
-    return lambda event: isinstance(event, ev.ExpansionRequested) and event.node_id == node_id
+    return lambda event: isinstance(event, ev.LLMRequested) and event.node_id == node_id
 
 
 def profiles_in_use(spec: str, explicit: str | None) -> str | None:

@@ -64,7 +64,7 @@ async def test_event_sequence_stub_expansion_children_actions(toy_game):
     engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
     events = await collect(engine)
     assert kinds(events)[:6] == [
-        "run_started", "node_started", "stub_found", "expansion_requested", "expansion_received", "node_started",
+        "run_started", "node_started", "stub_found", "llm_requested", "llm_answered", "node_started",
     ]
     received = next(e for e in events if isinstance(e, ev.ExpansionReceived))
     assert received.thought == "plan" and received.blocks == ("where = look_around()", "run('inventory')")

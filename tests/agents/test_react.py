@@ -53,7 +53,7 @@ async def test_each_turn_is_a_node_with_its_events_in_order():
     kinds = [(type(e).__name__, e.node_id) for e in events[:9]]
     assert kinds == [
         ("RunStarted", root.id), ("NodeStarted", root.id),
-        ("NodeStarted", first.id), ("ExpansionRequested", first.id), ("ExpansionReceived", root.id),
+        ("NodeStarted", first.id), ("LLMRequested", first.id), ("LLMAnswered", root.id),
         ("ActionSent", first.id), ("ObservationReceived", first.id), ("NodeCompleted", first.id),
         ("NodeStarted", engine.tree.root.children[1].id),
     ]

@@ -18,8 +18,8 @@ calling an undefined name before it runs.
 Structure: the root is the task; each cell is a node under it, `cell N`
 while it is asked for (purpose `act`), then labelled with its code:
 
-    NodeStarted(cell) -> ExpansionRequested(cell, "act") [-> rejected, re-asked]
-    -> ExpansionReceived(root, child_ids=(cell,)) -> (ActionSent, ObservationReceived)*
+    NodeStarted(cell) -> LLMRequested(cell, "act") [-> rejected, re-asked]
+    -> LLMAnswered(root, child_ids=(cell,)) -> (ActionSent, ObservationReceived)*
     -> VariablesChanged? -> NodeCompleted(cell) | NodeError(cell)
 
 The run ends when the environment is done; after `limits.max_retry + 1`

@@ -24,7 +24,7 @@ from agent.runtime.event_text import first_line
 from agent.runtime.events import (
     AgentNote,
     Event,
-    ExpansionReceived,
+    LLMAnswered,
     NodeCompleted,
     NodeError,
     NodeSkipped,
@@ -277,7 +277,7 @@ class PlanExecuteAgent(Stepper):
             yield NodeError(node.id, code=node.code, error=text)
 
     def _received(self, node: Node, answer: Answer, thought: str, blocks: tuple[str, ...],
-                  child_ids: tuple[str, ...], purpose: str, role: str) -> ExpansionReceived:
+                  child_ids: tuple[str, ...], purpose: str, role: str) -> LLMAnswered:
         c = answer.completion
         return self.answered(node.id, c, thought=thought, blocks=blocks, child_ids=child_ids, purpose=purpose,
                              role=role)

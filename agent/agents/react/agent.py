@@ -12,8 +12,8 @@ The structure it draws: the root is the task; each turn is a node under it.
 A turn starts as `turn N` (what a script's `stub:` can name), is asked for
 with purpose `act`, and once answered is labelled with its action:
 
-    NodeStarted(turn) -> ExpansionRequested(turn, "act") [-> ExpansionRejected -> ...]
-    -> ExpansionReceived(root, child_ids=(turn,)) -> ActionSent(turn) -> ObservationReceived(turn)
+    NodeStarted(turn) -> LLMRequested(turn, "act") [-> LLMRejected -> ...]
+    -> LLMAnswered(root, child_ids=(turn,)) -> ActionSent(turn) -> ObservationReceived(turn)
     -> NodeCompleted(turn)
 
 The answer is reported on the root (the turn is a child it made), so the

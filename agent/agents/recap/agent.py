@@ -21,7 +21,7 @@ from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.agents.recap.decomposition import Decomposition, DecompositionError, Item, parse_decomposition
 from agent.agents.recap.window import Window
 from agent.llm import Completion
-from agent.runtime.events import AgentNote, Event, ExpansionReceived, NodeCompleted, NodeError, NodeStarted, RunStarted
+from agent.runtime.events import AgentNote, Event, LLMAnswered, NodeCompleted, NodeError, NodeStarted, RunStarted
 from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.runtime.tree import Node, NodeStatus
 from agent.runtime.verdict import Verdict
@@ -254,7 +254,7 @@ class RecapAgent(Stepper):
         yield NodeError(child.id, code=child.code, error=sub.claim)
 
     def _received(self, node: Node, answer: Answer, decomposition: Decomposition, child_ids: tuple[str, ...],
-                  purpose: str) -> ExpansionReceived:
+                  purpose: str) -> LLMAnswered:
         c = answer.completion
         return self.answered(node.id, c, thought=decomposition.thought,
                              blocks=tuple(i.label for i in decomposition.items), child_ids=child_ids, purpose=purpose)
