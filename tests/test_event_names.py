@@ -47,3 +47,16 @@ def test_the_shared_runtime_and_the_other_agents_do_not_speak_recode() -> None:
                 if name in RECODE_WORDS and not isinstance(getattr(node, "ctx", None), ast.Store):  # the aliases' own lines
                     found.append(f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', '?')} {name}")
     assert found == []
+
+
+def test_the_default_breakpoint_speaks_the_agents_words() -> None:
+    """ReCode's default stop is 'every stub expansion'; any other agent's is 'every LLM call'; both are
+    the one breakpoint a saved debug.json names `every-stub`, and `every-call` is its generic spelling."""
+    from agent.agents import agent_class
+    from agent.runtime.debugger import BreakpointKind, parse_breakpoint
+
+    assert agent_class("recode").every_call_words == "every stub expansion"
+    assert {agent_class(name).every_call_words for name in ("react", "codeact", "plan-execute", "recap")} == {
+        "every LLM call"}
+    assert parse_breakpoint("every-call").kind is parse_breakpoint("every-stub").kind is BreakpointKind.EVERY_LLM_CALL
+    assert BreakpointKind.EVERY_STUB is BreakpointKind.EVERY_LLM_CALL and BreakpointKind("every_stub").value == "every_stub"

@@ -48,7 +48,8 @@ class StepMode(str, Enum):
 
 
 class BreakpointKind(str, Enum):
-    EVERY_STUB = "every_stub"
+    EVERY_LLM_CALL = "every_stub"  # every LLM call but a repair; the value stays as debug.json files have it
+    EVERY_STUB = "every_stub"  # ReCode's name for it (an alias: the same member)
     STUB_NAME = "stub_name"
     DEPTH_AT_LEAST = "depth_at_least"
     ACTION_REGEX = "action_regex"
@@ -81,6 +82,8 @@ class Breakpoint:
         self._regex: re.Pattern[str] | None = None
         # value_changed: the value at the last check, as (fingerprint, what to show); None = not seen yet
         self.seen_value: tuple[str, str] | None = None
+        # how `every LLM call` reads for the agent being debugged (`Stepper.every_call_words`); set by the Debugger
+        self.every_call = "every stub expansion"
         if self.kind in (BreakpointKind.ACTION_REGEX, BreakpointKind.OBSERVATION_REGEX):
             if not self.value:
                 raise ValueError(f"a {self.kind.value} breakpoint needs a regular expression")
@@ -124,8 +127,8 @@ class Breakpoint:
 
     def describe(self) -> str:
         match self.kind:
-            case BreakpointKind.EVERY_STUB:
-                return "every stub expansion"
+            case BreakpointKind.EVERY_LLM_CALL:
+                return self.every_call
             case BreakpointKind.STUB_NAME:
                 return f"stub `{self.value}`" if self._regex is None else f"stub matching '{self.value}'"
             case BreakpointKind.DEPTH_AT_LEAST:
@@ -145,7 +148,7 @@ class Breakpoint:
     def spec(self) -> str:
         """The text form `parse_breakpoint` reads back."""
         head = {
-            BreakpointKind.EVERY_STUB: "every-stub",
+            BreakpointKind.EVERY_LLM_CALL: "every-stub",
             BreakpointKind.STUB_NAME: f"stub {self.value}",
             BreakpointKind.DEPTH_AT_LEAST: f"depth {self.value}",
             BreakpointKind.ACTION_REGEX: f"action {self.value}",
@@ -159,7 +162,7 @@ class Breakpoint:
     def match(self, event: ev.Event, stub_name: str) -> str | None:
         """What matched (a short text), or None. Ignores `enabled` and the condition."""
         match self.kind:
-            case BreakpointKind.EVERY_STUB:  # every LLM call but a repair: ReCode's expansions, any agent's calls
+            case BreakpointKind.EVERY_LLM_CALL:  # every LLM call but a repair: ReCode's expansions, any agent's calls
                 if isinstance(event, ev.LLMRequested) and event.purpose == "expand":
                     return stub_name or "stub"
                 if isinstance(event, ev.LLMRequested) and event.purpose != "repair":
@@ -214,8 +217,9 @@ def parse_breakpoint(text: str) -> Breakpoint:
         "obs": BreakpointKind.OBSERVATION_REGEX,
         "observation": BreakpointKind.OBSERVATION_REGEX,
         "error": BreakpointKind.ANY_ERROR,
-        "every-stub": BreakpointKind.EVERY_STUB,
-        "every_stub": BreakpointKind.EVERY_STUB,
+        "every-stub": BreakpointKind.EVERY_LLM_CALL,
+        "every_stub": BreakpointKind.EVERY_LLM_CALL,
+        "every-call": BreakpointKind.EVERY_LLM_CALL,
         "changes": BreakpointKind.VALUE_CHANGED,
         "note": BreakpointKind.AGENT_NOTE,
         "on": BreakpointKind.AGENT_NOTE,
@@ -223,7 +227,7 @@ def parse_breakpoint(text: str) -> Breakpoint:
     kind = kinds.get(word.lower())
     if kind is None:
         raise ValueError(
-            "use: stub NAME | depth N | action REGEX | obs REGEX | error | every-stub | changes EXPRESSION | "
+            "use: stub NAME | depth N | action REGEX | obs REGEX | error | every-stub (every-call) | changes EXPRESSION | "
             "note LABEL (replan, re-injection), "
             "optionally followed by `if CONDITION`"
         )
@@ -283,7 +287,7 @@ class Debugger:
         self.on_event = on_event
         self.breakpoints: list[Breakpoint] = []
         self._next_number = 1
-        for bp in breakpoints if breakpoints is not None else [Breakpoint(BreakpointKind.EVERY_STUB)]:
+        for bp in breakpoints if breakpoints is not None else [Breakpoint(BreakpointKind.EVERY_LLM_CALL)]:
             bp.seen_value = None  # a value seen under another engine says nothing about this one
             self._number(bp)
         self.last_event: ev.Event | None = None
@@ -298,6 +302,7 @@ class Debugger:
     # -- breakpoints -----------------------------------------------------------
 
     def _number(self, bp: Breakpoint) -> Breakpoint:
+        bp.every_call = self.engine.every_call_words
         bp.number = self._next_number
         self._next_number += 1
         self.breakpoints.append(bp)

@@ -164,6 +164,7 @@ class Stepper:
     name: ClassVar[str] = "agent"  # the registry name (`--agent NAME`), recorded in journals
     display_name: ClassVar[str] = "Agent"  # as the status line shows it
     roles: ClassVar[tuple[str, ...]] = (MAIN_ROLE,)  # the LLM roles, in the order the console lists them
+    every_call_words: ClassVar[str] = "every LLM call"  # how the default breakpoint reads for this agent
     structure_title: ClassVar[str] = "Steps"  # the title of the pane that draws `tree`
     default_prompts: ClassVar[Path | None] = None  # the prompt set used when --prompts is not given
     option_defaults: ClassVar[dict[str, Any]] = {}  # agent options (--agent-option KEY=VALUE) and defaults

@@ -168,7 +168,7 @@ async def test_the_default_breakpoint_stops_at_every_react_call():
     from agent.runtime.debugger import Debugger, StepMode
 
     engine = make_engine("put-01", react_llm(PUT), agent="react")
-    debugger = Debugger(engine)  # the default set-up: every stub expansion, and every other agent's call
+    debugger = Debugger(engine)  # the default set-up: every LLM call (ReCode calls it "every stub expansion")
     try:
         stops = []
         while not engine.done:
@@ -176,8 +176,9 @@ async def test_the_default_breakpoint_stops_at_every_react_call():
             stops.append(stop.reason.text)
     finally:
         await engine.close()
-    assert stops[:2] == ["breakpoint 1: every stub expansion — act call of n1",
-                         "breakpoint 1: every stub expansion — act call of n2"]
+    assert stops[:2] == ["breakpoint 1: every LLM call — act call of n1",
+                         "breakpoint 1: every LLM call — act call of n2"]
+    assert debugger.breakpoints[0].spec() == "every-stub"  # saved as before: an older debug.json reads the same
     assert len(stops) == 5 and stops[-1].startswith("episode won")
 
 

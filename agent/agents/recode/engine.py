@@ -51,6 +51,7 @@ class Engine(Stepper):
     display_name = "ReCode"
     structure_title = "Code tree"
     default_prompts = DEFAULT_PROMPTS
+    every_call_words = "every stub expansion"  # each LLM call expands a stub
     root_code = ROOT_CODE
     roles = ("",)
 
