@@ -1,1 +1,14 @@
-"""The ReCode engine: code tree, expansion, executor, prompts and the stepper. No UI."""
+"""The agents and the runtime they share. No UI.
+
+    agents/     one package per agent (recode, react, codeact, plan_execute, recap) and the registry
+    runtime/    what every agent is stepped by: Stepper, events, tree, runners, debugger, presets
+    sessions/   journal, replay, resume and fork, export
+    eval/       evaluation plans and reports, compare, failure groups, fairness
+    llm/        the LLM protocol, the OpenAI-compatible client, profiles, tokens, role routing
+    sandbox/    where untrusted node code runs
+    compat/     the old flat module paths, for one release
+"""
+
+from agent import compat as _compat
+
+_compat.install()

@@ -54,9 +54,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent import agents  # noqa: E402
-from agent.events import ActionSent, RunFinished  # noqa: E402
-from agent.runners import RunnerSettings  # noqa: E402
-from agent.session import start_session  # noqa: E402
+from agent.runtime.events import ActionSent, RunFinished  # noqa: E402
+from agent.runtime.runners import RunnerSettings  # noqa: E402
+from agent.sessions.session import start_session  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.alfworld.catalog import list_games, resolve_game  # noqa: E402
 from envs.alfworld.env import make_env  # noqa: E402

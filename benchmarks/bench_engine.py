@@ -2,7 +2,7 @@
 
 Plays bundled games (one per task type) twice: raw `env.step` over the same
 actions, then through the ReCode engine stepping event by event, with node
-code in the sandbox worker process that `agent.runners` builds for every user
+code in the sandbox worker process that `agent.runtime.runners` builds for every user
 path (the in-process thread runner is for the engine's tests only), and the
 journal writer every user path has (`start_session`). Episodes
 are long on purpose: the scripted answer first visits every receptacle the
@@ -45,10 +45,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.engine import Engine  # noqa: E402
-from agent.events import ActionSent, NodeStarted, RunFinished  # noqa: E402
-from agent.runners import RunnerSettings  # noqa: E402
-from agent.session import start_session  # noqa: E402
+from agent.agents.recode.engine import Engine  # noqa: E402
+from agent.runtime.events import ActionSent, NodeStarted, RunFinished  # noqa: E402
+from agent.runtime.runners import RunnerSettings  # noqa: E402
+from agent.sessions.session import start_session  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.alfworld.catalog import list_games, resolve_game  # noqa: E402
 from envs.alfworld.env import make_env  # noqa: E402

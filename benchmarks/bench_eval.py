@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.evaluation import EvalPlan, EvalReport, Evaluation  # noqa: E402
+from agent.eval.batch import EvalPlan, EvalReport, Evaluation  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 
 SPEEDUPS = {

@@ -8,7 +8,7 @@ a median of individually timed nodes, so the columns compare like with like
 (plain exec, the in-process ThreadRunner, the sandbox).
 
 User path: every node's code in `run`, `tui` and `eval` runs in this sandbox worker
-(`agent.runners`); a node that times out or breaks a limit costs a restart.
+(`agent.runtime.runners`); a node that times out or breaks a limit costs a restart.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.runner import NodeOutcome  # noqa: E402
+from agent.runtime.runner import NodeOutcome  # noqa: E402
+from agent.runtime.thread_runner import ThreadRunner  # noqa: E402
 from agent.sandbox import SandboxRunner  # noqa: E402
-from agent.thread_runner import ThreadRunner  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 
 NODE_TARGET = Target("sandbox overhead per node vs plain exec (median)", 1, "ms", "issue 6")

@@ -44,13 +44,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.engine import Engine  # noqa: E402
-from agent.events import (  # noqa: E402
+from agent.agents.recode.engine import Engine  # noqa: E402
+from agent.runtime.events import (  # noqa: E402
     ActionSent, ExpansionReceived, ExpansionRequested, RunFinished, StubFound,
 )
-from agent.prompt import DEFAULT_PROMPTS, PromptSet  # noqa: E402
-from agent.runners import RunnerSettings  # noqa: E402
-from agent.session import start_session  # noqa: E402
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
+from agent.runtime.runners import RunnerSettings  # noqa: E402
+from agent.sessions.session import start_session  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs import registry  # noqa: E402
 from envs.base import Reset  # noqa: E402

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_sciworld_eval.py [--tasks a,b,...] [--levels 1,2] [--heap 640]
 
 The same test episodes (the first test variation of each task) are played at
-every level by `agent.evaluation.Evaluation` on an `EnvPool` of worker
+every level by `agent.eval.batch.Evaluation` on an `EnvPool` of worker
 processes, each with its own JVM, the way `recode-tui eval --env sciworld -c N`
 runs them. The LLM plays the gold path (instant answers), so the numbers are
 the machinery's: worker, JVM, engine and sandbox. The gold paths are computed
@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.evaluation import EvalPlan, EvalReport, Evaluation, GameSpec  # noqa: E402
+from agent.eval.batch import EvalPlan, EvalReport, Evaluation, GameSpec  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs import registry  # noqa: E402
 from envs.remote import EnvPool  # noqa: E402

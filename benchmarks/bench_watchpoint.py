@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent import events as ev  # noqa: E402
-from agent.debugger import Debugger, parse_breakpoint  # noqa: E402
+from agent.runtime import events as ev  # noqa: E402
+from agent.runtime.debugger import Debugger, parse_breakpoint  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from mockllm.scripted import ScriptedLLM  # noqa: E402
 from recode_tui.commands.factory import DEMO_SCRIPT, make_engine  # noqa: E402

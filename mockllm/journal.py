@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.journal import read_journal
+from agent.sessions.journal import read_journal
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.export import TRACE_VERSION, validate_tree_document
+from agent.sessions.export import TRACE_VERSION, validate_tree_document
 from recode_tui.commands.cli import main
 from tests.agents import scripts
 from tests.agents import test_plan_execute as pe

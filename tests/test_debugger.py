@@ -10,8 +10,8 @@ import asyncio
 
 import pytest
 
-from agent import events as ev
-from agent.debugger import Breakpoint, BreakpointKind, Debugger, StepMode, parse_breakpoint
+from agent.runtime import events as ev
+from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, StepMode, parse_breakpoint
 from mockllm.human import HumanLLM
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.commands.factory import make_engine

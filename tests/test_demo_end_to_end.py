@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent import events as ev
-from agent.tree import NodeStatus
+from agent.runtime import events as ev
+from agent.runtime.tree import NodeStatus
 from envs.alfworld.catalog import list_games
 from recode_tui.commands.factory import make_engine, make_llm
 

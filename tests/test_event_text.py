@@ -12,12 +12,12 @@ from pathlib import Path
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from agent import events as ev
-from agent.event_text import log_line, short
-from agent.session import start_session
+from agent.runtime import events as ev
+from agent.runtime.event_text import log_line, short
+from agent.sessions.session import start_session
 from mockllm import ScriptedLLM
-from recode_tui.console.app import build_app
 from recode_tui.commands.factory import make_engine
+from recode_tui.console.app import build_app
 from recode_tui.plain.terminal import PlainFrontEnd
 
 from tests.console.helpers import SIZE, command, started

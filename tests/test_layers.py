@@ -44,6 +44,83 @@ def _imports(path: Path) -> list[tuple[int, str]]:
     return found
 
 
+def _every_import(path: Path, modules: dict[str, Path]) -> list[tuple[int, str]]:
+    """(line, imported module) for every import: module level, inside functions and under TYPE_CHECKING.
+
+    `from package import name` counts as importing `package.name` when that is a module.
+    """
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.append((node.lineno, sub if sub in modules else node.module))
+    return found
+
+
+def _owner(imported: str, modules: dict[str, Path]) -> str | None:
+    """The module of ours an import names (`agent.runtime.stepper.Stepper` -> `agent.runtime.stepper`)."""
+    while imported and imported not in modules:
+        imported = imported.rpartition(".")[0]
+    return imported or None
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the modules of ours it imports (a module importing its own package's `__init__` aside)."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for _, imported in _every_import(path, modules):
+            target = _owner(imported, modules)
+            if target and target != name and not name.startswith(target + "."):
+                graph[name].add(target)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group))
+    return sorted(groups)
+
+
 def _offending(packages: tuple[str, ...], forbidden: tuple[str, ...]) -> list[str]:
     lines = []
     for name, path in _modules().items():
@@ -93,3 +170,57 @@ def test_each_front_end_has_its_own_folder() -> None:
     assert loose == []
     assert {p.name for p in (ROOT / "recode_tui").iterdir() if p.is_dir() and not p.name.startswith("__")} == {
         "commands", "console", "plain"}
+
+
+# The shared runtime: what every agent is stepped, recorded, evaluated and served by.
+RUNTIME = ("agent.runtime", "agent.sessions", "agent.eval", "agent.llm", "agent.sandbox")
+
+
+def test_the_runtime_imports_no_agent() -> None:
+    """Arrows run one way: agents use the runtime, never the reverse (issue 26). Lazy and
+    TYPE_CHECKING imports count. The registry (`agent.agents` itself, names as strings) is the one
+    door from the runtime to the agents: it builds an agent by name without importing its package."""
+    modules = _modules()
+    upward = []
+    for name, path in modules.items():
+        if not name.startswith(RUNTIME):
+            continue
+        for line, imported in _every_import(path, modules):
+            if imported.startswith("agent.agents."):
+                upward.append(f"{path.relative_to(ROOT)}:{line} imports {imported}")
+    assert upward == []
+
+
+def test_agent_lists_the_architecture() -> None:
+    """`ls agent/` shows the five agents' home and the runtime by concern, nothing loose."""
+    agent = ROOT / "agent"
+    assert sorted(p.name for p in agent.glob("*.py")) == ["__init__.py"]
+    assert {p.name for p in agent.iterdir() if p.is_dir() and not p.name.startswith("__")} == {
+        "agents", "runtime", "sessions", "eval", "llm", "sandbox", "compat"}
+    homes = {p.name for p in (agent / "agents").iterdir() if (p / "__init__.py").is_file()}
+    assert homes == {"recode", "react", "codeact", "plan_execute", "recap"}
+
+
+# Cycles still to break, each one group of modules; the list may only shrink.
+KNOWN_CYCLES: list[list[str]] = [
+    ["recode_tui.console.app", "recode_tui.console.debug_screen", "recode_tui.console.screens.replay",
+     "recode_tui.console.session_actions", "recode_tui.console.session_control",
+     "recode_tui.console.workspace.launch"],
+]
+
+
+def test_no_import_cycles_even_through_lazy_imports() -> None:
+    """A function-local or TYPE_CHECKING import hides a cycle from Python, not from a reader: every
+    group of modules that reach each other is listed (issue 26)."""
+    found = _cycles(_import_graph())
+    assert [group for group in found if group not in KNOWN_CYCLES] == []
+    assert [group for group in KNOWN_CYCLES if group not in found] == [], "a known cycle is gone: drop it from the list"
+
+
+def test_the_cycle_finder_finds_a_cycle_through_a_lazy_import(tmp_path: Path) -> None:
+    """The finder itself: two modules that reach each other only inside a function are a cycle."""
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    one = tmp_path / "one.py"
+    one.write_text("def f():\n    from two import g\n", encoding="utf-8")
+    assert _every_import(one, {}) == [(2, "two")]

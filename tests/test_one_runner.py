@@ -15,11 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent import events as ev
-from agent.engine import Engine
-from agent.journal import read_journal
-from agent.session import start_session
-from agent.thread_runner import ThreadRunner
+from agent.agents.recode.engine import Engine
+from agent.runtime import events as ev
+from agent.runtime.thread_runner import ThreadRunner
+from agent.sessions.journal import read_journal
+from agent.sessions.session import start_session
 from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
@@ -201,7 +201,7 @@ def test_an_engine_has_no_unchecked_default_runner():
 
     with pytest.raises(TypeError):
         Engine(make_env(GAME), ScriptedLLM([]))  # type: ignore[call-arg]
-    from agent.runners import RunnerSettings
+    from agent.runtime.runners import RunnerSettings
 
     runner = RunnerSettings().make_runner()
     engine = Engine(make_env(GAME), ScriptedLLM([]), runner)

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from agent import events as ev
-from agent.journal import read_journal
-from agent.session import branch_session, fork_at_expansion, reopen_session, resume_session, start_session
-from agent.tree import NodeStatus
+from agent.runtime import events as ev
+from agent.runtime.tree import NodeStatus
+from agent.sessions.journal import read_journal
+from agent.sessions.session import branch_session, fork_at_expansion, reopen_session, resume_session, start_session
 from envs import make_env
 from mockllm import ScriptedLLM
 from recode_tui.commands.cli import main

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.engine import Engine, Limits
-from agent.journal import read_journal
-from agent.presets import PAPER_PROMPTS, preset, resolve
-from agent.prompt import DEFAULT_PROMPTS
-from agent.thread_runner import ThreadRunner
+from agent.agents.recode.engine import Engine, Limits
+from agent.runtime.presets import PAPER_PROMPTS, preset, resolve
+from agent.runtime.prompts import DEFAULT_PROMPTS
+from agent.runtime.thread_runner import ThreadRunner
+from agent.sessions.journal import read_journal
 from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
@@ -59,7 +59,7 @@ def test_the_paper_preset_and_explicit_flags_over_it():
 
 
 def test_the_paper_prompts_fall_back_to_the_default_set_when_missing(monkeypatch, tmp_path):
-    import agent.presets as presets
+    import agent.runtime.presets as presets
 
     monkeypatch.setattr(presets, "PAPER_PROMPTS", tmp_path / "missing")
     assert preset("paper").prompts is None

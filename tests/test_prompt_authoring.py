@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent import events as ev
-from agent.prompt import DEFAULT_PROMPTS, PromptSet, build_expand_prompt, rewrite_note
-from agent.prompt_authoring import (
+from agent.agents.recode.authoring import (
     PART_NAMES,
     DraftPromptSet,
     PromptSetError,
@@ -24,7 +22,10 @@ from agent.prompt_authoring import (
     stub_variable_lines,
     variables_from_prompt,
 )
-from agent.tokens import TokenCounter, encoding_name, estimate
+from agent.agents.recode.prompt import build_expand_prompt
+from agent.llm.tokens import TokenCounter, encoding_name, estimate
+from agent.runtime import events as ev
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, rewrite_note
 from recode_tui.commands.cli import main
 
 PUT = "alfworld/examples/put.txt"
@@ -134,7 +135,7 @@ def test_token_counts_are_estimates_unless_a_cached_tokenizer_exists(monkeypatch
 def test_the_journal_records_a_changed_prompt_set(tmp_path: Path) -> None:
     import asyncio
 
-    from agent.session import start_session
+    from agent.sessions.session import start_session
     from recode_tui.commands.factory import make_engine, make_llm
 
     async def play() -> Path:

@@ -9,7 +9,7 @@ fields. The demo's scripted answers are checked the same way.
 
 from __future__ import annotations
 
-from agent.prompt import env_text
+from agent.runtime.prompts import env_text
 
 import ast
 import re
@@ -18,11 +18,11 @@ from string import Template
 
 import pytest
 
-from agent import prompt_authoring as authoring
-from agent.codeblocks import parse_answer
+from agent.agents.recode import authoring
+from agent.runtime.code import parse_answer
 
 ROOT = Path(__file__).resolve().parents[1]
-PROMPTS = ROOT / "agent" / "prompts" / "default"
+PROMPTS = ROOT / "agent" / "agents" / "recode" / "prompts" / "default"
 EXAMPLES = PROMPTS / "alfworld" / "examples"
 DEMO = ROOT / "mockllm" / "demos" / "alfworld.yaml"
 
@@ -32,7 +32,7 @@ BUILTINS = set(authoring.BUILTINS)
 
 
 
-# -- the checks live in agent.prompt_authoring (the console's workspace uses them too) --
+# -- the checks live in agent.agents.recode.authoring (the console's workspace uses them too) --
 
 
 def parse_example(text: str) -> dict:
@@ -225,7 +225,8 @@ def test_checker_catches_bad_examples():
 
 def test_the_prompt_says_what_a_model_must_know_to_plan():
     """Each call expanded on its own, lambda allowed, the steps left as a number, appliances need no opening."""
-    from agent.prompt import PromptContext, PromptSet, build_expand_prompt
+    from agent.agents.recode.prompt import build_expand_prompt
+    from agent.runtime.prompts import PromptContext, PromptSet
 
     context = PromptContext("heat some egg and put it in fridge.", (("go to fridge 1", "You arrive at fridge 1."),), 57, 80)
     out = build_expand_prompt(PromptSet(), "alfworld", "heat", "hot = heat_it(item)", ["- item (str): egg 1"], context)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.prompt import env_text
+from agent.runtime.prompts import env_text
 from recode_tui.commands.cli import main
 
 OPENINGS = {
@@ -39,7 +39,7 @@ def test_prompt_show_prints_each_role_of_plan_and_execute(capsys) -> None:
 def test_the_docs_agent_table_is_the_one_the_code_generates(capsys) -> None:
     from pathlib import Path
 
-    from agent.fairness import readme_table, table_markdown
+    from agent.eval.fairness import readme_table, table_markdown
 
     assert main(["prompt", "table"]) == 0
     printed = capsys.readouterr().out.strip()

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.debugger import describe_event
-from agent.events import RunFinished
-from recode_tui.console.app import build_app
+from agent.runtime.debugger import describe_event
+from agent.runtime.events import RunFinished
 from recode_tui.commands.cli import read_keymap
+from recode_tui.console.app import build_app
 
 from tests.console.helpers import SIZE, command, started, wait_for
 

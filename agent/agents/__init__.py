@@ -1,6 +1,6 @@
 """The agent registry: a name on the command line (`--agent NAME`) to a stepper class.
 
-Every agent is a `agent.stepper.Stepper` subclass built the same way, so run,
+Every agent is a `agent.runtime.stepper.Stepper` subclass built the same way, so run,
 the console, eval, resume and fork build any of them through `build`. A new
 agent is one package (its stepper and its prompt folder) and one line in
 `AGENTS`; a test may `register` a throwaway one.
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent.llm import LLM
-    from agent.prompt import PromptSet
-    from agent.stepper import Limits, Stepper
+    from agent.runtime.prompts import PromptSet
+    from agent.runtime.stepper import Limits, Stepper
     from envs.base import Env
 
 DEFAULT_AGENT = "recode"
@@ -35,7 +35,7 @@ class AgentEntry:
 AGENTS: dict[str, AgentEntry] = {
     entry.name: entry
     for entry in (
-        AgentEntry("recode", "agent.engine:Engine", "plans as code; undefined calls are expanded recursively"),
+        AgentEntry("recode", "agent.agents.recode.engine:Engine", "plans as code; undefined calls are expanded recursively"),
         AgentEntry("react", "agent.agents.react:ReActAgent", "think one step, act one step, observe, repeat"),
         AgentEntry("codeact", "agent.agents.codeact:CodeActAgent", "write a code cell, run it, see its output, repeat"),
         AgentEntry("plan-execute", "agent.agents.plan_execute:PlanExecuteAgent",
@@ -113,8 +113,8 @@ def build(
     A routed `llm` (`--llm planner=...,executor=...`) gives each role its own LLM;
     a role the agent does not have raises `routing.RoleError`.
     """
-    from agent.agents.routing import install
-    from agent.stepper import Limits
+    from agent.llm.routing import install
+    from agent.runtime.stepper import Limits
 
     cls = agent_class(name)
     stepper = cls(env, llm, runner, limits=limits or Limits(), prompts=prompts, options=options)

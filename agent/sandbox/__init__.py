@@ -1,6 +1,6 @@
 """Run generated and typed node code in a sandboxed worker process (issue 6).
 
-`SandboxRunner` (agent.sandbox.runner) implements `agent.runner.CodeRunner`;
+`SandboxRunner` (agent.sandbox.runner) implements `agent.runtime.runner.CodeRunner`;
 `check_code` (agent.sandbox.checks) is the static check, usable on its own to
 reject an LLM answer early. Imported lazily: the worker process imports this
 package and must not pay for asyncio.

@@ -40,7 +40,7 @@ import ast
 import builtins
 import string
 
-from agent.codeblocks import DEFAULT_HELPERS, UnparsableCode, safe_parse
+from agent.runtime.code import DEFAULT_HELPERS, UnparsableCode, safe_parse
 
 ALLOWED_MODULES: frozenset[str] = frozenset(
     {"re", "math", "json", "itertools", "collections", "random", "string", "heapq", "bisect", "functools"}

@@ -35,12 +35,12 @@ import weakref
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.events import VariableChange
-from agent.runner import ActionRequest, NodeOutcome, RunnerMessage
+from agent.runtime.events import VariableChange
+from agent.runtime.runner import ActionRequest, NodeOutcome, RunnerMessage
+from agent.runtime.varlist import VariableSummary
 from agent.sandbox.checks import check_code
 from agent.sandbox.isolation import engine_guard, worker_ids
 from agent.sandbox.protocol import HEADER, MAX_FRAME, MAX_SNAPSHOT_BYTES, decode_reply, encode_request
-from agent.varlist import VariableSummary
 
 _ROOT = str(Path(__file__).resolve().parents[2])
 _BOOT = (

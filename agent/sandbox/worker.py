@@ -45,7 +45,15 @@ import re
 import string  # noqa: F401
 import unicodedata  # noqa: F401 - compiling a non-ASCII identifier (`café = 1`) imports it
 
-from agent.codeblocks import NODE_FILENAME, calls_name, node_line
+from agent.runtime.code import NODE_FILENAME, calls_name, node_line
+from agent.runtime.varlist import FULL_VALUE_LIMIT, bounded_repr, infer_type, is_kept, prompt_line
+from agent.sandbox.audit import (
+    HookState,
+    audit_hook,
+    freeze_shared_classes,
+    remove_unaudited_calls,
+    shared_objects,
+)
 from agent.sandbox.checks import (
     ALLOWED_BUILTINS,
     ALLOWED_MODULES,
@@ -54,17 +62,9 @@ from agent.sandbox.checks import (
     MODULE_EXPORTS,
     check_code,
 )
-from agent.sandbox.audit import (
-    HookState,
-    audit_hook,
-    freeze_shared_classes,
-    remove_unaudited_calls,
-    shared_objects,
-)
 from agent.sandbox.imports import ImportIndex, Origin
 from agent.sandbox.isolation import isolate
 from agent.sandbox.protocol import HEADER, MAX_SNAPSHOT_BYTES, encode_reply, load_plain, read_exact, write_all
-from agent.varlist import FULL_VALUE_LIMIT, bounded_repr, infer_type, is_kept, prompt_line
 
 MAX_BLOB = 64 * 1024 * 1024  # a variable whose pickle is larger is not snapshotted
 MAX_ERROR_CHARS = 2000

@@ -110,7 +110,7 @@ class SciWorldEnv:
 
     async def step_async(self, action: str) -> str:
         """`step` for an engine on an event loop: it awaits the simulator's thread instead of
-        blocking one of its own (`agent.stepper.Stepper` prefers this when an env has it)."""
+        blocking one of its own (`agent.runtime.stepper.Stepper` prefers this when an env has it)."""
         refused = self._begin_step()
         if refused:
             return refused

@@ -10,7 +10,7 @@ import asyncio
 import sys
 from typing import Sequence
 
-from agent.safe_text import for_terminal
+from agent.runtime.safe_text import for_terminal
 from recode_tui.commands.factory import DEFAULT_GAME, UsageError, episode_ref, run_settings, step_limit
 from recode_tui.commands.options import add_env_option, add_preset_options
 from recode_tui.commands.run_session import adopt_recorded_llm, announce_llm, open_session
@@ -111,7 +111,7 @@ def _default_llm() -> str:
 
 
 async def _run_headless(args: argparse.Namespace) -> int:
-    from agent.agents.routing import RoutedLLM
+    from agent.llm.routing import RoutedLLM
     from recode_tui.commands.eventline import event_line
     from recode_tui.commands.factory import make_llm
 
@@ -246,7 +246,7 @@ def _sessions_list(args: argparse.Namespace) -> int:
     """One row per session; a corrupt journal is listed as such and said on stderr (exit 2)."""
     import time
 
-    from agent.journal import last_activity, list_sessions, sessions_dir_from
+    from agent.sessions.journal import last_activity, list_sessions, sessions_dir_from
 
     journals = sorted(list_sessions(sessions_dir_from(args.sessions)), key=lambda j: last_activity(j.folder))
     for journal in journals:
@@ -270,8 +270,8 @@ def _sessions_list(args: argparse.Namespace) -> int:
 
 
 async def _export(args: argparse.Namespace) -> int:
-    from agent.export import eval_folder
-    from agent.journal import JournalError
+    from agent.sessions.export import eval_folder
+    from agent.sessions.journal import JournalError
 
     if (args.won_only or args.corrected_only) and not args.sft:
         raise UsageError("--won-only and --corrected-only filter SFT pairs: add --sft")

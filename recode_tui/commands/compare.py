@@ -1,6 +1,6 @@
 """`recode-tui compare A B ...`: what changed between evaluations, printed as tables and lists.
 
-The numbers come from `agent.eval_compare`; this module only lays them out.
+The numbers come from `agent.eval.compare`; this module only lays them out.
 Exit codes: 0 compared, 2 the reports cannot be compared (one line says why).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agent.eval_compare import (RELATIVE_METRICS, CompareError, Comparison, Row, compare_reports, load_report,
+from agent.eval.compare import (RELATIVE_METRICS, CompareError, Comparison, Row, compare_reports, load_report,
                                 plan_episode_ids, relative_change, settings_of, split_by_agent)
 from recode_tui.commands.factory import UsageError
 

@@ -1,6 +1,6 @@
 """`recode-tui eval`: many episodes at once, a progress bar, a results table.
 
-The batch runner itself is `agent.evaluation` (no UI); this module chooses the
+The batch runner itself is `agent.eval.batch` (no UI); this module chooses the
 games, builds the LLMs, shows progress with rich and prints the table.
 
 Exit codes: 0 the evaluation completed (whatever the success rate), 1 it was
@@ -20,7 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.evaluation import (
+from agent.eval.batch import (
     REPORT_FILE,
     EpisodeResult,
     EvalAborted,
@@ -30,8 +30,8 @@ from agent.evaluation import (
     GameSpec,
     summarize,
 )
-from agent.failure import group_failures
-from agent.safe_text import for_terminal
+from agent.eval.failure import group_failures
+from agent.runtime.safe_text import for_terminal
 from recode_tui.commands.factory import UsageError, check_llm_roles, load_prompt_set, preset_env, run_settings
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
@@ -136,7 +136,7 @@ def select_games(
 
 def _journal_index(folder: str) -> dict[str, Path]:
     """Game id -> the newest journal of that game under `folder` (a previous eval's folder works)."""
-    from agent.journal import JOURNAL_FILE, JournalError, read_journal
+    from agent.sessions.journal import JOURNAL_FILE, JournalError, read_journal
 
     root = Path(folder)
     if not root.is_dir():
@@ -201,7 +201,7 @@ def llm_factory(
     spec: str, profiles: str | None, games: list[GameSpec], env: str | None = None, agents: list[str] | None = None
 ) -> tuple[Callable[..., Any], bool]:
     """A function giving each episode its LLM, and whether an LLM error should abort the whole evaluation."""
-    from agent.journal import JournalError
+    from agent.sessions.journal import JournalError
     from mockllm.journal import journal_llm
     from recode_tui.commands.factory import make_llm
 
@@ -357,7 +357,7 @@ def comparison_table(report: EvalReport) -> Any:
     """A comparison's table: per agent, a row per task type and its overall row (the paper's layout)."""
     from rich.table import Table
 
-    from agent.evaluation import summarize_agents
+    from agent.eval.batch import summarize_agents
 
     by_agent = summarize_agents(report.episodes, report.plan.agents, report.plan.env)
     status = "" if report.status == "complete" else f" ({report.status})"
@@ -392,7 +392,7 @@ def comparison_table(report: EvalReport) -> Any:
 
 def role_lines(report: EvalReport) -> list[str]:
     """Per agent with several LLM roles, each role's calls, tokens and cost (summed over its episodes)."""
-    from agent.evaluation import role_sums
+    from agent.eval.batch import role_sums
 
     lines: list[str] = []
     for agent in report.plan.compared:
@@ -456,7 +456,7 @@ class Display:
         return {"wins": self.wins, "finished": self.finished, "rate": rate, "tokens": f"{tokens:,}", "cost": f"{cost:.4f}"}
 
     def on_event(self, game: GameSpec, event: Any) -> None:
-        from agent import events as ev
+        from agent.runtime import events as ev
 
         if isinstance(event, ev.ExpansionReceived) and self.progress is not None:
             tokens, cost = self.running.get(game.id, (0, 0.0))
@@ -484,7 +484,7 @@ def _report_path(value: str) -> Path:
 
 
 def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
-    from agent.journal import sessions_dir_from
+    from agent.sessions.journal import sessions_dir_from
     from envs.registry import default_env, provider
 
     if args.llm is None:
@@ -583,7 +583,7 @@ def _options_by_agent(names: list[str], pairs: list[str] | None) -> dict[str, di
 
 def _profiles_file(spec: str, explicit: str | None) -> str | None:
     """The profiles file (absolute) a profile:NAME is read from, kept in the plan so --resume needs no --profiles."""
-    from agent.session import profiles_in_use
+    from agent.sessions.session import profiles_in_use
 
     return profiles_in_use(spec, explicit)
 
@@ -611,7 +611,7 @@ def _resumed_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
 
 
 def _runner_settings(trusted: bool, node_timeout: float) -> Any:
-    from agent.runners import RunnerSettings
+    from agent.runtime.runners import RunnerSettings
 
     try:
         return RunnerSettings(trusted=trusted, node_timeout=node_timeout)

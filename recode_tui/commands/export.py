@@ -2,7 +2,7 @@
 evaluation; the tree (`--tree`, ReCode only), the trace (`--trace`, any agent) or a
 transcript (`--markdown`) of one session, rebuilt by replaying its journal.
 
-The formats and filters are `agent.export`'s; this gathers the journals and
+The formats and filters are `agent.sessions.export`'s; this gathers the journals and
 says on stderr what was left out.
 """
 
@@ -14,8 +14,8 @@ import sys
 
 def sft_text(args: argparse.Namespace) -> str:
     """SFT lines of one session, or of every episode of an eval folder; notes go to stderr."""
-    from agent.export import eval_folder, eval_journals, sft_lines, unpaired_answers
-    from agent.journal import find_session, read_journal, sessions_dir_from
+    from agent.sessions.export import eval_folder, eval_journals, sft_lines, unpaired_answers
+    from agent.sessions.journal import find_session, read_journal, sessions_dir_from
 
     evaluation = eval_folder(args.session)
     folders = eval_journals(evaluation) if evaluation else [find_session(sessions_dir_from(args.sessions), args.session)]
@@ -38,14 +38,14 @@ async def replayed_text(args: argparse.Namespace) -> str:
     no longer replays raises JournalError: an export of a run that does not rebuild would be wrong)."""
     import json
 
-    from agent.export import TREE_AGENTS, journal_agent, markdown_transcript, trace_document, tree_document
-    from agent.journal import JournalError, find_session, read_journal, sessions_dir_from
-    from agent.session import replay_failure, resume_session
+    from agent.sessions.export import TREE_AGENTS, journal_agent, markdown_transcript, trace_document, tree_document
+    from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
+    from agent.sessions.session import replay_failure, resume_session
     from envs import make_env
     from mockllm import ScriptedLLM
     from recode_tui.commands.factory import UsageError
 
-    from agent.journal_view import foreign_note
+    from agent.sessions.journal_view import foreign_note
 
     sessions_dir = sessions_dir_from(args.sessions)
     folder = find_session(sessions_dir, args.session)
@@ -79,9 +79,9 @@ def records_text(args: argparse.Namespace) -> str:
     """
     import json
 
-    from agent.export import TREE_AGENTS, journal_agent
-    from agent.journal import find_session, read_journal, sessions_dir_from
-    from agent.journal_view import (NO_EXEC_LINE, markdown_from_records, read_view, trace_document_from_records,
+    from agent.sessions.export import TREE_AGENTS, journal_agent
+    from agent.sessions.journal import find_session, read_journal, sessions_dir_from
+    from agent.sessions.journal_view import (NO_EXEC_LINE, markdown_from_records, read_view, trace_document_from_records,
                                     tree_document_from_records)
     from recode_tui.commands.factory import UsageError
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.engine import Limits
 from agent.llm import LLM, LLMError
-from agent.prompt import DEFAULT_PROMPTS, PromptSet
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, moved_prompt_set
+from agent.runtime.stepper import Limits
 
 if TYPE_CHECKING:
-    from agent.presets import RunSettings
-    from agent.stepper import Stepper
+    from agent.runtime.presets import RunSettings
+    from agent.runtime.stepper import Stepper
 
 DEMOS = Path(__file__).resolve().parents[2] / "mockllm" / "demos"
 DEMO_SCRIPT = DEMOS / "alfworld.yaml"  # ReCode's
@@ -53,8 +53,8 @@ def make_llm(spec: str, profiles_path: str | None = None, episode: str | None = 
              agent: str | None = None) -> LLM:
     """`human`, `demo` (the agent's bundled demo script), `gold` (the episode's known solution),
     `scripted:FILE` (YAML/JSONL), `journal:PATH`, `profile:NAME`; or one per role,
-    `planner=profile:big,executor=profile:small` (see agent.agents.routing)."""
-    from agent.agents.routing import RoleError, routed
+    `planner=profile:big,executor=profile:small` (see agent.llm.routing)."""
+    from agent.llm.routing import RoleError, routed
 
     try:
         return routed(spec, lambda part: _one_llm(part, profiles_path, episode, agent))
@@ -65,7 +65,7 @@ def make_llm(spec: str, profiles_path: str | None = None, episode: str | None = 
 def check_llm_roles(spec: str, agent: str | None) -> None:
     """A routed `--llm` names only roles the agent has (eval checks it before any episode starts)."""
     from agent import agents
-    from agent.agents.routing import RoleError, check_roles, split_spec
+    from agent.llm.routing import RoleError, check_roles, split_spec
 
     try:
         split = split_spec(spec)
@@ -91,7 +91,7 @@ def _one_llm(spec: str, profiles_path: str | None, episode: str | None, agent: s
     if spec.startswith("profile:"):
         return _profile_llm(spec.split(":", 1)[1] or "default", profiles_path)
     if spec.startswith("journal:"):
-        from agent.journal import JournalError
+        from agent.sessions.journal import JournalError
         from mockllm.journal import journal_llm
 
         try:
@@ -184,8 +184,8 @@ def step_limit(ref: str, args: Any, settings: "RunSettings") -> int | None:
 
 
 def _profile_llm(name: str, profiles_path: str | None) -> LLM:
-    from agent.openai_llm import OpenAILLM
-    from agent.profiles import ProfileError, find_profiles_file, load_profiles, resolve_profile
+    from agent.llm.openai_client import OpenAILLM
+    from agent.llm.profiles import ProfileError, find_profiles_file, load_profiles, resolve_profile
 
     try:
         book = load_profiles(find_profiles_file(profiles_path))
@@ -206,7 +206,7 @@ def load_prompt_set(path: str | Path | None, agent: str | None = None) -> Prompt
     default = cls.default_prompts or DEFAULT_PROMPTS
     if not path:
         return PromptSet(default)
-    root = Path(path)
+    root = moved_prompt_set(Path(path))  # `agent/prompts/paper`: where ReCode's sets were before issue 26
     main = cls.main_prompt_file
     if not root.is_dir():
         raise UsageError(f"--prompts {path}: no such folder; give a prompt set folder (one with {main})")
@@ -231,11 +231,11 @@ def make_engine(
 
     `max_steps` None: the episode's own limit.
 
-    Node code runs in a sandboxed worker process built by `agent.runners`, the
+    Node code runs in a sandboxed worker process built by `agent.runtime.runners`, the
     one place every path gets its runner and checks; `trusted` drops the static
     checks (process isolation and limits stay).
     """
-    from agent.runners import RunnerSettings
+    from agent.runtime.runners import RunnerSettings
     from envs import make_env
     from envs.base import EnvError
 
@@ -282,7 +282,7 @@ def run_settings(args: Any) -> RunSettings:
     """`--preset` with the explicit flags (`--max-steps`, `--max-depth`, ...) put over it.
 
     Also points `args.env` at the environment the preset plays (see `preset_env`)."""
-    from agent.presets import resolve
+    from agent.runtime.presets import resolve
 
     try:
         settings = resolve(

@@ -40,15 +40,15 @@ def add_prompt_parser(commands: Any) -> None:
 
 
 def run_prompt(args: argparse.Namespace) -> int:
-    from agent.events import ObservationReceived
-    from agent.prompt import PromptContext, RecentActions
-    from agent.prompt_authoring import PART_NAMES, render_prompt, stub_variable_lines
-    from agent.tokens import TokenCounter
+    from agent.runtime.events import ObservationReceived
+    from agent.runtime.prompts import PromptContext, RecentActions
+    from agent.agents.recode.authoring import PART_NAMES, render_prompt, stub_variable_lines
+    from agent.llm.tokens import TokenCounter
     from envs import make_env
     from envs.base import EnvError
 
     if args.prompt_command == "table":
-        from agent.fairness import table_markdown
+        from agent.eval.fairness import table_markdown
 
         print(table_markdown())
         return 0
@@ -101,7 +101,7 @@ def first_prompt(game: str, agent: str, role: str | None, prompts_dir: str | Non
     import asyncio
 
     from agent import agents
-    from agent.events import ExpansionRequested, RunFinished
+    from agent.runtime.events import ExpansionRequested, RunFinished
     from mockllm.scripted import ScriptedLLM, ScriptEntry
     from recode_tui.commands.factory import make_engine
 

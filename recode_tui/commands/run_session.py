@@ -17,11 +17,11 @@ def announce_llm(args: argparse.Namespace, session) -> None:
     note = getattr(args, "recorded_note", "")
     if not note:
         return
-    from agent.safe_text import for_terminal
+    from agent.runtime.safe_text import for_terminal
 
     print(f"note: {for_terminal(note)}", file=sys.stderr)
     if getattr(args, "llm_given", False):
-        from agent.session import profiles_in_use
+        from agent.sessions.session import profiles_in_use
 
         session.writer.record_llm(args.llm, profiles_in_use(args.llm, args.profiles), "--llm on resume")
 
@@ -31,7 +31,7 @@ def adopt_recorded_llm(args: argparse.Namespace) -> str:
 
     Returns a note to print: which LLM was taken, or that --llm overrides the recording.
     """
-    from agent.journal import JournalError, find_session, read_journal, sessions_dir_from
+    from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
 
     if args.resume is None:
         return ""
@@ -52,16 +52,16 @@ def adopt_recorded_llm(args: argparse.Namespace) -> str:
 async def open_session(args: argparse.Namespace, llm):
     """A journaled engine and the replayed events: a new session, or `--resume` of a recorded one
     (an eval's journal carries on in a copy; `--from-last-good` from the last clean point)."""
-    from agent.journal import JournalError, find_session, sessions_dir_from
-    from agent.session import profiles_in_use, reopen_session, start_session
+    from agent.sessions.journal import JournalError, find_session, sessions_dir_from
+    from agent.sessions.session import profiles_in_use, reopen_session, start_session
     from envs import make_env
     from recode_tui.commands.factory import make_engine
 
     sessions_dir = sessions_dir_from(args.sessions)
     if args.resume is not None:
-        from agent.session import replay_failure, salvage_session
+        from agent.sessions.session import replay_failure, salvage_session
 
-        from agent.journal_view import foreign_note
+        from agent.sessions.journal_view import foreign_note
 
         trusted = bool(getattr(args, "trusted", False))
         try:

@@ -12,10 +12,10 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from agent import events as ev
-from agent.debugger import Breakpoint, Debugger
-from agent.stepper import Limits, Stepper
 from agent.llm import LLM
+from agent.runtime import events as ev
+from agent.runtime.debugger import Breakpoint, Debugger
+from agent.runtime.stepper import Limits, Stepper
 from recode_tui.console.crash import CrashReport
 from recode_tui.console.debug_screen import DebugScreen
 from recode_tui.console.llm_control import LLMControl
@@ -327,7 +327,7 @@ def build_app(
     engine = make_engine(game, model, limits, max_steps, prompts, trusted, node_timeout, preset, agent, agent_options)
     control = None
     if sessions_dir is not None or resume is not None:
-        from agent.journal import sessions_dir_from
+        from agent.sessions.journal import sessions_dir_from
         from recode_tui.console.session_control import SessionControl
 
         folder = Path(resume) if resume is not None else None

@@ -24,7 +24,7 @@ from pathlib import Path
 
 def crash_folder(sessions_dir: Path | None = None) -> Path:
     """`.crashes` in the sessions folder the console was given (`--sessions`), else the default one."""
-    from agent.journal import sessions_dir_from
+    from agent.sessions.journal import sessions_dir_from
 
     return (sessions_dir if sessions_dir is not None else sessions_dir_from(None)) / ".crashes"
 

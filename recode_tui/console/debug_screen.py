@@ -25,12 +25,12 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
-from agent import events as ev
-from agent.codeblocks import stub_name_of
-from agent.debugger import Breakpoint, BreakpointKind, Debugger, Stop, StopReason, StepMode, describe_event
-from agent.event_text import finish_verdict
-from agent.stepper import Stepper
-from agent.tree import NodeStatus
+from agent.agents.recode.codeblocks import stub_name_of
+from agent.runtime import events as ev
+from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, Stop, StopReason, StepMode, describe_event
+from agent.runtime.event_text import finish_verdict
+from agent.runtime.stepper import Stepper
+from agent.runtime.tree import NodeStatus
 from recode_tui.console.llm_control import LLMControl
 from recode_tui.console.model_actions import MODEL_BINDINGS, ModelActions
 from recode_tui.console.run_state import RunState, RunStateChanged, action_enabled, keys_differ

@@ -2,7 +2,7 @@
 
 Resuming replays a session, which runs its answers and `!` statements again
 (in the sandbox). This viewer runs nothing: the tree is rebuilt from the
-journal's answers (`agent.journal_view`), each node's detail shows what the
+journal's answers (`agent.sessions.journal_view`), each node's detail shows what the
 records say, and the log lists every answer, action with its observation,
 `!` statement (not run) and the end. No environment, no sandbox worker.
 """
@@ -18,9 +18,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, RichLog, Static, Tree
 
-from agent import events as ev
-from agent.journal import JournalError, find_session, read_journal, sessions_dir_from
-from agent.journal_view import NOT_SHOWN, JournalView, read_view
+from agent.runtime import events as ev
+from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
+from agent.sessions.journal_view import NOT_SHOWN, JournalView, read_view
 from recode_tui.commands.factory import UsageError
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.node_detail import NodeDetail

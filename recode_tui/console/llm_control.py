@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from textual.message import Message
 from textual.widget import Widget
 
-from agent import events as ev
-from agent.debugger import Stop
 from agent.llm import LLM
-from agent.tree import NodeStatus
 from agent.llm import is_interactive
+from agent.runtime import events as ev
+from agent.runtime.debugger import Stop
+from agent.runtime.tree import NodeStatus
 from mockllm.human import HumanLLM
 from mockllm.review import Proposal, ReviewLLM
 from recode_tui.console.run_state import RunState, RunStateChanged
@@ -34,7 +34,7 @@ def is_human(llm: LLM) -> bool:
 
 def llm_choices(current: str, profiles_path: str | None) -> list[tuple[str, str]]:
     """(spec, description) of every LLM the picker offers; profiles come from the profiles file."""
-    from agent.profiles import ProfileError, find_profiles_file, load_profiles
+    from agent.llm.profiles import ProfileError, find_profiles_file, load_profiles
 
     choices = [("human", "type every expansion yourself"), ("demo", "the bundled demo script")]
     try:

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 
 from rich.text import Text
 
-from agent import events as ev
-from agent.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
-from agent.stepper import Stepper
-from agent.journal import JournalError, read_journal, write_draft
 from agent.llm import LLM
-from agent.prompt import PromptSet
-from agent.session import (
+from agent.runtime import events as ev
+from agent.runtime.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
+from agent.runtime.prompts import PromptSet
+from agent.runtime.stepper import Stepper
+from agent.sessions.journal import JournalError, read_journal, write_draft
+from agent.sessions.session import (
     Session,
     branch_session,
     fork_at_expansion,
@@ -72,7 +72,7 @@ def read_journal_setup(folder: Path) -> str:
 
 def find_resume(sessions: str | None, ref: str | None) -> Path | None:
     """`--resume [SESSION]` as a session folder (no value: the latest); None when not resuming."""
-    from agent.journal import find_session, sessions_dir_from
+    from agent.sessions.journal import find_session, sessions_dir_from
     from recode_tui.commands.factory import UsageError
 
     if ref is None:
@@ -277,7 +277,7 @@ class SessionControl:
         it carries on in a copy in the sessions folder, with its own journal,
         draft and breakpoints.
         """
-        from agent.journal_view import foreign_note
+        from agent.sessions.journal_view import foreign_note
 
         self.replay_source = folder
         self.salvage_from = folder

@@ -17,9 +17,9 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Footer, Static, Tree
 
-from agent import events as ev
-from agent.export import PlanFormatError, tree_from_document
-from agent.tree import CodeTree
+from agent.runtime import events as ev
+from agent.runtime.tree import CodeTree
+from agent.sessions.export import PlanFormatError, tree_from_document
 from recode_tui.commands.factory import UsageError
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.node_detail import NodeDetail

@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from agent.journal import write_draft
+from agent.sessions.journal import write_draft
 
 DRAFT_SECONDS = 2.0  # as the console's: a changed draft is written this often
 STOP_SIGNALS: dict[int, str] = {signal.SIGTERM: "terminated (SIGTERM)"}

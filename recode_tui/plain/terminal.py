@@ -2,7 +2,7 @@
 
 `recode-tui run --llm human` uses this instead of the full-screen console, for
 ssh sessions, narrow terminals and screen readers. The run is stepped by the
-console's `agent.debugger.Debugger`: every event it passes is printed as one
+console's `agent.runtime.debugger.Debugger`: every event it passes is printed as one
 line, and where it stops for the person its stop reason is printed (the
 console's stop line) before the prompt. For each expansion the prompt is printed
 (highlighted with pygments; long sections folded, F2 prints it whole), then a
@@ -28,11 +28,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from agent import events as ev
-from agent.answer_rule import judge_answer
-from agent.debugger import Debugger, Stop, StepMode
-from agent.event_text import first_line
-from agent.safe_text import for_terminal
+from agent.agents.recode.answer_rule import judge_answer
+from agent.runtime import events as ev
+from agent.runtime.debugger import Debugger, Stop, StepMode
+from agent.runtime.event_text import first_line
+from agent.runtime.safe_text import for_terminal
 from recode_tui.commands.eventline import event_line
 from recode_tui.plain.drafts import DraftAutosave, draft_cursor_offset, install_stop_signals
 
@@ -220,13 +220,13 @@ def _key_bindings(front: "PlainFrontEnd") -> Any:
 
 @dataclass
 class PlainFrontEnd:
-    """Drives a journaled engine whose LLM is a HumanLLM, in a plain terminal, through `agent.debugger.Debugger`.
+    """Drives a journaled engine whose LLM is a HumanLLM, in a plain terminal, through `agent.runtime.debugger.Debugger`.
 
     `input`/`output` are prompt-toolkit's (tests pass a pipe input and a
     DummyOutput); every line printed is also kept in `transcript`.
     """
 
-    session: Any  # agent.session.Session
+    session: Any  # agent.sessions.session.Session
     pending: ev.ExpansionRequested | None = None  # an expansion awaiting its answer (after --resume)
     input: Any = None
     output: Any = None
@@ -285,7 +285,7 @@ class PlainFrontEnd:
 
     def _journal_answers(self) -> list[str]:
         try:
-            from agent.journal import read_journal
+            from agent.sessions.journal import read_journal
 
             return [r["answer"] for r in read_journal(self.session.folder).records
                     if r.get("type") == "answer" and r.get("source") == "human"]
@@ -463,7 +463,7 @@ class PlainFrontEnd:
 
     def _keep(self, request: ev.ExpansionRequested, text: str) -> str:
         """Save the person's text as the session's draft; what to tell them about it."""
-        from agent.journal import write_draft
+        from agent.sessions.journal import write_draft
 
         error = write_draft(self.session.folder, request.node_id or "", text)
         return "the text you typed is kept as a draft" if not error else error

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from agent.answer_rule import judge_answer
-from agent.prompt_authoring import ALLOWED_IMPORTS, HELPERS, answer_problems, live_answer_problem
+from agent.agents.recode.answer_rule import judge_answer
+from agent.agents.recode.authoring import ALLOWED_IMPORTS, HELPERS, answer_problems, live_answer_problem
 from agent.sandbox.checks import ALLOWED_MODULES, DEFAULT_HELPERS, check_code
-from recode_tui.plain.terminal import check_answer
 from recode_tui.console.widgets.expansion_editor import check_expansion
+from recode_tui.plain.terminal import check_answer
 
 KNOWN = frozenset({"run", "print", "re", "obj"})
 HOSTILE = '<think>read it</think>\n<execute>\nrun("look")\ndata = open("/etc/passwd").read()\n</execute>'

@@ -2,7 +2,8 @@
 
 import pytest
 
-from agent.codeblocks import InvalidAnswer, calls_name, parse_answer, safe_parse, split_blocks, validate
+from agent.agents.recode.codeblocks import validate
+from agent.runtime.code import InvalidAnswer, calls_name, parse_answer, safe_parse, split_blocks
 
 
 def test_think_and_execute_are_separated():

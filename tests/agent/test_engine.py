@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import textwrap
 
-from agent import events as ev
-from agent.engine import Engine, Limits
-from agent.thread_runner import ThreadRunner
+from agent.agents.recode.engine import Engine, Limits
 from agent.llm import Completion, StubContext
-from agent.tree import NodeStatus
+from agent.runtime import events as ev
+from agent.runtime.thread_runner import ThreadRunner
+from agent.runtime.tree import NodeStatus
 from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
@@ -64,7 +64,7 @@ async def test_event_sequence_stub_expansion_children_actions(toy_game):
     engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
     events = await collect(engine)
     assert kinds(events)[:6] == [
-        "run_started", "node_started", "stub_found", "expansion_requested", "expansion_received", "node_started",
+        "run_started", "node_started", "stub_found", "llm_requested", "llm_answered", "node_started",
     ]
     received = next(e for e in events if isinstance(e, ev.ExpansionReceived))
     assert received.thought == "plan" and received.blocks == ("where = look_around()", "run('inventory')")

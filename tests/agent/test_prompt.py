@@ -1,6 +1,7 @@
 """Prompt building: rules, actions, examples, the stub, its variables (spec §3)."""
 
-from agent.prompt import PromptSet, build_expand_prompt, call_arguments
+from agent.agents.recode.prompt import build_expand_prompt, call_arguments
+from agent.runtime.prompts import PromptSet
 
 
 def test_call_arguments_lists_positional_names_and_keywords():
@@ -33,7 +34,7 @@ def test_prompt_holds_rules_actions_examples_stub_and_variables():
 def test_content_hash_changes_with_the_text(tmp_path):
     import shutil
 
-    from agent.prompt import DEFAULT_PROMPTS
+    from agent.runtime.prompts import DEFAULT_PROMPTS
 
     copy = tmp_path / "set"
     shutil.copytree(DEFAULT_PROMPTS, copy)

@@ -4,8 +4,8 @@ import asyncio
 
 import pytest
 
-from agent.runner import ActionRequest, EvaluationError, NodeOutcome
-from agent.thread_runner import ThreadRunner
+from agent.runtime.runner import ActionRequest, EvaluationError, NodeOutcome
+from agent.runtime.thread_runner import ThreadRunner
 
 
 async def _run_to_end(runner: ThreadRunner, code: str, observations=()) -> tuple[list[str], NodeOutcome]:

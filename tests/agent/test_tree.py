@@ -1,6 +1,6 @@
 """Depth-first traversal in source order (spec §1)."""
 
-from agent.tree import CodeTree, NodeStatus
+from agent.runtime.tree import CodeTree, NodeStatus
 
 
 def _done(*nodes):

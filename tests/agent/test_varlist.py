@@ -1,6 +1,6 @@
 """The prompt's variable lines: `- name (type): value` with typed, bounded values."""
 
-from agent.varlist import bounded_repr, infer_type, is_kept, prompt_line
+from agent.runtime.varlist import bounded_repr, infer_type, is_kept, prompt_line
 
 
 def test_inferred_types_read_like_annotations():

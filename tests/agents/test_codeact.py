@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent import events as ev
 from agent.agents.codeact.agent import CodeActAgent
-from agent.debugger import Debugger, StepMode
-from agent.stepper import Limits
-from agent.tree import NodeStatus
+from agent.runtime import events as ev
+from agent.runtime.debugger import Debugger, StepMode
+from agent.runtime.stepper import Limits
+from agent.runtime.tree import NodeStatus
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 from recode_tui.commands.factory import make_engine
 

@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from agent import events as ev
-from agent.prompt import env_text
+from agent.runtime import events as ev
+from agent.runtime.prompts import env_text
 from mockllm.scripted import ScriptedLLM
 from recode_tui.commands.factory import make_engine
 

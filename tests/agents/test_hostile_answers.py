@@ -12,12 +12,13 @@ import math
 import time
 from typing import Any
 
-from agent import events as ev
-from agent.answer_rule import MAX_ANSWER_CHARS, judge_answer
-from agent.engine import Engine, Limits
-from agent.openai_llm import OpenAILLM
-from agent.profiles import PriceTable, Profile
-from agent.thread_runner import ThreadRunner
+from agent.agents.recode.answer_rule import judge_answer
+from agent.agents.recode.engine import Engine, Limits
+from agent.llm.openai_client import OpenAILLM
+from agent.llm.profiles import PriceTable, Profile
+from agent.runtime import events as ev
+from agent.runtime.thread_runner import ThreadRunner
+from agent.runtime.verdict import MAX_ANSWER_CHARS
 from envs import make_env
 from mockllm.openai_server import OpenAICompatibleServer
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-from agent import events as ev
-from agent.stepper import Limits
+from agent.runtime import events as ev
+from agent.runtime.stepper import Limits
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.commands.factory import make_engine
 
@@ -167,7 +167,7 @@ def test_replan_every_step_asks_the_replanner_after_each_finished_step():
 
 
 def test_agent_notes_read_as_what_was_decided_in_the_run_log():
-    from agent.event_text import short
+    from agent.runtime.event_text import short
 
     note = ev.AgentNote("n0", label="replan", text="why: step s1 failed: no vase on sofa 1\n- s1: ...")
     assert short(note) == "replan at n0: why: step s1 failed: no vase on sofa 1 …"

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from agent import events as ev
+from agent.runtime import events as ev
 from envs import registry
 from mockllm.gold import split_into_parts
 from mockllm.scripted import ScriptedLLM, ScriptEntry

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import yaml
 
-from agent import events as ev
-from agent.debugger import Debugger
-from agent.journal import read_journal
+from agent.runtime import events as ev
+from agent.runtime.debugger import Debugger
+from agent.sessions.journal import read_journal
 from recode_tui.commands.factory import UsageError, make_engine, make_llm
 
 PLAN = {"thought": "find it, then place it", "steps": [

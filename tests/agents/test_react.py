@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent import events as ev
 from agent.agents.react.agent import ReActAgent
-from agent.session import resume_session, start_session
-from agent.stepper import Limits
-from agent.tree import NodeStatus
+from agent.runtime import events as ev
+from agent.runtime.stepper import Limits
+from agent.runtime.tree import NodeStatus
+from agent.sessions.session import resume_session, start_session
 from envs import make_env
 from mockllm.human import HumanLLM
 from mockllm.scripted import ScriptEntry, ScriptedLLM
@@ -53,7 +53,7 @@ async def test_each_turn_is_a_node_with_its_events_in_order():
     kinds = [(type(e).__name__, e.node_id) for e in events[:9]]
     assert kinds == [
         ("RunStarted", root.id), ("NodeStarted", root.id),
-        ("NodeStarted", first.id), ("ExpansionRequested", first.id), ("ExpansionReceived", root.id),
+        ("NodeStarted", first.id), ("LLMRequested", first.id), ("LLMAnswered", root.id),
         ("ActionSent", first.id), ("ObservationReceived", first.id), ("NodeCompleted", first.id),
         ("NodeStarted", engine.tree.root.children[1].id),
     ]
@@ -145,7 +145,7 @@ async def test_a_journaled_react_run_resumes_at_the_same_turn(tmp_path):
 
 
 async def test_a_react_run_forks_at_one_turn_to_answer_it_again(tmp_path):
-    from agent.session import branch_session, fork_at_expansion
+    from agent.sessions.session import branch_session, fork_at_expansion
 
     engine = make_engine("put-01", react_llm(PUT), agent="react")
     session = start_session(engine, tmp_path, "put-01", "scripted")
@@ -165,10 +165,10 @@ async def test_a_react_run_forks_at_one_turn_to_answer_it_again(tmp_path):
 
 
 async def test_the_default_breakpoint_stops_at_every_react_call():
-    from agent.debugger import Debugger, StepMode
+    from agent.runtime.debugger import Debugger, StepMode
 
     engine = make_engine("put-01", react_llm(PUT), agent="react")
-    debugger = Debugger(engine)  # the default set-up: every stub expansion, and every other agent's call
+    debugger = Debugger(engine)  # the default set-up: every LLM call (ReCode calls it "every stub expansion")
     try:
         stops = []
         while not engine.done:
@@ -176,8 +176,9 @@ async def test_the_default_breakpoint_stops_at_every_react_call():
             stops.append(stop.reason.text)
     finally:
         await engine.close()
-    assert stops[:2] == ["breakpoint 1: every stub expansion — act call of n1",
-                         "breakpoint 1: every stub expansion — act call of n2"]
+    assert stops[:2] == ["breakpoint 1: every LLM call — act call of n1",
+                         "breakpoint 1: every LLM call — act call of n2"]
+    assert debugger.breakpoints[0].spec() == "every-stub"  # saved as before: an older debug.json reads the same
     assert len(stops) == 5 and stops[-1].startswith("episode won")
 
 
@@ -195,7 +196,7 @@ def test_the_answer_reader_takes_the_usual_variants_of_one_action():
 async def test_the_run_log_names_each_turn_its_answer_was_for():
     """The answer is reported on the task (so trees add the turn under it), but the log names the turn,
     as the request's line did: `act of n2 answered`, not `act of n0` for every turn."""
-    from agent.event_text import log_line
+    from agent.runtime.event_text import log_line
 
     seen = await play(make_engine("put-01", react_llm(PUT), agent="react"))
     assert seen[-1].success

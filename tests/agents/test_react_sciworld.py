@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from agent import events as ev
+from agent.runtime import events as ev
 from envs import registry
 from recode_tui.commands.factory import make_engine
 

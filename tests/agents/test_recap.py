@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from agent import events as ev
-from agent.stepper import Limits
+from agent.runtime import events as ev
+from agent.runtime.stepper import Limits
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.commands.factory import make_engine
 
@@ -133,7 +133,7 @@ def test_a_composite_past_the_depth_limit_returns_failed_to_its_parent():
 
 
 async def test_a_journal_resumes_to_the_same_place_with_the_window_and_reinjection_rebuilt(tmp_path):
-    from agent.session import resume_session, start_session
+    from agent.sessions.session import resume_session, start_session
     from envs import make_env
 
     engine = engine_with(in_order(*WIN), window=2)

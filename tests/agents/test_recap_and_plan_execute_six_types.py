@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from agent import events as ev
+from agent.runtime import events as ev
 from envs.alfworld.catalog import list_games, resolve_game
 from mockllm.gold import split_into_parts
 from mockllm.scripted import ScriptedLLM, ScriptEntry

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent import events as ev
-from agent.stepper import Limits
+from agent.runtime import events as ev
+from agent.runtime.stepper import Limits
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.commands.factory import make_engine, make_llm
 
@@ -109,7 +109,7 @@ async def test_codeact_takes_a_single_fenced_python_block_as_the_cell(tmp_path):
 
 def test_a_huge_rejected_answer_is_shown_cut_not_whole():
     """A one-line answer of a million characters (and a reason quoting it) adds a few KB to the retry prompt."""
-    from agent.prompt import PromptSet, rejected_code, rejected_text, rewrite_note
+    from agent.runtime.prompts import PromptSet, rejected_code, rejected_text, rewrite_note
 
     huge = "Action: go to " + "y" * 1_000_000
     shown = rejected_text(huge)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent import events as ev
+from agent.runtime import events as ev
 from mockllm.scripted import ScriptedLLM
 from recode_tui.commands.factory import make_engine
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture

@@ -4,9 +4,9 @@ environment's grammar is refused as ReAct refuses it."""
 
 from __future__ import annotations
 
-from agent import events as ev
 from agent.agents.plan_execute.agent import PLAN_SKELETON, TURN_SKELETON
 from agent.agents.recap.agent import SKELETON as RECAP_SKELETON
+from agent.runtime import events as ev
 from recode_tui.console.app import build_app
 from tests.agents.test_plan_execute import WIN_PLAN
 

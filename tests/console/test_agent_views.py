@@ -4,7 +4,7 @@ stops only; readable at 80x24."""
 
 from __future__ import annotations
 
-from agent import events as ev
+from agent.runtime import events as ev
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
 from recode_tui.console.widgets.agent_view import AgentViewPane
@@ -212,7 +212,7 @@ async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> Non
 def test_note_breakpoints_parse_and_refuse_a_bad_regex() -> None:
     import pytest
 
-    from agent.debugger import parse_breakpoint
+    from agent.runtime.debugger import parse_breakpoint
 
     assert parse_breakpoint("note Replan").match(ev.AgentNote("n0", label="replan", text="why"), "")
     either = parse_breakpoint("on replan|re-injection")

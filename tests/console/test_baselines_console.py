@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent import events as ev
-from agent.tree import NodeStatus
+from agent.runtime import events as ev
+from agent.runtime.tree import NodeStatus
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 
@@ -130,7 +130,7 @@ async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from agent.session import start_session
+    from agent.sessions.session import start_session
     from mockllm import HumanLLM
     from recode_tui.commands.factory import make_engine
     from recode_tui.plain.terminal import PlainFrontEnd

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent import events as ev
-from agent.debugger import Stop, StopReason
+from agent.runtime import events as ev
+from agent.runtime.debugger import Stop, StopReason
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from textual.widget import Widget
 

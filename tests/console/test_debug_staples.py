@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent import events as ev
+from agent.runtime import events as ev
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.screens.shell_prompt import ShellPrompt

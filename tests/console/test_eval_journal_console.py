@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.debug_settings import SETTINGS_FILE
-from agent.journal import read_journal
+from agent.runtime.debug_settings import SETTINGS_FILE
+from agent.sessions.journal import read_journal
 from recode_tui.console.app import build_app
 
 from .helpers import SIZE, notifications, wait_for

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from textual.widgets import Input, TextArea
 
-from agent import events as ev
-from agent.journal import DRAFT_FILE, read_journal
+from agent.runtime import events as ev
+from agent.sessions.journal import DRAFT_FILE, read_journal
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.workspace.compare import CompareScreen

@@ -34,8 +34,8 @@ async def test_a_crash_report_goes_to_the_sessions_folder_given_with_sessions(tm
 
 async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) -> None:
     """The engine judges an answer off the console's event loop: `p` is taken while the check runs."""
-    from agent.engine import Engine, Limits
-    from agent.thread_runner import ThreadRunner
+    from agent.agents.recode.engine import Engine, Limits
+    from agent.runtime.thread_runner import ThreadRunner
     from envs import make_env
     from mockllm import ScriptedLLM
     from mockllm.scripted import ScriptEntry
@@ -69,7 +69,7 @@ async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) ->
 
 
 async def test_a_pasted_answer_over_the_size_limit_is_refused_at_once_by_any_agents_editor() -> None:
-    from agent.answer_rule import MAX_ANSWER_CHARS
+    from agent.runtime.verdict import MAX_ANSWER_CHARS
     from recode_tui.console.widgets.expansion_editor import engine_check
     from tests.agents.test_plan_execute import engine_with, in_order
 
@@ -83,8 +83,8 @@ async def test_a_pasted_answer_over_the_size_limit_is_refused_at_once_by_any_age
 async def test_typing_goes_on_while_the_live_check_judges_a_long_answer(toy_game) -> None:
     """The editor's check after a pause in typing runs in a thread: keys typed meanwhile land at once,
     and submitting the text it judged uses that verdict instead of judging again on the event loop."""
-    from agent.engine import Engine, Limits
-    from agent.thread_runner import ThreadRunner
+    from agent.agents.recode.engine import Engine, Limits
+    from agent.runtime.thread_runner import ThreadRunner
     from envs import make_env
     from mockllm.human import HumanLLM
     from recode_tui.console.app import RecodeApp

@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from agent import events as ev
-from agent.journal import JournalWriter
-from agent.tree import NodeStatus
+from agent.runtime import events as ev
+from agent.runtime.tree import NodeStatus
+from agent.sessions.journal import JournalWriter
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
-from recode_tui.console.app import build_app
 from recode_tui.commands.factory import DEMO_SCRIPT
-from recode_tui.console.widgets.status_bar import short_label
+from recode_tui.console.app import build_app
 from recode_tui.console.screens.llm_picker import LLMPicker
 from recode_tui.console.widgets.node_detail import NodeDetail
+from recode_tui.console.widgets.status_bar import short_label
 from textual.widgets import Input
 
 from .helpers import SIZE, command, started, type_text, wait_for

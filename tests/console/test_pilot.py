@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent import events as ev
-from agent.tree import NodeStatus
+from agent.runtime import events as ev
+from agent.runtime.tree import NodeStatus
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
 from recode_tui.console.debug_screen import DebugScreen

@@ -8,8 +8,8 @@ import time
 import pytest
 from rich.console import Console
 
-from agent import events as ev
-from agent.tree import NodeStatus
+from agent.runtime import events as ev
+from agent.runtime.tree import NodeStatus
 from recode_tui.commands import cli
 from recode_tui.console.app import build_app
 from recode_tui.console.widgets.node_detail import NodeDetail

@@ -13,14 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent import events as ev
-from agent.engine import Limits
-from agent.journal import read_journal
-from agent.session import profiles_in_use, start_session
-from recode_tui.commands.factory import make_engine, make_llm
+from agent.agents.recode.engine import Limits
+from agent.runtime import events as ev
+from agent.sessions.journal import read_journal
+from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer
-from recode_tui.console.app import build_app
 from recode_tui.commands.cli import nothing_opened
+from recode_tui.commands.factory import make_engine, make_llm
+from recode_tui.console.app import build_app
 from recode_tui.console.screens.llm_picker import LLMPicker
 from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.widgets.node_detail import NodeDetail
@@ -147,7 +147,7 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
     [finished] = [r for r in records if r["type"] == "finished"]
     assert finished["person_seconds"] >= 0.8 and finished["llm_seconds"] < 0.8 and finished["llm_failures"] == 1
     # A replay shows the recorded tokens, cost and both times, not the replay's own.
-    from agent.session import resume_session
+    from agent.sessions.session import resume_session
     from mockllm import ScriptedLLM
     from recode_tui.console.session_control import make_env
 

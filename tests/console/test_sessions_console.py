@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent import events as ev
-from agent.journal import read_journal
+from agent.runtime import events as ev
+from agent.sessions.journal import read_journal
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.screens.sessions import SessionsScreen
@@ -176,7 +176,7 @@ def test_resume_of_an_unknown_session_is_one_line(tmp_path: Path) -> None:
 
 
 async def test_an_exported_tree_opens_read_only(tmp_path: Path) -> None:
-    from agent.export import tree_document
+    from agent.sessions.export import tree_document
 
     app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -6,8 +6,8 @@ import asyncio
 
 from textual.widgets import DataTable, Input
 
-from agent.debugger import Breakpoint, BreakpointKind
 from agent.llm import Completion
+from agent.runtime.debugger import Breakpoint, BreakpointKind
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
 from recode_tui.console.widgets import expansion_editor

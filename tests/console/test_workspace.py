@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent import events as ev
-from agent.prompt import DEFAULT_PROMPTS, PromptSet
-from agent.prompt_authoring import DraftPromptSet
+from agent.agents.recode.authoring import DraftPromptSet
+from agent.runtime import events as ev
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from mockllm.openai_server import OpenAICompatibleServer
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
@@ -224,7 +224,7 @@ async def test_save_writes_a_prompt_set_and_never_the_bundled_one(tmp_path: Path
 
 async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_continues(tmp_path: Path) -> None:
     """Re-expanding a stub that was expanded earlier: the choice continues in a fork."""
-    from agent.journal import read_journal
+    from agent.sessions.journal import read_journal
 
     app = build_app("put-01", scripted(), cursor_blink=False, sessions_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from agent import events as ev
+from agent.runtime import events as ev
 from recode_tui.console.app import build_app
 from recode_tui.console.workspace.compare import CompareScreen
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from agent.journal import file_hash
+from agent.sessions.journal import file_hash
 from envs import registry
 from envs.alfworld.catalog import resolve_game
 from envs.base import EnvError, Reset

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from agent import events as ev
-from agent.engine import Engine
-from agent.runners import RunnerSettings
+from agent.agents.recode.engine import Engine
+from agent.runtime import events as ev
+from agent.runtime.runners import RunnerSettings
 from envs import registry
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.commands.cli import main

@@ -174,8 +174,9 @@ def test_every_variations_gold_path_wins_within_the_limits(request) -> None:
 # ------------------------------------------------------------------ the paper prompts
 @needs_java
 async def test_the_paper_sciworld_example_wins_the_game_it_was_written_for() -> None:
-    from agent.prompt import PAPER_PROMPTS, PromptSet
-    from agent.prompt_authoring import check_examples_text, play_examples
+    from agent.agents.recode.prompt import PAPER_PROMPTS
+    from agent.runtime.prompts import PromptSet
+    from agent.agents.recode.authoring import check_examples_text, play_examples
 
     prompts = PromptSet(PAPER_PROMPTS)
     text = prompts.examples("sciworld", "boil")  # the one worked example serves every task

@@ -7,10 +7,10 @@ import shutil
 
 import pytest
 
-from agent import events as ev
-from agent.engine import Engine
-from agent.prompt import DEFAULT_PROMPTS, PromptSet
-from agent.runners import RunnerSettings
+from agent.agents.recode.engine import Engine
+from agent.runtime import events as ev
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
+from agent.runtime.runners import RunnerSettings
 from envs import registry
 from envs.sciworld.env import SciWorldEnv
 from envs.sciworld.simulator import Simulator
@@ -110,7 +110,7 @@ async def test_a_jvm_that_dies_mid_episode_ends_the_run_with_one_line_and_the_ne
 
 
 def test_every_bundled_sciworld_example_passes_the_answer_check() -> None:
-    from agent.prompt_authoring import check_examples_text
+    from agent.agents.recode.authoring import check_examples_text
 
     files = sorted((PromptSet(DEFAULT_PROMPTS).root / "sciworld" / "examples").glob("*.txt"))
     assert len(files) >= 2

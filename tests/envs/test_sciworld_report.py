@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from agent.evaluation import EpisodeResult, EvalPlan, EvalReport, GameSpec, summarize
+from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, GameSpec, summarize
 from recode_tui.commands.evaluate import results_table
 
 

@@ -6,12 +6,12 @@ import shutil
 
 import pytest
 
-from agent import events as ev
-from agent.engine import Engine
-from agent.journal import JOURNAL_FILE, read_journal
-from agent.prompt import DEFAULT_PROMPTS, PromptSet
-from agent.runners import RunnerSettings
-from agent.session import branch_session, fork_at_expansion, start_session
+from agent.agents.recode.engine import Engine
+from agent.runtime import events as ev
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
+from agent.runtime.runners import RunnerSettings
+from agent.sessions.journal import JOURNAL_FILE, read_journal
+from agent.sessions.session import branch_session, fork_at_expansion, start_session
 from envs import registry
 from mockllm.gold import gold_llm
 from mockllm.scripted import ScriptedLLM, ScriptEntry

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.prompt import PromptSet
-from agent.prompt_authoring import parse_example, split_examples
+from agent.agents.recode.authoring import parse_example, split_examples
+from agent.runtime.prompts import PromptSet
 from mockllm.scripted import load_script
 from recode_tui.commands.cli import main
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture

@@ -1,4 +1,4 @@
-"""`agent.eval_compare`: deltas, flips and settings from report dicts, old and new shapes alike."""
+"""`agent.eval.compare`: deltas, flips and settings from report dicts, old and new shapes alike."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent.eval_compare import (
+from agent.eval.compare import (
     CompareError,
     compare_pair,
     compare_reports,

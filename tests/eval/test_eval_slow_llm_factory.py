@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from agent.evaluation import EvalPlan, EvalReport, Evaluation, GameSpec
+from agent.eval.batch import EvalPlan, EvalReport, Evaluation, GameSpec
 from envs.remote import EnvPool
 from mockllm.scripted import ScriptedLLM, load_script
 from recode_tui.commands.factory import DEMO_SCRIPT

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.evaluation import EpisodeResult, EvalPlan, EvalReport, Evaluation, GameSpec, summarize
+from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, Evaluation, GameSpec, summarize
 from envs.alfworld.catalog import list_games
 from envs.remote import EnvPool
 from mockllm.scripted import ScriptedLLM, load_script

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.failure import FailureGroup, group_failures
+from agent.eval.failure import FailureGroup, group_failures
 from recode_tui.commands import cli
 
 from .bugged import bugged_script

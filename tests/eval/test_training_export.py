@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.journal import read_journal
-from agent.session import branch_session, fork_at_expansion
+from agent.sessions.journal import read_journal
+from agent.sessions.session import branch_session, fork_at_expansion
 from envs import make_env
 from mockllm.chosen import ChosenAnswerLLM
 from recode_tui.commands.factory import make_llm

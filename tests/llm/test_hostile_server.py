@@ -20,8 +20,8 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from agent.llm import LLMError
-from agent.openai_llm import OpenAILLM
-from agent.profiles import PriceTable, Profile
+from agent.llm.openai_client import OpenAILLM
+from agent.llm.profiles import PriceTable, Profile
 from mockllm.openai_server import write_profiles
 
 Reply = Callable[[BaseHTTPRequestHandler], None]

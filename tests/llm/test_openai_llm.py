@@ -7,8 +7,8 @@ import socket
 import pytest
 
 from agent.llm import LLMError
-from agent.openai_llm import OpenAILLM
-from agent.profiles import PriceTable, Profile
+from agent.llm.openai_client import OpenAILLM
+from agent.llm.profiles import PriceTable, Profile
 from mockllm.openai_server import OpenAICompatibleServer, count_tokens
 
 ANSWER = "<think>look first</think>\n<execute>\nrun('look')\n</execute>"

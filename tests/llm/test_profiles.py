@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.profiles import PriceTable, ProfileError, find_profiles_file, load_profiles, resolve_profile
+from agent.llm.profiles import PriceTable, ProfileError, find_profiles_file, load_profiles, resolve_profile
 
 GOOD = """\
 models:

@@ -8,9 +8,9 @@ import json
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from agent import events as ev
-from agent.journal import read_journal
-from agent.session import start_session
+from agent.runtime import events as ev
+from agent.sessions.journal import read_journal
+from agent.sessions.session import start_session
 from envs.alfworld.catalog import resolve_game
 from mockllm import HumanLLM
 from recode_tui.commands.factory import make_engine

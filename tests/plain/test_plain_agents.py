@@ -8,7 +8,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from agent.agents.plan_execute.agent import TURN_SKELETON
-from agent.session import start_session
+from agent.sessions.session import start_session
 from mockllm import HumanLLM
 from recode_tui.commands.factory import make_engine
 from recode_tui.plain.terminal import PlainFrontEnd

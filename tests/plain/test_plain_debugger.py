@@ -1,6 +1,6 @@
 """The plain mode steps the run through the console's debugger (issue 14, item 5), on the toy environment.
 
-It stops where `agent.debugger.Debugger` stops and prints that stop's reason (the console's stop line),
+It stops where `agent.runtime.debugger.Debugger` stops and prints that stop's reason (the console's stop line),
 answers through `Debugger.submit`, and never loses the person's typed answer, even when the run crashes.
 """
 
@@ -12,10 +12,10 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from agent import events as ev
-from agent.debugger import Debugger, StepMode
-from agent.journal import read_journal
-from agent.session import start_session
+from agent.runtime import events as ev
+from agent.runtime.debugger import Debugger, StepMode
+from agent.sessions.journal import read_journal
+from agent.sessions.session import start_session
 from mockllm import HumanLLM
 from recode_tui.commands.factory import make_engine
 from recode_tui.plain.terminal import PlainFrontEnd, open_plain_session

@@ -6,16 +6,17 @@ not, so both can be compared in one evaluation.
 
 from __future__ import annotations
 
-from agent.engine import Engine
-from agent.prompt import NO_ACTIONS_YET, PAPER_PROMPTS, PromptSet
-from agent.prompt_authoring import (
+from agent.agents.recode.authoring import (
     ExamplesLLM,
     context_from_prompt,
     parse_example,
     split_examples,
     variables_from_prompt,
 )
-from agent.thread_runner import ThreadRunner
+from agent.agents.recode.engine import Engine
+from agent.agents.recode.prompt import PAPER_PROMPTS
+from agent.runtime.prompts import NO_ACTIONS_YET, PromptSet
+from agent.runtime.thread_runner import ThreadRunner
 from envs import make_env
 from recode_tui.commands.cli import main
 

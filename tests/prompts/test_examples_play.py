@@ -15,9 +15,10 @@ import re
 
 import pytest
 
-from agent.codeblocks import parse_answer
-from agent.prompt import PAPER_PROMPTS, PromptSet
-from agent.prompt_authoring import EXAMPLE_GAMES, parse_example, play_examples, split_examples
+from agent.agents.recode.authoring import EXAMPLE_GAMES, parse_example, play_examples, split_examples
+from agent.agents.recode.prompt import PAPER_PROMPTS
+from agent.runtime.code import parse_answer
+from agent.runtime.prompts import PromptSet
 from envs.alfworld.catalog import list_games
 
 TASK_TYPES = ("put", "clean", "heat", "cool", "examine", "puttwo")

@@ -5,7 +5,7 @@ from typing import Any, Awaitable, Callable
 import pytest
 import pytest_asyncio
 
-from agent.runner import ActionRequest, NodeOutcome
+from agent.runtime.runner import ActionRequest, NodeOutcome
 from agent.sandbox import SandboxRunner
 
 NODE_TIMEOUT = 1.0

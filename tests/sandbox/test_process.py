@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from agent.runner import ActionRequest, NodeOutcome
+from agent.runtime.runner import ActionRequest, NodeOutcome
 from agent.sandbox import SandboxError, SandboxRunner
 
 

@@ -12,10 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent import events as ev
-from agent.export import sft_lines
-from agent.journal import JOURNAL_FILE, read_journal
-from agent.session import branch_session, fork_at_expansion, resume_session
+from agent.runtime import events as ev
+from agent.sessions.export import sft_lines
+from agent.sessions.journal import JOURNAL_FILE, read_journal
+from agent.sessions.session import branch_session, fork_at_expansion, resume_session
 from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry

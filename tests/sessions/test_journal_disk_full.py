@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from agent.journal import JOURNAL_FILE, read_journal
+from agent.sessions.journal import JOURNAL_FILE, read_journal
 from envs.alfworld.catalog import resolve_game
 from recode_tui.commands.cli import main
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.journal import JOURNAL_FILE, read_journal
-from agent.prompt import DEFAULT_PROMPTS, PromptSet
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
+from agent.sessions.journal import JOURNAL_FILE, read_journal
 from envs.alfworld.catalog import resolve_game
 from recode_tui.commands.cli import main
 

@@ -13,10 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-from agent import events as ev
-from agent.engine import Limits
-from agent.journal import read_journal, write_draft
-from agent.session import profiles_in_use, start_session
+from agent.agents.recode.engine import Limits
+from agent.runtime import events as ev
+from agent.sessions.journal import read_journal, write_draft
+from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.commands.factory import make_engine, make_llm
 from recode_tui.console.session_control import find_resume

@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from agent import events as ev
-from agent.engine import Engine
-from agent.runners import RunnerSettings
-from agent.export import PlanFormatError, markdown_transcript, sft_lines, tree_document, validate_tree_document
-from agent.journal import JOURNAL_FILE, JournalError, read_journal, write_draft
-from agent.prompt import DEFAULT_PROMPTS, PromptSet
-from agent.session import branch_session, fork_at_expansion, resume_session, rewind_to_node, start_session
-from mockllm.journal import journal_llm
+from agent.agents.recode.engine import Engine
+from agent.runtime import events as ev
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
+from agent.runtime.runners import RunnerSettings
+from agent.sessions.export import PlanFormatError, markdown_transcript, sft_lines, tree_document, validate_tree_document
+from agent.sessions.journal import JOURNAL_FILE, JournalError, read_journal, write_draft
+from agent.sessions.session import branch_session, fork_at_expansion, resume_session, rewind_to_node, start_session
 from envs import make_env
 from envs.alfworld.catalog import resolve_game
 from mockllm import ScriptedLLM
+from mockllm.journal import journal_llm
 from mockllm.scripted import ScriptEntry
 
 GAME = "toy:key-1"  # put a key in box: 4 actions
@@ -280,8 +280,8 @@ async def test_a_session_whose_prompt_set_was_edited_mid_run_resumes_with_that_s
 
 
 async def test_answer_times_are_journaled_and_a_resume_shows_the_recorded_ones(tmp_path):
-    from agent.openai_llm import OpenAILLM
-    from agent.profiles import PriceTable, Profile
+    from agent.llm.openai_client import OpenAILLM
+    from agent.llm.profiles import PriceTable, Profile
     from mockllm.openai_server import OpenAICompatibleServer, entries_responder
 
     with OpenAICompatibleServer(entries_responder(walk_llm(GAME).entries), latency=0.2) as server:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agent import events as ev
-from agent.journal import read_journal
-from agent.session import branch_session, fork_at_expansion, resume_session
+from agent.runtime import events as ev
+from agent.sessions.journal import read_journal
+from agent.sessions.session import branch_session, fork_at_expansion, resume_session
 from envs import make_env
 from mockllm import ScriptedLLM
 

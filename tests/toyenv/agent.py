@@ -1,6 +1,6 @@
 """A throwaway agent for tests: ask the LLM for one action per turn, send it, repeat.
 
-It is written only against the agent seam (`agent.stepper.Stepper`), the way a
+It is written only against the agent seam (`agent.runtime.stepper.Stepper`), the way a
 new agent package would be, so a test driving it through `run`, the console,
 a resume and `eval` shows that no module outside its own file needs to know it.
 Each turn is a node of the tree (`turn 1`, `turn 2`, ...) under the task.
@@ -12,10 +12,10 @@ import re
 from pathlib import Path
 from typing import AsyncIterator
 
-from agent.answer_rule import Verdict
-from agent.events import Event, ExpansionReceived, NodeCompleted, NodeStarted, RunStarted
-from agent.stepper import MAIN_ROLE, Answer, Stepper
-from agent.tree import NodeStatus
+from agent.runtime.events import Event, ExpansionReceived, NodeCompleted, NodeStarted, RunStarted
+from agent.runtime.stepper import MAIN_ROLE, Answer, Stepper
+from agent.runtime.tree import NodeStatus
+from agent.runtime.verdict import Verdict
 
 NAME = "one-action"
 PURPOSE = "act"

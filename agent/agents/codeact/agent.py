@@ -18,8 +18,8 @@ calling an undefined name before it runs.
 Structure: the root is the task; each cell is a node under it, `cell N`
 while it is asked for (purpose `act`), then labelled with its code:
 
-    NodeStarted(cell) -> ExpansionRequested(cell, "act") [-> rejected, re-asked]
-    -> ExpansionReceived(root, child_ids=(cell,)) -> (ActionSent, ObservationReceived)*
+    NodeStarted(cell) -> LLMRequested(cell, "act") [-> rejected, re-asked]
+    -> LLMAnswered(root, child_ids=(cell,)) -> (ActionSent, ObservationReceived)*
     -> VariablesChanged? -> NodeCompleted(cell) | NodeError(cell)
 
 The run ends when the environment is done; after `limits.max_retry + 1`
@@ -37,8 +37,9 @@ from typing import Any, AsyncIterator, Callable
 
 from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.agents.outcome import action_failed, failed_mark
-from agent.answer_rule import Verdict
-from agent.events import (
+from agent.llm import Completion
+from agent.runtime.event_text import first_line
+from agent.runtime.events import (
     Event,
     NodeCompleted,
     NodeError,
@@ -46,12 +47,11 @@ from agent.events import (
     ObservationReceived,
     RunStarted,
 )
-from agent.llm import Completion
-from agent.prompt import rejected_code, window_text
-from agent.runner import NodeOutcome
-from agent.event_text import first_line
-from agent.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
-from agent.tree import Node, NodeStatus
+from agent.runtime.prompts import rejected_code, window_text
+from agent.runtime.runner import NodeOutcome
+from agent.runtime.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
+from agent.runtime.tree import Node, NodeStatus
+from agent.runtime.verdict import Verdict
 
 PROMPTS = Path(__file__).parent / "prompts"
 PURPOSE = "act"

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from agent.answer_rule import Verdict
-from agent.codeblocks import InvalidAnswer, UnparsableCode, parse_answer, safe_parse
+from agent.runtime.code import InvalidAnswer, UnparsableCode, parse_answer, safe_parse
+from agent.runtime.verdict import Verdict
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
 

@@ -15,26 +15,26 @@ from pathlib import Path
 from string import Template
 from typing import Any, AsyncIterator
 
+from agent.agents.outcome import Holding, UnitOutcome, failed_mark
 from agent.agents.plan_execute.plan import PlanError, PlanStep, parse_plan, plan_diff, plan_text
 from agent.agents.plan_execute.turn import TurnError, parse_turn
-from agent.agents.outcome import Holding, UnitOutcome, failed_mark
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.answer_rule import Verdict
-from agent.events import (
+from agent.llm import Completion
+from agent.runtime.event_text import first_line
+from agent.runtime.events import (
     AgentNote,
     Event,
-    ExpansionReceived,
+    LLMAnswered,
     NodeCompleted,
     NodeError,
     NodeSkipped,
     NodeStarted,
     RunStarted,
 )
-from agent.llm import Completion
-from agent.prompt import format_recent
-from agent.event_text import first_line
-from agent.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
-from agent.tree import Node, NodeStatus
+from agent.runtime.prompts import format_recent
+from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
+from agent.runtime.tree import Node, NodeStatus
+from agent.runtime.verdict import Verdict
 
 PROMPTS = Path(__file__).parent / "prompts"
 
@@ -277,7 +277,7 @@ class PlanExecuteAgent(Stepper):
             yield NodeError(node.id, code=node.code, error=text)
 
     def _received(self, node: Node, answer: Answer, thought: str, blocks: tuple[str, ...],
-                  child_ids: tuple[str, ...], purpose: str, role: str) -> ExpansionReceived:
+                  child_ids: tuple[str, ...], purpose: str, role: str) -> LLMAnswered:
         c = answer.completion
         return self.answered(node.id, c, thought=thought, blocks=blocks, child_ids=child_ids, purpose=purpose,
                              role=role)

@@ -12,8 +12,8 @@ The structure it draws: the root is the task; each turn is a node under it.
 A turn starts as `turn N` (what a script's `stub:` can name), is asked for
 with purpose `act`, and once answered is labelled with its action:
 
-    NodeStarted(turn) -> ExpansionRequested(turn, "act") [-> ExpansionRejected -> ...]
-    -> ExpansionReceived(root, child_ids=(turn,)) -> ActionSent(turn) -> ObservationReceived(turn)
+    NodeStarted(turn) -> LLMRequested(turn, "act") [-> LLMRejected -> ...]
+    -> LLMAnswered(root, child_ids=(turn,)) -> ActionSent(turn) -> ObservationReceived(turn)
     -> NodeCompleted(turn)
 
 The answer is reported on the root (the turn is a child it made), so the
@@ -34,19 +34,19 @@ from typing import Any, AsyncIterator
 
 from agent.agents.react.answer import SKELETON, parse_react
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.answer_rule import Verdict
-from agent.events import (
+from agent.llm import Completion
+from agent.runtime.event_text import first_line
+from agent.runtime.events import (
     Event,
     NodeCompleted,
     NodeStarted,
     ObservationReceived,
     RunStarted,
 )
-from agent.llm import Completion
-from agent.prompt import window_text
-from agent.event_text import first_line
-from agent.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
-from agent.tree import Node, NodeStatus
+from agent.runtime.prompts import window_text
+from agent.runtime.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
+from agent.runtime.tree import Node, NodeStatus
+from agent.runtime.verdict import Verdict
 
 PROMPTS = Path(__file__).parent / "prompts"
 PURPOSE = "act"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from agent.answer_rule import Verdict
+from agent.runtime.verdict import Verdict
 
 SKELETON = "Thought: \nAction: "
 _ACTION = re.compile(r"^\s*(?:\*\*)?action(?:\*\*)?\s*:(?:\*\*)?\s*(.*)$", re.I)

@@ -17,14 +17,14 @@ from string import Template
 from typing import Any, AsyncIterator
 
 from agent.agents.outcome import Holding, UnitOutcome, failed_mark
-from agent.agents.recap.decomposition import Decomposition, DecompositionError, Item, parse_decomposition
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
+from agent.agents.recap.decomposition import Decomposition, DecompositionError, Item, parse_decomposition
 from agent.agents.recap.window import Window
-from agent.answer_rule import Verdict
-from agent.events import AgentNote, Event, ExpansionReceived, NodeCompleted, NodeError, NodeStarted, RunStarted
 from agent.llm import Completion
-from agent.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
-from agent.tree import Node, NodeStatus
+from agent.runtime.events import AgentNote, Event, LLMAnswered, NodeCompleted, NodeError, NodeStarted, RunStarted
+from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
+from agent.runtime.tree import Node, NodeStatus
+from agent.runtime.verdict import Verdict
 
 PROMPTS = Path(__file__).parent / "prompts"
 SKELETON = "Thought: \nSubtasks:\n1. action: \n2. subtask: \n"
@@ -254,7 +254,7 @@ class RecapAgent(Stepper):
         yield NodeError(child.id, code=child.code, error=sub.claim)
 
     def _received(self, node: Node, answer: Answer, decomposition: Decomposition, child_ids: tuple[str, ...],
-                  purpose: str) -> ExpansionReceived:
+                  purpose: str) -> LLMAnswered:
         c = answer.completion
         return self.answered(node.id, c, thought=decomposition.thought,
                              blocks=tuple(i.label for i in decomposition.items), child_ids=child_ids, purpose=purpose)

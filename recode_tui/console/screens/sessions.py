@@ -19,7 +19,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from agent.journal import Journal, last_activity, list_sessions
+from agent.sessions.journal import Journal, last_activity, list_sessions
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from agent.stepper import AgentView
+from agent.runtime.stepper import AgentView
 from recode_tui.console.search import Match
 
 # How each kind of line the agent marks is drawn.

@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input
 
-from agent.debugger import Debugger, parse_breakpoint
+from agent.runtime.debugger import Debugger, parse_breakpoint
 
 ADD_HINT = ("add: stub NAME|RE · depth N · action RE · obs RE · error · every-stub · changes EXPR · "
             "note replan|re-injection  [if COND]")

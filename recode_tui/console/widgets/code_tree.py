@@ -15,8 +15,8 @@ from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from agent import events as ev
-from agent.tree import CodeTree, Node, NodeStatus
+from agent.runtime import events as ev
+from agent.runtime.tree import CodeTree, Node, NodeStatus
 from recode_tui.console.search import Match
 
 STATUS_ICONS: dict[NodeStatus, tuple[str, str]] = {

@@ -16,8 +16,8 @@ from typing import Awaitable, Callable
 from textual.message import Message
 from textual.widget import Widget
 
-from agent import events as ev
-from agent.debugger import Debugger, Stop, StepMode
+from agent.runtime import events as ev
+from agent.runtime.debugger import Debugger, Stop, StepMode
 
 FLUSH_SECONDS = 0.05
 

@@ -20,7 +20,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Log
 
-from agent import events as ev
+from agent.runtime import events as ev
 from recode_tui.console.search import Match
 
 _ACTION = re.compile(r"^\s*\d+ > ")

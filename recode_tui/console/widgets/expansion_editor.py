@@ -27,7 +27,8 @@ from textual.timer import Timer
 from textual.widgets import Button, Static, TextArea
 from textual.worker import Worker, WorkerState
 
-from agent.answer_rule import CodeCheck, Verdict, judge_answer, oversized
+from agent.agents.recode.answer_rule import CodeCheck, judge_answer
+from agent.runtime.verdict import Verdict, oversized
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
 SKELETON_CURSOR = (4, 0)  # the empty line inside <execute>

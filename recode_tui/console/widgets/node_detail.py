@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from agent.tree import Expansion, Node
+from agent.runtime.tree import Expansion, Node
 
 MAX_OBSERVATION_LINES = 200
 

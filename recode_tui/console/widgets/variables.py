@@ -10,8 +10,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from agent import events as ev
-from agent.varlist import VariableSummary
+from agent.runtime import events as ev
+from agent.runtime.varlist import VariableSummary
 from recode_tui.console.widgets.watches import WatchList
 
 NAME_WIDTH = 18

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 
-from agent.prompt_authoring import answer_diff, live_answer_problem
+from agent.agents.recode.authoring import answer_diff, live_answer_problem
 
 # The console's run keys would step the engine under this screen; here they only say so.
 RUN_KEYS = Binding("n,s,o,u,c,b,e,r,B,W,i,R,F", "run_keys", show=False, id="workspace.run-keys")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from agent.prompt_authoring import PART_NAMES, RenderedPrompt
-from agent.tokens import TokenCounter
+from agent.agents.recode.authoring import PART_NAMES, RenderedPrompt
+from agent.llm.tokens import TokenCounter
 
 
 def token_table(rendered: RenderedPrompt, counter: TokenCounter, baseline: int | None = None) -> Table:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.debugger import StepMode
+from agent.runtime.debugger import StepMode
 from mockllm.chosen import ChosenAnswerLLM
 from recode_tui.console.workspace.screen import PromptWorkspace, WorkspaceChoice
 from recode_tui.console.workspace.target import pick_node, stub_target
@@ -43,7 +43,7 @@ async def open_workspace(run: "DebugScreen") -> None:
 
 def _sessions_dir(app):
     """The console's sessions folder: unsaved prompt edits are kept under it."""
-    from agent.journal import sessions_dir_from
+    from agent.sessions.journal import sessions_dir_from
 
     control = getattr(app, "session_control", None)
     return control.sessions_dir if control is not None else sessions_dir_from(None)

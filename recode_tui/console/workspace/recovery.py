@@ -14,7 +14,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from agent.journal import write_json_atomically
+from agent.sessions.journal import write_json_atomically
 
 RECOVERY_DIR = ".prompt-edits"
 FORMAT = "recode.prompt-edits.v1"

@@ -24,9 +24,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from agent.llm import LLM, LLMError, StubContext
-from agent.prompt import PromptSet
-from agent.prompt_authoring import (
+from agent.agents.recode.authoring import (
     EXAMPLE_GAMES,
     DraftPromptSet,
     ExamplePlay,
@@ -42,7 +40,9 @@ from agent.prompt_authoring import (
     render_prompt,
     save_prompt_set,
 )
-from agent.tokens import TokenCounter, model_of
+from agent.llm import LLM, LLMError, StubContext
+from agent.llm.tokens import TokenCounter, model_of
+from agent.runtime.prompts import PromptSet
 from recode_tui.console.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
 from recode_tui.console.workspace.counts import token_table
 from recode_tui.console.workspace.fresh import fresh_llm

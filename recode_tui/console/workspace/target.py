@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent import events as ev
-from agent.engine import Engine
-from agent.prompt import PromptContext, call_arguments
-from agent.prompt_authoring import HELPERS, context_from_prompt, variables_from_prompt
-from agent.tree import Node
+from agent.agents.recode.authoring import HELPERS, context_from_prompt, variables_from_prompt
+from agent.agents.recode.engine import Engine
+from agent.agents.recode.prompt import call_arguments
+from agent.runtime import events as ev
+from agent.runtime.prompts import PromptContext
+from agent.runtime.tree import Node
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ def awaiting_node_id(engine: Engine, last_event: ev.Event | None) -> str | None:
 
 
 def stub_name(node: Node) -> str:
-    from agent.codeblocks import stub_name_of
+    from agent.agents.recode.codeblocks import stub_name_of
 
     return stub_name_of(node.code) or ""
 

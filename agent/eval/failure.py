@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from agent import events as ev
+from agent.runtime import events as ev
 
 KEEP_STEPS = 4
 OBSERVATION_CUT = 200

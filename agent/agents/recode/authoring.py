@@ -27,9 +27,9 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from agent.answer_rule import judge_answer
-from agent.codeblocks import InvalidAnswer, parse_answer, safe_parse
-from agent.prompt import CONTEXT_FIELDS, DEFAULT_PROMPTS, PromptContext, PromptSet, env_digest
+from agent.agents.recode.answer_rule import judge_answer
+from agent.runtime.code import InvalidAnswer, parse_answer, safe_parse
+from agent.runtime.prompts import CONTEXT_FIELDS, DEFAULT_PROMPTS, PromptContext, PromptSet, env_digest
 from agent.sandbox.checks import ALLOWED_MODULES, DEFAULT_HELPERS
 
 # Defined once, by the sandbox: the helpers node code is given and the modules it may import.
@@ -126,7 +126,7 @@ def render_prompt(
     "context" is what the run's fields (`$task`, `$recent_actions`, ...) add:
     nothing for a template that does not use them.
     """
-    from agent.prompt import build_expand_prompt
+    from agent.agents.recode.prompt import build_expand_prompt
 
     text = build_expand_prompt(prompts, env_name, task_type, function_code, variable_lines, context)
     template = Template(prompts.text(EXPAND_TEMPLATE))
@@ -217,8 +217,8 @@ def stub_variable_lines(stub: str, values: dict[str, Any]) -> list[str]:
     literal of the call is shown as the engine would show it; any other name
     is listed as `- name: (not bound)`, so a reader sees what a run would fill in.
     """
-    from agent.prompt import call_arguments
-    from agent.varlist import prompt_line
+    from agent.agents.recode.prompt import call_arguments
+    from agent.runtime.varlist import prompt_line
 
     _targets, name, _args = stub_call(stub)
     args = call_arguments(stub, name)
@@ -593,9 +593,9 @@ async def play_examples(
     Async and slow (a game load and one action per step, in the engine's
     threads): a UI runs it in a background worker, never on its own thread.
     """
-    from agent.engine import Engine
-    from agent.events import ActionSent
-    from agent.runners import RunnerSettings
+    from agent.agents.recode.engine import Engine
+    from agent.runtime.events import ActionSent
+    from agent.runtime.runners import RunnerSettings
     from envs import make_env
     from envs.base import EnvError
 

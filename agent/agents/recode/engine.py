@@ -13,9 +13,11 @@ import ast
 from dataclasses import replace
 from typing import Any, AsyncIterator, Callable
 
-from agent.answer_rule import Verdict, judge_answer
-from agent.codeblocks import safe_parse
-from agent.events import (
+from agent.agents.recode.answer_rule import judge_answer
+from agent.agents.recode.prompt import build_expand_prompt, build_repair_prompt, call_arguments
+from agent.llm import LLM, Completion, StubContext
+from agent.runtime.code import safe_parse
+from agent.runtime.events import (
     Event,
     ExpansionReceived,
     NodeCompleted,
@@ -25,12 +27,11 @@ from agent.events import (
     RunStarted,
     StubFound,
 )
-from agent.llm import LLM, Completion, StubContext
-from agent.prompt import (DEFAULT_PROMPTS, PromptSet, build_expand_prompt, build_repair_prompt, call_arguments,
-                          rejected_code)
-from agent.runner import CodeRunner, NodeOutcome
-from agent.stepper import Answer, Limits, Stepper
-from agent.tree import Node, NodeStatus
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, rejected_code
+from agent.runtime.runner import CodeRunner, NodeOutcome
+from agent.runtime.stepper import Answer, Limits, Stepper
+from agent.runtime.tree import Node, NodeStatus
+from agent.runtime.verdict import Verdict
 from envs.base import Env
 
 __all__ = ["Engine", "Limits", "ROOT_CODE"]
@@ -41,7 +42,7 @@ ROOT_CODE = "solve(instruction, observation)"
 class Engine(Stepper):
     """ReCode: one run over one environment episode, planning by recursive code generation.
 
-    The runner is required: user paths build it with `agent.runners`; there is
+    The runner is required: user paths build it with `agent.runtime.runners`; there is
     no in-process default an omission could fall back to. The code check goes
     with the runner (the sandbox's static checks) unless one is given.
     """
@@ -50,6 +51,7 @@ class Engine(Stepper):
     display_name = "ReCode"
     structure_title = "Code tree"
     default_prompts = DEFAULT_PROMPTS
+    every_call_words = "every stub expansion"  # each LLM call expands a stub
     root_code = ROOT_CODE
     roles = ("",)
 

@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent import events as ev
-from agent.stepper import Stepper
-from agent.journal import Journal
-from agent.safe_text import json_line
-from agent.tree import CodeTree, Node, NodeStatus
+from agent.runtime import events as ev
+from agent.runtime.safe_text import json_line
+from agent.runtime.stepper import Stepper
+from agent.runtime.tree import CodeTree, Node, NodeStatus
+from agent.sessions.journal import Journal
 
 PLAN_VERSION = "recode.plan.v1"
 TRACE_VERSION = "recode.trace.v1"
@@ -210,7 +210,7 @@ def eval_journals(folder: Path) -> list[Path]:
     The report names each episode's journal (a folder moved since is looked up
     under its `journals/`); without a readable report, every journal there.
     """
-    from agent.journal import JOURNAL_FILE
+    from agent.sessions.journal import JOURNAL_FILE
 
     found: list[Path] = []
     try:
@@ -251,7 +251,7 @@ def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
                 out += [f"**Task:** {event.task}", "", "```text", event.observation, "```", ""]
             case ev.NodeStarted():
                 out += [f"{'  ' * event.depth}- `{event.node_id}` `{(event.code.splitlines() or [''])[0]}`"]
-            case ev.ExpansionReceived():
+            case ev.LLMAnswered():
                 if agent == "recode":
                     title = f"**Expansion of `{event.node_id}`** ({event.source})"
                 else:
@@ -263,7 +263,7 @@ def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
                 shown = "\n".join(event.blocks) if event.blocks else ("" if code else event.raw.strip())
                 if shown:
                     out += [f"  ```{'python' if code else 'text'}", *["  " + line for line in shown.splitlines()], "  ```", ""]
-            case ev.ExpansionRejected():
+            case ev.LLMRejected():
                 out += [f"  - answer rejected: {event.reason}"]
             case ev.ObservationReceived():
                 out += [f"    - `> {event.action}` — {event.observation}"]
@@ -288,13 +288,13 @@ def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any]
     """
     finished = engine.finished
     trace: list[dict[str, Any]] = []
-    asked: ev.ExpansionRequested | None = None
+    asked: ev.LLMRequested | None = None
     for event in events:
         match event:
-            case ev.ExpansionRequested():
+            case ev.LLMRequested():
                 asked = event
-            case ev.ExpansionReceived() | ev.ExpansionRejected():
-                accepted = isinstance(event, ev.ExpansionReceived)
+            case ev.LLMAnswered() | ev.LLMRejected():
+                accepted = isinstance(event, ev.LLMAnswered)
                 trace.append({
                     "type": "llm_call",
                     "node_id": asked.node_id if asked else event.node_id,

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.codeblocks import parse_answer, split_blocks
-from agent.export import CODE_AGENTS, PLAN_VERSION, TRACE_VERSION, TREE_AGENTS, journal_agent
-from agent.journal import JOURNAL_FILE, Journal
-from agent.tree import CodeTree, Expansion, Node, NodeStatus
+from agent.runtime.code import parse_answer, split_blocks
+from agent.runtime.tree import CodeTree, Expansion, Node, NodeStatus
+from agent.sessions.export import CODE_AGENTS, PLAN_VERSION, TRACE_VERSION, TREE_AGENTS, journal_agent
+from agent.sessions.journal import JOURNAL_FILE, Journal
 
 NOT_SHOWN = (
     "what running shows: printed output, errors, variable values",

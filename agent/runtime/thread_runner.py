@@ -19,12 +19,10 @@ import time
 from dataclasses import replace
 from typing import Any, Callable
 
-from agent.codeblocks import NODE_FILENAME, calls_name, node_line
-from agent.events import VariableChange
-from agent.runner import ActionRequest, EvaluationError, NodeOutcome, RunnerMessage
-from agent.sandbox.checks import ALLOWED_MODULES
-from agent.sandbox.imports import ImportIndex, Origin
-from agent.varlist import (
+from agent.runtime.code import NODE_FILENAME, calls_name, node_line
+from agent.runtime.events import VariableChange
+from agent.runtime.runner import ActionRequest, EvaluationError, NodeOutcome, RunnerMessage
+from agent.runtime.varlist import (
     FULL_VALUE_LIMIT,
     VariableSummary,
     bounded_repr,
@@ -32,6 +30,8 @@ from agent.varlist import (
     prompt_line,
     summarise,
 )
+from agent.sandbox.checks import ALLOWED_MODULES
+from agent.sandbox.imports import ImportIndex, Origin
 
 
 class _EpisodeOver(BaseException):

@@ -92,7 +92,7 @@ class StubFound(Event):
 
 
 @dataclass(frozen=True)
-class ExpansionRequested(Event):
+class LLMRequested(Event):
     """An LLM call is about to be made (any agent): `purpose` says what for, `role` by whom.
 
     ReCode's purposes are "expand" (a stub) and "repair" (a node that raised);
@@ -101,7 +101,7 @@ class ExpansionRequested(Event):
     A breakpoint on every LLM call and the person-as-LLM editor key on this.
     """
 
-    kind: ClassVar[str] = "expansion_requested"
+    kind: ClassVar[str] = "llm_requested"
     prompt: str = ""
     attempt: int = 1  # 1 for the first ask, 2.. after rejections
     purpose: str = "expand"  # "expand" a stub or "repair" a node that raised
@@ -109,11 +109,11 @@ class ExpansionRequested(Event):
 
 
 @dataclass(frozen=True)
-class ExpansionReceived(Event):
+class LLMAnswered(Event):
     """An LLM call was answered and the answer accepted (any agent); `child_ids` are the nodes
     it made (ReCode's children, a turn, a cell, plan steps, subtasks)."""
 
-    kind: ClassVar[str] = "expansion_received"
+    kind: ClassVar[str] = "llm_answered"
     raw: str = ""
     thought: str = ""
     blocks: tuple[str, ...] = ()
@@ -130,10 +130,10 @@ class ExpansionReceived(Event):
 
 
 @dataclass(frozen=True)
-class ExpansionRejected(Event):
+class LLMRejected(Event):
     """An LLM answer was refused (any agent); the call is asked again with the reason."""
 
-    kind: ClassVar[str] = "expansion_rejected"
+    kind: ClassVar[str] = "llm_rejected"
     raw: str = ""
     reason: str = ""
     attempt: int = 1
@@ -204,10 +204,11 @@ class RunFinished(Event):
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-# The generic names of the LLM-call events, for agents other than ReCode.
-LLMRequested = ExpansionRequested
-LLMAnswered = ExpansionReceived
-LLMRejected = ExpansionRejected
+# ReCode's words for the same events (an LLM call expands a stub), kept for ReCode's package and for
+# code written before the generic names: the same classes, so isinstance checks agree.
+ExpansionRequested = LLMRequested
+ExpansionReceived = LLMAnswered
+ExpansionRejected = LLMRejected
 
 
 @dataclass(frozen=True)
@@ -228,9 +229,9 @@ ALL_EVENT_TYPES: tuple[type[Event], ...] = (
     VariablesChanged,
     NodeCompleted,
     StubFound,
-    ExpansionRequested,
-    ExpansionReceived,
-    ExpansionRejected,
+    LLMRequested,
+    LLMAnswered,
+    LLMRejected,
     LLMFailed,
     NodeSkipped,
     NodeError,
@@ -238,3 +239,19 @@ ALL_EVENT_TYPES: tuple[type[Event], ...] = (
     AgentNote,
     RunFinished,
 )
+
+# Kinds the LLM-call events had before they took generic names (issue 26).
+OLD_KINDS: dict[str, str] = {
+    "expansion_requested": LLMRequested.kind,
+    "expansion_received": LLMAnswered.kind,
+    "expansion_rejected": LLMRejected.kind,
+}
+
+
+def event_type(kind: str) -> type[Event]:
+    """The event class of a `kind` string, today's or an old one; a KeyError names the unknown kind."""
+    kind = OLD_KINDS.get(kind, kind)
+    for cls in ALL_EVENT_TYPES:
+        if cls.kind == kind:
+            return cls
+    raise KeyError(f"unknown event kind {kind!r}")

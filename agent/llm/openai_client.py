@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from agent.llm import Completion, LLMError, StubContext, Usage
-from agent.profiles import PriceTable, Profile
+from agent.llm.profiles import PriceTable, Profile
 
 _STARTED = "recode_started"  # request extension: when the attempt was sent (monotonic)
 

@@ -5,7 +5,7 @@ The engine starts a node's code, then pulls one message at a time: each
 blocked until the engine `answer`s it, so a debugger can stop between any two
 actions of a loop. When the code ends, a `NodeOutcome` says how.
 
-Two implementations: `agent.thread_runner.ThreadRunner` (same process) and
+Two implementations: `agent.runtime.thread_runner.ThreadRunner` (same process) and
 the sandboxed worker process of `agent.sandbox` (issue 6). The namespace lives
 inside the runner; the engine only ever sees text summaries of it.
 """
@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from agent.events import VariableChange
-from agent.varlist import VariableSummary
+from agent.runtime.events import VariableChange
+from agent.runtime.varlist import VariableSummary
 
 
 @dataclass(frozen=True)

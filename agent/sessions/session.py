@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Callable
 
 from agent import agents
-from agent import events as ev
-from agent.agents.routing import install
-from agent.stepper import Limits, Stepper
-from agent.journal import JOURNAL_FILE, Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
 from agent.llm import LLM
-from agent.prompt import PromptSet
-from agent.replay import NoLiveLLM, ReplayEnv, ReplayLLM
-from agent.runners import RunnerSettings
+from agent.llm.routing import install
+from agent.runtime import events as ev
+from agent.runtime.prompts import PromptSet, moved_prompt_set
+from agent.runtime.runners import RunnerSettings
+from agent.runtime.stepper import Limits, Stepper
+from agent.sessions.journal import JOURNAL_FILE, Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
+from agent.sessions.replay import NoLiveLLM, ReplayEnv, ReplayLLM
 from envs import registry
 from envs.base import Env, EnvError
 
@@ -80,7 +80,7 @@ def start_session(engine: Stepper, sessions_dir: Path, game: str, llm_spec: str,
 def default_runner(header: dict, trusted: bool = False):
     """The runner to replay a session with: always the sandbox; unchecked only when the caller asks.
 
-    Returns the runner and a note when it differs from the recording (see agent.runners).
+    Returns the runner and a note when it differs from the recording (see agent.runtime.runners).
     """
     settings, note = RunnerSettings.for_resume(header, trusted)
     return settings.make_runner(), note
@@ -95,7 +95,7 @@ def _engine_for(
     ref = _check_episode(journal)
     env = ReplayEnv(make_env(ref, header["max_steps"]), journal.actions(upto))
     llm = ReplayLLM(journal.answers(upto), live_llm)
-    prompts = prompts or PromptSet(Path(header["prompt_set"]))
+    prompts = prompts or PromptSet(moved_prompt_set(Path(header["prompt_set"])))
     runner, note = default_runner(header, trusted)
     known = set(Limits.__dataclass_fields__)
     limits = Limits(**{k: v for k, v in header["limits"].items() if k in known})
@@ -158,7 +158,7 @@ def _replaying(engine: Stepper) -> bool:
 def _needs_outside(seen: list[ev.Event]) -> bool:
     """The run waits for an answer or an observation (statements typed there since do not move it on)."""
     point = next((e for e in reversed(seen) if not isinstance(e, ev.StatementRun)), None)
-    return isinstance(point, (ev.ExpansionRequested, ev.ActionSent))
+    return isinstance(point, (ev.LLMRequested, ev.ActionSent))
 
 
 async def _fast_forward(engine: Stepper, stop: Callable[[ev.Event], bool] | None) -> list[ev.Event]:
@@ -214,7 +214,8 @@ def _adopt_edited_prompts(engine: Stepper) -> str:
     if not edited:
         return ""
     folder, digest = edited[-1]
-    candidate = PromptSet(Path(folder)) if folder and Path(folder).is_dir() else None
+    where = moved_prompt_set(Path(folder)) if folder else None
+    candidate = PromptSet(where) if where is not None and where.is_dir() else None
     if candidate is not None and candidate.content_hash() == digest:
         engine.prompts = candidate
         return ""
@@ -333,12 +334,12 @@ def rewind_to_node(node_id: str) -> Callable[[ev.Event], bool]:
 
 def fork_at_expansion(node_id: str) -> Callable[[ev.Event], bool]:
     """Stop where a stub's expansion is requested, to give it a different answer."""
-    return lambda event: isinstance(event, ev.ExpansionRequested) and event.node_id == node_id
+    return lambda event: isinstance(event, ev.LLMRequested) and event.node_id == node_id
 
 
 def profiles_in_use(spec: str, explicit: str | None) -> str | None:
     """The profiles file (absolute) a `profile:NAME` spec is read from, to record in the session; else None."""
-    from agent.profiles import ProfileError, find_profiles_file
+    from agent.llm.profiles import ProfileError, find_profiles_file
 
     if not spec.removeprefix("review:").startswith("profile:"):
         return None

@@ -11,14 +11,28 @@ role of a built agent its own, refusing a role the agent does not have.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Protocol
 
 from agent.llm import LLM, Completion, StubContext
 
-if TYPE_CHECKING:
-    from agent.stepper import Stepper
-
 _ROLE_ITEM = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(\S.*?)\s*$")
+
+
+class RoleSlots(Protocol):
+    """What `install` needs of an agent: its name, its roles, and a way to give a role its LLM.
+
+    A protocol, not the `Stepper` class: the LLM layer sits below the runtime and imports none of it.
+    """
+
+    llm: LLM
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def roles(self) -> tuple[str, ...]: ...
+
+    def set_llm(self, llm: LLM, role: str | None = None) -> None: ...
 
 
 class RoleError(ValueError):
@@ -102,7 +116,7 @@ def check_roles(spec: str, named: list[str], agent: str, roles: tuple[str, ...])
         raise RoleError(f"--llm {spec}: the {agent} agent has no role {', '.join(unknown)} (its roles: {have})")
 
 
-def install(stepper: "Stepper", llm: LLM) -> None:
+def install(stepper: RoleSlots, llm: LLM) -> None:
     """Make `llm` the stepper's LLM; a `RoutedLLM` gives each named role its own."""
     if not isinstance(llm, RoutedLLM):
         stepper.llm = llm

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.debugger import Breakpoint, parse_breakpoint
-from agent.journal import write_json_atomically
+from agent.runtime.debugger import Breakpoint, parse_breakpoint
+from agent.sessions.journal import write_json_atomically
 
 SETTINGS_FILE = "debug.json"
 FORMAT = "recode.debug.v1"

@@ -14,7 +14,7 @@ know which agent it drives:
   turns, cells, plan steps or subtasks as nodes of the same kind),
 - statements a person runs at a stop (`run_statement`), kept for replays.
 
-The event types are in `agent.events`; `ExpansionRequested/Received/Rejected`
+The event types are in `agent.runtime.events`; `LLMRequested/Received/Rejected`
 are the generic LLM-call events (their `purpose` and `role` say which call).
 """
 
@@ -29,14 +29,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, ClassVar, TypeVar
 
-from agent.answer_rule import Verdict, oversized
-from agent.events import (
+from agent.llm import LLM, Completion, LLMError, StubContext, Usage
+from agent.llm.routing import RoutedLLM
+from agent.runtime.events import (
     ActionSent,
     AgentNote,
     Event,
-    ExpansionReceived,
-    ExpansionRejected,
-    ExpansionRequested,
+    LLMAnswered,
+    LLMRejected,
+    LLMRequested,
     LLMFailed,
     NodeCompleted,
     NodeError,
@@ -46,11 +47,11 @@ from agent.events import (
     StatementRun,
     VariablesChanged,
 )
-from agent.llm import LLM, Completion, LLMError, StubContext, Usage
-from agent.prompt import PromptContext, PromptSet, RecentActions, rejected_text, rewrite_note
-from agent.replay import RecordedStatement, ReplayMismatch
-from agent.runner import ActionRequest, CodeRunner, NodeOutcome
-from agent.tree import CodeTree, Expansion, Node, NodeStatus
+from agent.runtime.prompts import PromptContext, PromptSet, RecentActions, rejected_text, rewrite_note
+from agent.runtime.runner import ActionRequest, CodeRunner, NodeOutcome
+from agent.runtime.tree import CodeTree, Expansion, Node, NodeStatus
+from agent.runtime.verdict import Verdict, oversized
+from agent.sessions.replay import RecordedStatement, ReplayMismatch
 from envs.base import Env
 
 T = TypeVar("T")
@@ -97,7 +98,7 @@ class RoleStats:
 @dataclass(frozen=True)
 class Answer:
     """An accepted LLM answer, handed from `ask` to the agent (not an event: the agent
-    yields its own `ExpansionReceived` once it knows the child nodes)."""
+    yields its own `LLMAnswered` once it knows the child nodes)."""
 
     completion: Completion
     prompt: str
@@ -163,6 +164,7 @@ class Stepper:
     name: ClassVar[str] = "agent"  # the registry name (`--agent NAME`), recorded in journals
     display_name: ClassVar[str] = "Agent"  # as the status line shows it
     roles: ClassVar[tuple[str, ...]] = (MAIN_ROLE,)  # the LLM roles, in the order the console lists them
+    every_call_words: ClassVar[str] = "every LLM call"  # how the default breakpoint reads for this agent
     structure_title: ClassVar[str] = "Steps"  # the title of the pane that draws `tree`
     default_prompts: ClassVar[Path | None] = None  # the prompt set used when --prompts is not given
     option_defaults: ClassVar[dict[str, Any]] = {}  # agent options (--agent-option KEY=VALUE) and defaults
@@ -184,7 +186,7 @@ class Stepper:
     ) -> None:
         if runner is None:
             raise TypeError(f"{type(self).__name__} needs a runner: build one with "
-                            "agent.runners.RunnerSettings().make_runner()")
+                            "agent.runtime.runners.RunnerSettings().make_runner()")
         self.env = env
         self.llm = llm  # the LLM of every role that has none of its own (the console's L switches it)
         self.role_llms: dict[str, LLM] = {}
@@ -194,7 +196,7 @@ class Stepper:
             prompts = PromptSet(self.default_prompts) if self.default_prompts else PromptSet()
         self.prompts = prompts
         self.options: dict[str, Any] = {**self.option_defaults, **(options or {})}
-        self.preset = ""  # the named preset the run was built with (agent.presets), for the journal
+        self.preset = ""  # the named preset the run was built with (agent.runtime.presets), for the journal
         self.observers: list[Callable[[Event], None]] = []  # e.g. the session journal
         self.tree: CodeTree = CodeTree(self.root_code)
         self.current: Node | None = None
@@ -250,8 +252,7 @@ class Stepper:
         own = self.role_llms.get(role)
         if own is not None:
             return own
-        from agent.agents.routing import RoutedLLM  # one LLM per role handed over whole (a fork's hand-back)
-
+        # one LLM per role handed over whole (a fork's hand-back)
         return self.llm.for_role(role) if isinstance(self.llm, RoutedLLM) else self.llm
 
     def set_llm(self, llm: LLM, role: str | None = None) -> None:
@@ -443,9 +444,9 @@ class Stepper:
 
     @staticmethod
     def answered(node_id: str, completion: Completion, *, thought: str, blocks: tuple[str, ...],
-                 child_ids: tuple[str, ...], purpose: str = "", role: str = MAIN_ROLE) -> ExpansionReceived:
+                 child_ids: tuple[str, ...], purpose: str = "", role: str = MAIN_ROLE) -> LLMAnswered:
         """The accepted-answer event for `completion`, with its counts and times."""
-        return ExpansionReceived(
+        return LLMAnswered(
             node_id, raw=completion.text, thought=thought, blocks=blocks, child_ids=child_ids,
             source=completion.source, input_tokens=completion.usage.input_tokens,
             output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
@@ -460,7 +461,7 @@ class Stepper:
 
     def rejected(self, answer: str, reason: str) -> tuple[str, str]:
         """A rejected answer as the retry prompt shows it, and the reason as it says it. Agents whose
-        answers are code show the code numbered from its first line (`agent.prompt.rejected_code`)."""
+        answers are code show the code numbered from its first line (`agent.runtime.prompts.rejected_code`)."""
         return rejected_text(answer), reason
 
     async def ask_child(
@@ -509,7 +510,7 @@ class Stepper:
         note = ""
         for attempt in range(1, self.limits.max_rewrite + 2):
             prompt = base_prompt + note
-            yield ExpansionRequested(node.id, prompt=prompt, attempt=attempt, purpose=purpose, role=role)
+            yield LLMRequested(node.id, prompt=prompt, attempt=attempt, purpose=purpose, role=role)
             call = context if context is not None else StubContext(code=node.code, name="", purpose=purpose)
             call = replace(call, attempt=attempt)
             completion = None
@@ -535,7 +536,7 @@ class Stepper:
             verdict = oversized(completion.text) or await self._in_env_thread(judge, completion)
             if not verdict.accepted:
                 node.expansions.append(self._record(prompt, completion, False, purpose, verdict.message))
-                yield ExpansionRejected(
+                yield LLMRejected(
                     node.id, raw=completion.text, reason=verdict.message, attempt=attempt,
                     source=completion.source, proposed=completion.proposed, seconds=completion.seconds,
                     person_seconds=completion.person_seconds, role=role,

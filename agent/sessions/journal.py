@@ -6,7 +6,7 @@ source, usage and cost, each action with its observation, and the end. Each
 record is written whole or not at all and fsynced, so a crash loses at most
 the record being written; text that cannot be encoded as it is (a model's
 lone surrogate) is stored as JSON escapes. Replaying the records against the
-real environment rebuilds the run (`agent.session`). A person's unfinished expansion is kept beside the journal
+real environment rebuilds the run (`agent.sessions.session`). A person's unfinished expansion is kept beside the journal
 in `draft.json`, rewritten atomically.
 """
 
@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from agent import events as ev
-from agent.replay import RecordedAction, RecordedAnswer, RecordedStatement
-from agent.safe_text import json_line
+from agent.runtime import events as ev
+from agent.runtime.safe_text import json_line
+from agent.sessions.replay import RecordedAction, RecordedAnswer, RecordedStatement
 
 JOURNAL_VERSION = "recode.journal.v1"
 JOURNAL_FILE = "journal.jsonl"
@@ -110,12 +110,12 @@ class JournalWriter:
         """The engine observer: turn outside inputs into records."""
         if isinstance(event, ev.NodeStarted):
             self._codes[event.node_id or ""] = event.code
-        elif isinstance(event, ev.ExpansionRequested):
+        elif isinstance(event, ev.LLMRequested):
             self._last_prompt, self._last_purpose = event.prompt, event.purpose
             self._asked_node = event.node_id or ""  # ReAct asks on a turn and records the answer on the root
-        elif isinstance(event, (ev.ExpansionReceived, ev.ExpansionRejected)):
+        elif isinstance(event, (ev.LLMAnswered, ev.LLMRejected)):
             self._expansions += 1
-            received = isinstance(event, ev.ExpansionReceived)
+            received = isinstance(event, ev.LLMAnswered)
             self.write(
                 {
                     "type": "answer",
@@ -165,7 +165,7 @@ class JournalWriter:
         for event in events:
             if isinstance(event, ev.NodeStarted):
                 self._codes[event.node_id or ""] = event.code
-            elif isinstance(event, ev.ExpansionRequested):
+            elif isinstance(event, ev.LLMRequested):
                 self._last_prompt, self._last_purpose = event.prompt, event.purpose
                 self._asked_node = event.node_id or ""
 

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable
 
-from agent import events as ev
 from agent.llm import asked_before, is_interactive
-from agent.stepper import Stepper
-from agent.event_text import first_line
-from agent.event_text import short as short_event_text
+from agent.runtime import events as ev
+from agent.runtime.event_text import first_line
+from agent.runtime.event_text import short as short_event_text
+from agent.runtime.stepper import Stepper
 
 __all__ = [
     "Breakpoint",
@@ -48,7 +48,8 @@ class StepMode(str, Enum):
 
 
 class BreakpointKind(str, Enum):
-    EVERY_STUB = "every_stub"
+    EVERY_LLM_CALL = "every_stub"  # every LLM call but a repair; the value stays as debug.json files have it
+    EVERY_STUB = "every_stub"  # ReCode's name for it (an alias: the same member)
     STUB_NAME = "stub_name"
     DEPTH_AT_LEAST = "depth_at_least"
     ACTION_REGEX = "action_regex"
@@ -81,6 +82,8 @@ class Breakpoint:
         self._regex: re.Pattern[str] | None = None
         # value_changed: the value at the last check, as (fingerprint, what to show); None = not seen yet
         self.seen_value: tuple[str, str] | None = None
+        # how `every LLM call` reads for the agent being debugged (`Stepper.every_call_words`); set by the Debugger
+        self.every_call = "every stub expansion"
         if self.kind in (BreakpointKind.ACTION_REGEX, BreakpointKind.OBSERVATION_REGEX):
             if not self.value:
                 raise ValueError(f"a {self.kind.value} breakpoint needs a regular expression")
@@ -124,8 +127,8 @@ class Breakpoint:
 
     def describe(self) -> str:
         match self.kind:
-            case BreakpointKind.EVERY_STUB:
-                return "every stub expansion"
+            case BreakpointKind.EVERY_LLM_CALL:
+                return self.every_call
             case BreakpointKind.STUB_NAME:
                 return f"stub `{self.value}`" if self._regex is None else f"stub matching '{self.value}'"
             case BreakpointKind.DEPTH_AT_LEAST:
@@ -145,7 +148,7 @@ class Breakpoint:
     def spec(self) -> str:
         """The text form `parse_breakpoint` reads back."""
         head = {
-            BreakpointKind.EVERY_STUB: "every-stub",
+            BreakpointKind.EVERY_LLM_CALL: "every-stub",
             BreakpointKind.STUB_NAME: f"stub {self.value}",
             BreakpointKind.DEPTH_AT_LEAST: f"depth {self.value}",
             BreakpointKind.ACTION_REGEX: f"action {self.value}",
@@ -159,13 +162,13 @@ class Breakpoint:
     def match(self, event: ev.Event, stub_name: str) -> str | None:
         """What matched (a short text), or None. Ignores `enabled` and the condition."""
         match self.kind:
-            case BreakpointKind.EVERY_STUB:  # every LLM call but a repair: ReCode's expansions, any agent's calls
-                if isinstance(event, ev.ExpansionRequested) and event.purpose == "expand":
+            case BreakpointKind.EVERY_LLM_CALL:  # every LLM call but a repair: ReCode's expansions, any agent's calls
+                if isinstance(event, ev.LLMRequested) and event.purpose == "expand":
                     return stub_name or "stub"
-                if isinstance(event, ev.ExpansionRequested) and event.purpose != "repair":
+                if isinstance(event, ev.LLMRequested) and event.purpose != "repair":
                     return f"{event.purpose} call of {event.node_id}"  # another agent's LLM call (ReAct's act)
             case BreakpointKind.STUB_NAME:
-                if isinstance(event, ev.ExpansionRequested) and event.purpose == "expand" and stub_name:
+                if isinstance(event, ev.LLMRequested) and event.purpose == "expand" and stub_name:
                     if self._regex is None:
                         return stub_name if stub_name == self.value else None
                     return stub_name if self._regex.fullmatch(stub_name) else None
@@ -188,7 +191,7 @@ class Breakpoint:
             case BreakpointKind.ANY_ERROR:
                 if isinstance(event, ev.NodeError):
                     return _first_line(event.error, 80)
-                if isinstance(event, ev.ExpansionRejected):
+                if isinstance(event, ev.LLMRejected):
                     return f"expansion rejected: {_first_line(event.reason, 70)}"
         return None
 
@@ -214,8 +217,9 @@ def parse_breakpoint(text: str) -> Breakpoint:
         "obs": BreakpointKind.OBSERVATION_REGEX,
         "observation": BreakpointKind.OBSERVATION_REGEX,
         "error": BreakpointKind.ANY_ERROR,
-        "every-stub": BreakpointKind.EVERY_STUB,
-        "every_stub": BreakpointKind.EVERY_STUB,
+        "every-stub": BreakpointKind.EVERY_LLM_CALL,
+        "every_stub": BreakpointKind.EVERY_LLM_CALL,
+        "every-call": BreakpointKind.EVERY_LLM_CALL,
         "changes": BreakpointKind.VALUE_CHANGED,
         "note": BreakpointKind.AGENT_NOTE,
         "on": BreakpointKind.AGENT_NOTE,
@@ -223,7 +227,7 @@ def parse_breakpoint(text: str) -> Breakpoint:
     kind = kinds.get(word.lower())
     if kind is None:
         raise ValueError(
-            "use: stub NAME | depth N | action REGEX | obs REGEX | error | every-stub | changes EXPRESSION | "
+            "use: stub NAME | depth N | action REGEX | obs REGEX | error | every-stub (every-call) | changes EXPRESSION | "
             "note LABEL (replan, re-injection), "
             "optionally followed by `if CONDITION`"
         )
@@ -253,7 +257,7 @@ _first_line = first_line
 
 
 def describe_event(event: ev.Event) -> str:
-    """A short human description of one event: `agent.event_text.short`, shared with the log lines."""
+    """A short human description of one event: `agent.runtime.event_text.short`, shared with the log lines."""
     return short_event_text(event)
 
 
@@ -263,8 +267,8 @@ _INTO_STOPS = (
     ev.NodeStarted,
     ev.ActionSent,
     ev.StubFound,
-    ev.ExpansionRequested,
-    ev.ExpansionReceived,
+    ev.LLMRequested,
+    ev.LLMAnswered,
     ev.NodeError,
     ev.RunFinished,
 )
@@ -283,7 +287,7 @@ class Debugger:
         self.on_event = on_event
         self.breakpoints: list[Breakpoint] = []
         self._next_number = 1
-        for bp in breakpoints if breakpoints is not None else [Breakpoint(BreakpointKind.EVERY_STUB)]:
+        for bp in breakpoints if breakpoints is not None else [Breakpoint(BreakpointKind.EVERY_LLM_CALL)]:
             bp.seen_value = None  # a value seen under another engine says nothing about this one
             self._number(bp)
         self.last_event: ev.Event | None = None
@@ -298,6 +302,7 @@ class Debugger:
     # -- breakpoints -----------------------------------------------------------
 
     def _number(self, bp: Breakpoint) -> Breakpoint:
+        bp.every_call = self.engine.every_call_words
         bp.number = self._next_number
         self._next_number += 1
         self.breakpoints.append(bp)
@@ -341,7 +346,7 @@ class Debugger:
     def current_llm(self) -> object:
         """The LLM that answers the call the run is stopped at: the role of that request, else the main one."""
         role = getattr(self.last_event, "role", "") if isinstance(
-            self.last_event, (ev.ExpansionRequested, ev.LLMFailed)) else ""
+            self.last_event, (ev.LLMRequested, ev.LLMFailed)) else ""
         llm_for = getattr(self.engine, "llm_for", None)
         return llm_for(role) if callable(llm_for) else self.engine.llm
 
@@ -351,10 +356,10 @@ class Debugger:
 
     @property
     def awaiting_human(self) -> bool:
-        """The run is stopped at an ExpansionRequested that a person must answer."""
+        """The run is stopped at an LLMRequested that a person must answer."""
         return (
             self.human
-            and isinstance(self.last_event, (ev.ExpansionRequested, ev.LLMFailed))
+            and isinstance(self.last_event, (ev.LLMRequested, ev.LLMFailed))
             and not self.engine.done
         )
 
@@ -475,7 +480,7 @@ class Debugger:
             return StopReason("breakpoint", f"breakpoint {bp.number}: {bp.describe()}{cond} — {what}", bp.number)
         return None
 
-    def _human_reason(self, event: ev.ExpansionRequested) -> StopReason:
+    def _human_reason(self, event: ev.LLMRequested) -> StopReason:
         node = self.engine.tree.nodes.get(event.node_id or "")
         code = _first_line(node.code) if node else ""
         what = "expansion" if event.purpose in ("", "expand") else event.purpose  # repair, or another agent's call
@@ -489,7 +494,7 @@ class Debugger:
             assert self.engine.finished is not None
             return self._remember(Stop(self.engine.finished, self._finished_reason(self.engine.finished)))
         if self.awaiting_human:
-            assert isinstance(self.last_event, ev.ExpansionRequested)
+            assert isinstance(self.last_event, ev.LLMRequested)
             return Stop(self.last_event, self._human_reason(self.last_event))
         anchor = self._anchor(mode) if mode in (StepMode.OVER, StepMode.OUT) else None
         self._pause = False
@@ -530,7 +535,7 @@ class Debugger:
         hit = await self._breakpoint_hit(event)
         if hit is not None:
             return hit
-        if self.human and isinstance(event, ev.ExpansionRequested):
+        if self.human and isinstance(event, ev.LLMRequested):
             return self._human_reason(event)
         if mode is StepMode.NEXT:
             return StopReason("step", describe_event(event))
@@ -557,7 +562,7 @@ class Debugger:
     async def submit(self, text: str) -> Stop:
         """Hand the person's expansion to the engine and step until it is taken or refused.
 
-        Returns at the ExpansionReceived (accepted), at the next ExpansionRequested
+        Returns at the LLMAnswered (accepted), at the next LLMRequested
         (refused by the engine: the reason is in the StopReason), or at RunFinished.
         """
         if not self.awaiting_human:
@@ -579,13 +584,13 @@ class Debugger:
                     return self._remember(Stop(event, self._finished_reason(event), count))
                 if isinstance(event, ev.LLMFailed):
                     return self._remember(Stop(event, self._llm_failed_reason(event), count))
-                if isinstance(event, ev.ExpansionRejected):
+                if isinstance(event, ev.LLMRejected):
                     rejected = event.reason
-                elif isinstance(event, ev.ExpansionRequested):
+                elif isinstance(event, ev.LLMRequested):
                     return self._remember(
                         Stop(event, StopReason("human", f"expansion refused: {rejected} — write it again"), count)
                     )
-                elif isinstance(event, ev.ExpansionReceived):
+                elif isinstance(event, ev.LLMAnswered):
                     if event.purpose in ("", "expand", "repair"):  # ReCode's expansion: its children
                         what = f"{len(event.blocks)} child node(s)" if event.blocks else "empty: the stub is skipped"
                         text = f"expansion accepted: {what}"

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from string import Template
 
-from agent.prompt import RECENT_KEEP, REJECTED_LINES
+from agent.runtime.prompts import RECENT_KEEP, REJECTED_LINES
 
 ENVS = ("alfworld", "sciworld")
 # the template fields that state a budget, as the table says them
@@ -54,7 +54,7 @@ def _window(name: str, options: dict) -> str:
 def agent_rows() -> list[tuple[str, ...]]:
     """One row per registered built-in agent."""
     from agent import agents
-    from agent.stepper import Limits
+    from agent.runtime.stepper import Limits
 
     limits = Limits()
     rows = []

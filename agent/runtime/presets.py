@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agent.engine import Limits
-from agent.prompt import DEFAULT_PROMPTS
+from agent.runtime.prompts import DEFAULT_PROMPTS
+from agent.runtime.stepper import Limits
 
 PAPER_PROMPTS = DEFAULT_PROMPTS.parent / "paper"
 

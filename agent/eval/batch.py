@@ -35,16 +35,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from agent import events as ev
 from agent import agents
-from agent.engine import Limits
-from agent.stepper import Stepper
-from agent.failure import FailureTrace, group_failures
-from agent.journal import JournalWriter
+from agent.eval.failure import FailureTrace, group_failures
 from agent.llm import LLM
-from agent.prompt import PromptSet
-from agent.runners import RunnerSettings
-from agent.session import session_header
+from agent.runtime import events as ev
+from agent.runtime.prompts import PromptSet, moved_prompt_set
+from agent.runtime.runners import RunnerSettings
+from agent.runtime.stepper import Limits
+from agent.runtime.stepper import Stepper
+from agent.sessions.journal import JournalWriter
+from agent.sessions.session import session_header
 from envs import registry
 
 REPORT_VERSION = "recode.eval.v1"
@@ -86,7 +86,7 @@ class EpisodeResult:
     journal: str = ""
     error: str = ""  # set when the episode crashed rather than just failed the task
     score: float | None = None  # the env's own score at the end, when it has one (ScienceWorld: 0-100)
-    failure: dict[str, Any] | None = None  # why it failed: last steps, deepest stub, ending node (agent.failure)
+    failure: dict[str, Any] | None = None  # why it failed: last steps, deepest stub, ending node (agent.eval.failure)
     agent: str = ""  # set in a multi-agent evaluation: which agent played it ("" is the plan's one agent)
     roles: dict[str, dict[str, Any]] = field(default_factory=dict)  # per LLM role (agents with several): calls, tokens, cost
 
@@ -107,8 +107,8 @@ class EvalPlan:
     limits: dict[str, int] = field(default_factory=lambda: asdict(Limits()))
     prompts: str | None = None
     selection: dict[str, Any] = field(default_factory=dict)  # the filter, for the record
-    preset: str = "default"  # agent.presets: which named settings the limits came from
-    trusted: bool = False  # the sandbox without its static checks (agent.runners)
+    preset: str = "default"  # agent.runtime.presets: which named settings the limits came from
+    trusted: bool = False  # the sandbox without its static checks (agent.runtime.runners)
     node_timeout: float = 5.0
     profiles: str | None = None  # the profiles file (absolute) a profile:NAME came from: `--resume` needs no --profiles
     agent: str = "recode"  # agent.agents: which agent ran every episode (the first one, with `agents`)
@@ -381,7 +381,8 @@ class Evaluation:
         self.on_event = on_event
         self.on_result = on_result
         self.on_start = on_start
-        self._prompts = PromptSet(Path(report.plan.prompts)) if report.plan.prompts else None  # None: the agent's own
+        recorded = moved_prompt_set(Path(report.plan.prompts)) if report.plan.prompts else None
+        self._prompts = PromptSet(recorded) if recorded else None  # None: the agent's own
         known = set(Limits.__dataclass_fields__)
         self._limits = Limits(**{k: v for k, v in report.plan.limits.items() if k in known})
         # every episode's runner comes from the one place user paths get theirs: sandboxed, checked unless trusted
@@ -533,7 +534,7 @@ class Evaluation:
                     raise EvalAborted(f"the LLM failed {failures} times in a row: {event.error}")
                 await asyncio.sleep(self.retry_delay * 2 ** (failures - 1))
                 continue
-            if isinstance(event, ev.ExpansionReceived):
+            if isinstance(event, ev.LLMAnswered):
                 failures = 0
             if isinstance(event, ev.RunFinished):
                 return event

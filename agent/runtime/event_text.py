@@ -13,8 +13,8 @@ UI-free: plain strings, no Textual, no prompt-toolkit.
 
 from __future__ import annotations
 
-from agent import events as ev
-from agent.safe_text import for_terminal
+from agent.runtime import events as ev
+from agent.runtime.safe_text import for_terminal
 
 
 def first_line(text: str, width: int = 60) -> str:
@@ -39,7 +39,7 @@ def _totals(event: ev.RunFinished) -> str:
 def short(event: ev.Event) -> str:
     """The event as one phrase for a person (the console's stop line).
 
-    Model and environment text in it is escaped (`agent.safe_text`): one line, no terminal controls.
+    Model and environment text in it is escaped (`agent.runtime.safe_text`): one line, no terminal controls.
     """
     return for_terminal(_phrase(event), newlines=False)
 
@@ -61,19 +61,19 @@ def _phrase(event: ev.Event) -> str:
             return f"node {node} completed"
         case ev.StubFound():
             return f"stub `{event.name}` found in {node}"
-        case ev.ExpansionRequested():
+        case ev.LLMRequested():
             extra = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             return f"{event.purpose} of {node} requested{extra}"
-        case ev.ExpansionReceived() if event.purpose not in ("", "expand", "repair"):  # another agent's call
+        case ev.LLMAnswered() if event.purpose not in ("", "expand", "repair"):  # another agent's call
             got = first_line(event.blocks[0], 60) if len(event.blocks) == 1 else f"{len(event.blocks)} item(s)"
             # ReAct's turn, CodeAct's cell: asked on the new child, reported on its parent (the task)
             # so trees add it there; the log names the turn the call was for, as its request did
             asked = event.child_ids[0] if event.purpose == "act" and not event.role and len(event.child_ids) == 1 \
                 else node
             return f"{event.purpose} of {asked} answered by {event.source}: {got}"
-        case ev.ExpansionReceived():
+        case ev.LLMAnswered():
             return f"expansion of {node}: {len(event.blocks)} child node(s) from {event.source}"
-        case ev.ExpansionRejected():
+        case ev.LLMRejected():
             return f"expansion of {node} rejected: {event.reason}"
         case ev.LLMFailed():
             again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
@@ -118,11 +118,11 @@ def _log_line(event: ev.Event) -> str:
             return f"    ✓ {text}"
         case ev.StubFound():
             return f"    ◆ {text} at depth {event.depth}"
-        case ev.ExpansionRequested():
+        case ev.LLMRequested():
             return f"    ? {text}, prompt {len(event.prompt)} chars"
-        case ev.ExpansionReceived():
+        case ev.LLMAnswered():
             return f"    + {text} in {event.seconds:.2f} s"
-        case ev.ExpansionRejected():
+        case ev.LLMRejected():
             return f"    ✗ {text}"
         case ev.LLMFailed():
             return f"    ! {text}"

@@ -1,9 +1,10 @@
-"""Build the one prompt a stub's expansion gets (spec §3).
+"""Prompt sets and what every agent's prompt shares: the run's context, retry notes, rejected answers.
 
 The texts live in a *prompt set*, a folder of plain files, so that people can
-author them: `expand.txt`, `rewrite_note.txt`, `repair.txt` (string.Template,
-since code is full of braces), and per environment `<env>/actions.txt` and
-`<env>/examples/<task_type>.txt`.
+author them (string.Template, since code is full of braces), and per environment
+`<env>/actions.txt` and `<env>/examples/<task_type>.txt`. Each agent has its own
+set (its `default_prompts`); ReCode builds its expansion prompt in
+`agent.agents.recode.prompt`.
 
 Besides the stub and its variables, a template may use the run's context
 (`$task`, `$recent_actions`, `$steps_left`, `$max_steps`, see PromptContext):
@@ -13,7 +14,6 @@ the `paper` set keeps the paper's prompts (a sub-call sees only its arguments).
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import importlib
 import re
@@ -22,10 +22,28 @@ from pathlib import Path
 from string import Template
 from typing import Any, Iterable
 
-from agent.codeblocks import called_names, safe_parse
+from agent.runtime.code import InvalidAnswer, parse_answer
+from agent.runtime.events import ObservationReceived, RunStarted
 
-DEFAULT_PROMPTS = Path(__file__).parent / "prompts" / "default"
-PAPER_PROMPTS = Path(__file__).parent / "prompts" / "paper"  # the paper's prompts: no context fields
+# The set a `PromptSet()` without a folder reads: the default agent's (ReCode's) bundled one,
+# named by its path so that the runtime imports no agent.
+DEFAULT_PROMPTS = Path(__file__).parent.parent / "agents" / "recode" / "prompts" / "default"
+
+
+
+def moved_prompt_set(path: Path) -> Path:
+    """Where a bundled set named by its old path now lives; any other path as it is.
+
+    Before the layout change (issue 26) ReCode's sets were `<checkout>/agent/prompts/<name>`, and
+    journals, eval reports and scripts (`--prompts agent/prompts/paper`) name them so. A folder
+    that still exists at such a path is the user's own and is kept.
+    """
+    if path.parts[-3:-1] == ("agent", "prompts") and not path.exists():
+        moved = DEFAULT_PROMPTS.parent / path.name
+        if moved.is_dir():
+            return moved
+    return path
+
 
 RECENT_KEEP = 4  # actions shown in $recent_actions
 RECENT_OBSERVATION_LIMIT = 300  # characters of each of their observations
@@ -83,8 +101,6 @@ class RecentActions:
         self.items: list[tuple[str, str]] = []
 
     def observe(self, event: Any) -> None:
-        from agent.events import ObservationReceived, RunStarted
-
         if isinstance(event, RunStarted):
             self.items.clear()
         elif isinstance(event, ObservationReceived):
@@ -95,7 +111,7 @@ class RecentActions:
         return tuple(self.items)
 
 
-ENV_TEXTS = Path(__file__).resolve().parent.parent / "envs"  # envs/<env>/actions.txt and facts.txt
+ENV_TEXTS = Path(__file__).resolve().parents[2] / "envs"  # envs/<env>/actions.txt and facts.txt
 ENV_FILES = ("actions.txt", "facts.txt")
 
 
@@ -180,80 +196,6 @@ class PromptSet:
         return self._hash
 
 
-@dataclass(frozen=True)
-class CallArguments:
-    """What a placeholder call passes: the names the prompt lists as variables."""
-
-    names: tuple[str, ...]
-    literals: dict[str, Any]  # keyword=literal, stored as variables first
-    expressions: dict[str, str]  # keyword=expression, bound as variables first
-
-
-def call_arguments(code: str, name: str) -> CallArguments:
-    """The arguments of the first call `name(...)` in a stub's code."""
-    try:
-        tree = safe_parse(code)
-    except SyntaxError:
-        return CallArguments((), {}, {})
-    call = next((c for c in called_names(tree) if c.func.id == name), None)  # type: ignore[attr-defined]
-    if call is None:
-        return CallArguments((), {}, {})
-    names: list[str] = [a.id for a in call.args if isinstance(a, ast.Name)]
-    literals: dict[str, Any] = {}
-    expressions: dict[str, str] = {}
-    for keyword in call.keywords:
-        if keyword.arg is None:  # **kwargs
-            continue
-        try:
-            literals[keyword.arg] = ast.literal_eval(keyword.value)
-        except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
-            try:
-                source = ast.unparse(keyword.value)
-            except RecursionError:  # nested too deeply to print back: not bound, not listed
-                continue
-            if source != keyword.arg:
-                expressions[keyword.arg] = source
-        names.append(keyword.arg)
-    return CallArguments(tuple(dict.fromkeys(names)), literals, expressions)
-
-
-def build_expand_prompt(
-    prompts: PromptSet,
-    env_name: str,
-    task_type: str | None,
-    function_code: str,
-    variable_lines: list[str],
-    context: PromptContext | None = None,
-) -> str:
-    """The expand template filled in; `context` fills the run's fields (`$task`, ...) when it uses them."""
-    return Template(prompts.text("expand.txt")).safe_substitute(
-        actions=prompts.actions(env_name),
-        facts=prompts.facts(env_name),
-        examples=prompts.examples(env_name, task_type),
-        function=function_code,
-        variables="\n".join(variable_lines) if variable_lines else "(no variables)",
-        **(context or PromptContext()).fields(),
-    )
-
-
-def build_repair_prompt(
-    prompts: PromptSet,
-    env_name: str,
-    task_type: str | None,
-    function_code: str,
-    variable_lines: list[str],
-    error: str,
-    output: str,
-    context: PromptContext | None = None,
-) -> str:
-    """The prompt for replacing a node that raised (our use of `max_retry`)."""
-    base = build_expand_prompt(prompts, env_name, task_type, function_code, variable_lines, context)
-    note = Template(prompts.text("repair.txt")).safe_substitute(
-        function=function_code, error=error, output=output.strip() or "(nothing)"
-    )
-    return f"{base.rstrip()}\n\n{note.strip()}\n"
-
-
 def window_text(window: int, unit: str) -> str:
     """How much history a prompt keeps, as its heading says it (ReAct's turns, CodeAct's cells)."""
     return f"the last {window} {unit}s are shown" if window > 0 else f"every {unit} is shown"
@@ -316,8 +258,6 @@ def rejected_code(answer: str, reason: str) -> tuple[str, str]:
     """A rejected code answer (ReCode, CodeAct) as a retry prompt shows it, and the reason with its
     line numbers counted from the first line of the code (the first line inside <execute>), the
     numbers the shown code carries. An answer with no code to find is shown as `rejected_text`."""
-    from agent.codeblocks import InvalidAnswer, parse_answer
-
     try:
         parsed = parse_answer(answer)
     except InvalidAnswer:

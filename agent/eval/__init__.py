@@ -1,0 +1,1 @@
+"""Many runs at once: evaluation plans and reports, compare, failure groups, fairness."""

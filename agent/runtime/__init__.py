@@ -1,0 +1,1 @@
+"""What every agent is stepped by: the Stepper base, its events and tree, runners, the debugger."""

@@ -1,0 +1,1 @@
+"""A run kept on disk: the journal, replay, resume and fork, export."""
