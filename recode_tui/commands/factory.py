@@ -172,7 +172,7 @@ def episode_ref(env: str | None, game: str | None) -> str:
         raise UsageError(str(exc)) from None
 
 
-def step_limit(ref: str, args: Any, settings: "RunSettings") -> int | None:
+def step_limit(ref: str, args: Any, settings: "RunSettings") -> int:
     """`--max-steps` when given, else the episode's own limit, else the preset's (see envs.registry)."""
     from envs import registry
     from envs.base import EnvError

@@ -31,6 +31,7 @@ from agent.debugger import Breakpoint, BreakpointKind, Debugger, Stop, StopReaso
 from agent.event_text import finish_verdict
 from agent.stepper import Stepper
 from agent.tree import NodeStatus
+from envs.protocols import has_reward, reward_of, score_log_of, score_of
 from recode_tui.console.llm_control import LLMControl
 from recode_tui.console.model_actions import MODEL_BINDINGS, ModelActions
 from recode_tui.console.run_state import RunState, RunStateChanged, action_enabled, keys_differ
@@ -157,7 +158,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
             yield VariablesPane(self.engine.runner.full_value, console.watch_expressions,
                                 note=getattr(self.engine, "variables_note", ""), id="vars")
             log = EnvLog(id="env-log")
-            log.scores = lambda: getattr(self.engine.env, "score_log", ())  # an env with a score logs its changes
+            log.scores = lambda: score_log_of(self.engine.env)  # an env with a score logs its changes
             yield log
         with TabbedContent(id="bottom", initial="tab-expand" if self.debugger.human else "tab-prompt"):
             with TabPane("Expansion", id="tab-expand"):
@@ -336,8 +337,8 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
             steps=engine.env.steps,
             max_steps=engine.env.max_steps,
             # an env with a reward (WebShop) has it only at the end; one with a score shows it while it runs
-            score=None if hasattr(engine.env, "reward") else getattr(engine.env, "score", None),
-            reward=getattr(engine.env, "reward", None) if engine.env.done else None,
+            score=None if has_reward(engine.env) else score_of(engine.env),
+            reward=reward_of(engine.env) if engine.env.done else None,
             depth=current.depth if current else 0,
             nodes=len(engine.tree),
             llm_calls=engine.llm_calls,
