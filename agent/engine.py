@@ -13,6 +13,8 @@ import ast
 from dataclasses import replace
 from typing import Any, AsyncIterator, Callable
 
+from agent.capabilities import ScriptedAnswer, bundled_demos
+from agent.gold_plan import gold_plan
 from agent.answer_rule import Verdict, judge_answer
 from agent.codeblocks import safe_parse
 from agent.events import (
@@ -47,6 +49,15 @@ class Engine(Stepper):
     """
 
     name = "recode"
+    answers_are_code = True
+    code_tree = True
+    prompt_workspace = True
+    demo_scripts = bundled_demos("{env}.yaml")
+
+    @classmethod
+    def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
+        """A plan as code: one placeholder per sub-goal of the known path, each answered with its actions."""
+        return gold_plan(actions)
     display_name = "ReCode"
     structure_title = "Code tree"
     default_prompts = DEFAULT_PROMPTS

@@ -33,7 +33,8 @@ from agent.evaluation import (
 from agent.failure import group_failures
 from agent.safe_text import for_terminal
 from envs.protocols import GoldActions, GoldLimits, PresetSplits, StepLimits
-from recode_tui.commands.factory import UsageError, check_llm_roles, load_prompt_set, preset_env, run_settings
+from recode_tui.commands.factory import (UsageError, check_gold, check_llm_roles, load_prompt_set, preset_env,
+                                        run_settings)
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
@@ -238,7 +239,11 @@ def llm_factory(
             raise UsageError(str(exc)) from None
         if not has_gold:
             raise UsageError(f"--llm gold: the {name} environment has no gold paths; use demo, scripted:FILE or profile:NAME")
-        return (lambda game, agent=None: make_llm(spec, profiles, registry.qualify(game.id, name))), False
+        sole = agents[0] if agents and len(agents) == 1 else None
+        for agent in agents or [None]:  # each agent says whether it can play a known solution
+            check_gold(agent)
+        return (lambda game, agent=None: make_llm(spec, profiles, registry.qualify(game.id, name),
+                                                  agent=agent or sole)), False
     shared = None
     first = None
     if spec == "demo" and env and games:  # a demo is checked against the environment it will play

@@ -38,6 +38,7 @@ from typing import Any, AsyncIterator, Callable
 from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.agents.outcome import action_failed, failed_mark
 from agent.answer_rule import Verdict
+from agent.capabilities import bundled_demos
 from agent.events import (
     Event,
     NodeCompleted,
@@ -125,6 +126,8 @@ class CodeActAgent(Stepper):
     """CodeAct over any registered environment: one LLM call and one code cell per turn."""
 
     name = "codeact"
+    answers_are_code = True
+    demo_scripts = bundled_demos("codeact-{env}.jsonl")
     display_name = "CodeAct"
     structure_title = "Cells"
     view_title = "Cells"

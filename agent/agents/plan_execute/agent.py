@@ -18,6 +18,7 @@ from typing import Any, AsyncIterator
 from agent.agents.plan_execute.plan import PlanError, PlanStep, parse_plan, plan_diff, plan_text
 from agent.agents.plan_execute.turn import TurnError, parse_turn
 from agent.agents.outcome import Holding, UnitOutcome, failed_mark
+from agent.capabilities import bundled_demos
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.answer_rule import Verdict
 from agent.events import (
@@ -61,6 +62,7 @@ class StepState:
 
 class PlanExecuteAgent(Stepper):
     name = "plan-execute"
+    demo_scripts = bundled_demos("plan-execute-{env}.jsonl")
     display_name = "Plan-Exec"
     roles = ("planner", "executor", "replanner")
     structure_title = "Plan"

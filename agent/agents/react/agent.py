@@ -35,6 +35,7 @@ from typing import Any, AsyncIterator
 from agent.agents.react.answer import SKELETON, parse_react
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.answer_rule import Verdict
+from agent.capabilities import bundled_demos
 from agent.events import (
     Event,
     NodeCompleted,
@@ -81,6 +82,7 @@ class ReActAgent(Stepper):
     """ReAct over any registered environment: one LLM call and one action per turn."""
 
     name = "react"
+    demo_scripts = bundled_demos("react-{env}.jsonl")
     display_name = "ReAct"
     structure_title = "Turns"
     view_title = "Turns"

@@ -17,6 +17,7 @@ from string import Template
 from typing import Any, AsyncIterator
 
 from agent.agents.outcome import Holding, UnitOutcome, failed_mark
+from agent.capabilities import bundled_demos
 from agent.agents.recap.decomposition import Decomposition, DecompositionError, Item, parse_decomposition
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.agents.recap.window import Window
@@ -45,6 +46,7 @@ Outcome = UnitOutcome  # a level's result: the environment's answers in it, what
 
 class RecapAgent(Stepper):
     name = "recap"
+    demo_scripts = bundled_demos("recap-{env}.jsonl")
     display_name = "ReCAP"
     roles = ("",)
     structure_title = "Subtasks"
