@@ -49,7 +49,7 @@ from agent.events import (
     VariablesChanged,
 )
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
-from agent.prompt import PromptContext, PromptSet, RecentActions, rejected_text, rewrite_note
+from agent.prompt import PromptContext, PromptFileMissing, PromptSet, RecentActions, rejected_text, rewrite_note
 from agent.replay import RecordedStatement, ReplayMismatch
 from agent.runner import ActionRequest, CodeRunner, NodeOutcome
 from agent.tree import CodeTree, Expansion, Node, NodeStatus
@@ -442,7 +442,7 @@ class Stepper:
                 yield event
         except ReplayMismatch as exc:
             yield self._finish(False, f"replay mismatch: {exc}")
-        except TooManyRefusals as exc:
+        except (TooManyRefusals, PromptFileMissing) as exc:  # the message is the whole reason
             yield self._finish(False, str(exc))
         except Exception as exc:  # noqa: BLE001 - an agent bug must still end the run cleanly
             yield self._finish(False, f"internal error: {type(exc).__name__}: {exc}")

@@ -306,7 +306,7 @@ class CodeActAgent(Stepper):
         return Template(self.prompts.text(self.main_prompt_file)).safe_substitute(
             actions=self.prompts.actions(env_name),
             facts=self.prompts.facts(env_name),
-            examples=self.prompts.examples(env_name, self.env.task_type) or "(no examples)",
+            examples=self.prompts.examples(env_name, self.env.task_type, required=False) or "(no examples)",
             task=self.task,
             observation=self.first_observation,
             variables="\n".join(lines) if lines else "(none)",
