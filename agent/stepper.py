@@ -258,6 +258,10 @@ class Stepper:
         """The expected answer format, shown in an empty editor when a person answers."""
         return ""
 
+    def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
+        """What an accepted answer will do, as the editor's check line says it ('' : the verdict's summary)."""
+        return ""
+
     def view(self) -> AgentView | None:
         """The agent's own state for a person (its plan, its window, its turns), or None.
 

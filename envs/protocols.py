@@ -27,6 +27,8 @@ Provider capabilities (on the object `envs.registry.register` makes):
   `paper`: the reference's 200 goals). Without it: the bundled episodes.
 - `GoldLimits.gold_cannot_win(episodes) -> dict[str, str]`: episodes whose own gold path cannot
   win within the limit, and why (the eval report marks them). Without it: none marked.
+- `PaperVariant.paper_env` (str | None): the environment `--preset paper` plays instead (ScienceWorld's
+  `sciworld-paper`, the reference's episode set). Without it: the same environment.
 
 Environment capabilities (on the `Env` a provider's `make_env` returns):
 
@@ -92,6 +94,11 @@ class PresetSplits(Protocol):
 @runtime_checkable
 class GoldLimits(Protocol):
     def gold_cannot_win(self, episodes: Iterable[str] | None = None) -> dict[str, str]: ...
+
+
+@runtime_checkable
+class PaperVariant(Protocol):
+    paper_env: str | None
 
 
 # -- environments -----------------------------------------------------------------------------

@@ -277,11 +277,13 @@ def preset_env(env: str | None, preset: str) -> str | None:
     benchmark (`sciworld-paper`: its episodes, step limits and success rule); others stay."""
     from envs import registry
     from envs.base import EnvError
+    from envs.protocols import PaperVariant
 
     if preset != "paper" or not env:
         return env
     try:
-        return getattr(registry.provider(env), "paper_env", None) or env
+        source = registry.provider(env)
+        return (source.paper_env or env) if isinstance(source, PaperVariant) else env
     except EnvError as exc:
         raise UsageError(str(exc)) from None
 

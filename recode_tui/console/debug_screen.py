@@ -156,7 +156,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
                 yield CodeTreeView(self.engine.tree, id="code-tree")
                 yield NodeDetail(id="detail")
             yield VariablesPane(self.engine.runner.full_value, console.watch_expressions,
-                                note=getattr(self.engine, "variables_note", ""), id="vars")
+                                note=self.engine.variables_note, id="vars")
             log = EnvLog(id="env-log")
             log.scores = lambda: score_log_of(self.engine.env)  # an env with a score logs its changes
             yield log
@@ -250,7 +250,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
 
     def show_model_clock(self) -> None:
         """While a model (not the person) answers, say so on the status line with the time so far."""
-        since = getattr(self.engine, "answering_since", None)
+        since = self.engine.answering_since
         text = ""
         if since is not None and not self.debugger.human and self.llm_control.reviewing is None:
             node = self.engine.current.id if self.engine.current is not None else "?"
@@ -346,7 +346,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
             cost=engine.cost + (waiting.cost if waiting else 0.0),
             llm=getattr(engine.llm, "name", "?"),
             trusted=bool(getattr(engine.runner, "trusted", False)),
-            agent=getattr(engine, "display_name", "agent"),
+            agent=engine.display_name,
             state=self.run_state,
             reason_kind=self.reason_kind,
             reason=self.reason,
