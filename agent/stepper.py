@@ -3,8 +3,8 @@
 An agent is a stepper: `await step()` does the smallest unit of work and
 returns the event that says what happened. Each agent (ReCode, ReAct, ...)
 subclasses `Stepper` and writes its episode as one async generator
-(`_episode`); this class owns what they share, so no layer above needs to
-know which agent it drives:
+(`episode`, with the public helpers below); this class owns what they
+share, so no layer above needs to know which agent it drives:
 
 - the loop (`step`, `run`, `stop`, `close`, `done`, `finished`),
 - the LLM call with its generic events (`ask`: requested, failed, rejected
@@ -158,9 +158,10 @@ class AgentView:
 class Stepper:
     """One agent's run over one environment episode, one event per `step()`.
 
-    Subclasses set the class attributes and write `_episode`. The constructor
-    is the same for every agent, so the registry builds any of them the same
-    way: `(env, llm, runner, limits=..., prompts=..., options=...)`.
+    Subclasses set the class attributes and write `episode` (older agents:
+    `_episode`). The constructor is the same for every agent, so the registry
+    builds any of them the same way: `(env, llm, runner, limits=...,
+    prompts=..., options=...)`.
     """
 
     name: ClassVar[str] = "agent"  # the registry name (`--agent NAME`), recorded in journals
