@@ -5,7 +5,8 @@ nothing; an agent (bundled or a plug-in) sets the ones it has:
 
 - `answers_are_code`: its answers are Python (transcripts fence them as code).
 - `code_tree`: its answers expand a code tree (`export --tree`; the transcript says "expansion").
-- `prompt_workspace`: the console's prompt workspace (`W`) can edit and try its prompt set.
+- `prompt_workspace`: its prompt is ReCode's kind, rendered by parts from `expand.txt`: the console's
+  prompt workspace (`W`) edits and tries it, `prompt show --stub` renders it.
 - `demo_scripts`: environment name -> a bundled script `--llm demo` plays on that environment.
 - `gold_answers(actions)`: its own answers that play a known action sequence (`--llm gold`),
   as `ScriptedAnswer`s a scripted LLM gives in turn; None when it cannot.
