@@ -10,7 +10,7 @@ from envs.base import Env, EnvError, Reset
 __all__ = ["Env", "EnvError", "Reset", "make_env"]
 
 
-def make_env(game: str, max_steps: int | None = 80) -> Env:
+def make_env(game: str, max_steps: int | None = None) -> Env:
     """An environment for an episode reference (`put-01`, `alfworld:valid_seen/3`, `sciworld:boil/0`, a game path).
 
     None as `max_steps`: the episode's own limit (see envs.registry).

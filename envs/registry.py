@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Protocol, runtime_checkable
 
 from envs.base import Env, EnvError
+from envs.protocols import EpisodeLookup, GoldActions, HeaderFields, StepLimits
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class EnvProvider(Protocol):
     task_types: tuple[str, ...]  # for filters and per-type report rows
     default_max_steps: int  # the step limit when the user gives none
     prompt_folder: str  # the sub-folder of a prompt set that holds this environment's actions/examples
+    # Optional capabilities (per-episode step limits, gold paths, ...) are listed in envs.protocols.
 
     def episodes(self, split: str | None = None, task_types: Iterable[str] | None = None) -> list[Episode]:
         """The episodes of a split (None: the bundled, offline ones)."""
@@ -181,16 +183,18 @@ def label(ref: str) -> str:
     return text if name == default_env() else f"{name} {text}"
 
 
-def step_limit(ref: str, preset_steps: int, given: int | None) -> int | None:
+def step_limit(ref: str, preset_steps: int | None, given: int | None) -> int:
     """The step limit of an episode: `--max-steps` when given, else the episode's own limit
-    (a provider with `step_limit(episode)`, e.g. ScienceWorld's per-task ones), else the preset's.
-    None means "the provider decides" and is never returned when a number is known.
+    (a provider with `step_limit(episode)`, e.g. ScienceWorld's per-task ones), else the preset's
+    when it names one (`--preset paper`: 50), else the provider's `default_max_steps`.
     """
     if given is not None:
         return given
     name, episode = split_ref(ref)
-    own = getattr(provider(name), "step_limit", None)
-    return own(episode) if own is not None else preset_steps
+    source = provider(name)
+    if isinstance(source, StepLimits):
+        return source.step_limit(episode)
+    return preset_steps if preset_steps is not None else source.default_max_steps
 
 
 def header_fields(ref: str) -> dict[str, str]:
@@ -199,9 +203,8 @@ def header_fields(ref: str) -> dict[str, str]:
     name, episode = split_ref(ref)
     source = provider(name)
     fields = {"game": qualify(ref), "env": name, "episode": episode, "fingerprint": source.fingerprint(episode)}
-    extra = getattr(source, "header_fields", None)
-    if extra is not None:
-        fields.update(extra(episode))
+    if isinstance(source, HeaderFields):
+        fields.update(source.header_fields(episode))
     return fields
 
 
@@ -215,17 +218,16 @@ def header_ref(header: dict) -> str:
 def gold_actions(ref: str) -> list[str] | None:
     """An episode's known solution when its provider can give one (None: this environment has none)."""
     name, episode = split_ref(ref)
-    gold = getattr(provider(name), "gold_actions", None)
-    return None if gold is None else list(gold(episode))
+    source = provider(name)
+    return list(source.gold_actions(episode)) if isinstance(source, GoldActions) else None
 
 
 def episode(ref: str, env: str | None = None) -> Episode:
     """One episode with its task type: the provider's `episode(id)` when it has one, else its lists."""
     name, episode_id = split_ref(ref, env)
     source = provider(name)
-    find = getattr(source, "episode", None)
-    if find is not None:
-        return find(episode_id)
+    if isinstance(source, EpisodeLookup):
+        return source.episode(episode_id)
     for candidate in source.episodes():
         if candidate.id == episode_id:
             return candidate

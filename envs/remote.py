@@ -35,6 +35,7 @@ from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable, Sequence
 
 from envs.base import EnvError, Reset
+from envs.protocols import Warm, end_reason_of, failure_of, score_of
 
 DEFAULT_FACTORY = "envs:make_env"  # "module:function", called as function(game, max_steps)
 
@@ -281,9 +282,9 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False) -> No
             from envs import registry
 
             name = warm if isinstance(warm, str) else registry.default_env()
-            start = getattr(registry.provider(name), "warm", None)
-            if start is not None:
-                start()
+            source = registry.provider(name)
+            if isinstance(source, Warm):
+                source.warm()
         except Exception:  # noqa: BLE001 - a missing engine is reported by the first reset
             pass
     env: Any = None
@@ -316,9 +317,8 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False) -> No
         except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent as a reply
             reply = {"ok": False, "error": type(exc).__name__, "message": str(exc), "env_error": isinstance(exc, EnvError)}
         if env is not None:
-            score = getattr(env, "score", None)
-            reply["state"] = [bool(env.done), bool(env.won), int(env.steps), score if isinstance(score, (int, float)) else None,
-                              str(getattr(env, "failure", "") or ""), str(getattr(env, "end_reason", "") or "")]
+            reply["state"] = [bool(env.done), bool(env.won), int(env.steps), score_of(env), failure_of(env),
+                              end_reason_of(env)]
         out.write((json.dumps(reply) + "\n").encode())
         out.flush()
     if env is not None:

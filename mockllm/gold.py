@@ -1,59 +1,30 @@
-"""A scripted LLM that plays an environment's gold action sequence as a ReCode plan.
+"""A scripted LLM that plays an environment's gold action sequence with an agent's own answers.
 
-Tests and demos win real ScienceWorld episodes with it, without a model. The
-root stub is answered with one placeholder per sub-goal, and each placeholder
-with its `run(...)` actions, so the tree has depth like a model's plan would.
-Sub-goals start where the gold path moves somewhere or commits to an object
-(`go to`, `teleport to`, `open door to`, `focus on`); small neighbours are
-merged so a plan has at most `max_parts` of them.
+Tests and demos win real episodes with it, without a model. The answers are
+the agent's (`Stepper.gold_answers`); by default ReCode's plan
+(`agent.agents.recode.gold_plan`: one placeholder per sub-goal, each answered with its actions).
 """
 
 from __future__ import annotations
 
-import json
-import re
+from typing import Sequence
 
+from agent.runtime.capabilities import ScriptedAnswer
+from agent.agents.recode.gold_plan import ROOT_STUB, gold_plan, placeholder_name, split_into_parts
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 
-ROOT_STUB = "solve(instruction, observation)"
-_BOUNDARY = re.compile(r"^(go to|teleport to|open door to|focus on)\b")
+__all__ = ["ROOT_STUB", "gold_entries", "gold_llm", "placeholder_name", "script_llm", "split_into_parts"]
 
 
-def split_into_parts(actions: list[str], max_parts: int = 8) -> list[list[str]]:
-    """Group a gold path into sub-goals (each non-empty, in order)."""
-    parts: list[list[str]] = []
-    for action in actions:
-        if not parts or (_BOUNDARY.match(action) and parts[-1]):
-            parts.append([action])
-        else:
-            parts[-1].append(action)
-    while len(parts) > max_parts:
-        sizes = [len(a) + len(b) for a, b in zip(parts, parts[1:])]
-        i = sizes.index(min(sizes))
-        parts[i : i + 2] = [parts[i] + parts[i + 1]]
-    return parts
-
-
-def placeholder_name(index: int, first_action: str) -> str:
-    words = re.sub(r"[^a-z0-9]+", "_", first_action.lower()).strip("_")[:32].rstrip("_")
-    return f"part_{index}_{words or 'step'}"
-
-
-def _answer(thought: str, code: str) -> str:
-    return f"<think>\n{thought}\n</think>\n<execute>\n{code}\n</execute>\n"
+def script_llm(answers: Sequence[ScriptedAnswer], name: str = "gold") -> ScriptedLLM:
+    """A scripted LLM giving `answers` to the calls they name."""
+    return ScriptedLLM([ScriptEntry(a.answer, stub=a.stub, purpose=a.purpose, once=a.once) for a in answers], name=name)
 
 
 def gold_entries(actions: list[str], max_parts: int = 8) -> list[ScriptEntry]:
-    parts = split_into_parts([a for a in actions if a.strip()], max_parts)
-    names = [placeholder_name(i, part[0]) for i, part in enumerate(parts, 1)]
-    plan = "\n".join(f"{name}()" for name in names)
-    entries = [ScriptEntry(_answer("Follow the known solution, one sub-goal at a time.", plan), stub=ROOT_STUB)]
-    for name, part in zip(names, parts):
-        body = "\n".join(f"run({json.dumps(action)})" for action in part)
-        entries.append(ScriptEntry(_answer(f"The actions of {name}.", body), stub=f"{name}()"))
-    return entries
+    return script_llm(gold_plan(actions, max_parts)).entries
 
 
 def gold_llm(actions: list[str], max_parts: int = 8) -> ScriptedLLM:
-    """A scripted LLM that answers the root and each sub-goal from a gold action sequence."""
-    return ScriptedLLM(gold_entries(actions, max_parts), name="gold")
+    """A scripted LLM that answers ReCode's root and each sub-goal from a gold action sequence."""
+    return script_llm(gold_plan(actions, max_parts))

@@ -53,7 +53,7 @@ def test_the_paper_preset_and_explicit_flags_over_it():
     assert paper.prompts == (PAPER_PROMPTS if PAPER_PROMPTS.is_dir() else None)
     mixed = resolve("paper", max_steps=70, max_depth=3)
     assert mixed.max_steps == 70 and mixed.limits.max_depth == 3 and mixed.limits.end_on_error
-    assert resolve(None).max_steps == 80 and not resolve(None).limits.end_on_error
+    assert resolve(None).max_steps is None and not resolve(None).limits.end_on_error  # the environment's own
     with pytest.raises(ValueError, match="unknown --preset"):
         preset("nope")
 

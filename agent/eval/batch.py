@@ -46,6 +46,7 @@ from agent.runtime.stepper import Stepper
 from agent.sessions.journal import JournalWriter
 from agent.sessions.session import session_header
 from envs import registry
+from envs.protocols import Topics, score_of
 
 REPORT_VERSION = "recode.eval.v1"
 REPORT_FILE = "report.json"
@@ -228,11 +229,12 @@ def topic_function(env: str | None) -> Callable[[str], str] | None:
     if env is None:
         return None
     try:
-        topic_of = getattr(registry.provider(env), "topic_of", None)
+        source = registry.provider(env)
     except Exception:  # noqa: BLE001 - a report of an environment no longer registered still shows
         return None
-    if topic_of is None:
+    if not isinstance(source, Topics):
         return None
+    topic_of = source.topic_of
 
     def safe(task_type: str) -> str:
         try:
@@ -485,7 +487,7 @@ class Evaluation:
                 trace = FailureTrace()
                 engine.observers.append(trace)
                 finished = await self._drive(engine, game)
-                score = getattr(env, "score", None)
+                score = score_of(env)
         except (EvalAborted, asyncio.CancelledError):
             raise
         except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the others

@@ -105,7 +105,7 @@ def group_failures(episodes: Iterable[Any]) -> list[FailureGroup]:
         per_type[e.task_type or "?"] = per_type.get(e.task_type or "?", 0) + 1
     groups: dict[str, list[Any]] = {}
     for e in failed:
-        groups.setdefault(failure_key(getattr(e, "failure", None)), []).append(e)
+        groups.setdefault(failure_key(e.failure), []).append(e)
     out = []
     for key, members in groups.items():
         types = sorted({m.task_type or "?" for m in members})

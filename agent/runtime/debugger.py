@@ -347,8 +347,7 @@ class Debugger:
         """The LLM that answers the call the run is stopped at: the role of that request, else the main one."""
         role = getattr(self.last_event, "role", "") if isinstance(
             self.last_event, (ev.LLMRequested, ev.LLMFailed)) else ""
-        llm_for = getattr(self.engine, "llm_for", None)
-        return llm_for(role) if callable(llm_for) else self.engine.llm
+        return self.engine.llm_for(role)
 
     @property
     def done(self) -> bool:

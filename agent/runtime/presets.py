@@ -24,7 +24,7 @@ class RunSettings:
     and the agent the run uses (`--agent`, `--agent-option`)."""
 
     preset: str
-    max_steps: int
+    max_steps: int | None  # None: the environment's own limit (a provider's step_limit or default_max_steps)
     limits: Limits
     prompts: Path | None  # None: the agent's bundled default set
     agent: str = "recode"
@@ -43,7 +43,7 @@ def preset_names() -> list[str]:
 def preset(name: str) -> RunSettings:
     """A preset by name; ValueError with a one-line reason for an unknown one."""
     if name == "default":
-        return RunSettings("default", 80, Limits(), None)
+        return RunSettings("default", None, Limits(), None)
     if name == "paper":
         # The reference: 50 ALFWorld steps, the first node error ends the episode
         # (it never uses max_retry), depth 10, 5 rewrites of an invalid answer.

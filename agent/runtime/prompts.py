@@ -128,6 +128,12 @@ def env_text(env_name: str, name: str) -> str:
     One action list and one file of facts per environment, so no agent knows more about an
     environment than another (a plug-in environment may keep them beside its module).
     """
+    path = env_path(env_name, name)
+    return path.read_text(encoding="utf-8").strip() if path is not None else ""
+
+
+def env_path(env_name: str, name: str) -> Path | None:
+    """Where an environment keeps its own `name` (`envs/<env>/`, or beside a plug-in's provider), or None."""
     path = ENV_TEXTS / env_name / name
     if not path.is_file():
         try:
@@ -136,8 +142,12 @@ def env_text(env_name: str, name: str) -> str:
             module = importlib.import_module(type(registry.provider(env_name)).__module__)
             path = Path(module.__file__ or "").parent / name
         except Exception:  # noqa: BLE001 - an unknown environment has no texts
-            return ""
-    return path.read_text(encoding="utf-8").strip() if path.is_file() else ""
+            return None
+    return path if path.exists() else None
+
+
+class PromptFileMissing(ValueError):
+    """A prompt file the prompt needs is in neither the prompt set nor the environment; the message names it."""
 
 
 @dataclass
@@ -150,35 +160,63 @@ class PromptSet:
 
     def text(self, relative: str) -> str:
         """A file of the set; `<env>/actions.txt` and `<env>/facts.txt` the set does not have are the
-        environment's own, shared by every agent (`env_text`)."""
+        environment's own, shared by every agent (`env_text`). A file found nowhere is an error
+        naming it (`PromptFileMissing`): a prompt must not lose a section silently."""
+        found = self.optional(relative)
+        if found is None:
+            raise PromptFileMissing(self._missing(relative))
+        return found
+
+    def optional(self, relative: str) -> str | None:
+        """A file the caller can do without (per-type examples, facts): its text, or None when absent."""
         if relative not in self._cache:
             path = self.root / relative
             if path.is_file():
                 self._cache[relative] = path.read_text(encoding="utf-8")
             else:
                 env_name, _, name = relative.partition("/")
-                self._cache[relative] = env_text(env_name, name) if name in ENV_FILES else ""
+                own = env_path(env_name, name) if name in ENV_FILES else None
+                if own is None:
+                    return None
+                self._cache[relative] = own.read_text(encoding="utf-8").strip()
         return self._cache[relative]
+
+    def _missing(self, relative: str) -> str:
+        env_name, _, name = relative.partition("/")
+        beside = (f" (nor has the {env_name} environment its own {name} in envs/{env_name}/ or beside its "
+                  "provider's module)") if name in ENV_FILES else ""
+        return f"prompt file {self.root / relative} does not exist{beside}; add it or use another --prompts"
 
     def actions(self, env_name: str) -> str:
         """The environment's action list: the one every agent shares (`envs/<env>/actions.txt`), unless
-        this set has its own (`<env>/actions.txt`, e.g. the paper's set keeps the paper's)."""
+        this set has its own (`<env>/actions.txt`, e.g. the paper's set keeps the paper's). Required."""
         return self.text(f"{env_name}/actions.txt").strip()
 
     def facts(self, env_name: str) -> str:
         """What every agent is told about the environment (`envs/<env>/facts.txt`), unless this set
-        has its own `<env>/facts.txt`."""
-        return self.text(f"{env_name}/facts.txt").strip()
+        has its own `<env>/facts.txt`; '' for an environment with no facts."""
+        return (self.optional(f"{env_name}/facts.txt") or "").strip()
 
-    def examples(self, env_name: str, task_type: str | None) -> str:
-        """The few-shot examples for a task type; all of the environment's when unknown."""
+    def examples(self, env_name: str, task_type: str | None, required: bool = True) -> str:
+        """The few-shot examples for a task type; all of the environment's when unknown. None at all
+        is an error naming the folder, unless not `required` (an agent that shows "(no examples)")."""
         if task_type:
-            specific = self.text(f"{env_name}/examples/{task_type}.txt").strip()
+            specific = (self.optional(f"{env_name}/examples/{task_type}.txt") or "").strip()
             if specific:
                 return specific
         folder = self.root / env_name / "examples"
         files = sorted(folder.glob("*.txt")) if folder.is_dir() else []
-        return "\n---\n".join(self.text(f"{env_name}/examples/{f.name}").strip() for f in files)
+        if files:
+            return "\n---\n".join(self.text(f"{env_name}/examples/{f.name}").strip() for f in files)
+        if not required:
+            return ""
+        own = env_path(env_name, "examples")  # a plug-in environment's own, in the default agent's (ReCode's) format
+        if own is not None and own.is_dir() and any(own.glob("*.txt")):
+            chosen = own / f"{task_type}.txt" if task_type else None
+            files = [chosen] if chosen is not None and chosen.is_file() else sorted(own.glob("*.txt"))
+            return "\n---\n".join(f.read_text(encoding="utf-8").strip() for f in files)
+        raise PromptFileMissing(f"prompt set {self.root} has no examples for {env_name} "
+                                f"({folder}/*.txt); add some or use another --prompts")
 
     def content_hash(self) -> str:
         """A short hash of every file: which prompt texts produced an expansion.

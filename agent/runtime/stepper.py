@@ -3,8 +3,8 @@
 An agent is a stepper: `await step()` does the smallest unit of work and
 returns the event that says what happened. Each agent (ReCode, ReAct, ...)
 subclasses `Stepper` and writes its episode as one async generator
-(`_episode`); this class owns what they share, so no layer above needs to
-know which agent it drives:
+(`episode`, with the public helpers below); this class owns what they
+share, so no layer above needs to know which agent it drives:
 
 - the loop (`step`, `run`, `stop`, `close`, `done`, `finished`),
 - the LLM call with its generic events (`ask`: requested, failed, rejected
@@ -27,10 +27,11 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, ClassVar, TypeVar
+from typing import Any, AsyncIterator, Callable, ClassVar, Mapping, TypeVar
 
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
 from agent.llm.routing import RoutedLLM
+from agent.runtime.capabilities import ScriptedAnswer
 from agent.runtime.events import (
     ActionSent,
     AgentNote,
@@ -44,15 +45,17 @@ from agent.runtime.events import (
     NodeStarted,
     ObservationReceived,
     RunFinished,
+    RunStarted,
     StatementRun,
     VariablesChanged,
 )
-from agent.runtime.prompts import PromptContext, PromptSet, RecentActions, rejected_text, rewrite_note
+from agent.runtime.prompts import PromptContext, PromptFileMissing, PromptSet, RecentActions, rejected_text, rewrite_note
 from agent.runtime.runner import ActionRequest, CodeRunner, NodeOutcome
 from agent.runtime.tree import CodeTree, Expansion, Node, NodeStatus
 from agent.runtime.verdict import Verdict, oversized
 from agent.sessions.replay import RecordedStatement, ReplayMismatch
 from envs.base import Env
+from envs.protocols import end_reason_of, failure_of
 
 T = TypeVar("T")
 
@@ -156,9 +159,10 @@ class AgentView:
 class Stepper:
     """One agent's run over one environment episode, one event per `step()`.
 
-    Subclasses set the class attributes and write `_episode`. The constructor
-    is the same for every agent, so the registry builds any of them the same
-    way: `(env, llm, runner, limits=..., prompts=..., options=...)`.
+    Subclasses set the class attributes and write `episode` (older agents:
+    `_episode`). The constructor is the same for every agent, so the registry
+    builds any of them the same way: `(env, llm, runner, limits=...,
+    prompts=..., options=...)`.
     """
 
     name: ClassVar[str] = "agent"  # the registry name (`--agent NAME`), recorded in journals
@@ -174,6 +178,16 @@ class Stepper:
     root_code: ClassVar[str] = "task"
     main_prompt_file: ClassVar[str] = "expand.txt"  # what makes a folder this agent's prompt set
     view_title: ClassVar[str] = ""  # the title of the console's agent tab; "" = the agent has no view
+    # What the agent offers the front ends (agent.runtime.capabilities says what each one means):
+    answers_are_code: ClassVar[bool] = False  # its answers are Python (transcripts fence them as code)
+    code_tree: ClassVar[bool] = False  # its answers expand a code tree (`export --tree`)
+    prompt_workspace: ClassVar[bool] = False  # the console's prompt workspace (`W`) edits its prompt set
+    demo_scripts: ClassVar[Mapping[str, Path]] = {}  # environment -> the script `--llm demo` plays there
+
+    @classmethod
+    def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
+        """Its own answers that play a known action sequence (`--llm gold`), or None: it cannot."""
+        return None
 
     def __init__(
         self,
@@ -224,9 +238,18 @@ class Stepper:
 
     # -- what a subclass writes ----------------------------------------------------
 
+    def episode(self) -> AsyncIterator[Event]:
+        """The run, as one async generator of events ending with `self.finish(...)` (or `close_root`).
+
+        A new agent overrides this one, using the public helpers below (`start_episode`,
+        `add_child`, `started`, `ask`, `accepted`, `act`, `completed`, `close_root`, `finish`);
+        the bundled agents still override the older `_episode`, which this calls.
+        """
+        return self._episode()
+
     def _episode(self) -> AsyncIterator[Event]:
-        """The run, as one async generator of events ending with `self._finish(...)`."""
-        raise NotImplementedError
+        """The run (the name agents written before `episode` override)."""
+        raise NotImplementedError(f"{type(self).__name__} must define episode()")
 
     def judge(self, text: str, purpose: str, role: str = MAIN_ROLE, *, typed: bool = True,
               known: frozenset[str] = frozenset()) -> Verdict:
@@ -236,6 +259,10 @@ class Stepper:
 
     def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
         """The expected answer format, shown in an empty editor when a person answers."""
+        return ""
+
+    def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
+        """What an accepted answer will do, as the editor's check line says it ('' : the verdict's summary)."""
         return ""
 
     def view(self) -> AgentView | None:
@@ -353,10 +380,56 @@ class Stepper:
         await self.runner.close()
         self._env_thread.shutdown(wait=False)
 
-    # -- shared pieces of an episode -------------------------------------------------
+    # -- shared pieces of an episode: the public extension API -----------------------
 
-    async def _in_env_thread(self, fn: Callable[..., T], *args: Any) -> T:
+    async def in_env_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """Call `fn(*args)` in the environment's own thread (environments may block; the console must not)."""
         return await asyncio.get_running_loop().run_in_executor(self._env_thread, fn, *args)
+
+    _in_env_thread = in_env_thread  # the name agents written before the public API use
+
+    async def start_episode(self) -> RunStarted:
+        """Reset the environment (in its thread), take its task, start the root: the run's first event."""
+        reset = await self.in_env_thread(self.env.reset)
+        self.task = reset.instruction
+        root = self.tree.root
+        root.status = NodeStatus.RUNNING
+        self.current = root
+        return RunStarted(root.id, task=reset.instruction, instruction=reset.instruction,
+                          observation=reset.observation, task_type=self.env.task_type)
+
+    def add_child(self, parent: Node, label: str) -> Node:
+        """A new node under `parent` (a turn, a cell, a plan step), pending until `started`."""
+        return self.tree.add_children(parent, [label])[0]
+
+    def started(self, node: Node) -> NodeStarted:
+        """Mark `node` as the one at work: the console's tree draws and follows it from this event."""
+        self.current = node
+        node.status = NodeStatus.RUNNING
+        return NodeStarted(node.id, code=node.code, depth=node.depth)
+
+    def accepted(self, node: Node, answer: Answer, *, purpose: str, role: str = MAIN_ROLE,
+                 blocks: tuple[str, ...] | None = None, child_ids: tuple[str, ...] = ()) -> ExpansionReceived:
+        """The event for an accepted `Answer` of `ask` on `node`: the verdict's blocks and thought unless
+        given, the answer's counts and times; `child_ids` are nodes the answer made (drawn under `node`)."""
+        node.thought = answer.verdict.thought
+        return self.answered(node.id, answer.completion, thought=answer.verdict.thought,
+                             blocks=answer.verdict.blocks if blocks is None else blocks, child_ids=child_ids,
+                             purpose=purpose, role=role)
+
+    def completed(self, node: Node, output: str = "") -> NodeCompleted:
+        """`node`'s work is done."""
+        node.status = NodeStatus.COMPLETED
+        return NodeCompleted(node.id, output=output)
+
+    def failed(self, node: Node, error: str) -> NodeError:
+        """`node` failed with `error` (one line)."""
+        node.status, node.error = NodeStatus.ERROR, error
+        return NodeError(node.id, code=node.code, error=error)
+
+    def finish(self, success: bool, reason: str) -> RunFinished:
+        """The run's last event: its result, counts and costs. Yield it and return."""
+        return self._finish(success, reason)
 
     async def _env_step(self, action: str) -> str:
         """One environment step, off the event loop: the env's own `step_async` when it has one
@@ -371,11 +444,11 @@ class Stepper:
 
     async def _drive(self) -> AsyncIterator[Event]:
         try:
-            async for event in self._episode():
+            async for event in self.episode():
                 yield event
         except ReplayMismatch as exc:
             yield self._finish(False, f"replay mismatch: {exc}")
-        except TooManyRefusals as exc:
+        except (TooManyRefusals, PromptFileMissing) as exc:  # the message is the whole reason
             yield self._finish(False, str(exc))
         except Exception as exc:  # noqa: BLE001 - an agent bug must still end the run cleanly
             yield self._finish(False, f"internal error: {type(exc).__name__}: {exc}")
@@ -405,18 +478,24 @@ class Stepper:
         left = max(0, self.env.max_steps - self.env.steps)
         return PromptContext(self.task, self.recent.last(), left, self.env.max_steps)
 
-    async def _close_root(self, root: Node) -> AsyncIterator[Event]:
-        """End an episode whose work is done or cut: the root completes on a win, else errs with the reason."""
+    async def close_root(self, root: Node, reason: str = "") -> AsyncIterator[Event]:
+        """End the episode: the root completes on a win, else errs with why it ended. An episode the
+        environment ended says the environment's reason (the step limit, its own); one the agent stopped
+        says `reason`, or that the agent stopped after so many steps. Yields the root's event and `RunFinished`."""
         self.current = root
         if self.env.won:
-            root.status = NodeStatus.COMPLETED
-            yield NodeCompleted(root.id, output="won")
+            yield self.completed(root, "won")
             yield self._finish(True, "won")
             return
-        reason = self.end_reason()
-        root.status, root.error = NodeStatus.ERROR, reason
-        yield NodeError(root.id, code=root.code, error=reason)
+        if not self.env.done:
+            reason = reason or (f"the agent stopped after {self.env.steps} of {self.env.max_steps} steps "
+                                "without finishing the task")
+        else:
+            reason = self.end_reason()
+        yield self.failed(root, reason)
         yield self._finish(False, reason)
+
+    _close_root = close_root  # the name agents written before the public API use
 
     async def run_code(self, node: Node, code: str | None = None) -> AsyncIterator[Event | NodeOutcome]:
         """Run code (the node's own by default) in the runner, one action at a time: each `run()` is an
@@ -641,12 +720,14 @@ def _is_expression(code: str) -> bool:
 def _end_reason(env: Any) -> str:
     """Why an environment ended an unwon episode: the step limit, or the env's own reason
     (`failure`, `end_reason`: a simulator that hung, a task failed) when it ended before it."""
-    failure = getattr(env, "failure", "") or ""
+    failure = failure_of(env)
     if failure:
         return failure
     if env.steps < env.max_steps:
-        own = getattr(env, "end_reason", "") or ""
+        own = end_reason_of(env)
         if own:
             return own
+        if not env.done:
+            return f"stopped after {env.steps} of {env.max_steps} steps without finishing the task"
     return f"step limit reached ({env.max_steps} steps)"
 

@@ -26,8 +26,28 @@ from agent.sessions.journal import Journal
 
 PLAN_VERSION = "recode.plan.v1"
 TRACE_VERSION = "recode.trace.v1"
-TREE_AGENTS = ("recode",)  # the agents whose structure is a code tree (`export --tree`)
-CODE_AGENTS = ("recode", "codeact")  # the agents whose answers are Python (the transcript's code fences)
+
+
+def _declared(agent: str) -> type[Stepper] | None:
+    """The registered class of a journal's agent (None: an agent this process does not know)."""
+    from agent import agents
+
+    try:
+        return agents.agent_class(agent)
+    except agents.UnknownAgent:
+        return None
+
+
+def has_code_tree(agent: str) -> bool:
+    """Whether the agent declares a code tree (`Stepper.code_tree`): `export --tree` and its wording."""
+    cls = _declared(agent)
+    return cls is not None and cls.code_tree
+
+
+def answers_are_code(agent: str) -> bool:
+    """Whether the agent declares its answers Python (`Stepper.answers_are_code`): transcripts fence them."""
+    cls = _declared(agent)
+    return cls is not None and cls.answers_are_code
 NODE_FIELDS = ("id", "code", "status", "depth", "thought", "observations", "error", "children")
 
 
@@ -242,7 +262,7 @@ def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
     """
     header = journal.header
     agent = journal_agent(journal)
-    code = agent in CODE_AGENTS
+    code = answers_are_code(agent)
     out = [f"# Session {journal.session_id}", "", f"- agent: `{agent}`",
            f"- game: `{header.get('game')}` ({header.get('task_type')})", f"- LLM: `{header.get('llm')}`", ""]
     for event in events:
@@ -252,7 +272,7 @@ def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
             case ev.NodeStarted():
                 out += [f"{'  ' * event.depth}- `{event.node_id}` `{(event.code.splitlines() or [''])[0]}`"]
             case ev.LLMAnswered():
-                if agent == "recode":
+                if has_code_tree(agent):
                     title = f"**Expansion of `{event.node_id}`** ({event.source})"
                 else:
                     role = f", {event.role}" if event.role else ""

@@ -23,7 +23,7 @@ from typing import Any
 
 from agent.runtime.code import parse_answer, split_blocks
 from agent.runtime.tree import CodeTree, Expansion, Node, NodeStatus
-from agent.sessions.export import CODE_AGENTS, PLAN_VERSION, TRACE_VERSION, TREE_AGENTS, journal_agent
+from agent.sessions.export import PLAN_VERSION, TRACE_VERSION, answers_are_code, has_code_tree, journal_agent
 from agent.sessions.journal import JOURNAL_FILE, Journal
 
 NOT_SHOWN = (
@@ -92,7 +92,8 @@ def read_view(journal: Journal) -> JournalView:
     records = journal.records
     first = next((r for r in records if r.get("type") == "answer"), None)
     root_code = (first or {}).get("stub") or "(the root's code is not in the journal)"
-    if agent not in TREE_AGENTS:
+    tree_agent = has_code_tree(agent)  # declared by the agent (`Stepper.code_tree`)
+    if not tree_agent:
         root_code = f"({agent} run)"  # its first stub is a turn's or a cell's, not the root's
     tree = CodeTree(root_code)
     view = JournalView(journal, tree)
@@ -100,7 +101,7 @@ def read_view(journal: Journal) -> JournalView:
         kind = record.get("type")
         node_id = str(record.get("node_id") or "")
         node = tree.nodes.get(node_id)
-        if node is None and agent not in TREE_AGENTS and node_id:  # a turn, cell or step, as the records name it
+        if node is None and not tree_agent and node_id:  # a turn, cell or step, as the records name it
             node = Node(id=node_id, code=str(record.get("stub") or node_id), depth=1, parent=tree.root)
             tree.root.children.append(node)
             tree.nodes[node_id] = node
@@ -116,7 +117,7 @@ def read_view(journal: Journal) -> JournalView:
                 cost=record.get("cost", 0.0), purpose=record.get("purpose", "expand"),
                 seconds=record.get("seconds") or 0.0, person_seconds=record.get("person_seconds", 0.0),
             ))
-            if accepted and agent in TREE_AGENTS:
+            if accepted and tree_agent:
                 try:
                     parsed = parse_answer(record.get("answer", ""), allow_plain_code=True)
                     blocks = split_blocks(parsed.code, parsed.first_line) if parsed.code.strip() else []
@@ -215,7 +216,7 @@ def markdown_from_records(view: JournalView) -> str:
     """The transcript `export --markdown` gives, from the records alone: answers, actions, statements, result."""
     journal = view.journal
     header = journal.header
-    code = view.agent in CODE_AGENTS
+    code = answers_are_code(view.agent)
     out = [f"# Session {journal.session_id}", "", f"- agent: `{view.agent}`",
            f"- game: `{header.get('game')}` ({header.get('task_type')})", f"- LLM: `{header.get('llm')}`", "",
            f"> {NO_EXEC_LINE}.", ""]

@@ -11,6 +11,7 @@ import sys
 from typing import Sequence
 
 from agent.runtime.safe_text import for_terminal
+from envs.protocols import Overview
 from recode_tui.commands.factory import DEFAULT_GAME, UsageError, episode_ref, run_settings, step_limit
 from recode_tui.commands.options import add_env_option, add_preset_options
 from recode_tui.commands.run_session import adopt_recorded_llm, announce_llm, open_session
@@ -306,9 +307,8 @@ def _games_list(args: argparse.Namespace) -> int:
     types = [t.strip() for t in args.task_type.split(",") if t.strip()] if args.task_type else None
     try:
         provider = registry.provider(args.env or registry.default_env())
-        overview = getattr(provider, "overview", None)
-        if overview is not None and not args.split:  # many variations per task: one row a task
-            rows = overview(types)
+        if isinstance(provider, Overview) and not args.split:  # many variations per task: one row a task
+            rows = provider.overview(types)
             for row in rows:
                 print(row)
             return 0

@@ -32,7 +32,9 @@ from agent.eval.batch import (
 )
 from agent.eval.failure import group_failures
 from agent.runtime.safe_text import for_terminal
-from recode_tui.commands.factory import UsageError, check_llm_roles, load_prompt_set, preset_env, run_settings
+from envs.protocols import GoldActions, GoldLimits, PresetSplits, StepLimits
+from recode_tui.commands.factory import (UsageError, check_gold, check_llm_roles, load_prompt_set, preset_env,
+                                        run_settings)
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
@@ -232,12 +234,16 @@ def llm_factory(
 
         name = env or registry.default_env()
         try:
-            has_gold = hasattr(registry.provider(name), "gold_actions")
+            has_gold = isinstance(registry.provider(name), GoldActions)
         except EnvError as exc:
             raise UsageError(str(exc)) from None
         if not has_gold:
             raise UsageError(f"--llm gold: the {name} environment has no gold paths; use demo, scripted:FILE or profile:NAME")
-        return (lambda game, agent=None: make_llm(spec, profiles, registry.qualify(game.id, name))), False
+        sole = agents[0] if agents and len(agents) == 1 else None
+        for agent in agents or [None]:  # each agent says whether it can play a known solution
+            check_gold(agent)
+        return (lambda game, agent=None: make_llm(spec, profiles, registry.qualify(game.id, name),
+                                                  agent=agent or sole)), False
     shared = None
     first = None
     if spec == "demo" and env and games:  # a demo is checked against the environment it will play
@@ -507,20 +513,22 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
         from envs.base import EnvError
 
         try:
-            own = getattr(provider(args.env or default_env()), "preset_split", None)
+            source = provider(args.env or default_env())
         except EnvError as exc:
             raise UsageError(str(exc)) from None
-        split = own(settings.preset) if own is not None else None
+        split = source.preset_split(settings.preset) if isinstance(source, PresetSplits) else None
     games = select_games(args.task_types, args.games, split, args.env, args.per_task)
     env = args.env or default_env()
-    unwinnable = getattr(provider(env), "gold_cannot_win", None)
-    own_limits = args.max_steps is None and hasattr(provider(env), "step_limit")  # per-task limits (ScienceWorld)
+    source = provider(env)
+    unwinnable = source.gold_cannot_win if isinstance(source, GoldLimits) else None
+    own_limits = args.max_steps is None and isinstance(source, StepLimits)  # per-task limits (ScienceWorld)
     plan = EvalPlan(
         llm=args.llm,
         games=games,
         env=env,
         concurrency=args.concurrency or 4,
-        max_steps=None if own_limits else settings.max_steps,
+        max_steps=None if own_limits else settings.max_steps if settings.max_steps is not None
+        else source.default_max_steps,
         limits=asdict(settings.limits),
         prompts=str(Path(settings.prompts).resolve()) if settings.prompts else None,
         selection={"task_types": args.task_types, "games": args.games, "split": split, "per_task": args.per_task},

@@ -38,7 +38,7 @@ async def replayed_text(args: argparse.Namespace) -> str:
     no longer replays raises JournalError: an export of a run that does not rebuild would be wrong)."""
     import json
 
-    from agent.sessions.export import TREE_AGENTS, journal_agent, markdown_transcript, trace_document, tree_document
+    from agent.sessions.export import has_code_tree, journal_agent, markdown_transcript, trace_document, tree_document
     from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
     from agent.sessions.session import replay_failure, resume_session
     from envs import make_env
@@ -51,7 +51,7 @@ async def replayed_text(args: argparse.Namespace) -> str:
     folder = find_session(sessions_dir, args.session)
     journal = read_journal(folder)
     agent = journal_agent(journal)
-    if args.tree and agent not in TREE_AGENTS:
+    if args.tree and not has_code_tree(agent):
         raise UsageError(f"{journal.session_id} is a {agent} run, which has no code tree: "
                          "export it with --trace (recode.trace.v1) or --markdown")
     note = foreign_note(folder, sessions_dir, "it is exported")
@@ -79,7 +79,7 @@ def records_text(args: argparse.Namespace) -> str:
     """
     import json
 
-    from agent.sessions.export import TREE_AGENTS, journal_agent
+    from agent.sessions.export import has_code_tree, journal_agent
     from agent.sessions.journal import find_session, read_journal, sessions_dir_from
     from agent.sessions.journal_view import (NO_EXEC_LINE, markdown_from_records, read_view, trace_document_from_records,
                                     tree_document_from_records)
@@ -87,7 +87,7 @@ def records_text(args: argparse.Namespace) -> str:
 
     journal = read_journal(find_session(sessions_dir_from(args.sessions), args.session), lenient=True)
     agent = journal_agent(journal)
-    if args.tree and agent not in TREE_AGENTS:
+    if args.tree and not has_code_tree(agent):
         raise UsageError(f"{journal.session_id} is a {agent} run, which has no code tree: "
                          "export it with --trace (recode.trace.v1) or --markdown")
     view = read_view(journal)

@@ -18,18 +18,29 @@ if TYPE_CHECKING:
     from agent.runtime.stepper import Stepper
 
 DEMOS = Path(__file__).resolve().parents[2] / "mockllm" / "demos"
-DEMO_SCRIPT = DEMOS / "alfworld.yaml"  # ReCode's
+DEMO_SCRIPT = DEMOS / "alfworld.yaml"  # ReCode's on ALFWorld (tests and benchmarks serve it)
 
 
 def demo_script(agent: str | None = None, env: str | None = None) -> Path:
-    """The bundled demo script of an agent (`--llm demo`): ReCode's, or `<agent>-alfworld.jsonl`;
-    on another environment with a demo of its own, ReCode's `<env>.yaml` (e.g. `webshop.yaml`) or the
-    agent's `<agent>-<env>.jsonl` (e.g. `react-webshop.jsonl`)."""
-    if agent in (None, "", "recode"):
-        own = DEMOS / f"{env}.yaml" if env else None
-        return own if own is not None and own.is_file() else DEMO_SCRIPT
-    own = DEMOS / f"{agent}-{env}.jsonl" if env else None
-    return own if own is not None and own.is_file() else DEMOS / f"{agent}-alfworld.jsonl"
+    """The demo script `--llm demo` plays: the one the agent declares for the environment
+    (`Stepper.demo_scripts`; no environment: the default one). UsageError when it declares none."""
+    from agent import agents
+    from envs import registry
+
+    try:
+        cls = agents.agent_class(agent)
+    except agents.UnknownAgent as exc:
+        raise UsageError(str(exc)) from None
+    env = env or registry.default_env()
+    script = cls.demo_scripts.get(env)
+    if script is not None:
+        return Path(script)
+    if not cls.demo_scripts:
+        raise UsageError(f"--llm demo: the {cls.name} agent has no demo scripts; use scripted:FILE, "
+                         "profile:NAME or human")
+    gold = " --llm gold," if cls.gold_answers([]) is not None else ""
+    raise UsageError(f"--llm demo plays the bundled {', '.join(cls.demo_scripts)} games with the {cls.name} "
+                     f"agent; on {env} use{gold} scripted:FILE or profile:NAME")
 
 
 def _env_of(episode: str | None) -> str | None:
@@ -82,12 +93,7 @@ def _one_llm(spec: str, profiles_path: str | None, episode: str | None, agent: s
     if spec == "human":
         return HumanLLM()
     if spec == "gold":
-        if agent not in (None, "", "recode"):
-            raise UsageError(f"--llm gold answers with a ReCode plan; the {agent} agent needs demo (ALFWorld, WebShop), "
-                             "scripted:FILE or profile:NAME")
-        return gold_llm_for(episode or DEFAULT_GAME)
-    if spec == "demo" and episode:
-        _check_demo_env(episode, agent)
+        return gold_llm_for(episode or DEFAULT_GAME, agent)
     if spec.startswith("profile:"):
         return _profile_llm(spec.split(":", 1)[1] or "default", profiles_path)
     if spec.startswith("journal:"):
@@ -112,31 +118,33 @@ def _one_llm(spec: str, profiles_path: str | None, episode: str | None, agent: s
     return llm
 
 
-def _check_demo_env(episode: str, agent: str | None = None) -> None:
-    """The demo scripts answer ALFWorld's games (and ReCode's those of an env with its own demo, WebShop):
-    elsewhere, say what does, before any episode starts."""
-    from envs import registry
-    from envs.base import EnvError
+def check_gold(agent: str | None) -> "type[Stepper]":
+    """The agent's class when it declares answers for a known solution (`gold_answers`), else UsageError."""
+    from agent import agents
 
     try:
-        name = registry.split_ref(episode)[0]
-    except EnvError:
-        return  # the episode itself is refused with its own line
-    if name != registry.default_env() and demo_script(agent, name) == demo_script(agent):
-        raise UsageError(f"--llm demo plays the bundled {registry.default_env()} games; on {name} use --llm gold "
-                         "(ReCode), scripted:FILE or profile:NAME")
+        cls = agents.agent_class(agent)
+    except agents.UnknownAgent as exc:
+        raise UsageError(str(exc)) from None
+    if cls.gold_answers([]) is None:
+        demo = f"demo ({', '.join(cls.demo_scripts)}), " if cls.demo_scripts else ""
+        raise UsageError(f"--llm gold: the {cls.name} agent cannot play a known solution; use {demo}"
+                         "scripted:FILE or profile:NAME")
+    return cls
 
 
-def gold_llm_for(episode: str) -> LLM:
-    """A scripted LLM playing the episode's gold path as a ReCode plan (asks the env's provider for it).
+def gold_llm_for(episode: str, agent: str | None = None) -> LLM:
+    """A scripted LLM playing the episode's gold path (asked of the env's provider) with the agent's own
+    answers (`Stepper.gold_answers`; ReCode's: a plan as code).
 
     Fetch it before the episode's environment resets: ScienceWorld loads the
     variation again to compute the path.
     """
     from envs import registry
     from envs.base import EnvError
-    from mockllm.gold import gold_llm
+    from mockllm.gold import script_llm
 
+    cls = check_gold(agent)
     try:
         name, _ = registry.split_ref(episode)
         actions = registry.gold_actions(episode)
@@ -146,7 +154,7 @@ def gold_llm_for(episode: str) -> LLM:
         raise UsageError(f"--llm gold: the {name} environment has no gold paths; use demo, scripted:FILE or profile:NAME")
     if not actions:
         raise UsageError(f"--llm gold: the simulator gave no gold path for {episode}")
-    return gold_llm(actions)
+    return script_llm(cls.gold_answers(actions) or [])
 
 
 def episode_ref(env: str | None, game: str | None) -> str:
@@ -172,7 +180,7 @@ def episode_ref(env: str | None, game: str | None) -> str:
         raise UsageError(str(exc)) from None
 
 
-def step_limit(ref: str, args: Any, settings: "RunSettings") -> int | None:
+def step_limit(ref: str, args: Any, settings: "RunSettings") -> int:
     """`--max-steps` when given, else the episode's own limit, else the preset's (see envs.registry)."""
     from envs import registry
     from envs.base import EnvError
@@ -219,7 +227,7 @@ def make_engine(
     game: str,
     llm: LLM,
     limits: Limits = Limits(),
-    max_steps: int | None = 80,
+    max_steps: int | None = None,
     prompts_dir: str | Path | None = None,
     trusted: bool = False,
     node_timeout: float = 5.0,
@@ -269,11 +277,13 @@ def preset_env(env: str | None, preset: str) -> str | None:
     benchmark (`sciworld-paper`: its episodes, step limits and success rule); others stay."""
     from envs import registry
     from envs.base import EnvError
+    from envs.protocols import PaperVariant
 
     if preset != "paper" or not env:
         return env
     try:
-        return getattr(registry.provider(env), "paper_env", None) or env
+        source = registry.provider(env)
+        return (source.paper_env or env) if isinstance(source, PaperVariant) else env
     except EnvError as exc:
         raise UsageError(str(exc)) from None
 

@@ -56,7 +56,13 @@ def run_prompt(args: argparse.Namespace) -> int:
         raise UsageError("use `recode-tui prompt show --game ID --stub CODE` or `--agent NAME`")
     if args.role is not None and args.agent is None:
         raise UsageError("--role goes with --agent NAME")
-    if args.agent not in (None, "recode") or args.role:
+    from agent import agents
+
+    try:
+        by_parts = agents.agent_class(args.agent).prompt_workspace  # its prompt is rendered by parts (ReCode's)
+    except agents.UnknownAgent as exc:
+        raise UsageError(str(exc)) from None
+    if not by_parts or args.role:
         if args.stub != ROOT_STUB or args.after or args.task_type:
             raise UsageError("--stub, --after and --task-type are ReCode's; drop them with --agent " + args.agent)
         sys.stdout.write(first_prompt(args.game, args.agent, args.role, args.prompts).rstrip("\n") + "\n")

@@ -293,7 +293,7 @@ def build_app(
     game: str = "put-01",
     llm: str | LLM = "human",
     *,
-    max_steps: int = 80,
+    max_steps: int | None = None,  # None: the episode's own limit (envs.registry.step_limit)
     limits: Limits = Limits(),
     prompts: str | None = None,
     breakpoints: list[Breakpoint] | None = None,

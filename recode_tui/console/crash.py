@@ -7,11 +7,10 @@ fatal-error hook: the traceback goes to `<sessions dir>/.crashes/`, and
 Journals, drafts and unsaved prompt edits are already on disk (each is
 written as it changes), so nothing else needs saving here.
 
-Private Textual API used here, on purpose: `App._fatal_error` (the only hook
-for an unhandled exception), `App._exception` (the error it handles) and
-`App._close_messages_no_wait` (how Textual's own `_fatal_error` ends the
-app). Textual has no public equivalent; tests/console/test_workspace_crash.py
-fails if an upgrade changes them.
+The hook itself is Textual's private `App._fatal_error`, reached through
+`textual_compat.FatalErrorHook` (the one module that touches Textual's private
+names); tests/console/test_workspace_crash.py and test_textual_compat.py fail
+if an upgrade changes it.
 """
 
 from __future__ import annotations
@@ -20,6 +19,8 @@ import os
 import time
 import traceback
 from pathlib import Path
+
+from recode_tui.console.textual_compat import FatalErrorHook
 
 
 def crash_folder(sessions_dir: Path | None = None) -> Path:
@@ -48,18 +49,13 @@ def crash_line(error: BaseException, report: Path | None) -> str:
     return f"recode-tui: internal error: {type(error).__name__}: {text}{where}"
 
 
-class CrashReport:
+class CrashReport(FatalErrorHook):
     """Mixin for the App: an unhandled exception ends the app with `crash_line` set."""
 
     crash_line: str = ""
 
-    def _fatal_error(self) -> None:  # Textual's hook for an unhandled exception
-        error = getattr(self, "_exception", None)
-        if error is None:
-            super()._fatal_error()  # type: ignore[misc]
-            return
+    def on_fatal_error(self, error: BaseException) -> None:
         control = getattr(self, "session_control", None)  # it knows the --sessions folder
         folder = crash_folder(getattr(control, "sessions_dir", None))
         self.crash_line = crash_line(error, write_crash_report(error, folder))
         self.bell()  # type: ignore[attr-defined]
-        self._close_messages_no_wait()  # type: ignore[attr-defined]

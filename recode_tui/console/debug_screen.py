@@ -31,6 +31,7 @@ from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, Stop, S
 from agent.runtime.event_text import finish_verdict
 from agent.runtime.stepper import Stepper
 from agent.runtime.tree import NodeStatus
+from envs.protocols import has_reward, reward_of, score_log_of, score_of
 from recode_tui.console.llm_control import LLMControl
 from recode_tui.console.model_actions import MODEL_BINDINGS, ModelActions
 from recode_tui.console.run_state import RunState, RunStateChanged, action_enabled, keys_differ
@@ -155,9 +156,9 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
                 yield CodeTreeView(self.engine.tree, id="code-tree")
                 yield NodeDetail(id="detail")
             yield VariablesPane(self.engine.runner.full_value, console.watch_expressions,
-                                note=getattr(self.engine, "variables_note", ""), id="vars")
+                                note=self.engine.variables_note, id="vars")
             log = EnvLog(id="env-log")
-            log.scores = lambda: getattr(self.engine.env, "score_log", ())  # an env with a score logs its changes
+            log.scores = lambda: score_log_of(self.engine.env)  # an env with a score logs its changes
             yield log
         with TabbedContent(id="bottom", initial="tab-expand" if self.debugger.human else "tab-prompt"):
             with TabPane("Expansion", id="tab-expand"):
@@ -249,7 +250,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
 
     def show_model_clock(self) -> None:
         """While a model (not the person) answers, say so on the status line with the time so far."""
-        since = getattr(self.engine, "answering_since", None)
+        since = self.engine.answering_since
         text = ""
         if since is not None and not self.debugger.human and self.llm_control.reviewing is None:
             node = self.engine.current.id if self.engine.current is not None else "?"
@@ -336,8 +337,8 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
             steps=engine.env.steps,
             max_steps=engine.env.max_steps,
             # an env with a reward (WebShop) has it only at the end; one with a score shows it while it runs
-            score=None if hasattr(engine.env, "reward") else getattr(engine.env, "score", None),
-            reward=getattr(engine.env, "reward", None) if engine.env.done else None,
+            score=None if has_reward(engine.env) else score_of(engine.env),
+            reward=reward_of(engine.env) if engine.env.done else None,
             depth=current.depth if current else 0,
             nodes=len(engine.tree),
             llm_calls=engine.llm_calls,
@@ -345,7 +346,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
             cost=engine.cost + (waiting.cost if waiting else 0.0),
             llm=getattr(engine.llm, "name", "?"),
             trusted=bool(getattr(engine.runner, "trusted", False)),
-            agent=getattr(engine, "display_name", "agent"),
+            agent=engine.display_name,
             state=self.run_state,
             reason_kind=self.reason_kind,
             reason=self.reason,

@@ -83,7 +83,7 @@ def find_resume(sessions: str | None, ref: str | None) -> Path | None:
         raise UsageError(str(exc)) from None
 
 
-def make_env(game: str, max_steps: int):
+def make_env(game: str, max_steps: int | None):
     """The session layer's environment factory; envs is imported only when a replay starts."""
     from envs import make_env as _make
 

@@ -58,8 +58,7 @@ class Paused(Exception):
 
 def skeleton_for(engine: Any, request: "ev.ExpansionRequested | None") -> tuple[str, int]:
     """The agent's answer format for a call (ReCode's <think>/<execute> one by default) and where typing starts."""
-    own = getattr(engine, "answer_skeleton", None)
-    text = own(request.purpose, request.role) if callable(own) and request is not None else ""
+    text = engine.answer_skeleton(request.purpose, request.role) if request is not None else ""
     if not text or text == SKELETON:
         return SKELETON, SKELETON_CURSOR
     return text, len(text.split("\n", 1)[0])

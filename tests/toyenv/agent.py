@@ -1,8 +1,10 @@
 """A throwaway agent for tests: ask the LLM for one action per turn, send it, repeat.
 
-It is written only against the agent seam (`agent.runtime.stepper.Stepper`), the way a
-new agent package would be, so a test driving it through `run`, the console,
-a resume and `eval` shows that no module outside its own file needs to know it.
+It is written only against the agent seam's public API (`agent.runtime.stepper.Stepper`:
+`episode`, `start_episode`, `add_child`, `started`, `ask`, `accepted`, `act`,
+`completed`, `close_root`, `finish`), the way a new agent package would be, so a
+test driving it through `run`, the console, a resume and `eval` shows that no
+module outside its own file needs to know it.
 Each turn is a node of the tree (`turn 1`, `turn 2`, ...) under the task.
 """
 
@@ -12,9 +14,9 @@ import re
 from pathlib import Path
 from typing import AsyncIterator
 
-from agent.runtime.events import Event, ExpansionReceived, NodeCompleted, NodeStarted, RunStarted
+from agent.runtime.capabilities import ScriptedAnswer
+from agent.runtime.events import Event
 from agent.runtime.stepper import MAIN_ROLE, Answer, Stepper
-from agent.runtime.tree import NodeStatus
 from agent.runtime.verdict import Verdict
 
 NAME = "one-action"
@@ -31,6 +33,12 @@ class OneActionAgent(Stepper):
     main_prompt_file = "act.txt"
     option_defaults = {"max_turns": 50}
     root_code = "task"
+    demo_scripts = {"toy": Path(__file__).resolve().parent / "scripts" / "coin.yaml"}  # `--llm demo` on toy
+
+    @classmethod
+    def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer]:
+        """`--llm gold`: one `Action:` answer per action of the known solution, in turn."""
+        return [ScriptedAnswer(f"Action: {action}", PURPOSE, once=True) for action in actions]
 
     def judge(self, text: str, purpose: str, role: str = MAIN_ROLE, *, typed: bool = True,
               known: frozenset[str] = frozenset()) -> Verdict:
@@ -50,48 +58,29 @@ class OneActionAgent(Stepper):
         return (template.replace("{task}", self.task).replace("{history}", history)
                 .replace("{observation}", observation))
 
-    async def _episode(self) -> AsyncIterator[Event]:
-        reset = await self._in_env_thread(self.env.reset)
-        self.task = reset.instruction
-        root = self.tree.root
-        root.status = NodeStatus.RUNNING
-        yield RunStarted(root.id, task=reset.instruction, instruction=reset.instruction,
-                         observation=reset.observation, task_type=self.env.task_type)
-        observation = reset.observation
+    async def episode(self) -> AsyncIterator[Event]:
+        start = await self.start_episode()  # resets the environment; the root (`task`) is running
+        yield start
+        root, observation = self.tree.root, start.observation
         turn = 0
         while not self.env.done and turn < int(self.options["max_turns"]):
             turn += 1
-            [node] = self.tree.add_children(root, [f"turn {turn}"])
-            self.current = node
-            node.status = NodeStatus.RUNNING
-            yield NodeStarted(node.id, code=node.code, depth=node.depth)
+            node = self.add_child(root, f"turn {turn}")
+            yield self.started(node)  # the console's tree pane draws the turn from here
             answer: Answer | None = None
-            judge = lambda completion: self.judge(completion.text, PURPOSE)  # noqa: E731
-            async for item in self.ask(node, self._prompt(observation), PURPOSE, judge):
+            async for item in self.ask(node, self._prompt(observation), PURPOSE,
+                                       lambda completion: self.judge(completion.text, PURPOSE)):
                 if isinstance(item, Answer):
                     answer = item
                 else:
                     yield item
             if answer is None:  # too many refusals: `ask` set finished_reason
-                yield self._finish(False, self.finished_reason)
+                yield self.finish(False, self.finished_reason)
                 return
-            completion, action = answer.completion, answer.verdict.blocks[0]
-            node.thought = answer.verdict.thought
-            yield ExpansionReceived(
-                node.id, raw=completion.text, thought=node.thought, blocks=(action,), child_ids=(),
-                source=completion.source, input_tokens=completion.usage.input_tokens,
-                output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
-                seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=PURPOSE,
-            )
-            async for event in self.act(node, action):
+            yield self.accepted(node, answer, purpose=PURPOSE)
+            async for event in self.act(node, answer.verdict.blocks[0]):
                 yield event
             observation = node.observations[-1]
-            node.status = NodeStatus.COMPLETED
-            yield NodeCompleted(node.id, output=observation)
-        root.status = NodeStatus.COMPLETED
-        if self.env.won:
-            yield self._finish(True, "won")
-        elif self.env.done:
-            yield self._finish(False, self.end_reason())
-        else:
-            yield self._finish(False, f"turn limit reached ({self.options['max_turns']} turns)")
+            yield self.completed(node, observation)
+        async for event in self.close_root(root, f"turn limit reached ({self.options['max_turns']} turns)"):
+            yield event

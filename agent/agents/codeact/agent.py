@@ -38,6 +38,7 @@ from typing import Any, AsyncIterator, Callable
 from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.agents.outcome import action_failed, failed_mark
 from agent.llm import Completion
+from agent.runtime.capabilities import bundled_demos
 from agent.runtime.event_text import first_line
 from agent.runtime.events import (
     Event,
@@ -125,6 +126,8 @@ class CodeActAgent(Stepper):
     """CodeAct over any registered environment: one LLM call and one code cell per turn."""
 
     name = "codeact"
+    answers_are_code = True
+    demo_scripts = bundled_demos("codeact-{env}.jsonl")
     display_name = "CodeAct"
     structure_title = "Cells"
     view_title = "Cells"
@@ -303,7 +306,7 @@ class CodeActAgent(Stepper):
         return Template(self.prompts.text(self.main_prompt_file)).safe_substitute(
             actions=self.prompts.actions(env_name),
             facts=self.prompts.facts(env_name),
-            examples=self.prompts.examples(env_name, self.env.task_type) or "(no examples)",
+            examples=self.prompts.examples(env_name, self.env.task_type, required=False) or "(no examples)",
             task=self.task,
             observation=self.first_observation,
             variables="\n".join(lines) if lines else "(none)",

@@ -35,6 +35,7 @@ from typing import Any, AsyncIterator
 from agent.agents.react.answer import SKELETON, parse_react
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.llm import Completion
+from agent.runtime.capabilities import bundled_demos
 from agent.runtime.event_text import first_line
 from agent.runtime.events import (
     Event,
@@ -81,6 +82,7 @@ class ReActAgent(Stepper):
     """ReAct over any registered environment: one LLM call and one action per turn."""
 
     name = "react"
+    demo_scripts = bundled_demos("react-{env}.jsonl")
     display_name = "ReAct"
     structure_title = "Turns"
     view_title = "Turns"
@@ -208,7 +210,7 @@ class ReActAgent(Stepper):
         return Template(self.prompts.text(self.main_prompt_file)).safe_substitute(
             actions=self.prompts.actions(env_name),
             facts=self.prompts.facts(env_name),
-            examples=self.prompts.examples(env_name, self.env.task_type) or "(no examples)",
+            examples=self.prompts.examples(env_name, self.env.task_type, required=False) or "(no examples)",
             task=self.task,
             observation=self.first_observation,
             trajectory=format_trajectory(self.turns, window),

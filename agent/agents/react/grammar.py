@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from envs.protocols import admissible_commands_of, translate_of
+
 _OBJ = r"[a-z][a-z-]*(?: [a-z][a-z-]*)* \d+"  # ALFWorld names: a kind and a number, "desk 1"
 
 ALFWORLD_TEMPLATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -96,15 +98,14 @@ def action_problem(env: Any, action: str, level: str = "grammar") -> str:
 
 def _admissible(env: Any) -> list[str]:
     try:
-        return list(getattr(env, "admissible_commands", None) or [])
+        return admissible_commands_of(env) or []
     except Exception:  # noqa: BLE001 - an environment that cannot list them: no check
         return []
 
 
 def _translated(env: Any, text: str) -> str:
-    translate = getattr(env, "translate", None)
     try:
-        return translate(text) if callable(translate) else text
+        return translate_of(env, text)
     except Exception:  # noqa: BLE001
         return text
 

@@ -21,6 +21,7 @@ from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.agents.recap.decomposition import Decomposition, DecompositionError, Item, parse_decomposition
 from agent.agents.recap.window import Window
 from agent.llm import Completion
+from agent.runtime.capabilities import bundled_demos
 from agent.runtime.events import AgentNote, Event, LLMAnswered, NodeCompleted, NodeError, NodeStarted, RunStarted
 from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.runtime.tree import Node, NodeStatus
@@ -45,6 +46,7 @@ Outcome = UnitOutcome  # a level's result: the environment's answers in it, what
 
 class RecapAgent(Stepper):
     name = "recap"
+    demo_scripts = bundled_demos("recap-{env}.jsonl")
     display_name = "ReCAP"
     roles = ("",)
     structure_title = "Subtasks"
@@ -284,7 +286,7 @@ class RecapAgent(Stepper):
         return Template(self.prompts.text("recap.txt")).safe_substitute(
             actions=self.prompts.actions(env) or "(no action list for this environment)",
             facts=self.prompts.facts(env) or "(none)",
-            examples=self.prompts.text(f"{env}/examples.txt").strip() or "(none)",
+            examples=(self.prompts.optional(f"{env}/examples.txt") or "").strip() or "(none)",
             task=self.task,
             first_observation=self.first_observation.strip(),
             window=self.window_text(),

@@ -60,10 +60,10 @@ class DraftPromptSet(PromptSet):
 
     edits: dict[str, str] = field(default_factory=dict)
 
-    def text(self, relative: str) -> str:
+    def optional(self, relative: str) -> str | None:
         if relative in self.edits:
             return self.edits[relative]
-        return super().text(relative)
+        return super().optional(relative)
 
     def files(self) -> dict[str, bytes]:
         """Every file of the set as it would be saved: relative path -> bytes."""
@@ -88,7 +88,7 @@ class DraftPromptSet(PromptSet):
     @property
     def changed(self) -> list[str]:
         """The edited files whose text differs from the folder's."""
-        return [r for r, t in self.edits.items() if t != PromptSet(self.root).text(r)]
+        return [r for r, t in self.edits.items() if t != PromptSet(self.root).optional(r)]
 
 
 def editable_files(prompts: PromptSet, env_name: str) -> list[str]:

@@ -14,8 +14,10 @@ from dataclasses import replace
 from typing import Any, AsyncIterator, Callable
 
 from agent.agents.recode.answer_rule import judge_answer
+from agent.agents.recode.gold_plan import gold_plan
 from agent.agents.recode.prompt import build_expand_prompt, build_repair_prompt, call_arguments
 from agent.llm import LLM, Completion, StubContext
+from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.code import safe_parse
 from agent.runtime.events import (
     Event,
@@ -48,6 +50,15 @@ class Engine(Stepper):
     """
 
     name = "recode"
+    answers_are_code = True
+    code_tree = True
+    prompt_workspace = True
+    demo_scripts = bundled_demos("{env}.yaml")
+
+    @classmethod
+    def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
+        """A plan as code: one placeholder per sub-goal of the known path, each answered with its actions."""
+        return gold_plan(actions)
     display_name = "ReCode"
     structure_title = "Code tree"
     default_prompts = DEFAULT_PROMPTS

@@ -98,6 +98,7 @@ class CodeTreeView(Tree[str]):
             if isinstance(event, ev.ExpansionReceived):
                 self._add_children(event.node_id, event.child_ids)
             elif isinstance(event, ev.NodeStarted):
+                self._add_started(event.node_id)
                 current = event.node_id
             touched.add(event.node_id)
         if current != self.current_id:
@@ -123,6 +124,17 @@ class CodeTreeView(Tree[str]):
             if not item.is_expanded:
                 item.expand()
             self._open.add(parent_id)
+
+    def _add_started(self, node_id: str) -> None:
+        """A node that starts is drawn even when no answer announced it as a child (an agent that
+        adds its turns itself): under its parent, after the siblings already drawn."""
+        if node_id in self._items:
+            return
+        node = self.code_tree.nodes.get(node_id)
+        if node is None or node.parent is None:
+            return
+        self._add_started(node.parent.id)
+        self._add_children(node.parent.id, [node_id])
 
     def _open_path(self, node_id: str) -> None:
         """Open the ancestors of the current node; collapse what was open for an earlier one."""

@@ -18,10 +18,10 @@ from typing import Callable, Iterable, Sequence
 from rich.highlighter import Highlighter
 from rich.text import Text
 from textual import events
-from textual.widgets import Log
 
 from agent.runtime import events as ev
 from recode_tui.console.search import Match
+from recode_tui.console.textual_compat import LineHookLog
 
 _ACTION = re.compile(r"^\s*\d+ > ")
 INDENT = "      "
@@ -52,7 +52,7 @@ class _EnvHighlighter(Highlighter):
             text.stylize("bold red")
 
 
-class EnvLog(Log):
+class EnvLog(LineHookLog):
     """Every action and observation of the episode."""
 
     search_name = "Environment"
@@ -66,22 +66,12 @@ class EnvLog(Log):
         self.entry_starts: list[int] = []  # the first log line of each entry
         self.wrapped_to = 0  # the width the lines are wrapped to; 0: not yet laid out
 
-    # Private Textual API, on purpose: `Log._render_line_strip` and its `_render_line_cache`
-    # are the only place to highlight a line (Log has no public per-line hook).
-    def _render_line_strip(self, y: int, rich_style):  # type: ignore[override]
-        # Log keeps rendered lines only while text is selected; keep them always
-        # (highlighting a line costs ~0.5 ms, a full repaint 48 of them).
-        cache = self.text_selection is None
-        if cache and y in self._render_line_cache:
-            return self._render_line_cache[y]
+    # Log has no public per-line hook: `LineHookLog` (textual_compat) gives one.
+    def before_line(self, y: int) -> None:
         self.highlighter.found = self._found.get(y, ())
-        try:
-            line = super()._render_line_strip(y, rich_style)
-        finally:
-            self.highlighter.found = ()
-        if cache:
-            self._render_line_cache[y] = line
-        return line
+
+    def after_line(self) -> None:
+        self.highlighter.found = ()
 
     # -- search (`/`) ----------------------------------------------------------------
 
@@ -95,7 +85,7 @@ class EnvLog(Log):
         self._found = {}
         for match in matches:
             self._found.setdefault(match.line, []).append((match.start, match.end, match == current))
-        self._render_line_cache.clear()
+        self.clear_line_cache()
         self.refresh()
         if current is not None:
             top = int(self.scroll_y)

@@ -28,7 +28,9 @@ from textual.widgets import Button, Static, TextArea
 from textual.worker import Worker, WorkerState
 
 from agent.agents.recode.answer_rule import CodeCheck, judge_answer
+from agent.runtime.stepper import Stepper
 from agent.runtime.verdict import Verdict, oversized
+from recode_tui.console.textual_compat import KeyFirstTextArea
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
 SKELETON_CURSOR = (4, 0)  # the empty line inside <execute>
@@ -70,19 +72,17 @@ def check_of(verdict: Verdict, accepted_text: str = "") -> Check:
     return Check(True, f"{len(verdict.blocks)} child node(s){notes}", len(verdict.blocks))
 
 
-def engine_check(engine: object, text: str, purpose: str, role: str, known: frozenset[str]) -> Check:
+def engine_check(engine: Stepper, text: str, purpose: str, role: str, known: frozenset[str]) -> Check:
     """The engine's own verdict on what a person typed (`Stepper.judge`), as the editor shows it."""
     # The size rule first, as the engine applies it: a pasted 2 MB answer is refused at once, unparsed.
-    verdict = oversized(text) or engine.judge(text, purpose, role, typed=True, known=known)  # type: ignore[attr-defined]
-    describe = getattr(engine, "describe_answer", None)
-    accepted_text = describe(verdict, purpose, role) if verdict.accepted and callable(describe) else ""
+    verdict = oversized(text) or engine.judge(text, purpose, role, typed=True, known=known)
+    accepted_text = engine.describe_answer(verdict, purpose, role) if verdict.accepted else ""
     return check_of(verdict, accepted_text or verdict.summary)
 
 
-def engine_skeleton(engine: object, purpose: str, role: str = "") -> str:
+def engine_skeleton(engine: Stepper | None, purpose: str, role: str = "") -> str:
     """What an empty editor shows: the agent's answer format, else ReCode's <think>/<execute> skeleton."""
-    skeleton = getattr(engine, "answer_skeleton", None)
-    text = skeleton(purpose, role) if callable(skeleton) else ""
+    text = engine.answer_skeleton(purpose, role) if engine is not None else ""
     return text or SKELETON
 
 
@@ -110,42 +110,35 @@ def next_line_indent(line: str) -> str:
     return indent + "    " if code.endswith(":") else indent
 
 
-class CodeArea(TextArea):
+class CodeArea(KeyFirstTextArea):
     """The editor's text area: auto-indent like the plain mode, ctrl+a selects everything.
 
-    Private Textual API, on purpose: `TextArea._on_key` inserts typed text before
-    any public handler or binding sees the key, so enter, backspace and ctrl+a
-    are taken here, first; `_restart_blink` keeps the cursor shown as typing does.
+    TextArea inserts typed text before any public handler or binding sees the key,
+    so enter, backspace and ctrl+a are taken first, in `key_first` (textual_compat).
     """
 
     BINDINGS = [
         Binding("ctrl+a", "select_all", "Select all", id="expansion.select-all", show=False),
     ]
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def key_first(self, event: events.Key) -> bool:
         if not self.read_only and event.key == "enter":
-            event.stop()
-            event.prevent_default()
             row, column = self.cursor_location
             indent = next_line_indent(self.document[row][:column])
             start, end = self.selection
-            self._restart_blink()
+            self.restart_blink()
             self.replace("\n" + indent, start, end, maintain_selection_offset=False)
-            return
+            return True
         if not self.read_only and event.key == "backspace":
             # Here, not as a binding: a binding runs once the key has bubbled up to the
             # app, after keys typed just behind it, so a fast `x<bs>y` would end as `y`.
-            event.stop()
-            event.prevent_default()
-            self._restart_blink()
+            self.restart_blink()
             self.action_delete_left()
-            return
+            return True
         if event.key == "ctrl+a":  # the same: ctrl+a then a fast answer must replace everything
-            event.stop()
-            event.prevent_default()
             self.select_all()
-            return
-        await super()._on_key(event)
+            return True
+        return False
 
     def action_delete_left(self) -> None:
         """Backspace in the indent goes back one level, as in the plain mode."""
@@ -213,9 +206,10 @@ class ExpansionEditor(Vertical):
             except Exception:  # noqa: BLE001 - no tree-sitter: plain text still works
                 pass
 
-    def _engine(self):
-        """The engine of the run this editor answers for: its screen's."""
-        return getattr(self.screen, "engine", None)
+    def _engine(self) -> Stepper | None:
+        """The engine of the run this editor answers for: its screen's (a run's screen holds one)."""
+        engine = getattr(self.screen, "engine", None)  # dynamic: the editor sits on screens of several kinds
+        return engine if isinstance(engine, Stepper) else None
 
     @property
     def editor(self) -> TextArea:
@@ -290,7 +284,7 @@ class ExpansionEditor(Vertical):
     def check(self, text: str) -> Check:
         """The engine's verdict on `text` for the open call (`engine.judge`), with the run's sandbox check."""
         engine = self._engine()
-        if engine is None or not callable(getattr(engine, "judge", None)):
+        if engine is None:
             return check_expansion(text, self.known, self.code_check, self.trusted)
         return engine_check(engine, text, self.purpose, self.role, self.known)
 

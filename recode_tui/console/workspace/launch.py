@@ -21,7 +21,12 @@ if TYPE_CHECKING:
 
 
 async def open_workspace(run: "DebugScreen") -> None:
-    """The workspace on `run`'s selected (or awaited) stub; a choice made there goes back to `run`."""
+    """The workspace on `run`'s selected (or awaited) stub; a choice made there goes back to `run`.
+    Only for an agent that declares one (`Stepper.prompt_workspace`): others get one line saying so."""
+    if not run.engine.prompt_workspace:
+        run.notify(f"The {run.engine.name} agent has no prompt workspace (W is for agents that declare one, "
+                   f"e.g. recode); its prompts are in {run.engine.prompts.root}.", severity="warning")
+        return
     if run.driver.busy and not run.debugger.awaiting_human:
         run.notify("The engine is running: pause it (p) before opening the prompt workspace.", severity="warning")
         return

@@ -1,0 +1,182 @@
+"""What an environment may offer beyond the minimum: one protocol per optional capability.
+
+The minimum is `envs.base.Env` (one episode, played one action at a time) and
+`envs.registry.EnvProvider` (the episodes of an environment). Everything here
+is optional: a provider or an environment that has the method or attribute has
+the capability, one that lacks it gets the default the caller names. The
+layers above ask `isinstance(x, Capability)` rather than probing for names,
+so this module is the one list of what a plug-in may add.
+
+Provider capabilities (on the object `envs.registry.register` makes):
+
+- `StepLimits.step_limit(episode) -> int`: the episode's own step limit (ScienceWorld's per task).
+  Without it: the preset's limit when the preset names one, else `default_max_steps`.
+- `EpisodeLookup.episode(id) -> Episode`: one episode without listing all of them.
+  Without it: the provider's `episodes()` are searched.
+- `GoldActions.gold_actions(episode) -> list[str]`: a known solution; `--llm gold` plays it
+  with an agent that declares `gold_answers`. Without it: `--llm gold` is refused in one line.
+- `HeaderFields.header_fields(episode) -> dict[str, str]`: extra fields a journal header keeps to
+  find the episode again (ALFWorld's game file and its hash). Without it: none.
+- `Warm.warm() -> None`: start what is slow to start (a JVM) before the first episode, in an
+  eval worker while the parent sets up. Without it: nothing is started early.
+- `Topics.topic_of(task_type) -> str`: the topic a task type belongs to (the eval report's
+  per-topic rows). Without it: no topic rows.
+- `Overview.overview(task_types) -> list[str]`: `games list`'s summary lines for environments with
+  too many episodes to list. Without it: every episode is listed.
+- `PresetSplits.preset_split(preset) -> str | None`: the episode set a preset plays (WebShop's
+  `paper`: the reference's 200 goals). Without it: the bundled episodes.
+- `GoldLimits.gold_cannot_win(episodes) -> dict[str, str]`: episodes whose own gold path cannot
+  win within the limit, and why (the eval report marks them). Without it: none marked.
+- `PaperVariant.paper_env` (str | None): the environment `--preset paper` plays instead (ScienceWorld's
+  `sciworld-paper`, the reference's episode set). Without it: the same environment.
+
+Environment capabilities (on the `Env` a provider's `make_env` returns):
+
+- `Scored.score` (a number) and `score_log` (its changes): shown by the console and kept by eval.
+- `Rewarded.reward` (a number, known at the end): shown instead of a running score (WebShop).
+- `EndReason.end_reason` (str): why the episode ended before its step limit ("" when it did not).
+- `Failure.failure` (str): what broke (a simulator that hung); it overrides every other reason.
+- `AdmissibleCommands.admissible_commands` (list[str]): the commands valid now (ReAct's check).
+- `Translation.translate(action) -> str`: the environment's spelling of an action (ALFWorld's
+  `put X in/on Y`), applied before an action is judged.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from envs.registry import Episode
+
+
+# -- providers --------------------------------------------------------------------------------
+
+@runtime_checkable
+class StepLimits(Protocol):
+    def step_limit(self, episode: str) -> int: ...
+
+
+@runtime_checkable
+class EpisodeLookup(Protocol):
+    def episode(self, episode: str) -> "Episode": ...
+
+
+@runtime_checkable
+class GoldActions(Protocol):
+    def gold_actions(self, episode: str) -> list[str]: ...
+
+
+@runtime_checkable
+class HeaderFields(Protocol):
+    def header_fields(self, episode: str) -> dict[str, str]: ...
+
+
+@runtime_checkable
+class Warm(Protocol):
+    def warm(self) -> None: ...
+
+
+@runtime_checkable
+class Topics(Protocol):
+    def topic_of(self, task_type: str) -> str: ...
+
+
+@runtime_checkable
+class Overview(Protocol):
+    def overview(self, task_types: Iterable[str] | None = None) -> list[str]: ...
+
+
+@runtime_checkable
+class PresetSplits(Protocol):
+    def preset_split(self, preset: str) -> str | None: ...
+
+
+@runtime_checkable
+class GoldLimits(Protocol):
+    def gold_cannot_win(self, episodes: Iterable[str] | None = None) -> dict[str, str]: ...
+
+
+@runtime_checkable
+class PaperVariant(Protocol):
+    paper_env: str | None
+
+
+# -- environments -----------------------------------------------------------------------------
+
+@runtime_checkable
+class Scored(Protocol):
+    score: float
+
+
+@runtime_checkable
+class Rewarded(Protocol):
+    reward: float
+
+
+@runtime_checkable
+class EndReason(Protocol):
+    end_reason: str
+
+
+@runtime_checkable
+class Failure(Protocol):
+    failure: str
+
+
+@runtime_checkable
+class AdmissibleCommands(Protocol):
+    admissible_commands: list[str]
+
+
+@runtime_checkable
+class Translation(Protocol):
+    def translate(self, action: str) -> str: ...
+
+
+# Environments are often wrapped (a replay checking each step, a worker process's stand-in) by
+# objects that hand every other name on with `__getattr__`: Python 3.12's `isinstance` against a
+# protocol looks attributes up statically and would miss them, so the env side is read here, by name,
+# in one place.
+
+def score_of(env: object) -> float | None:
+    """The environment's score (a number), or None when it keeps none."""
+    score = getattr(env, "score", None)  # dynamic: see above
+    return score if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+
+
+def end_reason_of(env: object) -> str:
+    """The environment's own reason for an early end ('' when it gives none)."""
+    return str(getattr(env, "end_reason", "") or "")  # dynamic: see above
+
+
+def failure_of(env: object) -> str:
+    """What broke in the environment ('' when nothing did)."""
+    return str(getattr(env, "failure", "") or "")  # dynamic: see above
+
+
+def admissible_commands_of(env: object) -> list[str] | None:
+    """The commands the environment takes now, or None when it does not say."""
+    listed = getattr(env, "admissible_commands", None)  # dynamic: see above
+    return None if listed is None else list(listed() if callable(listed) else listed)
+
+
+def translate_of(env: object, action: str) -> str:
+    """The environment's own spelling of an action (the action itself when it has none)."""
+    translate = getattr(env, "translate", None)  # dynamic: see above
+    return action if translate is None else translate(action)
+
+
+def score_log_of(env: object) -> tuple[str, ...]:
+    """The environment's score changes so far, as lines (none when it keeps no score)."""
+    return tuple(getattr(env, "score_log", ()) or ())  # dynamic: see above
+
+
+def reward_of(env: object) -> float | None:
+    """The environment's final reward, or None when it has no reward (or none yet)."""
+    reward = getattr(env, "reward", None)  # dynamic: see above
+    return reward if isinstance(reward, (int, float)) and not isinstance(reward, bool) else None
+
+
+def has_reward(env: object) -> bool:
+    """Whether the environment ends with a reward rather than keeping a running score."""
+    return hasattr(env, "reward")  # dynamic: see above

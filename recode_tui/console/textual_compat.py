@@ -1,0 +1,103 @@
+"""Every use of Textual's private API, in one place, each behind a public-named hook.
+
+Textual has no public hook for three things the console needs; the private
+names below are the only way, so they are kept here and nowhere else, and
+tests/console/test_textual_compat.py has one test per override that fails
+when an upgrade changes it. pyproject.toml bounds Textual to 8.x for the same
+reason: read the changelog for these names before raising the bound.
+
+- `App._fatal_error` (with `App._exception` and `App._close_messages_no_wait`):
+  the only hook for an unhandled exception. `FatalErrorHook` calls
+  `on_fatal_error(error)` instead and ends the app the way Textual does.
+- `Log._render_line_strip` (with `Log._render_line_cache`): the only place to
+  style one line of a Log. `LineHookLog` calls `before_line(y)`/`after_line()`
+  around it and keeps rendered lines cached even without a selection.
+- `TextArea._on_key` (with `TextArea._restart_blink`): TextArea inserts typed
+  text there, before any binding sees the key. `KeyFirstTextArea` offers the
+  key to `key_first(event)` first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import events
+from textual.strip import Strip
+from textual.widgets import Log, TextArea
+
+TEXTUAL_MAJOR = 8  # the major version these overrides are written against (pyproject: textual>=8,<9)
+
+
+class FatalErrorHook:
+    """App mixin: an unhandled exception goes to `on_fatal_error(error)`, then the app ends at once."""
+
+    def on_fatal_error(self, error: BaseException) -> None:
+        """Say what went wrong (override); the app is closed right after."""
+
+    def _fatal_error(self) -> None:  # Textual's private hook (see the module docstring)
+        error = getattr(self, "_exception", None)  # private: the exception Textual is handling
+        if error is None:
+            super()._fatal_error()  # type: ignore[misc]
+            return
+        self.on_fatal_error(error)
+        app: Any = self
+        app._close_messages_no_wait()  # private: how Textual's own `_fatal_error` ends the app
+
+
+class LineHookLog(Log):
+    """A Log whose lines can be styled one at a time: `before_line(y)` runs before line `y` renders
+    (set up the highlighter), `after_line()` after it. Rendered lines stay cached until `clear_line_cache`."""
+
+    def before_line(self, y: int) -> None:
+        """Prepare to render line `y` (override)."""
+
+    def after_line(self) -> None:
+        """Undo `before_line` (override)."""
+
+    def clear_line_cache(self) -> None:
+        """Forget rendered lines (their styling changed): they render again on the next refresh."""
+        self._render_line_cache.clear()
+
+    def _render_line_strip(self, y: int, rich_style: Any) -> Strip:  # type: ignore[override]
+        # Log keeps rendered lines only while text is selected; keep them always
+        # (highlighting a line costs ~0.5 ms, a full repaint 48 of them).
+        cache = self.text_selection is None
+        if cache and y in self._render_line_cache:
+            return self._render_line_cache[y]
+        self.before_line(y)
+        try:
+            line = super()._render_line_strip(y, rich_style)
+        finally:
+            self.after_line()
+        if cache:
+            self._render_line_cache[y] = line
+        return line
+
+
+class KeyFirstTextArea(TextArea):
+    """A TextArea that offers each key to `key_first` before inserting typed text."""
+
+    async def key_first(self, event: events.Key) -> bool:
+        """Handle `event` before the text area does (override); True: handled, the text area skips it."""
+        return False
+
+    def restart_blink(self) -> None:
+        """Show the cursor now and restart its blinking, as typing does."""
+        self._restart_blink()
+
+    async def _on_key(self, event: events.Key) -> None:  # Textual's private key handler
+        if await self.key_first(event):
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+
+def textual_major() -> int:
+    """The installed Textual's major version."""
+    from importlib.metadata import version
+
+    return int(version("textual").split(".")[0])
+
+
+__all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "TEXTUAL_MAJOR", "textual_major"]

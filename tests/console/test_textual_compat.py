@@ -1,0 +1,104 @@
+"""One test per private Textual override (recode_tui/console/textual_compat.py): each fails when an
+upgrade of Textual renames or changes what the override relies on."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.app import App, ComposeResult
+
+from recode_tui.console.textual_compat import (TEXTUAL_MAJOR, FatalErrorHook, KeyFirstTextArea, LineHookLog,
+                                               textual_major)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_textual_is_bounded_to_the_major_version_the_overrides_are_written_for():
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    [textual] = [d for d in deps if d.startswith("textual")]
+    assert textual.endswith(f">={TEXTUAL_MAJOR}.0,<{TEXTUAL_MAJOR + 1}")
+    assert textual_major() == TEXTUAL_MAJOR
+
+
+class Crashing(FatalErrorHook, App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[BaseException] = []
+
+    def on_fatal_error(self, error: BaseException) -> None:
+        self.seen.append(error)
+
+    def on_mount(self) -> None:
+        raise ValueError("boom in a handler")
+
+
+async def test_an_unhandled_exception_reaches_on_fatal_error_and_ends_the_app():
+    app = Crashing()
+    with pytest.raises(ValueError, match="boom in a handler"):  # the test harness re-raises it at the end
+        async with app.run_test() as pilot:
+            await pilot.pause()
+    assert [type(e) for e in app.seen] == [ValueError] and str(app.seen[0]) == "boom in a handler"
+    assert app.return_code == 1  # Textual's own exit status for an unhandled exception
+
+
+class CountingLog(LineHookLog):
+    def __init__(self) -> None:
+        super().__init__()
+        self.rendered: list[int] = []
+        self.open = 0
+
+    def before_line(self, y: int) -> None:
+        self.rendered.append(y)
+        self.open += 1
+
+    def after_line(self) -> None:
+        self.open -= 1
+
+
+class LogApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield CountingLog()
+
+
+async def test_a_log_line_is_prepared_once_then_cached_until_the_cache_is_cleared():
+    app = LogApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        log = app.query_one(CountingLog)
+        log.write_lines(["first", "second"])
+        await pilot.pause()
+        assert 0 in log.rendered and log.open == 0
+        before = len(log.rendered)
+        log.refresh()
+        await pilot.pause()
+        assert len(log.rendered) == before  # served from the cache
+        log.clear_line_cache()
+        log.refresh()
+        await pilot.pause()
+        assert len(log.rendered) > before
+
+
+class Shouting(KeyFirstTextArea):
+    async def key_first(self, event: events.Key) -> bool:
+        if event.key == "enter":
+            self.insert("!")
+            self.restart_blink()
+            return True
+        return False
+
+
+class AreaApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Shouting()
+
+
+async def test_a_key_reaches_key_first_before_the_text_area_inserts_it():
+    app = AreaApp()
+    async with app.run_test() as pilot:
+        area = app.query_one(Shouting)
+        area.focus()
+        await pilot.press("a", "enter", "b")
+        await pilot.pause()
+        assert area.text == "a!b"  # enter handled first: no newline inserted

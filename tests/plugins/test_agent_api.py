@@ -1,0 +1,139 @@
+"""A plug-in agent written only with the Stepper's public API: the console draws its turns, and its
+end says why it ended (the agent's own stop is not reported as the environment's step limit)."""
+
+from __future__ import annotations
+
+import re
+from typing import AsyncIterator
+
+import pytest
+
+from agent.runtime.verdict import Verdict
+from agent.runtime.events import Event, RunFinished
+from agent.runtime.stepper import MAIN_ROLE, Answer, Stepper
+from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptEntry
+from recode_tui.commands.factory import make_engine
+from tests import toyenv
+
+COIN = toyenv.SCRIPTS / "coin.yaml"
+
+
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
+
+
+class OneShotPlanner(Stepper):
+    """Asks once for a plan (`Plan: a; b; c`), plays it, and stops: the smallest planner."""
+
+    name = "one-shot"
+
+    def judge(self, text: str, purpose: str, role: str = MAIN_ROLE, *, typed: bool = True,
+              known: frozenset[str] = frozenset()) -> Verdict:
+        found = re.search(r"^Plan:\s*(.+)$", text, re.MULTILINE)
+        if found is None:
+            return Verdict(False, message="answer with one line `Plan: action; action; ...`")
+        return Verdict(True, blocks=tuple(a.strip() for a in found.group(1).split(";") if a.strip()))
+
+    async def episode(self) -> AsyncIterator[Event]:
+        start = await self.start_episode()
+        yield start
+        root = self.tree.root
+        plan = self.add_child(root, "plan")
+        yield self.started(plan)
+        answer = None
+        async for item in self.ask(plan, f"Task: {start.task}\n", "plan", lambda c: self.judge(c.text, "plan")):
+            if isinstance(item, Answer):
+                answer = item
+            else:
+                yield item
+        if answer is None:
+            yield self.finish(False, self.finished_reason)
+            return
+        steps = [self.add_child(plan, action) for action in answer.verdict.blocks]
+        yield self.accepted(plan, answer, purpose="plan", child_ids=tuple(s.id for s in steps))
+        for step in steps:
+            yield self.started(step)
+            async for event in self.act(step, step.code):
+                yield event
+            yield self.completed(step, step.observations[-1])
+            if self.env.done:
+                break
+        yield self.completed(plan)
+        async for event in self.close_root(root):
+            yield event
+
+
+def planner(answer: str, game: str = "toy:vase-1") -> OneShotPlanner:
+    from agent.runtime.runners import RunnerSettings
+    from envs import make_env
+
+    llm = ScriptedLLM([ScriptEntry(answer, purpose="plan")])
+    return OneShotPlanner(make_env(game), llm, RunnerSettings().make_runner())
+
+
+async def test_a_plan_that_runs_out_says_the_agent_stopped_not_that_the_step_limit_was_reached():
+    engine = planner("Plan: go to diningtable 1; take vase 1 from diningtable 1")
+    finished = await engine.run()
+    await engine.close()
+    assert not finished.success and finished.steps == 2
+    assert finished.reason == "the agent stopped after 2 of 30 steps without finishing the task"
+    assert engine.tree.root.error == finished.reason
+
+
+async def test_a_plan_that_wins_completes_the_root():
+    engine = planner("Plan: go to diningtable 1; take vase 1 from diningtable 1; go to sidetable 1; "
+                     "put vase 1 in/on sidetable 1")
+    finished = await engine.run()
+    await engine.close()
+    assert finished.success and finished.reason == "won" and finished.steps == 4
+
+
+async def test_the_test_agents_own_limit_is_its_end_reason():
+    engine = make_engine("toy:vase-1", ScriptedLLM([ScriptEntry("Action: look", purpose="act")]), agent="one-action",
+                         agent_options={"max_turns": 2})
+    finished = await engine.run()
+    await engine.close()
+    assert isinstance(finished, RunFinished) and finished.reason == "turn limit reached (2 turns)"
+
+
+async def test_the_tree_pane_draws_each_turn_of_an_agent_that_adds_its_own_nodes(tmp_path):
+    """The README's example agent adds its turns itself (no answer announces them as children)."""
+    from recode_tui.console.app import build_app
+    from recode_tui.console.widgets.code_tree import CodeTreeView
+
+    from tests.console.helpers import SIZE, command, started, wait_for
+
+    app = build_app("toy:coin-1", f"scripted:{COIN}", agent="one-action", cursor_blink=False,
+                    sessions_dir=tmp_path / "sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        pane = app.screen.query_one(CodeTreeView)
+        await command(pilot, app, "c")  # the first LLM call of turn 1: the turn is drawn already
+        assert [item.label.plain.strip() for item in pane.root.children] == ["▸● turn 1"]
+        for _ in range(6):
+            if app.engine.done:
+                break
+            await command(pilot, app, "c")
+        await wait_for(pilot, lambda: app.engine.done, what="the run's end")
+        await pilot.pause()
+        assert [item.label.plain.strip() for item in pane.root.children] == ["✓ turn 1", "▸✓ turn 2"]
+
+
+async def test_the_prompt_workspace_is_offered_only_to_an_agent_that_declares_one(tmp_path):
+    from recode_tui.console.app import build_app
+    from recode_tui.console.workspace.screen import PromptWorkspace
+
+    from tests.console.helpers import SIZE, notifications, started, wait_for
+
+    app = build_app("toy:coin-1", f"scripted:{COIN}", agent="one-action", cursor_blink=False,
+                    sessions_dir=tmp_path / "sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("W")
+        await wait_for(pilot, lambda: notifications(app), what="the one-line answer")
+        assert not isinstance(app.screen, PromptWorkspace)
+        [note] = notifications(app)
+        assert note.message.startswith("The one-action agent has no prompt workspace")
+        assert str(toyenv.HERE / "prompts") in note.message
