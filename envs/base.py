@@ -51,3 +51,18 @@ class Env(Protocol):
 
 class EnvError(Exception):
     """An environment could not be created or loaded (bad game id, unreadable file)."""
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One playable episode of an environment, as a list shows it."""
+
+    env: str
+    id: str
+    task_type: str | None
+    task: str
+
+    @property
+    def ref(self) -> str:
+        """The id that names this episode with no `--env` given."""
+        return f"{self.env}:{self.id}"

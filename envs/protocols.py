@@ -46,7 +46,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from envs.registry import Episode
+    from envs.base import Episode
 
 
 # -- providers --------------------------------------------------------------------------------

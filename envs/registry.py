@@ -19,23 +19,8 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, Iterable, Protocol, runtime_checkable
 
-from envs.base import Env, EnvError
+from envs.base import Env, EnvError, Episode
 from envs.protocols import EpisodeLookup, GoldActions, HeaderFields, StepLimits
-
-
-@dataclass(frozen=True)
-class Episode:
-    """One playable episode of an environment, as a list shows it."""
-
-    env: str
-    id: str
-    task_type: str | None
-    task: str
-
-    @property
-    def ref(self) -> str:
-        """The id that names this episode with no `--env` given."""
-        return f"{self.env}:{self.id}"
 
 
 @runtime_checkable

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-DEMOS = Path(__file__).resolve().parents[1] / "mockllm" / "demos"  # the bundled agents' demo scripts
+DEMOS = Path(__file__).resolve().parents[2] / "mockllm" / "demos"  # the bundled agents' demo scripts
 
 
 @dataclass(frozen=True)
