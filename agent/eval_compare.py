@@ -219,6 +219,9 @@ class Row:
     episodes: int
     base: dict[str, float | None]
     other: dict[str, float | None]
+    # the success rate's 95 % interval on each side, when the runs were repeated (eval --repeat)
+    base_interval: tuple[float, float] | None = None
+    other_interval: tuple[float, float] | None = None
 
     def delta(self, metric: str) -> float | None:
         a, b = self.base.get(metric), self.other.get(metric)

@@ -20,6 +20,10 @@ def add_compare_parser(commands: Any) -> None:
     parser = commands.add_parser("compare", help="compare evaluations: per task type deltas and flipped episodes")
     parser.add_argument("reports", nargs="+", metavar="REPORT",
                         help="report.json files or eval folders; the first is the baseline")
+    parser.add_argument("--format", default=None, choices=("markdown", "csv", "latex"), dest="table_format",
+                        help="print only the per-agent x per-task-type success table (percent), ready to paste")
+    parser.add_argument("-o", "--output", default=None, metavar="FILE",
+                        help="with --format: write the table to FILE instead of standard output")
 
 
 HEADERS = {"score": "mean score"}  # eval's name for it: the reward x 100 on WebShop
@@ -169,6 +173,10 @@ def run_compare(args: argparse.Namespace) -> int:
         comparisons = compare_reports(reports)
     except CompareError as exc:
         raise UsageError(str(exc)) from None
+    if getattr(args, "table_format", None):
+        return _print_paper_table(args, comparisons, reports)
+    if getattr(args, "output", None):
+        raise UsageError("-o/--output writes a --format table; add --format markdown, csv or latex")
     console = Console()
     if not console.is_terminal:  # a log or a pipe: wide enough for the whole table
         console = Console(width=130, force_terminal=False)
@@ -185,4 +193,33 @@ def run_compare(args: argparse.Namespace) -> int:
         console.print(deltas_table(comparison))
         for line in flip_lines(comparison):
             say(line)
+    return 0
+
+
+def _type_order(reports: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The environment's own task-type order (ALFWorld: put, clean, heat, ...), for the table's columns."""
+    from envs import registry
+
+    env = settings_of(reports[0]).get("env")
+    try:
+        return tuple(registry.provider(str(env)).task_types) if env else TYPE_ORDER
+    except Exception:  # noqa: BLE001 - a report of an environment no longer registered still prints
+        return TYPE_ORDER
+
+
+def _print_paper_table(args: argparse.Namespace, comparisons: list[Comparison], reports: list[dict[str, Any]]) -> int:
+    """`--format`: the paper's table alone, on standard output or in `-o FILE`."""
+    from pathlib import Path
+
+    from agent.paper_table import paper_table, render
+
+    text = render(paper_table(comparisons, reports, _type_order(reports)), args.table_format)
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output}: {exc.strerror}; pick another -o path") from None
+        print(f"wrote {args.table_format} table: {args.output}")
+    else:
+        print(text, end="")
     return 0
