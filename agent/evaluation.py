@@ -89,6 +89,7 @@ class EpisodeResult:
     failure: dict[str, Any] | None = None  # why it failed: last steps, deepest stub, ending node (agent.failure)
     agent: str = ""  # set in a multi-agent evaluation: which agent played it ("" is the plan's one agent)
     roles: dict[str, dict[str, Any]] = field(default_factory=dict)  # per LLM role (agents with several): calls, tokens, cost
+    cached_calls: int = 0  # of `llm_calls`, answered from the response cache (no cost)
 
     @property
     def tokens(self) -> int:
@@ -119,6 +120,10 @@ class EvalPlan:
     options_by_agent: dict[str, dict[str, Any]] = field(default_factory=dict)
     # episode -> why its own gold path cannot win within its step limit (ScienceWorld's paper set; None: not computed)
     gold_cannot_win: dict[str, str] | None = None
+    # the response cache (agent.llm_cache): "on" (--cache), "off" (--no-cache), "profile" (each profile's `cache`)
+    cache: str = "profile"
+    cache_ttl: float | None = None  # seconds (--cache-ttl); None: the profile's, else a week
+    cache_dir: str | None = None  # None: $RECODE_TUI_CACHE or the user cache dir
 
     @property
     def compared(self) -> list[str]:
@@ -138,6 +143,9 @@ class EvalPlan:
             data.pop("agents"), data.pop("options_by_agent")
         if self.gold_cannot_win is None:
             data.pop("gold_cannot_win")
+        if self.cache == "profile" and self.cache_ttl is None and self.cache_dir is None:
+            for key in ("cache", "cache_ttl", "cache_dir"):  # the default: a report stays as it was
+                data.pop(key)
         data["games"] = [{k: v for k, v in asdict(g).items() if k != "path" or v} for g in self.games]
         return data
 
@@ -176,6 +184,7 @@ def _stats(episodes: Sequence[EpisodeResult]) -> dict[str, Any]:
         "mean_llm_seconds": sum(e.llm_seconds for e in episodes) / calls if calls else 0.0,
         "person_seconds": sum(e.person_seconds for e in episodes),
         "llm_failures": sum(e.llm_failures for e in episodes),
+        "cached_calls": sum(e.cached_calls for e in episodes),
     }
 
 
@@ -310,6 +319,8 @@ class EvalReport:
             data.pop("agent")
         if not episode.roles:
             data.pop("roles")
+        if not episode.cached_calls and self.plan.cache == "off":
+            data.pop("cached_calls")
         return data
 
     def write(self, path: Path) -> None:
@@ -345,6 +356,17 @@ class EvalReport:
             elapsed=data.get("elapsed", 0.0),
             concurrency_used=list(data.get("concurrency_used", [])),
         )
+
+
+class CachedCalls:
+    """An engine observer counting the LLM answers that came from the response cache."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, (ev.ExpansionReceived, ev.ExpansionRejected)) and event.cached:
+            self.count += 1
 
 
 LLMFactory = Callable[..., LLM]  # (game) for one agent; (game, agent) for a comparison (plan.agents)
@@ -386,6 +408,20 @@ class Evaluation:
         self._limits = Limits(**{k: v for k, v in report.plan.limits.items() if k in known})
         # every episode's runner comes from the one place user paths get theirs: sandboxed, checked unless trusted
         self._runner_settings = RunnerSettings(trusted=report.plan.trusted, node_timeout=report.plan.node_timeout)
+        self._cache_folder = None
+        if report.plan.cache != "off":
+            from agent.llm_cache import default_folder
+
+            self._cache_folder = Path(report.plan.cache_dir) if report.plan.cache_dir else default_folder()
+
+    def _cached(self, llm: LLM, repeat: int | None = None) -> LLM:
+        """The episode's LLM through the response cache, as the plan says (model LLMs only)."""
+        if self._cache_folder is None:
+            return llm
+        from agent.llm_cache import with_cache
+
+        return with_cache(llm, self._cache_folder, always=self.report.plan.cache == "on",
+                          ttl=self.report.plan.cache_ttl, repeat=repeat)
 
     async def run(self) -> EvalReport:
         """Play every remaining game; the report is written after each episode and at the end.
@@ -472,6 +508,7 @@ class Evaluation:
         writer: JournalWriter | None = None
         try:
             llm = await asyncio.to_thread(self._llm, game, agent)  # may block (gold: the simulator computes a path)
+            llm = self._cached(llm)
             ref = registry.qualify(game.id, plan.env)
             async with pool.env(ref, plan.max_steps) as env:
                 runner = self._runner_settings.make_runner()
@@ -483,6 +520,8 @@ class Evaluation:
                 engine.observers.append(writer)
                 trace = FailureTrace()
                 engine.observers.append(trace)
+                cached = CachedCalls()
+                engine.observers.append(cached)
                 finished = await self._drive(engine, game)
                 score = getattr(env, "score", None)
         except (EvalAborted, asyncio.CancelledError):
@@ -517,6 +556,7 @@ class Evaluation:
             failure=None if finished.success else trace.describe(finished),
             agent=tag,
             roles=dict(finished.extra.get("roles") or {}),
+            cached_calls=cached.count,
         )
 
     async def _drive(self, engine: Stepper, game: GameSpec) -> ev.RunFinished:

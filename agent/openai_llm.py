@@ -63,15 +63,21 @@ class OpenAILLM:
                 f"no whole answer within {self.profile.timeout:g} s", request=response.request
             ) from None
 
+    def request(self, prompt: str) -> dict[str, Any]:
+        """The chat request sent for `prompt`: the model, its parameters and the exact messages
+        (the response cache keys on it, so what is sent and what is keyed cannot drift apart)."""
+        profile = self.profile
+        return {
+            "model": profile.model,
+            "messages": [{"role": "user", "content": prompt}],
+            "temperature": profile.temperature,
+            "max_tokens": profile.max_tokens,
+        }
+
     async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
         openai, profile = self._openai, self.profile
         try:
-            raw = await self._client.chat.completions.with_raw_response.create(
-                model=profile.model,
-                messages=[{"role": "user", "content": prompt}],
-                temperature=profile.temperature,
-                max_tokens=profile.max_tokens,
-            )
+            raw = await self._client.chat.completions.with_raw_response.create(**self.request(prompt))
         except openai.AuthenticationError:
             raise LLMError(f"{self._where()} refused the API key (401); check api_key or OPENAI_API_KEY") from None
         except openai.NotFoundError:

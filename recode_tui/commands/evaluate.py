@@ -67,7 +67,35 @@ def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--sessions", default=None, help="sessions folder (for the default --out)")
     parser.add_argument("--resume", default=None, metavar="REPORT", help="continue an interrupted evaluation")
     parser.add_argument("--no-progress", action="store_true", help="one line per episode instead of a progress bar")
+    cache = parser.add_mutually_exclusive_group()
+    cache.add_argument("--cache", dest="cache", action="store_const", const="on", default=None,
+                       help="answer a model request made before (same model, parameters and messages) from the "
+                            "response cache, at no cost (default: each profile's `cache:` setting)")
+    cache.add_argument("--no-cache", dest="cache", action="store_const", const="off",
+                       help="call the model for every request, even with a profile's `cache: true`")
+    parser.add_argument("--cache-ttl", default=None, metavar="AGE",
+                        help="a cached answer older than this is asked again: 30m, 12h, 7d, 2w (default: the "
+                             "profile's cache_ttl, else 7d)")
+    parser.add_argument("--cache-dir", default=None, metavar="DIR",
+                        help="the response cache folder (default: $RECODE_TUI_CACHE or the user cache dir)")
     return parser
+
+
+def cache_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The plan's cache fields from --cache/--no-cache/--cache-ttl/--cache-dir; a bad expiry is a usage error."""
+    from agent.llm_cache import CacheError, parse_ttl
+
+    out: dict[str, Any] = {}
+    if getattr(args, "cache", None):
+        out["cache"] = args.cache
+    if getattr(args, "cache_ttl", None) is not None:
+        try:
+            out["cache_ttl"] = parse_ttl(args.cache_ttl)
+        except CacheError as exc:
+            raise UsageError(f"--cache-ttl: {exc}") from None
+    if getattr(args, "cache_dir", None):
+        out["cache_dir"] = str(Path(args.cache_dir).resolve())
+    return out
 
 
 # ------------------------------------------------------------------ choosing
@@ -296,6 +324,8 @@ def result_line(result: EpisodeResult) -> str:
     tail = "" if result.success else f"  {result.reason[:90]}"
     if result.llm_failures:
         tail = f"  LLM failures {result.llm_failures}{tail}"
+    if result.cached_calls:
+        tail = f"  cached {result.cached_calls}{tail}"
     score = "" if result.score is None else f"score {result.score:>3g}  "
     who = f"{result.agent:<12} " if result.agent else ""
     return (f"{verdict} {who}{result.game:<14} {result.task_type or '?':<8} {score}steps {result.steps:>3}  "
@@ -388,6 +418,19 @@ def comparison_table(report: EvalReport) -> Any:
         if index < len(report.plan.agents) - 1:
             table.add_section()
     return table
+
+
+def cache_lines(report: EvalReport) -> list[str]:
+    """How many LLM calls the response cache answered (at no cost), so a table never mixes them silently."""
+    cached = sum(e.cached_calls for e in report.episodes)
+    calls = sum(e.llm_calls for e in report.episodes)
+    if report.plan.cache == "off":
+        return ["response cache: off (--no-cache); every LLM call went to the model"]
+    if not cached:
+        return []
+    share = f"{cached / calls:.0%}" if calls else "-"
+    return [f"response cache: {cached} of {calls} LLM calls ({share}) answered from the cache at no cost; "
+            "the cost column counts only the others (--no-cache to call the model for all)"]
 
 
 def role_lines(report: EvalReport) -> list[str]:
@@ -534,6 +577,7 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
         options_by_agent=options_by_agent,
         gold_cannot_win=(unwinnable([g.id for g in games])
                          if unwinnable is not None and args.max_steps is None else None),
+        **cache_settings(args),
     )
     if args.out:
         folder = Path(args.out)
@@ -600,6 +644,8 @@ def _resumed_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
     if report.plan.trusted and not args.trusted:
         print("note: this evaluation was started with --trusted; the remaining episodes run with the "
               "sandbox's checks (pass --trusted to run them without)", file=sys.stderr)
+    for key, value in cache_settings(args).items():  # a resume may turn the cache on or off, or bound it anew
+        setattr(report.plan, key, value)
     timeout = args.node_timeout if args.node_timeout is not None else report.plan.node_timeout
     runner = _runner_settings(args.trusted, timeout)
     report.plan.trusted, report.plan.node_timeout = runner.trusted, runner.node_timeout
@@ -667,7 +713,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if report.plan.multi and not out.is_terminal:  # a log or a pipe: room for the agent column too
         out.width = max(out.width, 170)
     out.print(comparison_table(report) if report.plan.multi else results_table(report))
-    for line in role_lines(report):
+    for line in [*cache_lines(report), *role_lines(report)]:
         out.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)
     for line in failure_lines(report):
         out.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)
