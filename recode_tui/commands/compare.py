@@ -65,7 +65,33 @@ def cell(row: Row, metric: str) -> str:
     """`before → after` over the change, for one metric of one row."""
     change = _delta(metric, row.delta(metric))
     text = f"{_number(metric, row.base.get(metric))} → {_number(metric, row.other.get(metric))}"
+    if metric == "success" and (row.base_interval or row.other_interval):
+        text += f"\n{_bounds(row.base_interval)} → {_bounds(row.other_interval)}"
+        if change and row.within_noise:
+            change += " (noise)"
     return f"{text}\n{change}" if change else text
+
+
+def _bounds(interval: tuple[float, float] | None) -> str:
+    return "-" if interval is None else f"[{interval[0]:.1%}, {interval[1]:.1%}]"
+
+
+def noise_lines(comparison: Comparison) -> list[str]:
+    """With repeated runs: which success changes are inside the noise (their 95 % intervals overlap)."""
+    rows = [r for r in comparison.rows if r.base_interval or r.other_interval]
+    if not rows:
+        return []
+    changed = [r for r in rows if (r.delta("success") or 0) != 0]
+    noise = [r.task_type for r in changed if r.within_noise]
+    real = [r.task_type for r in changed if not r.within_noise]
+    lines = ["success intervals: 95% Wilson intervals over every play (eval --repeat)"]
+    if noise:
+        lines.append(f"  inside the noise (the intervals overlap): {', '.join(noise)}")
+    if real:
+        lines.append(f"  beyond the noise (the intervals do not overlap): {', '.join(real)}")
+    if not changed:
+        lines.append("  no success rate changed")
+    return lines
 
 
 def deltas_table(comparison: Comparison) -> Any:
@@ -109,6 +135,14 @@ def describe(comparison: Comparison, base: dict[str, Any], other: dict[str, Any]
             lines.append(f"  only in the baseline ({len(comparison.only_base)}): {named(comparison.only_base)}")
         if comparison.only_other:
             lines.append(f"  only in this run ({len(comparison.only_other)}): {named(comparison.only_other)}")
+    cached = [sum(int(e.get("cached_calls") or 0) for e in r.get("episodes") or []) for r in (base, other)]
+    if any(cached):
+        calls = [sum(int(e.get("llm_calls") or 0) for e in r.get("episodes") or []) for r in (base, other)]
+        lines.append(f"response cache: {cached[0]} of {calls[0]} → {cached[1]} of {calls[1]} LLM calls answered "
+                     "from the cache (no cost; the cost column counts only the others)")
+    repeats = [(r.get("plan") or {}).get("repeat", 1) for r in (base, other)]
+    if repeats != [1, 1]:
+        lines.append(f"repeats: each episode played {repeats[0]} → {repeats[1]} times; numbers are means over the plays")
     if comparison.differences:
         lines.append("settings differ:")
         for name, a, b in comparison.differences:
@@ -191,7 +225,7 @@ def run_compare(args: argparse.Namespace) -> int:
         for line in [*describe(comparison, reports[0], other), *agent_lines(comparison)]:
             say(line)
         console.print(deltas_table(comparison))
-        for line in flip_lines(comparison):
+        for line in [*noise_lines(comparison), *flip_lines(comparison)]:
             say(line)
     return 0
 

@@ -67,6 +67,9 @@ def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--sessions", default=None, help="sessions folder (for the default --out)")
     parser.add_argument("--resume", default=None, metavar="REPORT", help="continue an interrupted evaluation")
     parser.add_argument("--no-progress", action="store_true", help="one line per episode instead of a progress bar")
+    parser.add_argument("--repeat", type=int, default=1, metavar="N",
+                        help="play every episode N times (a model's calls carry each repeat's seed); the tables "
+                             "show the mean success and its 95%% interval")
     cache = parser.add_mutually_exclusive_group()
     cache.add_argument("--cache", dest="cache", action="store_const", const="on", default=None,
                        help="answer a model request made before (same model, parameters and messages) from the "
@@ -322,6 +325,8 @@ def gold_lines(report: EvalReport) -> list[str]:
 def result_line(result: EpisodeResult) -> str:
     verdict = "won   " if result.success else ("ERROR " if result.error else "failed")
     tail = "" if result.success else f"  {result.reason[:90]}"
+    if result.repeat > 1:
+        tail = f"  repeat {result.repeat}{tail}"
     if result.llm_failures:
         tail = f"  LLM failures {result.llm_failures}{tail}"
     if result.cached_calls:
@@ -346,10 +351,10 @@ def _type_order(env: str) -> tuple[str, ...]:
 def results_table(report: EvalReport) -> Any:
     from rich.table import Table
 
-    summary = summarize(report.episodes, report.plan.env)
+    summary = summarize(report.episodes, report.plan.env, report.plan.repeat)
     status = "" if report.status == "complete" else f" ({report.status})"
     table = Table(title=f"{report.plan.agent} · {report.plan.llm}: {len(report.episodes)} of "
-                        f"{len(report.plan.games)} episodes{status}")
+                        f"{report.total} episodes{status}")
     scored = summary["overall"].get("mean_score") is not None  # an env with a score (ScienceWorld)
     for name in ("task type", "episodes", "success", "rate", *(("mean score",) if scored else ()), "mean steps",
                  "LLM calls/ep", "LLM s/call", "tokens/ep", "cost/ep", "errors"):
@@ -366,7 +371,7 @@ def results_table(report: EvalReport) -> Any:
     def row(label: str, s: dict[str, Any], style: str | None = None) -> None:
         score = s.get("mean_score")
         scores = (("-" if score is None else f"{score:.1f}"),) if scored else ()
-        table.add_row(label, str(s["episodes"]), str(s["successes"]), f"{s['success_rate']:.1%}", *scores,
+        table.add_row(label, str(s["episodes"]), str(s["successes"]), rate_cell(s), *scores,
                       f"{s['mean_steps']:.1f}", f"{s['mean_llm_calls']:.1f}", f"{s['mean_llm_seconds']:.2f}",
                       f"{s['mean_tokens']:.0f}",
                       f"${s['mean_cost']:.4f}", str(s["errors"]), style=style)
@@ -383,13 +388,43 @@ def results_table(report: EvalReport) -> Any:
     return table
 
 
+def rate_cell(stats: dict[str, Any]) -> str:
+    """The success rate as the tables print it; with repeats, its 95 % interval below."""
+    rate = f"{stats['success_rate']:.1%}"
+    interval = stats.get("success_interval")
+    return f"{rate}\n[{interval[0]:.1%}, {interval[1]:.1%}]" if interval else rate
+
+
+def repeat_lines(report: EvalReport) -> list[str]:
+    """With --repeat: how the tables' cells were made, and each repeat's own success rate and seed."""
+    if report.plan.repeat <= 1:
+        return []
+    lines = [f"repeats: every episode played {report.plan.repeat} times; a rate is the mean over all plays, "
+             "[low, high] its 95% Wilson interval"]
+    for agent in report.plan.compared:
+        mine = [e for e in report.episodes if (e.agent or report.plan.agent) == agent]
+        parts = []
+        for number in range(1, report.plan.repeat + 1):
+            plays = [e for e in mine if e.repeat == number]
+            if not plays:
+                continue
+            seeds = {e.seed for e in plays}
+            temps = {e.temperature for e in plays if e.temperature is not None}
+            said = f"seed {plays[0].seed}" if len(seeds) == 1 and plays[0].seed is not None else "no seed"
+            said += f", temperature {temps.pop():g}" if len(temps) == 1 else ""
+            parts.append(f"#{number} {sum(e.success for e in plays) / len(plays):.1%} ({said})")
+        who = f"{agent} " if report.plan.multi else ""
+        lines.append(f"  {who}success per repeat: " + "; ".join(parts))
+    return lines
+
+
 def comparison_table(report: EvalReport) -> Any:
     """A comparison's table: per agent, a row per task type and its overall row (the paper's layout)."""
     from rich.table import Table
 
     from agent.evaluation import summarize_agents
 
-    by_agent = summarize_agents(report.episodes, report.plan.agents, report.plan.env)
+    by_agent = summarize_agents(report.episodes, report.plan.agents, report.plan.env, report.plan.repeat)
     status = "" if report.status == "complete" else f" ({report.status})"
     table = Table(title=f"{', '.join(report.plan.agents)} · {report.plan.llm}: {len(report.episodes)} of "
                         f"{report.total} episodes{status}")
@@ -402,7 +437,7 @@ def comparison_table(report: EvalReport) -> Any:
     def row(agent: str, label: str, s: dict[str, Any], style: str | None = None) -> None:
         n, score = s["episodes"], s.get("mean_score")
         scores = (("-" if score is None else f"{score:.1f}"),) if scored else ()
-        table.add_row(agent, label, str(n), str(s["successes"]), f"{s['success_rate']:.1%}", *scores,
+        table.add_row(agent, label, str(n), str(s["successes"]), rate_cell(s), *scores,
                       f"{s['mean_steps']:.1f}",
                       str(round(s["mean_llm_calls"] * n)), str(round(s["mean_input_tokens"] * n)),
                       str(round(s["mean_output_tokens"] * n)), f"${s['total_cost']:.4f}",
@@ -532,6 +567,8 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
 
     if args.llm is None:
         raise UsageError("eval needs --llm profile:NAME, scripted:FILE, demo or journal:DIR")
+    if args.repeat < 1:
+        raise UsageError("--repeat must be 1 or more (the times each episode is played)")
     names = _agent_names(args.agent)
     if len(names) > 1 and args.prompts:
         raise UsageError("--prompts is one agent's prompt folder; compare several agents with their own prompts "
@@ -578,6 +615,7 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
         gold_cannot_win=(unwinnable([g.id for g in games])
                          if unwinnable is not None and args.max_steps is None else None),
         **cache_settings(args),
+        repeat=args.repeat,
     )
     if args.out:
         folder = Path(args.out)
@@ -713,7 +751,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if report.plan.multi and not out.is_terminal:  # a log or a pipe: room for the agent column too
         out.width = max(out.width, 170)
     out.print(comparison_table(report) if report.plan.multi else results_table(report))
-    for line in [*cache_lines(report), *role_lines(report)]:
+    for line in [*repeat_lines(report), *cache_lines(report), *role_lines(report)]:
         out.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)
     for line in failure_lines(report):
         out.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)
