@@ -75,6 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="recode.trace.v1 JSON, any agent: nodes, then every LLM call, action and decision in order")
     kind.add_argument("--sft", action="store_true", help="chat-format JSON Lines, one line per expansion")
     kind.add_argument("--markdown", action="store_true", help="a readable transcript")
+    kind.add_argument("--otel", default=None, metavar="FILE",
+                      help="OpenTelemetry spans (GenAI conventions) of a session or every episode of an eval folder, "
+                           "as an OTLP JSON file for trace viewers (needs the [otel] extra)")
+    kind.add_argument("--otlp", default=None, metavar="URL",
+                      help="the same spans sent to an OTLP/HTTP endpoint, e.g. http://localhost:4318/v1/traces")
     export.add_argument("--won-only", action="store_true", help="--sft: only episodes and branches that won")
     export.add_argument("--corrected-only", action="store_true", help="--sft: only answers a person typed or edited")
     export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
@@ -275,6 +280,13 @@ async def _export(args: argparse.Namespace) -> int:
 
     if (args.won_only or args.corrected_only) and not args.sft:
         raise UsageError("--won-only and --corrected-only filter SFT pairs: add --sft")
+    if args.otel or args.otlp:
+        from recode_tui.commands.export import otel_export
+
+        try:
+            return otel_export(args)
+        except JournalError as exc:
+            raise UsageError(str(exc)) from None
     try:
         if args.sft:
             from recode_tui.commands.export import sft_text
