@@ -75,6 +75,9 @@ def test_a_second_eval_calls_the_model_only_for_the_prompts_that_changed(tmp_pat
         assert second["plan"]["cache"] == "on"
         # same results either way: the cache changes what a run costs, not what it does
         assert [e["success"] for e in second["episodes"]] == [e["success"] for e in first["episodes"]]
+        compared = recode(tmp_path, "compare", str(tmp_path / "first"), str(tmp_path / "second"))
+        assert (f"response cache: 0 of {paid_first} → {put['llm_calls']} of {total} LLM calls answered from the cache"
+                in compared.stdout), compared.stdout
 
         before = len(server.calls)
         third = evaluate("third", second_prompts, "--no-cache")
