@@ -24,6 +24,10 @@ def add_compare_parser(commands: Any) -> None:
                         help="print only the per-agent x per-task-type success table (percent), ready to paste")
     parser.add_argument("-o", "--output", default=None, metavar="FILE",
                         help="with --format: write the table to FILE instead of standard output")
+    parser.add_argument("--chart", action="store_true",
+                        help="below the tables, success rate by task type per run as a terminal chart ([plot] extra)")
+    parser.add_argument("--plot", default=None, metavar="FILE",
+                        help="the same chart as a .png, .svg or .pdf file ([plot] extra)")
 
 
 HEADERS = {"score": "mean score"}  # eval's name for it: the reward x 100 on WebShop
@@ -207,6 +211,8 @@ def run_compare(args: argparse.Namespace) -> int:
         comparisons = compare_reports(reports)
     except CompareError as exc:
         raise UsageError(str(exc)) from None
+    if getattr(args, "plot", None):
+        _save_plot(args.plot, comparisons, reports)
     if getattr(args, "table_format", None):
         return _print_paper_table(args, comparisons, reports)
     if getattr(args, "output", None):
@@ -227,7 +233,30 @@ def run_compare(args: argparse.Namespace) -> int:
         console.print(deltas_table(comparison))
         for line in [*noise_lines(comparison), *flip_lines(comparison)]:
             say(line)
+    if getattr(args, "chart", False):
+        from agent.paper_table import paper_table
+        from recode_tui.commands.charts import ChartError, terminal_chart
+
+        try:
+            chart = terminal_chart(paper_table(comparisons, reports, _type_order(reports)),
+                                   width=min(console.width, 120), color=console.is_terminal)
+        except ChartError as exc:
+            raise UsageError(str(exc)) from None
+        say("")
+        print(chart, flush=True)
+    if getattr(args, "plot", None):
+        say(f"plot: {args.plot}")
     return 0
+
+
+def _save_plot(path: str, comparisons: list[Comparison], reports: list[dict[str, Any]]) -> None:
+    from agent.paper_table import paper_table
+    from recode_tui.commands.charts import ChartError, save_plot
+
+    try:
+        save_plot(paper_table(comparisons, reports, _type_order(reports)), path)
+    except ChartError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _type_order(reports: list[dict[str, Any]]) -> tuple[str, ...]:

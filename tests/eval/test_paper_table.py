@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import re
+import sys
 
 import pytest
 
@@ -105,3 +106,36 @@ def test_a_table_file_without_a_format_is_refused_in_one_line(three_agents, tmp_
     assert main(["compare", *three_agents[:2], "-o", str(tmp_path / "t.md")]) == 2
     err = capsys.readouterr().err.strip()
     assert err == "recode-tui: error: -o/--output writes a --format table; add --format markdown, csv or latex"
+
+
+def test_compare_chart_draws_each_runs_rate_per_task_type_and_plot_writes_an_image(three_agents, tmp_path, capsys):
+    pytest.importorskip("plotext")
+    pytest.importorskip("matplotlib")
+    recode, react, _ = three_agents
+    image = tmp_path / "chart.svg"
+    assert main(["compare", recode, react, "--chart", "--plot", str(image)]) == 0
+    out = capsys.readouterr().out
+    chart = out.split("success rate (%) by task type", 1)[1].splitlines()
+    axis = next(line for line in chart if "Put Two" in line)  # the task types under their groups
+    top = next(line for line in chart if line.lstrip().startswith("100┤"))
+    heat = axis.index("Heat")
+    filled = [i for i, ch in enumerate(top) if ch == "█"]
+    assert filled and all(abs(i - heat) < 10 for i in filled)  # only recode's heat (3 of 3) reaches 100 %
+    assert "█ recode   • react" in out and f"plot: {image}" in out
+    from xml.etree import ElementTree
+
+    assert ElementTree.parse(image).getroot().tag.endswith("svg")
+    png = tmp_path / "chart.png"
+    assert main(["compare", recode, react, "--plot", str(png), "--format", "csv"]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_chart_without_its_extra_or_an_unknown_image_type_is_refused_in_one_line(three_agents, tmp_path,
+                                                                                      monkeypatch, capsys):
+    recode, react, _ = three_agents
+    assert main(["compare", recode, react, "--plot", str(tmp_path / "chart.jpg")]) == 2
+    assert capsys.readouterr().err.strip().endswith("name a .png, .svg or .pdf file")
+    monkeypatch.setitem(sys.modules, "plotext", None)
+    assert main(["compare", recode, react, "--chart"]) == 2
+    assert capsys.readouterr().err.strip() == ("recode-tui: error: --chart draws with plotext: "
+                                               "pip install 'recode-tui[plot]'")
