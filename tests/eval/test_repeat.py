@@ -3,6 +3,7 @@ and `compare` saying which differences are inside the noise."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import pytest
@@ -48,6 +49,15 @@ def test_three_repeats_of_the_scripted_model_give_intervals_and_compare_weighs_t
     rows = capsys.readouterr().out.splitlines()
     assert rows[0] == "| Agent | Put | Clean | All |"
     assert rows[2].startswith("| recode (bugged) | 100.0 [43.9, 100.0] | 0.0 [0.0, 56.1] | 50.0 [18.8, 81.2] |")
+
+    if importlib.util.find_spec("opentelemetry.sdk") is not None:  # the [otel] extra: every play its own trace
+        spans_file = tmp_path / "spans.json"
+        assert main(["export", str(bugged), "--otel", str(spans_file)]) == 0
+        assert "spans of 6 episode(s)" in capsys.readouterr().err
+        spans = json.loads(spans_file.read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        roots = [s for s in spans if "parentSpanId" not in s]
+        assert len(roots) == 6 and {r["name"] for r in roots} == {"invoke_agent recode"}
+        assert len({s["traceId"] for s in spans}) == 6
 
 
 def report(folder, wins_per_repeat: list[set[str]]) -> str:
