@@ -67,9 +67,9 @@ def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--sessions", default=None, help="sessions folder (for the default --out)")
     parser.add_argument("--resume", default=None, metavar="REPORT", help="continue an interrupted evaluation")
     parser.add_argument("--no-progress", action="store_true", help="one line per episode instead of a progress bar")
-    parser.add_argument("--repeat", type=int, default=1, metavar="N",
+    parser.add_argument("--repeat", type=int, default=None, metavar="N",
                         help="play every episode N times (a model's calls carry each repeat's seed); the tables "
-                             "show the mean success and its 95%% interval")
+                             "show the mean success and its 95%% interval. With --resume: raise it to add repeats")
     cache = parser.add_mutually_exclusive_group()
     cache.add_argument("--cache", dest="cache", action="store_const", const="on", default=None,
                        help="answer a model request made before (same model, parameters and messages) from the "
@@ -567,8 +567,6 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
 
     if args.llm is None:
         raise UsageError("eval needs --llm profile:NAME, scripted:FILE, demo or journal:DIR")
-    if args.repeat < 1:
-        raise UsageError("--repeat must be 1 or more (the times each episode is played)")
     names = _agent_names(args.agent)
     if len(names) > 1 and args.prompts:
         raise UsageError("--prompts is one agent's prompt folder; compare several agents with their own prompts "
@@ -615,7 +613,7 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
         gold_cannot_win=(unwinnable([g.id for g in games])
                          if unwinnable is not None and args.max_steps is None else None),
         **cache_settings(args),
-        repeat=args.repeat,
+        repeat=args.repeat or 1,
     )
     if args.out:
         folder = Path(args.out)
@@ -684,6 +682,11 @@ def _resumed_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
               "sandbox's checks (pass --trusted to run them without)", file=sys.stderr)
     for key, value in cache_settings(args).items():  # a resume may turn the cache on or off, or bound it anew
         setattr(report.plan, key, value)
+    if args.repeat is not None:  # more repeats of a finished evaluation: only the new plays run
+        if args.repeat < report.plan.repeat:
+            raise UsageError(f"--repeat {args.repeat}: this evaluation already plays each episode "
+                             f"{report.plan.repeat} times; give {report.plan.repeat} or more")
+        report.plan.repeat = args.repeat
     timeout = args.node_timeout if args.node_timeout is not None else report.plan.node_timeout
     runner = _runner_settings(args.trusted, timeout)
     report.plan.trusted, report.plan.node_timeout = runner.trusted, runner.node_timeout
@@ -709,6 +712,8 @@ def run_eval(args: argparse.Namespace) -> int:
 
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("-c/--concurrency must be 1 or more")
+    if args.repeat is not None and args.repeat < 1:
+        raise UsageError("--repeat must be 1 or more (the times each episode is played)")
     report, folder = _resumed_report(args) if args.resume else _new_report(args)
     profiles = args.profiles or report.plan.profiles  # a resume reads the file the evaluation started with
     llm_for, abort_on_llm_error = llm_factory(report.plan.llm, profiles, report.remaining or report.plan.games,

@@ -92,3 +92,29 @@ def test_wilson_intervals_stay_inside_0_and_1_and_widen_with_fewer_plays():
     assert narrow[1] - narrow[0] < wide[1] - wide[0]
     assert within_noise((0.1, 0.4), (0.35, 0.6)) and not within_noise((0.1, 0.3), (0.35, 0.6))
     assert wilson(4, 4)[1] == 1.0
+
+
+def test_resume_adds_repeats_to_a_finished_evaluation_and_refuses_fewer(tmp_path, capsys):
+    import argparse
+
+    from agent.evaluation import EpisodeResult, EvalPlan, EvalReport, GameSpec
+    from recode_tui.commands.evaluate import _resumed_report, add_eval_parser
+
+    folder = tmp_path / "ev"
+    plan = EvalPlan(llm="demo", games=[GameSpec("put-01", "put"), GameSpec("clean-01", "clean")])
+    report = EvalReport(plan, [EpisodeResult("put-01", "put", True, ""), EpisodeResult("clean-01", "clean", False, "")],
+                        status="complete")
+    report.write(folder / "report.json")
+    parser = argparse.ArgumentParser()
+    add_eval_parser(parser.add_subparsers())
+    args = parser.parse_args(["eval", "--resume", str(folder), "--repeat", "3"])
+    resumed, _ = _resumed_report(args)
+    assert [(g.id, r) for _, g, r in resumed.pending] == [("put-01", 2), ("clean-01", 2), ("put-01", 3),
+                                                          ("clean-01", 3)]
+    assert resumed.total == 6
+    resumed.write(folder / "report.json")
+    assert main(["eval", "--resume", str(folder), "--repeat", "2"]) == 2
+    assert capsys.readouterr().err.strip() == ("recode-tui: error: --repeat 2: this evaluation already plays each "
+                                               "episode 3 times; give 3 or more")
+    assert main(["eval", "--resume", str(folder), "--repeat", "0"]) == 2
+    assert "--repeat must be 1 or more" in capsys.readouterr().err
