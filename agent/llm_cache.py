@@ -167,3 +167,9 @@ def with_cache(llm: LLM, folder: Path, *, always: bool, ttl: float | None = None
     if isinstance(llm, RoutedLLM):
         return RoutedLLM(wrap(llm.default), {role: wrap(part) for role, part in llm.roles.items()}, llm.spec)  # type: ignore[return-value]
     return wrap(llm)
+
+
+def hits_of(llm: object) -> int:
+    """How many calls the cache answered for `llm` (a routed one: over its roles)."""
+    parts = llm.parts() if callable(getattr(llm, "parts", None)) else [llm]  # type: ignore[attr-defined]
+    return sum(part.hits for part in parts if isinstance(part, CachedLLM))

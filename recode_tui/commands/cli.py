@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="play one episode headless, one line per event")
     _add_run_options(run, default_llm=None)
     run.add_argument("--quiet", action="store_true", help="print only the result line")
+    from recode_tui.commands.cache_options import add_cache_options
+
+    add_cache_options(run)
 
     tui = commands.add_parser("tui", help="open the debugging console (the default command)")
     _add_run_options(tui, default_llm="human")
@@ -138,6 +141,9 @@ async def _run_headless(args: argparse.Namespace) -> int:
     llm = make_llm(args.llm, args.profiles, args.game, agent=getattr(args, "agent", None))
     if isinstance(llm, RoutedLLM) and any(getattr(part, "name", "") == "human" for part in llm.parts()):
         raise UsageError(f"--llm {args.llm}: a person takes a role only in the console; use `recode-tui tui`")
+    from recode_tui.commands.cache_options import cached_llm
+
+    llm = cached_llm(llm, args)
     session, _ = await open_session(args, llm)
     engine = session.engine
     if defaulted:  # said once the run really starts, so a usage error stays one line
@@ -153,6 +159,12 @@ async def _run_headless(args: argparse.Namespace) -> int:
         session.writer.close()
     if session.writer.error:
         print(f"note: {for_terminal(session.writer.error)}", file=sys.stderr)
+    from agent.llm_cache import hits_of
+
+    hits = hits_of(llm)
+    if hits:
+        print(f"note: {hits} of {engine.llm_calls} LLM calls answered from the response cache (no cost)",
+              file=sys.stderr)
     if args.quiet:
         print(event_line(result))
     return 0 if result.success else 1

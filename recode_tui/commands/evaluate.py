@@ -32,6 +32,7 @@ from agent.evaluation import (
 )
 from agent.failure import group_failures
 from agent.safe_text import for_terminal
+from recode_tui.commands.cache_options import add_cache_options, cache_settings
 from recode_tui.commands.factory import UsageError, check_llm_roles, load_prompt_set, preset_env, run_settings
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
@@ -67,38 +68,13 @@ def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--sessions", default=None, help="sessions folder (for the default --out)")
     parser.add_argument("--resume", default=None, metavar="REPORT", help="continue an interrupted evaluation")
     parser.add_argument("--no-progress", action="store_true", help="one line per episode instead of a progress bar")
+    add_cache_options(parser)
     parser.add_argument("--repeat", type=int, default=None, metavar="N",
                         help="play every episode N times (a model's calls carry each repeat's seed); the tables "
                              "show the mean success and its 95%% interval. With --resume: raise it to add repeats")
-    cache = parser.add_mutually_exclusive_group()
-    cache.add_argument("--cache", dest="cache", action="store_const", const="on", default=None,
-                       help="answer a model request made before (same model, parameters and messages) from the "
-                            "response cache, at no cost (default: each profile's `cache:` setting)")
-    cache.add_argument("--no-cache", dest="cache", action="store_const", const="off",
-                       help="call the model for every request, even with a profile's `cache: true`")
-    parser.add_argument("--cache-ttl", default=None, metavar="AGE",
-                        help="a cached answer older than this is asked again: 30m, 12h, 7d, 2w (default: the "
-                             "profile's cache_ttl, else 7d)")
-    parser.add_argument("--cache-dir", default=None, metavar="DIR",
-                        help="the response cache folder (default: $RECODE_TUI_CACHE or the user cache dir)")
     return parser
 
 
-def cache_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The plan's cache fields from --cache/--no-cache/--cache-ttl/--cache-dir; a bad expiry is a usage error."""
-    from agent.llm_cache import CacheError, parse_ttl
-
-    out: dict[str, Any] = {}
-    if getattr(args, "cache", None):
-        out["cache"] = args.cache
-    if getattr(args, "cache_ttl", None) is not None:
-        try:
-            out["cache_ttl"] = parse_ttl(args.cache_ttl)
-        except CacheError as exc:
-            raise UsageError(f"--cache-ttl: {exc}") from None
-    if getattr(args, "cache_dir", None):
-        out["cache_dir"] = str(Path(args.cache_dir).resolve())
-    return out
 
 
 # ------------------------------------------------------------------ choosing

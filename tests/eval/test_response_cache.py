@@ -161,3 +161,25 @@ def test_a_profile_turns_the_cache_on_for_its_model_only(tmp_path):
     file.write_text("models:\n  bad:\n    cache_ttl: soon\n")
     with pytest.raises(ProfileError, match="cache_ttl: cache expiry 'soon' is not a duration"):
         load_profiles(file)
+
+
+@pytest.mark.heavy  # plays ALFWorld with the sandbox worker
+def test_run_with_cache_replays_a_whole_episode_without_calling_the_model(tmp_path):
+    server = OpenAICompatibleServer(script_responder(str(DEMO))).start()
+    try:
+        profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=20)
+        flags = ("run", "--game", "put-01", "--llm", "profile:local", "--profiles", str(profiles), "--quiet",
+                 "--cache", "--cache-dir", str(tmp_path / "cache"))
+        first = recode(tmp_path, *flags)
+        assert first.returncode == 0, first.stderr
+        paid = len(server.calls)
+        assert paid > 0 and "response cache" not in first.stderr
+        second = recode(tmp_path, *flags)
+        assert second.returncode == 0, second.stderr
+        assert len(server.calls) == paid  # not one request more
+        assert f"note: {paid} of {paid} LLM calls answered from the response cache (no cost)" in second.stderr
+        assert second.stdout.split("|")[0] == first.stdout.split("|")[0]  # the same result line
+        third = recode(tmp_path, *flags[:-3], "--no-cache")
+        assert third.returncode == 0 and len(server.calls) == 2 * paid
+    finally:
+        server.stop()
