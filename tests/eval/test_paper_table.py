@@ -139,3 +139,20 @@ def test_a_chart_without_its_extra_or_an_unknown_image_type_is_refused_in_one_li
     assert main(["compare", recode, react, "--chart"]) == 2
     assert capsys.readouterr().err.strip() == ("recode-tui: error: --chart draws with plotext: "
                                                "pip install 'recode-tui[plot]'")
+
+
+def test_one_evaluation_of_several_agents_gives_a_row_per_agent(tmp_path, capsys):
+    games = [(f"{t}-01", t) for t in ("put", "clean")]
+    episodes = [{**episode(g, t, won), "agent": agent} for agent, wins in (("recode", {"put-01", "clean-01"}),
+                                                                         ("plan-execute", {"put-01"}))
+                for g, t in games for won in [g in wins]]
+    folder = tmp_path / "five"
+    folder.mkdir()
+    (folder / "report.json").write_text(json.dumps({
+        "version": "recode.eval.v1", "status": "complete",
+        "plan": {"llm": "demo", "env": "alfworld", "agent": "recode", "agents": ["recode", "plan-execute"],
+                 "games": [{"id": g, "task_type": t} for g, t in games]},
+        "episodes": episodes}))
+    assert main(["compare", str(folder), "--format", "markdown"]) == 0
+    assert capsys.readouterr().out.splitlines()[2:] == ["| recode | 100.0 | 100.0 | 100.0 |",
+                                                        "| plan-execute | 100.0 | 0.0 | 50.0 |"]
