@@ -236,12 +236,18 @@ def export_endpoint(journals: list[Journal], url: str) -> int:
         from opentelemetry.sdk.trace.export import SpanExportResult
     except ImportError:
         raise OtelError("--otlp needs the OTLP exporter: pip install 'recode-tui[otel]'") from None
+    import logging
+
     spans = finished_spans(journals)
     exporter = OTLPSpanExporter(endpoint=url, timeout=10)
+    quiet = logging.getLogger("opentelemetry.exporter")  # its retry warnings: the one line below says it all
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)
     try:
         result = exporter.export(spans)
     finally:
         exporter.shutdown()
+        quiet.setLevel(level)
     if result is not SpanExportResult.SUCCESS:
         raise OtelError(f"the OTLP endpoint {url} did not take the spans; check the URL "
                               "(OTLP/HTTP, e.g. http://localhost:4318/v1/traces) and that the collector runs")

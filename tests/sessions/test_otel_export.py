@@ -100,3 +100,60 @@ def test_without_the_sdk_the_export_says_how_to_install_it_and_core_never_import
     probe = ("import sys, agent.otel, agent.evaluation, recode_tui.commands.cli, recode_tui.commands.export; "
              "print(any(m.startswith('opentelemetry') for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "False"
+
+
+class Collector:
+    """A local OTLP/HTTP endpoint: keeps each POSTed ExportTraceServiceRequest."""
+
+    def __init__(self, status: int = 200) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        received = self.received = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                received.append((self.path, self.headers.get("Content-Type"), body))
+                self.send_response(status)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1/traces"
+
+
+@pytest.mark.heavy
+def test_otlp_sends_the_same_spans_to_an_endpoint(demo_session, capsys):
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    sessions, session = demo_session
+    collector = Collector()
+    try:
+        assert main(["export", str(session), "--sessions", str(sessions), "--otlp", collector.url]) == 0
+    finally:
+        collector.httpd.shutdown()
+    [(path, kind, body)] = collector.received
+    assert path == "/v1/traces" and kind == "application/x-protobuf"
+    request = ExportTraceServiceRequest.FromString(body)
+    names = [s.name for r in request.resource_spans for scope in r.scope_spans for s in scope.spans]
+    assert names.count("invoke_agent recode") == 1 and sum(n.startswith("chat ") for n in names) == 4
+    assert f"{len(names)} spans of 1 episode(s) to {collector.url}" in capsys.readouterr().err
+
+
+@pytest.mark.heavy
+def test_an_endpoint_that_refuses_the_spans_is_one_line(demo_session, capsys):
+    sessions, session = demo_session
+    collector = Collector(status=400)  # a client error: not retried
+    try:
+        assert main(["export", str(session), "--sessions", str(sessions), "--otlp", collector.url]) == 2
+    finally:
+        collector.httpd.shutdown()
+    assert capsys.readouterr().err.strip() == (
+        f"recode-tui: error: the OTLP endpoint {collector.url} did not take the spans; check the URL "
+        "(OTLP/HTTP, e.g. http://localhost:4318/v1/traces) and that the collector runs")
