@@ -76,12 +76,13 @@ def episode_spans(journal: Journal) -> _Timed:
     view = read_view(journal)
     header = journal.header
     agent = view.agent
-    model = str(header.get("llm") or "")
+    spec = str(header.get("llm") or "")
+    model = model_name(spec, header.get("profiles"))
     env = str(header.get("env") or "env")
     finished = journal.finished or {}
     root = _Timed(f"invoke_agent {agent}", {
         "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent, "gen_ai.request.model": model,
-        "recode.session": journal.session_id, "recode.env": env, "recode.episode": str(header.get("episode") or
+        "gen_ai.conversation.id": journal.session_id, "recode.llm": spec, "recode.session": journal.session_id, "recode.env": env, "recode.episode": str(header.get("episode") or
                                                                                          header.get("game") or ""),
         "recode.task_type": str(header.get("task_type") or ""), "recode.task": view.task,
         "recode.success": bool(finished.get("success")), "recode.reason": str(finished.get("reason") or "unfinished"),
@@ -107,6 +108,7 @@ def episode_spans(journal: Journal) -> _Timed:
             inputs, outputs = inputs + used_in, outputs + used_out
             owner.children.append(_Timed(f"chat {model}", {
                 "gen_ai.operation.name": "chat", "gen_ai.request.model": model,
+                "gen_ai.conversation.id": journal.session_id,
                 "gen_ai.usage.input_tokens": used_in, "gen_ai.usage.output_tokens": used_out,
                 "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [
                     {"type": "text", "content": str(record.get("prompt") or "")}]}]),
@@ -129,6 +131,20 @@ def episode_spans(journal: Journal) -> _Timed:
     root.attributes.update({"gen_ai.usage.input_tokens": inputs, "gen_ai.usage.output_tokens": outputs})
     _span_children(root, float(header.get("created") or 0.0))
     return root
+
+
+def model_name(spec: str, profiles: Any) -> str:
+    """The model a `profile:NAME` spec called, from the profiles file the journal names; else the spec
+    itself (`demo`, `scripted:FILE`, a routed spec), which is what answered."""
+    if not spec.startswith("profile:") or not profiles:
+        return spec
+    from agent.profiles import ProfileError, load_profiles
+
+    try:
+        profile = load_profiles(Path(str(profiles))).profiles.get(spec.split(":", 1)[1] or "default")
+    except (ProfileError, OSError):
+        return spec
+    return profile.model if profile is not None else spec
 
 
 def _span_children(span: _Timed, floor: float) -> None:

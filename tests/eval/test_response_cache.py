@@ -6,6 +6,7 @@ log counts what a re-run paid for.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import time
@@ -179,6 +180,14 @@ def test_run_with_cache_replays_a_whole_episode_without_calling_the_model(tmp_pa
         assert len(server.calls) == paid  # not one request more
         assert f"note: {paid} of {paid} LLM calls answered from the response cache (no cost)" in second.stderr
         assert second.stdout.split("|")[0] == first.stdout.split("|")[0]  # the same result line
+        if importlib.util.find_spec("opentelemetry.sdk") is not None:  # trace viewers see the model and the hits
+            from agent.journal import read_journal
+            from agent.otel import finished_spans
+
+            newest = max((tmp_path / "sessions").glob("*/journal.jsonl"), key=lambda p: p.stat().st_mtime).parent
+            chats = [s for s in finished_spans([read_journal(newest)]) if s.name.startswith("chat ")]
+            assert len(chats) == paid and {s.name for s in chats} == {"chat local-test-model"}
+            assert all(s.attributes["recode.cached"] is True for s in chats)
         third = recode(tmp_path, *flags[:-3], "--no-cache")
         assert third.returncode == 0 and len(server.calls) == 2 * paid
     finally:
