@@ -332,8 +332,10 @@ def results_table(report: EvalReport) -> Any:
     table = Table(title=f"{report.plan.agent} · {report.plan.llm}: {len(report.episodes)} of "
                         f"{report.total} episodes{status}")
     scored = summary["overall"].get("mean_score") is not None  # an env with a score (ScienceWorld)
+    cached = bool(summary["overall"].get("cached_calls"))  # a column, so a table never mixes them silently
     for name in ("task type", "episodes", "success", "rate", *(("mean score",) if scored else ()), "mean steps",
-                 "LLM calls/ep", "LLM s/call", "tokens/ep", "cost/ep", "errors"):
+                 "LLM calls/ep", *(("cached calls",) if cached else ()), "LLM s/call", "tokens/ep", "cost/ep",
+                 "errors"):
         if name == "task type":  # ScienceWorld's task names are long: keep them whole
             labels = [*summary["by_task_type"], *(f"topic {t}" for t in summary.get("by_topic", ()))]
             longest = max([len(t) for t in labels] + [9])
@@ -348,7 +350,8 @@ def results_table(report: EvalReport) -> Any:
         score = s.get("mean_score")
         scores = (("-" if score is None else f"{score:.1f}"),) if scored else ()
         table.add_row(label, str(s["episodes"]), str(s["successes"]), rate_cell(s), *scores,
-                      f"{s['mean_steps']:.1f}", f"{s['mean_llm_calls']:.1f}", f"{s['mean_llm_seconds']:.2f}",
+                      f"{s['mean_steps']:.1f}", f"{s['mean_llm_calls']:.1f}", *cached_cell(s, cached),
+                      f"{s['mean_llm_seconds']:.2f}",
                       f"{s['mean_tokens']:.0f}",
                       f"${s['mean_cost']:.4f}", str(s["errors"]), style=style)
 
@@ -362,6 +365,13 @@ def results_table(report: EvalReport) -> Any:
         table.add_section()
     row("overall", summary["overall"], style="bold")
     return table
+
+
+def cached_cell(stats: dict[str, Any], shown: bool) -> tuple[str, ...]:
+    """`cached of all` LLM calls of a row, when the table has the column."""
+    if not shown:
+        return ()
+    return (f"{stats.get('cached_calls', 0)} of {round(stats['mean_llm_calls'] * stats['episodes'])}",)
 
 
 def rate_cell(stats: dict[str, Any]) -> str:
@@ -405,8 +415,10 @@ def comparison_table(report: EvalReport) -> Any:
     table = Table(title=f"{', '.join(report.plan.agents)} · {report.plan.llm}: {len(report.episodes)} of "
                         f"{report.total} episodes{status}")
     scored = any(by_agent[a]["overall"].get("mean_score") is not None for a in by_agent)  # WebShop, ScienceWorld
+    cached = any(by_agent[a]["overall"].get("cached_calls") for a in by_agent)
     for name in ("agent", "task type", "episodes", "success", "rate", *(("mean score",) if scored else ()),
-                 "mean steps", "LLM calls", "input tokens", "output tokens", "cost", "LLM s/call", "errors"):
+                 "mean steps", "LLM calls", *(("cached calls",) if cached else ()), "input tokens", "output tokens",
+                 "cost", "LLM s/call", "errors"):
         wide = max(len(a) for a in report.plan.agents) if name == "agent" else None  # plan-execute whole
         table.add_column(name, justify="left" if name in ("agent", "task type") else "right", min_width=wide)
 
@@ -415,7 +427,7 @@ def comparison_table(report: EvalReport) -> Any:
         scores = (("-" if score is None else f"{score:.1f}"),) if scored else ()
         table.add_row(agent, label, str(n), str(s["successes"]), rate_cell(s), *scores,
                       f"{s['mean_steps']:.1f}",
-                      str(round(s["mean_llm_calls"] * n)), str(round(s["mean_input_tokens"] * n)),
+                      str(round(s["mean_llm_calls"] * n)), *cached_cell(s, cached), str(round(s["mean_input_tokens"] * n)),
                       str(round(s["mean_output_tokens"] * n)), f"${s['total_cost']:.4f}",
                       f"{s['mean_llm_seconds']:.2f}", str(s["errors"]), style=style)
 

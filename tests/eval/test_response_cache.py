@@ -73,6 +73,10 @@ def test_a_second_eval_calls_the_model_only_for_the_prompts_that_changed(tmp_pat
         assert second["summary"]["overall"]["cached_calls"] == put["llm_calls"]
         total = put["llm_calls"] + cleaned["llm_calls"]
         assert f"response cache: {put['llm_calls']} of {total} LLM calls" in second["stdout"]
+        table = {line.split("│")[1].strip(): line for line in second["stdout"].splitlines() if line.count("│") > 8}
+        assert "┃ cached calls ┃" in second["stdout"]  # the table's own column: never mixed silently
+        assert f" {put['llm_calls']} of {put['llm_calls']} " in table["put"]
+        assert f" 0 of {cleaned['llm_calls']} " in table["clean"] and f" {put['llm_calls']} of {total} " in table["overall"]
         assert second["plan"]["cache"] == "on"
         # same results either way: the cache changes what a run costs, not what it does
         assert [e["success"] for e in second["episodes"]] == [e["success"] for e in first["episodes"]]
