@@ -440,21 +440,27 @@ class Evaluation:
             self._cache_folder = Path(report.plan.cache_dir) if report.plan.cache_dir else default_folder()
 
     def _for_repeat(self, llm: LLM, repeat: int) -> tuple[LLM, int | None, float | None]:
-        """With repeats, each play's model calls carry the repeat's own seed (a model that takes one
-        samples reproducibly per repeat); the LLM, that seed and the sampling temperature, for the record."""
+        """With repeats, each play's sampled model calls carry the repeat's own seed (a model that takes
+        one samples reproducibly per repeat); the LLM, that seed and the sampling temperature, for the record.
+
+        A model at temperature 0 gets no seed: its request stays the same bytes in every repeat, so the
+        response cache answers the later repeats (the cache keys on the repeat only when sampling)."""
         from agent.agents.routing import RoutedLLM
 
         parts = llm.parts() if isinstance(llm, RoutedLLM) else [llm]
         temperatures = [float(p.profile.temperature) for p in parts if hasattr(p, "profile")]  # type: ignore[attr-defined]
         temperature = max(temperatures) if temperatures else None
-        if self.report.plan.repeat <= 1 or not any(callable(getattr(p, "with_seed", None)) for p in parts):
+
+        def sampled(part: LLM) -> bool:
+            return callable(getattr(part, "with_seed", None)) and float(part.profile.temperature) > 0  # type: ignore[attr-defined]
+
+        if self.report.plan.repeat <= 1 or not any(sampled(p) for p in parts):
             return llm, None, temperature
         seeded: dict[int, LLM] = {}
 
         def seed(part: LLM) -> LLM:
             if id(part) not in seeded:
-                make = getattr(part, "with_seed", None)
-                seeded[id(part)] = make(repeat) if callable(make) else part
+                seeded[id(part)] = part.with_seed(repeat) if sampled(part) else part  # type: ignore[attr-defined]
             return seeded[id(part)]
 
         if isinstance(llm, RoutedLLM):

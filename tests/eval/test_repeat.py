@@ -118,3 +118,23 @@ def test_resume_adds_repeats_to_a_finished_evaluation_and_refuses_fewer(tmp_path
                                                "episode 3 times; give 3 or more")
     assert main(["eval", "--resume", str(folder), "--repeat", "0"]) == 2
     assert "--repeat must be 1 or more" in capsys.readouterr().err
+
+
+def test_a_sampling_model_gets_each_repeats_seed_and_a_greedy_one_the_same_request(tmp_path):
+    from agent.evaluation import EvalPlan, EvalReport, Evaluation, GameSpec
+    from agent.llm_cache import CachedLLM, ResponseCache
+    from agent.openai_llm import OpenAILLM
+    from agent.profiles import Profile
+
+    plan = EvalPlan(llm="profile:x", games=[GameSpec("put-01", "put")], repeat=3)
+    evaluation = Evaluation(EvalReport(plan), tmp_path, lambda game: None, pool_factory=lambda size: None)
+    sampling = OpenAILLM(Profile(name="s", model="m", api_key="k", base_url="http://127.0.0.1:9/v1", temperature=0.7))
+    greedy = OpenAILLM(Profile(name="g", model="m", api_key="k", base_url="http://127.0.0.1:9/v1"))
+
+    second, seed, temperature = evaluation._for_repeat(sampling, 2)
+    assert (seed, temperature, second.request("p")["seed"]) == (2, 0.7, 2) and "seed" not in sampling.request("p")
+    same, seed, temperature = evaluation._for_repeat(greedy, 2)
+    assert same is greedy and (seed, temperature) == (None, 0.0)  # nothing to draw: no seed, the same request
+    cache = ResponseCache(tmp_path)
+    assert CachedLLM(greedy, cache, repeat=1).key("p") == CachedLLM(greedy, cache, repeat=2).key("p")
+    assert CachedLLM(second, cache, repeat=2).key("p") != CachedLLM(sampling, cache, repeat=1).key("p")
