@@ -90,6 +90,10 @@ class EpisodeResult:
     failure: dict[str, Any] | None = None  # why it failed: last steps, deepest stub, ending node (agent.eval.failure)
     agent: str = ""  # set in a multi-agent evaluation: which agent played it ("" is the plan's one agent)
     roles: dict[str, dict[str, Any]] = field(default_factory=dict)  # per LLM role (agents with several): calls, tokens, cost
+    cached_calls: int = 0  # of `llm_calls`, answered from the response cache (no cost)
+    repeat: int = 1  # which play of the game this is (eval --repeat), from 1
+    seed: int | None = None  # the seed its model calls carried (a repeat's own), when the model takes one
+    temperature: float | None = None  # its model's sampling temperature, when a model answered
 
     @property
     def tokens(self) -> int:
@@ -120,6 +124,11 @@ class EvalPlan:
     options_by_agent: dict[str, dict[str, Any]] = field(default_factory=dict)
     # episode -> why its own gold path cannot win within its step limit (ScienceWorld's paper set; None: not computed)
     gold_cannot_win: dict[str, str] | None = None
+    # the response cache (agent.llm.cache): "on" (--cache), "off" (--no-cache), "profile" (each profile's `cache`)
+    cache: str = "profile"
+    cache_ttl: float | None = None  # seconds (--cache-ttl); None: the profile's, else a week
+    cache_dir: str | None = None  # None: $RECODE_TUI_CACHE or the user cache dir
+    repeat: int = 1  # eval --repeat N: every (agent, game) is played N times; tables show a 95 % interval
 
     @property
     def compared(self) -> list[str]:
@@ -139,6 +148,11 @@ class EvalPlan:
             data.pop("agents"), data.pop("options_by_agent")
         if self.gold_cannot_win is None:
             data.pop("gold_cannot_win")
+        if self.repeat == 1:
+            data.pop("repeat")
+        if self.cache == "profile" and self.cache_ttl is None and self.cache_dir is None:
+            for key in ("cache", "cache_ttl", "cache_dir"):  # the default: a report stays as it was
+                data.pop(key)
         data["games"] = [{k: v for k, v in asdict(g).items() if k != "path" or v} for g in self.games]
         return data
 
@@ -150,7 +164,7 @@ class EvalPlan:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
-def _stats(episodes: Sequence[EpisodeResult]) -> dict[str, Any]:
+def _stats(episodes: Sequence[EpisodeResult], repeats: int = 1) -> dict[str, Any]:
     n = len(episodes)
     wins = sum(e.success for e in episodes)
     calls = sum(e.llm_calls for e in episodes)
@@ -177,21 +191,35 @@ def _stats(episodes: Sequence[EpisodeResult]) -> dict[str, Any]:
         "mean_llm_seconds": sum(e.llm_seconds for e in episodes) / calls if calls else 0.0,
         "person_seconds": sum(e.person_seconds for e in episodes),
         "llm_failures": sum(e.llm_failures for e in episodes),
+        "cached_calls": sum(e.cached_calls for e in episodes),
+        **(_repeat_stats(episodes, repeats) if repeats > 1 else {}),
     }
 
 
-def summarize(episodes: Sequence[EpisodeResult], env: str | None = None) -> dict[str, Any]:
+def _repeat_stats(episodes: Sequence[EpisodeResult], repeats: int) -> dict[str, Any]:
+    """With repeats: the success rate's 95 % interval over every play, and each repeat's own rate."""
+    from agent.eval.intervals import wilson
+
+    rates = []
+    for number in range(1, repeats + 1):
+        mine = [e for e in episodes if e.repeat == number]
+        rates.append(sum(e.success for e in mine) / len(mine) if mine else None)
+    interval = wilson(sum(e.success for e in episodes), len(episodes))
+    return {"success_interval": list(interval) if interval else None, "repeat_rates": rates}
+
+
+def summarize(episodes: Sequence[EpisodeResult], env: str | None = None, repeats: int = 1) -> dict[str, Any]:
     """Overall and per-task-type statistics, and per topic when the environment groups its task
     types into topics (ScienceWorld's 10, as its paper reports them)."""
     types = sorted({e.task_type or "?" for e in episodes})
     summary = {
-        "overall": _stats(episodes),
-        "by_task_type": {t: _stats([e for e in episodes if (e.task_type or "?") == t]) for t in types},
+        "overall": _stats(episodes, repeats),
+        "by_task_type": {t: _stats([e for e in episodes if (e.task_type or "?") == t], repeats) for t in types},
     }
     topic_of = topic_function(env)
     if topic_of is not None:
         topic = {t: topic_of(t) for t in types}
-        summary["by_topic"] = {g: _stats([e for e in episodes if topic[e.task_type or "?"] == g])
+        summary["by_topic"] = {g: _stats([e for e in episodes if topic[e.task_type or "?"] == g], repeats)
                                for g in sorted(set(topic.values()), key=_topic_order)}
     return summary
 
@@ -209,13 +237,13 @@ def role_sums(episodes: Sequence[EpisodeResult]) -> dict[str, dict[str, Any]]:
     return sums
 
 
-def summarize_agents(episodes: Sequence[EpisodeResult], agents: Sequence[str], env: str | None = None
-                     ) -> dict[str, dict[str, Any]]:
+def summarize_agents(episodes: Sequence[EpisodeResult], agents: Sequence[str], env: str | None = None,
+                     repeats: int = 1) -> dict[str, dict[str, Any]]:
     """A comparison's summary per agent: its overall and per-task-type rows, and its per-role sums."""
     out: dict[str, dict[str, Any]] = {}
     for name in agents:
         mine = [e for e in episodes if e.agent == name]
-        summary = summarize(mine, env)
+        summary = summarize(mine, env, repeats)
         summary["overall"]["input_tokens"] = sum(e.input_tokens for e in mine)
         summary["overall"]["output_tokens"] = sum(e.output_tokens for e in mine)
         summary["overall"]["llm_calls"] = sum(e.llm_calls for e in mine)
@@ -269,22 +297,24 @@ class EvalReport:
     @property
     def remaining(self) -> list[GameSpec]:
         """The games some agent has still to play (all of them once, for a one-agent plan)."""
-        left = {g.id for _, g in self.pending}
+        left = {g.id for _, g, _ in self.pending}
         return [g for g in self.plan.games if g.id in left]
 
     @property
-    def pending(self) -> list[tuple[str, GameSpec]]:
-        """(agent, game) pairs still to play, agent by agent: a comparison runs the same games for each."""
-        if not self.plan.multi:
-            done = self.finished_games
-            return [(self.plan.agent, g) for g in self.plan.games if g.id not in done]
-        played = {(e.agent, e.game) for e in self.episodes}
-        return [(a, g) for a in self.plan.agents for g in self.plan.games if (a, g.id) not in played]
+    def pending(self) -> list[tuple[str, GameSpec, int]]:
+        """(agent, game, repeat) still to play: repeat by repeat (an interrupted run keeps whole
+        repeats), agent by agent within one (a comparison runs the same games for each)."""
+        if self.plan.multi:
+            played = {(e.agent, e.game, e.repeat) for e in self.episodes}
+        else:
+            played = {(self.plan.agent, e.game, e.repeat) for e in self.episodes}
+        return [(a, g, r) for r in range(1, max(1, self.plan.repeat) + 1) for a in self.plan.compared
+                for g in self.plan.games if (a, g.id, r) not in played]
 
     @property
     def total(self) -> int:
-        """Episodes the plan holds: games times agents."""
-        return len(self.plan.games) * len(self.plan.compared)
+        """Episodes the plan holds: games times agents times repeats."""
+        return len(self.plan.games) * len(self.plan.compared) * max(1, self.plan.repeat)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -296,8 +326,9 @@ class EvalReport:
             "elapsed": self.elapsed,
             "concurrency_used": self.concurrency_used,
             "plan": self.plan.to_dict(),
-            "summary": summarize(self.episodes, self.plan.env),
-            **({"by_agent": summarize_agents(self.episodes, self.plan.agents, self.plan.env)} if self.plan.multi else {}),
+            "summary": summarize(self.episodes, self.plan.env, self.plan.repeat),
+            **({"by_agent": summarize_agents(self.episodes, self.plan.agents, self.plan.env, self.plan.repeat)}
+               if self.plan.multi else {}),
             "failures": [
                 {"where": g.key, "task_types": g.task_types, "count": len(g.episodes), "of": g.of_task_type,
                  "line": g.line(), "episodes": [e.game for e in g.episodes]}
@@ -312,6 +343,11 @@ class EvalReport:
             data.pop("agent")
         if not episode.roles:
             data.pop("roles")
+        if not episode.cached_calls and self.plan.cache == "off":
+            data.pop("cached_calls")
+        if self.plan.repeat == 1:  # a report without repeats stays as it was
+            for key in ("repeat", "seed", "temperature"):
+                data.pop(key)
         return data
 
     def write(self, path: Path) -> None:
@@ -347,6 +383,17 @@ class EvalReport:
             elapsed=data.get("elapsed", 0.0),
             concurrency_used=list(data.get("concurrency_used", [])),
         )
+
+
+class CachedCalls:
+    """An engine observer counting the LLM answers that came from the response cache."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, (ev.ExpansionReceived, ev.ExpansionRejected)) and event.cached:
+            self.count += 1
 
 
 LLMFactory = Callable[..., LLM]  # (game) for one agent; (game, agent) for a comparison (plan.agents)
@@ -389,6 +436,49 @@ class Evaluation:
         self._limits = Limits(**{k: v for k, v in report.plan.limits.items() if k in known})
         # every episode's runner comes from the one place user paths get theirs: sandboxed, checked unless trusted
         self._runner_settings = RunnerSettings(trusted=report.plan.trusted, node_timeout=report.plan.node_timeout)
+        self._cache_folder = None
+        if report.plan.cache != "off":
+            from agent.llm.cache import default_folder
+
+            self._cache_folder = Path(report.plan.cache_dir) if report.plan.cache_dir else default_folder()
+
+    def _for_repeat(self, llm: LLM, repeat: int) -> tuple[LLM, int | None, float | None]:
+        """With repeats, each play's sampled model calls carry the repeat's own seed (a model that takes
+        one samples reproducibly per repeat); the LLM, that seed and the sampling temperature, for the record.
+
+        A model at temperature 0 gets no seed: its request stays the same bytes in every repeat, so the
+        response cache answers the later repeats (the cache keys on the repeat only when sampling)."""
+        from agent.llm.routing import RoutedLLM
+
+        parts = llm.parts() if isinstance(llm, RoutedLLM) else [llm]
+        temperatures = [float(p.profile.temperature) for p in parts if hasattr(p, "profile")]  # type: ignore[attr-defined]
+        temperature = max(temperatures) if temperatures else None
+
+        def sampled(part: LLM) -> bool:
+            return callable(getattr(part, "with_seed", None)) and float(part.profile.temperature) > 0  # type: ignore[attr-defined]
+
+        if self.report.plan.repeat <= 1 or not any(sampled(p) for p in parts):
+            return llm, None, temperature
+        seeded: dict[int, LLM] = {}
+
+        def seed(part: LLM) -> LLM:
+            if id(part) not in seeded:
+                seeded[id(part)] = part.with_seed(repeat) if sampled(part) else part  # type: ignore[attr-defined]
+            return seeded[id(part)]
+
+        if isinstance(llm, RoutedLLM):
+            return (RoutedLLM(seed(llm.default), {r: seed(p) for r, p in llm.roles.items()}, llm.spec),  # type: ignore[return-value]
+                    repeat, temperature)
+        return seed(llm), repeat, temperature
+
+    def _cached(self, llm: LLM, repeat: int | None = None) -> LLM:
+        """The episode's LLM through the response cache, as the plan says (model LLMs only)."""
+        if self._cache_folder is None:
+            return llm
+        from agent.llm.cache import with_cache
+
+        return with_cache(llm, self._cache_folder, always=self.report.plan.cache == "on",
+                          ttl=self.report.plan.cache_ttl, repeat=repeat)
 
     async def run(self) -> EvalReport:
         """Play every remaining game; the report is written after each episode and at the end.
@@ -414,8 +504,8 @@ class Evaluation:
 
         async def lane() -> None:
             while queue:
-                agent, game = queue.pop()
-                result = await self._episode(pool, game, agent)
+                agent, game, repeat = queue.pop()
+                result = await self._episode(pool, game, agent, repeat)
                 self.report.episodes.append(result)
                 self.report.elapsed = elapsed_before + time.monotonic() - began
                 self.report.write(self.report_path)
@@ -449,8 +539,10 @@ class Evaluation:
             await asyncio.shield(pool.close())
         return self.report
 
-    def _journal_folder(self, game: GameSpec, agent: str) -> Path:
+    def _journal_folder(self, game: GameSpec, agent: str, repeat: int = 1) -> Path:
         base = game.id.replace("/", "_").replace(os.sep, "_")
+        if self.report.plan.repeat > 1:  # each play its own journal: journals/<game>@r2
+            base = f"{base}@r{repeat}"
         # a comparison keeps each agent's journals apart: journals/<agent>/<game>
         folder = (self.journals / agent if self.report.plan.multi else self.journals) / base
         attempt = 1
@@ -463,18 +555,22 @@ class Evaluation:
         """A comparison asks the factory for this agent's LLM (its own demo script); one agent, for the game's."""
         return self.llm_for(game, agent) if self.report.plan.multi else self.llm_for(game)  # type: ignore[call-arg]
 
-    async def _episode(self, pool: Any, game: GameSpec, agent: str) -> EpisodeResult:
+    async def _episode(self, pool: Any, game: GameSpec, agent: str, repeat: int = 1) -> EpisodeResult:
         """One episode; anything but an LLM outage or cancellation ends as a result."""
         plan = self.report.plan
         started = time.monotonic()
         tag = agent if plan.multi else ""
-        folder = self._journal_folder(game, agent)
+        folder = self._journal_folder(game, agent, repeat)
+        seed: int | None = None
+        temperature: float | None = None
         if self.on_start is not None:
             self.on_start(game)
         engine: Stepper | None = None
         writer: JournalWriter | None = None
         try:
             llm = await asyncio.to_thread(self._llm, game, agent)  # may block (gold: the simulator computes a path)
+            llm, seed, temperature = self._for_repeat(llm, repeat)
+            llm = self._cached(llm, repeat if plan.repeat > 1 else None)
             ref = registry.qualify(game.id, plan.env)
             async with pool.env(ref, plan.max_steps) as env:
                 runner = self._runner_settings.make_runner()
@@ -486,6 +582,8 @@ class Evaluation:
                 engine.observers.append(writer)
                 trace = FailureTrace()
                 engine.observers.append(trace)
+                cached = CachedCalls()
+                engine.observers.append(cached)
                 finished = await self._drive(engine, game)
                 score = score_of(env)
         except (EvalAborted, asyncio.CancelledError):
@@ -493,7 +591,8 @@ class Evaluation:
         except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the others
             error = f"{type(exc).__name__}: {exc}".splitlines()[0]
             return EpisodeResult(game.id, game.task_type, False, error, seconds=time.monotonic() - started,
-                                 journal=str(folder), error=error, agent=tag)
+                                 journal=str(folder), error=error, agent=tag, repeat=repeat, seed=seed,
+                                 temperature=temperature)
         finally:
             if engine is not None:
                 await asyncio.shield(engine.close())
@@ -520,6 +619,10 @@ class Evaluation:
             failure=None if finished.success else trace.describe(finished),
             agent=tag,
             roles=dict(finished.extra.get("roles") or {}),
+            cached_calls=cached.count,
+            repeat=repeat,
+            seed=seed,
+            temperature=temperature,
         )
 
     async def _drive(self, engine: Stepper, game: GameSpec) -> ev.RunFinished:

@@ -67,6 +67,21 @@ def results_by_episode(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return found
 
 
+def plays_by_episode(report: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Every finished play of each episode (`eval --repeat` plays each several times), in report order."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for record in report.get("episodes") or []:
+        if isinstance(record, dict) and episode_id(record):
+            found.setdefault(episode_id(record), []).append(record)
+    return found
+
+
+def repeats_of(report: dict[str, Any]) -> int:
+    """How many times the report's plan plays each episode (1 without --repeat)."""
+    value = (report.get("plan") or {}).get("repeat", 1)
+    return value if isinstance(value, int) and value > 1 else 1
+
+
 def _aliases(record: dict[str, Any]) -> list[str]:
     """Every name a result goes by (`episode`, `id`, `game`), so an older report matches a newer one."""
     names = [episode_id({key: record.get(key)}) for key in ("episode", "id", "game")]
@@ -219,10 +234,20 @@ class Row:
     episodes: int
     base: dict[str, float | None]
     other: dict[str, float | None]
+    # the success rate's 95 % interval on each side, when the runs were repeated (eval --repeat)
+    base_interval: tuple[float, float] | None = None
+    other_interval: tuple[float, float] | None = None
 
     def delta(self, metric: str) -> float | None:
         a, b = self.base.get(metric), self.other.get(metric)
         return None if a is None or b is None else b - a
+
+    @property
+    def within_noise(self) -> bool:
+        """Repeated runs whose success intervals overlap: the change may be noise, not the prompt or model."""
+        from agent.eval.intervals import within_noise
+
+        return within_noise(self.base_interval, self.other_interval)
 
 
 @dataclass
@@ -275,13 +300,20 @@ def _task_type(*records: dict[str, Any]) -> str:
 
 
 def compare_pair(base: dict[str, Any], other: dict[str, Any]) -> Comparison:
-    """Compare two reports over the episodes both finished; CompareError when they share none."""
+    """Compare two reports over the episodes both finished; CompareError when they share none.
+
+    With repeats (`eval --repeat`), an episode's numbers are the mean over its plays, each side
+    gets a 95 % interval for its success rate, and an episode flipped when it won most of its plays
+    on one side and not on the other.
+    """
     a, b = results_by_episode(base), results_by_episode(other)
+    plays_a, plays_b = plays_by_episode(base), plays_by_episode(other)
     planned_a = plan_episode_ids(base) or list(a)
     planned_b = plan_episode_ids(other) or list(b)
     renamed = _matched(a, b)
     if renamed:  # the two reports name episodes differently (an older report): use the baseline's names
         b = {renamed.get(k, k): v for k, v in b.items()}
+        plays_b = {renamed.get(k, k): v for k, v in plays_b.items()}
         planned_b = [renamed.get(k, k) for k in planned_b]
     order = {e: i for i, e in enumerate(dict.fromkeys([*planned_a, *a]))}  # the plan's order, not finishing order
     common = sorted((e for e in a if e in b), key=order.__getitem__)
@@ -298,17 +330,30 @@ def compare_pair(base: dict[str, Any], other: dict[str, Any]) -> Comparison:
     groups: dict[str, list[str]] = {}
     for episode in common:
         groups.setdefault(_task_type(a[episode], b[episode]), []).append(episode)
+    repeated = repeats_of(base) > 1 or repeats_of(other) > 1
+
+    def interval(plays: dict[str, list[dict[str, Any]]], episodes: list[str]) -> tuple[float, float] | None:
+        from agent.eval.intervals import wilson
+
+        if not repeated:
+            return None
+        flat = [p for e in episodes for p in plays[e]]
+        return wilson(sum(bool(p.get("success")) for p in flat), len(flat))
 
     def row(label: str, episodes: list[str]) -> Row:
         return Row(label, len(episodes),
-                   {m: mean_of((a[e] for e in episodes), keys[m]) for m in metrics},
-                   {m: mean_of((b[e] for e in episodes), keys[m]) for m in metrics})
+                   {m: mean_of((p for e in episodes for p in plays_a[e]), keys[m]) for m in metrics},
+                   {m: mean_of((p for e in episodes for p in plays_b[e]), keys[m]) for m in metrics},
+                   interval(plays_a, episodes), interval(plays_b, episodes))
+
+    def won(plays: list[dict[str, Any]]) -> bool:
+        return sum(bool(p.get("success")) for p in plays) * 2 > len(plays)
 
     rows = [row(t, groups[t]) for t in groups]
     rows.append(row("overall", common))
     flips = []
     for episode in common:
-        won_a, won_b = bool(a[episode].get("success")), bool(b[episode].get("success"))
+        won_a, won_b = won(plays_a[episode]), won(plays_b[episode])
         if won_a != won_b:
             loser = b[episode] if won_a else a[episode]
             flips.append(Flip(episode, _task_type(a[episode], b[episode]), won_a, journal_path(base, a[episode]),

@@ -29,6 +29,7 @@ class Completion:
     proposed: str | None = None  # in review mode: what the model proposed before the person decided
     seconds: float | None = None  # how long the answer took, when the LLM knows better than a clock (a replay)
     person_seconds: float = 0.0  # of the wait, a person's share (typing, reviewing): never model time
+    cached: bool = False  # answered from the response cache (agent.llm.cache): no model call, no cost
 
 
 @dataclass(frozen=True)

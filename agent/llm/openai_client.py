@@ -35,6 +35,7 @@ class OpenAILLM:
         import openai  # lazy: ~0.3 s to import, never before the console's first paint
 
         self.profile = profile
+        self.seed: int | None = None  # sent with every request when set (eval --repeat: each repeat its own)
         self.prices = prices or PriceTable()
         self.name = f"profile:{profile.name}"
         self._openai = openai
@@ -63,15 +64,32 @@ class OpenAILLM:
                 f"no whole answer within {self.profile.timeout:g} s", request=response.request
             ) from None
 
+    def request(self, prompt: str) -> dict[str, Any]:
+        """The chat request sent for `prompt`: the model, its parameters and the exact messages
+        (the response cache keys on it, so what is sent and what is keyed cannot drift apart)."""
+        profile = self.profile
+        request: dict[str, Any] = {
+            "model": profile.model,
+            "messages": [{"role": "user", "content": prompt}],
+            "temperature": profile.temperature,
+            "max_tokens": profile.max_tokens,
+        }
+        if self.seed is not None:
+            request["seed"] = self.seed
+        return request
+
+    def with_seed(self, seed: int) -> "OpenAILLM":
+        """The same model and connection, its requests carrying `seed` (OpenAI's reproducible sampling)."""
+        import copy
+
+        seeded = copy.copy(self)
+        seeded.seed = seed
+        return seeded
+
     async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
         openai, profile = self._openai, self.profile
         try:
-            raw = await self._client.chat.completions.with_raw_response.create(
-                model=profile.model,
-                messages=[{"role": "user", "content": prompt}],
-                temperature=profile.temperature,
-                max_tokens=profile.max_tokens,
-            )
+            raw = await self._client.chat.completions.with_raw_response.create(**self.request(prompt))
         except openai.AuthenticationError:
             raise LLMError(f"{self._where()} refused the API key (401); check api_key or OPENAI_API_KEY") from None
         except openai.NotFoundError:

@@ -44,6 +44,8 @@ _FIELDS: dict[str, tuple[type, ...]] = {
     "max_tokens": (int,),
     "timeout": (int, float),
     "max_retries": (int,),
+    "cache": (bool,),  # answer repeated requests from the response cache (agent.llm.cache)
+    "cache_ttl": (str, int, float),  # how long a cached answer stays good: 12h, 7d, or seconds
 }
 
 
@@ -61,6 +63,8 @@ class Profile:
     max_tokens: int = 2048
     timeout: float = 60.0
     max_retries: int = 3
+    cache: bool = False
+    cache_ttl: str | float | None = None
 
 
 @dataclass
@@ -134,10 +138,23 @@ def load_profiles(path: Path | None) -> ProfileBook:
                 raise ProfileError(f"{where}: models.{name}.{key} is not a setting ({known}){line_of('models', str(name), str(key))}")
             if value is None:
                 continue
-            if not isinstance(value, _FIELDS[key]) or isinstance(value, bool):
-                kind = "a number" if float in _FIELDS[key] else "an integer" if int in _FIELDS[key] else "text"
+            if _FIELDS[key] == (bool,):
+                if not isinstance(value, bool):
+                    raise ProfileError(f"{where}: models.{name}.{key} must be true or false"
+                                       f"{line_of('models', str(name), str(key))}")
+            elif not isinstance(value, _FIELDS[key]) or isinstance(value, bool):
+                kind = ("a duration (12h, 7d) or seconds" if str in _FIELDS[key] and float in _FIELDS[key]
+                        else "a number" if float in _FIELDS[key] else "an integer" if int in _FIELDS[key] else "text")
                 raise ProfileError(f"{where}: models.{name}.{key} must be {kind}{line_of('models', str(name), str(key))}")
             checked[key] = value
+        if "cache_ttl" in checked:
+            from agent.llm.cache import CacheError, parse_ttl
+
+            try:
+                parse_ttl(checked["cache_ttl"])
+            except CacheError as exc:
+                raise ProfileError(f"{where}: models.{name}.cache_ttl: {exc}"
+                                   f"{line_of('models', str(name), 'cache_ttl')}") from None
         checked.setdefault("model", str(name))
         profiles[str(name)] = Profile(name=str(name), **checked)
     prices = PriceTable()

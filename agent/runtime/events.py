@@ -127,6 +127,7 @@ class LLMAnswered(Event):
     person_seconds: float = 0.0  # a person's time on this answer: typing it, or reviewing a proposal
     purpose: str = ""  # what the call was for ("" in journals from before the agent seam: expand)
     role: str = ""
+    cached: bool = False  # the answer came from the response cache, not a model call
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,7 @@ class LLMRejected(Event):
     seconds: float = 0.0
     person_seconds: float = 0.0
     role: str = ""
+    cached: bool = False
 
 
 @dataclass(frozen=True)

@@ -530,6 +530,7 @@ class Stepper:
             source=completion.source, input_tokens=completion.usage.input_tokens,
             output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
             seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=purpose, role=role,
+            cached=completion.cached,
         )
 
     def rewrite_note(self, reason: str, answer: str = "") -> str:
@@ -618,7 +619,7 @@ class Stepper:
                 yield LLMRejected(
                     node.id, raw=completion.text, reason=verdict.message, attempt=attempt,
                     source=completion.source, proposed=completion.proposed, seconds=completion.seconds,
-                    person_seconds=completion.person_seconds, role=role,
+                    person_seconds=completion.person_seconds, role=role, cached=completion.cached,
                 )
                 note = self.rewrite_note(verdict.message, completion.text)
                 continue

@@ -135,6 +135,7 @@ class JournalWriter:
                     **self._prompt_change(),
                     **({"proposed": event.proposed} if event.proposed is not None else {}),
                     **({"role": event.role} if event.role else {}),  # an agent with several LLM roles
+                    **({"cached": True} if getattr(event, "cached", False) else {}),  # from the response cache
                 }
             )
         elif isinstance(event, ev.LLMFailed):

@@ -46,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="play one episode headless, one line per event")
     _add_run_options(run, default_llm=None)
     run.add_argument("--quiet", action="store_true", help="print only the result line")
+    from recode_tui.commands.cache_options import add_cache_options
+
+    add_cache_options(run)
 
     tui = commands.add_parser("tui", help="open the debugging console (the default command)")
     _add_run_options(tui, default_llm="human")
@@ -76,6 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="recode.trace.v1 JSON, any agent: nodes, then every LLM call, action and decision in order")
     kind.add_argument("--sft", action="store_true", help="chat-format JSON Lines, one line per expansion")
     kind.add_argument("--markdown", action="store_true", help="a readable transcript")
+    kind.add_argument("--otel", default=None, metavar="FILE",
+                      help="OpenTelemetry spans (GenAI conventions) of a session or every episode of an eval folder, "
+                           "as an OTLP JSON file for trace viewers (needs the [otel] extra)")
+    kind.add_argument("--otlp", default=None, metavar="URL",
+                      help="the same spans sent to an OTLP/HTTP endpoint, e.g. http://localhost:4318/v1/traces")
     export.add_argument("--won-only", action="store_true", help="--sft: only episodes and branches that won")
     export.add_argument("--corrected-only", action="store_true", help="--sft: only answers a person typed or edited")
     export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
@@ -134,6 +142,9 @@ async def _run_headless(args: argparse.Namespace) -> int:
     llm = make_llm(args.llm, args.profiles, args.game, agent=getattr(args, "agent", None))
     if isinstance(llm, RoutedLLM) and any(getattr(part, "name", "") == "human" for part in llm.parts()):
         raise UsageError(f"--llm {args.llm}: a person takes a role only in the console; use `recode-tui tui`")
+    from recode_tui.commands.cache_options import cached_llm
+
+    llm = cached_llm(llm, args)
     session, _ = await open_session(args, llm)
     engine = session.engine
     if defaulted:  # said once the run really starts, so a usage error stays one line
@@ -149,6 +160,12 @@ async def _run_headless(args: argparse.Namespace) -> int:
         session.writer.close()
     if session.writer.error:
         print(f"note: {for_terminal(session.writer.error)}", file=sys.stderr)
+    from agent.llm.cache import hits_of
+
+    hits = hits_of(llm)
+    if hits:
+        print(f"note: {hits} of {engine.llm_calls} LLM calls answered from the response cache (no cost)",
+              file=sys.stderr)
     if args.quiet:
         print(event_line(result))
     return 0 if result.success else 1
@@ -276,6 +293,13 @@ async def _export(args: argparse.Namespace) -> int:
 
     if (args.won_only or args.corrected_only) and not args.sft:
         raise UsageError("--won-only and --corrected-only filter SFT pairs: add --sft")
+    if args.otel or args.otlp:
+        from recode_tui.commands.export import otel_export
+
+        try:
+            return otel_export(args)
+        except JournalError as exc:
+            raise UsageError(str(exc)) from None
     try:
         if args.sft:
             from recode_tui.commands.export import sft_text

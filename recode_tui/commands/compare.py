@@ -20,6 +20,14 @@ def add_compare_parser(commands: Any) -> None:
     parser = commands.add_parser("compare", help="compare evaluations: per task type deltas and flipped episodes")
     parser.add_argument("reports", nargs="+", metavar="REPORT",
                         help="report.json files or eval folders; the first is the baseline")
+    parser.add_argument("--format", default=None, choices=("markdown", "csv", "latex"), dest="table_format",
+                        help="print only the per-agent x per-task-type success table (percent), ready to paste")
+    parser.add_argument("-o", "--output", default=None, metavar="FILE",
+                        help="with --format: write the table to FILE instead of standard output")
+    parser.add_argument("--chart", action="store_true",
+                        help="below the tables, success rate by task type per run as a terminal chart ([plot] extra)")
+    parser.add_argument("--plot", default=None, metavar="FILE",
+                        help="the same chart as a .png, .svg or .pdf file ([plot] extra)")
 
 
 HEADERS = {"score": "mean score"}  # eval's name for it: the reward x 100 on WebShop
@@ -61,7 +69,33 @@ def cell(row: Row, metric: str) -> str:
     """`before → after` over the change, for one metric of one row."""
     change = _delta(metric, row.delta(metric))
     text = f"{_number(metric, row.base.get(metric))} → {_number(metric, row.other.get(metric))}"
+    if metric == "success" and (row.base_interval or row.other_interval):
+        text += f"\n{_bounds(row.base_interval)} → {_bounds(row.other_interval)}"
+        if change and row.within_noise:
+            change += " (noise)"
     return f"{text}\n{change}" if change else text
+
+
+def _bounds(interval: tuple[float, float] | None) -> str:
+    return "-" if interval is None else f"[{interval[0]:.1%}, {interval[1]:.1%}]"
+
+
+def noise_lines(comparison: Comparison) -> list[str]:
+    """With repeated runs: which success changes are inside the noise (their 95 % intervals overlap)."""
+    rows = [r for r in comparison.rows if r.base_interval or r.other_interval]
+    if not rows:
+        return []
+    changed = [r for r in rows if (r.delta("success") or 0) != 0]
+    noise = [r.task_type for r in changed if r.within_noise]
+    real = [r.task_type for r in changed if not r.within_noise]
+    lines = ["success intervals: 95% Wilson intervals over every play (eval --repeat)"]
+    if noise:
+        lines.append(f"  inside the noise (the intervals overlap): {', '.join(noise)}")
+    if real:
+        lines.append(f"  beyond the noise (the intervals do not overlap): {', '.join(real)}")
+    if not changed:
+        lines.append("  no success rate changed")
+    return lines
 
 
 def deltas_table(comparison: Comparison) -> Any:
@@ -105,6 +139,14 @@ def describe(comparison: Comparison, base: dict[str, Any], other: dict[str, Any]
             lines.append(f"  only in the baseline ({len(comparison.only_base)}): {named(comparison.only_base)}")
         if comparison.only_other:
             lines.append(f"  only in this run ({len(comparison.only_other)}): {named(comparison.only_other)}")
+    cached = [sum(int(e.get("cached_calls") or 0) for e in r.get("episodes") or []) for r in (base, other)]
+    if any(cached):
+        calls = [sum(int(e.get("llm_calls") or 0) for e in r.get("episodes") or []) for r in (base, other)]
+        lines.append(f"response cache: {cached[0]} of {calls[0]} → {cached[1]} of {calls[1]} LLM calls answered "
+                     "from the cache (no cost; the cost column counts only the others)")
+    repeats = [(r.get("plan") or {}).get("repeat", 1) for r in (base, other)]
+    if repeats != [1, 1]:
+        lines.append(f"repeats: each episode played {repeats[0]} → {repeats[1]} times; numbers are means over the plays")
     if comparison.differences:
         lines.append("settings differ:")
         for name, a, b in comparison.differences:
@@ -169,6 +211,12 @@ def run_compare(args: argparse.Namespace) -> int:
         comparisons = compare_reports(reports)
     except CompareError as exc:
         raise UsageError(str(exc)) from None
+    if getattr(args, "plot", None):
+        _save_plot(args.plot, comparisons, reports)
+    if getattr(args, "table_format", None):
+        return _print_paper_table(args, comparisons, reports)
+    if getattr(args, "output", None):
+        raise UsageError("-o/--output writes a --format table; add --format markdown, csv or latex")
     console = Console()
     if not console.is_terminal:  # a log or a pipe: wide enough for the whole table
         console = Console(width=130, force_terminal=False)
@@ -183,6 +231,58 @@ def run_compare(args: argparse.Namespace) -> int:
         for line in [*describe(comparison, reports[0], other), *agent_lines(comparison)]:
             say(line)
         console.print(deltas_table(comparison))
-        for line in flip_lines(comparison):
+        for line in [*noise_lines(comparison), *flip_lines(comparison)]:
             say(line)
+    if getattr(args, "chart", False):
+        from agent.eval.paper_table import paper_table
+        from recode_tui.commands.charts import ChartError, terminal_chart
+
+        try:
+            chart = terminal_chart(paper_table(comparisons, reports, _type_order(reports)),
+                                   width=min(console.width, 120), color=console.is_terminal)
+        except ChartError as exc:
+            raise UsageError(str(exc)) from None
+        say("")
+        print(chart, flush=True)
+    if getattr(args, "plot", None):
+        say(f"plot: {args.plot}")
+    return 0
+
+
+def _save_plot(path: str, comparisons: list[Comparison], reports: list[dict[str, Any]]) -> None:
+    from agent.eval.paper_table import paper_table
+    from recode_tui.commands.charts import ChartError, save_plot
+
+    try:
+        save_plot(paper_table(comparisons, reports, _type_order(reports)), path)
+    except ChartError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _type_order(reports: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The environment's own task-type order (ALFWorld: put, clean, heat, ...), for the table's columns."""
+    from envs import registry
+
+    env = settings_of(reports[0]).get("env")
+    try:
+        return tuple(registry.provider(str(env)).task_types) if env else TYPE_ORDER
+    except Exception:  # noqa: BLE001 - a report of an environment no longer registered still prints
+        return TYPE_ORDER
+
+
+def _print_paper_table(args: argparse.Namespace, comparisons: list[Comparison], reports: list[dict[str, Any]]) -> int:
+    """`--format`: the paper's table alone, on standard output or in `-o FILE`."""
+    from pathlib import Path
+
+    from agent.eval.paper_table import paper_table, render
+
+    text = render(paper_table(comparisons, reports, _type_order(reports)), args.table_format)
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output}: {exc.strerror}; pick another -o path") from None
+        print(f"wrote {args.table_format} table: {args.output}")
+    else:
+        print(text, end="")
     return 0

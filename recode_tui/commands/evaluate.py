@@ -33,6 +33,7 @@ from agent.eval.batch import (
 from agent.eval.failure import group_failures
 from agent.runtime.safe_text import for_terminal
 from envs.protocols import GoldActions, GoldLimits, PresetSplits, StepLimits
+from recode_tui.commands.cache_options import add_cache_options, cache_settings
 from recode_tui.commands.factory import (UsageError, check_gold, check_llm_roles, load_prompt_set, preset_env,
                                         run_settings)
 
@@ -69,7 +70,13 @@ def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--sessions", default=None, help="sessions folder (for the default --out)")
     parser.add_argument("--resume", default=None, metavar="REPORT", help="continue an interrupted evaluation")
     parser.add_argument("--no-progress", action="store_true", help="one line per episode instead of a progress bar")
+    add_cache_options(parser)
+    parser.add_argument("--repeat", type=int, default=None, metavar="N",
+                        help="play every episode N times (a model's calls carry each repeat's seed); the tables "
+                             "show the mean success and its 95%% interval. With --resume: raise it to add repeats")
     return parser
+
+
 
 
 # ------------------------------------------------------------------ choosing
@@ -300,8 +307,12 @@ def gold_lines(report: EvalReport) -> list[str]:
 def result_line(result: EpisodeResult) -> str:
     verdict = "won   " if result.success else ("ERROR " if result.error else "failed")
     tail = "" if result.success else f"  {result.reason[:90]}"
+    if result.repeat > 1:
+        tail = f"  repeat {result.repeat}{tail}"
     if result.llm_failures:
         tail = f"  LLM failures {result.llm_failures}{tail}"
+    if result.cached_calls:
+        tail = f"  cached {result.cached_calls}{tail}"
     score = "" if result.score is None else f"score {result.score:>3g}  "
     who = f"{result.agent:<12} " if result.agent else ""
     return (f"{verdict} {who}{result.game:<14} {result.task_type or '?':<8} {score}steps {result.steps:>3}  "
@@ -322,13 +333,15 @@ def _type_order(env: str) -> tuple[str, ...]:
 def results_table(report: EvalReport) -> Any:
     from rich.table import Table
 
-    summary = summarize(report.episodes, report.plan.env)
+    summary = summarize(report.episodes, report.plan.env, report.plan.repeat)
     status = "" if report.status == "complete" else f" ({report.status})"
     table = Table(title=f"{report.plan.agent} · {report.plan.llm}: {len(report.episodes)} of "
-                        f"{len(report.plan.games)} episodes{status}")
+                        f"{report.total} episodes{status}")
     scored = summary["overall"].get("mean_score") is not None  # an env with a score (ScienceWorld)
+    cached = bool(summary["overall"].get("cached_calls"))  # a column, so a table never mixes them silently
     for name in ("task type", "episodes", "success", "rate", *(("mean score",) if scored else ()), "mean steps",
-                 "LLM calls/ep", "LLM s/call", "tokens/ep", "cost/ep", "errors"):
+                 "LLM calls/ep", *(("cached calls",) if cached else ()), "LLM s/call", "tokens/ep", "cost/ep",
+                 "errors"):
         if name == "task type":  # ScienceWorld's task names are long: keep them whole
             labels = [*summary["by_task_type"], *(f"topic {t}" for t in summary.get("by_topic", ()))]
             longest = max([len(t) for t in labels] + [9])
@@ -342,8 +355,9 @@ def results_table(report: EvalReport) -> Any:
     def row(label: str, s: dict[str, Any], style: str | None = None) -> None:
         score = s.get("mean_score")
         scores = (("-" if score is None else f"{score:.1f}"),) if scored else ()
-        table.add_row(label, str(s["episodes"]), str(s["successes"]), f"{s['success_rate']:.1%}", *scores,
-                      f"{s['mean_steps']:.1f}", f"{s['mean_llm_calls']:.1f}", f"{s['mean_llm_seconds']:.2f}",
+        table.add_row(label, str(s["episodes"]), str(s["successes"]), rate_cell(s), *scores,
+                      f"{s['mean_steps']:.1f}", f"{s['mean_llm_calls']:.1f}", *cached_cell(s, cached),
+                      f"{s['mean_llm_seconds']:.2f}",
                       f"{s['mean_tokens']:.0f}",
                       f"${s['mean_cost']:.4f}", str(s["errors"]), style=style)
 
@@ -359,28 +373,67 @@ def results_table(report: EvalReport) -> Any:
     return table
 
 
+def cached_cell(stats: dict[str, Any], shown: bool) -> tuple[str, ...]:
+    """`cached of all` LLM calls of a row, when the table has the column."""
+    if not shown:
+        return ()
+    return (f"{stats.get('cached_calls', 0)} of {round(stats['mean_llm_calls'] * stats['episodes'])}",)
+
+
+def rate_cell(stats: dict[str, Any]) -> str:
+    """The success rate as the tables print it; with repeats, its 95 % interval below."""
+    rate = f"{stats['success_rate']:.1%}"
+    interval = stats.get("success_interval")
+    return f"{rate}\n[{interval[0]:.1%}, {interval[1]:.1%}]" if interval else rate
+
+
+def repeat_lines(report: EvalReport) -> list[str]:
+    """With --repeat: how the tables' cells were made, and each repeat's own success rate and seed."""
+    if report.plan.repeat <= 1:
+        return []
+    lines = [f"repeats: every episode played {report.plan.repeat} times; a rate is the mean over all plays, "
+             "[low, high] its 95% Wilson interval"]
+    for agent in report.plan.compared:
+        mine = [e for e in report.episodes if (e.agent or report.plan.agent) == agent]
+        parts = []
+        for number in range(1, report.plan.repeat + 1):
+            plays = [e for e in mine if e.repeat == number]
+            if not plays:
+                continue
+            seeds = {e.seed for e in plays}
+            temps = {e.temperature for e in plays if e.temperature is not None}
+            said = f"seed {plays[0].seed}" if len(seeds) == 1 and plays[0].seed is not None else "no seed"
+            said += f", temperature {temps.pop():g}" if len(temps) == 1 else ""
+            parts.append(f"#{number} {sum(e.success for e in plays) / len(plays):.1%} ({said})")
+        who = f"{agent} " if report.plan.multi else ""
+        lines.append(f"  {who}success per repeat: " + "; ".join(parts))
+    return lines
+
+
 def comparison_table(report: EvalReport) -> Any:
     """A comparison's table: per agent, a row per task type and its overall row (the paper's layout)."""
     from rich.table import Table
 
     from agent.eval.batch import summarize_agents
 
-    by_agent = summarize_agents(report.episodes, report.plan.agents, report.plan.env)
+    by_agent = summarize_agents(report.episodes, report.plan.agents, report.plan.env, report.plan.repeat)
     status = "" if report.status == "complete" else f" ({report.status})"
     table = Table(title=f"{', '.join(report.plan.agents)} · {report.plan.llm}: {len(report.episodes)} of "
                         f"{report.total} episodes{status}")
     scored = any(by_agent[a]["overall"].get("mean_score") is not None for a in by_agent)  # WebShop, ScienceWorld
+    cached = any(by_agent[a]["overall"].get("cached_calls") for a in by_agent)
     for name in ("agent", "task type", "episodes", "success", "rate", *(("mean score",) if scored else ()),
-                 "mean steps", "LLM calls", "input tokens", "output tokens", "cost", "LLM s/call", "errors"):
+                 "mean steps", "LLM calls", *(("cached calls",) if cached else ()), "input tokens", "output tokens",
+                 "cost", "LLM s/call", "errors"):
         wide = max(len(a) for a in report.plan.agents) if name == "agent" else None  # plan-execute whole
         table.add_column(name, justify="left" if name in ("agent", "task type") else "right", min_width=wide)
 
     def row(agent: str, label: str, s: dict[str, Any], style: str | None = None) -> None:
         n, score = s["episodes"], s.get("mean_score")
         scores = (("-" if score is None else f"{score:.1f}"),) if scored else ()
-        table.add_row(agent, label, str(n), str(s["successes"]), f"{s['success_rate']:.1%}", *scores,
+        table.add_row(agent, label, str(n), str(s["successes"]), rate_cell(s), *scores,
                       f"{s['mean_steps']:.1f}",
-                      str(round(s["mean_llm_calls"] * n)), str(round(s["mean_input_tokens"] * n)),
+                      str(round(s["mean_llm_calls"] * n)), *cached_cell(s, cached), str(round(s["mean_input_tokens"] * n)),
                       str(round(s["mean_output_tokens"] * n)), f"${s['total_cost']:.4f}",
                       f"{s['mean_llm_seconds']:.2f}", str(s["errors"]), style=style)
 
@@ -394,6 +447,19 @@ def comparison_table(report: EvalReport) -> Any:
         if index < len(report.plan.agents) - 1:
             table.add_section()
     return table
+
+
+def cache_lines(report: EvalReport) -> list[str]:
+    """How many LLM calls the response cache answered (at no cost), so a table never mixes them silently."""
+    cached = sum(e.cached_calls for e in report.episodes)
+    calls = sum(e.llm_calls for e in report.episodes)
+    if report.plan.cache == "off":
+        return ["response cache: off (--no-cache); every LLM call went to the model"]
+    if not cached:
+        return []
+    share = f"{cached / calls:.0%}" if calls else "-"
+    return [f"response cache: {cached} of {calls} LLM calls ({share}) answered from the cache at no cost; "
+            "the cost column counts only the others (--no-cache to call the model for all)"]
 
 
 def role_lines(report: EvalReport) -> list[str]:
@@ -542,6 +608,8 @@ def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
         options_by_agent=options_by_agent,
         gold_cannot_win=(unwinnable([g.id for g in games])
                          if unwinnable is not None and args.max_steps is None else None),
+        **cache_settings(args),
+        repeat=args.repeat or 1,
     )
     if args.out:
         folder = Path(args.out)
@@ -608,6 +676,13 @@ def _resumed_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
     if report.plan.trusted and not args.trusted:
         print("note: this evaluation was started with --trusted; the remaining episodes run with the "
               "sandbox's checks (pass --trusted to run them without)", file=sys.stderr)
+    for key, value in cache_settings(args).items():  # a resume may turn the cache on or off, or bound it anew
+        setattr(report.plan, key, value)
+    if args.repeat is not None:  # more repeats of a finished evaluation: only the new plays run
+        if args.repeat < report.plan.repeat:
+            raise UsageError(f"--repeat {args.repeat}: this evaluation already plays each episode "
+                             f"{report.plan.repeat} times; give {report.plan.repeat} or more")
+        report.plan.repeat = args.repeat
     timeout = args.node_timeout if args.node_timeout is not None else report.plan.node_timeout
     runner = _runner_settings(args.trusted, timeout)
     report.plan.trusted, report.plan.node_timeout = runner.trusted, runner.node_timeout
@@ -633,6 +708,8 @@ def run_eval(args: argparse.Namespace) -> int:
 
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("-c/--concurrency must be 1 or more")
+    if args.repeat is not None and args.repeat < 1:
+        raise UsageError("--repeat must be 1 or more (the times each episode is played)")
     report, folder = _resumed_report(args) if args.resume else _new_report(args)
     profiles = args.profiles or report.plan.profiles  # a resume reads the file the evaluation started with
     llm_for, abort_on_llm_error = llm_factory(report.plan.llm, profiles, report.remaining or report.plan.games,
@@ -675,7 +752,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if report.plan.multi and not out.is_terminal:  # a log or a pipe: room for the agent column too
         out.width = max(out.width, 170)
     out.print(comparison_table(report) if report.plan.multi else results_table(report))
-    for line in role_lines(report):
+    for line in [*repeat_lines(report), *cache_lines(report), *role_lines(report)]:
         out.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)
     for line in failure_lines(report):
         out.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)

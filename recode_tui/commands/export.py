@@ -100,3 +100,24 @@ def records_text(args: argparse.Namespace) -> str:
     if args.trace:
         return json.dumps(trace_document_from_records(view, meta), indent=2) + "\n"
     return markdown_from_records(view)
+
+
+def otel_export(args: argparse.Namespace) -> int:
+    """`--otel FILE` / `--otlp URL`: one session's or every eval episode's spans, from the journals' records."""
+    from agent.sessions.export import eval_folder, eval_journals
+    from agent.sessions.journal import find_session, read_journal, sessions_dir_from
+    from agent.sessions.otel import OtelError, export_endpoint, export_file
+    from recode_tui.commands.factory import UsageError
+
+    evaluation = eval_folder(args.session)
+    folders = eval_journals(evaluation) if evaluation else [find_session(sessions_dir_from(args.sessions), args.session)]
+    journals = [read_journal(folder, lenient=True) for folder in folders]
+    try:
+        count = export_file(journals, args.otel) if args.otel else export_endpoint(journals, args.otlp)
+    except OtelError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.otel}: {exc.strerror}; pick another path") from None
+    where = args.otel or args.otlp
+    print(f"{count} spans of {len(journals)} episode(s) to {where} (OpenTelemetry GenAI conventions)", file=sys.stderr)
+    return 0

@@ -192,6 +192,7 @@ class Engine(Stepper):
                 proposed=completion.proposed,
                 seconds=completion.seconds,
                 person_seconds=completion.person_seconds,
+                cached=completion.cached,
             )
             if not blocks and purpose == "expand":
                 node.status = NodeStatus.SKIP

@@ -1,0 +1,183 @@
+"""The per-agent x per-task-type success table, as papers print it, in Markdown, CSV or LaTeX.
+
+`compare` prints a delta table for reading; a paper wants one row per method
+(agent) and one column per task type, with "All" last (the ReCode paper's
+ALFWorld table). The numbers come from the same `Comparison` rows the text
+table shows, so the two never disagree: each cell is the success rate in
+percent with one decimal, as the text table prints it.
+
+Pure functions: `paper_table` builds the data, `render` lays it out.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from agent.eval.compare import Comparison, Row, settings_of
+
+FORMATS = ("markdown", "csv", "latex")
+OVERALL = "overall"
+
+# the ALFWorld paper's column names; other environments show their task names as they are
+PAPER_NAMES = {"put": "Put", "clean": "Clean", "heat": "Heat", "cool": "Cool", "examine": "Examine",
+               "puttwo": "Put Two", OVERALL: "All"}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One agent's success on one task type: the rate (0-1), and a 95 % interval when repeats give one."""
+
+    rate: float | None
+    low: float | None = None
+    high: float | None = None
+
+    def percent(self) -> str:
+        """The text table's number: the rate in percent, one decimal (`33.3`); `-` when absent."""
+        return "-" if self.rate is None else f"{self.rate * 100:.1f}"
+
+    def interval(self) -> str:
+        """`[20.0, 45.1]` in percent, or "" without one."""
+        if self.low is None or self.high is None:
+            return ""
+        return f"[{self.low * 100:.1f}, {self.high * 100:.1f}]"
+
+
+@dataclass(frozen=True)
+class PaperTable:
+    """Rows are the compared runs (baseline first), columns the task types then `overall`."""
+
+    columns: list[str]
+    labels: list[str]
+    cells: list[list[Cell]]
+    episodes: list[int]  # the episodes each row counts (the common ones of its comparison)
+
+    def headers(self) -> list[str]:
+        return [PAPER_NAMES.get(c, c) for c in self.columns]
+
+
+def _cell(row: Row | None, side: str) -> Cell:
+    if row is None:
+        return Cell(None)
+    values = row.base if side == "base" else row.other
+    bounds = row.base_interval if side == "base" else row.other_interval
+    low, high = bounds if bounds else (None, None)
+    return Cell(values.get("success"), low, high)
+
+
+def row_labels(reports: Sequence[dict[str, Any]]) -> list[str]:
+    """Each run's name in the table: its agent; the folder too when two runs share an agent."""
+    agents = [str(settings_of(r).get("agent") or "recode") for r in reports]
+    labels = []
+    for agent, report in zip(agents, reports):
+        if agents.count(agent) > 1:
+            path = Path(str(report.get("_path", ""))).parent.name or str(report.get("_path", ""))
+            labels.append(f"{agent} ({path})")
+        else:
+            labels.append(agent)
+    return labels
+
+
+def paper_table(comparisons: Sequence[Comparison], reports: Sequence[dict[str, Any]],
+                type_order: Sequence[str] = ()) -> PaperTable:
+    """The baseline's row from the first comparison, then each other run's row from its own comparison."""
+    seen: list[str] = []
+    for comparison in comparisons:
+        for row in comparison.rows:
+            if row.task_type != OVERALL and row.task_type not in seen:
+                seen.append(row.task_type)
+    ordered = [t for t in type_order if t in seen] + [t for t in seen if t not in type_order]
+    columns = [*ordered, OVERALL]
+
+    def line(comparison: Comparison, side: str) -> list[Cell]:
+        rows = {r.task_type: r for r in comparison.rows}
+        return [_cell(rows.get(c), side) for c in columns]
+
+    cells = [line(comparisons[0], "base"), *(line(c, "other") for c in comparisons)]
+    episodes = [comparisons[0].rows[-1].episodes, *(c.rows[-1].episodes for c in comparisons)]
+    return PaperTable(columns, row_labels(reports), cells, episodes)
+
+
+def _text(cell: Cell) -> str:
+    interval = cell.interval()
+    return f"{cell.percent()} {interval}" if interval else cell.percent()
+
+
+def to_markdown(table: PaperTable) -> str:
+    """A GitHub-flavoured Markdown table: paste into a README or a notebook."""
+    head = ["Agent", *table.headers()]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join([":---", *["---:"] * len(table.columns)]) + "|"]
+    for label, cells in zip(table.labels, table.cells):
+        lines.append("| " + " | ".join([label.replace("|", "\\|"), *(_text(c) for c in cells)]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(table: PaperTable) -> str:
+    """One row per run: the success rate (percent) per task type; with repeats, each interval's bounds too."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    with_bounds = any(c.interval() for row in table.cells for c in row)
+    head = ["agent", "episodes"]
+    for column in table.columns:
+        head += [column, f"{column}_low", f"{column}_high"] if with_bounds else [column]
+    writer.writerow(head)
+    for label, n, cells in zip(table.labels, table.episodes, table.cells):
+        values: list[str] = [label, str(n)]
+        for cell in cells:
+            values.append("" if cell.rate is None else cell.percent())
+            if with_bounds:
+                values += [f"{cell.low * 100:.1f}" if cell.low is not None else "",
+                           f"{cell.high * 100:.1f}" if cell.high is not None else ""]
+        writer.writerow(values)
+    return out.getvalue()
+
+
+LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                 "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    """Text as LaTeX prints it literally (`plan_execute` -> `plan\\_execute`)."""
+    return "".join(LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def to_latex(table: PaperTable, caption: str = "") -> str:
+    """A booktabs `tabular` (needs `\\usepackage{booktabs}`), the best rate of each column in bold
+    (none where every row has the same rate)."""
+    best = []
+    for index in range(len(table.columns)):
+        rates = [row[index].rate for row in table.cells if row[index].rate is not None]
+        best.append(max(rates) if len(set(rates)) > 1 else None)  # a tie of every row marks nothing
+    lines = ["% recode-tui compare --format latex; needs \\usepackage{booktabs}",
+             "\\begin{tabular}{l" + "r" * len(table.columns) + "}",
+             "\\toprule",
+             " & ".join(["Agent", *(latex_escape(h) for h in table.headers())]) + " \\\\",
+             "\\midrule"]
+    for label, cells in zip(table.labels, table.cells):
+        shown = []
+        for index, cell in enumerate(cells):
+            text = cell.percent()
+            if cell.rate is not None and best[index] is not None and cell.rate == best[index]:
+                text = f"\\textbf{{{text}}}"
+            if cell.interval():
+                text += f" {{\\scriptsize {cell.interval()}}}"
+            shown.append(text)
+        lines.append(" & ".join([latex_escape(label), *shown]) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    if caption:
+        lines.append(f"% {latex_escape(caption)}")
+    return "\n".join(lines) + "\n"
+
+
+def render(table: PaperTable, fmt: str) -> str:
+    """The table in one of FORMATS; ValueError names the ones there are."""
+    if fmt == "markdown":
+        return to_markdown(table)
+    if fmt == "csv":
+        return to_csv(table)
+    if fmt == "latex":
+        return to_latex(table)
+    raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")

@@ -1,0 +1,270 @@
+"""Sessions and evaluations as OpenTelemetry spans, for trace viewers (the `[otel]` extra).
+
+The spans follow the OpenTelemetry GenAI semantic conventions:
+
+- one `invoke_agent {agent}` span per episode (`gen_ai.operation.name` = invoke_agent),
+- under it, the run's tree as parent-child spans, one per node (ReCode's plan nodes, a
+  ReAct turn, a CodeAct cell, a plan step or subtask), named by the node's first code line,
+- under each node, a `chat {model}` span per LLM call (`gen_ai.usage.input_tokens` /
+  `output_tokens`, the prompt and the answer as `gen_ai.input.messages` / `output.messages`),
+  and an `execute_tool {env}` span per environment action (the action and its observation).
+
+They are read from a journal's records alone (nothing is run, so any journal exports safely).
+Journals time LLM calls but not actions, so spans are laid end to end from the journal's
+start: an LLM call lasts its recorded seconds, an action 1 ms; a node spans its children.
+
+The OpenTelemetry SDK builds and exports the spans: the OTLP/HTTP exporter for `--otlp URL`,
+and for `--otel FILE` the SDK's own OTLP encoder, written as OTLP JSON (the protobuf JSON
+mapping with hex trace and span ids, as the OTLP/JSON spec asks). Nothing here imports the
+SDK until a function is called; `require_sdk` says in one line how to install it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from agent.sessions.journal import Journal
+from agent.runtime.tree import Node
+
+SERVICE = "recode-tui"
+ACTION_SECONDS = 0.001  # journals do not time actions
+MIN_SECONDS = 0.000001
+
+
+class OtelError(RuntimeError):
+    """The export cannot be made (the `[otel]` extra is missing, the endpoint refused); one line saying what to do."""
+
+
+def require_sdk() -> None:
+    """Import the SDK or raise OtelError with the one command that installs it."""
+    try:
+        import opentelemetry.sdk.trace  # noqa: F401
+    except ImportError:
+        raise OtelError("OpenTelemetry export needs the SDK: pip install 'recode-tui[otel]'") from None
+
+
+@dataclass
+class _Timed:
+    """A span to be: its name, attributes and times (seconds since the epoch), and its children."""
+
+    name: str
+    attributes: dict[str, Any]
+    start: float = 0.0
+    end: float = 0.0
+    children: list["_Timed"] = field(default_factory=list)
+
+
+def _first_line(code: str) -> str:
+    return next((line.strip() for line in code.splitlines() if line.strip()), "")[:80]
+
+
+def _node_span(node: Node) -> _Timed:
+    return _Timed(
+        f"{node.id} {_first_line(node.code)}".strip(),
+        {"recode.node.id": node.id, "recode.node.code": node.code, "recode.node.status": node.status.value,
+         "recode.node.depth": node.depth, **({"recode.node.thought": node.thought} if node.thought else {})},
+    )
+
+
+def episode_spans(journal: Journal) -> _Timed:
+    """The span tree of one journal: invoke_agent, the nodes under it, their calls and actions."""
+    from agent.sessions.journal_view import read_view
+
+    view = read_view(journal)
+    header = journal.header
+    agent = view.agent
+    spec = str(header.get("llm") or "")
+    model = model_name(spec, header.get("profiles"))
+    env = str(header.get("env") or "env")
+    finished = journal.finished or {}
+    root = _Timed(f"invoke_agent {agent}", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent, "gen_ai.request.model": model,
+        "gen_ai.conversation.id": journal.session_id, "recode.llm": spec, "recode.session": journal.session_id, "recode.env": env, "recode.episode": str(header.get("episode") or
+                                                                                         header.get("game") or ""),
+        "recode.task_type": str(header.get("task_type") or ""), "recode.task": view.task,
+        "recode.success": bool(finished.get("success")), "recode.reason": str(finished.get("reason") or "unfinished"),
+    })
+    spans: dict[str, _Timed] = {}
+
+    def build(node: Node, parent: _Timed) -> None:
+        span = _node_span(node)
+        spans[node.id] = span
+        parent.children.append(span)
+        for child in node.children:
+            build(child, span)
+
+    build(view.tree.root, root)
+    clock = float(header.get("created") or 0.0)
+    inputs = outputs = 0
+    for record in journal.records:
+        kind = record.get("type")
+        owner = spans.get(str(record.get("node_id") or "")) or spans[view.tree.root.id]
+        if kind == "answer":
+            seconds = max(float(record.get("seconds") or 0.0), MIN_SECONDS)
+            used_in, used_out = int(record.get("input_tokens") or 0), int(record.get("output_tokens") or 0)
+            inputs, outputs = inputs + used_in, outputs + used_out
+            owner.children.append(_Timed(f"chat {model}", {
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": model,
+                "gen_ai.conversation.id": journal.session_id,
+                "gen_ai.usage.input_tokens": used_in, "gen_ai.usage.output_tokens": used_out,
+                "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [
+                    {"type": "text", "content": str(record.get("prompt") or "")}]}]),
+                "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [
+                    {"type": "text", "content": str(record.get("answer") or "")}]}]),
+                "recode.purpose": str(record.get("purpose") or "expand"), "recode.accepted": bool(record.get("accepted")),
+                "recode.source": str(record.get("source") or ""), "recode.cost": float(record.get("cost") or 0.0),
+                "recode.cached": bool(record.get("cached")),
+                **({"recode.role": record["role"]} if record.get("role") else {}),
+            }, clock, clock + seconds))
+            clock += seconds
+        elif kind == "action":
+            owner.children.append(_Timed(f"execute_tool {env}", {
+                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": env,
+                "gen_ai.tool.call.arguments": str(record.get("action") or ""),
+                "gen_ai.tool.call.result": str(record.get("observation") or ""),
+                "recode.step": int(record.get("step") or 0),
+            }, clock, clock + ACTION_SECONDS))
+            clock += ACTION_SECONDS
+    root.attributes.update({"gen_ai.usage.input_tokens": inputs, "gen_ai.usage.output_tokens": outputs})
+    _span_children(root, float(header.get("created") or 0.0))
+    return root
+
+
+def model_name(spec: str, profiles: Any) -> str:
+    """The model a `profile:NAME` spec called, from the profiles file the journal names; else the spec
+    itself (`demo`, `scripted:FILE`, a routed spec), which is what answered."""
+    if not spec.startswith("profile:") or not profiles:
+        return spec
+    from agent.llm.profiles import ProfileError, load_profiles
+
+    try:
+        profile = load_profiles(Path(str(profiles))).profiles.get(spec.split(":", 1)[1] or "default")
+    except (ProfileError, OSError):
+        return spec
+    return profile.model if profile is not None else spec
+
+
+def _span_children(span: _Timed, floor: float) -> None:
+    """A node without its own times spans its children (one with none starts and ends at `floor`)."""
+    for child in span.children:
+        _span_children(child, floor)
+    if span.end <= 0.0:
+        timed = [c for c in span.children if c.end > 0.0]
+        span.start = min((c.start for c in timed), default=floor)
+        span.end = max((c.end for c in timed), default=floor)
+        for child in span.children:  # children laid out before any timing are placed at the start
+            if child.end < span.start:
+                child.start = child.end = span.start
+        span.end = max(span.end, span.start + MIN_SECONDS)
+
+
+def emit(episodes: Iterable[_Timed], tracer: Any) -> int:
+    """Start and end every span through an SDK tracer, each episode its own trace; the count of spans."""
+    from opentelemetry import trace
+
+    count = 0
+
+    def one(span: _Timed, parent: Any) -> None:
+        nonlocal count
+        context = trace.set_span_in_context(parent) if parent is not None else None
+        made = tracer.start_span(span.name, context=context, attributes=span.attributes,
+                                 start_time=int(span.start * 1e9), kind=_kind(span))
+        count += 1
+        for child in span.children:
+            one(child, made)
+        made.end(end_time=int(span.end * 1e9))
+
+    for episode in episodes:
+        one(episode, None)
+    return count
+
+
+def _kind(span: _Timed) -> Any:
+    from opentelemetry.trace import SpanKind
+
+    return SpanKind.CLIENT if span.attributes.get("gen_ai.operation.name") == "chat" else SpanKind.INTERNAL
+
+
+def provider_with(exporter: Any) -> Any:
+    """A tracer provider of service `recode-tui` that hands each ended span to `exporter` at once."""
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    provider = TracerProvider(resource=Resource.create({"service.name": SERVICE}))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider
+
+
+def otlp_json(spans: Any) -> dict[str, Any]:
+    """Finished SDK spans as an OTLP/JSON ExportTraceServiceRequest (hex ids, integer enums)."""
+    from google.protobuf.json_format import MessageToDict
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    data = MessageToDict(encode_spans(spans), use_integers_for_enums=True)
+    for resource in data.get("resourceSpans", []):
+        for scope in resource.get("scopeSpans", []):
+            for span in scope.get("spans", []):
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if span.get(key):
+                        span[key] = _hex(span[key])
+                for link in span.get("links", []):
+                    for key in ("traceId", "spanId"):
+                        if link.get(key):
+                            link[key] = _hex(link[key])
+    return data
+
+
+def _hex(b64: str) -> str:
+    import base64
+
+    return base64.b64decode(b64).hex()
+
+
+def finished_spans(journals: list[Journal]) -> Any:
+    """The journals' spans, built and ended through the SDK, as its ReadableSpans."""
+    require_sdk()
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    memory = InMemorySpanExporter()
+    provider = provider_with(memory)
+    emit((episode_spans(j) for j in journals), provider.get_tracer(SERVICE))
+    provider.shutdown()
+    return memory.get_finished_spans()
+
+
+def export_file(journals: list[Journal], path: str | Path) -> int:
+    """Write the journals' spans to `path` as OTLP JSON (trace viewers import it); the count of spans."""
+    spans = finished_spans(journals)
+    Path(path).write_text(json.dumps(otlp_json(spans)), encoding="utf-8")
+    return len(spans)
+
+
+def export_endpoint(journals: list[Journal], url: str) -> int:
+    """Send the journals' spans to an OTLP/HTTP endpoint (`http://host:4318/v1/traces`); the count of spans.
+    OtelError when the endpoint does not take them."""
+    require_sdk()
+    try:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from opentelemetry.sdk.trace.export import SpanExportResult
+    except ImportError:
+        raise OtelError("--otlp needs the OTLP exporter: pip install 'recode-tui[otel]'") from None
+    import logging
+
+    spans = finished_spans(journals)
+    exporter = OTLPSpanExporter(endpoint=url, timeout=10)
+    quiet = logging.getLogger("opentelemetry.exporter")  # its retry warnings: the one line below says it all
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)
+    try:
+        result = exporter.export(spans)
+    finally:
+        exporter.shutdown()
+        quiet.setLevel(level)
+    if result is not SpanExportResult.SUCCESS:
+        raise OtelError(f"the OTLP endpoint {url} did not take the spans; check the URL "
+                              "(OTLP/HTTP, e.g. http://localhost:4318/v1/traces) and that the collector runs")
+    return len(spans)

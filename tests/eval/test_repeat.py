@@ -1,0 +1,140 @@
+"""`eval --repeat N`: every episode played N times, tables with a mean and a 95 % interval per cell,
+and `compare` saying which differences are inside the noise."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from agent.eval.intervals import wilson, within_noise
+from recode_tui.commands.cli import main
+
+from .bugged import bugged_script
+from .helpers import read_report, recode
+
+
+@pytest.mark.heavy  # eval starts ALFWorld engines in worker processes
+def test_three_repeats_of_the_scripted_model_give_intervals_and_compare_weighs_them(tmp_path, capsys):
+    fixed, bugged = tmp_path / "fixed", tmp_path / "bugged"
+    for out, llm in ((fixed, "demo"), (bugged, f"scripted:{bugged_script(tmp_path)}")):
+        result = recode(tmp_path, "eval", "--llm", llm, "--games", "put-01,clean-01", "--repeat", "3", "-c", "2",
+                        "--out", str(out), "--no-progress")
+        assert result.returncode == 0, result.stderr
+    out = result.stdout  # the bugged run's
+    report = read_report(bugged)
+    plays = [(e["game"], e["repeat"]) for e in report["episodes"]]
+    assert sorted(plays) == [(g, r) for g in ("clean-01", "put-01") for r in (1, 2, 3)]
+    assert report["plan"]["repeat"] == 3 and all(e["seed"] is None for e in report["episodes"])  # a script: no seed
+    journals = {e["journal"].rsplit("/", 1)[1] for e in report["episodes"]}
+    assert journals == {f"{g}@r{r}" for g in ("clean-01", "put-01") for r in (1, 2, 3)}  # one journal per play
+    overall = report["summary"]["overall"]
+    assert overall["episodes"] == 6 and overall["success_rate"] == 0.5
+    assert overall["repeat_rates"] == [0.5, 0.5, 0.5]
+    low, high = overall["success_interval"]
+    assert (round(low, 3), round(high, 3)) == (0.188, 0.812)  # the Wilson interval of 3 wins in 6 plays
+    assert "6 of 6 episodes" in out and "[18.8%, 81.2%]" in out  # the overall row's interval
+    assert "repeats: every episode played 3 times" in out and "success per repeat: #1 50.0% (no seed)" in out
+
+    assert main(["compare", str(bugged), str(fixed)]) == 0
+    text = capsys.readouterr().out
+    assert "repeats: each episode played 3 → 3 times" in text
+    assert "[0.0%, 56.1%] → [43.9%, 100.0%]" in text  # clean: 0 of 3 plays against 3 of 3
+    assert "+100.0 pt (noise)" in text  # 3 plays a side cannot tell 0 % from 100 % apart
+    assert "inside the noise (the intervals overlap): clean, overall" in text
+    assert "lost → won (1):" in text and "clean-01" in text.split("lost → won (1):")[1]
+
+    assert main(["compare", str(bugged), str(fixed), "--format", "markdown"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == "| Agent | Put | Clean | All |"
+    assert rows[2].startswith("| recode (bugged) | 100.0 [43.9, 100.0] | 0.0 [0.0, 56.1] | 50.0 [18.8, 81.2] |")
+
+    if importlib.util.find_spec("opentelemetry.sdk") is not None:  # the [otel] extra: every play its own trace
+        spans_file = tmp_path / "spans.json"
+        assert main(["export", str(bugged), "--otel", str(spans_file)]) == 0
+        assert "spans of 6 episode(s)" in capsys.readouterr().err
+        spans = json.loads(spans_file.read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        roots = [s for s in spans if "parentSpanId" not in s]
+        assert len(roots) == 6 and {r["name"] for r in roots} == {"invoke_agent recode"}
+        assert len({s["traceId"] for s in spans}) == 6
+
+
+def report(folder, wins_per_repeat: list[set[str]]) -> str:
+    """A repeated ALFWorld report of 10 put games: repeat r won the games in wins_per_repeat[r-1]."""
+    games = [f"put-{i:02d}" for i in range(1, 11)]
+    episodes = [{"game": g, "task_type": "put", "success": g in wins, "reason": "", "steps": 5, "llm_calls": 2,
+                 "repeat": r, "journal": ""} for r, wins in enumerate(wins_per_repeat, 1) for g in games]
+    folder.mkdir()
+    (folder / "report.json").write_text(json.dumps(
+        {"version": "recode.eval.v1", "plan": {"llm": "demo", "env": "alfworld", "agent": "recode",
+                                               "repeat": len(wins_per_repeat), "games": [{"id": g} for g in games]},
+         "episodes": episodes}))
+    return str(folder)
+
+
+def test_a_difference_beyond_the_intervals_is_called_real(tmp_path, capsys):
+    few = {"put-01"}
+    most = {f"put-{i:02d}" for i in range(1, 10)}
+    weak = report(tmp_path / "weak", [few, few, few])  # 3 of 30 plays
+    strong = report(tmp_path / "strong", [most, most, most])  # 27 of 30 plays
+    assert main(["compare", weak, strong]) == 0
+    text = capsys.readouterr().out
+    assert "beyond the noise (the intervals do not overlap): put, overall" in text
+    assert "(noise)" not in text
+
+
+def test_wilson_intervals_stay_inside_0_and_1_and_widen_with_fewer_plays():
+    assert wilson(0, 0) is None
+    low, high = wilson(0, 3)
+    assert low == 0.0 and 0.5 < high < 0.6
+    narrow, wide = wilson(15, 30), wilson(1, 2)
+    assert narrow[1] - narrow[0] < wide[1] - wide[0]
+    assert within_noise((0.1, 0.4), (0.35, 0.6)) and not within_noise((0.1, 0.3), (0.35, 0.6))
+    assert wilson(4, 4)[1] == 1.0
+
+
+def test_resume_adds_repeats_to_a_finished_evaluation_and_refuses_fewer(tmp_path, capsys):
+    import argparse
+
+    from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, GameSpec
+    from recode_tui.commands.evaluate import _resumed_report, add_eval_parser
+
+    folder = tmp_path / "ev"
+    plan = EvalPlan(llm="demo", games=[GameSpec("put-01", "put"), GameSpec("clean-01", "clean")])
+    report = EvalReport(plan, [EpisodeResult("put-01", "put", True, ""), EpisodeResult("clean-01", "clean", False, "")],
+                        status="complete")
+    report.write(folder / "report.json")
+    parser = argparse.ArgumentParser()
+    add_eval_parser(parser.add_subparsers())
+    args = parser.parse_args(["eval", "--resume", str(folder), "--repeat", "3"])
+    resumed, _ = _resumed_report(args)
+    assert [(g.id, r) for _, g, r in resumed.pending] == [("put-01", 2), ("clean-01", 2), ("put-01", 3),
+                                                          ("clean-01", 3)]
+    assert resumed.total == 6
+    resumed.write(folder / "report.json")
+    assert main(["eval", "--resume", str(folder), "--repeat", "2"]) == 2
+    assert capsys.readouterr().err.strip() == ("recode-tui: error: --repeat 2: this evaluation already plays each "
+                                               "episode 3 times; give 3 or more")
+    assert main(["eval", "--resume", str(folder), "--repeat", "0"]) == 2
+    assert "--repeat must be 1 or more" in capsys.readouterr().err
+
+
+def test_a_sampling_model_gets_each_repeats_seed_and_a_greedy_one_the_same_request(tmp_path):
+    from agent.eval.batch import EvalPlan, EvalReport, Evaluation, GameSpec
+    from agent.llm.cache import CachedLLM, ResponseCache
+    from agent.llm.openai_client import OpenAILLM
+    from agent.llm.profiles import Profile
+
+    plan = EvalPlan(llm="profile:x", games=[GameSpec("put-01", "put")], repeat=3)
+    evaluation = Evaluation(EvalReport(plan), tmp_path, lambda game: None, pool_factory=lambda size: None)
+    sampling = OpenAILLM(Profile(name="s", model="m", api_key="k", base_url="http://127.0.0.1:9/v1", temperature=0.7))
+    greedy = OpenAILLM(Profile(name="g", model="m", api_key="k", base_url="http://127.0.0.1:9/v1"))
+
+    second, seed, temperature = evaluation._for_repeat(sampling, 2)
+    assert (seed, temperature, second.request("p")["seed"]) == (2, 0.7, 2) and "seed" not in sampling.request("p")
+    same, seed, temperature = evaluation._for_repeat(greedy, 2)
+    assert same is greedy and (seed, temperature) == (None, 0.0)  # nothing to draw: no seed, the same request
+    cache = ResponseCache(tmp_path)
+    assert CachedLLM(greedy, cache, repeat=1).key("p") == CachedLLM(greedy, cache, repeat=2).key("p")
+    assert CachedLLM(second, cache, repeat=2).key("p") != CachedLLM(sampling, cache, repeat=1).key("p")
