@@ -26,6 +26,10 @@ from agent.sessions.journal import Journal
 
 PLAN_VERSION = "recode.plan.v1"
 TRACE_VERSION = "recode.trace.v1"
+# Deprecated (one release, for plug-ins that read them): the bundled agents that declared these
+# capabilities when the names were introduced. Ask `has_code_tree` / `answers_are_code` instead.
+TREE_AGENTS = ("recode",)
+CODE_AGENTS = ("recode", "codeact")
 
 
 def _declared(agent: str) -> type[Stepper] | None:
@@ -48,6 +52,8 @@ def answers_are_code(agent: str) -> bool:
     """Whether the agent declares its answers Python (`Stepper.answers_are_code`): transcripts fence them."""
     cls = _declared(agent)
     return cls is not None and cls.answers_are_code
+
+
 NODE_FIELDS = ("id", "code", "status", "depth", "thought", "observations", "error", "children")
 
 
