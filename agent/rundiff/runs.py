@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from agent.journal import Journal
+from agent.journal import JOURNAL_FILE, Journal
 from agent.journal_view import JournalView, read_view
 from agent.tree import Node
 
@@ -133,3 +134,14 @@ def read_run(journal: Journal, name: str) -> Run:
         run.paths[node.id] = path
         stack.extend((child, f"{path}.{i}") for i, child in enumerate(node.children))
     return run
+
+
+def parent_folder(journal: Journal) -> Path | None:
+    """The session a branch (fork, rewind, copy) was made from, when its folder is still there; else None."""
+    parent = journal.header.get("parent")
+    if not isinstance(parent, dict) or not parent.get("session"):
+        return None
+    for folder in (parent.get("folder"), journal.folder.parent / str(parent["session"])):
+        if folder and (Path(folder) / JOURNAL_FILE).is_file():
+            return Path(folder)
+    return None

@@ -22,7 +22,7 @@ class DiffApp(App[None]):
         self.diff = diff
 
     def on_mount(self) -> None:
-        self.push_screen(EvalDiffScreen(self.diff) if isinstance(self.diff, EvalDiff) else DiffScreen(self.diff))
+        self.push_screen(EvalDiffScreen(self.diff) if isinstance(self.diff, EvalDiff) else DiffScreen(self.diff, quits=True))
 
 
 def run_diff_file(a: str, b: str, sessions: str | None = None) -> int:

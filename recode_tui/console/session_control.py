@@ -345,6 +345,28 @@ class SessionControl:
         if node is not None:
             self._branch(rewind_to_node(node.id), f"rewind {node.id}", "rewound")
 
+    def diff_parent(self) -> None:
+        """This branch (a fork, a rewind) against the session it was made from, on the diff screen."""
+        from agent.journal import JournalError, read_journal
+        from agent.rundiff import IncomparableRuns, diff_runs, parent_folder
+        from recode_tui.console.screens.diff import DiffScreen
+
+        if self.session is None or self.app is None:
+            self._warn("no session is open: nothing to diff")
+            return
+        try:
+            journal = read_journal(self.session.folder, lenient=True)
+            parent = parent_folder(journal)
+            if parent is None:
+                self._warn(f"{self.session.folder.name} is not a branch (or its parent is gone): "
+                           "D diffs a fork or a rewind against the session it came from")
+                return
+            diff = diff_runs(read_journal(parent, lenient=True), journal)
+        except (JournalError, IncomparableRuns) as exc:
+            self._warn(str(exc))
+            return
+        self.app.push_screen(DiffScreen(diff))
+
     def fork(self) -> None:
         """A branch at the selected stub's expansion, to answer it differently."""
         node = self._selected_node("fork")

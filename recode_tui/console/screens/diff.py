@@ -53,9 +53,11 @@ class DiffScreen(Screen[None]):
 
     view: reactive[str] = reactive("steps", init=False)
 
-    def __init__(self, diff: RunDiff, *, view: str | None = None) -> None:
+    def __init__(self, diff: RunDiff, *, view: str | None = None, quits: bool = False) -> None:
+        """`quits`: escape ends the app (the screen is all `tui --diff` shows); else it goes back."""
         super().__init__()
         self.diff = diff
+        self.quits = quits
         self._view = view or ("nodes" if diff.nodes else "steps")
 
     def compose(self) -> ComposeResult:
@@ -131,10 +133,10 @@ class DiffScreen(Screen[None]):
         self._fill(rows.cursor)
 
     def action_close(self) -> None:
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-        else:
+        if self.quits:
             self.app.exit()
+        else:
+            self.app.pop_screen()
 
 
 class EvalDiffScreen(Screen[None]):
