@@ -14,6 +14,7 @@ user's sessions folder, or a journal file owned by another user.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import time
@@ -117,13 +118,9 @@ def read_view(journal: Journal) -> JournalView:
                 seconds=record.get("seconds") or 0.0, person_seconds=record.get("person_seconds", 0.0),
             ))
             if accepted and agent in TREE_AGENTS:
-                try:
-                    parsed = parse_answer(record.get("answer", ""), allow_plain_code=True)
-                    blocks = split_blocks(parsed.code, parsed.first_line) if parsed.code.strip() else []
-                except (ValueError, SyntaxError):
-                    blocks, parsed = [], None
-                tree.add_children(node, blocks)
-                node.thought = parsed.thought if parsed else ""
+                blocks, thought = _blocks(str(record.get("answer", "")))
+                tree.add_children(node, list(blocks))
+                node.thought = thought
                 if record.get("purpose") == "repair":  # asked to repair: the node had failed
                     node.status, node.error = NodeStatus.ERROR, "(it failed; the error text is not in the journal)"
                 else:
@@ -134,6 +131,17 @@ def read_view(journal: Journal) -> JournalView:
                 node.status = NodeStatus.COMPLETED
     _mark_reached(tree)
     return view
+
+
+@functools.lru_cache(maxsize=4096)
+def _blocks(answer: str) -> tuple[tuple[str, ...], str]:
+    """An answer's top-level statements and thought; cached, as two runs diffed share most answers."""
+    try:
+        parsed = parse_answer(answer, allow_plain_code=True)
+        blocks = split_blocks(parsed.code, parsed.first_line) if parsed.code.strip() else []
+    except (ValueError, SyntaxError):
+        return (), ""
+    return tuple(blocks), parsed.thought
 
 
 def _mark_reached(tree: CodeTree) -> None:

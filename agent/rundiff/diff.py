@@ -200,7 +200,11 @@ def align_nodes(a: Run, b: Run) -> list[NodeRow]:
                             path, either.depth, na, nb))
         kids_a = na.children if na is not None else []
         kids_b = nb.children if nb is not None else []
-        pairs = align([c.code.strip() for c in kids_a], [c.code.strip() for c in kids_b])
+        if not kids_a and not kids_b:
+            continue
+        codes_a, codes_b = [c.code.strip() for c in kids_a], [c.code.strip() for c in kids_b]
+        pairs: list[tuple[int | None, int | None]] = (
+            [(i, i) for i in range(len(codes_a))] if codes_a == codes_b else align(codes_a, codes_b))
         children = [(kids_a[i] if i is not None else None, kids_b[j] if j is not None else None,
                      f"{path}.{i if i is not None else j}") for i, j in pairs]
         stack.extend(reversed(children))
