@@ -9,6 +9,7 @@ prompt line that changed.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -66,6 +67,14 @@ def test_diff_of_two_evals_shows_the_changed_prompt_line_of_the_flipped_episode(
     changed = [line.strip() for line in prompt_diff.splitlines() if line.strip().startswith(("+", "-"))]
     assert changed[:2] == ["--- A prompt", "+++ B prompt"] and sorted(changed[2:]) == ["+", f"+{HINT}"]
     assert "first divergence: an LLM answer, before step 1" in first
+
+    # compare's flipped episode names the diff of its two journals, and that diff shows the line
+    compared = recode(tmp_path, "compare", str(before), str(after))
+    found = re.search(r"where they part: recode-tui (diff \S+ \S+)", compared.stdout)
+    assert found and "put-01" in found.group(1), compared.stdout
+    single = recode(tmp_path, *found.group(1).split())
+    assert single.returncode == 0, single.stderr
+    assert f"    +{HINT}" in single.stdout
 
     as_json = recode(tmp_path, "diff", str(before), str(after), "--json")
     document = json.loads(as_json.stdout)
