@@ -3,7 +3,7 @@
 No UI: `recode_tui.commands.diff` prints it, the console's diff screen shows it.
 """
 
-from agent.rundiff.align import align, lcs_pairs
+from agent.rundiff.lcs import align, lcs_pairs
 from agent.rundiff.diff import (Divergence, IncomparableRuns, NodeRow, RunDiff, StepRow, comparable, diff_runs,
                                 first_divergence, unified)
 from agent.rundiff.document import DIFF_VERSION, diff_document, eval_diff_document

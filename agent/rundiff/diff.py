@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agent.journal import Journal
-from agent.rundiff.align import align
+from agent.rundiff.lcs import align
 from agent.rundiff.runs import Call, Run, Step, read_run
 from agent.tree import Node
 
