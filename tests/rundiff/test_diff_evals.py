@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from textual.widgets import OptionList
+
 from agent.prompt import DEFAULT_PROMPTS
+from agent.rundiff import diff_evals
+from recode_tui.console.diff_file import DiffApp
+from recode_tui.console.screens.diff import DiffScreen
+from recode_tui.console.widgets.diff_rows import DiffRows
 from envs.alfworld.catalog import list_games, resolve_game
 from tests.eval.helpers import LOSE, SOLVE, instruction_when, read_report, recode, walkthrough_answer
 
@@ -46,7 +52,7 @@ def script(tmp_path: Path) -> Path:
     return path
 
 
-def test_diff_of_two_evals_shows_the_changed_prompt_line_of_the_flipped_episode(tmp_path: Path) -> None:
+async def test_diff_of_two_evals_shows_the_changed_prompt_line_of_the_flipped_episode(tmp_path: Path) -> None:
     llm = f"scripted:{script(tmp_path)}"
     before, after = tmp_path / "before", tmp_path / "after"
     for out, extra in ((before, []), (after, ["--prompts", str(hinted_prompts(tmp_path))])):
@@ -80,6 +86,25 @@ def test_diff_of_two_evals_shows_the_changed_prompt_line_of_the_flipped_episode(
     document = json.loads(as_json.stdout)
     assert document["kind"] == "evals" and [e["flipped"] for e in document["episodes"]] == [True, False]
     assert f"+{HINT}" in document["episodes"][0]["diff"]["divergence"]["prompt_diff"]
+
+    # the console (tui --diff BEFORE AFTER): the episodes, flipped first; enter opens its diff at the divergence
+    app = DiffApp(diff_evals(before, after))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        episodes = app.screen.query_one(OptionList)
+        assert "put-01" in str(episodes.get_option_at_index(0).prompt) and "flipped" in str(
+            episodes.get_option_at_index(0).prompt)
+        episodes.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DiffScreen) and screen.diff.a.episode == "put-01"
+        rows = screen.query_one(DiffRows)
+        assert rows.cursor == rows.marked
+        assert f"» {HINT}" in str(screen.query_one("#diff-b").render())  # B's prompt line A's lacks
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.query_one(OptionList) is not None  # back at the episodes
 
 
 def test_an_eval_against_a_session_is_refused_with_one_line(tmp_path: Path) -> None:

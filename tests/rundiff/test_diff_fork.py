@@ -102,6 +102,15 @@ async def test_diff_json_has_the_documented_shape(fork_and_parent, capsys) -> No
     assert changed[0]["path"] == "0.0" and changed[0]["a"]["code"] == PLAN
 
 
+async def test_sessions_are_found_by_id_in_the_sessions_folder(fork_and_parent, capsys) -> None:
+    parent, fork = fork_and_parent
+    assert cli.main(["diff", parent.name, fork.name, "--sessions", str(parent.parent)]) == 0
+    assert "the actions part at step 5" in capsys.readouterr().out
+    assert cli.main(["diff", parent.name, "no-such-session", "--sessions", str(parent.parent)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "no session 'no-such-session'" in err and "sessions list" in err
+
+
 async def test_a_run_of_another_game_is_refused_with_one_line(fork_and_parent, tmp_path, capsys) -> None:
     parent, _ = fork_and_parent
     other = await play(tmp_path, "put-01", plan_llm(walkthrough("put-01")))
