@@ -52,7 +52,7 @@ def load_diff(a: str, b: str, sessions: str | None = None) -> RunDiff | EvalDiff
 
 
 # ------------------------------------------------------------------ text
-def _one_line(text: str, width: int) -> str:
+def one_line(text: str, width: int) -> str:
     """`text` on one line (runs of white space as one; the leading indent kept), cut to `width` with `…`."""
     text = str(text)
     indent = text[: len(text) - len(text.lstrip(" "))]
@@ -89,7 +89,7 @@ def side_by_side(rows: Sequence[Row], text: Callable[[Any], str], noun: str, wid
             continue
         row = rows[index]
         mark = "!" if index == marked else MARKS[row.op]
-        left, right = _one_line(text(row.a), half), _one_line(text(row.b), half)
+        left, right = one_line(text(row.a), half), one_line(text(row.b), half)
         lines.append(f"{mark} {left:<{half}} │ {right}".rstrip())
         index += 1
     return lines
@@ -118,7 +118,7 @@ def run_lines(diff: RunDiff, width: int) -> list[str]:
                f"({d.step - 1} equal steps before it)")
     for name, step, run in (("A", d.action_a, a), ("B", d.action_b, b)):
         took = f"> {step.action}  → {step.observation}" if step else f"no action (the run {run.outcome})"
-        out.append(f"  {name} at step {d.step}: {_one_line(took, width - 19)}")
+        out.append(f"  {name} at step {d.step}: {one_line(took, width - 19)}")
     out.append("the LLM call that led there:")
     for name, call, run in (("A", d.call_a, a), ("B", d.call_b, b)):
         if call is None:
@@ -127,7 +127,7 @@ def run_lines(diff: RunDiff, width: int) -> list[str]:
         stub = (call.stub.strip().splitlines() or [""])[0]
         path = run.paths.get(call.node_id, "")
         out.append(f"  {name}: call {call.number} ({call.purpose}{', ' + call.role if call.role else ''}) for "
-                   f"{call.node_id}{f' at {path}' if path and run.has_nodes else ''} {_one_line(stub, 60)}")
+                   f"{call.node_id}{f' at {path}' if path and run.has_nodes else ''} {one_line(stub, 60)}")
     same_prompt = (f"the prompts are the same ({len(d.call_a.prompt.splitlines())} lines)"
                    if d.call_a and d.call_b else "(one side has no call)")
     out += ["  prompt diff:", *_diff_block(d.prompt_diff, same_prompt)]

@@ -12,24 +12,30 @@ import difflib
 from rich.text import Text
 
 from agent.rundiff import Call, NodeRow, Run, RunDiff, Step, StepRow
-from recode_tui.commands.diff import node_text, step_text
+from agent.safe_text import for_terminal
+from recode_tui.commands.diff import node_text, one_line, step_text
 from recode_tui.console.widgets.diff_rows import Line
 
 LOG_LINES = 8  # env log lines shown above the selected step
 
 
+WIDEST = 400  # a row's text is cut here; the pane cuts it again to its width
+
+
 def step_lines(diff: RunDiff) -> list[Line]:
-    return [Line(row.op, step_text(row.a), step_text(row.b)) for row in diff.steps]
+    """One line a step row, control characters shown as escapes (the rows are drawn as raw segments)."""
+    return [Line(row.op, one_line(step_text(row.a), WIDEST), one_line(step_text(row.b), WIDEST)) for row in diff.steps]
 
 
 def node_lines(diff: RunDiff) -> list[Line]:
-    return [Line(row.op, node_text(row.a), node_text(row.b)) for row in diff.nodes or []]
+    return [Line(row.op, one_line(node_text(row.a), WIDEST), one_line(node_text(row.b), WIDEST))
+            for row in diff.nodes or []]
 
 
 def _own_lines(mine: str, theirs: str, style: str) -> Text:
     """`mine` line by line, the lines the other side does not have in `style`."""
     out = Text()
-    a, b = mine.splitlines(), theirs.splitlines()
+    a, b = for_terminal(mine).splitlines(), for_terminal(theirs).splitlines()
     for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         for line in a[i1:i2]:
             out.append(line + "\n", "" if tag == "equal" else style)
@@ -38,7 +44,7 @@ def _own_lines(mine: str, theirs: str, style: str) -> Text:
 
 def _prompt_hunks(mine: str, theirs: str, style: str, context: int = 2) -> Text:
     """The parts of `mine` where it differs from `theirs`, with a little context; its own lines in `style`."""
-    a, b = mine.splitlines(), theirs.splitlines()
+    a, b = for_terminal(mine).splitlines(), for_terminal(theirs).splitlines()
     out = Text()
     for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
         out.append(f"@@ line {group[0][1] + 1} @@\n", "cyan")
@@ -51,9 +57,9 @@ def _prompt_hunks(mine: str, theirs: str, style: str, context: int = 2) -> Text:
 def call_text(call: Call | None, other: Call | None, run: Run, other_run: Run, style: str) -> Text:
     if call is None:
         return Text("no LLM call before this point\n", "dim")
-    stub = (call.stub.strip().splitlines() or [""])[0]
+    stub = for_terminal((call.stub.strip().splitlines() or [""])[0], newlines=False)
     out = Text()
-    out.append(f"LLM call {call.number} ({call.purpose}) for {call.node_id}", "bold")
+    out.append(for_terminal(f"LLM call {call.number} ({call.purpose}) for {call.node_id}", newlines=False), "bold")
     out.append(f" {stub}\n" if stub else "\n", "dim")
     out.append("answer" + ("" if call.accepted else " (rejected)") + ":\n", "bold")
     out.append_text(_own_lines(call.answer.strip(), other.answer.strip() if other else "", style))
@@ -73,8 +79,9 @@ def _log(steps: list[Step], selected: Step | None) -> Text:
         out.append("(no action yet)\n", "dim")
     for step in steps[-LOG_LINES:]:
         here = selected is not None and step.record == selected.record
-        out.append(f"{'▶' if here else ' '}{step.number:>3} > {step.action}\n", "bold" if here else "")
-        out.append(f"      {' '.join(step.observation.split())}\n", "" if here else "dim")
+        out.append(f"{'▶' if here else ' '}{step.number:>3} > {for_terminal(step.action, newlines=False)}\n",
+                   "bold" if here else "")
+        out.append(f"      {for_terminal(' '.join(step.observation.split()), newlines=False)}\n", "" if here else "dim")
     return out
 
 
@@ -96,8 +103,8 @@ def step_side(diff: RunDiff, index: int, side: str) -> Text:
     style = "bold red" if side == "a" else "bold green"
     out = Text()
     shown = mine or _nearest(diff.steps, index, side)
-    head = f"step {mine.number}, node {mine.node_id}" if mine else "no step in this row"
-    out.append(f"{run.name} · {run.outcome} · {head}\n", "bold reverse")
+    head = f"step {mine.number}, node {for_terminal(mine.node_id, newlines=False)}" if mine else "no step in this row"
+    out.append(for_terminal(f"{run.name} · {run.outcome} · {head}", newlines=False) + "\n", "bold reverse")
     upto = [s for s in run.steps if shown is not None and s.record <= shown.record]
     out.append("environment log:\n", "bold")
     out.append_text(_log(upto, mine))
@@ -119,10 +126,11 @@ def node_side(diff: RunDiff, index: int, side: str) -> Text:
     style = "bold red" if side == "a" else "bold green"
     out = Text()
     if node is None:
-        out.append(f"{run.name} · {run.outcome} · no node in this row\n", "bold reverse")
+        out.append(for_terminal(f"{run.name} · {run.outcome}", newlines=False) + " · no node in this row\n",
+                   "bold reverse")
         return out
-    out.append(f"{run.name} · {run.outcome} · {node.id} at {run.paths.get(node.id, '?')} ({node.status.value.lower()})\n",
-               "bold reverse")
+    out.append(for_terminal(f"{run.name} · {run.outcome} · {node.id} at {run.paths.get(node.id, '?')} "
+                            f"({node.status.value.lower()})", newlines=False) + "\n", "bold reverse")
     if theirs is None or node.code.strip() != theirs.code.strip():
         out.append_text(_own_lines(node.code.strip(), theirs.code.strip() if theirs else "", style))
     calls, other_calls = run.calls_of(node.id), other_run.calls_of(theirs.id) if theirs else []

@@ -19,6 +19,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.rundiff import EvalDiff, RunDiff
+from agent.safe_text import for_terminal
 from recode_tui.console.diff_text import node_lines, node_side, step_lines, step_side
 from recode_tui.console.widgets.diff_rows import DiffRows
 
@@ -28,9 +29,13 @@ STACK_BELOW = 120  # columns under which the two side panes stack
 def summary(diff: RunDiff) -> Text:
     """The top line: both runs, and where they part."""
     a, b, d = diff.a, diff.b, diff.divergence
-    out = Text.assemble((" diff ", "bold reverse"), " ", (f"{a.env} {a.episode}", "bold"), "  ",
-                        ("A ", "bold red"), f"{a.agent}, {a.outcome.split(':')[0]}  ",
-                        ("B ", "bold green"), f"{b.agent}, {b.outcome.split(':')[0]}\n")
+
+    def safe(text: str) -> str:
+        return for_terminal(text, newlines=False)
+
+    out = Text.assemble((" diff ", "bold reverse"), " ", (safe(f"{a.env} {a.episode}"), "bold"), "  ",
+                        ("A ", "bold red"), safe(f"{a.agent}, {a.outcome.split(':')[0]}  "),
+                        ("B ", "bold green"), safe(f"{b.agent}, {b.outcome.split(':')[0]}") + "\n")
     if d is None:
         out.append("the two runs are the same", "bold green")
     else:
@@ -75,8 +80,9 @@ class DiffScreen(Screen[None]):
         self.set_reactive(DiffScreen.view, self._view)
         rows = self.query_one(DiffRows)
         self._titles()
-        self.query_one("#diff-side-a").border_title = f"A {self.diff.a.journal.session_id}"
-        self.query_one("#diff-side-b").border_title = f"B {self.diff.b.journal.session_id}"
+        for name, run in (("a", self.diff.a), ("b", self.diff.b)):  # Text: a folder name is never markup
+            self.query_one(f"#diff-side-{name}").border_title = Text(
+                f"{run.name} {for_terminal(run.journal.session_id, newlines=False)}")
         rows.cursor = max(rows.marked, 0)
         self._fill(rows.cursor)
         rows.focus()
@@ -150,17 +156,19 @@ class EvalDiffScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         flipped = sum(e.flipped for e in self.diff.episodes)
-        yield Static(Text.assemble((" diff ", "bold reverse"), f" A {self.diff.a}\n       B {self.diff.b}\n",
+        yield Static(Text.assemble((" diff ", "bold reverse"),
+                                   for_terminal(f" A {self.diff.a}\n       B {self.diff.b}") + "\n",
                                    (f"{len(self.diff.episodes)} episodes in common, {flipped} flipped (first)",
                                     "bold")), id="diff-meta")
         options = []
         for index, item in enumerate(self.diff.episodes):
             won = lambda w: "won" if w else "lost"  # noqa: E731
             state = f"flipped {won(item.won_a)} → {won(item.won_b)}" if item.flipped else f"{won(item.won_a)} in both"
-            label = Text.assemble((f"{item.episode:<16}", "bold"), f"{item.task_type:<9}",
+            label = Text.assemble((for_terminal(f"{item.episode:<16}", newlines=False), "bold"),
+                                  for_terminal(f"{item.task_type:<9}", newlines=False),
                                   (state, "bold yellow" if item.flipped else "dim"))
             if item.diff is None:
-                label.append(f"  not diffed: {item.refused}", "red")
+                label.append(for_terminal(f"  not diffed: {item.refused}", newlines=False), "red")
             options.append(Option(label, id=str(index), disabled=item.diff is None))
         yield OptionList(*options, id="diff-episodes")
         yield Footer()
