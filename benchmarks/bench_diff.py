@@ -100,6 +100,12 @@ async def open_screen(a: Path, b: Path) -> dict[str, float]:
         times["total"] = time.process_time() - started
         times["wall"] = time.perf_counter() - wall
         times["cursor_row"] = float(rows.cursor)
+        keys = ["n", "n", "p", "down", "down", "up", "t", "n", "t"]  # next/previous difference, move, nodes<->steps
+        t = time.process_time()
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+        times["key"] = (time.process_time() - t) / len(keys)
     return times
 
 
@@ -127,6 +133,7 @@ def main() -> int:
     print(f"{'total: journals to the painted screen (CPU s)':<52}{times['total']:>10.3f}  {verdict} {OPEN.describe()}")
     print(f"{'the same, wall time under this load (s)':<52}{times['wall']:>10.3f}  (load {_load()})")
     print(f"{'opened at row':<52}{int(times['cursor_row']):>10}")
+    print(f"{'a key (n, p, up, down, t) to its painted frame (CPU ms)':<52}{times['key'] * 1000:>10.1f}")
     return verdicts.finish()
 
 

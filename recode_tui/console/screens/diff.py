@@ -63,6 +63,7 @@ class DiffScreen(Screen[None]):
         super().__init__()
         self.diff = diff
         self.quits = quits
+        self._built: dict[str, tuple[list, int]] = {}
         self._view = view or ("nodes" if diff.nodes else "steps")
 
     def compose(self) -> ComposeResult:
@@ -91,9 +92,13 @@ class DiffScreen(Screen[None]):
         self.set_class(self.size.width < STACK_BELOW, "-stacked")
 
     def _lines(self, view: str):
-        if view == "nodes" and self.diff.nodes is not None:
-            return node_lines(self.diff), self.diff.node_divergence_row
-        return step_lines(self.diff), self.diff.step_divergence_row
+        """The rows of a view and its divergence row, built once (t switches back and forth)."""
+        if view not in self._built:
+            if view == "nodes" and self.diff.nodes is not None:
+                self._built[view] = (node_lines(self.diff), self.diff.node_divergence_row)
+            else:
+                self._built[view] = (step_lines(self.diff), self.diff.step_divergence_row)
+        return self._built[view]
 
     def _titles(self) -> None:
         rows = self.query_one(DiffRows)
