@@ -95,7 +95,10 @@ def _nearest(rows: list[StepRow], index: int, side: str) -> Step | None:
 
 
 def step_side(diff: RunDiff, index: int, side: str) -> Text:
-    """One side's pane for step row `index`: the step, the env log up to it, the LLM call before it."""
+    """One side's pane for step row `index`: the step, the LLM call that led to it, the env log before it.
+
+    The step and the call come first: on a small terminal they are what the pane has room for.
+    """
     run, other_run = (diff.a, diff.b) if side == "a" else (diff.b, diff.a)
     row = diff.steps[index] if 0 <= index < len(diff.steps) else None
     mine = (row.a if side == "a" else row.b) if row else None
@@ -105,14 +108,18 @@ def step_side(diff: RunDiff, index: int, side: str) -> Text:
     shown = mine or _nearest(diff.steps, index, side)
     head = f"step {mine.number}, node {for_terminal(mine.node_id, newlines=False)}" if mine else "no step in this row"
     out.append(for_terminal(f"{run.name} · {run.outcome} · {head}", newlines=False) + "\n", "bold reverse")
-    upto = [s for s in run.steps if shown is not None and s.record <= shown.record]
-    out.append("environment log:\n", "bold")
-    out.append_text(_log(upto, mine))
+    if mine is not None:
+        out.append_text(_log([mine], mine))
     at = mine.record if mine else (shown.record if shown else -1)
     call = run.call_at_or_before(at) if at >= 0 else None
     other_at = theirs.record if theirs else -1
     other = other_run.call_at_or_before(other_at) if other_at >= 0 else None
     out.append_text(call_text(call, other, run, other_run, style))
+    before = [s for s in run.steps if shown is not None and s.record < shown.record]
+    if shown is not None and mine is None:
+        before.append(shown)  # this side has no step here: its log up to its last step above
+    out.append("environment log before it:\n", "bold")
+    out.append_text(_log(before, None))
     return out
 
 

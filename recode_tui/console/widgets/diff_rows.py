@@ -69,15 +69,19 @@ class DiffRows(ScrollView, can_focus=True):
     def show(self, lines: list[Line], marked: int, cursor: int) -> None:
         """Another list (nodes or steps) in place of this one."""
         self.lines, self.marked = lines, marked
-        self.virtual_size = Size(self.size.width, len(lines))
+        self._size_rows()
         self.cursor = max(0, min(cursor, len(lines) - 1))
         self.refresh()
 
+    def _size_rows(self) -> None:
+        """One row a line, as wide as the pane (rows are cut with `…`, never scrolled sideways)."""
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.lines))
+
     def on_mount(self) -> None:
-        self.virtual_size = Size(self.size.width, len(self.lines))
+        self._size_rows()
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.size.width, len(self.lines))
+        self._size_rows()
 
     def watch_cursor(self, old: int, new: int) -> None:
         self.scroll_to_region(Region(0, new, 1, 1), animate=False, immediate=True)
@@ -94,7 +98,7 @@ class DiffRows(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         index = y + self.scroll_offset.y
-        width = self.size.width
+        width = self.scrollable_content_region.width
         if index >= len(self.lines) or width < 8:
             return Strip.blank(width)
         line = self.lines[index]
