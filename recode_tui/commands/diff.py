@@ -15,7 +15,7 @@ import sys
 from typing import Any, Callable, Sequence, TypeVar
 
 from agent.journal import JournalError, find_session, read_journal, sessions_dir_from
-from agent.rundiff import (EvalDiff, IncomparableRuns, NodeRow, RunDiff, StepRow, diff_document, diff_evals,
+from agent.rundiff import (Divergence, EvalDiff, IncomparableRuns, NodeRow, RunDiff, StepRow, diff_document, diff_evals,
                            diff_runs, eval_diff_document, is_eval_folder)
 from agent.safe_text import for_terminal
 from recode_tui.commands.factory import UsageError
@@ -101,6 +101,13 @@ def _diff_block(lines: list[str], same: str) -> list[str]:
     return ["    " + for_terminal(line, newlines=False) for line in lines]
 
 
+def parting(d: Divergence) -> str:
+    """Where the actions part, or that they never do (the runs differ in answers or in how they end)."""
+    if d.action_a is None and d.action_b is None:
+        return f"the actions never part ({d.step - 1} equal steps)"
+    return f"the actions part at step {d.step} ({d.step - 1} equal steps before it)"
+
+
 def run_lines(diff: RunDiff, width: int) -> list[str]:
     """The text `diff` prints for two runs."""
     a, b = diff.a, diff.b
@@ -114,9 +121,10 @@ def run_lines(diff: RunDiff, width: int) -> list[str]:
         out.append(f"the two runs are the same: {len(a.steps)} steps, {len(a.calls)} LLM calls, the same answers")
         return [for_terminal(line, newlines=False) for line in out]
     where = {"answer": "an LLM answer", "action": "an action or its observation", "end": "the end"}[d.kind]
-    out.append(f"first divergence: {where}, before step {d.before_step}; the actions part at step {d.step} "
-               f"({d.step - 1} equal steps before it)")
+    out.append(f"first divergence: {where}, before step {d.before_step}; {parting(d)}")
     for name, step, run in (("A", d.action_a, a), ("B", d.action_b, b)):
+        if d.action_a is None and d.action_b is None:
+            break
         took = f"> {step.action}  → {step.observation}" if step else f"no action (the run {run.outcome})"
         out.append(f"  {name} at step {d.step}: {one_line(took, width - 19)}")
     out.append("the LLM call that led there:")

@@ -66,3 +66,29 @@ async def test_two_agents_on_one_game_are_diffed_by_their_steps(tmp_path, capsys
     assert tail[1].startswith("    1 go to diningtable 1")  # the same first step (a stretch too short to fold)
     assert tail[2].startswith("!") and "│   2 look →" in tail[2]  # ReAct's extra look, only in B: the divergence
     assert any(line.startswith("  ··· ") for line in tail)  # the rest is equal, folded
+
+
+async def test_plan_execute_steps_and_turns_align_by_path_and_a_reworded_step_is_changed(tmp_path) -> None:
+    from tests.agents.test_plan_execute import WIN_TURNS, engine_with as plan_engine, in_order as plan_order, plan
+
+    reworded = plan(("s1", "take the vase from the diningtable", []), ("s2", "put the vase on sidetable 1", ["s1"]))
+    folders = []
+    for name, first in (("a", plan(("s1", "find the vase and take it", []),
+                                   ("s2", "put the vase on sidetable 1", ["s1"]))), ("b", reworded)):
+        engine = plan_engine(plan_order(("plan", first), *WIN_TURNS))
+        session = start_session(engine, tmp_path / name, GAME, "scripted:plan")
+        await engine.run()
+        await engine.close()
+        session.writer.close()
+        folders.append(session.folder)
+    diff = diff_runs(read_journal(folders[0]), read_journal(folders[1]))
+    d = diff.divergence
+    assert d is not None and d.call_a.purpose == "plan" and d.before_step == 1  # the plans differ, before any action
+    assert d.action_a is None and d.action_b is None and d.step == 5  # the same 4 actions: they never part
+    assert any("take the vase from the diningtable" in line for line in d.answer_diff)
+    assert diff.nodes is not None
+    shape = [(r.op, r.path, r.a.code if r.a else None, r.b.code if r.b else None) for r in diff.nodes]
+    assert shape[1] == ("changed", "0.0", "s1: find the vase and take it", "s1: take the vase from the diningtable")
+    # the turns under the reworded step sent the same actions: they align under it by path and code
+    assert shape[2] == ("equal", "0.0.0", "> go to diningtable 1", "> go to diningtable 1")
+    assert ("equal", "0.1.1", "> move vase 1 to sidetable 1", "> move vase 1 to sidetable 1") in shape

@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from agent.rundiff import EvalDiff, RunDiff
 from agent.safe_text import for_terminal
+from recode_tui.commands.diff import parting
 from recode_tui.console.diff_text import node_lines, node_side, step_lines, step_side
 from recode_tui.console.widgets.diff_rows import DiffRows
 
@@ -40,8 +41,7 @@ def summary(diff: RunDiff) -> Text:
         out.append("the two runs are the same", "bold green")
     else:
         what = {"answer": "an LLM answer", "action": "an action or its observation", "end": "the end"}[d.kind]
-        out.append(f"first divergence: {what}, before step {d.before_step}; the actions part at step {d.step}",
-                   "bold yellow")
+        out.append(f"first divergence: {what}, before step {d.before_step}; {parting(d)}", "bold yellow")
     return out
 
 
