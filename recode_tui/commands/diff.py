@@ -151,13 +151,16 @@ def run_lines(diff: RunDiff, width: int) -> list[str]:
     return [for_terminal(line, newlines=False) for line in out]
 
 
+def _won(won: bool) -> str:
+    return "won" if won else "lost"
+
+
 def eval_lines(diff: EvalDiff, width: int) -> list[str]:
     flipped = sum(e.flipped for e in diff.episodes)
     out = [f"A: {diff.a}", f"B: {diff.b}",
            f"{len(diff.episodes)} episodes in common, {flipped} flipped (listed first)"]
     for item in diff.episodes:
-        verdict = lambda won: "won" if won else "lost"  # noqa: E731
-        flip = f"flipped: {verdict(item.won_a)} → {verdict(item.won_b)}" if item.flipped else verdict(item.won_a) + " in both"
+        flip = f"flipped: {_won(item.won_a)} → {_won(item.won_b)}" if item.flipped else f"{_won(item.won_a)} in both"
         out += ["", f"=== {item.episode} ({item.task_type}) {flip} ==="]
         if item.diff is None:
             out.append(f"not diffed: {item.refused}")

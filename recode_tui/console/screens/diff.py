@@ -167,8 +167,8 @@ class EvalDiffScreen(Screen[None]):
                                     "bold")), id="diff-meta")
         options = []
         for index, item in enumerate(self.diff.episodes):
-            won = lambda w: "won" if w else "lost"  # noqa: E731
-            state = f"flipped {won(item.won_a)} → {won(item.won_b)}" if item.flipped else f"{won(item.won_a)} in both"
+            won, won_b = ("won" if item.won_a else "lost"), ("won" if item.won_b else "lost")
+            state = f"flipped {won} → {won_b}" if item.flipped else f"{won} in both"
             label = Text.assemble((for_terminal(f"{item.episode:<16}", newlines=False), "bold"),
                                   for_terminal(f"{item.task_type:<9}", newlines=False),
                                   (state, "bold yellow" if item.flipped else "dim"))
