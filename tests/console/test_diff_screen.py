@@ -18,16 +18,14 @@ from recode_tui.commands import cli
 from recode_tui.console.diff_file import DiffApp
 from recode_tui.console.screens.diff import DiffScreen
 from recode_tui.console.widgets.diff_rows import DiffRows
-from tests.rundiff.test_diff_fork import GAME, PLAN, fork_of, play, plan_llm, walkthrough
+from tests.rundiff.test_diff_fork import GAME, PLAN, make_fork_and_parent, walkthrough
 
 from .helpers import settled, wait_for
 
 
-@pytest.fixture()
-async def fork_and_parent(tmp_path: Path) -> tuple[Path, Path]:
-    steps = walkthrough(GAME)
-    parent = await play(tmp_path, GAME, plan_llm(steps))
-    return parent, await fork_of(tmp_path, parent, steps[:4] + ["look"])
+@pytest.fixture(scope="module")
+def fork_and_parent(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return make_fork_and_parent(tmp_path_factory.mktemp("fork"))
 
 
 def side(screen: DiffScreen, name: str) -> str:

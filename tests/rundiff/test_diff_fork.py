@@ -8,6 +8,7 @@ of another game with one line.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -61,12 +62,20 @@ async def fork_of(tmp_path: Path, parent: Path, answer_steps: list[str]) -> Path
     return fork.folder
 
 
-@pytest.fixture()
-async def fork_and_parent(tmp_path: Path) -> tuple[Path, Path]:
-    steps = walkthrough(GAME)
-    parent = await play(tmp_path, GAME, plan_llm(steps))
-    fork = await fork_of(tmp_path, parent, steps[:4] + ["look"])
-    return parent, fork
+def make_fork_and_parent(folder: Path) -> tuple[Path, Path]:
+    """The parent solves the game; its fork keeps the plan's first four steps, then looks."""
+    async def make() -> tuple[Path, Path]:
+        steps = walkthrough(GAME)
+        parent = await play(folder, GAME, plan_llm(steps))
+        return parent, await fork_of(folder, parent, steps[:4] + ["look"])
+
+    return asyncio.run(make())
+
+
+@pytest.fixture(scope="module")
+def fork_and_parent(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Made once for the module: the tests only read the two journals."""
+    return make_fork_and_parent(tmp_path_factory.mktemp("fork"))
 
 
 async def test_diff_of_a_fork_and_its_parent_names_the_edited_expansion_first(fork_and_parent, capsys) -> None:
