@@ -45,6 +45,12 @@ def diff_evals(path_a: str | Path, path_b: str | Path) -> EvalDiff:
     """Diff every episode both evaluations finished; IncomparableRuns (one line) when they share none."""
     try:
         base, other = load_report(path_a), load_report(path_b)
+        for report in (base, other):
+            agents = (report.get("plan") or {}).get("agents") or []
+            if len(agents) > 1:  # its episodes are named once per agent: pairing them by name would mix agents
+                raise IncomparableRuns(
+                    f"{report['_path']} is an evaluation of {len(agents)} agents ({', '.join(map(str, agents))}); "
+                    "diff one episode of two agents instead: recode-tui diff EVAL/journals/AGENT_A/EPISODE EVAL/journals/AGENT_B/EPISODE")
         comparison = compare_pair(base, other)
     except CompareError as exc:
         raise IncomparableRuns(str(exc)) from None

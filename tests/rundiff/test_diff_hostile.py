@@ -1,4 +1,4 @@
-"""A journal from anyone: terminal escapes and markup in its text reach neither the terminal nor Rich markup."""
+"""Journals and reports a diff must handle with care: escapes and markup from anyone, and evaluations it refuses."""
 
 from __future__ import annotations
 
@@ -38,3 +38,16 @@ def test_escapes_are_shown_not_sent(tmp_path: Path, capsys) -> None:
     assert "\x1b" not in row.right and "\\x1b" in row.right
     pane = step_side(diff, 0, "b")
     assert "\x1b" not in pane.plain and "[bold red]not markup[/]" in pane.plain
+
+
+def test_an_evaluation_of_several_agents_is_refused_with_one_line(tmp_path: Path, capsys) -> None:
+    for name in ("a", "b"):
+        folder = tmp_path / name
+        folder.mkdir()
+        report = {"version": "recode.eval.v1", "plan": {"agents": ["recode", "react"], "episodes": ["put-01"]},
+                  "episodes": [{"episode": "put-01", "agent": "recode", "success": True}]}
+        (folder / "report.json").write_text(json.dumps(report))
+    assert cli.main(["diff", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "evaluation of 2 agents (recode, react)" in err
+    assert "journals/AGENT_A/EPISODE" in err
