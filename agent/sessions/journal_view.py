@@ -14,6 +14,7 @@ user's sessions folder, or a journal file owned by another user.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import time
@@ -97,6 +98,7 @@ def read_view(journal: Journal) -> JournalView:
         root_code = f"({agent} run)"  # its first stub is a turn's or a cell's, not the root's
     tree = CodeTree(root_code)
     view = JournalView(journal, tree)
+    unnamed: set[str] = set()  # nodes placed by their parent's `child_ids`, whose code no record has given yet
     for record in records:
         kind = record.get("type")
         node_id = str(record.get("node_id") or "")
@@ -105,6 +107,13 @@ def read_view(journal: Journal) -> JournalView:
             node = Node(id=node_id, code=str(record.get("stub") or node_id), depth=1, parent=tree.root)
             tree.root.children.append(node)
             tree.nodes[node_id] = node
+        elif node is not None and node_id in unnamed:  # its own record names it: a stub, or the action it sent
+            code = record.get("stub") if kind == "answer" else f"> {record.get('action')}" if kind == "action" else None
+            if code:
+                node.code = str(code)
+                unnamed.discard(node_id)
+        if node is not None and agent not in TREE_AGENTS and kind == "answer" and record.get("accepted"):
+            _place_children(tree, node, record.get("child_ids"), unnamed)
         if node is None:
             if kind in ("answer", "action", "statement") and node_id and node_id not in view.unplaced:
                 view.unplaced.append(node_id)
@@ -118,13 +127,9 @@ def read_view(journal: Journal) -> JournalView:
                 seconds=record.get("seconds") or 0.0, person_seconds=record.get("person_seconds", 0.0),
             ))
             if accepted and tree_agent:
-                try:
-                    parsed = parse_answer(record.get("answer", ""), allow_plain_code=True)
-                    blocks = split_blocks(parsed.code, parsed.first_line) if parsed.code.strip() else []
-                except (ValueError, SyntaxError):
-                    blocks, parsed = [], None
-                tree.add_children(node, blocks)
-                node.thought = parsed.thought if parsed else ""
+                blocks, thought = _blocks(str(record.get("answer", "")))
+                tree.add_children(node, list(blocks))
+                node.thought = thought
                 if record.get("purpose") == "repair":  # asked to repair: the node had failed
                     node.status, node.error = NodeStatus.ERROR, "(it failed; the error text is not in the journal)"
                 else:
@@ -135,6 +140,31 @@ def read_view(journal: Journal) -> JournalView:
                 node.status = NodeStatus.COMPLETED
     _mark_reached(tree)
     return view
+
+
+def _place_children(tree: CodeTree, parent: Node, child_ids: object, unnamed: set[str]) -> None:
+    """Hang the nodes an answer made (the record's `child_ids`) under its node: the tree of an agent
+    whose children are not code (ReCAP's subtasks, Plan-and-Execute's steps and turns)."""
+    if not isinstance(child_ids, list):
+        return  # a journal from before `child_ids` were recorded: its nodes hang under the root
+    for child_id in (str(c) for c in child_ids):
+        if child_id in tree.nodes:
+            continue
+        child = Node(id=child_id, code=child_id, depth=parent.depth + 1, parent=parent)
+        parent.children.append(child)
+        tree.nodes[child_id] = child
+        unnamed.add(child_id)
+
+
+@functools.lru_cache(maxsize=4096)
+def _blocks(answer: str) -> tuple[tuple[str, ...], str]:
+    """An answer's top-level statements and thought; cached, as two runs diffed share most answers."""
+    try:
+        parsed = parse_answer(answer, allow_plain_code=True)
+        blocks = split_blocks(parsed.code, parsed.first_line) if parsed.code.strip() else []
+    except (ValueError, SyntaxError):
+        return (), ""
+    return tuple(blocks), parsed.thought
 
 
 def _mark_reached(tree: CodeTree) -> None:

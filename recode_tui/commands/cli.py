@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="view an exported tree (recode-tui export --tree) read-only")
     tui.add_argument("--open", default=None, metavar="JOURNAL",
                      help="view a recorded session (id, folder or journal file) read-only, running none of its code")
+    tui.add_argument("--diff", nargs=2, default=None, metavar=("A", "B"),
+                     help="two runs side by side (sessions or evaluation folders), read-only: recode-tui diff's screen")
     tui.add_argument("--review", action="store_true",
                      help="hybrid mode: the model proposes each expansion, you accept, edit, regenerate or reject")
 
@@ -111,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     from recode_tui.commands.compare import add_compare_parser
 
     add_compare_parser(commands)
+    from recode_tui.commands.diff import add_diff_parser
+
+    add_diff_parser(commands)
     return parser
 
 
@@ -198,6 +203,10 @@ def _run_console(args: argparse.Namespace) -> int:
         from recode_tui.console.journal_file import run_journal_file
 
         return run_journal_file(args.open, args.sessions)
+    if args.diff:
+        from recode_tui.console.diff_file import run_diff_file
+
+        return run_diff_file(args.diff[0], args.diff[1], args.sessions)
     app = console_app(args)
     control = getattr(app, "session_control", None)
     app.run()
@@ -381,6 +390,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from recode_tui.commands.compare import run_compare
 
             return run_compare(args)
+        if args.command == "diff":
+            from recode_tui.commands.diff import run_diff
+
+            return run_diff(args)
         if args.command == "games":
             if args.games_command != "list":
                 parser.parse_args(["games", "--help"])

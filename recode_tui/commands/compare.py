@@ -186,8 +186,11 @@ def flip_lines(comparison: Comparison) -> list[str]:
             lines.append(f"  {flip.episode:<14} {flip.task_type:<8}{why}")
             lines.append(f"    baseline: {flip.base_journal or '(no journal)'}")
             lines.append(f"    this run: {flip.other_journal or '(no journal)'}")
+            if flip.base_journal and flip.other_journal:
+                lines.append(f"    where they part: recode-tui diff {flip.base_journal} {flip.other_journal}")
     if comparison.flips:
-        lines.append("open one in the console: recode-tui tui --resume JOURNAL")
+        lines.append("open one in the console: recode-tui tui --resume JOURNAL; both side by side: "
+                     "recode-tui tui --diff BASELINE_JOURNAL JOURNAL (or the two eval folders)")
     return lines
 
 

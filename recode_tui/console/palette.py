@@ -45,6 +45,7 @@ TITLES = {
     "session.rewind": "Session: rewind to the selected node",
     "session.fork": "Session: fork at the selected stub",
     "session.list": "Session: list sessions",
+    "session.diff-parent": "Session: diff this branch against its parent",
     "search.find": "Find in the focused pane",
 }
 SKIP = {"app.quit"}  # Textual lists Quit already

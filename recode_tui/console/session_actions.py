@@ -1,4 +1,4 @@
-"""The console's keys for sessions: rewind, fork, the sessions list.
+"""The console's keys for sessions: rewind, fork, diff against the parent, the sessions list.
 
 A mixin of `DebugScreen` (like `ModelActions`), so the screen module stays
 about layout and engine messages; the work is `SessionControl`'s.
@@ -18,6 +18,8 @@ SESSION_BINDINGS = [
             tooltip="A new branch session, stopped just before the selected node runs"),
     Binding("F", "session('fork')", "Fork", id="session.fork", show=False,
             tooltip="A new branch session at the selected stub's expansion, to answer it differently"),
+    Binding("D", "session('diff_parent')", "Diff vs parent", id="session.diff-parent", show=False,
+            tooltip="This branch (a fork, a rewind) side by side with the session it was made from"),
     Binding("S", "session('open_list')", "Sessions", id="session.list", show=False,
             tooltip="Recorded sessions with game, result and branches; enter resumes one"),
 ]

@@ -345,6 +345,42 @@ class SessionControl:
         if node is not None:
             self._branch(rewind_to_node(node.id), f"rewind {node.id}", "rewound")
 
+    def diff_parent(self) -> None:
+        """This branch (a fork, a rewind) against the session it was made from, on the diff screen.
+
+        Both journals are read and aligned in a thread (a long run takes a moment); the screen is pushed after.
+        """
+        from agent.sessions.journal import JournalError, read_journal
+        from agent.rundiff import IncomparableRuns, RunDiff, diff_runs, parent_folder
+        from recode_tui.console.screens.diff import DiffScreen
+
+        app = self.app
+        if self.session is None or app is None:
+            self._warn("no session is open: nothing to diff")
+            return
+        folder = self.session.folder
+
+        def show(found: RunDiff | str) -> None:
+            if isinstance(found, str):
+                self._warn(found)
+            else:
+                app.push_screen(DiffScreen(found))
+
+        def build() -> None:
+            try:
+                journal = read_journal(folder, lenient=True)
+                parent = parent_folder(journal)
+                if parent is None:
+                    found: RunDiff | str = (f"{folder.name} is not a branch (or its parent is gone): "
+                                            "D diffs a fork or a rewind against the session it came from")
+                else:
+                    found = diff_runs(read_journal(parent, lenient=True), journal)
+            except (JournalError, IncomparableRuns) as exc:
+                found = str(exc)
+            app.call_from_thread(show, found)
+
+        app.run_worker(build, thread=True, group="diff-parent", exit_on_error=False)
+
     def fork(self) -> None:
         """A branch at the selected stub's expansion, to answer it differently."""
         node = self._selected_node("fork")

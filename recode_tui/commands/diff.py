@@ -1,0 +1,186 @@
+"""`recode-tui diff A B`: where two runs part, what made them part, and the rest side by side.
+
+A and B are sessions (ids, folders or journal files) or two evaluation
+folders (every common episode, the flipped ones first). The alignment is
+`agent.rundiff`'s; this module only lays it out as text or JSON.
+Exit codes as `compare`: 0 diffed, 2 the runs cannot be diffed (one line says why).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from typing import Any, Callable, Sequence, TypeVar
+
+from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
+from agent.rundiff import (Divergence, EvalDiff, IncomparableRuns, NodeRow, RunDiff, StepRow, diff_document, diff_evals,
+                           diff_runs, eval_diff_document, is_eval_folder)
+from agent.runtime.safe_text import for_terminal
+from recode_tui.commands.factory import UsageError
+
+MARKS = {"equal": " ", "changed": "~", "only_a": "<", "only_b": ">"}
+FOLD_AT = 3  # equal stretches this long or longer are folded into one line
+
+
+def add_diff_parser(commands: Any) -> None:
+    parser = commands.add_parser("diff", help="two runs side by side: the first divergence and why, the rest aligned")
+    parser.add_argument("a", metavar="A", help="a session (id, folder or journal file) or an evaluation folder")
+    parser.add_argument("b", metavar="B", help="the other session or evaluation folder")
+    parser.add_argument("--sessions", default=None, help="sessions folder the ids are looked up in")
+    parser.add_argument("--json", action="store_true", help="the alignment as recode.diff.v1 JSON (see the README)")
+    parser.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
+    parser.add_argument("--width", type=int, default=None, help="columns of the side-by-side (default: the terminal's)")
+
+
+def load_diff(a: str, b: str, sessions: str | None = None) -> RunDiff | EvalDiff:
+    """The diff of two sessions or two evaluations; UsageError with one line when they cannot be diffed."""
+    eval_a, eval_b = is_eval_folder(a), is_eval_folder(b)
+    try:
+        if eval_a and eval_b:
+            return diff_evals(a, b)
+        if eval_a or eval_b:
+            which = a if eval_a else b
+            raise UsageError(f"{which} is an evaluation and the other a session: give two sessions, "
+                             f"or two evaluation folders (or {which}/journals/EPISODE for one of its episodes)")
+        folder = sessions_dir_from(sessions)
+        return diff_runs(read_journal(find_session(folder, a), lenient=True),
+                         read_journal(find_session(folder, b), lenient=True))
+    except (JournalError, IncomparableRuns) as exc:
+        raise UsageError(str(exc)) from None
+
+
+# ------------------------------------------------------------------ text
+def one_line(text: str, width: int) -> str:
+    """`text` on one line (runs of white space as one; the leading indent kept), cut to `width` with `…`."""
+    text = str(text)
+    indent = text[: len(text) - len(text.lstrip(" "))]
+    text = indent + for_terminal(" ".join(text.split()), newlines=False)
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def step_text(step: Any) -> str:
+    return "" if step is None else f"{step.number:>3} {step.action} → {step.observation}"
+
+
+def node_text(node: Any) -> str:
+    if node is None:
+        return ""
+    code = (node.code.strip().splitlines() or [""])[0]
+    return f"{'  ' * node.depth}{node.id} {code}"
+
+
+Row = TypeVar("Row", StepRow, NodeRow)
+
+
+def side_by_side(rows: Sequence[Row], text: Callable[[Any], str], noun: str, width: int, marked: int = -1) -> list[str]:
+    """One line a row (`~` changed, `<` only in A, `>` only in B, `!` the divergence); equal stretches folded."""
+    half = max(10, (width - 5) // 2)
+    lines: list[str] = []
+    index = 0
+    while index < len(rows):
+        end = index
+        while end < len(rows) and rows[end].op == "equal" and end != marked:
+            end += 1
+        if end - index >= FOLD_AT:
+            lines.append(f"  ··· {end - index} equal {noun} (rows {index + 1}-{end}) ···")
+            index = end
+            continue
+        row = rows[index]
+        mark = "!" if index == marked else MARKS[row.op]
+        left, right = one_line(text(row.a), half), one_line(text(row.b), half)
+        lines.append(f"{mark} {left:<{half}} │ {right}".rstrip())
+        index += 1
+    return lines
+
+
+def _diff_block(lines: list[str], same: str) -> list[str]:
+    if not lines:
+        return [f"    {same}"]
+    return ["    " + for_terminal(line, newlines=False) for line in lines]
+
+
+def parting(d: Divergence) -> str:
+    """Where the actions part, or that they never do (the runs differ in answers or in how they end)."""
+    if d.action_a is None and d.action_b is None:
+        return f"the actions never part ({d.step - 1} equal steps)"
+    return f"the actions part at step {d.step} ({d.step - 1} equal steps before it)"
+
+
+def run_lines(diff: RunDiff, width: int) -> list[str]:
+    """The text `diff` prints for two runs."""
+    a, b = diff.a, diff.b
+    out = [f"A: {a.journal.folder}  ({a.agent}, {a.header.get('llm')}, {a.outcome}, {len(a.steps)} steps, "
+           f"{len(a.calls)} LLM calls)",
+           f"B: {b.journal.folder}  ({b.agent}, {b.header.get('llm')}, {b.outcome}, {len(b.steps)} steps, "
+           f"{len(b.calls)} LLM calls)",
+           f"episode: {a.env} {a.episode}"]
+    d = diff.divergence
+    if d is None:
+        out.append(f"the two runs are the same: {len(a.steps)} steps, {len(a.calls)} LLM calls, the same answers")
+        return [for_terminal(line, newlines=False) for line in out]
+    where = {"answer": "an LLM answer", "action": "an action or its observation", "end": "the end"}[d.kind]
+    out.append(f"first divergence: {where}, before step {d.before_step}; {parting(d)}")
+    for name, step, run in (("A", d.action_a, a), ("B", d.action_b, b)):
+        if d.action_a is None and d.action_b is None:
+            break
+        took = f"> {step.action}  → {step.observation}" if step else f"no action (the run {run.outcome})"
+        out.append(f"  {name} at step {d.step}: {one_line(took, width - 19)}")
+    out.append("the LLM call that led there:")
+    for name, call, run in (("A", d.call_a, a), ("B", d.call_b, b)):
+        if call is None:
+            out.append(f"  {name}: no LLM call before it")
+            continue
+        stub = (call.stub.strip().splitlines() or [""])[0]
+        path = run.paths.get(call.node_id, "")
+        out.append(f"  {name}: call {call.number} ({call.purpose}{', ' + call.role if call.role else ''}) for "
+                   f"{call.node_id}{f' at {path}' if path and run.has_nodes else ''} {one_line(stub, 60)}")
+    same_prompt = (f"the prompts are the same ({len(d.call_a.prompt.splitlines())} lines)"
+                   if d.call_a and d.call_b else "(one side has no call)")
+    out += ["  prompt diff:", *_diff_block(d.prompt_diff, same_prompt)]
+    out += ["  answer diff:", *_diff_block(d.answer_diff, "the answers are the same")]
+    if diff.nodes is not None:
+        out += ["", "nodes, by path and code (A │ B):",
+                *side_by_side(diff.nodes, node_text, "nodes", width, diff.node_divergence_row)]
+    out += ["", "environment steps (A │ B):"]
+    if diff.steps:
+        out += side_by_side(diff.steps, step_text, "steps", width, diff.step_divergence_row)
+    else:
+        out.append("  (neither run sent an action)")
+    return [for_terminal(line, newlines=False) for line in out]
+
+
+def _won(won: bool) -> str:
+    return "won" if won else "lost"
+
+
+def eval_lines(diff: EvalDiff, width: int) -> list[str]:
+    flipped = sum(e.flipped for e in diff.episodes)
+    out = [f"A: {diff.a}", f"B: {diff.b}",
+           f"{len(diff.episodes)} episodes in common, {flipped} flipped (listed first)"]
+    for item in diff.episodes:
+        flip = f"flipped: {_won(item.won_a)} → {_won(item.won_b)}" if item.flipped else f"{_won(item.won_a)} in both"
+        out += ["", f"=== {item.episode} ({item.task_type}) {flip} ==="]
+        if item.diff is None:
+            out.append(f"not diffed: {item.refused}")
+        else:
+            out += run_lines(item.diff, width)
+    return [for_terminal(line, newlines=False) for line in out]
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    diff = load_diff(args.a, args.b, args.sessions)
+    if args.json:
+        document = eval_diff_document(diff) if isinstance(diff, EvalDiff) else diff_document(diff)
+        text = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+    else:
+        width = args.width or (shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 120)
+        lines = eval_lines(diff, width) if isinstance(diff, EvalDiff) else run_lines(diff, width)
+        text = "\n".join(lines) + "\n"
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
