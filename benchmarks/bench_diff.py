@@ -3,7 +3,7 @@
 The runs: two journals written as the engine writes them (a ReCode tree of a
 root, 100 stubs and 99 statements under each: 10,001 nodes, and 5,000 actions),
 the second a fork whose 50th stub got another answer. Measured: reading both
-journals and rebuilding their trees, the alignment (`agent.rundiff.diff_runs`),
+journals and rebuilding their trees, the alignment (`agent.eval.rundiff.diff_runs`),
 and the console's diff screen from start to its first painted frame at the
 first divergence (Textual headless, as Pilot runs it).
 
@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.sessions.journal import JOURNAL_FILE, JOURNAL_VERSION, read_journal  # noqa: E402
-from agent.rundiff import diff_runs  # noqa: E402
+from agent.eval.rundiff import diff_runs  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 
 STUBS, STATEMENTS, ACTIONS_PER_STUB = 100, 99, 50

@@ -112,7 +112,7 @@ def read_view(journal: Journal) -> JournalView:
             if code:
                 node.code = str(code)
                 unnamed.discard(node_id)
-        if node is not None and agent not in TREE_AGENTS and kind == "answer" and record.get("accepted"):
+        if node is not None and not tree_agent and kind == "answer" and record.get("accepted"):
             _place_children(tree, node, record.get("child_ids"), unnamed)
         if node is None:
             if kind in ("answer", "action", "statement") and node_id and node_id not in view.unplaced:

@@ -2,7 +2,7 @@
 
 A and B are sessions (ids, folders or journal files) or two evaluation
 folders (every common episode, the flipped ones first). The alignment is
-`agent.rundiff`'s; this module only lays it out as text or JSON.
+`agent.eval.rundiff`'s; this module only lays it out as text or JSON.
 Exit codes as `compare`: 0 diffed, 2 the runs cannot be diffed (one line says why).
 """
 
@@ -15,7 +15,7 @@ import sys
 from typing import Any, Callable, Sequence, TypeVar
 
 from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
-from agent.rundiff import (Divergence, EvalDiff, IncomparableRuns, NodeRow, RunDiff, StepRow, diff_document, diff_evals,
+from agent.eval.rundiff import (Divergence, EvalDiff, IncomparableRuns, NodeRow, RunDiff, StepRow, diff_document, diff_evals,
                            diff_runs, eval_diff_document, is_eval_folder)
 from agent.runtime.safe_text import for_terminal
 from recode_tui.commands.factory import UsageError

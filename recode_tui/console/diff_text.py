@@ -1,6 +1,6 @@
 """What the diff screen shows for one row on each side: the step or node, the env log, the LLM call.
 
-Pure functions of the diff (`agent.rundiff`) to Rich Text, kept apart from the
+Pure functions of the diff (`agent.eval.rundiff`) to Rich Text, kept apart from the
 widgets so they are tested without an app. Journal text is shown as plain Text
 (never markup: a journal may come from anyone).
 """
@@ -11,7 +11,7 @@ import difflib
 
 from rich.text import Text
 
-from agent.rundiff import Call, NodeRow, Run, RunDiff, Step, StepRow
+from agent.eval.rundiff import Call, NodeRow, Run, RunDiff, Step, StepRow
 from agent.runtime.safe_text import for_terminal
 from recode_tui.commands.diff import node_text, one_line, step_text
 from recode_tui.console.widgets.diff_rows import Line

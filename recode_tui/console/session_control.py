@@ -351,7 +351,7 @@ class SessionControl:
         Both journals are read and aligned in a thread (a long run takes a moment); the screen is pushed after.
         """
         from agent.sessions.journal import JournalError, read_journal
-        from agent.rundiff import IncomparableRuns, RunDiff, diff_runs, parent_folder
+        from agent.eval.rundiff import IncomparableRuns, RunDiff, diff_runs, parent_folder
         from recode_tui.console.screens.diff import DiffScreen
 
         app = self.app

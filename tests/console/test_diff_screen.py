@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent.sessions.journal import read_journal
-from agent.rundiff import diff_runs
+from agent.eval.rundiff import diff_runs
 from recode_tui.commands import cli
 from recode_tui.console.diff_file import DiffApp
 from recode_tui.console.screens.diff import DiffScreen

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 import time
 
-from agent.rundiff import align, lcs_pairs
-from agent.rundiff.lcs import EXACT_BUDGET
+from agent.eval.rundiff import align, lcs_pairs
+from agent.eval.rundiff.lcs import EXACT_BUDGET
 
 
 def lcs_length(a: list[str], b: list[str]) -> int:
@@ -33,7 +33,7 @@ def test_the_pairs_are_a_longest_common_subsequence_and_the_rows_cover_both_side
 
 
 def test_windows_past_the_edit_budget_still_give_a_common_subsequence(monkeypatch) -> None:
-    import agent.rundiff.lcs as module
+    import agent.eval.rundiff.lcs as module
 
     monkeypatch.setattr(module, "WINDOW_EDITS", 3)
     rng = random.Random(11)

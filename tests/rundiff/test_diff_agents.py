@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.sessions.journal import read_journal
-from agent.rundiff import diff_runs
+from agent.eval.rundiff import diff_runs
 from agent.sessions.session import start_session
 from recode_tui.commands import cli
 from tests.agents.scripts import react_llm, walkthrough

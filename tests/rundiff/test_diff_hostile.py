@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from agent.sessions.journal import JOURNAL_FILE, JOURNAL_VERSION, read_journal
-from agent.rundiff import diff_runs
+from agent.eval.rundiff import diff_runs
 from recode_tui.commands import cli
 from recode_tui.console.diff_text import step_lines, step_side
 

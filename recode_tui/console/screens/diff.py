@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent.rundiff import EvalDiff, RunDiff
+from agent.eval.rundiff import EvalDiff, RunDiff
 from agent.runtime.safe_text import for_terminal
 from recode_tui.commands.diff import parting
 from recode_tui.console.diff_text import node_lines, node_side, step_lines, step_side

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agent.sessions.journal import Journal
-from agent.rundiff.lcs import align
-from agent.rundiff.runs import Call, Run, Step, read_run
+from agent.eval.rundiff.lcs import align
+from agent.eval.rundiff.runs import Call, Run, Step, read_run
 from agent.runtime.tree import Node
 
 Op = Literal["equal", "changed", "only_a", "only_b"]

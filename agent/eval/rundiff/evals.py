@@ -11,7 +11,7 @@ from pathlib import Path
 
 from agent.eval.compare import REPORT_FILE, CompareError, compare_pair, journal_path, load_report, results_by_episode
 from agent.sessions.journal import JournalError, read_journal
-from agent.rundiff.diff import IncomparableRuns, RunDiff, diff_runs
+from agent.eval.rundiff.diff import IncomparableRuns, RunDiff, diff_runs
 
 
 @dataclass

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.rundiff.diff import RunDiff
-from agent.rundiff.evals import EvalDiff
-from agent.rundiff.runs import Call, Run, Step
+from agent.eval.rundiff.diff import RunDiff
+from agent.eval.rundiff.evals import EvalDiff
+from agent.eval.rundiff.runs import Call, Run, Step
 from agent.runtime.tree import Node
 
 DIFF_VERSION = "recode.diff.v1"
