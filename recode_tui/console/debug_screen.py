@@ -70,7 +70,9 @@ DEBUG_BINDINGS = [
     Binding("c", "step('continue')", "Continue", id="run.continue"),
     Binding("h", "run_to_here", "To here", id="run.to-here", show=False,
             tooltip="Continue until the selected node starts (gdb's until)"),
-    Binding("p,escape", "pause", "Pause", id="run.pause"),
+    Binding("p", "pause", "Pause", id="run.pause"),
+    # Esc pauses too, but is not shown: in the editor it leaves the editor (the footer said `esc Pause` there).
+    Binding("escape", "pause", "Pause", id="run.pause-escape", show=False),
     Binding("b", "toggle_breakpoint", "Break", id="breakpoint.toggle",
             tooltip="Toggle a breakpoint on the selected node's stub name"),
     Binding("ctrl+s", "submit", "Submit", id="expansion.submit", priority=True),

@@ -12,7 +12,7 @@ import re
 from recode_tui.console.app import build_app
 from recode_tui.console.widgets.key_line import KeyLine
 
-from .helpers import command, settled, started
+from .helpers import command, footer_keys, settled, started
 
 
 def bottom_line(app) -> str:
@@ -65,9 +65,13 @@ async def test_in_the_editor_the_line_offers_the_editors_keys_and_esc_leaves_it(
         assert "n s o u c" in bottom_line(app)
 
 
-async def test_a_wide_terminal_keeps_textuals_footer() -> None:
+async def test_a_wide_terminal_keeps_textuals_footer_which_in_the_editor_says_what_esc_does() -> None:
     app = build_app("put-01", "human", cursor_blink=False)
     async with app.run_test(size=(160, 48)) as pilot:
         await started(pilot, app)
         widget, _ = app.screen.get_widget_at(0, 47)
         assert not isinstance(widget, KeyLine) and not app.debug_screen.query_one(KeyLine).display
+        await command(pilot, app, "c")
+        shown = {(k.key_display, k.description) for k in footer_keys(app.debug_screen)}
+        assert {("esc", "Leave editor"), ("^t", "Zoom"), ("^s", "Submit")} <= shown, shown
+        assert not any(description == "Pause" for _, description in shown)
