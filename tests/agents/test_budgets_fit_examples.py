@@ -78,14 +78,17 @@ def test_plan_execute_executor_examples_fit_the_executor_steps(env):
 def test_recap_examples_fit_the_revisions_and_the_depth(env):
     text = (AGENTS / "recap" / "prompts" / env / "examples.txt").read_text()
     revisions: dict[str, int] = {}
+    levels: dict[int, str] = {}  # depth -> the header of the level open there
     level = ""
     depths = [0]
     for line in text.splitlines():
         header = re.match(r"^## (?:depth (\d+)|back at depth (\d+))", line)
         if header:
-            depth = header.group(1) or header.group(2)
-            depths.append(int(depth))
-            level = line if header.group(1) else level  # a re-injection revises the level it returns to
+            depth = int(header.group(1) or header.group(2))
+            depths.append(depth)
+            if header.group(1):  # a new level; `back at depth N` (a re-injection) revises the one open there
+                levels[depth] = line
+            level = levels.get(depth, line)
             continue
         if line.startswith("Subtasks:") and level:
             revisions[level] = revisions.get(level, -1) + 1  # the first list is no revision
