@@ -79,7 +79,7 @@ def test_every_run_is_journaled_and_exports_from_the_command_line(tmp_path):
     sessions = str(tmp_path / "sessions")
     script = "scripted:" + walkthrough_script(tmp_path, "clean-02")
     assert recode("run", "--game", "clean-02", "--llm", script, "--quiet", sessions=sessions).returncode == 0
-    listed = recode("sessions", "list", sessions=sessions).stdout.split()
+    listed = recode("sessions", "list", sessions=sessions).stdout.splitlines()[1].split()  # under the header row
     assert listed[1:4] == ["clean-02", "recode", "won"]  # the agent of the run is listed
     tree_file = tmp_path / "tree.json"
     assert recode("export", "--tree", "-o", str(tree_file), sessions=sessions).returncode == 0

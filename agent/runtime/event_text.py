@@ -110,8 +110,9 @@ def _log_line(event: ev.Event) -> str:
             return f"{'  ' * event.depth}▶ {text}"
         case ev.ActionSent():
             return f"    > {text}"
-        case ev.ObservationReceived():
-            return f"      {text}"
+        case ev.ObservationReceived():  # whole: a log is read to act on it (the stop line cuts at 70)
+            whole = " / ".join(line.strip() for line in event.observation.strip().splitlines() if line.strip())
+            return f"      observation {event.step}: {whole}"
         case ev.VariablesChanged():
             return f"    {text}"
         case ev.NodeCompleted():

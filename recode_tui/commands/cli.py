@@ -269,6 +269,9 @@ def nothing_opened(why: str, ref: str) -> str:
             f"run `recode-tui tui {target} --from-last-good`")
 
 
+SESSIONS_HEADER = f"{'SESSION':<48} {'GAME':<12} {'AGENT':<12} {'RESULT':<10} {'LAST ACTIVE':<16}  <- BRANCHED FROM"
+
+
 def _sessions_list(args: argparse.Namespace) -> int:
     """One row per session; a corrupt journal is listed as such and said on stderr (exit 2)."""
     import time
@@ -276,6 +279,7 @@ def _sessions_list(args: argparse.Namespace) -> int:
     from agent.sessions.journal import last_activity, list_sessions, sessions_dir_from
 
     journals = sorted(list_sessions(sessions_dir_from(args.sessions)), key=lambda j: last_activity(j.folder))
+    header = False
     for journal in journals:
         finished = journal.finished
         state = "corrupt" if journal.problem else "unfinished" if finished is None else (
@@ -286,6 +290,9 @@ def _sessions_list(args: argparse.Namespace) -> int:
         branch = f"  <- {parent.get('session', '?')} at {parent.get('at', '?')}" if isinstance(parent, dict) and parent else ""
         active = time.strftime("%Y-%m-%d %H:%M", time.localtime(last_activity(journal.folder)))
         agent = journal.header.get("agent") or "recode"  # journals from before the agent seam are ReCode's
+        if not header:  # what each column is, above the first row
+            print(SESSIONS_HEADER)
+            header = True
         row = f"{journal.session_id:<48} {journal.header.get('game', '?')!s:<12} {agent!s:<12} {state:<10} {active}{branch}"
         print(for_terminal(row, newlines=False))
     corrupt = [j for j in journals if j.problem]

@@ -12,6 +12,7 @@ from typing import Any
 from agent.eval.compare import (RELATIVE_METRICS, CompareError, Comparison, Row, compare_reports, load_report,
                                 plan_episode_ids, relative_change, settings_of, split_by_agent)
 from recode_tui.commands.factory import UsageError
+from recode_tui.commands.fit import Col, Layout, output_console, print_layout
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
@@ -98,17 +99,13 @@ def noise_lines(comparison: Comparison) -> list[str]:
     return lines
 
 
-def deltas_table(comparison: Comparison) -> Any:
-    from rich.table import Table
-
+def deltas_table(comparison: Comparison) -> Layout:
+    """The per task type table; split to the terminal's width by `fit` (each cell stays whole)."""
     title = "baseline → this run, per episode (change below)"
     if comparison.cross_agent:
         title = f"{comparison.agents[0]} → {comparison.agents[1]}, per episode (change below)"
-    table = Table(title=title, title_justify="left")
-    table.add_column("task type")
-    table.add_column("episodes", justify="right")
-    for metric in comparison.metrics:
-        table.add_column(HEADERS.get(metric, metric), justify="right", no_wrap=True)
+    table = Layout(title, [Col("task type", "left", key=True), Col("episodes"),
+                           *(Col(HEADERS.get(m, m)) for m in comparison.metrics)])
     types = [r for r in comparison.rows if r.task_type != "overall"]
     types.sort(key=lambda r: (TYPE_ORDER.index(r.task_type) if r.task_type in TYPE_ORDER else len(TYPE_ORDER)))
     for row in types:
@@ -204,8 +201,6 @@ def heading(report: dict[str, Any]) -> str:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     try:
         reports = [part for path in args.reports for part in split_by_agent(load_report(path))]
         if len(reports) < 2:
@@ -220,9 +215,7 @@ def run_compare(args: argparse.Namespace) -> int:
         return _print_paper_table(args, comparisons, reports)
     if getattr(args, "output", None):
         raise UsageError("-o/--output writes a --format table; add --format markdown, csv or latex")
-    console = Console()
-    if not console.is_terminal:  # a log or a pipe: wide enough for the whole table
-        console = Console(width=130, force_terminal=False)
+    console = output_console(wide=130)  # a log or a pipe: COLUMNS, else wide enough for the whole table
 
     def say(line: str) -> None:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
@@ -233,7 +226,7 @@ def run_compare(args: argparse.Namespace) -> int:
         say(f"compared: {heading(other)}")
         for line in [*describe(comparison, reports[0], other), *agent_lines(comparison)]:
             say(line)
-        console.print(deltas_table(comparison))
+        print_layout(console, deltas_table(comparison))
         for line in [*noise_lines(comparison), *flip_lines(comparison)]:
             say(line)
     if getattr(args, "chart", False):

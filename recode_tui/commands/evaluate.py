@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 from dataclasses import asdict
@@ -36,6 +37,7 @@ from envs.protocols import GoldActions, GoldLimits, PresetSplits, StepLimits
 from recode_tui.commands.cache_options import add_cache_options, cache_settings
 from recode_tui.commands.factory import (UsageError, check_gold, check_llm_roles, load_prompt_set, preset_env,
                                         run_settings)
+from recode_tui.commands.fit import Col, Layout, output_console, print_layout
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
@@ -330,24 +332,17 @@ def _type_order(env: str) -> tuple[str, ...]:
         return TYPE_ORDER
 
 
-def results_table(report: EvalReport) -> Any:
-    from rich.table import Table
-
+def results_table(report: EvalReport) -> Layout:
+    """The one-agent table: a row per task type (and topic), then overall; `fit` splits it to the width."""
     summary = summarize(report.episodes, report.plan.env, report.plan.repeat)
     status = "" if report.status == "complete" else f" ({report.status})"
-    table = Table(title=f"{report.plan.agent} · {report.plan.llm}: {len(report.episodes)} of "
-                        f"{report.total} episodes{status}")
     scored = summary["overall"].get("mean_score") is not None  # an env with a score (ScienceWorld)
     cached = bool(summary["overall"].get("cached_calls"))  # a column, so a table never mixes them silently
-    for name in ("task type", "episodes", "success", "rate", *(("mean score",) if scored else ()), "mean steps",
-                 "LLM calls/ep", *(("cached calls",) if cached else ()), "LLM s/call", "tokens/ep", "cost/ep",
-                 "errors"):
-        if name == "task type":  # ScienceWorld's task names are long: keep them whole
-            labels = [*summary["by_task_type"], *(f"topic {t}" for t in summary.get("by_topic", ()))]
-            longest = max([len(t) for t in labels] + [9])
-            table.add_column(name, justify="left", min_width=min(longest, 40))
-        else:
-            table.add_column(name, justify="right")
+    names = ("episodes", "success", "rate", *(("mean score",) if scored else ()), "mean steps",
+             "LLM calls/ep", *(("cached calls",) if cached else ()), "LLM s/call", "tokens/ep", "cost/ep", "errors")
+    table = Layout(f"{report.plan.agent} · {report.plan.llm}: {len(report.episodes)} of "
+                   f"{report.total} episodes{status}",
+                   [Col("task type", "left", key=True), *(Col(name) for name in names)])
     types = summary["by_task_type"]
     ordered = [t for t in _type_order(report.plan.env) if t in types]
     ordered += [t for t in types if t not in ordered]
@@ -410,23 +405,20 @@ def repeat_lines(report: EvalReport) -> list[str]:
     return lines
 
 
-def comparison_table(report: EvalReport) -> Any:
+def comparison_table(report: EvalReport) -> Layout:
     """A comparison's table: per agent, a row per task type and its overall row (the paper's layout)."""
-    from rich.table import Table
-
     from agent.eval.batch import summarize_agents
 
     by_agent = summarize_agents(report.episodes, report.plan.agents, report.plan.env, report.plan.repeat)
     status = "" if report.status == "complete" else f" ({report.status})"
-    table = Table(title=f"{', '.join(report.plan.agents)} · {report.plan.llm}: {len(report.episodes)} of "
-                        f"{report.total} episodes{status}")
     scored = any(by_agent[a]["overall"].get("mean_score") is not None for a in by_agent)  # WebShop, ScienceWorld
     cached = any(by_agent[a]["overall"].get("cached_calls") for a in by_agent)
-    for name in ("agent", "task type", "episodes", "success", "rate", *(("mean score",) if scored else ()),
-                 "mean steps", "LLM calls", *(("cached calls",) if cached else ()), "input tokens", "output tokens",
-                 "cost", "LLM s/call", "errors"):
-        wide = max(len(a) for a in report.plan.agents) if name == "agent" else None  # plan-execute whole
-        table.add_column(name, justify="left" if name in ("agent", "task type") else "right", min_width=wide)
+    names = ("episodes", "success", "rate", *(("mean score",) if scored else ()),
+             "mean steps", "LLM calls", *(("cached calls",) if cached else ()), "input tokens", "output tokens",
+             "cost", "LLM s/call", "errors")
+    table = Layout(f"{', '.join(report.plan.agents)} · {report.plan.llm}: {len(report.episodes)} of "
+                   f"{report.total} episodes{status}",
+                   [Col("agent", "left", key=True), Col("task type", "left", key=True), *(Col(n) for n in names)])
 
     def row(agent: str, label: str, s: dict[str, Any], style: str | None = None) -> None:
         n, score = s["episodes"], s.get("mean_score")
@@ -479,11 +471,7 @@ class Display:
     """A rich progress bar on a terminal; else one line per finished episode."""
 
     def __init__(self, total: int, done: list[EpisodeResult], live: bool) -> None:
-        from rich.console import Console
-
-        console = Console()
-        if not (live and console.is_terminal):  # a log or a pipe: wide enough for the table's headers
-            console = Console(width=140, force_terminal=False)
+        console = output_console(wide=140)  # a log or a pipe: COLUMNS, else wide enough for the table's headers
         self.console = console
         self.live = live and console.is_terminal
         self.total = total
@@ -749,9 +737,9 @@ def run_eval(args: argparse.Namespace) -> int:
     except EvalAborted as exc:
         code = 1
         message = f"evaluation stopped: {exc}"
-    if report.plan.multi and not out.is_terminal:  # a log or a pipe: room for the agent column too
+    if report.plan.multi and not out.is_terminal and not os.environ.get("COLUMNS"):  # room for the agent column too
         out.width = max(out.width, 170)
-    out.print(comparison_table(report) if report.plan.multi else results_table(report))
+    print_layout(out, comparison_table(report) if report.plan.multi else results_table(report))
     for line in [*repeat_lines(report), *cache_lines(report), *role_lines(report)]:
         out.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)
     for line in failure_lines(report):

@@ -44,6 +44,7 @@ from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.driver import EngineDriver
 from recode_tui.console.widgets.env_log import EnvLog
 from recode_tui.console.widgets.expansion_editor import ExpansionEditor
+from recode_tui.console.widgets.key_line import KeyLine
 from recode_tui.console.widgets.node_detail import NodeDetail
 from recode_tui.console.widgets.prompt_view import PromptView
 from recode_tui.console.widgets.review_panel import ReviewBar
@@ -70,7 +71,9 @@ DEBUG_BINDINGS = [
     Binding("c", "step('continue')", "Continue", id="run.continue"),
     Binding("h", "run_to_here", "To here", id="run.to-here", show=False,
             tooltip="Continue until the selected node starts (gdb's until)"),
-    Binding("p,escape", "pause", "Pause", id="run.pause"),
+    Binding("p", "pause", "Pause", id="run.pause"),
+    # Esc pauses too, but is not shown: in the editor it leaves the editor (the footer said `esc Pause` there).
+    Binding("escape", "pause", "Pause", id="run.pause-escape", show=False),
     Binding("b", "toggle_breakpoint", "Break", id="breakpoint.toggle",
             tooltip="Toggle a breakpoint on the selected node's stub name"),
     Binding("ctrl+s", "submit", "Submit", id="expansion.submit", priority=True),
@@ -174,6 +177,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
                 yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
         yield SearchBar(id="search-bar")
         yield Footer()
+        yield KeyLine(id="key-line")  # the footer's place below 100 columns (recode.tcss)
         yield EngineDriver(self.debugger)
         yield LLMControl(console.profiles, console.review)
 
@@ -188,6 +192,8 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         control = self.session_control
         if control is not None:  # leaving the editor writes the draft at once
             self.watch(self, "focused", control.save_work, init=False)
+        self.watch(self, "focused", lambda _: self.show_keys(), init=False)
+        self.show_keys()
         if self.replayed:
             self.call_after_refresh(self._show_replayed)  # after layout: the log wraps to its real width
         else:
@@ -376,6 +382,15 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
     def watch_run_state(self, old: RunState, new: RunState) -> None:
         if keys_differ(old, new):  # rebuilding the footer is dear: only when a key greys or comes back
             self.refresh_bindings()
+            self.show_keys()
+
+    def show_keys(self) -> None:
+        """The narrow key line follows the focus (the editor's own keys while typing) and the run state."""
+        state = self.run_state
+        self.query_one(KeyLine).update(
+            in_editor=self.focused is self.editor.editor,
+            enabled=lambda action: action_enabled(action, state),
+            has_agent_view=bool(self.engine.view_title))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that cannot act are greyed in the footer (see `run_state.action_enabled`)."""

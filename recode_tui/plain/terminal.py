@@ -35,6 +35,7 @@ from agent.runtime.event_text import first_line
 from agent.runtime.safe_text import for_terminal
 from recode_tui.commands.eventline import event_line
 from recode_tui.plain.drafts import DraftAutosave, draft_cursor_offset, install_stop_signals
+from recode_tui.plain.wrap import wrap_fragments, wrap_text, wrap_toolbar
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
 SKELETON_CURSOR = len("<think>\n\n</think>\n<execute>\n")  # the empty line inside <execute>
@@ -271,6 +272,7 @@ class PlainFrontEnd:
             bottom_toolbar=self._toolbar,
             erase_when_done=False,
         )
+        _wrapping_validation(self.prompt_session)
         self.debugger = Debugger(self.engine, breakpoints=[], on_event=self._print_event)
         draft = self.session.draft or {}
         if self.pending is not None and draft.get("node_id") == self.pending.node_id and draft.get("text"):
@@ -299,7 +301,12 @@ class PlainFrontEnd:
         self.transcript.extend(text.splitlines() or [""])
         if self.echo is not None:
             self.echo(text)
-        print_formatted_text(FormattedText([(style, text)]), output=self.output)
+        print_formatted_text(FormattedText(wrap_fragments([(style, text)], self.width)), output=self.output)
+
+    @property
+    def width(self) -> int:
+        """The terminal's columns now (it may have been resized): lines break between words there."""
+        return self.prompt_session.output.get_size().columns
 
     def _print_prompt(self, folded: bool = True) -> None:
         from prompt_toolkit import print_formatted_text
@@ -314,12 +321,13 @@ class PlainFrontEnd:
         self.transcript.extend("".join(t for _, t in tokens).splitlines())
         if self.echo is not None:
             self.echo("".join(t for _, t in tokens))
-        print_formatted_text(PygmentsTokens(tokens), style=style_from_pygments_cls(get_style_by_name("monokai")),
-                             output=self.output, end="")
+        print_formatted_text(PygmentsTokens(wrap_fragments(tokens, self.width)),
+                             style=style_from_pygments_cls(get_style_by_name("monokai")), output=self.output, end="")
 
     def _toolbar(self) -> Any:
         # a refused answer's reason is shown by prompt-toolkit's validation line, above this one
-        return "Esc Enter submit · F2 whole prompt · ↑↓ earlier answers · Ctrl-R skeleton · Ctrl-D pause"
+        # (on as many rows as it needs: `_wrapping_validation`); the keys wrap between entries
+        return wrap_toolbar(TOOLBAR_KEYS, self.width)
 
     # -- the loop ------------------------------------------------------------
     async def run(self) -> ev.RunFinished | None:
@@ -408,7 +416,7 @@ class PlainFrontEnd:
         def check(document: Any) -> None:
             reason = engine_reason(engine, request, document.text, known)
             if reason:  # the cursor stays where it was: the text is kept exactly as typed
-                raise ValidationError(message=reason, cursor_position=document.cursor_position)
+                raise ValidationError(message=wrap_text(reason, self.width), cursor_position=document.cursor_position)
 
         skeleton, skeleton_cursor = skeleton_for(engine, request)
         node = request.node_id or ""
@@ -480,6 +488,24 @@ class PlainFrontEnd:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal is gone; the draft is on disk
             self.say(f"{how}: session {session.folder.name} saved ({saved}).")
             self.say(f"continue with: recode-tui run --llm human --resume {session.folder}")
+
+
+TOOLBAR_KEYS = ["Esc Enter submit", "F2 whole prompt", "↑↓ earlier answers", "Ctrl-R skeleton", "Ctrl-D pause"]
+
+
+def _wrapping_validation(session: Any) -> None:
+    """Let prompt-toolkit's validation line take the rows a refusal needs: it is one row high and
+    cut at the edge (`the actions are: go to {`), and the reason is what the person must read."""
+    from prompt_toolkit.filters import to_filter
+    from prompt_toolkit.layout.containers import Window
+    from prompt_toolkit.layout.controls import FormattedTextControl
+    from prompt_toolkit.widgets.toolbars import ValidationToolbar
+
+    for container in session.layout.walk():
+        if isinstance(container, Window) and isinstance(container.content, FormattedTextControl) and \
+                getattr(container.content.text, "__qualname__", "").startswith(ValidationToolbar.__name__):
+            container.height = None
+            container.wrap_lines = to_filter(True)
 
 
 def _crash(exc: BaseException, where: str) -> str:

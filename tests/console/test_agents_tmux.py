@@ -54,7 +54,9 @@ class Console:
         """Type an answer as a person does: select the format shown, type over it line by line,
         wait for the live check to accept it, submit, and see it accepted."""
         self.wait(opened)  # the editor is open, not just the status line
-        self.wait("esc Pause", "^s Submit", line=self.size[1] - 1)  # and has the focus: the keys say so
+        narrow = self.size[0] < 100  # the key line (widgets/key_line.py), else Textual's footer
+        editor_keys = ("esc leave editor", "^s submit") if narrow else ("esc Leave editor", "^s Submit")
+        self.wait(*editor_keys, line=self.size[1] - 1)  # and has the focus: the keys say so
         self.keys("C-a")
         for index, line in enumerate(lines):
             if index:
@@ -63,7 +65,7 @@ class Console:
         self.wait(lines[-1][-30:], f"✓ {check}")
         self.keys("C-s")
         self.wait("answer accepted", line=1)  # e.g. "act answer accepted: go to diningtable 1"
-        self.wait("c Continue", line=self.size[1] - 1)  # the focus is back on the tree: keys are commands
+        self.wait("n s o u c step" if narrow else "c Continue", line=self.size[1] - 1)  # the focus is back on the tree
 
     def fits(self, screen: str) -> None:
         rows = screen.splitlines()

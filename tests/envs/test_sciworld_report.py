@@ -8,6 +8,7 @@ from rich.console import Console
 
 from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, GameSpec, summarize
 from recode_tui.commands.evaluate import results_table
+from recode_tui.commands.fit import print_layout
 
 
 def _episodes() -> list[EpisodeResult]:
@@ -21,7 +22,7 @@ def _episodes() -> list[EpisodeResult]:
 
 def _table_text(report: EvalReport, width: int = 200) -> list[str]:
     out = io.StringIO()
-    Console(file=out, width=width, color_system=None).print(results_table(report))
+    print_layout(Console(file=out, width=width, color_system=None), results_table(report))
     return out.getvalue().splitlines()
 
 

@@ -127,10 +127,12 @@ def test_sessions_list_shows_last_activity_and_can_show_unfinished_only(tmp_path
     open_one.writer.close()
     listed = recode(tmp_path, "sessions", "list")
     assert listed.returncode == 0
-    lines = listed.stdout.splitlines()
+    header, *lines = listed.stdout.splitlines()
+    assert header.split()[:5] == ["SESSION", "GAME", "AGENT", "RESULT", "LAST"]  # a header row names the columns
     assert len(lines) == 2 and time.strftime("%Y-%m-%d") in lines[0]
+    assert header.index("RESULT") == lines[0].index(lines[0].split()[3])  # the header stands over its column
     assert any("won" in line or "failed" in line for line in lines)
-    unfinished = recode(tmp_path, "sessions", "list", "--unfinished").stdout.splitlines()
+    header, *unfinished = recode(tmp_path, "sessions", "list", "--unfinished").stdout.splitlines()
     assert len(unfinished) == 1 and open_one.folder.name in unfinished[0] and "unfinished" in unfinished[0]
 
 

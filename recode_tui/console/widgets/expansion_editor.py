@@ -119,7 +119,14 @@ class CodeArea(KeyFirstTextArea):
 
     BINDINGS = [
         Binding("ctrl+a", "select_all", "Select all", id="expansion.select-all", show=False),
+        # Shown in the footer while typing: what Esc and ctrl+t do here (the screen's own keys are text now).
+        Binding("escape", "leave", "Leave editor", id="expansion.leave"),
+        Binding("ctrl+t", "screen.zoom", "Zoom", id="expansion.zoom"),
     ]
+
+    def action_leave(self) -> None:
+        """Esc: the focus moves on, as TextArea does with Esc when tab indents (it takes the key first)."""
+        self.screen.focus_next()
 
     async def key_first(self, event: events.Key) -> bool:
         if not self.read_only and event.key == "enter":

@@ -1,0 +1,107 @@
+"""The key line of a narrow terminal: the keys that matter where the focus is, each one whole.
+
+Textual's footer lists every shown binding in one row and cuts the row at the
+screen's edge (`^s Subm` at 80 columns), and in the editor it offers `esc Pause`
+where Esc leaves the editor. Below the narrow width the debug screen hides it and
+shows this line instead: short labels, the keys of the focused place (the editor's
+own keys while typing), the less needed ones left out first, `?` (all keys) always.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from rich.text import Text
+from textual.widget import Widget
+
+
+@dataclass(frozen=True)
+class Key:
+    """One entry: the keys to show, a short label, the action it greys with, and its rank (0 kept longest)."""
+
+    keys: str
+    label: str
+    action: str = ""
+    rank: int = 1
+
+
+# Over the panes: stepping, the views, zoom, quit; `?` lists the rest (and this line's dropped ones).
+PANE_KEYS = (
+    Key("?", "keys", rank=0),
+    Key("n s o u c", "step", "step", rank=0),
+    Key("p", "pause", rank=3),
+    Key("^s", "submit", "submit", rank=2),
+    Key("b", "break", rank=4),
+    Key("e", "edit"),
+    Key("r", "prompt"),
+    Key("a", "agent", "agent"),
+    Key("v", "panes"),
+    Key("z ^t", "zoom"),
+    Key("q", "quit", rank=0),
+)
+
+# In the editor, printable keys type text: its own keys only.
+EDITOR_KEYS = (
+    Key("^s", "submit", "submit", rank=0),
+    Key("esc", "leave editor", rank=0),
+    Key("^t", "zoom", rank=0),
+    Key("^r", "reset", rank=2),
+    Key("^a", "select all", rank=3),
+    Key("f1", "all keys", rank=0),
+)
+
+SEPARATOR = "  "
+
+
+def fitted(keys: tuple[Key, ...], width: int) -> list[Key]:
+    """The keys that fit `width` in their order, the highest ranks dropped first."""
+    chosen = list(keys)
+
+    def size(items: list[Key]) -> int:
+        return sum(len(k.keys) + 1 + len(k.label) for k in items) + len(SEPARATOR) * max(0, len(items) - 1)
+
+    for rank in sorted({k.rank for k in keys if k.rank > 0}, reverse=True):
+        if size(chosen) <= width:
+            break
+        chosen = [k for k in chosen if k.rank != rank]
+    return chosen
+
+
+class KeyLine(Widget):
+    """One row of keys; `update` says where the focus is and which actions can act now."""
+
+    COMPONENT_CLASSES = {"key-line--key", "key-line--label", "key-line--disabled"}
+    DEFAULT_CSS = "KeyLine { height: 1; }"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.in_editor = False
+        self.enabled: Callable[[str], bool] = lambda action: True
+        self.has_agent_view = True
+
+    def update(self, *, in_editor: bool, enabled: Callable[[str], bool], has_agent_view: bool) -> None:
+        self.in_editor, self.enabled, self.has_agent_view = in_editor, enabled, has_agent_view
+        self.refresh()
+
+    def shown(self) -> list[Key]:
+        """The keys the line shows now (tests read it)."""
+        keys = EDITOR_KEYS if self.in_editor else tuple(
+            k for k in PANE_KEYS if k.action != "agent" or self.has_agent_view)
+        return fitted(keys, self.size.width or 80)
+
+    def render(self) -> Text:
+        key_style = self.get_component_rich_style("key-line--key")
+        label_style = self.get_component_rich_style("key-line--label")
+        disabled = self.get_component_rich_style("key-line--disabled")
+        line = Text(no_wrap=True, overflow="crop")
+        for n, key in enumerate(self.shown()):
+            if n:
+                line.append(SEPARATOR)
+            off = bool(key.action) and key.action != "agent" and not self.enabled(key.action)
+            line.append(key.keys, disabled if off else key_style)
+            line.append(" " + key.label, disabled if off else label_style)
+        return line
+
+
+__all__ = ["EDITOR_KEYS", "KeyLine", "PANE_KEYS", "fitted"]

@@ -1,0 +1,77 @@
+"""At 80x24 the console's keys are all there, each whole, and the editor offers its own (Esc leaves it).
+
+Textual's footer cut its row at the screen's edge (`^s Subm`), never showed `e r v z a` or ctrl+t, and
+said `esc Pause` in the editor, where Esc leaves the editor. Below 100 columns the key line takes its
+place: the test reads the widget drawn on the screen's last row and its text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from recode_tui.console.app import build_app
+from recode_tui.console.widgets.key_line import KeyLine
+
+from .helpers import command, footer_keys, settled, started
+
+
+def bottom_line(app) -> str:
+    """The text of the widget drawn on the bottom row, checked to fit the screen."""
+    width, height = app.size
+    widget, _ = app.screen.get_widget_at(0, height - 1)
+    assert isinstance(widget, KeyLine), f"the bottom row is {widget!r}"
+    text = widget.render().plain
+    assert widget.region.x == 0 and widget.region.width == width and len(text) <= width, (widget.region, text)
+    return text
+
+
+def keys_of(line: str) -> dict[str, str]:
+    """`key(s) label` pairs as shown: `z ^t zoom` -> {'z': 'zoom', '^t': 'zoom'}."""
+    found = {}
+    for entry in line.split("  "):
+        words = entry.split()
+        keys = [w for w in words if len(w) <= 3 and (len(w) == 1 or w.startswith("^") or w in ("esc", "f1"))]
+        label = " ".join(words[len(keys):])
+        found.update({k: label for k in keys})
+    return found
+
+
+async def test_at_80x24_every_view_key_zoom_and_quit_is_shown_whole() -> None:
+    app = build_app("put-01", "human", cursor_blink=False, agent="react")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        app.debug_screen.query_one("#code-tree").focus()
+        await settled(pilot)
+        shown = keys_of(bottom_line(app))
+        for key in ("e", "r", "v", "z", "^t", "q", "a", "?", "n", "c"):
+            assert key in shown, (key, shown)
+        assert shown["z"] == shown["^t"] == "zoom" and shown["q"] == "quit" and shown["a"] == "agent"
+        assert not re.search(r"\bSubm\b", bottom_line(app))
+
+
+async def test_in_the_editor_the_line_offers_the_editors_keys_and_esc_leaves_it() -> None:
+    app = build_app("put-01", "human", cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        assert app.focused is app.editor.editor
+        line = bottom_line(app)
+        shown = keys_of(line)
+        assert shown["^s"] == "submit" and shown["^t"] == "zoom" and shown["esc"] == "leave editor", line
+        assert "pause" not in line.lower()
+        await pilot.press("escape")
+        await settled(pilot)
+        assert app.focused is not app.editor.editor  # what the line said
+        assert "n s o u c" in bottom_line(app)
+
+
+async def test_a_wide_terminal_keeps_textuals_footer_which_in_the_editor_says_what_esc_does() -> None:
+    app = build_app("put-01", "human", cursor_blink=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await started(pilot, app)
+        widget, _ = app.screen.get_widget_at(0, 47)
+        assert not isinstance(widget, KeyLine) and not app.debug_screen.query_one(KeyLine).display
+        await command(pilot, app, "c")
+        shown = {(k.key_display, k.description) for k in footer_keys(app.debug_screen)}
+        assert {("esc", "Leave editor"), ("^t", "Zoom"), ("^s", "Submit")} <= shown, shown
+        assert not any(description == "Pause" for _, description in shown)
