@@ -25,7 +25,10 @@ PROMPTS = Path(__file__).resolve().parents[2] / "agent" / "prompts"
 
 
 def _alfworld_limits() -> list[int]:
-    return [preset("default").max_steps, preset("paper").max_steps]
+    """The default preset leaves the limit to the environment (its `default_max_steps`); the paper's names one."""
+    from envs import registry
+
+    return [preset("default").max_steps or registry.provider("alfworld").default_max_steps, preset("paper").max_steps]
 
 
 def _env_limit(env: str, example: Path) -> int:
