@@ -124,6 +124,26 @@ def env_text(env_name: str, name: str) -> str:
     return path.read_text(encoding="utf-8").strip() if path.is_file() else ""
 
 
+def kindred_task_types(env_name: str, task_type: str) -> tuple[str, ...]:
+    """The other task types of `task_type`'s topic, when the environment's provider has topics
+    (`topic_of`); () otherwise. Examples are written per topic, so a task borrows its topic's."""
+    try:
+        from envs import registry
+
+        provider = registry.provider(env_name)
+        topic_of = getattr(provider, "topic_of", None)
+        if topic_of is None:
+            return ()
+        topic = topic_of(task_type)
+        return tuple(t for t in provider.task_types if t != task_type and topic_of(t) == topic)
+    except Exception:  # noqa: BLE001 - an unknown environment or task type has no kin
+        return ()
+
+
+def _example_order(env_name: str, task_type: str | None) -> tuple[str, ...]:
+    return (task_type, *kindred_task_types(env_name, task_type)) if task_type else ()
+
+
 @dataclass
 class PromptSet:
     """A folder of prompt texts; files are read once and cached."""
@@ -154,15 +174,26 @@ class PromptSet:
         has its own `<env>/facts.txt`."""
         return self.text(f"{env_name}/facts.txt").strip()
 
-    def examples(self, env_name: str, task_type: str | None) -> str:
-        """The few-shot examples for a task type; all of the environment's when unknown."""
-        if task_type:
-            specific = self.text(f"{env_name}/examples/{task_type}.txt").strip()
+    def examples(self, env_name: str, task_type: str | None, folder: str = "examples") -> str:
+        """The few-shot examples for a task type: its own file, else the file of a task type of the
+        same topic (ScienceWorld's 30 tasks share 10 topics, so the prompt shows one example, not
+        all), else every file of the folder."""
+        for kind in _example_order(env_name, task_type):
+            specific = self.text(f"{env_name}/{folder}/{kind}.txt").strip()
             if specific:
                 return specific
-        folder = self.root / env_name / "examples"
-        files = sorted(folder.glob("*.txt")) if folder.is_dir() else []
-        return "\n---\n".join(self.text(f"{env_name}/examples/{f.name}").strip() for f in files)
+        files = sorted((self.root / env_name / folder).glob("*.txt")) if (self.root / env_name / folder).is_dir() else []
+        return "\n---\n".join(self.text(f"{env_name}/{folder}/{f.name}").strip() for f in files)
+
+    def example_file(self, env_name: str, name: str, task_type: str | None) -> str:
+        """A multi-part agent's examples (`planner_examples`, ...): the task type's (or its topic's)
+        `<env>/<name>/<type>.txt`, else the one `<env>/<name>.txt` every type shares."""
+        for kind in _example_order(env_name, task_type):
+            specific = self.text(f"{env_name}/{name}/{kind}.txt").strip()
+            if specific:
+                return specific
+        shared = self.text(f"{env_name}/{name}.txt").strip()
+        return shared or self.examples(env_name, None, folder=name)
 
     def content_hash(self) -> str:
         """A short hash of every file: which prompt texts produced an expansion.
