@@ -39,11 +39,20 @@ def _line(text: str, label: str) -> str:
     return found.group(1).strip() if found else ""
 
 
+def _turns(text: str) -> list[tuple[str, str]]:
+    """(answer, observation) per `Thought:` block; an observation may run over several lines."""
+    out = []
+    for block in re.split(r"^(?=Thought: )", text, flags=re.M)[1:]:
+        answer, _, observation = block.rstrip("\n").partition("\nObservation: ")
+        out.append((answer.strip(), observation.strip()))
+    return out
+
+
 def react_example(text: str) -> Example:
     ex = Example(_line(text, "Task"), _line(text, "First observation"), text=text)
-    for thought, action, observation in re.findall(r"^Thought: (.*)\nAction: (.*)\n(?:Observation: (.*))?", text, re.M):
-        ex.entries.append(ScriptEntry(f"Thought: {thought}\nAction: {action}", purpose="act", once=True))
-        ex.actions.append(action)
+    for answer, observation in _turns(text):
+        ex.entries.append(ScriptEntry(answer, purpose="act", once=True))
+        ex.actions.append(answer.split("\nAction: ", 1)[1])
         ex.observations.append(observation)
     return ex
 
@@ -59,14 +68,13 @@ def plan_execute_example(planner_block: str, executor_text: str) -> Example:
     steps: dict[str, list[str]] = {}
     for block in executor_text.strip().split("\n\n"):
         step = re.match(r"Your step: \w+: (.*)", block).group(1)
-        steps[step] = re.findall(r"^(Thought: .*\n(?:Action|Done|Failed): .*(?:\nObservation: .*)?)$", block, re.M)
+        steps[step] = _turns(block)
     ex = Example(_line(planner_block, "Task"), _line(planner_block, "First observation"), text=planner_block)
     plan = planner_block[planner_block.index("{"):]
     ex.entries.append(ScriptEntry(plan, purpose="plan", once=True))
     for description in re.findall(r'"description": "([^"]*)"', plan):
         when = re.compile(r"Your step: \w+: " + re.escape(description))
-        for turn in steps[description]:
-            answer, _, observation = turn.partition("\nObservation: ")
+        for answer, observation in steps[description]:
             ex.entries.append(ScriptEntry(answer, purpose="act", once=True, when=when))
             if "\nAction: " in answer:
                 ex.actions.append(answer.split("\nAction: ", 1)[1])
@@ -84,19 +92,30 @@ def recap_example(chunk: str) -> Example:
             ex.entries.append(ScriptEntry("\n".join(answer), purpose=purpose, once=True))
             answer.clear()
 
-    for line in chunk.splitlines()[2:]:
+    in_observation = False
+    for line in chunk.splitlines()[_head_lines(chunk):]:
         if line.startswith(("## ", "Observation after `")):
             flush()
             purpose = "decompose" if line.startswith("## depth") else "refine"
-            if line.startswith("Observation after `"):
+            in_observation = line.startswith("Observation after `")
+            if in_observation:
                 ex.actions.append(line[len("Observation after `"):line.index("`:")])
                 ex.observations.append(line[line.index("`:") + 2:].strip())
+        elif in_observation and not line.startswith("Thought: "):
+            ex.observations[-1] = (ex.observations[-1] + "\n" + line).strip()
         else:
+            in_observation = False
             answer.append(line)
             if line.startswith("Thought:") and len(answer) > 1:
                 raise AssertionError(f"two answers without an observation between them: {answer}")
     flush()
     return ex
+
+
+def _head_lines(chunk: str) -> int:
+    """The lines of `Task:` and the (perhaps multi-line) first observation, before `## depth 0`."""
+    lines = chunk.splitlines()
+    return next(i for i, line in enumerate(lines) if line.startswith("## "))
 
 
 def _files(folder: Path) -> list[Path]:
