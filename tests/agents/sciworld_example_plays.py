@@ -4,11 +4,13 @@ SPEC: dict[str, tuple[str, list]] = {
  "melt/4": ("Ice is kept in the freezer in the kitchen. Focus on the ice, put it in a metal pot on the stove, turn the stove on and let time pass until it melts.", [
    ("find the ice in the kitchen freezer and focus on it", "obs = find_and_focus_ice()", "focused on the ice in the freezer", [
      ("Ice is kept cold; the freezer is in the kitchen. I teleport there.", "teleport to kitchen"),
-     ("The freezer is closed; I open it.", "open freezer"),
-     ("The task says to focus on the substance first: the ice.", "focus on ice")]),
+     ("I look at what the kitchen has.", "look around"),
+     ("A closed freezer: ice would be in it. I open it.", "open freezer"),
+     ("I look inside.", "look at freezer"),
+     ("The freezer holds the ice. The task says to focus on the substance first.", "focus on ice")]),
    ("put the ice in a metal pot on the stove and turn the stove on", "obs = heat_ice_on_stove()", "the ice is in the metal pot on the stove, which is on", [
-     ("A metal pot can go on the stove; pots are kept in the cupboard, which is closed.", "open cupboard"),
-     ("I take the metal pot.", "pick up metal pot"),
+     ("A metal pot can go on the stove; pots are kept in the closed cupboard I saw.", "open cupboard"),
+     ("I try to take a metal pot from it.", "pick up metal pot"),
      ("The ice goes into the pot.", "move ice to metal pot"),
      ("The pot goes on the stove.", "move metal pot to stove"),
      ("I turn the stove on to heat the ice.", "activate stove")]),
@@ -19,15 +21,17 @@ SPEC: dict[str, tuple[str, list]] = {
  "use-thermometer/3": ("Fetch the thermometer from the kitchen and focus on it, then find unknown substance B in the bedroom, focus on it, measure it, and put it in the box the reading calls for.", [
    ("take the thermometer from the kitchen and focus on it", "obs = get_thermometer()", "holding the thermometer, focused on it", [
      ("A thermometer is usually in the kitchen; I teleport there.", "teleport to kitchen"),
+     ("I look for it here.", "look around"),
      ("The kitchen has a thermometer; I pick it up.", "pick up thermometer"),
      ("The task says to focus on the thermometer first.", "focus on thermometer")]),
    ("take unknown substance B in the bedroom and focus on it", "obs = get_substance()", "holding unknown substance B, focused on it", [
      ("The substance is around the bedroom; I teleport there.", "teleport to bedroom"),
-     ("Unknown substance B is here; I pick it up.", "pick up unknown substance B"),
+     ("I look for the substance and the boxes.", "look around"),
+     ("Unknown substance B is here, and the blue and orange boxes; I pick the substance up.", "pick up unknown substance B"),
      ("Next the task says to focus on the substance.", "focus on unknown substance B")]),
    ("measure its temperature and put it in the box the reading calls for", "obs = measure_and_place()", "", [
      ("I measure it with the thermometer I hold.", "use thermometer in inventory on unknown substance B in inventory"),
-     ("-30 degrees is above -50.0, so it goes in the blue box.", "move unknown substance B in inventory to blue box")]),
+     ("The reading is above -50.0 degrees, so it goes in the blue box.", "move unknown substance B in inventory to blue box")]),
  ]),
  "power-component/5": ("Focus on the green light bulb, then wire a circuit from the battery through the bulb and back with the two wires on the table, and let a step pass.", [
    ("focus on the green light bulb and learn the battery's terminals", "obs = focus_and_inspect()", "focused on the green light bulb; the battery has an anode and a cathode", [
@@ -51,10 +55,12 @@ SPEC: dict[str, tuple[str, list]] = {
  "grow-plant/0": ("Seeds are in the kitchen: take the seed jar, plant an apple seed in an empty flower pot in the greenhouse, focus on the seed, and let time pass until the plant reproduces.", [
    ("fetch the seed jar from the kitchen", "obs = fetch_seed_jar()", "holding the seed jar", [
      ("Seeds can be found in the kitchen; I teleport there.", "teleport to kitchen"),
+     ("I look for the seeds.", "look around"),
      ("The seed jar holds the seeds; I take the whole jar.", "pick up seed jar")]),
    ("plant an apple seed in flower pot 3 in the greenhouse and focus on it", "obs = plant_seed()", "the apple seed is in flower pot 3, focused", [
      ("Flower pots are in the greenhouse.", "teleport to greenhouse"),
-     ("Flower pot 3 has soil and water; the apple seed goes in.", "move apple seed in seed jar to flower pot 3"),
+     ("I look for an empty flower pot.", "look around"),
+     ("Flower pot 3 has soil and water and no plant; the apple seed goes in.", "move apple seed in seed jar to flower pot 3"),
      ("The request is ambiguous; every choice is the same move, so I answer 0.", "0"),
      ("Now I focus on the planted seed.", "focus on apple seed in flower pot 3")]),
    ("wait for the plant to grow, checking the pot", "obs = wait_for_growth()", "", [
