@@ -30,8 +30,8 @@ def _fields(text: str) -> set[str]:
 
 def _examples(root: Path, env: str) -> str:
     """How many task types have their own examples; or the one file every type shares."""
-    folder = root / env / "examples"
-    own = sorted(p.stem for p in folder.glob("*.txt")) if folder.is_dir() else []
+    folders = [f for f in sorted((root / env).glob("*examples")) if f.is_dir()] if (root / env).is_dir() else []
+    own = sorted({p.stem for folder in folders for p in folder.glob("*.txt")})
     if own:
         return f"{len(own)} type{'s' if len(own) != 1 else ''}"
     shared = [p.name for p in sorted((root / env).glob("*examples.txt"))]

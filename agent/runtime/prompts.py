@@ -150,6 +150,26 @@ class PromptFileMissing(ValueError):
     """A prompt file the prompt needs is in neither the prompt set nor the environment; the message names it."""
 
 
+def kindred_task_types(env_name: str, task_type: str) -> tuple[str, ...]:
+    """The other task types of `task_type`'s topic, when the environment's provider has topics
+    (`topic_of`); () otherwise. Examples are written per topic, so a task borrows its topic's."""
+    try:
+        from envs import registry
+
+        provider = registry.provider(env_name)
+        topic_of = getattr(provider, "topic_of", None)
+        if topic_of is None:
+            return ()
+        topic = topic_of(task_type)
+        return tuple(t for t in provider.task_types if t != task_type and topic_of(t) == topic)
+    except Exception:  # noqa: BLE001 - an unknown environment or task type has no kin
+        return ()
+
+
+def _example_order(env_name: str, task_type: str | None) -> tuple[str, ...]:
+    return (task_type, *kindred_task_types(env_name, task_type)) if task_type else ()
+
+
 @dataclass
 class PromptSet:
     """A folder of prompt texts; files are read once and cached."""
@@ -197,26 +217,38 @@ class PromptSet:
         has its own `<env>/facts.txt`; '' for an environment with no facts."""
         return (self.optional(f"{env_name}/facts.txt") or "").strip()
 
-    def examples(self, env_name: str, task_type: str | None, required: bool = True) -> str:
-        """The few-shot examples for a task type; all of the environment's when unknown. None at all
-        is an error naming the folder, unless not `required` (an agent that shows "(no examples)")."""
-        if task_type:
-            specific = (self.optional(f"{env_name}/examples/{task_type}.txt") or "").strip()
+    def examples(self, env_name: str, task_type: str | None, required: bool = True, folder: str = "examples") -> str:
+        """The few-shot examples for a task type: its own file, else the file of a task type of the
+        same topic (ScienceWorld's 30 tasks share 10 topics, so the prompt shows one example, not
+        all), else every file of the folder. None at all is an error naming the folder, unless not
+        `required` (an agent that shows "(no examples)")."""
+        for kind in _example_order(env_name, task_type):
+            specific = (self.optional(f"{env_name}/{folder}/{kind}.txt") or "").strip()
             if specific:
                 return specific
-        folder = self.root / env_name / "examples"
-        files = sorted(folder.glob("*.txt")) if folder.is_dir() else []
+        where = self.root / env_name / folder
+        files = sorted(where.glob("*.txt")) if where.is_dir() else []
         if files:
-            return "\n---\n".join(self.text(f"{env_name}/examples/{f.name}").strip() for f in files)
+            return "\n---\n".join(self.text(f"{env_name}/{folder}/{f.name}").strip() for f in files)
         if not required:
             return ""
-        own = env_path(env_name, "examples")  # a plug-in environment's own, in the default agent's (ReCode's) format
+        own = env_path(env_name, folder)  # a plug-in environment's own, in the default agent's (ReCode's) format
         if own is not None and own.is_dir() and any(own.glob("*.txt")):
             chosen = own / f"{task_type}.txt" if task_type else None
             files = [chosen] if chosen is not None and chosen.is_file() else sorted(own.glob("*.txt"))
             return "\n---\n".join(f.read_text(encoding="utf-8").strip() for f in files)
         raise PromptFileMissing(f"prompt set {self.root} has no examples for {env_name} "
-                                f"({folder}/*.txt); add some or use another --prompts")
+                                f"({where}/*.txt); add some or use another --prompts")
+
+    def example_file(self, env_name: str, name: str, task_type: str | None) -> str:
+        """A multi-part agent's examples (`planner_examples`, ...): the task type's (or its topic's)
+        `<env>/<name>/<type>.txt`, else the one `<env>/<name>.txt` every type shares ("" when none)."""
+        for kind in _example_order(env_name, task_type):
+            specific = (self.optional(f"{env_name}/{name}/{kind}.txt") or "").strip()
+            if specific:
+                return specific
+        shared = (self.optional(f"{env_name}/{name}.txt") or "").strip()
+        return shared or self.examples(env_name, None, required=False, folder=name)
 
     def content_hash(self) -> str:
         """A short hash of every file: which prompt texts produced an expansion.

@@ -116,6 +116,15 @@ class WebShopEnv:
         """The page's search bar and clickables (the original's `get_available_actions`)."""
         return {"has_search_bar": self._page.kind == "search", "clickables": self.clickables()}
 
+    def choices(self) -> list[str]:
+        """The actions the page accepts now, as typed (`search[...]`, `click[...]`): what a person
+        answering as the LLM can send; the console lists them beside the variables."""
+        if not self._started:
+            return []
+        if self._page.kind == "search":
+            return ["search[<your query>]"]
+        return [f"click[{label}]" for label in self.clickables()]
+
     def clickables(self) -> list[str]:
         page = self._page
         if page.kind == "search":

@@ -470,6 +470,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
             return
         if summaries is not None:
             self.variables.show(summaries)
+        self.show_env_choices()
         self.evaluate_watches()
         if debugger.awaiting_human and isinstance(stop.event, ev.ExpansionRequested):
             await self._open_editor(stop.event, stop.reason.text if "refused" in stop.reason.text else "")
@@ -479,6 +480,16 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
             if self.focused is self.editor.editor:
                 self.tree_view.focus()  # step keys work again at once
         self.stops += 1
+
+    def show_env_choices(self) -> None:
+        """The actions the environment accepts now, when it can say (`env.choices()`, e.g. WebShop's
+        clickables): read at a stop, when no step is running."""
+        choices = getattr(self.engine.env, "choices", None)
+        try:
+            shown = list(choices()) if callable(choices) else []
+        except Exception:  # noqa: BLE001 - an environment that cannot say shows nothing
+            shown = []
+        self.variables.show_choices(shown)
 
     async def _open_editor(self, event: ev.ExpansionRequested, note: str, force: bool = False) -> None:
         node = self.engine.tree.nodes[event.node_id or ""]

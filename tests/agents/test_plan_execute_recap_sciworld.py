@@ -50,7 +50,7 @@ def test_plan_execute_wins_a_sciworld_episode(gold):
     assert seen[-1].success, seen[-1].reason
     assert engine.env.name == "sciworld" and len(engine.tree.root.children) == len(parts)
     prompt = next(e.prompt for e in seen if isinstance(e, ev.ExpansionRequested))
-    assert "focus on {obj}" in prompt and "boil water" in prompt  # the sciworld actions and examples
+    assert "focus on {obj}" in prompt and "focus on an animal seen here and pick it up" in prompt  # the actions, the type's example
 
 
 def test_recap_wins_a_sciworld_episode(gold):

@@ -31,3 +31,47 @@ async def test_a_person_buys_the_shampoo_in_the_console_and_the_status_shows_the
         assert "reward 1.00" in status.text and "steps 4/30" in status.text
         log = "\n".join(app.env_log.lines)
         assert "Thank you for shopping with us!" in log and "WON" in log
+
+
+async def test_the_variables_pane_lists_what_the_page_lets_a_person_click(webshop, tmp_path) -> None:
+    """A person answering as ReAct sees the page's actions beside the variables: the search bar
+    first, then the results' products and paging, then the item's options and Buy Now."""
+    from recode_tui.console.widgets.variables import VariablesPane
+    from textual.widgets import Static
+
+    from .test_agent_answers_console import answer, submit_once, until_call
+
+    args = build_parser().parse_args(["tui", "--env", "webshop", "--game", "0", "--llm", "human", "--agent", "react",
+                                      "--sessions", str(tmp_path / "sessions")])
+    app = console_app(args)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        pane = app.query_one(VariablesPane)
+
+        def shown() -> str:
+            return str(pane.query_one("#env-choices", Static).render()) if pane.has_class("-choices") else ""
+
+        await until_call(pilot, app, "act")
+        assert shown() == "search[<your query>]"
+        assert pane.query_one("#env-choices").region.height > 0  # on screen, not only in the tree
+        assert (await answer(pilot, app, "Thought: search\nAction: search[color safe paraben free shampoo 16 fl oz]")).ok
+        await submit_once(pilot, app)
+        await until_call(pilot, app, "act")
+        results = shown().splitlines()
+        assert results[0] == "click[back to search]" and "click[next >]" in results and "click[b01dqcju2k]" in results
+        assert (await answer(pilot, app, "Thought: open it\nAction: click[b01dqcju2k]")).ok
+        await submit_once(pilot, app)
+        await until_call(pilot, app, "act")
+        item = shown().splitlines()
+        assert {"click[16 fl oz]", "click[buy now]", "click[< prev]"} <= set(item) and "click[next >]" not in item
+
+
+async def test_an_environment_without_choices_shows_no_page_actions(tmp_path) -> None:
+    from recode_tui.console.widgets.variables import VariablesPane
+
+    app = console_app(build_parser().parse_args(["tui", "--game", "put-01", "--llm", "human",
+                                                 "--sessions", str(tmp_path / "sessions")]))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        assert not app.query_one(VariablesPane).has_class("-choices")

@@ -367,11 +367,11 @@ class PlanExecuteAgent(Stepper):
         return Template(self.prompts.text(name)).safe_substitute(**self._fields(), **extra)
 
     def _planner_prompt(self) -> str:
-        examples = (self.prompts.optional(f"{self.env.name}/planner_examples.txt") or "").strip() or "(none)"
+        examples = self.prompts.example_file(self.env.name, "planner_examples", self.env.task_type) or "(none)"
         return self._render("planner.txt", examples=examples)
 
     def _replanner_prompt(self, why: str) -> str:
-        examples = (self.prompts.optional(f"{self.env.name}/planner_examples.txt") or "").strip() or "(none)"
+        examples = self.prompts.example_file(self.env.name, "planner_examples", self.env.task_type) or "(none)"
         done = sorted(self._done_ids())
         kept = (f"Finished steps ({', '.join(done)}) are kept: new steps may depend on them, but must not reuse "
                 "their ids." if done else "No step has finished yet: every step you write is new.")
@@ -395,7 +395,7 @@ class PlanExecuteAgent(Stepper):
         return "\n".join(shown)
 
     def _executor_prompt(self, state: StepState, turns: list[tuple[str, str, str]], left: int) -> str:
-        examples = (self.prompts.optional(f"{self.env.name}/executor_examples.txt") or "").strip() or "(none)"
+        examples = self.prompts.example_file(self.env.name, "executor_examples", self.env.task_type) or "(none)"
         done = {s.step.id: s.output for s in self.plan if s.status == "done"}
         inputs = "\n".join(f"- {d}: {done.get(d, '(no output)')}" for d in state.step.depends_on) or "(none)"
         so_far = "\n".join(f"Thought: {t}\nAction: {a}\nObservation: {o}" for t, a, o in turns) or "(nothing yet)"

@@ -286,7 +286,7 @@ class RecapAgent(Stepper):
         return Template(self.prompts.text("recap.txt")).safe_substitute(
             actions=self.prompts.actions(env) or "(no action list for this environment)",
             facts=self.prompts.facts(env) or "(none)",
-            examples=(self.prompts.optional(f"{env}/examples.txt") or "").strip() or "(none)",
+            examples=self.prompts.example_file(env, "examples", self.env.task_type) or "(none)",
             task=self.task,
             first_observation=self.first_observation.strip(),
             window=self.window_text(),

@@ -57,6 +57,9 @@ class VariablesPane(Vertical):
         table.border_title = "Variables"
         yield table
         yield Static(self.note, id="vars-note")
+        choices = Static("", id="env-choices", markup=False)
+        choices.border_title = "Page actions"
+        yield choices
         yield Static("", id="var-value-title")
         with VerticalScroll(id="var-value-box"):
             yield Static("", id="var-value", markup=False)
@@ -76,6 +79,12 @@ class VariablesPane(Vertical):
     def show_note(self) -> None:
         """The note in place of the table while an agent that keeps no variables has none."""
         self.set_class(bool(self.note) and not self.values, "-no-variables")
+
+    def show_choices(self, choices: list[str]) -> None:
+        """What the environment accepts now (a WebShop page's search bar or clickables), one a line;
+        hidden when the environment says nothing (class `-choices`, recode.tcss)."""
+        self.query_one("#env-choices", Static).update("\n".join(choices))
+        self.set_class(bool(choices), "-choices")
 
     # -- updates ---------------------------------------------------------------
 

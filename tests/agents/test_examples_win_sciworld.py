@@ -1,0 +1,94 @@
+"""Every agent's ScienceWorld few-shot examples (one task per topic, the same tasks for all five
+agents), played as that agent's answers on the real simulator, win the variation each was written
+for, with the observations the example shows. One JVM for the module (the shared simulator)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from agent.runtime import events as ev
+from agent.runtime.prompts import PromptSet
+from agent.agents.recode.authoring import play_examples
+from envs.sciworld.tasks import all_tasks
+from mockllm.scripted import ScriptedLLM
+from recode_tui.commands.factory import make_engine
+
+from .agent_examples import AGENTS, Example, examples_of
+
+pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime")]
+
+# the train variation each example was played on (its task and first observation are the variation's)
+EPISODES = {
+    "melt": "melt/4", "use-thermometer": "use-thermometer/3", "power-component": "power-component/5",
+    "find-animal": "find-animal/3", "grow-plant": "grow-plant/0",
+    "chemistry-mix-paint-secondary-color": "chemistry-mix-paint-secondary-color/1",
+    "lifespan-longest-lived": "lifespan-longest-lived/0", "identify-life-stages-2": "identify-life-stages-2/3",
+    "inclined-plane-determine-angle": "inclined-plane-determine-angle/0",
+    "mendelian-genetics-known-plant": "mendelian-genetics-known-plant/0",
+}
+
+
+def test_the_examples_cover_every_topic_with_one_task_each() -> None:
+    groups = {t.name: t.group for t in all_tasks()}
+    assert sorted(groups[name] for name in EPISODES) == list(range(1, 11))
+
+
+def lines(observation: str) -> list[str]:
+    """An observation's lines in any order and with numbers blurred: the simulator lists a room's
+    objects in no fixed order, and a temperature drifts a few degrees from one play to the next."""
+    return sorted(re.sub(r"-?\d+", "N", line.strip()) for line in observation.splitlines())
+
+
+def episode_of(example: Example) -> str:
+    name = example.source.rsplit("/", 1)[1].removesuffix(".txt")
+    return EPISODES[name]
+
+
+async def play(episode: str, example: Example, agent: str) -> tuple[object, list[str], list[str], list[str]]:
+    engine = make_engine(f"sciworld:{episode}", ScriptedLLM(example.entries), agent=agent, max_steps=40)
+    sent, observations, prompts = [], [], []
+    try:
+        while not engine.done:
+            event = await engine.step()
+            if isinstance(event, ev.ActionSent):
+                sent.append(event.action)
+            elif isinstance(event, ev.ObservationReceived):
+                observations.append(event.observation.strip())
+            elif isinstance(event, ev.ExpansionRequested):
+                prompts.append(event.prompt)
+    finally:
+        await engine.close()
+    return engine, sent, observations, prompts
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+async def test_the_agents_sciworld_examples_played_as_its_answers_win_their_variations(agent: str) -> None:
+    examples = examples_of(agent, "sciworld")
+    assert sorted(episode_of(ex).split("/")[0] for ex in examples) == sorted(EPISODES)
+    for example in examples:
+        episode = episode_of(example)
+        engine, sent, observations, prompts = await play(episode, example, agent)
+        assert engine.env.won, f"{agent} {example.source} on {episode}: score {engine.env.score} after {sent}"
+        assert prompts[0].count(example.instruction) >= 1 and example.first_observation.splitlines()[0] in prompts[0]
+        if example.actions:
+            # the example's own actions; the simulator may finish a step early (a circuit can power its
+            # device in the tick it closes, or one tick later), never later
+            assert sent == example.actions[:len(sent)] and len(sent) >= len(example.actions) - 1, example.source
+            shown = example.observations[:len(sent)]
+            assert [lines(o) for o in observations] == [lines(o) for o in shown], example.source
+        else:  # CodeAct's cells: every answer is one the example's output shows
+            shown = set(lines(example.text))
+            assert observations and all(set(lines(o)) <= shown for o in observations), example.source
+        others = [ex.instruction for ex in examples if ex is not example]
+        assert not any(o in prompts[0] for o in others), f"{agent} {episode}: other tasks' examples in the prompt"
+
+
+async def test_recodes_sciworld_examples_played_as_the_plan_win_their_variations() -> None:
+    prompts = PromptSet()
+    for name, episode in EPISODES.items():
+        text = prompts.text(f"sciworld/examples/{name}.txt")
+        play = await play_examples(text, f"sciworld:{episode}", env_name="sciworld", max_steps=40)
+        assert play.won, f"{name}: {play.summary()} after {list(play.actions)}"
