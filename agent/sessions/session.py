@@ -70,11 +70,27 @@ def start_session(engine: Stepper, sessions_dir: Path, game: str, llm_spec: str,
                   profiles: str | None = None) -> Session:
     """Journal `engine` on episode `game` into a new session folder."""
     own = registry.split_ref(game)[0] == registry.default_env()
-    folder = sessions_dir / new_session_id(game if own else game.replace(":", "-").replace("/", "-"))
+    folder = claim_session_folder(sessions_dir, new_session_id(game if own else game.replace(":", "-").replace("/", "-")))
     writer = JournalWriter(folder, session_header(game, engine, llm_spec, parent, profiles))
     engine.observers.append(writer)
     writer.current_prompts = lambda: engine.prompts
     return Session(engine, writer, folder, [writer.error] if writer.error else [])
+
+
+def claim_session_folder(sessions_dir: Path, session_id: str) -> Path:
+    """A folder no other session has: `<id>`, else `<id>-2`, `-3`, ... created here, so two runs of one
+    game started in the same second by one process (eval's workers, a script) never share a journal.
+    When the folder cannot be made at all, the plain name: the journal writer reports that error."""
+    folder, suffix = sessions_dir / session_id, 1
+    while True:
+        try:
+            folder.mkdir(parents=True)
+            return folder
+        except FileExistsError:
+            suffix += 1
+            folder = sessions_dir / f"{session_id}-{suffix}"
+        except OSError:
+            return folder
 
 
 def default_runner(header: dict, trusted: bool = False):

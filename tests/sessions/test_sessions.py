@@ -326,3 +326,20 @@ async def test_every_record_is_on_disk_before_the_engine_goes_on(tmp_path, monke
     answers = [r for r in read_journal(session.folder).records if r.get("type") == "answer"]
     assert result.success and len(answers) == 2
     assert unsynced == []
+
+
+async def test_two_sessions_of_one_game_started_in_the_same_second_keep_their_own_journals(tmp_path, monkeypatch):
+    """eval's workers or a script can start the same game twice within a second: each run has its
+    own folder and journal (before, the second appended to the first's, and a resume replayed both)."""
+    import agent.sessions.journal as journal_module
+
+    monkeypatch.setattr(journal_module.time, "strftime", lambda fmt, *a: "20261125-120000")  # one second
+    first, second = await new_session(tmp_path), await new_session(tmp_path)
+    try:
+        assert first.folder != second.folder
+        for session in (first, second):
+            lines = (session.folder / JOURNAL_FILE).read_text().splitlines()
+            assert [json.loads(line)["type"] for line in lines].count("session") == 1
+    finally:
+        for session in (first, second):
+            session.engine.close()
