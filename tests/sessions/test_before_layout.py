@@ -42,3 +42,18 @@ def test_a_journal_from_before_the_move_resumes_to_the_same_win(tmp_path, capsys
     actions = [r["action"] for r in journal.records if r.get("type") == "action"]
     assert actions[0] == "go to armchair 1" and actions[-1] == "move vase 1 to sidetable 1" and len(actions) == 7
     assert journal.finished is not None and journal.finished["success"]
+
+
+def test_a_journal_from_before_the_move_opens_without_running(tmp_path) -> None:
+    """The no-exec view (`tui --open`, `export --no-exec`) rebuilds its tree from the old records."""
+    from agent.sessions.journal_view import markdown_from_records, read_view
+
+    folder = tmp_path / "old"
+    folder.mkdir()
+    shutil.copy(FIXTURE, folder / JOURNAL_FILE)
+    view = read_view(read_journal(folder))
+    assert view.unplaced == []
+    stubs = [node.code for node in view.tree.walk() if node.expansions]
+    assert stubs[0] == "solve(instruction, observation)" and len(stubs) == 3
+    text = markdown_from_records(view)
+    assert "go to armchair 1" in text and "(expand;" in text
