@@ -64,6 +64,16 @@ def _listing(items: list[tuple[str, str]]) -> str:
     return "\n".join(f"{i}. {kind}: {text}" for i, (kind, text) in enumerate(items, 1))
 
 
+def _code(turns: list[Turn]) -> str:
+    """One `run` a line; a focus (which ends the task when it picks the wrong thing) is checked."""
+    lines = []
+    for _, action, _ in turns:
+        lines.append(f"obs = run({json.dumps(action)})")
+        if action.startswith("focus on "):
+            lines += ['if "You focus on" not in obs:', '    print("not focused:", obs)']
+    return "\n".join(lines)
+
+
 def react(head: str, parts: list[Part]) -> str:
     lines = [head]
     for _, _, _, turns in parts:
@@ -77,7 +87,7 @@ def codeact(head: str, plan: str, parts: list[Part]) -> str:
     for number, (_, _, _, turns) in enumerate(parts, 1):
         think = " ".join(t for t, _, _ in turns)
         think = f"{plan} {think}" if number == 1 else think
-        code = "\n".join(f"obs = run({json.dumps(a)})" for _, a, _ in turns)
+        code = _code(turns)
         lines += [f"[cell {number}]", f"<think>{think}</think>", "<execute>", code, "</execute>", "Output:",
                   "\n".join(o for _, _, o in turns), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -130,7 +140,7 @@ def recode(task: str, first: str, plan: str, parts: list[Part]) -> str:
               + "\n".join(call for _, call, _, _ in parts) + "\n</execute>"]
     for description, call, _, turns in parts:
         think = " ".join(t for t, _, _ in turns)
-        code = "\n".join(f"obs = run({json.dumps(a)})" for _, a, _ in turns)
+        code = _code(turns)
         blocks.append(f"Function: {call}\nVariables:\nAnswer:\n<think>{description[0].upper()}{description[1:]}. "
                       f"{think}</think>\n<execute>\n{code}\n</execute>")
     return "\n---\n".join(blocks) + "\n"
