@@ -1,13 +1,15 @@
-"""The docs stay true: links resolve, shown command lines parse, the site lists every page.
+"""The docs stay true: links resolve, shown command lines parse, named files exist, the site lists every page.
 
-A reader copies `recode-tui ...` lines from the README and `docs/`, and follows their links on
-GitHub or on the MkDocs site; a renamed flag, a moved page or a retitled heading must fail here,
-with one line per problem naming the file and line. Nothing here starts an engine.
+A reader copies `recode-tui ...` lines from the README and `docs/`, follows their links on
+GitHub or on the MkDocs site, and opens the files they name; a renamed flag, a moved page or
+module, or a retitled heading must fail here, with one line per problem naming the file and
+line. Nothing here starts an engine.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shlex
 import unicodedata
@@ -30,6 +32,13 @@ HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 SHELL_OPERATORS = set("();<>|&")
 # the environment docs/extending.md adds as its example: its commands parse once it is registered
 EXAMPLE_ENVS = {"myenv": "envs.myenv.provider:MyEnvProvider"}
+# the example environment and agent docs/extending.md writes: paths through them are not in the repo
+EXAMPLE_NAMES = {"myenv", "myagent"}
+# a repo file or folder as a page writes it: `agent/runtime/stepper.py`, `envs/alfworld/games/`
+REPO_PATH = re.compile(r"^\w[\w.-]*(?:/[\w.-]+)*(?:/|\.(?:py|md|txt|json|tcss))$")
+BARE_PATH = re.compile(r"^\w[\w.-]*(?:/[\w.-]+)+/?$")
+PLACEHOLDER = set("<>*{}$~")  # `envs/<env>/facts.txt`, `~/.config/...`: a pattern, not one file
+SKIPPED_DIRS = {".git", ".venv", "__pycache__", "node_modules", "site"}
 
 
 def pages() -> list[Path]:
@@ -112,6 +121,56 @@ def link_problems(path: Path) -> list[str]:
                 elif fragment not in both:
                     problems.append(f"{where(path, line.number)}: link to {target}: no heading with that id in "
                                     f"{resolved.relative_to(ROOT)}")
+    return problems
+
+
+# -- named files: every repo path written in backticks must exist
+
+def repo_paths(root: Path) -> set[str]:
+    """Every file and folder of the checkout, relative, folders with a trailing `/`."""
+    found: set[str] = set()
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS and not d.endswith(".egg-info")]
+        rel = Path(folder).relative_to(root).as_posix()
+        prefix = "" if rel == "." else rel + "/"
+        found.update(prefix + d + "/" for d in dirs)
+        found.update(prefix + f for f in files)
+    return found
+
+
+def named_paths(span: str, top: frozenset[str] = frozenset()) -> list[str]:
+    """The repo-looking paths in one code span: `--prompts agent/x/` gives `agent/x/`;
+    `envs/registry.py:step_limit` gives `envs/registry.py`. Only paths with a folder in them:
+    a bare `report.json` is a file a run writes, not one in the repo. A path under a top-level
+    folder (`top`) counts without a suffix too: `--prompts agent/agents/recode/prompts/paper`."""
+    out = []
+    for token in re.split(r"[\s=,]+", span):
+        if not token or PLACEHOLDER & set(token):
+            continue
+        token = token.split(":", 1)[0].strip("()[]'\";")
+        if "/" not in token or EXAMPLE_NAMES & set(token.strip("/").split("/")):
+            continue
+        if REPO_PATH.match(token) or (top and token.split("/", 1)[0] in top and BARE_PATH.match(token)):
+            out.append(token)
+    return out
+
+
+def path_problems(path: Path, existing: set[str]) -> list[str]:
+    """A path whose first folder is a top-level one must exist as written; one written relative to
+    the package a page is describing (`alfworld/games/`, `widgets/`) must end some repo path."""
+    top = frozenset(p.split("/", 1)[0] for p in existing if p.endswith("/") and p.count("/") == 1)
+    problems = []
+    for line in lines_of(path):
+        if line.fenced:
+            continue
+        for match in INLINE_CODE.finditer(line.text):
+            for named in named_paths(match.group(2), top):
+                if named.split("/", 1)[0] in top:
+                    ok = named in existing or named + "/" in existing
+                else:
+                    ok = any(p == named or p.endswith("/" + named) for p in existing)
+                if not ok:
+                    problems.append(f"{where(path, line.number)}: `{named}`: no such file or folder in the repo")
     return problems
 
 
@@ -198,6 +257,13 @@ def test_every_relative_link_in_the_docs_resolves() -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_every_repo_path_named_in_the_docs_exists() -> None:
+    """A page that says `agent/stepper.py` after the module moved sends a reader nowhere."""
+    existing = repo_paths(ROOT)
+    problems = [p for page in pages() for p in path_problems(page, existing)]
+    assert not problems, "\n".join(problems)
+
+
 def test_every_recode_tui_command_shown_in_the_docs_parses(monkeypatch) -> None:
     from envs import registry
 
@@ -243,6 +309,25 @@ def test_the_checks_name_a_broken_link_a_bad_anchor_and_a_wrong_flag(tmp_path, m
     commands = command_problems(page, strict_parser(), monkeypatch)
     assert [p.split(": ", 1)[0] for p in commands] == ["docs/probe.md:4", "docs/probe.md:11"], commands
     assert "--gmae" in commands[0] and "invalid choice: 'nosuch'" in commands[1]
+
+
+def test_the_path_check_names_each_moved_file_and_skips_patterns(tmp_path, monkeypatch) -> None:
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    existing = {"agent/", "agent/runtime/", "agent/runtime/stepper.py", "recode_tui/", "recode_tui/console/",
+                "recode_tui/console/widgets/", "envs/", "envs/base.py", "README.md"}
+    page = tmp_path / "probe.md"
+    page.write_text(
+        "# Probe\n\n`agent/runtime/stepper.py` and `widgets/` and `envs/base.py:Env` exist\n"
+        "`agent/stepper.py` moved; `agent/prompts/paper` too; `python envs/gone.py --x`\n"
+        "`envs/<env>/facts.txt`, `envs/myenv/facts.txt`, `report.json`, `~/.config/x/`, `a/b` are no repo files\n"
+        "```sh\ncat agent/nowhere.py\n```\n`nowhere/`\n")
+    problems = path_problems(page, existing)
+    assert problems == [
+        "probe.md:4: `agent/stepper.py`: no such file or folder in the repo",
+        "probe.md:4: `agent/prompts/paper`: no such file or folder in the repo",
+        "probe.md:4: `envs/gone.py`: no such file or folder in the repo",
+        "probe.md:9: `nowhere/`: no such file or folder in the repo",
+    ], problems
 
 
 @pytest.mark.parametrize("heading, slug", [
