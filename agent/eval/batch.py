@@ -392,7 +392,7 @@ class CachedCalls:
         self.count = 0
 
     def __call__(self, event: ev.Event) -> None:
-        if isinstance(event, (ev.ExpansionReceived, ev.ExpansionRejected)) and event.cached:
+        if isinstance(event, (ev.LLMAnswered, ev.LLMRejected)) and event.cached:
             self.count += 1
 
 

@@ -409,7 +409,7 @@ class Stepper:
         return NodeStarted(node.id, code=node.code, depth=node.depth)
 
     def accepted(self, node: Node, answer: Answer, *, purpose: str, role: str = MAIN_ROLE,
-                 blocks: tuple[str, ...] | None = None, child_ids: tuple[str, ...] = ()) -> ExpansionReceived:
+                 blocks: tuple[str, ...] | None = None, child_ids: tuple[str, ...] = ()) -> LLMAnswered:
         """The event for an accepted `Answer` of `ask` on `node`: the verdict's blocks and thought unless
         given, the answer's counts and times; `child_ids` are nodes the answer made (drawn under `node`)."""
         node.thought = answer.verdict.thought

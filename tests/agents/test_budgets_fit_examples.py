@@ -66,10 +66,19 @@ def test_codeact_examples_fit_the_cell_budget(env, example):
     assert 0 < cells <= budget, f"{example}: {cells} cells"
 
 
+def _example_texts(agent: str, env: str, name: str) -> list[str]:
+    """An agent's examples of one kind: the shared `<name>.txt` and the per-task-type `<name>/*.txt`."""
+    folder = AGENTS / agent / "prompts" / env
+    files = [folder / f"{name}.txt", *sorted((folder / name).glob("*.txt"))]
+    texts = [f.read_text() for f in files if f.is_file()]
+    assert texts, f"{agent} has no {name} for {env}"
+    return texts
+
+
 @pytest.mark.parametrize("env", ["alfworld", "sciworld", "webshop"])
 def test_plan_execute_executor_examples_fit_the_executor_steps(env):
-    text = (AGENTS / "plan_execute" / "prompts" / env / "executor_examples.txt").read_text()
-    blocks = re.split(r"^Your step: ", text, flags=re.M)[1:]
+    blocks = [block for text in _example_texts("plan_execute", env, "executor_examples")
+              for block in re.split(r"^Your step: ", text, flags=re.M)[1:]]
     assert blocks
     budget = PlanExecuteAgent.option_defaults["executor_steps"]
     for block in blocks:
@@ -79,7 +88,11 @@ def test_plan_execute_executor_examples_fit_the_executor_steps(env):
 
 @pytest.mark.parametrize("env", ["alfworld", "sciworld", "webshop"])
 def test_recap_examples_fit_the_revisions_and_the_depth(env):
-    text = (AGENTS / "recap" / "prompts" / env / "examples.txt").read_text()
+    for text in _example_texts("recap", env, "examples"):
+        _check_recap_example(text)
+
+
+def _check_recap_example(text: str) -> None:
     revisions: dict[str, int] = {}
     levels: dict[int, str] = {}  # depth -> the header of the level open there
     level = ""
