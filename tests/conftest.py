@@ -67,6 +67,16 @@ def close_engines() -> None:
         engines.empty_shelf()
 
 
+def pytest_configure(config) -> None:
+    """pytest-xdist's workers set COLUMNS=80 and LINES=24; the commands a test starts would inherit
+    them and print for an 80-column pipe. A test that wants a width sets it itself."""
+    import os
+
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        os.environ.pop("COLUMNS", None)
+        os.environ.pop("LINES", None)
+
+
 def pytest_sessionfinish(session, exitstatus) -> None:
     close_engines()
 
