@@ -355,7 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             from recode_tui.web.serve import run_serve
 
-            return run_serve(args)
+            return run_serve(args, lambda tui_args: build_parser().parse_known_args(["tui", *tui_args])[1])
         if args.command == "sessions":
             return _sessions_list(args)
         if args.command == "export":

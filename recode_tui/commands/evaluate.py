@@ -657,7 +657,7 @@ def _evaluate(args: argparse.Namespace, report: EvalReport, folder: Path, profil
     if ray_address is not None:
         from recode_tui.commands.ray_eval import RayEvaluation
 
-        evaluation: Evaluation = RayEvaluation(report, folder, llm_for, profiles=profiles,
+        evaluation: Evaluation = RayEvaluation(report, folder, llm_for, profiles=profiles, llm_factory=llm_factory,
                                                abort_on_llm_error=abort_on_llm_error,
                                                on_event=display.on_event, on_result=display.on_result)
     else:

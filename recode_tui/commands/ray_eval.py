@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from agent.evaluation import EpisodeResult, EvalAborted, EvalPlan, EvalReport, Evaluation, GameSpec
 from recode_tui.commands.factory import UsageError
@@ -51,11 +51,13 @@ def stop_cluster() -> None:
         ray.shutdown()
 
 
-def play_on_worker(plan: dict[str, Any], game: dict[str, Any], agent: str, profiles: str | None
-                   ) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """One episode in this Ray worker: its result, and its journal's files (relative path -> bytes)."""
+def play_on_worker(plan: dict[str, Any], game: dict[str, Any], agent: str, profiles: str | None,
+                   llm_factory: Callable[..., Any]) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """One episode in this Ray worker: its result, and its journal's files (relative path -> bytes).
+
+    `llm_factory` is `eval`'s (passed by reference): the LLM is built here, per episode.
+    """
     from envs.remote import EnvPool
-    from recode_tui.commands.evaluate import llm_factory
 
     report = EvalReport(EvalPlan.from_dict(plan))
     spec = GameSpec(**game)
@@ -85,11 +87,12 @@ class _NoPool:
 class RayEvaluation(Evaluation):
     """An `Evaluation` whose episodes run as Ray tasks; the report and journals stay on the driver."""
 
-    def __init__(self, *args: Any, profiles: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, profiles: str | None, llm_factory: Callable[..., Any], **kwargs: Any) -> None:
         super().__init__(*args, pool_factory=lambda _: _NoPool(), **kwargs)
         ray = ray_module()
         self._ray = ray
         self._profiles = profiles
+        self._llm_factory = llm_factory
         self._task = ray.remote(num_cpus=1, max_retries=TRIES - 1)(play_on_worker)
 
     async def _episode(self, pool: Any, game: GameSpec, agent: str) -> EpisodeResult:
@@ -99,7 +102,8 @@ class RayEvaluation(Evaluation):
         if self.on_start is not None:
             self.on_start(game)
         tag = agent if self.report.plan.multi else ""
-        ref = self._task.remote(self.report.plan.to_dict(), asdict(game), agent, self._profiles)
+        ref = self._task.remote(self.report.plan.to_dict(), asdict(game), agent, self._profiles,
+                                  self._llm_factory)
         try:
             data, files = await ref
         except asyncio.CancelledError:

@@ -99,8 +99,8 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
-def run_serve(args) -> int:
-    """Check the arguments, then serve until Ctrl-C."""
+def run_serve(args, unknown_tui_args: Callable[[list[str]], list[str]]) -> int:
+    """Check the arguments (`unknown_tui_args`: those `tui` would refuse), then serve until Ctrl-C."""
     try:
         import textual_serve  # noqa: F401  (the optional extra)
     except ImportError:
@@ -109,9 +109,7 @@ def run_serve(args) -> int:
     tui_args = list(args.tui_args)
     if tui_args[:1] == ["--"]:
         tui_args = tui_args[1:]
-    from recode_tui.commands.cli import build_parser
-
-    _, unknown = build_parser().parse_known_args(["tui", *tui_args])  # refused here, not in the browser
+    unknown = unknown_tui_args(tui_args)  # refused here, not in the browser
     if unknown:
         raise UsageError(f"not an argument of the console: {shlex.join(unknown)} (see `recode-tui tui --help`; "
                          "serve's own options go before --)")
