@@ -24,6 +24,7 @@ pytestmark = pytest.mark.heavy
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+TOKEN = "s3cret-for-the-test"
 ANSI = re.compile(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\x1b\][^\x07]*\x07")
 
 
@@ -88,12 +89,12 @@ def wait_for_record(sessions: Path, check, timeout: float = 30.0) -> dict:
 
 @pytest.fixture
 def served(tmp_path: Path):
-    """`recode-tui serve` on a free loopback port, its console journaling into a temp folder."""
+    """`recode-tui serve` on a free loopback port with a token, its console journaling into a temp folder."""
     port = free_port()
     sessions = tmp_path / "sessions"
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     server = subprocess.Popen(
-        [sys.executable, "-m", "recode_tui", "serve", "--port", str(port), "--",
+        [sys.executable, "-m", "recode_tui", "serve", "--port", str(port), "--token", TOKEN, "--",
          "--game", "put-01", "--llm", "human", "--sessions", str(sessions)],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
@@ -124,7 +125,9 @@ def test_a_person_steps_types_and_submits_in_a_browser(served) -> None:
             page.on("response", lambda response: response.status >= 400 and failed.append(response.url))
             screen = Screen()
             page.on("websocket", lambda ws: ws.on("framereceived", screen.frame))
-            page.goto(url)
+            assert page.goto(url).status == 403  # without the token: refused
+            failed.clear()
+            page.goto(f"{url}?token={TOKEN}")  # then its cookie carries it: the websocket and the files
             screen.wait_for(page, "paused")  # the console is up, with the run at its start
             screen.wait_for(page, "Code tree")
             page.mouse.click(640, 400)  # the terminal takes the keys
