@@ -37,12 +37,27 @@ def ray_module() -> Any:
 def start_cluster(address: str) -> int:
     """Join the cluster at ADDRESS (`local`: start one with this machine's CPUs); its CPU count."""
     ray = ray_module()
+    _check_reachable(address)
     try:
         ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
     except (ConnectionError, ValueError, RuntimeError) as exc:
         raise UsageError(f"--ray {address}: cannot join the Ray cluster ({str(exc).splitlines()[0]}); give a "
                          "running cluster's address (ray start --head prints it) or no address for a local one")
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def _check_reachable(address: str) -> None:
+    """A HOST:PORT nobody answers at is refused at once (Ray itself keeps retrying for minutes)."""
+    import socket
+
+    host, sep, port = address.rpartition(":")
+    if address in ("local", "auto") or "://" in address or not sep or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as exc:
+        raise UsageError(f"--ray {address}: nothing answers there ({exc.strerror or exc}); start the cluster with "
+                         "`ray start --head` and give the address it prints, or no address for a local one") from None
 
 
 def stop_cluster() -> None:
