@@ -1,4 +1,4 @@
-"""`eval --ray` without the ray extra: one line naming the pip command, and nothing written."""
+"""`eval --ray` refused in one line before anything is written: without the ray extra, or at an address nobody answers at."""
 
 from __future__ import annotations
 
