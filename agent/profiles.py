@@ -44,6 +44,7 @@ _FIELDS: dict[str, tuple[type, ...]] = {
     "max_tokens": (int,),
     "timeout": (int, float),
     "max_retries": (int,),
+    "max_concurrency": (int,),  # calls in flight to this profile at once, over a whole evaluation (0: no cap)
 }
 
 
@@ -61,6 +62,7 @@ class Profile:
     max_tokens: int = 2048
     timeout: float = 60.0
     max_retries: int = 3
+    max_concurrency: int = 0  # 0: no cap; else at most this many calls at once (eval, and across Ray workers)
 
 
 @dataclass
@@ -138,6 +140,9 @@ def load_profiles(path: Path | None) -> ProfileBook:
                 kind = "a number" if float in _FIELDS[key] else "an integer" if int in _FIELDS[key] else "text"
                 raise ProfileError(f"{where}: models.{name}.{key} must be {kind}{line_of('models', str(name), str(key))}")
             checked[key] = value
+        if checked.get("max_concurrency", 0) < 0:
+            raise ProfileError(f"{where}: models.{name}.max_concurrency must be 1 or more (0 or none: no cap)"
+                               f"{line_of('models', str(name), 'max_concurrency')}")
         checked.setdefault("model", str(name))
         profiles[str(name)] = Profile(name=str(name), **checked)
     prices = PriceTable()

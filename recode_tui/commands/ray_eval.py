@@ -7,7 +7,8 @@ with the journal's files; the driver writes them under its own `journals/`, so a
 shared filesystem still leaves every journal openable with `tui --resume`. Each worker process
 keeps its event loop and environment pool between tasks (the engine, ScienceWorld's JVM, is
 started once per worker). A worker killed mid-episode is retried once by Ray; a second death is
-recorded as that episode's failure with the reason.
+recorded as that episode's failure with the reason. A profile's `max_concurrency` is counted by
+one Ray actor per capped profile, started by the driver, so the cap holds over every worker.
 """
 
 from __future__ import annotations
@@ -66,13 +67,59 @@ def stop_cluster() -> None:
         ray.shutdown()
 
 
+GATE_PREFIX = "recode-tui-calls:"  # + profile name: the named actor counting that profile's calls in flight
+
+
+class CallCounter:
+    """A Ray actor: the cluster-wide semaphore of one profile's `max_concurrency`."""
+
+    def __init__(self, limit: int) -> None:
+        self._semaphore = asyncio.Semaphore(limit)
+
+    async def acquire(self) -> None:
+        await self._semaphore.acquire()
+
+    async def release(self) -> None:
+        self._semaphore.release()
+
+
+def start_call_counters(profiles: str | None) -> list[Any]:
+    """On the driver: one counter per profile with a `max_concurrency` (they live as long as the driver)."""
+    from agent.profiles import ProfileError, find_profiles_file, load_profiles
+
+    ray = ray_module()
+    try:
+        book = load_profiles(find_profiles_file(profiles))
+    except ProfileError:
+        return []  # the LLM factory has said what is wrong, or the spec is not a profile
+    actor = ray.remote(CallCounter)
+    return [actor.options(name=GATE_PREFIX + name, max_concurrency=10_000).remote(profile.max_concurrency)
+            for name, profile in book.profiles.items() if profile.max_concurrency]
+
+
+class _ClusterGate:
+    """`max_concurrency` counted by the driver's actor: the cap holds over every worker."""
+
+    def __init__(self, name: str) -> None:
+        self._counter = ray_module().get_actor(GATE_PREFIX + name)
+
+    async def __aenter__(self) -> None:
+        await self._counter.acquire.remote()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._counter.release.remote()
+
+
 def play_on_worker(plan: dict[str, Any], game: dict[str, Any], agent: str, profiles: str | None,
                    llm_factory: Callable[..., Any]) -> tuple[dict[str, Any], dict[str, bytes]]:
     """One episode in this Ray worker: its result, and its journal's files (relative path -> bytes).
 
     `llm_factory` is `eval`'s (passed by reference): the LLM is built here, per episode.
     """
+    from agent.openai_llm import set_call_gate
     from envs.remote import EnvPool
+
+    set_call_gate(lambda profile: _ClusterGate(profile.name))
 
     report = EvalReport(EvalPlan.from_dict(plan))
     spec = GameSpec(**game)
@@ -108,6 +155,7 @@ class RayEvaluation(Evaluation):
         self._ray = ray
         self._profiles = profiles
         self._llm_factory = llm_factory
+        self._counters = start_call_counters(profiles)  # kept referenced: the actors live while this does
         self._task = ray.remote(num_cpus=1, max_retries=TRIES - 1)(play_on_worker)
 
     async def _episode(self, pool: Any, game: GameSpec, agent: str) -> EpisodeResult:

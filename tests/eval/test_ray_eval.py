@@ -141,3 +141,42 @@ def test_a_killed_worker_is_retried_once_then_its_episode_is_recorded_failed(tmp
     assert episode["success"] is won, out
     if not won:
         assert "Ray worker died on each of 2 tries" in episode["reason"] and episode["error"]
+
+
+class InFlight:
+    """Wraps the local server's answers: counts the calls in flight at once (the server is threaded)."""
+
+    def __init__(self, respond) -> None:
+        import threading
+
+        self.respond, self.now, self.most, self.lock = respond, 0, 0, threading.Lock()
+
+    def __call__(self, prompt: str) -> str:
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        try:
+            time.sleep(0.3)  # long enough for two workers' calls to overlap
+            return self.respond(prompt)
+        finally:
+            with self.lock:
+                self.now -= 1
+
+
+@pytest.mark.parametrize("cap, most", [(None, 2), (1, 1)])
+def test_a_profiles_max_concurrency_holds_across_all_workers(tmp_path: Path, ray_dir: str, cap, most) -> None:
+    from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
+    from recode_tui.commands.factory import DEMO_SCRIPT
+
+    counter = InFlight(script_responder(str(DEMO_SCRIPT)))
+    with OpenAICompatibleServer(counter) as server:
+        profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url)
+        if cap is not None:  # the file ends with models.local's settings: the cap goes there
+            Path(profiles).write_text(Path(profiles).read_text() + f"    max_concurrency: {cap}\n")
+        code, out = finish(start([sys.executable, "-m", "recode_tui", "eval", "--llm", "profile:local", "--profiles",
+                                  str(profiles), "--games", "4", "-c", "2", "--no-progress", "-o",
+                                  str(tmp_path / "ray"), "--ray"], ray_dir))
+    assert code == 0, out
+    episodes = json.loads((tmp_path / "ray" / "report.json").read_text())["episodes"]
+    assert len(episodes) == 4 and all(e["success"] for e in episodes), out
+    assert counter.most == most  # two workers overlap their calls unless the profile caps them
