@@ -169,7 +169,7 @@ def test_each_front_end_has_its_own_folder() -> None:
     loose = sorted(p.name for p in (ROOT / "recode_tui").glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
     assert loose == []
     assert {p.name for p in (ROOT / "recode_tui").iterdir() if p.is_dir() and not p.name.startswith("__")} == {
-        "commands", "console", "plain"}
+        "commands", "console", "plain", "web"}
 
 
 # The shared runtime: what every agent is stepped, recorded, evaluated and served by.
@@ -224,3 +224,16 @@ def test_the_cycle_finder_finds_a_cycle_through_a_lazy_import(tmp_path: Path) ->
     one = tmp_path / "one.py"
     one.write_text("def f():\n    from two import g\n", encoding="utf-8")
     assert _every_import(one, {}) == [(2, "two")]
+
+
+def test_the_optional_extras_are_imported_only_by_their_own_modules() -> None:
+    """`pip install recode-tui` without [web] or [ray] must work: only serve and eval --ray import them."""
+    owners = {"textual_serve": {"recode_tui.web.serve"}, "aiohttp": {"recode_tui.web.serve"},
+              "aiohttp_jinja2": {"recode_tui.web.serve"}, "ray": {"recode_tui.commands.ray_eval"}}
+    found = []
+    for name, path in _modules().items():
+        for line, target in _imports(path):
+            top = target.split(".")[0]
+            if top in owners and name not in owners[top]:
+                found.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert found == []

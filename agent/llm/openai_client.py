@@ -17,7 +17,7 @@ import asyncio
 import json
 import sys
 import time
-from typing import Any
+from typing import Any, AsyncContextManager, Callable
 
 from agent.llm import Completion, LLMError, StubContext, Usage
 from agent.llm.profiles import PriceTable, Profile
@@ -28,6 +28,32 @@ _STARTED = "recode_started"  # request extension: when the attempt was sent (mon
 async def _mark_start(request: Any) -> None:
     """Note when an attempt is sent: its deadline counts from here, headers included."""
     request.extensions[_STARTED] = time.monotonic()
+
+
+CallGate = Callable[[Profile], AsyncContextManager[None]]
+
+
+class _LocalGates:
+    """One semaphore per profile name and event loop: the cap of one process's evaluation."""
+
+    def __init__(self) -> None:
+        self._gates: dict[tuple[str, int], asyncio.Semaphore] = {}
+
+    def __call__(self, profile: Profile) -> AsyncContextManager[None]:
+        key = (profile.name, id(asyncio.get_running_loop()))
+        if key not in self._gates:
+            self._gates[key] = asyncio.Semaphore(profile.max_concurrency)
+        return self._gates[key]
+
+
+_gate: CallGate = _LocalGates()
+
+
+def set_call_gate(gate: CallGate | None) -> None:
+    """Where a profile's `max_concurrency` is counted: this process (None, the default) or wider
+    (eval --ray installs a gate shared by every worker of the cluster)."""
+    global _gate
+    _gate = gate or _LocalGates()
 
 
 class OpenAILLM:
@@ -87,6 +113,13 @@ class OpenAILLM:
         return seeded
 
     async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+        openai, profile = self._openai, self.profile
+        if profile.max_concurrency:
+            async with _gate(profile):  # the profile's cap on calls in flight
+                return await self._complete(prompt)
+        return await self._complete(prompt)
+
+    async def _complete(self, prompt: str) -> Completion:
         openai, profile = self._openai, self.profile
         try:
             raw = await self._client.chat.completions.with_raw_response.create(**self.request(prompt))

@@ -46,6 +46,7 @@ _FIELDS: dict[str, tuple[type, ...]] = {
     "max_retries": (int,),
     "cache": (bool,),  # answer repeated requests from the response cache (agent.llm.cache)
     "cache_ttl": (str, int, float),  # how long a cached answer stays good: 12h, 7d, or seconds
+    "max_concurrency": (int,),  # calls in flight to this profile at once, over a whole evaluation (0: no cap)
 }
 
 
@@ -65,6 +66,7 @@ class Profile:
     max_retries: int = 3
     cache: bool = False
     cache_ttl: str | float | None = None
+    max_concurrency: int = 0  # 0: no cap; else at most this many calls at once (eval, and across Ray workers)
 
 
 @dataclass
@@ -155,6 +157,9 @@ def load_profiles(path: Path | None) -> ProfileBook:
             except CacheError as exc:
                 raise ProfileError(f"{where}: models.{name}.cache_ttl: {exc}"
                                    f"{line_of('models', str(name), 'cache_ttl')}") from None
+        if checked.get("max_concurrency", 0) < 0:
+            raise ProfileError(f"{where}: models.{name}.max_concurrency must be 1 or more (0 or none: no cap)"
+                               f"{line_of('models', str(name), 'max_concurrency')}")
         checked.setdefault("model", str(name))
         profiles[str(name)] = Profile(name=str(name), **checked)
     prices = PriceTable()

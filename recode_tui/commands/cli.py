@@ -104,6 +104,17 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--split", default=None,
                          help="a split of $ALFWORLD_DATA, e.g. valid_seen; ScienceWorld: train, dev or test (lists episodes)")
 
+    serve = commands.add_parser("serve", help="the console in a browser (needs the web extra)",
+                                description="Serve the console to a browser: each page opens `recode-tui tui` "
+                                            "with the arguments after --.")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1; any other needs --token)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    serve.add_argument("--token", default=None,
+                       help="a secret the page's address must carry (?token=SECRET); required off loopback")
+    serve.add_argument("tui_args", nargs=argparse.REMAINDER, metavar="-- TUI-ARGUMENTS",
+                       help="the console's arguments, e.g. -- --game put-01 --llm human")
+
     from recode_tui.commands.evaluate import add_eval_parser
 
     add_eval_parser(commands)
@@ -381,6 +392,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_console(args)
         if args.command == "run":
             return asyncio.run(_run_headless(args))
+        if args.command == "serve":
+            from recode_tui.web.serve import run_serve
+
+            return run_serve(args, lambda tui_args: build_parser().parse_known_args(["tui", *tui_args])[1])
         if args.command == "sessions":
             return _sessions_list(args)
         if args.command == "export":

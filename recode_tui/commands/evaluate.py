@@ -76,6 +76,9 @@ def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--repeat", type=int, default=None, metavar="N",
                         help="play every episode N times (a model's calls carry each repeat's seed); the tables "
                              "show the mean success and its 95%% interval. With --resume: raise it to add repeats")
+    parser.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                        help="run each episode as a Ray task (the ray extra); no ADDRESS: a local cluster with this "
+                             "machine's CPUs; -c defaults to the cluster's CPUs")
     return parser
 
 
@@ -692,7 +695,6 @@ def _runner_settings(trusted: bool, node_timeout: float) -> Any:
 
 def run_eval(args: argparse.Namespace) -> int:
     """The `eval` command (synchronous: it owns the event loop so Ctrl-C can be reported)."""
-    from envs.remote import EnvPool
 
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("-c/--concurrency must be 1 or more")
@@ -702,24 +704,53 @@ def run_eval(args: argparse.Namespace) -> int:
     profiles = args.profiles or report.plan.profiles  # a resume reads the file the evaluation started with
     llm_for, abort_on_llm_error = llm_factory(report.plan.llm, profiles, report.remaining or report.plan.games,
                                               report.plan.env, report.plan.compared)
+    ray_address = getattr(args, "ray", None)
+    if ray_address is not None:
+        from recode_tui.commands.ray_eval import start_cluster
+
+        cpus = start_cluster(ray_address)
+        if not args.concurrency:
+            report.plan.concurrency = cpus
+    try:
+        return _evaluate(args, report, folder, profiles, llm_for, abort_on_llm_error, ray_address)
+    finally:
+        if ray_address is not None:
+            from recode_tui.commands.ray_eval import stop_cluster
+
+            stop_cluster()
+
+
+def _evaluate(args: argparse.Namespace, report: EvalReport, folder: Path, profiles: str | None, llm_for: Any,
+              abort_on_llm_error: bool, ray_address: str | None) -> int:
+    """Run the plan (here, or as Ray tasks), then print the table, the failures and where things are."""
+    from envs.remote import EnvPool
+
     earlier = list(report.concurrency_used)
     display = Display(report.total, report.episodes, live=not args.no_progress)
-    evaluation = Evaluation(
-        report,
-        folder,
-        llm_for,
-        pool_factory=lambda size: EnvPool(size, warm_env=report.plan.env),
-        abort_on_llm_error=abort_on_llm_error,
-        on_event=display.on_event,
-        on_result=display.on_result,
-    )
+    if ray_address is not None:
+        from recode_tui.commands.ray_eval import RayEvaluation
+
+        evaluation: Evaluation = RayEvaluation(report, folder, llm_for, profiles=profiles, llm_factory=llm_factory,
+                                               abort_on_llm_error=abort_on_llm_error,
+                                               on_event=display.on_event, on_result=display.on_result)
+    else:
+        evaluation = Evaluation(
+            report,
+            folder,
+            llm_for,
+            pool_factory=lambda size: EnvPool(size, warm_env=report.plan.env),
+            abort_on_llm_error=abort_on_llm_error,
+            on_event=display.on_event,
+            on_result=display.on_result,
+        )
     out = display.console
     for line in gold_lines(report):
         out.print(line, markup=False, highlight=False, soft_wrap=True)
     remaining = len(report.pending)
     before = f" (earlier runs: {', '.join(map(str, earlier))} at a time)" if earlier else ""
+    on_ray = f" as Ray tasks ({ray_address})" if ray_address is not None else ""
     out.print(f"evaluating {remaining} of {report.total} episodes: {', '.join(report.plan.compared)} with {report.plan.llm}, "
-              f"{max(1, min(report.plan.concurrency, max(remaining, 1)))} at a time{before}; "
+              f"{max(1, min(report.plan.concurrency, max(remaining, 1)))} at a time{on_ray}{before}; "
               f"report: {folder / REPORT_FILE}",
               markup=False, highlight=False, soft_wrap=True)
 

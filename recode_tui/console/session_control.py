@@ -187,7 +187,7 @@ class SessionControl:
         name = session.folder.name
         if self.error:
             return Text.assemble(("✗ journal ", "bold red"), (name, "red"))
-        mark = {"resumed": "↻ ", "rewound": "⑂ ", "forked": "⑂ "}.get(self.how, "")
+        mark = {"resumed": "↻ ", "rewound": "↳ ", "forked": "↳ "}.get(self.how, "")
         return Text.assemble((f"{mark}session ", "dim"), (name, "cyan"))
 
     # -- journal and draft ------------------------------------------------------------------

@@ -72,7 +72,7 @@ async def test_rewind_makes_a_branch_and_keeps_the_old_session(tmp_path: Path) -
         # the console is just before n1 runs: n0's answer kept, n1's not
         assert isinstance(app.debugger.last_event, ev.NodeStarted) and app.debugger.last_event.node_id == "n1"
         assert app.engine.env.steps == 0 and len(app.engine.tree) == 3
-        assert f"⑂ session {new.name}" in status(app)
+        assert f"↳ session {new.name}" in status(app)
         await command(pilot, app, "c")
         assert app.debugger.awaiting_human and app.debugger.last_event.node_id == "n1"
         await type_text(pilot, 'run("go to diningtable 1")\nobj = "vase 1"')

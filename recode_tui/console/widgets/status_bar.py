@@ -7,7 +7,7 @@ from textual.widget import Widget
 
 STATE_STYLES = {
     "starting": ("◌ starting", "bold blue"),
-    "paused": ("⏸ paused", "bold yellow"),
+    "paused": ("‖ paused", "bold yellow"),
     "running": ("▶ running", "bold green"),
     "awaiting expansion": ("✎ awaiting expansion", "bold magenta"),
     "reviewing": ("✎ reviewing a proposal", "bold magenta"),
@@ -19,7 +19,7 @@ REASON_ICONS = {
     "condition_error": ("●", "bold red"),
     "human": ("✎", "bold magenta"),
     "finished": ("■", "bold"),
-    "paused": ("⏸", "bold yellow"),
+    "paused": ("‖", "bold yellow"),
     "step": ("→", "bold cyan"),
     "error": ("!", "bold red"),
     "llm_error": ("!", "bold red"),
@@ -53,7 +53,7 @@ class StatusBar(Widget):
 
     def set_activity(self, text: str) -> None:
         """What the run is waiting for now ('' for nothing): line two shows it instead of the reason."""
-        activity = Text.assemble(" ", ("⧗", "bold cyan"), " ", (text, "cyan")) if text else Text()
+        activity = Text.assemble(" ", ("◷", "bold cyan"), " ", (text, "cyan")) if text else Text()
         if activity != self._activity:
             self._activity = activity
             self._paint()

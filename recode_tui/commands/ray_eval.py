@@ -1,0 +1,192 @@
+"""`recode-tui eval --ray [ADDRESS]`: each episode a Ray task (the optional `[ray]` extra).
+
+The driver keeps everything `eval` has: the same `Evaluation` (its lanes are the tasks in flight),
+so the progress bar, the table, `report.json`, Ctrl-C and `--resume` behave as without Ray. A task
+plays one episode on a Ray worker with a journal in the worker's temp folder and returns the result
+with the journal's files; the driver writes them under its own `journals/`, so a cluster without a
+shared filesystem still leaves every journal openable with `tui --resume`. Each worker process
+keeps its event loop and environment pool between tasks (the engine, ScienceWorld's JVM, is
+started once per worker). A worker killed mid-episode is retried once by Ray; a second death is
+recorded as that episode's failure with the reason. A profile's `max_concurrency` is counted by
+one Ray actor per capped profile, started by the driver, so the cap holds over every worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Callable
+
+from agent.eval.batch import EpisodeResult, EvalAborted, EvalPlan, EvalReport, Evaluation, GameSpec
+from recode_tui.commands.factory import UsageError
+
+TRIES = 2  # a task whose worker dies runs once more, then its episode is recorded as failed
+_WORKER: dict[Any, Any] = {}  # in a Ray worker process: its event loop and environment pools, kept between tasks
+
+
+def ray_module() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise UsageError("--ray needs the ray extra: pip install 'recode-tui[ray]'") from None
+    return ray
+
+
+def start_cluster(address: str) -> int:
+    """Join the cluster at ADDRESS (`local`: start one with this machine's CPUs); its CPU count."""
+    ray = ray_module()
+    _check_reachable(address)
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    except (ConnectionError, ValueError, RuntimeError) as exc:
+        raise UsageError(f"--ray {address}: cannot join the Ray cluster ({str(exc).splitlines()[0]}); give a "
+                         "running cluster's address (ray start --head prints it) or no address for a local one")
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def _check_reachable(address: str) -> None:
+    """A HOST:PORT nobody answers at is refused at once (Ray itself keeps retrying for minutes)."""
+    import socket
+
+    host, sep, port = address.rpartition(":")
+    if address in ("local", "auto") or "://" in address or not sep or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as exc:
+        raise UsageError(f"--ray {address}: nothing answers there ({exc.strerror or exc}); start the cluster with "
+                         "`ray start --head` and give the address it prints, or no address for a local one") from None
+
+
+def stop_cluster() -> None:
+    ray = ray_module()
+    if ray.is_initialized():
+        ray.shutdown()
+
+
+GATE_PREFIX = "recode-tui-calls:"  # + profile name: the named actor counting that profile's calls in flight
+
+
+class CallCounter:
+    """A Ray actor: the cluster-wide semaphore of one profile's `max_concurrency`."""
+
+    def __init__(self, limit: int) -> None:
+        self._semaphore = asyncio.Semaphore(limit)
+
+    async def acquire(self) -> None:
+        await self._semaphore.acquire()
+
+    async def release(self) -> None:
+        self._semaphore.release()
+
+
+def start_call_counters(profiles: str | None) -> list[Any]:
+    """On the driver: one counter per profile with a `max_concurrency` (they live as long as the driver)."""
+    from agent.llm.profiles import ProfileError, find_profiles_file, load_profiles
+
+    ray = ray_module()
+    try:
+        book = load_profiles(find_profiles_file(profiles))
+    except ProfileError:
+        return []  # the LLM factory has said what is wrong, or the spec is not a profile
+    actor = ray.remote(CallCounter)
+    return [actor.options(name=GATE_PREFIX + name, max_concurrency=10_000).remote(profile.max_concurrency)
+            for name, profile in book.profiles.items() if profile.max_concurrency]
+
+
+class _ClusterGate:
+    """`max_concurrency` counted by the driver's actor: the cap holds over every worker."""
+
+    def __init__(self, name: str) -> None:
+        self._counter = ray_module().get_actor(GATE_PREFIX + name)
+
+    async def __aenter__(self) -> None:
+        await self._counter.acquire.remote()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._counter.release.remote()
+
+
+def play_on_worker(plan: dict[str, Any], game: dict[str, Any], agent: str, profiles: str | None,
+                   llm_factory: Callable[..., Any]) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """One episode in this Ray worker: its result, and its journal's files (relative path -> bytes).
+
+    `llm_factory` is `eval`'s (passed by reference): the LLM is built here, per episode.
+    """
+    from agent.llm.openai_client import set_call_gate
+    from envs.remote import EnvPool
+
+    set_call_gate(lambda profile: _ClusterGate(profile.name))
+
+    report = EvalReport(EvalPlan.from_dict(plan))
+    spec = GameSpec(**game)
+    llm_for, abort = llm_factory(report.plan.llm, profiles, [spec], report.plan.env, report.plan.compared)
+    loop = _WORKER.setdefault("loop", asyncio.new_event_loop())
+    pool = _WORKER.get(report.plan.env)
+    if pool is None:
+        pool = _WORKER[report.plan.env] = EnvPool(1, warm_env=report.plan.env)
+    scratch = Path(tempfile.mkdtemp(prefix="recode-tui-ray-"))
+    try:
+        evaluation = Evaluation(report, scratch, llm_for, abort_on_llm_error=abort, pool_factory=lambda _: pool)
+        result = loop.run_until_complete(evaluation._episode(pool, spec, agent))
+        journal = Path(result.journal)
+        files = {str(p.relative_to(journal)): p.read_bytes() for p in journal.rglob("*") if p.is_file()}
+        return asdict(result), files
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+class _NoPool:
+    """The driver holds no environments: the workers do."""
+
+    async def close(self) -> None:
+        return None
+
+
+class RayEvaluation(Evaluation):
+    """An `Evaluation` whose episodes run as Ray tasks; the report and journals stay on the driver."""
+
+    def __init__(self, *args: Any, profiles: str | None, llm_factory: Callable[..., Any], **kwargs: Any) -> None:
+        super().__init__(*args, pool_factory=lambda _: _NoPool(), **kwargs)
+        ray = ray_module()
+        self._ray = ray
+        self._profiles = profiles
+        self._llm_factory = llm_factory
+        self._counters = start_call_counters(profiles)  # kept referenced: the actors live while this does
+        self._task = ray.remote(num_cpus=1, max_retries=TRIES - 1)(play_on_worker)
+
+    async def _episode(self, pool: Any, game: GameSpec, agent: str) -> EpisodeResult:
+        ray = self._ray
+        folder = self._journal_folder(game, agent)
+        folder.mkdir(parents=True)  # the name is this episode's, whatever the other lanes pick
+        if self.on_start is not None:
+            self.on_start(game)
+        tag = agent if self.report.plan.multi else ""
+        ref = self._task.remote(self.report.plan.to_dict(), asdict(game), agent, self._profiles,
+                                  self._llm_factory)
+        try:
+            data, files = await ref
+        except asyncio.CancelledError:
+            ray.cancel(ref, force=True)
+            raise
+        except ray.exceptions.RayTaskError as exc:
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, EvalAborted):
+                raise EvalAborted(str(cause)) from None
+            error = f"{type(cause or exc).__name__}: {cause or exc}".splitlines()[0]
+            return EpisodeResult(game.id, game.task_type, False, error, journal=str(folder), error=error, agent=tag)
+        except ray.exceptions.RayError as exc:  # the worker died on every try (killed, out of memory, node lost)
+            error = (f"its Ray worker died on each of {TRIES} tries: {type(exc).__name__}: "
+                     f"{str(exc).splitlines()[0] if str(exc) else ''}").rstrip(": ")
+            return EpisodeResult(game.id, game.task_type, False, error, journal=str(folder), error=error, agent=tag)
+        for name, content in files.items():
+            target = folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        known = set(EpisodeResult.__dataclass_fields__)
+        result = EpisodeResult(**{k: v for k, v in data.items() if k in known})
+        result.journal = str(folder)
+        return result
