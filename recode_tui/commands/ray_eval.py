@@ -111,7 +111,7 @@ class _ClusterGate:
 
 
 def play_on_worker(plan: dict[str, Any], game: dict[str, Any], agent: str, profiles: str | None,
-                   llm_factory: Callable[..., Any]) -> tuple[dict[str, Any], dict[str, bytes]]:
+                   llm_factory: Callable[..., Any], repeat: int = 1) -> tuple[dict[str, Any], dict[str, bytes]]:
     """One episode in this Ray worker: its result, and its journal's files (relative path -> bytes).
 
     `llm_factory` is `eval`'s (passed by reference): the LLM is built here, per episode.
@@ -131,7 +131,7 @@ def play_on_worker(plan: dict[str, Any], game: dict[str, Any], agent: str, profi
     scratch = Path(tempfile.mkdtemp(prefix="recode-tui-ray-"))
     try:
         evaluation = Evaluation(report, scratch, llm_for, abort_on_llm_error=abort, pool_factory=lambda _: pool)
-        result = loop.run_until_complete(evaluation._episode(pool, spec, agent))
+        result = loop.run_until_complete(evaluation._episode(pool, spec, agent, repeat))
         journal = Path(result.journal)
         files = {str(p.relative_to(journal)): p.read_bytes() for p in journal.rglob("*") if p.is_file()}
         return asdict(result), files
@@ -158,15 +158,15 @@ class RayEvaluation(Evaluation):
         self._counters = start_call_counters(profiles)  # kept referenced: the actors live while this does
         self._task = ray.remote(num_cpus=1, max_retries=TRIES - 1)(play_on_worker)
 
-    async def _episode(self, pool: Any, game: GameSpec, agent: str) -> EpisodeResult:
+    async def _episode(self, pool: Any, game: GameSpec, agent: str, repeat: int = 1) -> EpisodeResult:
         ray = self._ray
-        folder = self._journal_folder(game, agent)
+        folder = self._journal_folder(game, agent, repeat)
         folder.mkdir(parents=True)  # the name is this episode's, whatever the other lanes pick
         if self.on_start is not None:
             self.on_start(game)
         tag = agent if self.report.plan.multi else ""
         ref = self._task.remote(self.report.plan.to_dict(), asdict(game), agent, self._profiles,
-                                  self._llm_factory)
+                                self._llm_factory, repeat)
         try:
             data, files = await ref
         except asyncio.CancelledError:
@@ -177,11 +177,13 @@ class RayEvaluation(Evaluation):
             if isinstance(cause, EvalAborted):
                 raise EvalAborted(str(cause)) from None
             error = f"{type(cause or exc).__name__}: {cause or exc}".splitlines()[0]
-            return EpisodeResult(game.id, game.task_type, False, error, journal=str(folder), error=error, agent=tag)
+            return EpisodeResult(game.id, game.task_type, False, error, journal=str(folder), error=error, agent=tag,
+                                 repeat=repeat)
         except ray.exceptions.RayError as exc:  # the worker died on every try (killed, out of memory, node lost)
             error = (f"its Ray worker died on each of {TRIES} tries: {type(exc).__name__}: "
                      f"{str(exc).splitlines()[0] if str(exc) else ''}").rstrip(": ")
-            return EpisodeResult(game.id, game.task_type, False, error, journal=str(folder), error=error, agent=tag)
+            return EpisodeResult(game.id, game.task_type, False, error, journal=str(folder), error=error, agent=tag,
+                                 repeat=repeat)
         for name, content in files.items():
             target = folder / name
             target.parent.mkdir(parents=True, exist_ok=True)

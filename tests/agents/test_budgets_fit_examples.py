@@ -21,7 +21,7 @@ from agent.runtime.presets import preset
 from agent.runtime.stepper import Limits
 
 AGENTS = Path(__file__).resolve().parents[2] / "agent" / "agents"
-PROMPTS = Path(__file__).resolve().parents[2] / "agent" / "prompts"
+PROMPTS = AGENTS / "recode" / "prompts"  # ReCode's prompt sets
 
 
 def _alfworld_limits() -> list[int]:

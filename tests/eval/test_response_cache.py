@@ -17,13 +17,14 @@ import pytest
 from agent.llm import Completion, Usage
 from agent.llm.cache import CacheError, CachedLLM, ResponseCache, cache_key, parse_ttl
 from agent.llm.profiles import Profile
+from agent.runtime.prompts import DEFAULT_PROMPTS
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 
 from .helpers import read_report, recode
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "mockllm" / "demos" / "alfworld.yaml"
-PROMPTS = ROOT / "agent" / "prompts" / "default"
+PROMPTS = DEFAULT_PROMPTS  # ReCode's bundled set
 CHANGED_LINE = "# Note: keep the cleaning step explicit."
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent.runtime import events as ev
 from agent.runtime.debugger import StepMode
 from mockllm.chosen import ChosenAnswerLLM
 from recode_tui.console.workspace.screen import PromptWorkspace, WorkspaceChoice
@@ -59,7 +60,7 @@ def continue_with(run: "DebugScreen", chosen: WorkspaceChoice | None) -> None:
         return
     choice, engine, debugger = chosen.choice, run.engine, run.debugger
     last = debugger.last_event
-    awaiting = getattr(last, "node_id", None) == choice.node_id and type(last).__name__ == "ExpansionRequested"
+    awaiting = isinstance(last, ev.LLMRequested) and last.node_id == choice.node_id
     if not awaiting or engine.done:
         control = run.session_control
         expanded = choice.node_id in engine.tree.nodes and engine.tree.nodes[choice.node_id].expansions
