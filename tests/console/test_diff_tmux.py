@@ -47,15 +47,16 @@ def test_the_diff_screen_in_tmux(fork_and_parent, size) -> None:
     assert started.returncode == 0, started.stderr
     try:
         _tmux.wait_for(session, "first divergence: an LLM answer")
+        _tmux.wait_for(session, "╭─ B ")  # both sides drawn (the rows can paint before the panes below them)
         screen, _ = marked_row(session, PLAN)  # the plan stub's row, marked as the divergence
         lines = screen.splitlines()
         assert len(lines) <= size[1] and all(len(line) <= size[0] for line in lines)
         assert "n Next diff" in screen
         if size[0] < 120:  # stacked: B's pane below A's
             assert screen.index("╭─ B ") > screen.index("╭─ A ")
-            assert any(line.startswith("╭─ B ") for line in lines)
+            assert any(line.startswith("╭─ B ") for line in lines), screen
         else:  # side by side: both pane titles on one line
-            assert any("╭─ A " in line and "╭─ B " in line for line in lines)
+            assert any("╭─ A " in line and "╭─ B " in line for line in lines), screen
         _tmux("send-keys", "-t", session, "t")  # the steps: opens where the actions part
         _tmux.wait_for(session, "environment steps")
         marked_row(session, "5 look")  # B's look at step 5, where the actions part
