@@ -10,6 +10,8 @@ The file holds, per game id:
 - "valid_seen planner": the same planner's plan for each real game (ALFWorld's PLANNER expert: the
   shortest win, knowing where everything is), played to check it wins. A few games take the planner
   minutes (valid_seen/51: 9 min on 2 busy cores); `--planner-timeout` bounds each one;
+- "valid_seen trimmed": for the games the planner did not finish, the handcoded expert's win with
+  its search cut out (`trimmed_length`), played again to check it wins (`--trim`);
 - "valid_seen": the steps ALFWorld's HANDCODED expert (`AlfredExpert`, reading the `traj_data.json`
   beside the game) takes to win, searching receptacles without knowing where the objects are. As
   shipped (alfworld 0.4.2) it only notices it put an object down on `put X in/on Y`, so with today's
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -116,6 +119,34 @@ def plan_split(split: str, workers: int, timeout: float) -> dict[str, int | None
     return found
 
 
+_USED = re.compile(r"(?:take \S+ \d+ from|move \S+ \d+ to|(?:heat|cool|clean) \S+ \d+ with|use) (\S+ \d+)$")
+_VISIT = re.compile(r"(?:go to|open) (\S+ \d+)$")
+_IDLE = re.compile(r"(?:close|look|help|inventory|examine)\b")
+
+
+def trimmed_length(path: str) -> int | None:
+    """The handcoded expert's win with its search cut out, played again to check it still wins.
+
+    Kept: the actions on the receptacles it took from, put into or used (and going there, opening
+    them); dropped: every other visit, `close`, `look`, `help`. A win no longer than the expert's,
+    for a game whose planner runs too long (valid_seen/130: over 15 min)."""
+    random.seed(SEED)
+    engine = _expert_engine()
+    engine.load(path)
+    state = engine.reset()
+    actions: list[str] = []
+    while not state["won"] and len(actions) < EXPERT_MAX_STEPS:
+        actions.append(state["extra.expert_plan"][0])
+        state, _, _ = engine.step(actions[-1])
+    used = {m.group(1) for a in actions if (m := _USED.match(a))}
+    kept = [a for a in actions if not _IDLE.match(a) and not ((m := _VISIT.match(a)) and m.group(1) not in used)]
+    state = engine.reset()
+    for action in kept:
+        state, _, _ = engine.step(action)
+    engine.close()
+    return len(kept) if state["won"] else None
+
+
 def _measure(item: tuple[str, str]) -> tuple[str, int | None]:
     game_id, path = item
     try:
@@ -147,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--planner", action="store_true", help="measure the planner's plans of the split")
     parser.add_argument("--planner-timeout", type=float, default=180.0)
     parser.add_argument("--planner-one", metavar="GAME", help=argparse.SUPPRESS)
+    parser.add_argument("--trim", action="store_true",
+                        help="for the games the planner did not finish: the expert's win with its search cut out")
     args = parser.parse_args(argv)
     if args.planner_one:
         print(planner_length(args.planner_one))
@@ -154,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     data = load_lengths() if LENGTHS_FILE.is_file() else {}
     if args.planner:
         data[f"{args.split} planner"] = plan_split(args.split, args.workers, args.planner_timeout)
+    elif args.trim:
+        paths = {game.id: str(game.path) for game in list_split(args.split)}
+        missing = [g for g, n in data[f"{args.split} planner"].items() if n is None]
+        data[f"{args.split} trimmed"] = {g: trimmed_length(paths[g]) for g in missing}
     elif not args.table:
         data.update({"bundled": bundled_lengths(), args.split: measure_split(args.split, args.workers)})
     if not args.table:

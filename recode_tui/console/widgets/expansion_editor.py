@@ -124,6 +124,10 @@ class CodeArea(KeyFirstTextArea):
         Binding("ctrl+t", "screen.zoom", "Zoom", id="expansion.zoom"),
     ]
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A closed (read-only) editor takes no text: Esc there is the screen's pause, as before."""
+        return not (action == "leave" and self.read_only)
+
     def action_leave(self) -> None:
         """Esc: the focus moves on, as TextArea does with Esc when tab indents (it takes the key first)."""
         self.screen.focus_next()
