@@ -25,7 +25,7 @@ from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 from recode_tui.console.app import build_app
 
-from tests.console.helpers import SIZE, command, started, wait_for
+from tests.console.helpers import SIZE, command, select_node, started, wait_for
 
 SOLVE = "solve(instruction, observation)"
 GAME = "put-01"
@@ -132,8 +132,7 @@ async def test_a_console_fork_of_an_old_eval_journal_refuses_an_answer_that_writ
                        what="the resumed session")
         assert app.debugger.awaiting_human
         app.tree_view.focus()
-        app.tree_view.move_cursor(app.tree_view.item("n0"))
-        await pilot.pause()
+        await select_node(pilot, app, "n0")
         stops = app.stops
         await pilot.press("F")
         await wait_for(pilot, lambda: control.session.folder != folder and app.stops > stops and not control.busy,

@@ -19,6 +19,21 @@ async def wait_for(pilot: Pilot, predicate, timeout: float = 30.0, what: str = "
         await pilot.pause(0.02)
 
 
+async def select_node(pilot: Pilot, app: RecodeApp, node_id: str) -> None:
+    """Put the tree's cursor on `node_id` as a person would, and make sure it stays there: until the
+    opened run's last redraw is done the tree still follows the current node and takes the cursor back
+    (a key pressed then acts on another node)."""
+    def there() -> bool:
+        cursor = app.tree_view.cursor_node
+        return cursor is not None and cursor.data == node_id
+
+    for _ in range(3):  # placed, and still there after the app's pending refreshes
+        await wait_for(pilot, lambda: there() or bool(app.tree_view.move_cursor(app.tree_view.item(node_id))),
+                       what=f"the cursor on {node_id}")
+        await pilot.pause(0.1)
+    assert there(), f"the tree took the cursor off {node_id}"
+
+
 async def wait_stop(pilot: Pilot, app: RecodeApp, after: int) -> None:
     """Wait until the console has shown the result of the command after stop number `after`."""
     await wait_for(pilot, lambda: app.stops > after and not app.driver.busy and keys_settled(app),

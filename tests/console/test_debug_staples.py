@@ -10,7 +10,7 @@ from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.screens.shell_prompt import ShellPrompt
 
-from .helpers import SIZE, command, started, type_text, wait_for
+from .helpers import SIZE, command, select_node, started, type_text, wait_for
 
 
 async def shell_line(pilot, app, code: str) -> str:
@@ -197,8 +197,7 @@ async def test_compare_offers_one_key_per_answer_column() -> None:
         await started(pilot, app)
         await command(pilot, app, "c")
         await command(pilot, app, "n")
-        app.tree_view.move_cursor(app.tree_view.item("n0"))
-        await pilot.pause()
+        await select_node(pilot, app, "n0")
         ws = await open_workspace(pilot, app)
         ws.query_one("#ws-llms", Input).value = "human"
         await pilot.press("ctrl+r")

@@ -14,7 +14,7 @@ from recode_tui.commands import cli
 from recode_tui.console.app import build_app
 from recode_tui.console.widgets.node_detail import NodeDetail
 
-from .helpers import SIZE, command, started, type_text, wait_for
+from .helpers import SIZE, command, select_node, started, type_text, wait_for
 
 PUT_PLAN = (
     'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
@@ -32,8 +32,7 @@ def detail_text(app) -> str:
 
 async def select(pilot, app, node_id: str) -> None:
     app.tree_view.select_node(app.tree_view.item(node_id))
-    app.tree_view.move_cursor(app.tree_view.item(node_id))
-    await pilot.pause()
+    await select_node(pilot, app, node_id)
 
 
 async def test_a_typed_infinite_loop_times_out_and_the_run_goes_on() -> None:

@@ -18,7 +18,7 @@ from recode_tui.console.workspace.compare import CompareScreen
 from recode_tui.console.workspace.screen import PromptWorkspace
 from textual.widgets import Input, TextArea
 
-from .helpers import SIZE, command, started, type_text, wait_for
+from .helpers import SIZE, command, select_node, started, type_text, wait_for
 
 PUT = "alfworld/examples/put.txt"
 SOLVE = "solve(instruction, observation)"
@@ -178,8 +178,7 @@ async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(tmp_p
         await command(pilot, app, "c")
         await command(pilot, app, "n")  # the scripted answer is taken
         app.tree_view.select_node(app.tree_view.item("n0"))
-        app.tree_view.move_cursor(app.tree_view.item("n0"))
-        await pilot.pause()
+        await select_node(pilot, app, "n0")
         ws = await open_workspace(pilot, app)
         assert ws.target.node_id == "n0" and ws.target.recorded_answer == SCRIPTED
         assert ws.target.variables_from == "recorded prompt"
@@ -233,8 +232,7 @@ async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_cont
         await command(pilot, app, "n")  # the scripted answer is taken and journaled
         old = app.session_control.session.folder
         app.tree_view.select_node(app.tree_view.item("n0"))
-        app.tree_view.move_cursor(app.tree_view.item("n0"))
-        await pilot.pause()
+        await select_node(pilot, app, "n0")
         ws = await open_workspace(pilot, app)
         await edit(pilot, ws, NEW_EXAMPLE)
         ws.query_one("#ws-llms", Input).value = "human"

@@ -10,7 +10,7 @@ from recode_tui.console.app import build_app
 from recode_tui.console.workspace.compare import CompareScreen
 from textual.widgets import Input, TextArea
 
-from .helpers import SIZE, command, started, wait_for
+from .helpers import SIZE, command, select_node, started, wait_for
 from .test_workspace import BAD_EXAMPLE, DIRECT, edit, open_workspace, scripted
 
 
@@ -35,7 +35,7 @@ def test_reexpansion_side_by_side(snap_compare) -> None:
         await started(pilot, app)
         await command(pilot, app, "c")
         await command(pilot, app, "n")  # the scripted answer is recorded for n0
-        app.tree_view.move_cursor(app.tree_view.item("n0"))
+        await select_node(pilot, app, "n0")
         ws = await open_workspace(pilot, app)
         ws.query_one("#ws-llms", Input).value = "scripted, human"
         await pilot.press("ctrl+r")
