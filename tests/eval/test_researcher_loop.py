@@ -19,6 +19,7 @@ import pytest
 
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 from recode_tui.commands import cli
+from tests.console.helpers import select_node
 
 from .bugged import CLEAN_STUB, bugged_script, fixed_clean_answer
 from .helpers import cli_env, read_report, recode
@@ -33,20 +34,6 @@ async def wait_for(pilot, predicate, what: str, timeout: float = 60.0) -> None:
     while not predicate():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         await pilot.pause(0.02)
-
-
-async def put_cursor_on(pilot, app, node_id: str) -> None:
-    """Select `node_id` in the tree once the opened run's last redraw is done: until then the tree
-    still follows the run's current node and would take the cursor back to it."""
-    def settled() -> bool:
-        cursor = app.tree_view.cursor_node
-        return cursor is not None and cursor.data == node_id
-
-    for _ in range(3):  # placed, and still there after the app's pending refreshes
-        await wait_for(pilot, lambda: settled() or bool(app.tree_view.move_cursor(app.tree_view.item(node_id))),
-                       what=f"the cursor on {node_id}")
-        await pilot.pause(0.1)
-    assert settled(), f"the tree took the cursor off {node_id}"
 
 
 async def press(pilot, app, key: str) -> None:
@@ -82,7 +69,7 @@ async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
                            what="the eval's episode, opened")
             clean = next(n for n in app.engine.tree.nodes.values() if n.code == CLEAN_STUB)
             app.tree_view.focus()
-            await put_cursor_on(pilot, app, clean.id)
+            await select_node(pilot, app, clean.id)
             opened = control.session.folder
             await press(pilot, app, "F")
             assert control.session.folder != opened  # a new branch session
