@@ -75,6 +75,41 @@ def pytest_configure(config) -> None:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.pop("COLUMNS", None)
         os.environ.pop("LINES", None)
+    deliver_ctrl_c_to_children()
+
+
+def deliver_ctrl_c_to_children() -> None:
+    """A suite started in the background (`make test &`, nohup, a CI runner's job) starts with SIGINT
+    and SIGQUIT ignored, and an ignored signal stays ignored in every command a test starts: a server
+    or `eval` that a test stops with Ctrl-C would then never stop. Give them the default again."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGQUIT) == signal.SIG_IGN:
+        signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
+# Tests that read a real screen at a moment: a tmux pane, a browser page, a Textual frame compared
+# with an accepted SVG, a Ray cluster interrupted mid-run. What they check is the behaviour, but the
+# moment they read it comes from the machine's load (two workers, JVMs, a cluster beside them), and a
+# read taken a redraw early fails a whole CI run. Each gets one rerun (pytest-rerunfailures), shown as
+# `R` and counted in the summary line; a second failure fails the run. Everything else: no rerun.
+RERUN_ONCE = frozenset({
+    "tests/console/test_agents_tmux.py", "tests/console/test_crash_resume.py", "tests/console/test_diff_tmux.py",
+    "tests/console/test_newcomer_tmux.py", "tests/console/test_sciworld_tmux.py",
+    "tests/console/test_serve_browser.py", "tests/console/test_small_screens.py", "tests/console/test_tmux.py",
+    "tests/console/test_webshop_tmux.py", "tests/plain/test_plain_drafts.py", "tests/plain/test_plain_tmux.py",
+    "tests/eval/test_ray_eval.py",
+})
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    root = Path(__file__).resolve().parents[1]
+    for item in items:
+        module = Path(str(item.fspath)).resolve().relative_to(root).as_posix()
+        if module in RERUN_ONCE or "snap_compare" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.flaky(reruns=1, reruns_delay=1))
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:

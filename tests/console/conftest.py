@@ -13,3 +13,17 @@ def private_sessions(tmp_path_factory, monkeypatch) -> None:
     processes journal there too.
     """
     monkeypatch.setenv("RECODE_TUI_SESSIONS", str(tmp_path_factory.mktemp("sessions")))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed snapshot says which screen rows differ (CI keeps only this output, not the HTML report)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed or "snap_compare" not in getattr(item, "fixturenames", ()):
+        return
+    from .snapshot_diff import describe_mismatch
+
+    text = describe_mismatch(item)
+    if text:
+        report.sections.append(("snapshot rows that differ", text))

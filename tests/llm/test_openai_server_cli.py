@@ -61,7 +61,10 @@ def test_a_user_runs_the_server_on_a_fixed_port_with_latency_and_errors(script: 
         assert reply.choices[0].message.content == ANSWER and reply.usage.completion_tokens > 0
     finally:
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=10) == 0
+        try:
+            assert process.wait(timeout=10) == 0
+        finally:
+            process.kill()  # never leave it listening for the next test
     assert "served 4 call(s)" in process.stderr.read()
 
 

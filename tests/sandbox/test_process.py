@@ -226,3 +226,51 @@ def test_a_runner_dropped_without_close_leaves_no_private_folder():
     folder = asyncio.run(start_and_drop())
     gc.collect()
     assert not os.path.exists(folder)
+
+
+ENGINE_THAT_GETS_KILLED = """
+import asyncio, sys, time
+from agent.sandbox import SandboxRunner
+
+async def main():
+    runner = SandboxRunner(node_timeout=1.0)
+    await runner.ensure_started()
+    print(runner.workdir, flush=True)
+    time.sleep(60)
+
+asyncio.run(main())
+"""
+
+
+def test_the_folder_of_an_engine_killed_with_sigkill_is_removed_by_the_next_engine(tmp_path):
+    """A killed engine cannot clean up: the next one removes its worker folder, not a live engine's."""
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    engine = subprocess.Popen([sys.executable, "-c", ENGINE_THAT_GETS_KILLED], cwd=root, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        orphan = engine.stdout.readline().strip()
+        assert orphan and os.path.isdir(orphan), orphan
+    finally:
+        engine.kill()
+        engine.wait()
+    live = tempfile.mkdtemp(prefix=f"recode-worker-{os.getpid()}-")  # this process is a running engine
+    try:
+        assert os.path.isdir(orphan)  # nobody cleaned up after the SIGKILL
+
+        async def start_another() -> None:
+            runner = SandboxRunner(node_timeout=1.0)
+            try:
+                await runner.ensure_started()
+            finally:
+                await runner.close()
+
+        asyncio.run(start_another())
+        assert not os.path.exists(orphan)
+        assert os.path.isdir(live)
+    finally:
+        os.rmdir(live)

@@ -82,7 +82,7 @@ def test_an_llm_server_reply_with_a_lone_surrogate_is_journaled_as_sent(tmp_path
     script = tmp_path / "server.jsonl"
     script.write_text(json.dumps({"stub": "*", "answer": answer}) + "\n")
     profiles = tmp_path / "profiles.yaml"
-    server = subprocess.Popen([sys.executable, "-m", "mockllm.openai_server", "--script", str(script),
+    server = subprocess.Popen([sys.executable, "-m", "mockllm.openai_server", "--script", str(script), "--port", "0",
                                "--write-profiles", str(profiles)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True)
     try:
@@ -91,7 +91,10 @@ def test_an_llm_server_reply_with_a_lone_surrogate_is_journaled_as_sent(tmp_path
                         "--max-steps", "3")
     finally:
         server.send_signal(signal.SIGINT)
-        server.communicate(timeout=30)
+        try:
+            server.communicate(timeout=30)
+        finally:
+            server.kill()  # never leave it listening for the next test
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode == 1
     assert_terminal_safe(result)
