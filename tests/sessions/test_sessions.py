@@ -342,4 +342,4 @@ async def test_two_sessions_of_one_game_started_in_the_same_second_keep_their_ow
             assert [json.loads(line)["type"] for line in lines].count("session") == 1
     finally:
         for session in (first, second):
-            session.engine.close()
+            await session.engine.close()
