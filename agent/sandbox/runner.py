@@ -29,7 +29,6 @@ import os
 import shutil
 import signal
 import sys
-import tempfile
 import time
 import weakref
 from pathlib import Path
@@ -37,6 +36,7 @@ from typing import Any, Callable
 
 from agent.runtime.events import VariableChange
 from agent.runtime.runner import ActionRequest, NodeOutcome, RunnerMessage
+from agent.runtime.tempdirs import owned_tempdir
 from agent.runtime.varlist import VariableSummary
 from agent.sandbox.checks import check_code
 from agent.sandbox.isolation import engine_guard, worker_ids
@@ -375,8 +375,7 @@ class SandboxRunner:
     def _prepare_workdir(self) -> str:
         """A private, empty working directory for the worker, owned by the user it runs as."""
         if self._workdir is None or not os.path.isdir(self._workdir):
-            sweep_orphaned_workdirs()
-            self._workdir = tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-")
+            self._workdir = owned_tempdir(WORKDIR_PREFIX)
             # Removed by close(); this covers a runner dropped without it, at collection or exit.
             weakref.finalize(self, shutil.rmtree, self._workdir, True)
             ids = worker_ids()
@@ -674,36 +673,7 @@ def _check_reply_to(op: str, reply: dict[str, Any]) -> None:
 _PASSED_ENVIRONMENT = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
 
 
-WORKDIR_PREFIX = "recode-worker-"  # + the engine's pid + "-" + random: whose folder it is
-
-
-def sweep_orphaned_workdirs(root: str | None = None) -> list[str]:
-    """Remove the worker folders of engines that died without closing (SIGKILL, a lost terminal).
-
-    A killed engine cannot run its clean-up, so the next engine does it: a folder is an orphan when
-    the engine pid in its name is no longer running. Folders of running engines (this one included)
-    and folders named otherwise are left alone. Returns the removed folders.
-    """
-    removed = []
-    base = Path(root or tempfile.gettempdir())
-    for folder in base.glob(f"{WORKDIR_PREFIX}*-*"):
-        pid = folder.name[len(WORKDIR_PREFIX):].split("-", 1)[0]
-        if not pid.isdigit() or _running(int(pid)):
-            continue
-        shutil.rmtree(folder, ignore_errors=True)
-        if not folder.exists():
-            removed.append(str(folder))
-    return removed
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's live process
-        return True
-    return True
+WORKDIR_PREFIX = "recode-worker-"  # + the engine's pid: a killed engine's folder is removed by the next
 
 
 def _worker_environment() -> dict[str, str]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
@@ -117,6 +116,7 @@ def play_on_worker(plan: dict[str, Any], game: dict[str, Any], agent: str, profi
     `llm_factory` is `eval`'s (passed by reference): the LLM is built here, per episode.
     """
     from agent.llm.openai_client import set_call_gate
+    from agent.runtime.tempdirs import owned_tempdir
     from envs.remote import EnvPool
 
     set_call_gate(lambda profile: _ClusterGate(profile.name))
@@ -128,7 +128,7 @@ def play_on_worker(plan: dict[str, Any], game: dict[str, Any], agent: str, profi
     pool = _WORKER.get(report.plan.env)
     if pool is None:
         pool = _WORKER[report.plan.env] = EnvPool(1, warm_env=report.plan.env)
-    scratch = Path(tempfile.mkdtemp(prefix="recode-tui-ray-"))
+    scratch = Path(owned_tempdir("recode-tui-ray-"))  # a worker killed mid-episode: the next task removes it
     try:
         evaluation = Evaluation(report, scratch, llm_for, abort_on_llm_error=abort, pool_factory=lambda _: pool)
         result = loop.run_until_complete(evaluation._episode(pool, spec, agent, repeat))
