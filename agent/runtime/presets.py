@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.runtime.prompts import DEFAULT_PROMPTS
-from agent.runtime.stepper import Limits
+from agent.runtime.limits import Limits
 
 PAPER_PROMPTS = DEFAULT_PROMPTS.parent / "paper"
 
