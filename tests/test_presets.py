@@ -51,6 +51,7 @@ def test_the_paper_preset_and_explicit_flags_over_it():
     assert paper.max_steps == 50
     assert paper.limits == Limits(max_depth=10, max_rewrite=5, max_retry=Limits.max_retry, end_on_error=True)
     assert paper.prompts == (PAPER_PROMPTS if PAPER_PROMPTS.is_dir() else None)
+    assert PAPER_PROMPTS == DEFAULT_PROMPTS.parent / "paper"  # presets names it by path, see there
     mixed = resolve("paper", max_steps=70, max_depth=3)
     assert mixed.max_steps == 70 and mixed.limits.max_depth == 3 and mixed.limits.end_on_error
     assert resolve(None).max_steps is None and not resolve(None).limits.end_on_error  # the environment's own

@@ -16,7 +16,6 @@ Remove this package (and its line in `agent/__init__.py`) one release after the 
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
@@ -57,8 +56,12 @@ MOVED: dict[str, str] = {
 }
 
 
-class _Alias(importlib.abc.Loader):
-    """Loads an old path as the module that now holds its code."""
+class _Alias:
+    """Loads an old path as the module that now holds its code.
+
+    A plain class: the import system needs only `create_module`/`exec_module` (and a finder only
+    `find_spec`); subclassing `importlib.abc` would import `importlib.resources`, tempfile and
+    shutil into every command, `recode-tui --help` included."""
 
     def __init__(self, target: str) -> None:
         self.target = target
@@ -74,7 +77,7 @@ class _Alias(importlib.abc.Loader):
         module.__spec__ = self.spec
 
 
-class MovedFinder(importlib.abc.MetaPathFinder):
+class MovedFinder:
     """Finds the old paths in `MOVED`; last on `sys.meta_path`, so a real file always wins."""
 
     def find_spec(self, fullname: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:

@@ -12,10 +12,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agent.runtime.prompts import DEFAULT_PROMPTS
-from agent.runtime.stepper import Limits
+from agent.runtime.limits import Limits
 
-PAPER_PROMPTS = DEFAULT_PROMPTS.parent / "paper"
+# The paper's prompt set: the sibling of agent.runtime.prompts.DEFAULT_PROMPTS, named by its path here so
+# that listing the presets (`recode-tui --help`) imports no prompt machinery; tests/test_presets.py checks
+# the two paths agree.
+PAPER_PROMPTS = Path(__file__).parent.parent / "agents" / "recode" / "prompts" / "paper"
 
 
 @dataclass(frozen=True)

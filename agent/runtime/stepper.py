@@ -49,6 +49,7 @@ from agent.runtime.events import (
     StatementRun,
     VariablesChanged,
 )
+from agent.runtime.limits import Limits  # defined apart so the command line's parser can read its defaults cheaply
 from agent.runtime.prompts import PromptContext, PromptFileMissing, PromptSet, RecentActions, rejected_text, rewrite_note
 from agent.runtime.runner import ActionRequest, CodeRunner, NodeOutcome
 from agent.runtime.tree import CodeTree, Expansion, Node, NodeStatus
@@ -66,21 +67,6 @@ MAX_REFUSED_ACTIONS = 10  # then the run ends: a loop of refused actions would t
 class TooManyRefusals(Exception):
     """The run sent more refused actions than MAX_REFUSED_ACTIONS; the message is the run's end reason."""
 MAIN_ROLE = ""  # the role of an agent's one LLM (agents with several name theirs: planner, executor, ...)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Run limits (spec §4). The environment's step limit lives on the Env.
-
-    Every agent reads the ones that apply to it: `max_rewrite` (re-asks after an
-    invalid answer) for all, `max_depth` for the recursive ones, `max_retry` for
-    repairs of code that raised.
-    """
-
-    max_depth: int = 10
-    max_rewrite: int = 5  # re-asks after an invalid answer; one more invalid answer stops the run
-    max_retry: int = 5  # repairs: how deep a chain of "this node raised, rewrite it" may go
-    end_on_error: bool = False  # the paper's code: the first node that raises ends the episode (no repair)
 
 
 @dataclass

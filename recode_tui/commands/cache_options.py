@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from recode_tui.commands.factory import UsageError
+from recode_tui.commands.usage import UsageError
 
 
 def add_cache_options(parser: argparse.ArgumentParser) -> None:

@@ -1,133 +1,22 @@
 """The `recode-tui` command line.
 
 Exit codes: 0 success, 1 an unsuccessful episode, 2 bad usage, 3 paused (the session is saved: `--resume` continues it).
+
+The parser lives in `commands.parser`; everything a command needs beyond it is
+imported inside the function that runs the command, so `recode-tui --help`
+loads neither the engine nor the agents (tests/test_help_imports.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import Sequence
 
-from agent.runtime.safe_text import for_terminal
-from envs.protocols import Overview
-from recode_tui.commands.factory import DEFAULT_GAME, UsageError, episode_ref, run_settings, step_limit
-from recode_tui.commands.options import add_env_option, add_preset_options
-from recode_tui.commands.run_session import adopt_recorded_llm, announce_llm, open_session
+from recode_tui.commands.parser import build_parser
+from recode_tui.commands.usage import UsageError
 
-
-def _add_run_options(parser: argparse.ArgumentParser, default_llm: str | None) -> None:
-    add_env_option(parser)
-    parser.add_argument("--game", default=None,
-                        help=f"episode: {DEFAULT_GAME}, valid_seen/3, a .tw-pddl path, sciworld:boil/0, or boil/0 with "
-                             f"--env sciworld (default {DEFAULT_GAME}, or the environment's first episode)")
-    llm_default = "human" if default_llm == "human" else "human on a terminal, else demo"
-    parser.add_argument("--llm", default=default_llm,
-                        help=f"human | demo | gold | scripted:FILE | profile:NAME (default: {llm_default})")
-    parser.add_argument("--profiles", default=None, help="LLM profiles file (YAML)")
-    add_preset_options(parser)
-    parser.add_argument("--trusted", action="store_true",
-                        help="run node code without the sandbox's checks (process isolation and limits stay)")
-    parser.add_argument("--node-timeout", type=float, default=5.0, help="seconds of running time per node")
-    parser.add_argument("--sessions", default=None, help="sessions folder (default: $RECODE_TUI_SESSIONS or the user data dir)")
-    parser.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
-                        help="resume a session (id or path; no value: the one with the latest activity) "
-                             "with the LLM it recorded, unless --llm is given")
-    parser.add_argument("--from-last-good", action="store_true",
-                        help="with --resume: a session whose replay fails (corrupt line, mismatch) goes on from "
-                             "the last point that replayed cleanly, as a new branch session")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="recode-tui", description="ReCode agent and debugging console")
-    commands = parser.add_subparsers(dest="command")
-
-    run = commands.add_parser("run", help="play one episode headless, one line per event")
-    _add_run_options(run, default_llm=None)
-    run.add_argument("--quiet", action="store_true", help="print only the result line")
-    from recode_tui.commands.cache_options import add_cache_options
-
-    add_cache_options(run)
-
-    tui = commands.add_parser("tui", help="open the debugging console (the default command)")
-    _add_run_options(tui, default_llm="human")
-    tui.add_argument("--keymap", default=None, help="file of `binding-id = key` lines (see ? in the console)")
-    tui.add_argument("--no-break", action="store_true", help="start without the every-stub breakpoint")
-    tui.add_argument("--at", default=None, metavar="NODE",
-                     help="with --resume: put the tree's cursor on this node (eval prints it for each failure)")
-    tui.add_argument("--open-tree", default=None, metavar="FILE",
-                     help="view an exported tree (recode-tui export --tree) read-only")
-    tui.add_argument("--open", default=None, metavar="JOURNAL",
-                     help="view a recorded session (id, folder or journal file) read-only, running none of its code")
-    tui.add_argument("--diff", nargs=2, default=None, metavar=("A", "B"),
-                     help="two runs side by side (sessions or evaluation folders), read-only: recode-tui diff's screen")
-    tui.add_argument("--review", action="store_true",
-                     help="hybrid mode: the model proposes each expansion, you accept, edit, regenerate or reject")
-
-    sessions = commands.add_parser("sessions", help="recorded sessions")
-    sessions_commands = sessions.add_subparsers(dest="sessions_command")
-    session_list = sessions_commands.add_parser("list", help="list sessions with game, result and branches")
-    session_list.add_argument("--sessions", default=None)
-    session_list.add_argument("--unfinished", action="store_true", help="only sessions whose game has not ended")
-
-    export = commands.add_parser("export", help="export a session: tree or trace JSON, SFT pairs or Markdown")
-    export.add_argument("session", nargs="?", default=None,
-                        help="session id or path, or an eval folder for --sft (default: the latest session)")
-    export.add_argument("--sessions", default=None)
-    kind = export.add_mutually_exclusive_group(required=True)
-    kind.add_argument("--tree", action="store_true", help="recode.plan.v1 JSON (ReCode: the agent with a code tree)")
-    kind.add_argument("--trace", action="store_true",
-                      help="recode.trace.v1 JSON, any agent: nodes, then every LLM call, action and decision in order")
-    kind.add_argument("--sft", action="store_true", help="chat-format JSON Lines, one line per expansion")
-    kind.add_argument("--markdown", action="store_true", help="a readable transcript")
-    kind.add_argument("--otel", default=None, metavar="FILE",
-                      help="OpenTelemetry spans (GenAI conventions) of a session or every episode of an eval folder, "
-                           "as an OTLP JSON file for trace viewers (needs the [otel] extra)")
-    kind.add_argument("--otlp", default=None, metavar="URL",
-                      help="the same spans sent to an OTLP/HTTP endpoint, e.g. http://localhost:4318/v1/traces")
-    export.add_argument("--won-only", action="store_true", help="--sft: only episodes and branches that won")
-    export.add_argument("--corrected-only", action="store_true", help="--sft: only answers a person typed or edited")
-    export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
-    export.add_argument("--trusted", action="store_true",
-                        help="replay the session's code without the sandbox's checks (for a run recorded --trusted)")
-    export.add_argument("--no-exec", action="store_true",
-                        help="run nothing: the tree, trace or transcript from the journal's records alone "
-                             "(for a journal from elsewhere; says what only running would show)")
-
-    games = commands.add_parser("games", help="bundled and dataset games")
-    games_commands = games.add_subparsers(dest="games_command")
-    listing = games_commands.add_parser("list", help="list games with task type and task text")
-    add_env_option(listing)
-    listing.add_argument("--task-type", default=None,
-                         help="comma-separated: put,clean,heat,cool,examine,puttwo (ScienceWorld: task names)")
-    listing.add_argument("--split", default=None,
-                         help="a split of $ALFWORLD_DATA, e.g. valid_seen; ScienceWorld: train, dev or test (lists episodes)")
-
-    serve = commands.add_parser("serve", help="the console in a browser (needs the web extra)",
-                                description="Serve the console to a browser: each page opens `recode-tui tui` "
-                                            "with the arguments after --.")
-    serve.add_argument("--host", default="127.0.0.1",
-                       help="address to listen on (default 127.0.0.1; any other needs --token)")
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
-    serve.add_argument("--token", default=None,
-                       help="a secret the page's address must carry (?token=SECRET); required off loopback")
-    serve.add_argument("tui_args", nargs=argparse.REMAINDER, metavar="-- TUI-ARGUMENTS",
-                       help="the console's arguments, e.g. -- --game put-01 --llm human")
-
-    from recode_tui.commands.evaluate import add_eval_parser
-
-    add_eval_parser(commands)
-    from recode_tui.commands.prompt import add_prompt_parser
-
-    add_prompt_parser(commands)
-    from recode_tui.commands.compare import add_compare_parser
-
-    add_compare_parser(commands)
-    from recode_tui.commands.diff import add_diff_parser
-
-    add_diff_parser(commands)
-    return parser
+__all__ = ["build_parser", "command_argv", "console_app", "main", "nothing_opened", "read_keymap"]
 
 
 def _default_llm() -> str:
@@ -137,8 +26,10 @@ def _default_llm() -> str:
 
 async def _run_headless(args: argparse.Namespace) -> int:
     from agent.llm.routing import RoutedLLM
+    from agent.runtime.safe_text import for_terminal
     from recode_tui.commands.eventline import event_line
-    from recode_tui.commands.factory import make_llm
+    from recode_tui.commands.factory import episode_ref, make_llm, run_settings
+    from recode_tui.commands.run_session import adopt_recorded_llm, announce_llm, open_session
 
     run_settings(args)  # bad flags are refused before anything starts
     if args.resume is None:
@@ -239,6 +130,7 @@ def _run_console(args: argparse.Namespace) -> int:
 
 def console_app(args: argparse.Namespace):
     """The console `tui` opens for these arguments (not yet running; tests drive it with Pilot)."""
+    from recode_tui.commands.factory import episode_ref, run_settings, step_limit
     from recode_tui.console.app import build_app
     from recode_tui.console.session_control import find_resume
 
@@ -287,6 +179,7 @@ def _sessions_list(args: argparse.Namespace) -> int:
     """One row per session; a corrupt journal is listed as such and said on stderr (exit 2)."""
     import time
 
+    from agent.runtime.safe_text import for_terminal
     from agent.sessions.journal import last_activity, list_sessions, sessions_dir_from
 
     journals = sorted(list_sessions(sessions_dir_from(args.sessions)), key=lambda j: last_activity(j.folder))
@@ -315,6 +208,7 @@ def _sessions_list(args: argparse.Namespace) -> int:
 
 
 async def _export(args: argparse.Namespace) -> int:
+    from agent.runtime.safe_text import for_terminal
     from agent.sessions.export import eval_folder
     from agent.sessions.journal import JournalError
 
@@ -354,6 +248,7 @@ async def _export(args: argparse.Namespace) -> int:
 def _games_list(args: argparse.Namespace) -> int:
     from envs import registry
     from envs.base import EnvError
+    from envs.protocols import Overview
 
     types = [t.strip() for t in args.task_type.split(",") if t.strip()] if args.task_type else None
     try:
@@ -391,6 +286,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "tui":
             return _run_console(args)
         if args.command == "run":
+            import asyncio
+
             return asyncio.run(_run_headless(args))
         if args.command == "serve":
             from recode_tui.web.serve import run_serve
@@ -399,6 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "sessions":
             return _sessions_list(args)
         if args.command == "export":
+            import asyncio
+
             return asyncio.run(_export(args))
         if args.command == "prompt":
             from recode_tui.commands.prompt import run_prompt
@@ -423,6 +322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     except UsageError as exc:
+        from agent.runtime.safe_text import for_terminal
+
         print(f"recode-tui: error: {for_terminal(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

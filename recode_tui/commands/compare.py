@@ -17,20 +17,6 @@ from recode_tui.commands.fit import Col, Layout, output_console, print_layout
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
 
-def add_compare_parser(commands: Any) -> None:
-    parser = commands.add_parser("compare", help="compare evaluations: per task type deltas and flipped episodes")
-    parser.add_argument("reports", nargs="+", metavar="REPORT",
-                        help="report.json files or eval folders; the first is the baseline")
-    parser.add_argument("--format", default=None, choices=("markdown", "csv", "latex"), dest="table_format",
-                        help="print only the per-agent x per-task-type success table (percent), ready to paste")
-    parser.add_argument("-o", "--output", default=None, metavar="FILE",
-                        help="with --format: write the table to FILE instead of standard output")
-    parser.add_argument("--chart", action="store_true",
-                        help="below the tables, success rate by task type per run as a terminal chart ([plot] extra)")
-    parser.add_argument("--plot", default=None, metavar="FILE",
-                        help="the same chart as a .png, .svg or .pdf file ([plot] extra)")
-
-
 HEADERS = {"score": "mean score"}  # eval's name for it: the reward x 100 on WebShop
 
 

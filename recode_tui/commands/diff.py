@@ -24,16 +24,6 @@ MARKS = {"equal": " ", "changed": "~", "only_a": "<", "only_b": ">"}
 FOLD_AT = 3  # equal stretches this long or longer are folded into one line
 
 
-def add_diff_parser(commands: Any) -> None:
-    parser = commands.add_parser("diff", help="two runs side by side: the first divergence and why, the rest aligned")
-    parser.add_argument("a", metavar="A", help="a session (id, folder or journal file) or an evaluation folder")
-    parser.add_argument("b", metavar="B", help="the other session or evaluation folder")
-    parser.add_argument("--sessions", default=None, help="sessions folder the ids are looked up in")
-    parser.add_argument("--json", action="store_true", help="the alignment as recode.diff.v1 JSON (see the README)")
-    parser.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
-    parser.add_argument("--width", type=int, default=None, help="columns of the side-by-side (default: the terminal's)")
-
-
 def load_diff(a: str, b: str, sessions: str | None = None) -> RunDiff | EvalDiff:
     """The diff of two sessions or two evaluations; UsageError with one line when they cannot be diffed."""
     eval_a, eval_b = is_eval_folder(a), is_eval_folder(b)

@@ -34,54 +34,12 @@ from agent.eval.batch import (
 from agent.eval.failure import group_failures
 from agent.runtime.safe_text import for_terminal
 from envs.protocols import GoldActions, GoldLimits, PresetSplits, StepLimits
-from recode_tui.commands.cache_options import add_cache_options, cache_settings
+from recode_tui.commands.cache_options import cache_settings
 from recode_tui.commands.factory import (UsageError, check_gold, check_llm_roles, load_prompt_set, preset_env,
                                         run_settings)
 from recode_tui.commands.fit import Col, Layout, output_console, print_layout
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
-
-
-def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
-    parser = commands.add_parser(
-        "eval",
-        help="evaluate an LLM over many episodes, C at a time; writes a report and one journal per episode",
-    )
-    from recode_tui.commands.options import add_env_option
-
-    add_env_option(parser)
-    parser.add_argument("--task-types", default=None,
-                        help="comma-separated: put,clean,heat,cool,examine,puttwo (ScienceWorld: task names, e.g. boil)")
-    parser.add_argument("--games", default=None,
-                        help="N: the first N games, spread evenly over the task types; or comma-separated game ids")
-    parser.add_argument("--split", default=None,
-                        help="a split of $ALFWORLD_DATA (e.g. valid_unseen) instead of the bundled games; "
-                             "ScienceWorld: train, dev or test (the default)")
-    parser.add_argument("--per-task", type=int, default=None, metavar="N", help="the first N episodes of each task type")
-    parser.add_argument("--llm", default=None, help="profile:NAME | scripted:FILE | demo | gold | journal:DIR")
-    parser.add_argument("--profiles", default=None, help="LLM profiles file (YAML)")
-    parser.add_argument("-c", "--concurrency", type=int, default=None, help="episodes at a time (default 4)")
-    from recode_tui.commands.options import add_preset_options
-
-    add_preset_options(parser)
-    parser.add_argument("--trusted", action="store_true",
-                        help="run node code without the sandbox's checks (process isolation and limits stay)")
-    parser.add_argument("--node-timeout", type=float, default=None, help="seconds of running time per node (default 5)")
-    parser.add_argument("-o", "--out", default=None,
-                        help="folder for report.json and journals/ (default: <sessions>/evals/<time>)")
-    parser.add_argument("--sessions", default=None, help="sessions folder (for the default --out)")
-    parser.add_argument("--resume", default=None, metavar="REPORT", help="continue an interrupted evaluation")
-    parser.add_argument("--no-progress", action="store_true", help="one line per episode instead of a progress bar")
-    add_cache_options(parser)
-    parser.add_argument("--repeat", type=int, default=None, metavar="N",
-                        help="play every episode N times (a model's calls carry each repeat's seed); the tables "
-                             "show the mean success and its 95%% interval. With --resume: raise it to add repeats")
-    parser.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                        help="run each episode as a Ray task (the ray extra); no ADDRESS: a local cluster with this "
-                             "machine's CPUs; -c defaults to the cluster's CPUs")
-    return parser
-
-
 
 
 # ------------------------------------------------------------------ choosing

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from agent.llm import LLM, LLMError
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, moved_prompt_set
 from agent.runtime.stepper import Limits
+from recode_tui.commands.usage import DEFAULT_GAME, UsageError  # re-exported: the commands import them from here
 
 if TYPE_CHECKING:
     from agent.runtime.presets import RunSettings
@@ -51,13 +52,6 @@ def _env_of(episode: str | None) -> str | None:
         return registry.split_ref(episode)[0] if episode else None
     except EnvError:
         return None
-
-
-DEFAULT_GAME = "put-01"
-
-
-class UsageError(Exception):
-    """Bad command-line input; the message is one line that says what to do."""
 
 
 def make_llm(spec: str, profiles_path: str | None = None, episode: str | None = None,

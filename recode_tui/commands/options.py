@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from agent.runtime.limits import Limits
 from agent.runtime.presets import preset_names
-from agent.runtime.stepper import Limits
 
 
 def add_env_option(parser: argparse.ArgumentParser) -> None:

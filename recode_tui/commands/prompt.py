@@ -12,31 +12,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
-from recode_tui.commands.factory import DEFAULT_GAME, UsageError, load_prompt_set
-
-ROOT_STUB = "solve(instruction, observation)"
-
-
-def add_prompt_parser(commands: Any) -> None:
-    prompt = commands.add_parser("prompt", help="prompt sets: print a rendered prompt")
-    prompt_commands = prompt.add_subparsers(dest="prompt_command")
-    prompt_commands.add_parser("table", help="print the agent table of docs/agents.md: what each agent's prompts get, from the code")
-    show = prompt_commands.add_parser("show", help="print the expansion prompt of a stub in a game, or an agent's first prompt")
-    show.add_argument("--agent", default=None, metavar="NAME",
-                      help="print this agent's first prompt in the game (recode, react, codeact, plan-execute, recap)")
-    show.add_argument("--role", default=None, metavar="ROLE",
-                      help="with --agent: the first prompt of this role (plan-execute: planner, executor, replanner)")
-    show.add_argument("--game", default=DEFAULT_GAME, help="bundled game id, split id or .tw-pddl path")
-    show.add_argument("--stub", default=ROOT_STUB, help="the stub's code, e.g. 'obj = find_and_take(kind, places)'")
-    show.add_argument("--prompts", default=None, help="prompt set folder (default: the bundled one)")
-    show.add_argument("--task-type", default=None, help="few-shot examples of this task type (default: the game's)")
-    show.add_argument("--tokens", action="store_true", help="also print token counts per part (to standard error)")
-    show.add_argument(
-        "--after", action="append", default=[], metavar="ACTION",
-        help="play this action first (repeatable); the prompt shows them as the run's recent actions",
-    )
+from recode_tui.commands.factory import UsageError, load_prompt_set
+from recode_tui.commands.parser import ROOT_STUB
 
 
 def run_prompt(args: argparse.Namespace) -> int:

@@ -59,7 +59,8 @@ def test_every_limit_is_the_rule_over_the_longest_measured_gold_path() -> None:
 
 
 def _paper_plan(tmp_path, *extra: str):
-    from recode_tui.commands.evaluate import _new_report, add_eval_parser
+    from recode_tui.commands.evaluate import _new_report
+    from recode_tui.commands.parser import add_eval_parser
 
     parser = argparse.ArgumentParser()
     add_eval_parser(parser.add_subparsers())

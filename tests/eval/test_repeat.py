@@ -98,7 +98,8 @@ def test_resume_adds_repeats_to_a_finished_evaluation_and_refuses_fewer(tmp_path
     import argparse
 
     from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, GameSpec
-    from recode_tui.commands.evaluate import _resumed_report, add_eval_parser
+    from recode_tui.commands.evaluate import _resumed_report
+    from recode_tui.commands.parser import add_eval_parser
 
     folder = tmp_path / "ev"
     plan = EvalPlan(llm="demo", games=[GameSpec("put-01", "put"), GameSpec("clean-01", "clean")])

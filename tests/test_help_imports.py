@@ -1,0 +1,68 @@
+"""`recode-tui --help` and `recode-tui COMMAND --help` load only the parser (issue 24).
+
+Help is printed from the parser alone, so a fresh interpreter that prints it
+must not have imported the engine, the agents, the evaluation code, the
+console or an environment's engine: each costs start-up time a user waits for
+on every `--help` (how long it takes: benchmarks/bench_import.py).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# What a command imports when it runs, never to print its help.
+HEAVY = (
+    "asyncio", "agent.runtime.stepper", "agent.runtime.events", "agent.runtime.prompts", "agent.eval",
+    "agent.sessions", "agent.llm", "agent.agents.recode", "agent.agents.react", "recode_tui.commands.factory",
+    "recode_tui.commands.evaluate", "recode_tui.commands.diff", "recode_tui.commands.compare",
+    "recode_tui.commands.prompt", "recode_tui.commands.run_session", "recode_tui.console", "recode_tui.plain",
+    "textual", "prompt_toolkit", "rich", "openai", "httpx", "yaml", "alfworld", "textworld",
+    "envs.alfworld", "envs.sciworld", "envs.webshop", "mockllm",
+)
+
+# What the user runs, in a fresh interpreter; prints the exit status and the modules loaded.
+CODE = """
+import contextlib, io, json, sys
+from recode_tui.commands.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        code = main(sys.argv[1:])
+    except SystemExit as exc:
+        code = exc.code
+print(json.dumps({"code": code, "usage": out.getvalue().startswith("usage: recode-tui"), "modules": sorted(sys.modules)}))
+"""
+
+COMMANDS = [[], ["run"], ["tui"], ["eval"], ["sessions", "list"], ["export"], ["games", "list"], ["serve"],
+            ["prompt", "show"], ["compare"], ["diff"]]
+
+
+def loaded_by(*argv: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", CODE, *argv], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, check=True)
+    return json.loads(done.stdout)
+
+
+def heavy_in(modules: list[str]) -> list[str]:
+    return [m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "recode-tui")
+def test_help_imports_none_of_what_the_command_runs(command: list[str]) -> None:
+    result = loaded_by(*command, "--help")
+    assert result["code"] == 0 and result["usage"]  # the help was printed, as before
+    assert heavy_in(result["modules"]) == []
+
+
+def test_the_check_sees_what_a_command_imports_when_it_runs() -> None:
+    """The check itself: the same command without --help does load what it needs (here ALFWorld's provider)."""
+    result = loaded_by("games", "list")
+    assert result["code"] == 0 and not result["usage"]
+    assert "envs.alfworld.provider" in heavy_in(result["modules"])
