@@ -109,7 +109,7 @@ class EvalPlan:
     env: str = "alfworld"
     concurrency: int = 4
     max_steps: int | None = 80  # None: each episode's own limit (ScienceWorld's per-task ones)
-    limits: dict[str, int] = field(default_factory=lambda: asdict(Limits()))
+    limits: dict[str, Any] = field(default_factory=lambda: asdict(Limits()))  # Limits' fields (ints and a bool)
     prompts: str | None = None
     selection: dict[str, Any] = field(default_factory=dict)  # the filter, for the record
     preset: str = "default"  # agent.runtime.presets: which named settings the limits came from
@@ -451,7 +451,7 @@ class Evaluation:
         from agent.llm.routing import RoutedLLM
 
         parts = llm.parts() if isinstance(llm, RoutedLLM) else [llm]
-        temperatures = [float(p.profile.temperature) for p in parts if hasattr(p, "profile")]  # type: ignore[attr-defined]
+        temperatures = [float(p.profile.temperature) for p in parts if hasattr(p, "profile")]
         temperature = max(temperatures) if temperatures else None
 
         def sampled(part: LLM) -> bool:
@@ -467,7 +467,7 @@ class Evaluation:
             return seeded[id(part)]
 
         if isinstance(llm, RoutedLLM):
-            return (RoutedLLM(seed(llm.default), {r: seed(p) for r, p in llm.roles.items()}, llm.spec),  # type: ignore[return-value]
+            return (RoutedLLM(seed(llm.default), {r: seed(p) for r, p in llm.roles.items()}, llm.spec),
                     repeat, temperature)
         return seed(llm), repeat, temperature
 
@@ -553,7 +553,7 @@ class Evaluation:
 
     def _llm(self, game: GameSpec, agent: str) -> LLM:
         """A comparison asks the factory for this agent's LLM (its own demo script); one agent, for the game's."""
-        return self.llm_for(game, agent) if self.report.plan.multi else self.llm_for(game)  # type: ignore[call-arg]
+        return self.llm_for(game, agent) if self.report.plan.multi else self.llm_for(game)
 
     async def _episode(self, pool: Any, game: GameSpec, agent: str, repeat: int = 1) -> EpisodeResult:
         """One episode; anything but an LLM outage or cancellation ends as a result."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,8 @@ async def asked_before(llm: InteractiveLLM, work: "asyncio.Future[object]") -> b
     answer over once the run has asked for it; no polling.
     """
     asked = asyncio.ensure_future(llm.asked())
-    done, _ = await asyncio.wait({asked, work}, return_when=asyncio.FIRST_COMPLETED)
+    either: set[asyncio.Future[Any]] = {asked, work}
+    done, _ = await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
     if asked in done:
         return True
     asked.cancel()

@@ -161,11 +161,11 @@ def with_cache(llm: LLM, folder: Path, *, always: bool, ttl: float | None = None
             wanted = cacheable(part) and (always or bool(getattr(profile, "cache", False)))
             own = getattr(profile, "cache_ttl", None)
             expiry = ttl if ttl is not None else parse_ttl(own) if own is not None else DEFAULT_TTL
-            made[id(part)] = CachedLLM(part, ResponseCache(folder, expiry), repeat) if wanted else part  # type: ignore[assignment]
+            made[id(part)] = CachedLLM(part, ResponseCache(folder, expiry), repeat) if wanted else part
         return made[id(part)]
 
     if isinstance(llm, RoutedLLM):
-        return RoutedLLM(wrap(llm.default), {role: wrap(part) for role, part in llm.roles.items()}, llm.spec)  # type: ignore[return-value]
+        return RoutedLLM(wrap(llm.default), {role: wrap(part) for role, part in llm.roles.items()}, llm.spec)
     return wrap(llm)
 
 

@@ -22,6 +22,8 @@ import re
 import sys
 import textwrap
 from dataclasses import dataclass
+from types import FrameType
+from typing import overload
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.S | re.I)
 _EXECUTE = re.compile(r"<execute>(.*?)(?:</execute>|$)", re.S | re.I)
@@ -43,6 +45,10 @@ class UnparsableCode(SyntaxError):
     """Code the parser gave up on (nested too deeply, too large, null bytes): a syntax error with a reason."""
 
 
+@overload
+def safe_parse(code: str) -> ast.Module: ...
+@overload
+def safe_parse(code: str, mode: str) -> ast.AST: ...
 def safe_parse(code: str, mode: str = "exec") -> ast.AST:
     """`ast.parse` for code from an answer or a node: every failure is a SyntaxError.
 
@@ -203,7 +209,7 @@ def node_line() -> int:
 
     Called from a runner's `run()` helper: the node's frame is further up the stack.
     """
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         if frame.f_code.co_filename == NODE_FILENAME:
             return frame.f_lineno or 0

@@ -17,6 +17,7 @@ import re
 import threading
 import time
 from dataclasses import replace
+from types import CodeType
 from typing import Any, Callable
 
 from agent.runtime.code import NODE_FILENAME, calls_name, node_line
@@ -226,15 +227,16 @@ class ThreadRunner:
         """Between nodes only (the in-process runner cannot reach a waiting node's globals)."""
         if self._thread is not None and self._thread.is_alive():
             raise EvaluationError("a node is running: its variables change when it ends; run this after it")
+        compiled: CodeType | None  # an expression's code; None for statements
         try:  # the mode first, so a SyntaxError raised while running is not taken for a statement
-            compiled, is_expression = compile(code, "<shell>", "eval"), True
+            compiled = compile(code, "<shell>", "eval")
         except SyntaxError:
-            compiled, is_expression = None, False
+            compiled = None
         before = self._summaries()
         scope = self._globals()
         scope["run"] = _no_actions  # an action outside a node has nowhere to go
         try:
-            if is_expression:
+            if compiled is not None:
                 shown = summarise("", eval(compiled, scope)).summary  # noqa: S307 - trusted runner
             else:
                 exec(compile(code, "<shell>", "exec"), scope)  # noqa: S102 - trusted runner

@@ -298,7 +298,9 @@ async def branch_session(
     copy = stop is None  # the replay went to the recording's end: every record (a finished run's end too)
     prefix = journal.records if copy else journal.records[: _prefix_length(journal, used_answers, used_actions, used_statements)]
     header = {k: v for k, v in journal.header.items() if k not in ("type", "version", "created")}
-    header.update(RunnerSettings.of_runner(engine.runner).header_fields())  # what the branch really runs with
+    settings = RunnerSettings.of_runner(engine.runner)
+    if settings is not None:  # None for an in-process runner (no sandbox settings to record)
+        header.update(settings.header_fields())  # what the branch really runs with
     header["parent"] = {"session": journal.session_id, "records": len(prefix), "at": label}
     if copy:
         header["parent"]["folder"] = str(journal.folder)

@@ -181,11 +181,10 @@ def _receptacles(rng: random.Random, plan: int, must_have: set[str]) -> list[Rec
         keep = min(len(items), rng.randint(lo, hi))
         chosen = sorted(rng.sample(items, keep))
         for rid, coords, loc in chosen:
-            loc_parts = list(loc)
-            name = encode_loc(tuple(loc_parts))
+            name = encode_loc(loc)
             while name in used_locs:  # one location per receptacle keeps `go to` unambiguous
-                loc_parts[3] = loc_parts[3] + 15
-                name = encode_loc(tuple(loc_parts))
+                loc = (loc[0], loc[1], loc[2], loc[3] + 15)
+                name = encode_loc(loc)
             used_locs.add(name)
             out.append(Receptacle(rid, cls, name, coords))
     return out

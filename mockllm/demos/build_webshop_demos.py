@@ -29,6 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))  # run as a script from anywhere in the project
 
 from envs import registry  # noqa: E402
+from envs.webshop.provider import WebShopProvider  # noqa: E402
 
 AGENTS = ("react", "codeact", "plan-execute", "recap")
 Entry = dict[str, object]
@@ -60,6 +61,7 @@ class Goal:
 
 def bundled_goals() -> list[Goal]:
     provider = registry.provider("webshop")
+    assert isinstance(provider, WebShopProvider), provider  # the bundled provider: its catalogue and gold plans
     out = []
     for episode in provider.episodes():
         goal = provider.catalogue.goal(episode.id)

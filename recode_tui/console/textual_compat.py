@@ -58,7 +58,7 @@ class LineHookLog(Log):
         """Forget rendered lines (their styling changed): they render again on the next refresh."""
         self._render_line_cache.clear()
 
-    def _render_line_strip(self, y: int, rich_style: Any) -> Strip:  # type: ignore[override]
+    def _render_line_strip(self, y: int, rich_style: Any) -> Strip:
         # Log keeps rendered lines only while text is selected; keep them always
         # (highlighting a line costs ~0.5 ms, a full repaint 48 of them).
         cache = self.text_selection is None

@@ -7,6 +7,7 @@ and the engine's messages.
 from __future__ import annotations
 
 from textual.binding import Binding
+from textual.widget import Widget
 
 VIEW_BINDINGS = [
     Binding("z,ctrl+t", "zoom", "Zoom", id="view.zoom", show=False,
@@ -20,19 +21,20 @@ class ViewActions:
     """Actions over the debug screen's panes."""
 
     ZOOMABLE = ("code-tree", "detail", "vars", "env-log", "bottom")
+    maximized: Widget | None  # the Screen's own (a reactive); declared here for the type checker only
 
     def action_zoom(self) -> None:
         """Zoom the pane holding the focus (Textual's maximize), or restore the zoomed one."""
-        if self.maximized is not None:  # type: ignore[attr-defined]
+        if self.maximized is not None:
             self.minimize()  # type: ignore[attr-defined]
             return
         widget = self.focused  # type: ignore[attr-defined]
         while widget is not None and getattr(widget, "id", None) not in self.ZOOMABLE:
-            widget = widget.parent  # type: ignore[assignment]
+            widget = widget.parent
         if widget is None:
             self.notify("Focus a pane first (tab moves the focus).", severity="warning")  # type: ignore[attr-defined]
             return
-        self.maximized = widget  # type: ignore[attr-defined]
+        self.maximized = widget
 
     def action_swap_panes(self) -> None:
         """Narrow terminals show two panes above the editor: tree and node, or variables and log."""
