@@ -46,7 +46,8 @@ class StubContext:
 class LLM(Protocol):
     """`complete` may take seconds (a model) or minutes (a person); it is always awaited."""
 
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only here: a plain attribute or a property (a wrapper's) both fit
 
     async def complete(self, prompt: str, context: StubContext | None = None) -> Completion: ...
 
