@@ -192,13 +192,18 @@ def called_names(tree: ast.AST) -> list[ast.Call]:
     return sorted(calls, key=lambda c: (c.lineno, c.col_offset))
 
 
+def call_name(call: ast.Call) -> str:
+    """The name a call of `called_names` calls (`f` of `f(...)`); "" for any other call."""
+    return call.func.id if isinstance(call.func, ast.Name) else ""
+
+
 def calls_name(code: str, name: str) -> bool:
     """Whether `code` contains a call `name(...)`: what makes a NameError a stub."""
     try:
         tree = safe_parse(code)
     except SyntaxError:
         return False
-    return any(c.func.id == name for c in called_names(tree))  # type: ignore[attr-defined]
+    return any(call_name(c) == name for c in called_names(tree))
 
 
 NODE_FILENAME = "<node>"  # the file name node code is compiled under, in every runner
