@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ class InteractiveLLM(Protocol):
     def cancel(self) -> None: ...
 
 
-async def asked_before(llm: InteractiveLLM, work: "asyncio.Future[object]") -> bool:
+async def asked_before(llm: InteractiveLLM, work: "asyncio.Future[Any]") -> bool:
     """Wait until the person's LLM is asked (True) or `work` ends first without asking (False).
 
     The debugger and the plain mode resume the run, then hand the person's
@@ -95,7 +95,7 @@ async def asked_before(llm: InteractiveLLM, work: "asyncio.Future[object]") -> b
     return False
 
 
-def is_interactive(llm: object) -> bool:
+def is_interactive(llm: object) -> TypeGuard[InteractiveLLM]:
     """Whether a person answers this LLM's calls (the human LLM; a review wrapper is not: the model answers)."""
     return getattr(llm, "name", "") == "human" and callable(getattr(llm, "submit", None))
 

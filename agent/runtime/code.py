@@ -161,8 +161,8 @@ def split_blocks(code: str, first_line: int = 1) -> list[str]:
     blocks: list[str] = []
     for stmt in tree.body:
         start = stmt.lineno - 1
-        if getattr(stmt, "decorator_list", None):
-            start = min(d.lineno for d in stmt.decorator_list) - 1  # type: ignore[attr-defined]
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.decorator_list:
+            start = min(d.lineno for d in stmt.decorator_list) - 1
         end = stmt.end_lineno or stmt.lineno
         # Keep comment lines that directly precede a statement with it.
         block = "\n".join(lines[start:end])

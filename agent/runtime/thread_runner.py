@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from agent.runtime.code import NODE_FILENAME, calls_name, node_line
 from agent.runtime.events import VariableChange
-from agent.runtime.runner import ActionRequest, EvaluationError, NodeOutcome, RunnerMessage
+from agent.runtime.runner import ActionRequest, EvaluationError, NodeOutcome, OutcomeStatus, RunnerMessage
 from agent.runtime.varlist import (
     FULL_VALUE_LIMIT,
     VariableSummary,
@@ -137,10 +137,12 @@ class ThreadRunner:
             self._post(self._outcome("completed", scope, before))
 
     def _outcome(
-        self, status: str, scope: dict[str, Any], before: dict[str, VariableSummary], **fields: str
+        self, status: OutcomeStatus, scope: dict[str, Any], before: dict[str, VariableSummary], *,
+        error: str = "", stub_name: str = "",
     ) -> NodeOutcome:
         changes = self._keep(scope, before)
-        return NodeOutcome(status=status, output="".join(self._output), changes=changes, **fields)  # type: ignore[arg-type]
+        return NodeOutcome(status=status, output="".join(self._output), changes=changes, error=error,
+                           stub_name=stub_name)
 
     def _keep(self, scope: dict[str, Any], before: dict[str, VariableSummary]) -> tuple[VariableChange, ...]:
         """Keep new or changed names per spec §2 and say what changed."""
