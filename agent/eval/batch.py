@@ -33,11 +33,12 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from agent import agents
 from agent.eval.failure import FailureTrace, group_failures
 from agent.llm import LLM
+from agent.llm.profiles import Profile
 from agent.runtime import events as ev
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.runners import RunnerSettings
@@ -51,6 +52,15 @@ from envs.protocols import Topics, score_of
 REPORT_VERSION = "recode.eval.v1"
 REPORT_FILE = "report.json"
 JOURNALS_DIR = "journals"
+
+
+@runtime_checkable
+class SeedableLLM(Protocol):
+    """A model LLM that samples: its profile's temperature, and a copy with a fixed seed (OpenAILLM)."""
+
+    profile: Profile
+
+    def with_seed(self, seed: int) -> LLM: ...
 
 
 class EvalAborted(Exception):
@@ -455,7 +465,7 @@ class Evaluation:
         temperature = max(temperatures) if temperatures else None
 
         def sampled(part: LLM) -> bool:
-            return callable(getattr(part, "with_seed", None)) and float(part.profile.temperature) > 0  # type: ignore[attr-defined]
+            return isinstance(part, SeedableLLM) and float(part.profile.temperature) > 0
 
         if self.report.plan.repeat <= 1 or not any(sampled(p) for p in parts):
             return llm, None, temperature
@@ -463,7 +473,7 @@ class Evaluation:
 
         def seed(part: LLM) -> LLM:
             if id(part) not in seeded:
-                seeded[id(part)] = part.with_seed(repeat) if sampled(part) else part  # type: ignore[attr-defined]
+                seeded[id(part)] = part.with_seed(repeat) if isinstance(part, SeedableLLM) and sampled(part) else part
             return seeded[id(part)]
 
         if isinstance(llm, RoutedLLM):
@@ -521,11 +531,12 @@ class Evaluation:
                     task.cancel()
                 await asyncio.gather(*pending, return_exceptions=True)
                 exc = failed.exception()
+                assert exc is not None  # `failed` was picked for having one
                 if isinstance(exc, EvalAborted):
                     self.report.status, self.report.note = "aborted", str(exc)
                 else:
                     self.report.status, self.report.note = "aborted", f"{type(exc).__name__}: {exc}"
-                raise exc  # type: ignore[misc]
+                raise exc
             self.report.status = "complete"
         except asyncio.CancelledError:
             for task in lanes:
