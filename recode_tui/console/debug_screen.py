@@ -142,7 +142,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
 
     @property
     def console(self) -> "RecodeApp":
-        return self.app  # type: ignore[return-value]
+        return self.app  # type: ignore[return-value]  # Screen.app is an App; this screen runs only in RecodeApp
 
     @property
     def session_control(self):
