@@ -28,10 +28,10 @@ test: $(STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy
 
-# Before a commit (under 2 minutes): the type check, the layering rules and the docs' links and examples.
+# Before a commit (under 2 minutes): the type check, the layering and type-ignore rules, the docs' links and examples.
 check: $(STAMP)
 	$(PY) -m mypy
-	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not heavy" tests/test_layers.py tests/test_docs.py
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not heavy" tests/test_layers.py tests/test_type_ignores.py tests/test_docs.py
 
 # The edit loop: no long sweeps, no tests that start engines in other processes.
 quick: $(STAMP)
