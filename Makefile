@@ -4,7 +4,7 @@ PYTHON ?= python3
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test quick slow bench demo
+.PHONY: run test quick check typecheck slow bench demo
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,7 +21,17 @@ demo: $(STAMP)
 # Two workers, a test module each at a time (module fixtures such as a shared JVM stay in one worker):
 # most tests wait on engines, terminals and timers, so two keep both cores busy.
 test: $(STAMP)
+	$(PY) -m mypy
 	$(PY) -m pytest -q -n 2 --dist loadfile
+
+# The type check alone: mypy over agent, envs, mockllm and recode_tui ([tool.mypy] in pyproject.toml).
+typecheck: $(STAMP)
+	$(PY) -m mypy
+
+# Before a commit (under 2 minutes): the type check, the layering and type-ignore rules, the docs' links and examples.
+check: $(STAMP)
+	$(PY) -m mypy
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not heavy" tests/test_layers.py tests/test_type_ignores.py tests/test_docs.py
 
 # The edit loop: no long sweeps, no tests that start engines in other processes.
 quick: $(STAMP)

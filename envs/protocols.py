@@ -166,8 +166,8 @@ def translate_of(env: object, action: str) -> str:
     return action if translate is None else translate(action)
 
 
-def score_log_of(env: object) -> tuple[str, ...]:
-    """The environment's score changes so far, as lines (none when it keeps no score)."""
+def score_log_of(env: object) -> tuple[tuple[int, float, float], ...]:
+    """The environment's score changes so far, (step, old, new) each (none when it keeps no score)."""
     return tuple(getattr(env, "score_log", ()) or ())  # dynamic: see above
 
 

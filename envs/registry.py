@@ -118,7 +118,7 @@ def provider(name: str) -> EnvProvider:
     if isinstance(factory, str):
         module_name, _, attribute = factory.partition(":")
         factory = getattr(importlib.import_module(module_name), attribute)
-    instance = factory()  # type: ignore[operator]
+    instance = factory()
     _instances[name] = instance
     return instance
 

@@ -122,8 +122,10 @@ class EnvWorker:
                 self.process.kill()
                 self.process.wait()
         for stream in (self.process.stdout, self._stderr):
+            if stream is None:
+                continue
             try:
-                stream.close()  # type: ignore[union-attr]
+                stream.close()
             except (OSError, ValueError):
                 pass
 

@@ -68,6 +68,7 @@ class OpenAICompatibleServer:
     @property
     def base_url(self) -> str:
         host, port = self._httpd.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else host  # a TCP server's host is a str already
         return f"http://{host}:{port}/v1"
 
     def start(self) -> "OpenAICompatibleServer":

@@ -43,7 +43,7 @@ def source_of(applied: str, proposed: str, rejected: bool) -> str:
 class ReviewLLM:
     """The model's answer waits for the person's decision before the engine sees it."""
 
-    def __init__(self, model: LLM, on_proposal: Callable[[Proposal], None] | None = None) -> None:
+    def __init__(self, model: LLM, on_proposal: Callable[[Proposal], object] | None = None) -> None:
         self.model = model
         self.on_proposal = on_proposal
         self.proposal: Proposal | None = None

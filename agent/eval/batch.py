@@ -33,11 +33,12 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from agent import agents
 from agent.eval.failure import FailureTrace, group_failures
 from agent.llm import LLM
+from agent.llm.profiles import Profile
 from agent.runtime import events as ev
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.runners import RunnerSettings
@@ -51,6 +52,15 @@ from envs.protocols import Topics, score_of
 REPORT_VERSION = "recode.eval.v1"
 REPORT_FILE = "report.json"
 JOURNALS_DIR = "journals"
+
+
+@runtime_checkable
+class SeedableLLM(Protocol):
+    """A model LLM that samples: its profile's temperature, and a copy with a fixed seed (OpenAILLM)."""
+
+    profile: Profile
+
+    def with_seed(self, seed: int) -> LLM: ...
 
 
 class EvalAborted(Exception):
@@ -109,7 +119,7 @@ class EvalPlan:
     env: str = "alfworld"
     concurrency: int = 4
     max_steps: int | None = 80  # None: each episode's own limit (ScienceWorld's per-task ones)
-    limits: dict[str, int] = field(default_factory=lambda: asdict(Limits()))
+    limits: dict[str, Any] = field(default_factory=lambda: asdict(Limits()))  # Limits' fields (ints and a bool)
     prompts: str | None = None
     selection: dict[str, Any] = field(default_factory=dict)  # the filter, for the record
     preset: str = "default"  # agent.runtime.presets: which named settings the limits came from
@@ -451,11 +461,11 @@ class Evaluation:
         from agent.llm.routing import RoutedLLM
 
         parts = llm.parts() if isinstance(llm, RoutedLLM) else [llm]
-        temperatures = [float(p.profile.temperature) for p in parts if hasattr(p, "profile")]  # type: ignore[attr-defined]
+        temperatures = [float(p.profile.temperature) for p in parts if hasattr(p, "profile")]
         temperature = max(temperatures) if temperatures else None
 
         def sampled(part: LLM) -> bool:
-            return callable(getattr(part, "with_seed", None)) and float(part.profile.temperature) > 0  # type: ignore[attr-defined]
+            return isinstance(part, SeedableLLM) and float(part.profile.temperature) > 0
 
         if self.report.plan.repeat <= 1 or not any(sampled(p) for p in parts):
             return llm, None, temperature
@@ -463,11 +473,11 @@ class Evaluation:
 
         def seed(part: LLM) -> LLM:
             if id(part) not in seeded:
-                seeded[id(part)] = part.with_seed(repeat) if sampled(part) else part  # type: ignore[attr-defined]
+                seeded[id(part)] = part.with_seed(repeat) if isinstance(part, SeedableLLM) and sampled(part) else part
             return seeded[id(part)]
 
         if isinstance(llm, RoutedLLM):
-            return (RoutedLLM(seed(llm.default), {r: seed(p) for r, p in llm.roles.items()}, llm.spec),  # type: ignore[return-value]
+            return (RoutedLLM(seed(llm.default), {r: seed(p) for r, p in llm.roles.items()}, llm.spec),
                     repeat, temperature)
         return seed(llm), repeat, temperature
 
@@ -521,11 +531,12 @@ class Evaluation:
                     task.cancel()
                 await asyncio.gather(*pending, return_exceptions=True)
                 exc = failed.exception()
+                assert exc is not None  # `failed` was picked for having one
                 if isinstance(exc, EvalAborted):
                     self.report.status, self.report.note = "aborted", str(exc)
                 else:
                     self.report.status, self.report.note = "aborted", f"{type(exc).__name__}: {exc}"
-                raise exc  # type: ignore[misc]
+                raise exc
             self.report.status = "complete"
         except asyncio.CancelledError:
             for task in lanes:
@@ -553,7 +564,7 @@ class Evaluation:
 
     def _llm(self, game: GameSpec, agent: str) -> LLM:
         """A comparison asks the factory for this agent's LLM (its own demo script); one agent, for the game's."""
-        return self.llm_for(game, agent) if self.report.plan.multi else self.llm_for(game)  # type: ignore[call-arg]
+        return self.llm_for(game, agent) if self.report.plan.multi else self.llm_for(game)
 
     async def _episode(self, pool: Any, game: GameSpec, agent: str, repeat: int = 1) -> EpisodeResult:
         """One episode; anything but an LLM outage or cancellation ends as a result."""

@@ -57,7 +57,7 @@ def agent_rows() -> list[tuple[str, ...]]:
     from agent.runtime.stepper import Limits
 
     limits = Limits()
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for name in ("recode", "react", "codeact", "plan-execute", "recap"):
         cls = agents.agent_class(name)
         root = Path(cls.default_prompts) if cls.default_prompts else Path()

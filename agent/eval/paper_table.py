@@ -149,7 +149,7 @@ def to_latex(table: PaperTable, caption: str = "") -> str:
     (none where every row has the same rate)."""
     best = []
     for index in range(len(table.columns)):
-        rates = [row[index].rate for row in table.cells if row[index].rate is not None]
+        rates = [rate for row in table.cells if (rate := row[index].rate) is not None]
         best.append(max(rates) if len(set(rates)) > 1 else None)  # a tie of every row marks nothing
     lines = ["% recode-tui compare --format latex; needs \\usepackage{booktabs}",
              "\\begin{tabular}{l" + "r" * len(table.columns) + "}",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,8 @@ class StubContext:
 class LLM(Protocol):
     """`complete` may take seconds (a model) or minutes (a person); it is always awaited."""
 
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only here: a plain attribute or a property (a wrapper's) both fit
 
     async def complete(self, prompt: str, context: StubContext | None = None) -> Completion: ...
 
@@ -79,21 +80,22 @@ class InteractiveLLM(Protocol):
     def cancel(self) -> None: ...
 
 
-async def asked_before(llm: InteractiveLLM, work: "asyncio.Future[object]") -> bool:
+async def asked_before(llm: InteractiveLLM, work: "asyncio.Future[Any]") -> bool:
     """Wait until the person's LLM is asked (True) or `work` ends first without asking (False).
 
     The debugger and the plain mode resume the run, then hand the person's
     answer over once the run has asked for it; no polling.
     """
     asked = asyncio.ensure_future(llm.asked())
-    done, _ = await asyncio.wait({asked, work}, return_when=asyncio.FIRST_COMPLETED)
+    either: set[asyncio.Future[Any]] = {asked, work}
+    done, _ = await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
     if asked in done:
         return True
     asked.cancel()
     return False
 
 
-def is_interactive(llm: object) -> bool:
+def is_interactive(llm: object) -> TypeGuard[InteractiveLLM]:
     """Whether a person answers this LLM's calls (the human LLM; a review wrapper is not: the model answers)."""
     return getattr(llm, "name", "") == "human" and callable(getattr(llm, "submit", None))
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.llm import LLM, Completion, StubContext, Usage
+from agent.llm.routing import RoutedLLM
 
 CACHE_ENV = "RECODE_TUI_CACHE"  # the cache folder, instead of the user cache dir
 DEFAULT_TTL = 7 * 24 * 3600.0
@@ -151,8 +152,6 @@ def with_cache(llm: LLM, folder: Path, *, always: bool, ttl: float | None = None
     """`llm` with its model parts answered through the cache in `folder`: all of them when `always`
     (--cache), else those whose profile says `cache: true`. The expiry is `ttl` when given (--cache-ttl),
     else the profile's `cache_ttl`, else a week. A routed LLM keeps its shape, each role wrapped once."""
-    from agent.llm.routing import RoutedLLM
-
     made: dict[int, LLM] = {}
 
     def wrap(part: LLM) -> LLM:
@@ -161,15 +160,15 @@ def with_cache(llm: LLM, folder: Path, *, always: bool, ttl: float | None = None
             wanted = cacheable(part) and (always or bool(getattr(profile, "cache", False)))
             own = getattr(profile, "cache_ttl", None)
             expiry = ttl if ttl is not None else parse_ttl(own) if own is not None else DEFAULT_TTL
-            made[id(part)] = CachedLLM(part, ResponseCache(folder, expiry), repeat) if wanted else part  # type: ignore[assignment]
+            made[id(part)] = CachedLLM(part, ResponseCache(folder, expiry), repeat) if wanted else part
         return made[id(part)]
 
     if isinstance(llm, RoutedLLM):
-        return RoutedLLM(wrap(llm.default), {role: wrap(part) for role, part in llm.roles.items()}, llm.spec)  # type: ignore[return-value]
+        return RoutedLLM(wrap(llm.default), {role: wrap(part) for role, part in llm.roles.items()}, llm.spec)
     return wrap(llm)
 
 
 def hits_of(llm: object) -> int:
     """How many calls the cache answered for `llm` (a routed one: over its roles)."""
-    parts = llm.parts() if callable(getattr(llm, "parts", None)) else [llm]  # type: ignore[attr-defined]
+    parts = llm.parts() if isinstance(llm, RoutedLLM) else [llm]
     return sum(part.hits for part in parts if isinstance(part, CachedLLM))

@@ -22,6 +22,8 @@ import re
 import sys
 import textwrap
 from dataclasses import dataclass
+from types import FrameType
+from typing import overload
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.S | re.I)
 _EXECUTE = re.compile(r"<execute>(.*?)(?:</execute>|$)", re.S | re.I)
@@ -43,6 +45,10 @@ class UnparsableCode(SyntaxError):
     """Code the parser gave up on (nested too deeply, too large, null bytes): a syntax error with a reason."""
 
 
+@overload
+def safe_parse(code: str) -> ast.Module: ...
+@overload
+def safe_parse(code: str, mode: str) -> ast.AST: ...
 def safe_parse(code: str, mode: str = "exec") -> ast.AST:
     """`ast.parse` for code from an answer or a node: every failure is a SyntaxError.
 
@@ -155,8 +161,8 @@ def split_blocks(code: str, first_line: int = 1) -> list[str]:
     blocks: list[str] = []
     for stmt in tree.body:
         start = stmt.lineno - 1
-        if getattr(stmt, "decorator_list", None):
-            start = min(d.lineno for d in stmt.decorator_list) - 1  # type: ignore[attr-defined]
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.decorator_list:
+            start = min(d.lineno for d in stmt.decorator_list) - 1
         end = stmt.end_lineno or stmt.lineno
         # Keep comment lines that directly precede a statement with it.
         block = "\n".join(lines[start:end])
@@ -186,13 +192,18 @@ def called_names(tree: ast.AST) -> list[ast.Call]:
     return sorted(calls, key=lambda c: (c.lineno, c.col_offset))
 
 
+def call_name(call: ast.Call) -> str:
+    """The name a call of `called_names` calls (`f` of `f(...)`); "" for any other call."""
+    return call.func.id if isinstance(call.func, ast.Name) else ""
+
+
 def calls_name(code: str, name: str) -> bool:
     """Whether `code` contains a call `name(...)`: what makes a NameError a stub."""
     try:
         tree = safe_parse(code)
     except SyntaxError:
         return False
-    return any(c.func.id == name for c in called_names(tree))  # type: ignore[attr-defined]
+    return any(call_name(c) == name for c in called_names(tree))
 
 
 NODE_FILENAME = "<node>"  # the file name node code is compiled under, in every runner
@@ -203,7 +214,7 @@ def node_line() -> int:
 
     Called from a runner's `run()` helper: the node's frame is further up the stack.
     """
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         if frame.f_code.co_filename == NODE_FILENAME:
             return frame.f_lineno or 0

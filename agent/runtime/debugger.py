@@ -567,15 +567,17 @@ class Debugger:
         if not self.awaiting_human:
             raise RuntimeError("no expansion is awaiting an answer")
         llm = self.current_llm()
+        if not is_interactive(llm):
+            raise RuntimeError(f"the call is answered by {getattr(llm, 'name', '?')}, not by a person")
         self.running = True
         count = 0
         rejected = ""
         try:
             task = asyncio.ensure_future(self._advance())
-            if await asked_before(llm, task):  # type: ignore[arg-type]
+            if await asked_before(llm, task):
                 # The run was stopped while the person typed: their time runs from that stop, not from the call.
                 since = self.stopped_at
-                llm.submit(text, person_seconds=None if since is None else time.monotonic() - since)  # type: ignore[attr-defined]
+                llm.submit(text, person_seconds=None if since is None else time.monotonic() - since)
             event = await task
             count += 1
             while True:

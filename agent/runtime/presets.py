@@ -75,7 +75,7 @@ def resolve(
     options = agents.parse_options(agent_options, agent)
     if agent != agents.DEFAULT_AGENT and base.prompts is not None and not prompts:
         base = replace(base, prompts=None)  # the paper's prompts are ReCode's: another agent keeps its own
-    given = {k: v for k, v in (("max_depth", max_depth), ("max_rewrite", max_rewrite), ("max_retry", max_retry))
+    given: dict[str, Any] = {k: v for k, v in (("max_depth", max_depth), ("max_rewrite", max_rewrite), ("max_retry", max_retry))
              if v is not None}
     for key, value in [("max_steps", max_steps), *given.items()]:
         if value is not None and value < 0:

@@ -25,9 +25,15 @@ class ActionRequest:
     line: int = 0  # the line of the node's code that called run() (0: unknown)
 
 
+OutcomeStatus = Literal["completed", "stub", "error", "aborted"]
+# A status read from outside (a worker's message) -> the typed one; anything else is an "error".
+OUTCOME_STATUSES: dict[str, OutcomeStatus] = {"completed": "completed", "stub": "stub", "error": "error",
+                                              "aborted": "aborted"}
+
+
 @dataclass(frozen=True)
 class NodeOutcome:
-    status: Literal["completed", "stub", "error", "aborted"]
+    status: OutcomeStatus
     output: str = ""
     error: str = ""
     stub_name: str = ""

@@ -27,7 +27,7 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, ClassVar, Mapping, TypeVar
+from typing import Any, AsyncGenerator, AsyncIterator, Callable, ClassVar, Mapping, TypeVar
 
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
 from agent.llm.routing import RoutedLLM
@@ -220,7 +220,7 @@ class Stepper:
         # A replay's recorded statements (`!` at a stop), each run again after the same event count.
         self.pending_statements: deque[RecordedStatement] = deque()
         self._env_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="env")
-        self._events: AsyncIterator[Event] = self._drive()
+        self._events: AsyncGenerator[Event, None] = self._drive()
 
     # -- what a subclass writes ----------------------------------------------------
 
@@ -424,11 +424,12 @@ class Stepper:
         Only a `step_async` of the env's own class counts: a wrapper that checks or records `step`
         (a replay) and hands other names to the env it wraps must not be bypassed.
         """
-        if getattr(type(self.env), "step_async", None) is not None:
-            return await self.env.step_async(action)
+        step_async = getattr(type(self.env), "step_async", None)  # an optional method of the env's class
+        if step_async is not None:
+            return await step_async(self.env, action)
         return await self._in_env_thread(self.env.step, action)
 
-    async def _drive(self) -> AsyncIterator[Event]:
+    async def _drive(self) -> AsyncGenerator[Event, None]:
         try:
             async for event in self.episode():
                 yield event
@@ -599,12 +600,14 @@ class Stepper:
             # Off the event loop (the console's): a long answer takes a while to judge, and the
             # person's keys must still work meanwhile. In the env thread, where the agent's other
             # environment calls are (ReAct's judge asks the env which commands it takes).
-            verdict = oversized(completion.text) or await self._in_env_thread(judge, completion)
+            verdict = oversized(completion.text)
+            if verdict is None:
+                verdict = await self.in_env_thread(judge, completion)
             if not verdict.accepted:
                 node.expansions.append(self._record(prompt, completion, False, purpose, verdict.message))
                 yield LLMRejected(
                     node.id, raw=completion.text, reason=verdict.message, attempt=attempt,
-                    source=completion.source, proposed=completion.proposed, seconds=completion.seconds,
+                    source=completion.source, proposed=completion.proposed, seconds=completion.seconds or 0.0,
                     person_seconds=completion.person_seconds, role=role, cached=completion.cached,
                 )
                 note = self.rewrite_note(verdict.message, completion.text)

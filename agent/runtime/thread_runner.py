@@ -17,11 +17,12 @@ import re
 import threading
 import time
 from dataclasses import replace
+from types import CodeType
 from typing import Any, Callable
 
 from agent.runtime.code import NODE_FILENAME, calls_name, node_line
 from agent.runtime.events import VariableChange
-from agent.runtime.runner import ActionRequest, EvaluationError, NodeOutcome, RunnerMessage
+from agent.runtime.runner import ActionRequest, EvaluationError, NodeOutcome, OutcomeStatus, RunnerMessage
 from agent.runtime.varlist import (
     FULL_VALUE_LIMIT,
     VariableSummary,
@@ -136,10 +137,12 @@ class ThreadRunner:
             self._post(self._outcome("completed", scope, before))
 
     def _outcome(
-        self, status: str, scope: dict[str, Any], before: dict[str, VariableSummary], **fields: str
+        self, status: OutcomeStatus, scope: dict[str, Any], before: dict[str, VariableSummary], *,
+        error: str = "", stub_name: str = "",
     ) -> NodeOutcome:
         changes = self._keep(scope, before)
-        return NodeOutcome(status=status, output="".join(self._output), changes=changes, **fields)  # type: ignore[arg-type]
+        return NodeOutcome(status=status, output="".join(self._output), changes=changes, error=error,
+                           stub_name=stub_name)
 
     def _keep(self, scope: dict[str, Any], before: dict[str, VariableSummary]) -> tuple[VariableChange, ...]:
         """Keep new or changed names per spec §2 and say what changed."""
@@ -226,15 +229,16 @@ class ThreadRunner:
         """Between nodes only (the in-process runner cannot reach a waiting node's globals)."""
         if self._thread is not None and self._thread.is_alive():
             raise EvaluationError("a node is running: its variables change when it ends; run this after it")
+        compiled: CodeType | None  # an expression's code; None for statements
         try:  # the mode first, so a SyntaxError raised while running is not taken for a statement
-            compiled, is_expression = compile(code, "<shell>", "eval"), True
+            compiled = compile(code, "<shell>", "eval")
         except SyntaxError:
-            compiled, is_expression = None, False
+            compiled = None
         before = self._summaries()
         scope = self._globals()
         scope["run"] = _no_actions  # an action outside a node has nowhere to go
         try:
-            if is_expression:
+            if compiled is not None:
                 shown = summarise("", eval(compiled, scope)).summary  # noqa: S307 - trusted runner
             else:
                 exec(compile(code, "<shell>", "exec"), scope)  # noqa: S102 - trusted runner

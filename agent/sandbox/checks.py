@@ -195,7 +195,7 @@ def _check_tree(tree: ast.AST, known: frozenset[str], helpers: frozenset[str], i
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr":
             _check_hasattr(node, bound | known)
         elif isinstance(node, _TYPE_PARAMS):
-            _check_name(node.name)  # type: ignore[attr-defined]
+            _check_name(node.name)
         elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
             _check_name(node.name)
             if node.name in helpers:

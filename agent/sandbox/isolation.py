@@ -42,7 +42,7 @@ def worker_ids() -> tuple[int, int] | None:
         return 65534, 65534
 
 
-def _libc():  # type: ignore[no-untyped-def]
+def _libc():
     if not sys.platform.startswith("linux"):
         return None
     import ctypes

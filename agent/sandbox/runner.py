@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agent.runtime.events import VariableChange
-from agent.runtime.runner import ActionRequest, NodeOutcome, RunnerMessage
+from agent.runtime.runner import OUTCOME_STATUSES, ActionRequest, NodeOutcome, RunnerMessage
 from agent.runtime.tempdirs import owned_tempdir
 from agent.runtime.varlist import VariableSummary
 from agent.sandbox.checks import check_code
@@ -497,11 +497,9 @@ class SandboxRunner:
             self._interrupt_timer.cancel()
             self._interrupt_timer = None
         changes = self._apply_snapshot(message)
-        status = str(message.get("status", "error"))
-        if status not in ("completed", "stub", "error", "aborted"):
-            status = "error"
+        status = OUTCOME_STATUSES.get(str(message.get("status", "error")), "error")
         return NodeOutcome(
-            status=status,  # type: ignore[arg-type]
+            status=status,
             output="".join(self._output),
             error=str(message.get("error", "")),
             stub_name=str(message.get("stub_name", "")),

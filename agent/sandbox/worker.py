@@ -187,7 +187,7 @@ class Worker:
                 def _exit(code: Any = None) -> None:
                     raise SystemExit(code)
 
-                builtins.exit = builtins.quit = _exit  # type: ignore[attr-defined]
+                vars(builtins).update(exit=_exit, quit=_exit)
             self.builtins: Any = builtins
         else:
             table = {n: getattr(builtins, n) for n in ALLOWED_BUILTINS if hasattr(builtins, n)}
@@ -304,7 +304,7 @@ class Worker:
         self.send({"t": "ready", "pid": os.getpid(), "isolation": isolation})
         while True:
             request = self.recv()
-            op = request.get("op")
+            op = str(request.get("op", ""))
             if op == "shutdown":
                 return
             if op in ("answer", "reply", "interrupt"):
@@ -722,8 +722,8 @@ def main(config_text: str = "{}") -> None:
         def flush(self) -> None:
             pass
 
-    sys.stdout = _Null()  # type: ignore[assignment]
-    sys.stdin = None  # type: ignore[assignment]
+    sys.stdout = _Null()
+    sys.stdin = None
     sys.setrecursionlimit(int(config.get("recursion_limit", 1000)))
 
     worker = Worker(config, rfd, wfd)

@@ -321,7 +321,7 @@ def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any]
                 asked = event
             case ev.LLMAnswered() | ev.LLMRejected():
                 accepted = isinstance(event, ev.LLMAnswered)
-                trace.append({
+                call: dict[str, Any] = {
                     "type": "llm_call",
                     "node_id": asked.node_id if asked else event.node_id,
                     "purpose": asked.purpose if asked else getattr(event, "purpose", ""),
@@ -330,12 +330,14 @@ def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any]
                     "prompt": asked.prompt if asked else "",
                     "answer": event.raw,
                     "accepted": accepted,
-                    "reason": "" if accepted else event.reason,
+                    "reason": event.reason if isinstance(event, ev.LLMRejected) else "",
                     "source": event.source,
-                    **({"thought": event.thought, "blocks": list(event.blocks), "child_ids": list(event.child_ids),
-                        "input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
-                        "cost": event.cost} if accepted else {}),
-                })
+                }
+                if isinstance(event, ev.LLMAnswered):
+                    call.update({"thought": event.thought, "blocks": list(event.blocks),
+                                 "child_ids": list(event.child_ids), "input_tokens": event.input_tokens,
+                                 "output_tokens": event.output_tokens, "cost": event.cost})
+                trace.append(call)
                 asked = None
             case ev.ObservationReceived():
                 trace.append({"type": "action", "node_id": event.node_id, "step": event.step, "action": event.action,

@@ -135,7 +135,7 @@ class JournalWriter:
                     **self._prompt_change(),
                     **({"proposed": event.proposed} if event.proposed is not None else {}),
                     # the nodes the answer made: the tree of an agent whose children are not code (ReCAP, Plan-and-Execute)
-                    **({"child_ids": list(event.child_ids)} if received and getattr(event, "child_ids", ()) else {}),
+                    **({"child_ids": list(event.child_ids)} if isinstance(event, ev.LLMAnswered) and event.child_ids else {}),
                     **({"role": event.role} if event.role else {}),  # an agent with several LLM roles
                     **({"cached": True} if getattr(event, "cached", False) else {}),  # from the response cache
                 }

@@ -167,8 +167,17 @@ def _check_episode(journal: Journal) -> str:
     return ref
 
 
+def _replay_parts(engine: Stepper) -> tuple[ReplayLLM, ReplayEnv]:
+    """The replay LLM and environment `_engine_for` built the engine with (until `install` swaps the LLM)."""
+    llm, env = engine.llm, engine.env
+    if not isinstance(llm, ReplayLLM) or not isinstance(env, ReplayEnv):
+        raise TypeError(f"not a replaying engine: its LLM is {type(llm).__name__}, its env {type(env).__name__}")
+    return llm, env
+
+
 def _replaying(engine: Stepper) -> bool:
-    return bool(engine.env.pending) or bool(engine.llm.pending) or bool(engine.pending_statements)  # type: ignore[attr-defined]
+    llm, env = _replay_parts(engine)
+    return bool(env.pending) or bool(llm.pending) or bool(engine.pending_statements)
 
 
 def _needs_outside(seen: list[ev.Event]) -> bool:
@@ -281,24 +290,27 @@ async def branch_session(
     """
     journal = read_journal(folder)
     engine, runner_note = _engine_for(journal, live_llm, make_env, prompts, None, trusted)
-    total_answers, total_actions = len(engine.llm.pending), len(engine.env.pending)  # type: ignore[attr-defined]
+    replay_llm, replay_env = _replay_parts(engine)
+    total_answers, total_actions = len(replay_llm.pending), len(replay_env.pending)
     total_statements = len(engine.pending_statements)
     events = await _replay(engine, stop)
     if stop is not None and (not events or not stop(events[-1])):
         await engine.close()
         raise JournalError(f"session {journal.session_id} never reached {label}; nothing to branch from")
     edited_note = _adopt_edited_prompts(engine)
-    used_answers = total_answers - len(engine.llm.pending)  # type: ignore[attr-defined]
-    used_actions = total_actions - len(engine.env.pending)  # type: ignore[attr-defined]
+    used_answers = total_answers - len(replay_llm.pending)
+    used_actions = total_actions - len(replay_env.pending)
     used_statements = total_statements - len(engine.pending_statements)
-    engine.llm.pending.clear()  # type: ignore[attr-defined]
-    engine.env.pending.clear()  # type: ignore[attr-defined]
+    replay_llm.pending.clear()
+    replay_env.pending.clear()
     engine.pending_statements.clear()
     install(engine, live_llm)
     copy = stop is None  # the replay went to the recording's end: every record (a finished run's end too)
     prefix = journal.records if copy else journal.records[: _prefix_length(journal, used_answers, used_actions, used_statements)]
     header = {k: v for k, v in journal.header.items() if k not in ("type", "version", "created")}
-    header.update(RunnerSettings.of_runner(engine.runner).header_fields())  # what the branch really runs with
+    settings = RunnerSettings.of_runner(engine.runner)
+    if settings is not None:  # None for an in-process runner (no sandbox settings to record)
+        header.update(settings.header_fields())  # what the branch really runs with
     header["parent"] = {"session": journal.session_id, "records": len(prefix), "at": label}
     if copy:
         header["parent"]["folder"] = str(journal.folder)
@@ -377,7 +389,8 @@ async def good_prefix(journal: Journal, make_env: EnvFactory, trusted: bool = Fa
     prefix ends just before it.
     """
     engine, _ = _engine_for(journal, NoLiveLLM(), make_env, None, None, trusted)
-    total_answers, total_actions = len(engine.llm.pending), len(engine.env.pending)  # type: ignore[attr-defined]
+    replay_llm, replay_env = _replay_parts(engine)
+    total_answers, total_actions = len(replay_llm.pending), len(replay_env.pending)
     try:
         events = await _fast_forward(engine, None)
         failed = bool(replay_failure(events))
@@ -385,8 +398,8 @@ async def good_prefix(journal: Journal, make_env: EnvFactory, trusted: bool = Fa
         failed = True
     finally:
         await engine.close()
-    used_answers = total_answers - len(engine.llm.pending)  # type: ignore[attr-defined]
-    used_actions = total_actions - len(engine.env.pending)  # type: ignore[attr-defined]
+    used_answers = total_answers - len(replay_llm.pending)
+    used_actions = total_actions - len(replay_env.pending)
     if not failed:
         return len(journal.records)
     return max(0, _prefix_length(journal, used_answers, used_actions) - 1)

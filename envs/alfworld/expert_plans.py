@@ -192,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         missing = [g for g, n in data[f"{args.split} planner"].items() if n is None]
         data[f"{args.split} trimmed"] = {g: trimmed_length(paths[g]) for g in missing}
     elif not args.table:
-        data.update({"bundled": bundled_lengths(), args.split: measure_split(args.split, args.workers)})
+        data["bundled"] = {**bundled_lengths()}
+        data[args.split] = measure_split(args.split, args.workers)
     if not args.table:
         LENGTHS_FILE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     for name, lengths in load_lengths().items():

@@ -143,9 +143,9 @@ class SceneError(Exception):
 def _parse_key(key: str) -> tuple[str, tuple[float, float, float], str]:
     parts = key.split("|")
     cls = parts[0]
-    coords = tuple(float(p) for p in parts[1:4])
+    x, y, z = (float(p) for p in parts[1:4])
     suffix = parts[4] if len(parts) > 4 else ""
-    return cls, coords, suffix  # type: ignore[return-value]
+    return cls, (x, y, z), suffix
 
 
 def _receptacles(rng: random.Random, plan: int, must_have: set[str]) -> list[Receptacle]:
@@ -181,11 +181,10 @@ def _receptacles(rng: random.Random, plan: int, must_have: set[str]) -> list[Rec
         keep = min(len(items), rng.randint(lo, hi))
         chosen = sorted(rng.sample(items, keep))
         for rid, coords, loc in chosen:
-            loc_parts = list(loc)
-            name = encode_loc(tuple(loc_parts))
+            name = encode_loc(loc)
             while name in used_locs:  # one location per receptacle keeps `go to` unambiguous
-                loc_parts[3] = loc_parts[3] + 15
-                name = encode_loc(tuple(loc_parts))
+                loc = (loc[0], loc[1], loc[2], loc[3] + 15)
+                name = encode_loc(loc)
             used_locs.add(name)
             out.append(Receptacle(rid, cls, name, coords))
     return out
@@ -193,8 +192,8 @@ def _receptacles(rng: random.Random, plan: int, must_have: set[str]) -> list[Rec
 
 def _new_obj_id(rng: random.Random, cls: str, near: tuple[float, float, float], taken: set[str]) -> str:
     while True:
-        c = tuple(round(v + rng.uniform(-0.45, 0.45), 2) for v in near)
-        oid = encode_id(cls, c)  # type: ignore[arg-type]
+        x, y, z = (round(v + rng.uniform(-0.45, 0.45), 2) for v in near)
+        oid = encode_id(cls, (x, y, z))
         if oid not in taken:
             taken.add(oid)
             return oid

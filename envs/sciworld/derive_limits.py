@@ -27,9 +27,10 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 from pathlib import Path
+from typing import Any
 
 from envs.sciworld import limits
 from envs.sciworld.paper import PAPER_SETTING, paper_episodes
@@ -97,7 +98,7 @@ def fresh(data: dict, table: dict[str, dict[str, list[int]]]) -> dict:
         print(f"{limits.LENGTHS_FILE.name} was measured with scienceworld {data['scienceworld']}; "
               f"starting over for {version}", file=sys.stderr)
         data = {}
-    out = {"about": "gold path length per variation (null: not measured); see envs/sciworld/limits.py",
+    out: dict[str, Any] = {"about": "gold path length per variation (null: not measured); see envs/sciworld/limits.py",
            "scienceworld": version}
     for setting in limits.SETTINGS:
         old = data.get(setting, {})
@@ -122,13 +123,13 @@ def plan(data: dict, table: dict, tasks: list[str], settings: list[str]) -> list
 
     if PAPER_SETTING in settings:
         for episode in paper_episodes():
-            task, _, variation = episode.partition("/")
+            task, _, number = episode.partition("/")
             if task in tasks:
-                add(PAPER_SETTING, task, int(variation))
+                add(PAPER_SETTING, task, int(number))
     # Then in rounds, each round a 1/ROUNDS share of every task's variations (test, then dev, then train),
     # so a sweep stopped early has covered every task alike; the heavy tasks advance at a third of the pace,
     # and "none" (no simplifications, `--env sciworld-full`) at half the pace of "easy" (the default setting).
-    rest = []
+    rest: list[tuple[int, bool, str, str, int]] = []  # (round, heavy, setting, task, variation)
     for task in tasks:
         ordered = [v for split in ("test", "dev", "train") for v in table[task][split]]
         for setting in settings:
@@ -157,7 +158,7 @@ def sweep(path: Path, tasks: list[str], settings: list[str], workers: int) -> in
     print(f"{total} gold paths to measure in {len(chunks)} chunks, {workers} JVM(s)", flush=True)
     done, started, errors = 0, time.monotonic(), 0
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        pending = set()
+        pending: set[Future[tuple[str, str, dict[int, int], list[str]]]] = set()
         queue = list(reversed(chunks))
         while queue or pending:
             while queue and len(pending) < 2 * workers:

@@ -216,10 +216,11 @@ class PaperSciWorldProvider(SciWorldProvider):
             limit = PAPER_TASKS[name][0]
             replay = replays.get(f"{name}/{variation}")
             if replay is not None:
-                if replay.get("wins_at") is None:
+                wins_at = replay.get("wins_at")
+                if wins_at is None:
                     out[episode] = f"gold path ({replay.get('gold')} actions) never wins"
-                elif replay["wins_at"] > limit:
-                    out[episode] = f"gold path wins at step {replay['wins_at']} > limit {limit}"
+                elif wins_at > limit:
+                    out[episode] = f"gold path wins at step {wins_at} > limit {limit}"
                 continue
             length = limits.gold_length(name, variation, "easy")
             if length is None:

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal, overload
 
 from envs.base import EnvError
 
@@ -139,7 +140,7 @@ def _options_of(raw: object) -> dict[str, tuple[str, ...]]:
 
 def _reviews_of(raw: object) -> tuple[tuple[float, str], ...]:
     out = []
-    for review in raw or ():
+    for review in raw if isinstance(raw, (list, tuple)) else ():
         if isinstance(review, dict):
             stars = review.get("score", review.get("rating", 0)) or 0
             body = " ".join(str(review.get(k, "")) for k in ("title", "body") if review.get(k))
@@ -150,6 +151,10 @@ def _reviews_of(raw: object) -> tuple[tuple[float, str], ...]:
     return tuple(out)
 
 
+@overload
+def _first(folder: Path, pattern: str, required: Literal[True] = True) -> Path: ...
+@overload
+def _first(folder: Path, pattern: str, required: bool) -> Path | None: ...
 def _first(folder: Path, pattern: str, required: bool = True) -> Path | None:
     found = sorted(folder.glob(pattern), key=lambda p: (len(p.name), p.name))
     if not found and required:
@@ -171,12 +176,13 @@ def load_original(folder: Path) -> Catalogue:
     items_file = _first(folder, "items_shuffle*.json")
     attrs_file = _first(folder, "items_ins_v2*.json", required=False)
     human_file = _first(folder, "items_human_ins*.json")
-    items = _read_json(items_file)  # type: ignore[arg-type]
+    items = _read_json(items_file)
     attrs = _read_json(attrs_file) if attrs_file else {}
-    human = _read_json(human_file)  # type: ignore[arg-type]
+    attrs = attrs if isinstance(attrs, dict) else {}
+    human = _read_json(human_file)
     if not isinstance(items, list) or not isinstance(human, dict):
-        raise EnvError(f"{DATA_VAR}: {items_file.name} must be a list of products and "  # type: ignore[union-attr]
-                       f"{human_file.name} an object by asin")  # type: ignore[union-attr]
+        raise EnvError(f"{DATA_VAR}: {items_file.name} must be a list of products and "
+                       f"{human_file.name} an object by asin")
     products: dict[str, Product] = {}
     for row in items:
         asin = str(row.get("asin", "")).strip()
@@ -189,7 +195,7 @@ def load_original(folder: Path) -> Catalogue:
         products[asin] = Product(
             asin=asin, title=str(row["name"]).strip(), price=price, category=str(row.get("category", "")),
             product_category=str(row.get("product_category", "")), query=str(row.get("query", "")).lower().strip(),
-            attributes=tuple(str(a) for a in ((attrs.get(asin) or {}).get("attributes") or ())),  # type: ignore[union-attr]
+            attributes=tuple(str(a) for a in ((attrs.get(asin) or {}).get("attributes") or ())),
             options=_options_of(row.get("customization_options")), description=str(description).strip(),
             features=tuple(str(b).strip() for b in bullets if str(b).strip()),
             reviews=_reviews_of(row.get("Reviews") or row.get("reviews")),
@@ -202,7 +208,7 @@ def load_original(folder: Path) -> Catalogue:
             text = str(entry.get("instruction", "")).strip()
             if not attributes or not text:
                 continue
-            wanted = {}
+            wanted: dict[str, str] = {}
             for value in entry.get("instruction_options") or ():
                 value = str(value).strip().lower()
                 name = next((n for n, vs in product.options.items() if value in vs), "")
@@ -215,8 +221,8 @@ def load_original(folder: Path) -> Catalogue:
                               product.title, product.product_category))
     random.Random(GOAL_SHUFFLE_SEED).shuffle(goals)
     if not goals:
-        raise EnvError(f"{DATA_VAR}={folder}: no human instruction names a product of {items_file.name}")  # type: ignore[union-attr]
-    digest = _digest([items_file.name, items_file.stat().st_size, human_file.stat().st_size, len(products)])  # type: ignore[union-attr]
+        raise EnvError(f"{DATA_VAR}={folder}: no human instruction names a product of {items_file.name}")
+    digest = _digest([items_file.name, items_file.stat().st_size, human_file.stat().st_size, len(products)])
     return Catalogue(products, goals, str(folder), digest)
 
 

@@ -210,7 +210,7 @@ def llm_factory(
         if not has_gold:
             raise UsageError(f"--llm gold: the {name} environment has no gold paths; use demo, scripted:FILE or profile:NAME")
         sole = agents[0] if agents and len(agents) == 1 else None
-        for agent in agents or [None]:  # each agent says whether it can play a known solution
+        for agent in agents or (None,):  # each agent says whether it can play a known solution
             check_gold(agent)
         return (lambda game, agent=None: make_llm(spec, profiles, registry.qualify(game.id, name),
                                                   agent=agent or sole)), False
@@ -220,7 +220,7 @@ def llm_factory(
         from envs import registry
 
         first = registry.qualify(games[0].id, env)
-    for agent in agents or [None]:  # checks the spec (and each agent's demo); raises UsageError with a one-line reason
+    for agent in agents or (None,):  # checks the spec (and each agent's demo); raises UsageError with a one-line reason
         shared = make_llm(spec, profiles, first, agent=agent)
     if spec.startswith("profile:"):
         return (lambda game, agent=None: shared), True

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # rich is imported where a table is drawn, not for `--help`
+    from rich.console import JustifyMethod
 
 # A bordered table's cost per column (a space each side and the rule on the left), and the right rule.
 _PER_COLUMN = 3
@@ -22,7 +25,7 @@ class Col:
     """One column: its header and alignment; a key column (the row's label) is repeated in every part."""
 
     name: str
-    justify: str = "right"
+    justify: JustifyMethod = "right"
     key: bool = False
 
 
@@ -84,7 +87,7 @@ class Layout:
             table = Table(title=title, title_justify="left")
             for i in part:
                 column = self.columns[i]
-                table.add_column(column.name, justify=column.justify, min_width=self.need(i))  # type: ignore[arg-type]
+                table.add_column(column.name, justify=column.justify, min_width=self.need(i))
             for row in self.rows:
                 table.add_row(*(row.cells[i] for i in part), style=row.style, end_section=row.end_section)
             out.append(table)

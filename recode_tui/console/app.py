@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Iterable
+from typing import TYPE_CHECKING, ClassVar, Iterable, Sequence
 
 from textual import events
 from textual.app import App, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from agent.llm import LLM
@@ -164,7 +164,7 @@ class RecodeApp(CrashReport, App[None]):
         if not self.is_running:
             raise asyncio.CancelledError("the console is closing")
 
-    def set_watches(self, expressions: list[str]) -> None:
+    def set_watches(self, expressions: Iterable[str]) -> None:
         """The watch list outlives a run: the next run's variables pane starts from it."""
         self.watch_expressions[:] = expressions
 
@@ -269,7 +269,7 @@ class RecodeApp(CrashReport, App[None]):
     def action_help(self) -> None:
         from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
-        sections = [
+        sections: list[tuple[str, Sequence[BindingType]]] = [
             ("Console", list(DebugScreen.BINDINGS)),
             ("Expansion editor", [*ExpansionEditor.BINDINGS, *CodeArea.BINDINGS]),
             ("Breakpoint list", list(BreakpointsPane.BINDINGS)),

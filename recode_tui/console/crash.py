@@ -58,4 +58,4 @@ class CrashReport(FatalErrorHook):
         control = getattr(self, "session_control", None)  # it knows the --sessions folder
         folder = crash_folder(getattr(control, "sessions_dir", None))
         self.crash_line = crash_line(error, write_crash_report(error, folder))
-        self.bell()  # type: ignore[attr-defined]
+        self.bell()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
 from textual.reactive import reactive
@@ -61,7 +61,7 @@ MODEL_CLOCK_SECONDS = 0.5  # how often the "model is answering" clock is redrawn
 
 # The console's keys, in footer order. Help and quit are the app's actions, listed here
 # so the footer keeps them in place; the app binds them too, for the screens above this one.
-DEBUG_BINDINGS = [
+DEBUG_BINDINGS: list[BindingType] = [
     # Help first: at 80 columns the footer cannot show every key, and this one lists them all.
     Binding("question_mark,f1", "app.help", "Help", id="app.help"),
     Binding("n", "step('next')", "Next", id="step.next", tooltip="Run to the next engine event"),
@@ -142,7 +142,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
 
     @property
     def console(self) -> "RecodeApp":
-        return self.app  # type: ignore[return-value]
+        return self.app  # type: ignore[return-value]  # Screen.app is an App; this screen runs only in RecodeApp
 
     @property
     def session_control(self):

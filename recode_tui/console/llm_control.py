@@ -90,7 +90,7 @@ class LLMControl(Widget):
 
     @property
     def engine(self):
-        return self.run.engine  # type: ignore[attr-defined]
+        return self.run.engine
 
     def _enter(self, state: RunState, kind: str = "", reason: str = "") -> None:
         """Tell the run's screen where the run stands; the screen is the one that sets it.
@@ -160,12 +160,12 @@ class LLMControl(Widget):
             event = stop.event
             again = f", attempt {event.attempt}" if event.attempt > 1 else ""
             # The ways out first: a long error is cut at the end of the line.
-            self.run.say("llm_error", f"LLM failed on {event.node_id}{again} ({FAILURE_HINT}): {event.error}")  # type: ignore[attr-defined]
+            self.run.say("llm_error", f"LLM failed on {event.node_id}{again} ({FAILURE_HINT}): {event.error}")
             self.app.notify(stop.event.error, title="LLM failed: the run is paused", severity="error")
 
     def request_event(self) -> ev.ExpansionRequested | None:
         """The expansion an answer is awaited for (also after an LLM failure)."""
-        last = self.run.debugger.last_event  # type: ignore[attr-defined]
+        last = self.run.debugger.last_event
         if isinstance(last, ev.ExpansionRequested):
             return last
         if isinstance(last, ev.LLMFailed) and self.last_request is not None:
@@ -183,7 +183,7 @@ class LLMControl(Widget):
         if node is None or self.review is None:
             return
         self.reviewing = proposal
-        run.drafts[node.id] = proposal.text  # type: ignore[attr-defined]
+        run.drafts[node.id] = proposal.text
         context = proposal.context
         purpose = context.purpose if context else ("repair" if node.status is NodeStatus.ERROR else "expand")
         request = self.last_request
@@ -195,14 +195,14 @@ class LLMControl(Widget):
         model = self.review.model.name if self.review else "the model"
         again = f", round {proposal.round}" if proposal.round > 1 else ""
         role = request.role if request is not None and request.node_id == node.id else ""
-        run.editor.open(node.id, node.code, known, attempt=attempt, purpose=purpose,  # type: ignore[attr-defined]
+        run.editor.open(node.id, node.code, known, attempt=attempt, purpose=purpose,
                         note=f"proposed by {model}{again}: review it", role=role)
-        run.review_bar.show_proposal(model, proposal.round)  # type: ignore[attr-defined]
+        run.review_bar.show_proposal(model, proposal.round)
         self._enter(RunState.REVIEWING, "human", f"review the proposal for {node.id}: ⌃S accept · e edit it first · "
                     "⌃G regenerate · ⌃O reject and type your own")
         # It arrives whenever the model answers: the focus stays put, so command keys
         # typed meanwhile never land in the proposed code; `e` moves it.
-        run.show_editor()  # type: ignore[attr-defined]
+        run.show_editor()
 
     def take_submission(self, text: str) -> bool:
         """Apply the editor's text as the reviewed answer; False when no review is open."""
@@ -210,8 +210,8 @@ class LLMControl(Widget):
         if review is None or not review.waiting:
             return False
         self.reviewing = None
-        self.run.review_bar.hide()  # type: ignore[attr-defined]
-        self.run.editor.close("Applied; the run goes on…")  # type: ignore[attr-defined]
+        self.run.review_bar.hide()
+        self.run.editor.close("Applied; the run goes on…")
         self._enter(RunState.RUNNING)
         review.accept(text)
         return True
@@ -221,8 +221,8 @@ class LLMControl(Widget):
         if review is None or not review.waiting:
             return False
         self.reviewing = None
-        self.run.review_bar.hide()  # type: ignore[attr-defined]
-        self.run.editor.close(f"Asking {review.model.name} again…")  # type: ignore[attr-defined]
+        self.run.review_bar.hide()
+        self.run.editor.close(f"Asking {review.model.name} again…")
         self._enter(RunState.RUNNING, "info", "regenerating…")
         review.regenerate()
         return True
@@ -233,9 +233,9 @@ class LLMControl(Widget):
         if review is None or not review.waiting or review.rejected:
             return False
         review.reject()
-        editor = self.run.editor  # type: ignore[attr-defined]
+        editor = self.run.editor
         editor.load_skeleton()  # the agent's answer format
-        self.run.review_bar.show_rejected()  # type: ignore[attr-defined]
-        self.run.say("human", "proposal rejected: type your own answer, ⌃S applies it")  # type: ignore[attr-defined]
-        self.run.focus_editor("Type your own answer", force=True)  # type: ignore[attr-defined]
+        self.run.review_bar.show_rejected()
+        self.run.say("human", "proposal rejected: type your own answer, ⌃S applies it")
+        self.run.focus_editor("Type your own answer", force=True)
         return True

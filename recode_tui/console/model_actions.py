@@ -12,6 +12,7 @@ from textual.widgets import TabbedContent
 
 from recode_tui.console.llm_control import LLMControl, is_human, llm_choices
 from recode_tui.console.run_state import RunState
+from recode_tui.console.screen_host import DebugScreenHost
 from recode_tui.console.widgets.review_panel import ReviewBar
 
 MODEL_BINDINGS = [
@@ -25,32 +26,32 @@ MODEL_BINDINGS = [
 ]
 
 
-class ModelActions:
+class ModelActions(DebugScreenHost):
     """Actions over `self.llm_control`, `self.engine`, `self.driver` and `self.debugger`."""
 
     @property
     def llm_control(self) -> LLMControl:
-        return self.query_one(LLMControl)  # type: ignore[attr-defined]
+        return self.query_one(LLMControl)
 
     @property
     def review_bar(self) -> ReviewBar:
-        return self.query_one(ReviewBar)  # type: ignore[attr-defined]
+        return self.query_one(ReviewBar)
 
     def show_editor(self) -> None:
         """Show the editor tab; the focus stays (it moves only on `e` or a key asking for the editor)."""
-        self.query_one(TabbedContent).active = "tab-expand"  # type: ignore[attr-defined]
+        self.query_one(TabbedContent).active = "tab-expand"
 
     # -- switching the LLM -------------------------------------------------------------
 
     def action_switch_llm(self) -> None:
         from recode_tui.console.screens.llm_picker import LLMPicker
 
-        if self.driver.busy:  # type: ignore[attr-defined]
-            self.notify("Pause the run first (p): the LLM is switched between steps.", severity="warning")  # type: ignore[attr-defined]
+        if self.driver.busy:
+            self.notify("Pause the run first (p): the LLM is switched between steps.", severity="warning")
             return
-        current = getattr(self.engine.llm, "name", "?")  # type: ignore[attr-defined]
+        current = getattr(self.engine.llm, "name", "?")
         choices = llm_choices(current, self.llm_control.profiles_path)
-        self.app.push_screen(LLMPicker(choices, current), self._switch_to)  # type: ignore[attr-defined]
+        self.app.push_screen(LLMPicker(choices, current), self._switch_to)
 
     async def _switch_to(self, spec: str | None) -> None:
         from recode_tui.commands.factory import UsageError
@@ -60,42 +61,42 @@ class ModelActions:
         try:
             name = self.llm_control.switch(spec)
         except UsageError as exc:
-            self.notify(str(exc), title="Cannot switch the LLM", severity="error")  # type: ignore[attr-defined]
+            self.notify(str(exc), title="Cannot switch the LLM", severity="error")
             return
-        self.notify(f"the LLM is now {name}")  # type: ignore[attr-defined]
+        self.notify(f"the LLM is now {name}")
         await self._after_switch()
 
     async def _after_switch(self) -> None:
         """Open or close the editor to match who answers the awaited expansion."""
-        debugger = self.debugger  # type: ignore[attr-defined]
+        debugger = self.debugger
         if debugger.done:
             return
         if debugger.awaiting_human:
             request = self.llm_control.request_event()
             if request is not None:
-                await self._open_editor(request, "", force=True)  # type: ignore[attr-defined]
+                await self._open_editor(request, "", force=True)
                 after = self.llm_control.restore_after
                 then = f"; then {after.name} answers again" if after is not None else ""
-                self.enter_state(RunState.AWAITING, "human",  # type: ignore[attr-defined]
+                self.enter_state(RunState.AWAITING, "human",
                                  f"awaiting your answer for {request.node_id}: ctrl+s submits{then}")
         else:
-            self.editor.close("No expansion is awaited: c asks the LLM.")  # type: ignore[attr-defined]
-            self.enter_state(RunState.PAUSED)  # type: ignore[attr-defined]
-        self.update_status()  # type: ignore[attr-defined]
+            self.editor.close("No expansion is awaited: c asks the LLM.")
+            self.enter_state(RunState.PAUSED)
+        self.update_status()
 
     def action_type_answer(self) -> None:
-        debugger = self.debugger  # type: ignore[attr-defined]
-        if self.driver.busy or debugger.done or self.llm_control.request_event() is None:  # type: ignore[attr-defined]
-            self.notify("t types the expansion the run is paused at (after an LLM failure or at a stub).",  # type: ignore[attr-defined]
+        debugger = self.debugger
+        if self.driver.busy or debugger.done or self.llm_control.request_event() is None:
+            self.notify("t types the expansion the run is paused at (after an LLM failure or at a stub).",
                         severity="warning")
             return
         if not self.llm_control.type_once():
-            self.focus_editor("Type the answer", force=True)  # type: ignore[attr-defined]
+            self.focus_editor("Type the answer", force=True)
             return
-        self.call_later(self._after_switch)  # type: ignore[attr-defined]
+        self.call_later(self._after_switch)
 
     def on_llmcontrol_switched(self, message: LLMControl.Switched) -> None:
-        self.update_status()  # type: ignore[attr-defined]
+        self.update_status()
 
     # -- review ---------------------------------------------------------------------
 
@@ -103,23 +104,23 @@ class ModelActions:
         control = self.llm_control
         done = control.regenerate() if verb == "regenerate" else control.reject()
         if not done:
-            self.notify("No proposal is awaiting review.", severity="warning")  # type: ignore[attr-defined]
+            self.notify("No proposal is awaiting review.", severity="warning")
 
     def on_review_bar_decided(self, message: ReviewBar.Decided) -> None:
         if message.verb == "accept":
-            self.editor.submit()  # type: ignore[attr-defined]
+            self.editor.submit()
         else:
             self.action_review(message.verb)
 
     # -- the sandbox ------------------------------------------------------------------
 
     def action_interrupt(self) -> None:
-        interrupt = getattr(self.engine.runner, "interrupt", None)  # type: ignore[attr-defined]
-        if self.debugger.done or not callable(interrupt):  # type: ignore[attr-defined]
-            self.notify("Nothing to interrupt.", severity="warning")  # type: ignore[attr-defined]
+        interrupt = getattr(self.engine.runner, "interrupt", None)
+        if self.debugger.done or not callable(interrupt):
+            self.notify("Nothing to interrupt.", severity="warning")
             return
         interrupt()
-        self.say("paused", "interrupting the running node (it is killed and restored if it does not stop)…")  # type: ignore[attr-defined]
+        self.say("paused", "interrupting the running node (it is killed and restored if it does not stop)…")
 
 
 __all__ = ["MODEL_BINDINGS", "ModelActions", "is_human"]

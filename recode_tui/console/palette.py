@@ -10,7 +10,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Iterable
 
 from textual.app import SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -51,11 +51,11 @@ TITLES = {
 SKIP = {"app.quit"}  # Textual lists Quit already
 
 
-def binding_commands(app: App, namespace: DOMNode, bindings: Iterable[Binding],
+def binding_commands(app: App, namespace: DOMNode, bindings: Iterable[BindingType],
                      keymap: dict[str, str]) -> Iterable[SystemCommand]:
     """One palette command per binding with an id, running the binding's action on `namespace` (its screen)."""
     for binding in bindings:
-        if not binding.id or binding.id in SKIP:
+        if not isinstance(binding, Binding) or not binding.id or binding.id in SKIP:  # a tuple has no id
             continue
         key = keymap.get(binding.id, binding.key)
         keys = ", ".join(app.get_key_display(Binding(k.strip(), "")) for k in key.split(","))

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Input
 
+from recode_tui.console.screen_host import DebugScreenHost
 from recode_tui.console.search import Search, Searchable
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.code_tree import CodeTreeView
@@ -23,7 +24,7 @@ SEARCH_BINDINGS = [
 ]
 
 
-class SearchActions:
+class SearchActions(DebugScreenHost):
     """`/` and the search bar's messages; one search at a time."""
 
     _search: Search | None = None
@@ -31,32 +32,32 @@ class SearchActions:
 
     def _searched_pane(self) -> Searchable:
         """The searchable pane holding the focus, else the environment log."""
-        widget: Widget | None = self.focused  # type: ignore[attr-defined]
+        widget: Widget | None = self.focused
         while widget is not None:
             if isinstance(widget, (CodeTreeView, EnvLog, PromptView, AgentViewPane)):
                 return widget
             widget = widget.parent if isinstance(widget.parent, Widget) else None
-        return self.query_one(EnvLog)  # type: ignore[attr-defined]
+        return self.query_one(EnvLog)
 
     def action_search(self) -> None:
         pane = self._searched_pane()
         if self._search is not None:
             self._search.clear()
         self._search = Search(pane)
-        focused = self.focused  # type: ignore[attr-defined]
+        focused = self.focused
         if not isinstance(focused, Input) or focused.id != "search-input":
             self._focus_before = focused
-        self.query_one(SearchBar).open(pane.search_name)  # type: ignore[attr-defined]
+        self.query_one(SearchBar).open(pane.search_name)
 
     def on_search_bar_query(self, message: SearchBar.Query) -> None:
         if self._search is not None:
             self._search.update(message.text)
-            self.query_one(SearchBar).show_result(self._search.summary())  # type: ignore[attr-defined]
+            self.query_one(SearchBar).show_result(self._search.summary())
 
     def on_search_bar_step(self, message: SearchBar.Step) -> None:
         if self._search is not None:
             self._search.step(message.direction)
-            self.query_one(SearchBar).show_result(self._search.summary())  # type: ignore[attr-defined]
+            self.query_one(SearchBar).show_result(self._search.summary())
 
     def on_search_bar_closed(self, message: SearchBar.Closed) -> None:
         search, self._search = self._search, None

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 
+from recode_tui.console.screen_host import DebugScreenHost
+
 if TYPE_CHECKING:
     from recode_tui.console.session_control import SessionControl
 
@@ -25,7 +27,7 @@ SESSION_BINDINGS = [
 ]
 
 
-class SessionActions:
+class SessionActions(DebugScreenHost):
     """Actions over `self.session_control` (None when the run is not journaled)."""
 
     session_control: "SessionControl | None"
@@ -33,7 +35,7 @@ class SessionActions:
     def action_session(self, what: str) -> None:
         control = self.session_control
         if control is None:
-            self.notify(  # type: ignore[attr-defined]
+            self.notify(
                 "This run is not journaled: start the console with --sessions DIR (or the default).",
                 severity="warning",
             )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, overload
 
 from rich.text import Text
 
@@ -70,6 +70,10 @@ def read_journal_setup(folder: Path) -> str:
         return ""
 
 
+@overload
+def find_resume(sessions: str | None, ref: str) -> Path: ...
+@overload
+def find_resume(sessions: str | None, ref: None) -> None: ...
 def find_resume(sessions: str | None, ref: str | None) -> Path | None:
     """`--resume [SESSION]` as a session folder (no value: the latest); None when not resuming."""
     from agent.sessions.journal import find_session, sessions_dir_from

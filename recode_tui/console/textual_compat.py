@@ -19,16 +19,24 @@ reason: read the changelog for these names before raising the bound.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.strip import Strip
 from textual.widgets import Log, TextArea
 
+if TYPE_CHECKING:
+    from textual.app import App
+
+    class _AppHost(App[None]):
+        """For the type checker: the App a mixin below is mixed into."""
+else:
+    _AppHost = object  # a plain mixin at run time
+
 TEXTUAL_MAJOR = 8  # the major version these overrides are written against (pyproject: textual>=8,<9)
 
 
-class FatalErrorHook:
+class FatalErrorHook(_AppHost):
     """App mixin: an unhandled exception goes to `on_fatal_error(error)`, then the app ends at once."""
 
     def on_fatal_error(self, error: BaseException) -> None:
@@ -37,7 +45,7 @@ class FatalErrorHook:
     def _fatal_error(self) -> None:  # Textual's private hook (see the module docstring)
         error = getattr(self, "_exception", None)  # private: the exception Textual is handling
         if error is None:
-            super()._fatal_error()  # type: ignore[misc]
+            super()._fatal_error()
             return
         self.on_fatal_error(error)
         app: Any = self
@@ -58,7 +66,7 @@ class LineHookLog(Log):
         """Forget rendered lines (their styling changed): they render again on the next refresh."""
         self._render_line_cache.clear()
 
-    def _render_line_strip(self, y: int, rich_style: Any) -> Strip:  # type: ignore[override]
+    def _render_line_strip(self, y: int, rich_style: Any) -> Strip:
         # Log keeps rendered lines only while text is selected; keep them always
         # (highlighting a line costs ~0.5 ms, a full repaint 48 of them).
         cache = self.text_selection is None

@@ -7,6 +7,9 @@ and the engine's messages.
 from __future__ import annotations
 
 from textual.binding import Binding
+from textual.widget import Widget
+
+from recode_tui.console.screen_host import DebugScreenHost
 
 VIEW_BINDINGS = [
     Binding("z,ctrl+t", "zoom", "Zoom", id="view.zoom", show=False,
@@ -16,32 +19,32 @@ VIEW_BINDINGS = [
 ]
 
 
-class ViewActions:
+class ViewActions(DebugScreenHost):
     """Actions over the debug screen's panes."""
 
     ZOOMABLE = ("code-tree", "detail", "vars", "env-log", "bottom")
 
     def action_zoom(self) -> None:
         """Zoom the pane holding the focus (Textual's maximize), or restore the zoomed one."""
-        if self.maximized is not None:  # type: ignore[attr-defined]
-            self.minimize()  # type: ignore[attr-defined]
+        if self.maximized is not None:
+            self.minimize()
             return
-        widget = self.focused  # type: ignore[attr-defined]
+        widget = self.focused
         while widget is not None and getattr(widget, "id", None) not in self.ZOOMABLE:
-            widget = widget.parent  # type: ignore[assignment]
+            widget = widget.parent if isinstance(widget.parent, Widget) else None
         if widget is None:
-            self.notify("Focus a pane first (tab moves the focus).", severity="warning")  # type: ignore[attr-defined]
+            self.notify("Focus a pane first (tab moves the focus).", severity="warning")
             return
-        self.maximized = widget  # type: ignore[attr-defined]
+        self.maximized = widget
 
     def action_swap_panes(self) -> None:
         """Narrow terminals show two panes above the editor: tree and node, or variables and log."""
-        panes = self.query_one("#panes")  # type: ignore[attr-defined]
-        if not self.has_class("-narrow"):  # type: ignore[attr-defined]
-            self.notify("Every pane is shown at this width; z zooms the focused one.")  # type: ignore[attr-defined]
+        panes = self.query_one("#panes")
+        if not self.has_class("-narrow"):
+            self.notify("Every pane is shown at this width; z zooms the focused one.")
             return
         panes.toggle_class("-data")
-        variables = self.variables  # type: ignore[attr-defined]
-        data = self.env_log if variables.has_class("-no-variables") else variables.query_one("#vars-table")  # type: ignore[attr-defined]
-        target = data if panes.has_class("-data") else self.tree_view  # type: ignore[attr-defined]
-        self.call_after_refresh(target.focus)  # type: ignore[attr-defined]
+        variables = self.variables
+        data = self.env_log if variables.has_class("-no-variables") else variables.query_one("#vars-table")
+        target = data if panes.has_class("-data") else self.tree_view
+        self.call_after_refresh(target.focus)

@@ -119,8 +119,8 @@ class RecapAgent(Stepper):
         sections = [ViewSection("Levels, root to current", tuple(levels) or (ViewLine("(no open level)", "muted"),))]
         returns: list[ViewLine] = []
         for note in (n for n in self.notes if n.label == "re-injection"):
-            level = self.levels.get(note.node_id or "")
-            where = f"depth {level.node.depth}: {level.goal}" if level else note.node_id
+            back = self.levels.get(note.node_id or "")
+            where = f"depth {back.node.depth}: {back.goal}" if back else note.node_id
             returns.append(ViewLine(f"back at {note.node_id} ({where})", "heading"))
             returns += [ViewLine(f"  {line}") for line in note.text.splitlines()]
         if returns:

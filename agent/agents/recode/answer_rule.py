@@ -84,7 +84,7 @@ def _refused_line(parsed: ParsedAnswer, check: CodeCheck, refusal: str) -> int |
     refused stays refused as statements are added, so the search finds the first one.
     """
     try:
-        body = safe_parse(parsed.code).body  # type: ignore[attr-defined]
+        body = safe_parse(parsed.code).body
     except SyntaxError:
         return None
     lines = parsed.code.splitlines()

@@ -244,7 +244,8 @@ class ExampleFormatError(ValueError):
 def split_examples(text: str) -> list[tuple[int, str]]:
     """The examples of a file, separated by `---` lines, with the line each starts on."""
     out: list[tuple[int, str]] = []
-    start, chunk = 1, []
+    start = 1
+    chunk: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if re.fullmatch(r"---\s*", line):
             if "".join(chunk).strip():

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 
-from agent.runtime.code import (BUILTIN_NAMES, DEFAULT_HELPERS, InvalidAnswer, renumber, assigned_names, called_names,
+from agent.runtime.code import (BUILTIN_NAMES, DEFAULT_HELPERS, InvalidAnswer, renumber, assigned_names, call_name, called_names,
                                 safe_parse, split_blocks)
 
 _COMPOUND: tuple[type, ...] = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.Try, ast.With, ast.AsyncWith, ast.Match)
@@ -27,7 +27,7 @@ def stub_name_of(code: str) -> str | None:
     except SyntaxError:
         return None
     for call in called_names(tree):
-        name = call.func.id  # type: ignore[attr-defined]
+        name = call_name(call)
         if name not in DEFAULT_HELPERS and not hasattr(builtins, name):
             return name
     return None
@@ -63,7 +63,7 @@ def _check_structure(code: str, tree: ast.AST, known_names: set[str]) -> None:
     known = known_names | BUILTIN_NAMES | assigned_names(tree)
     calls = _calls_in_context(tree)
     for call, kind, _ in calls:
-        name = call.func.id  # type: ignore[attr-defined]
+        name = call_name(call)
         if kind and name not in known:
             raise InvalidAnswer(
                 f"line {call.lineno}: placeholder `{name}(...)` is inside a {kind}; "
@@ -80,7 +80,7 @@ def _check_structure(code: str, tree: ast.AST, known_names: set[str]) -> None:
     }
     looped = {id(call) for call, _, in_loop in calls if in_loop}
     for call in called_names(tree):
-        name = call.func.id  # type: ignore[attr-defined]
+        name = call_name(call)
         if name in known or id(call) in whole:
             continue
         if id(call) in looped:
@@ -129,7 +129,7 @@ def _calls_in_context(tree: ast.AST) -> list[tuple[ast.Call, str, bool]]:
 
 def _rewrite_hint(code: str, statement: ast.stmt, call: ast.Call, known: set[str]) -> str:
     """How to write it: call the placeholder on its own line, then use the result."""
-    name = call.func.id  # type: ignore[attr-defined]
+    name = call_name(call)
     call_text = ast.get_source_segment(code, call) or f"{name}(...)"
     statement_text = ast.get_source_segment(code, statement) or ""
     target = ""

@@ -190,7 +190,7 @@ class Engine(Stepper):
                 output_tokens=completion.usage.output_tokens,
                 cost=completion.cost,
                 proposed=completion.proposed,
-                seconds=completion.seconds,
+                seconds=completion.seconds or 0.0,  # the stepper's clock filled it in (`_timed`)
                 person_seconds=completion.person_seconds,
                 cached=completion.cached,
             )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from string import Template
 from typing import Any
 
-from agent.runtime.code import called_names, safe_parse
+from agent.runtime.code import call_name, called_names, safe_parse
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptContext, PromptSet
 
 PAPER_PROMPTS = DEFAULT_PROMPTS.parent / "paper"  # the paper's prompts: no context fields
@@ -33,7 +33,7 @@ def call_arguments(code: str, name: str) -> CallArguments:
         tree = safe_parse(code)
     except SyntaxError:
         return CallArguments((), {}, {})
-    call = next((c for c in called_names(tree) if c.func.id == name), None)  # type: ignore[attr-defined]
+    call = next((c for c in called_names(tree) if call_name(c) == name), None)
     if call is None:
         return CallArguments((), {}, {})
     names: list[str] = [a.id for a in call.args if isinstance(a, ast.Name)]

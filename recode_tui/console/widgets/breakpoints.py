@@ -9,6 +9,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widgets import DataTable, Input
 
@@ -20,7 +21,7 @@ ADD_HINT = ("add: stub NAME|RE · depth N · action RE · obs RE · error · eve
 
 class BreakpointsPane(Vertical):
     BINDINGS = [
-        Binding("space", "toggle", "Enable/disable", id="breakpoints.toggle"),
+        Binding("space", "toggle_enabled", "Enable/disable", id="breakpoints.toggle"),
         Binding("x,delete", "remove", "Remove", id="breakpoints.remove"),
         Binding("a", "add", "Add", id="breakpoints.add"),
     ]
@@ -74,12 +75,13 @@ class BreakpointsPane(Vertical):
         if not table.row_count:
             return None
         try:
-            key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+            key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
         except Exception:  # noqa: BLE001 - no row under the cursor
             return None
         return int(key) if key else None
 
-    def action_toggle(self) -> None:
+    def action_toggle_enabled(self) -> None:
+        """Not `action_toggle`: that name is Textual's own action (toggle an attribute), with another signature."""
         number = self._selected()
         if number is not None:
             self.debugger.toggle_breakpoint(number)

@@ -96,7 +96,7 @@ class CodeTreeView(Tree[str]):
             if event.node_id is None:
                 continue
             if isinstance(event, ev.ExpansionReceived):
-                self._add_children(event.node_id, event.child_ids)
+                self._add_tree_children(event.node_id, event.child_ids)
             elif isinstance(event, ev.NodeStarted):
                 self._add_started(event.node_id)
                 current = event.node_id
@@ -110,7 +110,7 @@ class CodeTreeView(Tree[str]):
         for node_id in touched:
             self._relabel(node_id)
 
-    def _add_children(self, parent_id: str, child_ids: Iterable[str]) -> None:
+    def _add_tree_children(self, parent_id: str, child_ids: Iterable[str]) -> None:
         item = self._items.get(parent_id)
         if item is None:
             return
@@ -134,7 +134,7 @@ class CodeTreeView(Tree[str]):
         if node is None or node.parent is None:
             return
         self._add_started(node.parent.id)
-        self._add_children(node.parent.id, [node_id])
+        self._add_tree_children(node.parent.id, [node_id])
 
     def _open_path(self, node_id: str) -> None:
         """Open the ancestors of the current node; collapse what was open for an earlier one."""

@@ -59,7 +59,8 @@ class EnvLog(LineHookLog):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(highlight=True, **kwargs)
-        self.highlighter = _EnvHighlighter()
+        self.env_highlighter = _EnvHighlighter()  # typed: `highlighter` is Log's, a plain Highlighter
+        self.highlighter = self.env_highlighter
         self._found: dict[int, list[tuple[int, int, bool]]] = {}  # line -> search matches on it
         # Every entry as written, unwrapped: (text, indent), indent None for a line kept as is.
         self.entries: list[tuple[str, str | None]] = []
@@ -68,10 +69,10 @@ class EnvLog(LineHookLog):
 
     # Log has no public per-line hook: `LineHookLog` (textual_compat) gives one.
     def before_line(self, y: int) -> None:
-        self.highlighter.found = self._found.get(y, ())
+        self.env_highlighter.found = self._found.get(y, ())
 
     def after_line(self) -> None:
-        self.highlighter.found = ()
+        self.env_highlighter.found = ()
 
     # -- search (`/`) ----------------------------------------------------------------
 
@@ -130,7 +131,7 @@ class EnvLog(LineHookLog):
         width = self.wrap_width()
         return [line for text, indent in self.entries_for(event) for line in self.wrap(text, indent, width)]
 
-    scores: Callable[[], Sequence[tuple[int, int, int]]] | None = None  # the env's (step, old, new) score changes
+    scores: Callable[[], Sequence[tuple[int, float, float]]] | None = None  # the env's (step, old, new) score changes
 
     def apply(self, events: Iterable[ev.Event]) -> None:
         entries: list[tuple[str, str | None]] = []

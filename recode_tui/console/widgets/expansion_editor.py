@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from rich.text import Text
 from textual import events
@@ -312,7 +313,7 @@ class ExpansionEditor(Vertical):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "expansion-check" or event.state != WorkerState.SUCCESS:
             return
-        key, check = event.worker.result
+        key, check = cast("tuple[tuple[object, ...], Check]", event.worker.result)  # what the worker returns
         if self.node_id is not None and key == self._judging(self.editor.text):
             self._judged = (key, check)
             self._show(check)

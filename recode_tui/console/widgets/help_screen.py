@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -16,7 +18,7 @@ from recode_tui.console.widgets.breakpoints import ADD_HINT
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close", id="help.close")]
 
-    def __init__(self, sections: list[tuple[str, list[Binding]]], keymap: dict[str, str] | None = None) -> None:
+    def __init__(self, sections: Sequence[tuple[str, Sequence[BindingType]]], keymap: dict[str, str] | None = None) -> None:
         super().__init__()
         self.sections = sections
         self.keymap = keymap or {}
@@ -29,7 +31,8 @@ class HelpScreen(ModalScreen[None]):
         table.add_column("id (for a keymap)", style="dim", no_wrap=True)
         for title, bindings in self.sections:
             table.add_row(Text(title, style="bold underline"), "", "")
-            for binding in bindings:
+            for entry in bindings:  # a class's BINDINGS may hold (key, action, description) tuples too
+                binding = entry if isinstance(entry, Binding) else Binding(*entry)
                 key = self.keymap.get(binding.id or "", binding.key)
                 keys = ", ".join(self.app.get_key_display(Binding(k.strip(), "")) for k in key.split(","))
                 table.add_row(keys, binding.description, binding.id or "")

@@ -73,7 +73,7 @@ class StatusBar(Widget):
         steps: int,
         max_steps: int,
         depth: int,
-        score: int | None = None,
+        score: float | None = None,
         reward: float | None = None,
         nodes: int,
         llm_calls: int,

@@ -13,6 +13,7 @@ from typing import Awaitable, Callable
 from rich.text import Text
 from textual import work
 from textual.binding import Binding
+from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widgets import DataTable
 
@@ -109,7 +110,7 @@ class WatchList(DataTable):
     def _selected(self) -> str | None:
         if not self.row_count:
             return None
-        return self.coordinate_to_cell_key((self.cursor_row, 0)).row_key.value
+        return self.coordinate_to_cell_key(Coordinate(self.cursor_row, 0)).row_key.value
 
     def action_break_on_change(self) -> None:
         expression = self._selected()

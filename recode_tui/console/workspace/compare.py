@@ -154,7 +154,7 @@ class CompareScreen(Screen["Choice | None"]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """f1..f9 only for the columns there are: the footer offers no key that does nothing."""
-        if action == "choose" and parameters and int(parameters[0]) > len(self.candidates):  # type: ignore[arg-type]
+        if action == "choose" and parameters and int(str(parameters[0])) > len(self.candidates):
             return False
         return True
 

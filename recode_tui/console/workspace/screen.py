@@ -79,9 +79,8 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         self.profiles_path = profiles_path
         self.counter = TokenCounter(model_of(llm))
         self.files = editable_files(self.draft, target.env_name)
-        self.current_file = examples_file(target.env_name, target.task_type)
-        if self.current_file not in self.files:
-            self.current_file = self.files[0]
+        examples = examples_file(target.env_name, target.task_type)
+        self.current_file: str = examples if examples is not None and examples in self.files else self.files[0]
         self.checks: dict[str, list[ExampleCheck]] = {}
         self.plays: dict[str, ExamplePlay | None] = {}  # an edited examples file played on a game (None: playing)
         self.rendered: RenderedPrompt | None = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent.agents.recode.authoring import HELPERS, context_from_prompt, variables_from_prompt
-from agent.agents.recode.engine import Engine
+from agent.runtime.stepper import Stepper
 from agent.agents.recode.prompt import call_arguments
 from agent.runtime import events as ev
 from agent.runtime.prompts import PromptContext
@@ -33,7 +33,7 @@ class StubTarget:
     context: PromptContext | None = None  # the run's fields ($task, $recent_actions, ...) the prompt showed
 
 
-def awaiting_node_id(engine: Engine, last_event: ev.Event | None) -> str | None:
+def awaiting_node_id(engine: Stepper, last_event: ev.Event | None) -> str | None:
     if isinstance(last_event, ev.ExpansionRequested) and last_event.purpose == "expand" and not engine.done:
         return last_event.node_id
     return None
@@ -45,7 +45,7 @@ def stub_name(node: Node) -> str:
     return stub_name_of(node.code) or ""
 
 
-def pick_node(engine: Engine, selected_id: str | None, last_event: ev.Event | None) -> Node:
+def pick_node(engine: Stepper, selected_id: str | None, last_event: ev.Event | None) -> Node:
     """The selected node when it is a stub (expanded or awaiting), else the awaiting one, else the root."""
     nodes = engine.tree.nodes
     awaiting = awaiting_node_id(engine, last_event)
@@ -59,7 +59,7 @@ def pick_node(engine: Engine, selected_id: str | None, last_event: ev.Event | No
     return engine.tree.root
 
 
-async def stub_target(engine: Engine, node: Node, last_event: ev.Event | None) -> StubTarget:
+async def stub_target(engine: Stepper, node: Node, last_event: ev.Event | None) -> StubTarget:
     env_name, task_type = engine.env.name, engine.env.task_type
     name = stub_name(node)
     awaiting = awaiting_node_id(engine, last_event) == node.id
