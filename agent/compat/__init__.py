@@ -20,6 +20,10 @@ import importlib.machinery
 import importlib.util
 import sys
 from types import ModuleType
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:  # for the checker only: importing it costs `--help` its speed (see _Alias)
+    from importlib.abc import Loader
 
 # old module path -> where it lives now
 MOVED: dict[str, str] = {
@@ -84,7 +88,7 @@ class MovedFinder:
         new = MOVED.get(fullname)
         if new is None:
             return None
-        return importlib.util.spec_from_loader(fullname, _Alias(new))
+        return importlib.util.spec_from_loader(fullname, cast("Loader", _Alias(new)))  # a Loader by its methods
 
 
 def install() -> None:
