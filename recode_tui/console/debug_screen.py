@@ -547,6 +547,10 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
 
     def action_step(self, mode: str, until: str | None = None) -> None:
         debugger = self.debugger
+        if self.run_state is RunState.STARTING:  # the game is still loading: nothing to step yet
+            self.notify("loading… the run is not ready yet: step once the status line says paused.",
+                        severity="warning")
+            return
         if debugger.done:
             self.notify("The run is over.", severity="warning")
             return
