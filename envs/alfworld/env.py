@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from envs.alfworld import engines, speedups
+from envs.alfworld import engines, logic_cache, speedups
 from envs.alfworld.catalog import resolve_game
 from envs.base import EnvError, Reset
 from envs.alfworld.gamefile import (
@@ -53,6 +53,8 @@ def _import_engine():
     undo that so the catalog keeps seeing the user's real setting.
     """
     try:
+        if speedups.enabled():  # the built-in logic textworld parses at import: read back from the last run
+            logic_cache.install()
         with keep_alfworld_data_env():
             import textworld
             import textworld.envs

@@ -62,8 +62,9 @@ class AlfworldProvider:
     def warm(self) -> None:
         """Import the heavy engine now (an eval worker does this while the parent sets up)."""
         try:
-            import alfworld.agents.environment.alfred_tw_env  # noqa: F401
-            import textworld  # noqa: F401
+            from envs.alfworld.env import _import_engine
+
+            _import_engine()  # the same import a reset makes (the cached logic, the speedups)
         except Exception:  # noqa: BLE001 - a missing engine is reported by the first reset
             pass
 
