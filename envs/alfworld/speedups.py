@@ -100,16 +100,20 @@ _TASK_MASK = "@@the task sentence of this game@@"
 class _GameGrammarMemo:
     """Parse a game's grammar once per process, whatever its task sentence."""
 
-    def __init__(self, parse: Callable[..., Any]) -> None:
+    def __init__(self, parse: Callable[..., Any], module: Any) -> None:
+        from envs.alfworld.logic_cache import kept_on_disk
+
         # GameLogic copies the parsed actions and rules into its own containers and only reads them.
         self.parse = _Memo(parse, size=4, fresh=None)
+        # The masked grammar is the same in every process: the first game of each reads it back from disk.
+        self.masked = _Memo(kept_on_disk(parse, module, "alfworld-grammar"), size=4, fresh=None)
 
     def __call__(self, text: Any, **kwargs: Any) -> Any:
         found = list(_TASK_RULE.finditer(text)) if isinstance(text, str) else []
         if len(found) != 1 or _TASK_MASK in text:
             return self.parse(text, **kwargs)
         task = found[0]
-        actions, grammar = self.parse(text[: task.start(2)] + _TASK_MASK + text[task.end(2) :], **kwargs)
+        actions, grammar = self.masked(text[: task.start(2)] + _TASK_MASK + text[task.end(2) :], **kwargs)
         own = _with_task_sentence(grammar, task.group(2))
         return (actions, own) if own is not None else self.parse.function(text, **kwargs)
 
@@ -151,7 +155,7 @@ def install() -> bool:
     # Symbols are mutated after parsing (their context is set), so callers get copies.
     textgen._parse_and_convert = _Memo(textgen._parse_and_convert, size=4096, fresh=deepcopy)
     tw_logic._parse_and_convert = _Memo(tw_logic._parse_and_convert, size=4096, fresh=deepcopy)
-    pddl_logic._parse_and_convert = _GameGrammarMemo(pddl_logic._parse_and_convert)
+    pddl_logic._parse_and_convert = _GameGrammarMemo(pddl_logic._parse_and_convert, pddl_logic)
     fast_downward.pddl2sas = _parse_task_once(fast_downward.pddl2sas)
     textgen.copy_context = _copy_context_shallow
     _installed = True

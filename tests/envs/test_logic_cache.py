@@ -1,4 +1,5 @@
-"""TextWorld's built-in logic is read back from the cache at the next start, and the game plays the same.
+"""TextWorld's built-in logic and ALFWorld's game grammar are read back from the cache at the next start,
+and the games play the same (every observation and admissible-command list).
 
 Each start is its own process (the parse happens while textworld is imported);
 the cache folder is the test's own (XDG_CACHE_HOME).
@@ -26,11 +27,15 @@ from envs.alfworld.env import AlfworldEnv, _import_engine
 _import_engine()
 imported = time.perf_counter() - t
 import textworld.generator.data as data
+seen = []
+other = AlfworldEnv("clean-01")  # another task sentence: the same masked grammar
+seen += [other.reset().raw, other.admissible_commands]
+other.close()
 env = AlfworldEnv("put-01")
-seen = [env.reset().raw]
+seen += [env.reset().raw, env.admissible_commands]
 for action in env.walkthrough:
-    seen.append(env.step(action))
-print(json.dumps({"counts": logic_cache.counts, "import_s": imported, "won": env.won, "seen": seen,
+    seen += [env.step(action), env.admissible_commands]
+print(json.dumps({"counts": logic_cache.counts, "grammar": logic_cache.grammar_counts, "won": env.won, "seen": seen,
                   "rules": sorted(data.KB.logic.rules), "types": sorted(t.name for t in data.KB.logic.types),
                   "document": data.KB.logic.serialize()}))
 """
@@ -45,12 +50,12 @@ def _start(cache: Path, speedups: str = "1") -> dict:
 
 def test_the_second_start_reads_the_logic_back_and_plays_the_game_the_same(tmp_path: Path) -> None:
     first = _start(tmp_path)
-    assert first["counts"] == {"read": 0, "parsed": 1}
-    assert len(list((tmp_path / "recode-tui" / "textworld-logic").glob("*.pickle"))) == 1
+    assert first["counts"] == first["grammar"] == {"read": 0, "parsed": 1}  # the grammar: once for both games
+    assert len(list((tmp_path / "recode-tui" / "textworld-logic").glob("*.pickle"))) == 2
     second = _start(tmp_path)
-    assert second["counts"] == {"read": 1, "parsed": 0}
+    assert second["counts"] == second["grammar"] == {"read": 1, "parsed": 0}
     untouched = _start(tmp_path / "off", speedups="0")  # the engine as TextWorld ships it
-    assert untouched["counts"] == {"read": 0, "parsed": 0}
+    assert untouched["counts"] == untouched["grammar"] == {"read": 0, "parsed": 0}
     for key in ("seen", "rules", "types", "document", "won"):
         assert first[key] == second[key] == untouched[key], key
     assert second["won"]
@@ -58,8 +63,9 @@ def test_the_second_start_reads_the_logic_back_and_plays_the_game_the_same(tmp_p
 
 def test_a_damaged_cache_is_parsed_again(tmp_path: Path) -> None:
     _start(tmp_path)
-    (pickle,) = (tmp_path / "recode-tui" / "textworld-logic").glob("*.pickle")
-    pickle.write_bytes(b"not a pickle")
+    for pickle in (tmp_path / "recode-tui" / "textworld-logic").glob("*.pickle"):
+        pickle.write_bytes(b"not a pickle")
     again = _start(tmp_path)
-    assert again["counts"] == {"read": 0, "parsed": 1} and again["won"]
-    assert _start(tmp_path)["counts"] == {"read": 1, "parsed": 0}  # rewritten
+    assert again["counts"] == again["grammar"] == {"read": 0, "parsed": 1} and again["won"]
+    rewritten = _start(tmp_path)
+    assert rewritten["counts"] == rewritten["grammar"] == {"read": 1, "parsed": 0}
