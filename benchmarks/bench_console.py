@@ -245,6 +245,8 @@ from textual.app import App
 from textual.widgets import Footer, Static
 
 class Hello(App):
+    BINDINGS = [("q", "quit", "Quit")]  # quits on the key the console quits on
+
     def compose(self):
         yield Static("hello")
         yield Footer()
@@ -267,7 +269,7 @@ def _on_screen(argv: list[str], marks: list[str], env: dict[str, str], timeout: 
         os.execve(argv[0], argv, env)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 48, 160, 0, 0))
     seen: dict[str, float] = {}
-    raw = b""
+    raw, text = b"", ""
     try:
         while len(seen) < len(marks) and time.perf_counter() - t0 < timeout:
             if not select.select([fd], [], [], 0.02)[0]:
@@ -298,7 +300,8 @@ def _on_screen(argv: list[str], marks: list[str], env: dict[str, str], timeout: 
         os.close(fd)
     missing = [m for m in marks if m not in seen]
     if missing:
-        raise RuntimeError(f"{missing} never appeared on screen within {timeout:g} s of {argv[1:]}")
+        raise RuntimeError(f"{missing} never appeared on screen within {timeout:g} s of {argv[1:]}; "
+                           f"the screen ended with: {text[-500:]!r}")
     return seen
 
 
