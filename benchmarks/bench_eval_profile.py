@@ -1,0 +1,141 @@
+"""Where `eval -c 1`'s time goes: the evaluation against the bare engine playing the same actions.
+
+User path: `recode-tui eval -c 1 --llm demo` on ALFWorld (the bundled games, or a real split with
+`--split valid_seen`, read from $ALFWORLD_DATA or ../shared/alfworld). The evaluation runs as a user
+runs it (a subprocess, its environment worker, the sandbox, the journal); then, in this process under
+cProfile, the bare engine loads the same games and sends the same actions, read back from the
+evaluation's journals. The ratio says what the agent, the sandbox and the journal add; the profile
+says where the engine's own time goes (the game load's planner translation has been most of it).
+
+Target (issue 24): the evaluation at most 1.3x the bare engine on the same games and actions.
+
+Run: .venv/bin/python benchmarks/bench_eval_profile.py [--games 10] [--split valid_seen] [--top 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import os
+import pstats
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.targets import Target, Verdicts  # noqa: E402
+
+RATIO = Target("eval -c 1 / bare engine, same games and actions", 1.3, "x", "issue 24")
+SHARED_ALFWORLD = ROOT.parent / "shared" / "alfworld"
+
+
+def run_eval(games: int, split: str | None, folder: Path) -> float:
+    """Wall seconds of `recode-tui eval -c 1 --llm demo` as a user starts it."""
+    command = [sys.executable, "-m", "recode_tui", "eval", "-c", "1", "--llm", "demo", "--games", str(games),
+               "--no-progress", "-o", str(folder)] + (["--split", split] if split else [])
+    began = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    seconds = time.perf_counter() - began
+    if done.returncode not in (0, 1):  # 1: an episode lost, still a measurement
+        raise SystemExit(f"eval failed ({done.returncode}): {done.stderr.strip()[-500:]}")
+    return seconds
+
+
+def played(folder: Path) -> list[tuple[str, list[str]]]:
+    """Each episode's game and the actions it sent, from the evaluation's own journals."""
+    report = json.loads((folder / "report.json").read_text())
+    episodes = []
+    for episode in report["episodes"]:
+        actions = [record["action"] for record in map(json.loads, (Path(episode["journal"]) / "journal.jsonl")
+                                                       .read_text().splitlines())
+                   if record.get("type") == "action"]
+        episodes.append((episode["game"], actions))
+    return episodes
+
+
+def play(episodes: list[tuple[str, list[str]]], profile: cProfile.Profile | None = None) -> tuple[float, float]:
+    """Wall seconds of the bare engine loading each game and sending its actions, and of its resets."""
+    from envs import make_env  # what eval's environment worker calls (envs.remote's default factory)
+
+    began, resets = time.perf_counter(), 0.0
+    if profile is not None:
+        profile.enable()
+    for game, actions in episodes:
+        env = make_env(game)
+        start = time.perf_counter()
+        env.reset()
+        resets += time.perf_counter() - start
+        for action in actions:
+            env.step(action)
+        env.close()
+    if profile is not None:
+        profile.disable()
+    return time.perf_counter() - began, resets
+
+
+def bare_engine(episodes: list[tuple[str, list[str]]]) -> tuple[float, float, pstats.Stats]:
+    """The bare engine timed without the profiler (its import included), then once more under it."""
+    began = time.perf_counter()
+    from envs import make_env
+
+    make_env(episodes[0][0]).close()  # the engine's import and a first load: eval's worker pays them too
+    warm = time.perf_counter() - began
+    seconds, resets = play(episodes)
+    seconds += warm
+    profile = cProfile.Profile()
+    play(episodes, profile)
+    return seconds, resets, pstats.Stats(profile)
+
+
+def top_functions(stats: pstats.Stats, count: int) -> list[tuple[str, float]]:
+    """The functions with the most cumulative time, outermost wrappers (this file, builtins) left out."""
+    rows = []
+    for (file, line, name), (_, _, _, cumulative, _) in stats.stats.items():  # pstats keeps them here
+        if file.startswith("<") or file == __file__ or name.startswith("<"):
+            continue
+        rows.append((f"{Path(file).parent.name}/{Path(file).name}:{name}", cumulative))
+    return sorted(rows, key=lambda row: -row[1])[:count]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--split", default=None, help="a split of $ALFWORLD_DATA (default: the bundled games)")
+    parser.add_argument("--top", type=int, default=8)
+    args = parser.parse_args()
+    verdicts = Verdicts("bench_eval_profile")
+    if args.split and "ALFWORLD_DATA" not in os.environ and SHARED_ALFWORLD.is_dir():
+        os.environ["ALFWORLD_DATA"] = str(SHARED_ALFWORLD)  # for eval and for the bare engine alike
+    with tempfile.TemporaryDirectory() as tmp:
+        eval_seconds = run_eval(args.games, args.split, Path(tmp) / "eval")
+        episodes = played(Path(tmp) / "eval")
+    bare_seconds, resets, stats = bare_engine(episodes)
+    steps = sum(len(actions) for _, actions in episodes)
+    ratio = eval_seconds / bare_seconds
+    print(f"{len(episodes)} games ({args.split or 'bundled'}), {steps} actions; {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f}\n")
+    print("| what | seconds | per game |")
+    print("|---|---|---|")
+    print(f"| eval -c 1 --llm demo (process start to exit) | {eval_seconds:.1f} | {eval_seconds / len(episodes):.2f} |")
+    print(f"| bare engine, same games and actions | {bare_seconds:.1f} | {bare_seconds / len(episodes):.2f} |")
+    print(f"| of which game load and reset | {resets:.1f} | {resets / len(episodes):.2f} |")
+    print(f"\n{verdicts.check(RATIO, ratio)} {RATIO.describe()}: {ratio:.2f}x\n")
+    rows = top_functions(stats, args.top)
+    total = max(seconds for _, seconds in rows) if rows else 1.0
+    translate = sum(row[3] for (_, _, name), row in stats.stats.items() if name == "pddl2sas")  # pstats' table
+    print(f"where the bare engine's time goes (a second pass under cProfile, which slows Python code; "
+          f"cumulative seconds):")
+    for name, seconds in rows:
+        print(f"  {seconds:7.2f}  {name}")
+    print(f"  fast_downward's PDDL-to-SAS translation (pddl2sas, run at every game's load): {translate:.2f} s, "
+          f"{100 * translate / total:.0f}% of the profiled pass")
+    return verdicts.finish()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
