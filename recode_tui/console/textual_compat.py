@@ -15,6 +15,10 @@ reason: read the changelog for these names before raising the bound.
 - `TextArea._on_key` (with `TextArea._restart_blink`): TextArea inserts typed
   text there, before any binding sees the key. `KeyFirstTextArea` offers the
   key to `key_first(event)` first.
+- `DataTable._update_dimensions` (with `DataTable._clear_caches`): a row painted
+  between `add_row` and the table's next idle is cached with the columns' old
+  widths, and stays so after the widths grow (a half-drawn row: "+inst str").
+  `FreshWidthsDataTable` drops the render caches once the widths are measured.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.strip import Strip
-from textual.widgets import Log, TextArea
+from textual.widgets import DataTable, Log, TextArea
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -99,6 +103,15 @@ class KeyFirstTextArea(TextArea):
             event.prevent_default()
             return
         await super()._on_key(event)
+
+
+class FreshWidthsDataTable(DataTable):
+    """A DataTable whose rows are drawn again once new rows have set the columns' widths."""
+
+    def _update_dimensions(self, new_rows: Any) -> None:  # Textual's private width pass, run when idle
+        super()._update_dimensions(new_rows)
+        self._clear_caches()  # rows rendered before the widths grew are not drawn from the cache
+        self.refresh()
 
 
 def textual_major() -> int:

@@ -102,3 +102,36 @@ async def test_a_key_reaches_key_first_before_the_text_area_inserts_it():
         await pilot.press("a", "enter", "b")
         await pilot.pause()
         assert area.text == "a!b"  # enter handled first: no newline inserted
+
+
+async def test_the_variables_table_draws_rows_again_once_the_widths_are_measured() -> None:
+    """The private width pass FreshWidthsDataTable hooks still exists, and a row added after a paint
+    is drawn at the widths its own text needs (not at the header's)."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable
+
+    from recode_tui.console.textual_compat import FreshWidthsDataTable
+
+    assert callable(getattr(DataTable, "_update_dimensions")) and callable(getattr(DataTable, "_clear_caches"))
+    calls = []
+
+    class Probe(FreshWidthsDataTable):
+        def _clear_caches(self) -> None:
+            calls.append(1)
+            super()._clear_caches()
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Probe()
+
+    app = Host()
+    async with app.run_test(size=(80, 10)) as pilot:
+        table = app.query_one(Probe)
+        table.add_column("name", key="name")
+        await pilot.pause()
+        calls.clear()
+        table.add_row("instruction_with_a_long_name", key="r")
+        await pilot.pause()
+        await pilot.pause()
+        assert calls, "the width pass did not drop the render caches"
+        assert "instruction_with_a_long_name" in "".join(s.text for s in table.render_line(1))

@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Static
 
 from agent.runtime import events as ev
 from agent.runtime.varlist import VariableSummary
+from recode_tui.console.textual_compat import FreshWidthsDataTable
 from recode_tui.console.widgets.watches import WatchList
 
 NAME_WIDTH = 18
@@ -53,7 +54,7 @@ class VariablesPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield WatchList(self._watches, id="watches")
-        table: DataTable = DataTable(id="vars-table", cursor_type="row", zebra_stripes=False)
+        table: DataTable = FreshWidthsDataTable(id="vars-table", cursor_type="row", zebra_stripes=False)
         table.border_title = "Variables"
         yield table
         yield Static(self.note, id="vars-note")
