@@ -66,3 +66,31 @@ def test_the_check_sees_what_a_command_imports_when_it_runs() -> None:
     result = loaded_by("games", "list")
     assert result["code"] == 0 and not result["usage"]
     assert "envs.alfworld.provider" in heavy_in(result["modules"])
+
+
+# What the console's first frame must not wait for (issue 24: first paint): it is built behind the frame.
+BEHIND_THE_FIRST_FRAME = (
+    "agent.runtime.stepper", "agent.runtime.events", "agent.llm", "agent.sessions", "agent.agents.recode",
+    "agent.agents.react", "envs.alfworld", "envs.sciworld", "mockllm", "openai", "alfworld", "textworld", "yaml",
+    "recode_tui.commands.factory", "recode_tui.console.debug_screen", "recode_tui.console.session_control",
+    "recode_tui.console.widgets",
+)
+
+FIRST_FRAME = """
+import json, sys
+from recode_tui.commands.cli import build_parser, command_argv, console_app
+args = build_parser().parse_args(command_argv(sys.argv[1:]))
+args.llm_given = False
+app = console_app(args, defer=True)
+print(json.dumps({"modules": sorted(sys.modules), "loading": type(app.get_default_screen()).__name__}))
+"""
+
+
+@pytest.mark.parametrize("command", [[], ["tui", "--game", "pick-01", "--agent", "react"]], ids=["recode-tui", "tui"])
+def test_the_console_draws_its_first_frame_before_importing_the_run(command: list[str]) -> None:
+    """Everything `recode-tui` imports before its first frame: Textual and the loading screen, not the run."""
+    done = subprocess.run([sys.executable, "-c", FIRST_FRAME, *command], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, check=True)
+    modules = json.loads(done.stdout)["modules"]
+    behind = [m for m in modules if any(m == h or m.startswith(h + ".") for h in BEHIND_THE_FIRST_FRAME)]
+    assert behind == [] and "recode_tui.console.loading" in modules

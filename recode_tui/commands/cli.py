@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
 
 from recode_tui.commands.parser import build_parser
-from recode_tui.commands.usage import UsageError
+from recode_tui.commands.usage import DEFAULT_GAME, UsageError
+
+if TYPE_CHECKING:
+    from recode_tui.console.app import LoadedRun, RecodeApp
 
 __all__ = ["build_parser", "command_argv", "console_app", "main", "nothing_opened", "read_keymap"]
 
@@ -109,9 +113,13 @@ def _run_console(args: argparse.Namespace) -> int:
         from recode_tui.console.diff_file import run_diff_file
 
         return run_diff_file(args.diff[0], args.diff[1], args.sessions)
-    app = console_app(args)
-    control = getattr(app, "session_control", None)
+    # On a terminal the first frame is drawn before the run is built; elsewhere (a pipe, a test)
+    # nothing is drawn for a person to wait on, and a bad flag is reported before Textual starts.
+    app = console_app(args, defer=sys.stdin.isatty() and sys.__stderr__ is not None and sys.__stderr__.isatty())
     app.run()
+    if app.load_error is not None:  # building the run failed: the same report as before the app existed
+        raise app.load_error
+    control = app.session_control
     code = getattr(app, "return_code", 0)
     if code:  # an unhandled exception ended the app: one line, never exit 0
         print(getattr(app, "crash_line", "") or "recode-tui: the console stopped on an error", file=sys.stderr)
@@ -128,41 +136,61 @@ def _run_console(args: argparse.Namespace) -> int:
     return 0
 
 
-def console_app(args: argparse.Namespace):
-    """The console `tui` opens for these arguments (not yet running; tests drive it with Pilot)."""
-    from recode_tui.commands.factory import episode_ref, run_settings, step_limit
-    from recode_tui.console.app import build_app
-    from recode_tui.console.session_control import find_resume
+def console_app(args: argparse.Namespace, *, defer: bool = False) -> RecodeApp:
+    """The console `tui` opens for these arguments (not yet running; tests drive it with Pilot).
+
+    `defer` (what `recode-tui tui` does): the app draws its first frame before the
+    run is built and builds it behind that frame (an error is the app's
+    `load_error`); otherwise the run is built here and an error is raised here.
+    """
+    from recode_tui.console.app import RecodeApp
 
     if getattr(args, "at", None) and args.resume is None:
         raise UsageError("--at NODE needs --resume SESSION: the node is one of that session's")
     keymap = read_keymap(args.keymap) if args.keymap else None
+    if defer:
+        first = args.game or (f"{args.env} (its first episode)" if args.env else DEFAULT_GAME)
+        return RecodeApp(loader=lambda: _load_run(args), episode=first, keymap=keymap,
+                         profiles=args.profiles, review=args.review)
+    return RecodeApp.for_run(_load_run(args), keymap=keymap, profiles=args.profiles, review=args.review)
+
+
+def _load_run(args: argparse.Namespace) -> LoadedRun:
+    """The run these arguments ask for: the agent, its LLM and environment, the session."""
+    from recode_tui.commands.factory import episode_ref, run_settings, step_limit
+    from recode_tui.console.app import load_run
+
     settings = run_settings(args)
     game = episode_ref(args.env, args.game)
-    app = build_app(
+    return load_run(
         game,
         args.llm,
         max_steps=step_limit(game, args, settings),
         limits=settings.limits,
         prompts=str(settings.prompts) if settings.prompts else None,
+        breakpoints=[] if args.no_break else None,
+        autostart=True,
+        profiles=args.profiles,
+        trusted=args.trusted,
+        node_timeout=args.node_timeout,
         preset=settings.preset,
         agent=settings.agent,
         agent_options=settings.agent_options,
-        breakpoints=[] if args.no_break else None,
-        keymap=keymap,
-        profiles=args.profiles,
-        review=args.review,
-        trusted=args.trusted,
-        node_timeout=args.node_timeout,
         sessions_dir=args.sessions or "",
-        resume=find_resume(args.sessions, args.resume),
+        resume=_resume_folder(args),
         explicit_llm=getattr(args, "llm_given", True),
+        from_last_good=bool(getattr(args, "from_last_good", False)),
+        select_at=getattr(args, "at", None),
     )
-    control = getattr(app, "session_control", None)
-    if control is not None and args.resume is not None:
-        control.salvage_at_start = bool(getattr(args, "from_last_good", False))
-        control.select_at = getattr(args, "at", None)
-    return app
+
+
+def _resume_folder(args: argparse.Namespace) -> Path | None:
+    """The session folder `--resume` names (None without the flag: the session layer is not imported)."""
+    if args.resume is None:
+        return None
+    from recode_tui.console.session_control import find_resume
+
+    return find_resume(args.sessions, args.resume)
 
 
 def nothing_opened(why: str, ref: str) -> str:

@@ -3,35 +3,51 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Sequence, cast
 
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from agent.llm import LLM
-from agent.runtime import events as ev
-from agent.runtime.debugger import Breakpoint, Debugger
-from agent.runtime.stepper import Limits, Stepper
+from agent.runtime.limits import Limits
 from recode_tui.console.crash import CrashReport
-from recode_tui.console.debug_screen import DebugScreen
-from recode_tui.console.llm_control import LLMControl
-from recode_tui.console.run_state import RunState
-from recode_tui.console.widgets.code_tree import CodeTreeView
-from recode_tui.console.widgets.driver import EngineDriver
-from recode_tui.console.widgets.env_log import EnvLog
-from recode_tui.console.widgets.expansion_editor import CodeArea, ExpansionEditor
-from recode_tui.console.widgets.help_screen import HelpScreen
-from recode_tui.console.widgets.review_panel import ReviewBar
-from recode_tui.console.widgets.search_bar import SearchBar
-from recode_tui.console.widgets.variables import VariablesPane
-from recode_tui.console.widgets.watches import WatchList
+from recode_tui.console.loading import LoadingScreen
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the first frame is drawn before these load (recode_tui.console.loading)
+    from agent.llm import LLM
+    from agent.runtime import events as ev
+    from agent.runtime.debugger import Breakpoint, Debugger
+    from agent.runtime.stepper import Stepper
+    from recode_tui.console.debug_screen import DebugScreen
+    from recode_tui.console.llm_control import LLMControl
+    from recode_tui.console.run_state import RunState
     from recode_tui.console.session_control import SessionControl
+    from recode_tui.console.widgets.code_tree import CodeTreeView
+    from recode_tui.console.widgets.driver import EngineDriver
+    from recode_tui.console.widgets.env_log import EnvLog
+    from recode_tui.console.widgets.expansion_editor import ExpansionEditor
+    from recode_tui.console.widgets.review_panel import ReviewBar
+    from recode_tui.console.widgets.variables import VariablesPane
+
+
+@dataclass
+class LoadedRun:
+    """What the console needs to show a run: built off the UI thread by a `RunLoader`."""
+
+    engine: Stepper
+    episode: str
+    session_control: SessionControl | None = None
+    breakpoints: list[Breakpoint] | None = None
+    autostart: bool = True
+
+
+RunLoader = Callable[[], LoadedRun]
+"""Builds the run (imports included); runs in a thread, so it must not touch the app."""
 
 
 class RecodeApp(CrashReport, App[None]):
@@ -54,7 +70,9 @@ class RecodeApp(CrashReport, App[None]):
     # Each run is a mode whose base screen is the run's `DebugScreen`: a resume or a branch
     # switches to a new mode and removes the old one with every screen on it.
     DEFAULT_MODE = "run-0"
-    run_screen_class: ClassVar[type[DebugScreen]] = DebugScreen  # a subclass times or probes a run (benchmarks)
+    # The screen class of a run; None: `DebugScreen` (imported once the first frame is drawn).
+    # A subclass times or probes a run (benchmarks).
+    run_screen_class: ClassVar[type[DebugScreen] | None] = None
     # The run's keys are the debug screen's; these two also work on the screens above it.
     BINDINGS = [
         Binding("question_mark,f1", "help", "Help", id="app.help"),
@@ -63,8 +81,9 @@ class RecodeApp(CrashReport, App[None]):
 
     def __init__(
         self,
-        engine: Stepper,
+        engine: Stepper | None = None,
         *,
+        loader: RunLoader | None = None,
         episode: str = "",
         breakpoints: list[Breakpoint] | None = None,
         cursor_blink: bool = True,
@@ -74,26 +93,104 @@ class RecodeApp(CrashReport, App[None]):
         review: bool = False,
         session_control: SessionControl | None = None,
     ) -> None:
+        """Either `engine`, shown at once, or `loader`, which builds the run behind a loading frame.
+
+        With a loader the first frame (`LoadingScreen`) is drawn before the agent,
+        the environment and the panes are imported; the loader then runs in a thread
+        and the run's screen replaces the loading one. An error of the loader ends
+        the app: `load_error` keeps it for the command line to report.
+        """
         super().__init__()
+        if (engine is None) == (loader is None):
+            raise TypeError("RecodeApp needs an engine or a loader, not both")
         self.profiles, self.review = profiles, review
         self.session_control = session_control  # the journal; None when the run is not recorded
-        self.episode = episode or engine.env.name
+        self.episode = episode or (engine.env.name if engine is not None else "")
         self.cursor_blink = cursor_blink
         self.user_keymap = dict(keymap or {})
         self.watch_expressions: list[str] = []  # outlives a run: a branch keeps the watches on screen
         self.last_key_at = 0.0  # when the person last pressed a key (monotonic)
-        self._run_screen = self.run_screen_class(engine, breakpoints=breakpoints, autostart=autostart)
+        self.load_error: BaseException | None = None  # the loader's error (the app has exited)
         self._runs = 0  # runs shown so far: the next run's mode is run-<runs>
-        first = self._run_screen
+        self._loader = loader
+        self._load_lock = threading.Lock()
+        self._load_abandoned = False  # the app closed while the loader ran: the loader closes what it built
+        if engine is not None:
+            first: Screen[None] = self._new_run_screen(engine, breakpoints=breakpoints, autostart=autostart)
+            self._run_screen = cast("DebugScreen", first)
+        else:
+            first = LoadingScreen(self.episode)
         self.add_mode(self.DEFAULT_MODE, lambda: first)
+
+    @classmethod
+    def for_run(cls, run: LoadedRun, *, cursor_blink: bool = True, keymap: dict[str, str] | None = None,
+                profiles: str | None = None, review: bool = False) -> RecodeApp:
+        """The console showing a run built beforehand (`build_app` without `defer`; tests)."""
+        return cls(run.engine, session_control=run.session_control, episode=run.episode,
+                   breakpoints=run.breakpoints, autostart=run.autostart, cursor_blink=cursor_blink,
+                   keymap=keymap, profiles=profiles, review=review)
+
+    def _new_run_screen(self, engine: Stepper, **kwargs: Any) -> DebugScreen:
+        screen_class = self.run_screen_class
+        if screen_class is None:
+            from recode_tui.console.debug_screen import DebugScreen
+
+            screen_class = DebugScreen
+        return screen_class(engine, **kwargs)
+
+    @property
+    def loaded(self) -> bool:
+        """Whether a run is on show (false while the loading frame is)."""
+        return "_run_screen" in self.__dict__
 
     def on_mount(self) -> None:
         if self.user_keymap:
             self.set_keymap(self.user_keymap)
+        if self._loader is not None:
+            self.call_after_refresh(self.run_worker, self._load_run(), name="load-run", exit_on_error=False)
+        elif self.session_control is not None:
+            self.session_control.attach(self)
+
+    # -- loading behind the first frame ---------------------------------------------------------
+
+    async def _load_run(self) -> None:
+        """Build the run in a thread, then show it in place of the loading frame."""
+        try:
+            run = await asyncio.to_thread(self._build_in_thread)
+        except Exception as exc:  # noqa: BLE001 - reported by the command line once the app has closed
+            self.load_error = exc
+            self.exit(return_code=2)
+            return
+        if run is None:
+            return
+        self.session_control = run.session_control
+        if run.episode:
+            self.episode = run.episode
+        screen = self._new_run_screen(run.engine, breakpoints=run.breakpoints, autostart=run.autostart)
+        self._runs += 1
+        mode = f"run-{self._runs}"
+        self.add_mode(mode, lambda: screen)
+        loading_mode = self.current_mode
+        await self.switch_mode(mode)
+        self._run_screen = screen
+        await self.remove_mode(loading_mode)
         if self.session_control is not None:
             self.session_control.attach(self)
 
+    def _build_in_thread(self) -> LoadedRun | None:
+        assert self._loader is not None
+        run = self._loader()
+        with self._load_lock:
+            if not self._load_abandoned:
+                return run
+        asyncio.run(run.engine.close())  # the console closed meanwhile: nobody will show this run
+        return None
+
     async def on_unmount(self) -> None:
+        with self._load_lock:
+            self._load_abandoned = True
+        if not self.loaded:
+            return
         engine = self._run_screen.engine
         cancel = getattr(engine.llm, "cancel", None)
         if callable(cancel):
@@ -143,8 +240,8 @@ class RecodeApp(CrashReport, App[None]):
             self.set_watches(watches)
         if profiles is not None:
             self.profiles = profiles
-        screen = self.run_screen_class(engine, breakpoints=breakpoints, drafts=drafts, replayed=replayed, how=how,
-                                       stops=old.stops)
+        screen = self._new_run_screen(engine, breakpoints=breakpoints, drafts=drafts, replayed=replayed, how=how,
+                                      stops=old.stops)
         old_mode = self.current_mode
         self._runs += 1
         mode = f"run-{self._runs}"
@@ -174,12 +271,15 @@ class RecodeApp(CrashReport, App[None]):
         """How to come back to the run on show ('' when it is over or not journaled)."""
         control = self.session_control
         session = getattr(control, "session", None)
-        if session is None or self._run_screen.debugger.done:
+        if session is None or not self.loaded or self._run_screen.debugger.done:
             return ""
         return f"recode-tui tui --resume {session.folder}"
 
     def action_help_quit(self) -> None:
         """ctrl+c: a running run pauses first; then say how to quit and how to come back."""
+        if not self.loaded:
+            self.notify("q quits; nothing has run yet.", title="Still loading: do you want to quit?")
+            return
         screen = self._run_screen
         running = screen.is_attached and screen.driver.busy and not screen.debugger.awaiting_human
         if running:
@@ -267,7 +367,12 @@ class RecodeApp(CrashReport, App[None]):
     # -- what outlives a run: help and palette ---------------------------------------------------
 
     def action_help(self) -> None:
+        from recode_tui.console.debug_screen import DebugScreen
         from recode_tui.console.widgets.breakpoints import BreakpointsPane
+        from recode_tui.console.widgets.expansion_editor import CodeArea, ExpansionEditor
+        from recode_tui.console.widgets.help_screen import HelpScreen
+        from recode_tui.console.widgets.search_bar import SearchBar
+        from recode_tui.console.widgets.watches import WatchList
 
         sections: list[tuple[str, Sequence[BindingType]]] = [
             ("Console", list(DebugScreen.BINDINGS)),
@@ -280,6 +385,7 @@ class RecodeApp(CrashReport, App[None]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """ctrl+p lists the run's own actions (from its screen's bindings) before Textual's."""
+        from recode_tui.console.debug_screen import DebugScreen
         from recode_tui.console.palette import binding_commands
 
         if isinstance(screen, DebugScreen):
@@ -310,13 +416,56 @@ def build_app(
     sessions_dir: str | Path | None = None,
     resume: str | Path | None = None,
     explicit_llm: bool = False,
+    from_last_good: bool = False,
+    select_at: str | None = None,
+    defer: bool = False,
 ) -> RecodeApp:
     """The console on one game: the factory the command line and the tests use.
 
     With `sessions_dir` the run is journaled there; with `resume` (a session
     folder) the console replays that session instead of starting `game`, with
-    the LLM the session recorded unless `explicit_llm` (the user's `--llm`).
+    the LLM the session recorded unless `explicit_llm` (the user's `--llm`),
+    going on from the last good point with `from_last_good`, the tree cursor on
+    `select_at`. With `defer` (what `recode-tui tui` does) the app draws its first frame
+    before anything is built, and builds the run behind it; an error is then the
+    app's `load_error`, not an exception here.
     """
+
+    def load() -> LoadedRun:
+        return load_run(game, llm, max_steps=max_steps, limits=limits, prompts=prompts, breakpoints=breakpoints,
+                        autostart=autostart, profiles=profiles, trusted=trusted, node_timeout=node_timeout,
+                        preset=preset, agent=agent, agent_options=agent_options, sessions_dir=sessions_dir,
+                        resume=resume, explicit_llm=explicit_llm, from_last_good=from_last_good,
+                        select_at=select_at)
+
+    if defer:
+        return RecodeApp(loader=load, episode=game if resume is None else "", cursor_blink=cursor_blink,
+                         keymap=keymap, profiles=profiles, review=review)
+    return RecodeApp.for_run(load(), cursor_blink=cursor_blink, keymap=keymap, profiles=profiles, review=review)
+
+
+def load_run(
+    game: str,
+    llm: str | LLM,
+    *,
+    max_steps: int | None,
+    limits: Limits,
+    prompts: str | None,
+    breakpoints: list[Breakpoint] | None,
+    autostart: bool,
+    profiles: str | None,
+    trusted: bool,
+    node_timeout: float,
+    preset: str,
+    agent: str | None,
+    agent_options: dict | None,
+    sessions_dir: str | Path | None,
+    resume: str | Path | None,
+    explicit_llm: bool,
+    from_last_good: bool = False,
+    select_at: str | None = None,
+) -> LoadedRun:
+    """Build what a run needs (the LLM, the agent on its environment, the session): `build_app`'s loader."""
     from recode_tui.commands.factory import make_engine, make_llm
 
     if resume is not None:
@@ -333,17 +482,9 @@ def build_app(
         folder = Path(resume) if resume is not None else None
         control = SessionControl.create(engine, game, llm, sessions_dir_from(str(sessions_dir) if sessions_dir else None),
                                         folder, profiles, explicit_llm)
-    return RecodeApp(
-        engine,
-        session_control=control,
-        episode=episode_label(game),
-        breakpoints=breakpoints,
-        cursor_blink=cursor_blink,
-        keymap=keymap,
-        autostart=autostart and resume is None,
-        profiles=profiles,
-        review=review,
-    )
+        if resume is not None:
+            control.salvage_at_start, control.select_at = from_last_good, select_at
+    return LoadedRun(engine, episode_label(game), control, breakpoints, autostart and resume is None)
 
 
 def episode_label(game: str) -> str:

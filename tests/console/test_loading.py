@@ -6,7 +6,10 @@ opens, so the loading state lasts as long as the test needs.
 
 from __future__ import annotations
 
+import asyncio
 import threading
+
+from agent.runtime.limits import Limits
 
 from recode_tui.console.app import build_app
 from recode_tui.console.run_state import RunState
@@ -49,3 +52,107 @@ async def test_the_frame_says_loading_and_stepping_keys_wait_for_the_run() -> No
         await pilot.press("n")  # now the same key steps the run
         await wait_for(pilot, lambda: app.stops > stops and not app.driver.busy, what="the step after loading")
         await settled(pilot)
+
+
+# ---- the frame before the run exists (`recode-tui tui` on a terminal: build_app(defer=True))
+
+def gated_loader(app_args: dict, gate: threading.Event, built: list):
+    """A `RunLoader` that builds the real run (the real ALFWorld game) once `gate` opens."""
+    from recode_tui.console.app import load_run
+
+    def load():
+        gate.wait(30)
+        run = load_run("put-01", "human", max_steps=None, limits=Limits(), prompts=None, breakpoints=None,
+                       autostart=True, profiles=None, trusted=False, node_timeout=5.0, preset="default",
+                       agent=None, agent_options=None, sessions_dir=app_args.get("sessions_dir"), resume=None,
+                       explicit_llm=False)
+        close = run.engine.close
+
+        async def recorded_close() -> None:  # the test sees whether the loader's engine was closed
+            built.append("closed")
+            await close()
+
+        run.engine.close = recorded_close
+        built.insert(0, run)
+        return run
+
+    return load
+
+
+async def test_the_first_frame_comes_before_the_run_is_built_and_the_run_replaces_it(tmp_path) -> None:
+    from recode_tui.console.app import RecodeApp
+    from recode_tui.console.loading import LoadingScreen
+
+    gate, built = threading.Event(), []
+    app = RecodeApp(loader=gated_loader({"sessions_dir": tmp_path}, gate, built), episode="put-01", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, LoadingScreen) and not app.loaded and not built
+        shown = str(app.screen.query_one("#loading-status").render())
+        assert "loading put-01" in shown
+        await pilot.press("n", "c")  # no run yet: the keys do nothing, and nothing breaks
+        await pilot.press("ctrl+c")
+        assert any("Still loading" in (n.title or "") for n in notifications(app))
+        gate.set()
+        await wait_for(pilot, lambda: app.loaded, what="the run on show")
+        await started(pilot, app)
+        assert not isinstance(app.screen, LoadingScreen) and app.engine is built[0].engine
+        assert app.session_control is not None and app.session_control.session is not None  # journaled
+        assert app.resume_hint().startswith("recode-tui tui --resume ")
+        stops = app.stops
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.stops > stops and not app.driver.busy, what="a step of the loaded run")
+        await settled(pilot)
+
+
+async def test_an_error_while_loading_ends_the_app_and_is_kept_for_the_command_line() -> None:
+    from recode_tui.commands.usage import UsageError
+    from recode_tui.console.app import RecodeApp
+
+    def broken():
+        raise UsageError("no such game 'nope'")
+
+    app = RecodeApp(loader=broken, episode="nope", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.load_error is not None, what="the loader's error")
+    assert isinstance(app.load_error, UsageError) and app.return_code == 2
+
+
+async def test_quitting_while_loading_closes_what_the_loader_built(tmp_path) -> None:
+    from recode_tui.console.app import RecodeApp
+
+    gate, built = threading.Event(), []
+    app = RecodeApp(loader=gated_loader({}, gate, built), episode="put-01", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("q")
+    gate.set()
+    for _ in range(300):  # the loader thread finishes after the app: it closes its own engine
+        if built:
+            break
+        await asyncio.sleep(0.1)
+    assert built and not app.loaded
+    for _ in range(100):
+        if "closed" in built:
+            break
+        await asyncio.sleep(0.1)
+    assert "closed" in built
+
+
+def test_the_command_line_reports_a_load_error_after_the_app_in_one_line(monkeypatch, capsys) -> None:
+    """On a terminal `tui` builds behind the first frame; a bad game still ends in one line and exit 2."""
+    import sys
+
+    from textual.app import App
+
+    from recode_tui.commands import cli
+    from recode_tui.console.app import RecodeApp
+
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    monkeypatch.setattr(sys.__stderr__, "isatty", lambda: True)
+    made = []
+    monkeypatch.setattr(RecodeApp, "run", lambda self, **kw: (made.append(self), App.run(self, headless=True, size=SIZE))[1])
+    code = cli.main(["tui", "--game", "no-such-game-42"])
+    err = capsys.readouterr().err
+    assert made and made[0]._loader is not None  # the deferred path was taken
+    assert code == 2 and err.count("\n") == 1 and err.startswith("recode-tui: error: ") and "no-such-game-42" in err

@@ -113,22 +113,30 @@ async def test_a_forbidden_call_is_refused_in_the_editor_before_submit_and_a_tru
 
 
 def test_the_tui_command_passes_sandbox_and_model_options(monkeypatch) -> None:
+    from recode_tui.console.app import RecodeApp
+
     seen: dict = {}
 
     class FakeApp:  # a stand-in that records what the command line would start
         return_code = 0
+        load_error = None
+        session_control = None
 
         def run(self) -> None:
             seen["ran"] = True
 
-    def fake_build_app(game, llm, **kwargs):
+    def fake_load_run(game, llm, **kwargs):
         seen.update(kwargs, game=game, llm=llm)
+        return "the run"
+
+    def fake_for_run(run, **kwargs):
+        seen.update(kwargs, run=run)
         return FakeApp()
 
-    monkeypatch.setattr("recode_tui.console.app.build_app", fake_build_app)
+    monkeypatch.setattr("recode_tui.console.app.load_run", fake_load_run)
+    monkeypatch.setattr(RecodeApp, "for_run", fake_for_run)
     code = cli.main(["tui", "--llm", "profile:local", "--profiles", "p.yaml", "--trusted",
                      "--node-timeout", "2.5", "--review"])
-    assert code == 0 and seen["ran"]
+    assert code == 0 and seen["ran"] and seen["run"] == "the run"
     assert seen["llm"] == "profile:local" and seen["profiles"] == "p.yaml"
     assert seen["trusted"] is True and seen["node_timeout"] == 2.5 and seen["review"] is True
-
