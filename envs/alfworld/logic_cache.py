@@ -30,7 +30,8 @@ from typing import Any, Callable, Iterable
 MODULE = "textworld.logic"
 _wrapped = False
 counts = {"read": 0, "parsed": 0}  # loads answered from the cache / parsed (and written): tests read them
-grammar_counts = {"read": 0, "parsed": 0}  # the same for `kept_on_disk` functions
+grammar_counts = {"read": 0, "parsed": 0}  # the same for ALFWorld's game grammar (`kept_on_disk`)
+translation_counts = {"read": 0, "parsed": 0}  # the same for fast_downward's PDDL translations
 
 
 def cache_dir() -> Path:
@@ -120,12 +121,15 @@ def _version_digest(module: Any) -> Any:
     return digest
 
 
-def kept_on_disk(function: Callable[..., Any], module: Any, kind: str) -> Callable[..., Any]:
+def kept_on_disk(function: Callable[..., Any], module: Any, kind: str,
+                 tally: dict[str, int] | None = None) -> Callable[..., Any]:
     """`function` (of `module`) whose result for the same text arguments is read back from the cache.
 
     Arguments that are not all strings are not cached. The result must be a fresh
     object nobody has changed yet: it is written before the caller gets it.
+    `tally` counts reads and computations (default: `grammar_counts`).
     """
+    tally = grammar_counts if tally is None else tally
     try:
         base = _version_digest(module)
     except (OSError, TypeError):
@@ -142,12 +146,12 @@ def kept_on_disk(function: Callable[..., Any], module: Any, kind: str) -> Callab
         try:
             with open(file, "rb") as f:
                 value = pickle.load(f)
-            grammar_counts["read"] += 1
+            tally["read"] += 1
             return value
         except Exception:  # noqa: BLE001 - missing, stale or damaged: compute it again
             pass
         value = function(*args, **kwargs)
-        grammar_counts["parsed"] += 1
+        tally["parsed"] += 1
         _write(file, value)
         return value
 

@@ -12,7 +12,8 @@ given input:
   the sentence of their `task` rule: it is parsed once with that sentence masked,
   and each game gets a copy whose `task` rule is its own sentence;
 - `fast_downward.pddl2sas`, run twice at `load()` and the same two times again
-  at `reset()` on the same domain and problem;
+  at `reset()` on the same domain and problem: kept per process, and on disk
+  (`logic_cache.kept_on_disk`) for the next process that opens the same game;
 - `copy_context`, which deep-copies the variable and mapping dicts of the text
   generator's context for every symbol, although ALFWorld's grammar only reads
   attributes of the copied values (`{r.name}`, `{o.indefinite}`, ...).
@@ -84,9 +85,25 @@ def _copy_context_shallow(context: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _parse_task_once(pddl2sas: Callable[..., Any]) -> _Memo:
+def _parse_task_once(pddl2sas: Callable[..., Any], module: Any) -> _Memo:
+    """`pddl2sas` computed once per process and kept on disk for the next process.
+
+    The translation is pure (the same domain and problem give the same task and
+    SAS text) and is most of a game's load (two translations, about 0.3 s), so a
+    game opened again (the console's next start, an evaluation's next run)
+    reads it back instead (about 270 KB per game in the user's cache folder).
+    """
+    from envs.alfworld.logic_cache import kept_on_disk, translation_counts
+
+    def translate_text(domain: str, problem: str, mode: str) -> Any:
+        return pddl2sas(domain, problem, optimize=mode == "optimized")
+
+    on_disk = kept_on_disk(translate_text, module, "pddl2sas", translation_counts)
+
     def translate(domain: str, problem: str, verbose: bool = False, optimize: bool = False) -> Any:
-        return pddl2sas(domain, problem, verbose=verbose, optimize=optimize)
+        if verbose:  # TextWorld's debug output is printed by the translation itself: never from the cache
+            return pddl2sas(domain, problem, verbose=verbose, optimize=optimize)
+        return on_disk(domain, problem, "optimized" if optimize else "plain")
 
     # The translated task is only read (actions, types, objects, init): share it.
     return _Memo(translate, size=4, fresh=None)
@@ -156,7 +173,7 @@ def install() -> bool:
     textgen._parse_and_convert = _Memo(textgen._parse_and_convert, size=4096, fresh=deepcopy)
     tw_logic._parse_and_convert = _Memo(tw_logic._parse_and_convert, size=4096, fresh=deepcopy)
     pddl_logic._parse_and_convert = _GameGrammarMemo(pddl_logic._parse_and_convert, pddl_logic)
-    fast_downward.pddl2sas = _parse_task_once(fast_downward.pddl2sas)
+    fast_downward.pddl2sas = _parse_task_once(fast_downward.pddl2sas, fast_downward)
     textgen.copy_context = _copy_context_shallow
     _installed = True
     return True

@@ -35,7 +35,8 @@ env = AlfworldEnv("put-01")
 seen += [env.reset().raw, env.admissible_commands]
 for action in env.walkthrough:
     seen += [env.step(action), env.admissible_commands]
-print(json.dumps({"counts": logic_cache.counts, "grammar": logic_cache.grammar_counts, "won": env.won, "seen": seen,
+print(json.dumps({"counts": logic_cache.counts, "grammar": logic_cache.grammar_counts,
+                  "translations": logic_cache.translation_counts, "won": env.won, "seen": seen,
                   "rules": sorted(data.KB.logic.rules), "types": sorted(t.name for t in data.KB.logic.types),
                   "document": data.KB.logic.serialize()}))
 """
@@ -51,11 +52,15 @@ def _start(cache: Path, speedups: str = "1") -> dict:
 def test_the_second_start_reads_the_logic_back_and_plays_the_game_the_same(tmp_path: Path) -> None:
     first = _start(tmp_path)
     assert first["counts"] == first["grammar"] == {"read": 0, "parsed": 1}  # the grammar: once for both games
-    assert len(list((tmp_path / "recode-tui" / "textworld-logic").glob("*.pickle"))) == 2
+    assert first["translations"] == {"read": 0, "parsed": 4}  # two games, each translated plain and optimized
+    kept = list((tmp_path / "recode-tui" / "textworld-logic").glob("*.pickle"))
+    assert len(kept) == 6 and sum(p.name.startswith("pddl2sas-") for p in kept) == 4
     second = _start(tmp_path)
     assert second["counts"] == second["grammar"] == {"read": 1, "parsed": 0}
+    assert second["translations"] == {"read": 4, "parsed": 0}  # the next start translates nothing
     untouched = _start(tmp_path / "off", speedups="0")  # the engine as TextWorld ships it
     assert untouched["counts"] == untouched["grammar"] == {"read": 0, "parsed": 0}
+    assert untouched["translations"] == {"read": 0, "parsed": 0}
     for key in ("seen", "rules", "types", "document", "won"):
         assert first[key] == second[key] == untouched[key], key
     assert second["won"]
@@ -67,5 +72,7 @@ def test_a_damaged_cache_is_parsed_again(tmp_path: Path) -> None:
         pickle.write_bytes(b"not a pickle")
     again = _start(tmp_path)
     assert again["counts"] == again["grammar"] == {"read": 0, "parsed": 1} and again["won"]
+    assert again["translations"] == {"read": 0, "parsed": 4}
     rewritten = _start(tmp_path)
     assert rewritten["counts"] == rewritten["grammar"] == {"read": 1, "parsed": 0}
+    assert rewritten["translations"] == {"read": 4, "parsed": 0}
