@@ -317,7 +317,7 @@ def build_app(
     folder) the console replays that session instead of starting `game`, with
     the LLM the session recorded unless `explicit_llm` (the user's `--llm`).
     """
-    from recode_tui.commands.factory import make_engine, make_llm
+    from recode_tui.setup import make_engine, make_llm
 
     if resume is not None:
         from recode_tui.console.session_control import session_game

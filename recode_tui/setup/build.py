@@ -1,7 +1,7 @@
-"""Build engines and LLMs from command-line style specs.
+"""The LLM, the environment, the agent and its engine, built from typed settings in one pass.
 
-Shared by the headless command line and the console, and by tests that want
-the same wiring a user gets.
+The one place both front ends (the command line and the console) and the tests
+get the wiring a user gets; every failure is a `UsageError` of one line.
 """
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, Any
 from agent.llm import LLM, LLMError
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, moved_prompt_set
 from agent.runtime.stepper import Limits
-from recode_tui.commands.usage import DEFAULT_GAME, UsageError  # re-exported: the commands import them from here
+from recode_tui.setup.settings import CacheSettings, EpisodeRef, RunOptions
+from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
     from agent.runtime.presets import RunSettings
     from agent.runtime.stepper import Stepper
+    from envs.base import Env
 
 DEMOS = Path(__file__).resolve().parents[2] / "mockllm" / "demos"
 DEMO_SCRIPT = DEMOS / "alfworld.yaml"  # ReCode's on ALFWorld (tests and benchmarks serve it)
@@ -44,17 +46,27 @@ def demo_script(agent: str | None = None, env: str | None = None) -> Path:
                      f"agent; on {env} use{gold} scripted:FILE or profile:NAME")
 
 
-def _env_of(episode: str | None) -> str | None:
+def episode_of(ref: str | EpisodeRef) -> EpisodeRef:
+    """A reference already qualified (a journal's `game`, an eval's episode id) as an `EpisodeRef`;
+    the environment is not asked (a reference naming an unknown one fails where it is played)."""
     from envs import registry
+
+    if isinstance(ref, EpisodeRef):
+        return ref
+    name, episode = registry.split_ref(ref)
+    return EpisodeRef(name, episode, str(ref))
+
+
+def _env_of(episode: str | EpisodeRef | None) -> str | None:
     from envs.base import EnvError
 
     try:
-        return registry.split_ref(episode)[0] if episode else None
+        return episode_of(episode).env if episode else None
     except EnvError:
         return None
 
 
-def make_llm(spec: str, profiles_path: str | None = None, episode: str | None = None,
+def make_llm(spec: str, profiles_path: str | None = None, episode: str | EpisodeRef | None = None,
              agent: str | None = None) -> LLM:
     """`human`, `demo` (the agent's bundled demo script), `gold` (the episode's known solution),
     `scripted:FILE` (YAML/JSONL), `journal:PATH`, `profile:NAME`; or one per role,
@@ -65,6 +77,16 @@ def make_llm(spec: str, profiles_path: str | None = None, episode: str | None = 
         return routed(spec, lambda part: _one_llm(part, profiles_path, episode, agent))
     except RoleError as exc:
         raise UsageError(str(exc)) from None
+
+
+def cached_llm(llm: LLM, cache: CacheSettings) -> LLM:
+    """An LLM through the response cache as the cache flags and its profiles say (eval does this per episode)."""
+    from agent.llm.cache import default_folder, with_cache
+
+    if cache.mode == "off":
+        return llm
+    folder = Path(cache.folder) if cache.folder else default_folder()
+    return with_cache(llm, folder, always=cache.mode == "on", ttl=cache.ttl)
 
 
 def check_llm_roles(spec: str, agent: str | None) -> None:
@@ -81,7 +103,7 @@ def check_llm_roles(spec: str, agent: str | None) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _one_llm(spec: str, profiles_path: str | None, episode: str | None, agent: str | None = None) -> LLM:
+def _one_llm(spec: str, profiles_path: str | None, episode: str | EpisodeRef | None, agent: str | None = None) -> LLM:
     from mockllm import HumanLLM, ScriptedLLM
 
     if spec == "human":
@@ -127,7 +149,7 @@ def check_gold(agent: str | None) -> "type[Stepper]":
     return cls
 
 
-def gold_llm_for(episode: str, agent: str | None = None) -> LLM:
+def gold_llm_for(episode: str | EpisodeRef, agent: str | None = None) -> LLM:
     """A scripted LLM playing the episode's gold path (asked of the env's provider) with the agent's own
     answers (`Stepper.gold_answers`; ReCode's: a plan as code).
 
@@ -140,8 +162,9 @@ def gold_llm_for(episode: str, agent: str | None = None) -> LLM:
 
     cls = check_gold(agent)
     try:
-        name, _ = registry.split_ref(episode)
-        actions = registry.gold_actions(episode)
+        ref = episode_of(episode)
+        name = ref.env
+        actions = registry.gold_actions(ref.ref)
     except EnvError as exc:
         raise UsageError(str(exc)) from None
     if actions is None:
@@ -151,10 +174,11 @@ def gold_llm_for(episode: str, agent: str | None = None) -> LLM:
     return script_llm(cls.gold_answers(actions) or [])
 
 
-def episode_ref(env: str | None, game: str | None) -> str:
-    """`--env` and `--game` as one episode reference (`put-01`, `sciworld:boil/0`); bad input is one line.
+def parse_episode(env: str | None, game: str | None) -> EpisodeRef:
+    """`--env` and `--game` as one episode (`put-01`, `sciworld:boil/0`), parsed once; bad input is one line.
 
     No `--game`: the default ALFWorld game, or the first episode the environment lists.
+    The default environment's episodes stay bare in `ref`, as `envs.registry.qualify` writes them.
     """
     from envs import registry
     from envs.base import EnvError
@@ -169,18 +193,25 @@ def episode_ref(env: str | None, game: str | None) -> str:
                 if not first:
                     raise UsageError(f"the {name} environment lists no episodes; give --game")
                 game = first[0].id
-        return registry.qualify(game, env)
+        name, episode = registry.split_ref(game, env)
+        registry.provider(name)  # an unknown --env is one line here, not later
     except EnvError as exc:
         raise UsageError(str(exc)) from None
+    return EpisodeRef(name, episode, episode if name == registry.default_env() else f"{name}:{episode}")
 
 
-def step_limit(ref: str, args: Any, settings: "RunSettings") -> int:
+def episode_ref(env: str | None, game: str | None) -> str:
+    """`parse_episode` as the reference's text (for callers of the string API)."""
+    return parse_episode(env, game).ref
+
+
+def step_limit_of(ref: str | EpisodeRef, given: int | None, settings: "RunSettings") -> int:
     """`--max-steps` when given, else the episode's own limit, else the preset's (see envs.registry)."""
     from envs import registry
     from envs.base import EnvError
 
     try:
-        return registry.step_limit(ref, settings.max_steps, getattr(args, "max_steps", None))
+        return registry.step_limit(str(ref), settings.max_steps, given)
     except EnvError as exc:
         raise UsageError(str(exc)) from None
 
@@ -217,8 +248,67 @@ def load_prompt_set(path: str | Path | None, agent: str | None = None) -> Prompt
     return PromptSet(root)
 
 
+def make_env(episode: str | EpisodeRef, max_steps: int | None = None) -> "Env":
+    """The environment of an episode, from its provider (`max_steps` None: the episode's own limit)."""
+    from envs import registry
+    from envs.base import EnvError
+
+    try:
+        ref = episode_of(episode)
+        return registry.provider(ref.env).make_env(ref.episode, max_steps)
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def make_agent(env: "Env", llm: LLM, settings: "RunSettings", trusted: bool = False,
+               node_timeout: float = 5.0) -> "Stepper":
+    """The agent `settings` name, with its options, limits and prompt set, stepping `env` with `llm`
+    (node code in a sandboxed worker; `trusted` drops the static checks). Closes `env` when it fails."""
+    return _agent_maker(settings.agent, settings.prompts, trusted, node_timeout)(
+        env, llm, settings.limits, settings.preset, settings.agent_options)
+
+
+def _agent_maker(agent: str | None, prompts_dir: str | Path | None, trusted: bool, node_timeout: float) -> Any:
+    """Check the agent's name, its prompt set and the runner settings (before any environment
+    starts), and return what builds the agent on an environment."""
+    from agent import agents
+    from agent.runtime.runners import RunnerSettings
+
+    try:
+        agents.agent_class(agent)
+    except agents.UnknownAgent as exc:
+        raise UsageError(str(exc)) from None
+    prompts = load_prompt_set(prompts_dir, agent)
+    try:
+        runner_settings = RunnerSettings(trusted=trusted, node_timeout=node_timeout)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+    def build(env: "Env", llm: LLM, limits: Limits, preset: str, options: dict[str, Any] | None) -> "Stepper":
+        runner = runner_settings.make_runner()
+        try:
+            engine = agents.build(agent, env, llm, runner, limits=limits, prompts=prompts, options=options)
+        except ValueError as exc:  # a routed role the agent does not have
+            env.close()
+            raise UsageError(str(exc)) from None
+        engine.preset = preset
+        return engine
+
+    return build
+
+
+def engine_for(options: RunOptions, llm: LLM) -> "Stepper":
+    """A run's engine: its episode's environment and its agent, from the run's settings in one pass."""
+    if options.episode is None:
+        raise UsageError("no episode to play: give --game")
+    settings = options.agent
+    return make_engine(options.episode, llm, settings.limits, step_limit_of(options.episode, options.max_steps, settings),
+                       settings.prompts, options.trusted, options.node_timeout, settings.preset, settings.agent,
+                       settings.agent_options)
+
+
 def make_engine(
-    game: str,
+    game: str | EpisodeRef,
     llm: LLM,
     limits: Limits = Limits(),
     max_steps: int | None = None,
@@ -237,33 +327,8 @@ def make_engine(
     one place every path gets its runner and checks; `trusted` drops the static
     checks (process isolation and limits stay).
     """
-    from agent.runtime.runners import RunnerSettings
-    from envs import make_env
-    from envs.base import EnvError
-
-    from agent import agents
-
-    try:
-        agents.agent_class(agent)
-    except agents.UnknownAgent as exc:
-        raise UsageError(str(exc)) from None
-    prompts = load_prompt_set(prompts_dir, agent)
-    try:
-        settings = RunnerSettings(trusted=trusted, node_timeout=node_timeout)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    try:
-        env = make_env(game, max_steps=max_steps)
-    except EnvError as exc:
-        raise UsageError(str(exc)) from None
-    runner = settings.make_runner()
-    try:
-        engine = agents.build(agent, env, llm, runner, limits=limits, prompts=prompts, options=agent_options)
-    except ValueError as exc:  # a routed role the agent does not have
-        env.close()
-        raise UsageError(str(exc)) from None
-    engine.preset = preset
-    return engine
+    build = _agent_maker(agent, prompts_dir, trusted, node_timeout)  # refused before any environment starts
+    return build(make_env(game, max_steps), llm, limits, preset, agent_options)
 
 
 def preset_env(env: str | None, preset: str) -> str | None:
@@ -282,28 +347,26 @@ def preset_env(env: str | None, preset: str) -> str | None:
         raise UsageError(str(exc)) from None
 
 
-def run_settings(args: Any) -> RunSettings:
-    """`--preset` with the explicit flags (`--max-steps`, `--max-depth`, ...) put over it.
-
-    Also points `args.env` at the environment the preset plays (see `preset_env`)."""
+def agent_settings(
+    preset: str | None,
+    agent: str | None = None,
+    agent_options: list[str] | tuple[str, ...] | None = None,
+    *,
+    max_steps: int | None = None,
+    max_depth: int | None = None,
+    max_rewrite: int | None = None,
+    max_retry: int | None = None,
+    prompts: str | Path | None = None,
+) -> "RunSettings":
+    """`--preset` with the explicit flags (`--max-steps`, `--max-depth`, ...) put over it; bad input is one line."""
     from agent.runtime.presets import resolve
 
     try:
-        settings = resolve(
-            getattr(args, "preset", None),
-            max_steps=args.max_steps,
-            max_depth=args.max_depth,
-            max_rewrite=args.max_rewrite,
-            max_retry=args.max_retry,
-            prompts=args.prompts,
-            agent=getattr(args, "agent", None),
-            agent_options=getattr(args, "agent_option", None),
-        )
+        return resolve(preset, max_steps=max_steps, max_depth=max_depth, max_rewrite=max_rewrite,
+                       max_retry=max_retry, prompts=prompts, agent=agent,
+                       agent_options=list(agent_options) if agent_options is not None else None)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if hasattr(args, "env"):
-        args.env = preset_env(args.env, settings.preset)
-    return settings
 
 
 def game_path_of(game: str) -> Path:

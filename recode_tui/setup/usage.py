@@ -1,8 +1,7 @@
 """What the parser and every command share, in a module that imports nothing.
 
 `recode-tui --help` builds the parser only; keeping these two names here (and
-not in `factory`, which loads the agents) keeps that import light.
-`recode_tui.commands.factory` re-exports both.
+not in `recode_tui.setup.build`, which loads the agents) keeps that import light.
 """
 
 DEFAULT_GAME = "put-01"
