@@ -169,7 +169,42 @@ def test_each_front_end_has_its_own_folder() -> None:
     loose = sorted(p.name for p in (ROOT / "recode_tui").glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
     assert loose == []
     assert {p.name for p in (ROOT / "recode_tui").iterdir() if p.is_dir() and not p.name.startswith("__")} == {
-        "commands", "console", "plain", "web"}
+        "commands", "console", "plain", "web", "setup"}
+
+
+def _front_end_imports(packages: tuple[str, ...], forbidden: tuple[str, ...]) -> list[str]:
+    """`file:line imports module` for every import (lazy and TYPE_CHECKING ones too) from `packages` into `forbidden`."""
+    modules = _modules()
+    found = []
+    for name, path in modules.items():
+        if not name.startswith(packages):
+            continue
+        for line, imported in _every_import(path, modules):
+            if any(imported == f or imported.startswith(f + ".") for f in forbidden):
+                found.append(f"{path.relative_to(ROOT)}:{line} imports {imported}")
+    return found
+
+
+def test_the_setup_layer_sits_below_both_front_ends() -> None:
+    """`recode_tui/setup/` (typed settings, the builders, UsageError) imports no front end: the command
+    line and the console both build on it, and neither needs the other to start a run (issue 26)."""
+    front_ends = ("recode_tui.commands", "recode_tui.console", "recode_tui.plain", "recode_tui.web",
+                  "textual", "prompt_toolkit")
+    assert _front_end_imports(("recode_tui.setup",), front_ends) == []
+
+
+# What the console still takes from the command line's package (the diff's text), to move below both;
+# the list may only shrink.
+KNOWN_CONSOLE_TO_COMMANDS = {"recode_tui.commands.diff"}
+
+
+def test_the_console_builds_through_the_setup_layer_not_the_command_line() -> None:
+    """The console's LLMs, engines and usage errors come from `recode_tui.setup`, never from
+    `recode_tui.commands` (the command line may open the console; the reverse is an upward arrow)."""
+    found = _front_end_imports(("recode_tui.console",), ("recode_tui.commands",))
+    reached = {line.rsplit(" imports ", 1)[1] for line in found}
+    assert [line for line in found if line.rsplit(" imports ", 1)[1] not in KNOWN_CONSOLE_TO_COMMANDS] == []
+    assert KNOWN_CONSOLE_TO_COMMANDS <= reached, "a known import is gone: drop it from the list"
 
 
 # The shared runtime: what every agent is stepped, recorded, evaluated and served by.

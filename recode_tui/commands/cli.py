@@ -11,61 +11,51 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from recode_tui.commands.parser import build_parser
-from recode_tui.commands.usage import DEFAULT_GAME, UsageError
+from recode_tui.setup.usage import UsageError
 
 if TYPE_CHECKING:
     from recode_tui.console.app import LoadedRun, RecodeApp
+    from recode_tui.setup.settings import ConsoleOptions, RunOptions
 
-__all__ = ["build_parser", "command_argv", "console_app", "main", "nothing_opened", "read_keymap"]
-
-
-def _default_llm() -> str:
-    """`run` without --llm: the person at a terminal (like `tui`), else the demo script, said on screen."""
-    return "human" if sys.stdin.isatty() and sys.stdout.isatty() else "demo"
+__all__ = ["build_parser", "command_argv", "console_app", "console_for", "main", "nothing_opened", "read_keymap"]
 
 
-async def _run_headless(args: argparse.Namespace) -> int:
+def read_keymap(path: str) -> dict[str, str]:
+    """`binding-id = key[,key]` per line (see `recode_tui.commands.arguments.read_keymap`)."""
+    from recode_tui.commands.arguments import read_keymap as read
+
+    return read(path)
+
+
+async def _run_headless(options: RunOptions) -> int:
     from agent.llm.routing import RoutedLLM
     from agent.runtime.safe_text import for_terminal
     from recode_tui.commands.eventline import event_line
-    from recode_tui.commands.factory import episode_ref, make_llm, run_settings
-    from recode_tui.commands.run_session import adopt_recorded_llm, announce_llm, open_session
+    from recode_tui.commands.run_session import announce_llm, open_session
+    from recode_tui.setup.build import cached_llm, make_llm
 
-    run_settings(args)  # bad flags are refused before anything starts
-    if args.resume is None:
-        args.game = episode_ref(args.env, args.game)
-    else:  # the recorded episode (an LLM such as gold needs it)
-        from recode_tui.console.session_control import find_resume, session_game
-
-        args.game = session_game(find_resume(args.sessions, args.resume)) or args.game
-    args.recorded_note = adopt_recorded_llm(args)
-    defaulted = args.llm is None
-    if defaulted:
-        args.llm = _default_llm()
-    if args.llm == "human":
+    if options.llm.spec == "human":
         from recode_tui.plain.terminal import run_plain
 
-        return await run_plain(args)  # the plain-terminal front end (prompt-toolkit)
-    llm = make_llm(args.llm, args.profiles, args.game, agent=getattr(args, "agent", None))
-    if isinstance(llm, RoutedLLM) and any(getattr(part, "name", "") == "human" for part in llm.parts()):
-        raise UsageError(f"--llm {args.llm}: a person takes a role only in the console; use `recode-tui tui`")
-    from recode_tui.commands.cache_options import cached_llm
-
-    llm = cached_llm(llm, args)
-    session, _ = await open_session(args, llm)
+        return await run_plain(options)  # the plain-terminal front end (prompt-toolkit)
+    spec = options.llm.spec
+    llm = make_llm(spec, options.llm.profiles, options.episode, agent=options.agent.agent)
+    if isinstance(llm, RoutedLLM) and any(part.name == "human" for part in llm.parts()):
+        raise UsageError(f"--llm {spec}: a person takes a role only in the console; use `recode-tui tui`")
+    llm = cached_llm(llm, options.llm.cache)
+    session, _ = await open_session(options, llm)
     engine = session.engine
-    if defaulted:  # said once the run really starts, so a usage error stays one line
+    if options.llm.defaulted:  # said once the run really starts, so a usage error stays one line
         print("note: no --llm given and no terminal to answer at: playing the bundled demo script (--llm demo)",
               file=sys.stderr)
-    announce_llm(args, session)
+    announce_llm(options, session)
     for note in session.notes:
         print(f"note: {for_terminal(note)}", file=sys.stderr)
     try:
-        result = await engine.run(None if args.quiet else lambda e: print(event_line(e), flush=True))
+        result = await engine.run(None if options.quiet else lambda e: print(event_line(e), flush=True))
     finally:
         await engine.close()
         session.writer.close()
@@ -77,27 +67,9 @@ async def _run_headless(args: argparse.Namespace) -> int:
     if hits:
         print(f"note: {hits} of {engine.llm_calls} LLM calls answered from the response cache (no cost)",
               file=sys.stderr)
-    if args.quiet:
+    if options.quiet:
         print(event_line(result))
     return 0 if result.success else 1
-
-
-def read_keymap(path: str) -> dict[str, str]:
-    """`binding-id = key[,key]` per line; `#` starts a comment."""
-    keymap: dict[str, str] = {}
-    try:
-        text = open(path, encoding="utf-8").read()
-    except OSError as exc:
-        raise UsageError(f"cannot read keymap {path}: {exc.strerror}") from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        binding_id, sep, key = line.partition("=")
-        if not sep or not binding_id.strip() or not key.strip():
-            raise UsageError(f"keymap {path} line {number}: write `binding-id = key`")
-        keymap[binding_id.strip()] = key.strip()
-    return keymap
 
 
 def _run_console(args: argparse.Namespace) -> int:
@@ -120,9 +92,9 @@ def _run_console(args: argparse.Namespace) -> int:
     if app.load_error is not None:  # building the run failed: the same report as before the app existed
         raise app.load_error
     control = app.session_control
-    code = getattr(app, "return_code", 0)
+    code = app.return_code or 0
     if code:  # an unhandled exception ended the app: one line, never exit 0
-        print(getattr(app, "crash_line", "") or "recode-tui: the console stopped on an error", file=sys.stderr)
+        print(app.crash_line or "recode-tui: the console stopped on an error", file=sys.stderr)
         return code
     if control is not None and args.resume is not None and control.session is None:
         print(nothing_opened(control.failure or "the session was not opened", args.resume), file=sys.stderr)
@@ -137,60 +109,58 @@ def _run_console(args: argparse.Namespace) -> int:
 
 
 def console_app(args: argparse.Namespace, *, defer: bool = False) -> RecodeApp:
-    """The console `tui` opens for these arguments (not yet running; tests drive it with Pilot).
+    """The console `tui` opens for these arguments (not yet running; tests drive it with Pilot)."""
+    from recode_tui.commands.arguments import console_options
 
-    `defer` (what `recode-tui tui` does): the app draws its first frame before the
-    run is built and builds it behind that frame (an error is the app's
-    `load_error`); otherwise the run is built here and an error is raised here.
+    return console_for(console_options(args), defer=defer)
+
+
+def console_for(options: ConsoleOptions, *, defer: bool = False) -> RecodeApp:
+    """The console for typed settings.
+
+    `defer` (what `recode-tui tui` does on a terminal): the app draws its first
+    frame before the run is built and builds it behind that frame (an error is
+    the app's `load_error`); otherwise the run is built here and an error is
+    raised here.
     """
     from recode_tui.console.app import RecodeApp
 
-    if getattr(args, "at", None) and args.resume is None:
-        raise UsageError("--at NODE needs --resume SESSION: the node is one of that session's")
-    keymap = read_keymap(args.keymap) if args.keymap else None
+    shown = options.run
     if defer:
-        first = args.game or (f"{args.env} (its first episode)" if args.env else DEFAULT_GAME)
-        return RecodeApp(loader=lambda: _load_run(args), episode=first, keymap=keymap,
-                         profiles=args.profiles, review=args.review)
-    return RecodeApp.for_run(_load_run(args), keymap=keymap, profiles=args.profiles, review=args.review)
+        return RecodeApp(loader=lambda: load_for(options), episode=shown.game, keymap=options.keymap,
+                         profiles=shown.llm.profiles, review=options.review)
+    return RecodeApp.for_run(load_for(options), keymap=options.keymap, profiles=shown.llm.profiles,
+                             review=options.review)
 
 
-def _load_run(args: argparse.Namespace) -> LoadedRun:
-    """The run these arguments ask for: the agent, its LLM and environment, the session."""
-    from recode_tui.commands.factory import episode_ref, run_settings, step_limit
+def load_for(options: ConsoleOptions) -> LoadedRun:
+    """The run these settings ask for (the agent, its LLM and environment, the session): the console's loader."""
     from recode_tui.console.app import load_run
+    from recode_tui.setup.build import step_limit_of
 
-    settings = run_settings(args)
-    game = episode_ref(args.env, args.game)
+    run = options.run
+    settings = run.agent
+    game = run.game
     return load_run(
         game,
-        args.llm,
-        max_steps=step_limit(game, args, settings),
+        run.llm.spec,
+        max_steps=step_limit_of(game, run.max_steps, settings),
         limits=settings.limits,
         prompts=str(settings.prompts) if settings.prompts else None,
-        breakpoints=[] if args.no_break else None,
+        breakpoints=[] if options.no_break else None,
         autostart=True,
-        profiles=args.profiles,
-        trusted=args.trusted,
-        node_timeout=args.node_timeout,
+        profiles=run.llm.profiles,
+        trusted=run.trusted,
+        node_timeout=run.node_timeout,
         preset=settings.preset,
         agent=settings.agent,
         agent_options=settings.agent_options,
-        sessions_dir=args.sessions or "",
-        resume=_resume_folder(args),
-        explicit_llm=getattr(args, "llm_given", True),
-        from_last_good=bool(getattr(args, "from_last_good", False)),
-        select_at=getattr(args, "at", None),
+        sessions_dir=run.sessions or "",
+        resume=run.resumed,
+        explicit_llm=run.llm.given,
+        from_last_good=run.from_last_good,
+        select_at=options.at,
     )
-
-
-def _resume_folder(args: argparse.Namespace) -> Path | None:
-    """The session folder `--resume` names (None without the flag: the session layer is not imported)."""
-    if args.resume is None:
-        return None
-    from recode_tui.console.session_control import find_resume
-
-    return find_resume(args.sessions, args.resume)
 
 
 def nothing_opened(why: str, ref: str) -> str:
@@ -316,7 +286,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             import asyncio
 
-            return asyncio.run(_run_headless(args))
+            from recode_tui.commands.arguments import run_options
+
+            return asyncio.run(_run_headless(run_options(args)))
         if args.command == "serve":
             from recode_tui.web.serve import run_serve
 

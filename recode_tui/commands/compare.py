@@ -11,7 +11,7 @@ from typing import Any
 
 from agent.eval.compare import (RELATIVE_METRICS, CompareError, Comparison, Row, compare_reports, load_report,
                                 plan_episode_ids, relative_change, settings_of, split_by_agent)
-from recode_tui.commands.factory import UsageError
+from recode_tui.setup.usage import UsageError
 from recode_tui.commands.fit import Col, Layout, output_console, print_layout
 
 TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
@@ -195,11 +195,11 @@ def run_compare(args: argparse.Namespace) -> int:
         comparisons = compare_reports(reports)
     except CompareError as exc:
         raise UsageError(str(exc)) from None
-    if getattr(args, "plot", None):
+    if args.plot:
         _save_plot(args.plot, comparisons, reports)
-    if getattr(args, "table_format", None):
+    if args.table_format:
         return _print_paper_table(args, comparisons, reports)
-    if getattr(args, "output", None):
+    if args.output:
         raise UsageError("-o/--output writes a --format table; add --format markdown, csv or latex")
     console = output_console(wide=130)  # a log or a pipe: COLUMNS, else wide enough for the whole table
 
@@ -215,7 +215,7 @@ def run_compare(args: argparse.Namespace) -> int:
         print_layout(console, deltas_table(comparison))
         for line in [*noise_lines(comparison), *flip_lines(comparison)]:
             say(line)
-    if getattr(args, "chart", False):
+    if args.chart:
         from agent.eval.paper_table import paper_table
         from recode_tui.commands.charts import ChartError, terminal_chart
 
@@ -226,7 +226,7 @@ def run_compare(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
         say("")
         print(chart, flush=True)
-    if getattr(args, "plot", None):
+    if args.plot:
         say(f"plot: {args.plot}")
     return 0
 

@@ -18,7 +18,7 @@ from agent.sessions.journal import JournalError, find_session, read_journal, ses
 from agent.eval.rundiff import (Divergence, EvalDiff, IncomparableRuns, NodeRow, RunDiff, StepRow, diff_document, diff_evals,
                            diff_runs, eval_diff_document, is_eval_folder)
 from agent.runtime.safe_text import for_terminal
-from recode_tui.commands.factory import UsageError
+from recode_tui.setup.usage import UsageError
 
 MARKS = {"equal": " ", "changed": "~", "only_a": "<", "only_b": ">"}
 FOLD_AT = 3  # equal stretches this long or longer are folded into one line

@@ -43,7 +43,7 @@ async def replayed_text(args: argparse.Namespace) -> str:
     from agent.sessions.session import replay_failure, resume_session
     from envs import make_env
     from mockllm import ScriptedLLM
-    from recode_tui.commands.factory import UsageError
+    from recode_tui.setup.usage import UsageError
 
     from agent.sessions.journal_view import foreign_note
 
@@ -83,7 +83,7 @@ def records_text(args: argparse.Namespace) -> str:
     from agent.sessions.journal import find_session, read_journal, sessions_dir_from
     from agent.sessions.journal_view import (NO_EXEC_LINE, markdown_from_records, read_view, trace_document_from_records,
                                     tree_document_from_records)
-    from recode_tui.commands.factory import UsageError
+    from recode_tui.setup.usage import UsageError
 
     journal = read_journal(find_session(sessions_dir_from(args.sessions), args.session), lenient=True)
     agent = journal_agent(journal)
@@ -107,7 +107,7 @@ def otel_export(args: argparse.Namespace) -> int:
     from agent.sessions.export import eval_folder, eval_journals
     from agent.sessions.journal import find_session, read_journal, sessions_dir_from
     from agent.sessions.otel import OtelError, export_endpoint, export_file
-    from recode_tui.commands.factory import UsageError
+    from recode_tui.setup.usage import UsageError
 
     evaluation = eval_folder(args.session)
     folders = eval_journals(evaluation) if evaluation else [find_session(sessions_dir_from(args.sessions), args.session)]

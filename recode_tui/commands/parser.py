@@ -15,7 +15,7 @@ from typing import Any
 
 from recode_tui.commands.cache_options import add_cache_options
 from recode_tui.commands.options import add_env_option, add_preset_options
-from recode_tui.commands.usage import DEFAULT_GAME
+from recode_tui.setup.usage import DEFAULT_GAME
 
 ROOT_STUB = "solve(instruction, observation)"  # `prompt show --stub`'s default: the root of every ReCode tree
 
@@ -49,10 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="play one episode headless, one line per event")
     _add_run_options(run, default_llm=None)
     run.add_argument("--quiet", action="store_true", help="print only the result line")
+    run.set_defaults(llm_given=False)  # `main` says whether --llm was typed (a resume keeps the recorded LLM otherwise)
     add_cache_options(run)
 
     tui = commands.add_parser("tui", help="open the debugging console (the default command)")
     _add_run_options(tui, default_llm="human")
+    tui.set_defaults(llm_given=True)  # as `main` sets it; a test building the console from parsed arguments may clear it
     tui.add_argument("--keymap", default=None, help="file of `binding-id = key` lines (see ? in the console)")
     tui.add_argument("--no-break", action="store_true", help="start without the every-stub breakpoint")
     tui.add_argument("--at", default=None, metavar="NODE",

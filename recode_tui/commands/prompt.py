@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from recode_tui.commands.factory import UsageError, load_prompt_set
+from recode_tui.setup.build import UsageError, load_prompt_set
 from recode_tui.commands.parser import ROOT_STUB
 
 
@@ -87,7 +87,7 @@ def first_prompt(game: str, agent: str, role: str | None, prompts_dir: str | Non
     from agent import agents
     from agent.runtime.events import ExpansionRequested, RunFinished
     from mockllm.scripted import ScriptedLLM, ScriptEntry
-    from recode_tui.commands.factory import make_engine
+    from recode_tui.setup.build import make_engine
 
     try:
         roles = agents.agent_class(agent).roles

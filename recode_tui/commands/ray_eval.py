@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agent.eval.batch import EpisodeResult, EvalAborted, EvalPlan, EvalReport, Evaluation, GameSpec
-from recode_tui.commands.factory import UsageError
+from recode_tui.setup.usage import UsageError
 
 TRIES = 2  # a task whose worker dies runs once more, then its episode is recorded as failed
 _WORKER: dict[Any, Any] = {}  # in a Ray worker process: its event loop and environment pools, kept between tasks
@@ -173,7 +173,7 @@ class RayEvaluation(Evaluation):
             ray.cancel(ref, force=True)
             raise
         except ray.exceptions.RayTaskError as exc:
-            cause = getattr(exc, "cause", None)
+            cause = getattr(exc, "cause", None)  # dynamic: the optional extra's error has `cause` only in some Ray versions
             if isinstance(cause, EvalAborted):
                 raise EvalAborted(str(cause)) from None
             error = f"{type(cause or exc).__name__}: {cause or exc}".splitlines()[0]

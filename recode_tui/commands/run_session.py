@@ -1,94 +1,73 @@
 """Open the session a headless run works on: a new one, or `--resume` of a recorded one.
 
 Shared by `run` (one line per event) and the plain-terminal mode, so both
-open, announce and salvage sessions the same way.
+open, announce and salvage sessions the same way. Both pass the run's typed
+settings (`recode_tui.setup.settings.RunOptions`), parsed once at the edge.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
+from typing import Any
 
-from recode_tui.commands.factory import UsageError, episode_ref, run_settings, step_limit
+from recode_tui.setup.settings import RunOptions
+from recode_tui.setup.usage import UsageError
 
 
-def announce_llm(args: argparse.Namespace, session) -> None:
+def announce_llm(options: RunOptions, session: Any) -> None:
     """After a resume: say which LLM goes on, and journal an explicit --llm so the next resume keeps it."""
-    note = getattr(args, "recorded_note", "")
+    note = options.recorded_note
     if not note:
         return
     from agent.runtime.safe_text import for_terminal
 
     print(f"note: {for_terminal(note)}", file=sys.stderr)
-    if getattr(args, "llm_given", False):
+    if options.llm.given:
         from agent.sessions.session import profiles_in_use
 
-        session.writer.record_llm(args.llm, profiles_in_use(args.llm, args.profiles), "--llm on resume")
+        session.writer.record_llm(options.llm.spec, profiles_in_use(options.llm.spec, options.llm.profiles),
+                                  "--llm on resume")
 
 
-def adopt_recorded_llm(args: argparse.Namespace) -> str:
-    """`--resume` without --llm goes on with the LLM the session recorded last (and its profiles file).
-
-    Returns a note to print: which LLM was taken, or that --llm overrides the recording.
-    """
-    from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
-
-    if args.resume is None:
-        return ""
-    try:
-        folder = find_session(sessions_dir_from(args.sessions), args.resume or None)
-        spec, profiles = read_journal(folder, lenient=True).llm_setup
-    except JournalError:
-        return ""  # the resume itself says what is wrong
-    if not getattr(args, "llm_given", False):
-        args.llm = spec
-        args.profiles = args.profiles or profiles
-        return f"resuming with the session's LLM {spec}" + (f" (profiles {profiles})" if profiles else "")
-    if args.llm != spec:
-        return f"--llm {args.llm} given: it answers instead of the session's {spec}"
-    return ""
-
-
-async def open_session(args: argparse.Namespace, llm):
+async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
     """A journaled engine and the replayed events: a new session, or `--resume` of a recorded one
     (an eval's journal carries on in a copy; `--from-last-good` from the last clean point)."""
-    from agent.sessions.journal import JournalError, find_session, sessions_dir_from
-    from agent.sessions.session import profiles_in_use, reopen_session, start_session
+    from agent.sessions.journal import JournalError, sessions_dir_from
+    from agent.sessions.session import profiles_in_use, start_session
     from envs import make_env
-    from recode_tui.commands.factory import make_engine
+    from recode_tui.setup.build import engine_for
 
-    sessions_dir = sessions_dir_from(args.sessions)
-    if args.resume is not None:
-        from agent.sessions.session import replay_failure, salvage_session
-
+    sessions_dir = sessions_dir_from(options.sessions)
+    if options.resume is not None:
+        from agent.sessions.journal import find_session
         from agent.sessions.journal_view import foreign_note
+        from agent.sessions.session import reopen_session, replay_failure, salvage_session
 
-        trusted = bool(getattr(args, "trusted", False))
+        trusted = options.trusted
         try:
-            folder = find_session(sessions_dir, args.resume or None)
+            folder = options.resumed or find_session(sessions_dir, options.resume or None)
             note = foreign_note(folder, sessions_dir, "it is resumed")
             if note:  # said before the replay runs anything
                 print(f"note: {note}", file=sys.stderr, flush=True)
-            if getattr(args, "from_last_good", False):
+            if options.from_last_good:
                 return await salvage_session(folder, llm, make_env, sessions_dir, trusted=trusted)
             session, events = await reopen_session(folder, llm, make_env, sessions_dir, trusted=trusted)
         except JournalError as exc:
-            raise UsageError(salvage_hint(str(exc), args)) from None
+            raise UsageError(salvage_hint(str(exc), options)) from None
         if replay_failure(events):
             session.writer.close()
             await session.engine.close()
-            raise UsageError(salvage_hint(f"cannot resume {folder.name}: {replay_failure(events)}", args))
+            raise UsageError(salvage_hint(f"cannot resume {folder.name}: {replay_failure(events)}", options))
         return session, events
-    settings = run_settings(args)
-    game = episode_ref(args.env, args.game)
-    engine = make_engine(game, llm, settings.limits, step_limit(game, args, settings), settings.prompts, args.trusted,
-                         args.node_timeout, settings.preset, settings.agent, settings.agent_options)
-    return start_session(engine, sessions_dir, game, args.llm, profiles=profiles_in_use(args.llm, args.profiles)), []
+    engine = engine_for(options, llm)
+    spec = options.llm.spec
+    return start_session(engine, sessions_dir, options.game, spec,
+                         profiles=profiles_in_use(spec, options.llm.profiles)), []
 
 
-def salvage_hint(message: str, args: argparse.Namespace) -> str:
+def salvage_hint(message: str, options: RunOptions) -> str:
     """A resume that failed on the recording names the flag that goes on from its last good point."""
     if not ("corrupt" in message or "differs from the recording" in message or "cannot resume" in message):
         return message
-    target = f"--resume {args.resume}" if args.resume else "--resume"
-    return f"{message.splitlines()[0]}; go on from the last point that replayed cleanly: `{args.command} {target} --from-last-good`"
+    target = f"--resume {options.resume}" if options.resume else "--resume"
+    return f"{message.splitlines()[0]}; go on from the last point that replayed cleanly: `{options.command} {target} --from-last-good`"

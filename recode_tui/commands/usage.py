@@ -1,12 +1,5 @@
-"""What the parser and every command share, in a module that imports nothing.
+"""The old home of `UsageError` and `DEFAULT_GAME` (now `recode_tui.setup.usage`), kept for one release."""
 
-`recode-tui --help` builds the parser only; keeping these two names here (and
-not in `factory`, which loads the agents) keeps that import light.
-`recode_tui.commands.factory` re-exports both.
-"""
+from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
-DEFAULT_GAME = "put-01"
-
-
-class UsageError(Exception):
-    """Bad command-line input; the message is one line that says what to do."""
+__all__ = ["DEFAULT_GAME", "UsageError"]

@@ -466,7 +466,7 @@ def load_run(
     select_at: str | None = None,
 ) -> LoadedRun:
     """Build what a run needs (the LLM, the agent on its environment, the session): `build_app`'s loader."""
-    from recode_tui.commands.factory import make_engine, make_llm
+    from recode_tui.setup import make_engine, make_llm
 
     if resume is not None:
         from recode_tui.console.session_control import session_game

@@ -54,7 +54,7 @@ class ModelActions(DebugScreenHost):
         self.app.push_screen(LLMPicker(choices, current), self._switch_to)
 
     async def _switch_to(self, spec: str | None) -> None:
-        from recode_tui.commands.factory import UsageError
+        from recode_tui.setup import UsageError
 
         if not spec:
             return

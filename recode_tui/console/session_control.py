@@ -54,7 +54,7 @@ def one_line(exc: BaseException) -> str:
 
 def session_game(folder: Path) -> str:
     """The game a recorded session played; a journal that cannot be read is a usage error."""
-    from recode_tui.commands.factory import UsageError
+    from recode_tui.setup import UsageError
 
     try:
         return str(read_journal(folder, lenient=True).header.get("game", ""))  # a corrupt line is met by the replay
@@ -77,7 +77,7 @@ def find_resume(sessions: str | None, ref: None) -> None: ...
 def find_resume(sessions: str | None, ref: str | None) -> Path | None:
     """`--resume [SESSION]` as a session folder (no value: the latest); None when not resuming."""
     from agent.sessions.journal import find_session, sessions_dir_from
-    from recode_tui.commands.factory import UsageError
+    from recode_tui.setup import UsageError
 
     if ref is None:
         return None
@@ -135,7 +135,7 @@ class SessionControl:
         profiles: str | None = None, explicit_llm: bool = True,
     ) -> "SessionControl":
         """Journal a fresh engine into a new session, or prepare to resume `resume`."""
-        from recode_tui.commands.factory import make_llm
+        from recode_tui.setup import make_llm
 
         new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, game)) if isinstance(llm, str) else (lambda: llm)
         spec = llm if isinstance(llm, str) else getattr(llm, "name", type(llm).__name__)
@@ -315,7 +315,7 @@ class SessionControl:
         from its own profiles file); a spec that cannot be built falls back to
         the console's own, with a note.
         """
-        from recode_tui.commands.factory import UsageError, make_llm
+        from recode_tui.setup import UsageError, make_llm
 
         source = self.replay_source or (self.session.folder if self.session is not None else None)
         self.replay_source = None

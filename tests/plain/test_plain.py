@@ -116,11 +116,12 @@ async def test_ctrl_d_pauses_saves_the_draft_and_resume_continues_there(tmp_path
     journal = read_journal(folder)
     assert journal.finished is None and half in journal.read_draft()["text"]
 
-    class Args:
-        resume = str(folder)
-        sessions = str(tmp_path / "sessions")
+    from recode_tui.commands.arguments import run_options
+    from recode_tui.commands.parser import build_parser
 
-    session, pending = await open_plain_session(Args, HumanLLM())
+    options = run_options(build_parser().parse_args(["run", "--llm", "human", "--resume", str(folder),
+                                                     "--sessions", str(tmp_path / "sessions")]))
+    session, pending = await open_plain_session(options, HumanLLM())
     assert isinstance(pending, ev.ExpansionRequested)
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, pending=pending, input=pipe, output=DummyOutput())

@@ -113,11 +113,12 @@ async def test_a_crash_while_the_run_takes_the_answer_keeps_the_typed_text_and_r
     journal = read_journal(folder)
     assert journal.read_draft()["text"] == typed and journal.finished is None
 
-    class Args:
-        resume = str(folder)
-        sessions = str(tmp_path / "sessions")
+    from recode_tui.commands.arguments import run_options
+    from recode_tui.commands.parser import build_parser
 
-    session, pending = await open_plain_session(Args, HumanLLM())
+    options = run_options(build_parser().parse_args(["run", "--llm", "human", "--resume", str(folder),
+                                                     "--sessions", str(tmp_path / "sessions")]))
+    session, pending = await open_plain_session(options, HumanLLM())
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, pending=pending, input=pipe, output=DummyOutput())
         task = asyncio.ensure_future(front.run())

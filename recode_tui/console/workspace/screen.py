@@ -302,7 +302,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
 
     def _llm_for(self, spec: str) -> LLM | None:
         """A fresh LLM for a spec, so a comparison never uses up the run's scripted answers."""
-        from recode_tui.commands.factory import UsageError, make_llm
+        from recode_tui.setup import UsageError, make_llm
 
         current = self.engine_llm
         try:

@@ -1,0 +1,131 @@
+"""The edge: argparse's namespace turned into the setup layer's typed settings, one function per command.
+
+Each handler calls its function first and passes the settings down; nothing
+below reads the namespace. Bad input is refused here, in the order the
+commands always refused it, as one-line `UsageError`s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from recode_tui.setup.build import agent_settings, episode_of, parse_episode, preset_env
+from recode_tui.setup.sessions import find_resume, recorded_llm, session_game
+from recode_tui.setup.settings import (CacheSettings, ConsoleOptions, EpisodeRef, EvalOptions, LLMSettings, RunOptions,
+                                       RunSettings, Selection)
+from recode_tui.setup.usage import UsageError
+
+
+def agent_settings_of(args: argparse.Namespace, agent: str | None = None,
+                      agent_option: list[str] | None = None, *, one_agent: bool = True) -> RunSettings:
+    """`--agent`, `--agent-option`, `--preset` and the limits' flags of run, tui and eval.
+
+    `one_agent` False: eval compares several agents, and passes the one the settings are for."""
+    return agent_settings(args.preset, args.agent if one_agent else agent,
+                          args.agent_option if one_agent else agent_option,
+                          max_steps=args.max_steps, max_depth=args.max_depth, max_rewrite=args.max_rewrite,
+                          max_retry=args.max_retry, prompts=args.prompts)
+
+
+def cache_of(args: argparse.Namespace) -> CacheSettings:
+    """`--cache` / `--no-cache` / `--cache-ttl` / `--cache-dir`; a bad expiry is a usage error."""
+    from agent.llm.cache import CacheError, parse_ttl
+
+    ttl = None
+    if args.cache_ttl is not None:
+        try:
+            ttl = parse_ttl(args.cache_ttl)
+        except CacheError as exc:
+            raise UsageError(f"--cache-ttl: {exc}") from None
+    return CacheSettings(args.cache or None, ttl, str(Path(args.cache_dir).resolve()) if args.cache_dir else None)
+
+
+def _default_llm() -> str:
+    """`run` without --llm: the person at a terminal (like `tui`), else the demo script, said on screen."""
+    return "human" if sys.stdin.isatty() and sys.stdout.isatty() else "demo"
+
+
+def _llm_of(args: argparse.Namespace, defaulted_to: str | None) -> tuple[LLMSettings, str]:
+    """The LLM a run goes on with, and a note to say: `--resume` without --llm keeps the one the session
+    recorded last (and its profiles file); no --llm at all: `defaulted_to` (None: the parser's default)."""
+    spec, profiles, note = args.llm, args.profiles, ""
+    recorded = recorded_llm(args.sessions, args.resume)
+    if recorded is not None:
+        if not args.llm_given:
+            spec, profiles = recorded[0], args.profiles or recorded[1]
+            note = f"resuming with the session's LLM {spec}" + (f" (profiles {recorded[1]})" if recorded[1] else "")
+        elif args.llm != recorded[0]:
+            note = f"--llm {args.llm} given: it answers instead of the session's {recorded[0]}"
+    defaulted = spec is None and defaulted_to is not None
+    if spec is None:
+        spec = defaulted_to or "human"
+    return LLMSettings(spec, profiles, given=args.llm_given, defaulted=defaulted), note
+
+
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """`recode-tui run`: the flags first, then the episode (the recorded one for `--resume`), then the LLM."""
+    settings = agent_settings_of(args)  # bad flags are refused before anything starts
+    env = preset_env(args.env, settings.preset)
+    resumed = None
+    episode: EpisodeRef | None
+    if args.resume is None:
+        episode = parse_episode(env, args.game)
+    else:  # the recorded episode (an LLM such as gold needs it)
+        resumed = find_resume(args.sessions, args.resume)
+        game = session_game(resumed) if resumed is not None else ""
+        game = game or args.game
+        episode = episode_of(game) if game else None
+    llm, note = _llm_of(args, _default_llm())
+    llm = LLMSettings(llm.spec, llm.profiles, llm.given, llm.defaulted, cache_of(args))
+    return RunOptions("run", episode, llm, settings, args.max_steps, args.trusted, args.node_timeout, args.sessions,
+                      args.resume, resumed, args.from_last_good, note, args.quiet)
+
+
+def read_keymap(path: str) -> dict[str, str]:
+    """`binding-id = key[,key]` per line; `#` starts a comment."""
+    keymap: dict[str, str] = {}
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError as exc:
+        raise UsageError(f"cannot read keymap {path}: {exc.strerror}") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        binding_id, sep, key = line.partition("=")
+        if not sep or not binding_id.strip() or not key.strip():
+            raise UsageError(f"keymap {path} line {number}: write `binding-id = key`")
+        keymap[binding_id.strip()] = key.strip()
+    return keymap
+
+
+def console_options(args: argparse.Namespace) -> ConsoleOptions:
+    """`recode-tui tui` (a run in the console): the same settings as `run`, and the console's own."""
+    if args.at and args.resume is None:
+        raise UsageError("--at NODE needs --resume SESSION: the node is one of that session's")
+    keymap = read_keymap(args.keymap) if args.keymap else None
+    settings = agent_settings_of(args)
+    episode = parse_episode(preset_env(args.env, settings.preset), args.game)
+    llm = LLMSettings(args.llm, args.profiles, given=args.llm_given)
+    run = RunOptions("tui", episode, llm, settings, args.max_steps, args.trusted, args.node_timeout, args.sessions,
+                     args.resume, find_resume(args.sessions, args.resume), args.from_last_good)
+    return ConsoleOptions(run, keymap, args.no_break, args.review, args.at)
+
+
+def eval_options(args: argparse.Namespace) -> EvalOptions:
+    """`recode-tui eval`: every flag, typed; what they mean together is checked where the plan is built."""
+    if args.concurrency is not None and args.concurrency < 1:
+        raise UsageError("-c/--concurrency must be 1 or more")
+    if args.repeat is not None and args.repeat < 1:
+        raise UsageError("--repeat must be 1 or more (the times each episode is played)")
+    return EvalOptions(
+        selection=Selection(args.env, args.split, args.task_types, args.games, args.per_task),
+        llm=args.llm, agents=args.agent,
+        agent_option=tuple(args.agent_option) if args.agent_option is not None else None,
+        preset=args.preset, max_steps=args.max_steps, max_depth=args.max_depth, max_rewrite=args.max_rewrite,
+        max_retry=args.max_retry, prompts=args.prompts, trusted=args.trusted, node_timeout=args.node_timeout,
+        concurrency=args.concurrency, out=args.out, sessions=args.sessions, resume=args.resume,
+        no_progress=args.no_progress, repeat=args.repeat, ray=args.ray, cache=cache_of(args), profiles=args.profiles,
+    )

@@ -1,0 +1,375 @@
+"""`eval`'s plan: the episodes chosen, every setting checked, each episode's LLM; a new plan or a resumed report.
+
+Built from `EvalOptions` (parsed once at the edge, `recode_tui.commands.arguments.eval_options`);
+`evaluate` runs the plan and `eval_report` shows it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Callable
+
+from agent.eval.batch import REPORT_FILE, EvalPlan, EvalReport, GameSpec
+from envs.protocols import GoldActions, GoldLimits, PresetSplits, StepLimits
+from recode_tui.setup.build import (agent_settings, check_gold, check_llm_roles, load_prompt_set, make_llm,
+                                    preset_env)
+from recode_tui.setup.settings import EvalOptions
+from recode_tui.setup.usage import UsageError
+
+TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
+
+
+# ------------------------------------------------------------------ choosing
+def _spread(games: list[Any], n: int) -> list[Any]:
+    """The first n games taking one of each task type in turn."""
+    by_type: dict[str, list[Any]] = {}
+    for game in games:
+        by_type.setdefault(game.task_type or "?", []).append(game)
+    order = [t for t in TYPE_ORDER if t in by_type] + [t for t in by_type if t not in TYPE_ORDER]
+    chosen: list[Any] = []
+    while len(chosen) < n and any(by_type.values()):
+        for t in order:
+            if by_type[t] and len(chosen) < n:
+                chosen.append(by_type[t].pop(0))
+    return chosen
+
+
+def select_games(
+    task_types: str | None, games: str | None, split: str | None, env: str | None = None, per_task: int | None = None
+) -> list[GameSpec]:
+    """The episodes of an evaluation, through the environment's provider (see envs.registry).
+
+    No `--split`: the environment's default list (ALFWorld's bundled games,
+    ScienceWorld's test variations). `--games N` spreads N over the task types;
+    `--per-task N` takes the first N of each task type.
+    """
+    from envs import registry
+    from envs.base import EnvError
+
+    name = env or registry.default_env()
+    types = [t.strip() for t in task_types.split(",") if t.strip()] if task_types else None
+    described = f" with task types {task_types}" if types else ""
+    try:
+        provider = registry.provider(name)
+        if games is not None and not games.strip().lstrip("-").isdigit():
+            wanted = [g.strip() for g in games.split(",") if g.strip()]
+            found = [registry.episode(g, name) for g in wanted]
+            found = [e for e in found if types is None or (e.task_type or "").lower() in {t.lower() for t in types}]
+            described += f" among {games}"
+        else:
+            found = provider.episodes(split, types)
+            if split:
+                described += f" in split {split}"
+            if per_task is not None:
+                if per_task < 1:
+                    raise UsageError("--per-task must be 1 or more")
+                taken: dict[str, int] = {}
+                chosen = []
+                for episode in found:
+                    kind = episode.task_type or "?"
+                    if taken.get(kind, 0) < per_task:
+                        taken[kind] = taken.get(kind, 0) + 1
+                        chosen.append(episode)
+                found = chosen
+            if games is not None:
+                n = int(games)
+                if n < 1:
+                    raise UsageError("--games must be 1 or more (or a comma-separated list of game ids)")
+                found = _spread(found, n)
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
+    if not found:
+        raise UsageError(f"no games match the filter{described}; see `recode-tui games list --env {name}`")
+    return [GameSpec(e.id, e.task_type) for e in found]
+
+
+def _journal_index(folder: str) -> dict[str, Path]:
+    """Game id -> the newest journal of that game under `folder` (a previous eval's folder works)."""
+    from agent.sessions.journal import JOURNAL_FILE, JournalError, read_journal
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise UsageError(f"journal:{folder} is not a folder; give a folder of session journals or an eval's folder")
+    found: dict[str, tuple[float, Path]] = {}
+    for file in sorted(root.rglob(JOURNAL_FILE)):
+        try:
+            header = read_journal(file.parent).header
+        except JournalError:
+            continue
+        created = float(header.get("created", 0.0))
+        keys = {str(header.get("game", "")), str(header.get("episode") or "")}
+        if header.get("game_path"):
+            keys.add(str(Path(header["game_path"]).resolve()))
+        if header.get("agent"):  # a comparison replays each agent's own journal (`agent:game`)
+            keys |= {f"{header['agent']}:{key}" for key in keys if key}
+        for key in keys:
+            if key and (key not in found or found[key][0] <= created):
+                found[key] = (created, file.parent)
+    index = {key: path for key, (_, path) in found.items()}
+    index.update(_report_journals(root))
+    return index
+
+
+def _report_journals(root: Path) -> dict[str, Path]:
+    """An eval folder's own journals, as its report names them: the episodes it played, never a
+    later fork or copy that happens to sit beside them and be newer."""
+    try:
+        report = json.loads((root / REPORT_FILE).read_text(encoding="utf-8"))
+        episodes = report.get("episodes", [])
+    except (OSError, ValueError, AttributeError):
+        return {}
+    found: dict[str, Path] = {}
+    for episode in episodes if isinstance(episodes, list) else []:
+        journal = Path(str(episode.get("journal") or ""))
+        if episode.get("game") and journal.name and (journal / "journal.jsonl").is_file():
+            found[str(episode["game"])] = journal
+            if episode.get("agent"):
+                found[f"{episode['agent']}:{episode['game']}"] = journal
+    return found
+
+
+def _journal_of(index: dict[str, Path], game: GameSpec) -> Path | None:
+    """The journal of a game in an index (by id, or by file for ALFWorld games and old reports)."""
+    from envs import registry
+    from envs.base import EnvError
+
+    if game.id in index:
+        return index[game.id]
+    paths = [game.path] if game.path else []
+    try:
+        paths.append(registry.header_fields(game.id).get("game_path", ""))
+    except EnvError:
+        pass
+    for path in filter(None, paths):
+        if str(Path(path).resolve()) in index:
+            return index[str(Path(path).resolve())]
+    return None
+
+
+def llm_factory(
+    spec: str, profiles: str | None, games: list[GameSpec], env: str | None = None, agents: list[str] | None = None
+) -> tuple[Callable[..., Any], bool]:
+    """A function giving each episode its LLM, and whether an LLM error should abort the whole evaluation."""
+    from agent.sessions.journal import JournalError
+    from mockllm.journal import journal_llm
+
+    if spec == "human":
+        raise UsageError("eval needs a model or a script (profile:NAME, scripted:FILE, demo, journal:DIR); "
+                         "to answer yourself use `recode-tui run --llm human`")
+    if spec.startswith("journal:"):
+        index = _journal_index(spec.split(":", 1)[1])
+        if not any(_journal_of(index, g) for g in games):
+            raise UsageError(f"no journal in {spec.split(':', 1)[1]} is of a selected game; "
+                             "point journal: at a previous eval's folder or a sessions folder")
+
+        for game in games:  # say which recording answers each episode
+            folder = _journal_of(index, game)
+            print(f"{game.id}: answers from {folder if folder is not None else '(no journal)'}", flush=True)
+
+        def from_journal(game: GameSpec, agent: str | None = None) -> Any:
+            folder = index.get(f"{agent}:{game.id}") if agent else None  # this agent's, in a comparison
+            folder = folder or _journal_of(index, game)
+            if folder is None:
+                raise JournalError(f"no journal of game {game.id} in {spec.split(':', 1)[1]}")
+            return journal_llm(folder)
+
+        return from_journal, False
+    if spec == "gold":
+        from envs import registry
+        from envs.base import EnvError
+
+        name = env or registry.default_env()
+        try:
+            has_gold = isinstance(registry.provider(name), GoldActions)
+        except EnvError as exc:
+            raise UsageError(str(exc)) from None
+        if not has_gold:
+            raise UsageError(f"--llm gold: the {name} environment has no gold paths; use demo, scripted:FILE or profile:NAME")
+        sole = agents[0] if agents and len(agents) == 1 else None
+        for agent in agents or (None,):  # each agent says whether it can play a known solution
+            check_gold(agent)
+        return (lambda game, agent=None: make_llm(spec, profiles, registry.qualify(game.id, name),
+                                                  agent=agent or sole)), False
+    shared = None
+    first = None
+    if spec == "demo" and env and games:  # a demo is checked against the environment it will play
+        from envs import registry
+
+        first = registry.qualify(games[0].id, env)
+    for agent in agents or (None,):  # checks the spec (and each agent's demo); raises UsageError with a one-line reason
+        shared = make_llm(spec, profiles, first, agent=agent)
+    if spec.startswith("profile:"):
+        return (lambda game, agent=None: shared), True
+    # a script keeps per-episode state (`once`); `demo` is each agent's own script. One agent (`--agent
+    # react`) is asked for without its name (Evaluation passes it in comparisons only): it is the default.
+    only = agents[0] if agents and len(agents) == 1 else None
+    if spec == "demo" and env:  # an environment's own demo (WebShop's) is chosen by the episode
+        from envs import registry
+
+        return (lambda game, agent=None: make_llm(spec, profiles, registry.qualify(game.id, env),
+                                                  agent=agent or only)), False
+    return (lambda game, agent=None: make_llm(spec, profiles, agent=agent or only)), False
+
+
+# ------------------------------------------------------------------ planning
+def _report_path(value: str) -> Path:
+    path = Path(value)
+    return path / REPORT_FILE if path.is_dir() else path
+
+
+def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
+    """A new evaluation's plan (every setting checked, the episodes chosen) and the folder it is written to."""
+    from agent.sessions.journal import sessions_dir_from
+    from envs.registry import default_env, provider
+
+    if options.llm is None:
+        raise UsageError("eval needs --llm profile:NAME, scripted:FILE, demo or journal:DIR")
+    llm = options.llm
+    names = _agent_names(options.agents)
+    if len(names) > 1 and options.prompts:
+        raise UsageError("--prompts is one agent's prompt folder; compare several agents with their own prompts "
+                         "(drop --prompts) or evaluate one agent at a time")
+    pairs = list(options.agent_option) if options.agent_option is not None else None
+    options_by_agent = _options_by_agent(names, pairs) if len(names) > 1 else {}
+    settings = agent_settings(options.preset, names[0], None if len(names) > 1 else pairs,
+                              max_steps=options.max_steps, max_depth=options.max_depth,
+                              max_rewrite=options.max_rewrite, max_retry=options.max_retry, prompts=options.prompts)
+    for name in names:
+        check_llm_roles(llm, name)  # a routed role an agent lacks: one line, before any episode
+    runner = _runner_settings(options.trusted, options.node_timeout if options.node_timeout is not None else 5.0)
+    if settings.prompts is not None:
+        load_prompt_set(settings.prompts, settings.agent)  # refuses a folder that is not a prompt set
+    wanted = options.selection
+    chosen_env = preset_env(wanted.env, settings.preset)  # `--preset paper --env sciworld`: the reference's episodes
+    split = wanted.split
+    if split is None:  # a preset may name an environment's own episode set (WebShop's `paper`: the reference's 200)
+        from envs.base import EnvError
+
+        try:
+            source = provider(chosen_env or default_env())
+        except EnvError as exc:
+            raise UsageError(str(exc)) from None
+        split = source.preset_split(settings.preset) if isinstance(source, PresetSplits) else None
+    games = select_games(wanted.task_types, wanted.games, split, chosen_env, wanted.per_task)
+    env = chosen_env or default_env()
+    source = provider(env)
+    unwinnable = source.gold_cannot_win if isinstance(source, GoldLimits) else None
+    own_limits = options.max_steps is None and isinstance(source, StepLimits)  # per-task limits (ScienceWorld)
+    plan = EvalPlan(
+        llm=llm,
+        games=games,
+        env=env,
+        concurrency=options.concurrency or 4,
+        max_steps=None if own_limits else settings.max_steps if settings.max_steps is not None
+        else source.default_max_steps,
+        limits=asdict(settings.limits),
+        prompts=str(Path(settings.prompts).resolve()) if settings.prompts else None,
+        selection={"task_types": wanted.task_types, "games": wanted.games, "split": split,
+                   "per_task": wanted.per_task},
+        preset=settings.preset,
+        trusted=runner.trusted,
+        node_timeout=runner.node_timeout,
+        profiles=_profiles_file(llm, options.profiles),
+        agent=settings.agent,
+        agent_options=settings.agent_options,
+        agents=names if len(names) > 1 else [],
+        options_by_agent=options_by_agent,
+        gold_cannot_win=(unwinnable([g.id for g in games])
+                         if unwinnable is not None and options.max_steps is None else None),
+        **options.cache.plan_fields(),
+        repeat=options.repeat or 1,
+    )
+    if options.out:
+        folder = Path(options.out)
+        if (folder / REPORT_FILE).exists():
+            raise UsageError(f"{folder} already holds an evaluation; continue it with --resume {folder} or pick another --out")
+    else:
+        slug = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in llm.split("/")[-1])[:40]
+        folder = sessions_dir_from(options.sessions) / "evals" / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}"
+    return EvalReport(plan), folder
+
+
+def _agent_names(value: str | None) -> list[str]:
+    """`--agent recode,react,codeact`: the agents to compare, in the table's order (one name: one agent)."""
+    from agent import agents
+
+    names = [n.strip() for n in (value or agents.DEFAULT_AGENT).split(",") if n.strip()]
+    if not names:
+        raise UsageError("--agent needs a name, or several separated by commas (e.g. recode,react,codeact)")
+    for name in names:
+        try:
+            agents.agent_class(name)
+        except agents.UnknownAgent as exc:
+            raise UsageError(str(exc)) from None
+    if len(set(names)) != len(names):
+        raise UsageError(f"--agent {value}: an agent is named twice")
+    return names
+
+
+def _options_by_agent(names: list[str], pairs: list[str] | None) -> dict[str, dict[str, Any]]:
+    """Each compared agent gets the `--agent-option`s it has; an option none of them has is refused."""
+    from agent import agents
+
+    out: dict[str, dict[str, Any]] = {name: {} for name in names}
+    for pair in pairs or []:
+        taken = False
+        for name in names:
+            try:
+                out[name].update(agents.parse_options([pair], name))
+                taken = True
+            except ValueError as exc:
+                if "has no such option" not in str(exc):
+                    raise UsageError(str(exc)) from None
+        if not taken:
+            raise UsageError(f"--agent-option {pair}: none of {', '.join(names)} has this option")
+    return out
+
+
+def _profiles_file(spec: str, explicit: str | None) -> str | None:
+    """The profiles file (absolute) a profile:NAME is read from, kept in the plan so --resume needs no --profiles."""
+    from agent.sessions.session import profiles_in_use
+
+    return profiles_in_use(spec, explicit)
+
+
+def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]:
+    """The report `--resume` names, with what the flags given now may change (never trust: see below)."""
+    path = _report_path(resume)
+    try:
+        report = EvalReport.read(path)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if options.concurrency:
+        report.plan.concurrency = options.concurrency
+    # Trust is never taken from a file: the remaining episodes run with the checks unless --trusted again.
+    if report.plan.trusted and not options.trusted:
+        print("note: this evaluation was started with --trusted; the remaining episodes run with the "
+              "sandbox's checks (pass --trusted to run them without)", file=sys.stderr)
+    for key, value in options.cache.plan_fields().items():  # a resume may turn the cache on or off, or bound it anew
+        setattr(report.plan, key, value)
+    if options.repeat is not None:  # more repeats of a finished evaluation: only the new plays run
+        if options.repeat < report.plan.repeat:
+            raise UsageError(f"--repeat {options.repeat}: this evaluation already plays each episode "
+                             f"{report.plan.repeat} times; give {report.plan.repeat} or more")
+        report.plan.repeat = options.repeat
+    timeout = options.node_timeout if options.node_timeout is not None else report.plan.node_timeout
+    runner = _runner_settings(options.trusted, timeout)
+    report.plan.trusted, report.plan.node_timeout = runner.trusted, runner.node_timeout
+    if options.profiles:  # another profiles file given now: it is the one the rest of the run reads
+        report.plan.profiles = _profiles_file(report.plan.llm, options.profiles) or report.plan.profiles
+    elif report.plan.profiles and not Path(report.plan.profiles).is_file():
+        raise UsageError(f"the evaluation's profiles file {report.plan.profiles} is gone; pass --profiles FILE")
+    return report, path.parent
+
+
+def _runner_settings(trusted: bool, node_timeout: float) -> Any:
+    from agent.runtime.runners import RunnerSettings
+
+    try:
+        return RunnerSettings(trusted=trusted, node_timeout=node_timeout)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

@@ -1,0 +1,273 @@
+"""`eval`'s output: the per-episode lines, the progress bar, the results and comparison tables, the notes below them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.eval.batch import EpisodeResult, EvalReport, GameSpec, summarize
+from agent.eval.failure import group_failures
+from agent.runtime.safe_text import for_terminal
+from recode_tui.commands.eval_plan import TYPE_ORDER
+from recode_tui.commands.fit import Col, Layout, output_console
+
+
+def failure_lines(report: EvalReport, per_group: int = 5) -> list[str]:
+    """Failures grouped by where they ended, each with a command that opens it in the console."""
+    groups = group_failures(report.episodes)
+    if not groups:
+        return []
+    lines = ["", "Failures, by the stub where they ended:"]
+    for group in groups:
+        lines.append(f"  {group.line()}")
+        for episode in group.episodes[:per_group]:
+            ended = (episode.failure or {}).get("ended_at") or {}
+            deepest = (episode.failure or {}).get("deepest_stub") or {}
+            node = deepest.get("node") or ended.get("node")
+            at = f" --at {node}" if node else ""
+            lines.append(f"    {episode.game}: recode-tui tui --resume {episode.journal}{at}")
+        if len(group.episodes) > per_group:
+            lines.append(f"    ... and {len(group.episodes) - per_group} more (report.json lists them)")
+    return lines
+
+
+def gold_lines(report: EvalReport) -> list[str]:
+    """A plan with episodes its own gold path cannot win within their step limit says which (ScienceWorld's paper set)."""
+    beyond = report.plan.gold_cannot_win
+    if beyond is None:
+        return []
+    if not beyond:
+        return [f"gold paths: every one of the {len(report.plan.games)} episodes' gold paths fits its step limit"]
+    listed = ", ".join(f"{game} ({why})" for game, why in beyond.items())
+    return [f"gold paths: {len(beyond)} of {len(report.plan.games)} episodes cannot be won by their own gold path "
+            f"within the step limit: {listed}"]
+
+
+def result_line(result: EpisodeResult) -> str:
+    verdict = "won   " if result.success else ("ERROR " if result.error else "failed")
+    tail = "" if result.success else f"  {result.reason[:90]}"
+    if result.repeat > 1:
+        tail = f"  repeat {result.repeat}{tail}"
+    if result.llm_failures:
+        tail = f"  LLM failures {result.llm_failures}{tail}"
+    if result.cached_calls:
+        tail = f"  cached {result.cached_calls}{tail}"
+    score = "" if result.score is None else f"score {result.score:>3g}  "
+    who = f"{result.agent:<12} " if result.agent else ""
+    return (f"{verdict} {who}{result.game:<14} {result.task_type or '?':<8} {score}steps {result.steps:>3}  "
+            f"LLM calls {result.llm_calls:>2}  tokens {result.tokens:>6}  {result.seconds:5.1f}s{tail}")
+
+
+def _type_order(env: str) -> tuple[str, ...]:
+    """The environment's own order of task types (ALFWorld: put, clean, heat, ...), for the table's rows."""
+    from envs import registry
+    from envs.base import EnvError
+
+    try:
+        return tuple(registry.provider(env).task_types)
+    except EnvError:
+        return TYPE_ORDER
+
+
+def results_table(report: EvalReport) -> Layout:
+    """The one-agent table: a row per task type (and topic), then overall; `fit` splits it to the width."""
+    summary = summarize(report.episodes, report.plan.env, report.plan.repeat)
+    status = "" if report.status == "complete" else f" ({report.status})"
+    scored = summary["overall"].get("mean_score") is not None  # an env with a score (ScienceWorld)
+    cached = bool(summary["overall"].get("cached_calls"))  # a column, so a table never mixes them silently
+    names = ("episodes", "success", "rate", *(("mean score",) if scored else ()), "mean steps",
+             "LLM calls/ep", *(("cached calls",) if cached else ()), "LLM s/call", "tokens/ep", "cost/ep", "errors")
+    table = Layout(f"{report.plan.agent} · {report.plan.llm}: {len(report.episodes)} of "
+                   f"{report.total} episodes{status}",
+                   [Col("task type", "left", key=True), *(Col(name) for name in names)])
+    types = summary["by_task_type"]
+    ordered = [t for t in _type_order(report.plan.env) if t in types]
+    ordered += [t for t in types if t not in ordered]
+
+    def row(label: str, s: dict[str, Any], style: str | None = None) -> None:
+        score = s.get("mean_score")
+        scores = (("-" if score is None else f"{score:.1f}"),) if scored else ()
+        table.add_row(label, str(s["episodes"]), str(s["successes"]), rate_cell(s), *scores,
+                      f"{s['mean_steps']:.1f}", f"{s['mean_llm_calls']:.1f}", *cached_cell(s, cached),
+                      f"{s['mean_llm_seconds']:.2f}",
+                      f"{s['mean_tokens']:.0f}",
+                      f"${s['mean_cost']:.4f}", str(s["errors"]), style=style)
+
+    for t in ordered:
+        row(t, types[t])
+    table.add_section()
+    topics = summary.get("by_topic") or {}
+    for topic in topics:  # ScienceWorld: its paper's 10 topic groups, in its order
+        row(f"topic {topic}", topics[topic], style="italic")
+    if topics:
+        table.add_section()
+    row("overall", summary["overall"], style="bold")
+    return table
+
+
+def cached_cell(stats: dict[str, Any], shown: bool) -> tuple[str, ...]:
+    """`cached of all` LLM calls of a row, when the table has the column."""
+    if not shown:
+        return ()
+    return (f"{stats.get('cached_calls', 0)} of {round(stats['mean_llm_calls'] * stats['episodes'])}",)
+
+
+def rate_cell(stats: dict[str, Any]) -> str:
+    """The success rate as the tables print it; with repeats, its 95 % interval below."""
+    rate = f"{stats['success_rate']:.1%}"
+    interval = stats.get("success_interval")
+    return f"{rate}\n[{interval[0]:.1%}, {interval[1]:.1%}]" if interval else rate
+
+
+def repeat_lines(report: EvalReport) -> list[str]:
+    """With --repeat: how the tables' cells were made, and each repeat's own success rate and seed."""
+    if report.plan.repeat <= 1:
+        return []
+    lines = [f"repeats: every episode played {report.plan.repeat} times; a rate is the mean over all plays, "
+             "[low, high] its 95% Wilson interval"]
+    for agent in report.plan.compared:
+        mine = [e for e in report.episodes if (e.agent or report.plan.agent) == agent]
+        parts = []
+        for number in range(1, report.plan.repeat + 1):
+            plays = [e for e in mine if e.repeat == number]
+            if not plays:
+                continue
+            seeds = {e.seed for e in plays}
+            temps = {e.temperature for e in plays if e.temperature is not None}
+            said = f"seed {plays[0].seed}" if len(seeds) == 1 and plays[0].seed is not None else "no seed"
+            said += f", temperature {temps.pop():g}" if len(temps) == 1 else ""
+            parts.append(f"#{number} {sum(e.success for e in plays) / len(plays):.1%} ({said})")
+        who = f"{agent} " if report.plan.multi else ""
+        lines.append(f"  {who}success per repeat: " + "; ".join(parts))
+    return lines
+
+
+def comparison_table(report: EvalReport) -> Layout:
+    """A comparison's table: per agent, a row per task type and its overall row (the paper's layout)."""
+    from agent.eval.batch import summarize_agents
+
+    by_agent = summarize_agents(report.episodes, report.plan.agents, report.plan.env, report.plan.repeat)
+    status = "" if report.status == "complete" else f" ({report.status})"
+    scored = any(by_agent[a]["overall"].get("mean_score") is not None for a in by_agent)  # WebShop, ScienceWorld
+    cached = any(by_agent[a]["overall"].get("cached_calls") for a in by_agent)
+    names = ("episodes", "success", "rate", *(("mean score",) if scored else ()),
+             "mean steps", "LLM calls", *(("cached calls",) if cached else ()), "input tokens", "output tokens",
+             "cost", "LLM s/call", "errors")
+    table = Layout(f"{', '.join(report.plan.agents)} · {report.plan.llm}: {len(report.episodes)} of "
+                   f"{report.total} episodes{status}",
+                   [Col("agent", "left", key=True), Col("task type", "left", key=True), *(Col(n) for n in names)])
+
+    def row(agent: str, label: str, s: dict[str, Any], style: str | None = None) -> None:
+        n, score = s["episodes"], s.get("mean_score")
+        scores = (("-" if score is None else f"{score:.1f}"),) if scored else ()
+        table.add_row(agent, label, str(n), str(s["successes"]), rate_cell(s), *scores,
+                      f"{s['mean_steps']:.1f}",
+                      str(round(s["mean_llm_calls"] * n)), *cached_cell(s, cached), str(round(s["mean_input_tokens"] * n)),
+                      str(round(s["mean_output_tokens"] * n)), f"${s['total_cost']:.4f}",
+                      f"{s['mean_llm_seconds']:.2f}", str(s["errors"]), style=style)
+
+    order = _type_order(report.plan.env)
+    for index, agent in enumerate(report.plan.agents):
+        summary = by_agent[agent]
+        types = summary["by_task_type"]
+        for t in [t for t in order if t in types] + [t for t in types if t not in order]:
+            row(agent, t, types[t])
+        row(agent, "overall", summary["overall"], style="bold")
+        if index < len(report.plan.agents) - 1:
+            table.add_section()
+    return table
+
+
+def cache_lines(report: EvalReport) -> list[str]:
+    """How many LLM calls the response cache answered (at no cost), so a table never mixes them silently."""
+    cached = sum(e.cached_calls for e in report.episodes)
+    calls = sum(e.llm_calls for e in report.episodes)
+    if report.plan.cache == "off":
+        return ["response cache: off (--no-cache); every LLM call went to the model"]
+    if not cached:
+        return []
+    share = f"{cached / calls:.0%}" if calls else "-"
+    return [f"response cache: {cached} of {calls} LLM calls ({share}) answered from the cache at no cost; "
+            "the cost column counts only the others (--no-cache to call the model for all)"]
+
+
+def role_lines(report: EvalReport) -> list[str]:
+    """Per agent with several LLM roles, each role's calls, tokens and cost (summed over its episodes)."""
+    from agent.eval.batch import role_sums
+
+    lines: list[str] = []
+    for agent in report.plan.compared:
+        mine = [e for e in report.episodes if (e.agent or report.plan.agent) == agent]
+        for role, s in role_sums(mine).items():
+            lines.append(f"{agent} {role}: LLM calls {s['llm_calls']}, input tokens {s['input_tokens']}, "
+                         f"output tokens {s['output_tokens']}, cost ${s['cost']:.4f}")
+    return (["", "Per LLM role:", *("  " + line for line in lines)]) if lines else []
+
+
+class Display:
+    """A rich progress bar on a terminal; else one line per finished episode."""
+
+    def __init__(self, total: int, done: list[EpisodeResult], live: bool) -> None:
+        console = output_console(wide=140)  # a log or a pipe: COLUMNS, else wide enough for the table's headers
+        self.console = console
+        self.live = live and console.is_terminal
+        self.total = total
+        self.wins = sum(r.success for r in done)
+        self.finished = len(done)
+        self.tokens = sum(r.tokens for r in done)
+        self.cost = sum(r.cost for r in done)
+        self.running: dict[str, tuple[int, float]] = {}
+        self.progress: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> "Display":
+        if self.live:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self.progress = Progress(
+                SpinnerColumn(),
+                TextColumn("episodes"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("success {task.fields[wins]}/{task.fields[finished]} ({task.fields[rate]})"),
+                TextColumn("tokens {task.fields[tokens]}"),
+                TextColumn("${task.fields[cost]}"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=self.console,
+            )
+            self.progress.__enter__()
+            self.task = self.progress.add_task("eval", total=self.total, completed=self.finished, **self._fields())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.__exit__(None, None, None)
+
+    def _fields(self) -> dict[str, Any]:
+        tokens = self.tokens + sum(t for t, _ in self.running.values())
+        cost = self.cost + sum(c for _, c in self.running.values())
+        rate = f"{self.wins / self.finished:.0%}" if self.finished else "-"
+        return {"wins": self.wins, "finished": self.finished, "rate": rate, "tokens": f"{tokens:,}", "cost": f"{cost:.4f}"}
+
+    def on_event(self, game: GameSpec, event: Any) -> None:
+        from agent.runtime import events as ev
+
+        if isinstance(event, ev.ExpansionReceived) and self.progress is not None:
+            tokens, cost = self.running.get(game.id, (0, 0.0))
+            self.running[game.id] = (tokens + event.input_tokens + event.output_tokens, cost + event.cost)
+            self.progress.update(self.task, **self._fields())
+
+    def on_result(self, result: EpisodeResult) -> None:
+        self.running.pop(result.game, None)
+        self.finished += 1
+        self.wins += result.success
+        self.tokens += result.tokens
+        self.cost += result.cost
+        line = for_terminal(result_line(result))  # the reason may quote model or environment text
+        if self.progress is not None:
+            self.progress.console.print(line, markup=False, highlight=False)
+            self.progress.update(self.task, advance=1, **self._fields())
+        else:
+            self.console.print(line, markup=False, highlight=False)

@@ -1,0 +1,48 @@
+"""The setup layer below both front ends: typed settings parsed once, and what is built from them.
+
+`settings` holds the frozen types (`RunOptions`, `EpisodeRef`, `LLMSettings`, `EvalOptions`, ...),
+`build` the builders (`make_llm`, `make_env`, `make_agent`, `make_engine`), `usage` the
+`UsageError` every command reports in one line. The command line (`recode_tui.commands`) and the
+console (`recode_tui.console`) import from here; this package imports neither.
+
+Names load on first use (PEP 562), so `recode-tui --help`, which needs only `usage`, imports no
+engine (tests/test_help_imports.py).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from recode_tui.setup.build import (DEMO_SCRIPT, DEMOS, agent_settings, cached_llm, check_gold,
+                                        check_llm_roles, demo_script, engine_for, episode_of, episode_ref,
+                                        game_path_of, gold_llm_for, load_prompt_set, make_agent, make_engine,
+                                        make_env, make_llm, parse_episode, preset_env, step_limit_of)
+    from recode_tui.setup.sessions import find_resume, recorded_llm, session_game
+    from recode_tui.setup.settings import (CacheSettings, ConsoleOptions, EpisodeRef, EvalOptions, LLMSettings,
+                                           RunOptions, RunSettings, Selection)
+    from recode_tui.setup.usage import DEFAULT_GAME, UsageError
+
+_HOMES = {
+    "build": ("DEMO_SCRIPT", "DEMOS", "agent_settings", "cached_llm", "check_gold", "check_llm_roles", "demo_script",
+              "engine_for", "episode_of", "episode_ref", "game_path_of", "gold_llm_for", "load_prompt_set",
+              "make_agent", "make_engine", "make_env", "make_llm", "parse_episode", "preset_env", "step_limit_of"),
+    "sessions": ("find_resume", "recorded_llm", "session_game"),
+    "settings": ("CacheSettings", "ConsoleOptions", "EpisodeRef", "EvalOptions", "LLMSettings", "RunOptions",
+                 "RunSettings", "Selection"),
+    "usage": ("DEFAULT_GAME", "UsageError"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+__all__ = sorted(_HOME_OF)
+
+
+def __getattr__(name: str) -> Any:
+    """A name of the layer, imported from its module the first time it is asked for."""
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)  # dynamic: PEP 562 lazy export
+    globals()[name] = value
+    return value

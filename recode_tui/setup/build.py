@@ -1,0 +1,376 @@
+"""The LLM, the environment, the agent and its engine, built from typed settings in one pass.
+
+The one place both front ends (the command line and the console) and the tests
+get the wiring a user gets; every failure is a `UsageError` of one line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent.llm import LLM, LLMError
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, moved_prompt_set
+from agent.runtime.stepper import Limits
+from recode_tui.setup.settings import CacheSettings, EpisodeRef, RunOptions
+from recode_tui.setup.usage import DEFAULT_GAME, UsageError
+
+if TYPE_CHECKING:
+    from agent.runtime.presets import RunSettings
+    from agent.runtime.stepper import Stepper
+    from envs.base import Env
+
+DEMOS = Path(__file__).resolve().parents[2] / "mockllm" / "demos"
+DEMO_SCRIPT = DEMOS / "alfworld.yaml"  # ReCode's on ALFWorld (tests and benchmarks serve it)
+
+
+def demo_script(agent: str | None = None, env: str | None = None) -> Path:
+    """The demo script `--llm demo` plays: the one the agent declares for the environment
+    (`Stepper.demo_scripts`; no environment: the default one). UsageError when it declares none."""
+    from agent import agents
+    from envs import registry
+
+    try:
+        cls = agents.agent_class(agent)
+    except agents.UnknownAgent as exc:
+        raise UsageError(str(exc)) from None
+    env = env or registry.default_env()
+    script = cls.demo_scripts.get(env)
+    if script is not None:
+        return Path(script)
+    if not cls.demo_scripts:
+        raise UsageError(f"--llm demo: the {cls.name} agent has no demo scripts; use scripted:FILE, "
+                         "profile:NAME or human")
+    gold = " --llm gold," if cls.gold_answers([]) is not None else ""
+    raise UsageError(f"--llm demo plays the bundled {', '.join(cls.demo_scripts)} games with the {cls.name} "
+                     f"agent; on {env} use{gold} scripted:FILE or profile:NAME")
+
+
+def episode_of(ref: str | EpisodeRef) -> EpisodeRef:
+    """A reference already qualified (a journal's `game`, an eval's episode id) as an `EpisodeRef`;
+    the environment is not asked (a reference naming an unknown one fails where it is played)."""
+    from envs import registry
+
+    if isinstance(ref, EpisodeRef):
+        return ref
+    name, episode = registry.split_ref(ref)
+    return EpisodeRef(name, episode, str(ref))
+
+
+def _env_of(episode: str | EpisodeRef | None) -> str | None:
+    from envs.base import EnvError
+
+    try:
+        return episode_of(episode).env if episode else None
+    except EnvError:
+        return None
+
+
+def make_llm(spec: str, profiles_path: str | None = None, episode: str | EpisodeRef | None = None,
+             agent: str | None = None) -> LLM:
+    """`human`, `demo` (the agent's bundled demo script), `gold` (the episode's known solution),
+    `scripted:FILE` (YAML/JSONL), `journal:PATH`, `profile:NAME`; or one per role,
+    `planner=profile:big,executor=profile:small` (see agent.llm.routing)."""
+    from agent.llm.routing import RoleError, routed
+
+    try:
+        return routed(spec, lambda part: _one_llm(part, profiles_path, episode, agent))
+    except RoleError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cached_llm(llm: LLM, cache: CacheSettings) -> LLM:
+    """An LLM through the response cache as the cache flags and its profiles say (eval does this per episode)."""
+    from agent.llm.cache import default_folder, with_cache
+
+    if cache.mode == "off":
+        return llm
+    folder = Path(cache.folder) if cache.folder else default_folder()
+    return with_cache(llm, folder, always=cache.mode == "on", ttl=cache.ttl)
+
+
+def check_llm_roles(spec: str, agent: str | None) -> None:
+    """A routed `--llm` names only roles the agent has (eval checks it before any episode starts)."""
+    from agent import agents
+    from agent.llm.routing import RoleError, check_roles, split_spec
+
+    try:
+        split = split_spec(spec)
+        if split is not None:
+            cls = agents.agent_class(agent)
+            check_roles(spec, list(split[1]), cls.name, cls.roles)
+    except (RoleError, agents.UnknownAgent) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _one_llm(spec: str, profiles_path: str | None, episode: str | EpisodeRef | None, agent: str | None = None) -> LLM:
+    from mockllm import HumanLLM, ScriptedLLM
+
+    if spec == "human":
+        return HumanLLM()
+    if spec == "gold":
+        return gold_llm_for(episode or DEFAULT_GAME, agent)
+    if spec.startswith("profile:"):
+        return _profile_llm(spec.split(":", 1)[1] or "default", profiles_path)
+    if spec.startswith("journal:"):
+        from agent.sessions.journal import JournalError
+        from mockllm.journal import journal_llm
+
+        try:
+            return journal_llm(spec.split(":", 1)[1])
+        except JournalError as exc:
+            raise UsageError(str(exc)) from None
+    path = str(demo_script(agent, _env_of(episode))) if spec == "demo" else spec.split(":", 1)[1] if spec.startswith("scripted:") else None
+    if path is None:
+        raise UsageError(f"unknown --llm {spec!r}; use human, demo, gold, scripted:FILE, journal:PATH or profile:NAME")
+    if not path:
+        raise UsageError("scripted: needs a file, e.g. --llm scripted:mockllm/demos/alfworld.yaml")
+    try:
+        llm = ScriptedLLM.from_file(path)
+    except LLMError as exc:
+        raise UsageError(str(exc)) from None
+    if spec == "demo":
+        llm.name = "demo"
+    return llm
+
+
+def check_gold(agent: str | None) -> "type[Stepper]":
+    """The agent's class when it declares answers for a known solution (`gold_answers`), else UsageError."""
+    from agent import agents
+
+    try:
+        cls = agents.agent_class(agent)
+    except agents.UnknownAgent as exc:
+        raise UsageError(str(exc)) from None
+    if cls.gold_answers([]) is None:
+        demo = f"demo ({', '.join(cls.demo_scripts)}), " if cls.demo_scripts else ""
+        raise UsageError(f"--llm gold: the {cls.name} agent cannot play a known solution; use {demo}"
+                         "scripted:FILE or profile:NAME")
+    return cls
+
+
+def gold_llm_for(episode: str | EpisodeRef, agent: str | None = None) -> LLM:
+    """A scripted LLM playing the episode's gold path (asked of the env's provider) with the agent's own
+    answers (`Stepper.gold_answers`; ReCode's: a plan as code).
+
+    Fetch it before the episode's environment resets: ScienceWorld loads the
+    variation again to compute the path.
+    """
+    from envs import registry
+    from envs.base import EnvError
+    from mockllm.gold import script_llm
+
+    cls = check_gold(agent)
+    try:
+        ref = episode_of(episode)
+        name = ref.env
+        actions = registry.gold_actions(ref.ref)
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
+    if actions is None:
+        raise UsageError(f"--llm gold: the {name} environment has no gold paths; use demo, scripted:FILE or profile:NAME")
+    if not actions:
+        raise UsageError(f"--llm gold: the simulator gave no gold path for {episode}")
+    return script_llm(cls.gold_answers(actions) or [])
+
+
+def parse_episode(env: str | None, game: str | None) -> EpisodeRef:
+    """`--env` and `--game` as one episode (`put-01`, `sciworld:boil/0`), parsed once; bad input is one line.
+
+    No `--game`: the default ALFWorld game, or the first episode the environment lists.
+    The default environment's episodes stay bare in `ref`, as `envs.registry.qualify` writes them.
+    """
+    from envs import registry
+    from envs.base import EnvError
+
+    try:
+        if not game:
+            name = env or registry.default_env()
+            if name == registry.default_env():
+                game = DEFAULT_GAME
+            else:
+                first = registry.provider(name).episodes()
+                if not first:
+                    raise UsageError(f"the {name} environment lists no episodes; give --game")
+                game = first[0].id
+        name, episode = registry.split_ref(game, env)
+        registry.provider(name)  # an unknown --env is one line here, not later
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
+    return EpisodeRef(name, episode, episode if name == registry.default_env() else f"{name}:{episode}")
+
+
+def episode_ref(env: str | None, game: str | None) -> str:
+    """`parse_episode` as the reference's text (for callers of the string API)."""
+    return parse_episode(env, game).ref
+
+
+def step_limit_of(ref: str | EpisodeRef, given: int | None, settings: "RunSettings") -> int:
+    """`--max-steps` when given, else the episode's own limit, else the preset's (see envs.registry)."""
+    from envs import registry
+    from envs.base import EnvError
+
+    try:
+        return registry.step_limit(str(ref), settings.max_steps, given)
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _profile_llm(name: str, profiles_path: str | None) -> LLM:
+    from agent.llm.openai_client import OpenAILLM
+    from agent.llm.profiles import ProfileError, find_profiles_file, load_profiles, resolve_profile
+
+    try:
+        book = load_profiles(find_profiles_file(profiles_path))
+        return OpenAILLM(resolve_profile(name, book), book.prices)
+    except ProfileError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def load_prompt_set(path: str | Path | None, agent: str | None = None) -> PromptSet:
+    """The prompt set at `path` (None: the bundled one); a folder that is not one is a usage error.
+
+    The one check every command uses (run, tui, eval, prompt show): a wrong
+    folder would otherwise send an empty prompt.
+    """
+    from agent.agents import agent_class
+
+    cls = agent_class(agent)
+    default = cls.default_prompts or DEFAULT_PROMPTS
+    if not path:
+        return PromptSet(default)
+    root = moved_prompt_set(Path(path))  # `agent/prompts/paper`: where ReCode's sets were before issue 26
+    main = cls.main_prompt_file
+    if not root.is_dir():
+        raise UsageError(f"--prompts {path}: no such folder; give a prompt set folder (one with {main})")
+    if not (root / main).is_file():
+        raise UsageError(f"--prompts {path} is not a prompt set for the {cls.name} agent (no {main}); see {default}")
+    return PromptSet(root)
+
+
+def make_env(episode: str | EpisodeRef, max_steps: int | None = None) -> "Env":
+    """The environment of an episode, from its provider (`max_steps` None: the episode's own limit)."""
+    from envs import registry
+    from envs.base import EnvError
+
+    try:
+        ref = episode_of(episode)
+        return registry.provider(ref.env).make_env(ref.episode, max_steps)
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def make_agent(env: "Env", llm: LLM, settings: "RunSettings", trusted: bool = False,
+               node_timeout: float = 5.0) -> "Stepper":
+    """The agent `settings` name, with its options, limits and prompt set, stepping `env` with `llm`
+    (node code in a sandboxed worker; `trusted` drops the static checks). Closes `env` when it fails."""
+    return _agent_maker(settings.agent, settings.prompts, trusted, node_timeout)(
+        env, llm, settings.limits, settings.preset, settings.agent_options)
+
+
+def _agent_maker(agent: str | None, prompts_dir: str | Path | None, trusted: bool, node_timeout: float) -> Any:
+    """Check the agent's name, its prompt set and the runner settings (before any environment
+    starts), and return what builds the agent on an environment."""
+    from agent import agents
+    from agent.runtime.runners import RunnerSettings
+
+    try:
+        agents.agent_class(agent)
+    except agents.UnknownAgent as exc:
+        raise UsageError(str(exc)) from None
+    prompts = load_prompt_set(prompts_dir, agent)
+    try:
+        runner_settings = RunnerSettings(trusted=trusted, node_timeout=node_timeout)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+    def build(env: "Env", llm: LLM, limits: Limits, preset: str, options: dict[str, Any] | None) -> "Stepper":
+        runner = runner_settings.make_runner()
+        try:
+            engine = agents.build(agent, env, llm, runner, limits=limits, prompts=prompts, options=options)
+        except ValueError as exc:  # a routed role the agent does not have
+            env.close()
+            raise UsageError(str(exc)) from None
+        engine.preset = preset
+        return engine
+
+    return build
+
+
+def engine_for(options: RunOptions, llm: LLM) -> "Stepper":
+    """A run's engine: its episode's environment and its agent, from the run's settings in one pass."""
+    if options.episode is None:
+        raise UsageError("no episode to play: give --game")
+    settings = options.agent
+    return make_engine(options.episode, llm, settings.limits, step_limit_of(options.episode, options.max_steps, settings),
+                       settings.prompts, options.trusted, options.node_timeout, settings.preset, settings.agent,
+                       settings.agent_options)
+
+
+def make_engine(
+    game: str | EpisodeRef,
+    llm: LLM,
+    limits: Limits = Limits(),
+    max_steps: int | None = None,
+    prompts_dir: str | Path | None = None,
+    trusted: bool = False,
+    node_timeout: float = 5.0,
+    preset: str = "default",
+    agent: str | None = None,
+    agent_options: dict[str, Any] | None = None,
+) -> "Stepper":
+    """An agent (`agent`, default ReCode) on an episode reference (`put-01`, `sciworld:boil/0`, a `.tw-pddl` path).
+
+    `max_steps` None: the episode's own limit.
+
+    Node code runs in a sandboxed worker process built by `agent.runtime.runners`, the
+    one place every path gets its runner and checks; `trusted` drops the static
+    checks (process isolation and limits stay).
+    """
+    build = _agent_maker(agent, prompts_dir, trusted, node_timeout)  # refused before any environment starts
+    return build(make_env(game, max_steps), llm, limits, preset, agent_options)
+
+
+def preset_env(env: str | None, preset: str) -> str | None:
+    """The environment a preset plays: `--preset paper --env sciworld` is the reference's own
+    benchmark (`sciworld-paper`: its episodes, step limits and success rule); others stay."""
+    from envs import registry
+    from envs.base import EnvError
+    from envs.protocols import PaperVariant
+
+    if preset != "paper" or not env:
+        return env
+    try:
+        source = registry.provider(env)
+        return (source.paper_env or env) if isinstance(source, PaperVariant) else env
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def agent_settings(
+    preset: str | None,
+    agent: str | None = None,
+    agent_options: list[str] | tuple[str, ...] | None = None,
+    *,
+    max_steps: int | None = None,
+    max_depth: int | None = None,
+    max_rewrite: int | None = None,
+    max_retry: int | None = None,
+    prompts: str | Path | None = None,
+) -> "RunSettings":
+    """`--preset` with the explicit flags (`--max-steps`, `--max-depth`, ...) put over it; bad input is one line."""
+    from agent.runtime.presets import resolve
+
+    try:
+        return resolve(preset, max_steps=max_steps, max_depth=max_depth, max_rewrite=max_rewrite,
+                       max_retry=max_retry, prompts=prompts, agent=agent,
+                       agent_options=list(agent_options) if agent_options is not None else None)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def game_path_of(game: str) -> Path:
+    """The file of an ALFWorld game (kept for callers of the pre-seam `start_session`)."""
+    from envs import registry
+
+    return Path(registry.header_fields(game).get("game_path", game))

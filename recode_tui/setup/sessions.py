@@ -1,0 +1,43 @@
+"""Which recorded session `--resume` names, and what it recorded: read at the edge, before a front end starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from recode_tui.setup.usage import UsageError
+
+
+def find_resume(sessions: str | None, ref: str | None) -> Path | None:
+    """`--resume [SESSION]` as a session folder (no value: the latest); None when not resuming."""
+    from agent.sessions.journal import JournalError, find_session, sessions_dir_from
+
+    if ref is None:
+        return None
+    try:
+        return find_session(sessions_dir_from(sessions), ref or None)
+    except JournalError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def session_game(folder: Path) -> str:
+    """The game a recorded session played; a journal that cannot be read is a usage error."""
+    from agent.sessions.journal import JournalError, read_journal
+
+    try:
+        return str(read_journal(folder, lenient=True).header.get("game", ""))  # a corrupt line is met by the replay
+    except JournalError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def recorded_llm(sessions: str | None, resume: str | None) -> tuple[str, str | None] | None:
+    """The LLM spec and profiles file a session recorded last (None: not resuming, or unreadable:
+    the resume itself says what is wrong)."""
+    from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
+
+    if resume is None:
+        return None
+    try:
+        folder = find_session(sessions_dir_from(sessions), resume or None)
+        return read_journal(folder, lenient=True).llm_setup
+    except JournalError:
+        return None

@@ -1,0 +1,140 @@
+"""What the user typed, parsed once into frozen, typed settings that flow down to the builders.
+
+Each command's handler turns argparse's namespace into one of these at the top
+(`recode_tui.commands.arguments`) and passes them on; nothing below reads the
+namespace. This module imports no engine, agent or environment: its types are
+plain data (`Limits` and `RunSettings` are light), so the parser path stays light.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.runtime.presets import RunSettings
+
+__all__ = ["CacheSettings", "ConsoleOptions", "EpisodeRef", "EvalOptions", "LLMSettings", "RunOptions",
+           "RunSettings", "Selection"]
+
+
+@dataclass(frozen=True)
+class EpisodeRef:
+    """One episode: the environment it belongs to, its id there, and the one text naming it everywhere.
+
+    `ref` is what journals and reports write (`put-01` for the default environment's episodes,
+    `sciworld:boil/0` for another's). Built once by `recode_tui.setup.build.parse_episode` (what the
+    user typed) or `episode_of` (a reference a journal recorded). An evaluation's split is its
+    `Selection`'s.
+    """
+
+    env: str
+    episode: str
+    ref: str
+
+    def __str__(self) -> str:
+        return self.ref
+
+
+@dataclass(frozen=True)
+class CacheSettings:
+    """`--cache` / `--no-cache` / `--cache-ttl` / `--cache-dir`, checked (a TTL in seconds, a folder made absolute)."""
+
+    mode: str | None = None  # "on", "off", or None: each profile's own `cache:` setting
+    ttl: float | None = None
+    folder: str | None = None
+
+    def plan_fields(self) -> dict[str, Any]:
+        """The evaluation plan's cache fields: only those the user gave."""
+        out: dict[str, Any] = {}
+        if self.mode:
+            out["cache"] = self.mode
+        if self.ttl is not None:
+            out["cache_ttl"] = self.ttl
+        if self.folder:
+            out["cache_dir"] = self.folder
+        return out
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """The LLM routing as typed (`--llm`, one spec or one per role), its profiles file and cache flags."""
+
+    spec: str
+    profiles: str | None = None
+    given: bool = True  # `--llm` was on the command line (a resume keeps the recorded LLM otherwise)
+    defaulted: bool = False  # no --llm: `run` chose one (said on screen once the run starts)
+    cache: CacheSettings = field(default_factory=CacheSettings)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """One episode, as `run` and `tui` play it: where, with which LLM and agent, within which limits."""
+
+    command: str  # "run" or "tui": what a hint tells the user to type again
+    episode: EpisodeRef | None  # None: a resumed session whose journal names no game
+    llm: LLMSettings
+    agent: RunSettings  # the preset with the flags over it: agent, its options, limits, prompt set
+    max_steps: int | None = None  # `--max-steps` as given (the builder falls back to the episode's, the preset's)
+    trusted: bool = False
+    node_timeout: float = 5.0
+    sessions: str | None = None  # the sessions folder as given (None: $RECODE_TUI_SESSIONS or the user data dir)
+    resume: str | None = None  # `--resume [SESSION]`: '' is the latest session
+    resumed: Path | None = None  # the session folder `resume` names (the console's start-up replay)
+    from_last_good: bool = False
+    recorded_note: str = ""  # which LLM a resume goes on with, said once the session opens
+    quiet: bool = False
+
+    @property
+    def game(self) -> str:
+        """The episode reference as text ('' when a resumed session names none)."""
+        return self.episode.ref if self.episode is not None else ""
+
+
+@dataclass(frozen=True)
+class ConsoleOptions:
+    """`tui`: a run's options and what only the console has (keys, breakpoints, review, the node to show)."""
+
+    run: RunOptions
+    keymap: dict[str, str] | None = None
+    no_break: bool = False
+    review: bool = False
+    at: str | None = None
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which episodes an evaluation plays: an environment and its filters (see `select_games`)."""
+
+    env: str | None  # None: the default environment
+    split: str | None = None
+    task_types: str | None = None
+    games: str | None = None  # N, or comma-separated ids
+    per_task: int | None = None
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """`eval`, parsed: a new evaluation's settings, or what a `--resume REPORT` may change."""
+
+    selection: Selection
+    llm: str | None  # --llm as typed; None: not given (a new evaluation refuses it)
+    agents: str | None  # --agent as typed: one name, or several to compare
+    agent_option: tuple[str, ...] | None
+    preset: str | None
+    max_steps: int | None
+    max_depth: int | None
+    max_rewrite: int | None
+    max_retry: int | None
+    prompts: str | None
+    trusted: bool
+    node_timeout: float | None
+    concurrency: int | None
+    out: str | None
+    sessions: str | None
+    resume: str | None
+    no_progress: bool
+    repeat: int | None
+    ray: str | None
+    cache: CacheSettings = field(default_factory=CacheSettings)
+    profiles: str | None = None
