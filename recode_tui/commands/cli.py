@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Sequence
 
 from recode_tui.commands.parser import build_parser
-from recode_tui.setup.usage import UsageError
+from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
     from recode_tui.console.app import LoadedRun, RecodeApp
@@ -109,27 +109,33 @@ def _run_console(args: argparse.Namespace) -> int:
 
 
 def console_app(args: argparse.Namespace, *, defer: bool = False) -> RecodeApp:
-    """The console `tui` opens for these arguments (not yet running; tests drive it with Pilot)."""
-    from recode_tui.commands.arguments import console_options
-
-    return console_for(console_options(args), defer=defer)
-
-
-def console_for(options: ConsoleOptions, *, defer: bool = False) -> RecodeApp:
-    """The console for typed settings.
+    """The console `tui` opens for these arguments (not yet running; tests drive it with Pilot).
 
     `defer` (what `recode-tui tui` does on a terminal): the app draws its first
-    frame before the run is built and builds it behind that frame (an error is
-    the app's `load_error`); otherwise the run is built here and an error is
-    raised here.
+    frame before anything else is imported, then reads the arguments and builds
+    the run behind that frame (an error is the app's `load_error`); otherwise
+    the run is built here and an error is raised here.
     """
+    if defer:
+        from recode_tui.console.app import RecodeApp
+
+        def load() -> LoadedRun:
+            from recode_tui.commands.arguments import console_options
+
+            return load_for(console_options(args))
+
+        first = args.game or (f"{args.env} (its first episode)" if args.env else DEFAULT_GAME)
+        return RecodeApp(loader=load, episode=first, profiles=args.profiles, review=args.review)
+    from recode_tui.commands.arguments import console_options
+
+    return console_for(console_options(args))
+
+
+def console_for(options: ConsoleOptions) -> RecodeApp:
+    """The console for typed settings, its run built now (an error is raised here)."""
     from recode_tui.console.app import RecodeApp
 
-    shown = options.run
-    if defer:
-        return RecodeApp(loader=lambda: load_for(options), episode=shown.game, keymap=options.keymap,
-                         profiles=shown.llm.profiles, review=options.review)
-    return RecodeApp.for_run(load_for(options), keymap=options.keymap, profiles=shown.llm.profiles,
+    return RecodeApp.for_run(load_for(options), keymap=options.keymap, profiles=options.run.llm.profiles,
                              review=options.review)
 
 
@@ -160,6 +166,7 @@ def load_for(options: ConsoleOptions) -> LoadedRun:
         explicit_llm=run.llm.given,
         from_last_good=run.from_last_good,
         select_at=options.at,
+        keymap=options.keymap,
     )
 
 

@@ -44,6 +44,7 @@ class LoadedRun:
     session_control: SessionControl | None = None
     breakpoints: list[Breakpoint] | None = None
     autostart: bool = True
+    keymap: dict[str, str] | None = None  # the user's keymap, read with the rest behind the first frame
 
 
 RunLoader = Callable[[], LoadedRun]
@@ -164,6 +165,9 @@ class RecodeApp(CrashReport, App[None]):
         if run is None:
             return
         self.session_control = run.session_control
+        if run.keymap and not self.user_keymap:
+            self.user_keymap = dict(run.keymap)
+            self.set_keymap(self.user_keymap)
         if run.episode:
             self.episode = run.episode
         screen = self._new_run_screen(run.engine, breakpoints=run.breakpoints, autostart=run.autostart)
@@ -464,6 +468,7 @@ def load_run(
     explicit_llm: bool,
     from_last_good: bool = False,
     select_at: str | None = None,
+    keymap: dict[str, str] | None = None,
 ) -> LoadedRun:
     """Build what a run needs (the LLM, the agent on its environment, the session): `build_app`'s loader."""
     from recode_tui.setup import make_engine, make_llm
@@ -484,7 +489,7 @@ def load_run(
                                         folder, profiles, explicit_llm)
         if resume is not None:
             control.salvage_at_start, control.select_at = from_last_good, select_at
-    return LoadedRun(engine, episode_label(game), control, breakpoints, autostart and resume is None)
+    return LoadedRun(engine, episode_label(game), control, breakpoints, autostart and resume is None, keymap)
 
 
 def episode_label(game: str) -> str:
