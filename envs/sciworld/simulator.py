@@ -50,7 +50,7 @@ class Simulator:
 
     @property
     def alive(self) -> bool:
-        proc = getattr(getattr(self._env, "_gateway", None), "java_process", None)
+        proc = _java_process(self._env)
         return self._env is not None and proc is not None and proc.poll() is None
 
     def _start(self) -> Any:
@@ -93,7 +93,7 @@ class Simulator:
         env, self._env, self.loaded = self._env, None, None
         if env is None:
             return
-        proc = getattr(getattr(env, "_gateway", None), "java_process", None)
+        proc = _java_process(env)
         try:
             if proc is not None and proc.poll() is None:
                 proc.kill()
@@ -253,3 +253,11 @@ def close_shared() -> None:
         simulator = _shared
     if simulator is not None:
         simulator.close()
+
+
+def _java_process(env: Any) -> Any:
+    """The JVM behind a ScienceWorldEnv (its py4j gateway's process, a private attribute), or None."""
+    try:
+        return env._gateway.java_process
+    except AttributeError:  # none started yet, or a ScienceWorld that keeps it elsewhere
+        return None

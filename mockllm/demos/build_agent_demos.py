@@ -31,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))  # run as a script from anywhere in the project
 
 from envs import registry  # noqa: E402
+from envs.alfworld.env import AlfworldEnv  # noqa: E402
 from mockllm.gold import split_into_parts  # noqa: E402
 
 AGENTS = ("react", "codeact", "plan-execute", "recap")
@@ -58,7 +59,8 @@ def bundled_games() -> list[Game]:
     for info in registry.provider("alfworld").episodes(None, None):  # the bundled games
         env = registry.make_env(info.id, env="alfworld")
         reset = env.reset()
-        found.append((info.id, reset.instruction, reset.observation, list(getattr(env, "walkthrough", None) or [])))
+        walkthrough = env.walkthrough if isinstance(env, AlfworldEnv) else None
+        found.append((info.id, reset.instruction, reset.observation, list(walkthrough or [])))
         env.close()
     tasks = Counter(task for _, task, _, _ in found)
     return [Game(g, t, o, a, tasks[t] > 1) for g, t, o, a in found]

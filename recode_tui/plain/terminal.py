@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import re
 from dataclasses import dataclass, field
+from types import FunctionType
 from typing import Any, Callable
 
 from agent.agents.recode.answer_rule import judge_answer
@@ -503,7 +504,8 @@ def _wrapping_validation(session: Any) -> None:
 
     for container in session.layout.walk():
         if isinstance(container, Window) and isinstance(container.content, FormattedTextControl) and \
-                getattr(container.content.text, "__qualname__", "").startswith(ValidationToolbar.__name__):
+                isinstance(container.content.text, FunctionType) and \
+                container.content.text.__qualname__.startswith(ValidationToolbar.__name__):
             container.height = None
             container.wrap_lines = to_filter(True)
 
