@@ -135,9 +135,8 @@ class Simulator:
         """
         future = asyncio.wrap_future(self._calls.submit(fn, self._ready(what, needs_episode)))
         try:
-            async with asyncio.timeout(self.call_timeout):
-                return await future
-        except TimeoutError:
+            return await asyncio.wait_for(future, self.call_timeout)  # Python 3.10 has no asyncio.timeout
+        except asyncio.TimeoutError:  # not the built-in TimeoutError before Python 3.11
             await asyncio.to_thread(self._discard)  # killing the JVM can take a moment: not on the loop
             raise self._timed_out(what) from None
         except Exception as exc:  # noqa: BLE001 - sorted into one line by _failure
