@@ -32,18 +32,23 @@ Provider capabilities (on the object `envs.registry.register` makes):
 
 Environment capabilities (on the `Env` a provider's `make_env` returns):
 
-- `Scored.score` (a number) and `score_log` (its changes): shown by the console and kept by eval.
+- `Scored.score` (a number) and `ScoreLog.score_log` (its changes, (step, old, new) each): shown by the
+  console and kept by eval.
 - `Rewarded.reward` (a number, known at the end): shown instead of a running score (WebShop).
 - `EndReason.end_reason` (str): why the episode ended before its step limit ("" when it did not).
 - `Failure.failure` (str): what broke (a simulator that hung); it overrides every other reason.
 - `AdmissibleCommands.admissible_commands` (list[str]): the commands valid now (ReAct's check).
 - `Translation.translate(action) -> str`: the environment's spelling of an action (ALFWorld's
   `put X in/on Y`), applied before an action is judged.
+
+The layers above read the environment side through the `*_of` functions at the end, which give
+each capability's default; a stand-in that wraps an environment declares `WrappedEnv.wrapped`
+(see `agent.sessions.replay.ReplayEnv`) so that the wrapped one's capabilities are read.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from envs.base import Episode
@@ -133,50 +138,83 @@ class Translation(Protocol):
     def translate(self, action: str) -> str: ...
 
 
-# Environments are often wrapped (a replay checking each step, a worker process's stand-in) by
-# objects that hand every other name on with `__getattr__`: Python 3.12's `isinstance` against a
-# protocol looks attributes up statically and would miss them, so the env side is read here, by name,
-# in one place.
+@runtime_checkable
+class ScoreLog(Protocol):
+    score_log: Iterable[tuple[int, float, float]]
+
+
+@runtime_checkable
+class WrappedEnv(Protocol):
+    """An environment standing in for another one (a replay that checks each step against its
+    recording): it hands every other name on to `wrapped`, whose capabilities are its own."""
+
+    @property
+    def wrapped(self) -> object: ...
+
+
+# A wrapper hands names on with `__getattr__`, which Python 3.12's `isinstance` against a protocol
+# does not see (it looks attributes up statically): the readers below ask the wrapped environment.
+
+def unwrapped(env: object) -> object:
+    """The environment behind any `WrappedEnv` stand-ins (`env` itself when it is not one)."""
+    for _ in range(32):  # a chain of stand-ins is short; a mock that claims every name is not followed forever
+        if not isinstance(env, WrappedEnv):
+            break
+        env = env.wrapped
+    return env
+
+
+def _number(value: object) -> float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
 
 def score_of(env: object) -> float | None:
     """The environment's score (a number), or None when it keeps none."""
-    score = getattr(env, "score", None)  # dynamic: see above
-    return score if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+    env = unwrapped(env)
+    return _number(env.score) if isinstance(env, Scored) else None
 
 
 def end_reason_of(env: object) -> str:
     """The environment's own reason for an early end ('' when it gives none)."""
-    return str(getattr(env, "end_reason", "") or "")  # dynamic: see above
+    env = unwrapped(env)
+    return str(env.end_reason or "") if isinstance(env, EndReason) else ""
 
 
 def failure_of(env: object) -> str:
     """What broke in the environment ('' when nothing did)."""
-    return str(getattr(env, "failure", "") or "")  # dynamic: see above
+    env = unwrapped(env)
+    return str(env.failure or "") if isinstance(env, Failure) else ""
 
 
 def admissible_commands_of(env: object) -> list[str] | None:
-    """The commands the environment takes now, or None when it does not say."""
-    listed = getattr(env, "admissible_commands", None)  # dynamic: see above
-    return None if listed is None else list(listed() if callable(listed) else listed)
+    """The commands the environment takes now, or None when it does not say (a list, or a method returning one)."""
+    env = unwrapped(env)
+    if not isinstance(env, AdmissibleCommands):
+        return None
+    listed: Iterable[str] | Callable[[], Iterable[str]] | None = env.admissible_commands
+    if listed is None:
+        return None
+    return list(listed() if callable(listed) else listed)
 
 
 def translate_of(env: object, action: str) -> str:
     """The environment's own spelling of an action (the action itself when it has none)."""
-    translate = getattr(env, "translate", None)  # dynamic: see above
-    return action if translate is None else translate(action)
+    env = unwrapped(env)
+    return env.translate(action) if isinstance(env, Translation) else action
 
 
 def score_log_of(env: object) -> tuple[tuple[int, float, float], ...]:
     """The environment's score changes so far, (step, old, new) each (none when it keeps no score)."""
-    return tuple(getattr(env, "score_log", ()) or ())  # dynamic: see above
+    env = unwrapped(env)
+    return tuple(env.score_log or ()) if isinstance(env, ScoreLog) else ()
 
 
 def reward_of(env: object) -> float | None:
     """The environment's final reward, or None when it has no reward (or none yet)."""
-    reward = getattr(env, "reward", None)  # dynamic: see above
-    return reward if isinstance(reward, (int, float)) and not isinstance(reward, bool) else None
+    env = unwrapped(env)
+    return _number(env.reward) if isinstance(env, Rewarded) else None
 
 
 def has_reward(env: object) -> bool:
     """Whether the environment ends with a reward rather than keeping a running score."""
-    return hasattr(env, "reward")  # dynamic: see above
+    return isinstance(unwrapped(env), Rewarded)

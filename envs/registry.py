@@ -117,7 +117,7 @@ def provider(name: str) -> EnvProvider:
         raise EnvError(f"unknown environment {name!r}; use one of: {', '.join(names())}")
     if isinstance(factory, str):
         module_name, _, attribute = factory.partition(":")
-        factory = getattr(importlib.import_module(module_name), attribute)
+        factory = getattr(importlib.import_module(module_name), attribute)  # dynamic: a `module:attr` registry line
     instance = factory()
     _instances[name] = instance
     return instance

@@ -273,7 +273,7 @@ class EnvPool:
 # ----------------------------------------------------------------- the worker
 def _load_factory(spec: str) -> Callable[..., Any]:
     module, _, name = spec.partition(":")
-    return getattr(importlib.import_module(module), name or "make_env")
+    return getattr(importlib.import_module(module), name or "make_env")  # dynamic: the `module:name` spec given
 
 
 def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False) -> None:

@@ -31,4 +31,4 @@ class ChosenAnswerLLM:
         # there is no `inner`: asking self.inner here would call __getattr__ forever.
         if name.startswith("__") or "inner" not in self.__dict__:
             raise AttributeError(name)
-        return getattr(self.inner, name)
+        return getattr(self.inner, name)  # dynamic: any name the wrapped LLM has

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from agent.llm import LLM, Completion, LLMError, StubContext, Usage
+from agent.llm import LLM, Cancellable, Completion, LLMError, StubContext, Usage, innermost
 
 MODEL, EDITED, HUMAN = "model", "model+edited", "human"
 
@@ -116,6 +116,6 @@ class ReviewLLM:
     def cancel(self) -> None:
         if self._decision is not None and not self._decision.done():
             self._decision.cancel()
-        cancel = getattr(self.model, "cancel", None)
-        if callable(cancel):
-            cancel()
+        model = innermost(self.model)
+        if isinstance(model, Cancellable):
+            model.cancel()

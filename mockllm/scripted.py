@@ -44,9 +44,11 @@ def _normalise(code: str) -> str:
 
 def _where(exc: Exception) -> str:
     """A parser error as one line with its line number."""
-    mark = getattr(exc, "problem_mark", None)
-    if mark is not None:
-        return f"{getattr(exc, 'problem', None) or 'parse error'} at line {mark.line + 1}, column {mark.column + 1}"
+    import yaml  # only a YAML error has a place; imported anyway by the YAML script that failed
+
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        mark = exc.problem_mark
+        return f"{exc.problem or 'parse error'} at line {mark.line + 1}, column {mark.column + 1}"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 

@@ -29,7 +29,7 @@ class AgentEntry:
 
     def load(self) -> type["Stepper"]:
         module, _, attr = self.target.partition(":")
-        return getattr(importlib.import_module(module), attr)
+        return getattr(importlib.import_module(module), attr)  # dynamic: the `module:Class` of the entry
 
 
 AGENTS: dict[str, AgentEntry] = {

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeGuard, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, runtime_checkable
+
+if TYPE_CHECKING:
+    from agent.llm.profiles import Profile
 
 
 @dataclass(frozen=True)
@@ -95,9 +98,49 @@ async def asked_before(llm: InteractiveLLM, work: "asyncio.Future[Any]") -> bool
     return False
 
 
+@runtime_checkable
+class Cancellable(Protocol):
+    """An LLM whose waiting call can be called off (a person's, a review's)."""
+
+    def cancel(self) -> None: ...
+
+
+@runtime_checkable
+class ModelLLM(Protocol):
+    """An LLM that asks a model through a profile (OpenAILLM): its requests can be cached and its
+    model's tokens counted. Scripts, journals and people are not model LLMs."""
+
+    profile: "Profile"
+
+    def request(self, prompt: str) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class WrappingLLM(Protocol):
+    """An LLM that hands every name it does not define itself on to `inner` (the response cache,
+    a chosen answer, a routed LLM's default): what it can do beyond `complete` is what `inner` can.
+
+    Its capabilities are read from `innermost(llm)`: Python 3.12's `isinstance` against a protocol
+    looks names up statically and does not see those handed on with `__getattr__`.
+    """
+
+    @property
+    def inner(self) -> LLM: ...
+
+
+def innermost(llm: object) -> object:
+    """The LLM behind any `WrappingLLM`s (`llm` itself when it wraps none)."""
+    for _ in range(32):  # wrappers nest a few deep; a mock that claims every name is not followed forever
+        if not isinstance(llm, WrappingLLM):
+            break
+        llm = llm.inner
+    return llm
+
+
 def is_interactive(llm: object) -> TypeGuard[InteractiveLLM]:
-    """Whether a person answers this LLM's calls (the human LLM; a review wrapper is not: the model answers)."""
-    return getattr(llm, "name", "") == "human" and callable(getattr(llm, "submit", None))
+    """Whether a person answers this LLM's calls (the human LLM, or a wrapper of it that goes by its
+    name; a review wrapper is not: the model answers)."""
+    return isinstance(llm, LLM) and llm.name == "human" and isinstance(innermost(llm), InteractiveLLM)
 
 
 class LLMError(Exception):

@@ -26,9 +26,9 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
-from agent.llm import LLM, Completion, StubContext, Usage
+from agent.llm import LLM, Completion, ModelLLM, StubContext, Usage
 from agent.llm.routing import RoutedLLM
 
 CACHE_ENV = "RECODE_TUI_CACHE"  # the cache folder, instead of the user cache dir
@@ -140,12 +140,12 @@ class CachedLLM:
         return replace(completion, cached=False)
 
     def __getattr__(self, name: str) -> Any:  # the profile, prices, ... of the model behind
-        return getattr(self.__dict__["inner"], name)
+        return getattr(self.__dict__["inner"], name)  # dynamic: any name the model LLM has
 
 
-def cacheable(llm: object) -> bool:
+def cacheable(llm: object) -> TypeGuard[ModelLLM]:
     """A model LLM whose request is known (OpenAILLM): scripts, journals and people are never cached."""
-    return callable(getattr(llm, "request", None)) and hasattr(llm, "profile")
+    return isinstance(llm, ModelLLM)
 
 
 def with_cache(llm: LLM, folder: Path, *, always: bool, ttl: float | None = None, repeat: int | None = None) -> LLM:
@@ -156,11 +156,12 @@ def with_cache(llm: LLM, folder: Path, *, always: bool, ttl: float | None = None
 
     def wrap(part: LLM) -> LLM:
         if id(part) not in made:
-            profile = getattr(part, "profile", None)
-            wanted = cacheable(part) and (always or bool(getattr(profile, "cache", False)))
-            own = getattr(profile, "cache_ttl", None)
-            expiry = ttl if ttl is not None else parse_ttl(own) if own is not None else DEFAULT_TTL
-            made[id(part)] = CachedLLM(part, ResponseCache(folder, expiry), repeat) if wanted else part
+            if cacheable(part) and (always or part.profile.cache):
+                own = part.profile.cache_ttl
+                expiry = ttl if ttl is not None else parse_ttl(own) if own is not None else DEFAULT_TTL
+                made[id(part)] = CachedLLM(part, ResponseCache(folder, expiry), repeat)
+            else:
+                made[id(part)] = part
         return made[id(part)]
 
     if isinstance(llm, RoutedLLM):

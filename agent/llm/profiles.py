@@ -184,9 +184,9 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
     except OSError as exc:
         raise ProfileError(f"cannot read profiles file {path}: {exc.strerror}") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}" if mark is not None else ""
-        raise ProfileError(f"profiles file {path} is not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
+        marked = exc if isinstance(exc, yaml.MarkedYAMLError) else None
+        at = f" at line {marked.problem_mark.line + 1}" if marked is not None and marked.problem_mark else ""
+        raise ProfileError(f"profiles file {path} is not valid YAML{at}: {marked.problem if marked else exc}") from None
     if not isinstance(data, dict):
         raise ProfileError(f"profiles file {path} must be a mapping with a `models:` section")
     lines: dict[tuple[str, ...], int] = {}

@@ -86,8 +86,13 @@ class RoutedLLM:
                 seen.append(llm)
         return seen
 
+    @property
+    def inner(self) -> LLM:
+        """The LLM every name not defined here is handed to (`agent.llm.WrappingLLM`): the default one."""
+        return self.default
+
     def __getattr__(self, name: str) -> Any:  # a human default's submit/waiting/cancel, a script's entries
-        return getattr(self.__dict__["default"], name)
+        return getattr(self.__dict__["default"], name)  # dynamic: any name the default LLM has
 
 
 def routed(spec: str, make: Callable[[str], LLM]) -> LLM:

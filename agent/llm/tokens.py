@@ -18,6 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
+from agent.llm import ModelLLM, innermost
+
 CHARS_PER_TOKEN = 4
 
 # Model name prefixes and the tiktoken encoding they use (longest prefix wins).
@@ -109,5 +111,5 @@ class TokenCounter:
 
 def model_of(llm: Any) -> str | None:
     """The model name behind an LLM object, when it has one (a profile's model)."""
-    profile = getattr(llm, "profile", None)
-    return getattr(profile, "model", None)
+    model = innermost(llm)
+    return model.profile.model if isinstance(model, ModelLLM) else None

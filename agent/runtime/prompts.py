@@ -155,13 +155,13 @@ def kindred_task_types(env_name: str, task_type: str) -> tuple[str, ...]:
     (`topic_of`); () otherwise. Examples are written per topic, so a task borrows its topic's."""
     try:
         from envs import registry
+        from envs.protocols import Topics
 
         provider = registry.provider(env_name)
-        topic_of = getattr(provider, "topic_of", None)
-        if topic_of is None:
+        if not isinstance(provider, Topics):
             return ()
-        topic = topic_of(task_type)
-        return tuple(t for t in provider.task_types if t != task_type and topic_of(t) == topic)
+        topic = provider.topic_of(task_type)
+        return tuple(t for t in provider.task_types if t != task_type and provider.topic_of(t) == topic)
     except Exception:  # noqa: BLE001 - an unknown environment or task type has no kin
         return ()
 

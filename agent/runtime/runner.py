@@ -13,7 +13,7 @@ inside the runner; the engine only ever sees text summaries of it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Callable, Literal, Protocol, runtime_checkable
 
 from agent.runtime.events import VariableChange
 from agent.runtime.varlist import VariableSummary
@@ -95,3 +95,22 @@ class CodeRunner(Protocol):
         """
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class CodeChecks(Protocol):
+    """A runner with static checks of node code (the sandbox's): `check` gives the refusal reason, or None."""
+
+    def check(self, code: str) -> str | None: ...
+
+
+@runtime_checkable
+class NodeTimeLimit(Protocol):
+    """A runner that stops a node after `node_timeout` seconds (both runners here do)."""
+
+    node_timeout: float
+
+
+def code_check_of(runner: object) -> "Callable[[str], str | None] | None":
+    """The runner's static checks of node code, or None when it has none."""
+    return runner.check if isinstance(runner, CodeChecks) else None

@@ -126,7 +126,7 @@ class ThreadRunner:
                 self._outcome("error", scope, before, error=f"timed out after {self.node_timeout:.1f} s")
             )
         except NameError as exc:
-            name = getattr(exc, "name", None) or ""
+            name = exc.name or ""
             if name and calls_name(code, name):
                 self._post(self._outcome("stub", scope, before, stub_name=name))
             else:

@@ -576,8 +576,10 @@ class SandboxRunner:
         proc = self._proc
         if proc is None or proc.stdout is None:
             raise _WorkerGone("the worker is not running")
-        async with asyncio.timeout(timeout):  # no extra task per frame, unlike wait_for: two actions a node
-            return await self._read_frame(proc)
+        if sys.version_info >= (3, 11):
+            async with asyncio.timeout(timeout):  # no extra task per frame, unlike wait_for: two actions a node
+                return await self._read_frame(proc)
+        return await asyncio.wait_for(self._read_frame(proc), timeout)  # Python 3.10: no asyncio.timeout
 
     async def _read_frame(self, proc: asyncio.subprocess.Process) -> dict[str, Any]:
         assert proc.stdout is not None

@@ -324,7 +324,7 @@ def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any]
                 call: dict[str, Any] = {
                     "type": "llm_call",
                     "node_id": asked.node_id if asked else event.node_id,
-                    "purpose": asked.purpose if asked else getattr(event, "purpose", ""),
+                    "purpose": asked.purpose if asked else (event.purpose if isinstance(event, ev.LLMAnswered) else ""),
                     "role": event.role,
                     "attempt": asked.attempt if asked else 1,
                     "prompt": asked.prompt if asked else "",

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +42,7 @@ def foreign_reason(folder: Path, sessions_dir: Path) -> str:
     journal = Path(folder) / JOURNAL_FILE
     try:
         owner = journal.stat().st_uid
-        if hasattr(os, "getuid") and owner != os.getuid():
+        if sys.platform != "win32" and owner != os.getuid():
             return f"its journal belongs to another user (uid {owner})"
         if Path(folder).resolve().parent != Path(sessions_dir).resolve():
             return f"it is outside your sessions folder {sessions_dir}"

@@ -70,6 +70,11 @@ class ReplayEnv:
         self._env = env
         self.pending: deque[RecordedAction] = deque(actions)
 
+    @property
+    def wrapped(self) -> Any:
+        """The real environment (`envs.protocols.WrappedEnv`): its optional capabilities are this one's."""
+        return self._env
+
     def step(self, action: str) -> str:
         if not self.pending:
             return self._env.step(action)
@@ -86,7 +91,7 @@ class ReplayEnv:
         return observation
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._env, name)
+        return getattr(self._env, name)  # dynamic: every other name of the real environment, whatever it is
 
 
 class ReplayLLM:

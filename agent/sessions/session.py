@@ -18,6 +18,7 @@ from agent.llm import LLM
 from agent.llm.routing import install
 from agent.runtime import events as ev
 from agent.runtime.prompts import PromptSet, moved_prompt_set
+from agent.runtime.runner import NodeTimeLimit
 from agent.runtime.runners import RunnerSettings
 from agent.runtime.stepper import Limits, Stepper
 from agent.sessions.journal import JOURNAL_FILE, Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
@@ -46,7 +47,7 @@ def session_header(game: str, engine: Stepper, llm_spec: str, parent: dict | Non
     runner = settings.header_fields() if settings is not None else {
         "runner": type(engine.runner).__name__,  # a test's in-process runner: no checks, so say trusted
         "trusted": True,
-        "node_timeout": getattr(engine.runner, "node_timeout", 5.0),
+        "node_timeout": engine.runner.node_timeout if isinstance(engine.runner, NodeTimeLimit) else 5.0,
     }
     return {
         **registry.header_fields(game),
@@ -235,7 +236,7 @@ def _adopt_edited_prompts(engine: Stepper) -> str:
 
     Returns a note when that set cannot be used (never saved, or changed since).
     """
-    edited = getattr(engine.llm, "edited_sets", None)
+    edited = engine.llm.edited_sets if isinstance(engine.llm, ReplayLLM) else None
     if not edited:
         return ""
     folder, digest = edited[-1]

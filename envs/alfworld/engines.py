@@ -55,7 +55,10 @@ def empty_shelf() -> None:
 
 def unload(engine: Any) -> None:
     """Release an engine's copy of the planner library; the engine is unusable afterwards."""
-    lib = getattr(getattr(engine, "unwrapped", None), "downward_lib", None)
+    try:
+        lib = engine.unwrapped.downward_lib
+    except AttributeError:  # not a planner engine, or one that never loaded its library
+        return
     if lib is None:
         return
     try:

@@ -58,8 +58,8 @@ class _WrapOnImport(importlib.abc.MetaPathFinder):
             return None
         sys.meta_path.remove(self)  # once is enough
         spec = importlib.machinery.PathFinder.find_spec(name, path, target)
-        loader = getattr(spec, "loader", None)
-        if loader is None or not hasattr(loader, "exec_module"):
+        loader = spec.loader if spec is not None else None
+        if not isinstance(loader, importlib.abc.InspectLoader):  # the path finder's loaders all are
             return spec
         run_module = loader.exec_module
 
@@ -67,17 +67,20 @@ class _WrapOnImport(importlib.abc.MetaPathFinder):
             run_module(module)
             _wrap(module)
 
-        loader.exec_module = exec_module
+        patched: Any = loader  # this one loader object's method is replaced
+        patched.exec_module = exec_module
         return spec
 
 
 def _wrap(module: Any) -> None:
     global _wrapped
-    game_logic = getattr(module, "GameLogic", None)
-    load = getattr(game_logic, "load", None)
-    if _wrapped or game_logic is None or load is None:
+    if _wrapped:
         return
-    parse = load.__func__  # a classmethod, bound to the class
+    try:
+        game_logic = module.GameLogic
+        parse = game_logic.load.__func__  # a classmethod, bound to the class
+    except AttributeError:  # another TextWorld than the one this cache was written for: left untouched
+        return
 
     def cached_load(cls: Any, paths: Iterable[str]) -> Any:
         paths = list(paths)

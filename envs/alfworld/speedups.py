@@ -167,7 +167,7 @@ def install() -> bool:
     wanted = [(textgen, "_parse_and_convert"), (textgen, "copy_context"), (textgen, "ContextSensitiveGrammar"),
               (textgen, "ProductionRule"), (tw_logic, "_parse_and_convert"), (pddl_logic, "_parse_and_convert"),
               (fast_downward, "pddl2sas")]
-    if not all(callable(getattr(module, name, None)) for module, name in wanted):
+    if not all(callable(getattr(module, name, None)) for module, name in wanted):  # dynamic: the names of `wanted`
         return False  # another TextWorld than the one these caches were written for: run it untouched
     # Symbols are mutated after parsing (their context is set), so callers get copies.
     textgen._parse_and_convert = _Memo(textgen._parse_and_convert, size=4096, fresh=deepcopy)

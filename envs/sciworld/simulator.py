@@ -50,7 +50,7 @@ class Simulator:
 
     @property
     def alive(self) -> bool:
-        proc = getattr(getattr(self._env, "_gateway", None), "java_process", None)
+        proc = _java_process(self._env)
         return self._env is not None and proc is not None and proc.poll() is None
 
     def _start(self) -> Any:
@@ -93,7 +93,7 @@ class Simulator:
         env, self._env, self.loaded = self._env, None, None
         if env is None:
             return
-        proc = getattr(getattr(env, "_gateway", None), "java_process", None)
+        proc = _java_process(env)
         try:
             if proc is not None and proc.poll() is None:
                 proc.kill()
@@ -135,9 +135,8 @@ class Simulator:
         """
         future = asyncio.wrap_future(self._calls.submit(fn, self._ready(what, needs_episode)))
         try:
-            async with asyncio.timeout(self.call_timeout):
-                return await future
-        except TimeoutError:
+            return await asyncio.wait_for(future, self.call_timeout)  # Python 3.10 has no asyncio.timeout
+        except asyncio.TimeoutError:  # not the built-in TimeoutError before Python 3.11
             await asyncio.to_thread(self._discard)  # killing the JVM can take a moment: not on the loop
             raise self._timed_out(what) from None
         except Exception as exc:  # noqa: BLE001 - sorted into one line by _failure
@@ -253,3 +252,11 @@ def close_shared() -> None:
         simulator = _shared
     if simulator is not None:
         simulator.close()
+
+
+def _java_process(env: Any) -> Any:
+    """The JVM behind a ScienceWorldEnv (its py4j gateway's process, a private attribute), or None."""
+    try:
+        return env._gateway.java_process
+    except AttributeError:  # none started yet, or a ScienceWorld that keeps it elsewhere
+        return None

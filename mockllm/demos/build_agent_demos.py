@@ -25,7 +25,7 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Protocol, runtime_checkable
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))  # run as a script from anywhere in the project
@@ -53,12 +53,20 @@ class Game:
         return ", ".join(part[:-1]) + (", then " if len(part) > 1 else "") + part[-1]
 
 
+@runtime_checkable
+class StoredWalkthrough(Protocol):
+    """An environment whose game file stores its expert plan (ALFWorld's bundled games)."""
+
+    walkthrough: list[str] | None
+
+
 def bundled_games() -> list[Game]:
     found = []
     for info in registry.provider("alfworld").episodes(None, None):  # the bundled games
         env = registry.make_env(info.id, env="alfworld")
         reset = env.reset()
-        found.append((info.id, reset.instruction, reset.observation, list(getattr(env, "walkthrough", None) or [])))
+        walkthrough = env.walkthrough if isinstance(env, StoredWalkthrough) else None
+        found.append((info.id, reset.instruction, reset.observation, list(walkthrough or [])))
         env.close()
     tasks = Counter(task for _, task, _, _ in found)
     return [Game(g, t, o, a, tasks[t] > 1) for g, t, o, a in found]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 import signal
+import sys
 import threading
 from pathlib import Path
 from typing import Callable
@@ -22,7 +23,7 @@ from agent.sessions.journal import write_draft
 
 DRAFT_SECONDS = 2.0  # as the console's: a changed draft is written this often
 STOP_SIGNALS: dict[int, str] = {signal.SIGTERM: "terminated (SIGTERM)"}
-if hasattr(signal, "SIGHUP"):
+if sys.platform != "win32":
     STOP_SIGNALS[signal.SIGHUP] = "terminal closed (SIGHUP)"
 
 _EXECUTE_CLOSE = re.compile(r"\s*</execute>", re.I)

@@ -24,198 +24,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from agent.agents.recode.answer_rule import judge_answer
 from agent.runtime import events as ev
 from agent.runtime.debugger import Debugger, Stop, StepMode
 from agent.runtime.event_text import first_line
 from agent.runtime.safe_text import for_terminal
 from recode_tui.commands.eventline import event_line
 from recode_tui.plain.drafts import DraftAutosave, draft_cursor_offset, install_stop_signals
+from recode_tui.plain.editor import (SKELETON, TOOLBAR_KEYS, Paused, answer_validator, check_answer, editor_key_bindings,
+                                     engine_reason, skeleton_for, wrapping_validation)
+from recode_tui.plain.prompt_text import render_prompt
 from recode_tui.plain.wrap import wrap_fragments, wrap_text, wrap_toolbar
 
-SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
-SKELETON_CURSOR = len("<think>\n\n</think>\n<execute>\n")  # the empty line inside <execute>
-FOLD_LINES = 12  # a prompt section longer than this is folded
-FOLD_KEEP = 3  # lines of a folded section still shown
-ALWAYS_OPEN = ("current function", "variables", "the code of this function failed", "error", "note")
+__all__ = ["EXIT_PAUSED", "SKELETON", "Paused", "PlainFrontEnd", "check_answer", "open_plain_session", "render_prompt",
+           "run_plain"]  # the editor's and the prompt's names stay importable from here, as before the split
+
 EXIT_PAUSED = 3
-
-_HEADING = re.compile(r"^#{1,3} \S")
-_CODE_TAGS = re.compile(r"(<execute>)(.*?)(</execute>)", re.S | re.I)
-
-
-class Paused(Exception):
-    """The person pressed Ctrl-D / Ctrl-C in the editor; `text` is what the editor held."""
-
-    def __init__(self, text: str, how: str) -> None:
-        super().__init__(how)
-        self.text = text
-        self.how = how
-
-
-def skeleton_for(engine: Any, request: "ev.ExpansionRequested | None") -> tuple[str, int]:
-    """The agent's answer format for a call (ReCode's <think>/<execute> one by default) and where typing starts."""
-    text = engine.answer_skeleton(request.purpose, request.role) if request is not None else ""
-    if not text or text == SKELETON:
-        return SKELETON, SKELETON_CURSOR
-    return text, len(text.split("\n", 1)[0])
-
-
-def engine_reason(engine: Any, request: ev.ExpansionRequested, text: str, known: frozenset[str]) -> str:
-    """Why the engine would refuse this answer to `request` ('' when it would take it): the agent's own judge."""
-    verdict = engine.judge(text, request.purpose, request.role, typed=True, known=known)
-    return "" if verdict.accepted else verdict.located_message
-
-
-def check_answer(text: str, known: frozenset[str], code_check: Callable[[str], str | None] | None = None) -> str:
-    """Why the engine would refuse this answer ('' when it would take it): `judge_answer`'s rule.
-
-    `code_check` is the run's sandbox check; None means the run is trusted (no check), as in the engine.
-    """
-    verdict = judge_answer(text, known, typed=True, trusted=code_check is None, code_check=code_check)
-    return "" if verdict.accepted else verdict.located_message
-
-
-# ------------------------------------------------------------------ the prompt
-@dataclass
-class Section:
-    heading: str
-    lines: list[str]
-
-    @property
-    def folds(self) -> bool:
-        title = self.heading.lstrip("# ").lower()
-        return len(self.lines) > FOLD_LINES and not any(title.startswith(k) for k in ALWAYS_OPEN)
-
-
-def prompt_sections(prompt: str) -> list[Section]:
-    sections = [Section("", [])]
-    for line in prompt.splitlines():
-        if _HEADING.match(line):
-            sections.append(Section(line, []))
-        else:
-            sections[-1].lines.append(line)
-    if not sections[0].lines or not any(l.strip() for l in sections[0].lines):
-        sections.pop(0)
-    return sections
-
-
-def _tokens(text: str) -> list[tuple[Any, str]]:
-    """Pygments tokens: Python inside <execute> blocks and code-looking lines, plain prose elsewhere."""
-    from pygments import lex
-    from pygments.lexers import PythonLexer
-    from pygments.token import Token
-
-    python = PythonLexer(stripnl=False, ensurenl=False)
-    out: list[tuple[Any, str]] = []
-    position = 0
-    for match in _CODE_TAGS.finditer(text):
-        out.extend(_prose(text[position:match.start()]))
-        out.append((Token.Keyword.Pseudo, match.group(1)))
-        out.extend(lex(match.group(2), python))
-        out.append((Token.Keyword.Pseudo, match.group(3)))
-        position = match.end()
-    out.extend(_prose(text[position:]))
-    return out
-
-
-def _prose(text: str) -> list[tuple[Any, str]]:
-    from pygments.token import Token
-
-    out: list[tuple[Any, str]] = []
-    for line in text.splitlines(keepends=True):
-        variable = re.match(r"^(- )(\w+)( \([^)]*\))(:.*)$", line.rstrip("\n"))
-        if variable:
-            out += [(Token.Text, variable.group(1)), (Token.Name.Variable, variable.group(2)),
-                    (Token.Keyword.Type, variable.group(3)), (Token.Text, variable.group(4) + "\n")]
-        elif re.match(r"^</?think>", line.strip()):
-            out.append((Token.Comment, line))
-        else:
-            out.append((Token.Text, line))
-    return out
-
-
-def render_prompt(prompt: str, folded: bool = True) -> tuple[list[tuple[Any, str]], int]:
-    """Highlighted tokens of a prompt, long sections folded; and how many lines were folded away."""
-    from pygments.token import Token
-
-    tokens: list[tuple[Any, str]] = []
-    hidden = 0
-    for section in prompt_sections(prompt):
-        if section.heading:
-            tokens.append((Token.Generic.Heading, section.heading + "\n"))
-        lines = section.lines
-        if folded and section.folds:
-            shown = lines[:FOLD_KEEP]
-            hidden += len(lines) - len(shown)
-            tokens.extend(_tokens("\n".join(shown) + "\n"))
-            tokens.append((Token.Comment, f"  … {len(lines) - len(shown)} more lines folded (F2 in the editor shows the whole prompt)\n\n"))
-        else:
-            tokens.extend(_tokens("\n".join(lines) + "\n"))
-    return tokens, hidden
-
-
-# ------------------------------------------------------------------ the editor
-def _key_bindings(front: "PlainFrontEnd") -> Any:
-    from prompt_toolkit.filters import has_completions, is_searching
-    from prompt_toolkit.key_binding import KeyBindings
-
-    bindings = KeyBindings()
-
-    @bindings.add("enter", filter=~has_completions & ~is_searching)
-    def _newline(event: Any) -> None:
-        """Enter: a new line, indented like this one, one level more after a colon."""
-        buffer = event.current_buffer
-        line = buffer.document.current_line_before_cursor
-        indent = line[: len(line) - len(line.lstrip())]
-        if line.rstrip().endswith(":"):
-            indent += "    "
-        buffer.insert_text("\n" + indent)
-
-    @bindings.add("escape", "enter")
-    def _submit(event: Any) -> None:
-        event.current_buffer.validate_and_handle()
-
-    @bindings.add("c-d")
-    def _pause(event: Any) -> None:
-        event.app.exit(exception=Paused(event.current_buffer.text, "paused"))
-
-    @bindings.add("c-c")
-    def _interrupt(event: Any) -> None:
-        event.app.exit(exception=Paused(event.current_buffer.text, "interrupted"))
-
-    @bindings.add("f2")
-    def _unfold(event: Any) -> None:
-        from prompt_toolkit.application import run_in_terminal
-
-        run_in_terminal(lambda: front._print_prompt(folded=False))
-
-    @bindings.add("c-r")
-    def _reset(event: Any) -> None:
-        """Back to the empty skeleton (the agent's answer format)."""
-        text, cursor = skeleton_for(front.engine, front._request)
-        event.current_buffer.text = text
-        event.current_buffer.cursor_position = cursor
-
-    @bindings.add("s-tab")
-    def _dedent(event: Any) -> None:
-        buffer = event.current_buffer
-        line = buffer.document.current_line
-        cut = min(4, len(line) - len(line.lstrip(" ")))
-        if cut:
-            start = buffer.cursor_position - buffer.document.cursor_position_col
-            buffer.text = buffer.text[:start] + buffer.text[start + cut:]
-            buffer.cursor_position = max(start, buffer.cursor_position - cut)
-
-    @bindings.add("tab")
-    def _indent(event: Any) -> None:
-        event.current_buffer.insert_text("    ")
-
-    return bindings
 
 
 @dataclass
@@ -262,7 +88,8 @@ class PlainFrontEnd:
             multiline=True,
             lexer=PygmentsLexer(PythonLexer),
             history=history,
-            key_bindings=_key_bindings(self),
+            key_bindings=editor_key_bindings(reset=lambda: skeleton_for(self.engine, self._request),
+                                             unfold=lambda: self._print_prompt(folded=False)),
             style=style_from_pygments_cls(get_style_by_name("monokai")),
             include_default_pygments_style=False,
             input=self.input,
@@ -272,7 +99,7 @@ class PlainFrontEnd:
             bottom_toolbar=self._toolbar,
             erase_when_done=False,
         )
-        _wrapping_validation(self.prompt_session)
+        wrapping_validation(self.prompt_session)
         self.debugger = Debugger(self.engine, breakpoints=[], on_event=self._print_event)
         draft = self.session.draft or {}
         if self.pending is not None and draft.get("node_id") == self.pending.node_id and draft.get("text"):
@@ -326,7 +153,7 @@ class PlainFrontEnd:
 
     def _toolbar(self) -> Any:
         # a refused answer's reason is shown by prompt-toolkit's validation line, above this one
-        # (on as many rows as it needs: `_wrapping_validation`); the keys wrap between entries
+        # (on as many rows as it needs: `editor.wrapping_validation`); the keys wrap between entries
         return wrap_toolbar(TOOLBAR_KEYS, self.width)
 
     # -- the loop ------------------------------------------------------------
@@ -434,7 +261,7 @@ class PlainFrontEnd:
             return await self.prompt_session.prompt_async(
                 f"[{request.node_id}] > ",
                 default=default,
-                validator=_validator(check),
+                validator=answer_validator(check),
                 pre_run=place_cursor,
             )
         finally:
@@ -490,36 +317,8 @@ class PlainFrontEnd:
             self.say(f"continue with: recode-tui run --llm human --resume {session.folder}")
 
 
-TOOLBAR_KEYS = ["Esc Enter submit", "F2 whole prompt", "↑↓ earlier answers", "Ctrl-R skeleton", "Ctrl-D pause"]
-
-
-def _wrapping_validation(session: Any) -> None:
-    """Let prompt-toolkit's validation line take the rows a refusal needs: it is one row high and
-    cut at the edge (`the actions are: go to {`), and the reason is what the person must read."""
-    from prompt_toolkit.filters import to_filter
-    from prompt_toolkit.layout.containers import Window
-    from prompt_toolkit.layout.controls import FormattedTextControl
-    from prompt_toolkit.widgets.toolbars import ValidationToolbar
-
-    for container in session.layout.walk():
-        if isinstance(container, Window) and isinstance(container.content, FormattedTextControl) and \
-                getattr(container.content.text, "__qualname__", "").startswith(ValidationToolbar.__name__):
-            container.height = None
-            container.wrap_lines = to_filter(True)
-
-
 def _crash(exc: BaseException, where: str) -> str:
     return f"{where} stopped on an error ({type(exc).__name__}: {first_line(str(exc), 80)})"
-
-
-def _validator(check: Callable[[Any], None]) -> Any:
-    from prompt_toolkit.validation import Validator
-
-    class AnswerValidator(Validator):
-        def validate(self, document: Any) -> None:
-            check(document)
-
-    return AnswerValidator()
 
 
 async def run_plain(args: Any) -> int:

@@ -49,7 +49,7 @@ from agent.runtime.events import (
     RunStarted,
 )
 from agent.runtime.prompts import rejected_code, window_text
-from agent.runtime.runner import NodeOutcome
+from agent.runtime.runner import NodeOutcome, code_check_of
 from agent.runtime.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.runtime.tree import Node, NodeStatus
 from agent.runtime.verdict import Verdict
@@ -139,7 +139,7 @@ class CodeActAgent(Stepper):
     def __init__(self, *args: Any, code_check: Callable[[str], str | None] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # The sandbox's static checks, as ReCode's engine takes them: from the runner unless given.
-        self.code_check = code_check if code_check is not None else getattr(self.runner, "check", None)
+        self.code_check = code_check if code_check is not None else code_check_of(self.runner)
         self.cells: list[Cell] = []
         self.first_observation = ""
         self.errors_in_a_row = 0

@@ -83,7 +83,7 @@ def action_problem(env: Any, action: str, level: str = "grammar") -> str:
     if level not in LEVELS:
         return f"unknown check level {level!r}; use one of {', '.join(LEVELS)}"
     text = normalize(action)
-    name = getattr(env, "name", "")
+    name = env.name
     templates = TEMPLATES.get(name)
     if templates is not None and not any(pattern.match(text) for pattern, _ in templates):
         shapes = ", ".join(dict.fromkeys(shape for _, shape in templates))

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
 
 from agent.runtime.code import (BUILTIN_NAMES, DEFAULT_HELPERS, InvalidAnswer, renumber, assigned_names, call_name, called_names,
                                 safe_parse, split_blocks)
 
 _COMPOUND: tuple[type, ...] = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.Try, ast.With, ast.AsyncWith, ast.Match)
-_COMPOUND += (ast.TryStar,) if hasattr(ast, "TryStar") else ()  # Python 3.11+
+if sys.version_info >= (3, 11):
+    _COMPOUND += (ast.TryStar,)
 
 
 def stub_name_of(code: str) -> str | None:
@@ -28,7 +30,7 @@ def stub_name_of(code: str) -> str | None:
         return None
     for call in called_names(tree):
         name = call_name(call)
-        if name not in DEFAULT_HELPERS and not hasattr(builtins, name):
+        if name not in DEFAULT_HELPERS and name not in vars(builtins):
             return name
     return None
 
@@ -117,7 +119,7 @@ def _calls_in_context(tree: ast.AST) -> list[tuple[ast.Call, str, bool]]:
         child_loop = in_loop or isinstance(node, _LOOPING)
         if not kind and isinstance(node, _COMPOUND):
             own = "loop" if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) else "condition"
-            inner = {id(part) for name in _INNER_FIELDS for part in getattr(node, name, [])}
+            inner = {id(part) for name, parts in ast.iter_fields(node) if name in _INNER_FIELDS for part in parts}
             if isinstance(node, (ast.If, ast.While)):
                 inner.add(id(node.test))
             stack.extend((child, own if id(child) in inner else "", child_loop) for child in ast.iter_child_nodes(node))

@@ -30,7 +30,7 @@ from agent.runtime.events import (
     StubFound,
 )
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, rejected_code
-from agent.runtime.runner import CodeRunner, NodeOutcome
+from agent.runtime.runner import CodeRunner, NodeOutcome, code_check_of
 from agent.runtime.stepper import Answer, Limits, Stepper
 from agent.runtime.tree import Node, NodeStatus
 from agent.runtime.verdict import Verdict
@@ -78,7 +78,7 @@ class Engine(Stepper):
     ) -> None:
         super().__init__(env, llm, runner, limits=limits, prompts=prompts, options=options)
         # extra refusal reasons: the sandbox's static checks, taken from the runner unless given
-        self.code_check = code_check if code_check is not None else getattr(runner, "check", None)
+        self.code_check = code_check if code_check is not None else code_check_of(runner)
 
     def judge(self, text: str, purpose: str, role: str = "", *, typed: bool = True,
               known: frozenset[str] = frozenset()) -> Verdict:

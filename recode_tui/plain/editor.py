@@ -1,0 +1,132 @@
+"""The plain terminal's answer editor: the answer skeleton, the checks an answer must pass, and
+prompt-toolkit's keys, validator and validation line."""
+
+from __future__ import annotations
+
+from types import FunctionType
+from typing import Any, Callable
+
+from agent.agents.recode.answer_rule import judge_answer
+from agent.runtime import events as ev
+
+SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
+SKELETON_CURSOR = len("<think>\n\n</think>\n<execute>\n")  # the empty line inside <execute>
+TOOLBAR_KEYS = ["Esc Enter submit", "F2 whole prompt", "↑↓ earlier answers", "Ctrl-R skeleton", "Ctrl-D pause"]
+
+
+class Paused(Exception):
+    """The person pressed Ctrl-D / Ctrl-C in the editor; `text` is what the editor held."""
+
+    def __init__(self, text: str, how: str) -> None:
+        super().__init__(how)
+        self.text = text
+        self.how = how
+
+
+def skeleton_for(engine: Any, request: "ev.ExpansionRequested | None") -> tuple[str, int]:
+    """The agent's answer format for a call (ReCode's <think>/<execute> one by default) and where typing starts."""
+    text = engine.answer_skeleton(request.purpose, request.role) if request is not None else ""
+    if not text or text == SKELETON:
+        return SKELETON, SKELETON_CURSOR
+    return text, len(text.split("\n", 1)[0])
+
+
+def engine_reason(engine: Any, request: ev.ExpansionRequested, text: str, known: frozenset[str]) -> str:
+    """Why the engine would refuse this answer to `request` ('' when it would take it): the agent's own judge."""
+    verdict = engine.judge(text, request.purpose, request.role, typed=True, known=known)
+    return "" if verdict.accepted else verdict.located_message
+
+
+def check_answer(text: str, known: frozenset[str], code_check: Callable[[str], str | None] | None = None) -> str:
+    """Why the engine would refuse this answer ('' when it would take it): `judge_answer`'s rule.
+
+    `code_check` is the run's sandbox check; None means the run is trusted (no check), as in the engine.
+    """
+    verdict = judge_answer(text, known, typed=True, trusted=code_check is None, code_check=code_check)
+    return "" if verdict.accepted else verdict.located_message
+
+
+def editor_key_bindings(reset: Callable[[], tuple[str, int]], unfold: Callable[[], None]) -> Any:
+    """The editor's keys: Enter indents, Esc Enter submits, Ctrl-D/Ctrl-C pause (`Paused`), Tab/Shift-Tab
+    indent, F2 calls `unfold` (print the whole prompt), Ctrl-R puts back the text and cursor `reset` gives."""
+    from prompt_toolkit.filters import has_completions, is_searching
+    from prompt_toolkit.key_binding import KeyBindings
+
+    bindings = KeyBindings()
+
+    @bindings.add("enter", filter=~has_completions & ~is_searching)
+    def _newline(event: Any) -> None:
+        """Enter: a new line, indented like this one, one level more after a colon."""
+        buffer = event.current_buffer
+        line = buffer.document.current_line_before_cursor
+        indent = line[: len(line) - len(line.lstrip())]
+        if line.rstrip().endswith(":"):
+            indent += "    "
+        buffer.insert_text("\n" + indent)
+
+    @bindings.add("escape", "enter")
+    def _submit(event: Any) -> None:
+        event.current_buffer.validate_and_handle()
+
+    @bindings.add("c-d")
+    def _pause(event: Any) -> None:
+        event.app.exit(exception=Paused(event.current_buffer.text, "paused"))
+
+    @bindings.add("c-c")
+    def _interrupt(event: Any) -> None:
+        event.app.exit(exception=Paused(event.current_buffer.text, "interrupted"))
+
+    @bindings.add("f2")
+    def _unfold(event: Any) -> None:
+        from prompt_toolkit.application import run_in_terminal
+
+        run_in_terminal(unfold)
+
+    @bindings.add("c-r")
+    def _reset(event: Any) -> None:
+        """Back to the empty skeleton (the agent's answer format)."""
+        text, cursor = reset()
+        event.current_buffer.text = text
+        event.current_buffer.cursor_position = cursor
+
+    @bindings.add("s-tab")
+    def _dedent(event: Any) -> None:
+        buffer = event.current_buffer
+        line = buffer.document.current_line
+        cut = min(4, len(line) - len(line.lstrip(" ")))
+        if cut:
+            start = buffer.cursor_position - buffer.document.cursor_position_col
+            buffer.text = buffer.text[:start] + buffer.text[start + cut:]
+            buffer.cursor_position = max(start, buffer.cursor_position - cut)
+
+    @bindings.add("tab")
+    def _indent(event: Any) -> None:
+        event.current_buffer.insert_text("    ")
+
+    return bindings
+
+
+def wrapping_validation(session: Any) -> None:
+    """Let prompt-toolkit's validation line take the rows a refusal needs: it is one row high and
+    cut at the edge (`the actions are: go to {`), and the reason is what the person must read."""
+    from prompt_toolkit.filters import to_filter
+    from prompt_toolkit.layout.containers import Window
+    from prompt_toolkit.layout.controls import FormattedTextControl
+    from prompt_toolkit.widgets.toolbars import ValidationToolbar
+
+    for container in session.layout.walk():
+        if isinstance(container, Window) and isinstance(container.content, FormattedTextControl) and \
+                isinstance(container.content.text, FunctionType) and \
+                container.content.text.__qualname__.startswith(ValidationToolbar.__name__):
+            container.height = None
+            container.wrap_lines = to_filter(True)
+
+
+def answer_validator(check: Callable[[Any], None]) -> Any:
+    from prompt_toolkit.validation import Validator
+
+    class AnswerValidator(Validator):
+        def validate(self, document: Any) -> None:
+            check(document)
+
+    return AnswerValidator()
