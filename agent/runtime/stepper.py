@@ -228,8 +228,8 @@ class Stepper:
         """The run, as one async generator of events ending with `self.finish(...)` (or `close_root`).
 
         A new agent overrides this one, using the public helpers below (`start_episode`,
-        `add_child`, `started`, `ask`, `accepted`, `act`, `completed`, `close_root`, `finish`);
-        the bundled agents still override the older `_episode`, which this calls.
+        `add_child`, `started`, `ask`, `accepted`, `act`, `completed`, `close_root`, `finish`),
+        as the five bundled agents do; an agent written for the older private hook `_episode` still runs.
         """
         return self._episode()
 

@@ -193,8 +193,8 @@ class CodeActAgent(Stepper):
 
     # -- the run ------------------------------------------------------------------
 
-    async def _episode(self) -> AsyncIterator[Event]:
-        reset = await self._in_env_thread(self.env.reset)
+    async def episode(self) -> AsyncIterator[Event]:
+        reset = await self.in_env_thread(self.env.reset)
         self.task, self.first_observation = reset.instruction, reset.observation
         await self.runner.set_variables({"instruction": reset.instruction, "observation": reset.observation})
         root = self.tree.root
@@ -206,7 +206,7 @@ class CodeActAgent(Stepper):
         yield NodeStarted(root.id, code=root.code, depth=0)
         while not self.env.done:
             if len(self.cells) >= self.cell_limit():
-                yield self._finish(False, f"cell limit: {len(self.cells)} cells ran and the task is not done "
+                yield self.finish(False, f"cell limit: {len(self.cells)} cells ran and the task is not done "
                                           f"(--agent-option max_cells={self.cell_limit()})")
                 return
             answer: Answer | None = None
@@ -223,9 +223,9 @@ class CodeActAgent(Stepper):
             async for event in self._run_cell(root, cell, answer):
                 yield event
             if self.finished_reason:
-                yield self._finish(self.env.won, "won" if self.env.won else self.finished_reason)
+                yield self.finish(self.env.won, "won" if self.env.won else self.finished_reason)
                 return
-        async for event in self._close_root(root):
+        async for event in self.close_root(root):
             yield event
 
     async def _run_cell(self, root: Node, cell: Node, answer: Answer) -> AsyncIterator[Event]:

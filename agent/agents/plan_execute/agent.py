@@ -118,11 +118,11 @@ class PlanExecuteAgent(Stepper):
 
     # -- the run -------------------------------------------------------------------------
 
-    async def _episode(self) -> AsyncIterator[Event]:
+    async def episode(self) -> AsyncIterator[Event]:
         if self.options["check"] not in LEVELS:
-            yield self._finish(False, f"--agent-option check={self.options['check']}: use one of {', '.join(LEVELS)}")
+            yield self.finish(False, f"--agent-option check={self.options['check']}: use one of {', '.join(LEVELS)}")
             return
-        reset = await self._in_env_thread(self.env.reset)
+        reset = await self.in_env_thread(self.env.reset)
         self.task, self.observation = reset.instruction, reset.observation
         root = self.tree.root
         root.code = reset.instruction
@@ -156,12 +156,12 @@ class PlanExecuteAgent(Stepper):
         self.current = root
         if self.env.won:
             yield NodeCompleted(root.id, output="won")
-            yield self._finish(True, "won")
+            yield self.finish(True, "won")
             return
         reason = self.finished_reason or (self.end_reason() if self.env.done else "the plan ended before the task was done")
         root.error = reason
         yield NodeError(root.id, code=root.code, error=reason)
-        yield self._finish(False, reason)
+        yield self.finish(False, reason)
 
     async def _make_plan(self, purpose: str, role: str, prompt: str, why: str) -> AsyncIterator[Event]:
         """Ask the planner (or replanner) for a plan and adopt it."""

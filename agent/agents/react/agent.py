@@ -152,12 +152,12 @@ class ReActAgent(Stepper):
             return f"--agent-option window={self.options['window']}: a number of turns >= 0 (0 keeps them all)"
         return ""
 
-    async def _episode(self) -> AsyncIterator[Event]:
+    async def episode(self) -> AsyncIterator[Event]:
         problem = self.option_problem()
         if problem:
-            yield self._finish(False, problem)
+            yield self.finish(False, problem)
             return
-        reset = await self._in_env_thread(self.env.reset)
+        reset = await self.in_env_thread(self.env.reset)
         self.task, self.first_observation = reset.instruction, reset.observation
         root = self.tree.root
         root.code = f"task: {reset.instruction}"
@@ -180,7 +180,7 @@ class ReActAgent(Stepper):
             assert turn is not None
             async for event in self._take_turn(root, turn, answer):
                 yield event
-        async for event in self._close_root(root):
+        async for event in self.close_root(root):
             yield event
 
     async def _take_turn(self, root: Node, turn: Node, answer: Answer) -> AsyncIterator[Event]:

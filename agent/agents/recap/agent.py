@@ -136,11 +136,11 @@ class RecapAgent(Stepper):
 
     # -- the run ---------------------------------------------------------------------------------
 
-    async def _episode(self) -> AsyncIterator[Event]:
+    async def episode(self) -> AsyncIterator[Event]:
         if self.options["check"] not in LEVELS:
-            yield self._finish(False, f"--agent-option check={self.options['check']}: use one of {', '.join(LEVELS)}")
+            yield self.finish(False, f"--agent-option check={self.options['check']}: use one of {', '.join(LEVELS)}")
             return
-        reset = await self._in_env_thread(self.env.reset)
+        reset = await self.in_env_thread(self.env.reset)
         self.task = reset.instruction
         self.first_observation = self.observation = reset.observation
         root = self.tree.root
@@ -152,13 +152,13 @@ class RecapAgent(Stepper):
             yield event
         self.current = root
         if self.env.won:
-            yield self._finish(True, "won")
+            yield self.finish(True, "won")
         elif self.finished_reason:
-            yield self._finish(False, self.finished_reason)
+            yield self.finish(False, self.finished_reason)
         elif self.env.done:
-            yield self._finish(False, self.end_reason())
+            yield self.finish(False, self.end_reason())
         else:
-            yield self._finish(False, f"the task level ended ({outcome.kind}: {outcome.claim}) but the task is not done")
+            yield self.finish(False, f"the task level ended ({outcome.kind}: {outcome.claim}) but the task is not done")
 
     async def _solve(self, node: Node, goal: str, out: Outcome) -> AsyncIterator[Event]:
         """One level: decompose, carry out the first item, revise; until done, failed or a limit."""

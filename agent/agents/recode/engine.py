@@ -92,8 +92,8 @@ class Engine(Stepper):
 
     # -- the run -------------------------------------------------------------
 
-    async def _episode(self) -> AsyncIterator[Event]:
-        reset = await self._in_env_thread(self.env.reset)
+    async def episode(self) -> AsyncIterator[Event]:
+        reset = await self.in_env_thread(self.env.reset)
         self.task = reset.instruction
         await self.runner.set_variables({"instruction": reset.instruction, "observation": reset.observation})
         yield RunStarted(
@@ -118,15 +118,15 @@ class Engine(Stepper):
             async for event in self._settle(node, outcome):
                 yield _with_times(event, node, outcome)
             if self.finished_reason:
-                yield self._finish(False, self.finished_reason)
+                yield self.finish(False, self.finished_reason)
                 return
             node = self.tree.next_pending(node)
         if self.env.won:
-            yield self._finish(True, "won")
+            yield self.finish(True, "won")
         elif self.env.done:
-            yield self._finish(False, self.end_reason())
+            yield self.finish(False, self.end_reason())
         else:
-            yield self._finish(False, "no pending nodes left and the task is not done")
+            yield self.finish(False, "no pending nodes left and the task is not done")
 
     async def _settle(self, node: Node, outcome: NodeOutcome) -> AsyncIterator[Event]:
         """Record a node's outcome; expand a stub or repair an error."""
