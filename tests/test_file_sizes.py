@@ -19,7 +19,6 @@ ALLOWED: dict[str, str] = {
     "recode_tui/console/debug_screen.py": PARALLEL,
     "recode_tui/console/session_control.py": PARALLEL,
     "recode_tui/plain/terminal.py": PARALLEL,
-    "agent/sessions/journal.py": "being split in this branch (issue 26)",
 }
 
 
