@@ -129,6 +129,7 @@ class JournalWriter:
         elif isinstance(event, (ev.LLMAnswered, ev.LLMRejected)):
             self._expansions += 1
             received = isinstance(event, ev.LLMAnswered)
+            answered = event if isinstance(event, ev.LLMAnswered) else None  # a rejection has no counts
             self.write(
                 {
                     "type": "answer",
@@ -138,19 +139,19 @@ class JournalWriter:
                     "purpose": self._last_purpose,
                     "prompt": self._last_prompt,
                     "answer": event.raw,
-                    "source": getattr(event, "source", "") or "",
+                    "source": event.source or "",
                     "accepted": received,
-                    "input_tokens": getattr(event, "input_tokens", 0),
-                    "output_tokens": getattr(event, "output_tokens", 0),
-                    "cost": getattr(event, "cost", 0.0),
+                    "input_tokens": answered.input_tokens if answered else 0,
+                    "output_tokens": answered.output_tokens if answered else 0,
+                    "cost": answered.cost if answered else 0.0,
                     "seconds": round(event.seconds, 3),
-                    "person_seconds": round(getattr(event, "person_seconds", 0.0), 3),
+                    "person_seconds": round(event.person_seconds, 3),
                     **self._prompt_change(),
                     **({"proposed": event.proposed} if event.proposed is not None else {}),
                     # the nodes the answer made: the tree of an agent whose children are not code (ReCAP, Plan-and-Execute)
-                    **({"child_ids": list(event.child_ids)} if isinstance(event, ev.LLMAnswered) and event.child_ids else {}),
+                    **({"child_ids": list(answered.child_ids)} if answered and answered.child_ids else {}),
                     **({"role": event.role} if event.role else {}),  # an agent with several LLM roles
-                    **({"cached": True} if getattr(event, "cached", False) else {}),  # from the response cache
+                    **({"cached": True} if event.cached else {}),  # from the response cache
                 }
             )
         elif isinstance(event, ev.LLMFailed):
