@@ -14,7 +14,7 @@ import os
 import shutil
 import signal
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from agent.runtime.tempdirs import owned_tempdir
 from agent.sandbox.isolation import worker_ids
@@ -28,6 +28,12 @@ _BOOT = (
 _PASSED_ENVIRONMENT = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
 WORKDIR_PREFIX = "recode-worker-"  # + the engine's pid: a killed engine's folder is removed by the next
 START_TIMEOUT = 15.0
+
+KillReason = Callable[[], str]  # why the engine killed the worker ('' when it did not), asked when it died
+
+
+def _NO_REASON() -> str:
+    return ""
 
 
 class WorkerGone(Exception):
@@ -74,7 +80,7 @@ async def spawn(python: str, config: dict[str, Any], *, debug_stderr: bool) -> a
     )
 
 
-async def handshake(proc: asyncio.subprocess.Process, kill_reason: str = "") -> tuple[str, ...]:
+async def handshake(proc: asyncio.subprocess.Process, kill_reason: KillReason = _NO_REASON) -> tuple[str, ...]:
     """Wait for a new worker's `ready`: the isolation it applied. Else kill it, WorkerGone with the reason."""
     try:
         ready = await read(proc, START_TIMEOUT, kill_reason)
@@ -127,11 +133,14 @@ async def drain(proc: asyncio.subprocess.Process | None) -> None:
             pass
 
 
-async def read(proc: asyncio.subprocess.Process | None, timeout: float, kill_reason: str = "") -> dict[str, Any]:
+async def read(
+    proc: asyncio.subprocess.Process | None, timeout: float, kill_reason: KillReason = _NO_REASON
+) -> dict[str, Any]:
     """The worker's next message; asyncio.TimeoutError after `timeout`, WorkerGone if it cannot come.
 
-    `kill_reason` is why the engine killed the worker, if it did: the reason a
-    frame cut short then gives.
+    `kill_reason()` says why the engine killed the worker, if it did (asked once
+    the worker is dead, so a kill while reading counts): the reason a frame cut
+    short then gives.
     """
     if proc is None or proc.stdout is None:
         raise WorkerGone("the worker is not running")
@@ -139,7 +148,7 @@ async def read(proc: asyncio.subprocess.Process | None, timeout: float, kill_rea
         return await _read_frame(proc, kill_reason)
 
 
-async def _read_frame(proc: asyncio.subprocess.Process, kill_reason: str) -> dict[str, Any]:
+async def _read_frame(proc: asyncio.subprocess.Process, kill_reason: KillReason) -> dict[str, Any]:
     assert proc.stdout is not None
     try:
         header = await proc.stdout.readexactly(HEADER.size)
@@ -154,13 +163,13 @@ async def _read_frame(proc: asyncio.subprocess.Process, kill_reason: str) -> dic
         raise WorkerGone("worker sent a malformed message") from None
 
 
-async def death_reason(proc: asyncio.subprocess.Process, kill_reason: str = "") -> str:
+async def death_reason(proc: asyncio.subprocess.Process, kill_reason: KillReason = _NO_REASON) -> str:
     try:
         code = await asyncio.wait_for(proc.wait(), timeout=2.0)
     except asyncio.TimeoutError:
         return "worker stopped answering"
-    if kill_reason:
-        return kill_reason
+    if kill_reason():
+        return kill_reason()
     if code < 0:
         sig = -code
         if sig == signal.SIGXCPU:

@@ -349,7 +349,7 @@ class SandboxRunner:
         proc = await process.spawn(self._python, config, debug_stderr=self._debug_stderr)
         self._proc = proc
         try:
-            self.isolation = await process.handshake(proc, self._kill_reason)
+            self.isolation = await process.handshake(proc, lambda: self._kill_reason)
         except WorkerGone as gone:
             self._proc = None
             raise SandboxError(gone.reason) from None
@@ -457,7 +457,7 @@ class SandboxRunner:
         await process.drain(self._proc)
 
     async def _read(self, timeout: float) -> dict[str, Any]:
-        return await process.read(self._proc, timeout, self._kill_reason)
+        return await process.read(self._proc, timeout, lambda: self._kill_reason)
 
     async def _request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         """One request/reply with an idle worker, or with one waiting in run()."""
