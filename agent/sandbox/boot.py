@@ -11,21 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import signal
 import sys
 from typing import Any
 
 from agent.sandbox.audit import audit_hook, freeze_shared_classes, remove_unaudited_calls, shared_objects
 from agent.sandbox.isolation import isolate
+from agent.sandbox.limits import set_memory_limit
 from agent.sandbox.worker import Worker
-
-
-def set_limits(config: dict[str, Any]) -> None:
-    memory_mb = config.get("memory_mb")
-    if memory_mb:
-        limit = int(memory_mb) * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 class _Null:
@@ -63,7 +56,7 @@ def main(config_text: str = "{}") -> None:
 
     signal.signal(signal.SIGINT, on_sigint)
     signal.signal(signal.SIGUSR1, lambda signum, frame: worker.flush_output())
-    set_limits(config)
+    set_memory_limit(config)
     # Trusted code (`--trusted`) keeps the user's rights: it may write files, start processes.
     isolation = [] if worker.trusted else isolate(config.get("workdir"))
     if not worker.trusted:

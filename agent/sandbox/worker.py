@@ -9,7 +9,7 @@ what a reply says about it in `agent.sandbox.capture`, and the namespace's
 snapshots in `agent.sandbox.snapshots`. `run(action)` inside node code is a request back
 to the engine; the worker never sees the environment, the LLM or any key.
 
-Limits: RLIMIT_AS (memory, set by `boot`), RLIMIT_CPU (a backstop for the
+Limits (`agent.sandbox.limits`): RLIMIT_AS (memory), RLIMIT_CPU (a backstop for the
 engine's wall clock), captured output size. In untrusted mode each layer
 would stop an escape on its own:
 
@@ -29,7 +29,6 @@ import builtins
 import os
 import pickle
 import re
-import resource
 import sys
 from typing import Any
 
@@ -39,6 +38,7 @@ from agent.sandbox.audit import HookState
 from agent.sandbox.capture import Output, describe, summarise, summary_changes, summary_of
 from agent.sandbox.checks import ALLOWED_MODULES, FORBIDDEN_BUILTINS, check_code
 from agent.sandbox.imports import ImportIndex, Origin
+from agent.sandbox.limits import cpu_backstop
 from agent.sandbox.protocol import HEADER, encode_reply, load_plain, read_exact, write_all
 from agent.sandbox.reachable import give_back_exit, plain, restricted_builtins, trimmed_module
 from agent.sandbox.snapshots import Snapshots
@@ -238,19 +238,12 @@ class Worker:
         return scope
 
     def _cpu_backstop(self) -> None:
-        try:
-            usage = resource.getrusage(resource.RUSAGE_SELF)
-            soft = int(usage.ru_utime + usage.ru_stime + self.cpu_seconds) + 1
-            _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-            if hard != resource.RLIM_INFINITY:
-                soft = min(soft, hard)
-            self.state.own_call = True
-            try:
-                resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-            finally:
-                self.state.own_call = False
-        except (ValueError, OSError):
-            pass
+        cpu_backstop(self.state, self.cpu_seconds)
+
+    def _refusal(self, code: str, known: frozenset[str], mode: str = "exec") -> str | None:
+        """Why the static checks refuse `code` (None: they pass), given the names bound so far."""
+        imported = frozenset(self.imports)
+        return check_code(code, known | imported, self.helper_names, mode=mode, imported_names=imported)
 
     def exec_node(self, code: str) -> dict[str, Any]:
         state = self.state
@@ -262,10 +255,7 @@ class Worker:
         state.in_node = True
         try:
             if self.static_checks:
-                reason = check_code(
-                    code, frozenset(self.namespace) | set(self.imports), self.helper_names,
-                    imported_names=frozenset(self.imports),
-                )
+                reason = self._refusal(code, frozenset(self.namespace))
                 if reason:
                     raise Refused(reason)
             compiled = compile(code, NODE_FILENAME, "exec")
@@ -347,10 +337,7 @@ class Worker:
                 if self.static_checks:
                     if not name.isidentifier() or name.startswith("_") or name in self.helper_names:
                         raise Refused(f"forbidden: binding the name `{name}`")
-                    reason = check_code(
-                        source, frozenset(self.namespace) | set(self.imports), self.helper_names,
-                        mode="eval", imported_names=frozenset(self.imports),
-                    )
+                    reason = self._refusal(source, frozenset(self.namespace), "eval")
                     if reason:
                         raise Refused(reason)
                 compiled = compile(source, "<binding>", "eval")
@@ -437,8 +424,7 @@ class Worker:
     def _evaluate(self, expression: str, scope: dict[str, Any] | None, reply: Any) -> dict[str, Any]:
         """Check and evaluate one expression typed by the person, as user code."""
         if self.static_checks:
-            known = frozenset(self._visible(scope)) | set(self.imports)
-            reason = check_code(expression, known, self.helper_names, mode="eval", imported_names=frozenset(self.imports))
+            reason = self._refusal(expression, frozenset(self._visible(scope)), "eval")
             if reason:
                 return {"t": "fail", "error": reason}
         if scope is None:
@@ -467,8 +453,7 @@ class Worker:
         except SyntaxError:
             mode = "exec"
         if self.static_checks:
-            known = frozenset(self._visible(scope)) | set(self.imports)
-            reason = check_code(code, known, self.helper_names, mode=mode, imported_names=frozenset(self.imports))
+            reason = self._refusal(code, frozenset(self._visible(scope)), mode)
             if reason:
                 return {"t": "fail", "error": reason}
         if scope is None:
