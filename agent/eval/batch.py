@@ -7,6 +7,10 @@ provides (`pool_factory(size)`, an object with an async context manager
 `envs.remote.EnvPool`, worker processes, so C episodes use C processes for
 ALFWorld's CPU work while the LLM calls overlap on the event loop.
 
+This module schedules and runs the episodes; the plan and result types are in
+`agent.eval.results`, the numbers in `agent.eval.summary` and the report file
+in `agent.eval.report` (all re-exported here).
+
 The report (`report.json`, `recode.eval.v1`) is rewritten atomically after
 every finished episode, so an interrupted or aborted evaluation keeps every
 finished episode; `Evaluation.resume(report)` runs the ones still missing.
@@ -28,15 +32,16 @@ Failure policy:
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Protocol, runtime_checkable
 
 from agent import agents
-from agent.eval.failure import FailureTrace, group_failures
+from agent.eval.failure import FailureTrace
+from agent.eval.report import REPORT_FILE, REPORT_VERSION, EvalReport
+from agent.eval.results import EpisodeResult, EvalPlan, GameSpec
+from agent.eval.summary import role_sums, summarize, summarize_agents, topic_function
 from agent.llm import LLM
 from agent.llm.profiles import Profile
 from agent.runtime import events as ev
@@ -47,11 +52,15 @@ from agent.runtime.stepper import Stepper
 from agent.sessions.journal import JournalWriter
 from agent.sessions.session import session_header
 from envs import registry
-from envs.protocols import Topics, score_of
+from envs.protocols import score_of
 
-REPORT_VERSION = "recode.eval.v1"
-REPORT_FILE = "report.json"
 JOURNALS_DIR = "journals"
+
+__all__ = [
+    "JOURNALS_DIR", "REPORT_FILE", "REPORT_VERSION", "CachedCalls", "EpisodeResult", "EvalAborted", "EvalPlan",
+    "EvalReport", "Evaluation", "EventHook", "GameSpec", "LLMFactory", "ResultHook", "SeedableLLM", "role_sums",
+    "summarize", "summarize_agents", "topic_function",
+]
 
 
 @runtime_checkable
@@ -65,334 +74,6 @@ class SeedableLLM(Protocol):
 
 class EvalAborted(Exception):
     """The evaluation cannot go on (e.g. the LLM server went away); one line that says why."""
-
-
-@dataclass(frozen=True)
-class GameSpec:
-    """One episode of the plan: its id within the plan's environment (`put-01`, `boil/21`).
-
-    `path` is only in reports written before the environment seam (ALFWorld's game file).
-    """
-
-    id: str
-    task_type: str | None
-    path: str = ""
-
-
-@dataclass
-class EpisodeResult:
-    game: str
-    task_type: str | None
-    success: bool
-    reason: str
-    steps: int = 0
-    llm_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float = 0.0
-    seconds: float = 0.0
-    llm_seconds: float = 0.0  # of `seconds`, waiting for the LLM's answers
-    person_seconds: float = 0.0  # a person's time (never in an eval's own runs; kept apart from llm_seconds)
-    llm_failures: int = 0  # model calls that failed (journaled as `llm_failed` records)
-    journal: str = ""
-    error: str = ""  # set when the episode crashed rather than just failed the task
-    score: float | None = None  # the env's own score at the end, when it has one (ScienceWorld: 0-100)
-    failure: dict[str, Any] | None = None  # why it failed: last steps, deepest stub, ending node (agent.eval.failure)
-    agent: str = ""  # set in a multi-agent evaluation: which agent played it ("" is the plan's one agent)
-    roles: dict[str, dict[str, Any]] = field(default_factory=dict)  # per LLM role (agents with several): calls, tokens, cost
-    cached_calls: int = 0  # of `llm_calls`, answered from the response cache (no cost)
-    repeat: int = 1  # which play of the game this is (eval --repeat), from 1
-    seed: int | None = None  # the seed its model calls carried (a repeat's own), when the model takes one
-    temperature: float | None = None  # its model's sampling temperature, when a model answered
-
-    @property
-    def tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-
-@dataclass
-class EvalPlan:
-    """What an evaluation runs; stored in the report so `--resume` needs nothing else."""
-
-    llm: str
-    games: list[GameSpec]
-    env: str = "alfworld"
-    concurrency: int = 4
-    max_steps: int | None = 80  # None: each episode's own limit (ScienceWorld's per-task ones)
-    limits: dict[str, Any] = field(default_factory=lambda: asdict(Limits()))  # Limits' fields (ints and a bool)
-    prompts: str | None = None
-    selection: dict[str, Any] = field(default_factory=dict)  # the filter, for the record
-    preset: str = "default"  # agent.runtime.presets: which named settings the limits came from
-    trusted: bool = False  # the sandbox without its static checks (agent.runtime.runners)
-    node_timeout: float = 5.0
-    profiles: str | None = None  # the profiles file (absolute) a profile:NAME came from: `--resume` needs no --profiles
-    agent: str = "recode"  # agent.agents: which agent ran every episode (the first one, with `agents`)
-    agent_options: dict[str, Any] = field(default_factory=dict)
-    # a comparison: every game is played by each of these agents in turn (empty: `agent` alone);
-    # `options_by_agent` holds each one's own `--agent-option` values
-    agents: list[str] = field(default_factory=list)
-    options_by_agent: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # episode -> why its own gold path cannot win within its step limit (ScienceWorld's paper set; None: not computed)
-    gold_cannot_win: dict[str, str] | None = None
-    # the response cache (agent.llm.cache): "on" (--cache), "off" (--no-cache), "profile" (each profile's `cache`)
-    cache: str = "profile"
-    cache_ttl: float | None = None  # seconds (--cache-ttl); None: the profile's, else a week
-    cache_dir: str | None = None  # None: $RECODE_TUI_CACHE or the user cache dir
-    repeat: int = 1  # eval --repeat N: every (agent, game) is played N times; tables show a 95 % interval
-
-    @property
-    def compared(self) -> list[str]:
-        """The agents that play every game: several for a comparison, else the one agent."""
-        return list(self.agents) if len(self.agents) > 1 else [self.agent]
-
-    @property
-    def multi(self) -> bool:
-        return len(self.agents) > 1
-
-    def options_for(self, agent: str) -> dict[str, Any]:
-        return dict(self.options_by_agent.get(agent, {})) if self.multi else dict(self.agent_options)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        if not self.multi:  # a one-agent report stays as it always was
-            data.pop("agents"), data.pop("options_by_agent")
-        if self.gold_cannot_win is None:
-            data.pop("gold_cannot_win")
-        if self.repeat == 1:
-            data.pop("repeat")
-        if self.cache == "profile" and self.cache_ttl is None and self.cache_dir is None:
-            for key in ("cache", "cache_ttl", "cache_dir"):  # the default: a report stays as it was
-                data.pop(key)
-        data["games"] = [{k: v for k, v in asdict(g).items() if k != "path" or v} for g in self.games]
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "EvalPlan":
-        data = dict(data)
-        data["games"] = [GameSpec(**g) for g in data.get("games", [])]
-        known = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-
-def _stats(episodes: Sequence[EpisodeResult], repeats: int = 1) -> dict[str, Any]:
-    n = len(episodes)
-    wins = sum(e.success for e in episodes)
-    calls = sum(e.llm_calls for e in episodes)
-
-    def mean(values: list[float]) -> float:
-        return sum(values) / n if n else 0.0
-
-    scores = [e.score for e in episodes if e.score is not None]
-    return {
-        "episodes": n,
-        "mean_score": sum(scores) / len(scores) if scores else None,  # only for an env with a score
-        "successes": wins,
-        "success_rate": wins / n if n else 0.0,
-        "errors": sum(bool(e.error) for e in episodes),
-        "mean_steps": mean([e.steps for e in episodes]),
-        "mean_llm_calls": mean([e.llm_calls for e in episodes]),
-        "mean_input_tokens": mean([e.input_tokens for e in episodes]),
-        "mean_output_tokens": mean([e.output_tokens for e in episodes]),
-        "mean_tokens": mean([e.tokens for e in episodes]),
-        "mean_cost": mean([e.cost for e in episodes]),
-        "total_cost": sum(e.cost for e in episodes),
-        "total_tokens": sum(e.tokens for e in episodes),
-        # per call, not per episode: how fast the model answers, whatever the episode length
-        "mean_llm_seconds": sum(e.llm_seconds for e in episodes) / calls if calls else 0.0,
-        "person_seconds": sum(e.person_seconds for e in episodes),
-        "llm_failures": sum(e.llm_failures for e in episodes),
-        "cached_calls": sum(e.cached_calls for e in episodes),
-        **(_repeat_stats(episodes, repeats) if repeats > 1 else {}),
-    }
-
-
-def _repeat_stats(episodes: Sequence[EpisodeResult], repeats: int) -> dict[str, Any]:
-    """With repeats: the success rate's 95 % interval over every play, and each repeat's own rate."""
-    from agent.eval.intervals import wilson
-
-    rates = []
-    for number in range(1, repeats + 1):
-        mine = [e for e in episodes if e.repeat == number]
-        rates.append(sum(e.success for e in mine) / len(mine) if mine else None)
-    interval = wilson(sum(e.success for e in episodes), len(episodes))
-    return {"success_interval": list(interval) if interval else None, "repeat_rates": rates}
-
-
-def summarize(episodes: Sequence[EpisodeResult], env: str | None = None, repeats: int = 1) -> dict[str, Any]:
-    """Overall and per-task-type statistics, and per topic when the environment groups its task
-    types into topics (ScienceWorld's 10, as its paper reports them)."""
-    types = sorted({e.task_type or "?" for e in episodes})
-    summary = {
-        "overall": _stats(episodes, repeats),
-        "by_task_type": {t: _stats([e for e in episodes if (e.task_type or "?") == t], repeats) for t in types},
-    }
-    topic_of = topic_function(env)
-    if topic_of is not None:
-        topic = {t: topic_of(t) for t in types}
-        summary["by_topic"] = {g: _stats([e for e in episodes if topic[e.task_type or "?"] == g], repeats)
-                               for g in sorted(set(topic.values()), key=_topic_order)}
-    return summary
-
-
-def role_sums(episodes: Sequence[EpisodeResult]) -> dict[str, dict[str, Any]]:
-    """Per LLM role (planner, executor, ...), the calls, tokens and cost summed over the episodes."""
-    sums: dict[str, dict[str, Any]] = {}
-    for episode in episodes:
-        for role, stats in (episode.roles or {}).items():
-            total = sums.setdefault(role, {"llm_calls": 0, "input_tokens": 0, "output_tokens": 0, "cost": 0.0})
-            total["llm_calls"] += int(stats.get("llm_calls", stats.get("calls", 0)) or 0)
-            total["input_tokens"] += int(stats.get("input_tokens", 0) or 0)
-            total["output_tokens"] += int(stats.get("output_tokens", 0) or 0)
-            total["cost"] += float(stats.get("cost", 0.0) or 0.0)
-    return sums
-
-
-def summarize_agents(episodes: Sequence[EpisodeResult], agents: Sequence[str], env: str | None = None,
-                     repeats: int = 1) -> dict[str, dict[str, Any]]:
-    """A comparison's summary per agent: its overall and per-task-type rows, and its per-role sums."""
-    out: dict[str, dict[str, Any]] = {}
-    for name in agents:
-        mine = [e for e in episodes if e.agent == name]
-        summary = summarize(mine, env, repeats)
-        summary["overall"]["input_tokens"] = sum(e.input_tokens for e in mine)
-        summary["overall"]["output_tokens"] = sum(e.output_tokens for e in mine)
-        summary["overall"]["llm_calls"] = sum(e.llm_calls for e in mine)
-        summary["roles"] = role_sums(mine)
-        out[name] = summary
-    return out
-
-
-def topic_function(env: str | None) -> Callable[[str], str] | None:
-    """The provider's `topic_of(task_type)` (None: the environment has no topics); unknown types are `?`."""
-    if env is None:
-        return None
-    try:
-        source = registry.provider(env)
-    except Exception:  # noqa: BLE001 - a report of an environment no longer registered still shows
-        return None
-    if not isinstance(source, Topics):
-        return None
-    topic_of = source.topic_of
-
-    def safe(task_type: str) -> str:
-        try:
-            return str(topic_of(task_type))
-        except Exception:  # noqa: BLE001
-            return "?"
-
-    return safe
-
-
-def _topic_order(label: str) -> tuple[int, str]:
-    """`2 Measurement` before `10 Forces`: by the leading number when there is one."""
-    head = label.split(" ", 1)[0]
-    return (int(head), label) if head.isdigit() else (10**6, label)
-
-
-@dataclass
-class EvalReport:
-    plan: EvalPlan
-    episodes: list[EpisodeResult] = field(default_factory=list)
-    status: str = "running"  # running | complete | interrupted | aborted
-    note: str = ""
-    started: float = field(default_factory=time.time)
-    updated: float = 0.0
-    elapsed: float = 0.0  # seconds spent running, summed over resumes
-    concurrency_used: list[int] = field(default_factory=list)  # episodes really at a time, per run (resumes append)
-
-    @property
-    def finished_games(self) -> set[str]:
-        return {e.game for e in self.episodes}
-
-    @property
-    def remaining(self) -> list[GameSpec]:
-        """The games some agent has still to play (all of them once, for a one-agent plan)."""
-        left = {g.id for _, g, _ in self.pending}
-        return [g for g in self.plan.games if g.id in left]
-
-    @property
-    def pending(self) -> list[tuple[str, GameSpec, int]]:
-        """(agent, game, repeat) still to play: repeat by repeat (an interrupted run keeps whole
-        repeats), agent by agent within one (a comparison runs the same games for each)."""
-        if self.plan.multi:
-            played = {(e.agent, e.game, e.repeat) for e in self.episodes}
-        else:
-            played = {(self.plan.agent, e.game, e.repeat) for e in self.episodes}
-        return [(a, g, r) for r in range(1, max(1, self.plan.repeat) + 1) for a in self.plan.compared
-                for g in self.plan.games if (a, g.id, r) not in played]
-
-    @property
-    def total(self) -> int:
-        """Episodes the plan holds: games times agents times repeats."""
-        return len(self.plan.games) * len(self.plan.compared) * max(1, self.plan.repeat)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "version": REPORT_VERSION,
-            "status": self.status,
-            "note": self.note,
-            "started": self.started,
-            "updated": self.updated,
-            "elapsed": self.elapsed,
-            "concurrency_used": self.concurrency_used,
-            "plan": self.plan.to_dict(),
-            "summary": summarize(self.episodes, self.plan.env, self.plan.repeat),
-            **({"by_agent": summarize_agents(self.episodes, self.plan.agents, self.plan.env, self.plan.repeat)}
-               if self.plan.multi else {}),
-            "failures": [
-                {"where": g.key, "task_types": g.task_types, "count": len(g.episodes), "of": g.of_task_type,
-                 "line": g.line(), "episodes": [e.game for e in g.episodes]}
-                for g in group_failures(self.episodes)
-            ],
-            "episodes": [self._episode_dict(e) for e in self.episodes],
-        }
-
-    def _episode_dict(self, episode: EpisodeResult) -> dict[str, Any]:
-        data = asdict(episode)
-        if not self.plan.multi and not episode.agent:
-            data.pop("agent")
-        if not episode.roles:
-            data.pop("roles")
-        if not episode.cached_calls and self.plan.cache == "off":
-            data.pop("cached_calls")
-        if self.plan.repeat == 1:  # a report without repeats stays as it was
-            for key in ("repeat", "seed", "temperature"):
-                data.pop(key)
-        return data
-
-    def write(self, path: Path) -> None:
-        """Atomically replace the report file."""
-        self.updated = time.time()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(path.name + ".tmp")
-        with open(temp, "w", encoding="utf-8") as handle:
-            json.dump(self.to_dict(), handle, indent=2)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-
-    @classmethod
-    def read(cls, path: Path) -> "EvalReport":
-        """Read a report; raises ValueError with a one-line reason."""
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ValueError(f"cannot read report {path}: {exc.strerror}") from None
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"report {path} is not valid JSON (line {exc.lineno})") from None
-        if not isinstance(data, dict) or data.get("version") != REPORT_VERSION:
-            raise ValueError(f"{path} is not a recode-tui evaluation report ({REPORT_VERSION})")
-        known = set(EpisodeResult.__dataclass_fields__)
-        return cls(
-            plan=EvalPlan.from_dict(data["plan"]),
-            episodes=[EpisodeResult(**{k: v for k, v in e.items() if k in known}) for e in data.get("episodes", [])],
-            status=data.get("status", "interrupted"),
-            note=data.get("note", ""),
-            started=data.get("started", time.time()),
-            updated=data.get("updated", 0.0),
-            elapsed=data.get("elapsed", 0.0),
-            concurrency_used=list(data.get("concurrency_used", [])),
-        )
 
 
 class CachedCalls:
@@ -461,7 +142,7 @@ class Evaluation:
         from agent.llm.routing import RoutedLLM
 
         parts = llm.parts() if isinstance(llm, RoutedLLM) else [llm]
-        temperatures = [float(p.profile.temperature) for p in parts if hasattr(p, "profile")]
+        temperatures = [float(p.profile.temperature) for p in parts if isinstance(p, SeedableLLM)]
         temperature = max(temperatures) if temperatures else None
 
         def sampled(part: LLM) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.runtime.debugger import Breakpoint, parse_breakpoint
+from agent.runtime.breakpoints import Breakpoint, parse_breakpoint
 from agent.sessions.journal import write_json_atomically
 
 SETTINGS_FILE = "debug.json"

@@ -6,7 +6,8 @@ subclasses `Stepper` and writes its episode as one async generator
 (`episode`, with the public helpers below); this class owns what they
 share, so no layer above needs to know which agent it drives:
 
-- the loop (`step`, `run`, `stop`, `close`, `done`, `finished`),
+- the loop (`step`, `run`, `stop`, `close`, `done`, `finished`), inherited
+  from `agent.runtime.step_loop.StepLoop`, the plumbing no agent overrides,
 - the LLM call with its generic events (`ask`: requested, failed, rejected
   with the reason and re-asked, answered), the LLM per role and the counts,
 - environment actions as events (`act`: action sent, observation received),
@@ -14,74 +15,64 @@ share, so no layer above needs to know which agent it drives:
   turns, cells, plan steps or subtasks as nodes of the same kind),
 - statements a person runs at a stop (`run_statement`), kept for replays.
 
+What an author uses beside the class lives in small modules re-exported here:
+`agent.runtime.agent_view` (what `view()` returns), `agent.runtime.costs`
+(the per-role counts), `agent.runtime.actions` (the action caps, end reasons).
 The event types are in `agent.runtime.events`; `LLMRequested/Received/Rejected`
 are the generic LLM-call events (their `purpose` and `role` say which call).
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import time
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, AsyncGenerator, AsyncIterator, Callable, ClassVar, Mapping, TypeVar
+from typing import Any, AsyncIterator, Callable, ClassVar, Mapping
 
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
 from agent.llm.routing import RoutedLLM
+from agent.runtime.actions import (
+    MAX_ACTION_CHARS,
+    MAX_REFUSED_ACTIONS,
+    TooManyRefusals,
+    check_refusals,
+    cut_action,
+    end_reason,
+    too_long,
+)
+from agent.runtime.agent_view import AgentView, ViewLine, ViewSection
 from agent.runtime.capabilities import ScriptedAnswer
+from agent.runtime.costs import MAIN_ROLE, RoleStats, Stats, answered_event, expansion_record, timed
 from agent.runtime.events import (
     ActionSent,
-    AgentNote,
     Event,
     LLMAnswered,
+    LLMFailed,
     LLMRejected,
     LLMRequested,
-    LLMFailed,
     NodeCompleted,
     NodeError,
     NodeStarted,
     ObservationReceived,
     RunFinished,
     RunStarted,
-    StatementRun,
     VariablesChanged,
 )
 from agent.runtime.limits import Limits  # defined apart so the command line's parser can read its defaults cheaply
-from agent.runtime.prompts import PromptContext, PromptFileMissing, PromptSet, RecentActions, rejected_text, rewrite_note
+from agent.runtime.prompts import PromptContext, PromptSet, RecentActions, rejected_text, rewrite_note
 from agent.runtime.runner import ActionRequest, CodeRunner, NodeOutcome
-from agent.runtime.tree import CodeTree, Expansion, Node, NodeStatus
+from agent.runtime.step_loop import StepLoop
+from agent.runtime.step_loop import T as T  # old code imported the stepper's TypeVar
+from agent.runtime.tree import CodeTree, Node, NodeStatus
 from agent.runtime.verdict import Verdict, oversized
-from agent.sessions.replay import RecordedStatement, ReplayMismatch
 from envs.base import Env
-from envs.protocols import end_reason_of, failure_of
 
-T = TypeVar("T")
-
-MAX_ACTION_CHARS = 2000  # an action longer than this is refused, never sent (nor journaled whole)
-MAX_REFUSED_ACTIONS = 10  # then the run ends: a loop of refused actions would take no step and never end
-
-
-class TooManyRefusals(Exception):
-    """The run sent more refused actions than MAX_REFUSED_ACTIONS; the message is the run's end reason."""
-MAIN_ROLE = ""  # the role of an agent's one LLM (agents with several name theirs: planner, executor, ...)
-
-
-@dataclass
-class RoleStats:
-    """One role's LLM use, so a planner and an executor are costed apart."""
-
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float = 0.0
-    seconds: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"calls": self.calls, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "cost": round(self.cost, 6), "seconds": round(self.seconds, 3)}
+# Names agent authors and tests import from here (the extension API), defined in their own modules.
+__all__ = [
+    "MAIN_ROLE", "MAX_ACTION_CHARS", "MAX_REFUSED_ACTIONS", "AgentView", "Answer", "Limits", "RoleStats", "Stats",
+    "Stepper", "TooManyRefusals", "ViewLine", "ViewSection", "cut_action", "too_long",
+]
 
 
 @dataclass(frozen=True)
@@ -95,54 +86,7 @@ class Answer:
     attempt: int
 
 
-@dataclass
-class Stats:
-    """What a run has cost so far: the status line, the eval table and `RunFinished` read it."""
-
-    steps: int = 0
-    llm_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float = 0.0
-    llm_seconds: float = 0.0
-    person_seconds: float = 0.0
-    llm_failures: int = 0
-    roles: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ViewLine:
-    """One line of an agent view. `mark` says what the line is, not how to draw it:
-    "current" (the turn, step or item at hand), "added", "removed", "changed" (a plan diff),
-    "cut" (a window's cut), "done", "failed", "muted" (context), "" (plain)."""
-
-    text: str
-    mark: str = ""
-
-
-@dataclass(frozen=True)
-class ViewSection:
-    heading: str
-    lines: tuple[ViewLine, ...] = ()
-
-
-@dataclass(frozen=True)
-class AgentView:
-    """An agent's own state as a person reads it (the console's agent tab): plain data, no UI."""
-
-    title: str
-    sections: tuple[ViewSection, ...] = ()
-
-    def text(self) -> str:
-        """The view as plain text (tests, a log): a heading line, then its lines indented."""
-        parts: list[str] = []
-        for section in self.sections:
-            parts.append(f"## {section.heading}")
-            parts += [f"  {line.text}" for line in section.lines]
-        return "\n".join(parts)
-
-
-class Stepper:
+class Stepper(StepLoop):
     """One agent's run over one environment episode, one event per `step()`.
 
     Subclasses set the class attributes and write `episode` (older agents:
@@ -187,17 +131,15 @@ class Stepper:
         if runner is None:
             raise TypeError(f"{type(self).__name__} needs a runner: build one with "
                             "agent.runtime.runners.RunnerSettings().make_runner()")
-        self.env = env
+        super().__init__(env, runner)
         self.llm = llm  # the LLM of every role that has none of its own (the console's L switches it)
         self.role_llms: dict[str, LLM] = {}
-        self.runner: CodeRunner = runner
         self.limits = limits
         if prompts is None:
             prompts = PromptSet(self.default_prompts) if self.default_prompts else PromptSet()
         self.prompts = prompts
         self.options: dict[str, Any] = {**self.option_defaults, **(options or {})}
         self.preset = ""  # the named preset the run was built with (agent.runtime.presets), for the journal
-        self.observers: list[Callable[[Event], None]] = []  # e.g. the session journal
         self.tree: CodeTree = CodeTree(self.root_code)
         self.current: Node | None = None
         self.task = ""
@@ -208,19 +150,11 @@ class Stepper:
         self.person_seconds = 0.0  # a person typing or reviewing answers, kept apart from llm_seconds
         self.llm_failures = 0  # model calls that raised LLMError
         self.role_stats: dict[str, RoleStats] = {}
-        self.finished: RunFinished | None = None
         self.finished_reason = ""  # set when a limit stops the run mid-episode
         self.refused_actions = 0  # actions refused as too long: they take no step, so they are capped apart
         self.recent = RecentActions()  # the last actions, for prompts that show them
         self.observers.append(self.recent.observe)
         self.answering_since: float | None = None  # monotonic time the LLM was asked, while it answers
-        self.events_emitted = 0  # events so far (statements in, LLM failures out): where a statement ran
-        self.notes: list[AgentNote] = []  # the agent's decisions so far (replans, re-injections), for its view
-        self._last_node: str | None = None
-        # A replay's recorded statements (`!` at a stop), each run again after the same event count.
-        self.pending_statements: deque[RecordedStatement] = deque()
-        self._env_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="env")
-        self._events: AsyncGenerator[Event, None] = self._drive()
 
     # -- what a subclass writes ----------------------------------------------------
 
@@ -275,63 +209,7 @@ class Stepper:
         else:
             self.role_llms[role] = llm
 
-    # -- public API ----------------------------------------------------------------
-
-    async def step(self) -> Event:
-        """Do the next smallest unit of work and say what happened."""
-        if self.finished is not None:
-            return self.finished
-        if self.pending_statements and self.pending_statements[0].after <= self.events_emitted:
-            return await self._replay_statement(self.pending_statements.popleft())
-        try:
-            event = await self._events.__anext__()
-        except StopAsyncIteration:  # pragma: no cover - _drive always ends with RunFinished
-            assert self.finished is not None
-            return self.finished
-        if isinstance(event, RunFinished):
-            self.finished = event
-            self._env_thread.shutdown(wait=False)
-        self._notify(event)
-        return event
-
-    async def run_statement(self, code: str) -> StatementRun:
-        """Run the person's statement or expression at a stop, through the runner and its checks.
-
-        Raises with the one-line reason when it is refused or raises (nothing changed then).
-        The event goes to the observers, so the journal keeps it for replays.
-        """
-        if self.finished is not None:
-            raise RuntimeError("the run has ended")
-        value, changes = await self.runner.execute(code)
-        event = StatementRun(self._last_node, code=code, value=value, changes=changes, after=self.events_emitted)
-        if changes or not _is_expression(code):  # a look that changed nothing needs no replay
-            self._notify(event)
-        return event
-
-    async def _replay_statement(self, recorded: RecordedStatement) -> Event:
-        try:
-            value, changes = await self.runner.execute(recorded.code)
-        except Exception as exc:  # noqa: BLE001 - the recording said it ran
-            return await self.stop(f"replay mismatch: the statement `{recorded.code}` typed at a stop "
-                                   f"now fails: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
-        event = StatementRun(self._last_node, code=recorded.code, value=value, changes=changes,
-                             after=self.events_emitted)
-        self._notify(event)
-        return event
-
-    def _notify(self, event: Event) -> None:
-        if not isinstance(event, LLMFailed):  # a replay answers from the journal: no failures to count
-            self.events_emitted += 1
-        if event.node_id is not None:
-            self._last_node = event.node_id
-        if isinstance(event, AgentNote):
-            self.notes.append(event)
-        for observer in self.observers:
-            observer(event)
-
-    @property
-    def done(self) -> bool:
-        return self.finished is not None
+    # -- public API (the loop itself is StepLoop's: step, run, stop, close, run_statement) ----------
 
     def stats(self) -> Stats:
         """The run's counts so far."""
@@ -342,37 +220,7 @@ class Stepper:
             roles={role or "main": s.to_dict() for role, s in self.role_stats.items()},
         )
 
-    async def run(self, on_event: Callable[[Event], Any] | None = None) -> RunFinished:
-        """A batch run: step until the end. Nobody is there to fix an LLM failure, so it ends the run."""
-        while True:
-            event = await self.step()
-            if isinstance(event, LLMFailed):
-                event = await self.stop(f"LLM error: {event.error}")
-            if on_event is not None:
-                on_event(event)
-            if isinstance(event, RunFinished):
-                return event
-
-    async def stop(self, reason: str) -> RunFinished:
-        """End the run now (unsuccessful) with a reason; later `step()`s return the same result."""
-        if self.finished is None:
-            await self._events.aclose()
-            self.finished = self._finish(self.env.won, "won" if self.env.won else reason)
-            self._env_thread.shutdown(wait=False)
-            self._notify(self.finished)
-        return self.finished
-
-    async def close(self) -> None:
-        await self.runner.close()
-        self._env_thread.shutdown(wait=False)
-
     # -- shared pieces of an episode: the public extension API -----------------------
-
-    async def in_env_thread(self, fn: Callable[..., T], *args: Any) -> T:
-        """Call `fn(*args)` in the environment's own thread (environments may block; the console must not)."""
-        return await asyncio.get_running_loop().run_in_executor(self._env_thread, fn, *args)
-
-    _in_env_thread = in_env_thread  # the name agents written before the public API use
 
     async def start_episode(self) -> RunStarted:
         """Reset the environment (in its thread), take its task, start the root: the run's first event."""
@@ -424,28 +272,16 @@ class Stepper:
         Only a `step_async` of the env's own class counts: a wrapper that checks or records `step`
         (a replay) and hands other names to the env it wraps must not be bypassed.
         """
-        step_async = getattr(type(self.env), "step_async", None)  # an optional method of the env's class
+        # dynamic: looked up on the env's own class, never through a wrapper's __getattr__ (see above)
+        step_async = getattr(type(self.env), "step_async", None)  # dynamic: an optional method of the class
         if step_async is not None:
             return await step_async(self.env, action)
         return await self._in_env_thread(self.env.step, action)
 
-    async def _drive(self) -> AsyncGenerator[Event, None]:
-        try:
-            async for event in self.episode():
-                yield event
-        except ReplayMismatch as exc:
-            yield self._finish(False, f"replay mismatch: {exc}")
-        except (TooManyRefusals, PromptFileMissing) as exc:  # the message is the whole reason
-            yield self._finish(False, str(exc))
-        except Exception as exc:  # noqa: BLE001 - an agent bug must still end the run cleanly
-            yield self._finish(False, f"internal error: {type(exc).__name__}: {exc}")
-
     def _count_refusal(self, refusal: str) -> None:
         if refusal:
             self.refused_actions += 1
-            if self.refused_actions > MAX_REFUSED_ACTIONS:
-                raise TooManyRefusals(f"more than {MAX_REFUSED_ACTIONS} actions refused as too long "
-                                      f"(limit {MAX_ACTION_CHARS} chars each)")
+            check_refusals(self.refused_actions)
 
     async def act(self, node: Node, action: str, line: int = 0) -> AsyncIterator[Event]:
         """Send one action to the environment: the action event, then the observation event."""
@@ -508,17 +344,7 @@ class Stepper:
                                       done=self.env.done, won=self.env.won, refused=bool(refusal))
             self.runner.answer(observation, stop=self.env.done)
 
-    @staticmethod
-    def answered(node_id: str, completion: Completion, *, thought: str, blocks: tuple[str, ...],
-                 child_ids: tuple[str, ...], purpose: str = "", role: str = MAIN_ROLE) -> LLMAnswered:
-        """The accepted-answer event for `completion`, with its counts and times."""
-        return LLMAnswered(
-            node_id, raw=completion.text, thought=thought, blocks=blocks, child_ids=child_ids,
-            source=completion.source, input_tokens=completion.usage.input_tokens,
-            output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
-            seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=purpose, role=role,
-            cached=completion.cached,
-        )
+    answered = staticmethod(answered_event)  # the accepted-answer event for a completion, with its counts
 
     def rewrite_note(self, reason: str, answer: str = "") -> str:
         """What is added to the prompt after a refused answer: the answer and why it was refused
@@ -595,7 +421,7 @@ class Stepper:
                                     role=role)
                 finally:
                     self.answering_since = None
-            completion = _timed(completion, time.monotonic() - began)
+            completion = timed(completion, time.monotonic() - began)
             self._count(completion, role)
             # Off the event loop (the console's): a long answer takes a while to judge, and the
             # person's keys must still work meanwhile. In the env thread, where the agent's other
@@ -604,7 +430,7 @@ class Stepper:
             if verdict is None:
                 verdict = await self.in_env_thread(judge, completion)
             if not verdict.accepted:
-                node.expansions.append(self._record(prompt, completion, False, purpose, verdict.message))
+                node.expansions.append(expansion_record(prompt, completion, False, purpose, verdict.message))
                 yield LLMRejected(
                     node.id, raw=completion.text, reason=verdict.message, attempt=attempt,
                     source=completion.source, proposed=completion.proposed, seconds=completion.seconds or 0.0,
@@ -612,7 +438,7 @@ class Stepper:
                 )
                 note = self.rewrite_note(verdict.message, completion.text)
                 continue
-            node.expansions.append(self._record(prompt, completion, True, purpose))
+            node.expansions.append(expansion_record(prompt, completion, True, purpose))
             yield Answer(completion, prompt, verdict, attempt)
             return
         self.finished_reason = (
@@ -625,29 +451,7 @@ class Stepper:
         self.cost += completion.cost
         self.llm_seconds += completion.seconds or 0.0
         self.person_seconds += completion.person_seconds
-        stats = self.role_stats.setdefault(role, RoleStats())
-        stats.calls += 1
-        stats.input_tokens += completion.usage.input_tokens
-        stats.output_tokens += completion.usage.output_tokens
-        stats.cost += completion.cost
-        stats.seconds += completion.seconds or 0.0
-
-    @staticmethod
-    def _record(prompt: str, completion: Completion, accepted: bool, purpose: str, reason: str = "") -> Expansion:
-        return Expansion(
-            prompt=prompt,
-            answer=completion.text,
-            source=completion.source,
-            accepted=accepted,
-            reason=reason,
-            input_tokens=completion.usage.input_tokens,
-            output_tokens=completion.usage.output_tokens,
-            cost=completion.cost,
-            purpose=purpose,
-            proposed=completion.proposed,
-            seconds=completion.seconds or 0.0,
-            person_seconds=completion.person_seconds,
-        )
+        self.role_stats.setdefault(role, RoleStats()).add(completion)
 
     def _finish(self, success: bool, reason: str) -> RunFinished:
         extra: dict[str, Any] = {}
@@ -670,54 +474,5 @@ class Stepper:
 
     def end_reason(self) -> str:
         """Why the episode ended without a win, as the environment tells it."""
-        return _end_reason(self.env)
-
-
-def too_long(action: str) -> str:
-    """The observation refusing an action over MAX_ACTION_CHARS (it is not sent to the environment), or ''.
-
-    Node code or a model can make an action of any size; one kept whole would fill the
-    journal and every screen that shows it.
-    """
-    if len(action) <= MAX_ACTION_CHARS:
-        return ""
-    return (f"action too long ({len(action)} chars, limit {MAX_ACTION_CHARS}); it was not sent: "
-            "send one short command per run()")
-
-
-def cut_action(action: str) -> str:
-    """A refused action as events and the journal keep it: its start and its length."""
-    return f"{action[:80]}… ({len(action)} chars)"
-
-
-def _timed(completion: Completion, elapsed: float) -> Completion:
-    """Fill in how long an answer took, when its LLM did not say: a person's typing is person time."""
-    if completion.seconds is not None:
-        return completion
-    if completion.source == "human":  # all of it is the person's: their own count when the front end gave one
-        return replace(completion, seconds=0.0, person_seconds=completion.person_seconds or elapsed)
-    return replace(completion, seconds=elapsed)
-
-
-def _is_expression(code: str) -> bool:
-    try:
-        compile(code, "<shell>", "eval")
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
-def _end_reason(env: Any) -> str:
-    """Why an environment ended an unwon episode: the step limit, or the env's own reason
-    (`failure`, `end_reason`: a simulator that hung, a task failed) when it ended before it."""
-    failure = failure_of(env)
-    if failure:
-        return failure
-    if env.steps < env.max_steps:
-        own = end_reason_of(env)
-        if own:
-            return own
-        if not env.done:
-            return f"stopped after {env.steps} of {env.max_steps} steps without finishing the task"
-    return f"step limit reached ({env.max_steps} steps)"
+        return end_reason(self.env)
 

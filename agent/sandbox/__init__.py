@@ -14,10 +14,14 @@ __all__ = ["SandboxRunner", "SandboxError", "check_code"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("SandboxRunner", "SandboxError"):
-        from agent.sandbox import runner
+    if name == "SandboxRunner":
+        from agent.sandbox.runner import SandboxRunner
 
-        return getattr(runner, name)
+        return SandboxRunner
+    if name == "SandboxError":
+        from agent.sandbox.runner import SandboxError
+
+        return SandboxError
     if name == "check_code":
         from agent.sandbox.checks import check_code
 

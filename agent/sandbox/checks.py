@@ -66,9 +66,7 @@ _PLAIN_BUILTINS = frozenset(
     }
 )
 _EXCEPTIONS = frozenset(
-    name
-    for name in dir(builtins)
-    if isinstance(getattr(builtins, name), type) and issubclass(getattr(builtins, name), BaseException)
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException)
 )
 ALLOWED_BUILTINS: frozenset[str] = _PLAIN_BUILTINS | _EXCEPTIONS
 # `site` adds exit, quit, help, ... to builtins; a worker started with -S lacks them,
@@ -84,7 +82,11 @@ _INTROSPECTION_PREFIXES = ("f_", "gi_", "cr_", "ag_", "tb_", "co_")
 _FORBIDDEN_ATTRIBUTES = frozenset({"vformat", "get_field", "format_field", "mro"})
 _FORMAT_METHODS = frozenset({"format", "format_map"})
 # Python 3.12 type parameters (`class C[T]:`) bind names.
-_TYPE_PARAMS = tuple(getattr(ast, n) for n in ("TypeVar", "ParamSpec", "TypeVarTuple") if hasattr(ast, n))
+_TYPE_PARAMS = tuple(
+    getattr(ast, n)  # dynamic: these node classes exist only from Python 3.12
+    for n in ("TypeVar", "ParamSpec", "TypeVarTuple")
+    if hasattr(ast, n)  # dynamic: 3.12+ node classes
+)
 
 
 class _Refused(Exception):
@@ -225,10 +227,10 @@ def _import_bindings(nodes: list[ast.AST]) -> set[str]:
 
 def _position(node: ast.AST) -> tuple[int, int, int, int]:
     return (
-        getattr(node, "lineno", 0),
-        getattr(node, "col_offset", 0),
-        getattr(node, "end_lineno", 0) or 0,
-        getattr(node, "end_col_offset", 0) or 0,
+        getattr(node, "lineno", 0),  # dynamic: not every ast.AST has positions
+        getattr(node, "col_offset", 0),  # dynamic: not every ast.AST has positions
+        getattr(node, "end_lineno", 0) or 0,  # dynamic: not every ast.AST has positions
+        getattr(node, "end_col_offset", 0) or 0,  # dynamic: not every ast.AST has positions
     )
 
 

@@ -43,7 +43,7 @@ class ImportIndex:
         if attr.startswith("_"):
             raise AttributeError(attr)
         module = self.modules[module_name]
-        return getattr(module, attr) if attr else module
+        return getattr(module, attr) if attr else module  # dynamic: the name node code imported
 
     def kept_imports(self, scope: dict[str, Any], skip: Any) -> dict[str, Origin]:
         """The names of `scope` bound to an allowed module or a name from one (`skip(name, value)` excludes)."""

@@ -31,7 +31,7 @@ UNPRIVILEGED_USER = "nobody"
 
 def worker_ids() -> tuple[int, int] | None:
     """The (uid, gid) a worker started by root runs as; None when the engine is not root."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:  # dynamic: os has no geteuid off POSIX
         return None
     try:
         import pwd

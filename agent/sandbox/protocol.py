@@ -19,6 +19,7 @@ class) but not this.
 from __future__ import annotations
 
 import collections
+import inspect
 import io
 import os
 import pickle
@@ -144,6 +145,44 @@ def decode_reply(payload: bytes) -> dict[str, Any]:
         if name in message and not _fits(kind, message[name]):
             raise ValueError(f"malformed field {name!r} in a {message['t']!r} message from the worker")
     return message
+
+
+# The reply each engine request expects (besides "fail"), with the fields it must carry.
+REQUEST_REPLIES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "set": ("done", ()),
+    "bind": ("done", ()),
+    "vars": ("vars", ("items",)),
+    "full": ("text", ("text",)),
+    "lines": ("lines", ("lines",)),
+    "cond": ("bool", ("value",)),
+    "eval": ("value", ("type", "summary")),
+    "stmt": ("stmt", ()),
+}
+
+
+def reply_mismatch(op: str, reply: dict[str, Any]) -> str | None:
+    """Why `reply` is not an answer to an `op` request (another type, a missing field), or None."""
+    kind, fields = REQUEST_REPLIES[op]
+    if reply["t"] == "fail" or (reply["t"] == kind and all(f in reply for f in fields)):
+        return None
+    return f"worker sent a malformed message ({reply['t']!r} to a {op!r} request)"
+
+
+async def helper_reply(helpers: dict[str, Callable[..., Any]], message: dict[str, Any]) -> dict[str, Any]:
+    """The engine's `reply` to a worker's `call` of an extra helper: its plain-data value, or the error."""
+    name = str(message.get("name", ""))
+    fn = helpers.get(name)
+    try:
+        if fn is None:
+            raise KeyError(f"no helper {name!r}")
+        result = fn(*message.get("args", []), **message.get("kwargs", {}))
+        if inspect.isawaitable(result):
+            result = await result
+        reply = {"op": "reply", "value": result}
+        encode_request(reply)  # the result must pickle (plain data)
+    except Exception as exc:  # noqa: BLE001 - the failure goes back to the node code
+        reply = {"op": "reply", "error": f"{type(exc).__name__}: {exc}"}
+    return reply
 
 
 # -- snapshots: plain data only ------------------------------------------------------

@@ -1,11 +1,15 @@
 """The sandbox worker: a separate process that owns the namespace and runs node code.
 
 Started by `agent.sandbox.runner.SandboxRunner`, one per run (and a fresh one
-after a timeout or a crash). It reads requests from the engine, executes code,
-and answers with plain JSON. `run(action)` inside node code is a request back
+after a timeout or a crash), through `agent.sandbox.boot`, which sets up the
+process and installs the guards. This module is the request loop: it reads
+requests from the engine, executes code, serves inspections and answers with
+plain JSON. What node code can reach is built in `agent.sandbox.reachable`,
+what a reply says about it in `agent.sandbox.capture`, and the namespace's
+snapshots in `agent.sandbox.snapshots`. `run(action)` inside node code is a request back
 to the engine; the worker never sees the environment, the LLM or any key.
 
-Limits applied here: RLIMIT_AS (memory), RLIMIT_CPU (a backstop for the
+Limits (`agent.sandbox.limits`): RLIMIT_AS (memory), RLIMIT_CPU (a backstop for the
 engine's wall clock), captured output size. In untrusted mode each layer
 would stop an escape on its own:
 
@@ -21,53 +25,24 @@ would stop an escape on its own:
 
 from __future__ import annotations
 
-import base64
 import builtins
-import json
 import os
 import pickle
-import resource
-import signal
+import re
 import sys
-import types
 from typing import Any
 
-# Imported now so that no allowed module imports one lazily later (the audit
-# hook refuses imports once node code can run).
-import bisect  # noqa: F401
-import collections  # noqa: F401
-import functools  # noqa: F401
-import heapq  # noqa: F401
-import itertools  # noqa: F401
-import math  # noqa: F401
-import random  # noqa: F401
-import re
-import string  # noqa: F401
-import unicodedata  # noqa: F401 - compiling a non-ASCII identifier (`café = 1`) imports it
-
 from agent.runtime.code import NODE_FILENAME, calls_name, node_line
-from agent.runtime.varlist import FULL_VALUE_LIMIT, bounded_repr, infer_type, is_kept, prompt_line
-from agent.sandbox.audit import (
-    HookState,
-    audit_hook,
-    freeze_shared_classes,
-    remove_unaudited_calls,
-    shared_objects,
-)
-from agent.sandbox.checks import (
-    ALLOWED_BUILTINS,
-    ALLOWED_MODULES,
-    FORBIDDEN_BUILTINS,
-    MODULE_EXCLUDED,
-    MODULE_EXPORTS,
-    check_code,
-)
+from agent.runtime.varlist import FULL_VALUE_LIMIT, bounded_repr, is_kept, prompt_line
+from agent.sandbox.audit import HookState
+from agent.sandbox.capture import Output, describe, summarise, summary_changes, summary_of
+from agent.sandbox.checks import ALLOWED_MODULES, FORBIDDEN_BUILTINS, check_code
 from agent.sandbox.imports import ImportIndex, Origin
-from agent.sandbox.isolation import isolate
-from agent.sandbox.protocol import HEADER, MAX_SNAPSHOT_BYTES, encode_reply, load_plain, read_exact, write_all
+from agent.sandbox.limits import cpu_backstop
+from agent.sandbox.protocol import HEADER, encode_reply, load_plain, read_exact, write_all
+from agent.sandbox.reachable import give_back_exit, plain, restricted_builtins, trimmed_module
+from agent.sandbox.snapshots import Snapshots
 
-MAX_BLOB = 64 * 1024 * 1024  # a variable whose pickle is larger is not snapshotted
-MAX_ERROR_CHARS = 2000
 
 class EpisodeOver(BaseException):
     """Raised inside node code when the engine answers with stop=True."""
@@ -82,71 +57,6 @@ class _State(HookState):
     in_node = False  # a node is running (possibly blocked in run())
     interrupt_requested = False
     stopped = False
-
-
-class Output:
-    """A node's printed output, capped like the in-process runner's."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.reset()
-
-    def reset(self) -> None:
-        self.parts: list[str] = []
-        self.length = 0
-        self.sent = 0
-
-    @property
-    def full(self) -> bool:
-        return self.length >= self.limit
-
-    def write(self, text: str) -> None:
-        room = self.limit - self.length
-        if room <= 0:
-            if room == 0 and text:  # filled exactly: still say that more was cut
-                self.parts.append(f"\n[output cut at {self.limit} chars]\n")
-                self.length += 1
-            return
-        if len(text) > room:
-            text = text[:room] + f"\n[output cut at {self.limit} chars]\n"
-        self.parts.append(text)
-        self.length += len(text)
-
-    def delta(self) -> str:
-        """What was printed since the last call (streamed so a kill loses nothing)."""
-        text = "".join(self.parts[self.sent:])
-        self.sent = len(self.parts)
-        return text
-
-
-def describe(exc: BaseException) -> str:
-    if isinstance(exc, MemoryError):
-        return "memory limit"
-    try:
-        text = f"{type(exc).__name__}: {exc}"
-    except BaseException:  # noqa: BLE001
-        text = type(exc).__name__
-    if len(text) > MAX_ERROR_CHARS:
-        text = text[:MAX_ERROR_CHARS] + "... [cut]"
-    return text
-
-
-def summary_of(name: str, value: Any) -> tuple[str, str]:
-    try:
-        return infer_type(value), bounded_repr(value, 120).replace("\n", "\\n")
-    except BaseException as exc:  # noqa: BLE001
-        return "?", f"<unprintable: {type(exc).__name__}>"
-
-
-_IMMUTABLE = (str, bytes, int, float, complex, bool, type(None), range)
-
-
-def _is_immutable(value: Any) -> bool:
-    if isinstance(value, _IMMUTABLE):
-        return True
-    if type(value) in (tuple, frozenset) and len(value) <= 64:
-        return all(type(v) in _IMMUTABLE for v in value)
-    return False
 
 
 class Worker:
@@ -164,10 +74,9 @@ class Worker:
         self.state = _State()
         self.namespace: dict[str, Any] = {}
         self.summaries: dict[str, tuple[str, str]] = {}
-        self.blobs: dict[str, bytes] = {}  # last pickles the engine holds
-        self.blob_sources: dict[str, Any] = {}  # the object each blob was made from
+        self.snapshots = Snapshots()  # the last pickles the engine holds
         self.scope: dict[str, Any] | None = None  # the live globals of the running node
-        self.modules = {name: _trimmed_module(name) for name in ALLOWED_MODULES}
+        self.modules = {name: trimmed_module(name) for name in ALLOWED_MODULES}
         # What `import` gives node code: the trimmed copies, or the real modules when trusted.
         self.import_index = ImportIndex(
             {name: sys.modules[name] for name in ALLOWED_MODULES} if self.trusted else self.modules
@@ -182,20 +91,10 @@ class Worker:
         for name in self.extra_helpers:
             self.helpers[name] = self._make_helper(name)
         if self.trusted:
-            if not hasattr(builtins, "exit"):  # started with -S: give back what `site` adds
-
-                def _exit(code: Any = None) -> None:
-                    raise SystemExit(code)
-
-                vars(builtins).update(exit=_exit, quit=_exit)
+            give_back_exit()
             self.builtins: Any = builtins
         else:
-            table = {n: getattr(builtins, n) for n in ALLOWED_BUILTINS if hasattr(builtins, n)}
-            table["print"] = self._print
-            table["__import__"] = self._import
-            table["__build_class__"] = builtins.__build_class__
-            table["__name__"] = "__node__"
-            self.builtins = table
+            self.builtins = restricted_builtins(self._print, self._import)
 
     # -- I/O -----------------------------------------------------------------
 
@@ -258,7 +157,7 @@ class Worker:
             if not self.state.in_node:
                 raise RuntimeError(f"{name}() can only be called from node code")
             try:
-                plain_args, plain_kwargs = _plain(list(args)), _plain(dict(kwargs))
+                plain_args, plain_kwargs = plain(list(args)), plain(dict(kwargs))
             except (TypeError, ValueError, RecursionError) as exc:
                 raise TypeError(f"{name}() takes plain data only ({exc})") from None
             reply = self._ask({"t": "call", "name": name, "args": plain_args, "kwargs": plain_kwargs}, "reply")
@@ -339,19 +238,12 @@ class Worker:
         return scope
 
     def _cpu_backstop(self) -> None:
-        try:
-            usage = resource.getrusage(resource.RUSAGE_SELF)
-            soft = int(usage.ru_utime + usage.ru_stime + self.cpu_seconds) + 1
-            _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-            if hard != resource.RLIM_INFINITY:
-                soft = min(soft, hard)
-            self.state.own_call = True
-            try:
-                resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-            finally:
-                self.state.own_call = False
-        except (ValueError, OSError):
-            pass
+        cpu_backstop(self.state, self.cpu_seconds)
+
+    def _refusal(self, code: str, known: frozenset[str], mode: str = "exec") -> str | None:
+        """Why the static checks refuse `code` (None: they pass), given the names bound so far."""
+        imported = frozenset(self.imports)
+        return check_code(code, known | imported, self.helper_names, mode=mode, imported_names=imported)
 
     def exec_node(self, code: str) -> dict[str, Any]:
         state = self.state
@@ -363,10 +255,7 @@ class Worker:
         state.in_node = True
         try:
             if self.static_checks:
-                reason = check_code(
-                    code, frozenset(self.namespace) | set(self.imports), self.helper_names,
-                    imported_names=frozenset(self.imports),
-                )
+                reason = self._refusal(code, frozenset(self.namespace))
                 if reason:
                     raise Refused(reason)
             compiled = compile(code, NODE_FILENAME, "exec")
@@ -380,7 +269,7 @@ class Worker:
         except Refused as exc:
             status, error = "error", str(exc)
         except NameError as exc:
-            name = getattr(exc, "name", None) or ""
+            name = exc.name or ""
             if name and not self.trusted and name in FORBIDDEN_BUILTINS and name not in self.namespace:
                 status, error = "error", f"forbidden: {name}"
             elif name and calls_name(code, name):
@@ -428,50 +317,12 @@ class Worker:
 
     def _changes(self) -> list[list[str]]:
         """New, changed and removed variables since the last summaries."""
-        before = self.summaries
-        after = {name: summary_of(name, value) for name, value in self.namespace.items()}
-        changes = [
-            [name, t, s, "new" if name not in before else "changed"]
-            for name, (t, s) in after.items()
-            if before.get(name) != (t, s)
-        ]
-        changes += [[name, t, s, "removed"] for name, (t, s) in before.items() if name not in after]
-        self.summaries = after
-        return changes
+        before, self.summaries = self.summaries, summarise(self.namespace)
+        return summary_changes(before, self.summaries)
 
     def snapshot(self) -> dict[str, Any]:
-        """The pickles that changed since the last snapshot, for the engine to keep.
-
-        At most MAX_BLOB a variable and MAX_SNAPSHOT_BYTES in all: what does not
-        fit is reported unsaved (not restorable after a restart), as an
-        unpicklable value is.
-        """
-        for name in [n for n in self.blobs if n not in self.namespace]:
-            del self.blobs[name]
-            self.blob_sources.pop(name, None)
-        fresh: dict[str, str] = {}
-        unsaved: list[str] = []
-        total = sum(len(b) for b in self.blobs.values())
-        for name, value in self.namespace.items():
-            if self.blob_sources.get(name, _MISSING) is value and _is_immutable(value):
-                continue
-            old = self.blobs.pop(name, None)
-            self.blob_sources.pop(name, None)
-            total -= len(old) if old is not None else 0
-            try:
-                blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-                if len(blob) > MAX_BLOB or total + len(blob) > MAX_SNAPSHOT_BYTES:
-                    raise ValueError("too large")
-            except BaseException:  # noqa: BLE001 - unpicklable values are just not restorable
-                unsaved.append(name)
-                continue
-            total += len(blob)
-            self.blobs[name] = blob
-            self.blob_sources[name] = value
-            if old != blob:
-                fresh[name] = base64.b64encode(blob).decode("ascii")
-        imports = [[name, module, attr] for name, (module, attr) in self.imports.items()]
-        return {"order": list(self.namespace), "blobs": fresh, "unsaved": unsaved, "imports": imports}
+        """The pickles that changed since the last snapshot, for the engine to keep."""
+        return self.snapshots.take(self.namespace, self.imports)
 
     def set_values(self, values: dict[str, Any]) -> dict[str, Any]:
         self.namespace.update(values)
@@ -486,10 +337,7 @@ class Worker:
                 if self.static_checks:
                     if not name.isidentifier() or name.startswith("_") or name in self.helper_names:
                         raise Refused(f"forbidden: binding the name `{name}`")
-                    reason = check_code(
-                        source, frozenset(self.namespace) | set(self.imports), self.helper_names,
-                        mode="eval", imported_names=frozenset(self.imports),
-                    )
+                    reason = self._refusal(source, frozenset(self.namespace), "eval")
                     if reason:
                         raise Refused(reason)
                 compiled = compile(source, "<binding>", "eval")
@@ -519,9 +367,8 @@ class Worker:
                 lost.append(name)
                 continue
             self.namespace[name] = value
-            self.blobs[name] = blob
-            self.blob_sources[name] = value
-        self.summaries = {name: summary_of(name, value) for name, value in self.namespace.items()}
+            self.snapshots.remember(name, blob, value)
+        self.summaries = summarise(self.namespace)
         items_out = [[n, t, s] for n, (t, s) in self.summaries.items()]
         return {"t": "restored", "items": items_out, "lost": lost}
 
@@ -577,8 +424,7 @@ class Worker:
     def _evaluate(self, expression: str, scope: dict[str, Any] | None, reply: Any) -> dict[str, Any]:
         """Check and evaluate one expression typed by the person, as user code."""
         if self.static_checks:
-            known = frozenset(self._visible(scope)) | set(self.imports)
-            reason = check_code(expression, known, self.helper_names, mode="eval", imported_names=frozenset(self.imports))
+            reason = self._refusal(expression, frozenset(self._visible(scope)), "eval")
             if reason:
                 return {"t": "fail", "error": reason}
         if scope is None:
@@ -594,7 +440,6 @@ class Worker:
         finally:
             self.state.in_user = was_user
 
-
     def statement(self, code: str, scope: dict[str, Any] | None) -> dict[str, Any]:
         """Run what the person typed at a stop (`!`), checked as node code.
 
@@ -608,13 +453,12 @@ class Worker:
         except SyntaxError:
             mode = "exec"
         if self.static_checks:
-            known = frozenset(self._visible(scope)) | set(self.imports)
-            reason = check_code(code, known, self.helper_names, mode=mode, imported_names=frozenset(self.imports))
+            reason = self._refusal(code, frozenset(self._visible(scope)), mode)
             if reason:
                 return {"t": "fail", "error": reason}
         if scope is None:
             self._cpu_backstop()
-        before = {n: summary_of(n, v) for n, v in self._visible(scope).items()}
+        before = summarise(self._visible(scope))
         env = dict(scope) if scope is not None else self.make_scope()
         state = self.state
         was_user, was_node = state.in_user, state.in_node
@@ -636,120 +480,6 @@ class Worker:
         for name in [n for n in scope if n not in env]:
             del scope[name]
         scope.update(env)
-        after = {n: summary_of(n, v) for n, v in self._visible(scope).items()}
-        changes = [[n, t, s, "new" if n not in before else "changed"] for n, (t, s) in after.items()
-                   if before.get(n) != (t, s)]
-        changes += [[n, t, s, "removed"] for n, (t, s) in before.items() if n not in after]
+        changes = summary_changes(before, summarise(self._visible(scope)))
         return {"t": "stmt", "value": shown, "changes": changes}
 
-
-
-_MISSING = object()
-
-
-def _trimmed_module(name: str) -> types.ModuleType:
-    """A stand-in for an allowed module: its public names, without submodules.
-
-    The name is not the real one, so `from json import decoder` cannot fall
-    back to `sys.modules["json.decoder"]` (whose `re.enum.sys` leads out).
-    """
-    real = sys.modules.get(name) or __import__(name)
-    proxy = _ReadOnlyModule(f"sandboxed.{name}")
-    exports = MODULE_EXPORTS.get(name)
-    excluded = MODULE_EXCLUDED.get(name, frozenset())
-    for attr in dir(real):
-        if attr.startswith("_") or attr in excluded or (exports is not None and attr not in exports):
-            continue
-        value = getattr(real, attr)
-        if isinstance(value, types.ModuleType):
-            continue
-        proxy.__dict__[attr] = value
-    return proxy
-
-
-class _ReadOnlyModule(types.ModuleType):
-    """A module whose names node code cannot rebind (`re.findall = ...` would poison later nodes)."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if "__name__" in self.__dict__ and name != "__name__":
-            raise AttributeError(f"cannot change the sandboxed module {self.__name__[10:]!r}")
-        super().__setattr__(name, value)
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot change the sandboxed module {self.__name__[10:]!r}")
-
-
-def _set_limits(config: dict[str, Any]) -> None:
-    memory_mb = config.get("memory_mb")
-    if memory_mb:
-        limit = int(memory_mb) * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def _plain(value: Any, depth: int = 0) -> Any:
-    """A copy of `value` made of exact built-in types only: what node code hands the engine."""
-    if depth > 50:
-        raise ValueError("nested too deeply")
-    kind = type(value)
-    if value is None or kind in (bool, int, float, str):
-        return value
-    if kind in (list, tuple):
-        return [_plain(v, depth + 1) for v in value]
-    if kind is dict:
-        copied = {}
-        for key, item in value.items():
-            if type(key) is not str:
-                raise TypeError(f"a key of type {type(key).__name__}")
-            copied[key] = _plain(item, depth + 1)
-        return copied
-    raise TypeError(f"a value of type {kind.__name__}")
-
-
-def main(config_text: str = "{}") -> None:
-    config = json.loads(config_text)
-    # The protocol moves to private descriptors; 0 and 1 become /dev/null so
-    # stray writes from node code can never corrupt a frame.
-    rfd, wfd = os.dup(0), os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDWR)
-    os.dup2(devnull, 0)
-    os.dup2(devnull, 1)
-    os.close(devnull)
-
-    class _Null:
-        def write(self, text: str) -> int:
-            return len(text)
-
-        def flush(self) -> None:
-            pass
-
-    sys.stdout = _Null()
-    sys.stdin = None
-    sys.setrecursionlimit(int(config.get("recursion_limit", 1000)))
-
-    worker = Worker(config, rfd, wfd)
-    state = worker.state
-
-    def on_sigint(signum: int, frame: Any) -> None:
-        if state.in_node:
-            state.interrupt_requested = True
-        if state.in_user:
-            raise KeyboardInterrupt("interrupted")
-
-    signal.signal(signal.SIGINT, on_sigint)
-    signal.signal(signal.SIGUSR1, lambda signum, frame: worker.flush_output())
-    _set_limits(config)
-    # Trusted code (`--trusted`) keeps the user's rights: it may write files, start processes.
-    isolation = [] if worker.trusted else isolate(config.get("workdir"))
-    if not worker.trusted:
-        freeze_shared_classes(worker.modules.values())
-        if worker.audit_hook:
-            remove_unaudited_calls()
-            shared, keep = shared_objects(worker.modules.values())
-            worker.shared_objects = keep  # alive as long as the hook compares their ids
-            sys.addaudithook(audit_hook(state, shared))
-    worker.loop(isolation)
-    os._exit(0)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "{}")

@@ -22,7 +22,7 @@ from agent.runtime import events as ev
 from agent.runtime.safe_text import json_line
 from agent.runtime.stepper import Stepper
 from agent.runtime.tree import CodeTree, Node, NodeStatus
-from agent.sessions.journal import Journal
+from agent.sessions.journal_read import JOURNAL_FILE, Journal
 
 PLAN_VERSION = "recode.plan.v1"
 TRACE_VERSION = "recode.trace.v1"
@@ -236,8 +236,6 @@ def eval_journals(folder: Path) -> list[Path]:
     The report names each episode's journal (a folder moved since is looked up
     under its `journals/`); without a readable report, every journal there.
     """
-    from agent.sessions.journal import JOURNAL_FILE
-
     found: list[Path] = []
     try:
         report = json.loads((folder / "report.json").read_text(encoding="utf-8"))

@@ -8,6 +8,9 @@ the record being written; text that cannot be encoded as it is (a model's
 lone surrogate) is stored as JSON escapes. Replaying the records against the
 real environment rebuilds the run (`agent.sessions.session`). A person's unfinished expansion is kept beside the journal
 in `draft.json`, rewritten atomically.
+
+This module writes; reading a journal back is `agent.sessions.journal_read`
+and the sessions folder `agent.sessions.listing` (both re-exported here).
 """
 
 from __future__ import annotations
@@ -16,33 +19,43 @@ import errno
 import hashlib
 import json
 import os
-import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from agent.runtime import events as ev
 from agent.runtime.safe_text import json_line
-from agent.sessions.replay import RecordedAction, RecordedAnswer, RecordedStatement
+from agent.sessions.journal_read import (
+    DRAFT_FILE,
+    JOURNAL_FILE,
+    JOURNAL_VERSION,
+    BadRecord,
+    Journal,
+    JournalError,
+    parse_record,
+    read_journal,
+)
+from agent.sessions.listing import (
+    SUMMARY_LINE_LIMIT,
+    default_sessions_dir,
+    find_session,
+    last_activity,
+    list_sessions,
+    sessions_dir_from,
+    summarize_journal,
+)
 
-JOURNAL_VERSION = "recode.journal.v1"
-JOURNAL_FILE = "journal.jsonl"
-DRAFT_FILE = "draft.json"
-
-
-class JournalError(Exception):
-    """A journal cannot be read or used; the message is one line that says what to do."""
+# Reading and listing live in their own modules; these names stay importable from here.
+__all__ = [
+    "DRAFT_FILE", "JOURNAL_FILE", "JOURNAL_VERSION", "SUMMARY_LINE_LIMIT", "BadRecord", "Journal", "JournalError",
+    "JournalWriter", "append_whole", "default_sessions_dir", "file_hash", "find_session", "last_activity",
+    "list_sessions", "new_session_id", "parse_record", "read_journal", "sessions_dir_from", "summarize_journal",
+    "write_draft", "write_json_atomically",
+]
 
 
 def file_hash(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
-
-
-def default_sessions_dir() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("recode-tui")) / "sessions"
 
 
 def new_session_id(game: str) -> str:
@@ -116,6 +129,7 @@ class JournalWriter:
         elif isinstance(event, (ev.LLMAnswered, ev.LLMRejected)):
             self._expansions += 1
             received = isinstance(event, ev.LLMAnswered)
+            answered = event if isinstance(event, ev.LLMAnswered) else None  # a rejection has no counts
             self.write(
                 {
                     "type": "answer",
@@ -125,19 +139,19 @@ class JournalWriter:
                     "purpose": self._last_purpose,
                     "prompt": self._last_prompt,
                     "answer": event.raw,
-                    "source": getattr(event, "source", "") or "",
+                    "source": event.source or "",
                     "accepted": received,
-                    "input_tokens": getattr(event, "input_tokens", 0),
-                    "output_tokens": getattr(event, "output_tokens", 0),
-                    "cost": getattr(event, "cost", 0.0),
+                    "input_tokens": answered.input_tokens if answered else 0,
+                    "output_tokens": answered.output_tokens if answered else 0,
+                    "cost": answered.cost if answered else 0.0,
                     "seconds": round(event.seconds, 3),
-                    "person_seconds": round(getattr(event, "person_seconds", 0.0), 3),
+                    "person_seconds": round(event.person_seconds, 3),
                     **self._prompt_change(),
                     **({"proposed": event.proposed} if event.proposed is not None else {}),
                     # the nodes the answer made: the tree of an agent whose children are not code (ReCAP, Plan-and-Execute)
-                    **({"child_ids": list(event.child_ids)} if isinstance(event, ev.LLMAnswered) and event.child_ids else {}),
+                    **({"child_ids": list(answered.child_ids)} if answered and answered.child_ids else {}),
                     **({"role": event.role} if event.role else {}),  # an agent with several LLM roles
-                    **({"cached": True} if getattr(event, "cached", False) else {}),  # from the response cache
+                    **({"cached": True} if event.cached else {}),  # from the response cache
                 }
             )
         elif isinstance(event, ev.LLMFailed):
@@ -228,159 +242,6 @@ def append_whole(fd: int, data: bytes) -> None:
         raise
 
 
-@dataclass
-class Journal:
-    """A journal read back: its header and records, and what was cut."""
-
-    folder: Path
-    header: dict[str, Any]
-    records: list[dict[str, Any]]
-    truncated_tail: bool = False
-    notes: list[str] = field(default_factory=list)
-    corrupt_line: int = 0  # a lenient read stopped before this line (1-based); 0: none
-    problem: str = ""  # a summary's: what is wrong with the journal and where ('' when nothing)
-
-    @property
-    def session_id(self) -> str:
-        return self.folder.name
-
-    def answers(self, upto: int | None = None) -> list[RecordedAnswer]:
-        chosen = self.records if upto is None else self.records[:upto]
-        return [
-            RecordedAnswer(
-                index=r["index"], node_id=r["node_id"], prompt=r["prompt"], answer=r["answer"], source=r.get("source", ""),
-                input_tokens=r.get("input_tokens", 0), output_tokens=r.get("output_tokens", 0), cost=r.get("cost", 0.0),
-                prompt_hash=r.get("prompt_hash"), prompt_set=r.get("prompt_set"), seconds=r.get("seconds"),
-                person_seconds=r.get("person_seconds", 0.0),
-            )
-            for r in chosen
-            if r.get("type") == "answer"
-        ]
-
-    def actions(self, upto: int | None = None) -> list[RecordedAction]:
-        chosen = self.records if upto is None else self.records[:upto]
-        return [RecordedAction(r["step"], r["action"], r["observation"]) for r in chosen
-                if r.get("type") == "action" and not r.get("refused")]  # a refused one never reached the env
-
-    def statements(self, upto: int | None = None) -> list[RecordedStatement]:
-        chosen = self.records if upto is None else self.records[:upto]
-        return [RecordedStatement(int(r["after"]), str(r["code"])) for r in chosen if r.get("type") == "statement"]
-
-    @property
-    def llm_setup(self) -> tuple[str, str | None]:
-        """(spec, profiles file) of the LLM answering at the end of the recording: the last switch, else the header's."""
-        last = next((r for r in reversed(self.records) if r.get("type") == "llm" and r.get("spec")), None)
-        if last is not None:
-            return str(last["spec"]), last.get("profiles")
-        return str(self.header.get("llm") or "human"), self.header.get("profiles")
-
-    @property
-    def finished(self) -> dict[str, Any] | None:
-        return next((r for r in reversed(self.records) if r.get("type") == "finished"), None)
-
-    def read_draft(self) -> dict[str, Any] | None:
-        path = self.folder / DRAFT_FILE
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-
-
-# What each record type needs to be replayed or listed: field -> accepted types.
-_REQUIRED: dict[str, dict[str, tuple[type, ...]]] = {
-    "session": {"version": (str,)},
-    "answer": {"index": (int,), "node_id": (str,), "prompt": (str,), "answer": (str,)},
-    "action": {"step": (int,), "action": (str,), "observation": (str,)},
-    "statement": {"after": (int,), "code": (str,)},
-    "finished": {"success": (bool,)},
-    "llm": {"spec": (str,)},
-}
-
-
-class BadRecord(ValueError):
-    """One journal line that is not a record; the message says what is wrong with it."""
-
-
-def parse_record(raw: bytes) -> dict[str, Any]:
-    """One journal line as a record, or BadRecord saying what is wrong (bytes, JSON, shape or fields)."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadRecord(f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1} is not UTF-8 text") from None
-    try:
-        record = json.loads(text)
-    except RecursionError:
-        raise BadRecord("the JSON is nested too deeply to read") from None
-    except ValueError as exc:
-        raise BadRecord(f"not JSON ({getattr(exc, 'msg', exc)} at column {getattr(exc, 'colno', '?')})") from None
-    if not isinstance(record, dict):
-        raise BadRecord(f"a JSON {type(record).__name__} where a record (a JSON object) belongs")
-    kind = record.get("type")
-    if not isinstance(kind, str):
-        raise BadRecord("a record without a `type`")
-    for name, types in _REQUIRED.get(kind, {}).items():
-        value = record.get(name)
-        if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
-            what = "without" if name not in record else "with a bad"
-            raise BadRecord(f"a{'n' if kind[0] in 'aeiou' else ''} {kind} record {what} `{name}`")
-    return record
-
-
-def read_journal(folder_or_file: str | Path, *, lenient: bool = False) -> Journal:
-    """Read a journal; a last line cut by a crash is dropped and noted.
-
-    A line that is not a record raises JournalError naming the file, the line and
-    what is wrong. `lenient` keeps the records before it (noted in `corrupt_line`)
-    instead: what a "continue from the last good point" needs.
-    """
-    path = Path(folder_or_file)
-    folder = path if path.is_dir() else path.parent
-    file = folder / JOURNAL_FILE if path.is_dir() else path
-    try:
-        data = file.read_bytes()
-    except OSError as exc:
-        raise JournalError(f"cannot read journal {file}: {exc.strerror}; check the session id or path") from None
-    lines = data.split(b"\n")
-    truncated = bool(lines and lines[-1].strip())  # a whole record always ends with a newline
-    if truncated:
-        lines = lines[:-1]
-    records: list[dict[str, Any]] = []
-    corrupt, problem = 0, ""
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(parse_record(line))
-        except BadRecord as exc:
-            if not records:
-                raise JournalError(f"{file} is not a recode-tui journal (line {number}: {exc})") from None
-            if lenient:
-                corrupt, problem = number, str(exc)
-                break
-            raise JournalError(
-                f"journal {file} is corrupt at line {number}: {exc}; it cannot be replayed past that line"
-            ) from None
-    header = _checked_header(file, records)
-    journal = Journal(folder, header, records[1:], truncated_tail=truncated and not corrupt, corrupt_line=corrupt)
-    if corrupt:
-        journal.notes.append(f"{file.name} is corrupt at line {corrupt} ({problem}); only the records before it are used")
-    elif truncated:
-        journal.notes.append(f"the last record of {file.name} was cut (a crash?); resumed up to the last whole record")
-    return journal
-
-
-def _checked_header(file: Path, records: list[dict[str, Any]]) -> dict[str, Any]:
-    """The session header (the first record), checked to be one this version reads."""
-    if not records or records[0].get("type") != "session":
-        raise JournalError(f"{file} is not a recode-tui journal (no session header)")
-    header = records[0]
-    if header.get("version") != JOURNAL_VERSION:
-        raise JournalError(
-            f"journal {file} is version {header.get('version')!r}; this recode-tui reads {JOURNAL_VERSION}"
-        )
-    return header
-
-
 def write_json_atomically(target: Path, data: Any) -> str:
     """Replace `target` with `data` as JSON, never leaving half a file; returns an error text or ''."""
     temp = target.with_name(target.name + ".tmp")
@@ -399,110 +260,3 @@ def write_draft(folder: Path, node_id: str, text: str) -> str:
     """Save the person's unfinished expansion atomically; returns an error text or ''."""
     error = write_json_atomically(folder / DRAFT_FILE, {"node_id": node_id, "text": text, "saved": time.time()})
     return f"draft not saved ({error})" if error else ""
-
-
-SUMMARY_LINE_LIMIT = 1 << 20  # a listing parses lines up to this many bytes; a longer one is only counted
-_LEADING_TYPE = re.compile(rb'^\{"type": "(\w+)"')
-
-
-def summarize_journal(folder: Path) -> Journal:
-    """What a sessions listing shows, read line by line in bounded memory.
-
-    Keeps the header, LLM switches and the end whole, and each action as its type
-    only (for the step count). A line that is not a record stops the read and is
-    described in `problem` (with its line), so the listing can mark the session.
-    """
-    file = folder / JOURNAL_FILE
-    header: dict[str, Any] = {}
-    records: list[dict[str, Any]] = []
-    problem = ""
-    try:
-        with open(file, "rb") as handle:
-            for number, line in enumerate(_bounded_lines(handle), start=1):
-                if not line.strip():
-                    continue
-                if len(line) > SUMMARY_LINE_LIMIT:  # too long to parse for a listing: only its leading type
-                    found = _LEADING_TYPE.match(line)
-                    if found and found.group(1) == b"action":
-                        records.append({"type": "action"})
-                    continue
-                complete = line.endswith(b"\n")
-                try:
-                    record = parse_record(line)
-                except BadRecord as exc:
-                    if complete:  # a last line cut by a crash is no corruption
-                        problem = f"is corrupt at line {number}: {exc}"
-                    break
-                if not header:
-                    header = record
-                    try:
-                        _checked_header(file, [record])
-                    except JournalError as exc:
-                        problem = str(exc).removeprefix(f"{file} ").removeprefix(f"journal {file} ")
-                        break
-                    continue
-                kind = record["type"]
-                if kind in ("finished", "llm"):
-                    records.append(record)
-                elif kind == "action":
-                    records.append({"type": "action"})
-    except OSError as exc:
-        problem = f"cannot be read ({exc.strerror})"
-    if not header and not problem:
-        problem = "is corrupt at line 1: no session header"
-    return Journal(folder, header, records, problem=problem)
-
-
-def _bounded_lines(handle: Any) -> Iterator[bytes]:
-    """The file's lines; a line longer than SUMMARY_LINE_LIMIT comes as its first part plus one byte past the limit."""
-    while True:
-        line = handle.readline(SUMMARY_LINE_LIMIT)
-        if not line:
-            return
-        if len(line) == SUMMARY_LINE_LIMIT and not line.endswith(b"\n"):
-            while (rest := handle.readline(SUMMARY_LINE_LIMIT)) and not rest.endswith(b"\n"):
-                pass
-            line += b"-"  # marks it as over the limit; its bytes past the limit are skipped, not kept
-        yield line
-
-
-def list_sessions(sessions_dir: Path) -> list[Journal]:
-    """Every session, oldest first, as a summary (`summarize_journal`); a corrupt one says so in `problem`."""
-    if not sessions_dir.is_dir():
-        return []
-    folders = sorted(p for p in sessions_dir.iterdir() if (p / JOURNAL_FILE).is_file())
-    return [summarize_journal(folder) for folder in folders]
-
-
-def sessions_dir_from(option: str | None) -> Path:
-    """`--sessions DIR`, else $RECODE_TUI_SESSIONS, else the user data dir."""
-    chosen = option or os.environ.get("RECODE_TUI_SESSIONS")
-    return Path(chosen) if chosen else default_sessions_dir()
-
-
-def last_activity(folder: Path) -> float:
-    """When a session was last worked on: its journal's last record or its draft's last save."""
-    times = []
-    for name in (JOURNAL_FILE, DRAFT_FILE):
-        try:
-            times.append((folder / name).stat().st_mtime)
-        except OSError:
-            continue
-    return max(times, default=0.0)
-
-
-def find_session(sessions_dir: Path, ref: str | None) -> Path:
-    """A session folder from an id, a folder, a journal path, or the latest when `ref` is None."""
-    if ref:
-        path = Path(ref)
-        if path.is_file():
-            return path.parent
-        if (path / JOURNAL_FILE).is_file():
-            return path
-        if (sessions_dir / ref / JOURNAL_FILE).is_file():
-            return sessions_dir / ref
-        raise JournalError(f"no session {ref!r} in {sessions_dir}; see `recode-tui sessions list`")
-    candidates = [p for p in sessions_dir.glob("*") if (p / JOURNAL_FILE).is_file()] if sessions_dir.is_dir() else []
-    if not candidates:
-        raise JournalError(f"no sessions in {sessions_dir}; run an episode first or pass --sessions DIR")
-    return max(candidates, key=last_activity)  # a console killed with typed work counts by its draft

@@ -26,7 +26,7 @@ from typing import Any
 from agent.runtime.code import parse_answer, split_blocks
 from agent.runtime.tree import CodeTree, Expansion, Node, NodeStatus
 from agent.sessions.export import PLAN_VERSION, TRACE_VERSION, answers_are_code, has_code_tree, journal_agent
-from agent.sessions.journal import JOURNAL_FILE, Journal
+from agent.sessions.journal_read import JOURNAL_FILE, Journal
 
 NOT_SHOWN = (
     "what running shows: printed output, errors, variable values",

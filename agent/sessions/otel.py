@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from agent.sessions.journal import Journal
+from agent.sessions.journal_read import Journal
 from agent.runtime.tree import Node
 
 SERVICE = "recode-tui"

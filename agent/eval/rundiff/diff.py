@@ -15,7 +15,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.sessions.journal import Journal
+from agent.sessions.journal_read import Journal
 from agent.eval.rundiff.lcs import align
 from agent.eval.rundiff.runs import Call, Run, Step, read_run
 from agent.runtime.tree import Node

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.eval.compare import REPORT_FILE, CompareError, compare_pair, journal_path, load_report, results_by_episode
-from agent.sessions.journal import JournalError, read_journal
+from agent.sessions.journal_read import JournalError, read_journal
 from agent.eval.rundiff.diff import IncomparableRuns, RunDiff, diff_runs
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.sessions.journal import JOURNAL_FILE, Journal
+from agent.sessions.journal_read import JOURNAL_FILE, Journal
 from agent.sessions.journal_view import JournalView, read_view
 from agent.runtime.tree import Node
 

@@ -1,0 +1,128 @@
+"""The evaluation report (`report.json`, `recode.eval.v1`): the plan, the episodes so far, and what is left to play.
+
+Apart from `agent.eval.batch` (which runs the episodes and rewrites the
+report after each) so the file format and its reading are one place;
+`agent.eval.batch` re-exports `EvalReport` and the names below.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.eval.failure import group_failures
+from agent.eval.results import EpisodeResult, EvalPlan, GameSpec
+from agent.eval.summary import summarize, summarize_agents
+
+REPORT_VERSION = "recode.eval.v1"
+REPORT_FILE = "report.json"
+
+
+@dataclass
+class EvalReport:
+    plan: EvalPlan
+    episodes: list[EpisodeResult] = field(default_factory=list)
+    status: str = "running"  # running | complete | interrupted | aborted
+    note: str = ""
+    started: float = field(default_factory=time.time)
+    updated: float = 0.0
+    elapsed: float = 0.0  # seconds spent running, summed over resumes
+    concurrency_used: list[int] = field(default_factory=list)  # episodes really at a time, per run (resumes append)
+
+    @property
+    def finished_games(self) -> set[str]:
+        return {e.game for e in self.episodes}
+
+    @property
+    def remaining(self) -> list[GameSpec]:
+        """The games some agent has still to play (all of them once, for a one-agent plan)."""
+        left = {g.id for _, g, _ in self.pending}
+        return [g for g in self.plan.games if g.id in left]
+
+    @property
+    def pending(self) -> list[tuple[str, GameSpec, int]]:
+        """(agent, game, repeat) still to play: repeat by repeat (an interrupted run keeps whole
+        repeats), agent by agent within one (a comparison runs the same games for each)."""
+        if self.plan.multi:
+            played = {(e.agent, e.game, e.repeat) for e in self.episodes}
+        else:
+            played = {(self.plan.agent, e.game, e.repeat) for e in self.episodes}
+        return [(a, g, r) for r in range(1, max(1, self.plan.repeat) + 1) for a in self.plan.compared
+                for g in self.plan.games if (a, g.id, r) not in played]
+
+    @property
+    def total(self) -> int:
+        """Episodes the plan holds: games times agents times repeats."""
+        return len(self.plan.games) * len(self.plan.compared) * max(1, self.plan.repeat)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": REPORT_VERSION,
+            "status": self.status,
+            "note": self.note,
+            "started": self.started,
+            "updated": self.updated,
+            "elapsed": self.elapsed,
+            "concurrency_used": self.concurrency_used,
+            "plan": self.plan.to_dict(),
+            "summary": summarize(self.episodes, self.plan.env, self.plan.repeat),
+            **({"by_agent": summarize_agents(self.episodes, self.plan.agents, self.plan.env, self.plan.repeat)}
+               if self.plan.multi else {}),
+            "failures": [
+                {"where": g.key, "task_types": g.task_types, "count": len(g.episodes), "of": g.of_task_type,
+                 "line": g.line(), "episodes": [e.game for e in g.episodes]}
+                for g in group_failures(self.episodes)
+            ],
+            "episodes": [self._episode_dict(e) for e in self.episodes],
+        }
+
+    def _episode_dict(self, episode: EpisodeResult) -> dict[str, Any]:
+        data = asdict(episode)
+        if not self.plan.multi and not episode.agent:
+            data.pop("agent")
+        if not episode.roles:
+            data.pop("roles")
+        if not episode.cached_calls and self.plan.cache == "off":
+            data.pop("cached_calls")
+        if self.plan.repeat == 1:  # a report without repeats stays as it was
+            for key in ("repeat", "seed", "temperature"):
+                data.pop(key)
+        return data
+
+    def write(self, path: Path) -> None:
+        """Atomically replace the report file."""
+        self.updated = time.time()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_name(path.name + ".tmp")
+        with open(temp, "w", encoding="utf-8") as handle:
+            json.dump(self.to_dict(), handle, indent=2)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+
+    @classmethod
+    def read(cls, path: Path) -> "EvalReport":
+        """Read a report; raises ValueError with a one-line reason."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ValueError(f"cannot read report {path}: {exc.strerror}") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"report {path} is not valid JSON (line {exc.lineno})") from None
+        if not isinstance(data, dict) or data.get("version") != REPORT_VERSION:
+            raise ValueError(f"{path} is not a recode-tui evaluation report ({REPORT_VERSION})")
+        known = set(EpisodeResult.__dataclass_fields__)
+        return cls(
+            plan=EvalPlan.from_dict(data["plan"]),
+            episodes=[EpisodeResult(**{k: v for k, v in e.items() if k in known}) for e in data.get("episodes", [])],
+            status=data.get("status", "interrupted"),
+            note=data.get("note", ""),
+            started=data.get("started", time.time()),
+            updated=data.get("updated", 0.0),
+            elapsed=data.get("elapsed", 0.0),
+            concurrency_used=list(data.get("concurrency_used", [])),
+        )

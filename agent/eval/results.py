@@ -1,0 +1,120 @@
+"""What an evaluation plans (`EvalPlan`, its `GameSpec`s) and what each episode yields (`EpisodeResult`): plain data.
+
+Apart from `agent.eval.batch`, which schedules and runs the episodes: the
+summaries, the report file and the comparisons read these types without
+running anything. `agent.eval.batch` re-exports them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from agent.runtime.limits import Limits
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One episode of the plan: its id within the plan's environment (`put-01`, `boil/21`).
+
+    `path` is only in reports written before the environment seam (ALFWorld's game file).
+    """
+
+    id: str
+    task_type: str | None
+    path: str = ""
+
+
+@dataclass
+class EpisodeResult:
+    game: str
+    task_type: str | None
+    success: bool
+    reason: str
+    steps: int = 0
+    llm_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    seconds: float = 0.0
+    llm_seconds: float = 0.0  # of `seconds`, waiting for the LLM's answers
+    person_seconds: float = 0.0  # a person's time (never in an eval's own runs; kept apart from llm_seconds)
+    llm_failures: int = 0  # model calls that failed (journaled as `llm_failed` records)
+    journal: str = ""
+    error: str = ""  # set when the episode crashed rather than just failed the task
+    score: float | None = None  # the env's own score at the end, when it has one (ScienceWorld: 0-100)
+    failure: dict[str, Any] | None = None  # why it failed: last steps, deepest stub, ending node (agent.eval.failure)
+    agent: str = ""  # set in a multi-agent evaluation: which agent played it ("" is the plan's one agent)
+    roles: dict[str, dict[str, Any]] = field(default_factory=dict)  # per LLM role (agents with several): calls, tokens, cost
+    cached_calls: int = 0  # of `llm_calls`, answered from the response cache (no cost)
+    repeat: int = 1  # which play of the game this is (eval --repeat), from 1
+    seed: int | None = None  # the seed its model calls carried (a repeat's own), when the model takes one
+    temperature: float | None = None  # its model's sampling temperature, when a model answered
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass
+class EvalPlan:
+    """What an evaluation runs; stored in the report so `--resume` needs nothing else."""
+
+    llm: str
+    games: list[GameSpec]
+    env: str = "alfworld"
+    concurrency: int = 4
+    max_steps: int | None = 80  # None: each episode's own limit (ScienceWorld's per-task ones)
+    limits: dict[str, Any] = field(default_factory=lambda: asdict(Limits()))  # Limits' fields (ints and a bool)
+    prompts: str | None = None
+    selection: dict[str, Any] = field(default_factory=dict)  # the filter, for the record
+    preset: str = "default"  # agent.runtime.presets: which named settings the limits came from
+    trusted: bool = False  # the sandbox without its static checks (agent.runtime.runners)
+    node_timeout: float = 5.0
+    profiles: str | None = None  # the profiles file (absolute) a profile:NAME came from: `--resume` needs no --profiles
+    agent: str = "recode"  # agent.agents: which agent ran every episode (the first one, with `agents`)
+    agent_options: dict[str, Any] = field(default_factory=dict)
+    # a comparison: every game is played by each of these agents in turn (empty: `agent` alone);
+    # `options_by_agent` holds each one's own `--agent-option` values
+    agents: list[str] = field(default_factory=list)
+    options_by_agent: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # episode -> why its own gold path cannot win within its step limit (ScienceWorld's paper set; None: not computed)
+    gold_cannot_win: dict[str, str] | None = None
+    # the response cache (agent.llm.cache): "on" (--cache), "off" (--no-cache), "profile" (each profile's `cache`)
+    cache: str = "profile"
+    cache_ttl: float | None = None  # seconds (--cache-ttl); None: the profile's, else a week
+    cache_dir: str | None = None  # None: $RECODE_TUI_CACHE or the user cache dir
+    repeat: int = 1  # eval --repeat N: every (agent, game) is played N times; tables show a 95 % interval
+
+    @property
+    def compared(self) -> list[str]:
+        """The agents that play every game: several for a comparison, else the one agent."""
+        return list(self.agents) if len(self.agents) > 1 else [self.agent]
+
+    @property
+    def multi(self) -> bool:
+        return len(self.agents) > 1
+
+    def options_for(self, agent: str) -> dict[str, Any]:
+        return dict(self.options_by_agent.get(agent, {})) if self.multi else dict(self.agent_options)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        if not self.multi:  # a one-agent report stays as it always was
+            data.pop("agents"), data.pop("options_by_agent")
+        if self.gold_cannot_win is None:
+            data.pop("gold_cannot_win")
+        if self.repeat == 1:
+            data.pop("repeat")
+        if self.cache == "profile" and self.cache_ttl is None and self.cache_dir is None:
+            for key in ("cache", "cache_ttl", "cache_dir"):  # the default: a report stays as it was
+                data.pop(key)
+        data["games"] = [{k: v for k, v in asdict(g).items() if k != "path" or v} for g in self.games]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "EvalPlan":
+        data = dict(data)
+        data["games"] = [GameSpec(**g) for g in data.get("games", [])]
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})

@@ -1,0 +1,92 @@
+"""What the engine keeps of the worker's namespace: summaries for the views, and the last snapshot for a fresh worker.
+
+Kept apart from `SandboxRunner`'s process handling: the engine stores the
+snapshot's pickles (at most `MAX_SNAPSHOT_BYTES`) and forwards them to a new
+worker, but never unpickles them; this class only counts and orders them.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from agent.runtime.events import VariableChange
+from agent.runtime.varlist import VariableSummary
+from agent.sandbox.protocol import MAX_SNAPSHOT_BYTES
+
+
+class KeptNamespace:
+    """The worker's variables as the engine knows them between nodes."""
+
+    def __init__(self) -> None:
+        # The last snapshot: variable name -> pickle made by a worker (or None
+        # when the value could not be pickled), in namespace order.
+        self.snapshot: dict[str, bytes | None] = {}
+        self.summaries: dict[str, VariableSummary] = {}
+        # Imported names kept for later nodes: [name, module, attribute], as the worker said.
+        self.imports: list[list[str]] = []
+
+    @property
+    def imported_names(self) -> frozenset[str]:
+        return frozenset(entry[0] for entry in self.imports)
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to give back to a fresh worker."""
+        return not self.snapshot and not self.imports
+
+    def apply(self, message: dict[str, Any]) -> tuple[VariableChange, ...]:
+        """Take in a reply's `changes` and `snapshot`; returns the changes."""
+        changes = changes_of(message)
+        for change in changes:
+            if change.change == "removed":
+                self.summaries.pop(change.name, None)
+            else:
+                self.summaries[change.name] = VariableSummary(change.name, change.type, change.summary)
+        snap = message.get("snapshot")
+        if snap:
+            blobs = {str(k): base64.b64decode(v, validate=True) for k, v in snap.get("blobs", {}).items()}
+            unsaved = {str(n) for n in snap.get("unsaved", [])}
+            old = self.snapshot
+            fresh: dict[str, bytes | None] = {}
+            total = 0
+            for name in snap.get("order", []):
+                name = str(name)
+                blob = None if name in unsaved else blobs.get(name, old.get(name))
+                if blob is not None and total + len(blob) > MAX_SNAPSHOT_BYTES:
+                    blob = None  # the engine holds at most this much of a run's variables
+                total += len(blob) if blob is not None else 0
+                fresh[name] = blob
+            self.snapshot = fresh
+            self.imports = [[str(x) for x in entry][:3] for entry in snap.get("imports", [])]
+            # keep the summaries in namespace order
+            self.summaries = {n: self.summaries[n] for n in fresh if n in self.summaries}
+        return changes
+
+    def restore_request(self) -> tuple[dict[str, Any], list[str]]:
+        """The `restore` request for a fresh worker, and the names it cannot get back (never pickled)."""
+        items = [(name, blob) for name, blob in self.snapshot.items() if blob is not None]
+        lost = [name for name, blob in self.snapshot.items() if blob is None]
+        return {"op": "restore", "items": items, "imports": self.imports}, lost
+
+    def restored(self, reply: dict[str, Any], lost: list[str]) -> list[str]:
+        """Take in a fresh worker's `restored` reply; returns every name that was lost."""
+        lost = lost + [str(n) for n in reply.get("lost", [])]
+        for name in lost:
+            self.snapshot.pop(name, None)
+        self.summaries = {str(n): VariableSummary(str(n), str(t), str(s)) for n, t, s in reply["items"]}
+        return lost
+
+
+def changes_of(message: dict[str, Any]) -> tuple[VariableChange, ...]:
+    return tuple(VariableChange(str(n), str(t), str(s), str(c)) for n, t, s, c in message.get("changes", []))
+
+
+def diff(before: dict[str, VariableSummary], after: dict[str, VariableSummary]) -> tuple[VariableChange, ...]:
+    changes = [
+        VariableChange(s.name, s.type, s.summary, "new" if name not in before else "changed")
+        for name, s in after.items()
+        if before.get(name) != s
+    ]
+    changes += [VariableChange(s.name, s.type, s.summary, "removed") for name, s in before.items() if name not in after]
+    return tuple(changes)

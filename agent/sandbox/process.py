@@ -1,0 +1,199 @@
+"""The sandbox worker as a process seen from the engine: start it, frame messages to and from it, signal it, kill it.
+
+Kept apart from `SandboxRunner`, which decides what to ask and when (node
+time, interrupts, restarts); this module knows only pipes, process groups
+and frames. A frame of the wrong size or shape, or a dead process, is
+`WorkerGone` with the reason, never another exception in the engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from agent.runtime.tempdirs import owned_tempdir
+from agent.sandbox.isolation import worker_ids
+from agent.sandbox.protocol import HEADER, MAX_FRAME, decode_reply, encode_request
+
+_ROOT = str(Path(__file__).resolve().parents[2])
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from agent.sandbox.boot import main; main(sys.argv[2])"
+)
+_PASSED_ENVIRONMENT = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
+WORKDIR_PREFIX = "recode-worker-"  # + the engine's pid: a killed engine's folder is removed by the next
+START_TIMEOUT = 15.0
+
+KillReason = Callable[[], str]  # why the engine killed the worker ('' when it did not), asked when it died
+
+
+def _NO_REASON() -> str:
+    return ""
+
+
+class WorkerGone(Exception):
+    """The worker died, stopped answering or sent a frame that is not a message."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def worker_environment() -> dict[str, str]:
+    """The worker's environment: a few harmless variables; API keys and the like stay in the engine."""
+    return {k: os.environ[k] for k in _PASSED_ENVIRONMENT if k in os.environ}
+
+
+def make_workdir() -> str:
+    """A private, empty working directory for the worker, owned by the user it runs as."""
+    workdir = owned_tempdir(WORKDIR_PREFIX)
+    ids = worker_ids()
+    if ids is not None:
+        os.chown(workdir, *ids)
+    return workdir
+
+
+def remove_workdir(workdir: str) -> None:
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+async def spawn(python: str, config: dict[str, Any], *, debug_stderr: bool) -> asyncio.subprocess.Process:
+    """Start a worker in its own process group (killed as a whole)."""
+    return await asyncio.create_subprocess_exec(
+        python,
+        "-I",
+        "-S",
+        "-c",
+        _BOOT,
+        _ROOT,
+        json.dumps(config),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=None if debug_stderr else asyncio.subprocess.DEVNULL,
+        env=worker_environment(),
+        start_new_session=True,
+    )
+
+
+async def handshake(proc: asyncio.subprocess.Process, kill_reason: KillReason = _NO_REASON) -> tuple[str, ...]:
+    """Wait for a new worker's `ready`: the isolation it applied. Else kill it, WorkerGone with the reason."""
+    try:
+        ready = await read(proc, START_TIMEOUT, kill_reason)
+    except (asyncio.TimeoutError, WorkerGone) as exc:
+        killpg(proc.pid)
+        raise WorkerGone(f"the sandbox worker did not start: {exc}") from None
+    if ready.get("t") != "ready":
+        killpg(proc.pid)
+        raise WorkerGone("the sandbox worker did not start")
+    return tuple(ready.get("isolation", ()))
+
+
+def killpg(pid: int) -> None:
+    """Kill the worker and anything it started (trusted code may spawn processes)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def send_signal(proc: asyncio.subprocess.Process | None, signum: int) -> bool:
+    """Signal a live worker; False when there is none."""
+    if proc is None or proc.returncode is not None:
+        return False
+    try:
+        os.kill(proc.pid, signum)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def write(proc: asyncio.subprocess.Process | None, message: dict[str, Any]) -> None:
+    """Queue a request; a dead worker is noticed by the next read."""
+    if proc is None or proc.stdin is None or proc.returncode is not None:
+        return
+    try:
+        proc.stdin.write(encode_request(message))
+    except (ConnectionError, RuntimeError):
+        pass
+
+
+async def drain(proc: asyncio.subprocess.Process | None) -> None:
+    if proc is not None and proc.stdin is not None:
+        try:
+            await proc.stdin.drain()
+        except ConnectionError:
+            pass
+
+
+async def read(
+    proc: asyncio.subprocess.Process | None, timeout: float, kill_reason: KillReason = _NO_REASON
+) -> dict[str, Any]:
+    """The worker's next message; asyncio.TimeoutError after `timeout`, WorkerGone if it cannot come.
+
+    `kill_reason()` says why the engine killed the worker, if it did (asked once
+    the worker is dead, so a kill while reading counts): the reason a frame cut
+    short then gives.
+    """
+    if proc is None or proc.stdout is None:
+        raise WorkerGone("the worker is not running")
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(timeout):  # no extra task per frame, unlike wait_for: two actions a node
+            return await _read_frame(proc, kill_reason)
+    return await asyncio.wait_for(_read_frame(proc, kill_reason), timeout)  # Python 3.10: no asyncio.timeout
+
+
+async def _read_frame(proc: asyncio.subprocess.Process, kill_reason: KillReason) -> dict[str, Any]:
+    assert proc.stdout is not None
+    try:
+        header = await proc.stdout.readexactly(HEADER.size)
+        (size,) = HEADER.unpack(header)
+        if size > MAX_FRAME:
+            raise WorkerGone("worker sent an oversized message")
+        payload = await proc.stdout.readexactly(size)
+        return decode_reply(payload)
+    except asyncio.IncompleteReadError:
+        raise WorkerGone(await death_reason(proc, kill_reason)) from None
+    except (ValueError, UnicodeDecodeError):
+        raise WorkerGone("worker sent a malformed message") from None
+
+
+async def death_reason(proc: asyncio.subprocess.Process, kill_reason: KillReason = _NO_REASON) -> str:
+    try:
+        code = await asyncio.wait_for(proc.wait(), timeout=2.0)
+    except asyncio.TimeoutError:
+        return "worker stopped answering"
+    if kill_reason():
+        return kill_reason()
+    if code < 0:
+        sig = -code
+        if sig == signal.SIGXCPU:
+            return "CPU limit"
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        return f"worker crashed ({name})"
+    return f"worker exited (status {code})"
+
+
+async def shut_down(proc: asyncio.subprocess.Process) -> None:
+    """Ask the worker to exit, give it a moment, then kill its process group."""
+    if proc.returncode is None:
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(encode_request({"op": "shutdown"}))
+            proc.stdin.close()
+        except (ConnectionError, RuntimeError):
+            pass
+        try:
+            await asyncio.wait_for(proc.wait(), timeout=0.5)
+        except asyncio.TimeoutError:
+            pass
+    killpg(proc.pid)
+    await proc.wait()
