@@ -15,10 +15,8 @@ MAX_LINES = 500
 PARALLEL = "being split in a parallel branch (issue 26)"
 # path relative to the repository -> why it may be longer than MAX_LINES
 ALLOWED: dict[str, str] = {
-    "recode_tui/commands/evaluate.py": PARALLEL,
     "recode_tui/console/debug_screen.py": PARALLEL,
     "recode_tui/console/session_control.py": PARALLEL,
-    "recode_tui/plain/terminal.py": PARALLEL,
 }
 
 
