@@ -36,6 +36,7 @@ from agent.runtime.safe_text import for_terminal
 from recode_tui.commands.eventline import event_line
 from recode_tui.plain.drafts import DraftAutosave, draft_cursor_offset, install_stop_signals
 from recode_tui.plain.wrap import wrap_fragments, wrap_text, wrap_toolbar
+from recode_tui.setup.settings import RunOptions
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
 SKELETON_CURSOR = len("<think>\n\n</think>\n<execute>\n")  # the empty line inside <execute>
@@ -522,7 +523,7 @@ def _validator(check: Callable[[Any], None]) -> Any:
     return AnswerValidator()
 
 
-async def run_plain(args: Any) -> int:
+async def run_plain(options: RunOptions) -> int:
     """`recode-tui run --llm human`: the episode in this terminal. Exit 0 won, 1 failed, 3 paused."""
     import sys
 
@@ -530,8 +531,8 @@ async def run_plain(args: Any) -> int:
     from recode_tui.commands.run_session import announce_llm
 
     llm = HumanLLM()
-    session, pending = await open_plain_session(args, llm)
-    announce_llm(args, session)
+    session, pending = await open_plain_session(options, llm)
+    announce_llm(options, session)
     for note in session.notes:
         print(f"note: {for_terminal(note)}", file=sys.stderr)
     front = PlainFrontEnd(session, pending=pending)
@@ -554,10 +555,10 @@ async def run_plain(args: Any) -> int:
     return 0 if result.success else 1
 
 
-async def open_plain_session(args: Any, llm: Any) -> tuple[Any, Any]:
+async def open_plain_session(options: RunOptions, llm: Any) -> tuple[Any, Any]:
     """A journaled session (opened as `run` opens it), and the expansion it waits for when resumed at one."""
     from recode_tui.commands.run_session import open_session
 
-    session, events = await open_session(args, llm)
+    session, events = await open_session(options, llm)
     last = events[-1] if events else None
     return session, last if isinstance(last, ev.ExpansionRequested) else None
