@@ -75,3 +75,15 @@ def test_eval_options_type_every_flag_and_check_the_counts_first() -> None:
         eval_options(parsed("eval", "--llm", "demo", "-c", "0"))
     with pytest.raises(UsageError, match="--cache-ttl"):
         eval_options(parsed("eval", "--llm", "demo", "--cache-ttl", "soon"))
+
+
+def test_the_package_exports_each_name_lazily_from_its_module() -> None:
+    import importlib
+
+    import recode_tui.setup as setup
+
+    for name in setup.__all__:
+        home = importlib.import_module(f"recode_tui.setup.{setup._HOME_OF[name]}")
+        assert getattr(setup, name) is getattr(home, name), name
+    with pytest.raises(AttributeError):
+        getattr(setup, "no_such_name")

@@ -35,14 +35,14 @@ async def _run_headless(options: RunOptions) -> int:
     from agent.runtime.safe_text import for_terminal
     from recode_tui.commands.eventline import event_line
     from recode_tui.commands.run_session import announce_llm, open_session
-    from recode_tui.setup.build import cached_llm, make_llm
+    from recode_tui.setup.build import cached_llm, llm_for
 
     if options.llm.spec == "human":
         from recode_tui.plain.terminal import run_plain
 
         return await run_plain(options)  # the plain-terminal front end (prompt-toolkit)
     spec = options.llm.spec
-    llm = make_llm(spec, options.llm.profiles, options.episode, agent=options.agent.agent)
+    llm = llm_for(options)
     if isinstance(llm, RoutedLLM) and any(part.name == "human" for part in llm.parts()):
         raise UsageError(f"--llm {spec}: a person takes a role only in the console; use `recode-tui tui`")
     llm = cached_llm(llm, options.llm.cache)
