@@ -13,8 +13,8 @@ from pathlib import Path
 
 from recode_tui.setup.build import agent_settings, episode_of, parse_episode, preset_env
 from recode_tui.setup.sessions import find_resume, recorded_llm, session_game
-from recode_tui.setup.settings import (CacheSettings, ConsoleOptions, EpisodeRef, EvalOptions, LLMSettings, RunOptions,
-                                       RunSettings, Selection)
+from recode_tui.setup.settings import (CacheSettings, ConsoleOptions, EpisodeRef, EvalOptions, ExportOptions,
+                                       LLMSettings, RunOptions, RunSettings, Selection)
 from recode_tui.setup.usage import UsageError
 
 
@@ -129,3 +129,12 @@ def eval_options(args: argparse.Namespace) -> EvalOptions:
         concurrency=args.concurrency, out=args.out, sessions=args.sessions, resume=args.resume,
         no_progress=args.no_progress, repeat=args.repeat, ray=args.ray, cache=cache_of(args), profiles=args.profiles,
     )
+
+
+def export_options(args: argparse.Namespace) -> ExportOptions:
+    """`recode-tui export`: the one form the parser let through, and the filters that need --sft refused without it."""
+    form = next(name for name in ("tree", "trace", "sft", "markdown", "otel", "otlp") if vars(args)[name])
+    if (args.won_only or args.corrected_only) and not args.sft:
+        raise UsageError("--won-only and --corrected-only filter SFT pairs: add --sft")
+    return ExportOptions(args.session, args.sessions, form, args.otel or args.otlp, args.won_only,
+                         args.corrected_only, args.output, args.trusted, args.no_exec)

@@ -18,7 +18,7 @@ from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
     from recode_tui.console.app import LoadedRun, RecodeApp
-    from recode_tui.setup.settings import ConsoleOptions, RunOptions
+    from recode_tui.setup.settings import ConsoleOptions, ExportOptions, RunOptions
 
 __all__ = ["build_parser", "command_argv", "console_app", "console_for", "main", "nothing_opened", "read_keymap"]
 
@@ -35,14 +35,14 @@ async def _run_headless(options: RunOptions) -> int:
     from agent.runtime.safe_text import for_terminal
     from recode_tui.commands.eventline import event_line
     from recode_tui.commands.run_session import announce_llm, open_session
-    from recode_tui.setup.build import cached_llm, make_llm
+    from recode_tui.setup.build import cached_llm, llm_for
 
     if options.llm.spec == "human":
         from recode_tui.plain.terminal import run_plain
 
         return await run_plain(options)  # the plain-terminal front end (prompt-toolkit)
     spec = options.llm.spec
-    llm = make_llm(spec, options.llm.profiles, options.episode, agent=options.agent.agent)
+    llm = llm_for(options)
     if isinstance(llm, RoutedLLM) and any(part.name == "human" for part in llm.parts()):
         raise UsageError(f"--llm {spec}: a person takes a role only in the console; use `recode-tui tui`")
     llm = cached_llm(llm, options.llm.cache)
@@ -212,38 +212,36 @@ def _sessions_list(args: argparse.Namespace) -> int:
     return 2 if corrupt else 0
 
 
-async def _export(args: argparse.Namespace) -> int:
+async def _export(options: ExportOptions) -> int:
     from agent.runtime.safe_text import for_terminal
     from agent.sessions.export import eval_folder
     from agent.sessions.journal import JournalError
 
-    if (args.won_only or args.corrected_only) and not args.sft:
-        raise UsageError("--won-only and --corrected-only filter SFT pairs: add --sft")
-    if args.otel or args.otlp:
+    if options.form in ("otel", "otlp"):
         from recode_tui.commands.export import otel_export
 
         try:
-            return otel_export(args)
+            return otel_export(options)
         except JournalError as exc:
             raise UsageError(str(exc)) from None
     try:
-        if args.sft:
+        if options.form == "sft":
             from recode_tui.commands.export import sft_text
 
-            text = sft_text(args)
+            text = sft_text(options)
         else:
-            if eval_folder(args.session):
-                raise UsageError(f"{args.session} is an evaluation: export it with --sft, or give one episode's "
-                                 f"journal for --tree, --trace or --markdown ({args.session}/journals/<game>)")
+            if eval_folder(options.session):
+                raise UsageError(f"{options.session} is an evaluation: export it with --sft, or give one episode's "
+                                 f"journal for --tree, --trace or --markdown ({options.session}/journals/<game>)")
             from recode_tui.commands.export import records_text, replayed_text
 
-            text = records_text(args) if args.no_exec else await replayed_text(args)
+            text = records_text(options) if options.no_exec else await replayed_text(options)
     except JournalError as exc:
         raise UsageError(str(exc)) from None
-    if args.markdown:  # a readable transcript: a lone surrogate from a model is shown as `\ud800`
+    if options.form == "markdown":  # a readable transcript: a lone surrogate from a model is shown as `\ud800`
         text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as handle:
+    if options.output:
+        with open(options.output, "w", encoding="utf-8") as handle:
             handle.write(text)
     else:
         sys.stdout.write(for_terminal(text) if sys.stdout.isatty() else text)
@@ -305,7 +303,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "export":
             import asyncio
 
-            return asyncio.run(_export(args))
+            from recode_tui.commands.arguments import export_options
+
+            return asyncio.run(_export(export_options(args)))
         if args.command == "prompt":
             from recode_tui.commands.prompt import run_prompt
 

@@ -198,7 +198,7 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.plot:
         _save_plot(args.plot, comparisons, reports)
     if args.table_format:
-        return _print_paper_table(args, comparisons, reports)
+        return _print_paper_table(args.table_format, args.output, comparisons, reports)
     if args.output:
         raise UsageError("-o/--output writes a --format table; add --format markdown, csv or latex")
     console = output_console(wide=130)  # a log or a pipe: COLUMNS, else wide enough for the whole table
@@ -252,19 +252,20 @@ def _type_order(reports: list[dict[str, Any]]) -> tuple[str, ...]:
         return TYPE_ORDER
 
 
-def _print_paper_table(args: argparse.Namespace, comparisons: list[Comparison], reports: list[dict[str, Any]]) -> int:
+def _print_paper_table(table_format: str, output: str | None, comparisons: list[Comparison],
+                       reports: list[dict[str, Any]]) -> int:
     """`--format`: the paper's table alone, on standard output or in `-o FILE`."""
     from pathlib import Path
 
     from agent.eval.paper_table import paper_table, render
 
-    text = render(paper_table(comparisons, reports, _type_order(reports)), args.table_format)
-    if args.output:
+    text = render(paper_table(comparisons, reports, _type_order(reports)), table_format)
+    if output:
         try:
-            Path(args.output).write_text(text, encoding="utf-8")
+            Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise UsageError(f"cannot write {args.output}: {exc.strerror}; pick another -o path") from None
-        print(f"wrote {args.table_format} table: {args.output}")
+            raise UsageError(f"cannot write {output}: {exc.strerror}; pick another -o path") from None
+        print(f"wrote {table_format} table: {output}")
     else:
         print(text, end="")
     return 0

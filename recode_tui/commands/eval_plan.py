@@ -16,7 +16,7 @@ from typing import Any, Callable
 from agent.eval.batch import REPORT_FILE, EvalPlan, EvalReport, GameSpec
 from envs.protocols import GoldActions, GoldLimits, PresetSplits, StepLimits
 from recode_tui.setup.build import (agent_settings, check_gold, check_llm_roles, load_prompt_set, make_llm,
-                                    preset_env)
+                                    parse_episode, preset_env)
 from recode_tui.setup.settings import EvalOptions
 from recode_tui.setup.usage import UsageError
 
@@ -192,14 +192,12 @@ def llm_factory(
         sole = agents[0] if agents and len(agents) == 1 else None
         for agent in agents or (None,):  # each agent says whether it can play a known solution
             check_gold(agent)
-        return (lambda game, agent=None: make_llm(spec, profiles, registry.qualify(game.id, name),
+        return (lambda game, agent=None: make_llm(spec, profiles, parse_episode(name, game.id),
                                                   agent=agent or sole)), False
     shared = None
     first = None
     if spec == "demo" and env and games:  # a demo is checked against the environment it will play
-        from envs import registry
-
-        first = registry.qualify(games[0].id, env)
+        first = parse_episode(env, games[0].id)
     for agent in agents or (None,):  # checks the spec (and each agent's demo); raises UsageError with a one-line reason
         shared = make_llm(spec, profiles, first, agent=agent)
     if spec.startswith("profile:"):
@@ -208,9 +206,7 @@ def llm_factory(
     # react`) is asked for without its name (Evaluation passes it in comparisons only): it is the default.
     only = agents[0] if agents and len(agents) == 1 else None
     if spec == "demo" and env:  # an environment's own demo (WebShop's) is chosen by the episode
-        from envs import registry
-
-        return (lambda game, agent=None: make_llm(spec, profiles, registry.qualify(game.id, env),
+        return (lambda game, agent=None: make_llm(spec, profiles, parse_episode(env, game.id),
                                                   agent=agent or only)), False
     return (lambda game, agent=None: make_llm(spec, profiles, agent=agent or only)), False
 

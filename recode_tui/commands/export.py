@@ -8,32 +8,33 @@ says on stderr what was left out.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
+from recode_tui.setup.settings import ExportOptions
 
-def sft_text(args: argparse.Namespace) -> str:
+
+def sft_text(options: ExportOptions) -> str:
     """SFT lines of one session, or of every episode of an eval folder; notes go to stderr."""
     from agent.sessions.export import eval_folder, eval_journals, sft_lines, unpaired_answers
     from agent.sessions.journal import find_session, read_journal, sessions_dir_from
 
-    evaluation = eval_folder(args.session)
-    folders = eval_journals(evaluation) if evaluation else [find_session(sessions_dir_from(args.sessions), args.session)]
+    evaluation = eval_folder(options.session)
+    folders = eval_journals(evaluation) if evaluation else [find_session(sessions_dir_from(options.sessions), options.session)]
     lines, blank = [], 0
     for folder in folders:
         journal = read_journal(folder)
-        lines += sft_lines(journal, won_only=args.won_only, corrected_only=args.corrected_only)
+        lines += sft_lines(journal, won_only=options.won_only, corrected_only=options.corrected_only)
         blank += unpaired_answers(journal)
     if blank:
         print(f"note: {blank} answer(s) were journaled without their prompt and are left out", file=sys.stderr)
     if evaluation:
         print(f"note: {len(lines)} pair(s) from {len(folders)} episode journal(s) of {evaluation}", file=sys.stderr)
-    elif not lines and (args.won_only or args.corrected_only):
+    elif not lines and (options.won_only or options.corrected_only):
         print("note: no answer passes the filter", file=sys.stderr)
     return "\n".join(lines) + "\n" if lines else ""
 
 
-async def replayed_text(args: argparse.Namespace) -> str:
+async def replayed_text(options: ExportOptions) -> str:
     """The tree, trace or Markdown of one session, from a replay of its journal (a journal that
     no longer replays raises JournalError: an export of a run that does not rebuild would be wrong)."""
     import json
@@ -47,31 +48,31 @@ async def replayed_text(args: argparse.Namespace) -> str:
 
     from agent.sessions.journal_view import foreign_note
 
-    sessions_dir = sessions_dir_from(args.sessions)
-    folder = find_session(sessions_dir, args.session)
+    sessions_dir = sessions_dir_from(options.sessions)
+    folder = find_session(sessions_dir, options.session)
     journal = read_journal(folder)
     agent = journal_agent(journal)
-    if args.tree and not has_code_tree(agent):
+    if options.form == "tree" and not has_code_tree(agent):
         raise UsageError(f"{journal.session_id} is a {agent} run, which has no code tree: "
                          "export it with --trace (recode.trace.v1) or --markdown")
     note = foreign_note(folder, sessions_dir, "it is exported")
     if note:
         print(f"note: {note}", file=sys.stderr)
-    session, events = await resume_session(folder, ScriptedLLM([]), make_env, trusted=args.trusted)
+    session, events = await resume_session(folder, ScriptedLLM([]), make_env, trusted=options.trusted)
     session.writer.close()
     await session.engine.close()
     if replay_failure(events):
         raise JournalError(f"cannot export {journal.session_id}: {replay_failure(events)}")
     meta = {"session": journal.session_id}
     started = journal.header.get("created")
-    if args.tree:
+    if options.form == "tree":
         return json.dumps(tree_document(session.engine, meta, started=started), indent=2) + "\n"
-    if args.trace:
+    if options.form == "trace":
         return json.dumps(trace_document(session.engine, events, meta, started=started), indent=2) + "\n"
     return markdown_transcript(journal, events)
 
 
-def records_text(args: argparse.Namespace) -> str:
+def records_text(options: ExportOptions) -> str:
     """`--no-exec`: the tree, trace or Markdown of one session from its journal's records alone.
 
     No environment and no sandbox worker is started, so a journal from elsewhere can be read
@@ -85,9 +86,9 @@ def records_text(args: argparse.Namespace) -> str:
                                     tree_document_from_records)
     from recode_tui.setup.usage import UsageError
 
-    journal = read_journal(find_session(sessions_dir_from(args.sessions), args.session), lenient=True)
+    journal = read_journal(find_session(sessions_dir_from(options.sessions), options.session), lenient=True)
     agent = journal_agent(journal)
-    if args.tree and not has_code_tree(agent):
+    if options.form == "tree" and not has_code_tree(agent):
         raise UsageError(f"{journal.session_id} is a {agent} run, which has no code tree: "
                          "export it with --trace (recode.trace.v1) or --markdown")
     view = read_view(journal)
@@ -95,29 +96,30 @@ def records_text(args: argparse.Namespace) -> str:
     for note in journal.notes:
         print(f"note: {note}", file=sys.stderr)
     meta = {"session": journal.session_id}
-    if args.tree:
+    if options.form == "tree":
         return json.dumps(tree_document_from_records(view, meta), indent=2) + "\n"
-    if args.trace:
+    if options.form == "trace":
         return json.dumps(trace_document_from_records(view, meta), indent=2) + "\n"
     return markdown_from_records(view)
 
 
-def otel_export(args: argparse.Namespace) -> int:
+def otel_export(options: ExportOptions) -> int:
     """`--otel FILE` / `--otlp URL`: one session's or every eval episode's spans, from the journals' records."""
     from agent.sessions.export import eval_folder, eval_journals
     from agent.sessions.journal import find_session, read_journal, sessions_dir_from
     from agent.sessions.otel import OtelError, export_endpoint, export_file
     from recode_tui.setup.usage import UsageError
 
-    evaluation = eval_folder(args.session)
-    folders = eval_journals(evaluation) if evaluation else [find_session(sessions_dir_from(args.sessions), args.session)]
+    target = options.target or ""
+    evaluation = eval_folder(options.session)
+    folders = eval_journals(evaluation) if evaluation else [find_session(sessions_dir_from(options.sessions), options.session)]
     journals = [read_journal(folder, lenient=True) for folder in folders]
     try:
-        count = export_file(journals, args.otel) if args.otel else export_endpoint(journals, args.otlp)
+        count = export_file(journals, target) if options.form == "otel" else export_endpoint(journals, target)
     except OtelError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
-        raise UsageError(f"cannot write {args.otel}: {exc.strerror}; pick another path") from None
-    where = args.otel or args.otlp
+        raise UsageError(f"cannot write {target}: {exc.strerror}; pick another path") from None
+    where = target
     print(f"{count} spans of {len(journals)} episode(s) to {where} (OpenTelemetry GenAI conventions)", file=sys.stderr)
     return 0

@@ -37,6 +37,7 @@ from recode_tui.plain.editor import (SKELETON, TOOLBAR_KEYS, Paused, answer_vali
                                      engine_reason, skeleton_for, wrapping_validation)
 from recode_tui.plain.prompt_text import render_prompt
 from recode_tui.plain.wrap import wrap_fragments, wrap_text, wrap_toolbar
+from recode_tui.setup.settings import RunOptions
 
 __all__ = ["EXIT_PAUSED", "SKELETON", "Paused", "PlainFrontEnd", "check_answer", "open_plain_session", "render_prompt",
            "run_plain"]  # the editor's and the prompt's names stay importable from here, as before the split
@@ -321,7 +322,7 @@ def _crash(exc: BaseException, where: str) -> str:
     return f"{where} stopped on an error ({type(exc).__name__}: {first_line(str(exc), 80)})"
 
 
-async def run_plain(args: Any) -> int:
+async def run_plain(options: RunOptions) -> int:
     """`recode-tui run --llm human`: the episode in this terminal. Exit 0 won, 1 failed, 3 paused."""
     import sys
 
@@ -329,8 +330,8 @@ async def run_plain(args: Any) -> int:
     from recode_tui.commands.run_session import announce_llm
 
     llm = HumanLLM()
-    session, pending = await open_plain_session(args, llm)
-    announce_llm(args, session)
+    session, pending = await open_plain_session(options, llm)
+    announce_llm(options, session)
     for note in session.notes:
         print(f"note: {for_terminal(note)}", file=sys.stderr)
     front = PlainFrontEnd(session, pending=pending)
@@ -353,10 +354,10 @@ async def run_plain(args: Any) -> int:
     return 0 if result.success else 1
 
 
-async def open_plain_session(args: Any, llm: Any) -> tuple[Any, Any]:
+async def open_plain_session(options: RunOptions, llm: Any) -> tuple[Any, Any]:
     """A journaled session (opened as `run` opens it), and the expansion it waits for when resumed at one."""
     from recode_tui.commands.run_session import open_session
 
-    session, events = await open_session(args, llm)
+    session, events = await open_session(options, llm)
     last = events[-1] if events else None
     return session, last if isinstance(last, ev.ExpansionRequested) else None

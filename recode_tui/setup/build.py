@@ -79,6 +79,11 @@ def make_llm(spec: str, profiles_path: str | None = None, episode: str | Episode
         raise UsageError(str(exc)) from None
 
 
+def llm_for(options: RunOptions) -> LLM:
+    """A run's LLM from its settings: the routing spec, its profiles, the episode (gold, demo) and the agent."""
+    return make_llm(options.llm.spec, options.llm.profiles, options.episode, agent=options.agent.agent)
+
+
 def cached_llm(llm: LLM, cache: CacheSettings) -> LLM:
     """An LLM through the response cache as the cache flags and its profiles say (eval does this per episode)."""
     from agent.llm.cache import default_folder, with_cache

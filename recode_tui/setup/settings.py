@@ -14,8 +14,8 @@ from typing import Any
 
 from agent.runtime.presets import RunSettings
 
-__all__ = ["CacheSettings", "ConsoleOptions", "EpisodeRef", "EvalOptions", "LLMSettings", "RunOptions",
-           "RunSettings", "Selection"]
+__all__ = ["CacheSettings", "ConsoleOptions", "EpisodeRef", "EvalOptions", "ExportOptions", "LLMSettings",
+           "RunOptions", "RunSettings", "Selection"]
 
 
 @dataclass(frozen=True)
@@ -138,3 +138,18 @@ class EvalOptions:
     ray: str | None
     cache: CacheSettings = field(default_factory=CacheSettings)
     profiles: str | None = None
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """`export`: which session (or eval folder), in which form, filtered how, written where."""
+
+    session: str | None  # id, folder or journal; an eval folder for --sft and --otel (None: the latest session)
+    sessions: str | None
+    form: str  # "tree", "trace", "sft", "markdown", "otel" (--otel FILE) or "otlp" (--otlp URL)
+    target: str | None = None  # --otel's file or --otlp's address
+    won_only: bool = False
+    corrected_only: bool = False
+    output: str | None = None
+    trusted: bool = False
+    no_exec: bool = False

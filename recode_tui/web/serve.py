@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from recode_tui.commands.factory import UsageError
+from recode_tui.setup.usage import UsageError
 
 COOKIE = "recode_tui_token"
 PAGE = Path(__file__).with_name("page.html")
