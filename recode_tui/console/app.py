@@ -18,6 +18,7 @@ from agent.runtime.debugger import Breakpoint, Debugger
 from agent.runtime.stepper import Limits, Stepper
 from recode_tui.console.crash import CrashReport
 from recode_tui.console.debug_screen import DebugScreen
+from recode_tui.console.hosts import Cancellable, ConsoleApp
 from recode_tui.console.llm_control import LLMControl
 from recode_tui.console.run_state import RunState
 from recode_tui.console.widgets.code_tree import CodeTreeView
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from recode_tui.console.session_control import SessionControl
 
 
-class RecodeApp(CrashReport, App[None]):
+class RecodeApp(CrashReport, ConsoleApp):
     """The console: one `DebugScreen` per run, and what outlives a run.
 
     The app keeps the session control, the LLM profiles, the keymap, the watch
@@ -95,9 +96,8 @@ class RecodeApp(CrashReport, App[None]):
 
     async def on_unmount(self) -> None:
         engine = self._run_screen.engine
-        cancel = getattr(engine.llm, "cancel", None)
-        if callable(cancel):
-            cancel()
+        if isinstance(engine.llm, Cancellable):
+            engine.llm.cancel()
         try:
             await engine.close()
         except Exception:  # noqa: BLE001 - closing must not mask the exit
@@ -173,7 +173,7 @@ class RecodeApp(CrashReport, App[None]):
     def resume_hint(self) -> str:
         """How to come back to the run on show ('' when it is over or not journaled)."""
         control = self.session_control
-        session = getattr(control, "session", None)
+        session = control.session if control is not None else None
         if session is None or self._run_screen.debugger.done:
             return ""
         return f"recode-tui tui --resume {session.folder}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -26,18 +26,21 @@ from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
 from agent.agents.recode.codeblocks import stub_name_of
+from agent.llm import LLM
 from agent.runtime import events as ev
 from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, Stop, StopReason, StepMode, describe_event
 from agent.runtime.event_text import finish_verdict
 from agent.runtime.stepper import Stepper
 from agent.runtime.tree import NodeStatus
 from envs.protocols import has_reward, reward_of, score_log_of, score_of
+from mockllm.review import ReviewLLM
 from recode_tui.console.llm_control import LLMControl
-from recode_tui.console.model_actions import MODEL_BINDINGS, ModelActions
+from recode_tui.console.hosts import ConsoleApp, HasChoices, RunScreen, Sessions, is_trusted
+from recode_tui.console.model_actions import MODEL_BINDINGS, ModelKeys
 from recode_tui.console.run_state import RunState, RunStateChanged, action_enabled, keys_differ
-from recode_tui.console.search_actions import SEARCH_BINDINGS, SearchActions
-from recode_tui.console.session_actions import SESSION_BINDINGS, SessionActions
-from recode_tui.console.view_actions import VIEW_BINDINGS, ViewActions
+from recode_tui.console.search_actions import SEARCH_BINDINGS, PaneSearch
+from recode_tui.console.session_actions import SESSION_BINDINGS, run_session_action
+from recode_tui.console.view_actions import VIEW_BINDINGS, PaneView
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 from recode_tui.console.widgets.code_tree import CodeTreeView
@@ -52,9 +55,6 @@ from recode_tui.console.widgets.search_bar import SearchBar
 from recode_tui.console.widgets.status_bar import StatusBar
 from recode_tui.console.widgets.variables import VariablesPane
 from recode_tui.console.widgets.watches import WatchList
-
-if TYPE_CHECKING:
-    from recode_tui.console.app import RecodeApp
 
 NARROW_COLUMNS = 100  # the footer is compact below this width (as the panes rearrange, recode.tcss)
 MODEL_CLOCK_SECONDS = 0.5  # how often the "model is answering" clock is redrawn
@@ -97,7 +97,7 @@ DEBUG_BINDINGS: list[BindingType] = [
 ]
 
 
-class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Screen[None]):
+class DebugScreen(RunScreen):
     """One run on screen: `engine`, its `debugger`, the panes, and the run state that greys keys."""
 
     BINDINGS = DEBUG_BINDINGS
@@ -139,15 +139,22 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         self.shown = asyncio.Event()  # set once the panes show the run (the replayed events included)
         self.replay_error: Exception | None = None  # showing the replayed events failed (see `_show_replayed`)
         self._breakpoints_dirty = False  # the list shows a highlight or stale hit counts
+        self.pane_view = PaneView(self)  # z and v
+        self.pane_search = PaneSearch(self)  # / and the search bar
+
+    model_keys: ModelKeys  # L, t, the review keys, i: made in `compose` with the LLM control
 
     @property
-    def console(self) -> "RecodeApp":
-        return self.app  # type: ignore[return-value]  # Screen.app is an App; this screen runs only in RecodeApp
+    def console(self) -> ConsoleApp:
+        """The app this screen runs in (only ever a `ConsoleApp`)."""
+        app = self.app
+        assert isinstance(app, ConsoleApp), "a DebugScreen runs only in the console app"
+        return app
 
     @property
-    def session_control(self):
-        """The app's session control (`SessionActions` reads it); None when the run is not journaled."""
-        return getattr(self.app, "session_control", None)
+    def session_control(self) -> Sessions | None:
+        """The app's session control; None when the run is not journaled."""
+        return self.console.session_control
 
     # -- layout -----------------------------------------------------------------------
 
@@ -179,7 +186,9 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         yield Footer()
         yield KeyLine(id="key-line")  # the footer's place below 100 columns (recode.tcss)
         yield EngineDriver(self.debugger)
-        yield LLMControl(console.profiles, console.review)
+        llm_control = LLMControl(console.profiles, console.review)
+        self.model_keys = ModelKeys(self, llm_control)
+        yield llm_control
 
     def on_resize(self, event: events.Resize) -> None:
         """Below 100 columns the footer drops its padding, so more keys fit."""
@@ -260,14 +269,14 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         text = ""
         if since is not None and not self.debugger.human and self.llm_control.reviewing is None:
             node = self.engine.current.id if self.engine.current is not None else "?"
-            name = getattr(self.engine.llm, "name", "the model")
+            name = self.engine.llm.name
             text = f"{name} is answering {node}… {time.monotonic() - since:.0f} s"
         for bar in self.query(StatusBar):
             bar.set_activity(text)
 
     def typing_since_command(self) -> bool:
         """Keys were pressed after the last command: they are commands, not meant for the editor."""
-        return getattr(self.app, "last_key_at", 0.0) > self.command_at
+        return self.console.last_key_at > self.command_at
 
     def focus_editor(self, why: str, force: bool = False) -> bool:
         """Give the editor the focus, and say so; never while the person is typing commands.
@@ -309,6 +318,21 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
     def variables(self) -> VariablesPane:
         return self.query_one(VariablesPane)
 
+    @property
+    def llm_control(self) -> LLMControl:
+        return self.query_one(LLMControl)
+
+    @property
+    def review_bar(self) -> ReviewBar:
+        return self.query_one(ReviewBar)
+
+    def show_editor(self) -> None:
+        """Show the editor tab; the focus stays (it moves only on `e` or a key asking for the editor)."""
+        self.query_one(TabbedContent).active = "tab-expand"
+
+    def hand_over_after_answer(self, llm: LLM) -> None:
+        self.llm_control.hand_over_after_answer(llm)
+
     def show_prompt(self, title: str, prompt: str) -> None:
         self.shown_prompt = (title, prompt)
         for view in self.query(PromptView):  # absent for a moment after start (lazy)
@@ -335,7 +359,8 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         engine = self.engine
         current = engine.current
         # A proposal under review has cost its tokens already; the engine counts them once it is decided.
-        waiting = getattr(engine.llm, "proposal", None) if getattr(engine.llm, "waiting", False) else None
+        llm = engine.llm
+        waiting = llm.proposal if isinstance(llm, ReviewLLM) and llm.waiting else None
         extra_in, extra_out = (waiting.usage.input_tokens, waiting.usage.output_tokens) if waiting else (0, 0)
         self.query_one(StatusBar).show(
             episode=self.console.episode,
@@ -350,8 +375,8 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
             llm_calls=engine.llm_calls,
             tokens=(engine.usage.input_tokens + extra_in, engine.usage.output_tokens + extra_out),
             cost=engine.cost + (waiting.cost if waiting else 0.0),
-            llm=getattr(engine.llm, "name", "?"),
-            trusted=bool(getattr(engine.runner, "trusted", False)),
+            llm=llm.name,
+            trusted=is_trusted(engine.runner),
             agent=engine.display_name,
             state=self.run_state,
             reason_kind=self.reason_kind,
@@ -473,7 +498,7 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         self.show_env_choices()
         self.evaluate_watches()
         if debugger.awaiting_human and isinstance(stop.event, ev.ExpansionRequested):
-            await self._open_editor(stop.event, stop.reason.text if "refused" in stop.reason.text else "")
+            await self.open_editor(stop.event, stop.reason.text if "refused" in stop.reason.text else "")
         else:
             message_text = "The run is over." if debugger.done else "No expansion is awaited."
             self.editor.close(message_text)
@@ -484,14 +509,14 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
     def show_env_choices(self) -> None:
         """The actions the environment accepts now, when it can say (`env.choices()`, e.g. WebShop's
         clickables): read at a stop, when no step is running."""
-        choices = getattr(self.engine.env, "choices", None)
+        env = self.engine.env
         try:
-            shown = list(choices()) if callable(choices) else []
+            shown = list(env.choices()) if isinstance(env, HasChoices) else []
         except Exception:  # noqa: BLE001 - an environment that cannot say shows nothing
             shown = []
         self.variables.show_choices(shown)
 
-    async def _open_editor(self, event: ev.ExpansionRequested, note: str, force: bool = False) -> None:
+    async def open_editor(self, event: ev.ExpansionRequested, note: str, force: bool = False) -> None:
         node = self.engine.tree.nodes[event.node_id or ""]
         try:
             known = await self.engine.runner.names()
@@ -612,6 +637,45 @@ class DebugScreen(ModelActions, SessionActions, SearchActions, ViewActions, Scre
         from recode_tui.console.workspace.launch import open_workspace
 
         await open_workspace(self)
+
+    def action_search(self) -> None:
+        self.pane_search.open()
+
+    def on_search_bar_query(self, message: SearchBar.Query) -> None:
+        self.pane_search.query(message)
+
+    def on_search_bar_step(self, message: SearchBar.Step) -> None:
+        self.pane_search.step(message)
+
+    def on_search_bar_closed(self, message: SearchBar.Closed) -> None:
+        self.pane_search.close(message)
+
+    def action_switch_llm(self) -> None:
+        self.model_keys.switch_llm()
+
+    def action_type_answer(self) -> None:
+        self.model_keys.type_answer()
+
+    def action_review(self, verb: str) -> None:
+        self.model_keys.review(verb)
+
+    def on_review_bar_decided(self, message: ReviewBar.Decided) -> None:
+        self.model_keys.decided(message)
+
+    def on_llmcontrol_switched(self, message: LLMControl.Switched) -> None:
+        self.update_status()
+
+    def action_interrupt(self) -> None:
+        self.model_keys.interrupt()
+
+    def action_session(self, what: str) -> None:
+        run_session_action(self, self.session_control, what)
+
+    def action_zoom(self) -> None:
+        self.pane_view.zoom()
+
+    def action_swap_panes(self) -> None:
+        self.pane_view.swap_panes()
 
     def action_follow(self) -> None:
         self.tree_view.follow(force=True)

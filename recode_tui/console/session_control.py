@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Awaitable, Callable, overload
+from typing import Awaitable, Callable, overload
 
 from rich.text import Text
 
@@ -36,9 +36,7 @@ from agent.sessions.session import (
 )
 from mockllm.chosen import ChosenAnswerLLM
 from mockllm.human import HumanLLM
-
-if TYPE_CHECKING:
-    from recode_tui.console.app import RecodeApp
+from recode_tui.console.hosts import Cancellable, ConsoleApp, RunScreen, is_trusted
 
 DRAFT_SECONDS = 2.0  # how often a changed draft is written to draft.json
 CHECK_SECONDS = 1.0  # how often the journal writer's error is looked at
@@ -108,7 +106,7 @@ class SessionControl:
         self.new_llm = new_llm
         self.session = session
         self.pending_resume = resume
-        self.app: RecodeApp | None = None
+        self.app: ConsoleApp | None = None
         self.busy = False  # a replay is running
         self.error = ""  # the journal or draft error last shown
         self.how = "new"  # new | resumed | rewound | forked: for the status line
@@ -138,7 +136,7 @@ class SessionControl:
         from recode_tui.commands.factory import make_llm
 
         new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, game)) if isinstance(llm, str) else (lambda: llm)
-        spec = llm if isinstance(llm, str) else getattr(llm, "name", type(llm).__name__)
+        spec = llm if isinstance(llm, str) else llm.name
         if resume is not None:
             control = cls(sessions_dir, new_llm, resume=resume)
         else:
@@ -152,7 +150,7 @@ class SessionControl:
 
     # -- wiring -------------------------------------------------------------------------
 
-    def attach(self, app: "RecodeApp") -> None:
+    def attach(self, app: ConsoleApp) -> None:
         """Called once the app is mounted: timers and the first status (each run's screen
         saves the draft when the focus moves, see `DebugScreen.on_mount`)."""
         self.app = app
@@ -171,7 +169,7 @@ class SessionControl:
             # session; `S` lists the sessions and quitting an unfinished run prints its folder.
             self.check_journal()
 
-    def _run_screen(self):
+    def _run_screen(self) -> RunScreen:
         """The debug screen of the run on show (a modal may be on top of it)."""
         assert self.app is not None
         return self.app.debug_screen
@@ -217,7 +215,7 @@ class SessionControl:
         app, session = self.app, self.session
         if app is None or session is None:
             return
-        settings = DebugSettings(list(app.debugger.breakpoints), list(app.watch_expressions))
+        settings = DebugSettings(list(app.debug_screen.debugger.breakpoints), list(app.watch_expressions))
         key = (session.folder, settings.fingerprint())
         if key == self._saved_settings:
             return
@@ -242,7 +240,7 @@ class SessionControl:
             return
         editor = next(iter(self._run_screen().query(ExpansionEditor)), None)
         node_id = editor.node_id if editor is not None else None
-        text = app.drafts.get(node_id) if node_id else None
+        text = app.debug_screen.drafts.get(node_id) if node_id else None
         if node_id is None or text is None or (node_id, text) == self._saved_draft:
             return
         self._saved_draft = (node_id, text)
@@ -435,8 +433,7 @@ class SessionControl:
     @property
     def trusted(self) -> bool:
         """Replays keep the console's own --trusted (its engine's runner), never what a journal says."""
-        runner = getattr(getattr(self.app, "engine", None), "runner", None)
-        return bool(getattr(runner, "trusted", False))
+        return self.app is not None and is_trusted(self.app.debug_screen.engine.runner)
 
     def _selected_node(self, what: str):
         app = self.app
@@ -445,8 +442,9 @@ class SessionControl:
         if self.session is None:
             self._warn(f"this run is not journaled: nothing to {what} from")
             return None
-        item = app.tree_view.cursor_node
-        node = app.engine.tree.nodes.get(item.data or "") if item is not None else None
+        run = app.debug_screen
+        item = run.tree_view.cursor_node
+        node = run.engine.tree.nodes.get(item.data or "") if item is not None else None
         if node is None:
             self._warn(f"select a node in the code tree to {what}")
         return node
@@ -474,7 +472,7 @@ class SessionControl:
         if self.busy:
             self._warn("a replay is already running")
             return
-        if closable and app.driver.busy:
+        if closable and app.debug_screen.driver.busy:
             self._warn("the engine is running: pause it (p) first")
             return
         self.save_work()
@@ -484,7 +482,7 @@ class SessionControl:
         screen = ReplayScreen(title, self, closable=closable)
         app.push_screen(screen)
         self.show_status()
-        app.say("info", f"{title.lower()}…")
+        app.debug_screen.say("info", f"{title.lower()}…")
         app.run_worker(self._run(replay, screen, how, prefill, then), group="session", exit_on_error=False)
 
     async def _run(self, replay: Replay, screen, how: str, prefill: dict[str, str] | None,
@@ -504,7 +502,7 @@ class SessionControl:
             line = one_line(exc)
             self.failure = line
             screen.fail(line, str(exc), salvage=self.salvage_from is not None)
-            app.say("error", line)
+            app.debug_screen.say("error", line)
             self.show_status()
             return
         self.salvage_from, self.failure = None, ""
@@ -516,9 +514,10 @@ class SessionControl:
         try:
             await self.adopt(session, events, how, prefill, profiles)
             after = then() if then is not None else None
-            if after is not None and not isinstance(after, HumanLLM) and app.debugger.awaiting_human:
-                app.llm_control.hand_over_after_answer(after)
-                app.notify(f"edit the old answer, ctrl+s submits; then {getattr(after, 'name', 'the model')} "
+            run = app.debug_screen
+            if after is not None and not isinstance(after, HumanLLM) and run.debugger.awaiting_human:
+                run.hand_over_after_answer(after)
+                app.notify(f"edit the old answer, ctrl+s submits; then {after.name} "
                            "answers again (L chooses another)", title="Fork", timeout=8)
         except Exception as exc:  # noqa: BLE001 - a console bug: say so, keep the journal as it is
             line = f"could not show the replayed session: {one_line(exc)}"
@@ -537,7 +536,7 @@ class SessionControl:
         """Show `session`'s engine on a new debug screen: the replayed events, the draft; close the old run."""
         app = self.app
         assert app is not None
-        old_engine, old_session = app.engine, self.session
+        old_engine, old_session = app.debug_screen.engine, self.session
         self.session, self.how, self.error = session, how, ""
         drafts: dict[str, str] = {}
         self._saved_draft = None
@@ -556,15 +555,13 @@ class SessionControl:
         await app.replace_run(session.engine, events, how=how, drafts=drafts, breakpoints=breakpoints,
                               watches=watches, profiles=profiles, game=session_game(session.folder))
         if self.select_at:
-            if not app.tree_view.show_node(self.select_at):
+            if not app.debug_screen.tree_view.show_node(self.select_at):
                 session.notes.append(f"--at {self.select_at}: this session has no such node")
             self.select_at = None
         if old_session is not None:
             old_session.writer.close()
-        if old_engine.llm is not session.engine.llm:
-            cancel = getattr(old_engine.llm, "cancel", None)
-            if callable(cancel):
-                cancel()
+        if old_engine.llm is not session.engine.llm and isinstance(old_engine.llm, Cancellable):
+            old_engine.llm.cancel()
         try:
             await old_engine.close()
         except Exception:  # noqa: BLE001 - the old engine is gone either way
