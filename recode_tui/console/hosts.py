@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Iterable, Protocol, runtime_checkable
 
 from textual.app import App
+from textual.reactive import reactive
 from textual.screen import Screen
 
 from agent.llm import LLM
@@ -22,6 +23,7 @@ from agent.runtime import events as ev
 from agent.runtime.debugger import Breakpoint, Debugger
 from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
+from agent.runtime.tree import Node
 from agent.sessions.session import Session
 from recode_tui.console.run_state import RunState
 from recode_tui.console.widgets.code_tree import CodeTreeView
@@ -55,10 +57,15 @@ class Sessions(Protocol):
 class RunScreen(Screen[None]):
     """One run's screen (`DebugScreen`), as the parts below it see it: declared here, defined there."""
 
+    # Where the run stands: the status line shows it, and it greys the keys that cannot act.
+    # A change repaints nothing by itself; `DebugScreen` is its only writer (`enter_state`).
+    run_state: reactive[RunState] = reactive(RunState.STARTING, init=False, repaint=False)
+
     engine: Stepper
     debugger: Debugger
     drafts: dict[str, str]  # node id -> the person's expansion text
     shown_prompt: tuple[str, str] | None  # what the Prompt tab shows
+    stops: int  # commands finished and shown (tests wait on this; a new run goes on counting)
 
     @property
     def console(self) -> ConsoleApp:
@@ -92,6 +99,11 @@ class RunScreen(Screen[None]):
     def review_bar(self) -> ReviewBar:
         raise NotImplementedError
 
+    def selected_node(self) -> Node | None:
+        """The node under the code tree's cursor (None: none is)."""
+        item = self.tree_view.cursor_node
+        return self.engine.tree.nodes.get(item.data or "") if item is not None else None
+
     def say(self, kind: str, text: str) -> None:
         raise NotImplementedError
 
@@ -107,7 +119,20 @@ class RunScreen(Screen[None]):
     def update_status(self) -> None:
         raise NotImplementedError
 
+    def show_model_clock(self) -> None:
+        raise NotImplementedError
+
+    def show_prompt(self, title: str, prompt: str) -> None:
+        raise NotImplementedError
+
+    def refresh_agent_view(self) -> None:
+        raise NotImplementedError
+
     async def open_editor(self, event: ev.ExpansionRequested, note: str, force: bool = False) -> None:
+        raise NotImplementedError
+
+    def apply_events(self, events: Iterable[ev.Event]) -> None:
+        """Show what the engine did in the panes (the tree, the log, the variables, the prompt)."""
         raise NotImplementedError
 
     def hand_over_after_answer(self, llm: LLM) -> None:

@@ -1,16 +1,18 @@
-"""The console's view keys: zoom a pane, swap the panes of a narrow terminal.
+"""The console's view keys: a tab of the bottom pane, zoom a pane, swap the panes of a narrow terminal.
 
 `PaneView` is a controller the debug screen holds: the state it changes is the
-screen's own (`Screen.maximized`, the `-data` class of `#panes`), so it keeps a
-typed reference to that screen and finds the panes by their classes.
+screen's own (the active tab, `Screen.maximized`, the `-data` class of `#panes`),
+so it keeps a typed reference to that screen and finds the panes by their classes.
 """
 
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import TabbedContent
 
+from recode_tui.console.hosts import RunScreen
+from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.env_log import EnvLog
 from recode_tui.console.widgets.variables import VariablesPane
@@ -28,8 +30,27 @@ class PaneView:
 
     ZOOMABLE = ("code-tree", "detail", "vars", "env-log", "bottom")
 
-    def __init__(self, screen: Screen[None]) -> None:
+    def __init__(self, screen: RunScreen) -> None:
         self.screen = screen
+
+    def show_tab(self, tab: str) -> None:
+        """`e`, `r`, `B`, `a`: a tab of the bottom pane, with the focus in it."""
+        screen = self.screen
+        if tab == "tab-agent" and not screen.query(AgentViewPane):
+            screen.notify(f"{screen.engine.display_name} has no agent view: its tree is its state.",
+                          severity="warning")
+            return
+        screen.query_one(TabbedContent).active = tab
+        if tab == "tab-expand" and screen.editor.is_open:
+            screen.editor.editor.focus()
+        elif tab == "tab-breakpoints":
+            for table in screen.query("#bp-table"):
+                table.focus()
+        elif tab == "tab-prompt":
+            for area in screen.query("#prompt-text"):
+                area.focus()
+        elif tab == "tab-agent":
+            screen.query_one(AgentViewPane).focus()
 
     def zoom(self) -> None:
         """Zoom the pane holding the focus, or restore the zoomed one."""
