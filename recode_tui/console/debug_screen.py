@@ -8,6 +8,12 @@ one's place, so nothing of the old run (a queued driver message, a prompt, a
 draft) can reach the new one. What outlives a run (the session, the LLM
 profiles, the keymap, the watch expressions, the help, the palette) is the
 app's; the screen reads it from `self.app`.
+
+Each group of keys lives with a controller the screen holds and hands its
+actions and messages to: `RunEvents` (the driver's events and stops),
+`StopTools` (breakpoints, watches, the shell line), `ModelKeys` (the LLM and the
+sandbox), `PaneSearch` (`/`), `PaneView` (tabs, zoom, narrow panes). Each is given
+this screen as a `hosts.RunScreen`, the one interface they may use of it.
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ from recode_tui.console.widgets.watches import WatchList
 NARROW_COLUMNS = 100  # the footer is compact below this width (as the panes rearrange, recode.tcss)
 MODEL_CLOCK_SECONDS = 0.5  # how often the "model is answering" clock is redrawn
 
+
 class DebugScreen(RunScreen):
     """One run on screen: `engine`, its `debugger`, the panes, and the run state that greys keys."""
 
@@ -91,7 +98,7 @@ class DebugScreen(RunScreen):
         self.replay_error: Exception | None = None  # showing the replayed events failed (see `_show_replayed`)
         self.stop_tools = StopTools(self)  # b, w, !, the breakpoint and watch lists
         self.run_events = RunEvents(self, self.stop_tools)  # the driver's events and stops, in the panes
-        self.pane_view = PaneView(self)  # z and v
+        self.pane_view = PaneView(self)  # e, r, B, a, z and v
         self.pane_search = PaneSearch(self)  # / and the search bar
 
     model_keys: ModelKeys  # L, t, the review keys, i: made in `compose` with the LLM control
