@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from agent.llm import LLM
+from agent.llm.cache import CachedLLM
 from agent.sessions.replay import ReplayLLM
 from mockllm.chosen import ChosenAnswerLLM
 from mockllm.review import ReviewLLM
@@ -20,9 +21,9 @@ from mockllm.scripted import ScriptedLLM
 
 
 def wrapped_by(llm: LLM) -> LLM | None:
-    """The LLM a wrapper hands its calls to (`ChosenAnswerLLM.inner`, `ReviewLLM.model`,
+    """The LLM a wrapper hands its calls to (`ChosenAnswerLLM.inner`, `CachedLLM.inner`, `ReviewLLM.model`,
     `ReplayLLM.live`); None for an LLM that answers itself."""
-    if isinstance(llm, ChosenAnswerLLM):
+    if isinstance(llm, (ChosenAnswerLLM, CachedLLM)):
         return llm.inner
     if isinstance(llm, ReviewLLM):
         return llm.model
