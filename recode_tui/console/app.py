@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Sequence, cast
 
 from textual import events
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from agent.runtime.limits import Limits
 from recode_tui.console.crash import CrashReport
+from recode_tui.console.hosts import Cancellable, ConsoleApp
 from recode_tui.console.loading import LoadingScreen
 from recode_tui.console.run_builder import LoadedRun, RunLoader, episode_label, load_run
 
@@ -37,7 +38,7 @@ if TYPE_CHECKING:  # the first frame is drawn before these load (recode_tui.cons
     from recode_tui.console.widgets.variables import VariablesPane
 
 
-class RecodeApp(CrashReport, App[None]):
+class RecodeApp(CrashReport, ConsoleApp):
     """The console: one `DebugScreen` per run, and what outlives a run.
 
     The app keeps the session control, the LLM profiles, the keymap, the watch
@@ -182,9 +183,8 @@ class RecodeApp(CrashReport, App[None]):
         if not self.loaded:
             return
         engine = self._run_screen.engine
-        cancel = getattr(engine.llm, "cancel", None)
-        if callable(cancel):
-            cancel()
+        if isinstance(engine.llm, Cancellable):
+            engine.llm.cancel()
         try:
             await engine.close()
         except Exception:  # noqa: BLE001 - closing must not mask the exit
@@ -260,7 +260,7 @@ class RecodeApp(CrashReport, App[None]):
     def resume_hint(self) -> str:
         """How to come back to the run on show ('' when it is over or not journaled)."""
         control = self.session_control
-        session = getattr(control, "session", None)
+        session = control.session if control is not None else None
         if session is None or not self.loaded or self._run_screen.debugger.done:
             return ""
         return f"recode-tui tui --resume {session.folder}"

@@ -20,6 +20,7 @@ import time
 import traceback
 from pathlib import Path
 
+from recode_tui.console.hosts import ConsoleApp
 from recode_tui.console.textual_compat import FatalErrorHook
 
 
@@ -55,7 +56,7 @@ class CrashReport(FatalErrorHook):
     crash_line: str = ""
 
     def on_fatal_error(self, error: BaseException) -> None:
-        control = getattr(self, "session_control", None)  # it knows the --sessions folder
-        folder = crash_folder(getattr(control, "sessions_dir", None))
+        control = self.session_control if isinstance(self, ConsoleApp) else None  # it knows the --sessions folder
+        folder = crash_folder(control.sessions_dir if control is not None else None)
         self.crash_line = crash_line(error, write_crash_report(error, folder))
         self.bell()

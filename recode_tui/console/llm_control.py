@@ -20,9 +20,11 @@ from agent.llm import LLM
 from agent.llm import is_interactive
 from agent.runtime import events as ev
 from agent.runtime.debugger import Stop
+from agent.runtime.stepper import Stepper
 from agent.runtime.tree import NodeStatus
 from mockllm.human import HumanLLM
 from mockllm.review import Proposal, ReviewLLM
+from recode_tui.console.hosts import RunScreen
 from recode_tui.console.run_state import RunState, RunStateChanged
 
 FAILURE_HINT = "c retry · L switch LLM · t type the answer"
@@ -84,12 +86,14 @@ class LLMControl(Widget):
         self._install(engine.llm)
 
     @property
-    def run(self):
+    def run(self) -> RunScreen:
         """The debug screen of this control's run (its engine, editor, status line)."""
-        return self.screen
+        screen = self.screen
+        assert isinstance(screen, RunScreen), "the LLM control lives on a run's screen"
+        return screen
 
     @property
-    def engine(self):
+    def engine(self) -> Stepper:
         return self.run.engine
 
     def _enter(self, state: RunState, kind: str = "", reason: str = "") -> None:
@@ -116,7 +120,7 @@ class LLMControl(Widget):
         if isinstance(llm, ReviewLLM):
             llm.on_proposal = lambda proposal: self.post_message(self.ProposalReady(proposal))
         self.engine.llm = llm
-        self.post_message(self.Switched(getattr(llm, "name", "?")))
+        self.post_message(self.Switched(llm.name))
 
     # -- switching -------------------------------------------------------------
 
@@ -125,16 +129,16 @@ class LLMControl(Widget):
         from recode_tui.setup import make_llm
 
         llm = make_llm(spec, self.profiles_path)
-        control = getattr(self.app, "session_control", None)
+        control = self.run.session_control
         if control is not None:  # journaled: a resume or a fork goes on with this LLM
             control.record_llm(spec, self.profiles_path)
         if self.choose_after and self.restore_after is not None and is_human(self.engine.llm):
             self.restore_after = llm  # the person still writes the forked answer; this LLM goes on after it
             self.post_message(self.Switched("human"))
-            return f"human, then {getattr(llm, 'name', spec)}"
+            return f"human, then {llm.name}"
         self.restore_after = None
         self._install(llm)
-        return getattr(self.engine.llm, "name", spec)
+        return self.engine.llm.name
 
     def hand_over_after_answer(self, llm: LLM) -> None:
         """A fork: the person is answering; `llm` (or the one chosen with L meanwhile) goes on after it."""

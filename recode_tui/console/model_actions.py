@@ -1,18 +1,19 @@
 """The console's keys for models and the sandbox: switch the LLM, type one answer,
 review a proposal, interrupt a running node.
 
-A mixin of `DebugScreen`, kept apart so the screen module stays about layout
-and the engine's messages. Every binding has an id for user keymaps.
+`ModelKeys` is a controller the debug screen holds. What it changes is the LLM
+control's (`engine.llm`, the review) and the runner's; it is given both the run's
+screen (as `hosts.RunScreen`) and its `LLMControl`, and sets where the run stands
+through the screen's `enter_state`. Every binding has an id for user keymaps.
 """
 
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.widgets import TabbedContent
 
+from recode_tui.console.hosts import Interruptible, RunScreen
 from recode_tui.console.llm_control import LLMControl, is_human, llm_choices
 from recode_tui.console.run_state import RunState
-from recode_tui.console.screen_host import DebugScreenHost
 from recode_tui.console.widgets.review_panel import ReviewBar
 
 MODEL_BINDINGS = [
@@ -26,101 +27,93 @@ MODEL_BINDINGS = [
 ]
 
 
-class ModelActions(DebugScreenHost):
-    """Actions over `self.llm_control`, `self.engine`, `self.driver` and `self.debugger`."""
+class ModelKeys:
+    """`L`, `t`, the review keys and `i` of one run."""
 
-    @property
-    def llm_control(self) -> LLMControl:
-        return self.query_one(LLMControl)
-
-    @property
-    def review_bar(self) -> ReviewBar:
-        return self.query_one(ReviewBar)
-
-    def show_editor(self) -> None:
-        """Show the editor tab; the focus stays (it moves only on `e` or a key asking for the editor)."""
-        self.query_one(TabbedContent).active = "tab-expand"
+    def __init__(self, run: RunScreen, control: LLMControl) -> None:
+        self.run = run
+        self.control = control
 
     # -- switching the LLM -------------------------------------------------------------
 
-    def action_switch_llm(self) -> None:
+    def switch_llm(self) -> None:
         from recode_tui.console.screens.llm_picker import LLMPicker
 
-        if self.driver.busy:
-            self.notify("Pause the run first (p): the LLM is switched between steps.", severity="warning")
+        run = self.run
+        if run.driver.busy:
+            run.notify("Pause the run first (p): the LLM is switched between steps.", severity="warning")
             return
-        current = getattr(self.engine.llm, "name", "?")
-        choices = llm_choices(current, self.llm_control.profiles_path)
-        self.app.push_screen(LLMPicker(choices, current), self._switch_to)
+        current = run.engine.llm.name
+        choices = llm_choices(current, self.control.profiles_path)
+        run.app.push_screen(LLMPicker(choices, current), self.switch_to)
 
-    async def _switch_to(self, spec: str | None) -> None:
+    async def switch_to(self, spec: str | None) -> None:
         from recode_tui.setup import UsageError
 
         if not spec:
             return
         try:
-            name = self.llm_control.switch(spec)
+            name = self.control.switch(spec)
         except UsageError as exc:
-            self.notify(str(exc), title="Cannot switch the LLM", severity="error")
+            self.run.notify(str(exc), title="Cannot switch the LLM", severity="error")
             return
-        self.notify(f"the LLM is now {name}")
-        await self._after_switch()
+        self.run.notify(f"the LLM is now {name}")
+        await self.after_switch()
 
-    async def _after_switch(self) -> None:
+    async def after_switch(self) -> None:
         """Open or close the editor to match who answers the awaited expansion."""
-        debugger = self.debugger
+        run, debugger = self.run, self.run.debugger
         if debugger.done:
             return
         if debugger.awaiting_human:
-            request = self.llm_control.request_event()
+            request = self.control.request_event()
             if request is not None:
-                await self._open_editor(request, "", force=True)
-                after = self.llm_control.restore_after
+                await run.open_editor(request, "", force=True)
+                after = self.control.restore_after
                 then = f"; then {after.name} answers again" if after is not None else ""
-                self.enter_state(RunState.AWAITING, "human",
-                                 f"awaiting your answer for {request.node_id}: ctrl+s submits{then}")
+                run.enter_state(RunState.AWAITING, "human",
+                                f"awaiting your answer for {request.node_id}: ctrl+s submits{then}")
         else:
-            self.editor.close("No expansion is awaited: c asks the LLM.")
-            self.enter_state(RunState.PAUSED)
-        self.update_status()
+            run.editor.close("No expansion is awaited: c asks the LLM.")
+            run.enter_state(RunState.PAUSED)
+        run.update_status()
 
-    def action_type_answer(self) -> None:
-        debugger = self.debugger
-        if self.driver.busy or debugger.done or self.llm_control.request_event() is None:
-            self.notify("t types the expansion the run is paused at (after an LLM failure or at a stub).",
-                        severity="warning")
+    def type_answer(self) -> None:
+        run = self.run
+        if run.driver.busy or run.debugger.done or self.control.request_event() is None:
+            run.notify("t types the expansion the run is paused at (after an LLM failure or at a stub).",
+                       severity="warning")
             return
-        if not self.llm_control.type_once():
-            self.focus_editor("Type the answer", force=True)
+        if not self.control.type_once():
+            run.focus_editor("Type the answer", force=True)
             return
-        self.call_later(self._after_switch)
-
-    def on_llmcontrol_switched(self, message: LLMControl.Switched) -> None:
-        self.update_status()
+        run.call_later(self.after_switch)
 
     # -- review ---------------------------------------------------------------------
 
-    def action_review(self, verb: str) -> None:
-        control = self.llm_control
+    def review(self, verb: str) -> None:
+        control = self.control
         done = control.regenerate() if verb == "regenerate" else control.reject()
         if not done:
-            self.notify("No proposal is awaiting review.", severity="warning")
+            self.run.notify("No proposal is awaiting review.", severity="warning")
 
-    def on_review_bar_decided(self, message: ReviewBar.Decided) -> None:
+    def decided(self, message: ReviewBar.Decided) -> None:
+        """A button of the review bar: accept submits the editor's text, the others are the keys'."""
         if message.verb == "accept":
-            self.editor.submit()
+            self.run.editor.submit()
         else:
-            self.action_review(message.verb)
+            self.review(message.verb)
 
     # -- the sandbox ------------------------------------------------------------------
 
-    def action_interrupt(self) -> None:
-        interrupt = getattr(self.engine.runner, "interrupt", None)
-        if self.debugger.done or not callable(interrupt):
-            self.notify("Nothing to interrupt.", severity="warning")
+    def interrupt(self) -> None:
+        run = self.run
+        runner = run.engine.runner
+        if run.debugger.done or not isinstance(runner, Interruptible):
+            run.notify("Nothing to interrupt.", severity="warning")
             return
-        interrupt()
-        self.say("paused", "interrupting the running node (it is killed and restored if it does not stop)…")
+        runner.interrupt()
+        run.say("paused", "interrupting the running node (it is killed and restored if it does not stop)…")
 
 
-__all__ = ["MODEL_BINDINGS", "ModelActions", "is_human"]
+__all__ = ["MODEL_BINDINGS", "ModelKeys", "is_human"]

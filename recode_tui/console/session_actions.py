@@ -1,19 +1,17 @@
 """The console's keys for sessions: rewind, fork, diff against the parent, the sessions list.
 
-A mixin of `DebugScreen` (like `ModelActions`), so the screen module stays
-about layout and engine messages; the work is `SessionControl`'s.
+The work is the session control's (`session_control.SessionControl`, seen here
+through `hosts.Sessions`); the debug screen's `action_session` calls `run_session_action`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Callable
 
 from textual.binding import Binding
+from textual.screen import Screen
 
-from recode_tui.console.screen_host import DebugScreenHost
-
-if TYPE_CHECKING:
-    from recode_tui.console.session_control import SessionControl
+from recode_tui.console.hosts import Sessions
 
 SESSION_BINDINGS = [
     Binding("R", "session('rewind')", "Rewind", id="session.rewind", show=False,
@@ -27,17 +25,18 @@ SESSION_BINDINGS = [
 ]
 
 
-class SessionActions(DebugScreenHost):
-    """Actions over `self.session_control` (None when the run is not journaled)."""
+def session_commands(control: Sessions) -> dict[str, Callable[[], None]]:
+    """The names `SESSION_BINDINGS` give `action_session`, and what each one does."""
+    return {"rewind": control.rewind, "fork": control.fork, "diff_parent": control.diff_parent,
+            "open_list": control.open_list}
 
-    session_control: "SessionControl | None"
 
-    def action_session(self, what: str) -> None:
-        control = self.session_control
-        if control is None:
-            self.notify(
-                "This run is not journaled: start the console with --sessions DIR (or the default).",
-                severity="warning",
-            )
-            return
-        getattr(control, what)()
+def run_session_action(screen: Screen[None], control: Sessions | None, what: str) -> None:
+    """`R`, `F`, `D`, `S`: the session control acts, or the screen says the run is not journaled."""
+    if control is None:
+        screen.notify(
+            "This run is not journaled: start the console with --sessions DIR (or the default).",
+            severity="warning",
+        )
+        return
+    session_commands(control)[what]()

@@ -6,23 +6,21 @@ outlives the debug screen of each run: after a resume or a branch, a new
 async workers on the app's loop (the engine already steps the environment in
 its own thread), behind a `ReplayScreen` that keeps keys away from the old
 engine meanwhile. The old session's journal is never touched: a branch is a
-new session.
+new session. Its `WorkKeeper` (session_work.py) writes the draft and debug.json.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Awaitable, Callable, overload
-
-from rich.text import Text
+from typing import Awaitable, Callable, overload
 
 from agent.llm import LLM
 from agent.runtime import events as ev
-from agent.runtime.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
+from agent.runtime.debug_settings import DebugSettings
 from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
-from agent.sessions.journal import JournalError, read_journal, write_draft
+from agent.runtime.tree import Node
+from agent.sessions.journal import JournalError, read_journal
 from agent.sessions.session import (
     Session,
     branch_session,
@@ -36,9 +34,8 @@ from agent.sessions.session import (
 )
 from mockllm.chosen import ChosenAnswerLLM
 from mockllm.human import HumanLLM
-
-if TYPE_CHECKING:
-    from recode_tui.console.app import RecodeApp
+from recode_tui.console.hosts import Cancellable, ConsoleApp, RunScreen, is_trusted
+from recode_tui.console.session_work import WorkKeeper
 
 DRAFT_SECONDS = 2.0  # how often a changed draft is written to draft.json
 CHECK_SECONDS = 1.0  # how often the journal writer's error is looked at
@@ -108,17 +105,11 @@ class SessionControl:
         self.new_llm = new_llm
         self.session = session
         self.pending_resume = resume
-        self.app: RecodeApp | None = None
+        self.app: ConsoleApp | None = None
         self.busy = False  # a replay is running
         self.error = ""  # the journal or draft error last shown
         self.how = "new"  # new | resumed | rewound | forked: for the status line
-        self.draft_saves = 0  # drafts written (tests wait on it)
-        self._latest_draft: tuple[Path, str, str] | None = None
-        self._saved_draft: tuple[str, str] | None = None
-        self._draft_lock = threading.Lock()
-        self._saved_settings: tuple | None = None  # (folder, fingerprint) last written to debug.json
-        self._latest_settings: tuple[Path, DebugSettings] | None = None
-        self._settings_lock = threading.Lock()
+        self.work = WorkKeeper(self.report, lambda: self.error)  # draft.json and debug.json
         # Which LLM a replay goes on with: the recorded one (header, then `L` switches) unless --llm was given.
         self.llm_spec = ""  # the spec the console was started with
         self.profiles: str | None = None  # --profiles as given
@@ -138,7 +129,7 @@ class SessionControl:
         from recode_tui.setup import make_llm
 
         new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, game)) if isinstance(llm, str) else (lambda: llm)
-        spec = llm if isinstance(llm, str) else getattr(llm, "name", type(llm).__name__)
+        spec = llm if isinstance(llm, str) else llm.name
         if resume is not None:
             control = cls(sessions_dir, new_llm, resume=resume)
         else:
@@ -152,7 +143,7 @@ class SessionControl:
 
     # -- wiring -------------------------------------------------------------------------
 
-    def attach(self, app: "RecodeApp") -> None:
+    def attach(self, app: ConsoleApp) -> None:
         """Called once the app is mounted: timers and the first status (each run's screen
         saves the draft when the focus moves, see `DebugScreen.on_mount`)."""
         self.app = app
@@ -171,7 +162,7 @@ class SessionControl:
             # session; `S` lists the sessions and quitting an unfinished run prints its folder.
             self.check_journal()
 
-    def _run_screen(self):
+    def _run_screen(self) -> RunScreen:
         """The debug screen of the run on show (a modal may be on top of it)."""
         assert self.app is not None
         return self.app.debug_screen
@@ -182,17 +173,8 @@ class SessionControl:
         if self.app is None:
             return
         for bar in self._run_screen().query(StatusBar):
-            bar.set_session(self.status_text())
-
-    def status_text(self) -> Text:
-        session = self.session
-        if session is None:
-            return Text("resuming…" if self.busy or self.pending_resume else "not journaled", "dim")
-        name = session.folder.name
-        if self.error:
-            return Text.assemble(("✗ journal ", "bold red"), (name, "red"))
-        mark = {"resumed": "↻ ", "rewound": "↳ ", "forked": "↳ "}.get(self.how, "")
-        return Text.assemble((f"{mark}session ", "dim"), (name, "cyan"))
+            bar.set_session(self.session.folder.name if self.session is not None else None, how=self.how,
+                            failed=bool(self.error), opening=self.busy or self.pending_resume is not None)
 
     # -- journal and draft ------------------------------------------------------------------
 
@@ -212,26 +194,18 @@ class SessionControl:
         self.save_draft()
         self.save_settings()
 
+    @property
+    def draft_saves(self) -> int:
+        """Drafts written (tests wait on it)."""
+        return self.work.draft_saves
+
     def save_settings(self) -> None:
         """Write the breakpoints and watches to debug.json if they changed (in a thread)."""
         app, session = self.app, self.session
         if app is None or session is None:
             return
-        settings = DebugSettings(list(app.debugger.breakpoints), list(app.watch_expressions))
-        key = (session.folder, settings.fingerprint())
-        if key == self._saved_settings:
-            return
-        self._saved_settings = key
-        self._latest_settings = (session.folder, settings)
-        app.run_worker(self._write_latest_settings, thread=True, group="settings", exit_on_error=False)
-
-    def _write_latest_settings(self) -> None:
-        with self._settings_lock:  # the latest set-up wins, whichever thread gets here last
-            if self._latest_settings is None:
-                return
-            error = write_debug_settings(*self._latest_settings)
-        if error and self.app is not None:
-            self.app.call_from_thread(self.report, error)
+        settings = DebugSettings(list(app.debug_screen.debugger.breakpoints), list(app.watch_expressions))
+        self.work.save_settings(app, session.folder, settings)
 
     def save_draft(self) -> None:
         """Write the expansion being typed to draft.json if it changed (in a thread)."""
@@ -242,21 +216,9 @@ class SessionControl:
             return
         editor = next(iter(self._run_screen().query(ExpansionEditor)), None)
         node_id = editor.node_id if editor is not None else None
-        text = app.drafts.get(node_id) if node_id else None
-        if node_id is None or text is None or (node_id, text) == self._saved_draft:
-            return
-        self._saved_draft = (node_id, text)
-        self._latest_draft = (session.folder, node_id, text)
-        app.run_worker(self._write_latest_draft, thread=True, group="draft", exit_on_error=False)
-
-    def _write_latest_draft(self) -> None:
-        with self._draft_lock:  # the latest text wins, whichever thread gets here last
-            if self._latest_draft is None:
-                return
-            error = write_draft(*self._latest_draft)
-            self.draft_saves += 1
-        if error and self.app is not None and error != self.error:
-            self.app.call_from_thread(self.report, error)
+        text = app.debug_screen.drafts.get(node_id) if node_id else None
+        if node_id is not None and text is not None:
+            self.work.save_draft(app, session.folder, node_id, text)
 
     # -- another engine: resume, rewind, fork ---------------------------------------------------
 
@@ -350,40 +312,13 @@ class SessionControl:
             self._branch(rewind_to_node(node.id), f"rewind {node.id}", "rewound")
 
     def diff_parent(self) -> None:
-        """This branch (a fork, a rewind) against the session it was made from, on the diff screen.
+        """This branch (a fork, a rewind) against the session it was made from, on the diff screen."""
+        from recode_tui.console.screens.diff import show_parent_diff
 
-        Both journals are read and aligned in a thread (a long run takes a moment); the screen is pushed after.
-        """
-        from agent.sessions.journal import JournalError, read_journal
-        from agent.eval.rundiff import IncomparableRuns, RunDiff, diff_runs, parent_folder
-        from recode_tui.console.screens.diff import DiffScreen
-
-        app = self.app
-        if self.session is None or app is None:
+        if self.session is None or self.app is None:
             self._warn("no session is open: nothing to diff")
             return
-        folder = self.session.folder
-
-        def show(found: RunDiff | str) -> None:
-            if isinstance(found, str):
-                self._warn(found)
-            else:
-                app.push_screen(DiffScreen(found))
-
-        def build() -> None:
-            try:
-                journal = read_journal(folder, lenient=True)
-                parent = parent_folder(journal)
-                if parent is None:
-                    found: RunDiff | str = (f"{folder.name} is not a branch (or its parent is gone): "
-                                            "D diffs a fork or a rewind against the session it came from")
-                else:
-                    found = diff_runs(read_journal(parent, lenient=True), journal)
-            except (JournalError, IncomparableRuns) as exc:
-                found = str(exc)
-            app.call_from_thread(show, found)
-
-        app.run_worker(build, thread=True, group="diff-parent", exit_on_error=False)
+        show_parent_diff(self.app, self.session.folder, self._warn)
 
     def fork(self) -> None:
         """A branch at the selected stub's expansion, to answer it differently."""
@@ -435,18 +370,16 @@ class SessionControl:
     @property
     def trusted(self) -> bool:
         """Replays keep the console's own --trusted (its engine's runner), never what a journal says."""
-        runner = getattr(getattr(self.app, "engine", None), "runner", None)
-        return bool(getattr(runner, "trusted", False))
+        return self.app is not None and is_trusted(self.app.debug_screen.engine.runner)
 
-    def _selected_node(self, what: str):
+    def _selected_node(self, what: str) -> Node | None:
         app = self.app
         if app is None:
             return None
         if self.session is None:
             self._warn(f"this run is not journaled: nothing to {what} from")
             return None
-        item = app.tree_view.cursor_node
-        node = app.engine.tree.nodes.get(item.data or "") if item is not None else None
+        node = app.debug_screen.selected_node()
         if node is None:
             self._warn(f"select a node in the code tree to {what}")
         return node
@@ -474,7 +407,7 @@ class SessionControl:
         if self.busy:
             self._warn("a replay is already running")
             return
-        if closable and app.driver.busy:
+        if closable and app.debug_screen.driver.busy:
             self._warn("the engine is running: pause it (p) first")
             return
         self.save_work()
@@ -484,7 +417,7 @@ class SessionControl:
         screen = ReplayScreen(title, self, closable=closable)
         app.push_screen(screen)
         self.show_status()
-        app.say("info", f"{title.lower()}…")
+        app.debug_screen.say("info", f"{title.lower()}…")
         app.run_worker(self._run(replay, screen, how, prefill, then), group="session", exit_on_error=False)
 
     async def _run(self, replay: Replay, screen, how: str, prefill: dict[str, str] | None,
@@ -504,7 +437,7 @@ class SessionControl:
             line = one_line(exc)
             self.failure = line
             screen.fail(line, str(exc), salvage=self.salvage_from is not None)
-            app.say("error", line)
+            app.debug_screen.say("error", line)
             self.show_status()
             return
         self.salvage_from, self.failure = None, ""
@@ -516,9 +449,10 @@ class SessionControl:
         try:
             await self.adopt(session, events, how, prefill, profiles)
             after = then() if then is not None else None
-            if after is not None and not isinstance(after, HumanLLM) and app.debugger.awaiting_human:
-                app.llm_control.hand_over_after_answer(after)
-                app.notify(f"edit the old answer, ctrl+s submits; then {getattr(after, 'name', 'the model')} "
+            run = app.debug_screen
+            if after is not None and not isinstance(after, HumanLLM) and run.debugger.awaiting_human:
+                run.hand_over_after_answer(after)
+                app.notify(f"edit the old answer, ctrl+s submits; then {after.name} "
                            "answers again (L chooses another)", title="Fork", timeout=8)
         except Exception as exc:  # noqa: BLE001 - a console bug: say so, keep the journal as it is
             line = f"could not show the replayed session: {one_line(exc)}"
@@ -537,34 +471,23 @@ class SessionControl:
         """Show `session`'s engine on a new debug screen: the replayed events, the draft; close the old run."""
         app = self.app
         assert app is not None
-        old_engine, old_session = app.engine, self.session
+        old_engine, old_session = app.debug_screen.engine, self.session
         self.session, self.how, self.error = session, how, ""
-        drafts: dict[str, str] = {}
-        self._saved_draft = None
-        if session.draft and session.draft.get("node_id"):
-            drafts[session.draft["node_id"]] = session.draft.get("text", "")
-            self._saved_draft = (session.draft["node_id"], drafts[session.draft["node_id"]])
+        drafts = self.work.reopened_draft(session)
         drafts.update(prefill or {})
-        breakpoints = watches = None
-        if how == "resumed":  # a branch keeps the set-up on screen; a resume brings back the session's own
-            settings, notes = read_debug_settings(session.folder)
-            session.notes.extend(notes)
-            if settings is not None:
-                breakpoints, watches = settings.breakpoints, settings.watches
-                self._saved_settings = (session.folder, settings.fingerprint())
+        # a branch keeps the set-up on screen; a resume brings back the session's own
+        breakpoints, watches = self.work.reopened_settings(session) if how == "resumed" else (None, None)
         # the L picker lists the profiles file the session's LLM came from
         await app.replace_run(session.engine, events, how=how, drafts=drafts, breakpoints=breakpoints,
                               watches=watches, profiles=profiles, game=session_game(session.folder))
         if self.select_at:
-            if not app.tree_view.show_node(self.select_at):
+            if not app.debug_screen.tree_view.show_node(self.select_at):
                 session.notes.append(f"--at {self.select_at}: this session has no such node")
             self.select_at = None
         if old_session is not None:
             old_session.writer.close()
-        if old_engine.llm is not session.engine.llm:
-            cancel = getattr(old_engine.llm, "cancel", None)
-            if callable(cancel):
-                cancel()
+        if old_engine.llm is not session.engine.llm and isinstance(old_engine.llm, Cancellable):
+            old_engine.llm.cancel()
         try:
             await old_engine.close()
         except Exception:  # noqa: BLE001 - the old engine is gone either way

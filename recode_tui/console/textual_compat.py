@@ -47,7 +47,7 @@ class FatalErrorHook(_AppHost):
         """Say what went wrong (override); the app is closed right after."""
 
     def _fatal_error(self) -> None:  # Textual's private hook (see the module docstring)
-        error = getattr(self, "_exception", None)  # private: the exception Textual is handling
+        error = getattr(self, "_exception", None)  # dynamic: Textual's private attribute, absent in some versions
         if error is None:
             super()._fatal_error()
             return

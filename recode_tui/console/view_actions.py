@@ -1,15 +1,21 @@
-"""The console's view keys: zoom a pane, swap the panes of a narrow terminal.
+"""The console's view keys: a tab of the bottom pane, zoom a pane, swap the panes of a narrow terminal.
 
-A mixin of `DebugScreen`, kept apart so the screen module stays about layout
-and the engine's messages.
+`PaneView` is a controller the debug screen holds: the state it changes is the
+screen's own (the active tab, `Screen.maximized`, the `-data` class of `#panes`),
+so it keeps a typed reference to that screen and finds the panes by their classes.
 """
 
 from __future__ import annotations
 
 from textual.binding import Binding
 from textual.widget import Widget
+from textual.widgets import TabbedContent
 
-from recode_tui.console.screen_host import DebugScreenHost
+from recode_tui.console.hosts import RunScreen
+from recode_tui.console.widgets.agent_view import AgentViewPane
+from recode_tui.console.widgets.code_tree import CodeTreeView
+from recode_tui.console.widgets.env_log import EnvLog
+from recode_tui.console.widgets.variables import VariablesPane
 
 VIEW_BINDINGS = [
     Binding("z,ctrl+t", "zoom", "Zoom", id="view.zoom", show=False,
@@ -19,32 +25,56 @@ VIEW_BINDINGS = [
 ]
 
 
-class ViewActions(DebugScreenHost):
-    """Actions over the debug screen's panes."""
+class PaneView:
+    """Zoom (Textual's maximize) and the narrow layout's two pane pairs of one screen."""
 
     ZOOMABLE = ("code-tree", "detail", "vars", "env-log", "bottom")
 
-    def action_zoom(self) -> None:
-        """Zoom the pane holding the focus (Textual's maximize), or restore the zoomed one."""
-        if self.maximized is not None:
-            self.minimize()
+    def __init__(self, screen: RunScreen) -> None:
+        self.screen = screen
+
+    def show_tab(self, tab: str) -> None:
+        """`e`, `r`, `B`, `a`: a tab of the bottom pane, with the focus in it."""
+        screen = self.screen
+        if tab == "tab-agent" and not screen.query(AgentViewPane):
+            screen.notify(f"{screen.engine.display_name} has no agent view: its tree is its state.",
+                          severity="warning")
             return
-        widget = self.focused
-        while widget is not None and getattr(widget, "id", None) not in self.ZOOMABLE:
+        screen.query_one(TabbedContent).active = tab
+        if tab == "tab-expand" and screen.editor.is_open:
+            screen.editor.editor.focus()
+        elif tab == "tab-breakpoints":
+            for table in screen.query("#bp-table"):
+                table.focus()
+        elif tab == "tab-prompt":
+            for area in screen.query("#prompt-text"):
+                area.focus()
+        elif tab == "tab-agent":
+            screen.query_one(AgentViewPane).focus()
+
+    def zoom(self) -> None:
+        """Zoom the pane holding the focus, or restore the zoomed one."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+            return
+        widget = screen.focused
+        while widget is not None and widget.id not in self.ZOOMABLE:
             widget = widget.parent if isinstance(widget.parent, Widget) else None
         if widget is None:
-            self.notify("Focus a pane first (tab moves the focus).", severity="warning")
+            screen.notify("Focus a pane first (tab moves the focus).", severity="warning")
             return
-        self.maximized = widget
+        screen.maximized = widget
 
-    def action_swap_panes(self) -> None:
+    def swap_panes(self) -> None:
         """Narrow terminals show two panes above the editor: tree and node, or variables and log."""
-        panes = self.query_one("#panes")
-        if not self.has_class("-narrow"):
-            self.notify("Every pane is shown at this width; z zooms the focused one.")
+        screen = self.screen
+        panes = screen.query_one("#panes")
+        if not screen.has_class("-narrow"):
+            screen.notify("Every pane is shown at this width; z zooms the focused one.")
             return
         panes.toggle_class("-data")
-        variables = self.variables
-        data = self.env_log if variables.has_class("-no-variables") else variables.query_one("#vars-table")
-        target = data if panes.has_class("-data") else self.tree_view
-        self.call_after_refresh(target.focus)
+        variables = screen.query_one(VariablesPane)
+        data = screen.query_one(EnvLog) if variables.has_class("-no-variables") else variables.query_one("#vars-table")
+        target = data if panes.has_class("-data") else screen.query_one(CodeTreeView)
+        screen.call_after_refresh(target.focus)

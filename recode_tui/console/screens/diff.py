@@ -8,9 +8,12 @@ columns the two side panes stack (A above B).
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Callable
+
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
 from textual.reactive import reactive
@@ -183,3 +186,34 @@ class EvalDiffScreen(Screen[None]):
         item = self.diff.episodes[int(event.option.id or 0)]
         if item.diff is not None:
             self.app.push_screen(DiffScreen(item.diff))
+
+
+def show_parent_diff(app: App[None], folder: Path, warn: Callable[[str], None]) -> None:
+    """`D`: the session in `folder` (a fork, a rewind) against the one it was made from, on the diff screen.
+
+    Both journals are read and aligned in a thread (a long run takes a moment); the screen is
+    pushed after. A session that is not a branch, or journals that cannot be compared, are `warn`ed.
+    """
+    from agent.eval.rundiff import IncomparableRuns, diff_runs, parent_folder
+    from agent.sessions.journal import JournalError, read_journal
+
+    def show(found: RunDiff | str) -> None:
+        if isinstance(found, str):
+            warn(found)
+        else:
+            app.push_screen(DiffScreen(found))
+
+    def build() -> None:
+        try:
+            journal = read_journal(folder, lenient=True)
+            parent = parent_folder(journal)
+            if parent is None:
+                found: RunDiff | str = (f"{folder.name} is not a branch (or its parent is gone): "
+                                        "D diffs a fork or a rewind against the session it came from")
+            else:
+                found = diff_runs(read_journal(parent, lenient=True), journal)
+        except (JournalError, IncomparableRuns) as exc:
+            found = str(exc)
+        app.call_from_thread(show, found)
+
+    app.run_worker(build, thread=True, group="diff-parent", exit_on_error=False)

@@ -7,8 +7,6 @@ replay diff, below it); nothing is written to any journal.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,8 +15,7 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import LoadingIndicator, Static
 
-if TYPE_CHECKING:
-    from recode_tui.console.session_control import SessionControl
+from recode_tui.console.hosts import Sessions
 
 
 class ReplayScreen(ModalScreen[None]):
@@ -29,7 +26,7 @@ class ReplayScreen(ModalScreen[None]):
         Binding("q", "app.quit", "Quit", id="replay.quit"),
     ]
 
-    def __init__(self, title: str, control: "SessionControl", *, closable: bool = True) -> None:
+    def __init__(self, title: str, control: Sessions, *, closable: bool = True) -> None:
         super().__init__()
         self.title_text = title
         self.control = control

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import cast
+from typing import Protocol, cast, runtime_checkable
 
 from rich.text import Text
 from textual import events
@@ -95,12 +95,37 @@ def skeleton_cursor(skeleton: str) -> tuple[int, int]:
     return 0, len(first)
 
 
+@runtime_checkable
+class HoldsEngine(Protocol):
+    """A screen that runs an engine (a run's `DebugScreen`); the editor also sits on screens that do not."""
+
+    engine: Stepper
+
+
+@runtime_checkable
+class ChecksCode(Protocol):
+    """An engine whose answers' code is checked before it runs (ReCode's: the sandbox's static check)."""
+
+    code_check: CodeCheck | None
+
+
+@runtime_checkable
+class BlinkSetting(Protocol):
+    """An app that says whether text cursors blink (the console's `--no-blink`)."""
+
+    cursor_blink: bool
+
+
+def cursor_blink_of(app: object) -> bool:
+    """Whether the app's text cursors blink (they do unless it says otherwise)."""
+    return app.cursor_blink if isinstance(app, BlinkSetting) else True
+
+
 def run_code_check(run: object) -> tuple[CodeCheck | None, bool]:
     """The check the run's engine applies to answers, and whether its run is trusted (no check)."""
-    engine = getattr(run, "engine", None)
-    if engine is None or not hasattr(engine, "code_check"):
+    if not isinstance(run, HoldsEngine) or not isinstance(run.engine, ChecksCode):
         return None, False
-    check = engine.code_check
+    check = run.engine.code_check
     return check, check is None
 
 
@@ -204,7 +229,7 @@ class ExpansionEditor(Vertical):
         yield Static("No expansion is awaited.", id="expand-header")
         # Highlighting loads tree-sitter (~150 ms): `enable_highlighting` after the first paint.
         editor = CodeArea.code_editor(SKELETON, language=None, id="expand-text", read_only=True)
-        editor.cursor_blink = getattr(self.app, "cursor_blink", True)
+        editor.cursor_blink = cursor_blink_of(self.app)
         yield editor
         with Horizontal(id="expand-bar"):
             yield Static("", id="expand-check")
@@ -220,8 +245,8 @@ class ExpansionEditor(Vertical):
 
     def _engine(self) -> Stepper | None:
         """The engine of the run this editor answers for: its screen's (a run's screen holds one)."""
-        engine = getattr(self.screen, "engine", None)  # dynamic: the editor sits on screens of several kinds
-        return engine if isinstance(engine, Stepper) else None
+        screen = self.screen  # the editor sits on screens of several kinds
+        return screen.engine if isinstance(screen, HoldsEngine) and isinstance(screen.engine, Stepper) else None
 
     @property
     def editor(self) -> TextArea:

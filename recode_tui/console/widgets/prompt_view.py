@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 from textual.widgets.text_area import Selection
 
+from recode_tui.console.hosts import RunScreen
 from recode_tui.console.search import Match
 
 
@@ -41,7 +42,8 @@ class PromptView(Vertical):
         yield PromptText("", id="prompt-text", read_only=True, soft_wrap=True, show_line_numbers=True)
 
     def on_mount(self) -> None:
-        shown = getattr(self.screen, "shown_prompt", None)  # what the run's screen shows
+        screen = self.screen
+        shown = screen.shown_prompt if isinstance(screen, RunScreen) else None  # what the run's screen shows
         if shown is not None:
             self.show(*shown)
 

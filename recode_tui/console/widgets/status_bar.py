@@ -46,9 +46,19 @@ class StatusBar(Widget):
         self._session = Text()  # where the run is journaled: the end of line two
         self._activity = Text()  # shown instead of the reason while it lasts (a model answering)
 
-    def set_session(self, text: Text) -> None:
-        """The session part, set by the session control (it changes rarely, apart from `show`)."""
-        self._session = text
+    def set_session(self, name: str | None, *, how: str = "new", failed: bool = False, opening: bool = False) -> None:
+        """The session part, set by the session control (it changes rarely, apart from `show`).
+
+        `name`: the session folder's (None: no session is open, `opening` one or not journaled);
+        `how` it was opened (new, resumed, rewound, forked); `failed`: its journal could not be written.
+        """
+        if name is None:
+            self._session = Text("resuming…" if opening else "not journaled", "dim")
+        elif failed:
+            self._session = Text.assemble(("✗ journal ", "bold red"), (name, "red"))
+        else:
+            mark = {"resumed": "↻ ", "rewound": "↳ ", "forked": "↳ "}.get(how, "")
+            self._session = Text.assemble((f"{mark}session ", "dim"), (name, "cyan"))
         self._paint()
 
     def set_activity(self, text: str) -> None:

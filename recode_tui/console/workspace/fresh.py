@@ -13,9 +13,23 @@ from __future__ import annotations
 from dataclasses import replace
 
 from agent.llm import LLM
+from agent.llm.cache import CachedLLM
+from agent.sessions.replay import ReplayLLM
+from mockllm.chosen import ChosenAnswerLLM
+from mockllm.review import ReviewLLM
 from mockllm.scripted import ScriptedLLM
 
-WRAPPED = ("inner", "model", "live")  # ChosenAnswerLLM.inner, ReviewLLM.model, ReplayLLM.live
+
+def wrapped_by(llm: LLM) -> LLM | None:
+    """The LLM a wrapper hands its calls to (`ChosenAnswerLLM.inner`, `CachedLLM.inner`, `ReviewLLM.model`,
+    `ReplayLLM.live`); None for an LLM that answers itself."""
+    if isinstance(llm, (ChosenAnswerLLM, CachedLLM)):
+        return llm.inner
+    if isinstance(llm, ReviewLLM):
+        return llm.model
+    if isinstance(llm, ReplayLLM):
+        return llm.live
+    return None
 
 
 def unwrapped(llm: LLM) -> LLM:
@@ -23,8 +37,7 @@ def unwrapped(llm: LLM) -> LLM:
     seen: set[int] = set()
     while id(llm) not in seen:
         seen.add(id(llm))
-        fields = getattr(llm, "__dict__", {})
-        inner = next((fields[a] for a in WRAPPED if hasattr(fields.get(a), "complete")), None)
+        inner = wrapped_by(llm)
         if inner is None:
             return llm
         llm = inner
@@ -38,4 +51,4 @@ def fresh_llm(current: LLM, profiles_path: str | None = None) -> LLM:
     base = unwrapped(current)
     if isinstance(base, ScriptedLLM):
         return ScriptedLLM([replace(entry) for entry in base.entries], name=base.name, source=base.source)
-    return make_llm(getattr(base, "name", "") or "human", profiles_path)
+    return make_llm(base.name or "human", profiles_path)

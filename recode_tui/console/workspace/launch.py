@@ -9,19 +9,17 @@ fork of the session (the old branch stays), when the run is journaled.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 from agent.runtime import events as ev
 from agent.runtime.debugger import StepMode
 from mockllm.chosen import ChosenAnswerLLM
+from recode_tui.console.hosts import RunScreen, Sessions
 from recode_tui.console.workspace.screen import PromptWorkspace, WorkspaceChoice
 from recode_tui.console.workspace.target import pick_node, stub_target
 
-if TYPE_CHECKING:
-    from recode_tui.console.debug_screen import DebugScreen
 
-
-async def open_workspace(run: "DebugScreen") -> None:
+async def open_workspace(run: RunScreen) -> None:
     """The workspace on `run`'s selected (or awaited) stub; a choice made there goes back to `run`.
     Only for an agent that declares one (`Stepper.prompt_workspace`): others get one line saying so."""
     if not run.engine.prompt_workspace:
@@ -40,22 +38,20 @@ async def open_workspace(run: "DebugScreen") -> None:
         target,
         run.engine.prompts,
         run.engine.llm,
-        prompts_dir=getattr(app, "prompts_dir", None),
-        profiles_path=getattr(app, "profiles", None),
-        sessions_dir=_sessions_dir(app),
+        profiles_path=run.console.profiles,
+        sessions_dir=_sessions_dir(run.session_control),
     )
     await app.push_screen(screen, lambda choice: continue_with(run, choice))
 
 
-def _sessions_dir(app):
+def _sessions_dir(control: Sessions | None) -> Path:
     """The console's sessions folder: unsaved prompt edits are kept under it."""
     from agent.sessions.journal import sessions_dir_from
 
-    control = getattr(app, "session_control", None)
     return control.sessions_dir if control is not None else sessions_dir_from(None)
 
 
-def continue_with(run: "DebugScreen", chosen: WorkspaceChoice | None) -> None:
+def continue_with(run: RunScreen, chosen: WorkspaceChoice | None) -> None:
     if chosen is None or not run.is_attached:  # closed, or the run was replaced meanwhile
         return
     choice, engine, debugger = chosen.choice, run.engine, run.debugger

@@ -43,6 +43,7 @@ from agent.agents.recode.authoring import (
 from agent.llm import LLM, LLMError, StubContext
 from agent.llm.tokens import TokenCounter, model_of
 from agent.runtime.prompts import PromptSet
+from recode_tui.console.widgets.expansion_editor import cursor_blink_of
 from recode_tui.console.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
 from recode_tui.console.workspace.counts import token_table
 from recode_tui.console.workspace.fresh import fresh_llm
@@ -111,7 +112,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         self.query_one("#ws-files").border_title = "Prompt set"
         self.query_one("#ws-editor").border_title = self.current_file
         self.query_one("#ws-rendered").border_title = "Rendered prompt"
-        blink = getattr(self.app, "cursor_blink", True)
+        blink = cursor_blink_of(self.app)
         for widget in (*self.query(TextArea), *self.query(Input)):
             widget.cursor_blink = blink
         self.refresh_all()
@@ -127,7 +128,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         self.notify("Close the workspace (esc) to step the run.", severity="warning")
 
     def _default_specs(self) -> str:
-        name = getattr(self.engine_llm, "name", "") or "human"
+        name = self.engine_llm.name or "human"
         return name if name == "human" else f"{name}, human"
 
     # -- rendering ------------------------------------------------------------------------
@@ -306,7 +307,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
 
         current = self.engine_llm
         try:
-            if spec == getattr(current, "name", None):
+            if spec == current.name:
                 return fresh_llm(current, self.profiles_path)  # never a copy of the run's object
             return make_llm(spec, self.profiles_path)
         except UsageError as exc:
@@ -334,7 +335,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
             llm = self._llm_for(spec)
             if llm is None:
                 return Candidate(spec, error="unknown LLM spec")
-            if getattr(llm, "name", "") == "human":
+            if llm.name == "human":
                 return Candidate("human")
             try:
                 completion = await llm.complete(prompt, context)

@@ -1,0 +1,194 @@
+"""What the engine did, in one run's panes: each batch of events, each stop, an engine failure,
+and the events a resume, rewind or fork replayed.
+
+`RunEvents` is a controller the debug screen holds; the screen's `EngineDriver`
+handlers hand it their messages. It owns the bookkeeping of the answers on their
+way (the open request's prompt, the answer submitted until the engine takes it,
+each node's last accepted answer for a repair) and the line a node is waiting on.
+It is given the run's screen as `hosts.RunScreen` and the run's `StopTools`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Iterable
+
+from agent.runtime import events as ev
+from agent.runtime.debugger import Stop, StopReason, describe_event
+from agent.runtime.event_text import finish_verdict
+from agent.runtime.tree import Node
+from recode_tui.console.hosts import HasChoices, RunScreen
+from recode_tui.console.llm_control import LLMControl
+from recode_tui.console.run_state import RunState
+from recode_tui.console.stop_tools import StopTools
+from recode_tui.console.widgets.driver import EngineDriver
+from recode_tui.console.widgets.node_detail import NodeDetail
+
+
+class RunEvents:
+    """The engine's events and stops of one run, shown in its panes."""
+
+    def __init__(self, run: RunScreen, stop_tools: StopTools) -> None:
+        self.run = run
+        self.stop_tools = stop_tools
+        self.pending_prompt: tuple[str, str] | None = None  # (title, prompt) of the open request
+        # An accepted answer leaves the drafts: the node's next call (a Plan-and-Execute turn, a
+        # ReCAP refine) starts from the agent's template; a repair starts from the answer that failed.
+        self.submitted_node: str | None = None  # the node of the answer submitted, until it is taken
+        self.accepted_answers: dict[str, str] = {}  # node id -> its last accepted answer, for a repair
+        self.running_line: tuple[str, int] | None = None  # (node id, line) of the node's last run() call
+
+    @property
+    def llm_control(self) -> LLMControl:
+        return self.run.query_one(LLMControl)
+
+    def apply(self, events: Iterable[ev.Event]) -> None:
+        run = self.run
+        events = tuple(events)
+        run.tree_view.apply(events)
+        run.env_log.apply(events)
+        run.variables.apply(events)
+        for event in events:
+            if isinstance(event, ev.ActionSent):
+                self.running_line = (event.node_id or "", event.line) if event.line else None
+            elif isinstance(event, (ev.NodeStarted, ev.NodeCompleted, ev.NodeError, ev.StubFound, ev.RunFinished)):
+                self.running_line = None
+            if isinstance(event, ev.ExpansionRequested):
+                node = run.engine.tree.nodes.get(event.node_id or "")
+                code = node.code.split("\n", 1)[0] if node else ""
+                title = (
+                    f"Prompt for {event.node_id} `{code}` — {event.purpose}, attempt {event.attempt}, "
+                    f"{len(event.prompt):,} chars"
+                )
+                self.pending_prompt = (title, event.prompt)
+                run.show_prompt(title, event.prompt)
+            elif isinstance(event, (ev.ExpansionReceived, ev.RunFinished)):
+                self.pending_prompt = None
+            if isinstance(event, ev.ExpansionReceived) and self.submitted_node is not None:
+                text = run.drafts.pop(self.submitted_node, None)
+                if text is not None:
+                    self.accepted_answers[self.submitted_node] = text
+                self.submitted_node = None
+            elif isinstance(event, ev.ExpansionRejected):
+                self.submitted_node = None  # refused: its text stays the node's draft, to be corrected
+        if run.run_state is RunState.RUNNING:
+            tree = run.tree_view
+            current = tree.item(tree.current_id or "")
+            if current is not None:
+                tree.call_after_refresh(tree.scroll_to_node, current, False)
+        run.update_status()
+
+    async def stopped(self, stop: Stop) -> None:
+        run = self.run
+        if not run.is_attached:  # the app is closing: the panes are going
+            return
+        run.show_model_clock()  # a stopped run has nobody answering: the clock goes now, not at its next tick
+        debugger = run.debugger
+        if debugger.done:
+            run.enter_state(RunState.DONE)
+        elif debugger.awaiting_human:
+            run.enter_state(RunState.AWAITING)
+        else:
+            run.enter_state(RunState.PAUSED)
+        run.tree_view.follow()
+        selected = run.tree_view.cursor_node
+        if selected is not None:  # its status or output may have changed under the cursor
+            node = run.engine.tree.nodes.get(selected.data or "")
+            run.query_one(NodeDetail).show(node, self.line_of(node))
+        self.stop_tools.after_stop(stop)
+        run.say(stop.reason.kind, stop.reason.text)
+        run.refresh_agent_view()
+        self.llm_control.after_stop(stop)
+        try:
+            summaries = await run.engine.runner.variables()
+        except Exception:  # noqa: BLE001 - the namespace may be mid-change in a thread
+            summaries = None
+        if not run.is_attached:  # this run was replaced (or the app closed) while we waited
+            return
+        if summaries is not None:
+            run.variables.show(summaries)
+        self.show_env_choices()
+        self.stop_tools.evaluate_watches()
+        if debugger.awaiting_human and isinstance(stop.event, ev.ExpansionRequested):
+            await self.open_editor(stop.event, stop.reason.text if "refused" in stop.reason.text else "")
+        else:
+            message_text = "The run is over." if debugger.done else "No expansion is awaited."
+            run.editor.close(message_text)
+            if run.focused is run.editor.editor:
+                run.tree_view.focus()  # step keys work again at once
+        run.stops += 1
+
+    def failed(self, error: str) -> None:
+        run = self.run
+        run.enter_state(RunState.DONE if run.debugger.done else RunState.PAUSED, "error", error)
+        run.notify(error, title="Engine error", severity="error")
+        run.stops += 1
+
+    def show_env_choices(self) -> None:
+        """The actions the environment accepts now, when it can say (`env.choices()`, e.g. WebShop's
+        clickables): read at a stop, when no step is running."""
+        env = self.run.engine.env
+        try:
+            shown = list(env.choices()) if isinstance(env, HasChoices) else []
+        except Exception:  # noqa: BLE001 - an environment that cannot say shows nothing
+            shown = []
+        self.run.variables.show_choices(shown)
+
+    async def open_editor(self, event: ev.ExpansionRequested, note: str, force: bool = False) -> None:
+        run = self.run
+        node = run.engine.tree.nodes[event.node_id or ""]
+        try:
+            known = await run.engine.runner.names()
+        except Exception:  # noqa: BLE001
+            known = frozenset()
+        if event.purpose == "repair" and node.id not in run.drafts and node.id in self.accepted_answers:
+            run.drafts[node.id] = self.accepted_answers[node.id]
+        run.editor.open(node.id, node.code, known, attempt=event.attempt, purpose=event.purpose, note=note,
+                        role=event.role)
+        run.focus_editor(f"Type the expansion of {node.id}", force)
+
+    def line_of(self, node: Node | None) -> int:
+        """The line of `node`'s code that is running (waiting in run()), or 0."""
+        if node is None or self.running_line is None or self.running_line[0] != node.id:
+            return 0
+        return self.running_line[1]
+
+    def node_selected(self, node_id: str) -> None:
+        """The tree's cursor is on `node_id`: its details, and the prompt of its last LLM call."""
+        run = self.run
+        node = run.engine.tree.nodes.get(node_id)
+        for detail in run.query(NodeDetail):
+            detail.show(node, self.line_of(node))
+        if node is None:
+            return
+        if node.expansions:
+            last = node.expansions[-1]
+            state = "accepted" if last.accepted else f"rejected: {last.reason}"
+            title = (f"Prompt of {node.id} `{node.code.split(chr(10), 1)[0]}` — {last.purpose}, {state}, "
+                     f"{len(last.prompt):,} chars")
+            run.show_prompt(title, last.prompt)
+        elif self.pending_prompt is not None:
+            run.show_prompt(*self.pending_prompt)
+
+    def apply_replayed(self, events: list[ev.Event], how: str) -> None:
+        """The replayed events in the panes, and a stop (`how`: resumed, rewound, forked) where the replay ended."""
+        run = self.run
+        debugger = run.debugger
+        for event in events:
+            if isinstance(event, ev.StubFound):
+                debugger.stub_name = event.name
+            elif isinstance(event, ev.NodeError):
+                debugger.stub_name = ""
+        last = next((e for e in reversed(events) if not isinstance(e, ev.StatementRun)), events[-1])
+        debugger.last_event, debugger.events_seen = last, len(events)
+        run.apply_events(events)
+        if isinstance(last, ev.RunFinished):
+            verdict = finish_verdict(last, "episode won", "episode failed")
+            reason = StopReason("finished", f"{how}: {verdict} — {last.steps} steps")
+        elif debugger.awaiting_human:
+            reason = StopReason("human", f"{how}: awaiting your expansion of {last.node_id}")
+        else:
+            reason = StopReason("step", f"{how} at: {describe_event(last)}")
+        stop = Stop(last, reason, len(events))
+        debugger.last_stop, debugger.stopped_at = stop, time.monotonic()
+        run.post_message(EngineDriver.Stopped(stop))
