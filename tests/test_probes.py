@@ -21,9 +21,6 @@ MOST = 40
 PROBES = ("getattr", "hasattr")
 MARK = "# dynamic:"
 
-in_parallel = pytest.mark.xfail(strict=False, reason="other areas are being converted in parallel branches")
-
-
 def probes(source: str) -> list[tuple[int, bool]]:
     """(line, has the `# dynamic:` comment) of every `getattr(`/`hasattr(` call in `source`.
 
@@ -49,13 +46,11 @@ def _all_probes() -> list[tuple[str, bool]]:
             for line, said in probes(path.read_text(encoding="utf-8"))]
 
 
-@in_parallel
 def test_every_getattr_and_hasattr_says_why_its_name_is_dynamic() -> None:
     bare = [where for where, said in _all_probes() if not said]
     assert bare == [], "ask a declared capability (a protocol, a field), or add `# dynamic: <why>`"
 
 
-@in_parallel
 def test_the_packages_keep_few_getattr_and_hasattr() -> None:
     found = _all_probes()
     assert len(found) <= MOST, "\n".join(where for where, _ in found)
