@@ -13,7 +13,6 @@ import io
 import tokenize
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("agent", "envs", "mockllm", "recode_tui")
