@@ -4,8 +4,8 @@ One test variation per task. The tasks are played in two processes side by
 side, each with its own JVM (as eval's workers are): the two Mendelian-genetics
 tasks need 10-15 s each to compute their gold path, and one goes to each half.
 The whole sweep (about half a minute idle, two minutes on a busy 2-core
-machine) is marked `slow` (`make slow`); `make test` plays a sample of 7 tasks
-from every family but genetics. `benchmarks/bench_sciworld_gold.py` runs the
+machine) is marked `slow` (`make slow`); `make test` plays a sample of 4 tasks
+from four families (not genetics). `benchmarks/bench_sciworld_gold.py` runs the
 same sweep through `eval -c 2`, with its table.
 """
 
@@ -28,8 +28,8 @@ HERE = Path(__file__).resolve().parent
 
 
 def test_the_gold_demo_wins_a_test_variation_of_a_sample_of_tasks_through_run(tmp_path) -> None:
-    names = list(task_names())[0:28:4]  # boil, measure-melting-point, power, conductivity, grow, chemistry, life stages
-    assert len(names) == 7 and not any(name.startswith("mendelian") for name in names)
+    names = list(task_names())[0:28:7]  # boil, power-component, find-animal, lifespan-shortest-lived
+    assert len(names) == 4 and not any(name.startswith("mendelian") for name in names)
     gold_demo_wins(tmp_path, names)
 
 
