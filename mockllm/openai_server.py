@@ -202,19 +202,19 @@ def entries_responder(entries: list[ScriptEntry]) -> Responder:
     """
     import re
 
-    from agent.llm import StubContext
+    from agent.llm import Purpose, StubContext
 
     section = re.compile(r"# Current function to expand\s*\n(.*?)\n\s*# ", re.S)
 
     def respond(prompt: str) -> str:
         found = section.findall(prompt)
         code = found[-1].strip() if found else ""
-        purpose = "repair" if "# The code of this function failed" in prompt else "expand"
+        purpose = Purpose.REPAIR if "# The code of this function failed" in prompt else Purpose.EXPAND
         context = StubContext(code=code, name="", purpose=purpose)
         for entry in entries:
             if entry.matches(prompt, context):
                 return entry.answer
-        return "<think>no scripted answer</think><execute></execute>" if purpose == "repair" else "no answer"
+        return "<think>no scripted answer</think><execute></execute>" if purpose == Purpose.REPAIR else "no answer"
 
     return respond
 

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.llm import Completion, LLMError, StubContext, Usage
+from agent.llm import Completion, LLMError, Purpose, StubContext, Usage
 
 
 @dataclass
@@ -24,7 +24,7 @@ class ScriptEntry:
     answer: str
     stub: str = "*"
     when: re.Pattern[str] | None = None
-    purpose: str = "expand"
+    purpose: str = Purpose.EXPAND
     once: bool = False
     used: bool = False
 
@@ -83,7 +83,7 @@ def load_script(path: str | Path) -> list[ScriptEntry]:
                 answer=raw["answer"],
                 stub=str(raw.get("stub") or "*"),
                 when=when,
-                purpose=str(raw.get("purpose", "expand")),
+                purpose=str(raw.get("purpose", Purpose.EXPAND)),
                 once=bool(raw.get("once", False)),
             )
         )
@@ -110,7 +110,7 @@ class ScriptedLLM:
                 return Completion(
                     entry.answer, Usage(len(prompt) // 4, len(entry.answer) // 4), 0.0, self.source
                 )
-        if context.purpose == "repair":
+        if context.purpose == Purpose.REPAIR:
             # A script that scripts no repair declines it: the node stays ERROR.
             return Completion("<think>no scripted repair</think><execute></execute>", Usage(), 0.0, self.source)
         raise LLMError(f"the script has no answer for stub `{context.code}`; add an entry with stub: {context.code!r}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, runtime_checkable
 
 if TYPE_CHECKING:
@@ -35,13 +36,35 @@ class Completion:
     cached: bool = False  # answered from the response cache (agent.llm.cache): no model call, no cost
 
 
+class Purpose(str, Enum):
+    """What an LLM call is for, as events, journals and scripts record it (the values are the stored words).
+
+    A field typed `str` takes any of these, and a plug-in agent may name its own purpose in plain text.
+    Each member is its value as text (`str`, `format`, JSON), as `enum.StrEnum` would be on 3.11+.
+    """
+
+    EXPAND = "expand"  # ReCode: write a stub's body (the default of journals from before purposes)
+    REPAIR = "repair"  # a node raised: write it again
+    ACT = "act"  # ReAct, CodeAct, Plan-and-Execute's executor: the next action
+    PLAN = "plan"  # Plan-and-Execute's first plan
+    REPLAN = "replan"  # Plan-and-Execute's plan after a step
+    DECOMPOSE = "decompose"  # ReCAP: split a task into subtasks
+    REFINE = "refine"  # ReCAP: revise the remaining subtasks
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
 @dataclass(frozen=True)
 class StubContext:
     """What a non-model LLM may use to pick an answer without parsing the prompt."""
 
     code: str
     name: str
-    purpose: str = "expand"
+    purpose: str = Purpose.EXPAND
     attempt: int = 1
 
 

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.event_text import first_line
 
@@ -128,12 +129,12 @@ class Breakpoint:
         """What matched (a short text), or None. Ignores `enabled` and the condition."""
         match self.kind:
             case BreakpointKind.EVERY_LLM_CALL:  # every LLM call but a repair: ReCode's expansions, any agent's calls
-                if isinstance(event, ev.LLMRequested) and event.purpose == "expand":
+                if isinstance(event, ev.LLMRequested) and event.purpose == Purpose.EXPAND:
                     return stub_name or "stub"
-                if isinstance(event, ev.LLMRequested) and event.purpose != "repair":
+                if isinstance(event, ev.LLMRequested) and event.purpose != Purpose.REPAIR:
                     return f"{event.purpose} call of {event.node_id}"  # another agent's LLM call (ReAct's act)
             case BreakpointKind.STUB_NAME:
-                if isinstance(event, ev.LLMRequested) and event.purpose == "expand" and stub_name:
+                if isinstance(event, ev.LLMRequested) and event.purpose == Purpose.EXPAND and stub_name:
                     if self._regex is None:
                         return stub_name if stub_name == self.value else None
                     return stub_name if self._regex.fullmatch(stub_name) else None

@@ -13,7 +13,7 @@ from typing import Any
 
 from agent.llm import Completion
 from agent.runtime.events import LLMAnswered
-from agent.runtime.tree import Expansion
+from agent.runtime.tree import LLMExchange
 
 MAIN_ROLE = ""  # the role of an agent's one LLM (agents with several name theirs: planner, executor, ...)
 
@@ -64,9 +64,9 @@ def timed(completion: Completion, elapsed: float) -> Completion:
     return replace(completion, seconds=elapsed)
 
 
-def expansion_record(prompt: str, completion: Completion, accepted: bool, purpose: str, reason: str = "") -> Expansion:
+def exchange_record(prompt: str, completion: Completion, accepted: bool, purpose: str, reason: str = "") -> LLMExchange:
     """One LLM call as the node keeps it (its prompt, answer, verdict and counts)."""
-    return Expansion(
+    return LLMExchange(
         prompt=prompt,
         answer=completion.text,
         source=completion.source,
@@ -82,6 +82,9 @@ def expansion_record(prompt: str, completion: Completion, accepted: bool, purpos
     )
 
 
+expansion_record = exchange_record  # its name before issue 26
+
+
 def answered_event(node_id: str, completion: Completion, *, thought: str, blocks: tuple[str, ...],
                    child_ids: tuple[str, ...], purpose: str = "", role: str = MAIN_ROLE) -> LLMAnswered:
     """The accepted-answer event for `completion`, with its counts and times."""
@@ -94,4 +97,4 @@ def answered_event(node_id: str, completion: Completion, *, thought: str, blocks
     )
 
 
-__all__ = ["MAIN_ROLE", "RoleStats", "Stats", "answered_event", "expansion_record", "timed"]
+__all__ = ["MAIN_ROLE", "RoleStats", "Stats", "answered_event", "exchange_record", "expansion_record", "timed"]

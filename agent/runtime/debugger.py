@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable
 
-from agent.llm import LLM, asked_before, is_interactive
+from agent.llm import LLM, Purpose, asked_before, is_interactive
 from agent.runtime import events as ev
 from agent.runtime.event_text import first_line
 from agent.runtime.event_text import short as short_event_text
@@ -301,7 +301,7 @@ class Debugger:
     def _human_reason(self, event: ev.LLMRequested) -> StopReason:
         node = self.engine.tree.nodes.get(event.node_id or "")
         code = _first_line(node.code) if node else ""
-        what = "expansion" if event.purpose in ("", "expand") else event.purpose  # repair, or another agent's call
+        what = "expansion" if event.purpose in ("", Purpose.EXPAND) else event.purpose  # repair, or another agent's call
         attempt = f" (attempt {event.attempt})" if event.attempt > 1 else ""
         return StopReason("human", f"awaiting your {what} of {event.node_id} `{code}`{attempt}")
 
@@ -411,7 +411,7 @@ class Debugger:
                         Stop(event, StopReason("human", f"expansion refused: {rejected} — write it again"), count)
                     )
                 elif isinstance(event, ev.LLMAnswered):
-                    if event.purpose in ("", "expand", "repair"):  # ReCode's expansion: its children
+                    if event.purpose in ("", Purpose.EXPAND, Purpose.REPAIR):  # ReCode's expansion: its children
                         what = f"{len(event.blocks)} child node(s)" if event.blocks else "empty: the stub is skipped"
                         text = f"expansion accepted: {what}"
                     else:  # another agent's call: what the answer does

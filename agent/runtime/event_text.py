@@ -13,6 +13,7 @@ UI-free: plain strings, no Textual, no prompt-toolkit.
 
 from __future__ import annotations
 
+from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.safe_text import for_terminal
 
@@ -64,11 +65,11 @@ def _phrase(event: ev.Event) -> str:
         case ev.LLMRequested():
             extra = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             return f"{event.purpose} of {node} requested{extra}"
-        case ev.LLMAnswered() if event.purpose not in ("", "expand", "repair"):  # another agent's call
+        case ev.LLMAnswered() if event.purpose not in ("", Purpose.EXPAND, Purpose.REPAIR):  # another agent's call
             got = first_line(event.blocks[0], 60) if len(event.blocks) == 1 else f"{len(event.blocks)} item(s)"
             # ReAct's turn, CodeAct's cell: asked on the new child, reported on its parent (the task)
             # so trees add it there; the log names the turn the call was for, as its request did
-            asked = event.child_ids[0] if event.purpose == "act" and not event.role and len(event.child_ids) == 1 \
+            asked = event.child_ids[0] if event.purpose == Purpose.ACT and not event.role and len(event.child_ids) == 1 \
                 else node
             return f"{event.purpose} of {asked} answered by {event.source}: {got}"
         case ev.LLMAnswered():

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
+from agent.llm import Purpose
+
 
 @dataclass(frozen=True)
 class Event:
@@ -95,8 +97,8 @@ class StubFound(Event):
 class LLMRequested(Event):
     """An LLM call is about to be made (any agent): `purpose` says what for, `role` by whom.
 
-    ReCode's purposes are "expand" (a stub) and "repair" (a node that raised);
-    other agents name theirs ("act", "plan", "replan", "decompose", ...). The
+    ReCode's purposes are `Purpose.EXPAND` (a stub) and `REPAIR` (a node that raised);
+    other agents name theirs (`ACT`, `PLAN`, `REPLAN`, `DECOMPOSE`, ...). The
     role is "" for an agent's one LLM, else e.g. "planner" or "executor".
     A breakpoint on every LLM call and the person-as-LLM editor key on this.
     """
@@ -104,7 +106,7 @@ class LLMRequested(Event):
     kind: ClassVar[str] = "llm_requested"
     prompt: str = ""
     attempt: int = 1  # 1 for the first ask, 2.. after rejections
-    purpose: str = "expand"  # "expand" a stub or "repair" a node that raised
+    purpose: str = Purpose.EXPAND  # what the call is for: a `Purpose` (ReCode: expand a stub, repair a node that raised)
     role: str = ""
 
 

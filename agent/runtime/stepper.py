@@ -43,7 +43,7 @@ from agent.runtime.actions import (
 )
 from agent.runtime.agent_view import AgentView, ViewLine, ViewSection
 from agent.runtime.capabilities import ScriptedAnswer
-from agent.runtime.costs import MAIN_ROLE, RoleStats, Stats, answered_event, expansion_record, timed
+from agent.runtime.costs import MAIN_ROLE, RoleStats, Stats, answered_event, exchange_record, timed
 from agent.runtime.events import (
     ActionSent,
     Event,
@@ -430,7 +430,7 @@ class Stepper(StepLoop):
             if verdict is None:
                 verdict = await self.in_env_thread(judge, completion)
             if not verdict.accepted:
-                node.expansions.append(expansion_record(prompt, completion, False, purpose, verdict.message))
+                node.llm_calls.append(exchange_record(prompt, completion, False, purpose, verdict.message))
                 yield LLMRejected(
                     node.id, raw=completion.text, reason=verdict.message, attempt=attempt,
                     source=completion.source, proposed=completion.proposed, seconds=completion.seconds or 0.0,
@@ -438,7 +438,7 @@ class Stepper(StepLoop):
                 )
                 note = self.rewrite_note(verdict.message, completion.text)
                 continue
-            node.expansions.append(expansion_record(prompt, completion, True, purpose))
+            node.llm_calls.append(exchange_record(prompt, completion, True, purpose))
             yield Answer(completion, prompt, verdict, attempt)
             return
         self.finished_reason = (

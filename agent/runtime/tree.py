@@ -1,4 +1,4 @@
-"""The code tree: one node per top-level statement, children from expansions."""
+"""The node tree every agent's run builds: one node per unit of work, children from its LLM calls."""
 
 from __future__ import annotations
 
@@ -6,18 +6,21 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Iterator
 
+from agent.llm import Purpose
+
 
 class NodeStatus(str, Enum):
     PENDING = "PENDING"
     RUNNING = "RUNNING"  # transient: the node's code is executing now
     COMPLETED = "COMPLETED"
-    STUB = "STUB"
+    AWAITING_LLM = "STUB"  # the node waits on (or was answered by) an LLM call; the value stays as journals have it
+    STUB = "STUB"  # ReCode's name for it (an alias: the same member)
     ERROR = "ERROR"
     SKIP = "SKIP"
 
 
 @dataclass
-class Expansion:
+class LLMExchange:
     """One LLM exchange that produced (or failed to produce) a node's children."""
 
     prompt: str
@@ -28,10 +31,13 @@ class Expansion:
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
-    purpose: str = "expand"
+    purpose: str = Purpose.EXPAND
     proposed: str | None = None  # review mode: the model's proposal, when the person decided
     seconds: float = 0.0  # how long the LLM took to answer
     person_seconds: float = 0.0  # a person's time on it (typing, reviewing a proposal)
+
+
+Expansion = LLMExchange  # ReCode's name for it, for ReCode and for code written before (issue 26)
 
 
 @dataclass
@@ -45,8 +51,13 @@ class Node:
     observations: list[str] = field(default_factory=list)
     error: str = ""
     children: list[Node] = field(default_factory=list, repr=False)
-    expansions: list[Expansion] = field(default_factory=list, repr=False)
+    llm_calls: list[LLMExchange] = field(default_factory=list, repr=False)
     repairs: int = 0  # how many ERROR repairs led to this node (max_retry)
+
+    @property
+    def expansions(self) -> list[LLMExchange]:
+        """ReCode's name for `llm_calls` (the same list), for ReCode and for code written before."""
+        return self.llm_calls
 
     def to_dict(self) -> dict[str, Any]:
         """The node's fields in the `recode.plan.v1` export shape."""

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.safe_text import json_line
 from agent.runtime.stepper import Stepper
@@ -199,7 +200,7 @@ def sft_lines(journal: Journal, *, won_only: bool = False, corrected_only: bool 
                 "task_type": header.get("task_type"),
                 "node_id": record["node_id"],
                 "stub": record.get("stub", ""),
-                "purpose": record.get("purpose", "expand"),
+                "purpose": record.get("purpose", Purpose.EXPAND),
                 "agent": header.get("agent") or "recode",  # journals from before the agent seam are ReCode's
                 "role": record.get("role", ""),  # planner, executor, ... ("" for an agent with one LLM)
                 "source": record.get("source", ""),

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.safe_text import json_line
 from agent.sessions.journal_read import (
@@ -79,7 +80,7 @@ class JournalWriter:
         self.error = ""
         self.records_written = 0
         self._last_prompt = ""
-        self._last_purpose = "expand"
+        self._last_purpose: str = Purpose.EXPAND
         self._asked_node = ""  # the node the open LLM request is for
         self._codes: dict[str, str] = {}
         self._expansions = 0

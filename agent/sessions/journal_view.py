@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.runtime.code import parse_answer, split_blocks
-from agent.runtime.tree import CodeTree, Expansion, Node, NodeStatus
+from agent.llm import Purpose
+from agent.runtime.tree import CodeTree, LLMExchange, Node, NodeStatus
 from agent.sessions.export import PLAN_VERSION, TRACE_VERSION, answers_are_code, has_code_tree, journal_agent
 from agent.sessions.journal_read import JOURNAL_FILE, Journal
 
@@ -121,20 +122,20 @@ def read_view(journal: Journal) -> JournalView:
             continue
         if kind == "answer":
             accepted = bool(record.get("accepted"))
-            node.expansions.append(Expansion(
+            node.llm_calls.append(LLMExchange(
                 prompt=record.get("prompt", ""), answer=record.get("answer", ""), source=record.get("source", ""),
                 accepted=accepted, input_tokens=record.get("input_tokens", 0), output_tokens=record.get("output_tokens", 0),
-                cost=record.get("cost", 0.0), purpose=record.get("purpose", "expand"),
+                cost=record.get("cost", 0.0), purpose=record.get("purpose", Purpose.EXPAND),
                 seconds=record.get("seconds") or 0.0, person_seconds=record.get("person_seconds", 0.0),
             ))
             if accepted and tree_agent:
                 blocks, thought = _blocks(str(record.get("answer", "")))
                 tree.add_children(node, list(blocks))
                 node.thought = thought
-                if record.get("purpose") == "repair":  # asked to repair: the node had failed
+                if record.get("purpose") == Purpose.REPAIR:  # asked to repair: the node had failed
                     node.status, node.error = NodeStatus.ERROR, "(it failed; the error text is not in the journal)"
                 else:
-                    node.status = NodeStatus.STUB if blocks else NodeStatus.SKIP
+                    node.status = NodeStatus.AWAITING_LLM if blocks else NodeStatus.SKIP
         elif kind == "action":
             node.observations.append(str(record.get("observation", "")))
             if node.status is NodeStatus.PENDING:
@@ -216,7 +217,7 @@ def trace_document_from_records(view: JournalView, meta: dict[str, Any] | None =
         kind = record.get("type")
         if kind == "answer":
             trace.append({
-                "type": "llm_call", "node_id": record.get("node_id"), "purpose": record.get("purpose", "expand"),
+                "type": "llm_call", "node_id": record.get("node_id"), "purpose": record.get("purpose", Purpose.EXPAND),
                 "role": record.get("role", ""), "prompt": record.get("prompt", ""), "answer": record.get("answer", ""),
                 "accepted": bool(record.get("accepted")), "source": record.get("source", ""),
                 "input_tokens": record.get("input_tokens", 0), "output_tokens": record.get("output_tokens", 0),
@@ -260,7 +261,7 @@ def markdown_from_records(view: JournalView) -> str:
             stub = (str(record.get("stub") or "").splitlines() or [""])[0]
             verdict = "" if record.get("accepted") else ", rejected"
             out += [""] if out[-1] else []
-            out += [f"**Answer for `{node_id}`** `{stub}` ({record.get('purpose', 'expand')}; "
+            out += [f"**Answer for `{node_id}`** `{stub}` ({record.get('purpose', Purpose.EXPAND)}; "
                     f"{record.get('source', '')}{verdict})", "",
                     f"```{'python' if code else 'text'}", *str(record.get("answer", "")).strip().splitlines(), "```", ""]
         elif kind == "action":

@@ -28,6 +28,7 @@ from typing import Any, Iterable
 
 from agent.sessions.journal_read import Journal
 from agent.runtime.tree import Node
+from agent.llm import Purpose
 
 SERVICE = "recode-tui"
 ACTION_SECONDS = 0.001  # journals do not time actions
@@ -114,7 +115,7 @@ def episode_spans(journal: Journal) -> _Timed:
                     {"type": "text", "content": str(record.get("prompt") or "")}]}]),
                 "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [
                     {"type": "text", "content": str(record.get("answer") or "")}]}]),
-                "recode.purpose": str(record.get("purpose") or "expand"), "recode.accepted": bool(record.get("accepted")),
+                "recode.purpose": str(record.get("purpose") or Purpose.EXPAND), "recode.accepted": bool(record.get("accepted")),
                 "recode.source": str(record.get("source") or ""), "recode.cost": float(record.get("cost") or 0.0),
                 "recode.cached": bool(record.get("cached")),
                 **({"recode.role": record["role"]} if record.get("role") else {}),

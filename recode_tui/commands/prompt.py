@@ -85,7 +85,7 @@ def first_prompt(game: str, agent: str, role: str | None, prompts_dir: str | Non
     import asyncio
 
     from agent import agents
-    from agent.runtime.events import ExpansionRequested, RunFinished
+    from agent.runtime.events import LLMRequested, RunFinished
     from mockllm.scripted import ScriptedLLM, ScriptEntry
     from recode_tui.setup.build import make_engine
 
@@ -104,7 +104,7 @@ def first_prompt(game: str, agent: str, role: str | None, prompts_dir: str | Non
         try:
             while True:
                 event = await engine.step()
-                if isinstance(event, ExpansionRequested) and event.role == wanted:
+                if isinstance(event, LLMRequested) and event.role == wanted:
                     return event.prompt
                 if isinstance(event, RunFinished):
                     raise UsageError(f"agent {agent} ended before asking {role or 'its LLM'}: {event.reason}")

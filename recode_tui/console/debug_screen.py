@@ -338,7 +338,7 @@ class DebugScreen(RunScreen):
     def on_engine_driver_failed(self, message: EngineDriver.Failed) -> None:
         self.run_events.failed(message.error)
 
-    async def open_editor(self, event: ev.ExpansionRequested, note: str, force: bool = False) -> None:
+    async def open_editor(self, event: ev.LLMRequested, note: str, force: bool = False) -> None:
         await self.run_events.open_editor(event, note, force)
 
     @property

@@ -131,7 +131,7 @@ class RunScreen(Screen[None]):
     def refresh_agent_view(self) -> None:
         raise NotImplementedError
 
-    async def open_editor(self, event: ev.ExpansionRequested, note: str, force: bool = False) -> None:
+    async def open_editor(self, event: ev.LLMRequested, note: str, force: bool = False) -> None:
         raise NotImplementedError
 
     def apply_events(self, events: Iterable[ev.Event]) -> None:

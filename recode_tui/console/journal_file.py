@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, RichLog, Static, Tree
 
+from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
 from agent.sessions.journal_view import NOT_SHOWN, JournalView, read_view
@@ -42,7 +43,7 @@ def record_lines(view: JournalView) -> list[Text]:
         if kind == "answer":
             verdict = "answer" if record.get("accepted") else "rejected answer"
             lines.append(Text.assemble((f"{node_id} ", "cyan"), (f"{verdict} ", "bold"),
-                                       (f"({record.get('purpose', 'expand')}, {record.get('source', '')})", "dim")))
+                                       (f"({record.get('purpose', Purpose.EXPAND)}, {record.get('source', '')})", "dim")))
             lines += [Text("  " + line) for line in str(record.get("answer", "")).strip().splitlines()]
         elif kind == "action":
             lines.append(Text.assemble((f"{node_id} ", "cyan"), (f"> {record.get('action')}", "bold"),
@@ -101,7 +102,7 @@ class JournalFileApp(App[None]):
         for line in record_lines(self.view):
             log.write(line)
         view.apply(
-            ev.ExpansionReceived(node.id, child_ids=tuple(c.id for c in node.children))
+            ev.LLMAnswered(node.id, child_ids=tuple(c.id for c in node.children))
             for node in self.view.tree.walk()
             if node.children
         )

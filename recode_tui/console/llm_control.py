@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from textual.message import Message
 from textual.widget import Widget
 
-from agent.llm import LLM
+from agent.llm import LLM, Purpose
 from agent.llm import is_interactive
 from agent.runtime import events as ev
 from agent.runtime.debugger import Stop
@@ -78,7 +78,7 @@ class LLMControl(Widget):
         self.restore_after: LLM | None = None  # the LLM to hand back to after one typed answer
         self.choose_after = False  # a fork's answer is typed: L chooses who answers after it
         self.reviewing: Proposal | None = None
-        self.last_request: ev.ExpansionRequested | None = None
+        self.last_request: ev.LLMRequested | None = None
 
     def on_mount(self) -> None:
         engine = self.engine
@@ -110,7 +110,7 @@ class LLMControl(Widget):
         return llm if isinstance(llm, ReviewLLM) else None
 
     def _observe(self, event: ev.Event) -> None:
-        if isinstance(event, ev.ExpansionRequested):
+        if isinstance(event, ev.LLMRequested):
             self.last_request = event
 
     def _install(self, llm: LLM) -> None:
@@ -156,7 +156,7 @@ class LLMControl(Widget):
 
     def after_stop(self, stop: Stop) -> None:
         """Hand back after a typed answer was taken; offer the ways out of an LLM failure."""
-        if self.restore_after is not None and isinstance(stop.event, (ev.ExpansionReceived, ev.RunFinished)):
+        if self.restore_after is not None and isinstance(stop.event, (ev.LLMAnswered, ev.RunFinished)):
             previous, self.restore_after = self.restore_after, None
             self.choose_after = False
             self._install(previous)
@@ -167,10 +167,10 @@ class LLMControl(Widget):
             self.run.say("llm_error", f"LLM failed on {event.node_id}{again} ({FAILURE_HINT}): {event.error}")
             self.app.notify(stop.event.error, title="LLM failed: the run is paused", severity="error")
 
-    def request_event(self) -> ev.ExpansionRequested | None:
+    def request_event(self) -> ev.LLMRequested | None:
         """The expansion an answer is awaited for (also after an LLM failure)."""
         last = self.run.debugger.last_event
-        if isinstance(last, ev.ExpansionRequested):
+        if isinstance(last, ev.LLMRequested):
             return last
         if isinstance(last, ev.LLMFailed) and self.last_request is not None:
             return self.last_request
@@ -189,7 +189,7 @@ class LLMControl(Widget):
         self.reviewing = proposal
         run.drafts[node.id] = proposal.text
         context = proposal.context
-        purpose = context.purpose if context else ("repair" if node.status is NodeStatus.ERROR else "expand")
+        purpose = context.purpose if context else (Purpose.REPAIR if node.status is NodeStatus.ERROR else Purpose.EXPAND)
         request = self.last_request
         attempt = request.attempt if request is not None and request.node_id == node.id else 1
         try:

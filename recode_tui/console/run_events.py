@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import Iterable
 
+from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.debugger import Stop, StopReason, describe_event
 from agent.runtime.event_text import finish_verdict
@@ -53,7 +54,7 @@ class RunEvents:
                 self.running_line = (event.node_id or "", event.line) if event.line else None
             elif isinstance(event, (ev.NodeStarted, ev.NodeCompleted, ev.NodeError, ev.StubFound, ev.RunFinished)):
                 self.running_line = None
-            if isinstance(event, ev.ExpansionRequested):
+            if isinstance(event, ev.LLMRequested):
                 node = run.engine.tree.nodes.get(event.node_id or "")
                 code = node.code.split("\n", 1)[0] if node else ""
                 title = (
@@ -62,14 +63,14 @@ class RunEvents:
                 )
                 self.pending_prompt = (title, event.prompt)
                 run.show_prompt(title, event.prompt)
-            elif isinstance(event, (ev.ExpansionReceived, ev.RunFinished)):
+            elif isinstance(event, (ev.LLMAnswered, ev.RunFinished)):
                 self.pending_prompt = None
-            if isinstance(event, ev.ExpansionReceived) and self.submitted_node is not None:
+            if isinstance(event, ev.LLMAnswered) and self.submitted_node is not None:
                 text = run.drafts.pop(self.submitted_node, None)
                 if text is not None:
                     self.accepted_answers[self.submitted_node] = text
                 self.submitted_node = None
-            elif isinstance(event, ev.ExpansionRejected):
+            elif isinstance(event, ev.LLMRejected):
                 self.submitted_node = None  # refused: its text stays the node's draft, to be corrected
         if run.run_state is RunState.RUNNING:
             tree = run.tree_view
@@ -109,7 +110,7 @@ class RunEvents:
             run.variables.show(summaries)
         self.show_env_choices()
         self.stop_tools.evaluate_watches()
-        if debugger.awaiting_human and isinstance(stop.event, ev.ExpansionRequested):
+        if debugger.awaiting_human and isinstance(stop.event, ev.LLMRequested):
             await self.open_editor(stop.event, stop.reason.text if "refused" in stop.reason.text else "")
         else:
             message_text = "The run is over." if debugger.done else "No expansion is awaited."
@@ -134,14 +135,14 @@ class RunEvents:
             shown = []
         self.run.variables.show_choices(shown)
 
-    async def open_editor(self, event: ev.ExpansionRequested, note: str, force: bool = False) -> None:
+    async def open_editor(self, event: ev.LLMRequested, note: str, force: bool = False) -> None:
         run = self.run
         node = run.engine.tree.nodes[event.node_id or ""]
         try:
             known = await run.engine.runner.names()
         except Exception:  # noqa: BLE001
             known = frozenset()
-        if event.purpose == "repair" and node.id not in run.drafts and node.id in self.accepted_answers:
+        if event.purpose == Purpose.REPAIR and node.id not in run.drafts and node.id in self.accepted_answers:
             run.drafts[node.id] = self.accepted_answers[node.id]
         run.editor.open(node.id, node.code, known, attempt=event.attempt, purpose=event.purpose, note=note,
                         role=event.role)
@@ -161,8 +162,8 @@ class RunEvents:
             detail.show(node, self.line_of(node))
         if node is None:
             return
-        if node.expansions:
-            last = node.expansions[-1]
+        if node.llm_calls:
+            last = node.llm_calls[-1]
             state = "accepted" if last.accepted else f"rejected: {last.reason}"
             title = (f"Prompt of {node.id} `{node.code.split(chr(10), 1)[0]}` — {last.purpose}, {state}, "
                      f"{len(last.prompt):,} chars")

@@ -325,7 +325,7 @@ class SessionControl:
         node = self._selected_node("fork")
         if node is None:
             return
-        answers = [e.answer for e in node.expansions if e.accepted] or [e.answer for e in node.expansions]
+        answers = [e.answer for e in node.llm_calls if e.accepted] or [e.answer for e in node.llm_calls]
         if not answers:
             self._warn(f"{node.id} was never expanded: fork gives an expanded stub another answer")
             return

@@ -76,7 +76,7 @@ class TreeFileApp(App[None]):
         self.query_one("#detail").border_title = "Node"
         # The same expansions that built the tree, so the view lays it out as the console did.
         view.apply(
-            ev.ExpansionReceived(node.id, child_ids=tuple(c.id for c in node.children))
+            ev.LLMAnswered(node.id, child_ids=tuple(c.id for c in node.children))
             for node in self.code_tree.walk()
             if node.children
         )

@@ -23,7 +23,7 @@ class Paused(Exception):
         self.how = how
 
 
-def skeleton_for(engine: Any, request: "ev.ExpansionRequested | None") -> tuple[str, int]:
+def skeleton_for(engine: Any, request: "ev.LLMRequested | None") -> tuple[str, int]:
     """The agent's answer format for a call (ReCode's <think>/<execute> one by default) and where typing starts."""
     text = engine.answer_skeleton(request.purpose, request.role) if request is not None else ""
     if not text or text == SKELETON:
@@ -31,7 +31,7 @@ def skeleton_for(engine: Any, request: "ev.ExpansionRequested | None") -> tuple[
     return text, len(text.split("\n", 1)[0])
 
 
-def engine_reason(engine: Any, request: ev.ExpansionRequested, text: str, known: frozenset[str]) -> str:
+def engine_reason(engine: Any, request: ev.LLMRequested, text: str, known: frozenset[str]) -> str:
     """Why the engine would refuse this answer to `request` ('' when it would take it): the agent's own judge."""
     verdict = engine.judge(text, request.purpose, request.role, typed=True, known=known)
     return "" if verdict.accepted else verdict.located_message

@@ -27,6 +27,7 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.debugger import Debugger, Stop, StepMode
 from agent.runtime.event_text import first_line
@@ -54,7 +55,7 @@ class PlainFrontEnd:
     """
 
     session: Any  # agent.sessions.session.Session
-    pending: ev.ExpansionRequested | None = None  # an expansion awaiting its answer (after --resume)
+    pending: ev.LLMRequested | None = None  # an expansion awaiting its answer (after --resume)
     input: Any = None
     output: Any = None
     echo: Callable[[str], None] | None = None
@@ -64,7 +65,7 @@ class PlainFrontEnd:
     prompt_session: Any = None
     debugger: Debugger = field(init=False)  # the console's debugger: the plain mode steps the run through it
     _last_text: dict[str, str] = field(default_factory=dict)
-    _request: ev.ExpansionRequested | None = None
+    _request: ev.LLMRequested | None = None
     stop_signal: str = ""  # how a SIGHUP/SIGTERM stopped the run ('' when none did)
     run_task: "asyncio.Future[Any] | None" = None  # `run()`, cancelled by a signal between two answers
     _autosave: DraftAutosave | None = None  # the open editor's draft writer
@@ -185,16 +186,16 @@ class PlainFrontEnd:
 
     def _print_event(self, event: ev.Event) -> None:
         """The debugger's hook: every event as it passes, one line (the console batches the same hook)."""
-        if isinstance(event, (ev.ExpansionReceived, ev.ExpansionRejected)) and self._submitted is not None:
-            text = self._last_text.pop(self._submitted, None) if isinstance(event, ev.ExpansionReceived) else None
+        if isinstance(event, (ev.LLMAnswered, ev.LLMRejected)) and self._submitted is not None:
+            text = self._last_text.pop(self._submitted, None) if isinstance(event, ev.LLMAnswered) else None
             if text is not None:
                 self._accepted[self._submitted] = text
             self._submitted = None
         self.say(event_line(event))
 
-    def _show_request(self, request: ev.ExpansionRequested) -> None:
+    def _show_request(self, request: ev.LLMRequested) -> None:
         self._request = request
-        title = request.purpose or "expand"
+        title = request.purpose or Purpose.EXPAND
         self.say(f"─── prompt for {title} of [{request.node_id}] (attempt {request.attempt}) ───", "bold")
         self._print_prompt(folded=True)
         self.say("─── your answer: Esc Enter submits, Ctrl-D pauses and saves ───", "bold")
@@ -207,7 +208,7 @@ class PlainFrontEnd:
 
         Whatever ends the editor or the run while an answer is in hand, the text is saved as the draft first.
         """
-        request = stop.event if isinstance(stop.event, ev.ExpansionRequested) else self._request
+        request = stop.event if isinstance(stop.event, ev.LLMRequested) else self._request
         assert request is not None
         self.say(f"■ {stop.reason}", "bold")  # the debugger's words, as on the console's stop line
         self._show_request(request)
@@ -236,7 +237,7 @@ class PlainFrontEnd:
             self._keep(request, text)
             raise
 
-    async def _edit(self, request: ev.ExpansionRequested, known: frozenset[str]) -> str:
+    async def _edit(self, request: ev.LLMRequested, known: frozenset[str]) -> str:
         from prompt_toolkit.validation import ValidationError
 
         engine = self.engine
@@ -248,7 +249,7 @@ class PlainFrontEnd:
 
         skeleton, skeleton_cursor = skeleton_for(engine, request)
         node = request.node_id or ""
-        default = self._last_text.get(node) or (self._accepted.get(node) if request.purpose == "repair" else None) or skeleton
+        default = self._last_text.get(node) or (self._accepted.get(node) if request.purpose == Purpose.REPAIR else None) or skeleton
         cursor = skeleton_cursor if default == skeleton else draft_cursor_offset(default)  # where typing stopped
 
         def place_cursor() -> None:
@@ -296,14 +297,14 @@ class PlainFrontEnd:
             self.say(f"{self.stop_signal}: session {session.folder.name} saved.")
             self.say(f"continue with: recode-tui run --llm human --resume {session.folder}")
 
-    def _keep(self, request: ev.ExpansionRequested, text: str) -> str:
+    def _keep(self, request: ev.LLMRequested, text: str) -> str:
         """Save the person's text as the session's draft; what to tell them about it."""
         from agent.sessions.journal import write_draft
 
         error = write_draft(self.session.folder, request.node_id or "", text)
         return "the text you typed is kept as a draft" if not error else error
 
-    async def _stop_here(self, request: ev.ExpansionRequested, text: str, how: str) -> None:
+    async def _stop_here(self, request: ev.LLMRequested, text: str, how: str) -> None:
         """Keep the draft, close the run and its journal, and say how to go on."""
         session = self.session
         saved = self._keep(request, text)
@@ -360,4 +361,4 @@ async def open_plain_session(options: RunOptions, llm: Any) -> tuple[Any, Any]:
 
     session, events = await open_session(options, llm)
     last = events[-1] if events else None
-    return session, last if isinstance(last, ev.ExpansionRequested) else None
+    return session, last if isinstance(last, ev.LLMRequested) else None

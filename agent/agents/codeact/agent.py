@@ -37,7 +37,7 @@ from typing import Any, AsyncIterator, Callable
 
 from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.agents.outcome import action_failed, failed_mark
-from agent.llm import Completion
+from agent.llm import Completion, Purpose
 from agent.runtime.capabilities import bundled_demos
 from agent.runtime.event_text import first_line
 from agent.runtime.events import (
@@ -55,7 +55,7 @@ from agent.runtime.tree import Node, NodeStatus
 from agent.runtime.verdict import Verdict
 
 PROMPTS = Path(__file__).parent / "prompts"
-PURPOSE = "act"
+PURPOSE = Purpose.ACT
 VIEW_OUTPUT_LINES = 6  # a cell's last output lines the console's view shows
 OUTPUT_LIMIT = 2000  # characters of a cell's output the next prompts show (the end is kept)
 

@@ -19,7 +19,7 @@ from agent.agents.outcome import Holding, UnitOutcome, failed_mark
 from agent.agents.plan_execute.plan import PlanError, PlanStep, parse_plan, plan_diff, plan_text
 from agent.agents.plan_execute.turn import TurnError, parse_turn
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.llm import Completion
+from agent.llm import Completion, Purpose
 from agent.runtime.capabilities import bundled_demos
 from agent.runtime.event_text import first_line
 from agent.runtime.events import (
@@ -90,10 +90,10 @@ class PlanExecuteAgent(Stepper):
 
     def judge(self, text: str, purpose: str, role: str = "", *, typed: bool = True,
               known: frozenset[str] = frozenset()) -> Verdict:
-        if purpose in ("plan", "replan") or (not purpose and role in ("planner", "replanner")):
+        if purpose in (Purpose.PLAN, Purpose.REPLAN) or (not purpose and role in ("planner", "replanner")):
             try:
                 # `known` (the names a code answer may use) means nothing to a plan: its finished steps do
-                plan = parse_plan(text, done=self._done_ids(), allow_empty=purpose == "replan")
+                plan = parse_plan(text, done=self._done_ids(), allow_empty=purpose == Purpose.REPLAN)
             except PlanError as exc:
                 return Verdict(False, message=str(exc))
             ids = ", ".join(step.id for step in plan.steps)
@@ -112,7 +112,7 @@ class PlanExecuteAgent(Stepper):
         return Verdict(True, (turn.text,) if turn.kind == "action" else (), turn.thought, summary=summaries[turn.kind])
 
     def answer_skeleton(self, purpose: str, role: str = "") -> str:
-        if purpose in ("plan", "replan") or role in ("planner", "replanner"):
+        if purpose in (Purpose.PLAN, Purpose.REPLAN) or role in ("planner", "replanner"):
             return PLAN_SKELETON
         return TURN_SKELETON
 
@@ -130,7 +130,7 @@ class PlanExecuteAgent(Stepper):
                          observation=reset.observation, task_type=self.env.task_type)
         self.current, root.status = root, NodeStatus.RUNNING
         yield NodeStarted(root.id, code=root.code, depth=0)
-        async for event in self._make_plan("plan", "planner", self._planner_prompt(), ""):
+        async for event in self._make_plan(Purpose.PLAN, "planner", self._planner_prompt(), ""):
             yield event
         while not self.finished_reason and not self.env.done:
             state = self._next_ready()
@@ -174,7 +174,7 @@ class PlanExecuteAgent(Stepper):
                 yield item
         if answer is None:
             return
-        plan = parse_plan(answer.completion.text, done=self._done_ids(), allow_empty=purpose == "replan")
+        plan = parse_plan(answer.completion.text, done=self._done_ids(), allow_empty=purpose == Purpose.REPLAN)
         open_states = [s for s in self.plan if s.status in ("pending", "failed")]
         # a pending step the new plan keeps unchanged keeps its node; every other open step is dropped
         kept = {s.step: s for s in open_states if s.status == "pending" and s.step in plan.steps}
@@ -196,7 +196,7 @@ class PlanExecuteAgent(Stepper):
         self.plan = [s for s in self.plan if s.status == "done"] + [kept.get(step) or made[step] for step in plan.steps]
         self.states.update({s.node.id: s for s in made.values()})
         old = [s.step for s in open_states]
-        if purpose == "plan":
+        if purpose == Purpose.PLAN:
             yield AgentNote(root.id, label="plan adopted", text=plan_text(plan.steps))
         else:
             yield AgentNote(root.id, label="replan", text=f"why: {why}\n{plan_diff(old, list(plan.steps))}")
@@ -208,7 +208,7 @@ class PlanExecuteAgent(Stepper):
             self.finished_reason = f"replan limit: {why} (max_replans {self.options['max_replans']})"
             return
         self.replans += 1
-        async for event in self._make_plan("replan", "replanner", self._replanner_prompt(why), why):
+        async for event in self._make_plan(Purpose.REPLAN, "replanner", self._replanner_prompt(why), why):
             yield event
 
     async def _run_step(self, state: StepState) -> AsyncIterator[Event]:
@@ -221,7 +221,7 @@ class PlanExecuteAgent(Stepper):
         for number in range(1, budget + 1):
             answer: Answer | None = None
             prompt = self._executor_prompt(state, turns, budget - number + 1)
-            async for item in self.ask(node, prompt, "act", self._judge_for("act"), role="executor"):
+            async for item in self.ask(node, prompt, Purpose.ACT, self._judge_for(Purpose.ACT), role="executor"):
                 if isinstance(item, Answer):
                     answer = item
                 else:
@@ -234,7 +234,7 @@ class PlanExecuteAgent(Stepper):
             label = f"> {turn.text}" if turn.kind == "action" else f"{turn.kind}: {turn.text}"
             child = self.tree.add_children(node, [label])[0]
             child.thought = turn.thought
-            yield self._received(node, answer, turn.thought, answer.verdict.blocks, (child.id,), "act", "executor")
+            yield self._received(node, answer, turn.thought, answer.verdict.blocks, (child.id,), Purpose.ACT, "executor")
             self.current, child.status = child, NodeStatus.RUNNING
             yield NodeStarted(child.id, code=child.code, depth=child.depth)
             if turn.kind == "action":

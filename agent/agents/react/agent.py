@@ -34,7 +34,7 @@ from typing import Any, AsyncIterator
 
 from agent.agents.react.answer import SKELETON, parse_react
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.llm import Completion
+from agent.llm import Completion, Purpose
 from agent.runtime.capabilities import bundled_demos
 from agent.runtime.event_text import first_line
 from agent.runtime.events import (
@@ -50,7 +50,7 @@ from agent.runtime.tree import Node, NodeStatus
 from agent.runtime.verdict import Verdict
 
 PROMPTS = Path(__file__).parent / "prompts"
-PURPOSE = "act"
+PURPOSE = Purpose.ACT
 DEFAULT_WINDOW = 30  # turns the prompt shows (the prompt would otherwise grow with the episode)
 
 

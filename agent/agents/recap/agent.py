@@ -20,7 +20,7 @@ from agent.agents.outcome import Holding, UnitOutcome, failed_mark
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.agents.recap.decomposition import Decomposition, DecompositionError, Item, parse_decomposition
 from agent.agents.recap.window import Window
-from agent.llm import Completion
+from agent.llm import Completion, Purpose
 from agent.runtime.capabilities import bundled_demos
 from agent.runtime.events import AgentNote, Event, LLMAnswered, NodeCompleted, NodeError, NodeStarted, RunStarted
 from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
@@ -168,7 +168,7 @@ class RecapAgent(Stepper):
         self.levels[node.id] = level
         self.current, node.status = node, NodeStatus.RUNNING
         yield NodeStarted(node.id, code=node.code, depth=node.depth)
-        told, purpose = self._opening(level), "decompose"
+        told, purpose = self._opening(level), Purpose.DECOMPOSE
         while True:
             answer: Answer | None = None
             async for item in self.ask(node, self._prompt(level, told), purpose, self._judge):
@@ -221,7 +221,7 @@ class RecapAgent(Stepper):
                 out.kind, out.by_harness = "failed", True
                 out.claim = f"revision limit: {self.options['max_revisions']} revisions at this level"
                 break
-            purpose = "refine"
+            purpose = Purpose.REFINE
         self.path.pop()
         out.exchanges, out.holding = self.exchanges[start:], self.holding.text()
         if out.kind == "done":

@@ -181,7 +181,7 @@ def align_steps(a: Run, b: Run) -> list[StepRow]:
 
 
 def _accepted(node: Node) -> str:
-    return next((e.answer.strip() for e in reversed(node.expansions) if e.accepted), "")
+    return next((e.answer.strip() for e in reversed(node.llm_calls) if e.accepted), "")
 
 
 def _same_node(x: Node, y: Node) -> bool:

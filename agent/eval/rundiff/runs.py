@@ -14,6 +14,7 @@ from typing import Any
 from agent.sessions.journal_read import JOURNAL_FILE, Journal
 from agent.sessions.journal_view import JournalView, read_view
 from agent.runtime.tree import Node
+from agent.llm import Purpose
 
 NODE_AGENTS = ("recode", "recap", "plan-execute")  # agents that build a tree of nodes worth aligning
 
@@ -125,7 +126,7 @@ def read_run(journal: Journal, name: str) -> Run:
                                   str(record.get("observation", "")), str(record.get("node_id") or ""), position))
         elif kind == "answer":
             run.calls.append(Call(len(run.calls) + 1, str(record.get("node_id") or ""),
-                                  str(record.get("purpose") or "expand"), str(record.get("role") or ""),
+                                  str(record.get("purpose") or Purpose.EXPAND), str(record.get("role") or ""),
                                   str(record.get("stub") or ""), str(record.get("prompt", "")),
                                   str(record.get("answer", "")), bool(record.get("accepted")), position))
     stack: list[tuple[Node, str]] = [(run.view.tree.root, "0")]

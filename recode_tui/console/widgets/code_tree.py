@@ -22,7 +22,7 @@ from recode_tui.console.search import Match
 STATUS_ICONS: dict[NodeStatus, tuple[str, str]] = {
     NodeStatus.PENDING: ("·", "dim"),
     NodeStatus.RUNNING: ("●", "bold yellow"),
-    NodeStatus.STUB: ("◆", "bold magenta"),
+    NodeStatus.AWAITING_LLM: ("◆", "bold magenta"),
     NodeStatus.COMPLETED: ("✓", "green"),
     NodeStatus.ERROR: ("✗", "bold red"),
     NodeStatus.SKIP: ("⊘", "dim"),
@@ -31,7 +31,7 @@ STATUS_ICONS: dict[NodeStatus, tuple[str, str]] = {
 
 def node_label(node: Node, current: bool = False) -> Text:
     icon, style = STATUS_ICONS[node.status]
-    if node.status is NodeStatus.STUB and node.children:
+    if node.status is NodeStatus.AWAITING_LLM and node.children:
         icon = "◇"  # expanded: its children carry the work
     first, _, rest = node.code.partition("\n")
     label = Text()
@@ -95,7 +95,7 @@ class CodeTreeView(Tree[str]):
         for event in events:
             if event.node_id is None:
                 continue
-            if isinstance(event, ev.ExpansionReceived):
+            if isinstance(event, ev.LLMAnswered):
                 self._add_tree_children(event.node_id, event.child_ids)
             elif isinstance(event, ev.NodeStarted):
                 self._add_started(event.node_id)

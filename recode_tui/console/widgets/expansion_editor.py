@@ -29,6 +29,7 @@ from textual.widgets import Button, Static, TextArea
 from textual.worker import Worker, WorkerState
 
 from agent.agents.recode.answer_rule import CodeCheck, judge_answer
+from agent.llm import Purpose
 from agent.runtime.stepper import Stepper
 from agent.runtime.verdict import Verdict, oversized
 from recode_tui.console.textual_compat import KeyFirstTextArea
@@ -212,7 +213,7 @@ class ExpansionEditor(Vertical):
         super().__init__(**kwargs)
         self.drafts = drafts
         self.node_id: str | None = None
-        self.purpose = "expand"
+        self.purpose: str = Purpose.EXPAND
         self.role = ""
         self.known: frozenset[str] = frozenset()
         self.code_check: CodeCheck | None = None  # the run's sandbox check (see `run_code_check`)
@@ -262,7 +263,7 @@ class ExpansionEditor(Vertical):
         return engine_skeleton(self._engine(), self.purpose, self.role)
 
     def open(self, node_id: str, code: str, known: frozenset[str], attempt: int = 1,
-             purpose: str = "expand", note: str = "", role: str = "") -> None:
+             purpose: str = Purpose.EXPAND, note: str = "", role: str = "") -> None:
         """Start (or resume) the draft for `node_id`, an LLM call of `purpose` by `role`."""
         self.enable_highlighting()
         self.node_id, self.known = node_id, known
@@ -282,7 +283,7 @@ class ExpansionEditor(Vertical):
             editor.load_text(text)
             editor.cursor_location = draft_cursor(text)  # a restored draft: carry on typing where it stopped
         own_format = self.skeleton != SKELETON
-        verb = {"repair": "Repair", "expand": "Expand"}.get(purpose, purpose.capitalize() or "Answer")
+        verb = {str(Purpose.REPAIR): "Repair", str(Purpose.EXPAND): "Expand"}.get(purpose, purpose.capitalize() or "Answer")
         header = Text.assemble(
             (f"{verb} {node_id}  ", "bold"),
             (code.split("\n", 1)[0], "bold magenta"),

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from agent.runtime.tree import Expansion, Node
+from agent.runtime.tree import LLMExchange, Node
 
 MAX_OBSERVATION_LINES = 200
 
@@ -28,7 +28,7 @@ class NodeDetail(VerticalScroll):
         body = bodies.first(Static)
         key = None if node is None else (
             node.id, node.status, len(node.observations), node.error, node.thought, len(node.children),
-            len(node.expansions), line,
+            len(node.llm_calls), line,
         )
         if key == self._key and key is not None:
             return  # nothing new: no re-layout
@@ -68,18 +68,18 @@ class NodeDetail(VerticalScroll):
             parts.append(Text("\n".join(f"  {line}" for line in lines)))
         if node.error:
             parts.append(Text.assemble(("error ", "bold red"), (node.error, "red")))
-        rejected = [e for e in node.expansions if not e.accepted]
+        rejected = [e for e in node.llm_calls if not e.accepted]
         if rejected:
             parts.append(Text.assemble(("rejected answers ", "bold yellow"), str(len(rejected)), ": ", rejected[-1].reason))
-        if node.expansions:
-            parts.append(expansion_usage(node.expansions))
+        if node.llm_calls:
+            parts.append(exchange_usage(node.llm_calls))
         body.update(Group(*parts))
 
 
-def expansion_usage(expansions: list[Expansion]) -> Text:
+def exchange_usage(exchanges: list[LLMExchange]) -> Text:
     """One line per LLM answer of the node: who answered, tokens in+out, cost, time taken, the verdict."""
     text = Text("answers", style="bold cyan")
-    for number, exp in enumerate(expansions, start=1):
+    for number, exp in enumerate(exchanges, start=1):
         verdict = "accepted" if exp.accepted else "rejected"
         text.append(
             f"\n  #{number} {exp.purpose} by {exp.source or '?'}: "

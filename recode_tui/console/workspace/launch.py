@@ -59,7 +59,7 @@ def continue_with(run: RunScreen, chosen: WorkspaceChoice | None) -> None:
     awaiting = isinstance(last, ev.LLMRequested) and last.node_id == choice.node_id
     if not awaiting or engine.done:
         control = run.session_control
-        expanded = choice.node_id in engine.tree.nodes and engine.tree.nodes[choice.node_id].expansions
+        expanded = choice.node_id in engine.tree.nodes and engine.tree.nodes[choice.node_id].llm_calls
         if control is not None and expanded and not run.driver.busy:
             control.fork_with_answer(choice.node_id, choice.text, _source_kind(choice.source), chosen.prompts)
             return

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from agent.agents.recode.authoring import HELPERS, context_from_prompt, variables_from_prompt
 from agent.runtime.stepper import Stepper
 from agent.agents.recode.prompt import call_arguments
+from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.prompts import PromptContext
 from agent.runtime.tree import Node
@@ -34,7 +35,7 @@ class StubTarget:
 
 
 def awaiting_node_id(engine: Stepper, last_event: ev.Event | None) -> str | None:
-    if isinstance(last_event, ev.ExpansionRequested) and last_event.purpose == "expand" and not engine.done:
+    if isinstance(last_event, ev.LLMRequested) and last_event.purpose == Purpose.EXPAND and not engine.done:
         return last_event.node_id
     return None
 
@@ -51,7 +52,7 @@ def pick_node(engine: Stepper, selected_id: str | None, last_event: ev.Event | N
     awaiting = awaiting_node_id(engine, last_event)
     selected = nodes.get(selected_id or "")
     if selected is not None and (
-        selected.id == awaiting or any(x.purpose == "expand" for x in selected.expansions)
+        selected.id == awaiting or any(x.purpose == Purpose.EXPAND for x in selected.llm_calls)
     ):
         return selected
     if awaiting and awaiting in nodes:
@@ -63,9 +64,9 @@ async def stub_target(engine: Stepper, node: Node, last_event: ev.Event | None) 
     env_name, task_type = engine.env.name, engine.env.task_type
     name = stub_name(node)
     awaiting = awaiting_node_id(engine, last_event) == node.id
-    first = next((x for x in node.expansions if x.purpose == "expand"), None)
+    first = next((x for x in node.llm_calls if x.purpose == Purpose.EXPAND), None)
     recorded_prompt = first.prompt if first is not None else (
-        last_event.prompt if awaiting and isinstance(last_event, ev.ExpansionRequested) else None
+        last_event.prompt if awaiting and isinstance(last_event, ev.LLMRequested) else None
     )
     lines = None
     context = engine.prompt_context()
@@ -81,7 +82,7 @@ async def stub_target(engine: Stepper, node: Node, last_event: ev.Event | None) 
             lines = await engine.runner.prompt_lines(list(args))
         except Exception:  # noqa: BLE001 - a busy or closed runner: show none
             lines = []
-    accepted = [x for x in node.expansions if x.purpose == "expand" and x.accepted]
+    accepted = [x for x in node.llm_calls if x.purpose == Purpose.EXPAND and x.accepted]
     try:
         known = await engine.runner.names() if awaiting else frozenset(args) | HELPERS
     except Exception:  # noqa: BLE001
