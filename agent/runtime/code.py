@@ -21,6 +21,7 @@ import builtins
 import re
 import sys
 import textwrap
+import threading
 from dataclasses import dataclass
 from types import FrameType
 from typing import overload
@@ -45,6 +46,13 @@ class UnparsableCode(SyntaxError):
     """Code the parser gave up on (nested too deeply, too large, null bytes): a syntax error with a reason."""
 
 
+# CPython 3.11 keeps the AST converter's recursion depth in state shared by every thread: when a
+# finalizer run by the garbage collector during one thread's parse lets another thread parse,
+# the first raises "SystemError: AST constructor recursion depth mismatch" (seen in `eval`, whose
+# LLMs are built in a thread while episodes parse answers). One parse at a time.
+_PARSE_LOCK = threading.RLock()
+
+
 @overload
 def safe_parse(code: str) -> ast.Module: ...
 @overload
@@ -57,7 +65,8 @@ def safe_parse(code: str, mode: str = "exec") -> ast.AST:
     so callers that handle a syntax error handle them too.
     """
     try:
-        return ast.parse(code, mode=mode)
+        with _PARSE_LOCK:
+            return ast.parse(code, mode=mode)
     except SyntaxError:
         raise
     except RecursionError:

@@ -6,7 +6,7 @@ import asyncio
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Sequence, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Sequence
 
 from textual import events
 from textual.app import SystemCommand
@@ -44,7 +44,7 @@ class RecodeApp(CrashReport, ConsoleApp):
     The app keeps the session control, the LLM profiles, the keymap, the watch
     expressions, the help and the palette. Everything of one run (engine,
     debugger, panes, drafts, run state) is its `DebugScreen`'s; the read-only
-    properties below reach the screen on show, for the mixins' callers and tests.
+    properties below reach the screen on show, for its callers and tests.
     """
 
     CSS_PATH = str(Path(__file__).resolve().parent / "recode.tcss")
@@ -90,7 +90,7 @@ class RecodeApp(CrashReport, ConsoleApp):
         """
         super().__init__()
         if (engine is None) == (loader is None):
-            raise TypeError("RecodeApp needs an engine or a loader, not both")
+            raise TypeError("RecodeApp takes exactly one of an engine and a loader")
         self.profiles, self.review = profiles, review
         self.session_control = session_control  # the journal; None when the run is not recorded
         self.episode = episode or (engine.env.name if engine is not None else "")
@@ -103,9 +103,11 @@ class RecodeApp(CrashReport, ConsoleApp):
         self._loader = loader
         self._load_lock = threading.Lock()
         self._load_abandoned = False  # the app closed while the loader ran: the loader closes what it built
+        self._shows_run = engine is not None  # false while the loading frame is on show
+        first: Screen[None]
         if engine is not None:
-            first: Screen[None] = self._new_run_screen(engine, breakpoints=breakpoints, autostart=autostart)
-            self._run_screen = cast("DebugScreen", first)
+            self._run_screen = self._new_run_screen(engine, breakpoints=breakpoints, autostart=autostart)
+            first = self._run_screen
         else:
             first = LoadingScreen(self.episode)
         self.add_mode(self.DEFAULT_MODE, lambda: first)
@@ -129,13 +131,14 @@ class RecodeApp(CrashReport, ConsoleApp):
     @property
     def loaded(self) -> bool:
         """Whether a run is on show (false while the loading frame is)."""
-        return "_run_screen" in self.__dict__
+        return self._shows_run
 
     def on_mount(self) -> None:
         if self.user_keymap:
             self.set_keymap(self.user_keymap)
         if self._loader is not None:
-            self.call_after_refresh(self.run_worker, self._load_run(), name="load-run", exit_on_error=False)
+            # after the first frame; an error showing the run (a console bug) ends the app with its report
+            self.call_after_refresh(self.run_worker, self._load_run(), name="load-run")
         elif self.session_control is not None:
             self.session_control.attach(self)
 
@@ -163,7 +166,7 @@ class RecodeApp(CrashReport, ConsoleApp):
         self.add_mode(mode, lambda: screen)
         loading_mode = self.current_mode
         await self.switch_mode(mode)
-        self._run_screen = screen
+        self._run_screen, self._shows_run = screen, True
         await self.remove_mode(loading_mode)
         if self.session_control is not None:
             self.session_control.attach(self)
