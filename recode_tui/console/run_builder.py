@@ -62,7 +62,7 @@ def load_run(
     from recode_tui.setup import make_engine, make_llm
 
     if resume is not None:
-        from recode_tui.console.session_control import session_game
+        from recode_tui.setup.sessions import session_game
 
         game = session_game(Path(resume))  # the engine is replaced once the replay is done
     model = make_llm(llm, profiles, game, agent=agent) if isinstance(llm, str) else llm

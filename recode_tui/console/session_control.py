@@ -12,7 +12,7 @@ new session. Its `WorkKeeper` (session_work.py) writes the draft and debug.json.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Awaitable, Callable, overload
+from typing import Awaitable, Callable
 
 from agent.llm import LLM
 from agent.runtime import events as ev
@@ -35,6 +35,8 @@ from agent.sessions.session import (
 from mockllm.chosen import ChosenAnswerLLM
 from mockllm.human import HumanLLM
 from recode_tui.console.hosts import Cancellable, ConsoleApp, RunScreen, is_trusted
+# What `--resume` names and the game a session played: the setup layer's, named here too for the console's callers.
+from recode_tui.setup.sessions import find_resume as find_resume, session_game as session_game
 from recode_tui.console.session_work import WorkKeeper
 
 DRAFT_SECONDS = 2.0  # how often a changed draft is written to draft.json
@@ -49,39 +51,12 @@ def one_line(exc: BaseException) -> str:
     return text if isinstance(exc, (JournalError, OSError)) else f"{type(exc).__name__}: {text}"
 
 
-def session_game(folder: Path) -> str:
-    """The game a recorded session played; a journal that cannot be read is a usage error."""
-    from recode_tui.setup import UsageError
-
-    try:
-        return str(read_journal(folder, lenient=True).header.get("game", ""))  # a corrupt line is met by the replay
-    except JournalError as exc:
-        raise UsageError(str(exc)) from None
-
-
 def read_journal_setup(folder: Path) -> str:
     """The LLM spec a session's journal says answers now ('' when unreadable)."""
     try:
         return read_journal(folder, lenient=True).llm_setup[0]
     except JournalError:
         return ""
-
-
-@overload
-def find_resume(sessions: str | None, ref: str) -> Path: ...
-@overload
-def find_resume(sessions: str | None, ref: None) -> None: ...
-def find_resume(sessions: str | None, ref: str | None) -> Path | None:
-    """`--resume [SESSION]` as a session folder (no value: the latest); None when not resuming."""
-    from agent.sessions.journal import find_session, sessions_dir_from
-    from recode_tui.setup import UsageError
-
-    if ref is None:
-        return None
-    try:
-        return find_session(sessions_dir_from(sessions), ref or None)
-    except JournalError as exc:
-        raise UsageError(str(exc)) from None
 
 
 def make_env(game: str, max_steps: int | None):

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import overload
 
 from recode_tui.setup.usage import UsageError
 
 
+@overload
+def find_resume(sessions: str | None, ref: str) -> Path: ...
+@overload
+def find_resume(sessions: str | None, ref: None) -> None: ...
 def find_resume(sessions: str | None, ref: str | None) -> Path | None:
     """`--resume [SESSION]` as a session folder (no value: the latest); None when not resuming."""
     from agent.sessions.journal import JournalError, find_session, sessions_dir_from
