@@ -36,6 +36,7 @@ from benchmarks.targets import Target, Verdicts  # noqa: E402
 STUBS, STATEMENTS, ACTIONS_PER_STUB = 100, 99, 50
 FORKED = 50  # the stub whose answer the fork changed
 OPEN = Target("10k nodes a side: journals to the painted diff screen (CPU)", 1.0, "s", "issue 28")
+ALIGN = Target("align 10k steps a side, slowest of a fork, scattered changes, reversed (CPU)", 0.5, "s", "issue 28")
 
 
 def write_run(folder: Path, forked: bool) -> int:
@@ -134,7 +135,24 @@ def main() -> int:
     print(f"{'the same, wall time under this load (s)':<52}{times['wall']:>10.3f}  (load {_load()})")
     print(f"{'opened at row':<52}{int(times['cursor_row']):>10}")
     print(f"{'a key (n, p, up, down, t) to its painted frame (CPU ms)':<52}{times['key'] * 1000:>10.1f}")
+    slowest = align_seconds()
+    print(f"{'align 10k steps a side, slowest of three (CPU s)':<52}{slowest:>10.3f}  "
+          f"{verdicts.check(ALIGN, slowest)} {ALIGN.describe()}")
     return verdicts.finish()
+
+
+def align_seconds() -> float:
+    """The alignment alone on the unit test's three 10,000-step pairs (it was a timed test there)."""
+    from agent.eval.rundiff import align
+    from tests.rundiff.test_align import ten_thousand_steps_a_side
+
+    a, others = ten_thousand_steps_a_side()
+    slowest = 0.0
+    for b in others:
+        started = time.process_time()
+        align(a, b)
+        slowest = max(slowest, time.process_time() - started)
+    return slowest
 
 
 if __name__ == "__main__":
