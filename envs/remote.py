@@ -35,7 +35,8 @@ from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable, Sequence
 
 from envs.base import EnvError, Reset
-from envs.protocols import Warm, end_reason_of, failure_of, score_of
+from envs.protocols import (Warm, admissible_commands_of, end_reason_of, failure_of, score_of,
+                            translate_of)
 
 DEFAULT_FACTORY = "envs:make_env"  # "module:function", called as function(game, max_steps)
 
@@ -146,13 +147,20 @@ class RemoteEnv:
         self.score: int | None = None  # the worker env's score, for an env that has one
         self.failure = ""  # why the worker env ended the episode (a hung simulator), when it did
         self.end_reason = ""
+        self._listed: list[str] = []  # the admissible commands of the last reply (RemoteCommandsEnv)
+        self.owns_worker = False  # closing this environment ends the worker too (the console's own worker)
 
     @classmethod
-    def open(cls, worker: EnvWorker, game: str, max_steps: int | None = 80) -> "RemoteEnv":
-        """Create the environment in the worker (blocking); max_steps None: the episode's own limit."""
-        reply = worker.call("open", game=str(game), max_steps=max_steps)
+    def open(cls, worker: EnvWorker, game: str, max_steps: int | None = 80, commands: bool = False) -> "RemoteEnv":
+        """Create the environment in the worker (blocking); max_steps None: the episode's own limit.
+
+        `commands`: the worker sends the admissible commands with every reply, for an environment
+        that lists them; the result is then a `RemoteCommandsEnv` (what the console reads).
+        """
+        reply = worker.call("open", game=str(game), max_steps=max_steps, commands=commands)
         result = _unwrap(reply)
-        return cls(worker, str(game), result.get("max_steps", max_steps), result["name"], result["task_type"])
+        kind = RemoteCommandsEnv if commands and result.get("commands") else cls
+        return kind(worker, str(game), result.get("max_steps", max_steps), result["name"], result["task_type"])
 
     def _call(self, op: str, **fields: Any) -> Any:
         reply = self.worker.call(op, **fields)
@@ -161,6 +169,8 @@ class RemoteEnv:
             self._done, self._won, self._steps = bool(state[0]), bool(state[1]), int(state[2])
             if len(state) > 3:
                 self.score, self.failure, self.end_reason = state[3], state[4], state[5]
+            if len(state) > 6:
+                self._listed = list(state[6])
         return _unwrap(reply)
 
     def reset(self) -> Reset:
@@ -183,16 +193,33 @@ class RemoteEnv:
         return self._steps
 
     def close(self) -> None:
-        """Close the environment in the worker; the worker itself stays for the next episode."""
+        """Close the environment in the worker; the worker itself stays for the next episode unless it is owned."""
         if self._open and self.worker.alive:
             self._open = False
             try:
                 self.worker.call("close")
             except EnvError:
                 pass
+        if self.owns_worker:
+            self.worker.close(timeout=2)
 
     def __repr__(self) -> str:
         return f"RemoteEnv({self.game!r}, pid={self.worker.pid}, task_type={self.task_type!r})"
+
+
+class RemoteCommandsEnv(RemoteEnv):
+    """A `RemoteEnv` whose environment lists its admissible commands (ALFWorld's), as the console reads them.
+
+    The list comes with every reply, so reading it never waits on the worker; `translate`
+    (an action into the game's grammar) asks the worker.
+    """
+
+    @property
+    def admissible_commands(self) -> list[str]:
+        return list(self._listed)
+
+    def translate(self, action: str) -> str:
+        return str(self._call("translate", action=str(action)))
 
 
 def _unwrap(reply: dict[str, Any]) -> Any:
@@ -290,6 +317,7 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False) -> No
         except Exception:  # noqa: BLE001 - a missing engine is reported by the first reset
             pass
     env: Any = None
+    commands = False  # the opener asked for the admissible commands with every reply
     for line in inp:
         if not line.strip():
             continue
@@ -301,12 +329,16 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False) -> No
                     env.close()
                 env = None
                 env = factory(request["game"], request.get("max_steps", 80))
-                result: Any = {"name": env.name, "task_type": env.task_type, "max_steps": env.max_steps}
+                commands = bool(request.get("commands")) and admissible_commands_of(env) is not None
+                result: Any = {"name": env.name, "task_type": env.task_type, "max_steps": env.max_steps,
+                               "commands": commands}
             elif op == "reset":
                 reset = _require(env).reset()
                 result = {"instruction": reset.instruction, "observation": reset.observation, "raw": reset.raw}
             elif op == "step":
                 result = _require(env).step(request["action"])
+            elif op == "translate":
+                result = translate_of(_require(env), request["action"])
             elif op == "ping":
                 result = "pong"
             elif op == "close":
@@ -320,7 +352,7 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False) -> No
             reply = {"ok": False, "error": type(exc).__name__, "message": str(exc), "env_error": isinstance(exc, EnvError)}
         if env is not None:
             reply["state"] = [bool(env.done), bool(env.won), int(env.steps), score_of(env), failure_of(env),
-                              end_reason_of(env)]
+                              end_reason_of(env)] + ([admissible_commands_of(env) or []] if commands else [])
         out.write((json.dumps(reply) + "\n").encode())
         out.flush()
     if env is not None:

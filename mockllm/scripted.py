@@ -11,10 +11,12 @@ to the same stub in turn.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agent.llm import Completion, LLMError, Purpose, StubContext, Usage
 
@@ -52,6 +54,21 @@ def _where(exc: Exception) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
+@functools.lru_cache(maxsize=32)
+def _raw_entries(text: str, json_lines: bool) -> list[Any]:
+    """A script's parsed entries, kept by text: an evaluation reads the same demo script for every episode.
+
+    Callers only read what this returns (each gets its own `ScriptEntry` objects).
+    """
+    if json_lines:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    import yaml
+
+    loader = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader  # libyaml's parser when built with it
+    data = yaml.load(text, Loader=loader) or {}
+    return list(data.get("answers") or []) if isinstance(data, dict) else list(data)
+
+
 def load_script(path: str | Path) -> list[ScriptEntry]:
     """Read a script file; a bad file raises LLMError with a one-line reason."""
     path = Path(path)
@@ -59,15 +76,8 @@ def load_script(path: str | Path) -> list[ScriptEntry]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise LLMError(f"cannot read script {path}: {exc.strerror}; check the path after scripted:") from None
-    raw_entries: list[dict] = []
     try:
-        if path.suffix == ".jsonl":
-            raw_entries = [json.loads(line) for line in text.splitlines() if line.strip()]
-        else:
-            import yaml
-
-            data = yaml.safe_load(text) or {}
-            raw_entries = data.get("answers", []) if isinstance(data, dict) else data
+        raw_entries = _raw_entries(text, path.suffix == ".jsonl")
     except Exception as exc:  # yaml.YAMLError, json.JSONDecodeError
         raise LLMError(f"script {path} is not valid {'JSON Lines' if path.suffix == '.jsonl' else 'YAML'}: {_where(exc)}") from None
     entries = []

@@ -105,6 +105,16 @@ class CodeChecks(Protocol):
 
 
 @runtime_checkable
+class EarlyStart(Protocol):
+    """A runner whose worker can be started before the first node (the sandbox's process).
+
+    The stepper starts it while the game loads, so the first node does not wait for both in turn.
+    """
+
+    async def ensure_started(self) -> None: ...
+
+
+@runtime_checkable
 class NodeTimeLimit(Protocol):
     """A runner that stops a node after `node_timeout` seconds (both runners here do)."""
 

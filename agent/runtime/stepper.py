@@ -24,6 +24,7 @@ are the generic LLM-call events (their `purpose` and `role` say which call).
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import time
 from dataclasses import dataclass, replace
@@ -61,12 +62,12 @@ from agent.runtime.events import (
 )
 from agent.runtime.limits import Limits  # defined apart so the command line's parser can read its defaults cheaply
 from agent.runtime.prompts import PromptContext, PromptSet, RecentActions, rejected_text, rewrite_note
-from agent.runtime.runner import ActionRequest, CodeRunner, NodeOutcome
+from agent.runtime.runner import ActionRequest, CodeRunner, EarlyStart, NodeOutcome
 from agent.runtime.step_loop import StepLoop
 from agent.runtime.step_loop import T as T  # old code imported the stepper's TypeVar
 from agent.runtime.tree import CodeTree, Node, NodeStatus
 from agent.runtime.verdict import Verdict, oversized
-from envs.base import Env
+from envs.base import Env, Reset
 
 # Names agent authors and tests import from here (the extension API), defined in their own modules.
 __all__ = [
@@ -222,9 +223,25 @@ class Stepper(StepLoop):
 
     # -- shared pieces of an episode: the public extension API -----------------------
 
+    async def reset_env(self) -> Reset:
+        """Reset the environment in its thread; an agent whose answers are code starts its runner meanwhile.
+
+        The sandbox worker's start (about 40 ms) then overlaps the game's load instead of following it.
+        """
+        early = self.runner.ensure_started() if self.answers_are_code and isinstance(self.runner, EarlyStart) else None
+        warming = asyncio.ensure_future(early) if early is not None else None
+        try:
+            return await self.in_env_thread(self.env.reset)
+        finally:
+            if warming is not None:
+                try:
+                    await warming
+                except Exception:  # noqa: BLE001 - a worker that cannot start is reported by the first node
+                    pass
+
     async def start_episode(self) -> RunStarted:
         """Reset the environment (in its thread), take its task, start the root: the run's first event."""
-        reset = await self.in_env_thread(self.env.reset)
+        reset = await self.reset_env()
         self.task = reset.instruction
         root = self.tree.root
         root.status = NodeStatus.RUNNING

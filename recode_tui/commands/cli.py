@@ -10,6 +10,7 @@ loads neither the engine nor the agents (tests/test_help_imports.py).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING, Sequence
 
@@ -18,6 +19,8 @@ from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
     from recode_tui.console.app import LoadedRun, RecodeApp
+    from recode_tui.console.run_builder import EnvMaker
+    from recode_tui.setup.env_host import EnvHost
     from recode_tui.setup.settings import ConsoleOptions, ExportOptions, RunOptions
 
 __all__ = ["build_parser", "command_argv", "console_app", "console_for", "main", "nothing_opened", "read_keymap"]
@@ -87,8 +90,14 @@ def _run_console(args: argparse.Namespace) -> int:
         return run_diff_file(args.diff[0], args.diff[1], args.sessions)
     # On a terminal the first frame is drawn before the run is built; elsewhere (a pipe, a test)
     # nothing is drawn for a person to wait on, and a bad flag is reported before Textual starts.
-    app = console_app(args, defer=sys.stdin.isatty() and sys.__stderr__ is not None and sys.__stderr__.isatty())
-    app.run()
+    defer = sys.stdin.isatty() and sys.__stderr__ is not None and sys.__stderr__.isatty()
+    host = console_host(args) if defer else None  # started now: its engine import overlaps Textual's and the screen's
+    try:
+        app = console_app(args, defer=defer, host=host)
+        app.run()
+    finally:
+        if host is not None:
+            host.close()
     if app.load_error is not None:  # building the run failed: the same report as before the app existed
         raise app.load_error
     control = app.session_control
@@ -108,13 +117,27 @@ def _run_console(args: argparse.Namespace) -> int:
     return 0
 
 
-def console_app(args: argparse.Namespace, *, defer: bool = False) -> RecodeApp:
+def console_host(args: argparse.Namespace) -> EnvHost | None:
+    """The environment worker the console starts before anything else, started (None: the run's environment is
+    not hosted, or a session is resumed, whose engine the replay replaces)."""
+    if args.resume is not None or os.environ.get("RECODE_CONSOLE_ENV_WORKER", "1") == "0":
+        return None
+    from recode_tui.setup.env_host import EnvHost
+
+    host = EnvHost.for_arguments(args.env, args.game)
+    if host is not None:
+        host.start()
+    return host
+
+
+def console_app(args: argparse.Namespace, *, defer: bool = False, host: EnvHost | None = None) -> RecodeApp:
     """The console `tui` opens for these arguments (not yet running; tests drive it with Pilot).
 
     `defer` (what `recode-tui tui` does on a terminal): the app draws its first
     frame before anything else is imported, then reads the arguments and builds
     the run behind that frame (an error is the app's `load_error`); otherwise
-    the run is built here and an error is raised here.
+    the run is built here and an error is raised here. `host`: the early environment
+    worker the deferred run's episode opens in (`console_host`).
     """
     if defer:
         from recode_tui.console.app import RecodeApp
@@ -122,7 +145,7 @@ def console_app(args: argparse.Namespace, *, defer: bool = False) -> RecodeApp:
         def load() -> LoadedRun:
             from recode_tui.commands.arguments import console_options
 
-            return load_for(console_options(args))
+            return load_for(console_options(args), env_maker=host.make_env if host is not None else None)
 
         first = args.game or (f"{args.env} (its first episode)" if args.env else DEFAULT_GAME)
         return RecodeApp(loader=load, episode=first, profiles=args.profiles, review=args.review)
@@ -139,8 +162,10 @@ def console_for(options: ConsoleOptions) -> RecodeApp:
                              review=options.review)
 
 
-def load_for(options: ConsoleOptions) -> LoadedRun:
-    """The run these settings ask for (the agent, its LLM and environment, the session): the console's loader."""
+def load_for(options: ConsoleOptions, env_maker: EnvMaker | None = None) -> LoadedRun:
+    """The run these settings ask for (the agent, its LLM and environment, the session): the console's loader.
+
+    `env_maker`: where the episode's environment is made (the early `EnvHost`'s worker), default in-process."""
     from recode_tui.console.app import load_run
     from recode_tui.setup.build import step_limit_of
 
@@ -167,6 +192,7 @@ def load_for(options: ConsoleOptions) -> LoadedRun:
         from_last_good=run.from_last_good,
         select_at=options.at,
         keymap=options.keymap,
+        env_maker=env_maker,
     )
 
 

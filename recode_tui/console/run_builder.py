@@ -17,7 +17,11 @@ if TYPE_CHECKING:
     from agent.llm import LLM
     from agent.runtime.debugger import Breakpoint
     from agent.runtime.stepper import Stepper
+    from envs.base import Env
     from recode_tui.console.session_control import SessionControl
+    from recode_tui.setup.settings import EpisodeRef
+
+    EnvMaker = Callable[[str | EpisodeRef, int | None], Env]
 
 
 @dataclass
@@ -57,6 +61,7 @@ def load_run(
     from_last_good: bool = False,
     select_at: str | None = None,
     keymap: dict[str, str] | None = None,
+    env_maker: EnvMaker | None = None,
 ) -> LoadedRun:
     """Build what a run needs (the LLM, the agent on its environment, the session): `build_app`'s loader."""
     from recode_tui.setup import make_engine, make_llm
@@ -66,7 +71,8 @@ def load_run(
 
         game = session_game(Path(resume))  # the engine is replaced once the replay is done
     model = make_llm(llm, profiles, game, agent=agent) if isinstance(llm, str) else llm
-    engine = make_engine(game, model, limits, max_steps, prompts, trusted, node_timeout, preset, agent, agent_options)
+    engine = make_engine(game, model, limits, max_steps, prompts, trusted, node_timeout, preset, agent, agent_options,
+                         env_maker=env_maker)
     control = None
     if sessions_dir is not None or resume is not None:
         from agent.sessions.journal import sessions_dir_from

@@ -7,7 +7,7 @@ get the wiring a user gets; every failure is a `UsageError` of one line.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from agent.llm import LLM, LLMError
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, moved_prompt_set
@@ -323,17 +323,19 @@ def make_engine(
     preset: str = "default",
     agent: str | None = None,
     agent_options: dict[str, Any] | None = None,
+    env_maker: Callable[[str | EpisodeRef, int | None], "Env"] | None = None,
 ) -> "Stepper":
     """An agent (`agent`, default ReCode) on an episode reference (`put-01`, `sciworld:boil/0`, a `.tw-pddl` path).
 
-    `max_steps` None: the episode's own limit.
+    `max_steps` None: the episode's own limit. `env_maker` (default `make_env`): where the
+    environment is made (the console's `EnvHost` makes it in a worker started early).
 
     Node code runs in a sandboxed worker process built by `agent.runtime.runners`, the
     one place every path gets its runner and checks; `trusted` drops the static
     checks (process isolation and limits stay).
     """
     build = _agent_maker(agent, prompts_dir, trusted, node_timeout)  # refused before any environment starts
-    return build(make_env(game, max_steps), llm, limits, preset, agent_options)
+    return build((env_maker or make_env)(game, max_steps), llm, limits, preset, agent_options)
 
 
 def preset_env(env: str | None, preset: str) -> str | None:

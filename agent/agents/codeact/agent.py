@@ -194,7 +194,7 @@ class CodeActAgent(Stepper):
     # -- the run ------------------------------------------------------------------
 
     async def episode(self) -> AsyncIterator[Event]:
-        reset = await self.in_env_thread(self.env.reset)
+        reset = await self.reset_env()
         self.task, self.first_observation = reset.instruction, reset.observation
         await self.runner.set_variables({"instruction": reset.instruction, "observation": reset.observation})
         root = self.tree.root

@@ -122,7 +122,7 @@ class PlanExecuteAgent(Stepper):
         if self.options["check"] not in LEVELS:
             yield self.finish(False, f"--agent-option check={self.options['check']}: use one of {', '.join(LEVELS)}")
             return
-        reset = await self.in_env_thread(self.env.reset)
+        reset = await self.reset_env()
         self.task, self.observation = reset.instruction, reset.observation
         root = self.tree.root
         root.code = reset.instruction

@@ -157,7 +157,7 @@ class ReActAgent(Stepper):
         if problem:
             yield self.finish(False, problem)
             return
-        reset = await self.in_env_thread(self.env.reset)
+        reset = await self.reset_env()
         self.task, self.first_observation = reset.instruction, reset.observation
         root = self.tree.root
         root.code = f"task: {reset.instruction}"

@@ -140,7 +140,7 @@ class RecapAgent(Stepper):
         if self.options["check"] not in LEVELS:
             yield self.finish(False, f"--agent-option check={self.options['check']}: use one of {', '.join(LEVELS)}")
             return
-        reset = await self.in_env_thread(self.env.reset)
+        reset = await self.reset_env()
         self.task = reset.instruction
         self.first_observation = self.observation = reset.observation
         root = self.tree.root

@@ -93,7 +93,7 @@ class Engine(Stepper):
     # -- the run -------------------------------------------------------------
 
     async def episode(self) -> AsyncIterator[Event]:
-        reset = await self.in_env_thread(self.env.reset)
+        reset = await self.reset_env()
         self.task = reset.instruction
         await self.runner.set_variables({"instruction": reset.instruction, "observation": reset.observation})
         yield RunStarted(

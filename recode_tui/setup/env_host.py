@@ -1,0 +1,91 @@
+"""The console's environment in a worker process started at the program's start.
+
+On a terminal, `recode-tui` draws its first frame before it builds the run (issue 24). What
+remains before the run is ready to step is CPU-bound Python on one core: the console's widgets
+and the environment's engine (ALFWorld's TextWorld import is about 0.3 s). A thread cannot
+overlap them (the GIL); a process can. So the command line starts an `EnvHost` before it imports
+Textual: its worker (`envs.remote`) imports the engine on the other core while the console draws
+and mounts its screen, and the run's loader then opens the episode in it. (Started behind the
+first frame instead, it saved less than half as much: 1.08 s to ready against 0.92 s.)
+
+Only environments whose capabilities the remote protocol carries are hosted (`HOSTED_ENVS`):
+ALFWorld's admissible commands come with every reply and its translation is a call. Any other
+episode (ScienceWorld's score log, WebShop's page choices) gets an in-process environment, and
+the worker is closed unused. `RECODE_CONSOLE_ENV_WORKER=0` keeps every environment in-process.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from recode_tui.setup.settings import EpisodeRef
+    from envs.base import Env
+    from envs.remote import EnvWorker
+
+HOSTED_ENVS = frozenset({"alfworld"})  # environments whose console capabilities RemoteCommandsEnv carries
+
+
+class EnvHost:
+    """One environment worker, started now, used by the first episode of its environment (then owned by it)."""
+
+    def __init__(self, env_name: str = "alfworld") -> None:
+        self.env_name = env_name
+        self._worker: EnvWorker | None = None
+        self._given: EnvWorker | None = None  # the worker an episode took, ended by `close` at the latest
+
+    def start(self) -> None:
+        """Start the worker (it imports the engine at once); a second call does nothing."""
+        from envs.remote import EnvWorker
+
+        if self._worker is None and self._given is None and self.env_name in HOSTED_ENVS:
+            self._worker = EnvWorker(warm=self.env_name)
+
+    @classmethod
+    def for_arguments(cls, env: str | None, game: str | None) -> "EnvHost | None":
+        """A host for what `--env`/`--game` name, when it is a hosted environment; judged from the text alone
+        (importing the registry here would slow the first frame); a wrong guess costs only the worker's start."""
+        named = env or (game.split(":", 1)[0] if game and ":" in game else "alfworld")
+        return cls(named) if named in HOSTED_ENVS else None
+
+    @property
+    def worker(self) -> "EnvWorker | None":
+        """The started worker no episode has taken yet."""
+        return self._worker
+
+    @property
+    def waiting(self) -> bool:
+        """A worker is started and no episode has taken it yet."""
+        return self._worker is not None
+
+    def make_env(self, episode: str | EpisodeRef, max_steps: int | None = None) -> "Env":
+        """The episode's environment: in the host's worker when it plays the host's environment, else in-process."""
+        from envs.base import EnvError
+        from envs.remote import RemoteEnv, WorkerDied
+        from recode_tui.setup.build import episode_of, make_env
+        from recode_tui.setup.usage import UsageError
+
+        ref = episode_of(episode)
+        worker, self._worker = self._worker, None
+        if worker is None or ref.env != self.env_name:
+            if worker is not None:
+                worker.close(timeout=1)
+            return make_env(ref, max_steps)
+        try:
+            env = RemoteEnv.open(worker, ref.ref, max_steps, commands=True)
+        except WorkerDied:  # the engine would not start there: in-process, where its error is reported as always
+            worker.close(timeout=1)
+            return make_env(ref, max_steps)
+        except EnvError as exc:
+            worker.close(timeout=1)
+            raise UsageError(str(exc)) from None
+        env.owns_worker = True  # closing the episode's environment ends the worker
+        self._given = worker
+        return env
+
+    def close(self) -> None:
+        """End the worker, whether an episode took it or not (the console has quit)."""
+        for worker in (self._worker, self._given):
+            if worker is not None:
+                worker.close(timeout=1)
+        self._worker = self._given = None

@@ -1,0 +1,73 @@
+"""The console's environment in a worker started at the program's start (`EnvHost`, issue 24: ready to step).
+
+What a person at the console reads of the environment must be the same whether it runs in the
+process or in the early worker: the observations, the admissible commands (ReAct checks an
+action against them), the translation into the game's grammar, and a bad game's one-line error.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from envs import make_env
+from envs.protocols import admissible_commands_of, translate_of
+from envs.remote import RemoteCommandsEnv, RemoteEnv
+from recode_tui.setup.env_host import EnvHost
+from recode_tui.setup.usage import UsageError
+
+
+@pytest.fixture
+def host():
+    started = EnvHost("alfworld")
+    started.start()
+    yield started
+    started.close()
+
+
+def test_the_hosted_episode_reads_like_the_in_process_one(host):
+    local = make_env("put-01", 80)
+    hosted = host.make_env("put-01", 80)
+    assert isinstance(hosted, RemoteCommandsEnv) and not host.waiting
+    assert hosted.reset() == local.reset()
+    assert admissible_commands_of(hosted) == admissible_commands_of(local) != []
+    for action in local.walkthrough:
+        # `put X in/on Y` in this game's grammar, and a command typed with extra spaces and capitals
+        assert translate_of(hosted, f"  {action.upper()} ") == translate_of(local, f"  {action.upper()} ")
+        assert hosted.step(action) == local.step(action)
+        assert admissible_commands_of(hosted) == admissible_commands_of(local)
+        assert (hosted.done, hosted.won, hosted.steps) == (local.done, local.won, local.steps)
+    assert hosted.won
+    local.close()
+    hosted.close()
+
+
+def test_closing_the_hosted_episode_ends_its_worker(host):
+    hosted = host.make_env("put-01", 80)
+    assert isinstance(hosted, RemoteEnv)
+    process = hosted.worker.process
+    hosted.reset()
+    hosted.close()
+    assert process.wait(timeout=10) is not None
+
+
+def test_an_episode_of_another_environment_is_made_in_process_and_the_worker_ends(host, monkeypatch):
+    made = []
+    monkeypatch.setattr("recode_tui.setup.build.make_env", lambda ref, steps: made.append((ref.env, steps)) or "env")
+    assert host.worker is not None
+    process = host.worker.process
+    assert host.make_env("sciworld:boil/0", 30) == "env"
+    assert made == [("sciworld", 30)]
+    assert process.wait(timeout=10) is not None and not host.waiting
+
+
+def test_a_bad_game_is_one_line_that_says_what_to_do(host):
+    with pytest.raises(UsageError) as error:
+        host.make_env("nope-99", 80)
+    assert "\n" not in str(error.value) and "recode-tui games list" in str(error.value)
+
+
+def test_the_host_is_started_only_for_a_hosted_environment():
+    assert EnvHost.for_arguments(None, None) is not None
+    assert EnvHost.for_arguments(None, "alfworld:valid_seen/3") is not None
+    assert EnvHost.for_arguments("sciworld", None) is None
+    assert EnvHost.for_arguments(None, "webshop:12") is None
