@@ -80,11 +80,14 @@ BEHIND_THE_FIRST_FRAME = (
 
 FIRST_FRAME = """
 import json, sys
-from recode_tui.commands.cli import build_parser, command_argv, console_app
+from recode_tui.commands.cli import build_parser, command_argv, console_app, console_host
 args = build_parser().parse_args(command_argv(sys.argv[1:]))
 args.llm_given = False
-app = console_app(args, defer=True)
-print(json.dumps({"modules": sorted(sys.modules), "loading": type(app.get_default_screen()).__name__}))
+host = console_host(args)  # as the command line does on a terminal: the environment's worker first
+app = console_app(args, defer=True, host=host)
+print(json.dumps({"modules": sorted(sys.modules), "loading": type(app.get_default_screen()).__name__,
+                  "host": host is not None and host.waiting}))
+host is None or host.close()
 """
 
 
@@ -96,3 +99,4 @@ def test_the_console_draws_its_first_frame_before_importing_the_run(command: lis
     modules = json.loads(done.stdout)["modules"]
     behind = [m for m in modules if any(m == h or m.startswith(h + ".") for h in BEHIND_THE_FIRST_FRAME)]
     assert behind == [] and "recode_tui.console.loading" in modules
+    assert json.loads(done.stdout)["host"]  # an ALFWorld episode: its worker is already importing the engine
