@@ -46,7 +46,7 @@ from agent.llm import LLM
 from agent.llm.profiles import Profile
 from agent.runtime import events as ev
 from agent.runtime.prompts import PromptSet, moved_prompt_set
-from agent.runtime.runners import RunnerSettings
+from agent.runtime.runners import RunnerSettings, SpareRunners
 from agent.runtime.stepper import Limits
 from agent.runtime.stepper import Stepper
 from agent.sessions.journal import JournalWriter
@@ -55,6 +55,7 @@ from envs import registry
 from envs.protocols import score_of
 
 JOURNALS_DIR = "journals"
+REPORT_EVERY = 1.0  # seconds between report.json rewrites while episodes end (a killed run replays at most these)
 
 __all__ = [
     "JOURNALS_DIR", "REPORT_FILE", "REPORT_VERSION", "CachedCalls", "EpisodeResult", "EvalAborted", "EvalPlan",
@@ -127,6 +128,7 @@ class Evaluation:
         self._limits = Limits(**{k: v for k, v in report.plan.limits.items() if k in known})
         # every episode's runner comes from the one place user paths get theirs: sandboxed, checked unless trusted
         self._runner_settings = RunnerSettings(trusted=report.plan.trusted, node_timeout=report.plan.node_timeout)
+        self._spares = SpareRunners(self._runner_settings)  # replaced by `run` with one spare per lane
         self._cache_folder = None
         if report.plan.cache != "off":
             from agent.llm.cache import default_folder
@@ -190,16 +192,24 @@ class Evaluation:
         size = max(1, min(plan.concurrency, len(queue)))
         self.report.concurrency_used.append(size)
         pool = self.pool_factory(size)
+        self._spares = SpareRunners(self._runner_settings, size)
         began = time.monotonic()
         elapsed_before = self.report.elapsed
 
+        written = time.monotonic()
+
         async def lane() -> None:
+            nonlocal written
             while queue:
                 agent, game, repeat = queue.pop()
                 result = await self._episode(pool, game, agent, repeat)
                 self.report.episodes.append(result)
                 self.report.elapsed = elapsed_before + time.monotonic() - began
-                self.report.write(self.report_path)
+                # The report is rewritten whole, so once per episode grew with the square of the episodes
+                # (1,819 ScienceWorld episodes); at most once a REPORT_EVERY seconds, and always at the end.
+                if time.monotonic() - written >= REPORT_EVERY or not queue:
+                    self.report.write(self.report_path)
+                    written = time.monotonic()
                 if self.on_result is not None:
                     self.on_result(result)
 
@@ -229,6 +239,7 @@ class Evaluation:
             self.report.elapsed = elapsed_before + time.monotonic() - began
             self.report.write(self.report_path)
             await asyncio.shield(pool.close())
+            await asyncio.shield(self._spares.close())
         return self.report
 
     def _journal_folder(self, game: GameSpec, agent: str, repeat: int = 1) -> Path:
@@ -265,7 +276,9 @@ class Evaluation:
             llm = self._cached(llm, repeat if plan.repeat > 1 else None)
             ref = registry.qualify(game.id, plan.env)
             async with pool.env(ref, plan.max_steps) as env:
-                runner = self._runner_settings.make_runner()
+                # an agent that runs code gets a runner whose worker started during the last episode
+                runner = (self._spares.take() if agents.agent_class(agent).answers_are_code
+                          else self._runner_settings.make_runner())
                 engine = agents.build(agent, env, llm, runner, limits=self._limits, prompts=self._prompts,
                                       options=plan.options_for(agent))
                 engine.preset = plan.preset

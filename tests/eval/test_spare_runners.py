@@ -1,0 +1,63 @@
+"""An evaluation starts each episode's sandbox worker during the episode before (`SpareRunners`).
+
+What must not change for that speed: every episode's code runs in a worker of its own (nothing
+one episode's code did is in the next one's process), and no worker outlives the evaluation.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from agent.eval.batch import EvalPlan, EvalReport, Evaluation, GameSpec
+from agent.runtime import runners
+from envs.alfworld.catalog import list_games
+from envs.remote import EnvPool
+from mockllm.scripted import ScriptedLLM, load_script
+
+from .helpers import chosen_script
+
+pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
+
+
+def _games(*ids: str) -> list[GameSpec]:
+    infos = {g.id: g for g in list_games()}
+    return [GameSpec(i, infos[i].task_type, str(infos[i].path)) for i in ids]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+async def test_every_episode_has_a_fresh_worker_and_none_outlives_the_evaluation(tmp_path, monkeypatch, concurrency):
+    games = ("put-01", "cool-01", "clean-01", "heat-03")
+    script, _ = chosen_script(tmp_path, set(games))
+    made: list[object] = []  # every runner the evaluation built, the spares included
+    taken: list[object] = []  # the runners episodes ran with
+    build, take = runners.RunnerSettings.make_runner, runners.SpareRunners.take
+    monkeypatch.setattr(runners.RunnerSettings, "make_runner", lambda self: made.append(build(self)) or made[-1])
+    monkeypatch.setattr(runners.SpareRunners, "take", lambda self: taken.append(take(self)) or taken[-1])
+    pids: dict[int, set[int]] = {}  # each taken runner's worker pids, seen while its episode ran
+
+    def watch(game, event) -> None:
+        for index, runner in enumerate(taken):
+            if runner.worker_pid is not None:
+                pids.setdefault(index, set()).add(runner.worker_pid)
+
+    report = EvalReport(EvalPlan(llm=f"scripted:{script}", games=_games(*games), concurrency=concurrency))
+    evaluation = Evaluation(report, tmp_path / "out", lambda game: ScriptedLLM(load_script(script)),
+                            pool_factory=lambda size: EnvPool(size), on_event=watch)
+    await evaluation.run()
+    assert report.status == "complete" and all(e.success for e in report.episodes)
+    assert len(taken) == len(games) and len(set(map(id, taken))) == len(games)
+    seen = [pid for index in range(len(games)) for pid in pids.get(index, ())]
+    assert len(seen) == len(games) and len(set(seen)) == len(games)  # one worker per episode, never shared
+    assert len(made) > len(games)  # spares were started ahead of their episodes
+    assert all(runner.worker_pid is None for runner in made)
+    assert not any(_alive(pid) for pid in seen)
