@@ -11,20 +11,22 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, AsyncGenerator, AsyncIterator, Callable, TypeVar
+from typing import Any, AsyncGenerator, AsyncIterator, Callable, ClassVar, TypeVar
 
 from agent.runtime.actions import TooManyRefusals
 from agent.runtime.events import AgentNote, Event, LLMFailed, RunFinished, StatementRun
 from agent.runtime.prompts import PromptFileMissing
-from agent.runtime.runner import CodeRunner
+from agent.runtime.runner import CodeRunner, EarlyStart
 from agent.sessions.replay import RecordedStatement, ReplayMismatch
-from envs.base import Env
+from envs.base import Env, Reset
 
 T = TypeVar("T")
 
 
 class StepLoop:
     """Drives a subclass's `episode()` one event at a time and tells the observers."""
+
+    answers_are_code: ClassVar[bool] = False  # its answers run in the runner (whose worker `reset_env` starts)
 
     def __init__(self, env: Env, runner: CodeRunner) -> None:
         self.env = env
@@ -37,6 +39,7 @@ class StepLoop:
         # A replay's recorded statements (`!` at a stop), each run again after the same event count.
         self.pending_statements: deque[RecordedStatement] = deque()
         self._env_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="env")
+        self._prepared: asyncio.Future[Reset] | None = None  # `prepare()`'s reset, taken by `reset_env`
         self._events: AsyncGenerator[Event, None] = self._drive()
 
     # -- what the subclass supplies --------------------------------------------------
@@ -126,8 +129,41 @@ class StepLoop:
         return self.finished
 
     async def close(self) -> None:
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None:  # prepared and never stepped: let the reset end before the runner closes
+            await asyncio.gather(prepared, return_exceptions=True)
         await self.runner.close()
         self._env_thread.shutdown(wait=False)
+
+    def prepare(self) -> None:
+        """Start the episode's slow first work now, in the background: the environment's reset and the code
+        worker. A front end calls it while it draws (the console, before mounting its screen); the episode's
+        `reset_env` then finds them done. Events are still emitted only by `step()`."""
+        if self._prepared is None and self.finished is None and self.events_emitted == 0:
+            self._prepared = asyncio.ensure_future(self._reset_and_warm())
+            self._prepared.add_done_callback(_retrieved)
+
+    async def reset_env(self) -> Reset:
+        """Reset the environment in its thread; an agent whose answers are code starts its runner meanwhile.
+
+        The sandbox worker's start (about 40 ms) then overlaps the game's load instead of following it.
+        """
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None:
+            return await prepared
+        return await self._reset_and_warm()
+
+    async def _reset_and_warm(self) -> Reset:
+        early = self.runner.ensure_started() if self.answers_are_code and isinstance(self.runner, EarlyStart) else None
+        warming = asyncio.ensure_future(early) if early is not None else None
+        try:
+            return await self.in_env_thread(self.env.reset)
+        finally:
+            if warming is not None:
+                try:
+                    await warming
+                except Exception:  # noqa: BLE001 - a worker that cannot start is reported by the first node
+                    pass
 
     async def in_env_thread(self, fn: Callable[..., T], *args: Any) -> T:
         """Call `fn(*args)` in the environment's own thread (environments may block; the console must not)."""
@@ -153,3 +189,9 @@ def _is_expression(code: str) -> bool:
     except (SyntaxError, ValueError):
         return False
     return True
+
+
+def _retrieved(task: "asyncio.Future[Any]") -> None:
+    """Mark a prepared reset's error as seen: it is raised again where the episode takes the reset."""
+    if not task.cancelled():
+        task.exception()

@@ -24,7 +24,6 @@ are the generic LLM-call events (their `purpose` and `role` say which call).
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import time
 from dataclasses import dataclass, replace
@@ -62,12 +61,12 @@ from agent.runtime.events import (
 )
 from agent.runtime.limits import Limits  # defined apart so the command line's parser can read its defaults cheaply
 from agent.runtime.prompts import PromptContext, PromptSet, RecentActions, rejected_text, rewrite_note
-from agent.runtime.runner import ActionRequest, CodeRunner, EarlyStart, NodeOutcome
+from agent.runtime.runner import ActionRequest, CodeRunner, NodeOutcome
 from agent.runtime.step_loop import StepLoop
 from agent.runtime.step_loop import T as T  # old code imported the stepper's TypeVar
 from agent.runtime.tree import CodeTree, Node, NodeStatus
 from agent.runtime.verdict import Verdict, oversized
-from envs.base import Env, Reset
+from envs.base import Env
 
 # Names agent authors and tests import from here (the extension API), defined in their own modules.
 __all__ = [
@@ -162,8 +161,8 @@ class Stepper(StepLoop):
     def episode(self) -> AsyncIterator[Event]:
         """The run, as one async generator of events ending with `self.finish(...)` (or `close_root`).
 
-        A new agent overrides this one, using the public helpers below (`start_episode`,
-        `add_child`, `started`, `ask`, `accepted`, `act`, `completed`, `close_root`, `finish`),
+        A new agent overrides this one, using the public helpers below (`start_episode` or
+        `reset_env`, `add_child`, `started`, `ask`, `accepted`, `act`, `completed`, `close_root`, `finish`),
         as the five bundled agents do; an agent written for the older private hook `_episode` still runs.
         """
         return self._episode()
@@ -222,22 +221,6 @@ class Stepper(StepLoop):
         )
 
     # -- shared pieces of an episode: the public extension API -----------------------
-
-    async def reset_env(self) -> Reset:
-        """Reset the environment in its thread; an agent whose answers are code starts its runner meanwhile.
-
-        The sandbox worker's start (about 40 ms) then overlaps the game's load instead of following it.
-        """
-        early = self.runner.ensure_started() if self.answers_are_code and isinstance(self.runner, EarlyStart) else None
-        warming = asyncio.ensure_future(early) if early is not None else None
-        try:
-            return await self.in_env_thread(self.env.reset)
-        finally:
-            if warming is not None:
-                try:
-                    await warming
-                except Exception:  # noqa: BLE001 - a worker that cannot start is reported by the first node
-                    pass
 
     async def start_episode(self) -> RunStarted:
         """Reset the environment (in its thread), take its task, start the root: the run's first event."""

@@ -154,6 +154,8 @@ class RecodeApp(CrashReport, ConsoleApp):
             return
         if run is None:
             return
+        if run.autostart:
+            run.engine.prepare()  # the game's reset and the code worker start while the screen mounts
         self.session_control = run.session_control
         if run.keymap and not self.user_keymap:
             self.user_keymap = dict(run.keymap)

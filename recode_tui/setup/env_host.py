@@ -6,7 +6,7 @@ and the environment's engine (ALFWorld's TextWorld import is about 0.3 s). A thr
 overlap them (the GIL); a process can. So the command line starts an `EnvHost` before it imports
 Textual: its worker (`envs.remote`) imports the engine on the other core while the console draws
 and mounts its screen, and the run's loader then opens the episode in it. (Started behind the
-first frame instead, it saved less than half as much: 1.08 s to ready against 0.92 s.)
+first frame instead, it saved less than half as much: 1.08 s to ready against 0.92 s, before `prepare`.)
 
 Only environments whose capabilities the remote protocol carries are hosted (`HOSTED_ENVS`):
 ALFWorld's admissible commands come with every reply and its translation is a call. Any other
