@@ -70,7 +70,6 @@ class RunnerSettings:
         return settings, note
 
 
-
 class SpareRunners:
     """Runners whose worker is already started, for an evaluation's next episodes.
 

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from recode_tui.setup.env_host import EnvHost
     from recode_tui.setup.settings import ConsoleOptions, ExportOptions, RunOptions
 
-__all__ = ["build_parser", "command_argv", "console_app", "console_for", "console_host", "main", "nothing_opened", "read_keymap"]
+__all__ = ["build_parser", "command_argv", "console_app", "console_for", "console_host", "main", "nothing_opened",
+           "read_keymap"]
 
 
 def read_keymap(path: str) -> dict[str, str]:
