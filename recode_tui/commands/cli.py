@@ -20,11 +20,12 @@ from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 if TYPE_CHECKING:
     from recode_tui.console.app import LoadedRun, RecodeApp
     from recode_tui.console.run_builder import EnvMaker
+    from envs.remote import EnvWorker
     from recode_tui.setup.env_host import EnvHost
     from recode_tui.setup.settings import ConsoleOptions, ExportOptions, RunOptions
 
-__all__ = ["build_parser", "command_argv", "console_app", "console_for", "console_host", "main", "nothing_opened",
-           "read_keymap"]
+__all__ = ["build_parser", "command_argv", "console_app", "console_for", "console_host", "eval_worker", "main",
+           "nothing_opened", "read_keymap"]
 
 
 def read_keymap(path: str) -> dict[str, str]:
@@ -129,6 +130,17 @@ def console_host(args: argparse.Namespace) -> EnvHost | None:
     if host is not None:
         host.start()
     return host
+
+
+def eval_worker(args: argparse.Namespace) -> EnvWorker | None:
+    """The ALFWorld worker `eval` starts before anything else, for its pool (None: a resumed or Ray
+    evaluation, whose environment the report or the cluster decides, or another environment: a
+    ScienceWorld worker starts a JVM, which outlives a worker closed while it boots)."""
+    if args.resume is not None or args.ray is not None or args.env not in (None, "alfworld"):
+        return None
+    from envs.remote import EnvWorker
+
+    return EnvWorker(warm="alfworld")
 
 
 def console_app(args: argparse.Namespace, *, defer: bool = False, host: EnvHost | None = None) -> RecodeApp:
@@ -338,9 +350,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_prompt(args)
         if args.command == "eval":
+            early = eval_worker(args)  # before the imports below: the engine's import overlaps them
             from recode_tui.commands.evaluate import run_eval
 
-            return run_eval(args)
+            return run_eval(args, early)
         if args.command == "compare":
             from recode_tui.commands.compare import run_compare
 
