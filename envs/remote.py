@@ -48,7 +48,10 @@ class WorkerDied(EnvError):
 class EnvWorker:
     """One worker process and the blocking request/reply channel to it."""
 
-    def __init__(self, factory: str = DEFAULT_FACTORY, extra_path: Sequence[str] = (), warm: bool | str = True) -> None:
+    def __init__(self, factory: str = DEFAULT_FACTORY, extra_path: Sequence[str] = (), warm: bool | str = True,
+                 warm_behind: bool = False) -> None:
+        """`warm_behind`: the engine's import yields the CPU to the parent's (the console's first frame);
+        for an engine that starts no other process (a JVM would keep the lower priority)."""
         self.factory = factory
         self.warm = warm  # the environment whose engine it starts (True: the default one)
         self._stderr = tempfile.TemporaryFile(mode="w+b")
@@ -57,7 +60,7 @@ class EnvWorker:
             env["PYTHONPATH"] = os.pathsep.join([*extra_path, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         # warm: start the environment's engine before the first episode (True: the default environment's)
         args = [sys.executable, "-m", "envs.remote", factory] + ([f"--warm={warm}" if isinstance(warm, str) else "--warm"]
-                                                                 if warm else [])
+                                                                 if warm else []) + (["--behind"] if warm_behind else [])
         self.process = subprocess.Popen(
             args,
             stdin=subprocess.PIPE,
@@ -309,19 +312,16 @@ def _load_factory(spec: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), name or "make_env")  # dynamic: the `module:name` spec given
 
 
-def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False) -> None:
+def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False, behind: bool = False) -> None:
     """The worker loop: one JSON request per line in, one JSON reply per line out."""
     factory = _load_factory(factory_spec)
     if warm:
-        try:  # start the heavy engine now, while the parent is still setting up
-            from envs import registry
-
-            name = warm if isinstance(warm, str) else registry.default_env()
-            source = registry.provider(name)
-            if isinstance(source, Warm):
-                source.warm()
-        except Exception:  # noqa: BLE001 - a missing engine is reported by the first reset
-            pass
+        # Started while the parent is still setting up; `behind` (the console draws its first frame
+        # meanwhile): the engine's import runs in a thread of lower priority, so it takes the CPU the
+        # parent leaves, and the worker's own thread, which plays the episodes, keeps its priority.
+        warming = threading.Thread(target=_warm, args=(warm, WARM_NICE if behind else 0), name="warm")
+        warming.start()
+        warming.join()
     env: Any = None
     commands = False  # the opener asked for the admissible commands with every reply
     for line in inp:
@@ -365,6 +365,27 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False) -> No
         env.close()
 
 
+WARM_NICE = 10  # the warming thread's niceness with --behind (Linux sets it per thread)
+
+
+def _warm(warm: bool | str, nice: int) -> None:
+    """Import and start the environment's engine (TextWorld, a JVM); `nice` > 0: at a lower priority."""
+    if nice > 0:
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+        except (AttributeError, OSError):  # not Linux: the same start at the same priority
+            pass
+    try:
+        from envs import registry
+
+        name = warm if isinstance(warm, str) else registry.default_env()
+        source = registry.provider(name)
+        if isinstance(source, Warm):
+            source.warm()
+    except Exception:  # noqa: BLE001 - a missing engine is reported by the first reset
+        pass
+
+
 def _require(env: Any) -> Any:
     if env is None:
         raise RuntimeError("no environment is open in this worker")
@@ -379,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     factory = next((a for a in argv if not a.startswith("--")), DEFAULT_FACTORY)
     warm: bool | str = next((a.split("=", 1)[1] for a in argv if a.startswith("--warm=")), "--warm" in argv)
-    serve(factory, sys.stdin.buffer, channel, warm=warm)
+    serve(factory, sys.stdin.buffer, channel, warm=warm, behind="--behind" in argv)
     # The parent waits for this process to end: skip the interpreter's teardown of the engine's objects
     # (0.1-0.15 s for ALFWorld's, at the end of every eval and console). The episode is closed and every
     # reply written; a ScienceWorld JVM ends with its pipe (py4j's die_on_exit).

@@ -140,7 +140,7 @@ def eval_worker(args: argparse.Namespace) -> EnvWorker | None:
         return None
     from envs.remote import EnvWorker
 
-    return EnvWorker(warm="alfworld")
+    return EnvWorker(warm="alfworld", warm_behind=True)
 
 
 def console_app(args: argparse.Namespace, *, defer: bool = False, host: EnvHost | None = None) -> RecodeApp:
