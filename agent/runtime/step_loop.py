@@ -144,16 +144,19 @@ class StepLoop:
             self._prepared.add_done_callback(_retrieved)
 
     async def reset_env(self) -> Reset:
-        """Reset the environment in its thread; an agent whose answers are code starts its runner meanwhile.
+        """Reset the environment in its thread: the reset `prepare()` started, if it did, else one now.
 
-        The sandbox worker's start (about 40 ms) then overlaps the game's load instead of following it.
+        Only a prepared episode starts its code worker during the reset: done on every path, it made
+        the plain mode lose a closed terminal's draft now and then (a whole-suite run failed twice;
+        the cause was not found), and `eval` starts its workers during the episode before instead.
         """
         prepared, self._prepared = self._prepared, None
         if prepared is not None:
             return await prepared
-        return await self._reset_and_warm()
+        return await self.in_env_thread(self.env.reset)
 
     async def _reset_and_warm(self) -> Reset:
+        """The reset, with the sandbox worker's start (about 40 ms) overlapping it (`prepare`)."""
         early = self.runner.ensure_started() if self.answers_are_code and isinstance(self.runner, EarlyStart) else None
         warming = asyncio.ensure_future(early) if early is not None else None
         try:
