@@ -273,12 +273,18 @@ class PlainFrontEnd:
 
     def stop_on_signal(self, how: str) -> None:
         """SIGHUP/SIGTERM: the text in hand is written at once (the terminal may be gone already),
-        then the run stops as Ctrl-D stops it; between two answers the run is cancelled instead."""
+        then the run stops as Ctrl-D stops it; between two answers the run is cancelled instead.
+
+        "In hand" includes an editor that is closing: a closed terminal also ends the editor with an
+        end of input, and when that came first the signal found the editor no longer editing, cancelled
+        the run inside the editor's clean-up, and the typed text was never written (seen under load).
+        """
         self.stop_signal = how
         autosave, app = self._autosave, self.prompt_session.app
-        if self.editing.is_set() and autosave is not None:
-            text = self.prompt_session.default_buffer.text
+        text = self.prompt_session.default_buffer.text
+        if autosave is not None:
             autosave.save_now(text)
+        if self.editing.is_set() and autosave is not None:
             if app.is_running and not app.future.done():
                 app.exit(exception=Paused(text, how))
         elif self.run_task is not None:

@@ -144,3 +144,31 @@ def test_check_answer_and_prompt_folding():
     assert hidden == 37 and "line 2" in text and "line 3\n" not in text and "solve(a)" in text
     full, hidden = render_prompt(prompt, folded=False)
     assert hidden == 0 and "line 39" in "".join(t for _, t in full)
+
+
+async def test_a_signal_while_the_editor_closes_on_end_of_input_still_saves_the_typed_text(tmp_path, monkeypatch):
+    """A closed terminal ends the editor with end of input *and* sends SIGHUP; under load the end of
+    input came first, the signal then found the editor closing, and the typed text was lost."""
+    from recode_tui.plain import drafts
+
+    typed = "run('go to sidetable 1')  # typed, not yet submitted"
+    with create_pipe_input() as pipe:
+        front = new_front(tmp_path, pipe)
+        task = asyncio.ensure_future(front.run())
+        front.run_task = task
+        await editor_open(front, task)
+        stop = drafts.DraftAutosave.stop
+
+        async def signal_during_close(self):  # the SIGHUP lands while the closing editor awaits its autosave
+            front.stop_on_signal("terminal closed (SIGHUP)")
+            await stop(self)
+
+        monkeypatch.setattr(drafts.DraftAutosave, "stop", signal_during_close)
+        pipe.send_text(paste(typed))
+        await until(lambda: typed in front.prompt_session.default_buffer.text)
+        pipe.close()  # the terminal is gone: end of input
+        try:
+            await asyncio.wait_for(task, 30)
+        except asyncio.CancelledError:
+            pass  # the run is stopped between answers, as `run_plain` expects after a signal
+    assert typed in read_journal(front.session.folder).read_draft()["text"]
