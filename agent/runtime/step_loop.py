@@ -146,9 +146,8 @@ class StepLoop:
     async def reset_env(self) -> Reset:
         """Reset the environment in its thread: the reset `prepare()` started, if it did, else one now.
 
-        Only a prepared episode starts its code worker during the reset: done on every path, it made
-        the plain mode lose a closed terminal's draft now and then (a whole-suite run failed twice;
-        the cause was not found), and `eval` starts its workers during the episode before instead.
+        Only a prepared episode (the console) starts its code worker during the reset; `eval` starts
+        each episode's worker during the episode before (`SpareRunners`), and `run` waits the 40 ms once.
         """
         prepared, self._prepared = self._prepared, None
         if prepared is not None:
