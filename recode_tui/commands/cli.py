@@ -20,7 +20,6 @@ from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 if TYPE_CHECKING:
     from recode_tui.console.app import LoadedRun, RecodeApp
     from recode_tui.console.run_builder import EnvMaker
-    from envs.remote import EnvWorker
     from recode_tui.setup.env_host import EnvHost
     from recode_tui.setup.settings import ConsoleOptions, ExportOptions, RunOptions
 
@@ -132,15 +131,17 @@ def console_host(args: argparse.Namespace) -> EnvHost | None:
     return host
 
 
-def eval_worker(args: argparse.Namespace) -> EnvWorker | None:
-    """The ALFWorld worker `eval` starts before anything else, for its pool (None: a resumed or Ray
-    evaluation, whose environment the report or the cluster decides, or another environment: a
+def eval_worker(args: argparse.Namespace) -> EnvHost | None:
+    """The ALFWorld worker `eval` starts before anything else, for its pool, started (None: a resumed or
+    Ray evaluation, whose environment the report or the cluster decides, or another environment: a
     ScienceWorld worker starts a JVM, which outlives a worker closed while it boots)."""
     if args.resume is not None or args.ray is not None or args.env not in (None, "alfworld"):
         return None
-    from envs.remote import EnvWorker
+    from recode_tui.setup.env_host import EnvHost
 
-    return EnvWorker(warm="alfworld", warm_behind=True)
+    host = EnvHost("alfworld")
+    host.start()
+    return host
 
 
 def console_app(args: argparse.Namespace, *, defer: bool = False, host: EnvHost | None = None) -> RecodeApp:

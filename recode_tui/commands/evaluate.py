@@ -30,7 +30,7 @@ from recode_tui.commands.fit import print_layout
 from recode_tui.setup.settings import EvalOptions
 
 if TYPE_CHECKING:
-    from envs.remote import EnvWorker
+    from recode_tui.setup.env_host import EnvHost
 
 
 def _new_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
@@ -47,38 +47,20 @@ def _resumed_report(args: argparse.Namespace) -> tuple[EvalReport, Path]:
     return resumed_report(eval_options(args), args.resume)
 
 
-def run_eval(args: argparse.Namespace, early: EnvWorker | None = None) -> int:
+def run_eval(args: argparse.Namespace, early: EnvHost | None = None) -> int:
     """The `eval` command (synchronous: it owns the event loop so Ctrl-C can be reported).
 
-    `early`: an environment worker the command line started first (`cli.eval_worker`); the pool takes it
-    when it plays that environment, else it is closed.
+    `early`: the environment worker the command line started first (`cli.eval_worker`); the pool takes
+    it when it plays that environment, else it is closed.
     """
     try:
-        return _run_eval(args, EarlyWorker(early))
+        return _run_eval(args, early)
     finally:
         if early is not None:
-            early.close(timeout=1)  # nothing when the pool took it (and closed it)
+            early.close()  # nothing left to do when the pool took it (and closed it)
 
 
-class EarlyWorker:
-    """The command line's early environment worker, handed to the one pool that plays its environment."""
-
-    def __init__(self, worker: EnvWorker | None) -> None:
-        self.worker = worker
-
-    def take(self, env: str | None) -> list[EnvWorker]:
-        from envs import registry
-
-        worker, self.worker = self.worker, None
-        if worker is None:
-            return []
-        if (worker.warm if isinstance(worker.warm, str) else registry.default_env()) == (env or registry.default_env()):
-            return [worker]
-        worker.close(timeout=1)
-        return []
-
-
-def _run_eval(args: argparse.Namespace, early: EarlyWorker) -> int:
+def _run_eval(args: argparse.Namespace, early: EnvHost | None) -> int:
     from recode_tui.commands.arguments import eval_options
 
     options = eval_options(args)  # the one place eval reads the namespace
@@ -103,7 +85,7 @@ def _run_eval(args: argparse.Namespace, early: EarlyWorker) -> int:
 
 
 def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: str | None, llm_for: Any,
-              abort_on_llm_error: bool, ray_address: str | None, early: EarlyWorker | None = None) -> int:
+              abort_on_llm_error: bool, ray_address: str | None, early: EnvHost | None = None) -> int:
     """Run the plan (here, or as Ray tasks), then print the table, the failures and where things are."""
     from envs.remote import EnvPool
 
@@ -121,7 +103,7 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
             folder,
             llm_for,
             pool_factory=lambda size: EnvPool(size, warm_env=report.plan.env,
-                                              started=early.take(report.plan.env) if early else ()),
+                                              started=early.take_worker(report.plan.env) if early else ()),
             abort_on_llm_error=abort_on_llm_error,
             on_event=display.on_event,
             on_result=display.on_result,

@@ -39,7 +39,8 @@ class EnvHost:
         self._given: EnvWorker | None = None  # the worker an episode took, ended by `close` at the latest
 
     def start(self) -> None:
-        """Start the worker (it imports the engine at once); a second call does nothing."""
+        """Start the worker (it imports the engine at once, in a thread that yields the CPU to this
+        process's); a second call does nothing."""
         from envs.remote import EnvWorker
 
         if self._worker is None and self._given is None and self.env_name in HOSTED_ENVS:
@@ -86,6 +87,20 @@ class EnvHost:
         env.owns_worker = True  # closing the episode's environment ends the worker
         self._given = worker
         return env
+
+    def take_worker(self, env_name: str | None) -> list[EnvWorker]:
+        """The started worker for a pool of `env_name` (None: the default environment), as the pool's first;
+        none, and the worker closed, when the pool plays another environment (`eval` hands it over so)."""
+        from envs import registry
+
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return []
+        if self.env_name == (env_name or registry.default_env()):
+            self._given = worker
+            return [worker]
+        worker.close(timeout=1)
+        return []
 
     def close(self) -> None:
         """End the worker, whether an episode took it or not (the console has quit)."""
