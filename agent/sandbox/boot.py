@@ -17,6 +17,7 @@ from typing import Any
 
 from agent.sandbox.audit import audit_hook, freeze_shared_classes, remove_unaudited_calls, shared_objects
 from agent.sandbox.isolation import isolate
+from agent.sandbox.kernel import WallError, load_seccomp, restrict_files
 from agent.sandbox.limits import set_memory_limit
 from agent.sandbox.worker import Worker
 
@@ -29,6 +30,18 @@ class _Null:
 
     def flush(self) -> None:
         pass
+
+
+def raise_walls(config: dict[str, Any]) -> list[str]:
+    """Landlock, then the seccomp filter (last: it refuses calls the steps before it make)."""
+    applied: list[str] = []
+    landlock = config.get("landlock")
+    if landlock:
+        applied.append(restrict_files(list(landlock["read"]), list(landlock["write"])))
+    program = config.get("seccomp")
+    if program:
+        applied.append(load_seccomp(bytes.fromhex(program)))
+    return applied
 
 
 def main(config_text: str = "{}") -> None:
@@ -58,7 +71,15 @@ def main(config_text: str = "{}") -> None:
     signal.signal(signal.SIGUSR1, lambda signum, frame: worker.flush_output())
     set_memory_limit(config)
     # Trusted code (`--trusted`) keeps the user's rights: it may write files, start processes.
-    isolation = [] if worker.trusted else isolate(config.get("workdir"))
+    # With the Python-level layers off (RECODE_SANDBOX_LAYERS=os) the worker is isolated all the same.
+    isolation: list[str] = []
+    if config.get("isolate", not worker.trusted):
+        isolation = isolate(config.get("workdir"), own_namespaces=bool(config.get("namespaces")))
+        try:
+            isolation += raise_walls(config)
+        except WallError as exc:  # never run node code behind fewer walls than the engine asked for
+            os.write(2, f"{exc.strerror or exc}\n".encode())
+            os._exit(3)
     if not worker.trusted:
         freeze_shared_classes(worker.modules.values())
         if worker.audit_hook:

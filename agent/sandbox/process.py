@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agent.runtime.tempdirs import owned_tempdir
+from agent.sandbox import bwrap
 from agent.sandbox.isolation import worker_ids
 from agent.sandbox.protocol import HEADER, MAX_FRAME, decode_reply, encode_request
 
@@ -63,22 +64,83 @@ def remove_workdir(workdir: str) -> None:
     shutil.rmtree(workdir, ignore_errors=True)
 
 
-async def spawn(python: str, config: dict[str, Any], *, debug_stderr: bool) -> asyncio.subprocess.Process:
-    """Start a worker in its own process group (killed as a whole)."""
-    return await asyncio.create_subprocess_exec(
-        python,
-        "-I",
-        "-S",
-        "-c",
-        _BOOT,
-        _ROOT,
-        json.dumps(config),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=None if debug_stderr else asyncio.subprocess.DEVNULL,
-        env=worker_environment(),
-        start_new_session=True,
-    )
+class Started:
+    """A worker process just started: the process the engine reads, and the pid its signals go to."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, stderr_fd: int | None, info_fd: int | None) -> None:
+        self.proc = proc
+        self.signal_pid = proc.pid  # inside namespaces: the worker under bwrap, found at the handshake
+        self._stderr_fd = stderr_fd
+        self._info_fd = info_fd
+
+    def take_signal_pid(self) -> None:
+        """Inside namespaces, find the worker's own pid (bwrap's info names the sandbox's init, its parent)."""
+        if self._info_fd is None:
+            return
+        info = _read_available(self._info_fd)
+        try:
+            init_pid = int(json.loads(info.decode("utf-8", "replace") or "{}").get("child-pid", 0))
+        except (ValueError, AttributeError):
+            init_pid = 0
+        pid = bwrap.worker_pid(init_pid) if init_pid > 0 else None
+        if pid is not None:
+            self.signal_pid = pid
+
+    def stderr_text(self) -> str:
+        """What the worker or bwrap wrote to standard error before the handshake (why it did not start)."""
+        if self._stderr_fd is None:
+            return ""
+        text = _read_available(self._stderr_fd).decode("utf-8", "replace").strip()
+        return text.splitlines()[-1][:300] if text else ""
+
+    def close_pipes(self) -> None:
+        """After the handshake nothing more is read from these: a worker writing to stderr gets EPIPE."""
+        for fd in (self._stderr_fd, self._info_fd):
+            if fd is not None:
+                os.close(fd)
+        self._stderr_fd = self._info_fd = None
+
+
+def _read_available(fd: int) -> bytes:
+    os.set_blocking(fd, False)
+    chunks: list[bytes] = []
+    try:
+        while sum(map(len, chunks)) < 65536:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    except BlockingIOError:
+        pass
+    return b"".join(chunks)
+
+
+async def spawn(python: str, config: dict[str, Any], *, debug_stderr: bool, namespaces: bool = False) -> Started:
+    """Start a worker in its own process group (killed as a whole); inside bwrap's namespaces when asked."""
+    worker_args = ["-I", "-S", "-c", _BOOT, bwrap.SANDBOX_ROOT if namespaces else _ROOT, json.dumps(config)]
+    stderr_read, stderr_write = (None, None) if debug_stderr else os.pipe()
+    info_read, info_write = os.pipe() if namespaces else (None, None)
+    argv = bwrap.command(python, worker_args, info_write) if info_write is not None else [python, *worker_args]
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=None if debug_stderr else stderr_write,
+            env=worker_environment(),
+            start_new_session=True,
+            pass_fds=() if info_write is None else (info_write,),
+        )
+    except BaseException:
+        for fd in (stderr_read, info_read):
+            if fd is not None:
+                os.close(fd)
+        raise
+    finally:
+        for fd in (stderr_write, info_write):
+            if fd is not None:
+                os.close(fd)
+    return Started(proc, stderr_read, info_read)
 
 
 async def handshake(proc: asyncio.subprocess.Process, kill_reason: KillReason = _NO_REASON) -> tuple[str, ...]:
@@ -105,12 +167,12 @@ def killpg(pid: int) -> None:
             pass
 
 
-def send_signal(proc: asyncio.subprocess.Process | None, signum: int) -> bool:
-    """Signal a live worker; False when there is none."""
+def send_signal(proc: asyncio.subprocess.Process | None, signum: int, pid: int = 0) -> bool:
+    """Signal a live worker (at `pid` when it is not the process started: under bwrap); False when there is none."""
     if proc is None or proc.returncode is not None:
         return False
     try:
-        os.kill(proc.pid, signum)
+        os.kill(pid or proc.pid, signum)
     except ProcessLookupError:
         return False
     return True

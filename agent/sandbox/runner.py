@@ -35,10 +35,12 @@ from agent.runtime.varlist import VariableSummary
 from agent.sandbox import process
 from agent.sandbox.checks import check_code
 from agent.sandbox.clock import NodeClock
+from agent.sandbox import bwrap
 from agent.sandbox.isolation import engine_guard
 from agent.sandbox.kept import KeptNamespace, changes_of, diff
 from agent.sandbox.process import WORKDIR_PREFIX, WorkerGone, killpg
 from agent.sandbox.protocol import helper_reply, reply_mismatch
+from agent.sandbox.walls import SandboxPolicy, raised_walls, refusal, worker_walls
 
 __all__ = ["SandboxRunner", "SandboxError", "SAVE_TIMEOUT", "WORKDIR_PREFIX"]
 
@@ -72,8 +74,11 @@ class SandboxRunner:
         debug_stderr: bool = False,
         skip_static_checks_for_tests: bool = False,
         skip_audit_hook_for_tests: bool = False,
+        policy: SandboxPolicy | None = None,
     ) -> None:
         self.trusted = trusted
+        # Which layers and walls node code gets: from the environment (RECODE_SANDBOX*) unless given.
+        self.policy = policy if policy is not None else SandboxPolicy.from_environment()
         self.node_timeout = float(node_timeout)
         self.memory_mb = memory_mb
         self.max_output_chars = max_output_chars
@@ -94,6 +99,7 @@ class SandboxRunner:
         self._workdir: str | None = None  # the worker's private working directory
         self.isolation: tuple[str, ...] = ()  # what the worker's platform let it apply (layer 4)
         self._proc: asyncio.subprocess.Process | None = None
+        self._signal_pid = 0  # where the worker's signals go (under bwrap: the worker, not bwrap)
         self._lock = asyncio.Lock()
         self._state = _IDLE
         self._kept = KeptNamespace()  # the namespace's summaries and last snapshot
@@ -127,7 +133,8 @@ class SandboxRunner:
 
     @property
     def worker_pid(self) -> int | None:
-        return self._proc.pid if self._proc is not None and self._proc.returncode is None else None
+        """The worker's own process (inside namespaces: the interpreter under bwrap)."""
+        return self._signal_pid if self._proc is not None and self._proc.returncode is None else None
 
     def check(self, code: str) -> str | None:
         """The static checks' refusal reason for `code` (None when trusted)."""
@@ -158,7 +165,7 @@ class SandboxRunner:
         if self._state != _RUNNING:
             return
         try:
-            os.kill(proc.pid, signal.SIGINT)
+            os.kill(self._signal_pid, signal.SIGINT)
         except ProcessLookupError:
             return
         serial = self._node_serial
@@ -181,7 +188,7 @@ class SandboxRunner:
         return min(0.25, 0.1 * self.node_timeout)
 
     def _signal(self, signum: int) -> bool:
-        return process.send_signal(self._proc, signum)
+        return process.send_signal(self._proc, signum, self._signal_pid)
 
     async def _flush_output(self) -> None:
         """Ask the running worker for its printed output before it is killed, so it is not lost."""
@@ -345,14 +352,29 @@ class SandboxRunner:
     async def _spawn(self) -> asyncio.subprocess.Process:
         if not self.trusted:
             engine_guard()
-        config = dict(self._config, workdir=self._prepare_workdir())
-        proc = await process.spawn(self._python, config, debug_stderr=self._debug_stderr)
-        self._proc = proc
+            refused = refusal(self.policy)
+            if refused:
+                raise SandboxError(refused)
+        walls = frozenset() if self.trusted else raised_walls(self.policy)
+        namespaces = "namespaces" in walls
+        workdir = bwrap.SANDBOX_WORKDIR if namespaces else self._prepare_workdir()
+        config = dict(self._config, workdir=workdir, **worker_walls(self._python, walls, workdir))
+        if not self.trusted and not self.policy.python_layers:
+            config["trusted"] = True  # the Python-level layers off: the kernel's walls alone
+            config["isolate"] = True
+        started = await process.spawn(self._python, config, debug_stderr=self._debug_stderr, namespaces=namespaces)
+        proc = self._proc = started.proc
+        self._signal_pid = proc.pid
         try:
             self.isolation = await process.handshake(proc, lambda: self._kill_reason)
         except WorkerGone as gone:
             self._proc = None
-            raise SandboxError(gone.reason) from None
+            said = started.stderr_text()
+            raise SandboxError(f"{gone.reason}: {said}" if said else gone.reason) from None
+        finally:
+            started.take_signal_pid()
+            started.close_pipes()
+        self._signal_pid = started.signal_pid
         return proc
 
     async def _ensure_worker(self) -> None:

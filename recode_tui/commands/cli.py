@@ -320,12 +320,46 @@ def command_argv(argv: Sequence[str]) -> list[str]:
     return argv
 
 
+def sandbox_preflight(args: argparse.Namespace) -> None:
+    """Before a command that runs model code: `--sandbox` for every worker it starts, and the walls checked.
+
+    A missing kernel wall is a one-line refusal here, not an error at the first node;
+    with `--sandbox weak` it is a one-line note of what is missing.
+    """
+    options = vars(args)
+    if options.get("sandbox"):
+        os.environ["RECODE_SANDBOX"] = options["sandbox"]  # eval's workers and Ray tasks inherit it
+    if args.command not in ("run", "tui", "eval", "export") or options.get("trusted"):
+        return
+    if args.command == "export" and options.get("no_exec"):
+        return
+    from agent.sandbox.walls import SandboxPolicy, SandboxSettingError, missing_walls, refusal
+
+    try:
+        policy = SandboxPolicy.from_environment()
+    except SandboxSettingError as exc:
+        raise UsageError(str(exc)) from None
+    refused = refusal(policy)
+    if refused:
+        raise UsageError(refused)
+    absent = [wall for wall in missing_walls() if wall in policy.walls]
+    if absent:
+        print(f"note: model code runs without these kernel walls: {', '.join(absent)} "
+              "(recode-tui sandbox says why)", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = command_argv(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     args.llm_given = any(a == "--llm" or a.startswith("--llm=") for a in argv)  # a resume keeps the recorded LLM otherwise
     try:
+        sandbox_preflight(args)
+        if args.command == "sandbox":
+            from agent.sandbox.probe import run_probe
+
+            print(run_probe())
+            return 0
         if args.command == "tui":
             return _run_console(args)
         if args.command == "run":

@@ -33,6 +33,7 @@ def _add_run_options(parser: argparse.ArgumentParser, default_llm: str | None) -
     parser.add_argument("--trusted", action="store_true",
                         help="run node code without the sandbox's checks (process isolation and limits stay)")
     parser.add_argument("--node-timeout", type=float, default=5.0, help="seconds of running time per node")
+    add_sandbox_option(parser)
     parser.add_argument("--sessions", default=None, help="sessions folder (default: $RECODE_TUI_SESSIONS or the user data dir)")
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
                         help="resume a session (id or path; no value: the one with the latest activity) "
@@ -40,6 +41,12 @@ def _add_run_options(parser: argparse.ArgumentParser, default_llm: str | None) -
     parser.add_argument("--from-last-good", action="store_true",
                         help="with --resume: a session whose replay fails (corrupt line, mismatch) goes on from "
                              "the last point that replayed cleanly, as a new branch session")
+
+
+def add_sandbox_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sandbox", choices=("strict", "weak"), default=None,
+                        help="strict (default): model code runs only behind the kernel's walls (namespaces, "
+                             "Landlock, seccomp); weak: also where some are missing (`recode-tui sandbox` lists them)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "as an OTLP JSON file for trace viewers (needs the [otel] extra)")
     kind.add_argument("--otlp", default=None, metavar="URL",
                       help="the same spans sent to an OTLP/HTTP endpoint, e.g. http://localhost:4318/v1/traces")
+    add_sandbox_option(export)
     export.add_argument("--won-only", action="store_true", help="--sft: only episodes and branches that won")
     export.add_argument("--corrected-only", action="store_true", help="--sft: only answers a person typed or edited")
     export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
@@ -118,6 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("tui_args", nargs=argparse.REMAINDER, metavar="-- TUI-ARGUMENTS",
                        help="the console's arguments, e.g. -- --game put-01 --llm human")
 
+    commands.add_parser("sandbox", help="the walls this machine puts around model code, each shown by a real attempt")
+
     add_eval_parser(commands)
     add_prompt_parser(commands)
     add_compare_parser(commands)
@@ -146,6 +156,7 @@ def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--trusted", action="store_true",
                         help="run node code without the sandbox's checks (process isolation and limits stay)")
     parser.add_argument("--node-timeout", type=float, default=None, help="seconds of running time per node (default 5)")
+    add_sandbox_option(parser)
     parser.add_argument("-o", "--out", default=None,
                         help="folder for report.json and journals/ (default: <sessions>/evals/<time>)")
     parser.add_argument("--sessions", default=None, help="sessions folder (for the default --out)")

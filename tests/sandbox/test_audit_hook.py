@@ -30,7 +30,8 @@ async def unchecked():
 async def test_the_checks_are_really_off_so_the_walk_reaches_the_worker(unchecked, drive):
     outcome = await drive(unchecked, WORKER_GLOBALS + "pid = g['os'].getpid()")
     assert outcome.status == "completed", outcome
-    assert int([v.summary for v in await unchecked.variables() if v.name == "pid"][0]) == unchecked.worker_pid
+    pid = int([v.summary for v in await unchecked.variables() if v.name == "pid"][0])
+    assert pid == unchecked.worker_pid or ("namespaces" in " ".join(unchecked.isolation) and pid == 2)
 
 
 async def test_files_are_refused(unchecked, drive, tmp_path):

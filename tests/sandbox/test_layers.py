@@ -231,7 +231,8 @@ async def test_the_worker_cannot_read_the_engines_environment(bare, drive, monke
     )
     outcome = await drive(bare, code)
     assert outcome.status == "completed", outcome
-    assert await _value(bare, "leaked") == "PermissionError"
+    # no such file inside the worker's own pid namespace; refused outside one (weak mode)
+    assert await _value(bare, "leaked") in ("FileNotFoundError", "PermissionError")
     assert "sk-do-not-leak" not in await bare.full_value("mine")
 
 
@@ -250,12 +251,12 @@ async def test_the_worker_cannot_start_processes_or_reach_the_network(bare, driv
     )
     outcome = await drive(bare, code)
     assert outcome.status == "completed", outcome
-    assert await _value(bare, "forked") == "BlockingIOError"
+    assert await _value(bare, "forked") in ("PermissionError", "BlockingIOError")  # seccomp, else RLIMIT_NPROC
     assert "no new processes" in bare.isolation and "no new privileges" in bare.isolation
-    assert "recode-worker-" in await _value(bare, "cwd")
+    assert await _value(bare, "cwd") in ("/work", "recode-worker-") or "recode-worker-" in await _value(bare, "cwd")
     if os.geteuid() == 0:
         assert int(await _value(bare, "uid")) != 0
-        assert any(item.startswith("user ") for item in bare.isolation)
+        assert any(item.startswith(("user ", "namespaces")) for item in bare.isolation)  # nobody, or uid 65534 inside
 
 
 # -- the protocol reader: a forged frame restarts the worker, never the runner -------------

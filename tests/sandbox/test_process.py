@@ -11,6 +11,7 @@ import pytest
 
 from agent.runtime.runner import ActionRequest, NodeOutcome
 from agent.sandbox import SandboxError, SandboxRunner
+from agent.sandbox.walls import SandboxPolicy
 
 
 async def wait_until(condition, timeout: float = 5.0) -> None:
@@ -215,7 +216,7 @@ def test_a_runner_dropped_without_close_leaves_no_private_folder():
     import gc
 
     async def start_and_drop() -> str:
-        runner = SandboxRunner(node_timeout=1.0)
+        runner = SandboxRunner(node_timeout=1.0, policy=OUTSIDE_NAMESPACES)  # inside them the folder is a tmpfs
         await runner.ensure_started()
         folder = runner.workdir
         assert folder is not None and os.path.isdir(folder)
@@ -229,12 +230,16 @@ def test_a_runner_dropped_without_close_leaves_no_private_folder():
     assert not os.path.exists(folder)
 
 
+# A worker outside namespaces (weak mode) works in a folder of the engine's /tmp; inside them, in a tmpfs.
+OUTSIDE_NAMESPACES = SandboxPolicy(walls=frozenset({"landlock", "seccomp"}), weak_ok=True)
+
 ENGINE_THAT_GETS_KILLED = """
 import asyncio, sys, time
 from agent.sandbox import SandboxRunner
+from agent.sandbox.walls import SandboxPolicy
 
 async def main():
-    runner = SandboxRunner(node_timeout=1.0)
+    runner = SandboxRunner(node_timeout=1.0, policy=SandboxPolicy(walls=frozenset({"seccomp"}), weak_ok=True))
     await runner.ensure_started()
     print(runner.workdir, flush=True)
     time.sleep(60)
@@ -264,7 +269,7 @@ def test_the_folder_of_an_engine_killed_with_sigkill_is_removed_by_the_next_engi
         assert os.path.isdir(orphan)  # nobody cleaned up after the SIGKILL
 
         async def start_another() -> None:
-            runner = SandboxRunner(node_timeout=1.0)
+            runner = SandboxRunner(node_timeout=1.0, policy=OUTSIDE_NAMESPACES)
             try:
                 await runner.ensure_started()
             finally:

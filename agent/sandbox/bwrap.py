@@ -1,0 +1,140 @@
+"""The worker's namespaces: the bubblewrap command line that starts it in a world of its own.
+
+The worker gets new user, mount, pid, network, IPC and UTS namespaces and a
+root file system that holds only what it needs, read-only: the interpreter and
+its standard library (site-packages hidden), the system's shared libraries and
+the few project modules the worker imports, at `/recode`. Its working
+directory `/work` is a private tmpfs of bounded size; `/proc` is its own pid
+namespace's; `/dev` holds null, zero, random and the like. It runs as uid 65534
+inside; outside, the namespace maps it to the user who started recode-tui, with
+no capabilities. bubblewrap is Debian's and unprivileged: it needs user
+namespaces, which most distributions allow.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+SANDBOX_ROOT = "/recode"  # where the worker's project modules appear inside
+SANDBOX_WORKDIR = "/work"
+WORKDIR_BYTES = 64 * 1024 * 1024  # the tmpfs a worker may fill (it is memory)
+SANDBOX_UID = 65534
+_PROJECT = Path(__file__).resolve().parents[2]
+# The project files the worker imports (agent.sandbox.boot and what it needs); a test checks the list.
+WORKER_SOURCES = (
+    "agent/__init__.py",
+    "agent/__pycache__",
+    "agent/compat",
+    "agent/runtime/__init__.py",
+    "agent/runtime/code.py",
+    "agent/runtime/varlist.py",
+    "agent/runtime/__pycache__",
+    "agent/sandbox",
+)
+_LIBRARY_FOLDERS = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/lib32")
+DEVICES_READ = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
+
+
+def project_root() -> Path:
+    """The checkout the engine runs from (its `agent` package is what the worker imports)."""
+    return _PROJECT
+
+
+def interpreter() -> str:
+    """The real interpreter binary (a virtualenv's python is a link; the worker needs no virtualenv)."""
+    return os.path.realpath(sys.executable)
+
+
+def interpreter_prefix(python: str) -> str:
+    """The folder that holds `python`'s standard library (its installation prefix)."""
+    return os.path.realpath(sys.base_prefix) if os.path.realpath(python) == interpreter() else \
+        str(Path(python).resolve().parents[1])
+
+
+def read_paths(python: str) -> list[str]:
+    """What the worker may read inside its namespaces (also its Landlock read list there)."""
+    prefix = interpreter_prefix(python)
+    paths = [prefix, *(p for p in _LIBRARY_FOLDERS if os.path.isdir(p)), SANDBOX_ROOT, *DEVICES_READ]
+    if not os.path.realpath(python).startswith(prefix + os.sep):
+        paths.append(os.path.realpath(python))
+    return paths
+
+
+def command(python: str, worker_args: list[str], info_fd: int) -> list[str]:
+    """The bwrap command line that runs `python worker_args...` inside the worker's namespaces."""
+    python = os.path.realpath(python)
+    prefix = interpreter_prefix(python)
+    args = [
+        "bwrap",
+        "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+        "--unshare-cgroup-try",
+        *(["--disable-userns"] if _supports("--disable-userns") else []),
+        "--die-with-parent", "--cap-drop", "ALL",
+        "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--hostname", "sandbox",
+    ]
+    args += _system_binds()
+    args += ["--ro-bind", prefix, prefix]
+    site_packages = sysconfig.get_path("purelib", vars={"base": prefix, "platbase": prefix})
+    if os.path.isdir(site_packages) and site_packages.startswith(prefix + os.sep):
+        args += ["--tmpfs", site_packages]  # installed packages (keys in their configs, tokens) stay out
+    if not python.startswith(prefix + os.sep):
+        args += ["--ro-bind", python, python]
+    for relative in WORKER_SOURCES:
+        source = _PROJECT / relative
+        if source.exists():
+            args += ["--ro-bind", str(source), f"{SANDBOX_ROOT}/{relative}"]
+    args += [
+        "--proc", "/proc", "--dev", "/dev",
+        "--size", str(WORKDIR_BYTES), "--perms", "0700", "--tmpfs", SANDBOX_WORKDIR,
+        "--chdir", SANDBOX_WORKDIR,
+        "--setenv", "HOME", SANDBOX_WORKDIR, "--setenv", "TMPDIR", SANDBOX_WORKDIR,
+        "--info-fd", str(info_fd),
+        "--", python, *worker_args,
+    ]
+    return args
+
+
+def _system_binds() -> list[str]:
+    """The shared-library folders, read-only; merged-/usr links kept as links."""
+    binds: list[str] = []
+    for folder in _LIBRARY_FOLDERS:
+        if os.path.islink(folder):
+            binds += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            binds += ["--ro-bind", folder, folder]
+    return binds
+
+
+@functools.lru_cache(maxsize=None)
+def _supports(flag: str) -> bool:
+    try:
+        text = subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=5).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return flag in text
+
+
+def worker_pid(sandbox_init_pid: int) -> int | None:
+    """The worker's pid as the engine sees it: the one child of the sandbox's init (bwrap's pid 1)."""
+    try:
+        children = Path(f"/proc/{sandbox_init_pid}/task/{sandbox_init_pid}/children").read_text().split()
+        if children:
+            return int(children[0])
+    except (OSError, ValueError):
+        pass
+    for entry in Path("/proc").iterdir():  # kernels without the children file
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        if len(fields) > 1 and fields[1] == str(sandbox_init_pid):
+            return int(entry.name)
+    return None
