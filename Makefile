@@ -6,7 +6,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test quick check typecheck slow bench demo
 
+# The sandbox's namespaces need bubblewrap (Debian's package): installed here when we may, named when we may not.
 $(STAMP): pyproject.toml
+	@command -v bwrap >/dev/null || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  (apt-get install -y -qq bubblewrap >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq bubblewrap)); \
+	else echo "note: model code runs only behind bubblewrap's namespaces: install it (sudo apt-get install bubblewrap)"; fi; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'

@@ -74,7 +74,8 @@ def main(config_text: str = "{}") -> None:
     # With the Python-level layers off (RECODE_SANDBOX_LAYERS=os) the worker is isolated all the same.
     isolation: list[str] = []
     if config.get("isolate", not worker.trusted):
-        isolation = isolate(config.get("workdir"), own_namespaces=bool(config.get("namespaces")))
+        isolation = isolate(config.get("workdir"), own_namespaces=bool(config.get("namespaces")),
+                            fallback=bool(config.get("fallback_isolation", True)))
         try:
             isolation += raise_walls(config)
         except WallError as exc:  # never run node code behind fewer walls than the engine asked for

@@ -68,18 +68,19 @@ def engine_is_dumpable() -> bool | None:
     return None if libc is None else bool(libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0))
 
 
-def isolate(workdir: str | None, *, own_namespaces: bool = False) -> list[str]:
+def isolate(workdir: str | None, *, own_namespaces: bool = False, fallback: bool = True) -> list[str]:
     """Apply every restriction this platform allows; returns their names for the engine to report.
 
     `own_namespaces`: the worker already runs in bwrap's namespaces (as uid 65534),
-    so it neither unshares nor changes user here.
+    so it neither unshares nor changes user here. `fallback`: without them, unshare
+    the network (and the user where unprivileged) and, started by root, become `nobody`.
     """
     applied: list[str] = []
     libc = _libc()
-    ids = None if own_namespaces else worker_ids()
+    ids = worker_ids() if fallback and not own_namespaces else None
     if own_namespaces:
         applied.append("namespaces: user, mount, pid, network, ipc, uts")
-    elif libc is not None:
+    elif libc is not None and fallback:
         flags = _CLONE_NEWNET if ids is not None else _CLONE_NEWUSER | _CLONE_NEWNET
         if libc.unshare(flags) == 0:
             applied.append("network namespace")

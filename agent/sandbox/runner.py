@@ -359,6 +359,9 @@ class SandboxRunner:
         namespaces = "namespaces" in walls
         workdir = bwrap.SANDBOX_WORKDIR if namespaces else self._prepare_workdir()
         config = dict(self._config, workdir=workdir, **worker_walls(self._python, walls, workdir))
+        # Namespaces wanted but missing (--sandbox weak): the worker still unshares what it can and, started
+        # by root, drops to nobody. A policy without them (one wall tested alone) gets neither.
+        config["fallback_isolation"] = "namespaces" in self.policy.walls and not namespaces
         if not self.trusted and not self.policy.python_layers:
             config["trusted"] = True  # the Python-level layers off: the kernel's walls alone
             config["isolate"] = True

@@ -1,0 +1,278 @@
+"""The kernel's walls hold with the Python-level layers switched off, for root and for an ordinary user.
+
+`RECODE_SANDBOX_LAYERS=os` lets node code import `os`, `socket` and
+`subprocess`, open files and walk to anything; only the walls below the
+interpreter stand. The battery (tests/sandbox/hostile_battery.py) runs once as
+root and once as an unused uid dropped to with `setpriv`; where the interpreter
+lives under a folder that uid cannot enter, the test shows it the interpreter
+through a private mount namespace instead of skipping. Each wall is then
+attacked alone, with the others off.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from agent.runtime.runner import NodeOutcome
+from agent.sandbox import SandboxRunner
+from agent.sandbox.walls import SandboxPolicy, missing_walls
+
+ROOT = Path(__file__).resolve().parents[2]
+BATTERY = Path(__file__).with_name("hostile_battery.py")
+SECRET = "sk-walls-test-do-not-leak"
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel walls are Linux's")
+
+
+def _require_walls() -> None:
+    missing = missing_walls()
+    assert not missing, f"this machine cannot raise the sandbox's walls: {missing} (.ci/run installs bubblewrap)"
+
+
+def _unused_uid() -> int:
+    taken = {entry.pw_uid for entry in pwd.getpwall()}
+    return next(uid for uid in range(47000, 60000) if uid not in taken)
+
+
+def _world(tmp: Path, owner: int) -> dict[str, object]:
+    """A HOME with a 0600 and a 0644 secret, a world-writable folder, and a listener on loopback."""
+    home, shared = tmp / "home", tmp / "shared"
+    home.mkdir()
+    shared.mkdir()
+    (home / "secret600").write_text("six hundred")
+    (home / "secret644").write_text("six forty-four")
+    os.chmod(home / "secret600", 0o600)
+    os.chmod(home / "secret644", 0o644)
+    os.chmod(home, 0o755)
+    os.chmod(shared, 0o1777)
+    for path in (home, home / "secret600", home / "secret644"):
+        os.chown(path, owner, owner)
+    return {"home": str(home), "shared": str(shared)}
+
+
+def _check(results: dict[str, object], world: dict[str, object]) -> None:
+    escaped = {name: result for name, result in results.items() if str(result).startswith("ESCAPED")}
+    assert not escaped, escaped
+    assert results["engine signalled"] is False
+    for name in ("planted", "shell-ran", "exec-ran"):
+        assert not (Path(str(world["shared"])) / name).exists(), name
+    assert not (Path(str(world["home"])) / "planted").exists()
+    walls = " ".join(map(str, results["walls"]))
+    assert "namespaces" in walls and "landlock" in walls and "seccomp" in walls, walls
+
+
+def _battery_env(home: str) -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "RECODE_SANDBOX_LAYERS": "os",
+            "RECODE_TEST_SECRET": SECRET, "LANG": "C.UTF-8"}
+
+
+def _run_battery(argv_prefix: list[str], python: str, script: str, world: dict[str, object],
+                 path: list[str]) -> dict[str, object]:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0)
+        targets = dict(world, port=listener.getsockname()[1], path=path)
+        done = subprocess.run([*argv_prefix, python, "-I", script, json.dumps(targets)],
+                              capture_output=True, text=True, timeout=240, env=_battery_env(str(world["home"])))
+        try:
+            accepted = listener.accept()
+            accepted[0].close()
+            connected = True
+        except (BlockingIOError, OSError):
+            connected = False
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not connected, "the listener saw a connection"
+    assert SECRET not in done.stdout
+    return results
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the root run needs root (the unprivileged run below covers you)")
+def test_hostile_code_gets_nothing_as_root_with_the_python_layers_off():
+    _require_walls()
+    with tempfile.TemporaryDirectory(prefix="recode-walls-") as folder:
+        world = _world(Path(folder), 0)
+        results = _run_battery([], sys.executable, str(BATTERY), world, [str(ROOT), *_site_packages()])
+    _check(results, world)
+    assert results["uid"] == 0
+
+
+def _site_packages() -> list[str]:
+    """Where pyseccomp is installed (the battery runs isolated: -I keeps the virtualenv off its path)."""
+    import pyseccomp
+
+    return [str(Path(pyseccomp.__file__).parent)]
+
+
+def _copy_for(uid: int, tmp: Path) -> str:
+    """The battery, the `agent` package and pyseccomp in a folder the uid can read."""
+    code = tmp / "code"
+    shutil.copytree(ROOT / "agent", code / "agent", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(BATTERY, code / BATTERY.name)
+    import pyseccomp
+
+    shutil.copy(pyseccomp.__file__, code / "pyseccomp.py")
+    for path in [code, *code.rglob("*")]:
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+    return str(code)
+
+
+def _closed_ancestor(path: str) -> str | None:
+    """The outermost folder on `path` that others cannot enter (None: the path is open to every uid)."""
+    current = Path("/")
+    for part in Path(path).parts[1:]:
+        current = current / part
+        if current.is_dir() and not os.stat(current).st_mode & stat.S_IXOTH:
+            return str(current)
+    return None
+
+
+def _reachable_interpreter_prefix(python: str, tmp: Path) -> list[str]:
+    """A command prefix under which `python` (and its standard library) can be run by any uid.
+
+    When a folder on its way is closed to others (pyenv under /root), a private mount
+    namespace lays an open tmpfs over that folder with only the interpreter's prefix
+    bound back at its own path: nothing on the machine changes, and nothing skips.
+    """
+    prefix = os.path.realpath(sys.base_prefix)
+    closed = _closed_ancestor(prefix) or _closed_ancestor(python)
+    if closed is None:
+        return []
+    stage = tmp / "stage"
+    stage.mkdir()
+    script = (f"mount --bind {prefix} {stage} && mount -t tmpfs -o mode=0755 recode-walls {closed} && "
+              f"mkdir -p {prefix} && mount --bind {stage} {prefix} && exec \"$@\"")
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="dropping to another uid needs root")
+def test_hostile_code_gets_nothing_as_an_ordinary_user_with_the_python_layers_off():
+    _require_walls()
+    uid = _unused_uid()
+    with tempfile.TemporaryDirectory(prefix="recode-walls-") as folder:
+        tmp = Path(folder)
+        os.chmod(tmp, 0o755)
+        world = _world(tmp, uid)
+        code = _copy_for(uid, tmp)
+        python = os.path.realpath(sys.executable)
+        drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+        results = _run_battery(_reachable_interpreter_prefix(python, tmp) + drop, python,
+                               str(Path(code) / BATTERY.name), world, [code])
+    _check(results, world)
+    assert results["uid"] == uid
+
+
+# -- each wall alone ----------------------------------------------------------------------------
+
+
+async def _attempt(policy: SandboxPolicy, code: str) -> str:
+    """Run `code` with the Python layers off behind `policy`'s walls; what `got` holds ('None': nothing)."""
+    runner = SandboxRunner(node_timeout=5.0, memory_mb=512, policy=policy)
+    try:
+        body = "".join(f"    {line}\n" for line in code.splitlines())
+        await runner.start(f"got = None\ntry:\n{body}except BaseException:\n    got = None")
+        while not isinstance(outcome := await runner.next_message(), NodeOutcome):
+            runner.answer("")
+        assert outcome.status == "completed", outcome
+        return {v.name: v.summary for v in await runner.variables()}["got"]
+    finally:
+        await runner.close()
+
+
+@pytest.fixture
+def open_tmp():
+    """A folder every uid may enter (pytest's tmp_path is root's alone: `nobody` could read nothing there)."""
+    folder = tempfile.mkdtemp(prefix="recode-walls-")
+    os.chmod(folder, 0o755)
+    yield Path(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _only(wall: str) -> SandboxPolicy:
+    return SandboxPolicy(python_layers=False, walls=frozenset({wall}), weak_ok=True)
+
+
+async def test_with_no_wall_the_python_layers_off_really_lets_code_through(open_tmp):
+    """The control: the attempts below do succeed when no kernel wall stands (so each wall's test can fail)."""
+    _require_walls()
+    readable = open_tmp / "open"
+    readable.write_text("anyone")
+    os.chmod(readable, 0o644)
+    nothing = SandboxPolicy(python_layers=False, walls=frozenset(), weak_ok=True)
+    assert await _attempt(nothing, f"got = open({str(readable)!r}).read()") == "anyone"
+    assert await _attempt(nothing, "import socket\ns = socket.socket()\ngot = 'socket'") == "socket"
+    assert await _attempt(nothing, "import os\ngot = os.listdir('/etc')[:1]") != "None"
+    assert await _attempt(nothing, "import subprocess\ngot = subprocess.run(['/bin/true']).returncode") == "0"
+    assert await _attempt(nothing, f"import os\nos.kill({os.getpid()}, 0)\ngot = 'sent'") == "sent"
+
+
+@pytest.mark.parametrize("wall", ["namespaces", "landlock"])
+async def test_files_outside_are_out_of_reach_behind_one_wall(wall, open_tmp):
+    _require_walls()
+    readable = open_tmp / "open"
+    readable.write_text("anyone")
+    shared = open_tmp / "shared"
+    shared.mkdir()
+    for path in (open_tmp, readable):
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+    os.chmod(shared, 0o1777)
+    assert await _attempt(_only(wall), f"got = open({str(readable)!r}).read()") == "None"
+    assert await _attempt(_only(wall), f"open({str(shared)!r} + '/x', 'w').write('x')\ngot = 'wrote'") == "None"
+    assert await _attempt(_only(wall), "import os\ngot = os.listdir('/etc')") == "None"
+    assert not (shared / "x").exists()
+
+
+@pytest.mark.parametrize("wall", ["namespaces", "landlock", "seccomp"])
+async def test_no_connection_to_loopback_behind_one_wall(wall):
+    _require_walls()
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        code = f"import socket\ns = socket.create_connection(('127.0.0.1', {port}), timeout=2)\ngot = 'connected'"
+        assert await _attempt(_only(wall), code) == "None"
+
+
+@pytest.mark.parametrize("wall", ["landlock", "seccomp"])
+async def test_no_program_runs_behind_one_wall(wall, open_tmp):
+    _require_walls()
+    os.chmod(open_tmp, 0o1777)
+    marker = open_tmp / "ran"
+    code = f"import subprocess\nsubprocess.run(['/bin/sh', '-c', 'touch {marker}'])\ngot = 'ran'"
+    assert await _attempt(_only(wall), code) == "None"
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("wall", ["namespaces", "landlock", "seccomp"])
+async def test_the_engine_cannot_be_signalled_behind_one_wall(wall):
+    _require_walls()
+    import signal
+
+    received: list[int] = []
+    previous = signal.signal(signal.SIGUSR2, lambda signum, frame: received.append(signum))
+    try:
+        code = f"import os, signal\nos.kill({os.getpid()}, signal.SIGUSR2)\ngot = 'sent'"
+        assert await _attempt(_only(wall), code) == "None"
+    finally:
+        signal.signal(signal.SIGUSR2, previous)
+    assert not received
+
+
+async def test_inside_the_namespaces_the_engines_proc_files_do_not_exist(monkeypatch):
+    _require_walls()
+    monkeypatch.setenv("RECODE_TEST_SECRET", SECRET)
+    code = f"got = open('/proc/{os.getpid()}/environ', 'rb').read().decode('latin-1')"
+    assert await _attempt(_only("namespaces"), code) == "None"
+    assert await _attempt(_only("namespaces"), "import os\ngot = sorted(os.listdir('/proc'))[:3]") != "None"
