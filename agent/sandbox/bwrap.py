@@ -65,6 +65,19 @@ def read_paths(python: str) -> list[str]:
     return paths
 
 
+def binds(python: str) -> list[tuple[str, str]]:
+    """Each (outside, inside) pair bound read-only into the worker's root, in mount order."""
+    python = os.path.realpath(python)
+    prefix = interpreter_prefix(python)
+    pairs = [(folder, folder) for folder in _LIBRARY_FOLDERS if os.path.isdir(folder) and not os.path.islink(folder)]
+    pairs.append((prefix, prefix))
+    if not python.startswith(prefix + os.sep):
+        pairs.append((python, python))
+    pairs += [(str(_PROJECT / relative), f"{SANDBOX_ROOT}/{relative}") for relative in WORKER_SOURCES
+              if (_PROJECT / relative).exists()]
+    return pairs
+
+
 def command(python: str, worker_args: list[str], info_fd: int) -> list[str]:
     """The bwrap command line that runs `python worker_args...` inside the worker's namespaces."""
     python = os.path.realpath(python)
@@ -77,17 +90,15 @@ def command(python: str, worker_args: list[str], info_fd: int) -> list[str]:
         "--die-with-parent", "--cap-drop", "ALL",
         "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--hostname", "sandbox",
     ]
-    args += _system_binds()
-    args += ["--ro-bind", prefix, prefix]
-    site_packages = sysconfig.get_path("purelib", vars={"base": prefix, "platbase": prefix})
-    if os.path.isdir(site_packages) and site_packages.startswith(prefix + os.sep):
-        args += ["--tmpfs", site_packages]  # installed packages (keys in their configs, tokens) stay out
-    if not python.startswith(prefix + os.sep):
-        args += ["--ro-bind", python, python]
-    for relative in WORKER_SOURCES:
-        source = _PROJECT / relative
-        if source.exists():
-            args += ["--ro-bind", str(source), f"{SANDBOX_ROOT}/{relative}"]
+    for folder in _LIBRARY_FOLDERS:
+        if os.path.islink(folder):  # merged /usr: /lib is a link to usr/lib
+            args += ["--symlink", os.readlink(folder), folder]
+    for outside, inside in binds(python):
+        args += ["--ro-bind", outside, inside]
+        if outside == prefix:
+            site_packages = sysconfig.get_path("purelib", vars={"base": prefix, "platbase": prefix})
+            if os.path.isdir(site_packages) and site_packages.startswith(prefix + os.sep):
+                args += ["--tmpfs", site_packages]  # installed packages (keys in configs, tokens) stay out
     args += [
         "--proc", "/proc", "--dev", "/dev",
         "--size", str(WORKDIR_BYTES), "--perms", "0700", "--tmpfs", SANDBOX_WORKDIR,
@@ -97,17 +108,6 @@ def command(python: str, worker_args: list[str], info_fd: int) -> list[str]:
         "--", python, *worker_args,
     ]
     return args
-
-
-def _system_binds() -> list[str]:
-    """The shared-library folders, read-only; merged-/usr links kept as links."""
-    binds: list[str] = []
-    for folder in _LIBRARY_FOLDERS:
-        if os.path.islink(folder):
-            binds += ["--symlink", os.readlink(folder), folder]
-        elif os.path.isdir(folder):
-            binds += ["--ro-bind", folder, folder]
-    return binds
 
 
 @functools.lru_cache(maxsize=None)

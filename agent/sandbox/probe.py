@@ -90,7 +90,8 @@ def render(reports: list[WallReport]) -> str:
     width = max(len(r.walls) for r in reports)
     intro = ("Each kernel wall alone, then all of them, against model code with the Python-level layers "
              "off: a file of yours read and written, a loopback connect, a shell, a signal to this process "
-             "and its environment.")
+             "and its environment. One wall alone lets through what it does not cover; model code runs "
+             "behind all of them (the last row).")
     lines = [*textwrap.wrap(intro, 78), f"{'walls':<{width}}  available  " + "  ".join(f"{a:<7}" for a in ATTEMPTS).rstrip()]
     for report in reports:
         cells = "  ".join(f"{report.results.get(a, ''):<{max(len(a), 7)}}" for a in ATTEMPTS)
