@@ -70,6 +70,7 @@ class Started:
     def __init__(self, proc: asyncio.subprocess.Process, stderr_fd: int | None, info_fd: int | None) -> None:
         self.proc = proc
         self.signal_pid = proc.pid  # inside namespaces: the worker under bwrap, found at the handshake
+        self.isolation: tuple[str, ...] = ()  # what the worker applied, from its `ready`
         self._stderr_fd = stderr_fd
         self._info_fd = info_fd
 
@@ -141,6 +142,21 @@ async def spawn(python: str, config: dict[str, Any], *, debug_stderr: bool, name
             if fd is not None:
                 os.close(fd)
     return Started(proc, stderr_read, info_read)
+
+
+async def start(python: str, config: dict[str, Any], namespaces: bool, debug_stderr: bool,
+                kill_reason: KillReason = _NO_REASON) -> Started:
+    """Spawn a worker and wait for its `ready`; WorkerGone with what it (or bwrap) said if it does not come."""
+    started = await spawn(python, config, debug_stderr=debug_stderr, namespaces=namespaces)
+    try:
+        started.isolation = await handshake(started.proc, kill_reason)
+    except WorkerGone as gone:
+        said = started.stderr_text()
+        raise WorkerGone(f"{gone.reason}: {said}" if said else gone.reason) from None
+    finally:
+        started.take_signal_pid()
+        started.close_pipes()
+    return started
 
 
 async def handshake(proc: asyncio.subprocess.Process, kill_reason: KillReason = _NO_REASON) -> tuple[str, ...]:

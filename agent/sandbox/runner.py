@@ -1,18 +1,16 @@
 """`SandboxRunner`: the `CodeRunner` that executes node code in a worker process.
 
-The engine process keeps the environment, the LLM and every key; the worker
-(`agent.sandbox.worker`, started by `agent.sandbox.boot`) owns the namespace. A `run(action)` in node code is a
-request from the worker that `next_message` hands to the engine as an
-`ActionRequest`; the code stays blocked until `answer`.
+The engine keeps the environment, the LLM and every key; the worker (`agent.sandbox.worker`,
+behind the kernel's walls of `agent.sandbox.walls`) owns the namespace. A `run(action)` in node
+code is a request that `next_message` hands to the engine as an `ActionRequest`, blocked until `answer`.
 
 Time: each node gets `node_timeout` seconds of worker time; the clock stops
 while the engine holds a request (stepping the environment, sitting at a
 breakpoint, serving a helper). On a timeout, a crash (memory, CPU, a signal)
 or an interrupt that does not stop the code, the worker's process group is
-killed, a fresh worker starts and gets the namespace back from the last
-snapshot: pickled bytes made by the old worker, which the engine stores (at
-most `MAX_SNAPSHOT_BYTES`) and forwards but never unpickles; the new worker
-opens them as plain data only.
+killed, a fresh worker starts and gets the namespace back from the last snapshot: the old
+worker's pickled bytes, which the engine stores (at most `MAX_SNAPSHOT_BYTES`) and forwards
+but never unpickles; the new worker opens them as plain data only.
 
 A frame from the worker of the wrong shape, or of the wrong type for the
 request, is a broken worker: it is killed and replaced, and the node (or the
@@ -35,12 +33,11 @@ from agent.runtime.varlist import VariableSummary
 from agent.sandbox import process
 from agent.sandbox.checks import check_code
 from agent.sandbox.clock import NodeClock
-from agent.sandbox import bwrap
 from agent.sandbox.isolation import engine_guard
 from agent.sandbox.kept import KeptNamespace, changes_of, diff
 from agent.sandbox.process import WORKDIR_PREFIX, WorkerGone, killpg
 from agent.sandbox.protocol import helper_reply, reply_mismatch
-from agent.sandbox.walls import SandboxPolicy, raised_walls, refusal, worker_walls
+from agent.sandbox.walls import SandboxPolicy, WallsMissing, start_config
 
 __all__ = ["SandboxRunner", "SandboxError", "SAVE_TIMEOUT", "WORKDIR_PREFIX"]
 
@@ -352,33 +349,15 @@ class SandboxRunner:
     async def _spawn(self) -> asyncio.subprocess.Process:
         if not self.trusted:
             engine_guard()
-            refused = refusal(self.policy)
-            if refused:
-                raise SandboxError(refused)
-        walls = frozenset() if self.trusted else raised_walls(self.policy)
-        namespaces = "namespaces" in walls
-        workdir = bwrap.SANDBOX_WORKDIR if namespaces else self._prepare_workdir()
-        config = dict(self._config, workdir=workdir, **worker_walls(self._python, walls, workdir))
-        # Namespaces wanted but missing (--sandbox weak): the worker still unshares what it can and, started
-        # by root, drops to nobody. A policy without them (one wall tested alone) gets neither.
-        config["fallback_isolation"] = "namespaces" in self.policy.walls and not namespaces
-        if not self.trusted and not self.policy.python_layers:
-            config["trusted"] = True  # the Python-level layers off: the kernel's walls alone
-            config["isolate"] = True
-        started = await process.spawn(self._python, config, debug_stderr=self._debug_stderr, namespaces=namespaces)
-        proc = self._proc = started.proc
-        self._signal_pid = proc.pid
-        try:
-            self.isolation = await process.handshake(proc, lambda: self._kill_reason)
-        except WorkerGone as gone:
-            self._proc = None
-            said = started.stderr_text()
-            raise SandboxError(f"{gone.reason}: {said}" if said else gone.reason) from None
-        finally:
-            started.take_signal_pid()
-            started.close_pipes()
-        self._signal_pid = started.signal_pid
-        return proc
+        try:  # a wall this machine cannot raise refuses the worker unless the policy says weak
+            config, namespaces = start_config(self._config, self.policy, self.trusted, self._python,
+                                              self._prepare_workdir)
+            started = await process.start(self._python, config, namespaces, self._debug_stderr,
+                                          lambda: self._kill_reason)
+        except (WorkerGone, WallsMissing) as exc:
+            raise SandboxError(str(exc)) from None
+        self._proc, self._signal_pid, self.isolation = started.proc, started.signal_pid, started.isolation
+        return started.proc
 
     async def _ensure_worker(self) -> None:
         if self._proc is not None and self._proc.returncode is None:

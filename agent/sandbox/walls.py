@@ -25,12 +25,16 @@ import os
 import shutil
 import sys
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 WALLS = ("namespaces", "landlock", "seccomp")
 LAYERS_VARIABLE = "RECODE_SANDBOX_LAYERS"
 MODE_VARIABLE = "RECODE_SANDBOX"
 WALLS_VARIABLE = "RECODE_SANDBOX_WALLS"
+
+
+class WallsMissing(RuntimeError):
+    """Untrusted code was about to run where a wall the policy asks for cannot be raised."""
 
 
 class SandboxSettingError(ValueError):
@@ -153,3 +157,28 @@ def worker_walls(python: str, walls: frozenset[str], workdir: str) -> dict[str, 
 
         config["seccomp"] = compiled_filter().hex()
     return config
+
+
+def start_config(base: dict[str, Any], policy: SandboxPolicy, trusted: bool, python: str,
+                 make_workdir: Callable[[], str]) -> tuple[dict[str, Any], bool]:
+    """A worker's start configuration under `policy`, and whether it starts inside namespaces.
+
+    Trusted code gets no walls. Namespaces wanted but missing (`--sandbox weak`): the worker
+    still unshares what it can and, started by root, drops to nobody; a policy without them
+    (one wall tested alone) gets neither. With the Python-level layers off the worker runs
+    node code unchecked, behind the walls all the same.
+    """
+    from agent.sandbox import bwrap
+
+    refused = "" if trusted else refusal(policy)
+    if refused:
+        raise WallsMissing(refused)
+    walls = frozenset() if trusted else raised_walls(policy)
+    namespaces = "namespaces" in walls
+    workdir = bwrap.SANDBOX_WORKDIR if namespaces else make_workdir()
+    config = dict(base, workdir=workdir, **worker_walls(python, walls, workdir))
+    config["fallback_isolation"] = "namespaces" in policy.walls and not namespaces
+    if not trusted and not policy.python_layers:
+        config["trusted"] = True
+        config["isolate"] = True
+    return config, namespaces
