@@ -108,7 +108,8 @@ HOSTILE: list[tuple[str, str, str, str]] = [
 
 
 def _check(outcome, kind: str, text: str, elapsed: float) -> None:
-    assert elapsed <= 1.5 * NODE_TIMEOUT, f"took {elapsed:.2f} s"
+    # the limit plus a worker's restart (bwrap's namespaces: a few hundred ms on a loaded machine), never a hang
+    assert elapsed <= NODE_TIMEOUT + 3.0, f"took {elapsed:.2f} s"
     if kind == COMPLETES:
         assert outcome.status == "completed", outcome
         return
