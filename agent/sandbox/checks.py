@@ -335,8 +335,10 @@ def _check_name(name: str) -> None:
 def _check_attribute(attr: str) -> None:
     if attr.startswith("_"):
         raise _Refused(f"forbidden: attribute `.{attr}` (attributes starting with _ are not allowed)")
-    if attr.startswith(_INTROSPECTION_PREFIXES) or attr in _FORBIDDEN_ATTRIBUTES or attr in _OBJECT_CARRYING_ATTRIBUTES:
+    if attr.startswith(_INTROSPECTION_PREFIXES) or attr in _FORBIDDEN_ATTRIBUTES:
         raise _Refused(f"forbidden: attribute `.{attr}`")
+    if attr in _OBJECT_CARRYING_ATTRIBUTES:
+        raise _Refused(f"forbidden: attribute `.{attr}` (an exception's object; use the message, or another name)")
 
 
 def _check_hasattr(call: ast.Call, shadowing: frozenset[str] | set[str]) -> None:

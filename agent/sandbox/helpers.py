@@ -53,8 +53,8 @@ def channel(handle: Callable[[Any], Any]) -> Send:
 def _answer(name: str, send: Send, request: Any) -> Any:
     try:
         ok, value = send(request)
-    except (ValueError, StopIteration):  # already answering (a helper inside an inspection), or closed
-        raise RuntimeError(f"{name}() cannot be called here") from None
+    except (ValueError, StopIteration):  # already answering (called from an inspection), or closed
+        raise RuntimeError(f"{name}() can only be called from node code, not while a call waits") from None
     if ok:
         return value
     raise value
