@@ -67,12 +67,13 @@ def audit_hook(state: HookState, shared: frozenset[int]) -> Callable[[str, tuple
     builtin bound now) or the flag `own` toggles; nothing is looked up in a
     module at call time.
     """
-    shared = frozenset(shared)
-    loaded = frozenset(sys.modules)  # fixed now: node code may rewrite sys.modules later
+    shared = frozenset(shared)  # fixed now, like everything below: node code may rewrite sys.modules later
     allowed = frozenset(ALLOWED_EVENTS)
     attribute_changes = frozenset(ATTRIBUTE_CHANGES)
     own_call_events = frozenset(OWN_CALL_EVENTS)
     refuse, identity, exact_type, text, size = PermissionError, id, type, str, len
+    collector_off, collector_on, collector_enabled = _collector_switches()
+    loaded = frozenset(sys.modules)  # after the switches: `gc` stays out of it
     own_call = False
 
     def attribute_name(args: tuple[Any, ...]) -> str:
@@ -81,12 +82,17 @@ def audit_hook(state: HookState, shared: frozenset[int]) -> Callable[[str, tuple
         return value if exact_type(value) is text else "?"
 
     def own(call: Callable[..., Any], *args: Any) -> Any:
+        # No collection while the gate is open: a finalizer of node code's garbage would run inside it.
         nonlocal own_call
+        collecting = collector_enabled()
+        collector_off()
         was, own_call = own_call, True
         try:
             return call(*args)
         finally:
             own_call = was
+            if collecting:
+                collector_on()
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event in allowed:
@@ -110,6 +116,20 @@ def audit_hook(state: HookState, shared: frozenset[int]) -> Callable[[str, tuple
 
     state.own = own  # type: ignore[method-assign]  # the instance's own, bound to this hook
     return hook
+
+
+def _collector_switches() -> tuple[Callable[[], None], Callable[[], None], Callable[[], bool]]:
+    """`gc.disable`, `gc.enable`, `gc.isenabled`, without leaving `gc` importable when it was not loaded.
+
+    Node code must not import `gc` (`gc.set_debug(gc.DEBUG_SAVEALL)` would keep
+    the worker's garbage frames for it in `gc.garbage`).
+    """
+    loaded_before = "gc" in sys.modules
+    import gc
+
+    if not loaded_before:
+        del sys.modules["gc"]
+    return gc.disable, gc.enable, gc.isenabled
 
 
 # Calls without an audit event (CPython 3.11) that create files, processes,

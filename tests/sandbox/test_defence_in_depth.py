@@ -312,3 +312,35 @@ async def test_rewriting_the_audit_module_opens_nothing(hook_only, drive, code, 
     outcome = await drive(hook_only, REWRITE_AUDIT + code + "\ndone = 'yes'")
     assert outcome.status == "error" and outcome.error == f"PermissionError: {reason}", outcome
     assert "done" not in await _values(hook_only)
+
+
+def test_no_finalizer_of_node_code_runs_inside_the_workers_own_call():
+    """The hook lets frames through for the worker's own call: node code's garbage may not be collected then."""
+    import gc
+
+    from agent.sandbox.audit import HookState, audit_hook
+
+    state = HookState()
+    hook = audit_hook(state, frozenset())
+    verdicts: list[str] = []
+
+    class Garbage:
+        def __init__(self) -> None:
+            self.me = self  # a cycle: only the collector frees it, when allocations trigger it
+
+        def __del__(self) -> None:
+            try:
+                hook("sys._getframe", ())
+                verdicts.append("let through")
+            except PermissionError:
+                verdicts.append("refused")
+
+    def allocate() -> None:
+        for _ in range(20_000):
+            Garbage()
+
+    assert gc.isenabled()
+    state.own(allocate)
+    assert gc.isenabled()
+    gc.collect()
+    assert verdicts and "let through" not in verdicts, verdicts[:3]
