@@ -12,10 +12,14 @@ None. The rules close the usual ways out of a restricted namespace:
   `case a.b:` value patterns), class-pattern keywords (`case str(format=f)`
   reads `x.format`), `from module import name` (an attribute of the module),
   `hasattr(x, "name")` (only with a literal name that passes the rules) and
-  `str.format` fields (below). Positional class patterns read the attributes
-  named by the class's `__match_args__`, which node code cannot set (the
-  name starts with `_`); the only allowed classes that have one are named
-  tuples, whose fields are public data (`collections` refuses `_` fields);
+  `str.format` fields (below);
+- positional class patterns (`case C(p)`) read the attributes the class's
+  `__match_args__` names, which the code does not show: they are allowed only
+  for the built-in types that match themselves (`case str(s)`), and
+  named-tuple field names (which fill `__match_args__`) are judged like
+  attributes, here for literal names and in the worker for computed ones;
+- no attribute of an exception that carries an object (`AttributeError.obj`:
+  inside a format walk, an object node code never held);
 - no frame, code or traceback attributes (`gi_frame`, `f_back`, `tb_frame`,
   `co_code`, ...), which walk to other frames' globals without underscores;
 - `.format` / `.format_map` only called directly on a string literal whose
@@ -53,6 +57,9 @@ MODULE_EXPORTS: dict[str, frozenset[str] | None] = {
 # Public names left out even though they are not modules.
 MODULE_EXCLUDED: dict[str, frozenset[str]] = {
     "string": frozenset({"Formatter"}),  # Formatter().vformat walks attributes like str.format
+    # Their methods forward to a `.data` node code chooses: UserString.format formats a template
+    # held in a variable, which the rules on `.format` exist to refuse.
+    "collections": frozenset({"UserString", "UserList", "UserDict"}),
 }
 
 _PLAIN_BUILTINS = frozenset(
@@ -80,6 +87,12 @@ FORBIDDEN_BUILTINS: frozenset[str] = _SITE_BUILTINS | frozenset(
 # Attribute prefixes of frames, code objects, tracebacks, generators and coroutines.
 _INTROSPECTION_PREFIXES = ("f_", "gi_", "cr_", "ag_", "tb_", "co_")
 _FORBIDDEN_ATTRIBUTES = frozenset({"vformat", "get_field", "format_field", "mro"})
+# Exception attributes that hold an object rather than text node code gave (AttributeError.obj).
+_OBJECT_CARRYING_ATTRIBUTES = frozenset({"obj"})
+# Classes whose one positional sub-pattern matches the subject itself (no attribute is read).
+SELF_MATCHING = frozenset(
+    {"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str", "tuple"}
+)
 _FORMAT_METHODS = frozenset({"format", "format_map"})
 # Python 3.12 type parameters (`class C[T]:`) bind names.
 _TYPE_PARAMS = tuple(
@@ -128,6 +141,7 @@ def _check_tree(tree: ast.AST, known: frozenset[str], helpers: frozenset[str], i
     nodes.sort(key=_position)
     bound = _bound_names(nodes)
     not_made_here = helpers | ALLOWED_MODULES | imported | _import_bindings(nodes)
+    namedtuple_names = _namedtuple_aliases(nodes)
     format_calls = {
         id(n.func)
         for n in nodes
@@ -194,8 +208,12 @@ def _check_tree(tree: ast.AST, known: frozenset[str], helpers: frozenset[str], i
                 _check_attribute(attr)
                 if attr in _FORMAT_METHODS:
                     raise _Refused(f"forbidden: .{attr} used other than as a direct call (a class pattern)")
+            if node.patterns:
+                _check_positional_patterns(node.cls, bound | known)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr":
             _check_hasattr(node, bound | known)
+        elif isinstance(node, ast.Call) and _names_namedtuple(node.func, namedtuple_names):
+            _check_namedtuple_fields(node)
         elif isinstance(node, _TYPE_PARAMS):
             _check_name(node.name)
         elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
@@ -251,6 +269,64 @@ def _bound_names(nodes: list[ast.AST]) -> set[str]:
     return bound
 
 
+def _check_positional_patterns(cls: ast.expr, shadowing: frozenset[str] | set[str]) -> None:
+    """`case C(p)` binds `subject.<C.__match_args__[0]>`: an attribute the code does not name."""
+    if isinstance(cls, ast.Name) and cls.id in SELF_MATCHING and cls.id not in shadowing:
+        return
+    raise _Refused(
+        f"forbidden: positional sub-patterns of `{ast.unparse(cls)}` (they read attributes the code does not name;"
+        " name them: `case C(attr=p)`)"
+    )
+
+
+def _namedtuple_aliases(nodes: list[ast.AST]) -> set[str]:
+    """The names this code binds to `collections.namedtuple` (`from collections import namedtuple as nt`)."""
+    names = {"namedtuple"}
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.module == "collections":
+            names.update(alias.asname or alias.name for alias in node.names if alias.name == "namedtuple")
+    return names
+
+
+def _names_namedtuple(func: ast.expr, names: set[str]) -> bool:
+    if isinstance(func, ast.Attribute):
+        return func.attr == "namedtuple"
+    return isinstance(func, ast.Name) and func.id in names
+
+
+def _check_namedtuple_fields(call: ast.Call) -> None:
+    """A named tuple's fields are attributes of its class (and fill `__match_args__`): the same rules."""
+    fields = call.args[1] if len(call.args) > 1 else None
+    for keyword in call.keywords:
+        if keyword.arg == "field_names":
+            fields = keyword.value
+    literals: list[ast.expr] = []
+    if isinstance(fields, (ast.List, ast.Tuple, ast.Set)):
+        literals = list(fields.elts)
+    elif fields is not None:
+        literals = [fields]
+    for literal in literals:
+        if isinstance(literal, ast.Constant) and isinstance(literal.value, str):
+            for name in literal.value.replace(",", " ").split():
+                _check_field(name)
+    # Computed names are judged by the worker's `namedtuple` when the class is made.
+
+
+def _check_field(name: str) -> None:
+    _check_attribute(name)
+    if name in _FORMAT_METHODS:  # readable as `case C(f)` over a class whose `format` is str.format
+        raise _Refused(f"forbidden: attribute `.{name}` as a named tuple field")
+
+
+def field_refusal(name: str) -> str | None:
+    """Why a named tuple may not have the field `name` (None: it may): judged like an attribute, at run time."""
+    try:
+        _check_field(name)
+    except _Refused as exc:
+        return str(exc)
+    return None
+
+
 def _check_name(name: str) -> None:
     if name.startswith("_") and name != "_":  # a lone `_` (`for _ in ...`) reaches nothing
         raise _Refused(f"forbidden: name `{name}` (names starting with _ are not allowed)")
@@ -261,6 +337,8 @@ def _check_attribute(attr: str) -> None:
         raise _Refused(f"forbidden: attribute `.{attr}` (attributes starting with _ are not allowed)")
     if attr.startswith(_INTROSPECTION_PREFIXES) or attr in _FORBIDDEN_ATTRIBUTES:
         raise _Refused(f"forbidden: attribute `.{attr}`")
+    if attr in _OBJECT_CARRYING_ATTRIBUTES:
+        raise _Refused(f"forbidden: attribute `.{attr}` (an exception's object; use the message, or another name)")
 
 
 def _check_hasattr(call: ast.Call, shadowing: frozenset[str] | set[str]) -> None:

@@ -29,10 +29,6 @@ def cpu_backstop(state: HookState, cpu_seconds: float) -> None:
         _, hard = resource.getrlimit(resource.RLIMIT_CPU)
         if hard != resource.RLIM_INFINITY:
             soft = min(soft, hard)
-        state.own_call = True
-        try:
-            resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-        finally:
-            state.own_call = False
+        state.own(resource.setrlimit, resource.RLIMIT_CPU, (soft, hard))
     except (ValueError, OSError):
         pass

@@ -26,7 +26,7 @@ import re  # noqa: F401
 import string  # noqa: F401
 import unicodedata  # noqa: F401 - compiling a non-ASCII identifier (`café = 1`) imports it
 
-from agent.sandbox.checks import ALLOWED_BUILTINS, MODULE_EXCLUDED, MODULE_EXPORTS
+from agent.sandbox.checks import ALLOWED_BUILTINS, MODULE_EXCLUDED, MODULE_EXPORTS, field_refusal
 
 
 class ReadOnlyModule(types.ModuleType):
@@ -58,7 +58,33 @@ def trimmed_module(name: str) -> types.ModuleType:
         if isinstance(value, types.ModuleType):
             continue
         proxy.__dict__[attr] = value
+    if name == "collections":
+        proxy.__dict__["namedtuple"] = checked_namedtuple(collections.namedtuple)
     return proxy
+
+
+def checked_namedtuple(real: Callable[..., type]) -> Callable[..., type]:
+    """`collections.namedtuple` whose field names pass the attribute rules, however the code built them.
+
+    A field is an attribute of the class and fills its `__match_args__`; a
+    field named `format` mixed with another class would hand node code that
+    class's `format` through `case C(f)`. The module is given, so that
+    `namedtuple` never reads its caller's frame.
+    """
+
+    def namedtuple(
+        typename: str, field_names: Any, *, rename: bool = False, defaults: Any = None, module: Any = None
+    ) -> type:
+        made = real(typename, field_names, rename=rename, defaults=defaults,
+                    module="__main__" if module is None else module)
+        for field in made._fields:  # type: ignore[attr-defined]  # every named tuple has _fields
+            reason = field_refusal(field)
+            if reason:
+                raise ValueError(f"{reason} (a named tuple field is an attribute of its class)")
+        return made
+
+    namedtuple.__doc__ = real.__doc__
+    return namedtuple
 
 
 def restricted_builtins(print_fn: Callable[..., None], import_fn: Callable[..., Any]) -> dict[str, Any]:

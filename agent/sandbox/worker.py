@@ -37,6 +37,7 @@ from agent.runtime.varlist import FULL_VALUE_LIMIT, bounded_repr, is_kept, promp
 from agent.sandbox.audit import HookState
 from agent.sandbox.capture import Output, describe, summarise, summary_changes, summary_of
 from agent.sandbox.checks import ALLOWED_MODULES, FORBIDDEN_BUILTINS, check_code
+from agent.sandbox.helpers import channel, make_helper, make_import, make_print, make_run
 from agent.sandbox.imports import ImportIndex, Origin
 from agent.sandbox.limits import cpu_backstop
 from agent.sandbox.protocol import HEADER, encode_reply, load_plain, read_exact, write_all
@@ -83,9 +84,10 @@ class Worker:
         )
         self.imports: dict[str, Origin] = {}  # imported names kept for later nodes
         self.shared_objects: list[Any] = []  # what the audit hook protects, kept alive
+        # Plain functions that lead to nothing of the worker (agent.sandbox.helpers), never its methods.
         self.helpers: dict[str, Any] = {
-            "run": self._run,
-            "print": self._print,
+            "run": make_run(channel(self._run)),
+            "print": make_print(channel(self._print)),
             "re": re if self.trusted else self.modules["re"],
         }
         for name in self.extra_helpers:
@@ -94,7 +96,7 @@ class Worker:
             give_back_exit()
             self.builtins: Any = builtins
         else:
-            self.builtins = restricted_builtins(self._print, self._import)
+            self.builtins = restricted_builtins(self.helpers["print"], make_import(self.modules))
 
     # -- I/O -----------------------------------------------------------------
 
@@ -124,39 +126,40 @@ class Worker:
 
     # -- helpers seen by node code --------------------------------------------
 
-    def _print(self, *args: Any, sep: Any = " ", end: Any = "\n", **_: Any) -> None:
+    def _print(self, text: Any) -> bool:
+        """`print`'s end in the worker: None asks whether the output is full, a str is written."""
         if self.output.length > self.output.limit:
-            return
-        sep = " " if sep is None else str(sep)
-        end = "\n" if end is None else str(end)
-        self.output.write(sep.join(str(a) for a in args) + end)
+            return True
+        if text is not None:
+            if type(text) is not str:
+                raise TypeError("print() writes text only")
+            self.output.write(text)
+        return False
 
     def _run(self, action: Any) -> str:
         if self.state.stopped:
             raise EpisodeOver()
         if not self.state.in_node:
             raise RuntimeError("run() can only be called from node code")
-        action = str(action)
-        self.state.own_call = True  # node_line reads frames, which the audit hook refuses node code
-        try:
-            line = node_line()
-        finally:
-            self.state.own_call = False
+        if type(action) is not str:
+            raise TypeError("run() takes the action as text")
+        line = self.state.own(node_line)  # node_line reads frames, which the audit hook refuses node code
         reply = self._ask({"t": "action", "action": action, "line": line}, "answer")
         if reply.get("stop"):
             self.state.stopped = True
             raise EpisodeOver()
         observation = str(reply.get("obs", ""))
-        self._print(observation)
+        self._print(observation + "\n")
         return observation
 
     def _make_helper(self, name: str) -> Any:
-        def helper(*args: Any, **kwargs: Any) -> Any:
+        def call(request: Any) -> Any:
             if self.state.stopped:
                 raise EpisodeOver()
             if not self.state.in_node:
                 raise RuntimeError(f"{name}() can only be called from node code")
             try:
+                args, kwargs = request
                 plain_args, plain_kwargs = plain(list(args)), plain(dict(kwargs))
             except (TypeError, ValueError, RecursionError) as exc:
                 raise TypeError(f"{name}() takes plain data only ({exc})") from None
@@ -165,8 +168,7 @@ class Worker:
                 raise RuntimeError(f"{name}() failed: {reply['error']}")
             return reply.get("value")
 
-        helper.__name__ = helper.__qualname__ = name
-        return helper
+        return make_helper(name, channel(call))
 
     def _ask(self, message: dict[str, Any], wanted: str) -> dict[str, Any]:
         """Send a request to the engine and serve inspections until it answers."""
@@ -191,11 +193,6 @@ class Worker:
         if self.state.interrupt_requested:
             raise KeyboardInterrupt("interrupted")
         return request
-
-    def _import(self, name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
-        if level or name not in self.modules:
-            raise ImportError(f"forbidden: import {name}")
-        return self.modules[name]
 
     # -- the main loop --------------------------------------------------------
 

@@ -15,7 +15,7 @@ import pytest_asyncio
 
 from agent.sandbox import SandboxRunner
 
-WORKER_GLOBALS = "g = print.__func__.__globals__\n"
+WORKER_GLOBALS = "g = {m: print.__globals__['__builtins__']['__import__'](m) for m in ('os', 'sys', 'builtins')}\n"
 
 
 @pytest_asyncio.fixture

@@ -3,9 +3,10 @@
 Each test takes one layer's own attack with the other layers switched off
 where the code allows (`skip_static_checks_for_tests`,
 `skip_audit_hook_for_tests`), so that each layer is shown to hold alone.
-Node code with the static checks off reaches the worker's internals the way
-an escape would: `print.__self__` is the worker, `print.__func__.__globals__`
-its module's globals (`os`, `sys`, `builtins`).
+Node code with the static checks off reaches the real modules the way an
+escape would: `print.__globals__['__builtins__']` holds the real `__import__`
+(`os`, `sys`, `builtins` are loaded); with the audit hook off too, a frame
+leads to the worker object itself.
 """
 
 from __future__ import annotations
@@ -23,7 +24,10 @@ from agent.sandbox import SandboxRunner
 from agent.sandbox.checks import check_code
 from agent.sandbox.protocol import encode_reply, load_plain
 
-WORKER = "w = print.__self__\ng = print.__func__.__globals__\n"
+REAL = "g = {m: print.__globals__['__builtins__']['__import__'](m) for m in ('os', 'sys', 'builtins')}\n"
+WORKER = REAL
+# With the audit hook off too, a frame leads to the worker object (`exec_node`'s `self`).
+WORKER_OBJECT = REAL + "w = g['sys']._getframe(0).f_back.f_locals['self']\n"
 
 
 def _runner(**layers_off: bool) -> SandboxRunner:
@@ -115,7 +119,7 @@ async def test_a_worker_made_snapshot_does_not_run_in_the_next_worker(bare, driv
     code = (
         "class Evil:\n"
         "    def __reduce__(self):\n"
-        f"        return (print.__func__.__globals__['os'].system, ('touch {marker}',))\n"
+        f"        return (print.__globals__['__builtins__']['__import__']('os').system, ('touch {marker}',))\n"
         "x = Evil()\nkept = 'plain'\n"
     )
     outcome = await drive(bare, code)
@@ -205,7 +209,7 @@ def test_the_workers_own_calls_and_node_basics_pass_the_hook():
     state = HookState()
     shared = object()
     hook = audit_hook(state, frozenset({id(shared)}))
-    for event in ("exec", "compile", "builtins.id", "sys._getframe"):
+    for event in ("exec", "compile", "builtins.id"):
         hook(event, ())
     hook("import", ("sys", None, None, None, None))  # loaded when the hook was installed
     hook("object.__setattr__", (object(), "x", 1))  # an object node code made
@@ -213,8 +217,9 @@ def test_the_workers_own_calls_and_node_basics_pass_the_hook():
         hook("object.__setattr__", (shared, "__defaults__", ()))
     with pytest.raises(PermissionError):
         hook("resource.setrlimit", (0, (1, 1)))
-    state.own_call = True  # the worker's CPU backstop
-    hook("resource.setrlimit", (0, (1, 1)))
+    state.own(hook, "resource.setrlimit", (0, (1, 1)))  # the worker's CPU backstop
+    with pytest.raises(PermissionError):
+        hook("sys._getframe", ())  # the worker's own calls only
 
 
 # -- layer 4: the worker has less than the engine ---------------------------------------
@@ -276,7 +281,7 @@ async def test_the_worker_cannot_start_processes_or_reach_the_network(bare, driv
 )
 async def test_a_forged_frame_restarts_the_worker_and_later_nodes_run(bare, drive, forgery):
     await bare.set_variables({"canary": "alive"})
-    outcome = await drive(bare, WORKER + forgery + "\nwhile True:\n    pass")
+    outcome = await drive(bare, WORKER_OBJECT + forgery + "\nwhile True:\n    pass")
     assert outcome.status == "error" and "malformed" in outcome.error, outcome
     outcome = await drive(bare, "later = canary + '!'")
     assert outcome.status == "completed", outcome

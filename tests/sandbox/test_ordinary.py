@@ -299,7 +299,7 @@ async def test_class_patterns_that_follow_the_rules_still_work(runner, drive):
         "from collections import namedtuple\n"
         "Spot = namedtuple('Spot', 'name count')\n"
         "match Spot('desk 1', 2):\n"
-        "    case Spot(where, n):\n"  # positional: the fields named by __match_args__
+        "    case Spot(name=where, count=n):\n"  # positional sub-patterns would name no attribute
         "        first = (where, n)\n"
         "match 'mug 1':\n"
         "    case str(upper=up):\n"
@@ -310,6 +310,8 @@ async def test_class_patterns_that_follow_the_rules_still_work(runner, drive):
     assert outcome.status == "completed", outcome
     values = {v.name: v.summary for v in await runner.variables()}
     assert (values["first"], values["loud"], values["has"]) == ("('desk 1', 2)", "MUG 1", "True")
+    outcome = await drive(runner, "match first:\n    case tuple(pair):\n        again = pair")  # matches itself
+    assert outcome.status == "completed", outcome
 
 
 @pytest.mark.asyncio
