@@ -14,15 +14,25 @@ snapshot: pickled bytes made by the old worker, which the engine stores (at
 most `MAX_SNAPSHOT_BYTES`) and forwards but never unpickles; the new worker
 opens them as plain data only.
 
-A frame from the worker of the wrong shape, or of the wrong type for the
-request, is a broken worker: it is killed and replaced, and the node (or the
-request) fails with the reason; the runner itself never raises on it.
+The worker is treated as hostile. A frame of the wrong shape, of a type the
+node's phase does not allow (`node_frames`), larger than the phase allows,
+or more output than the cap is a broken worker: it is killed and replaced,
+and the node (or the request) fails with the reason; the runner itself never
+raises on it. A node has one deadline: its own time up to `ran`, then a
+save deadline fixed when `ran` came, which no later frame extends.
+
+Replays: each node's `exec` carries a seed for the worker's `random`, derived
+from the runner's `seed` (recorded in the journal header) and the node's
+serial number in the run, so a replay that runs the same nodes in the same
+order draws the same numbers (see `node_seed`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
+import secrets
 import signal
 import sys
 import time
@@ -37,15 +47,32 @@ from agent.sandbox.checks import check_code
 from agent.sandbox.clock import NodeClock
 from agent.sandbox.isolation import engine_guard
 from agent.sandbox.kept import KeptNamespace, changes_of, diff
+from agent.sandbox.node_frames import NodeOutput, frame_refusal, running_frame_limit
 from agent.sandbox.process import WORKDIR_PREFIX, WorkerGone, killpg
-from agent.sandbox.protocol import helper_reply, reply_mismatch
+from agent.sandbox.protocol import MAX_FRAME, helper_reply, reply_mismatch
 
 __all__ = ["SandboxRunner", "SandboxError", "SAVE_TIMEOUT", "WORKDIR_PREFIX"]
 
 _IDLE, _RUNNING, _WAITING = "idle", "running", "waiting"
+Changes = tuple[VariableChange, ...]
 # How long the worker may take to keep and snapshot a node's variables once its
 # code ended; not counted in the node's time limit (a large namespace takes a while).
 SAVE_TIMEOUT = 60.0
+
+
+def node_seed(run_seed: int, serial: int) -> int:
+    """The seed of the `serial`-th node's `random` in a run seeded `run_seed`.
+
+    Keyed by the node's serial number (the n-th `exec` of the runner), not by
+    the node's id: resume, fork, rewind and export all rebuild a session by
+    replaying its nodes in order from the first, into a fresh runner with the
+    recorded run seed, so the n-th node of the replay is the n-th node of the
+    recording whatever its id, and a node run twice (a retry, a re-expansion)
+    draws anew each time as it did when it was recorded. Seeding every node
+    (not once per worker) keeps the numbers when a worker is restarted.
+    """
+    digest = hashlib.sha256(f"recode-node:{run_seed}:{serial}".encode("ascii")).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 class SandboxError(RuntimeError):
@@ -72,9 +99,14 @@ class SandboxRunner:
         debug_stderr: bool = False,
         skip_static_checks_for_tests: bool = False,
         skip_audit_hook_for_tests: bool = False,
+        save_timeout: float = SAVE_TIMEOUT,
+        seed: int | None = None,
     ) -> None:
+        """`seed`: the run's seed for node code's `random` (None: a random one; `seed` says which)."""
         self.trusted = trusted
         self.node_timeout = float(node_timeout)
+        self.save_timeout = float(save_timeout)
+        self.seed = secrets.randbits(63) if seed is None else int(seed)
         self.memory_mb = memory_mb
         self.max_output_chars = max_output_chars
         self.interrupt_grace = interrupt_grace
@@ -98,10 +130,12 @@ class SandboxRunner:
         self._state = _IDLE
         self._kept = KeptNamespace()  # the namespace's summaries and last snapshot
         self._queued: NodeOutcome | None = None
-        self._output: list[str] = []
+        self._output = NodeOutput(max_output_chars)
         self._pending_output = ""
         self._clock = NodeClock()  # the running node's own time so far
-        self._ran = False  # the worker said the node's code ended (what follows is saving its variables)
+        self._frame_limit = running_frame_limit(max_output_chars)
+        # Set when the worker said the node's code ended: the moment its variables must be saved by.
+        self._save_deadline: float | None = None
         self._restore_seconds = 0.0
         self._node_serial = 0
         self._kill_reason = ""
@@ -188,11 +222,12 @@ class SandboxRunner:
         if not self._signal(signal.SIGUSR1):
             return
         try:
-            message = await self._read(timeout=self._flush_grace)
+            message = await self._read(timeout=self._flush_grace, max_size=self._frame_limit)
         except (asyncio.TimeoutError, WorkerGone):
             return
-        self._output.append(str(message.get("out", "")))
-        self._pending_output = ""
+        if message["t"] == "out":
+            self._output.take(str(message.get("out", "")))
+            self._pending_output = ""
 
     # -- CodeRunner ------------------------------------------------------------
 
@@ -205,14 +240,14 @@ class SandboxRunner:
             # A worker that died between nodes is brought back first: not the node's time.
             self._restore_seconds = self.last_restart_seconds if self.restarts != restarts else 0.0
             self._node_serial += 1
-            self._output = []
+            self._output = NodeOutput(self.max_output_chars)
             self._pending_output = ""
             self._clock.reset()
-            self._ran = False
+            self._save_deadline = None
             self._kill_reason = ""
             self._queued = None
             self._state = _RUNNING
-            self._write({"op": "exec", "code": code})
+            self._write({"op": "exec", "code": code, "seed": node_seed(self.seed, self._node_serial)})
             self._clock.resume()
 
     async def next_message(self) -> RunnerMessage:
@@ -225,45 +260,51 @@ class SandboxRunner:
             raise SandboxError("no node is running")
         async with self._lock:
             while True:
-                if self._ran:  # the code is done; the worker is keeping and snapshotting its variables
-                    remaining = SAVE_TIMEOUT
-                else:
-                    remaining = self._clock.remaining(self.node_timeout)
+                saving = self._save_deadline is not None
                 try:
-                    message = await self._read(timeout=max(remaining, 0.0))
+                    message = await self._read(timeout=max(self._remaining(), 0.0),
+                                               max_size=MAX_FRAME if saving else self._frame_limit)
                 except asyncio.TimeoutError:
-                    if self._ran:
-                        self._kill(f"timed out saving the variables after {SAVE_TIMEOUT:.0f} s")
+                    if saving:
+                        self._kill(f"timed out saving the variables after {self.save_timeout:.0f} s")
                         return await self._fail_node("timed out saving the variables")
                     self._clock.pause()  # the node's time is its limit; the flush below is not its time
                     await self._flush_output()
                     return await self._fail_node(f"timed out after {self.node_timeout:.1f} s")
                 except WorkerGone as gone:
                     return await self._fail_node(gone.reason)
-                self._clock.pause()
-                self._pending_output = ""
-                self._output.append(str(message.get("out", "")))
                 kind = message["t"]
+                refusal = frame_refusal(kind, saving) or self._output.take(str(message.get("out", "")))
+                if refusal:
+                    self._kill(refusal)
+                    return await self._fail_node(refusal)
+                self._pending_output = ""
                 if kind == "action":
+                    self._clock.pause()
                     self._state = _WAITING
-                    return ActionRequest(str(message.get("action", "")), int(message.get("line", 0) or 0))
+                    return ActionRequest(str(message["action"]), int(message.get("line", 0) or 0))
                 if kind == "call":
+                    self._clock.pause()
                     await self._serve_helper(message)
                     continue
-                if kind == "out":  # printed output sent just before a kill
-                    continue
-                if kind == "ran":  # the node's own time ends here
-                    self._ran = True
+                if kind == "ran":  # the node's own time ends here; saving has its own fixed deadline
+                    self._clock.pause()
+                    self._save_deadline = time.monotonic() + self.save_timeout
                     continue
                 if kind == "outcome":
+                    self._clock.pause()
                     try:
                         return self._finish_node(message)
                     except (ValueError, TypeError, KeyError) as exc:  # e.g. a blob that is not base64
                         self._kill(f"worker sent a malformed outcome ({exc})")
                         return await self._fail_node("worker sent a malformed outcome")
-                reason = f"worker sent a malformed message (an unexpected {kind!r} while a node runs)"
-                self._kill(reason)
-                return await self._fail_node(reason)
+                # "out": printed output sent before a kill; the node's clock runs on
+
+    def _remaining(self) -> float:
+        """Seconds left before the running node's deadline (its own time, or the save deadline after `ran`)."""
+        if self._save_deadline is not None:
+            return self._save_deadline - time.monotonic()
+        return self._clock.remaining(self.node_timeout)
 
     def answer(self, observation: str, stop: bool = False) -> None:
         if self._state != _WAITING:
@@ -275,12 +316,10 @@ class SandboxRunner:
         self._clock.resume()
 
     async def set_variables(self, values: dict[str, Any]) -> tuple[VariableChange, ...]:
-        reply = await self._request({"op": "set", "values": dict(values)}, timeout=30.0)
-        return self._kept.apply(reply)
+        return (await self._kept_request({"op": "set", "values": dict(values)}, timeout=30.0))[1]
 
     async def bind_expressions(self, bindings: dict[str, str]) -> tuple[VariableChange, ...]:
-        reply = await self._request({"op": "bind", "bindings": dict(bindings)}, timeout=self.node_timeout)
-        changes = self._kept.apply(reply)
+        reply, changes = await self._kept_request({"op": "bind", "bindings": dict(bindings)}, self.node_timeout)
         if reply.get("error"):
             raise SandboxError(str(reply["error"]))
         return changes
@@ -313,11 +352,7 @@ class SandboxRunner:
         return str(reply["type"]), str(reply["summary"])
 
     async def execute(self, code: str) -> tuple[str, tuple[VariableChange, ...]]:
-        reply = await self._request({"op": "stmt", "code": code}, timeout=self.node_timeout)
-        if self._state == _WAITING:  # the node's live globals changed; the kept namespace comes at its end
-            changes = changes_of(reply)
-        else:
-            changes = self._kept.apply(reply)
+        reply, changes = await self._kept_request({"op": "stmt", "code": code}, self.node_timeout)
         return str(reply.get("value", "")), changes
 
     async def close(self) -> None:
@@ -382,10 +417,14 @@ class SandboxRunner:
         request, lost = self._kept.restore_request()
         self._write(request)
         await self._drain()
-        reply = await self._read(timeout=30.0)
-        if reply.get("t") != "restored":
-            killpg(self._proc.pid if self._proc else 0)
-            raise SandboxError(f"the new worker answered {reply.get('t')!r} to a restore")
+        try:
+            reply = await self._read(timeout=30.0)
+        except (asyncio.TimeoutError, WorkerGone) as exc:
+            self._kill("restore failed")
+            raise SandboxError(f"the new worker did not restore the variables: {_reason(exc, 30.0)}") from None
+        if reply["t"] != "restored":
+            self._kill("restore failed")
+            raise SandboxError(f"the new worker answered {reply['t']!r} to a restore")
         lost = self._kept.restored(reply, lost)
         self.restarts += 1
         self.last_restart_seconds = time.perf_counter() - began
@@ -401,8 +440,7 @@ class SandboxRunner:
         reason = self._kill_reason or reason
         self._clock.pause()
         self._state = _IDLE
-        if self._pending_output and sum(map(len, self._output)) < self.max_output_chars:
-            self._output.append(self._pending_output)
+        self._output.keep(self._pending_output)
         self._pending_output = ""
         if self._interrupt_timer is not None:
             self._interrupt_timer.cancel()
@@ -412,7 +450,7 @@ class SandboxRunner:
             lost = await self._restart()
         except SandboxError as exc:
             return NodeOutcome(
-                status="error", output="".join(self._output), error=f"{reason}; {exc}", seconds=self._clock.busy
+                status="error", output=self._output.text(), error=f"{reason}; {exc}", seconds=self._clock.busy
             )
         finally:
             self._kill_reason = ""
@@ -420,7 +458,7 @@ class SandboxRunner:
             reason += f" (not restored: {', '.join(lost)})"
         return NodeOutcome(
             status="error",
-            output="".join(self._output),
+            output=self._output.text(),
             error=reason,
             changes=diff(before, self._kept.summaries),
             seconds=self._clock.busy,
@@ -436,7 +474,7 @@ class SandboxRunner:
         status = OUTCOME_STATUSES.get(str(message.get("status", "error")), "error")
         return NodeOutcome(
             status=status,
-            output="".join(self._output),
+            output=self._output.text(),
             error=str(message.get("error", "")),
             stub_name=str(message.get("stub_name", "")),
             changes=changes,
@@ -456,11 +494,22 @@ class SandboxRunner:
     async def _drain(self) -> None:
         await process.drain(self._proc)
 
-    async def _read(self, timeout: float) -> dict[str, Any]:
-        return await process.read(self._proc, timeout, lambda: self._kill_reason)
+    async def _read(self, timeout: float, max_size: int = MAX_FRAME) -> dict[str, Any]:
+        return await process.read(self._proc, timeout, lambda: self._kill_reason, max_size)
 
-    async def _request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """One request/reply with an idle worker, or with one waiting in run()."""
+    async def _kept_request(self, message: dict[str, Any], timeout: float) -> tuple[dict[str, Any], Changes]:
+        """A request whose reply changes the namespace (set, bind, a statement): the reply and the changes."""
+        applied: list[Changes] = []
+        reply = await self._request(message, timeout, applied)
+        return reply, applied[0] if applied else ()
+
+    async def _request(self, message: dict[str, Any], timeout: float,
+                       applied: list[Changes] | None = None) -> dict[str, Any]:
+        """One request/reply with an idle worker, or with one waiting in run().
+
+        `applied`: the reply's changes are taken in (into the kept namespace when
+        idle; a waiting node's live globals are kept at its end) and added to it.
+        """
         if self._state == _RUNNING:
             raise SandboxError("the node is running; try again when it waits or ends")
         async with self._lock:
@@ -473,8 +522,10 @@ class SandboxRunner:
                 mismatch = reply_mismatch(message["op"], reply)
                 if mismatch:
                     raise WorkerGone(mismatch)
+                if applied is not None and reply["t"] != "fail":
+                    applied.append(self._take_changes(reply))
             except (asyncio.TimeoutError, WorkerGone) as exc:
-                reason = exc.reason if isinstance(exc, WorkerGone) else f"timed out after {timeout:.1f} s"
+                reason = _reason(exc, timeout)
                 waiting = self._state == _WAITING
                 self._kill(reason)
                 if waiting:  # the node dies with the worker; its outcome is waiting for next_message
@@ -486,6 +537,12 @@ class SandboxRunner:
             raise SandboxError(str(reply.get("error", "failed")))
         return reply
 
+    def _take_changes(self, reply: dict[str, Any]) -> Changes:
+        try:
+            return changes_of(reply) if self._state == _WAITING else self._kept.apply(reply)
+        except (ValueError, TypeError, KeyError) as exc:  # e.g. a blob that is not base64
+            raise WorkerGone(f"worker sent a malformed snapshot ({exc})") from None
+
     async def _recover(self) -> None:
         self._kill("restart")
         try:
@@ -493,3 +550,8 @@ class SandboxRunner:
         except SandboxError:
             pass
         self._kill_reason = ""
+
+
+def _reason(exc: BaseException, timeout: float) -> str:
+    """Why a read from the worker gave nothing: its `WorkerGone` reason, or the time waited."""
+    return exc.reason if isinstance(exc, WorkerGone) else f"timed out after {timeout:.1f} s"
