@@ -17,6 +17,10 @@ Phases of a node, as the engine sees them:
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
+from agent.sandbox.clock import NodeClock
 from agent.sandbox.protocol import JSON_BYTES_PER_CHAR, MAX_CALL_BYTES, MAX_FRAME
 
 RUNNING_FRAMES = frozenset({"out", "action", "call", "ran", "outcome"})
@@ -88,3 +92,47 @@ class NodeOutput:
 
     def text(self) -> str:
         return "".join(self.parts)
+
+
+class NodeWatch:
+    """One node as the engine watches it: its phase, its single deadline, the output it kept.
+
+    The node's own time runs on `clock` until `ran`; then a save deadline is
+    fixed, which no later frame moves. Only a frame that hands the engine the
+    turn (`action`, `call`) or ends the code pauses the clock: output does not.
+    """
+
+    def __init__(self, cap: int, node_timeout: float, save_timeout: float, clock: NodeClock) -> None:
+        self.output = NodeOutput(cap)
+        self.node_timeout = node_timeout
+        self.save_timeout = save_timeout
+        self.clock = clock
+        self.save_deadline: float | None = None  # set at `ran`: when the variables must be saved by
+        self._frame_limit = running_frame_limit(cap)
+
+    @property
+    def saving(self) -> bool:
+        return self.save_deadline is not None
+
+    @property
+    def max_frame(self) -> int:
+        """The largest frame that may come now (only the outcome after `ran` carries a snapshot)."""
+        return MAX_FRAME if self.saving else self._frame_limit
+
+    def remaining(self) -> float:
+        """Seconds left before the node's deadline (its own time, or the save deadline after `ran`)."""
+        if self.save_deadline is not None:
+            return max(self.save_deadline - time.monotonic(), 0.0)
+        return max(self.clock.remaining(self.node_timeout), 0.0)
+
+    def judge(self, message: dict[str, Any]) -> str | None:
+        """Take in a frame from the worker; the reason to kill it, or None when the frame may come now."""
+        kind = message["t"]
+        refusal = frame_refusal(kind, self.saving) or self.output.take(str(message.get("out", "")))
+        if refusal:
+            return refusal
+        if kind != "out":
+            self.clock.pause()
+        if kind == "ran":
+            self.save_deadline = time.monotonic() + self.save_timeout
+        return None

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from agent.runtime.tempdirs import owned_tempdir
 from agent.sandbox.isolation import worker_ids
+from agent.sandbox.seeds import WORKER_HASH_SEED
 from agent.sandbox.protocol import HEADER, MAX_FRAME, MAX_READY_FRAME, decode_reply, encode_request
 
 _ROOT = str(Path(__file__).resolve().parents[2])
@@ -30,9 +31,7 @@ _BOOT = (
 # Not `-I`: it implies `-E`, which would ignore the fixed PYTHONHASHSEED below. The environment is the
 # engine's choice alone (`worker_environment`), so no PYTHON* variable of the user's reaches the worker.
 INTERPRETER_FLAGS = ("-s", "-S")
-# The worker's string hashes (set and dict-of-strings iteration order in node code) are the same in every
-# worker, so a replay of a node's code sends the same actions.
-WORKER_HASH_SEED = "0"
+
 _PASSED_ENVIRONMENT = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
 WORKDIR_PREFIX = "recode-worker-"  # + the engine's pid: a killed engine's folder is removed by the next
 START_TIMEOUT = 15.0

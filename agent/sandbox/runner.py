@@ -14,25 +14,18 @@ snapshot: pickled bytes made by the old worker, which the engine stores (at
 most `MAX_SNAPSHOT_BYTES`) and forwards but never unpickles; the new worker
 opens them as plain data only.
 
-The worker is treated as hostile. A frame of the wrong shape, of a type the
-node's phase does not allow (`node_frames`), larger than the phase allows,
-or more output than the cap is a broken worker: it is killed and replaced,
-and the node (or the request) fails with the reason; the runner itself never
-raises on it. A node has one deadline: its own time up to `ran`, then a
-save deadline fixed when `ran` came, which no later frame extends.
-
-Replays: each node's `exec` carries a seed for the worker's `random`, derived
-from the runner's `seed` (recorded in the journal header) and the node's
-serial number in the run, so a replay that runs the same nodes in the same
-order draws the same numbers (see `node_seed`).
+The worker is treated as hostile: a frame of the wrong shape, size or type
+for the node's phase (`node_frames`), or far more output than the cap, is a
+broken worker: it is killed and replaced, and the node (or the request) fails
+with the reason; the runner never raises on it. A node has one deadline: its
+own time up to `ran`, then a save deadline fixed when `ran` came. Each node's
+`random` is seeded from the runner's `seed` (`seeds.node_seed`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
-import secrets
 import signal
 import sys
 import time
@@ -47,8 +40,9 @@ from agent.sandbox.checks import check_code
 from agent.sandbox.clock import NodeClock
 from agent.sandbox.isolation import engine_guard
 from agent.sandbox.kept import KeptNamespace, changes_of, diff
-from agent.sandbox.node_frames import NodeOutput, frame_refusal, running_frame_limit
+from agent.sandbox.node_frames import NodeWatch
 from agent.sandbox.process import WORKDIR_PREFIX, WorkerGone, killpg
+from agent.sandbox.seeds import new_run_seed, node_seed
 from agent.sandbox.protocol import MAX_FRAME, helper_reply, reply_mismatch
 
 __all__ = ["SandboxRunner", "SandboxError", "SAVE_TIMEOUT", "WORKDIR_PREFIX"]
@@ -58,21 +52,6 @@ Changes = tuple[VariableChange, ...]
 # How long the worker may take to keep and snapshot a node's variables once its
 # code ended; not counted in the node's time limit (a large namespace takes a while).
 SAVE_TIMEOUT = 60.0
-
-
-def node_seed(run_seed: int, serial: int) -> int:
-    """The seed of the `serial`-th node's `random` in a run seeded `run_seed`.
-
-    Keyed by the node's serial number (the n-th `exec` of the runner), not by
-    the node's id: resume, fork, rewind and export all rebuild a session by
-    replaying its nodes in order from the first, into a fresh runner with the
-    recorded run seed, so the n-th node of the replay is the n-th node of the
-    recording whatever its id, and a node run twice (a retry, a re-expansion)
-    draws anew each time as it did when it was recorded. Seeding every node
-    (not once per worker) keeps the numbers when a worker is restarted.
-    """
-    digest = hashlib.sha256(f"recode-node:{run_seed}:{serial}".encode("ascii")).digest()
-    return int.from_bytes(digest[:8], "big")
 
 
 class SandboxError(RuntimeError):
@@ -106,7 +85,7 @@ class SandboxRunner:
         self.trusted = trusted
         self.node_timeout = float(node_timeout)
         self.save_timeout = float(save_timeout)
-        self.seed = secrets.randbits(63) if seed is None else int(seed)
+        self.seed = new_run_seed() if seed is None else int(seed)
         self.memory_mb = memory_mb
         self.max_output_chars = max_output_chars
         self.interrupt_grace = interrupt_grace
@@ -130,12 +109,9 @@ class SandboxRunner:
         self._state = _IDLE
         self._kept = KeptNamespace()  # the namespace's summaries and last snapshot
         self._queued: NodeOutcome | None = None
-        self._output = NodeOutput(max_output_chars)
         self._pending_output = ""
         self._clock = NodeClock()  # the running node's own time so far
-        self._frame_limit = running_frame_limit(max_output_chars)
-        # Set when the worker said the node's code ended: the moment its variables must be saved by.
-        self._save_deadline: float | None = None
+        self._node = self._watch()  # the running node's phase, deadline and output
         self._restore_seconds = 0.0
         self._node_serial = 0
         self._kill_reason = ""
@@ -201,6 +177,11 @@ class SandboxRunner:
             self._interrupt_timer.cancel()
         self._interrupt_timer = loop.call_later(self.interrupt_grace, self._escalate, serial)
 
+    def _cancel_escalation(self) -> None:
+        if self._interrupt_timer is not None:
+            self._interrupt_timer.cancel()
+            self._interrupt_timer = None
+
     def _escalate(self, serial: int) -> None:
         self._interrupt_timer = None
         if serial == self._node_serial and self._state == _RUNNING:
@@ -222,11 +203,11 @@ class SandboxRunner:
         if not self._signal(signal.SIGUSR1):
             return
         try:
-            message = await self._read(timeout=self._flush_grace, max_size=self._frame_limit)
+            message = await self._read(timeout=self._flush_grace, max_size=self._node.max_frame)
         except (asyncio.TimeoutError, WorkerGone):
             return
         if message["t"] == "out":
-            self._output.take(str(message.get("out", "")))
+            self._node.output.take(str(message.get("out", "")))
             self._pending_output = ""
 
     # -- CodeRunner ------------------------------------------------------------
@@ -240,10 +221,9 @@ class SandboxRunner:
             # A worker that died between nodes is brought back first: not the node's time.
             self._restore_seconds = self.last_restart_seconds if self.restarts != restarts else 0.0
             self._node_serial += 1
-            self._output = NodeOutput(self.max_output_chars)
             self._pending_output = ""
             self._clock.reset()
-            self._save_deadline = None
+            self._node = self._watch()
             self._kill_reason = ""
             self._queued = None
             self._state = _RUNNING
@@ -260,10 +240,9 @@ class SandboxRunner:
             raise SandboxError("no node is running")
         async with self._lock:
             while True:
-                saving = self._save_deadline is not None
+                saving = self._node.saving
                 try:
-                    message = await self._read(timeout=max(self._remaining(), 0.0),
-                                               max_size=MAX_FRAME if saving else self._frame_limit)
+                    message = await self._read(timeout=self._node.remaining(), max_size=self._node.max_frame)
                 except asyncio.TimeoutError:
                     if saving:
                         self._kill(f"timed out saving the variables after {self.save_timeout:.0f} s")
@@ -273,38 +252,26 @@ class SandboxRunner:
                     return await self._fail_node(f"timed out after {self.node_timeout:.1f} s")
                 except WorkerGone as gone:
                     return await self._fail_node(gone.reason)
-                kind = message["t"]
-                refusal = frame_refusal(kind, saving) or self._output.take(str(message.get("out", "")))
+                refusal = self._node.judge(message)  # ends the node's own time at `ran`, counts the output
                 if refusal:
                     self._kill(refusal)
                     return await self._fail_node(refusal)
                 self._pending_output = ""
+                kind = message["t"]
                 if kind == "action":
-                    self._clock.pause()
                     self._state = _WAITING
                     return ActionRequest(str(message["action"]), int(message.get("line", 0) or 0))
                 if kind == "call":
-                    self._clock.pause()
                     await self._serve_helper(message)
-                    continue
-                if kind == "ran":  # the node's own time ends here; saving has its own fixed deadline
-                    self._clock.pause()
-                    self._save_deadline = time.monotonic() + self.save_timeout
-                    continue
-                if kind == "outcome":
-                    self._clock.pause()
+                elif kind == "outcome":
                     try:
                         return self._finish_node(message)
                     except (ValueError, TypeError, KeyError) as exc:  # e.g. a blob that is not base64
                         self._kill(f"worker sent a malformed outcome ({exc})")
                         return await self._fail_node("worker sent a malformed outcome")
-                # "out": printed output sent before a kill; the node's clock runs on
 
-    def _remaining(self) -> float:
-        """Seconds left before the running node's deadline (its own time, or the save deadline after `ran`)."""
-        if self._save_deadline is not None:
-            return self._save_deadline - time.monotonic()
-        return self._clock.remaining(self.node_timeout)
+    def _watch(self) -> NodeWatch:
+        return NodeWatch(self.max_output_chars, self.node_timeout, self.save_timeout, self._clock)
 
     def answer(self, observation: str, stop: bool = False) -> None:
         if self._state != _WAITING:
@@ -316,48 +283,47 @@ class SandboxRunner:
         self._clock.resume()
 
     async def set_variables(self, values: dict[str, Any]) -> tuple[VariableChange, ...]:
-        return (await self._kept_request({"op": "set", "values": dict(values)}, timeout=30.0))[1]
+        return (await self._request({"op": "set", "values": dict(values)}, timeout=30.0))[1]
 
     async def bind_expressions(self, bindings: dict[str, str]) -> tuple[VariableChange, ...]:
-        reply, changes = await self._kept_request({"op": "bind", "bindings": dict(bindings)}, self.node_timeout)
+        reply, changes = await self._request({"op": "bind", "bindings": dict(bindings)}, self.node_timeout)
         if reply.get("error"):
             raise SandboxError(str(reply["error"]))
         return changes
 
     async def variables(self) -> list[VariableSummary]:
         if self._state == _WAITING:
-            reply = await self._request({"op": "vars"}, timeout=self.node_timeout)
+            reply, _ = await self._request({"op": "vars"}, timeout=self.node_timeout)
             return [VariableSummary(*item) for item in reply["items"]]
         return list(self._kept.summaries.values())
 
     async def full_value(self, name: str) -> str:
         if self._state == _RUNNING:
             return f"<{name}: the node is running>"
-        reply = await self._request({"op": "full", "name": name}, timeout=self.node_timeout)
+        reply, _ = await self._request({"op": "full", "name": name}, timeout=self.node_timeout)
         return str(reply.get("text", ""))
 
     async def prompt_lines(self, names: list[str]) -> list[str]:
-        reply = await self._request({"op": "lines", "names": list(names)}, timeout=self.node_timeout)
+        reply, _ = await self._request({"op": "lines", "names": list(names)}, timeout=self.node_timeout)
         return [str(line) for line in reply["lines"]]
 
     async def names(self) -> frozenset[str]:
         return frozenset(self._kept.summaries) | self.helper_names | self.imported_names
 
     async def evaluate_condition(self, expression: str) -> bool:
-        reply = await self._request({"op": "cond", "expr": expression}, timeout=self.node_timeout)
+        reply, _ = await self._request({"op": "cond", "expr": expression}, timeout=self.node_timeout)
         return bool(reply["value"])
 
     async def evaluate(self, expression: str) -> tuple[str, str]:
-        reply = await self._request({"op": "eval", "expr": expression}, timeout=self.node_timeout)
+        reply, _ = await self._request({"op": "eval", "expr": expression}, timeout=self.node_timeout)
         return str(reply["type"]), str(reply["summary"])
 
     async def execute(self, code: str) -> tuple[str, tuple[VariableChange, ...]]:
-        reply, changes = await self._kept_request({"op": "stmt", "code": code}, self.node_timeout)
+        reply, changes = await self._request({"op": "stmt", "code": code}, self.node_timeout)
         return str(reply.get("value", "")), changes
 
     async def close(self) -> None:
-        if self._interrupt_timer is not None:
-            self._interrupt_timer.cancel()
+        self._cancel_escalation()
         proc, self._proc = self._proc, None
         self._state = _IDLE
         if proc is None:
@@ -440,47 +406,29 @@ class SandboxRunner:
         reason = self._kill_reason or reason
         self._clock.pause()
         self._state = _IDLE
-        self._output.keep(self._pending_output)
+        self._node.output.keep(self._pending_output)
         self._pending_output = ""
-        if self._interrupt_timer is not None:
-            self._interrupt_timer.cancel()
-            self._interrupt_timer = None
+        self._cancel_escalation()
         before = dict(self._kept.summaries)
         try:
             lost = await self._restart()
         except SandboxError as exc:
-            return NodeOutcome(
-                status="error", output=self._output.text(), error=f"{reason}; {exc}", seconds=self._clock.busy
-            )
+            return NodeOutcome("error", self._node.output.text(), f"{reason}; {exc}", seconds=self._clock.busy)
         finally:
             self._kill_reason = ""
         if lost:
             reason += f" (not restored: {', '.join(lost)})"
-        return NodeOutcome(
-            status="error",
-            output=self._output.text(),
-            error=reason,
-            changes=diff(before, self._kept.summaries),
-            seconds=self._clock.busy,
-            restore_seconds=self._restore_seconds + self.last_restart_seconds,
-        )
+        return NodeOutcome("error", self._node.output.text(), reason, changes=diff(before, self._kept.summaries),
+                           seconds=self._clock.busy, restore_seconds=self._restore_seconds + self.last_restart_seconds)
 
     def _finish_node(self, message: dict[str, Any]) -> NodeOutcome:
         self._state = _IDLE
-        if self._interrupt_timer is not None:
-            self._interrupt_timer.cancel()
-            self._interrupt_timer = None
+        self._cancel_escalation()
         changes = self._kept.apply(message)
         status = OUTCOME_STATUSES.get(str(message.get("status", "error")), "error")
-        return NodeOutcome(
-            status=status,
-            output=self._output.text(),
-            error=str(message.get("error", "")),
-            stub_name=str(message.get("stub_name", "")),
-            changes=changes,
-            seconds=self._clock.busy,
-            restore_seconds=self._restore_seconds,
-        )
+        return NodeOutcome(status, self._node.output.text(), str(message.get("error", "")),
+                           str(message.get("stub_name", "")), changes, seconds=self._clock.busy,
+                           restore_seconds=self._restore_seconds)
 
     async def _serve_helper(self, message: dict[str, Any]) -> None:
         self._write(await helper_reply(self._extra_helpers, message))
@@ -497,18 +445,11 @@ class SandboxRunner:
     async def _read(self, timeout: float, max_size: int = MAX_FRAME) -> dict[str, Any]:
         return await process.read(self._proc, timeout, lambda: self._kill_reason, max_size)
 
-    async def _kept_request(self, message: dict[str, Any], timeout: float) -> tuple[dict[str, Any], Changes]:
-        """A request whose reply changes the namespace (set, bind, a statement): the reply and the changes."""
-        applied: list[Changes] = []
-        reply = await self._request(message, timeout, applied)
-        return reply, applied[0] if applied else ()
+    async def _request(self, message: dict[str, Any], timeout: float) -> tuple[dict[str, Any], Changes]:
+        """One request/reply with an idle worker, or with one waiting in run(): the reply and its changes.
 
-    async def _request(self, message: dict[str, Any], timeout: float,
-                       applied: list[Changes] | None = None) -> dict[str, Any]:
-        """One request/reply with an idle worker, or with one waiting in run().
-
-        `applied`: the reply's changes are taken in (into the kept namespace when
-        idle; a waiting node's live globals are kept at its end) and added to it.
+        The changes of a reply that changes the namespace (set, bind, a statement) are
+        taken in: into the kept namespace when idle; a waiting node's come at its end.
         """
         if self._state == _RUNNING:
             raise SandboxError("the node is running; try again when it waits or ends")
@@ -522,8 +463,7 @@ class SandboxRunner:
                 mismatch = reply_mismatch(message["op"], reply)
                 if mismatch:
                     raise WorkerGone(mismatch)
-                if applied is not None and reply["t"] != "fail":
-                    applied.append(self._take_changes(reply))
+                changes = self._take_changes(reply) if message["op"] in ("set", "bind", "stmt") else ()
             except (asyncio.TimeoutError, WorkerGone) as exc:
                 reason = _reason(exc, timeout)
                 waiting = self._state == _WAITING
@@ -535,9 +475,11 @@ class SandboxRunner:
                 raise SandboxError(reason) from None
         if reply.get("t") == "fail":
             raise SandboxError(str(reply.get("error", "failed")))
-        return reply
+        return reply, changes
 
     def _take_changes(self, reply: dict[str, Any]) -> Changes:
+        if reply["t"] == "fail":
+            return ()
         try:
             return changes_of(reply) if self._state == _WAITING else self._kept.apply(reply)
         except (ValueError, TypeError, KeyError) as exc:  # e.g. a blob that is not base64

@@ -72,14 +72,6 @@ def one_huge_out(megabytes: int) -> None:
     sleep_forever()
 
 
-def empty_out_forever() -> None:
-    """Frames that carry nothing, as fast as the pipe takes them, and never an end."""
-    frame = json.dumps({"t": "out", "out": ""}).encode("ascii")
-    batch = (HEADER.pack(len(frame)) + frame) * 256
-    while True:
-        send_raw(batch)
-
-
 def ran_then_drip() -> None:
     """The code 'ended'; then a little output every 0.2 s, never the outcome."""
     send({"t": "ran", "out": ""})
@@ -117,7 +109,6 @@ def hang_then_fail_restore(workdir: str) -> None:
 MISCHIEF = {
     "flood out 300": lambda workdir: flood_out(300),
     "one huge out 150": lambda workdir: one_huge_out(150),
-    "empty out forever": lambda workdir: empty_out_forever(),
     "ran then drip": lambda workdir: ran_then_drip(),
     "ran then silence": lambda workdir: ran_then_silence(),
     "two ran": lambda workdir: two_ran(),

@@ -68,9 +68,9 @@ async def test_an_output_flood_is_cut_at_the_cap_and_its_worker_killed():
         before = rss()
         outcome, seconds = await run_node(runner, "flood out 300")
         grown = rss() - before
+        assert grown < 100 * MIB, f"the engine grew by {grown / MIB:.0f} MiB for a 300 MiB flood"
         assert outcome.status == "error" and "far more than the output cap of 10000" in outcome.error, outcome.error
         assert len(outcome.output) <= CAP + 40 and outcome.output.endswith("[output cut at 10000 chars]\n")
-        assert grown < 100 * MIB, f"the engine grew by {grown / MIB:.0f} MiB for a 300 MiB flood"
         assert seconds < BOUND
         await assert_next_node_runs(runner)
     finally:
@@ -79,26 +79,14 @@ async def test_an_output_flood_is_cut_at_the_cap_and_its_worker_killed():
 
 @pytest.mark.asyncio
 async def test_one_huge_output_frame_is_refused_before_the_engine_reads_it():
-    runner = forged()
+    runner = forged(node_timeout=5.0)  # time enough to read it whole, if the engine did
     try:
         await runner.ensure_started()
         before = rss()
         outcome, _ = await run_node(runner, "one huge out 150")
         grown = rss() - before
-        assert outcome.status == "error" and "oversized" in outcome.error, outcome.error
         assert grown < 100 * MIB, f"the engine grew by {grown / MIB:.0f} MiB for a 150 MiB frame"
-        await assert_next_node_runs(runner)
-    finally:
-        await runner.close()
-
-
-@pytest.mark.asyncio
-async def test_frames_that_carry_nothing_do_not_stretch_the_node_time_limit():
-    runner = forged()
-    try:
-        outcome, seconds = await run_node(runner, "empty out forever")
-        assert outcome.status == "error" and "timed out after 1.0 s" in outcome.error, outcome.error
-        assert seconds < BOUND, f"a node with a 1 s limit took {seconds:.1f} s"
+        assert outcome.status == "error" and "oversized" in outcome.error, outcome.error
         await assert_next_node_runs(runner)
     finally:
         await runner.close()
