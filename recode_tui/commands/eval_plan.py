@@ -269,6 +269,7 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
         preset=settings.preset,
         trusted=runner.trusted,
         node_timeout=runner.node_timeout,
+        **({} if options.episode_timeout is None else {"episode_timeout": options.episode_timeout}),
         profiles=_profiles_file(llm, options.profiles),
         agent=settings.agent,
         agent_options=settings.agent_options,
@@ -341,6 +342,8 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
         raise UsageError(str(exc)) from None
     if options.concurrency:
         report.plan.concurrency = options.concurrency
+    if options.episode_timeout is not None:
+        report.plan.episode_timeout = options.episode_timeout
     # Trust is never taken from a file: the remaining episodes run with the checks unless --trusted again.
     if report.plan.trusted and not options.trusted:
         print("note: this evaluation was started with --trusted; the remaining episodes run with the "
