@@ -19,8 +19,8 @@ from typing import Any, Callable
 
 from agent.runtime.tempdirs import owned_tempdir
 from agent.sandbox.isolation import worker_ids
-from agent.sandbox.seeds import WORKER_HASH_SEED
 from agent.sandbox.protocol import HEADER, MAX_FRAME, MAX_READY_FRAME, decode_reply, encode_request
+from agent.sandbox.seeds import WORKER_HASH_SEED
 
 _ROOT = str(Path(__file__).resolve().parents[2])
 # `-c` puts the current folder first on the path; the worker imports only from the project and the standard library.

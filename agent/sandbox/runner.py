@@ -42,8 +42,8 @@ from agent.sandbox.isolation import engine_guard
 from agent.sandbox.kept import KeptNamespace, changes_of, diff
 from agent.sandbox.node_frames import NodeWatch
 from agent.sandbox.process import WORKDIR_PREFIX, WorkerGone, killpg
-from agent.sandbox.seeds import new_run_seed, node_seed
 from agent.sandbox.protocol import MAX_FRAME, helper_reply, reply_mismatch
+from agent.sandbox.seeds import new_run_seed, node_seed
 
 __all__ = ["SandboxRunner", "SandboxError", "SAVE_TIMEOUT", "WORKDIR_PREFIX"]
 
