@@ -40,6 +40,9 @@ Environment capabilities (on the `Env` a provider's `make_env` returns):
 - `AdmissibleCommands.admissible_commands` (list[str]): the commands valid now (ReAct's check).
 - `Translation.translate(action) -> str`: the environment's spelling of an action (ALFWorld's
   `put X in/on Y`), applied before an action is judged.
+- `Abandonable.abandon(reason) -> None`: end the process the environment runs in, now (an eval
+  episode over its wall clock), so that a step blocked in it returns. Without it: a step that
+  never returns keeps its thread (the episode still ends).
 
 The layers above read the environment side through the `*_of` functions at the end, which give
 each capability's default; a stand-in that wraps an environment declares `WrappedEnv.wrapped`
@@ -136,6 +139,11 @@ class AdmissibleCommands(Protocol):
 @runtime_checkable
 class Translation(Protocol):
     def translate(self, action: str) -> str: ...
+
+
+@runtime_checkable
+class Abandonable(Protocol):
+    def abandon(self, reason: str) -> None: ...
 
 
 @runtime_checkable

@@ -113,6 +113,12 @@ class EnvWorker:
         why = f"signal {-code}" if code < 0 else f"exit code {code}"
         return f"the environment worker process died ({why}) during {op}" + (f": {tail}" if tail else "")
 
+    def kill(self, reason: str) -> None:
+        """End the worker now: a call blocked in it returns WorkerDied; a pool replaces it when it comes back."""
+        self.dead_reason = self.dead_reason or reason
+        if self.process.poll() is None:
+            self.process.kill()
+
     def close(self, timeout: float = 5.0) -> None:
         """Ask the worker to exit; kill it if it does not."""
         if self.process.poll() is None:
@@ -206,6 +212,11 @@ class RemoteEnv:
                 pass
         if self.owns_worker:
             self.worker.close(timeout=2)
+
+    def abandon(self, reason: str) -> None:
+        """End the worker process now (an episode over its wall clock): a step blocked in it returns."""
+        self._open = False
+        self.worker.kill(reason)
 
     def __repr__(self) -> str:
         return f"RemoteEnv({self.game!r}, pid={self.worker.pid}, task_type={self.task_type!r})"

@@ -23,6 +23,10 @@ table compares ReCode with its baselines.
 Failure policy:
 - an episode that crashes (its worker dies, the engine raises) is recorded as
   failed with its `error`; the others go on;
+- an episode over its wall clock (`plan.episode_timeout`: an LLM that never
+  answers, an environment that hangs) is ended, its code worker and its
+  environment closed (an environment in a worker process is killed, so a
+  blocked step returns), and recorded as failed with the reason;
 - an LLM error of a remote model (server gone, after the client's own retries
   and `llm_retries` more tries) aborts the evaluation with `EvalAborted`: the
   episodes in flight are dropped, not recorded, so a resume plays them again;
@@ -40,7 +44,7 @@ from typing import Any, Callable, Protocol, runtime_checkable
 from agent import agents
 from agent.eval.failure import FailureTrace
 from agent.eval.report import REPORT_FILE, REPORT_VERSION, EvalReport
-from agent.eval.results import EpisodeResult, EvalPlan, GameSpec
+from agent.eval.results import EpisodeResult, EvalPlan, GameSpec, wall_clock_reason
 from agent.eval.summary import role_sums, summarize, summarize_agents, topic_function
 from agent.llm import LLM
 from agent.llm.profiles import Profile
@@ -52,7 +56,7 @@ from agent.runtime.stepper import Stepper
 from agent.sessions.journal import JournalWriter
 from agent.sessions.session import session_header
 from envs import registry
-from envs.protocols import score_of
+from envs.protocols import Abandonable, score_of
 
 JOURNALS_DIR = "journals"
 REPORT_EVERY = 1.0  # seconds between report.json rewrites while episodes end (a killed run replays at most these)
@@ -259,11 +263,36 @@ class Evaluation:
         return self.llm_for(game, agent) if self.report.plan.multi else self.llm_for(game)
 
     async def _episode(self, pool: Any, game: GameSpec, agent: str, repeat: int = 1) -> EpisodeResult:
-        """One episode; anything but an LLM outage or cancellation ends as a result."""
+        """One episode within its wall clock; anything but an LLM outage or cancellation ends as a result."""
+        limit = self.report.plan.episode_timeout
+        started = time.monotonic()
+        folder = self._journal_folder(game, agent, repeat)
+        envs: list[Any] = []  # the episode's environment, once the pool gave it
+        play = asyncio.ensure_future(self._play(pool, game, agent, repeat, folder, envs))
+        try:
+            done, _ = await asyncio.wait({play}, timeout=limit if limit > 0 else None)
+        except asyncio.CancelledError:
+            play.cancel()
+            await asyncio.gather(play, return_exceptions=True)
+            raise
+        if play in done:
+            return play.result()
+        reason = wall_clock_reason(limit)
+        for env in envs:
+            if isinstance(env, Abandonable):  # a step blocked in its process returns, so the episode can end
+                env.abandon(reason)
+        play.cancel()  # the play's own clean-up closes the engine (its code worker) and the environment
+        await asyncio.gather(play, return_exceptions=True)
+        return EpisodeResult(game.id, game.task_type, False, reason, seconds=time.monotonic() - started,
+                             journal=str(folder), error=reason, agent=agent if self.report.plan.multi else "",
+                             repeat=repeat)
+
+    async def _play(self, pool: Any, game: GameSpec, agent: str, repeat: int, folder: Path,
+                    envs: list[Any]) -> EpisodeResult:
+        """The episode itself: its LLM, its environment from the pool, its engine and journal."""
         plan = self.report.plan
         started = time.monotonic()
         tag = agent if plan.multi else ""
-        folder = self._journal_folder(game, agent, repeat)
         seed: int | None = None
         temperature: float | None = None
         if self.on_start is not None:
@@ -276,6 +305,7 @@ class Evaluation:
             llm = self._cached(llm, repeat if plan.repeat > 1 else None)
             ref = registry.qualify(game.id, plan.env)
             async with pool.env(ref, plan.max_steps) as env:
+                envs.append(env)
                 # an agent that runs code gets a runner whose worker started during the last episode
                 runner = (self._spares.take() if agents.agent_class(agent).answers_are_code
                           else self._runner_settings.make_runner())

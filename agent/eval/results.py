@@ -56,6 +56,14 @@ class EpisodeResult:
         return self.input_tokens + self.output_tokens
 
 
+DEFAULT_EPISODE_TIMEOUT = 1800.0  # eval --episode-timeout: half an hour, far beyond an episode's normal length
+
+
+def wall_clock_reason(seconds: float) -> str:
+    """Why an episode over its wall clock failed, as the report and the table say it."""
+    return f"episode wall clock {seconds:g} s exceeded"
+
+
 @dataclass
 class EvalPlan:
     """What an evaluation runs; stored in the report so `--resume` needs nothing else."""
@@ -71,6 +79,8 @@ class EvalPlan:
     preset: str = "default"  # agent.runtime.presets: which named settings the limits came from
     trusted: bool = False  # the sandbox without its static checks (agent.runtime.runners)
     node_timeout: float = 5.0
+    # wall-clock seconds an episode may take, everything included (0: no limit); one that hangs is ended
+    episode_timeout: float = DEFAULT_EPISODE_TIMEOUT
     profiles: str | None = None  # the profiles file (absolute) a profile:NAME came from: `--resume` needs no --profiles
     agent: str = "recode"  # agent.agents: which agent ran every episode (the first one, with `agents`)
     agent_options: dict[str, Any] = field(default_factory=dict)
@@ -106,6 +116,8 @@ class EvalPlan:
             data.pop("gold_cannot_win")
         if self.repeat == 1:
             data.pop("repeat")
+        if self.episode_timeout == DEFAULT_EPISODE_TIMEOUT:  # the default: a report stays as it was
+            data.pop("episode_timeout")
         if self.cache == "profile" and self.cache_ttl is None and self.cache_dir is None:
             for key in ("cache", "cache_ttl", "cache_dir"):  # the default: a report stays as it was
                 data.pop(key)

@@ -7,8 +7,9 @@ runs in the sandboxed worker process; `trusted` only drops the static checks
 (process isolation and limits stay). The in-process `ThreadRunner` is for the
 engine's own tests and is never built here.
 
-A session's journal header records the settings (`header_fields`); resuming
-rebuilds them from there, except trust: a journal can only make a resume
+A session's journal header records the settings (`header_fields`), the
+run's seed for node code's `random` included; resuming rebuilds them from
+there, so a replay draws the same numbers, except trust: a journal can only make a resume
 trusted if the user asks again (`--trusted`), so a journal written by an old
 version (which recorded an unchecked in-process runner as trusted) or an
 edited one cannot switch the checks off.
@@ -24,10 +25,14 @@ DEFAULT_NODE_TIMEOUT = 5.0
 
 @dataclass(frozen=True)
 class RunnerSettings:
-    """How node code runs: with or without the static checks, and each node's time limit."""
+    """How node code runs: with or without the static checks, each node's time limit, the run's seed.
+
+    `seed` None: each runner made picks its own (a fresh run); a resume passes the recorded one.
+    """
 
     trusted: bool = False
     node_timeout: float = DEFAULT_NODE_TIMEOUT
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         if not self.node_timeout > 0:
@@ -37,30 +42,35 @@ class RunnerSettings:
         """A fresh sandboxed runner (its worker starts at the first node)."""
         from agent.sandbox import SandboxRunner
 
-        return SandboxRunner(trusted=self.trusted, node_timeout=self.node_timeout)
+        return SandboxRunner(trusted=self.trusted, node_timeout=self.node_timeout, seed=self.seed)
 
     def header_fields(self) -> dict[str, Any]:
         """What a journal header records about the runner."""
-        return {"runner": "SandboxRunner", "trusted": self.trusted, "node_timeout": self.node_timeout}
+        fields: dict[str, Any] = {"runner": "SandboxRunner", "trusted": self.trusted, "node_timeout": self.node_timeout}
+        if self.seed is not None:
+            fields["sandbox_seed"] = self.seed
+        return fields
 
     @classmethod
     def of_runner(cls, runner: Any) -> "RunnerSettings | None":
         """The settings a runner was built with; None for a runner not built here (tests' ThreadRunner)."""
         if type(runner).__name__ != "SandboxRunner":
             return None
-        return cls(trusted=bool(runner.trusted), node_timeout=float(runner.node_timeout))
+        return cls(trusted=bool(runner.trusted), node_timeout=float(runner.node_timeout), seed=int(runner.seed))
 
     @classmethod
     def for_resume(cls, header: dict[str, Any], trusted: bool = False) -> tuple["RunnerSettings", str]:
         """The settings to replay a recorded session with, and a note when they differ from the recording.
 
-        The node time limit comes from the header; trust only from the caller.
+        The node time limit and the seed come from the header; trust only from the caller.
         """
         try:
             timeout = float(header.get("node_timeout", DEFAULT_NODE_TIMEOUT))
         except (TypeError, ValueError):
             timeout = DEFAULT_NODE_TIMEOUT
-        settings = cls(trusted=trusted, node_timeout=timeout if timeout > 0 else DEFAULT_NODE_TIMEOUT)
+        seed = header.get("sandbox_seed")  # older journals: none (their workers' numbers were never repeatable)
+        settings = cls(trusted=trusted, node_timeout=timeout if timeout > 0 else DEFAULT_NODE_TIMEOUT,
+                       seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None)
         recorded_unchecked = header.get("runner") == "ThreadRunner" or bool(header.get("trusted", False))
         note = ""
         if recorded_unchecked and not trusted:

@@ -38,12 +38,12 @@ class KeptNamespace:
     def apply(self, message: dict[str, Any]) -> tuple[VariableChange, ...]:
         """Take in a reply's `changes` and `snapshot`; returns the changes."""
         changes = changes_of(message)
+        snap = message.get("snapshot")
         for change in changes:
             if change.change == "removed":
                 self.summaries.pop(change.name, None)
-            else:
+            elif snap or change.name in self.summaries:  # new names come with the snapshot that bounds them
                 self.summaries[change.name] = VariableSummary(change.name, change.type, change.summary)
-        snap = message.get("snapshot")
         if snap:
             blobs = {str(k): base64.b64decode(v, validate=True) for k, v in snap.get("blobs", {}).items()}
             unsaved = {str(n) for n in snap.get("unsaved", [])}

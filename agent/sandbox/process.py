@@ -14,19 +14,26 @@ import os
 import shutil
 import signal
 import sys
+import weakref
 from pathlib import Path
 from typing import Any, Callable
 
 from agent.runtime.tempdirs import owned_tempdir
 from agent.sandbox import bwrap
 from agent.sandbox.isolation import worker_ids
-from agent.sandbox.protocol import HEADER, MAX_FRAME, decode_reply, encode_request
+from agent.sandbox.protocol import HEADER, MAX_FRAME, MAX_READY_FRAME, decode_reply, encode_request
+from agent.sandbox.seeds import WORKER_HASH_SEED
 
 _ROOT = str(Path(__file__).resolve().parents[2])
+# `-c` puts the current folder first on the path; the worker imports only from the project and the standard library.
 _BOOT = (
-    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "import sys; sys.path[:] = [sys.argv[1]] + [p for p in sys.path if p]; "
     "from agent.sandbox.boot import main; main(sys.argv[2])"
 )
+# Not `-I`: it implies `-E`, which would ignore the fixed PYTHONHASHSEED below. The environment is the
+# engine's choice alone (`worker_environment`), so no PYTHON* variable of the user's reaches the worker.
+INTERPRETER_FLAGS = ("-s", "-S")
+
 _PASSED_ENVIRONMENT = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
 WORKDIR_PREFIX = "recode-worker-"  # + the engine's pid: a killed engine's folder is removed by the next
 START_TIMEOUT = 15.0
@@ -47,8 +54,13 @@ class WorkerGone(Exception):
 
 
 def worker_environment() -> dict[str, str]:
-    """The worker's environment: a few harmless variables; API keys and the like stay in the engine."""
-    return {k: os.environ[k] for k in _PASSED_ENVIRONMENT if k in os.environ}
+    """The worker's environment: a few harmless variables and a fixed hash seed; API keys and the like stay in the engine.
+
+    PYTHONSAFEPATH (3.11+) keeps the current folder off the path, as `-I` did.
+    """
+    environment = {k: os.environ[k] for k in _PASSED_ENVIRONMENT if k in os.environ}
+    environment.update(PYTHONHASHSEED=WORKER_HASH_SEED, PYTHONSAFEPATH="1")
+    return environment
 
 
 def make_workdir() -> str:
@@ -62,6 +74,25 @@ def make_workdir() -> str:
 
 def remove_workdir(workdir: str) -> None:
     shutil.rmtree(workdir, ignore_errors=True)
+
+
+class PrivateFolder:
+    """A worker's working directory outside namespaces: made at its first start, removed with its runner."""
+
+    def __init__(self) -> None:
+        self.path: str | None = None
+
+    def make(self) -> str:
+        if self.path is None or not os.path.isdir(self.path):
+            self.path = make_workdir()
+            # Removed by remove(); this covers a runner dropped without closing, at collection or exit.
+            weakref.finalize(self, remove_workdir, self.path)
+        return self.path
+
+    def remove(self) -> None:
+        if self.path is not None:
+            remove_workdir(self.path)
+            self.path = None
 
 
 class Started:
@@ -118,7 +149,7 @@ def _read_available(fd: int) -> bytes:
 
 async def spawn(python: str, config: dict[str, Any], *, debug_stderr: bool, namespaces: bool = False) -> Started:
     """Start a worker in its own process group (killed as a whole); inside bwrap's namespaces when asked."""
-    worker_args = ["-I", "-S", "-c", _BOOT, bwrap.SANDBOX_ROOT if namespaces else _ROOT, json.dumps(config)]
+    worker_args = [*INTERPRETER_FLAGS, "-c", _BOOT, bwrap.SANDBOX_ROOT if namespaces else _ROOT, json.dumps(config)]
     stderr_read, stderr_write = (None, None) if debug_stderr else os.pipe()
     info_read, info_write = os.pipe() if namespaces else (None, None)
     argv = bwrap.command(python, worker_args, info_write) if info_write is not None else [python, *worker_args]
@@ -162,7 +193,7 @@ async def start(python: str, config: dict[str, Any], namespaces: bool, debug_std
 async def handshake(proc: asyncio.subprocess.Process, kill_reason: KillReason = _NO_REASON) -> tuple[str, ...]:
     """Wait for a new worker's `ready`: the isolation it applied. Else kill it, WorkerGone with the reason."""
     try:
-        ready = await read(proc, START_TIMEOUT, kill_reason)
+        ready = await read(proc, START_TIMEOUT, kill_reason, MAX_READY_FRAME)
     except (asyncio.TimeoutError, WorkerGone) as exc:
         killpg(proc.pid)
         raise WorkerGone(f"the sandbox worker did not start: {exc}") from None
@@ -213,10 +244,16 @@ async def drain(proc: asyncio.subprocess.Process | None) -> None:
 
 
 async def read(
-    proc: asyncio.subprocess.Process | None, timeout: float, kill_reason: KillReason = _NO_REASON
+    proc: asyncio.subprocess.Process | None,
+    timeout: float,
+    kill_reason: KillReason = _NO_REASON,
+    max_size: int = MAX_FRAME,
 ) -> dict[str, Any]:
     """The worker's next message; asyncio.TimeoutError after `timeout`, WorkerGone if it cannot come.
 
+    `max_size`: the largest frame the caller expects now (a running node's frames
+    carry no snapshot); a larger one is refused from its header, before its bytes
+    are read, so the engine never holds more than that of one frame.
     `kill_reason()` says why the engine killed the worker, if it did (asked once
     the worker is dead, so a kill while reading counts): the reason a frame cut
     short then gives.
@@ -225,23 +262,29 @@ async def read(
         raise WorkerGone("the worker is not running")
     if sys.version_info >= (3, 11):
         async with asyncio.timeout(timeout):  # no extra task per frame, unlike wait_for: two actions a node
-            return await _read_frame(proc, kill_reason)
-    return await asyncio.wait_for(_read_frame(proc, kill_reason), timeout)  # Python 3.10: no asyncio.timeout
+            return await _read_frame(proc, kill_reason, max_size)
+    return await asyncio.wait_for(_read_frame(proc, kill_reason, max_size), timeout)  # 3.10: no asyncio.timeout
 
 
-async def _read_frame(proc: asyncio.subprocess.Process, kill_reason: KillReason) -> dict[str, Any]:
+async def _read_frame(proc: asyncio.subprocess.Process, kill_reason: KillReason, max_size: int) -> dict[str, Any]:
     assert proc.stdout is not None
     try:
         header = await proc.stdout.readexactly(HEADER.size)
         (size,) = HEADER.unpack(header)
-        if size > MAX_FRAME:
-            raise WorkerGone("worker sent an oversized message")
+        if size > min(max_size, MAX_FRAME):
+            raise WorkerGone(f"worker sent an oversized message ({size} bytes where at most "
+                             f"{min(max_size, MAX_FRAME)} may come)")
         payload = await proc.stdout.readexactly(size)
         return decode_reply(payload)
     except asyncio.IncompleteReadError:
         raise WorkerGone(await death_reason(proc, kill_reason)) from None
-    except (ValueError, UnicodeDecodeError):
-        raise WorkerGone("worker sent a malformed message") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise WorkerGone(f"worker sent a malformed message ({_short(exc)})") from None
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:200]
 
 
 async def death_reason(proc: asyncio.subprocess.Process, kill_reason: KillReason = _NO_REASON) -> str:

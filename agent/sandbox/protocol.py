@@ -30,9 +30,15 @@ from _json import encode_basestring_ascii as _encode_string
 from _json import make_encoder as _make_encoder
 
 HEADER = struct.Struct("!I")
-# A snapshot is at most MAX_SNAPSHOT_BYTES of pickles, base64 in the frame (4/3) plus the rest.
+# A snapshot is at most MAX_SNAPSHOT_BYTES of pickles, base64 in the frame (4/3: 171 MiB) plus the
+# variables' summaries; the only frames this large are replies that carry a snapshot.
 MAX_SNAPSHOT_BYTES = 128 * 1024 * 1024
 MAX_FRAME = 200 * 1024 * 1024  # a larger frame from the worker is treated as a crash
+# Frames that carry no snapshot (a running node's `out`, `action`, `call`, `ran`; `ready`) are smaller:
+# a helper call's plain-data arguments, plus the printed output (escaped, at most 12 bytes a character).
+MAX_CALL_BYTES = 16 * 1024 * 1024
+MAX_READY_FRAME = 64 * 1024
+JSON_BYTES_PER_CHAR = 12
 
 
 def encode_request(message: dict[str, Any]) -> bytes:
@@ -81,6 +87,16 @@ _REPLY_FIELDS: dict[str, dict[str, str]] = {
     "stmt": {"value": _STR, "changes": _CHANGES, "snapshot": _SNAPSHOT},
     "fail": {"error": _STR, "status": _STR},
     "pong": {},
+}
+
+
+# Fields a message of that type must carry (an `action` without its action is not a request).
+_REQUIRED: dict[str, tuple[str, ...]] = {
+    "ready": ("isolation",),
+    "action": ("action",),
+    "call": ("name",),
+    "outcome": ("status",),
+    "restored": ("items",),
 }
 
 
@@ -144,6 +160,9 @@ def decode_reply(payload: bytes) -> dict[str, Any]:
     for name, kind in fields.items():
         if name in message and not _fits(kind, message[name]):
             raise ValueError(f"malformed field {name!r} in a {message['t']!r} message from the worker")
+    for name in _REQUIRED.get(message["t"], ()):
+        if name not in message:
+            raise ValueError(f"a {message['t']!r} message from the worker without its {name!r}")
     return message
 
 

@@ -12,9 +12,12 @@ killed, a fresh worker starts and gets the namespace back from the last snapshot
 worker's pickled bytes, which the engine stores (at most `MAX_SNAPSHOT_BYTES`) and forwards
 but never unpickles; the new worker opens them as plain data only.
 
-A frame from the worker of the wrong shape, or of the wrong type for the
-request, is a broken worker: it is killed and replaced, and the node (or the
-request) fails with the reason; the runner itself never raises on it.
+The worker is treated as hostile: a frame of the wrong shape, size or type
+for the node's phase (`node_frames`), or far more output than the cap, is a
+broken worker: it is killed and replaced, and the node (or the request) fails
+with the reason; the runner never raises on it. A node has one deadline: its
+own time up to `ran`, then a save deadline fixed when `ran` came. Each node's
+`random` is seeded from the runner's `seed` (`seeds.node_seed`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ import os
 import signal
 import sys
 import time
-import weakref
 from typing import Any, Callable
 
 from agent.runtime.events import VariableChange
@@ -35,13 +37,16 @@ from agent.sandbox.checks import check_code
 from agent.sandbox.clock import NodeClock
 from agent.sandbox.isolation import engine_guard
 from agent.sandbox.kept import KeptNamespace, changes_of, diff
+from agent.sandbox.node_frames import NodeWatch
 from agent.sandbox.process import WORKDIR_PREFIX, WorkerGone, killpg
-from agent.sandbox.protocol import helper_reply, reply_mismatch
+from agent.sandbox.protocol import MAX_FRAME, helper_reply, reply_mismatch
+from agent.sandbox.seeds import new_run_seed, node_seed
 from agent.sandbox.walls import SandboxPolicy, WallsMissing, start_config
 
 __all__ = ["SandboxRunner", "SandboxError", "SAVE_TIMEOUT", "WORKDIR_PREFIX"]
 
 _IDLE, _RUNNING, _WAITING = "idle", "running", "waiting"
+Changes = tuple[VariableChange, ...]
 # How long the worker may take to keep and snapshot a node's variables once its
 # code ended; not counted in the node's time limit (a large namespace takes a while).
 SAVE_TIMEOUT = 60.0
@@ -72,11 +77,16 @@ class SandboxRunner:
         skip_static_checks_for_tests: bool = False,
         skip_audit_hook_for_tests: bool = False,
         policy: SandboxPolicy | None = None,
+        save_timeout: float = SAVE_TIMEOUT,
+        seed: int | None = None,
     ) -> None:
+        """`seed`: the run's seed for node code's `random` (None: a random one; `seed` says which)."""
         self.trusted = trusted
         # Which layers and walls node code gets: from the environment (RECODE_SANDBOX*) unless given.
         self.policy = policy if policy is not None else SandboxPolicy.from_environment()
         self.node_timeout = float(node_timeout)
+        self.save_timeout = float(save_timeout)
+        self.seed = new_run_seed() if seed is None else int(seed)
         self.memory_mb = memory_mb
         self.max_output_chars = max_output_chars
         self.interrupt_grace = interrupt_grace
@@ -93,7 +103,7 @@ class SandboxRunner:
             "skip_static_checks_for_tests": skip_static_checks_for_tests,
             "skip_audit_hook_for_tests": skip_audit_hook_for_tests,
         }
-        self._workdir: str | None = None  # the worker's private working directory
+        self._workdir = process.PrivateFolder()  # the worker's working directory outside namespaces
         self.isolation: tuple[str, ...] = ()  # what the worker's platform let it apply (layer 4)
         self._proc: asyncio.subprocess.Process | None = None
         self._signal_pid = 0  # where the worker's signals go (under bwrap: the worker, not bwrap)
@@ -101,10 +111,9 @@ class SandboxRunner:
         self._state = _IDLE
         self._kept = KeptNamespace()  # the namespace's summaries and last snapshot
         self._queued: NodeOutcome | None = None
-        self._output: list[str] = []
         self._pending_output = ""
         self._clock = NodeClock()  # the running node's own time so far
-        self._ran = False  # the worker said the node's code ended (what follows is saving its variables)
+        self._node = self._watch()  # the running node's phase, deadline and output
         self._restore_seconds = 0.0
         self._node_serial = 0
         self._kill_reason = ""
@@ -125,8 +134,8 @@ class SandboxRunner:
 
     @property
     def workdir(self) -> str | None:
-        """The worker's private working directory (made at its first start, removed at close)."""
-        return self._workdir
+        """The worker's private folder outside namespaces (made at its first start, removed at close)."""
+        return self._workdir.path
 
     @property
     def worker_pid(self) -> int | None:
@@ -171,6 +180,11 @@ class SandboxRunner:
             self._interrupt_timer.cancel()
         self._interrupt_timer = loop.call_later(self.interrupt_grace, self._escalate, serial)
 
+    def _cancel_escalation(self) -> None:
+        if self._interrupt_timer is not None:
+            self._interrupt_timer.cancel()
+            self._interrupt_timer = None
+
     def _escalate(self, serial: int) -> None:
         self._interrupt_timer = None
         if serial == self._node_serial and self._state == _RUNNING:
@@ -192,11 +206,12 @@ class SandboxRunner:
         if not self._signal(signal.SIGUSR1):
             return
         try:
-            message = await self._read(timeout=self._flush_grace)
+            message = await self._read(timeout=self._flush_grace, max_size=self._node.max_frame)
         except (asyncio.TimeoutError, WorkerGone):
             return
-        self._output.append(str(message.get("out", "")))
-        self._pending_output = ""
+        if message["t"] == "out":
+            self._node.output.take(str(message.get("out", "")))
+            self._pending_output = ""
 
     # -- CodeRunner ------------------------------------------------------------
 
@@ -209,14 +224,13 @@ class SandboxRunner:
             # A worker that died between nodes is brought back first: not the node's time.
             self._restore_seconds = self.last_restart_seconds if self.restarts != restarts else 0.0
             self._node_serial += 1
-            self._output = []
             self._pending_output = ""
             self._clock.reset()
-            self._ran = False
+            self._node = self._watch()
             self._kill_reason = ""
             self._queued = None
             self._state = _RUNNING
-            self._write({"op": "exec", "code": code})
+            self._write({"op": "exec", "code": code, "seed": node_seed(self.seed, self._node_serial)})
             self._clock.resume()
 
     async def next_message(self) -> RunnerMessage:
@@ -229,45 +243,38 @@ class SandboxRunner:
             raise SandboxError("no node is running")
         async with self._lock:
             while True:
-                if self._ran:  # the code is done; the worker is keeping and snapshotting its variables
-                    remaining = SAVE_TIMEOUT
-                else:
-                    remaining = self._clock.remaining(self.node_timeout)
+                saving = self._node.saving
                 try:
-                    message = await self._read(timeout=max(remaining, 0.0))
+                    message = await self._read(timeout=self._node.remaining(), max_size=self._node.max_frame)
                 except asyncio.TimeoutError:
-                    if self._ran:
-                        self._kill(f"timed out saving the variables after {SAVE_TIMEOUT:.0f} s")
+                    if saving:
+                        self._kill(f"timed out saving the variables after {self.save_timeout:.0f} s")
                         return await self._fail_node("timed out saving the variables")
                     self._clock.pause()  # the node's time is its limit; the flush below is not its time
                     await self._flush_output()
                     return await self._fail_node(f"timed out after {self.node_timeout:.1f} s")
                 except WorkerGone as gone:
                     return await self._fail_node(gone.reason)
-                self._clock.pause()
+                refusal = self._node.judge(message)  # ends the node's own time at `ran`, counts the output
+                if refusal:
+                    self._kill(refusal)
+                    return await self._fail_node(refusal)
                 self._pending_output = ""
-                self._output.append(str(message.get("out", "")))
                 kind = message["t"]
                 if kind == "action":
                     self._state = _WAITING
-                    return ActionRequest(str(message.get("action", "")), int(message.get("line", 0) or 0))
+                    return ActionRequest(str(message["action"]), int(message.get("line", 0) or 0))
                 if kind == "call":
                     await self._serve_helper(message)
-                    continue
-                if kind == "out":  # printed output sent just before a kill
-                    continue
-                if kind == "ran":  # the node's own time ends here
-                    self._ran = True
-                    continue
-                if kind == "outcome":
+                elif kind == "outcome":
                     try:
                         return self._finish_node(message)
                     except (ValueError, TypeError, KeyError) as exc:  # e.g. a blob that is not base64
                         self._kill(f"worker sent a malformed outcome ({exc})")
                         return await self._fail_node("worker sent a malformed outcome")
-                reason = f"worker sent a malformed message (an unexpected {kind!r} while a node runs)"
-                self._kill(reason)
-                return await self._fail_node(reason)
+
+    def _watch(self) -> NodeWatch:
+        return NodeWatch(self.max_output_chars, self.node_timeout, self.save_timeout, self._clock)
 
     def answer(self, observation: str, stop: bool = False) -> None:
         if self._state != _WAITING:
@@ -279,79 +286,62 @@ class SandboxRunner:
         self._clock.resume()
 
     async def set_variables(self, values: dict[str, Any]) -> tuple[VariableChange, ...]:
-        reply = await self._request({"op": "set", "values": dict(values)}, timeout=30.0)
-        return self._kept.apply(reply)
+        return (await self._request({"op": "set", "values": dict(values)}, timeout=30.0))[1]
 
     async def bind_expressions(self, bindings: dict[str, str]) -> tuple[VariableChange, ...]:
-        reply = await self._request({"op": "bind", "bindings": dict(bindings)}, timeout=self.node_timeout)
-        changes = self._kept.apply(reply)
+        reply, changes = await self._request({"op": "bind", "bindings": dict(bindings)}, self.node_timeout)
         if reply.get("error"):
             raise SandboxError(str(reply["error"]))
         return changes
 
     async def variables(self) -> list[VariableSummary]:
         if self._state == _WAITING:
-            reply = await self._request({"op": "vars"}, timeout=self.node_timeout)
+            reply, _ = await self._request({"op": "vars"}, timeout=self.node_timeout)
             return [VariableSummary(*item) for item in reply["items"]]
         return list(self._kept.summaries.values())
 
     async def full_value(self, name: str) -> str:
         if self._state == _RUNNING:
             return f"<{name}: the node is running>"
-        reply = await self._request({"op": "full", "name": name}, timeout=self.node_timeout)
+        reply, _ = await self._request({"op": "full", "name": name}, timeout=self.node_timeout)
         return str(reply.get("text", ""))
 
     async def prompt_lines(self, names: list[str]) -> list[str]:
-        reply = await self._request({"op": "lines", "names": list(names)}, timeout=self.node_timeout)
+        reply, _ = await self._request({"op": "lines", "names": list(names)}, timeout=self.node_timeout)
         return [str(line) for line in reply["lines"]]
 
     async def names(self) -> frozenset[str]:
         return frozenset(self._kept.summaries) | self.helper_names | self.imported_names
 
     async def evaluate_condition(self, expression: str) -> bool:
-        reply = await self._request({"op": "cond", "expr": expression}, timeout=self.node_timeout)
+        reply, _ = await self._request({"op": "cond", "expr": expression}, timeout=self.node_timeout)
         return bool(reply["value"])
 
     async def evaluate(self, expression: str) -> tuple[str, str]:
-        reply = await self._request({"op": "eval", "expr": expression}, timeout=self.node_timeout)
+        reply, _ = await self._request({"op": "eval", "expr": expression}, timeout=self.node_timeout)
         return str(reply["type"]), str(reply["summary"])
 
     async def execute(self, code: str) -> tuple[str, tuple[VariableChange, ...]]:
-        reply = await self._request({"op": "stmt", "code": code}, timeout=self.node_timeout)
-        if self._state == _WAITING:  # the node's live globals changed; the kept namespace comes at its end
-            changes = changes_of(reply)
-        else:
-            changes = self._kept.apply(reply)
+        reply, changes = await self._request({"op": "stmt", "code": code}, self.node_timeout)
         return str(reply.get("value", "")), changes
 
     async def close(self) -> None:
-        if self._interrupt_timer is not None:
-            self._interrupt_timer.cancel()
+        self._cancel_escalation()
         proc, self._proc = self._proc, None
         self._state = _IDLE
         if proc is None:
             return
         await process.shut_down(proc)
-        if self._workdir is not None:
-            process.remove_workdir(self._workdir)
-            self._workdir = None
+        self._workdir.remove()
 
     # -- the worker process ------------------------------------------------------
-
-    def _prepare_workdir(self) -> str:
-        """A private, empty working directory for the worker, owned by the user it runs as."""
-        if self._workdir is None or not os.path.isdir(self._workdir):
-            self._workdir = process.make_workdir()
-            # Removed by close(); this covers a runner dropped without it, at collection or exit.
-            weakref.finalize(self, process.remove_workdir, self._workdir)
-        return self._workdir
 
     async def _spawn(self) -> asyncio.subprocess.Process:
         if not self.trusted:
             engine_guard()
         try:  # a wall this machine cannot raise refuses the worker unless the policy says weak
             config, namespaces = start_config(self._config, self.policy, self.trusted, self._python,
-                                              self._prepare_workdir)
+                                              self._workdir.make)
             started = await process.start(self._python, config, namespaces, self._debug_stderr,
                                           lambda: self._kill_reason)
         except (WorkerGone, WallsMissing) as exc:
@@ -386,10 +376,14 @@ class SandboxRunner:
         request, lost = self._kept.restore_request()
         self._write(request)
         await self._drain()
-        reply = await self._read(timeout=30.0)
-        if reply.get("t") != "restored":
-            killpg(self._proc.pid if self._proc else 0)
-            raise SandboxError(f"the new worker answered {reply.get('t')!r} to a restore")
+        try:
+            reply = await self._read(timeout=30.0)
+        except (asyncio.TimeoutError, WorkerGone) as exc:
+            self._kill("restore failed")
+            raise SandboxError(f"the new worker did not restore the variables: {_reason(exc, 30.0)}") from None
+        if reply["t"] != "restored":
+            self._kill("restore failed")
+            raise SandboxError(f"the new worker answered {reply['t']!r} to a restore")
         lost = self._kept.restored(reply, lost)
         self.restarts += 1
         self.last_restart_seconds = time.perf_counter() - began
@@ -405,48 +399,29 @@ class SandboxRunner:
         reason = self._kill_reason or reason
         self._clock.pause()
         self._state = _IDLE
-        if self._pending_output and sum(map(len, self._output)) < self.max_output_chars:
-            self._output.append(self._pending_output)
+        self._node.output.keep(self._pending_output)
         self._pending_output = ""
-        if self._interrupt_timer is not None:
-            self._interrupt_timer.cancel()
-            self._interrupt_timer = None
+        self._cancel_escalation()
         before = dict(self._kept.summaries)
         try:
             lost = await self._restart()
         except SandboxError as exc:
-            return NodeOutcome(
-                status="error", output="".join(self._output), error=f"{reason}; {exc}", seconds=self._clock.busy
-            )
+            return NodeOutcome("error", self._node.output.text(), f"{reason}; {exc}", seconds=self._clock.busy)
         finally:
             self._kill_reason = ""
         if lost:
             reason += f" (not restored: {', '.join(lost)})"
-        return NodeOutcome(
-            status="error",
-            output="".join(self._output),
-            error=reason,
-            changes=diff(before, self._kept.summaries),
-            seconds=self._clock.busy,
-            restore_seconds=self._restore_seconds + self.last_restart_seconds,
-        )
+        return NodeOutcome("error", self._node.output.text(), reason, changes=diff(before, self._kept.summaries),
+                           seconds=self._clock.busy, restore_seconds=self._restore_seconds + self.last_restart_seconds)
 
     def _finish_node(self, message: dict[str, Any]) -> NodeOutcome:
         self._state = _IDLE
-        if self._interrupt_timer is not None:
-            self._interrupt_timer.cancel()
-            self._interrupt_timer = None
+        self._cancel_escalation()
         changes = self._kept.apply(message)
         status = OUTCOME_STATUSES.get(str(message.get("status", "error")), "error")
-        return NodeOutcome(
-            status=status,
-            output="".join(self._output),
-            error=str(message.get("error", "")),
-            stub_name=str(message.get("stub_name", "")),
-            changes=changes,
-            seconds=self._clock.busy,
-            restore_seconds=self._restore_seconds,
-        )
+        return NodeOutcome(status, self._node.output.text(), str(message.get("error", "")),
+                           str(message.get("stub_name", "")), changes, seconds=self._clock.busy,
+                           restore_seconds=self._restore_seconds)
 
     async def _serve_helper(self, message: dict[str, Any]) -> None:
         self._write(await helper_reply(self._extra_helpers, message))
@@ -460,11 +435,15 @@ class SandboxRunner:
     async def _drain(self) -> None:
         await process.drain(self._proc)
 
-    async def _read(self, timeout: float) -> dict[str, Any]:
-        return await process.read(self._proc, timeout, lambda: self._kill_reason)
+    async def _read(self, timeout: float, max_size: int = MAX_FRAME) -> dict[str, Any]:
+        return await process.read(self._proc, timeout, lambda: self._kill_reason, max_size)
 
-    async def _request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """One request/reply with an idle worker, or with one waiting in run()."""
+    async def _request(self, message: dict[str, Any], timeout: float) -> tuple[dict[str, Any], Changes]:
+        """One request/reply with an idle worker, or with one waiting in run(): the reply and its changes.
+
+        The changes of a reply that changes the namespace (set, bind, a statement) are
+        taken in: into the kept namespace when idle; a waiting node's come at its end.
+        """
         if self._state == _RUNNING:
             raise SandboxError("the node is running; try again when it waits or ends")
         async with self._lock:
@@ -477,8 +456,9 @@ class SandboxRunner:
                 mismatch = reply_mismatch(message["op"], reply)
                 if mismatch:
                     raise WorkerGone(mismatch)
+                changes = self._take_changes(reply) if message["op"] in ("set", "bind", "stmt") else ()
             except (asyncio.TimeoutError, WorkerGone) as exc:
-                reason = exc.reason if isinstance(exc, WorkerGone) else f"timed out after {timeout:.1f} s"
+                reason = _reason(exc, timeout)
                 waiting = self._state == _WAITING
                 self._kill(reason)
                 if waiting:  # the node dies with the worker; its outcome is waiting for next_message
@@ -488,7 +468,15 @@ class SandboxRunner:
                 raise SandboxError(reason) from None
         if reply.get("t") == "fail":
             raise SandboxError(str(reply.get("error", "failed")))
-        return reply
+        return reply, changes
+
+    def _take_changes(self, reply: dict[str, Any]) -> Changes:
+        if reply["t"] == "fail":
+            return ()
+        try:
+            return changes_of(reply) if self._state == _WAITING else self._kept.apply(reply)
+        except (ValueError, TypeError, KeyError) as exc:  # e.g. a blob that is not base64
+            raise WorkerGone(f"worker sent a malformed snapshot ({exc})") from None
 
     async def _recover(self) -> None:
         self._kill("restart")
@@ -497,3 +485,8 @@ class SandboxRunner:
         except SandboxError:
             pass
         self._kill_reason = ""
+
+
+def _reason(exc: BaseException, timeout: float) -> str:
+    """Why a read from the worker gave nothing: its `WorkerGone` reason, or the time waited."""
+    return exc.reason if isinstance(exc, WorkerGone) else f"timed out after {timeout:.1f} s"

@@ -28,6 +28,7 @@ from __future__ import annotations
 import builtins
 import os
 import pickle
+import random
 import re
 import sys
 from typing import Any
@@ -216,7 +217,7 @@ class Worker:
 
     def handle(self, op: str, request: dict[str, Any]) -> dict[str, Any] | None:
         if op == "exec":
-            return self.exec_node(request["code"])
+            return self.exec_node(request["code"], request.get("seed"))
         if op == "set":
             return self.set_values(request["values"])
         if op == "bind":
@@ -242,9 +243,13 @@ class Worker:
         imported = frozenset(self.imports)
         return check_code(code, known | imported, self.helper_names, mode=mode, imported_names=imported)
 
-    def exec_node(self, code: str) -> dict[str, Any]:
+    def exec_node(self, code: str, seed: int | None = None) -> dict[str, Any]:
         state = self.state
         self.output.reset()
+        if seed is not None:
+            # The instance behind `random.choice` & co. (the trimmed module's functions are its bound
+            # methods): the engine's per-node seed, so a replay of the node draws the same numbers.
+            random.seed(seed)
         state.stopped = state.interrupt_requested = False
         self._cpu_backstop()
         scope = self.scope = self.make_scope()

@@ -120,6 +120,8 @@ def eval_options(args: argparse.Namespace) -> EvalOptions:
         raise UsageError("-c/--concurrency must be 1 or more")
     if args.repeat is not None and args.repeat < 1:
         raise UsageError("--repeat must be 1 or more (the times each episode is played)")
+    if args.episode_timeout is not None and not args.episode_timeout >= 0:
+        raise UsageError("--episode-timeout must be 0 (no limit) or more seconds")
     return EvalOptions(
         selection=Selection(args.env, args.split, args.task_types, args.games, args.per_task),
         llm=args.llm, agents=args.agent,
@@ -128,6 +130,7 @@ def eval_options(args: argparse.Namespace) -> EvalOptions:
         max_retry=args.max_retry, prompts=args.prompts, trusted=args.trusted, node_timeout=args.node_timeout,
         concurrency=args.concurrency, out=args.out, sessions=args.sessions, resume=args.resume,
         no_progress=args.no_progress, repeat=args.repeat, ray=args.ray, cache=cache_of(args), profiles=args.profiles,
+        episode_timeout=args.episode_timeout,
     )
 
 

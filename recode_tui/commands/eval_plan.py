@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agent.eval.batch import REPORT_FILE, EvalPlan, EvalReport, GameSpec
+from agent.eval.results import DEFAULT_EPISODE_TIMEOUT
 from envs.protocols import GoldActions, GoldLimits, PresetSplits, StepLimits
 from recode_tui.setup.build import (agent_settings, check_gold, check_llm_roles, load_prompt_set, make_llm,
                                     parse_episode, preset_env)
@@ -269,6 +270,7 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
         preset=settings.preset,
         trusted=runner.trusted,
         node_timeout=runner.node_timeout,
+        episode_timeout=DEFAULT_EPISODE_TIMEOUT if options.episode_timeout is None else options.episode_timeout,
         profiles=_profiles_file(llm, options.profiles),
         agent=settings.agent,
         agent_options=settings.agent_options,
@@ -341,6 +343,8 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
         raise UsageError(str(exc)) from None
     if options.concurrency:
         report.plan.concurrency = options.concurrency
+    if options.episode_timeout is not None:
+        report.plan.episode_timeout = options.episode_timeout
     # Trust is never taken from a file: the remaining episodes run with the checks unless --trusted again.
     if report.plan.trusted and not options.trusted:
         print("note: this evaluation was started with --trusted; the remaining episodes run with the "

@@ -156,6 +156,9 @@ def add_eval_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--trusted", action="store_true",
                         help="run node code without the sandbox's checks (process isolation and limits stay)")
     parser.add_argument("--node-timeout", type=float, default=None, help="seconds of running time per node (default 5)")
+    parser.add_argument("--episode-timeout", type=float, default=None, metavar="SECONDS",
+                        help="wall-clock seconds an episode may take; one over it is ended and recorded as failed "
+                             "and the evaluation goes on (default 1800; 0: no limit)")
     add_sandbox_option(parser)
     parser.add_argument("-o", "--out", default=None,
                         help="folder for report.json and journals/ (default: <sessions>/evals/<time>)")

@@ -138,6 +138,7 @@ class EvalOptions:
     ray: str | None
     cache: CacheSettings = field(default_factory=CacheSettings)
     profiles: str | None = None
+    episode_timeout: float | None = None  # --episode-timeout; None: not given (a new evaluation's default)
 
 
 @dataclass(frozen=True)

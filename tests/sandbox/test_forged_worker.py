@@ -1,0 +1,157 @@
+"""The engine against a worker that node code has taken over: a forged worker (`forged_worker.py`)
+speaks the framing protocol and misbehaves. Whatever it sends, the node ends by its deadline, the
+engine keeps at most the output cap and bounded memory, the worker is killed with the reason, and
+the next node runs on a fresh worker."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.runtime.runner import NodeOutcome
+from agent.sandbox import SandboxRunner
+from agent.sandbox.walls import SandboxPolicy
+
+FORGED = Path(__file__).with_name("forged_worker.py")
+CAP = 10_000
+MIB = 1024 * 1024
+# However a node ends, it ends well within this (the runner's own deadlines are a few seconds here).
+BOUND = 20.0
+
+
+NO_WALLS = SandboxPolicy(walls=frozenset(), weak_ok=True)
+
+
+def rss() -> int:
+    """The test process's resident memory (the engine's), in bytes."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def forged(**settings) -> SandboxRunner:
+    settings.setdefault("node_timeout", 1.0)
+    # a fake interpreter outside any namespace: what is tested is the engine, not the walls
+    return SandboxRunner(python=str(FORGED), max_output_chars=CAP, memory_mb=None, policy=NO_WALLS, **settings)
+
+
+async def run_node(runner: SandboxRunner, code: str, actions: list[str] | None = None) -> tuple[NodeOutcome, float]:
+    """The node's outcome and the seconds it took; every action answered "ok" (and recorded)."""
+    began = time.monotonic()
+
+    async def drive() -> NodeOutcome:
+        await runner.start(code)
+        while True:
+            message = await runner.next_message()
+            if isinstance(message, NodeOutcome):
+                return message
+            if actions is not None:
+                actions.append(message.action)
+            runner.answer("ok")
+
+    outcome = await asyncio.wait_for(drive(), timeout=3 * BOUND)
+    return outcome, time.monotonic() - began
+
+
+async def assert_next_node_runs(runner: SandboxRunner) -> None:
+    outcome, _ = await run_node(runner, "ok")
+    assert outcome.status == "completed", outcome
+
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the engine's memory in /proc")
+
+
+@pytest.mark.asyncio
+async def test_an_output_flood_is_cut_at_the_cap_and_its_worker_killed():
+    runner = forged(node_timeout=5.0)
+    try:
+        await runner.ensure_started()
+        before = rss()
+        outcome, seconds = await run_node(runner, "flood out 300")
+        grown = rss() - before
+        assert grown < 100 * MIB, f"the engine grew by {grown / MIB:.0f} MiB for a 300 MiB flood"
+        assert outcome.status == "error" and "far more than the output cap of 10000" in outcome.error, outcome.error
+        assert len(outcome.output) <= CAP + 40 and outcome.output.endswith("[output cut at 10000 chars]\n")
+        assert seconds < BOUND
+        await assert_next_node_runs(runner)
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_one_huge_output_frame_is_refused_before_the_engine_reads_it():
+    runner = forged(node_timeout=5.0)  # time enough to read it whole, if the engine did
+    try:
+        await runner.ensure_started()
+        before = rss()
+        outcome, _ = await run_node(runner, "one huge out 150")
+        grown = rss() - before
+        assert grown < 100 * MIB, f"the engine grew by {grown / MIB:.0f} MiB for a 150 MiB frame"
+        assert outcome.status == "error" and "oversized" in outcome.error, outcome.error
+        await assert_next_node_runs(runner)
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_output_after_the_code_ended_does_not_extend_the_save_deadline():
+    runner = forged()
+    try:
+        outcome, seconds = await run_node(runner, "ran then drip")
+        assert outcome.status == "error" and "'out' after the node's code ended" in outcome.error, outcome.error
+        assert seconds < BOUND, f"a node with a 1 s limit took {seconds:.1f} s"
+        await assert_next_node_runs(runner)
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_a_worker_that_never_saves_is_killed_at_the_save_deadline():
+    runner = forged(save_timeout=1.0)
+    try:
+        outcome, seconds = await run_node(runner, "ran then silence")
+        assert outcome.status == "error" and "timed out saving the variables after 1 s" in outcome.error, outcome
+        assert seconds < BOUND
+        await assert_next_node_runs(runner)
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_a_second_ran_is_refused():
+    runner = forged()
+    try:
+        outcome, _ = await run_node(runner, "two ran")
+        assert outcome.status == "error" and "second 'ran'" in outcome.error, outcome
+        await assert_next_node_runs(runner)
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_an_action_request_without_its_action_never_reaches_the_environment():
+    runner = forged()
+    actions: list[str] = []
+    try:
+        outcome, _ = await run_node(runner, "action without action", actions)
+        assert actions == []
+        assert outcome.status == "error" and "'action' message from the worker without its 'action'" in outcome.error
+        await assert_next_node_runs(runner)
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_a_worker_that_dies_restoring_fails_the_node_not_the_engine():
+    runner = forged()
+    try:
+        await runner.set_variables({"canary": "alive"})
+        outcome, _ = await run_node(runner, "hang then fail restore")
+        assert outcome.status == "error", outcome
+        assert "timed out after 1.0 s" in outcome.error and "did not restore the variables" in outcome.error
+    finally:
+        await runner.close()
