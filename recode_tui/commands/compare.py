@@ -222,10 +222,14 @@ def run_compare(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if args.plot:
         _save_plot(args.plot, comparisons, reports)
+    if args.json and args.table_format:
+        raise UsageError("--json and --format each print the table; give one of them")
+    if args.json:
+        return _print_json(args.output, comparisons, reports)
     if args.table_format:
         return _print_paper_table(args.table_format, args.output, comparisons, reports)
     if args.output:
-        raise UsageError("-o/--output writes a --format table; add --format markdown, csv or latex")
+        raise UsageError("-o/--output writes a --format table or --json; add --format markdown, csv or latex, or --json")
     console = output_console(wide=130)  # a log or a pipe: COLUMNS, else wide enough for the whole table
 
     def say(line: str) -> None:
@@ -277,20 +281,35 @@ def _type_order(reports: list[dict[str, Any]]) -> tuple[str, ...]:
         return TYPE_ORDER
 
 
+def _print_json(output: str | None, comparisons: list[Comparison], reports: list[dict[str, Any]]) -> int:
+    """`--json`: every comparison and the paper table as recode.compare.v1, on standard output or in `-o FILE`."""
+    import json
+
+    from agent.eval.compare_document import compare_document
+    from agent.eval.paper_table import paper_table
+
+    document = compare_document(comparisons, paper_table(comparisons, reports, _type_order(reports)))
+    return _write(json.dumps(document, indent=1, ensure_ascii=False) + "\n", output, "json")
+
+
 def _print_paper_table(table_format: str, output: str | None, comparisons: list[Comparison],
                        reports: list[dict[str, Any]]) -> int:
     """`--format`: the paper's table alone, on standard output or in `-o FILE`."""
-    from pathlib import Path
-
     from agent.eval.paper_table import paper_table, render
 
     text = render(paper_table(comparisons, reports, _type_order(reports)), table_format)
+    return _write(text, output, f"{table_format} table")
+
+
+def _write(text: str, output: str | None, what: str) -> int:
+    from pathlib import Path
+
     if output:
         try:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"cannot write {output}: {exc.strerror}; pick another -o path") from None
-        print(f"wrote {table_format} table: {output}")
+        print(f"wrote {what}: {output}")
     else:
         print(text, end="")
     return 0

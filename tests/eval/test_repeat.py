@@ -51,7 +51,7 @@ def test_three_repeats_of_the_scripted_model_give_intervals_and_compare_weighs_t
 
     assert main(["compare", str(bugged), str(fixed), "--format", "markdown"]) == 0
     rows = capsys.readouterr().out.splitlines()
-    assert rows[0] == "| Agent | Put | Clean | All |"
+    assert rows[0] == "| Agent | Put | Clean | overall |"
     assert rows[2].startswith("| recode (bugged) | 100.0 [20.7, 100.0] | 0.0 [0.0, 79.3] | 50.0 [9.5, 90.5] |")
 
     if importlib.util.find_spec("opentelemetry.sdk") is not None:  # the [otel] extra: every play its own trace
