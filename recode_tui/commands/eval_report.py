@@ -13,17 +13,22 @@ from recode_tui.commands.fit import Col, Layout, output_console
 
 
 def failure_lines(report: EvalReport, per_group: int = 5) -> list[str]:
-    """Failures grouped by where they ended, each with a command that opens it in the console."""
+    """Failures grouped by the node whose code went wrong (`agent.eval.culprit`), where each ended beside
+    it, each with a command that opens the console on the node that went wrong."""
     groups = group_failures(report.episodes)
     if not groups:
         return []
-    lines = ["", "Failures, by the stub where they ended:"]
+    wrong = max(len("went wrong in"), *(len(g.label) for g in groups))
+    ended = max(len("ended in"), *(len(", ".join(g.ended_in)) for g in groups))
+    lines = ["", "Failures, by the node whose code went wrong (else where the run ended):",
+             f"  {'went wrong in':<{wrong}}  {'ended in':<{ended}}  failures"]
     for group in groups:
-        lines.append(f"  {group.line()}")
+        label = group.label if group.went_wrong else "?"
+        lines.append(f"  {label:<{wrong}}  {', '.join(group.ended_in):<{ended}}  {group.details()}")
         for episode in group.episodes[:per_group]:
-            ended = (episode.failure or {}).get("ended_at") or {}
-            deepest = (episode.failure or {}).get("deepest_stub") or {}
-            node = deepest.get("node") or ended.get("node")
+            failure = episode.failure or {}
+            node = next((part.get("node") for part in (failure.get("went_wrong"), failure.get("deepest_stub"),
+                                                        failure.get("ended_at")) if part and part.get("node")), None)
             at = f" --at {node}" if node else ""
             lines.append(f"    {episode.game}: recode-tui tui --resume {episode.journal}{at}")
         if len(group.episodes) > per_group:
