@@ -388,8 +388,14 @@ def compare_pair(base: dict[str, Any], other: dict[str, Any]) -> Comparison:
         agents=(settings_of(base).get("agent"), settings_of(other).get("agent")),
         repeats=(repeats_of(base), repeats_of(other)),
         identical=(_identical(base), _identical(other)),
-        prompt_files=prompt_file_changes(base, other),
+        prompt_files=prompt_file_changes(base, other) if not _two_agents(base, other) else [],
     )
+
+
+def _two_agents(base: dict[str, Any], other: dict[str, Any]) -> bool:
+    """Two different agents: their prompt sets differ by design, file by file."""
+    a, b = settings_of(base).get("agent"), settings_of(other).get("agent")
+    return a is not None and b is not None and a != b
 
 
 def _identical(report: dict[str, Any]) -> str:

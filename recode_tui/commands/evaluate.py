@@ -114,7 +114,8 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
     remaining = len(report.pending)
     before = f" (earlier runs: {', '.join(map(str, earlier))} at a time)" if earlier else ""
     on_ray = f" as Ray tasks ({ray_address})" if ray_address is not None else ""
-    unit = "episodes" if report.plan.repeat <= 1 else f"plays ({len(report.plan.games)} episodes x {report.plan.repeat})"
+    episodes = len(report.plan.games) * len(report.plan.compared)
+    unit = "episodes" if report.plan.repeat <= 1 else f"plays ({episodes} episodes x {report.plan.repeat})"
     out.print(f"evaluating {remaining} of {report.total} {unit}: {', '.join(report.plan.compared)} with {report.plan.llm}, "
               f"{max(1, min(report.plan.concurrency, max(remaining, 1)))} at a time{on_ray}{before}; "
               f"report: {folder / REPORT_FILE}",
