@@ -109,7 +109,7 @@ class JournalWriter:
         export times spans from the journal instead of laying them end to end."""
         if self._fd is None:
             return
-        timed = record if "at" in record else {**record, "at": round(time.time(), 3)}
+        timed = record if "at" in record else {**record, "at": round(time.time(), 6)}
         self._unwritten.append((json_line(timed) + "\n").encode("utf-8"))
         self._write_unwritten()
 

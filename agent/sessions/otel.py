@@ -162,7 +162,7 @@ def episode_spans(journal: Journal) -> _Timed:
             }, start, end))
             clock = end
         elif kind == "action":
-            start, end = (clock, max(at, clock + MIN_SECONDS)) if at is not None else (clock, clock + ACTION_SECONDS)
+            start, end = (clock, at) if at is not None else (clock, clock + ACTION_SECONDS)
             owner.children.append(_Timed(f"execute_tool {env}", {
                 "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": env,
                 "gen_ai.tool.call.arguments": str(record.get("action") or ""),

@@ -78,8 +78,7 @@ def test_spans_take_the_journals_times(two_evals, capsys):
     for record in actions:  # an action ends when its observation was journaled
         assert int(tools[record["step"]]["endTimeUnixNano"]) == int(record["at"] * 1e9)
     answers = [r for r in records if r["type"] == "answer"]
-    chats = sorted((s for s in spans if attributes(s).get("gen_ai.operation.name") == "chat"),
-                   key=lambda s: int(s["startTimeUnixNano"]))
-    assert [int(s["endTimeUnixNano"]) for s in chats] == [int(r["at"] * 1e9) for r in answers]
+    chats = [s for s in spans if attributes(s).get("gen_ai.operation.name") == "chat"]
+    assert sorted(int(s["endTimeUnixNano"]) for s in chats) == [int(r["at"] * 1e9) for r in answers]
     [root] = [s for s in spans if "parentSpanId" not in s]
     assert int(root["endTimeUnixNano"]) - int(root["startTimeUnixNano"]) >= int((actions[-1]["at"] - actions[0]["at"]) * 1e9)
