@@ -18,6 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from agent.eval.intervals import episode_interval
+from agent.eval.paired import McNemar, SignFlip, discordant, mcnemar_exact, sign_flip_test
+from agent.eval.prompt_files import PromptFileChange, prompt_file_changes
+from agent.eval.repeats import identical_plays, mean_success
+
 KNOWN_VERSIONS = ("recode.eval.v1", "recode.eval.v2")
 REPORT_FILE = "report.json"
 JOURNALS_DIR = "journals"
@@ -234,20 +239,19 @@ class Row:
     episodes: int
     base: dict[str, float | None]
     other: dict[str, float | None]
-    # the success rate's 95 % interval on each side, when the runs were repeated (eval --repeat)
+    # the success rate's 95 % interval on each side, over episodes, when the runs were repeated (eval --repeat)
     base_interval: tuple[float, float] | None = None
     other_interval: tuple[float, float] | None = None
+    success_test: McNemar | None = None  # paired: the episodes' won/lost on each side
+    score_test: SignFlip | None = None  # paired: the episodes' mean score on each side, where both have one
 
     def delta(self, metric: str) -> float | None:
         a, b = self.base.get(metric), self.other.get(metric)
         return None if a is None or b is None else b - a
 
-    @property
-    def within_noise(self) -> bool:
-        """Repeated runs whose success intervals overlap: the change may be noise, not the prompt or model."""
-        from agent.eval.intervals import within_noise
-
-        return within_noise(self.base_interval, self.other_interval)
+    def test(self, metric: str) -> McNemar | SignFlip | None:
+        """The paired test behind a metric's change (success and score have one)."""
+        return self.success_test if metric == "success" else self.score_test if metric == "score" else None
 
 
 @dataclass
@@ -275,6 +279,14 @@ class Comparison:
     metrics: list[str] = field(default_factory=list)  # the metrics either report has
     unfinished: set[str] = field(default_factory=set)  # planned by a report that has no result for it (yet)
     agents: tuple[str | None, str | None] = (None, None)  # the agent of each report, where it says
+    repeats: tuple[int, int] = (1, 1)  # plays of each episode on each side
+    identical: tuple[str, str] = ("", "")  # why each side's repeats cannot differ ('' when they can)
+    prompt_files: list[PromptFileChange] = field(default_factory=list)  # prompt files whose text differs
+
+    @property
+    def identical_plays(self) -> bool:
+        """Both sides repeated with an LLM that cannot answer differently: their plays are copies."""
+        return max(self.repeats) > 1 and all(self.identical)
 
     @property
     def cross_agent(self) -> bool:
@@ -333,21 +345,25 @@ def compare_pair(base: dict[str, Any], other: dict[str, Any]) -> Comparison:
     repeated = repeats_of(base) > 1 or repeats_of(other) > 1
 
     def interval(plays: dict[str, list[dict[str, Any]]], episodes: list[str]) -> tuple[float, float] | None:
-        from agent.eval.intervals import wilson
-
         if not repeated:
             return None
-        flat = [p for e in episodes for p in plays[e]]
-        return wilson(sum(bool(p.get("success")) for p in flat), len(flat))
-
-    def row(label: str, episodes: list[str]) -> Row:
-        return Row(label, len(episodes),
-                   {m: mean_of((p for e in episodes for p in plays_a[e]), keys[m]) for m in metrics},
-                   {m: mean_of((p for e in episodes for p in plays_b[e]), keys[m]) for m in metrics},
-                   interval(plays_a, episodes), interval(plays_b, episodes))
+        return episode_interval([mean_success(plays[e], lambda p: bool(p.get("success"))) for e in episodes])
 
     def won(plays: list[dict[str, Any]]) -> bool:
         return sum(bool(p.get("success")) for p in plays) * 2 > len(plays)
+
+    def score_test(episodes: list[str]) -> SignFlip | None:
+        pairs = [(mean_of(plays_a[e], "score"), mean_of(plays_b[e], "score")) for e in episodes]
+        differences = [y - x for x, y in pairs if x is not None and y is not None]
+        return sign_flip_test(differences) if differences else None
+
+    def row(label: str, episodes: list[str]) -> Row:
+        b, c = discordant([won(plays_a[e]) for e in episodes], [won(plays_b[e]) for e in episodes])
+        return Row(label, len(episodes),
+                   {m: mean_of((p for e in episodes for p in plays_a[e]), keys[m]) for m in metrics},
+                   {m: mean_of((p for e in episodes for p in plays_b[e]), keys[m]) for m in metrics},
+                   interval(plays_a, episodes), interval(plays_b, episodes),
+                   mcnemar_exact(b, c), score_test(episodes) if "score" in metrics else None)
 
     rows = [row(t, groups[t]) for t in groups]
     rows.append(row("overall", common))
@@ -370,7 +386,24 @@ def compare_pair(base: dict[str, Any], other: dict[str, Any]) -> Comparison:
         metrics=metrics,
         unfinished=(set(planned_a) - set(a)) | (set(planned_b) - set(b)),
         agents=(settings_of(base).get("agent"), settings_of(other).get("agent")),
+        repeats=(repeats_of(base), repeats_of(other)),
+        identical=(_identical(base), _identical(other)),
+        prompt_files=prompt_file_changes(base, other) if not _two_agents(base, other) else [],
     )
+
+
+def _two_agents(base: dict[str, Any], other: dict[str, Any]) -> bool:
+    """Two different agents: their prompt sets differ by design, file by file."""
+    a, b = settings_of(base).get("agent"), settings_of(other).get("agent")
+    return a is not None and b is not None and a != b
+
+
+def _identical(report: dict[str, Any]) -> str:
+    """Why a report's repeats cannot differ ('' when they can, or when it has none)."""
+    if repeats_of(report) <= 1:
+        return ""
+    temperatures = [e.get("temperature") for e in report.get("episodes") or [] if isinstance(e, dict)]
+    return identical_plays(str(settings_of(report).get("llm") or ""), temperatures)
 
 
 RELATIVE_METRICS = ("cost", "tokens", "LLM calls", "steps", "time")

@@ -3,10 +3,11 @@
 "no pending nodes left and the task is not done" is true of nearly every
 failure and says nothing. A `FailureTrace` watches a run's events (it is an
 engine observer, like the journal) and keeps what a researcher looks at first:
-the last few actions with their observations, the deepest stub the run
-reached, and the node that was running when it ended. `group_failures` then
-puts failures together by that stub, so an eval can say
-"clean_object: 10/10 failures; no `clean` action sent".
+the last few actions with their observations, the node whose code went wrong
+(`agent.eval.culprit`'s rule), the deepest stub the run reached, and the node
+that was running when it ended. `group_failures` then puts failures together
+by the node that went wrong (else by where they ended), so an eval can say
+"clean_at_sink: 10/10 failures; ended in locate_object; no `clean` action sent".
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from agent.eval.culprit import NodeFacts, went_wrong
 from agent.runtime import events as ev
 
 KEEP_STEPS = 4
@@ -32,24 +34,41 @@ class FailureTrace:
     deepest: dict[str, Any] | None = None
     codes: dict[str, str] = field(default_factory=dict)  # node id -> code, for the node that ends the run
     last_node: str | None = None
+    task_type: str | None = None
+    nodes: NodeFacts = field(default_factory=NodeFacts)
 
     def __call__(self, event: ev.Event) -> None:
-        if isinstance(event, ev.NodeStarted):
-            self.codes[event.node_id or ""] = event.code
+        node = event.node_id or ""
+        if isinstance(event, ev.RunStarted):
+            self.task_type = event.task_type
+        elif isinstance(event, ev.NodeStarted):
+            self.codes[node] = event.code
             self.last_node = event.node_id
+            self.nodes.saw(node, event.code, event.depth)
         elif isinstance(event, ev.ObservationReceived):
             self.last_steps.append((event.action, event.observation[:OBSERVATION_CUT]))
-            if event.action.split():
-                self.verbs.add(event.action.split()[0].lower())
+            if event.action.split() and not event.refused:
+                verb = event.action.split()[0].lower()
+                self.verbs.add(verb)
+                self.nodes.sent.setdefault(node, set()).add(verb)
         elif isinstance(event, ev.StubFound):
+            self.nodes.saw(node, event.code, event.depth)
             if self.deepest is None or event.depth >= self.deepest["depth"]:
                 self.deepest = {"name": event.name, "node": event.node_id, "depth": event.depth, "code": event.code}
+        elif isinstance(event, ev.LLMAnswered) and event.child_ids:
+            self.nodes.children[node] = list(event.child_ids)
+        elif isinstance(event, ev.NodeCompleted):
+            self.nodes.completed.add(node)
+            self.nodes.errors.pop(node, None)
+        elif isinstance(event, ev.NodeError):
+            self.nodes.errors[node] = (event.error.strip().splitlines() or ["error"])[-1][:200]
 
     def describe(self, finished: ev.RunFinished) -> dict[str, Any]:
         """The record an eval keeps for a failed episode."""
         node = finished.node_id or self.last_node
         return {
             "last_steps": [list(step) for step in self.last_steps],
+            "went_wrong": went_wrong(self.nodes, self.task_type, self.verbs, ACTION_TASK_TYPES),
             "deepest_stub": self.deepest,
             "ended_at": {"node": node, "code": self.codes.get(node or "", "")},
             "verbs": sorted(self.verbs),
@@ -57,7 +76,13 @@ class FailureTrace:
 
 
 def failure_key(failure: dict[str, Any] | None) -> str:
-    """What failures are grouped by: the deepest stub's name, else the node that ended the run."""
+    """What failures are grouped by: the node whose code went wrong, else where the run ended."""
+    wrong = (failure or {}).get("went_wrong") or {}
+    return str(wrong["name"]) if wrong.get("name") else ended_in(failure)
+
+
+def ended_in(failure: dict[str, Any] | None) -> str:
+    """Where the run ended: the deepest stub's name, else the node that ended the run."""
     if not failure:
         return "(no trace)"
     deepest = failure.get("deepest_stub") or {}
@@ -74,16 +99,37 @@ class FailureGroup:
     episodes: list[Any]  # EpisodeResult-like: game, task_type, reason, journal, failure
     of_task_type: int  # failures of those task types in all
 
+    @property
+    def ended_in(self) -> list[str]:
+        """Where its runs ended (the deepest stub), which is not always where they went wrong."""
+        return sorted({ended_in(e.failure) for e in self.episodes})
+
+    @property
+    def went_wrong(self) -> bool:
+        """Whether the key names a node whose code went wrong (else it is where the runs ended)."""
+        return any((e.failure or {}).get("went_wrong") for e in self.episodes)
+
+    @property
+    def label(self) -> str:
+        """The key and its task types: `clean_at_sink (clean)`."""
+        return f"{self.key} ({'/'.join(self.task_types)})"
+
     def line(self) -> str:
-        types = "/".join(self.task_types)
-        line = f"{self.key} ({types}): {len(self.episodes)}/{self.of_task_type} failures"
+        line = f"{self.label}: {self.details()}"
+        if self.went_wrong:
+            line = line.replace(" failures", f" failures; ended in {', '.join(self.ended_in)}", 1)
+        return line
+
+    def details(self) -> str:
+        """The count, the missing actions and the one reason they share: `3/3 failures; no `clean` action sent`."""
+        text = f"{len(self.episodes)}/{self.of_task_type} failures"
         missing = self.missing_verbs()
         if missing:
-            line += "; " + ", ".join(f"no `{verb}` action sent" for verb in missing)
+            text += "; " + ", ".join(f"no `{verb}` action sent" for verb in missing)
         reasons = sorted({e.reason for e in self.episodes})
         if len(reasons) == 1:
-            line += f"; {reasons[0]}"
-        return line
+            text += f"; {reasons[0]}"
+        return text
 
     def missing_verbs(self) -> list[str]:
         """Task types named by their action (clean, heat, cool) whose action none of these episodes sent."""

@@ -1,10 +1,13 @@
-"""The per-agent x per-task-type success table, as papers print it, in Markdown, CSV or LaTeX.
+"""The per-agent x per-task-type table, as papers print it, in Markdown, CSV, LaTeX or JSON.
 
 `compare` prints a delta table for reading; a paper wants one row per method
-(agent) and one column per task type, with "All" last (the ReCode paper's
+(agent) and one column per task type, with `overall` last (the ReCode paper's
 ALFWorld table). The numbers come from the same `Comparison` rows the text
 table shows, so the two never disagree: each cell is the success rate in
-percent with one decimal, as the text table prints it.
+percent with one decimal, as the text table prints it, and where the
+environment has a score (WebShop, ScienceWorld: the metric their papers
+report) the mean score beside it. The overall column is called `overall` in
+every format, as in the text tables.
 
 Pure functions: `paper_table` builds the data, `render` lays it out.
 """
@@ -24,16 +27,19 @@ OVERALL = "overall"
 
 # the ALFWorld paper's column names; other environments show their task names as they are
 PAPER_NAMES = {"put": "Put", "clean": "Clean", "heat": "Heat", "cool": "Cool", "examine": "Examine",
-               "puttwo": "Put Two", OVERALL: "All"}
+               "puttwo": "Put Two"}
+SCORED_NOTE = "each cell: success rate (%) / mean score"
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One agent's success on one task type: the rate (0-1), and a 95 % interval when repeats give one."""
+    """One agent's success on one task type: the rate (0-1), a 95 % interval when repeats give one, and the
+    mean score when the environment has one."""
 
     rate: float | None
     low: float | None = None
     high: float | None = None
+    score: float | None = None
 
     def percent(self) -> str:
         """The text table's number: the rate in percent, one decimal (`33.3`); `-` when absent."""
@@ -44,6 +50,10 @@ class Cell:
         if self.low is None or self.high is None:
             return ""
         return f"[{self.low * 100:.1f}, {self.high * 100:.1f}]"
+
+    def score_text(self) -> str:
+        """The mean score with one decimal, as the text table prints it; `-` when absent."""
+        return "-" if self.score is None else f"{self.score:.1f}"
 
 
 @dataclass(frozen=True)
@@ -58,6 +68,21 @@ class PaperTable:
     def headers(self) -> list[str]:
         return [PAPER_NAMES.get(c, c) for c in self.columns]
 
+    @property
+    def scored(self) -> bool:
+        """Whether any run has a score (WebShop, ScienceWorld): then every format shows it beside success."""
+        return any(c.score is not None for row in self.cells for c in row)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The table for scripts: rates and scores in percent / points, `null` where absent."""
+        return {"columns": list(self.columns), "rows": [
+            {"label": label, "episodes": n, "cells": {column: {
+                "success": None if c.rate is None else round(c.rate * 100, 4),
+                "success_interval": None if c.low is None or c.high is None
+                else [round(c.low * 100, 4), round(c.high * 100, 4)],
+                "mean_score": c.score} for column, c in zip(self.columns, cells)}}
+            for label, n, cells in zip(self.labels, self.episodes, self.cells)]}
+
 
 def _cell(row: Row | None, side: str) -> Cell:
     if row is None:
@@ -65,7 +90,7 @@ def _cell(row: Row | None, side: str) -> Cell:
     values = row.base if side == "base" else row.other
     bounds = row.base_interval if side == "base" else row.other_interval
     low, high = bounds if bounds else (None, None)
-    return Cell(values.get("success"), low, high)
+    return Cell(values.get("success"), low, high, values.get("score"))
 
 
 def row_labels(reports: Sequence[dict[str, Any]]) -> list[str]:
@@ -101,17 +126,21 @@ def paper_table(comparisons: Sequence[Comparison], reports: Sequence[dict[str, A
     return PaperTable(columns, row_labels(reports), cells, episodes)
 
 
-def _text(cell: Cell) -> str:
+def _text(cell: Cell, scored: bool = False) -> str:
     interval = cell.interval()
-    return f"{cell.percent()} {interval}" if interval else cell.percent()
+    text = f"{cell.percent()} {interval}" if interval else cell.percent()
+    return f"{text} / {cell.score_text()}" if scored else text
 
 
 def to_markdown(table: PaperTable) -> str:
-    """A GitHub-flavoured Markdown table: paste into a README or a notebook."""
+    """A GitHub-flavoured Markdown table: paste into a README or a notebook (with a score, a line
+    below says what each cell holds)."""
     head = ["Agent", *table.headers()]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join([":---", *["---:"] * len(table.columns)]) + "|"]
     for label, cells in zip(table.labels, table.cells):
-        lines.append("| " + " | ".join([label.replace("|", "\\|"), *(_text(c) for c in cells)]) + " |")
+        lines.append("| " + " | ".join([label.replace("|", "\\|"), *(_text(c, table.scored) for c in cells)]) + " |")
+    if table.scored:
+        lines += ["", f"_{SCORED_NOTE}_"]
     return "\n".join(lines) + "\n"
 
 
@@ -123,6 +152,7 @@ def to_csv(table: PaperTable) -> str:
     head = ["agent", "episodes"]
     for column in table.columns:
         head += [column, f"{column}_low", f"{column}_high"] if with_bounds else [column]
+        head += [f"{column}_score"] if table.scored else []
     writer.writerow(head)
     for label, n, cells in zip(table.labels, table.episodes, table.cells):
         values: list[str] = [label, str(n)]
@@ -131,6 +161,8 @@ def to_csv(table: PaperTable) -> str:
             if with_bounds:
                 values += [f"{cell.low * 100:.1f}" if cell.low is not None else "",
                            f"{cell.high * 100:.1f}" if cell.high is not None else ""]
+            if table.scored:
+                values.append("" if cell.score is None else cell.score_text())
         writer.writerow(values)
     return out.getvalue()
 
@@ -145,12 +177,10 @@ def latex_escape(text: str) -> str:
 
 
 def to_latex(table: PaperTable, caption: str = "") -> str:
-    """A booktabs `tabular` (needs `\\usepackage{booktabs}`), the best rate of each column in bold
-    (none where every row has the same rate)."""
-    best = []
-    for index in range(len(table.columns)):
-        rates = [rate for row in table.cells if (rate := row[index].rate) is not None]
-        best.append(max(rates) if len(set(rates)) > 1 else None)  # a tie of every row marks nothing
+    """A booktabs `tabular` (needs `\\usepackage{booktabs}`), the best rate (and score) of each column in
+    bold (none where every row has the same)."""
+    best = [_best([row[index].rate for row in table.cells]) for index in range(len(table.columns))]
+    best_score = [_best([row[index].score for row in table.cells]) for index in range(len(table.columns))]
     lines = ["% recode-tui compare --format latex; needs \\usepackage{booktabs}",
              "\\begin{tabular}{l" + "r" * len(table.columns) + "}",
              "\\toprule",
@@ -164,12 +194,24 @@ def to_latex(table: PaperTable, caption: str = "") -> str:
                 text = f"\\textbf{{{text}}}"
             if cell.interval():
                 text += f" {{\\scriptsize {cell.interval()}}}"
+            if table.scored:
+                score = cell.score_text()
+                bold = cell.score is not None and best_score[index] is not None and cell.score == best_score[index]
+                text += " / " + (f"\\textbf{{{score}}}" if bold else score)
             shown.append(text)
         lines.append(" & ".join([latex_escape(label), *shown]) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]
+    if table.scored:
+        lines.append(f"% {SCORED_NOTE}")
     if caption:
         lines.append(f"% {latex_escape(caption)}")
     return "\n".join(lines) + "\n"
+
+
+def _best(values: Sequence[float | None]) -> float | None:
+    """The highest of a column's values, or None when every row ties (a tie marks nothing)."""
+    known = [v for v in values if v is not None]
+    return max(known) if len(set(known)) > 1 else None
 
 
 def render(table: PaperTable, fmt: str) -> str:

@@ -73,7 +73,8 @@ class EvalReport:
             **({"by_agent": summarize_agents(self.episodes, self.plan.agents, self.plan.env, self.plan.repeat)}
                if self.plan.multi else {}),
             "failures": [
-                {"where": g.key, "task_types": g.task_types, "count": len(g.episodes), "of": g.of_task_type,
+                {"where": g.key, "went_wrong": g.went_wrong, "ended_in": g.ended_in, "task_types": g.task_types,
+                 "count": len(g.episodes), "of": g.of_task_type,
                  "line": g.line(), "episodes": [e.game for e in g.episodes]}
                 for g in group_failures(self.episodes)
             ],

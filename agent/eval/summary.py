@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from agent.eval.intervals import wilson
+from agent.eval.intervals import episode_interval
+from agent.eval.repeats import group_plays, mean_success
 from agent.eval.results import EpisodeResult
 from envs import registry
 from envs.protocols import Topics
 
 
 def _stats(episodes: Sequence[EpisodeResult], repeats: int = 1) -> dict[str, Any]:
+    """A row's numbers; `episodes` counts distinct episodes, and with repeats `plays` counts every play
+    (the means are over plays, the success interval over episodes)."""
     n = len(episodes)
     wins = sum(e.success for e in episodes)
     calls = sum(e.llm_calls for e in episodes)
@@ -26,7 +29,8 @@ def _stats(episodes: Sequence[EpisodeResult], repeats: int = 1) -> dict[str, Any
 
     scores = [e.score for e in episodes if e.score is not None]
     return {
-        "episodes": n,
+        "episodes": len({e.game for e in episodes}) if repeats > 1 else n,
+        **({"plays": n} if repeats > 1 else {}),
         "mean_score": sum(scores) / len(scores) if scores else None,  # only for an env with a score
         "successes": wins,
         "success_rate": wins / n if n else 0.0,
@@ -49,12 +53,14 @@ def _stats(episodes: Sequence[EpisodeResult], repeats: int = 1) -> dict[str, Any
 
 
 def _repeat_stats(episodes: Sequence[EpisodeResult], repeats: int) -> dict[str, Any]:
-    """With repeats: the success rate's 95 % interval over every play, and each repeat's own rate."""
+    """With repeats: the success rate's 95 % interval over episodes (each once, at its mean over its
+    plays: plays of one episode are not independent), and each repeat's own rate."""
     rates = []
     for number in range(1, repeats + 1):
         mine = [e for e in episodes if e.repeat == number]
         rates.append(sum(e.success for e in mine) / len(mine) if mine else None)
-    interval = wilson(sum(e.success for e in episodes), len(episodes))
+    means = [mean_success(plays, lambda e: e.success) for plays in group_plays(episodes, lambda e: e.game).values()]
+    interval = episode_interval(means)
     return {"success_interval": list(interval) if interval else None, "repeat_rates": rates}
 
 

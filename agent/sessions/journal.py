@@ -19,6 +19,7 @@ import errno
 import hashlib
 import json
 import os
+import secrets
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -97,14 +98,19 @@ class JournalWriter:
         except OSError as exc:
             self.error = f"cannot write the journal in {folder}: {exc.strerror}; the run goes on unrecorded"
             return
-        if fresh:
-            self.write({"type": "session", "version": JOURNAL_VERSION, "created": time.time(), **header})
+        if fresh:  # a journal's own id, unique even where folders share a name (two evals of one game)
+            self.write({"type": "session", "version": JOURNAL_VERSION, "created": time.time(), **header,
+                        "session_id": f"{folder.name}-{secrets.token_hex(4)}"})
 
     def write(self, record: dict[str, Any]) -> None:
-        """Append one record (after any a failed write kept back); a failure is kept in `error`."""
+        """Append one record (after any a failed write kept back); a failure is kept in `error`.
+
+        Each record carries `at`, when it was written (a copied record keeps its own), so a trace
+        export times spans from the journal instead of laying them end to end."""
         if self._fd is None:
             return
-        self._unwritten.append((json_line(record) + "\n").encode("utf-8"))
+        timed = record if "at" in record else {**record, "at": round(time.time(), 6)}
+        self._unwritten.append((json_line(timed) + "\n").encode("utf-8"))
         self._write_unwritten()
 
     def _write_unwritten(self) -> None:

@@ -10,8 +10,15 @@ The spans follow the OpenTelemetry GenAI semantic conventions:
   and an `execute_tool {env}` span per environment action (the action and its observation).
 
 They are read from a journal's records alone (nothing is run, so any journal exports safely).
-Journals time LLM calls but not actions, so spans are laid end to end from the journal's
-start: an LLM call lasts its recorded seconds, an action 1 ms; a node spans its children.
+Each record carries `at`, when it was written: an LLM call ends at its record and lasts its
+recorded seconds; an action runs from the record before it to its own; a node spans its
+children. Journals written before records were timed are laid end to end from the journal's
+start instead (an LLM call its recorded seconds, an action 1 ms).
+
+The episode's span is `gen_ai.conversation.id` = the journal's session id (unique per run,
+even for two evaluations of one game), `gen_ai.provider.name` = who answered (`openai` for a
+profile: the OpenAI-compatible API; `recode-tui.demo`, `.scripted`, ... for the offline LLMs),
+and a failed episode's span has status ERROR with the reason it lost.
 
 The OpenTelemetry SDK builds and exports the spans: the OTLP/HTTP exporter for `--otlp URL`,
 and for `--otel FILE` the SDK's own OTLP encoder, written as OTLP JSON (the protobuf JSON
@@ -49,13 +56,39 @@ def require_sdk() -> None:
 
 @dataclass
 class _Timed:
-    """A span to be: its name, attributes and times (seconds since the epoch), and its children."""
+    """A span to be: its name, attributes and times (seconds since the epoch), its children, and an
+    error description when it failed."""
 
     name: str
     attributes: dict[str, Any]
     start: float = 0.0
     end: float = 0.0
     children: list["_Timed"] = field(default_factory=list)
+    error: str | None = None
+
+
+def conversation_id(journal: Journal) -> str:
+    """The journal's session id: recorded in its header; for an older journal, its folder and start time."""
+    recorded = journal.header.get("session_id")
+    if recorded:
+        return str(recorded)
+    return f"{journal.session_id}-{float(journal.header.get('created') or 0.0):.0f}"
+
+
+def provider_name(spec: str) -> str:
+    """`gen_ai.provider.name` for one LLM spec: `openai` for a profile (the OpenAI-compatible API the
+    client speaks), `recode-tui.<kind>` for the offline ones, the routed parts joined with `+`."""
+    from agent.llm.routing import RoleError, split_spec
+
+    try:
+        split = split_spec(spec)
+    except RoleError:
+        split = None
+    if split is not None:
+        parts = [p for p in ([split[0]] if split[0] else []) + list(split[1].values())]
+        return "+".join(dict.fromkeys(provider_name(p) for p in parts))
+    kind = spec.split(":", 1)[0]
+    return "openai" if kind == "profile" else f"recode-tui.{kind or 'unknown'}"
 
 
 def _first_line(code: str) -> str:
@@ -81,13 +114,17 @@ def episode_spans(journal: Journal) -> _Timed:
     model = model_name(spec, header.get("profiles"))
     env = str(header.get("env") or "env")
     finished = journal.finished or {}
+    conversation, provider = conversation_id(journal), provider_name(spec)
     root = _Timed(f"invoke_agent {agent}", {
         "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent, "gen_ai.request.model": model,
-        "gen_ai.conversation.id": journal.session_id, "recode.llm": spec, "recode.session": journal.session_id, "recode.env": env, "recode.episode": str(header.get("episode") or
-                                                                                         header.get("game") or ""),
+        "gen_ai.provider.name": provider, "gen_ai.conversation.id": conversation, "recode.llm": spec,
+        "recode.session": journal.session_id, "recode.env": env,
+        "recode.episode": str(header.get("episode") or header.get("game") or ""),
         "recode.task_type": str(header.get("task_type") or ""), "recode.task": view.task,
         "recode.success": bool(finished.get("success")), "recode.reason": str(finished.get("reason") or "unfinished"),
     })
+    if finished and not finished.get("success"):
+        root.error = str(finished.get("reason") or "the task was not done")
     spans: dict[str, _Timed] = {}
 
     def build(node: Node, parent: _Timed) -> None:
@@ -103,13 +140,16 @@ def episode_spans(journal: Journal) -> _Timed:
     for record in journal.records:
         kind = record.get("type")
         owner = spans.get(str(record.get("node_id") or "")) or spans[view.tree.root.id]
+        stamp = record.get("at")  # when the record was written; None: an older journal, or out of order
+        at = float(stamp) if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) and stamp >= clock else None
         if kind == "answer":
             seconds = max(float(record.get("seconds") or 0.0), MIN_SECONDS)
+            start, end = (max(clock, at - seconds), at) if at is not None else (clock, clock + seconds)
             used_in, used_out = int(record.get("input_tokens") or 0), int(record.get("output_tokens") or 0)
             inputs, outputs = inputs + used_in, outputs + used_out
             owner.children.append(_Timed(f"chat {model}", {
-                "gen_ai.operation.name": "chat", "gen_ai.request.model": model,
-                "gen_ai.conversation.id": journal.session_id,
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": model, "gen_ai.provider.name": provider,
+                "gen_ai.conversation.id": conversation,
                 "gen_ai.usage.input_tokens": used_in, "gen_ai.usage.output_tokens": used_out,
                 "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [
                     {"type": "text", "content": str(record.get("prompt") or "")}]}]),
@@ -119,16 +159,19 @@ def episode_spans(journal: Journal) -> _Timed:
                 "recode.source": str(record.get("source") or ""), "recode.cost": float(record.get("cost") or 0.0),
                 "recode.cached": bool(record.get("cached")),
                 **({"recode.role": record["role"]} if record.get("role") else {}),
-            }, clock, clock + seconds))
-            clock += seconds
+            }, start, end))
+            clock = end
         elif kind == "action":
+            start, end = (clock, at) if at is not None else (clock, clock + ACTION_SECONDS)
             owner.children.append(_Timed(f"execute_tool {env}", {
                 "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": env,
                 "gen_ai.tool.call.arguments": str(record.get("action") or ""),
                 "gen_ai.tool.call.result": str(record.get("observation") or ""),
                 "recode.step": int(record.get("step") or 0),
-            }, clock, clock + ACTION_SECONDS))
-            clock += ACTION_SECONDS
+            }, start, end))
+            clock = end
+        elif at is not None:  # any other timed record moves the clock on (a statement, an LLM failure)
+            clock = at
     root.attributes.update({"gen_ai.usage.input_tokens": inputs, "gen_ai.usage.output_tokens": outputs})
     _span_children(root, float(header.get("created") or 0.0))
     return root
@@ -173,6 +216,8 @@ def emit(episodes: Iterable[_Timed], tracer: Any) -> int:
         context = trace.set_span_in_context(parent) if parent is not None else None
         made = tracer.start_span(span.name, context=context, attributes=span.attributes,
                                  start_time=int(span.start * 1e9), kind=_kind(span))
+        if span.error is not None:
+            made.set_status(trace.Status(trace.StatusCode.ERROR, span.error))
         count += 1
         for child in span.children:
             one(child, made)

@@ -17,6 +17,7 @@ from agent import agents
 from agent.llm import LLM
 from agent.llm.routing import install
 from agent.runtime import events as ev
+from agent.runtime.prompt_hashes import file_hashes
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.runner import NodeTimeLimit
 from agent.runtime.runners import RunnerSettings
@@ -60,6 +61,7 @@ def session_header(game: str, engine: Stepper, llm_spec: str, parent: dict | Non
         "preset": engine.preset or None,
         "prompt_set": str(engine.prompts.root),
         "prompt_hash": engine.prompts.content_hash(),
+        "prompt_files": file_hashes(engine.prompts.root),  # which file differs, when two runs' hashes do
         "llm": llm_spec,
         "profiles": profiles,  # the profiles file (absolute) a profile:NAME came from, so a resume needs no --profiles
         **runner,

@@ -11,6 +11,7 @@ from typing import Any
 
 from agent.eval.compare import (RELATIVE_METRICS, CompareError, Comparison, Row, compare_reports, load_report,
                                 plan_episode_ids, relative_change, settings_of, split_by_agent)
+from agent.eval.paired import p_text
 from recode_tui.setup.usage import UsageError
 from recode_tui.commands.fit import Col, Layout, output_console, print_layout
 
@@ -53,13 +54,14 @@ def _delta(metric: str, value: float | None) -> str:
 
 
 def cell(row: Row, metric: str) -> str:
-    """`before → after` over the change, for one metric of one row."""
+    """`before → after` over the change (and the paired test's p-value, for success and score)."""
     change = _delta(metric, row.delta(metric))
     text = f"{_number(metric, row.base.get(metric))} → {_number(metric, row.other.get(metric))}"
     if metric == "success" and (row.base_interval or row.other_interval):
         text += f"\n{_bounds(row.base_interval)} → {_bounds(row.other_interval)}"
-        if change and row.within_noise:
-            change += " (noise)"
+    test = row.test(metric)
+    if change and test is not None and row.delta(metric):
+        change += f", {p_text(test.p)}"
     return f"{text}\n{change}" if change else text
 
 
@@ -67,22 +69,41 @@ def _bounds(interval: tuple[float, float] | None) -> str:
     return "-" if interval is None else f"[{interval[0]:.1%}, {interval[1]:.1%}]"
 
 
-def noise_lines(comparison: Comparison) -> list[str]:
-    """With repeated runs: which success changes are inside the noise (their 95 % intervals overlap)."""
-    rows = [r for r in comparison.rows if r.base_interval or r.other_interval]
-    if not rows:
-        return []
-    changed = [r for r in rows if (r.delta("success") or 0) != 0]
-    noise = [r.task_type for r in changed if r.within_noise]
-    real = [r.task_type for r in changed if not r.within_noise]
-    lines = ["success intervals: 95% Wilson intervals over every play (eval --repeat)"]
-    if noise:
-        lines.append(f"  inside the noise (the intervals overlap): {', '.join(noise)}")
-    if real:
-        lines.append(f"  beyond the noise (the intervals do not overlap): {', '.join(real)}")
-    if not changed:
-        lines.append("  no success rate changed")
+SIGNIFICANT = 0.05
+
+
+def test_lines(comparison: Comparison) -> list[str]:
+    """The paired tests of the overall row, what they count, and what identical plays mean for them."""
+    overall = comparison.rows[-1]
+    n = overall.episodes
+    lines = [f"paired tests over the {n} episodes both runs played (each episode once"
+             + (", as won when it won most of its plays)" if max(comparison.repeats) > 1 else ")")]
+    test = overall.success_test
+    if test is not None:
+        lines.append(f"  success: McNemar's exact test: {test.b} won → lost, {test.c} lost → won: "
+                     f"{p_text(test.p)} (two-sided)" + _reading(test.p, test.discordant))
+    score = overall.score_test
+    if score is not None:
+        how = "every sign assignment" if score.exact else "20,000 random sign assignments, fixed seed"
+        lines.append(f"  mean score: paired sign-flip test over {score.pairs} episodes, mean change "
+                     f"{score.mean_difference:+.1f}: {p_text(score.p)} (two-sided, {how})")
+    if comparison.identical_plays:
+        why = "; ".join(dict.fromkeys(comparison.identical))
+        flipped = ", ".join(f.episode for f in comparison.flips)
+        lines.append(f"identical plays ({why}): each episode's plays are one result repeated"
+                     + (f": the flip of {flipped} is reproducible, not noise; the p-value says how much "
+                        f"{n} episodes tell about others" if flipped else ""))
     return lines
+
+
+def _reading(p: float, discordant: int) -> str:
+    if p < SIGNIFICANT:
+        return "; unlikely to be chance"
+    needed = next(k for k in range(1, 64) if 2 * 0.5**k < SIGNIFICANT)
+    if discordant < needed:
+        return (f"; {discordant} flipped episode{'s' if discordant != 1 else ''} cannot reach p < {SIGNIFICANT} "
+                f"({needed} flipping the same way would)")
+    return "; could be chance"
 
 
 def deltas_table(comparison: Comparison) -> Layout:
@@ -137,6 +158,10 @@ def describe(comparison: Comparison, base: dict[str, Any], other: dict[str, Any]
     else:
         known = [k for k, v in settings_of(base).items() if v is not None and settings_of(other).get(k) is not None]
         lines.append(f"settings: the same ({', '.join(known)})")
+    if comparison.prompt_files:
+        lines.append(f"prompt files differ ({len(comparison.prompt_files)}): "
+                     + ", ".join(f"{c.file} ({c.change})" for c in comparison.prompt_files)
+                     + "; recode-tui diff BASELINE_EVAL EVAL shows the lines")
     return lines
 
 
@@ -197,10 +222,14 @@ def run_compare(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if args.plot:
         _save_plot(args.plot, comparisons, reports)
+    if args.json and args.table_format:
+        raise UsageError("--json and --format each print the table; give one of them")
+    if args.json:
+        return _print_json(args.output, comparisons, reports)
     if args.table_format:
         return _print_paper_table(args.table_format, args.output, comparisons, reports)
     if args.output:
-        raise UsageError("-o/--output writes a --format table; add --format markdown, csv or latex")
+        raise UsageError("-o/--output writes a --format table or --json; add --format markdown, csv or latex, or --json")
     console = output_console(wide=130)  # a log or a pipe: COLUMNS, else wide enough for the whole table
 
     def say(line: str) -> None:
@@ -213,7 +242,7 @@ def run_compare(args: argparse.Namespace) -> int:
         for line in [*describe(comparison, reports[0], other), *agent_lines(comparison)]:
             say(line)
         print_layout(console, deltas_table(comparison))
-        for line in [*noise_lines(comparison), *flip_lines(comparison)]:
+        for line in [*test_lines(comparison), *flip_lines(comparison)]:
             say(line)
     if args.chart:
         from agent.eval.paper_table import paper_table
@@ -252,20 +281,35 @@ def _type_order(reports: list[dict[str, Any]]) -> tuple[str, ...]:
         return TYPE_ORDER
 
 
+def _print_json(output: str | None, comparisons: list[Comparison], reports: list[dict[str, Any]]) -> int:
+    """`--json`: every comparison and the paper table as recode.compare.v1, on standard output or in `-o FILE`."""
+    import json
+
+    from agent.eval.compare_document import compare_document
+    from agent.eval.paper_table import paper_table
+
+    document = compare_document(comparisons, paper_table(comparisons, reports, _type_order(reports)))
+    return _write(json.dumps(document, indent=1, ensure_ascii=False) + "\n", output, "json")
+
+
 def _print_paper_table(table_format: str, output: str | None, comparisons: list[Comparison],
                        reports: list[dict[str, Any]]) -> int:
     """`--format`: the paper's table alone, on standard output or in `-o FILE`."""
-    from pathlib import Path
-
     from agent.eval.paper_table import paper_table, render
 
     text = render(paper_table(comparisons, reports, _type_order(reports)), table_format)
+    return _write(text, output, f"{table_format} table")
+
+
+def _write(text: str, output: str | None, what: str) -> int:
+    from pathlib import Path
+
     if output:
         try:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"cannot write {output}: {exc.strerror}; pick another -o path") from None
-        print(f"wrote {table_format} table: {output}")
+        print(f"wrote {what}: {output}")
     else:
         print(text, end="")
     return 0

@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence, TypeVar
 from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
 from agent.eval.rundiff import (Divergence, EvalDiff, IncomparableRuns, NodeRow, RunDiff, StepRow, diff_document, diff_evals,
                            diff_runs, eval_diff_document, is_eval_folder)
+from agent.eval.rundiff.prompts import PromptDifference
 from agent.runtime.safe_text import for_terminal
 from recode_tui.setup.usage import UsageError
 
@@ -98,17 +99,22 @@ def parting(d: Divergence) -> str:
     return f"the actions part at step {d.step} ({d.step - 1} equal steps before it)"
 
 
-def run_lines(diff: RunDiff, width: int) -> list[str]:
-    """The text `diff` prints for two runs."""
+def run_lines(diff: RunDiff, width: int, show_prompts: bool = True) -> list[str]:
+    """The text `diff` prints for two runs (an eval's diff says how the prompts differ once, above all)."""
     a, b = diff.a, diff.b
     out = [f"A: {a.journal.folder}  ({a.agent}, {a.header.get('llm')}, {a.outcome}, {len(a.steps)} steps, "
            f"{len(a.calls)} LLM calls)",
            f"B: {b.journal.folder}  ({b.agent}, {b.header.get('llm')}, {b.outcome}, {len(b.steps)} steps, "
            f"{len(b.calls)} LLM calls)",
            f"episode: {a.env} {a.episode}"]
+    out += prompt_lines(diff.prompts) if show_prompts else []
     d = diff.divergence
     if d is None:
-        out.append(f"the two runs are the same: {len(a.steps)} steps, {len(a.calls)} LLM calls, the same answers")
+        if diff.prompts.differ:
+            out.append(f"the two runs' outputs are the same ({len(a.steps)} steps, {len(a.calls)} LLM calls, the same "
+                       "answers) though their prompts differ: the LLM did not react to the change")
+        else:
+            out.append(f"the two runs are the same: {len(a.steps)} steps, {len(a.calls)} LLM calls, the same answers")
         return [for_terminal(line, newlines=False) for line in out]
     where = {"answer": "an LLM answer", "action": "an action or its observation", "end": "the end"}[d.kind]
     out.append(f"first divergence: {where}, before step {d.before_step}; {parting(d)}")
@@ -141,21 +147,46 @@ def run_lines(diff: RunDiff, width: int) -> list[str]:
     return [for_terminal(line, newlines=False) for line in out]
 
 
+PROMPT_DIFF_LINES = 40  # lines of each file's diff shown (--json has them all)
+
+
+def prompt_lines(prompts: PromptDifference) -> list[str]:
+    """When the runs were asked with different prompts: which files, and the lines that changed."""
+    if not prompts.differ:
+        return []
+    out = [f"the prompts differ: prompt set {prompts.hash_a} → {prompts.hash_b}"]
+    for change in prompts.files:
+        out.append(f"  {change.file} ({change.change})" + (f": {change.note}" if change.note else ""))
+        out += ["    " + line for line in change.lines[:PROMPT_DIFF_LINES]]
+        if len(change.lines) > PROMPT_DIFF_LINES:
+            out.append(f"    ... {len(change.lines) - PROMPT_DIFF_LINES} more lines (--json has them all)")
+    if not prompts.files:
+        out.append("  (these journals record no per-file hashes, so the files are not named)")
+    if prompts.first_call is not None:
+        out.append(f"  first LLM call asked differently: call {prompts.first_call}")
+        if not any(change.lines for change in prompts.files):
+            out += ["    " + line for line in prompts.first_diff[:PROMPT_DIFF_LINES]]
+    return out
+
+
 def _won(won: bool) -> str:
     return "won" if won else "lost"
 
 
 def eval_lines(diff: EvalDiff, width: int) -> list[str]:
     flipped = sum(e.flipped for e in diff.episodes)
-    out = [f"A: {diff.a}", f"B: {diff.b}",
-           f"{len(diff.episodes)} episodes in common, {flipped} flipped (listed first)"]
+    out = [f"A: {diff.a}", f"B: {diff.b}"]
+    first = next((e.diff.prompts for e in diff.episodes if e.diff is not None and e.diff.prompts.differ), None)
+    if first is not None:
+        out += prompt_lines(first)
+    out.append(f"{len(diff.episodes)} episodes in common, {flipped} flipped (listed first)")
     for item in diff.episodes:
         flip = f"flipped: {_won(item.won_a)} → {_won(item.won_b)}" if item.flipped else f"{_won(item.won_a)} in both"
         out += ["", f"=== {item.episode} ({item.task_type}) {flip} ==="]
         if item.diff is None:
             out.append(f"not diffed: {item.refused}")
         else:
-            out += run_lines(item.diff, width)
+            out += run_lines(item.diff, width, show_prompts=False)
     return [for_terminal(line, newlines=False) for line in out]
 
 

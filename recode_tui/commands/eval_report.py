@@ -6,23 +6,29 @@ from typing import Any
 
 from agent.eval.batch import EpisodeResult, EvalReport, GameSpec, summarize
 from agent.eval.failure import group_failures
+from agent.eval.repeats import identical_plays
 from agent.runtime.safe_text import for_terminal
 from recode_tui.commands.eval_plan import TYPE_ORDER
 from recode_tui.commands.fit import Col, Layout, output_console
 
 
 def failure_lines(report: EvalReport, per_group: int = 5) -> list[str]:
-    """Failures grouped by where they ended, each with a command that opens it in the console."""
+    """Failures grouped by the node whose code went wrong (`agent.eval.culprit`), where each ended beside
+    it, each with a command that opens the console on the node that went wrong."""
     groups = group_failures(report.episodes)
     if not groups:
         return []
-    lines = ["", "Failures, by the stub where they ended:"]
+    wrong = max(len("went wrong in"), *(len(g.label) for g in groups))
+    ended = max(len("ended in"), *(len(", ".join(g.ended_in)) for g in groups))
+    lines = ["", "Failures, by the node whose code went wrong (else where the run ended):",
+             f"  {'went wrong in':<{wrong}}  {'ended in':<{ended}}  failures"]
     for group in groups:
-        lines.append(f"  {group.line()}")
+        label = group.label if group.went_wrong else "?"
+        lines.append(f"  {label:<{wrong}}  {', '.join(group.ended_in):<{ended}}  {group.details()}")
         for episode in group.episodes[:per_group]:
-            ended = (episode.failure or {}).get("ended_at") or {}
-            deepest = (episode.failure or {}).get("deepest_stub") or {}
-            node = deepest.get("node") or ended.get("node")
+            failure = episode.failure or {}
+            node = next((part.get("node") for part in (failure.get("went_wrong"), failure.get("deepest_stub"),
+                                                        failure.get("ended_at")) if part and part.get("node")), None)
             at = f" --at {node}" if node else ""
             lines.append(f"    {episode.game}: recode-tui tui --resume {episode.journal}{at}")
         if len(group.episodes) > per_group:
@@ -74,10 +80,11 @@ def results_table(report: EvalReport) -> Layout:
     status = "" if report.status == "complete" else f" ({report.status})"
     scored = summary["overall"].get("mean_score") is not None  # an env with a score (ScienceWorld)
     cached = bool(summary["overall"].get("cached_calls"))  # a column, so a table never mixes them silently
-    names = ("episodes", "success", "rate", *(("mean score",) if scored else ()), "mean steps",
+    repeated = report.plan.repeat > 1
+    names = ("episodes", *(("plays",) if repeated else ()), "success", "rate", *(("mean score",) if scored else ()),
+             "mean steps",
              "LLM calls/ep", *(("cached calls",) if cached else ()), "LLM s/call", "tokens/ep", "cost/ep", "errors")
-    table = Layout(f"{report.plan.agent} · {report.plan.llm}: {len(report.episodes)} of "
-                   f"{report.total} episodes{status}",
+    table = Layout(f"{report.plan.agent} · {report.plan.llm}: {progress(report)}{status}",
                    [Col("task type", "left", key=True), *(Col(name) for name in names)])
     types = summary["by_task_type"]
     ordered = [t for t in _type_order(report.plan.env) if t in types]
@@ -86,7 +93,8 @@ def results_table(report: EvalReport) -> Layout:
     def row(label: str, s: dict[str, Any], style: str | None = None) -> None:
         score = s.get("mean_score")
         scores = (("-" if score is None else f"{score:.1f}"),) if scored else ()
-        table.add_row(label, str(s["episodes"]), str(s["successes"]), rate_cell(s), *scores,
+        table.add_row(label, str(s["episodes"]), *((str(plays_of(s)),) if repeated else ()), str(s["successes"]),
+                      rate_cell(s), *scores,
                       f"{s['mean_steps']:.1f}", f"{s['mean_llm_calls']:.1f}", *cached_cell(s, cached),
                       f"{s['mean_llm_seconds']:.2f}",
                       f"{s['mean_tokens']:.0f}",
@@ -108,7 +116,12 @@ def cached_cell(stats: dict[str, Any], shown: bool) -> tuple[str, ...]:
     """`cached of all` LLM calls of a row, when the table has the column."""
     if not shown:
         return ()
-    return (f"{stats.get('cached_calls', 0)} of {round(stats['mean_llm_calls'] * stats['episodes'])}",)
+    return (f"{stats.get('cached_calls', 0)} of {round(stats['mean_llm_calls'] * plays_of(stats))}",)
+
+
+def plays_of(stats: dict[str, Any]) -> int:
+    """A row's plays: its episodes times their repeats (`plays`), or its episodes without repeats."""
+    return int(stats.get("plays", stats["episodes"]))
 
 
 def rate_cell(stats: dict[str, Any]) -> str:
@@ -118,12 +131,24 @@ def rate_cell(stats: dict[str, Any]) -> str:
     return f"{rate}\n[{interval[0]:.1%}, {interval[1]:.1%}]" if interval else rate
 
 
+def progress(report: EvalReport) -> str:
+    """`12 of 12 episodes`; with repeats, episodes and plays apart (`4 episodes x 3 plays: 12 of 12 plays`)."""
+    if report.plan.repeat <= 1:
+        return f"{len(report.episodes)} of {report.total} episodes"
+    episodes = len(report.plan.games) * len(report.plan.compared)
+    return f"{episodes} episodes x {report.plan.repeat} plays: {len(report.episodes)} of {report.total} plays"
+
+
 def repeat_lines(report: EvalReport) -> list[str]:
     """With --repeat: how the tables' cells were made, and each repeat's own success rate and seed."""
     if report.plan.repeat <= 1:
         return []
     lines = [f"repeats: every episode played {report.plan.repeat} times; a rate is the mean over all plays, "
-             "[low, high] its 95% Wilson interval"]
+             "[low, high] its 95% Wilson interval over episodes (each counted once, at its mean over its plays)"]
+    same = identical_plays(report.plan.llm, (e.temperature for e in report.episodes))
+    if same:
+        lines.append(f"  identical plays ({same}): an episode's {report.plan.repeat} plays are one result "
+                     "repeated and add no evidence (the interval counts episodes)")
     for agent in report.plan.compared:
         mine = [e for e in report.episodes if (e.agent or report.plan.agent) == agent]
         parts = []
@@ -149,17 +174,18 @@ def comparison_table(report: EvalReport) -> Layout:
     status = "" if report.status == "complete" else f" ({report.status})"
     scored = any(by_agent[a]["overall"].get("mean_score") is not None for a in by_agent)  # WebShop, ScienceWorld
     cached = any(by_agent[a]["overall"].get("cached_calls") for a in by_agent)
-    names = ("episodes", "success", "rate", *(("mean score",) if scored else ()),
+    repeated = report.plan.repeat > 1
+    names = ("episodes", *(("plays",) if repeated else ()), "success", "rate", *(("mean score",) if scored else ()),
              "mean steps", "LLM calls", *(("cached calls",) if cached else ()), "input tokens", "output tokens",
              "cost", "LLM s/call", "errors")
-    table = Layout(f"{', '.join(report.plan.agents)} · {report.plan.llm}: {len(report.episodes)} of "
-                   f"{report.total} episodes{status}",
+    table = Layout(f"{', '.join(report.plan.agents)} · {report.plan.llm}: {progress(report)}{status}",
                    [Col("agent", "left", key=True), Col("task type", "left", key=True), *(Col(n) for n in names)])
 
     def row(agent: str, label: str, s: dict[str, Any], style: str | None = None) -> None:
-        n, score = s["episodes"], s.get("mean_score")
+        n, score = plays_of(s), s.get("mean_score")
         scores = (("-" if score is None else f"{score:.1f}"),) if scored else ()
-        table.add_row(agent, label, str(n), str(s["successes"]), rate_cell(s), *scores,
+        table.add_row(agent, label, str(s["episodes"]), *((str(n),) if repeated else ()), str(s["successes"]),
+                      rate_cell(s), *scores,
                       f"{s['mean_steps']:.1f}",
                       str(round(s["mean_llm_calls"] * n)), *cached_cell(s, cached), str(round(s["mean_input_tokens"] * n)),
                       str(round(s["mean_output_tokens"] * n)), f"${s['total_cost']:.4f}",

@@ -114,7 +114,9 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
     remaining = len(report.pending)
     before = f" (earlier runs: {', '.join(map(str, earlier))} at a time)" if earlier else ""
     on_ray = f" as Ray tasks ({ray_address})" if ray_address is not None else ""
-    out.print(f"evaluating {remaining} of {report.total} episodes: {', '.join(report.plan.compared)} with {report.plan.llm}, "
+    episodes = len(report.plan.games) * len(report.plan.compared)
+    unit = "episodes" if report.plan.repeat <= 1 else f"plays ({episodes} episodes x {report.plan.repeat})"
+    out.print(f"evaluating {remaining} of {report.total} {unit}: {', '.join(report.plan.compared)} with {report.plan.llm}, "
               f"{max(1, min(report.plan.concurrency, max(remaining, 1)))} at a time{on_ray}{before}; "
               f"report: {folder / REPORT_FILE}",
               markup=False, highlight=False, soft_wrap=True)
@@ -150,6 +152,7 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
               markup=False, highlight=False, soft_wrap=True)
     if code:
         left = len(report.pending)
-        print(f"recode-tui: {message}; {len(report.episodes)} of {report.total} episodes finished, "
+        unit = "episodes" if report.plan.repeat <= 1 else "plays"
+        print(f"recode-tui: {message}; {len(report.episodes)} of {report.total} {unit} finished, "
               f"{left} left: continue with `recode-tui eval --resume {folder}`", file=sys.stderr)
     return code

@@ -200,9 +200,12 @@ def add_compare_parser(commands: Any) -> None:
     parser.add_argument("reports", nargs="+", metavar="REPORT",
                         help="report.json files or eval folders; the first is the baseline")
     parser.add_argument("--format", default=None, choices=("markdown", "csv", "latex"), dest="table_format",
-                        help="print only the per-agent x per-task-type success table (percent), ready to paste")
+                        help="print only the per-agent x per-task-type table (success %%, and mean score where the "
+                             "environment has one), ready to paste")
+    parser.add_argument("--json", action="store_true",
+                        help="the whole comparison as recode.compare.v1 JSON (rows, paired tests, flips, the table)")
     parser.add_argument("-o", "--output", default=None, metavar="FILE",
-                        help="with --format: write the table to FILE instead of standard output")
+                        help="with --format or --json: write it to FILE instead of standard output")
     parser.add_argument("--chart", action="store_true",
                         help="below the tables, success rate by task type per run as a terminal chart ([plot] extra)")
     parser.add_argument("--plot", default=None, metavar="FILE",

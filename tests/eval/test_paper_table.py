@@ -62,7 +62,7 @@ def test_every_format_shows_the_text_tables_numbers_in_the_papers_layout(three_a
     assert main(["compare", *three_agents, "--format", "markdown"]) == 0
     markdown = capsys.readouterr().out
     lines = markdown.splitlines()
-    assert lines[0] == "| Agent | Put | Clean | Heat | Cool | Examine | Put Two | All |"
+    assert lines[0] == "| Agent | Put | Clean | Heat | Cool | Examine | Put Two | overall |"
     assert lines[1] == "|:---|---:|---:|---:|---:|---:|---:|---:|"
     rows = {cells[0]: cells[1:] for cells in ([c.strip() for c in line.strip("|").split("|")] for line in lines[2:])}
     assert list(rows) == ["recode", "react", "codeact"]  # the baseline first, in the order given
@@ -88,9 +88,9 @@ def test_latex_is_a_booktabs_tabular_with_a_column_per_task_type_and_escaped_nam
     assert f"wrote latex table: {out}" in capsys.readouterr().out
     latex = out.read_text()
     body = [line for line in latex.splitlines() if not line.startswith("%")]
-    assert body[0] == r"\begin{tabular}{lrrrrrrr}"  # the label column and 6 task types and All
+    assert body[0] == r"\begin{tabular}{lrrrrrrr}"  # the label column, 6 task types and overall
     assert body[1] == r"\toprule" and body[3] == r"\midrule" and body[-2:] == [r"\bottomrule", r"\end{tabular}"]
-    assert body[2] == r"Agent & Put & Clean & Heat & Cool & Examine & Put Two & All \\"
+    assert body[2] == r"Agent & Put & Clean & Heat & Cool & Examine & Put Two & overall \\"
     rows = body[4:-2]
     assert len(rows) == 2
     for row in rows:
@@ -105,7 +105,8 @@ def test_latex_is_a_booktabs_tabular_with_a_column_per_task_type_and_escaped_nam
 def test_a_table_file_without_a_format_is_refused_in_one_line(three_agents, tmp_path, capsys):
     assert main(["compare", *three_agents[:2], "-o", str(tmp_path / "t.md")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == "recode-tui: error: -o/--output writes a --format table; add --format markdown, csv or latex"
+    assert err == ("recode-tui: error: -o/--output writes a --format table or --json; add --format markdown, csv or latex, "
+                   "or --json")
 
 
 def test_compare_chart_draws_each_runs_rate_per_task_type_and_plot_writes_an_image(three_agents, tmp_path, capsys):

@@ -1,5 +1,5 @@
-"""`eval --repeat N`: every episode played N times, tables with a mean and a 95 % interval per cell,
-and `compare` saying which differences are inside the noise."""
+"""`eval --repeat N`: every episode played N times, tables that count episodes and plays apart with a
+95 % interval over episodes, and `compare` weighing a change with a paired test."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from agent.eval.intervals import wilson, within_noise
+from agent.eval.intervals import episode_interval, wilson
 from recode_tui.commands.cli import main
 
 from .bugged import bugged_script
@@ -30,25 +30,29 @@ def test_three_repeats_of_the_scripted_model_give_intervals_and_compare_weighs_t
     journals = {e["journal"].rsplit("/", 1)[1] for e in report["episodes"]}
     assert journals == {f"{g}@r{r}" for g in ("clean-01", "put-01") for r in (1, 2, 3)}  # one journal per play
     overall = report["summary"]["overall"]
-    assert overall["episodes"] == 6 and overall["success_rate"] == 0.5
+    assert (overall["episodes"], overall["plays"], overall["success_rate"]) == (2, 6, 0.5)
     assert overall["repeat_rates"] == [0.5, 0.5, 0.5]
     low, high = overall["success_interval"]
-    assert (round(low, 3), round(high, 3)) == (0.188, 0.812)  # the Wilson interval of 3 wins in 6 plays
-    assert "6 of 6 episodes" in out and "[18.8%, 81.2%]" in out  # the overall row's interval
+    assert (round(low, 3), round(high, 3)) == (0.095, 0.905)  # Wilson over 2 episodes (1 won), not 6 plays
+    assert "evaluating 6 of 6 plays (2 episodes x 3)" in out and "[9.5%, 90.5%]" in out  # the overall row's interval
+    assert "│ overall   │        2 │     6 │" in out  # episodes and plays apart
     assert "repeats: every episode played 3 times" in out and "success per repeat: #1 50.0% (no seed)" in out
+    assert "identical plays (scripted: deterministic)" in out
 
     assert main(["compare", str(bugged), str(fixed)]) == 0
     text = capsys.readouterr().out
     assert "repeats: each episode played 3 → 3 times" in text
-    assert "[0.0%, 56.1%] → [43.9%, 100.0%]" in text  # clean: 0 of 3 plays against 3 of 3
-    assert "+100.0 pt (noise)" in text  # 3 plays a side cannot tell 0 % from 100 % apart
-    assert "inside the noise (the intervals overlap): clean, overall" in text
+    assert "[0.0%, 79.3%] → [20.7%, 100.0%]" in text  # clean: one episode a side, however often played
+    assert "+100.0 pt, p = 1.000" in text and "(noise)" not in text
+    assert "success: McNemar's exact test: 0 won → lost, 1 lost → won: p = 1.000 (two-sided)" in text
+    assert ("identical plays (scripted: deterministic; demo: deterministic): each episode's plays are one result "
+            "repeated: the flip of clean-01 is reproducible, not noise") in text
     assert "lost → won (1):" in text and "clean-01" in text.split("lost → won (1):")[1]
 
     assert main(["compare", str(bugged), str(fixed), "--format", "markdown"]) == 0
     rows = capsys.readouterr().out.splitlines()
-    assert rows[0] == "| Agent | Put | Clean | All |"
-    assert rows[2].startswith("| recode (bugged) | 100.0 [43.9, 100.0] | 0.0 [0.0, 56.1] | 50.0 [18.8, 81.2] |")
+    assert rows[0] == "| Agent | Put | Clean | overall |"
+    assert rows[2].startswith("| recode (bugged) | 100.0 [20.7, 100.0] | 0.0 [0.0, 79.3] | 50.0 [9.5, 90.5] |")
 
     if importlib.util.find_spec("opentelemetry.sdk") is not None:  # the [otel] extra: every play its own trace
         spans_file = tmp_path / "spans.json"
@@ -73,15 +77,24 @@ def report(folder, wins_per_repeat: list[set[str]]) -> str:
     return str(folder)
 
 
-def test_a_difference_beyond_the_intervals_is_called_real(tmp_path, capsys):
+def test_a_paired_change_of_many_episodes_gets_a_small_p_value(tmp_path, capsys):
     few = {"put-01"}
     most = {f"put-{i:02d}" for i in range(1, 10)}
-    weak = report(tmp_path / "weak", [few, few, few])  # 3 of 30 plays
-    strong = report(tmp_path / "strong", [most, most, most])  # 27 of 30 plays
+    weak = report(tmp_path / "weak", [few, few, few])  # 1 of 10 episodes, in 3 of 30 plays
+    strong = report(tmp_path / "strong", [most, most, most])  # 9 of 10 episodes
     assert main(["compare", weak, strong]) == 0
     text = capsys.readouterr().out
-    assert "beyond the noise (the intervals do not overlap): put, overall" in text
-    assert "(noise)" not in text
+    # 8 episodes lost then won, none the other way: 2 / 2^8
+    assert "success: McNemar's exact test: 0 won → lost, 8 lost → won: p = 0.008 (two-sided); unlikely to be chance" in text
+    assert "[1.8%, 40.4%] → [59.6%, 98.2%]" in text  # Wilson over 10 episodes, not 30 plays
+    assert "identical plays (demo: deterministic)" in text
+
+
+def test_three_identical_plays_do_not_narrow_the_interval():
+    one_play = episode_interval([1.0, 0.0, 1.0, 1.0])
+    three_plays = episode_interval([3 / 3, 0 / 3, 3 / 3, 3 / 3])  # each episode's mean over its plays
+    assert one_play == three_plays == wilson(3, 4)
+    assert episode_interval([]) is None
 
 
 def test_wilson_intervals_stay_inside_0_and_1_and_widen_with_fewer_plays():
@@ -90,7 +103,6 @@ def test_wilson_intervals_stay_inside_0_and_1_and_widen_with_fewer_plays():
     assert low == 0.0 and 0.5 < high < 0.6
     narrow, wide = wilson(15, 30), wilson(1, 2)
     assert narrow[1] - narrow[0] < wide[1] - wide[0]
-    assert within_noise((0.1, 0.4), (0.35, 0.6)) and not within_noise((0.1, 0.3), (0.35, 0.6))
     assert wilson(4, 4)[1] == 1.0
 
 

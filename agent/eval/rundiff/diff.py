@@ -17,6 +17,7 @@ from typing import Literal
 
 from agent.sessions.journal_read import Journal
 from agent.eval.rundiff.lcs import align
+from agent.eval.rundiff.prompts import PromptDifference, prompt_difference
 from agent.eval.rundiff.runs import Call, Run, Step, read_run
 from agent.runtime.tree import Node
 
@@ -75,6 +76,7 @@ class RunDiff:
     divergence: Divergence | None  # None: the two runs are the same
     steps: list[StepRow]
     nodes: list[NodeRow] | None  # None: the agents build no tree to align (or two different agents)
+    prompts: PromptDifference = field(default_factory=lambda: PromptDifference(None, None))
 
     @property
     def step_divergence_row(self) -> int:
@@ -218,4 +220,5 @@ def diff_runs(a: Journal, b: Journal) -> RunDiff:
         raise IncomparableRuns(reason)
     run_a, run_b = read_run(a, "A"), read_run(b, "B")
     nodes = align_nodes(run_a, run_b) if run_a.has_nodes and run_a.agent == run_b.agent else None
-    return RunDiff(run_a, run_b, first_divergence(run_a, run_b), align_steps(run_a, run_b), nodes)
+    return RunDiff(run_a, run_b, first_divergence(run_a, run_b), align_steps(run_a, run_b), nodes,
+                   prompt_difference(run_a, run_b))

@@ -53,6 +53,7 @@ def diff_document(diff: RunDiff) -> dict[str, Any]:
         "a": _run(diff.a),
         "b": _run(diff.b),
         "divergence": divergence,
+        "prompts": diff.prompts.to_dict(),
         "steps": [{"op": row.op, "a": _step(row.a), "b": _step(row.b)} for row in diff.steps],
         "nodes": None if diff.nodes is None else [
             {"op": row.op, "path": row.path, "depth": row.depth, "a": _node(row.a, diff.a), "b": _node(row.b, diff.b)}

@@ -1,0 +1,101 @@
+"""Which node's code went wrong in a failed run: the rule behind the failure summary's first column.
+
+Where a run ends is rarely where it went wrong: a `clean_at_sink` whose body
+walks to the sink and sets `cleaned = True` completes without complaint, and
+the run stops later, in whatever stub came next. The rule, in order:
+
+1. A task named by its action (clean, heat, cool) whose action was never sent:
+   the deepest node whose code calls a function named for that action
+   (`clean_at_sink(...)`, `heat_it(...)`) and whose whole body ran to the end
+   without sending it. That body was the one place meant to send the action,
+   and it claimed to be done. Ties go to the node that started first.
+2. Else a node that raised and never completed afterwards (no repair fixed it).
+3. Else none: the summary falls back to where the run ended.
+
+The facts come from the engine's events (`NodeFacts`, kept by
+`agent.eval.failure.FailureTrace`); this module is pure.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+CALLED = re.compile(r"\b([A-Za-z_]\w*)\(")
+
+
+@dataclass
+class NodeFacts:
+    """What a run's events said about its nodes."""
+
+    codes: dict[str, str] = field(default_factory=dict)
+    depths: dict[str, int] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)  # nodes in the order they started or were found
+    children: dict[str, list[str]] = field(default_factory=dict)
+    completed: set[str] = field(default_factory=set)
+    sent: dict[str, set[str]] = field(default_factory=dict)  # node -> the verbs of the actions it sent
+    errors: dict[str, str] = field(default_factory=dict)  # node -> its last error, while it stays failed
+
+    def saw(self, node: str, code: str, depth: int) -> None:
+        if node not in self.codes:
+            self.order.append(node)
+        self.codes[node] = code
+        self.depths[node] = depth
+
+    def ran_to_end(self, node: str) -> bool:
+        """Completed itself, or expanded into a body whose every node ran to the end."""
+        if node in self.completed:
+            return True
+        kids = self.children.get(node) or []
+        return bool(kids) and all(self.ran_to_end(k) for k in kids)
+
+    def verbs_below(self, node: str) -> set[str]:
+        verbs = set(self.sent.get(node, set()))
+        for kid in self.children.get(node) or []:
+            verbs |= self.verbs_below(kid)
+        return verbs
+
+
+def called_names(code: str) -> list[str]:
+    """The functions a node's code calls, in order (not words inside its strings)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:  # a fragment: the names before a `(`, strings left out
+        return CALLED.findall(re.sub(r"(\"[^\"]*\"|'[^']*')", "", code))
+    calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+    names = []
+    for call in calls:
+        if isinstance(call.func, ast.Name):
+            names.append(call.func.id)
+        elif isinstance(call.func, ast.Attribute):
+            names.append(call.func.attr)
+    return names
+
+
+def _named_for(code: str, verb: str) -> str | None:
+    """The first function the code calls whose name holds the verb (`clean_at_sink` for clean)."""
+    return next((name for name in called_names(code) if verb in name.lower() and name != "run"), None)
+
+
+def went_wrong(facts: NodeFacts, task_type: str | None, verbs_sent: set[str],
+               action_types: frozenset[str]) -> dict[str, Any] | None:
+    """The node whose code went wrong, by the rule above: {node, name, code, why}; None when no rule applies."""
+    if task_type in action_types and task_type not in verbs_sent:
+        verb = str(task_type)
+        candidates = [n for n in facts.order
+                      if _named_for(facts.codes.get(n, ""), verb) and facts.ran_to_end(n)
+                      and verb not in facts.verbs_below(n)]
+        if candidates:
+            node = max(candidates, key=lambda n: (facts.depths.get(n, 0), -facts.order.index(n)))
+            code = facts.codes.get(node, "")
+            return {"node": node, "name": _named_for(code, verb), "code": code,
+                    "why": f"its body ran to the end without sending `{verb}`"}
+    failed = [n for n in facts.order if n in facts.errors and n not in facts.completed]
+    if failed:
+        node = failed[-1]
+        code = facts.codes.get(node, "")
+        name = (code.strip().splitlines() or [""])[0][:60]
+        return {"node": node, "name": name, "code": code, "why": f"raised: {facts.errors[node]}"}
+    return None
