@@ -1,4 +1,4 @@
-"""A journal read without running anything: the no-exec view behind `export --no-exec` and `tui --open`.
+"""A journal read without running anything: the no-exec view behind `export` (its default) and `tui --open`.
 
 Resuming or exporting a session replays it, which runs its code again (in the
 sandbox). A journal from elsewhere may hold hostile code, so this module
@@ -34,7 +34,8 @@ NOT_SHOWN = (
     "node states beyond expanded / acted / not reached",
     "the environment's first observation (the task is taken from the first prompt)",
 )
-NO_EXEC_LINE = "shown from the journal's records without running any code (--no-exec); not shown: " + "; ".join(NOT_SHOWN)
+NO_EXEC_LINE = ("shown from the journal's records without running any code (--exec replays it); not shown: "
+                + "; ".join(NOT_SHOWN))
 
 
 def foreign_reason(folder: Path, sessions_dir: Path) -> str:
@@ -58,7 +59,7 @@ def foreign_note(folder: Path, sessions_dir: Path, doing: str) -> str:
     if not reason:
         return ""
     return (f"{folder} is from elsewhere ({reason}): its code (answers, `!` statements) runs again in the sandbox "
-            f"when {doing}; to look without running it: recode-tui export {folder} --markdown --no-exec, "
+            f"when {doing}; to look without running it: recode-tui export {folder} --markdown, "
             f"or recode-tui tui --open {folder}")
 
 

@@ -17,6 +17,7 @@ def failure_lines(report: EvalReport, per_group: int = 5) -> list[str]:
     if not groups:
         return []
     lines = ["", "Failures, by the stub where they ended:"]
+    profiles = _profiles_flag(report)
     for group in groups:
         lines.append(f"  {group.line()}")
         for episode in group.episodes[:per_group]:
@@ -24,10 +25,23 @@ def failure_lines(report: EvalReport, per_group: int = 5) -> list[str]:
             deepest = (episode.failure or {}).get("deepest_stub") or {}
             node = deepest.get("node") or ended.get("node")
             at = f" --at {node}" if node else ""
-            lines.append(f"    {episode.game}: recode-tui tui --resume {episode.journal}{at}")
+            lines.append(f"    {episode.game}: recode-tui tui --resume {episode.journal}{at}{profiles}")
         if len(group.episodes) > per_group:
             lines.append(f"    ... and {len(group.episodes) - per_group} more (report.json lists them)")
     return lines
+
+
+def _profiles_flag(report: EvalReport) -> str:
+    """` --profiles FILE` when the evaluation read its profile from another file than the default one:
+    a resume reads a profile from the user's own file, never from the one a journal names."""
+    import shlex
+
+    from agent.sessions.session import profiles_in_use
+
+    used = report.plan.profiles
+    if not used or used == profiles_in_use(report.plan.llm, None):
+        return ""
+    return f" --profiles {shlex.quote(used)}"
 
 
 def gold_lines(report: EvalReport) -> list[str]:

@@ -92,11 +92,15 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--won-only", action="store_true", help="--sft: only episodes and branches that won")
     export.add_argument("--corrected-only", action="store_true", help="--sft: only answers a person typed or edited")
     export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
+    replay = export.add_mutually_exclusive_group()
+    replay.add_argument("--exec", action="store_true",
+                        help="--tree, --trace, --markdown: replay the session's code in the sandbox to show what only "
+                             "running shows (printed output, errors, variable values); by default nothing runs")
+    replay.add_argument("--no-exec", action="store_true",
+                        help="run nothing (the default): the tree, trace or transcript from the journal's records")
     export.add_argument("--trusted", action="store_true",
-                        help="replay the session's code without the sandbox's checks (for a run recorded --trusted)")
-    export.add_argument("--no-exec", action="store_true",
-                        help="run nothing: the tree, trace or transcript from the journal's records alone "
-                             "(for a journal from elsewhere; says what only running would show)")
+                        help="with --exec: replay the session's code without the sandbox's checks "
+                             "(for a run recorded --trusted)")
 
     games = commands.add_parser("games", help="bundled and dataset games")
     games_commands = games.add_subparsers(dest="games_command")
