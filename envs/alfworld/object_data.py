@@ -211,7 +211,7 @@ class _Reader:
             raise ObjectDataError(f"{name!r} is not one of the classes this data may hold")
         if not isinstance(state, dict) or not isinstance(slots, dict):
             raise ObjectDataError(f"{name}: its attributes and slots must be mappings")
-        made = object.__new__(cls)
+        made: Any = object.__new__(cls)
         self.made.append(made)
         if state:  # JSON object keys are always text
             attributes = object.__getattribute__(made, "__dict__")

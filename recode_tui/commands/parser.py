@@ -118,7 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="address to listen on (default 127.0.0.1; any other needs --token)")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     serve.add_argument("--token", default=None,
-                       help="a secret the page's address must carry (?token=SECRET); required off loopback")
+                       help="the secret the page's address must carry (?token=SECRET); default: one made up "
+                            "and printed in the address at each start")
+    serve.add_argument("--no-token", action="store_true",
+                       help="on 127.0.0.1 only: no token (the Host and Origin checks stay)")
+    serve.add_argument("--max-consoles", type=int, default=4,
+                       help="consoles (browser pages) running at once; one more is refused (default 4)")
+    serve.add_argument("--allow-host", action="append", default=None, metavar="NAME",
+                       help="another name browsers reach this server by (a reverse proxy, a DNS name); repeatable")
     serve.add_argument("tui_args", nargs=argparse.REMAINDER, metavar="-- TUI-ARGUMENTS",
                        help="the console's arguments, e.g. -- --game put-01 --llm human")
 
