@@ -74,7 +74,7 @@ def make_server(command: str, host: str, port: int, token: str | None, title: st
         async def handle_index(self, request: web.Request) -> web.Response:
             """The page, its URLs taken from the address the browser used (checked: one of this server's)."""
             if full():
-                return refusal(max_consoles)
+                raise refusal(max_consoles)
             scheme = "wss" if request.secure else "ws"
             context: dict[str, Any] = {
                 "title": title,
@@ -84,10 +84,10 @@ def make_server(command: str, host: str, port: int, token: str | None, title: st
             }
             return aiohttp_jinja2.render_template(PAGE.name, request, context)
 
-        async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             """A console for this page, unless `max_consoles` are open already."""
             if full():
-                return refusal(max_consoles)
+                raise refusal(max_consoles)
             consoles["open"] += 1
             try:
                 return await super().handle_websocket(request)
@@ -101,13 +101,13 @@ def make_server(command: str, host: str, port: int, token: str | None, title: st
                          public_url=public_url)
 
 
-def refusal(max_consoles: int) -> Any:
-    """The page a browser gets when the server runs as many consoles as it may."""
+def refusal(max_consoles: int) -> Exception:
+    """The page (503) a browser gets when the server runs as many consoles as it may."""
     from aiohttp import web
 
-    text = (f"recode-tui serve: {max_consoles} console(s) are open, the most this server runs at once "
-            "(--max-consoles); close one and reload, or restart serve with a larger --max-consoles\n")
-    return web.Response(status=503, text=text)
+    return web.HTTPServiceUnavailable(text=f"recode-tui serve: {max_consoles} console(s) are open, the most this "
+                                           "server runs at once (--max-consoles); close one and reload, or restart "
+                                           "serve with a larger --max-consoles\n")
 
 
 def _local_port(request: Any) -> int:

@@ -71,7 +71,7 @@ def test_markdown_no_exec_shows_answers_actions_and_statements_without_running_a
     assert "SPAWNED" not in done.stderr and not elsewhere["marker"].exists()
     text = done.stdout
     assert "**Task:** put a vase in sidetable." in text
-    assert "**Answer for `n5`** `obj, source = find_and_take(obj_type, places, seen)`" in text
+    assert "  - `n5` `obj, source = find_and_take(obj_type, places, seen)`\n\n  **Expansion of `n5`** (scripted)" in text
     assert "obj, source = locate_object(obj_type, places, seen)" in text  # the answer's code
     assert "- `> take vase 1 from diningtable 1` — You pick up the vase 1 from the diningtable 1." in text
     assert "(recorded, not run here)" in text and elsewhere["hostile"] in text
@@ -97,6 +97,20 @@ def test_tree_and_trace_no_exec_match_the_replayed_tree_without_running_anything
     assert {"type": "action", "node_id": "n8", "step": 5, "action": "take vase 1 from diningtable 1",
             "observation": "You pick up the vase 1 from the diningtable 1."} in items
     assert {"type": "statement", "node_id": "n1", "code": elsewhere["hostile"], "run": False} in items
+
+
+def test_the_default_transcript_is_the_replayed_one_but_for_what_only_running_shows(tmp_path):
+    sessions = tmp_path / "sessions"
+    assert recode("run", "--llm", "demo", "--game", "put-01", "--quiet", sessions=sessions).returncode == 0
+    [folder] = sessions.iterdir()
+    replayed = recode("export", folder.name, "--markdown", "--exec", sessions=sessions)
+    default = recode("export", folder.name, "--markdown", sessions=sessions)
+    assert replayed.returncode == default.returncode == 0, replayed.stderr + default.stderr
+    assert "SPAWNED" in replayed.stderr and "SPAWNED" not in default.stderr
+    note = next(line for line in default.stdout.splitlines() if line.startswith("> shown from the journal's records"))
+    first_observation = replayed.stdout.split("**Task:** put a vase in sidetable.\n\n", 1)[1].split("\n\n", 1)[0]
+    assert first_observation.startswith("```text\nYou are in the middle of a room.")
+    assert default.stdout.replace(note + "\n\n", "") == replayed.stdout.replace(first_observation + "\n\n", "")
 
 
 @pytest.mark.parametrize("form", ["--tree", "--trace", "--markdown"])
