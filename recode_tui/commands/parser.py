@@ -125,7 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-consoles", type=int, default=4,
                        help="consoles (browser pages) running at once; one more is refused (default 4)")
     serve.add_argument("--allow-host", action="append", default=None, metavar="NAME",
-                       help="another name browsers reach this server by (a reverse proxy, a DNS name); repeatable")
+                       help="another address browsers reach this server by, as the address bar shows it "
+                            "(NAME, or NAME:PORT when it has a port), e.g. behind a reverse proxy; repeatable")
     serve.add_argument("tui_args", nargs=argparse.REMAINDER, metavar="-- TUI-ARGUMENTS",
                        help="the console's arguments, e.g. -- --game put-01 --llm human")
 

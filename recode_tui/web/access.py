@@ -55,9 +55,9 @@ def machine_names() -> list[str]:
     return seen
 
 
-def served_hosts(bind: str, extra: tuple[str, ...] = ()) -> set[str]:
-    """The host names (without port) `Host` may carry for a server bound to `bind`."""
-    hosts = {_bracketed(name).lower() for name in extra}
+def served_hosts(bind: str) -> set[str]:
+    """The host names (without port) `Host` may carry, with the server's port, for a server bound to `bind`."""
+    hosts: set[str] = set()
     if bind in WILDCARDS:
         hosts |= set(LOOPBACK_NAMES) | {_bracketed(name) for name in machine_names()}
     elif is_loopback(bind):
@@ -67,12 +67,13 @@ def served_hosts(bind: str, extra: tuple[str, ...] = ()) -> set[str]:
     return hosts
 
 
-def host_allowed(host_header: str | None, hosts: set[str], port: int) -> bool:
-    """`Host` names one of `hosts` with this server's port (a browser leaves out :80)."""
+def host_allowed(host_header: str | None, hosts: set[str], port: int, extra: tuple[str, ...] = ()) -> bool:
+    """`Host` names one of `hosts` with this server's port (a browser leaves out :80), or is one of
+    `extra` exactly as given (`--allow-host`: a name, with a port when the address has one)."""
     if not host_header:
         return False
     value = host_header.strip().lower()
-    if value in {f"{host}:{port}" for host in hosts}:
+    if value in {name.strip().lower() for name in extra} or value in {f"{host}:{port}" for host in hosts}:
         return True
     return port == 80 and value in hosts
 

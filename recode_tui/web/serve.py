@@ -66,7 +66,7 @@ def make_server(command: str, host: str, port: int, token: str | None, title: st
 
         async def _make_app(self) -> web.Application:
             app = await super()._make_app()
-            app.middlewares.append(same_site_middleware(served_hosts(host, allow_hosts)))
+            app.middlewares.append(same_site_middleware(served_hosts(host), allow_hosts))
             if token:
                 app.middlewares.append(token_middleware(token))
             return app
@@ -116,14 +116,14 @@ def _local_port(request: Any) -> int:
     return int(sockname[1]) if sockname else 0
 
 
-def same_site_middleware(hosts: set[str]) -> Callable:
+def same_site_middleware(hosts: set[str], extra: tuple[str, ...] = ()) -> Callable:
     """Every request names this server in `Host` and, from a browser, comes from one of its pages."""
     from aiohttp import web
 
     @web.middleware
     async def check(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]):
         given = request.headers.get("Host")
-        if not host_allowed(given, hosts, _local_port(request)):
+        if not host_allowed(given, hosts, _local_port(request), extra):
             raise web.HTTPForbidden(text=f"recode-tui serve: this server does not answer to the name {given!r}; "
                                          "open it by the address `recode-tui serve` printed (or add "
                                          "--allow-host NAME)\n")

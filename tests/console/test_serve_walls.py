@@ -179,3 +179,13 @@ def test_no_token_off_loopback_is_refused(capsys) -> None:
 
     assert main(["serve", "--host", "0.0.0.0", "--no-token", "--", "--game", "put-01"]) == 2
     assert "--token SECRET" in capsys.readouterr().err
+
+
+async def test_allow_host_adds_a_name_as_the_address_bar_shows_it(served) -> None:
+    server = served("--token", TOKEN, "--allow-host", "console.example", "--", "--llm", "demo")
+    async with aiohttp.ClientSession() as client:
+        proxied = {"Host": "console.example", "Origin": "https://console.example"}  # TLS ends at the proxy
+        async with client.get(f"{server.origin}/?token={TOKEN}", headers=proxied) as page:
+            assert page.status == 200
+        async with client.get(f"{server.origin}/?token={TOKEN}", headers={"Host": "other.example"}) as page:
+            assert page.status == 403
