@@ -360,9 +360,12 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
     named = report.plan.profiles
     report.plan.profiles = _profiles_file(report.plan.llm, options.profiles)
     if named and named != report.plan.profiles:
+        from agent.runtime.safe_text import for_terminal
+
         own = report.plan.profiles or "your default profiles"
-        print(f"note: the evaluation names the profiles file {named}, never read from a report: "
-              f"{report.plan.llm} is read from {own}", file=sys.stderr)
+        print(f"note: the evaluation names the profiles file {for_terminal(str(named), newlines=False)}, never "
+              f"read from a report: {for_terminal(report.plan.llm, newlines=False)} is read from {own}",
+              file=sys.stderr)
     return report, path.parent
 
 

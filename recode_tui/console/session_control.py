@@ -254,6 +254,8 @@ class SessionControl:
         names another says so in the note); a spec that cannot be built falls
         back to the console's own, with a note.
         """
+        from rich.markup import escape
+
         from recode_tui.setup import UsageError, make_llm
 
         source = self.replay_source or (self.session.folder if self.session is not None else None)
@@ -274,8 +276,8 @@ class SessionControl:
         spec = recorded[0]  # the journal's profiles file is never read: the console's own profiles are
         ignored = recorded[1] is not None and recorded[1] != profiles_in_use(spec, self.profiles)
         try:
-            return (make_llm(spec, self.profiles, episode), spec, self.profiles,
-                    journal_llm_note(recorded, self.profiles, "going on") if ignored else "")
+            note = escape(journal_llm_note(recorded, self.profiles, "going on")) if ignored else ""  # shown as markup
+            return make_llm(spec, self.profiles, episode), spec, self.profiles, note
         except UsageError as exc:
             return self.new_llm(), own[0], own[1], f"the session's LLM {spec} cannot be used ({exc}); {own[0]} answers"
 

@@ -57,13 +57,15 @@ def journal_llm_note(recorded: tuple[str, str | None], own_profiles: str | None,
     file chooses the server the user's API key is sent to. A journal that names
     another file than the user's gets it said, in the same line.
     """
+    from agent.runtime.safe_text import for_terminal
     from agent.sessions.session import profiles_in_use
 
     spec, named = recorded
-    note = f"{doing} with the session's LLM {spec}"
+    note = f"{doing} with the session's LLM {for_terminal(spec, newlines=False)}"
     own = profiles_in_use(spec, own_profiles)
     if own is not None:
         note += f" from your profiles file {own}"
     if named and named != own:
-        note += f" (the journal names the profiles file {named}: never read from a journal)"
+        named_text = for_terminal(str(named), newlines=False)
+        note += f" (the journal names the profiles file {named_text}: never read from a journal)"
     return note
