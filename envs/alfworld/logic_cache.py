@@ -208,9 +208,26 @@ def _write(file: Path, value: Any, allowed: dict[str, type]) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, file)
+        _drop_pickles(file.parent)
     except Exception:  # noqa: BLE001
         if tmp is not None:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+_pickles_dropped = False
+
+
+def _drop_pickles(folder: Path) -> None:
+    """Delete the pickles earlier versions kept here, once per process: never read, only taking room."""
+    global _pickles_dropped
+    if _pickles_dropped:
+        return
+    _pickles_dropped = True
+    for stale in folder.glob("*.pickle"):
+        try:
+            stale.unlink()
+        except OSError:
+            pass

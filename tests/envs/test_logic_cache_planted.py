@@ -76,6 +76,7 @@ def test_a_planted_pickle_in_the_cache_folder_never_runs(tmp_path: Path) -> None
     again = json.loads(played.stdout.splitlines()[-1])
     assert again["counts"] == again["grammar"] == {"read": 0, "parsed": 1} and again["won"]
     assert again["translations"] == {"read": 0, "parsed": 2}
+    assert not [kept for kept in _kept(tmp_path) if kept.suffix == ".pickle"]  # old pickles are deleted, unread
     rewritten = _start(tmp_path)
     assert rewritten["counts"] == rewritten["grammar"] == {"read": 1, "parsed": 0}
 
