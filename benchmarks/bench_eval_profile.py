@@ -108,7 +108,7 @@ def translations() -> int:
     """How many PDDL translations the user's cache folder holds (what eval's run added is the difference)."""
     from envs.alfworld.logic_cache import cache_dir
 
-    return len(list(cache_dir().glob("pddl2sas-*.pickle")))
+    return len(list(cache_dir().glob("pddl2sas-*.json")))
 
 
 def play_listed(listing: str) -> int:

@@ -53,7 +53,7 @@ def sessions(tmp_path_factory) -> dict[str, tuple[Path, Path]]:
 
 def export(capsys, where: tuple[Path, Path], *flags: str) -> tuple[int, str, str]:
     capsys.readouterr()
-    code = main(["export", where[1].name, "--sessions", str(where[0]), *flags])
+    code = main(["export", where[1].name, "--sessions", str(where[0]), *flags, *(["--exec"] if flags[0] != "--sft" else [])])
     out, err = capsys.readouterr()
     return code, out, err
 

@@ -48,7 +48,7 @@ def test_run_plays_the_toy_episode_with_the_test_agent_in_process_and_as_a_comma
     journal = read_journal(folder)
     assert (journal.header["env"], journal.header["episode"], journal.header["agent"]) == ("toy", "coin-1", "one-action")
     assert [r["action"] for r in journal.records if r["type"] == "action"] == ["go to shelf 1", "take coin 1 from shelf 1"]
-    assert main(["export", folder.name, "--markdown", "--sessions", str(sessions)]) == 0  # replays the journal
+    assert main(["export", folder.name, "--markdown", "--exec", "--sessions", str(sessions)]) == 0  # replays the journal
     assert "`> take coin 1 from shelf 1` — You pick up the coin 1 from the shelf 1." in capsys.readouterr().out
 
     # A fresh process knows them only through RECODE_TUI_PLUGINS.

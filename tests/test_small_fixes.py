@@ -84,7 +84,7 @@ def test_export_tree_time_is_when_the_run_started(tmp_path):
     header = json.loads(lines[0])
     header["created"] = time.mktime((2021, 3, 4, 5, 6, 7, 0, 0, -1))  # as if the run were old
     journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
-    result = recode(tmp_path, "export", str(folder), "--tree")
+    result = recode(tmp_path, "export", str(folder), "--tree", "--exec")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["meta"]["time"].startswith("2021-03-04T05:06:07")
 

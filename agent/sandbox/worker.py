@@ -123,7 +123,7 @@ class Worker:
         payload = read_exact(self.rfd, size)
         if payload is None:
             os._exit(0)
-        return pickle.loads(payload)
+        return pickle.loads(payload)  # the engine's own requests, on the pipe only it holds: nothing else writes there
 
     # -- helpers seen by node code --------------------------------------------
 

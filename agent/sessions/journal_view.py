@@ -1,4 +1,4 @@
-"""A journal read without running anything: the no-exec view behind `export --no-exec` and `tui --open`.
+"""A journal read without running anything: the no-exec view behind `export` (its default) and `tui --open`.
 
 Resuming or exporting a session replays it, which runs its code again (in the
 sandbox). A journal from elsewhere may hold hostile code, so this module
@@ -34,7 +34,8 @@ NOT_SHOWN = (
     "node states beyond expanded / acted / not reached",
     "the environment's first observation (the task is taken from the first prompt)",
 )
-NO_EXEC_LINE = "shown from the journal's records without running any code (--no-exec); not shown: " + "; ".join(NOT_SHOWN)
+NO_EXEC_LINE = ("shown from the journal's records without running any code (--exec replays it); not shown: "
+                + "; ".join(NOT_SHOWN))
 
 
 def foreign_reason(folder: Path, sessions_dir: Path) -> str:
@@ -58,7 +59,7 @@ def foreign_note(folder: Path, sessions_dir: Path, doing: str) -> str:
     if not reason:
         return ""
     return (f"{folder} is from elsewhere ({reason}): its code (answers, `!` statements) runs again in the sandbox "
-            f"when {doing}; to look without running it: recode-tui export {folder} --markdown --no-exec, "
+            f"when {doing}; to look without running it: recode-tui export {folder} --markdown, "
             f"or recode-tui tui --open {folder}")
 
 
@@ -245,7 +246,11 @@ def trace_document_from_records(view: JournalView, meta: dict[str, Any] | None =
 
 
 def markdown_from_records(view: JournalView) -> str:
-    """The transcript `export --markdown` gives, from the records alone: answers, actions, statements, result."""
+    """The transcript `export --markdown` gives, from the records alone: answers, actions, statements, result.
+
+    A code tree's transcript is laid out as a replay lays it out (`export.markdown_transcript`): each
+    node where it started, its expansion's thought and code, the actions it sent; what only running
+    shows is left out."""
     journal = view.journal
     header = journal.header
     code = answers_are_code(view.agent)
@@ -254,6 +259,8 @@ def markdown_from_records(view: JournalView) -> str:
            f"> {NO_EXEC_LINE}.", ""]
     if view.task:
         out += [f"**Task:** {view.task}", ""]
+    if has_code_tree(view.agent):
+        return "\n".join(out + _tree_markdown(view))
     for record in journal.records:
         kind = record.get("type")
         node_id = record.get("node_id")
@@ -280,3 +287,50 @@ def markdown_from_records(view: JournalView) -> str:
     if view.unplaced:
         out += [f"_Records for {', '.join(view.unplaced)} have no node in the tree rebuilt from the answers._", ""]
     return "\n".join(out)
+
+
+def _tree_markdown(view: JournalView) -> list[str]:
+    """The nodes the run reached, depth first, each with its answers, actions and `!` statements."""
+    by_node: dict[str, list[dict[str, Any]]] = {}
+    for record in view.journal.records:
+        if record.get("type") in ("answer", "action", "statement", "llm_failed"):
+            by_node.setdefault(str(record.get("node_id") or ""), []).append(record)
+    out: list[str] = []
+    for node in view.tree.walk():
+        records = by_node.get(node.id, [])
+        if node.status is NodeStatus.PENDING and not records:
+            continue  # not reached, as far as the records show
+        out.append(f"{'  ' * node.depth}- `{node.id}` `{(node.code.splitlines() or [''])[0]}`")
+        for record in records:
+            out += _tree_record_lines(node.id, record)
+    finished = view.journal.finished
+    if finished is not None:
+        verdict = "won" if finished.get("success") else f"not won: {finished.get('reason')}"
+        out += ["", f"**Result:** {verdict}; {finished.get('steps')} steps, {finished.get('llm_calls')} LLM calls, "
+                    f"${finished.get('cost', 0.0):.4f}", ""]
+    else:
+        out += ["", "**Result:** unfinished", ""]
+    if view.unplaced:
+        out += [f"_Records for {', '.join(view.unplaced)} have no node in the tree rebuilt from the answers._", ""]
+    return out
+
+
+def _tree_record_lines(node_id: str, record: dict[str, Any]) -> list[str]:
+    kind = record.get("type")
+    if kind == "answer" and record.get("accepted"):
+        blocks, thought = _blocks(str(record.get("answer", "")))
+        out = ["", f"  **Expansion of `{node_id}`** ({record.get('source', '')})", ""]
+        if thought:
+            out += [f"  > {thought}", ""]
+        shown = "\n".join(blocks)
+        if shown:
+            out += ["  ```python", *["  " + line for line in shown.splitlines()], "  ```", ""]
+        return out
+    if kind == "answer":
+        return [f"  - answer rejected: {record.get('reason') or '(the reason is not in the journal)'}"]
+    if kind == "action":
+        return [f"    - `> {record.get('action')}` — {record.get('observation')}"]
+    if kind == "statement":
+        return ["", f"  **`!` statement at `{node_id}`** (recorded, not run here)", "", "  ```python",
+                *["  " + line for line in str(record.get("code", "")).splitlines()], "  ```", ""]
+    return [f"    - **LLM failed** at `{node_id}`: {record.get('error')}"]

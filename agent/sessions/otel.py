@@ -178,14 +178,19 @@ def episode_spans(journal: Journal) -> _Timed:
 
 
 def model_name(spec: str, profiles: Any) -> str:
-    """The model a `profile:NAME` spec called, from the profiles file the journal names; else the spec
-    itself (`demo`, `scripted:FILE`, a routed spec), which is what answered."""
+    """The model a `profile:NAME` spec called, when the journal names the user's own default profiles
+    file (a path from a journal is never opened otherwise); else the spec itself (`demo`,
+    `scripted:FILE`, a routed spec, `profile:NAME`), which is what answered."""
     if not spec.startswith("profile:") or not profiles:
         return spec
     from agent.llm.profiles import ProfileError, load_profiles
+    from agent.sessions.session import profiles_in_use
 
+    own = profiles_in_use(spec, None)
+    if own is None or str(profiles) != own:
+        return spec
     try:
-        profile = load_profiles(Path(str(profiles))).profiles.get(spec.split(":", 1)[1] or "default")
+        profile = load_profiles(Path(own)).profiles.get(spec.split(":", 1)[1] or "default")
     except (ProfileError, OSError):
         return spec
     return profile.model if profile is not None else spec

@@ -98,7 +98,11 @@ def _parse_task_once(pddl2sas: Callable[..., Any], module: Any) -> _Memo:
     def translate_text(domain: str, problem: str, mode: str) -> Any:
         return pddl2sas(domain, problem, optimize=mode == "optimized")
 
-    on_disk = kept_on_disk(translate_text, module, "pddl2sas", translation_counts)
+    def is_translation(value: Any, args: tuple[Any, ...]) -> bool:
+        return isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], str)
+
+    on_disk = kept_on_disk(translate_text, module, "pddl2sas", TRANSLATION_CLASSES, translation_counts,
+                           accept=is_translation)
 
     def translate(domain: str, problem: str, verbose: bool = False, optimize: bool = False) -> Any:
         if verbose:  # TextWorld's debug output is printed by the translation itself: never from the cache
@@ -107,6 +111,59 @@ def _parse_task_once(pddl2sas: Callable[..., Any], module: Any) -> _Memo:
 
     # The translated task is only read (actions, types, objects, init): share it.
     return _Memo(translate, size=4, fresh=None)
+
+
+_PDDL = "fast_downward.translate.pddl"
+# What a translation holds: fast_downward's task (plain PDDL data classes) and the SAS text.
+TRANSLATION_CLASSES = tuple(f"{_PDDL}.{name}" for name in (
+    "tasks:Task", "tasks:Requirements", "pddl_types:Type", "pddl_types:TypedObject", "predicates:Predicate",
+    "functions:Function", "actions:Action", "actions:PropositionalAction", "axioms:Axiom",
+    "axioms:PropositionalAxiom", "conditions:Truth", "conditions:Falsity", "conditions:Conjunction",
+    "conditions:Disjunction", "conditions:UniversalCondition", "conditions:ExistentialCondition",
+    "conditions:Atom", "conditions:NegatedAtom", "effects:Effect", "effects:ConjunctiveEffect",
+    "effects:UniversalEffect", "effects:ConditionalEffect", "effects:SimpleEffect", "effects:CostEffect",
+    "f_expression:Increase", "f_expression:Assign", "f_expression:PrimitiveNumericExpression",
+    "f_expression:NumericConstant"))
+_TEXTGEN = "textworld.envs.pddl.textgen"
+# What a parsed game grammar holds: the game's actions and its text grammar's rules and symbols.
+GRAMMAR_CLASSES = ("textworld.envs.pddl.logic:Action", *(f"{_TEXTGEN}:{name}" for name in (
+    "ContextSensitiveGrammar", "ProductionRule", "TerminalSymbol", "NonterminalSymbol", "ConditionalSymbol",
+    "EvalSymbol", "ListSymbol")))
+
+
+def _evaluated_in_text(value: Any, args: tuple[Any, ...]) -> bool:
+    """Every `{expression}` of a grammar read back is one the game's own text has (where the parser found it).
+
+    TextWorld `eval`s these expressions when it writes feedback, so a cache file
+    must not bring one of its own: that would be code from the cache folder."""
+    from textworld.envs.pddl import textgen
+
+    text = args[0] if args and isinstance(args[0], str) else ""
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen or isinstance(item, (str, int, float, bool, type(None))):
+            continue
+        seen.add(id(item))
+        if isinstance(item, textgen.EvalSymbol) and not (isinstance(item.expression, str)
+                                                         and _in_braces(item.expression, text)):
+            return False
+        if isinstance(item, dict):
+            stack += [*item.keys(), *item.values()]
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack += list(item)
+        else:
+            try:
+                stack.append(vars(item))
+            except TypeError:
+                continue
+    return True
+
+
+def _in_braces(expression: str, text: str) -> bool:
+    """`{expression}` or `{expression | condition}` is in the grammar's text."""
+    return "{" + expression + "}" in text or "{" + expression + "|" in text
 
 
 # The one rule that differs between ALFWorld games: "task": [{"rhs": "Your task is to: ..."}]
@@ -123,7 +180,8 @@ class _GameGrammarMemo:
         # GameLogic copies the parsed actions and rules into its own containers and only reads them.
         self.parse = _Memo(parse, size=4, fresh=None)
         # The masked grammar is the same in every process: the first game of each reads it back from disk.
-        self.masked = _Memo(kept_on_disk(parse, module, "alfworld-grammar"), size=4, fresh=None)
+        on_disk = kept_on_disk(parse, module, "alfworld-grammar", GRAMMAR_CLASSES, accept=_evaluated_in_text)
+        self.masked = _Memo(on_disk, size=4, fresh=None)
 
     def __call__(self, text: Any, **kwargs: Any) -> Any:
         found = list(_TASK_RULE.finditer(text)) if isinstance(text, str) else []

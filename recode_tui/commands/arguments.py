@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from recode_tui.setup.build import agent_settings, episode_of, parse_episode, preset_env
-from recode_tui.setup.sessions import find_resume, recorded_llm, session_game
+from recode_tui.setup.sessions import find_resume, journal_llm_note, recorded_llm, session_game
 from recode_tui.setup.settings import (CacheSettings, ConsoleOptions, EpisodeRef, EvalOptions, ExportOptions,
                                        LLMSettings, RunOptions, RunSettings, Selection)
 from recode_tui.setup.usage import UsageError
@@ -48,14 +48,15 @@ def _default_llm() -> str:
 
 
 def _llm_of(args: argparse.Namespace, defaulted_to: str | None) -> tuple[LLMSettings, str]:
-    """The LLM a run goes on with, and a note to say: `--resume` without --llm keeps the one the session
-    recorded last (and its profiles file); no --llm at all: `defaulted_to` (None: the parser's default)."""
+    """The LLM a run goes on with, and a note to say: `--resume` without --llm keeps the spec the session
+    recorded last, read from the user's own profiles (never the journal's file); no --llm at all:
+    `defaulted_to` (None: the parser's default)."""
     spec, profiles, note = args.llm, args.profiles, ""
     recorded = recorded_llm(args.sessions, args.resume)
     if recorded is not None:
         if not args.llm_given:
-            spec, profiles = recorded[0], args.profiles or recorded[1]
-            note = f"resuming with the session's LLM {spec}" + (f" (profiles {recorded[1]})" if recorded[1] else "")
+            spec = recorded[0]
+            note = journal_llm_note(recorded, args.profiles)
         elif args.llm != recorded[0]:
             note = f"--llm {args.llm} given: it answers instead of the session's {recorded[0]}"
     defaulted = spec is None and defaulted_to is not None
@@ -139,5 +140,8 @@ def export_options(args: argparse.Namespace) -> ExportOptions:
     form = next(name for name in ("tree", "trace", "sft", "markdown", "otel", "otlp") if vars(args)[name])
     if (args.won_only or args.corrected_only) and not args.sft:
         raise UsageError("--won-only and --corrected-only filter SFT pairs: add --sft")
+    if args.trusted and not args.exec:
+        raise UsageError("--trusted replays the session's code without the checks: add --exec (by default "
+                         "export runs nothing)")
     return ExportOptions(args.session, args.sessions, form, args.otel or args.otlp, args.won_only,
-                         args.corrected_only, args.output, args.trusted, args.no_exec)
+                         args.corrected_only, args.output, args.trusted, no_exec=not args.exec)

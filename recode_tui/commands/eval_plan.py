@@ -328,14 +328,14 @@ def _options_by_agent(names: list[str], pairs: list[str] | None) -> dict[str, di
 
 
 def _profiles_file(spec: str, explicit: str | None) -> str | None:
-    """The profiles file (absolute) a profile:NAME is read from, kept in the plan so --resume needs no --profiles."""
+    """The profiles file (absolute) a profile:NAME is read from, kept in the plan to say what the run used."""
     from agent.sessions.session import profiles_in_use
 
     return profiles_in_use(spec, explicit)
 
 
 def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]:
-    """The report `--resume` names, with what the flags given now may change (never trust: see below)."""
+    """The report `--resume` names, with what the flags given now may change (never trust or a profiles file)."""
     path = _report_path(resume)
     try:
         report = EvalReport.read(path)
@@ -359,10 +359,17 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
     timeout = options.node_timeout if options.node_timeout is not None else report.plan.node_timeout
     runner = _runner_settings(options.trusted, timeout)
     report.plan.trusted, report.plan.node_timeout = runner.trusted, runner.node_timeout
-    if options.profiles:  # another profiles file given now: it is the one the rest of the run reads
-        report.plan.profiles = _profiles_file(report.plan.llm, options.profiles) or report.plan.profiles
-    elif report.plan.profiles and not Path(report.plan.profiles).is_file():
-        raise UsageError(f"the evaluation's profiles file {report.plan.profiles} is gone; pass --profiles FILE")
+    # Nor the profiles file: it chooses the server the API key goes to. A profile:NAME is read by its
+    # NAME from the user's own file (--profiles, else the default one), whatever the report names.
+    named = report.plan.profiles
+    report.plan.profiles = _profiles_file(report.plan.llm, options.profiles)
+    if named and named != report.plan.profiles:
+        from agent.runtime.safe_text import for_terminal
+
+        own = report.plan.profiles or "your default profiles"
+        print(f"note: the evaluation names the profiles file {for_terminal(str(named), newlines=False)}, never "
+              f"read from a report: {for_terminal(report.plan.llm, newlines=False)} is read from {own}",
+              file=sys.stderr)
     return report, path.parent
 
 

@@ -22,6 +22,7 @@ def failure_lines(report: EvalReport, per_group: int = 5) -> list[str]:
     ended = max(len("ended in"), *(len(", ".join(g.ended_in)) for g in groups))
     lines = ["", "Failures, by the node whose code went wrong (else where the run ended):",
              f"  {'went wrong in':<{wrong}}  {'ended in':<{ended}}  failures"]
+    profiles = _profiles_flag(report)
     for group in groups:
         label = group.label if group.went_wrong else "?"
         lines.append(f"  {label:<{wrong}}  {', '.join(group.ended_in):<{ended}}  {group.details()}")
@@ -30,10 +31,23 @@ def failure_lines(report: EvalReport, per_group: int = 5) -> list[str]:
             node = next((part.get("node") for part in (failure.get("went_wrong"), failure.get("deepest_stub"),
                                                         failure.get("ended_at")) if part and part.get("node")), None)
             at = f" --at {node}" if node else ""
-            lines.append(f"    {episode.game}: recode-tui tui --resume {episode.journal}{at}")
+            lines.append(f"    {episode.game}: recode-tui tui --resume {episode.journal}{at}{profiles}")
         if len(group.episodes) > per_group:
             lines.append(f"    ... and {len(group.episodes) - per_group} more (report.json lists them)")
     return lines
+
+
+def _profiles_flag(report: EvalReport) -> str:
+    """` --profiles FILE` when the evaluation read its profile from another file than the default one:
+    a resume reads a profile from the user's own file, never from the one a journal names."""
+    import shlex
+
+    from agent.sessions.session import profiles_in_use
+
+    used = report.plan.profiles
+    if not used or used == profiles_in_use(report.plan.llm, None):
+        return ""
+    return f" --profiles {shlex.quote(used)}"
 
 
 def gold_lines(report: EvalReport) -> list[str]:

@@ -1,6 +1,7 @@
 """`recode-tui export`: training pairs (`--sft`) from one session or every episode of an
 evaluation; the tree (`--tree`, ReCode only), the trace (`--trace`, any agent) or a
-transcript (`--markdown`) of one session, rebuilt by replaying its journal.
+transcript (`--markdown`) of one session, from its journal's records (nothing runs: a
+journal is data, wherever it came from), or rebuilt by replaying it with `--exec`.
 
 The formats and filters are `agent.sessions.export`'s; this gathers the journals and
 says on stderr what was left out.
@@ -35,7 +36,7 @@ def sft_text(options: ExportOptions) -> str:
 
 
 async def replayed_text(options: ExportOptions) -> str:
-    """The tree, trace or Markdown of one session, from a replay of its journal (a journal that
+    """`--exec`: the tree, trace or Markdown of one session, from a replay of its journal (a journal that
     no longer replays raises JournalError: an export of a run that does not rebuild would be wrong)."""
     import json
 
@@ -73,7 +74,7 @@ async def replayed_text(options: ExportOptions) -> str:
 
 
 def records_text(options: ExportOptions) -> str:
-    """`--no-exec`: the tree, trace or Markdown of one session from its journal's records alone.
+    """The tree, trace or Markdown of one session from its journal's records alone (the default).
 
     No environment and no sandbox worker is started, so a journal from elsewhere can be read
     safely; what only a replay would show is said on stderr and in the output.

@@ -100,11 +100,15 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--won-only", action="store_true", help="--sft: only episodes and branches that won")
     export.add_argument("--corrected-only", action="store_true", help="--sft: only answers a person typed or edited")
     export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
+    replay = export.add_mutually_exclusive_group()
+    replay.add_argument("--exec", action="store_true",
+                        help="--tree, --trace, --markdown: replay the session's code in the sandbox to show what only "
+                             "running shows (printed output, errors, variable values); by default nothing runs")
+    replay.add_argument("--no-exec", action="store_true",
+                        help="run nothing (the default): the tree, trace or transcript from the journal's records")
     export.add_argument("--trusted", action="store_true",
-                        help="replay the session's code without the sandbox's checks (for a run recorded --trusted)")
-    export.add_argument("--no-exec", action="store_true",
-                        help="run nothing: the tree, trace or transcript from the journal's records alone "
-                             "(for a journal from elsewhere; says what only running would show)")
+                        help="with --exec: replay the session's code without the sandbox's checks "
+                             "(for a run recorded --trusted)")
 
     games = commands.add_parser("games", help="bundled and dataset games")
     games_commands = games.add_subparsers(dest="games_command")
@@ -122,7 +126,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="address to listen on (default 127.0.0.1; any other needs --token)")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     serve.add_argument("--token", default=None,
-                       help="a secret the page's address must carry (?token=SECRET); required off loopback")
+                       help="the secret the page's address must carry (?token=SECRET); default: one made up "
+                            "and printed in the address at each start")
+    serve.add_argument("--no-token", action="store_true",
+                       help="on 127.0.0.1 only: no token (the Host and Origin checks stay)")
+    serve.add_argument("--max-consoles", type=int, default=4,
+                       help="consoles (browser pages) running at once; one more is refused (default 4)")
+    serve.add_argument("--allow-host", action="append", default=None, metavar="NAME",
+                       help="another address browsers reach this server by, as the address bar shows it "
+                            "(NAME, or NAME:PORT when it has a port), e.g. behind a reverse proxy; repeatable")
     serve.add_argument("tui_args", nargs=argparse.REMAINDER, metavar="-- TUI-ARGUMENTS",
                        help="the console's arguments, e.g. -- --game put-01 --llm human")
 

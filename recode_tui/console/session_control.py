@@ -36,7 +36,7 @@ from mockllm.chosen import ChosenAnswerLLM
 from mockllm.human import HumanLLM
 from recode_tui.console.hosts import Cancellable, ConsoleApp, RunScreen, is_trusted
 # What `--resume` names and the game a session played: the setup layer's, named here too for the console's callers.
-from recode_tui.setup.sessions import find_resume as find_resume, session_game as session_game
+from recode_tui.setup.sessions import find_resume as find_resume, journal_llm_note, session_game as session_game
 from recode_tui.console.session_work import WorkKeeper
 
 DRAFT_SECONDS = 2.0  # how often a changed draft is written to draft.json
@@ -248,10 +248,14 @@ class SessionControl:
     def live_llm(self) -> tuple[LLM, str, str | None, str]:
         """The LLM for the next replay, its spec, profiles file, and a note when --llm overrides the recording.
 
-        Without --llm a session goes on with the LLM it last recorded (a profile
-        from its own profiles file); a spec that cannot be built falls back to
-        the console's own, with a note.
+        Without --llm a session goes on with the LLM spec it last recorded, a
+        profile read from the console's own profiles file (a journal never
+        chooses the file, so never the server the API key goes to; one that
+        names another says so in the note); a spec that cannot be built falls
+        back to the console's own, with a note.
         """
+        from rich.markup import escape
+
         from recode_tui.setup import UsageError, make_llm
 
         source = self.replay_source or (self.session.folder if self.session is not None else None)
@@ -269,9 +273,11 @@ class SessionControl:
             note = (f"--llm {self.llm_spec} given: it answers instead of the session's {recorded[0]}"
                     if recorded is not None else "")
             return self.new_llm(), own[0], own[1], note
-        spec, profiles = recorded
+        spec = recorded[0]  # the journal's profiles file is never read: the console's own profiles are
+        ignored = recorded[1] is not None and recorded[1] != profiles_in_use(spec, self.profiles)
         try:
-            return make_llm(spec, profiles or self.profiles, episode), spec, profiles or self.profiles, ""
+            note = escape(journal_llm_note(recorded, self.profiles, "going on")) if ignored else ""  # shown as markup
+            return make_llm(spec, self.profiles, episode), spec, self.profiles, note
         except UsageError as exc:
             return self.new_llm(), own[0], own[1], f"the session's LLM {spec} cannot be used ({exc}); {own[0]} answers"
 

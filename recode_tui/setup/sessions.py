@@ -36,7 +36,7 @@ def session_game(folder: Path) -> str:
 
 def recorded_llm(sessions: str | None, resume: str | None) -> tuple[str, str | None] | None:
     """The LLM spec and profiles file a session recorded last (None: not resuming, or unreadable:
-    the resume itself says what is wrong)."""
+    the resume itself says what is wrong). Only the spec may be used: see `journal_llm_note`."""
     from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
 
     if resume is None:
@@ -46,3 +46,26 @@ def recorded_llm(sessions: str | None, resume: str | None) -> tuple[str, str | N
         return read_journal(folder, lenient=True).llm_setup
     except JournalError:
         return None
+
+
+def journal_llm_note(recorded: tuple[str, str | None], own_profiles: str | None, doing: str = "resuming") -> str:
+    """What to say when a recorded session goes on with the LLM spec its journal names.
+
+    A journal is data from wherever the session came from: it may name the LLM
+    (`profile:NAME` is then looked up by NAME in the user's own profiles file,
+    `--profiles` or the default one), never the profiles file itself, since that
+    file chooses the server the user's API key is sent to. A journal that names
+    another file than the user's gets it said, in the same line.
+    """
+    from agent.runtime.safe_text import for_terminal
+    from agent.sessions.session import profiles_in_use
+
+    spec, named = recorded
+    note = f"{doing} with the session's LLM {for_terminal(spec, newlines=False)}"
+    own = profiles_in_use(spec, own_profiles)
+    if own is not None:
+        note += f" from your profiles file {own}"
+    if named and named != own:
+        named_text = for_terminal(str(named), newlines=False)
+        note += f" (the journal names the profiles file {named_text}: never read from a journal)"
+    return note

@@ -34,6 +34,7 @@ def describe_mismatch(item) -> str:
     try:
         from pytest_textual_snapshot import node_to_report_path
 
+        # pytest-textual-snapshot's own report of this test run, in pytest's private temporary folder
         data = pickle.loads(node_to_report_path(item).read_bytes())
         expected, actual = data[1], data[2]
     except Exception as exc:  # noqa: BLE001 - a diagnosis must never hide the failure itself

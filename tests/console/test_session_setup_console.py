@@ -54,9 +54,9 @@ async def profile_session(tmp_path: Path, server: OpenAICompatibleServer) -> Pat
 async def test_resume_in_the_console_goes_on_with_the_recorded_model_and_lists_its_profiles(tmp_path: Path) -> None:
     with OpenAICompatibleServer(answers(WANDER, GOOD)) as server:
         folder = await profile_session(tmp_path, server)
-        # `recode-tui tui --resume ID`: no --llm, no --profiles
+        # `recode-tui tui --resume ID --profiles FILE`: no --llm; the profile is read from the console's own file
         app = build_app("put-01", "human", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path / "sessions",
-                        resume=folder, explicit_llm=False)
+                        resume=folder, explicit_llm=False, profiles=str(tmp_path / "profiles.yaml"))
         async with app.run_test(size=SIZE) as pilot:
             await resumed(pilot, app)
             assert app.engine.llm.name == "profile:local"

@@ -53,7 +53,7 @@ def test_the_second_start_reads_the_logic_back_and_plays_the_game_the_same(tmp_p
     first = _start(tmp_path)
     assert first["counts"] == first["grammar"] == {"read": 0, "parsed": 1}  # the grammar: once for both games
     assert first["translations"] == {"read": 0, "parsed": 4}  # two games, each translated plain and optimized
-    kept = list((tmp_path / "recode-tui" / "textworld-logic").glob("*.pickle"))
+    kept = list((tmp_path / "recode-tui" / "textworld-logic").glob("*.json"))
     assert len(kept) == 6 and sum(p.name.startswith("pddl2sas-") for p in kept) == 4
     second = _start(tmp_path)
     assert second["counts"] == second["grammar"] == {"read": 1, "parsed": 0}
@@ -68,8 +68,8 @@ def test_the_second_start_reads_the_logic_back_and_plays_the_game_the_same(tmp_p
 
 def test_a_damaged_cache_is_parsed_again(tmp_path: Path) -> None:
     _start(tmp_path)
-    for pickle in (tmp_path / "recode-tui" / "textworld-logic").glob("*.pickle"):
-        pickle.write_bytes(b"not a pickle")
+    for kept in (tmp_path / "recode-tui" / "textworld-logic").iterdir():
+        kept.write_bytes(b"not data")
     again = _start(tmp_path)
     assert again["counts"] == again["grammar"] == {"read": 0, "parsed": 1} and again["won"]
     assert again["translations"] == {"read": 0, "parsed": 4}

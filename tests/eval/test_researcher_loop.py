@@ -56,10 +56,11 @@ async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr
         assert re.search(r"clean_at_sink \(clean\)\s+locate_object\s+1/1 failures; no `clean` action sent",
                          result.stdout), result.stdout
-        opener = re.search(r"clean-01: recode-tui (tui --resume \S+ --at n\d+)", result.stdout)
+        opener = re.search(r"clean-01: recode-tui (tui --resume \S+ --at n\d+ --profiles \S+)", result.stdout)
         assert opener, result.stdout
 
-        # 2. open it as printed (no --llm: the recorded model goes on), fork the clean step, type the fix
+        # 2. open it as printed (no --llm: the recorded model goes on, from the --profiles printed), fork the
+        # clean step, type the fix
         args = cli.build_parser().parse_args([*opener.group(1).split(), "--sessions", str(tmp_path / "sessions"),
                                               "--no-break"])
         args.llm_given = False
@@ -88,7 +89,8 @@ async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
         journal = fork / "journal.jsonl"
         recorded = len(journal.read_text().splitlines())
         server.latency = 2.0  # the model is slow now: the kill lands while it is answering
-        killed = subprocess.Popen([sys.executable, "-m", "recode_tui", "run", "--resume", str(fork)],
+        killed = subprocess.Popen([sys.executable, "-m", "recode_tui", "run", "--resume", str(fork), "--profiles",
+                                   str(profiles)],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         deadline = time.monotonic() + 120
         while len(journal.read_text().splitlines()) <= recorded and time.monotonic() < deadline:
@@ -97,7 +99,8 @@ async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
         assert killed.wait(timeout=10) == -signal.SIGKILL  # it was still running
         assert len(journal.read_text().splitlines()) > recorded
         server.latency = 0.0
-        finished = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--resume", str(fork)],
+        finished = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--resume", str(fork), "--profiles",
+                                   str(profiles)],
                                   capture_output=True, text=True, timeout=300, env=env)
         assert finished.returncode == 0, finished.stderr
         assert "SUCCESS: won" in finished.stdout, finished.stdout + finished.stderr

@@ -78,7 +78,7 @@ def test_export_fences_the_answers_of_an_agent_that_declares_them_code(tmp_path,
                      "--sessions", str(sessions / name)]) == 0
         [folder] = (sessions / name).iterdir()
         capsys.readouterr()
-        assert main(["export", folder.name, "--markdown", "--sessions", str(sessions / name)]) == 0
+        assert main(["export", folder.name, "--markdown", "--exec", "--sessions", str(sessions / name)]) == 0
         text = capsys.readouterr().out
         fence = "```python" if name == "code-action" else "```text"
         assert f"  {fence}\n  go to shelf 1\n  ```" in text

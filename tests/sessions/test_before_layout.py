@@ -45,7 +45,7 @@ def test_a_journal_from_before_the_move_resumes_to_the_same_win(tmp_path, capsys
 
 
 def test_a_journal_from_before_the_move_opens_without_running(tmp_path) -> None:
-    """The no-exec view (`tui --open`, `export --no-exec`) rebuilds its tree from the old records."""
+    """The no-exec view (`tui --open`, `export`) rebuilds its tree from the old records."""
     from agent.sessions.journal_view import markdown_from_records, read_view
 
     folder = tmp_path / "old"
@@ -56,4 +56,4 @@ def test_a_journal_from_before_the_move_opens_without_running(tmp_path) -> None:
     stubs = [node.code for node in view.tree.walk() if node.expansions]
     assert stubs[0] == "solve(instruction, observation)" and len(stubs) == 3
     text = markdown_from_records(view)
-    assert "go to armchair 1" in text and "(expand;" in text
+    assert "go to armchair 1" in text and "**Expansion of `n0`**" in text

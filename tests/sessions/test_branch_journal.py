@@ -84,7 +84,7 @@ async def test_an_expansion_answered_after_a_resume_journals_its_stub_and_prompt
 
 
 def export(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "recode_tui", "export", *args],
+    return subprocess.run([sys.executable, "-m", "recode_tui", "export", *args, *(["--exec"] if "--sft" not in args else [])],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 

@@ -83,7 +83,7 @@ def test_every_reader_names_the_file_the_line_and_what_is_wrong(tmp_path, capsys
     assert " won " in rows["20200101-000000-good"] and " corrupt " in rows["20200101-000001-bad"]
     assert err.strip().count("\n") == 0 and where in err and "--from-last-good" in err
 
-    for argv in (["run", "--resume", bad.name, "--llm", "demo", "--quiet"], ["export", bad.name, "--markdown"]):
+    for argv in (["run", "--resume", bad.name, "--llm", "demo", "--quiet"], ["export", bad.name, "--markdown", "--exec"]):
         code, out, err = run_cli(capsys, *argv, "--sessions", str(sessions))
         assert code == 2, argv
         assert err.startswith("recode-tui: error: ") and err.strip().count("\n") == 0 and where in err, err

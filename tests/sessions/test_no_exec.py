@@ -46,7 +46,7 @@ def elsewhere(tmp_path_factory) -> dict:
     played = recode("run", "--llm", "demo", "--game", "put-01", "--quiet", "--sessions", str(foreign), sessions=sessions)
     assert played.returncode == 0, played.stderr
     folder = next(foreign.iterdir())
-    replayed = recode("export", str(folder), "--tree", sessions=sessions)  # replaying runs the code, in the sandbox
+    replayed = recode("export", str(folder), "--tree", "--exec", sessions=sessions)  # replaying runs the code, in the sandbox
     assert replayed.returncode == 0, replayed.stderr
     marker = base / "MARKER"
     hostile = f"__import__('os').system('touch {marker}'); open({str(marker)!r}, 'w').write('ran')"
@@ -62,7 +62,7 @@ def test_a_replayed_export_of_a_journal_from_elsewhere_says_its_code_runs_in_the
     notes = [line for line in replayed.stderr.splitlines() if "from elsewhere" in line]
     assert len(notes) == 1
     assert "outside your sessions folder" in notes[0] and "runs again in the sandbox when it is exported" in notes[0]
-    assert "--no-exec" in notes[0]
+    assert f"recode-tui export {elsewhere['folder']} --markdown," in notes[0]
 
 
 def test_markdown_no_exec_shows_answers_actions_and_statements_without_running_anything(elsewhere):
@@ -71,12 +71,12 @@ def test_markdown_no_exec_shows_answers_actions_and_statements_without_running_a
     assert "SPAWNED" not in done.stderr and not elsewhere["marker"].exists()
     text = done.stdout
     assert "**Task:** put a vase in sidetable." in text
-    assert "**Answer for `n5`** `obj, source = find_and_take(obj_type, places, seen)`" in text
+    assert "  - `n5` `obj, source = find_and_take(obj_type, places, seen)`\n\n  **Expansion of `n5`** (scripted)" in text
     assert "obj, source = locate_object(obj_type, places, seen)" in text  # the answer's code
     assert "- `> take vase 1 from diningtable 1` — You pick up the vase 1 from the diningtable 1." in text
     assert "(recorded, not run here)" in text and elsewhere["hostile"] in text
     assert "**Result:** won; 7 steps" in text
-    assert "without running any code (--no-exec); not shown: what running shows: printed output" in done.stderr
+    assert "without running any code (--exec replays it); not shown: what running shows: printed output" in done.stderr
 
 
 def test_tree_and_trace_no_exec_match_the_replayed_tree_without_running_anything(elsewhere):
@@ -97,6 +97,37 @@ def test_tree_and_trace_no_exec_match_the_replayed_tree_without_running_anything
     assert {"type": "action", "node_id": "n8", "step": 5, "action": "take vase 1 from diningtable 1",
             "observation": "You pick up the vase 1 from the diningtable 1."} in items
     assert {"type": "statement", "node_id": "n1", "code": elsewhere["hostile"], "run": False} in items
+
+
+def test_the_default_transcript_is_the_replayed_one_but_for_what_only_running_shows(tmp_path):
+    sessions = tmp_path / "sessions"
+    assert recode("run", "--llm", "demo", "--game", "put-01", "--quiet", sessions=sessions).returncode == 0
+    [folder] = sessions.iterdir()
+    replayed = recode("export", folder.name, "--markdown", "--exec", sessions=sessions)
+    default = recode("export", folder.name, "--markdown", sessions=sessions)
+    assert replayed.returncode == default.returncode == 0, replayed.stderr + default.stderr
+    assert "SPAWNED" in replayed.stderr and "SPAWNED" not in default.stderr
+    note = next(line for line in default.stdout.splitlines() if line.startswith("> shown from the journal's records"))
+    first_observation = replayed.stdout.split("**Task:** put a vase in sidetable.\n\n", 1)[1].split("\n\n", 1)[0]
+    assert first_observation.startswith("```text\nYou are in the middle of a room.")
+    assert default.stdout.replace(note + "\n\n", "") == replayed.stdout.replace(first_observation + "\n\n", "")
+
+
+@pytest.mark.parametrize("form", ["--tree", "--trace", "--markdown"])
+def test_export_runs_none_of_a_journals_code_unless_asked(elsewhere, form):
+    sessions, folder = elsewhere["sessions"], elsewhere["folder"]
+    default = recode("export", str(folder), form, sessions=sessions)
+    assert default.returncode == 0, default.stderr
+    assert "SPAWNED" not in default.stderr and not elsewhere["marker"].exists()
+    assert default.stdout == recode("export", str(folder), form, "--no-exec", sessions=sessions).stdout
+
+
+def test_trusted_export_needs_exec_and_exec_with_no_exec_is_refused(elsewhere):
+    sessions, folder = elsewhere["sessions"], elsewhere["folder"]
+    trusted = recode("export", str(folder), "--tree", "--trusted", sessions=sessions)
+    assert trusted.returncode == 2 and "add --exec" in trusted.stderr and not elsewhere["marker"].exists()
+    both = recode("export", str(folder), "--tree", "--exec", "--no-exec", sessions=sessions)
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
 
 
 def _children() -> list[str]:

@@ -35,7 +35,7 @@ def test_a_recode_run_gives_one_span_per_node_in_the_trees_shape(demo_session, c
 
     sessions, session = demo_session
     tree_file = sessions / "tree.json"
-    assert main(["export", str(session), "--sessions", str(sessions), "--tree", "-o", str(tree_file)]) == 0
+    assert main(["export", str(session), "--sessions", str(sessions), "--tree", "--exec", "-o", str(tree_file)]) == 0
     tree = json.loads(tree_file.read_text())  # the replayed run's real tree
     spans = finished_spans([read_journal(session)])  # built through the SDK, read back by its in-memory exporter
     by_id = {s.context.span_id: s for s in spans}

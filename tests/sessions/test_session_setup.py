@@ -45,9 +45,9 @@ def recode(tmp_path: Path, *args: str, timeout: float = 300) -> subprocess.Compl
                           timeout=timeout, env=env, cwd=tmp_path)
 
 
-async def profile_session(tmp_path: Path, server: OpenAICompatibleServer) -> Path:
+async def profile_session(tmp_path: Path, server: OpenAICompatibleServer, path: Path | None = None) -> Path:
     """A run under `profile:local` that stops after its first action, as a killed run would."""
-    profiles = str(write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=10))
+    profiles = str(write_profiles(path or tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=10))
     engine = make_engine("put-01", make_llm("profile:local", profiles), Limits(), 80)
     session = start_session(engine, tmp_path / "sessions", "put-01", "profile:local",
                             profiles=profiles_in_use("profile:local", profiles))
@@ -58,13 +58,16 @@ async def profile_session(tmp_path: Path, server: OpenAICompatibleServer) -> Pat
     return session.folder
 
 
-async def test_run_resume_without_profiles_goes_on_with_the_recorded_model(tmp_path: Path) -> None:
+async def test_run_resume_without_llm_goes_on_with_the_recorded_profile_from_the_users_own_file(tmp_path: Path) -> None:
     with OpenAICompatibleServer(answers(WANDER, GOOD)) as server:
-        folder = await profile_session(tmp_path, server)
-        assert read_journal(folder).header["profiles"] == str((tmp_path / "profiles.yaml").resolve())
+        own = tmp_path / "config" / "recode-tui" / "profiles.yaml"  # the default file (XDG_CONFIG_HOME)
+        own.parent.mkdir(parents=True)
+        folder = await profile_session(tmp_path, server, own)
+        assert read_journal(folder).header["profiles"] == str(own.resolve())
         done = recode(tmp_path, "run", "--resume", folder.name, "--quiet")
         assert done.returncode == 0, done.stderr + done.stdout
-        assert "resuming with the session's LLM profile:local" in done.stderr
+        assert f"resuming with the session's LLM profile:local from your profiles file {own.resolve()}" in done.stderr
+        assert "never read" not in done.stderr  # the journal names the user's own file
         assert len(server.calls) == 2  # the second expansion came from the model, not a script or a person
     sources = [r["source"] for r in read_journal(folder).records if r["type"] == "answer"]
     assert sources == ["model", "model"]
@@ -80,7 +83,7 @@ async def test_an_explicit_llm_on_resume_overrides_and_says_so_and_is_journaled(
     assert read_journal(folder).llm_setup[0] == "demo"
 
 
-def test_eval_resume_without_profiles_uses_the_plans_profiles_file_and_says_the_concurrency(tmp_path: Path) -> None:
+def test_eval_resume_reads_the_users_profiles_and_says_the_concurrency(tmp_path: Path) -> None:
     with OpenAICompatibleServer(answers(GOOD)) as server:
         profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=10)
         out = tmp_path / "eval"
@@ -96,7 +99,7 @@ def test_eval_resume_without_profiles_uses_the_plans_profiles_file_and_says_the_
         report["status"] = "interrupted"
         (out / "report.json").write_text(json.dumps(report))
         calls = len(server.calls)
-        again = recode(tmp_path, "eval", "--resume", str(out), "--no-progress", "-c", "3")
+        again = recode(tmp_path, "eval", "--resume", str(out), "--no-progress", "-c", "3", "--profiles", str(profiles))
         assert again.returncode == 0, again.stderr + again.stdout
         assert len(server.calls) > calls  # the model played the remaining episode
     assert "1 at a time (earlier runs: 2 at a time)" in again.stdout
