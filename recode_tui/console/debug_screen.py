@@ -53,6 +53,7 @@ from recode_tui.console.widgets.env_log import EnvLog
 from recode_tui.console.widgets.expansion_editor import ExpansionEditor
 from recode_tui.console.widgets.key_line import KeyLine
 from recode_tui.console.widgets.node_detail import NodeDetail
+from recode_tui.console.widgets.observation_view import ObservationView
 from recode_tui.console.widgets.prompt_view import PromptView
 from recode_tui.console.widgets.review_panel import ReviewBar
 from recode_tui.console.widgets.search_bar import SearchBar
@@ -129,17 +130,21 @@ class DebugScreen(RunScreen):
             log = EnvLog(id="env-log")
             log.scores = lambda: score_log_of(self.engine.env)  # an env with a score logs its changes
             yield log
-        with TabbedContent(id="bottom", initial="tab-expand" if self.debugger.human else "tab-prompt"):
-            with TabPane("Expansion", id="tab-expand"):
+        # A person starts on the task and the first observation; the editor's tab opens when an answer is awaited.
+        # Each tab's title starts with its key (the narrow key line cannot list them all).
+        with TabbedContent(id="bottom", initial="tab-observation" if self.debugger.human else "tab-prompt"):
+            with TabPane("O Observation", id="tab-observation"):
+                yield ObservationView(id="observation")
+            with TabPane("e Expansion", id="tab-expand"):
                 yield ExpansionEditor(self.drafts, id="expansion")
                 yield ReviewBar(id="review-bar")
             # Hidden at first: mounted just after the first paint.
-            with TabPane("Prompt", id="tab-prompt"):
+            with TabPane("r Prompt", id="tab-prompt"):
                 yield Lazy(PromptView(id="prompt"))
             if self.engine.view_title:  # the agent's own view; ReCode has none (its tree is its state)
-                with TabPane(self.engine.view_title, id="tab-agent"):
+                with TabPane(f"a {self.engine.view_title}", id="tab-agent"):
                     yield AgentViewPane(id="agent-view")
-            with TabPane("Breakpoints", id="tab-breakpoints"):
+            with TabPane("B Breakpoints", id="tab-breakpoints"):
                 yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
         yield SearchBar(id="search-bar")
         yield Footer()
@@ -246,6 +251,10 @@ class DebugScreen(RunScreen):
     @property
     def env_log(self) -> EnvLog:
         return self.query_one(EnvLog)
+
+    @property
+    def observation_view(self) -> ObservationView:
+        return self.query_one(ObservationView)
 
     @property
     def variables(self) -> VariablesPane:

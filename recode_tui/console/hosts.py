@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # names for the declarations only: `RecodeApp` derives from `
     from recode_tui.console.widgets.driver import EngineDriver
     from recode_tui.console.widgets.env_log import EnvLog
     from recode_tui.console.widgets.expansion_editor import ExpansionEditor
+    from recode_tui.console.widgets.observation_view import ObservationView
     from recode_tui.console.widgets.review_panel import ReviewBar
     from recode_tui.console.widgets.variables import VariablesPane
 
@@ -92,6 +93,10 @@ class RunScreen(Screen[None]):
 
     @property
     def env_log(self) -> EnvLog:
+        raise NotImplementedError
+
+    @property
+    def observation_view(self) -> ObservationView:
         raise NotImplementedError
 
     @property

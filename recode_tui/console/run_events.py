@@ -48,6 +48,7 @@ class RunEvents:
         events = tuple(events)
         run.tree_view.apply(events)
         run.env_log.apply(events)
+        run.observation_view.apply(events)
         run.variables.apply(events)
         for event in events:
             if isinstance(event, ev.ActionSent):
