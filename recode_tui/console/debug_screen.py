@@ -92,6 +92,7 @@ class DebugScreen(RunScreen):
         self.set_reactive(DebugScreen.run_state, RunState.STARTING)
         self.reason_kind = "info"
         self.reason = "loading the game…"
+        self.short_reason = ""  # said instead of `reason` when it does not fit the status line
         self.shown_prompt: tuple[str, str] | None = None  # what the Prompt tab shows
         self.stops = stops  # commands finished and shown (tests wait on this; a new run goes on counting)
         self.command_at = 0.0  # when the last engine command was given
@@ -289,10 +290,11 @@ class DebugScreen(RunScreen):
 
     def update_status(self) -> None:
         self.query_one(StatusBar).show(episode=self.console.episode, **engine_figures(self.engine),
-                                       state=self.run_state, reason_kind=self.reason_kind, reason=self.reason)
+                                       state=self.run_state, reason_kind=self.reason_kind, reason=self.reason,
+                                       short_reason=self.short_reason)
 
-    def say(self, kind: str, text: str) -> None:
-        self.reason_kind, self.reason = kind, text
+    def say(self, kind: str, text: str, short: str = "") -> None:
+        self.reason_kind, self.reason, self.short_reason = kind, text, short
         self.update_status()
 
     # -- run state: this screen is its only writer ------------------------------------------
@@ -301,7 +303,7 @@ class DebugScreen(RunScreen):
         """Where the run stands now (and why, when `reason` is given): the one place that sets it."""
         self.run_state = RunState(state)
         if reason:
-            self.reason_kind, self.reason = kind or "info", reason
+            self.reason_kind, self.reason, self.short_reason = kind or "info", reason, ""
         self.update_status()  # the state is on the status line
 
     def on_run_state_changed(self, message: RunStateChanged) -> None:

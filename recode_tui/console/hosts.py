@@ -112,7 +112,8 @@ class RunScreen(Screen[None]):
         item = self.tree_view.cursor_node
         return self.engine.tree.nodes.get(item.data or "") if item is not None else None
 
-    def say(self, kind: str, text: str) -> None:
+    def say(self, kind: str, text: str, short: str = "") -> None:
+        """Line two of the status line: why the run stopped (`short`: said instead when `text` does not fit)."""
         raise NotImplementedError
 
     def show_editor(self) -> None:

@@ -237,7 +237,9 @@ class ExpansionEditor(Vertical):
         yield editor
         with Horizontal(id="expand-bar"):
             yield Static("", id="expand-check")
-            yield Button("Submit ⌃S", id="expand-submit", variant="primary", disabled=True)
+            submit = Button("Submit ⌃S", id="expand-submit", variant="primary", disabled=True)
+            submit.can_focus = False  # a click or ⌃S: esc or tab out of the editor lands on a pane, marked as focused
+            yield submit
 
     def enable_highlighting(self) -> None:
         editor = self.editor

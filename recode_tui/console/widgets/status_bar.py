@@ -44,6 +44,7 @@ class StatusBar(Widget):
         self._text = Text()
         self._parts: list[tuple[Text, int]] = []  # line one, by priority (see `show`)
         self._reason = Text()  # line two
+        self._short_reason = Text()  # line two when `_reason` does not fit
         self._session = Text()  # where the run is journaled: the end of line two
         self._activity = Text()  # shown instead of the reason while it lasts (a model answering)
 
@@ -93,6 +94,7 @@ class StatusBar(Widget):
         state: str,
         reason_kind: str = "info",
         reason: str = "",
+        short_reason: str = "",
         llm: str = "",
         trusted: bool = False,
         agent: str = "ReCode",
@@ -120,16 +122,19 @@ class StatusBar(Widget):
         ]
         self._parts = [(text, priority) for text, priority in parts if text]
         icon, icon_style = REASON_ICONS.get(reason_kind, REASON_ICONS["info"])
-        line2 = Text.assemble(" ", (icon, icon_style), " ", (reason or "", "bold" if reason_kind != "info" else "dim"))
-        self._reason = line2
+        reason_style = "bold" if reason_kind != "info" else "dim"
+        self._reason = Text.assemble(" ", (icon, icon_style), " ", (reason or "", reason_style))
+        self._short_reason = Text.assemble(" ", (icon, icon_style), " ", (short_reason, reason_style)) if short_reason else Text()
         self._paint()
 
     def on_resize(self) -> None:
         self._paint()
 
     def _paint(self) -> None:
-        reason = self._activity or self._reason
         width = max(10, (self.size.width or 160) - 1)
+        reason = self._activity or self._reason
+        if not self._activity and self._short_reason and reason.cell_len > width:
+            reason = self._short_reason
         line1 = fit_parts(self._parts, width)
         line2 = reason.copy()
         session = self._session.copy()
