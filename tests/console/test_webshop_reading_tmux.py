@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -19,6 +20,18 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.heavy, needs_tmux]
 
 LONG_THOUGHT = "Thought: " + " ".join(["the shampoo must be color safe, paraben free and under twenty dollars"] * 2) + " END"
+
+
+def wait_until(tmux: Tmux, session: str, shows, what: str, timeout: float = 40.0) -> str:
+    """The screen once `shows(screen)` holds: a state, not a moment (a redraw may come a frame later)."""
+    deadline = time.monotonic() + timeout
+    screen = tmux.screen(session)
+    while not shows(screen):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never {what}; the screen was:\n{screen}")
+        time.sleep(0.2)
+        screen = tmux.screen(session)
+    return screen
 
 
 def row_of(screen: str, text: str) -> int:
@@ -64,7 +77,8 @@ def test_a_toast_never_covers_the_editor_or_its_check_line(tmp_path) -> None:
         tmux("send-keys", "-t", session, "Escape")
         tmux.wait_for(session, "? keys")
         tmux("send-keys", "-t", session, "c")  # a step key while an answer is awaited: a notice says so
-        screen = tmux.wait_for(session, "Awaiting your expansion")
+        screen = wait_until(tmux, session, lambda screen: "Awaiting your expansion" in screen and "1  Thought:" in screen,
+                            "the notice beside the editor")
         assert row_of(screen, "Awaiting your expansion") < row_of(screen, "Expansion  "), screen
         assert "1  Thought:" in screen and "2  Action:" in screen and "✗ line 2" in screen, screen
 
@@ -74,8 +88,9 @@ def test_the_focus_shows_and_a_long_line_leaves_every_lines_start_in_view(tmp_pa
         screen = open_first_turn(tmux, session)
         assert "┃ 1  Thought:" in screen, screen  # the editor has the focus, and shows it
         tmux("send-keys", "-t", session, "Escape")
-        screen = tmux.wait_for(session, "? keys")
-        assert "┃ 1  Thought:" not in screen and "┏" in screen, screen  # the focus left: the pane it went to is marked
+        # The focus left the editor: its mark went, and the pane the focus went to is marked instead.
+        wait_until(tmux, session, lambda screen: "┃ 1  Thought:" not in screen and "┏" in screen and "? keys" in screen,
+                   "the focus shown on a pane")
         tmux("send-keys", "-t", session, "e")
         tmux.wait_for(session, "┃ 1  Thought:")
         tmux("send-keys", "-t", session, "C-a")
