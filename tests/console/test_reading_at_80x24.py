@@ -144,3 +144,28 @@ async def test_the_focused_editor_is_marked_at_80x24() -> None:
         await settled(pilot)
         assert area.styles.border_left[0] != "heavy"
         assert app.focused.styles.border_left[0] == "heavy"  # the pane the focus went to is marked instead
+
+
+def overlaps(a, b) -> bool:
+    return a.x < b.right and b.x < a.right and a.y < b.bottom and b.y < a.bottom
+
+
+async def test_a_notice_never_covers_the_editor_or_its_check_line_zoomed_or_not() -> None:
+    app = build_app("put-01", "human", cursor_blink=False)
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        screen = app.debug_screen
+        for zoom in (False, True):
+            if zoom:
+                await pilot.press("ctrl+t")
+                await wait_for(pilot, lambda: screen.maximized is not None, what="the editor zoomed")
+            app.notify("Session forked: /a/long/path/to/the/sessions/folder/20261128-put-01", timeout=30)
+            await wait_for(pilot, lambda: bool(screen.query("Toast")), what="the notice")
+            await settled(pilot)
+            covered = [screen.query_one("#expand-text").region, screen.query_one("#expand-check").region]
+            for toast in screen.query("Toast"):
+                assert toast.region.height and not any(overlaps(toast.region, part) for part in covered), (
+                    zoom, toast.region, covered)
+            app.clear_notifications()
+            await wait_for(pilot, lambda: not screen.query("Toast"), what="the notices gone")
