@@ -14,10 +14,12 @@ from dataclasses import dataclass
 class ViewLine:
     """One line of an agent view. `mark` says what the line is, not how to draw it:
     "current" (the turn, step or item at hand), "added", "removed", "changed" (a plan diff),
-    "cut" (a window's cut), "done", "failed", "muted" (context), "" (plain)."""
+    "cut" (a window's cut), "done", "failed", "muted" (context), "" (plain). `full`: the whole text
+    when `text` is a shortened one (a long observation's first line); the console shows it on demand."""
 
     text: str
     mark: str = ""
+    full: str = ""
 
 
 @dataclass(frozen=True)

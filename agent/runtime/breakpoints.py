@@ -27,6 +27,20 @@ class BreakpointKind(str, Enum):
     ANY_ERROR = "any_error"
     VALUE_CHANGED = "value_changed"  # gdb's watchpoint: an expression over the namespace changed value
     AGENT_NOTE = "agent_note"  # an agent's decision (AgentNote) whose label matches: a replan, a re-injection
+    INVALID_ACTION = "invalid_action"  # an action the environment did not understand, or the engine refused
+
+
+# How the bundled environments answer an action they cannot carry out (the step is spent all the same).
+INVALID_ACTION_ANSWERS = (
+    "Nothing happens.",  # ALFWorld
+    "No known action matches that input.",  # ScienceWorld
+    "Invalid action",  # WebShop: "Invalid action: 'None' is not clickable on this page ..."
+)
+
+
+def invalid_action(event: ev.ObservationReceived) -> bool:
+    """Whether the observation says the action was invalid (or it was refused before it was sent)."""
+    return event.refused or event.observation.lstrip().startswith(INVALID_ACTION_ANSWERS)
 
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -109,6 +123,8 @@ class Breakpoint:
                 return f"`{self.value}` changes"
             case BreakpointKind.AGENT_NOTE:
                 return f"on {self.value}" if self.value else "on every agent decision"
+            case BreakpointKind.INVALID_ACTION:
+                return "an invalid action"
         return self.kind.value  # pragma: no cover
 
     def spec(self) -> str:
@@ -122,6 +138,7 @@ class Breakpoint:
             BreakpointKind.ANY_ERROR: "error",
             BreakpointKind.VALUE_CHANGED: f"changes {self.value}",
             BreakpointKind.AGENT_NOTE: f"note {self.value}".rstrip(),
+            BreakpointKind.INVALID_ACTION: "invalid",
         }[self.kind]
         return f"{head} if {self.condition}" if self.condition else head
 
@@ -154,6 +171,9 @@ class Breakpoint:
             case BreakpointKind.AGENT_NOTE:
                 if isinstance(event, ev.AgentNote) and self._regex and self._regex.fullmatch(event.label):
                     return f"{event.label} at {event.node_id}: {first_line(event.text, 70)}"
+            case BreakpointKind.INVALID_ACTION:
+                if isinstance(event, ev.ObservationReceived) and invalid_action(event):
+                    return f"{first_line(event.action, 40)} → {first_line(event.observation, 70)}"
             case BreakpointKind.ANY_ERROR:
                 if isinstance(event, ev.NodeError):
                     return first_line(event.error, 80)
@@ -163,7 +183,7 @@ class Breakpoint:
 
 
 def parse_breakpoint(text: str) -> Breakpoint:
-    """Read `stub NAME|REGEX`, `depth N`, `action REGEX`, `obs REGEX`, `error`, `every-stub`,
+    """Read `stub NAME|REGEX`, `depth N`, `action REGEX`, `obs REGEX`, `error`, `invalid`, `every-stub`,
     `changes EXPRESSION`, `note LABEL` (an agent decision: `note replan`, `note re-injection`;
     the label matched whole, any case, as a regex), each optionally followed by ` if CONDITION`. Raises ValueError saying
     what is accepted."""
@@ -189,11 +209,14 @@ def parse_breakpoint(text: str) -> Breakpoint:
         "changes": BreakpointKind.VALUE_CHANGED,
         "note": BreakpointKind.AGENT_NOTE,
         "on": BreakpointKind.AGENT_NOTE,
+        "invalid": BreakpointKind.INVALID_ACTION,
+        "invalid-action": BreakpointKind.INVALID_ACTION,
     }
     kind = kinds.get(word.lower())
     if kind is None:
         raise ValueError(
-            "use: stub NAME | depth N | action REGEX | obs REGEX | error | every-stub (every-call) | changes EXPRESSION | "
+            "use: stub NAME | depth N | action REGEX | obs REGEX | error | invalid (an invalid action) | "
+            "every-stub (every-call) | changes EXPRESSION | "
             "note LABEL (replan, re-injection), "
             "optionally followed by `if CONDITION`"
         )

@@ -29,6 +29,7 @@ from agent.runtime.varlist import (
     bounded_repr,
     is_kept,
     prompt_line,
+    shell_value,
     summarise,
 )
 from agent.sandbox.checks import ALLOWED_MODULES
@@ -239,7 +240,7 @@ class ThreadRunner:
         scope["run"] = _no_actions  # an action outside a node has nowhere to go
         try:
             if compiled is not None:
-                shown = summarise("", eval(compiled, scope)).summary  # noqa: S307 - trusted runner
+                shown = shell_value(eval(compiled, scope))  # noqa: S307 - trusted runner
             else:
                 exec(compile(code, "<shell>", "exec"), scope)  # noqa: S102 - trusted runner
                 shown = ""

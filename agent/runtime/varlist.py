@@ -14,6 +14,7 @@ from typing import Any
 
 PROMPT_VALUE_LIMIT = 1200  # a first observation (~400 chars) and a room's receptacle list fit whole
 VIEW_VALUE_LIMIT = 120
+SHELL_VALUE_LIMIT = 20_000  # a value shown for a line typed at a stop (`!`): read whole, in a scrolling box
 FULL_VALUE_LIMIT = 200_000
 
 _TYPE_SAMPLE = 20  # elements looked at to infer an element type
@@ -105,6 +106,14 @@ def _cut_marker(how_much: str, for_prompt: bool) -> str:
 def prompt_line(name: str, value: Any, limit: int = PROMPT_VALUE_LIMIT) -> str:
     """The prompt's variable line: `- name (type): value`, the value whole unless it is long."""
     return f"- {name} ({infer_type(value)}): {bounded_repr(value, limit, for_prompt=True)}"
+
+
+def shell_value(value: Any) -> str:
+    """An expression's value as the `!` line shows it: its lines kept, cut only past SHELL_VALUE_LIMIT."""
+    try:
+        return bounded_repr(value, SHELL_VALUE_LIMIT)
+    except Exception as exc:  # noqa: BLE001 - a str subclass with a broken slice: shown, not raised
+        return f"<unprintable {type(value).__name__}: {exc}>"
 
 
 def summarise(name: str, value: Any, limit: int = VIEW_VALUE_LIMIT) -> VariableSummary:

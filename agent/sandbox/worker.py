@@ -34,7 +34,7 @@ import sys
 from typing import Any
 
 from agent.runtime.code import NODE_FILENAME, calls_name, node_line
-from agent.runtime.varlist import FULL_VALUE_LIMIT, bounded_repr, is_kept, prompt_line
+from agent.runtime.varlist import FULL_VALUE_LIMIT, bounded_repr, is_kept, prompt_line, shell_value
 from agent.sandbox.audit import HookState
 from agent.sandbox.capture import Output, describe, summarise, summary_changes, summary_of
 from agent.sandbox.checks import ALLOWED_MODULES, FORBIDDEN_BUILTINS, check_code
@@ -468,7 +468,7 @@ class Worker:
         try:
             compiled = compile(code, "<shell>", mode)
             if mode == "eval":
-                shown = summary_of("", eval(compiled, env))[1]
+                shown = shell_value(eval(compiled, env))
             else:
                 exec(compiled, env)
                 shown = ""

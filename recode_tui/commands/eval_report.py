@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Sequence
 
 from agent.eval.batch import EpisodeResult, EvalReport, GameSpec, summarize
 from agent.eval.failure import group_failures
@@ -62,7 +63,28 @@ def gold_lines(report: EvalReport) -> list[str]:
             f"within the step limit: {listed}"]
 
 
-def result_line(result: EpisodeResult) -> str:
+@dataclass(frozen=True)
+class LineWidths:
+    """The per-episode line's column widths: the game's and the task type's (0: no task type column)."""
+
+    game: int = 14
+    task_type: int = 8
+
+
+def line_widths(games: Sequence[GameSpec]) -> LineWidths:
+    """Widths that keep every line's columns aligned for these games (ScienceWorld's run to 30 characters).
+
+    Where every game's id starts with its task type (`boil/21`), the type column would say it twice: none.
+    """
+    if not games:
+        return LineWidths()
+    game = max(14, *(len(g.id) for g in games))
+    if all(g.task_type and g.id.startswith(f"{g.task_type}/") for g in games):
+        return LineWidths(game, 0)
+    return LineWidths(game, max(8, *(len(g.task_type or "?") for g in games)))
+
+
+def result_line(result: EpisodeResult, widths: LineWidths = LineWidths()) -> str:
     verdict = "won   " if result.success else ("ERROR " if result.error else "failed")
     tail = "" if result.success else f"  {result.reason[:90]}"
     if result.repeat > 1:
@@ -73,7 +95,8 @@ def result_line(result: EpisodeResult) -> str:
         tail = f"  cached {result.cached_calls}{tail}"
     score = "" if result.score is None else f"score {result.score:>3g}  "
     who = f"{result.agent:<12} " if result.agent else ""
-    return (f"{verdict} {who}{result.game:<14} {result.task_type or '?':<8} {score}steps {result.steps:>3}  "
+    kind = f"{result.task_type or '?':<{widths.task_type}} " if widths.task_type else ""
+    return (f"{verdict} {who}{result.game:<{widths.game}} {kind}{score}steps {result.steps:>3}  "
             f"LLM calls {result.llm_calls:>2}  tokens {result.tokens:>6}  {result.seconds:5.1f}s{tail}")
 
 
@@ -246,11 +269,12 @@ def role_lines(report: EvalReport) -> list[str]:
 class Display:
     """A rich progress bar on a terminal; else one line per finished episode."""
 
-    def __init__(self, total: int, done: list[EpisodeResult], live: bool) -> None:
+    def __init__(self, total: int, done: list[EpisodeResult], live: bool, widths: LineWidths = LineWidths()) -> None:
         console = output_console(wide=140)  # a log or a pipe: COLUMNS, else wide enough for the table's headers
         self.console = console
         self.live = live and console.is_terminal
         self.total = total
+        self.widths = widths  # the per-episode lines' columns
         self.wins = sum(r.success for r in done)
         self.finished = len(done)
         self.tokens = sum(r.tokens for r in done)
@@ -305,7 +329,7 @@ class Display:
         self.wins += result.success
         self.tokens += result.tokens
         self.cost += result.cost
-        line = for_terminal(result_line(result))  # the reason may quote model or environment text
+        line = for_terminal(result_line(result, self.widths))  # the reason may quote model or environment text
         if self.progress is not None:
             self.progress.console.print(line, markup=False, highlight=False)
             self.progress.update(self.task, advance=1, **self._fields())

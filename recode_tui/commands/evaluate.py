@@ -24,8 +24,8 @@ from agent.runtime.safe_text import for_terminal
 from recode_tui.commands.eval_plan import (TYPE_ORDER, llm_factory, new_report, resumed_report,  # noqa: F401
                                            select_games)
 from recode_tui.commands.eval_report import (Display, cache_lines, comparison_table,  # noqa: F401
-                                             failure_lines, gold_lines, repeat_lines, result_line, results_table,
-                                             role_lines)
+                                             failure_lines, gold_lines, line_widths, repeat_lines, result_line,
+                                             results_table, role_lines)
 from recode_tui.commands.fit import print_layout
 from recode_tui.setup.settings import EvalOptions
 
@@ -90,7 +90,8 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
     from envs.remote import EnvPool
 
     earlier = list(report.concurrency_used)
-    display = Display(report.total, report.episodes, live=not options.no_progress)
+    display = Display(report.total, report.episodes, live=not options.no_progress,
+                      widths=line_widths(report.plan.games))
     if ray_address is not None:
         from recode_tui.commands.ray_eval import RayEvaluation
 

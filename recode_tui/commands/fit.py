@@ -2,8 +2,9 @@
 
 Rich shrinks a too-wide table by cutting cells (`100.…`, `put…`) or dropping columns; a reader then
 cannot tell `put` from `puttwo`. Here a table keeps every cell whole: the columns that do not fit move
-to a next table that repeats the row labels (the key columns). A pipe or a log gets `COLUMNS` when set,
-else a width wide enough for one table.
+to a next table that repeats the row labels (the key columns), the parts as even as the columns allow
+(never a last part of one lonely column). A pipe or a log gets `COLUMNS` when set, else no limit: a
+file is read whole, so its tables are never split.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ if TYPE_CHECKING:  # rich is imported where a table is drawn, not for `--help`
 # A bordered table's cost per column (a space each side and the rule on the left), and the right rule.
 _PER_COLUMN = 3
 _EDGE = 1
+UNSPLIT_WIDTH = 10_000  # a pipe or a log without COLUMNS: wide enough that no table is split
 
 
 @dataclass(frozen=True)
@@ -58,9 +60,31 @@ class Layout:
         return max([len(line) for line in lines] + [len(self.columns[index].name)])
 
     def parts(self, width: int) -> list[list[int]]:
-        """Column indexes per table: the key columns in each, the others in order while they fit."""
+        """Column indexes per table: the key columns in each, the others in order, as few parts as fit
+        `width`, their widths as even as the columns allow."""
+        greedy = self._fill(width)
+        fewest = len(greedy)
+        if fewest == 1:
+            return greedy
+        others = [self.need(i) + _PER_COLUMN for i, c in enumerate(self.columns) if not c.key]
+        low, high = max(others, default=0), width  # the narrowest limit that still needs no more parts
+        while low < high:
+            middle = (low + high) // 2
+            if len(self._fill(middle, keys_inside=False)) <= fewest:
+                high = middle
+            else:
+                low = middle + 1
+        balanced = self._fill(low, keys_inside=False)
+        return balanced if all(self.width_of(part) <= width for part in balanced) else greedy
+
+    def width_of(self, part: list[int]) -> int:
+        """The drawn width of a table of these columns."""
+        return _EDGE + sum(self.need(i) + _PER_COLUMN for i in part)
+
+    def _fill(self, width: int, keys_inside: bool = True) -> list[list[int]]:
+        """Fill parts in order up to `width` (the key columns' own width counted unless `keys_inside` is False)."""
         keys = [i for i, c in enumerate(self.columns) if c.key]
-        base = _EDGE + sum(self.need(i) + _PER_COLUMN for i in keys)
+        base = _EDGE + sum(self.need(i) + _PER_COLUMN for i in keys) if keys_inside else 0
         parts: list[list[int]] = []
         current: list[int] = []
         used = base
@@ -95,14 +119,16 @@ class Layout:
 
 
 def output_console(wide: int) -> Any:
-    """The console to print on: the terminal's width; for a pipe or a log, `COLUMNS` or `wide`."""
+    """The console to print on: the terminal's width; for a pipe or a log, `COLUMNS`, else no limit
+    (`wide` at least): a file is read whole, so a table there is never split."""
     from rich.console import Console
 
     console = Console()
     if console.is_terminal:
         return console
     columns = os.environ.get("COLUMNS", "")
-    return Console(width=int(columns) if columns.isdigit() and int(columns) > 0 else wide, force_terminal=False)
+    return Console(width=int(columns) if columns.isdigit() and int(columns) > 0 else max(wide, UNSPLIT_WIDTH),
+                   force_terminal=False)
 
 
 def print_layout(console: Any, layout: Layout) -> None:

@@ -14,6 +14,7 @@ one Ray actor per capped profile, started by the driver, so the cap holds over e
 from __future__ import annotations
 
 import asyncio
+import logging
 import shutil
 from dataclasses import asdict
 from pathlib import Path
@@ -38,12 +39,24 @@ def start_cluster(address: str) -> int:
     """Join the cluster at ADDRESS (`local`: start one with this machine's CPUs); its CPU count."""
     ray = ray_module()
     _check_reachable(address)
+    quiet_ray_notices()
     try:
         ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
     except (ConnectionError, ValueError, RuntimeError) as exc:
         raise UsageError(f"--ray {address}: cannot join the Ray cluster ({str(exc).splitlines()[0]}); give a "
                          "running cluster's address (ray start --head prints it) or no address for a local one")
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+# Ray's notices that are no action for an eval: a local cluster starts with token authentication on and
+# says how to opt out; printed between eval's own lines, it reads as something the researcher must do.
+RAY_NOTICE_LOGGERS = ("ray._private.authentication.authentication_token_setup",)
+
+
+def quiet_ray_notices() -> None:
+    """Keep Ray's authentication notices out of eval's output (its errors still show)."""
+    for name in RAY_NOTICE_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
 
 
 def _check_reachable(address: str) -> None:

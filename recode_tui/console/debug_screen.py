@@ -53,6 +53,7 @@ from recode_tui.console.widgets.env_log import EnvLog
 from recode_tui.console.widgets.expansion_editor import ExpansionEditor
 from recode_tui.console.widgets.key_line import KeyLine
 from recode_tui.console.widgets.node_detail import NodeDetail
+from recode_tui.console.widgets.observation_view import ObservationView
 from recode_tui.console.widgets.prompt_view import PromptView
 from recode_tui.console.widgets.review_panel import ReviewBar
 from recode_tui.console.widgets.search_bar import SearchBar
@@ -91,6 +92,7 @@ class DebugScreen(RunScreen):
         self.set_reactive(DebugScreen.run_state, RunState.STARTING)
         self.reason_kind = "info"
         self.reason = "loading the game…"
+        self.short_reason = ""  # said instead of `reason` when it does not fit the status line
         self.shown_prompt: tuple[str, str] | None = None  # what the Prompt tab shows
         self.stops = stops  # commands finished and shown (tests wait on this; a new run goes on counting)
         self.command_at = 0.0  # when the last engine command was given
@@ -129,17 +131,21 @@ class DebugScreen(RunScreen):
             log = EnvLog(id="env-log")
             log.scores = lambda: score_log_of(self.engine.env)  # an env with a score logs its changes
             yield log
-        with TabbedContent(id="bottom", initial="tab-expand" if self.debugger.human else "tab-prompt"):
-            with TabPane("Expansion", id="tab-expand"):
+        # A person starts on the task and the first observation; the editor's tab opens when an answer is awaited.
+        # Each tab's title starts with its key (the narrow key line cannot list them all).
+        with TabbedContent(id="bottom", initial="tab-observation" if self.debugger.human else "tab-prompt"):
+            with TabPane("O Observation", id="tab-observation"):
+                yield ObservationView(id="observation")
+            with TabPane("e Expansion", id="tab-expand"):
                 yield ExpansionEditor(self.drafts, id="expansion")
                 yield ReviewBar(id="review-bar")
             # Hidden at first: mounted just after the first paint.
-            with TabPane("Prompt", id="tab-prompt"):
+            with TabPane("r Prompt", id="tab-prompt"):
                 yield Lazy(PromptView(id="prompt"))
             if self.engine.view_title:  # the agent's own view; ReCode has none (its tree is its state)
-                with TabPane(self.engine.view_title, id="tab-agent"):
+                with TabPane(f"a {self.engine.view_title}", id="tab-agent"):
                     yield AgentViewPane(id="agent-view")
-            with TabPane("Breakpoints", id="tab-breakpoints"):
+            with TabPane("B Breakpoints", id="tab-breakpoints"):
                 yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
         yield SearchBar(id="search-bar")
         yield Footer()
@@ -248,6 +254,10 @@ class DebugScreen(RunScreen):
         return self.query_one(EnvLog)
 
     @property
+    def observation_view(self) -> ObservationView:
+        return self.query_one(ObservationView)
+
+    @property
     def variables(self) -> VariablesPane:
         return self.query_one(VariablesPane)
 
@@ -280,10 +290,11 @@ class DebugScreen(RunScreen):
 
     def update_status(self) -> None:
         self.query_one(StatusBar).show(episode=self.console.episode, **engine_figures(self.engine),
-                                       state=self.run_state, reason_kind=self.reason_kind, reason=self.reason)
+                                       state=self.run_state, reason_kind=self.reason_kind, reason=self.reason,
+                                       short_reason=self.short_reason)
 
-    def say(self, kind: str, text: str) -> None:
-        self.reason_kind, self.reason = kind, text
+    def say(self, kind: str, text: str, short: str = "") -> None:
+        self.reason_kind, self.reason, self.short_reason = kind, text, short
         self.update_status()
 
     # -- run state: this screen is its only writer ------------------------------------------
@@ -292,7 +303,7 @@ class DebugScreen(RunScreen):
         """Where the run stands now (and why, when `reason` is given): the one place that sets it."""
         self.run_state = RunState(state)
         if reason:
-            self.reason_kind, self.reason = kind or "info", reason
+            self.reason_kind, self.reason, self.short_reason = kind or "info", reason, ""
         self.update_status()  # the state is on the status line
 
     def on_run_state_changed(self, message: RunStateChanged) -> None:

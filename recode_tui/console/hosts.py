@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # names for the declarations only: `RecodeApp` derives from `
     from recode_tui.console.widgets.driver import EngineDriver
     from recode_tui.console.widgets.env_log import EnvLog
     from recode_tui.console.widgets.expansion_editor import ExpansionEditor
+    from recode_tui.console.widgets.observation_view import ObservationView
     from recode_tui.console.widgets.review_panel import ReviewBar
     from recode_tui.console.widgets.variables import VariablesPane
 
@@ -95,6 +96,10 @@ class RunScreen(Screen[None]):
         raise NotImplementedError
 
     @property
+    def observation_view(self) -> ObservationView:
+        raise NotImplementedError
+
+    @property
     def variables(self) -> VariablesPane:
         raise NotImplementedError
 
@@ -107,7 +112,8 @@ class RunScreen(Screen[None]):
         item = self.tree_view.cursor_node
         return self.engine.tree.nodes.get(item.data or "") if item is not None else None
 
-    def say(self, kind: str, text: str) -> None:
+    def say(self, kind: str, text: str, short: str = "") -> None:
+        """Line two of the status line: why the run stopped (`short`: said instead when `text` does not fit)."""
         raise NotImplementedError
 
     def show_editor(self) -> None:

@@ -31,6 +31,8 @@ DEBUG_BINDINGS: list[BindingType] = [
     Binding("b", "toggle_breakpoint", "Break", id="breakpoint.toggle",
             tooltip="Toggle a breakpoint on the selected node's stub name"),
     Binding("ctrl+s", "submit", "Submit", id="expansion.submit", priority=True),
+    Binding("O", "show_tab('tab-observation')", "Observation", id="view.observation",
+            tooltip="The task and the observation at hand, whole: wrapped, scrolled (z gives it the screen)"),
     Binding("e", "show_tab('tab-expand')", "Editor", id="view.editor"),
     Binding("r", "show_tab('tab-prompt')", "Prompt", id="view.prompt"),
     Binding("B", "show_tab('tab-breakpoints')", "Breakpoints", id="view.breakpoints"),

@@ -48,6 +48,7 @@ class RunEvents:
         events = tuple(events)
         run.tree_view.apply(events)
         run.env_log.apply(events)
+        run.observation_view.apply(events)
         run.variables.apply(events)
         for event in events:
             if isinstance(event, ev.ActionSent):
@@ -97,7 +98,9 @@ class RunEvents:
             node = run.engine.tree.nodes.get(selected.data or "")
             run.query_one(NodeDetail).show(node, self.line_of(node))
         self.stop_tools.after_stop(stop)
-        run.say(stop.reason.kind, stop.reason.text)
+        # The task rarely fits the status line: the Observation tab below has it whole.
+        short = "run started: the task is in the Observation tab (O)" if isinstance(stop.event, ev.RunStarted) else ""
+        run.say(stop.reason.kind, stop.reason.text, short)
         run.refresh_agent_view()
         self.llm_control.after_stop(stop)
         try:

@@ -34,7 +34,7 @@ class PaneView:
         self.screen = screen
 
     def show_tab(self, tab: str) -> None:
-        """`e`, `r`, `B`, `a`: a tab of the bottom pane, with the focus in it."""
+        """`O`, `e`, `r`, `B`, `a`: a tab of the bottom pane, with the focus in it."""
         screen = self.screen
         if tab == "tab-agent" and not screen.query(AgentViewPane):
             screen.notify(f"{screen.engine.display_name} has no agent view: its tree is its state.",
@@ -51,6 +51,8 @@ class PaneView:
                 area.focus()
         elif tab == "tab-agent":
             screen.query_one(AgentViewPane).focus()
+        elif tab == "tab-observation":
+            screen.observation_view.focus()
 
     def zoom(self) -> None:
         """Zoom the pane holding the focus, or restore the zoomed one."""

@@ -44,7 +44,8 @@ def test_a_person_searches_the_shop_at_80x24_and_sees_the_results(tmp_path) -> N
         tmux("send-keys", "-t", session, "Escape")  # out of the editor: the step keys work again
         tmux.wait_for(session, "? keys")
         tmux("send-keys", "-t", session, "v")  # a narrow terminal swaps in the variables and the log
-        screen = tmux.wait_for(session, "Page actions")
+        tmux.wait_for(session, "Page actions")
+        screen = tmux.wait_for(session, "Shampoo")  # the log re-wraps to its new width a redraw later
         assert "click[back to search]" in screen and "click[next >]" in screen, screen
         assert "[SEP]" in screen and "Shampoo" in screen, screen  # the results page in the environment log
         assert all(len(line) <= 80 for line in screen.splitlines())

@@ -129,7 +129,12 @@ class ReActAgent(Stepper):
             lines.append(ViewLine(f"turn {number}: {turn.action}" + ("  (not in the prompt)" if out else ""),
                                   "muted" if out else "heading"))
             lines.append(ViewLine(f"  thought: {turn.thought or '(none)'}", "muted"))
-            lines.append(ViewLine(f"  => {first_line(turn.observation, 150)}", "muted" if out else ""))
+            whole = f"  => {turn.observation.strip()}"
+            if number == len(self.turns):  # the observation the next turn acts on: whole
+                lines.append(ViewLine(whole, ""))
+            else:
+                short = f"  => {first_line(turn.observation, 150)}"
+                lines.append(ViewLine(short, "muted" if out else "", full=whole if whole != short else ""))
         children = self.tree.root.children
         at_hand = children[-1] if children and len(children) > len(self.turns) else None
         if at_hand is not None and not self.done:

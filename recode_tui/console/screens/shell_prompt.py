@@ -4,7 +4,8 @@ The line goes through the same runner and checks as node code. An expression
 shows its value; a statement changes the namespace, and the engine journals it
 so a replay, a resume or a fork runs it again at the same point. A refused or
 raising line shows its one-line reason and changes nothing. The prompt stays
-open for the next line; esc closes it.
+open for the next line; esc closes it. A value is shown whole, wrapped, in a box
+that grows to most of the screen and scrolls (`tab` moves the focus into it).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Awaitable, Callable
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
@@ -36,7 +37,8 @@ class ShellPrompt(ModalScreen[None]):
             yield Static(Text.assemble(("Run a line in the run's namespace", "bold"),
                                        "   an expression shows its value; a statement is journaled   (esc closes)"))
             yield Input(placeholder="e.g. len(seen)  ·  target = 'mug 1'  ·  places.append('shelf 2')", id="shell-input")
-            yield Static("", id="shell-result")
+            with VerticalScroll(id="shell-result-box", can_focus=True):
+                yield Static("", id="shell-result")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

@@ -3,6 +3,8 @@
 The agent builds the content (`Stepper.view()`, plain data); this pane only
 draws it, once per stop, and keeps the line the agent marked as current in
 sight. An agent without a view (ReCode: its tree is its state) gets no tab.
+Lines an agent shortened (a long observation's first line) open whole with
+`enter`, and fold again with it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Sequence
 from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -37,9 +40,12 @@ class AgentViewPane(VerticalScroll, can_focus=True):
     """One scrolling text of sections; `/` searches it like the log and the prompt."""
 
     search_name = "Agent view"
+    BINDINGS = [Binding("enter", "toggle_whole", "Whole lines", id="agent-view.whole",
+                        tooltip="Show the shortened lines (earlier observations) whole, or fold them again")]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.whole = False  # shortened lines shown whole (`enter`)
         self.shown_view: AgentView | None = None
         self.lines: list[str] = []  # the plain lines shown, for tests and search
         self._marks: list[str] = []
@@ -62,14 +68,24 @@ class AgentViewPane(VerticalScroll, can_focus=True):
             lines.append(f"── {section.heading}")
             marks.append("section")
             for line in section.lines:
-                lines.append(line.text)
-                marks.append(line.mark)
+                for part in (line.full if self.whole and line.full else line.text).split("\n"):
+                    lines.append(part)
+                    marks.append(line.mark)
         self.lines, self._marks = lines, marks
         self._draw()
         current = next((i for i, mark in enumerate(marks) if mark == "current"), None)
         if current is not None:
             self.call_after_refresh(self._bring_into_view, current)
         return True
+
+    def action_toggle_whole(self) -> None:
+        """`enter`: every shortened line whole, or folded again; the view is redrawn at once."""
+        self.whole = not self.whole
+        view, self.shown_view = self.shown_view, None
+        self.show(view)
+        folded = sum(1 for section in view.sections for line in section.lines if line.full) if view else 0
+        self.notify(f"{folded} shortened line(s) shown whole (enter folds them)" if self.whole
+                    else "long lines folded (enter shows them whole)", timeout=2)
 
     def _draw(self) -> None:
         text = Text(no_wrap=False)

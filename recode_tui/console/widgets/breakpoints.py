@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Input
 
 from agent.runtime.debugger import Debugger, parse_breakpoint
 
-ADD_HINT = ("add: stub NAME|RE · depth N · action RE · obs RE · error · every-stub · changes EXPR · "
+ADD_HINT = ("add: stub NAME|RE · depth N · action RE · obs RE · error · invalid · every-stub · changes EXPR · "
             "note replan|re-injection  [if COND]")
 
 

@@ -225,16 +225,21 @@ class ExpansionEditor(Vertical):
         # already judged costs the event loop nothing.
         self._judged: tuple[tuple[object, ...], Check] | None = None
         self._closed_with: str | None = "No expansion is awaited."
+        self.at_root = False  # the open call expands the root: an empty answer would skip the whole task
 
     def compose(self) -> ComposeResult:
         yield Static("No expansion is awaited.", id="expand-header")
         # Highlighting loads tree-sitter (~150 ms): `enable_highlighting` after the first paint.
-        editor = CodeArea.code_editor(SKELETON, language=None, id="expand-text", read_only=True)
+        # Empty until a call opens it: each agent's own answer format comes with its first call.
+        # Soft wrap: a line longer than the editor never leaves it scrolled sideways, hiding every line's start.
+        editor = CodeArea.code_editor("", language=None, id="expand-text", read_only=True, soft_wrap=True)
         editor.cursor_blink = cursor_blink_of(self.app)
         yield editor
         with Horizontal(id="expand-bar"):
             yield Static("", id="expand-check")
-            yield Button("Submit ⌃S", id="expand-submit", variant="primary", disabled=True)
+            submit = Button("Submit ⌃S", id="expand-submit", variant="primary", disabled=True)
+            submit.can_focus = False  # a click or ⌃S: esc or tab out of the editor lands on a pane, marked as focused
+            yield submit
 
     def enable_highlighting(self) -> None:
         editor = self.editor
@@ -268,6 +273,8 @@ class ExpansionEditor(Vertical):
         self.enable_highlighting()
         self.node_id, self.known = node_id, known
         self.purpose, self.role = purpose, role
+        engine = self._engine()
+        self.at_root = engine is not None and engine.tree.root.id == node_id
         self.code_check, self.trusted = run_code_check(self.screen)
         self._closed_with = None
         self._confirm_empty = False
@@ -356,9 +363,12 @@ class ExpansionEditor(Vertical):
 
     def _show(self, check: Check) -> None:
         self.last_check = check
-        style = "green" if check.ok else "bold red"
-        mark = "✓" if check.ok else "✗"
-        self.query_one("#expand-check", Static).update(Text(f"{mark} {check.message}", style=style))
+        if check.ok and check.empty and self.at_root:  # valid, but it gives up the task: a warning, not a tick
+            shown = Text(f"! empty: submitting skips the whole task ({self.node_id} is the root)", style="bold yellow")
+        else:
+            style = "green" if check.ok else "bold red"
+            shown = Text(f"{'✓' if check.ok else '✗'} {check.message}", style=style)
+        self.query_one("#expand-check", Static).update(shown)
 
     # -- submitting ----------------------------------------------------------------
 
@@ -373,8 +383,9 @@ class ExpansionEditor(Vertical):
             return False
         if check.empty and not self._confirm_empty:
             self._confirm_empty = True
+            what = "skip the whole task" if self.at_root else "mark the stub SKIP"
             self.query_one("#expand-check", Static).update(
-                Text("The execute section is empty: press ⌃S again to mark the stub SKIP", style="bold yellow")
+                Text(f"The execute section is empty: press ⌃S again to {what}", style="bold yellow")
             )
             return False
         self.post_message(self.Submitted(self.node_id, self.editor.text))

@@ -33,6 +33,7 @@ PANE_KEYS = (
     Key("p", "pause", rank=3),
     Key("^s", "submit", "submit", rank=2),
     Key("b", "break", rank=4),
+    Key("O", "obs", rank=2),  # the tab bar names it too ("O Observation")
     Key("e", "edit"),
     Key("r", "prompt"),
     Key("a", "agent", "agent"),

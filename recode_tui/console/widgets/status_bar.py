@@ -35,7 +35,8 @@ class StatusBar(Widget):
 
     Fixed height and render-based: an update repaints two lines, never the layout.
     Neither line ever wraps: line one drops its least useful parts to fit the
-    width (the run state stays), line two is cut with `…`.
+    width (the run state stays), line two drops the session's name when it does not
+    fit whole; only a part too long for the line alone is cut with `…`.
     """
 
     def __init__(self, **kwargs) -> None:
@@ -43,6 +44,7 @@ class StatusBar(Widget):
         self._text = Text()
         self._parts: list[tuple[Text, int]] = []  # line one, by priority (see `show`)
         self._reason = Text()  # line two
+        self._short_reason = Text()  # line two when `_reason` does not fit
         self._session = Text()  # where the run is journaled: the end of line two
         self._activity = Text()  # shown instead of the reason while it lasts (a model answering)
 
@@ -92,6 +94,7 @@ class StatusBar(Widget):
         state: str,
         reason_kind: str = "info",
         reason: str = "",
+        short_reason: str = "",
         llm: str = "",
         trusted: bool = False,
         agent: str = "ReCode",
@@ -119,28 +122,26 @@ class StatusBar(Widget):
         ]
         self._parts = [(text, priority) for text, priority in parts if text]
         icon, icon_style = REASON_ICONS.get(reason_kind, REASON_ICONS["info"])
-        line2 = Text.assemble(" ", (icon, icon_style), " ", (reason or "", "bold" if reason_kind != "info" else "dim"))
-        self._reason = line2
+        reason_style = "bold" if reason_kind != "info" else "dim"
+        self._reason = Text.assemble(" ", (icon, icon_style), " ", (reason or "", reason_style))
+        self._short_reason = Text.assemble(" ", (icon, icon_style), " ", (short_reason, reason_style)) if short_reason else Text()
         self._paint()
 
     def on_resize(self) -> None:
         self._paint()
 
     def _paint(self) -> None:
-        reason = self._activity or self._reason
         width = max(10, (self.size.width or 160) - 1)
+        reason = self._activity or self._reason
+        if not self._activity and self._short_reason and reason.cell_len > width:
+            reason = self._short_reason
         line1 = fit_parts(self._parts, width)
         line2 = reason.copy()
         session = self._session.copy()
-        if session:
-            # The stop reason first: the session's name gets what is left, or nothing.
-            room = width - 3 - min(reason.cell_len, width)
-            if session.cell_len <= width - 3 - reason.cell_len:
-                line2.truncate(width - session.cell_len - 3, overflow="ellipsis", pad=True)
-                line2 = Text.assemble(line2, (" │ ", "dim"), session)
-            elif room >= 12:
-                session.truncate(room, overflow="ellipsis")
-                line2 = Text.assemble(line2, (" │ ", "dim"), session)
+        # The stop reason first: the session's name only when it fits whole (`S` lists the sessions).
+        if session and session.cell_len <= width - 3 - reason.cell_len:
+            line2.truncate(width - session.cell_len - 3, overflow="ellipsis", pad=True)
+            line2 = Text.assemble(line2, (" │ ", "dim"), session)
         line2.truncate(width, overflow="ellipsis")
         text = Text("\n").join([line1, line2])
         if text != self._text:
@@ -159,15 +160,11 @@ def short_label(text: str, limit: int = 32) -> str:
 def fit_parts(parts: list[tuple[Text, int]], width: int) -> Text:
     """Join `parts` in order within `width` cells: drop the lowest priorities first, then cut with `…`."""
     kept = list(parts)
-    dropped = False
-    while len(kept) > 1 and sum(text.cell_len for text, _ in kept) + (2 if dropped else 0) > width:
+    while len(kept) > 1 and sum(text.cell_len for text, _ in kept) > width:
         lowest = min(range(len(kept)), key=lambda i: (kept[i][1], -i))
         if kept[lowest][1] >= 10:
             break  # never drop the run state: cut the line instead
         del kept[lowest]
-        dropped = True
     line = Text.assemble(*(text for text, _ in kept))
-    if dropped:
-        line.append(" …", "dim")
     line.truncate(width, overflow="ellipsis")
     return line
