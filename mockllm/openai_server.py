@@ -27,7 +27,20 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from mockllm.scripted import ScriptEntry
 
-Responder = Callable[[str], str]  # prompt -> answer text
+@dataclass(frozen=True)
+class Reply:
+    """An answer with its finish reason: `Reply(text, "length")` is one the model's max_tokens cut."""
+
+    text: str
+    finish: str = "stop"
+
+
+Responder = Callable[[str], "str | Reply"]  # prompt -> answer text (or a Reply); raises NoAnswer when it has none
+
+
+class NoAnswer(Exception):
+    """A responder has no answer for this prompt: the server answers an error (HTTP 400 with this
+    message), never an answer text a client would take for the model's."""
 
 FAULTS = ("429", "500", "timeout", "malformed", "empty", "truncated", "401", "404")
 
@@ -140,8 +153,13 @@ class OpenAICompatibleServer:
             self.calls.append(ServedCall(prompt, model, None, 200))
             handler._json(200, None, raw=b'{"id": "x", "choices": [ {"message": ')
             return
-        answer = "" if fault == "empty" else self.responder(prompt)
-        finish = "stop"
+        try:
+            reply = Reply("") if fault == "empty" else self.responder(prompt)
+        except NoAnswer as exc:
+            self.calls.append(ServedCall(prompt, model, None, 400))
+            handler._json(400, {"error": {"message": str(exc), "type": "no_scripted_answer", "code": "no_answer"}})
+            return
+        answer, finish = (reply.text, reply.finish) if isinstance(reply, Reply) else (reply, "stop")
         if fault == "truncated":
             answer, finish = answer[: max(1, len(answer) // 3)], "length"
         usage = {"prompt_tokens": count_tokens(prompt), "completion_tokens": count_tokens(answer) if answer else 0}
@@ -214,7 +232,10 @@ def entries_responder(entries: list[ScriptEntry]) -> Responder:
         for entry in entries:
             if entry.matches(prompt, context):
                 return entry.answer
-        return "<think>no scripted answer</think><execute></execute>" if purpose == Purpose.REPAIR else "no answer"
+        if purpose == Purpose.REPAIR:  # a script that scripts no repair declines it, as `ScriptedLLM` does
+            return "<think>no scripted answer</think><execute></execute>"
+        raise NoAnswer(f"the script has no answer for stub `{code or '(none found in the prompt)'}`; "
+                       "add an entry for it")
 
     return respond
 

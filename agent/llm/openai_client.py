@@ -139,8 +139,13 @@ class OpenAILLM:
         except openai.APIConnectionError:
             raise LLMError(f"cannot connect to {self._where()}; is the server running?") from None
         except openai.APIStatusError as exc:
+            if exc.status_code >= 500:  # the SDK retried it
+                raise LLMError(
+                    f"{self._where()} answered HTTP {exc.status_code} after {profile.max_retries} retries; retry later"
+                ) from None
             raise LLMError(
-                f"{self._where()} answered HTTP {exc.status_code} after {profile.max_retries} retries; retry later"
+                f"{self._where()} refused the request (HTTP {exc.status_code}){_said(exc.body)}; "
+                "check the profile's model, max_tokens and the server's log"
             ) from None
         except (openai.APIResponseValidationError, ValueError) as exc:
             raise LLMError(f"{self._where()} sent a malformed response ({type(exc).__name__}); check base_url") from None
@@ -150,17 +155,14 @@ class OpenAILLM:
         text, finish, usage, model = reply_parts(
             http_response.headers.get("content-type", ""), http_response.content, self._where()
         )
-        if not text.strip():
+        cut_at = self.profile.max_tokens if finish == "length" else None
+        if not text.strip() and cut_at is None:
             raise LLMError(f"{self._where()} returned an empty answer; retry, or type the answer yourself")
-        if finish == "length" and "</execute>" not in text:
-            raise LLMError(
-                f"the answer was cut at max_tokens={self.profile.max_tokens} before </execute>; "
-                "raise max_tokens in the profile and retry"
-            )
         if self.prices.price(self.profile.model) is not None or not model:
             model = self.profile.model  # else the name the server reports: it may be a dated one
         cost = self.prices.cost(model, usage.input_tokens, usage.output_tokens)
-        return Completion(text=text, usage=usage, cost=cost, source="model")
+        # An answer cut at max_tokens is the model's answer (asked again, it is cut again): the agent judges it.
+        return Completion(text=text, usage=usage, cost=cost, source="model", cut_at=cut_at)
 
     def _where(self) -> str:
         return f"{self.profile.base_url or 'api.openai.com'} (profile {self.profile.name})"
@@ -202,6 +204,15 @@ def reply_parts(content_type: str, body: bytes, where: str) -> tuple[str, str, U
         usage = Usage(_count(raw_usage.get("prompt_tokens")), _count(raw_usage.get("completion_tokens")))
     model = data.get("model")
     return content or "", finish if isinstance(finish, str) else "", usage, model if isinstance(model, str) else ""
+
+
+def _said(body: object) -> str:
+    """The server's own error message, as `: message` (one line, cut), or '' when it sent none."""
+    message = body.get("message") if isinstance(body, dict) else body if isinstance(body, str) else None
+    if not isinstance(message, str) or not message.strip():
+        return ""
+    line = " ".join(message.split())
+    return f": {line if len(line) <= 200 else line[:197] + '...'}"
 
 
 def _count(value: object) -> int:

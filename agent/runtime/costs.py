@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.llm import Completion
-from agent.runtime.events import LLMAnswered
+from agent.runtime.events import LLMAnswered, LLMRejected
 from agent.runtime.tree import LLMExchange
 
 MAIN_ROLE = ""  # the role of an agent's one LLM (agents with several name theirs: planner, executor, ...)
@@ -93,8 +93,20 @@ def answered_event(node_id: str, completion: Completion, *, thought: str, blocks
         source=completion.source, input_tokens=completion.usage.input_tokens,
         output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
         seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=purpose, role=role,
-        cached=completion.cached,
+        cached=completion.cached, cut_at=completion.cut_at,
     )
 
 
-__all__ = ["MAIN_ROLE", "RoleStats", "Stats", "answered_event", "exchange_record", "expansion_record", "timed"]
+def rejected_event(node_id: str, completion: Completion, reason: str, *, attempt: int, purpose: str = "",
+                   role: str = MAIN_ROLE) -> LLMRejected:
+    """The refused-answer event for `completion`, with what it cost: a refused answer was paid for too."""
+    return LLMRejected(
+        node_id, raw=completion.text, reason=reason, attempt=attempt, source=completion.source,
+        proposed=completion.proposed, seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds,
+        role=role, cached=completion.cached, input_tokens=completion.usage.input_tokens,
+        output_tokens=completion.usage.output_tokens, cost=completion.cost, purpose=purpose, cut_at=completion.cut_at,
+    )
+
+
+__all__ = ["MAIN_ROLE", "RoleStats", "Stats", "answered_event", "exchange_record", "expansion_record", "rejected_event",
+           "timed"]

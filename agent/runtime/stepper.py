@@ -43,13 +43,21 @@ from agent.runtime.actions import (
 )
 from agent.runtime.agent_view import AgentView, ViewLine, ViewSection
 from agent.runtime.capabilities import ScriptedAnswer
-from agent.runtime.costs import MAIN_ROLE, RoleStats, Stats, answered_event, exchange_record, timed
+from agent.runtime.costs import (
+    MAIN_ROLE,
+    RoleStats,
+    Stats,
+    answered_event,
+    exchange_record,
+    rejected_event,
+    timed,
+)
+from agent.runtime.cut import cut_refusal
 from agent.runtime.events import (
     ActionSent,
     Event,
     LLMAnswered,
     LLMFailed,
-    LLMRejected,
     LLMRequested,
     NodeCompleted,
     NodeError,
@@ -180,6 +188,17 @@ class Stepper(StepLoop):
     def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
         """The expected answer format, shown in an empty editor when a person answers."""
         return ""
+
+    def cut_answer(self, text: str, purpose: str, role: str = MAIN_ROLE) -> str | None:
+        """The part of an answer the model's max_tokens cut short that is a whole answer by itself
+        (then judged as usual, and acted on), or None: nothing before the cut can be used, and the
+        model is asked again with `cut_missing` as the reason. By default nothing is (an agent whose
+        answers have a known end says where: `agent.runtime.cut`)."""
+        return None
+
+    def cut_missing(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        """What a cut answer lacked, in the agent's words ("before </execute>"), for the refusal."""
+        return "before it ended"
 
     def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
         """What an accepted answer will do, as the editor's check line says it ('' : the verdict's summary)."""
@@ -423,19 +442,24 @@ class Stepper(StepLoop):
                     self.answering_since = None
             completion = timed(completion, time.monotonic() - began)
             self._count(completion, role)
-            # Off the event loop (the console's): a long answer takes a while to judge, and the
-            # person's keys must still work meanwhile. In the env thread, where the agent's other
-            # environment calls are (ReAct's judge asks the env which commands it takes).
             verdict = oversized(completion.text)
+            if verdict is None and completion.cut_at is not None:  # the model's answer, cut: the agent's rule
+                usable = self.cut_answer(completion.text, purpose, role)
+                if usable is None:
+                    verdict = cut_refusal(completion.cut_at, self.cut_missing(purpose, role))
+                else:
+                    completion = replace(completion, text=usable)
             if verdict is None:
+                # Off the event loop (the console's): a long answer takes a while to judge, and the
+                # person's keys must still work meanwhile. In the env thread, where the agent's other
+                # environment calls are (ReAct's judge asks the env which commands it takes).
                 verdict = await self.in_env_thread(judge, completion)
+            if completion.judged is not None:  # the response cache keeps only what an agent took
+                completion.judged(verdict.accepted)
             if not verdict.accepted:
                 node.llm_calls.append(exchange_record(prompt, completion, False, purpose, verdict.message))
-                yield LLMRejected(
-                    node.id, raw=completion.text, reason=verdict.message, attempt=attempt,
-                    source=completion.source, proposed=completion.proposed, seconds=completion.seconds or 0.0,
-                    person_seconds=completion.person_seconds, role=role, cached=completion.cached,
-                )
+                yield rejected_event(node.id, completion, verdict.message, attempt=attempt, purpose=purpose,
+                                     role=role)
                 note = self.rewrite_note(verdict.message, completion.text)
                 continue
             node.llm_calls.append(exchange_record(prompt, completion, True, purpose))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from mockllm.openai_server import Responder, entries_responder
+from mockllm.openai_server import NoAnswer, Responder, entries_responder
 from mockllm.scripted import ScriptEntry, load_script
 
 HERE = Path(__file__).resolve().parent
@@ -57,6 +57,6 @@ def demo_responder() -> Responder:
                 if not entry.used and entry.when is not None and entry.when.search(prompt):
                     entry.used = True
                     return entry.answer
-        return "no answer"
+        raise NoAnswer(f"no {agent or 'known agent'}'s demo answer is left for this prompt")
 
     return respond

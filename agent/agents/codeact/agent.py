@@ -39,6 +39,7 @@ from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.agents.outcome import action_failed, failed_mark
 from agent.llm import Completion, Purpose
 from agent.runtime.capabilities import bundled_demos
+from agent.runtime.cut import through_last
 from agent.runtime.event_text import first_line
 from agent.runtime.events import (
     Event,
@@ -155,6 +156,13 @@ class CodeActAgent(Stepper):
 
     def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
         return SKELETON
+
+    def cut_answer(self, text: str, purpose: str, role: str = MAIN_ROLE) -> str | None:
+        """A cut answer's code is whole up to its last `</execute>` (what follows is ignored)."""
+        return through_last(text, "</execute>")
+
+    def cut_missing(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        return "before </execute>"
 
     def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
         """The editor's line for an answer it would take."""

@@ -17,10 +17,11 @@ from typing import Any, AsyncIterator
 
 from agent.agents.outcome import Holding, UnitOutcome, failed_mark
 from agent.agents.plan_execute.plan import PlanError, PlanStep, parse_plan, plan_diff, plan_text
-from agent.agents.plan_execute.turn import TurnError, parse_turn
+from agent.agents.plan_execute.turn import DECISION_LINE, TurnError, parse_turn
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.llm import Completion, Purpose
 from agent.runtime.capabilities import bundled_demos
+from agent.runtime.cut import through_first_line
 from agent.runtime.event_text import first_line
 from agent.runtime.events import (
     AgentNote,
@@ -115,6 +116,18 @@ class PlanExecuteAgent(Stepper):
         if purpose in (Purpose.PLAN, Purpose.REPLAN) or role in ("planner", "replanner"):
             return PLAN_SKELETON
         return TURN_SKELETON
+
+    def cut_answer(self, text: str, purpose: str, role: str = "") -> str | None:
+        """An executor's cut answer is usable through its first whole `Action:`, `Done:` or `Failed:` line;
+        a cut plan never is (its JSON is not whole)."""
+        if purpose in (Purpose.PLAN, Purpose.REPLAN):
+            return None
+        return through_first_line(text, DECISION_LINE)
+
+    def cut_missing(self, purpose: str, role: str = "") -> str:
+        if purpose in (Purpose.PLAN, Purpose.REPLAN):
+            return "before the plan's JSON ended"
+        return "before a whole `Action:`, `Done:` or `Failed:` line"
 
     # -- the run -------------------------------------------------------------------------
 

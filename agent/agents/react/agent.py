@@ -32,10 +32,11 @@ from pathlib import Path
 from string import Template
 from typing import Any, AsyncIterator
 
-from agent.agents.react.answer import SKELETON, parse_react
+from agent.agents.react.answer import ACTION_LINE, SKELETON, parse_react
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.llm import Completion, Purpose
 from agent.runtime.capabilities import bundled_demos
+from agent.runtime.cut import through_first_line
 from agent.runtime.event_text import first_line
 from agent.runtime.events import (
     Event,
@@ -113,6 +114,14 @@ class ReActAgent(Stepper):
 
     def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
         return SKELETON
+
+    def cut_answer(self, text: str, purpose: str, role: str = MAIN_ROLE) -> str | None:
+        """A cut answer is usable through its first whole `Action:` line (a model that goes on to imagine
+        the observation is cut there anyway); an action line the cut ran into is not whole."""
+        return through_first_line(text, ACTION_LINE)
+
+    def cut_missing(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        return "before a whole `Action:` line"
 
     def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
         """The editor's line for an answer it would take."""
