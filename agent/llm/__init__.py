@@ -173,5 +173,10 @@ def is_interactive(llm: object) -> TypeGuard[InteractiveLLM]:
 class LLMError(Exception):
     """The LLM could not answer (scripted answer missing, server down, ...).
 
-    The message is one line that says what to do.
+    The message is one line that says what to do. `retry` is False when asking again at once
+    cannot help: the call's one deadline passed (an evaluation then does not retry it).
     """
+
+    def __init__(self, message: str = "", *, retry: bool = True) -> None:
+        super().__init__(message)
+        self.retry = retry

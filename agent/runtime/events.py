@@ -167,6 +167,7 @@ class LLMFailed(Event):
     attempt: int = 1
     seconds: float = 0.0  # how long the failed call took
     role: str = ""
+    retry: bool = True  # False: asking again at once cannot help (the call's one deadline passed)
 
 
 @dataclass(frozen=True)

@@ -437,7 +437,7 @@ class Stepper(StepLoop):
                     failures += 1
                     self.llm_failures += 1
                     yield LLMFailed(node.id, error=str(exc), attempt=failures, seconds=time.monotonic() - began,
-                                    role=role)
+                                    role=role, retry=exc.retry)
                 finally:
                     self.answering_since = None
             completion = timed(completion, time.monotonic() - began)

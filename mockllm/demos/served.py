@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from mockllm.openai_server import NoAnswer, Responder, entries_responder
+from mockllm.openai_server import NoAnswer, Reply, Responder, entries_responder
 from mockllm.scripted import ScriptEntry, load_script
 
 HERE = Path(__file__).resolve().parent
@@ -48,7 +48,7 @@ def demo_responder() -> Responder:
         agent: load_script(HERE / f"{agent}-alfworld.jsonl") for agent in ("react", "codeact", "plan-execute", "recap")}
     lock = threading.Lock()  # the server answers from several threads
 
-    def respond(prompt: str) -> str:
+    def respond(prompt: str) -> str | Reply:
         agent = agent_of(prompt)
         if agent == "recode":
             return recode(prompt)

@@ -75,7 +75,7 @@ async def test_an_answer_cut_at_max_tokens_is_the_models_answer_with_its_counts_
 async def test_a_timeout_is_reported_with_the_limit(server):
     server.timeout_sleep = 2.0
     server.inject("timeout")
-    with pytest.raises(LLMError, match=r"gave no answer within 0.3 s \(0 retries\)"):
+    with pytest.raises(LLMError, match=r"gave no answer within 0.3 s \(one deadline over the call and its 0 retries\)"):
         await llm_for(server, timeout=0.3).complete("hi")
 
 
