@@ -93,7 +93,7 @@ def answered_event(node_id: str, completion: Completion, *, thought: str, blocks
         source=completion.source, input_tokens=completion.usage.input_tokens,
         output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
         seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=purpose, role=role,
-        cached=completion.cached, cut_at=completion.cut_at,
+        cached=completion.cached, cut_at=completion.cut_at, estimated=completion.estimated,
     )
 
 
@@ -105,6 +105,7 @@ def rejected_event(node_id: str, completion: Completion, reason: str, *, attempt
         proposed=completion.proposed, seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds,
         role=role, cached=completion.cached, input_tokens=completion.usage.input_tokens,
         output_tokens=completion.usage.output_tokens, cost=completion.cost, purpose=purpose, cut_at=completion.cut_at,
+        estimated=completion.estimated,
     )
 
 

@@ -131,6 +131,7 @@ class LLMAnswered(Event):
     role: str = ""
     cached: bool = False  # the answer came from the response cache, not a model call
     cut_at: int | None = None  # the model's max_tokens cut it; `raw` is the part the agent could use
+    estimated: bool = False  # the tokens are a script's estimate, not a model's count
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,7 @@ class LLMRejected(Event):
     cost: float = 0.0
     purpose: str = ""  # what the call was for (as its request said)
     cut_at: int | None = None  # the model's max_tokens cut it before it ended
+    estimated: bool = False  # the tokens are a script's estimate, not a model's count
 
 
 @dataclass(frozen=True)

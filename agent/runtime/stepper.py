@@ -152,7 +152,9 @@ class Stepper(StepLoop):
         self.current: Node | None = None
         self.task = ""
         self.llm_calls = 0
-        self.usage = Usage()
+        self.usage = Usage()  # the run's tokens: the models' counts, or a script's estimates when no model answered
+        self._counted = Usage()  # what models counted
+        self._estimated = Usage()  # what scripts estimated, kept apart: never added to a model's counts
         self.cost = 0.0
         self.llm_seconds = 0.0  # waiting for answers, all calls together
         self.person_seconds = 0.0  # a person typing or reviewing answers, kept apart from llm_seconds
@@ -471,7 +473,12 @@ class Stepper(StepLoop):
 
     def _count(self, completion: Completion, role: str = MAIN_ROLE) -> None:
         self.llm_calls += 1
-        self.usage = self.usage + completion.usage
+        if completion.estimated:
+            self._estimated = self._estimated + completion.usage
+        else:
+            self._counted = self._counted + completion.usage
+        counted = self._counted.input_tokens or self._counted.output_tokens
+        self.usage = self._counted if counted else self._estimated
         self.cost += completion.cost
         self.llm_seconds += completion.seconds or 0.0
         self.person_seconds += completion.person_seconds

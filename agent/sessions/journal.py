@@ -156,6 +156,7 @@ class JournalWriter:
                     **({"cached": True} if event.cached else {}),  # from the response cache
                     # the model's max_tokens cut it (a replay judges it as cut again)
                     **({"cut_at": event.cut_at} if event.cut_at is not None else {}),
+                    **({"estimated": True} if event.estimated else {}),  # a script's guess, not a model's count
                 }
             )
         elif isinstance(event, ev.LLMFailed):

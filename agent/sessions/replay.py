@@ -43,6 +43,7 @@ class RecordedAnswer:
     seconds: float | None = None  # how long the answer took when it was recorded (older journals: unknown)
     person_seconds: float = 0.0  # a person's share of that time (typing, reviewing)
     cut_at: int | None = None  # the model's max_tokens cut the answer
+    estimated: bool = False  # its tokens were a script's estimate
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ class ReplayLLM:
         return Completion(
             recorded.answer, Usage(recorded.input_tokens, recorded.output_tokens), recorded.cost, recorded.source,
             seconds=recorded.seconds, person_seconds=recorded.person_seconds, cut_at=recorded.cut_at,
+            estimated=recorded.estimated,
         )
 
     @property

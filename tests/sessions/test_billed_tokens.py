@@ -80,3 +80,37 @@ def test_refused_and_cut_answers_count_in_the_journal_its_finished_record_and_th
     assert sum(r["cost"] for r in answers) == pytest.approx(finished["cost"]) == pytest.approx(cost)
     assert sum(r["seconds"] for r in answers) == pytest.approx(finished["llm_seconds"], abs=0.01)
     assert finished["llm_seconds"] >= 0.05 * len(billed)  # every answer's wait, the refused ones too
+
+
+@pytest.mark.heavy  # a whole ALFWorld episode in a process of its own
+def test_a_scripted_roles_estimated_tokens_are_not_added_to_the_models_counted_ones(tmp_path):
+    from tests.agents.test_plan_execute_routing import EXECUTOR, write_scripts
+
+    planner, _ = write_scripts(tmp_path)
+
+    def executor(prompt: str) -> str:
+        return next(answer for when, answer in EXECUTOR if re.search(when, prompt))
+
+    with OpenAICompatibleServer(executor) as server:
+        profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0)
+        result = subprocess.run(
+            [sys.executable, "-m", "recode_tui", "run", "--quiet", "--game", "put-01", "--agent", "plan-execute",
+             "--llm", f"planner=scripted:{planner},executor=profile:local", "--profiles", str(profiles)],
+            capture_output=True, text=True, timeout=300,
+            env=dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY=""),
+        )
+    assert result.returncode == 0, result.stdout + result.stderr
+    billed = [c for c in server.calls if c.status == 200]
+    tokens_in, tokens_out = sum(c.prompt_tokens for c in billed), sum(c.completion_tokens for c in billed)
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("SUCCESS: won") and f"tokens {tokens_in}+{tokens_out}" in last, last
+
+    journal = next((tmp_path / "sessions").rglob("journal.jsonl"))
+    records = [json.loads(line) for line in journal.read_text().splitlines()]
+    answers = [r for r in records if r["type"] == "answer"]
+    finished = next(r for r in records if r["type"] == "finished")
+    planned = [r for r in answers if r.get("role") == "planner"]
+    assert planned and all(r.get("estimated") is True for r in planned)  # the script's guess, marked so
+    counted = [r for r in answers if not r.get("estimated")]
+    assert sum(r["input_tokens"] for r in counted) == finished["input_tokens"] == tokens_in
+    assert finished["extra"]["roles"]["planner"]["input_tokens"] > 0  # the role's own line keeps its estimate

@@ -202,6 +202,7 @@ class Engine(Stepper):
                 person_seconds=completion.person_seconds,
                 cached=completion.cached,
                 cut_at=completion.cut_at,
+                estimated=completion.estimated,
             )
             if not blocks and purpose == "expand":
                 node.status = NodeStatus.SKIP
