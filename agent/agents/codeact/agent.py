@@ -36,9 +36,10 @@ from string import Template
 from typing import Any, AsyncIterator, Callable
 
 from agent.agents.codeact.answer import SKELETON, parse_cell
+from agent.agents.codeact.gold import gold_cells
 from agent.agents.outcome import action_failed, failed_mark
 from agent.llm import Completion, Purpose
-from agent.runtime.capabilities import bundled_demos
+from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_last
 from agent.runtime.event_text import first_line
 from agent.runtime.events import (
@@ -136,6 +137,11 @@ class CodeActAgent(Stepper):
     main_prompt_file = "codeact.txt"
     root_code = "task"
     option_defaults = {"window": 0, "max_cells": 0}
+
+    @classmethod
+    def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
+        """One cell per sub-goal of the known path."""
+        return gold_cells(actions)
 
     def __init__(self, *args: Any, code_check: Callable[[str], str | None] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -33,9 +33,10 @@ from string import Template
 from typing import Any, AsyncIterator
 
 from agent.agents.react.answer import ACTION_LINE, SKELETON, parse_react
+from agent.agents.react.gold import gold_turns
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.llm import Completion, Purpose
-from agent.runtime.capabilities import bundled_demos
+from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_first_line
 from agent.runtime.event_text import first_line
 from agent.runtime.events import (
@@ -94,6 +95,11 @@ class ReActAgent(Stepper):
     variables_note = ("ReAct keeps no variables: its state is its trajectory, the thought, action and "
                       "observation of every turn. The Turns tab (a) shows it; the Environment log shows the "
                       "actions and observations.")
+
+    @classmethod
+    def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
+        """One turn per action of the known path."""
+        return gold_turns(actions)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -25,9 +25,10 @@ from agent.agents.recap.decomposition import (
     Item,
     parse_decomposition,
 )
+from agent.agents.recap.gold import gold_levels
 from agent.agents.recap.window import Window
 from agent.llm import Completion, Purpose
-from agent.runtime.capabilities import bundled_demos
+from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import whole_lines
 from agent.runtime.events import AgentNote, Event, LLMAnswered, NodeCompleted, NodeError, NodeStarted, RunStarted
 from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
@@ -63,6 +64,11 @@ class RecapAgent(Stepper):
     root_code = "task"
     # check: how an action item is checked before it is sent, as ReAct's (grammar, admissible, off)
     option_defaults = {"window": 64, "max_revisions": 16, "check": "grammar"}
+
+    @classmethod
+    def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
+        """One subtask per sub-goal of the known path, each subtask its actions."""
+        return gold_levels(actions)
     variables_note = ("ReCAP keeps no variables: its state is the remaining subtask list of each open level "
                       "and the conversation window the model sees. The Levels tab (a) shows it.")
 
