@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agent.llm import Completion
+from agent.llm import Completion, Usage
 from agent.runtime.events import LLMAnswered, LLMRejected
 from agent.runtime.tree import LLMExchange
 
@@ -53,6 +53,23 @@ class Stats:
     person_seconds: float = 0.0
     llm_failures: int = 0
     roles: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass
+class Tally:
+    """A run's tokens: what models counted, or what scripts estimated when no model answered;
+    never the two added (a scripted role's guesses would pass for a model's billed tokens)."""
+
+    counted: Usage = field(default_factory=Usage)
+    estimated: Usage = field(default_factory=Usage)
+
+    def add(self, completion: Completion) -> Usage:
+        """Count one answer; the run's tokens so far."""
+        if completion.estimated:
+            self.estimated = self.estimated + completion.usage
+        else:
+            self.counted = self.counted + completion.usage
+        return self.counted if self.counted.input_tokens or self.counted.output_tokens else self.estimated
 
 
 def timed(completion: Completion, elapsed: float) -> Completion:
@@ -109,5 +126,5 @@ def rejected_event(node_id: str, completion: Completion, reason: str, *, attempt
     )
 
 
-__all__ = ["MAIN_ROLE", "RoleStats", "Stats", "answered_event", "exchange_record", "expansion_record", "rejected_event",
+__all__ = ["MAIN_ROLE", "RoleStats", "Stats", "Tally", "answered_event", "exchange_record", "expansion_record", "rejected_event",
            "timed"]

@@ -11,7 +11,9 @@ line) with `Stepper.cut_answer`; with none, the answer is refused with
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from agent.llm import Completion
 from agent.runtime.verdict import Verdict
 
 
@@ -38,6 +40,14 @@ def whole_lines(text: str) -> str:
     """The lines of `text` that ended before the cut ('' when the cut came in the first line)."""
     head, newline, _ = text.rpartition("\n")
     return head + newline
+
+
+def cut_verdict(completion: Completion, usable: str | None, missing: str) -> tuple[Completion, Verdict | None]:
+    """A cut answer with its usable part as its text (the agent judges it next, `None` verdict), or
+    unchanged with its refusal when nothing in it is usable."""
+    if usable is None:
+        return completion, cut_refusal(completion.cut_at or 0, missing)
+    return replace(completion, text=usable), None
 
 
 def cut_refusal(cut_at: int, missing: str) -> Verdict:

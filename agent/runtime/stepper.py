@@ -47,12 +47,13 @@ from agent.runtime.costs import (
     MAIN_ROLE,
     RoleStats,
     Stats,
+    Tally,
     answered_event,
     exchange_record,
     rejected_event,
     timed,
 )
-from agent.runtime.cut import cut_refusal
+from agent.runtime.cut import cut_verdict
 from agent.runtime.events import (
     ActionSent,
     Event,
@@ -152,9 +153,7 @@ class Stepper(StepLoop):
         self.current: Node | None = None
         self.task = ""
         self.llm_calls = 0
-        self.usage = Usage()  # the run's tokens: the models' counts, or a script's estimates when no model answered
-        self._counted = Usage()  # what models counted
-        self._estimated = Usage()  # what scripts estimated, kept apart: never added to a model's counts
+        self.usage, self._tally = Usage(), Tally()  # the run's tokens, as the tally counts them
         self.cost = 0.0
         self.llm_seconds = 0.0  # waiting for answers, all calls together
         self.person_seconds = 0.0  # a person typing or reviewing answers, kept apart from llm_seconds
@@ -192,10 +191,8 @@ class Stepper(StepLoop):
         return ""
 
     def cut_answer(self, text: str, purpose: str, role: str = MAIN_ROLE) -> str | None:
-        """The part of an answer the model's max_tokens cut short that is a whole answer by itself
-        (then judged as usual, and acted on), or None: nothing before the cut can be used, and the
-        model is asked again with `cut_missing` as the reason. By default nothing is (an agent whose
-        answers have a known end says where: `agent.runtime.cut`)."""
+        """The part of an answer cut at max_tokens that is whole by itself (judged, then acted on), or None:
+        refused with `cut_missing` and asked again (the default; helpers in `agent.runtime.cut`)."""
         return None
 
     def cut_missing(self, purpose: str, role: str = MAIN_ROLE) -> str:
@@ -446,11 +443,8 @@ class Stepper(StepLoop):
             self._count(completion, role)
             verdict = oversized(completion.text)
             if verdict is None and completion.cut_at is not None:  # the model's answer, cut: the agent's rule
-                usable = self.cut_answer(completion.text, purpose, role)
-                if usable is None:
-                    verdict = cut_refusal(completion.cut_at, self.cut_missing(purpose, role))
-                else:
-                    completion = replace(completion, text=usable)
+                completion, verdict = cut_verdict(completion, self.cut_answer(completion.text, purpose, role),
+                                                  self.cut_missing(purpose, role))
             if verdict is None:
                 # Off the event loop (the console's): a long answer takes a while to judge, and the
                 # person's keys must still work meanwhile. In the env thread, where the agent's other
@@ -473,12 +467,7 @@ class Stepper(StepLoop):
 
     def _count(self, completion: Completion, role: str = MAIN_ROLE) -> None:
         self.llm_calls += 1
-        if completion.estimated:
-            self._estimated = self._estimated + completion.usage
-        else:
-            self._counted = self._counted + completion.usage
-        counted = self._counted.input_tokens or self._counted.output_tokens
-        self.usage = self._counted if counted else self._estimated
+        self.usage = self._tally.add(completion)
         self.cost += completion.cost
         self.llm_seconds += completion.seconds or 0.0
         self.person_seconds += completion.person_seconds
