@@ -27,7 +27,20 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from mockllm.scripted import ScriptEntry
 
-Responder = Callable[[str], str]  # prompt -> answer text
+@dataclass(frozen=True)
+class Reply:
+    """An answer with its finish reason: `Reply(text, "length")` is one the model's max_tokens cut."""
+
+    text: str
+    finish: str = "stop"
+
+
+Responder = Callable[[str], "str | Reply"]  # prompt -> answer text (or a Reply); raises NoAnswer when it has none
+
+
+class NoAnswer(Exception):
+    """A responder has no answer for this prompt: the server answers an error (HTTP 400 with this
+    message), never an answer text a client would take for the model's."""
 
 FAULTS = ("429", "500", "timeout", "malformed", "empty", "truncated", "401", "404")
 
@@ -45,6 +58,8 @@ class ServedCall:
     status: int
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    stop: tuple[str, ...] = ()  # the request's stop sequences
+    api_key: str = ""  # the bearer key the request carried
 
 
 @dataclass
@@ -56,6 +71,7 @@ class OpenAICompatibleServer:
     host: str = "127.0.0.1"
     timeout_sleep: float = 5.0  # how long a "timeout" fault stalls
     calls: list[ServedCall] = field(default_factory=list)
+    received: int = 0  # requests that arrived (a stalled one is in `calls` only once it ends)
     _faults: deque[str] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -90,7 +106,7 @@ class OpenAICompatibleServer:
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._json(404, {"error": {"message": "not found", "type": "not_found"}})
                     return
-                server._serve(self, body)
+                server._serve(self, body, self.headers.get("Authorization", "").removeprefix("Bearer ").strip())
 
             def _json(self, status: int, payload: Any, raw: bytes | None = None) -> None:
                 data = raw if raw is not None else json.dumps(payload).encode()
@@ -119,11 +135,14 @@ class OpenAICompatibleServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _serve(self, handler: Any, body: dict[str, Any]) -> None:
+    def _serve(self, handler: Any, body: dict[str, Any], api_key: str = "") -> None:
         messages = body.get("messages") or []
         prompt = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
         model = str(body.get("model", self.model))
+        stop = body.get("stop") or ()
+        stops = (stop,) if isinstance(stop, str) else tuple(str(s) for s in stop)
         with self._lock:
+            self.received += 1
             fault = self._faults.popleft() if self._faults else None
         if self.latency:
             time.sleep(self.latency)
@@ -140,13 +159,22 @@ class OpenAICompatibleServer:
             self.calls.append(ServedCall(prompt, model, None, 200))
             handler._json(200, None, raw=b'{"id": "x", "choices": [ {"message": ')
             return
-        answer = "" if fault == "empty" else self.responder(prompt)
-        finish = "stop"
+        try:
+            reply = Reply("") if fault == "empty" else self.responder(prompt)
+        except NoAnswer as exc:
+            self.calls.append(ServedCall(prompt, model, None, 400))
+            handler._json(400, {"error": {"message": str(exc), "type": "no_scripted_answer", "code": "no_answer"}})
+            return
+        answer, finish = (reply.text, reply.finish) if isinstance(reply, Reply) else (reply, "stop")
+        ends = [answer.find(s) for s in stops if s in answer]
+        if ends:  # as a real server does: the answer ends before the first stop sequence
+            answer, finish = answer[: min(ends)], "stop"
         if fault == "truncated":
             answer, finish = answer[: max(1, len(answer) // 3)], "length"
         usage = {"prompt_tokens": count_tokens(prompt), "completion_tokens": count_tokens(answer) if answer else 0}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        self.calls.append(ServedCall(prompt, model, answer, 200, usage["prompt_tokens"], usage["completion_tokens"]))
+        self.calls.append(ServedCall(prompt, model, answer, 200, usage["prompt_tokens"], usage["completion_tokens"],
+                                     stops, api_key))
         handler._json(
             200,
             {
@@ -214,7 +242,10 @@ def entries_responder(entries: list[ScriptEntry]) -> Responder:
         for entry in entries:
             if entry.matches(prompt, context):
                 return entry.answer
-        return "<think>no scripted answer</think><execute></execute>" if purpose == Purpose.REPAIR else "no answer"
+        if purpose == Purpose.REPAIR:  # a script that scripts no repair declines it, as `ScriptedLLM` does
+            return "<think>no scripted answer</think><execute></execute>"
+        raise NoAnswer(f"the script has no answer for stub `{code or '(none found in the prompt)'}`; "
+                       "add an entry for it")
 
     return respond
 

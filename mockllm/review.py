@@ -82,12 +82,18 @@ class ReviewLLM:
                 self._decision = None
                 person_seconds += time.monotonic() - shown
             if verb == "regenerate":
+                if answer.judged is not None:  # the person refused it: a response cache never serves it again
+                    answer.judged(False)
                 continue
             proposed = self.proposal.text
             source = source_of(text, proposed, self.rejected)
             self.proposal, self.rejected = None, False
+            as_proposed = source == MODEL  # the model's answer as it came: the agent's verdict decides if it is kept
+            if not as_proposed and answer.judged is not None:
+                answer.judged(False)  # a person's text was applied instead: the model's is not kept
             return Completion(text, usage, cost, source, proposed=proposed, seconds=model_seconds,
-                              person_seconds=person_seconds)
+                              person_seconds=person_seconds, cut_at=answer.cut_at if as_proposed else None,
+                              judged=answer.judged if as_proposed else None)
 
     # -- the person's decisions ------------------------------------------------
 

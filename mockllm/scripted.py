@@ -117,8 +117,8 @@ class ScriptedLLM:
         for entry in self.entries:
             if entry.matches(prompt, context):
                 entry.used = True
-                return Completion(
-                    entry.answer, Usage(len(prompt) // 4, len(entry.answer) // 4), 0.0, self.source
+                return Completion(  # no model counted them: an estimate, never added to a model's real counts
+                    entry.answer, Usage(len(prompt) // 4, len(entry.answer) // 4), 0.0, self.source, estimated=True
                 )
         if context.purpose == Purpose.REPAIR:
             # A script that scripts no repair declines it: the node stays ERROR.

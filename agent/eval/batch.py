@@ -370,6 +370,8 @@ class Evaluation:
                 failures += 1
                 if not self.abort_on_llm_error:
                     return await engine.stop(f"LLM error: {event.error}")
+                if not event.retry:  # its one deadline passed: asking again would queue behind the abandoned call
+                    raise EvalAborted(f"the LLM failed: {event.error}")
                 if failures > self.llm_retries:
                     raise EvalAborted(f"the LLM failed {failures} times in a row: {event.error}")
                 await asyncio.sleep(self.retry_delay * 2 ** (failures - 1))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeGuard, runtime_checkable
 
 if TYPE_CHECKING:
     from agent.llm.profiles import Profile
@@ -34,6 +34,11 @@ class Completion:
     seconds: float | None = None  # how long the answer took, when the LLM knows better than a clock (a replay)
     person_seconds: float = 0.0  # of the wait, a person's share (typing, reviewing): never model time
     cached: bool = False  # answered from the response cache (agent.llm.cache): no model call, no cost
+    cut_at: int | None = None  # the model stopped at this max_tokens before it ended (finish_reason "length")
+    estimated: bool = False  # the usage is a guess (a script's: a quarter of the characters), not a model's count
+    # Told whether the agent took the answer (`Stepper.ask` calls it once, after judging): the response
+    # cache keeps only answers an agent took, and drops a kept one an agent refused.
+    judged: Callable[[bool], None] | None = field(default=None, compare=False, repr=False)
 
 
 class Purpose(str, Enum):
@@ -169,5 +174,10 @@ def is_interactive(llm: object) -> TypeGuard[InteractiveLLM]:
 class LLMError(Exception):
     """The LLM could not answer (scripted answer missing, server down, ...).
 
-    The message is one line that says what to do.
+    The message is one line that says what to do. `retry` is False when asking again at once
+    cannot help: the call's one deadline passed (an evaluation then does not retry it).
     """
+
+    def __init__(self, message: str = "", *, retry: bool = True) -> None:
+        super().__init__(message)
+        self.retry = retry

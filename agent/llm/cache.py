@@ -12,6 +12,12 @@ tables stay comparable) and is marked `cached`, which the journal and the
 evaluation report count, so a table never mixes cached and paid calls silently.
 Entries older than the expiry are misses (and are overwritten).
 
+Only answers an agent took are kept: a new answer is written once the agent
+that asked has judged it (`Completion.judged`), never before, so a refused answer
+never reaches the cache, and a kept answer an agent refuses (a changed judge) is
+dropped. A re-ask after a refusal therefore always reaches the model: the rewrite
+loop gets a new sample, and the next evaluation does not inherit the junk.
+
 One JSON file per key under the cache folder, written atomically: concurrent
 episodes and processes share it without a lock (the same answer twice is fine).
 """
@@ -109,6 +115,13 @@ class ResponseCache:
         except OSError:
             pass
 
+    def drop(self, key: str) -> None:
+        """Forget an entry (an agent refused it); an entry already gone is fine."""
+        try:
+            self._file(key).unlink()
+        except OSError:
+            pass
+
 
 class CachedLLM:
     """A model LLM answered from the cache when it can; otherwise asked, and its answer kept."""
@@ -131,13 +144,18 @@ class CachedLLM:
         if entry is not None:
             self.hits += 1
             usage = Usage(int(entry.get("input_tokens", 0)), int(entry.get("output_tokens", 0)))
-            return Completion(text=entry["text"], usage=usage, cost=0.0, source="model", seconds=0.0, cached=True)
+            cut_at = entry.get("cut_at")
+            return Completion(text=entry["text"], usage=usage, cost=0.0, source="model", seconds=0.0, cached=True,
+                              cut_at=cut_at if isinstance(cut_at, int) else None,
+                              judged=lambda taken: None if taken else self.cache.drop(key))
         completion = await self.inner.complete(prompt, context)
         self.misses += 1
-        self.cache.put(key, {"text": completion.text, "input_tokens": completion.usage.input_tokens,
-                             "output_tokens": completion.usage.output_tokens, "cost": completion.cost,
-                             "model": self.inner.profile.model})
-        return replace(completion, cached=False)
+        entry = {"text": completion.text, "input_tokens": completion.usage.input_tokens,
+                 "output_tokens": completion.usage.output_tokens, "cost": completion.cost,
+                 "model": self.inner.profile.model,
+                 **({"cut_at": completion.cut_at} if completion.cut_at is not None else {})}
+        return replace(completion, cached=False,
+                       judged=lambda taken: self.cache.put(key, entry) if taken else None)
 
     def __getattr__(self, name: str) -> Any:  # the profile, prices, ... of the model behind
         return getattr(self.__dict__["inner"], name)  # dynamic: any name the model LLM has

@@ -4,10 +4,13 @@ Retries with backoff on 429, 5xx and timeouts are the SDK's own
 (`max_retries`); what still fails becomes one LLMError line saying what to do,
 and the engine pauses the run on it instead of ending it.
 
-The profile's `timeout` is a deadline for each attempt's whole answer, body
-included: the HTTP library's own timeout is per read, so a server that sends a
-byte every few seconds would otherwise hold the run forever. The reply is read
-and its shape checked here, in `reply_text`, never trusted to the SDK's
+The profile's `timeout` is one deadline for the whole call: every attempt and
+the SDK's backoff between them, each answer's body included (the HTTP library's
+own timeout is per read, so a server that sends a byte every few seconds would
+otherwise hold the run forever). A call that misses it is given up for good
+(`LLMError.retry` is False): on a one-slot local server the request it abandoned
+still holds the slot, so asking again would only queue behind it. The reply is
+read and its shape checked here, in `reply_text`, never trusted to the SDK's
 unvalidated objects: whatever a server sends back is an LLMError, never a crash.
 """
 
@@ -15,20 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
-import time
 from typing import Any, AsyncContextManager, Callable
 
 from agent.llm import Completion, LLMError, StubContext, Usage
 from agent.llm.profiles import PriceTable, Profile
-
-_STARTED = "recode_started"  # request extension: when the attempt was sent (monotonic)
-
-
-async def _mark_start(request: Any) -> None:
-    """Note when an attempt is sent: its deadline counts from here, headers included."""
-    request.extensions[_STARTED] = time.monotonic()
-
 
 CallGate = Callable[[Profile], AsyncContextManager[None]]
 
@@ -65,10 +58,7 @@ class OpenAILLM:
         self.prices = prices or PriceTable()
         self.name = f"profile:{profile.name}"
         self._openai = openai
-        http_client = openai.DefaultAsyncHttpxClient(
-            timeout=profile.timeout,
-            event_hooks={"request": [_mark_start], "response": [self._read_by_deadline]},
-        )
+        http_client = openai.DefaultAsyncHttpxClient(timeout=profile.timeout)
         self._client = openai.AsyncOpenAI(
             api_key=profile.api_key,
             base_url=profile.base_url,
@@ -76,19 +66,6 @@ class OpenAILLM:
             max_retries=profile.max_retries,
             http_client=http_client,
         )
-
-    async def _read_by_deadline(self, response: Any) -> None:
-        """Read the whole body within what is left of the attempt's `timeout`, else a timeout the SDK retries."""
-        started = response.request.extensions.get(_STARTED, time.monotonic())
-        left = max(0.0, self.profile.timeout - (time.monotonic() - started))
-        try:
-            await asyncio.wait_for(response.aread(), left)
-        except asyncio.TimeoutError:
-            await response.aclose()
-            httpx = sys.modules[type(response).__module__.partition(".")[0]]  # httpx, or the SDK's httpx2
-            raise httpx.ReadTimeout(
-                f"no whole answer within {self.profile.timeout:g} s", request=response.request
-            ) from None
 
     def request(self, prompt: str) -> dict[str, Any]:
         """The chat request sent for `prompt`: the model, its parameters and the exact messages
@@ -100,6 +77,8 @@ class OpenAILLM:
             "temperature": profile.temperature,
             "max_tokens": profile.max_tokens,
         }
+        if profile.stop:
+            request["stop"] = list(profile.stop)
         if self.seed is not None:
             request["seed"] = self.seed
         return request
@@ -122,7 +101,10 @@ class OpenAILLM:
     async def _complete(self, prompt: str) -> Completion:
         openai, profile = self._openai, self.profile
         try:
-            raw = await self._client.chat.completions.with_raw_response.create(**self.request(prompt))
+            create = self._client.chat.completions.with_raw_response.create(**self.request(prompt))
+            raw = await asyncio.wait_for(create, profile.timeout)  # one deadline, every retry within it
+        except asyncio.TimeoutError:
+            raise self._missed_deadline() from None
         except openai.AuthenticationError:
             raise LLMError(f"{self._where()} refused the API key (401); check api_key or OPENAI_API_KEY") from None
         except openai.NotFoundError:
@@ -132,15 +114,17 @@ class OpenAILLM:
                 f"{self._where()} is rate limiting (429) after {profile.max_retries} retries; wait, then retry"
             ) from None
         except openai.APITimeoutError:
-            raise LLMError(
-                f"{self._where()} gave no answer within {profile.timeout:g} s ({profile.max_retries} retries); "
-                "retry or raise the profile's timeout"
-            ) from None
+            raise self._missed_deadline() from None
         except openai.APIConnectionError:
             raise LLMError(f"cannot connect to {self._where()}; is the server running?") from None
         except openai.APIStatusError as exc:
+            if exc.status_code >= 500:  # the SDK retried it
+                raise LLMError(
+                    f"{self._where()} answered HTTP {exc.status_code} after {profile.max_retries} retries; retry later"
+                ) from None
             raise LLMError(
-                f"{self._where()} answered HTTP {exc.status_code} after {profile.max_retries} retries; retry later"
+                f"{self._where()} refused the request (HTTP {exc.status_code}){_said(exc.body)}; "
+                "check the profile's model, max_tokens and the server's log"
             ) from None
         except (openai.APIResponseValidationError, ValueError) as exc:
             raise LLMError(f"{self._where()} sent a malformed response ({type(exc).__name__}); check base_url") from None
@@ -150,17 +134,22 @@ class OpenAILLM:
         text, finish, usage, model = reply_parts(
             http_response.headers.get("content-type", ""), http_response.content, self._where()
         )
-        if not text.strip():
+        cut_at = self.profile.max_tokens if finish == "length" else None
+        if not text.strip() and cut_at is None:
             raise LLMError(f"{self._where()} returned an empty answer; retry, or type the answer yourself")
-        if finish == "length" and "</execute>" not in text:
-            raise LLMError(
-                f"the answer was cut at max_tokens={self.profile.max_tokens} before </execute>; "
-                "raise max_tokens in the profile and retry"
-            )
         if self.prices.price(self.profile.model) is not None or not model:
             model = self.profile.model  # else the name the server reports: it may be a dated one
         cost = self.prices.cost(model, usage.input_tokens, usage.output_tokens)
-        return Completion(text=text, usage=usage, cost=cost, source="model")
+        # An answer cut at max_tokens is the model's answer (asked again, it is cut again): the agent judges it.
+        return Completion(text=text, usage=usage, cost=cost, source="model", cut_at=cut_at)
+
+    def _missed_deadline(self) -> LLMError:
+        profile = self.profile
+        return LLMError(
+            f"{self._where()} gave no answer within {profile.timeout:g} s (one deadline over the call and its "
+            f"{profile.max_retries} retries); retry, raise the profile's timeout, or bound the answer with max_tokens",
+            retry=False,
+        )
 
     def _where(self) -> str:
         return f"{self.profile.base_url or 'api.openai.com'} (profile {self.profile.name})"
@@ -202,6 +191,15 @@ def reply_parts(content_type: str, body: bytes, where: str) -> tuple[str, str, U
         usage = Usage(_count(raw_usage.get("prompt_tokens")), _count(raw_usage.get("completion_tokens")))
     model = data.get("model")
     return content or "", finish if isinstance(finish, str) else "", usage, model if isinstance(model, str) else ""
+
+
+def _said(body: object) -> str:
+    """The server's own error message, as `: message` (one line, cut), or '' when it sent none."""
+    message = body.get("message") if isinstance(body, dict) else body if isinstance(body, str) else None
+    if not isinstance(message, str) or not message.strip():
+        return ""
+    line = " ".join(message.split())
+    return f": {line if len(line) <= 200 else line[:197] + '...'}"
 
 
 def _count(value: object) -> int:

@@ -12,8 +12,10 @@ The file keeps the ReCode reference's shape, so existing files work:
       my-local-model: {input: 0, output: 0}
 
 Looked up in `--profiles PATH`, then `./configs/profiles.yaml`, then the user
-config dir. `OPENAI_API_KEY` / `OPENAI_BASE_URL` fill in the default profile.
-A broken file raises ProfileError naming the line and field.
+config dir. `OPENAI_API_KEY` / `OPENAI_BASE_URL` fill in the default profile;
+any profile may name the environment variable holding its key (`api_key_env`),
+so no key has to be written into the file. A broken file raises ProfileError
+naming the line and field.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
 
 _FIELDS: dict[str, tuple[type, ...]] = {
     "api_key": (str,),
+    "api_key_env": (str,),  # the environment variable that holds the key (instead of writing it here)
     "base_url": (str,),
     "model": (str,),
     "temperature": (int, float),
@@ -47,7 +50,9 @@ _FIELDS: dict[str, tuple[type, ...]] = {
     "cache": (bool,),  # answer repeated requests from the response cache (agent.llm.cache)
     "cache_ttl": (str, int, float),  # how long a cached answer stays good: 12h, 7d, or seconds
     "max_concurrency": (int,),  # calls in flight to this profile at once, over a whole evaluation (0: no cap)
+    "stop": (str, list),  # stop sequences sent with every call ("Observation:" for a model that invents them)
 }
+DEFAULT_TIMEOUT = 120.0  # seconds for a whole call, its retries included (a model on a CPU takes a while)
 
 
 class ProfileError(Exception):
@@ -62,11 +67,13 @@ class Profile:
     base_url: str | None = None
     temperature: float = 0.0
     max_tokens: int = 2048
-    timeout: float = 60.0
+    timeout: float = DEFAULT_TIMEOUT  # one deadline for the whole call: every retry of the SDK's within it
     max_retries: int = 3
     cache: bool = False
     cache_ttl: str | float | None = None
     max_concurrency: int = 0  # 0: no cap; else at most this many calls at once (eval, and across Ray workers)
+    stop: tuple[str, ...] = ()  # stop sequences: the model's answer ends before the first of them
+    api_key_env: str | None = None  # where the key was read from (`api_key` holds it once resolved)
 
 
 @dataclass
@@ -145,7 +152,8 @@ def load_profiles(path: Path | None) -> ProfileBook:
                     raise ProfileError(f"{where}: models.{name}.{key} must be true or false"
                                        f"{line_of('models', str(name), str(key))}")
             elif not isinstance(value, _FIELDS[key]) or isinstance(value, bool):
-                kind = ("a duration (12h, 7d) or seconds" if str in _FIELDS[key] and float in _FIELDS[key]
+                kind = ("a text or a list of texts" if list in _FIELDS[key]
+                        else "a duration (12h, 7d) or seconds" if str in _FIELDS[key] and float in _FIELDS[key]
                         else "a number" if float in _FIELDS[key] else "an integer" if int in _FIELDS[key] else "text")
                 raise ProfileError(f"{where}: models.{name}.{key} must be {kind}{line_of('models', str(name), str(key))}")
             checked[key] = value
@@ -157,6 +165,19 @@ def load_profiles(path: Path | None) -> ProfileBook:
             except CacheError as exc:
                 raise ProfileError(f"{where}: models.{name}.cache_ttl: {exc}"
                                    f"{line_of('models', str(name), 'cache_ttl')}") from None
+        if "stop" in checked:
+            stop = checked["stop"]
+            stops = [stop] if isinstance(stop, str) else stop
+            if not stops or not all(isinstance(s, str) and s for s in stops):
+                raise ProfileError(f"{where}: models.{name}.stop must be a text or a list of texts, none empty"
+                                   f"{line_of('models', str(name), 'stop')}")
+            checked["stop"] = tuple(stops)
+        if "api_key_env" in checked and "api_key" in checked:
+            raise ProfileError(f"{where}: models.{name} has both api_key and api_key_env; keep one (api_key_env keeps "
+                               f"the key out of the file){line_of('models', str(name), 'api_key_env')}")
+        if checked.get("timeout", 1) <= 0:
+            raise ProfileError(f"{where}: models.{name}.timeout must be more than 0 seconds"
+                               f"{line_of('models', str(name), 'timeout')}")
         if checked.get("max_concurrency", 0) < 0:
             raise ProfileError(f"{where}: models.{name}.max_concurrency must be 1 or more (0 or none: no cap)"
                                f"{line_of('models', str(name), 'max_concurrency')}")
@@ -212,6 +233,12 @@ def resolve_profile(name: str, book: ProfileBook) -> Profile:
             source = book.source or "no profiles file found"
             raise ProfileError(f"unknown profile {name!r} (known: {known}; from {source}); add it under `models:`")
         profile = Profile(name=name, model=os.environ.get("OPENAI_MODEL", "gpt-4o-mini"))
+    if profile.api_key_env:
+        key = os.environ.get(profile.api_key_env, "")
+        if not key and not (profile.base_url and _is_local(profile.base_url)):
+            raise ProfileError(f"profile {name!r} reads its key from ${profile.api_key_env}, which is not set; "
+                               f"export {profile.api_key_env}=... and run again")
+        profile = Profile(**{**profile.__dict__, "api_key": key or None})
     if name == DEFAULT_PROFILE:
         profile = Profile(
             **{**profile.__dict__, "api_key": profile.api_key or env_key, "base_url": profile.base_url or env_url}
@@ -219,8 +246,10 @@ def resolve_profile(name: str, book: ProfileBook) -> Profile:
     if not profile.api_key:
         if profile.base_url and _is_local(profile.base_url):
             return Profile(**{**profile.__dict__, "api_key": "local"})  # local servers take any key
+        where = "set OPENAI_API_KEY, or " if name == DEFAULT_PROFILE else ""
         raise ProfileError(
-            f"profile {name!r} has no api_key; set OPENAI_API_KEY or add api_key to the profile"
+            f"profile {name!r} has no api_key; {where}give it api_key_env: NAME (the environment variable "
+            "holding the key) or api_key"
         )
     return profile
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agent.llm import Completion
-from agent.runtime.events import LLMAnswered
+from agent.llm import Completion, Usage
+from agent.runtime.events import LLMAnswered, LLMRejected
 from agent.runtime.tree import LLMExchange
 
 MAIN_ROLE = ""  # the role of an agent's one LLM (agents with several name theirs: planner, executor, ...)
@@ -55,6 +55,23 @@ class Stats:
     roles: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
+@dataclass
+class Tally:
+    """A run's tokens: what models counted, or what scripts estimated when no model answered;
+    never the two added (a scripted role's guesses would pass for a model's billed tokens)."""
+
+    counted: Usage = field(default_factory=Usage)
+    estimated: Usage = field(default_factory=Usage)
+
+    def add(self, completion: Completion) -> Usage:
+        """Count one answer; the run's tokens so far."""
+        if completion.estimated:
+            self.estimated = self.estimated + completion.usage
+        else:
+            self.counted = self.counted + completion.usage
+        return self.counted if self.counted.input_tokens or self.counted.output_tokens else self.estimated
+
+
 def timed(completion: Completion, elapsed: float) -> Completion:
     """Fill in how long an answer took, when its LLM did not say: a person's typing is person time."""
     if completion.seconds is not None:
@@ -93,8 +110,21 @@ def answered_event(node_id: str, completion: Completion, *, thought: str, blocks
         source=completion.source, input_tokens=completion.usage.input_tokens,
         output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
         seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=purpose, role=role,
-        cached=completion.cached,
+        cached=completion.cached, cut_at=completion.cut_at, estimated=completion.estimated,
     )
 
 
-__all__ = ["MAIN_ROLE", "RoleStats", "Stats", "answered_event", "exchange_record", "expansion_record", "timed"]
+def rejected_event(node_id: str, completion: Completion, reason: str, *, attempt: int, purpose: str = "",
+                   role: str = MAIN_ROLE) -> LLMRejected:
+    """The refused-answer event for `completion`, with what it cost: a refused answer was paid for too."""
+    return LLMRejected(
+        node_id, raw=completion.text, reason=reason, attempt=attempt, source=completion.source,
+        proposed=completion.proposed, seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds,
+        role=role, cached=completion.cached, input_tokens=completion.usage.input_tokens,
+        output_tokens=completion.usage.output_tokens, cost=completion.cost, purpose=purpose, cut_at=completion.cut_at,
+        estimated=completion.estimated,
+    )
+
+
+__all__ = ["MAIN_ROLE", "RoleStats", "Stats", "Tally", "answered_event", "exchange_record", "expansion_record", "rejected_event",
+           "timed"]

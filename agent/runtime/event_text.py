@@ -74,8 +74,9 @@ def _phrase(event: ev.Event) -> str:
             return f"{event.purpose} of {asked} answered by {event.source}: {got}"
         case ev.LLMAnswered():
             return f"expansion of {node}: {len(event.blocks)} child node(s) from {event.source}"
-        case ev.LLMRejected():
-            return f"expansion of {node} rejected: {event.reason}"
+        case ev.LLMRejected():  # in the words of its request: CodeAct's cell is an `act`, not an expansion
+            call = "expansion" if event.purpose in ("", Purpose.EXPAND) else str(event.purpose)
+            return f"{call} of {node} rejected: {event.reason}"
         case ev.LLMFailed():
             again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             return f"LLM failed on {node}{again}: {event.error}"

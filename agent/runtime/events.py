@@ -130,11 +130,16 @@ class LLMAnswered(Event):
     purpose: str = ""  # what the call was for ("" in journals from before the agent seam: expand)
     role: str = ""
     cached: bool = False  # the answer came from the response cache, not a model call
+    cut_at: int | None = None  # the model's max_tokens cut it; `raw` is the part the agent could use
+    estimated: bool = False  # the tokens are a script's estimate, not a model's count
 
 
 @dataclass(frozen=True)
 class LLMRejected(Event):
-    """An LLM answer was refused (any agent); the call is asked again with the reason."""
+    """An LLM answer was refused (any agent); the call is asked again with the reason.
+
+    A refused answer was paid for like an accepted one: its tokens and cost are here, so a
+    journal, a trace and an export count every billed token once."""
 
     kind: ClassVar[str] = "llm_rejected"
     raw: str = ""
@@ -146,6 +151,12 @@ class LLMRejected(Event):
     person_seconds: float = 0.0
     role: str = ""
     cached: bool = False
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    purpose: str = ""  # what the call was for (as its request said)
+    cut_at: int | None = None  # the model's max_tokens cut it before it ended
+    estimated: bool = False  # the tokens are a script's estimate, not a model's count
 
 
 @dataclass(frozen=True)
@@ -158,6 +169,7 @@ class LLMFailed(Event):
     attempt: int = 1
     seconds: float = 0.0  # how long the failed call took
     role: str = ""
+    retry: bool = True  # False: asking again at once cannot help (the call's one deadline passed)
 
 
 @dataclass(frozen=True)

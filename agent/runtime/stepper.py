@@ -43,13 +43,22 @@ from agent.runtime.actions import (
 )
 from agent.runtime.agent_view import AgentView, ViewLine, ViewSection
 from agent.runtime.capabilities import ScriptedAnswer
-from agent.runtime.costs import MAIN_ROLE, RoleStats, Stats, answered_event, exchange_record, timed
+from agent.runtime.costs import (
+    MAIN_ROLE,
+    RoleStats,
+    Stats,
+    Tally,
+    answered_event,
+    exchange_record,
+    rejected_event,
+    timed,
+)
+from agent.runtime.cut import cut_verdict
 from agent.runtime.events import (
     ActionSent,
     Event,
     LLMAnswered,
     LLMFailed,
-    LLMRejected,
     LLMRequested,
     NodeCompleted,
     NodeError,
@@ -144,7 +153,7 @@ class Stepper(StepLoop):
         self.current: Node | None = None
         self.task = ""
         self.llm_calls = 0
-        self.usage = Usage()
+        self.usage, self._tally = Usage(), Tally()  # the run's tokens, as the tally counts them
         self.cost = 0.0
         self.llm_seconds = 0.0  # waiting for answers, all calls together
         self.person_seconds = 0.0  # a person typing or reviewing answers, kept apart from llm_seconds
@@ -180,6 +189,15 @@ class Stepper(StepLoop):
     def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
         """The expected answer format, shown in an empty editor when a person answers."""
         return ""
+
+    def cut_answer(self, text: str, purpose: str, role: str = MAIN_ROLE) -> str | None:
+        """The part of an answer cut at max_tokens that is whole by itself (judged, then acted on), or None:
+        refused with `cut_missing` and asked again (the default; helpers in `agent.runtime.cut`)."""
+        return None
+
+    def cut_missing(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        """What a cut answer lacked, in the agent's words ("before </execute>"), for the refusal."""
+        return "before it ended"
 
     def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
         """What an accepted answer will do, as the editor's check line says it ('' : the verdict's summary)."""
@@ -418,24 +436,26 @@ class Stepper(StepLoop):
                     failures += 1
                     self.llm_failures += 1
                     yield LLMFailed(node.id, error=str(exc), attempt=failures, seconds=time.monotonic() - began,
-                                    role=role)
+                                    role=role, retry=exc.retry)
                 finally:
                     self.answering_since = None
             completion = timed(completion, time.monotonic() - began)
             self._count(completion, role)
-            # Off the event loop (the console's): a long answer takes a while to judge, and the
-            # person's keys must still work meanwhile. In the env thread, where the agent's other
-            # environment calls are (ReAct's judge asks the env which commands it takes).
             verdict = oversized(completion.text)
+            if verdict is None and completion.cut_at is not None:  # the model's answer, cut: the agent's rule
+                completion, verdict = cut_verdict(completion, self.cut_answer(completion.text, purpose, role),
+                                                  self.cut_missing(purpose, role))
             if verdict is None:
+                # Off the event loop (the console's): a long answer takes a while to judge, and the
+                # person's keys must still work meanwhile. In the env thread, where the agent's other
+                # environment calls are (ReAct's judge asks the env which commands it takes).
                 verdict = await self.in_env_thread(judge, completion)
+            if completion.judged is not None:  # the response cache keeps only what an agent took
+                completion.judged(verdict.accepted)
             if not verdict.accepted:
                 node.llm_calls.append(exchange_record(prompt, completion, False, purpose, verdict.message))
-                yield LLMRejected(
-                    node.id, raw=completion.text, reason=verdict.message, attempt=attempt,
-                    source=completion.source, proposed=completion.proposed, seconds=completion.seconds or 0.0,
-                    person_seconds=completion.person_seconds, role=role, cached=completion.cached,
-                )
+                yield rejected_event(node.id, completion, verdict.message, attempt=attempt, purpose=purpose,
+                                     role=role)
                 note = self.rewrite_note(verdict.message, completion.text)
                 continue
             node.llm_calls.append(exchange_record(prompt, completion, True, purpose))
@@ -447,7 +467,7 @@ class Stepper(StepLoop):
 
     def _count(self, completion: Completion, role: str = MAIN_ROLE) -> None:
         self.llm_calls += 1
-        self.usage = self.usage + completion.usage
+        self.usage = self._tally.add(completion)
         self.cost += completion.cost
         self.llm_seconds += completion.seconds or 0.0
         self.person_seconds += completion.person_seconds

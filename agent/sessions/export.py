@@ -323,7 +323,7 @@ def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any]
                 call: dict[str, Any] = {
                     "type": "llm_call",
                     "node_id": asked.node_id if asked else event.node_id,
-                    "purpose": asked.purpose if asked else (event.purpose if isinstance(event, ev.LLMAnswered) else ""),
+                    "purpose": asked.purpose if asked else event.purpose,
                     "role": event.role,
                     "attempt": asked.attempt if asked else 1,
                     "prompt": asked.prompt if asked else "",
@@ -332,10 +332,12 @@ def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any]
                     "reason": event.reason if isinstance(event, ev.LLMRejected) else "",
                     "source": event.source,
                 }
+                # a refused answer was paid for too: its tokens and cost are counted like an accepted one's
+                call.update({"input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
+                             "cost": event.cost, **({"cut_at": event.cut_at} if event.cut_at is not None else {})})
                 if isinstance(event, ev.LLMAnswered):
                     call.update({"thought": event.thought, "blocks": list(event.blocks),
-                                 "child_ids": list(event.child_ids), "input_tokens": event.input_tokens,
-                                 "output_tokens": event.output_tokens, "cost": event.cost})
+                                 "child_ids": list(event.child_ids)})
                 trace.append(call)
                 asked = None
             case ev.ObservationReceived():

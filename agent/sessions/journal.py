@@ -136,7 +136,7 @@ class JournalWriter:
         elif isinstance(event, (ev.LLMAnswered, ev.LLMRejected)):
             self._expansions += 1
             received = isinstance(event, ev.LLMAnswered)
-            answered = event if isinstance(event, ev.LLMAnswered) else None  # a rejection has no counts
+            answered = event if isinstance(event, ev.LLMAnswered) else None
             self.write(
                 {
                     "type": "answer",
@@ -148,9 +148,10 @@ class JournalWriter:
                     "answer": event.raw,
                     "source": event.source or "",
                     "accepted": received,
-                    "input_tokens": answered.input_tokens if answered else 0,
-                    "output_tokens": answered.output_tokens if answered else 0,
-                    "cost": answered.cost if answered else 0.0,
+                    # a refused answer was paid for too: every billed token is in some record
+                    "input_tokens": event.input_tokens,
+                    "output_tokens": event.output_tokens,
+                    "cost": event.cost,
                     "seconds": round(event.seconds, 3),
                     "person_seconds": round(event.person_seconds, 3),
                     **self._prompt_change(),
@@ -159,6 +160,9 @@ class JournalWriter:
                     **({"child_ids": list(answered.child_ids)} if answered and answered.child_ids else {}),
                     **({"role": event.role} if event.role else {}),  # an agent with several LLM roles
                     **({"cached": True} if event.cached else {}),  # from the response cache
+                    # the model's max_tokens cut it (a replay judges it as cut again)
+                    **({"cut_at": event.cut_at} if event.cut_at is not None else {}),
+                    **({"estimated": True} if event.estimated else {}),  # a script's guess, not a model's count
                 }
             )
         elif isinstance(event, ev.LLMFailed):
@@ -175,7 +179,8 @@ class JournalWriter:
                         "changed": [c.name for c in event.changes]})
         elif isinstance(event, ev.RunFinished):
             self.write({"type": "finished", "success": event.success, "reason": event.reason, "steps": event.steps,
-                        "llm_calls": event.llm_calls, "cost": event.cost,
+                        "llm_calls": event.llm_calls, "input_tokens": event.input_tokens,
+                        "output_tokens": event.output_tokens, "cost": event.cost,
                         "llm_seconds": round(event.llm_seconds, 3), "person_seconds": round(event.person_seconds, 3),
                         "llm_failures": event.llm_failures, **({"extra": event.extra} if event.extra else {})})
 

@@ -48,6 +48,7 @@ class Journal:
                 input_tokens=r.get("input_tokens", 0), output_tokens=r.get("output_tokens", 0), cost=r.get("cost", 0.0),
                 prompt_hash=r.get("prompt_hash"), prompt_set=r.get("prompt_set"), seconds=r.get("seconds"),
                 person_seconds=r.get("person_seconds", 0.0),
+                cut_at=r["cut_at"] if isinstance(r.get("cut_at"), int) else None, estimated=r.get("estimated") is True,
             )
             for r in chosen
             if r.get("type") == "answer"

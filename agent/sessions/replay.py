@@ -42,6 +42,8 @@ class RecordedAnswer:
     prompt_set: str | None = None
     seconds: float | None = None  # how long the answer took when it was recorded (older journals: unknown)
     person_seconds: float = 0.0  # a person's share of that time (typing, reviewing)
+    cut_at: int | None = None  # the model's max_tokens cut the answer
+    estimated: bool = False  # its tokens were a script's estimate
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,8 @@ class ReplayLLM:
             raise ReplayMismatch(describe_difference(f"{where}: the prompt", recorded.prompt, prompt))
         return Completion(
             recorded.answer, Usage(recorded.input_tokens, recorded.output_tokens), recorded.cost, recorded.source,
-            seconds=recorded.seconds, person_seconds=recorded.person_seconds,
+            seconds=recorded.seconds, person_seconds=recorded.person_seconds, cut_at=recorded.cut_at,
+            estimated=recorded.estimated,
         )
 
     @property

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from mockllm.openai_server import Responder, entries_responder
+from mockllm.openai_server import NoAnswer, Reply, Responder, entries_responder
 from mockllm.scripted import ScriptEntry, load_script
 
 HERE = Path(__file__).resolve().parent
@@ -48,7 +48,7 @@ def demo_responder() -> Responder:
         agent: load_script(HERE / f"{agent}-alfworld.jsonl") for agent in ("react", "codeact", "plan-execute", "recap")}
     lock = threading.Lock()  # the server answers from several threads
 
-    def respond(prompt: str) -> str:
+    def respond(prompt: str) -> str | Reply:
         agent = agent_of(prompt)
         if agent == "recode":
             return recode(prompt)
@@ -57,6 +57,6 @@ def demo_responder() -> Responder:
                 if not entry.used and entry.when is not None and entry.when.search(prompt):
                     entry.used = True
                     return entry.answer
-        return "no answer"
+        raise NoAnswer(f"no {agent or 'known agent'}'s demo answer is left for this prompt")
 
     return respond

@@ -318,7 +318,8 @@ class Display:
     def on_event(self, game: GameSpec, event: Any) -> None:
         from agent.runtime import events as ev
 
-        if isinstance(event, ev.LLMAnswered) and self.progress is not None:
+        # a refused answer was paid for too: the running figures count it like an accepted one
+        if isinstance(event, (ev.LLMAnswered, ev.LLMRejected)) and self.progress is not None:
             tokens, cost = self.running.get(game.id, (0, 0.0))
             self.running[game.id] = (tokens + event.input_tokens + event.output_tokens, cost + event.cost)
             self.progress.update(self.task, **self._fields())

@@ -133,7 +133,10 @@ async def test_an_expired_answer_is_asked_again_and_a_bad_expiry_is_refused(tmp_
             return Completion(f"answer {Model.calls}", Usage(7, 3), cost=0.5)
 
     fresh = CachedLLM(Model(), ResponseCache(tmp_path, ttl=3600))
-    first, again = await fresh.complete("p"), await fresh.complete("p")
+    first = await fresh.complete("p")
+    assert first.judged is not None
+    first.judged(True)  # the agent took it: kept
+    again = await fresh.complete("p")
     assert (first.cached, again.cached, again.text, again.cost, again.usage) == (False, True, "answer 1", 0.0, Usage(7, 3))
     entry = next(tmp_path.rglob("*.json"))
     data = json.loads(entry.read_text())

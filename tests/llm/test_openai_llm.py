@@ -54,7 +54,6 @@ async def test_the_sdk_retries_429_and_500_then_succeeds(server):
         ("404", "has no model 'local-test-model' (404); check the profile's model"),
         ("malformed", "sent a malformed response"),
         ("empty", "returned an empty answer; retry, or type the answer yourself"),
-        ("truncated", "the answer was cut at max_tokens=2048 before </execute>"),
     ],
 )
 async def test_failures_become_one_line_errors_that_say_what_to_do(server, fault, message):
@@ -64,10 +63,19 @@ async def test_failures_become_one_line_errors_that_say_what_to_do(server, fault
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
+async def test_an_answer_cut_at_max_tokens_is_the_models_answer_with_its_counts_not_an_error(server):
+    server.inject("truncated")
+    completion = await llm_for(server, max_tokens=64).complete("hi")
+    call = server.calls[-1]
+    assert completion.cut_at == 64 and completion.text == call.answer and len(completion.text) < len(ANSWER)
+    assert completion.usage.input_tokens == call.prompt_tokens and completion.usage.output_tokens == call.completion_tokens
+    assert completion.cost > 0  # billed like any answer
+
+
 async def test_a_timeout_is_reported_with_the_limit(server):
     server.timeout_sleep = 2.0
     server.inject("timeout")
-    with pytest.raises(LLMError, match=r"gave no answer within 0.3 s \(0 retries\)"):
+    with pytest.raises(LLMError, match=r"gave no answer within 0.3 s \(one deadline over the call and its 0 retries\)"):
         await llm_for(server, timeout=0.3).complete("hi")
 
 

@@ -43,7 +43,7 @@ def test_missing_api_key_and_unknown_profile_say_what_to_do(tmp_path, monkeypatc
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     book = load_profiles(write(tmp_path, GOOD))
-    with pytest.raises(ProfileError, match="profile 'default' has no api_key; set OPENAI_API_KEY"):
+    with pytest.raises(ProfileError, match="profile 'default' has no api_key; set OPENAI_API_KEY, or give it api_key_env"):
         resolve_profile("default", book)
     with pytest.raises(ProfileError, match=r"unknown profile 'gpt5' \(known: default, local;"):
         resolve_profile("gpt5", book)

@@ -55,3 +55,23 @@ async def test_cancel_is_an_llm_error_and_no_decision_without_a_proposal() -> No
         llm.accept()
     with pytest.raises(LLMError):
         await review(llm, lambda r: r.cancel())
+
+
+async def test_a_regenerate_reaches_the_model_even_when_the_proposal_came_from_the_response_cache(tmp_path) -> None:
+    """The person refused a cached proposal: asking again must not serve the same answer from the cache."""
+    from agent.llm.cache import with_cache
+    from agent.llm.openai_client import OpenAILLM
+    from agent.llm.profiles import Profile
+    from mockllm.openai_server import OpenAICompatibleServer
+
+    answers = iter(["A", "B", "C"])
+    with OpenAICompatibleServer(lambda prompt: next(answers)) as server:
+        model = OpenAILLM(Profile(name="local", model="m", api_key="k", base_url=server.base_url, max_retries=0))
+        earlier = await with_cache(model, tmp_path, always=True).complete("prompt")
+        assert earlier.judged is not None
+        earlier.judged(True)  # an earlier run's agent took "A": kept
+        seen = []
+        llm = ReviewLLM(with_cache(model, tmp_path, always=True), on_proposal=seen.append)
+        done = await review(llm, lambda r: r.regenerate(), lambda r: r.accept())
+    assert [p.text for p in seen] == ["A", "B"]  # "A" from the cache, then the model's new answer
+    assert done.text == "B" and len(server.calls) == 2

@@ -65,10 +65,12 @@ def test_an_agent_that_declares_neither_is_refused_in_one_line(tmp_path, capsys,
     assert "--llm demo: the silent agent has no demo scripts" in capsys.readouterr().err
 
 
-def test_a_bundled_agent_without_gold_answers_says_so_and_names_its_demos(tmp_path, capsys):
+def test_gold_on_an_environment_without_gold_paths_says_so_and_names_the_others(tmp_path, capsys):
+    """Every bundled agent has a gold player; ALFWorld has no gold paths (its games have demos instead)."""
     assert main(["run", "--agent", "react", "--game", "put-01", "--llm", "gold", "--quiet",
                  "--sessions", str(tmp_path)]) == 2
-    assert "the react agent cannot play a known solution; use demo (alfworld, webshop)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--llm gold: the alfworld environment has no gold paths; use demo, scripted:FILE or profile:NAME" in err
 
 
 def test_export_fences_the_answers_of_an_agent_that_declares_them_code(tmp_path, capsys, more_agents):

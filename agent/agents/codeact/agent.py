@@ -36,9 +36,11 @@ from string import Template
 from typing import Any, AsyncIterator, Callable
 
 from agent.agents.codeact.answer import SKELETON, parse_cell
+from agent.agents.codeact.gold import gold_cells
 from agent.agents.outcome import action_failed, failed_mark
 from agent.llm import Completion, Purpose
-from agent.runtime.capabilities import bundled_demos
+from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
+from agent.runtime.cut import through_last
 from agent.runtime.event_text import first_line
 from agent.runtime.events import (
     Event,
@@ -136,6 +138,11 @@ class CodeActAgent(Stepper):
     root_code = "task"
     option_defaults = {"window": 0, "max_cells": 0}
 
+    @classmethod
+    def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
+        """One cell per sub-goal of the known path."""
+        return gold_cells(actions)
+
     def __init__(self, *args: Any, code_check: Callable[[str], str | None] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # The sandbox's static checks, as ReCode's engine takes them: from the runner unless given.
@@ -155,6 +162,13 @@ class CodeActAgent(Stepper):
 
     def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
         return SKELETON
+
+    def cut_answer(self, text: str, purpose: str, role: str = MAIN_ROLE) -> str | None:
+        """A cut answer's code is whole up to its last `</execute>` (what follows is ignored)."""
+        return through_last(text, "</execute>")
+
+    def cut_missing(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        return "before </execute>"
 
     def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
         """The editor's line for an answer it would take."""

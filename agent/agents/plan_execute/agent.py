@@ -16,11 +16,13 @@ from string import Template
 from typing import Any, AsyncIterator
 
 from agent.agents.outcome import Holding, UnitOutcome, failed_mark
+from agent.agents.plan_execute.gold import gold_plan_and_turns
 from agent.agents.plan_execute.plan import PlanError, PlanStep, parse_plan, plan_diff, plan_text
-from agent.agents.plan_execute.turn import TurnError, parse_turn
+from agent.agents.plan_execute.turn import DECISION_LINE, TurnError, parse_turn
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.llm import Completion, Purpose
-from agent.runtime.capabilities import bundled_demos
+from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
+from agent.runtime.cut import through_first_line
 from agent.runtime.event_text import first_line
 from agent.runtime.events import (
     AgentNote,
@@ -73,6 +75,11 @@ class PlanExecuteAgent(Stepper):
     # check: how an executor's action is checked before it is sent, as ReAct's (grammar, admissible, off)
     option_defaults = {"executor_steps": 10, "max_replans": 3, "replan_every_step": False, "check": "grammar",
                        "history_chars": HISTORY_CHARS}
+
+    @classmethod
+    def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
+        """A plan of one step per sub-goal of the known path; each step's turns its actions, then `Done:`."""
+        return gold_plan_and_turns(actions, int(cls.option_defaults["executor_steps"]))
     variables_note = ("Plan-and-Execute keeps no variables: its state is the plan (each step's status and "
                       "output) and the current step's executor turns. The Plan tab (a) shows it.")
 
@@ -115,6 +122,18 @@ class PlanExecuteAgent(Stepper):
         if purpose in (Purpose.PLAN, Purpose.REPLAN) or role in ("planner", "replanner"):
             return PLAN_SKELETON
         return TURN_SKELETON
+
+    def cut_answer(self, text: str, purpose: str, role: str = "") -> str | None:
+        """An executor's cut answer is usable through its first whole `Action:`, `Done:` or `Failed:` line;
+        a cut plan never is (its JSON is not whole)."""
+        if purpose in (Purpose.PLAN, Purpose.REPLAN):
+            return None
+        return through_first_line(text, DECISION_LINE)
+
+    def cut_missing(self, purpose: str, role: str = "") -> str:
+        if purpose in (Purpose.PLAN, Purpose.REPLAN):
+            return "before the plan's JSON ended"
+        return "before a whole `Action:`, `Done:` or `Failed:` line"
 
     # -- the run -------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 _KEY = re.compile(r"^\s*(thought|action|done|failed)\s*:\s*(.*)$", re.I)
+DECISION_LINE = re.compile(r"^\s*(action|done|failed)\s*:\s*\S", re.I)  # a whole decision: an answer may be cut after it
 
 
 @dataclass(frozen=True)

@@ -32,10 +32,12 @@ from pathlib import Path
 from string import Template
 from typing import Any, AsyncIterator
 
-from agent.agents.react.answer import SKELETON, parse_react
+from agent.agents.react.answer import ACTION_LINE, SKELETON, parse_react
+from agent.agents.react.gold import gold_turns
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.llm import Completion, Purpose
-from agent.runtime.capabilities import bundled_demos
+from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
+from agent.runtime.cut import through_first_line
 from agent.runtime.event_text import first_line
 from agent.runtime.events import (
     Event,
@@ -94,6 +96,11 @@ class ReActAgent(Stepper):
                       "observation of every turn. The Turns tab (a) shows it; the Environment log shows the "
                       "actions and observations.")
 
+    @classmethod
+    def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
+        """One turn per action of the known path."""
+        return gold_turns(actions)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.turns: list[Turn] = []
@@ -113,6 +120,14 @@ class ReActAgent(Stepper):
 
     def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
         return SKELETON
+
+    def cut_answer(self, text: str, purpose: str, role: str = MAIN_ROLE) -> str | None:
+        """A cut answer is usable through its first whole `Action:` line (a model that goes on to imagine
+        the observation is cut there anyway); an action line the cut ran into is not whole."""
+        return through_first_line(text, ACTION_LINE)
+
+    def cut_missing(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        return "before a whole `Action:` line"
 
     def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
         """The editor's line for an answer it would take."""

@@ -21,6 +21,7 @@ from agent.runtime.verdict import Verdict
 
 SKELETON = "Thought: \nAction: "
 _ACTION = re.compile(r"^\s*(?:\*\*)?action(?:\*\*)?\s*:(?:\*\*)?\s*(.*)$", re.I)
+ACTION_LINE = _ACTION  # what a line must be for an answer cut after it to be usable
 _THOUGHT = re.compile(r"^\s*(?:\*\*)?thought(?:\*\*)?\s*:(?:\*\*)?\s*", re.I)
 _THINK_TAGS = re.compile(r"</?think>", re.I)
 

@@ -18,10 +18,18 @@ from typing import Any, AsyncIterator
 
 from agent.agents.outcome import Holding, UnitOutcome, failed_mark
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.agents.recap.decomposition import Decomposition, DecompositionError, Item, parse_decomposition
+from agent.agents.recap.decomposition import (
+    DECISION_LINE,
+    Decomposition,
+    DecompositionError,
+    Item,
+    parse_decomposition,
+)
+from agent.agents.recap.gold import gold_levels
 from agent.agents.recap.window import Window
 from agent.llm import Completion, Purpose
-from agent.runtime.capabilities import bundled_demos
+from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
+from agent.runtime.cut import whole_lines
 from agent.runtime.events import AgentNote, Event, LLMAnswered, NodeCompleted, NodeError, NodeStarted, RunStarted
 from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.runtime.tree import Node, NodeStatus
@@ -56,6 +64,11 @@ class RecapAgent(Stepper):
     root_code = "task"
     # check: how an action item is checked before it is sent, as ReAct's (grammar, admissible, off)
     option_defaults = {"window": 64, "max_revisions": 16, "check": "grammar"}
+
+    @classmethod
+    def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
+        """One subtask per sub-goal of the known path, each subtask its actions."""
+        return gold_levels(actions)
     variables_note = ("ReCAP keeps no variables: its state is the remaining subtask list of each open level "
                       "and the conversation window the model sees. The Levels tab (a) shows it.")
 
@@ -92,6 +105,15 @@ class RecapAgent(Stepper):
 
     def answer_skeleton(self, purpose: str, role: str = "") -> str:
         return SKELETON
+
+    def cut_answer(self, text: str, purpose: str, role: str = "") -> str | None:
+        """A cut answer is usable through its last whole line when a whole subtask or `Done:`/`Failed:` line
+        came before the cut: only the first item is carried out now, the rest is revised after it."""
+        whole = whole_lines(text)
+        return whole if any(DECISION_LINE.match(line) for line in whole.splitlines()) else None
+
+    def cut_missing(self, purpose: str, role: str = "") -> str:
+        return "before a whole subtask line"
 
     def window_text(self) -> str:
         """What the model sees of the conversation now, cuts marked."""

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 _ITEM = re.compile(r"^\s*(\d+)\s*[.)]\s*(action|subtask)\s*:\s*(.*?)\s*$", re.I)
 _KEY = re.compile(r"^\s*(thought|think|subtasks|done|failed)\s*:\s*(.*?)\s*$", re.I)
+# a line that decides something by itself (an item, or the level's end): an answer may be cut after it
+DECISION_LINE = re.compile(r"^\s*(?:\d+\s*[.)]\s*(?:action|subtask)|done|failed)\s*:\s*\S", re.I)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from agent.agents.recode.prompt import build_expand_prompt, build_repair_prompt,
 from agent.llm import LLM, Completion, StubContext
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.code import safe_parse
+from agent.runtime.cut import through_last
 from agent.runtime.events import (
     Event,
     ExpansionReceived,
@@ -89,6 +90,13 @@ class Engine(Stepper):
 
     def answer_skeleton(self, purpose: str, role: str = "") -> str:
         return ""  # the editor shows the node's own skeleton (thought, execute) for ReCode
+
+    def cut_answer(self, text: str, purpose: str, role: str = "") -> str | None:
+        """A cut answer's code is whole up to its last `</execute>` (what follows is ignored)."""
+        return through_last(text, "</execute>")
+
+    def cut_missing(self, purpose: str, role: str = "") -> str:
+        return "before </execute>"
 
     # -- the run -------------------------------------------------------------
 
@@ -193,6 +201,8 @@ class Engine(Stepper):
                 seconds=completion.seconds or 0.0,  # the stepper's clock filled it in (`_timed`)
                 person_seconds=completion.person_seconds,
                 cached=completion.cached,
+                cut_at=completion.cut_at,
+                estimated=completion.estimated,
             )
             if not blocks and purpose == "expand":
                 node.status = NodeStatus.SKIP

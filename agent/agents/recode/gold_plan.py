@@ -2,10 +2,9 @@
 
 The root stub is answered with one placeholder per sub-goal, and each
 placeholder with its `run(...)` actions, so the tree has depth like a model's
-plan would. Sub-goals start where the path moves somewhere or commits to an
-object (`go to`, `teleport to`, `open door to`, `focus on`); small neighbours
-are merged so a plan has at most `max_parts` of them. `--llm gold` plays these
-answers (ReCode's `gold_answers`); `mockllm.gold` makes them a scripted LLM.
+plan would. The sub-goals are `agent.runtime.gold_path`'s, as every agent's gold
+player cuts them. `--llm gold` plays these answers (ReCode's `gold_answers`);
+`mockllm.gold` makes them a scripted LLM.
 """
 
 from __future__ import annotations
@@ -14,24 +13,10 @@ import json
 import re
 
 from agent.runtime.capabilities import ScriptedAnswer
+from agent.runtime.gold_path import split_into_parts
 
 ROOT_STUB = "solve(instruction, observation)"
-_BOUNDARY = re.compile(r"^(go to|teleport to|open door to|focus on)\b")
-
-
-def split_into_parts(actions: list[str], max_parts: int = 8) -> list[list[str]]:
-    """Group a gold path into sub-goals (each non-empty, in order)."""
-    parts: list[list[str]] = []
-    for action in actions:
-        if not parts or (_BOUNDARY.match(action) and parts[-1]):
-            parts.append([action])
-        else:
-            parts[-1].append(action)
-    while len(parts) > max_parts:
-        sizes = [len(a) + len(b) for a, b in zip(parts, parts[1:])]
-        i = sizes.index(min(sizes))
-        parts[i : i + 2] = [parts[i] + parts[i + 1]]
-    return parts
+__all__ = ["ROOT_STUB", "gold_plan", "placeholder_name", "split_into_parts"]
 
 
 def placeholder_name(index: int, first_action: str) -> str:
