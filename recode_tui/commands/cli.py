@@ -331,8 +331,8 @@ def sandbox_preflight(args: argparse.Namespace) -> None:
         os.environ["RECODE_SANDBOX"] = options["sandbox"]  # eval's workers and Ray tasks inherit it
     if args.command not in ("run", "tui", "eval", "export") or options.get("trusted"):
         return
-    if args.command == "export" and options.get("no_exec"):
-        return
+    if args.command == "export" and not options.get("exec"):
+        return  # an export runs none of a journal's code unless --exec
     from agent.sandbox.walls import SandboxPolicy, SandboxSettingError, missing_walls, refusal
 
     try:
