@@ -7,10 +7,12 @@ Exit codes: 0 compared, 2 the reports cannot be compared (one line says why).
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from agent.eval.compare import (RELATIVE_METRICS, CompareError, Comparison, Row, compare_reports, load_report,
-                                plan_episode_ids, relative_change, settings_of, split_by_agent)
+                                plan_episode_ids, relative_change, results_by_episode, settings_of,
+                                split_by_agent)
 from agent.eval.paired import p_text
 from recode_tui.setup.usage import UsageError
 from recode_tui.commands.fit import Col, Layout, output_console, print_layout
@@ -211,9 +213,27 @@ def heading(report: dict[str, Any]) -> str:
     return f"{report['_path']}  ({f'{agent}, ' if agent else ''}{settings_of(report).get('llm')}{state})"
 
 
+def _with_finished_episodes(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The reports (or agents of a several-agent evaluation) that finished an episode, the others named.
+
+    Two interrupted evaluations of several agents often leave one agent with nothing finished: it is left
+    out with a note, and the rest are compared; with fewer than two left, the usual refusal says why.
+    """
+    kept = [report for report in reports if results_by_episode(report)]
+    if len(kept) < 2 or len(kept) == len(reports):
+        return reports
+    for report in reports:
+        if not results_by_episode(report):
+            print(f"note: {report.get('_path', 'a report')} has no finished episode yet; left out of the comparison",
+                  file=sys.stderr)
+    if results_by_episode(reports[0]) == {}:
+        print(f"note: the baseline is {kept[0].get('_path', 'the first report with episodes')}", file=sys.stderr)
+    return kept
+
+
 def run_compare(args: argparse.Namespace) -> int:
     try:
-        reports = [part for path in args.reports for part in split_by_agent(load_report(path))]
+        reports = _with_finished_episodes([part for path in args.reports for part in split_by_agent(load_report(path))])
         if len(reports) < 2:
             raise CompareError("compare needs two reports or more (the first is the baseline), "
                                "or one evaluation of several agents (eval --agent a,b,...)")

@@ -131,3 +131,23 @@ def test_comparing_an_unknown_agent_or_an_option_none_has_is_one_line(tmp_path):
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "nope" in bad.stderr
     bad = recode(tmp_path, "eval", "--agent", "react,recap", "--agent-option", "zzz=1", "--llm", "demo", "--games", "1")
     assert bad.returncode == 2 and "none of react, recap has this option" in bad.stderr
+
+
+def test_compare_of_two_interrupted_comparisons_leaves_out_an_agent_with_nothing_finished(tmp_path):
+    """Cut before plan-execute finished anything, in both runs: react is still compared, the other named."""
+    runs = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        done = recode(tmp_path, "eval", "--agent", "react,plan-execute", "--llm", "demo", "--games", "2", "-c", "2",
+                      "--out", str(out), "--no-progress")
+        assert done.returncode == 0, done.stderr
+        report = read_report(out)
+        report.update(episodes=[e for e in report["episodes"] if e["agent"] == "react"], status="interrupted")
+        (out / "report.json").write_text(json.dumps(report))
+        runs.append(str(out))
+    compared = recode(tmp_path, "compare", *runs)
+    assert compared.returncode == 0, compared.stderr
+    assert f"baseline: {runs[0]}/report.json [react]" in compared.stdout
+    assert f"compared: {runs[1]}/report.json [react]" in compared.stdout
+    left_out = [line for line in compared.stderr.splitlines() if "left out" in line]
+    assert len(left_out) == 2 and all("[plan-execute] has no finished episode" in line for line in left_out)
