@@ -209,7 +209,8 @@ class DebugScreen(RunScreen):
 
     def show_model_clock(self) -> None:
         """While a model (not the person) answers, say so on the status line with the time so far."""
-        text = model_clock(self.engine, self.debugger.human, self.llm_control.reviewing is not None)
+        control = self.llm_control
+        text = model_clock(self.engine, self.debugger.human, control.reviewing is not None, control.asked_again_at)
         for bar in self.query(StatusBar):
             bar.set_activity(text)
 

@@ -11,6 +11,8 @@ stands it says with a `RunStateChanged` message, which the screen applies.
 
 from __future__ import annotations
 
+import time
+
 from dataclasses import dataclass
 
 from textual.message import Message
@@ -78,6 +80,7 @@ class LLMControl(Widget):
         self.restore_after: LLM | None = None  # the LLM to hand back to after one typed answer
         self.choose_after = False  # a fork's answer is typed: L chooses who answers after it
         self.reviewing: Proposal | None = None
+        self.asked_again_at: float | None = None  # monotonic time of the last regenerate (the model clock's start)
         self.last_request: ev.LLMRequested | None = None
 
     def on_mount(self) -> None:
@@ -228,6 +231,7 @@ class LLMControl(Widget):
         self.run.review_bar.hide()
         self.run.editor.close(f"Asking {review.model.name} again…")
         self._enter(RunState.RUNNING, "info", "regenerating…")
+        self.asked_again_at = time.monotonic()
         review.regenerate()
         return True
 

@@ -58,10 +58,16 @@ def engine_figures(engine: Stepper) -> EngineFigures:
     )
 
 
-def model_clock(engine: Stepper, person_answers: bool, reviewing: bool) -> str:
-    """While a model (not the person) answers: who answers which node, and for how long so far ('' else)."""
+def model_clock(engine: Stepper, person_answers: bool, reviewing: bool, asked_again_at: float | None = None) -> str:
+    """While a model (not the person) answers: who answers which node, and for how long so far ('' else).
+
+    `asked_again_at`: when the person last had the model asked again (review mode's regenerate): the
+    engine's call began before the first proposal, but this answer's time starts there.
+    """
     since = engine.answering_since
     if since is None or person_answers or reviewing:
         return ""
+    if asked_again_at is not None and asked_again_at > since:
+        since = asked_again_at
     node = engine.current.id if engine.current is not None else "?"
     return f"{engine.llm.name} is answering {node}… {time.monotonic() - since:.0f} s"

@@ -185,6 +185,33 @@ async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
         await wait_for(pilot, lambda: "is answering" not in status.text, what="the clock gone after the answer")
 
 
+class TwiceGatedLLM(GatedLLM):
+    """Two gated answers: the first proposal, and the one a regenerate asks for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from mockllm.scripted import ScriptedLLM, ScriptEntry
+
+        self.inner = ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")] * 2, name="scripted")
+
+
+async def test_the_model_clock_starts_again_when_the_proposal_is_regenerated() -> None:
+    llm = TwiceGatedLLM()
+    app = build_app("put-01", llm, review=True, cursor_blink=False, breakpoints=[])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        status = app.debug_screen.query_one("#status")
+        await pilot.press("c")
+        await wait_for(pilot, lambda: "slowmodel is answering n0… 2 s" in status.text, what="the first call at 2 s")
+        llm.gate.set()
+        await wait_for(pilot, lambda: app.debug_screen.llm_control.reviewing is not None, what="the proposal")
+        llm.gate.clear()  # the second answer waits
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: "is answering n0… 0 s" in status.text, what="the clock from 0 after ctrl+g")
+        assert "answering n0… 2 s" not in status.text and "answering n0… 3 s" not in status.text
+        llm.gate.set()
+
+
 async def test_compare_offers_one_key_per_answer_column() -> None:
     from textual.widgets import Input
 
