@@ -6,9 +6,5 @@
     eval/       evaluation plans and reports, compare, failure groups, fairness
     llm/        the LLM protocol, the OpenAI-compatible client, profiles, tokens, role routing
     sandbox/    where untrusted node code runs
-    compat/     the old flat module paths, for one release
 """
 
-from agent import compat as _compat
-
-_compat.install()

@@ -231,7 +231,7 @@ def test_agent_lists_the_architecture() -> None:
     agent = ROOT / "agent"
     assert sorted(p.name for p in agent.glob("*.py")) == ["__init__.py"]
     assert {p.name for p in agent.iterdir() if p.is_dir() and not p.name.startswith("__")} == {
-        "agents", "runtime", "sessions", "eval", "llm", "sandbox", "compat"}
+        "agents", "runtime", "sessions", "eval", "llm", "sandbox"}
     homes = {p.name for p in (agent / "agents").iterdir() if (p / "__init__.py").is_file()}
     assert homes == {"recode", "react", "codeact", "plan_execute", "recap"}
 

@@ -29,7 +29,6 @@ _PROJECT = Path(__file__).resolve().parents[2]
 WORKER_SOURCES = (
     "agent/__init__.py",
     "agent/__pycache__",
-    "agent/compat",
     "agent/runtime/__init__.py",
     "agent/runtime/code.py",
     "agent/runtime/varlist.py",
