@@ -62,7 +62,7 @@ from envs.alfworld.catalog import list_games, resolve_game  # noqa: E402
 from envs.alfworld.env import make_env  # noqa: E402
 from mockllm.openai_server import count_tokens  # noqa: E402
 from mockllm.scripted import ScriptedLLM, ScriptEntry  # noqa: E402
-from recode_tui.commands.factory import make_llm  # noqa: E402
+from recode_tui.setup.build import make_llm  # noqa: E402
 
 AGENTS = ["recode", "react", "codeact", "plan-execute", "recap"]
 TASK_TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]

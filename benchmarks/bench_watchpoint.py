@@ -29,7 +29,7 @@ from agent.runtime import events as ev  # noqa: E402
 from agent.runtime.debugger import Debugger, parse_breakpoint  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from mockllm.scripted import ScriptedLLM  # noqa: E402
-from recode_tui.commands.factory import DEMO_SCRIPT, make_engine  # noqa: E402
+from recode_tui.setup.build import DEMO_SCRIPT, make_engine  # noqa: E402
 
 GAME = "put-01"
 RUNS = 7

@@ -14,7 +14,7 @@ from agent.runtime import events as ev
 from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, StepMode, parse_breakpoint
 from mockllm.human import HumanLLM
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 
 # toy:vase-1: "put a vase in sidetable."; the vase is on diningtable 1 (as in ALFWorld's put-01).
 GAME = "toy:vase-1"

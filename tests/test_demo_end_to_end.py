@@ -8,7 +8,7 @@ import pytest
 from agent.runtime import events as ev
 from agent.runtime.tree import NodeStatus
 from envs.alfworld.catalog import list_games
-from recode_tui.commands.factory import make_engine, make_llm
+from recode_tui.setup.build import make_engine, make_llm
 
 TASK_TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
 

@@ -16,7 +16,7 @@ from agent.runtime import events as ev
 from agent.runtime.event_text import log_line, short
 from agent.sessions.session import start_session
 from mockllm import ScriptedLLM
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 from recode_tui.console.app import build_app
 from recode_tui.plain.terminal import PlainFrontEnd
 

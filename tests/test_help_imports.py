@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # What a command imports when it runs, never to print its help.
 HEAVY = (
     "asyncio", "agent.runtime.stepper", "agent.runtime.events", "agent.runtime.prompts", "agent.eval",
-    "agent.sessions", "agent.llm", "agent.agents.recode", "agent.agents.react", "recode_tui.commands.factory",
+    "agent.sessions", "agent.llm", "agent.agents.recode", "agent.agents.react",
     "recode_tui.commands.evaluate", "recode_tui.commands.diff", "recode_tui.commands.compare",
     "recode_tui.commands.prompt", "recode_tui.commands.run_session", "recode_tui.commands.arguments",
     "recode_tui.commands.eval_plan", "recode_tui.commands.eval_report", "recode_tui.setup.build",
@@ -74,7 +74,7 @@ def test_the_check_sees_what_a_command_imports_when_it_runs() -> None:
 BEHIND_THE_FIRST_FRAME = (
     "agent.runtime.stepper", "agent.runtime.events", "agent.llm", "agent.sessions", "agent.agents.recode",
     "agent.agents.react", "envs.alfworld", "envs.sciworld", "mockllm", "openai", "alfworld", "textworld", "yaml",
-    "recode_tui.commands.factory", "recode_tui.console.debug_screen", "recode_tui.console.session_control",
+    "recode_tui.setup.build", "recode_tui.console.debug_screen", "recode_tui.console.session_control",
     "recode_tui.console.widgets",
 )
 

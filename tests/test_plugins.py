@@ -23,7 +23,7 @@ from agent.sessions.session import branch_session, fork_at_expansion, reopen_ses
 from envs import make_env
 from mockllm import ScriptedLLM
 from recode_tui.commands.cli import main
-from recode_tui.commands.factory import make_engine, make_llm
+from recode_tui.setup.build import make_engine, make_llm
 from tests import toyenv
 from tests.toyenv.agent import OneActionAgent
 

@@ -19,7 +19,7 @@ from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 from recode_tui.commands.cli import build_parser
-from recode_tui.commands.factory import run_settings
+from recode_tui.commands.arguments import agent_settings_of
 
 RAISES = "<execute>\nrun('look')\nx = 1 / 0\n</execute>"
 REPAIR = "<execute>\nx = 1\n</execute>"
@@ -70,9 +70,9 @@ def test_the_paper_prompts_fall_back_to_the_default_set_when_missing(monkeypatch
 
 def test_tui_and_eval_take_the_preset_and_the_flags_over_it():
     parser = build_parser()
-    tui = run_settings(parser.parse_args(["tui", "--preset", "paper", "--max-rewrite", "2"]))
+    tui = agent_settings_of(parser.parse_args(["tui", "--preset", "paper", "--max-rewrite", "2"]))
     assert tui.preset == "paper" and tui.max_steps == 50 and tui.limits.max_rewrite == 2 and tui.limits.end_on_error
-    evaluation = run_settings(parser.parse_args(["eval", "--preset", "paper", "--llm", "demo"]))
+    evaluation = agent_settings_of(parser.parse_args(["eval", "--preset", "paper", "--llm", "demo"]))
     assert evaluation.max_steps == 50 and evaluation.limits.end_on_error
 
 

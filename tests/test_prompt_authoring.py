@@ -136,7 +136,7 @@ def test_the_journal_records_a_changed_prompt_set(tmp_path: Path) -> None:
     import asyncio
 
     from agent.sessions.session import start_session
-    from recode_tui.commands.factory import make_engine, make_llm
+    from recode_tui.setup.build import make_engine, make_llm
 
     async def play() -> Path:
         engine = make_engine("put-01", make_llm("demo"))

@@ -50,7 +50,7 @@ def preset(name: str) -> RunSettings:
         # The reference: 50 ALFWorld steps, the first node error ends the episode
         # (it never uses max_retry), depth 10, 5 rewrites of an invalid answer.
         # On ScienceWorld it also plays the reference's own benchmark (its 211 episodes, per-task
-        # limits and success rule): `--env sciworld` becomes `sciworld-paper` (commands.factory.preset_env).
+        # limits and success rule): `--env sciworld` becomes `sciworld-paper` (recode_tui.setup.build.preset_env).
         return RunSettings("paper", 50, Limits(max_depth=10, max_rewrite=5, end_on_error=True), _paper_prompts())
     raise ValueError(f"unknown --preset {name!r}; use one of: {', '.join(preset_names())}")
 

@@ -32,7 +32,7 @@ from agent.runtime import events as ev
 from agent.runtime.debugger import Debugger, Stop, StepMode
 from agent.runtime.event_text import first_line
 from agent.runtime.safe_text import for_terminal
-from recode_tui.commands.eventline import event_line
+from agent.runtime.event_text import log_line as event_line
 from recode_tui.plain.drafts import DraftAutosave, draft_cursor_offset, install_stop_signals
 from recode_tui.plain.editor import (SKELETON, TOOLBAR_KEYS, Paused, answer_validator, check_answer, editor_key_bindings,
                                      engine_reason, skeleton_for, wrapping_validation)

@@ -10,7 +10,7 @@ from agent.runtime.debugger import Debugger, StepMode
 from agent.runtime.stepper import Limits
 from agent.runtime.tree import NodeStatus
 from mockllm.scripted import ScriptEntry, ScriptedLLM
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 
 from .scripts import TASK_TYPES, cell_answer, first_game, loop_cell, walkthrough
 

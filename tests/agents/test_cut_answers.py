@@ -12,7 +12,7 @@ import pytest
 
 from agent.runtime import events as ev
 from mockllm.openai_server import OpenAICompatibleServer, Reply, write_profiles
-from recode_tui.commands.factory import make_engine, make_llm
+from recode_tui.setup.build import make_engine, make_llm
 
 # each agent's first answer on put-01, cut after a part that stands on its own, and what that part does
 USABLE = {

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from envs.alfworld.catalog import list_games
-from recode_tui.commands.factory import make_engine, make_llm
+from recode_tui.setup.build import make_engine, make_llm
 
 TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
 AGENTS = ["react", "codeact", "plan-execute", "recap"]

@@ -13,7 +13,7 @@ from agent.runtime import events as ev
 from envs.alfworld.catalog import list_games, resolve_game
 from envs.alfworld.env import AlfworldEnv
 from mockllm.scripted import ScriptedLLM
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 
 from .agent_examples import AGENTS, Example, examples_of
 

@@ -14,7 +14,7 @@ from agent.runtime.prompts import PromptSet
 from agent.agents.recode.authoring import play_examples
 from envs.sciworld.tasks import all_tasks
 from mockllm.scripted import ScriptedLLM
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 
 from .agent_examples import AGENTS, Example, examples_of
 

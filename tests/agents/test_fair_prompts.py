@@ -10,7 +10,7 @@ import pytest
 from agent.runtime import events as ev
 from agent.runtime.prompts import env_text
 from mockllm.scripted import ScriptedLLM
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 
 AGENTS = ["recode", "react", "codeact", "plan-execute", "recap"]
 EPISODES = {"alfworld": "put-01", "sciworld": "sciworld:power-component/0"}

@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from agent import agents
-from recode_tui.commands.factory import gold_llm_for, make_engine
+from recode_tui.setup.build import gold_llm_for, make_engine
 from tests.eval.helpers import read_report, recode
 
 AGENTS = ("recode", "react", "codeact", "plan-execute", "recap")

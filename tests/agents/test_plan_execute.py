@@ -8,7 +8,7 @@ import json
 from agent.runtime import events as ev
 from agent.runtime.stepper import Limits
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 
 GAME = "put-01"  # put a vase in sidetable: the vase is on diningtable 1
 

@@ -13,7 +13,7 @@ from agent.runtime import events as ev
 from envs import registry
 from mockllm.gold import split_into_parts
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 
 pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 

@@ -15,7 +15,8 @@ import yaml
 from agent.runtime import events as ev
 from agent.runtime.debugger import Debugger
 from agent.sessions.journal import read_journal
-from recode_tui.commands.factory import UsageError, make_engine, make_llm
+from recode_tui.setup.build import make_engine, make_llm
+from recode_tui.setup.usage import UsageError
 
 PLAN = {"thought": "find it, then place it", "steps": [
     {"id": "s1", "description": "find the vase and take it", "depends_on": []},

@@ -12,7 +12,7 @@ from agent.sessions.session import resume_session, start_session
 from envs import make_env
 from mockllm.human import HumanLLM
 from mockllm.scripted import ScriptEntry, ScriptedLLM
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 
 from .scripts import TASK_TYPES, first_game, react_answer, react_llm, walkthrough
 

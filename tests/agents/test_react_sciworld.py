@@ -8,7 +8,7 @@ import pytest
 
 from agent.runtime import events as ev
 from envs import registry
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 
 from .scripts import cell_answer, loop_cell, react_llm
 from mockllm.scripted import ScriptEntry, ScriptedLLM

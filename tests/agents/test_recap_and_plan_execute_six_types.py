@@ -13,7 +13,7 @@ from agent.runtime import events as ev
 from envs.alfworld.catalog import list_games, resolve_game
 from mockllm.gold import split_into_parts
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 
 TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
 

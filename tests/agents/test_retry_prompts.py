@@ -13,7 +13,7 @@ import pytest
 from agent.runtime import events as ev
 from agent.runtime.stepper import Limits
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
-from recode_tui.commands.factory import make_engine, make_llm
+from recode_tui.setup.build import make_engine, make_llm
 
 BAD_CODE = (
     "<think>\nI look around first, then walk the places in turn.\n</think>\n<execute>\n"

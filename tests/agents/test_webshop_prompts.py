@@ -7,7 +7,7 @@ import pytest
 
 from agent.runtime import events as ev
 from mockllm.scripted import ScriptedLLM
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
 
 from .webshop_examples import EXAMPLES

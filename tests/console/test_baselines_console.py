@@ -132,7 +132,7 @@ async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -
 
     from agent.sessions.session import start_session
     from mockllm import HumanLLM
-    from recode_tui.commands.factory import make_engine
+    from recode_tui.setup.build import make_engine
     from recode_tui.plain.terminal import PlainFrontEnd
 
     engine = make_engine("put-01", HumanLLM(), agent="react")

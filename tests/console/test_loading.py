@@ -106,7 +106,7 @@ async def test_the_first_frame_comes_before_the_run_is_built_and_the_run_replace
 
 
 async def test_an_error_while_loading_ends_the_app_and_is_kept_for_the_command_line() -> None:
-    from recode_tui.commands.usage import UsageError
+    from recode_tui.setup.usage import UsageError
     from recode_tui.console.app import RecodeApp
 
     def broken():

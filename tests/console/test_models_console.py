@@ -17,7 +17,7 @@ from agent.runtime import events as ev
 from agent.runtime.tree import NodeStatus
 from agent.sessions.journal import JournalWriter
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
-from recode_tui.commands.factory import DEMO_SCRIPT
+from recode_tui.setup.build import DEMO_SCRIPT
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.llm_picker import LLMPicker
 from recode_tui.console.widgets.node_detail import NodeDetail

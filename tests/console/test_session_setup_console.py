@@ -19,7 +19,7 @@ from agent.sessions.journal import read_journal
 from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer
 from recode_tui.commands.cli import nothing_opened
-from recode_tui.commands.factory import make_engine, make_llm
+from recode_tui.setup.build import make_engine, make_llm
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.llm_picker import LLMPicker
 from recode_tui.console.screens.replay import ReplayScreen

@@ -6,7 +6,8 @@ import pytest
 
 from envs import registry
 from envs.base import EnvError
-from recode_tui.commands.factory import UsageError, episode_ref
+from recode_tui.setup.build import episode_ref
+from recode_tui.setup.usage import UsageError
 
 
 def test_the_default_environment_stays_bare_and_others_carry_their_name() -> None:

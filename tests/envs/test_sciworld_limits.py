@@ -106,7 +106,7 @@ def test_the_paper_preset_lists_the_references_211_episodes_of_24_tasks_with_its
 
 
 def test_the_paper_set_refuses_other_splits_and_tasks_in_one_line(tmp_path) -> None:
-    from recode_tui.commands.factory import UsageError
+    from recode_tui.setup.usage import UsageError
 
     with pytest.raises(UsageError, match="211 test episodes; --split train is not part of it"):
         _paper_plan(tmp_path, "--split", "train")

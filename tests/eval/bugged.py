@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from recode_tui.commands.factory import DEMO_SCRIPT
+from recode_tui.setup.build import DEMO_SCRIPT
 
 CLEAN_STUB = "cleaned = clean_at_sink(obj, places)"
 _CLEAN_LINES = '''          obs = run(f"clean {obj} with {sinks[0]}")

@@ -13,7 +13,7 @@ import pytest
 
 from envs.alfworld.catalog import list_games
 from mockllm.openai_server import OpenAICompatibleServer, Reply, script_responder
-from recode_tui.commands.factory import DEMO_SCRIPT
+from recode_tui.setup.build import DEMO_SCRIPT
 
 from .helpers import instruction_when, profiles_file, read_report, recode
 

@@ -11,7 +11,7 @@ import pytest
 
 from envs.alfworld.catalog import list_games
 from mockllm.openai_server import OpenAICompatibleServer, script_responder
-from recode_tui.commands.factory import DEMO_SCRIPT
+from recode_tui.setup.build import DEMO_SCRIPT
 
 from .helpers import chosen_script, odd_games, profiles_file, read_report, recode, start
 

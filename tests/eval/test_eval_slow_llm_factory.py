@@ -8,7 +8,7 @@ import threading
 from agent.eval.batch import EvalPlan, EvalReport, Evaluation, GameSpec
 from envs.remote import EnvPool
 from mockllm.scripted import ScriptedLLM, load_script
-from recode_tui.commands.factory import DEMO_SCRIPT
+from recode_tui.setup.build import DEMO_SCRIPT
 
 
 async def test_a_slow_llm_factory_runs_off_the_event_loop(tmp_path) -> None:

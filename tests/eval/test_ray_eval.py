@@ -166,7 +166,7 @@ class InFlight:
 @pytest.mark.parametrize("cap, most", [(None, 2), (1, 1)])
 def test_a_profiles_max_concurrency_holds_across_all_workers(tmp_path: Path, ray_dir: str, cap, most) -> None:
     from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
-    from recode_tui.commands.factory import DEMO_SCRIPT
+    from recode_tui.setup.build import DEMO_SCRIPT
 
     counter = InFlight(script_responder(str(DEMO_SCRIPT)))
     with OpenAICompatibleServer(counter) as server:

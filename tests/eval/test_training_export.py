@@ -11,7 +11,7 @@ from agent.sessions.journal import read_journal
 from agent.sessions.session import branch_session, fork_at_expansion
 from envs import make_env
 from mockllm.chosen import ChosenAnswerLLM
-from recode_tui.commands.factory import make_llm
+from recode_tui.setup.build import make_llm
 
 from .bugged import CLEAN_STUB, bugged_script, fixed_clean_answer
 from .helpers import read_report, recode

@@ -21,7 +21,7 @@ from agent.llm.profiles import Profile
 from agent.runtime import events as ev
 from mockllm.openai_server import OpenAICompatibleServer, entries_responder, write_profiles
 from mockllm.scripted import ScriptEntry
-from recode_tui.commands.factory import make_engine, make_llm
+from recode_tui.setup.build import make_engine, make_llm
 
 JUNK = "I would look around the room first."  # no <execute>: ReCode refuses it
 GOOD = '<think>look first</think>\n<execute>\nrun("look")\n</execute>'

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
-from recode_tui.commands.factory import DEMO_SCRIPT
+from recode_tui.setup.build import DEMO_SCRIPT
 
 PRICE_IN, PRICE_OUT = 2.0, 8.0  # USD per million tokens, set in the profiles file
 

@@ -13,7 +13,7 @@ from agent.sessions.journal import read_journal
 from agent.sessions.session import start_session
 from envs.alfworld.catalog import resolve_game
 from mockllm import HumanLLM
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 from recode_tui.plain.terminal import SKELETON, PlainFrontEnd, check_answer, render_prompt
 
 ESC_ENTER = "\x1b\r"

@@ -17,7 +17,7 @@ from agent.runtime.debugger import Debugger, StepMode
 from agent.sessions.journal import read_journal
 from agent.sessions.session import start_session
 from mockllm import HumanLLM
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 from recode_tui.plain.terminal import PlainFrontEnd, open_plain_session
 from tests.plain.test_plain import ESC_ENTER, editor_open, until
 

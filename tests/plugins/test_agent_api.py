@@ -13,7 +13,7 @@ from agent.runtime.events import Event, RunFinished
 from agent.runtime.stepper import MAIN_ROLE, Answer, Stepper
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
-from recode_tui.commands.factory import make_engine
+from recode_tui.setup.build import make_engine
 from tests import toyenv
 
 COIN = toyenv.SCRIPTS / "coin.yaml"

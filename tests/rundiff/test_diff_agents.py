@@ -49,7 +49,7 @@ async def test_recap_subtasks_align_by_path_and_the_changed_decomposition_is_the
 async def test_two_agents_on_one_game_are_diffed_by_their_steps(tmp_path, capsys) -> None:
     steps = walkthrough(GAME)
     recode = await play(tmp_path, GAME, plan_llm(steps))
-    from recode_tui.commands.factory import make_engine
+    from recode_tui.setup.build import make_engine
     from agent.runtime.stepper import Limits
 
     engine = make_engine(GAME, react_llm(steps[:1] + ["look"] + steps[1:]), Limits(), 30, agent="react")

@@ -26,7 +26,7 @@ from agent.runtime import events as ev
 from agent.sessions.journal import read_journal
 from agent.sessions.session import start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
-from recode_tui.commands.factory import make_engine, make_llm
+from recode_tui.setup.build import make_engine, make_llm
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-the-users-own-key"
