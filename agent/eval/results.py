@@ -85,6 +85,7 @@ class EvalPlan:
     cache_ttl: float | None = None  # seconds (--cache-ttl); None: the profile's, else a week
     cache_dir: str | None = None  # None: $RECODE_TUI_CACHE or the user cache dir
     repeat: int = 1  # eval --repeat N: every (agent, game) is played N times; tables show a 95 % interval
+    env_settings: dict[str, str] = field(default_factory=dict)  # how the env scored and showed (WebShop's nouns)
 
     @property
     def compared(self) -> list[str]:
@@ -106,6 +107,8 @@ class EvalPlan:
             data.pop("gold_cannot_win")
         if self.repeat == 1:
             data.pop("repeat")
+        if not self.env_settings:
+            data.pop("env_settings")
         if self.cache == "profile" and self.cache_ttl is None and self.cache_dir is None:
             for key in ("cache", "cache_ttl", "cache_dir"):  # the default: a report stays as it was
                 data.pop(key)

@@ -57,12 +57,13 @@ class Goal:
     asin: str
     instruction: str
     attributes: tuple[str, ...]
-    options: dict[str, str]  # option name -> the value wanted ("" when the name is unknown)
+    options: tuple[str, ...]  # the values wanted (the original's `goal_options` list: a repeat counts twice)
     price_upper: float | None
     category: str
     query: str
     name: str  # the target's title (the type reward compares nouns against it)
     product_category: str
+    option_names: tuple[str, ...] = ()  # the option each wanted value belongs to, when known (the bundled goals)
 
 
 @dataclass
@@ -105,8 +106,10 @@ def _product_from_bundled(row: dict) -> Product:
 
 def _goal_from_bundled(row: dict, products: dict[str, Product]) -> Goal:
     target = products[row["asin"]]
-    return Goal(row["asin"], row["instruction"], tuple(row["attributes"]), dict(row["options"]),
-                row.get("price_upper"), target.category, target.query, target.title, target.product_category)
+    wanted = dict(row["options"])
+    return Goal(row["asin"], row["instruction"], tuple(row["attributes"]), tuple(wanted.values()),
+                row.get("price_upper"), target.category, target.query, target.title, target.product_category,
+                tuple(wanted))
 
 
 def load_bundled(path: Path = BUNDLED) -> Catalogue:
@@ -208,11 +211,7 @@ def load_original(folder: Path) -> Catalogue:
             text = str(entry.get("instruction", "")).strip()
             if not attributes or not text:
                 continue
-            wanted: dict[str, str] = {}
-            for value in entry.get("instruction_options") or ():
-                value = str(value).strip().lower()
-                name = next((n for n, vs in product.options.items() if value in vs), "")
-                wanted[name or f"option {len(wanted) + 1}"] = value
+            wanted = tuple(str(value) for value in entry.get("instruction_options") or ())
             bound = _price_bound(text)
             if bound is None:  # as the original does for human goals: a price limit added to the text
                 bound = price_limit_above(product.price)

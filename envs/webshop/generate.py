@@ -206,15 +206,15 @@ def check(data: dict) -> None:
     for number, row in enumerate(data["goals"]):
         goal: Goal = _goal_from_bundled(row, products)
         target = products[goal.asin]
-        if reward(goal, target, dict(goal.options)).total != 1.0:
-            raise SystemExit(f"goal {number}: its target earns {reward(goal, target, dict(goal.options)).line()}")
+        if reward(goal, target, dict(zip(goal.option_names, goal.options))).total != 1.0:
+            raise SystemExit(f"goal {number}: its target earns {reward(goal, target, dict(zip(goal.option_names, goal.options))).line()}")
         for asin in row["distractors"]:
             if reward(goal, products[asin], best_options(goal, products[asin])).total >= 1.0:
                 raise SystemExit(f"goal {number}: its distractor {asin} earns 1.0 too")
 
 
 def best_options(goal: Goal, product: Product) -> dict[str, str]:
-    return {n: v for n, v in goal.options.items() if v in product.options.get(n, ())}
+    return {n: v for n, v in zip(goal.option_names, goal.options) if v in product.options.get(n, ())}
 
 
 def filler_catalogue(count: int, seed: int = 11) -> dict:

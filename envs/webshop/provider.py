@@ -23,7 +23,9 @@ from envs.webshop.search import SearchIndex
 
 # The reference's goal list is its data, not ours: it is read where the user keeps it, never bundled.
 PAPER_GOALS_FILE = "paper_test_goals.json"
-_REPO_SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "webshop" / PAPER_GOALS_FILE
+_CHECKOUT = Path(__file__).resolve().parents[2]
+# the shared folder beside a source checkout, or beside the folder that holds worktrees of it
+_REPO_SHARED = [folder / "shared" / "webshop" / PAPER_GOALS_FILE for folder in (_CHECKOUT.parent, _CHECKOUT.parents[1])]
 NO_PAPER_SET = ("the bundled WebShop catalogue has no paper set: the paper's 200 test goals are goals of the "
                 "original data; set WEBSHOP_DATA to its folder (items_shuffle*.json, items_human_ins.json), "
                 "or drop --preset paper / --split paper")
@@ -49,7 +51,7 @@ def paper_goals_path() -> Path:
 
     for candidate in (os.environ.get("WEBSHOP_PAPER_GOALS"),
                       os.path.join(os.environ["WEBSHOP_DATA"], PAPER_GOALS_FILE) if os.environ.get("WEBSHOP_DATA") else None,
-                      str(_REPO_SHARED)):
+                      *map(str, _REPO_SHARED)):
         if candidate and Path(candidate).is_file():
             return Path(candidate)
     raise EnvError(f"the paper's WebShop test goals ({PAPER_GOALS_FILE}, the ReCode reference's list of 200 "
@@ -117,9 +119,24 @@ class WebShopProvider:
     def step_limit(self, episode: str) -> int:
         return DEFAULT_MAX_STEPS
 
+    def env_settings(self) -> dict[str, str]:
+        """What journals and reports record: the noun finder that gives the type factor."""
+        from envs.webshop.nouns import noun_source
+
+        return {"webshop_nouns": noun_source()}
+
+    def preset_warnings(self, preset: str) -> list[str]:
+        from envs.webshop.nouns import FALLBACK, noun_source
+
+        if preset == "paper" and not self.catalogue.bundled and noun_source() == FALLBACK:  # bundled: no paper set
+            return ["WebShop's type factor comes from the word-list noun finder, not spaCy's tagger as in the "
+                    "original: some rewards can differ; install `recode-tui[nouns]` and "
+                    "`python -m spacy download en_core_web_sm` to score as the paper did"]
+        return []
+
     def warm(self) -> None:
         """Build or load the search index and load the noun tagger now (an eval worker does this first)."""
-        from envs.webshop.reward import noun_source
+        from envs.webshop.nouns import noun_source
 
         search_for(self.catalogue)
         noun_source()
@@ -149,7 +166,8 @@ class WebShopProvider:
             raise EnvError(f"WebShop goal {episode}: its product {goal.asin} is not found by searching its words")
         page = results.index(goal.asin) // PAGE_SIZE
         actions = [f"search[{query}]", *["click[Next >]"] * page, f"click[{goal.asin.lower()}]"]
-        for name, wanted in goal.options.items():
+        names = goal.option_names or ("",) * len(goal.options)
+        for name, wanted in zip(names, goal.options):
             values = product.options.get(name) or [v for vs in product.options.values() for v in vs]
             match = next((v for v in values if norm(v) == norm(wanted)), None)
             if match is not None:

@@ -1,0 +1,32 @@
+"""What WebShop scored with is recorded: the noun finder in journals' headers and eval reports, and a warning
+under `--preset paper` when the type factor comes from the word-list fallback rather than spaCy's tagger."""
+
+from __future__ import annotations
+
+import json
+
+from envs import registry
+from recode_tui.commands.cli import main
+from recode_tui.setup import build
+from tests.envs.test_webshop_real_data import original  # noqa: F401 - the fixture
+from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
+
+
+def test_the_journal_header_and_the_eval_report_name_the_noun_finder(webshop, tmp_path, capsys):
+    assert registry.header_fields("webshop:3")["webshop_nouns"] == "fallback"
+    out = tmp_path / "eval"
+    assert main(["eval", "--env", "webshop", "--agent", "react", "--llm", "demo", "--games", "1", "-c", "1",
+                 "--no-progress", "-o", str(out)]) == 0
+    capsys.readouterr()
+    report = json.loads((out / "report.json").read_text())
+    assert report["plan"]["env_settings"]["webshop_nouns"] == "fallback"
+
+
+def test_the_paper_preset_warns_once_when_the_fallback_scores(original, webshop, capsys, monkeypatch):
+    monkeypatch.setattr(build, "_warned", set())
+    assert build.preset_env("webshop", "paper") == "webshop"
+    build.preset_env("webshop", "paper")
+    err = capsys.readouterr().err
+    assert err.count("word-list noun finder") == 1 and "python -m spacy download en_core_web_sm" in err
+    build.preset_env("webshop", "default")
+    assert capsys.readouterr().err == ""
