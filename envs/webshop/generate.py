@@ -29,8 +29,16 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from envs.webshop.catalog import BUNDLED, Goal, Product, _goal_from_bundled, _product_from_bundled, price_limit_above  # noqa: E402
+from envs.webshop.catalog import BUNDLED, Goal, Product, _goal_from_bundled, _product_from_bundled  # noqa: E402
 from envs.webshop.reward import reward  # noqa: E402
+
+PRICE_STEPS = (10, 20, 30, 40, 50, 60, 80, 100, 150, 200, 300, 500, 1000, 2000, 5000)
+
+
+def price_limit_above(price: float) -> float:
+    """The bundled goals' price limit: the first of PRICE_STEPS above the price (or 1.5x past them)."""
+    return float(next((s for s in PRICE_STEPS if s > price), round(price * 1.5)))
+
 
 # type -> (category, sub-category, price range, attributes, options)
 TYPES: dict[str, tuple[str, str, tuple[int, int], list[str], dict[str, list[str]]]] = {

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Iterable
 
 from envs.base import Env, EnvError
 from envs.registry import Episode
-from envs.webshop.catalog import Catalogue, catalogue
+from envs.webshop.catalog import DATA_VAR, Catalogue, catalogue
 from envs.webshop.env import DEFAULT_MAX_STEPS, PAGE_SIZE, WebShopEnv, norm, parse_goal
+from envs.webshop.goal_order import HUMAN_GOALS_FILE, first_mismatch, read_texts
 from envs.webshop.search import SearchIndex
 
 # The reference's goal list is its data, not ours: it is read where the user keeps it, never bundled.
@@ -47,8 +49,6 @@ def search_for(cat: Catalogue):
 def paper_goals_path() -> Path:
     """Where the reference's goal list is: $WEBSHOP_PAPER_GOALS, else beside $WEBSHOP_DATA, else the
     shared folder beside a source checkout."""
-    import os
-
     for candidate in (os.environ.get("WEBSHOP_PAPER_GOALS"),
                       os.path.join(os.environ["WEBSHOP_DATA"], PAPER_GOALS_FILE) if os.environ.get("WEBSHOP_DATA") else None,
                       *map(str, _REPO_SHARED)):
@@ -59,8 +59,35 @@ def paper_goals_path() -> Path:
 
 
 def paper_goals() -> list[int]:
-    """The ReCode reference's 200 WebShop test goals (session indices of the original's human goals)."""
-    return [int(i) for i in json.loads(paper_goals_path().read_text())["test_goals"]]
+    """The ReCode reference's 200 WebShop test goals (session indices of the original's human goals): from
+    our file (`{"test_goals": [...]}`) or the reference's own `test_indices.json` (a bare JSON list)."""
+    path = paper_goals_path()
+    try:
+        data = json.loads(path.read_text())
+        indices = data["test_goals"] if isinstance(data, dict) else data
+        return [int(i) for i in indices]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise EnvError(f"{path}: not a list of session indices nor an object with `test_goals` ({exc})") from None
+
+
+def human_goals_path() -> Path | None:
+    """The original's goal texts in session-index order (human_goals.json): beside $WEBSHOP_DATA, else in
+    the shared folder beside a source checkout; None when neither has it."""
+    candidates = [Path(os.environ[DATA_VAR]) / HUMAN_GOALS_FILE] if os.environ.get(DATA_VAR) else []
+    candidates += [path.with_name(HUMAN_GOALS_FILE) for path in _REPO_SHARED]
+    return next((path for path in candidates if path.is_file()), None)
+
+
+def goal_order_problem(cat: Catalogue) -> str | None:
+    """One line when the original data's goals are not the original's in its order (None: they are, or
+    there is nothing to check against)."""
+    path = human_goals_path()
+    if cat.bundled or path is None:
+        return None
+    try:
+        return first_mismatch(cat.goals, read_texts(path))
+    except (OSError, ValueError) as exc:
+        return f"cannot check the goal order: {exc}"
 
 
 def search_query(instruction: str) -> str:
@@ -123,16 +150,24 @@ class WebShopProvider:
         """What journals and reports record: the noun finder that gives the type factor."""
         from envs.webshop.nouns import noun_source
 
-        return {"webshop_nouns": noun_source()}
+        cat = self.catalogue
+        seed = {} if cat.price_seed is None else {"webshop_price_seed": str(cat.price_seed)}
+        return {"webshop_nouns": noun_source(), **seed}
 
     def preset_warnings(self, preset: str) -> list[str]:
         from envs.webshop.nouns import FALLBACK, noun_source
 
-        if preset == "paper" and not self.catalogue.bundled and noun_source() == FALLBACK:  # bundled: no paper set
-            return ["WebShop's type factor comes from the word-list noun finder, not spaCy's tagger as in the "
+        if preset != "paper" or self.catalogue.bundled:  # the bundled catalogue has no paper set
+            return []
+        warnings = []
+        problem = goal_order_problem(self.catalogue)
+        if problem:
+            warnings.append(f"{DATA_VAR}: {problem}")
+        if noun_source() == FALLBACK:
+            warnings.append("WebShop's type factor comes from the word-list noun finder, not spaCy's tagger as in the "
                     "original: some rewards can differ; install `recode-tui[nouns]` and "
-                    "`python -m spacy download en_core_web_sm` to score as the paper did"]
-        return []
+                    "`python -m spacy download en_core_web_sm` to score as the paper did")
+        return warnings
 
     def warm(self) -> None:
         """Build or load the search index and load the noun tagger now (an eval worker does this first)."""

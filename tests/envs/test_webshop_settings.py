@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from envs import registry
+from envs.base import EnvError
 from recode_tui.commands.cli import main
 from recode_tui.setup import build
 from tests.envs.test_webshop_real_data import original  # noqa: F401 - the fixture
@@ -30,3 +33,16 @@ def test_the_paper_preset_warns_once_when_the_fallback_scores(original, webshop,
     assert err.count("word-list noun finder") == 1 and "python -m spacy download en_core_web_sm" in err
     build.preset_env("webshop", "default")
     assert capsys.readouterr().err == ""
+
+
+def test_the_price_seed_of_the_original_data_is_recorded(original, webshop, monkeypatch):
+    from envs.webshop import catalog
+
+    monkeypatch.setenv("WEBSHOP_PRICE_SEED", "5")
+    catalog._load.cache_clear()
+    assert registry.header_fields("webshop:0")["webshop_price_seed"] == "5"
+    monkeypatch.setenv("WEBSHOP_PRICE_SEED", "five")
+    catalog._load.cache_clear()
+    with pytest.raises(EnvError, match="WEBSHOP_PRICE_SEED='five': give a whole number"):
+        webshop.catalogue
+    catalog._load.cache_clear()
