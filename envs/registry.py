@@ -59,6 +59,7 @@ _BUILTIN: dict[str, str] = {
     "sciworld-full": "envs.sciworld.provider:full_provider",  # ScienceWorld without the "easy" simplifications
     "sciworld-paper": "envs.sciworld.provider:paper_provider",  # the ReCode reference's 211 episodes (--preset paper)
     "webshop": "envs.webshop.provider:WebShopProvider",
+    "webshop-paper": "envs.webshop.provider:paper_provider",  # the reference's 200 goals and pages (--preset paper)
 }
 _registered: dict[str, ProviderFactory | str] = dict(_BUILTIN)
 _instances: dict[str, EnvProvider] = {}

@@ -20,6 +20,7 @@ from envs.base import Env, EnvError
 from envs.registry import Episode
 from envs.webshop.catalog import DATA_VAR, Catalogue, catalogue
 from envs.webshop.env import DEFAULT_MAX_STEPS, PAGE_SIZE, WebShopEnv, norm, parse_goal
+from envs.webshop.pages import MODES
 from envs.webshop.goal_order import HUMAN_GOALS_FILE, first_mismatch, read_texts
 from envs.webshop.search import SearchIndex
 
@@ -96,10 +97,28 @@ def search_query(instruction: str) -> str:
     return text.split(", and price lower than")[0].split("price lower than")[0].strip(" ,.")
 
 
+PAGES_VAR = "WEBSHOP_PAGES"
+
+
 class WebShopProvider:
-    name = "webshop"
+    """`webshop`: the original's pages (`faithful`); `webshop-paper` (what `--preset paper` plays): the pages
+    as the ReCode reference showed them (`recode`). $WEBSHOP_PAGES overrides either."""
+
     default_max_steps = DEFAULT_MAX_STEPS
     prompt_folder = "webshop"
+
+    def __init__(self, name: str = "webshop", pages: str = "faithful") -> None:
+        self.name = name
+        self.default_pages = pages
+        self.paper_env: str | None = "webshop-paper" if name == "webshop" else None
+
+    @property
+    def pages(self) -> str:
+        """The page mode: $WEBSHOP_PAGES, else this environment's own."""
+        given = os.environ.get(PAGES_VAR, "").strip().lower()
+        if given and given not in MODES:
+            raise EnvError(f"{PAGES_VAR}={given!r}: use one of {', '.join(MODES)}")
+        return given or self.default_pages
 
     @property
     def catalogue(self) -> Catalogue:
@@ -141,7 +160,7 @@ class WebShopProvider:
         cat = self.catalogue
         index = parse_goal(episode)
         cat.goal(str(index))  # one line when it does not exist
-        return WebShopEnv(cat, index, search_for(cat), max_steps or DEFAULT_MAX_STEPS, self.name)
+        return WebShopEnv(cat, index, search_for(cat), max_steps or DEFAULT_MAX_STEPS, self.name, self.pages)
 
     def step_limit(self, episode: str) -> int:
         return DEFAULT_MAX_STEPS
@@ -152,7 +171,7 @@ class WebShopProvider:
 
         cat = self.catalogue
         seed = {} if cat.price_seed is None else {"webshop_price_seed": str(cat.price_seed)}
-        return {"webshop_nouns": noun_source(), **seed}
+        return {"webshop_pages": self.pages, "webshop_nouns": noun_source(), **seed}
 
     def preset_warnings(self, preset: str) -> list[str]:
         from envs.webshop.nouns import FALLBACK, noun_source
@@ -179,7 +198,7 @@ class WebShopProvider:
     def fingerprint(self, episode: str) -> str:
         cat = self.catalogue
         goal = cat.goal(episode)
-        text = f"webshop {cat.digest} {parse_goal(episode)} {goal.asin} {goal.instruction}"
+        text = f"webshop {cat.digest} {parse_goal(episode)} {goal.asin} {goal.instruction} {self.pages}"
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def label(self, episode: str) -> str:
@@ -209,3 +228,8 @@ class WebShopProvider:
                 actions.append(f"click[{match}]")
         actions.append("click[Buy Now]")
         return actions
+
+
+def paper_provider() -> WebShopProvider:
+    """`--preset paper` on WebShop: the reference's 200 goals, shown as the reference showed them."""
+    return WebShopProvider("webshop-paper", "recode")

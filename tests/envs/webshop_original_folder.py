@@ -62,3 +62,18 @@ def write(folder: Path) -> Path:
     (folder / "items_ins_v2.json").write_text(json.dumps(ATTRIBUTES))
     (folder / "items_human_ins.json").write_text(json.dumps(HUMAN))
     return folder
+
+
+FILLER = [_product(f"B0FILL{n:04d}", f"Filler Item {n} Shampoo", f"${n}.{n % 10}0") for n in range(1, 27)]
+SEARCHES = {  # the ranking a search gives in the recorded page set (the original's Lucene index is not here)
+    "shampoo": [p["asin"] for p in FILLER[:20]] + ["B000000001"] + [p["asin"] for p in FILLER[20:]],
+    "lotion": ["B000000003", "B000000008", "B000000009"],
+    "nothing": [],
+}
+
+
+def write_pages_folder(folder: Path) -> Path:
+    """The folder of the recorded page set: the products above and 26 fillers (three result pages)."""
+    write(folder)
+    (folder / "items_shuffle.json").write_text(json.dumps(PRODUCTS + FILLER))
+    return folder
