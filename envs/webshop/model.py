@@ -38,7 +38,12 @@ class Product:
         return replace(self, price=price, price_tag=self.shown_price)
 
     def search_text(self) -> str:
-        """What the search engine indexes: title, attributes and description."""
+        """What the original's search index holds: title, description, first bullet and options, lower-cased."""
+        options = ", and ".join(f"{name}: {', '.join(values)}" for name, values in self.options.items())
+        return " ".join([self.title, self.description, self.features[0] if self.features else "", options]).lower()
+
+    def bundled_search_text(self) -> str:
+        """What the bundled catalogue's search indexes: title, attributes and description."""
         return " ".join([self.title, " ".join(self.attributes), self.description])
 
 

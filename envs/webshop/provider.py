@@ -22,7 +22,7 @@ from envs.webshop.catalog import DATA_VAR, Catalogue, catalogue
 from envs.webshop.env import DEFAULT_MAX_STEPS, PAGE_SIZE, WebShopEnv, norm, parse_goal
 from envs.webshop.pages import MODES
 from envs.webshop.goal_order import HUMAN_GOALS_FILE, first_mismatch, read_texts
-from envs.webshop.search import SearchIndex
+from envs.webshop.search import ANALYSES, SEARCH_VAR, SearchIndex
 
 # The reference's goal list is its data, not ours: it is read where the user keeps it, never bundled.
 PAPER_GOALS_FILE = "paper_test_goals.json"
@@ -36,14 +36,26 @@ _lock = threading.Lock()
 _indexes: dict[str, tuple[SearchIndex, list[str]]] = {}
 
 
+def search_analysis(cat: Catalogue) -> str:
+    """The search's analysis (envs.webshop.search): $WEBSHOP_SEARCH, else `bundled` for the bundled
+    catalogue and `original` for the original's data."""
+    given = os.environ.get(SEARCH_VAR, "").strip().lower()
+    if given and given not in ANALYSES:
+        raise EnvError(f"{SEARCH_VAR}={given!r}: use one of {', '.join(ANALYSES)}")
+    return given or ("bundled" if cat.bundled else "original")
+
+
 def search_for(cat: Catalogue):
     """The catalogue's search function (query -> asins, best first); its index built or loaded once a process."""
+    analysis = search_analysis(cat)
+    key = f"{cat.digest}-{analysis}"
     with _lock:
-        if cat.digest not in _indexes:
+        if key not in _indexes:
             asins = list(cat.products)
-            index = SearchIndex.build([cat.products[a].search_text() for a in asins], key=cat.digest)
-            _indexes[cat.digest] = (index, asins)
-    index, asins = _indexes[cat.digest]
+            texts = [cat.products[a].search_text() if analysis == "original" else cat.products[a].bundled_search_text()
+                     for a in asins]
+            _indexes[key] = (SearchIndex.build(texts, key=cat.digest, analysis=analysis), asins)
+    index, asins = _indexes[key]
     return lambda query: [asins[i] for i in index.search(query)]
 
 
@@ -171,7 +183,8 @@ class WebShopProvider:
 
         cat = self.catalogue
         seed = {} if cat.price_seed is None else {"webshop_price_seed": str(cat.price_seed)}
-        return {"webshop_pages": self.pages, "webshop_nouns": noun_source(), **seed}
+        return {"webshop_pages": self.pages, "webshop_search": search_analysis(cat), "webshop_nouns": noun_source(),
+                **seed}
 
     def preset_warnings(self, preset: str) -> list[str]:
         from envs.webshop.nouns import FALLBACK, noun_source
