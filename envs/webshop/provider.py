@@ -37,12 +37,11 @@ _indexes: dict[str, tuple[SearchIndex, list[str]]] = {}
 
 
 def search_analysis(cat: Catalogue) -> str:
-    """The search's analysis (envs.webshop.search): $WEBSHOP_SEARCH, else `bundled` for the bundled
-    catalogue and `original` for the original's data."""
+    """The search's analysis (envs.webshop.search): $WEBSHOP_SEARCH, else the original's."""
     given = os.environ.get(SEARCH_VAR, "").strip().lower()
     if given and given not in ANALYSES:
         raise EnvError(f"{SEARCH_VAR}={given!r}: use one of {', '.join(ANALYSES)}")
-    return given or ("bundled" if cat.bundled else "original")
+    return given or "original"
 
 
 def search_for(cat: Catalogue):

@@ -1,16 +1,15 @@
-"""Search: BM25 (the `bm25s` library) in one of two analyses, chosen per catalogue.
+"""Search as the original indexes and ranks it: BM25 (the `bm25s` library) with Lucene's English analysis.
 
-- `original` (the original data's default): as the original indexes and ranks. Each product is one
-  lower-cased text: its title, description, first bullet and option names and values
-  (`Product.search_text`; the reward's hidden attributes are not indexed). Text and query are
-  analysed as Lucene's default English analyzer does (the original's pyserini index): words split
-  at punctuation (a dot or apostrophe inside a word, a comma inside a number, kept: "6.76",
-  "l'eau", "1,000"), a possessive "'s" dropped, Lucene's 33 English stop words dropped, Porter
-  stemming (`snowballstemmer`'s "porter"); BM25 with k1 = 0.9, b = 0.4 and Lucene's idf. Lucene
-  stores document lengths rounded, so scores (and rare ties) can differ slightly from it.
-- `bundled` (the bundled catalogue's default): title, attributes and description, words without
-  stemming, BM25 with k1 = 1.5, b = 0.75: what the bundled catalogue's goals, demos and few-shot
-  examples were made with. $WEBSHOP_SEARCH overrides the choice.
+- `original` (the default): each product is one lower-cased text: its title, description, first
+  bullet and option names and values (`Product.search_text`; the reward's hidden attributes are
+  not indexed). Text and query are analysed as Lucene's default English analyzer does (the
+  original's pyserini index): words split at punctuation (a dot or apostrophe inside a word, a
+  comma inside a number, kept: "6.76", "l'eau", "1,000"), a possessive "'s" dropped, Lucene's 33
+  English stop words dropped, Porter stemming (`snowballstemmer`'s "porter"); BM25 with k1 = 0.9,
+  b = 0.4 and Lucene's idf. Lucene stores document lengths rounded, so scores (and rare ties)
+  can differ slightly from it.
+- `bundled` ($WEBSHOP_SEARCH=bundled): what this project searched with before: title, attributes
+  and description, words without stemming, BM25 with k1 = 1.5, b = 0.75.
 
 A search returns at most 50 products with a positive score, shown 10 a page. The index is built
 once per catalogue and analysis and kept in the user cache folder under the catalogue's hash, so a
