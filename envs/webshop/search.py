@@ -90,7 +90,8 @@ class SearchIndex:
         folder = cache_root() / f"{key}-{_VERSION[analysis]}-{len(texts)}" if key else None
         if folder is not None and (folder / "params.index.json").is_file():
             try:
-                return cls(bm25s.BM25.load(str(folder)), len(texts), True, analysis)
+                # memory-mapped: eval's workers on one machine share the index's pages instead of copying it
+                return cls(bm25s.BM25.load(str(folder), mmap=True), len(texts), True, analysis)
             except Exception:  # noqa: BLE001 - a broken cache is rebuilt, not fatal
                 shutil.rmtree(folder, ignore_errors=True)
         retriever = bm25s.BM25(method="lucene", **_BM25[analysis])
