@@ -27,6 +27,11 @@ Provider capabilities (on the object `envs.registry.register` makes):
   `paper`: the reference's 200 goals). Without it: the bundled episodes.
 - `GoldLimits.gold_cannot_win(episodes) -> dict[str, str]`: episodes whose own gold path cannot
   win within the limit, and why (the eval report marks them). Without it: none marked.
+- `EnvSettings.env_settings() -> dict[str, str]`: how the environment scores and shows episodes when
+  that can vary (WebShop: its page mode, its noun finder, its price-limit seed); journals' headers and
+  eval reports record them. Without it: none.
+- `PresetWarnings.preset_warnings(preset) -> list[str]`: what a preset cannot give as the paper had it
+  here (WebShop's fallback noun finder under `--preset paper`); printed once on stderr. Without it: none.
 - `PaperVariant.paper_env` (str | None): the environment `--preset paper` plays instead (ScienceWorld's
   `sciworld-paper`, the reference's episode set). Without it: the same environment.
 
@@ -102,6 +107,16 @@ class PresetSplits(Protocol):
 @runtime_checkable
 class GoldLimits(Protocol):
     def gold_cannot_win(self, episodes: Iterable[str] | None = None) -> dict[str, str]: ...
+
+
+@runtime_checkable
+class EnvSettings(Protocol):
+    def env_settings(self) -> dict[str, str]: ...
+
+
+@runtime_checkable
+class PresetWarnings(Protocol):
+    def preset_warnings(self, preset: str) -> list[str]: ...
 
 
 @runtime_checkable

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Protocol, runtime_checkable
 
 from envs.base import Env, EnvError, Episode
-from envs.protocols import EpisodeLookup, GoldActions, HeaderFields, StepLimits
+from envs.protocols import EnvSettings, EpisodeLookup, GoldActions, HeaderFields, StepLimits
 
 
 @runtime_checkable
@@ -59,6 +59,7 @@ _BUILTIN: dict[str, str] = {
     "sciworld-full": "envs.sciworld.provider:full_provider",  # ScienceWorld without the "easy" simplifications
     "sciworld-paper": "envs.sciworld.provider:paper_provider",  # the ReCode reference's 211 episodes (--preset paper)
     "webshop": "envs.webshop.provider:WebShopProvider",
+    "webshop-paper": "envs.webshop.provider:paper_provider",  # the reference's 200 goals and pages (--preset paper)
 }
 _registered: dict[str, ProviderFactory | str] = dict(_BUILTIN)
 _instances: dict[str, EnvProvider] = {}
@@ -184,13 +185,22 @@ def step_limit(ref: str, preset_steps: int | None, given: int | None) -> int:
 
 def header_fields(ref: str) -> dict[str, str]:
     """What a journal header stores to find and check its episode again: env, episode, fingerprint,
-    `game` (the qualified reference) and any fields the provider adds (ALFWorld: game_path, game_hash)."""
+    `game` (the qualified reference) and any fields the provider adds (ALFWorld: game_path, game_hash;
+    WebShop: its settings, `env_settings`)."""
     name, episode = split_ref(ref)
     source = provider(name)
     fields = {"game": qualify(ref), "env": name, "episode": episode, "fingerprint": source.fingerprint(episode)}
     if isinstance(source, HeaderFields):
         fields.update(source.header_fields(episode))
+    if isinstance(source, EnvSettings):
+        fields.update(source.env_settings())
     return fields
+
+
+def env_settings(name: str) -> dict[str, str]:
+    """How an environment scores and shows its episodes, when that can vary (see envs.protocols)."""
+    source = provider(name)
+    return dict(source.env_settings()) if isinstance(source, EnvSettings) else {}
 
 
 def header_ref(header: dict) -> str:

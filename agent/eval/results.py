@@ -95,6 +95,7 @@ class EvalPlan:
     cache_ttl: float | None = None  # seconds (--cache-ttl); None: the profile's, else a week
     cache_dir: str | None = None  # None: $RECODE_TUI_CACHE or the user cache dir
     repeat: int = 1  # eval --repeat N: every (agent, game) is played N times; tables show a 95 % interval
+    env_settings: dict[str, str] = field(default_factory=dict)  # how the env scored and showed (WebShop's nouns)
 
     @property
     def compared(self) -> list[str]:
@@ -118,6 +119,8 @@ class EvalPlan:
             data.pop("repeat")
         if self.episode_timeout == DEFAULT_EPISODE_TIMEOUT:  # the default: a report stays as it was
             data.pop("episode_timeout")
+        if not self.env_settings:
+            data.pop("env_settings")
         if self.cache == "profile" and self.cache_ttl is None and self.cache_dir is None:
             for key in ("cache", "cache_ttl", "cache_dir"):  # the default: a report stays as it was
                 data.pop(key)

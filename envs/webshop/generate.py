@@ -29,8 +29,16 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from envs.webshop.catalog import BUNDLED, Goal, Product, _goal_from_bundled, _product_from_bundled, price_limit_above  # noqa: E402
+from envs.webshop.catalog import BUNDLED, Goal, Product, _goal_from_bundled, _product_from_bundled  # noqa: E402
 from envs.webshop.reward import reward  # noqa: E402
+
+PRICE_STEPS = (10, 20, 30, 40, 50, 60, 80, 100, 150, 200, 300, 500, 1000, 2000, 5000)
+
+
+def price_limit_above(price: float) -> float:
+    """The bundled goals' price limit: the first of PRICE_STEPS above the price (or 1.5x past them)."""
+    return float(next((s for s in PRICE_STEPS if s > price), round(price * 1.5)))
+
 
 # type -> (category, sub-category, price range, attributes, options)
 TYPES: dict[str, tuple[str, str, tuple[int, int], list[str], dict[str, list[str]]]] = {
@@ -206,15 +214,15 @@ def check(data: dict) -> None:
     for number, row in enumerate(data["goals"]):
         goal: Goal = _goal_from_bundled(row, products)
         target = products[goal.asin]
-        if reward(goal, target, dict(goal.options)).total != 1.0:
-            raise SystemExit(f"goal {number}: its target earns {reward(goal, target, dict(goal.options)).line()}")
+        if reward(goal, target, dict(zip(goal.option_names, goal.options))).total != 1.0:
+            raise SystemExit(f"goal {number}: its target earns {reward(goal, target, dict(zip(goal.option_names, goal.options))).line()}")
         for asin in row["distractors"]:
             if reward(goal, products[asin], best_options(goal, products[asin])).total >= 1.0:
                 raise SystemExit(f"goal {number}: its distractor {asin} earns 1.0 too")
 
 
 def best_options(goal: Goal, product: Product) -> dict[str, str]:
-    return {n: v for n, v in goal.options.items() if v in product.options.get(n, ())}
+    return {n: v for n, v in zip(goal.option_names, goal.options) if v in product.options.get(n, ())}
 
 
 def filler_catalogue(count: int, seed: int = 11) -> dict:

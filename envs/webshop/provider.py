@@ -11,19 +11,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Iterable
 
 from envs.base import Env, EnvError
 from envs.registry import Episode
-from envs.webshop.catalog import Catalogue, catalogue
+from envs.webshop.catalog import DATA_VAR, Catalogue, catalogue
 from envs.webshop.env import DEFAULT_MAX_STEPS, PAGE_SIZE, WebShopEnv, norm, parse_goal
-from envs.webshop.search import SearchIndex
+from envs.webshop.pages import MODES
+from envs.webshop.goal_order import HUMAN_GOALS_FILE, first_mismatch, read_texts
+from envs.webshop.search import ANALYSES, SEARCH_VAR, SearchIndex
 
 # The reference's goal list is its data, not ours: it is read where the user keeps it, never bundled.
 PAPER_GOALS_FILE = "paper_test_goals.json"
-_REPO_SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "webshop" / PAPER_GOALS_FILE
+_CHECKOUT = Path(__file__).resolve().parents[2]
+# the shared folder beside a source checkout, or beside the folder that holds worktrees of it
+_REPO_SHARED = [folder / "shared" / "webshop" / PAPER_GOALS_FILE for folder in (_CHECKOUT.parent, _CHECKOUT.parents[1])]
 NO_PAPER_SET = ("the bundled WebShop catalogue has no paper set: the paper's 200 test goals are goals of the "
                 "original data; set WEBSHOP_DATA to its folder (items_shuffle*.json, items_human_ins.json), "
                 "or drop --preset paper / --split paper")
@@ -31,25 +36,34 @@ _lock = threading.Lock()
 _indexes: dict[str, tuple[SearchIndex, list[str]]] = {}
 
 
+def search_analysis(cat: Catalogue) -> str:
+    """The search's analysis (envs.webshop.search): $WEBSHOP_SEARCH, else the original's."""
+    given = os.environ.get(SEARCH_VAR, "").strip().lower()
+    if given and given not in ANALYSES:
+        raise EnvError(f"{SEARCH_VAR}={given!r}: use one of {', '.join(ANALYSES)}")
+    return given or "original"
+
+
 def search_for(cat: Catalogue):
     """The catalogue's search function (query -> asins, best first); its index built or loaded once a process."""
+    analysis = search_analysis(cat)
+    key = f"{cat.digest}-{analysis}"
     with _lock:
-        if cat.digest not in _indexes:
+        if key not in _indexes:
             asins = list(cat.products)
-            index = SearchIndex.build([cat.products[a].search_text() for a in asins], key=cat.digest)
-            _indexes[cat.digest] = (index, asins)
-    index, asins = _indexes[cat.digest]
+            texts = [cat.products[a].search_text() if analysis == "original" else cat.products[a].bundled_search_text()
+                     for a in asins]
+            _indexes[key] = (SearchIndex.build(texts, key=cat.digest, analysis=analysis), asins)
+    index, asins = _indexes[key]
     return lambda query: [asins[i] for i in index.search(query)]
 
 
 def paper_goals_path() -> Path:
     """Where the reference's goal list is: $WEBSHOP_PAPER_GOALS, else beside $WEBSHOP_DATA, else the
     shared folder beside a source checkout."""
-    import os
-
     for candidate in (os.environ.get("WEBSHOP_PAPER_GOALS"),
                       os.path.join(os.environ["WEBSHOP_DATA"], PAPER_GOALS_FILE) if os.environ.get("WEBSHOP_DATA") else None,
-                      str(_REPO_SHARED)):
+                      *map(str, _REPO_SHARED)):
         if candidate and Path(candidate).is_file():
             return Path(candidate)
     raise EnvError(f"the paper's WebShop test goals ({PAPER_GOALS_FILE}, the ReCode reference's list of 200 "
@@ -57,8 +71,35 @@ def paper_goals_path() -> Path:
 
 
 def paper_goals() -> list[int]:
-    """The ReCode reference's 200 WebShop test goals (session indices of the original's human goals)."""
-    return [int(i) for i in json.loads(paper_goals_path().read_text())["test_goals"]]
+    """The ReCode reference's 200 WebShop test goals (session indices of the original's human goals): from
+    our file (`{"test_goals": [...]}`) or the reference's own `test_indices.json` (a bare JSON list)."""
+    path = paper_goals_path()
+    try:
+        data = json.loads(path.read_text())
+        indices = data["test_goals"] if isinstance(data, dict) else data
+        return [int(i) for i in indices]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise EnvError(f"{path}: not a list of session indices nor an object with `test_goals` ({exc})") from None
+
+
+def human_goals_path() -> Path | None:
+    """The original's goal texts in session-index order (human_goals.json): beside $WEBSHOP_DATA, else in
+    the shared folder beside a source checkout; None when neither has it."""
+    candidates = [Path(os.environ[DATA_VAR]) / HUMAN_GOALS_FILE] if os.environ.get(DATA_VAR) else []
+    candidates += [path.with_name(HUMAN_GOALS_FILE) for path in _REPO_SHARED]
+    return next((path for path in candidates if path.is_file()), None)
+
+
+def goal_order_problem(cat: Catalogue) -> str | None:
+    """One line when the original data's goals are not the original's in its order (None: they are, or
+    there is nothing to check against)."""
+    path = human_goals_path()
+    if cat.bundled or path is None:
+        return None
+    try:
+        return first_mismatch(cat.goals, read_texts(path))
+    except (OSError, ValueError) as exc:
+        return f"cannot check the goal order: {exc}"
 
 
 def search_query(instruction: str) -> str:
@@ -67,10 +108,28 @@ def search_query(instruction: str) -> str:
     return text.split(", and price lower than")[0].split("price lower than")[0].strip(" ,.")
 
 
+PAGES_VAR = "WEBSHOP_PAGES"
+
+
 class WebShopProvider:
-    name = "webshop"
+    """`webshop`: the original's pages (`faithful`); `webshop-paper` (what `--preset paper` plays): the pages
+    as the ReCode reference showed them (`recode`). $WEBSHOP_PAGES overrides either."""
+
     default_max_steps = DEFAULT_MAX_STEPS
     prompt_folder = "webshop"
+
+    def __init__(self, name: str = "webshop", pages: str = "faithful") -> None:
+        self.name = name
+        self.default_pages = pages
+        self.paper_env: str | None = "webshop-paper" if name == "webshop" else None
+
+    @property
+    def pages(self) -> str:
+        """The page mode: $WEBSHOP_PAGES, else this environment's own."""
+        given = os.environ.get(PAGES_VAR, "").strip().lower()
+        if given and given not in MODES:
+            raise EnvError(f"{PAGES_VAR}={given!r}: use one of {', '.join(MODES)}")
+        return given or self.default_pages
 
     @property
     def catalogue(self) -> Catalogue:
@@ -112,14 +171,38 @@ class WebShopProvider:
         cat = self.catalogue
         index = parse_goal(episode)
         cat.goal(str(index))  # one line when it does not exist
-        return WebShopEnv(cat, index, search_for(cat), max_steps or DEFAULT_MAX_STEPS, self.name)
+        return WebShopEnv(cat, index, search_for(cat), max_steps or DEFAULT_MAX_STEPS, self.name, self.pages)
 
     def step_limit(self, episode: str) -> int:
         return DEFAULT_MAX_STEPS
 
+    def env_settings(self) -> dict[str, str]:
+        """What journals and reports record: the noun finder that gives the type factor."""
+        from envs.webshop.nouns import noun_source
+
+        cat = self.catalogue
+        seed = {} if cat.price_seed is None else {"webshop_price_seed": str(cat.price_seed)}
+        return {"webshop_pages": self.pages, "webshop_search": search_analysis(cat), "webshop_nouns": noun_source(),
+                **seed}
+
+    def preset_warnings(self, preset: str) -> list[str]:
+        from envs.webshop.nouns import FALLBACK, noun_source
+
+        if preset != "paper" or self.catalogue.bundled:  # the bundled catalogue has no paper set
+            return []
+        warnings = []
+        problem = goal_order_problem(self.catalogue)
+        if problem:
+            warnings.append(f"{DATA_VAR}: {problem}")
+        if noun_source() == FALLBACK:
+            warnings.append("WebShop's type factor comes from the word-list noun finder, not spaCy's tagger as in the "
+                    "original: some rewards can differ; install `recode-tui[nouns]` and "
+                    "`python -m spacy download en_core_web_sm` to score as the paper did")
+        return warnings
+
     def warm(self) -> None:
         """Build or load the search index and load the noun tagger now (an eval worker does this first)."""
-        from envs.webshop.reward import noun_source
+        from envs.webshop.nouns import noun_source
 
         search_for(self.catalogue)
         noun_source()
@@ -127,7 +210,7 @@ class WebShopProvider:
     def fingerprint(self, episode: str) -> str:
         cat = self.catalogue
         goal = cat.goal(episode)
-        text = f"webshop {cat.digest} {parse_goal(episode)} {goal.asin} {goal.instruction}"
+        text = f"webshop {cat.digest} {parse_goal(episode)} {goal.asin} {goal.instruction} {self.pages}"
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def label(self, episode: str) -> str:
@@ -149,10 +232,16 @@ class WebShopProvider:
             raise EnvError(f"WebShop goal {episode}: its product {goal.asin} is not found by searching its words")
         page = results.index(goal.asin) // PAGE_SIZE
         actions = [f"search[{query}]", *["click[Next >]"] * page, f"click[{goal.asin.lower()}]"]
-        for name, wanted in goal.options.items():
+        names = goal.option_names or ("",) * len(goal.options)
+        for name, wanted in zip(names, goal.options):
             values = product.options.get(name) or [v for vs in product.options.values() for v in vs]
             match = next((v for v in values if norm(v) == norm(wanted)), None)
             if match is not None:
                 actions.append(f"click[{match}]")
         actions.append("click[Buy Now]")
         return actions
+
+
+def paper_provider() -> WebShopProvider:
+    """`--preset paper` on WebShop: the reference's 200 goals, shown as the reference showed them."""
+    return WebShopProvider("webshop-paper", "recode")

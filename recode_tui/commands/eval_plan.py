@@ -221,7 +221,7 @@ def _report_path(value: str) -> Path:
 def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
     """A new evaluation's plan (every setting checked, the episodes chosen) and the folder it is written to."""
     from agent.sessions.journal import sessions_dir_from
-    from envs.registry import default_env, provider
+    from envs.registry import default_env, env_settings, provider
 
     if options.llm is None:
         raise UsageError("eval needs --llm profile:NAME, scripted:FILE, demo or journal:DIR")
@@ -280,6 +280,7 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
                          if unwinnable is not None and options.max_steps is None else None),
         **options.cache.plan_fields(),
         repeat=options.repeat or 1,
+        env_settings=env_settings(env),
     )
     if options.out:
         folder = Path(options.out)

@@ -6,6 +6,7 @@ get the wiring a user gets; every failure is a `UsageError` of one line.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -343,15 +344,27 @@ def preset_env(env: str | None, preset: str) -> str | None:
     benchmark (`sciworld-paper`: its episodes, step limits and success rule); others stay."""
     from envs import registry
     from envs.base import EnvError
-    from envs.protocols import PaperVariant
+    from envs.protocols import PaperVariant, PresetWarnings
 
     if preset != "paper" or not env:
         return env
     try:
         source = registry.provider(env)
+        _warn_once(source.preset_warnings(preset) if isinstance(source, PresetWarnings) else [])
         return (source.paper_env or env) if isinstance(source, PaperVariant) else env
     except EnvError as exc:
         raise UsageError(str(exc)) from None
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(lines: list[str]) -> None:
+    """A preset's warnings on stderr, each once a process (a command resolves its preset more than once)."""
+    for line in lines:
+        if line not in _warned:
+            _warned.add(line)
+            print(f"recode-tui: warning: {line}", file=sys.stderr)
 
 
 def agent_settings(

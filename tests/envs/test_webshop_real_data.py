@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -56,9 +57,10 @@ def test_the_originals_files_are_played_instead(original, webshop):
     episodes = webshop.episodes()
     assert len(episodes) == 2 and not webshop.catalogue.bundled
     texts = {e.task for e in episodes}
-    # a human instruction without a price limit gets one above the price, as the original adds it
-    assert "i need a 3 ounce bright citrus deodorant for sensitive skin, and price lower than 20.00 dollars" in texts
-    assert "B09NOPRICE" not in webshop.catalogue.products  # no price: dropped
+    # every human instruction gets a price limit: the 2nd to 4th multiple of 10 above the price ($10.99)
+    assert any(re.fullmatch(r"i need a 3 ounce bright citrus deodorant for sensitive skin, and price lower than "
+                            r"(30|40|50)\.00 dollars", t) for t in texts)
+    assert webshop.catalogue.products["B09NOPRICE"].price == 100.0  # no price: kept at $100, as the original
     for episode in episodes:
         env = registry.make_env(episode.ref)
         env.reset()
@@ -70,8 +72,7 @@ def test_the_originals_files_are_played_instead(original, webshop):
     env.reset()
     env.step("search[bright citrus deodorant]")
     item = env.step("click[b078gwrc1j]")
-    assert "scent [SEP] assorted scents [SEP] bright citrus" in item and "Rating: 4.5" in item
-    assert "5 stars: Love it Works." in env.step("click[Reviews]")
+    assert "scent [SEP] assorted scents [SEP] bright citrus" in item
 
 
 def test_the_paper_set_needs_the_originals_full_goal_list(original, webshop):

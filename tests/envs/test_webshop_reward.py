@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from envs.webshop import reward as rw
+from envs.webshop import nouns, reward as rw
 from envs.webshop.catalog import Goal, Product
 
 PATH = "Beauty & Personal Care › Hair Care › Shampoo"
@@ -13,14 +13,14 @@ PATH = "Beauty & Personal Care › Hair Care › Shampoo"
 @pytest.fixture(autouse=True)
 def fallback_nouns(monkeypatch):
     monkeypatch.setenv("WEBSHOP_NOUNS", "fallback")
-    rw._spacy_nouns.cache_clear()
+    nouns.reset()
     yield
-    rw._spacy_nouns.cache_clear()
+    nouns.reset()
 
 
 def goal(**over) -> Goal:
     fields = dict(asin="B0TARGET01", instruction="i need sulfate free and tea tree shampoo, in lavender scent, and "
-                  "price lower than 20.00 dollars", attributes=("sulfate free", "tea tree"), options={"scent": "lavender"},
+                  "price lower than 20.00 dollars", attributes=("sulfate free", "tea tree"), options=("lavender",),
                   price_upper=20.0, category="beauty", query="shampoo", name="Lumix Shampoo - Sulfate Free",
                   product_category=PATH)
     fields.update(over)
@@ -55,8 +55,11 @@ def test_an_attribute_found_in_title_or_features_only():
     assert rw.attribute_matches(goal(), plain) == 0
     assert rw.attribute_matches(goal(), product(attributes=(), description="", title="X Shampoo Sulfate Free")) == 1
     assert rw.attribute_matches(goal(), product(attributes=(), description="", features=("Tea tree extract",))) == 1
-    # a fuzzy score at or under 85 is no match: "sulfate free" vs "sulfate-free" scores 58
+    # thefuzz's processing makes punctuation a space: "sulfate free" vs "sulfate-free" scores 100; a score at
+    # or under 85 is no match ("sulfate free" vs "sulfur free" scores 78)
     assert rw.attribute_matches(goal(attributes=("sulfate free",)), product(attributes=("sulfate-free",),
+                                                                           description="")) == 1
+    assert rw.attribute_matches(goal(attributes=("sulfate free",)), product(attributes=("sulfur free",),
                                                                            description="")) == 0
 
 
@@ -64,7 +67,7 @@ def test_the_option_term():
     # no option chosen: (2 + 0 + 1) / 4; another value: the same; a fuzzy match ("16 fl oz" ~ "16 fl. oz", 94): counts
     assert rw.reward(goal(), product(), {}).total == 0.75
     assert rw.reward(goal(), product(), {"scent": "mint"}).total == 0.75
-    sized = goal(options={"size": "16 fl oz"})
+    sized = goal(options=("16 fl oz",))
     assert rw.reward(sized, product(), {"size": "16 fl. oz"}).options_matched == 1
 
 
@@ -79,7 +82,7 @@ def test_the_type_factor_from_query_category_and_title_nouns():
     other_path = "Beauty & Personal Care › Makeup › Lipstick"  # one shared level: no category match
     # fallback nouns of the target's title "Lumix Shampoo - Sulfate Free": lumix, shampoo, sulfate ("free" is
     # in NOT_NOUNS). Same query: 1.0 whatever the title.
-    assert rw.fallback_nouns("Lumix Shampoo - Sulfate Free") == ["lumix", "shampoo", "sulfate"]
+    assert nouns.fallback_nouns("Lumix Shampoo - Sulfate Free") == ["lumix", "shampoo", "sulfate"]
     assert rw.type_factor(goal(), product()) == 1.0
     # other query, other path, nouns {norara, shampoo, daily, care} share "shampoo": 1/3 > 0.2 -> 1.0
     assert rw.type_factor(goal(), product(query="lipstick", product_category=other_path)) == 1.0
@@ -89,6 +92,8 @@ def test_the_type_factor_from_query_category_and_title_nouns():
     # 1 of 5 nouns (0.2, not above it), no query or category match: 0.5
     five = goal(name="Lumix Shampoo Bottle Pump Refill")
     assert rw.type_factor(five, product(query="x", product_category=other_path, title="Shampoo Thing")) == 0.5
+    # the query must be the same exactly, as the original compares it
+    assert rw.type_factor(five, product(query="Shampoo", product_category=other_path, title="Shampoo Thing")) == 0.5
     # 1 of 11 nouns (0.09 < 0.1): 0.1, even with the same query
     eleven = goal(name="alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo")
     assert rw.type_factor(eleven, product(title="Kilo Shampoo")) == 0.1
@@ -96,9 +101,26 @@ def test_the_type_factor_from_query_category_and_title_nouns():
     assert rw.type_factor(goal(), product(title="Norara Lipstick Matte")) == 0.0
     assert rw.reward(goal(), product(title="Norara Lipstick Matte"), {"scent": "lavender"}).total == 0.0
     # a target title without nouns counts as 0.2: with the same query 1.0, without any match 0.5
-    bare = goal(name="Free Black")
+    bare = goal(name="For the Free")
     assert rw.type_factor(bare, product()) == 1.0
     assert rw.type_factor(bare, product(query="x", product_category=other_path)) == 0.5
+
+
+def test_repeated_goal_options_each_count_and_colours_are_normalised():
+    # the goal's options are a list: "lavender" twice is two of the denominator's 2 + 2 + 1
+    twice = goal(options=("lavender", "lavender"))
+    assert (rw.reward(twice, product(), {"scent": "lavender"}).total, rw.reward(twice, product(), {}).total) == (1.0, 0.6)
+    # colour words: "navy blue" and "blueberry" are both "blue"; "x-large" matches "large"; "8" matches "8.5"
+    assert rw.option_matches(("navy blue",), ["blueberry"]) == 1
+    assert rw.option_matches(("x-large", "8"), ["large", "8.5"]) == 2
+    assert rw.option_matches(("small",), ["x-large"]) == 0
+
+
+def test_an_attribute_is_looked_for_in_title_bullets_and_description_apart():
+    # as the original: the bullets joined with spaces, but not the title with the description
+    wanted = goal(attributes=("tea tree",))
+    assert rw.attribute_matches(wanted, product(attributes=(), title="X Tea", description="tree oil")) == 0
+    assert rw.attribute_matches(wanted, product(attributes=(), description="", features=("Tea", "tree oil"))) == 1
 
 
 def test_the_whole_formula_with_a_half_type():

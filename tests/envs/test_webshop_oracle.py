@@ -1,0 +1,78 @@
+"""WebShop's reward against the original's own: every purchase of reward_oracle.json (2,814 of them, the
+rewards, type factors and match counts the original's goal.py gave), reproduced to 1e-6."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from envs.webshop import nouns, reward as rw
+from envs.webshop.catalog import Goal, Product
+from tests.envs.webshop_helpers import shared_webshop
+
+FOLDER = shared_webshop()
+pytestmark = pytest.mark.skipif(FOLDER is None, reason="the shared WebShop facts (reward_oracle.json) are not here")
+
+
+@pytest.fixture(scope="module")
+def cases() -> list[dict]:
+    assert FOLDER is not None
+    return json.loads((FOLDER / "reward_oracle.json").read_text())["cases"]
+
+
+@pytest.fixture
+def fallback(monkeypatch):
+    monkeypatch.setenv(nouns.NOUNS_VAR, nouns.FALLBACK)
+    nouns.reset()
+    yield
+    nouns.reset()
+
+
+def purchase(case: dict) -> tuple[Goal, Product]:
+    g, p = case["goal"], case["product"]
+    goal = Goal("B0TARGET00", g["instruction"], tuple(g["attributes"]), tuple(g["options"]), g["price_upper"], "",
+                g["query"], g["name"], g["product_category"])
+    product = Product(p["asin"], p["title"], case["price"], "", p["product_category"], p["query"],
+                      tuple(p["attributes"]), {}, p["description"], tuple(p["features"]))
+    return goal, product
+
+
+def test_every_purchase_matches_the_original_term_by_term(cases):
+    """Attribute and option matches and the price term, for every row; the whole reward to 1e-6 given the
+    type factor the original's tagger gave (the tagger is the one part that needs spaCy's model)."""
+    wrong = []
+    for number, case in enumerate(cases):
+        goal, product = purchase(case)
+        got = rw.reward(goal, product, case["chosen"])
+        want = case["original"]
+        whole = (got.attributes_matched + got.options_matched + int(got.price_ok)) / (
+            got.attributes + got.options + 1) * want["r_type"]
+        if (got.attributes_matched, got.options_matched) != (want["attributes_matched"], want["options_matched"]) \
+                or abs(whole - want["reward"]) > 1e-6:
+            wrong.append((number, got.line(), want))
+    assert not wrong, f"{len(wrong)} of {len(cases)} rows differ, first: {wrong[0]}"
+    assert len(cases) == 2814
+
+
+def test_the_word_list_fallback_agrees_on_the_measured_rows(cases, fallback):
+    # the fallback noun finder gives the tagger's type factor on 2,797 of 2,814 rows, the whole reward on 2,798
+    types = rewards = 0
+    for case in cases:
+        goal, product = purchase(case)
+        got = rw.reward(goal, product, case["chosen"])
+        types += got.type_factor == case["original"]["r_type"]
+        rewards += abs(got.total - case["original"]["reward"]) <= 1e-6
+    assert rw.noun_source() == "fallback"
+    assert (types, rewards) == (2797, 2798)
+
+
+@pytest.mark.skipif(not any(nouns.importlib.util.find_spec(m) for m in nouns.MODELS), reason="no spaCy model installed")
+def test_every_reward_with_spacys_tagger(cases, monkeypatch):
+    monkeypatch.delenv(nouns.NOUNS_VAR, raising=False)
+    nouns.reset()
+    assert rw.noun_source().startswith("spacy:")
+    wrong = [n for n, case in enumerate(cases)
+             if abs(rw.reward(*purchase(case), case["chosen"]).total - case["original"]["reward"]) > 1e-6]
+    nouns.reset()
+    assert not wrong, f"{len(wrong)} rows differ, first {wrong[0]}"
