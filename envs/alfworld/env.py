@@ -6,9 +6,11 @@ module is cheap.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from envs.alfworld import engines, logic_cache, speedups
 from envs.alfworld.catalog import resolve_game
@@ -95,6 +97,8 @@ class AlfworldEnv:
         wt = data.get("walkthrough")
         self.walkthrough: list[str] | None = list(wt) if isinstance(wt, list) else None
         self._engine: Any = None
+        self._busy = threading.Lock()  # held while reset or step uses the engine (in an env thread)
+        self._closing = False
         self._state: Any = None
         self._steps = 0
         self._won = False
@@ -124,6 +128,11 @@ class AlfworldEnv:
 
     # -- protocol -----------------------------------------------------------
     def reset(self) -> Reset:
+        with self._using_engine():
+            self._closing = False  # played again after a close
+            return self._reset()
+
+    def _reset(self) -> Reset:
         self._ensure_loaded()
         try:
             state = self._engine.reset()
@@ -143,6 +152,10 @@ class AlfworldEnv:
         return Reset(instruction=instruction, observation=observation, raw=raw)
 
     def step(self, action: str) -> str:
+        with self._using_engine():
+            return self._step(action)
+
+    def _step(self, action: str) -> str:
         if not self._started:
             raise RuntimeError("call reset() before step()")
         if self.done:
@@ -172,6 +185,29 @@ class AlfworldEnv:
         return self._steps
 
     def close(self) -> None:
+        """Give the engine back to the shelf; while a reset or step runs, that call does it when it ends.
+
+        A shelved engine is taken by the next game: shelving one that a thread still drives would let two
+        threads into one planner library, which crashes the process.
+        """
+        self._closing = True
+        if self._busy.acquire(blocking=False):
+            try:
+                self._release_engine()
+            finally:
+                self._busy.release()
+
+    @contextlib.contextmanager
+    def _using_engine(self) -> Iterator[None]:
+        with self._busy:
+            yield
+        if self._closing and self._busy.acquire(blocking=False):  # closed meanwhile: the engine goes back now
+            try:
+                self._release_engine()
+            finally:
+                self._busy.release()
+
+    def _release_engine(self) -> None:
         if self._engine is not None:
             try:
                 engines.give_back(self._engine, speedups.enabled())
