@@ -111,7 +111,7 @@ def episode_spans(journal: Journal) -> _Timed:
     header = journal.header
     agent = view.agent
     spec = str(header.get("llm") or "")
-    model = model_name(spec, header.get("profiles"))
+    model = str(header.get("model") or model_name(spec, header.get("profiles")))
     env = str(header.get("env") or "env")
     finished = journal.finished or {}
     conversation, provider = conversation_id(journal), provider_name(spec)

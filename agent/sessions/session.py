@@ -64,6 +64,7 @@ def session_header(game: str, engine: Stepper, llm_spec: str, parent: dict | Non
         "prompt_files": file_hashes(engine.prompts.root),  # which file differs, when two runs' hashes do
         "llm": llm_spec,
         "profiles": profiles,  # the profiles file (absolute) a profile:NAME came from, so a resume needs no --profiles
+        "model": profile_model(llm_spec, profiles),  # what the profile called, for traces (read now, never later)
         **runner,
         "parent": parent,
     }
@@ -366,6 +367,27 @@ def rewind_to_node(node_id: str) -> Callable[[ev.Event], bool]:
 def fork_at_expansion(node_id: str) -> Callable[[ev.Event], bool]:
     """Stop where a stub's expansion is requested, to give it a different answer."""
     return lambda event: isinstance(event, ev.LLMRequested) and event.node_id == node_id
+
+
+def profile_model(spec: str, profiles: str | None) -> str | None:
+    """The model a `profile:NAME` spec calls, from the profiles file this run was given (None otherwise).
+
+    Recorded in the header when the run starts, so an export names the model without ever
+    opening a file a journal names (a journal from elsewhere is data).
+    """
+    spec = spec.removeprefix("review:")
+    if not spec.startswith("profile:"):
+        return None
+    from agent.llm.profiles import ProfileError, load_profiles
+
+    source = profiles or profiles_in_use(spec, None)
+    if not source:
+        return None
+    try:
+        profile = load_profiles(Path(source)).profiles.get(spec.split(":", 1)[1] or "default")
+    except (ProfileError, OSError):
+        return None
+    return profile.model if profile is not None else None
 
 
 def profiles_in_use(spec: str, explicit: str | None) -> str | None:
