@@ -121,6 +121,6 @@ def test_the_results_page_is_read_whole_in_the_observation_tab(tmp_path) -> None
         tmux.wait_for(session, "step 1 > search[")
         tmux("send-keys", "-t", session, "z")
         tmux.wait_for(session, "Back to Search")
-        screen = tmux.wait_for(session, "$22.39")  # the page's last product's price: the whole page is on screen
+        screen = tmux.wait_for(session, "$38.37")  # the page's last product's price: the whole page is on screen
         assert "Page 1 (Total results: 50)" in screen and "TASK please get me" in screen, screen
         assert all(len(line) <= 80 for line in screen.splitlines())
