@@ -183,17 +183,12 @@ def model_name(spec: str, profiles: Any) -> str:
     `scripted:FILE`, a routed spec, `profile:NAME`), which is what answered."""
     if not spec.startswith("profile:") or not profiles:
         return spec
-    from agent.llm.profiles import ProfileError, load_profiles
-    from agent.sessions.session import profiles_in_use
+    from agent.sessions.session import profile_model, profiles_in_use
 
     own = profiles_in_use(spec, None)
     if own is None or str(profiles) != own:
         return spec
-    try:
-        profile = load_profiles(Path(own)).profiles.get(spec.split(":", 1)[1] or "default")
-    except (ProfileError, OSError):
-        return spec
-    return profile.model if profile is not None else spec
+    return profile_model(spec, own) or spec
 
 
 def _span_children(span: _Timed, floor: float) -> None:
