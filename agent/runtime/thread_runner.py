@@ -20,8 +20,9 @@ from dataclasses import replace
 from types import CodeType
 from typing import Any, Callable
 
-from agent.runtime.code import NODE_FILENAME, calls_name, node_line
+from agent.runtime.code import ALLOWED_MODULES, NODE_FILENAME, calls_name, node_line
 from agent.runtime.events import VariableChange
+from agent.runtime.imports import ImportIndex, Origin
 from agent.runtime.runner import ActionRequest, EvaluationError, NodeOutcome, OutcomeStatus, RunnerMessage
 from agent.runtime.varlist import (
     FULL_VALUE_LIMIT,
@@ -32,8 +33,6 @@ from agent.runtime.varlist import (
     shell_value,
     summarise,
 )
-from agent.sandbox.checks import ALLOWED_MODULES
-from agent.sandbox.imports import ImportIndex, Origin
 
 
 class _EpisodeOver(BaseException):

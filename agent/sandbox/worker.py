@@ -33,13 +33,13 @@ import re
 import sys
 from typing import Any
 
-from agent.runtime.code import NODE_FILENAME, calls_name, node_line
+from agent.runtime.code import ALLOWED_MODULES, NODE_FILENAME, calls_name, node_line
+from agent.runtime.imports import ImportIndex, Origin
 from agent.runtime.varlist import FULL_VALUE_LIMIT, bounded_repr, is_kept, prompt_line, shell_value
 from agent.sandbox.audit import HookState
 from agent.sandbox.capture import Output, describe, summarise, summary_changes, summary_of
-from agent.sandbox.checks import ALLOWED_MODULES, FORBIDDEN_BUILTINS, check_code
+from agent.sandbox.checks import FORBIDDEN_BUILTINS, check_code
 from agent.sandbox.helpers import channel, make_helper, make_import, make_print, make_run
-from agent.sandbox.imports import ImportIndex, Origin
 from agent.sandbox.limits import cpu_backstop
 from agent.sandbox.protocol import HEADER, encode_reply, load_plain, read_exact, write_all
 from agent.sandbox.reachable import give_back_exit, plain, restricted_builtins, trimmed_module
