@@ -104,7 +104,7 @@ class ThreadRunner:
         scope["__builtins__"] = builtins
         return scope
 
-    # -- CodeRunner ----------------------------------------------------------
+    # -- CodeExecution -------------------------------------------------------
 
     async def start(self, code: str) -> None:
         self._loop = asyncio.get_running_loop()
@@ -200,6 +200,8 @@ class ThreadRunner:
         for name, source in bindings.items():
             self.namespace[name] = eval(source, scope)  # noqa: S307 - trusted runner
         return diff_summaries(before, self._summaries())
+
+    # -- CodeInspection ------------------------------------------------------
 
     async def variables(self) -> list[VariableSummary]:
         return list(self._summaries().values())

@@ -213,7 +213,7 @@ class SandboxRunner:
             self._node.output.take(str(message.get("out", "")))
             self._pending_output = ""
 
-    # -- CodeRunner ------------------------------------------------------------
+    # -- CodeExecution ---------------------------------------------------------
 
     async def start(self, code: str) -> None:
         if self._state != _IDLE:
@@ -293,6 +293,8 @@ class SandboxRunner:
         if reply.get("error"):
             raise SandboxError(str(reply["error"]))
         return changes
+
+    # -- CodeInspection --------------------------------------------------------
 
     async def variables(self) -> list[VariableSummary]:
         if self._state == _WAITING:
