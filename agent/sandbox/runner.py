@@ -74,8 +74,6 @@ class SandboxRunner:
         interrupt_grace: float = 1.0,
         python: str | None = None,
         debug_stderr: bool = False,
-        skip_static_checks_for_tests: bool = False,
-        skip_audit_hook_for_tests: bool = False,
         policy: SandboxPolicy | None = None,
         save_timeout: float = SAVE_TIMEOUT,
         seed: int | None = None,
@@ -99,9 +97,6 @@ class SandboxRunner:
             "max_output_chars": max_output_chars,
             "cpu_seconds": self.node_timeout + 2.0,
             "helpers": sorted(self._extra_helpers),
-            # Tests only: each layer of the sandbox is tested with the others off.
-            "skip_static_checks_for_tests": skip_static_checks_for_tests,
-            "skip_audit_hook_for_tests": skip_audit_hook_for_tests,
         }
         self._workdir = process.PrivateFolder()  # the worker's working directory outside namespaces
         self.isolation: tuple[str, ...] = ()  # what the worker's platform let it apply (layer 4)

@@ -66,7 +66,8 @@ class Worker:
         self.rfd, self.wfd = rfd, wfd
         self.sending = False  # a frame is being written: a signal handler must not start another
         self.trusted = bool(config.get("trusted", False))
-        # Off only in the tests of the audit hook, which must hold on its own.
+        # Off only in the sandbox's own layer tests (tests/sandbox/layers_off.py: each layer must hold
+        # alone); SandboxRunner never sends these keys.
         self.static_checks = not self.trusted and not config.get("skip_static_checks_for_tests", False)
         self.audit_hook = not self.trusted and not config.get("skip_audit_hook_for_tests", False)
         self.output = Output(int(config.get("max_output_chars", 100_000)))
