@@ -49,7 +49,7 @@ from agent.runtime.events import (  # noqa: E402
     ActionSent, ExpansionReceived, ExpansionRequested, RunFinished, StubFound,
 )
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
-from agent.runtime.runners import RunnerSettings  # noqa: E402
+from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from agent.sessions.session import start_session  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs import registry  # noqa: E402

@@ -200,7 +200,7 @@ def test_an_engine_has_no_unchecked_default_runner():
 
     with pytest.raises(TypeError):
         Engine(make_env(GAME), ScriptedLLM([]))  # type: ignore[call-arg]
-    from agent.runtime.runners import RunnerSettings
+    from agent.sandbox.settings import RunnerSettings
 
     runner = RunnerSettings().make_runner()
     engine = Engine(make_env(GAME), ScriptedLLM([]), runner)

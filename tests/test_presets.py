@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent.agents.recode.engine import Engine, Limits
-from agent.runtime.presets import PAPER_PROMPTS, preset, resolve
+from agent.agents.presets import PAPER_PROMPTS, preset, resolve
 from agent.runtime.prompts import DEFAULT_PROMPTS
 from agent.runtime.thread_runner import ThreadRunner
 from agent.sessions.journal import read_journal
@@ -60,7 +60,7 @@ def test_the_paper_preset_and_explicit_flags_over_it():
 
 
 def test_the_paper_prompts_fall_back_to_the_default_set_when_missing(monkeypatch, tmp_path):
-    import agent.runtime.presets as presets
+    import agent.agents.presets as presets
 
     monkeypatch.setattr(presets, "PAPER_PROMPTS", tmp_path / "missing")
     assert preset("paper").prompts is None

@@ -50,7 +50,7 @@ from agent.llm import LLM
 from agent.llm.profiles import Profile
 from agent.runtime import events as ev
 from agent.runtime.prompts import PromptSet, moved_prompt_set
-from agent.runtime.runners import RunnerSettings, SpareRunners
+from agent.sandbox.settings import RunnerSettings, SpareRunners
 from agent.runtime.stepper import Limits
 from agent.runtime.stepper import Stepper
 from agent.sessions.journal import JournalWriter

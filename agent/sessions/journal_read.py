@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.sessions.replay import RecordedAction, RecordedAnswer, RecordedStatement
+from agent.runtime.recorded import RecordedStatement
+from agent.sessions.replay import RecordedAction, RecordedAnswer
 
 JOURNAL_VERSION = "recode.journal.v1"
 JOURNAL_FILE = "journal.jsonl"

@@ -20,7 +20,7 @@ from agent.runtime import events as ev
 from agent.runtime.prompt_hashes import file_hashes
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.runner import NodeTimeLimit
-from agent.runtime.runners import RunnerSettings
+from agent.sandbox.settings import RunnerSettings
 from agent.runtime.stepper import Limits, Stepper
 from agent.sessions.journal import JOURNAL_FILE, Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
 from agent.sessions.replay import NoLiveLLM, ReplayEnv, ReplayLLM
@@ -100,7 +100,7 @@ def claim_session_folder(sessions_dir: Path, session_id: str) -> Path:
 def default_runner(header: dict, trusted: bool = False):
     """The runner to replay a session with: always the sandbox; unchecked only when the caller asks.
 
-    Returns the runner and a note when it differs from the recording (see agent.runtime.runners).
+    Returns the runner and a note when it differs from the recording (see agent.sandbox.settings).
     """
     settings, note = RunnerSettings.for_resume(header, trusted)
     return settings.make_runner(), note

@@ -375,7 +375,7 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
 
 
 def _runner_settings(trusted: bool, node_timeout: float) -> Any:
-    from agent.runtime.runners import RunnerSettings
+    from agent.sandbox.settings import RunnerSettings
 
     try:
         return RunnerSettings(trusted=trusted, node_timeout=node_timeout)

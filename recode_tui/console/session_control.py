@@ -16,7 +16,7 @@ from typing import Awaitable, Callable
 
 from agent.llm import LLM
 from agent.runtime import events as ev
-from agent.runtime.debug_settings import DebugSettings
+from agent.sessions.debug_settings import DebugSettings
 from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
 from agent.runtime.tree import Node

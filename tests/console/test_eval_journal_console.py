@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.runtime.debug_settings import SETTINGS_FILE
+from agent.sessions.debug_settings import SETTINGS_FILE
 from agent.sessions.journal import read_journal
 from recode_tui.console.app import build_app
 

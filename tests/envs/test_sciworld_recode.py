@@ -10,7 +10,7 @@ import pytest
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
-from agent.runtime.runners import RunnerSettings
+from agent.sandbox.settings import RunnerSettings
 from envs import registry
 from envs.sciworld.env import SciWorldEnv
 from envs.sciworld.simulator import Simulator

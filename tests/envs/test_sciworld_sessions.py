@@ -9,7 +9,7 @@ import pytest
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
-from agent.runtime.runners import RunnerSettings
+from agent.sandbox.settings import RunnerSettings
 from agent.sessions.journal import JOURNAL_FILE, read_journal
 from agent.sessions.session import branch_session, fork_at_expansion, start_session
 from envs import registry

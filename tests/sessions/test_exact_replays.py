@@ -10,7 +10,7 @@ import pytest
 
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
-from agent.runtime.runners import RunnerSettings
+from agent.sandbox.settings import RunnerSettings
 from agent.sessions.journal import read_journal
 from agent.sessions.session import branch_session, resume_session, start_session
 from envs import make_env

@@ -16,7 +16,7 @@ import pytest
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
-from agent.runtime.runners import RunnerSettings
+from agent.sandbox.settings import RunnerSettings
 from agent.sessions.export import PlanFormatError, markdown_transcript, sft_lines, tree_document, validate_tree_document
 from agent.sessions.journal import JOURNAL_FILE, JournalError, read_journal, write_draft
 from agent.sessions.session import branch_session, fork_at_expansion, resume_session, rewind_to_node, start_session

@@ -45,7 +45,7 @@ ROOT_CODE = "solve(instruction, observation)"
 class Engine(Stepper):
     """ReCode: one run over one environment episode, planning by recursive code generation.
 
-    The runner is required: user paths build it with `agent.runtime.runners`; there is
+    The runner is required: user paths build it with `agent.sandbox.settings`; there is
     no in-process default an omission could fall back to. The code check goes
     with the runner (the sandbox's static checks) unless one is given.
     """
