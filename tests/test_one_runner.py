@@ -58,7 +58,7 @@ async def old_eval_journal(tmp_path: Path, first_answer: str) -> Path:
     while True:
         event = await engine.step()
         assert not isinstance(event, ev.RunFinished), event
-        if isinstance(event, ev.ExpansionRequested) and event.node_id != "n0":
+        if isinstance(event, ev.LLMRequested) and event.node_id != "n0":
             break
     session.writer.close()
     await engine.close()
@@ -101,7 +101,7 @@ async def test_the_console_refuses_an_answer_that_writes_a_file(tmp_path):
         while app.engine.finished is None:
             await command(pilot, app, "c")
         assert app.engine.finished.reason.startswith("rewrite limit")
-        assert app.engine.tree.root.expansions[0].reason == "forbidden: open"
+        assert app.engine.tree.root.llm_calls[0].reason == "forbidden: open"
     assert not target.exists()
 
 
@@ -165,7 +165,7 @@ async def test_the_workspace_reexpansion_of_an_old_eval_journal_refuses_an_answe
         await wait_for(pilot, lambda: control.session.folder != folder and app.stops > stops and not control.busy,
                        what="the fork")
         await command(pilot, app, "n")
-        first = app.engine.tree.nodes["n0"].expansions[0]
+        first = app.engine.tree.nodes["n0"].llm_calls[0]
         assert first.answer == hostile(target) and not first.accepted and first.reason == "forbidden: open"
     assert not target.exists()
 

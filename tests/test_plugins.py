@@ -81,7 +81,7 @@ async def first_turn_only(sessions: Path):
         seen.append(await engine.step())
     session.writer.close()
     await engine.close()
-    return session, [e for e in seen if isinstance(e, ev.ExpansionRequested)]
+    return session, [e for e in seen if isinstance(e, ev.LLMRequested)]
 
 
 async def test_a_journal_of_the_test_agent_resumes_to_the_same_state_and_goes_on(tmp_path):
@@ -90,8 +90,8 @@ async def test_a_journal_of_the_test_agent_resumes_to_the_same_state_and_goes_on
     resumed, replayed = await resume_session(session.folder, make_llm(f"scripted:{COIN}"), make_env)
     assert isinstance(resumed.engine, OneActionAgent) and resumed.engine.env.steps == 1
     # replayed to the next point that needs the outside world: turn 2's LLM call, after the same first prompt
-    prompts = [e.prompt for e in replayed if isinstance(e, ev.ExpansionRequested)]
-    assert prompts[:1] == [a.prompt for a in asked] and isinstance(replayed[-1], ev.ExpansionRequested)
+    prompts = [e.prompt for e in replayed if isinstance(e, ev.LLMRequested)]
+    assert prompts[:1] == [a.prompt for a in asked] and isinstance(replayed[-1], ev.LLMRequested)
     assert "> go to shelf 1\nYou arrive at shelf 1." in replayed[-1].prompt
     assert [(n.code, n.status) for n in resumed.engine.tree.root.children] == [
         ("turn 1", NodeStatus.COMPLETED), ("turn 2", NodeStatus.RUNNING)]
@@ -119,10 +119,10 @@ async def test_a_fork_gives_a_turn_of_the_test_agent_another_answer_and_keeps_th
     other = ScriptedLLM([ScriptEntry("Action: look", purpose="act")])
     fork, events = await branch_session(session.folder, fork_at_expansion("n1"), other, make_env,
                                         tmp_path / "sessions", "fork n1")
-    assert isinstance(events[-1], ev.ExpansionRequested) and events[-1].node_id == "n1"
+    assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == "n1"
     assert fork.engine.env.steps == 0
     event = await fork.engine.step()
-    assert isinstance(event, ev.ExpansionReceived) and event.blocks == ("look",)
+    assert isinstance(event, ev.LLMAnswered) and event.blocks == ("look",)
     fork.writer.close()
     await fork.engine.close()
     assert (session.folder / "journal.jsonl").read_text() == original
@@ -150,7 +150,7 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
         await started(pilot, app)
         assert isinstance(app.engine, OneActionAgent)
         await command(pilot, app, "c")  # stops at the first LLM call (the every-call breakpoint)
-        assert isinstance(app.debugger.last_event, ev.ExpansionRequested)
+        assert isinstance(app.debugger.last_event, ev.LLMRequested)
         assert app.debugger.last_event.purpose == "act"
         for _ in range(6):
             if app.engine.done:

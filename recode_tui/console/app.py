@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # the first frame is drawn before these load (recode_tui.cons
     from recode_tui.console.widgets.code_tree import CodeTreeView
     from recode_tui.console.widgets.driver import EngineDriver
     from recode_tui.console.widgets.env_log import EnvLog
-    from recode_tui.console.widgets.expansion_editor import ExpansionEditor
+    from recode_tui.console.widgets.answer_editor import AnswerEditor
     from recode_tui.console.widgets.review_panel import ReviewBar
     from recode_tui.console.widgets.variables import VariablesPane
 
@@ -330,7 +330,7 @@ class RecodeApp(CrashReport, ConsoleApp):
         return self._run_screen.tree_view
 
     @property
-    def editor(self) -> ExpansionEditor:
+    def editor(self) -> AnswerEditor:
         return self._run_screen.editor
 
     @property
@@ -364,14 +364,14 @@ class RecodeApp(CrashReport, ConsoleApp):
     def action_help(self) -> None:
         from recode_tui.console.debug_screen import DebugScreen
         from recode_tui.console.widgets.breakpoints import BreakpointsPane
-        from recode_tui.console.widgets.expansion_editor import CodeArea, ExpansionEditor
+        from recode_tui.console.widgets.answer_editor import CodeArea, AnswerEditor
         from recode_tui.console.widgets.help_screen import HelpScreen
         from recode_tui.console.widgets.search_bar import SearchBar
         from recode_tui.console.widgets.watches import WatchList
 
         sections: list[tuple[str, Sequence[BindingType]]] = [
             ("Console", list(DebugScreen.BINDINGS)),
-            ("Expansion editor", [*ExpansionEditor.BINDINGS, *CodeArea.BINDINGS]),
+            ("Answer editor", [*AnswerEditor.BINDINGS, *CodeArea.BINDINGS]),
             ("Breakpoint list", list(BreakpointsPane.BINDINGS)),
             ("Watch list", list(WatchList.BINDINGS)),
             ("Search line", list(SearchBar.BINDINGS)),

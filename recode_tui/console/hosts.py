@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # names for the declarations only: `RecodeApp` derives from `
     from recode_tui.console.widgets.code_tree import CodeTreeView
     from recode_tui.console.widgets.driver import EngineDriver
     from recode_tui.console.widgets.env_log import EnvLog
-    from recode_tui.console.widgets.expansion_editor import ExpansionEditor
+    from recode_tui.console.widgets.answer_editor import AnswerEditor
     from recode_tui.console.widgets.observation_view import ObservationView
     from recode_tui.console.widgets.review_panel import ReviewBar
     from recode_tui.console.widgets.variables import VariablesPane
@@ -88,7 +88,7 @@ class RunScreen(Screen[None]):
         raise NotImplementedError
 
     @property
-    def editor(self) -> ExpansionEditor:
+    def editor(self) -> AnswerEditor:
         raise NotImplementedError
 
     @property

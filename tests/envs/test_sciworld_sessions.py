@@ -37,7 +37,7 @@ async def test_a_fork_at_a_sub_goal_replays_the_simulator_up_to_it_and_both_bran
     fork, events = await branch_session(session.folder, fork_at_expansion(last.id), other, registry.make_env, sessions,
                                         f"fork {last.id}")
     try:
-        assert isinstance(events[-1], ev.ExpansionRequested) and events[-1].node_id == last.id
+        assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == last.id
         replayed = fork.engine.env.steps
         assert replayed > 0 and fork.engine.env.score > 0  # the earlier actions really ran on the simulator again
         result = await fork.engine.run()
