@@ -141,7 +141,7 @@ class JournalHeader:
             raise HeaderError(f"is version {version!r}; this recode-tui reads {JOURNAL_VERSION} "
                               "(open it with the recode-tui that wrote it)")
         read = _Fields(data)
-        known = {name for name in cls.__dataclass_fields__ if name != "extra"} | {"type"}
+        known = {name for name in cls.__dataclass_fields__ if name != "extra"} | {"type", "at"}  # `at`: the line's time
         return cls(
             game=read.text("game") or "",
             env=read.text("env") or "alfworld",  # journals from before the environment seam are ALFWorld's
