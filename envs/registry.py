@@ -203,13 +203,6 @@ def env_settings(name: str) -> dict[str, str]:
     return dict(source.env_settings()) if isinstance(source, EnvSettings) else {}
 
 
-def header_ref(header: dict) -> str:
-    """The episode reference a journal header (new or pre-seam) names."""
-    if header.get("episode") is not None and header.get("env"):
-        return qualify(str(header["episode"]), str(header["env"]))
-    return str(header.get("game_path") or header.get("game") or "")
-
-
 def gold_actions(ref: str) -> list[str] | None:
     """An episode's known solution when its provider can give one (None: this environment has none)."""
     name, episode = split_ref(ref)

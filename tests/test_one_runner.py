@@ -63,7 +63,7 @@ async def old_eval_journal(tmp_path: Path, first_answer: str) -> Path:
     session.writer.close()
     await engine.close()
     header = read_journal(session.folder).header
-    assert header["runner"] == "ThreadRunner" and header["trusted"] is True
+    assert header.runner == "ThreadRunner" and header.trusted is True
     return session.folder
 
 
@@ -87,7 +87,7 @@ def test_eval_refuses_an_answer_that_writes_a_file(tmp_path):
     assert report["plan"]["trusted"] is False
     journal = read_journal(Path(episode["journal"]))
     header = journal.header
-    assert header["runner"] == "SandboxRunner" and header["trusted"] is False
+    assert header.runner == "SandboxRunner" and header.trusted is False
     answers = [r for r in journal.records if r["type"] == "answer"]
     assert answers and not any(r["accepted"] for r in answers)
 
@@ -146,7 +146,7 @@ async def test_a_console_fork_of_an_old_eval_journal_refuses_an_answer_that_writ
                        what="the refusal in the editor")
         fork = control.session.folder
         assert app.debugger.awaiting_human and app.engine.code_check(hostile_code) == "forbidden: open"
-        assert read_journal(fork).header["runner"] == "SandboxRunner" and not read_journal(fork).header["trusted"]
+        assert read_journal(fork).header.runner == "SandboxRunner" and not read_journal(fork).header.trusted
     assert not target.exists()
 
 
@@ -181,7 +181,7 @@ def test_eval_trusted_is_asked_for_and_a_resume_without_it_runs_the_checks(tmp_p
     report = json.loads((out / "report.json").read_text())
     assert report["plan"]["trusted"] is True and report["plan"]["node_timeout"] == 3.0
     header = read_journal(Path(report["episodes"][0]["journal"])).header
-    assert header["trusted"] is True and header["node_timeout"] == 3.0
+    assert header.trusted is True and header.node_timeout == 3.0
     # as if it had been interrupted after the first episode; the resume does not repeat --trusted
     target.unlink()
     report["episodes"], report["status"] = report["episodes"][:1], "interrupted"
@@ -192,7 +192,7 @@ def test_eval_trusted_is_asked_for_and_a_resume_without_it_runs_the_checks(tmp_p
     assert not target.exists()
     resumed = json.loads((out / "report.json").read_text())
     assert resumed["plan"]["trusted"] is False
-    assert read_journal(Path(resumed["episodes"][1]["journal"])).header["trusted"] is False
+    assert read_journal(Path(resumed["episodes"][1]["journal"])).header.trusted is False
 
 
 def test_an_engine_has_no_unchecked_default_runner():

@@ -46,7 +46,7 @@ def test_run_plays_the_toy_episode_with_the_test_agent_in_process_and_as_a_comma
     assert "SUCCESS: won — 2 steps, 2 LLM calls" in out
     [folder] = sessions.iterdir()
     journal = read_journal(folder)
-    assert (journal.header["env"], journal.header["episode"], journal.header["agent"]) == ("toy", "coin-1", "one-action")
+    assert (journal.header.env, journal.header.episode, journal.header.agent) == ("toy", "coin-1", "one-action")
     assert [r["action"] for r in journal.records if r["type"] == "action"] == ["go to shelf 1", "take coin 1 from shelf 1"]
     assert main(["export", folder.name, "--markdown", "--exec", "--sessions", str(sessions)]) == 0  # replays the journal
     assert "`> take coin 1 from shelf 1` — You pick up the coin 1 from the shelf 1." in capsys.readouterr().out
@@ -126,7 +126,7 @@ async def test_a_fork_gives_a_turn_of_the_test_agent_another_answer_and_keeps_th
     fork.writer.close()
     await fork.engine.close()
     assert (session.folder / "journal.jsonl").read_text() == original
-    assert read_journal(fork.folder).header["parent"]["session"] == session.folder.name
+    assert read_journal(fork.folder).header.parent.session == session.folder.name
 
 
 def test_the_command_line_resumes_the_test_agent_with_the_llm_it_recorded(tmp_path, capsys):
@@ -162,7 +162,7 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
         log = "\n".join(app.env_log.lines)
         assert "take coin 1 from shelf 1" in log
     [folder] = (tmp_path / "sessions").iterdir()
-    assert read_journal(folder).header["agent"] == "one-action"
+    assert read_journal(folder).header.agent == "one-action"
 
     # `tui --resume`: the console replays the journal into a new run of the same agent
     again = build_app("toy:coin-1", f"scripted:{COIN}", agent="one-action", cursor_blink=False,
@@ -187,7 +187,7 @@ def test_eval_runs_the_test_agent_on_the_toy_episodes_in_worker_processes(tmp_pa
     journals = sorted(p.name for p in (out / "journals").iterdir())
     assert len(journals) == 2
     header = read_journal(out / "journals" / journals[0]).header
-    assert header["agent"] == "one-action" and header["env"] == "toy"
+    assert header.agent == "one-action" and header.env == "toy"
 
 
 async def test_the_plain_mode_asks_a_person_with_the_test_agents_own_skeleton_and_rule(tmp_path):

@@ -86,7 +86,7 @@ async def test_the_console_journals_the_preset(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         header = read_journal(app.session_control.session.folder).header
-    assert header["preset"] == "paper" and header["max_steps"] == 50 and header["limits"]["end_on_error"] is True
+    assert header.preset == "paper" and header.max_steps == 50 and header.limits.end_on_error is True
 
 
 def test_run_with_the_paper_preset_ends_at_the_node_error_and_journals_the_preset(tmp_path):
@@ -97,7 +97,7 @@ def test_run_with_the_paper_preset_ends_at_the_node_error_and_journals_the_prese
     assert result.stdout.startswith("FAILED: node error: n2 `x = 1 / 0` raised ZeroDivisionError"), result.stdout + result.stderr
     folder = next((tmp_path / "sessions").iterdir())
     header = read_journal(folder).header
-    assert header["preset"] == "paper" and header["max_steps"] == 50 and header["limits"]["end_on_error"] is True
+    assert header.preset == "paper" and header.max_steps == 50 and header.limits.end_on_error is True
     # resuming rebuilds the preset from the journal
     again = recode(tmp_path, "run", "--resume", str(folder), "--llm", f"scripted:{script}", "--quiet")
     assert again.stdout.startswith("FAILED: node error: n2 `x = 1 / 0` raised ZeroDivisionError"), again.stdout + again.stderr
@@ -116,4 +116,4 @@ def test_eval_with_the_paper_preset_records_it_in_the_report(tmp_path):
     assert plan["limits"]["end_on_error"] is True and plan["limits"]["max_depth"] == 4
     episode = report["episodes"][0]
     assert episode["reason"].startswith("node error: n2 `x = 1 / 0` raised ZeroDivisionError")
-    assert read_journal(Path(episode["journal"])).header["preset"] == "paper"
+    assert read_journal(Path(episode["journal"])).header.preset == "paper"

@@ -59,27 +59,6 @@ class RunnerSettings:
             return None
         return cls(trusted=runner.trusted, node_timeout=runner.node_timeout, seed=runner.seed)
 
-    @classmethod
-    def for_resume(cls, header: dict[str, Any], trusted: bool = False) -> tuple["RunnerSettings", str]:
-        """The settings to replay a recorded session with, and a note when they differ from the recording.
-
-        The node time limit and the seed come from the header; trust only from the caller.
-        """
-        try:
-            timeout = float(header.get("node_timeout", DEFAULT_NODE_TIMEOUT))
-        except (TypeError, ValueError):
-            timeout = DEFAULT_NODE_TIMEOUT
-        seed = header.get("sandbox_seed")  # older journals: none (their workers' numbers were never repeatable)
-        settings = cls(trusted=trusted, node_timeout=timeout if timeout > 0 else DEFAULT_NODE_TIMEOUT,
-                       seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None)
-        recorded_unchecked = header.get("runner") == "ThreadRunner" or bool(header.get("trusted", False))
-        note = ""
-        if recorded_unchecked and not trusted:
-            how = "in-process without checks" if header.get("runner") == "ThreadRunner" else "with --trusted"
-            note = (f"this session was recorded {how}; it replays in the sandbox with the checks "
-                    "(pass --trusted to run its code without them)")
-        return settings, note
-
 
 class SpareRunners:
     """Runners whose worker is already started, for an evaluation's next episodes.

@@ -101,12 +101,11 @@ def _journal_index(folder: str) -> dict[str, Path]:
             header = read_journal(file.parent).header
         except JournalError:
             continue
-        created = float(header.get("created", 0.0))
-        keys = {str(header.get("game", "")), str(header.get("episode") or "")}
-        if header.get("game_path"):
-            keys.add(str(Path(header["game_path"]).resolve()))
-        if header.get("agent"):  # a comparison replays each agent's own journal (`agent:game`)
-            keys |= {f"{header['agent']}:{key}" for key in keys if key}
+        created = header.created
+        keys = {header.game, header.episode or ""}
+        if header.game_path:
+            keys.add(str(Path(header.game_path).resolve()))
+        keys |= {f"{header.agent}:{key}" for key in keys if key}  # a comparison replays each agent's own journal
         for key in keys:
             if key and (key not in found or found[key][0] <= created):
                 found[key] = (created, file.parent)

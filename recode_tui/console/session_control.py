@@ -265,7 +265,7 @@ class SessionControl:
         if source is not None:
             try:
                 journal = read_journal(source, lenient=True)
-                recorded, episode = journal.llm_setup, str(journal.header.get("game") or "") or None
+                recorded, episode = journal.llm_setup, journal.header.game or None
             except JournalError:
                 recorded = None
         own = (self.llm_spec, profiles_in_use(self.llm_spec, self.profiles))

@@ -110,7 +110,7 @@ async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(t
         await wait_for(pilot, lambda: app.engine.done, what="the end of the run")
         assert app.engine.finished.success
     journal = read_journal(branch)
-    assert journal.header["parent"] == {"session": folder.name, "records": 2, "at": "last good point",
+    assert journal.header.parent.to_json() == {"session": folder.name, "records": 2, "at": "last good point",
                                         "folder": str(folder)}
     assert journal.finished["success"] is True
     assert (folder / "journal.jsonl").read_bytes() != before  # the old session is left as it was (still corrupt)

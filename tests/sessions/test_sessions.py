@@ -186,7 +186,7 @@ async def test_rewind_branches_before_a_node_and_keeps_the_old_session(tmp_path)
     assert branch.engine.env.steps == 0 and branch.engine.tree.nodes[loop_node.id].observations == []
     assert (session.folder / JOURNAL_FILE).read_text() == original  # the old branch is untouched
     header = read_journal(branch.folder).header
-    assert header["parent"]["session"] == session.folder.name and header["parent"]["at"] == f"before {loop_node.id}"
+    assert header.parent.session == session.folder.name and header.parent.at == f"before {loop_node.id}"
     result = await branch.engine.run()
     assert result.success
 
