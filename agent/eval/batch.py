@@ -4,7 +4,7 @@ UI-free: the command line (`recode_tui.commands.evaluate`) shows progress throug
 `on_event` / `on_result` callbacks. Environments come from a pool the caller
 provides (`pool_factory(size)`, an object with an async context manager
 `env(episode_ref, max_steps)` and `async close()`): the command line uses
-`envs.remote.EnvPool`, worker processes, so C episodes use C processes for
+`recode_tui.setup.env_workers.EnvPool`, worker processes, so C episodes use C processes for
 ALFWorld's CPU work while the LLM calls overlap on the event loop.
 
 This module schedules and runs the episodes; the plan and result types are in

@@ -291,13 +291,12 @@ async def _export(options: ExportOptions) -> int:
 def _games_list(args: argparse.Namespace) -> int:
     from envs import registry
     from envs.base import EnvError
-    from envs.protocols import Overview
 
     types = [t.strip() for t in args.task_type.split(",") if t.strip()] if args.task_type else None
     try:
         provider = registry.provider(args.env or registry.default_env())
-        if isinstance(provider, Overview) and not args.split:  # many variations per task: one row a task
-            rows = provider.overview(types)
+        rows = None if args.split else provider.overview(types)  # many variations per task: one row a task
+        if rows is not None:
             for row in rows:
                 print(row)
             return 0

@@ -344,14 +344,13 @@ def preset_env(env: str | None, preset: str) -> str | None:
     benchmark (`sciworld-paper`: its episodes, step limits and success rule); others stay."""
     from envs import registry
     from envs.base import EnvError
-    from envs.protocols import PaperVariant, PresetWarnings
 
     if preset != "paper" or not env:
         return env
     try:
         source = registry.provider(env)
-        _warn_once(source.preset_warnings(preset) if isinstance(source, PresetWarnings) else [])
-        return (source.paper_env or env) if isinstance(source, PaperVariant) else env
+        _warn_once(source.preset_warnings(preset))
+        return source.paper_env or env
     except EnvError as exc:
         raise UsageError(str(exc)) from None
 
