@@ -124,7 +124,7 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
 
     from agent.sessions.session import start_session
     from recode_tui.console.app import RecodeApp
-    from recode_tui.console.debug_screen import DebugScreen
+    from recode_tui.console.screens.debug_screen import DebugScreen
     from recode_tui.console.widgets.status_bar import StatusBar
 
     groups = max(1, nodes // 100)
@@ -224,7 +224,7 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
 HEAVY_CHILD = r"""
 import sys
 from recode_tui.console.app import RecodeApp, build_app
-from recode_tui.console.debug_screen import DebugScreen
+from recode_tui.console.screens.debug_screen import DebugScreen
 
 class ProbeScreen(DebugScreen):
     def start(self):

@@ -14,22 +14,22 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from agent.runtime.limits import Limits
-from recode_tui.console.crash import CrashReport
-from recode_tui.console.hosts import Cancellable, ConsoleApp
-from recode_tui.console.loading import LoadingScreen
-from recode_tui.console.run_builder import LoadedRun, RunLoader, episode_label, load_run
+from recode_tui.console.support.crash import CrashReport
+from recode_tui.console.run.hosts import Cancellable, ConsoleApp
+from recode_tui.console.screens.loading import LoadingScreen
+from recode_tui.console.run.run_builder import LoadedRun, RunLoader, episode_label, load_run
 
 __all__ = ["LoadedRun", "RecodeApp", "RunLoader", "build_app", "episode_label", "load_run"]
 
-if TYPE_CHECKING:  # the first frame is drawn before these load (recode_tui.console.loading)
+if TYPE_CHECKING:  # the first frame is drawn before these load (recode_tui.console.screens.loading)
     from agent.llm import LLM
     from agent.runtime import events as ev
     from agent.runtime.debugger import Breakpoint, Debugger
     from agent.runtime.stepper import Stepper
-    from recode_tui.console.debug_screen import DebugScreen
-    from recode_tui.console.llm_control import LLMControl
-    from recode_tui.console.run_state import RunState
-    from recode_tui.console.session_control import SessionControl
+    from recode_tui.console.screens.debug_screen import DebugScreen
+    from recode_tui.console.controllers.llm_control import LLMControl
+    from recode_tui.console.run.run_state import RunState
+    from recode_tui.console.session.session_control import SessionControl
     from recode_tui.console.widgets.code_tree import CodeTreeView
     from recode_tui.console.widgets.driver import EngineDriver
     from recode_tui.console.widgets.env_log import EnvLog
@@ -123,7 +123,7 @@ class RecodeApp(CrashReport, ConsoleApp):
     def _new_run_screen(self, engine: Stepper, **kwargs: Any) -> DebugScreen:
         screen_class = self.run_screen_class
         if screen_class is None:
-            from recode_tui.console.debug_screen import DebugScreen
+            from recode_tui.console.screens.debug_screen import DebugScreen
 
             screen_class = DebugScreen
         return screen_class(engine, **kwargs)
@@ -362,10 +362,10 @@ class RecodeApp(CrashReport, ConsoleApp):
     # -- what outlives a run: help and palette ---------------------------------------------------
 
     def action_help(self) -> None:
-        from recode_tui.console.debug_screen import DebugScreen
+        from recode_tui.console.screens.debug_screen import DebugScreen
         from recode_tui.console.widgets.breakpoints import BreakpointsPane
         from recode_tui.console.widgets.expansion_editor import CodeArea, ExpansionEditor
-        from recode_tui.console.widgets.help_screen import HelpScreen
+        from recode_tui.console.screens.help_screen import HelpScreen
         from recode_tui.console.widgets.search_bar import SearchBar
         from recode_tui.console.widgets.watches import WatchList
 
@@ -380,8 +380,8 @@ class RecodeApp(CrashReport, ConsoleApp):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """ctrl+p lists the run's own actions (from its screen's bindings) before Textual's."""
-        from recode_tui.console.debug_screen import DebugScreen
-        from recode_tui.console.palette import binding_commands
+        from recode_tui.console.screens.debug_screen import DebugScreen
+        from recode_tui.console.controllers.palette import binding_commands
 
         if isinstance(screen, DebugScreen):
             yield from binding_commands(self, screen, DebugScreen.BINDINGS, self.user_keymap)

@@ -65,7 +65,7 @@ async def settled(pilot: Pilot, timeout: float = 30.0) -> None:
 
 def keys_settled(app: RecodeApp) -> bool:
     """The footer greys exactly the keys the run state disables (Textual redraws it a refresh later)."""
-    from recode_tui.console.run_state import STEPPING_ACTIONS, action_enabled
+    from recode_tui.console.run.run_state import STEPPING_ACTIONS, action_enabled
 
     state, greyable = app.run_state, STEPPING_ACTIONS | {"submit"}
     names = ((key, key.action.split("(", 1)[0]) for key in footer_keys(app.debug_screen))

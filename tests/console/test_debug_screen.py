@@ -16,8 +16,8 @@ from mockllm.scripted import ScriptedLLM, ScriptEntry
 from textual.widget import Widget
 
 from recode_tui.console.app import build_app
-from recode_tui.console.debug_screen import DebugScreen
-from recode_tui.console.run_state import RunState
+from recode_tui.console.screens.debug_screen import DebugScreen
+from recode_tui.console.run.run_state import RunState
 from recode_tui.console.screens.sessions import SessionsScreen
 from recode_tui.console.widgets.driver import EngineDriver
 from recode_tui.console.widgets.status_bar import StatusBar

@@ -292,8 +292,8 @@ async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_repla
 
 
 async def test_help_and_palette_list_run_to_here_and_the_shell() -> None:
-    from recode_tui.console.palette import TITLES
-    from recode_tui.console.widgets.help_screen import HelpScreen
+    from recode_tui.console.controllers.palette import TITLES
+    from recode_tui.console.screens.help_screen import HelpScreen
 
     from .test_pilot import demo_app
 

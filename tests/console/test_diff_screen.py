@@ -15,7 +15,7 @@ import pytest
 from agent.sessions.journal import read_journal
 from agent.eval.rundiff import diff_runs
 from recode_tui.commands import cli
-from recode_tui.console.diff_file import DiffApp
+from recode_tui.console.viewers.diff_file import DiffApp
 from recode_tui.console.screens.diff import DiffScreen
 from recode_tui.console.widgets.diff_rows import DiffRows
 from tests.rundiff.test_diff_fork import GAME, PLAN, make_fork_and_parent, walkthrough

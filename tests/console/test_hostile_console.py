@@ -14,7 +14,7 @@ from .helpers import SIZE
 
 
 async def test_a_crash_report_goes_to_the_sessions_folder_given_with_sessions(tmp_path: Path, monkeypatch) -> None:
-    from recode_tui.console.session_control import SessionControl
+    from recode_tui.console.session.session_control import SessionControl
 
     def broken(self, app) -> None:
         raise RuntimeError("a bug in the console")

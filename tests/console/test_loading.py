@@ -12,7 +12,7 @@ import threading
 from agent.runtime.limits import Limits
 
 from recode_tui.console.app import build_app
-from recode_tui.console.run_state import RunState
+from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.status_bar import StatusBar
 
 from .helpers import SIZE, notifications, settled, started, wait_for
@@ -81,7 +81,7 @@ def gated_loader(app_args: dict, gate: threading.Event, built: list):
 
 async def test_the_first_frame_comes_before_the_run_is_built_and_the_run_replaces_it(tmp_path) -> None:
     from recode_tui.console.app import RecodeApp
-    from recode_tui.console.loading import LoadingScreen
+    from recode_tui.console.screens.loading import LoadingScreen
 
     gate, built = threading.Event(), []
     app = RecodeApp(loader=gated_loader({"sessions_dir": tmp_path}, gate, built), episode="put-01", cursor_blink=False)

@@ -6,7 +6,7 @@ from agent.runtime import events as ev
 from agent.runtime.tree import NodeStatus
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
-from recode_tui.console.debug_screen import DebugScreen
+from recode_tui.console.screens.debug_screen import DebugScreen
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 from recode_tui.console.widgets.expansion_editor import ExpansionEditor
 from textual.widgets import DataTable, Input
@@ -246,7 +246,7 @@ async def test_help_lists_every_binding_with_its_id() -> None:
         await started(pilot, app)
         await pilot.press("question_mark")
         await pilot.pause()
-        from recode_tui.console.widgets.help_screen import HelpScreen
+        from recode_tui.console.screens.help_screen import HelpScreen
 
         assert isinstance(app.screen, HelpScreen)
         ids = {row[2] for row in app.screen.rows}

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widget import Widget
 
 from recode_tui.console.app import build_app
-from recode_tui.console.run_state import RunState
+from recode_tui.console.run.run_state import RunState
 from tests.console.helpers import SIZE, command, footer_keys, started, wait_for
 
 

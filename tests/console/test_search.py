@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Input, TextArea
 
 from recode_tui.console.app import build_app
-from recode_tui.console.search import find_all
+from recode_tui.console.widgets.search import find_all
 from recode_tui.console.widgets.search_bar import SearchBar
 
 from .helpers import SIZE, command, started, type_text

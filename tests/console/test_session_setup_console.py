@@ -149,7 +149,7 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
     # A replay shows the recorded tokens, cost and both times, not the replay's own.
     from agent.sessions.session import resume_session
     from mockllm import ScriptedLLM
-    from recode_tui.console.session_control import make_env
+    from recode_tui.console.session.session_control import make_env
 
     again, _ = await resume_session(folder, ScriptedLLM([]), make_env)
     shown = again.engine.tree.root.expansions[-1]

@@ -13,7 +13,7 @@ from agent.sessions.journal import read_journal
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.screens.sessions import SessionsScreen
-from recode_tui.console.tree_file import TreeFileApp, load_tree_file, meta_line
+from recode_tui.console.viewers.tree_file import TreeFileApp, load_tree_file, meta_line
 from recode_tui.console.widgets.node_detail import NodeDetail
 
 from .helpers import SIZE, command, notifications, started, type_text, wait_for

@@ -46,7 +46,7 @@ def test_an_unhandled_exception_in_the_console_exits_non_zero_with_one_line(tmp_
 
     from recode_tui.commands import cli
     from recode_tui.console.app import RecodeApp
-    from recode_tui.console.session_control import SessionControl
+    from recode_tui.console.session.session_control import SessionControl
 
     def broken(self, app) -> None:
         raise RuntimeError("a bug in the console\nsecond line")
