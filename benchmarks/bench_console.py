@@ -124,7 +124,7 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
 
     from agent.sessions.session import start_session
     from recode_tui.console.app import RecodeApp
-    from recode_tui.console.debug_screen import DebugScreen
+    from recode_tui.console.screens.debug_screen import DebugScreen
     from recode_tui.console.widgets.status_bar import StatusBar
 
     groups = max(1, nodes // 100)
@@ -175,21 +175,21 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
         try:
             await asyncio.wait_for(painted.wait(), timeout)  # not pilot.pause(): that forces a repaint itself
         except TimeoutError:
-            raise RuntimeError(f"no painted stop {timeout} s after {key!r} (stops {app.stops}, "
-                               f"busy {app.driver.busy}, events {len(engine.tree)} nodes)") from None
+            raise RuntimeError(f"no painted stop {timeout} s after {key!r} (stops {app.debug_screen.stops}, "
+                               f"busy {app.debug_screen.driver.busy}, events {len(engine.tree)} nodes)") from None
         latency = painted_at[0] - t
         await pilot.wait_for_scheduled_animations()  # settle before the next key (outside the figure)
-        while app.driver.busy:  # the driver finishes its stop after showing it; a key before that is ignored
+        while app.debug_screen.driver.busy:  # the driver finishes its stop after showing it; a key before that is ignored
             await asyncio.sleep(0.005)
         return latency
 
     async with app.run_test(size=(160, 48)) as pilot:
         status = app.query_one(StatusBar)
-        while app.stops < 1:  # the first stop (before the root runs)
+        while app.debug_screen.stops < 1:  # the first stop (before the root runs)
             await asyncio.sleep(0.01)
         build = await key_to_painted_stop(pilot, "c")  # build the tree: run every group to the first look
         assert len(engine.tree) >= nodes, len(engine.tree)
-        app.debugger.breakpoints.clear()
+        app.debug_screen.debugger.breakpoints.clear()
         log = app.query_one(Log)
         filler = [f"{i:>6} > filler action {i}" for i in range(log_lines)]
         t = time.perf_counter()
@@ -224,7 +224,7 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
 HEAVY_CHILD = r"""
 import sys
 from recode_tui.console.app import RecodeApp, build_app
-from recode_tui.console.debug_screen import DebugScreen
+from recode_tui.console.screens.debug_screen import DebugScreen
 
 class ProbeScreen(DebugScreen):
     def start(self):
@@ -236,7 +236,7 @@ class Probe(RecodeApp):
     run_screen_class = ProbeScreen
 
 app = build_app("put-01", "human", cursor_blink=False)
-Probe(app.engine, episode=app.episode, cursor_blink=False).run(headless=True, size=(160, 48))
+Probe(app.debug_screen.engine, episode=app.episode, cursor_blink=False).run(headless=True, size=(160, 48))
 """
 
 

@@ -67,11 +67,11 @@ async def test_the_same_events_read_the_same_headless_in_the_plain_mode_and_on_t
                     sessions_dir=tmp_path / "console")
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        while app.engine.finished is None:
+        while app.debug_screen.engine.finished is None:
             await command(pilot, app, "n")
-            event = app.debugger.last_stop.event
+            event = app.debug_screen.debugger.last_stop.event
             if isinstance(event, WATCHED) and type(event) not in stop_lines:
-                stop_lines[type(event)] = (event, app.reason)
+                stop_lines[type(event)] = (event, app.debug_screen.reason)
     assert set(stop_lines) == set(WATCHED)
 
     for kind, (event, stop_line) in stop_lines.items():

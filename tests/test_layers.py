@@ -179,6 +179,14 @@ def test_each_front_end_has_its_own_folder() -> None:
         "commands", "console", "plain", "web", "setup"}
 
 
+def test_the_console_is_grouped_by_role() -> None:
+    """`ls recode_tui/console/` shows the app and its parts by role, no module loose beside them."""
+    console = ROOT / "recode_tui" / "console"
+    assert sorted(p.name for p in console.glob("*.py")) == ["__init__.py", "app.py"]
+    assert {p.name for p in console.iterdir() if p.is_dir() and not p.name.startswith("__")} == {
+        "controllers", "run", "screens", "session", "support", "viewers", "widgets", "workspace"}
+
+
 def _front_end_imports(packages: tuple[str, ...], forbidden: tuple[str, ...]) -> list[str]:
     """`file:line imports module` for every import (lazy and TYPE_CHECKING ones too) from `packages` into `forbidden`."""
     modules = _modules()

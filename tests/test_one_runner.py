@@ -98,10 +98,10 @@ async def test_the_console_refuses_an_answer_that_writes_a_file(tmp_path):
     app = build_app(GAME, llm, cursor_blink=False, breakpoints=[], sessions_dir=tmp_path / "sessions")
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        while app.engine.finished is None:
+        while app.debug_screen.engine.finished is None:
             await command(pilot, app, "c")
-        assert app.engine.finished.reason.startswith("rewrite limit")
-        assert app.engine.tree.root.llm_calls[0].reason == "forbidden: open"
+        assert app.debug_screen.engine.finished.reason.startswith("rewrite limit")
+        assert app.debug_screen.engine.tree.root.llm_calls[0].reason == "forbidden: open"
     assert not target.exists()
 
 
@@ -128,25 +128,25 @@ async def test_a_console_fork_of_an_old_eval_journal_refuses_an_answer_that_writ
     app = build_app(GAME, "human", cursor_blink=False, sessions_dir=tmp_path / "sessions", resume=folder)
     async with app.run_test(size=SIZE) as pilot:
         control = app.session_control
-        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.stops > 0,
+        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.stops > 0,
                        what="the resumed session")
-        assert app.debugger.awaiting_human
-        app.tree_view.focus()
+        assert app.debug_screen.debugger.awaiting_human
+        app.debug_screen.tree_view.focus()
         await select_node(pilot, app, "n0")
-        stops = app.stops
+        stops = app.debug_screen.stops
         await pilot.press("F")
-        await wait_for(pilot, lambda: control.session.folder != folder and app.stops > stops and not control.busy,
+        await wait_for(pilot, lambda: control.session.folder != folder and app.debug_screen.stops > stops and not control.busy,
                        what="the fork")
-        assert app.debugger.awaiting_human and app.editor.node_id == "n0"
+        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.editor.node_id == "n0"
         hostile_code = f"open({str(target)!r}, 'w').write('x')\nrun('look')"
-        app.editor.editor.load_text(hostile_code)
+        app.debug_screen.editor.editor.load_text(hostile_code)
         await pilot.press("ctrl+s")
         # The fork's sandbox check refuses it in the editor already: nothing reaches the engine.
-        await wait_for(pilot, lambda: app.editor.last_check is not None and "forbidden: open" in app.editor.last_check.message,
+        await wait_for(pilot, lambda: app.debug_screen.editor.last_check is not None and "forbidden: open" in app.debug_screen.editor.last_check.message,
                        what="the refusal in the editor")
         fork = control.session.folder
-        assert app.debugger.awaiting_human and app.engine.code_check(hostile_code) == "forbidden: open"
-        assert read_journal(fork).header.runner == "SandboxRunner" and not read_journal(fork).header.trusted
+        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.engine.code_check(hostile_code) == "forbidden: open"
+        assert read_journal(fork).header["runner"] == "SandboxRunner" and not read_journal(fork).header["trusted"]
     assert not target.exists()
 
 
@@ -157,15 +157,15 @@ async def test_the_workspace_reexpansion_of_an_old_eval_journal_refuses_an_answe
     app = build_app(GAME, llm, cursor_blink=False, sessions_dir=tmp_path / "sessions", resume=folder)
     async with app.run_test(size=SIZE) as pilot:
         control = app.session_control
-        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.stops > 0,
+        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.stops > 0,
                        what="the resumed session")
-        stops = app.stops
+        stops = app.debug_screen.stops
         # what the workspace's "use this answer" does for a stub expanded earlier
-        assert control.fork_with_answer("n0", hostile(target), "scripted", app.engine.prompts)
-        await wait_for(pilot, lambda: control.session.folder != folder and app.stops > stops and not control.busy,
+        assert control.fork_with_answer("n0", hostile(target), "scripted", app.debug_screen.engine.prompts)
+        await wait_for(pilot, lambda: control.session.folder != folder and app.debug_screen.stops > stops and not control.busy,
                        what="the fork")
         await command(pilot, app, "n")
-        first = app.engine.tree.nodes["n0"].llm_calls[0]
+        first = app.debug_screen.engine.tree.nodes["n0"].llm_calls[0]
         assert first.answer == hostile(target) and not first.accepted and first.reason == "forbidden: open"
     assert not target.exists()
 

@@ -148,18 +148,18 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
                     sessions_dir=tmp_path / "sessions")
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        assert isinstance(app.engine, OneActionAgent)
+        assert isinstance(app.debug_screen.engine, OneActionAgent)
         await command(pilot, app, "c")  # stops at the first LLM call (the every-call breakpoint)
-        assert isinstance(app.debugger.last_event, ev.LLMRequested)
-        assert app.debugger.last_event.purpose == "act"
+        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)
+        assert app.debug_screen.debugger.last_event.purpose == "act"
         for _ in range(6):
-            if app.engine.done:
+            if app.debug_screen.engine.done:
                 break
             await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.engine.done, what="the run's end")
-        assert app.engine.finished.success
-        assert [n.code for n in app.engine.tree.root.children] == ["turn 1", "turn 2"]
-        log = "\n".join(app.env_log.lines)
+        await wait_for(pilot, lambda: app.debug_screen.engine.done, what="the run's end")
+        assert app.debug_screen.engine.finished.success
+        assert [n.code for n in app.debug_screen.engine.tree.root.children] == ["turn 1", "turn 2"]
+        log = "\n".join(app.debug_screen.env_log.lines)
         assert "take coin 1 from shelf 1" in log
     [folder] = (tmp_path / "sessions").iterdir()
     assert read_journal(folder).header.agent == "one-action"
@@ -169,7 +169,7 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
                       sessions_dir=tmp_path / "sessions", resume=folder)
     async with again.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: "episode won" in again.reason, what="the replay's end")
-        assert isinstance(again.engine, OneActionAgent) and again.engine is not app.engine
+        assert isinstance(again.engine, OneActionAgent) and again.engine is not app.debug_screen.engine
         assert [(n.code, n.status) for n in again.engine.tree.root.children] == [
             ("turn 1", NodeStatus.COMPLETED), ("turn 2", NodeStatus.COMPLETED)]
 

@@ -64,10 +64,10 @@ async def test_the_console_says_episode_won_once(tmp_path):
     app = build_app("put-01", llm, cursor_blink=False, breakpoints=[])
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        while app.engine.finished is None:
+        while app.debug_screen.engine.finished is None:
             await command(pilot, app, "c")
-        assert app.engine.finished.success
-        assert app.reason.startswith("episode won — ") and "won: won" not in app.reason
+        assert app.debug_screen.engine.finished.success
+        assert app.debug_screen.reason.startswith("episode won — ") and "won: won" not in app.debug_screen.reason
 
 
 def _walkthrough(game: str) -> str:
@@ -146,12 +146,12 @@ async def test_a_remapped_key_works_in_the_console(tmp_path):
     app = build_app("put-01", llm, cursor_blink=False, breakpoints=[], keymap=read_keymap(str(keymap_file)))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        stops = app.stops
+        stops = app.debug_screen.stops
         await pilot.press("c")  # the old key no longer continues
         await pilot.pause()
-        assert app.stops == stops and not app.driver.busy and app.engine.finished is None
+        assert app.debug_screen.stops == stops and not app.debug_screen.driver.busy and app.debug_screen.engine.finished is None
         await command(pilot, app, "f6")  # continue, under its new key
-        await wait_for(pilot, lambda: app.engine.finished is not None, what="the run to end")
+        await wait_for(pilot, lambda: app.debug_screen.engine.finished is not None, what="the run to end")
 
 
 def test_a_broken_keymap_file_is_one_line(tmp_path):

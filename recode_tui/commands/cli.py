@@ -19,7 +19,7 @@ from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
     from recode_tui.console.app import LoadedRun, RecodeApp
-    from recode_tui.console.run_builder import EnvMaker
+    from recode_tui.console.run.run_builder import EnvMaker
     from recode_tui.setup.env_host import EnvHost
     from recode_tui.setup.settings import ConsoleOptions, ExportOptions, RunOptions
 
@@ -78,15 +78,15 @@ async def _run_headless(options: RunOptions) -> int:
 
 def _run_console(args: argparse.Namespace) -> int:
     if args.open_tree:
-        from recode_tui.console.tree_file import run_tree_file
+        from recode_tui.console.viewers.tree_file import run_tree_file
 
         return run_tree_file(args.open_tree)
     if args.open:
-        from recode_tui.console.journal_file import run_journal_file
+        from recode_tui.console.viewers.journal_file import run_journal_file
 
         return run_journal_file(args.open, args.sessions)
     if args.diff:
-        from recode_tui.console.diff_file import run_diff_file
+        from recode_tui.console.viewers.diff_file import run_diff_file
 
         return run_diff_file(args.diff[0], args.diff[1], args.sessions)
     # On a terminal the first frame is drawn before the run is built; elsewhere (a pipe, a test)

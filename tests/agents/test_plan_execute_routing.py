@@ -146,23 +146,23 @@ async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_pa
 
         async def on_to_the_person() -> None:
             """`c` until the run waits for the person: the every-call breakpoint also stops at the planner's calls."""
-            while not app.debugger.awaiting_human and not app.engine.done:
-                before = app.stops
+            while not app.debug_screen.debugger.awaiting_human and not app.debug_screen.engine.done:
+                before = app.debug_screen.stops
                 await pilot.press("c")
                 await wait_stop(pilot, app, before)
 
         await on_to_the_person()
-        assert app.debugger.awaiting_human and app.debugger.last_event.role == "executor"
+        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.role == "executor"
         for text in ("Action: go to diningtable 1", "Action: take vase 1 from diningtable 1", "Done: got it",
                      "Action: go to sidetable 1", "Action: move vase 1 to sidetable 1"):
-            assert app.debugger.awaiting_human
-            before = app.stops
-            assert app.driver.submit(f"Thought: mine\n{text}")
+            assert app.debug_screen.debugger.awaiting_human
+            before = app.debug_screen.stops
+            assert app.debug_screen.driver.submit(f"Thought: mine\n{text}")
             await wait_stop(pilot, app, before)
             await on_to_the_person()
-            assert app.engine.done or app.debugger.last_event.role == "executor"  # never asked for the planner
-        assert app.engine.done and app.engine.finished.success
-        assert app.engine.finished.extra["roles"]["executor"]["calls"] == 5
+            assert app.debug_screen.engine.done or app.debug_screen.debugger.last_event.role == "executor"  # never asked for the planner
+        assert app.debug_screen.engine.done and app.debug_screen.engine.finished.success
+        assert app.debug_screen.engine.finished.extra["roles"]["executor"]["calls"] == 5
 
 
 def test_a_routed_llm_handed_over_whole_still_answers_each_role_with_its_own(tmp_path):

@@ -25,12 +25,12 @@ def saved(folder: Path) -> dict:
 
 
 def set_up(app) -> list[tuple[str, bool]]:
-    return [(bp.spec(), bp.enabled) for bp in app.debugger.breakpoints]
+    return [(bp.spec(), bp.enabled) for bp in app.debug_screen.debugger.breakpoints]
 
 
 async def resumed(pilot, app) -> None:
     await wait_for(pilot, lambda: app.session_control.session is not None and not app.session_control.busy
-                   and not isinstance(app.screen, ReplayScreen) and app.stops > 0, what="the resumed session")
+                   and not isinstance(app.screen, ReplayScreen) and app.debug_screen.stops > 0, what="the resumed session")
 
 
 async def test_a_resumed_session_brings_back_its_breakpoints_and_watches(tmp_path: Path) -> None:
@@ -66,14 +66,14 @@ async def test_watches_and_breakpoints_survive_a_rewind_and_go_with_the_branch(t
     app = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await play_to_n2(pilot, app)
-        app.tree_view.focus()  # out of the editor, where `w` is a letter
+        app.debug_screen.tree_view.focus()  # out of the editor, where `w` is a letter
         await add_watch(pilot, app, "obj")
         await add_breakpoint(pilot, app, "depth 2")
-        await wait_for(pilot, lambda: app.variables.watches.values.get("obj", ("",))[0] == "str", what="obj")
+        await wait_for(pilot, lambda: app.debug_screen.variables.watches.values.get("obj", ("",))[0] == "str", what="obj")
         await select(pilot, app, "n1")
         await branch(pilot, app, "R")
         new = app.session_control.session.folder
-        watches = app.variables.watches
+        watches = app.debug_screen.variables.watches
         assert watches.expressions == ["obj"]  # the recomposed pane still watches it
         # rewound to before n1: obj is not bound yet, and the watch says so
         await wait_for(pilot, lambda: watches.values.get("obj", ("",))[0] == "error", what="obj re-evaluated")

@@ -19,7 +19,7 @@ from agent.sessions.journal import read_journal, write_draft
 from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.setup.build import make_engine, make_llm
-from recode_tui.console.session_control import find_resume
+from recode_tui.console.session.session_control import find_resume
 
 ROOT = Path(__file__).resolve().parents[2]
 

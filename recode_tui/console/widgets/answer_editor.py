@@ -32,7 +32,7 @@ from agent.agents.recode.answer_rule import CodeCheck, judge_answer
 from agent.llm import Purpose
 from agent.runtime.stepper import Stepper
 from agent.runtime.verdict import Verdict, oversized
-from recode_tui.console.textual_compat import KeyFirstTextArea
+from recode_tui.console.support.textual_compat import KeyFirstTextArea
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
 SKELETON_CURSOR = (4, 0)  # the empty line inside <execute>

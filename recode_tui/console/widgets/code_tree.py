@@ -17,7 +17,7 @@ from textual.widgets.tree import TreeNode
 
 from agent.runtime import events as ev
 from agent.runtime.tree import CodeTree, Node, NodeStatus
-from recode_tui.console.search import Match
+from recode_tui.console.widgets.search import Match
 
 STATUS_ICONS: dict[NodeStatus, tuple[str, str]] = {
     NodeStatus.PENDING: ("·", "dim"),

@@ -20,8 +20,8 @@ from rich.text import Text
 from textual import events
 
 from agent.runtime import events as ev
-from recode_tui.console.search import Match
-from recode_tui.console.textual_compat import LineHookLog
+from recode_tui.console.widgets.search import Match
+from recode_tui.console.support.textual_compat import LineHookLog
 
 _ACTION = re.compile(r"^\s*\d+ > ")
 INDENT = "      "

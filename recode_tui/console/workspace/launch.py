@@ -14,7 +14,7 @@ from pathlib import Path
 from agent.runtime import events as ev
 from agent.runtime.debugger import StepMode
 from mockllm.chosen import ChosenAnswerLLM
-from recode_tui.console.hosts import RunScreen, Sessions
+from recode_tui.console.run.hosts import RunScreen, Sessions
 from recode_tui.console.workspace.screen import PromptWorkspace, WorkspaceChoice
 from recode_tui.console.workspace.target import pick_node, stub_target
 

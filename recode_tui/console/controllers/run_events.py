@@ -18,10 +18,10 @@ from agent.runtime import events as ev
 from agent.runtime.debugger import Stop, StopReason, describe_event
 from agent.runtime.event_text import finish_verdict
 from agent.runtime.tree import Node
-from recode_tui.console.hosts import HasChoices, RunScreen
-from recode_tui.console.llm_control import LLMControl
-from recode_tui.console.run_state import RunState
-from recode_tui.console.stop_tools import StopTools
+from recode_tui.console.run.hosts import HasChoices, RunScreen
+from recode_tui.console.controllers.llm_control import LLMControl
+from recode_tui.console.run.run_state import RunState
+from recode_tui.console.controllers.stop_tools import StopTools
 from recode_tui.console.widgets.driver import EngineDriver
 from recode_tui.console.widgets.node_detail import NodeDetail
 

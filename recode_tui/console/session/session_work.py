@@ -17,7 +17,7 @@ from agent.sessions.debug_settings import DebugSettings, read_debug_settings, wr
 from agent.runtime.debugger import Breakpoint
 from agent.sessions.journal import write_draft
 from agent.sessions.session import Session
-from recode_tui.console.hosts import ConsoleApp
+from recode_tui.console.run.hosts import ConsoleApp
 
 
 class WorkKeeper:

@@ -18,7 +18,7 @@ from textual.app import App
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from recode_tui.console.run_state import RunState
+from recode_tui.console.run.run_state import RunState
 
 if TYPE_CHECKING:  # names for the declarations only: `RecodeApp` derives from `ConsoleApp` before its first frame
     from agent.llm import LLM

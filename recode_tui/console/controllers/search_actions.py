@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input
 
-from recode_tui.console.search import Search, Searchable
+from recode_tui.console.widgets.search import Search, Searchable
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.env_log import EnvLog

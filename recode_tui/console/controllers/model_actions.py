@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-from recode_tui.console.hosts import Interruptible, RunScreen
-from recode_tui.console.llm_control import LLMControl, is_human, llm_choices
-from recode_tui.console.run_state import RunState
+from recode_tui.console.run.hosts import Interruptible, RunScreen
+from recode_tui.console.controllers.llm_control import LLMControl, is_human, llm_choices
+from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.review_panel import ReviewBar
 
 MODEL_BINDINGS = [

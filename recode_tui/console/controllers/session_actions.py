@@ -11,7 +11,7 @@ from typing import Callable
 from textual.binding import Binding
 from textual.screen import Screen
 
-from recode_tui.console.hosts import Sessions
+from recode_tui.console.run.hosts import Sessions
 
 SESSION_BINDINGS = [
     Binding("R", "session('rewind')", "Rewind", id="session.rewind", show=False,

@@ -12,7 +12,7 @@ from typing import TypedDict
 from agent.runtime.stepper import Stepper
 from envs.protocols import has_reward, reward_of, score_of
 from mockllm.review import ReviewLLM
-from recode_tui.console.hosts import is_trusted
+from recode_tui.console.run.hosts import is_trusted
 
 
 class EngineFigures(TypedDict):

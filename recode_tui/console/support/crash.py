@@ -20,8 +20,8 @@ import time
 import traceback
 from pathlib import Path
 
-from recode_tui.console.hosts import ConsoleApp
-from recode_tui.console.textual_compat import FatalErrorHook
+from recode_tui.console.run.hosts import ConsoleApp
+from recode_tui.console.support.textual_compat import FatalErrorHook
 
 
 def crash_folder(sessions_dir: Path | None = None) -> Path:

@@ -55,7 +55,7 @@ def meta_line(path: str | Path, meta: dict[str, Any]) -> Text:
 class TreeFileApp(App[None]):
     """The code tree and node detail of a saved run; q quits."""
 
-    CSS_PATH = str(Path(__file__).resolve().parent / "recode.tcss")
+    CSS_PATH = str(Path(__file__).resolve().parent.parent / "recode.tcss")
     TITLE = "recode-tui tree"
     BINDINGS = [Binding("q", "quit", "Quit", id="tree-file.quit")]
 

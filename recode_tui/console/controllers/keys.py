@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from textual.binding import Binding, BindingType
 
-from recode_tui.console.model_actions import MODEL_BINDINGS
-from recode_tui.console.search_actions import SEARCH_BINDINGS
-from recode_tui.console.session_actions import SESSION_BINDINGS
-from recode_tui.console.view_actions import VIEW_BINDINGS
+from recode_tui.console.controllers.model_actions import MODEL_BINDINGS
+from recode_tui.console.controllers.search_actions import SEARCH_BINDINGS
+from recode_tui.console.controllers.session_actions import SESSION_BINDINGS
+from recode_tui.console.controllers.view_actions import VIEW_BINDINGS
 
 # The console's keys, in footer order. Help and quit are the app's actions, listed here
 # so the footer keeps them in place; the app binds them too, for the screens above this one.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from agent.agents.recode.codeblocks import stub_name_of
 from agent.runtime.debugger import BreakpointKind, Stop, describe_event
-from recode_tui.console.hosts import RunScreen
+from recode_tui.console.run.hosts import RunScreen
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
 

@@ -26,8 +26,8 @@ from agent.runtime.stepper import Stepper
 from agent.runtime.tree import NodeStatus
 from mockllm.human import HumanLLM
 from mockllm.review import Proposal, ReviewLLM
-from recode_tui.console.hosts import RunScreen
-from recode_tui.console.run_state import RunState, RunStateChanged
+from recode_tui.console.run.hosts import RunScreen
+from recode_tui.console.run.run_state import RunState, RunStateChanged
 
 FAILURE_HINT = "c retry · L switch LLM · t type the answer"
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from agent.runtime.debugger import Breakpoint
     from agent.runtime.stepper import Stepper
     from envs.base import Env
-    from recode_tui.console.session_control import SessionControl
+    from recode_tui.console.session.session_control import SessionControl
     from recode_tui.setup.settings import EpisodeRef
 
     EnvMaker = Callable[[str | EpisodeRef, int | None], Env]
@@ -76,7 +76,7 @@ def load_run(
     control = None
     if sessions_dir is not None or resume is not None:
         from agent.sessions.journal import sessions_dir_from
-        from recode_tui.console.session_control import SessionControl
+        from recode_tui.console.session.session_control import SessionControl
 
         folder = Path(resume) if resume is not None else None
         control = SessionControl.create(engine, game, llm, sessions_dir_from(str(sessions_dir) if sessions_dir else None),

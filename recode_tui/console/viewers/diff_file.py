@@ -14,7 +14,7 @@ from recode_tui.console.screens.diff import DiffScreen, EvalDiffScreen
 class DiffApp(App[None]):
     """Opens on the diff of two runs (at the first divergence) or on two evaluations' episodes."""
 
-    CSS_PATH = str(Path(__file__).resolve().parent / "recode.tcss")
+    CSS_PATH = str(Path(__file__).resolve().parent.parent / "recode.tcss")
     TITLE = "recode-tui diff (read-only)"
 
     def __init__(self, diff: RunDiff | EvalDiff) -> None:

@@ -34,10 +34,10 @@ from agent.sessions.session import (
 )
 from mockllm.chosen import ChosenAnswerLLM
 from mockllm.human import HumanLLM
-from recode_tui.console.hosts import Cancellable, ConsoleApp, RunScreen, is_trusted
+from recode_tui.console.run.hosts import Cancellable, ConsoleApp, RunScreen, is_trusted
 # What `--resume` names and the game a session played: the setup layer's, named here too for the console's callers.
 from recode_tui.setup.sessions import find_resume as find_resume, journal_llm_note, session_game as session_game
-from recode_tui.console.session_work import WorkKeeper
+from recode_tui.console.session.session_work import WorkKeeper
 
 DRAFT_SECONDS = 2.0  # how often a changed draft is written to draft.json
 CHECK_SECONDS = 1.0  # how often the journal writer's error is looked at

@@ -34,17 +34,17 @@ from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, StepMod
 from agent.runtime.stepper import Stepper
 from agent.runtime.tree import NodeStatus
 from envs.protocols import score_log_of
-from recode_tui.console.hosts import ConsoleApp, RunScreen, Sessions
-from recode_tui.console.keys import DEBUG_BINDINGS
-from recode_tui.console.llm_control import LLMControl
-from recode_tui.console.model_actions import ModelKeys
-from recode_tui.console.run_events import RunEvents
-from recode_tui.console.run_state import RunState, RunStateChanged, action_enabled, keys_differ
-from recode_tui.console.run_status import engine_figures, model_clock
-from recode_tui.console.search_actions import PaneSearch
-from recode_tui.console.session_actions import run_session_action
-from recode_tui.console.stop_tools import StopTools
-from recode_tui.console.view_actions import PaneView
+from recode_tui.console.run.hosts import ConsoleApp, RunScreen, Sessions
+from recode_tui.console.controllers.keys import DEBUG_BINDINGS
+from recode_tui.console.controllers.llm_control import LLMControl
+from recode_tui.console.controllers.model_actions import ModelKeys
+from recode_tui.console.controllers.run_events import RunEvents
+from recode_tui.console.run.run_state import RunState, RunStateChanged, action_enabled, keys_differ
+from recode_tui.console.run.run_status import engine_figures, model_clock
+from recode_tui.console.controllers.search_actions import PaneSearch
+from recode_tui.console.controllers.session_actions import run_session_action
+from recode_tui.console.controllers.stop_tools import StopTools
+from recode_tui.console.controllers.view_actions import PaneView
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 from recode_tui.console.widgets.code_tree import CodeTreeView

@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import TabbedContent
 
-from recode_tui.console.hosts import RunScreen
+from recode_tui.console.run.hosts import RunScreen
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.env_log import EnvLog

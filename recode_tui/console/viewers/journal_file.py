@@ -74,7 +74,7 @@ def meta_line(view: JournalView) -> Text:
 class JournalFileApp(App[None]):
     """The tree, node detail and record log of a journal; q quits."""
 
-    CSS_PATH = str(Path(__file__).resolve().parent / "recode.tcss")
+    CSS_PATH = str(Path(__file__).resolve().parent.parent / "recode.tcss")
     TITLE = "recode-tui session (read-only)"
     BINDINGS = [Binding("q", "quit", "Quit", id="journal-file.quit")]
 
