@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from agent.runtime import events as ev
 from agent.runtime.debugger import Stop, StopReason
 from mockllm.scripted import ScriptedLLM, ScriptEntry
