@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/bench_console.py --quick    # 1k nodes only, fewer steps
 
 User path: `recode-tui tui`, pressing `n` (next) on a long run: the console with
-the sandboxed runner `tui` builds (agent.runtime.runners; its worker started before the
+the sandboxed runner `tui` builds (agent.sandbox.settings; its worker started before the
 first key, as a user's is) and the journal every `tui` run writes.
 
 Per-step numbers use an instant environment and an instant LLM, so what is
@@ -56,7 +56,7 @@ sys.path.insert(0, str(ROOT))
 from agent.agents.recode.engine import Engine, Limits  # noqa: E402
 from agent.llm import Completion, StubContext, Usage  # noqa: E402
 from agent.runtime.debugger import Breakpoint, BreakpointKind  # noqa: E402
-from agent.runtime.runners import RunnerSettings  # noqa: E402
+from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.base import Reset  # noqa: E402
 
@@ -128,7 +128,7 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
     from recode_tui.console.widgets.status_bar import StatusBar
 
     groups = max(1, nodes // 100)
-    runner = RunnerSettings().make_runner()  # the console's runner: the sandbox worker (agent.runtime.runners)
+    runner = RunnerSettings().make_runner()  # the console's runner: the sandbox worker (agent.sandbox.settings)
     await runner.ensure_started()  # a user pays its start once, before the first key
     env = InstantEnv()
     engine = Engine(env, TreeLLM(groups), runner, limits=Limits())

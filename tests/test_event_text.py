@@ -25,7 +25,7 @@ from tests.console.helpers import SIZE, command, started
 GAME = "put-01"
 REFUSED = '<think>peek</think><execute>\ndata = open("/etc/passwd").read()\n</execute>'
 FAILS = '<think>go</think><execute>\nrun("look")\nx = 1 / 0\n</execute>'
-WATCHED = (ev.ExpansionRejected, ev.ActionSent, ev.NodeError, ev.RunFinished)
+WATCHED = (ev.LLMRejected, ev.ActionSent, ev.NodeError, ev.RunFinished)
 
 
 def script(tmp_path: Path) -> Path:
@@ -36,7 +36,7 @@ def script(tmp_path: Path) -> Path:
 
 
 def test_the_log_line_holds_the_short_phrase() -> None:
-    rejected = ev.ExpansionRejected("n0", reason="forbidden: open")
+    rejected = ev.LLMRejected("n0", reason="forbidden: open")
     assert short(rejected) == "expansion of n0 rejected: forbidden: open"
     assert log_line(rejected) == "    ✗ expansion of n0 rejected: forbidden: open"
     sent = ev.ActionSent("n1", action="go to desk 1", step=3)

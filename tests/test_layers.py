@@ -140,6 +140,13 @@ def test_environments_import_nothing_above_them() -> None:
     assert _offending(("envs",), ("agent", "recode_tui", "mockllm", "textual")) == []
 
 
+def test_envs_holds_the_seam_and_the_environments_only() -> None:
+    """`envs/` is the seam (the `Env` and `EnvProvider` bases, the registry) and one package per
+    environment; how the application runs environments (its worker processes) is the setup layer's."""
+    assert sorted(p.name for p in (ROOT / "envs").glob("*.py")) == [
+        "__init__.py", "base.py", "protocols.py", "provider.py", "registry.py"]
+
+
 def test_nothing_above_envs_names_an_environment_package() -> None:
     """Everything above `envs/` goes through `envs.registry`: a new environment is one package."""
     assert _offending(("agent", "mockllm", "recode_tui"), ("envs.alfworld", "envs.sciworld", "envs.webshop")) == []
@@ -232,6 +239,30 @@ def test_the_runtime_imports_no_agent() -> None:
             if imported.startswith("agent.agents."):
                 upward.append(f"{path.relative_to(ROOT)}:{line} imports {imported}")
     assert upward == []
+
+
+# What the runtime (`agent/runtime/`) may import of ours: itself, the LLM protocol and the environments'
+# interfaces and registry. Sessions, the sandbox and the agents build on it and hand it what it needs.
+RUNTIME_MAY_IMPORT = ("agent.runtime", "agent.llm", "envs.base", "envs.protocols", "envs.registry")
+
+
+def test_the_runtime_imports_no_session_sandbox_agent_or_front_end() -> None:
+    """The runtime is the bottom of the agent core: it names no journal, no sandbox, no agent (nor their
+    registry), no front end and no environment package. What it needs of them is a protocol or a type
+    of its own (`CodeExecution`, `RecordedStatement`, `ImportIndex`) that the layer above implements or
+    fills in. Lazy and TYPE_CHECKING imports count."""
+    modules = _modules()
+    ours = tuple(package + "." for package in PACKAGES) + PACKAGES
+    reaching = []
+    for name, path in modules.items():
+        if not (name == "agent.runtime" or name.startswith("agent.runtime.")):
+            continue
+        for line, imported in _every_import(path, modules):
+            if not imported.startswith(ours):
+                continue
+            if not any(imported == allowed or imported.startswith(allowed + ".") for allowed in RUNTIME_MAY_IMPORT):
+                reaching.append(f"{path.relative_to(ROOT)}:{line} imports {imported}")
+    assert reaching == []
 
 
 def test_agent_lists_the_architecture() -> None:

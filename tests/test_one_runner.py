@@ -58,12 +58,12 @@ async def old_eval_journal(tmp_path: Path, first_answer: str) -> Path:
     while True:
         event = await engine.step()
         assert not isinstance(event, ev.RunFinished), event
-        if isinstance(event, ev.ExpansionRequested) and event.node_id != "n0":
+        if isinstance(event, ev.LLMRequested) and event.node_id != "n0":
             break
     session.writer.close()
     await engine.close()
     header = read_journal(session.folder).header
-    assert header["runner"] == "ThreadRunner" and header["trusted"] is True
+    assert header.runner == "ThreadRunner" and header.trusted is True
     return session.folder
 
 
@@ -87,7 +87,7 @@ def test_eval_refuses_an_answer_that_writes_a_file(tmp_path):
     assert report["plan"]["trusted"] is False
     journal = read_journal(Path(episode["journal"]))
     header = journal.header
-    assert header["runner"] == "SandboxRunner" and header["trusted"] is False
+    assert header.runner == "SandboxRunner" and header.trusted is False
     answers = [r for r in journal.records if r["type"] == "answer"]
     assert answers and not any(r["accepted"] for r in answers)
 
@@ -101,7 +101,7 @@ async def test_the_console_refuses_an_answer_that_writes_a_file(tmp_path):
         while app.debug_screen.engine.finished is None:
             await command(pilot, app, "c")
         assert app.debug_screen.engine.finished.reason.startswith("rewrite limit")
-        assert app.debug_screen.engine.tree.root.expansions[0].reason == "forbidden: open"
+        assert app.debug_screen.engine.tree.root.llm_calls[0].reason == "forbidden: open"
     assert not target.exists()
 
 
@@ -165,7 +165,7 @@ async def test_the_workspace_reexpansion_of_an_old_eval_journal_refuses_an_answe
         await wait_for(pilot, lambda: control.session.folder != folder and app.debug_screen.stops > stops and not control.busy,
                        what="the fork")
         await command(pilot, app, "n")
-        first = app.debug_screen.engine.tree.nodes["n0"].expansions[0]
+        first = app.debug_screen.engine.tree.nodes["n0"].llm_calls[0]
         assert first.answer == hostile(target) and not first.accepted and first.reason == "forbidden: open"
     assert not target.exists()
 
@@ -181,7 +181,7 @@ def test_eval_trusted_is_asked_for_and_a_resume_without_it_runs_the_checks(tmp_p
     report = json.loads((out / "report.json").read_text())
     assert report["plan"]["trusted"] is True and report["plan"]["node_timeout"] == 3.0
     header = read_journal(Path(report["episodes"][0]["journal"])).header
-    assert header["trusted"] is True and header["node_timeout"] == 3.0
+    assert header.trusted is True and header.node_timeout == 3.0
     # as if it had been interrupted after the first episode; the resume does not repeat --trusted
     target.unlink()
     report["episodes"], report["status"] = report["episodes"][:1], "interrupted"
@@ -192,7 +192,7 @@ def test_eval_trusted_is_asked_for_and_a_resume_without_it_runs_the_checks(tmp_p
     assert not target.exists()
     resumed = json.loads((out / "report.json").read_text())
     assert resumed["plan"]["trusted"] is False
-    assert read_journal(Path(resumed["episodes"][1]["journal"])).header["trusted"] is False
+    assert read_journal(Path(resumed["episodes"][1]["journal"])).header.trusted is False
 
 
 def test_an_engine_has_no_unchecked_default_runner():
@@ -200,7 +200,7 @@ def test_an_engine_has_no_unchecked_default_runner():
 
     with pytest.raises(TypeError):
         Engine(make_env(GAME), ScriptedLLM([]))  # type: ignore[call-arg]
-    from agent.runtime.runners import RunnerSettings
+    from agent.sandbox.settings import RunnerSettings
 
     runner = RunnerSettings().make_runner()
     engine = Engine(make_env(GAME), ScriptedLLM([]), runner)

@@ -4,7 +4,7 @@ UI-free: the command line (`recode_tui.commands.evaluate`) shows progress throug
 `on_event` / `on_result` callbacks. Environments come from a pool the caller
 provides (`pool_factory(size)`, an object with an async context manager
 `env(episode_ref, max_steps)` and `async close()`): the command line uses
-`envs.remote.EnvPool`, worker processes, so C episodes use C processes for
+`recode_tui.setup.env_workers.EnvPool`, worker processes, so C episodes use C processes for
 ALFWorld's CPU work while the LLM calls overlap on the event loop.
 
 This module schedules and runs the episodes; the plan and result types are in
@@ -50,7 +50,7 @@ from agent.llm import LLM
 from agent.llm.profiles import Profile
 from agent.runtime import events as ev
 from agent.runtime.prompts import PromptSet, moved_prompt_set
-from agent.runtime.runners import RunnerSettings, SpareRunners
+from agent.sandbox.settings import RunnerSettings, SpareRunners
 from agent.runtime.stepper import Limits
 from agent.runtime.stepper import Stepper
 from agent.sessions.journal import JournalWriter

@@ -76,8 +76,8 @@ class EvalPlan:
     limits: dict[str, Any] = field(default_factory=lambda: asdict(Limits()))  # Limits' fields (ints and a bool)
     prompts: str | None = None
     selection: dict[str, Any] = field(default_factory=dict)  # the filter, for the record
-    preset: str = "default"  # agent.runtime.presets: which named settings the limits came from
-    trusted: bool = False  # the sandbox without its static checks (agent.runtime.runners)
+    preset: str = "default"  # agent.agents.presets: which named settings the limits came from
+    trusted: bool = False  # the sandbox without its static checks (agent.sandbox.settings)
     node_timeout: float = 5.0
     # wall-clock seconds an episode may take, everything included (0: no limit); one that hangs is ended
     episode_timeout: float = DEFAULT_EPISODE_TIMEOUT

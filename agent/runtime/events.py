@@ -220,13 +220,6 @@ class RunFinished(Event):
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-# ReCode's words for the same events (an LLM call expands a stub), kept for ReCode's package and for
-# code written before the generic names: the same classes, so isinstance checks agree.
-ExpansionRequested = LLMRequested
-ExpansionReceived = LLMAnswered
-ExpansionRejected = LLMRejected
-
-
 @dataclass(frozen=True)
 class AgentNote(Event):
     """Something an agent decided that is not an LLM call or an action: a plan adopted,

@@ -155,12 +155,11 @@ def kindred_task_types(env_name: str, task_type: str) -> tuple[str, ...]:
     (`topic_of`); () otherwise. Examples are written per topic, so a task borrows its topic's."""
     try:
         from envs import registry
-        from envs.protocols import Topics
 
         provider = registry.provider(env_name)
-        if not isinstance(provider, Topics):
-            return ()
         topic = provider.topic_of(task_type)
+        if topic is None:
+            return ()
         return tuple(t for t in provider.task_types if t != task_type and provider.topic_of(t) == topic)
     except Exception:  # noqa: BLE001 - an unknown environment or task type has no kin
         return ()

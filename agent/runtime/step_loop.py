@@ -16,8 +16,8 @@ from typing import Any, AsyncGenerator, AsyncIterator, Callable, ClassVar, TypeV
 from agent.runtime.actions import TooManyRefusals
 from agent.runtime.events import AgentNote, Event, LLMFailed, RunFinished, StatementRun
 from agent.runtime.prompts import PromptFileMissing
+from agent.runtime.recorded import RecordedStatement, ReplayMismatch
 from agent.runtime.runner import CodeRunner, EarlyStart
-from agent.sessions.replay import RecordedStatement, ReplayMismatch
 from envs.base import Env, Reset
 
 T = TypeVar("T")

@@ -139,7 +139,7 @@ class Stepper(StepLoop):
     ) -> None:
         if runner is None:
             raise TypeError(f"{type(self).__name__} needs a runner: build one with "
-                            "agent.runtime.runners.RunnerSettings().make_runner()")
+                            "agent.sandbox.settings.RunnerSettings().make_runner()")
         super().__init__(env, runner)
         self.llm = llm  # the LLM of every role that has none of its own (the console's L switches it)
         self.role_llms: dict[str, LLM] = {}
@@ -148,7 +148,7 @@ class Stepper(StepLoop):
             prompts = PromptSet(self.default_prompts) if self.default_prompts else PromptSet()
         self.prompts = prompts
         self.options: dict[str, Any] = {**self.option_defaults, **(options or {})}
-        self.preset = ""  # the named preset the run was built with (agent.runtime.presets), for the journal
+        self.preset = ""  # the named preset the run was built with (agent.agents.presets), for the journal
         self.tree: CodeTree = CodeTree(self.root_code)
         self.current: Node | None = None
         self.task = ""

@@ -14,7 +14,6 @@ class NodeStatus(str, Enum):
     RUNNING = "RUNNING"  # transient: the node's code is executing now
     COMPLETED = "COMPLETED"
     AWAITING_LLM = "STUB"  # the node waits on (or was answered by) an LLM call; the value stays as journals have it
-    STUB = "STUB"  # ReCode's name for it (an alias: the same member)
     ERROR = "ERROR"
     SKIP = "SKIP"
 
@@ -37,9 +36,6 @@ class LLMExchange:
     person_seconds: float = 0.0  # a person's time on it (typing, reviewing a proposal)
 
 
-Expansion = LLMExchange  # ReCode's name for it, for ReCode and for code written before (issue 26)
-
-
 @dataclass
 class Node:
     id: str
@@ -53,11 +49,6 @@ class Node:
     children: list[Node] = field(default_factory=list, repr=False)
     llm_calls: list[LLMExchange] = field(default_factory=list, repr=False)
     repairs: int = 0  # how many ERROR repairs led to this node (max_retry)
-
-    @property
-    def expansions(self) -> list[LLMExchange]:
-        """ReCode's name for `llm_calls` (the same list), for ReCode and for code written before."""
-        return self.llm_calls
 
     def to_dict(self) -> dict[str, Any]:
         """The node's fields in the `recode.plan.v1` export shape."""

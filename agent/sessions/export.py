@@ -177,8 +177,8 @@ def sft_lines(journal: Journal, *, won_only: bool = False, corrected_only: bool 
     if won_only and outcome["won"] is not True:
         return []
     header = journal.header
-    parent = header.get("parent") or None
-    inherited_upto = int(parent.get("records", 0)) if isinstance(parent, dict) else 0
+    parent = header.parent.to_json() if header.parent is not None else None
+    inherited_upto = header.parent.records if header.parent is not None else 0
     lines = []
     for position, record in enumerate(journal.records):
         # An answer journaled without its prompt (older branches did that) is no training pair.
@@ -194,14 +194,14 @@ def sft_lines(journal: Journal, *, won_only: bool = False, corrected_only: bool 
             ],
             "meta": {
                 "session": journal.session_id,
-                "env": header.get("env"),
-                "game": header.get("game"),
-                **({"episode": header["episode"]} if header.get("episode") else {}),
-                "task_type": header.get("task_type"),
+                "env": header.env,
+                "game": header.game,
+                **({"episode": header.episode} if header.episode else {}),
+                "task_type": header.task_type,
                 "node_id": record["node_id"],
                 "stub": record.get("stub", ""),
                 "purpose": record.get("purpose", Purpose.EXPAND),
-                "agent": header.get("agent") or "recode",  # journals from before the agent seam are ReCode's
+                "agent": header.agent,
                 "role": record.get("role", ""),  # planner, executor, ... ("" for an agent with one LLM)
                 "source": record.get("source", ""),
                 "author": author,
@@ -255,8 +255,8 @@ def eval_journals(folder: Path) -> list[Path]:
 
 
 def journal_agent(journal: Journal) -> str:
-    """The agent that recorded `journal` (journals from before the agent seam are ReCode's)."""
-    return journal.header.get("agent") or "recode"
+    """The agent that recorded `journal` (journals from before the agent seam are ReCode's: the header says so)."""
+    return journal.header.agent
 
 
 def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
@@ -269,7 +269,7 @@ def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
     agent = journal_agent(journal)
     code = answers_are_code(agent)
     out = [f"# Session {journal.session_id}", "", f"- agent: `{agent}`",
-           f"- game: `{header.get('game')}` ({header.get('task_type')})", f"- LLM: `{header.get('llm')}`", ""]
+           f"- game: `{header.game}` ({header.task_type})", f"- LLM: `{header.llm}`", ""]
     for event in events:
         match event:
             case ev.RunStarted():

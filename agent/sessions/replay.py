@@ -15,10 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
-
-
-class ReplayMismatch(Exception):
-    """The live run differs from the recording; the message names the step and shows both texts."""
+from agent.runtime.recorded import ReplayMismatch
 
 
 @dataclass(frozen=True)
@@ -44,14 +41,6 @@ class RecordedAnswer:
     person_seconds: float = 0.0  # a person's share of that time (typing, reviewing)
     cut_at: int | None = None  # the model's max_tokens cut the answer
     estimated: bool = False  # its tokens were a script's estimate
-
-
-@dataclass(frozen=True)
-class RecordedStatement:
-    """A statement the person ran at a stop, and how many engine events came before it."""
-
-    after: int
-    code: str
 
 
 def describe_difference(label: str, recorded: str, live: str) -> str:

@@ -16,8 +16,8 @@ import threading
 from pathlib import Path
 from typing import Iterable
 
-from envs.base import Env, EnvError
-from envs.registry import Episode
+from envs.base import Env, EnvError, Episode
+from envs.provider import EnvProvider
 from envs.webshop.catalog import DATA_VAR, Catalogue, catalogue
 from envs.webshop.env import DEFAULT_MAX_STEPS, PAGE_SIZE, WebShopEnv, norm, parse_goal
 from envs.webshop.pages import MODES
@@ -111,7 +111,7 @@ def search_query(instruction: str) -> str:
 PAGES_VAR = "WEBSHOP_PAGES"
 
 
-class WebShopProvider:
+class WebShopProvider(EnvProvider):
     """`webshop`: the original's pages (`faithful`); `webshop-paper` (what `--preset paper` plays): the pages
     as the ReCode reference showed them (`recode`). $WEBSHOP_PAGES overrides either."""
 

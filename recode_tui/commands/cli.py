@@ -235,14 +235,14 @@ def _sessions_list(args: argparse.Namespace) -> int:
             "won" if finished.get("success") else "failed")
         if args.unfinished and finished is not None:
             continue
-        parent = journal.header.get("parent") or {}
-        branch = f"  <- {parent.get('session', '?')} at {parent.get('at', '?')}" if isinstance(parent, dict) and parent else ""
+        parent = journal.header.parent
+        branch = f"  <- {parent.session or '?'} at {parent.at or '?'}" if parent is not None else ""
         active = time.strftime("%Y-%m-%d %H:%M", time.localtime(last_activity(journal.folder)))
-        agent = journal.header.get("agent") or "recode"  # journals from before the agent seam are ReCode's
+        agent = journal.header.agent
         if not header:  # what each column is, above the first row
             print(SESSIONS_HEADER)
             header = True
-        row = f"{journal.session_id:<48} {journal.header.get('game', '?')!s:<12} {agent!s:<12} {state:<10} {active}{branch}"
+        row = f"{journal.session_id:<48} {journal.header.game or '?':<12} {agent!s:<12} {state:<10} {active}{branch}"
         print(for_terminal(row, newlines=False))
     corrupt = [j for j in journals if j.problem]
     for journal in corrupt:
@@ -291,13 +291,12 @@ async def _export(options: ExportOptions) -> int:
 def _games_list(args: argparse.Namespace) -> int:
     from envs import registry
     from envs.base import EnvError
-    from envs.protocols import Overview
 
     types = [t.strip() for t in args.task_type.split(",") if t.strip()] if args.task_type else None
     try:
         provider = registry.provider(args.env or registry.default_env())
-        if isinstance(provider, Overview) and not args.split:  # many variations per task: one row a task
-            rows = provider.overview(types)
+        rows = None if args.split else provider.overview(types)  # many variations per task: one row a task
+        if rows is not None:
             for row in rows:
                 print(row)
             return 0

@@ -278,14 +278,14 @@ class RecodeApp(CrashReport, ConsoleApp):
     def action_help(self) -> None:
         from recode_tui.console.screens.debug_screen import DebugScreen
         from recode_tui.console.widgets.breakpoints import BreakpointsPane
-        from recode_tui.console.widgets.expansion_editor import CodeArea, ExpansionEditor
+        from recode_tui.console.widgets.answer_editor import CodeArea, AnswerEditor
         from recode_tui.console.screens.help_screen import HelpScreen
         from recode_tui.console.widgets.search_bar import SearchBar
         from recode_tui.console.widgets.watches import WatchList
 
         sections: list[tuple[str, Sequence[BindingType]]] = [
             ("Console", list(DebugScreen.BINDINGS)),
-            ("Expansion editor", [*ExpansionEditor.BINDINGS, *CodeArea.BINDINGS]),
+            ("Answer editor", [*AnswerEditor.BINDINGS, *CodeArea.BINDINGS]),
             ("Breakpoint list", list(BreakpointsPane.BINDINGS)),
             ("Watch list", list(WatchList.BINDINGS)),
             ("Search line", list(SearchBar.BINDINGS)),

@@ -17,7 +17,7 @@ from recode_tui.setup.settings import CacheSettings, EpisodeRef, RunOptions
 from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
-    from agent.runtime.presets import RunSettings
+    from agent.agents.presets import RunSettings
     from agent.runtime.stepper import Stepper
     from envs.base import Env
 
@@ -278,7 +278,7 @@ def _agent_maker(agent: str | None, prompts_dir: str | Path | None, trusted: boo
     """Check the agent's name, its prompt set and the runner settings (before any environment
     starts), and return what builds the agent on an environment."""
     from agent import agents
-    from agent.runtime.runners import RunnerSettings
+    from agent.sandbox.settings import RunnerSettings
 
     try:
         agents.agent_class(agent)
@@ -331,7 +331,7 @@ def make_engine(
     `max_steps` None: the episode's own limit. `env_maker` (default `make_env`): where the
     environment is made (the console's `EnvHost` makes it in a worker started early).
 
-    Node code runs in a sandboxed worker process built by `agent.runtime.runners`, the
+    Node code runs in a sandboxed worker process built by `agent.sandbox.settings`, the
     one place every path gets its runner and checks; `trusted` drops the static
     checks (process isolation and limits stay).
     """
@@ -344,14 +344,13 @@ def preset_env(env: str | None, preset: str) -> str | None:
     benchmark (`sciworld-paper`: its episodes, step limits and success rule); others stay."""
     from envs import registry
     from envs.base import EnvError
-    from envs.protocols import PaperVariant, PresetWarnings
 
     if preset != "paper" or not env:
         return env
     try:
         source = registry.provider(env)
-        _warn_once(source.preset_warnings(preset) if isinstance(source, PresetWarnings) else [])
-        return (source.paper_env or env) if isinstance(source, PaperVariant) else env
+        _warn_once(source.preset_warnings(preset))
+        return source.paper_env or env
     except EnvError as exc:
         raise UsageError(str(exc)) from None
 
@@ -379,7 +378,7 @@ def agent_settings(
     prompts: str | Path | None = None,
 ) -> "RunSettings":
     """`--preset` with the explicit flags (`--max-steps`, `--max-depth`, ...) put over it; bad input is one line."""
-    from agent.runtime.presets import resolve
+    from agent.agents.presets import resolve
 
     try:
         return resolve(preset, max_steps=max_steps, max_depth=max_depth, max_rewrite=max_rewrite,

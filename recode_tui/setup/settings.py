@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.runtime.presets import RunSettings
+from agent.agents.presets import RunSettings
 
 __all__ = ["CacheSettings", "ConsoleOptions", "EpisodeRef", "EvalOptions", "ExportOptions", "LLMSettings",
            "RunOptions", "RunSettings", "Selection"]

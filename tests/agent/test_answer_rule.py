@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent.agents.recode.answer_rule import judge_answer
 from agent.agents.recode.authoring import ALLOWED_IMPORTS, HELPERS, answer_problems, live_answer_problem
 from agent.sandbox.checks import ALLOWED_MODULES, DEFAULT_HELPERS, check_code
-from recode_tui.console.widgets.expansion_editor import check_expansion
+from recode_tui.console.widgets.answer_editor import check_typed_answer
 from recode_tui.plain.terminal import check_answer
 
 KNOWN = frozenset({"run", "print", "re", "obj"})
@@ -43,7 +43,7 @@ def test_the_sandbox_judges_the_whole_answer_so_later_blocks_read_earlier_names(
 def test_every_front_end_gives_the_same_verdict() -> None:
     for text in (HOSTILE, SHADOW, "<execute>\nfor x in obj:\n    plan(x)\n</execute>", "run(obj)", "<execute>\n</execute>"):
         verdict = judge_answer(text, KNOWN, typed=True, code_check=sandbox)
-        editor = check_expansion(text, KNOWN, sandbox)
+        editor = check_typed_answer(text, KNOWN, sandbox)
         assert editor.ok == verdict.accepted and check_answer(text, KNOWN, sandbox) == ("" if editor.ok else editor.message)
         assert live_answer_problem(text, KNOWN, person=True) == ("" if editor.ok else editor.message)
 

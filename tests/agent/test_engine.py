@@ -66,16 +66,16 @@ async def test_event_sequence_stub_expansion_children_actions(toy_game):
     assert kinds(events)[:6] == [
         "run_started", "node_started", "stub_found", "llm_requested", "llm_answered", "node_started",
     ]
-    received = next(e for e in events if isinstance(e, ev.ExpansionReceived))
+    received = next(e for e in events if isinstance(e, ev.LLMAnswered))
     assert received.thought == "plan" and received.blocks == ("where = look_around()", "run('inventory')")
-    assert engine.tree.root.status is NodeStatus.STUB and len(engine.tree.root.children) == 2
+    assert engine.tree.root.status is NodeStatus.AWAITING_LLM and len(engine.tree.root.children) == 2
     actions = [e.action for e in events if isinstance(e, ev.ActionSent)]
     assert actions == ["look", "inventory"]
     finished = events[-1]
     assert isinstance(finished, ev.RunFinished) and not finished.success
     assert finished.reason == "no pending nodes left and the task is not done"
     assert finished.steps == 2 and finished.llm_calls == 2
-    requested = [e for e in events if isinstance(e, ev.ExpansionRequested)]
+    requested = [e for e in events if isinstance(e, ev.LLMRequested)]
     assert "where = look_around()" in requested[1].prompt
     await engine.close()
 
@@ -118,13 +118,13 @@ async def test_invalid_answers_are_re_asked_with_the_reason_then_the_run_stops(t
     llm = scripted(("solve(instruction, observation)", answer("def solve(a, b):\n    pass")))
     engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_rewrite=2))
     events = await collect(engine)
-    rejected = [e for e in events if isinstance(e, ev.ExpansionRejected)]
+    rejected = [e for e in events if isinstance(e, ev.LLMRejected)]
     assert len(rejected) == 3 and all("`def solve` is not allowed" in e.reason for e in rejected)
-    requests = [e for e in events if isinstance(e, ev.ExpansionRequested)]
+    requests = [e for e in events if isinstance(e, ev.LLMRequested)]
     assert [r.attempt for r in requests] == [1, 2, 3]
     assert "`def solve` is not allowed" in requests[1].prompt and "not allowed" not in requests[0].prompt.split("Current function")[-1]
     assert events[-1].reason.startswith("rewrite limit: 3 invalid answers in a row")
-    assert len(engine.tree.root.expansions) == 3 and not any(x.accepted for x in engine.tree.root.expansions)
+    assert len(engine.tree.root.llm_calls) == 3 and not any(x.accepted for x in engine.tree.root.llm_calls)
     await engine.close()
 
 
@@ -138,7 +138,7 @@ async def test_a_rejected_answer_followed_by_a_good_one_continues(toy_game):
     )
     engine = Engine(make_env(toy_game), llm, ThreadRunner())
     events = await collect(engine)
-    reasons = [e.reason for e in events if isinstance(e, ev.ExpansionRejected)]
+    reasons = [e.reason for e in events if isinstance(e, ev.LLMRejected)]
     assert "no <execute>" in reasons[0] and "inside a loop" in reasons[1]
     assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
     await engine.close()
@@ -168,7 +168,7 @@ async def test_code_that_raises_is_repaired_with_the_error_in_the_prompt(toy_gam
     events = await collect(engine)
     error = next(e for e in events if isinstance(e, ev.NodeError))
     assert error.error == "IndexError: list index out of range"
-    repair = next(e for e in events if isinstance(e, ev.ExpansionRequested) and e.purpose == "repair")
+    repair = next(e for e in events if isinstance(e, ev.LLMRequested) and e.purpose == "repair")
     assert "IndexError: list index out of range" in repair.prompt
     broken = engine.tree.root.children[0]
     assert broken.status is NodeStatus.ERROR and broken.children[0].status is NodeStatus.COMPLETED
@@ -199,11 +199,11 @@ async def test_a_missing_scripted_answer_pauses_naming_the_stub_and_a_batch_run_
     # paused, not ended: asking again fails again (same script), and the tree is intact
     again = await engine.step()
     assert isinstance(again, ev.LLMFailed) and again.attempt == 2 and not engine.done
-    assert engine.tree.root.children[0].status is NodeStatus.STUB
+    assert engine.tree.root.children[0].status is NodeStatus.AWAITING_LLM
     # switching the LLM of a paused run: the next step asks the new one
     engine.llm = scripted(("obj = find_it(instruction)", answer("obj = 'apple'")))
     received = await engine.step()
-    assert isinstance(received, ev.ExpansionReceived) and received.blocks == ("obj = 'apple'",)
+    assert isinstance(received, ev.LLMAnswered) and received.blocks == ("obj = 'apple'",)
     await engine.close()
 
     batch = Engine(make_env(toy_game), scripted(("solve(instruction, observation)", answer("obj = find_it(instruction)"))), ThreadRunner())
@@ -219,7 +219,7 @@ async def test_root_variables_and_keyword_literals_reach_the_prompt(toy_game):
     )
     engine = Engine(make_env(toy_game), llm, ThreadRunner())
     events = await collect(engine)
-    first, second = [e for e in events if isinstance(e, ev.ExpansionRequested)]
+    first, second = [e for e in events if isinstance(e, ev.LLMRequested)]
     task = engine.task
     assert f"- instruction (str): {task}" in first.prompt and "- observation (str): You are in the middle" in first.prompt
     assert "- where (str): countertop 1" in second.prompt
@@ -263,7 +263,7 @@ async def test_an_answer_the_parser_gives_up_on_is_rejected_and_asked_again(toy_
         events = await collect(engine)
     finally:
         await engine.close()
-    rejected = [e for e in events if isinstance(e, ev.ExpansionRejected)]
+    rejected = [e for e in events if isinstance(e, ev.LLMRejected)]
     assert len(rejected) == 1 and "nested too deeply to parse" in rejected[0].reason
     assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
     assert "internal error" not in events[-1].reason
@@ -283,7 +283,7 @@ async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(toy_game):
             events = await collect(engine)
         finally:
             await engine.close()
-        assert not [e for e in events if isinstance(e, ev.ExpansionRejected)]
+        assert not [e for e in events if isinstance(e, ev.LLMRejected)]
         assert [e.name for e in events if isinstance(e, ev.StubFound)] == ["solve", "count_words"]
         assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
         assert engine.llm_calls == 2

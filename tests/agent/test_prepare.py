@@ -11,7 +11,7 @@ import asyncio
 
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
-from agent.runtime.runners import RunnerSettings
+from agent.sandbox.settings import RunnerSettings
 from envs import make_env
 from envs.base import EnvError
 from mockllm import ScriptedLLM

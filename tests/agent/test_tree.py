@@ -11,7 +11,7 @@ def _done(*nodes):
 def test_root_first_then_children_in_source_order():
     tree = CodeTree("solve(instruction, observation)")
     assert tree.next_pending(None) is tree.root
-    tree.root.status = NodeStatus.STUB
+    tree.root.status = NodeStatus.AWAITING_LLM
     a, b, c = tree.add_children(tree.root, ["a = 1", "x = f(a)", "c = 3"])
     assert [n.depth for n in (a, b, c)] == [1, 1, 1]
     assert tree.next_pending(tree.root) is a
@@ -21,9 +21,9 @@ def test_root_first_then_children_in_source_order():
 
 def test_after_expanding_a_stub_its_children_run_before_its_siblings():
     tree = CodeTree("solve(instruction, observation)")
-    tree.root.status = NodeStatus.STUB
+    tree.root.status = NodeStatus.AWAITING_LLM
     a, b = tree.add_children(tree.root, ["x = f()", "y = 2"])
-    a.status = NodeStatus.STUB
+    a.status = NodeStatus.AWAITING_LLM
     a1, a2 = tree.add_children(a, ["x = 1", "run('look')"])
     assert tree.next_pending(a) is a1
     _done(a1)

@@ -55,7 +55,7 @@ def test_each_role_answers_from_its_own_llm_and_a_resume_rebuilds_the_routing(tm
     assert first.returncode == 1 and "no answer for stub `s2: put the vase" in first.stdout, first.stdout + first.stderr
     folder = next(sessions.iterdir())
     journal = read_journal(folder)
-    assert journal.header["llm"] == spec and journal.header["agent"] == "plan-execute"
+    assert journal.header.llm == spec and journal.header.agent == "plan-execute"
     roles = [r.get("role") for r in journal.records if r.get("type") == "answer"]
     assert roles == ["planner", "executor", "executor", "executor", "executor"]
 
@@ -109,15 +109,15 @@ async def test_a_person_takes_the_executor_role_while_the_planner_is_scripted(tm
     engine = make_engine("put-01", make_llm(f"planner=scripted:{planner},executor=human"), agent="plan-execute")
     dbg = Debugger(engine, breakpoints=[])
     stop = await dbg.step("continue")  # the planner answered by itself; the executor's call waits for the person
-    assert isinstance(stop.event, ev.ExpansionRequested) and stop.event.role == "executor"
+    assert isinstance(stop.event, ev.LLMRequested) and stop.event.role == "executor"
     assert stop.reason.kind == "human" and dbg.awaiting_human
     assert engine.answer_skeleton(stop.event.purpose, "executor") == "Thought: \nAction: "
     refused = await dbg.submit("go to diningtable 1")  # no Action: line
-    assert isinstance(refused.event, ev.ExpansionRequested) and "no `Action: ...`" in refused.reason.text
+    assert isinstance(refused.event, ev.LLMRequested) and "no `Action: ...`" in refused.reason.text
     for text in ("Action: go to diningtable 1", "Action: take vase 1 from diningtable 1", "Done: got it",
                  "Action: go to sidetable 1", "Thought: last one\nAction: move vase 1 to sidetable 1"):
         accepted = await dbg.submit(text)
-        assert isinstance(accepted.event, ev.ExpansionReceived), accepted.reason.text
+        assert isinstance(accepted.event, ev.LLMAnswered), accepted.reason.text
         stop = await dbg.step("continue")
     assert isinstance(stop.event, ev.RunFinished) and stop.event.success
     roles = stop.event.extra["roles"]

@@ -116,7 +116,7 @@ async def type_text(pilot: Pilot, text: str) -> None:
     """
     from textual import events
 
-    from recode_tui.console.widgets.expansion_editor import CodeArea
+    from recode_tui.console.widgets.answer_editor import CodeArea
 
     app = pilot.app
     keys = code_keys(text) if isinstance(app.focused, CodeArea) else list(text)
@@ -149,7 +149,7 @@ def code_keys(text: str) -> list[str]:
     After enter the editor indents by itself (one level more after a colon), so
     a person types only the extra spaces, or backspaces to dedent.
     """
-    from recode_tui.console.widgets.expansion_editor import next_line_indent
+    from recode_tui.console.widgets.answer_editor import next_line_indent
 
     lines = text.split("\n")
     keys = list(lines[0])

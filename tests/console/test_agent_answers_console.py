@@ -23,15 +23,15 @@ async def answer(pilot, app, text: str):
 async def submit_once(pilot, app) -> None:
     """One ctrl+s takes the answer: no second press asked for."""
     await pilot.press("ctrl+s")
-    await wait_for(pilot, lambda: isinstance(app.debug_screen.debugger.last_event, ev.ExpansionReceived), timeout=5,
+    await wait_for(pilot, lambda: isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered), timeout=5,
                    what="the answer taken on the first ctrl+s")
     await wait_for(pilot, lambda: not app.debug_screen.driver.busy, what="the stop after the answer")
 
 
-async def until_call(pilot, app, purpose: str) -> ev.ExpansionRequested:
+async def until_call(pilot, app, purpose: str) -> ev.LLMRequested:
     for _ in range(10):
         last = app.debug_screen.debugger.last_event
-        if app.debug_screen.debugger.awaiting_human and isinstance(last, ev.ExpansionRequested) and last.purpose == purpose:
+        if app.debug_screen.debugger.awaiting_human and isinstance(last, ev.LLMRequested) and last.purpose == purpose:
             await wait_for(pilot, lambda: app.debug_screen.editor.is_open, what="the editor open")
             await checked(pilot, app)
             return last

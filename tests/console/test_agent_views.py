@@ -37,7 +37,7 @@ async def until_call(pilot, app, predicate) -> None:
     for _ in range(20):
         await command(pilot, app, "c")
         last = app.debug_screen.debugger.last_event
-        if isinstance(last, ev.ExpansionRequested) and predicate(last):
+        if isinstance(last, ev.LLMRequested) and predicate(last):
             return
     raise AssertionError(f"never stopped at the call; last: {app.debug_screen.debugger.last_event}")
 

@@ -48,7 +48,7 @@ async def test_a_person_plays_react_turns_in_the_editor_and_wins() -> None:
         await checked(pilot, app)
         assert app.debug_screen.editor.last_check.ok and "one action: go to diningtable 1" in app.debug_screen.editor.last_check.message
         await command(pilot, app, "ctrl+s")
-        assert isinstance(app.debug_screen.debugger.last_event, ev.ExpansionReceived)
+        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered)
         await command(pilot, app, "c")  # the action, its observation, then the next turn's call
         assert app.debug_screen.engine.env.steps == 1 and "1 > go to diningtable 1" in log_text(app)
         turn = app.debug_screen.engine.tree.root.children[0]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
-from agent.runtime.debug_settings import SETTINGS_FILE
+from agent.sessions.debug_settings import SETTINGS_FILE
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 

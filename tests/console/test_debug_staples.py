@@ -77,12 +77,12 @@ async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_aft
         await command(pilot, app, "c")
         assert app.debug_screen.engine.finished.success
         model = app.debug_screen.engine.llm.name
-        stub = next(n for n in app.debug_screen.engine.tree.nodes.values() if n.parent is not None and n.expansions)
-        old = stub.expansions[-1].answer
+        stub = next(n for n in app.debug_screen.engine.tree.nodes.values() if n.parent is not None and n.llm_calls)
+        old = stub.llm_calls[-1].answer
         await select(pilot, app, stub.id)
         await branch(pilot, app, "F")
         asked = app.debug_screen.debugger.last_event
-        assert isinstance(asked, ev.ExpansionRequested) and asked.node_id == stub.id
+        assert isinstance(asked, ev.LLMRequested) and asked.node_id == stub.id
         await wait_for(pilot, lambda: app.debug_screen.editor.node_id == stub.id and not app.debug_screen.editor.editor.read_only, what="the editor")
         assert app.debug_screen.editor.editor.text == old  # not "No expansion is awaited"
         assert app.debug_screen.engine.llm.name == "human" and app.debug_screen.llm_control.restore_after.name == model

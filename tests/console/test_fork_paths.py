@@ -61,7 +61,7 @@ async def test_fork_as_the_person_journals_the_stub_and_prompt_and_a_draft_survi
         await branch(pilot, app, "F")
         fork = app.session_control.session.folder
         asked = app.debug_screen.debugger.last_event
-        assert isinstance(asked, ev.ExpansionRequested) and asked.node_id == "n1"
+        assert isinstance(asked, ev.LLMRequested) and asked.node_id == "n1"
         stub = app.debug_screen.engine.tree.nodes["n1"].code
         await pilot.press("ctrl+r")  # back to the skeleton
         await type_text(pilot, N1_AGAIN)
@@ -78,7 +78,7 @@ async def test_fork_as_the_person_journals_the_stub_and_prompt_and_a_draft_survi
         assert again.session_control.session.folder == fork
         assert again.debugger.awaiting_human and again.debugger.last_event.node_id == "n2"
         assert 'run("go to sidetable 1")' in again.editor.editor.text
-        assert 'obj = "the vase"' in again.engine.tree.nodes["n1"].expansions[-1].answer
+        assert 'obj = "the vase"' in again.engine.tree.nodes["n1"].llm_calls[-1].answer
 
 
 async def test_a_draft_typed_on_the_forked_stub_survives_a_resume(tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_res
         await branch(pilot, app, "F")
         fork = app.session_control.session.folder
         asked = app.debug_screen.debugger.last_event
-        assert isinstance(asked, ev.ExpansionRequested) and asked.node_id == "n0"
+        assert isinstance(asked, ev.LLMRequested) and asked.node_id == "n0"
         await pilot.press("t")
         await wait_for(pilot, lambda: app.debug_screen.editor.node_id == "n0" and not app.debug_screen.editor.editor.read_only, what="the editor")
         app.debug_screen.editor.editor.load_text(DIRECT)
@@ -123,7 +123,7 @@ async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_res
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
         assert again.engine.finished is not None and again.engine.finished.success
-        assert again.engine.tree.root.expansions[-1].answer == DIRECT
+        assert again.engine.tree.root.llm_calls[-1].answer == DIRECT
 
 
 async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_and_resumes(tmp_path: Path) -> None:

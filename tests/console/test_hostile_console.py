@@ -70,7 +70,7 @@ async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) ->
 
 async def test_a_pasted_answer_over_the_size_limit_is_refused_at_once_by_any_agents_editor() -> None:
     from agent.runtime.verdict import MAX_ANSWER_CHARS
-    from recode_tui.console.widgets.expansion_editor import engine_check
+    from recode_tui.console.widgets.answer_editor import engine_check
     from tests.agents.test_plan_execute import engine_with, in_order
 
     engine = engine_with(in_order())  # Plan-and-Execute: its own judge, not ReCode's judge_answer

@@ -96,7 +96,7 @@ async def test_review_accept_applies_the_proposal_as_is(tmp_path: Path) -> None:
             await pilot.press("ctrl+s")
             await run_to_the_end(pilot, app)
     root = app.debug_screen.engine.tree.root
-    assert root.expansions[-1].source == "model" and root.expansions[-1].answer == GOOD
+    assert root.llm_calls[-1].source == "model" and root.llm_calls[-1].answer == GOOD
     [record] = journal_answers(tmp_path / "session")
     assert record["source"] == "model" and record["answer"] == GOOD and record["proposed"] == GOOD
 
@@ -159,7 +159,7 @@ async def test_review_reject_then_type_your_own(tmp_path: Path) -> None:
     [record] = journal_answers(tmp_path / "session")
     assert record["source"] == "human" and record["proposed"] == WANDER
     assert TYPED in record["answer"] and "garbagecan" not in record["answer"]
-    assert app.debug_screen.engine.tree.root.expansions[-1].proposed == WANDER
+    assert app.debug_screen.engine.tree.root.llm_calls[-1].proposed == WANDER
 
 
 async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path: Path) -> None:
@@ -178,7 +178,7 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
         assert "cannot connect to http://127.0.0.1:" in status and "is the server running?" in status
         assert "c retry · L switch LLM · t type the answer" in status
         assert app.debug_screen.run_state == "paused" and not app.debug_screen.engine.done
-        assert len(app.debug_screen.engine.tree) == 1 and app.debug_screen.engine.tree.root.status is NodeStatus.STUB
+        assert len(app.debug_screen.engine.tree) == 1 and app.debug_screen.engine.tree.root.status is NodeStatus.AWAITING_LLM
         await command(pilot, app, "c")  # retry: same failure, the console stays up
         assert app.debug_screen.debugger.last_event.attempt == 2
         await pilot.press("L")
@@ -213,7 +213,7 @@ async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_p
             await type_text(pilot, TYPED)
             await command(pilot, app, "ctrl+s")
             assert app.debug_screen.engine.llm.name == "profile:local"
-            assert app.debug_screen.engine.tree.root.expansions[-1].source == "human"
+            assert app.debug_screen.engine.tree.root.llm_calls[-1].source == "human"
             await command(pilot, app, "c")
             assert app.debug_screen.engine.finished.success
         assert len(server.calls) == 1  # only the failure: the typed answer cost nothing
@@ -250,7 +250,7 @@ async def test_switching_at_a_stub_opens_or_closes_the_editor(spec: str) -> None
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert isinstance(app.debug_screen.debugger.last_event, ev.ExpansionRequested)
+        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)
         await pilot.press("escape", "L")  # out of the editor first, when it has the keys
         picker = app.screen
         assert isinstance(picker, LLMPicker)

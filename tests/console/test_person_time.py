@@ -21,7 +21,7 @@ async def test_the_time_a_person_spends_typing_is_their_time_not_the_models(tmp_
         await pilot.press("down")
         await type_text(pilot, PUT_PLAN)
         await command(pilot, app, "ctrl+s")
-        answer = app.debug_screen.engine.tree.root.expansions[-1]
+        answer = app.debug_screen.engine.tree.root.llm_calls[-1]
         assert answer.accepted and answer.person_seconds >= 0.6 and answer.seconds == 0.0
         await command(pilot, app, "c")
         assert app.debug_screen.engine.finished.success and app.debug_screen.engine.finished.person_seconds >= 0.6

@@ -8,7 +8,7 @@ from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.debug_screen import DebugScreen
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
-from recode_tui.console.widgets.expansion_editor import ExpansionEditor
+from recode_tui.console.widgets.answer_editor import AnswerEditor
 from textual.widgets import DataTable, Input
 
 from .helpers import SIZE, command, started, type_text, wait_for
@@ -47,7 +47,7 @@ async def test_solve_a_put_game_by_typing_the_expansion() -> None:
         await pilot.press("down", "down", "down")
         await type_text(pilot, PUT_PLAN)
         await command(pilot, app, "ctrl+s")
-        assert isinstance(app.debug_screen.debugger.last_event, ev.ExpansionReceived)
+        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered)
         assert app.debug_screen.engine.tree.root.thought == "the vase is on the dining table"
         assert len(app.debug_screen.engine.tree.root.children) == 4
         await command(pilot, app, "c")
@@ -106,7 +106,7 @@ async def test_invalid_expansion_is_refused_and_the_text_stays() -> None:
         # Fix it: the plan is accepted.
         app.debug_screen.editor.editor.load_text('run("look")\nfind_vase()')
         await command(pilot, app, "ctrl+s")
-        assert isinstance(app.debug_screen.debugger.last_event, ev.ExpansionReceived)
+        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered)
 
 
 def demo_app(**kwargs):
@@ -130,7 +130,7 @@ async def test_stop_at_a_stub_name_breakpoint() -> None:
         assert app.debug_screen.debugger.breakpoints[0].value == "put_in_receptacle"
         await command(pilot, app, "c")
         event = app.debug_screen.debugger.last_event
-        assert isinstance(event, ev.ExpansionRequested)
+        assert isinstance(event, ev.LLMRequested)
         assert app.debug_screen.engine.tree.nodes[event.node_id].code.endswith("put_in_receptacle(obj, target_type, places, seen)")
         assert app.debug_screen.reason == "breakpoint 1: stub `put_in_receptacle` — put_in_receptacle"
         assert app.debug_screen.run_state == "paused"
@@ -177,7 +177,7 @@ async def test_continue_runs_to_the_next_expansion() -> None:
         seen = []
         for _ in range(3):
             await command(pilot, app, "c")
-            assert isinstance(app.debug_screen.debugger.last_event, ev.ExpansionRequested)
+            assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)
             seen.append(app.debug_screen.debugger.last_event.node_id)
             assert app.debug_screen.reason.startswith("breakpoint 1: every stub expansion")
         assert len(set(seen)) == 3
@@ -250,7 +250,7 @@ async def test_help_lists_every_binding_with_its_id() -> None:
 
         assert isinstance(app.screen, HelpScreen)
         ids = {row[2] for row in app.screen.rows}
-        for binding in DebugScreen.BINDINGS + BreakpointsPane.BINDINGS + ExpansionEditor.BINDINGS:
+        for binding in DebugScreen.BINDINGS + BreakpointsPane.BINDINGS + AnswerEditor.BINDINGS:
             assert binding.id in ids
         assert ("n", "Next", "step.next") in app.screen.rows
         await pilot.press("escape")

@@ -80,7 +80,7 @@ async def test_interrupt_stops_a_long_running_node(code: str) -> None:
         assert time.monotonic() - began < 10  # not the 60 s node timeout
         node = app.debug_screen.engine.tree.nodes["n1"]
         assert node.status is NodeStatus.ERROR and node.error.startswith("interrupted")
-        assert isinstance(app.debug_screen.debugger.last_event, ev.ExpansionRequested)  # the repair, awaited
+        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)  # the repair, awaited
         await pilot.press("escape")
         await select(pilot, app, "n1")
         assert "error interrupted" in detail_text(app)
@@ -98,10 +98,10 @@ async def test_a_forbidden_call_is_refused_in_the_editor_before_submit_and_a_tru
         check_line = app.debug_screen.query_one("#expand-check")
         await wait_for(pilot, lambda: "forbidden: open" in str(check_line.content), what="the live refusal")
         assert str(check_line.content).startswith("✗ line 5: forbidden: open"), str(check_line.content)
-        assert not app.debug_screen.engine.tree.root.expansions and app.debug_screen.run_state == "awaiting expansion"
+        assert not app.debug_screen.engine.tree.root.llm_calls and app.debug_screen.run_state == "awaiting expansion"
         await pilot.press("ctrl+s")  # submitting changes nothing: the text stays, the engine still waits
         await pilot.pause()
-        assert not app.debug_screen.engine.tree.root.expansions and app.debug_screen.debugger.awaiting_human
+        assert not app.debug_screen.engine.tree.root.llm_calls and app.debug_screen.debugger.awaiting_human
         assert READ_SECRETS in app.debug_screen.editor.editor.text
     trusted = build_app("put-01", "human", cursor_blink=False, breakpoints=[], trusted=True)
     async with trusted.run_test(size=SIZE) as pilot:

@@ -110,7 +110,7 @@ async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(t
         await wait_for(pilot, lambda: app.debug_screen.engine.done, what="the end of the run")
         assert app.debug_screen.engine.finished.success
     journal = read_journal(branch)
-    assert journal.header["parent"] == {"session": folder.name, "records": 2, "at": "last good point",
+    assert journal.header.parent.to_json() == {"session": folder.name, "records": 2, "at": "last good point",
                                         "folder": str(folder)}
     assert journal.finished["success"] is True
     assert (folder / "journal.jsonl").read_bytes() != before  # the old session is left as it was (still corrupt)
@@ -134,7 +134,7 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
             await pilot.press("home")
             await pilot.pause()
             root = app.debug_screen.engine.tree.root
-            assert root.expansions[-1].person_seconds >= 0.8 and root.expansions[-1].seconds < 0.8
+            assert root.llm_calls[-1].person_seconds >= 0.8 and root.llm_calls[-1].seconds < 0.8
             detail = rendered(app.debug_screen.query_one(NodeDetail).query_one("#detail-body").content)
             assert "· person " in detail  # node detail: the model's time and the person's, apart
             folder = app.session_control.session.folder
@@ -152,7 +152,7 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
     from recode_tui.console.session.session_control import make_env
 
     again, _ = await resume_session(folder, ScriptedLLM([]), make_env)
-    shown = again.engine.tree.root.expansions[-1]
+    shown = again.engine.tree.root.llm_calls[-1]
     await again.engine.close()
     again.writer.close()
     assert (shown.input_tokens, shown.output_tokens, shown.cost) == (

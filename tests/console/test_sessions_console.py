@@ -67,7 +67,7 @@ async def test_rewind_makes_a_branch_and_keeps_the_old_session(tmp_path: Path) -
         new = app.session_control.session.folder
         assert new.parent == old.parent and new != old
         header = read_journal(new).header
-        assert header["parent"]["session"] == old.name and header["parent"]["at"] == "rewind n1"
+        assert header.parent.session == old.name and header.parent.at == "rewind n1"
         assert (old / "journal.jsonl").read_text() == old_journal  # the old branch is untouched
         # the console is just before n1 runs: n0's answer kept, n1's not
         assert isinstance(app.debug_screen.debugger.last_event, ev.NodeStarted) and app.debug_screen.debugger.last_event.node_id == "n1"
@@ -91,7 +91,7 @@ async def test_fork_answers_a_stub_again_and_both_branches_are_listed(tmp_path: 
         await select(pilot, app, "n1")
         await branch(pilot, app, "F")
         fork = app.session_control.session.folder
-        assert read_journal(fork).header["parent"]["at"] == "fork n1"
+        assert read_journal(fork).header.parent.at == "fork n1"
         # the editor is open on n1 with the old answer to change
         assert app.debug_screen.debugger.awaiting_human and app.debug_screen.editor.node_id == "n1"
         assert app.focused is app.debug_screen.editor.editor

@@ -10,7 +10,7 @@ from agent.llm import Completion
 from agent.runtime.debugger import Breakpoint, BreakpointKind
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
-from recode_tui.console.widgets import expansion_editor
+from recode_tui.console.widgets import answer_editor
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
 from .helpers import command, notifications, started, type_text, wait_for
@@ -210,7 +210,7 @@ async def test_a_hit_does_not_move_the_breakpoint_cursor_and_adding_gives_the_fo
 
 async def test_a_hit_leaves_the_breakpoint_cursor_on_the_row_the_person_chose() -> None:
     app = build_app("put-01", "demo", cursor_blink=False,
-                    breakpoints=[Breakpoint(BreakpointKind.EVERY_STUB), Breakpoint(BreakpointKind.DEPTH_AT_LEAST, "9")])
+                    breakpoints=[Breakpoint(BreakpointKind.EVERY_LLM_CALL), Breakpoint(BreakpointKind.DEPTH_AT_LEAST, "9")])
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await pilot.press("B")
@@ -240,7 +240,7 @@ async def test_the_editor_indents_after_a_colon_and_ctrl_a_selects_all() -> None
 
 
 async def test_notes_from_the_parser_show_in_the_check_line() -> None:
-    check = expansion_editor.check_expansion('<execute>\nrun("look")\n</execute>\nmore')
+    check = answer_editor.check_typed_answer('<execute>\nrun("look")\n</execute>\nmore')
     assert check.ok
     assert check.message == "1 child node(s) · the text after </execute> was ignored: 'more'"
 

@@ -162,10 +162,10 @@ async def test_reexpand_with_scripted_and_local_server_then_continue(tmp_path: P
             assert app.screen is app.screen_stack[0]
             assert isinstance(app.debug_screen.engine.prompts, DraftPromptSet)
             assert "put_down" in app.debug_screen.engine.prompts.text(PUT)
-            assert isinstance(app.debug_screen.debugger.last_event, ev.ExpansionReceived)
+            assert isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered)
             root = app.debug_screen.engine.tree.root
             assert root.thought.startswith("The vase is on the dining table")
-            assert root.expansions[-1].source == "model" and len(root.children) == 4
+            assert root.llm_calls[-1].source == "model" and len(root.children) == 4
             await command(pilot, app, "c")
             assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
 
@@ -199,7 +199,7 @@ async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(tmp_p
         await wait_for(pilot, lambda: app.screen is app.screen_stack[0], what="back to the console")
         await pilot.pause()
         assert not isinstance(app.debug_screen.engine.prompts, DraftPromptSet)  # nothing applied
-        assert app.debug_screen.engine.tree.root.expansions[-1].answer == SCRIPTED
+        assert app.debug_screen.engine.tree.root.llm_calls[-1].answer == SCRIPTED
 
 
 async def test_save_writes_a_prompt_set_and_never_the_bundled_one(tmp_path: Path, monkeypatch) -> None:
@@ -252,7 +252,7 @@ async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_cont
         assert isinstance(app.debug_screen.engine.prompts, DraftPromptSet) and "put_down" in app.debug_screen.engine.prompts.text(PUT)
         await command(pilot, app, "c")
         assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
-        assert app.debug_screen.engine.tree.root.expansions[-1].answer == DIRECT
+        assert app.debug_screen.engine.tree.root.llm_calls[-1].answer == DIRECT
         fork_answers = [r["answer"] for r in read_journal(fork).records if r["type"] == "answer"]
         old_answers = [r["answer"] for r in read_journal(old).records if r["type"] == "answer"]
         assert fork_answers == [DIRECT] and old_answers == [SCRIPTED]  # both branches survive

@@ -11,7 +11,7 @@ import pytest
 
 from envs import make_env
 from envs.protocols import admissible_commands_of, translate_of
-from envs.remote import RemoteCommandsEnv, RemoteEnv
+from recode_tui.setup.env_workers import RemoteCommandsEnv, RemoteEnv
 from recode_tui.setup.env_host import EnvHost
 from recode_tui.setup.usage import UsageError
 

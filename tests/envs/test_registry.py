@@ -10,7 +10,8 @@ from agent.sessions.journal import file_hash
 from envs import registry
 from envs.alfworld.catalog import resolve_game
 from envs.base import EnvError, Reset
-from envs.registry import Episode
+from envs.base import Episode
+from envs.provider import EnvProvider
 
 
 def test_alfworld_is_registered_and_lists_its_bundled_episodes() -> None:
@@ -87,7 +88,7 @@ class _CounterEnv:
         pass
 
 
-class _CounterProvider:
+class _CounterProvider(EnvProvider):
     name = "counter"
     task_types = ("count",)
     default_max_steps = 5

@@ -16,7 +16,7 @@ from agent.llm.openai_client import OpenAILLM
 from agent.llm.profiles import PriceTable, Profile
 from agent.runtime import runners
 from envs import registry
-from envs.remote import EnvPool
+from recode_tui.setup.env_workers import EnvPool
 from mockllm import ScriptedLLM
 from mockllm.openai_server import OpenAICompatibleServer
 from mockllm.scripted import ScriptEntry

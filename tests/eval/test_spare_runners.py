@@ -13,7 +13,7 @@ import pytest
 from agent.eval.batch import EvalPlan, EvalReport, Evaluation, GameSpec
 from agent.runtime import runners
 from envs.alfworld.catalog import list_games
-from envs.remote import EnvPool
+from recode_tui.setup.env_workers import EnvPool
 from mockllm.scripted import ScriptedLLM, load_script
 
 from .helpers import chosen_script

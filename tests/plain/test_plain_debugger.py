@@ -96,7 +96,7 @@ async def test_a_crash_while_the_run_takes_the_answer_keeps_the_typed_text_and_r
         front = new_front(tmp_path, pipe)
 
         def broken(event: ev.Event) -> None:  # a bug in what watches the run, before the journal keeps the answer
-            if isinstance(event, ev.ExpansionReceived):
+            if isinstance(event, ev.LLMAnswered):
                 raise RuntimeError("the watcher broke")
 
         front.engine.observers.insert(0, broken)

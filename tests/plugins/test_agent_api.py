@@ -66,7 +66,7 @@ class OneShotPlanner(Stepper):
 
 
 def planner(answer: str, game: str = "toy:vase-1") -> OneShotPlanner:
-    from agent.runtime.runners import RunnerSettings
+    from agent.sandbox.settings import RunnerSettings
     from envs import make_env
 
     llm = ScriptedLLM([ScriptEntry(answer, purpose="plan")])

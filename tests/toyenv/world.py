@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from envs.base import EnvError, Reset
-from envs.registry import Episode
+from envs.base import Episode
+from envs.provider import EnvProvider
 
 NAME = "toy"
 TASK_TYPES = ("put", "take")
@@ -151,8 +152,8 @@ class ToyEnv:
         pass
 
 
-class ToyProvider:
-    """The toy world behind the environment seam (`envs.registry.EnvProvider`)."""
+class ToyProvider(EnvProvider):
+    """The toy world behind the environment seam: the required part of `EnvProvider`, and gold paths."""
 
     name = NAME
     task_types = TASK_TYPES

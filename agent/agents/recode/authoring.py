@@ -148,7 +148,7 @@ async def play_examples(
     """
     from agent.agents.recode.engine import Engine
     from agent.runtime.events import ActionSent
-    from agent.runtime.runners import RunnerSettings
+    from agent.sandbox.settings import RunnerSettings
     from envs import make_env
     from envs.base import EnvError
 

@@ -22,7 +22,7 @@ from agent.runtime.code import safe_parse
 from agent.runtime.cut import through_last
 from agent.runtime.events import (
     Event,
-    ExpansionReceived,
+    LLMAnswered,
     NodeCompleted,
     NodeError,
     NodeSkipped,
@@ -45,7 +45,7 @@ ROOT_CODE = "solve(instruction, observation)"
 class Engine(Stepper):
     """ReCode: one run over one environment episode, planning by recursive code generation.
 
-    The runner is required: user paths build it with `agent.runtime.runners`; there is
+    The runner is required: user paths build it with `agent.sandbox.settings`; there is
     no in-process default an omission could fall back to. The code check goes
     with the runner (the sandbox's static checks) unless one is given.
     """
@@ -147,7 +147,7 @@ class Engine(Stepper):
             node.error = f"episode ended during this node: step limit ({self.env.max_steps}) reached"
             yield NodeError(node.id, code=node.code, error=node.error, output=outcome.output)
         elif outcome.status == "stub":
-            node.status = NodeStatus.STUB
+            node.status = NodeStatus.AWAITING_LLM
             yield StubFound(node.id, name=outcome.stub_name, code=node.code, depth=node.depth)
             if node.depth >= self.limits.max_depth:
                 self.finished_reason = (
@@ -187,7 +187,7 @@ class Engine(Stepper):
             children = self.tree.add_children(node, blocks)
             for child in children:
                 child.repairs = node.repairs + (purpose == "repair")
-            yield ExpansionReceived(
+            yield LLMAnswered(
                 node.id,
                 raw=completion.text,
                 thought=thought,

@@ -4,7 +4,7 @@ The engine asks `engine.llm` afresh at every call, so switching is just
 assigning it while the run is paused. This non-visual widget owns that:
 switching to another spec, typing one answer as the human and then handing
 back, wrapping models in `ReviewLLM` in review mode, and showing a review
-proposal in the expansion editor. The engine and the LLMs know nothing of it.
+proposal in the answer editor. The engine and the LLMs know nothing of it.
 It lives on the `DebugScreen` of its run and acts on that run; where the run
 stands it says with a `RunStateChanged` message, which the screen applies, and
 what the editor and the review bar show with the screen's requests (run/requests.py).

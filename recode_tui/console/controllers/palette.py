@@ -29,7 +29,7 @@ TITLES = {
     "run.interrupt": "Interrupt the running node",
     "breakpoint.toggle": "Toggle a breakpoint on the selected node",
     "expansion.submit": "Submit the expansion",
-    "view.editor": "View: expansion editor",
+    "view.editor": "View: answer editor",
     "view.prompt": "View: prompt",
     "view.breakpoints": "View: breakpoints",
     "view.follow": "View: jump to the current node",

@@ -16,7 +16,7 @@ from recode_tui.console.run.hosts import RunScreen
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.env_log import EnvLog
-from recode_tui.console.widgets.expansion_editor import ExpansionEditor
+from recode_tui.console.widgets.answer_editor import AnswerEditor
 from recode_tui.console.widgets.observation_view import ObservationView
 from recode_tui.console.widgets.variables import VariablesPane
 
@@ -45,7 +45,7 @@ class PaneView:
             return
         screen.query_one(TabbedContent).active = tab
         if tab == "tab-expand":
-            for editor in screen.query(ExpansionEditor):
+            for editor in screen.query(AnswerEditor):
                 if editor.is_open:
                     editor.editor.focus()
         elif tab == "tab-breakpoints":

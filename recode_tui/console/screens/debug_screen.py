@@ -50,7 +50,7 @@ from recode_tui.console.widgets.breakpoints import BreakpointsPane
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.driver import EngineDriver
 from recode_tui.console.widgets.env_log import EnvLog
-from recode_tui.console.widgets.expansion_editor import ExpansionEditor
+from recode_tui.console.widgets.answer_editor import AnswerEditor
 from recode_tui.console.widgets.key_line import KeyLine
 from recode_tui.console.widgets.node_detail import NodeDetail
 from recode_tui.console.widgets.observation_view import ObservationView
@@ -126,7 +126,7 @@ class DebugScreen(PaneRoutes):
             with TabPane("O Observation", id="tab-observation"):
                 yield ObservationView(id="observation")
             with TabPane("e Expansion", id="tab-expand"):
-                yield ExpansionEditor(self.drafts, id="expansion")
+                yield AnswerEditor(self.drafts, id="answer")
                 yield ReviewBar(id="review-bar")
             # Hidden at first: mounted just after the first paint.
             with TabPane("r Prompt", id="tab-prompt"):
@@ -301,7 +301,7 @@ class DebugScreen(PaneRoutes):
         # it may still wait on the text area's own queue. Submit from that queue, after them.
         self.editor.editor.call_later(self.editor.submit)
 
-    def on_expansion_editor_submitted(self, message: ExpansionEditor.Submitted) -> None:
+    def on_answer_editor_submitted(self, message: AnswerEditor.Submitted) -> None:
         self.run_events.submitted_node = message.node_id
         if self.llm_control.take_submission(message.text):  # a reviewed proposal
             return

@@ -45,7 +45,7 @@ from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.env_log import EnvLog
-from recode_tui.console.widgets.expansion_editor import ExpansionEditor
+from recode_tui.console.widgets.answer_editor import AnswerEditor
 from recode_tui.console.widgets.node_detail import NodeDetail
 from recode_tui.console.widgets.observation_view import ObservationView
 from recode_tui.console.widgets.prompt_view import PromptView
@@ -67,8 +67,8 @@ class PaneRoutes(RunScreen):
         return self.query_one(CodeTreeView)
 
     @property
-    def editor(self) -> ExpansionEditor:
-        return self.query_one(ExpansionEditor)
+    def editor(self) -> AnswerEditor:
+        return self.query_one(AnswerEditor)
 
     @property
     def env_log(self) -> EnvLog:

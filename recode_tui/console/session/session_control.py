@@ -16,7 +16,7 @@ from typing import Awaitable, Callable
 
 from agent.llm import LLM
 from agent.runtime import events as ev
-from agent.runtime.debug_settings import DebugSettings
+from agent.sessions.debug_settings import DebugSettings
 from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
 from agent.runtime.tree import Node
@@ -184,12 +184,12 @@ class SessionControl:
 
     def save_draft(self) -> None:
         """Write the expansion being typed to draft.json if it changed (in a thread)."""
-        from recode_tui.console.widgets.expansion_editor import ExpansionEditor
+        from recode_tui.console.widgets.answer_editor import AnswerEditor
 
         app, session = self.app, self.session
         if app is None or session is None or self.busy:
             return
-        editor = next(iter(self._run_screen().query(ExpansionEditor)), None)
+        editor = next(iter(self._run_screen().query(AnswerEditor)), None)
         node_id = editor.node_id if editor is not None else None
         text = app.debug_screen.drafts.get(node_id) if node_id else None
         if node_id is not None and text is not None:
@@ -265,7 +265,7 @@ class SessionControl:
         if source is not None:
             try:
                 journal = read_journal(source, lenient=True)
-                recorded, episode = journal.llm_setup, str(journal.header.get("game") or "") or None
+                recorded, episode = journal.llm_setup, journal.header.game or None
             except JournalError:
                 recorded = None
         own = (self.llm_spec, profiles_in_use(self.llm_spec, self.profiles))

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from agent.runtime.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
+from agent.sessions.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
 from agent.runtime.debugger import Breakpoint
 from agent.sessions.journal import write_draft
 from agent.sessions.session import Session

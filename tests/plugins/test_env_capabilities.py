@@ -1,5 +1,5 @@
-"""The optional capabilities of envs/protocols.py, offered by a plug-in provider, reach the front ends;
-a provider without them gets the documented defaults."""
+"""The optional capabilities of `envs.provider.EnvProvider`, offered by a plug-in provider, reach the
+front ends; a provider without them gets the documented defaults."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import pytest
 
 from agent.sessions.journal import read_journal
 from envs import protocols, registry
+from envs.base import EnvError, Episode
+from envs.provider import Capability, EnvProvider
 from recode_tui.commands.cli import main
 from tests import toyenv
 from tests.toyenv.world import ToyProvider
@@ -42,13 +44,61 @@ def rich(toy_env):
     registry.unregister("rich-toy")
 
 
-def test_each_capability_is_a_declared_protocol(rich):
+def test_a_provider_offers_what_it_overrides(rich):
     rich_toy, plain = registry.provider("rich-toy"), registry.provider("toy")
-    for capability in (protocols.Overview, protocols.HeaderFields, protocols.StepLimits, protocols.Topics,
-                       protocols.EpisodeLookup, protocols.GoldActions):
-        assert isinstance(rich_toy, capability)
-    assert not isinstance(plain, protocols.Overview) and not isinstance(plain, protocols.StepLimits)
-    assert isinstance(plain, protocols.GoldActions)
+    assert rich_toy.capabilities() == [Capability.EPISODE_LOOKUP, Capability.STEP_LIMIT, Capability.GOLD_ACTIONS,
+                                       Capability.HEADER_FIELDS, Capability.TOPICS, Capability.OVERVIEW]
+    assert plain.capabilities() == [Capability.EPISODE_LOOKUP, Capability.GOLD_ACTIONS]
+
+
+class Minimal(EnvProvider):
+    """Only what every environment must have."""
+
+    name = "minimal"
+    task_types = ("count",)
+    default_max_steps = 9
+    prompt_folder = "minimal"
+
+    def episodes(self, split=None, task_types=None):
+        return [Episode(self.name, "m-1", "count", "count to three")]
+
+    def make_env(self, episode, max_steps=None):
+        raise EnvError("not played here")
+
+    def fingerprint(self, episode):
+        return "minimal-v1"
+
+    def label(self, episode):
+        return episode
+
+
+def test_a_provider_with_only_the_required_part_gets_every_default():
+    registry.register("minimal", Minimal)
+    try:
+        source = registry.provider("minimal")
+        assert source.capabilities() == []
+        assert registry.episode("minimal:m-1").task == "count to three"  # found in its episodes
+        with pytest.raises(EnvError, match="games list --env minimal"):
+            registry.episode("minimal:m-9")
+        assert registry.step_limit("minimal:m-1", None, None) == 9 and registry.step_limit("minimal:m-1", 50, None) == 50
+        assert registry.gold_actions("minimal:m-1") is None
+        assert registry.header_fields("minimal:m-1") == {"game": "minimal:m-1", "env": "minimal", "episode": "m-1",
+                                                          "fingerprint": "minimal-v1"}
+        assert registry.env_settings("minimal") == {}
+        assert (source.topic_of("count"), source.overview(), source.preset_split("paper"), source.gold_cannot_win(),
+                source.preset_warnings("paper"), source.paper_env) == (None, None, None, None, [], None)
+        source.warm()
+    finally:
+        registry.unregister("minimal")
+
+
+def test_a_factory_that_makes_no_provider_is_one_line():
+    registry.register("loose", object)
+    try:
+        with pytest.raises(EnvError, match="not an EnvProvider; subclass envs.provider.EnvProvider"):
+            registry.provider("loose")
+    finally:
+        registry.unregister("loose")
 
 
 def test_games_list_shows_a_providers_overview_and_lists_episodes_without_one(rich, capsys):
@@ -64,7 +114,7 @@ def test_a_run_keeps_the_providers_header_fields_and_its_per_episode_step_limit(
                  "--llm", f"scripted:{COIN}", "--sessions", str(sessions)]) == 0
     [folder] = sessions.iterdir()
     header = read_journal(folder).header
-    assert header["room_count"] == str(len("take a coin.")) and header["env"] == "rich-toy"
+    assert header.extra["room_count"] == str(len("take a coin.")) and header.env == "rich-toy"
     assert registry.step_limit("rich-toy:coin-1", 50, None) == 7  # the episode's own limit over the preset's
     assert registry.step_limit("toy:coin-1", None, None) == 30  # no own limit, no preset's: default_max_steps
     assert registry.step_limit("toy:coin-1", 50, 3) == 3  # --max-steps always wins

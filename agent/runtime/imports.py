@@ -6,7 +6,8 @@ them. Names whose value is an allowed module, or a name of one
 attribute)`: plain data that a fresh worker (or the in-process runner) turns
 back into the object, so they also survive a worker restart.
 
-Pure standard library: used by the worker and by the in-process runner.
+Pure standard library: used by the sandbox worker and by the in-process runner alike, so it lives
+with the runtime both build on.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """An environment whose real engine lives in a worker process.
 
 `RemoteEnv` implements the Env protocol by sending each call to a worker
-process (`python -m envs.remote`) over its stdin/stdout, one JSON line per
+process (`python -m recode_tui.setup.env_workers`) over its stdin/stdout, one JSON line per
 request and reply. ALFWorld's reset and step are CPU-bound Python, so one
 process per concurrent episode is what lets C episodes really run in parallel.
 
@@ -35,10 +35,11 @@ from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable, Sequence
 
 from envs.base import EnvError, Reset
-from envs.protocols import (Warm, admissible_commands_of, end_reason_of, failure_of, score_of,
+from envs.protocols import (admissible_commands_of, end_reason_of, failure_of, score_of,
                             translate_of)
 
 DEFAULT_FACTORY = "envs:make_env"  # "module:function", called as function(game, max_steps)
+WORKER_MODULE = "recode_tui.setup.env_workers"  # what a worker process runs (this module)
 
 
 class WorkerDied(EnvError):
@@ -59,8 +60,8 @@ class EnvWorker:
         if extra_path:
             env["PYTHONPATH"] = os.pathsep.join([*extra_path, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         # warm: start the environment's engine before the first episode (True: the default environment's)
-        args = [sys.executable, "-m", "envs.remote", factory] + ([f"--warm={warm}" if isinstance(warm, str) else "--warm"]
-                                                                 if warm else []) + (["--behind"] if warm_behind else [])
+        warm_flags = ([f"--warm={warm}" if isinstance(warm, str) else "--warm"] if warm else [])
+        args = [sys.executable, "-m", WORKER_MODULE, factory, *warm_flags, *(["--behind"] if warm_behind else [])]
         self.process = subprocess.Popen(
             args,
             stdin=subprocess.PIPE,
@@ -390,9 +391,7 @@ def _warm(warm: bool | str, nice: int) -> None:
         from envs import registry
 
         name = warm if isinstance(warm, str) else registry.default_env()
-        source = registry.provider(name)
-        if isinstance(source, Warm):
-            source.warm()
+        registry.provider(name).warm()
     except Exception:  # noqa: BLE001 - a missing engine is reported by the first reset
         pass
 

@@ -12,12 +12,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from agent import agents
 from agent.runtime.limits import Limits
 
 # The paper's prompt set: the sibling of agent.runtime.prompts.DEFAULT_PROMPTS, named by its path here so
 # that listing the presets (`recode-tui --help`) imports no prompt machinery; tests/test_presets.py checks
 # the two paths agree.
-PAPER_PROMPTS = Path(__file__).parent.parent / "agents" / "recode" / "prompts" / "paper"
+PAPER_PROMPTS = Path(__file__).parent / "recode" / "prompts" / "paper"
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,6 @@ def resolve(
     agent_options: list[str] | None = None,
 ) -> RunSettings:
     """The preset's settings with every value the user gave explicitly put over them."""
-    from agent import agents
-
     base = preset(name or "default")
     agent = agent or agents.DEFAULT_AGENT
     agents.agent_class(agent)  # an unknown name is refused here, in one line

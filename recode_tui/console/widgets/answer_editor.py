@@ -1,4 +1,4 @@
-"""The expansion editor: the person answers an LLM call of any agent, validated as they type.
+"""The answer editor: the person answers an LLM call of any agent, validated as they type.
 
 The live check is the agent's own rule: `engine.judge(text, purpose,
 role, typed=True, known=...)` (ReCode's judges by `judge_answer`, ReAct's
@@ -50,7 +50,7 @@ class Check:
     line: int | None = None  # the editor line of the problem, when known
 
 
-def check_expansion(
+def check_typed_answer(
     text: str, known: frozenset[str] | set[str] = frozenset(), code_check: CodeCheck | None = None,
     trusted: bool = False,
 ) -> Check:
@@ -195,7 +195,7 @@ def draft_cursor(text: str) -> tuple[int, int]:
     return row, len(lines[row])
 
 
-class ExpansionEditor(Vertical):
+class AnswerEditor(Vertical):
     """Header, the code editor, the live check and a Submit button."""
 
     BINDINGS = [
@@ -330,7 +330,7 @@ class ExpansionEditor(Vertical):
         """The engine's verdict on `text` for the open call (`engine.judge`), with the run's sandbox check."""
         engine = self._engine()
         if engine is None:
-            return check_expansion(text, self.known, self.code_check, self.trusted)
+            return check_typed_answer(text, self.known, self.code_check, self.trusted)
         return engine_check(engine, text, self.purpose, self.role, self.known)
 
     def _judging(self, text: str) -> tuple[object, ...]:

@@ -21,7 +21,10 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
+from agent.sandbox.runner import SandboxRunner
+
 DEFAULT_NODE_TIMEOUT = 5.0
+
 
 @dataclass(frozen=True)
 class RunnerSettings:
@@ -38,10 +41,8 @@ class RunnerSettings:
         if not self.node_timeout > 0:
             raise ValueError("--node-timeout must be more than 0 seconds")
 
-    def make_runner(self) -> Any:
+    def make_runner(self) -> SandboxRunner:
         """A fresh sandboxed runner (its worker starts at the first node)."""
-        from agent.sandbox import SandboxRunner
-
         return SandboxRunner(trusted=self.trusted, node_timeout=self.node_timeout, seed=self.seed)
 
     def header_fields(self) -> dict[str, Any]:
@@ -52,32 +53,11 @@ class RunnerSettings:
         return fields
 
     @classmethod
-    def of_runner(cls, runner: Any) -> "RunnerSettings | None":
+    def of_runner(cls, runner: object) -> "RunnerSettings | None":
         """The settings a runner was built with; None for a runner not built here (tests' ThreadRunner)."""
-        if type(runner).__name__ != "SandboxRunner":
+        if not isinstance(runner, SandboxRunner):
             return None
-        return cls(trusted=bool(runner.trusted), node_timeout=float(runner.node_timeout), seed=int(runner.seed))
-
-    @classmethod
-    def for_resume(cls, header: dict[str, Any], trusted: bool = False) -> tuple["RunnerSettings", str]:
-        """The settings to replay a recorded session with, and a note when they differ from the recording.
-
-        The node time limit and the seed come from the header; trust only from the caller.
-        """
-        try:
-            timeout = float(header.get("node_timeout", DEFAULT_NODE_TIMEOUT))
-        except (TypeError, ValueError):
-            timeout = DEFAULT_NODE_TIMEOUT
-        seed = header.get("sandbox_seed")  # older journals: none (their workers' numbers were never repeatable)
-        settings = cls(trusted=trusted, node_timeout=timeout if timeout > 0 else DEFAULT_NODE_TIMEOUT,
-                       seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None)
-        recorded_unchecked = header.get("runner") == "ThreadRunner" or bool(header.get("trusted", False))
-        note = ""
-        if recorded_unchecked and not trusted:
-            how = "in-process without checks" if header.get("runner") == "ThreadRunner" else "with --trusted"
-            note = (f"this session was recorded {how}; it replays in the sandbox with the checks "
-                    "(pass --trusted to run its code without them)")
-        return settings, note
+        return cls(trusted=runner.trusted, node_timeout=runner.node_timeout, seed=runner.seed)
 
 
 class SpareRunners:
@@ -91,10 +71,10 @@ class SpareRunners:
     def __init__(self, settings: RunnerSettings, size: int = 1) -> None:
         self.settings = settings
         self.size = max(1, size)
-        self._spares: list[Any] = []
+        self._spares: list[SandboxRunner] = []
         self._starting: set[asyncio.Task[None]] = set()
 
-    def take(self) -> Any:
+    def take(self) -> SandboxRunner:
         """A runner for an episode about to start (a spare if one is ready to hand), and a new spare behind it."""
         runner = self._spares.pop(0) if self._spares else self.settings.make_runner()
         while len(self._spares) < self.size:
@@ -106,7 +86,7 @@ class SpareRunners:
         return runner
 
     @staticmethod
-    async def _start(runner: Any) -> None:
+    async def _start(runner: SandboxRunner) -> None:
         try:
             await runner.ensure_started()
         except Exception:  # noqa: BLE001 - a worker that cannot start is reported by its episode's first node
