@@ -144,6 +144,7 @@ class ConsoleApp(App[None]):
         profiles: str | None = None,
         game: str | None = None,
     ) -> RunScreen:
+        """`RecodeApp`'s: showing a run makes a `DebugScreen`, which this module cannot import."""
         raise NotImplementedError
 
 
