@@ -148,6 +148,9 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
             t = time.perf_counter()
             await super().on_engine_driver_stopped(message)
             handler_time.append(time.perf_counter() - t)
+
+        def on_stop_shown(self, message):  # every pane has been handed the stop
+            super().on_stop_shown(message)
             stop_reason[:] = [self.reason]
             self.call_after_refresh(frame_painted)  # public API: runs once the screen has been repainted
 

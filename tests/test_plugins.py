@@ -168,9 +168,9 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
     again = build_app("toy:coin-1", f"scripted:{COIN}", agent="one-action", cursor_blink=False,
                       sessions_dir=tmp_path / "sessions", resume=folder)
     async with again.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: "episode won" in again.reason, what="the replay's end")
-        assert isinstance(again.engine, OneActionAgent) and again.engine is not app.debug_screen.engine
-        assert [(n.code, n.status) for n in again.engine.tree.root.children] == [
+        await wait_for(pilot, lambda: "episode won" in again.debug_screen.reason, what="the replay's end")
+        assert isinstance(again.debug_screen.engine, OneActionAgent) and again.debug_screen.engine is not app.debug_screen.engine
+        assert [(n.code, n.status) for n in again.debug_screen.engine.tree.root.children] == [
             ("turn 1", NodeStatus.COMPLETED), ("turn 2", NodeStatus.COMPLETED)]
 
 

@@ -194,6 +194,8 @@ class RecodeApp(CrashReport, ConsoleApp):
 
     # -- one run at a time --------------------------------------------------------------------
 
+    _run_screen: DebugScreen
+
     @property
     def debug_screen(self) -> DebugScreen:
         """The screen of the run on show (under a replay cover: the run being replaced)."""
@@ -247,10 +249,6 @@ class RecodeApp(CrashReport, ConsoleApp):
         """The app is closing (q during a replay): the screens are its to close, not a replay's to change."""
         if not self.is_running:
             raise asyncio.CancelledError("the console is closing")
-
-    def set_watches(self, expressions: Iterable[str]) -> None:
-        """The watch list outlives a run: the next run's variables pane starts from it."""
-        self.watch_expressions[:] = expressions
 
     # -- quitting an unfinished run -----------------------------------------------------------
 

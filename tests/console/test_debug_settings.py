@@ -55,11 +55,11 @@ async def test_a_resumed_session_brings_back_its_breakpoints_and_watches(tmp_pat
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert set_up(again) == expected
-        watches = again.variables.watches
+        watches = again.debug_screen.variables.watches
         assert watches.display and watches.expressions == ["instruction.split()[1]"]
         await wait_for(pilot, lambda: watches.values.get("instruction.split()[1]", ("",))[0] == "str", what="the watch")
         assert watches.values["instruction.split()[1]"][1] == "a"
-        assert [bp.number for bp in again.debugger.breakpoints] == [1, 2]
+        assert [bp.number for bp in again.debug_screen.debugger.breakpoints] == [1, 2]
 
 
 async def test_watches_and_breakpoints_survive_a_rewind_and_go_with_the_branch(tmp_path: Path) -> None:

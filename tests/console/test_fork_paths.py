@@ -76,9 +76,9 @@ async def test_fork_as_the_person_journals_the_stub_and_prompt_and_a_draft_survi
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
-        assert again.debugger.awaiting_human and again.debugger.last_event.node_id == "n2"
-        assert 'run("go to sidetable 1")' in again.editor.editor.text
-        assert 'obj = "the vase"' in again.engine.tree.nodes["n1"].llm_calls[-1].answer
+        assert again.debug_screen.debugger.awaiting_human and again.debug_screen.debugger.last_event.node_id == "n2"
+        assert 'run("go to sidetable 1")' in again.debug_screen.editor.editor.text
+        assert 'obj = "the vase"' in again.debug_screen.engine.tree.nodes["n1"].llm_calls[-1].answer
 
 
 async def test_a_draft_typed_on_the_forked_stub_survives_a_resume(tmp_path: Path) -> None:
@@ -94,8 +94,8 @@ async def test_a_draft_typed_on_the_forked_stub_survives_a_resume(tmp_path: Path
     again = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path, resume=fork)
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
-        assert again.debugger.awaiting_human and again.debugger.last_event.node_id == "n1"
-        assert 'run("look")' in again.editor.editor.text
+        assert again.debug_screen.debugger.awaiting_human and again.debug_screen.debugger.last_event.node_id == "n1"
+        assert 'run("look")' in again.debug_screen.editor.editor.text
 
 
 async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_resumes(tmp_path: Path) -> None:
@@ -122,8 +122,8 @@ async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_res
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
-        assert again.engine.finished is not None and again.engine.finished.success
-        assert again.engine.tree.root.llm_calls[-1].answer == DIRECT
+        assert again.debug_screen.engine.finished is not None and again.debug_screen.engine.finished.success
+        assert again.debug_screen.engine.tree.root.llm_calls[-1].answer == DIRECT
 
 
 async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_and_resumes(tmp_path: Path) -> None:
@@ -156,4 +156,4 @@ async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_a
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
-        assert again.engine.finished is not None and again.engine.finished.success
+        assert again.debug_screen.engine.finished is not None and again.debug_screen.engine.finished.success

@@ -106,10 +106,10 @@ async def test_a_forbidden_call_is_refused_in_the_editor_before_submit_and_a_tru
     trusted = build_app("put-01", "human", cursor_blink=False, breakpoints=[], trusted=True)
     async with trusted.run_test(size=SIZE) as pilot:
         await started(pilot, trusted)
-        assert trusted.engine.runner.trusted
+        assert trusted.debug_screen.engine.runner.trusted
         assert "TRUSTED" in trusted.query_one("#status").text
         await command(pilot, trusted, "c")
-        assert trusted.editor.check(READ_SECRETS).ok  # a trusted run takes it: the check follows the runner
+        assert trusted.debug_screen.editor.check(READ_SECRETS).ok  # a trusted run takes it: the check follows the runner
 
 
 def test_the_tui_command_passes_sandbox_and_model_options(monkeypatch) -> None:

@@ -6,7 +6,8 @@ switching to another spec, typing one answer as the human and then handing
 back, wrapping models in `ReviewLLM` in review mode, and showing a review
 proposal in the answer editor. The engine and the LLMs know nothing of it.
 It lives on the `DebugScreen` of its run and acts on that run; where the run
-stands it says with a `RunStateChanged` message, which the screen applies.
+stands it says with a `RunStateChanged` message, which the screen applies, and
+what the editor and the review bar show with the screen's requests (run/requests.py).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from agent.runtime.tree import NodeStatus
 from mockllm.human import HumanLLM
 from mockllm.review import Proposal, ReviewLLM
 from recode_tui.console.run.hosts import RunScreen
+from recode_tui.console.run.requests import CloseEditor, EditExpansion, FocusEditor, LoadSkeleton, ShowEditor, ShowReview
 from recode_tui.console.run.run_state import RunState, RunStateChanged
 
 FAILURE_HINT = "c retry · L switch LLM · t type the answer"
@@ -202,14 +204,14 @@ class LLMControl(Widget):
         model = self.review.model.name if self.review else "the model"
         again = f", round {proposal.round}" if proposal.round > 1 else ""
         role = request.role if request is not None and request.node_id == node.id else ""
-        run.editor.open(node.id, node.code, known, attempt=attempt, purpose=purpose,
-                        note=f"proposed by {model}{again}: review it", role=role)
-        run.review_bar.show_proposal(model, proposal.round)
+        run.post_message(EditExpansion(node.id, node.code, known, attempt, purpose,
+                                       f"proposed by {model}{again}: review it", role))
+        run.post_message(ShowReview("proposal", model, proposal.round))
         self._enter(RunState.REVIEWING, "human", f"review the proposal for {node.id}: ⌃S accept · e edit it first · "
                     "⌃G regenerate · ⌃O reject and type your own")
         # It arrives whenever the model answers: the focus stays put, so command keys
         # typed meanwhile never land in the proposed code; `e` moves it.
-        run.show_editor()
+        run.post_message(ShowEditor())
 
     def take_submission(self, text: str) -> bool:
         """Apply the editor's text as the reviewed answer; False when no review is open."""
@@ -217,8 +219,8 @@ class LLMControl(Widget):
         if review is None or not review.waiting:
             return False
         self.reviewing = None
-        self.run.review_bar.hide()
-        self.run.editor.close("Applied; the run goes on…")
+        self.run.post_message(ShowReview("hidden"))
+        self.run.post_message(CloseEditor("Applied; the run goes on…"))
         self._enter(RunState.RUNNING)
         review.accept(text)
         return True
@@ -228,8 +230,8 @@ class LLMControl(Widget):
         if review is None or not review.waiting:
             return False
         self.reviewing = None
-        self.run.review_bar.hide()
-        self.run.editor.close(f"Asking {review.model.name} again…")
+        self.run.post_message(ShowReview("hidden"))
+        self.run.post_message(CloseEditor(f"Asking {review.model.name} again…"))
         self._enter(RunState.RUNNING, "info", "regenerating…")
         self.asked_again_at = time.monotonic()
         review.regenerate()
@@ -241,9 +243,9 @@ class LLMControl(Widget):
         if review is None or not review.waiting or review.rejected:
             return False
         review.reject()
-        editor = self.run.editor
-        editor.load_skeleton()  # the agent's answer format
-        self.run.review_bar.show_rejected()
-        self.run.say("human", "proposal rejected: type your own answer, ⌃S applies it")
-        self.run.focus_editor("Type your own answer", force=True)
+        run = self.run
+        run.post_message(LoadSkeleton())  # the agent's answer format
+        run.post_message(ShowReview("rejected"))
+        run.say("human", "proposal rejected: type your own answer, ⌃S applies it")
+        run.post_message(FocusEditor("Type your own answer", force=True))
         return True

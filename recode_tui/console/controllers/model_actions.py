@@ -2,18 +2,21 @@
 review a proposal, interrupt a running node.
 
 `ModelKeys` is a controller the debug screen holds. What it changes is the LLM
-control's (`engine.llm`, the review) and the runner's; it is given both the run's
-screen (as `hosts.RunScreen`) and its `LLMControl`, and sets where the run stands
-through the screen's `enter_state`. Every binding has an id for user keymaps.
+control's (`engine.llm`, the review) and the runner's; it is given the run's
+screen (as `hosts.RunScreen`), its `LLMControl` and its `RunEvents` (which opens
+the editor on an awaited answer), and asks the screen for the rest with the
+requests of run/requests.py. Every binding has an id for user keymaps.
 """
 
 from __future__ import annotations
 
 from textual.binding import Binding
 
+from recode_tui.console.controllers.run_events import RunEvents
 from recode_tui.console.run.hosts import Interruptible, RunScreen
+from recode_tui.console.run.requests import CloseEditor, FocusEditor, StatusChanged, SubmitEditor
 from recode_tui.console.controllers.llm_control import LLMControl, is_human, llm_choices
-from recode_tui.console.run.run_state import RunState
+from recode_tui.console.run.run_state import RunState, RunStateChanged
 from recode_tui.console.widgets.review_panel import ReviewBar
 
 MODEL_BINDINGS = [
@@ -30,9 +33,10 @@ MODEL_BINDINGS = [
 class ModelKeys:
     """`L`, `t`, the review keys and `i` of one run."""
 
-    def __init__(self, run: RunScreen, control: LLMControl) -> None:
+    def __init__(self, run: RunScreen, control: LLMControl, run_events: RunEvents) -> None:
         self.run = run
         self.control = control
+        self.run_events = run_events
 
     # -- switching the LLM -------------------------------------------------------------
 
@@ -68,15 +72,16 @@ class ModelKeys:
         if debugger.awaiting_human:
             request = self.control.request_event()
             if request is not None:
-                await run.open_editor(request, "", force=True)
+                await self.run_events.open_editor(request, "", force=True)
                 after = self.control.restore_after
                 then = f"; then {after.name} answers again" if after is not None else ""
-                run.enter_state(RunState.AWAITING, "human",
-                                f"awaiting your answer for {request.node_id}: ctrl+s submits{then}")
+                # posted after the editor's request, so the state changes once the editor is open
+                run.post_message(RunStateChanged(RunState.AWAITING, "human",
+                                                 f"awaiting your answer for {request.node_id}: ctrl+s submits{then}"))
         else:
-            run.editor.close("No expansion is awaited: c asks the LLM.")
-            run.enter_state(RunState.PAUSED)
-        run.update_status()
+            run.post_message(CloseEditor("No expansion is awaited: c asks the LLM."))
+            run.post_message(RunStateChanged(RunState.PAUSED))
+        run.post_message(StatusChanged())
 
     def type_answer(self) -> None:
         run = self.run
@@ -85,7 +90,7 @@ class ModelKeys:
                        severity="warning")
             return
         if not self.control.type_once():
-            run.focus_editor("Type the answer", force=True)
+            run.post_message(FocusEditor("Type the answer", force=True))
             return
         run.call_later(self.after_switch)
 
@@ -100,7 +105,7 @@ class ModelKeys:
     def decided(self, message: ReviewBar.Decided) -> None:
         """A button of the review bar: accept submits the editor's text, the others are the keys'."""
         if message.verb == "accept":
-            self.run.editor.submit()
+            self.run.post_message(SubmitEditor())
         else:
             self.review(message.verb)
 

@@ -4,8 +4,10 @@ and the events a resume, rewind or fork replayed.
 `RunEvents` is a controller the debug screen holds; the screen's `EngineDriver`
 handlers hand it their messages. It owns the bookkeeping of the answers on their
 way (the open request's prompt, the answer submitted until the engine takes it,
-each node's last accepted answer for a repair) and the line a node is waiting on.
-It is given the run's screen as `hosts.RunScreen` and the run's `StopTools`.
+each node's last accepted answer for a repair) and the line a node is waiting on,
+and says what each stop shows by posting requests (run/requests.py) to the run's
+screen, which routes them to its panes. It is given the run's screen as
+`hosts.RunScreen` and the run's `StopTools`.
 """
 
 from __future__ import annotations
@@ -19,15 +21,22 @@ from agent.runtime.debugger import Stop, StopReason, describe_event
 from agent.runtime.event_text import finish_verdict
 from agent.runtime.tree import Node
 from recode_tui.console.run.hosts import HasChoices, RunScreen
-from recode_tui.console.controllers.llm_control import LLMControl
+from recode_tui.console.run.requests import (
+    CloseEditor,
+    EditExpansion,
+    RefreshAgentView,
+    ShowNode,
+    ShowPrompt,
+    ShowStop,
+    ShowVariables,
+    StopShown,
+)
 from recode_tui.console.run.run_state import RunState
 from recode_tui.console.controllers.stop_tools import StopTools
-from recode_tui.console.widgets.driver import EngineDriver
-from recode_tui.console.widgets.node_detail import NodeDetail
 
 
 class RunEvents:
-    """The engine's events and stops of one run, shown in its panes."""
+    """The engine's events and stops of one run, and what its panes are asked to show of them."""
 
     def __init__(self, run: RunScreen, stop_tools: StopTools) -> None:
         self.run = run
@@ -39,17 +48,9 @@ class RunEvents:
         self.accepted_answers: dict[str, str] = {}  # node id -> its last accepted answer, for a repair
         self.running_line: tuple[str, int] | None = None  # (node id, line) of the node's last run() call
 
-    @property
-    def llm_control(self) -> LLMControl:
-        return self.run.query_one(LLMControl)
-
-    def apply(self, events: Iterable[ev.Event]) -> None:
+    def note(self, events: Iterable[ev.Event]) -> None:
+        """The bookkeeping of a batch of events the panes are shown: the open request, the answers taken."""
         run = self.run
-        events = tuple(events)
-        run.tree_view.apply(events)
-        run.env_log.apply(events)
-        run.observation_view.apply(events)
-        run.variables.apply(events)
         for event in events:
             if isinstance(event, ev.ActionSent):
                 self.running_line = (event.node_id or "", event.line) if event.line else None
@@ -63,7 +64,7 @@ class RunEvents:
                     f"{len(event.prompt):,} chars"
                 )
                 self.pending_prompt = (title, event.prompt)
-                run.show_prompt(title, event.prompt)
+                run.post_message(ShowPrompt(title, event.prompt))
             elif isinstance(event, (ev.LLMAnswered, ev.RunFinished)):
                 self.pending_prompt = None
             if isinstance(event, ev.LLMAnswered) and self.submitted_node is not None:
@@ -73,18 +74,12 @@ class RunEvents:
                 self.submitted_node = None
             elif isinstance(event, ev.LLMRejected):
                 self.submitted_node = None  # refused: its text stays the node's draft, to be corrected
-        if run.run_state is RunState.RUNNING:
-            tree = run.tree_view
-            current = tree.item(tree.current_id or "")
-            if current is not None:
-                tree.call_after_refresh(tree.scroll_to_node, current, False)
-        run.update_status()
 
-    async def stopped(self, stop: Stop) -> None:
+    def stopped(self, stop: Stop) -> None:
+        """Where the run stands at `stop`, and why; the screen shows the rest (`after_stop`) once the
+        LLM control has had its word on the stop."""
         run = self.run
-        if not run.is_attached:  # the app is closing: the panes are going
-            return
-        run.show_model_clock()  # a stopped run has nobody answering: the clock goes now, not at its next tick
+        run.post_message(ShowStop())
         debugger = run.debugger
         if debugger.done:
             run.enter_state(RunState.DONE)
@@ -92,53 +87,48 @@ class RunEvents:
             run.enter_state(RunState.AWAITING)
         else:
             run.enter_state(RunState.PAUSED)
-        run.tree_view.follow()
-        selected = run.tree_view.cursor_node
-        if selected is not None:  # its status or output may have changed under the cursor
-            node = run.engine.tree.nodes.get(selected.data or "")
-            run.query_one(NodeDetail).show(node, self.line_of(node))
         self.stop_tools.after_stop(stop)
         # The task rarely fits the status line: the Observation tab below has it whole.
         short = "run started: the task is in the Observation tab (O)" if isinstance(stop.event, ev.RunStarted) else ""
         run.say(stop.reason.kind, stop.reason.text, short)
-        run.refresh_agent_view()
-        self.llm_control.after_stop(stop)
+        run.post_message(RefreshAgentView())
+
+    async def after_stop(self, stop: Stop) -> None:
+        """The namespace, the watches and the editor at `stop`; then the stop is counted as shown."""
+        run = self.run
+        debugger = run.debugger
         try:
             summaries = await run.engine.runner.variables()
         except Exception:  # noqa: BLE001 - the namespace may be mid-change in a thread
             summaries = None
         if not run.is_attached:  # this run was replaced (or the app closed) while we waited
             return
-        if summaries is not None:
-            run.variables.show(summaries)
-        self.show_env_choices()
+        run.post_message(ShowVariables(summaries, self.env_choices()))
         self.stop_tools.evaluate_watches()
         if debugger.awaiting_human and isinstance(stop.event, ev.LLMRequested):
             await self.open_editor(stop.event, stop.reason.text if "refused" in stop.reason.text else "")
         else:
-            message_text = "The run is over." if debugger.done else "No expansion is awaited."
-            run.editor.close(message_text)
-            if run.focused is run.editor.editor:
-                run.tree_view.focus()  # step keys work again at once
-        run.stops += 1
+            run.post_message(CloseEditor("The run is over." if debugger.done else "No expansion is awaited.",
+                                         refocus=True))
+        run.post_message(StopShown())
 
     def failed(self, error: str) -> None:
         run = self.run
         run.enter_state(RunState.DONE if run.debugger.done else RunState.PAUSED, "error", error)
         run.notify(error, title="Engine error", severity="error")
-        run.stops += 1
+        run.post_message(StopShown())
 
-    def show_env_choices(self) -> None:
+    def env_choices(self) -> list[str]:
         """The actions the environment accepts now, when it can say (`env.choices()`, e.g. WebShop's
         clickables): read at a stop, when no step is running."""
         env = self.run.engine.env
         try:
-            shown = list(env.choices()) if isinstance(env, HasChoices) else []
+            return list(env.choices()) if isinstance(env, HasChoices) else []
         except Exception:  # noqa: BLE001 - an environment that cannot say shows nothing
-            shown = []
-        self.run.variables.show_choices(shown)
+            return []
 
     async def open_editor(self, event: ev.LLMRequested, note: str, force: bool = False) -> None:
+        """The editor on the expansion `event` awaits, with the focus unless keys were typed meanwhile."""
         run = self.run
         node = run.engine.tree.nodes[event.node_id or ""]
         try:
@@ -147,9 +137,8 @@ class RunEvents:
             known = frozenset()
         if event.purpose == Purpose.REPAIR and node.id not in run.drafts and node.id in self.accepted_answers:
             run.drafts[node.id] = self.accepted_answers[node.id]
-        run.editor.open(node.id, node.code, known, attempt=event.attempt, purpose=event.purpose, note=note,
-                        role=event.role)
-        run.focus_editor(f"Type the expansion of {node.id}", force)
+        run.post_message(EditExpansion(node.id, node.code, known, event.attempt, event.purpose, note, event.role,
+                                       focus_why=f"Type the expansion of {node.id}", force=force))
 
     def line_of(self, node: Node | None) -> int:
         """The line of `node`'s code that is running (waiting in run()), or 0."""
@@ -161,8 +150,7 @@ class RunEvents:
         """The tree's cursor is on `node_id`: its details, and the prompt of its last LLM call."""
         run = self.run
         node = run.engine.tree.nodes.get(node_id)
-        for detail in run.query(NodeDetail):
-            detail.show(node, self.line_of(node))
+        run.post_message(ShowNode(node, self.line_of(node)))
         if node is None:
             return
         if node.llm_calls:
@@ -170,14 +158,13 @@ class RunEvents:
             state = "accepted" if last.accepted else f"rejected: {last.reason}"
             title = (f"Prompt of {node.id} `{node.code.split(chr(10), 1)[0]}` — {last.purpose}, {state}, "
                      f"{len(last.prompt):,} chars")
-            run.show_prompt(title, last.prompt)
+            run.post_message(ShowPrompt(title, last.prompt))
         elif self.pending_prompt is not None:
-            run.show_prompt(*self.pending_prompt)
+            run.post_message(ShowPrompt(*self.pending_prompt))
 
-    def apply_replayed(self, events: list[ev.Event], how: str) -> None:
-        """The replayed events in the panes, and a stop (`how`: resumed, rewound, forked) where the replay ended."""
-        run = self.run
-        debugger = run.debugger
+    def replay_stop(self, events: list[ev.Event], how: str) -> Stop:
+        """Where a replay (`how`: resumed, rewound, forked) ended: the debugger is set there, and the stop to show."""
+        debugger = self.run.debugger
         for event in events:
             if isinstance(event, ev.StubFound):
                 debugger.stub_name = event.name
@@ -185,7 +172,6 @@ class RunEvents:
                 debugger.stub_name = ""
         last = next((e for e in reversed(events) if not isinstance(e, ev.StatementRun)), events[-1])
         debugger.last_event, debugger.events_seen = last, len(events)
-        run.apply_events(events)
         if isinstance(last, ev.RunFinished):
             verdict = finish_verdict(last, "episode won", "episode failed")
             reason = StopReason("finished", f"{how}: {verdict} — {last.steps} steps")
@@ -195,4 +181,4 @@ class RunEvents:
             reason = StopReason("step", f"{how} at: {describe_event(last)}")
         stop = Stop(last, reason, len(events))
         debugger.last_stop, debugger.stopped_at = stop, time.monotonic()
-        run.post_message(EngineDriver.Stopped(stop))
+        return stop

@@ -4,6 +4,7 @@
 list's and the watch list's messages). It is given the run's screen as
 `hosts.RunScreen`; the set-up it changes lives in the run's `Debugger` and the
 app's watch list, and is kept with the session (`debug.json`) at every change.
+What the lists show it asks the screen for (run/requests.py).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from agent.agents.recode.codeblocks import stub_name_of
 from agent.runtime.debugger import BreakpointKind, Stop, describe_event
 from recode_tui.console.run.hosts import RunScreen
-from recode_tui.console.widgets.breakpoints import BreakpointsPane
+from recode_tui.console.run.requests import AddWatch, EvaluateWatches, MarkWatches, RefreshBreakpoints, ShowEvents
 
 
 class StopTools:
@@ -54,8 +55,7 @@ class StopTools:
         self.save_settings()
 
     def refresh_breakpoints(self, highlight: int | None = None) -> None:
-        for pane in self.run.query(BreakpointsPane):  # absent for a moment after start (lazy)
-            pane.refresh_rows(highlight=highlight)
+        self.run.post_message(RefreshBreakpoints(highlight))
         self.mark_breaking_watches()
 
     def after_stop(self, stop: Stop) -> None:
@@ -65,10 +65,10 @@ class StopTools:
             self.breakpoints_dirty = stop.reason.breakpoint is not None
 
     def mark_breaking_watches(self) -> None:
-        self.run.variables.watches.show_breaking({
+        self.run.post_message(MarkWatches(frozenset(
             bp.value for bp in self.run.debugger.breakpoints
             if bp.kind is BreakpointKind.VALUE_CHANGED and bp.enabled
-        })
+        )))
 
     def save_settings(self) -> None:
         """Keep breakpoints and watches with the session, so a resume brings them back."""
@@ -83,8 +83,8 @@ class StopTools:
         from recode_tui.console.screens.watch_prompt import WatchPrompt
 
         def add(expression: str | None) -> None:
-            if expression and not self.run.variables.watches.add(expression):
-                self.run.notify(f"`{expression}` is already watched.", severity="warning")
+            if expression:
+                self.run.post_message(AddWatch(expression))
 
         self.run.app.push_screen(WatchPrompt(), add)
 
@@ -95,10 +95,7 @@ class StopTools:
 
     def evaluate_watches(self, new_stop: bool = True) -> None:
         """Recompute the watches, unless code is running (the next stop will)."""
-        run = self.run
-        watches = run.variables.watches
-        if watches.expressions and not run.driver.busy:
-            watches.evaluate_all(run.engine.runner.evaluate, new_stop)
+        self.run.post_message(EvaluateWatches(new_stop))
 
     # -- the shell line ---------------------------------------------------------------------
 
@@ -127,7 +124,7 @@ class StopTools:
             text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             run.say("error", f"! {code}: {text}")
             return False, text
-        run.apply_events([event])
+        run.post_message(ShowEvents((event,)))
         self.evaluate_watches(new_stop=False)
         changed = ", ".join(c.name for c in event.changes)
         text = event.value or (f"changed {changed}" if changed else "done (nothing changed)")

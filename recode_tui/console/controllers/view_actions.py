@@ -1,8 +1,9 @@
 """The console's view keys: a tab of the bottom pane, zoom a pane, swap the panes of a narrow terminal.
 
 `PaneView` is a controller the debug screen holds: the state it changes is the
-screen's own (the active tab, `Screen.maximized`, the `-data` class of `#panes`),
-so it keeps a typed reference to that screen and finds the panes by their classes.
+screen's own layout (the active tab, `Screen.maximized`, the `-data` class of
+`#panes`, where the focus is), so it keeps a typed reference to that screen and
+finds the panes by their classes; it changes nothing a pane shows.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from recode_tui.console.run.hosts import RunScreen
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.env_log import EnvLog
+from recode_tui.console.widgets.answer_editor import AnswerEditor
+from recode_tui.console.widgets.observation_view import ObservationView
 from recode_tui.console.widgets.variables import VariablesPane
 
 VIEW_BINDINGS = [
@@ -41,8 +44,10 @@ class PaneView:
                           severity="warning")
             return
         screen.query_one(TabbedContent).active = tab
-        if tab == "tab-expand" and screen.editor.is_open:
-            screen.editor.editor.focus()
+        if tab == "tab-expand":
+            for editor in screen.query(AnswerEditor):
+                if editor.is_open:
+                    editor.editor.focus()
         elif tab == "tab-breakpoints":
             for table in screen.query("#bp-table"):
                 table.focus()
@@ -52,7 +57,7 @@ class PaneView:
         elif tab == "tab-agent":
             screen.query_one(AgentViewPane).focus()
         elif tab == "tab-observation":
-            screen.observation_view.focus()
+            screen.query_one(ObservationView).focus()
 
     def zoom(self) -> None:
         """Zoom the pane holding the focus, or restore the zoomed one."""

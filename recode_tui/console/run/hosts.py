@@ -4,7 +4,8 @@ The controllers, the LLM control, the workspace launcher, the replay cover and
 the session control are given one of these types and never import `app`,
 `debug_screen` or `session_control`, so no import runs back up (tests/test_layers.py).
 `RunScreen` and `ConsoleApp` are real base classes of `DebugScreen` and `RecodeApp`
-declaring the members those modules use; `Sessions` is a protocol `SessionControl` meets.
+holding what those modules may use (a run's state, not its panes: those they ask
+for with the messages of run/requests.py); `Sessions` is a protocol `SessionControl` meets.
 The small runtime-checkable protocols at the end are optional powers of the engine's
 parts that the console asks for with `isinstance` instead of probing with `getattr`.
 """
@@ -18,23 +19,17 @@ from textual.app import App
 from textual.reactive import reactive
 from textual.screen import Screen
 
+from recode_tui.console.run.requests import StatusChanged
 from recode_tui.console.run.run_state import RunState
 
 if TYPE_CHECKING:  # names for the declarations only: `RecodeApp` derives from `ConsoleApp` before its first frame
-    from agent.llm import LLM
     from agent.runtime import events as ev
     from agent.runtime.debugger import Breakpoint, Debugger
     from agent.runtime.prompts import PromptSet
     from agent.runtime.stepper import Stepper
     from agent.runtime.tree import Node
     from agent.sessions.session import Session
-    from recode_tui.console.widgets.code_tree import CodeTreeView
     from recode_tui.console.widgets.driver import EngineDriver
-    from recode_tui.console.widgets.env_log import EnvLog
-    from recode_tui.console.widgets.answer_editor import AnswerEditor
-    from recode_tui.console.widgets.observation_view import ObservationView
-    from recode_tui.console.widgets.review_panel import ReviewBar
-    from recode_tui.console.widgets.variables import VariablesPane
 
 
 class Sessions(Protocol):
@@ -59,94 +54,60 @@ class Sessions(Protocol):
 
 
 class RunScreen(Screen[None]):
-    """One run's screen (`DebugScreen`), as the parts below it see it: declared here, defined there."""
+    """One run's screen (`DebugScreen`) as the parts below it see it: the run's state, never its panes.
+
+    A controller reads the run here (engine, debugger, driver, drafts, where it stands) and
+    changes what the panes show by posting a request (run/requests.py) to this screen, which
+    routes it to the pane it concerns. `say` and `enter_state` change the screen's own state
+    at once; the status line follows through a `StatusChanged` request.
+    """
 
     # Where the run stands: the status line shows it, and it greys the keys that cannot act.
-    # A change repaints nothing by itself; `DebugScreen` is its only writer (`enter_state`).
+    # A change repaints nothing by itself; `enter_state` is its only writer.
     run_state: reactive[RunState] = reactive(RunState.STARTING, init=False, repaint=False)
 
     engine: Stepper
     debugger: Debugger
+    driver: EngineDriver  # runs the debugger's commands in a worker; `busy` while one runs
     drafts: dict[str, str]  # node id -> the person's expansion text
     shown_prompt: tuple[str, str] | None  # what the Prompt tab shows
     stops: int  # commands finished and shown (tests wait on this; a new run goes on counting)
+    reason_kind: str  # how the status line's second line says `reason` (info, error, human, ...)
+    reason: str  # why the run stopped, on the status line
+    short_reason: str  # said instead of `reason` when it does not fit
 
     @property
     def console(self) -> ConsoleApp:
-        raise NotImplementedError
+        """The app this screen runs in (only ever a `ConsoleApp`)."""
+        app = self.app
+        assert isinstance(app, ConsoleApp), "a run's screen runs only in the console app"
+        return app
 
     @property
     def session_control(self) -> Sessions | None:
-        raise NotImplementedError
-
-    @property
-    def driver(self) -> EngineDriver:
-        raise NotImplementedError
-
-    @property
-    def tree_view(self) -> CodeTreeView:
-        raise NotImplementedError
-
-    @property
-    def editor(self) -> AnswerEditor:
-        raise NotImplementedError
-
-    @property
-    def env_log(self) -> EnvLog:
-        raise NotImplementedError
-
-    @property
-    def observation_view(self) -> ObservationView:
-        raise NotImplementedError
-
-    @property
-    def variables(self) -> VariablesPane:
-        raise NotImplementedError
-
-    @property
-    def review_bar(self) -> ReviewBar:
-        raise NotImplementedError
+        """The app's session control; None when the run is not journaled."""
+        return self.console.session_control
 
     def selected_node(self) -> Node | None:
         """The node under the code tree's cursor (None: none is)."""
-        item = self.tree_view.cursor_node
-        return self.engine.tree.nodes.get(item.data or "") if item is not None else None
+        from textual.widgets import Tree
+
+        for tree in self.query("#code-tree").results(Tree):
+            item = tree.cursor_node
+            return self.engine.tree.nodes.get(item.data or "") if item is not None else None
+        return None
 
     def say(self, kind: str, text: str, short: str = "") -> None:
         """Line two of the status line: why the run stopped (`short`: said instead when `text` does not fit)."""
-        raise NotImplementedError
-
-    def show_editor(self) -> None:
-        raise NotImplementedError
-
-    def focus_editor(self, why: str, force: bool = False) -> bool:
-        raise NotImplementedError
+        self.reason_kind, self.reason, self.short_reason = kind, text, short
+        self.post_message(StatusChanged())
 
     def enter_state(self, state: RunState | str, kind: str = "", reason: str = "") -> None:
-        raise NotImplementedError
-
-    def update_status(self) -> None:
-        raise NotImplementedError
-
-    def show_model_clock(self) -> None:
-        raise NotImplementedError
-
-    def show_prompt(self, title: str, prompt: str) -> None:
-        raise NotImplementedError
-
-    def refresh_agent_view(self) -> None:
-        raise NotImplementedError
-
-    async def open_editor(self, event: ev.LLMRequested, note: str, force: bool = False) -> None:
-        raise NotImplementedError
-
-    def apply_events(self, events: Iterable[ev.Event]) -> None:
-        """Show what the engine did in the panes (the tree, the log, the variables, the prompt)."""
-        raise NotImplementedError
-
-    def hand_over_after_answer(self, llm: LLM) -> None:
-        """A fork: the person answers first, then `llm` goes on (the LLM control's work)."""
-        raise NotImplementedError
+        """Where the run stands now (and why, when `reason` is given): the one place that sets it."""
+        self.run_state = RunState(state)
+        if reason:
+            self.reason_kind, self.reason, self.short_reason = kind or "info", reason, ""
+        self.post_message(StatusChanged())
 
 
 class ConsoleApp(App[None]):
@@ -160,12 +121,16 @@ class ConsoleApp(App[None]):
     watch_expressions: list[str]  # outlives a run
     last_key_at: float  # when the person last pressed a key (monotonic)
 
+    _run_screen: RunScreen  # the run on show; set once its screen is made (not while the first frame loads)
+
     @property
     def debug_screen(self) -> RunScreen:
-        raise NotImplementedError
+        """The screen of the run on show (under a replay cover: the run being replaced)."""
+        return self._run_screen
 
     def set_watches(self, expressions: Iterable[str]) -> None:
-        raise NotImplementedError
+        """The watch list outlives a run: the next run's variables pane starts from it."""
+        self.watch_expressions[:] = expressions
 
     async def replace_run(
         self,
@@ -179,6 +144,7 @@ class ConsoleApp(App[None]):
         profiles: str | None = None,
         game: str | None = None,
     ) -> RunScreen:
+        """`RecodeApp`'s: showing a run makes a `DebugScreen`, which this module cannot import."""
         raise NotImplementedError
 
 

@@ -13,7 +13,9 @@ Each group of keys lives with a controller the screen holds and hands its
 actions and messages to: `RunEvents` (the driver's events and stops),
 `StopTools` (breakpoints, watches, the shell line), `ModelKeys` (the LLM and the
 sandbox), `PaneSearch` (`/`), `PaneView` (tabs, zoom, narrow panes). Each is given
-this screen as a `hosts.RunScreen`, the one interface they may use of it.
+this screen as a `hosts.RunScreen`, the run's state without its panes; what a pane
+should show it posts as a request (run/requests.py), which the screen's
+`PaneRoutes` hands to that pane.
 """
 
 from __future__ import annotations
@@ -28,19 +30,17 @@ from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
 from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
-from agent.llm import LLM
 from agent.runtime import events as ev
 from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, StepMode
 from agent.runtime.stepper import Stepper
 from agent.runtime.tree import NodeStatus
 from envs.protocols import score_log_of
-from recode_tui.console.run.hosts import ConsoleApp, RunScreen, Sessions
 from recode_tui.console.controllers.keys import DEBUG_BINDINGS
 from recode_tui.console.controllers.llm_control import LLMControl
 from recode_tui.console.controllers.model_actions import ModelKeys
 from recode_tui.console.controllers.run_events import RunEvents
 from recode_tui.console.run.run_state import RunState, RunStateChanged, action_enabled, keys_differ
-from recode_tui.console.run.run_status import engine_figures, model_clock
+from recode_tui.console.screens.pane_routes import PaneRoutes
 from recode_tui.console.controllers.search_actions import PaneSearch
 from recode_tui.console.controllers.session_actions import run_session_action
 from recode_tui.console.controllers.stop_tools import StopTools
@@ -65,7 +65,7 @@ NARROW_COLUMNS = 100  # the footer is compact below this width (as the panes rea
 MODEL_CLOCK_SECONDS = 0.5  # how often the "model is answering" clock is redrawn
 
 
-class DebugScreen(RunScreen):
+class DebugScreen(PaneRoutes):
     """One run on screen: `engine`, its `debugger`, the panes, and the run state that greys keys."""
 
     BINDINGS = DEBUG_BINDINGS
@@ -85,6 +85,7 @@ class DebugScreen(RunScreen):
         super().__init__()
         self.engine = engine
         self.debugger = Debugger(engine, breakpoints=breakpoints)
+        self.driver = EngineDriver(self.debugger)  # composed with the panes; commands run in its worker
         self.drafts: dict[str, str] = dict(drafts or {})  # node id -> the person's expansion text
         self.replayed = list(replayed)
         self.how = how  # resumed | rewound | forked: said in the first stop of a replayed run
@@ -104,18 +105,6 @@ class DebugScreen(RunScreen):
         self.pane_search = PaneSearch(self)  # / and the search bar
 
     model_keys: ModelKeys  # L, t, the review keys, i: made in `compose` with the LLM control
-
-    @property
-    def console(self) -> ConsoleApp:
-        """The app this screen runs in (only ever a `ConsoleApp`)."""
-        app = self.app
-        assert isinstance(app, ConsoleApp), "a DebugScreen runs only in the console app"
-        return app
-
-    @property
-    def session_control(self) -> Sessions | None:
-        """The app's session control; None when the run is not journaled."""
-        return self.console.session_control
 
     # -- layout -----------------------------------------------------------------------
 
@@ -150,9 +139,9 @@ class DebugScreen(RunScreen):
         yield SearchBar(id="search-bar")
         yield Footer()
         yield KeyLine(id="key-line")  # the footer's place below 100 columns (recode.tcss)
-        yield EngineDriver(self.debugger)
+        yield self.driver
         llm_control = LLMControl(console.profiles, console.review)
-        self.model_keys = ModelKeys(self, llm_control)
+        self.model_keys = ModelKeys(self, llm_control, self.run_events)
         yield llm_control
 
     def on_resize(self, event: events.Resize) -> None:
@@ -201,111 +190,15 @@ class DebugScreen(RunScreen):
         An error is kept for whoever awaits `shown` (the session control says it), not raised here.
         """
         try:
-            self.run_events.apply_replayed(self.replayed, self.how)
+            stop = self.run_events.replay_stop(self.replayed, self.how)
+            self.apply_events(self.replayed)
+            self.post_message(EngineDriver.Stopped(stop))
         except Exception as exc:  # noqa: BLE001 - a console bug showing a good journal: said, not fatal
             self.replay_error = exc
         finally:
             self.shown.set()
 
-    def show_model_clock(self) -> None:
-        """While a model (not the person) answers, say so on the status line with the time so far."""
-        control = self.llm_control
-        text = model_clock(self.engine, self.debugger.human, control.reviewing is not None, control.asked_again_at)
-        for bar in self.query(StatusBar):
-            bar.set_activity(text)
-
-    def typing_since_command(self) -> bool:
-        """Keys were pressed after the last command: they are commands, not meant for the editor."""
-        return self.console.last_key_at > self.command_at
-
-    def focus_editor(self, why: str, force: bool = False) -> bool:
-        """Give the editor the focus, and say so; never while the person is typing commands.
-
-        Returns False (and says `e` does it) when keys were pressed since the last
-        command: moving the focus then would send the next command key into the code.
-        `force` is for a key that asked for the editor (`t`, `L`, ctrl+o).
-        """
-        area = self.editor.editor
-        if self.focused is area:
-            return True
-        self.show_editor()
-        if not force and self.typing_since_command():
-            self.notify(f"{why}: e moves the focus to the editor.", title="The focus stays")
-            return False
-        area.focus()
-        self.notify("✎ Focus → editor (esc leaves)", timeout=2.5)  # short: it covers little of the editor
-        return True
-
-    # -- shortcuts to widgets ---------------------------------------------------------------
-
-    @property
-    def driver(self) -> EngineDriver:
-        return self.query_one(EngineDriver)
-
-    @property
-    def tree_view(self) -> CodeTreeView:
-        return self.query_one(CodeTreeView)
-
-    @property
-    def editor(self) -> AnswerEditor:
-        return self.query_one(AnswerEditor)
-
-    @property
-    def env_log(self) -> EnvLog:
-        return self.query_one(EnvLog)
-
-    @property
-    def observation_view(self) -> ObservationView:
-        return self.query_one(ObservationView)
-
-    @property
-    def variables(self) -> VariablesPane:
-        return self.query_one(VariablesPane)
-
-    @property
-    def llm_control(self) -> LLMControl:
-        return self.query_one(LLMControl)
-
-    @property
-    def review_bar(self) -> ReviewBar:
-        return self.query_one(ReviewBar)
-
-    def show_editor(self) -> None:
-        """Show the editor tab; the focus stays (it moves only on `e` or a key asking for the editor)."""
-        self.query_one(TabbedContent).active = "tab-expand"
-
-    def hand_over_after_answer(self, llm: LLM) -> None:
-        self.llm_control.hand_over_after_answer(llm)
-
-    def show_prompt(self, title: str, prompt: str) -> None:
-        self.shown_prompt = (title, prompt)
-        for view in self.query(PromptView):  # absent for a moment after start (lazy)
-            view.show(title, prompt)
-
-    def refresh_agent_view(self) -> None:
-        """Redraw the agent's tab from `engine.view()`: at stops only, never per event."""
-        for pane in self.query(AgentViewPane):
-            pane.show(self.engine.view())
-
-    # -- status ---------------------------------------------------------------------------
-
-    def update_status(self) -> None:
-        self.query_one(StatusBar).show(episode=self.console.episode, **engine_figures(self.engine),
-                                       state=self.run_state, reason_kind=self.reason_kind, reason=self.reason,
-                                       short_reason=self.short_reason)
-
-    def say(self, kind: str, text: str, short: str = "") -> None:
-        self.reason_kind, self.reason, self.short_reason = kind, text, short
-        self.update_status()
-
     # -- run state: this screen is its only writer ------------------------------------------
-
-    def enter_state(self, state: RunState | str, kind: str = "", reason: str = "") -> None:
-        """Where the run stands now (and why, when `reason` is given): the one place that sets it."""
-        self.run_state = RunState(state)
-        if reason:
-            self.reason_kind, self.reason, self.short_reason = kind or "info", reason, ""
-        self.update_status()  # the state is on the status line
 
     def on_run_state_changed(self, message: RunStateChanged) -> None:
         """A helper (the LLM control) says where the run stands; the screen sets it."""
@@ -341,17 +234,15 @@ class DebugScreen(RunScreen):
     def on_engine_driver_events(self, message: EngineDriver.Events) -> None:
         self.apply_events(message.events)
 
-    def apply_events(self, events: Iterable[ev.Event]) -> None:
-        self.run_events.apply(events)
-
     async def on_engine_driver_stopped(self, message: EngineDriver.Stopped) -> None:
-        await self.run_events.stopped(message.result)
+        if not self.is_attached:  # the app is closing: the panes are going
+            return
+        self.run_events.stopped(message.result)
+        self.llm_control.after_stop(message.result)  # after the stop's reason: an LLM failure says its own
+        await self.run_events.after_stop(message.result)
 
     def on_engine_driver_failed(self, message: EngineDriver.Failed) -> None:
         self.run_events.failed(message.error)
-
-    async def open_editor(self, event: ev.LLMRequested, note: str, force: bool = False) -> None:
-        await self.run_events.open_editor(event, note, force)
 
     @property
     def pending_prompt(self) -> tuple[str, str] | None:

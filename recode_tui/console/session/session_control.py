@@ -35,6 +35,7 @@ from agent.sessions.session import (
 from mockllm.chosen import ChosenAnswerLLM
 from mockllm.human import HumanLLM
 from recode_tui.console.run.hosts import Cancellable, ConsoleApp, RunScreen, is_trusted
+from recode_tui.console.run.requests import HandOver, SelectNode, ShowSession
 # What `--resume` names and the game a session played: the setup layer's, named here too for the console's callers.
 from recode_tui.setup.sessions import find_resume as find_resume, journal_llm_note, session_game as session_game
 from recode_tui.console.session.session_work import WorkKeeper
@@ -143,13 +144,12 @@ class SessionControl:
         return self.app.debug_screen
 
     def show_status(self) -> None:
-        from recode_tui.console.widgets.status_bar import StatusBar
-
+        """The session on the run's status line: its folder, how it was opened, a replay under way."""
         if self.app is None:
             return
-        for bar in self._run_screen().query(StatusBar):
-            bar.set_session(self.session.folder.name if self.session is not None else None, how=self.how,
-                            failed=bool(self.error), opening=self.busy or self.pending_resume is not None)
+        self._run_screen().post_message(ShowSession(
+            self.session.folder.name if self.session is not None else None, how=self.how, failed=bool(self.error),
+            opening=self.busy or self.pending_resume is not None))
 
     # -- journal and draft ------------------------------------------------------------------
 
@@ -432,7 +432,7 @@ class SessionControl:
             after = then() if then is not None else None
             run = app.debug_screen
             if after is not None and not isinstance(after, HumanLLM) and run.debugger.awaiting_human:
-                run.hand_over_after_answer(after)
+                run.post_message(HandOver(after))
                 app.notify(f"edit the old answer, ctrl+s submits; then {after.name} "
                            "answers again (L chooses another)", title="Fork", timeout=8)
         except Exception as exc:  # noqa: BLE001 - a console bug: say so, keep the journal as it is
@@ -462,7 +462,9 @@ class SessionControl:
         await app.replace_run(session.engine, events, how=how, drafts=drafts, breakpoints=breakpoints,
                               watches=watches, profiles=profiles, game=session_game(session.folder))
         if self.select_at:
-            if not app.debug_screen.tree_view.show_node(self.select_at):
+            if self.select_at in session.engine.tree.nodes:
+                app.debug_screen.post_message(SelectNode(self.select_at))
+            else:
                 session.notes.append(f"--at {self.select_at}: this session has no such node")
             self.select_at = None
         if old_session is not None:
