@@ -53,24 +53,30 @@ print(json.dumps({"read": read, "ready": ready, "search_ms": statistics.median(t
 
 
 def write_catalogue(folder: Path, count: int, seed: int = 11) -> None:
-    """The original's three files, written as a stream (a product at a time)."""
+    """The original's three files (products, their attributes, human instructions), written a product at a time."""
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
     human: dict[str, list] = {}
-    with open(folder / "items_shuffle.json", "w") as out:
+    with open(folder / "items_shuffle.json", "w") as out, open(folder / "items_ins_v2.json", "w") as attrs:
         out.write("[")
+        attrs.write("{")
         for number in range(count):
             asin = f"B{number:09d}"
             words = rng.sample(WORDS, 8)
-            row = {"asin": asin, "name": " ".join(words[:5]).title(), "pricing": f"${rng.uniform(3, 400):.2f}",
+            low = rng.uniform(3, 400)
+            # some ranges (scored at a seeded draw inside them) and some unpriced products (kept at $100)
+            pricing = "" if number % 97 == 5 else f"${low:.2f} - ${low * 1.5:.2f}" if number % 10 == 3 else f"${low:.2f}"
+            row = {"asin": asin, "name": " ".join(words[:5]).title(), "pricing": pricing,
                    "category": "beauty", "query": words[0], "product_category": f"Store › {words[0].title()}",
                    "full_description": " ".join(rng.choices(WORDS, k=40)), "small_description": [" ".join(words[3:])],
                    "customization_options": {"color": [{"value": w} for w in words[5:7]]}, "images": [""]}
             out.write(("," if number else "") + json.dumps(row))
+            attrs.write(("," if number else "") + json.dumps(asin) + ":" + json.dumps({"attributes": words[1:4]}))
             if number % 100 == 0:
                 human[asin] = [{"instruction": f"i want {' '.join(words[:3])}", "instruction_attributes": [words[1]],
                                 "instruction_options": [words[5]]}]
         out.write("]")
+        attrs.write("}")
     (folder / "items_human_ins.json").write_text(json.dumps(human))
 
 

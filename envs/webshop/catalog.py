@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from envs.base import EnvError
-from envs.webshop.model import DATA_VAR, Catalogue, Goal, Product, digest_of
+from envs.webshop.model import DATA_VAR, Catalogue, Goal, Product, ProductsInMemory, digest_of
 from envs.webshop.original import load_original
 
 __all__ = ["DATA_VAR", "Catalogue", "Goal", "Product", "catalogue", "load_bundled", "price_seed"]
@@ -51,7 +51,7 @@ def load_bundled(path: Path = BUNDLED) -> Catalogue:
         raise EnvError(f"cannot read the bundled WebShop catalogue {path}: {exc}; run envs/webshop/generate.py") from None
     products = {row["asin"]: _product_from_bundled(row) for row in data["products"]}
     goals = [_goal_from_bundled(row, products) for row in data["goals"]]
-    return Catalogue(products, goals, "bundled", digest_of(data["products"]))
+    return Catalogue(ProductsInMemory(products), goals, "bundled", digest_of(data["products"]))
 
 
 @lru_cache(maxsize=4)
