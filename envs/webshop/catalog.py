@@ -6,7 +6,9 @@ The bundled catalogue (`data/catalog.json`) is written by `generate.py`
 `items_shuffle*.json` (products), `items_ins_v2*.json` (attributes by asin,
 optional) and `items_human_ins.json` (human instructions by asin), as `original.py` reads
 them: session indices name the same goals as the original's when the same
-files are given; its price draws are seeded ($WEBSHOP_PRICE_SEED).
+files are given; its price draws are seeded ($WEBSHOP_PRICE_SEED). They are
+read once into a store on disk (`store.py`); a later start opens it and reads a
+product only when a page or the reward needs it.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 import shutil
 import tempfile
 from functools import lru_cache
@@ -65,10 +66,12 @@ def tokens(text: str, analysis: str = "original") -> list[str]:
     return lucene_tokens(text) if analysis == "original" else plain_tokens(text)
 
 
-def _token_ids(texts: Iterable[str], analysis: str) -> tuple[list[list[int]], dict[str, int]]:
-    """Each text's words as numbers (and the numbering): a text's words are not all kept as strings at once."""
+def _token_ids(texts: Iterable[str], analysis: str) -> tuple[list, dict[str, int]]:
+    """Each text's words as numbers, 4 bytes a word (and the numbering): a million texts' words are never
+    held as strings or Python lists at once."""
     vocab: dict[str, int] = {}
-    docs = [[vocab.setdefault(word, len(vocab)) for word in tokens(text, analysis) or ["_"]] for text in texts]
+    docs = [array("i", [vocab.setdefault(word, len(vocab)) for word in tokens(text, analysis) or ["_"]])
+            for text in texts]
     return docs, vocab
 
 

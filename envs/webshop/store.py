@@ -1,9 +1,9 @@
 """The original data's products kept on disk: its JSON files read once, a later start opens them in a moment.
 
-The store is one SQLite file (the standard library's `sqlite3`): written in a transaction to a
-scratch file and renamed, so a reader never opens half a store; products looked up by asin through
-its index instead of held in memory; read through the operating system's page cache (memory-mapped),
-so `eval -c 2`'s workers share one copy. It is kept beside the search index, under a key made of the
+The store is one SQLite file (the standard library's `sqlite3`): written to a scratch file and
+renamed, so a reader never opens half a store; products looked up by asin through its index instead
+of held in memory; read through the operating system's page cache, so `eval -c 2`'s workers share
+one copy (SQLite's own cache is a few MB a process). It is kept beside the search index, under a key made of the
 source files' paths, sizes, modification times and a hash of their first and last megabyte.
 
 It holds what the files say before any draw: each product's record, its attributes
@@ -33,7 +33,6 @@ from envs.webshop.model import DATA_VAR, Goal, Product, ProductTable
 
 FORMAT = "webshop-store-1"  # in the key: a new layout is written anew, never misread
 _BATCH = 20_000
-_MAP_BYTES = 1 << 40  # map the whole file: its pages are the page cache's, shared by every process
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE products (pos INTEGER PRIMARY KEY, asin TEXT NOT NULL, record TEXT NOT NULL, range_no INTEGER);
@@ -211,7 +210,6 @@ class StoredProducts(ProductTable):
 def open_store(path: Path, seed: int, shuffle_seed: int) -> tuple[StoredProducts, list[Goal], str]:
     """The store's products, its goals (price limits drawn with `seed`, shuffled as the original) and digest."""
     conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
-    conn.execute(f"PRAGMA mmap_size={_MAP_BYTES}")
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     rng = random.Random(seed)
     draws = [rng.uniform(low, high) for low, high in conn.execute("SELECT low, high FROM ranges ORDER BY no")]
