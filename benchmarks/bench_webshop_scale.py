@@ -41,13 +41,15 @@ cat = catalogue()
 read = time.perf_counter() - started
 search = search_for(cat)
 ready = time.perf_counter() - started
+usage = resource.getrusage(resource.RUSAGE_SELF)
+cpu = usage.ru_utime + usage.ru_stime  # on a shared machine, the time this start had the processor
 index = next(iter(_indexes.values()))[0]
 times = []
 for _ in range(5):
     for query in json.loads(sys.argv[1]):
         t = time.perf_counter(); search(query); times.append((time.perf_counter() - t) * 1000)
 data = index._retriever.scores["data"]
-print(json.dumps({"read": read, "ready": ready, "search_ms": statistics.median(times), "loaded": index.loaded_from_cache,
+print(json.dumps({"read": read, "ready": ready, "cpu": cpu, "search_ms": statistics.median(times), "loaded": index.loaded_from_cache,
                   "mmap": type(data).__name__ == "memmap", "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
                   "products": len(cat.products)}), flush=True)
 if len(sys.argv) > 2:  # held open (eval -c 2's two workers): the parent reads both processes' memory, then closes stdin
@@ -136,9 +138,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{sum(w['pss'] for w in pair):.2f} GB" if pair else "")
     figures = [
         (first["ready"] < FIRST_S, f"first start ({first['products']:,} products): catalogue read in {first['read']:.1f} s, "
-                                   f"ready (index built, kept on disk) in {first['ready']:.1f} s (target < {FIRST_S:g} s)"),
+                                   f"ready (index built, kept on disk) in {first['ready']:.1f} s ({first['cpu']:.1f} s of CPU) "
+                                   f"(target < {FIRST_S:g} s)"),
         (later["ready"] < LATER_S and later["loaded"], f"later start: catalogue opened in {later['read']:.1f} s, ready (index "
-                                                       f"loaded from disk) in {later['ready']:.1f} s (target < {LATER_S:g} s)"),
+                                                       f"loaded from disk) in {later['ready']:.1f} s ({later['cpu']:.1f} s of CPU) "
+                                                       f"(target < {LATER_S:g} s)"),
         (later["search_ms"] < SEARCH_MS, f"search: median {later['search_ms']:.1f} ms (target < {SEARCH_MS:g} ms)"),
         (max(first["rss_gb"], later["rss_gb"]) < MEMORY_GB,
          f"engine memory: peak {first['rss_gb']:.2f} GB at the first start, {later['rss_gb']:.2f} GB at a later one "
