@@ -44,12 +44,15 @@ ready = time.perf_counter() - started
 usage = resource.getrusage(resource.RUSAGE_SELF)
 cpu = usage.ru_utime + usage.ru_stime  # on a shared machine, the time this start had the processor
 index = next(iter(_indexes.values()))[0]
-times = []
+times, cpu_times = [], []
 for _ in range(5):
     for query in json.loads(sys.argv[1]):
-        t = time.perf_counter(); search(query); times.append((time.perf_counter() - t) * 1000)
+        t, c = time.perf_counter(), time.process_time()
+        search(query)
+        times.append((time.perf_counter() - t) * 1000); cpu_times.append((time.process_time() - c) * 1000)
 data = index._retriever.scores["data"]
-print(json.dumps({"read": read, "ready": ready, "cpu": cpu, "search_ms": statistics.median(times), "loaded": index.loaded_from_cache,
+print(json.dumps({"read": read, "ready": ready, "cpu": cpu, "search_ms": statistics.median(times), "search_cpu_ms": statistics.median(cpu_times),
+                  "loaded": index.loaded_from_cache,
                   "mmap": type(data).__name__ == "memmap", "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
                   "products": len(cat.products)}), flush=True)
 if len(sys.argv) > 2:  # held open (eval -c 2's two workers): the parent reads both processes' memory, then closes stdin
@@ -143,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         (later["ready"] < LATER_S and later["loaded"], f"later start: catalogue opened in {later['read']:.1f} s, ready (index "
                                                        f"loaded from disk) in {later['ready']:.1f} s ({later['cpu']:.1f} s of CPU) "
                                                        f"(target < {LATER_S:g} s)"),
-        (later["search_ms"] < SEARCH_MS, f"search: median {later['search_ms']:.1f} ms (target < {SEARCH_MS:g} ms)"),
+        (later["search_ms"] < SEARCH_MS, f"search: median {later['search_ms']:.1f} ms ({later['search_cpu_ms']:.1f} ms of CPU) "
+                                          f"(target < {SEARCH_MS:g} ms)"),
         (max(first["rss_gb"], later["rss_gb"]) < MEMORY_GB,
          f"engine memory: peak {first['rss_gb']:.2f} GB at the first start, {later['rss_gb']:.2f} GB at a later one "
          f"(target < {MEMORY_GB:g} GB)"),
