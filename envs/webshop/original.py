@@ -30,7 +30,7 @@ from envs.base import EnvError
 from envs.webshop.fields import LIMIT_STEPS, UNPRICED, price_limit, read_options, read_pricing
 from envs.webshop.model import DATA_VAR, Catalogue, digest_of
 from envs.webshop.search import cache_root
-from envs.webshop.store import build_store, open_store, store_key
+from envs.webshop.store import build_store, building, open_store, store_key
 
 __all__ = ["GOAL_SHUFFLE_SEED", "LIMIT_STEPS", "UNPRICED", "load_original", "price_limit", "read_options",
            "read_pricing"]
@@ -74,9 +74,10 @@ def load_original(folder: Path, seed: int = 0) -> Catalogue:
     sources = [items_file, human_file] + ([attrs_file] if attrs_file else [])
     path = store_folder() / f"{store_key(sources)}.sqlite"
     if not path.is_file():
-        human = _read_human(human_file)
-        build_store(path, items_file, attrs_file, human, lambda count: digest_of(
-            [items_file.name, items_file.stat().st_size, human_file.stat().st_size, count]))
+        with building(path):  # processes starting at once (eval's workers): one reads the files, the others wait
+            if not path.is_file():
+                build_store(path, items_file, attrs_file, _read_human(human_file), lambda count: digest_of(
+                    [items_file.name, items_file.stat().st_size, human_file.stat().st_size, count]))
     products, goals, digest = open_store(path, seed, GOAL_SHUFFLE_SEED)
     if not goals:
         raise EnvError(f"{DATA_VAR}={folder}: no human instruction names a product of {items_file.name}")

@@ -16,6 +16,7 @@ not the 1.18 million products of the original's file.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -24,6 +25,7 @@ import sqlite3
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -117,6 +119,18 @@ def _product_rows(items: Path, human: dict, goal_rows: list[tuple], ranges: list
         record = [title, category, path, query, read_options(row.get("customization_options")),
                   _text(row.get("full_description")), [_text(b) for b in bullets], tag, list(pricing)]
         yield len(seen) - 1, asin, json.dumps(record), range_no
+
+
+@contextmanager
+def building(target: Path) -> Iterator[None]:
+    """Held while one process builds the store at `target`: another one waits for it instead of building too."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released by the kernel if the builder dies
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def build_store(target: Path, items: Path, attrs: Path | None, human: dict, digest_of_count) -> None:
