@@ -77,8 +77,8 @@ def tree_document(engine: Stepper, meta: dict[str, Any] | None = None, started: 
             "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
             "success": finished.success if finished else None,
             "steps": engine.env.steps,
-            "llm_calls": engine.llm_calls,
-            "cost": engine.cost,
+            "llm_calls": engine.stats.llm_calls,
+            "cost": engine.stats.cost,
             **(meta or {}),
         },
         "root_id": tree.root.id,
@@ -350,7 +350,7 @@ def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any]
             case ev.RunFinished():
                 trace.append({"type": "finished", "node_id": event.node_id, "success": event.success,
                               "reason": event.reason})
-    stats = engine.stats()
+    stats = engine.stats
     return {
         "version": TRACE_VERSION,
         "meta": {
@@ -362,12 +362,12 @@ def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any]
             "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
             "success": finished.success if finished else None,
             "reason": finished.reason if finished else "unfinished",
-            "steps": stats.steps,
+            "steps": engine.env.steps,
             "llm_calls": stats.llm_calls,
-            "input_tokens": stats.input_tokens,
-            "output_tokens": stats.output_tokens,
+            "input_tokens": stats.usage.input_tokens,
+            "output_tokens": stats.usage.output_tokens,
             "cost": stats.cost,
-            "roles": stats.roles,
+            "roles": stats.role_dicts(),
             **(meta or {}),
         },
         "root_id": engine.tree.root.id,

@@ -69,7 +69,7 @@ async def _run_headless(options: RunOptions) -> int:
 
     hits = hits_of(llm)
     if hits:
-        print(f"note: {hits} of {engine.llm_calls} LLM calls answered from the response cache (no cost)",
+        print(f"note: {hits} of {engine.stats.llm_calls} LLM calls answered from the response cache (no cost)",
               file=sys.stderr)
     if options.quiet:
         print(event_line(result))

@@ -110,7 +110,7 @@ async def test_depth_limit_stops_before_expanding_too_deep(toy_game):
     engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_depth=2))
     events = await collect(engine)
     assert events[-1].reason == "depth limit: `level_two` at depth 2 is not expanded (max_depth 2)"
-    assert engine.llm_calls == 2
+    assert engine.stats.llm_calls == 2
     await engine.close()
 
 
@@ -181,7 +181,7 @@ async def test_with_max_retry_zero_an_error_is_left_and_the_run_goes_on(toy_game
     engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
     events = await collect(engine)
     assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
-    assert engine.llm_calls == 1
+    assert engine.stats.llm_calls == 1
     await engine.close()
 
 
@@ -286,7 +286,7 @@ async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(toy_game):
         assert not [e for e in events if isinstance(e, ev.LLMRejected)]
         assert [e.name for e in events if isinstance(e, ev.StubFound)] == ["solve", "count_words"]
         assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
-        assert engine.llm_calls == 2
+        assert engine.stats.llm_calls == 2
 
 
 async def test_node_events_carry_the_nodes_own_time(toy_game):
