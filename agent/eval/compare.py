@@ -22,6 +22,7 @@ from agent.eval.intervals import episode_interval
 from agent.eval.paired import McNemar, SignFlip, discordant, mcnemar_exact, sign_flip_test
 from agent.eval.prompt_files import PromptFileChange, prompt_file_changes
 from agent.eval.repeats import identical_plays, mean_success
+from agent.eval.report_fields import report_problem
 from agent.sessions.header import JournalHeader
 
 KNOWN_VERSIONS = ("recode.eval.v1", "recode.eval.v2")
@@ -126,6 +127,9 @@ def load_report(path: str | Path) -> dict[str, Any]:
     if data["version"] not in KNOWN_VERSIONS:
         raise CompareError(f"{file} is report version {data['version']!r}; this recode-tui compares "
                            f"{', '.join(KNOWN_VERSIONS)}")
+    problem = report_problem(data, strict=False)
+    if problem:
+        raise CompareError(f"report {file}: {problem}")
     data["_path"] = str(file)
     for record in results_by_episode(data).values():
         header = _first_line(journal_path(data, record))
