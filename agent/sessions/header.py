@@ -104,7 +104,7 @@ class JournalHeader:
     # ------------------------------------------------------------------ writing
     def to_json(self) -> dict[str, Any]:
         """The header line as written (`type` and `version` first)."""
-        core = {
+        return {
             "type": "session", "version": self.version,
             **({"created": self.created} if self.created else {}),
             "game": self.game, "env": self.env,
@@ -128,7 +128,6 @@ class JournalHeader:
             "parent": self.parent.to_json() if self.parent is not None else None,
             **({"session_id": self.session_id} if self.session_id else {}),
         }
-        return core
 
     # ------------------------------------------------------------------ reading
     @classmethod
