@@ -23,7 +23,7 @@ from agent.eval.paired import McNemar, SignFlip, discordant, mcnemar_exact, sign
 from agent.eval.prompt_files import PromptFileChange, prompt_file_changes
 from agent.eval.repeats import identical_plays, mean_success
 from agent.eval.report_fields import report_problem
-from agent.sessions.header import JournalHeader
+from agent.sessions.header import HeaderError, JournalHeader, load_header
 
 KNOWN_VERSIONS = ("recode.eval.v1", "recode.eval.v2")
 REPORT_FILE = "report.json"
@@ -166,10 +166,8 @@ def _first_line(folder: str) -> JournalHeader | None:
     if not folder:
         return None
     try:
-        with open(Path(folder) / "journal.jsonl", encoding="utf-8") as handle:
-            line = json.loads(handle.readline())
-        return JournalHeader.from_json(line) if isinstance(line, dict) else None
-    except (OSError, ValueError):  # HeaderError is a ValueError: a journal not of this version says nothing
+        return load_header(Path(folder) / "journal.jsonl")
+    except HeaderError:  # a journal missing or not of this version says nothing about the run
         return None
 
 
