@@ -22,7 +22,8 @@ from agent.eval.intervals import episode_interval
 from agent.eval.paired import McNemar, SignFlip, discordant, mcnemar_exact, sign_flip_test
 from agent.eval.prompt_files import PromptFileChange, prompt_file_changes
 from agent.eval.repeats import identical_plays, mean_success
-from agent.sessions.header import JournalHeader
+from agent.eval.report_fields import report_problem
+from agent.sessions.header import HeaderError, JournalHeader, load_header
 
 KNOWN_VERSIONS = ("recode.eval.v1", "recode.eval.v2")
 REPORT_FILE = "report.json"
@@ -126,6 +127,9 @@ def load_report(path: str | Path) -> dict[str, Any]:
     if data["version"] not in KNOWN_VERSIONS:
         raise CompareError(f"{file} is report version {data['version']!r}; this recode-tui compares "
                            f"{', '.join(KNOWN_VERSIONS)}")
+    problem = report_problem(data, strict=False)
+    if problem:
+        raise CompareError(f"report {file}: {problem}")
     data["_path"] = str(file)
     for record in results_by_episode(data).values():
         header = _first_line(journal_path(data, record))
@@ -162,10 +166,8 @@ def _first_line(folder: str) -> JournalHeader | None:
     if not folder:
         return None
     try:
-        with open(Path(folder) / "journal.jsonl", encoding="utf-8") as handle:
-            line = json.loads(handle.readline())
-        return JournalHeader.from_json(line) if isinstance(line, dict) else None
-    except (OSError, ValueError):  # HeaderError is a ValueError: a journal not of this version says nothing
+        return load_header(Path(folder) / "journal.jsonl")
+    except HeaderError:  # a journal missing or not of this version says nothing about the run
         return None
 
 

@@ -21,7 +21,7 @@ class GameSpec:
     """
 
     id: str
-    task_type: str | None
+    task_type: str | None = None
     path: str = ""
 
 
@@ -130,6 +130,7 @@ class EvalPlan:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "EvalPlan":
         data = dict(data)
-        data["games"] = [GameSpec(**g) for g in data.get("games", [])]
+        known_game = set(GameSpec.__dataclass_fields__)
+        data["games"] = [GameSpec(**{k: v for k, v in g.items() if k in known_game}) for g in data.get("games", [])]
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})

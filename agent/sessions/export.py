@@ -13,11 +13,12 @@ assistant message.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
 
+from agent.eval.report import EvalReport
+from agent.eval.results import EpisodeResult
 from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.safe_text import json_line
@@ -239,13 +240,12 @@ def eval_journals(folder: Path) -> list[Path]:
     """
     found: list[Path] = []
     try:
-        report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
-        episodes = report.get("episodes") or []
-    except (OSError, ValueError, AttributeError):
+        episodes: list[EpisodeResult] | None = EvalReport.read(folder / "report.json").episodes
+    except ValueError:
         episodes = None
     if episodes is not None:
         for episode in episodes:
-            recorded = Path(str(episode.get("journal") or ""))
+            recorded = Path(episode.journal)
             for candidate in (recorded, folder / "journals" / recorded.name):
                 if recorded.name and (candidate / JOURNAL_FILE).is_file():
                     found.append(candidate)

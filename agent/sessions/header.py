@@ -10,7 +10,9 @@ rather than met later as a KeyError or a wrong default in some reader.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from agent.runtime.limits import Limits
@@ -104,7 +106,7 @@ class JournalHeader:
     # ------------------------------------------------------------------ writing
     def to_json(self) -> dict[str, Any]:
         """The header line as written (`type` and `version` first)."""
-        core = {
+        return {
             "type": "session", "version": self.version,
             **({"created": self.created} if self.created else {}),
             "game": self.game, "env": self.env,
@@ -128,7 +130,6 @@ class JournalHeader:
             "parent": self.parent.to_json() if self.parent is not None else None,
             **({"session_id": self.session_id} if self.session_id else {}),
         }
-        return core
 
     # ------------------------------------------------------------------ reading
     @classmethod
@@ -171,6 +172,23 @@ class JournalHeader:
             created=read.number("created") or 0.0,
             session_id=read.text("session_id") or "",
         )
+
+
+def load_header(file: Path) -> JournalHeader:
+    """The header of a journal file from its first line alone (a reader that needs nothing else, such as
+    `compare` naming a run's prompt hash); HeaderError (one line) when it has none this version reads."""
+    try:
+        with open(file, "rb") as handle:
+            first = handle.readline()
+    except OSError as exc:
+        raise HeaderError(f"cannot be read ({exc.strerror}); check the path") from None
+    try:
+        data = json.loads(first)
+    except ValueError:
+        raise HeaderError("is not a recode-tui journal (line 1 is not JSON)") from None
+    if not isinstance(data, dict):
+        raise HeaderError("is not a recode-tui journal (line 1 is not a record)")
+    return JournalHeader.from_json(data)
 
 
 class _Fields:

@@ -66,7 +66,6 @@ def summarize_journal(folder: Path) -> Journal:
                     try:
                         header = check_header(file, [record])
                     except JournalError as exc:
-                        header = JournalHeader()
                         problem = str(exc).removeprefix(f"{file} ").removeprefix(f"journal {file} ")
                         break
                     continue
@@ -79,7 +78,9 @@ def summarize_journal(folder: Path) -> Journal:
         problem = f"cannot be read ({exc.strerror})"
     if header is None and not problem:
         problem = "is corrupt at line 1: no session header"
-    return Journal(folder, header or JournalHeader(), records, problem=problem)
+    # a header that cannot be used leaves no good point to go on from (`corrupt_line` 1)
+    return Journal(folder, header or JournalHeader(), records, problem=problem,
+                   corrupt_line=1 if problem and header is None else 0)
 
 
 def _bounded_lines(handle: Any) -> Iterator[bytes]:

@@ -246,9 +246,10 @@ def _sessions_list(args: argparse.Namespace) -> int:
         print(for_terminal(row, newlines=False))
     corrupt = [j for j in journals if j.problem]
     for journal in corrupt:
+        then = ("nothing before its first line can be replayed" if journal.corrupt_line == 1 else
+                f"`recode-tui run --resume {journal.session_id} --from-last-good` goes on from its last good point")
         print(for_terminal(f"recode-tui: error: {journal.folder / 'journal.jsonl'} {journal.problem}; listed as "
-                           f"corrupt: `recode-tui run --resume {journal.session_id} --from-last-good` goes on from "
-                           "its last good point", newlines=False), file=sys.stderr)
+                           f"corrupt: {then}", newlines=False), file=sys.stderr)
     return 2 if corrupt else 0
 
 

@@ -6,7 +6,6 @@ Built from `EvalOptions` (parsed once at the edge, `recode_tui.commands.argument
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import asdict
@@ -118,17 +117,16 @@ def _report_journals(root: Path) -> dict[str, Path]:
     """An eval folder's own journals, as its report names them: the episodes it played, never a
     later fork or copy that happens to sit beside them and be newer."""
     try:
-        report = json.loads((root / REPORT_FILE).read_text(encoding="utf-8"))
-        episodes = report.get("episodes", [])
-    except (OSError, ValueError, AttributeError):
+        episodes = EvalReport.read(root / REPORT_FILE).episodes
+    except ValueError:
         return {}
     found: dict[str, Path] = {}
-    for episode in episodes if isinstance(episodes, list) else []:
-        journal = Path(str(episode.get("journal") or ""))
-        if episode.get("game") and journal.name and (journal / "journal.jsonl").is_file():
-            found[str(episode["game"])] = journal
-            if episode.get("agent"):
-                found[f"{episode['agent']}:{episode['game']}"] = journal
+    for episode in episodes:
+        journal = Path(episode.journal)
+        if episode.game and journal.name and (journal / "journal.jsonl").is_file():
+            found[episode.game] = journal
+            if episode.agent:
+                found[f"{episode.agent}:{episode.game}"] = journal
     return found
 
 

@@ -15,6 +15,7 @@ from rich.console import Console
 
 from agent.runtime import events as ev
 from agent.runtime.tree import NodeStatus
+from agent.sessions.header import JournalHeader
 from agent.sessions.journal import JournalWriter
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 from recode_tui.setup.build import DEMO_SCRIPT
@@ -66,7 +67,7 @@ def journal_answers(folder: Path) -> list[dict]:
 def review_app(tmp_path: Path, server: OpenAICompatibleServer):
     app = build_app("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
                     review=True, breakpoints=[], cursor_blink=False)
-    app.debug_screen.engine.observers.append(JournalWriter(tmp_path / "session", {"game": "put-01"}))
+    app.debug_screen.engine.observers.append(JournalWriter(tmp_path / "session", JournalHeader(game="put-01")))
     return app
 
 

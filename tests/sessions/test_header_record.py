@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from agent.runtime.limits import Limits
-from agent.sessions.header import JOURNAL_VERSION, HeaderError, JournalHeader, SessionParent
+from agent.sessions.header import JOURNAL_VERSION, HeaderError, JournalHeader, SessionParent, load_header
 from agent.sessions.journal import JournalError, list_sessions, read_journal
+from recode_tui.commands.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYED_READ = re.compile(r"header\[|header\.get\(")
@@ -70,7 +71,7 @@ def test_a_bad_field_is_refused_in_one_line_that_says_what_to_do(field: str, val
     assert said in message and "restore it from a copy or start a new run" in message and "\n" not in message
 
 
-def test_a_corrupt_header_names_the_journal_and_the_listing_marks_it(tmp_path) -> None:
+def test_a_corrupt_header_names_the_journal_and_the_listing_marks_it(tmp_path, capsys) -> None:
     folder = tmp_path / "s1"
     folder.mkdir()
     (folder / "journal.jsonl").write_text(json.dumps(_header(game="put-01", max_steps=[80])) + "\n")
@@ -78,3 +79,16 @@ def test_a_corrupt_header_names_the_journal_and_the_listing_marks_it(tmp_path) -
         read_journal(folder)
     [listed] = list_sessions(tmp_path)
     assert listed.problem.startswith("line 1: the session header's `max_steps` is [80]")
+    assert main(["sessions", "list", "--sessions", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "start a new run" in err
+    assert "--from-last-good" not in err  # no good point before the header to go on from
+
+
+def test_the_header_alone_is_read_from_the_first_line(tmp_path) -> None:
+    """`compare` needs a run's header only: a later corrupt line does not hide it; a missing file is one line."""
+    file = tmp_path / "journal.jsonl"
+    file.write_text(json.dumps(_header(game="put-01", prompt_hash="h1")) + "\nnot json\n")
+    assert load_header(file).prompt_hash == "h1"
+    with pytest.raises(HeaderError, match=r"^cannot be read \(No such file or directory\); check the path$"):
+        load_header(tmp_path / "gone.jsonl")
