@@ -18,7 +18,7 @@ from agent.runtime import events as ev
 from agent.runtime.debugger import Stop, StopReason, describe_event
 from agent.runtime.event_text import finish_verdict
 from agent.runtime.tree import Node
-from recode_tui.console.hosts import HasChoices, RunScreen
+from recode_tui.console.hosts import RunScreen
 from recode_tui.console.llm_control import LLMControl
 from recode_tui.console.run_state import RunState
 from recode_tui.console.stop_tools import StopTools
@@ -133,7 +133,7 @@ class RunEvents:
         clickables): read at a stop, when no step is running."""
         env = self.run.engine.env
         try:
-            shown = list(env.choices()) if isinstance(env, HasChoices) else []
+            shown = list(env.choices())
         except Exception:  # noqa: BLE001 - an environment that cannot say shows nothing
             shown = []
         self.run.variables.show_choices(shown)
