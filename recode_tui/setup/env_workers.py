@@ -1,7 +1,7 @@
-"""An environment whose real engine lives in a worker process.
+"""Environments whose real engine lives in a worker process (eval's pool, the console's early worker).
 
-`RemoteEnv` implements the Env protocol by sending each call to a worker
-process (`python -m recode_tui.setup.env_workers`) over its stdin/stdout, one JSON line per
+`RemoteEnv` is an `Env` that sends each call to a worker process
+(`python -m recode_tui.setup.env_workers`) over its stdin/stdout, one JSON line per
 request and reply. ALFWorld's reset and step are CPU-bound Python, so one
 process per concurrent episode is what lets C episodes really run in parallel.
 
