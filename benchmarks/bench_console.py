@@ -58,7 +58,7 @@ from agent.llm import Completion, StubContext, Usage  # noqa: E402
 from agent.runtime.debugger import Breakpoint, BreakpointKind  # noqa: E402
 from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
-from envs.base import Reset  # noqa: E402
+from envs.base import Env, Reset  # noqa: E402
 
 
 KEY = Target("key -> painted stop (median)", 50, "ms", "issue 3")
@@ -68,7 +68,7 @@ READY = Target("ready to step, process start to status \"paused\"", 1.0, "s", "i
 HEAVY = Target("heavy modules (alfworld, textworld, openai) loaded at first paint", 0, "", "issue 3")
 
 
-class InstantEnv:
+class InstantEnv(Env):
     """An environment that answers at once (the console's cost is what is measured)."""
 
     name = "alfworld"  # for the prompt set

@@ -53,7 +53,7 @@ from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from agent.sessions.session import start_session  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs import registry  # noqa: E402
-from envs.base import Reset  # noqa: E402
+from envs.base import Env, Reset  # noqa: E402
 from envs.sciworld.simulator import shared_simulator  # noqa: E402
 from envs.sciworld.tasks import find_task, simplifications_for  # noqa: E402
 from mockllm.gold import gold_llm  # noqa: E402
@@ -103,7 +103,7 @@ class TimedEnv:
         return getattr(self._env, name)
 
 
-class InstantEnv:
+class InstantEnv(Env):
     """A stand-in env that answers every action at once and is won after the gold path's length:
     the engine's own cost per action with nothing else in it (not a real environment)."""
 

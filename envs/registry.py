@@ -1,4 +1,5 @@
-"""The environment seam: a name (`alfworld`, later `sciworld`, `webshop`) maps to a provider.
+"""The environment seam: a name (`alfworld`, `sciworld`, `webshop`, a plug-in's) maps to a provider
+(an `envs.provider.EnvProvider`).
 
 Everything above `envs/` should speak `{env, episode, fingerprint}` through
 this module instead of importing an environment package by name. A provider is

@@ -144,7 +144,7 @@ def test_envs_holds_the_seam_and_the_environments_only() -> None:
     """`envs/` is the seam (the `Env` and `EnvProvider` bases, the registry) and one package per
     environment; how the application runs environments (its worker processes) is the setup layer's."""
     assert sorted(p.name for p in (ROOT / "envs").glob("*.py")) == [
-        "__init__.py", "base.py", "protocols.py", "provider.py", "registry.py"]
+        "__init__.py", "base.py", "provider.py", "registry.py"]
 
 
 def test_nothing_above_envs_names_an_environment_package() -> None:
@@ -243,7 +243,7 @@ def test_the_runtime_imports_no_agent() -> None:
 
 # What the runtime (`agent/runtime/`) may import of ours: itself, the LLM protocol and the environments'
 # interfaces and registry. Sessions, the sandbox and the agents build on it and hand it what it needs.
-RUNTIME_MAY_IMPORT = ("agent.runtime", "agent.llm", "envs.base", "envs.protocols", "envs.registry")
+RUNTIME_MAY_IMPORT = ("agent.runtime", "agent.llm", "envs.base", "envs.provider", "envs.registry")
 
 
 def test_the_runtime_imports_no_session_sandbox_agent_or_front_end() -> None:

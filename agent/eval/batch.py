@@ -56,7 +56,6 @@ from agent.runtime.stepper import Stepper
 from agent.sessions.journal import JournalWriter
 from agent.sessions.session import session_header
 from envs import registry
-from envs.protocols import Abandonable, score_of
 
 JOURNALS_DIR = "journals"
 REPORT_EVERY = 1.0  # seconds between report.json rewrites while episodes end (a killed run replays at most these)
@@ -279,8 +278,7 @@ class Evaluation:
             return play.result()
         reason = wall_clock_reason(limit)
         for env in envs:
-            if isinstance(env, Abandonable):  # a step blocked in its process returns, so the episode can end
-                env.abandon(reason)
+            env.abandon(reason)  # a step blocked in its process returns, so the episode can end
         play.cancel()  # the play's own clean-up closes the engine (its code worker) and the environment
         await asyncio.gather(play, return_exceptions=True)
         return EpisodeResult(game.id, game.task_type, False, reason, seconds=time.monotonic() - started,
@@ -320,7 +318,7 @@ class Evaluation:
                 cached = CachedCalls()
                 engine.observers.append(cached)
                 finished = await self._drive(engine, game)
-                score = score_of(env)
+                score = env.score
         except (EvalAborted, asyncio.CancelledError):
             raise
         except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the others

@@ -1,7 +1,7 @@
-"""An environment whose real engine lives in a worker process.
+"""Environments whose real engine lives in a worker process (eval's pool, the console's early worker).
 
-`RemoteEnv` implements the Env protocol by sending each call to a worker
-process (`python -m recode_tui.setup.env_workers`) over its stdin/stdout, one JSON line per
+`RemoteEnv` is an `Env` that sends each call to a worker process
+(`python -m recode_tui.setup.env_workers`) over its stdin/stdout, one JSON line per
 request and reply. ALFWorld's reset and step are CPU-bound Python, so one
 process per concurrent episode is what lets C episodes really run in parallel.
 
@@ -34,9 +34,7 @@ import threading
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable, Sequence
 
-from envs.base import EnvError, Reset
-from envs.protocols import (admissible_commands_of, end_reason_of, failure_of, score_of,
-                            translate_of)
+from envs.base import Env, EnvError, Reset
 
 DEFAULT_FACTORY = "envs:make_env"  # "module:function", called as function(game, max_steps)
 WORKER_MODULE = "recode_tui.setup.env_workers"  # what a worker process runs (this module)
@@ -142,8 +140,12 @@ class EnvWorker:
                 pass
 
 
-class RemoteEnv:
-    """The Env protocol over an `EnvWorker`. `done`, `won` and `steps` are cached from the last reply."""
+class RemoteEnv(Env):
+    """An `Env` over an `EnvWorker`. `done`, `won`, `steps` and the score and end reasons are cached from the last reply."""
+
+    score: float | None = None
+    failure: str = ""
+    end_reason: str = ""
 
     def __init__(self, worker: EnvWorker, game: str, max_steps: int, name: str, task_type: str | None) -> None:
         self.worker = worker
@@ -155,7 +157,7 @@ class RemoteEnv:
         self._won = False
         self._steps = 0
         self._open = True
-        self.score: int | None = None  # the worker env's score, for an env that has one
+        self.score = None  # the worker env's score, for an env that has one
         self.failure = ""  # why the worker env ended the episode (a hung simulator), when it did
         self.end_reason = ""
         self._listed: list[str] = []  # the admissible commands of the last reply (RemoteCommandsEnv)
@@ -347,7 +349,7 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False, behin
                     env.close()
                 env = None
                 env = factory(request["game"], request.get("max_steps", 80))
-                commands = bool(request.get("commands")) and admissible_commands_of(env) is not None
+                commands = bool(request.get("commands")) and env.admissible_commands is not None
                 result: Any = {"name": env.name, "task_type": env.task_type, "max_steps": env.max_steps,
                                "commands": commands}
             elif op == "reset":
@@ -356,7 +358,7 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False, behin
             elif op == "step":
                 result = _require(env).step(request["action"])
             elif op == "translate":
-                result = translate_of(_require(env), request["action"])
+                result = _require(env).translate(request["action"])
             elif op == "ping":
                 result = "pong"
             elif op == "close":
@@ -369,8 +371,8 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False, behin
         except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent as a reply
             reply = {"ok": False, "error": type(exc).__name__, "message": str(exc), "env_error": isinstance(exc, EnvError)}
         if env is not None:
-            reply["state"] = [bool(env.done), bool(env.won), int(env.steps), score_of(env), failure_of(env),
-                              end_reason_of(env)] + ([admissible_commands_of(env) or []] if commands else [])
+            reply["state"] = [bool(env.done), bool(env.won), int(env.steps), env.score, env.failure,
+                              env.end_reason] + ([list(env.admissible_commands or [])] if commands else [])
         out.write((json.dumps(reply) + "\n").encode())
         out.flush()
     if env is not None:

@@ -8,12 +8,13 @@ from typing import Iterable
 import pytest
 
 from agent.sessions.journal import read_journal
-from envs import protocols, registry
-from envs.base import EnvError, Episode
+from agent.sessions.replay import ReplayEnv
+from envs import registry
+from envs.base import Env, EnvError, Episode
 from envs.provider import Capability, EnvProvider
 from recode_tui.commands.cli import main
 from tests import toyenv
-from tests.toyenv.world import ToyProvider
+from tests.toyenv.world import ToyEnv, ToyProvider
 
 COIN = toyenv.SCRIPTS / "coin.yaml"
 
@@ -120,20 +121,39 @@ def test_a_run_keeps_the_providers_header_fields_and_its_per_episode_step_limit(
     assert registry.step_limit("toy:coin-1", 50, 3) == 3  # --max-steps always wins
 
 
+class Full(ToyEnv):
+    """The toy world with every optional environment capability."""
+
+    score, reward, failure, end_reason = 40, 1.0, "the simulator hung", "task failed"
+    admissible_commands = ["look"]
+    score_log = [(1, 0.0, 40.0)]
+
+    def translate(self, action: str) -> str:
+        return action.upper()
+
+    def choices(self) -> list[str]:
+        return ["click[Buy Now]"]
+
+    def abandon(self, reason: str) -> None:
+        self.abandoned = reason
+
+
+def _read(env: Env) -> tuple:
+    return (env.score, env.reward, env.failure, env.end_reason, env.admissible_commands, tuple(env.score_log),
+            env.translate("go"), env.choices())
+
+
 def test_environment_capabilities_are_read_with_their_defaults():
-    class Bare:
-        pass
+    bare = ToyEnv("coin-1", 5)
+    assert _read(bare) == (None, None, "", "", None, (), "go", [])
+    bare.abandon("over its wall clock")  # nothing to end in this process
+    assert _read(Full("coin-1", 5)) == (40, 1.0, "the simulator hung", "task failed", ["look"], ((1, 0.0, 40.0),),
+                                        "GO", ["click[Buy Now]"])
 
-    class Full:
-        score, reward, failure, end_reason = 40, 1.0, "the simulator hung", "task failed"
-        admissible_commands = ["look"]
 
-        def translate(self, action: str) -> str:
-            return action.upper()
-
-    assert (protocols.score_of(Bare()), protocols.failure_of(Bare()), protocols.end_reason_of(Bare())) == (None, "", "")
-    assert protocols.admissible_commands_of(Bare()) is None and protocols.translate_of(Bare(), "go") == "go"
-    assert (protocols.score_of(Full()), protocols.failure_of(Full()), protocols.end_reason_of(Full())) == (
-        40, "the simulator hung", "task failed")
-    assert protocols.admissible_commands_of(Full()) == ["look"] and protocols.translate_of(Full(), "go") == "GO"
-    assert protocols.reward_of(Full()) == 1.0 and protocols.has_reward(Full()) and not protocols.has_reward(Bare())
+def test_a_replay_reads_the_capabilities_of_the_environment_it_checks():
+    full = Full("coin-1", 5)
+    replay = ReplayEnv(full, [])
+    assert _read(replay) == _read(full) and (replay.name, replay.max_steps) == (full.name, 5)
+    replay.abandon("over its wall clock")
+    assert full.abandoned == "over its wall clock"

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from envs.base import EnvError, Reset
+from envs.base import Env, EnvError, Reset
 from envs.base import Episode
 from envs.provider import EnvProvider
 
@@ -73,8 +73,8 @@ def _listing(items: Iterable[str]) -> str:
     return ", ".join(f"a {item}" for item in items) if items else "nothing"
 
 
-class ToyEnv:
-    """One toy episode, played one action at a time (the `envs.base.Env` protocol)."""
+class ToyEnv(Env):
+    """One toy episode, played one action at a time (`envs.base.Env`, its required part only)."""
 
     name = NAME
 

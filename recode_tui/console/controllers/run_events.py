@@ -20,7 +20,7 @@ from agent.runtime import events as ev
 from agent.runtime.debugger import Stop, StopReason, describe_event
 from agent.runtime.event_text import finish_verdict
 from agent.runtime.tree import Node
-from recode_tui.console.run.hosts import HasChoices, RunScreen
+from recode_tui.console.run.hosts import RunScreen
 from recode_tui.console.run.requests import (
     CloseEditor,
     EditExpansion,
@@ -123,7 +123,7 @@ class RunEvents:
         clickables): read at a stop, when no step is running."""
         env = self.run.engine.env
         try:
-            return list(env.choices()) if isinstance(env, HasChoices) else []
+            return list(env.choices())
         except Exception:  # noqa: BLE001 - an environment that cannot say shows nothing
             return []
 

@@ -169,13 +169,6 @@ class Cancellable(Protocol):
     def cancel(self) -> None: ...
 
 
-@runtime_checkable
-class HasChoices(Protocol):
-    """An environment that lists the actions it accepts now (WebShop's clickables)."""
-
-    def choices(self) -> list[str]: ...
-
-
 def is_trusted(runner: object) -> bool:
     """The runner runs code unchecked (`--trusted`); a runner that does not say is not."""
     return isinstance(runner, TrustFlagged) and bool(runner.trusted)

@@ -10,7 +10,6 @@ import time
 from typing import TypedDict
 
 from agent.runtime.stepper import Stepper
-from envs.protocols import has_reward, reward_of, score_of
 from mockllm.review import ReviewLLM
 from recode_tui.console.run.hosts import is_trusted
 
@@ -45,8 +44,8 @@ def engine_figures(engine: Stepper) -> EngineFigures:
         steps=env.steps,
         max_steps=env.max_steps,
         # an env with a reward (WebShop) has it only at the end; one with a score shows it while it runs
-        score=None if has_reward(env) else score_of(env),
-        reward=reward_of(env) if env.done else None,
+        score=None if env.reward is not None else env.score,
+        reward=env.reward if env.done else None,
         depth=current.depth if current else 0,
         nodes=len(engine.tree),
         llm_calls=engine.stats.llm_calls,

@@ -34,7 +34,6 @@ from agent.runtime import events as ev
 from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, StepMode
 from agent.runtime.stepper import Stepper
 from agent.runtime.tree import NodeStatus
-from envs.protocols import score_log_of
 from recode_tui.console.controllers.keys import DEBUG_BINDINGS
 from recode_tui.console.controllers.llm_control import LLMControl
 from recode_tui.console.controllers.model_actions import ModelKeys
@@ -118,7 +117,7 @@ class DebugScreen(PaneRoutes):
             yield VariablesPane(self.engine.runner.full_value, console.watch_expressions,
                                 note=self.engine.variables_note, id="vars")
             log = EnvLog(id="env-log")
-            log.scores = lambda: score_log_of(self.engine.env)  # an env with a score logs its changes
+            log.scores = lambda: tuple(self.engine.env.score_log)  # an env with a score logs its changes
             yield log
         # A person starts on the task and the first observation; the editor's tab opens when an answer is awaited.
         # Each tab's title starts with its key (the narrow key line cannot list them all).
