@@ -146,7 +146,7 @@ async def test_a_console_fork_of_an_old_eval_journal_refuses_an_answer_that_writ
                        what="the refusal in the editor")
         fork = control.session.folder
         assert app.debug_screen.debugger.awaiting_human and app.debug_screen.engine.code_check(hostile_code) == "forbidden: open"
-        assert read_journal(fork).header["runner"] == "SandboxRunner" and not read_journal(fork).header["trusted"]
+        assert read_journal(fork).header.runner == "SandboxRunner" and not read_journal(fork).header.trusted
     assert not target.exists()
 
 

@@ -248,7 +248,8 @@ async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_cont
             what="the fork",
         )
         fork = app.session_control.session.folder
-        assert read_journal(fork).header["parent"] == {"session": old.name, "records": 0, "at": "fork n0"}
+        assert (read_journal(fork).header.parent.session, read_journal(fork).header.parent.records,
+                read_journal(fork).header.parent.at) == (old.name, 0, "fork n0")
         assert isinstance(app.debug_screen.engine.prompts, DraftPromptSet) and "put_down" in app.debug_screen.engine.prompts.text(PUT)
         await command(pilot, app, "c")
         assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
