@@ -302,10 +302,6 @@ class RecodeApp(CrashReport, ConsoleApp):
         return self._run_screen.reason
 
     @property
-    def reason_kind(self) -> str:
-        return self._run_screen.reason_kind
-
-    @property
     def stops(self) -> int:
         return self._run_screen.stops
 
@@ -316,10 +312,6 @@ class RecodeApp(CrashReport, ConsoleApp):
     @property
     def pending_prompt(self) -> tuple[str, str] | None:
         return self._run_screen.pending_prompt
-
-    @property
-    def shown_prompt(self) -> tuple[str, str] | None:
-        return self._run_screen.shown_prompt
 
     @property
     def driver(self) -> EngineDriver:

@@ -387,10 +387,3 @@ def agent_settings(
                        agent_options=list(agent_options) if agent_options is not None else None)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-
-
-def game_path_of(game: str) -> Path:
-    """The file of an ALFWorld game (kept for callers of the pre-seam `start_session`)."""
-    from envs import registry
-
-    return Path(registry.header_fields(game).get("game_path", game))
