@@ -1,4 +1,4 @@
-"""`getattr(`/`hasattr(` in the packages only where a name is truly known at run time (issue 26).
+"""`getattr(`/`hasattr(` in the packages only where a name is truly known at run time.
 
 An object's optional capability is a declared protocol (`envs.protocols`, `agent.llm`'s `ModelLLM`,
 `agent.runtime.runner.CodeChecks`, ...) asked with `isinstance`; what is left of probing by name is a
