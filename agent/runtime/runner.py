@@ -6,7 +6,7 @@ blocked until the engine `answer`s it, so a debugger can stop between any two
 actions of a loop. When the code ends, a `NodeOutcome` says how.
 
 Two implementations: `agent.runtime.thread_runner.ThreadRunner` (same process) and
-the sandboxed worker process of `agent.sandbox` (issue 6). The namespace lives
+the sandboxed worker process of `agent.sandbox`. The namespace lives
 inside the runner; the engine only ever sees text summaries of it.
 """
 
