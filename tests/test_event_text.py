@@ -1,4 +1,4 @@
-"""One way to describe an event (issue 14, item 6): `recode-tui run`, the plain mode and the console's
+"""One way to describe an event: `recode-tui run`, the plain mode and the console's
 stop line read the same event the same way."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`recode-tui --help` and `recode-tui COMMAND --help` load only the parser (issue 24).
+"""`recode-tui --help` and `recode-tui COMMAND --help` load only the parser.
 
 Help is printed from the parser alone, so a fresh interpreter that prints it
 must not have imported the engine, the agents, the evaluation code, the
@@ -70,7 +70,7 @@ def test_the_check_sees_what_a_command_imports_when_it_runs() -> None:
     assert "envs.alfworld.provider" in heavy_in(result["modules"])
 
 
-# What the console's first frame must not wait for (issue 24: first paint): it is built behind the frame.
+# What the console's first frame must not wait for: it is built behind the frame.
 BEHIND_THE_FIRST_FRAME = (
     "agent.runtime.stepper", "agent.runtime.events", "agent.llm", "agent.sessions", "agent.agents.recode",
     "agent.agents.react", "envs.alfworld", "envs.sciworld", "mockllm", "openai", "alfworld", "textworld", "yaml",

@@ -202,7 +202,7 @@ def _front_end_imports(packages: tuple[str, ...], forbidden: tuple[str, ...]) ->
 
 def test_the_setup_layer_sits_below_both_front_ends() -> None:
     """`recode_tui/setup/` (typed settings, the builders, UsageError) imports no front end: the command
-    line and the console both build on it, and neither needs the other to start a run (issue 26)."""
+    line and the console both build on it, and neither needs the other to start a run."""
     front_ends = ("recode_tui.commands", "recode_tui.console", "recode_tui.plain", "recode_tui.web",
                   "textual", "prompt_toolkit")
     assert _front_end_imports(("recode_tui.setup",), front_ends) == []
@@ -227,7 +227,7 @@ RUNTIME = ("agent.runtime", "agent.sessions", "agent.eval", "agent.llm", "agent.
 
 
 def test_the_runtime_imports_no_agent() -> None:
-    """Arrows run one way: agents use the runtime, never the reverse (issue 26). Lazy and
+    """Arrows run one way: agents use the runtime, never the reverse. Lazy and
     TYPE_CHECKING imports count. The registry (`agent.agents` itself, names as strings) is the one
     door from the runtime to the agents: it builds an agent by name without importing its package."""
     modules = _modules()
@@ -281,7 +281,7 @@ KNOWN_CYCLES: list[list[str]] = []
 
 def test_no_import_cycles_even_through_lazy_imports() -> None:
     """A function-local or TYPE_CHECKING import hides a cycle from Python, not from a reader: every
-    group of modules that reach each other is listed (issue 26)."""
+    group of modules that reach each other is listed."""
     found = _cycles(_import_graph())
     assert [group for group in found if group not in KNOWN_CYCLES] == []
     assert [group for group in KNOWN_CYCLES if group not in found] == [], "a known cycle is gone: drop it from the list"

@@ -1,4 +1,4 @@
-"""Every path that builds an engine runs model code in the sandbox with its checks (issue 12, item 1).
+"""Every path that builds an engine runs model code in the sandbox with its checks.
 
 Each test gives an answer that opens a file for writing and checks that it is
 refused and the file never appears: `run`, the console (Pilot), `eval`,

@@ -1,4 +1,4 @@
-"""`--preset paper`: the reference code's semantics on run, tui and eval (issue 12, item 8)."""
+"""`--preset paper`: the reference code's semantics on run, tui and eval."""
 
 from __future__ import annotations
 

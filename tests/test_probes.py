@@ -1,4 +1,4 @@
-"""`getattr(`/`hasattr(` in the packages only where a name is truly known at run time (issue 26).
+"""`getattr(`/`hasattr(` in the packages only where a name is truly known at run time.
 
 An object's optional capability is a declared field or method with its default (`envs.base.Env`,
 `envs.provider.EnvProvider`) or a declared protocol (`agent.llm`'s `ModelLLM`,

@@ -91,7 +91,7 @@ def test_the_package_exports_each_name_lazily_from_its_module() -> None:
 
 def test_the_command_line_probes_no_namespace_and_says_why_it_probes_anything() -> None:
     """Below the edge nothing asks argparse's namespace what it has; a `getattr`/`hasattr` left in
-    recode_tui/commands or recode_tui/setup is a truly dynamic name, and its line says so (issue 26)."""
+    recode_tui/commands or recode_tui/setup is a truly dynamic name, and its line says so."""
     import re
 
     root = Path(__file__).resolve().parent.parent

@@ -34,10 +34,6 @@ class EvalReport:
     concurrency_used: list[int] = field(default_factory=list)  # episodes really at a time, per run (resumes append)
 
     @property
-    def finished_games(self) -> set[str]:
-        return {e.game for e in self.episodes}
-
-    @property
     def remaining(self) -> list[GameSpec]:
         """The games some agent has still to play (all of them once, for a one-agent plan)."""
         left = {g.id for _, g, _ in self.pending}

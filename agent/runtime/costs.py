@@ -132,9 +132,6 @@ def exchange_record(prompt: str, completion: Completion, accepted: bool, purpose
     )
 
 
-expansion_record = exchange_record  # its name before issue 26
-
-
 def answered_event(node_id: str, completion: Completion, *, thought: str, blocks: tuple[str, ...],
                    child_ids: tuple[str, ...], purpose: str = "", role: str = MAIN_ROLE) -> LLMAnswered:
     """The accepted-answer event for `completion`, with its counts and times."""
@@ -159,5 +156,5 @@ def rejected_event(node_id: str, completion: Completion, reason: str, *, attempt
     )
 
 
-__all__ = ["MAIN_ROLE", "RoleStats", "Stats", "Tally", "answered_event", "exchange_record", "expansion_record", "rejected_event",
+__all__ = ["MAIN_ROLE", "RoleStats", "Stats", "Tally", "answered_event", "exchange_record", "rejected_event",
            "timed"]

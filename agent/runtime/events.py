@@ -228,39 +228,3 @@ class AgentNote(Event):
     kind: ClassVar[str] = "agent_note"
     label: str = ""
     text: str = ""
-
-
-ALL_EVENT_TYPES: tuple[type[Event], ...] = (
-    RunStarted,
-    NodeStarted,
-    ActionSent,
-    ObservationReceived,
-    VariablesChanged,
-    NodeCompleted,
-    StubFound,
-    LLMRequested,
-    LLMAnswered,
-    LLMRejected,
-    LLMFailed,
-    NodeSkipped,
-    NodeError,
-    StatementRun,
-    AgentNote,
-    RunFinished,
-)
-
-# Kinds the LLM-call events had before they took generic names (issue 26).
-OLD_KINDS: dict[str, str] = {
-    "expansion_requested": LLMRequested.kind,
-    "expansion_received": LLMAnswered.kind,
-    "expansion_rejected": LLMRejected.kind,
-}
-
-
-def event_type(kind: str) -> type[Event]:
-    """The event class of a `kind` string, today's or an old one; a KeyError names the unknown kind."""
-    kind = OLD_KINDS.get(kind, kind)
-    for cls in ALL_EVENT_TYPES:
-        if cls.kind == kind:
-            return cls
-    raise KeyError(f"unknown event kind {kind!r}")

@@ -34,7 +34,7 @@ DEFAULT_PROMPTS = Path(__file__).parent.parent / "agents" / "recode" / "prompts"
 def moved_prompt_set(path: Path) -> Path:
     """Where a bundled set named by its old path now lives; any other path as it is.
 
-    Before the layout change (issue 26) ReCode's sets were `<checkout>/agent/prompts/<name>`, and
+    ReCode's sets once lived at `<checkout>/agent/prompts/<name>`, and
     journals, eval reports and scripts (`--prompts agent/prompts/paper`) name them so. A folder
     that still exists at such a path is the user's own and is kept.
     """

@@ -13,9 +13,14 @@ class NodeStatus(str, Enum):
     PENDING = "PENDING"
     RUNNING = "RUNNING"  # transient: the node's code is executing now
     COMPLETED = "COMPLETED"
-    AWAITING_LLM = "STUB"  # the node waits on (or was answered by) an LLM call; the value stays as journals have it
+    AWAITING_LLM = "AWAITING_LLM"  # the node waits on (or was answered by) an LLM call
     ERROR = "ERROR"
     SKIP = "SKIP"
+
+    @property
+    def words(self) -> str:
+        """How a person reads it: `awaiting llm`, `completed`."""
+        return self.value.lower().replace("_", " ")
 
 
 @dataclass

@@ -23,8 +23,9 @@ from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.safe_text import json_line
 from agent.runtime.stepper import Stepper
-from agent.runtime.tree import CodeTree, Node, NodeStatus
+from agent.runtime.tree import CodeTree, Node
 from agent.sessions.journal_read import JOURNAL_FILE, Journal
+from agent.sessions.old_values import STORED_NODE_STATUSES, node_status
 
 PLAN_VERSION = "recode.plan.v1"
 TRACE_VERSION = "recode.trace.v1"
@@ -104,12 +105,11 @@ def validate_tree_document(data: Any) -> None:
     nodes = data["nodes"]
     if not isinstance(nodes, dict) or data["root_id"] not in nodes:
         raise PlanFormatError("nodes must map ids to nodes and hold root_id")
-    statuses = {s.value for s in NodeStatus}
     for node_id, node in nodes.items():
         missing = [f for f in NODE_FIELDS if f not in node]
         if missing:
             raise PlanFormatError(f"node {node_id} lacks {', '.join(missing)}")
-        if node["id"] != node_id or node["status"] not in statuses:
+        if node["id"] != node_id or node["status"] not in STORED_NODE_STATUSES:
             raise PlanFormatError(f"node {node_id} has a wrong id or status")
     children_seen: list[str] = []
     for edge in data["edges"]:
@@ -135,7 +135,7 @@ def tree_from_document(data: dict[str, Any]) -> CodeTree:
     def build(node_id: str, parent: Node | None) -> Node:
         raw = nodes[node_id]
         node = Node(
-            id=node_id, code=raw["code"], depth=raw["depth"], parent=parent, status=NodeStatus(raw["status"]),
+            id=node_id, code=raw["code"], depth=raw["depth"], parent=parent, status=node_status(raw["status"]),
             thought=raw.get("thought") or "", observations=list(raw.get("observations") or []), error=raw.get("error") or "",
         )
         tree.nodes[node_id] = node

@@ -159,10 +159,6 @@ class ReplayLLM:
             estimated=recorded.estimated,
         )
 
-    @property
-    def replaying(self) -> bool:
-        return bool(self.pending)
-
 
 class NoLiveLLM:
     """The live LLM of a replay that must not go past its recording (finding a journal's good prefix)."""

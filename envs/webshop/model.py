@@ -35,7 +35,7 @@ class Product:
         return self.price_tag or f"${self.price}"
 
     def scored_at(self, price: float) -> "Product":
-        """This product scored at `price` (a range's drawn price), shown as before."""
+        """This product scored at `price` (a range's drawn price), its shown price tag kept."""
         return replace(self, price=price, price_tag=self.shown_price)
 
     def search_text(self) -> str:

@@ -245,7 +245,7 @@ def load_prompt_set(path: str | Path | None, agent: str | None = None) -> Prompt
     default = cls.default_prompts or DEFAULT_PROMPTS
     if not path:
         return PromptSet(default)
-    root = moved_prompt_set(Path(path))  # `agent/prompts/paper`: where ReCode's sets were before issue 26
+    root = moved_prompt_set(Path(path))  # `agent/prompts/paper`: an old path of a bundled set, mapped to where it lives
     main = cls.main_prompt_file
     if not root.is_dir():
         raise UsageError(f"--prompts {path}: no such folder; give a prompt set folder (one with {main})")
@@ -386,10 +386,3 @@ def agent_settings(
                        agent_options=list(agent_options) if agent_options is not None else None)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-
-
-def game_path_of(game: str) -> Path:
-    """The file of an ALFWorld game (kept for callers of the pre-seam `start_session`)."""
-    from envs import registry
-
-    return Path(registry.header_fields(game).get("game_path", game))

@@ -1,6 +1,6 @@
 """The console's environment in a worker process started at the program's start.
 
-On a terminal, `recode-tui` draws its first frame before it builds the run (issue 24). What
+On a terminal, `recode-tui` draws its first frame before it builds the run. What
 remains before the run is ready to step is CPU-bound Python on one core: the console's widgets
 and the environment's engine (ALFWorld's TextWorld import is about 0.3 s). A thread cannot
 overlap them (the GIL); a process can. So the command line starts an `EnvHost` before it imports

@@ -315,10 +315,6 @@ class EnvPool:
     async def close(self) -> None:
         await asyncio.gather(*(asyncio.to_thread(w.close) for w in self.workers))
 
-    def close_now(self) -> None:
-        for worker in self.workers:
-            worker.close(timeout=2)
-
 
 # ----------------------------------------------------------------- the worker
 def _load_factory(spec: str) -> Callable[..., Any]:

@@ -1,4 +1,4 @@
-"""The debug screen's controllers and declared interfaces, without starting a console (issue 26)."""
+"""The debug screen's controllers and declared interfaces, without starting a console."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Debugger staples (issue 15 item 10): `!` at a stop, run to here, the current line, the model clock."""
+"""Debugger staples: `!` at a stop, run to here, the current line, the model clock."""
 
 from __future__ import annotations
 

@@ -93,7 +93,7 @@ async def test_a_forbidden_call_is_refused_in_the_editor_before_submit_and_a_tru
         assert "TRUSTED" not in app.debug_screen.query_one("#status").text
         await command(pilot, app, "c")
         await type_text(pilot, READ_SECRETS)
-        # The check line shows the sandbox's refusal while typing, before any submit (issue 14, item 3),
+        # The check line shows the sandbox's refusal while typing, before any submit,
         # with the editor line of the statement.
         check_line = app.debug_screen.query_one("#expand-check")
         await wait_for(pilot, lambda: "forbidden: open" in str(check_line.content), what="the live refusal")

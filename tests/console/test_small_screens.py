@@ -1,4 +1,4 @@
-"""Issue 12 items 11-19 in the console: small terminals, zoom, focus, breakpoint list, editor, palette."""
+"""The console at its edges: small terminals, zoom, focus, breakpoint list, editor, palette."""
 
 from __future__ import annotations
 

@@ -81,7 +81,7 @@ def test_episode_won(snap_compare) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
-# -- small terminals (issue 12, item 11) ---------------------------------------------------------
+# -- small terminals ------------------------------------------------------------------------------
 
 SMALL = (80, 24)
 MEDIUM = (100, 30)

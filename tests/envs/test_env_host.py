@@ -1,4 +1,4 @@
-"""The console's environment in a worker started at the program's start (`EnvHost`, issue 24: ready to step).
+"""The console's environment in a worker started at the program's start (`EnvHost`), so a run is ready to step sooner.
 
 What a person at the console reads of the environment must be the same whether it runs in the
 process or in the early worker: the observations, the admissible commands (ReAct checks an

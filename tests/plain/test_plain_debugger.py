@@ -1,4 +1,4 @@
-"""The plain mode steps the run through the console's debugger (issue 14, item 5), on the toy environment.
+"""The plain mode steps the run through the console's debugger, on the toy environment.
 
 It stops where `agent.runtime.debugger.Debugger` stops and prints that stop's reason (the console's stop line),
 answers through `Debugger.submit`, and never loses the person's typed answer, even when the run crashes.

@@ -1,4 +1,4 @@
-"""Issue 23: the chain from an LLM answer to a root shell, stopped at every layer.
+"""The chain from an LLM answer to a root shell, stopped at every layer.
 
 Each test takes one layer's own attack with the other layers switched off
 where the code allows (`LayersOffRunner`, a test-only runner), so that each

@@ -1,4 +1,4 @@
-"""Journals written before the layout change (issue 26) still resume.
+"""Journals written before ReCode's prompt sets moved into its package still resume.
 
 The fixture was recorded with the code just before ReCode's prompt sets moved from
 `agent/prompts/` to `agent/agents/recode/prompts/` (`run --game put-01 --llm demo`),

@@ -1,4 +1,4 @@
-"""Corrupt journals are reported, never a traceback (issue 23, item 4).
+"""Corrupt journals are reported, never a traceback.
 
 One bad line (a 0xFF byte, JSON that is not an object, an action without its
 observation, JSON nested too deeply) in a real won session: every reader says

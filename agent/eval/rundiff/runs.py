@@ -101,11 +101,6 @@ class Run:
         index = bisect.bisect_right([c.record for c in self.calls], record) - 1
         return self.calls[index] if index >= 0 else None
 
-    def first_step_from(self, record: int) -> Step | None:
-        """The first action recorded at or after record position `record`."""
-        index = bisect.bisect_left([s.record for s in self.steps], record)
-        return self.steps[index] if index < len(self.steps) else None
-
     def node(self, node_id: str) -> Node | None:
         return self.view.tree.nodes.get(node_id)
 

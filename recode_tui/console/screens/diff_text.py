@@ -137,7 +137,7 @@ def node_side(diff: RunDiff, index: int, side: str) -> Text:
                    "bold reverse")
         return out
     out.append(for_terminal(f"{run.name} · {run.outcome} · {node.id} at {run.paths.get(node.id, '?')} "
-                            f"({node.status.value.lower()})", newlines=False) + "\n", "bold reverse")
+                            f"({node.status.words})", newlines=False) + "\n", "bold reverse")
     if theirs is None or node.code.strip() != theirs.code.strip():
         out.append_text(_own_lines(node.code.strip(), theirs.code.strip() if theirs else "", style))
     calls, other_calls = run.calls_of(node.id), other_run.calls_of(theirs.id) if theirs else []

@@ -152,7 +152,7 @@ class CodeArea(KeyFirstTextArea):
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """A closed (read-only) editor takes no text: Esc there is the screen's pause, as before."""
+        """A closed (read-only) editor takes no text: Esc there is the screen's pause."""
         return not (action == "leave" and self.read_only)
 
     def action_leave(self) -> None:

@@ -195,10 +195,6 @@ class CodeTreeView(Tree[str]):
         self.call_after_refresh(move)
         return True
 
-    def refresh_all_labels(self) -> None:
-        for node_id in self._items:
-            self._relabel(node_id)
-
     # -- search (`/`): one line per node, in reading order, collapsed ones included ------------
 
     def _in_order(self) -> list[TreeNode[str]]:

@@ -126,11 +126,6 @@ class EnvLog(LineHookLog):
                 return [(f"══ {verdict}: {event.reason} ({event.steps} steps) ══", None)]
         return []
 
-    def lines_for(self, event: ev.Event) -> list[str]:
-        """The log lines an event adds at the log's present width."""
-        width = self.wrap_width()
-        return [line for text, indent in self.entries_for(event) for line in self.wrap(text, indent, width)]
-
     scores: Callable[[], Sequence[tuple[int, float, float]]] | None = None  # the env's (step, old, new) score changes
 
     def apply(self, events: Iterable[ev.Event]) -> None:

@@ -1,4 +1,5 @@
-"""Smaller things a new user met (issue 12, items 13 and 19, and 23's `--keymap`)."""
+"""What a new user meets on a first run: one-line usage errors, the demo or the person as the LLM, a won
+episode said once, an exported tree's time, and a remapped key (`--keymap`)."""
 
 from __future__ import annotations
 

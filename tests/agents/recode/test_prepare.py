@@ -1,6 +1,6 @@
 """`prepare()`: a front end starts the episode's reset (and the code worker) while it draws.
 
-The console calls it before mounting its screen (issue 24: ready to step). What the person sees
+The console calls it before mounting its screen, so the run is ready to step sooner. What the person sees
 must be what an unprepared run shows: one reset, the same first events, an error where it was,
 and no worker left running when the run is closed unstepped.
 """
