@@ -18,6 +18,11 @@ class NodeStatus(str, Enum):
     SKIP = "SKIP"
 
     @property
+    def plan_word(self) -> str:
+        """Its word in a `recode.plan.v1` export, as the format fixes it (an LLM-answered node is `STUB` there)."""
+        return "STUB" if self is NodeStatus.AWAITING_LLM else self.value
+
+    @property
     def words(self) -> str:
         """How a person reads it: `awaiting llm`, `completed`."""
         return self.value.lower().replace("_", " ")
@@ -60,7 +65,7 @@ class Node:
         return {
             "id": self.id,
             "code": self.code,
-            "status": self.status.value,
+            "status": self.status.plan_word,
             "depth": self.depth,
             "thought": self.thought,
             "observations": list(self.observations),

@@ -1,14 +1,15 @@
-"""Words that files written by an earlier release hold, and today's word for each.
+"""Words that stored files hold for what the code names otherwise, and the code's name for each.
 
-A reader of a stored file that may come from an earlier release (today: a plan export's
-node statuses) translates through this table, so the rest of the code knows only today's names.
+A reader of a stored file (a plan export's node statuses) translates through this table, so the
+rest of the code knows only today's names.
 """
 
 from __future__ import annotations
 
 from agent.runtime.tree import NodeStatus
 
-# The 0.1.0 release stored a node answered by an LLM call as ReCode's "STUB".
+# A plan export (`recode.plan.v1`) names a node answered by an LLM call as ReCode's "STUB", as the
+# format fixes it; journals and the code say AWAITING_LLM.
 OLD_NODE_STATUSES: dict[str, NodeStatus] = {"STUB": NodeStatus.AWAITING_LLM}
 STORED_NODE_STATUSES = frozenset({*OLD_NODE_STATUSES, *(status.value for status in NodeStatus)})
 

@@ -2,7 +2,7 @@
 
 The fixtures were recorded by the 0.1.0 code (`run --game put-01 --llm demo`, then `export --tree`)
 in a checkout at a path this machine does not have. That release stored a node answered by an
-LLM call as "STUB"; today it is `NodeStatus.AWAITING_LLM`, stored as "AWAITING_LLM".
+LLM call as "STUB", as the `recode.plan.v1` format still does; the code's name is `NodeStatus.AWAITING_LLM`.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def test_a_plan_exported_by_the_previous_release_opens_as_todays_export_of_the_s
 
     assert main(["export", str(folder), "--tree", "-o", str(out)]) == 0
     today = json.loads(out.read_text(encoding="utf-8"))
-    assert {node["status"] for node in today["nodes"].values()} == {"AWAITING_LLM", "COMPLETED"}
+    assert {node["status"] for node in today["nodes"].values()} == {"STUB", "COMPLETED"}  # the format's word
     opened = tree_from_document(old)
     assert _shape(opened) == _shape(tree_from_document(today))
     asked = [node.code for node in opened.walk() if node.status is NodeStatus.AWAITING_LLM]
