@@ -11,7 +11,8 @@ from recode_tui.console.app import RecodeApp
 SIZE = (160, 48)
 
 
-async def wait_for(pilot: Pilot, predicate, timeout: float = 30.0, what: str = "condition") -> None:
+async def wait_for(pilot: Pilot, predicate, timeout: float = 90.0, what: str = "condition") -> None:
+    """Poll until `predicate` holds; the generous limit only bounds a real hang (a loaded machine is slow, not stuck)."""
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:

@@ -34,7 +34,7 @@ class Tmux:
     def screen(self, session: str) -> str:
         return self("capture-pane", "-p", "-t", session).stdout
 
-    def wait_for(self, session: str, text: str, timeout: float = 40.0) -> str:
+    def wait_for(self, session: str, text: str, timeout: float = 90.0) -> str:
         deadline = time.monotonic() + timeout
         shown = ""
         while time.monotonic() < deadline:
@@ -44,7 +44,7 @@ class Tmux:
             time.sleep(0.2)
         raise AssertionError(f"{text!r} never appeared; the screen was:\n{shown}")
 
-    def wait_until(self, session: str, check: Callable[[str], bool], what: str, timeout: float = 40.0) -> str:
+    def wait_until(self, session: str, check: Callable[[str], bool], what: str, timeout: float = 90.0) -> str:
         """The first screen on which `check` holds: a state, not a moment (lines may paint one after another)."""
         deadline = time.monotonic() + timeout
         shown = ""
@@ -55,7 +55,7 @@ class Tmux:
             time.sleep(0.2)
         raise AssertionError(f"{what} never held; the screen was:\n{shown}")
 
-    def wait_for_all(self, session: str, *texts: str, timeout: float = 40.0) -> str:
+    def wait_for_all(self, session: str, *texts: str, timeout: float = 90.0) -> str:
         """The first screen that shows every one of `texts` at once."""
         return self.wait_until(session, lambda shown: all(text in shown for text in texts),
                                f"all of {texts!r} on one screen", timeout)

@@ -61,7 +61,8 @@ def tree_pane(text: str) -> list[str]:
     rows = text.splitlines()
     top = next(i for i, row in enumerate(rows) if "Code tree" in row)
     bottom = next(i for i in range(top + 1, len(rows)) if rows[i].startswith("╰"))
-    return [row[:60].rstrip() for row in rows[top + 1:bottom]]
+    # the border's weight shows which pane has the focus, which is not the tree's content
+    return [row[:60].rstrip().replace("┃", "│") for row in rows[top + 1:bottom]]
 
 
 def test_sigkill_mid_expansion_then_resume_restores_everything(tmp_path: Path) -> None:

@@ -182,15 +182,15 @@ async def test_an_exported_tree_opens_read_only(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
+        await wait_for(pilot, lambda: app.debug_screen.engine.done, what="the run's end")
         document = tree_document(app.debug_screen.engine, {"session": app.session_control.session.folder.name})
     path = tmp_path / "tree.json"
     path.write_text(json.dumps(document))
     tree, meta = load_tree_file(path)
     viewer = TreeFileApp(path, tree, meta)
     async with viewer.run_test(size=SIZE) as pilot:
-        await pilot.pause()
         view = viewer.query_one("#code-tree")
-        assert set(view._items) == set(document["nodes"])
+        await wait_for(pilot, lambda: set(view._items) == set(document["nodes"]), what="the whole tree shown")
         shown = meta_line(path, meta).plain
         assert "read-only tree" in shown and "won" in shown and "put a vase in sidetable" in shown
         await pilot.press("down")

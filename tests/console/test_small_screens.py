@@ -157,8 +157,10 @@ async def test_when_the_editor_takes_the_focus_the_console_says_so() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.focused is app.debug_screen.editor.editor
-        assert any("Focus → editor" in n.message for n in notifications(app))
+        # the editor opens as the stop is shown and takes the focus a refresh later: wait for that state
+        await wait_for(pilot, lambda: app.focused is app.debug_screen.editor.editor
+                       and any("Focus → editor" in n.message for n in notifications(app)),
+                       what="the editor focused, and said so")
 
 
 async def test_e_focuses_the_open_editor_without_typing_an_e() -> None:

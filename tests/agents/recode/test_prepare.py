@@ -8,6 +8,7 @@ and no worker left running when the run is closed unstepped.
 from __future__ import annotations
 
 import asyncio
+import time
 
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
@@ -44,7 +45,10 @@ async def test_a_prepared_run_shows_the_same_first_events_after_one_reset(toy_ga
     try:
         prepared.prepare()
         prepared.prepare()  # a second call starts nothing more
-        await asyncio.sleep(0.5)  # the reset and the sandbox worker are done before the first step
+        # the reset and the sandbox worker are done before the first step: wait for that state
+        deadline = time.monotonic() + 60
+        while not (env.resets == 1 and prepared.runner.worker_pid is not None) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
         assert env.resets == 1 and prepared.runner.worker_pid is not None
         ours, theirs = await first_events(prepared, 3), await first_events(plain, 3)
         assert [e.kind for e in ours] == [e.kind for e in theirs]
