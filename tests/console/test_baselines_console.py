@@ -111,13 +111,13 @@ async def test_a_react_session_resumes_in_the_console_where_it_stopped(tmp_path:
     async with resumed.run_test(size=SIZE) as pilot:
         control = resumed.session_control
         await wait_for(pilot, lambda: control.session is not None and not control.busy
-                       and not isinstance(resumed.screen, ReplayScreen) and resumed.stops > 0,
+                       and not isinstance(resumed.screen, ReplayScreen) and resumed.debug_screen.stops > 0,
                        timeout=60, what="the resumed session")
-        assert resumed.engine.name == "react" and resumed.debugger.awaiting_human
-        engine = resumed.engine
+        assert resumed.debug_screen.engine.name == "react" and resumed.debug_screen.debugger.awaiting_human
+        engine = resumed.debug_screen.engine
         assert engine.env.steps == 2 and [t.code for t in engine.tree.root.children] == [*PUT_ACTIONS[:2], "turn 3"]
-        assert "turn 3" in header(resumed) and resumed.editor.editor.text == "Thought: \nAction: "
-        resumed.editor.editor.load_text(f"Thought: on\nAction: {PUT_ACTIONS[2]}")
+        assert "turn 3" in header(resumed) and resumed.debug_screen.editor.editor.text == "Thought: \nAction: "
+        resumed.debug_screen.editor.editor.load_text(f"Thought: on\nAction: {PUT_ACTIONS[2]}")
         await checked(pilot, resumed)
         await command(pilot, resumed, "ctrl+s")
         await command(pilot, resumed, "c")
