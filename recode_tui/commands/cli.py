@@ -184,19 +184,19 @@ def load_for(options: ConsoleOptions, env_maker: EnvMaker | None = None) -> Load
     from recode_tui.setup.build import step_limit_of
 
     run = options.run
-    settings = run.agent
+    settings = run.settings
     game = run.game
     return load_run(
         game,
         run.llm.spec,
-        max_steps=step_limit_of(game, run.max_steps, settings),
+        max_steps=step_limit_of(run.episode, settings) if run.episode is not None else None,
         limits=settings.limits,
         prompts=str(settings.prompts) if settings.prompts else None,
         breakpoints=[] if options.no_break else None,
         autostart=True,
         profiles=run.llm.profiles,
-        trusted=run.trusted,
-        node_timeout=run.node_timeout,
+        trusted=settings.trusted,
+        node_timeout=settings.node_timeout or 5.0,
         preset=settings.preset,
         agent=settings.agent,
         agent_options=settings.agent_options,

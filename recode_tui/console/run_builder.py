@@ -19,9 +19,7 @@ if TYPE_CHECKING:
     from agent.runtime.stepper import Stepper
     from envs.base import Env
     from recode_tui.console.session_control import SessionControl
-    from recode_tui.setup.settings import EpisodeRef
-
-    EnvMaker = Callable[[str | EpisodeRef, int | None], Env]
+    from recode_tui.setup.build import EnvMaker
 
 
 @dataclass
@@ -64,22 +62,26 @@ def load_run(
     env_maker: EnvMaker | None = None,
 ) -> LoadedRun:
     """Build what a run needs (the LLM, the agent on its environment, the session): `build_app`'s loader."""
-    from recode_tui.setup import make_engine, make_llm
+    from agent.runtime.presets import RunSettings
+    from recode_tui.setup import episode_of, make_engine, make_llm
 
     if resume is not None:
         from recode_tui.setup.sessions import session_game
 
         game = session_game(Path(resume))  # the engine is replaced once the replay is done
-    model = make_llm(llm, profiles, game, agent=agent) if isinstance(llm, str) else llm
-    engine = make_engine(game, model, limits, max_steps, prompts, trusted, node_timeout, preset, agent, agent_options,
-                         env_maker=env_maker)
+    episode = episode_of(game)
+    model = make_llm(llm, profiles, episode, agent=agent) if isinstance(llm, str) else llm
+    settings = RunSettings(preset, max_steps, limits, Path(prompts) if prompts else None, agent or "recode",
+                           agent_options or {}, max_steps_given=max_steps is not None, trusted=trusted,
+                           node_timeout=node_timeout)
+    engine = make_engine(settings, episode, model, env_maker=env_maker)
     control = None
     if sessions_dir is not None or resume is not None:
         from agent.sessions.journal import sessions_dir_from
         from recode_tui.console.session_control import SessionControl
 
         folder = Path(resume) if resume is not None else None
-        control = SessionControl.create(engine, game, llm, sessions_dir_from(str(sessions_dir) if sessions_dir else None),
+        control = SessionControl.create(engine, episode, llm, sessions_dir_from(str(sessions_dir) if sessions_dir else None),
                                         folder, profiles, explicit_llm)
         if resume is not None:
             control.salvage_at_start, control.select_at = from_last_good, select_at

@@ -69,15 +69,13 @@ class LLMSettings:
 
 @dataclass(frozen=True)
 class RunOptions:
-    """One episode, as `run` and `tui` play it: where, with which LLM and agent, within which limits."""
+    """One episode, as `run` and `tui` play it: which episode, with which LLM, under which settings,
+    journaled where."""
 
     command: str  # "run" or "tui": what a hint tells the user to type again
     episode: EpisodeRef | None  # None: a resumed session whose journal names no game
     llm: LLMSettings
-    agent: RunSettings  # the preset with the flags over it: agent, its options, limits, prompt set
-    max_steps: int | None = None  # `--max-steps` as given (the builder falls back to the episode's, the preset's)
-    trusted: bool = False
-    node_timeout: float = 5.0
+    settings: RunSettings  # the agent, its options, limits, step limit, prompt set and runner (`make_engine`'s)
     sessions: str | None = None  # the sessions folder as given (None: $RECODE_TUI_SESSIONS or the user data dir)
     resume: str | None = None  # `--resume [SESSION]`: '' is the latest session
     resumed: Path | None = None  # the session folder `resume` names (the console's start-up replay)

@@ -11,6 +11,7 @@ from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 
 from .helpers import SIZE, checked, command, started, type_text, wait_for
+from tests.settings import episode_named, run_settings
 
 # put-01: "put a vase in sidetable."; the vase is on diningtable 1.
 PUT_ACTIONS = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable 1", "move vase 1 to sidetable 1"]
@@ -135,7 +136,7 @@ async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -
     from recode_tui.setup.build import make_engine
     from recode_tui.plain.terminal import PlainFrontEnd
 
-    engine = make_engine("put-01", HumanLLM(), agent="react")
+    engine = make_engine(run_settings(agent="react"), episode_named("put-01"), HumanLLM())
     session = start_session(engine, tmp_path / "sessions", "put-01", "human")
 
     async def until(predicate) -> None:

@@ -13,7 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.agents.recode.engine import Limits
 from agent.runtime import events as ev
 from agent.sessions.journal import read_journal
 from agent.sessions.session import profiles_in_use, start_session
@@ -28,6 +27,7 @@ from recode_tui.console.widgets.node_detail import NodeDetail
 from .helpers import SIZE, command, started, wait_for
 from .test_fork_paths import resumed
 from .test_models_console import GOOD, WANDER, answers, profiles_file, proposal_shown, rendered, run_to_the_end
+from tests.settings import episode_named, run_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,7 +41,7 @@ def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 async def profile_session(tmp_path: Path, server: OpenAICompatibleServer) -> Path:
     """A run under `profile:local` that stops after its first action, as a killed run would."""
     profiles = profiles_file(tmp_path, server.base_url)
-    engine = make_engine("put-01", make_llm("profile:local", profiles), Limits(), 80)
+    engine = make_engine(run_settings(max_steps=80), episode_named("put-01"), make_llm("profile:local", profiles))
     session = start_session(engine, tmp_path / "sessions", "put-01", "profile:local",
                             profiles=profiles_in_use("profile:local", profiles))
     while not isinstance(await engine.step(), ev.ObservationReceived):

@@ -15,6 +15,7 @@ from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 from recode_tui.setup.build import make_engine
 from tests import toyenv
+from tests.settings import episode_named, run_settings
 
 COIN = toyenv.SCRIPTS / "coin.yaml"
 
@@ -91,8 +92,8 @@ async def test_a_plan_that_wins_completes_the_root():
 
 
 async def test_the_test_agents_own_limit_is_its_end_reason():
-    engine = make_engine("toy:vase-1", ScriptedLLM([ScriptEntry("Action: look", purpose="act")]), agent="one-action",
-                         agent_options={"max_turns": 2})
+    engine = make_engine(run_settings(agent="one-action", agent_options={"max_turns": 2}), episode_named("toy:vase-1"),
+                         ScriptedLLM([ScriptEntry("Action: look", purpose="act")]))
     finished = await engine.run()
     await engine.close()
     assert isinstance(finished, RunFinished) and finished.reason == "turn limit reached (2 turns)"
