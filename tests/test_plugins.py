@@ -26,7 +26,7 @@ from recode_tui.commands.cli import main
 from recode_tui.setup.build import make_engine, make_llm
 from tests import toyenv
 from tests.toyenv.agent import OneActionAgent
-from tests.settings import episode_named, run_settings
+from tests.settings import console_options, episode_named, run_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 COIN = toyenv.SCRIPTS / "coin.yaml"
@@ -145,8 +145,8 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
 
     from tests.console.helpers import SIZE, command, started, wait_for
 
-    app = build_app("toy:coin-1", f"scripted:{COIN}", agent="one-action", cursor_blink=False,
-                    sessions_dir=tmp_path / "sessions")
+    app = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
+                                    sessions_dir=tmp_path / "sessions"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         assert isinstance(app.engine, OneActionAgent)
@@ -166,8 +166,8 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
     assert read_journal(folder).header["agent"] == "one-action"
 
     # `tui --resume`: the console replays the journal into a new run of the same agent
-    again = build_app("toy:coin-1", f"scripted:{COIN}", agent="one-action", cursor_blink=False,
-                      sessions_dir=tmp_path / "sessions", resume=folder)
+    again = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
+                                      sessions_dir=tmp_path / "sessions", resume=folder))
     async with again.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: "episode won" in again.reason, what="the replay's end")
         assert isinstance(again.engine, OneActionAgent) and again.engine is not app.engine

@@ -63,7 +63,7 @@ def test_the_console_refuses_at_without_resume_before_anything_is_built() -> Non
     with pytest.raises(UsageError, match="--at NODE needs --resume"):
         console_options(parsed("tui", "--at", "n3"))
     options = console_options(parsed("tui", "--no-break", "--review", "--preset", "paper"))
-    assert options.no_break and options.review and options.run.settings.preset == "paper"
+    assert options.breakpoints == () and options.review and options.run.settings.preset == "paper"
     assert options.run.llm.given  # the parser's default, as `main` would set it for `--llm` typed
 
 

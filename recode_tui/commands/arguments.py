@@ -110,7 +110,7 @@ def console_options(args: argparse.Namespace) -> ConsoleOptions:
     llm = LLMSettings(args.llm, args.profiles, given=args.llm_given)
     run = RunOptions("tui", episode, llm, settings, sessions=args.sessions, resume=args.resume,
                      resumed=find_resume(args.sessions, args.resume), from_last_good=args.from_last_good)
-    return ConsoleOptions(run, keymap, args.no_break, args.review, args.at)
+    return ConsoleOptions(run, keymap, breakpoints=() if args.no_break else None, review=args.review, at=args.at)
 
 
 def eval_options(args: argparse.Namespace) -> EvalOptions:

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.runtime.presets import RunSettings
+
+if TYPE_CHECKING:
+    from agent.runtime.debugger import Breakpoint
 
 __all__ = ["CacheSettings", "ConsoleOptions", "EpisodeRef", "EvalOptions", "ExportOptions", "LLMSettings",
            "RunOptions", "RunSettings", "Selection"]
@@ -91,13 +94,18 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class ConsoleOptions:
-    """`tui`: a run's options and what only the console has (keys, breakpoints, review, the node to show)."""
+    """`tui`: a run's options and what only the console has (keys, breakpoints, review, the node to show).
+
+    The one argument the console is built from (`recode_tui.console.app.build_app`, `load_run`).
+    """
 
     run: RunOptions
     keymap: dict[str, str] | None = None
-    no_break: bool = False
+    breakpoints: tuple[Breakpoint, ...] | None = None  # None: the debugger's defaults; `--no-break`: none
     review: bool = False
-    at: str | None = None
+    at: str | None = None  # `--at NODE`: the tree's cursor once the resumed session is shown
+    journaled: bool = True  # the run is journaled in the sessions folder (a test may want no session)
+    cursor_blink: bool = True  # the editors' cursors blink (tests keep them still for steady screenshots)
 
 
 @dataclass(frozen=True)

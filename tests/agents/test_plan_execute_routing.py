@@ -17,7 +17,7 @@ from agent.runtime.debugger import Debugger
 from agent.sessions.journal import read_journal
 from recode_tui.setup.build import make_engine, make_llm
 from recode_tui.setup.usage import UsageError
-from tests.settings import episode_named, run_settings
+from tests.settings import console_options, episode_named, run_settings
 
 PLAN = {"thought": "find it, then place it", "steps": [
     {"id": "s1", "description": "find the vase and take it", "depends_on": []},
@@ -141,8 +141,7 @@ async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_pa
     from tests.console.helpers import SIZE, started, wait_stop
 
     planner, _ = write_scripts(tmp_path)
-    app = build_app("put-01", f"planner=scripted:{planner},executor=human", agent="plan-execute",
-                    cursor_blink=False)
+    app = build_app(console_options("put-01", f"planner=scripted:{planner},executor=human", agent="plan-execute"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
 

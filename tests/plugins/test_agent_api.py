@@ -15,7 +15,7 @@ from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 from recode_tui.setup.build import make_engine
 from tests import toyenv
-from tests.settings import episode_named, run_settings
+from tests.settings import console_options, episode_named, run_settings
 
 COIN = toyenv.SCRIPTS / "coin.yaml"
 
@@ -106,8 +106,8 @@ async def test_the_tree_pane_draws_each_turn_of_an_agent_that_adds_its_own_nodes
 
     from tests.console.helpers import SIZE, command, started, wait_for
 
-    app = build_app("toy:coin-1", f"scripted:{COIN}", agent="one-action", cursor_blink=False,
-                    sessions_dir=tmp_path / "sessions")
+    app = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
+                                    sessions_dir=tmp_path / "sessions"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         pane = app.screen.query_one(CodeTreeView)
@@ -128,8 +128,8 @@ async def test_the_prompt_workspace_is_offered_only_to_an_agent_that_declares_on
 
     from tests.console.helpers import SIZE, notifications, started, wait_for
 
-    app = build_app("toy:coin-1", f"scripted:{COIN}", agent="one-action", cursor_blink=False,
-                    sessions_dir=tmp_path / "sessions")
+    app = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
+                                    sessions_dir=tmp_path / "sessions"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await pilot.press("W")
