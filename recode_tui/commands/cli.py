@@ -37,7 +37,7 @@ async def _run_headless(options: RunOptions) -> int:
     from agent.llm.routing import RoutedLLM
     from agent.runtime.safe_text import for_terminal
     from agent.runtime.event_text import log_line as event_line
-    from recode_tui.commands.run_session import announce_llm, open_session
+    from recode_tui.setup.run_session import announce_llm, open_session
     from recode_tui.setup.build import cached_llm, llm_for
 
     if options.llm.spec == "human":
