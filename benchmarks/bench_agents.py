@@ -55,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent import agents  # noqa: E402
 from agent.runtime.events import ActionSent, RunFinished  # noqa: E402
-from agent.runtime.runners import RunnerSettings  # noqa: E402
+from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from agent.sessions.session import start_session  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.alfworld.catalog import list_games, resolve_game  # noqa: E402

@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/bench_console.py --quick    # 1k nodes only, fewer steps
 
 User path: `recode-tui tui`, pressing `n` (next) on a long run: the console with
-the sandboxed runner `tui` builds (agent.runtime.runners; its worker started before the
+the sandboxed runner `tui` builds (agent.sandbox.settings; its worker started before the
 first key, as a user's is) and the journal every `tui` run writes.
 
 Per-step numbers use an instant environment and an instant LLM, so what is
@@ -56,9 +56,9 @@ sys.path.insert(0, str(ROOT))
 from agent.agents.recode.engine import Engine, Limits  # noqa: E402
 from agent.llm import Completion, StubContext, Usage  # noqa: E402
 from agent.runtime.debugger import Breakpoint, BreakpointKind  # noqa: E402
-from agent.runtime.runners import RunnerSettings  # noqa: E402
+from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
-from envs.base import Reset  # noqa: E402
+from envs.base import Env, Reset  # noqa: E402
 
 
 KEY = Target("key -> painted stop (median)", 50, "ms", "issue 3")
@@ -68,7 +68,7 @@ READY = Target("ready to step, process start to status \"paused\"", 1.0, "s", "i
 HEAVY = Target("heavy modules (alfworld, textworld, openai) loaded at first paint", 0, "", "issue 3")
 
 
-class InstantEnv:
+class InstantEnv(Env):
     """An environment that answers at once (the console's cost is what is measured)."""
 
     name = "alfworld"  # for the prompt set
@@ -124,11 +124,11 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
 
     from agent.sessions.session import start_session
     from recode_tui.console.app import RecodeApp
-    from recode_tui.console.debug_screen import DebugScreen
+    from recode_tui.console.screens.debug_screen import DebugScreen
     from recode_tui.console.widgets.status_bar import StatusBar
 
     groups = max(1, nodes // 100)
-    runner = RunnerSettings().make_runner()  # the console's runner: the sandbox worker (agent.runtime.runners)
+    runner = RunnerSettings().make_runner()  # the console's runner: the sandbox worker (agent.sandbox.settings)
     await runner.ensure_started()  # a user pays its start once, before the first key
     env = InstantEnv()
     engine = Engine(env, TreeLLM(groups), runner, limits=Limits())
@@ -148,6 +148,9 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
             t = time.perf_counter()
             await super().on_engine_driver_stopped(message)
             handler_time.append(time.perf_counter() - t)
+
+        def on_stop_shown(self, message):  # every pane has been handed the stop
+            super().on_stop_shown(message)
             stop_reason[:] = [self.reason]
             self.call_after_refresh(frame_painted)  # public API: runs once the screen has been repainted
 
@@ -175,21 +178,21 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
         try:
             await asyncio.wait_for(painted.wait(), timeout)  # not pilot.pause(): that forces a repaint itself
         except TimeoutError:
-            raise RuntimeError(f"no painted stop {timeout} s after {key!r} (stops {app.stops}, "
-                               f"busy {app.driver.busy}, events {len(engine.tree)} nodes)") from None
+            raise RuntimeError(f"no painted stop {timeout} s after {key!r} (stops {app.debug_screen.stops}, "
+                               f"busy {app.debug_screen.driver.busy}, events {len(engine.tree)} nodes)") from None
         latency = painted_at[0] - t
         await pilot.wait_for_scheduled_animations()  # settle before the next key (outside the figure)
-        while app.driver.busy:  # the driver finishes its stop after showing it; a key before that is ignored
+        while app.debug_screen.driver.busy:  # the driver finishes its stop after showing it; a key before that is ignored
             await asyncio.sleep(0.005)
         return latency
 
     async with app.run_test(size=(160, 48)) as pilot:
         status = app.query_one(StatusBar)
-        while app.stops < 1:  # the first stop (before the root runs)
+        while app.debug_screen.stops < 1:  # the first stop (before the root runs)
             await asyncio.sleep(0.01)
         build = await key_to_painted_stop(pilot, "c")  # build the tree: run every group to the first look
         assert len(engine.tree) >= nodes, len(engine.tree)
-        app.debugger.breakpoints.clear()
+        app.debug_screen.debugger.breakpoints.clear()
         log = app.query_one(Log)
         filler = [f"{i:>6} > filler action {i}" for i in range(log_lines)]
         t = time.perf_counter()
@@ -225,7 +228,7 @@ HEAVY_CHILD = r"""
 import sys
 from recode_tui.console.app import RecodeApp, build_app
 from recode_tui.setup import ConsoleOptions, LLMSettings, RunOptions, agent_settings, parse_episode
-from recode_tui.console.debug_screen import DebugScreen
+from recode_tui.console.screens.debug_screen import DebugScreen
 
 class ProbeScreen(DebugScreen):
     def start(self):
@@ -238,7 +241,7 @@ class Probe(RecodeApp):
 
 app = build_app(ConsoleOptions(RunOptions("tui", parse_episode(None, "put-01"), LLMSettings("human"),
                                           agent_settings(None)), journaled=False, cursor_blink=False))
-Probe(app.engine, episode=app.episode, cursor_blink=False).run(headless=True, size=(160, 48))
+Probe(app.debug_screen.engine, episode=app.episode, cursor_blink=False).run(headless=True, size=(160, 48))
 """
 
 

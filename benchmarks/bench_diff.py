@@ -74,7 +74,7 @@ def write_run(folder: Path, forked: bool) -> int:
 
 
 async def open_screen(a: Path, b: Path) -> dict[str, float]:
-    from recode_tui.console.diff_file import DiffApp
+    from recode_tui.console.viewers.diff_file import DiffApp
     from recode_tui.console.screens.diff import DiffScreen
     from recode_tui.console.widgets.diff_rows import DiffRows
 

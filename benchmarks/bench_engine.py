@@ -2,7 +2,7 @@
 
 Plays bundled games (one per task type) twice: raw `env.step` over the same
 actions, then through the ReCode engine stepping event by event, with node
-code in the sandbox worker process that `agent.runtime.runners` builds for every user
+code in the sandbox worker process that `agent.sandbox.settings` builds for every user
 path (the in-process thread runner is for the engine's tests only), and the
 journal writer every user path has (`start_session`). Episodes
 are long on purpose: the scripted answer first visits every receptacle the
@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.agents.recode.engine import Engine  # noqa: E402
 from agent.runtime.events import ActionSent, NodeStarted, RunFinished  # noqa: E402
-from agent.runtime.runners import RunnerSettings  # noqa: E402
+from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from agent.sessions.session import start_session  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.alfworld.catalog import list_games, resolve_game  # noqa: E402

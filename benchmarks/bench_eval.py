@@ -3,7 +3,7 @@
 The LLM is the local OpenAI-compatible server (`mockllm.openai_server`)
 answering from the bundled demo script, with 200 ms of latency injected into
 every call, reached through the real `openai` client (profile `local`). The
-environments run in worker processes (`envs.remote.EnvPool`), C at a time.
+environments run in worker processes (`recode_tui.setup.env_workers.EnvPool`), C at a time.
 The same games (spread over the six task types) are played at every level;
 the workers are started and warm before the clock starts, so the numbers are
 steady-state throughput (the one-off worker start is printed separately).
@@ -43,7 +43,7 @@ SPEEDUPS = {
     4: Target("c=4: speed-up vs c=1", 1.5, "x", "measured 2.01x here (load 12.6, 2 cores), ~1.35x margin", at_least=True),
     8: Target("c=8: speed-up vs c=1", 1.8, "x", "measured 2.54x here (load 12.6, 2 cores), ~1.4x margin", at_least=True),
 }
-from envs.remote import EnvPool  # noqa: E402
+from recode_tui.setup.env_workers import EnvPool  # noqa: E402
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles  # noqa: E402
 from recode_tui.commands.evaluate import llm_factory, select_games  # noqa: E402
 from recode_tui.setup.build import DEMO_SCRIPT  # noqa: E402

@@ -74,7 +74,7 @@ def played(folder: Path) -> list[tuple[str, list[str]]]:
 
 def play(episodes: list[tuple[str, list[str]]], profile: cProfile.Profile | None = None) -> tuple[float, float]:
     """Wall seconds of the bare engine loading each game and sending its actions, and of its resets."""
-    from envs import make_env  # what eval's environment worker calls (envs.remote's default factory)
+    from envs import make_env  # what eval's environment worker calls (recode_tui.setup.env_workers's default factory)
 
     began, resets = time.perf_counter(), 0.0
     if profile is not None:

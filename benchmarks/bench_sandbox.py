@@ -8,7 +8,7 @@ a median of individually timed nodes, so the columns compare like with like
 (plain exec, the in-process ThreadRunner, the sandbox).
 
 User path: every node's code in `run`, `tui` and `eval` runs in this sandbox worker
-(`agent.runtime.runners`); a node that times out or breaks a limit costs a restart.
+(`agent.sandbox.settings`); a node that times out or breaks a limit costs a restart.
 """
 
 from __future__ import annotations

@@ -46,14 +46,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.agents.recode.engine import Engine  # noqa: E402
 from agent.runtime.events import (  # noqa: E402
-    ActionSent, ExpansionReceived, ExpansionRequested, RunFinished, StubFound,
+    ActionSent, LLMAnswered, LLMRequested, RunFinished, StubFound,
 )
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
-from agent.runtime.runners import RunnerSettings  # noqa: E402
+from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from agent.sessions.session import start_session  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs import registry  # noqa: E402
-from envs.base import Reset  # noqa: E402
+from envs.base import Env, Reset  # noqa: E402
 from envs.sciworld.simulator import shared_simulator  # noqa: E402
 from envs.sciworld.tasks import find_task, simplifications_for  # noqa: E402
 from mockllm.gold import gold_llm  # noqa: E402
@@ -103,7 +103,7 @@ class TimedEnv:
         return getattr(self._env, name)
 
 
-class InstantEnv:
+class InstantEnv(Env):
     """A stand-in env that answers every action at once and is won after the gold path's length:
     the engine's own cost per action with nothing else in it (not a real environment)."""
 
@@ -159,10 +159,10 @@ async def engine_episode(task: str, instant: bool = False) -> dict:
     while True:
         step_began, env_before = time.perf_counter(), env.env_seconds
         event = await engine.step()
-        if isinstance(event, (StubFound, ExpansionRequested, ExpansionReceived)):
+        if isinstance(event, (StubFound, LLMRequested, LLMAnswered)):
             expanding += time.perf_counter() - step_began - (env.env_seconds - env_before)
         actions += isinstance(event, ActionSent)
-        expansions += isinstance(event, ExpansionReceived)
+        expansions += isinstance(event, LLMAnswered)
         if isinstance(event, RunFinished):
             break
     wall = time.perf_counter() - began

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent.eval.batch import EvalPlan, EvalReport, Evaluation, GameSpec  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs import registry  # noqa: E402
-from envs.remote import EnvPool  # noqa: E402
+from recode_tui.setup.env_workers import EnvPool  # noqa: E402
 from envs.sciworld.provider import variation_table  # noqa: E402
 from envs.sciworld.simulator import shared_simulator  # noqa: E402
 from mockllm.gold import gold_llm  # noqa: E402

@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.targets import Target, Verdicts  # noqa: E402
-from recode_tui.console.search import find_all  # noqa: E402
+from recode_tui.console.widgets.search import find_all  # noqa: E402
 
 TARGETS = {
     1_000: Target("slowest search, 1k lines", 8, "ms", "half a 60 Hz frame (docstring: well under a frame)"),

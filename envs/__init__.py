@@ -1,4 +1,4 @@
-"""Text environments the ReCode engine drives (see envs.base for the protocol).
+"""Text environments the ReCode engine drives (`envs.base.Env`, listed by an `envs.provider.EnvProvider`).
 
 Importing this package is cheap: environment engines load lazily.
 """

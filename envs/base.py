@@ -1,15 +1,17 @@
-"""The environment protocol the ReCode engine drives.
+"""The environment every agent drives: `Env`, one episode played one action at a time.
 
-Kept tiny on purpose: the engine only needs to start an episode, send one
-primitive action at a time, and know when the episode is over. Everything an
-environment offers the prompt (its action list, few-shot examples) lives in
-prompt sets, not here.
+The required part is small: start an episode, send one primitive action at a time,
+know when it is over. What an environment may add (a score, a reward, its admissible
+commands) is declared on `Env` with its default, so a caller reads it without asking
+whether it exists. What an environment offers the prompt (its action list, few-shot
+examples) lives in prompt sets, not here; its episodes are listed by `envs.provider`.
 """
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Sequence
 
 
 @dataclass(frozen=True)
@@ -21,32 +23,97 @@ class Reset:
     raw: str
 
 
-@runtime_checkable
-class Env(Protocol):
+class Env(abc.ABC):
     """A text environment played one primitive action at a time.
 
-    `reset` and `step` may block (ALFWorld takes 0.5-1 s to reset, ~70 ms a
+    Required: the fields `name`, `task_type`, `max_steps` and `reset`, `step`, `done`, `won`,
+    `steps`, `close`. `reset` and `step` may block (ALFWorld takes 0.5-1 s to reset, ~70 ms a
     step); callers on an event loop run them in a thread.
+
+    Optional, each read by the layers above with the default written here when an environment
+    does not override it (a property, or a class attribute it then assigns):
+
+    - `score`: a running score (ScienceWorld's 0-100), shown by the console and kept by eval. Default None.
+    - `score_log`: its changes so far, (step, old, new) each, for the console's log. Default none.
+    - `reward`: the final reward (WebShop's 0-1); an environment that has one shows it instead of a
+      running score. Default None (no reward).
+    - `end_reason`: why the episode ended before its step limit. Default "".
+    - `failure`: what broke (a simulator that hung); it overrides every other reason. Default "".
+    - `admissible_commands`: the commands valid now (ReAct's `check=admissible`). Default None (not said).
+    - `choices()`: the actions the page or room offers now, shown at the console's stops (WebShop's
+      clickables). Default: none.
+    - `translate(action)`: the environment's spelling of an action (ALFWorld's `put X in/on Y`),
+      applied before an action is judged. Default: the action itself.
+    - `abandon(reason)`: end the process the environment runs in, now (an eval episode over its
+      wall clock), so that a step blocked in it returns. Default: nothing (a step that never
+      returns keeps its thread; the episode still ends).
     """
 
     name: str
     task_type: str | None
     max_steps: int
 
-    def reset(self) -> Reset: ...
+    @abc.abstractmethod
+    def reset(self) -> Reset:
+        """Start the episode: the task and the first observation."""
 
-    def step(self, action: str) -> str: ...
-
-    @property
-    def done(self) -> bool: ...
-
-    @property
-    def won(self) -> bool: ...
+    @abc.abstractmethod
+    def step(self, action: str) -> str:
+        """Play one action: its observation."""
 
     @property
-    def steps(self) -> int: ...
+    @abc.abstractmethod
+    def done(self) -> bool:
+        """The episode is over (won, ended by the environment, or at its step limit)."""
 
-    def close(self) -> None: ...
+    @property
+    @abc.abstractmethod
+    def won(self) -> bool:
+        """The task is done."""
+
+    @property
+    @abc.abstractmethod
+    def steps(self) -> int:
+        """Actions played so far."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release the engine (the environment is not played again)."""
+
+    # -- optional, with the defaults the layers above use without them ----------------------------
+
+    @property
+    def score(self) -> float | None:
+        return None
+
+    @property
+    def score_log(self) -> Sequence[tuple[int, float, float]]:
+        return ()
+
+    @property
+    def reward(self) -> float | None:
+        return None
+
+    @property
+    def end_reason(self) -> str:
+        return ""
+
+    @property
+    def failure(self) -> str:
+        return ""
+
+    @property
+    def admissible_commands(self) -> list[str] | None:
+        return None
+
+    def choices(self) -> list[str]:
+        return []
+
+    def translate(self, action: str) -> str:
+        return action
+
+    def abandon(self, reason: str) -> None:
+        """Nothing to end: the environment runs in this process."""
 
 
 class EnvError(Exception):

@@ -1,4 +1,5 @@
-"""The environment seam: a name (`alfworld`, later `sciworld`, `webshop`) maps to a provider.
+"""The environment seam: a name (`alfworld`, `sciworld`, `webshop`, a plug-in's) maps to a provider
+(an `envs.provider.EnvProvider`).
 
 Everything above `envs/` should speak `{env, episode, fingerprint}` through
 this module instead of importing an environment package by name. A provider is
@@ -16,38 +17,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from dataclasses import dataclass
-from typing import Callable, Iterable, Protocol, runtime_checkable
+from typing import Callable
 
 from envs.base import Env, EnvError, Episode
-from envs.protocols import EnvSettings, EpisodeLookup, GoldActions, HeaderFields, StepLimits
-
-
-@runtime_checkable
-class EnvProvider(Protocol):
-    """What the layers above need of an environment, without knowing which one it is."""
-
-    name: str  # the registry name, e.g. "alfworld"
-    task_types: tuple[str, ...]  # for filters and per-type report rows
-    default_max_steps: int  # the step limit when the user gives none
-    prompt_folder: str  # the sub-folder of a prompt set that holds this environment's actions/examples
-    # Optional capabilities (per-episode step limits, gold paths, ...) are listed in envs.protocols.
-
-    def episodes(self, split: str | None = None, task_types: Iterable[str] | None = None) -> list[Episode]:
-        """The episodes of a split (None: the bundled, offline ones)."""
-        ...
-
-    def make_env(self, episode: str, max_steps: int | None = None) -> Env:
-        """A fresh environment for one episode (EnvError with one line when unknown)."""
-        ...
-
-    def fingerprint(self, episode: str) -> str:
-        """What a resume checks: equal fingerprints mean the episode replays the same."""
-        ...
-
-    def label(self, episode: str) -> str:
-        """A short status-line label, e.g. `put-01 · put`."""
-        ...
+from envs.provider import EnvProvider
 
 
 ProviderFactory = Callable[[], EnvProvider]
@@ -120,6 +93,9 @@ def provider(name: str) -> EnvProvider:
         module_name, _, attribute = factory.partition(":")
         factory = getattr(importlib.import_module(module_name), attribute)  # dynamic: a `module:attr` registry line
     instance = factory()
+    if not isinstance(instance, EnvProvider):
+        raise EnvError(f"environment {name!r}: its factory made a {type(instance).__name__}, not an EnvProvider; "
+                       "subclass envs.provider.EnvProvider")
     _instances[name] = instance
     return instance
 
@@ -171,15 +147,16 @@ def label(ref: str) -> str:
 
 def step_limit(ref: str, preset_steps: int | None, given: int | None) -> int:
     """The step limit of an episode: `--max-steps` when given, else the episode's own limit
-    (a provider with `step_limit(episode)`, e.g. ScienceWorld's per-task ones), else the preset's
+    (the provider's `step_limit(episode)`, e.g. ScienceWorld's per-task ones), else the preset's
     when it names one (`--preset paper`: 50), else the provider's `default_max_steps`.
     """
     if given is not None:
         return given
     name, episode = split_ref(ref)
     source = provider(name)
-    if isinstance(source, StepLimits):
-        return source.step_limit(episode)
+    own = source.step_limit(episode)
+    if own is not None:
+        return own
     return preset_steps if preset_steps is not None else source.default_max_steps
 
 
@@ -190,43 +167,27 @@ def header_fields(ref: str) -> dict[str, str]:
     name, episode = split_ref(ref)
     source = provider(name)
     fields = {"game": qualify(ref), "env": name, "episode": episode, "fingerprint": source.fingerprint(episode)}
-    if isinstance(source, HeaderFields):
-        fields.update(source.header_fields(episode))
-    if isinstance(source, EnvSettings):
-        fields.update(source.env_settings())
+    fields.update(source.header_fields(episode))
+    fields.update(source.env_settings())
     return fields
 
 
 def env_settings(name: str) -> dict[str, str]:
-    """How an environment scores and shows its episodes, when that can vary (see envs.protocols)."""
-    source = provider(name)
-    return dict(source.env_settings()) if isinstance(source, EnvSettings) else {}
-
-
-def header_ref(header: dict) -> str:
-    """The episode reference a journal header (new or pre-seam) names."""
-    if header.get("episode") is not None and header.get("env"):
-        return qualify(str(header["episode"]), str(header["env"]))
-    return str(header.get("game_path") or header.get("game") or "")
+    """How an environment scores and shows its episodes, when that can vary (`EnvProvider.env_settings`)."""
+    return dict(provider(name).env_settings())
 
 
 def gold_actions(ref: str) -> list[str] | None:
     """An episode's known solution when its provider can give one (None: this environment has none)."""
     name, episode = split_ref(ref)
-    source = provider(name)
-    return list(source.gold_actions(episode)) if isinstance(source, GoldActions) else None
+    actions = provider(name).gold_actions(episode)
+    return None if actions is None else list(actions)
 
 
 def episode(ref: str, env: str | None = None) -> Episode:
-    """One episode with its task type: the provider's `episode(id)` when it has one, else its lists."""
+    """One episode with its task type (the provider's `episode(id)`)."""
     name, episode_id = split_ref(ref, env)
-    source = provider(name)
-    if isinstance(source, EpisodeLookup):
-        return source.episode(episode_id)
-    for candidate in source.episodes():
-        if candidate.id == episode_id:
-            return candidate
-    raise EnvError(f"no episode {episode_id!r} in {name}; see `recode-tui games list --env {name}`")
+    return provider(name).episode(episode_id)
 
 
 load_plugins()

@@ -12,7 +12,7 @@ from typing import Any
 
 from agent.runtime.debugger import Breakpoint
 from agent.runtime.limits import Limits
-from agent.runtime.presets import RunSettings
+from agent.agents.presets import RunSettings
 from recode_tui.setup.build import agent_settings, parse_episode
 from recode_tui.setup.settings import ConsoleOptions, EpisodeRef, LLMSettings, RunOptions
 

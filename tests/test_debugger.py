@@ -69,7 +69,7 @@ async def test_next_stops_at_every_event(debugger: Debugger) -> None:
 
 async def test_every_stub_breakpoint_is_on_by_default(debugger: Debugger) -> None:
     stop = await debugger.step("continue")
-    assert isinstance(stop.event, ev.ExpansionRequested)
+    assert isinstance(stop.event, ev.LLMRequested)
     assert stop.reason.kind == "breakpoint" and stop.reason.breakpoint == 1
     assert "every stub expansion — solve" in stop.reason.text
     assert debugger.breakpoints[0].hit_count == 1
@@ -86,7 +86,7 @@ async def test_stub_name_breakpoint(debugger: Debugger) -> None:
     debugger.toggle_breakpoint(1)
     bp = debugger.add_breakpoint("stub_name", "place_vase")
     stop = await debugger.step("continue")
-    assert isinstance(stop.event, ev.ExpansionRequested)
+    assert isinstance(stop.event, ev.LLMRequested)
     assert debugger.engine.tree.nodes[stop.event.node_id].code == "place_vase(obj)"
     assert stop.reason.text == f"breakpoint {bp.number}: stub `place_vase` — place_vase"
     regex = debugger.add_breakpoint("stub_name", "fetch_.*")
@@ -177,19 +177,19 @@ async def test_human_stops_at_the_request_and_submit_resumes() -> None:
     engine = make_engine(run_settings(), episode_named(GAME), HumanLLM())
     dbg = Debugger(engine, breakpoints=[])
     stop = await dbg.step("continue")
-    assert isinstance(stop.event, ev.ExpansionRequested) and stop.reason.kind == "human"
+    assert isinstance(stop.event, ev.LLMRequested) and stop.reason.kind == "human"
     assert dbg.awaiting_human
     again = await dbg.step("continue")  # nothing happens until the person answers
     assert again.event is stop.event
     # The engine refuses an invalid answer and asks again.
     refused = await dbg.submit("for x in [1]:\n    helper(x)")
-    assert isinstance(refused.event, ev.ExpansionRequested) and refused.event.attempt == 2
+    assert isinstance(refused.event, ev.LLMRequested) and refused.event.attempt == 2
     assert "inside a loop" in refused.reason.text
     ok = await dbg.submit(
         'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
         'run("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
     )
-    assert isinstance(ok.event, ev.ExpansionReceived) and len(ok.event.blocks) == 4
+    assert isinstance(ok.event, ev.LLMAnswered) and len(ok.event.blocks) == 4
     end = await dbg.step("continue")
     assert isinstance(end.event, ev.RunFinished) and end.event.success
     await engine.close()
@@ -250,7 +250,7 @@ async def test_an_llm_failure_stops_continue_and_a_switched_llm_answers_the_retr
         'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
         'run("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
     )
-    assert isinstance(ok.event, ev.ExpansionReceived)
+    assert isinstance(ok.event, ev.LLMAnswered)
     engine.llm = scripted()
     end = await dbg.step("continue")
     assert isinstance(end.event, ev.RunFinished) and end.event.success
@@ -266,8 +266,8 @@ def test_the_person_answers_the_calls_of_the_role_they_took() -> None:
     assert isinstance(person, InteractiveLLM)
     engine.set_llm(person, "executor")
     debugger = Debugger(engine)
-    debugger.last_event = ev.ExpansionRequested("n1", prompt="p", role="executor")
+    debugger.last_event = ev.LLMRequested("n1", prompt="p", role="executor")
     assert debugger.human and debugger.current_llm() is person
-    debugger.last_event = ev.ExpansionRequested("n1", prompt="p", role="planner")
+    debugger.last_event = ev.LLMRequested("n1", prompt="p", role="planner")
     assert not debugger.human and debugger.current_llm() is engine.llm
     asyncio.run(engine.close())

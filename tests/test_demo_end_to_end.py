@@ -36,8 +36,8 @@ async def test_demo_solves_a_bundled_game_of_each_task_type(task_type):
     # stub found -> expansion requested -> children -> actions -> won, in that order
     root = engine.tree.root.id
     stub = first_index(events, ev.StubFound, node_id=root)
-    requested = first_index(events, ev.ExpansionRequested, node_id=root)
-    received = first_index(events, ev.ExpansionReceived, node_id=root)
+    requested = first_index(events, ev.LLMRequested, node_id=root)
+    received = first_index(events, ev.LLMAnswered, node_id=root)
     first_child = first_index(events, ev.NodeStarted, node_id=events[received].child_ids[0])
     first_action = first_index(events, ev.ActionSent)
     won = first_index(events, ev.ObservationReceived, won=True)
@@ -49,4 +49,4 @@ async def test_demo_solves_a_bundled_game_of_each_task_type(task_type):
     assert sent == observed == list(range(1, finished.steps + 1))
     # the tree went deeper than the root: placeholders were expanded recursively
     assert max(n.depth for n in engine.tree.walk()) >= 2
-    assert engine.tree.root.status is NodeStatus.STUB and engine.tree.root.children
+    assert engine.tree.root.status is NodeStatus.AWAITING_LLM and engine.tree.root.children

@@ -1,4 +1,4 @@
-"""Every agent's LLM calls travel under generic names; ReCode's words stay in ReCode's package (issue 26)."""
+"""Every agent's LLM calls travel under generic names; ReCode's words stay in ReCode's package."""
 
 from __future__ import annotations
 
@@ -12,43 +12,11 @@ import pytest
 from agent.runtime import events as ev
 
 ROOT = Path(__file__).resolve().parent.parent
-RECODE_WORDS = {"ExpansionRequested", "ExpansionReceived", "ExpansionRejected"}
-SHARED = ("agent/runtime", "agent/sessions", "agent/eval", "agent/llm", "agent/agents/react", "agent/agents/codeact",
-          "agent/agents/plan_execute", "agent/agents/recap")
 
 
 def test_an_llm_call_is_requested_answered_or_rejected() -> None:
     assert [(cls.__name__, cls.kind) for cls in (ev.LLMRequested, ev.LLMAnswered, ev.LLMRejected)] == [
         ("LLMRequested", "llm_requested"), ("LLMAnswered", "llm_answered"), ("LLMRejected", "llm_rejected")]
-    # ReCode's words name the same classes: code written with them still matches the events
-    assert (ev.ExpansionRequested, ev.ExpansionReceived, ev.ExpansionRejected) == (
-        ev.LLMRequested, ev.LLMAnswered, ev.LLMRejected)
-
-
-@pytest.mark.parametrize("old, new", [("expansion_requested", ev.LLMRequested), ("expansion_received", ev.LLMAnswered),
-                                      ("expansion_rejected", ev.LLMRejected), ("llm_answered", ev.LLMAnswered),
-                                      ("stub_found", ev.StubFound)])
-def test_an_old_event_kind_reads_as_todays_event(old: str, new: type) -> None:
-    assert ev.event_type(old) is new
-
-
-def test_an_unknown_kind_is_named() -> None:
-    with pytest.raises(KeyError, match="unknown event kind 'nope'"):
-        ev.event_type("nope")
-
-
-def test_the_shared_runtime_and_the_other_agents_do_not_speak_recode() -> None:
-    """The runtime and the four other agents name LLM calls generically; `Expansion...` is ReCode's
-    (`agent.runtime.events` defines those names as aliases, for ReCode and for code written before)."""
-    found = []
-    for folder in SHARED:
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else (
-                    node.name if isinstance(node, ast.alias) else None)
-                if name in RECODE_WORDS and not isinstance(getattr(node, "ctx", None), ast.Store):  # the aliases' own lines
-                    found.append(f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', '?')} {name}")
-    assert found == []
 
 
 def test_the_default_breakpoint_speaks_the_agents_words() -> None:
@@ -61,11 +29,11 @@ def test_the_default_breakpoint_speaks_the_agents_words() -> None:
     assert {agent_class(name).every_call_words for name in ("react", "codeact", "plan-execute", "recap")} == {
         "every LLM call"}
     assert parse_breakpoint("every-call").kind is parse_breakpoint("every-stub").kind is BreakpointKind.EVERY_LLM_CALL
-    assert BreakpointKind.EVERY_STUB is BreakpointKind.EVERY_LLM_CALL and BreakpointKind("every_stub").value == "every_stub"
+    assert BreakpointKind("every_stub") is BreakpointKind.EVERY_LLM_CALL
 
 
-# The runtime every agent shares, and the front ends and mock LLMs built on it (issue 26): they name the
-# tree, its statuses, a node's LLM calls, a call's purpose and the default breakpoint generically.
+# The runtime every agent shares, and the front ends and mock LLMs built on it: they name a call's
+# purpose and the default breakpoint by their enum members, not by ReCode's stored words.
 RUNTIME_AND_FRONT_ENDS = ("agent/runtime", "agent/sessions", "agent/eval", "agent/llm", "recode_tui", "mockllm")
 # ReCode's words that stay on purpose, with why: (file, word) -> how many times
 KEPT = {
@@ -75,11 +43,8 @@ KEPT = {
 
 
 def recode_words(source: str) -> list[str]:
-    """ReCode's names used in `source` (not defined: an Enum member's value, an alias's own assignment).
-
-    `NodeStatus.STUB`, `.expansions`, the `Expansion` record and the `Expansion...` events, and the bare
-    literals "expand" and "every_stub" (a `Purpose` member or `BreakpointKind.EVERY_LLM_CALL` says it).
-    """
+    """ReCode's bare literals "expand" and "every_stub" used in `source` (not an Enum member's stored value):
+    a `Purpose` member or `BreakpointKind.EVERY_LLM_CALL` says them."""
     tree = ast.parse(source)
     definitions: set[int] = set()  # ids of the constants that define an Enum member's stored value
     for cls in ast.walk(tree):
@@ -89,15 +54,7 @@ def recode_words(source: str) -> list[str]:
     found = []
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
-        if isinstance(node, ast.Attribute) and node.attr == "STUB" and getattr(node.value, "id", "") == "NodeStatus":
-            found.append(f"{line} NodeStatus.STUB")
-        elif isinstance(node, ast.Attribute) and node.attr == "expansions":
-            found.append(f"{line} .expansions")
-        elif isinstance(node, (ast.Name, ast.Attribute, ast.alias)):
-            name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else node.name
-            if (name == "Expansion" or name in RECODE_WORDS) and not isinstance(getattr(node, "ctx", None), ast.Store):
-                found.append(f"{line} {name}")
-        elif isinstance(node, ast.Constant) and node.value in ("expand", "every_stub") and id(node) not in definitions:
+        if isinstance(node, ast.Constant) and node.value in ("expand", "every_stub") and id(node) not in definitions:
             found.append(f"{line} {node.value!r}")
     return found
 
@@ -106,25 +63,19 @@ def test_the_scan_finds_each_recode_word_and_spares_the_definitions() -> None:
     """On a sample, so the scan over the runtime below cannot pass by finding nothing."""
     sample = '''
 from enum import Enum
-from agent.runtime.tree import Expansion
 class Purpose(str, Enum):
     EXPAND = "expand"
 class Kind(str, Enum):
     EVERY_LLM_CALL = "every_stub"
-LLMExchange = Expansion = object
 def f(node, event, kinds):
-    node.status = NodeStatus.STUB
-    node.status = NodeStatus.AWAITING_LLM
-    calls = node.expansions + node.llm_calls
     if event.purpose == "expand" or event.purpose == Purpose.EXPAND:
-        return kinds["every_stub"], ev.ExpansionRequested, ev.LLMRequested
+        return kinds["every_stub"], ev.LLMRequested
 '''
-    assert sorted(recode_words(sample)) == sorted([
-        "3 Expansion", "10 NodeStatus.STUB", "12 .expansions", "13 'expand'", "14 'every_stub'", "14 ExpansionRequested"])
+    assert sorted(recode_words(sample)) == ["8 'expand'", "9 'every_stub'"]
 
 
 def test_the_runtime_and_the_front_ends_do_not_speak_recode() -> None:
-    """ReCode's words stay in `agent/agents/recode` and its views; the runtime defines them only as aliases."""
+    """ReCode's words stay in `agent/agents/recode` and its views; the runtime says the enum members."""
     found: dict[tuple[str, str], list[str]] = {}
     for folder in RUNTIME_AND_FRONT_ENDS:
         for path in sorted((ROOT / folder).rglob("*.py")):
@@ -135,17 +86,14 @@ def test_the_runtime_and_the_front_ends_do_not_speak_recode() -> None:
     assert {key: len(lines) for key, lines in found.items()} == KEPT, found
 
 
-def test_the_generic_names_and_recodes_are_the_same_things() -> None:
-    """Old journals, debug.json files and plug-ins keep working: the stored values did not change."""
+def test_a_purpose_is_stored_as_its_word() -> None:
+    """Journals and exports hold a call's purpose as plain text ("expand", "repair", ...)."""
     from agent.llm import Purpose
-    from agent.runtime.breakpoints import BreakpointKind
-    from agent.runtime.tree import Expansion, LLMExchange, Node, NodeStatus
+    from agent.runtime.tree import LLMExchange, Node
 
-    assert NodeStatus.STUB is NodeStatus.AWAITING_LLM and NodeStatus("STUB") is NodeStatus.AWAITING_LLM
-    assert Expansion is LLMExchange and BreakpointKind.EVERY_LLM_CALL.value == "every_stub"
     node = Node("n0", "solve()", 0)
-    node.expansions.append(LLMExchange("prompt", "answer", "scripted", True))
-    assert node.expansions is node.llm_calls and node.llm_calls[0].purpose == "expand"
+    node.llm_calls.append(LLMExchange("prompt", "answer", "scripted", True))
+    assert node.llm_calls[0].purpose == "expand"
     assert [str(p) for p in Purpose] == ["expand", "repair", "act", "plan", "replan", "decompose", "refine"]
     assert f"{Purpose.EXPAND}" == "expand" and json.dumps({"purpose": Purpose.REPAIR}) == '{"purpose": "repair"}'
 

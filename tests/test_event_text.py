@@ -1,4 +1,4 @@
-"""One way to describe an event (issue 14, item 6): `recode-tui run`, the plain mode and the console's
+"""One way to describe an event: `recode-tui run`, the plain mode and the console's
 stop line read the same event the same way."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from tests.settings import console_options, episode_named, run_settings
 GAME = "put-01"
 REFUSED = '<think>peek</think><execute>\ndata = open("/etc/passwd").read()\n</execute>'
 FAILS = '<think>go</think><execute>\nrun("look")\nx = 1 / 0\n</execute>'
-WATCHED = (ev.ExpansionRejected, ev.ActionSent, ev.NodeError, ev.RunFinished)
+WATCHED = (ev.LLMRejected, ev.ActionSent, ev.NodeError, ev.RunFinished)
 
 
 def script(tmp_path: Path) -> Path:
@@ -37,7 +37,7 @@ def script(tmp_path: Path) -> Path:
 
 
 def test_the_log_line_holds_the_short_phrase() -> None:
-    rejected = ev.ExpansionRejected("n0", reason="forbidden: open")
+    rejected = ev.LLMRejected("n0", reason="forbidden: open")
     assert short(rejected) == "expansion of n0 rejected: forbidden: open"
     assert log_line(rejected) == "    ✗ expansion of n0 rejected: forbidden: open"
     sent = ev.ActionSent("n1", action="go to desk 1", step=3)
@@ -68,11 +68,11 @@ async def test_the_same_events_read_the_same_headless_in_the_plain_mode_and_on_t
                                     sessions_dir=tmp_path / "console"), ScriptedLLM.from_file(path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        while app.engine.finished is None:
+        while app.debug_screen.engine.finished is None:
             await command(pilot, app, "n")
-            event = app.debugger.last_stop.event
+            event = app.debug_screen.debugger.last_stop.event
             if isinstance(event, WATCHED) and type(event) not in stop_lines:
-                stop_lines[type(event)] = (event, app.reason)
+                stop_lines[type(event)] = (event, app.debug_screen.reason)
     assert set(stop_lines) == set(WATCHED)
 
     for kind, (event, stop_line) in stop_lines.items():

@@ -1,4 +1,4 @@
-"""`recode-tui --help` and `recode-tui COMMAND --help` load only the parser (issue 24).
+"""`recode-tui --help` and `recode-tui COMMAND --help` load only the parser.
 
 Help is printed from the parser alone, so a fresh interpreter that prints it
 must not have imported the engine, the agents, the evaluation code, the
@@ -70,11 +70,11 @@ def test_the_check_sees_what_a_command_imports_when_it_runs() -> None:
     assert "envs.alfworld.provider" in heavy_in(result["modules"])
 
 
-# What the console's first frame must not wait for (issue 24: first paint): it is built behind the frame.
+# What the console's first frame must not wait for: it is built behind the frame.
 BEHIND_THE_FIRST_FRAME = (
     "agent.runtime.stepper", "agent.runtime.events", "agent.llm", "agent.sessions", "agent.agents.recode",
     "agent.agents.react", "envs.alfworld", "envs.sciworld", "mockllm", "openai", "alfworld", "textworld", "yaml",
-    "recode_tui.setup.build", "recode_tui.console.debug_screen", "recode_tui.console.session_control",
+    "recode_tui.setup.build", "recode_tui.console.screens.debug_screen", "recode_tui.console.session.session_control",
     "recode_tui.console.widgets",
 )
 
@@ -98,5 +98,5 @@ def test_the_console_draws_its_first_frame_before_importing_the_run(command: lis
                           timeout=60, check=True)
     modules = json.loads(done.stdout)["modules"]
     behind = [m for m in modules if any(m == h or m.startswith(h + ".") for h in BEHIND_THE_FIRST_FRAME)]
-    assert behind == [] and "recode_tui.console.loading" in modules
+    assert behind == [] and "recode_tui.console.screens.loading" in modules
     assert json.loads(done.stdout)["host"]  # an ALFWorld episode: its worker is already importing the engine

@@ -140,6 +140,13 @@ def test_environments_import_nothing_above_them() -> None:
     assert _offending(("envs",), ("agent", "recode_tui", "mockllm", "textual")) == []
 
 
+def test_envs_holds_the_seam_and_the_environments_only() -> None:
+    """`envs/` is the seam (the `Env` and `EnvProvider` bases, the registry) and one package per
+    environment; how the application runs environments (its worker processes) is the setup layer's."""
+    assert sorted(p.name for p in (ROOT / "envs").glob("*.py")) == [
+        "__init__.py", "base.py", "provider.py", "registry.py"]
+
+
 def test_nothing_above_envs_names_an_environment_package() -> None:
     """Everything above `envs/` goes through `envs.registry`: a new environment is one package."""
     assert _offending(("agent", "mockllm", "recode_tui"), ("envs.alfworld", "envs.sciworld", "envs.webshop")) == []
@@ -172,6 +179,14 @@ def test_each_front_end_has_its_own_folder() -> None:
         "commands", "console", "plain", "web", "setup"}
 
 
+def test_the_console_is_grouped_by_role() -> None:
+    """`ls recode_tui/console/` shows the app and its parts by role, no module loose beside them."""
+    console = ROOT / "recode_tui" / "console"
+    assert sorted(p.name for p in console.glob("*.py")) == ["__init__.py", "app.py"]
+    assert {p.name for p in console.iterdir() if p.is_dir() and not p.name.startswith("__")} == {
+        "controllers", "run", "screens", "session", "support", "viewers", "widgets", "workspace"}
+
+
 def _front_end_imports(packages: tuple[str, ...], forbidden: tuple[str, ...]) -> list[str]:
     """`file:line imports module` for every import (lazy and TYPE_CHECKING ones too) from `packages` into `forbidden`."""
     modules = _modules()
@@ -187,7 +202,7 @@ def _front_end_imports(packages: tuple[str, ...], forbidden: tuple[str, ...]) ->
 
 def test_the_setup_layer_sits_below_both_front_ends() -> None:
     """`recode_tui/setup/` (typed settings, the builders, UsageError) imports no front end: the command
-    line and the console both build on it, and neither needs the other to start a run (issue 26)."""
+    line and the console both build on it, and neither needs the other to start a run."""
     front_ends = ("recode_tui.commands", "recode_tui.console", "recode_tui.plain", "recode_tui.web",
                   "textual", "prompt_toolkit")
     assert _front_end_imports(("recode_tui.setup",), front_ends) == []
@@ -226,7 +241,7 @@ RUNTIME = ("agent.runtime", "agent.sessions", "agent.eval", "agent.llm", "agent.
 
 
 def test_the_runtime_imports_no_agent() -> None:
-    """Arrows run one way: agents use the runtime, never the reverse (issue 26). Lazy and
+    """Arrows run one way: agents use the runtime, never the reverse. Lazy and
     TYPE_CHECKING imports count. The registry (`agent.agents` itself, names as strings) is the one
     door from the runtime to the agents: it builds an agent by name without importing its package."""
     modules = _modules()
@@ -238,6 +253,30 @@ def test_the_runtime_imports_no_agent() -> None:
             if imported.startswith("agent.agents."):
                 upward.append(f"{path.relative_to(ROOT)}:{line} imports {imported}")
     assert upward == []
+
+
+# What the runtime (`agent/runtime/`) may import of ours: itself, the LLM protocol and the environments'
+# interfaces and registry. Sessions, the sandbox and the agents build on it and hand it what it needs.
+RUNTIME_MAY_IMPORT = ("agent.runtime", "agent.llm", "envs.base", "envs.provider", "envs.registry")
+
+
+def test_the_runtime_imports_no_session_sandbox_agent_or_front_end() -> None:
+    """The runtime is the bottom of the agent core: it names no journal, no sandbox, no agent (nor their
+    registry), no front end and no environment package. What it needs of them is a protocol or a type
+    of its own (`CodeExecution`, `RecordedStatement`, `ImportIndex`) that the layer above implements or
+    fills in. Lazy and TYPE_CHECKING imports count."""
+    modules = _modules()
+    ours = tuple(package + "." for package in PACKAGES) + PACKAGES
+    reaching = []
+    for name, path in modules.items():
+        if not (name == "agent.runtime" or name.startswith("agent.runtime.")):
+            continue
+        for line, imported in _every_import(path, modules):
+            if not imported.startswith(ours):
+                continue
+            if not any(imported == allowed or imported.startswith(allowed + ".") for allowed in RUNTIME_MAY_IMPORT):
+                reaching.append(f"{path.relative_to(ROOT)}:{line} imports {imported}")
+    assert reaching == []
 
 
 def test_agent_lists_the_architecture() -> None:
@@ -256,7 +295,7 @@ KNOWN_CYCLES: list[list[str]] = []
 
 def test_no_import_cycles_even_through_lazy_imports() -> None:
     """A function-local or TYPE_CHECKING import hides a cycle from Python, not from a reader: every
-    group of modules that reach each other is listed (issue 26)."""
+    group of modules that reach each other is listed."""
     found = _cycles(_import_graph())
     assert [group for group in found if group not in KNOWN_CYCLES] == []
     assert [group for group in KNOWN_CYCLES if group not in found] == [], "a known cycle is gone: drop it from the list"

@@ -1,4 +1,4 @@
-"""Every path that builds an engine runs model code in the sandbox with its checks (issue 12, item 1).
+"""Every path that builds an engine runs model code in the sandbox with its checks.
 
 Each test gives an answer that opens a file for writing and checks that it is
 refused and the file never appears: `run`, the console (Pilot), `eval`,
@@ -59,12 +59,12 @@ async def old_eval_journal(tmp_path: Path, first_answer: str) -> Path:
     while True:
         event = await engine.step()
         assert not isinstance(event, ev.RunFinished), event
-        if isinstance(event, ev.ExpansionRequested) and event.node_id != "n0":
+        if isinstance(event, ev.LLMRequested) and event.node_id != "n0":
             break
     session.writer.close()
     await engine.close()
     header = read_journal(session.folder).header
-    assert header["runner"] == "ThreadRunner" and header["trusted"] is True
+    assert header.runner == "ThreadRunner" and header.trusted is True
     return session.folder
 
 
@@ -88,7 +88,7 @@ def test_eval_refuses_an_answer_that_writes_a_file(tmp_path):
     assert report["plan"]["trusted"] is False
     journal = read_journal(Path(episode["journal"]))
     header = journal.header
-    assert header["runner"] == "SandboxRunner" and header["trusted"] is False
+    assert header.runner == "SandboxRunner" and header.trusted is False
     answers = [r for r in journal.records if r["type"] == "answer"]
     assert answers and not any(r["accepted"] for r in answers)
 
@@ -99,10 +99,10 @@ async def test_the_console_refuses_an_answer_that_writes_a_file(tmp_path):
     app = build_app(console_options(GAME, breakpoints=[], sessions_dir=tmp_path / "sessions"), llm)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        while app.engine.finished is None:
+        while app.debug_screen.engine.finished is None:
             await command(pilot, app, "c")
-        assert app.engine.finished.reason.startswith("rewrite limit")
-        assert app.engine.tree.root.expansions[0].reason == "forbidden: open"
+        assert app.debug_screen.engine.finished.reason.startswith("rewrite limit")
+        assert app.debug_screen.engine.tree.root.llm_calls[0].reason == "forbidden: open"
     assert not target.exists()
 
 
@@ -129,25 +129,25 @@ async def test_a_console_fork_of_an_old_eval_journal_refuses_an_answer_that_writ
     app = build_app(console_options(GAME, sessions_dir=tmp_path / "sessions", resume=folder))
     async with app.run_test(size=SIZE) as pilot:
         control = app.session_control
-        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.stops > 0,
+        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.stops > 0,
                        what="the resumed session")
-        assert app.debugger.awaiting_human
-        app.tree_view.focus()
+        assert app.debug_screen.debugger.awaiting_human
+        app.debug_screen.tree_view.focus()
         await select_node(pilot, app, "n0")
-        stops = app.stops
+        stops = app.debug_screen.stops
         await pilot.press("F")
-        await wait_for(pilot, lambda: control.session.folder != folder and app.stops > stops and not control.busy,
+        await wait_for(pilot, lambda: control.session.folder != folder and app.debug_screen.stops > stops and not control.busy,
                        what="the fork")
-        assert app.debugger.awaiting_human and app.editor.node_id == "n0"
+        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.editor.node_id == "n0"
         hostile_code = f"open({str(target)!r}, 'w').write('x')\nrun('look')"
-        app.editor.editor.load_text(hostile_code)
+        app.debug_screen.editor.editor.load_text(hostile_code)
         await pilot.press("ctrl+s")
         # The fork's sandbox check refuses it in the editor already: nothing reaches the engine.
-        await wait_for(pilot, lambda: app.editor.last_check is not None and "forbidden: open" in app.editor.last_check.message,
+        await wait_for(pilot, lambda: app.debug_screen.editor.last_check is not None and "forbidden: open" in app.debug_screen.editor.last_check.message,
                        what="the refusal in the editor")
         fork = control.session.folder
-        assert app.debugger.awaiting_human and app.engine.code_check(hostile_code) == "forbidden: open"
-        assert read_journal(fork).header["runner"] == "SandboxRunner" and not read_journal(fork).header["trusted"]
+        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.engine.code_check(hostile_code) == "forbidden: open"
+        assert read_journal(fork).header.runner == "SandboxRunner" and not read_journal(fork).header.trusted
     assert not target.exists()
 
 
@@ -158,15 +158,15 @@ async def test_the_workspace_reexpansion_of_an_old_eval_journal_refuses_an_answe
     app = build_app(console_options(GAME, sessions_dir=tmp_path / "sessions", resume=folder), llm)
     async with app.run_test(size=SIZE) as pilot:
         control = app.session_control
-        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.stops > 0,
+        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.stops > 0,
                        what="the resumed session")
-        stops = app.stops
+        stops = app.debug_screen.stops
         # what the workspace's "use this answer" does for a stub expanded earlier
-        assert control.fork_with_answer("n0", hostile(target), "scripted", app.engine.prompts)
-        await wait_for(pilot, lambda: control.session.folder != folder and app.stops > stops and not control.busy,
+        assert control.fork_with_answer("n0", hostile(target), "scripted", app.debug_screen.engine.prompts)
+        await wait_for(pilot, lambda: control.session.folder != folder and app.debug_screen.stops > stops and not control.busy,
                        what="the fork")
         await command(pilot, app, "n")
-        first = app.engine.tree.nodes["n0"].expansions[0]
+        first = app.debug_screen.engine.tree.nodes["n0"].llm_calls[0]
         assert first.answer == hostile(target) and not first.accepted and first.reason == "forbidden: open"
     assert not target.exists()
 
@@ -182,7 +182,7 @@ def test_eval_trusted_is_asked_for_and_a_resume_without_it_runs_the_checks(tmp_p
     report = json.loads((out / "report.json").read_text())
     assert report["plan"]["trusted"] is True and report["plan"]["node_timeout"] == 3.0
     header = read_journal(Path(report["episodes"][0]["journal"])).header
-    assert header["trusted"] is True and header["node_timeout"] == 3.0
+    assert header.trusted is True and header.node_timeout == 3.0
     # as if it had been interrupted after the first episode; the resume does not repeat --trusted
     target.unlink()
     report["episodes"], report["status"] = report["episodes"][:1], "interrupted"
@@ -193,7 +193,7 @@ def test_eval_trusted_is_asked_for_and_a_resume_without_it_runs_the_checks(tmp_p
     assert not target.exists()
     resumed = json.loads((out / "report.json").read_text())
     assert resumed["plan"]["trusted"] is False
-    assert read_journal(Path(resumed["episodes"][1]["journal"])).header["trusted"] is False
+    assert read_journal(Path(resumed["episodes"][1]["journal"])).header.trusted is False
 
 
 def test_an_engine_has_no_unchecked_default_runner():
@@ -201,7 +201,7 @@ def test_an_engine_has_no_unchecked_default_runner():
 
     with pytest.raises(TypeError):
         Engine(make_env(GAME), ScriptedLLM([]))  # type: ignore[call-arg]
-    from agent.runtime.runners import RunnerSettings
+    from agent.sandbox.settings import RunnerSettings
 
     runner = RunnerSettings().make_runner()
     engine = Engine(make_env(GAME), ScriptedLLM([]), runner)

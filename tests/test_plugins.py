@@ -47,7 +47,7 @@ def test_run_plays_the_toy_episode_with_the_test_agent_in_process_and_as_a_comma
     assert "SUCCESS: won — 2 steps, 2 LLM calls" in out
     [folder] = sessions.iterdir()
     journal = read_journal(folder)
-    assert (journal.header["env"], journal.header["episode"], journal.header["agent"]) == ("toy", "coin-1", "one-action")
+    assert (journal.header.env, journal.header.episode, journal.header.agent) == ("toy", "coin-1", "one-action")
     assert [r["action"] for r in journal.records if r["type"] == "action"] == ["go to shelf 1", "take coin 1 from shelf 1"]
     assert main(["export", folder.name, "--markdown", "--exec", "--sessions", str(sessions)]) == 0  # replays the journal
     assert "`> take coin 1 from shelf 1` — You pick up the coin 1 from the shelf 1." in capsys.readouterr().out
@@ -82,7 +82,7 @@ async def first_turn_only(sessions: Path):
         seen.append(await engine.step())
     session.writer.close()
     await engine.close()
-    return session, [e for e in seen if isinstance(e, ev.ExpansionRequested)]
+    return session, [e for e in seen if isinstance(e, ev.LLMRequested)]
 
 
 async def test_a_journal_of_the_test_agent_resumes_to_the_same_state_and_goes_on(tmp_path):
@@ -91,8 +91,8 @@ async def test_a_journal_of_the_test_agent_resumes_to_the_same_state_and_goes_on
     resumed, replayed = await resume_session(session.folder, make_llm(f"scripted:{COIN}"), make_env)
     assert isinstance(resumed.engine, OneActionAgent) and resumed.engine.env.steps == 1
     # replayed to the next point that needs the outside world: turn 2's LLM call, after the same first prompt
-    prompts = [e.prompt for e in replayed if isinstance(e, ev.ExpansionRequested)]
-    assert prompts[:1] == [a.prompt for a in asked] and isinstance(replayed[-1], ev.ExpansionRequested)
+    prompts = [e.prompt for e in replayed if isinstance(e, ev.LLMRequested)]
+    assert prompts[:1] == [a.prompt for a in asked] and isinstance(replayed[-1], ev.LLMRequested)
     assert "> go to shelf 1\nYou arrive at shelf 1." in replayed[-1].prompt
     assert [(n.code, n.status) for n in resumed.engine.tree.root.children] == [
         ("turn 1", NodeStatus.COMPLETED), ("turn 2", NodeStatus.RUNNING)]
@@ -120,14 +120,14 @@ async def test_a_fork_gives_a_turn_of_the_test_agent_another_answer_and_keeps_th
     other = ScriptedLLM([ScriptEntry("Action: look", purpose="act")])
     fork, events = await branch_session(session.folder, fork_at_expansion("n1"), other, make_env,
                                         tmp_path / "sessions", "fork n1")
-    assert isinstance(events[-1], ev.ExpansionRequested) and events[-1].node_id == "n1"
+    assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == "n1"
     assert fork.engine.env.steps == 0
     event = await fork.engine.step()
-    assert isinstance(event, ev.ExpansionReceived) and event.blocks == ("look",)
+    assert isinstance(event, ev.LLMAnswered) and event.blocks == ("look",)
     fork.writer.close()
     await fork.engine.close()
     assert (session.folder / "journal.jsonl").read_text() == original
-    assert read_journal(fork.folder).header["parent"]["session"] == session.folder.name
+    assert read_journal(fork.folder).header.parent.session == session.folder.name
 
 
 def test_the_command_line_resumes_the_test_agent_with_the_llm_it_recorded(tmp_path, capsys):
@@ -149,29 +149,29 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
                                     sessions_dir=tmp_path / "sessions"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        assert isinstance(app.engine, OneActionAgent)
+        assert isinstance(app.debug_screen.engine, OneActionAgent)
         await command(pilot, app, "c")  # stops at the first LLM call (the every-call breakpoint)
-        assert isinstance(app.debugger.last_event, ev.ExpansionRequested)
-        assert app.debugger.last_event.purpose == "act"
+        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)
+        assert app.debug_screen.debugger.last_event.purpose == "act"
         for _ in range(6):
-            if app.engine.done:
+            if app.debug_screen.engine.done:
                 break
             await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.engine.done, what="the run's end")
-        assert app.engine.finished.success
-        assert [n.code for n in app.engine.tree.root.children] == ["turn 1", "turn 2"]
-        log = "\n".join(app.env_log.lines)
+        await wait_for(pilot, lambda: app.debug_screen.engine.done, what="the run's end")
+        assert app.debug_screen.engine.finished.success
+        assert [n.code for n in app.debug_screen.engine.tree.root.children] == ["turn 1", "turn 2"]
+        log = "\n".join(app.debug_screen.env_log.lines)
         assert "take coin 1 from shelf 1" in log
     [folder] = (tmp_path / "sessions").iterdir()
-    assert read_journal(folder).header["agent"] == "one-action"
+    assert read_journal(folder).header.agent == "one-action"
 
     # `tui --resume`: the console replays the journal into a new run of the same agent
     again = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
                                       sessions_dir=tmp_path / "sessions", resume=folder))
     async with again.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: "episode won" in again.reason, what="the replay's end")
-        assert isinstance(again.engine, OneActionAgent) and again.engine is not app.engine
-        assert [(n.code, n.status) for n in again.engine.tree.root.children] == [
+        await wait_for(pilot, lambda: "episode won" in again.debug_screen.reason, what="the replay's end")
+        assert isinstance(again.debug_screen.engine, OneActionAgent) and again.debug_screen.engine is not app.debug_screen.engine
+        assert [(n.code, n.status) for n in again.debug_screen.engine.tree.root.children] == [
             ("turn 1", NodeStatus.COMPLETED), ("turn 2", NodeStatus.COMPLETED)]
 
 
@@ -188,7 +188,7 @@ def test_eval_runs_the_test_agent_on_the_toy_episodes_in_worker_processes(tmp_pa
     journals = sorted(p.name for p in (out / "journals").iterdir())
     assert len(journals) == 2
     header = read_journal(out / "journals" / journals[0]).header
-    assert header["agent"] == "one-action" and header["env"] == "toy"
+    assert header.agent == "one-action" and header.env == "toy"
 
 
 async def test_the_plain_mode_asks_a_person_with_the_test_agents_own_skeleton_and_rule(tmp_path):

@@ -1,4 +1,4 @@
-"""`--preset paper`: the reference code's semantics on run, tui and eval (issue 12, item 8)."""
+"""`--preset paper`: the reference code's semantics on run, tui and eval."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent.agents.recode.engine import Engine, Limits
-from agent.runtime.presets import PAPER_PROMPTS, preset, resolve
+from agent.agents.presets import PAPER_PROMPTS, preset, resolve
 from agent.runtime.prompts import DEFAULT_PROMPTS
 from agent.runtime.thread_runner import ThreadRunner
 from agent.sessions.journal import read_journal
@@ -61,7 +61,7 @@ def test_the_paper_preset_and_explicit_flags_over_it():
 
 
 def test_the_paper_prompts_fall_back_to_the_default_set_when_missing(monkeypatch, tmp_path):
-    import agent.runtime.presets as presets
+    import agent.agents.presets as presets
 
     monkeypatch.setattr(presets, "PAPER_PROMPTS", tmp_path / "missing")
     assert preset("paper").prompts is None
@@ -85,7 +85,7 @@ async def test_the_console_journals_the_preset(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         header = read_journal(app.session_control.session.folder).header
-    assert header["preset"] == "paper" and header["max_steps"] == 50 and header["limits"]["end_on_error"] is True
+    assert header.preset == "paper" and header.max_steps == 50 and header.limits.end_on_error is True
 
 
 def test_run_with_the_paper_preset_ends_at_the_node_error_and_journals_the_preset(tmp_path):
@@ -96,7 +96,7 @@ def test_run_with_the_paper_preset_ends_at_the_node_error_and_journals_the_prese
     assert result.stdout.startswith("FAILED: node error: n2 `x = 1 / 0` raised ZeroDivisionError"), result.stdout + result.stderr
     folder = next((tmp_path / "sessions").iterdir())
     header = read_journal(folder).header
-    assert header["preset"] == "paper" and header["max_steps"] == 50 and header["limits"]["end_on_error"] is True
+    assert header.preset == "paper" and header.max_steps == 50 and header.limits.end_on_error is True
     # resuming rebuilds the preset from the journal
     again = recode(tmp_path, "run", "--resume", str(folder), "--llm", f"scripted:{script}", "--quiet")
     assert again.stdout.startswith("FAILED: node error: n2 `x = 1 / 0` raised ZeroDivisionError"), again.stdout + again.stderr
@@ -115,4 +115,4 @@ def test_eval_with_the_paper_preset_records_it_in_the_report(tmp_path):
     assert plan["limits"]["end_on_error"] is True and plan["limits"]["max_depth"] == 4
     episode = report["episodes"][0]
     assert episode["reason"].startswith("node error: n2 `x = 1 / 0` raised ZeroDivisionError")
-    assert read_journal(Path(episode["journal"])).header["preset"] == "paper"
+    assert read_journal(Path(episode["journal"])).header.preset == "paper"

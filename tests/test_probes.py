@@ -1,6 +1,7 @@
-"""`getattr(`/`hasattr(` in the packages only where a name is truly known at run time (issue 26).
+"""`getattr(`/`hasattr(` in the packages only where a name is truly known at run time.
 
-An object's optional capability is a declared protocol (`envs.protocols`, `agent.llm`'s `ModelLLM`,
+An object's optional capability is a declared field or method with its default (`envs.base.Env`,
+`envs.provider.EnvProvider`) or a declared protocol (`agent.llm`'s `ModelLLM`,
 `agent.runtime.runner.CodeChecks`, ...) asked with `isinstance`; what is left of probing by name is a
 dynamic name (a `module:attr` registry line, a wrapper's `__getattr__`), and says so on its line with
 `# dynamic: <why>`. These tests hold both rules: the comment, and few of them.

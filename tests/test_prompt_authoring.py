@@ -143,7 +143,7 @@ def test_the_journal_records_a_changed_prompt_set(tmp_path: Path) -> None:
         engine = make_engine(run_settings(), episode_named("put-01"), make_llm("demo"))
         session = start_session(engine, tmp_path, "put-01", "demo")
         try:
-            while not isinstance(await engine.step(), ev.ExpansionReceived):
+            while not isinstance(await engine.step(), ev.LLMAnswered):
                 pass
             engine.prompts = DraftPromptSet(DEFAULT_PROMPTS, edits={PUT: PromptSet().text(PUT) + "\n"})
             await engine.run()

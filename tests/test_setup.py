@@ -43,7 +43,7 @@ def test_settings_are_frozen() -> None:
 async def test_the_flags_reach_the_engine_through_one_settings_object() -> None:
     """`--trusted`, `--node-timeout` and a typed `--max-steps` travel in the run's `RunSettings`, the one
     object `make_engine` takes; a preset's step limit is the settings' too, but not typed."""
-    from agent.runtime.runners import RunnerSettings
+    from agent.sandbox.settings import RunnerSettings
     from recode_tui.setup.build import engine_for, llm_for, step_limit_of
 
     options = run_options(parsed("run", "--game", "put-01", "--llm", "demo", "--agent", "react", "--max-steps", "7",
@@ -111,7 +111,7 @@ def test_the_package_exports_each_name_lazily_from_its_module() -> None:
 
 def test_the_command_line_probes_no_namespace_and_says_why_it_probes_anything() -> None:
     """Below the edge nothing asks argparse's namespace what it has; a `getattr`/`hasattr` left in
-    recode_tui/commands or recode_tui/setup is a truly dynamic name, and its line says so (issue 26)."""
+    recode_tui/commands or recode_tui/setup is a truly dynamic name, and its line says so."""
     import re
 
     root = Path(__file__).resolve().parent.parent

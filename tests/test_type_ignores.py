@@ -1,5 +1,5 @@
 """A `# type: ignore` silences the type checker (`make check`, `make test` run mypy): each one in the
-packages names the error it silences and says why, and there are few (issue 26: at most 10).
+packages names the error it silences and says why, and there are few (at most 10).
 
 mypy itself reports an ignore that silences nothing (`warn_unused_ignores` in pyproject.toml);
 these tests hold what mypy does not: the code and the reason.

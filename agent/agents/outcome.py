@@ -92,10 +92,6 @@ class UnitOutcome:
                     return f"the observations say the agent holds {self.holding}, not {name}"
         return ""
 
-    @property
-    def supported(self) -> bool:
-        return not self.problem()
-
     def text(self, limit: int = 0) -> str:
         """One line for later prompts: status, the environment's last answer, what is held, the claim
         (marked when the environment does not bear it out). `limit` > 0 cuts observations."""

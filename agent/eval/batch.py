@@ -4,7 +4,7 @@ UI-free: the command line (`recode_tui.commands.evaluate`) shows progress throug
 `on_event` / `on_result` callbacks. Environments come from a pool the caller
 provides (`pool_factory(size)`, an object with an async context manager
 `env(episode_ref, max_steps)` and `async close()`): the command line uses
-`envs.remote.EnvPool`, worker processes, so C episodes use C processes for
+`recode_tui.setup.env_workers.EnvPool`, worker processes, so C episodes use C processes for
 ALFWorld's CPU work while the LLM calls overlap on the event loop.
 
 This module schedules and runs the episodes; the plan and result types are in
@@ -50,13 +50,12 @@ from agent.llm import LLM
 from agent.llm.profiles import Profile
 from agent.runtime import events as ev
 from agent.runtime.prompts import PromptSet, moved_prompt_set
-from agent.runtime.runners import RunnerSettings, SpareRunners
+from agent.sandbox.settings import RunnerSettings, SpareRunners
 from agent.runtime.stepper import Limits
 from agent.runtime.stepper import Stepper
 from agent.sessions.journal import JournalWriter
 from agent.sessions.session import session_header
 from envs import registry
-from envs.protocols import Abandonable, score_of
 
 JOURNALS_DIR = "journals"
 REPORT_EVERY = 1.0  # seconds between report.json rewrites while episodes end (a killed run replays at most these)
@@ -279,8 +278,7 @@ class Evaluation:
             return play.result()
         reason = wall_clock_reason(limit)
         for env in envs:
-            if isinstance(env, Abandonable):  # a step blocked in its process returns, so the episode can end
-                env.abandon(reason)
+            env.abandon(reason)  # a step blocked in its process returns, so the episode can end
         play.cancel()  # the play's own clean-up closes the engine (its code worker) and the environment
         await asyncio.gather(play, return_exceptions=True)
         return EpisodeResult(game.id, game.task_type, False, reason, seconds=time.monotonic() - started,
@@ -320,7 +318,7 @@ class Evaluation:
                 cached = CachedCalls()
                 engine.observers.append(cached)
                 finished = await self._drive(engine, game)
-                score = score_of(env)
+                score = env.score
         except (EvalAborted, asyncio.CancelledError):
             raise
         except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the others

@@ -22,6 +22,8 @@ from agent.eval.intervals import episode_interval
 from agent.eval.paired import McNemar, SignFlip, discordant, mcnemar_exact, sign_flip_test
 from agent.eval.prompt_files import PromptFileChange, prompt_file_changes
 from agent.eval.repeats import identical_plays, mean_success
+from agent.eval.report_fields import report_problem
+from agent.sessions.header import HeaderError, JournalHeader, load_header
 
 KNOWN_VERSIONS = ("recode.eval.v1", "recode.eval.v2")
 REPORT_FILE = "report.json"
@@ -125,6 +127,9 @@ def load_report(path: str | Path) -> dict[str, Any]:
     if data["version"] not in KNOWN_VERSIONS:
         raise CompareError(f"{file} is report version {data['version']!r}; this recode-tui compares "
                            f"{', '.join(KNOWN_VERSIONS)}")
+    problem = report_problem(data, strict=False)
+    if problem:
+        raise CompareError(f"report {file}: {problem}")
     data["_path"] = str(file)
     for record in results_by_episode(data).values():
         header = _first_line(journal_path(data, record))
@@ -156,15 +161,14 @@ def split_by_agent(report: dict[str, Any]) -> list[dict[str, Any]]:
     return parts
 
 
-def _first_line(folder: str) -> dict[str, Any] | None:
+def _first_line(folder: str) -> JournalHeader | None:
+    """The session header of a journal of the run, through its loader (None: no readable one)."""
     if not folder:
         return None
     try:
-        with open(Path(folder) / "journal.jsonl", encoding="utf-8") as handle:
-            header = json.loads(handle.readline())
-    except (OSError, ValueError):
+        return load_header(Path(folder) / "journal.jsonl")
+    except HeaderError:  # a journal missing or not of this version says nothing about the run
         return None
-    return header if isinstance(header, dict) and header.get("type") == "session" else None
 
 
 def journal_path(report: dict[str, Any], record: dict[str, Any]) -> str:
@@ -183,18 +187,18 @@ def journal_path(report: dict[str, Any], record: dict[str, Any]) -> str:
 def settings_of(report: dict[str, Any]) -> dict[str, Any]:
     """What a run was played with, as far as the report (and one of its journals) says."""
     plan = report.get("plan") or {}
-    header = report.get("_journal_header") or {}
+    journal: JournalHeader | None = report.get("_journal_header")
     limits = plan.get("limits")
     if isinstance(limits, dict):
         limits = {k: limits[k] for k in sorted(limits)}
     return {
-        "env": plan.get("env") or header.get("env"),
-        "llm": plan.get("llm") or plan.get("model") or header.get("llm"),
-        "prompt_hash": plan.get("prompt_hash") or header.get("prompt_hash"),
-        "max_steps": plan.get("max_steps", header.get("max_steps")),
+        "env": plan.get("env") or (journal.env if journal else None),
+        "llm": plan.get("llm") or plan.get("model") or (journal.llm if journal else None),
+        "prompt_hash": plan.get("prompt_hash") or (journal.prompt_hash if journal else None),
+        "max_steps": plan.get("max_steps", journal.max_steps if journal else None),
         "limits": limits,
-        "preset": plan.get("preset") or header.get("preset"),
-        "agent": plan.get("agent") or header.get("agent"),
+        "preset": plan.get("preset") or (journal.preset or None if journal else None),
+        "agent": plan.get("agent") or (journal.agent if journal else None),
     }
 
 

@@ -33,13 +33,6 @@ def wilson_rate(rate: float, n: int, z: float = Z95) -> tuple[float, float] | No
     return low, high
 
 
-def wilson(successes: int, plays: int, z: float = Z95) -> tuple[float, float] | None:
-    """The 95 % Wilson score interval of `successes` in `plays`, as rates (0-1); None for no plays."""
-    if plays <= 0:
-        return None
-    return wilson_rate(successes / plays, plays, z)
-
-
 def episode_interval(episode_means: Sequence[float]) -> tuple[float, float] | None:
     """The 95 % interval of a success rate over episodes, each counted once at its mean over its plays."""
     if not episode_means:

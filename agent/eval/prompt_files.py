@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.runtime.prompt_hashes import file_path, text_hash
+from agent.sessions.header import JournalHeader
 
 CONTEXT_LINES = 1
 
@@ -31,17 +32,11 @@ class PromptFileChange:
         return {"file": self.file, "change": self.change, "lines": list(self.lines), "note": self.note or None}
 
 
-def _recorded(header: dict[str, Any]) -> dict[str, str] | None:
-    files = header.get("prompt_files")
-    return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else None
-
-
-def _text(header: dict[str, Any], name: str, digest: str) -> str | None:
+def _text(header: JournalHeader, name: str, digest: str) -> str | None:
     """The file's text as the run used it, when its folder still holds exactly that text."""
-    root = header.get("prompt_set")
-    if not root:
+    if not header.prompt_set:
         return None
-    path = file_path(Path(str(root)), name)
+    path = file_path(Path(header.prompt_set), name)
     try:
         data = path.read_bytes()
     except OSError:
@@ -49,11 +44,11 @@ def _text(header: dict[str, Any], name: str, digest: str) -> str | None:
     return data.decode("utf-8", errors="replace") if text_hash(data) == digest else None
 
 
-def header_changes(a: dict[str, Any], b: dict[str, Any]) -> list[PromptFileChange]:
+def header_changes(a: JournalHeader | None, b: JournalHeader | None) -> list[PromptFileChange]:
     """The prompt files that differ between two session headers ([] when either records no per-file hashes)."""
-    files_a, files_b = _recorded(a), _recorded(b)
-    if files_a is None or files_b is None:
+    if a is None or b is None or a.prompt_files is None or b.prompt_files is None:
         return []
+    files_a, files_b = a.prompt_files, b.prompt_files
     found = []
     for name in sorted(set(files_a) | set(files_b)):
         ha, hb = files_a.get(name), files_b.get(name)
@@ -74,4 +69,4 @@ def header_changes(a: dict[str, Any], b: dict[str, Any]) -> list[PromptFileChang
 
 def prompt_file_changes(base: dict[str, Any], other: dict[str, Any]) -> list[PromptFileChange]:
     """The prompt files that differ between two evaluation reports, from one journal header of each."""
-    return header_changes(base.get("_journal_header") or {}, other.get("_journal_header") or {})
+    return header_changes(base.get("_journal_header"), other.get("_journal_header"))

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from agent.eval.failure import group_failures
+from agent.eval.report_fields import REPORT_VERSION, WHAT_TO_DO, report_problem
 from agent.eval.results import EpisodeResult, EvalPlan, GameSpec
 from agent.eval.summary import summarize, summarize_agents
 
-REPORT_VERSION = "recode.eval.v1"
 REPORT_FILE = "report.json"
 
 
@@ -32,10 +32,6 @@ class EvalReport:
     updated: float = 0.0
     elapsed: float = 0.0  # seconds spent running, summed over resumes
     concurrency_used: list[int] = field(default_factory=list)  # episodes really at a time, per run (resumes append)
-
-    @property
-    def finished_games(self) -> set[str]:
-        return {e.game for e in self.episodes}
 
     @property
     def remaining(self) -> list[GameSpec]:
@@ -107,19 +103,30 @@ class EvalReport:
 
     @classmethod
     def read(cls, path: Path) -> "EvalReport":
-        """Read a report; raises ValueError with a one-line reason."""
+        """Read a report; raises ValueError with a one-line reason that says what to do."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
-            raise ValueError(f"cannot read report {path}: {exc.strerror}") from None
+            raise ValueError(f"cannot read report {path}: {exc.strerror}; give an eval folder or its report.json") from None
         except json.JSONDecodeError as exc:
-            raise ValueError(f"report {path} is not valid JSON (line {exc.lineno})") from None
+            raise ValueError(f"report {path} is not valid JSON (line {exc.lineno}); {WHAT_TO_DO}") from None
+        except UnicodeDecodeError:
+            raise ValueError(f"report {path} is not text; {WHAT_TO_DO}") from None
         if not isinstance(data, dict) or data.get("version") != REPORT_VERSION:
             raise ValueError(f"{path} is not a recode-tui evaluation report ({REPORT_VERSION})")
+        problem = report_problem(data)
+        if problem:
+            raise ValueError(f"report {path}: {problem}")
+        return cls.from_json(data)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "EvalReport":
+        """A report checked by `report_problem`; what an earlier version did not write gets its default here."""
         known = set(EpisodeResult.__dataclass_fields__)
         return cls(
             plan=EvalPlan.from_dict(data["plan"]),
-            episodes=[EpisodeResult(**{k: v for k, v in e.items() if k in known}) for e in data.get("episodes", [])],
+            episodes=[EpisodeResult(**{"task_type": None, "reason": "", **{k: v for k, v in e.items() if k in known}})
+                      for e in data.get("episodes", [])],
             status=data.get("status", "interrupted"),
             note=data.get("note", ""),
             started=data.get("started", time.time()),

@@ -21,7 +21,7 @@ class GameSpec:
     """
 
     id: str
-    task_type: str | None
+    task_type: str | None = None
     path: str = ""
 
 
@@ -76,8 +76,8 @@ class EvalPlan:
     limits: dict[str, Any] = field(default_factory=lambda: asdict(Limits()))  # Limits' fields (ints and a bool)
     prompts: str | None = None
     selection: dict[str, Any] = field(default_factory=dict)  # the filter, for the record
-    preset: str = "default"  # agent.runtime.presets: which named settings the limits came from
-    trusted: bool = False  # the sandbox without its static checks (agent.runtime.runners)
+    preset: str = "default"  # agent.agents.presets: which named settings the limits came from
+    trusted: bool = False  # the sandbox without its static checks (agent.sandbox.settings)
     node_timeout: float = 5.0
     # wall-clock seconds an episode may take, everything included (0: no limit); one that hangs is ended
     episode_timeout: float = DEFAULT_EPISODE_TIMEOUT
@@ -130,6 +130,7 @@ class EvalPlan:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "EvalPlan":
         data = dict(data)
-        data["games"] = [GameSpec(**g) for g in data.get("games", [])]
+        known_game = set(GameSpec.__dataclass_fields__)
+        data["games"] = [GameSpec(**{k: v for k, v in g.items() if k in known_game}) for g in data.get("games", [])]
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})

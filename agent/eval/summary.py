@@ -14,7 +14,7 @@ from agent.eval.intervals import episode_interval
 from agent.eval.repeats import group_plays, mean_success
 from agent.eval.results import EpisodeResult
 from envs import registry
-from envs.protocols import Topics
+from envs.provider import Capability
 
 
 def _stats(episodes: Sequence[EpisodeResult], repeats: int = 1) -> dict[str, Any]:
@@ -116,7 +116,7 @@ def topic_function(env: str | None) -> Callable[[str], str] | None:
         source = registry.provider(env)
     except Exception:  # noqa: BLE001 - a report of an environment no longer registered still shows
         return None
-    if not isinstance(source, Topics):
+    if not source.offers(Capability.TOPICS):
         return None
     topic_of = source.topic_of
 

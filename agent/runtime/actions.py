@@ -8,7 +8,6 @@ names agents and tests import from it.
 from __future__ import annotations
 
 from envs.base import Env
-from envs.protocols import end_reason_of, failure_of
 
 MAX_ACTION_CHARS = 2000  # an action longer than this is refused, never sent (nor journaled whole)
 MAX_REFUSED_ACTIONS = 10  # then the run ends: a loop of refused actions would take no step and never end
@@ -45,11 +44,11 @@ def check_refusals(refused: int) -> None:
 def end_reason(env: Env) -> str:
     """Why an environment ended an unwon episode: the step limit, or the env's own reason
     (`failure`, `end_reason`: a simulator that hung, a task failed) when it ended before it."""
-    failure = failure_of(env)
+    failure = env.failure
     if failure:
         return failure
     if env.steps < env.max_steps:
-        own = end_reason_of(env)
+        own = env.end_reason
         if own:
             return own
         if not env.done:

@@ -19,7 +19,6 @@ from agent.runtime.event_text import first_line
 
 class BreakpointKind(str, Enum):
     EVERY_LLM_CALL = "every_stub"  # every LLM call but a repair; the value stays as debug.json files have it
-    EVERY_STUB = "every_stub"  # ReCode's name for it (an alias: the same member)
     STUB_NAME = "stub_name"
     DEPTH_AT_LEAST = "depth_at_least"
     ACTION_REGEX = "action_regex"

@@ -36,6 +36,10 @@ BUILTIN_NAMES = frozenset(dir(builtins))
 _LINE_REF = re.compile(r"\bline (\d+)")
 
 DEFAULT_HELPERS: frozenset[str] = frozenset({"run", "print", "re"})  # bound in every node's namespace
+# The modules node code may import, in every runner (the sandbox's checks refuse any other).
+ALLOWED_MODULES: frozenset[str] = frozenset(
+    {"re", "math", "json", "itertools", "collections", "random", "string", "heapq", "bisect", "functools"}
+)
 
 
 class InvalidAnswer(ValueError):

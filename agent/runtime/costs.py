@@ -1,8 +1,9 @@
 """What a run's LLM calls cost, counted the same way for every agent: per call, per role, and as the run's totals.
 
 Apart from `agent.runtime.stepper` so the accounting (tokens, money, the
-model's and the person's seconds) is one small thing that `Stepper.ask`
-feeds and `RunFinished`, the status line and the eval table read.
+model's and the person's seconds, failed calls, refused actions) is one
+object, `Stats`, that `Stepper.ask` and the action path feed and
+`RunFinished`, the status line and the export read.
 `agent.runtime.stepper` re-exports `RoleStats` and `Stats`.
 """
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.llm import Completion, Usage
-from agent.runtime.events import LLMAnswered, LLMRejected
+from agent.runtime.events import LLMAnswered, LLMRejected, RunFinished
 from agent.runtime.tree import LLMExchange
 
 MAIN_ROLE = ""  # the role of an agent's one LLM (agents with several name theirs: planner, executor, ...)
@@ -41,21 +42,6 @@ class RoleStats:
 
 
 @dataclass
-class Stats:
-    """What a run has cost so far: the status line, the eval table and `RunFinished` read it."""
-
-    steps: int = 0
-    llm_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float = 0.0
-    llm_seconds: float = 0.0
-    person_seconds: float = 0.0
-    llm_failures: int = 0
-    roles: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-
-@dataclass
 class Tally:
     """A run's tokens: what models counted, or what scripts estimated when no model answered;
     never the two added (a scripted role's guesses would pass for a model's billed tokens)."""
@@ -63,13 +49,60 @@ class Tally:
     counted: Usage = field(default_factory=Usage)
     estimated: Usage = field(default_factory=Usage)
 
-    def add(self, completion: Completion) -> Usage:
-        """Count one answer; the run's tokens so far."""
+    def add(self, completion: Completion) -> None:
+        """Count one answer."""
         if completion.estimated:
             self.estimated = self.estimated + completion.usage
         else:
             self.counted = self.counted + completion.usage
+
+    @property
+    def usage(self) -> Usage:
+        """The run's tokens so far: the models' count, else the scripts' estimate."""
         return self.counted if self.counted.input_tokens or self.counted.output_tokens else self.estimated
+
+
+@dataclass
+class Stats:
+    """What a run has cost so far, counted as it happens (`Stepper.ask` and the action path feed it):
+    the status line, the export and `RunFinished` read it."""
+
+    llm_calls: int = 0
+    cost: float = 0.0
+    llm_seconds: float = 0.0  # waiting for answers, all calls together
+    person_seconds: float = 0.0  # a person typing or reviewing answers, kept apart from llm_seconds
+    llm_failures: int = 0  # model calls that raised LLMError
+    refused_actions: int = 0  # actions refused as too long: they take no step, so they are capped apart
+    roles: dict[str, RoleStats] = field(default_factory=dict)  # by role, so a planner and an executor cost apart
+    tally: Tally = field(default_factory=Tally)
+
+    @property
+    def usage(self) -> Usage:
+        """The run's tokens, as the tally counts them."""
+        return self.tally.usage
+
+    def add(self, completion: Completion, role: str = MAIN_ROLE) -> None:
+        """Count one answer (accepted or refused: both were paid for)."""
+        self.llm_calls += 1
+        self.tally.add(completion)
+        self.cost += completion.cost
+        self.llm_seconds += completion.seconds or 0.0
+        self.person_seconds += completion.person_seconds
+        self.roles.setdefault(role, RoleStats()).add(completion)
+
+    def role_dicts(self) -> dict[str, dict[str, Any]]:
+        """Each role's counts as the journal and the export store them (the main role as "main")."""
+        return {role or "main": stats.to_dict() for role, stats in self.roles.items()}
+
+    def finished(self, node_id: str | None, success: bool, reason: str, steps: int) -> RunFinished:
+        """The run's last event with these counts; an agent with several roles has each one costed apart."""
+        extra: dict[str, Any] = {"roles": self.role_dicts()} if set(self.roles) - {MAIN_ROLE} else {}
+        return RunFinished(
+            node_id, success=success, reason=reason, steps=steps, llm_calls=self.llm_calls,
+            input_tokens=self.usage.input_tokens, output_tokens=self.usage.output_tokens, cost=self.cost,
+            llm_seconds=self.llm_seconds, person_seconds=self.person_seconds, llm_failures=self.llm_failures,
+            extra=extra,
+        )
 
 
 def timed(completion: Completion, elapsed: float) -> Completion:
@@ -99,9 +132,6 @@ def exchange_record(prompt: str, completion: Completion, accepted: bool, purpose
     )
 
 
-expansion_record = exchange_record  # its name before issue 26
-
-
 def answered_event(node_id: str, completion: Completion, *, thought: str, blocks: tuple[str, ...],
                    child_ids: tuple[str, ...], purpose: str = "", role: str = MAIN_ROLE) -> LLMAnswered:
     """The accepted-answer event for `completion`, with its counts and times."""
@@ -126,5 +156,5 @@ def rejected_event(node_id: str, completion: Completion, reason: str, *, attempt
     )
 
 
-__all__ = ["MAIN_ROLE", "RoleStats", "Stats", "Tally", "answered_event", "exchange_record", "expansion_record", "rejected_event",
+__all__ = ["MAIN_ROLE", "RoleStats", "Stats", "Tally", "answered_event", "exchange_record", "rejected_event",
            "timed"]

@@ -27,6 +27,7 @@ from agent.runtime import events as ev
 from agent.runtime.event_text import first_line
 from agent.runtime.event_text import short as short_event_text
 from agent.runtime.breakpoints import Breakpoint, BreakpointKind, parse_breakpoint
+from agent.runtime.runner import CodeInspection
 from agent.runtime.stepper import Stepper
 
 __all__ = [
@@ -117,6 +118,11 @@ class Debugger:
         self.running = False
         self._pause = False
         self._until: str | None = None  # run to here: the node whose start ends the command
+
+    @property
+    def _namespace(self) -> CodeInspection:
+        """What conditions and watches read: the runner's inspection half (the debugger runs no node code)."""
+        return self.engine.runner
 
     # -- breakpoints -----------------------------------------------------------
 
@@ -235,8 +241,8 @@ class Debugger:
         """
         try:
             if fingerprint:
-                return (await self.engine.runner.evaluate(f"hash(repr(({expression})))"))[1]
-            return _first_line((await self.engine.runner.evaluate(expression))[1], 60)
+                return (await self._namespace.evaluate(f"hash(repr(({expression})))"))[1]
+            return _first_line((await self._namespace.evaluate(expression))[1], 60)
         except Exception as exc:  # noqa: BLE001 - "NameError: name 'obj' is not defined" is what it is now
             return f"<{_first_line(str(exc) or type(exc).__name__, 80)}>"
 
@@ -282,7 +288,7 @@ class Debugger:
                 continue
             if bp.condition:
                 try:
-                    holds = await self.engine.runner.evaluate_condition(bp.condition)
+                    holds = await self._namespace.evaluate_condition(bp.condition)
                 except Exception as exc:  # noqa: BLE001 - a bad condition stops, like pudb
                     bp.hit_count += 1
                     return StopReason(

@@ -220,13 +220,6 @@ class RunFinished(Event):
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-# ReCode's words for the same events (an LLM call expands a stub), kept for ReCode's package and for
-# code written before the generic names: the same classes, so isinstance checks agree.
-ExpansionRequested = LLMRequested
-ExpansionReceived = LLMAnswered
-ExpansionRejected = LLMRejected
-
-
 @dataclass(frozen=True)
 class AgentNote(Event):
     """Something an agent decided that is not an LLM call or an action: a plan adopted,
@@ -235,39 +228,3 @@ class AgentNote(Event):
     kind: ClassVar[str] = "agent_note"
     label: str = ""
     text: str = ""
-
-
-ALL_EVENT_TYPES: tuple[type[Event], ...] = (
-    RunStarted,
-    NodeStarted,
-    ActionSent,
-    ObservationReceived,
-    VariablesChanged,
-    NodeCompleted,
-    StubFound,
-    LLMRequested,
-    LLMAnswered,
-    LLMRejected,
-    LLMFailed,
-    NodeSkipped,
-    NodeError,
-    StatementRun,
-    AgentNote,
-    RunFinished,
-)
-
-# Kinds the LLM-call events had before they took generic names (issue 26).
-OLD_KINDS: dict[str, str] = {
-    "expansion_requested": LLMRequested.kind,
-    "expansion_received": LLMAnswered.kind,
-    "expansion_rejected": LLMRejected.kind,
-}
-
-
-def event_type(kind: str) -> type[Event]:
-    """The event class of a `kind` string, today's or an old one; a KeyError names the unknown kind."""
-    kind = OLD_KINDS.get(kind, kind)
-    for cls in ALL_EVENT_TYPES:
-        if cls.kind == kind:
-            return cls
-    raise KeyError(f"unknown event kind {kind!r}")

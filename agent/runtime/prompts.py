@@ -34,7 +34,7 @@ DEFAULT_PROMPTS = Path(__file__).parent.parent / "agents" / "recode" / "prompts"
 def moved_prompt_set(path: Path) -> Path:
     """Where a bundled set named by its old path now lives; any other path as it is.
 
-    Before the layout change (issue 26) ReCode's sets were `<checkout>/agent/prompts/<name>`, and
+    ReCode's sets once lived at `<checkout>/agent/prompts/<name>`, and
     journals, eval reports and scripts (`--prompts agent/prompts/paper`) name them so. A folder
     that still exists at such a path is the user's own and is kept.
     """
@@ -155,12 +155,11 @@ def kindred_task_types(env_name: str, task_type: str) -> tuple[str, ...]:
     (`topic_of`); () otherwise. Examples are written per topic, so a task borrows its topic's."""
     try:
         from envs import registry
-        from envs.protocols import Topics
 
         provider = registry.provider(env_name)
-        if not isinstance(provider, Topics):
-            return ()
         topic = provider.topic_of(task_type)
+        if topic is None:
+            return ()
         return tuple(t for t in provider.task_types if t != task_type and provider.topic_of(t) == topic)
     except Exception:  # noqa: BLE001 - an unknown environment or task type has no kin
         return ()

@@ -5,9 +5,12 @@ The engine starts a node's code, then pulls one message at a time: each
 blocked until the engine `answer`s it, so a debugger can stop between any two
 actions of a loop. When the code ends, a `NodeOutcome` says how.
 
-Two implementations: `agent.runtime.thread_runner.ThreadRunner` (same process) and
-the sandboxed worker process of `agent.sandbox` (issue 6). The namespace lives
-inside the runner; the engine only ever sees text summaries of it.
+The boundary has two halves: `CodeExecution` runs code (a node, its actions, the data
+it binds) and `CodeInspection` looks into the namespace (summaries, watches, conditions,
+a statement typed at a stop). Both implementations offer both: `ThreadRunner` (same
+process, `agent.runtime.thread_runner`) and the sandboxed worker process of
+`agent.sandbox`. The namespace lives inside the runner; the engine only ever sees
+text summaries of it.
 """
 
 from __future__ import annotations
@@ -51,8 +54,9 @@ class EvaluationError(Exception):
     """An expression typed by the person failed; the message names the error ("NameError: ...")."""
 
 
-class CodeRunner(Protocol):
-    """Executes node code against one shared namespace per run."""
+@runtime_checkable
+class CodeExecution(Protocol):
+    """Runs node code against one shared namespace per run: a node, its actions, the data it reads."""
 
     async def start(self, code: str) -> None:
         """Begin running `code` (one top-level statement); returns at once."""
@@ -68,6 +72,14 @@ class CodeRunner(Protocol):
 
     async def bind_expressions(self, bindings: dict[str, str]) -> tuple[VariableChange, ...]:
         """Bind `name = <expression source>` for each item, evaluated in the namespace."""
+
+    async def close(self) -> None:
+        """End the code's process or thread; the namespace is gone."""
+
+
+@runtime_checkable
+class CodeInspection(Protocol):
+    """Looks into the namespace between nodes or while a node waits in `run()`: prompts, the debugger, the shell."""
 
     async def variables(self) -> list[VariableSummary]:
         """One short summary per kept variable, in insertion order."""
@@ -94,7 +106,14 @@ class CodeRunner(Protocol):
         namespace; raises with the one-line reason when refused or raising, changing nothing.
         """
 
-    async def close(self) -> None: ...
+
+@runtime_checkable
+class CodeRunner(CodeExecution, CodeInspection, Protocol):
+    """Both halves: what an agent holds, since it runs nodes and writes prompts from their variables.
+
+    A caller that only runs code takes a `CodeExecution`; one that only looks (the debugger's
+    conditions and watches, a variables pane) takes a `CodeInspection`.
+    """
 
 
 @runtime_checkable

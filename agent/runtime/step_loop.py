@@ -1,9 +1,10 @@
 """The stepping loop under every agent: one event per `step()`, its observers, statements typed at a stop, and the end.
 
 Apart from `agent.runtime.stepper`, which is the extension API an agent
-author writes against (`ask`, `act`, `run_code`, `started`, `finish`, ...):
-this is the plumbing the debugger, the journal, replay and eval drive, and
-no agent overrides. A subclass supplies `episode()` and `_finish()`.
+author writes against (`open_episode`, `ask`, `act`, `run_code`, `started`,
+`completed`, `finish`, ...): this is the plumbing the debugger, the journal,
+replay and eval drive, and no agent overrides. A subclass supplies
+`episode()` and `_finish()`.
 """
 
 from __future__ import annotations
@@ -16,11 +17,15 @@ from typing import Any, AsyncGenerator, AsyncIterator, Callable, ClassVar, TypeV
 from agent.runtime.actions import TooManyRefusals
 from agent.runtime.events import AgentNote, Event, LLMFailed, RunFinished, StatementRun
 from agent.runtime.prompts import PromptFileMissing
+from agent.runtime.recorded import RecordedStatement, ReplayMismatch
 from agent.runtime.runner import CodeRunner, EarlyStart
-from agent.sessions.replay import RecordedStatement, ReplayMismatch
 from envs.base import Env, Reset
 
 T = TypeVar("T")
+
+
+class EndRun(Exception):
+    """Raised inside `episode()` to end the run at once, unsuccessfully: the message is the whole reason."""
 
 
 class StepLoop:
@@ -171,15 +176,13 @@ class StepLoop:
         """Call `fn(*args)` in the environment's own thread (environments may block; the console must not)."""
         return await asyncio.get_running_loop().run_in_executor(self._env_thread, fn, *args)
 
-    _in_env_thread = in_env_thread  # the name agents written before the public API use
-
     async def _drive(self) -> AsyncGenerator[Event, None]:
         try:
             async for event in self.episode():
                 yield event
         except ReplayMismatch as exc:
             yield self._finish(False, f"replay mismatch: {exc}")
-        except (TooManyRefusals, PromptFileMissing) as exc:  # the message is the whole reason
+        except (TooManyRefusals, PromptFileMissing, EndRun) as exc:  # the message is the whole reason
             yield self._finish(False, str(exc))
         except Exception as exc:  # noqa: BLE001 - an agent bug must still end the run cleanly
             yield self._finish(False, f"internal error: {type(exc).__name__}: {exc}")

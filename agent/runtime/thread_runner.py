@@ -20,8 +20,9 @@ from dataclasses import replace
 from types import CodeType
 from typing import Any, Callable
 
-from agent.runtime.code import NODE_FILENAME, calls_name, node_line
+from agent.runtime.code import ALLOWED_MODULES, NODE_FILENAME, calls_name, node_line
 from agent.runtime.events import VariableChange
+from agent.runtime.imports import ImportIndex, Origin
 from agent.runtime.runner import ActionRequest, EvaluationError, NodeOutcome, OutcomeStatus, RunnerMessage
 from agent.runtime.varlist import (
     FULL_VALUE_LIMIT,
@@ -32,8 +33,6 @@ from agent.runtime.varlist import (
     shell_value,
     summarise,
 )
-from agent.sandbox.checks import ALLOWED_MODULES
-from agent.sandbox.imports import ImportIndex, Origin
 
 
 class _EpisodeOver(BaseException):
@@ -105,7 +104,7 @@ class ThreadRunner:
         scope["__builtins__"] = builtins
         return scope
 
-    # -- CodeRunner ----------------------------------------------------------
+    # -- CodeExecution -------------------------------------------------------
 
     async def start(self, code: str) -> None:
         self._loop = asyncio.get_running_loop()
@@ -201,6 +200,8 @@ class ThreadRunner:
         for name, source in bindings.items():
             self.namespace[name] = eval(source, scope)  # noqa: S307 - trusted runner
         return diff_summaries(before, self._summaries())
+
+    # -- CodeInspection ------------------------------------------------------
 
     async def variables(self) -> list[VariableSummary]:
         return list(self._summaries().values())

@@ -13,10 +13,14 @@ class NodeStatus(str, Enum):
     PENDING = "PENDING"
     RUNNING = "RUNNING"  # transient: the node's code is executing now
     COMPLETED = "COMPLETED"
-    AWAITING_LLM = "STUB"  # the node waits on (or was answered by) an LLM call; the value stays as journals have it
-    STUB = "STUB"  # ReCode's name for it (an alias: the same member)
+    AWAITING_LLM = "AWAITING_LLM"  # the node waits on (or was answered by) an LLM call
     ERROR = "ERROR"
     SKIP = "SKIP"
+
+    @property
+    def words(self) -> str:
+        """How a person reads it: `awaiting llm`, `completed`."""
+        return self.value.lower().replace("_", " ")
 
 
 @dataclass
@@ -37,9 +41,6 @@ class LLMExchange:
     person_seconds: float = 0.0  # a person's time on it (typing, reviewing a proposal)
 
 
-Expansion = LLMExchange  # ReCode's name for it, for ReCode and for code written before (issue 26)
-
-
 @dataclass
 class Node:
     id: str
@@ -53,11 +54,6 @@ class Node:
     children: list[Node] = field(default_factory=list, repr=False)
     llm_calls: list[LLMExchange] = field(default_factory=list, repr=False)
     repairs: int = 0  # how many ERROR repairs led to this node (max_retry)
-
-    @property
-    def expansions(self) -> list[LLMExchange]:
-        """ReCode's name for `llm_calls` (the same list), for ReCode and for code written before."""
-        return self.llm_calls
 
     def to_dict(self) -> dict[str, Any]:
         """The node's fields in the `recode.plan.v1` export shape."""

@@ -1,4 +1,4 @@
-"""Run generated and typed node code in a sandboxed worker process (issue 6).
+"""Run generated and typed node code in a sandboxed worker process.
 
 `SandboxRunner` (agent.sandbox.runner) implements `agent.runtime.runner.CodeRunner`;
 `check_code` (agent.sandbox.checks) is the static check, usable on its own to

@@ -31,6 +31,7 @@ WORKER_SOURCES = (
     "agent/__pycache__",
     "agent/runtime/__init__.py",
     "agent/runtime/code.py",
+    "agent/runtime/imports.py",
     "agent/runtime/varlist.py",
     "agent/runtime/__pycache__",
     "agent/sandbox",

@@ -44,11 +44,7 @@ import ast
 import builtins
 import string
 
-from agent.runtime.code import DEFAULT_HELPERS, UnparsableCode, safe_parse
-
-ALLOWED_MODULES: frozenset[str] = frozenset(
-    {"re", "math", "json", "itertools", "collections", "random", "string", "heapq", "bisect", "functools"}
-)
+from agent.runtime.code import ALLOWED_MODULES, DEFAULT_HELPERS, UnparsableCode, safe_parse
 
 # Names of a module that node code may reach (None: every public non-module name).
 MODULE_EXPORTS: dict[str, frozenset[str] | None] = {

@@ -74,8 +74,6 @@ class SandboxRunner:
         interrupt_grace: float = 1.0,
         python: str | None = None,
         debug_stderr: bool = False,
-        skip_static_checks_for_tests: bool = False,
-        skip_audit_hook_for_tests: bool = False,
         policy: SandboxPolicy | None = None,
         save_timeout: float = SAVE_TIMEOUT,
         seed: int | None = None,
@@ -99,9 +97,6 @@ class SandboxRunner:
             "max_output_chars": max_output_chars,
             "cpu_seconds": self.node_timeout + 2.0,
             "helpers": sorted(self._extra_helpers),
-            # Tests only: each layer of the sandbox is tested with the others off.
-            "skip_static_checks_for_tests": skip_static_checks_for_tests,
-            "skip_audit_hook_for_tests": skip_audit_hook_for_tests,
         }
         self._workdir = process.PrivateFolder()  # the worker's working directory outside namespaces
         self.isolation: tuple[str, ...] = ()  # what the worker's platform let it apply (layer 4)
@@ -213,7 +208,7 @@ class SandboxRunner:
             self._node.output.take(str(message.get("out", "")))
             self._pending_output = ""
 
-    # -- CodeRunner ------------------------------------------------------------
+    # -- CodeExecution ---------------------------------------------------------
 
     async def start(self, code: str) -> None:
         if self._state != _IDLE:
@@ -293,6 +288,8 @@ class SandboxRunner:
         if reply.get("error"):
             raise SandboxError(str(reply["error"]))
         return changes
+
+    # -- CodeInspection --------------------------------------------------------
 
     async def variables(self) -> list[VariableSummary]:
         if self._state == _WAITING:

@@ -11,7 +11,7 @@ import base64
 import pickle
 from typing import Any
 
-from agent.sandbox.imports import Origin
+from agent.runtime.imports import Origin
 from agent.sandbox.protocol import MAX_SNAPSHOT_BYTES
 
 MAX_BLOB = 64 * 1024 * 1024  # a variable whose pickle is larger is not snapshotted

@@ -33,13 +33,13 @@ import re
 import sys
 from typing import Any
 
-from agent.runtime.code import NODE_FILENAME, calls_name, node_line
+from agent.runtime.code import ALLOWED_MODULES, NODE_FILENAME, calls_name, node_line
+from agent.runtime.imports import ImportIndex, Origin
 from agent.runtime.varlist import FULL_VALUE_LIMIT, bounded_repr, is_kept, prompt_line, shell_value
 from agent.sandbox.audit import HookState
 from agent.sandbox.capture import Output, describe, summarise, summary_changes, summary_of
-from agent.sandbox.checks import ALLOWED_MODULES, FORBIDDEN_BUILTINS, check_code
+from agent.sandbox.checks import FORBIDDEN_BUILTINS, check_code
 from agent.sandbox.helpers import channel, make_helper, make_import, make_print, make_run
-from agent.sandbox.imports import ImportIndex, Origin
 from agent.sandbox.limits import cpu_backstop
 from agent.sandbox.protocol import HEADER, encode_reply, load_plain, read_exact, write_all
 from agent.sandbox.reachable import give_back_exit, plain, restricted_builtins, trimmed_module
@@ -66,7 +66,8 @@ class Worker:
         self.rfd, self.wfd = rfd, wfd
         self.sending = False  # a frame is being written: a signal handler must not start another
         self.trusted = bool(config.get("trusted", False))
-        # Off only in the tests of the audit hook, which must hold on its own.
+        # Off only in the sandbox's own layer tests (tests/sandbox/layers_off.py: each layer must hold
+        # alone); SandboxRunner never sends these keys.
         self.static_checks = not self.trusted and not config.get("skip_static_checks_for_tests", False)
         self.audit_hook = not self.trusted and not config.get("skip_audit_hook_for_tests", False)
         self.output = Output(int(config.get("max_output_chars", 100_000)))

@@ -13,17 +13,19 @@ assistant message.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
 
+from agent.eval.report import EvalReport
+from agent.eval.results import EpisodeResult
 from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.safe_text import json_line
 from agent.runtime.stepper import Stepper
-from agent.runtime.tree import CodeTree, Node, NodeStatus
+from agent.runtime.tree import CodeTree, Node
 from agent.sessions.journal_read import JOURNAL_FILE, Journal
+from agent.sessions.old_values import STORED_NODE_STATUSES, node_status
 
 PLAN_VERSION = "recode.plan.v1"
 TRACE_VERSION = "recode.trace.v1"
@@ -77,8 +79,8 @@ def tree_document(engine: Stepper, meta: dict[str, Any] | None = None, started: 
             "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
             "success": finished.success if finished else None,
             "steps": engine.env.steps,
-            "llm_calls": engine.llm_calls,
-            "cost": engine.cost,
+            "llm_calls": engine.stats.llm_calls,
+            "cost": engine.stats.cost,
             **(meta or {}),
         },
         "root_id": tree.root.id,
@@ -103,12 +105,11 @@ def validate_tree_document(data: Any) -> None:
     nodes = data["nodes"]
     if not isinstance(nodes, dict) or data["root_id"] not in nodes:
         raise PlanFormatError("nodes must map ids to nodes and hold root_id")
-    statuses = {s.value for s in NodeStatus}
     for node_id, node in nodes.items():
         missing = [f for f in NODE_FIELDS if f not in node]
         if missing:
             raise PlanFormatError(f"node {node_id} lacks {', '.join(missing)}")
-        if node["id"] != node_id or node["status"] not in statuses:
+        if node["id"] != node_id or node["status"] not in STORED_NODE_STATUSES:
             raise PlanFormatError(f"node {node_id} has a wrong id or status")
     children_seen: list[str] = []
     for edge in data["edges"]:
@@ -134,7 +135,7 @@ def tree_from_document(data: dict[str, Any]) -> CodeTree:
     def build(node_id: str, parent: Node | None) -> Node:
         raw = nodes[node_id]
         node = Node(
-            id=node_id, code=raw["code"], depth=raw["depth"], parent=parent, status=NodeStatus(raw["status"]),
+            id=node_id, code=raw["code"], depth=raw["depth"], parent=parent, status=node_status(raw["status"]),
             thought=raw.get("thought") or "", observations=list(raw.get("observations") or []), error=raw.get("error") or "",
         )
         tree.nodes[node_id] = node
@@ -177,8 +178,8 @@ def sft_lines(journal: Journal, *, won_only: bool = False, corrected_only: bool 
     if won_only and outcome["won"] is not True:
         return []
     header = journal.header
-    parent = header.get("parent") or None
-    inherited_upto = int(parent.get("records", 0)) if isinstance(parent, dict) else 0
+    parent = header.parent.to_json() if header.parent is not None else None
+    inherited_upto = header.parent.records if header.parent is not None else 0
     lines = []
     for position, record in enumerate(journal.records):
         # An answer journaled without its prompt (older branches did that) is no training pair.
@@ -194,14 +195,14 @@ def sft_lines(journal: Journal, *, won_only: bool = False, corrected_only: bool 
             ],
             "meta": {
                 "session": journal.session_id,
-                "env": header.get("env"),
-                "game": header.get("game"),
-                **({"episode": header["episode"]} if header.get("episode") else {}),
-                "task_type": header.get("task_type"),
+                "env": header.env,
+                "game": header.game,
+                **({"episode": header.episode} if header.episode else {}),
+                "task_type": header.task_type,
                 "node_id": record["node_id"],
                 "stub": record.get("stub", ""),
                 "purpose": record.get("purpose", Purpose.EXPAND),
-                "agent": header.get("agent") or "recode",  # journals from before the agent seam are ReCode's
+                "agent": header.agent,
                 "role": record.get("role", ""),  # planner, executor, ... ("" for an agent with one LLM)
                 "source": record.get("source", ""),
                 "author": author,
@@ -239,13 +240,12 @@ def eval_journals(folder: Path) -> list[Path]:
     """
     found: list[Path] = []
     try:
-        report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
-        episodes = report.get("episodes") or []
-    except (OSError, ValueError, AttributeError):
+        episodes: list[EpisodeResult] | None = EvalReport.read(folder / "report.json").episodes
+    except ValueError:
         episodes = None
     if episodes is not None:
         for episode in episodes:
-            recorded = Path(str(episode.get("journal") or ""))
+            recorded = Path(episode.journal)
             for candidate in (recorded, folder / "journals" / recorded.name):
                 if recorded.name and (candidate / JOURNAL_FILE).is_file():
                     found.append(candidate)
@@ -255,8 +255,8 @@ def eval_journals(folder: Path) -> list[Path]:
 
 
 def journal_agent(journal: Journal) -> str:
-    """The agent that recorded `journal` (journals from before the agent seam are ReCode's)."""
-    return journal.header.get("agent") or "recode"
+    """The agent that recorded `journal` (journals from before the agent seam are ReCode's: the header says so)."""
+    return journal.header.agent
 
 
 def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
@@ -269,7 +269,7 @@ def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
     agent = journal_agent(journal)
     code = answers_are_code(agent)
     out = [f"# Session {journal.session_id}", "", f"- agent: `{agent}`",
-           f"- game: `{header.get('game')}` ({header.get('task_type')})", f"- LLM: `{header.get('llm')}`", ""]
+           f"- game: `{header.game}` ({header.task_type})", f"- LLM: `{header.llm}`", ""]
     for event in events:
         match event:
             case ev.RunStarted():
@@ -350,7 +350,7 @@ def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any]
             case ev.RunFinished():
                 trace.append({"type": "finished", "node_id": event.node_id, "success": event.success,
                               "reason": event.reason})
-    stats = engine.stats()
+    stats = engine.stats
     return {
         "version": TRACE_VERSION,
         "meta": {
@@ -362,12 +362,12 @@ def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any]
             "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
             "success": finished.success if finished else None,
             "reason": finished.reason if finished else "unfinished",
-            "steps": stats.steps,
+            "steps": engine.env.steps,
             "llm_calls": stats.llm_calls,
-            "input_tokens": stats.input_tokens,
-            "output_tokens": stats.output_tokens,
+            "input_tokens": stats.usage.input_tokens,
+            "output_tokens": stats.usage.output_tokens,
             "cost": stats.cost,
-            "roles": stats.roles,
+            "roles": stats.role_dicts(),
             **(meta or {}),
         },
         "root_id": engine.tree.root.id,

@@ -21,12 +21,14 @@ import json
 import os
 import secrets
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
 from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.safe_text import json_line
+from agent.sessions.header import JournalHeader
 from agent.sessions.journal_read import (
     DRAFT_FILE,
     JOURNAL_FILE,
@@ -75,7 +77,7 @@ class JournalWriter:
     fills for a moment loses nothing and never leaves half a record behind.
     """
 
-    def __init__(self, folder: Path, header: dict[str, Any]) -> None:
+    def __init__(self, folder: Path, header: JournalHeader) -> None:
         self.folder = folder
         self.path = folder / JOURNAL_FILE
         self.error = ""
@@ -90,7 +92,7 @@ class JournalWriter:
         # Set by the session: the engine's prompt set now. An answer made with another
         # set than the header's records that set's hash, so a replay can tell.
         self.current_prompts: Callable[[], Any] | None = None
-        self._header_prompt_hash = header.get("prompt_hash")
+        self._header_prompt_hash = header.prompt_hash
         try:
             folder.mkdir(parents=True, exist_ok=True)
             fresh = not self.path.exists() or self.path.stat().st_size == 0
@@ -99,8 +101,8 @@ class JournalWriter:
             self.error = f"cannot write the journal in {folder}: {exc.strerror}; the run goes on unrecorded"
             return
         if fresh:  # a journal's own id, unique even where folders share a name (two evals of one game)
-            self.write({"type": "session", "version": JOURNAL_VERSION, "created": time.time(), **header,
-                        "session_id": f"{folder.name}-{secrets.token_hex(4)}"})
+            self.write(replace(header, created=time.time(),
+                               session_id=f"{folder.name}-{secrets.token_hex(4)}").to_json())
 
     def write(self, record: dict[str, Any]) -> None:
         """Append one record (after any a failed write kept back); a failure is kept in `error`.

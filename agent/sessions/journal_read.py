@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.sessions.replay import RecordedAction, RecordedAnswer, RecordedStatement
+from agent.runtime.recorded import RecordedStatement
+from agent.sessions.header import JOURNAL_VERSION, HeaderError, JournalHeader
+from agent.sessions.replay import RecordedAction, RecordedAnswer
 
-JOURNAL_VERSION = "recode.journal.v1"
 JOURNAL_FILE = "journal.jsonl"
 DRAFT_FILE = "draft.json"
 
@@ -29,7 +30,7 @@ class Journal:
     """A journal read back: its header and records, and what was cut."""
 
     folder: Path
-    header: dict[str, Any]
+    header: JournalHeader
     records: list[dict[str, Any]]
     truncated_tail: bool = False
     notes: list[str] = field(default_factory=list)
@@ -69,7 +70,7 @@ class Journal:
         last = next((r for r in reversed(self.records) if r.get("type") == "llm" and r.get("spec")), None)
         if last is not None:
             return str(last["spec"]), last.get("profiles")
-        return str(self.header.get("llm") or "human"), self.header.get("profiles")
+        return self.header.llm, self.header.profiles
 
     @property
     def finished(self) -> dict[str, Any] | None:
@@ -168,13 +169,11 @@ def read_journal(folder_or_file: str | Path, *, lenient: bool = False) -> Journa
     return journal
 
 
-def check_header(file: Path, records: list[dict[str, Any]]) -> dict[str, Any]:
-    """The session header (the first record), checked to be one this version reads."""
+def check_header(file: Path, records: list[dict[str, Any]]) -> JournalHeader:
+    """The session header (the first record), read through its one loader (`agent.sessions.header`)."""
     if not records or records[0].get("type") != "session":
         raise JournalError(f"{file} is not a recode-tui journal (no session header)")
-    header = records[0]
-    if header.get("version") != JOURNAL_VERSION:
-        raise JournalError(
-            f"journal {file} is version {header.get('version')!r}; this recode-tui reads {JOURNAL_VERSION}"
-        )
-    return header
+    try:
+        return JournalHeader.from_json(records[0])
+    except HeaderError as exc:
+        raise JournalError(f"journal {file} {exc}") from None

@@ -19,7 +19,7 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -184,11 +184,11 @@ def _records_meta(view: JournalView, meta: dict[str, Any] | None) -> dict[str, A
     header, finished = journal.header, journal.finished
     answers = [r for r in journal.records if r.get("type") == "answer"]
     return {
-        "env": header.get("env"),
-        "task_type": header.get("task_type"),
+        "env": header.env,
+        "task_type": header.task_type,
         "task": view.task,
-        "limits": {**(header.get("limits") or {}), "max_steps": header.get("max_steps")},
-        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(header.get("created"))),
+        "limits": {**(asdict(header.limits) if header.limits else {}), "max_steps": header.max_steps},
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(header.created or None)),
         "success": finished.get("success") if finished else None,
         "steps": sum(r.get("type") == "action" for r in journal.records),
         "llm_calls": len(answers),
@@ -237,7 +237,7 @@ def trace_document_from_records(view: JournalView, meta: dict[str, Any] | None =
     finished = view.journal.finished
     return {
         "version": TRACE_VERSION,
-        "meta": {"agent": view.agent, "options": dict(view.journal.header.get("agent_options") or {}),
+        "meta": {"agent": view.agent, "options": dict(view.journal.header.agent_options),
                  **_records_meta(view, meta), "reason": finished.get("reason", "") if finished else "unfinished"},
         "root_id": view.tree.root.id,
         "nodes": [node.to_dict() for node in view.tree.walk()],
@@ -255,7 +255,7 @@ def markdown_from_records(view: JournalView) -> str:
     header = journal.header
     code = answers_are_code(view.agent)
     out = [f"# Session {journal.session_id}", "", f"- agent: `{view.agent}`",
-           f"- game: `{header.get('game')}` ({header.get('task_type')})", f"- LLM: `{header.get('llm')}`", "",
+           f"- game: `{header.game}` ({header.task_type})", f"- LLM: `{header.llm}`", "",
            f"> {NO_EXEC_LINE}.", ""]
     if view.task:
         out += [f"**Task:** {view.task}", ""]

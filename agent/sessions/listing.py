@@ -21,6 +21,7 @@ from agent.sessions.journal_read import (
     check_header,
     parse_record,
 )
+from agent.sessions.header import JournalHeader
 
 
 def default_sessions_dir() -> Path:
@@ -41,7 +42,7 @@ def summarize_journal(folder: Path) -> Journal:
     described in `problem` (with its line), so the listing can mark the session.
     """
     file = folder / JOURNAL_FILE
-    header: dict[str, Any] = {}
+    header: JournalHeader | None = None
     records: list[dict[str, Any]] = []
     problem = ""
     try:
@@ -61,10 +62,9 @@ def summarize_journal(folder: Path) -> Journal:
                     if complete:  # a last line cut by a crash is no corruption
                         problem = f"is corrupt at line {number}: {exc}"
                     break
-                if not header:
-                    header = record
+                if header is None:
                     try:
-                        check_header(file, [record])
+                        header = check_header(file, [record])
                     except JournalError as exc:
                         problem = str(exc).removeprefix(f"{file} ").removeprefix(f"journal {file} ")
                         break
@@ -76,9 +76,11 @@ def summarize_journal(folder: Path) -> Journal:
                     records.append({"type": "action"})
     except OSError as exc:
         problem = f"cannot be read ({exc.strerror})"
-    if not header and not problem:
+    if header is None and not problem:
         problem = "is corrupt at line 1: no session header"
-    return Journal(folder, header, records, problem=problem)
+    # a header that cannot be used leaves no good point to go on from (`corrupt_line` 1)
+    return Journal(folder, header or JournalHeader(), records, problem=problem,
+                   corrupt_line=1 if problem and header is None else 0)
 
 
 def _bounded_lines(handle: Any) -> Iterator[bytes]:

@@ -69,10 +69,9 @@ class _Timed:
 
 def conversation_id(journal: Journal) -> str:
     """The journal's session id: recorded in its header; for an older journal, its folder and start time."""
-    recorded = journal.header.get("session_id")
-    if recorded:
-        return str(recorded)
-    return f"{journal.session_id}-{float(journal.header.get('created') or 0.0):.0f}"
+    if journal.header.session_id:
+        return journal.header.session_id
+    return f"{journal.session_id}-{journal.header.created:.0f}"
 
 
 def provider_name(spec: str) -> str:
@@ -110,17 +109,17 @@ def episode_spans(journal: Journal) -> _Timed:
     view = read_view(journal)
     header = journal.header
     agent = view.agent
-    spec = str(header.get("llm") or "")
-    model = str(header.get("model") or model_name(spec, header.get("profiles")))
-    env = str(header.get("env") or "env")
+    spec = header.llm
+    model = header.model or model_name(spec, header.profiles)
+    env = header.env
     finished = journal.finished or {}
     conversation, provider = conversation_id(journal), provider_name(spec)
     root = _Timed(f"invoke_agent {agent}", {
         "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent, "gen_ai.request.model": model,
         "gen_ai.provider.name": provider, "gen_ai.conversation.id": conversation, "recode.llm": spec,
         "recode.session": journal.session_id, "recode.env": env,
-        "recode.episode": str(header.get("episode") or header.get("game") or ""),
-        "recode.task_type": str(header.get("task_type") or ""), "recode.task": view.task,
+        "recode.episode": header.episode or header.game,
+        "recode.task_type": header.task_type or "", "recode.task": view.task,
         "recode.success": bool(finished.get("success")), "recode.reason": str(finished.get("reason") or "unfinished"),
     })
     if finished and not finished.get("success"):
@@ -135,7 +134,7 @@ def episode_spans(journal: Journal) -> _Timed:
             build(child, span)
 
     build(view.tree.root, root)
-    clock = float(header.get("created") or 0.0)
+    clock = header.created
     inputs = outputs = 0
     for record in journal.records:
         kind = record.get("type")
@@ -173,7 +172,7 @@ def episode_spans(journal: Journal) -> _Timed:
         elif at is not None:  # any other timed record moves the clock on (a statement, an LLM failure)
             clock = at
     root.attributes.update({"gen_ai.usage.input_tokens": inputs, "gen_ai.usage.output_tokens": outputs})
-    _span_children(root, float(header.get("created") or 0.0))
+    _span_children(root, header.created)
     return root
 
 

@@ -12,13 +12,11 @@ from __future__ import annotations
 import difflib
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import Sequence
 
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
-
-
-class ReplayMismatch(Exception):
-    """The live run differs from the recording; the message names the step and shows both texts."""
+from agent.runtime.recorded import ReplayMismatch
+from envs.base import Env, Reset
 
 
 @dataclass(frozen=True)
@@ -46,14 +44,6 @@ class RecordedAnswer:
     estimated: bool = False  # its tokens were a script's estimate
 
 
-@dataclass(frozen=True)
-class RecordedStatement:
-    """A statement the person ran at a stop, and how many engine events came before it."""
-
-    after: int
-    code: str
-
-
 def describe_difference(label: str, recorded: str, live: str) -> str:
     """One readable message: where two texts first differ, and a short unified diff."""
     diff = list(
@@ -65,17 +55,14 @@ def describe_difference(label: str, recorded: str, live: str) -> str:
     return f"{label} differs from the recording\n{shown}"
 
 
-class ReplayEnv:
-    """The real environment, with each step checked against the recorded observation."""
+class ReplayEnv(Env):
+    """The real environment, with each step checked against the recorded observation; everything
+    else, optional capabilities included, is the real environment's."""
 
-    def __init__(self, env: Any, actions: list[RecordedAction]) -> None:
+    def __init__(self, env: Env, actions: list[RecordedAction]) -> None:
         self._env = env
         self.pending: deque[RecordedAction] = deque(actions)
-
-    @property
-    def wrapped(self) -> Any:
-        """The real environment (`envs.protocols.WrappedEnv`): its optional capabilities are this one's."""
-        return self._env
+        self.name, self.task_type, self.max_steps = env.name, env.task_type, env.max_steps
 
     def step(self, action: str) -> str:
         if not self.pending:
@@ -92,8 +79,58 @@ class ReplayEnv:
             )
         return observation
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._env, name)  # dynamic: every other name of the real environment, whatever it is
+    # -- the rest of `Env`: the real environment's -------------------------------------------------
+
+    def reset(self) -> Reset:
+        return self._env.reset()
+
+    @property
+    def done(self) -> bool:
+        return self._env.done
+
+    @property
+    def won(self) -> bool:
+        return self._env.won
+
+    @property
+    def steps(self) -> int:
+        return self._env.steps
+
+    def close(self) -> None:
+        self._env.close()
+
+    @property
+    def score(self) -> float | None:
+        return self._env.score
+
+    @property
+    def score_log(self) -> Sequence[tuple[int, float, float]]:
+        return self._env.score_log
+
+    @property
+    def reward(self) -> float | None:
+        return self._env.reward
+
+    @property
+    def end_reason(self) -> str:
+        return self._env.end_reason
+
+    @property
+    def failure(self) -> str:
+        return self._env.failure
+
+    @property
+    def admissible_commands(self) -> list[str] | None:
+        return self._env.admissible_commands
+
+    def translate(self, action: str) -> str:
+        return self._env.translate(action)
+
+    def choices(self) -> list[str]:
+        return self._env.choices()
+
+    def abandon(self, reason: str) -> None:
+        self._env.abandon(reason)
 
 
 class ReplayLLM:
@@ -121,10 +158,6 @@ class ReplayLLM:
             seconds=recorded.seconds, person_seconds=recorded.person_seconds, cut_at=recorded.cut_at,
             estimated=recorded.estimated,
         )
-
-    @property
-    def replaying(self) -> bool:
-        return bool(self.pending)
 
 
 class NoLiveLLM:

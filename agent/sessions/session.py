@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from agent import agents
 from agent.llm import LLM
@@ -20,8 +20,9 @@ from agent.runtime import events as ev
 from agent.runtime.prompt_hashes import file_hashes
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.runner import NodeTimeLimit
-from agent.runtime.runners import RunnerSettings
+from agent.sandbox.settings import RunnerSettings
 from agent.runtime.stepper import Limits, Stepper
+from agent.sessions.header import JournalHeader, SessionParent
 from agent.sessions.journal import JOURNAL_FILE, Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
 from agent.sessions.replay import NoLiveLLM, ReplayEnv, ReplayLLM
 from envs import registry
@@ -39,38 +40,40 @@ class Session:
     draft: dict | None = None
 
 
-def session_header(game: str, engine: Stepper, llm_spec: str, parent: dict | None = None,
-                   profiles: str | None = None) -> dict:
+def session_header(game: str, engine: Stepper, llm_spec: str, parent: SessionParent | None = None,
+                   profiles: str | None = None) -> JournalHeader:
     """The journal's first line: the episode as `{env, episode, fingerprint}` (plus `game`, the
     reference as typed, and whatever the provider adds), the limits, prompts, LLM and runner."""
-    limits = engine.limits
     settings = RunnerSettings.of_runner(engine.runner)
-    runner = settings.header_fields() if settings is not None else {
+    runner: dict[str, Any] = settings.header_fields() if settings is not None else {
         "runner": type(engine.runner).__name__,  # a test's in-process runner: no checks, so say trusted
         "trusted": True,
         "node_timeout": engine.runner.node_timeout if isinstance(engine.runner, NodeTimeLimit) else 5.0,
     }
-    return {
-        **registry.header_fields(game),
-        "agent": engine.name,
-        **({"agent_options": engine.options} if engine.options else {}),
-        "task_type": engine.env.task_type,
-        "max_steps": engine.env.max_steps,
-        "limits": {"max_depth": limits.max_depth, "max_rewrite": limits.max_rewrite, "max_retry": limits.max_retry,
-                   "end_on_error": limits.end_on_error},
-        "preset": engine.preset or None,
-        "prompt_set": str(engine.prompts.root),
-        "prompt_hash": engine.prompts.content_hash(),
-        "prompt_files": file_hashes(engine.prompts.root),  # which file differs, when two runs' hashes do
-        "llm": llm_spec,
-        "profiles": profiles,  # the profiles file (absolute) a profile:NAME came from, so a resume needs no --profiles
-        "model": profile_model(llm_spec, profiles),  # what the profile called, for traces (read now, never later)
+    found = registry.header_fields(game)  # the episode's own fields, and whatever its provider adds
+    named = ("game", "env", "episode", "fingerprint", "game_path", "game_hash")
+    return JournalHeader(
+        game=found["game"], env=found["env"], episode=found.get("episode"), fingerprint=found.get("fingerprint"),
+        game_path=found.get("game_path"), game_hash=found.get("game_hash"),
+        extra={k: v for k, v in found.items() if k not in named},
+        agent=engine.name,
+        agent_options=dict(engine.options),
+        task_type=engine.env.task_type,
+        max_steps=engine.env.max_steps,
+        limits=engine.limits,
+        preset=engine.preset or "",
+        prompt_set=str(engine.prompts.root),
+        prompt_hash=engine.prompts.content_hash(),
+        prompt_files=file_hashes(engine.prompts.root),  # which file differs, when two runs' hashes do
+        llm=llm_spec,
+        profiles=profiles,  # the profiles file (absolute) a profile:NAME came from, so a resume needs no --profiles
+        model=profile_model(llm_spec, profiles),  # what the profile called, for traces (read now, never later)
         **runner,
-        "parent": parent,
-    }
+        parent=parent,
+    )
 
 
-def start_session(engine: Stepper, sessions_dir: Path, game: str, llm_spec: str, parent: dict | None = None,
+def start_session(engine: Stepper, sessions_dir: Path, game: str, llm_spec: str, parent: SessionParent | None = None,
                   profiles: str | None = None) -> Session:
     """Journal `engine` on episode `game` into a new session folder."""
     own = registry.split_ref(game)[0] == registry.default_env()
@@ -97,12 +100,16 @@ def claim_session_folder(sessions_dir: Path, session_id: str) -> Path:
             return folder
 
 
-def default_runner(header: dict, trusted: bool = False):
-    """The runner to replay a session with: always the sandbox; unchecked only when the caller asks.
-
-    Returns the runner and a note when it differs from the recording (see agent.runtime.runners).
-    """
-    settings, note = RunnerSettings.for_resume(header, trusted)
+def default_runner(header: JournalHeader, trusted: bool = False) -> tuple[Any, str]:
+    """The runner to replay a session with: always the sandbox, with the recorded node time limit and seed
+    (so a replay draws the same numbers); unchecked only when the caller asks (`--trusted`), never
+    because the journal says so. Returns the runner and a note when it differs from the recording."""
+    settings = RunnerSettings(trusted=trusted, node_timeout=header.node_timeout, seed=header.sandbox_seed)
+    note = ""
+    if header.recorded_unchecked and not trusted:
+        how = "in-process without checks" if header.runner == "ThreadRunner" else "with --trusted"
+        note = (f"this session was recorded {how}; it replays in the sandbox with the checks "
+                "(pass --trusted to run its code without them)")
     return settings.make_runner(), note
 
 
@@ -111,34 +118,32 @@ def _engine_for(
     trusted: bool = False,
 ) -> tuple[Stepper, str]:
     header = journal.header
-    _check_header_fields(journal)
+    max_steps, limits, prompt_set = _replay_fields(journal)
     ref = _check_episode(journal)
-    env = ReplayEnv(make_env(ref, header["max_steps"]), journal.actions(upto))
+    env = ReplayEnv(make_env(ref, max_steps), journal.actions(upto))
     llm = ReplayLLM(journal.answers(upto), live_llm)
-    prompts = prompts or PromptSet(moved_prompt_set(Path(header["prompt_set"])))
+    prompts = prompts or PromptSet(moved_prompt_set(Path(prompt_set)))
     runner, note = default_runner(header, trusted)
-    known = set(Limits.__dataclass_fields__)
-    limits = Limits(**{k: v for k, v in header["limits"].items() if k in known})
     try:
-        engine = agents.build(header.get("agent"), env, llm, runner, limits=limits, prompts=prompts,
-                              options=header.get("agent_options") or {})
+        engine = agents.build(header.agent, env, llm, runner, limits=limits, prompts=prompts,
+                              options=dict(header.agent_options))
     except agents.UnknownAgent as exc:
         raise JournalError(f"session {journal.session_id}: {exc}") from None
-    engine.preset = header.get("preset") or ""
+    engine.preset = header.preset
     engine.pending_statements.extend(journal.statements(upto))
     return engine, note
 
 
-def _check_header_fields(journal: Journal) -> None:
-    """The header fields a replay builds the run from are there and of the right kind (else one line, not a KeyError)."""
-    needed = {"max_steps": int, "limits": dict, "prompt_set": str}
-    for name, kind in needed.items():
-        if not isinstance(journal.header.get(name), kind):
-            raise JournalError(f"journal {journal.folder / JOURNAL_FILE} line 1: the session header has no valid "
-                               f"`{name}`; it cannot be replayed")
-    if "fingerprint" not in journal.header and not isinstance(journal.header.get("game_path"), str):
-        raise JournalError(f"journal {journal.folder / JOURNAL_FILE} line 1: the session header names no episode; "
-                           "it cannot be replayed")
+def _replay_fields(journal: Journal) -> tuple[int, Limits, str]:
+    """The header fields a replay builds the run from (else one line, not a KeyError)."""
+    header = journal.header
+    where = f"journal {journal.folder / JOURNAL_FILE} line 1: the session header"
+    if header.max_steps is None or header.limits is None or header.prompt_set is None:
+        name = "max_steps" if header.max_steps is None else "limits" if header.limits is None else "prompt_set"
+        raise JournalError(f"{where} has no `{name}`; it cannot be replayed (start a new run of its episode)")
+    if header.fingerprint is None and header.game_path is None:
+        raise JournalError(f"{where} names no episode; it cannot be replayed (start a new run of its episode)")
+    return header.max_steps, header.limits, header.prompt_set
 
 
 def _check_episode(journal: Journal) -> str:
@@ -148,22 +153,22 @@ def _check_episode(journal: Journal) -> str:
     `game_path` and `game_hash`, which is the same fingerprint of the same file.
     """
     header = journal.header
-    if "fingerprint" not in header:
-        game_path = Path(header["game_path"])
+    if header.fingerprint is None:
+        game_path = Path(header.game_path or "")
         if not game_path.is_file():
             raise JournalError(f"the session's game {game_path} is gone; restore it to resume")
-        if file_hash(game_path) != header["game_hash"]:
+        if file_hash(game_path) != header.game_hash:
             raise JournalError(
                 f"the game file {game_path} changed since session {journal.session_id} was recorded; "
                 "replaying it would not rebuild the same run"
             )
         return str(game_path)
-    ref = registry.header_ref(header)
+    ref = header.episode_ref
     try:
         fingerprint = registry.fingerprint(ref)
     except EnvError as exc:
         raise JournalError(f"the session's episode {ref} cannot be loaded ({exc}); restore it to resume") from None
-    if fingerprint != header["fingerprint"]:
+    if fingerprint != header.fingerprint:
         raise JournalError(
             f"the episode {ref} changed since session {journal.session_id} was recorded; "
             "replaying it would not rebuild the same run"
@@ -311,13 +316,11 @@ async def branch_session(
     install(engine, live_llm)
     copy = stop is None  # the replay went to the recording's end: every record (a finished run's end too)
     prefix = journal.records if copy else journal.records[: _prefix_length(journal, used_answers, used_actions, used_statements)]
-    header = {k: v for k, v in journal.header.items() if k not in ("type", "version", "created")}
     settings = RunnerSettings.of_runner(engine.runner)
-    if settings is not None:  # None for an in-process runner (no sandbox settings to record)
-        header.update(settings.header_fields())  # what the branch really runs with
-    header["parent"] = {"session": journal.session_id, "records": len(prefix), "at": label}
-    if copy:
-        header["parent"]["folder"] = str(journal.folder)
+    # None for an in-process runner (no sandbox settings to record); else what the branch really runs with
+    runs_with = settings.header_fields() if settings is not None else {}
+    parent = SessionParent(journal.session_id, len(prefix), label, str(journal.folder) if copy else None)
+    header = journal.header.branched(parent, **runs_with)
     new_folder = branch_folder(sessions_dir, journal.session_id, label.replace(" ", "_"))
     writer = JournalWriter(new_folder, header)
     for record in prefix:
@@ -438,9 +441,7 @@ async def salvage_session(
     journal = read_journal(folder, lenient=True)
     keep = await good_prefix(journal, make_env, trusted)
     prefix = [r for r in journal.records[:keep] if r.get("type") != "finished"]
-    header = {k: v for k, v in journal.header.items() if k not in ("type", "version", "created")}
-    header["parent"] = {"session": journal.session_id, "records": len(prefix), "at": LAST_GOOD,
-                        "folder": str(journal.folder)}
+    header = journal.header.branched(SessionParent(journal.session_id, len(prefix), LAST_GOOD, str(journal.folder)))
     new_folder = branch_folder(sessions_dir, journal.session_id, "last-good")
     writer = JournalWriter(new_folder, header)
     for record in prefix:

@@ -10,7 +10,7 @@ new game exactly as a fresh one does (`tests/envs/test_speedups.py` compares
 transcripts). Engines beyond the shelf's capacity are unloaded.
 
 Reuse follows the engine-speedups switch (RECODE_ALFWORLD_SPEEDUPS=0 builds a
-fresh engine per game, as before).
+fresh engine per game).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 from envs.alfworld import engines, logic_cache, speedups
 from envs.alfworld.catalog import resolve_game
-from envs.base import EnvError, Reset
+from envs.base import Env, EnvError, Reset
 from envs.alfworld.gamefile import (
     infer_task_type,
     keep_alfworld_data_env,
@@ -77,7 +77,7 @@ def _make_engine():
     return AlfredInfos(AlfredDemangler(env))
 
 
-class AlfworldEnv:
+class AlfworldEnv(Env):
     """One ALFWorld game played on the real TextWorld/ALFWorld engine."""
 
     name = "alfworld"

@@ -7,7 +7,7 @@ console, although those files never change. `install()`, called before the
 first `import textworld`, wraps `GameLogic.load` as soon as `textworld.logic`
 is imported: a parse of the same files (same contents, same TextWorld, same
 Python) is read back from the user's cache folder (a few ms). Any problem
-reading or writing the cache falls back to parsing, as before.
+reading or writing the cache falls back to parsing the files.
 
 The files are JSON object data (`object_data`), never pickles: any process of
 this user can write the cache folder, and a pickle runs whatever its writer
@@ -118,7 +118,7 @@ def _wrap(module: Any) -> None:
             return parse(cls, paths)
         try:
             file = cache_dir() / f"{_key(module, paths)}{SUFFIX}"
-        except OSError:  # a file that cannot be read: the parse says so as before
+        except OSError:  # a file that cannot be read: the parse reports it
             return parse(cls, paths)
         allowed = allowed_classes(LOGIC_CLASSES)
         logic = _read(file, allowed)

@@ -14,13 +14,13 @@ from typing import Iterable
 
 from envs.alfworld.catalog import DATA_ENV_VAR, SPLITS, _split_dir, data_root, game_info, list_games, list_split, resolve_game
 from envs.alfworld.gamefile import TASK_TYPES
-from envs.base import Env, EnvError
-from envs.registry import Episode
+from envs.base import Env, EnvError, Episode
+from envs.provider import EnvProvider
 
 DEFAULT_MAX_STEPS = 80  # the console's ReCode default; the paper preset uses 50
 
 
-class AlfworldProvider:
+class AlfworldProvider(EnvProvider):
     """The real TextWorld engine on ALFWorld's PDDL games."""
 
     name = "alfworld"

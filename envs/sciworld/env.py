@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import shutil
 
-from envs.base import EnvError, Reset
+from envs.base import Env, EnvError, Reset
 from envs.sciworld.simulator import JAVA_HINT, Simulator, SimulatorError, shared_simulator
 from envs.sciworld.tasks import SciTask, find_task, simplifications_for
 from envs.sciworld.variations import cached_count
@@ -35,10 +35,13 @@ def parse_episode(episode: str) -> tuple[SciTask, int]:
     return find_task(name), int(number)
 
 
-class SciWorldEnv:
+class SciWorldEnv(Env):
     """A ScienceWorld variation on the process's shared JVM."""
 
     name = "sciworld"
+    score: float = 0
+    score_log: list[tuple[int, float, float]] = []  # each episode's own list, made in __init__
+    failure: str = ""
 
     def __init__(
         self,
@@ -59,7 +62,7 @@ class SciWorldEnv:
         self._simulator = simulator
         self.score = 0
         self.last_score = 0  # the simulator's score after the last step (`score` is the best one under "paper")
-        self.score_log: list[tuple[int, int, int]] = []
+        self.score_log = []
         self.failure = ""  # why the simulator ended the episode, when it did
         self._steps = 0
         self._completed = False

@@ -40,12 +40,6 @@ PAPER_TASKS: dict[str, tuple[int, int, int]] = {
 PAPER_SETTING = "easy"
 
 
-def paper_step_limit(task: str) -> int | None:
-    """The reference's step limit for a task; None for a task it does not evaluate."""
-    row = PAPER_TASKS.get(task)
-    return row[0] if row else None
-
-
 def paper_episodes() -> list[str]:
     """The 211 episodes, `task/variation`, task by task in the table's order."""
     return [f"{task}/{v}" for task, (_, first, last) in PAPER_TASKS.items() for v in range(first, last + 1)]

@@ -17,8 +17,8 @@ import hashlib
 import threading
 from typing import Iterable
 
-from envs.base import Env, EnvError
-from envs.registry import Episode
+from envs.base import Env, EnvError, Episode
+from envs.provider import EnvProvider
 from envs.sciworld import limits
 from envs.sciworld.env import SciWorldEnv, parse_episode
 from envs.sciworld.paper import PAPER_TASKS, paper_episodes
@@ -42,7 +42,7 @@ def step_limit(task: str, setting: str = "easy") -> int:
 STEP_LIMITS: dict[str, int] = {task: step_limit(task) for task in limits.FALLBACK_LIMITS}
 
 
-class SciWorldProvider:
+class SciWorldProvider(EnvProvider):
     """The ScienceWorld simulator (a JVM per process) under a setting of simplifications.
 
     `--env sciworld` is the ReCode reference's "easy" setting (no electrical

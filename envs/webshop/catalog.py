@@ -6,7 +6,9 @@ The bundled catalogue (`data/catalog.json`) is written by `generate.py`
 `items_shuffle*.json` (products), `items_ins_v2*.json` (attributes by asin,
 optional) and `items_human_ins.json` (human instructions by asin), as `original.py` reads
 them: session indices name the same goals as the original's when the same
-files are given; its price draws are seeded ($WEBSHOP_PRICE_SEED).
+files are given; its price draws are seeded ($WEBSHOP_PRICE_SEED). They are
+read once into a store on disk (`store.py`); a later start opens it and reads a
+product only when a page or the reward needs it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from envs.base import EnvError
-from envs.webshop.model import DATA_VAR, Catalogue, Goal, Product, digest_of
+from envs.webshop.model import DATA_VAR, Catalogue, Goal, Product, ProductsInMemory, digest_of
 from envs.webshop.original import load_original
 
 __all__ = ["DATA_VAR", "Catalogue", "Goal", "Product", "catalogue", "load_bundled", "price_seed"]
@@ -51,7 +53,7 @@ def load_bundled(path: Path = BUNDLED) -> Catalogue:
         raise EnvError(f"cannot read the bundled WebShop catalogue {path}: {exc}; run envs/webshop/generate.py") from None
     products = {row["asin"]: _product_from_bundled(row) for row in data["products"]}
     goals = [_goal_from_bundled(row, products) for row in data["goals"]]
-    return Catalogue(products, goals, "bundled", digest_of(data["products"]))
+    return Catalogue(ProductsInMemory(products), goals, "bundled", digest_of(data["products"]))
 
 
 @lru_cache(maxsize=4)

@@ -12,7 +12,7 @@ comes from `selected()` and `choices()`, never from the observation.
 
 from __future__ import annotations
 
-from envs.base import EnvError, Reset
+from envs.base import Env, EnvError, Reset
 from envs.webshop.model import Catalogue, Goal, Product
 from envs.webshop.pages import MODES, render
 from envs.webshop.reward import Reward, reward
@@ -26,10 +26,13 @@ def norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-class WebShopEnv:
+class WebShopEnv(Env):
     """A WebShop goal on a catalogue (see the module docstring)."""
 
     name = "webshop"
+    reward: float = 0.0
+    score: float = 0.0
+    score_log: list[tuple[int, float, float]] = []  # each episode's own list, made in __init__
 
     def __init__(self, catalogue: Catalogue, goal_index: int, search, max_steps: int = DEFAULT_MAX_STEPS,
                  env_name: str = "webshop", mode: str = "faithful") -> None:
@@ -50,7 +53,7 @@ class WebShopEnv:
         self.result: Reward | None = None
         self.reward = 0.0
         self.score = 0.0
-        self.score_log: list[tuple[int, float, float]] = []
+        self.score_log = []
 
     # ---------------------------------------------------------------- protocol
     def reset(self) -> Reset:

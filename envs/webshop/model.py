@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from envs.base import EnvError
@@ -34,7 +35,7 @@ class Product:
         return self.price_tag or f"${self.price}"
 
     def scored_at(self, price: float) -> "Product":
-        """This product scored at `price` (a range's drawn price), shown as before."""
+        """This product scored at `price` (a range's drawn price), its shown price tag kept."""
         return replace(self, price=price, price_tag=self.shown_price)
 
     def search_text(self) -> str:
@@ -61,9 +62,41 @@ class Goal:
     option_names: tuple[str, ...] = ()  # the option each wanted value belongs to, when known (the bundled goals)
 
 
+class ProductTable(Mapping[str, Product]):
+    """A catalogue's products by asin, in the catalogue's order (the search index's positions)."""
+
+    def asins_at(self, positions: list[int]) -> list[str]:
+        """The asins at these places of the catalogue's order, in the order given."""
+        raise NotImplementedError
+
+    def in_order(self) -> Iterator[Product]:
+        """Every product, in the catalogue's order."""
+        return (self[asin] for asin in self)
+
+
+class ProductsInMemory(ProductTable):
+    """Products held in memory (the bundled catalogue, a few thousand)."""
+
+    def __init__(self, products: dict[str, Product]) -> None:
+        self._by_asin = products
+        self._asins = list(products)
+
+    def __getitem__(self, asin: str) -> Product:
+        return self._by_asin[asin]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._asins)
+
+    def __len__(self) -> int:
+        return len(self._asins)
+
+    def asins_at(self, positions: list[int]) -> list[str]:
+        return [self._asins[p] for p in positions]
+
+
 @dataclass
 class Catalogue:
-    products: dict[str, Product]
+    products: ProductTable  # in memory (bundled) or read from disk when asked for (the original data's store)
     goals: list[Goal]
     source: str  # "bundled" or the folder of the original's files
     digest: str  # a hash of the products: the search index and fingerprints key on it

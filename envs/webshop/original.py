@@ -16,101 +16,26 @@
   them) come from one generator seeded with `seed` ($WEBSHOP_PRICE_SEED, default 0). The
   original and the ReCode reference do not seed them, so their limits change from run to run;
   the seed here is recorded in journals and reports.
+
+The files are read once into a store on disk (`store.py`); a later start opens it instead.
 """
 
 from __future__ import annotations
 
 import json
-import random
-import re
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Literal, overload
 
 from envs.base import EnvError
-from envs.webshop.model import DATA_VAR, Catalogue, Goal, Product, digest_of
+from envs.webshop.fields import LIMIT_STEPS, UNPRICED, price_limit, read_options, read_pricing
+from envs.webshop.model import DATA_VAR, Catalogue, digest_of
+from envs.webshop.search import cache_root
+from envs.webshop.store import build_store, building, open_store, store_key
+
+__all__ = ["GOAL_SHUFFLE_SEED", "LIMIT_STEPS", "UNPRICED", "load_original", "price_limit", "read_options",
+           "read_pricing"]
 
 GOAL_SHUFFLE_SEED = 233  # the original shuffles its human goals with this fixed seed
-UNPRICED = 100.0
-LIMIT_STEPS = tuple(10.0 * i for i in range(1, 100))  # $10 .. $990
-_NOT_PRICE = re.compile(r"[^\d.]")
-
-
-def read_pricing(raw: object) -> tuple[tuple[float, ...], str]:
-    """The prices of a `pricing` field (one, or a range's two ends) and the text the site shows for them."""
-    text = " ".join(str(t) for t in raw) if isinstance(raw, list) else raw
-    if not text or not isinstance(text, str):
-        return (UNPRICED,), f"${UNPRICED}"
-    try:
-        prices = tuple(float(Decimal(_NOT_PRICE.sub("", piece))) for piece in text.split("$")[1:])
-    except InvalidOperation:
-        prices = ()
-    if not prices:
-        return (UNPRICED,), f"${UNPRICED}"
-    if len(prices) == 1:
-        return prices, f"${prices[0]}"
-    return prices[:2], f"${prices[0]} to ${prices[1]}"
-
-
-def read_options(raw: object) -> dict[str, tuple[str, ...]]:
-    options: dict[str, tuple[str, ...]] = {}
-    for name, contents in raw.items() if isinstance(raw, dict) else ():
-        if contents is None:
-            continue
-        values = [c.get("value", "") if isinstance(c, dict) else c for c in contents]
-        options[str(name).lower()] = tuple(str(v).strip().replace("/", " | ").lower() for v in values)
-    return options
-
-
-def price_limit(price: float, rng: random.Random) -> float | None:
-    """The larger of two of the next four multiples of 10 above `price`; None from $980 up."""
-    steps = [step for step in LIMIT_STEPS if step > price][:4]
-    if len(steps) < 2:
-        return None
-    return sorted(rng.sample(steps, 2))[1]
-
-
-def _text(value: object) -> str:
-    return "" if value is None else str(value)
-
-
-def read_products(items: list, attributes: dict, rng: random.Random) -> dict[str, Product]:
-    products: dict[str, Product] = {}
-    for row in items:
-        asin = _text(row.get("asin"))
-        if asin == "nan" or len(asin) > 10 or asin in products:
-            continue
-        pricing, tag = read_pricing(row.get("pricing"))
-        bullets = row.get("small_description")
-        bullets = bullets if isinstance(bullets, list) else [bullets]
-        known = attributes.get(asin) or {}
-        products[asin] = Product(
-            asin=asin, title=_text(row.get("name")), price=pricing[0], category=_text(row.get("category")),
-            product_category=_text(row.get("product_category")), query=_text(row.get("query")).lower().strip(),
-            attributes=tuple(known["attributes"]) if "attributes" in known else ("DUMMY_ATTR",),
-            options=read_options(row.get("customization_options")), description=_text(row.get("full_description")),
-            features=tuple(_text(b) for b in bullets), price_tag=tag, pricing=pricing,
-        )
-    for asin, product in products.items():  # a range is scored at a price drawn inside it, product by product
-        if len(product.pricing) > 1:
-            products[asin] = product.scored_at(rng.uniform(*product.pricing[:2]))
-    return products
-
-
-def read_goals(products: dict[str, Product], human: dict, rng: random.Random) -> list[Goal]:
-    goals: list[Goal] = []
-    for asin, product in products.items():
-        for entry in human.get(asin) or ():
-            attributes = tuple(entry.get("instruction_attributes") or ())
-            if not attributes:
-                continue
-            limit = price_limit(product.price, rng)
-            clause = f", and price lower than {limit:.2f} dollars" if limit is not None else ""
-            goals.append(Goal(asin, _text(entry.get("instruction")).strip(".") + clause, attributes,
-                              tuple(_text(v) for v in entry.get("instruction_options") or ()), limit,
-                              product.category, product.query, product.title, product.product_category))
-    random.Random(GOAL_SHUFFLE_SEED).shuffle(goals)
-    return goals
 
 
 @overload
@@ -124,11 +49,19 @@ def _first(folder: Path, pattern: str, required: bool = True) -> Path | None:
     return found[0] if found else None
 
 
-def _read_json(path: Path) -> object:
+def _read_human(path: Path) -> dict:
     try:
-        return json.loads(path.read_text())
+        human = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise EnvError(f"{DATA_VAR}: cannot read {path}: {exc}") from None
+    if not isinstance(human, dict):
+        raise EnvError(f"{DATA_VAR}: {path.name} must be an object of human instructions by asin")
+    return human
+
+
+def store_folder() -> Path:
+    """Where the stores of the original data are kept: beside the search indexes."""
+    return cache_root().parent / "webshop-catalogue"
 
 
 def load_original(folder: Path, seed: int = 0) -> Catalogue:
@@ -138,15 +71,14 @@ def load_original(folder: Path, seed: int = 0) -> Catalogue:
     items_file = _first(folder, "items_shuffle*.json")
     attrs_file = _first(folder, "items_ins_v2*.json", required=False)
     human_file = _first(folder, "items_human_ins*.json")
-    items, human = _read_json(items_file), _read_json(human_file)
-    attrs = _read_json(attrs_file) if attrs_file else {}
-    if not isinstance(items, list) or not isinstance(human, dict) or not isinstance(attrs, dict):
-        raise EnvError(f"{DATA_VAR}: {items_file.name} must be a list of products, {human_file.name} and "
-                       "items_ins_v2*.json objects by asin")
-    rng = random.Random(seed)
-    products = read_products(items, attrs, rng)
-    goals = read_goals(products, human, rng)
+    sources = [items_file, human_file] + ([attrs_file] if attrs_file else [])
+    path = store_folder() / f"{store_key(sources)}.sqlite"
+    if not path.is_file():
+        with building(path):  # processes starting at once (eval's workers): one reads the files, the others wait
+            if not path.is_file():
+                build_store(path, items_file, attrs_file, _read_human(human_file), lambda count: digest_of(
+                    [items_file.name, items_file.stat().st_size, human_file.stat().st_size, count]))
+    products, goals, digest = open_store(path, seed, GOAL_SHUFFLE_SEED)
     if not goals:
         raise EnvError(f"{DATA_VAR}={folder}: no human instruction names a product of {items_file.name}")
-    digest = digest_of([items_file.name, items_file.stat().st_size, human_file.stat().st_size, len(products)])
     return Catalogue(products, goals, str(folder), digest, price_seed=seed)

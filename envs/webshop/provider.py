@@ -14,10 +14,10 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
-from envs.base import Env, EnvError
-from envs.registry import Episode
+from envs.base import Env, EnvError, Episode
+from envs.provider import EnvProvider
 from envs.webshop.catalog import DATA_VAR, Catalogue, catalogue
 from envs.webshop.env import DEFAULT_MAX_STEPS, PAGE_SIZE, WebShopEnv, norm, parse_goal
 from envs.webshop.pages import MODES
@@ -33,7 +33,7 @@ NO_PAPER_SET = ("the bundled WebShop catalogue has no paper set: the paper's 200
                 "original data; set WEBSHOP_DATA to its folder (items_shuffle*.json, items_human_ins.json), "
                 "or drop --preset paper / --split paper")
 _lock = threading.Lock()
-_indexes: dict[str, tuple[SearchIndex, list[str]]] = {}
+_indexes: dict[str, tuple[SearchIndex, Callable[[list[int]], list[str]]]] = {}
 
 
 def search_analysis(cat: Catalogue) -> str:
@@ -49,13 +49,13 @@ def search_for(cat: Catalogue):
     analysis = search_analysis(cat)
     key = f"{cat.digest}-{analysis}"
     with _lock:
-        if key not in _indexes:
-            asins = list(cat.products)
-            texts = [cat.products[a].search_text() if analysis == "original" else cat.products[a].bundled_search_text()
-                     for a in asins]
-            _indexes[key] = (SearchIndex.build(texts, key=cat.digest, analysis=analysis), asins)
-    index, asins = _indexes[key]
-    return lambda query: [asins[i] for i in index.search(query)]
+        if key not in _indexes:  # the products are read only when the index is not on disk yet
+            texts = (p.search_text() if analysis == "original" else p.bundled_search_text()
+                     for p in cat.products.in_order())
+            index = SearchIndex.build(texts, key=cat.digest, analysis=analysis, size=len(cat.products))
+            _indexes[key] = (index, cat.products.asins_at)
+    index, asins_at = _indexes[key]
+    return lambda query: asins_at(index.search(query))
 
 
 def paper_goals_path() -> Path:
@@ -111,7 +111,7 @@ def search_query(instruction: str) -> str:
 PAGES_VAR = "WEBSHOP_PAGES"
 
 
-class WebShopProvider:
+class WebShopProvider(EnvProvider):
     """`webshop`: the original's pages (`faithful`); `webshop-paper` (what `--preset paper` plays): the pages
     as the ReCode reference showed them (`recode`). $WEBSHOP_PAGES overrides either."""
 

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 import shutil
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable
 
 import bm25s
 import snowballstemmer
@@ -65,6 +66,15 @@ def tokens(text: str, analysis: str = "original") -> list[str]:
     return lucene_tokens(text) if analysis == "original" else plain_tokens(text)
 
 
+def _token_ids(texts: Iterable[str], analysis: str) -> tuple[list, dict[str, int]]:
+    """Each text's words as numbers, 4 bytes a word (and the numbering): a million texts' words are never
+    held as strings or Python lists at once."""
+    vocab: dict[str, int] = {}
+    docs = [array("i", [vocab.setdefault(word, len(vocab)) for word in tokens(text, analysis) or ["_"]])
+            for text in texts]
+    return docs, vocab
+
+
 def cache_root() -> Path:
     """Where built indexes are kept ($RECODE_TUI_CACHE, else the user cache folder)."""
     given = os.environ.get("RECODE_TUI_CACHE", "").strip()
@@ -85,17 +95,22 @@ class SearchIndex:
         self.analysis = analysis
 
     @classmethod
-    def build(cls, texts: Sequence[str], key: str | None = None, analysis: str = "original") -> "SearchIndex":
-        """The index of `texts`: loaded from the cache when one was saved under `key`, else built (and saved)."""
-        folder = cache_root() / f"{key}-{_VERSION[analysis]}-{len(texts)}" if key else None
+    def build(cls, texts: Iterable[str], key: str | None = None, analysis: str = "original",
+              size: int | None = None) -> "SearchIndex":
+        """The index of `texts` (`size` of them): loaded from the cache when one was saved under `key`, else
+        built (and saved). The texts are read one at a time, and only when the index is built."""
+        if size is None:
+            texts = list(texts)
+            size = len(texts)
+        folder = cache_root() / f"{key}-{_VERSION[analysis]}-{size}" if key else None
         if folder is not None and (folder / "params.index.json").is_file():
             try:
                 # memory-mapped: eval's workers on one machine share the index's pages instead of copying it
-                return cls(bm25s.BM25.load(str(folder), mmap=True), len(texts), True, analysis)
+                return cls(bm25s.BM25.load(str(folder), mmap=True), size, True, analysis)
             except Exception:  # noqa: BLE001 - a broken cache is rebuilt, not fatal
                 shutil.rmtree(folder, ignore_errors=True)
         retriever = bm25s.BM25(method="lucene", **_BM25[analysis])
-        retriever.index([tokens(t, analysis) or ["_"] for t in texts], show_progress=False)
+        retriever.index(_token_ids(texts, analysis), show_progress=False)
         if folder is not None:
             try:  # written beside, then renamed: a reader never sees half an index
                 folder.parent.mkdir(parents=True, exist_ok=True)
@@ -104,7 +119,7 @@ class SearchIndex:
                 os.replace(scratch, folder)
             except OSError:
                 shutil.rmtree(locals().get("scratch", ""), ignore_errors=True)  # another process won the race
-        return cls(retriever, len(texts), False, analysis)
+        return cls(retriever, size, False, analysis)
 
     def scored(self, query: str, k: int = RETURN_N) -> list[tuple[int, float]]:
         """(position, BM25 score) of the best `k` documents for `query`, best first, scores above 0."""

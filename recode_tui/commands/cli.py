@@ -68,7 +68,7 @@ async def _run_headless(options: RunOptions) -> int:
 
     hits = hits_of(llm)
     if hits:
-        print(f"note: {hits} of {engine.llm_calls} LLM calls answered from the response cache (no cost)",
+        print(f"note: {hits} of {engine.stats.llm_calls} LLM calls answered from the response cache (no cost)",
               file=sys.stderr)
     if options.quiet:
         print(event_line(result))
@@ -77,15 +77,15 @@ async def _run_headless(options: RunOptions) -> int:
 
 def _run_console(args: argparse.Namespace) -> int:
     if args.open_tree:
-        from recode_tui.console.tree_file import run_tree_file
+        from recode_tui.console.viewers.tree_file import run_tree_file
 
         return run_tree_file(args.open_tree)
     if args.open:
-        from recode_tui.console.journal_file import run_journal_file
+        from recode_tui.console.viewers.journal_file import run_journal_file
 
         return run_journal_file(args.open, args.sessions)
     if args.diff:
-        from recode_tui.console.diff_file import run_diff_file
+        from recode_tui.console.viewers.diff_file import run_diff_file
 
         return run_diff_file(args.diff[0], args.diff[1], args.sessions)
     # On a terminal the first frame is drawn before the run is built; elsewhere (a pipe, a test)
@@ -194,20 +194,21 @@ def _sessions_list(args: argparse.Namespace) -> int:
             "won" if finished.get("success") else "failed")
         if args.unfinished and finished is not None:
             continue
-        parent = journal.header.get("parent") or {}
-        branch = f"  <- {parent.get('session', '?')} at {parent.get('at', '?')}" if isinstance(parent, dict) and parent else ""
+        parent = journal.header.parent
+        branch = f"  <- {parent.session or '?'} at {parent.at or '?'}" if parent is not None else ""
         active = time.strftime("%Y-%m-%d %H:%M", time.localtime(last_activity(journal.folder)))
-        agent = journal.header.get("agent") or "recode"  # journals from before the agent seam are ReCode's
+        agent = journal.header.agent
         if not header:  # what each column is, above the first row
             print(SESSIONS_HEADER)
             header = True
-        row = f"{journal.session_id:<48} {journal.header.get('game', '?')!s:<12} {agent!s:<12} {state:<10} {active}{branch}"
+        row = f"{journal.session_id:<48} {journal.header.game or '?':<12} {agent!s:<12} {state:<10} {active}{branch}"
         print(for_terminal(row, newlines=False))
     corrupt = [j for j in journals if j.problem]
     for journal in corrupt:
+        then = ("nothing before its first line can be replayed" if journal.corrupt_line == 1 else
+                f"`recode-tui run --resume {journal.session_id} --from-last-good` goes on from its last good point")
         print(for_terminal(f"recode-tui: error: {journal.folder / 'journal.jsonl'} {journal.problem}; listed as "
-                           f"corrupt: `recode-tui run --resume {journal.session_id} --from-last-good` goes on from "
-                           "its last good point", newlines=False), file=sys.stderr)
+                           f"corrupt: {then}", newlines=False), file=sys.stderr)
     return 2 if corrupt else 0
 
 
@@ -250,13 +251,12 @@ async def _export(options: ExportOptions) -> int:
 def _games_list(args: argparse.Namespace) -> int:
     from envs import registry
     from envs.base import EnvError
-    from envs.protocols import Overview
 
     types = [t.strip() for t in args.task_type.split(",") if t.strip()] if args.task_type else None
     try:
         provider = registry.provider(args.env or registry.default_env())
-        if isinstance(provider, Overview) and not args.split:  # many variations per task: one row a task
-            rows = provider.overview(types)
+        rows = None if args.split else provider.overview(types)  # many variations per task: one row a task
+        if rows is not None:
             for row in rows:
                 print(row)
             return 0

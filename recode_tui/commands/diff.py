@@ -102,9 +102,9 @@ def parting(d: Divergence) -> str:
 def run_lines(diff: RunDiff, width: int, show_prompts: bool = True) -> list[str]:
     """The text `diff` prints for two runs (an eval's diff says how the prompts differ once, above all)."""
     a, b = diff.a, diff.b
-    out = [f"A: {a.journal.folder}  ({a.agent}, {a.header.get('llm')}, {a.outcome}, {len(a.steps)} steps, "
+    out = [f"A: {a.journal.folder}  ({a.agent}, {a.header.llm}, {a.outcome}, {len(a.steps)} steps, "
            f"{len(a.calls)} LLM calls)",
-           f"B: {b.journal.folder}  ({b.agent}, {b.header.get('llm')}, {b.outcome}, {len(b.steps)} steps, "
+           f"B: {b.journal.folder}  ({b.agent}, {b.header.llm}, {b.outcome}, {len(b.steps)} steps, "
            f"{len(b.calls)} LLM calls)",
            f"episode: {a.env} {a.episode}"]
     out += prompt_lines(diff.prompts) if show_prompts else []

@@ -6,7 +6,6 @@ Built from `EvalOptions` (parsed once at the edge, `recode_tui.commands.argument
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import asdict
@@ -15,7 +14,7 @@ from typing import Any, Callable
 
 from agent.eval.batch import REPORT_FILE, EvalPlan, EvalReport, GameSpec
 from agent.eval.results import DEFAULT_EPISODE_TIMEOUT
-from envs.protocols import GoldActions, GoldLimits, PresetSplits, StepLimits
+from envs.provider import Capability
 from recode_tui.setup.build import (agent_settings, check_gold, check_llm_roles, load_prompt_set, make_llm,
                                     parse_episode, preset_env)
 from recode_tui.setup.settings import EvalOptions
@@ -101,12 +100,11 @@ def _journal_index(folder: str) -> dict[str, Path]:
             header = read_journal(file.parent).header
         except JournalError:
             continue
-        created = float(header.get("created", 0.0))
-        keys = {str(header.get("game", "")), str(header.get("episode") or "")}
-        if header.get("game_path"):
-            keys.add(str(Path(header["game_path"]).resolve()))
-        if header.get("agent"):  # a comparison replays each agent's own journal (`agent:game`)
-            keys |= {f"{header['agent']}:{key}" for key in keys if key}
+        created = header.created
+        keys = {header.game, header.episode or ""}
+        if header.game_path:
+            keys.add(str(Path(header.game_path).resolve()))
+        keys |= {f"{header.agent}:{key}" for key in keys if key}  # a comparison replays each agent's own journal
         for key in keys:
             if key and (key not in found or found[key][0] <= created):
                 found[key] = (created, file.parent)
@@ -119,17 +117,16 @@ def _report_journals(root: Path) -> dict[str, Path]:
     """An eval folder's own journals, as its report names them: the episodes it played, never a
     later fork or copy that happens to sit beside them and be newer."""
     try:
-        report = json.loads((root / REPORT_FILE).read_text(encoding="utf-8"))
-        episodes = report.get("episodes", [])
-    except (OSError, ValueError, AttributeError):
+        episodes = EvalReport.read(root / REPORT_FILE).episodes
+    except ValueError:
         return {}
     found: dict[str, Path] = {}
-    for episode in episodes if isinstance(episodes, list) else []:
-        journal = Path(str(episode.get("journal") or ""))
-        if episode.get("game") and journal.name and (journal / "journal.jsonl").is_file():
-            found[str(episode["game"])] = journal
-            if episode.get("agent"):
-                found[f"{episode['agent']}:{episode['game']}"] = journal
+    for episode in episodes:
+        journal = Path(episode.journal)
+        if episode.game and journal.name and (journal / "journal.jsonl").is_file():
+            found[episode.game] = journal
+            if episode.agent:
+                found[f"{episode.agent}:{episode.game}"] = journal
     return found
 
 
@@ -185,7 +182,7 @@ def llm_factory(
 
         name = env or registry.default_env()
         try:
-            has_gold = isinstance(registry.provider(name), GoldActions)
+            has_gold = registry.provider(name).offers(Capability.GOLD_ACTIONS)
         except EnvError as exc:
             raise UsageError(str(exc)) from None
         if not has_gold:
@@ -250,12 +247,11 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
             source = provider(chosen_env or default_env())
         except EnvError as exc:
             raise UsageError(str(exc)) from None
-        split = source.preset_split(settings.preset) if isinstance(source, PresetSplits) else None
+        split = source.preset_split(settings.preset)
     games = select_games(wanted.task_types, wanted.games, split, chosen_env, wanted.per_task)
     env = chosen_env or default_env()
     source = provider(env)
-    unwinnable = source.gold_cannot_win if isinstance(source, GoldLimits) else None
-    own_limits = options.max_steps is None and isinstance(source, StepLimits)  # per-task limits (ScienceWorld)
+    own_limits = options.max_steps is None and source.offers(Capability.STEP_LIMIT)  # per-task limits (ScienceWorld)
     plan = EvalPlan(
         llm=llm,
         games=games,
@@ -276,8 +272,7 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
         agent_options=settings.agent_options,
         agents=names if len(names) > 1 else [],
         options_by_agent=options_by_agent,
-        gold_cannot_win=(unwinnable([g.id for g in games])
-                         if unwinnable is not None and options.max_steps is None else None),
+        gold_cannot_win=source.gold_cannot_win([g.id for g in games]) if options.max_steps is None else None,
         **options.cache.plan_fields(),
         repeat=options.repeat or 1,
         env_settings=env_settings(env),
@@ -375,7 +370,7 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
 
 
 def _runner_settings(trusted: bool, node_timeout: float) -> Any:
-    from agent.runtime.runners import RunnerSettings
+    from agent.sandbox.settings import RunnerSettings
 
     try:
         return RunnerSettings(trusted=trusted, node_timeout=node_timeout)

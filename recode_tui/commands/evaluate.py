@@ -87,7 +87,7 @@ def _run_eval(args: argparse.Namespace, early: EnvHost | None) -> int:
 def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: str | None, llm_for: Any,
               abort_on_llm_error: bool, ray_address: str | None, early: EnvHost | None = None) -> int:
     """Run the plan (here, or as Ray tasks), then print the table, the failures and where things are."""
-    from envs.remote import EnvPool
+    from recode_tui.setup.env_workers import EnvPool
 
     earlier = list(report.concurrency_used)
     display = Display(report.total, report.episodes, live=not options.no_progress,

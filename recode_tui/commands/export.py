@@ -65,7 +65,7 @@ async def replayed_text(options: ExportOptions) -> str:
     if replay_failure(events):
         raise JournalError(f"cannot export {journal.session_id}: {replay_failure(events)}")
     meta = {"session": journal.session_id}
-    started = journal.header.get("created")
+    started = journal.header.created or None
     if options.form == "tree":
         return json.dumps(tree_document(session.engine, meta, started=started), indent=2) + "\n"
     if options.form == "trace":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from agent.runtime.limits import Limits
-from agent.runtime.presets import preset_names
+from agent.agents.presets import preset_names
 
 
 def add_env_option(parser: argparse.ArgumentParser) -> None:

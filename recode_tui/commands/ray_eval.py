@@ -130,7 +130,7 @@ def play_on_worker(plan: dict[str, Any], game: dict[str, Any], agent: str, profi
     """
     from agent.llm.openai_client import set_call_gate
     from agent.runtime.tempdirs import owned_tempdir
-    from envs.remote import EnvPool
+    from recode_tui.setup.env_workers import EnvPool
 
     set_call_gate(lambda profile: _ClusterGate(profile.name))
 

@@ -13,28 +13,20 @@ from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from recode_tui.console.crash import CrashReport
-from recode_tui.console.hosts import Cancellable, ConsoleApp
-from recode_tui.console.loading import LoadingScreen
-from recode_tui.console.run_builder import LoadedRun, RunLoader, episode_label, load_run
+from recode_tui.console.support.crash import CrashReport
+from recode_tui.console.run.hosts import Cancellable, ConsoleApp
+from recode_tui.console.screens.loading import LoadingScreen
+from recode_tui.console.run.run_builder import LoadedRun, RunLoader, episode_label, load_run
 
 __all__ = ["LoadedRun", "RecodeApp", "RunLoader", "build_app", "episode_label", "load_run"]
 
-if TYPE_CHECKING:  # the first frame is drawn before these load (recode_tui.console.loading)
+if TYPE_CHECKING:  # the first frame is drawn before these load (recode_tui.console.screens.loading)
     from agent.llm import LLM
     from agent.runtime import events as ev
-    from agent.runtime.debugger import Breakpoint, Debugger
+    from agent.runtime.debugger import Breakpoint
     from agent.runtime.stepper import Stepper
-    from recode_tui.console.debug_screen import DebugScreen
-    from recode_tui.console.llm_control import LLMControl
-    from recode_tui.console.run_state import RunState
-    from recode_tui.console.session_control import SessionControl
-    from recode_tui.console.widgets.code_tree import CodeTreeView
-    from recode_tui.console.widgets.driver import EngineDriver
-    from recode_tui.console.widgets.env_log import EnvLog
-    from recode_tui.console.widgets.expansion_editor import ExpansionEditor
-    from recode_tui.console.widgets.review_panel import ReviewBar
-    from recode_tui.console.widgets.variables import VariablesPane
+    from recode_tui.console.screens.debug_screen import DebugScreen
+    from recode_tui.console.session.session_control import SessionControl
     from recode_tui.setup.settings import ConsoleOptions
 
 
@@ -43,8 +35,8 @@ class RecodeApp(CrashReport, ConsoleApp):
 
     The app keeps the session control, the LLM profiles, the keymap, the watch
     expressions, the help and the palette. Everything of one run (engine,
-    debugger, panes, drafts, run state) is its `DebugScreen`'s; the read-only
-    properties below reach the screen on show, for its callers and tests.
+    debugger, panes, drafts, run state) is its `DebugScreen`'s: `debug_screen` is the
+    run on show, and the one way in to it.
     """
 
     CSS_PATH = str(Path(__file__).resolve().parent / "recode.tcss")
@@ -123,7 +115,7 @@ class RecodeApp(CrashReport, ConsoleApp):
     def _new_run_screen(self, engine: Stepper, **kwargs: Any) -> DebugScreen:
         screen_class = self.run_screen_class
         if screen_class is None:
-            from recode_tui.console.debug_screen import DebugScreen
+            from recode_tui.console.screens.debug_screen import DebugScreen
 
             screen_class = DebugScreen
         return screen_class(engine, **kwargs)
@@ -202,6 +194,8 @@ class RecodeApp(CrashReport, ConsoleApp):
 
     # -- one run at a time --------------------------------------------------------------------
 
+    _run_screen: DebugScreen
+
     @property
     def debug_screen(self) -> DebugScreen:
         """The screen of the run on show (under a replay cover: the run being replaced)."""
@@ -243,7 +237,7 @@ class RecodeApp(CrashReport, ConsoleApp):
         self.add_mode(mode, lambda: screen)
         self._still_running()
         await self.switch_mode(mode)
-        self._run_screen = screen  # composed: app.tree_view and the rest reach it from now on
+        self._run_screen = screen  # composed: `debug_screen` is this run from now on
         self._still_running()
         await self.remove_mode(old_mode)  # the old run's screen, its driver, the replay cover over it
         await screen.shown.wait()
@@ -255,10 +249,6 @@ class RecodeApp(CrashReport, ConsoleApp):
         """The app is closing (q during a replay): the screens are its to close, not a replay's to change."""
         if not self.is_running:
             raise asyncio.CancelledError("the console is closing")
-
-    def set_watches(self, expressions: Iterable[str]) -> None:
-        """The watch list outlives a run: the next run's variables pane starts from it."""
-        self.watch_expressions[:] = expressions
 
     # -- quitting an unfinished run -----------------------------------------------------------
 
@@ -283,95 +273,19 @@ class RecodeApp(CrashReport, ConsoleApp):
         text = "q quits" + (f"; the session is kept: `{hint}` continues it." if hint else ".")
         self.notify(text, title="Paused: do you want to quit?" if running else "Do you want to quit?")
 
-    # -- the run on show, read-only (the debug screen owns it) ----------------------------------
-
-    @property
-    def engine(self) -> Stepper:
-        return self._run_screen.engine
-
-    @property
-    def debugger(self) -> Debugger:
-        return self._run_screen.debugger
-
-    @property
-    def run_state(self) -> RunState:
-        return self._run_screen.run_state
-
-    @property
-    def reason(self) -> str:
-        return self._run_screen.reason
-
-    @property
-    def reason_kind(self) -> str:
-        return self._run_screen.reason_kind
-
-    @property
-    def stops(self) -> int:
-        return self._run_screen.stops
-
-    @property
-    def drafts(self) -> dict[str, str]:
-        return self._run_screen.drafts
-
-    @property
-    def pending_prompt(self) -> tuple[str, str] | None:
-        return self._run_screen.pending_prompt
-
-    @property
-    def shown_prompt(self) -> tuple[str, str] | None:
-        return self._run_screen.shown_prompt
-
-    @property
-    def driver(self) -> EngineDriver:
-        return self._run_screen.driver
-
-    @property
-    def tree_view(self) -> CodeTreeView:
-        return self._run_screen.tree_view
-
-    @property
-    def editor(self) -> ExpansionEditor:
-        return self._run_screen.editor
-
-    @property
-    def env_log(self) -> EnvLog:
-        return self._run_screen.env_log
-
-    @property
-    def variables(self) -> VariablesPane:
-        return self._run_screen.variables
-
-    @property
-    def llm_control(self) -> LLMControl:
-        return self._run_screen.llm_control
-
-    @property
-    def review_bar(self) -> ReviewBar:
-        return self._run_screen.review_bar
-
-    def say(self, kind: str, text: str) -> None:
-        """The run's status line says `text` (the session control's word on a replay)."""
-        self._run_screen.say(kind, text)
-
-    def show_editor(self) -> None:
-        self._run_screen.show_editor()
-
-    def focus_editor(self, why: str, force: bool = False) -> bool:
-        return self._run_screen.focus_editor(why, force)
-
     # -- what outlives a run: help and palette ---------------------------------------------------
 
     def action_help(self) -> None:
-        from recode_tui.console.debug_screen import DebugScreen
+        from recode_tui.console.screens.debug_screen import DebugScreen
         from recode_tui.console.widgets.breakpoints import BreakpointsPane
-        from recode_tui.console.widgets.expansion_editor import CodeArea, ExpansionEditor
-        from recode_tui.console.widgets.help_screen import HelpScreen
+        from recode_tui.console.widgets.answer_editor import CodeArea, AnswerEditor
+        from recode_tui.console.screens.help_screen import HelpScreen
         from recode_tui.console.widgets.search_bar import SearchBar
         from recode_tui.console.widgets.watches import WatchList
 
         sections: list[tuple[str, Sequence[BindingType]]] = [
             ("Console", list(DebugScreen.BINDINGS)),
-            ("Expansion editor", [*ExpansionEditor.BINDINGS, *CodeArea.BINDINGS]),
+            ("Answer editor", [*AnswerEditor.BINDINGS, *CodeArea.BINDINGS]),
             ("Breakpoint list", list(BreakpointsPane.BINDINGS)),
             ("Watch list", list(WatchList.BINDINGS)),
             ("Search line", list(SearchBar.BINDINGS)),
@@ -380,8 +294,8 @@ class RecodeApp(CrashReport, ConsoleApp):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """ctrl+p lists the run's own actions (from its screen's bindings) before Textual's."""
-        from recode_tui.console.debug_screen import DebugScreen
-        from recode_tui.console.palette import binding_commands
+        from recode_tui.console.screens.debug_screen import DebugScreen
+        from recode_tui.console.controllers.palette import binding_commands
 
         if isinstance(screen, DebugScreen):
             yield from binding_commands(self, screen, DebugScreen.BINDINGS, self.user_keymap)

@@ -1,7 +1,7 @@
 """Plain mode's safety net for typed work: the draft saved while typing, and SIGHUP/SIGTERM.
 
 The console writes `draft.json` every 2 s when the text changed
-(`recode_tui.console.session_control.DRAFT_SECONDS`); the plain mode does the
+(`recode_tui.console.session.session_control.DRAFT_SECONDS`); the plain mode does the
 same here, so a SIGKILL or a lost ssh link costs at most the last two seconds.
 SIGHUP (the terminal closed) and SIGTERM save the text at once, in the signal
 handler, before anything touches a terminal that may be gone.

@@ -41,7 +41,7 @@ from recode_tui.plain.wrap import wrap_fragments, wrap_text, wrap_toolbar
 from recode_tui.setup.settings import RunOptions
 
 __all__ = ["EXIT_PAUSED", "SKELETON", "Paused", "PlainFrontEnd", "check_answer", "open_plain_session", "render_prompt",
-           "run_plain"]  # the editor's and the prompt's names stay importable from here, as before the split
+           "run_plain"]  # the plain front end's names, the editor's and the prompt's among them
 
 EXIT_PAUSED = 3
 

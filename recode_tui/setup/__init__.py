@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from recode_tui.setup.build import (DEMO_SCRIPT, DEMOS, agent_settings, cached_llm, check_gold,
                                         check_llm_roles, demo_script, engine_for, episode_of, episode_ref,
-                                        game_path_of, gold_llm_for, llm_for, load_prompt_set, make_agent,
+                                        gold_llm_for, llm_for, load_prompt_set, make_agent,
                                         make_engine, make_env, make_llm, parse_episode, preset_env, step_limit_of)
     from recode_tui.setup.sessions import find_resume, recorded_llm, session_game
     from recode_tui.setup.settings import (CacheSettings, ConsoleOptions, EpisodeRef, EvalOptions, ExportOptions,
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "build": ("DEMO_SCRIPT", "DEMOS", "agent_settings", "cached_llm", "check_gold", "check_llm_roles", "demo_script",
-              "engine_for", "episode_of", "episode_ref", "game_path_of", "gold_llm_for", "llm_for", "load_prompt_set",
+              "engine_for", "episode_of", "episode_ref", "gold_llm_for", "llm_for", "load_prompt_set",
               "make_agent", "make_engine", "make_env", "make_llm", "parse_episode", "preset_env", "step_limit_of"),
     "sessions": ("find_resume", "recorded_llm", "session_game"),
     "settings": ("CacheSettings", "ConsoleOptions", "EpisodeRef", "EvalOptions", "ExportOptions", "LLMSettings",

@@ -16,7 +16,7 @@ from recode_tui.setup.settings import CacheSettings, EpisodeRef, RunOptions
 from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
-    from agent.runtime.presets import RunSettings
+    from agent.agents.presets import RunSettings
     from agent.runtime.stepper import Stepper
     from envs.base import Env
 
@@ -232,7 +232,7 @@ def load_prompt_set(path: str | Path | None, agent: str | None = None) -> Prompt
     default = cls.default_prompts or DEFAULT_PROMPTS
     if not path:
         return PromptSet(default)
-    root = moved_prompt_set(Path(path))  # `agent/prompts/paper`: where ReCode's sets were before issue 26
+    root = moved_prompt_set(Path(path))  # `agent/prompts/paper`: an old path of a bundled set, mapped to where it lives
     main = cls.main_prompt_file
     if not root.is_dir():
         raise UsageError(f"--prompts {path}: no such folder; give a prompt set folder (one with {main})")
@@ -262,7 +262,7 @@ def _agent_maker(settings: "RunSettings") -> Callable[["Env", LLM], "Stepper"]:
     """Check the agent's name, its prompt set and the runner settings (before any environment
     starts), and return what builds the agent on an environment."""
     from agent import agents
-    from agent.runtime.runners import RunnerSettings
+    from agent.sandbox.settings import RunnerSettings
 
     agent = settings.agent
     try:
@@ -298,7 +298,7 @@ def make_engine(settings: "RunSettings", episode: EpisodeRef, llm: LLM, *, env_m
     """The agent `settings` name on `episode` (`put-01`, `sciworld:boil/0`, a `.tw-pddl` path), asking `llm`.
 
     The step limit is `step_limit_of(episode, settings)`. Node code runs in a sandboxed worker
-    process built by `agent.runtime.runners`, the one place every path gets its runner and checks;
+    process built by `agent.sandbox.settings`, the one place every path gets its runner and checks;
     `settings.trusted` drops the static checks (process isolation and limits stay).
     """
     build = _agent_maker(settings)  # refused before any environment starts
@@ -317,14 +317,13 @@ def preset_env(env: str | None, preset: str) -> str | None:
     benchmark (`sciworld-paper`: its episodes, step limits and success rule); others stay."""
     from envs import registry
     from envs.base import EnvError
-    from envs.protocols import PaperVariant, PresetWarnings
 
     if preset != "paper" or not env:
         return env
     try:
         source = registry.provider(env)
-        _warn_once(source.preset_warnings(preset) if isinstance(source, PresetWarnings) else [])
-        return (source.paper_env or env) if isinstance(source, PaperVariant) else env
+        _warn_once(source.preset_warnings(preset))
+        return source.paper_env or env
     except EnvError as exc:
         raise UsageError(str(exc)) from None
 
@@ -355,7 +354,7 @@ def agent_settings(
 ) -> "RunSettings":
     """`--preset` with the explicit flags (`--max-steps`, `--max-depth`, `--trusted`, ...) put over it;
     bad input is one line."""
-    from agent.runtime.presets import resolve
+    from agent.agents.presets import resolve
 
     try:
         return resolve(preset, max_steps=max_steps, max_depth=max_depth, max_rewrite=max_rewrite,
@@ -364,10 +363,3 @@ def agent_settings(
                        trusted=trusted, node_timeout=node_timeout)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-
-
-def game_path_of(game: str) -> Path:
-    """The file of an ALFWorld game (kept for callers of the pre-seam `start_session`)."""
-    from envs import registry
-
-    return Path(registry.header_fields(game).get("game_path", game))

@@ -1,11 +1,11 @@
 """The console's environment in a worker process started at the program's start.
 
-On a terminal, `recode-tui` draws its first frame before it builds the run (issue 24). What
+On a terminal, `recode-tui` draws its first frame before it builds the run. What
 remains before the run is ready to step is CPU-bound Python on one core: the console's widgets
 and the environment's engine (ALFWorld's TextWorld import is about 0.3 s). A thread cannot
 overlap them (the GIL); a process can. So the command line starts an `EnvHost` before it imports
-Textual: its worker (`envs.remote`) imports the engine on the other core while the console draws
-and mounts its screen, and the run's loader then opens the episode in it. The import runs in a
+Textual: its worker (`recode_tui.setup.env_workers`) imports the engine on the other core while the
+console draws and mounts its screen, and the run's loader then opens the episode in it. The import runs in a
 thread of lower priority (`warm_behind`): at normal priority it delayed the first frame by about
 50 ms (1.55-1.61x a hello-world app against 1.35-1.39x), the ready time was the same (0.82-0.86 s). (Started behind the
 first frame instead, it saved less than half as much: 1.08 s to ready against 0.92 s, before `prepare`.)
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from recode_tui.setup.settings import EpisodeRef
     from envs.base import Env
-    from envs.remote import EnvWorker
+    from recode_tui.setup.env_workers import EnvWorker
 
 HOSTED_ENVS = frozenset({"alfworld"})  # environments whose console capabilities RemoteCommandsEnv carries
 
@@ -41,7 +41,7 @@ class EnvHost:
     def start(self) -> None:
         """Start the worker (it imports the engine at once, in a thread that yields the CPU to this
         process's); a second call does nothing."""
-        from envs.remote import EnvWorker
+        from recode_tui.setup.env_workers import EnvWorker
 
         if self._worker is None and self._given is None and self.env_name in HOSTED_ENVS:
             self._worker = EnvWorker(warm=self.env_name, warm_behind=True)
@@ -66,7 +66,7 @@ class EnvHost:
     def make_env(self, episode: EpisodeRef, max_steps: int | None = None) -> "Env":
         """The episode's environment: in the host's worker when it plays the host's environment, else in-process."""
         from envs.base import EnvError
-        from envs.remote import RemoteEnv, WorkerDied
+        from recode_tui.setup.env_workers import RemoteEnv, WorkerDied
         from recode_tui.setup.build import make_env
         from recode_tui.setup.usage import UsageError
 

@@ -29,7 +29,7 @@ def session_game(folder: Path) -> str:
     from agent.sessions.journal import JournalError, read_journal
 
     try:
-        return str(read_journal(folder, lenient=True).header.get("game", ""))  # a corrupt line is met by the replay
+        return read_journal(folder, lenient=True).header.game  # a corrupt line is met by the replay
     except JournalError as exc:
         raise UsageError(str(exc)) from None
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.runtime.presets import RunSettings
+from agent.agents.presets import RunSettings
 
 if TYPE_CHECKING:
     from agent.runtime.debugger import Breakpoint

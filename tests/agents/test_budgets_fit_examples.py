@@ -17,7 +17,7 @@ from agent.agents.codeact.agent import CodeActAgent
 from agent.agents.plan_execute.agent import PlanExecuteAgent
 from agent.agents.react.agent import DEFAULT_WINDOW
 from agent.agents.recap.agent import RecapAgent
-from agent.runtime.presets import preset
+from agent.agents.presets import preset
 from agent.runtime.stepper import Limits
 
 AGENTS = Path(__file__).resolve().parents[2] / "agent" / "agents"

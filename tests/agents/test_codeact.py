@@ -84,7 +84,7 @@ async def test_an_error_and_a_function_from_an_earlier_cell_go_to_the_next_call(
     assert second.status is NodeStatus.ERROR and "NameError: name 'go' is not defined" in second.error
     assert "functions are not kept between cells" in second.error
     assert third.status is NodeStatus.ERROR and "KeyError" in third.error
-    prompts = [e.prompt for e in events if isinstance(e, ev.ExpansionRequested)]
+    prompts = [e.prompt for e in events if isinstance(e, ev.LLMRequested)]
     assert "Error: NameError: name 'go' is not defined" in prompts[2]
     assert "Error: KeyError" in prompts[3] and "You arrive at diningtable 1" in prompts[1]  # outputs too
     assert "- items (dict" in prompts[3]  # the kept variables
@@ -108,7 +108,7 @@ async def test_invalid_cells_are_asked_again_and_the_sandbox_check_applies():
     ]])
     engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"), llm)
     events = await play(engine)
-    reasons = [e.reason for e in events if isinstance(e, ev.ExpansionRejected)]
+    reasons = [e.reason for e in events if isinstance(e, ev.LLMRejected)]
     assert reasons[0].startswith("the answer has no <execute>...</execute> section")
     assert reasons[1].startswith("syntax error on line 3")  # a line of the answer, as the model sees it
     assert reasons[2].startswith("forbidden: import os")
@@ -126,7 +126,7 @@ async def test_a_cell_limit_ends_a_run_that_never_acts():
 async def test_an_empty_cell_is_refused_and_asked_again_without_spending_a_step(empty):
     engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"), cells(empty, loop_cell(PUT)))
     events = await play(engine)
-    rejected = [e for e in events if isinstance(e, ev.ExpansionRejected)]
+    rejected = [e for e in events if isinstance(e, ev.LLMRejected)]
     assert rejected and "empty" in rejected[0].reason, rejected
     finished = events[-1]
     assert finished.success and finished.llm_calls == 2
@@ -145,7 +145,7 @@ async def test_a_printed_observation_is_shown_once_a_failed_action_is_marked_and
     engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"), cells(first, second))
     seen = await play(engine)
     assert seen[-1].success, seen[-1]
-    prompt = [e.prompt for e in seen if isinstance(e, ev.ExpansionRequested)][1]
+    prompt = [e.prompt for e in seen if isinstance(e, ev.LLMRequested)][1]
     history = prompt[prompt.index("[cell 1]"):]
     assert history.count("You pick up the vase 1 from the diningtable 1.") == 1
     assert history.count("You arrive at diningtable 1.") == 1

@@ -59,7 +59,7 @@ async def play(episode: str, example: Example, agent: str) -> tuple[object, list
                 sent.append(event.action)
             elif isinstance(event, ev.ObservationReceived):
                 observations.append(event.observation.strip())
-            elif isinstance(event, ev.ExpansionRequested):
+            elif isinstance(event, ev.LLMRequested):
                 prompts.append(event.prompt)
     finally:
         await engine.close()

@@ -24,7 +24,7 @@ async def first_prompt(episode: str, agent: str, **kwargs) -> str:
     try:
         while True:
             event = await engine.step()
-            if isinstance(event, ev.ExpansionRequested):
+            if isinstance(event, ev.LLMRequested):
                 return event.prompt
             assert not isinstance(event, ev.RunFinished), event.reason
     finally:

@@ -47,7 +47,7 @@ async def test_a_24_mb_answer_from_the_server_is_refused_on_its_size_and_the_mod
             while rejected is None:
                 event = await asyncio.wait_for(engine.step(), 60)
                 assert not isinstance(event, ev.RunFinished), event.reason
-                rejected = event if isinstance(event, ev.ExpansionRejected) else None
+                rejected = event if isinstance(event, ev.LLMRejected) else None
             took = time.monotonic() - began
             assert rejected.reason == (
                 f"the answer is {len(huge):,} characters, over the limit of {MAX_ANSWER_CHARS:,}; "
@@ -57,7 +57,7 @@ async def test_a_24_mb_answer_from_the_server_is_refused_on_its_size_and_the_mod
             accepted = None
             while accepted is None:  # an invalid answer like any other: the model is asked again
                 event = await asyncio.wait_for(engine.step(), 60)
-                accepted = event if isinstance(event, ev.ExpansionReceived) else None
+                accepted = event if isinstance(event, ev.LLMAnswered) else None
             assert accepted.blocks == ("run('look')",)
         finally:
             await engine.close()
@@ -119,7 +119,7 @@ def test_a_planner_answer_of_deeply_nested_json_is_an_invalid_plan_not_an_intern
 
     engine = engine_with(in_order(("plan", "[" * 100_000), ("plan", WIN_PLAN), *WIN_TURNS))
     seen = asyncio.run(run(engine))
-    rejected = [e for e in seen if isinstance(e, ev.ExpansionRejected)]
+    rejected = [e for e in seen if isinstance(e, ev.LLMRejected)]
     assert [r.reason for r in rejected] == [
         'the plan is nested too deeply to read; answer with one flat object {"thought": "...", "steps": [...]}']
     assert seen[-1].success and "internal error" not in seen[-1].reason  # asked again, then won

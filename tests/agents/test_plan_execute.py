@@ -68,7 +68,7 @@ def test_plan_execute_wins_a_bundled_game_with_steps_and_turns_as_nodes():
     assert notes[0].label == "plan adopted" and "s2: put the vase" in notes[0].text
     roles = finished.extra["roles"]
     assert roles["planner"]["calls"] == 1 and roles["executor"]["calls"] == 5 and "replanner" not in roles
-    requested = [e for e in seen if isinstance(e, ev.ExpansionRequested)]
+    requested = [e for e in seen if isinstance(e, ev.LLMRequested)]
     assert {(e.purpose, e.role) for e in requested} == {("plan", "planner"), ("act", "executor")}
     # the second step's executor saw the first step's output: what the environment answered, then the claim
     s2_prompt = next(e.prompt for e in requested if e.node_id == s2.id)
@@ -84,11 +84,11 @@ def test_an_invalid_plan_is_asked_again_with_the_reason():
                          )
     engine.limits = Limits(max_rewrite=3)
     seen = asyncio.run(run(engine))
-    rejected = [e for e in seen if isinstance(e, ev.ExpansionRejected)]
+    rejected = [e for e in seen if isinstance(e, ev.LLMRejected)]
     assert [r.reason.split(" (")[0].split(":")[0] for r in rejected] == [
         "the plan is not valid JSON", "the dependencies form a cycle", "two steps have the id s1; give each step its own id"]
     assert "s1 -> s2 -> s1" in rejected[1].reason
-    asks = [e for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "plan"]
+    asks = [e for e in seen if isinstance(e, ev.LLMRequested) and e.purpose == "plan"]
     assert "not valid JSON" in asks[1].prompt and "cycle" in asks[2].prompt  # re-asked with the reason
     assert seen[-1].success
 
@@ -112,7 +112,7 @@ def test_a_failing_step_triggers_a_replan_with_a_diff_and_the_run_still_wins():
                                       "- s1: find the vase on the sofa and take it",
                                       "+ s3: take the vase from diningtable 1",
                                       "~ s2: put the vase on sidetable 1 [after s3] (was: put the vase on sidetable 1)"]
-    replan_ask = next(e for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "replan")
+    replan_ask = next(e for e in seen if isinstance(e, ev.LLMRequested) and e.purpose == "replan")
     assert replan_ask.role == "replanner" and "[failed] s1: find the vase on the sofa" in replan_ask.prompt
     assert "You arrive at sofa 1" in replan_ask.prompt
     statuses = [(n.code.split(":")[0], n.status.value) for n in engine.tree.root.children]
@@ -147,7 +147,7 @@ def test_too_many_invalid_executor_answers_end_the_run_with_the_step_failed():
     engine = engine_with(llm)
     seen = asyncio.run(run(engine))
     assert seen[-1].reason.startswith("rewrite limit: 3 invalid answers in a row for `s1: find the vase`")
-    assert sum(isinstance(e, ev.ExpansionRejected) for e in seen) == 3
+    assert sum(isinstance(e, ev.LLMRejected) for e in seen) == 3
     assert engine.tree.root.children[0].status.value == "ERROR"
 
 
@@ -160,7 +160,7 @@ def test_replan_every_step_asks_the_replanner_after_each_finished_step():
     note = next(e for e in seen if isinstance(e, ev.AgentNote) and e.label == "replan")
     assert note.text.splitlines() == ["why: step s1 finished (its outcome is listed below)",
                                       "  s2: put the vase on sidetable 1 [after s1]"]
-    ask = next(e for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "replan")
+    ask = next(e for e in seen if isinstance(e, ev.LLMRequested) and e.purpose == "replan")
     assert ("[done] s1: find the vase and take it -> last action `take vase 1 from diningtable 1` -> You pick up "
             'the vase 1 from the diningtable 1.; holding: vase 1; claim: "holding vase 1"') in ask.prompt
     assert "Finished steps (s1) are kept" in ask.prompt
@@ -199,7 +199,7 @@ def test_a_step_waits_for_the_steps_it_depends_on_even_when_listed_first():
     seen = asyncio.run(run(engine))
     assert isinstance(seen[-1], ev.RunFinished) and seen[-1].success, seen[-1]
     s1, s2 = engine.tree.root.children
-    acted = [e.node_id for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "act"]
+    acted = [e.node_id for e in seen if isinstance(e, ev.LLMRequested) and e.purpose == "act"]
     assert acted[0] == s2.id, "s1 ran before the step it depends on"
     assert acted.index(s1.id) > max(i for i, node in enumerate(acted) if node == s2.id)
     assert [c.code for c in s2.children][0] == "> go to diningtable 1"
@@ -221,7 +221,7 @@ def test_a_done_claim_the_environment_contradicts_is_shown_as_a_claim_not_as_the
     engine = engine_with(llm)
     seen = asyncio.run(run(engine))
     assert seen[-1].success, seen[-1]
-    asks = [e for e in seen if isinstance(e, ev.ExpansionRequested)]
+    asks = [e for e in seen if isinstance(e, ev.LLMRequested)]
     s2 = engine.tree.root.children[1]
     s2_prompt = next(e.prompt for e in asks if e.node_id == s2.id)
     assert "- s1: holding vase 1" not in s2_prompt
@@ -248,7 +248,7 @@ def test_the_replanner_sees_every_finished_step_in_full_and_older_ones_summarise
             *WIN_TURNS[3:]]
     seen = asyncio.run(run(engine_with(in_order(("plan", search), *turns, ("replan", replanned), *rest))))
     assert seen[-1].success, seen[-1]
-    prompt = next(e.prompt for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "replan")
+    prompt = next(e.prompt for e in seen if isinstance(e, ev.LLMRequested) and e.purpose == "replan")
     for place in places:  # all six visits, the first ones too
         assert f"  > go to {place}\n    You arrive at {place}." in prompt
     assert "in full up to 4000 characters" in prompt
@@ -256,7 +256,7 @@ def test_the_replanner_sees_every_finished_step_in_full_and_older_ones_summarise
 
     seen = asyncio.run(run(engine_with(in_order(("plan", search), *turns, ("replan", replanned), *rest),
                                        history_chars=300)))
-    prompt = next(e.prompt for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "replan")
+    prompt = next(e.prompt for e in seen if isinstance(e, ev.LLMRequested) and e.purpose == "replan")
     assert "in full up to 300 characters" in prompt
     assert "s1: look around the sofa [done] (summarised: 1 actions)" in prompt
     assert "  > go to drawer 1\n    You arrive at drawer 1." in prompt  # the latest step stays in full
@@ -270,5 +270,5 @@ def test_the_first_replan_says_no_step_has_finished_without_double_brackets():
                    *WIN_TURNS[3:])
     seen = asyncio.run(run(engine_with(llm)))
     assert seen[-1].success, seen[-1]
-    prompt = next(e.prompt for e in seen if isinstance(e, ev.ExpansionRequested) and e.purpose == "replan")
+    prompt = next(e.prompt for e in seen if isinstance(e, ev.LLMRequested) and e.purpose == "replan")
     assert "((none))" not in prompt and "No step has finished yet: every step you write is new." in prompt

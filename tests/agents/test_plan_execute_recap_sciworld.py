@@ -50,7 +50,7 @@ def test_plan_execute_wins_a_sciworld_episode(gold):
     engine, seen = asyncio.run(play(in_order(answers), "plan-execute"))
     assert seen[-1].success, seen[-1].reason
     assert engine.env.name == "sciworld" and len(engine.tree.root.children) == len(parts)
-    prompt = next(e.prompt for e in seen if isinstance(e, ev.ExpansionRequested))
+    prompt = next(e.prompt for e in seen if isinstance(e, ev.LLMRequested))
     assert "focus on {obj}" in prompt and "focus on an animal seen here and pick it up" in prompt  # the actions, the type's example
 
 

@@ -56,7 +56,7 @@ def test_each_role_answers_from_its_own_llm_and_a_resume_rebuilds_the_routing(tm
     assert first.returncode == 1 and "no answer for stub `s2: put the vase" in first.stdout, first.stdout + first.stderr
     folder = next(sessions.iterdir())
     journal = read_journal(folder)
-    assert journal.header["llm"] == spec and journal.header["agent"] == "plan-execute"
+    assert journal.header.llm == spec and journal.header.agent == "plan-execute"
     roles = [r.get("role") for r in journal.records if r.get("type") == "answer"]
     assert roles == ["planner", "executor", "executor", "executor", "executor"]
 
@@ -111,15 +111,15 @@ async def test_a_person_takes_the_executor_role_while_the_planner_is_scripted(tm
                          make_llm(f"planner=scripted:{planner},executor=human"))
     dbg = Debugger(engine, breakpoints=[])
     stop = await dbg.step("continue")  # the planner answered by itself; the executor's call waits for the person
-    assert isinstance(stop.event, ev.ExpansionRequested) and stop.event.role == "executor"
+    assert isinstance(stop.event, ev.LLMRequested) and stop.event.role == "executor"
     assert stop.reason.kind == "human" and dbg.awaiting_human
     assert engine.answer_skeleton(stop.event.purpose, "executor") == "Thought: \nAction: "
     refused = await dbg.submit("go to diningtable 1")  # no Action: line
-    assert isinstance(refused.event, ev.ExpansionRequested) and "no `Action: ...`" in refused.reason.text
+    assert isinstance(refused.event, ev.LLMRequested) and "no `Action: ...`" in refused.reason.text
     for text in ("Action: go to diningtable 1", "Action: take vase 1 from diningtable 1", "Done: got it",
                  "Action: go to sidetable 1", "Thought: last one\nAction: move vase 1 to sidetable 1"):
         accepted = await dbg.submit(text)
-        assert isinstance(accepted.event, ev.ExpansionReceived), accepted.reason.text
+        assert isinstance(accepted.event, ev.LLMAnswered), accepted.reason.text
         stop = await dbg.step("continue")
     assert isinstance(stop.event, ev.RunFinished) and stop.event.success
     roles = stop.event.extra["roles"]
@@ -147,23 +147,23 @@ async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_pa
 
         async def on_to_the_person() -> None:
             """`c` until the run waits for the person: the every-call breakpoint also stops at the planner's calls."""
-            while not app.debugger.awaiting_human and not app.engine.done:
-                before = app.stops
+            while not app.debug_screen.debugger.awaiting_human and not app.debug_screen.engine.done:
+                before = app.debug_screen.stops
                 await pilot.press("c")
                 await wait_stop(pilot, app, before)
 
         await on_to_the_person()
-        assert app.debugger.awaiting_human and app.debugger.last_event.role == "executor"
+        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.role == "executor"
         for text in ("Action: go to diningtable 1", "Action: take vase 1 from diningtable 1", "Done: got it",
                      "Action: go to sidetable 1", "Action: move vase 1 to sidetable 1"):
-            assert app.debugger.awaiting_human
-            before = app.stops
-            assert app.driver.submit(f"Thought: mine\n{text}")
+            assert app.debug_screen.debugger.awaiting_human
+            before = app.debug_screen.stops
+            assert app.debug_screen.driver.submit(f"Thought: mine\n{text}")
             await wait_stop(pilot, app, before)
             await on_to_the_person()
-            assert app.engine.done or app.debugger.last_event.role == "executor"  # never asked for the planner
-        assert app.engine.done and app.engine.finished.success
-        assert app.engine.finished.extra["roles"]["executor"]["calls"] == 5
+            assert app.debug_screen.engine.done or app.debug_screen.debugger.last_event.role == "executor"  # never asked for the planner
+        assert app.debug_screen.engine.done and app.debug_screen.engine.finished.success
+        assert app.debug_screen.engine.finished.extra["roles"]["executor"]["calls"] == 5
 
 
 def test_a_routed_llm_handed_over_whole_still_answers_each_role_with_its_own(tmp_path):

@@ -43,7 +43,7 @@ async def test_react_wins_a_bundled_game_of_each_task_type(task_type):
     assert [t.code for t in engine.tree.root.children] == actions
     assert all(t.status is NodeStatus.COMPLETED for t in engine.tree.root.children)
     # the turn's examples are the task type's own
-    prompt = next(e.prompt for e in events if isinstance(e, ev.ExpansionRequested))
+    prompt = next(e.prompt for e in events if isinstance(e, ev.LLMRequested))
     assert engine.prompts.examples("alfworld", task_type).splitlines()[0] in prompt
 
 
@@ -58,11 +58,11 @@ async def test_each_turn_is_a_node_with_its_events_in_order():
         ("ActionSent", first.id), ("ObservationReceived", first.id), ("NodeCompleted", first.id),
         ("NodeStarted", engine.tree.root.children[1].id),
     ]
-    received = next(e for e in events if isinstance(e, ev.ExpansionReceived))
+    received = next(e for e in events if isinstance(e, ev.LLMAnswered))
     assert received.child_ids == (first.id,) and received.blocks == (PUT[0],) and received.purpose == "act"
     assert first.thought == "the next step of my plan" and "diningtable 1" in first.observations[0]
     # the second turn's prompt carries the first turn's thought, action and observation
-    second = [e.prompt for e in events if isinstance(e, ev.ExpansionRequested)][1]
+    second = [e.prompt for e in events if isinstance(e, ev.LLMRequested)][1]
     assert "[turn 1]\nThought: the next step of my plan\nAction: go to diningtable 1\nObservation: You arrive at diningtable 1" in second
 
 
@@ -79,13 +79,13 @@ async def test_invalid_answers_are_asked_again_with_the_reason():
     while engine.env.steps < 1:
         events.append(await engine.step())
     await engine.close()
-    rejected = [e.reason for e in events if isinstance(e, ev.ExpansionRejected)]
+    rejected = [e.reason for e in events if isinstance(e, ev.LLMRejected)]
     assert len(rejected) == 3
     assert rejected[0].startswith("the answer has no action")
     assert rejected[1].startswith("the answer has 2 actions")
     assert "`walk over to the table` is not an action of alfworld" in rejected[2]
-    prompts = [e.prompt for e in events if isinstance(e, ev.ExpansionRequested)]
-    assert len(prompts) == 4 and [e.attempt for e in events if isinstance(e, ev.ExpansionRequested)] == [1, 2, 3, 4]
+    prompts = [e.prompt for e in events if isinstance(e, ev.LLMRequested)]
+    assert len(prompts) == 4 and [e.attempt for e in events if isinstance(e, ev.LLMRequested)] == [1, 2, 3, 4]
     for prompt, reason in zip(prompts[1:], rejected):
         assert "# Your previous answer was not taken" in prompt and reason in prompt
     assert engine.env.steps == 1 and engine.tree.root.children[0].code == PUT[0]  # nothing sent before
@@ -109,7 +109,7 @@ async def test_the_admissible_level_refuses_what_the_state_does_not_allow():
     while engine.env.steps < 1:
         events.append(await engine.step())
     await engine.close()
-    [rejected] = [e for e in events if isinstance(e, ev.ExpansionRejected)]
+    [rejected] = [e for e in events if isinstance(e, ev.LLMRejected)]
     assert "cannot be done now" in rejected.reason and "go to diningtable 1" in rejected.reason
 
 
@@ -117,7 +117,7 @@ async def test_a_window_keeps_only_the_last_turns_in_the_prompt():
     engine = make_engine(run_settings(agent="react", agent_options={"window": 1}), episode_named("put-01"),
                          react_llm(PUT))
     events = await play(engine)
-    last = [e.prompt for e in events if isinstance(e, ev.ExpansionRequested)][-1]
+    last = [e.prompt for e in events if isinstance(e, ev.LLMRequested)][-1]
     assert "(turns 1-2 are not shown: only the last 1 turns are kept)" in last
     assert "[turn 3]\nThought" in last and "Action: go to diningtable 1" not in last.split("# Your task")[1]
     assert events[-1].success
@@ -130,7 +130,7 @@ async def test_a_journaled_react_run_resumes_at_the_same_turn(tmp_path):
     events = []
     while not isinstance(event := await engine.step(), ev.LLMFailed):  # the script has no third answer
         events.append(event)
-    waiting = [e for e in events if isinstance(e, ev.ExpansionRequested)][-1]
+    waiting = [e for e in events if isinstance(e, ev.LLMRequested)][-1]
     await engine.close()
     session.writer.close()
 
@@ -139,7 +139,7 @@ async def test_a_journaled_react_run_resumes_at_the_same_turn(tmp_path):
         again = resumed.engine
         assert isinstance(again, ReActAgent) and again.env.steps == 2
         last = replayed[-1]
-        assert isinstance(last, ev.ExpansionRequested) and last.node_id == waiting.node_id
+        assert isinstance(last, ev.LLMRequested) and last.node_id == waiting.node_id
         assert last.prompt == waiting.prompt  # the same trajectory, rebuilt from the journal
         assert [t.code for t in again.tree.root.children] == [*PUT[:2], "turn 3"]
     finally:
@@ -155,12 +155,12 @@ async def test_a_react_run_forks_at_one_turn_to_answer_it_again(tmp_path):
     await play(engine)
     session.writer.close()
     second = engine.tree.root.children[1]
-    assert second.expansions and second.expansions[-1].answer.endswith(PUT[1])  # the turn keeps its call
+    assert second.llm_calls and second.llm_calls[-1].answer.endswith(PUT[1])  # the turn keeps its call
 
     branch, events = await branch_session(session.folder, fork_at_expansion(second.id), HumanLLM(), make_env,
                                           tmp_path, f"fork {second.id}")
     try:
-        assert isinstance(events[-1], ev.ExpansionRequested) and events[-1].node_id == second.id
+        assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == second.id
         assert branch.engine.env.steps == 1  # the first turn replayed, the second to be answered again
     finally:
         await branch.engine.close()
@@ -203,7 +203,7 @@ async def test_the_run_log_names_each_turn_its_answer_was_for():
 
     seen = await play(make_engine(run_settings(agent="react"), episode_named("put-01"), react_llm(PUT)))
     assert seen[-1].success
-    answered = [log_line(e).strip() for e in seen if isinstance(e, ev.ExpansionReceived)]
+    answered = [log_line(e).strip() for e in seen if isinstance(e, ev.LLMAnswered)]
     assert [line.split(" answered")[0] for line in answered] == ["+ act of n1", "+ act of n2", "+ act of n3",
                                                                 "+ act of n4"]
     assert "answered by scripted: take vase 1 from diningtable 1" in answered[1]

@@ -35,8 +35,8 @@ async def test_react_wins_a_sciworld_episode_one_gold_action_per_turn(episode):
     finished = events[-1]
     assert finished.success, finished.reason
     assert engine.env.score == 100 and finished.llm_calls == engine.env.steps <= len(actions)  # one call a turn
-    assert not any(isinstance(e, ev.ExpansionRejected) for e in events)  # every gold action is in the grammar
-    prompt = next(e.prompt for e in events if isinstance(e, ev.ExpansionRequested))
+    assert not any(isinstance(e, ev.LLMRejected) for e in events)  # every gold action is in the grammar
+    prompt = next(e.prompt for e in events if isinstance(e, ev.LLMRequested))
     assert "teleport to {location}" in prompt and "Task: Your task is to" in prompt
 
 

@@ -65,10 +65,10 @@ def test_recap_wins_a_bundled_game_with_a_subtask_tree():
     assert child.status.value == "COMPLETED" and child.observations == [
         'done; last action `take vase 1 from diningtable 1` -> You pick up the vase 1 from the diningtable 1.; '
         'holding: vase 1; claim: "holding vase 1"']
-    purposes = [e.purpose for e in seen if isinstance(e, ev.ExpansionRequested)]
+    purposes = [e.purpose for e in seen if isinstance(e, ev.LLMRequested)]
     assert purposes == ["decompose", "decompose", "refine", "refine", "refine", "refine"]
     # only the first item is committed: the root's plan-ahead items became nodes one at a time
-    received = [e for e in seen if isinstance(e, ev.ExpansionReceived) and e.node_id == root.id]
+    received = [e for e in seen if isinstance(e, ev.LLMAnswered) and e.node_id == root.id]
     assert received[0].blocks == ("subtask: find the vase and take it", "action: go to sidetable 1",
                                   "action: move vase 1 to sidetable 1")
     assert all(len(e.child_ids) == 1 for e in received)
@@ -79,7 +79,7 @@ def test_the_parent_plan_is_reinjected_when_a_composite_subtask_returns():
     seen = asyncio.run(run(engine))
     note = next(e for e in seen if isinstance(e, ev.AgentNote))
     assert note.label == "re-injection" and note.node_id == engine.tree.root.id
-    ask = next(e for e in seen if isinstance(e, ev.ExpansionRequested) and e.node_id == engine.tree.root.id
+    ask = next(e for e in seen if isinstance(e, ev.LLMRequested) and e.node_id == engine.tree.root.id
                and e.purpose == "refine")
     for line in ("The subtask `find the vase and take it` returned: done; last action `take vase 1 from diningtable 1` "
                  '-> You pick up the vase 1 from the diningtable 1.; holding: vase 1; claim: "holding vase 1"',
@@ -95,7 +95,7 @@ def test_the_window_drops_old_rounds_but_keeps_the_root_path():
     engine = engine_with(in_order(*WIN), window=1)
     seen = asyncio.run(run(engine))
     assert seen[-1].success
-    asks = [e for e in seen if isinstance(e, ev.ExpansionRequested)]
+    asks = [e for e in seen if isinstance(e, ev.LLMRequested)]
     child_last = asks[3].prompt  # the child level's third call: rounds 1 (root), 2, 3 (child) so far
     assert "root plan: find the vase" in child_last  # the root's round, older than the window, is kept
     assert "(kept: on the path to the current subtask)" in child_last
@@ -105,7 +105,7 @@ def test_the_window_drops_old_rounds_but_keeps_the_root_path():
     assert "tables first." not in back_at_root and "the vase is here." not in back_at_root
     assert "[... 4 earlier rounds cut from the window ...]" in back_at_root and "now place it." in back_at_root
     # with the default window nothing is cut and the prompt grows with the conversation
-    wide = [e.prompt for e in asyncio.run(run(engine_with(in_order(*WIN)))) if isinstance(e, ev.ExpansionRequested)]
+    wide = [e.prompt for e in asyncio.run(run(engine_with(in_order(*WIN)))) if isinstance(e, ev.LLMRequested)]
     assert "cut from the window" not in wide[-1] and "tables first." in wide[-1]
     assert len(back_at_root) < len(wide[-1])
 
@@ -114,7 +114,7 @@ def test_an_invalid_list_is_asked_again_and_limits_end_a_level():
     bad = "Thought: hmm\nSubtasks:\n1. go to diningtable 1"
     engine = engine_with(in_order(("decompose", bad), *WIN))
     seen = asyncio.run(run(engine))
-    rejected = [e for e in seen if isinstance(e, ev.ExpansionRejected)]
+    rejected = [e for e in seen if isinstance(e, ev.LLMRejected)]
     assert len(rejected) == 1 and "is not `N. action: COMMAND` or `N. subtask: DESCRIPTION`" in rejected[0].reason
     assert seen[-1].success
     looping = ScriptedLLM([ScriptEntry("Thought: look\nSubtasks:\n1. action: look", purpose=p) for p in ("decompose", "refine")])
@@ -144,14 +144,14 @@ async def test_a_journal_resumes_to_the_same_place_with_the_window_and_reinjecti
     asks = 0
     while asks < 5:  # up to the root's call after the subtask returned (the re-injection)
         event = await engine.step()
-        asks += isinstance(event, ev.ExpansionRequested)
+        asks += isinstance(event, ev.LLMRequested)
     where, window, codes = event, engine.window_text(), [n.code for n in engine.tree.walk()]
     session.writer.close()
     await engine.close()
 
     resumed, events = await resume_session(session.folder, in_order(*WIN[4:]), make_env)
     again = resumed.engine
-    assert isinstance(events[-1], ev.ExpansionRequested)
+    assert isinstance(events[-1], ev.LLMRequested)
     assert (events[-1].node_id, events[-1].prompt, events[-1].purpose) == (where.node_id, where.prompt, "refine")
     assert again.window_text() == window and [n.code for n in again.tree.walk()] == codes
     assert "Your remaining subtasks here were:\n1. action: go to sidetable 1" in events[-1].prompt
@@ -187,7 +187,7 @@ def test_a_returned_done_the_environment_contradicts_is_re_injected_as_a_claim()
         "The subtask `find the vase and take it` returned: done; last action `take vase 1 from diningtable 1` -> "
         'Nothing happens. [action failed: nothing changed]; holding: nothing; (claim, not borne out: "holding vase 1"; '
         "every action of this part failed")
-    asks = [e.prompt for e in seen if isinstance(e, ev.ExpansionRequested)]
+    asks = [e.prompt for e in seen if isinstance(e, ev.LLMRequested)]
     assert "Observation after `take vase 1 from diningtable 1`:\nNothing happens.  [action failed: nothing changed]" \
         in asks[2]
     assert "What you hold (from the observations): nothing" in asks[3]
@@ -204,9 +204,9 @@ def test_the_prompt_states_its_window_and_stops_growing_past_it():
     engine = make_engine(run_settings(limits=Limits(max_rewrite=2), max_steps=rounds, agent="recap", agent_options={"max_revisions": rounds + 5}),
                          episode_named(GAME), llm)
     seen = asyncio.run(run(engine))
-    sizes = [len(e.prompt) for e in seen if isinstance(e, ev.ExpansionRequested)]
+    sizes = [len(e.prompt) for e in seen if isinstance(e, ev.LLMRequested)]
     assert len(sizes) >= 75
-    first = next(e.prompt for e in seen if isinstance(e, ev.ExpansionRequested))
+    first = next(e.prompt for e in seen if isinstance(e, ev.LLMRequested))
     assert "the conversation above keeps your latest 64 rounds" in first
     assert sizes[40] - sizes[10] > 30 * 200  # it grows while the window fills
     past = sizes[66:]

@@ -41,7 +41,7 @@ def llm_answering(tmp_path, server: OpenAICompatibleServer, agent: str):
 async def requests(engine, count: int) -> list[ev.Event]:
     """Step until `count` LLM requests were made (or the run ended); every event so far."""
     events: list[ev.Event] = []
-    while not engine.done and sum(isinstance(e, ev.ExpansionRequested) for e in events) < count:
+    while not engine.done and sum(isinstance(e, ev.LLMRequested) for e in events) < count:
         events.append(await engine.step())
     return events
 
@@ -55,8 +55,8 @@ async def test_a_retry_prompt_shows_the_rejected_answer_and_why(tmp_path, agent)
             events = await requests(engine, 2)
         finally:
             await engine.close()
-    first, second = [e for e in events if isinstance(e, ev.ExpansionRequested)]
-    rejected = next(e for e in events if isinstance(e, ev.ExpansionRejected))
+    first, second = [e for e in events if isinstance(e, ev.LLMRequested)]
+    rejected = next(e for e in events if isinstance(e, ev.LLMRejected))
     assert second.attempt == 2 and second.prompt != first.prompt
     assert second.prompt.startswith(first.prompt)  # the same prompt, and the note after it
     note = second.prompt[len(first.prompt):]
@@ -73,8 +73,8 @@ async def test_a_syntax_errors_line_counts_from_the_first_line_of_the_code(tmp_p
             events = await requests(engine, 2)
         finally:
             await engine.close()
-    rejected = next(e for e in events if isinstance(e, ev.ExpansionRejected))
-    note = [e for e in events if isinstance(e, ev.ExpansionRequested)][1].prompt
+    rejected = next(e for e in events if isinstance(e, ev.LLMRejected))
+    note = [e for e in events if isinstance(e, ev.LLMRequested)][1].prompt
     assert rejected.reason.startswith("syntax error on line 6")  # the editor's line: of the whole answer
     assert "Why it was rejected: syntax error on line 2:" in note or "Why it was not taken: syntax error on line 2:" in note
     assert "1 | obs = run('look')" in note and "I look around first" not in note.split("# Your previous answer")[-1]
@@ -106,7 +106,7 @@ async def test_codeact_takes_a_single_fenced_python_block_as_the_cell(tmp_path):
         finally:
             await engine.close()
     assert finished.success and finished.llm_calls == 1
-    assert "one ```python block" in engine.tree.root.children[0].expansions[0].prompt
+    assert "one ```python block" in engine.tree.root.children[0].llm_calls[0].prompt
 
 
 def test_a_huge_rejected_answer_is_shown_cut_not_whole():

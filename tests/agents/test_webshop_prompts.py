@@ -38,7 +38,7 @@ async def test_the_agents_examples_played_as_its_answers_win_their_instructions(
                     sent.append(event.action)
                 elif isinstance(event, ev.ObservationReceived):
                     observations.append(event.observation)
-                elif isinstance(event, ev.ExpansionRequested):
+                elif isinstance(event, ev.LLMRequested):
                     prompts.append(event.prompt)
         finally:
             await engine.close()

@@ -24,11 +24,11 @@ async def select_node(pilot: Pilot, app: RecodeApp, node_id: str) -> None:
     opened run's last redraw is done the tree still follows the current node and takes the cursor back
     (a key pressed then acts on another node)."""
     def there() -> bool:
-        cursor = app.tree_view.cursor_node
+        cursor = app.debug_screen.tree_view.cursor_node
         return cursor is not None and cursor.data == node_id
 
     for _ in range(3):  # placed, and still there after the app's pending refreshes
-        await wait_for(pilot, lambda: there() or bool(app.tree_view.move_cursor(app.tree_view.item(node_id))),
+        await wait_for(pilot, lambda: there() or bool(app.debug_screen.tree_view.move_cursor(app.debug_screen.tree_view.item(node_id))),
                        what=f"the cursor on {node_id}")
         await pilot.pause(0.1)
     assert there(), f"the tree took the cursor off {node_id}"
@@ -36,7 +36,7 @@ async def select_node(pilot: Pilot, app: RecodeApp, node_id: str) -> None:
 
 async def wait_stop(pilot: Pilot, app: RecodeApp, after: int) -> None:
     """Wait until the console has shown the result of the command after stop number `after`."""
-    await wait_for(pilot, lambda: app.stops > after and not app.driver.busy and keys_settled(app),
+    await wait_for(pilot, lambda: app.debug_screen.stops > after and not app.debug_screen.driver.busy and keys_settled(app),
                    what=f"stop #{after + 1}")
     await settled(pilot)
 
@@ -65,9 +65,9 @@ async def settled(pilot: Pilot, timeout: float = 30.0) -> None:
 
 def keys_settled(app: RecodeApp) -> bool:
     """The footer greys exactly the keys the run state disables (Textual redraws it a refresh later)."""
-    from recode_tui.console.run_state import STEPPING_ACTIONS, action_enabled
+    from recode_tui.console.run.run_state import STEPPING_ACTIONS, action_enabled
 
-    state, greyable = app.run_state, STEPPING_ACTIONS | {"submit"}
+    state, greyable = app.debug_screen.run_state, STEPPING_ACTIONS | {"submit"}
     names = ((key, key.action.split("(", 1)[0]) for key in footer_keys(app.debug_screen))
     return all(key.has_class("-disabled") != action_enabled(name, state) for key, name in names if name in greyable)
 
@@ -88,7 +88,7 @@ def notifications(app) -> list:
 
 async def checked(pilot: Pilot, app: RecodeApp) -> None:
     """Wait until the editor's check line shows the check of the text now in the editor."""
-    editor = app.editor
+    editor = app.debug_screen.editor
     await wait_for(pilot, lambda: editor.last_check == editor.check(editor.editor.text), what="the live check")
     await settled(pilot)
 
@@ -99,7 +99,7 @@ async def started(pilot: Pilot, app: RecodeApp) -> None:
 
 async def command(pilot: Pilot, app: RecodeApp, *keys: str) -> None:
     """Press keys that start one engine command and wait until it has stopped."""
-    before = app.stops
+    before = app.debug_screen.stops
     await pilot.press(*keys)
     await wait_stop(pilot, app, before)
 
@@ -116,7 +116,7 @@ async def type_text(pilot: Pilot, text: str) -> None:
     """
     from textual import events
 
-    from recode_tui.console.widgets.expansion_editor import CodeArea
+    from recode_tui.console.widgets.answer_editor import CodeArea
 
     app = pilot.app
     keys = code_keys(text) if isinstance(app.focused, CodeArea) else list(text)
@@ -149,7 +149,7 @@ def code_keys(text: str) -> list[str]:
     After enter the editor indents by itself (one level more after a colon), so
     a person types only the extra spaces, or backspaces to dedent.
     """
-    from recode_tui.console.widgets.expansion_editor import next_line_indent
+    from recode_tui.console.widgets.answer_editor import next_line_indent
 
     lines = text.split("\n")
     keys = list(lines[0])

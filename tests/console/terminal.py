@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import time
+from typing import Callable
 
 import pytest
 
@@ -42,6 +43,22 @@ class Tmux:
                 return shown
             time.sleep(0.2)
         raise AssertionError(f"{text!r} never appeared; the screen was:\n{shown}")
+
+    def wait_until(self, session: str, check: Callable[[str], bool], what: str, timeout: float = 40.0) -> str:
+        """The first screen on which `check` holds: a state, not a moment (lines may paint one after another)."""
+        deadline = time.monotonic() + timeout
+        shown = ""
+        while time.monotonic() < deadline:
+            shown = self.screen(session)
+            if check(shown):
+                return shown
+            time.sleep(0.2)
+        raise AssertionError(f"{what} never held; the screen was:\n{shown}")
+
+    def wait_for_all(self, session: str, *texts: str, timeout: float = 40.0) -> str:
+        """The first screen that shows every one of `texts` at once."""
+        return self.wait_until(session, lambda shown: all(text in shown for text in texts),
+                               f"all of {texts!r} on one screen", timeout)
 
     def kill_server(self) -> None:
         self("kill-server")

@@ -16,28 +16,28 @@ from tests.settings import console_options
 
 async def answer(pilot, app, text: str):
     """Put `text` in the editor and wait for its live check."""
-    app.editor.editor.load_text(text)
+    app.debug_screen.editor.editor.load_text(text)
     await checked(pilot, app)
-    return app.editor.last_check
+    return app.debug_screen.editor.last_check
 
 
 async def submit_once(pilot, app) -> None:
     """One ctrl+s takes the answer: no second press asked for."""
     await pilot.press("ctrl+s")
-    await wait_for(pilot, lambda: isinstance(app.debugger.last_event, ev.ExpansionReceived), timeout=5,
+    await wait_for(pilot, lambda: isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered), timeout=5,
                    what="the answer taken on the first ctrl+s")
-    await wait_for(pilot, lambda: not app.driver.busy, what="the stop after the answer")
+    await wait_for(pilot, lambda: not app.debug_screen.driver.busy, what="the stop after the answer")
 
 
-async def until_call(pilot, app, purpose: str) -> ev.ExpansionRequested:
+async def until_call(pilot, app, purpose: str) -> ev.LLMRequested:
     for _ in range(10):
-        last = app.debugger.last_event
-        if app.debugger.awaiting_human and isinstance(last, ev.ExpansionRequested) and last.purpose == purpose:
-            await wait_for(pilot, lambda: app.editor.is_open, what="the editor open")
+        last = app.debug_screen.debugger.last_event
+        if app.debug_screen.debugger.awaiting_human and isinstance(last, ev.LLMRequested) and last.purpose == purpose:
+            await wait_for(pilot, lambda: app.debug_screen.editor.is_open, what="the editor open")
             await checked(pilot, app)
             return last
         await command(pilot, app, "c")
-    raise AssertionError(f"never asked for {purpose}; last: {app.debugger.last_event}")
+    raise AssertionError(f"never asked for {purpose}; last: {app.debug_screen.debugger.last_event}")
 
 
 async def test_plan_and_execute_check_line_template_and_action_check() -> None:
@@ -45,13 +45,13 @@ async def test_plan_and_execute_check_line_template_and_action_check() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await until_call(pilot, app, "plan")
-        assert app.editor.editor.text == PLAN_SKELETON
+        assert app.debug_screen.editor.editor.text == PLAN_SKELETON
         check = await answer(pilot, app, WIN_PLAN)
         assert check.ok and check.message == "a plan of 2 step(s): s1, s2"
         await submit_once(pilot, app)
 
         first = await until_call(pilot, app, "act")
-        assert app.editor.editor.text == TURN_SKELETON
+        assert app.debug_screen.editor.editor.text == TURN_SKELETON
         check = await answer(pilot, app, "Thought: up\nAction: fly to the moon")
         assert not check.ok and "is not an action of alfworld" in check.message and "go to {recep}" in check.message
         check = await answer(pilot, app, "Thought: the table\nAction: go to diningtable 1")
@@ -60,11 +60,11 @@ async def test_plan_and_execute_check_line_template_and_action_check() -> None:
 
         second = await until_call(pilot, app, "act")
         assert second.node_id == first.node_id  # the same step asks again: a fresh template, not the last answer
-        assert app.editor.editor.text == TURN_SKELETON
+        assert app.debug_screen.editor.editor.text == TURN_SKELETON
         check = await answer(pilot, app, "Thought: got it\nDone: holding vase 1")
         assert check.ok and check.message.startswith("Done: the step is finished") and "SKIP" not in check.message
         await submit_once(pilot, app)
-        assert app.engine.tree.root.children[0].status.value != "pending"
+        assert app.debug_screen.engine.tree.root.children[0].status.value != "pending"
 
 
 async def test_recap_check_line_template_and_action_check() -> None:
@@ -72,7 +72,7 @@ async def test_recap_check_line_template_and_action_check() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         first = await until_call(pilot, app, "decompose")
-        assert app.editor.editor.text == RECAP_SKELETON
+        assert app.debug_screen.editor.editor.text == RECAP_SKELETON
         check = await answer(pilot, app, "Thought: go\nSubtasks:\n1. action: fly to the moon\n2. subtask: put it")
         assert not check.ok and "is not an action of alfworld" in check.message and "line 3" in check.message
         listed = "Thought: the table first\nSubtasks:\n1. action: go to diningtable 1\n2. subtask: put the vase away"
@@ -82,7 +82,7 @@ async def test_recap_check_line_template_and_action_check() -> None:
 
         again = await until_call(pilot, app, "refine")
         assert again.node_id == first.node_id
-        assert app.editor.editor.text == RECAP_SKELETON  # not the list just carried out: ctrl+s must not repeat it
+        assert app.debug_screen.editor.editor.text == RECAP_SKELETON  # not the list just carried out: ctrl+s must not repeat it
         check = await answer(pilot, app, "Thought: stop here\nFailed: no vase in sight")
         assert check.ok and check.message.startswith("Failed: this level gives up") and "SKIP" not in check.message
         await submit_once(pilot, app)

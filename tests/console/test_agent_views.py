@@ -37,10 +37,10 @@ async def until_call(pilot, app, predicate) -> None:
     """`c` until the run stops at an LLM call that `predicate` accepts."""
     for _ in range(20):
         await command(pilot, app, "c")
-        last = app.debugger.last_event
-        if isinstance(last, ev.ExpansionRequested) and predicate(last):
+        last = app.debug_screen.debugger.last_event
+        if isinstance(last, ev.LLMRequested) and predicate(last):
             return
-    raise AssertionError(f"never stopped at the call; last: {app.debugger.last_event}")
+    raise AssertionError(f"never stopped at the call; last: {app.debug_screen.debugger.last_event}")
 
 
 async def test_plan_execute_shows_its_plan_and_each_replan_as_a_diff() -> None:
@@ -57,7 +57,7 @@ async def test_plan_execute_shows_its_plan_and_each_replan_as_a_diff() -> None:
         assert "▶ s1: find the vase on the sofa and take it  [running]" in text
         assert "· s2: put the vase on sidetable 1 [after s1]  [pending]" in text
         assert "── Executor turns of s1 (0 of 10)" in text
-        await until_call(pilot, app, lambda e: e.purpose == "act" and e.node_id != app.engine.tree.root.children[0].id)
+        await until_call(pilot, app, lambda e: e.purpose == "act" and e.node_id != app.debug_screen.engine.tree.root.children[0].id)
         text = shown(app)  # after the replan: s3 runs, s1 failed, the diff says what changed
         assert "── Replan 1: step s1 failed: no vase on sofa 1" in text
         assert "- s1: find the vase on the sofa and take it" in text and "+ s3: take the vase from diningtable 1" in text
@@ -73,7 +73,7 @@ async def test_plan_execute_shows_its_plan_and_each_replan_as_a_diff() -> None:
 async def test_the_view_is_redrawn_at_stops_only() -> None:
     app = build_app(console_options(agent="plan-execute",
                                     breakpoints=[]), pe.in_order(("plan", pe.WIN_PLAN), *pe.WIN_TURNS))
-    engine = app.engine
+    engine = app.debug_screen.engine
     asked = []
     view = engine.view
     engine.view = lambda: asked.append(engine.events_emitted) or view()  # type: ignore[method-assign]
@@ -81,7 +81,7 @@ async def test_the_view_is_redrawn_at_stops_only() -> None:
         await started(pilot, app)
         before = len(asked)
         await command(pilot, app, "c")  # no breakpoint: one command to the end, dozens of events
-        assert app.engine.finished.success and engine.events_emitted > 30
+        assert app.debug_screen.engine.finished.success and engine.events_emitted > 30
         assert len(asked) == before + 1  # one stop, one view
         assert "✓ s2: put the vase on sidetable 1 [after s1]  [done]" in shown(app)
 
@@ -90,12 +90,12 @@ async def test_recap_shows_levels_reinjections_and_the_window_with_its_cut() -> 
     app = build_app(console_options(agent="recap", agent_options={"window": 1}), rc.in_order(*rc.WIN))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        await until_call(pilot, app, lambda e: e.purpose == "refine" and e.node_id != app.engine.tree.root.id)
+        await until_call(pilot, app, lambda e: e.purpose == "refine" and e.node_id != app.debug_screen.engine.tree.root.id)
         text = shown(app)  # the child level, on its first revision: both levels are open
         assert "depth 0: put a vase in sidetable." in text and "depth 1: find the vase and take it" in text
         assert "▶ 1. subtask: find the vase and take it  (in progress)" in text
         assert "▶ 1. action: go to diningtable 1" in text and "  2. action: take vase 1 from diningtable 1" in text
-        await until_call(pilot, app, lambda e: e.purpose == "refine" and e.node_id == app.engine.tree.root.id)
+        await until_call(pilot, app, lambda e: e.purpose == "refine" and e.node_id == app.debug_screen.engine.tree.root.id)
         text = shown(app)  # back at the root: the re-injection, and the window cut to 1 round + the path
         assert "── Re-injected at each return" in text
         assert ("The subtask `find the vase and take it` returned: done; last action `take vase 1 from diningtable 1`"
@@ -112,7 +112,7 @@ async def test_react_marks_the_turn_at_hand_and_codeact_shows_cells_with_output(
         await started(pilot, app)
         await command(pilot, app, "c")
         assert "▶ turn 1: the LLM is asked" in shown(app)
-        app.editor.editor.load_text("Thought: the vase may be on the table\nAction: go to diningtable 1")
+        app.debug_screen.editor.editor.load_text("Thought: the vase may be on the table\nAction: go to diningtable 1")
         await checked(pilot, app)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
@@ -181,15 +181,15 @@ async def test_a_note_replan_breakpoint_stops_plan_execute_at_the_replan() -> No
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await add_breakpoint(pilot, app, "note replan")
-        [bp] = app.debugger.breakpoints
+        [bp] = app.debug_screen.debugger.breakpoints
         assert bp.describe() == "on replan" and bp.spec() == "note replan"
         await command(pilot, app, "c")  # plan, s1's two turns: the plan adopted is no replan, it runs on
-        last = app.debugger.last_event
-        assert isinstance(last, ev.AgentNote) and last.label == "replan" and app.engine.env.steps == 1
-        assert app.reason.startswith("breakpoint 1: on replan — replan at n0: why: step s1 failed: no vase on sofa 1")
+        last = app.debug_screen.debugger.last_event
+        assert isinstance(last, ev.AgentNote) and last.label == "replan" and app.debug_screen.engine.env.steps == 1
+        assert app.debug_screen.reason.startswith("breakpoint 1: on replan — replan at n0: why: step s1 failed: no vase on sofa 1")
         assert bp.hit_count == 1 and "── Replan 1: step s1 failed: no vase on sofa 1" in shown(app)
         await command(pilot, app, "c")  # no second replan: on to the win
-        assert app.engine.finished.success and bp.hit_count == 1
+        assert app.debug_screen.engine.finished.success and bp.hit_count == 1
 
 
 async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> None:
@@ -199,13 +199,13 @@ async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> Non
         await add_breakpoint(pilot, app, "note re-injection")
         await add_breakpoint(pilot, app, "note plan adopted")  # Plan-and-Execute's label: never hit here
         await command(pilot, app, "c")
-        last = app.debugger.last_event
+        last = app.debug_screen.debugger.last_event
         assert isinstance(last, ev.AgentNote) and last.label == "re-injection"
-        assert "breakpoint 1: on re-injection — re-injection at n0: The subtask `find the vase and take it`" in app.reason
-        assert "── Re-injected at each return" in shown(app) and app.engine.env.steps == 2
+        assert "breakpoint 1: on re-injection — re-injection at n0: The subtask `find the vase and take it`" in app.debug_screen.reason
+        assert "── Re-injected at each return" in shown(app) and app.debug_screen.engine.env.steps == 2
         await command(pilot, app, "c")
-        assert app.engine.finished.success
-        assert [b.hit_count for b in app.debugger.breakpoints] == [1, 0]
+        assert app.debug_screen.engine.finished.success
+        assert [b.hit_count for b in app.debug_screen.debugger.breakpoints] == [1, 0]
 
 
 def test_note_breakpoints_parse_and_refuse_a_bad_regex() -> None:
@@ -236,9 +236,9 @@ async def test_ctrl_a_then_a_fast_answer_replaces_the_whole_format() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.focused is app.editor.editor and app.editor.editor.text == "Thought: \nAction: "
+        assert app.focused is app.debug_screen.editor.editor and app.debug_screen.editor.editor.text == "Thought: \nAction: "
         app.post_message(events.Key("ctrl+a", None))  # queued right before the typed keys, as a terminal sends them
         await type_text(pilot, "Thought: go\nAction: go to diningtable 1")
         await checked(pilot, app)
-        assert app.editor.editor.text == "Thought: go\nAction: go to diningtable 1"
-        assert app.editor.last_check.ok
+        assert app.debug_screen.editor.editor.text == "Thought: go\nAction: go to diningtable 1"
+        assert app.debug_screen.editor.last_check.ok

@@ -18,11 +18,11 @@ PUT_ACTIONS = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to s
 
 
 def log_text(app) -> str:
-    return "\n".join(app.env_log.lines)
+    return "\n".join(app.debug_screen.env_log.lines)
 
 
 def header(app) -> str:
-    return app.editor.query_one("#expand-header").render().plain
+    return app.debug_screen.editor.query_one("#expand-header").render().plain
 
 
 async def test_a_person_plays_react_turns_in_the_editor_and_wins() -> None:
@@ -30,39 +30,39 @@ async def test_a_person_plays_react_turns_in_the_editor_and_wins() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.run_state == "awaiting expansion" and app.focused is app.editor.editor
-        assert app.editor.editor.text == "Thought: \nAction: "  # the agent's format, not <think>/<execute>
+        assert app.debug_screen.run_state == "awaiting expansion" and app.focused is app.debug_screen.editor.editor
+        assert app.debug_screen.editor.editor.text == "Thought: \nAction: "  # the agent's format, not <think>/<execute>
         assert "Act n1" in header(app) and "turn 1" in header(app)
         # The cursor waits after "Thought: "; an action outside ALFWorld's grammar is judged live.
         await type_text(pilot, "the vase may be on the table")
         await pilot.press("down", "end")
         await type_text(pilot, "go to the dining table")
         await checked(pilot, app)
-        check = app.editor.last_check
+        check = app.debug_screen.editor.last_check
         assert not check.ok and "is not an action of alfworld" in check.message
-        stops = app.stops
+        stops = app.debug_screen.stops
         await pilot.press("ctrl+s")
         await pilot.pause(0.1)
-        assert app.stops == stops and app.engine.env.steps == 0  # refused in the editor: nothing was sent
+        assert app.debug_screen.stops == stops and app.debug_screen.engine.env.steps == 0  # refused in the editor: nothing was sent
         # Fixed: accepted, and the action is sent to the environment.
-        app.editor.editor.load_text("Thought: the vase may be on the table\nAction: go to diningtable 1")
+        app.debug_screen.editor.editor.load_text("Thought: the vase may be on the table\nAction: go to diningtable 1")
         await checked(pilot, app)
-        assert app.editor.last_check.ok and "one action: go to diningtable 1" in app.editor.last_check.message
+        assert app.debug_screen.editor.last_check.ok and "one action: go to diningtable 1" in app.debug_screen.editor.last_check.message
         await command(pilot, app, "ctrl+s")
-        assert isinstance(app.debugger.last_event, ev.ExpansionReceived)
+        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered)
         await command(pilot, app, "c")  # the action, its observation, then the next turn's call
-        assert app.engine.env.steps == 1 and "1 > go to diningtable 1" in log_text(app)
-        turn = app.engine.tree.root.children[0]
+        assert app.debug_screen.engine.env.steps == 1 and "1 > go to diningtable 1" in log_text(app)
+        turn = app.debug_screen.engine.tree.root.children[0]
         assert turn.code == "go to diningtable 1" and turn.thought == "the vase may be on the table"
-        assert turn.status is NodeStatus.COMPLETED and app.tree_view.item(turn.id) is not None
+        assert turn.status is NodeStatus.COMPLETED and app.debug_screen.tree_view.item(turn.id) is not None
         for action in PUT_ACTIONS[1:]:
-            assert app.debugger.awaiting_human
-            app.editor.editor.load_text(f"Thought: next\nAction: {action}")
+            assert app.debug_screen.debugger.awaiting_human
+            app.debug_screen.editor.editor.load_text(f"Thought: next\nAction: {action}")
             await checked(pilot, app)
             await command(pilot, app, "ctrl+s")
             await command(pilot, app, "c")
-        assert app.run_state == "done" and app.engine.finished.success
-        assert [t.code for t in app.engine.tree.root.children] == PUT_ACTIONS
+        assert app.debug_screen.run_state == "done" and app.debug_screen.engine.finished.success
+        assert [t.code for t in app.debug_screen.engine.tree.root.children] == PUT_ACTIONS
 
 
 CELL = 'for a in ["go to diningtable 1", "take vase 1 from diningtable 1"]:\n    run(a)\nrun("go to sidetable 1")'
@@ -73,26 +73,26 @@ async def test_a_person_writes_codeact_cells_and_an_error_goes_to_the_next_promp
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.debugger.awaiting_human and "cell 1" in header(app)
-        assert "<execute>" in app.editor.editor.text
-        app.editor.editor.load_text("<think>a helper</think>\n<execute>\nimport os\n</execute>")
+        assert app.debug_screen.debugger.awaiting_human and "cell 1" in header(app)
+        assert "<execute>" in app.debug_screen.editor.editor.text
+        app.debug_screen.editor.editor.load_text("<think>a helper</think>\n<execute>\nimport os\n</execute>")
         await checked(pilot, app)
-        assert not app.editor.last_check.ok and "forbidden" in app.editor.last_check.message  # the sandbox's check
-        app.editor.editor.load_text("<think>use a helper from nowhere</think>\n<execute>\ngo_there('desk 1')\n</execute>")
+        assert not app.debug_screen.editor.last_check.ok and "forbidden" in app.debug_screen.editor.last_check.message  # the sandbox's check
+        app.debug_screen.editor.editor.load_text("<think>use a helper from nowhere</think>\n<execute>\ngo_there('desk 1')\n</execute>")
         await checked(pilot, app)
-        assert app.editor.last_check.ok  # an undefined call is not refused: it raises when it runs
+        assert app.debug_screen.editor.last_check.ok  # an undefined call is not refused: it raises when it runs
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.engine.tree.root.children[0].status is NodeStatus.ERROR
-        assert "NameError: name 'go_there' is not defined" in app.pending_prompt[1]
+        assert app.debug_screen.engine.tree.root.children[0].status is NodeStatus.ERROR
+        assert "NameError: name 'go_there' is not defined" in app.debug_screen.pending_prompt[1]
         await type_text(pilot, CELL)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.engine.env.steps == 3
+        assert app.debug_screen.engine.env.steps == 3
         await type_text(pilot, 'run("move vase 1 to sidetable 1")')
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.run_state == "done" and app.engine.finished.success
+        assert app.debug_screen.run_state == "done" and app.debug_screen.engine.finished.success
 
 
 async def test_a_react_session_resumes_in_the_console_where_it_stopped(tmp_path: Path) -> None:
@@ -102,11 +102,11 @@ async def test_a_react_session_resumes_in_the_console_where_it_stopped(tmp_path:
         await started(pilot, app)
         await command(pilot, app, "c")
         for action in PUT_ACTIONS[:2]:
-            app.editor.editor.load_text(f"Thought: on my way\nAction: {action}")
+            app.debug_screen.editor.editor.load_text(f"Thought: on my way\nAction: {action}")
             await checked(pilot, app)
             await command(pilot, app, "ctrl+s")
             await command(pilot, app, "c")
-        assert app.debugger.awaiting_human and app.engine.env.steps == 2
+        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.engine.env.steps == 2
         folder = app.session_control.session.folder
     resumed = build_app(console_options(sessions_dir=sessions, resume=folder))
     async with resumed.run_test(size=SIZE) as pilot:

@@ -1,4 +1,4 @@
-"""The debug screen's controllers and declared interfaces, without starting a console (issue 26)."""
+"""The debug screen's controllers and declared interfaces, without starting a console."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from mockllm.chosen import ChosenAnswerLLM
 from mockllm.human import HumanLLM
 from mockllm.review import ReviewLLM
 from mockllm.scripted import ScriptedLLM
-from recode_tui.console.hosts import Cancellable, Interruptible, is_trusted
-from recode_tui.console.keys import DEBUG_BINDINGS
-from recode_tui.console.session_actions import SESSION_BINDINGS, session_commands
+from recode_tui.console.run.hosts import Cancellable, Interruptible, is_trusted
+from recode_tui.console.controllers.keys import DEBUG_BINDINGS
+from recode_tui.console.controllers.session_actions import SESSION_BINDINGS, session_commands
 from recode_tui.console.workspace.fresh import unwrapped
 
 

@@ -111,15 +111,16 @@ def test_sigkill_mid_expansion_then_resume_restores_everything(tmp_path: Path) -
         assert '"type": "finished"' not in journal
 
         console(second, sessions, "--resume")
-        after = wait_for(second, "resumed: awaiting your expansion of n2")
+        wait_for(second, "resumed: awaiting your expansion of n2")
+        # The resumed screen paints its panes one after another: wait for the whole state, then read it.
+        expected = ("take_vase()", "place_vase()", "obj", "vase 1",  # the tree and the variables
+                    "2 > take vase 1 from diningtable 1",  # the environment log
+                    'run("go to sidetable 1")', 'run("put vase 1',  # the draft
+                    "instruction[:3]",  # the watch
+                    f"session {folder.name}", "steps 2/80", "nodes 6")
+        after = tmux.wait_until(second, lambda shown: all(text in shown for text in expected)
+                                and tree_pane(shown) == tree_pane(before), "the resumed run's whole state")
         assert tree_pane(after) == tree_pane(before)
-        assert "take_vase()" in after and "place_vase()" in after
-        assert "obj" in after and "vase 1" in after  # the variables
-        assert "2 > take vase 1 from diningtable 1" in after  # the environment log
-        assert 'run("go to sidetable 1")' in after and 'run("put vase 1' in after  # the draft
-        assert "instruction[:3]" in after  # the watch
-        assert f"session {folder.name}" in after
-        assert "steps 2/80" in after and "nodes 6" in after
         # and the run goes on from there, where the typing stopped, in the same session
         type_lines(second, ' in/on sidetable 1")')
         wait_for(second, "✓ 2 child node(s)")

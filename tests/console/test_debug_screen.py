@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from agent.runtime import events as ev
 from agent.runtime.debugger import Stop, StopReason
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from textual.widget import Widget
 
 from recode_tui.console.app import build_app
-from recode_tui.console.debug_screen import DebugScreen
-from recode_tui.console.run_state import RunState
+from recode_tui.console.screens.debug_screen import DebugScreen
+from recode_tui.console.run.run_state import RunState
 from recode_tui.console.screens.sessions import SessionsScreen
 from recode_tui.console.widgets.driver import EngineDriver
 from recode_tui.console.widgets.status_bar import StatusBar
@@ -34,14 +32,14 @@ def footer_key(app, action: str) -> Widget:
 
 async def resume_this_session(pilot, app) -> None:
     """`S`, enter on the session on show: it is replayed and shown again."""
-    control, old, stops = app.session_control, app.debug_screen, app.stops
-    app.tree_view.focus()  # the editor would take the S as text
+    control, old, stops = app.session_control, app.debug_screen, app.debug_screen.stops
+    app.debug_screen.tree_view.focus()  # the editor would take the S as text
     await pilot.press("S")
     await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.loaded, what="the list")
     table = app.screen.query_one("#sessions-table")
     table.move_cursor(row=[r.folder for r in app.screen.rows].index(control.session.folder))
     await pilot.press("enter")
-    await wait_for(pilot, lambda: app.debug_screen is not old and app.stops > stops and not control.busy,
+    await wait_for(pilot, lambda: app.debug_screen is not old and app.debug_screen.stops > stops and not control.busy,
                    what="the resumed session")
     await pilot.pause()
 
@@ -54,20 +52,20 @@ async def test_a_resume_shows_a_new_debug_screen_whose_keys_step_the_new_engine(
         await type_text(pilot, PLAN)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "n")
-        old, old_engine = app.debug_screen, app.engine
+        old, old_engine = app.debug_screen, app.debug_screen.engine
         seen, steps, nodes = old.debugger.events_seen, old_engine.env.steps, len(old_engine.tree)
         await resume_this_session(pilot, app)
         new = app.debug_screen
         assert app.screen_stack == [new] and isinstance(new, DebugScreen)
         assert not old.is_attached and not old.query(EngineDriver)  # the old run's screen and driver are gone
-        assert new.engine is not old_engine and app.engine is new.engine
-        assert (new.engine.env.steps, len(new.engine.tree)) == (steps, nodes) and "resumed" in app.reason
+        assert new.engine is not old_engine and app.debug_screen.engine is new.engine
+        assert (new.engine.env.steps, len(new.engine.tree)) == (steps, nodes) and "resumed" in app.debug_screen.reason
         replayed = new.debugger.events_seen
         await command(pilot, app, "n")
         assert new.debugger.events_seen == replayed + 1  # the key stepped the new engine...
         assert old.debugger.events_seen == seen  # ...and not the old one
         await command(pilot, app, "c")
-        assert new.engine.done and new.engine.finished.success and app.run_state is RunState.DONE
+        assert new.engine.done and new.engine.finished.success and app.debug_screen.run_state is RunState.DONE
 
 
 async def test_a_message_of_the_old_run_cannot_reach_the_new_screen(tmp_path: Path, toy_game) -> None:
@@ -75,36 +73,36 @@ async def test_a_message_of_the_old_run_cannot_reach_the_new_screen(tmp_path: Pa
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")  # awaiting the first expansion
-        old_driver = app.driver
+        old_driver = app.debug_screen.driver
         await resume_this_session(pilot, app)
-        new, stops, nodes = app.debug_screen, app.stops, len(app.engine.tree)
+        new, stops, nodes = app.debug_screen, app.debug_screen.stops, len(app.debug_screen.engine.tree)
         stale = Stop(ev.RunFinished(None, success=False, reason="stale", steps=99), StopReason("finished", "stale"), 1)
         # What the old driver would post if its engine spoke now: its queue is closed with its screen.
         assert not old_driver.post_message(EngineDriver.Stopped(stale).set_sender(old_driver))
         app.post_message(EngineDriver.Stopped(stale).set_sender(old_driver))  # the app does not handle run messages
         await pilot.pause()
         await pilot.pause()
-        assert app.stops == stops and len(app.engine.tree) == nodes
-        assert app.run_state is RunState.AWAITING and "stale" not in app.reason
-        assert app.debug_screen is new and app.editor.is_open
+        assert app.debug_screen.stops == stops and len(app.debug_screen.engine.tree) == nodes
+        assert app.debug_screen.run_state is RunState.AWAITING and "stale" not in app.debug_screen.reason
+        assert app.debug_screen is new and app.debug_screen.editor.is_open
 
 
 async def test_submit_is_greyed_in_the_footer_while_no_expansion_is_awaited(tmp_path: Path, toy_game) -> None:
     app = build_app(console_options(toy_game, breakpoints=[]))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        assert app.run_state is RunState.PAUSED
+        assert app.debug_screen.run_state is RunState.PAUSED
         await wait_for(pilot, lambda: footer_key(app, "submit").has_class("-disabled"), what="a greyed Submit")
         app.clear_notifications()
         await pilot.press("ctrl+s")  # a greyed key does nothing, and says nothing
         await pilot.pause()
-        assert not notifications(app) and app.stops == 1
+        assert not notifications(app) and app.debug_screen.stops == 1
         await command(pilot, app, "c")
-        assert app.run_state is RunState.AWAITING
+        assert app.debug_screen.run_state is RunState.AWAITING
         await wait_for(pilot, lambda: not footer_key(app, "submit").has_class("-disabled"), what="Submit back")
         await type_text(pilot, PLAN)
         await command(pilot, app, "ctrl+s")
-        assert app.engine.tree.root.children
+        assert app.debug_screen.engine.tree.root.children
         await wait_for(pilot, lambda: footer_key(app, "submit").has_class("-disabled"), what="Submit greyed again")
 
 
@@ -122,14 +120,12 @@ async def test_the_llm_control_sets_the_run_state_through_the_run_screen(toy_gam
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await pilot.press("c")
-        await wait_for(pilot, lambda: app.run_state is RunState.REVIEWING, what="the proposal under review")
-        assert "review the proposal for n0" in app.reason
+        await wait_for(pilot, lambda: app.debug_screen.run_state is RunState.REVIEWING, what="the proposal under review")
+        assert "review the proposal for n0" in app.debug_screen.reason
         assert not footer_key(app, "submit").has_class("-disabled")  # ctrl+s accepts it
-        with pytest.raises(AttributeError):
-            app.run_state = RunState.DONE  # type: ignore[misc]  # the app only reads it
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: app.engine.done and app.run_state is RunState.DONE, what="the run's end")
-        assert app.engine.finished.success
+        await wait_for(pilot, lambda: app.debug_screen.engine.done and app.debug_screen.run_state is RunState.DONE, what="the run's end")
+        assert app.debug_screen.engine.finished.success
     assert RunState.REVIEWING in entered and entered[entered.index(RunState.REVIEWING) + 1] is RunState.RUNNING
 
 
@@ -142,13 +138,13 @@ async def test_opening_a_session_of_another_game_names_that_game_on_the_status_l
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         assert "vase-1" in app.debug_screen.query_one(StatusBar).text
-        old, stops = app.debug_screen, app.stops
-        app.tree_view.focus()
+        old, stops = app.debug_screen, app.debug_screen.stops
+        app.debug_screen.tree_view.focus()
         await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.loaded, what="the list")
         app.screen.query_one("#sessions-table").move_cursor(row=[r.folder for r in app.screen.rows].index(folder))
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.debug_screen is not old and app.stops > stops, what="the coin-1 session")
+        await wait_for(pilot, lambda: app.debug_screen is not old and app.debug_screen.stops > stops, what="the coin-1 session")
         await pilot.pause()
         line = app.debug_screen.query_one(StatusBar).text
         assert "coin-1" in line and "vase-1" not in line

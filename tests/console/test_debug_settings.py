@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
-from agent.runtime.debug_settings import SETTINGS_FILE
+from agent.sessions.debug_settings import SETTINGS_FILE
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 
@@ -26,12 +26,12 @@ def saved(folder: Path) -> dict:
 
 
 def set_up(app) -> list[tuple[str, bool]]:
-    return [(bp.spec(), bp.enabled) for bp in app.debugger.breakpoints]
+    return [(bp.spec(), bp.enabled) for bp in app.debug_screen.debugger.breakpoints]
 
 
 async def resumed(pilot, app) -> None:
     await wait_for(pilot, lambda: app.session_control.session is not None and not app.session_control.busy
-                   and not isinstance(app.screen, ReplayScreen) and app.stops > 0, what="the resumed session")
+                   and not isinstance(app.screen, ReplayScreen) and app.debug_screen.stops > 0, what="the resumed session")
 
 
 async def test_a_resumed_session_brings_back_its_breakpoints_and_watches(tmp_path: Path) -> None:
@@ -56,25 +56,25 @@ async def test_a_resumed_session_brings_back_its_breakpoints_and_watches(tmp_pat
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert set_up(again) == expected
-        watches = again.variables.watches
+        watches = again.debug_screen.variables.watches
         assert watches.display and watches.expressions == ["instruction.split()[1]"]
         await wait_for(pilot, lambda: watches.values.get("instruction.split()[1]", ("",))[0] == "str", what="the watch")
         assert watches.values["instruction.split()[1]"][1] == "a"
-        assert [bp.number for bp in again.debugger.breakpoints] == [1, 2]
+        assert [bp.number for bp in again.debug_screen.debugger.breakpoints] == [1, 2]
 
 
 async def test_watches_and_breakpoints_survive_a_rewind_and_go_with_the_branch(tmp_path: Path) -> None:
     app = build_app(console_options(sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await play_to_n2(pilot, app)
-        app.tree_view.focus()  # out of the editor, where `w` is a letter
+        app.debug_screen.tree_view.focus()  # out of the editor, where `w` is a letter
         await add_watch(pilot, app, "obj")
         await add_breakpoint(pilot, app, "depth 2")
-        await wait_for(pilot, lambda: app.variables.watches.values.get("obj", ("",))[0] == "str", what="obj")
+        await wait_for(pilot, lambda: app.debug_screen.variables.watches.values.get("obj", ("",))[0] == "str", what="obj")
         await select(pilot, app, "n1")
         await branch(pilot, app, "R")
         new = app.session_control.session.folder
-        watches = app.variables.watches
+        watches = app.debug_screen.variables.watches
         assert watches.expressions == ["obj"]  # the recomposed pane still watches it
         # rewound to before n1: obj is not bound yet, and the watch says so
         await wait_for(pilot, lambda: watches.values.get("obj", ("",))[0] == "error", what="obj re-evaluated")

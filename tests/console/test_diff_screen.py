@@ -15,7 +15,7 @@ import pytest
 from agent.sessions.journal import read_journal
 from agent.eval.rundiff import diff_runs
 from recode_tui.commands import cli
-from recode_tui.console.diff_file import DiffApp
+from recode_tui.console.viewers.diff_file import DiffApp
 from recode_tui.console.screens.diff import DiffScreen
 from recode_tui.console.widgets.diff_rows import DiffRows
 from tests.rundiff.test_diff_fork import GAME, PLAN, make_fork_and_parent, walkthrough
@@ -88,7 +88,7 @@ async def test_D_on_a_fork_in_the_console_diffs_it_against_its_parent(fork_and_p
     app = cli.console_app(args)
     async with app.run_test(size=(160, 48)) as pilot:
         control = app.session_control
-        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.stops > 0,
+        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.stops > 0,
                        what="the fork, resumed")
         debug = app.screen
         await pilot.press("D")

@@ -14,7 +14,7 @@ import pytest
 
 from agent.sessions.journal import read_journal
 from agent.eval.rundiff import diff_runs
-from recode_tui.console.diff_file import DiffApp
+from recode_tui.console.viewers.diff_file import DiffApp
 from tests.rundiff.test_diff_fork import GAME, fork_of, play, plan_llm, walkthrough
 
 from .helpers import settled

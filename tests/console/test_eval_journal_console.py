@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.runtime.debug_settings import SETTINGS_FILE
+from agent.sessions.debug_settings import SETTINGS_FILE
 from agent.sessions.journal import read_journal
 from recode_tui.console.app import build_app
 
@@ -39,12 +39,12 @@ async def test_an_eval_journal_opened_in_the_console_carries_on_in_a_copy(tmp_pa
         await resumed(pilot, app)
         copy = app.session_control.session.folder
         assert copy.parent == sessions
-        assert app.engine.finished is not None and app.engine.finished.success  # the eval's run, rebuilt
+        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success  # the eval's run, rebuilt
         assert any("never written" in n.message for n in notifications(app))
         await add_breakpoint(pilot, app, "stub find_vase")
         await wait_for(pilot, lambda: (copy / SETTINGS_FILE).is_file(), what="debug.json in the copy")
     assert contents(out) == before  # the eval's folder: not one byte changed, no debug.json
     header = read_journal(copy).header
-    assert header["parent"]["folder"] == str(journal) and header["parent"]["at"] == "copy"
+    assert header.parent.folder == str(journal) and header.parent.at == "copy"
     assert read_journal(copy).finished["success"] is True
     assert [r for r in read_journal(copy).records] == read_journal(journal).records

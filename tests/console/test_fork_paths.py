@@ -40,7 +40,7 @@ def assert_whole(record: dict, stub: str, prompt: str) -> None:
 async def resumed(pilot, app) -> None:
     control = app.session_control
     await wait_for(pilot, lambda: control.session is not None and not control.busy
-                   and not isinstance(app.screen, ReplayScreen) and app.stops > 0, what="the resumed session")
+                   and not isinstance(app.screen, ReplayScreen) and app.debug_screen.stops > 0, what="the resumed session")
     await pilot.pause()
 
 
@@ -61,15 +61,15 @@ async def test_fork_as_the_person_journals_the_stub_and_prompt_and_a_draft_survi
         await select(pilot, app, "n1")
         await branch(pilot, app, "F")
         fork = app.session_control.session.folder
-        asked = app.debugger.last_event
-        assert isinstance(asked, ev.ExpansionRequested) and asked.node_id == "n1"
-        stub = app.engine.tree.nodes["n1"].code
+        asked = app.debug_screen.debugger.last_event
+        assert isinstance(asked, ev.LLMRequested) and asked.node_id == "n1"
+        stub = app.debug_screen.engine.tree.nodes["n1"].code
         await pilot.press("ctrl+r")  # back to the skeleton
         await type_text(pilot, N1_AGAIN)
         await command(pilot, app, "ctrl+s")
         assert_whole(answers(fork)[-1], stub, asked.prompt)
         await command(pilot, app, "c")
-        assert app.debugger.awaiting_human and app.debugger.last_event.node_id == "n2"
+        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.node_id == "n2"
         await type_text(pilot, 'run("go to sidetable 1")')
         await draft_saved(pilot, app, fork, 'run("go to sidetable 1")')
     # The console is gone without submitting n2: a new one resumes the fork with the draft.
@@ -77,9 +77,9 @@ async def test_fork_as_the_person_journals_the_stub_and_prompt_and_a_draft_survi
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
-        assert again.debugger.awaiting_human and again.debugger.last_event.node_id == "n2"
-        assert 'run("go to sidetable 1")' in again.editor.editor.text
-        assert 'obj = "the vase"' in again.engine.tree.nodes["n1"].expansions[-1].answer
+        assert again.debug_screen.debugger.awaiting_human and again.debug_screen.debugger.last_event.node_id == "n2"
+        assert 'run("go to sidetable 1")' in again.debug_screen.editor.editor.text
+        assert 'obj = "the vase"' in again.debug_screen.engine.tree.nodes["n1"].llm_calls[-1].answer
 
 
 async def test_a_draft_typed_on_the_forked_stub_survives_a_resume(tmp_path: Path) -> None:
@@ -95,8 +95,8 @@ async def test_a_draft_typed_on_the_forked_stub_survives_a_resume(tmp_path: Path
     again = build_app(console_options(sessions_dir=tmp_path, resume=fork))
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
-        assert again.debugger.awaiting_human and again.debugger.last_event.node_id == "n1"
-        assert 'run("look")' in again.editor.editor.text
+        assert again.debug_screen.debugger.awaiting_human and again.debug_screen.debugger.last_event.node_id == "n1"
+        assert 'run("look")' in again.debug_screen.editor.editor.text
 
 
 async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_resumes(tmp_path: Path) -> None:
@@ -108,23 +108,23 @@ async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_res
         await select(pilot, app, "n0")
         await branch(pilot, app, "F")
         fork = app.session_control.session.folder
-        asked = app.debugger.last_event
-        assert isinstance(asked, ev.ExpansionRequested) and asked.node_id == "n0"
+        asked = app.debug_screen.debugger.last_event
+        assert isinstance(asked, ev.LLMRequested) and asked.node_id == "n0"
         await pilot.press("t")
-        await wait_for(pilot, lambda: app.editor.node_id == "n0" and not app.editor.editor.read_only, what="the editor")
-        app.editor.editor.load_text(DIRECT)
+        await wait_for(pilot, lambda: app.debug_screen.editor.node_id == "n0" and not app.debug_screen.editor.editor.read_only, what="the editor")
+        app.debug_screen.editor.editor.load_text(DIRECT)
         await command(pilot, app, "ctrl+s")
         record = answers(fork)[-1]
         assert record["answer"] == DIRECT and record["source"] == "human"
         assert_whole(record, SOLVE, asked.prompt)
         await command(pilot, app, "c")
-        assert app.engine.finished is not None and app.engine.finished.success
+        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
     again = build_app(console_options(sessions_dir=tmp_path, resume=fork), scripted())
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
-        assert again.engine.finished is not None and again.engine.finished.success
-        assert again.engine.tree.root.expansions[-1].answer == DIRECT
+        assert again.debug_screen.engine.finished is not None and again.debug_screen.engine.finished.success
+        assert again.debug_screen.engine.tree.root.llm_calls[-1].answer == DIRECT
 
 
 async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_and_resumes(tmp_path: Path) -> None:
@@ -132,7 +132,7 @@ async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_a
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        prompt = app.debugger.last_event.prompt
+        prompt = app.debug_screen.debugger.last_event.prompt
         await command(pilot, app, "n")
         old = app.session_control.session.folder
         await select(pilot, app, "n0")
@@ -148,7 +148,7 @@ async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_a
                        and app.screen is app.screen_stack[0], what="the fork")
         fork = control.session.folder
         await command(pilot, app, "c")
-        assert app.engine.finished is not None and app.engine.finished.success
+        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
         record = answers(fork)[-1]
         assert record["answer"] == DIRECT
         assert_whole(record, SOLVE, prompt)
@@ -157,4 +157,4 @@ async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_a
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
-        assert again.engine.finished is not None and again.engine.finished.success
+        assert again.debug_screen.engine.finished is not None and again.debug_screen.engine.finished.success

@@ -15,7 +15,7 @@ from tests.settings import console_options
 
 
 async def test_a_crash_report_goes_to_the_sessions_folder_given_with_sessions(tmp_path: Path, monkeypatch) -> None:
-    from recode_tui.console.session_control import SessionControl
+    from recode_tui.console.session.session_control import SessionControl
 
     def broken(self, app) -> None:
         raise RuntimeError("a bug in the console")
@@ -63,15 +63,15 @@ async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) ->
         await pilot.press("c")
         await wait_for(pilot, checking.is_set, timeout=10, what="the answer check to start")
         await pilot.press("p")
-        assert app.reason.startswith("pausing after the current event")  # taken now, not after the check
+        assert app.debug_screen.reason.startswith("pausing after the current event")  # taken now, not after the check
         go_on.set()
-        await wait_for(pilot, lambda: not app.driver.busy, timeout=10, what="the pause")
+        await wait_for(pilot, lambda: not app.debug_screen.driver.busy, timeout=10, what="the pause")
     assert waited == [True]
 
 
 async def test_a_pasted_answer_over_the_size_limit_is_refused_at_once_by_any_agents_editor() -> None:
     from agent.runtime.verdict import MAX_ANSWER_CHARS
-    from recode_tui.console.widgets.expansion_editor import engine_check
+    from recode_tui.console.widgets.answer_editor import engine_check
     from tests.agents.test_plan_execute import engine_with, in_order
 
     engine = engine_with(in_order())  # Plan-and-Execute: its own judge, not ReCode's judge_answer
@@ -111,19 +111,19 @@ async def test_typing_goes_on_while_the_live_check_judges_a_long_answer(toy_game
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.editor.is_open
+        assert app.debug_screen.editor.is_open
         opened = len(calls)  # opening the editor judges its (empty) draft at once
-        app.editor.editor.load_text("run('look')  # slow")
+        app.debug_screen.editor.editor.load_text("run('look')  # slow")
         await wait_for(pilot, checking.is_set, timeout=10, what="the live check to start")
         await pilot.press("end", "x")
-        assert app.editor.editor.text.endswith("# slowx")  # typed while the check was running
+        assert app.debug_screen.editor.editor.text.endswith("# slowx")  # typed while the check was running
         go_on.set()
-        app.editor.editor.load_text("run('look')")
-        await wait_for(pilot, lambda: app.editor.last_check is not None and app.editor.last_check.ok
+        app.debug_screen.editor.editor.load_text("run('look')")
+        await wait_for(pilot, lambda: app.debug_screen.editor.last_check is not None and app.debug_screen.editor.last_check.ok
                        and calls.count("run('look')") >= 1, what="the check of the final text")
-        stops = app.stops
+        stops = app.debug_screen.stops
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: app.stops > stops, what="the submitted answer")
+        await wait_for(pilot, lambda: app.debug_screen.stops > stops, what="the submitted answer")
         # the live checks ran in a thread, submit took their verdict, the engine judged in its own thread
         assert calls[opened:].count("run('look')") >= 2 and not any(on_loop[opened:]), (calls, on_loop)
     assert held == [True]

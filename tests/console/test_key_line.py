@@ -55,14 +55,14 @@ async def test_in_the_editor_the_line_offers_the_editors_keys_and_esc_leaves_it(
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.focused is app.editor.editor
+        assert app.focused is app.debug_screen.editor.editor
         line = bottom_line(app)
         shown = keys_of(line)
         assert shown["^s"] == "submit" and shown["^t"] == "zoom" and shown["esc"] == "leave editor", line
         assert "pause" not in line.lower()
         await pilot.press("escape")
         await settled(pilot)
-        assert app.focused is not app.editor.editor  # what the line said
+        assert app.focused is not app.debug_screen.editor.editor  # what the line said
         assert "n s o u c" in bottom_line(app)
 
 

@@ -11,7 +11,7 @@ import threading
 
 
 from recode_tui.console.app import build_app
-from recode_tui.console.run_state import RunState
+from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.status_bar import StatusBar
 
 from .helpers import SIZE, notifications, settled, started, wait_for
@@ -20,7 +20,7 @@ from tests.settings import console_options
 
 def gate_reset(app) -> threading.Event:
     """Hold the environment's reset (run in its own thread) until the returned event is set."""
-    env, gate = app.engine.env, threading.Event()
+    env, gate = app.debug_screen.engine.env, threading.Event()
     reset = env.reset
 
     def held_reset():
@@ -35,22 +35,22 @@ async def test_the_frame_says_loading_and_stepping_keys_wait_for_the_run() -> No
     app = build_app(console_options())
     gate = gate_reset(app)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.driver.busy, what="the game's load under way")
+        await wait_for(pilot, lambda: app.debug_screen.driver.busy, what="the game's load under way")
         status = app.query_one(StatusBar)
-        assert "loading" in str(status.render()) and app.run_state is RunState.STARTING
+        assert "loading" in str(status.render()) and app.debug_screen.run_state is RunState.STARTING
         for key in ("n", "s", "c"):  # a person who does not wait
             await pilot.press(key)
         await pilot.pause()
         said = [n.message for n in notifications(app)]
         assert sum("loading… the run is not ready yet" in m for m in said) == 3, said
-        assert app.stops == 0 and app.engine.env.steps == 0 and len(app.engine.tree) == 1
+        assert app.debug_screen.stops == 0 and app.debug_screen.engine.env.steps == 0 and len(app.debug_screen.engine.tree) == 1
         gate.set()
         await started(pilot, app)  # the first stop: the task, the run paused at the root
-        assert app.run_state is not RunState.STARTING and "loading" not in str(status.render())
-        assert app.engine.env.steps == 0  # none of the keys pressed while loading acted
-        stops = app.stops
+        assert app.debug_screen.run_state is not RunState.STARTING and "loading" not in str(status.render())
+        assert app.debug_screen.engine.env.steps == 0  # none of the keys pressed while loading acted
+        stops = app.debug_screen.stops
         await pilot.press("n")  # now the same key steps the run
-        await wait_for(pilot, lambda: app.stops > stops and not app.driver.busy, what="the step after loading")
+        await wait_for(pilot, lambda: app.debug_screen.stops > stops and not app.debug_screen.driver.busy, what="the step after loading")
         await settled(pilot)
 
 
@@ -78,7 +78,7 @@ def gated_loader(app_args: dict, gate: threading.Event, built: list):
 
 async def test_the_first_frame_comes_before_the_run_is_built_and_the_run_replaces_it(tmp_path) -> None:
     from recode_tui.console.app import RecodeApp
-    from recode_tui.console.loading import LoadingScreen
+    from recode_tui.console.screens.loading import LoadingScreen
 
     gate, built = threading.Event(), []
     app = RecodeApp(loader=gated_loader({"sessions_dir": tmp_path}, gate, built), episode="put-01", cursor_blink=False)
@@ -93,12 +93,12 @@ async def test_the_first_frame_comes_before_the_run_is_built_and_the_run_replace
         gate.set()
         await wait_for(pilot, lambda: app.loaded, what="the run on show")
         await started(pilot, app)
-        assert not isinstance(app.screen, LoadingScreen) and app.engine is built[0].engine
+        assert not isinstance(app.screen, LoadingScreen) and app.debug_screen.engine is built[0].engine
         assert app.session_control is not None and app.session_control.session is not None  # journaled
         assert app.resume_hint().startswith("recode-tui tui --resume ")
-        stops = app.stops
+        stops = app.debug_screen.stops
         await pilot.press("n")
-        await wait_for(pilot, lambda: app.stops > stops and not app.driver.busy, what="a step of the loaded run")
+        await wait_for(pilot, lambda: app.debug_screen.stops > stops and not app.debug_screen.driver.busy, what="a step of the loaded run")
         await settled(pilot)
 
 

@@ -15,6 +15,7 @@ from rich.console import Console
 
 from agent.runtime import events as ev
 from agent.runtime.tree import NodeStatus
+from agent.sessions.header import JournalHeader
 from agent.sessions.journal import JournalWriter
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 from recode_tui.setup.build import DEMO_SCRIPT
@@ -67,20 +68,20 @@ def journal_answers(folder: Path) -> list[dict]:
 def review_app(tmp_path: Path, server: OpenAICompatibleServer):
     app = build_app(console_options("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
                                     review=True, breakpoints=[]))
-    app.engine.observers.append(JournalWriter(tmp_path / "session", {"game": "put-01"}))
+    app.debug_screen.engine.observers.append(JournalWriter(tmp_path / "session", JournalHeader(game="put-01")))
     return app
 
 
 async def proposal_shown(pilot, app, round_: int = 1) -> None:
-    control = app.llm_control
+    control = app.debug_screen.llm_control
     await wait_for(pilot, lambda: control.reviewing is not None and control.reviewing.round == round_
-                   and app.editor.is_open, what=f"proposal round {round_}")
+                   and app.debug_screen.editor.is_open, what=f"proposal round {round_}")
     await pilot.pause()
 
 
 async def run_to_the_end(pilot, app) -> None:
-    await wait_for(pilot, lambda: app.engine.done and app.run_state == "done", what="the end of the run")
-    assert app.engine.finished.success, app.engine.finished.reason
+    await wait_for(pilot, lambda: app.debug_screen.engine.done and app.debug_screen.run_state == "done", what="the end of the run")
+    assert app.debug_screen.engine.finished.success, app.debug_screen.engine.finished.reason
 
 
 async def test_review_accept_applies_the_proposal_as_is(tmp_path: Path) -> None:
@@ -91,13 +92,13 @@ async def test_review_accept_applies_the_proposal_as_is(tmp_path: Path) -> None:
             assert "LLM review:profile:local" in app.debug_screen.query_one("#status").text
             await pilot.press("c")
             await proposal_shown(pilot, app)
-            assert app.editor.editor.text == GOOD and app.review_bar.display
-            assert app.run_state == "reviewing"
-            assert not app.engine.tree.root.children  # nothing applied before the decision
+            assert app.debug_screen.editor.editor.text == GOOD and app.debug_screen.review_bar.display
+            assert app.debug_screen.run_state == "reviewing"
+            assert not app.debug_screen.engine.tree.root.children  # nothing applied before the decision
             await pilot.press("ctrl+s")
             await run_to_the_end(pilot, app)
-    root = app.engine.tree.root
-    assert root.expansions[-1].source == "model" and root.expansions[-1].answer == GOOD
+    root = app.debug_screen.engine.tree.root
+    assert root.llm_calls[-1].source == "model" and root.llm_calls[-1].answer == GOOD
     [record] = journal_answers(tmp_path / "session")
     assert record["source"] == "model" and record["answer"] == GOOD and record["proposed"] == GOOD
 
@@ -109,14 +110,14 @@ async def test_review_edit_then_accept_records_both_texts(tmp_path: Path) -> Non
             await started(pilot, app)
             await pilot.press("c")
             await proposal_shown(pilot, app)
-            assert app.focused is not app.editor.editor  # a proposal never takes the focus
+            assert app.focused is not app.debug_screen.editor.editor  # a proposal never takes the focus
             await pilot.press("e")
-            app.editor.editor.cursor_location = (0, len("<think>"))
+            app.debug_screen.editor.editor.cursor_location = (0, len("<think>"))
             await type_text(pilot, "Checked by a person. ")
             await pilot.press("ctrl+s")
             await run_to_the_end(pilot, app)
     edited = GOOD.replace("<think>", "<think>Checked by a person. ", 1)
-    root = app.engine.tree.root
+    root = app.debug_screen.engine.tree.root
     assert root.thought == "Checked by a person. The vase is on the dining table."
     [record] = journal_answers(tmp_path / "session")
     assert record["source"] == "model+edited"
@@ -130,10 +131,10 @@ async def test_review_regenerate_asks_the_model_again_and_counts_both_calls(tmp_
             await started(pilot, app)
             await pilot.press("c")
             await proposal_shown(pilot, app)
-            assert app.editor.editor.text == WANDER
+            assert app.debug_screen.editor.editor.text == WANDER
             await pilot.press("ctrl+g")
             await proposal_shown(pilot, app, round_=2)
-            assert app.editor.editor.text == GOOD
+            assert app.debug_screen.editor.editor.text == GOOD
             assert "round 2" in str(app.debug_screen.query_one("#review-info").render())
             await pilot.press("ctrl+s")
             await run_to_the_end(pilot, app)
@@ -152,7 +153,7 @@ async def test_review_reject_then_type_your_own(tmp_path: Path) -> None:
             await pilot.press("c")
             await proposal_shown(pilot, app)
             await pilot.press("ctrl+o")
-            assert "<execute>\n\n</execute>" in app.editor.editor.text  # the skeleton
+            assert "<execute>\n\n</execute>" in app.debug_screen.editor.editor.text  # the skeleton
             assert "rejected" in str(app.debug_screen.query_one("#review-info").render())
             await type_text(pilot, TYPED)
             await pilot.press("ctrl+s")
@@ -160,7 +161,7 @@ async def test_review_reject_then_type_your_own(tmp_path: Path) -> None:
     [record] = journal_answers(tmp_path / "session")
     assert record["source"] == "human" and record["proposed"] == WANDER
     assert TYPED in record["answer"] and "garbagecan" not in record["answer"]
-    assert app.engine.tree.root.expansions[-1].proposed == WANDER
+    assert app.debug_screen.engine.tree.root.llm_calls[-1].proposed == WANDER
 
 
 async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path: Path) -> None:
@@ -174,23 +175,23 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
         await started(pilot, app)
         await command(pilot, app, "c")
         status = app.debug_screen.query_one("#status").text
-        assert isinstance(app.debugger.last_event, ev.LLMFailed)
+        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMFailed)
         assert "cannot connect to http://127.0.0.1:" in status and "is the server running?" in status
         assert "c retry · L switch LLM · t type the answer" in status
-        assert app.run_state == "paused" and not app.engine.done
-        assert len(app.engine.tree) == 1 and app.engine.tree.root.status is NodeStatus.STUB
+        assert app.debug_screen.run_state == "paused" and not app.debug_screen.engine.done
+        assert len(app.debug_screen.engine.tree) == 1 and app.debug_screen.engine.tree.root.status is NodeStatus.AWAITING_LLM
         await command(pilot, app, "c")  # retry: same failure, the console stays up
-        assert app.debugger.last_event.attempt == 2
+        assert app.debug_screen.debugger.last_event.attempt == 2
         await pilot.press("L")
         assert isinstance(app.screen, LLMPicker)
         assert "profile:local" in [o.id for o in app.screen.query_one("#llm-choices").options]
         app.screen.query_one(Input).focus()
         await type_text(pilot, f"scripted:{script}")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.engine.llm.name.startswith("scripted:"), what="the switch")
+        await wait_for(pilot, lambda: app.debug_screen.engine.llm.name.startswith("scripted:"), what="the switch")
         assert f"LLM {short_label(f'scripted:{script}')}" in app.debug_screen.query_one("#status").text
         await command(pilot, app, "c")
-        assert app.engine.finished is not None and app.engine.finished.success
+        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
 
 
 async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_path: Path) -> None:
@@ -202,20 +203,20 @@ async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_p
             await started(pilot, app)
             await command(pilot, app, "c")
             assert "answered HTTP 500" in app.debug_screen.query_one("#status").text
-            before = app.stops
+            before = app.debug_screen.stops
             await pilot.press("t")  # type this one; the profile answers again afterwards
-            await wait_for(pilot, lambda: app.editor.is_open, what="the editor")
-            assert app.focused is app.editor.editor and app.run_state == "awaiting expansion"
+            await wait_for(pilot, lambda: app.debug_screen.editor.is_open, what="the editor")
+            assert app.focused is app.debug_screen.editor.editor and app.debug_screen.run_state == "awaiting expansion"
             status = app.debug_screen.query_one("#status").text
             assert "LLM human" in status and "then profile:local answers again" in status
-            assert app.pending_prompt is not None and "solve(instruction, observation)" in app.pending_prompt[1]
-            assert app.stops == before
+            assert app.debug_screen.pending_prompt is not None and "solve(instruction, observation)" in app.debug_screen.pending_prompt[1]
+            assert app.debug_screen.stops == before
             await type_text(pilot, TYPED)
             await command(pilot, app, "ctrl+s")
-            assert app.engine.llm.name == "profile:local"
-            assert app.engine.tree.root.expansions[-1].source == "human"
+            assert app.debug_screen.engine.llm.name == "profile:local"
+            assert app.debug_screen.engine.tree.root.llm_calls[-1].source == "human"
             await command(pilot, app, "c")
-            assert app.engine.finished.success
+            assert app.debug_screen.engine.finished.success
         assert len(server.calls) == 1  # only the failure: the typed answer cost nothing
 
 
@@ -226,7 +227,7 @@ async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_t
         async with app.run_test(size=SIZE) as pilot:
             await started(pilot, app)
             await command(pilot, app, "c")
-            assert app.engine.finished.success
+            assert app.debug_screen.engine.finished.success
             served = [c for c in server.calls if c.status == 200]
             tokens_in = sum(c.prompt_tokens for c in served)
             tokens_out = sum(c.completion_tokens for c in served)
@@ -250,7 +251,7 @@ async def test_switching_at_a_stub_opens_or_closes_the_editor(spec: str) -> None
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert isinstance(app.debugger.last_event, ev.ExpansionRequested)
+        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)
         await pilot.press("escape", "L")  # out of the editor first, when it has the keys
         picker = app.screen
         assert isinstance(picker, LLMPicker)
@@ -258,6 +259,6 @@ async def test_switching_at_a_stub_opens_or_closes_the_editor(spec: str) -> None
         picker.query_one("#llm-choices").highlighted = index
         await pilot.press("enter")
         await pilot.pause()
-        assert app.engine.llm.name == spec  # "human" or "demo": short names for the status line
-        assert app.editor.is_open is (spec == "human")
-        assert app.debugger.awaiting_human is (spec == "human")
+        assert app.debug_screen.engine.llm.name == spec  # "human" or "demo": short names for the status line
+        assert app.debug_screen.editor.is_open is (spec == "human")
+        assert app.debug_screen.debugger.awaiting_human is (spec == "human")

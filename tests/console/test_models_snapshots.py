@@ -27,8 +27,8 @@ def test_review_proposal(snap_compare) -> None:
     async def run_before(pilot) -> None:
         await started(pilot, app)
         await pilot.press("c")
-        await wait_for(pilot, lambda: app.llm_control.reviewing is not None and app.editor.is_open
-                       and app.run_state == "reviewing" and keys_settled(app),
+        await wait_for(pilot, lambda: app.debug_screen.llm_control.reviewing is not None and app.debug_screen.editor.is_open
+                       and app.debug_screen.run_state == "reviewing" and keys_settled(app),
                        what="the proposal and its keys")
         await checked(pilot, app)
         app.clear_notifications()

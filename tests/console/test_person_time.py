@@ -17,15 +17,15 @@ async def test_the_time_a_person_spends_typing_is_their_time_not_the_models(tmp_
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.run_state == "awaiting expansion"
+        assert app.debug_screen.run_state == "awaiting expansion"
         await pilot.pause(0.6)  # the person reads the prompt
         await pilot.press("down")
         await type_text(pilot, PUT_PLAN)
         await command(pilot, app, "ctrl+s")
-        answer = app.engine.tree.root.expansions[-1]
+        answer = app.debug_screen.engine.tree.root.llm_calls[-1]
         assert answer.accepted and answer.person_seconds >= 0.6 and answer.seconds == 0.0
         await command(pilot, app, "c")
-        assert app.engine.finished.success and app.engine.finished.person_seconds >= 0.6
+        assert app.debug_screen.engine.finished.success and app.debug_screen.engine.finished.person_seconds >= 0.6
         folder = app.session_control.session.folder
     records = [json.loads(line) for line in (folder / "journal.jsonl").read_text().splitlines()]
     journaled = next(r for r in records if r["type"] == "answer")

@@ -6,9 +6,9 @@ from agent.runtime import events as ev
 from agent.runtime.tree import NodeStatus
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
-from recode_tui.console.debug_screen import DebugScreen
+from recode_tui.console.screens.debug_screen import DebugScreen
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
-from recode_tui.console.widgets.expansion_editor import ExpansionEditor
+from recode_tui.console.widgets.answer_editor import AnswerEditor
 from textual.widgets import DataTable, Input
 
 from .helpers import SIZE, command, started, type_text, wait_for
@@ -30,7 +30,7 @@ CLEAN_STORE = (
 
 
 def log_text(app) -> str:
-    return "\n".join(app.env_log.lines)
+    return "\n".join(app.debug_screen.env_log.lines)
 
 
 async def test_solve_a_put_game_by_typing_the_expansion() -> None:
@@ -39,23 +39,23 @@ async def test_solve_a_put_game_by_typing_the_expansion() -> None:
         await started(pilot, app)
         assert "TASK put a vase in sidetable." in log_text(app)
         await command(pilot, app, "c")
-        assert app.run_state == "awaiting expansion"
-        assert app.focused is app.editor.editor
-        assert "Prompt for n0 `solve(instruction, observation)`" in str(app.pending_prompt[0])
+        assert app.debug_screen.run_state == "awaiting expansion"
+        assert app.focused is app.debug_screen.editor.editor
+        assert "Prompt for n0 `solve(instruction, observation)`" in str(app.debug_screen.pending_prompt[0])
         # The thought first, then the code inside <execute>.
         await pilot.press("up", "up", "up")
         await type_text(pilot, "the vase is on the dining table")
         await pilot.press("down", "down", "down")
         await type_text(pilot, PUT_PLAN)
         await command(pilot, app, "ctrl+s")
-        assert isinstance(app.debugger.last_event, ev.ExpansionReceived)
-        assert app.engine.tree.root.thought == "the vase is on the dining table"
-        assert len(app.engine.tree.root.children) == 4
+        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered)
+        assert app.debug_screen.engine.tree.root.thought == "the vase is on the dining table"
+        assert len(app.debug_screen.engine.tree.root.children) == 4
         await command(pilot, app, "c")
-        assert app.run_state == "done"
-        assert app.engine.finished.success
+        assert app.debug_screen.run_state == "done"
+        assert app.debug_screen.engine.finished.success
         assert "══ WON: won (4 steps) ══" in log_text(app)
-        assert all(c.status is NodeStatus.COMPLETED for c in app.engine.tree.root.children)
+        assert all(c.status is NodeStatus.COMPLETED for c in app.debug_screen.engine.tree.root.children)
 
 
 async def test_solve_a_clean_game_with_a_nested_placeholder() -> None:
@@ -67,17 +67,17 @@ async def test_solve_a_clean_game_with_a_nested_placeholder() -> None:
         await command(pilot, app, "ctrl+s")
         # continue runs the two actions and stops at the next expansion the human must write
         await command(pilot, app, "c")
-        assert app.run_state == "awaiting expansion"
-        assert app.debugger.last_event.node_id == "n4"
-        assert "clean_and_store(obj)" in app.editor.query_one("#expand-header").render().plain
-        assert "- obj (str): plate 3" in app.pending_prompt[1]
+        assert app.debug_screen.run_state == "awaiting expansion"
+        assert app.debug_screen.debugger.last_event.node_id == "n4"
+        assert "clean_and_store(obj)" in app.debug_screen.editor.query_one("#expand-header").render().plain
+        assert "- obj (str): plate 3" in app.debug_screen.pending_prompt[1]
         assert "2 > take plate 3 from countertop 1" in log_text(app)
         await type_text(pilot, CLEAN_STORE)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.engine.finished is not None and app.engine.finished.success
-        assert app.run_state == "done"
-        assert "episode won" in app.reason
+        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
+        assert app.debug_screen.run_state == "done"
+        assert "episode won" in app.debug_screen.reason
 
 
 async def test_invalid_expansion_is_refused_and_the_text_stays() -> None:
@@ -86,28 +86,28 @@ async def test_invalid_expansion_is_refused_and_the_text_stays() -> None:
         await started(pilot, app)
         await command(pilot, app, "c")
         await type_text(pilot, 'run("look")\nfor x in [1, 2]:\n    find_vase(x)')
-        typed = app.editor.editor.text
-        stops = app.stops
+        typed = app.debug_screen.editor.editor.text
+        stops = app.debug_screen.stops
         await pilot.press("ctrl+s")
         await pilot.pause(0.1)
-        assert app.stops == stops and app.debugger.awaiting_human  # nothing was sent
-        check = app.editor.last_check
+        assert app.debug_screen.stops == stops and app.debug_screen.debugger.awaiting_human  # nothing was sent
+        check = app.debug_screen.editor.last_check
         assert not check.ok and check.message.startswith("line 7: placeholder `find_vase(...)` is inside a loop")
-        assert "line 7" in app.editor.query_one("#expand-check").render().plain
-        assert app.editor.editor.text == typed
+        assert "line 7" in app.debug_screen.editor.query_one("#expand-check").render().plain
+        assert app.debug_screen.editor.editor.text == typed
         # Leaving the editor, switching tabs and resizing loses nothing.
         await pilot.press("escape")
         await pilot.press("r")
         assert app.debug_screen.query_one("#bottom").active == "tab-prompt"
         await pilot.resize_terminal(120, 40)
         await pilot.press("e")
-        assert app.editor.editor.text == typed
-        assert app.drafts["n0"] == typed
+        assert app.debug_screen.editor.editor.text == typed
+        assert app.debug_screen.drafts["n0"] == typed
         await pilot.resize_terminal(*SIZE)
         # Fix it: the plan is accepted.
-        app.editor.editor.load_text('run("look")\nfind_vase()')
+        app.debug_screen.editor.editor.load_text('run("look")\nfind_vase()')
         await command(pilot, app, "ctrl+s")
-        assert isinstance(app.debugger.last_event, ev.ExpansionReceived)
+        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered)
 
 
 def demo_app(**kwargs):
@@ -120,7 +120,7 @@ async def add_breakpoint(pilot, app, spec: str) -> None:
     await type_text(pilot, spec)
     await pilot.press("enter")
     await pilot.pause()
-    app.tree_view.focus()
+    app.debug_screen.tree_view.focus()
 
 
 async def test_stop_at_a_stub_name_breakpoint() -> None:
@@ -128,18 +128,18 @@ async def test_stop_at_a_stub_name_breakpoint() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await add_breakpoint(pilot, app, "stub put_in_receptacle")
-        assert app.debugger.breakpoints[0].value == "put_in_receptacle"
+        assert app.debug_screen.debugger.breakpoints[0].value == "put_in_receptacle"
         await command(pilot, app, "c")
-        event = app.debugger.last_event
-        assert isinstance(event, ev.ExpansionRequested)
-        assert app.engine.tree.nodes[event.node_id].code.endswith("put_in_receptacle(obj, target_type, places, seen)")
-        assert app.reason == "breakpoint 1: stub `put_in_receptacle` — put_in_receptacle"
-        assert app.run_state == "paused"
+        event = app.debug_screen.debugger.last_event
+        assert isinstance(event, ev.LLMRequested)
+        assert app.debug_screen.engine.tree.nodes[event.node_id].code.endswith("put_in_receptacle(obj, target_type, places, seen)")
+        assert app.debug_screen.reason == "breakpoint 1: stub `put_in_receptacle` — put_in_receptacle"
+        assert app.debug_screen.run_state == "paused"
         table = app.debug_screen.query_one("#bp-table", DataTable)
         assert table.get_row_at(0)[-1] == "1"  # hit count
         # The tree shows the stub as the current node, its path open.
-        item = app.tree_view.item(event.node_id)
-        assert app.tree_view.cursor_node is item
+        item = app.debug_screen.tree_view.item(event.node_id)
+        assert app.debug_screen.tree_view.cursor_node is item
         assert item.label.plain.startswith("▸◆ ")  # the current node, a stub
 
 
@@ -148,12 +148,12 @@ async def test_b_toggles_a_breakpoint_on_the_selected_stub() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await pilot.press("b")
-        bp = app.debugger.breakpoints[-1]
+        bp = app.debug_screen.debugger.breakpoints[-1]
         assert (bp.kind.value, bp.value) == ("stub_name", "solve")
         await command(pilot, app, "c")
-        assert app.reason.startswith(f"breakpoint {bp.number}: stub `solve`")
+        assert app.debug_screen.reason.startswith(f"breakpoint {bp.number}: stub `solve`")
         await pilot.press("b")
-        assert app.debugger.breakpoints == []
+        assert app.debug_screen.debugger.breakpoints == []
 
 
 async def test_stop_at_an_action_regex_breakpoint() -> None:
@@ -162,9 +162,9 @@ async def test_stop_at_an_action_regex_breakpoint() -> None:
         await started(pilot, app)
         await add_breakpoint(pilot, app, r"action ^take\b")
         await command(pilot, app, "c")
-        event = app.debugger.last_event
+        event = app.debug_screen.debugger.last_event
         assert isinstance(event, ev.ActionSent) and event.action == "take vase 1 from diningtable 1"
-        assert app.reason == "breakpoint 1: action matches '^take\\b' — take vase 1 from diningtable 1"
+        assert app.debug_screen.reason == "breakpoint 1: action matches '^take\\b' — take vase 1 from diningtable 1"
         assert "> take vase 1" in log_text(app)  # the action is shown, its observation not yet
         assert "You pick up" not in log_text(app)
         await command(pilot, app, "n")
@@ -178,11 +178,11 @@ async def test_continue_runs_to_the_next_expansion() -> None:
         seen = []
         for _ in range(3):
             await command(pilot, app, "c")
-            assert isinstance(app.debugger.last_event, ev.ExpansionRequested)
-            seen.append(app.debugger.last_event.node_id)
-            assert app.reason.startswith("breakpoint 1: every stub expansion")
+            assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)
+            seen.append(app.debug_screen.debugger.last_event.node_id)
+            assert app.debug_screen.reason.startswith("breakpoint 1: every stub expansion")
         assert len(set(seen)) == 3
-        assert app.debug_screen.query_one("#prompt-text").text.startswith(app.pending_prompt[1][:200])
+        assert app.debug_screen.query_one("#prompt-text").text.startswith(app.debug_screen.pending_prompt[1][:200])
 
 
 LOOP_SCRIPT = ScriptedLLM(
@@ -202,24 +202,24 @@ async def test_step_into_stops_between_the_actions_of_a_loop() -> None:
     app = build_app(console_options(breakpoints=[]), LOOP_SCRIPT)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        while not (isinstance(app.debugger.last_event, ev.NodeStarted) and app.debugger.last_event.node_id == "n1"):
+        while not (isinstance(app.debug_screen.debugger.last_event, ev.NodeStarted) and app.debug_screen.debugger.last_event.node_id == "n1"):
             await command(pilot, app, "s")
         actions = []
         for _ in range(3):
             await command(pilot, app, "s")
-            event = app.debugger.last_event
+            event = app.debug_screen.debugger.last_event
             assert isinstance(event, ev.ActionSent) and event.node_id == "n1"
             actions.append(event.action)
             assert log_text(app).count(" > ") == len(actions)  # one more action each time
         assert actions == ["go to coffeetable 1", "go to diningtable 1", "go to sidetable 1"]
-        assert app.engine.tree.nodes["n1"].status is NodeStatus.RUNNING
+        assert app.debug_screen.engine.tree.nodes["n1"].status is NodeStatus.RUNNING
 
 
 async def test_variables_pane_marks_what_changed() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        pane = app.variables
+        pane = app.debug_screen.variables
         assert pane.marks == {"instruction": "new", "observation": "new"}
         await add_breakpoint(pilot, app, "depth 2")
         await command(pilot, app, "c")
@@ -231,14 +231,14 @@ async def test_variables_pane_marks_what_changed() -> None:
         assert table.get_cell("instruction", "mark").plain == " "
         assert table.get_cell("places", "type").plain == "list[str]"
         # Stepping over that node marks only what its subtree bound.
-        app.debugger.toggle_breakpoint(1)
+        app.debug_screen.debugger.toggle_breakpoint(1)
         await command(pilot, app, "o")
         assert "obj" in pane.marks and "source" in pane.marks
         assert "places" not in pane.marks and "obj_type" not in pane.marks
         # Selecting a row shows the full value.
         table.focus()
         table.move_cursor(row=table.get_row_index("places"))
-        await wait_for(pilot, lambda: app.variables.full_text.startswith("['armchair 1'"), what="the full value of places")
+        await wait_for(pilot, lambda: app.debug_screen.variables.full_text.startswith("['armchair 1'"), what="the full value of places")
 
 
 async def test_help_lists_every_binding_with_its_id() -> None:
@@ -247,11 +247,11 @@ async def test_help_lists_every_binding_with_its_id() -> None:
         await started(pilot, app)
         await pilot.press("question_mark")
         await pilot.pause()
-        from recode_tui.console.widgets.help_screen import HelpScreen
+        from recode_tui.console.screens.help_screen import HelpScreen
 
         assert isinstance(app.screen, HelpScreen)
         ids = {row[2] for row in app.screen.rows}
-        for binding in DebugScreen.BINDINGS + BreakpointsPane.BINDINGS + ExpansionEditor.BINDINGS:
+        for binding in DebugScreen.BINDINGS + BreakpointsPane.BINDINGS + AnswerEditor.BINDINGS:
             assert binding.id in ids
         assert ("n", "Next", "step.next") in app.screen.rows
         await pilot.press("escape")
@@ -263,13 +263,13 @@ async def test_a_changes_breakpoint_stops_when_the_value_moves_and_says_from_wha
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await add_breakpoint(pilot, app, "changes len(seen)")
-        assert app.debugger.breakpoints[0].describe() == "`len(seen)` changes"
+        assert app.debug_screen.debugger.breakpoints[0].describe() == "`len(seen)` changes"
         await command(pilot, app, "c")
-        first = app.reason
+        first = app.debug_screen.reason
         assert first.startswith("breakpoint 1: `len(seen)` changes — <NameError: name 'seen' is not defined> → 0"), first
         await command(pilot, app, "c")
-        assert app.reason.startswith("breakpoint 1: `len(seen)` changes — 0 → 1"), app.reason
-        assert app.debugger.breakpoints[0].hit_count == 2
+        assert app.debug_screen.reason.startswith("breakpoint 1: `len(seen)` changes — 0 → 1"), app.debug_screen.reason
+        assert app.debug_screen.debugger.breakpoints[0].hit_count == 2
 
 
 async def test_esc_in_the_breakpoint_add_box_goes_back_to_the_list_so_keys_step_again() -> None:
@@ -289,4 +289,4 @@ async def test_esc_in_the_breakpoint_add_box_goes_back_to_the_list_so_keys_step_
         await pilot.pause()
         assert app.focused is app.debug_screen.query_one("#bp-table", DataTable)
         await command(pilot, app, "c")  # a step key again, not a letter typed into the box
-        assert app.reason.startswith("breakpoint 1: depth >= 2")
+        assert app.debug_screen.reason.startswith("breakpoint 1: depth >= 2")

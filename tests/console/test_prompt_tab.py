@@ -16,7 +16,7 @@ async def test_prompt_tab_home_end_focus_and_title_at_80x24() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.debugger.awaiting_human
+        assert app.debug_screen.debugger.awaiting_human
         tree = app.query_one("#code-tree")
         tree.focus()
         await pilot.pause()

@@ -28,10 +28,10 @@ async def test_ctrl_c_while_the_run_goes_on_pauses_it_and_says_how_to_quit_and_r
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await pilot.press("c")
-        await wait_for(pilot, lambda: app.driver.busy, what="the run going on")
+        await wait_for(pilot, lambda: app.debug_screen.driver.busy, what="the run going on")
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: bool(shown), what="the notice")
         title, text = shown[-1]
         assert title == "Paused: do you want to quit?"
         assert "q quits" in text and f"recode-tui tui --resume {app.session_control.session.folder}" in text
-        assert "pausing" in app.reason  # the run pauses: it does not go on behind the question
+        assert "pausing" in app.debug_screen.reason  # the run pauses: it does not go on behind the question

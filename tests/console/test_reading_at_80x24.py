@@ -34,7 +34,7 @@ async def test_the_first_screen_shows_the_whole_task_and_no_recode_skeleton(webs
         view = app.debug_screen.observation_view
         assert view.region.height >= 6  # on the first screen, not behind a key
         assert "price lower than 20.00 dollars" in view.text  # the task's price limit
-        assert "<think>" not in app.editor.editor.text  # ReAct's run: no ReCode skeleton before its first call
+        assert "<think>" not in app.debug_screen.editor.editor.text  # ReAct's run: no ReCode skeleton before its first call
         status = app.debug_screen.query_one("#status").text.splitlines()
         assert not any(line.rstrip().endswith("…") for line in status), status
 
@@ -51,7 +51,7 @@ async def test_the_observation_tab_holds_the_results_page_whole_and_z_gives_it_t
         view = app.debug_screen.observation_view
         await wait_for(pilot, lambda: app.focused is view and app.debug_screen.maximized is not None, what="zoomed")
         await settled(pilot)
-        page = app.engine.turns[0].observation
+        page = app.debug_screen.engine.turns[0].observation
         assert page.strip() in view.text and "step 1 > search[" in view.text
         # The whole page fits the zoomed pane at 80x24: wrapped, nothing past the pane's bottom or right edge.
         assert view.virtual_size.width <= view.scrollable_content_region.width
@@ -87,7 +87,7 @@ async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop, 
         assert (await answer(pilot, app, "Thought: open it\nAction: click[b01dqcju2k]")).ok
         await submit_once(pilot, app)
         await until_call(pilot, app, "act")
-        results = app.engine.turns[0].observation
+        results = app.debug_screen.engine.turns[0].observation
         await pilot.press("escape", "a")
         pane = app.debug_screen.query_one(AgentViewPane)
         await wait_for(pilot, lambda: app.focused is pane, what="the Turns tab")
@@ -104,10 +104,10 @@ async def test_an_empty_root_answer_warns_that_it_skips_the_whole_task() -> None
     async with app.run_test(size=SMALL) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.editor.node_id == app.engine.tree.root.id
+        assert app.debug_screen.editor.node_id == app.debug_screen.engine.tree.root.id
         await checked(pilot, app)
         line = str(app.debug_screen.query_one("#expand-check").render())
-        assert app.editor.last_check.empty and not line.startswith("✓"), line
+        assert app.debug_screen.editor.last_check.empty and not line.startswith("✓"), line
         assert "skips the whole task" in line
 
 
@@ -119,17 +119,17 @@ async def test_an_invalid_action_breakpoint_stops_the_run_there() -> None:
         app.debug_screen.query_one("#bp-input", Input).focus()
         await type_text(pilot, "invalid")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: len(app.debugger.breakpoints) == 2, what="the breakpoint added")
-        assert app.debugger.breakpoints[1].describe() == "an invalid action"
-        app.tree_view.focus()
+        await wait_for(pilot, lambda: len(app.debug_screen.debugger.breakpoints) == 2, what="the breakpoint added")
+        assert app.debug_screen.debugger.breakpoints[1].describe() == "an invalid action"
+        app.debug_screen.tree_view.focus()
         await command(pilot, app, "c")
-        app.editor.editor.load_text('run("fly to the moon")\nrun("go to diningtable 1")')
+        app.debug_screen.editor.editor.load_text('run("fly to the moon")\nrun("go to diningtable 1")')
         await checked(pilot, app)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert isinstance(app.debugger.last_event, ev.ObservationReceived)
-        assert app.debugger.last_event.action == "fly to the moon" and app.engine.env.steps == 1
-        assert app.reason.startswith("breakpoint 2: an invalid action — fly to the moon → Nothing happens.")
+        assert isinstance(app.debug_screen.debugger.last_event, ev.ObservationReceived)
+        assert app.debug_screen.debugger.last_event.action == "fly to the moon" and app.debug_screen.engine.env.steps == 1
+        assert app.debug_screen.reason.startswith("breakpoint 2: an invalid action — fly to the moon → Nothing happens.")
 
 
 async def test_the_focused_editor_is_marked_at_80x24() -> None:
@@ -137,9 +137,9 @@ async def test_the_focused_editor_is_marked_at_80x24() -> None:
     async with app.run_test(size=SMALL) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.focused is app.editor.editor
+        assert app.focused is app.debug_screen.editor.editor
         await settled(pilot)
-        area = app.editor.editor
+        area = app.debug_screen.editor.editor
         assert area.styles.border_left[0] == "heavy"  # the short editor's left edge says it has the keys
         await pilot.press("escape")
         await settled(pilot)

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widget import Widget
 
 from recode_tui.console.app import build_app
-from recode_tui.console.run_state import RunState
+from recode_tui.console.run.run_state import RunState
 from tests.console.helpers import SIZE, command, footer_keys, started, wait_for
 from tests.settings import console_options
 
@@ -20,12 +20,12 @@ async def test_stepping_keys_are_greyed_once_the_episode_has_ended(tmp_path: Pat
     app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        assert app.run_state is RunState.PAUSED
+        assert app.debug_screen.run_state is RunState.PAUSED
         assert not _next_key(app).has_class("-disabled")
         await command(pilot, app, "c")
-        assert app.debugger.done and app.run_state is RunState.DONE
+        assert app.debug_screen.debugger.done and app.debug_screen.run_state is RunState.DONE
         await wait_for(pilot, lambda: _next_key(app).has_class("-disabled"), what="the greyed Next key")
-        stops = app.stops
+        stops = app.debug_screen.stops
         await pilot.press("n")  # a greyed key does nothing, and says nothing
         await pilot.pause()
-        assert app.stops == stops and app.run_state is RunState.DONE
+        assert app.debug_screen.stops == stops and app.debug_screen.run_state is RunState.DONE

@@ -32,7 +32,7 @@ def detail_text(app) -> str:
 
 
 async def select(pilot, app, node_id: str) -> None:
-    app.tree_view.select_node(app.tree_view.item(node_id))
+    app.debug_screen.tree_view.select_node(app.debug_screen.tree_view.item(node_id))
     await select_node(pilot, app, node_id)
 
 
@@ -44,10 +44,10 @@ async def test_a_typed_infinite_loop_times_out_and_the_run_goes_on() -> None:
         await type_text(pilot, SPIN)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")  # `n = 0` runs, then the loop spins until the node timeout
-        looping = next(n for n in app.engine.tree.nodes.values() if n.code.startswith("while True"))
+        looping = next(n for n in app.debug_screen.engine.tree.nodes.values() if n.code.startswith("while True"))
         assert looping.status is NodeStatus.ERROR and looping.error == "timed out after 1.0 s"
         # The engine asks for a repair: the console is alive and awaits the person.
-        assert app.run_state == "awaiting expansion" and "repair" in app.reason
+        assert app.debug_screen.run_state == "awaiting expansion" and "repair" in app.debug_screen.reason
         await pilot.press("escape")
         await select(pilot, app, looping.id)
         assert "error timed out after 1.0 s" in detail_text(app)
@@ -55,8 +55,8 @@ async def test_a_typed_infinite_loop_times_out_and_the_run_goes_on() -> None:
         await type_text(pilot, PUT_PLAN)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.engine.finished is not None and app.engine.finished.success
-        assert app.engine.runner.restarts >= 1
+        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
+        assert app.debug_screen.engine.runner.restarts >= 1
 
 
 # Even code that catches KeyboardInterrupt ends as interrupted.
@@ -71,17 +71,17 @@ async def test_interrupt_stops_a_long_running_node(code: str) -> None:
         await command(pilot, app, "c")
         await type_text(pilot, code)
         await command(pilot, app, "ctrl+s")
-        before = app.stops
+        before = app.debug_screen.stops
         await pilot.press("c")
-        await wait_for(pilot, lambda: app.engine.current is not None and app.engine.current.id == "n1"
-                       and app.engine.current.status is NodeStatus.RUNNING, what="the loop to run")
+        await wait_for(pilot, lambda: app.debug_screen.engine.current is not None and app.debug_screen.engine.current.id == "n1"
+                       and app.debug_screen.engine.current.status is NodeStatus.RUNNING, what="the loop to run")
         began = time.monotonic()
         await pilot.press("i")
-        await wait_for(pilot, lambda: app.stops > before and not app.driver.busy, timeout=15, what="the stop")
+        await wait_for(pilot, lambda: app.debug_screen.stops > before and not app.debug_screen.driver.busy, timeout=15, what="the stop")
         assert time.monotonic() - began < 10  # not the 60 s node timeout
-        node = app.engine.tree.nodes["n1"]
+        node = app.debug_screen.engine.tree.nodes["n1"]
         assert node.status is NodeStatus.ERROR and node.error.startswith("interrupted")
-        assert isinstance(app.debugger.last_event, ev.ExpansionRequested)  # the repair, awaited
+        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)  # the repair, awaited
         await pilot.press("escape")
         await select(pilot, app, "n1")
         assert "error interrupted" in detail_text(app)
@@ -94,23 +94,23 @@ async def test_a_forbidden_call_is_refused_in_the_editor_before_submit_and_a_tru
         assert "TRUSTED" not in app.debug_screen.query_one("#status").text
         await command(pilot, app, "c")
         await type_text(pilot, READ_SECRETS)
-        # The check line shows the sandbox's refusal while typing, before any submit (issue 14, item 3),
+        # The check line shows the sandbox's refusal while typing, before any submit,
         # with the editor line of the statement.
         check_line = app.debug_screen.query_one("#expand-check")
         await wait_for(pilot, lambda: "forbidden: open" in str(check_line.content), what="the live refusal")
         assert str(check_line.content).startswith("✗ line 5: forbidden: open"), str(check_line.content)
-        assert not app.engine.tree.root.expansions and app.run_state == "awaiting expansion"
+        assert not app.debug_screen.engine.tree.root.llm_calls and app.debug_screen.run_state == "awaiting expansion"
         await pilot.press("ctrl+s")  # submitting changes nothing: the text stays, the engine still waits
         await pilot.pause()
-        assert not app.engine.tree.root.expansions and app.debugger.awaiting_human
-        assert READ_SECRETS in app.editor.editor.text
+        assert not app.debug_screen.engine.tree.root.llm_calls and app.debug_screen.debugger.awaiting_human
+        assert READ_SECRETS in app.debug_screen.editor.editor.text
     trusted = build_app(console_options(breakpoints=[], trusted=True))
     async with trusted.run_test(size=SIZE) as pilot:
         await started(pilot, trusted)
-        assert trusted.engine.runner.trusted
+        assert trusted.debug_screen.engine.runner.trusted
         assert "TRUSTED" in trusted.query_one("#status").text
         await command(pilot, trusted, "c")
-        assert trusted.editor.check(READ_SECRETS).ok  # a trusted run takes it: the check follows the runner
+        assert trusted.debug_screen.editor.check(READ_SECRETS).ok  # a trusted run takes it: the check follows the runner
 
 
 def test_the_tui_command_passes_sandbox_and_model_options(monkeypatch) -> None:

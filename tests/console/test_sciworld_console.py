@@ -37,14 +37,14 @@ async def test_a_person_solves_boil_in_the_console_with_the_score_shown(tmp_path
         await started(pilot, app)
         status = app.debug_screen.query_one(StatusBar)
         assert "sciworld boil/0" in status.text and "score 0/100" in status.text
-        assert "TASK Your task is to boil water" in "\n".join(app.env_log.lines)
+        assert "TASK Your task is to boil water" in "\n".join(app.debug_screen.env_log.lines)
         await command(pilot, app, "c")
-        assert app.run_state == "awaiting expansion"
+        assert app.debug_screen.run_state == "awaiting expansion"
         await type_text(pilot, BOIL_PLAN)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.run_state == "done" and app.engine.finished.success
-        log = "\n".join(app.env_log.lines)
+        assert app.debug_screen.run_state == "done" and app.debug_screen.engine.finished.success
+        log = "\n".join(app.debug_screen.env_log.lines)
         assert "score 0 → 3" in log and "→ 100" in log  # the environment log notes each score change
         assert "score 100/100" in status.text
         assert "══ WON: won (14 steps) ══" in log
@@ -69,7 +69,7 @@ async def test_the_jvm_starts_after_the_first_frame_and_off_the_event_loop(tmp_p
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: bool(painted), what="the first frame")
             await started(pilot, app)  # the task is shown: the JVM is up
-            assert "TASK Your task is to find a(n) animal" in "\n".join(app.env_log.lines)
+            assert "TASK Your task is to find a(n) animal" in "\n".join(app.debug_screen.env_log.lines)
         assert starts == [(True, False)]  # one start, after the first frame, off the UI thread
     finally:
         fresh.close()

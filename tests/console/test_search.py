@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Input, TextArea
 
 from recode_tui.console.app import build_app
-from recode_tui.console.search import find_all
+from recode_tui.console.widgets.search import find_all
 from recode_tui.console.widgets.search_bar import SearchBar
 
 from .helpers import SIZE, command, started, type_text
@@ -22,7 +22,7 @@ async def test_find_in_the_environment_log_steps_through_matches_and_wraps() -> 
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")  # the demo plays the episode to its end
-        log = app.env_log
+        log = app.debug_screen.env_log
         expected = find_all(log.lines, "sidetable 1")
         assert len(expected) >= 3
         log.scroll_to(y=0, animate=False)
@@ -91,10 +91,10 @@ async def test_find_in_the_code_tree_opens_collapsed_nodes_and_moves_the_cursor(
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")  # to the end: finished subtrees are collapsed
-        tree = app.tree_view
-        takes = [n for n in app.engine.tree.nodes.values() if "take" in n.code.lower()]
+        tree = app.debug_screen.tree_view
+        takes = [n for n in app.debug_screen.engine.tree.nodes.values() if "take" in n.code.lower()]
         assert takes
-        hidden = [n for n in takes if not all(tree.item(a.id).is_expanded for a in app.engine.tree.path_to(n)[:-1])]
+        hidden = [n for n in takes if not all(tree.item(a.id).is_expanded for a in app.debug_screen.engine.tree.path_to(n)[:-1])]
         assert hidden, "the demo's finished subtrees should be collapsed"
         tree.focus()
         await pilot.press("slash")
@@ -103,9 +103,9 @@ async def test_find_in_the_code_tree_opens_collapsed_nodes_and_moves_the_cursor(
         await pilot.pause()
         assert count(app).endswith(f" of {len(takes)}")
         await pilot.pause()
-        node = app.engine.tree.nodes[tree.cursor_node.data]
+        node = app.debug_screen.engine.tree.nodes[tree.cursor_node.data]
         assert "take" in node.code.lower()
-        assert all(tree.item(a.id).is_expanded for a in app.engine.tree.path_to(node)[:-1])
+        assert all(tree.item(a.id).is_expanded for a in app.debug_screen.engine.tree.path_to(node)[:-1])
         await pilot.press("escape")
         assert app.focused is tree
 
@@ -120,6 +120,6 @@ async def test_from_a_pane_that_cannot_be_searched_the_log_is_and_esc_returns_th
         assert "Environment" in str(app.debug_screen.query_one("#search-label").render())
         await type_text(pilot, "sidetable")
         await pilot.pause()
-        assert count(app) == f"1 of {len(find_all(app.env_log.lines, 'sidetable'))}"
+        assert count(app) == f"1 of {len(find_all(app.debug_screen.env_log.lines, 'sidetable'))}"
         await pilot.press("escape")
         assert app.focused is table

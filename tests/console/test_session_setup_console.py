@@ -59,7 +59,7 @@ async def test_resume_in_the_console_goes_on_with_the_recorded_model_and_lists_i
                                         profiles=str(tmp_path / "profiles.yaml")))
         async with app.run_test(size=SIZE) as pilot:
             await resumed(pilot, app)
-            assert app.engine.llm.name == "profile:local"
+            assert app.debug_screen.engine.llm.name == "profile:local"
             assert "LLM profile:local" in app.debug_screen.query_one("#status").text
             await pilot.press("L")
             await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
@@ -70,7 +70,7 @@ async def test_resume_in_the_console_goes_on_with_the_recorded_model_and_lists_i
             await pilot.press("L")  # a switch is journaled: a resume or a fork goes on with it
             await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
             app.screen.dismiss("demo")
-            await wait_for(pilot, lambda: app.engine.llm.name == "demo", what="the switch")
+            await wait_for(pilot, lambda: app.debug_screen.engine.llm.name == "demo", what="the switch")
         assert len(server.calls) == 2
     assert read_journal(folder).llm_setup == ("demo", None)
     assert [r["spec"] for r in read_journal(folder).records if r["type"] == "llm"] == ["demo"]
@@ -104,12 +104,12 @@ async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(t
         await resumed(pilot, app)
         branch = control.session.folder
         assert branch.name == f"{folder.name}~last-good" and branch.parent == sessions
-        assert len(app.engine.tree) > 1  # the replayed part is on screen
+        assert len(app.debug_screen.engine.tree) > 1  # the replayed part is on screen
         await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.engine.done, what="the end of the run")
-        assert app.engine.finished.success
+        await wait_for(pilot, lambda: app.debug_screen.engine.done, what="the end of the run")
+        assert app.debug_screen.engine.finished.success
     journal = read_journal(branch)
-    assert journal.header["parent"] == {"session": folder.name, "records": 2, "at": "last good point",
+    assert journal.header.parent.to_json() == {"session": folder.name, "records": 2, "at": "last good point",
                                         "folder": str(folder)}
     assert journal.finished["success"] is True
     assert (folder / "journal.jsonl").read_bytes() != before  # the old session is left as it was (still corrupt)
@@ -132,8 +132,8 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
             await run_to_the_end(pilot, app)
             await pilot.press("home")
             await pilot.pause()
-            root = app.engine.tree.root
-            assert root.expansions[-1].person_seconds >= 0.8 and root.expansions[-1].seconds < 0.8
+            root = app.debug_screen.engine.tree.root
+            assert root.llm_calls[-1].person_seconds >= 0.8 and root.llm_calls[-1].seconds < 0.8
             detail = rendered(app.debug_screen.query_one(NodeDetail).query_one("#detail-body").content)
             assert "· person " in detail  # node detail: the model's time and the person's, apart
             folder = app.session_control.session.folder
@@ -148,10 +148,10 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
     # A replay shows the recorded tokens, cost and both times, not the replay's own.
     from agent.sessions.session import resume_session
     from mockllm import ScriptedLLM
-    from recode_tui.console.session_control import make_env
+    from recode_tui.console.session.session_control import make_env
 
     again, _ = await resume_session(folder, ScriptedLLM([]), make_env)
-    shown = again.engine.tree.root.expansions[-1]
+    shown = again.engine.tree.root.llm_calls[-1]
     await again.engine.close()
     again.writer.close()
     assert (shown.input_tokens, shown.output_tokens, shown.cost) == (
@@ -172,11 +172,11 @@ async def test_a_rewind_goes_on_with_the_llm_the_session_switched_to(tmp_path: P
             await pilot.press("L")
             await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
             app.screen.dismiss("demo")
-            await wait_for(pilot, lambda: app.engine.llm.name == "demo", what="the switch")
+            await wait_for(pilot, lambda: app.debug_screen.engine.llm.name == "demo", what="the switch")
             await select(pilot, app, "n2")
             await branch(pilot, app, "R")
             assert app.session_control.how == "rewound"
-            assert app.engine.llm.name == "demo"  # not the LLM the console was started with
+            assert app.debug_screen.engine.llm.name == "demo"  # not the LLM the console was started with
 
 
 async def test_the_sessions_list_shows_last_activity_and_u_keeps_unfinished_ones(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from agent.sessions.journal import read_journal
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.screens.sessions import SessionsScreen
-from recode_tui.console.tree_file import TreeFileApp, load_tree_file, meta_line
+from recode_tui.console.viewers.tree_file import TreeFileApp, load_tree_file, meta_line
 from recode_tui.console.widgets.node_detail import NodeDetail
 
 from .helpers import SIZE, command, notifications, started, type_text, wait_for
@@ -37,11 +37,11 @@ async def play_to_n2(pilot, app) -> None:
     await type_text(pilot, TAKE)
     await command(pilot, app, "ctrl+s")
     await command(pilot, app, "c")
-    assert app.debugger.awaiting_human and app.debugger.last_event.node_id == "n2"
+    assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.node_id == "n2"
 
 
 async def select(pilot, app, node_id: str) -> None:
-    tree = app.tree_view
+    tree = app.debug_screen.tree_view
     tree.focus()
     tree.move_cursor(tree.item(node_id))
     await pilot.pause()
@@ -50,9 +50,9 @@ async def select(pilot, app, node_id: str) -> None:
 async def branch(pilot, app, key: str) -> None:
     """Press a branching key and wait until the console shows the new session."""
     control = app.session_control
-    before, stops = control.session.folder, app.stops
+    before, stops = control.session.folder, app.debug_screen.stops
     await pilot.press(key)
-    await wait_for(pilot, lambda: control.session.folder != before and app.stops > stops and not control.busy,
+    await wait_for(pilot, lambda: control.session.folder != before and app.debug_screen.stops > stops and not control.busy,
                    what=f"the branch after {key}")
     await pilot.pause()
 
@@ -68,14 +68,14 @@ async def test_rewind_makes_a_branch_and_keeps_the_old_session(tmp_path: Path) -
         new = app.session_control.session.folder
         assert new.parent == old.parent and new != old
         header = read_journal(new).header
-        assert header["parent"]["session"] == old.name and header["parent"]["at"] == "rewind n1"
+        assert header.parent.session == old.name and header.parent.at == "rewind n1"
         assert (old / "journal.jsonl").read_text() == old_journal  # the old branch is untouched
         # the console is just before n1 runs: n0's answer kept, n1's not
-        assert isinstance(app.debugger.last_event, ev.NodeStarted) and app.debugger.last_event.node_id == "n1"
-        assert app.engine.env.steps == 0 and len(app.engine.tree) == 3
+        assert isinstance(app.debug_screen.debugger.last_event, ev.NodeStarted) and app.debug_screen.debugger.last_event.node_id == "n1"
+        assert app.debug_screen.engine.env.steps == 0 and len(app.debug_screen.engine.tree) == 3
         assert f"↳ session {new.name}" in status(app)
         await command(pilot, app, "c")
-        assert app.debugger.awaiting_human and app.debugger.last_event.node_id == "n1"
+        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.node_id == "n1"
         await type_text(pilot, 'run("go to diningtable 1")\nobj = "vase 1"')
         await command(pilot, app, "ctrl+s")
         answers = [r for r in read_journal(new).records if r["type"] == "answer"]
@@ -92,12 +92,12 @@ async def test_fork_answers_a_stub_again_and_both_branches_are_listed(tmp_path: 
         await select(pilot, app, "n1")
         await branch(pilot, app, "F")
         fork = app.session_control.session.folder
-        assert read_journal(fork).header["parent"]["at"] == "fork n1"
+        assert read_journal(fork).header.parent.at == "fork n1"
         # the editor is open on n1 with the old answer to change
-        assert app.debugger.awaiting_human and app.editor.node_id == "n1"
-        assert app.focused is app.editor.editor
-        assert 'run("take vase 1 from diningtable 1")' in app.editor.editor.text
-        assert app.engine.env.steps == 0
+        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.editor.node_id == "n1"
+        assert app.focused is app.debug_screen.editor.editor
+        assert 'run("take vase 1 from diningtable 1")' in app.debug_screen.editor.editor.text
+        assert app.debug_screen.engine.env.steps == 0
         await pilot.press("ctrl+r")  # back to the skeleton
         await type_text(pilot, 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "the vase"')
         await command(pilot, app, "ctrl+s")
@@ -117,11 +117,11 @@ async def test_fork_answers_a_stub_again_and_both_branches_are_listed(tmp_path: 
         # enter on the original resumes it, with n2 awaiting as it was left
         table = screen.query_one("#sessions-table")
         table.move_cursor(row=[r.session_id for r in screen.rows].index(old.name))
-        stops = app.stops
+        stops = app.debug_screen.stops
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.session_control.session.folder == old and app.stops > stops
+        await wait_for(pilot, lambda: app.session_control.session.folder == old and app.debug_screen.stops > stops
                        and not app.session_control.busy, what="the resumed session")
-        assert app.debugger.awaiting_human and app.debugger.last_event.node_id == "n2"
+        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.node_id == "n2"
         assert "↻ session" in status(app)
 
 
@@ -131,7 +131,7 @@ async def test_a_journal_write_failure_is_shown_and_the_run_goes_on(tmp_path: Pa
         await started(pilot, app)
         app.session_control.session.writer._fd = os.open("/dev/full", os.O_WRONLY)  # every write: ENOSPC
         await command(pilot, app, "c")
-        assert app.engine.finished is not None and app.engine.finished.success  # the run went on
+        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success  # the run went on
         await wait_for(pilot, lambda: app.session_control.error != "", what="the journal error")
         await pilot.pause()
         assert "No space left on device" in app.session_control.error
@@ -183,7 +183,7 @@ async def test_an_exported_tree_opens_read_only(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        document = tree_document(app.engine, {"session": app.session_control.session.folder.name})
+        document = tree_document(app.debug_screen.engine, {"session": app.session_control.session.folder.name})
     path = tmp_path / "tree.json"
     path.write_text(json.dumps(document))
     tree, meta = load_tree_file(path)

@@ -1,4 +1,4 @@
-"""Issue 12 items 11-19 in the console: small terminals, zoom, focus, breakpoint list, editor, palette."""
+"""The console at its edges: small terminals, zoom, focus, breakpoint list, editor, palette."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from agent.llm import Completion
 from agent.runtime.debugger import Breakpoint, BreakpointKind
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
-from recode_tui.console.widgets import expansion_editor
+from recode_tui.console.widgets import answer_editor
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
 from .helpers import command, notifications, started, type_text, wait_for
@@ -43,7 +43,7 @@ async def test_at_80x24_the_tree_the_node_and_the_editor_all_have_rows() -> None
         tree, detail, editor = (app.debug_screen.query_one(s).region for s in ("#code-tree", "#detail", "#expand-text"))
         assert tree.height >= 8 and detail.height >= 8, (tree, detail)
         assert editor.height >= 5, editor
-        assert app.focused is app.editor.editor
+        assert app.focused is app.debug_screen.editor.editor
         assert all(len(line) <= 80 for line in status_lines(app))
         assert "awaiting expansion" in status_lines(app)[0]
         assert "breakpoint 1: every stub expansion" in status_lines(app)[1]
@@ -80,8 +80,8 @@ async def test_z_zooms_the_focused_pane_and_z_again_restores_it() -> None:
         await started(pilot, app)
         await pilot.press("z")
         await pilot.pause()
-        assert app.screen.maximized is app.tree_view
-        assert app.tree_view.region.height >= 18  # all but the status line and the keys
+        assert app.screen.maximized is app.debug_screen.tree_view
+        assert app.debug_screen.tree_view.region.height >= 18  # all but the status line and the keys
         assert not app.debug_screen.query_one("#bottom").region.height
         assert app.debug_screen.query_one("#status").region.height == 2
         await pilot.press("z")
@@ -94,11 +94,11 @@ async def test_ctrl_t_zooms_the_editor_while_typing_in_it() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        text = app.editor.editor.text
+        text = app.debug_screen.editor.editor.text
         await pilot.press("ctrl+t")
         await pilot.pause()
-        assert app.screen.maximized is app.debug_screen.query_one("#bottom") and app.focused is app.editor.editor
-        assert app.editor.editor.region.height >= 15 and app.editor.editor.text == text
+        assert app.screen.maximized is app.debug_screen.query_one("#bottom") and app.focused is app.debug_screen.editor.editor
+        assert app.debug_screen.editor.editor.region.height >= 15 and app.debug_screen.editor.editor.text == text
         await pilot.press("ctrl+t")
         await pilot.pause()
         assert app.screen.maximized is None
@@ -140,17 +140,17 @@ async def test_a_proposal_arriving_while_keys_are_typed_does_not_take_the_focus(
         await pilot.press("c")
         await pilot.press("down")  # the person moves in the tree while the model thinks
         llm.gate.set()
-        await wait_for(pilot, lambda: app.llm_control.reviewing is not None and app.editor.is_open)
+        await wait_for(pilot, lambda: app.debug_screen.llm_control.reviewing is not None and app.debug_screen.editor.is_open)
         await pilot.pause()
-        assert app.focused is app.tree_view
+        assert app.focused is app.debug_screen.tree_view
         await pilot.press("c")  # a command key: it must not land in the code
         await pilot.pause()
-        assert app.editor.editor.text == PROPOSAL
+        assert app.debug_screen.editor.editor.text == PROPOSAL
         assert any("e edits" in n.message for n in notifications(app))
         await pilot.press("e")  # e moves the focus, and types nothing
         await pilot.pause()
-        assert app.focused is app.editor.editor
-        assert app.editor.editor.text == PROPOSAL
+        assert app.focused is app.debug_screen.editor.editor
+        assert app.debug_screen.editor.editor.text == PROPOSAL
 
 
 async def test_when_the_editor_takes_the_focus_the_console_says_so() -> None:
@@ -158,7 +158,7 @@ async def test_when_the_editor_takes_the_focus_the_console_says_so() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.focused is app.editor.editor
+        assert app.focused is app.debug_screen.editor.editor
         assert any("Focus → editor" in n.message for n in notifications(app))
 
 
@@ -167,11 +167,11 @@ async def test_e_focuses_the_open_editor_without_typing_an_e() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        before = app.editor.editor.text
-        app.tree_view.focus()
+        before = app.debug_screen.editor.editor.text
+        app.debug_screen.tree_view.focus()
         await pilot.press("e")
         await pilot.pause()
-        assert app.focused is app.editor.editor and app.editor.editor.text == before
+        assert app.focused is app.debug_screen.editor.editor and app.debug_screen.editor.editor.text == before
 
 
 # -- item 14: the breakpoint list --------------------------------------------------------------
@@ -197,21 +197,21 @@ async def test_a_hit_does_not_move_the_breakpoint_cursor_and_adding_gives_the_fo
         await pilot.press("escape")
         await pilot.press("up")  # the person picks breakpoint 1 ...
         await pilot.pause()
-        take = app.debugger.find_breakpoint(BreakpointKind.ACTION_REGEX, "^take")
+        take = app.debug_screen.debugger.find_breakpoint(BreakpointKind.ACTION_REGEX, "^take")
         for _ in range(5):  # breakpoint 1 hits at each stub, then 2 at `take`
             await command(pilot, app, "c")
             if take.hit_count:
                 break
-        assert take.hit_count == 1 and app.debugger.breakpoints[0].hit_count >= 1
+        assert take.hit_count == 1 and app.debug_screen.debugger.breakpoints[0].hit_count >= 1
         assert table.cursor_row == 0  # still where the person put it
         await pilot.press("B", "x")
         await pilot.pause()
-        assert [bp.number for bp in app.debugger.breakpoints] == [2]  # x removed the one chosen
+        assert [bp.number for bp in app.debug_screen.debugger.breakpoints] == [2]  # x removed the one chosen
 
 
 async def test_a_hit_leaves_the_breakpoint_cursor_on_the_row_the_person_chose() -> None:
     app = build_app(console_options("put-01", "demo",
-                                    breakpoints=[Breakpoint(BreakpointKind.EVERY_STUB), Breakpoint(BreakpointKind.DEPTH_AT_LEAST, "9")]))
+                                    breakpoints=[Breakpoint(BreakpointKind.EVERY_LLM_CALL), Breakpoint(BreakpointKind.DEPTH_AT_LEAST, "9")]))
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await pilot.press("B")
@@ -219,11 +219,11 @@ async def test_a_hit_leaves_the_breakpoint_cursor_on_the_row_the_person_chose() 
         table = app.debug_screen.query_one(BreakpointsPane).query_one(DataTable)
         await pilot.press("down")  # on breakpoint 2
         await command(pilot, app, "c")  # breakpoint 1 hits
-        assert app.reason.startswith("breakpoint 1")
+        assert app.debug_screen.reason.startswith("breakpoint 1")
         assert table.cursor_row == 1
         await pilot.press("x")
         await pilot.pause()
-        assert [bp.number for bp in app.debugger.breakpoints] == [1]
+        assert [bp.number for bp in app.debug_screen.debugger.breakpoints] == [1]
 
 
 # -- item 16: the editor -----------------------------------------------------------------------
@@ -237,11 +237,11 @@ async def test_the_editor_indents_after_a_colon_and_ctrl_a_selects_all() -> None
         await pilot.press("ctrl+a")
         await pilot.press(*"for x in [1, 2]:", "enter", *"if x:", "enter", "r", "enter", "backspace", "s")
         await pilot.pause()
-        assert app.editor.editor.text == "for x in [1, 2]:\n    if x:\n        r\n    s"
+        assert app.debug_screen.editor.editor.text == "for x in [1, 2]:\n    if x:\n        r\n    s"
 
 
 async def test_notes_from_the_parser_show_in_the_check_line() -> None:
-    check = expansion_editor.check_expansion('<execute>\nrun("look")\n</execute>\nmore')
+    check = answer_editor.check_typed_answer('<execute>\nrun("look")\n</execute>\nmore')
     assert check.ok
     assert check.message == "1 child node(s) · the text after </execute> was ignored: 'more'"
 
@@ -261,10 +261,10 @@ async def test_the_command_palette_lists_and_runs_the_consoles_actions() -> None
         await pilot.pause()
         await type_text(pilot, "Continue")
         await pilot.pause(0.3)
-        before = app.stops
+        before = app.debug_screen.stops
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.stops > before, what="the palette's continue")
-        assert app.run_state == "awaiting expansion"
+        await wait_for(pilot, lambda: app.debug_screen.stops > before, what="the palette's continue")
+        assert app.debug_screen.run_state == "awaiting expansion"
 
 
 # -- item 19: long tree lines end in … -----------------------------------------------------------
@@ -280,7 +280,7 @@ async def test_a_tree_line_cut_by_the_pane_ends_in_an_ellipsis() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        tree = app.tree_view
+        tree = app.debug_screen.tree_view
         lines = [tree.render_line(y).text for y in range(2)]
         assert lines[1].rstrip().endswith("…"), lines
         assert len(lines[1]) == tree.size.width
@@ -291,7 +291,7 @@ async def test_a_fast_proposal_is_shown_as_under_review_not_as_running() -> None
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await pilot.press("c")
-        await wait_for(pilot, lambda: app.llm_control.reviewing is not None and app.editor.is_open)
+        await wait_for(pilot, lambda: app.debug_screen.llm_control.reviewing is not None and app.debug_screen.editor.is_open)
         await pilot.pause()
         first, second = status_lines(app)
         assert "reviewing a proposal" in first and "review the proposal for n0" in second
@@ -313,10 +313,10 @@ async def test_a_zoomed_pane_is_let_go_when_a_rewind_brings_new_panes(tmp_path) 
     app = build_app(console_options(sessions_dir=tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         await play_to_n2(pilot, app)
-        app.tree_view.focus()
+        app.debug_screen.tree_view.focus()
         await pilot.press("z")
         await pilot.pause()
-        assert app.screen.maximized is app.tree_view
+        assert app.screen.maximized is app.debug_screen.tree_view
         await select(pilot, app, "n1")
         await branch(pilot, app, "R")
         assert app.screen.maximized is None  # not the old, detached tree

@@ -79,7 +79,7 @@ def test_episode_won(snap_compare) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
-# -- small terminals (issue 12, item 11) ---------------------------------------------------------
+# -- small terminals ------------------------------------------------------------------------------
 
 SMALL = (80, 24)
 MEDIUM = (100, 30)
@@ -121,7 +121,7 @@ def test_breakpoint_hit_at_100x30(snap_compare) -> None:
     async def run_before(pilot) -> None:
         await started(pilot, app)
         await command(pilot, app, "c")
-        tree = app.tree_view  # the tree scrolls to the current node after a refresh: wait for it
+        tree = app.debug_screen.tree_view  # the tree scrolls to the current node after a refresh: wait for it
         await wait_for(pilot, lambda: tree.cursor_node is not None and tree.cursor_node.data == tree.current_id,
                        what="the tree's cursor on the current node")
         await pilot.pause()

@@ -1,4 +1,4 @@
-"""One test per private Textual override (recode_tui/console/textual_compat.py): each fails when an
+"""One test per private Textual override (recode_tui/console/support/textual_compat.py): each fails when an
 upgrade of Textual renames or changes what the override relies on."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from textual import events
 from textual.app import App, ComposeResult
 
-from recode_tui.console.textual_compat import (TEXTUAL_MAJOR, FatalErrorHook, KeyFirstTextArea, LineHookLog,
+from recode_tui.console.support.textual_compat import (TEXTUAL_MAJOR, FatalErrorHook, KeyFirstTextArea, LineHookLog,
                                                textual_major)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,7 +110,7 @@ async def test_the_variables_table_draws_rows_again_once_the_widths_are_measured
     from textual.app import App, ComposeResult
     from textual.widgets import DataTable
 
-    from recode_tui.console.textual_compat import FreshWidthsDataTable
+    from recode_tui.console.support.textual_compat import FreshWidthsDataTable
 
     assert callable(getattr(DataTable, "_update_dimensions")) and callable(getattr(DataTable, "_clear_caches"))
     calls = []

@@ -32,4 +32,4 @@ async def test_recode_shows_its_variables_and_no_note_and_v_reaches_the_log_at_8
         await pilot.press("v")
         await pilot.pause()
         await pilot.pause()
-        assert react.focused is react.env_log  # the note has nothing to focus: the log takes it
+        assert react.focused is react.debug_screen.env_log  # the note has nothing to focus: the log takes it

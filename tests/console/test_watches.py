@@ -20,7 +20,7 @@ async def add_watch(pilot, app, expression: str) -> None:
 
 def shown(app, expression: str) -> tuple[str, str]:
     """The watch's type and value, after checking that its row shows them (cut to the pane's width)."""
-    table = app.variables.watches
+    table = app.debug_screen.variables.watches
     kind, value, _failed = table.values[expression]
     for cell, full in ((table.get_cell(expression, "type").plain, kind), (table.get_cell(expression, "value").plain, value)):
         assert cell == full or (cell.endswith("…") and full.startswith(cell[:-1])), (cell, full)
@@ -31,7 +31,7 @@ async def test_watches_follow_the_namespace_from_stop_to_stop() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        watches = app.variables.watches
+        watches = app.debug_screen.variables.watches
         assert not watches.display  # nothing watched: no room taken
         await add_watch(pilot, app, "places[:2]")
         await add_watch(pilot, app, "instruction.upper()")
@@ -44,9 +44,9 @@ async def test_watches_follow_the_namespace_from_stop_to_stop() -> None:
         assert "forbidden: open" in shown(app, "open('notes.txt')")[1]  # the sandbox checks apply
         # The next stop binds `places`; the watch shows it without being asked.
         await add_breakpoint(pilot, app, "depth 2")
-        before = app.stops
+        before = app.debug_screen.stops
         await command(pilot, app, "c")
-        assert app.stops > before
+        assert app.debug_screen.stops > before
         await wait_for(pilot, lambda: shown(app, "places[:2]")[0] == "list[str]", what="places evaluated")
         assert shown(app, "places[:2]")[1].startswith("['armchair 1'")
 
@@ -55,7 +55,7 @@ async def test_a_bad_expression_is_refused_with_its_text_kept_and_x_removes_a_wa
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        watches = app.variables.watches
+        watches = app.debug_screen.variables.watches
         await add_watch(pilot, app, "len(observation")
         assert isinstance(app.screen, WatchPrompt)  # refused: still open
         assert app.screen.query_one(Input).value == "len(observation"
@@ -83,24 +83,24 @@ async def test_b_on_a_watch_breaks_when_its_value_changes_and_b_again_removes_it
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await add_watch(pilot, app, "len(seen)")
-        watches = app.variables.watches
+        watches = app.debug_screen.variables.watches
         watches.focus()
         await pilot.press("b")
         await pilot.pause()
-        assert [bp.spec() for bp in app.debugger.breakpoints] == ["changes len(seen)"]
+        assert [bp.spec() for bp in app.debug_screen.debugger.breakpoints] == ["changes len(seen)"]
         assert watches.get_cell("len(seen)", "expr").plain == "● len(seen)"  # marked like a breakpoint line
-        app.tree_view.focus()
+        app.debug_screen.tree_view.focus()
         await command(pilot, app, "c")
-        assert app.reason.startswith("breakpoint 1: `len(seen)` changes — <NameError"), app.reason
+        assert app.debug_screen.reason.startswith("breakpoint 1: `len(seen)` changes — <NameError"), app.debug_screen.reason
         await wait_for(pilot, lambda: shown(app, "len(seen)") == ("int", "0"), what="the watch's value")
         watches.focus()
         await pilot.press("b")
         await pilot.pause()
-        assert app.debugger.breakpoints == []
+        assert app.debug_screen.debugger.breakpoints == []
         assert watches.get_cell("len(seen)", "expr").plain == "len(seen)"
-        app.tree_view.focus()
+        app.debug_screen.tree_view.focus()
         await command(pilot, app, "c")
-        assert app.debugger.done  # nothing stops the demo any more
+        assert app.debug_screen.debugger.done  # nothing stops the demo any more
         await add_breakpoint(pilot, app, "changes len(seen)")  # from the list: the watch is marked too
         assert watches.get_cell("len(seen)", "expr").plain == "● len(seen)"
 
@@ -111,7 +111,7 @@ async def test_a_watch_whose_value_moved_since_the_last_stop_stands_out() -> Non
         await started(pilot, app)
         await add_watch(pilot, app, "instruction[:3]")
         await add_watch(pilot, app, "places[:1]")
-        watches = app.variables.watches
+        watches = app.debug_screen.variables.watches
         await wait_for(pilot, lambda: len(watches.values) == 2, what="both values")
         assert watches.changed == set()  # nothing to compare with yet
         await add_breakpoint(pilot, app, "depth 2")
@@ -123,7 +123,7 @@ async def test_a_watch_whose_value_moved_since_the_last_stop_stands_out() -> Non
         await add_watch(pilot, app, "2 + 2")  # adding a watch is not a new stop: the marks stay
         await wait_for(pilot, lambda: "2 + 2" in watches.values, what="the new watch")
         assert watches.changed == {"places[:1]"}
-        before = app.stops
+        before = app.debug_screen.stops
         await command(pilot, app, "c")  # the next depth-2 node: places is as it was
-        assert app.stops > before
+        assert app.debug_screen.stops > before
         await wait_for(pilot, lambda: watches.changed == set(), what="the marks to clear")

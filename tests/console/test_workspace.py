@@ -86,7 +86,7 @@ async def test_editing_an_example_rerenders_the_prompt_and_moves_the_count() -> 
         ws = await open_workspace(pilot, app)
         assert ws.target.node_id == "n0" and ws.target.awaiting
         assert ws.current_file == PUT  # the task type's examples file is open
-        assert rendered(ws) == app.debugger.last_event.prompt  # exactly what the engine sent
+        assert rendered(ws) == app.debug_screen.debugger.last_event.prompt  # exactly what the engine sent
         total = ws.counter.count(rendered(ws)).tokens
         # A person types in the editor: the prompt follows after a short quiet.
         ws.query_one("#ws-editor", TextArea).move_cursor((0, 0))
@@ -128,10 +128,10 @@ async def test_an_invalid_example_is_flagged_next_to_its_file() -> None:
         assert "line 1: place" in str(ws.query_one("#ws-checks").render())
         # The run keys do not step the engine under the workspace.
         ws.query_one("#ws-files").focus()
-        stops, events = app.stops, app.debugger.events_seen
+        stops, events = app.debug_screen.stops, app.debug_screen.debugger.events_seen
         await pilot.press("c", "n")
         await pilot.pause(0.1)
-        assert app.screen is ws and app.stops == stops and app.debugger.events_seen == events
+        assert app.screen is ws and app.debug_screen.stops == stops and app.debug_screen.debugger.events_seen == events
         ws.query_one("#ws-editor").focus()
         # A `def` is refused the same way a live answer is.
         await edit(pilot, ws, BAD_EXAMPLE.replace("done = True", "def f():\n    pass\ndone = True"))
@@ -157,18 +157,18 @@ async def test_reexpand_with_scripted_and_local_server_then_continue(tmp_path: P
             # The server got the edited prompt.
             assert "Function: done = put_down(item)" in server.calls[-1].prompt
             assert "no recorded answer" in str(cmp.query_one("#cmp-diff-1").render())  # n0 not expanded yet
-            before = app.stops
+            before = app.debug_screen.stops
             await pilot.press("f2")  # continue with the local model's answer
-            await wait_for(pilot, lambda: app.stops > before and not app.driver.busy, what="the run to go on")
+            await wait_for(pilot, lambda: app.debug_screen.stops > before and not app.debug_screen.driver.busy, what="the run to go on")
             assert app.screen is app.screen_stack[0]
-            assert isinstance(app.engine.prompts, DraftPromptSet)
-            assert "put_down" in app.engine.prompts.text(PUT)
-            assert isinstance(app.debugger.last_event, ev.ExpansionReceived)
-            root = app.engine.tree.root
+            assert isinstance(app.debug_screen.engine.prompts, DraftPromptSet)
+            assert "put_down" in app.debug_screen.engine.prompts.text(PUT)
+            assert isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered)
+            root = app.debug_screen.engine.tree.root
             assert root.thought.startswith("The vase is on the dining table")
-            assert root.expansions[-1].source == "model" and len(root.children) == 4
+            assert root.llm_calls[-1].source == "model" and len(root.children) == 4
             await command(pilot, app, "c")
-            assert app.engine.finished is not None and app.engine.finished.success
+            assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
 
 
 async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(tmp_path: Path) -> None:
@@ -178,7 +178,7 @@ async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(tmp_p
         await started(pilot, app)
         await command(pilot, app, "c")
         await command(pilot, app, "n")  # the scripted answer is taken
-        app.tree_view.select_node(app.tree_view.item("n0"))
+        app.debug_screen.tree_view.select_node(app.debug_screen.tree_view.item("n0"))
         await select_node(pilot, app, "n0")
         ws = await open_workspace(pilot, app)
         assert ws.target.node_id == "n0" and ws.target.recorded_answer == SCRIPTED
@@ -199,8 +199,8 @@ async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(tmp_p
         await pilot.press("f1")
         await wait_for(pilot, lambda: app.screen is app.screen_stack[0], what="back to the console")
         await pilot.pause()
-        assert not isinstance(app.engine.prompts, DraftPromptSet)  # nothing applied
-        assert app.engine.tree.root.expansions[-1].answer == SCRIPTED
+        assert not isinstance(app.debug_screen.engine.prompts, DraftPromptSet)  # nothing applied
+        assert app.debug_screen.engine.tree.root.llm_calls[-1].answer == SCRIPTED
 
 
 async def test_save_writes_a_prompt_set_and_never_the_bundled_one(tmp_path: Path, monkeypatch) -> None:
@@ -232,7 +232,7 @@ async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_cont
         await command(pilot, app, "c")
         await command(pilot, app, "n")  # the scripted answer is taken and journaled
         old = app.session_control.session.folder
-        app.tree_view.select_node(app.tree_view.item("n0"))
+        app.debug_screen.tree_view.select_node(app.debug_screen.tree_view.item("n0"))
         await select_node(pilot, app, "n0")
         ws = await open_workspace(pilot, app)
         await edit(pilot, ws, NEW_EXAMPLE)
@@ -249,11 +249,12 @@ async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_cont
             what="the fork",
         )
         fork = app.session_control.session.folder
-        assert read_journal(fork).header["parent"] == {"session": old.name, "records": 0, "at": "fork n0"}
-        assert isinstance(app.engine.prompts, DraftPromptSet) and "put_down" in app.engine.prompts.text(PUT)
+        assert (read_journal(fork).header.parent.session, read_journal(fork).header.parent.records,
+                read_journal(fork).header.parent.at) == (old.name, 0, "fork n0")
+        assert isinstance(app.debug_screen.engine.prompts, DraftPromptSet) and "put_down" in app.debug_screen.engine.prompts.text(PUT)
         await command(pilot, app, "c")
-        assert app.engine.finished is not None and app.engine.finished.success
-        assert app.engine.tree.root.expansions[-1].answer == DIRECT
+        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
+        assert app.debug_screen.engine.tree.root.llm_calls[-1].answer == DIRECT
         fork_answers = [r["answer"] for r in read_journal(fork).records if r["type"] == "answer"]
         old_answers = [r["answer"] for r in read_journal(old).records if r["type"] == "answer"]
         assert fork_answers == [DIRECT] and old_answers == [SCRIPTED]  # both branches survive

@@ -25,12 +25,12 @@ async def test_reexpanding_after_a_use_this_answer_pick_compares_instead_of_cras
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
         await pilot.pause()
-        before = app.stops
+        before = app.debug_screen.stops
         await pilot.press("f1")  # use the scripted answer: the run goes on with it
-        await wait_for(pilot, lambda: app.stops > before and not app.driver.busy, what="the run to go on")
-        assert app.engine.tree.root.expansions[-1].answer == SCRIPTED
+        await wait_for(pilot, lambda: app.debug_screen.stops > before and not app.debug_screen.driver.busy, what="the run to go on")
+        assert app.debug_screen.engine.tree.root.llm_calls[-1].answer == SCRIPTED
         await command(pilot, app, "c")  # the next stub, find_vase, awaits
-        assert isinstance(app.debugger.last_event, ev.ExpansionRequested)
+        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)
         ws = await open_workspace(pilot, app)
         assert ws.query_one("#ws-llms", Input).value.startswith("scripted")  # the run's LLM, by its name
         await pilot.press("ctrl+r")
@@ -47,7 +47,7 @@ def test_an_unhandled_exception_in_the_console_exits_non_zero_with_one_line(tmp_
 
     from recode_tui.commands import cli
     from recode_tui.console.app import RecodeApp
-    from recode_tui.console.session_control import SessionControl
+    from recode_tui.console.session.session_control import SessionControl
 
     def broken(self, app) -> None:
         raise RuntimeError("a bug in the console\nsecond line")

@@ -16,7 +16,7 @@ import random
 
 import pytest
 
-from agent.runtime.presets import preset
+from agent.agents.presets import preset
 from envs.alfworld.catalog import list_games, list_split
 from envs.alfworld.expert_plans import expert_length, load_lengths
 from envs.alfworld.gamefile import load_game_json

@@ -1,4 +1,4 @@
-"""The console's environment in a worker started at the program's start (`EnvHost`, issue 24: ready to step).
+"""The console's environment in a worker started at the program's start (`EnvHost`), so a run is ready to step sooner.
 
 What a person at the console reads of the environment must be the same whether it runs in the
 process or in the early worker: the observations, the admissible commands (ReAct checks an
@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 
 from envs import make_env
-from envs.protocols import admissible_commands_of, translate_of
-from envs.remote import RemoteCommandsEnv, RemoteEnv
+from recode_tui.setup.env_workers import RemoteCommandsEnv, RemoteEnv
 from recode_tui.setup.env_host import EnvHost
 from recode_tui.setup.usage import UsageError
 from tests.settings import episode_named
@@ -30,12 +29,12 @@ def test_the_hosted_episode_reads_like_the_in_process_one(host):
     hosted = host.make_env(episode_named("put-01"), 80)
     assert isinstance(hosted, RemoteCommandsEnv) and not host.waiting
     assert hosted.reset() == local.reset()
-    assert admissible_commands_of(hosted) == admissible_commands_of(local) != []
+    assert hosted.admissible_commands == local.admissible_commands != []
     for action in local.walkthrough:
         # `put X in/on Y` in this game's grammar, and a command typed with extra spaces and capitals
-        assert translate_of(hosted, f"  {action.upper()} ") == translate_of(local, f"  {action.upper()} ")
+        assert hosted.translate(f"  {action.upper()} ") == local.translate(f"  {action.upper()} ")
         assert hosted.step(action) == local.step(action)
-        assert admissible_commands_of(hosted) == admissible_commands_of(local)
+        assert hosted.admissible_commands == local.admissible_commands
         assert (hosted.done, hosted.won, hosted.steps) == (local.done, local.won, local.steps)
     assert hosted.won
     local.close()

@@ -9,8 +9,9 @@ import pytest
 from agent.sessions.journal import file_hash
 from envs import registry
 from envs.alfworld.catalog import resolve_game
-from envs.base import EnvError, Reset
-from envs.registry import Episode
+from envs.base import Env, EnvError, Reset
+from envs.base import Episode
+from envs.provider import EnvProvider
 
 
 def test_alfworld_is_registered_and_lists_its_bundled_episodes() -> None:
@@ -56,7 +57,7 @@ def test_make_env_plays_the_real_game_with_the_step_limit() -> None:
 
 
 @dataclass
-class _CounterEnv:
+class _CounterEnv(Env):
     """A test environment: win by saying `count` three times."""
 
     max_steps: int = 5
@@ -87,7 +88,7 @@ class _CounterEnv:
         pass
 
 
-class _CounterProvider:
+class _CounterProvider(EnvProvider):
     name = "counter"
     task_types = ("count",)
     default_max_steps = 5
@@ -111,7 +112,7 @@ class _CounterProvider:
 def test_a_new_environment_is_one_registration() -> None:
     registry.register("counter", _CounterProvider)
     try:
-        assert isinstance(registry.provider("counter"), registry.EnvProvider)
+        assert isinstance(registry.provider("counter"), EnvProvider)
         env = registry.make_env("counter:c-1")
         env.reset()
         for _ in range(3):

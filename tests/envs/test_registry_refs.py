@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.sessions.header import JOURNAL_VERSION, JournalHeader
 from envs import registry
 from envs.base import EnvError
 from recode_tui.setup.build import episode_ref
@@ -18,14 +19,19 @@ def test_the_default_environment_stays_bare_and_others_carry_their_name() -> Non
         episode_ref("alfworld", "sciworld:boil/0")
 
 
+def _ref(fields: dict[str, str]) -> str:
+    """The episode a journal header with these fields replays (read through the header's loader)."""
+    return JournalHeader.from_json({"type": "session", "version": JOURNAL_VERSION, **fields}).episode_ref
+
+
 def test_headers_name_the_episode_both_new_and_pre_seam() -> None:
     fields = registry.header_fields("put-01")
     assert (fields["env"], fields["episode"], fields["game"]) == ("alfworld", "put-01", "put-01")
     assert fields["fingerprint"] == fields["game_hash"]  # what pre-seam journals stored
-    assert registry.header_ref(fields) == "put-01"
-    assert registry.header_ref({"game": "put-01", "game_path": "/old/put-01.tw-pddl"}) == "/old/put-01.tw-pddl"
+    assert _ref(fields) == "put-01"
+    assert _ref({"game": "put-01", "game_path": "/old/put-01.tw-pddl"}) == "/old/put-01.tw-pddl"
     sci = registry.header_fields("sciworld:boil/0")  # no JVM: the fingerprint is the version, task and setting
-    assert "game_path" not in sci and registry.header_ref(sci) == "sciworld:boil/0"
+    assert "game_path" not in sci and _ref(sci) == "sciworld:boil/0"
 
 
 def test_step_limits_given_then_the_episodes_own_then_the_presets() -> None:
@@ -53,4 +59,4 @@ def test_a_game_given_by_a_relative_path_is_journaled_by_its_absolute_path(tmp_p
     fields = registry.header_fields("mine.tw-pddl")
     assert fields["episode"] == str((tmp_path / "mine.tw-pddl").resolve())
     monkeypatch.chdir("/")
-    assert registry.fingerprint(registry.header_ref(fields)) == fields["fingerprint"]  # resumable from elsewhere
+    assert registry.fingerprint(_ref(fields)) == fields["fingerprint"]  # resumable from elsewhere

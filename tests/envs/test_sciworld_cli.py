@@ -14,7 +14,7 @@ import pytest
 
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
-from agent.runtime.runners import RunnerSettings
+from agent.sandbox.settings import RunnerSettings
 from envs import registry
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.commands.cli import main

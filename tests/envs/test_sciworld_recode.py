@@ -10,7 +10,7 @@ import pytest
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
-from agent.runtime.runners import RunnerSettings
+from agent.sandbox.settings import RunnerSettings
 from envs import registry
 from envs.sciworld.env import SciWorldEnv
 from envs.sciworld.simulator import Simulator
@@ -50,7 +50,7 @@ async def test_the_gold_plan_wins_through_the_engine(episode: str) -> None:
 
 async def test_the_prompt_has_the_sciworld_actions_and_examples() -> None:
     engine, events = await play("find-animal/0")
-    prompt = next(e.prompt for e in events if isinstance(e, ev.ExpansionRequested))
+    prompt = next(e.prompt for e in events if isinstance(e, ev.LLMRequested))
     assert "teleport to {location}" in prompt and "focus on {obj}" in prompt
     assert "obs = focus_and_take_animal()" in prompt  # the task type's own examples
     assert "Your task is to find a(n) animal" in prompt

@@ -9,7 +9,7 @@ import pytest
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
-from agent.runtime.runners import RunnerSettings
+from agent.sandbox.settings import RunnerSettings
 from agent.sessions.journal import JOURNAL_FILE, read_journal
 from agent.sessions.session import branch_session, fork_at_expansion, start_session
 from envs import registry
@@ -37,7 +37,7 @@ async def test_a_fork_at_a_sub_goal_replays_the_simulator_up_to_it_and_both_bran
     fork, events = await branch_session(session.folder, fork_at_expansion(last.id), other, registry.make_env, sessions,
                                         f"fork {last.id}")
     try:
-        assert isinstance(events[-1], ev.ExpansionRequested) and events[-1].node_id == last.id
+        assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == last.id
         replayed = fork.engine.env.steps
         assert replayed > 0 and fork.engine.env.score > 0  # the earlier actions really ran on the simulator again
         result = await fork.engine.run()
@@ -49,4 +49,4 @@ async def test_a_fork_at_a_sub_goal_replays_the_simulator_up_to_it_and_both_bran
     assert (session.folder / JOURNAL_FILE).read_text() == original  # the won branch is untouched
     old, new = read_journal(session.folder), read_journal(fork.folder)
     assert old.finished["success"] is True and new.finished["success"] is False
-    assert new.header["env"] == "sciworld" and new.header["parent"]["session"] == session.folder.name
+    assert new.header.env == "sciworld" and new.header.parent.session == session.folder.name

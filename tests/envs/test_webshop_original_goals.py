@@ -17,6 +17,12 @@ from tests.envs import webshop_original_folder as folder_format
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
 
 
+@pytest.fixture(autouse=True)
+def private_cache(monkeypatch, tmp_path):
+    """The store of each test's files, kept in the test's folder."""
+    monkeypatch.setenv("RECODE_TUI_CACHE", str(tmp_path / "cache"))
+
+
 @pytest.fixture(scope="module")
 def recorded() -> dict:
     return json.loads(folder_format.RECORDED.read_text())

@@ -26,7 +26,9 @@ def recorded() -> dict:
 @pytest.fixture(scope="module")
 def catalogue(tmp_path_factory, recorded):
     folder = folder_format.write_pages_folder(tmp_path_factory.mktemp("pages") / "data")
-    return load_original(folder, seed=recorded["seed"])
+    with pytest.MonkeyPatch.context() as patch:  # the store of the files, kept in the test's folder
+        patch.setenv("RECODE_TUI_CACHE", str(folder.parent / "cache"))
+        return load_original(folder, seed=recorded["seed"])
 
 
 def search(query: str) -> list[str]:

@@ -16,6 +16,7 @@ from agent.eval.compare import (
     setting_differences,
     settings_of,
 )
+from agent.sessions.header import JOURNAL_VERSION, JournalHeader
 
 
 def episode(game, task_type, success, steps=10, calls=4, tokens=(100, 20), cost=0.01, seconds=2.0, **extra):
@@ -75,11 +76,13 @@ def test_settings_differences_are_listed_and_unrecorded_settings_are_not():
     base = report([episode("a", "put", True)])
     other = report([episode("a", "put", True)], max_steps=50, preset="paper", agent="react",
                    limits={"max_rewrite": 5, "max_depth": 8})
-    other["_journal_header"] = {"prompt_hash": "bbb"}
-    base["_journal_header"] = {"prompt_hash": "aaa"}
+    other["_journal_header"] = JournalHeader(prompt_hash="bbb")
     names = [name for name, _, _ in setting_differences(settings_of(base), settings_of(other))]
-    assert names == ["prompt_hash", "max_steps", "limits", "preset"]  # no agent in the baseline: not a difference
+    assert names == ["max_steps", "limits", "preset"]  # no agent nor prompt hash in the baseline: not a difference
     assert settings_of(other)["agent"] == "react"
+    base["_journal_header"] = JournalHeader(prompt_hash="aaa")  # a journal without `agent` is ReCode's
+    names = [name for name, _, _ in setting_differences(settings_of(base), settings_of(other))]
+    assert names == ["prompt_hash", "max_steps", "limits", "preset", "agent"]
 
 
 def test_reports_that_cannot_be_compared_say_why():
@@ -109,7 +112,8 @@ def test_load_report_refuses_what_is_not_a_report(tmp_path):
             load_report(tmp_path / name)
     folder = tmp_path / "eval"
     (folder / "journals" / "a").mkdir(parents=True)
-    (folder / "journals" / "a" / "journal.jsonl").write_text(json.dumps({"type": "session", "prompt_hash": "h1"}) + "\n")
+    (folder / "journals" / "a" / "journal.jsonl").write_text(json.dumps({"type": "session", "version": JOURNAL_VERSION,
+                                                                          "prompt_hash": "h1"}) + "\n")
     moved = report([episode("a", "put", True)])  # its journal path points where the eval used to be
     (folder / "report.json").write_text(json.dumps(moved))
     loaded = load_report(folder)

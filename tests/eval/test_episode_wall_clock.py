@@ -14,9 +14,9 @@ import pytest
 from agent.eval.batch import EvalPlan, EvalReport, Evaluation, GameSpec
 from agent.llm.openai_client import OpenAILLM
 from agent.llm.profiles import PriceTable, Profile
-from agent.runtime import runners
+from agent.sandbox import settings
 from envs import registry
-from envs.remote import EnvPool
+from recode_tui.setup.env_workers import EnvPool
 from mockllm import ScriptedLLM
 from mockllm.openai_server import OpenAICompatibleServer
 from mockllm.scripted import ScriptEntry
@@ -51,8 +51,8 @@ async def test_an_episode_whose_llm_never_answers_ends_at_its_wall_clock_and_the
         return "<execute>\nrun('look')\n</execute>"
 
     taken: list[object] = []
-    take = runners.SpareRunners.take
-    monkeypatch.setattr(runners.SpareRunners, "take", lambda self: taken.append(take(self)) or taken[-1])
+    take = settings.SpareRunners.take
+    monkeypatch.setattr(settings.SpareRunners, "take", lambda self: taken.append(take(self)) or taken[-1])
     report = EvalReport(EvalPlan(llm="scripted:test", games=GAMES, env="toy", concurrency=2, episode_timeout=CLOCK))
     pool = EnvPool(2, warm_env="toy")
     await pool.ready()  # the clock is the episodes', not the workers' start

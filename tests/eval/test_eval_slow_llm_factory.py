@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 from agent.eval.batch import EvalPlan, EvalReport, Evaluation, GameSpec
-from envs.remote import EnvPool
+from recode_tui.setup.env_workers import EnvPool
 from mockllm.scripted import ScriptedLLM, load_script
 from recode_tui.setup.build import DEMO_SCRIPT
 

@@ -6,7 +6,7 @@ import pytest
 
 from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, Evaluation, GameSpec, summarize
 from envs.alfworld.catalog import list_games
-from envs.remote import EnvPool
+from recode_tui.setup.env_workers import EnvPool
 from mockllm.scripted import ScriptedLLM, load_script
 
 from .helpers import chosen_script

@@ -57,10 +57,10 @@ async def test_the_printed_command_opens_the_console_on_the_node(tmp_path: Path)
     async with app.run_test(size=(160, 48)) as pilot:
         for _ in range(400):
             await pilot.pause(0.05)
-            item = app.tree_view.cursor_node
+            item = app.debug_screen.tree_view.cursor_node
             if item is not None and item.data == command.group(2):
                 break
-        assert app.tree_view.cursor_node.data == command.group(2)
+        assert app.debug_screen.tree_view.cursor_node.data == command.group(2)
     from agent.sessions.journal import read_journal
     from agent.sessions.journal_view import read_view
 

@@ -9,7 +9,7 @@ import pytest
 
 from envs import make_env
 from envs.base import EnvError
-from envs.remote import EnvPool, EnvWorker, RemoteEnv, WorkerDied
+from recode_tui.setup.env_workers import EnvPool, EnvWorker, RemoteEnv, WorkerDied
 
 
 @pytest.fixture

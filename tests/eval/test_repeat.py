@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from agent.eval.intervals import episode_interval, wilson
+from agent.eval.intervals import episode_interval, wilson_rate
 from recode_tui.commands.cli import main
 
 from .bugged import bugged_script
@@ -93,17 +93,17 @@ def test_a_paired_change_of_many_episodes_gets_a_small_p_value(tmp_path, capsys)
 def test_three_identical_plays_do_not_narrow_the_interval():
     one_play = episode_interval([1.0, 0.0, 1.0, 1.0])
     three_plays = episode_interval([3 / 3, 0 / 3, 3 / 3, 3 / 3])  # each episode's mean over its plays
-    assert one_play == three_plays == wilson(3, 4)
+    assert one_play == three_plays == wilson_rate(3 / 4, 4)
     assert episode_interval([]) is None
 
 
 def test_wilson_intervals_stay_inside_0_and_1_and_widen_with_fewer_plays():
-    assert wilson(0, 0) is None
-    low, high = wilson(0, 3)
+    assert wilson_rate(0.0, 0) is None
+    low, high = wilson_rate(0.0, 3)
     assert low == 0.0 and 0.5 < high < 0.6
-    narrow, wide = wilson(15, 30), wilson(1, 2)
+    narrow, wide = wilson_rate(0.5, 30), wilson_rate(0.5, 2)
     assert narrow[1] - narrow[0] < wide[1] - wide[0]
-    assert wilson(4, 4)[1] == 1.0
+    assert wilson_rate(1.0, 4)[1] == 1.0
 
 
 def test_resume_adds_repeats_to_a_finished_evaluation_and_refuses_fewer(tmp_path, capsys):

@@ -38,9 +38,9 @@ async def wait_for(pilot, predicate, what: str, timeout: float = 60.0) -> None:
 
 async def press(pilot, app, key: str) -> None:
     """A key that makes the console stop again (a command, a submit, a fork)."""
-    stops = app.stops
+    stops = app.debug_screen.stops
     await pilot.press(key)
-    await wait_for(pilot, lambda: app.stops > stops and not app.driver.busy
+    await wait_for(pilot, lambda: app.debug_screen.stops > stops and not app.debug_screen.driver.busy
                    and not app.session_control.busy, what=f"the stop after {key}")
 
 
@@ -67,20 +67,20 @@ async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
         app = cli.console_app(args)
         async with app.run_test(size=(160, 48)) as pilot:
             control = app.session_control
-            await wait_for(pilot, lambda: control.session is not None and not control.busy and app.stops > 0,
+            await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.stops > 0,
                            what="the eval's episode, opened")
-            clean = next(n for n in app.engine.tree.nodes.values() if n.code == CLEAN_STUB)
-            app.tree_view.focus()
+            clean = next(n for n in app.debug_screen.engine.tree.nodes.values() if n.code == CLEAN_STUB)
+            app.debug_screen.tree_view.focus()
             await select_node(pilot, app, clean.id)
             opened = control.session.folder
             await press(pilot, app, "F")
             assert control.session.folder != opened  # a new branch session
-            await wait_for(pilot, lambda: app.editor.node_id == clean.id and not app.editor.editor.read_only,
+            await wait_for(pilot, lambda: app.debug_screen.editor.node_id == clean.id and not app.debug_screen.editor.editor.read_only,
                            what="the editor on the clean step")
-            assert "cleaned = True" in app.editor.editor.text  # the model's faulty answer, to fix
-            app.editor.editor.load_text(fixed_clean_answer())  # the person pastes the fix
+            assert "cleaned = True" in app.debug_screen.editor.editor.text  # the model's faulty answer, to fix
+            app.debug_screen.editor.editor.load_text(fixed_clean_answer())  # the person pastes the fix
             await press(pilot, app, "ctrl+s")
-            assert app.engine.llm.name != "human"  # the model goes on after the person's answer
+            assert app.debug_screen.engine.llm.name != "human"  # the model goes on after the person's answer
             fork = control.session.folder
         # The console is gone before the model finished the fork.
 

@@ -11,9 +11,9 @@ import os
 import pytest
 
 from agent.eval.batch import EvalPlan, EvalReport, Evaluation, GameSpec
-from agent.runtime import runners
+from agent.sandbox import settings
 from envs.alfworld.catalog import list_games
-from envs.remote import EnvPool
+from recode_tui.setup.env_workers import EnvPool
 from mockllm.scripted import ScriptedLLM, load_script
 
 from .helpers import chosen_script
@@ -40,9 +40,9 @@ async def test_every_episode_has_a_fresh_worker_and_none_outlives_the_evaluation
     script, _ = chosen_script(tmp_path, set(games))
     made: list[object] = []  # every runner the evaluation built, the spares included
     taken: list[object] = []  # the runners episodes ran with
-    build, take = runners.RunnerSettings.make_runner, runners.SpareRunners.take
-    monkeypatch.setattr(runners.RunnerSettings, "make_runner", lambda self: made.append(build(self)) or made[-1])
-    monkeypatch.setattr(runners.SpareRunners, "take", lambda self: taken.append(take(self)) or taken[-1])
+    build, take = settings.RunnerSettings.make_runner, settings.SpareRunners.take
+    monkeypatch.setattr(settings.RunnerSettings, "make_runner", lambda self: made.append(build(self)) or made[-1])
+    monkeypatch.setattr(settings.SpareRunners, "take", lambda self: taken.append(take(self)) or taken[-1])
     pids: dict[int, set[int]] = {}  # each taken runner's worker pids, seen while its episode ran
 
     def watch(game, event) -> None:

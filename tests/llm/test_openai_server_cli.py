@@ -1,4 +1,4 @@
-"""`python -m mockllm.openai_server` as a user runs it: a fixed port, latency, injected errors (issue 12, item 18)."""
+"""`python -m mockllm.openai_server` as a user runs it: a fixed port, latency, injected errors."""
 
 from __future__ import annotations
 

@@ -123,7 +123,7 @@ async def test_ctrl_d_pauses_saves_the_draft_and_resume_continues_there(tmp_path
     options = run_options(build_parser().parse_args(["run", "--llm", "human", "--resume", str(folder),
                                                      "--sessions", str(tmp_path / "sessions")]))
     session, pending = await open_plain_session(options, HumanLLM())
-    assert isinstance(pending, ev.ExpansionRequested)
+    assert isinstance(pending, ev.LLMRequested)
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, pending=pending, input=pipe, output=DummyOutput())
         task = asyncio.ensure_future(front.run())

@@ -1,4 +1,4 @@
-"""The plain mode steps the run through the console's debugger (issue 14, item 5), on the toy environment.
+"""The plain mode steps the run through the console's debugger, on the toy environment.
 
 It stops where `agent.runtime.debugger.Debugger` stops and prints that stop's reason (the console's stop line),
 answers through `Debugger.submit`, and never loses the person's typed answer, even when the run crashes.
@@ -97,7 +97,7 @@ async def test_a_crash_while_the_run_takes_the_answer_keeps_the_typed_text_and_r
         front = new_front(tmp_path, pipe)
 
         def broken(event: ev.Event) -> None:  # a bug in what watches the run, before the journal keeps the answer
-            if isinstance(event, ev.ExpansionReceived):
+            if isinstance(event, ev.LLMAnswered):
                 raise RuntimeError("the watcher broke")
 
         front.engine.observers.insert(0, broken)

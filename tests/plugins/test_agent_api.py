@@ -38,13 +38,13 @@ class OneShotPlanner(Stepper):
         return Verdict(True, blocks=tuple(a.strip() for a in found.group(1).split(";") if a.strip()))
 
     async def episode(self) -> AsyncIterator[Event]:
-        start = await self.start_episode()
-        yield start
+        async for event in self.open_episode():
+            yield event
         root = self.tree.root
-        plan = self.add_child(root, "plan")
+        [plan] = self.tree.add_children(root, ["plan"])
         yield self.started(plan)
         answer = None
-        async for item in self.ask(plan, f"Task: {start.task}\n", "plan", lambda c: self.judge(c.text, "plan")):
+        async for item in self.ask(plan, f"Task: {self.task}\n", "plan"):
             if isinstance(item, Answer):
                 answer = item
             else:
@@ -52,7 +52,7 @@ class OneShotPlanner(Stepper):
         if answer is None:
             yield self.finish(False, self.finished_reason)
             return
-        steps = [self.add_child(plan, action) for action in answer.verdict.blocks]
+        steps = self.tree.add_children(plan, list(answer.verdict.blocks))
         yield self.accepted(plan, answer, purpose="plan", child_ids=tuple(s.id for s in steps))
         for step in steps:
             yield self.started(step)
@@ -67,7 +67,7 @@ class OneShotPlanner(Stepper):
 
 
 def planner(answer: str, game: str = "toy:vase-1") -> OneShotPlanner:
-    from agent.runtime.runners import RunnerSettings
+    from agent.sandbox.settings import RunnerSettings
     from envs import make_env
 
     llm = ScriptedLLM([ScriptEntry(answer, purpose="plan")])
@@ -114,10 +114,10 @@ async def test_the_tree_pane_draws_each_turn_of_an_agent_that_adds_its_own_nodes
         await command(pilot, app, "c")  # the first LLM call of turn 1: the turn is drawn already
         assert [item.label.plain.strip() for item in pane.root.children] == ["▸● turn 1"]
         for _ in range(6):
-            if app.engine.done:
+            if app.debug_screen.engine.done:
                 break
             await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.engine.done, what="the run's end")
+        await wait_for(pilot, lambda: app.debug_screen.engine.done, what="the run's end")
         await pilot.pause()
         assert [item.label.plain.strip() for item in pane.root.children] == ["✓ turn 1", "▸✓ turn 2"]
 
@@ -138,3 +138,42 @@ async def test_the_prompt_workspace_is_offered_only_to_an_agent_that_declares_on
         [note] = notifications(app)
         assert note.message.startswith("The one-action agent has no prompt workspace")
         assert str(toyenv.HERE / "prompts") in note.message
+
+
+class PickyPlanner(OneShotPlanner):
+    """The one-shot planner with an option it checks: a wrong value must end the run before the reset."""
+
+    name = "picky"
+    option_defaults = {"mood": "calm"}
+
+    def option_problem(self) -> str:
+        mood = self.options["mood"]
+        return "" if mood in ("calm", "brisk") else f"--agent-option mood={mood}: use calm or brisk"
+
+
+async def test_options_the_agent_refuses_end_the_run_with_its_reason_before_the_environment_resets():
+    from agent.runtime.runners import RunnerSettings
+    from envs import make_env
+
+    env = make_env("toy:vase-1")
+    engine = PickyPlanner(env, ScriptedLLM([ScriptEntry("Plan: look", purpose="plan")]),
+                          RunnerSettings().make_runner(), options={"mood": "grumpy"})
+    events = []
+    finished = await engine.run(on_event=events.append)
+    await engine.close()
+    assert events == [finished]  # nothing started: no RunStarted, no node
+    assert not finished.success and finished.reason == "--agent-option mood=grumpy: use calm or brisk"
+    assert engine.task == "" and engine.stats.llm_calls == 0
+
+
+async def test_the_runs_counts_are_one_object_refused_actions_included():
+    """An action longer than the cap is refused without a step, and counted with the run's other counts."""
+    from agent.runtime.actions import MAX_ACTION_CHARS
+
+    engine = planner(f"Plan: go to diningtable 1; {'x' * (MAX_ACTION_CHARS + 1)}")
+    finished = await engine.run()
+    await engine.close()
+    assert finished.steps == 1 and finished.llm_calls == 1
+    stats = engine.stats
+    assert (stats.llm_calls, stats.refused_actions, stats.llm_failures) == (1, 1, 0)
+    assert stats.role_dicts()["main"]["calls"] == 1

@@ -36,7 +36,7 @@ async def heat_run(prompts: PromptSet) -> Engine:
 
 def prompt_of(engine: Engine, code: str) -> str:
     node = next(n for n in engine.tree.nodes.values() if n.code == code)
-    return node.expansions[0].prompt
+    return node.llm_calls[0].prompt
 
 
 async def test_a_nested_stub_sees_the_task_the_last_actions_and_the_steps_left() -> None:

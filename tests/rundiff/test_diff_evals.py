@@ -19,7 +19,7 @@ from textual.widgets import OptionList
 
 from agent.runtime.prompts import DEFAULT_PROMPTS
 from agent.eval.rundiff import diff_evals
-from recode_tui.console.diff_file import DiffApp
+from recode_tui.console.viewers.diff_file import DiffApp
 from recode_tui.console.screens.diff import DiffScreen
 from recode_tui.console.widgets.diff_rows import DiffRows
 from envs.alfworld.catalog import list_games, resolve_game

@@ -17,7 +17,7 @@ import pytest
 from agent.agents.recode.engine import Engine
 from agent.sessions.journal import read_journal
 from agent.eval.rundiff import diff_runs
-from agent.runtime.runners import RunnerSettings
+from agent.sandbox.settings import RunnerSettings
 from agent.sessions.session import branch_session, fork_at_expansion, start_session
 from envs import make_env
 from mockllm import ScriptedLLM

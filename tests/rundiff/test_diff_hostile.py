@@ -8,7 +8,7 @@ from pathlib import Path
 from agent.sessions.journal import JOURNAL_FILE, JOURNAL_VERSION, read_journal
 from agent.eval.rundiff import diff_runs
 from recode_tui.commands import cli
-from recode_tui.console.diff_text import step_lines, step_side
+from recode_tui.console.screens.diff_text import step_lines, step_side
 
 HOSTILE = "\x1b[2J\x1b]0;owned\x07[bold red]not markup[/]"
 

@@ -13,14 +13,14 @@ import os
 
 import pytest_asyncio
 
-from agent.sandbox import SandboxRunner
+from tests.sandbox.layers_off import LayersOffRunner
 
 WORKER_GLOBALS = "g = {m: print.__globals__['__builtins__']['__import__'](m) for m in ('os', 'sys', 'builtins')}\n"
 
 
 @pytest_asyncio.fixture
 async def unchecked():
-    runner = SandboxRunner(node_timeout=2.0, memory_mb=256, skip_static_checks_for_tests=True)
+    runner = LayersOffRunner(node_timeout=2.0, memory_mb=256, static_checks=False)
     try:
         yield runner
     finally:

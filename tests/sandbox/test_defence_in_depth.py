@@ -22,6 +22,8 @@ import pytest_asyncio
 from agent.sandbox import SandboxRunner
 from agent.sandbox.checks import check_code
 
+from tests.sandbox.layers_off import LayersOffRunner
+
 # With the static check off, node code reaches the real builtins through a helper's globals
 # (a bound method forwards `__globals__` to its function, so this also worked before).
 REAL = (
@@ -32,8 +34,8 @@ REAL = (
 )
 
 
-def _runner(**layers_off: bool) -> SandboxRunner:
-    return SandboxRunner(node_timeout=2.0, memory_mb=256, extra_helpers={"lookup": lambda key: key}, **layers_off)
+def _runner(**layers: bool) -> SandboxRunner:
+    return LayersOffRunner(node_timeout=2.0, memory_mb=256, extra_helpers={"lookup": lambda key: key}, **layers)
 
 
 @pytest_asyncio.fixture
@@ -45,7 +47,7 @@ async def checked():
 
 @pytest_asyncio.fixture
 async def hook_only():
-    runner = _runner(skip_static_checks_for_tests=True)
+    runner = _runner(static_checks=False)
     yield runner
     await runner.close()
 

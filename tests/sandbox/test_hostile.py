@@ -37,7 +37,7 @@ HOSTILE: list[tuple[str, str, str, str]] = [
     ("globals-walk", "g = (lambda: 0).__globals__['__builtins__']", REFUSED, "forbidden: attribute `.__globals__`"),
     ("fstring-walk", "s = f'{().__class__.__base__}'", REFUSED, "forbidden: attribute"),
     ("match-class-walk", "match 1:\n    case int(__class__=c):\n        pass", REFUSED, "forbidden: attribute `.__class__`"),
-    # every other way to name an attribute (issue 12, item 2)
+    # every other way to name an attribute
     ("match-class-format", "t = '{0.__class__.__base__}'\nmatch t:\n    case str(format=f):\n        s = f(1)", REFUSED, "forbidden: .format used other than as a direct call"),
     ("match-class-format-map", "t = '{x.__class__}'\nmatch t:\n    case str(format_map=f):\n        s = f({'x': 1})", REFUSED, "forbidden: .format_map used other than"),
     ("match-class-frame", "g = (i for i in [1])\nmatch g:\n    case str(gi_frame=fr):\n        pass", REFUSED, "forbidden: attribute `.gi_frame`"),
@@ -77,7 +77,7 @@ HOSTILE: list[tuple[str, str, str, str]] = [
     ("poison-re-helper", "re.findall = lambda *a: []", REFUSED, "forbidden: changing `re.findall`"),
     ("poison-module-alias", "import json as j\nj.loads = None", REFUSED, "forbidden: changing `j.loads`"),
     ("poison-module-alias-late", "j = [re][0]\nj.findall = None", ERROR, "AttributeError: cannot change the sandboxed module"),
-    # issue 23, layer 1: classes and functions reached through an allowed module
+    # the static checks' layer: classes and functions reached through an allowed module
     ("poison-shared-class", "import json\njson.JSONEncoder.encode = None", REFUSED, "forbidden: changing `json.JSONEncoder.encode`"),
     ("poison-imported-class", "from json import JSONEncoder\ndel JSONEncoder.encode", REFUSED, "forbidden: changing `JSONEncoder.encode`"),
     ("poison-class-alias", "import json\nE = json.JSONEncoder\nE.encode = None", ERROR, "TypeError: cannot set 'encode' attribute of immutable type"),

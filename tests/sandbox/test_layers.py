@@ -1,8 +1,8 @@
-"""Issue 23: the chain from an LLM answer to a root shell, stopped at every layer.
+"""The chain from an LLM answer to a root shell, stopped at every layer.
 
 Each test takes one layer's own attack with the other layers switched off
-where the code allows (`skip_static_checks_for_tests`,
-`skip_audit_hook_for_tests`), so that each layer is shown to hold alone.
+where the code allows (`LayersOffRunner`, a test-only runner), so that each
+layer is shown to hold alone.
 Node code with the static checks off reaches the real modules the way an
 escape would: `print.__globals__['__builtins__']` holds the real `__import__`
 (`os`, `sys`, `builtins` are loaded); with the audit hook off too, a frame
@@ -24,19 +24,21 @@ from agent.sandbox import SandboxRunner
 from agent.sandbox.checks import check_code
 from agent.sandbox.protocol import encode_reply, load_plain
 
+from tests.sandbox.layers_off import LayersOffRunner
+
 REAL = "g = {m: print.__globals__['__builtins__']['__import__'](m) for m in ('os', 'sys', 'builtins')}\n"
 WORKER = REAL
 # With the audit hook off too, a frame leads to the worker object (`exec_node`'s `self`).
 WORKER_OBJECT = REAL + "w = g['sys']._getframe(0).f_back.f_locals['self']\n"
 
 
-def _runner(**layers_off: bool) -> SandboxRunner:
-    return SandboxRunner(node_timeout=2.0, memory_mb=256, **layers_off)
+def _runner(**layers: bool) -> SandboxRunner:
+    return LayersOffRunner(node_timeout=2.0, memory_mb=256, **layers)
 
 
 @pytest_asyncio.fixture
 async def hook_only():
-    runner = _runner(skip_static_checks_for_tests=True)
+    runner = _runner(static_checks=False)
     yield runner
     await runner.close()
 
@@ -44,7 +46,7 @@ async def hook_only():
 @pytest_asyncio.fixture
 async def bare():
     """Static checks and audit hook both off: what is left is the protocol, the restore and the isolation."""
-    runner = _runner(skip_static_checks_for_tests=True, skip_audit_hook_for_tests=True)
+    runner = _runner(static_checks=False, audit_hook=False)
     yield runner
     await runner.close()
 

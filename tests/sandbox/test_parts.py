@@ -1,5 +1,5 @@
 """The sandbox's parts that need no worker process: the engine's kept namespace, the node clock, reply
-checks and the worker's snapshots and summaries (split out of runner.py and worker.py, issue 26)."""
+checks and the worker's snapshots and summaries."""
 
 from __future__ import annotations
 

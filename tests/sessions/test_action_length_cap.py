@@ -1,4 +1,4 @@
-"""An action has a length cap (issue 23, smaller list): a huge `run(...)` is refused, not sent or journaled whole."""
+"""An action has a length cap: a huge `run(...)` is refused, not sent or journaled whole."""
 
 from __future__ import annotations
 

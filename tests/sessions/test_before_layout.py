@@ -1,4 +1,4 @@
-"""Journals written before the layout change (issue 26) still resume.
+"""Journals written before ReCode's prompt sets moved into its package still resume.
 
 The fixture was recorded with the code just before ReCode's prompt sets moved from
 `agent/prompts/` to `agent/agents/recode/prompts/` (`run --game put-01 --llm demo`),
@@ -53,7 +53,7 @@ def test_a_journal_from_before_the_move_opens_without_running(tmp_path) -> None:
     shutil.copy(FIXTURE, folder / JOURNAL_FILE)
     view = read_view(read_journal(folder))
     assert view.unplaced == []
-    stubs = [node.code for node in view.tree.walk() if node.expansions]
+    stubs = [node.code for node in view.tree.walk() if node.llm_calls]
     assert stubs[0] == "solve(instruction, observation)" and len(stubs) == 3
     text = markdown_from_records(view)
     assert "go to armchair 1" in text and "**Expansion of `n0`**" in text

@@ -41,7 +41,7 @@ async def test_a_forked_stub_answered_anew_journals_its_stub_and_prompt_and_the_
         session.folder, fork_at_expansion(stub.id), other, make_env, tmp_path / "sessions", f"fork {stub.id}"
     )
     asked = events[-1]
-    assert isinstance(asked, ev.ExpansionRequested) and asked.prompt
+    assert isinstance(asked, ev.LLMRequested) and asked.prompt
     done = await step_until(fork.engine, lambda e: False)
     fork.writer.close()
     await fork.engine.close()
@@ -61,13 +61,13 @@ async def test_a_forked_stub_answered_anew_journals_its_stub_and_prompt_and_the_
 
 async def test_an_expansion_answered_after_a_resume_journals_its_stub_and_prompt(tmp_path):
     session = await new_session(tmp_path)
-    asked = (await step_until(session.engine, lambda e: isinstance(e, ev.ExpansionRequested) and e.node_id == "n1"))[-1]
+    asked = (await step_until(session.engine, lambda e: isinstance(e, ev.LLMRequested) and e.node_id == "n1"))[-1]
     before = await snapshot(session.engine)
     session.writer.close()  # the process dies while n1 waits for its answer
     await session.engine.close()
 
     resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env)
-    assert isinstance(replayed[-1], ev.ExpansionRequested) and replayed[-1].node_id == "n1"
+    assert isinstance(replayed[-1], ev.LLMRequested) and replayed[-1].node_id == "n1"
     assert (await snapshot(resumed.engine))[0] == before[0]
     result = await resumed.engine.run()
     resumed.writer.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.runtime.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
+from agent.sessions.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
 from agent.runtime.debugger import parse_breakpoint
 
 

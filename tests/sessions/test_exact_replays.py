@@ -10,7 +10,7 @@ import pytest
 
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
-from agent.runtime.runners import RunnerSettings
+from agent.sandbox.settings import RunnerSettings
 from agent.sessions.journal import read_journal
 from agent.sessions.session import branch_session, resume_session, start_session
 from envs import make_env
@@ -68,7 +68,7 @@ async def test_a_resumed_session_sends_the_same_actions_from_sets_and_random(tmp
         finally:
             resumed.writer.close()
             await resumed.engine.close()
-    assert isinstance(read_journal(session.folder).header.get("sandbox_seed"), int)
+    assert isinstance(read_journal(session.folder).header.sandbox_seed, int)
 
 
 async def test_a_copied_session_replays_the_recorded_draws_and_keeps_the_runs_seed(tmp_path):
@@ -76,8 +76,8 @@ async def test_a_copied_session_replays_the_recorded_draws_and_keeps_the_runs_se
     forked, replayed = await branch_session(session.folder, None, llm(), make_env, tmp_path / "sessions", "copy")
     try:
         assert actions(replayed)[:ACTIONS] == recorded
-        seed = read_journal(session.folder).header["sandbox_seed"]
-        assert read_journal(forked.folder).header["sandbox_seed"] == seed
+        seed = read_journal(session.folder).header.sandbox_seed
+        assert read_journal(forked.folder).header.sandbox_seed == seed
     finally:
         forked.writer.close()
         await forked.engine.close()

@@ -1,4 +1,4 @@
-"""Text from a model or the environment that a terminal or a UTF-8 file would choke on (issue 23, items 1-2).
+"""Text from a model or the environment that a terminal or a UTF-8 file would choke on.
 
 A lone surrogate (`\\ud800`) and terminal escapes (`\\x1b]52;...` writes the clipboard,
 `\\r\\x1b[2K SUCCESS: won` fakes a result line) reach `recode-tui run` from a ReCode

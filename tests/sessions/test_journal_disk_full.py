@@ -1,4 +1,4 @@
-"""A full disk while a run is journaled (issue 23, item 3).
+"""A full disk while a run is journaled.
 
 A record is written whole or not at all: a write cut short is cut back, the
 record is kept and written with the next one once there is room, and a journal

@@ -163,9 +163,9 @@ async def test_the_console_goes_on_with_its_own_profiles_not_the_journals(tmp_pa
                                         resume=folder))  # `recode-tui tui --resume ID`
         async with app.run_test(size=SIZE) as pilot:
             await resumed(pilot, app)
-            assert app.engine.llm.name == "profile:default"
+            assert app.debug_screen.engine.llm.name == "profile:default"
             await command(pilot, app, "c")
-            await wait_for(pilot, lambda: app.engine.done or attacker.requests, what="the end of the run")
+            await wait_for(pilot, lambda: app.debug_screen.engine.done or attacker.requests, what="the end of the run")
             assert attacker.requests == [], "the journal's profiles file chose where the key went"
-            assert app.engine.finished.success
+            assert app.debug_screen.engine.finished.success
         assert len(own.calls) == 2

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from recode_tui.console.journal_file import JournalFileApp, load_journal_view
+from recode_tui.console.viewers.journal_file import JournalFileApp, load_journal_view
 
 ROOT = Path(__file__).resolve().parents[2]
 AUDITED = """

@@ -42,7 +42,7 @@ def test_a_journal_with_the_pre_seam_header_resumes_to_the_same_win(tmp_path, ca
     assert main(["run", "--resume", str(folder), "--llm", "demo", "--quiet", "--sessions", str(tmp_path / "sessions")]) == 0
     assert capsys.readouterr().out.startswith("SUCCESS: won — 7 steps, 4 LLM calls")
     journal = read_journal(folder)
-    assert journal.header["game_hash"] == header["game_hash"] and "fingerprint" not in journal.header
+    assert journal.header.game_hash == header["game_hash"] and journal.header.fingerprint is None
     actions = [r["action"] for r in journal.records if r.get("type") == "action"]
     assert actions[0] == "go to armchair 1" and actions[-1] == "move vase 1 to sidetable 1" and len(actions) == 7
     assert journal.finished is not None and journal.finished["success"]

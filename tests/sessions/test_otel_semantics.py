@@ -63,8 +63,8 @@ def test_two_evaluations_of_one_game_are_two_conversations_named_by_their_sessio
         spans = spans_of(folder, tmp_path / f"{index}.json")
         conversations = {attributes(s).get("gen_ai.conversation.id") for s in spans
                          if attributes(s).get("gen_ai.operation.name") in ("invoke_agent", "chat")}
-        assert conversations == {header["session_id"]}
-        ids.append(header["session_id"])
+        assert conversations == {header.session_id}
+        ids.append(header.session_id)
     assert ids[0] != ids[1] and "clean-01" not in ids  # not the folder's name the two share
 
 

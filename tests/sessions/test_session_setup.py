@@ -18,7 +18,7 @@ from agent.sessions.journal import read_journal, write_draft
 from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.setup.build import make_engine, make_llm
-from recode_tui.console.session_control import find_resume
+from recode_tui.console.session.session_control import find_resume
 from tests.settings import episode_named, run_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +63,7 @@ async def test_run_resume_without_llm_goes_on_with_the_recorded_profile_from_the
         own = tmp_path / "config" / "recode-tui" / "profiles.yaml"  # the default file (XDG_CONFIG_HOME)
         own.parent.mkdir(parents=True)
         folder = await profile_session(tmp_path, server, own)
-        assert read_journal(folder).header["profiles"] == str(own.resolve())
+        assert read_journal(folder).header.profiles == str(own.resolve())
         done = recode(tmp_path, "run", "--resume", folder.name, "--quiet")
         assert done.returncode == 0, done.stderr + done.stdout
         assert f"resuming with the session's LLM profile:local from your profiles file {own.resolve()}" in done.stderr
@@ -94,7 +94,7 @@ def test_eval_resume_reads_the_users_profiles_and_says_the_concurrency(tmp_path:
         assert report["plan"]["profiles"] == str(profiles.resolve())
         assert report["concurrency_used"] == [2]
         journal = Path(report["episodes"][0]["journal"])
-        assert read_journal(journal).header["profiles"] == str(profiles.resolve())
+        assert read_journal(journal).header.profiles == str(profiles.resolve())
         report["episodes"] = report["episodes"][:1]  # as if interrupted after one episode
         report["status"] = "interrupted"
         (out / "report.json").write_text(json.dumps(report))
@@ -158,5 +158,5 @@ def test_a_corrupt_line_names_the_flag_and_the_flag_goes_on_from_the_last_good_p
     assert again.returncode == 0, again.stderr + again.stdout  # the demo script plays the rest and wins
     branch = next(p for p in (tmp_path / "sessions").iterdir() if p.name.endswith("~last-good"))
     journal = read_journal(branch)
-    assert journal.header["parent"]["at"] == "last good point" and journal.header["parent"]["records"] == 2
+    assert journal.header.parent.at == "last good point" and journal.header.parent.records == 2
     assert journal.finished["success"] is True and len(journal.records) >= records - 1

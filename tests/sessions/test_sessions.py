@@ -16,7 +16,7 @@ import pytest
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
-from agent.runtime.runners import RunnerSettings
+from agent.sandbox.settings import RunnerSettings
 from agent.sessions.export import PlanFormatError, markdown_transcript, sft_lines, tree_document, validate_tree_document
 from agent.sessions.journal import JOURNAL_FILE, JournalError, read_journal, write_draft
 from agent.sessions.session import branch_session, fork_at_expansion, resume_session, rewind_to_node, start_session
@@ -186,7 +186,7 @@ async def test_rewind_branches_before_a_node_and_keeps_the_old_session(tmp_path)
     assert branch.engine.env.steps == 0 and branch.engine.tree.nodes[loop_node.id].observations == []
     assert (session.folder / JOURNAL_FILE).read_text() == original  # the old branch is untouched
     header = read_journal(branch.folder).header
-    assert header["parent"]["session"] == session.folder.name and header["parent"]["at"] == f"before {loop_node.id}"
+    assert header.parent.session == session.folder.name and header.parent.at == f"before {loop_node.id}"
     result = await branch.engine.run()
     assert result.success
 
@@ -200,7 +200,7 @@ async def test_fork_gives_a_stub_a_different_answer_and_both_branches_survive(tm
     fork, events = await branch_session(
         session.folder, fork_at_expansion(stub.id), other, make_env, tmp_path / "sessions", f"fork {stub.id}"
     )
-    assert isinstance(events[-1], ev.ExpansionRequested) and events[-1].node_id == stub.id
+    assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == stub.id
     result = await fork.engine.run()
     assert not result.success and result.steps == 1
     old, new = read_journal(session.folder), read_journal(fork.folder)
@@ -220,7 +220,7 @@ async def test_exports_tree_sft_and_markdown(tmp_path):
     with pytest.raises(PlanFormatError):
         validate_tree_document(broken)
     lines = sft_lines(journal)
-    accepted = sum(len(n.expansions) for n in session.engine.tree.walk())
+    accepted = sum(len(n.llm_calls) for n in session.engine.tree.walk())
     assert len(lines) == accepted == 2
     pair = json.loads(lines[0])
     assert [m["role"] for m in pair["messages"]] == ["user", "assistant"]
@@ -260,7 +260,7 @@ async def test_a_session_whose_prompt_set_was_edited_mid_run_resumes_with_that_s
     engine = Engine(make_env(GAME), walk_llm(GAME), RunnerSettings().make_runner())
     session = start_session(engine, tmp_path / "sessions", GAME, "scripted:test")
     session.writer.current_prompts = lambda: engine.prompts  # as the console wires it
-    await step_until(engine, lambda e: isinstance(e, ev.ExpansionReceived))  # solve, with the bundled set
+    await step_until(engine, lambda e: isinstance(e, ev.LLMAnswered))  # solve, with the bundled set
     engine.prompts = PromptSet(edited)  # the person saved an edited set in the workspace
     await step_until(engine, lambda e: isinstance(e, ev.ObservationReceived) and e.step == 2)
     session.writer.close()
@@ -293,7 +293,7 @@ async def test_answer_times_are_journaled_and_a_resume_shows_the_recorded_ones(t
     recorded = [r["seconds"] for r in read_journal(session.folder).records if r.get("type") == "answer"]
     assert len(recorded) == 2 and all(s >= 0.2 for s in recorded)
     resumed, _ = await resume_session(session.folder, ScriptedLLM([]), make_env)  # an instant replay
-    shown = [e.seconds for n in resumed.engine.tree.walk() for e in n.expansions]
+    shown = [e.seconds for n in resumed.engine.tree.walk() for e in n.llm_calls]
     assert shown == pytest.approx(recorded, abs=1e-3)  # the recorded times, not the replay's
     await resumed.engine.close()
 

@@ -1,10 +1,9 @@
 """A throwaway agent for tests: ask the LLM for one action per turn, send it, repeat.
 
 It is written only against the agent seam's public API (`agent.runtime.stepper.Stepper`:
-`episode`, `start_episode`, `add_child`, `started`, `ask`, `accepted`, `act`,
-`completed`, `close_root`, `finish`), the way a new agent package would be, so a
-test driving it through `run`, the console, a resume and `eval` shows that no
-module outside its own file needs to know it.
+`episode`, `open_episode`, `ask_child`, `accepted`, `act`, `completed`, `close_root`),
+the way a new agent package would be, so a test driving it through `run`, the console,
+a resume and `eval` shows that no module outside its own file needs to know it.
 Each turn is a node of the tree (`turn 1`, `turn 2`, ...) under the task.
 """
 
@@ -14,13 +13,14 @@ import re
 from pathlib import Path
 from typing import AsyncIterator
 
+from agent.llm import Purpose
 from agent.runtime.capabilities import ScriptedAnswer
 from agent.runtime.events import Event
 from agent.runtime.stepper import MAIN_ROLE, Answer, Stepper
 from agent.runtime.verdict import Verdict
 
 NAME = "one-action"
-PURPOSE = "act"
+PURPOSE = Purpose.ACT
 _ACTION = re.compile(r"^\s*action\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 
 
@@ -59,24 +59,23 @@ class OneActionAgent(Stepper):
                 .replace("{observation}", observation))
 
     async def episode(self) -> AsyncIterator[Event]:
-        start = await self.start_episode()  # resets the environment; the root (`task`) is running
-        yield start
-        root, observation = self.tree.root, start.observation
+        async for event in self.open_episode():  # resets the environment; the root (`task`) is running
+            yield event
+        root, observation = self.tree.root, self.first_observation
         turn = 0
         while not self.env.done and turn < int(self.options["max_turns"]):
             turn += 1
-            node = self.add_child(root, f"turn {turn}")
-            yield self.started(node)  # the console's tree pane draws the turn from here
             answer: Answer | None = None
-            async for item in self.ask(node, self._prompt(observation), PURPOSE,
-                                       lambda completion: self.judge(completion.text, PURPOSE)):
+            # the turn's node starts first (the console's tree pane draws it), then the LLM is asked
+            async for item in self.ask_child(root, f"turn {turn}", lambda: self._prompt(observation), PURPOSE):
                 if isinstance(item, Answer):
                     answer = item
                 else:
                     yield item
-            if answer is None:  # too many refusals: `ask` set finished_reason
-                yield self.finish(False, self.finished_reason)
+            if answer is None:  # too many refusals: the turn erred and the run finished
                 return
+            node = self.current
+            assert node is not None
             yield self.accepted(node, answer, purpose=PURPOSE)
             async for event in self.act(node, answer.verdict.blocks[0]):
                 yield event

@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from envs.base import EnvError, Reset
-from envs.registry import Episode
+from envs.base import Env, EnvError, Reset
+from envs.base import Episode
+from envs.provider import EnvProvider
 
 NAME = "toy"
 TASK_TYPES = ("put", "take")
@@ -72,8 +73,8 @@ def _listing(items: Iterable[str]) -> str:
     return ", ".join(f"a {item}" for item in items) if items else "nothing"
 
 
-class ToyEnv:
-    """One toy episode, played one action at a time (the `envs.base.Env` protocol)."""
+class ToyEnv(Env):
+    """One toy episode, played one action at a time (`envs.base.Env`, its required part only)."""
 
     name = NAME
 
@@ -151,8 +152,8 @@ class ToyEnv:
         pass
 
 
-class ToyProvider:
-    """The toy world behind the environment seam (`envs.registry.EnvProvider`)."""
+class ToyProvider(EnvProvider):
+    """The toy world behind the environment seam: the required part of `EnvProvider`, and gold paths."""
 
     name = NAME
     task_types = TASK_TYPES

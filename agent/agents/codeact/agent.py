@@ -18,9 +18,9 @@ calling an undefined name before it runs.
 Structure: the root is the task; each cell is a node under it, `cell N`
 while it is asked for (purpose `act`), then labelled with its code:
 
-    NodeStarted(cell) -> LLMRequested(cell, "act") [-> rejected, re-asked]
-    -> LLMAnswered(root, child_ids=(cell,)) -> (ActionSent, ObservationReceived)*
-    -> VariablesChanged? -> NodeCompleted(cell) | NodeError(cell)
+    cell:  NodeStarted -> LLMRequested "act" [-> LLMRejected, asked again]
+    root:  LLMAnswered, child_ids = the cell
+    cell:  (ActionSent -> ObservationReceived)* -> VariablesChanged? -> NodeCompleted | NodeError
 
 The run ends when the environment is done; after `limits.max_retry + 1`
 cells in a row that raised (or the first, with `end_on_error`); after
@@ -38,22 +38,15 @@ from typing import Any, AsyncIterator, Callable
 from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.agents.codeact.gold import gold_cells
 from agent.agents.outcome import action_failed, failed_mark
-from agent.llm import Completion, Purpose
+from agent.llm import Purpose
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_last
 from agent.runtime.event_text import first_line
-from agent.runtime.events import (
-    Event,
-    NodeCompleted,
-    NodeError,
-    NodeStarted,
-    ObservationReceived,
-    RunStarted,
-)
+from agent.runtime.events import Event, ObservationReceived
 from agent.runtime.prompts import rejected_code, window_text
 from agent.runtime.runner import NodeOutcome, code_check_of
 from agent.runtime.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
-from agent.runtime.tree import Node, NodeStatus
+from agent.runtime.tree import Node
 from agent.runtime.verdict import Verdict
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -136,6 +129,7 @@ class CodeActAgent(Stepper):
     default_prompts = PROMPTS
     main_prompt_file = "codeact.txt"
     root_code = "task"
+    task_code = "task: {instruction}"
     option_defaults = {"window": 0, "max_cells": 0}
 
     @classmethod
@@ -148,7 +142,6 @@ class CodeActAgent(Stepper):
         # The sandbox's static checks, as ReCode's engine takes them: from the runner unless given.
         self.code_check = code_check if code_check is not None else code_check_of(self.runner)
         self.cells: list[Cell] = []
-        self.first_observation = ""
         self.errors_in_a_row = 0
 
     # -- answers ----------------------------------------------------------------
@@ -208,16 +201,9 @@ class CodeActAgent(Stepper):
     # -- the run ------------------------------------------------------------------
 
     async def episode(self) -> AsyncIterator[Event]:
-        reset = await self.reset_env()
-        self.task, self.first_observation = reset.instruction, reset.observation
-        await self.runner.set_variables({"instruction": reset.instruction, "observation": reset.observation})
+        async for event in self.open_episode():  # the code finds `instruction` and `observation`
+            yield event
         root = self.tree.root
-        root.code = f"task: {reset.instruction}"
-        yield RunStarted(root.id, task=reset.instruction, instruction=reset.instruction,
-                         observation=reset.observation, task_type=self.env.task_type)
-        root.status = NodeStatus.RUNNING
-        self.current = root
-        yield NodeStarted(root.id, code=root.code, depth=0)
         while not self.env.done:
             if len(self.cells) >= self.cell_limit():
                 yield self.finish(False, f"cell limit: {len(self.cells)} cells ran and the task is not done "
@@ -225,7 +211,7 @@ class CodeActAgent(Stepper):
                 return
             answer: Answer | None = None
             label = f"cell {len(self.cells) + 1}"
-            async for item in self.ask_child(root, label, self.prompt, PURPOSE, self._verdict):
+            async for item in self.ask_child(root, label, self.prompt, PURPOSE):
                 if isinstance(item, Answer):
                     answer = item
                 else:
@@ -262,10 +248,8 @@ class CodeActAgent(Stepper):
         cell.observations = output.rstrip("\n").split("\n") if output else []
         error = ""
         if outcome.status == "completed" or (outcome.status == "aborted" and self.env.won):
-            cell.status = NodeStatus.COMPLETED
             self.errors_in_a_row = 0
-            yield NodeCompleted(cell.id, output=output, seconds=outcome.seconds,
-                                restore_seconds=outcome.restore_seconds)
+            yield self.completed(cell, output, seconds=outcome.seconds, restore_seconds=outcome.restore_seconds)
         else:
             if outcome.status == "aborted":
                 error = f"the episode ended during this cell: {self.end_reason()}"
@@ -273,10 +257,9 @@ class CodeActAgent(Stepper):
                 error = missing_function_error(outcome.stub_name)
             else:
                 error = outcome.error or "the cell failed"
-            cell.status, cell.error = NodeStatus.ERROR, error
             self.errors_in_a_row += outcome.status != "aborted"
-            yield NodeError(cell.id, code=code, error=error, output=output, seconds=outcome.seconds,
-                            restore_seconds=outcome.restore_seconds)
+            yield self.failed(cell, error, output=output, seconds=outcome.seconds,
+                              restore_seconds=outcome.restore_seconds)
             self._check_error_limits(cell)
         self.cells.append(Cell(verdict.thought, code, shown_output(output, answers), error, tuple(answers)))
 
@@ -289,9 +272,6 @@ class CodeActAgent(Stepper):
         elif self.errors_in_a_row > self.limits.max_retry:
             self.finished_reason = (f"error limit: {self.errors_in_a_row} cells in a row raised "
                                     f"(max_retry {self.limits.max_retry}); the last: {last}")
-
-    def _verdict(self, completion: Completion) -> Verdict:
-        return self.judge(completion.text, PURPOSE, typed=completion.source in ("human", "model+edited"))
 
     # -- the prompt ---------------------------------------------------------------
 

@@ -20,20 +20,11 @@ from agent.agents.plan_execute.gold import gold_plan_and_turns
 from agent.agents.plan_execute.plan import PlanError, PlanStep, parse_plan, plan_diff, plan_text
 from agent.agents.plan_execute.turn import DECISION_LINE, TurnError, parse_turn
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.llm import Completion, Purpose
+from agent.llm import Purpose
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_first_line
 from agent.runtime.event_text import first_line
-from agent.runtime.events import (
-    AgentNote,
-    Event,
-    LLMAnswered,
-    NodeCompleted,
-    NodeError,
-    NodeSkipped,
-    NodeStarted,
-    RunStarted,
-)
+from agent.runtime.events import AgentNote, Event
 from agent.runtime.prompts import format_recent
 from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
 from agent.runtime.tree import Node, NodeStatus
@@ -72,6 +63,7 @@ class PlanExecuteAgent(Stepper):
     default_prompts = PROMPTS
     main_prompt_file = "planner.txt"
     root_code = "task"
+    task_code = "{instruction}"
     # check: how an executor's action is checked before it is sent, as ReAct's (grammar, admissible, off)
     option_defaults = {"executor_steps": 10, "max_replans": 3, "replan_every_step": False, "check": "grammar",
                        "history_chars": HISTORY_CHARS}
@@ -137,18 +129,16 @@ class PlanExecuteAgent(Stepper):
 
     # -- the run -------------------------------------------------------------------------
 
-    async def episode(self) -> AsyncIterator[Event]:
+    def option_problem(self) -> str:
         if self.options["check"] not in LEVELS:
-            yield self.finish(False, f"--agent-option check={self.options['check']}: use one of {', '.join(LEVELS)}")
-            return
-        reset = await self.reset_env()
-        self.task, self.observation = reset.instruction, reset.observation
+            return f"--agent-option check={self.options['check']}: use one of {', '.join(LEVELS)}"
+        return ""
+
+    async def episode(self) -> AsyncIterator[Event]:
+        async for event in self.open_episode():
+            yield event
+        self.observation = self.first_observation
         root = self.tree.root
-        root.code = reset.instruction
-        yield RunStarted(root.id, task=reset.instruction, instruction=reset.instruction,
-                         observation=reset.observation, task_type=self.env.task_type)
-        self.current, root.status = root, NodeStatus.RUNNING
-        yield NodeStarted(root.id, code=root.code, depth=0)
         async for event in self._make_plan(Purpose.PLAN, "planner", self._planner_prompt(), ""):
             yield event
         while not self.finished_reason and not self.env.done:
@@ -171,22 +161,15 @@ class PlanExecuteAgent(Stepper):
             elif self.options["replan_every_step"] and self._pending():
                 async for event in self._replan(f"step {state.step.id} finished (its outcome is listed below)"):
                     yield event
-        root.status = NodeStatus.COMPLETED if self.env.won else NodeStatus.ERROR
-        self.current = root
-        if self.env.won:
-            yield NodeCompleted(root.id, output="won")
-            yield self.finish(True, "won")
-            return
-        reason = self.finished_reason or (self.end_reason() if self.env.done else "the plan ended before the task was done")
-        root.error = reason
-        yield NodeError(root.id, code=root.code, error=reason)
-        yield self.finish(False, reason)
+        # a limit (finished_reason) stops the plan before the environment ends the episode, never after it
+        async for event in self.close_root(root, self.finished_reason or "the plan ended before the task was done"):
+            yield event
 
-    async def _make_plan(self, purpose: str, role: str, prompt: str, why: str) -> AsyncIterator[Event]:
+    async def _make_plan(self, purpose: Purpose, role: str, prompt: str, why: str) -> AsyncIterator[Event]:
         """Ask the planner (or replanner) for a plan and adopt it."""
         root = self.tree.root
         answer: Answer | None = None
-        async for item in self.ask(root, prompt, purpose, self._judge_for(purpose), role=role):
+        async for item in self.ask(root, prompt, purpose, role=role):
             if isinstance(item, Answer):
                 answer = item
             else:
@@ -202,16 +185,13 @@ class PlanExecuteAgent(Stepper):
         made = {step: StepState(step, node) for step, node in zip(fresh, new_nodes)}
         for node, step in zip(new_nodes, fresh):
             node.thought = step.description
-        root.thought = plan.thought
-        yield self._received(root, answer, plan.thought, tuple(s.label for s in plan.steps),
-                             tuple(n.id for n in new_nodes), purpose, role)
+        yield self.accepted(root, answer, purpose=purpose, role=role, child_ids=tuple(n.id for n in new_nodes))
         for state in open_states:
             if state.step in kept and kept[state.step] is state:
                 continue
             state.status = "dropped"
             if state.node.status is NodeStatus.PENDING:
-                state.node.status = NodeStatus.SKIP
-                yield NodeSkipped(state.node.id)
+                yield self.skipped(state.node)
         self.plan = [s for s in self.plan if s.status == "done"] + [kept.get(step) or made[step] for step in plan.steps]
         self.states.update({s.node.id: s for s in made.values()})
         old = [s.step for s in open_states]
@@ -233,14 +213,14 @@ class PlanExecuteAgent(Stepper):
     async def _run_step(self, state: StepState) -> AsyncIterator[Event]:
         """One plan step: executor turns until it says done or failed, or its budget runs out."""
         node, budget = state.node, self.options["executor_steps"]
-        self.current, node.status, state.status = node, NodeStatus.RUNNING, "running"
-        yield NodeStarted(node.id, code=node.code, depth=node.depth)
+        state.status = "running"
+        yield self.started(node)
         turns: list[tuple[str, str, str]] = []  # (thought, action, observation)
         self._exchanges = []
         for number in range(1, budget + 1):
             answer: Answer | None = None
             prompt = self._executor_prompt(state, turns, budget - number + 1)
-            async for item in self.ask(node, prompt, Purpose.ACT, self._judge_for(Purpose.ACT), role="executor"):
+            async for item in self.ask(node, prompt, Purpose.ACT, role="executor"):
                 if isinstance(item, Answer):
                     answer = item
                 else:
@@ -253,9 +233,10 @@ class PlanExecuteAgent(Stepper):
             label = f"> {turn.text}" if turn.kind == "action" else f"{turn.kind}: {turn.text}"
             child = self.tree.add_children(node, [label])[0]
             child.thought = turn.thought
-            yield self._received(node, answer, turn.thought, answer.verdict.blocks, (child.id,), Purpose.ACT, "executor")
-            self.current, child.status = child, NodeStatus.RUNNING
-            yield NodeStarted(child.id, code=child.code, depth=child.depth)
+            # reported on the step, which made the turn; the thought is the turn's
+            yield self.answered(node.id, answer.completion, thought=turn.thought, blocks=answer.verdict.blocks,
+                                child_ids=(child.id,), purpose=Purpose.ACT, role="executor")
+            yield self.started(child)
             if turn.kind == "action":
                 async for event in self.act(child, turn.text):
                     yield event
@@ -263,8 +244,7 @@ class PlanExecuteAgent(Stepper):
                 self.holding.update(self.observation)
                 self._exchanges.append((turn.text, self.observation))
                 turns.append((turn.thought, turn.text, self.observation))
-            child.status = NodeStatus.COMPLETED
-            yield NodeCompleted(child.id, output="\n".join(child.observations))
+            yield self.completed(child, "\n".join(child.observations))
             self.current = node
             if self.env.won:
                 async for event in self._settle(state, "done", "the task is done", by_harness=True):
@@ -290,26 +270,12 @@ class PlanExecuteAgent(Stepper):
         self.settled.append(state)
         text = state.output
         if kind == "done":
-            node.status = NodeStatus.COMPLETED
             node.observations.append(text)
-            yield NodeCompleted(node.id, output=text)
+            yield self.completed(node, text)
         else:
-            node.status, node.error = NodeStatus.ERROR, text
-            yield NodeError(node.id, code=node.code, error=text)
-
-    def _received(self, node: Node, answer: Answer, thought: str, blocks: tuple[str, ...],
-                  child_ids: tuple[str, ...], purpose: str, role: str) -> LLMAnswered:
-        c = answer.completion
-        return self.answered(node.id, c, thought=thought, blocks=blocks, child_ids=child_ids, purpose=purpose,
-                             role=role)
+            yield self.failed(node, text)
 
     # -- plan bookkeeping -------------------------------------------------------------------
-
-    def _judge_for(self, purpose: str):
-        def judge(completion: Completion) -> Verdict:
-            typed = completion.source in ("human", "model+edited")
-            return self.judge(completion.text, purpose, typed=typed)
-        return judge
 
     def _done_ids(self) -> frozenset[str]:
         return frozenset(s.step.id for s in self.plan if s.status == "done")

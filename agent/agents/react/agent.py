@@ -12,9 +12,9 @@ The structure it draws: the root is the task; each turn is a node under it.
 A turn starts as `turn N` (what a script's `stub:` can name), is asked for
 with purpose `act`, and once answered is labelled with its action:
 
-    NodeStarted(turn) -> LLMRequested(turn, "act") [-> LLMRejected -> ...]
-    -> LLMAnswered(root, child_ids=(turn,)) -> ActionSent(turn) -> ObservationReceived(turn)
-    -> NodeCompleted(turn)
+    turn:  NodeStarted -> LLMRequested "act" [-> LLMRejected -> ...]
+    root:  LLMAnswered, child_ids = the turn
+    turn:  ActionSent -> ObservationReceived -> NodeCompleted
 
 The answer is reported on the root (the turn is a child it made), so the
 console's tree adds the turn under the task as it adds ReCode's children.
@@ -35,20 +35,14 @@ from typing import Any, AsyncIterator
 from agent.agents.react.answer import ACTION_LINE, SKELETON, parse_react
 from agent.agents.react.gold import gold_turns
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.llm import Completion, Purpose
+from agent.llm import Purpose
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_first_line
 from agent.runtime.event_text import first_line
-from agent.runtime.events import (
-    Event,
-    NodeCompleted,
-    NodeStarted,
-    ObservationReceived,
-    RunStarted,
-)
+from agent.runtime.events import Event, ObservationReceived
 from agent.runtime.prompts import window_text
 from agent.runtime.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
-from agent.runtime.tree import Node, NodeStatus
+from agent.runtime.tree import Node
 from agent.runtime.verdict import Verdict
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -91,6 +85,7 @@ class ReActAgent(Stepper):
     default_prompts = PROMPTS
     main_prompt_file = "react.txt"
     root_code = "task"
+    task_code = "task: {instruction}"
     option_defaults = {"window": DEFAULT_WINDOW, "check": "grammar"}
     variables_note = ("ReAct keeps no variables: its state is its trajectory, the thought, action and "
                       "observation of every turn. The Turns tab (a) shows it; the Environment log shows the "
@@ -104,7 +99,6 @@ class ReActAgent(Stepper):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.turns: list[Turn] = []
-        self.first_observation = ""
 
     # -- answers ----------------------------------------------------------------
 
@@ -173,23 +167,13 @@ class ReActAgent(Stepper):
         return ""
 
     async def episode(self) -> AsyncIterator[Event]:
-        problem = self.option_problem()
-        if problem:
-            yield self.finish(False, problem)
-            return
-        reset = await self.reset_env()
-        self.task, self.first_observation = reset.instruction, reset.observation
+        async for event in self.open_episode():
+            yield event
         root = self.tree.root
-        root.code = f"task: {reset.instruction}"
-        yield RunStarted(root.id, task=reset.instruction, instruction=reset.instruction,
-                         observation=reset.observation, task_type=self.env.task_type)
-        root.status = NodeStatus.RUNNING
-        self.current = root
-        yield NodeStarted(root.id, code=root.code, depth=0)
         while not self.env.done:
             answer: Answer | None = None
             label = f"turn {len(self.turns) + 1}"
-            async for item in self.ask_child(root, label, self.prompt, PURPOSE, self._verdict):
+            async for item in self.ask_child(root, label, self.prompt, PURPOSE):
                 if isinstance(item, Answer):
                     answer = item
                 else:
@@ -215,11 +199,7 @@ class ReActAgent(Stepper):
                 observation = event.observation
             yield event
         self.turns.append(Turn(verdict.thought, action, observation))
-        turn.status = NodeStatus.COMPLETED
-        yield NodeCompleted(turn.id, output=observation)
-
-    def _verdict(self, completion: Completion) -> Verdict:
-        return self.judge(completion.text, PURPOSE, typed=completion.source in ("human", "model+edited"))
+        yield self.completed(turn, observation)
 
     # -- the prompt ---------------------------------------------------------------
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from envs.protocols import admissible_commands_of, translate_of
 
 _OBJ = r"[a-z][a-z-]*(?: [a-z][a-z-]*)* \d+"  # ALFWorld names: a kind and a number, "desk 1"
 
@@ -98,14 +97,14 @@ def action_problem(env: Any, action: str, level: str = "grammar") -> str:
 
 def _admissible(env: Any) -> list[str]:
     try:
-        return admissible_commands_of(env) or []
+        return list(env.admissible_commands or [])
     except Exception:  # noqa: BLE001 - an environment that cannot list them: no check
         return []
 
 
 def _translated(env: Any, text: str) -> str:
     try:
-        return translate_of(env, text)
+        return str(env.translate(text))
     except Exception:  # noqa: BLE001
         return text
 

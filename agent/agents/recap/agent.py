@@ -27,12 +27,12 @@ from agent.agents.recap.decomposition import (
 )
 from agent.agents.recap.gold import gold_levels
 from agent.agents.recap.window import Window
-from agent.llm import Completion, Purpose
+from agent.llm import Purpose
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import whole_lines
-from agent.runtime.events import AgentNote, Event, LLMAnswered, NodeCompleted, NodeError, NodeStarted, RunStarted
+from agent.runtime.events import AgentNote, Event
 from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
-from agent.runtime.tree import Node, NodeStatus
+from agent.runtime.tree import Node
 from agent.runtime.verdict import Verdict
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -62,6 +62,7 @@ class RecapAgent(Stepper):
     default_prompts = PROMPTS
     main_prompt_file = "recap.txt"
     root_code = "task"
+    task_code = "{instruction}"
     # check: how an action item is checked before it is sent, as ReAct's (grammar, admissible, off)
     option_defaults = {"window": 64, "max_revisions": 16, "check": "grammar"}
 
@@ -77,8 +78,7 @@ class RecapAgent(Stepper):
         self.window = Window(int(self.options["window"]))
         self.path: list[Level] = []  # from the root level to the current one
         self.levels: dict[str, Level] = {}  # by node id
-        self.first_observation = ""
-        self.observation = ""
+        self.observation = ""  # the latest one
         self.holding = Holding()  # what the agent holds, read from the observations
         self.exchanges: list[tuple[str, str]] = []  # every action sent and its answer, in order
 
@@ -158,19 +158,18 @@ class RecapAgent(Stepper):
 
     # -- the run ---------------------------------------------------------------------------------
 
-    async def episode(self) -> AsyncIterator[Event]:
+    def option_problem(self) -> str:
         if self.options["check"] not in LEVELS:
-            yield self.finish(False, f"--agent-option check={self.options['check']}: use one of {', '.join(LEVELS)}")
-            return
-        reset = await self.reset_env()
-        self.task = reset.instruction
-        self.first_observation = self.observation = reset.observation
+            return f"--agent-option check={self.options['check']}: use one of {', '.join(LEVELS)}"
+        return ""
+
+    async def episode(self) -> AsyncIterator[Event]:
+        async for event in self.open_episode(start_root=False):  # the root is the task's level
+            yield event
+        self.observation = self.first_observation
         root = self.tree.root
-        root.code = reset.instruction
-        yield RunStarted(root.id, task=reset.instruction, instruction=reset.instruction,
-                         observation=reset.observation, task_type=self.env.task_type)
         outcome = Outcome()
-        async for event in self._solve(root, reset.instruction, outcome):
+        async for event in self._solve(root, self.task, outcome):
             yield event
         self.current = root
         if self.env.won:
@@ -188,12 +187,11 @@ class RecapAgent(Stepper):
         start = len(self.exchanges)  # the actions this level (and the levels under it) send
         self.path.append(level)
         self.levels[node.id] = level
-        self.current, node.status = node, NodeStatus.RUNNING
-        yield NodeStarted(node.id, code=node.code, depth=node.depth)
+        yield self.started(node)
         told, purpose = self._opening(level), Purpose.DECOMPOSE
         while True:
             answer: Answer | None = None
-            async for item in self.ask(node, self._prompt(level, told), purpose, self._judge):
+            async for item in self.ask(node, self._prompt(level, told), purpose):
                 if isinstance(item, Answer):
                     answer = item
                 else:
@@ -204,15 +202,15 @@ class RecapAgent(Stepper):
             text = answer.completion.text
             decomposition = parse_decomposition(text)
             self.window.add(node.id, node.depth, goal, told, text)
-            level.thought = node.thought = decomposition.thought
+            level.thought = decomposition.thought
             if decomposition.end:
-                yield self._received(node, answer, decomposition, (), purpose)
+                yield self.accepted(node, answer, purpose=purpose)
                 out.kind, out.claim = decomposition.end, decomposition.result
                 break
             level.remaining = decomposition.items
             first = decomposition.items[0]
             child = self.tree.add_children(node, [f"> {first.text}" if first.kind == "action" else first.text])[0]
-            yield self._received(node, answer, decomposition, (child.id,), purpose)
+            yield self.accepted(node, answer, purpose=purpose, child_ids=(child.id,))
             if first.kind == "action":
                 async for event in self._primitive(child, first.text):
                     yield event
@@ -247,44 +245,32 @@ class RecapAgent(Stepper):
         self.path.pop()
         out.exchanges, out.holding = self.exchanges[start:], self.holding.text()
         if out.kind == "done":
-            node.status = NodeStatus.COMPLETED
             node.observations.append(out.text())
-            yield NodeCompleted(node.id, output=out.text())
+            yield self.completed(node, out.text())
         else:
-            node.status, node.error = NodeStatus.ERROR, out.text()
-            yield NodeError(node.id, code=node.code, error=out.text())
+            yield self.failed(node, out.text())
 
     def _episode_over(self, out: Outcome) -> None:
         out.by_harness = True
         out.kind, out.claim = ("done", "the task is done") if self.env.won else ("failed", self.end_reason())
 
     async def _primitive(self, child: Node, action: str) -> AsyncIterator[Event]:
-        self.current, child.status = child, NodeStatus.RUNNING
-        yield NodeStarted(child.id, code=child.code, depth=child.depth)
+        yield self.started(child)
         async for event in self.act(child, action):
             yield event
         self.observation = child.observations[-1] if child.observations else ""
         self.holding.update(self.observation)
         self.exchanges.append((action, self.observation))
-        child.status = NodeStatus.COMPLETED
-        yield NodeCompleted(child.id, output=self.observation)
+        yield self.completed(child, self.observation)
 
     async def _too_deep(self, child: Node, sub: Outcome) -> AsyncIterator[Event]:
         sub.kind, sub.by_harness = "failed", True
         sub.claim = (f"not started: depth {child.depth} is past the depth limit ({self.limits.max_depth}); "
                     "write it as actions at this level")
-        child.status, child.error = NodeStatus.ERROR, sub.claim
-        yield NodeStarted(child.id, code=child.code, depth=child.depth)
-        yield NodeError(child.id, code=child.code, error=sub.claim)
-
-    def _received(self, node: Node, answer: Answer, decomposition: Decomposition, child_ids: tuple[str, ...],
-                  purpose: str) -> LLMAnswered:
-        c = answer.completion
-        return self.answered(node.id, c, thought=decomposition.thought,
-                             blocks=tuple(i.label for i in decomposition.items), child_ids=child_ids, purpose=purpose)
-
-    def _judge(self, completion: Completion) -> Verdict:
-        return self.judge(completion.text, "", typed=completion.source in ("human", "model+edited"))
+        at_work = self.current  # the level's node, which goes on without the child
+        yield self.started(child)  # and fails at once
+        yield self.failed(child, sub.claim)
+        self.current = at_work
 
     # -- what the model is told --------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """The one rule for "would the engine accept this answer".
 
 Every place that judges an answer before (or instead of) the engine calls
-`judge_answer`: the engine itself, the console's expansion editor (live, as
+`judge_answer`: the engine itself, the console's answer editor (live, as
 the person types), the plain mode's editor, the prompt workspace and the
 few-shot checker. So a sandbox refusal shows wherever the answer is typed,
 not only after it is submitted, and no two front ends disagree.

@@ -62,7 +62,7 @@ from agent.agents.recode.prompt_render import (
     stub_variable_lines,
     variables_from_prompt,
 )
-from agent.llm import Completion, LLMError, StubContext, Usage
+from agent.llm import Completion, LLMError, Purpose, StubContext, Usage
 from agent.runtime.prompts import PromptSet
 
 __all__ = [
@@ -108,7 +108,7 @@ class ExamplesLLM:
 
     async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
         code = context.code if context is not None else ""
-        if context is not None and context.purpose != "expand":
+        if context is not None and context.purpose != Purpose.EXPAND:
             raise LLMError(f"the example code for `{code}` raised an error (see the node's output)")
         answer = self.answers.get(_same_code(code))
         if answer is None:
@@ -148,7 +148,7 @@ async def play_examples(
     """
     from agent.agents.recode.engine import Engine
     from agent.runtime.events import ActionSent
-    from agent.runtime.runners import RunnerSettings
+    from agent.sandbox.settings import RunnerSettings
     from envs import make_env
     from envs.base import EnvError
 

@@ -10,26 +10,16 @@ stop between any two actions of a loop.
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 from typing import Any, AsyncIterator, Callable
 
 from agent.agents.recode.answer_rule import judge_answer
 from agent.agents.recode.gold_plan import gold_plan
 from agent.agents.recode.prompt import build_expand_prompt, build_repair_prompt, call_arguments
-from agent.llm import LLM, Completion, StubContext
+from agent.llm import LLM, Completion, Purpose, StubContext
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.code import safe_parse
 from agent.runtime.cut import through_last
-from agent.runtime.events import (
-    Event,
-    ExpansionReceived,
-    NodeCompleted,
-    NodeError,
-    NodeSkipped,
-    NodeStarted,
-    RunStarted,
-    StubFound,
-)
+from agent.runtime.events import Event, StubFound
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, rejected_code
 from agent.runtime.runner import CodeRunner, NodeOutcome, code_check_of
 from agent.runtime.stepper import Answer, Limits, Stepper
@@ -45,7 +35,7 @@ ROOT_CODE = "solve(instruction, observation)"
 class Engine(Stepper):
     """ReCode: one run over one environment episode, planning by recursive code generation.
 
-    The runner is required: user paths build it with `agent.runtime.runners`; there is
+    The runner is required: user paths build it with `agent.sandbox.settings`; there is
     no in-process default an omission could fall back to. The code check goes
     with the runner (the sandbox's static checks) unless one is given.
     """
@@ -101,30 +91,21 @@ class Engine(Stepper):
     # -- the run -------------------------------------------------------------
 
     async def episode(self) -> AsyncIterator[Event]:
-        reset = await self.reset_env()
-        self.task = reset.instruction
-        await self.runner.set_variables({"instruction": reset.instruction, "observation": reset.observation})
-        yield RunStarted(
-            self.tree.root.id,
-            task=reset.instruction,
-            instruction=reset.instruction,
-            observation=reset.observation,
-            task_type=self.env.task_type,
-        )
+        # the root is the first pending node: it starts in the loop, as every node does
+        async for opening in self.open_episode(start_root=False):
+            yield opening
         node = self.tree.next_pending(None)
         while node is not None and not self.env.done:
-            self.current = node
-            node.status = NodeStatus.RUNNING
-            yield NodeStarted(node.id, code=node.code, depth=node.depth)
+            yield self.started(node)
             outcome: NodeOutcome | None = None
-            async for event in self.run_code(node):
-                if isinstance(event, NodeOutcome):
-                    outcome = event
+            async for item in self.run_code(node):
+                if isinstance(item, NodeOutcome):
+                    outcome = item
                 else:
-                    yield event
+                    yield item
             assert outcome is not None
             async for event in self._settle(node, outcome):
-                yield _with_times(event, node, outcome)
+                yield event
             if self.finished_reason:
                 yield self.finish(False, self.finished_reason)
                 return
@@ -139,15 +120,14 @@ class Engine(Stepper):
     async def _settle(self, node: Node, outcome: NodeOutcome) -> AsyncIterator[Event]:
         """Record a node's outcome; expand a stub or repair an error."""
         node.observations = outcome.output.rstrip("\n").split("\n") if outcome.output else []
+        times = {"seconds": outcome.seconds, "restore_seconds": outcome.restore_seconds}  # the node's own
         if outcome.status == "completed" or (outcome.status == "aborted" and self.env.won):
-            node.status = NodeStatus.COMPLETED
-            yield NodeCompleted(node.id, output=outcome.output)
+            yield self.completed(node, outcome.output, **times)
         elif outcome.status == "aborted":
-            node.status = NodeStatus.ERROR
-            node.error = f"episode ended during this node: step limit ({self.env.max_steps}) reached"
-            yield NodeError(node.id, code=node.code, error=node.error, output=outcome.output)
+            error = f"episode ended during this node: step limit ({self.env.max_steps}) reached"
+            yield self.failed(node, error, output=outcome.output, **times)
         elif outcome.status == "stub":
-            node.status = NodeStatus.STUB
+            node.status = NodeStatus.AWAITING_LLM
             yield StubFound(node.id, name=outcome.stub_name, code=node.code, depth=node.depth)
             if node.depth >= self.limits.max_depth:
                 self.finished_reason = (
@@ -155,66 +135,43 @@ class Engine(Stepper):
                     f"(max_depth {self.limits.max_depth})"
                 )
                 return
-            async for event in self._expand(node, outcome.stub_name, "expand", outcome):
+            async for event in self._expand(node, outcome.stub_name, Purpose.EXPAND, outcome):
                 yield event
         else:
-            node.status = NodeStatus.ERROR
-            node.error = outcome.error
-            yield NodeError(node.id, code=node.code, error=outcome.error, output=outcome.output)
+            yield self.failed(node, outcome.error, output=outcome.output, **times)
             if self.limits.end_on_error:
                 error = (outcome.error.strip() or "an error").splitlines()[-1]  # the exception line
                 code = (node.code.strip().splitlines() or [""])[0]
                 self.finished_reason = f"node error: {node.id} `{code}` raised {error} (end on error)"
                 return
             if node.repairs < self.limits.max_retry:
-                async for event in self._expand(node, "", "repair", outcome):
+                async for event in self._expand(node, "", Purpose.REPAIR, outcome):
                     yield event
 
     async def _expand(
-        self, node: Node, stub_name: str, purpose: str, outcome: NodeOutcome
+        self, node: Node, stub_name: str, purpose: Purpose, outcome: NodeOutcome
     ) -> AsyncIterator[Event]:
         """Ask the LLM for the node's children; re-ask with the reason when invalid."""
         base_prompt = await self._prompt_for(node, stub_name, purpose, outcome)
         known = await self.runner.names()
         context = StubContext(code=node.code, name=stub_name, purpose=purpose)
-        judge = lambda completion: self._verdict(completion, known)  # noqa: E731
+        judge = lambda completion: self.judged(completion, purpose, known=known)  # noqa: E731
         async for item in self.ask(node, base_prompt, purpose, judge, context=context):
             if not isinstance(item, Answer):
                 yield item
                 continue
-            completion, blocks, thought = item.completion, list(item.verdict.blocks), item.verdict.thought
-            node.thought = thought
-            children = self.tree.add_children(node, blocks)
+            blocks = item.verdict.blocks
+            children = self.tree.add_children(node, list(blocks))
             for child in children:
-                child.repairs = node.repairs + (purpose == "repair")
-            yield ExpansionReceived(
-                node.id,
-                raw=completion.text,
-                thought=thought,
-                blocks=tuple(blocks),
-                child_ids=tuple(c.id for c in children),
-                source=completion.source,
-                input_tokens=completion.usage.input_tokens,
-                output_tokens=completion.usage.output_tokens,
-                cost=completion.cost,
-                proposed=completion.proposed,
-                seconds=completion.seconds or 0.0,  # the stepper's clock filled it in (`_timed`)
-                person_seconds=completion.person_seconds,
-                cached=completion.cached,
-                cut_at=completion.cut_at,
-                estimated=completion.estimated,
-            )
-            if not blocks and purpose == "expand":
-                node.status = NodeStatus.SKIP
-                yield NodeSkipped(node.id)
+                child.repairs = node.repairs + (purpose == Purpose.REPAIR)
+            # its purpose unstated, as ReCode's expansions always were: the request says it
+            yield self.accepted(node, item, child_ids=tuple(c.id for c in children))
+            if not blocks and purpose == Purpose.EXPAND:
+                yield self.skipped(node)
 
-    def _verdict(self, completion: Completion, known: frozenset[str]) -> Verdict:
-        typed = completion.source in ("human", "model+edited")  # a person may type bare code
-        return self.judge(completion.text, "", typed=typed, known=known)
-
-    async def _prompt_for(self, node: Node, stub_name: str, purpose: str, outcome: NodeOutcome) -> str:
+    async def _prompt_for(self, node: Node, stub_name: str, purpose: Purpose, outcome: NodeOutcome) -> str:
         env_name, task_type = self.env.name, self.env.task_type
-        if purpose == "expand":
+        if purpose == Purpose.EXPAND:
             args = call_arguments(node.code, stub_name)
             if args.literals:
                 await self.runner.set_variables(args.literals)
@@ -241,9 +198,3 @@ def _loaded_names(code: str) -> list[str]:
     loads.sort(key=lambda n: (n.lineno, n.col_offset))
     return list(dict.fromkeys(n.id for n in loads))
 
-
-def _with_times(event: Event, node: Node, outcome: NodeOutcome) -> Event:
-    """The node's own time and the restore time (sandbox) on its completed/error event."""
-    if isinstance(event, (NodeCompleted, NodeError)) and event.node_id == node.id:
-        return replace(event, seconds=outcome.seconds, restore_seconds=outcome.restore_seconds)
-    return event

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 
+from agent.llm import Purpose
 from agent.runtime.capabilities import ScriptedAnswer
 from agent.runtime.gold_path import split_into_parts
 
@@ -33,8 +34,8 @@ def gold_plan(actions: list[str], max_parts: int = 8) -> list[ScriptedAnswer]:
     parts = split_into_parts([a for a in actions if a.strip()], max_parts)
     names = [placeholder_name(i, part[0]) for i, part in enumerate(parts, 1)]
     plan = "\n".join(f"{name}()" for name in names)
-    answers = [ScriptedAnswer(_answer("Follow the known solution, one sub-goal at a time.", plan), "expand", ROOT_STUB)]
+    answers = [ScriptedAnswer(_answer("Follow the known solution, one sub-goal at a time.", plan), Purpose.EXPAND, ROOT_STUB)]
     for name, part in zip(names, parts):
         body = "\n".join(f"run({json.dumps(action)})" for action in part)
-        answers.append(ScriptedAnswer(_answer(f"The actions of {name}.", body), "expand", f"{name}()"))
+        answers.append(ScriptedAnswer(_answer(f"The actions of {name}.", body), Purpose.EXPAND, f"{name}()"))
     return answers

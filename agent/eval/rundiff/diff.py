@@ -98,15 +98,14 @@ class RunDiff:
 
 def comparable(a: Journal, b: Journal) -> str:
     """Why two journals cannot be diffed ('' when they can): another environment or another episode."""
-    env_a, env_b = a.header.get("env") or "alfworld", b.header.get("env") or "alfworld"
+    env_a, env_b = a.header.env, b.header.env
     if env_a != env_b:
         return f"{a.session_id} ran in {env_a} and {b.session_id} in {env_b}: a diff compares runs of the same episode"
-    ep_a = a.header.get("episode") or a.header.get("game") or a.header.get("game_path")
-    ep_b = b.header.get("episode") or b.header.get("game") or b.header.get("game_path")
+    ep_a, ep_b = a.header.episode_name, b.header.episode_name
     if ep_a != ep_b:
         return (f"{a.session_id} played {ep_a} and {b.session_id} played {ep_b}: "
                 "a diff compares runs of the same episode (give two runs of one game)")
-    fa, fb = a.header.get("fingerprint"), b.header.get("fingerprint")
+    fa, fb = a.header.fingerprint, b.header.fingerprint
     if fa and fb and fa != fb:
         return f"{ep_a} changed between the two runs (its fingerprint differs): the runs played different games"
     return ""

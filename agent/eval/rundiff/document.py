@@ -16,7 +16,7 @@ def _run(run: Run) -> dict[str, Any]:
     return {"session": run.journal.session_id, "folder": str(run.journal.folder), "agent": run.agent,
             "env": run.env, "episode": run.episode, "success": run.success, "outcome": run.outcome,
             "steps": len(run.steps), "llm_calls": len(run.calls),
-            "prompt_hash": run.header.get("prompt_hash"), "llm": run.header.get("llm")}
+            "prompt_hash": run.header.prompt_hash, "llm": run.header.llm}
 
 
 def _step(step: Step | None) -> dict[str, Any] | None:

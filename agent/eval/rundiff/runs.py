@@ -9,8 +9,8 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from agent.sessions.header import JournalHeader
 from agent.sessions.journal_read import JOURNAL_FILE, Journal
 from agent.sessions.journal_view import JournalView, read_view
 from agent.runtime.tree import Node
@@ -64,7 +64,7 @@ class Run:
         return self.view.journal
 
     @property
-    def header(self) -> dict[str, Any]:
+    def header(self) -> JournalHeader:
         return self.journal.header
 
     @property
@@ -78,11 +78,11 @@ class Run:
     @property
     def episode(self) -> str:
         """The episode as the header names it (older journals: the game path)."""
-        return str(self.header.get("episode") or self.header.get("game") or self.header.get("game_path") or "?")
+        return self.header.episode_name or "?"
 
     @property
     def env(self) -> str:
-        return str(self.header.get("env") or "alfworld")  # journals from before the env seam are ALFWorld's
+        return self.header.env
 
     @property
     def outcome(self) -> str:
@@ -100,11 +100,6 @@ class Run:
         """The last LLM call recorded at or before record position `record`."""
         index = bisect.bisect_right([c.record for c in self.calls], record) - 1
         return self.calls[index] if index >= 0 else None
-
-    def first_step_from(self, record: int) -> Step | None:
-        """The first action recorded at or after record position `record`."""
-        index = bisect.bisect_left([s.record for s in self.steps], record)
-        return self.steps[index] if index < len(self.steps) else None
 
     def node(self, node_id: str) -> Node | None:
         return self.view.tree.nodes.get(node_id)
@@ -139,10 +134,10 @@ def read_run(journal: Journal, name: str) -> Run:
 
 def parent_folder(journal: Journal) -> Path | None:
     """The session a branch (fork, rewind, copy) was made from, when its folder is still there; else None."""
-    parent = journal.header.get("parent")
-    if not isinstance(parent, dict) or not parent.get("session"):
+    parent = journal.header.parent
+    if parent is None or not parent.session:
         return None
-    for folder in (parent.get("folder"), journal.folder.parent / str(parent["session"])):
+    for folder in (parent.folder, journal.folder.parent / parent.session):
         if folder and (Path(folder) / JOURNAL_FILE).is_file():
             return Path(folder)
     return None

@@ -15,7 +15,7 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import LoadingIndicator, Static
 
-from recode_tui.console.hosts import Sessions
+from recode_tui.console.run.hosts import Sessions
 
 
 class ReplayScreen(ModalScreen[None]):

@@ -41,9 +41,9 @@ def session_row(journal: Journal) -> SessionRow:
     result = "corrupt" if journal.problem else (
         "unfinished" if finished is None else ("won" if finished.get("success") else "failed"))
     steps = finished.get("steps", 0) if finished else sum(r.get("type") == "action" for r in journal.records)
-    parent = journal.header.get("parent") or {}
-    branch = f"{parent.get('session', '?')} at {parent.get('at', '?')}" if parent else ""
-    return SessionRow(journal.folder, journal.session_id, str(journal.header.get("game", "?")), result, steps,
+    parent = journal.header.parent
+    branch = f"{parent.session or '?'} at {parent.at or '?'}" if parent is not None else ""
+    return SessionRow(journal.folder, journal.session_id, journal.header.game or "?", result, steps,
                       journal.llm_setup[0], branch, last_activity(journal.folder))
 
 

@@ -1,1 +1,1 @@
-"""The console's widgets, one module each."""
+"""The console's widgets, one module each, and the text search the panes share."""

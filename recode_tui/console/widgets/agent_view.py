@@ -19,7 +19,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from agent.runtime.stepper import AgentView
-from recode_tui.console.search import Match
+from recode_tui.console.widgets.search import Match
 
 # How each kind of line the agent marks is drawn.
 STYLES = {

@@ -17,7 +17,7 @@ from textual.widgets.tree import TreeNode
 
 from agent.runtime import events as ev
 from agent.runtime.tree import CodeTree, Node, NodeStatus
-from recode_tui.console.search import Match
+from recode_tui.console.widgets.search import Match
 
 STATUS_ICONS: dict[NodeStatus, tuple[str, str]] = {
     NodeStatus.PENDING: ("·", "dim"),
@@ -194,10 +194,6 @@ class CodeTreeView(Tree[str]):
 
         self.call_after_refresh(move)
         return True
-
-    def refresh_all_labels(self) -> None:
-        for node_id in self._items:
-            self._relabel(node_id)
 
     # -- search (`/`): one line per node, in reading order, collapsed ones included ------------
 

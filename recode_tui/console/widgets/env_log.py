@@ -20,8 +20,8 @@ from rich.text import Text
 from textual import events
 
 from agent.runtime import events as ev
-from recode_tui.console.search import Match
-from recode_tui.console.textual_compat import LineHookLog
+from recode_tui.console.widgets.search import Match
+from recode_tui.console.support.textual_compat import LineHookLog
 
 _ACTION = re.compile(r"^\s*\d+ > ")
 INDENT = "      "
@@ -125,11 +125,6 @@ class EnvLog(LineHookLog):
                 verdict = "WON" if event.success else "FAILED"
                 return [(f"══ {verdict}: {event.reason} ({event.steps} steps) ══", None)]
         return []
-
-    def lines_for(self, event: ev.Event) -> list[str]:
-        """The log lines an event adds at the log's present width."""
-        width = self.wrap_width()
-        return [line for text, indent in self.entries_for(event) for line in self.wrap(text, indent, width)]
 
     scores: Callable[[], Sequence[tuple[int, float, float]]] | None = None  # the env's (step, old, new) score changes
 

@@ -41,7 +41,7 @@ class NodeDetail(VerticalScroll):
         parts: list = [
             Text.assemble(
                 (f"{node.id}", "bold"),
-                (f"  {node.status.value.lower()}", "magenta"),
+                (f"  {node.status.words}", "magenta"),
                 (f"  depth {node.depth}", "dim"),
                 (f"  {len(node.children)} children" if node.children else "", "dim"),
             ),

@@ -10,8 +10,8 @@ from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 from textual.widgets.text_area import Selection
 
-from recode_tui.console.hosts import RunScreen
-from recode_tui.console.search import Match
+from recode_tui.console.run.hosts import RunScreen
+from recode_tui.console.widgets.search import Match
 
 
 class PromptText(TextArea):

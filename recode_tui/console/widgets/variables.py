@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Static
 
 from agent.runtime import events as ev
 from agent.runtime.varlist import VariableSummary
-from recode_tui.console.textual_compat import FreshWidthsDataTable
+from recode_tui.console.support.textual_compat import FreshWidthsDataTable
 from recode_tui.console.widgets.watches import WatchList
 
 NAME_WIDTH = 18

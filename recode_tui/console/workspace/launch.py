@@ -14,7 +14,8 @@ from pathlib import Path
 from agent.runtime import events as ev
 from agent.runtime.debugger import StepMode
 from mockllm.chosen import ChosenAnswerLLM
-from recode_tui.console.hosts import RunScreen, Sessions
+from recode_tui.console.run.hosts import RunScreen, Sessions
+from recode_tui.console.run.requests import CloseEditor
 from recode_tui.console.workspace.screen import PromptWorkspace, WorkspaceChoice
 from recode_tui.console.workspace.target import pick_node, stub_target
 
@@ -30,9 +31,8 @@ async def open_workspace(run: RunScreen) -> None:
         run.notify("The engine is running: pause it (p) before opening the prompt workspace.", severity="warning")
         return
     app = run.app
-    item = run.tree_view.cursor_node
-    selected = item.data if item is not None else None
-    node = pick_node(run.engine, selected, run.debugger.last_event)
+    selected = run.selected_node()
+    node = pick_node(run.engine, selected.id if selected is not None else None, run.debugger.last_event)
     target = await stub_target(run.engine, node, run.debugger.last_event)
     screen = PromptWorkspace(
         target,
@@ -77,9 +77,8 @@ def continue_with(run: RunScreen, chosen: WorkspaceChoice | None) -> None:
     run.say("info", f"continuing {choice.node_id} with the answer of {choice.source} "
                     f"(prompt set {chosen.prompts.content_hash()})")
     if debugger.awaiting_human:
-        text = choice.text
-        run.editor.close(f"Submitted the answer of {choice.source} for {choice.node_id}…")
-        run.driver.submit(text)
+        run.post_message(CloseEditor(f"Submitted the answer of {choice.source} for {choice.node_id}…"))
+        run.driver.submit(choice.text)
     else:
         engine.llm = ChosenAnswerLLM(choice.text, _source_kind(choice.source), engine.llm)
         run.driver.step(StepMode.NEXT)

@@ -43,7 +43,7 @@ from agent.agents.recode.authoring import (
 from agent.llm import LLM, LLMError, StubContext
 from agent.llm.tokens import TokenCounter, model_of
 from agent.runtime.prompts import PromptSet
-from recode_tui.console.widgets.expansion_editor import cursor_blink_of
+from recode_tui.console.widgets.answer_editor import cursor_blink_of
 from recode_tui.console.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
 from recode_tui.console.workspace.counts import token_table
 from recode_tui.console.workspace.fresh import fresh_llm

@@ -1,0 +1,101 @@
+"""Where every engine gets its code runner and its checks: one place.
+
+Run, console, eval, resume, fork and the prompt workspace all build their
+runner from `RunnerSettings`, so no path runs model code without the
+sandbox's checks because someone forgot to pass a runner. Model code always
+runs in the sandboxed worker process; `trusted` only drops the static checks
+(process isolation and limits stay). The in-process `ThreadRunner` is for the
+engine's own tests and is never built here.
+
+A session's journal header records the settings (`header_fields`), the
+run's seed for node code's `random` included; resuming rebuilds them from
+there, so a replay draws the same numbers, except trust: a journal can only make a resume
+trusted if the user asks again (`--trusted`), so a journal written by an old
+version (which recorded an unchecked in-process runner as trusted) or an
+edited one cannot switch the checks off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from agent.sandbox.runner import SandboxRunner
+
+DEFAULT_NODE_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True)
+class RunnerSettings:
+    """How node code runs: with or without the static checks, each node's time limit, the run's seed.
+
+    `seed` None: each runner made picks its own (a fresh run); a resume passes the recorded one.
+    """
+
+    trusted: bool = False
+    node_timeout: float = DEFAULT_NODE_TIMEOUT
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.node_timeout > 0:
+            raise ValueError("--node-timeout must be more than 0 seconds")
+
+    def make_runner(self) -> SandboxRunner:
+        """A fresh sandboxed runner (its worker starts at the first node)."""
+        return SandboxRunner(trusted=self.trusted, node_timeout=self.node_timeout, seed=self.seed)
+
+    def header_fields(self) -> dict[str, Any]:
+        """What a journal header records about the runner."""
+        fields: dict[str, Any] = {"runner": "SandboxRunner", "trusted": self.trusted, "node_timeout": self.node_timeout}
+        if self.seed is not None:
+            fields["sandbox_seed"] = self.seed
+        return fields
+
+    @classmethod
+    def of_runner(cls, runner: object) -> "RunnerSettings | None":
+        """The settings a runner was built with; None for a runner not built here (tests' ThreadRunner)."""
+        if not isinstance(runner, SandboxRunner):
+            return None
+        return cls(trusted=runner.trusted, node_timeout=runner.node_timeout, seed=runner.seed)
+
+
+class SpareRunners:
+    """Runners whose worker is already started, for an evaluation's next episodes.
+
+    Each episode that runs code takes one and a replacement starts in the background, so the
+    sandbox worker's start (about 40 ms, longer than a game's load) is off the episode's path.
+    Every runner is still fresh (a worker never serves two episodes); `close` ends the spares.
+    """
+
+    def __init__(self, settings: RunnerSettings, size: int = 1) -> None:
+        self.settings = settings
+        self.size = max(1, size)
+        self._spares: list[SandboxRunner] = []
+        self._starting: set[asyncio.Task[None]] = set()
+
+    def take(self) -> SandboxRunner:
+        """A runner for an episode about to start (a spare if one is ready to hand), and a new spare behind it."""
+        runner = self._spares.pop(0) if self._spares else self.settings.make_runner()
+        while len(self._spares) < self.size:
+            spare = self.settings.make_runner()
+            self._spares.append(spare)
+            task = asyncio.ensure_future(self._start(spare))
+            self._starting.add(task)
+            task.add_done_callback(self._starting.discard)
+        return runner
+
+    @staticmethod
+    async def _start(runner: SandboxRunner) -> None:
+        try:
+            await runner.ensure_started()
+        except Exception:  # noqa: BLE001 - a worker that cannot start is reported by its episode's first node
+            pass
+
+    async def close(self) -> None:
+        """End the spares no episode took (their starts are awaited first, so no worker is left behind)."""
+        if self._starting:
+            await asyncio.gather(*self._starting, return_exceptions=True)
+        spares, self._spares = self._spares, []
+        for runner in spares:
+            await runner.close()

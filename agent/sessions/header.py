@@ -1,0 +1,252 @@
+"""The journal header (a journal's first line) as a typed record: written by `to_json`, read by `from_json`.
+
+Every reader (replay, listing, export, traces, `diff`, `compare`, eval's journal index) takes
+the fields from `JournalHeader`; what a journal written by an earlier version lacks gets its
+default here, once: no `env` is ALFWorld (journals before the environment seam), no `agent` is
+ReCode (before the agent seam), no `sandbox_seed` is a seed never recorded, no `llm` a person.
+A field of the wrong kind is refused with one line that says which field and what to do,
+rather than met later as a KeyError or a wrong default in some reader.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from agent.runtime.limits import Limits
+
+JOURNAL_VERSION = "recode.journal.v1"
+DEFAULT_NODE_TIMEOUT = 5.0  # agent.runtime.runners's: what a journal without `node_timeout` ran with
+SANDBOX_RUNNER = "SandboxRunner"
+
+
+class HeaderError(ValueError):
+    """A session header this version cannot use; the message is one line (without the file) saying why."""
+
+
+@dataclass(frozen=True)
+class SessionParent:
+    """Where a branch came from: the parent session, how many of its records were copied, at which point.
+
+    `folder` is set for a copy of a whole session (an eval's journal, a salvage) that may live elsewhere.
+    """
+
+    session: str
+    records: int
+    at: str
+    folder: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"session": self.session, "records": self.records, "at": self.at,
+                **({"folder": self.folder} if self.folder is not None else {})}
+
+
+@dataclass(frozen=True)
+class JournalHeader:
+    """What a session was started with: its episode, agent, limits, prompts, LLM and runner.
+
+    `extra` keeps the fields an environment provider adds (WebShop's `webshop_*` settings) and any
+    a newer version wrote, so a branch copies them unchanged.
+    """
+
+    game: str = ""  # the episode reference as typed (qualified: `sciworld:boil/0`)
+    env: str = "alfworld"
+    episode: str | None = None  # None: a header from before the environment seam (ALFWorld's `game_path`)
+    fingerprint: str | None = None
+    game_path: str | None = None  # ALFWorld's game file, also written by newer versions
+    game_hash: str | None = None
+    agent: str = "recode"
+    agent_options: Mapping[str, Any] = field(default_factory=dict)
+    task_type: str | None = None
+    max_steps: int | None = None  # None: not recorded; such a journal opens but cannot be replayed
+    limits: Limits | None = None
+    preset: str = ""
+    prompt_set: str | None = None
+    prompt_hash: str | None = None
+    prompt_files: Mapping[str, str] | None = None
+    llm: str = "human"
+    profiles: str | None = None
+    model: str | None = None
+    runner: str = SANDBOX_RUNNER
+    trusted: bool = False
+    node_timeout: float = DEFAULT_NODE_TIMEOUT
+    sandbox_seed: int | None = None
+    parent: SessionParent | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    version: str = JOURNAL_VERSION
+    created: float = 0.0
+    session_id: str = ""  # the journal's own id, unique even where folders share a name; '' in older journals
+
+    # ------------------------------------------------------------------ what readers ask
+    @property
+    def episode_ref(self) -> str:
+        """The episode reference to replay: `{env}:{episode}` for a new header, the game file for a pre-seam one."""
+        from envs import registry
+
+        if self.episode is not None:
+            return registry.qualify(self.episode, self.env)
+        return self.game_path or self.game
+
+    @property
+    def episode_name(self) -> str:
+        """How the episode is named in lists and traces: the episode id, else the reference as typed."""
+        return self.episode or self.game or self.game_path or ""
+
+    @property
+    def recorded_unchecked(self) -> bool:
+        """The recording ran node code without the sandbox's static checks (in-process, or --trusted)."""
+        return self.runner == "ThreadRunner" or self.trusted
+
+    def branched(self, parent: SessionParent, **changes: Any) -> "JournalHeader":
+        """This header for a new session branched from this one (its own id and start time come when written)."""
+        return replace(self, parent=parent, created=0.0, session_id="", **changes)
+
+    # ------------------------------------------------------------------ writing
+    def to_json(self) -> dict[str, Any]:
+        """The header line as written (`type` and `version` first)."""
+        return {
+            "type": "session", "version": self.version,
+            **({"created": self.created} if self.created else {}),
+            "game": self.game, "env": self.env,
+            **({"episode": self.episode} if self.episode is not None else {}),
+            **({"fingerprint": self.fingerprint} if self.fingerprint is not None else {}),
+            **({"game_path": self.game_path} if self.game_path is not None else {}),
+            **({"game_hash": self.game_hash} if self.game_hash is not None else {}),
+            **self.extra,
+            "agent": self.agent,
+            **({"agent_options": dict(self.agent_options)} if self.agent_options else {}),
+            "task_type": self.task_type,
+            **({"max_steps": self.max_steps} if self.max_steps is not None else {}),
+            **({"limits": asdict(self.limits)} if self.limits is not None else {}),
+            "preset": self.preset or None,
+            **({"prompt_set": self.prompt_set} if self.prompt_set is not None else {}),
+            "prompt_hash": self.prompt_hash,
+            **({"prompt_files": dict(self.prompt_files)} if self.prompt_files is not None else {}),
+            "llm": self.llm, "profiles": self.profiles, "model": self.model,
+            "runner": self.runner, "trusted": self.trusted, "node_timeout": self.node_timeout,
+            **({"sandbox_seed": self.sandbox_seed} if self.sandbox_seed is not None else {}),
+            "parent": self.parent.to_json() if self.parent is not None else None,
+            **({"session_id": self.session_id} if self.session_id else {}),
+        }
+
+    # ------------------------------------------------------------------ reading
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "JournalHeader":
+        """The header of a journal line; HeaderError (one line) for one this version cannot use."""
+        if data.get("type") != "session":
+            raise HeaderError("has no session header (its first line is not one)")
+        version = data.get("version")
+        if version != JOURNAL_VERSION:
+            raise HeaderError(f"is version {version!r}; this recode-tui reads {JOURNAL_VERSION} "
+                              "(open it with the recode-tui that wrote it)")
+        read = _Fields(data)
+        known = {name for name in cls.__dataclass_fields__ if name != "extra"} | {"type", "at"}  # `at`: the line's time
+        return cls(
+            game=read.text("game") or "",
+            env=read.text("env") or "alfworld",  # journals from before the environment seam are ALFWorld's
+            episode=read.text("episode"),
+            fingerprint=read.text("fingerprint"),
+            game_path=read.text("game_path"),
+            game_hash=read.text("game_hash"),
+            agent=read.text("agent") or "recode",  # journals from before the agent seam are ReCode's
+            agent_options=read.mapping("agent_options") or {},
+            task_type=read.text("task_type"),
+            max_steps=read.whole("max_steps"),
+            limits=read.limits("limits"),
+            preset=read.text("preset") or "",
+            prompt_set=read.text("prompt_set"),
+            prompt_hash=read.text("prompt_hash"),
+            prompt_files=read.mapping("prompt_files"),
+            llm=read.text("llm") or "human",
+            profiles=read.text("profiles"),
+            model=read.text("model"),
+            runner=read.text("runner") or SANDBOX_RUNNER,
+            trusted=read.flag("trusted"),
+            node_timeout=read.timeout("node_timeout"),
+            sandbox_seed=read.whole("sandbox_seed"),  # older journals: none (their workers' numbers never repeated)
+            parent=read.parent("parent"),
+            extra={k: v for k, v in data.items() if k not in known},
+            version=JOURNAL_VERSION,
+            created=read.number("created") or 0.0,
+            session_id=read.text("session_id") or "",
+        )
+
+
+def load_header(file: Path) -> JournalHeader:
+    """The header of a journal file from its first line alone (a reader that needs nothing else, such as
+    `compare` naming a run's prompt hash); HeaderError (one line) when it has none this version reads."""
+    try:
+        with open(file, "rb") as handle:
+            first = handle.readline()
+    except OSError as exc:
+        raise HeaderError(f"cannot be read ({exc.strerror}); check the path") from None
+    try:
+        data = json.loads(first)
+    except ValueError:
+        raise HeaderError("is not a recode-tui journal (line 1 is not JSON)") from None
+    if not isinstance(data, dict):
+        raise HeaderError("is not a recode-tui journal (line 1 is not a record)")
+    return JournalHeader.from_json(data)
+
+
+class _Fields:
+    """Typed reads of one header's fields; a present value of the wrong kind raises HeaderError naming it."""
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.data = data
+
+    def _get(self, name: str, ok: Callable[[Any], bool], kind: str) -> Any:
+        value = self.data.get(name)
+        if value is None:
+            return None
+        if not ok(value):
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+            raise HeaderError(f"line 1: the session header's `{name}` is {shown}, not {kind}; the journal was "
+                              "edited or is not recode-tui's: restore it from a copy or start a new run")
+        return value
+
+    def text(self, name: str) -> str | None:
+        return self._get(name, lambda v: isinstance(v, str), "text")
+
+    def whole(self, name: str) -> int | None:
+        return self._get(name, lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number")
+
+    def number(self, name: str) -> float | None:
+        value = self._get(name, lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number")
+        return None if value is None else float(value)
+
+    def flag(self, name: str) -> bool:
+        return bool(self._get(name, lambda v: isinstance(v, bool), "true or false"))
+
+    def mapping(self, name: str) -> dict[str, Any] | None:
+        value = self._get(name, lambda v: isinstance(v, dict), "an object")
+        return None if value is None else dict(value)
+
+    def timeout(self, name: str) -> float:
+        """A node time limit; a journal without one (or a non-positive one) ran with the default."""
+        value = self.number(name)
+        return value if value is not None and value > 0 else DEFAULT_NODE_TIMEOUT
+
+    def limits(self, name: str) -> Limits | None:
+        """The run limits; unknown keys (a newer version's) are left out, missing ones take Limits' defaults."""
+        value = self.mapping(name)
+        if value is None:
+            return None
+        known = Limits.__dataclass_fields__
+        for key, limit in value.items():
+            wanted = bool if key == "end_on_error" else int
+            if key in known and not (isinstance(limit, wanted) and (wanted is bool or not isinstance(limit, bool))):
+                raise HeaderError(f"line 1: the session header's `limits.{key}` is {limit!r}, not "
+                                  f"{'true or false' if wanted is bool else 'a whole number'}; the journal was "
+                                  "edited or is not recode-tui's: restore it from a copy or start a new run")
+        return Limits(**{k: v for k, v in value.items() if k in known})
+
+    def parent(self, name: str) -> SessionParent | None:
+        value = self.mapping(name)
+        if not value:
+            return None
+        inner = _Fields(value)
+        return SessionParent(session=inner.text("session") or "", records=inner.whole("records") or 0,
+                             at=inner.text("at") or "", folder=inner.text("folder"))

@@ -1,0 +1,174 @@
+"""What the console's lower modules may use of the app, of a run's screen and of the session control.
+
+The controllers, the LLM control, the workspace launcher, the replay cover and
+the session control are given one of these types and never import `app`,
+`debug_screen` or `session_control`, so no import runs back up (tests/test_layers.py).
+`RunScreen` and `ConsoleApp` are real base classes of `DebugScreen` and `RecodeApp`
+holding what those modules may use (a run's state, not its panes: those they ask
+for with the messages of run/requests.py); `Sessions` is a protocol `SessionControl` meets.
+The small runtime-checkable protocols at the end are optional powers of the engine's
+parts that the console asks for with `isinstance` instead of probing with `getattr`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Protocol, runtime_checkable
+
+from textual.app import App
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from recode_tui.console.run.requests import StatusChanged
+from recode_tui.console.run.run_state import RunState
+
+if TYPE_CHECKING:  # names for the declarations only: `RecodeApp` derives from `ConsoleApp` before its first frame
+    from agent.runtime import events as ev
+    from agent.runtime.debugger import Breakpoint, Debugger
+    from agent.runtime.prompts import PromptSet
+    from agent.runtime.stepper import Stepper
+    from agent.runtime.tree import Node
+    from agent.sessions.session import Session
+    from recode_tui.console.widgets.driver import EngineDriver
+
+
+class Sessions(Protocol):
+    """The session control as the screens, the LLM control and the workspace use it."""
+
+    sessions_dir: Path
+    session: Session | None
+    busy: bool  # a replay is running
+    failure: str  # the last replay's one-line failure ('' once a session is open)
+
+    def attach(self, app: ConsoleApp) -> None: ...
+    def save_work(self) -> None: ...
+    def save_settings(self) -> None: ...
+    def show_status(self) -> None: ...
+    def record_llm(self, spec: str, profiles: str | None, why: str = "switch") -> None: ...
+    def fork_with_answer(self, node_id: str, text: str, source: str, prompts: PromptSet) -> bool: ...
+    def rewind(self) -> None: ...
+    def fork(self) -> None: ...
+    def diff_parent(self) -> None: ...
+    def open_list(self) -> None: ...
+    def salvage(self) -> None: ...
+
+
+class RunScreen(Screen[None]):
+    """One run's screen (`DebugScreen`) as the parts below it see it: the run's state, never its panes.
+
+    A controller reads the run here (engine, debugger, driver, drafts, where it stands) and
+    changes what the panes show by posting a request (run/requests.py) to this screen, which
+    routes it to the pane it concerns. `say` and `enter_state` change the screen's own state
+    at once; the status line follows through a `StatusChanged` request.
+    """
+
+    # Where the run stands: the status line shows it, and it greys the keys that cannot act.
+    # A change repaints nothing by itself; `enter_state` is its only writer.
+    run_state: reactive[RunState] = reactive(RunState.STARTING, init=False, repaint=False)
+
+    engine: Stepper
+    debugger: Debugger
+    driver: EngineDriver  # runs the debugger's commands in a worker; `busy` while one runs
+    drafts: dict[str, str]  # node id -> the person's expansion text
+    shown_prompt: tuple[str, str] | None  # what the Prompt tab shows
+    stops: int  # commands finished and shown (tests wait on this; a new run goes on counting)
+    reason_kind: str  # how the status line's second line says `reason` (info, error, human, ...)
+    reason: str  # why the run stopped, on the status line
+    short_reason: str  # said instead of `reason` when it does not fit
+
+    @property
+    def console(self) -> ConsoleApp:
+        """The app this screen runs in (only ever a `ConsoleApp`)."""
+        app = self.app
+        assert isinstance(app, ConsoleApp), "a run's screen runs only in the console app"
+        return app
+
+    @property
+    def session_control(self) -> Sessions | None:
+        """The app's session control; None when the run is not journaled."""
+        return self.console.session_control
+
+    def selected_node(self) -> Node | None:
+        """The node under the code tree's cursor (None: none is)."""
+        from textual.widgets import Tree
+
+        for tree in self.query("#code-tree").results(Tree):
+            item = tree.cursor_node
+            return self.engine.tree.nodes.get(item.data or "") if item is not None else None
+        return None
+
+    def say(self, kind: str, text: str, short: str = "") -> None:
+        """Line two of the status line: why the run stopped (`short`: said instead when `text` does not fit)."""
+        self.reason_kind, self.reason, self.short_reason = kind, text, short
+        self.post_message(StatusChanged())
+
+    def enter_state(self, state: RunState | str, kind: str = "", reason: str = "") -> None:
+        """Where the run stands now (and why, when `reason` is given): the one place that sets it."""
+        self.run_state = RunState(state)
+        if reason:
+            self.reason_kind, self.reason, self.short_reason = kind or "info", reason, ""
+        self.post_message(StatusChanged())
+
+
+class ConsoleApp(App[None]):
+    """The console app (`RecodeApp`) as its screens and the session control see it."""
+
+    session_control: Sessions | None  # the journal; None when the run is not recorded
+    profiles: str | None  # the profiles file the `L` picker lists
+    review: bool  # review mode: a model's answers are proposals
+    episode: str  # the status line's name of the game
+    cursor_blink: bool
+    watch_expressions: list[str]  # outlives a run
+    last_key_at: float  # when the person last pressed a key (monotonic)
+
+    _run_screen: RunScreen  # the run on show; set once its screen is made (not while the first frame loads)
+
+    @property
+    def debug_screen(self) -> RunScreen:
+        """The screen of the run on show (under a replay cover: the run being replaced)."""
+        return self._run_screen
+
+    def set_watches(self, expressions: Iterable[str]) -> None:
+        """The watch list outlives a run: the next run's variables pane starts from it."""
+        self.watch_expressions[:] = expressions
+
+    async def replace_run(
+        self,
+        engine: Stepper,
+        replayed: list[ev.Event],
+        *,
+        how: str,
+        drafts: dict[str, str] | None = None,
+        breakpoints: list[Breakpoint] | None = None,
+        watches: list[str] | None = None,
+        profiles: str | None = None,
+        game: str | None = None,
+    ) -> RunScreen:
+        """`RecodeApp`'s: showing a run makes a `DebugScreen`, which this module cannot import."""
+        raise NotImplementedError
+
+
+@runtime_checkable
+class Interruptible(Protocol):
+    """A runner that can stop the node running now (the sandbox's)."""
+
+    def interrupt(self) -> None: ...
+
+
+@runtime_checkable
+class TrustFlagged(Protocol):
+    """A runner that says whether it runs code unchecked (`--trusted`)."""
+
+    trusted: bool
+
+
+@runtime_checkable
+class Cancellable(Protocol):
+    """An LLM whose pending answer can be given up (the person's, a review's)."""
+
+    def cancel(self) -> None: ...
+
+
+def is_trusted(runner: object) -> bool:
+    """The runner runs code unchecked (`--trusted`); a runner that does not say is not."""
+    return isinstance(runner, TrustFlagged) and bool(runner.trusted)

@@ -1,0 +1,389 @@
+"""The screen of one run: a stepper, its debugger, its panes, and where the run stands.
+
+The screen owns everything that belongs to one engine: the debugger, the
+`EngineDriver` and its messages, the drafts, the prompt on show and the run
+state (a reactive that greys the keys that cannot act). Resume, rewind and
+fork build a new `DebugScreen` on the replayed engine and put it in this
+one's place, so nothing of the old run (a queued driver message, a prompt, a
+draft) can reach the new one. What outlives a run (the session, the LLM
+profiles, the keymap, the watch expressions, the help, the palette) is the
+app's; the screen reads it from `self.app`.
+
+Each group of keys lives with a controller the screen holds and hands its
+actions and messages to: `RunEvents` (the driver's events and stops),
+`StopTools` (breakpoints, watches, the shell line), `ModelKeys` (the LLM and the
+sandbox), `PaneSearch` (`/`), `PaneView` (tabs, zoom, narrow panes). Each is given
+this screen as a `hosts.RunScreen`, the run's state without its panes; what a pane
+should show it posts as a request (run/requests.py), which the screen's
+`PaneRoutes` hands to that pane.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Iterable
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.lazy import Lazy
+from textual.widgets import Footer, TabbedContent, TabPane, Tree
+
+from agent.runtime import events as ev
+from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, StepMode
+from agent.runtime.stepper import Stepper
+from agent.runtime.tree import NodeStatus
+from recode_tui.console.controllers.keys import DEBUG_BINDINGS
+from recode_tui.console.controllers.llm_control import LLMControl
+from recode_tui.console.controllers.model_actions import ModelKeys
+from recode_tui.console.controllers.run_events import RunEvents
+from recode_tui.console.run.run_state import RunState, RunStateChanged, action_enabled, keys_differ
+from recode_tui.console.screens.pane_routes import PaneRoutes
+from recode_tui.console.controllers.search_actions import PaneSearch
+from recode_tui.console.controllers.session_actions import run_session_action
+from recode_tui.console.controllers.stop_tools import StopTools
+from recode_tui.console.controllers.view_actions import PaneView
+from recode_tui.console.widgets.agent_view import AgentViewPane
+from recode_tui.console.widgets.breakpoints import BreakpointsPane
+from recode_tui.console.widgets.code_tree import CodeTreeView
+from recode_tui.console.widgets.driver import EngineDriver
+from recode_tui.console.widgets.env_log import EnvLog
+from recode_tui.console.widgets.answer_editor import AnswerEditor
+from recode_tui.console.widgets.key_line import KeyLine
+from recode_tui.console.widgets.node_detail import NodeDetail
+from recode_tui.console.widgets.observation_view import ObservationView
+from recode_tui.console.widgets.prompt_view import PromptView
+from recode_tui.console.widgets.review_panel import ReviewBar
+from recode_tui.console.widgets.search_bar import SearchBar
+from recode_tui.console.widgets.status_bar import StatusBar
+from recode_tui.console.widgets.variables import VariablesPane
+from recode_tui.console.widgets.watches import WatchList
+
+NARROW_COLUMNS = 100  # the footer is compact below this width (as the panes rearrange, recode.tcss)
+MODEL_CLOCK_SECONDS = 0.5  # how often the "model is answering" clock is redrawn
+
+
+class DebugScreen(PaneRoutes):
+    """One run on screen: `engine`, its `debugger`, the panes, and the run state that greys keys."""
+
+    BINDINGS = DEBUG_BINDINGS
+
+    def __init__(
+        self,
+        engine: Stepper,
+        *,
+        breakpoints: list[Breakpoint] | None = None,
+        drafts: dict[str, str] | None = None,
+        replayed: Iterable[ev.Event] = (),
+        how: str = "",
+        autostart: bool = False,
+        stops: int = 0,
+    ) -> None:
+        """`replayed`: the events a resume or branch replayed, shown as one stop once the panes are laid out."""
+        super().__init__()
+        self.engine = engine
+        self.debugger = Debugger(engine, breakpoints=breakpoints)
+        self.driver = EngineDriver(self.debugger)  # composed with the panes; commands run in its worker
+        self.drafts: dict[str, str] = dict(drafts or {})  # node id -> the person's expansion text
+        self.replayed = list(replayed)
+        self.how = how  # resumed | rewound | forked: said in the first stop of a replayed run
+        self.autostart = autostart
+        self.set_reactive(DebugScreen.run_state, RunState.STARTING)
+        self.reason_kind = "info"
+        self.reason = "loading the game…"
+        self.short_reason = ""  # said instead of `reason` when it does not fit the status line
+        self.shown_prompt: tuple[str, str] | None = None  # what the Prompt tab shows
+        self.stops = stops  # commands finished and shown (tests wait on this; a new run goes on counting)
+        self.command_at = 0.0  # when the last engine command was given
+        self.shown = asyncio.Event()  # set once the panes show the run (the replayed events included)
+        self.replay_error: Exception | None = None  # showing the replayed events failed (see `_show_replayed`)
+        self.stop_tools = StopTools(self)  # b, w, !, the breakpoint and watch lists
+        self.run_events = RunEvents(self, self.stop_tools)  # the driver's events and stops, in the panes
+        self.pane_view = PaneView(self)  # e, r, B, a, z and v
+        self.pane_search = PaneSearch(self)  # / and the search bar
+
+    model_keys: ModelKeys  # L, t, the review keys, i: made in `compose` with the LLM control
+
+    # -- layout -----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        console = self.console
+        yield StatusBar(id="status")
+        with Horizontal(id="panes"):
+            with Vertical(id="left"):
+                yield CodeTreeView(self.engine.tree, id="code-tree")
+                yield NodeDetail(id="detail")
+            yield VariablesPane(self.engine.runner.full_value, console.watch_expressions,
+                                note=self.engine.variables_note, id="vars")
+            log = EnvLog(id="env-log")
+            log.scores = lambda: tuple(self.engine.env.score_log)  # an env with a score logs its changes
+            yield log
+        # A person starts on the task and the first observation; the editor's tab opens when an answer is awaited.
+        # Each tab's title starts with its key (the narrow key line cannot list them all).
+        with TabbedContent(id="bottom", initial="tab-observation" if self.debugger.human else "tab-prompt"):
+            with TabPane("O Observation", id="tab-observation"):
+                yield ObservationView(id="observation")
+            with TabPane("e Expansion", id="tab-expand"):
+                yield AnswerEditor(self.drafts, id="answer")
+                yield ReviewBar(id="review-bar")
+            # Hidden at first: mounted just after the first paint.
+            with TabPane("r Prompt", id="tab-prompt"):
+                yield Lazy(PromptView(id="prompt"))
+            if self.engine.view_title:  # the agent's own view; ReCode has none (its tree is its state)
+                with TabPane(f"a {self.engine.view_title}", id="tab-agent"):
+                    yield AgentViewPane(id="agent-view")
+            with TabPane("B Breakpoints", id="tab-breakpoints"):
+                yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
+        yield SearchBar(id="search-bar")
+        yield Footer()
+        yield KeyLine(id="key-line")  # the footer's place below 100 columns (recode.tcss)
+        yield self.driver
+        llm_control = LLMControl(console.profiles, console.review)
+        self.model_keys = ModelKeys(self, llm_control, self.run_events)
+        yield llm_control
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Below 100 columns the footer drops its padding, so more keys fit."""
+        for footer in self.query(Footer):
+            footer.compact = event.size.width < NARROW_COLUMNS
+
+    def on_mount(self) -> None:
+        self.label_panes()
+        self.set_interval(MODEL_CLOCK_SECONDS, self.show_model_clock)
+        control = self.session_control
+        if control is not None:  # leaving the editor writes the draft at once
+            self.watch(self, "focused", control.save_work, init=False)
+        self.watch(self, "focused", lambda _: self.show_keys(), init=False)
+        self.show_keys()
+        if self.replayed:
+            self.call_after_refresh(self._show_replayed)  # after layout: the log wraps to its real width
+        else:
+            self.shown.set()
+            if self.autostart:
+                self.call_after_refresh(self.start)
+
+    def label_panes(self) -> None:
+        """Titles, focus and status of the freshly composed panes."""
+        self.query_one("#code-tree").border_title = self.engine.structure_title
+        self.query_one("#detail").border_title = "Node"
+        self.query_one("#vars").border_title = "Variables"
+        self.query_one("#vars").border_subtitle = "w watch"
+        self.query_one("#env-log").border_title = "Environment"
+        self.query_one("#code-tree", CodeTreeView).focus()
+        self.command_at = time.monotonic()  # a new engine (resume, rewind, fork) counts as a command
+        self.refresh_breakpoints()  # the watches a `changes` breakpoint stops on are marked
+        self.update_status()
+        control = self.session_control
+        if control is not None:
+            control.show_status()
+
+    def start(self) -> None:
+        """Reset the environment: the first event (the task) after the first paint."""
+        self.driver.step(StepMode.NEXT)
+        self.call_later(self.editor.enable_highlighting)
+
+    def _show_replayed(self) -> None:
+        """The replayed events in the panes, and a stop where the replay ended.
+
+        An error is kept for whoever awaits `shown` (the session control says it), not raised here.
+        """
+        try:
+            stop = self.run_events.replay_stop(self.replayed, self.how)
+            self.apply_events(self.replayed)
+            self.post_message(EngineDriver.Stopped(stop))
+        except Exception as exc:  # noqa: BLE001 - a console bug showing a good journal: said, not fatal
+            self.replay_error = exc
+        finally:
+            self.shown.set()
+
+    # -- run state: this screen is its only writer ------------------------------------------
+
+    def on_run_state_changed(self, message: RunStateChanged) -> None:
+        """A helper (the LLM control) says where the run stands; the screen sets it."""
+        message.stop()
+        self.enter_state(message.state, message.kind, message.reason)
+
+    def validate_run_state(self, value: str) -> RunState:
+        return RunState(value)
+
+    def watch_run_state(self, old: RunState, new: RunState) -> None:
+        if keys_differ(old, new):  # rebuilding the footer is dear: only when a key greys or comes back
+            self.refresh_bindings()
+            self.show_keys()
+
+    def show_keys(self) -> None:
+        """The narrow key line follows the focus (the editor's own keys while typing) and the run state."""
+        state = self.run_state
+        self.query_one(KeyLine).update(
+            in_editor=self.focused is self.editor.editor,
+            enabled=lambda action: action_enabled(action, state),
+            has_agent_view=bool(self.engine.view_title))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that cannot act are greyed in the footer (see `run_state.action_enabled`)."""
+        return True if action_enabled(action, self.run_state) else None
+
+    # -- engine messages (only this screen's driver reaches here) ------------------------------
+
+    def on_engine_driver_started(self, message: EngineDriver.Started) -> None:
+        if self.run_state not in (RunState.STARTING, RunState.REVIEWING):  # a fast proposal may come first
+            self.enter_state(RunState.RUNNING, "info", f"{message.command}…")
+
+    def on_engine_driver_events(self, message: EngineDriver.Events) -> None:
+        self.apply_events(message.events)
+
+    async def on_engine_driver_stopped(self, message: EngineDriver.Stopped) -> None:
+        if not self.is_attached:  # the app is closing: the panes are going
+            return
+        self.run_events.stopped(message.result)
+        self.llm_control.after_stop(message.result)  # after the stop's reason: an LLM failure says its own
+        await self.run_events.after_stop(message.result)
+
+    def on_engine_driver_failed(self, message: EngineDriver.Failed) -> None:
+        self.run_events.failed(message.error)
+
+    @property
+    def pending_prompt(self) -> tuple[str, str] | None:
+        """(title, prompt) of the open LLM request."""
+        return self.run_events.pending_prompt
+
+    @on(Tree.NodeHighlighted, "#code-tree")
+    def show_node(self, event: Tree.NodeHighlighted) -> None:
+        self.run_events.node_selected(event.node.data or "")
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def action_run_to_here(self) -> None:
+        node = self.selected_node()
+        if node is None:
+            self.notify("Select a node in the code tree first.", severity="warning")
+            return
+        if node.status is not NodeStatus.PENDING:
+            self.notify(f"{node.id} has already run ({node.status.value}): pick a pending node.", severity="warning")
+            return
+        self.action_step("continue", until=node.id)
+
+    def action_step(self, mode: str, until: str | None = None) -> None:
+        debugger = self.debugger
+        if self.run_state is RunState.STARTING:  # the game is still loading: nothing to step yet
+            self.notify("loading… the run is not ready yet: step once the status line says paused.",
+                        severity="warning")
+            return
+        if debugger.done:
+            self.notify("The run is over.", severity="warning")
+            return
+        if debugger.awaiting_human:
+            self.notify("Type the expansion in the editor (e) and press ctrl+s.", title="Awaiting your expansion")
+            self.show_editor()
+            return
+        if self.llm_control.reviewing is not None:
+            self.notify("e edits it, ctrl+s accepts, ctrl+g regenerates, ctrl+o rejects.", title="Review the proposal")
+            self.show_editor()
+            return
+        if self.driver.busy:
+            self.notify("The engine is running: p pauses it.", severity="warning")
+            return
+        self.command_at = time.monotonic()
+        if until is not None:
+            self.driver.run_until(until)
+        else:
+            self.driver.step(StepMode(mode))
+
+    def action_pause(self) -> None:
+        if self.driver.busy and not self.debugger.awaiting_human:
+            self.driver.pause()
+            self.say("paused", "pausing after the current event…")
+
+    def action_submit(self) -> None:
+        # ctrl+s is a priority binding handled on the app's queue; keys typed just before
+        # it may still wait on the text area's own queue. Submit from that queue, after them.
+        self.editor.editor.call_later(self.editor.submit)
+
+    def on_answer_editor_submitted(self, message: AnswerEditor.Submitted) -> None:
+        self.run_events.submitted_node = message.node_id
+        if self.llm_control.take_submission(message.text):  # a reviewed proposal
+            return
+        if not self.debugger.awaiting_human or self.driver.busy:
+            self.notify("No expansion is awaited.", severity="warning")
+            return
+        self.editor.close(f"Submitted the expansion of {message.node_id}…")
+        self.command_at = time.monotonic()
+        self.driver.submit(message.text)
+
+    def action_show_tab(self, tab: str) -> None:
+        self.pane_view.show_tab(tab)
+
+    async def action_workspace(self) -> None:
+        from recode_tui.console.workspace.launch import open_workspace
+
+        await open_workspace(self)
+
+    def action_search(self) -> None:
+        self.pane_search.open()
+
+    def on_search_bar_query(self, message: SearchBar.Query) -> None:
+        self.pane_search.query(message)
+
+    def on_search_bar_step(self, message: SearchBar.Step) -> None:
+        self.pane_search.step(message)
+
+    def on_search_bar_closed(self, message: SearchBar.Closed) -> None:
+        self.pane_search.close(message)
+
+    def action_switch_llm(self) -> None:
+        self.model_keys.switch_llm()
+
+    def action_type_answer(self) -> None:
+        self.model_keys.type_answer()
+
+    def action_review(self, verb: str) -> None:
+        self.model_keys.review(verb)
+
+    def on_review_bar_decided(self, message: ReviewBar.Decided) -> None:
+        self.model_keys.decided(message)
+
+    def on_llmcontrol_switched(self, message: LLMControl.Switched) -> None:
+        self.update_status()
+
+    def action_interrupt(self) -> None:
+        self.model_keys.interrupt()
+
+    def action_session(self, what: str) -> None:
+        run_session_action(self, self.session_control, what)
+
+    def action_zoom(self) -> None:
+        self.pane_view.zoom()
+
+    def action_swap_panes(self) -> None:
+        self.pane_view.swap_panes()
+
+    def action_follow(self) -> None:
+        self.tree_view.follow(force=True)
+        self.tree_view.focus()
+
+    # -- breakpoints, watches, the shell line (StopTools) ---------------------------------------
+
+    def action_toggle_breakpoint(self) -> None:
+        self.stop_tools.toggle_on_selected()
+
+    def on_breakpoints_pane_changed(self, message: BreakpointsPane.Changed) -> None:
+        self.stop_tools.pane_changed()
+
+    def action_watch(self) -> None:
+        self.stop_tools.add_watch()
+
+    def action_shell(self) -> None:
+        self.stop_tools.open_shell()
+
+    def on_watch_list_break_on_change(self, message: WatchList.BreakOnChange) -> None:
+        self.stop_tools.toggle(BreakpointKind.VALUE_CHANGED, message.expression)
+
+    def on_watch_list_changed(self, message: WatchList.Changed) -> None:
+        self.stop_tools.watches_changed(message.expressions)
+
+    def refresh_breakpoints(self, highlight: int | None = None) -> None:
+        self.stop_tools.refresh_breakpoints(highlight)
+
+    def evaluate_watches(self, new_stop: bool = True) -> None:
+        self.stop_tools.evaluate_watches(new_stop)

@@ -1,0 +1,484 @@
+"""The console's side of sessions: journal the run, keep the draft, resume, rewind, fork.
+
+The app holds one `SessionControl`. It is a plain object, not a widget, so it
+outlives the debug screen of each run: after a resume or a branch, a new
+`DebugScreen` on the replayed engine takes the old one's place. Replays run as
+async workers on the app's loop (the engine already steps the environment in
+its own thread), behind a `ReplayScreen` that keeps keys away from the old
+engine meanwhile. The old session's journal is never touched: a branch is a
+new session. Its `WorkKeeper` (session_work.py) writes the draft and debug.json.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Awaitable, Callable
+
+from agent.llm import LLM
+from agent.runtime import events as ev
+from agent.sessions.debug_settings import DebugSettings
+from agent.runtime.prompts import PromptSet
+from agent.runtime.stepper import Stepper
+from agent.runtime.tree import Node
+from agent.sessions.journal import JournalError, read_journal
+from agent.sessions.session import (
+    Session,
+    branch_session,
+    fork_at_expansion,
+    profiles_in_use,
+    reopen_session,
+    replay_failure,
+    rewind_to_node,
+    salvage_session,
+    start_session,
+)
+from mockllm.chosen import ChosenAnswerLLM
+from mockllm.human import HumanLLM
+from recode_tui.console.run.hosts import Cancellable, ConsoleApp, RunScreen, is_trusted
+from recode_tui.console.run.requests import HandOver, SelectNode, ShowSession
+# What `--resume` names and the game a session played: the setup layer's, named here too for the console's callers.
+from recode_tui.setup.sessions import find_resume as find_resume, journal_llm_note, session_game as session_game
+from recode_tui.console.session.session_work import WorkKeeper
+from recode_tui.setup.settings import EpisodeRef
+
+DRAFT_SECONDS = 2.0  # how often a changed draft is written to draft.json
+CHECK_SECONDS = 1.0  # how often the journal writer's error is looked at
+
+Replay = Callable[[LLM], Awaitable[tuple[Session, list[ev.Event]]]]
+
+
+def one_line(exc: BaseException) -> str:
+    """The first line of an error: a replay mismatch carries a diff after it."""
+    text = str(exc).strip().split("\n", 1)[0] or type(exc).__name__
+    return text if isinstance(exc, (JournalError, OSError)) else f"{type(exc).__name__}: {text}"
+
+
+def read_journal_setup(folder: Path) -> str:
+    """The LLM spec a session's journal says answers now ('' when unreadable)."""
+    try:
+        return read_journal(folder, lenient=True).llm_setup[0]
+    except JournalError:
+        return ""
+
+
+def make_env(game: str, max_steps: int | None):
+    """The session layer's environment factory; envs is imported only when a replay starts."""
+    from envs import make_env as _make
+
+    return _make(game, max_steps=max_steps)
+
+
+class SessionControl:
+    """Which session the console's engine journals into, and how to get another."""
+
+    def __init__(
+        self,
+        sessions_dir: Path,
+        new_llm: Callable[[], LLM],
+        session: Session | None = None,
+        resume: Path | None = None,
+    ) -> None:
+        self.sessions_dir = sessions_dir
+        self.new_llm = new_llm
+        self.session = session
+        self.pending_resume = resume
+        self.app: ConsoleApp | None = None
+        self.busy = False  # a replay is running
+        self.error = ""  # the journal or draft error last shown
+        self.how = "new"  # new | resumed | rewound | forked: for the status line
+        self.work = WorkKeeper(self.report, lambda: self.error)  # draft.json and debug.json
+        # Which LLM a replay goes on with: the recorded one (header, then `L` switches) unless --llm was given.
+        self.llm_spec = ""  # the spec the console was started with
+        self.profiles: str | None = None  # --profiles as given
+        self.explicit_llm = False  # --llm was given with --resume: it overrides what that session recorded
+        self.replay_source: Path | None = None  # the session the next replay reads (None: the current one)
+        self.salvage_from: Path | None = None  # the session a failed replay came from (offered to salvage)
+        self.salvage_at_start = False  # `--from-last-good`: the start-up resume goes on from the last good point
+        self.select_at: str | None = None  # `--at NODE`: the tree cursor goes there once the resume is shown
+        self.failure = ""  # the last replay's one-line failure ('' once a session is open)
+
+    @classmethod
+    def create(
+        cls, engine: Stepper, episode: EpisodeRef, llm: str | LLM, sessions_dir: Path, resume: Path | None,
+        profiles: str | None = None, explicit_llm: bool = True,
+    ) -> "SessionControl":
+        """Journal a fresh engine into a new session, or prepare to resume `resume`."""
+        from recode_tui.setup import make_llm
+
+        new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, episode)) if isinstance(llm, str) else (lambda: llm)
+        spec = llm if isinstance(llm, str) else llm.name
+        if resume is not None:
+            control = cls(sessions_dir, new_llm, resume=resume)
+        else:
+            session = start_session(engine, sessions_dir, episode.ref, spec, profiles=profiles_in_use(spec, profiles))
+            control = cls(sessions_dir, new_llm, session)
+        control.llm_spec, control.profiles = spec, profiles
+        # --llm given with --resume overrides the recording once, for the session opened at start;
+        # later branches of it go on with what it journals (the override is journaled too).
+        control.explicit_llm = explicit_llm and isinstance(llm, str) and resume is not None
+        return control
+
+    # -- wiring -------------------------------------------------------------------------
+
+    def attach(self, app: ConsoleApp) -> None:
+        """Called once the app is mounted: timers and the first status (each run's screen
+        saves the draft when the focus moves, see `DebugScreen.on_mount`)."""
+        self.app = app
+        app.set_interval(DRAFT_SECONDS, self.save_work)
+        app.set_interval(CHECK_SECONDS, self.check_journal)
+        self.show_status()
+        if self.pending_resume is not None:
+            folder, self.pending_resume = self.pending_resume, None
+            if self.salvage_at_start:
+                self.salvage_from = folder
+                self.salvage()
+            else:
+                self.resume(folder, at_start=True)
+        elif self.session is not None:
+            # No notice: a toast at start covered the editor for seconds. The status line names the
+            # session; `S` lists the sessions and quitting an unfinished run prints its folder.
+            self.check_journal()
+
+    def _run_screen(self) -> RunScreen:
+        """The debug screen of the run on show (a modal may be on top of it)."""
+        assert self.app is not None
+        return self.app.debug_screen
+
+    def show_status(self) -> None:
+        """The session on the run's status line: its folder, how it was opened, a replay under way."""
+        if self.app is None:
+            return
+        self._run_screen().post_message(ShowSession(
+            self.session.folder.name if self.session is not None else None, how=self.how, failed=bool(self.error),
+            opening=self.busy or self.pending_resume is not None))
+
+    # -- journal and draft ------------------------------------------------------------------
+
+    def check_journal(self) -> None:
+        """Show a journal write failure once; the run goes on unrecorded."""
+        if self.session is not None and self.session.writer.error and self.session.writer.error != self.error:
+            self.report(self.session.writer.error)
+
+    def report(self, error: str) -> None:
+        self.error = error
+        if self.app is not None:
+            self.app.notify(error, title="Session journal", severity="error", timeout=15)
+            self.show_status()
+
+    def save_work(self) -> None:
+        """The draft and the debugging set-up, each written only if it changed (timer, focus change, replay)."""
+        self.save_draft()
+        self.save_settings()
+
+    @property
+    def draft_saves(self) -> int:
+        """Drafts written (tests wait on it)."""
+        return self.work.draft_saves
+
+    def save_settings(self) -> None:
+        """Write the breakpoints and watches to debug.json if they changed (in a thread)."""
+        app, session = self.app, self.session
+        if app is None or session is None:
+            return
+        settings = DebugSettings(list(app.debug_screen.debugger.breakpoints), list(app.watch_expressions))
+        self.work.save_settings(app, session.folder, settings)
+
+    def save_draft(self) -> None:
+        """Write the expansion being typed to draft.json if it changed (in a thread)."""
+        from recode_tui.console.widgets.answer_editor import AnswerEditor
+
+        app, session = self.app, self.session
+        if app is None or session is None or self.busy:
+            return
+        editor = next(iter(self._run_screen().query(AnswerEditor)), None)
+        node_id = editor.node_id if editor is not None else None
+        text = app.debug_screen.drafts.get(node_id) if node_id else None
+        if node_id is not None and text is not None:
+            self.work.save_draft(app, session.folder, node_id, text)
+
+    # -- another engine: resume, rewind, fork ---------------------------------------------------
+
+    def open_list(self) -> None:
+        """The sessions screen; the chosen one is resumed."""
+        from recode_tui.console.screens.sessions import SessionsScreen
+
+        if self.app is None:
+            return
+        current = self.session.folder if self.session is not None else None
+
+        def chosen(folder: Path | None) -> None:
+            if folder is not None:
+                self.resume(folder, at_start=self.session is None)
+
+        self.app.push_screen(SessionsScreen(self.sessions_dir, current), chosen)
+
+    def resume(self, folder: Path, *, at_start: bool = False) -> None:
+        """Replay a recorded session and carry on in it.
+
+        A session outside the sessions folder (an eval's journal) is never written:
+        it carries on in a copy in the sessions folder, with its own journal,
+        draft and breakpoints.
+        """
+        from agent.sessions.journal_view import foreign_note
+
+        self.replay_source = folder
+        self.salvage_from = folder
+        note = foreign_note(folder, self.sessions_dir, "it is resumed")  # a journal from elsewhere says so
+
+        async def replay(llm: LLM):
+            session, events = await reopen_session(folder, llm, make_env, self.sessions_dir, trusted=self.trusted)
+            if note:
+                session.notes.insert(0, note)
+            return session, events
+
+        self._replace(replay, f"Resuming {folder.name}", "resumed", closable=not at_start)
+
+    def salvage(self) -> None:
+        """After a failed replay: go on from its last clean point, in a new branch session."""
+        folder = self.salvage_from
+        if folder is None:
+            self._warn("no failed replay to continue from")
+            return
+        self.replay_source = folder
+        at_start = self.session is None
+        self._replace(lambda llm: salvage_session(folder, llm, make_env, self.sessions_dir, trusted=self.trusted),
+                      f"Continuing {folder.name} from the last good point", "forked", closable=not at_start)
+
+    # -- which LLM a replay goes on with -----------------------------------------------------
+
+    def live_llm(self) -> tuple[LLM, str, str | None, str]:
+        """The LLM for the next replay, its spec, profiles file, and a note when --llm overrides the recording.
+
+        Without --llm a session goes on with the LLM spec it last recorded, a
+        profile read from the console's own profiles file (a journal never
+        chooses the file, so never the server the API key goes to; one that
+        names another says so in the note); a spec that cannot be built falls
+        back to the console's own, with a note.
+        """
+        from rich.markup import escape
+
+        from recode_tui.setup import UsageError, episode_of, make_llm
+
+        source = self.replay_source or (self.session.folder if self.session is not None else None)
+        self.replay_source = None
+        recorded: tuple[str, str | None] | None = None
+        episode: str | None = None
+        if source is not None:
+            try:
+                journal = read_journal(source, lenient=True)
+                recorded, episode = journal.llm_setup, journal.header.game or None
+            except JournalError:
+                recorded = None
+        own = (self.llm_spec, profiles_in_use(self.llm_spec, self.profiles))
+        if recorded is None or (self.explicit_llm and recorded[0] != self.llm_spec):
+            note = (f"--llm {self.llm_spec} given: it answers instead of the session's {recorded[0]}"
+                    if recorded is not None else "")
+            return self.new_llm(), own[0], own[1], note
+        spec = recorded[0]  # the journal's profiles file is never read: the console's own profiles are
+        ignored = recorded[1] is not None and recorded[1] != profiles_in_use(spec, self.profiles)
+        try:
+            note = escape(journal_llm_note(recorded, self.profiles, "going on")) if ignored else ""  # shown as markup
+            return make_llm(spec, self.profiles, episode_of(episode) if episode else None), spec, self.profiles, note
+        except UsageError as exc:
+            return self.new_llm(), own[0], own[1], f"the session's LLM {spec} cannot be used ({exc}); {own[0]} answers"
+
+    def record_llm(self, spec: str, profiles: str | None, why: str = "switch") -> None:
+        """`L` (or a resume under another LLM): journaled, so a resume or a fork goes on with it."""
+        if self.session is not None:
+            self.session.writer.record_llm(spec, profiles_in_use(spec, profiles), why)
+
+    def rewind(self) -> None:
+        """A branch that stops just before the selected node runs."""
+        node = self._selected_node("rewind")
+        if node is not None:
+            self._branch(rewind_to_node(node.id), f"rewind {node.id}", "rewound")
+
+    def diff_parent(self) -> None:
+        """This branch (a fork, a rewind) against the session it was made from, on the diff screen."""
+        from recode_tui.console.screens.diff import show_parent_diff
+
+        if self.session is None or self.app is None:
+            self._warn("no session is open: nothing to diff")
+            return
+        show_parent_diff(self.app, self.session.folder, self._warn)
+
+    def fork(self) -> None:
+        """A branch at the selected stub's expansion, to answer it differently."""
+        node = self._selected_node("fork")
+        if node is None:
+            return
+        answers = [e.answer for e in node.llm_calls if e.accepted] or [e.answer for e in node.llm_calls]
+        if not answers:
+            self._warn(f"{node.id} was never expanded: fork gives an expanded stub another answer")
+            return
+        assert self.session is not None
+        folder, label = self.session.folder, f"fork {node.id}"
+        chosen: list[LLM] = []
+
+        async def replay(llm: LLM):
+            # Whatever the LLM, the person writes the forked answer (the old one waits in the
+            # editor); the session's LLM answers after it, unless another is chosen with L.
+            chosen.append(llm)
+            return await branch_session(folder, fork_at_expansion(node.id), HumanLLM(), make_env, folder.parent,
+                                        label, trusted=self.trusted)
+
+        self._replace(replay, f"Branching {folder.name} at {label}", "forked", prefill={node.id: answers[-1]},
+                      then=lambda: chosen[-1] if chosen else None)
+
+    def fork_with_answer(self, node_id: str, text: str, source: str, prompts: PromptSet) -> bool:
+        """A branch at `node_id`'s expansion that continues with a chosen answer and prompt set.
+
+        The prompt workspace uses it for a stub expanded earlier. The replay up to
+        the stub uses the recorded prompt set (so it still checks out); expansions
+        after the chosen one use the edited set. A person's run gets the answer in
+        the editor to submit; any other LLM is handed it as its next answer.
+        """
+        if self.session is None:
+            self._warn("this run is not journaled: nothing to fork from")
+            return False
+        folder = self.session.folder
+
+        async def replay(llm: LLM):
+            live = llm if isinstance(llm, HumanLLM) else ChosenAnswerLLM(text, source, llm)
+            session, events = await branch_session(folder, fork_at_expansion(node_id), live, make_env, folder.parent,
+                                                   f"fork {node_id}", trusted=self.trusted)
+            session.engine.prompts = prompts
+            return session, events
+
+        self._replace(replay, f"Forking {folder.name} at {node_id} with the chosen answer", "forked",
+                      prefill={node_id: text})  # a person's run: the answer waits in the editor
+        return True
+
+    @property
+    def trusted(self) -> bool:
+        """Replays keep the console's own --trusted (its engine's runner), never what a journal says."""
+        return self.app is not None and is_trusted(self.app.debug_screen.engine.runner)
+
+    def _selected_node(self, what: str) -> Node | None:
+        app = self.app
+        if app is None:
+            return None
+        if self.session is None:
+            self._warn(f"this run is not journaled: nothing to {what} from")
+            return None
+        node = app.debug_screen.selected_node()
+        if node is None:
+            self._warn(f"select a node in the code tree to {what}")
+        return node
+
+    def _branch(self, stop: Callable[[ev.Event], bool], label: str, how: str, prefill: dict[str, str] | None = None) -> None:
+        assert self.session is not None
+        folder = self.session.folder
+        self._replace(
+            lambda llm: branch_session(folder, stop, llm, make_env, folder.parent, label, trusted=self.trusted),
+            f"Branching {folder.name} at {label}",
+            how,
+            prefill=prefill,
+        )
+
+    def _warn(self, text: str) -> None:
+        if self.app is not None:
+            self.app.notify(text, severity="warning")
+
+    def _replace(self, replay: Replay, title: str, how: str, *, closable: bool = True,
+                 prefill: dict[str, str] | None = None, then: Callable[[], LLM | None] | None = None) -> None:
+        from recode_tui.console.screens.replay import ReplayScreen
+
+        app = self.app
+        assert app is not None
+        if self.busy:
+            self._warn("a replay is already running")
+            return
+        if closable and app.debug_screen.driver.busy:
+            self._warn("the engine is running: pause it (p) first")
+            return
+        self.save_work()
+        while isinstance(app.screen, ReplayScreen) and app.screen.failed:
+            app.pop_screen()  # a failed replay's cover: this one replaces it
+        self.busy = True
+        screen = ReplayScreen(title, self, closable=closable)
+        app.push_screen(screen)
+        self.show_status()
+        app.debug_screen.say("info", f"{title.lower()}…")
+        app.run_worker(self._run(replay, screen, how, prefill, then), group="session", exit_on_error=False)
+
+    async def _run(self, replay: Replay, screen, how: str, prefill: dict[str, str] | None,
+                   then: Callable[[], LLM | None] | None = None) -> None:
+        app = self.app
+        assert app is not None
+        try:
+            llm, spec, profiles, llm_note = self.live_llm()
+            session, events = await replay(llm)
+            mismatch = replay_failure(events) and f"cannot resume: {replay_failure(events)}"
+            if mismatch:  # the engine ends the run on one; the journal got nothing of it
+                session.writer.close()
+                await session.engine.close()
+                raise JournalError(mismatch)
+        except Exception as exc:  # noqa: BLE001 - a bad journal or a mismatch is shown, never raised
+            self.busy = False
+            line = one_line(exc)
+            self.failure = line
+            screen.fail(line, str(exc), salvage=self.salvage_from is not None)
+            app.debug_screen.say("error", line)
+            self.show_status()
+            return
+        self.salvage_from, self.failure = None, ""
+        self.explicit_llm = False  # the override was for the session opened at start, now journaled
+        if read_journal_setup(session.folder) != spec:  # the branch or resume goes on under another LLM
+            session.writer.record_llm(spec, profiles_in_use(spec, profiles), "--llm on resume" if llm_note else "replay")
+        if llm_note:
+            session.notes.append(llm_note)
+        try:
+            await self.adopt(session, events, how, prefill, profiles)
+            after = then() if then is not None else None
+            run = app.debug_screen
+            if after is not None and not isinstance(after, HumanLLM) and run.debugger.awaiting_human:
+                run.post_message(HandOver(after))
+                app.notify(f"edit the old answer, ctrl+s submits; then {after.name} "
+                           "answers again (L chooses another)", title="Fork", timeout=8)
+        except Exception as exc:  # noqa: BLE001 - a console bug: say so, keep the journal as it is
+            line = f"could not show the replayed session: {one_line(exc)}"
+            if screen in app.screen_stack:
+                screen.fail(line, str(exc))
+            else:  # the new run's screen is up already: its cover is gone
+                app.notify(line, title="Session", severity="error", timeout=15)
+            return
+        finally:
+            self.busy = False
+        if screen in app.screen_stack:  # the new run's screen replaces it with the old run's
+            screen.dismiss()
+
+    async def adopt(self, session: Session, events: list[ev.Event], how: str,
+                    prefill: dict[str, str] | None = None, profiles: str | None = None) -> None:
+        """Show `session`'s engine on a new debug screen: the replayed events, the draft; close the old run."""
+        app = self.app
+        assert app is not None
+        old_engine, old_session = app.debug_screen.engine, self.session
+        self.session, self.how, self.error = session, how, ""
+        drafts = self.work.reopened_draft(session)
+        drafts.update(prefill or {})
+        # a branch keeps the set-up on screen; a resume brings back the session's own
+        breakpoints, watches = self.work.reopened_settings(session) if how == "resumed" else (None, None)
+        # the L picker lists the profiles file the session's LLM came from
+        await app.replace_run(session.engine, events, how=how, drafts=drafts, breakpoints=breakpoints,
+                              watches=watches, profiles=profiles, game=session_game(session.folder))
+        if self.select_at:
+            if self.select_at in session.engine.tree.nodes:
+                app.debug_screen.post_message(SelectNode(self.select_at))
+            else:
+                session.notes.append(f"--at {self.select_at}: this session has no such node")
+            self.select_at = None
+        if old_session is not None:
+            old_session.writer.close()
+        if old_engine.llm is not session.engine.llm and isinstance(old_engine.llm, Cancellable):
+            old_engine.llm.cancel()
+        try:
+            await old_engine.close()
+        except Exception:  # noqa: BLE001 - the old engine is gone either way
+            pass
+        for note in session.notes:
+            app.notify(note, title="Session", severity="warning", timeout=10)
+        self.check_journal()
+        self.show_status()
+        if not self.error:
+            app.notify(f"{how}: {session.folder}", title="Session", timeout=5)

@@ -1,0 +1,410 @@
+"""The answer editor: the person answers an LLM call of any agent, validated as they type.
+
+The live check is the agent's own rule: `engine.judge(text, purpose,
+role, typed=True, known=...)` (ReCode's judges by `judge_answer`, ReAct's
+wants one action, CodeAct's one cell). An empty editor shows the agent's
+`answer_skeleton(purpose, role)` (ReCode's is the <think>/<execute> one). An
+agent may also say what an accepted answer will do with
+`describe_answer(verdict, purpose, role) -> str`, or its judge put it in
+`Verdict.summary`; without either the line counts child nodes, as for ReCode.
+
+The text of every node's draft lives in `drafts` (owned by the run's screen), so
+switching panes or tabs, resizing, or cancelling never loses it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol, cast, runtime_checkable
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import Button, Static, TextArea
+from textual.worker import Worker, WorkerState
+
+from agent.agents.recode.answer_rule import CodeCheck, judge_answer
+from agent.llm import Purpose
+from agent.runtime.stepper import Stepper
+from agent.runtime.verdict import Verdict, oversized
+from recode_tui.console.support.textual_compat import KeyFirstTextArea
+
+SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
+SKELETON_CURSOR = (4, 0)  # the empty line inside <execute>
+CHECK_DELAY = 0.15  # seconds of typing quiet before validating
+
+_EXECUTE_CLOSE = re.compile(r"\s*</execute>", re.I)
+
+
+@dataclass(frozen=True)
+class Check:
+    ok: bool
+    message: str
+    blocks: int = 0
+    empty: bool = False
+    line: int | None = None  # the editor line of the problem, when known
+
+
+def check_typed_answer(
+    text: str, known: frozenset[str] | set[str] = frozenset(), code_check: CodeCheck | None = None,
+    trusted: bool = False,
+) -> Check:
+    """Judge what the person typed by the engine's own rule (`judge_answer`); lines are the editor's.
+
+    `code_check` is the run's sandbox check (None: the sandbox's check with
+    `known`); a trusted run skips it, as the engine does.
+    """
+    return check_of(judge_answer(text, known, typed=True, trusted=trusted, code_check=code_check))
+
+
+def check_of(verdict: Verdict, accepted_text: str = "") -> Check:
+    """A verdict as the editor's check line; `accepted_text` is the agent's own line for an accepted answer."""
+    if not verdict.accepted:
+        return Check(False, verdict.located_message, line=verdict.line)
+    notes = "".join(f" · {note}" for note in verdict.notes)
+    if accepted_text:
+        return Check(True, f"{accepted_text}{notes}", len(verdict.blocks))
+    if verdict.empty:
+        return Check(True, f"empty: submitting marks the stub SKIP{notes}", 0, empty=True)
+    return Check(True, f"{len(verdict.blocks)} child node(s){notes}", len(verdict.blocks))
+
+
+def engine_check(engine: Stepper, text: str, purpose: str, role: str, known: frozenset[str]) -> Check:
+    """The engine's own verdict on what a person typed (`Stepper.judge`), as the editor shows it."""
+    # The size rule first, as the engine applies it: a pasted 2 MB answer is refused at once, unparsed.
+    verdict = oversized(text) or engine.judge(text, purpose, role, typed=True, known=known)
+    accepted_text = engine.describe_answer(verdict, purpose, role) if verdict.accepted else ""
+    return check_of(verdict, accepted_text or verdict.summary)
+
+
+def engine_skeleton(engine: Stepper | None, purpose: str, role: str = "") -> str:
+    """What an empty editor shows: the agent's answer format, else ReCode's <think>/<execute> skeleton."""
+    text = engine.answer_skeleton(purpose, role) if engine is not None else ""
+    return text or SKELETON
+
+
+def skeleton_cursor(skeleton: str) -> tuple[int, int]:
+    """Where typing starts in a skeleton: inside <execute>, else the end of its first line."""
+    if skeleton == SKELETON:
+        return SKELETON_CURSOR
+    first = skeleton.split("\n", 1)[0]
+    return 0, len(first)
+
+
+@runtime_checkable
+class HoldsEngine(Protocol):
+    """A screen that runs an engine (a run's `DebugScreen`); the editor also sits on screens that do not."""
+
+    engine: Stepper
+
+
+@runtime_checkable
+class ChecksCode(Protocol):
+    """An engine whose answers' code is checked before it runs (ReCode's: the sandbox's static check)."""
+
+    code_check: CodeCheck | None
+
+
+@runtime_checkable
+class BlinkSetting(Protocol):
+    """An app that says whether text cursors blink (the console's `--no-blink`)."""
+
+    cursor_blink: bool
+
+
+def cursor_blink_of(app: object) -> bool:
+    """Whether the app's text cursors blink (they do unless it says otherwise)."""
+    return app.cursor_blink if isinstance(app, BlinkSetting) else True
+
+
+def run_code_check(run: object) -> tuple[CodeCheck | None, bool]:
+    """The check the run's engine applies to answers, and whether its run is trusted (no check)."""
+    if not isinstance(run, HoldsEngine) or not isinstance(run.engine, ChecksCode):
+        return None, False
+    check = run.engine.code_check
+    return check, check is None
+
+
+def next_line_indent(line: str) -> str:
+    """The indent of a new line after `line`: the same, one level more after a colon."""
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    code = line.split("#", 1)[0].rstrip() if "#" in line and "'" not in line and '"' not in line else line.rstrip()
+    return indent + "    " if code.endswith(":") else indent
+
+
+class CodeArea(KeyFirstTextArea):
+    """The editor's text area: auto-indent like the plain mode, ctrl+a selects everything.
+
+    TextArea inserts typed text before any public handler or binding sees the key,
+    so enter, backspace and ctrl+a are taken first, in `key_first` (textual_compat).
+    """
+
+    BINDINGS = [
+        Binding("ctrl+a", "select_all", "Select all", id="expansion.select-all", show=False),
+        # Shown in the footer while typing: what Esc and ctrl+t do here (the screen's own keys are text now).
+        Binding("escape", "leave", "Leave editor", id="expansion.leave"),
+        Binding("ctrl+t", "screen.zoom", "Zoom", id="expansion.zoom"),
+    ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A closed (read-only) editor takes no text: Esc there is the screen's pause."""
+        return not (action == "leave" and self.read_only)
+
+    def action_leave(self) -> None:
+        """Esc: the focus moves on, as TextArea does with Esc when tab indents (it takes the key first)."""
+        self.screen.focus_next()
+
+    async def key_first(self, event: events.Key) -> bool:
+        if not self.read_only and event.key == "enter":
+            row, column = self.cursor_location
+            indent = next_line_indent(self.document[row][:column])
+            start, end = self.selection
+            self.restart_blink()
+            self.replace("\n" + indent, start, end, maintain_selection_offset=False)
+            return True
+        if not self.read_only and event.key == "backspace":
+            # Here, not as a binding: a binding runs once the key has bubbled up to the
+            # app, after keys typed just behind it, so a fast `x<bs>y` would end as `y`.
+            self.restart_blink()
+            self.action_delete_left()
+            return True
+        if event.key == "ctrl+a":  # the same: ctrl+a then a fast answer must replace everything
+            self.select_all()
+            return True
+        return False
+
+    def action_delete_left(self) -> None:
+        """Backspace in the indent goes back one level, as in the plain mode."""
+        row, column = self.cursor_location
+        if not self.read_only and self.selection.is_empty and column and not self.document[row][:column].strip(" "):
+            self.delete((row, column - ((column - 1) % 4 + 1)), (row, column), maintain_selection_offset=False)
+            return
+        super().action_delete_left()
+
+
+def draft_cursor(text: str) -> tuple[int, int]:
+    """The end of the last line before `</execute>` (or of the text): where typing stopped."""
+    lines = text.split("\n")
+    closing = next((i for i, line in enumerate(lines) if _EXECUTE_CLOSE.match(line)), len(lines))
+    row = max(0, closing - 1)
+    return row, len(lines[row])
+
+
+class AnswerEditor(Vertical):
+    """Header, the code editor, the live check and a Submit button."""
+
+    BINDINGS = [
+        Binding("ctrl+r", "reset_skeleton", "Reset to skeleton", id="expansion.reset", show=False),
+    ]
+
+    @dataclass
+    class Submitted(Message):
+        """The person submits a valid expansion for `node_id`."""
+
+        node_id: str
+        text: str
+
+    def __init__(self, drafts: dict[str, str], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.drafts = drafts
+        self.node_id: str | None = None
+        self.purpose: str = Purpose.EXPAND
+        self.role = ""
+        self.known: frozenset[str] = frozenset()
+        self.code_check: CodeCheck | None = None  # the run's sandbox check (see `run_code_check`)
+        self.trusted = False
+        self._timer: Timer | None = None
+        self._confirm_empty = False
+        self.last_check: Check | None = None
+        # The last verdict and what it judged: submitting text the background check
+        # already judged costs the event loop nothing.
+        self._judged: tuple[tuple[object, ...], Check] | None = None
+        self._closed_with: str | None = "No expansion is awaited."
+        self.at_root = False  # the open call expands the root: an empty answer would skip the whole task
+
+    def compose(self) -> ComposeResult:
+        yield Static("No expansion is awaited.", id="expand-header")
+        # Highlighting loads tree-sitter (~150 ms): `enable_highlighting` after the first paint.
+        # Empty until a call opens it: each agent's own answer format comes with its first call.
+        # Soft wrap: a line longer than the editor never leaves it scrolled sideways, hiding every line's start.
+        editor = CodeArea.code_editor("", language=None, id="expand-text", read_only=True, soft_wrap=True)
+        editor.cursor_blink = cursor_blink_of(self.app)
+        yield editor
+        with Horizontal(id="expand-bar"):
+            yield Static("", id="expand-check")
+            submit = Button("Submit ⌃S", id="expand-submit", variant="primary", disabled=True)
+            submit.can_focus = False  # a click or ⌃S: esc or tab out of the editor lands on a pane, marked as focused
+            yield submit
+
+    def enable_highlighting(self) -> None:
+        editor = self.editor
+        if editor.language is None:
+            try:
+                editor.language = "python"
+            except Exception:  # noqa: BLE001 - no tree-sitter: plain text still works
+                pass
+
+    def _engine(self) -> Stepper | None:
+        """The engine of the run this editor answers for: its screen's (a run's screen holds one)."""
+        screen = self.screen  # the editor sits on screens of several kinds
+        return screen.engine if isinstance(screen, HoldsEngine) and isinstance(screen.engine, Stepper) else None
+
+    @property
+    def editor(self) -> TextArea:
+        return self.query_one("#expand-text", TextArea)
+
+    @property
+    def is_open(self) -> bool:
+        return self.node_id is not None
+
+    @property
+    def skeleton(self) -> str:
+        """The open call's answer format (the agent's), shown in an empty editor and by ctrl+r."""
+        return engine_skeleton(self._engine(), self.purpose, self.role)
+
+    def open(self, node_id: str, code: str, known: frozenset[str], attempt: int = 1,
+             purpose: str = Purpose.EXPAND, note: str = "", role: str = "") -> None:
+        """Start (or resume) the draft for `node_id`, an LLM call of `purpose` by `role`."""
+        self.enable_highlighting()
+        self.node_id, self.known = node_id, known
+        self.purpose, self.role = purpose, role
+        engine = self._engine()
+        self.at_root = engine is not None and engine.tree.root.id == node_id
+        self.code_check, self.trusted = run_code_check(self.screen)
+        self._closed_with = None
+        self._confirm_empty = False
+        text = self.drafts.get(node_id)
+        editor = self.editor
+        editor.read_only = False
+        if text is None:
+            text = self.skeleton
+            self.drafts[node_id] = text
+            editor.load_text(text)
+            editor.cursor_location = skeleton_cursor(text)
+        elif editor.text != text:
+            editor.load_text(text)
+            editor.cursor_location = draft_cursor(text)  # a restored draft: carry on typing where it stopped
+        own_format = self.skeleton != SKELETON
+        verb = {str(Purpose.REPAIR): "Repair", str(Purpose.EXPAND): "Expand"}.get(purpose, purpose.capitalize() or "Answer")
+        header = Text.assemble(
+            (f"{verb} {node_id}  ", "bold"),
+            (code.split("\n", 1)[0], "bold magenta"),
+            (f"   ({role})" if role else "", "cyan"),
+            (f"   attempt {attempt}" if attempt > 1 else "", "yellow"),
+            ("   in the format shown (⌃R restores it)" if own_format else "   <think>/<execute> or plain code", "dim"),
+        )
+        if note:
+            header.append(f"\n{note}", "bold red")
+        self.query_one("#expand-header", Static).update(header)
+        self.query_one("#expand-submit", Button).disabled = False
+        self._check_now()
+
+    def close(self, message: str = "No expansion is awaited.") -> None:
+        """Nothing to answer now; the text stays (it is the node's draft)."""
+        if self.node_id is None and self._closed_with == message:
+            return  # nothing changes: no repaint
+        self._closed_with = message
+        self.node_id = None
+        self.editor.read_only = True
+        self.query_one("#expand-header", Static).update(message)
+        self.query_one("#expand-submit", Button).disabled = True
+        self.query_one("#expand-check", Static).update("")
+
+    # -- live validation -------------------------------------------------------------
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area is not self.editor or self.node_id is None:
+            return
+        self.drafts[self.node_id] = self.editor.text
+        self._confirm_empty = False
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(CHECK_DELAY, self._check_in_background)
+
+    def check(self, text: str) -> Check:
+        """The engine's verdict on `text` for the open call (`engine.judge`), with the run's sandbox check."""
+        engine = self._engine()
+        if engine is None:
+            return check_typed_answer(text, self.known, self.code_check, self.trusted)
+        return engine_check(engine, text, self.purpose, self.role, self.known)
+
+    def _judging(self, text: str) -> tuple[object, ...]:
+        """What a verdict depends on besides the engine: the open call and the text."""
+        return (self.node_id, self.purpose, self.role, self.known, self.code_check, self.trusted, text)
+
+    def _check_in_background(self) -> None:
+        """Judge the text in a thread: a long answer's check never holds up keys or paints."""
+        key = self._judging(self.editor.text)
+        text = self.editor.text
+        self.run_worker(lambda: (key, self.check(text)), thread=True, exclusive=True, group="expansion-check")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "expansion-check" or event.state != WorkerState.SUCCESS:
+            return
+        key, check = cast("tuple[tuple[object, ...], Check]", event.worker.result)  # what the worker returns
+        if self.node_id is not None and key == self._judging(self.editor.text):
+            self._judged = (key, check)
+            self._show(check)
+
+    def _check_now(self) -> Check:
+        key = self._judging(self.editor.text)
+        if self._judged is not None and self._judged[0] == key:
+            check = self._judged[1]
+        else:
+            check = self.check(self.editor.text)
+            self._judged = (key, check)
+        self._show(check)
+        return check
+
+    def _show(self, check: Check) -> None:
+        self.last_check = check
+        if check.ok and check.empty and self.at_root:  # valid, but it gives up the task: a warning, not a tick
+            shown = Text(f"! empty: submitting skips the whole task ({self.node_id} is the root)", style="bold yellow")
+        else:
+            style = "green" if check.ok else "bold red"
+            shown = Text(f"{'✓' if check.ok else '✗'} {check.message}", style=style)
+        self.query_one("#expand-check", Static).update(shown)
+
+    # -- submitting ----------------------------------------------------------------
+
+    def submit(self) -> bool:
+        """Validate now; post Submitted if valid, else show the reason. The text always stays."""
+        if self.node_id is None:
+            self.app.notify("No expansion is awaited.", severity="warning")
+            return False
+        check = self._check_now()
+        if not check.ok:
+            self.app.notify(f"Refused: {check.message}", title="Invalid expansion", severity="error")
+            return False
+        if check.empty and not self._confirm_empty:
+            self._confirm_empty = True
+            what = "skip the whole task" if self.at_root else "mark the stub SKIP"
+            self.query_one("#expand-check", Static).update(
+                Text(f"The execute section is empty: press ⌃S again to {what}", style="bold yellow")
+            )
+            return False
+        self.post_message(self.Submitted(self.node_id, self.editor.text))
+        return True
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "expand-submit":
+            event.stop()
+            self.submit()
+
+    def load_skeleton(self) -> None:
+        """Put the open call's answer format in the editor, the cursor where typing starts."""
+        skeleton = self.skeleton
+        self.editor.load_text(skeleton)
+        self.editor.cursor_location = skeleton_cursor(skeleton)
+        if self.node_id is not None:
+            self.drafts[self.node_id] = skeleton
+
+    def action_reset_skeleton(self) -> None:
+        if self.node_id is not None:
+            self.load_skeleton()
+            self._check_now()

@@ -1,0 +1,159 @@
+"""The optional capabilities of `envs.provider.EnvProvider`, offered by a plug-in provider, reach the
+front ends; a provider without them gets the documented defaults."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import pytest
+
+from agent.sessions.journal import read_journal
+from agent.sessions.replay import ReplayEnv
+from envs import registry
+from envs.base import Env, EnvError, Episode
+from envs.provider import Capability, EnvProvider
+from recode_tui.commands.cli import main
+from tests import toyenv
+from tests.toyenv.world import ToyEnv, ToyProvider
+
+COIN = toyenv.SCRIPTS / "coin.yaml"
+
+
+class RichToy(ToyProvider):
+    """The toy world with every optional provider capability it can sensibly have."""
+
+    name = "rich-toy"
+
+    def overview(self, task_types: Iterable[str] | None = None) -> list[str]:
+        return [f"{t}: {sum(e.task_type == t for e in self.episodes())} episodes" for t in self.task_types
+                if task_types is None or t in task_types]
+
+    def header_fields(self, episode: str) -> dict[str, str]:
+        return {"room_count": str(len(self.episode(episode).task))}
+
+    def step_limit(self, episode: str) -> int:
+        return 7
+
+    def topic_of(self, task_type: str) -> str:
+        return "hands" if task_type == "take" else "places"
+
+
+@pytest.fixture
+def rich(toy_env):
+    registry.register("rich-toy", RichToy)
+    yield
+    registry.unregister("rich-toy")
+
+
+def test_a_provider_offers_what_it_overrides(rich):
+    rich_toy, plain = registry.provider("rich-toy"), registry.provider("toy")
+    assert rich_toy.capabilities() == [Capability.EPISODE_LOOKUP, Capability.STEP_LIMIT, Capability.GOLD_ACTIONS,
+                                       Capability.HEADER_FIELDS, Capability.TOPICS, Capability.OVERVIEW]
+    assert plain.capabilities() == [Capability.EPISODE_LOOKUP, Capability.GOLD_ACTIONS]
+
+
+class Minimal(EnvProvider):
+    """Only what every environment must have."""
+
+    name = "minimal"
+    task_types = ("count",)
+    default_max_steps = 9
+    prompt_folder = "minimal"
+
+    def episodes(self, split=None, task_types=None):
+        return [Episode(self.name, "m-1", "count", "count to three")]
+
+    def make_env(self, episode, max_steps=None):
+        raise EnvError("not played here")
+
+    def fingerprint(self, episode):
+        return "minimal-v1"
+
+    def label(self, episode):
+        return episode
+
+
+def test_a_provider_with_only_the_required_part_gets_every_default():
+    registry.register("minimal", Minimal)
+    try:
+        source = registry.provider("minimal")
+        assert source.capabilities() == []
+        assert registry.episode("minimal:m-1").task == "count to three"  # found in its episodes
+        with pytest.raises(EnvError, match="games list --env minimal"):
+            registry.episode("minimal:m-9")
+        assert registry.step_limit("minimal:m-1", None, None) == 9 and registry.step_limit("minimal:m-1", 50, None) == 50
+        assert registry.gold_actions("minimal:m-1") is None
+        assert registry.header_fields("minimal:m-1") == {"game": "minimal:m-1", "env": "minimal", "episode": "m-1",
+                                                          "fingerprint": "minimal-v1"}
+        assert registry.env_settings("minimal") == {}
+        assert (source.topic_of("count"), source.overview(), source.preset_split("paper"), source.gold_cannot_win(),
+                source.preset_warnings("paper"), source.paper_env) == (None, None, None, None, [], None)
+        source.warm()
+    finally:
+        registry.unregister("minimal")
+
+
+def test_a_factory_that_makes_no_provider_is_one_line():
+    registry.register("loose", object)
+    try:
+        with pytest.raises(EnvError, match="not an EnvProvider; subclass envs.provider.EnvProvider"):
+            registry.provider("loose")
+    finally:
+        registry.unregister("loose")
+
+
+def test_games_list_shows_a_providers_overview_and_lists_episodes_without_one(rich, capsys):
+    assert main(["games", "list", "--env", "rich-toy"]) == 0
+    assert capsys.readouterr().out.split("\n")[:2] == ["put: 2 episodes", "take: 2 episodes"]
+    assert main(["games", "list", "--env", "toy", "--task-type", "take"]) == 0
+    assert capsys.readouterr().out.split()[:2] == ["coin-1", "take"]
+
+
+def test_a_run_keeps_the_providers_header_fields_and_its_per_episode_step_limit(rich, tmp_path, capsys):
+    sessions = tmp_path / "sessions"
+    assert main(["run", "--env", "rich-toy", "--agent", "one-action", "--game", "coin-1", "--quiet",
+                 "--llm", f"scripted:{COIN}", "--sessions", str(sessions)]) == 0
+    [folder] = sessions.iterdir()
+    header = read_journal(folder).header
+    assert header.extra["room_count"] == str(len("take a coin.")) and header.env == "rich-toy"
+    assert registry.step_limit("rich-toy:coin-1", 50, None) == 7  # the episode's own limit over the preset's
+    assert registry.step_limit("toy:coin-1", None, None) == 30  # no own limit, no preset's: default_max_steps
+    assert registry.step_limit("toy:coin-1", 50, 3) == 3  # --max-steps always wins
+
+
+class Full(ToyEnv):
+    """The toy world with every optional environment capability."""
+
+    score, reward, failure, end_reason = 40, 1.0, "the simulator hung", "task failed"
+    admissible_commands = ["look"]
+    score_log = [(1, 0.0, 40.0)]
+
+    def translate(self, action: str) -> str:
+        return action.upper()
+
+    def choices(self) -> list[str]:
+        return ["click[Buy Now]"]
+
+    def abandon(self, reason: str) -> None:
+        self.abandoned = reason
+
+
+def _read(env: Env) -> tuple:
+    return (env.score, env.reward, env.failure, env.end_reason, env.admissible_commands, tuple(env.score_log),
+            env.translate("go"), env.choices())
+
+
+def test_environment_capabilities_are_read_with_their_defaults():
+    bare = ToyEnv("coin-1", 5)
+    assert _read(bare) == (None, None, "", "", None, (), "go", [])
+    bare.abandon("over its wall clock")  # nothing to end in this process
+    assert _read(Full("coin-1", 5)) == (40, 1.0, "the simulator hung", "task failed", ["look"], ((1, 0.0, 40.0),),
+                                        "GO", ["click[Buy Now]"])
+
+
+def test_a_replay_reads_the_capabilities_of_the_environment_it_checks():
+    full = Full("coin-1", 5)
+    replay = ReplayEnv(full, [])
+    assert _read(replay) == _read(full) and (replay.name, replay.max_steps) == (full.name, 5)
+    replay.abandon("over its wall clock")
+    assert full.abandoned == "over its wall clock"

@@ -1,0 +1,94 @@
+"""The journal header is one typed record: read through its loader, never by string key elsewhere.
+
+A reader that picks fields out of the header dict decides its own default for old journals (one
+said "alfworld", another "env", a third None); these tests keep every reader on `JournalHeader`
+and check the loader's defaults and its one-line refusals.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from agent.runtime.limits import Limits
+from agent.sessions.header import JOURNAL_VERSION, HeaderError, JournalHeader, SessionParent, load_header
+from agent.sessions.journal import JournalError, list_sessions, read_journal
+from recode_tui.commands.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+KEYED_READ = re.compile(r"header\[|header\.get\(")
+
+
+def test_no_module_reads_the_header_by_key() -> None:
+    found = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+             for package in ("agent", "recode_tui", "envs", "mockllm")
+             for path in sorted((ROOT / package).rglob("*.py"))
+             if path != ROOT / "agent" / "sessions" / "header.py"
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+             if KEYED_READ.search(line)]
+    assert found == []
+
+
+def _header(**fields: object) -> dict[str, object]:
+    return {"type": "session", "version": JOURNAL_VERSION, **fields}
+
+
+def test_an_old_header_gets_the_defaults_of_its_time() -> None:
+    """Before the environment seam: no env, episode or fingerprint; before the agent seam: no agent."""
+    header = JournalHeader.from_json(_header(game="put-01", game_path="/old/put-01.tw-pddl", game_hash="abc",
+                                             max_steps=80, limits={"max_depth": 3}, prompt_set="/p", llm="demo"))
+    assert (header.env, header.agent, header.episode_ref, header.episode_name) == (
+        "alfworld", "recode", "/old/put-01.tw-pddl", "put-01")
+    assert header.limits == Limits(max_depth=3) and header.sandbox_seed is None and header.node_timeout == 5.0
+    assert header.parent is None and not header.recorded_unchecked
+
+
+def test_what_the_writer_writes_reads_back_the_same() -> None:
+    header = JournalHeader(game="webshop:3", env="webshop", episode="3", fingerprint="f", agent="react",
+                           agent_options={"k": 1}, task_type="buy", max_steps=15, limits=Limits(max_retry=2),
+                           preset="paper", prompt_set="/p", prompt_hash="h", prompt_files={"a.md": "1"},
+                           llm="profile:x", profiles="/x.toml", model="m", trusted=True, node_timeout=3.0,
+                           sandbox_seed=7, parent=SessionParent("s", 4, "fork n1"),
+                           extra={"webshop_pages": "recode"}, created=12.5, session_id="s-1")
+    line = json.loads(json.dumps(header.to_json()))
+    assert line["webshop_pages"] == "recode" and line["parent"] == {"session": "s", "records": 4, "at": "fork n1"}
+    assert JournalHeader.from_json(line) == header
+
+
+@pytest.mark.parametrize("field, value, said", [
+    ("max_steps", "eighty", "`max_steps` is 'eighty', not a whole number"),
+    ("limits", {"max_depth": True}, "`limits.max_depth` is True, not a whole number"),
+    ("trusted", "yes", "`trusted` is 'yes', not true or false"),
+    ("agent_options", [1], "`agent_options` is [1], not an object"),
+])
+def test_a_bad_field_is_refused_in_one_line_that_says_what_to_do(field: str, value: object, said: str) -> None:
+    with pytest.raises(HeaderError) as caught:
+        JournalHeader.from_json(_header(**{field: value}))
+    message = str(caught.value)
+    assert said in message and "restore it from a copy or start a new run" in message and "\n" not in message
+
+
+def test_a_corrupt_header_names_the_journal_and_the_listing_marks_it(tmp_path, capsys) -> None:
+    folder = tmp_path / "s1"
+    folder.mkdir()
+    (folder / "journal.jsonl").write_text(json.dumps(_header(game="put-01", max_steps=[80])) + "\n")
+    with pytest.raises(JournalError, match=r"journal .*s1/journal.jsonl line 1: the session header's `max_steps`"):
+        read_journal(folder)
+    [listed] = list_sessions(tmp_path)
+    assert listed.problem.startswith("line 1: the session header's `max_steps` is [80]")
+    assert main(["sessions", "list", "--sessions", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "start a new run" in err
+    assert "--from-last-good" not in err  # no good point before the header to go on from
+
+
+def test_the_header_alone_is_read_from_the_first_line(tmp_path) -> None:
+    """`compare` needs a run's header only: a later corrupt line does not hide it; a missing file is one line."""
+    file = tmp_path / "journal.jsonl"
+    file.write_text(json.dumps(_header(game="put-01", prompt_hash="h1")) + "\nnot json\n")
+    assert load_header(file).prompt_hash == "h1"
+    with pytest.raises(HeaderError, match=r"^cannot be read \(No such file or directory\); check the path$"):
+        load_header(tmp_path / "gone.jsonl")

@@ -1,0 +1,53 @@
+"""One name per concept, and code that explains itself rather than its history.
+
+The generic names (`LLMRequested`, `NodeStatus.AWAITING_LLM`, `Node.llm_calls`, ...) are the only
+ones; ReCode's older spellings appear only in the table that translates files an earlier release
+wrote (`agent/sessions/old_values.py`). Docstrings and comments say what the code does, not which
+issue or stop changed it; test files are named and described by behaviour.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("agent", "recode_tui", "envs", "mockllm")
+# ReCode's old names, spelled in pieces so this file does not match itself.
+OLD_NAMES = re.compile(r"\b" + "Expan" + r"sion[A-Z]\w*|NodeStatus\." + "STUB" + r"\b|EVERY_" + "STUB|" + r"\.expan" + r"sions\b")
+HISTORY = re.compile("iss" + r"ue ?[0-9]+|st" + r"op ?[0-9]+|iss" + "ue-[0-9]", re.IGNORECASE)
+NARRATION = re.compile("before the " + "split|its name " + "before", re.IGNORECASE)
+TRANSLATION_TABLE = ROOT / "agent" / "sessions" / "old_values.py"
+
+
+def _sources(*folders: str) -> list[Path]:
+    return sorted(path for folder in folders for path in (ROOT / folder).rglob("*.py") if path != Path(__file__))
+
+
+def _hits(pattern: re.Pattern[str], paths: list[Path]) -> list[str]:
+    return [f"{path.relative_to(ROOT)}:{number}: {line.strip()}" for path in paths
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+            if pattern.search(line)]
+
+
+def test_the_patterns_find_what_they_look_for() -> None:
+    """On samples, so the scans below cannot pass by matching nothing."""
+    assert OLD_NAMES.search("ev." + "Expan" + "sionReceived") and OLD_NAMES.search("node" + ".expan" + "sions[0]")
+    assert not OLD_NAMES.search("node.llm_calls, ev.LLMAnswered, BreakpointKind.EVERY_LLM_CALL")
+    assert HISTORY.search("(Iss" + "ue 26)") and HISTORY.search("st" + "op 12") and not HISTORY.search("a stop at n3")
+    assert NARRATION.search("as before the " + "split")
+
+
+def test_old_recode_names_are_gone_outside_the_translation_table() -> None:
+    paths = [path for path in _sources(*PACKAGES, "tests") if path != TRANSLATION_TABLE]
+    assert _hits(OLD_NAMES, paths) == []
+
+
+def test_no_test_file_refers_to_an_issue_or_stop_number() -> None:
+    assert _hits(HISTORY, _sources("tests")) == []
+    named = re.compile("iss" + r"ue|fixes|st" + r"op_?[0-9]")
+    assert [path.name for path in _sources("tests") if named.search(path.name)] == []
+
+
+def test_the_packages_docstrings_explain_the_code_not_its_history() -> None:
+    assert _hits(HISTORY, _sources(*PACKAGES)) + _hits(NARRATION, _sources(*PACKAGES)) == []
