@@ -30,6 +30,7 @@ from agent.runtime.debugger import Debugger, parse_breakpoint  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from mockllm.scripted import ScriptedLLM  # noqa: E402
 from recode_tui.setup.build import DEMO_SCRIPT, make_engine  # noqa: E402
+from tests.settings import episode_named, run_settings
 
 GAME = "put-01"
 RUNS = 7
@@ -40,7 +41,7 @@ WATCHES = ["len(instruction)", "instruction.upper()", "sorted(set(instruction.sp
 
 async def play(watches: list[str]) -> tuple[float, int]:
     """Seconds from the first node to the end, and how many checks that took."""
-    engine = make_engine(GAME, ScriptedLLM.from_file(DEMO_SCRIPT))
+    engine = make_engine(run_settings(), episode_named(GAME), ScriptedLLM.from_file(DEMO_SCRIPT))
     debugger = Debugger(engine, breakpoints=[parse_breakpoint(f"changes {w}") for w in watches])
     checks = 0
 

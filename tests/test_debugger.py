@@ -15,6 +15,7 @@ from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, StepMod
 from mockllm.human import HumanLLM
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.setup.build import make_engine
+from tests.settings import episode_named, run_settings
 
 # toy:vase-1: "put a vase in sidetable."; the vase is on diningtable 1 (as in ALFWorld's put-01).
 GAME = "toy:vase-1"
@@ -53,7 +54,7 @@ def toy(toy_env):
 
 @pytest.fixture
 async def debugger():
-    engine = make_engine(GAME, scripted())
+    engine = make_engine(run_settings(), episode_named(GAME), scripted())
     dbg = Debugger(engine)
     yield dbg
     await engine.close()
@@ -156,7 +157,7 @@ async def test_step_over_finishes_the_node_and_out_finishes_the_parent(debugger:
 
 
 async def test_pause_stops_a_continue() -> None:
-    engine = make_engine(GAME, scripted())
+    engine = make_engine(run_settings(), episode_named(GAME), scripted())
     seen: list[ev.Event] = []
     dbg = Debugger(engine, breakpoints=[], on_event=seen.append)
 
@@ -173,7 +174,7 @@ async def test_pause_stops_a_continue() -> None:
 
 
 async def test_human_stops_at_the_request_and_submit_resumes() -> None:
-    engine = make_engine(GAME, HumanLLM())
+    engine = make_engine(run_settings(), episode_named(GAME), HumanLLM())
     dbg = Debugger(engine, breakpoints=[])
     stop = await dbg.step("continue")
     assert isinstance(stop.event, ev.LLMRequested) and stop.reason.kind == "human"
@@ -235,7 +236,7 @@ async def test_changes_breakpoint_with_a_condition_and_a_bad_expression(debugger
 
 
 async def test_an_llm_failure_stops_continue_and_a_switched_llm_answers_the_retry() -> None:
-    engine = make_engine(GAME, ScriptedLLM([]))  # no answer for any stub: LLMError
+    engine = make_engine(run_settings(), episode_named(GAME), ScriptedLLM([]))  # no answer for any stub: LLMError
     dbg = Debugger(engine, breakpoints=[])
     stop = await dbg.step("continue")
     assert isinstance(stop.event, ev.LLMFailed) and stop.reason.kind == "llm_error"
@@ -260,7 +261,7 @@ def test_the_person_answers_the_calls_of_the_role_they_took() -> None:
     """An agent with several roles: the debugger waits on a person only for their role's calls."""
     from agent.llm import InteractiveLLM
 
-    engine = make_engine("put-01", scripted())
+    engine = make_engine(run_settings(), episode_named("put-01"), scripted())
     person = HumanLLM()
     assert isinstance(person, InteractiveLLM)
     engine.set_llm(person, "executor")

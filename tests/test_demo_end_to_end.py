@@ -9,6 +9,7 @@ from agent.runtime import events as ev
 from agent.runtime.tree import NodeStatus
 from envs.alfworld.catalog import list_games
 from recode_tui.setup.build import make_engine, make_llm
+from tests.settings import episode_named, run_settings
 
 TASK_TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
 
@@ -23,7 +24,7 @@ def first_index(events: list[ev.Event], kind: type[ev.Event], **fields) -> int:
 @pytest.mark.parametrize("task_type", TASK_TYPES)
 async def test_demo_solves_a_bundled_game_of_each_task_type(task_type):
     game = list_games([task_type])[0].id
-    engine = make_engine(game, make_llm("demo"))
+    engine = make_engine(run_settings(), episode_named(game), make_llm("demo"))
     events: list[ev.Event] = []
     while not events or not isinstance(events[-1], ev.RunFinished):
         events.append(await engine.step())

@@ -21,6 +21,7 @@ from recode_tui.console.app import build_app
 from recode_tui.plain.terminal import PlainFrontEnd
 
 from tests.console.helpers import SIZE, command, started
+from tests.settings import console_options, episode_named, run_settings
 
 GAME = "put-01"
 REFUSED = '<think>peek</think><execute>\ndata = open("/etc/passwd").read()\n</execute>'
@@ -53,7 +54,7 @@ async def test_the_same_events_read_the_same_headless_in_the_plain_mode_and_on_t
                               capture_output=True, text=True, timeout=300, env=env).stdout.splitlines()
 
     # The plain mode, on the same script.
-    engine = make_engine(GAME, ScriptedLLM.from_file(path))
+    engine = make_engine(run_settings(), episode_named(GAME), ScriptedLLM.from_file(path))
     session = start_session(engine, tmp_path / "plain", GAME, "scripted")
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
@@ -63,8 +64,8 @@ async def test_the_same_events_read_the_same_headless_in_the_plain_mode_and_on_t
 
     # The console, one event a step: its stop line for each event.
     stop_lines: dict[type, tuple[ev.Event, str]] = {}
-    app = build_app(GAME, ScriptedLLM.from_file(path), cursor_blink=False, breakpoints=[],
-                    sessions_dir=tmp_path / "console")
+    app = build_app(console_options(GAME, breakpoints=[],
+                                    sessions_dir=tmp_path / "console"), ScriptedLLM.from_file(path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         while app.debug_screen.engine.finished is None:

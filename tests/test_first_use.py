@@ -20,6 +20,7 @@ from recode_tui.commands.cli import read_keymap
 from recode_tui.console.app import build_app
 
 from tests.console.helpers import SIZE, command, started, wait_for
+from tests.settings import console_options
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,7 +63,7 @@ async def test_the_console_says_episode_won_once(tmp_path):
 
     steps = json.loads(_walkthrough("put-01"))
     llm = ScriptedLLM([ScriptEntry(answer="<execute>\nfor a in " + json.dumps(steps) + ":\n    run(a)\n</execute>")])
-    app = build_app("put-01", llm, cursor_blink=False, breakpoints=[])
+    app = build_app(console_options(breakpoints=[]), llm)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         while app.debug_screen.engine.finished is None:
@@ -144,7 +145,7 @@ async def test_a_remapped_key_works_in_the_console(tmp_path):
     keymap_file = tmp_path / "keys.txt"
     keymap_file.write_text("# my keys\nrun.continue = f6\n")
     llm = ScriptedLLM([ScriptEntry(answer="<execute>\nrun('look')\n</execute>")])
-    app = build_app("put-01", llm, cursor_blink=False, breakpoints=[], keymap=read_keymap(str(keymap_file)))
+    app = build_app(console_options(breakpoints=[], keymap=read_keymap(str(keymap_file))), llm)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         stops = app.debug_screen.stops

@@ -222,6 +222,20 @@ def test_the_console_builds_through_the_setup_layer_not_the_command_line() -> No
     assert KNOWN_CONSOLE_TO_COMMANDS <= reached, "a known import is gone: drop it from the list"
 
 
+FRONT_ENDS = ("recode_tui.console", "recode_tui.plain", "recode_tui.web")
+
+
+def test_no_front_end_reaches_the_setup_layer_through_another() -> None:
+    """The console, the plain terminal and the web server each build their run on `recode_tui.setup`;
+    none imports the command line's package or another front end to reach it (the command line opens
+    them all, never the reverse). The console's known imports of the diff's text are listed above."""
+    found = []
+    for front_end in FRONT_ENDS:
+        others = tuple(f for f in FRONT_ENDS if f != front_end) + ("recode_tui.commands",)
+        found += _front_end_imports((front_end,), others)
+    assert [line for line in found if line.rsplit(" imports ", 1)[1] not in KNOWN_CONSOLE_TO_COMMANDS] == []
+
+
 # The shared runtime: what every agent is stepped, recorded, evaluated and served by.
 RUNTIME = ("agent.runtime", "agent.sessions", "agent.eval", "agent.llm", "agent.sandbox")
 

@@ -26,6 +26,7 @@ from mockllm.scripted import ScriptEntry
 from recode_tui.console.app import build_app
 
 from tests.console.helpers import SIZE, command, select_node, started, wait_for
+from tests.settings import console_options
 
 SOLVE = "solve(instruction, observation)"
 GAME = "put-01"
@@ -95,7 +96,7 @@ def test_eval_refuses_an_answer_that_writes_a_file(tmp_path):
 async def test_the_console_refuses_an_answer_that_writes_a_file(tmp_path):
     target = tmp_path / "pwned"
     llm = ScriptedLLM([ScriptEntry(stub="*", answer=hostile(target))])
-    app = build_app(GAME, llm, cursor_blink=False, breakpoints=[], sessions_dir=tmp_path / "sessions")
+    app = build_app(console_options(GAME, breakpoints=[], sessions_dir=tmp_path / "sessions"), llm)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         while app.debug_screen.engine.finished is None:
@@ -125,7 +126,7 @@ HARMLESS = "<execute>\nrun('look')\nrest = finish_up(observation)\n</execute>"
 async def test_a_console_fork_of_an_old_eval_journal_refuses_an_answer_that_writes_a_file(tmp_path):
     target = tmp_path / "pwned"
     folder = await old_eval_journal(tmp_path, HARMLESS)
-    app = build_app(GAME, "human", cursor_blink=False, sessions_dir=tmp_path / "sessions", resume=folder)
+    app = build_app(console_options(GAME, sessions_dir=tmp_path / "sessions", resume=folder))
     async with app.run_test(size=SIZE) as pilot:
         control = app.session_control
         await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.stops > 0,
@@ -154,7 +155,7 @@ async def test_the_workspace_reexpansion_of_an_old_eval_journal_refuses_an_answe
     target = tmp_path / "pwned"
     folder = await old_eval_journal(tmp_path, HARMLESS)
     llm = ScriptedLLM([ScriptEntry(stub="*", answer="<execute>\nrun('look')\n</execute>")])
-    app = build_app(GAME, llm, cursor_blink=False, sessions_dir=tmp_path / "sessions", resume=folder)
+    app = build_app(console_options(GAME, sessions_dir=tmp_path / "sessions", resume=folder), llm)
     async with app.run_test(size=SIZE) as pilot:
         control = app.session_control
         await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.stops > 0,

@@ -26,6 +26,7 @@ from recode_tui.commands.cli import main
 from recode_tui.setup.build import make_engine, make_llm
 from tests import toyenv
 from tests.toyenv.agent import OneActionAgent
+from tests.settings import console_options, episode_named, run_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 COIN = toyenv.SCRIPTS / "coin.yaml"
@@ -73,7 +74,7 @@ def test_a_plugin_that_cannot_be_imported_is_one_line_and_the_rest_works(tmp_pat
 
 async def first_turn_only(sessions: Path):
     """A journaled run of the test agent whose process "dies" after its first turn."""
-    engine = make_engine("toy:coin-1", make_llm(f"scripted:{COIN}"), agent="one-action")
+    engine = make_engine(run_settings(agent="one-action"), episode_named("toy:coin-1"), make_llm(f"scripted:{COIN}"))
     assert isinstance(engine, OneActionAgent)
     session = start_session(engine, sessions, "toy:coin-1", f"scripted:{COIN}")
     seen = []
@@ -144,8 +145,8 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
 
     from tests.console.helpers import SIZE, command, started, wait_for
 
-    app = build_app("toy:coin-1", f"scripted:{COIN}", agent="one-action", cursor_blink=False,
-                    sessions_dir=tmp_path / "sessions")
+    app = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
+                                    sessions_dir=tmp_path / "sessions"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         assert isinstance(app.debug_screen.engine, OneActionAgent)
@@ -165,8 +166,8 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
     assert read_journal(folder).header.agent == "one-action"
 
     # `tui --resume`: the console replays the journal into a new run of the same agent
-    again = build_app("toy:coin-1", f"scripted:{COIN}", agent="one-action", cursor_blink=False,
-                      sessions_dir=tmp_path / "sessions", resume=folder)
+    again = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
+                                      sessions_dir=tmp_path / "sessions", resume=folder))
     async with again.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: "episode won" in again.debug_screen.reason, what="the replay's end")
         assert isinstance(again.debug_screen.engine, OneActionAgent) and again.debug_screen.engine is not app.debug_screen.engine
@@ -201,7 +202,7 @@ async def test_the_plain_mode_asks_a_person_with_the_test_agents_own_skeleton_an
     from recode_tui.plain.terminal import PlainFrontEnd
     from tests.plain.test_plain import ESC_ENTER, editor_open, until
 
-    engine = make_engine("toy:coin-1", HumanLLM(), agent="one-action")
+    engine = make_engine(run_settings(agent="one-action"), episode_named("toy:coin-1"), HumanLLM())
     session = start_session(engine, tmp_path / "sessions", "toy:coin-1", "human")
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, input=pipe, output=DummyOutput())

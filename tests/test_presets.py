@@ -20,6 +20,7 @@ from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 from recode_tui.commands.cli import build_parser
 from recode_tui.commands.arguments import agent_settings_of
+from tests.settings import console_options
 
 RAISES = "<execute>\nrun('look')\nx = 1 / 0\n</execute>"
 REPAIR = "<execute>\nx = 1\n</execute>"
@@ -80,9 +81,7 @@ async def test_the_console_journals_the_preset(tmp_path):
     from recode_tui.console.app import build_app
     from tests.console.helpers import SIZE, started
 
-    settings = resolve("paper")
-    app = build_app("put-01", llm(), cursor_blink=False, max_steps=settings.max_steps, limits=settings.limits,
-                    preset="paper", sessions_dir=tmp_path)
+    app = build_app(console_options(preset="paper", sessions_dir=tmp_path), llm())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         header = read_journal(app.session_control.session.folder).header

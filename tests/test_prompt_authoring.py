@@ -27,6 +27,7 @@ from agent.llm.tokens import TokenCounter, encoding_name, estimate
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, rewrite_note
 from recode_tui.commands.cli import main
+from tests.settings import episode_named, run_settings
 
 PUT = "alfworld/examples/put.txt"
 GOOD = (
@@ -139,7 +140,7 @@ def test_the_journal_records_a_changed_prompt_set(tmp_path: Path) -> None:
     from recode_tui.setup.build import make_engine, make_llm
 
     async def play() -> Path:
-        engine = make_engine("put-01", make_llm("demo"))
+        engine = make_engine(run_settings(), episode_named("put-01"), make_llm("demo"))
         session = start_session(engine, tmp_path, "put-01", "demo")
         try:
             while not isinstance(await engine.step(), ev.LLMAnswered):

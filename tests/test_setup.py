@@ -36,8 +36,28 @@ def test_settings_are_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(options, "quiet", True)
     assert options.episode == EpisodeRef("alfworld", "clean-01", "clean-01")
-    assert options.agent.limits.max_depth == 3 and options.agent.agent == "recode"
+    assert options.settings.limits.max_depth == 3 and options.settings.agent == "recode"
     assert options.llm.spec == "demo" and not options.llm.defaulted
+
+
+async def test_the_flags_reach_the_engine_through_one_settings_object() -> None:
+    """`--trusted`, `--node-timeout` and a typed `--max-steps` travel in the run's `RunSettings`, the one
+    object `make_engine` takes; a preset's step limit is the settings' too, but not typed."""
+    from agent.sandbox.settings import RunnerSettings
+    from recode_tui.setup.build import engine_for, llm_for, step_limit_of
+
+    options = run_options(parsed("run", "--game", "put-01", "--llm", "demo", "--agent", "react", "--max-steps", "7",
+                                 "--trusted", "--node-timeout", "2.5"))
+    settings = options.settings
+    assert (settings.trusted, settings.node_timeout, settings.max_steps, settings.max_steps_given) == (True, 2.5, 7, True)
+    engine = engine_for(options, llm_for(options))
+    try:
+        assert engine.name == "react" and engine.env.max_steps == 7
+        assert RunnerSettings.of_runner(engine.runner) == RunnerSettings(trusted=True, node_timeout=2.5, seed=engine.runner.seed)
+    finally:
+        await engine.close()
+    paper = run_options(parsed("run", "--game", "put-01", "--llm", "demo", "--preset", "paper")).settings
+    assert paper.max_steps == 50 and not paper.max_steps_given and step_limit_of(parse_episode(None, "put-01"), paper) == 50
 
 
 def test_run_without_llm_and_without_a_terminal_plays_the_demo_and_says_so_later() -> None:
@@ -63,7 +83,7 @@ def test_the_console_refuses_at_without_resume_before_anything_is_built() -> Non
     with pytest.raises(UsageError, match="--at NODE needs --resume"):
         console_options(parsed("tui", "--at", "n3"))
     options = console_options(parsed("tui", "--no-break", "--review", "--preset", "paper"))
-    assert options.no_break and options.review and options.run.agent.preset == "paper"
+    assert options.breakpoints == () and options.review and options.run.settings.preset == "paper"
     assert options.run.llm.given  # the parser's default, as `main` would set it for `--llm` typed
 
 

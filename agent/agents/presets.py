@@ -23,8 +23,13 @@ PAPER_PROMPTS = Path(__file__).parent / "recode" / "prompts" / "paper"
 
 @dataclass(frozen=True)
 class RunSettings:
-    """What a preset decides: the environment's step limit, the engine's limits, the prompt set;
-    and the agent the run uses (`--agent`, `--agent-option`)."""
+    """How an agent runs on any episode: what a preset decides (the step limit, the engine's limits,
+    the prompt set) with the user's flags over it, the agent and its options (`--agent`,
+    `--agent-option`), and how its node code runs (`--trusted`, `--node-timeout`).
+
+    The one settings object the builders take (`recode_tui.setup.build.make_engine`); the episode
+    and the LLM are given beside it.
+    """
 
     preset: str
     max_steps: int | None  # None: the environment's own limit (a provider's step_limit or default_max_steps)
@@ -32,6 +37,9 @@ class RunSettings:
     prompts: Path | None  # None: the agent's bundled default set
     agent: str = "recode"
     agent_options: dict[str, Any] = field(default_factory=dict)
+    max_steps_given: bool = False  # `--max-steps` was typed: it wins over an episode's own limit, a preset's does not
+    trusted: bool = False  # node code runs without the sandbox's static checks (agent.runtime.runners)
+    node_timeout: float | None = None  # each node's time limit in seconds; None: the runner's default
 
 
 def _paper_prompts() -> Path | None:
@@ -66,8 +74,12 @@ def resolve(
     prompts: str | Path | None = None,
     agent: str | None = None,
     agent_options: list[str] | None = None,
+    trusted: bool = False,
+    node_timeout: float | None = None,
 ) -> RunSettings:
-    """The preset's settings with every value the user gave explicitly put over them."""
+    """The preset's settings with every value the user gave explicitly put over them.
+
+    ValueError, one line, for a negative limit (a node timeout is checked where its runner is built)."""
     base = preset(name or "default")
     agent = agent or agents.DEFAULT_AGENT
     agents.agent_class(agent)  # an unknown name is refused here, in one line
@@ -86,4 +98,7 @@ def resolve(
         prompts=Path(prompts) if prompts else base.prompts,
         agent=agent,
         agent_options=options,
+        max_steps_given=max_steps is not None,
+        trusted=trusted,
+        node_timeout=node_timeout,
     )

@@ -18,15 +18,13 @@ from recode_tui.setup.settings import (CacheSettings, ConsoleOptions, EpisodeRef
 from recode_tui.setup.usage import UsageError
 
 
-def agent_settings_of(args: argparse.Namespace, agent: str | None = None,
-                      agent_option: list[str] | None = None, *, one_agent: bool = True) -> RunSettings:
-    """`--agent`, `--agent-option`, `--preset` and the limits' flags of run, tui and eval.
-
-    `one_agent` False: eval compares several agents, and passes the one the settings are for."""
-    return agent_settings(args.preset, args.agent if one_agent else agent,
-                          args.agent_option if one_agent else agent_option,
+def agent_settings_of(args: argparse.Namespace) -> RunSettings:
+    """`--agent`, `--agent-option`, `--preset`, the limits' flags, `--trusted` and `--node-timeout` of run,
+    tui and eval."""
+    return agent_settings(args.preset, args.agent, args.agent_option,
                           max_steps=args.max_steps, max_depth=args.max_depth, max_rewrite=args.max_rewrite,
-                          max_retry=args.max_retry, prompts=args.prompts)
+                          max_retry=args.max_retry, prompts=args.prompts, trusted=args.trusted,
+                          node_timeout=args.node_timeout)
 
 
 def cache_of(args: argparse.Namespace) -> CacheSettings:
@@ -80,8 +78,8 @@ def run_options(args: argparse.Namespace) -> RunOptions:
         episode = episode_of(game) if game else None
     llm, note = _llm_of(args, _default_llm())
     llm = LLMSettings(llm.spec, llm.profiles, llm.given, llm.defaulted, cache_of(args))
-    return RunOptions("run", episode, llm, settings, args.max_steps, args.trusted, args.node_timeout, args.sessions,
-                      args.resume, resumed, args.from_last_good, note, args.quiet)
+    return RunOptions("run", episode, llm, settings, sessions=args.sessions, resume=args.resume, resumed=resumed,
+                      from_last_good=args.from_last_good, recorded_note=note, quiet=args.quiet)
 
 
 def read_keymap(path: str) -> dict[str, str]:
@@ -110,9 +108,9 @@ def console_options(args: argparse.Namespace) -> ConsoleOptions:
     settings = agent_settings_of(args)
     episode = parse_episode(preset_env(args.env, settings.preset), args.game)
     llm = LLMSettings(args.llm, args.profiles, given=args.llm_given)
-    run = RunOptions("tui", episode, llm, settings, args.max_steps, args.trusted, args.node_timeout, args.sessions,
-                     args.resume, find_resume(args.sessions, args.resume), args.from_last_good)
-    return ConsoleOptions(run, keymap, args.no_break, args.review, args.at)
+    run = RunOptions("tui", episode, llm, settings, sessions=args.sessions, resume=args.resume,
+                     resumed=find_resume(args.sessions, args.resume), from_last_good=args.from_last_good)
+    return ConsoleOptions(run, keymap, breakpoints=() if args.no_break else None, review=args.review, at=args.at)
 
 
 def eval_options(args: argparse.Namespace) -> EvalOptions:

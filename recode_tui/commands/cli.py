@@ -19,11 +19,10 @@ from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
     from recode_tui.console.app import LoadedRun, RecodeApp
-    from recode_tui.console.run.run_builder import EnvMaker
     from recode_tui.setup.env_host import EnvHost
-    from recode_tui.setup.settings import ConsoleOptions, ExportOptions, RunOptions
+    from recode_tui.setup.settings import ExportOptions, RunOptions
 
-__all__ = ["build_parser", "command_argv", "console_app", "console_for", "console_host", "eval_worker", "main",
+__all__ = ["build_parser", "command_argv", "console_app", "console_host", "eval_worker", "main",
            "nothing_opened", "read_keymap"]
 
 
@@ -38,7 +37,7 @@ async def _run_headless(options: RunOptions) -> int:
     from agent.llm.routing import RoutedLLM
     from agent.runtime.safe_text import for_terminal
     from agent.runtime.event_text import log_line as event_line
-    from recode_tui.commands.run_session import announce_llm, open_session
+    from recode_tui.setup.run_session import announce_llm, open_session
     from recode_tui.setup.build import cached_llm, llm_for
 
     if options.llm.spec == "human":
@@ -158,56 +157,16 @@ def console_app(args: argparse.Namespace, *, defer: bool = False, host: EnvHost 
 
         def load() -> LoadedRun:
             from recode_tui.commands.arguments import console_options
+            from recode_tui.console.app import load_run
 
-            return load_for(console_options(args), env_maker=host.make_env if host is not None else None)
+            return load_run(console_options(args), env_maker=host.make_env if host is not None else None)
 
         first = args.game or (f"{args.env} (its first episode)" if args.env else DEFAULT_GAME)
         return RecodeApp(loader=load, episode=first, profiles=args.profiles, review=args.review)
     from recode_tui.commands.arguments import console_options
+    from recode_tui.console.app import build_app
 
-    return console_for(console_options(args))
-
-
-def console_for(options: ConsoleOptions) -> RecodeApp:
-    """The console for typed settings, its run built now (an error is raised here)."""
-    from recode_tui.console.app import RecodeApp
-
-    return RecodeApp.for_run(load_for(options), keymap=options.keymap, profiles=options.run.llm.profiles,
-                             review=options.review)
-
-
-def load_for(options: ConsoleOptions, env_maker: EnvMaker | None = None) -> LoadedRun:
-    """The run these settings ask for (the agent, its LLM and environment, the session): the console's loader.
-
-    `env_maker`: where the episode's environment is made (the early `EnvHost`'s worker), default in-process."""
-    from recode_tui.console.app import load_run
-    from recode_tui.setup.build import step_limit_of
-
-    run = options.run
-    settings = run.agent
-    game = run.game
-    return load_run(
-        game,
-        run.llm.spec,
-        max_steps=step_limit_of(game, run.max_steps, settings),
-        limits=settings.limits,
-        prompts=str(settings.prompts) if settings.prompts else None,
-        breakpoints=[] if options.no_break else None,
-        autostart=True,
-        profiles=run.llm.profiles,
-        trusted=run.trusted,
-        node_timeout=run.node_timeout,
-        preset=settings.preset,
-        agent=settings.agent,
-        agent_options=settings.agent_options,
-        sessions_dir=run.sessions or "",
-        resume=run.resumed,
-        explicit_llm=run.llm.given,
-        from_last_good=run.from_last_good,
-        select_at=options.at,
-        keymap=options.keymap,
-        env_maker=env_maker,
-    )
+    return build_app(console_options(args))
 
 
 def nothing_opened(why: str, ref: str) -> str:

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from recode_tui.setup.build import UsageError, load_prompt_set
 from recode_tui.commands.parser import ROOT_STUB
+
+if TYPE_CHECKING:
+    from recode_tui.setup.settings import EpisodeRef
 
 
 def run_prompt(args: argparse.Namespace) -> int:
@@ -43,7 +47,10 @@ def run_prompt(args: argparse.Namespace) -> int:
     if not by_parts or args.role:
         if args.stub != ROOT_STUB or args.after or args.task_type:
             raise UsageError("--stub, --after and --task-type are ReCode's; drop them with --agent " + args.agent)
-        sys.stdout.write(first_prompt(args.game, args.agent, args.role, args.prompts).rstrip("\n") + "\n")
+        from recode_tui.setup.build import parse_episode
+
+        episode = parse_episode(None, args.game)
+        sys.stdout.write(first_prompt(episode, args.agent, args.role, args.prompts).rstrip("\n") + "\n")
         return 0
     prompts = load_prompt_set(args.prompts)
     recent = RecentActions()
@@ -80,14 +87,14 @@ _REACH = {
 }
 
 
-def first_prompt(game: str, agent: str, role: str | None, prompts_dir: str | None) -> str:
-    """The prompt of `agent`'s first LLM call of `role` (its first role when None) in `game`."""
+def first_prompt(episode: EpisodeRef, agent: str, role: str | None, prompts_dir: str | None) -> str:
+    """The prompt of `agent`'s first LLM call of `role` (its first role when None) in `episode`."""
     import asyncio
 
     from agent import agents
     from agent.runtime.events import LLMRequested, RunFinished
     from mockllm.scripted import ScriptedLLM, ScriptEntry
-    from recode_tui.setup.build import make_engine
+    from recode_tui.setup.build import agent_settings, make_engine
 
     try:
         roles = agents.agent_class(agent).roles
@@ -98,7 +105,7 @@ def first_prompt(game: str, agent: str, role: str | None, prompts_dir: str | Non
         raise UsageError(f"--role {role}: agent {agent} has the role(s) {', '.join(names)}")
     wanted = names[role] if role is not None else roles[0]
     llm = ScriptedLLM([ScriptEntry(answer, purpose=purpose) for purpose, answer in _REACH.items()])
-    engine = make_engine(game, llm, agent=agent, max_steps=None, prompts_dir=prompts_dir)
+    engine = make_engine(agent_settings(None, agent, prompts=prompts_dir), episode, llm)
 
     async def ask() -> str:
         try:

@@ -13,7 +13,6 @@ from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from agent.runtime.limits import Limits
 from recode_tui.console.support.crash import CrashReport
 from recode_tui.console.run.hosts import Cancellable, ConsoleApp
 from recode_tui.console.screens.loading import LoadingScreen
@@ -28,6 +27,7 @@ if TYPE_CHECKING:  # the first frame is drawn before these load (recode_tui.cons
     from agent.runtime.stepper import Stepper
     from recode_tui.console.screens.debug_screen import DebugScreen
     from recode_tui.console.session.session_control import SessionControl
+    from recode_tui.setup.settings import ConsoleOptions
 
 
 class RecodeApp(CrashReport, ConsoleApp):
@@ -304,50 +304,11 @@ class RecodeApp(CrashReport, ConsoleApp):
                 yield command
 
 
-def build_app(
-    game: str = "put-01",
-    llm: str | LLM = "human",
-    *,
-    max_steps: int | None = None,  # None: the episode's own limit (envs.registry.step_limit)
-    limits: Limits = Limits(),
-    prompts: str | None = None,
-    breakpoints: list[Breakpoint] | None = None,
-    cursor_blink: bool = True,
-    keymap: dict[str, str] | None = None,
-    autostart: bool = True,
-    profiles: str | None = None,
-    review: bool = False,
-    trusted: bool = False,
-    node_timeout: float = 5.0,
-    preset: str = "default",
-    agent: str | None = None,
-    agent_options: dict | None = None,
-    sessions_dir: str | Path | None = None,
-    resume: str | Path | None = None,
-    explicit_llm: bool = False,
-    from_last_good: bool = False,
-    select_at: str | None = None,
-    defer: bool = False,
-) -> RecodeApp:
-    """The console on one game: the factory the command line and the tests use.
+def build_app(options: ConsoleOptions, llm: LLM | None = None) -> RecodeApp:
+    """The console on the run `options` ask for, built now (a pipe, tests); an error is raised here.
 
-    With `sessions_dir` the run is journaled there; with `resume` (a session
-    folder) the console replays that session instead of starting `game`, with
-    the LLM the session recorded unless `explicit_llm` (the user's `--llm`),
-    going on from the last good point with `from_last_good`, the tree cursor on
-    `select_at`. With `defer` (what `recode-tui tui` does) the app draws its first frame
-    before anything is built, and builds the run behind it; an error is then the
-    app's `load_error`, not an exception here.
+    `llm`: a model object answering instead of the options' `--llm` spec. `recode-tui tui` on a
+    terminal instead draws its first frame and builds the run behind it (`RecodeApp(loader=...)`).
     """
-
-    def load() -> LoadedRun:
-        return load_run(game, llm, max_steps=max_steps, limits=limits, prompts=prompts, breakpoints=breakpoints,
-                        autostart=autostart, profiles=profiles, trusted=trusted, node_timeout=node_timeout,
-                        preset=preset, agent=agent, agent_options=agent_options, sessions_dir=sessions_dir,
-                        resume=resume, explicit_llm=explicit_llm, from_last_good=from_last_good,
-                        select_at=select_at)
-
-    if defer:
-        return RecodeApp(loader=load, episode=game if resume is None else "", cursor_blink=cursor_blink,
-                         keymap=keymap, profiles=profiles, review=review)
-    return RecodeApp.for_run(load(), cursor_blink=cursor_blink, keymap=keymap, profiles=profiles, review=review)
+    return RecodeApp.for_run(load_run(options, llm), cursor_blink=options.cursor_blink, keymap=options.keymap,
+                             profiles=options.run.llm.profiles, review=options.review)

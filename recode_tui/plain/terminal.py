@@ -334,7 +334,7 @@ async def run_plain(options: RunOptions) -> int:
     import sys
 
     from mockllm import HumanLLM
-    from recode_tui.commands.run_session import announce_llm
+    from recode_tui.setup.run_session import announce_llm
 
     llm = HumanLLM()
     session, pending = await open_plain_session(options, llm)
@@ -363,7 +363,7 @@ async def run_plain(options: RunOptions) -> int:
 
 async def open_plain_session(options: RunOptions, llm: Any) -> tuple[Any, Any]:
     """A journaled session (opened as `run` opens it), and the expansion it waits for when resumed at one."""
-    from recode_tui.commands.run_session import open_session
+    from recode_tui.setup.run_session import open_session
 
     session, events = await open_session(options, llm)
     last = events[-1] if events else None

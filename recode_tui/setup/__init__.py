@@ -1,9 +1,11 @@
 """The setup layer below both front ends: typed settings parsed once, and what is built from them.
 
 `settings` holds the frozen types (`RunOptions`, `EpisodeRef`, `LLMSettings`, `EvalOptions`, ...),
-`build` the builders (`make_llm`, `make_env`, `make_agent`, `make_engine`), `usage` the
-`UsageError` every command reports in one line. The command line (`recode_tui.commands`) and the
-console (`recode_tui.console`) import from here; this package imports neither.
+`build` the builders (`make_llm`, `make_env`, `make_agent`, `make_engine`), `run_session` the
+session a headless run works on, `usage` the `UsageError` every command reports in one line. Every
+front end (the command line and its `eval`, the console, the plain terminal, the web server) builds
+on this package; it imports none of them, and none reaches it through another
+(tests/test_layers.py).
 
 Names load on first use (PEP 562), so `recode-tui --help`, which needs only `usage`, imports no
 engine (tests/test_help_imports.py).

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from agent.llm import LLM, LLMError
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, moved_prompt_set
-from agent.runtime.stepper import Limits
 from recode_tui.setup.settings import CacheSettings, EpisodeRef, RunOptions
 from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
@@ -47,27 +46,16 @@ def demo_script(agent: str | None = None, env: str | None = None) -> Path:
                      f"agent; on {env} use{gold} scripted:FILE or profile:NAME")
 
 
-def episode_of(ref: str | EpisodeRef) -> EpisodeRef:
+def episode_of(ref: str) -> EpisodeRef:
     """A reference already qualified (a journal's `game`, an eval's episode id) as an `EpisodeRef`;
     the environment is not asked (a reference naming an unknown one fails where it is played)."""
     from envs import registry
 
-    if isinstance(ref, EpisodeRef):
-        return ref
     name, episode = registry.split_ref(ref)
-    return EpisodeRef(name, episode, str(ref))
+    return EpisodeRef(name, episode, ref)
 
 
-def _env_of(episode: str | EpisodeRef | None) -> str | None:
-    from envs.base import EnvError
-
-    try:
-        return episode_of(episode).env if episode else None
-    except EnvError:
-        return None
-
-
-def make_llm(spec: str, profiles_path: str | None = None, episode: str | EpisodeRef | None = None,
+def make_llm(spec: str, profiles_path: str | None = None, episode: EpisodeRef | None = None,
              agent: str | None = None) -> LLM:
     """`human`, `demo` (the agent's bundled demo script), `gold` (the episode's known solution),
     `scripted:FILE` (YAML/JSONL), `journal:PATH`, `profile:NAME`; or one per role,
@@ -82,7 +70,7 @@ def make_llm(spec: str, profiles_path: str | None = None, episode: str | Episode
 
 def llm_for(options: RunOptions) -> LLM:
     """A run's LLM from its settings: the routing spec, its profiles, the episode (gold, demo) and the agent."""
-    return make_llm(options.llm.spec, options.llm.profiles, options.episode, agent=options.agent.agent)
+    return make_llm(options.llm.spec, options.llm.profiles, options.episode, agent=options.settings.agent)
 
 
 def cached_llm(llm: LLM, cache: CacheSettings) -> LLM:
@@ -109,13 +97,13 @@ def check_llm_roles(spec: str, agent: str | None) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _one_llm(spec: str, profiles_path: str | None, episode: str | EpisodeRef | None, agent: str | None = None) -> LLM:
+def _one_llm(spec: str, profiles_path: str | None, episode: EpisodeRef | None, agent: str | None = None) -> LLM:
     from mockllm import HumanLLM, ScriptedLLM
 
     if spec == "human":
         return HumanLLM()
     if spec == "gold":
-        return gold_llm_for(episode or DEFAULT_GAME, agent)
+        return gold_llm_for(episode or episode_of(DEFAULT_GAME), agent)
     if spec.startswith("profile:"):
         return _profile_llm(spec.split(":", 1)[1] or "default", profiles_path)
     if spec.startswith("journal:"):
@@ -126,7 +114,7 @@ def _one_llm(spec: str, profiles_path: str | None, episode: str | EpisodeRef | N
             return journal_llm(spec.split(":", 1)[1])
         except JournalError as exc:
             raise UsageError(str(exc)) from None
-    path = str(demo_script(agent, _env_of(episode))) if spec == "demo" else spec.split(":", 1)[1] if spec.startswith("scripted:") else None
+    path = str(demo_script(agent, episode.env if episode else None)) if spec == "demo" else spec.split(":", 1)[1] if spec.startswith("scripted:") else None
     if path is None:
         raise UsageError(f"unknown --llm {spec!r}; use human, demo, gold, scripted:FILE, journal:PATH or profile:NAME")
     if not path:
@@ -155,7 +143,7 @@ def check_gold(agent: str | None) -> "type[Stepper]":
     return cls
 
 
-def gold_llm_for(episode: str | EpisodeRef, agent: str | None = None) -> LLM:
+def gold_llm_for(episode: EpisodeRef, agent: str | None = None) -> LLM:
     """A scripted LLM playing the episode's gold path (asked of the env's provider) with the agent's own
     answers (`Stepper.gold_answers`; ReCode's: a plan as code).
 
@@ -168,13 +156,11 @@ def gold_llm_for(episode: str | EpisodeRef, agent: str | None = None) -> LLM:
 
     cls = check_gold(agent)
     try:
-        ref = episode_of(episode)
-        name = ref.env
-        actions = registry.gold_actions(ref.ref)
+        actions = registry.gold_actions(episode.ref)
     except EnvError as exc:
         raise UsageError(str(exc)) from None
     if actions is None:
-        raise UsageError(f"--llm gold: the {name} environment has no gold paths; use demo, scripted:FILE or profile:NAME")
+        raise UsageError(f"--llm gold: the {episode.env} environment has no gold paths; use demo, scripted:FILE or profile:NAME")
     if not actions:
         raise UsageError(f"--llm gold: the simulator gave no gold path for {episode}")
     return script_llm(cls.gold_answers(actions) or [])
@@ -211,13 +197,14 @@ def episode_ref(env: str | None, game: str | None) -> str:
     return parse_episode(env, game).ref
 
 
-def step_limit_of(ref: str | EpisodeRef, given: int | None, settings: "RunSettings") -> int:
+def step_limit_of(episode: EpisodeRef, settings: "RunSettings") -> int:
     """`--max-steps` when given, else the episode's own limit, else the preset's (see envs.registry)."""
     from envs import registry
     from envs.base import EnvError
 
+    given = settings.max_steps if settings.max_steps_given else None
     try:
-        return registry.step_limit(str(ref), settings.max_steps, given)
+        return registry.step_limit(episode.ref, settings.max_steps, given)
     except EnvError as exc:
         raise UsageError(str(exc)) from None
 
@@ -254,89 +241,75 @@ def load_prompt_set(path: str | Path | None, agent: str | None = None) -> Prompt
     return PromptSet(root)
 
 
-def make_env(episode: str | EpisodeRef, max_steps: int | None = None) -> "Env":
+def make_env(episode: EpisodeRef, max_steps: int | None = None) -> "Env":
     """The environment of an episode, from its provider (`max_steps` None: the episode's own limit)."""
     from envs import registry
     from envs.base import EnvError
 
     try:
-        ref = episode_of(episode)
-        return registry.provider(ref.env).make_env(ref.episode, max_steps)
+        return registry.provider(episode.env).make_env(episode.episode, max_steps)
     except EnvError as exc:
         raise UsageError(str(exc)) from None
 
 
-def make_agent(env: "Env", llm: LLM, settings: "RunSettings", trusted: bool = False,
-               node_timeout: float = 5.0) -> "Stepper":
+def make_agent(env: "Env", llm: LLM, settings: "RunSettings") -> "Stepper":
     """The agent `settings` name, with its options, limits and prompt set, stepping `env` with `llm`
-    (node code in a sandboxed worker; `trusted` drops the static checks). Closes `env` when it fails."""
-    return _agent_maker(settings.agent, settings.prompts, trusted, node_timeout)(
-        env, llm, settings.limits, settings.preset, settings.agent_options)
+    (node code in a sandboxed worker; `settings.trusted` drops the static checks). Closes `env` when it fails."""
+    return _agent_maker(settings)(env, llm)
 
 
-def _agent_maker(agent: str | None, prompts_dir: str | Path | None, trusted: bool, node_timeout: float) -> Any:
+def _agent_maker(settings: "RunSettings") -> Callable[["Env", LLM], "Stepper"]:
     """Check the agent's name, its prompt set and the runner settings (before any environment
     starts), and return what builds the agent on an environment."""
     from agent import agents
     from agent.sandbox.settings import RunnerSettings
 
+    agent = settings.agent
     try:
         agents.agent_class(agent)
     except agents.UnknownAgent as exc:
         raise UsageError(str(exc)) from None
-    prompts = load_prompt_set(prompts_dir, agent)
+    prompts = load_prompt_set(settings.prompts, agent)
     try:
-        runner_settings = RunnerSettings(trusted=trusted, node_timeout=node_timeout)
+        runner_settings = (RunnerSettings(trusted=settings.trusted) if settings.node_timeout is None
+                           else RunnerSettings(trusted=settings.trusted, node_timeout=settings.node_timeout))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
-    def build(env: "Env", llm: LLM, limits: Limits, preset: str, options: dict[str, Any] | None) -> "Stepper":
+    def build(env: "Env", llm: LLM) -> "Stepper":
         runner = runner_settings.make_runner()
         try:
-            engine = agents.build(agent, env, llm, runner, limits=limits, prompts=prompts, options=options)
+            engine = agents.build(agent, env, llm, runner, limits=settings.limits, prompts=prompts,
+                                  options=settings.agent_options)
         except ValueError as exc:  # a routed role the agent does not have
             env.close()
             raise UsageError(str(exc)) from None
-        engine.preset = preset
+        engine.preset = settings.preset
         return engine
 
     return build
+
+
+EnvMaker = Callable[[EpisodeRef, "int | None"], "Env"]
+"""Where an episode's environment is made: `make_env` in-process, or the console's early `EnvHost` worker."""
+
+
+def make_engine(settings: "RunSettings", episode: EpisodeRef, llm: LLM, *, env_maker: EnvMaker | None = None) -> "Stepper":
+    """The agent `settings` name on `episode` (`put-01`, `sciworld:boil/0`, a `.tw-pddl` path), asking `llm`.
+
+    The step limit is `step_limit_of(episode, settings)`. Node code runs in a sandboxed worker
+    process built by `agent.sandbox.settings`, the one place every path gets its runner and checks;
+    `settings.trusted` drops the static checks (process isolation and limits stay).
+    """
+    build = _agent_maker(settings)  # refused before any environment starts
+    return build((env_maker or make_env)(episode, step_limit_of(episode, settings)), llm)
 
 
 def engine_for(options: RunOptions, llm: LLM) -> "Stepper":
     """A run's engine: its episode's environment and its agent, from the run's settings in one pass."""
     if options.episode is None:
         raise UsageError("no episode to play: give --game")
-    settings = options.agent
-    return make_engine(options.episode, llm, settings.limits, step_limit_of(options.episode, options.max_steps, settings),
-                       settings.prompts, options.trusted, options.node_timeout, settings.preset, settings.agent,
-                       settings.agent_options)
-
-
-def make_engine(
-    game: str | EpisodeRef,
-    llm: LLM,
-    limits: Limits = Limits(),
-    max_steps: int | None = None,
-    prompts_dir: str | Path | None = None,
-    trusted: bool = False,
-    node_timeout: float = 5.0,
-    preset: str = "default",
-    agent: str | None = None,
-    agent_options: dict[str, Any] | None = None,
-    env_maker: Callable[[str | EpisodeRef, int | None], "Env"] | None = None,
-) -> "Stepper":
-    """An agent (`agent`, default ReCode) on an episode reference (`put-01`, `sciworld:boil/0`, a `.tw-pddl` path).
-
-    `max_steps` None: the episode's own limit. `env_maker` (default `make_env`): where the
-    environment is made (the console's `EnvHost` makes it in a worker started early).
-
-    Node code runs in a sandboxed worker process built by `agent.sandbox.settings`, the
-    one place every path gets its runner and checks; `trusted` drops the static
-    checks (process isolation and limits stay).
-    """
-    build = _agent_maker(agent, prompts_dir, trusted, node_timeout)  # refused before any environment starts
-    return build((env_maker or make_env)(game, max_steps), llm, limits, preset, agent_options)
+    return make_engine(options.settings, options.episode, llm)
 
 
 def preset_env(env: str | None, preset: str) -> str | None:
@@ -376,13 +349,17 @@ def agent_settings(
     max_rewrite: int | None = None,
     max_retry: int | None = None,
     prompts: str | Path | None = None,
+    trusted: bool = False,
+    node_timeout: float | None = None,
 ) -> "RunSettings":
-    """`--preset` with the explicit flags (`--max-steps`, `--max-depth`, ...) put over it; bad input is one line."""
+    """`--preset` with the explicit flags (`--max-steps`, `--max-depth`, `--trusted`, ...) put over it;
+    bad input is one line."""
     from agent.agents.presets import resolve
 
     try:
         return resolve(preset, max_steps=max_steps, max_depth=max_depth, max_rewrite=max_rewrite,
                        max_retry=max_retry, prompts=prompts, agent=agent,
-                       agent_options=list(agent_options) if agent_options is not None else None)
+                       agent_options=list(agent_options) if agent_options is not None else None,
+                       trusted=trusted, node_timeout=node_timeout)
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -63,14 +63,14 @@ class EnvHost:
         """A worker is started and no episode has taken it yet."""
         return self._worker is not None
 
-    def make_env(self, episode: str | EpisodeRef, max_steps: int | None = None) -> "Env":
+    def make_env(self, episode: EpisodeRef, max_steps: int | None = None) -> "Env":
         """The episode's environment: in the host's worker when it plays the host's environment, else in-process."""
         from envs.base import EnvError
         from recode_tui.setup.env_workers import RemoteEnv, WorkerDied
-        from recode_tui.setup.build import episode_of, make_env
+        from recode_tui.setup.build import make_env
         from recode_tui.setup.usage import UsageError
 
-        ref = episode_of(episode)
+        ref = episode
         worker, self._worker = self._worker, None
         if worker is None or ref.env != self.env_name:
             if worker is not None:

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.agents.presets import RunSettings
+
+if TYPE_CHECKING:
+    from agent.runtime.debugger import Breakpoint
 
 __all__ = ["CacheSettings", "ConsoleOptions", "EpisodeRef", "EvalOptions", "ExportOptions", "LLMSettings",
            "RunOptions", "RunSettings", "Selection"]
@@ -69,15 +72,13 @@ class LLMSettings:
 
 @dataclass(frozen=True)
 class RunOptions:
-    """One episode, as `run` and `tui` play it: where, with which LLM and agent, within which limits."""
+    """One episode, as `run` and `tui` play it: which episode, with which LLM, under which settings,
+    journaled where."""
 
     command: str  # "run" or "tui": what a hint tells the user to type again
     episode: EpisodeRef | None  # None: a resumed session whose journal names no game
     llm: LLMSettings
-    agent: RunSettings  # the preset with the flags over it: agent, its options, limits, prompt set
-    max_steps: int | None = None  # `--max-steps` as given (the builder falls back to the episode's, the preset's)
-    trusted: bool = False
-    node_timeout: float = 5.0
+    settings: RunSettings  # the agent, its options, limits, step limit, prompt set and runner (`make_engine`'s)
     sessions: str | None = None  # the sessions folder as given (None: $RECODE_TUI_SESSIONS or the user data dir)
     resume: str | None = None  # `--resume [SESSION]`: '' is the latest session
     resumed: Path | None = None  # the session folder `resume` names (the console's start-up replay)
@@ -93,13 +94,18 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class ConsoleOptions:
-    """`tui`: a run's options and what only the console has (keys, breakpoints, review, the node to show)."""
+    """`tui`: a run's options and what only the console has (keys, breakpoints, review, the node to show).
+
+    The one argument the console is built from (`recode_tui.console.app.build_app`, `load_run`).
+    """
 
     run: RunOptions
     keymap: dict[str, str] | None = None
-    no_break: bool = False
+    breakpoints: tuple[Breakpoint, ...] | None = None  # None: the debugger's defaults; `--no-break`: none
     review: bool = False
-    at: str | None = None
+    at: str | None = None  # `--at NODE`: the tree's cursor once the resumed session is shown
+    journaled: bool = True  # the run is journaled in the sessions folder (a test may want no session)
+    cursor_blink: bool = True  # the editors' cursors blink (tests keep them still for steady screenshots)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from mockllm.scripted import ScriptEntry, ScriptedLLM
 from recode_tui.setup.build import make_engine
 
 from .scripts import TASK_TYPES, cell_answer, first_game, loop_cell, walkthrough
+from tests.settings import episode_named, run_settings
 
 PUT = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable 1", "move vase 1 to sidetable 1"]
 
@@ -36,7 +37,8 @@ async def test_codeact_wins_a_bundled_game_of_each_task_type_in_two_cells(task_t
     game = first_game(task_type)
     actions = walkthrough(game)
     half = len(actions) // 2
-    engine = make_engine(game, cells(loop_cell(actions[:half]), loop_cell(actions[half:])), agent="codeact")
+    engine = make_engine(run_settings(agent="codeact"), episode_named(game),
+                         cells(loop_cell(actions[:half]), loop_cell(actions[half:])))
     assert isinstance(engine, CodeActAgent)
     events = await play(engine)
     finished = events[-1]
@@ -47,7 +49,8 @@ async def test_codeact_wins_a_bundled_game_of_each_task_type_in_two_cells(task_t
 
 
 async def test_the_debugger_stops_between_two_actions_of_a_cells_loop():
-    engine = make_engine("put-01", cells(loop_cell(PUT[:2]), loop_cell(PUT[2:])), agent="codeact")
+    engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"),
+                         cells(loop_cell(PUT[:2]), loop_cell(PUT[2:])))
     debugger = Debugger(engine, breakpoints=[])
     try:
         stop = await debugger.step(StepMode.INTO)
@@ -68,12 +71,12 @@ async def test_the_debugger_stops_between_two_actions_of_a_cells_loop():
 
 
 async def test_an_error_and_a_function_from_an_earlier_cell_go_to_the_next_call():
-    engine = make_engine("put-01", cells(
+    engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"), cells(
         "def go(place):\n    return run(f'go to {place}')\ngo('diningtable 1')",  # defined and used in one cell: fine
         "go('sidetable 1')",  # the function is not kept between cells
         "items = {}\nprint(items['vase'])",
         loop_cell(PUT[1:]),
-    ), agent="codeact")
+    ))
     events = await play(engine)
     assert events[-1].success
     first, second, third, fourth = engine.tree.root.children
@@ -88,8 +91,8 @@ async def test_an_error_and_a_function_from_an_earlier_cell_go_to_the_next_call(
 
 
 async def test_cells_that_keep_raising_end_the_run_with_the_reason():
-    engine = make_engine("put-01", ScriptedLLM([ScriptEntry(cell_answer("1 / 0"), purpose="act")]),
-                         agent="codeact", limits=Limits(max_retry=2))
+    engine = make_engine(run_settings(agent="codeact", limits=Limits(max_retry=2)), episode_named("put-01"),
+                         ScriptedLLM([ScriptEntry(cell_answer("1 / 0"), purpose="act")]))
     events = await play(engine)
     finished = events[-1]
     assert not finished.success and finished.llm_calls == 3
@@ -103,7 +106,7 @@ async def test_invalid_cells_are_asked_again_and_the_sandbox_check_applies():
         cell_answer("import os\nos.system('ls')"),  # the sandbox refuses it
         cell_answer(loop_cell(PUT)),
     ]])
-    engine = make_engine("put-01", llm, agent="codeact")
+    engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"), llm)
     events = await play(engine)
     reasons = [e.reason for e in events if isinstance(e, ev.LLMRejected)]
     assert reasons[0].startswith("the answer has no <execute>...</execute> section")
@@ -113,15 +116,15 @@ async def test_invalid_cells_are_asked_again_and_the_sandbox_check_applies():
 
 
 async def test_a_cell_limit_ends_a_run_that_never_acts():
-    engine = make_engine("put-01", ScriptedLLM([ScriptEntry(cell_answer("x = 1"), purpose="act")]),
-                         agent="codeact", agent_options={"max_cells": 3})
+    engine = make_engine(run_settings(agent="codeact", agent_options={"max_cells": 3}), episode_named("put-01"),
+                         ScriptedLLM([ScriptEntry(cell_answer("x = 1"), purpose="act")]))
     events = await play(engine)
     assert events[-1].reason.startswith("cell limit: 3 cells ran and the task is not done")
 
 
 @pytest.mark.parametrize("empty", ["", "\n   \n", "# only a comment\n"])
 async def test_an_empty_cell_is_refused_and_asked_again_without_spending_a_step(empty):
-    engine = make_engine("put-01", cells(empty, loop_cell(PUT)), agent="codeact")
+    engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"), cells(empty, loop_cell(PUT)))
     events = await play(engine)
     rejected = [e for e in events if isinstance(e, ev.LLMRejected)]
     assert rejected and "empty" in rejected[0].reason, rejected
@@ -139,7 +142,7 @@ async def test_a_printed_observation_is_shown_once_a_failed_action_is_marked_and
              '"take vase 1 from diningtable 1"]:\n    observation = run(action)\n    print(observation)')
     second = ('for action in ["go to sidetable 1", "move vase 1 to sidetable 1"]:\n'
               '    observation = run(action)\n    print(observation)')
-    engine = make_engine("put-01", cells(first, second), agent="codeact")
+    engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"), cells(first, second))
     seen = await play(engine)
     assert seen[-1].success, seen[-1]
     prompt = [e.prompt for e in seen if isinstance(e, ev.LLMRequested)][1]

@@ -13,6 +13,7 @@ import pytest
 from agent.runtime import events as ev
 from mockllm.openai_server import OpenAICompatibleServer, Reply, write_profiles
 from recode_tui.setup.build import make_engine, make_llm
+from tests.settings import episode_named, run_settings
 
 # each agent's first answer on put-01, cut after a part that stands on its own, and what that part does
 USABLE = {
@@ -36,7 +37,8 @@ UNUSABLE = {
 
 def engine_for(tmp_path, server: OpenAICompatibleServer, agent: str):
     profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0)
-    return make_engine("put-01", make_llm("profile:local", str(profiles), agent=agent), agent=agent)
+    return make_engine(run_settings(agent=agent), episode_named("put-01"),
+                       make_llm("profile:local", str(profiles), agent=agent))
 
 
 async def until(engine, done) -> list[ev.Event]:

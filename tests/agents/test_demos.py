@@ -9,13 +9,14 @@ import pytest
 
 from envs.alfworld.catalog import list_games
 from recode_tui.setup.build import make_engine, make_llm
+from tests.settings import episode_named, run_settings
 
 TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
 AGENTS = ["react", "codeact", "plan-execute", "recap"]
 
 
 async def _play(game: str, agent: str):
-    engine = make_engine(game, make_llm("demo", agent=agent), max_steps=50, agent=agent)
+    engine = make_engine(run_settings(max_steps=50, agent=agent), episode_named(game), make_llm("demo", agent=agent))
     try:
         return await engine.run()
     finally:

@@ -16,6 +16,7 @@ from mockllm.scripted import ScriptedLLM
 from recode_tui.setup.build import make_engine
 
 from .agent_examples import AGENTS, Example, examples_of
+from tests.settings import episode_named, run_settings
 
 TASK_TYPES = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
@@ -41,7 +42,7 @@ def _game_starting(task: str, first_observation: str) -> str:
 
 
 async def play(game: str, example: Example, agent: str) -> tuple[object, list[str], list[str], list[str]]:
-    engine = make_engine(game, ScriptedLLM(example.entries), agent=agent, max_steps=50)
+    engine = make_engine(run_settings(agent=agent, max_steps=50), episode_named(game), ScriptedLLM(example.entries))
     sent, observations, prompts = [], [], []
     try:
         while not engine.done:

@@ -17,6 +17,7 @@ from mockllm.scripted import ScriptedLLM
 from recode_tui.setup.build import make_engine
 
 from .agent_examples import AGENTS, Example, examples_of
+from tests.settings import episode_named, run_settings
 
 pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime")]
 
@@ -48,7 +49,8 @@ def episode_of(example: Example) -> str:
 
 
 async def play(episode: str, example: Example, agent: str) -> tuple[object, list[str], list[str], list[str]]:
-    engine = make_engine(f"sciworld:{episode}", ScriptedLLM(example.entries), agent=agent, max_steps=40)
+    engine = make_engine(run_settings(agent=agent, max_steps=40), episode_named(f"sciworld:{episode}"),
+                         ScriptedLLM(example.entries))
     sent, observations, prompts = [], [], []
     try:
         while not engine.done:

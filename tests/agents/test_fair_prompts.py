@@ -11,6 +11,7 @@ from agent.runtime import events as ev
 from agent.runtime.prompts import env_text
 from mockllm.scripted import ScriptedLLM
 from recode_tui.setup.build import make_engine
+from tests.settings import episode_named, run_settings
 
 AGENTS = ["recode", "react", "codeact", "plan-execute", "recap"]
 EPISODES = {"alfworld": "put-01", "sciworld": "sciworld:power-component/0"}
@@ -19,7 +20,7 @@ needs_java = pytest.mark.skipif(shutil.which("java") is None, reason="no Java ru
 
 async def first_prompt(episode: str, agent: str, **kwargs) -> str:
     """The prompt of the agent's first LLM call (asked of nobody: the request event comes first)."""
-    engine = make_engine(episode, ScriptedLLM([]), agent=agent, max_steps=None, **kwargs)
+    engine = make_engine(run_settings(agent=agent, **kwargs), episode_named(episode), ScriptedLLM([]))
     try:
         while True:
             event = await engine.step()

@@ -14,6 +14,7 @@ import pytest
 from agent import agents
 from recode_tui.setup.build import gold_llm_for, make_engine
 from tests.eval.helpers import read_report, recode
+from tests.settings import episode_named, run_settings
 
 AGENTS = ("recode", "react", "codeact", "plan-execute", "recap")
 NEEDS_JAVA = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
@@ -32,7 +33,8 @@ def test_every_agent_declares_a_gold_player() -> None:
 @pytest.mark.parametrize("episode", list(EPISODES.values()))
 @pytest.mark.parametrize("agent", AGENTS)
 async def test_the_gold_player_wins_in_the_agents_own_answers(episode, agent) -> None:
-    engine = make_engine(episode, gold_llm_for(episode, agent), max_steps=None, agent=agent)
+    ref = episode_named(episode)
+    engine = make_engine(run_settings(agent=agent), ref, gold_llm_for(ref, agent))
     try:
         finished = await engine.run()
     finally:

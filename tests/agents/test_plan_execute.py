@@ -9,6 +9,7 @@ from agent.runtime import events as ev
 from agent.runtime.stepper import Limits
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.setup.build import make_engine
+from tests.settings import episode_named, run_settings
 
 GAME = "put-01"  # put a vase in sidetable: the vase is on diningtable 1
 
@@ -38,7 +39,8 @@ WIN_TURNS = [
 
 
 def engine_with(llm, **options):
-    return make_engine(GAME, llm, Limits(max_rewrite=2), 30, agent="plan-execute", agent_options=options)
+    return make_engine(run_settings(limits=Limits(max_rewrite=2), max_steps=30, agent="plan-execute", agent_options=options),
+                       episode_named(GAME), llm)
 
 
 async def run(engine) -> list[ev.Event]:

@@ -14,6 +14,7 @@ from envs import registry
 from mockllm.gold import split_into_parts
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.setup.build import make_engine
+from tests.settings import episode_named, run_settings
 
 pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
@@ -30,7 +31,7 @@ def in_order(answers: list[tuple[str, str]]) -> ScriptedLLM:
 
 
 async def play(llm, agent: str) -> tuple[object, list[ev.Event]]:
-    engine = make_engine(EPISODE, llm, max_steps=None, agent=agent)
+    engine = make_engine(run_settings(agent=agent), episode_named(EPISODE), llm)
     seen: list[ev.Event] = []
     try:
         await engine.run(seen.append)

@@ -17,6 +17,7 @@ from agent.runtime.debugger import Debugger
 from agent.sessions.journal import read_journal
 from recode_tui.setup.build import make_engine, make_llm
 from recode_tui.setup.usage import UsageError
+from tests.settings import console_options, episode_named, run_settings
 
 PLAN = {"thought": "find it, then place it", "steps": [
     {"id": "s1", "description": "find the vase and take it", "depends_on": []},
@@ -88,11 +89,11 @@ def test_a_plain_spec_answers_every_role_and_a_default_answers_the_roles_not_nam
     both.write_text(yaml.safe_dump({"answers": yaml.safe_load(planner.read_text())["answers"]
                                     + yaml.safe_load(executor.read_text())["answers"]}))
     llm = make_llm(f"scripted:{both}")
-    engine = make_engine("put-01", llm, agent="plan-execute")
+    engine = make_engine(run_settings(agent="plan-execute"), episode_named("put-01"), llm)
     assert all(engine.llm_for(role) is llm for role in engine.roles)
     asyncio.run(engine.close())
     routed = make_llm(f"scripted:{both},executor=scripted:{executor}")
-    engine = make_engine("put-01", routed, agent="plan-execute")
+    engine = make_engine(run_settings(agent="plan-execute"), episode_named("put-01"), routed)
     assert engine.llm_for("executor").name == f"scripted:{executor}"
     assert engine.llm_for("planner").name == engine.llm_for("replanner").name == f"scripted:{both}"
     asyncio.run(engine.close())
@@ -106,7 +107,8 @@ def test_a_plain_spec_answers_every_role_and_a_default_answers_the_roles_not_nam
 
 async def test_a_person_takes_the_executor_role_while_the_planner_is_scripted(tmp_path):
     planner, _ = write_scripts(tmp_path)
-    engine = make_engine("put-01", make_llm(f"planner=scripted:{planner},executor=human"), agent="plan-execute")
+    engine = make_engine(run_settings(agent="plan-execute"), episode_named("put-01"),
+                         make_llm(f"planner=scripted:{planner},executor=human"))
     dbg = Debugger(engine, breakpoints=[])
     stop = await dbg.step("continue")  # the planner answered by itself; the executor's call waits for the person
     assert isinstance(stop.event, ev.LLMRequested) and stop.event.role == "executor"
@@ -139,8 +141,7 @@ async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_pa
     from tests.console.helpers import SIZE, started, wait_stop
 
     planner, _ = write_scripts(tmp_path)
-    app = build_app("put-01", f"planner=scripted:{planner},executor=human", agent="plan-execute",
-                    cursor_blink=False)
+    app = build_app(console_options("put-01", f"planner=scripted:{planner},executor=human", agent="plan-execute"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
 
@@ -169,7 +170,7 @@ def test_a_routed_llm_handed_over_whole_still_answers_each_role_with_its_own(tmp
     """A fork gives the person the forked call, then hands the session's LLM back as `engine.llm`."""
     planner, executor = write_scripts(tmp_path)
     routed = make_llm(f"planner=scripted:{planner},executor=scripted:{executor}")
-    engine = make_engine("put-01", make_llm("human"), agent="plan-execute")
+    engine = make_engine(run_settings(agent="plan-execute"), episode_named("put-01"), make_llm("human"))
     engine.llm = routed  # what the console's hand-back after a typed answer does
     assert engine.llm_for("executor").name == f"scripted:{executor}"
     assert engine.llm_for("planner").name == engine.llm_for("replanner").name == f"scripted:{planner}"

@@ -15,6 +15,7 @@ from mockllm.scripted import ScriptEntry, ScriptedLLM
 from recode_tui.setup.build import make_engine
 
 from .scripts import TASK_TYPES, first_game, react_answer, react_llm, walkthrough
+from tests.settings import episode_named, run_settings
 
 PUT = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable 1", "move vase 1 to sidetable 1"]
 
@@ -33,7 +34,7 @@ async def play(engine) -> list[ev.Event]:
 async def test_react_wins_a_bundled_game_of_each_task_type(task_type):
     game = first_game(task_type)
     actions = walkthrough(game)
-    engine = make_engine(game, react_llm(actions), agent="react")
+    engine = make_engine(run_settings(agent="react"), episode_named(game), react_llm(actions))
     assert isinstance(engine, ReActAgent)
     events = await play(engine)
     finished = events[-1]
@@ -47,7 +48,7 @@ async def test_react_wins_a_bundled_game_of_each_task_type(task_type):
 
 
 async def test_each_turn_is_a_node_with_its_events_in_order():
-    engine = make_engine("put-01", react_llm(PUT), agent="react")
+    engine = make_engine(run_settings(agent="react"), episode_named("put-01"), react_llm(PUT))
     events = await play(engine)
     root, first = engine.tree.root, engine.tree.root.children[0]
     kinds = [(type(e).__name__, e.node_id) for e in events[:9]]
@@ -73,7 +74,7 @@ async def test_invalid_answers_are_asked_again_with_the_reason():
         react_answer(PUT[0]),
     ]
     llm = ScriptedLLM([ScriptEntry(a, purpose="act", once=True) for a in answers])
-    engine = make_engine("put-01", llm, agent="react")
+    engine = make_engine(run_settings(agent="react"), episode_named("put-01"), llm)
     events = []
     while engine.env.steps < 1:
         events.append(await engine.step())
@@ -92,7 +93,7 @@ async def test_invalid_answers_are_asked_again_with_the_reason():
 
 async def test_too_many_invalid_answers_end_the_run_with_the_reason():
     llm = ScriptedLLM([ScriptEntry("Thought: hmm", purpose="act")])
-    engine = make_engine("put-01", llm, agent="react", limits=Limits(max_rewrite=2))
+    engine = make_engine(run_settings(agent="react", limits=Limits(max_rewrite=2)), episode_named("put-01"), llm)
     events = await play(engine)
     finished = events[-1]
     assert not finished.success and finished.reason.startswith("rewrite limit: 3 invalid answers in a row")
@@ -102,7 +103,8 @@ async def test_too_many_invalid_answers_end_the_run_with_the_reason():
 async def test_the_admissible_level_refuses_what_the_state_does_not_allow():
     answers = [react_answer("take vase 1 from diningtable 1"), react_answer(PUT[0])]
     llm = ScriptedLLM([ScriptEntry(a, purpose="act", once=True) for a in answers])
-    engine = make_engine("put-01", llm, agent="react", agent_options={"check": "admissible"})
+    engine = make_engine(run_settings(agent="react", agent_options={"check": "admissible"}),
+                         episode_named("put-01"), llm)
     events = []
     while engine.env.steps < 1:
         events.append(await engine.step())
@@ -112,7 +114,8 @@ async def test_the_admissible_level_refuses_what_the_state_does_not_allow():
 
 
 async def test_a_window_keeps_only_the_last_turns_in_the_prompt():
-    engine = make_engine("put-01", react_llm(PUT), agent="react", agent_options={"window": 1})
+    engine = make_engine(run_settings(agent="react", agent_options={"window": 1}), episode_named("put-01"),
+                         react_llm(PUT))
     events = await play(engine)
     last = [e.prompt for e in events if isinstance(e, ev.LLMRequested)][-1]
     assert "(turns 1-2 are not shown: only the last 1 turns are kept)" in last
@@ -122,7 +125,7 @@ async def test_a_window_keeps_only_the_last_turns_in_the_prompt():
 
 async def test_a_journaled_react_run_resumes_at_the_same_turn(tmp_path):
     llm = ScriptedLLM([ScriptEntry(react_answer(a), purpose="act", once=True) for a in PUT[:2]])
-    engine = make_engine("put-01", llm, agent="react")
+    engine = make_engine(run_settings(agent="react"), episode_named("put-01"), llm)
     session = start_session(engine, tmp_path, "put-01", "scripted")
     events = []
     while not isinstance(event := await engine.step(), ev.LLMFailed):  # the script has no third answer
@@ -147,7 +150,7 @@ async def test_a_journaled_react_run_resumes_at_the_same_turn(tmp_path):
 async def test_a_react_run_forks_at_one_turn_to_answer_it_again(tmp_path):
     from agent.sessions.session import branch_session, fork_at_expansion
 
-    engine = make_engine("put-01", react_llm(PUT), agent="react")
+    engine = make_engine(run_settings(agent="react"), episode_named("put-01"), react_llm(PUT))
     session = start_session(engine, tmp_path, "put-01", "scripted")
     await play(engine)
     session.writer.close()
@@ -167,7 +170,7 @@ async def test_a_react_run_forks_at_one_turn_to_answer_it_again(tmp_path):
 async def test_the_default_breakpoint_stops_at_every_react_call():
     from agent.runtime.debugger import Debugger, StepMode
 
-    engine = make_engine("put-01", react_llm(PUT), agent="react")
+    engine = make_engine(run_settings(agent="react"), episode_named("put-01"), react_llm(PUT))
     debugger = Debugger(engine)  # the default set-up: every LLM call (ReCode calls it "every stub expansion")
     try:
         stops = []
@@ -198,7 +201,7 @@ async def test_the_run_log_names_each_turn_its_answer_was_for():
     as the request's line did: `act of n2 answered`, not `act of n0` for every turn."""
     from agent.runtime.event_text import log_line
 
-    seen = await play(make_engine("put-01", react_llm(PUT), agent="react"))
+    seen = await play(make_engine(run_settings(agent="react"), episode_named("put-01"), react_llm(PUT)))
     assert seen[-1].success
     answered = [log_line(e).strip() for e in seen if isinstance(e, ev.LLMAnswered)]
     assert [line.split(" answered")[0] for line in answered] == ["+ act of n1", "+ act of n2", "+ act of n3",

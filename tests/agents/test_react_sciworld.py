@@ -12,6 +12,7 @@ from recode_tui.setup.build import make_engine
 
 from .scripts import cell_answer, loop_cell, react_llm
 from mockllm.scripted import ScriptEntry, ScriptedLLM
+from tests.settings import episode_named, run_settings
 
 pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
@@ -29,7 +30,7 @@ async def play(engine) -> list[ev.Event]:
 @pytest.mark.parametrize("episode", ["find-animal/0", "chemistry-mix/0"])
 async def test_react_wins_a_sciworld_episode_one_gold_action_per_turn(episode):
     actions = registry.provider("sciworld").gold_actions(episode)
-    engine = make_engine(f"sciworld:{episode}", react_llm(actions), agent="react", max_steps=None)
+    engine = make_engine(run_settings(agent="react"), episode_named(f"sciworld:{episode}"), react_llm(actions))
     events = await play(engine)
     finished = events[-1]
     assert finished.success, finished.reason
@@ -42,7 +43,7 @@ async def test_react_wins_a_sciworld_episode_one_gold_action_per_turn(episode):
 async def test_codeact_wins_a_sciworld_episode_in_one_cell():
     actions = registry.provider("sciworld").gold_actions("find-animal/0")
     llm = ScriptedLLM([ScriptEntry(cell_answer(loop_cell(actions)), purpose="act", once=True)])
-    engine = make_engine("sciworld:find-animal/0", llm, agent="codeact", max_steps=None)
+    engine = make_engine(run_settings(agent="codeact"), episode_named("sciworld:find-animal/0"), llm)
     events = await play(engine)
     assert events[-1].success and events[-1].llm_calls == 1
     assert sum(isinstance(e, ev.ActionSent) for e in events) == len(actions)

@@ -8,6 +8,7 @@ from agent.runtime import events as ev
 from agent.runtime.stepper import Limits
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.setup.build import make_engine
+from tests.settings import episode_named, run_settings
 
 GAME = "put-01"  # put a vase in sidetable: the vase is on diningtable 1
 
@@ -39,7 +40,8 @@ def in_order(*answers: tuple[str, str]) -> ScriptedLLM:
 
 
 def engine_with(llm, **options):
-    return make_engine(GAME, llm, Limits(max_rewrite=2), 30, agent="recap", agent_options=options)
+    return make_engine(run_settings(limits=Limits(max_rewrite=2), max_steps=30, agent="recap", agent_options=options),
+                       episode_named(GAME), llm)
 
 
 async def run(engine) -> list[ev.Event]:
@@ -124,7 +126,8 @@ def test_an_invalid_list_is_asked_again_and_limits_end_a_level():
 def test_a_composite_past_the_depth_limit_returns_failed_to_its_parent():
     deep = ScriptedLLM([ScriptEntry("Thought: split\nSubtasks:\n1. subtask: deeper", purpose="decompose"),
                         ScriptEntry("Thought: give up\nFailed: too deep", purpose="refine")])
-    engine = make_engine(GAME, deep, Limits(max_depth=2), 30, agent="recap")
+    engine = make_engine(run_settings(limits=Limits(max_depth=2), max_steps=30, agent="recap"), episode_named(GAME),
+                         deep)
     seen = asyncio.run(run(engine))
     errors = [e for e in seen if isinstance(e, ev.NodeError)]
     assert "past the depth limit (2)" in errors[0].error
@@ -198,8 +201,8 @@ def test_the_prompt_states_its_window_and_stops_growing_past_it():
     rounds = 80
     llm = ScriptedLLM([ScriptEntry(answer=look, purpose="decompose", once=True),
                        ScriptEntry(answer=look, purpose="refine")])
-    engine = make_engine(GAME, llm, Limits(max_rewrite=2), rounds, agent="recap",
-                         agent_options={"max_revisions": rounds + 5})
+    engine = make_engine(run_settings(limits=Limits(max_rewrite=2), max_steps=rounds, agent="recap", agent_options={"max_revisions": rounds + 5}),
+                         episode_named(GAME), llm)
     seen = asyncio.run(run(engine))
     sizes = [len(e.prompt) for e in seen if isinstance(e, ev.LLMRequested)]
     assert len(sizes) >= 75

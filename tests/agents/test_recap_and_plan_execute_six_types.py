@@ -14,6 +14,7 @@ from envs.alfworld.catalog import list_games, resolve_game
 from mockllm.gold import split_into_parts
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.setup.build import make_engine
+from tests.settings import episode_named, run_settings
 
 TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
 
@@ -29,7 +30,7 @@ def in_order(answers: list[tuple[str, str]]) -> ScriptedLLM:
 
 
 async def play(game: str, llm: ScriptedLLM, agent: str) -> tuple[object, ev.RunFinished]:
-    engine = make_engine(game, llm, max_steps=40, agent=agent)
+    engine = make_engine(run_settings(max_steps=40, agent=agent), episode_named(game), llm)
     try:
         return engine, await engine.run()
     finally:

@@ -14,6 +14,7 @@ from agent.runtime import events as ev
 from agent.runtime.stepper import Limits
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.setup.build import make_engine, make_llm
+from tests.settings import episode_named, run_settings
 
 BAD_CODE = (
     "<think>\nI look around first, then walk the places in turn.\n</think>\n<execute>\n"
@@ -49,7 +50,7 @@ async def requests(engine, count: int) -> list[ev.Event]:
 async def test_a_retry_prompt_shows_the_rejected_answer_and_why(tmp_path, agent):
     answer, reason_part, shown = BAD[agent]
     with OpenAICompatibleServer(lambda prompt: answer) as server:
-        engine = make_engine("put-01", llm_answering(tmp_path, server, agent), agent=agent)
+        engine = make_engine(run_settings(agent=agent), episode_named("put-01"), llm_answering(tmp_path, server, agent))
         try:
             events = await requests(engine, 2)
         finally:
@@ -67,7 +68,7 @@ async def test_a_retry_prompt_shows_the_rejected_answer_and_why(tmp_path, agent)
 @pytest.mark.parametrize("agent", ["recode", "codeact"])
 async def test_a_syntax_errors_line_counts_from_the_first_line_of_the_code(tmp_path, agent):
     with OpenAICompatibleServer(lambda prompt: BAD_CODE) as server:
-        engine = make_engine("put-01", llm_answering(tmp_path, server, agent), agent=agent)
+        engine = make_engine(run_settings(agent=agent), episode_named("put-01"), llm_answering(tmp_path, server, agent))
         try:
             events = await requests(engine, 2)
         finally:
@@ -83,8 +84,8 @@ async def test_a_syntax_errors_line_counts_from_the_first_line_of_the_code(tmp_p
 async def test_every_agent_stops_after_the_same_number_of_rejected_answers(tmp_path, agent):
     answer = BAD[agent][0]
     with OpenAICompatibleServer(lambda prompt: answer) as server:
-        engine = make_engine("put-01", llm_answering(tmp_path, server, agent), agent=agent,
-                             limits=Limits(max_rewrite=2))
+        engine = make_engine(run_settings(agent=agent, limits=Limits(max_rewrite=2)), episode_named("put-01"),
+                             llm_answering(tmp_path, server, agent))
         try:
             finished = await engine.run()
         finally:
@@ -98,7 +99,8 @@ async def test_codeact_takes_a_single_fenced_python_block_as_the_cell(tmp_path):
     cell = "Here is the cell.\n```python\nfor action in ['go to diningtable 1', 'take vase 1 from diningtable 1',\n" \
            "               'go to sidetable 1', 'move vase 1 to sidetable 1']:\n    run(action)\n```"
     with OpenAICompatibleServer(lambda prompt: cell) as server:
-        engine = make_engine("put-01", llm_answering(tmp_path, server, "codeact"), agent="codeact")
+        engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"),
+                             llm_answering(tmp_path, server, "codeact"))
         try:
             finished = await engine.run()
         finally:

@@ -11,6 +11,7 @@ from recode_tui.setup.build import make_engine
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
 
 from .webshop_examples import EXAMPLES
+from tests.settings import episode_named, run_settings
 
 AGENTS = ["react", "codeact", "plan-execute", "recap"]
 
@@ -28,7 +29,7 @@ async def test_the_agents_examples_played_as_its_answers_win_their_instructions(
     assert examples
     for example in examples:
         episode = "webshop:" + goal_of(webshop, example.instruction)
-        engine = make_engine(episode, ScriptedLLM(example.entries), agent=agent, max_steps=None)
+        engine = make_engine(run_settings(agent=agent), episode_named(episode), ScriptedLLM(example.entries))
         sent, prompts, observations = [], [], []
         try:
             while not engine.done:

@@ -11,6 +11,7 @@ from recode_tui.console.app import build_app
 from tests.agents.test_plan_execute import WIN_PLAN
 
 from .helpers import SIZE, checked, command, started, wait_for
+from tests.settings import console_options
 
 
 async def answer(pilot, app, text: str):
@@ -40,7 +41,7 @@ async def until_call(pilot, app, purpose: str) -> ev.LLMRequested:
 
 
 async def test_plan_and_execute_check_line_template_and_action_check() -> None:
-    app = build_app("put-01", "human", agent="plan-execute", cursor_blink=False)
+    app = build_app(console_options(agent="plan-execute"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await until_call(pilot, app, "plan")
@@ -67,7 +68,7 @@ async def test_plan_and_execute_check_line_template_and_action_check() -> None:
 
 
 async def test_recap_check_line_template_and_action_check() -> None:
-    app = build_app("put-01", "human", agent="recap", cursor_blink=False)
+    app = build_app(console_options(agent="recap"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         first = await until_call(pilot, app, "decompose")

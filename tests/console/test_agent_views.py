@@ -12,6 +12,7 @@ from tests.agents import test_plan_execute as pe
 from tests.agents import test_recap as rc
 
 from .helpers import SIZE, checked, command, notifications, started, wait_for
+from tests.settings import console_options
 
 FIRST = pe.plan(("s1", "find the vase on the sofa and take it", []), ("s2", "put the vase on sidetable 1", ["s1"]))
 REPLANNED = pe.plan(("s3", "take the vase from diningtable 1", []), ("s2", "put the vase on sidetable 1", ["s3"]))
@@ -43,8 +44,7 @@ async def until_call(pilot, app, predicate) -> None:
 
 
 async def test_plan_execute_shows_its_plan_and_each_replan_as_a_diff() -> None:
-    app = build_app("put-01", replanning_llm(), agent="plan-execute", cursor_blink=False,
-                    agent_options={"max_replans": 1})
+    app = build_app(console_options(agent="plan-execute", agent_options={"max_replans": 1}), replanning_llm())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         assert app.debug_screen.query_one("#tab-agent") is not None
@@ -71,8 +71,8 @@ async def test_plan_execute_shows_its_plan_and_each_replan_as_a_diff() -> None:
 
 
 async def test_the_view_is_redrawn_at_stops_only() -> None:
-    app = build_app("put-01", pe.in_order(("plan", pe.WIN_PLAN), *pe.WIN_TURNS), agent="plan-execute",
-                    cursor_blink=False, breakpoints=[])
+    app = build_app(console_options(agent="plan-execute",
+                                    breakpoints=[]), pe.in_order(("plan", pe.WIN_PLAN), *pe.WIN_TURNS))
     engine = app.debug_screen.engine
     asked = []
     view = engine.view
@@ -87,8 +87,7 @@ async def test_the_view_is_redrawn_at_stops_only() -> None:
 
 
 async def test_recap_shows_levels_reinjections_and_the_window_with_its_cut() -> None:
-    app = build_app("put-01", rc.in_order(*rc.WIN), agent="recap", cursor_blink=False,
-                    agent_options={"window": 1})
+    app = build_app(console_options(agent="recap", agent_options={"window": 1}), rc.in_order(*rc.WIN))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await until_call(pilot, app, lambda e: e.purpose == "refine" and e.node_id != app.debug_screen.engine.tree.root.id)
@@ -108,7 +107,7 @@ async def test_recap_shows_levels_reinjections_and_the_window_with_its_cut() -> 
 
 
 async def test_react_marks_the_turn_at_hand_and_codeact_shows_cells_with_output() -> None:
-    app = build_app("put-01", "human", agent="react", cursor_blink=False)
+    app = build_app(console_options(agent="react"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -123,7 +122,7 @@ async def test_react_marks_the_turn_at_hand_and_codeact_shows_cells_with_output(
     cells = ScriptedLLM([ScriptEntry('<think>look</think>\n<execute>\nprint("hello")\nrun("go to diningtable 1")\n'
                                      '</execute>', purpose="act", once=True),
                          ScriptEntry("<think>oops</think>\n<execute>\nundefined_helper()\n</execute>", purpose="act")])
-    app = build_app("put-01", cells, agent="codeact", cursor_blink=False)
+    app = build_app(console_options(agent="codeact"), cells)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await until_call(pilot, app, lambda e: "cell 3" in shown(app))
@@ -133,7 +132,7 @@ async def test_react_marks_the_turn_at_hand_and_codeact_shows_cells_with_output(
 
 
 async def test_recode_has_no_agent_tab_and_a_says_so() -> None:
-    app = build_app("put-01", "demo", cursor_blink=False)
+    app = build_app(console_options("put-01", "demo"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         assert not app.debug_screen.query("#tab-agent") and not app.debug_screen.query(AgentViewPane)
@@ -147,7 +146,7 @@ async def test_at_80x24_the_plan_view_has_rows_and_keeps_the_current_step_in_sig
              for i in range(1, 9)]
     llm = ScriptedLLM([ScriptEntry(pe.plan(*steps), purpose="plan"),
                        ScriptEntry(pe.turn("Done: ok"), purpose="act")])
-    app = build_app("put-01", llm, agent="plan-execute", cursor_blink=False)
+    app = build_app(console_options(agent="plan-execute"), llm)
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await pilot.press("a")
@@ -177,8 +176,8 @@ async def add_breakpoint(pilot, app, spec: str) -> None:
 
 
 async def test_a_note_replan_breakpoint_stops_plan_execute_at_the_replan() -> None:
-    app = build_app("put-01", replanning_llm(), agent="plan-execute", cursor_blink=False, breakpoints=[],
-                    agent_options={"max_replans": 1})
+    app = build_app(console_options(agent="plan-execute", breakpoints=[],
+                                    agent_options={"max_replans": 1}), replanning_llm())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await add_breakpoint(pilot, app, "note replan")
@@ -194,7 +193,7 @@ async def test_a_note_replan_breakpoint_stops_plan_execute_at_the_replan() -> No
 
 
 async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> None:
-    app = build_app("put-01", rc.in_order(*rc.WIN), agent="recap", cursor_blink=False, breakpoints=[])
+    app = build_app(console_options(agent="recap", breakpoints=[]), rc.in_order(*rc.WIN))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await add_breakpoint(pilot, app, "note re-injection")
@@ -233,7 +232,7 @@ async def test_ctrl_a_then_a_fast_answer_replaces_the_whole_format() -> None:
 
     from .helpers import type_text
 
-    app = build_app("put-01", "human", agent="react", cursor_blink=False)
+    app = build_app(console_options(agent="react"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")

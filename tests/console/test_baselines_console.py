@@ -11,6 +11,7 @@ from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 
 from .helpers import SIZE, checked, command, started, type_text, wait_for
+from tests.settings import console_options, episode_named, run_settings
 
 # put-01: "put a vase in sidetable."; the vase is on diningtable 1.
 PUT_ACTIONS = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable 1", "move vase 1 to sidetable 1"]
@@ -25,7 +26,7 @@ def header(app) -> str:
 
 
 async def test_a_person_plays_react_turns_in_the_editor_and_wins() -> None:
-    app = build_app("put-01", "human", agent="react", cursor_blink=False)
+    app = build_app(console_options(agent="react"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -68,7 +69,7 @@ CELL = 'for a in ["go to diningtable 1", "take vase 1 from diningtable 1"]:\n   
 
 
 async def test_a_person_writes_codeact_cells_and_an_error_goes_to_the_next_prompt() -> None:
-    app = build_app("put-01", "human", agent="codeact", cursor_blink=False)
+    app = build_app(console_options(agent="codeact"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -96,7 +97,7 @@ async def test_a_person_writes_codeact_cells_and_an_error_goes_to_the_next_promp
 
 async def test_a_react_session_resumes_in_the_console_where_it_stopped(tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
-    app = build_app("put-01", "human", agent="react", cursor_blink=False, sessions_dir=sessions)
+    app = build_app(console_options(agent="react", sessions_dir=sessions))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -107,7 +108,7 @@ async def test_a_react_session_resumes_in_the_console_where_it_stopped(tmp_path:
             await command(pilot, app, "c")
         assert app.debug_screen.debugger.awaiting_human and app.debug_screen.engine.env.steps == 2
         folder = app.session_control.session.folder
-    resumed = build_app("put-01", "human", cursor_blink=False, sessions_dir=sessions, resume=folder)
+    resumed = build_app(console_options(sessions_dir=sessions, resume=folder))
     async with resumed.run_test(size=SIZE) as pilot:
         control = resumed.session_control
         await wait_for(pilot, lambda: control.session is not None and not control.busy
@@ -135,7 +136,7 @@ async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -
     from recode_tui.setup.build import make_engine
     from recode_tui.plain.terminal import PlainFrontEnd
 
-    engine = make_engine("put-01", HumanLLM(), agent="react")
+    engine = make_engine(run_settings(agent="react"), episode_named("put-01"), HumanLLM())
     session = start_session(engine, tmp_path / "sessions", "put-01", "human")
 
     async def until(predicate) -> None:

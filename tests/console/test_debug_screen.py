@@ -21,6 +21,7 @@ from recode_tui.console.widgets.driver import EngineDriver
 from recode_tui.console.widgets.status_bar import StatusBar
 
 from .helpers import SIZE, command, footer_keys, notifications, started, type_text, wait_for
+from tests.settings import console_options
 
 PLAN = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nrun("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
 
@@ -44,7 +45,7 @@ async def resume_this_session(pilot, app) -> None:
 
 
 async def test_a_resume_shows_a_new_debug_screen_whose_keys_step_the_new_engine(tmp_path: Path, toy_game) -> None:
-    app = build_app(toy_game, "human", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    app = build_app(console_options(toy_game, breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -68,7 +69,7 @@ async def test_a_resume_shows_a_new_debug_screen_whose_keys_step_the_new_engine(
 
 
 async def test_a_message_of_the_old_run_cannot_reach_the_new_screen(tmp_path: Path, toy_game) -> None:
-    app = build_app(toy_game, "human", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    app = build_app(console_options(toy_game, breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")  # awaiting the first expansion
@@ -87,7 +88,7 @@ async def test_a_message_of_the_old_run_cannot_reach_the_new_screen(tmp_path: Pa
 
 
 async def test_submit_is_greyed_in_the_footer_while_no_expansion_is_awaited(tmp_path: Path, toy_game) -> None:
-    app = build_app(toy_game, "human", cursor_blink=False, breakpoints=[])
+    app = build_app(console_options(toy_game, breakpoints=[]))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         assert app.debug_screen.run_state is RunState.PAUSED
@@ -115,7 +116,7 @@ async def test_the_llm_control_sets_the_run_state_through_the_run_screen(toy_gam
 
     monkeypatch.setattr(DebugScreen, "enter_state", spy)
     proposal = f"<think>the vase is on the dining table</think>\n<execute>\n{PLAN}\n</execute>\n"
-    app = build_app(toy_game, ScriptedLLM([ScriptEntry(proposal)]), review=True, breakpoints=[], cursor_blink=False)
+    app = build_app(console_options(toy_game, review=True, breakpoints=[]), ScriptedLLM([ScriptEntry(proposal)]))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await pilot.press("c")
@@ -129,11 +130,11 @@ async def test_the_llm_control_sets_the_run_state_through_the_run_screen(toy_gam
 
 
 async def test_opening_a_session_of_another_game_names_that_game_on_the_status_line(tmp_path: Path, toy_game) -> None:
-    other = build_app("toy:coin-1", "human", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    other = build_app(console_options("toy:coin-1", breakpoints=[], sessions_dir=tmp_path))
     async with other.run_test(size=SIZE) as pilot:  # leaves a journaled session of coin-1 behind
         await started(pilot, other)
         folder = other.session_control.session.folder
-    app = build_app(toy_game, "human", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    app = build_app(console_options(toy_game, breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         assert "vase-1" in app.debug_screen.query_one(StatusBar).text

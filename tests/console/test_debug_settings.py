@@ -15,6 +15,7 @@ from .helpers import SIZE, notifications, started, wait_for
 from .test_pilot import add_breakpoint
 from .test_sessions_console import branch, play_to_n2, select
 from .test_watches import add_watch
+from tests.settings import console_options
 
 
 def saved(folder: Path) -> dict:
@@ -34,7 +35,7 @@ async def resumed(pilot, app) -> None:
 
 
 async def test_a_resumed_session_brings_back_its_breakpoints_and_watches(tmp_path: Path) -> None:
-    app = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path)
+    app = build_app(console_options(sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await add_breakpoint(pilot, app, "action take if len(observation) > 3")
@@ -51,7 +52,7 @@ async def test_a_resumed_session_brings_back_its_breakpoints_and_watches(tmp_pat
                        and saved(folder).get("watches") == ["instruction.split()[1]"], what="debug.json")
 
     # Started as with --no-break: the session's own set-up wins.
-    again = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path, resume=folder, breakpoints=[])
+    again = build_app(console_options(sessions_dir=tmp_path, resume=folder, breakpoints=[]))
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert set_up(again) == expected
@@ -63,7 +64,7 @@ async def test_a_resumed_session_brings_back_its_breakpoints_and_watches(tmp_pat
 
 
 async def test_watches_and_breakpoints_survive_a_rewind_and_go_with_the_branch(tmp_path: Path) -> None:
-    app = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path)
+    app = build_app(console_options(sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await play_to_n2(pilot, app)
         app.debug_screen.tree_view.focus()  # out of the editor, where `w` is a letter
@@ -84,14 +85,14 @@ async def test_watches_and_breakpoints_survive_a_rewind_and_go_with_the_branch(t
 
 
 async def test_an_unreadable_debug_file_is_named_kept_aside_and_the_start_breakpoints_used(tmp_path: Path) -> None:
-    app = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path)
+    app = build_app(console_options(sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         folder = app.session_control.session.folder
         await wait_for(pilot, lambda: bool(saved(folder)), what="debug.json")
     (folder / SETTINGS_FILE).write_text('{"format": "recode.debug.v1", "breakpoints": [')
 
-    again = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path, resume=folder)
+    again = build_app(console_options(sessions_dir=tmp_path, resume=folder))
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         def named() -> bool:  # the notes follow the replay's last stop

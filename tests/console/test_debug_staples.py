@@ -13,6 +13,7 @@ from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.screens.shell_prompt import ShellPrompt
 
 from .helpers import SIZE, command, select_node, started, type_text, wait_for
+from tests.settings import console_options
 
 
 async def shell_line(pilot, app, code: str) -> str:
@@ -31,7 +32,7 @@ async def shell_line(pilot, app, code: str) -> str:
 
 
 async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume(tmp_path: Path) -> None:
-    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         assert await shell_line(pilot, app, "my_mark = 'mug 1'") == "changed my_mark"
@@ -46,7 +47,7 @@ async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume(tmp_path
     statements = [r for r in records if r["type"] == "statement"]
     assert [s["code"] for s in statements] == ["my_mark = 'mug 1'"]  # the expression changed nothing: not kept
 
-    app = build_app("put-01", "demo", cursor_blink=False, sessions_dir=tmp_path, resume=folder)
+    app = build_app(console_options("put-01", "demo", sessions_dir=tmp_path, resume=folder))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.session_control.session is not None and app.session_control.session.folder == folder
                        and not app.session_control.busy and not isinstance(app.screen, ReplayScreen),
@@ -56,7 +57,7 @@ async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume(tmp_path
 
 
 async def test_a_refused_or_raising_line_changes_nothing(tmp_path: Path) -> None:
-    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         before = await app.debug_screen.engine.runner.variables()
@@ -73,7 +74,7 @@ async def test_a_refused_or_raising_line_changes_nothing(tmp_path: Path) -> None
 async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_after_it(tmp_path: Path) -> None:
     from .test_sessions_console import branch, select
 
-    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -140,7 +141,7 @@ async def test_the_running_line_moves_between_the_actions_of_a_loop() -> None:
     from mockllm.scripted import ScriptedLLM, ScriptEntry
 
     llm = ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
-    app = build_app("put-01", llm, cursor_blink=False, breakpoints=[])
+    app = build_app(console_options(breakpoints=[]), llm)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         lines = []
@@ -176,7 +177,7 @@ class GatedLLM:
 
 async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
     llm = GatedLLM()
-    app = build_app("put-01", llm, cursor_blink=False, breakpoints=[])
+    app = build_app(console_options(breakpoints=[]), llm)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         status = app.debug_screen.query_one("#status")
@@ -199,7 +200,7 @@ class TwiceGatedLLM(GatedLLM):
 
 async def test_the_model_clock_starts_again_when_the_proposal_is_regenerated() -> None:
     llm = TwiceGatedLLM()
-    app = build_app("put-01", llm, review=True, cursor_blink=False, breakpoints=[])
+    app = build_app(console_options(review=True, breakpoints=[]), llm)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         status = app.debug_screen.query_one("#status")
@@ -228,7 +229,7 @@ async def test_compare_offers_one_key_per_answer_column() -> None:
 
     from .test_workspace import open_workspace, scripted
 
-    app = build_app("put-01", scripted(), cursor_blink=False)
+    app = build_app(console_options(), scripted())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -283,7 +284,7 @@ async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_repla
     def llm():
         return ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
 
-    app = build_app("put-01", llm(), cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    app = build_app(console_options(breakpoints=[], sessions_dir=tmp_path), llm())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         while not isinstance(app.debug_screen.debugger.last_event, ev.ActionSent):
@@ -293,7 +294,7 @@ async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_repla
         await command(pilot, app, "c")
         assert (await app.debug_screen.engine.runner.evaluate("extra"))[1] == "DININGTABLE 1"
         folder = app.session_control.session.folder
-    app = build_app("put-01", llm(), cursor_blink=False, sessions_dir=tmp_path, resume=folder)
+    app = build_app(console_options(sessions_dir=tmp_path, resume=folder), llm())
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.session_control.session is not None and not app.session_control.busy
                        and not isinstance(app.screen, ReplayScreen) and app.debug_screen.debugger.done, what="the resumed session")

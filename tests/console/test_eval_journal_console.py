@@ -13,6 +13,7 @@ from recode_tui.console.app import build_app
 from .helpers import SIZE, notifications, wait_for
 from .test_fork_paths import resumed
 from .test_pilot import add_breakpoint
+from tests.settings import console_options
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +34,7 @@ async def test_an_eval_journal_opened_in_the_console_carries_on_in_a_copy(tmp_pa
     before = contents(out)
     sessions = tmp_path / "sessions"
 
-    app = build_app("put-01", "human", cursor_blink=False, sessions_dir=sessions, resume=journal)
+    app = build_app(console_options(sessions_dir=sessions, resume=journal))
     async with app.run_test(size=SIZE) as pilot:
         await resumed(pilot, app)
         copy = app.session_control.session.folder

@@ -9,6 +9,7 @@ from pathlib import Path
 from recode_tui.console.app import build_app
 
 from .helpers import SIZE, wait_for
+from tests.settings import console_options
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,7 +20,7 @@ async def test_resuming_a_journal_from_elsewhere_notifies_that_its_code_runs_in_
                              "--sessions", str(mail)], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert played.returncode == 0, played.stderr
     folder = next(mail.iterdir())
-    app = build_app("put-01", "demo", cursor_blink=False, sessions_dir=tmp_path / "sessions", resume=folder)
+    app = build_app(console_options("put-01", "demo", sessions_dir=tmp_path / "sessions", resume=folder))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: any("from elsewhere" in n.message for n in app._notifications),
                        what="the note on a journal from elsewhere")

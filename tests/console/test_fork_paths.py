@@ -22,6 +22,7 @@ from recode_tui.console.workspace.compare import CompareScreen
 from .helpers import SIZE, command, started, type_text, wait_for
 from .test_sessions_console import branch, play_to_n2, select
 from .test_workspace import DIRECT, SCRIPTED, SOLVE, open_workspace, scripted
+from tests.settings import console_options
 
 N1_AGAIN = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "the vase"'
 
@@ -54,7 +55,7 @@ async def draft_saved(pilot, app, folder: Path, text: str) -> None:
 
 
 async def test_fork_as_the_person_journals_the_stub_and_prompt_and_a_draft_survives_a_resume(tmp_path: Path) -> None:
-    app = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path)
+    app = build_app(console_options(sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await play_to_n2(pilot, app)
         await select(pilot, app, "n1")
@@ -72,7 +73,7 @@ async def test_fork_as_the_person_journals_the_stub_and_prompt_and_a_draft_survi
         await type_text(pilot, 'run("go to sidetable 1")')
         await draft_saved(pilot, app, fork, 'run("go to sidetable 1")')
     # The console is gone without submitting n2: a new one resumes the fork with the draft.
-    again = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path, resume=fork)
+    again = build_app(console_options(sessions_dir=tmp_path, resume=fork))
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
@@ -82,7 +83,7 @@ async def test_fork_as_the_person_journals_the_stub_and_prompt_and_a_draft_survi
 
 
 async def test_a_draft_typed_on_the_forked_stub_survives_a_resume(tmp_path: Path) -> None:
-    app = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path)
+    app = build_app(console_options(sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await play_to_n2(pilot, app)
         await select(pilot, app, "n1")
@@ -91,7 +92,7 @@ async def test_a_draft_typed_on_the_forked_stub_survives_a_resume(tmp_path: Path
         await pilot.press("ctrl+r")
         await type_text(pilot, 'run("look")')
         await draft_saved(pilot, app, fork, 'run("look")')
-    again = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path, resume=fork)
+    again = build_app(console_options(sessions_dir=tmp_path, resume=fork))
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.debug_screen.debugger.awaiting_human and again.debug_screen.debugger.last_event.node_id == "n1"
@@ -99,7 +100,7 @@ async def test_a_draft_typed_on_the_forked_stub_survives_a_resume(tmp_path: Path
 
 
 async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_resumes(tmp_path: Path) -> None:
-    app = build_app("put-01", scripted(), cursor_blink=False, sessions_dir=tmp_path)
+    app = build_app(console_options(sessions_dir=tmp_path), scripted())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -118,7 +119,7 @@ async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_res
         assert_whole(record, SOLVE, asked.prompt)
         await command(pilot, app, "c")
         assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
-    again = build_app("put-01", scripted(), cursor_blink=False, sessions_dir=tmp_path, resume=fork)
+    again = build_app(console_options(sessions_dir=tmp_path, resume=fork), scripted())
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
@@ -127,7 +128,7 @@ async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_res
 
 
 async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_and_resumes(tmp_path: Path) -> None:
-    app = build_app("put-01", scripted(), cursor_blink=False, sessions_dir=tmp_path)
+    app = build_app(console_options(sessions_dir=tmp_path), scripted())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -152,7 +153,7 @@ async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_a
         assert record["answer"] == DIRECT
         assert_whole(record, SOLVE, prompt)
         assert [a["answer"] for a in answers(old)] == [SCRIPTED]
-    again = build_app("put-01", scripted(), cursor_blink=False, sessions_dir=tmp_path, resume=fork)
+    again = build_app(console_options(sessions_dir=tmp_path, resume=fork), scripted())
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork

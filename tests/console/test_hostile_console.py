@@ -11,6 +11,7 @@ import pytest
 from recode_tui.console.app import build_app
 
 from .helpers import SIZE
+from tests.settings import console_options
 
 
 async def test_a_crash_report_goes_to_the_sessions_folder_given_with_sessions(tmp_path: Path, monkeypatch) -> None:
@@ -21,7 +22,7 @@ async def test_a_crash_report_goes_to_the_sessions_folder_given_with_sessions(tm
 
     monkeypatch.setattr(SessionControl, "attach", broken)
     mine = tmp_path / "my-sessions"
-    app = build_app("put-01", "demo", cursor_blink=False, sessions_dir=mine)
+    app = build_app(console_options("put-01", "demo", sessions_dir=mine))
     with pytest.raises(RuntimeError, match="a bug in the console"):
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()

@@ -9,13 +9,13 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from agent.runtime.limits import Limits
 
 from recode_tui.console.app import build_app
 from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.status_bar import StatusBar
 
 from .helpers import SIZE, notifications, settled, started, wait_for
+from tests.settings import console_options
 
 
 def gate_reset(app) -> threading.Event:
@@ -32,7 +32,7 @@ def gate_reset(app) -> threading.Event:
 
 
 async def test_the_frame_says_loading_and_stepping_keys_wait_for_the_run() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     gate = gate_reset(app)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.debug_screen.driver.busy, what="the game's load under way")
@@ -54,7 +54,7 @@ async def test_the_frame_says_loading_and_stepping_keys_wait_for_the_run() -> No
         await settled(pilot)
 
 
-# ---- the frame before the run exists (`recode-tui tui` on a terminal: build_app(defer=True))
+# ---- the frame before the run exists (`recode-tui tui` on a terminal: `RecodeApp(loader=...)`)
 
 def gated_loader(app_args: dict, gate: threading.Event, built: list):
     """A `RunLoader` that builds the real run (the real ALFWorld game) once `gate` opens."""
@@ -62,10 +62,7 @@ def gated_loader(app_args: dict, gate: threading.Event, built: list):
 
     def load():
         gate.wait(30)
-        run = load_run("put-01", "human", max_steps=None, limits=Limits(), prompts=None, breakpoints=None,
-                       autostart=True, profiles=None, trusted=False, node_timeout=5.0, preset="default",
-                       agent=None, agent_options=None, sessions_dir=app_args.get("sessions_dir"), resume=None,
-                       explicit_llm=False)
+        run = load_run(console_options(sessions_dir=app_args.get("sessions_dir")))
         close = run.engine.close
 
         async def recorded_close() -> None:  # the test sees whether the loader's engine was closed

@@ -26,6 +26,7 @@ from recode_tui.console.widgets.status_bar import short_label
 from textual.widgets import Input
 
 from .helpers import SIZE, command, started, type_text, wait_for
+from tests.settings import console_options
 
 PRICE_IN, PRICE_OUT = 2.0, 8.0  # USD per million tokens, set in the profiles file
 
@@ -65,8 +66,8 @@ def journal_answers(folder: Path) -> list[dict]:
 
 
 def review_app(tmp_path: Path, server: OpenAICompatibleServer):
-    app = build_app("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
-                    review=True, breakpoints=[], cursor_blink=False)
+    app = build_app(console_options("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
+                                    review=True, breakpoints=[]))
     app.debug_screen.engine.observers.append(JournalWriter(tmp_path / "session", JournalHeader(game="put-01")))
     return app
 
@@ -169,8 +170,7 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
     script = tmp_path / "plan.yaml"
     script.write_text("answers:\n  - stub: 'solve(instruction, observation)'\n    answer: |\n"
                       + "".join(f"      {line}\n" for line in GOOD.splitlines()))
-    app = build_app("put-01", "profile:local", profiles=profiles_file(tmp_path, url),
-                    breakpoints=[], cursor_blink=False)
+    app = build_app(console_options("put-01", "profile:local", profiles=profiles_file(tmp_path, url), breakpoints=[]))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -197,8 +197,8 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
 async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_path: Path) -> None:
     with OpenAICompatibleServer(answers(GOOD)) as server:
         server.inject("500")
-        app = build_app("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
-                        breakpoints=[], cursor_blink=False)
+        app = build_app(console_options("put-01", "profile:local",
+                                        profiles=profiles_file(tmp_path, server.base_url), breakpoints=[]))
         async with app.run_test(size=SIZE) as pilot:
             await started(pilot, app)
             await command(pilot, app, "c")
@@ -222,8 +222,8 @@ async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_p
 
 async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_table(tmp_path: Path) -> None:
     with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT))) as server:
-        app = build_app("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
-                        breakpoints=[], cursor_blink=False)
+        app = build_app(console_options("put-01", "profile:local",
+                                        profiles=profiles_file(tmp_path, server.base_url), breakpoints=[]))
         async with app.run_test(size=SIZE) as pilot:
             await started(pilot, app)
             await command(pilot, app, "c")
@@ -247,7 +247,7 @@ async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_t
 @pytest.mark.parametrize("spec", ["human", "demo"])
 async def test_switching_at_a_stub_opens_or_closes_the_editor(spec: str) -> None:
     start = "demo" if spec == "human" else "human"
-    app = build_app("put-01", start, cursor_blink=False)  # every-stub breakpoint on
+    app = build_app(console_options("put-01", start))  # every-stub breakpoint on
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")

@@ -12,6 +12,7 @@ from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
 
 from .helpers import SIZE, checked, command, keys_settled, started, wait_for
+from tests.settings import console_options
 
 PROPOSAL = (
     "<think>The vase is on the dining table.</think>\n<execute>\n"
@@ -21,8 +22,7 @@ PROPOSAL = (
 
 
 def test_review_proposal(snap_compare) -> None:
-    app = build_app("put-01", ScriptedLLM([ScriptEntry(PROPOSAL)]), review=True, breakpoints=[],
-                    cursor_blink=False)
+    app = build_app(console_options(review=True, breakpoints=[]), ScriptedLLM([ScriptEntry(PROPOSAL)]))
 
     async def run_before(pilot) -> None:
         await started(pilot, app)
@@ -37,7 +37,7 @@ def test_review_proposal(snap_compare) -> None:
 
 
 def test_llm_failure(snap_compare) -> None:
-    app = build_app("put-01", ScriptedLLM([]), breakpoints=[], cursor_blink=False)
+    app = build_app(console_options(breakpoints=[]), ScriptedLLM([]))
 
     async def run_before(pilot) -> None:
         await started(pilot, app)
@@ -50,7 +50,7 @@ def test_llm_failure(snap_compare) -> None:
 def test_llm_picker(snap_compare, tmp_path: Path) -> None:
     profiles = tmp_path / "profiles.yaml"
     profiles.write_text("models:\n  local:\n    base_url: http://127.0.0.1:9/v1\n    model: local-test-model\n")
-    app = build_app("put-01", ScriptedLLM([]), profiles=str(profiles), breakpoints=[], cursor_blink=False)
+    app = build_app(console_options(profiles=str(profiles), breakpoints=[]), ScriptedLLM([]))
 
     async def run_before(pilot) -> None:
         await started(pilot, app)

@@ -20,12 +20,13 @@ from recode_tui.console.widgets.review_panel import ReviewBar
 from recode_tui.console.widgets.watches import WatchList
 
 from .helpers import SIZE, command, started, wait_for
+from tests.settings import console_options
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_a_posted_request_reaches_its_pane() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -48,7 +49,7 @@ async def test_a_posted_request_reaches_its_pane() -> None:
 
 
 async def test_the_editor_opens_on_request_and_a_stop_counts_once_shown() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")

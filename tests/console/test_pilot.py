@@ -12,6 +12,7 @@ from recode_tui.console.widgets.answer_editor import AnswerEditor
 from textual.widgets import DataTable, Input
 
 from .helpers import SIZE, command, started, type_text, wait_for
+from tests.settings import console_options
 
 # put-01: "put a vase in sidetable."; the vase is on diningtable 1.
 PUT_PLAN = (
@@ -33,7 +34,7 @@ def log_text(app) -> str:
 
 
 async def test_solve_a_put_game_by_typing_the_expansion() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         assert "TASK put a vase in sidetable." in log_text(app)
@@ -58,7 +59,7 @@ async def test_solve_a_put_game_by_typing_the_expansion() -> None:
 
 
 async def test_solve_a_clean_game_with_a_nested_placeholder() -> None:
-    app = build_app("clean-01", "human", cursor_blink=False)
+    app = build_app(console_options("clean-01"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -80,7 +81,7 @@ async def test_solve_a_clean_game_with_a_nested_placeholder() -> None:
 
 
 async def test_invalid_expansion_is_refused_and_the_text_stays() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -110,7 +111,7 @@ async def test_invalid_expansion_is_refused_and_the_text_stays() -> None:
 
 
 def demo_app(**kwargs):
-    return build_app("put-01", "demo", cursor_blink=False, breakpoints=[], **kwargs)
+    return build_app(console_options("put-01", "demo", breakpoints=[], **kwargs))
 
 
 async def add_breakpoint(pilot, app, spec: str) -> None:
@@ -171,7 +172,7 @@ async def test_stop_at_an_action_regex_breakpoint() -> None:
 
 
 async def test_continue_runs_to_the_next_expansion() -> None:
-    app = build_app("put-01", "demo", cursor_blink=False)  # every-stub breakpoint on
+    app = build_app(console_options("put-01", "demo"))  # every-stub breakpoint on
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         seen = []
@@ -198,7 +199,7 @@ LOOP_SCRIPT = ScriptedLLM(
 
 
 async def test_step_into_stops_between_the_actions_of_a_loop() -> None:
-    app = build_app("put-01", LOOP_SCRIPT, cursor_blink=False, breakpoints=[])
+    app = build_app(console_options(breakpoints=[]), LOOP_SCRIPT)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         while not (isinstance(app.debug_screen.debugger.last_event, ev.NodeStarted) and app.debug_screen.debugger.last_event.node_id == "n1"):

@@ -8,10 +8,11 @@ import re
 from recode_tui.console.app import build_app
 
 from .helpers import command, started, wait_for
+from tests.settings import console_options
 
 
 async def test_prompt_tab_home_end_focus_and_title_at_80x24() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")

@@ -8,6 +8,7 @@ from mockllm import ScriptedLLM
 from recode_tui.console.app import build_app
 
 from .helpers import SIZE, started, wait_for
+from tests.settings import console_options
 
 
 class SlowLLM(ScriptedLLM):
@@ -19,8 +20,7 @@ class SlowLLM(ScriptedLLM):
 
 
 async def test_ctrl_c_while_the_run_goes_on_pauses_it_and_says_how_to_quit_and_resume(tmp_path) -> None:
-    app = build_app("put-01", SlowLLM([], name="slow"), cursor_blink=False, sessions_dir=tmp_path,
-                    breakpoints=[])
+    app = build_app(console_options(sessions_dir=tmp_path, breakpoints=[]), SlowLLM([], name="slow"))
     shown: list[tuple[str, str]] = []
     notify = app.notify
     app.notify = lambda message, *a, title="", **kw: shown.append((title, str(message))) or notify(

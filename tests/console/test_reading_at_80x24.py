@@ -15,6 +15,7 @@ from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
 
 from .helpers import checked, command, settled, started, type_text, wait_for
 from .test_agent_answers_console import answer, submit_once, until_call
+from tests.settings import console_options
 
 SMALL = (80, 24)
 
@@ -58,7 +59,7 @@ async def test_the_observation_tab_holds_the_results_page_whole_and_z_gives_it_t
 
 
 async def test_a_shell_value_is_shown_whole_in_a_box_that_scrolls() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=SMALL) as pilot:
         await started(pilot, app)
         await pilot.press("exclamation_mark")
@@ -99,7 +100,7 @@ async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop, 
 
 
 async def test_an_empty_root_answer_warns_that_it_skips_the_whole_task() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=SMALL) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -111,7 +112,7 @@ async def test_an_empty_root_answer_warns_that_it_skips_the_whole_task() -> None
 
 
 async def test_an_invalid_action_breakpoint_stops_the_run_there() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=SMALL) as pilot:
         await started(pilot, app)
         await pilot.press("B")
@@ -132,7 +133,7 @@ async def test_an_invalid_action_breakpoint_stops_the_run_there() -> None:
 
 
 async def test_the_focused_editor_is_marked_at_80x24() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=SMALL) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -151,7 +152,7 @@ def overlaps(a, b) -> bool:
 
 
 async def test_a_notice_never_covers_the_editor_or_its_check_line_zoomed_or_not() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=SMALL, notifications=True) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")

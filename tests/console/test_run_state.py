@@ -9,6 +9,7 @@ from textual.widget import Widget
 from recode_tui.console.app import build_app
 from recode_tui.console.run.run_state import RunState
 from tests.console.helpers import SIZE, command, footer_keys, started, wait_for
+from tests.settings import console_options
 
 
 def _next_key(app) -> Widget:
@@ -16,7 +17,7 @@ def _next_key(app) -> Widget:
 
 
 async def test_stepping_keys_are_greyed_once_the_episode_has_ended(tmp_path: Path) -> None:
-    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         assert app.debug_screen.run_state is RunState.PAUSED

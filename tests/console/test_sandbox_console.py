@@ -15,6 +15,7 @@ from recode_tui.console.app import build_app
 from recode_tui.console.widgets.node_detail import NodeDetail
 
 from .helpers import SIZE, command, select_node, started, type_text, wait_for
+from tests.settings import console_options
 
 PUT_PLAN = (
     'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
@@ -36,7 +37,7 @@ async def select(pilot, app, node_id: str) -> None:
 
 
 async def test_a_typed_infinite_loop_times_out_and_the_run_goes_on() -> None:
-    app = build_app("put-01", "human", cursor_blink=False, breakpoints=[], node_timeout=1.0)
+    app = build_app(console_options(breakpoints=[], node_timeout=1.0))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -64,7 +65,7 @@ CATCHES_INTERRUPT = "while True:\n    try:\n        n = 1\n    except KeyboardIn
 
 @pytest.mark.parametrize("code", ["while True:\n    pass", CATCHES_INTERRUPT], ids=["plain", "catches"])
 async def test_interrupt_stops_a_long_running_node(code: str) -> None:
-    app = build_app("put-01", "human", cursor_blink=False, breakpoints=[], node_timeout=60.0)
+    app = build_app(console_options(breakpoints=[], node_timeout=60.0))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -87,7 +88,7 @@ async def test_interrupt_stops_a_long_running_node(code: str) -> None:
 
 
 async def test_a_forbidden_call_is_refused_in_the_editor_before_submit_and_a_trusted_run_takes_it() -> None:
-    app = build_app("put-01", "human", cursor_blink=False, breakpoints=[])
+    app = build_app(console_options(breakpoints=[]))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         assert "TRUSTED" not in app.debug_screen.query_one("#status").text
@@ -103,7 +104,7 @@ async def test_a_forbidden_call_is_refused_in_the_editor_before_submit_and_a_tru
         await pilot.pause()
         assert not app.debug_screen.engine.tree.root.llm_calls and app.debug_screen.debugger.awaiting_human
         assert READ_SECRETS in app.debug_screen.editor.editor.text
-    trusted = build_app("put-01", "human", cursor_blink=False, breakpoints=[], trusted=True)
+    trusted = build_app(console_options(breakpoints=[], trusted=True))
     async with trusted.run_test(size=SIZE) as pilot:
         await started(pilot, trusted)
         assert trusted.debug_screen.engine.runner.trusted
@@ -125,8 +126,8 @@ def test_the_tui_command_passes_sandbox_and_model_options(monkeypatch) -> None:
         def run(self) -> None:
             seen["ran"] = True
 
-    def fake_load_run(game, llm, **kwargs):
-        seen.update(kwargs, game=game, llm=llm)
+    def fake_load_run(options, llm=None, env_maker=None):
+        seen.update(options=options, llm=llm)
         return "the run"
 
     def fake_for_run(run, **kwargs):
@@ -138,5 +139,7 @@ def test_the_tui_command_passes_sandbox_and_model_options(monkeypatch) -> None:
     code = cli.main(["tui", "--llm", "profile:local", "--profiles", "p.yaml", "--trusted",
                      "--node-timeout", "2.5", "--review"])
     assert code == 0 and seen["ran"] and seen["run"] == "the run"
-    assert seen["llm"] == "profile:local" and seen["profiles"] == "p.yaml"
-    assert seen["trusted"] is True and seen["node_timeout"] == 2.5 and seen["review"] is True
+    options = seen["options"]
+    assert options.run.llm.spec == "profile:local" and seen["profiles"] == "p.yaml" and seen["llm"] is None
+    assert options.run.settings.trusted is True and options.run.settings.node_timeout == 2.5
+    assert seen["review"] is True

@@ -10,6 +10,7 @@ from recode_tui.console.widgets.search_bar import SearchBar
 
 from .helpers import SIZE, command, started, type_text
 from .test_pilot import demo_app
+from tests.settings import console_options
 
 
 def count(app) -> str:
@@ -51,7 +52,7 @@ async def test_find_in_the_environment_log_steps_through_matches_and_wraps() -> 
 
 
 async def test_find_in_the_prompt_selects_the_match() -> None:
-    app = build_app("put-01", "demo", cursor_blink=False)  # every-stub breakpoint on
+    app = build_app(console_options("put-01", "demo"))  # every-stub breakpoint on
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")  # the first expansion: its prompt is shown

@@ -13,7 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.agents.recode.engine import Limits
 from agent.runtime import events as ev
 from agent.sessions.journal import read_journal
 from agent.sessions.session import profiles_in_use, start_session
@@ -28,6 +27,7 @@ from recode_tui.console.widgets.node_detail import NodeDetail
 from .helpers import SIZE, command, started, wait_for
 from .test_fork_paths import resumed
 from .test_models_console import GOOD, WANDER, answers, profiles_file, proposal_shown, rendered, run_to_the_end
+from tests.settings import console_options, episode_named, run_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,7 +41,7 @@ def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 async def profile_session(tmp_path: Path, server: OpenAICompatibleServer) -> Path:
     """A run under `profile:local` that stops after its first action, as a killed run would."""
     profiles = profiles_file(tmp_path, server.base_url)
-    engine = make_engine("put-01", make_llm("profile:local", profiles), Limits(), 80)
+    engine = make_engine(run_settings(max_steps=80), episode_named("put-01"), make_llm("profile:local", profiles))
     session = start_session(engine, tmp_path / "sessions", "put-01", "profile:local",
                             profiles=profiles_in_use("profile:local", profiles))
     while not isinstance(await engine.step(), ev.ObservationReceived):
@@ -55,8 +55,8 @@ async def test_resume_in_the_console_goes_on_with_the_recorded_model_and_lists_i
     with OpenAICompatibleServer(answers(WANDER, GOOD)) as server:
         folder = await profile_session(tmp_path, server)
         # `recode-tui tui --resume ID --profiles FILE`: no --llm; the profile is read from the console's own file
-        app = build_app("put-01", "human", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path / "sessions",
-                        resume=folder, explicit_llm=False, profiles=str(tmp_path / "profiles.yaml"))
+        app = build_app(console_options(breakpoints=[], sessions_dir=tmp_path / "sessions", resume=folder,
+                                        profiles=str(tmp_path / "profiles.yaml")))
         async with app.run_test(size=SIZE) as pilot:
             await resumed(pilot, app)
             assert app.debug_screen.engine.llm.name == "profile:local"
@@ -89,8 +89,7 @@ async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(t
     [folder] = list(sessions.iterdir())
     before = (folder / "journal.jsonl").read_bytes()
     corrupt(folder, 4)
-    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=sessions, resume=folder,
-                    explicit_llm=False)
+    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=sessions, resume=folder))
     async with app.run_test(size=SIZE) as pilot:
         control = app.session_control
         await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.failed, what="the failure")
@@ -120,8 +119,8 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
     with OpenAICompatibleServer(answers(GOOD), latency=0.05) as server:
         server.inject("500")
         sessions = tmp_path / "sessions"
-        app = build_app("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
-                        review=True, breakpoints=[], cursor_blink=False, sessions_dir=sessions)
+        app = build_app(console_options("put-01", "profile:local",
+                                        profiles=profiles_file(tmp_path, server.base_url), review=True, breakpoints=[], sessions_dir=sessions))
         async with app.run_test(size=SIZE) as pilot:
             await started(pilot, app)
             await command(pilot, app, "c")  # the 500: the run pauses
@@ -164,8 +163,8 @@ async def test_a_rewind_goes_on_with_the_llm_the_session_switched_to(tmp_path: P
     from .test_sessions_console import branch, select
 
     with OpenAICompatibleServer(answers(WANDER, GOOD)) as server:
-        app = build_app("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
-                        breakpoints=[], cursor_blink=False, sessions_dir=tmp_path / "sessions")
+        app = build_app(console_options("put-01", "profile:local",
+                                        profiles=profiles_file(tmp_path, server.base_url), breakpoints=[], sessions_dir=tmp_path / "sessions"))
         async with app.run_test(size=SIZE) as pilot:
             await started(pilot, app)
             await command(pilot, app, "c")
@@ -186,7 +185,7 @@ async def test_the_sessions_list_shows_last_activity_and_u_keeps_unfinished_ones
     won = recode(tmp_path, "run", "--llm", "demo", "--quiet")
     assert won.returncode == 0, won.stderr
     sessions = tmp_path / "sessions"
-    app = build_app("put-02", "human", cursor_blink=False, sessions_dir=sessions)  # this console: unfinished
+    app = build_app(console_options("put-02", sessions_dir=sessions))  # this console: unfinished
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await pilot.press("S")

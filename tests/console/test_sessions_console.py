@@ -17,6 +17,7 @@ from recode_tui.console.viewers.tree_file import TreeFileApp, load_tree_file, me
 from recode_tui.console.widgets.node_detail import NodeDetail
 
 from .helpers import SIZE, command, notifications, started, type_text, wait_for
+from tests.settings import console_options
 
 ROOT = Path(__file__).resolve().parents[2]
 TAKE = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "vase 1"'
@@ -57,7 +58,7 @@ async def branch(pilot, app, key: str) -> None:
 
 
 async def test_rewind_makes_a_branch_and_keeps_the_old_session(tmp_path: Path) -> None:
-    app = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path)
+    app = build_app(console_options(sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await play_to_n2(pilot, app)
         old = app.session_control.session.folder
@@ -84,7 +85,7 @@ async def test_rewind_makes_a_branch_and_keeps_the_old_session(tmp_path: Path) -
 
 
 async def test_fork_answers_a_stub_again_and_both_branches_are_listed(tmp_path: Path) -> None:
-    app = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path)
+    app = build_app(console_options(sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await play_to_n2(pilot, app)
         old = app.session_control.session.folder
@@ -125,7 +126,7 @@ async def test_fork_answers_a_stub_again_and_both_branches_are_listed(tmp_path: 
 
 
 async def test_a_journal_write_failure_is_shown_and_the_run_goes_on(tmp_path: Path) -> None:
-    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         app.session_control.session.writer._fd = os.open("/dev/full", os.O_WRONLY)  # every write: ENOSPC
@@ -139,7 +140,7 @@ async def test_a_journal_write_failure_is_shown_and_the_run_goes_on(tmp_path: Pa
 
 
 async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path) -> None:
-    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -153,7 +154,7 @@ async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path)
     journal.write_text("\n".join(lines) + "\n")
     saved = journal.read_text()
 
-    app = build_app("put-01", "demo", cursor_blink=False, sessions_dir=tmp_path, resume=folder)
+    app = build_app(console_options("put-01", "demo", sessions_dir=tmp_path, resume=folder))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.failed, what="the failure")
         line = app.screen.failed
@@ -178,7 +179,7 @@ def test_resume_of_an_unknown_session_is_one_line(tmp_path: Path) -> None:
 async def test_an_exported_tree_opens_read_only(tmp_path: Path) -> None:
     from agent.sessions.export import tree_document
 
-    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path)
+    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")

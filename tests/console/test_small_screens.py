@@ -14,6 +14,7 @@ from recode_tui.console.widgets import answer_editor
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
 from .helpers import command, notifications, started, type_text, wait_for
+from tests.settings import console_options
 
 PROPOSAL = (
     "<think>The vase is on the dining table.</think>\n<execute>\n"
@@ -35,7 +36,7 @@ def visible(app, selector: str) -> bool:
 
 
 async def test_at_80x24_the_tree_the_node_and_the_editor_all_have_rows() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -49,7 +50,7 @@ async def test_at_80x24_the_tree_the_node_and_the_editor_all_have_rows() -> None
 
 
 async def test_v_swaps_in_the_variables_and_the_log_on_a_narrow_terminal() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         assert visible(app, "#code-tree") and not app.debug_screen.query_one("#vars").display
@@ -63,7 +64,7 @@ async def test_v_swaps_in_the_variables_and_the_log_on_a_narrow_terminal() -> No
 
 
 async def test_at_100x30_the_status_line_keeps_the_stop_reason_and_never_wraps() -> None:
-    app = build_app("put-01", "demo", cursor_blink=False)
+    app = build_app(console_options("put-01", "demo"))
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -74,7 +75,7 @@ async def test_at_100x30_the_status_line_keeps_the_stop_reason_and_never_wraps()
 
 
 async def test_z_zooms_the_focused_pane_and_z_again_restores_it() -> None:
-    app = build_app("put-01", "demo", cursor_blink=False)
+    app = build_app(console_options("put-01", "demo"))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await pilot.press("z")
@@ -89,7 +90,7 @@ async def test_z_zooms_the_focused_pane_and_z_again_restores_it() -> None:
 
 
 async def test_ctrl_t_zooms_the_editor_while_typing_in_it() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -104,7 +105,7 @@ async def test_ctrl_t_zooms_the_editor_while_typing_in_it() -> None:
 
 
 async def test_zoom_is_listed_in_help() -> None:
-    app = build_app("put-01", "human", cursor_blink=False, autostart=False)
+    app = build_app(console_options())
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("question_mark")
         await pilot.pause()
@@ -133,7 +134,7 @@ class GatedLLM:
 
 async def test_a_proposal_arriving_while_keys_are_typed_does_not_take_the_focus() -> None:
     llm = GatedLLM(PROPOSAL)
-    app = build_app("put-01", llm, review=True, breakpoints=[], cursor_blink=False)
+    app = build_app(console_options(review=True, breakpoints=[]), llm)
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await pilot.press("c")
@@ -153,7 +154,7 @@ async def test_a_proposal_arriving_while_keys_are_typed_does_not_take_the_focus(
 
 
 async def test_when_the_editor_takes_the_focus_the_console_says_so() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -164,7 +165,7 @@ async def test_when_the_editor_takes_the_focus_the_console_says_so() -> None:
 
 
 async def test_e_focuses_the_open_editor_without_typing_an_e() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -179,7 +180,7 @@ async def test_e_focuses_the_open_editor_without_typing_an_e() -> None:
 
 
 async def test_a_hit_does_not_move_the_breakpoint_cursor_and_adding_gives_the_focus_back() -> None:
-    app = build_app("put-01", "demo", cursor_blink=False)  # breakpoint 1: every stub expansion
+    app = build_app(console_options("put-01", "demo"))  # breakpoint 1: every stub expansion
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await pilot.press("B")
@@ -211,8 +212,8 @@ async def test_a_hit_does_not_move_the_breakpoint_cursor_and_adding_gives_the_fo
 
 
 async def test_a_hit_leaves_the_breakpoint_cursor_on_the_row_the_person_chose() -> None:
-    app = build_app("put-01", "demo", cursor_blink=False,
-                    breakpoints=[Breakpoint(BreakpointKind.EVERY_LLM_CALL), Breakpoint(BreakpointKind.DEPTH_AT_LEAST, "9")])
+    app = build_app(console_options("put-01", "demo",
+                                    breakpoints=[Breakpoint(BreakpointKind.EVERY_LLM_CALL), Breakpoint(BreakpointKind.DEPTH_AT_LEAST, "9")]))
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await pilot.press("B")
@@ -231,7 +232,7 @@ async def test_a_hit_leaves_the_breakpoint_cursor_on_the_row_the_person_chose() 
 
 
 async def test_the_editor_indents_after_a_colon_and_ctrl_a_selects_all() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -251,7 +252,7 @@ async def test_notes_from_the_parser_show_in_the_check_line() -> None:
 
 
 async def test_the_command_palette_lists_and_runs_the_consoles_actions() -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         titles = [c.title for c in app.get_system_commands(app.screen)]
@@ -277,8 +278,7 @@ LONG = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")  # ' +
 async def test_a_tree_line_cut_by_the_pane_ends_in_an_ellipsis() -> None:
     script = [ScriptEntry(f"<execute>\nlook_around_the_room_for_the_vase_and_then_take_it_to_the_table(1)\n</execute>",
                           stub="solve(instruction, observation)")]
-    app = build_app("put-01", ScriptedLLM(script), cursor_blink=False,
-                    breakpoints=[Breakpoint(BreakpointKind.STUB_NAME, "look_around_the_room_for_the_vase_and_then_take_it_to_the_table")])
+    app = build_app(console_options(breakpoints=[Breakpoint(BreakpointKind.STUB_NAME, "look_around_the_room_for_the_vase_and_then_take_it_to_the_table")]), ScriptedLLM(script))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -289,8 +289,7 @@ async def test_a_tree_line_cut_by_the_pane_ends_in_an_ellipsis() -> None:
 
 
 async def test_a_fast_proposal_is_shown_as_under_review_not_as_running() -> None:
-    app = build_app("put-01", ScriptedLLM([ScriptEntry(PROPOSAL)]), review=True, breakpoints=[],
-                    cursor_blink=False)
+    app = build_app(console_options(review=True, breakpoints=[]), ScriptedLLM([ScriptEntry(PROPOSAL)]))
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await pilot.press("c")
@@ -313,7 +312,7 @@ def test_every_module_that_drives_tmux_skips_where_it_is_missing() -> None:
 async def test_a_zoomed_pane_is_let_go_when_a_rewind_brings_new_panes(tmp_path) -> None:
     from .test_sessions_console import branch, play_to_n2, select
 
-    app = build_app("put-01", "human", cursor_blink=False, sessions_dir=tmp_path)
+    app = build_app(console_options(sessions_dir=tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         await play_to_n2(pilot, app)
         app.debug_screen.tree_view.focus()

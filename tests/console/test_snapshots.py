@@ -11,10 +11,11 @@ from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
 
 from .helpers import SIZE, checked, command, started, type_text, wait_for
+from tests.settings import console_options
 
 
 def test_start_screen(snap_compare) -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
 
     async def run_before(pilot) -> None:
         await started(pilot, app)
@@ -23,7 +24,7 @@ def test_start_screen(snap_compare) -> None:
 
 
 def test_awaiting_expansion(snap_compare) -> None:
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
 
     async def run_before(pilot) -> None:
         await started(pilot, app)
@@ -36,9 +37,8 @@ def test_awaiting_expansion(snap_compare) -> None:
 
 
 def test_breakpoint_hit(snap_compare) -> None:
-    app = build_app(
-        "put-01", "demo", cursor_blink=False, breakpoints=[Breakpoint(BreakpointKind.ACTION_REGEX, r"^take\b")]
-    )
+    app = build_app(console_options("put-01", "demo",
+                                    breakpoints=[Breakpoint(BreakpointKind.ACTION_REGEX, r"^take\b")]))
 
     async def run_before(pilot) -> None:
         await started(pilot, app)
@@ -58,9 +58,7 @@ ERROR_SCRIPT = [
 
 
 def test_error(snap_compare) -> None:
-    app = build_app(
-        "put-01", ScriptedLLM(ERROR_SCRIPT), cursor_blink=False, breakpoints=[Breakpoint(BreakpointKind.ANY_ERROR)]
-    )
+    app = build_app(console_options(breakpoints=[Breakpoint(BreakpointKind.ANY_ERROR)]), ScriptedLLM(ERROR_SCRIPT))
 
     async def run_before(pilot) -> None:
         await started(pilot, app)
@@ -71,7 +69,7 @@ def test_error(snap_compare) -> None:
 
 
 def test_episode_won(snap_compare) -> None:
-    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[])
+    app = build_app(console_options("put-01", "demo", breakpoints=[]))
 
     async def run_before(pilot) -> None:
         await started(pilot, app)
@@ -89,7 +87,7 @@ MEDIUM = (100, 30)
 
 def test_awaiting_expansion_at_80x24(snap_compare) -> None:
     """The tree, the node and the editor all have rows; the status line is cut, not wrapped."""
-    app = build_app("put-01", "human", cursor_blink=False)
+    app = build_app(console_options())
 
     async def run_before(pilot) -> None:
         await started(pilot, app)
@@ -104,7 +102,7 @@ def test_awaiting_expansion_at_80x24(snap_compare) -> None:
 
 
 def test_variables_and_log_at_80x24(snap_compare) -> None:
-    app = build_app("put-01", "demo", cursor_blink=False)
+    app = build_app(console_options("put-01", "demo"))
 
     async def run_before(pilot) -> None:
         await started(pilot, app)
@@ -117,9 +115,8 @@ def test_variables_and_log_at_80x24(snap_compare) -> None:
 
 def test_breakpoint_hit_at_100x30(snap_compare) -> None:
     """The stop reason stays on the second status line."""
-    app = build_app(
-        "put-01", "demo", cursor_blink=False, breakpoints=[Breakpoint(BreakpointKind.ACTION_REGEX, r"^take\b")]
-    )
+    app = build_app(console_options("put-01", "demo",
+                                    breakpoints=[Breakpoint(BreakpointKind.ACTION_REGEX, r"^take\b")]))
 
     async def run_before(pilot) -> None:
         await started(pilot, app)
@@ -139,7 +136,7 @@ def test_breakpoint_hit_at_100x30(snap_compare) -> None:
 
 
 def test_zoomed_tree_at_80x24(snap_compare) -> None:
-    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[])
+    app = build_app(console_options("put-01", "demo", breakpoints=[]))
 
     async def run_before(pilot) -> None:
         await started(pilot, app)

@@ -19,6 +19,7 @@ from recode_tui.console.workspace.screen import PromptWorkspace
 from textual.widgets import Input, TextArea
 
 from .helpers import SIZE, command, select_node, started, type_text, wait_for
+from tests.settings import console_options
 
 PUT = "alfworld/examples/put.txt"
 SOLVE = "solve(instruction, observation)"
@@ -78,7 +79,7 @@ def rendered(ws: PromptWorkspace) -> str:
 
 
 async def test_editing_an_example_rerenders_the_prompt_and_moves_the_count() -> None:
-    app = build_app("put-01", scripted(), cursor_blink=False)
+    app = build_app(console_options(), scripted())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")  # the every-stub breakpoint: solve awaits its expansion
@@ -111,7 +112,7 @@ async def test_editing_an_example_rerenders_the_prompt_and_moves_the_count() -> 
 
 
 async def test_an_invalid_example_is_flagged_next_to_its_file() -> None:
-    app = build_app("put-01", scripted(), cursor_blink=False)
+    app = build_app(console_options(), scripted())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -139,7 +140,7 @@ async def test_an_invalid_example_is_flagged_next_to_its_file() -> None:
 
 async def test_reexpand_with_scripted_and_local_server_then_continue(tmp_path: Path) -> None:
     with OpenAICompatibleServer(lambda prompt: DIRECT) as server:
-        app = build_app("put-01", scripted(), cursor_blink=False, profiles=profiles_file(tmp_path, server.base_url))
+        app = build_app(console_options(profiles=profiles_file(tmp_path, server.base_url)), scripted())
         async with app.run_test(size=SIZE) as pilot:
             await started(pilot, app)
             await command(pilot, app, "c")
@@ -172,7 +173,7 @@ async def test_reexpand_with_scripted_and_local_server_then_continue(tmp_path: P
 
 async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(tmp_path: Path) -> None:
     """A stub expanded earlier: the diff is against its recorded answer; continuing needs a fork."""
-    app = build_app("put-01", scripted(), cursor_blink=False)
+    app = build_app(console_options(), scripted())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -204,7 +205,7 @@ async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(tmp_p
 
 async def test_save_writes_a_prompt_set_and_never_the_bundled_one(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("RECODE_TUI_PROMPTS", str(tmp_path / "prompts"))
-    app = build_app("put-01", scripted(), cursor_blink=False)
+    app = build_app(console_options(), scripted())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -225,7 +226,7 @@ async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_cont
     """Re-expanding a stub that was expanded earlier: the choice continues in a fork."""
     from agent.sessions.journal import read_journal
 
-    app = build_app("put-01", scripted(), cursor_blink=False, sessions_dir=tmp_path)
+    app = build_app(console_options(sessions_dir=tmp_path), scripted())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")

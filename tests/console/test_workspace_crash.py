@@ -12,10 +12,11 @@ from recode_tui.console.workspace.compare import CompareScreen
 
 from .helpers import SIZE, command, notifications, started, wait_for
 from .test_workspace import NEW_EXAMPLE, PUT, SCRIPTED, edit, open_workspace, scripted
+from tests.settings import console_options
 
 
 async def test_reexpanding_after_a_use_this_answer_pick_compares_instead_of_crashing() -> None:
-    app = build_app("put-01", scripted(), cursor_blink=False)
+    app = build_app(console_options(), scripted())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")  # n0 awaits its expansion
@@ -67,7 +68,7 @@ async def test_unsaved_prompt_edits_survive_a_crash_and_come_back_in_the_next_wo
     from recode_tui.console.workspace import screen as workspace_screen
 
     monkeypatch.setenv("RECODE_TUI_PROMPTS", str(tmp_path / "prompts"))
-    app = build_app("put-01", scripted(), cursor_blink=False)
+    app = build_app(console_options(), scripted())
     from textual.worker import WorkerFailed
 
     with pytest.raises(WorkerFailed, match="the comparison broke"):
@@ -86,7 +87,7 @@ async def test_unsaved_prompt_edits_survive_a_crash_and_come_back_in_the_next_wo
             await wait_for(pilot, lambda: not app.is_running, what="the crash")
     assert app.return_code == 1
 
-    again = build_app("put-01", scripted(), cursor_blink=False)
+    again = build_app(console_options(), scripted())
     async with again.run_test(size=SIZE) as pilot:
         await started(pilot, again)
         ws = await open_workspace(pilot, again)
@@ -103,7 +104,7 @@ async def test_saving_a_set_with_flagged_examples_says_how_many_and_which(monkey
     from .test_workspace import BAD_EXAMPLE
 
     monkeypatch.setenv("RECODE_TUI_PROMPTS", str(tmp_path / "prompts"))
-    app = build_app("put-01", scripted(), cursor_blink=False)
+    app = build_app(console_options(), scripted())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")

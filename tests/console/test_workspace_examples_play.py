@@ -7,10 +7,11 @@ from textual.widgets import TextArea
 
 from .helpers import SIZE, command, started, wait_for
 from .test_workspace import PUT, open_workspace, scripted
+from tests.settings import console_options
 
 
 async def test_an_edited_example_that_no_longer_wins_is_reported() -> None:
-    app = build_app("put-01", scripted(), cursor_blink=False)
+    app = build_app(console_options(), scripted())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")

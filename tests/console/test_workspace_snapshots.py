@@ -12,10 +12,11 @@ from textual.widgets import Input, TextArea
 
 from .helpers import SIZE, command, select_node, started, wait_for
 from .test_workspace import BAD_EXAMPLE, DIRECT, edit, open_workspace, scripted
+from tests.settings import console_options
 
 
 def test_workspace_with_a_flagged_example(snap_compare) -> None:
-    app = build_app("put-01", scripted(), cursor_blink=False)
+    app = build_app(console_options(), scripted())
 
     async def run_before(pilot) -> None:
         await started(pilot, app)
@@ -29,7 +30,7 @@ def test_workspace_with_a_flagged_example(snap_compare) -> None:
 
 
 def test_reexpansion_side_by_side(snap_compare) -> None:
-    app = build_app("put-01", scripted(), cursor_blink=False)
+    app = build_app(console_options(), scripted())
 
     async def run_before(pilot) -> None:
         await started(pilot, app)

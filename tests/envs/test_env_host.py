@@ -13,6 +13,7 @@ from envs import make_env
 from recode_tui.setup.env_workers import RemoteCommandsEnv, RemoteEnv
 from recode_tui.setup.env_host import EnvHost
 from recode_tui.setup.usage import UsageError
+from tests.settings import episode_named
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def host():
 
 def test_the_hosted_episode_reads_like_the_in_process_one(host):
     local = make_env("put-01", 80)
-    hosted = host.make_env("put-01", 80)
+    hosted = host.make_env(episode_named("put-01"), 80)
     assert isinstance(hosted, RemoteCommandsEnv) and not host.waiting
     assert hosted.reset() == local.reset()
     assert hosted.admissible_commands == local.admissible_commands != []
@@ -41,7 +42,7 @@ def test_the_hosted_episode_reads_like_the_in_process_one(host):
 
 
 def test_closing_the_hosted_episode_ends_its_worker(host):
-    hosted = host.make_env("put-01", 80)
+    hosted = host.make_env(episode_named("put-01"), 80)
     assert isinstance(hosted, RemoteEnv)
     process = hosted.worker.process
     hosted.reset()
@@ -54,14 +55,14 @@ def test_an_episode_of_another_environment_is_made_in_process_and_the_worker_end
     monkeypatch.setattr("recode_tui.setup.build.make_env", lambda ref, steps: made.append((ref.env, steps)) or "env")
     assert host.worker is not None
     process = host.worker.process
-    assert host.make_env("sciworld:boil/0", 30) == "env"
+    assert host.make_env(episode_named("sciworld:boil/0"), 30) == "env"
     assert made == [("sciworld", 30)]
     assert process.wait(timeout=10) is not None and not host.waiting
 
 
 def test_a_bad_game_is_one_line_that_says_what_to_do(host):
     with pytest.raises(UsageError) as error:
-        host.make_env("nope-99", 80)
+        host.make_env(episode_named("nope-99"), 80)
     assert "\n" not in str(error.value) and "recode-tui games list" in str(error.value)
 
 

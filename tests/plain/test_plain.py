@@ -15,6 +15,7 @@ from envs.alfworld.catalog import resolve_game
 from mockllm import HumanLLM
 from recode_tui.setup.build import make_engine
 from recode_tui.plain.terminal import SKELETON, PlainFrontEnd, check_answer, render_prompt
+from tests.settings import episode_named, run_settings
 
 ESC_ENTER = "\x1b\r"
 CTRL_D = "\x04"
@@ -30,7 +31,7 @@ def walkthrough(game: str) -> list[str]:
 
 
 def new_front(tmp_path, pipe, game: str = "put-01", **kw) -> PlainFrontEnd:
-    engine = make_engine(game, HumanLLM())
+    engine = make_engine(run_settings(), episode_named(game), HumanLLM())
     session = start_session(engine, tmp_path / "sessions", game, "human")
     return PlainFrontEnd(session, input=pipe, output=DummyOutput(), **kw)
 

@@ -20,6 +20,7 @@ from mockllm import HumanLLM
 from recode_tui.setup.build import make_engine
 from recode_tui.plain.terminal import PlainFrontEnd, open_plain_session
 from tests.plain.test_plain import ESC_ENTER, editor_open, until
+from tests.settings import episode_named, run_settings
 
 GAME = "toy:coin-1"
 AGENT = "one-action"
@@ -31,14 +32,14 @@ def toy(toy_env):
 
 
 def new_front(tmp_path, pipe) -> PlainFrontEnd:
-    engine = make_engine(GAME, HumanLLM(), agent=AGENT)
+    engine = make_engine(run_settings(agent=AGENT), episode_named(GAME), HumanLLM())
     session = start_session(engine, tmp_path / "sessions", GAME, "human")
     return PlainFrontEnd(session, input=pipe, output=DummyOutput())
 
 
 async def console_stop_line() -> str:
     """What the console's debugger says when this episode first asks the person."""
-    engine = make_engine(GAME, HumanLLM(), agent=AGENT)
+    engine = make_engine(run_settings(agent=AGENT), episode_named(GAME), HumanLLM())
     try:
         stop = await Debugger(engine, breakpoints=[]).step(StepMode.CONTINUE)
     finally:

@@ -15,6 +15,7 @@ from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 from recode_tui.setup.build import make_engine
 from tests import toyenv
+from tests.settings import console_options, episode_named, run_settings
 
 COIN = toyenv.SCRIPTS / "coin.yaml"
 
@@ -91,8 +92,8 @@ async def test_a_plan_that_wins_completes_the_root():
 
 
 async def test_the_test_agents_own_limit_is_its_end_reason():
-    engine = make_engine("toy:vase-1", ScriptedLLM([ScriptEntry("Action: look", purpose="act")]), agent="one-action",
-                         agent_options={"max_turns": 2})
+    engine = make_engine(run_settings(agent="one-action", agent_options={"max_turns": 2}), episode_named("toy:vase-1"),
+                         ScriptedLLM([ScriptEntry("Action: look", purpose="act")]))
     finished = await engine.run()
     await engine.close()
     assert isinstance(finished, RunFinished) and finished.reason == "turn limit reached (2 turns)"
@@ -105,8 +106,8 @@ async def test_the_tree_pane_draws_each_turn_of_an_agent_that_adds_its_own_nodes
 
     from tests.console.helpers import SIZE, command, started, wait_for
 
-    app = build_app("toy:coin-1", f"scripted:{COIN}", agent="one-action", cursor_blink=False,
-                    sessions_dir=tmp_path / "sessions")
+    app = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
+                                    sessions_dir=tmp_path / "sessions"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         pane = app.screen.query_one(CodeTreeView)
@@ -127,8 +128,8 @@ async def test_the_prompt_workspace_is_offered_only_to_an_agent_that_declares_on
 
     from tests.console.helpers import SIZE, notifications, started, wait_for
 
-    app = build_app("toy:coin-1", f"scripted:{COIN}", agent="one-action", cursor_blink=False,
-                    sessions_dir=tmp_path / "sessions")
+    app = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
+                                    sessions_dir=tmp_path / "sessions"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await pilot.press("W")

@@ -13,6 +13,7 @@ from recode_tui.commands import cli
 from tests.agents.scripts import react_llm, walkthrough
 from tests.agents.test_recap import CHILD, GAME, WIN, engine_with, in_order
 from tests.rundiff.test_diff_fork import play, plan_llm
+from tests.settings import episode_named, run_settings
 
 LOOK_FIRST = CHILD.replace("1. action: go to diningtable 1", "1. action: look\n2. action: go to diningtable 1").replace(
     "2. action: take vase", "3. action: take vase")
@@ -52,7 +53,8 @@ async def test_two_agents_on_one_game_are_diffed_by_their_steps(tmp_path, capsys
     from recode_tui.setup.build import make_engine
     from agent.runtime.stepper import Limits
 
-    engine = make_engine(GAME, react_llm(steps[:1] + ["look"] + steps[1:]), Limits(), 30, agent="react")
+    engine = make_engine(run_settings(max_steps=30, agent="react"), episode_named(GAME),
+                         react_llm(steps[:1] + ["look"] + steps[1:]))
     # another folder: two sessions of one game started in the same second by one process get one id
     session = start_session(engine, tmp_path / "react", GAME, "scripted:react")
     await engine.run()

@@ -21,6 +21,7 @@ from envs.alfworld.catalog import resolve_game
 from recode_tui.commands.cli import main
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.sessions import SessionsScreen
+from tests.settings import console_options
 
 GAME = "heat-01"
 
@@ -114,7 +115,7 @@ def test_sessions_list_reads_a_huge_line_without_holding_it(tmp_path, capsys, wo
 
 async def test_the_console_sessions_screen_marks_a_corrupt_journal(tmp_path, won_session):
     sessions, bad = spoilt_sessions(tmp_path, won_session, SPOILERS["byte 0xFF"][0])
-    app = build_app("put-01", "demo", cursor_blink=False, breakpoints=[], sessions_dir=sessions)
+    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=sessions))
     async with app.run_test(size=(140, 40)) as pilot:
         deadline = time.monotonic() + 60
         while app.debug_screen.stops == 0 and time.monotonic() < deadline:

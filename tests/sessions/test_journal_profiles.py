@@ -21,12 +21,12 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from agent.agents.recode.engine import Limits
 from agent.runtime import events as ev
 from agent.sessions.journal import read_journal
 from agent.sessions.session import start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.setup.build import make_engine, make_llm
+from tests.settings import console_options, episode_named, run_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-the-users-own-key"
@@ -105,7 +105,7 @@ async def crafted_session(tmp_path: Path, own: OpenAICompatibleServer, monkeypat
     """A session under `profile:default` stopped after its first action, whose journal names `profiles`."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("OPENAI_BASE_URL", own.base_url)
-    engine = make_engine("put-01", make_llm("profile:default"), Limits(), 80)
+    engine = make_engine(run_settings(max_steps=80), episode_named("put-01"), make_llm("profile:default"))
     session = start_session(engine, tmp_path / "sessions", "put-01", "profile:default", profiles=str(profiles))
     while not isinstance(await engine.step(), ev.ObservationReceived):
         pass
@@ -159,8 +159,8 @@ async def test_the_console_goes_on_with_its_own_profiles_not_the_journals(tmp_pa
         folder = await crafted_session(tmp_path, own, monkeypatch, theirs)
         monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
         monkeypatch.chdir(tmp_path)  # no ./configs/profiles.yaml
-        app = build_app("put-01", "human", cursor_blink=False, breakpoints=[], sessions_dir=tmp_path / "sessions",
-                        resume=folder, explicit_llm=False)  # `recode-tui tui --resume ID`
+        app = build_app(console_options(breakpoints=[], sessions_dir=tmp_path / "sessions",
+                                        resume=folder))  # `recode-tui tui --resume ID`
         async with app.run_test(size=SIZE) as pilot:
             await resumed(pilot, app)
             assert app.debug_screen.engine.llm.name == "profile:default"

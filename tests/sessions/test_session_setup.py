@@ -13,13 +13,13 @@ import sys
 import time
 from pathlib import Path
 
-from agent.agents.recode.engine import Limits
 from agent.runtime import events as ev
 from agent.sessions.journal import read_journal, write_draft
 from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.setup.build import make_engine, make_llm
 from recode_tui.console.session.session_control import find_resume
+from tests.settings import episode_named, run_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,7 +48,7 @@ def recode(tmp_path: Path, *args: str, timeout: float = 300) -> subprocess.Compl
 async def profile_session(tmp_path: Path, server: OpenAICompatibleServer, path: Path | None = None) -> Path:
     """A run under `profile:local` that stops after its first action, as a killed run would."""
     profiles = str(write_profiles(path or tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=10))
-    engine = make_engine("put-01", make_llm("profile:local", profiles), Limits(), 80)
+    engine = make_engine(run_settings(max_steps=80), episode_named("put-01"), make_llm("profile:local", profiles))
     session = start_session(engine, tmp_path / "sessions", "put-01", "profile:local",
                             profiles=profiles_in_use("profile:local", profiles))
     while not isinstance(await engine.step(), ev.ObservationReceived):
@@ -125,7 +125,7 @@ def test_resume_without_an_id_picks_the_console_session_with_a_later_draft(tmp_p
 def test_sessions_list_shows_last_activity_and_can_show_unfinished_only(tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     recode(tmp_path, "run", "--llm", "demo", "--quiet")
-    engine = make_engine("put-02", make_llm("demo"), Limits(), 80)
+    engine = make_engine(run_settings(max_steps=80), episode_named("put-02"), make_llm("demo"))
     open_one = start_session(engine, sessions, "put-02", "demo")
     open_one.writer.close()
     listed = recode(tmp_path, "sessions", "list")

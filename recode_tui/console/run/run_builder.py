@@ -1,7 +1,8 @@
 """How the console's run is built: the LLM, the agent on its environment, the session.
 
 `build_app` builds it at once (tests, a pipe); `recode-tui tui` on a terminal builds
-it in a thread behind the first frame (`RecodeApp(loader=...)`). This module imports
+it in a thread behind the first frame (`RecodeApp(loader=...)`); both from the typed
+`ConsoleOptions` the command line's edge parsed. This module imports
 nothing heavy itself: the engine and the session layer load inside `load_run`.
 """
 
@@ -11,17 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from agent.runtime.limits import Limits
-
 if TYPE_CHECKING:
     from agent.llm import LLM
     from agent.runtime.debugger import Breakpoint
     from agent.runtime.stepper import Stepper
     from envs.base import Env
     from recode_tui.console.session.session_control import SessionControl
-    from recode_tui.setup.settings import EpisodeRef
-
-    EnvMaker = Callable[[str | EpisodeRef, int | None], Env]
+    from recode_tui.setup.build import EnvMaker
+    from recode_tui.setup.settings import ConsoleOptions
 
 
 @dataclass
@@ -40,50 +38,37 @@ RunLoader = Callable[[], LoadedRun]
 """Builds the run (imports included); runs in a thread, so it must not touch the app."""
 
 
-def load_run(
-    game: str,
-    llm: str | LLM,
-    *,
-    max_steps: int | None,
-    limits: Limits,
-    prompts: str | None,
-    breakpoints: list[Breakpoint] | None,
-    autostart: bool,
-    profiles: str | None,
-    trusted: bool,
-    node_timeout: float,
-    preset: str,
-    agent: str | None,
-    agent_options: dict | None,
-    sessions_dir: str | Path | None,
-    resume: str | Path | None,
-    explicit_llm: bool,
-    from_last_good: bool = False,
-    select_at: str | None = None,
-    keymap: dict[str, str] | None = None,
-    env_maker: EnvMaker | None = None,
-) -> LoadedRun:
-    """Build what a run needs (the LLM, the agent on its environment, the session): `build_app`'s loader."""
-    from recode_tui.setup import make_engine, make_llm
+def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMaker | None = None) -> LoadedRun:
+    """Build what the console's run needs (the LLM, the agent on its environment, the session) from its options.
 
-    if resume is not None:
+    `llm`: a model object answering instead of the options' spec (tests); `env_maker`: where the
+    episode's environment is made (the early `EnvHost`'s worker), default in-process.
+    With `options.run.resumed` (a session folder) the console replays that session instead, with the
+    LLM it recorded unless `--llm` was given.
+    """
+    from recode_tui.setup import UsageError, episode_of, make_engine, make_llm
+
+    run = options.run
+    episode = run.episode
+    if run.resumed is not None:
         from recode_tui.setup.sessions import session_game
 
-        game = session_game(Path(resume))  # the engine is replaced once the replay is done
-    model = make_llm(llm, profiles, game, agent=agent) if isinstance(llm, str) else llm
-    engine = make_engine(game, model, limits, max_steps, prompts, trusted, node_timeout, preset, agent, agent_options,
-                         env_maker=env_maker)
+        episode = episode_of(session_game(run.resumed))  # the engine is replaced once the replay is done
+    if episode is None:
+        raise UsageError("no episode to play: give --game")
+    model = llm if llm is not None else make_llm(run.llm.spec, run.llm.profiles, episode, agent=run.settings.agent)
+    engine = make_engine(run.settings, episode, model, env_maker=env_maker)
     control = None
-    if sessions_dir is not None or resume is not None:
+    if options.journaled or run.resumed is not None:
         from agent.sessions.journal import sessions_dir_from
         from recode_tui.console.session.session_control import SessionControl
 
-        folder = Path(resume) if resume is not None else None
-        control = SessionControl.create(engine, game, llm, sessions_dir_from(str(sessions_dir) if sessions_dir else None),
-                                        folder, profiles, explicit_llm)
-        if resume is not None:
-            control.salvage_at_start, control.select_at = from_last_good, select_at
-    return LoadedRun(engine, episode_label(game), control, breakpoints, autostart and resume is None, keymap)
+        control = SessionControl.create(engine, episode, llm if llm is not None else run.llm.spec,
+                                        sessions_dir_from(run.sessions), run.resumed, run.llm.profiles, run.llm.given)
+        if run.resumed is not None:
+            control.salvage_at_start, control.select_at = run.from_last_good, options.at
+    breakpoints = list(options.breakpoints) if options.breakpoints is not None else None
+    return LoadedRun(engine, episode_label(episode.ref), control, breakpoints, run.resumed is None, options.keymap)
 
 
 def episode_label(game: str) -> str:

@@ -39,6 +39,7 @@ from recode_tui.console.run.requests import HandOver, SelectNode, ShowSession
 # What `--resume` names and the game a session played: the setup layer's, named here too for the console's callers.
 from recode_tui.setup.sessions import find_resume as find_resume, journal_llm_note, session_game as session_game
 from recode_tui.console.session.session_work import WorkKeeper
+from recode_tui.setup.settings import EpisodeRef
 
 DRAFT_SECONDS = 2.0  # how often a changed draft is written to draft.json
 CHECK_SECONDS = 1.0  # how often the journal writer's error is looked at
@@ -98,18 +99,18 @@ class SessionControl:
 
     @classmethod
     def create(
-        cls, engine: Stepper, game: str, llm: str | LLM, sessions_dir: Path, resume: Path | None,
+        cls, engine: Stepper, episode: EpisodeRef, llm: str | LLM, sessions_dir: Path, resume: Path | None,
         profiles: str | None = None, explicit_llm: bool = True,
     ) -> "SessionControl":
         """Journal a fresh engine into a new session, or prepare to resume `resume`."""
         from recode_tui.setup import make_llm
 
-        new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, game)) if isinstance(llm, str) else (lambda: llm)
+        new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, episode)) if isinstance(llm, str) else (lambda: llm)
         spec = llm if isinstance(llm, str) else llm.name
         if resume is not None:
             control = cls(sessions_dir, new_llm, resume=resume)
         else:
-            session = start_session(engine, sessions_dir, game, spec, profiles=profiles_in_use(spec, profiles))
+            session = start_session(engine, sessions_dir, episode.ref, spec, profiles=profiles_in_use(spec, profiles))
             control = cls(sessions_dir, new_llm, session)
         control.llm_spec, control.profiles = spec, profiles
         # --llm given with --resume overrides the recording once, for the session opened at start;
@@ -256,7 +257,7 @@ class SessionControl:
         """
         from rich.markup import escape
 
-        from recode_tui.setup import UsageError, make_llm
+        from recode_tui.setup import UsageError, episode_of, make_llm
 
         source = self.replay_source or (self.session.folder if self.session is not None else None)
         self.replay_source = None
@@ -277,7 +278,7 @@ class SessionControl:
         ignored = recorded[1] is not None and recorded[1] != profiles_in_use(spec, self.profiles)
         try:
             note = escape(journal_llm_note(recorded, self.profiles, "going on")) if ignored else ""  # shown as markup
-            return make_llm(spec, self.profiles, episode), spec, self.profiles, note
+            return make_llm(spec, self.profiles, episode_of(episode) if episode else None), spec, self.profiles, note
         except UsageError as exc:
             return self.new_llm(), own[0], own[1], f"the session's LLM {spec} cannot be used ({exc}); {own[0]} answers"
 

@@ -43,7 +43,7 @@ async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
         from agent.sessions.journal_view import foreign_note
         from agent.sessions.session import reopen_session, replay_failure, salvage_session
 
-        trusted = options.trusted
+        trusted = options.settings.trusted
         try:
             folder = options.resumed or find_session(sessions_dir, options.resume or None)
             note = foreign_note(folder, sessions_dir, "it is resumed")

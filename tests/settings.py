@@ -1,0 +1,73 @@
+"""Typed settings for tests, built the way the command line's edge builds them.
+
+Tests pass what they change and take the rest from the defaults a user gets, so a
+new setting is one keyword here, not an edit of every call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from agent.runtime.debugger import Breakpoint
+from agent.runtime.limits import Limits
+from agent.agents.presets import RunSettings
+from recode_tui.setup.build import agent_settings, parse_episode
+from recode_tui.setup.settings import ConsoleOptions, EpisodeRef, LLMSettings, RunOptions
+
+
+def run_settings(
+    *,
+    agent: str | None = None,
+    preset: str | None = None,
+    max_steps: int | None = None,
+    limits: Limits | None = None,
+    prompts: str | Path | None = None,
+    agent_options: dict[str, Any] | None = None,
+    trusted: bool = False,
+    node_timeout: float | None = None,
+) -> RunSettings:
+    """The settings `run`/`tui` would build from these flags (`limits` and `agent_options` as objects)."""
+    settings = agent_settings(preset, agent, max_steps=max_steps, prompts=prompts, trusted=trusted,
+                              node_timeout=node_timeout)
+    if limits is not None:
+        settings = replace(settings, limits=limits)
+    if agent_options is not None:
+        settings = replace(settings, agent_options=dict(agent_options))
+    return settings
+
+
+def episode_named(ref: str | Path) -> EpisodeRef:
+    """An episode as `--game` names it (`put-01`, `sciworld:boil/0`, `toy:coin-1`, a `.tw-pddl` path)."""
+    return parse_episode(None, str(ref))
+
+
+def console_options(
+    game: str | Path = "put-01",
+    llm: str = "human",
+    *,
+    sessions_dir: str | Path | None = None,
+    resume: str | Path | None = None,
+    profiles: str | Path | None = None,
+    llm_given: bool = False,
+    breakpoints: list[Breakpoint] | None = None,
+    keymap: dict[str, str] | None = None,
+    review: bool = False,
+    at: str | None = None,
+    from_last_good: bool = False,
+    cursor_blink: bool = False,
+    **settings: Any,
+) -> ConsoleOptions:
+    """What `recode-tui tui --game GAME --llm LLM ...` parses to, with the console's test defaults:
+    no journal unless `sessions_dir` or `resume` is given, the cursors still (steady screenshots).
+
+    `settings`: `run_settings`'s keywords (agent, limits, max_steps, trusted, node_timeout, ...).
+    """
+    resumed = Path(resume) if resume is not None else None
+    run = RunOptions("tui", episode_named(game), LLMSettings(llm, str(profiles) if profiles else None, given=llm_given),
+                     run_settings(**settings), sessions=str(sessions_dir) if sessions_dir is not None else None,
+                     resume=str(resume) if resume is not None else None, resumed=resumed,
+                     from_last_good=from_last_good)
+    return ConsoleOptions(run, keymap, tuple(breakpoints) if breakpoints is not None else None, review, at,
+                          journaled=sessions_dir is not None or resume is not None, cursor_blink=cursor_blink)
