@@ -118,6 +118,12 @@ class EvalReport:
             raise ValueError(f"report {path} is not text; {WHAT_TO_DO}") from None
         if not isinstance(data, dict) or data.get("version") != REPORT_VERSION:
             raise ValueError(f"{path} is not a recode-tui evaluation report ({REPORT_VERSION})")
+        return cls.checked(data, path)
+
+    @classmethod
+    def checked(cls, data: dict[str, Any], path: Path | str) -> "EvalReport":
+        """The record of a report file's JSON; ValueError (one line naming the field and what to do) when a
+        field does not hold what the record needs."""
         problem = report_problem(data)
         if problem:
             raise ValueError(f"report {path}: {problem}")
@@ -125,7 +131,8 @@ class EvalReport:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "EvalReport":
-        """A report checked by `report_problem`; what an earlier version did not write gets its default here."""
+        """A report checked by `report_problem`; what an earlier version did not write gets its default here
+        (the plan's, in `EvalPlan.from_dict`)."""
         known = set(EpisodeResult.__dataclass_fields__)
         return cls(
             plan=EvalPlan.from_dict(data["plan"]),
