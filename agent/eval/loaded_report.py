@@ -7,13 +7,12 @@ gets are decided there once; this module adds only what a comparison needs aroun
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from agent.eval.report import REPORT_FILE, EvalReport
-from agent.eval.report_fields import PLAN_FIELDS, REPORT_VERSION
+from agent.eval.report import REPORT_FILE, EvalReport, read_json
+from agent.eval.report_fields import PLAN_FIELDS
 from agent.eval.results import EpisodeResult
 from agent.sessions.header import HeaderError, JournalHeader, load_header
 
@@ -154,15 +153,7 @@ def load_report(path: str | Path) -> LoadedReport:
     given = Path(path)
     file = given / REPORT_FILE if given.is_dir() else given
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CompareError(f"no report at {given}; give an eval folder or its report.json") from None
-    except OSError as exc:
-        raise CompareError(f"cannot read {file}: {exc.strerror}") from None
-    except ValueError:
-        raise CompareError(f"{file} is not JSON, so not an evaluation report") from None
-    if not isinstance(data, dict) or not str(data.get("version", "")).startswith("recode.eval."):
-        raise CompareError(f"{file} is not a recode-tui evaluation report")
-    if data["version"] != REPORT_VERSION:
-        raise CompareError(f"{file} is report version {data['version']!r}; this recode-tui compares {REPORT_VERSION}")
+        data = read_json(file)
+    except ValueError as exc:
+        raise CompareError(str(exc)) from None
     return LoadedReport.from_json(data, str(file), file).with_journal_header()
