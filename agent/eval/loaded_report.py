@@ -24,7 +24,7 @@ class CompareError(ValueError):
 
 
 @dataclass(frozen=True)
-class RunSettings:
+class RecordedSettings:
     """What a run was played with, as far as its report (and one of its journals) says; None: not recorded."""
 
     env: str | None = None
@@ -35,7 +35,7 @@ class RunSettings:
     preset: str | None = None
     agent: str | None = None
 
-    def differences(self, other: "RunSettings") -> list[tuple[str, Any, Any]]:
+    def differences(self, other: "RecordedSettings") -> list[tuple[str, Any, Any]]:
         """(name, this value, the other's) for every setting known in both that differs, in field order.
 
         A setting one side does not record (a journal without `prompt_hash`) is not a difference."""
@@ -94,10 +94,10 @@ class LoadedReport:
                 found.setdefault(episode.game, []).append(episode)
         return found
 
-    def settings(self) -> RunSettings:
+    def settings(self) -> RecordedSettings:
         plan, journal, has = self.report.plan, self.journal_header, self.recorded.__contains__
         max_steps = plan.max_steps if has("max_steps") else journal.max_steps if journal else None
-        return RunSettings(
+        return RecordedSettings(
             env=(plan.env if has("env") else "") or (journal.env if journal else None),
             llm=plan.llm or (journal.llm if journal else None),
             prompt_hash=journal.prompt_hash if journal else None,
