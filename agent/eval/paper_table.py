@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from agent.eval.compare import Comparison, Row, settings_of
+from agent.eval.compare import Comparison, Row
+from agent.eval.loaded_report import LoadedReport
 
 FORMATS = ("markdown", "csv", "latex")
 OVERALL = "overall"
@@ -93,20 +94,20 @@ def _cell(row: Row | None, side: str) -> Cell:
     return Cell(values.get("success"), low, high, values.get("score"))
 
 
-def row_labels(reports: Sequence[dict[str, Any]]) -> list[str]:
+def row_labels(reports: Sequence[LoadedReport]) -> list[str]:
     """Each run's name in the table: its agent; the folder too when two runs share an agent."""
-    agents = [str(settings_of(r).get("agent") or "recode") for r in reports]
+    agents = [str(r.settings().agent or "recode") for r in reports]
     labels = []
     for agent, report in zip(agents, reports):
         if agents.count(agent) > 1:
-            path = Path(str(report.get("_path", ""))).parent.name or str(report.get("_path", ""))
+            path = Path(report.label).parent.name or report.label
             labels.append(f"{agent} ({path})")
         else:
             labels.append(agent)
     return labels
 
 
-def paper_table(comparisons: Sequence[Comparison], reports: Sequence[dict[str, Any]],
+def paper_table(comparisons: Sequence[Comparison], reports: Sequence[LoadedReport],
                 type_order: Sequence[str] = ()) -> PaperTable:
     """The baseline's row from the first comparison, then each other run's row from its own comparison."""
     seen: list[str] = []

@@ -66,7 +66,3 @@ def header_changes(a: JournalHeader | None, b: JournalHeader | None) -> list[Pro
         found.append(PromptFileChange(name, change, lines))
     return found
 
-
-def prompt_file_changes(base: dict[str, Any], other: dict[str, Any]) -> list[PromptFileChange]:
-    """The prompt files that differ between two evaluation reports, from one journal header of each."""
-    return header_changes(base.get("_journal_header"), other.get("_journal_header"))

@@ -104,16 +104,12 @@ class EvalReport:
     @classmethod
     def read(cls, path: Path) -> "EvalReport":
         """Read a report; raises ValueError with a one-line reason that says what to do."""
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ValueError(f"cannot read report {path}: {exc.strerror}; give an eval folder or its report.json") from None
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"report {path} is not valid JSON (line {exc.lineno}); {WHAT_TO_DO}") from None
-        except UnicodeDecodeError:
-            raise ValueError(f"report {path} is not text; {WHAT_TO_DO}") from None
-        if not isinstance(data, dict) or data.get("version") != REPORT_VERSION:
-            raise ValueError(f"{path} is not a recode-tui evaluation report ({REPORT_VERSION})")
+        return cls.checked(read_json(path), path)
+
+    @classmethod
+    def checked(cls, data: dict[str, Any], path: Path | str) -> "EvalReport":
+        """The record of a report file's JSON; ValueError (one line naming the field and what to do) when a
+        field does not hold what the record needs."""
         problem = report_problem(data)
         if problem:
             raise ValueError(f"report {path}: {problem}")
@@ -121,7 +117,8 @@ class EvalReport:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "EvalReport":
-        """A report checked by `report_problem`; what an earlier version did not write gets its default here."""
+        """A report checked by `report_problem`; what an earlier version did not write gets its default here
+        (the plan's, in `EvalPlan.from_dict`)."""
         known = set(EpisodeResult.__dataclass_fields__)
         return cls(
             plan=EvalPlan.from_dict(data["plan"]),
@@ -134,3 +131,27 @@ class EvalReport:
             elapsed=data.get("elapsed", 0.0),
             concurrency_used=list(data.get("concurrency_used", [])),
         )
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """A report file's JSON, of this report version, for `EvalReport.checked`; ValueError with a one-line
+    reason that says what to do (a path that is no report, a cut file, a report of another version)."""
+    given = "give an eval folder or its report.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"no report at {path}; {given}") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read report {path}: {exc.strerror}; {given}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not JSON (line {exc.lineno}), so not an evaluation report; {given}, "
+                         f"or if it is one: {WHAT_TO_DO}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not text, so not an evaluation report; {given}") from None
+    version = data.get("version") if isinstance(data, dict) else None
+    if not isinstance(version, str) or not version.startswith("recode.eval."):
+        raise ValueError(f"{path} is not a recode-tui evaluation report ({REPORT_VERSION}); {given}")
+    if version != REPORT_VERSION:
+        raise ValueError(f"{path} is report version {version!r}; this recode-tui reads {REPORT_VERSION}: "
+                         "open it with the recode-tui that wrote it")
+    return data

@@ -1,15 +1,17 @@
 """What each field of an evaluation report (`report.json`) must hold, checked before anything reads it.
 
-The report's reader (`EvalReport.read`, which `eval --resume`, `export --sft` and eval's journal
-index use) and `compare`'s (which also takes other shapes of report) both check a file here first,
-so a report that was edited by hand or cut short is refused in one line naming the field, not
-met as a TypeError or a wrong number somewhere below. A field that is absent is not checked:
-each reader gives a report written by an earlier version its own record's defaults.
+The report's one loader (`agent.eval.report`, which `eval --resume`, `export --sft`, eval's journal
+index and `compare` use) checks a file here first, so a report that was edited by hand or cut short
+is refused in one line naming the field, not met as a TypeError or a wrong number somewhere below.
+A field that is absent is not checked: the loader gives a report written by an earlier version its
+record's defaults.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping
+
+from agent.eval.results import PLAN_VERSION
 
 REPORT_VERSION = "recode.eval.v1"
 
@@ -39,7 +41,7 @@ PLAN_FIELDS: dict[str, tuple[Check, bool]] = {
     "episode_timeout": (NUMBER, False), "profiles": (TEXT, True), "agent": (TEXT, False),
     "agent_options": (OBJECT, False), "agents": (LIST, False), "options_by_agent": (OBJECT, False),
     "gold_cannot_win": (OBJECT, True), "cache": (TEXT, False), "cache_ttl": (NUMBER, True),
-    "cache_dir": (TEXT, True), "repeat": (WHOLE, False), "env_settings": (OBJECT, False),
+    "cache_dir": (TEXT, True), "repeat": (WHOLE, False), "env_settings": (OBJECT, False), "version": (TEXT, False),
 }
 GAME_FIELDS: dict[str, tuple[Check, bool]] = {"id": (TEXT, False), "task_type": (TEXT, True), "path": (TEXT, False)}
 EPISODE_FIELDS: dict[str, tuple[Check, bool]] = {
@@ -56,7 +58,7 @@ REPORT_FIELDS: dict[str, tuple[Check, bool]] = {
     "elapsed": (NUMBER, False), "concurrency_used": (LIST, False), "plan": (OBJECT, False),
     "episodes": (LIST, False),
 }
-# What the report's own reader cannot do without (`compare` also takes reports naming episodes otherwise).
+# What the loader cannot do without: every version of recode-tui wrote these.
 REQUIRED = {"": ("plan",), "plan.": ("llm",), "game": ("id",), "episode": ("game", "success")}
 WHAT_TO_DO = "restore report.json from a copy or start the evaluation again"
 
@@ -81,20 +83,19 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def report_problem(data: Any, strict: bool = True) -> str:
-    """'' for a report whose fields hold their kinds; else one line saying which does not and what to do.
-
-    `strict`: the fields the report's own reader needs must be there too."""
-    def need(part: str) -> tuple[str, ...]:
-        return REQUIRED[part] if strict else ()
-
-    problem = field_problem("", data, REPORT_FIELDS, need(""))
+def report_problem(data: Any) -> str:
+    """'' for a report that has the fields the loader needs and whose fields hold their kinds; else one
+    line saying which does not and what to do."""
+    problem = field_problem("", data, REPORT_FIELDS, REQUIRED[""])
     plan = data.get("plan") if not problem else None
+    version = plan.get("version", PLAN_VERSION) if isinstance(plan, dict) else PLAN_VERSION
+    if version != PLAN_VERSION:
+        return (f"its plan is version {version!r}; this recode-tui reads {PLAN_VERSION} plans: "
+                "open it with the recode-tui that wrote it")
     if isinstance(plan, dict):
-        problem = field_problem("plan.", plan, PLAN_FIELDS, need("plan."))
+        problem = field_problem("plan.", plan, PLAN_FIELDS, REQUIRED["plan."])
         for index, game in enumerate(plan.get("games") or [] if not problem else []):
-            if strict or isinstance(game, dict):  # `compare` also reads a plan listing bare ids
-                problem = problem or field_problem(f"plan.games[{index}].", game, GAME_FIELDS, need("game"))
+            problem = problem or field_problem(f"plan.games[{index}].", game, GAME_FIELDS, REQUIRED["game"])
     for index, episode in enumerate(data.get("episodes") or [] if not problem else []):
-        problem = problem or field_problem(f"episodes[{index}].", episode, EPISODE_FIELDS, need("episode"))
+        problem = problem or field_problem(f"episodes[{index}].", episode, EPISODE_FIELDS, REQUIRED["episode"])
     return f"its {problem}; {WHAT_TO_DO}" if problem else ""

@@ -56,6 +56,8 @@ class EpisodeResult:
         return self.input_tokens + self.output_tokens
 
 
+PLAN_VERSION = "recode.eval-plan.v1"  # the plan's own format, written in the report beside the report's version
+
 DEFAULT_EPISODE_TIMEOUT = 1800.0  # eval --episode-timeout: half an hour, far beyond an episode's normal length
 
 
@@ -96,6 +98,7 @@ class EvalPlan:
     cache_dir: str | None = None  # None: $RECODE_TUI_CACHE or the user cache dir
     repeat: int = 1  # eval --repeat N: every (agent, game) is played N times; tables show a 95 % interval
     env_settings: dict[str, str] = field(default_factory=dict)  # how the env scored and showed (WebShop's nouns)
+    version: str = PLAN_VERSION
 
     @property
     def compared(self) -> list[str]:
@@ -129,7 +132,9 @@ class EvalPlan:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "EvalPlan":
-        data = dict(data)
+        """A plan checked by `report_problem`. One without a version was written before plans had one:
+        the same fields, those it lacks taking their defaults here, and read as this version."""
+        data = {**data, "version": PLAN_VERSION}
         known_game = set(GameSpec.__dataclass_fields__)
         data["games"] = [GameSpec(**{k: v for k, v in g.items() if k in known_game}) for g in data.get("games", [])]
         known = {f for f in cls.__dataclass_fields__}

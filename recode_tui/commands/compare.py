@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 from typing import Any
 
-from agent.eval.compare import (RELATIVE_METRICS, CompareError, Comparison, Row, compare_reports, load_report,
-                                plan_episode_ids, relative_change, results_by_episode, settings_of,
-                                split_by_agent)
+from agent.eval.compare import RELATIVE_METRICS, Comparison, Row, compare_reports, relative_change
+from agent.eval.loaded_report import CompareError, LoadedReport, load_report
 from agent.eval.paired import p_text
 from recode_tui.setup.usage import UsageError
 from recode_tui.commands.fit import Col, Layout, output_console, print_layout
@@ -130,7 +130,7 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def describe(comparison: Comparison, base: dict[str, Any], other: dict[str, Any]) -> list[str]:
+def describe(comparison: Comparison, base: LoadedReport, other: LoadedReport) -> list[str]:
     """The plain lines around the table: episodes, settings."""
     lines = []
     n = len(comparison.common)
@@ -145,12 +145,12 @@ def describe(comparison: Comparison, base: dict[str, Any], other: dict[str, Any]
             lines.append(f"  only in the baseline ({len(comparison.only_base)}): {named(comparison.only_base)}")
         if comparison.only_other:
             lines.append(f"  only in this run ({len(comparison.only_other)}): {named(comparison.only_other)}")
-    cached = [sum(int(e.get("cached_calls") or 0) for e in r.get("episodes") or []) for r in (base, other)]
+    cached = [sum(e.cached_calls for e in r.episodes) for r in (base, other)]
     if any(cached):
-        calls = [sum(int(e.get("llm_calls") or 0) for e in r.get("episodes") or []) for r in (base, other)]
+        calls = [sum(e.llm_calls for e in r.episodes) for r in (base, other)]
         lines.append(f"response cache: {cached[0]} of {calls[0]} → {cached[1]} of {calls[1]} LLM calls answered "
                      "from the cache (no cost; the cost column counts only the others)")
-    repeats = [(r.get("plan") or {}).get("repeat", 1) for r in (base, other)]
+    repeats = [r.report.plan.repeat for r in (base, other)]
     if repeats != [1, 1]:
         lines.append(f"repeats: each episode played {repeats[0]} → {repeats[1]} times; numbers are means over the plays")
     if comparison.differences:
@@ -158,7 +158,8 @@ def describe(comparison: Comparison, base: dict[str, Any], other: dict[str, Any]
         for name, a, b in comparison.differences:
             lines.append(f"  {name}: {_shown(a)} → {_shown(b)}")
     else:
-        known = [k for k, v in settings_of(base).items() if v is not None and settings_of(other).get(k) is not None]
+        theirs = asdict(other.settings())
+        known = [k for k, v in asdict(base.settings()).items() if v is not None and theirs[k] is not None]
         lines.append(f"settings: the same ({', '.join(known)})")
     if comparison.prompt_files:
         lines.append(f"prompt files differ ({len(comparison.prompt_files)}): "
@@ -204,36 +205,37 @@ def flip_lines(comparison: Comparison) -> list[str]:
     return lines
 
 
-def heading(report: dict[str, Any]) -> str:
+def heading(report: LoadedReport) -> str:
     """A report's path, LLM, and how far it got when it did not complete."""
-    done, planned = len(report.get("episodes") or []), len(plan_episode_ids(report))
-    status = report.get("status") or "complete"
+    done, planned = len(report.episodes), len(report.planned)
+    status = report.report.status or "complete"
     state = "" if status == "complete" else f"; {status}: {done} of {planned or '?'} episodes"
-    agent = settings_of(report).get("agent")
-    return f"{report['_path']}  ({f'{agent}, ' if agent else ''}{settings_of(report).get('llm')}{state})"
+    settings = report.settings()
+    agent = settings.agent
+    return f"{report.label}  ({f'{agent}, ' if agent else ''}{settings.llm}{state})"
 
 
-def _with_finished_episodes(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _with_finished_episodes(reports: list[LoadedReport]) -> list[LoadedReport]:
     """The reports (or agents of a several-agent evaluation) that finished an episode, the others named.
 
     Two interrupted evaluations of several agents often leave one agent with nothing finished: it is left
     out with a note, and the rest are compared; with fewer than two left, the usual refusal says why.
     """
-    kept = [report for report in reports if results_by_episode(report)]
+    kept = [report for report in reports if report.results()]
     if len(kept) < 2 or len(kept) == len(reports):
         return reports
     for report in reports:
-        if not results_by_episode(report):
-            print(f"note: {report.get('_path', 'a report')} has no finished episode yet; left out of the comparison",
+        if not report.results():
+            print(f"note: {report.label or 'a report'} has no finished episode yet; left out of the comparison",
                   file=sys.stderr)
-    if results_by_episode(reports[0]) == {}:
-        print(f"note: the baseline is {kept[0].get('_path', 'the first report with episodes')}", file=sys.stderr)
+    if not reports[0].results():
+        print(f"note: the baseline is {kept[0].label or 'the first report with episodes'}", file=sys.stderr)
     return kept
 
 
 def run_compare(args: argparse.Namespace) -> int:
     try:
-        reports = _with_finished_episodes([part for path in args.reports for part in split_by_agent(load_report(path))])
+        reports = _with_finished_episodes([part for path in args.reports for part in load_report(path).by_agent()])
         if len(reports) < 2:
             raise CompareError("compare needs two reports or more (the first is the baseline), "
                                "or one evaluation of several agents (eval --agent a,b,...)")
@@ -280,7 +282,7 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _save_plot(path: str, comparisons: list[Comparison], reports: list[dict[str, Any]]) -> None:
+def _save_plot(path: str, comparisons: list[Comparison], reports: list[LoadedReport]) -> None:
     from agent.eval.paper_table import paper_table
     from recode_tui.commands.charts import ChartError, save_plot
 
@@ -290,18 +292,18 @@ def _save_plot(path: str, comparisons: list[Comparison], reports: list[dict[str,
         raise UsageError(str(exc)) from None
 
 
-def _type_order(reports: list[dict[str, Any]]) -> tuple[str, ...]:
+def _type_order(reports: list[LoadedReport]) -> tuple[str, ...]:
     """The environment's own task-type order (ALFWorld: put, clean, heat, ...), for the table's columns."""
     from envs import registry
 
-    env = settings_of(reports[0]).get("env")
+    env = reports[0].settings().env
     try:
         return tuple(registry.provider(str(env)).task_types) if env else TYPE_ORDER
     except Exception:  # noqa: BLE001 - a report of an environment no longer registered still prints
         return TYPE_ORDER
 
 
-def _print_json(output: str | None, comparisons: list[Comparison], reports: list[dict[str, Any]]) -> int:
+def _print_json(output: str | None, comparisons: list[Comparison], reports: list[LoadedReport]) -> int:
     """`--json`: every comparison and the paper table as recode.compare.v1, on standard output or in `-o FILE`."""
     import json
 
@@ -313,7 +315,7 @@ def _print_json(output: str | None, comparisons: list[Comparison], reports: list
 
 
 def _print_paper_table(table_format: str, output: str | None, comparisons: list[Comparison],
-                       reports: list[dict[str, Any]]) -> int:
+                       reports: list[LoadedReport]) -> int:
     """`--format`: the paper's table alone, on standard output or in `-o FILE`."""
     from agent.eval.paper_table import paper_table, render
 

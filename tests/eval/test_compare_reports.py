@@ -1,21 +1,14 @@
-"""`agent.eval.compare`: deltas, flips and settings from report dicts, old and new shapes alike."""
+"""`agent.eval.compare`: deltas, flips and settings from reports read through the report's loader."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
-from agent.eval.compare import (
-    CompareError,
-    compare_pair,
-    compare_reports,
-    episode_id,
-    load_report,
-    plan_episode_ids,
-    setting_differences,
-    settings_of,
-)
+from agent.eval.compare import compare_pair, compare_reports
+from agent.eval.loaded_report import CompareError, LoadedReport, load_report
 from agent.sessions.header import JOURNAL_VERSION, JournalHeader
 
 
@@ -25,20 +18,22 @@ def episode(game, task_type, success, steps=10, calls=4, tokens=(100, 20), cost=
             "cost": cost, "seconds": seconds, "journal": f"/evals/x/journals/{game}", **extra}
 
 
-def report(episodes, llm="demo", **plan):
+def report_json(episodes, llm="demo", **plan):
     return {"version": "recode.eval.v1", "plan": {"llm": llm, "env": "alfworld", "max_steps": 80, "preset": "default",
             "limits": {"max_depth": 10, "max_rewrite": 5}, "games": [{"id": e["game"]} for e in episodes], **plan},
             "episodes": episodes}
 
 
-def test_episode_ids_come_from_games_today_and_any_episode_key():
-    assert episode_id({"game": "clean-01"}) == "clean-01"
-    assert episode_id({"id": "put-02"}) == "put-02"
-    assert episode_id({"episode": "sw:boil-3", "game": "boil"}) == "sw:boil-3"
-    assert episode_id({"episode": {"id": "sw:melt-1"}}) == "sw:melt-1"
-    assert plan_episode_ids({"plan": {"episodes": [{"episode": "a"}, "b"]}}) == ["a", "b"]
-    assert plan_episode_ids({"plan": {"games": [{"id": "put-01"}]}}) == ["put-01"]
-    assert plan_episode_ids({}) == []
+def report(episodes, llm="demo", **plan) -> LoadedReport:
+    return LoadedReport.from_json(report_json(episodes, llm, **plan))
+
+
+def test_a_report_in_a_shape_no_version_wrote_is_refused_in_one_line():
+    """Episodes were always named by `game` and plans always listed `games` of ids: anything else is not a report."""
+    with pytest.raises(CompareError, match=r"its `episodes\[0\].game` is missing; restore report.json"):
+        LoadedReport.from_json({**report_json([]), "episodes": [{"episode": "put-01", "success": True}]})
+    with pytest.raises(CompareError, match=r"its `plan.games\[0\]` is 'put-01', not an object"):
+        LoadedReport.from_json({**report_json([]), "plan": {"llm": "demo", "games": ["put-01"]}})
 
 
 def test_deltas_per_task_type_and_the_flipped_episodes():
@@ -62,26 +57,25 @@ def test_deltas_per_task_type_and_the_flipped_episodes():
     assert "score" not in result.metrics  # neither report has one
 
 
-def test_a_score_is_compared_when_the_reports_have_one_and_missing_numbers_are_not_zero():
-    base = report([episode("a", None, False, score=0.25), {"game": "b", "success": True}])
-    other = report([episode("a", None, True, score=0.75), {"game": "b", "success": True}])
+def test_a_score_is_compared_when_the_reports_have_one_and_a_missing_score_is_not_zero():
+    base = report([episode("a", None, False, score=0.25), episode("b", None, True)])
+    other = report([episode("a", None, True, score=0.75), episode("b", None, True)])
     result = compare_pair(base, other)
     overall = result.rows[-1]
     assert overall.delta("score") == 0.5  # only `a` has a score: b is left out, not counted as 0
-    assert overall.base["steps"] == 10  # b has no steps: the mean is a's alone
+    assert overall.base["steps"] == 10
     assert result.rows[0].task_type == "?"
 
 
 def test_settings_differences_are_listed_and_unrecorded_settings_are_not():
-    base = report([episode("a", "put", True)])
-    other = report([episode("a", "put", True)], max_steps=50, preset="paper", agent="react",
-                   limits={"max_rewrite": 5, "max_depth": 8})
-    other["_journal_header"] = JournalHeader(prompt_hash="bbb")
-    names = [name for name, _, _ in setting_differences(settings_of(base), settings_of(other))]
+    base = report([episode("a", "put", True)])  # a plan from before it recorded its agent
+    other = replace(report([episode("a", "put", True)], max_steps=50, preset="paper", agent="react",
+                           limits={"max_rewrite": 5, "max_depth": 8}), journal_header=JournalHeader(prompt_hash="bbb"))
+    names = [name for name, _, _ in base.settings().differences(other.settings())]
     assert names == ["max_steps", "limits", "preset"]  # no agent nor prompt hash in the baseline: not a difference
-    assert settings_of(other)["agent"] == "react"
-    base["_journal_header"] = JournalHeader(prompt_hash="aaa")  # a journal without `agent` is ReCode's
-    names = [name for name, _, _ in setting_differences(settings_of(base), settings_of(other))]
+    assert other.settings().agent == "react" and base.report.plan.agent == "recode"
+    base = replace(base, journal_header=JournalHeader(prompt_hash="aaa"))  # a journal without `agent` is ReCode's
+    names = [name for name, _, _ in base.settings().differences(other.settings())]
     assert names == ["prompt_hash", "max_steps", "limits", "preset", "agent"]
 
 
@@ -114,27 +108,17 @@ def test_load_report_refuses_what_is_not_a_report(tmp_path):
     (folder / "journals" / "a").mkdir(parents=True)
     (folder / "journals" / "a" / "journal.jsonl").write_text(json.dumps({"type": "session", "version": JOURNAL_VERSION,
                                                                           "prompt_hash": "h1"}) + "\n")
-    moved = report([episode("a", "put", True)])  # its journal path points where the eval used to be
+    moved = report_json([episode("a", "put", True)])  # its journal path points where the eval used to be
     (folder / "report.json").write_text(json.dumps(moved))
     loaded = load_report(folder)
-    assert loaded["_path"] == str(folder / "report.json") and settings_of(loaded)["prompt_hash"] == "h1"
-
-
-def test_an_older_report_naming_games_matches_a_newer_one_naming_episodes():
-    old = report([episode("clean-01", "clean", False), episode("put-01", "put", True)])
-    new = report([episode("clean-01", "clean", True, episode="alfworld:clean-01"),
-                  episode("put-01", "put", True, episode="alfworld:put-01")])
-    new["plan"]["episodes"] = [{"env": "alfworld", "episode": "alfworld:clean-01"},
-                               {"env": "alfworld", "episode": "alfworld:put-01"}]
-    result = compare_pair(old, new)
-    assert result.same_episodes and result.common == ["clean-01", "put-01"]
-    assert [f.episode for f in result.lost_to_won] == ["clean-01"]
+    assert loaded.label == str(folder / "report.json") and loaded.settings().prompt_hash == "h1"
+    assert loaded.journal_path(loaded.episodes[0]) == str(folder / "journals" / "a")
 
 
 def test_an_interrupted_report_names_what_it_planned_but_did_not_finish():
     base = report([episode("a", "put", True), episode("b", "put", True)])
-    cut = report([episode("a", "put", False)])
+    cut = report_json([episode("a", "put", False)])
     cut["plan"]["games"] = [{"id": "a"}, {"id": "b"}]
     cut["status"] = "interrupted"
-    result = compare_pair(base, cut)
+    result = compare_pair(base, LoadedReport.from_json(cut))
     assert result.common == ["a"] and result.only_base == ["b"] and result.unfinished == {"b"}

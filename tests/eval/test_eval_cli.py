@@ -176,7 +176,7 @@ def test_ctrl_c_writes_the_report_of_finished_episodes_and_resume_continues(tmp_
         (("--llm", "human"), "eval needs a model or a script"),
         (("--llm", "scripted:/no/such/file.yaml"), "cannot read script"),
         (("--llm", "journal:/no/such/dir"), "is not a folder"),
-        (("--resume", "/no/such/report.json"), "cannot read report"),
+        (("--resume", "/no/such/report.json"), "no report at /no/such/report.json"),
         (("--node-timeout", "0"), "--node-timeout must be more than 0 seconds"),
         (("--preset", "fast"), "unknown --preset 'fast'; use one of: default, paper"),
         (("--max-steps", "-1"), "--max-steps must be 0 or more"),

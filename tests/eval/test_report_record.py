@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.eval.compare import CompareError, load_report
+from agent.eval.loaded_report import CompareError, load_report
 from agent.eval.report import EvalReport
+from agent.eval.results import PLAN_VERSION
 from recode_tui.commands.cli import main
 
 
@@ -53,13 +54,14 @@ def test_a_bad_report_is_refused_in_one_line_that_says_what_to_do(tmp_path, caps
     assert said in err and len(err.splitlines()) == 1
 
 
-def test_compare_refuses_a_bad_field_and_takes_other_shapes(tmp_path) -> None:
+def test_compare_reads_through_the_same_loader(tmp_path) -> None:
     bad = _write(tmp_path / "bad", _report(episodes__cost="free"))
     with pytest.raises(CompareError, match=r"its `episodes\[0\].cost` is 'free', not a number"):
         load_report(bad)
-    other = _report(episodes=[{"episode": "put-01", "success": True}])  # named another way: compare matches it
-    other["plan"]["games"] = ["put-01"]
-    assert load_report(_write(tmp_path / "other", other))["episodes"][0]["episode"] == "put-01"
+    old = _report(plan={"llm": "demo", "games": [{"id": "put-01"}]}, episodes=[{"game": "put-01", "success": True}])
+    loaded = load_report(_write(tmp_path / "old", old))
+    assert loaded.report == EvalReport.read(tmp_path / "old" / "report.json")
+    assert (loaded.report.plan.agent, loaded.episodes[0].steps, loaded.episodes[0].reason) == ("recode", 0, "")
 
 
 def test_an_earlier_report_gets_its_records_defaults(tmp_path) -> None:
@@ -69,3 +71,20 @@ def test_an_earlier_report_gets_its_records_defaults(tmp_path) -> None:
     loaded = EvalReport.read(_write(tmp_path / "old", report) / "report.json")
     assert loaded.plan.games[0].task_type is None and loaded.plan.env == "alfworld" and loaded.plan.max_steps == 80
     assert (loaded.episodes[0].reason, loaded.episodes[0].task_type, loaded.episodes[0].steps) == ("", None, 0)
+
+
+def test_the_plan_carries_its_own_version_and_an_unknown_one_is_refused(tmp_path, capsys) -> None:
+    """The plan's format is versioned apart from the report's: written on every report, read back by the
+    loader; a plan without one (written before) reads as this version, a plan of another is refused."""
+    written = tmp_path / "new" / "report.json"
+    EvalReport.from_json(_report()).write(written)
+    assert json.loads(written.read_text(encoding="utf-8"))["plan"]["version"] == PLAN_VERSION
+    assert EvalReport.read(written).plan.version == PLAN_VERSION
+    assert EvalReport.read(_write(tmp_path / "old", _report()) / "report.json").plan.version == PLAN_VERSION
+    future = _write(tmp_path / "future", _report(plan__version="recode.eval-plan.v9"))
+    said = "its plan is version 'recode.eval-plan.v9'; this recode-tui reads recode.eval-plan.v1 plans"
+    with pytest.raises(CompareError, match=said):
+        load_report(future)
+    assert main(["eval", "--resume", str(future), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert said in err and len(err.splitlines()) == 1

@@ -44,8 +44,9 @@ def test_an_evaluation_of_several_agents_is_refused_with_one_line(tmp_path: Path
     for name in ("a", "b"):
         folder = tmp_path / name
         folder.mkdir()
-        report = {"version": "recode.eval.v1", "plan": {"agents": ["recode", "react"], "episodes": ["put-01"]},
-                  "episodes": [{"episode": "put-01", "agent": "recode", "success": True}]}
+        report = {"version": "recode.eval.v1",
+                  "plan": {"llm": "demo", "agents": ["recode", "react"], "games": [{"id": "put-01"}]},
+                  "episodes": [{"game": "put-01", "agent": "recode", "success": True}]}
         (folder / "report.json").write_text(json.dumps(report))
     assert cli.main(["diff", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err.strip()

@@ -1,7 +1,7 @@
 """Two evaluations diffed episode by episode: every common episode, the flipped ones first.
 
 The reports say which episodes both finished and where their journals are
-(`agent.eval.compare`); each pair of journals is diffed as two runs.
+(`agent.eval.loaded_report`); each pair of journals is diffed as two runs.
 """
 
 from __future__ import annotations
@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.eval.compare import REPORT_FILE, CompareError, compare_pair, journal_path, load_report, results_by_episode
+from agent.eval.compare import compare_pair
+from agent.eval.loaded_report import CompareError, load_report
+from agent.eval.report import REPORT_FILE
 from agent.sessions.journal_read import JournalError, read_journal
 from agent.eval.rundiff.diff import IncomparableRuns, RunDiff, diff_runs
 
@@ -46,23 +48,21 @@ def diff_evals(path_a: str | Path, path_b: str | Path) -> EvalDiff:
     try:
         base, other = load_report(path_a), load_report(path_b)
         for report in (base, other):
-            agents = (report.get("plan") or {}).get("agents") or []
-            if len(agents) > 1:  # its episodes are named once per agent: pairing them by name would mix agents
+            agents = report.report.plan.agents
+            if report.report.plan.multi:  # its episodes are named once per agent: pairing them by name would mix agents
                 raise IncomparableRuns(
-                    f"{report['_path']} is an evaluation of {len(agents)} agents ({', '.join(map(str, agents))}); "
+                    f"{report.label} is an evaluation of {len(agents)} agents ({', '.join(map(str, agents))}); "
                     "diff one episode of two agents instead: recode-tui diff EVAL/journals/AGENT_A/EPISODE EVAL/journals/AGENT_B/EPISODE")
         comparison = compare_pair(base, other)
     except CompareError as exc:
         raise IncomparableRuns(str(exc)) from None
-    results_a, results_b = results_by_episode(base), results_by_episode(other)
-    renamed = {n: k for k, r in results_b.items() for n in (r.get("episode"), r.get("id"), r.get("game")) if n}
+    results_a, results_b = base.results(), other.results()
     found = []
     for episode in comparison.common:
-        ra = results_a[episode]
-        rb = results_b.get(episode) or results_b.get(renamed.get(episode, ""), {})
-        ja, jb = journal_path(base, ra), journal_path(other, rb)
-        task_type = str(ra.get("task_type") or rb.get("task_type") or "?")
-        item = EpisodeDiff(episode, task_type, bool(ra.get("success")), bool(rb.get("success")), None)
+        ra, rb = results_a[episode], results_b[episode]
+        ja, jb = base.journal_path(ra), other.journal_path(rb)
+        task_type = str(ra.task_type or rb.task_type or "?")
+        item = EpisodeDiff(episode, task_type, bool(ra.success), bool(rb.success), None)
         if not ja or not jb:
             item.refused = "no journal recorded for it in " + ("the first evaluation" if not ja else "the second")
         else:
@@ -72,4 +72,4 @@ def diff_evals(path_a: str | Path, path_b: str | Path) -> EvalDiff:
                 item.refused = str(exc)
         found.append(item)
     found.sort(key=lambda e: not e.flipped)  # stable: the plan's order within each group
-    return EvalDiff(str(base.get("_path", path_a)), str(other.get("_path", path_b)), found)
+    return EvalDiff(base.label, other.label, found)
