@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from agent.llm import LLM
     from agent.runtime.prompts import PromptSet
     from agent.runtime.stepper import Limits, Stepper
+    from agent.runtime.tree import NodeStatus
     from envs.base import Env
 
 DEFAULT_AGENT = "recode"
@@ -64,6 +65,19 @@ def agent_class(name: str | None) -> type["Stepper"]:
     if entry is None:
         raise UnknownAgent(f"unknown agent {name!r}: choose one of {', '.join(AGENTS)} (--agent NAME)")
     return entry.load()
+
+
+def status_words(name: str | None, status: "NodeStatus") -> str:
+    """How agent `name` reads a node's status in a pane: its own word for one waiting on an LLM call
+    (ReCode's `stub`), the generic words otherwise and for an agent not installed here."""
+    from agent.runtime.tree import NodeStatus  # light; the registry's import stays free of the runtime
+
+    if status is not NodeStatus.AWAITING_LLM:
+        return status.words
+    try:
+        return agent_class(name).awaiting_llm_word
+    except UnknownAgent:
+        return status.words
 
 
 def parse_options(pairs: list[str] | None, name: str | None = None) -> dict[str, Any]:

@@ -72,6 +72,7 @@ class Stepper(LLMCalls, EnvActions):
     display_name: ClassVar[str] = "Agent"  # as the status line shows it
     roles: ClassVar[tuple[str, ...]] = (MAIN_ROLE,)  # the LLM roles, in the order the console lists them
     every_call_words: ClassVar[str] = "every LLM call"  # how the default breakpoint reads for this agent
+    awaiting_llm_word: ClassVar[str] = "awaiting llm"  # how a node waiting on its LLM call reads in the panes
     structure_title: ClassVar[str] = "Steps"  # the title of the pane that draws `tree`
     default_prompts: ClassVar[Path | None] = None  # the prompt set used when --prompts is not given
     option_defaults: ClassVar[dict[str, Any]] = {}  # agent options (--agent-option KEY=VALUE) and defaults

@@ -152,7 +152,7 @@ class PickyPlanner(OneShotPlanner):
 
 
 async def test_options_the_agent_refuses_end_the_run_with_its_reason_before_the_environment_resets():
-    from agent.runtime.runners import RunnerSettings
+    from agent.sandbox.settings import RunnerSettings
     from envs import make_env
 
     env = make_env("toy:vase-1")

@@ -54,6 +54,7 @@ class Engine(Stepper):
     structure_title = "Code tree"
     default_prompts = DEFAULT_PROMPTS
     every_call_words = "every stub expansion"  # each LLM call expands a stub
+    awaiting_llm_word = "stub"  # the paper's word: a node that called a placeholder
     root_code = ROOT_CODE
     roles = ("",)
 

@@ -113,7 +113,7 @@ class DebugScreen(PaneRoutes):
         with Horizontal(id="panes"):
             with Vertical(id="left"):
                 yield CodeTreeView(self.engine.tree, id="code-tree")
-                yield NodeDetail(id="detail")
+                yield NodeDetail(id="detail", awaiting_llm_word=self.engine.awaiting_llm_word)
             yield VariablesPane(self.engine.runner.full_value, console.watch_expressions,
                                 note=self.engine.variables_note, id="vars")
             log = EnvLog(id="env-log")

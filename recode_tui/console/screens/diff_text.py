@@ -11,6 +11,7 @@ import difflib
 
 from rich.text import Text
 
+from agent.agents import status_words
 from agent.eval.rundiff import Call, NodeRow, Run, RunDiff, Step, StepRow
 from agent.runtime.safe_text import for_terminal
 from recode_tui.commands.diff import node_text, one_line, step_text
@@ -137,7 +138,7 @@ def node_side(diff: RunDiff, index: int, side: str) -> Text:
                    "bold reverse")
         return out
     out.append(for_terminal(f"{run.name} · {run.outcome} · {node.id} at {run.paths.get(node.id, '?')} "
-                            f"({node.status.words})", newlines=False) + "\n", "bold reverse")
+                            f"({status_words(run.agent, node.status)})", newlines=False) + "\n", "bold reverse")
     if theirs is None or node.code.strip() != theirs.code.strip():
         out.append_text(_own_lines(node.code.strip(), theirs.code.strip() if theirs else "", style))
     calls, other_calls = run.calls_of(node.id), other_run.calls_of(theirs.id) if theirs else []

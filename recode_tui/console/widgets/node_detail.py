@@ -7,13 +7,18 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from agent.runtime.tree import LLMExchange, Node
+from agent.runtime.tree import LLMExchange, Node, NodeStatus
 
 MAX_OBSERVATION_LINES = 200
 
 
 class NodeDetail(VerticalScroll):
     """Read-only detail of the selected node (Rich Syntax, never a TextArea)."""
+
+    def __init__(self, *, awaiting_llm_word: str = NodeStatus.AWAITING_LLM.words, id: str | None = None) -> None:
+        """`awaiting_llm_word`: the agent's word for a node waiting on its LLM call (ReCode's `stub`)."""
+        super().__init__(id=id)
+        self.awaiting_llm_word = awaiting_llm_word
 
     def compose(self):
         yield Static("", id="detail-body")
@@ -41,7 +46,7 @@ class NodeDetail(VerticalScroll):
         parts: list = [
             Text.assemble(
                 (f"{node.id}", "bold"),
-                (f"  {node.status.words}", "magenta"),
+                (f"  {self.awaiting_llm_word if node.status is NodeStatus.AWAITING_LLM else node.status.words}", "magenta"),
                 (f"  depth {node.depth}", "dim"),
                 (f"  {len(node.children)} children" if node.children else "", "dim"),
             ),
