@@ -45,17 +45,6 @@ def environment_pane(screen: str) -> str:
     return re.sub(r"\s+", " ", " ".join(parts))
 
 
-def wait_until(tmux: Tmux, session: str, check, timeout: float = 20.0) -> str:
-    deadline = time.monotonic() + timeout
-    screen = ""
-    while time.monotonic() < deadline:
-        screen = tmux.screen(session)
-        if check(screen):
-            return screen
-        time.sleep(0.2)
-    raise AssertionError(f"the screen never showed it:\n{screen}")
-
-
 def test_first_observation_is_whole_after_v_at_80x24_and_after_a_resize(tmux: Tmux) -> None:
     """The log hidden at start wraps to its width once shown, and again after a resize: nothing is cut."""
     session = "log"
@@ -63,11 +52,11 @@ def test_first_observation_is_whole_after_v_at_80x24_and_after_a_resize(tmux: Tm
     tmux.wait_for(session, "paused")
     tmux.wait_for(session, "Code tree")
     tmux("send-keys", "-t", session, "v")
-    screen = wait_until(tmux, session, lambda s: "Environment" in s and "TASK put a vase" in s)
-    screen = wait_until(tmux, session, lambda s: FIRST_OBSERVATION in environment_pane(s), timeout=5)
+    screen = tmux.wait_until(session, lambda s: "Environment" in s and "TASK put a vase" in s, "the task in the Environment pane", timeout=20)
+    screen = tmux.wait_until(session, lambda s: FIRST_OBSERVATION in environment_pane(s), "the whole first observation", timeout=5)
     tmux("resize-window", "-t", session, "-x", "100", "-y", "30")  # the wide layout: a narrower log pane
-    screen = wait_until(tmux, session, lambda s: "Code tree" in s and "Environment" in s)
-    wait_until(tmux, session, lambda s: FIRST_OBSERVATION in environment_pane(s), timeout=5)
+    screen = tmux.wait_until(session, lambda s: "Code tree" in s and "Environment" in s, "the tree and the Environment pane", timeout=20)
+    tmux.wait_until(session, lambda s: FIRST_OBSERVATION in environment_pane(s), "the whole first observation", timeout=5)
 
 
 def test_q_on_an_unfinished_run_says_how_to_resume_and_exits_3(tmux: Tmux, tmp_path: Path) -> None:
