@@ -208,6 +208,24 @@ def test_the_setup_layer_sits_below_both_front_ends() -> None:
     assert _front_end_imports(("recode_tui.setup",), front_ends) == []
 
 
+# What the console's controllers may take from widgets/: protocols a pane meets and the pure search, no pane.
+CONTROLLERS_MAY_IMPORT_FROM_WIDGETS = {"recode_tui.console.widgets.pane_focus", "recode_tui.console.widgets.search"}
+
+
+def test_the_console_controllers_import_no_pane() -> None:
+    """A controller (`recode_tui/console/controllers/`) decides what the panes do and says it by a request
+    the screen routes (run/requests.py) or through a protocol the panes meet (`Searchable`, `TakesFocus`);
+    it imports no widget. Lazy and TYPE_CHECKING imports count."""
+    found = _front_end_imports(("recode_tui.console.controllers",), ("recode_tui.console.widgets",))
+    assert [line for line in found if line.rsplit(" imports ", 1)[1] not in CONTROLLERS_MAY_IMPORT_FROM_WIDGETS] == []
+    # what they may import stays protocols and pure code: it builds on no UI toolkit and no widget
+    modules = _modules()
+    toolkit = [f"{name}:{line} imports {imported}" for name in sorted(CONTROLLERS_MAY_IMPORT_FROM_WIDGETS)
+               for line, imported in _every_import(modules[name], modules)
+               if imported.split(".")[0] in ("textual", "rich", "recode_tui")]
+    assert toolkit == []
+
+
 # What the console still takes from the command line's package (the diff's text), to move below both;
 # the list may only shrink.
 KNOWN_CONSOLE_TO_COMMANDS = {"recode_tui.commands.diff"}

@@ -132,7 +132,7 @@ class RecodeApp(CrashReport, ConsoleApp):
             # after the first frame; an error showing the run (a console bug) ends the app with its report
             self.call_after_refresh(self.run_worker, self._load_run(), name="load-run")
         elif self.session_control is not None:
-            self.session_control.attach(self)
+            self.session_control.attach(self, self.replace_run)
 
     # -- loading behind the first frame ---------------------------------------------------------
 
@@ -163,7 +163,7 @@ class RecodeApp(CrashReport, ConsoleApp):
         self._run_screen, self._shows_run = screen, True
         await self.remove_mode(loading_mode)
         if self.session_control is not None:
-            self.session_control.attach(self)
+            self.session_control.attach(self, self.replace_run)
 
     def _build_in_thread(self) -> LoadedRun | None:
         assert self._loader is not None

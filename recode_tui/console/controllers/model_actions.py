@@ -17,7 +17,6 @@ from recode_tui.console.run.hosts import Interruptible, RunScreen
 from recode_tui.console.run.requests import CloseEditor, FocusEditor, StatusChanged, SubmitEditor
 from recode_tui.console.controllers.llm_control import LLMControl, is_human, llm_choices
 from recode_tui.console.run.run_state import RunState, RunStateChanged
-from recode_tui.console.widgets.review_panel import ReviewBar
 
 MODEL_BINDINGS = [
     Binding("L", "switch_llm", "LLM", id="llm.switch", tooltip="Switch the LLM of the paused run"),
@@ -102,12 +101,12 @@ class ModelKeys:
         if not done:
             self.run.notify("No proposal is awaiting review.", severity="warning")
 
-    def decided(self, message: ReviewBar.Decided) -> None:
+    def decided(self, verb: str) -> None:
         """A button of the review bar: accept submits the editor's text, the others are the keys'."""
-        if message.verb == "accept":
+        if verb == "accept":
             self.run.post_message(SubmitEditor())
         else:
-            self.review(message.verb)
+            self.review(verb)
 
     # -- the sandbox ------------------------------------------------------------------
 

@@ -2,22 +2,19 @@
 
 `PaneSearch` is a controller the debug screen holds, owning the one search under
 way: the bar reports what was typed (its messages reach the screen, which hands
-them here), `Search` finds the matches, the searched pane shows them.
+them here), `Search` finds the matches, the searched pane shows them. A pane is
+searched when it is `Searchable`; which pane is searched when the focus is in none,
+and the bar to type in, the screen says (`SearchScreen`).
 """
 
 from __future__ import annotations
 
-from textual.binding import Binding
-from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import Input
+from typing import Protocol
 
-from recode_tui.console.widgets.search import Search, Searchable
-from recode_tui.console.widgets.agent_view import AgentViewPane
-from recode_tui.console.widgets.code_tree import CodeTreeView
-from recode_tui.console.widgets.env_log import EnvLog
-from recode_tui.console.widgets.prompt_view import PromptView
-from recode_tui.console.widgets.search_bar import SearchBar
+from textual.binding import Binding
+from textual.widget import Widget
+
+from recode_tui.console.widgets.search import Search, Searchable, SearchPrompt
 
 SEARCH_BINDINGS = [
     Binding("slash", "search", "Find", id="search.find", show=False,
@@ -25,44 +22,59 @@ SEARCH_BINDINGS = [
 ]
 
 
+class SearchScreen(Protocol):
+    """What the search needs of the screen holding it (`DebugScreen`)."""
+
+    @property
+    def focused(self) -> Widget | None: ...
+
+    @property
+    def search_bar(self) -> SearchPrompt: ...
+
+    @property
+    def default_searchable(self) -> Searchable:
+        """The pane searched when the focus is in no searchable one."""
+        ...
+
+
 class PaneSearch:
     """`/` and the search bar's messages on one screen; one search at a time."""
 
-    def __init__(self, screen: Screen[None]) -> None:
+    def __init__(self, screen: SearchScreen) -> None:
         self.screen = screen
         self.search: Search | None = None
         self.focus_before: Widget | None = None  # where the focus goes back to when the search closes
 
     def searched_pane(self) -> Searchable:
-        """The searchable pane holding the focus, else the environment log."""
+        """The searchable pane holding the focus, else the screen's default (the environment log)."""
         widget: Widget | None = self.screen.focused
         while widget is not None:
-            if isinstance(widget, (CodeTreeView, EnvLog, PromptView, AgentViewPane)):
+            if isinstance(widget, Searchable):
                 return widget
             widget = widget.parent if isinstance(widget.parent, Widget) else None
-        return self.screen.query_one(EnvLog)
+        return self.screen.default_searchable
 
     def open(self) -> None:
         pane = self.searched_pane()
         if self.search is not None:
             self.search.clear()
         self.search = Search(pane)
-        focused = self.screen.focused
-        if not isinstance(focused, Input) or focused.id != "search-input":
-            self.focus_before = focused
-        self.screen.query_one(SearchBar).open(pane.search_name)
+        bar = self.screen.search_bar
+        if not bar.has_focus_within:  # `/` again from the bar keeps where the focus goes back to
+            self.focus_before = self.screen.focused
+        bar.open(pane.search_name)
 
-    def query(self, message: SearchBar.Query) -> None:
+    def query(self, text: str) -> None:
         if self.search is not None:
-            self.search.update(message.text)
-            self.screen.query_one(SearchBar).show_result(self.search.summary())
+            self.search.update(text)
+            self.screen.search_bar.show_result(self.search.summary())
 
-    def step(self, message: SearchBar.Step) -> None:
+    def step(self, direction: int) -> None:
         if self.search is not None:
-            self.search.step(message.direction)
-            self.screen.query_one(SearchBar).show_result(self.search.summary())
+            self.search.step(direction)
+            self.screen.search_bar.show_result(self.search.summary())
 
-    def close(self, message: SearchBar.Closed) -> None:
+    def close(self) -> None:
         search, self.search = self.search, None
         if search is None:
             return

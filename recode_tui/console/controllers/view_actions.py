@@ -2,8 +2,9 @@
 
 `PaneView` is a controller the debug screen holds: the state it changes is the
 screen's own layout (the active tab, `Screen.maximized`, the `-data` class of
-`#panes`, where the focus is), so it keeps a typed reference to that screen and
-finds the panes by their classes; it changes nothing a pane shows.
+`#panes`), so it keeps a typed reference to that screen and names the parts of
+the layout by their ids (recode.tcss). Which widget of a pane then takes the
+focus the pane says itself (`TakesFocus`); it changes nothing a pane shows.
 """
 
 from __future__ import annotations
@@ -13,12 +14,7 @@ from textual.widget import Widget
 from textual.widgets import TabbedContent
 
 from recode_tui.console.run.hosts import RunScreen
-from recode_tui.console.widgets.agent_view import AgentViewPane
-from recode_tui.console.widgets.code_tree import CodeTreeView
-from recode_tui.console.widgets.env_log import EnvLog
-from recode_tui.console.widgets.answer_editor import AnswerEditor
-from recode_tui.console.widgets.observation_view import ObservationView
-from recode_tui.console.widgets.variables import VariablesPane
+from recode_tui.console.widgets.pane_focus import focus_first
 
 VIEW_BINDINGS = [
     Binding("z,ctrl+t", "zoom", "Zoom", id="view.zoom", show=False,
@@ -32,6 +28,9 @@ class PaneView:
     """Zoom (Textual's maximize) and the narrow layout's two pane pairs of one screen."""
 
     ZOOMABLE = ("code-tree", "detail", "vars", "env-log", "bottom")
+    # the narrow layout's two pairs, in the order their panes take the focus (the variables: unless it has none)
+    CODE_PANES = ("#code-tree",)
+    DATA_PANES = ("#vars", "#env-log")
 
     def __init__(self, screen: RunScreen) -> None:
         self.screen = screen
@@ -39,25 +38,13 @@ class PaneView:
     def show_tab(self, tab: str) -> None:
         """`O`, `e`, `r`, `B`, `a`: a tab of the bottom pane, with the focus in it."""
         screen = self.screen
-        if tab == "tab-agent" and not screen.query(AgentViewPane):
+        tabs = screen.query_one(TabbedContent)
+        if not tabs.query(f"TabPane#{tab}"):  # only the agent's own view may be missing
             screen.notify(f"{screen.engine.display_name} has no agent view: its tree is its state.",
                           severity="warning")
             return
-        screen.query_one(TabbedContent).active = tab
-        if tab == "tab-expand":
-            for editor in screen.query(AnswerEditor):
-                if editor.is_open:
-                    editor.editor.focus()
-        elif tab == "tab-breakpoints":
-            for table in screen.query("#bp-table"):
-                table.focus()
-        elif tab == "tab-prompt":
-            for area in screen.query("#prompt-text"):
-                area.focus()
-        elif tab == "tab-agent":
-            screen.query_one(AgentViewPane).focus()
-        elif tab == "tab-observation":
-            screen.query_one(ObservationView).focus()
+        tabs.active = tab
+        focus_first(tabs.get_pane(tab).walk_children())
 
     def zoom(self) -> None:
         """Zoom the pane holding the focus, or restore the zoomed one."""
@@ -81,7 +68,6 @@ class PaneView:
             screen.notify("Every pane is shown at this width; z zooms the focused one.")
             return
         panes.toggle_class("-data")
-        variables = screen.query_one(VariablesPane)
-        data = screen.query_one(EnvLog) if variables.has_class("-no-variables") else variables.query_one("#vars-table")
-        target = data if panes.has_class("-data") else screen.query_one(CodeTreeView)
-        screen.call_after_refresh(target.focus)
+        shown = self.DATA_PANES if panes.has_class("-data") else self.CODE_PANES
+        candidates = [pane for selector in shown for pane in screen.query(selector)]
+        screen.call_after_refresh(focus_first, candidates)

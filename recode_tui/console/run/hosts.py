@@ -32,6 +32,27 @@ if TYPE_CHECKING:  # names for the declarations only: `RecodeApp` derives from `
     from recode_tui.console.widgets.driver import EngineDriver
 
 
+class ReplaceRun(Protocol):
+    """Shows a replayed engine (a resume, rewind or fork) on a new run screen in place of the run on show.
+
+    The app's (`RecodeApp.replace_run`): only it builds a `DebugScreen`, which no module here
+    imports; it hands this to the session control with `Sessions.attach`.
+    """
+
+    async def __call__(
+        self,
+        engine: Stepper,
+        replayed: list[ev.Event],
+        *,
+        how: str,
+        drafts: dict[str, str] | None = None,
+        breakpoints: list[Breakpoint] | None = None,
+        watches: list[str] | None = None,
+        profiles: str | None = None,
+        game: str | None = None,
+    ) -> RunScreen: ...
+
+
 class Sessions(Protocol):
     """The session control as the screens, the LLM control and the workspace use it."""
 
@@ -40,7 +61,7 @@ class Sessions(Protocol):
     busy: bool  # a replay is running
     failure: str  # the last replay's one-line failure ('' once a session is open)
 
-    def attach(self, app: ConsoleApp) -> None: ...
+    def attach(self, app: ConsoleApp, replace_run: ReplaceRun) -> None: ...
     def save_work(self) -> None: ...
     def save_settings(self) -> None: ...
     def show_status(self) -> None: ...
@@ -131,21 +152,6 @@ class ConsoleApp(App[None]):
     def set_watches(self, expressions: Iterable[str]) -> None:
         """The watch list outlives a run: the next run's variables pane starts from it."""
         self.watch_expressions[:] = expressions
-
-    async def replace_run(
-        self,
-        engine: Stepper,
-        replayed: list[ev.Event],
-        *,
-        how: str,
-        drafts: dict[str, str] | None = None,
-        breakpoints: list[Breakpoint] | None = None,
-        watches: list[str] | None = None,
-        profiles: str | None = None,
-        game: str | None = None,
-    ) -> RunScreen:
-        """`RecodeApp`'s: showing a run makes a `DebugScreen`, which this module cannot import."""
-        raise NotImplementedError
 
 
 @runtime_checkable

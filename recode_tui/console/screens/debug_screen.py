@@ -323,13 +323,13 @@ class DebugScreen(PaneRoutes):
         self.pane_search.open()
 
     def on_search_bar_query(self, message: SearchBar.Query) -> None:
-        self.pane_search.query(message)
+        self.pane_search.query(message.text)
 
     def on_search_bar_step(self, message: SearchBar.Step) -> None:
-        self.pane_search.step(message)
+        self.pane_search.step(message.direction)
 
     def on_search_bar_closed(self, message: SearchBar.Closed) -> None:
-        self.pane_search.close(message)
+        self.pane_search.close()
 
     def action_switch_llm(self) -> None:
         self.model_keys.switch_llm()
@@ -341,7 +341,7 @@ class DebugScreen(PaneRoutes):
         self.model_keys.review(verb)
 
     def on_review_bar_decided(self, message: ReviewBar.Decided) -> None:
-        self.model_keys.decided(message)
+        self.model_keys.decided(message.verb)
 
     def on_llmcontrol_switched(self, message: LLMControl.Switched) -> None:
         self.update_status()

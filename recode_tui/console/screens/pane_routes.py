@@ -50,6 +50,7 @@ from recode_tui.console.widgets.node_detail import NodeDetail
 from recode_tui.console.widgets.observation_view import ObservationView
 from recode_tui.console.widgets.prompt_view import PromptView
 from recode_tui.console.widgets.review_panel import ReviewBar
+from recode_tui.console.widgets.search_bar import SearchBar
 from recode_tui.console.widgets.status_bar import StatusBar
 from recode_tui.console.widgets.variables import VariablesPane
 
@@ -89,6 +90,15 @@ class PaneRoutes(RunScreen):
     @property
     def review_bar(self) -> ReviewBar:
         return self.query_one(ReviewBar)
+
+    @property
+    def search_bar(self) -> SearchBar:
+        return self.query_one(SearchBar)
+
+    @property
+    def default_searchable(self) -> EnvLog:
+        """What `/` searches when the focus is in no searchable pane: the environment log."""
+        return self.env_log
 
     # -- what the engine did -----------------------------------------------------------------
 

@@ -34,7 +34,7 @@ from agent.sessions.session import (
 )
 from mockllm.chosen import ChosenAnswerLLM
 from mockllm.human import HumanLLM
-from recode_tui.console.run.hosts import Cancellable, ConsoleApp, RunScreen, is_trusted
+from recode_tui.console.run.hosts import Cancellable, ConsoleApp, ReplaceRun, RunScreen, is_trusted
 from recode_tui.console.run.requests import HandOver, SelectNode, ShowSession
 # What `--resume` names and the game a session played: the setup layer's, named here too for the console's callers.
 from recode_tui.setup.sessions import find_resume as find_resume, journal_llm_note, session_game as session_game
@@ -83,6 +83,7 @@ class SessionControl:
         self.session = session
         self.pending_resume = resume
         self.app: ConsoleApp | None = None
+        self.replace_run: ReplaceRun | None = None  # the app's: a replayed engine on a new run screen
         self.busy = False  # a replay is running
         self.error = ""  # the journal or draft error last shown
         self.how = "new"  # new | resumed | rewound | forked: for the status line
@@ -120,10 +121,11 @@ class SessionControl:
 
     # -- wiring -------------------------------------------------------------------------
 
-    def attach(self, app: ConsoleApp) -> None:
+    def attach(self, app: ConsoleApp, replace_run: ReplaceRun) -> None:
         """Called once the app is mounted: timers and the first status (each run's screen
-        saves the draft when the focus moves, see `DebugScreen.on_mount`)."""
-        self.app = app
+        saves the draft when the focus moves, see `DebugScreen.on_mount`). `replace_run` is how
+        the app shows a replayed engine (a resume, rewind or fork) in place of the run on show."""
+        self.app, self.replace_run = app, replace_run
         app.set_interval(DRAFT_SECONDS, self.save_work)
         app.set_interval(CHECK_SECONDS, self.check_journal)
         self.show_status()
@@ -451,8 +453,8 @@ class SessionControl:
     async def adopt(self, session: Session, events: list[ev.Event], how: str,
                     prefill: dict[str, str] | None = None, profiles: str | None = None) -> None:
         """Show `session`'s engine on a new debug screen: the replayed events, the draft; close the old run."""
-        app = self.app
-        assert app is not None
+        app, replace_run = self.app, self.replace_run
+        assert app is not None and replace_run is not None
         old_engine, old_session = app.debug_screen.engine, self.session
         self.session, self.how, self.error = session, how, ""
         drafts = self.work.reopened_draft(session)
@@ -460,7 +462,7 @@ class SessionControl:
         # a branch keeps the set-up on screen; a resume brings back the session's own
         breakpoints, watches = self.work.reopened_settings(session) if how == "resumed" else (None, None)
         # the L picker lists the profiles file the session's LLM came from
-        await app.replace_run(session.engine, events, how=how, drafts=drafts, breakpoints=breakpoints,
+        await replace_run(session.engine, events, how=how, drafts=drafts, breakpoints=breakpoints,
                               watches=watches, profiles=profiles, game=session_game(session.folder))
         if self.select_at:
             if self.select_at in session.engine.tree.nodes:

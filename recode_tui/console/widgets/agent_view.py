@@ -54,6 +54,10 @@ class AgentViewPane(VerticalScroll, can_focus=True):
     def compose(self) -> ComposeResult:
         yield Static(EMPTY, id="agent-view-text")
 
+    def take_focus(self) -> bool:
+        self.focus()
+        return True
+
     def show(self, view: AgentView | None) -> bool:
         """Draw `view`; False (and nothing redrawn) when it is what is shown already."""
         if view == self.shown_view:

@@ -262,6 +262,12 @@ class AnswerEditor(Vertical):
     def is_open(self) -> bool:
         return self.node_id is not None
 
+    def take_focus(self) -> bool:
+        """`e`: the text takes the focus while an answer is awaited (a closed editor keeps none)."""
+        if self.is_open:
+            self.editor.focus()
+        return self.is_open
+
     @property
     def skeleton(self) -> str:
         """The open call's answer format (the agent's), shown in an empty editor and by ctrl+r."""

@@ -38,6 +38,11 @@ class BreakpointsPane(Vertical):
         yield DataTable(id="bp-table", cursor_type="row")
         yield Input(placeholder=ADD_HINT, id="bp-input")
 
+    def take_focus(self) -> bool:
+        """`B`: the list takes the focus, not the add box."""
+        self.query_one("#bp-table", DataTable).focus()
+        return True
+
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         for label, key in (("#", "number"), ("on", "on"), ("breakpoint", "what"), ("condition", "cond"), ("hits", "hits")):

@@ -195,6 +195,10 @@ class CodeTreeView(Tree[str]):
         self.call_after_refresh(move)
         return True
 
+    def take_focus(self) -> bool:
+        self.focus()
+        return True
+
     # -- search (`/`): one line per node, in reading order, collapsed ones included ------------
 
     def _in_order(self) -> list[TreeNode[str]]:

@@ -74,6 +74,10 @@ class EnvLog(LineHookLog):
     def after_line(self) -> None:
         self.env_highlighter.found = ()
 
+    def take_focus(self) -> bool:
+        self.focus()
+        return True
+
     # -- search (`/`) ----------------------------------------------------------------
 
     def search_lines(self) -> Sequence[str]:

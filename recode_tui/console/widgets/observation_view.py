@@ -35,6 +35,10 @@ class ObservationView(VerticalScroll, can_focus=True):
     def compose(self) -> ComposeResult:
         yield Static(EMPTY, id="observation-text")
 
+    def take_focus(self) -> bool:
+        self.focus()
+        return True
+
     @property
     def text(self) -> str:
         """What the pane shows, as plain text (tests, search)."""

@@ -41,6 +41,11 @@ class PromptView(Vertical):
         yield Static("No prompt yet: a prompt appears when a stub is expanded.", id="prompt-title")
         yield PromptText("", id="prompt-text", read_only=True, soft_wrap=True, show_line_numbers=True)
 
+    def take_focus(self) -> bool:
+        """`r`: the prompt's text takes the focus, to scroll, select and search it."""
+        self.query_one("#prompt-text", TextArea).focus()
+        return True
+
     def on_mount(self) -> None:
         screen = self.screen
         shown = screen.shown_prompt if isinstance(screen, RunScreen) else None  # what the run's screen shows

@@ -9,7 +9,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Protocol, Sequence
+from typing import Protocol, Sequence, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -53,8 +53,9 @@ def find_all(lines: Sequence[str], pattern: str, limit: int = MAX_MATCHES) -> li
     return found
 
 
+@runtime_checkable
 class Searchable(Protocol):
-    """A pane that can be searched."""
+    """A pane that can be searched: `/` searches the one holding the focus."""
 
     search_name: str  # shown in the search bar: "Environment", "Prompt"
 
@@ -66,6 +67,21 @@ class Searchable(Protocol):
 
     def show_match(self, matches: Sequence[Match], current: Match | None) -> None:
         """Mark the matches and bring the current one into view; no matches clears the marks."""
+        ...
+
+
+class SearchPrompt(Protocol):
+    """The line the person types the search in (`SearchBar`)."""
+
+    @property
+    def has_focus_within(self) -> bool: ...
+
+    def open(self, pane_name: str) -> None:
+        """Show the line for the pane named `pane_name`, with the focus in it."""
+        ...
+
+    def show_result(self, summary: str) -> None:
+        """Say how many matches there are and which is current (`Search.summary`)."""
         ...
 
 

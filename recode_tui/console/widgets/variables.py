@@ -69,6 +69,13 @@ class VariablesPane(Vertical):
     def watches(self) -> WatchList:
         return self.query_one(WatchList)
 
+    def take_focus(self) -> bool:
+        """The table takes the focus; while the note stands in for it (no variables) the pane takes none."""
+        if self.has_class("-no-variables"):
+            return False
+        self.query_one("#vars-table", DataTable).focus()
+        return True
+
     def on_mount(self) -> None:
         table = self.query_one("#vars-table", DataTable)
         table.add_column(" ", key="mark", width=1)
