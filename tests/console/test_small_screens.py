@@ -58,9 +58,12 @@ async def test_v_swaps_in_the_variables_and_the_log_on_a_narrow_terminal() -> No
         await pilot.pause()
         assert visible(app, "#vars") and visible(app, "#env-log")
         assert not app.debug_screen.query_one("#left").display
+        table = app.debug_screen.query_one("#vars-table")
+        await wait_for(pilot, lambda: app.focused is table, what="the variables table focused")
         await pilot.press("v")
         await pilot.pause()
         assert visible(app, "#code-tree") and visible(app, "#detail")
+        await wait_for(pilot, lambda: app.focused is app.debug_screen.tree_view, what="the code tree focused")
 
 
 async def test_at_100x30_the_status_line_keeps_the_stop_reason_and_never_wraps() -> None:

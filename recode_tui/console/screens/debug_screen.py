@@ -15,7 +15,8 @@ actions and messages to: `RunEvents` (the driver's events and stops),
 sandbox), `PaneSearch` (`/`), `PaneView` (tabs, zoom, narrow panes). Each is given
 this screen as a `hosts.RunScreen`, the run's state without its panes; what a pane
 should show it posts as a request (run/requests.py), which the screen's
-`PaneRoutes` hands to that pane.
+`PaneRoutes` hands to that pane, or asks through a protocol the panes meet
+(`Searchable`, `TakesFocus`).
 """
 
 from __future__ import annotations
