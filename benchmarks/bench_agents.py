@@ -140,7 +140,7 @@ async def play(agent: str, game: str, llm, options: dict | None = None) -> dict:
     runner = RunnerSettings().make_runner()
     await runner.ensure_started()
     timed = TimedLLM(llm)
-    engine = agents.build(agent, env, timed, runner, options=options)
+    engine = agents.build_agent(agents.AgentSpec(agent, options or {}), env, timed, runner)
     sessions = tempfile.TemporaryDirectory()
     session = start_session(engine, Path(sessions.name), game, "bench")  # the journal every user path writes
     actions: list[str] = []

@@ -138,6 +138,13 @@ class Evaluation:
 
             self._cache_folder = Path(report.plan.cache_dir) if report.plan.cache_dir else default_folder()
 
+    def _spec(self, agent: str) -> agents.AgentSpec:
+        """What builds `agent` for every episode of the plan: its options, the plan's limits, prompts,
+        preset and runner settings."""
+        plan = self.report.plan
+        return agents.AgentSpec(agent, plan.options_for(agent), self._limits, self._prompts, plan.preset,
+                                self._runner_settings)
+
     def _for_repeat(self, llm: LLM, repeat: int) -> tuple[LLM, int | None, float | None]:
         """With repeats, each play's sampled model calls carry the repeat's own seed (a model that takes
         one samples reproducibly per repeat); the LLM, that seed and the sampling temperature, for the record.
@@ -305,11 +312,8 @@ class Evaluation:
             async with pool.env(ref, plan.max_steps) as env:
                 envs.append(env)
                 # an agent that runs code gets a runner whose worker started during the last episode
-                runner = (self._spares.take() if agents.agent_class(agent).answers_are_code
-                          else self._runner_settings.make_runner())
-                engine = agents.build(agent, env, llm, runner, limits=self._limits, prompts=self._prompts,
-                                      options=plan.options_for(agent))
-                engine.preset = plan.preset
+                runner = self._spares.take() if agents.agent_class(agent).answers_are_code else None
+                engine = agents.build_agent(self._spec(agent), env, llm, runner)
                 # profiles: a resume of this journal goes on with the same model
                 writer = JournalWriter(folder, session_header(ref, engine, plan.llm, profiles=plan.profiles))
                 engine.observers.append(writer)

@@ -100,17 +100,17 @@ def claim_session_folder(sessions_dir: Path, session_id: str) -> Path:
             return folder
 
 
-def default_runner(header: JournalHeader, trusted: bool = False) -> tuple[Any, str]:
-    """The runner to replay a session with: always the sandbox, with the recorded node time limit and seed
+def replay_runner(header: JournalHeader, trusted: bool = False) -> tuple[RunnerSettings, str]:
+    """How a session's node code replays: always in the sandbox, with the recorded node time limit and seed
     (so a replay draws the same numbers); unchecked only when the caller asks (`--trusted`), never
-    because the journal says so. Returns the runner and a note when it differs from the recording."""
+    because the journal says so. Returns the settings and a note when they differ from the recording."""
     settings = RunnerSettings(trusted=trusted, node_timeout=header.node_timeout, seed=header.sandbox_seed)
     note = ""
     if header.recorded_unchecked and not trusted:
         how = "in-process without checks" if header.runner == "ThreadRunner" else "with --trusted"
         note = (f"this session was recorded {how}; it replays in the sandbox with the checks "
                 "(pass --trusted to run its code without them)")
-    return settings.make_runner(), note
+    return settings, note
 
 
 def _engine_for(
@@ -123,13 +123,12 @@ def _engine_for(
     env = ReplayEnv(make_env(ref, max_steps), journal.actions(upto))
     llm = ReplayLLM(journal.answers(upto), live_llm)
     prompts = prompts or PromptSet(moved_prompt_set(Path(prompt_set)))
-    runner, note = default_runner(header, trusted)
+    runner, note = replay_runner(header, trusted)
+    spec = agents.AgentSpec(header.agent, dict(header.agent_options), limits, prompts, header.preset, runner)
     try:
-        engine = agents.build(header.agent, env, llm, runner, limits=limits, prompts=prompts,
-                              options=dict(header.agent_options))
+        engine = agents.build_agent(spec, env, llm)
     except agents.UnknownAgent as exc:
         raise JournalError(f"session {journal.session_id}: {exc}") from None
-    engine.preset = header.preset
     engine.pending_statements.extend(journal.statements(upto))
     return engine, note
 

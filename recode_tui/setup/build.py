@@ -16,6 +16,7 @@ from recode_tui.setup.settings import CacheSettings, EpisodeRef, RunOptions
 from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
+    from agent.agents import AgentSpec
     from agent.agents.presets import RunSettings
     from agent.runtime.stepper import Stepper
     from envs.base import Env
@@ -252,42 +253,23 @@ def make_env(episode: EpisodeRef, max_steps: int | None = None) -> "Env":
         raise UsageError(str(exc)) from None
 
 
-def make_agent(env: "Env", llm: LLM, settings: "RunSettings") -> "Stepper":
-    """The agent `settings` name, with its options, limits and prompt set, stepping `env` with `llm`
-    (node code in a sandboxed worker; `settings.trusted` drops the static checks). Closes `env` when it fails."""
-    return _agent_maker(settings)(env, llm)
-
-
-def _agent_maker(settings: "RunSettings") -> Callable[["Env", LLM], "Stepper"]:
-    """Check the agent's name, its prompt set and the runner settings (before any environment
-    starts), and return what builds the agent on an environment."""
+def agent_spec(settings: "RunSettings") -> "AgentSpec":
+    """What builds the agent `settings` name, checked before any environment starts: its name, its
+    prompt set (a folder that is not one is refused) and its runner settings (`--node-timeout`)."""
     from agent import agents
     from agent.sandbox.settings import RunnerSettings
 
-    agent = settings.agent
     try:
-        agents.agent_class(agent)
+        agents.agent_class(settings.agent)
     except agents.UnknownAgent as exc:
         raise UsageError(str(exc)) from None
-    prompts = load_prompt_set(settings.prompts, agent)
+    prompts = load_prompt_set(settings.prompts, settings.agent)
     try:
-        runner_settings = (RunnerSettings(trusted=settings.trusted) if settings.node_timeout is None
-                           else RunnerSettings(trusted=settings.trusted, node_timeout=settings.node_timeout))
+        runner = (RunnerSettings(trusted=settings.trusted) if settings.node_timeout is None
+                  else RunnerSettings(trusted=settings.trusted, node_timeout=settings.node_timeout))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-
-    def build(env: "Env", llm: LLM) -> "Stepper":
-        runner = runner_settings.make_runner()
-        try:
-            engine = agents.build(agent, env, llm, runner, limits=settings.limits, prompts=prompts,
-                                  options=settings.agent_options)
-        except ValueError as exc:  # a routed role the agent does not have
-            env.close()
-            raise UsageError(str(exc)) from None
-        engine.preset = settings.preset
-        return engine
-
-    return build
+    return agents.AgentSpec(settings.agent, settings.agent_options, settings.limits, prompts, settings.preset, runner)
 
 
 EnvMaker = Callable[[EpisodeRef, "int | None"], "Env"]
@@ -301,8 +283,15 @@ def make_engine(settings: "RunSettings", episode: EpisodeRef, llm: LLM, *, env_m
     process built by `agent.sandbox.settings`, the one place every path gets its runner and checks;
     `settings.trusted` drops the static checks (process isolation and limits stay).
     """
-    build = _agent_maker(settings)  # refused before any environment starts
-    return build((env_maker or make_env)(episode, step_limit_of(episode, settings)), llm)
+    from agent import agents
+
+    spec = agent_spec(settings)  # refused before any environment starts
+    env = (env_maker or make_env)(episode, step_limit_of(episode, settings))
+    try:
+        return agents.build_agent(spec, env, llm)
+    except ValueError as exc:  # a routed role the agent does not have
+        env.close()
+        raise UsageError(str(exc)) from None
 
 
 def engine_for(options: RunOptions, llm: LLM) -> "Stepper":
