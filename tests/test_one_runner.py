@@ -27,6 +27,7 @@ from recode_tui.console.app import build_app
 
 from tests.console.helpers import SIZE, command, select_node, started, wait_for
 from tests.settings import console_options
+from envs.registry import EpisodeRef
 
 SOLVE = "solve(instruction, observation)"
 GAME = "put-01"
@@ -55,7 +56,7 @@ async def old_eval_journal(tmp_path: Path, first_answer: str) -> Path:
     """
     llm = ScriptedLLM([ScriptEntry(stub=SOLVE, answer=first_answer)])
     engine = Engine(make_env(GAME), llm, ThreadRunner())
-    session = start_session(engine, tmp_path / "sessions", GAME, "scripted:old-eval")
+    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(GAME), "scripted:old-eval")
     while True:
         event = await engine.step()
         assert not isinstance(event, ev.RunFinished), event

@@ -56,6 +56,7 @@ from agent.runtime.stepper import Stepper
 from agent.sessions.journal import JournalWriter
 from agent.sessions.session import session_header
 from envs import registry
+from envs.registry import EpisodeRef
 
 JOURNALS_DIR = "journals"
 REPORT_EVERY = 1.0  # seconds between report.json rewrites while episodes end (a killed run replays at most these)
@@ -308,14 +309,15 @@ class Evaluation:
             llm = await asyncio.to_thread(self._llm, game, agent)  # may block (gold: the simulator computes a path)
             llm, seed, temperature = self._for_repeat(llm, repeat)
             llm = self._cached(llm, repeat if plan.repeat > 1 else None)
-            ref = registry.qualify(game.id, plan.env)
-            async with pool.env(ref, plan.max_steps) as env:
+            episode = EpisodeRef.parse(game.id, plan.env)
+            registry.provider(episode.env)  # an environment nobody registered fails here, in one line
+            async with pool.env(episode.ref, plan.max_steps) as env:
                 envs.append(env)
                 # an agent that runs code gets a runner whose worker started during the last episode
                 runner = self._spares.take() if agents.agent_class(agent).answers_are_code else None
                 engine = agents.build_agent(self._spec(agent), env, llm, runner)
                 # profiles: a resume of this journal goes on with the same model
-                writer = JournalWriter(folder, session_header(ref, engine, plan.llm, profiles=plan.profiles))
+                writer = JournalWriter(folder, session_header(episode, engine, plan.llm, profiles=plan.profiles))
                 engine.observers.append(writer)
                 trace = FailureTrace()
                 engine.observers.append(trace)

@@ -27,6 +27,7 @@ from agent.sessions.journal import JOURNAL_FILE, Journal, JournalError, JournalW
 from agent.sessions.replay import NoLiveLLM, ReplayEnv, ReplayLLM
 from envs import registry
 from envs.base import Env, EnvError
+from envs.registry import EpisodeRef
 
 EnvFactory = Callable[[str, int], Env]  # (episode reference, max_steps) -> env; see envs.registry
 
@@ -40,17 +41,17 @@ class Session:
     draft: dict | None = None
 
 
-def session_header(game: str, engine: Stepper, llm_spec: str, parent: SessionParent | None = None,
+def session_header(episode: EpisodeRef, engine: Stepper, llm_spec: str, parent: SessionParent | None = None,
                    profiles: str | None = None) -> JournalHeader:
-    """The journal's first line: the episode as `{env, episode, fingerprint}` (plus `game`, the
-    reference as typed, and whatever the provider adds), the limits, prompts, LLM and runner."""
+    """The journal's first line: the episode as `{env, episode, fingerprint}` (plus `game`, its
+    reference, and whatever the provider adds), the limits, prompts, LLM and runner."""
     settings = RunnerSettings.of_runner(engine.runner)
     runner: dict[str, Any] = settings.header_fields() if settings is not None else {
         "runner": type(engine.runner).__name__,  # a test's in-process runner: no checks, so say trusted
         "trusted": True,
         "node_timeout": engine.runner.node_timeout if isinstance(engine.runner, NodeTimeLimit) else 5.0,
     }
-    found = registry.header_fields(game)  # the episode's own fields, and whatever its provider adds
+    found = episode.header_fields()  # the episode's own fields, and whatever its provider adds
     named = ("game", "env", "episode", "fingerprint", "game_path", "game_hash")
     return JournalHeader(
         game=found["game"], env=found["env"], episode=found.get("episode"), fingerprint=found.get("fingerprint"),
@@ -73,12 +74,13 @@ def session_header(game: str, engine: Stepper, llm_spec: str, parent: SessionPar
     )
 
 
-def start_session(engine: Stepper, sessions_dir: Path, game: str, llm_spec: str, parent: SessionParent | None = None,
-                  profiles: str | None = None) -> Session:
-    """Journal `engine` on episode `game` into a new session folder."""
-    own = registry.split_ref(game)[0] == registry.default_env()
+def start_session(engine: Stepper, sessions_dir: Path, episode: EpisodeRef, llm_spec: str,
+                  parent: SessionParent | None = None, profiles: str | None = None) -> Session:
+    """Journal `engine` on `episode` into a new session folder."""
+    game = episode.ref
+    own = episode.env == registry.default_env()
     folder = claim_session_folder(sessions_dir, new_session_id(game if own else game.replace(":", "-").replace("/", "-")))
-    writer = JournalWriter(folder, session_header(game, engine, llm_spec, parent, profiles))
+    writer = JournalWriter(folder, session_header(episode, engine, llm_spec, parent, profiles))
     engine.observers.append(writer)
     writer.current_prompts = lambda: engine.prompts
     return Session(engine, writer, folder, [writer.error] if writer.error else [])

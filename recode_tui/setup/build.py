@@ -48,12 +48,9 @@ def demo_script(agent: str | None = None, env: str | None = None) -> Path:
 
 
 def episode_of(ref: str) -> EpisodeRef:
-    """A reference already qualified (a journal's `game`, an eval's episode id) as an `EpisodeRef`;
-    the environment is not asked (a reference naming an unknown one fails where it is played)."""
-    from envs import registry
-
-    name, episode = registry.split_ref(ref)
-    return EpisodeRef(name, episode, ref)
+    """A reference already qualified (a journal's `game`) as an `EpisodeRef`; the environment is not
+    asked (a reference naming an unknown one fails where it is played)."""
+    return EpisodeRef.parse(ref)
 
 
 def make_llm(spec: str, profiles_path: str | None = None, episode: EpisodeRef | None = None,
@@ -151,13 +148,12 @@ def gold_llm_for(episode: EpisodeRef, agent: str | None = None) -> LLM:
     Fetch it before the episode's environment resets: ScienceWorld loads the
     variation again to compute the path.
     """
-    from envs import registry
     from envs.base import EnvError
     from mockllm.gold import script_llm
 
     cls = check_gold(agent)
     try:
-        actions = registry.gold_actions(episode.ref)
+        actions = episode.gold_actions()
     except EnvError as exc:
         raise UsageError(str(exc)) from None
     if actions is None:
@@ -171,7 +167,7 @@ def parse_episode(env: str | None, game: str | None) -> EpisodeRef:
     """`--env` and `--game` as one episode (`put-01`, `sciworld:boil/0`), parsed once; bad input is one line.
 
     No `--game`: the default ALFWorld game, or the first episode the environment lists.
-    The default environment's episodes stay bare in `ref`, as `envs.registry.qualify` writes them.
+    The default environment's episodes stay bare in `ref` (see `EpisodeRef.parse`).
     """
     from envs import registry
     from envs.base import EnvError
@@ -186,11 +182,11 @@ def parse_episode(env: str | None, game: str | None) -> EpisodeRef:
                 if not first:
                     raise UsageError(f"the {name} environment lists no episodes; give --game")
                 game = first[0].id
-        name, episode = registry.split_ref(game, env)
-        registry.provider(name)  # an unknown --env is one line here, not later
+        episode = EpisodeRef.parse(game, env)
+        registry.provider(episode.env)  # an unknown --env is one line here, not later
     except EnvError as exc:
         raise UsageError(str(exc)) from None
-    return EpisodeRef(name, episode, episode if name == registry.default_env() else f"{name}:{episode}")
+    return episode
 
 
 def episode_ref(env: str | None, game: str | None) -> str:
@@ -200,12 +196,11 @@ def episode_ref(env: str | None, game: str | None) -> str:
 
 def step_limit_of(episode: EpisodeRef, settings: "RunSettings") -> int:
     """`--max-steps` when given, else the episode's own limit, else the preset's (see envs.registry)."""
-    from envs import registry
     from envs.base import EnvError
 
     given = settings.max_steps if settings.max_steps_given else None
     try:
-        return registry.step_limit(episode.ref, settings.max_steps, given)
+        return episode.step_limit(settings.max_steps, given)
     except EnvError as exc:
         raise UsageError(str(exc)) from None
 
@@ -244,11 +239,10 @@ def load_prompt_set(path: str | Path | None, agent: str | None = None) -> Prompt
 
 def make_env(episode: EpisodeRef, max_steps: int | None = None) -> "Env":
     """The environment of an episode, from its provider (`max_steps` None: the episode's own limit)."""
-    from envs import registry
     from envs.base import EnvError
 
     try:
-        return registry.provider(episode.env).make_env(episode.episode, max_steps)
+        return episode.make_env(max_steps)
     except EnvError as exc:
         raise UsageError(str(exc)) from None
 

@@ -3,7 +3,7 @@
 Each command's handler turns argparse's namespace into one of these at the top
 (`recode_tui.commands.arguments`) and passes them on; nothing below reads the
 namespace. This module imports no engine, agent or environment: its types are
-plain data (`Limits` and `RunSettings` are light), so the parser path stays light.
+plain data (`Limits`, `RunSettings` and `EpisodeRef` are light), so the parser path stays light.
 """
 
 from __future__ import annotations
@@ -13,30 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.agents.presets import RunSettings
+from envs.registry import EpisodeRef  # one episode, parsed once where its text comes in (`build.parse_episode`)
 
 if TYPE_CHECKING:
     from agent.runtime.debugger import Breakpoint
 
 __all__ = ["CacheSettings", "ConsoleOptions", "EpisodeRef", "EvalOptions", "ExportOptions", "LLMSettings",
            "RunOptions", "RunSettings", "Selection"]
-
-
-@dataclass(frozen=True)
-class EpisodeRef:
-    """One episode: the environment it belongs to, its id there, and the one text naming it everywhere.
-
-    `ref` is what journals and reports write (`put-01` for the default environment's episodes,
-    `sciworld:boil/0` for another's). Built once by `recode_tui.setup.build.parse_episode` (what the
-    user typed) or `episode_of` (a reference a journal recorded). An evaluation's split is its
-    `Selection`'s.
-    """
-
-    env: str
-    episode: str
-    ref: str
-
-    def __str__(self) -> str:
-        return self.ref
 
 
 @dataclass(frozen=True)
