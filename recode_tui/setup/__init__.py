@@ -20,19 +20,21 @@ if TYPE_CHECKING:
     from recode_tui.setup.build import (DEMO_SCRIPT, DEMOS, agent_settings, cached_llm, check_gold,
                                         check_llm_roles, demo_script, engine_for, episode_of, episode_ref,
                                         gold_llm_for, llm_for, load_prompt_set, agent_spec,
-                                        make_engine, make_env, make_llm, parse_episode, preset_env, step_limit_of)
+                                        make_engine, make_env, make_llm, parse_episode, preset_env, settings_of,
+                                        step_limit_of)
     from recode_tui.setup.sessions import find_resume, recorded_llm, session_game
     from recode_tui.setup.settings import (CacheSettings, ConsoleOptions, EpisodeRef, EvalOptions, ExportOptions,
-                                           LLMSettings, RunOptions, RunSettings, Selection)
+                                           LLMSettings, RunFlags, RunOptions, RunSettings, Selection)
     from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 _HOMES = {
     "build": ("DEMO_SCRIPT", "DEMOS", "agent_settings", "cached_llm", "check_gold", "check_llm_roles", "demo_script",
               "engine_for", "episode_of", "episode_ref", "gold_llm_for", "llm_for", "load_prompt_set",
-              "agent_spec", "make_engine", "make_env", "make_llm", "parse_episode", "preset_env", "step_limit_of"),
+              "agent_spec", "make_engine", "make_env", "make_llm", "parse_episode", "preset_env", "settings_of",
+              "step_limit_of"),
     "sessions": ("find_resume", "recorded_llm", "session_game"),
     "settings": ("CacheSettings", "ConsoleOptions", "EpisodeRef", "EvalOptions", "ExportOptions", "LLMSettings",
-                 "RunOptions", "RunSettings", "Selection"),
+                 "RunFlags", "RunOptions", "RunSettings", "Selection"),
     "usage": ("DEFAULT_GAME", "UsageError"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}

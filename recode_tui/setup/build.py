@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable
 
 from agent.llm import LLM, LLMError
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, moved_prompt_set
-from recode_tui.setup.settings import CacheSettings, EpisodeRef, RunOptions
+from recode_tui.setup.settings import CacheSettings, EpisodeRef, RunFlags, RunOptions
 from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
@@ -320,6 +320,13 @@ def _warn_once(lines: list[str]) -> None:
         if line not in _warned:
             _warned.add(line)
             print(f"recode-tui: warning: {line}", file=sys.stderr)
+
+
+def settings_of(flags: RunFlags) -> "RunSettings":
+    """The run's settings from its flags: the preset with every flag given put over it; bad input is one line."""
+    return agent_settings(flags.preset, flags.agent, flags.agent_option, max_steps=flags.max_steps,
+                          max_depth=flags.max_depth, max_rewrite=flags.max_rewrite, max_retry=flags.max_retry,
+                          prompts=flags.prompts, trusted=flags.trusted, node_timeout=flags.node_timeout)
 
 
 def agent_settings(

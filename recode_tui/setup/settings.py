@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from agent.runtime.debugger import Breakpoint
 
 __all__ = ["CacheSettings", "ConsoleOptions", "EpisodeRef", "EvalOptions", "ExportOptions", "LLMSettings",
-           "RunOptions", "RunSettings", "Selection"]
+           "RunFlags", "RunOptions", "RunSettings", "Selection"]
 
 
 @dataclass(frozen=True)
@@ -103,21 +103,33 @@ class Selection:
 
 
 @dataclass(frozen=True)
+class RunFlags:
+    """The flags a run's `RunSettings` is resolved from, as typed: `--agent`, `--agent-option`, `--preset`,
+    the limits, `--prompts`, `--trusted` and `--node-timeout` (None: not given).
+
+    `run` and `tui` resolve them at the edge (`build.settings_of`); `eval` where its plan is built
+    (`--agent` may name several agents to compare), and a resumed evaluation reads only the runner's two.
+    """
+
+    agent: str | None = None
+    agent_option: tuple[str, ...] | None = None
+    preset: str | None = None
+    max_steps: int | None = None
+    max_depth: int | None = None
+    max_rewrite: int | None = None
+    max_retry: int | None = None
+    prompts: str | None = None
+    trusted: bool = False
+    node_timeout: float | None = None
+
+
+@dataclass(frozen=True)
 class EvalOptions:
     """`eval`, parsed: a new evaluation's settings, or what a `--resume REPORT` may change."""
 
     selection: Selection
     llm: str | None  # --llm as typed; None: not given (a new evaluation refuses it)
-    agents: str | None  # --agent as typed: one name, or several to compare
-    agent_option: tuple[str, ...] | None
-    preset: str | None
-    max_steps: int | None
-    max_depth: int | None
-    max_rewrite: int | None
-    max_retry: int | None
-    prompts: str | None
-    trusted: bool
-    node_timeout: float | None
+    flags: RunFlags  # the agents (one name, or several to compare), their options, preset, limits and runner
     concurrency: int | None
     out: str | None
     sessions: str | None
