@@ -63,6 +63,7 @@ from envs.alfworld.env import make_env  # noqa: E402
 from mockllm.openai_server import count_tokens  # noqa: E402
 from mockllm.scripted import ScriptedLLM, ScriptEntry  # noqa: E402
 from recode_tui.setup.build import make_llm  # noqa: E402
+from envs.registry import EpisodeRef  # noqa: E402
 
 AGENTS = ["recode", "react", "codeact", "plan-execute", "recap"]
 TASK_TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
@@ -140,9 +141,9 @@ async def play(agent: str, game: str, llm, options: dict | None = None) -> dict:
     runner = RunnerSettings().make_runner()
     await runner.ensure_started()
     timed = TimedLLM(llm)
-    engine = agents.build(agent, env, timed, runner, options=options)
+    engine = agents.build_agent(agents.AgentSpec(agent, options or {}), env, timed, runner)
     sessions = tempfile.TemporaryDirectory()
-    session = start_session(engine, Path(sessions.name), game, "bench")  # the journal every user path writes
+    session = start_session(engine, Path(sessions.name), EpisodeRef.parse(game), "bench")  # the journal every user path writes
     actions: list[str] = []
     env.seconds = 0.0
     started = time.perf_counter()

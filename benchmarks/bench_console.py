@@ -59,6 +59,7 @@ from agent.runtime.debugger import Breakpoint, BreakpointKind  # noqa: E402
 from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.base import Env, Reset  # noqa: E402
+from envs.registry import EpisodeRef  # noqa: E402
 
 
 KEY = Target("key -> painted stop (median)", 50, "ms", "issue 3")
@@ -133,7 +134,7 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
     env = InstantEnv()
     engine = Engine(env, TreeLLM(groups), runner, limits=Limits())
     sessions = tempfile.TemporaryDirectory()
-    session = start_session(engine, Path(sessions.name), "put-01", "bench")  # `tui` journals every run
+    session = start_session(engine, Path(sessions.name), EpisodeRef.parse("put-01"), "bench")  # `tui` journals every run
     painted = asyncio.Event()
     painted_at: list[float] = []
     stop_reason: list[str] = []

@@ -53,6 +53,7 @@ from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.alfworld.catalog import list_games, resolve_game  # noqa: E402
 from envs.alfworld.env import make_env  # noqa: E402
 from mockllm.scripted import ScriptedLLM, ScriptEntry  # noqa: E402
+from envs.registry import EpisodeRef  # noqa: E402
 
 TASK_TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
 MAX_STEPS = 150
@@ -133,7 +134,7 @@ async def engine_replay(game: str) -> tuple[int, int, float, float, float, bool]
     worker_start = time.perf_counter() - began
     engine = Engine(env, llm, runner)
     sessions = tempfile.TemporaryDirectory()
-    session = start_session(engine, Path(sessions.name), game, "bench")  # the journal every user path writes
+    session = start_session(engine, Path(sessions.name), EpisodeRef.parse(game), "bench")  # the journal every user path writes
     actions = nodes = 0
     env.env_seconds = 0.0
     started = time.perf_counter()

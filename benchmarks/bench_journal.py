@@ -33,6 +33,7 @@ from agent.sessions.session import resume_session, start_session  # noqa: E402
 from envs import make_env  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from mockllm.scripted import ScriptedLLM, ScriptEntry  # noqa: E402
+from envs.registry import EpisodeRef  # noqa: E402
 
 GAME = "put-01"
 ACTIONS = 240
@@ -73,7 +74,7 @@ async def main() -> int:
     verdicts = Verdicts("bench_journal")
     with tempfile.TemporaryDirectory() as folder:
         engine = Engine(make_env(GAME, max_steps=ACTIONS + 10), looping_llm(), RunnerSettings().make_runner())
-        session = start_session(engine, Path(folder), GAME, "scripted:bench")
+        session = start_session(engine, Path(folder), EpisodeRef.parse(GAME), "scripted:bench")
         writer = session.writer
         spent = 0.0
         events = 0

@@ -57,6 +57,7 @@ from envs.base import Env, Reset  # noqa: E402
 from envs.sciworld.simulator import shared_simulator  # noqa: E402
 from envs.sciworld.tasks import find_task, simplifications_for  # noqa: E402
 from mockllm.gold import gold_llm  # noqa: E402
+from envs.registry import EpisodeRef  # noqa: E402
 
 OWN_WORK = Target("engine ms/action / median env step, all actions", 90, "%",
                   "measured 59 % here (load 10), 1.5x margin")
@@ -152,7 +153,7 @@ async def engine_episode(task: str, instant: bool = False) -> dict:
     await runner.ensure_started()  # outside the clock: a user pays it once per run
     engine = Engine(env, gold_llm(gold), runner, prompts=PromptSet(DEFAULT_PROMPTS))
     sessions = tempfile.TemporaryDirectory()
-    session = start_session(engine, Path(sessions.name), f"sciworld:{episode}", "gold")  # every user path's journal
+    session = start_session(engine, Path(sessions.name), EpisodeRef.parse(f"sciworld:{episode}"), "gold")  # every user path's journal
     actions = expansions = 0
     expanding = 0.0  # engine.step() calls that produced an expansion's events
     began = time.perf_counter()

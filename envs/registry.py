@@ -9,7 +9,8 @@ environment is one package plus one line in `_BUILTIN`.
 Episode references are short and typeable: `alfworld:put-01`,
 `alfworld:valid_unseen/12`, or just `put-01` when the environment is known from
 `--env`. A colon only separates an environment when the part before it is a
-registered name, so Windows-style or odd paths are left alone.
+registered name, so Windows-style or odd paths are left alone. Such a text is parsed
+once into an `EpisodeRef` where it comes in, and the typed value is passed down.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from dataclasses import dataclass
 from typing import Callable
 
 from envs.base import Env, EnvError, Episode
@@ -100,26 +102,98 @@ def provider(name: str) -> EnvProvider:
     return instance
 
 
-def split_ref(ref: str, default_env: str | None = None) -> tuple[str, str]:
-    """`alfworld:put-01` -> ("alfworld", "put-01"); `put-01` -> (default_env or the first registered, "put-01")."""
-    ref = str(ref)  # a game path may come as a Path
-    head, sep, tail = ref.partition(":")
-    if sep and head in _registered:
-        if default_env is not None and default_env != head:
-            raise EnvError(f"episode {ref!r} belongs to {head!r} but --env is {default_env!r}; drop one of them")
-        return head, tail
-    return (default_env or names()[0]), ref
+@dataclass(frozen=True)
+class EpisodeRef:
+    """One episode: the environment it belongs to, its id there, and the one text naming it everywhere.
+
+    `ref` is what journals and reports write: bare for the default environment's episodes
+    (`put-01`, a `.tw-pddl` path), `env:episode` for another's (`sciworld:boil/0`). Parse the text a
+    user or a file gave once (`parse`), then pass this down: what the registry answers about an
+    episode (its fingerprint, step limit, header fields, label, gold path) is asked of it.
+    """
+
+    env: str
+    episode: str
+    ref: str
+
+    def __str__(self) -> str:
+        return self.ref
+
+    @classmethod
+    def parse(cls, text: str, env: str | None = None) -> "EpisodeRef":
+        """`alfworld:put-01` or `put-01` (in `env`, else the default environment) as an `EpisodeRef`.
+
+        A colon separates an environment only when the part before it is a registered name. EnvError,
+        one line, when the text names another environment than `env`.
+        """
+        text = str(text)  # a game path may come as a Path
+        head, sep, tail = text.partition(":")
+        if sep and head in _registered:
+            if env is not None and env != head:
+                raise EnvError(f"episode {text!r} belongs to {head!r} but --env is {env!r}; drop one of them")
+            name, episode = head, tail
+        else:
+            name, episode = env or default_env(), text
+        return cls(name, episode, episode if name == default_env() else f"{name}:{episode}")
+
+    @property
+    def provider(self) -> EnvProvider:
+        """The episode's environment provider (EnvError for an environment nobody registered)."""
+        return provider(self.env)
+
+    def make_env(self, max_steps: int | None = None) -> Env:
+        """The episode's environment (`max_steps` None: its own limit)."""
+        return self.provider.make_env(self.episode, max_steps)
+
+    def fingerprint(self) -> str:
+        return self.provider.fingerprint(self.episode)
+
+    def label(self) -> str:
+        """The status line's name: the provider's label, prefixed when not the default environment."""
+        text = self.provider.label(self.episode)
+        return text if self.env == default_env() else f"{self.env} {text}"
+
+    def step_limit(self, preset_steps: int | None, given: int | None) -> int:
+        """The step limit: `--max-steps` when given, else the episode's own limit (the provider's
+        `step_limit(episode)`, e.g. ScienceWorld's per-task ones), else the preset's when it names one
+        (`--preset paper`: 50), else the provider's `default_max_steps`."""
+        if given is not None:
+            return given
+        source = self.provider
+        own = source.step_limit(self.episode)
+        if own is not None:
+            return own
+        return preset_steps if preset_steps is not None else source.default_max_steps
+
+    def header_fields(self) -> dict[str, str]:
+        """What a journal header stores to find and check the episode again: env, episode, fingerprint,
+        `game` (the reference) and any fields the provider adds (ALFWorld: game_path, game_hash;
+        WebShop: its settings, `env_settings`)."""
+        source = self.provider
+        fields = {"game": self.ref, "env": self.env, "episode": self.episode,
+                  "fingerprint": source.fingerprint(self.episode)}
+        fields.update(source.header_fields(self.episode))
+        fields.update(source.env_settings())
+        return fields
+
+    def gold_actions(self) -> list[str] | None:
+        """The episode's known solution when its provider can give one (None: this environment has none)."""
+        actions = self.provider.gold_actions(self.episode)
+        return None if actions is None else list(actions)
+
+    def describe(self) -> Episode:
+        """The episode with its task type (the provider's `episode(id)`)."""
+        return self.provider.episode(self.episode)
 
 
+# What a test, a script or a worker process holding an episode's text asks: the text parsed, then the question.
 def make_env(ref: str, max_steps: int | None = None, env: str | None = None) -> Env:
-    """An environment for an episode reference (see `split_ref`)."""
-    name, episode = split_ref(ref, env)
-    return provider(name).make_env(episode, max_steps)
+    """An environment for an episode reference (see `EpisodeRef.parse`)."""
+    return EpisodeRef.parse(ref, env).make_env(max_steps)
 
 
 def fingerprint(ref: str, env: str | None = None) -> str:
-    name, episode = split_ref(ref, env)
-    return provider(name).fingerprint(episode)
+    return EpisodeRef.parse(ref, env).fingerprint()
 
 
 def default_env() -> str:
@@ -133,43 +207,24 @@ def qualify(ref: str, env: str | None = None) -> str:
     The default environment's episodes stay bare (`put-01`, as journals always
     wrote them); any other carries its name (`sciworld:boil/0`).
     """
-    name, episode = split_ref(ref, env)
-    provider(name)  # an unknown --env is one line here, not later
-    return episode if name == default_env() else f"{name}:{episode}"
+    episode = EpisodeRef.parse(ref, env)
+    provider(episode.env)  # an unknown --env is one line here, not later
+    return episode.ref
 
 
 def label(ref: str) -> str:
-    """The status line's name for an episode: the provider's label, prefixed when not the default env."""
-    name, episode = split_ref(ref)
-    text = provider(name).label(episode)
-    return text if name == default_env() else f"{name} {text}"
+    """The status line's name for an episode (see `EpisodeRef.label`)."""
+    return EpisodeRef.parse(ref).label()
 
 
 def step_limit(ref: str, preset_steps: int | None, given: int | None) -> int:
-    """The step limit of an episode: `--max-steps` when given, else the episode's own limit
-    (the provider's `step_limit(episode)`, e.g. ScienceWorld's per-task ones), else the preset's
-    when it names one (`--preset paper`: 50), else the provider's `default_max_steps`.
-    """
-    if given is not None:
-        return given
-    name, episode = split_ref(ref)
-    source = provider(name)
-    own = source.step_limit(episode)
-    if own is not None:
-        return own
-    return preset_steps if preset_steps is not None else source.default_max_steps
+    """The step limit of an episode (see `EpisodeRef.step_limit`)."""
+    return EpisodeRef.parse(ref).step_limit(preset_steps, given)
 
 
 def header_fields(ref: str) -> dict[str, str]:
-    """What a journal header stores to find and check its episode again: env, episode, fingerprint,
-    `game` (the qualified reference) and any fields the provider adds (ALFWorld: game_path, game_hash;
-    WebShop: its settings, `env_settings`)."""
-    name, episode = split_ref(ref)
-    source = provider(name)
-    fields = {"game": qualify(ref), "env": name, "episode": episode, "fingerprint": source.fingerprint(episode)}
-    fields.update(source.header_fields(episode))
-    fields.update(source.env_settings())
-    return fields
+    """What a journal header stores about an episode (see `EpisodeRef.header_fields`)."""
+    return EpisodeRef.parse(ref).header_fields()
 
 
 def env_settings(name: str) -> dict[str, str]:
@@ -179,15 +234,12 @@ def env_settings(name: str) -> dict[str, str]:
 
 def gold_actions(ref: str) -> list[str] | None:
     """An episode's known solution when its provider can give one (None: this environment has none)."""
-    name, episode = split_ref(ref)
-    actions = provider(name).gold_actions(episode)
-    return None if actions is None else list(actions)
+    return EpisodeRef.parse(ref).gold_actions()
 
 
 def episode(ref: str, env: str | None = None) -> Episode:
     """One episode with its task type (the provider's `episode(id)`)."""
-    name, episode_id = split_ref(ref, env)
-    return provider(name).episode(episode_id)
+    return EpisodeRef.parse(ref, env).describe()
 
 
 load_plugins()

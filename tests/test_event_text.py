@@ -22,6 +22,7 @@ from recode_tui.plain.terminal import PlainFrontEnd
 
 from tests.console.helpers import SIZE, command, started
 from tests.settings import console_options, episode_named, run_settings
+from envs.registry import EpisodeRef
 
 GAME = "put-01"
 REFUSED = '<think>peek</think><execute>\ndata = open("/etc/passwd").read()\n</execute>'
@@ -55,7 +56,7 @@ async def test_the_same_events_read_the_same_headless_in_the_plain_mode_and_on_t
 
     # The plain mode, on the same script.
     engine = make_engine(run_settings(), episode_named(GAME), ScriptedLLM.from_file(path))
-    session = start_session(engine, tmp_path / "plain", GAME, "scripted")
+    session = start_session(engine, tmp_path / "plain", EpisodeRef.parse(GAME), "scripted")
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
         finished = await front.run()

@@ -27,6 +27,7 @@ from recode_tui.console.app import build_app
 
 from tests.console.helpers import SIZE, command, select_node, started, wait_for
 from tests.settings import console_options
+from envs.registry import EpisodeRef
 
 SOLVE = "solve(instruction, observation)"
 GAME = "put-01"
@@ -55,7 +56,7 @@ async def old_eval_journal(tmp_path: Path, first_answer: str) -> Path:
     """
     llm = ScriptedLLM([ScriptEntry(stub=SOLVE, answer=first_answer)])
     engine = Engine(make_env(GAME), llm, ThreadRunner())
-    session = start_session(engine, tmp_path / "sessions", GAME, "scripted:old-eval")
+    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(GAME), "scripted:old-eval")
     while True:
         event = await engine.step()
         assert not isinstance(event, ev.RunFinished), event
@@ -206,3 +207,26 @@ def test_an_engine_has_no_unchecked_default_runner():
     runner = RunnerSettings().make_runner()
     engine = Engine(make_env(GAME), ScriptedLLM([]), runner)
     assert engine.code_check is not None and engine.code_check("open('f', 'w')") == "forbidden: open"
+
+
+# Where a code runner may be made: the one agent builder, eval's pre-started spares (from the same settings),
+# and ReCode's own example player (the prompt workspace plays an author's examples with the ReCode engine).
+RUNNER_MAKERS = {"agent/agents/__init__.py", "agent/sandbox/settings.py", "agent/agents/recode/authoring.py"}
+
+
+def test_every_front_end_builds_its_agent_through_the_one_builder():
+    """run, the console, eval and a resume hand an `AgentSpec` to `agents.build_agent`; no other module makes
+    a runner for an agent, so the preset, the limits, the runner's checks and a routed role's error are
+    decided in one place."""
+    import ast
+
+    root = Path(__file__).resolve().parent.parent
+    makers = []
+    for package in ("agent", "envs", "mockllm", "recode_tui"):
+        for path in sorted((root / package).rglob("*.py")):
+            where = path.relative_to(root).as_posix()
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr == "make_runner" and where not in RUNNER_MAKERS):
+                    makers.append(f"{where}:{node.lineno}")
+    assert makers == []

@@ -27,6 +27,7 @@ from recode_tui.setup.build import make_engine, make_llm
 from tests import toyenv
 from tests.toyenv.agent import OneActionAgent
 from tests.settings import console_options, episode_named, run_settings
+from envs.registry import EpisodeRef
 
 ROOT = Path(__file__).resolve().parents[1]
 COIN = toyenv.SCRIPTS / "coin.yaml"
@@ -76,7 +77,7 @@ async def first_turn_only(sessions: Path):
     """A journaled run of the test agent whose process "dies" after its first turn."""
     engine = make_engine(run_settings(agent="one-action"), episode_named("toy:coin-1"), make_llm(f"scripted:{COIN}"))
     assert isinstance(engine, OneActionAgent)
-    session = start_session(engine, sessions, "toy:coin-1", f"scripted:{COIN}")
+    session = start_session(engine, sessions, EpisodeRef.parse("toy:coin-1"), f"scripted:{COIN}")
     seen = []
     while not isinstance(seen[-1:] and seen[-1], ev.ObservationReceived):
         seen.append(await engine.step())
@@ -203,7 +204,7 @@ async def test_the_plain_mode_asks_a_person_with_the_test_agents_own_skeleton_an
     from tests.plain.test_plain import ESC_ENTER, editor_open, until
 
     engine = make_engine(run_settings(agent="one-action"), episode_named("toy:coin-1"), HumanLLM())
-    session = start_session(engine, tmp_path / "sessions", "toy:coin-1", "human")
+    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse("toy:coin-1"), "human")
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
         task = asyncio.ensure_future(front.run())

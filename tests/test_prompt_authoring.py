@@ -28,6 +28,7 @@ from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, rewrite_note
 from recode_tui.commands.cli import main
 from tests.settings import episode_named, run_settings
+from envs.registry import EpisodeRef
 
 PUT = "alfworld/examples/put.txt"
 GOOD = (
@@ -141,7 +142,7 @@ def test_the_journal_records_a_changed_prompt_set(tmp_path: Path) -> None:
 
     async def play() -> Path:
         engine = make_engine(run_settings(), episode_named("put-01"), make_llm("demo"))
-        session = start_session(engine, tmp_path, "put-01", "demo")
+        session = start_session(engine, tmp_path, EpisodeRef.parse("put-01"), "demo")
         try:
             while not isinstance(await engine.step(), ev.LLMAnswered):
                 pass

@@ -31,6 +31,45 @@ def test_an_episode_is_parsed_once_into_its_environment_its_id_and_the_one_text_
         parse_episode("alfworld", "sciworld:boil/0")
 
 
+@pytest.fixture
+def parses(monkeypatch) -> list[str]:
+    """Every episode text parsed into an `EpisodeRef` while the test runs."""
+    seen: list[str] = []
+    parse = EpisodeRef.parse.__func__
+
+    def counted(cls, text, env=None):
+        seen.append(str(text))
+        return parse(cls, text, env)
+
+    monkeypatch.setattr(EpisodeRef, "parse", classmethod(counted))
+    return seen
+
+
+async def test_a_console_start_up_parses_its_episode_once_and_journals_it(tmp_path: Path, parses: list[str]) -> None:
+    """`--game` is parsed at the edge; the step limit, the journal's header, the session's folder and the
+    status line all take the typed episode instead of splitting its text again."""
+    from agent.sessions.journal import read_journal
+    from recode_tui.commands.cli import console_app
+    from tests.console.helpers import started
+
+    app = console_app(parsed("tui", "--game", "put-01", "--llm", "human", "--sessions", str(tmp_path)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, app)
+        session = app.session_control.session
+        assert session is not None
+        header = read_journal(session.folder).header
+    assert parses == ["put-01"]
+    assert (header.game, header.env, header.episode) == ("put-01", "alfworld", "put-01")
+
+
+def test_a_run_parses_its_episode_once(tmp_path: Path, parses: list[str], capsys) -> None:
+    from recode_tui.commands.cli import main
+
+    assert main(["run", "--env", "alfworld", "--game", "put-01", "--llm", "demo", "--sessions", str(tmp_path)]) == 0
+    assert parses == ["put-01"]
+    assert "WON" in capsys.readouterr().out.upper()
+
+
 def test_settings_are_frozen() -> None:
     options = run_options(parsed("run", "--game", "clean-01", "--llm", "demo", "--max-depth", "3"))
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -56,6 +56,7 @@ from agent.runtime.stepper import Stepper
 from agent.sessions.journal import JournalWriter
 from agent.sessions.session import session_header
 from envs import registry
+from envs.registry import EpisodeRef
 
 JOURNALS_DIR = "journals"
 REPORT_EVERY = 1.0  # seconds between report.json rewrites while episodes end (a killed run replays at most these)
@@ -137,6 +138,13 @@ class Evaluation:
             from agent.llm.cache import default_folder
 
             self._cache_folder = Path(report.plan.cache_dir) if report.plan.cache_dir else default_folder()
+
+    def _spec(self, agent: str) -> agents.AgentSpec:
+        """What builds `agent` for every episode of the plan: its options, the plan's limits, prompts,
+        preset and runner settings."""
+        plan = self.report.plan
+        return agents.AgentSpec(agent, plan.options_for(agent), self._limits, self._prompts, plan.preset,
+                                self._runner_settings)
 
     def _for_repeat(self, llm: LLM, repeat: int) -> tuple[LLM, int | None, float | None]:
         """With repeats, each play's sampled model calls carry the repeat's own seed (a model that takes
@@ -301,17 +309,15 @@ class Evaluation:
             llm = await asyncio.to_thread(self._llm, game, agent)  # may block (gold: the simulator computes a path)
             llm, seed, temperature = self._for_repeat(llm, repeat)
             llm = self._cached(llm, repeat if plan.repeat > 1 else None)
-            ref = registry.qualify(game.id, plan.env)
-            async with pool.env(ref, plan.max_steps) as env:
+            episode = EpisodeRef.parse(game.id, plan.env)
+            registry.provider(episode.env)  # an environment nobody registered fails here, in one line
+            async with pool.env(episode.ref, plan.max_steps) as env:
                 envs.append(env)
                 # an agent that runs code gets a runner whose worker started during the last episode
-                runner = (self._spares.take() if agents.agent_class(agent).answers_are_code
-                          else self._runner_settings.make_runner())
-                engine = agents.build(agent, env, llm, runner, limits=self._limits, prompts=self._prompts,
-                                      options=plan.options_for(agent))
-                engine.preset = plan.preset
+                runner = self._spares.take() if agents.agent_class(agent).answers_are_code else None
+                engine = agents.build_agent(self._spec(agent), env, llm, runner)
                 # profiles: a resume of this journal goes on with the same model
-                writer = JournalWriter(folder, session_header(ref, engine, plan.llm, profiles=plan.profiles))
+                writer = JournalWriter(folder, session_header(episode, engine, plan.llm, profiles=plan.profiles))
                 engine.observers.append(writer)
                 trace = FailureTrace()
                 engine.observers.append(trace)

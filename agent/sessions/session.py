@@ -27,6 +27,7 @@ from agent.sessions.journal import JOURNAL_FILE, Journal, JournalError, JournalW
 from agent.sessions.replay import NoLiveLLM, ReplayEnv, ReplayLLM
 from envs import registry
 from envs.base import Env, EnvError
+from envs.registry import EpisodeRef
 
 EnvFactory = Callable[[str, int], Env]  # (episode reference, max_steps) -> env; see envs.registry
 
@@ -40,17 +41,17 @@ class Session:
     draft: dict | None = None
 
 
-def session_header(game: str, engine: Stepper, llm_spec: str, parent: SessionParent | None = None,
+def session_header(episode: EpisodeRef, engine: Stepper, llm_spec: str, parent: SessionParent | None = None,
                    profiles: str | None = None) -> JournalHeader:
-    """The journal's first line: the episode as `{env, episode, fingerprint}` (plus `game`, the
-    reference as typed, and whatever the provider adds), the limits, prompts, LLM and runner."""
+    """The journal's first line: the episode as `{env, episode, fingerprint}` (plus `game`, its
+    reference, and whatever the provider adds), the limits, prompts, LLM and runner."""
     settings = RunnerSettings.of_runner(engine.runner)
     runner: dict[str, Any] = settings.header_fields() if settings is not None else {
         "runner": type(engine.runner).__name__,  # a test's in-process runner: no checks, so say trusted
         "trusted": True,
         "node_timeout": engine.runner.node_timeout if isinstance(engine.runner, NodeTimeLimit) else 5.0,
     }
-    found = registry.header_fields(game)  # the episode's own fields, and whatever its provider adds
+    found = episode.header_fields()  # the episode's own fields, and whatever its provider adds
     named = ("game", "env", "episode", "fingerprint", "game_path", "game_hash")
     return JournalHeader(
         game=found["game"], env=found["env"], episode=found.get("episode"), fingerprint=found.get("fingerprint"),
@@ -73,12 +74,13 @@ def session_header(game: str, engine: Stepper, llm_spec: str, parent: SessionPar
     )
 
 
-def start_session(engine: Stepper, sessions_dir: Path, game: str, llm_spec: str, parent: SessionParent | None = None,
-                  profiles: str | None = None) -> Session:
-    """Journal `engine` on episode `game` into a new session folder."""
-    own = registry.split_ref(game)[0] == registry.default_env()
+def start_session(engine: Stepper, sessions_dir: Path, episode: EpisodeRef, llm_spec: str,
+                  parent: SessionParent | None = None, profiles: str | None = None) -> Session:
+    """Journal `engine` on `episode` into a new session folder."""
+    game = episode.ref
+    own = episode.env == registry.default_env()
     folder = claim_session_folder(sessions_dir, new_session_id(game if own else game.replace(":", "-").replace("/", "-")))
-    writer = JournalWriter(folder, session_header(game, engine, llm_spec, parent, profiles))
+    writer = JournalWriter(folder, session_header(episode, engine, llm_spec, parent, profiles))
     engine.observers.append(writer)
     writer.current_prompts = lambda: engine.prompts
     return Session(engine, writer, folder, [writer.error] if writer.error else [])
@@ -100,17 +102,17 @@ def claim_session_folder(sessions_dir: Path, session_id: str) -> Path:
             return folder
 
 
-def default_runner(header: JournalHeader, trusted: bool = False) -> tuple[Any, str]:
-    """The runner to replay a session with: always the sandbox, with the recorded node time limit and seed
+def replay_runner(header: JournalHeader, trusted: bool = False) -> tuple[RunnerSettings, str]:
+    """How a session's node code replays: always in the sandbox, with the recorded node time limit and seed
     (so a replay draws the same numbers); unchecked only when the caller asks (`--trusted`), never
-    because the journal says so. Returns the runner and a note when it differs from the recording."""
+    because the journal says so. Returns the settings and a note when they differ from the recording."""
     settings = RunnerSettings(trusted=trusted, node_timeout=header.node_timeout, seed=header.sandbox_seed)
     note = ""
     if header.recorded_unchecked and not trusted:
         how = "in-process without checks" if header.runner == "ThreadRunner" else "with --trusted"
         note = (f"this session was recorded {how}; it replays in the sandbox with the checks "
                 "(pass --trusted to run its code without them)")
-    return settings.make_runner(), note
+    return settings, note
 
 
 def _engine_for(
@@ -123,13 +125,12 @@ def _engine_for(
     env = ReplayEnv(make_env(ref, max_steps), journal.actions(upto))
     llm = ReplayLLM(journal.answers(upto), live_llm)
     prompts = prompts or PromptSet(moved_prompt_set(Path(prompt_set)))
-    runner, note = default_runner(header, trusted)
+    runner, note = replay_runner(header, trusted)
+    spec = agents.AgentSpec(header.agent, dict(header.agent_options), limits, prompts, header.preset, runner)
     try:
-        engine = agents.build(header.agent, env, llm, runner, limits=limits, prompts=prompts,
-                              options=dict(header.agent_options))
+        engine = agents.build_agent(spec, env, llm)
     except agents.UnknownAgent as exc:
         raise JournalError(f"session {journal.session_id}: {exc}") from None
-    engine.preset = header.preset
     engine.pending_statements.extend(journal.statements(upto))
     return engine, note
 

@@ -11,20 +11,24 @@ import argparse
 import sys
 from pathlib import Path
 
-from recode_tui.setup.build import agent_settings, episode_of, parse_episode, preset_env
+from recode_tui.setup.build import episode_of, parse_episode, preset_env, settings_of
 from recode_tui.setup.sessions import find_resume, journal_llm_note, recorded_llm, session_game
 from recode_tui.setup.settings import (CacheSettings, ConsoleOptions, EpisodeRef, EvalOptions, ExportOptions,
-                                       LLMSettings, RunOptions, RunSettings, Selection)
+                                       LLMSettings, RunFlags, RunOptions, RunSettings, Selection)
 from recode_tui.setup.usage import UsageError
 
 
+def run_flags(args: argparse.Namespace) -> RunFlags:
+    """`--agent`, `--agent-option`, `--preset`, the limits' flags, `--prompts`, `--trusted` and
+    `--node-timeout` of run, tui and eval, as typed."""
+    return RunFlags(args.agent, tuple(args.agent_option) if args.agent_option is not None else None, args.preset,
+                    args.max_steps, args.max_depth, args.max_rewrite, args.max_retry, args.prompts, args.trusted,
+                    args.node_timeout)
+
+
 def agent_settings_of(args: argparse.Namespace) -> RunSettings:
-    """`--agent`, `--agent-option`, `--preset`, the limits' flags, `--trusted` and `--node-timeout` of run,
-    tui and eval."""
-    return agent_settings(args.preset, args.agent, args.agent_option,
-                          max_steps=args.max_steps, max_depth=args.max_depth, max_rewrite=args.max_rewrite,
-                          max_retry=args.max_retry, prompts=args.prompts, trusted=args.trusted,
-                          node_timeout=args.node_timeout)
+    """The run's settings from its flags (`run_flags`), resolved; bad input is one line."""
+    return settings_of(run_flags(args))
 
 
 def cache_of(args: argparse.Namespace) -> CacheSettings:
@@ -123,10 +127,7 @@ def eval_options(args: argparse.Namespace) -> EvalOptions:
         raise UsageError("--episode-timeout must be 0 (no limit) or more seconds")
     return EvalOptions(
         selection=Selection(args.env, args.split, args.task_types, args.games, args.per_task),
-        llm=args.llm, agents=args.agent,
-        agent_option=tuple(args.agent_option) if args.agent_option is not None else None,
-        preset=args.preset, max_steps=args.max_steps, max_depth=args.max_depth, max_rewrite=args.max_rewrite,
-        max_retry=args.max_retry, prompts=args.prompts, trusted=args.trusted, node_timeout=args.node_timeout,
+        llm=args.llm, flags=run_flags(args),
         concurrency=args.concurrency, out=args.out, sessions=args.sessions, resume=args.resume,
         no_progress=args.no_progress, repeat=args.repeat, ray=args.ray, cache=cache_of(args), profiles=args.profiles,
         episode_timeout=args.episode_timeout,

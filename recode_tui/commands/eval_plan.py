@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from agent.eval.batch import REPORT_FILE, EvalPlan, EvalReport, GameSpec
 from agent.eval.results import DEFAULT_EPISODE_TIMEOUT
 from envs.provider import Capability
-from recode_tui.setup.build import (agent_settings, check_gold, check_llm_roles, load_prompt_set, make_llm,
-                                    parse_episode, preset_env)
+from recode_tui.setup.build import (check_gold, check_llm_roles, load_prompt_set, make_llm, parse_episode,
+                                    preset_env, settings_of)
 from recode_tui.setup.settings import EvalOptions
 from recode_tui.setup.usage import UsageError
 
@@ -223,18 +223,18 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
     if options.llm is None:
         raise UsageError("eval needs --llm profile:NAME, scripted:FILE, demo or journal:DIR")
     llm = options.llm
-    names = _agent_names(options.agents)
-    if len(names) > 1 and options.prompts:
+    flags = options.flags
+    names = _agent_names(flags.agent)
+    if len(names) > 1 and flags.prompts:
         raise UsageError("--prompts is one agent's prompt folder; compare several agents with their own prompts "
                          "(drop --prompts) or evaluate one agent at a time")
-    pairs = list(options.agent_option) if options.agent_option is not None else None
+    pairs = list(flags.agent_option) if flags.agent_option is not None else None
     options_by_agent = _options_by_agent(names, pairs) if len(names) > 1 else {}
-    settings = agent_settings(options.preset, names[0], None if len(names) > 1 else pairs,
-                              max_steps=options.max_steps, max_depth=options.max_depth,
-                              max_rewrite=options.max_rewrite, max_retry=options.max_retry, prompts=options.prompts)
+    # the first agent's settings hold what every compared agent shares; each one's own options are above
+    settings = settings_of(replace(flags, agent=names[0], agent_option=None if len(names) > 1 else flags.agent_option))
     for name in names:
         check_llm_roles(llm, name)  # a routed role an agent lacks: one line, before any episode
-    runner = _runner_settings(options.trusted, options.node_timeout if options.node_timeout is not None else 5.0)
+    runner = _runner_settings(settings.trusted, settings.node_timeout if settings.node_timeout is not None else 5.0)
     if settings.prompts is not None:
         load_prompt_set(settings.prompts, settings.agent)  # refuses a folder that is not a prompt set
     wanted = options.selection
@@ -251,7 +251,7 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
     games = select_games(wanted.task_types, wanted.games, split, chosen_env, wanted.per_task)
     env = chosen_env or default_env()
     source = provider(env)
-    own_limits = options.max_steps is None and source.offers(Capability.STEP_LIMIT)  # per-task limits (ScienceWorld)
+    own_limits = not settings.max_steps_given and source.offers(Capability.STEP_LIMIT)  # per-task limits (ScienceWorld)
     plan = EvalPlan(
         llm=llm,
         games=games,
@@ -272,7 +272,7 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
         agent_options=settings.agent_options,
         agents=names if len(names) > 1 else [],
         options_by_agent=options_by_agent,
-        gold_cannot_win=source.gold_cannot_win([g.id for g in games]) if options.max_steps is None else None,
+        gold_cannot_win=source.gold_cannot_win([g.id for g in games]) if not settings.max_steps_given else None,
         **options.cache.plan_fields(),
         repeat=options.repeat or 1,
         env_settings=env_settings(env),
@@ -342,7 +342,7 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
     if options.episode_timeout is not None:
         report.plan.episode_timeout = options.episode_timeout
     # Trust is never taken from a file: the remaining episodes run with the checks unless --trusted again.
-    if report.plan.trusted and not options.trusted:
+    if report.plan.trusted and not options.flags.trusted:
         print("note: this evaluation was started with --trusted; the remaining episodes run with the "
               "sandbox's checks (pass --trusted to run them without)", file=sys.stderr)
     for key, value in options.cache.plan_fields().items():  # a resume may turn the cache on or off, or bound it anew
@@ -352,8 +352,8 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
             raise UsageError(f"--repeat {options.repeat}: this evaluation already plays each episode "
                              f"{report.plan.repeat} times; give {report.plan.repeat} or more")
         report.plan.repeat = options.repeat
-    timeout = options.node_timeout if options.node_timeout is not None else report.plan.node_timeout
-    runner = _runner_settings(options.trusted, timeout)
+    timeout = options.flags.node_timeout if options.flags.node_timeout is not None else report.plan.node_timeout
+    runner = _runner_settings(options.flags.trusted, timeout)
     report.plan.trusted, report.plan.node_timeout = runner.trusted, runner.node_timeout
     # Nor the profiles file: it chooses the server the API key goes to. A profile:NAME is read by its
     # NAME from the user's own file (--profiles, else the default one), whatever the report names.

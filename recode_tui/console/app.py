@@ -222,7 +222,9 @@ class RecodeApp(CrashReport, ConsoleApp):
         """
         old = self._run_screen
         if game:  # a session of another game opened from the list
-            self.episode = episode_label(game)
+            from envs.registry import EpisodeRef
+
+            self.episode = episode_label(EpisodeRef.parse(game))
         if breakpoints is None:
             breakpoints = list(old.debugger.breakpoints)
         if watches is not None:

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Callable
 
 from agent.llm import LLM, LLMError
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, moved_prompt_set
-from recode_tui.setup.settings import CacheSettings, EpisodeRef, RunOptions
+from recode_tui.setup.settings import CacheSettings, EpisodeRef, RunFlags, RunOptions
 from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
+    from agent.agents import AgentSpec
     from agent.agents.presets import RunSettings
     from agent.runtime.stepper import Stepper
     from envs.base import Env
@@ -47,12 +48,9 @@ def demo_script(agent: str | None = None, env: str | None = None) -> Path:
 
 
 def episode_of(ref: str) -> EpisodeRef:
-    """A reference already qualified (a journal's `game`, an eval's episode id) as an `EpisodeRef`;
-    the environment is not asked (a reference naming an unknown one fails where it is played)."""
-    from envs import registry
-
-    name, episode = registry.split_ref(ref)
-    return EpisodeRef(name, episode, ref)
+    """A reference already qualified (a journal's `game`) as an `EpisodeRef`; the environment is not
+    asked (a reference naming an unknown one fails where it is played)."""
+    return EpisodeRef.parse(ref)
 
 
 def make_llm(spec: str, profiles_path: str | None = None, episode: EpisodeRef | None = None,
@@ -150,13 +148,12 @@ def gold_llm_for(episode: EpisodeRef, agent: str | None = None) -> LLM:
     Fetch it before the episode's environment resets: ScienceWorld loads the
     variation again to compute the path.
     """
-    from envs import registry
     from envs.base import EnvError
     from mockllm.gold import script_llm
 
     cls = check_gold(agent)
     try:
-        actions = registry.gold_actions(episode.ref)
+        actions = episode.gold_actions()
     except EnvError as exc:
         raise UsageError(str(exc)) from None
     if actions is None:
@@ -170,7 +167,7 @@ def parse_episode(env: str | None, game: str | None) -> EpisodeRef:
     """`--env` and `--game` as one episode (`put-01`, `sciworld:boil/0`), parsed once; bad input is one line.
 
     No `--game`: the default ALFWorld game, or the first episode the environment lists.
-    The default environment's episodes stay bare in `ref`, as `envs.registry.qualify` writes them.
+    The default environment's episodes stay bare in `ref` (see `EpisodeRef.parse`).
     """
     from envs import registry
     from envs.base import EnvError
@@ -185,11 +182,11 @@ def parse_episode(env: str | None, game: str | None) -> EpisodeRef:
                 if not first:
                     raise UsageError(f"the {name} environment lists no episodes; give --game")
                 game = first[0].id
-        name, episode = registry.split_ref(game, env)
-        registry.provider(name)  # an unknown --env is one line here, not later
+        episode = EpisodeRef.parse(game, env)
+        registry.provider(episode.env)  # an unknown --env is one line here, not later
     except EnvError as exc:
         raise UsageError(str(exc)) from None
-    return EpisodeRef(name, episode, episode if name == registry.default_env() else f"{name}:{episode}")
+    return episode
 
 
 def episode_ref(env: str | None, game: str | None) -> str:
@@ -199,12 +196,11 @@ def episode_ref(env: str | None, game: str | None) -> str:
 
 def step_limit_of(episode: EpisodeRef, settings: "RunSettings") -> int:
     """`--max-steps` when given, else the episode's own limit, else the preset's (see envs.registry)."""
-    from envs import registry
     from envs.base import EnvError
 
     given = settings.max_steps if settings.max_steps_given else None
     try:
-        return registry.step_limit(episode.ref, settings.max_steps, given)
+        return episode.step_limit(settings.max_steps, given)
     except EnvError as exc:
         raise UsageError(str(exc)) from None
 
@@ -243,51 +239,31 @@ def load_prompt_set(path: str | Path | None, agent: str | None = None) -> Prompt
 
 def make_env(episode: EpisodeRef, max_steps: int | None = None) -> "Env":
     """The environment of an episode, from its provider (`max_steps` None: the episode's own limit)."""
-    from envs import registry
     from envs.base import EnvError
 
     try:
-        return registry.provider(episode.env).make_env(episode.episode, max_steps)
+        return episode.make_env(max_steps)
     except EnvError as exc:
         raise UsageError(str(exc)) from None
 
 
-def make_agent(env: "Env", llm: LLM, settings: "RunSettings") -> "Stepper":
-    """The agent `settings` name, with its options, limits and prompt set, stepping `env` with `llm`
-    (node code in a sandboxed worker; `settings.trusted` drops the static checks). Closes `env` when it fails."""
-    return _agent_maker(settings)(env, llm)
-
-
-def _agent_maker(settings: "RunSettings") -> Callable[["Env", LLM], "Stepper"]:
-    """Check the agent's name, its prompt set and the runner settings (before any environment
-    starts), and return what builds the agent on an environment."""
+def agent_spec(settings: "RunSettings") -> "AgentSpec":
+    """What builds the agent `settings` name, checked before any environment starts: its name, its
+    prompt set (a folder that is not one is refused) and its runner settings (`--node-timeout`)."""
     from agent import agents
     from agent.sandbox.settings import RunnerSettings
 
-    agent = settings.agent
     try:
-        agents.agent_class(agent)
+        agents.agent_class(settings.agent)
     except agents.UnknownAgent as exc:
         raise UsageError(str(exc)) from None
-    prompts = load_prompt_set(settings.prompts, agent)
+    prompts = load_prompt_set(settings.prompts, settings.agent)
     try:
-        runner_settings = (RunnerSettings(trusted=settings.trusted) if settings.node_timeout is None
-                           else RunnerSettings(trusted=settings.trusted, node_timeout=settings.node_timeout))
+        runner = (RunnerSettings(trusted=settings.trusted) if settings.node_timeout is None
+                  else RunnerSettings(trusted=settings.trusted, node_timeout=settings.node_timeout))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-
-    def build(env: "Env", llm: LLM) -> "Stepper":
-        runner = runner_settings.make_runner()
-        try:
-            engine = agents.build(agent, env, llm, runner, limits=settings.limits, prompts=prompts,
-                                  options=settings.agent_options)
-        except ValueError as exc:  # a routed role the agent does not have
-            env.close()
-            raise UsageError(str(exc)) from None
-        engine.preset = settings.preset
-        return engine
-
-    return build
+    return agents.AgentSpec(settings.agent, settings.agent_options, settings.limits, prompts, settings.preset, runner)
 
 
 EnvMaker = Callable[[EpisodeRef, "int | None"], "Env"]
@@ -301,8 +277,15 @@ def make_engine(settings: "RunSettings", episode: EpisodeRef, llm: LLM, *, env_m
     process built by `agent.sandbox.settings`, the one place every path gets its runner and checks;
     `settings.trusted` drops the static checks (process isolation and limits stay).
     """
-    build = _agent_maker(settings)  # refused before any environment starts
-    return build((env_maker or make_env)(episode, step_limit_of(episode, settings)), llm)
+    from agent import agents
+
+    spec = agent_spec(settings)  # refused before any environment starts
+    env = (env_maker or make_env)(episode, step_limit_of(episode, settings))
+    try:
+        return agents.build_agent(spec, env, llm)
+    except ValueError as exc:  # a routed role the agent does not have
+        env.close()
+        raise UsageError(str(exc)) from None
 
 
 def engine_for(options: RunOptions, llm: LLM) -> "Stepper":
@@ -337,6 +320,13 @@ def _warn_once(lines: list[str]) -> None:
         if line not in _warned:
             _warned.add(line)
             print(f"recode-tui: warning: {line}", file=sys.stderr)
+
+
+def settings_of(flags: RunFlags) -> "RunSettings":
+    """The run's settings from its flags: the preset with every flag given put over it; bad input is one line."""
+    return agent_settings(flags.preset, flags.agent, flags.agent_option, max_steps=flags.max_steps,
+                          max_depth=flags.max_depth, max_rewrite=flags.max_rewrite, max_retry=flags.max_retry,
+                          prompts=flags.prompts, trusted=flags.trusted, node_timeout=flags.node_timeout)
 
 
 def agent_settings(

@@ -35,7 +35,7 @@ async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
     from agent.sessions.journal import JournalError, sessions_dir_from
     from agent.sessions.session import profiles_in_use, start_session
     from envs import make_env
-    from recode_tui.setup.build import engine_for
+    from recode_tui.setup.build import make_engine
 
     sessions_dir = sessions_dir_from(options.sessions)
     if options.resume is not None:
@@ -59,9 +59,11 @@ async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
             await session.engine.close()
             raise UsageError(salvage_hint(f"cannot resume {folder.name}: {replay_failure(events)}", options))
         return session, events
-    engine = engine_for(options, llm)
+    if options.episode is None:
+        raise UsageError("no episode to play: give --game")
+    engine = make_engine(options.settings, options.episode, llm)
     spec = options.llm.spec
-    return start_session(engine, sessions_dir, options.game, spec,
+    return start_session(engine, sessions_dir, options.episode, spec,
                          profiles=profiles_in_use(spec, options.llm.profiles)), []
 
 

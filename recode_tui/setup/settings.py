@@ -3,7 +3,7 @@
 Each command's handler turns argparse's namespace into one of these at the top
 (`recode_tui.commands.arguments`) and passes them on; nothing below reads the
 namespace. This module imports no engine, agent or environment: its types are
-plain data (`Limits` and `RunSettings` are light), so the parser path stays light.
+plain data (`Limits`, `RunSettings` and `EpisodeRef` are light), so the parser path stays light.
 """
 
 from __future__ import annotations
@@ -13,30 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.agents.presets import RunSettings
+from envs.registry import EpisodeRef  # one episode, parsed once where its text comes in (`build.parse_episode`)
 
 if TYPE_CHECKING:
     from agent.runtime.debugger import Breakpoint
 
 __all__ = ["CacheSettings", "ConsoleOptions", "EpisodeRef", "EvalOptions", "ExportOptions", "LLMSettings",
-           "RunOptions", "RunSettings", "Selection"]
-
-
-@dataclass(frozen=True)
-class EpisodeRef:
-    """One episode: the environment it belongs to, its id there, and the one text naming it everywhere.
-
-    `ref` is what journals and reports write (`put-01` for the default environment's episodes,
-    `sciworld:boil/0` for another's). Built once by `recode_tui.setup.build.parse_episode` (what the
-    user typed) or `episode_of` (a reference a journal recorded). An evaluation's split is its
-    `Selection`'s.
-    """
-
-    env: str
-    episode: str
-    ref: str
-
-    def __str__(self) -> str:
-        return self.ref
+           "RunFlags", "RunOptions", "RunSettings", "Selection"]
 
 
 @dataclass(frozen=True)
@@ -120,21 +103,33 @@ class Selection:
 
 
 @dataclass(frozen=True)
+class RunFlags:
+    """The flags a run's `RunSettings` is resolved from, as typed: `--agent`, `--agent-option`, `--preset`,
+    the limits, `--prompts`, `--trusted` and `--node-timeout` (None: not given).
+
+    `run` and `tui` resolve them at the edge (`build.settings_of`); `eval` where its plan is built
+    (`--agent` may name several agents to compare), and a resumed evaluation reads only the runner's two.
+    """
+
+    agent: str | None = None
+    agent_option: tuple[str, ...] | None = None
+    preset: str | None = None
+    max_steps: int | None = None
+    max_depth: int | None = None
+    max_rewrite: int | None = None
+    max_retry: int | None = None
+    prompts: str | None = None
+    trusted: bool = False
+    node_timeout: float | None = None
+
+
+@dataclass(frozen=True)
 class EvalOptions:
     """`eval`, parsed: a new evaluation's settings, or what a `--resume REPORT` may change."""
 
     selection: Selection
     llm: str | None  # --llm as typed; None: not given (a new evaluation refuses it)
-    agents: str | None  # --agent as typed: one name, or several to compare
-    agent_option: tuple[str, ...] | None
-    preset: str | None
-    max_steps: int | None
-    max_depth: int | None
-    max_rewrite: int | None
-    max_retry: int | None
-    prompts: str | None
-    trusted: bool
-    node_timeout: float | None
+    flags: RunFlags  # the agents (one name, or several to compare), their options, preset, limits and runner
     concurrency: int | None
     out: str | None
     sessions: str | None

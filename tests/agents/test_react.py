@@ -16,6 +16,7 @@ from recode_tui.setup.build import make_engine
 
 from .scripts import TASK_TYPES, first_game, react_answer, react_llm, walkthrough
 from tests.settings import episode_named, run_settings
+from envs.registry import EpisodeRef
 
 PUT = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable 1", "move vase 1 to sidetable 1"]
 
@@ -126,7 +127,7 @@ async def test_a_window_keeps_only_the_last_turns_in_the_prompt():
 async def test_a_journaled_react_run_resumes_at_the_same_turn(tmp_path):
     llm = ScriptedLLM([ScriptEntry(react_answer(a), purpose="act", once=True) for a in PUT[:2]])
     engine = make_engine(run_settings(agent="react"), episode_named("put-01"), llm)
-    session = start_session(engine, tmp_path, "put-01", "scripted")
+    session = start_session(engine, tmp_path, EpisodeRef.parse("put-01"), "scripted")
     events = []
     while not isinstance(event := await engine.step(), ev.LLMFailed):  # the script has no third answer
         events.append(event)
@@ -151,7 +152,7 @@ async def test_a_react_run_forks_at_one_turn_to_answer_it_again(tmp_path):
     from agent.sessions.session import branch_session, fork_at_expansion
 
     engine = make_engine(run_settings(agent="react"), episode_named("put-01"), react_llm(PUT))
-    session = start_session(engine, tmp_path, "put-01", "scripted")
+    session = start_session(engine, tmp_path, EpisodeRef.parse("put-01"), "scripted")
     await play(engine)
     session.writer.close()
     second = engine.tree.root.children[1]

@@ -9,6 +9,7 @@ from agent.runtime.stepper import Limits
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.setup.build import make_engine
 from tests.settings import episode_named, run_settings
+from envs.registry import EpisodeRef
 
 GAME = "put-01"  # put a vase in sidetable: the vase is on diningtable 1
 
@@ -140,7 +141,7 @@ async def test_a_journal_resumes_to_the_same_place_with_the_window_and_reinjecti
     from envs import make_env
 
     engine = engine_with(in_order(*WIN), window=2)
-    session = start_session(engine, tmp_path, GAME, "scripted:win")
+    session = start_session(engine, tmp_path, EpisodeRef.parse(GAME), "scripted:win")
     asks = 0
     while asks < 5:  # up to the root's call after the subtask returned (the re-injection)
         event = await engine.step()

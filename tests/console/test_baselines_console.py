@@ -12,6 +12,7 @@ from recode_tui.console.screens.replay import ReplayScreen
 
 from .helpers import SIZE, checked, command, started, type_text, wait_for
 from tests.settings import console_options, episode_named, run_settings
+from envs.registry import EpisodeRef
 
 # put-01: "put a vase in sidetable."; the vase is on diningtable 1.
 PUT_ACTIONS = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable 1", "move vase 1 to sidetable 1"]
@@ -137,7 +138,7 @@ async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -
     from recode_tui.plain.terminal import PlainFrontEnd
 
     engine = make_engine(run_settings(agent="react"), episode_named("put-01"), HumanLLM())
-    session = start_session(engine, tmp_path / "sessions", "put-01", "human")
+    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse("put-01"), "human")
 
     async def until(predicate) -> None:
         for _ in range(3000):

@@ -28,6 +28,7 @@ from .helpers import SIZE, command, started, wait_for
 from .test_fork_paths import resumed
 from .test_models_console import GOOD, WANDER, answers, profiles_file, proposal_shown, rendered, run_to_the_end
 from tests.settings import console_options, episode_named, run_settings
+from envs.registry import EpisodeRef
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,7 +43,7 @@ async def profile_session(tmp_path: Path, server: OpenAICompatibleServer) -> Pat
     """A run under `profile:local` that stops after its first action, as a killed run would."""
     profiles = profiles_file(tmp_path, server.base_url)
     engine = make_engine(run_settings(max_steps=80), episode_named("put-01"), make_llm("profile:local", profiles))
-    session = start_session(engine, tmp_path / "sessions", "put-01", "profile:local",
+    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse("put-01"), "profile:local",
                             profiles=profiles_in_use("profile:local", profiles))
     while not isinstance(await engine.step(), ev.ObservationReceived):
         pass

@@ -25,11 +25,14 @@ def test_alfworld_is_registered_and_lists_its_bundled_episodes() -> None:
 
 
 def test_episode_references_with_and_without_the_environment_name() -> None:
-    assert registry.split_ref("alfworld:put-01") == ("alfworld", "put-01")
-    assert registry.split_ref("put-01", "alfworld") == ("alfworld", "put-01")
-    assert registry.split_ref("alfworld:valid_unseen/12") == ("alfworld", "valid_unseen/12")
+    EpisodeRef = registry.EpisodeRef
+    assert EpisodeRef.parse("alfworld:put-01") == EpisodeRef("alfworld", "put-01", "put-01")
+    assert EpisodeRef.parse("put-01", "alfworld") == EpisodeRef("alfworld", "put-01", "put-01")
+    assert EpisodeRef.parse("alfworld:valid_unseen/12") == EpisodeRef("alfworld", "valid_unseen/12", "valid_unseen/12")
+    assert EpisodeRef.parse("boil/0", "sciworld") == EpisodeRef("sciworld", "boil/0", "sciworld:boil/0")
+    assert EpisodeRef.parse("C:/games/put.tw-pddl") == EpisodeRef("alfworld", "C:/games/put.tw-pddl", "C:/games/put.tw-pddl")
     with pytest.raises(EnvError, match="--env"):
-        registry.split_ref("alfworld:put-01", "sciworld")
+        EpisodeRef.parse("alfworld:put-01", "sciworld")
 
 
 def test_an_unknown_environment_names_the_known_ones() -> None:

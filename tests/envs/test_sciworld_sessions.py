@@ -15,6 +15,7 @@ from agent.sessions.session import branch_session, fork_at_expansion, start_sess
 from envs import registry
 from mockllm.gold import gold_llm
 from mockllm.scripted import ScriptedLLM, ScriptEntry
+from envs.registry import EpisodeRef
 
 pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
@@ -25,7 +26,7 @@ async def test_a_fork_at_a_sub_goal_replays_the_simulator_up_to_it_and_both_bran
     sessions = tmp_path / "sessions"
     engine = Engine(registry.make_env(GAME), gold_llm(registry.gold_actions(GAME)), RunnerSettings().make_runner(),
                     prompts=PromptSet(DEFAULT_PROMPTS))
-    session = start_session(engine, sessions, GAME, "gold")
+    session = start_session(engine, sessions, EpisodeRef.parse(GAME), "gold")
     try:
         assert (await engine.run()).success
     finally:

@@ -16,6 +16,7 @@ from mockllm import HumanLLM
 from recode_tui.setup.build import make_engine
 from recode_tui.plain.terminal import SKELETON, PlainFrontEnd, check_answer, render_prompt
 from tests.settings import episode_named, run_settings
+from envs.registry import EpisodeRef
 
 ESC_ENTER = "\x1b\r"
 CTRL_D = "\x04"
@@ -32,7 +33,7 @@ def walkthrough(game: str) -> list[str]:
 
 def new_front(tmp_path, pipe, game: str = "put-01", **kw) -> PlainFrontEnd:
     engine = make_engine(run_settings(), episode_named(game), HumanLLM())
-    session = start_session(engine, tmp_path / "sessions", game, "human")
+    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(game), "human")
     return PlainFrontEnd(session, input=pipe, output=DummyOutput(), **kw)
 
 

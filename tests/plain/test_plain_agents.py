@@ -16,11 +16,12 @@ from tests.agents.test_plan_execute import WIN_PLAN
 
 from .test_plain import ESC_ENTER, editor_open, paste, until
 from tests.settings import episode_named, run_settings
+from envs.registry import EpisodeRef
 
 
 async def test_the_next_executor_turn_opens_on_the_template_not_the_last_answer(tmp_path) -> None:
     engine = make_engine(run_settings(agent="plan-execute"), episode_named("put-01"), HumanLLM())
-    session = start_session(engine, tmp_path / "sessions", "put-01", "human")
+    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse("put-01"), "human")
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
         task = asyncio.ensure_future(front.run())

@@ -21,6 +21,7 @@ from recode_tui.setup.build import make_engine
 from recode_tui.plain.terminal import PlainFrontEnd, open_plain_session
 from tests.plain.test_plain import ESC_ENTER, editor_open, until
 from tests.settings import episode_named, run_settings
+from envs.registry import EpisodeRef
 
 GAME = "toy:coin-1"
 AGENT = "one-action"
@@ -33,7 +34,7 @@ def toy(toy_env):
 
 def new_front(tmp_path, pipe) -> PlainFrontEnd:
     engine = make_engine(run_settings(agent=AGENT), episode_named(GAME), HumanLLM())
-    session = start_session(engine, tmp_path / "sessions", GAME, "human")
+    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(GAME), "human")
     return PlainFrontEnd(session, input=pipe, output=DummyOutput())
 
 

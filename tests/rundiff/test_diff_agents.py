@@ -14,6 +14,7 @@ from tests.agents.scripts import react_llm, walkthrough
 from tests.agents.test_recap import CHILD, GAME, WIN, engine_with, in_order
 from tests.rundiff.test_diff_fork import play, plan_llm
 from tests.settings import episode_named, run_settings
+from envs.registry import EpisodeRef
 
 LOOK_FIRST = CHILD.replace("1. action: go to diningtable 1", "1. action: look\n2. action: go to diningtable 1").replace(
     "2. action: take vase", "3. action: take vase")
@@ -21,7 +22,7 @@ LOOK_FIRST = CHILD.replace("1. action: go to diningtable 1", "1. action: look\n2
 
 async def recap_run(tmp_path: Path, answers) -> Path:
     engine = engine_with(in_order(*answers))
-    session = start_session(engine, tmp_path / f"sessions-{len(answers)}-{answers[1][1][:12]}", GAME, "scripted:recap")
+    session = start_session(engine, tmp_path / f"sessions-{len(answers)}-{answers[1][1][:12]}", EpisodeRef.parse(GAME), "scripted:recap")
     await engine.run()
     await engine.close()
     session.writer.close()
@@ -56,7 +57,7 @@ async def test_two_agents_on_one_game_are_diffed_by_their_steps(tmp_path, capsys
     engine = make_engine(run_settings(max_steps=30, agent="react"), episode_named(GAME),
                          react_llm(steps[:1] + ["look"] + steps[1:]))
     # another folder: two sessions of one game started in the same second by one process get one id
-    session = start_session(engine, tmp_path / "react", GAME, "scripted:react")
+    session = start_session(engine, tmp_path / "react", EpisodeRef.parse(GAME), "scripted:react")
     await engine.run()
     await engine.close()
     session.writer.close()
@@ -78,7 +79,7 @@ async def test_plan_execute_steps_and_turns_align_by_path_and_a_reworded_step_is
     for name, first in (("a", plan(("s1", "find the vase and take it", []),
                                    ("s2", "put the vase on sidetable 1", ["s1"]))), ("b", reworded)):
         engine = plan_engine(plan_order(("plan", first), *WIN_TURNS))
-        session = start_session(engine, tmp_path / name, GAME, "scripted:plan")
+        session = start_session(engine, tmp_path / name, EpisodeRef.parse(GAME), "scripted:plan")
         await engine.run()
         await engine.close()
         session.writer.close()

@@ -23,6 +23,7 @@ from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 from recode_tui.commands import cli
+from envs.registry import EpisodeRef
 
 GAME = "cool-03"
 PLAN = "steps = plan_steps(observation)"
@@ -45,7 +46,7 @@ def plan_llm(steps: list[str]) -> ScriptedLLM:
 
 async def play(tmp_path: Path, game: str, llm: ScriptedLLM) -> Path:
     engine = Engine(make_env(game), llm, RunnerSettings().make_runner())
-    session = start_session(engine, tmp_path / "sessions", game, "scripted:test")
+    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(game), "scripted:test")
     await engine.run()
     session.writer.close()
     await engine.close()

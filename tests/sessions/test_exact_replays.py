@@ -16,6 +16,7 @@ from agent.sessions.session import branch_session, resume_session, start_session
 from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
+from envs.registry import EpisodeRef
 
 GAME = "toy:key-1"
 CODE = (
@@ -48,7 +49,7 @@ def actions(events: list[ev.Event]) -> list[str]:
 async def recorded_session(tmp_path: Path):
     """A fresh run (its own random run seed, as a user's) stopped after every action of the node was sent."""
     engine = Engine(make_env(GAME), llm(), RunnerSettings().make_runner())
-    session = start_session(engine, tmp_path / "sessions", GAME, "scripted:test")
+    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(GAME), "scripted:test")
     seen: list[ev.Event] = []
     while len(actions(seen)) < ACTIONS:
         seen.append(await engine.step())

@@ -27,6 +27,7 @@ from agent.sessions.session import start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.setup.build import make_engine, make_llm
 from tests.settings import console_options, episode_named, run_settings
+from envs.registry import EpisodeRef
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-the-users-own-key"
@@ -106,7 +107,7 @@ async def crafted_session(tmp_path: Path, own: OpenAICompatibleServer, monkeypat
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("OPENAI_BASE_URL", own.base_url)
     engine = make_engine(run_settings(max_steps=80), episode_named("put-01"), make_llm("profile:default"))
-    session = start_session(engine, tmp_path / "sessions", "put-01", "profile:default", profiles=str(profiles))
+    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse("put-01"), "profile:default", profiles=str(profiles))
     while not isinstance(await engine.step(), ev.ObservationReceived):
         pass
     session.writer.close()

@@ -20,6 +20,7 @@ from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.setup.build import make_engine, make_llm
 from recode_tui.console.session.session_control import find_resume
 from tests.settings import episode_named, run_settings
+from envs.registry import EpisodeRef
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,7 +50,7 @@ async def profile_session(tmp_path: Path, server: OpenAICompatibleServer, path: 
     """A run under `profile:local` that stops after its first action, as a killed run would."""
     profiles = str(write_profiles(path or tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=10))
     engine = make_engine(run_settings(max_steps=80), episode_named("put-01"), make_llm("profile:local", profiles))
-    session = start_session(engine, tmp_path / "sessions", "put-01", "profile:local",
+    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse("put-01"), "profile:local",
                             profiles=profiles_in_use("profile:local", profiles))
     while not isinstance(await engine.step(), ev.ObservationReceived):
         pass
@@ -126,7 +127,7 @@ def test_sessions_list_shows_last_activity_and_can_show_unfinished_only(tmp_path
     sessions = tmp_path / "sessions"
     recode(tmp_path, "run", "--llm", "demo", "--quiet")
     engine = make_engine(run_settings(max_steps=80), episode_named("put-02"), make_llm("demo"))
-    open_one = start_session(engine, sessions, "put-02", "demo")
+    open_one = start_session(engine, sessions, EpisodeRef.parse("put-02"), "demo")
     open_one.writer.close()
     listed = recode(tmp_path, "sessions", "list")
     assert listed.returncode == 0

@@ -25,6 +25,7 @@ from envs.alfworld.catalog import resolve_game
 from mockllm import ScriptedLLM
 from mockllm.journal import journal_llm
 from mockllm.scripted import ScriptEntry
+from envs.registry import EpisodeRef
 
 GAME = "toy:key-1"  # put a key in box: 4 actions
 ALFWORLD_GAME = "cool-03"
@@ -58,7 +59,7 @@ def walk_llm(game: str) -> ScriptedLLM:
 
 async def new_session(tmp_path: Path, game: str = GAME, llm=None):
     engine = Engine(make_env(game), llm or walk_llm(game), RunnerSettings().make_runner())  # as a user's run
-    return start_session(engine, tmp_path / "sessions", game, "scripted:test")
+    return start_session(engine, tmp_path / "sessions", EpisodeRef.parse(game), "scripted:test")
 
 
 async def step_until(engine: Engine, predicate, limit: int = 500) -> list[ev.Event]:
@@ -136,7 +137,7 @@ async def test_a_game_file_changed_since_recording_is_detected(tmp_path):
     game = tmp_path / "game.tw-pddl"
     shutil.copy(resolve_game(ALFWORLD_GAME), game)
     engine = Engine(make_env(str(game)), walk_llm(ALFWORLD_GAME), RunnerSettings().make_runner())
-    session = start_session(engine, tmp_path / "sessions", str(game), "scripted:test")
+    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(str(game)), "scripted:test")
     await step_until(engine, lambda e: isinstance(e, ev.ObservationReceived))
     session.writer.close()
     game.write_text(game.read_text().replace('"walkthrough"', '"walkthrough" ', 1))
@@ -232,7 +233,7 @@ async def test_exports_tree_sft_and_markdown(tmp_path):
 async def test_a_full_disk_keeps_the_run_going_and_says_so(tmp_path):
     folder = tmp_path / "sessions"
     engine = Engine(make_env(GAME), walk_llm(GAME), RunnerSettings().make_runner())
-    session = start_session(engine, folder, GAME, "scripted:test")
+    session = start_session(engine, folder, EpisodeRef.parse(GAME), "scripted:test")
     session.writer.close()
     journal = session.folder / JOURNAL_FILE
     journal.unlink()
@@ -258,7 +259,7 @@ async def test_a_session_whose_prompt_set_was_edited_mid_run_resumes_with_that_s
     shutil.copytree(DEFAULT_PROMPTS, edited)
     (edited / "expand.txt").write_text((edited / "expand.txt").read_text() + "\nKeep plans short.\n")
     engine = Engine(make_env(GAME), walk_llm(GAME), RunnerSettings().make_runner())
-    session = start_session(engine, tmp_path / "sessions", GAME, "scripted:test")
+    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(GAME), "scripted:test")
     session.writer.current_prompts = lambda: engine.prompts  # as the console wires it
     await step_until(engine, lambda e: isinstance(e, ev.LLMAnswered))  # solve, with the bundled set
     engine.prompts = PromptSet(edited)  # the person saved an edited set in the workspace

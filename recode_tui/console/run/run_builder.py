@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from agent.runtime.debugger import Breakpoint
     from agent.runtime.stepper import Stepper
     from envs.base import Env
+    from envs.registry import EpisodeRef
     from recode_tui.console.session.session_control import SessionControl
     from recode_tui.setup.build import EnvMaker
     from recode_tui.setup.settings import ConsoleOptions
@@ -68,19 +69,18 @@ def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMake
         if run.resumed is not None:
             control.salvage_at_start, control.select_at = run.from_last_good, options.at
     breakpoints = list(options.breakpoints) if options.breakpoints is not None else None
-    return LoadedRun(engine, episode_label(episode.ref), control, breakpoints, run.resumed is None, options.keymap)
+    return LoadedRun(engine, episode_label(episode), control, breakpoints, run.resumed is None, options.keymap)
 
 
-def episode_label(game: str) -> str:
+def episode_label(episode: EpisodeRef) -> str:
     """A short name for the status line: the bundled id, the task folder of a path, `sciworld boil/0`."""
     from envs import registry
 
-    name, episode = registry.split_ref(game)
-    if name != registry.default_env():
-        return f"{name} {episode}"
-    path = Path(game)
+    if episode.env != registry.default_env():
+        return f"{episode.env} {episode.episode}"
+    path = Path(episode.episode)
     if path.suffix == ".tw-pddl" or path.exists():
         if path.suffix == ".tw-pddl" and path.parent.name.startswith("trial_"):
             return path.parent.parent.name
         return path.stem if path.suffix else path.name
-    return game
+    return episode.episode

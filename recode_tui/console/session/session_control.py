@@ -111,7 +111,7 @@ class SessionControl:
         if resume is not None:
             control = cls(sessions_dir, new_llm, resume=resume)
         else:
-            session = start_session(engine, sessions_dir, episode.ref, spec, profiles=profiles_in_use(spec, profiles))
+            session = start_session(engine, sessions_dir, episode, spec, profiles=profiles_in_use(spec, profiles))
             control = cls(sessions_dir, new_llm, session)
         control.llm_spec, control.profiles = spec, profiles
         # --llm given with --resume overrides the recording once, for the session opened at start;
