@@ -1,4 +1,4 @@
-"""The five agents side by side: engine overhead per action, and prompt length against episode length.
+"""The five agents side by side: agent overhead per action, and prompt length against episode length.
 
 1. Overhead per action. Each agent plays its own demo (`--llm demo`) on the
    first bundled game of each task type, stepping event by event as `run` and
@@ -118,12 +118,12 @@ class TimedLLM:
         return getattr(self._llm, name)
 
 
-def walkthrough(game: str) -> list[str]:
-    return json.loads(resolve_game(game).read_text())["walkthrough"]
+def walkthrough(episode_ref: str) -> list[str]:
+    return json.loads(resolve_game(episode_ref).read_text())["walkthrough"]
 
 
-def raw_steps(actions: list[str], game: str) -> list[float]:
-    env = make_env(game, max_steps=MAX_STEPS)
+def raw_steps(actions: list[str], episode_ref: str) -> list[float]:
+    env = make_env(episode_ref, max_steps=MAX_STEPS)
     env.reset()
     times = []
     for action in actions:
@@ -134,27 +134,27 @@ def raw_steps(actions: list[str], game: str) -> list[float]:
     return times
 
 
-async def play(agent: str, game: str, llm, options: dict | None = None) -> dict:
+async def play(agent_name: str, episode_ref: str, llm, options: dict | None = None) -> dict:
     """One episode, event by event; the clock starts after the env is loaded and the worker is up."""
-    env = TimedEnv(make_env(game, max_steps=MAX_STEPS))
+    env = TimedEnv(make_env(episode_ref, max_steps=MAX_STEPS))
     await asyncio.to_thread(env._env.reset)  # load outside the clock
     runner = RunnerSettings().make_runner()
     await runner.ensure_started()
     timed = TimedLLM(llm)
-    engine = agents.build_agent(agents.AgentSpec(agent, options or {}), env, timed, runner)
+    agent = agents.build_agent(agents.AgentSpec(agent_name, options or {}), env, timed, runner)
     sessions = tempfile.TemporaryDirectory()
-    session = start_session(engine, Path(sessions.name), EpisodeRef.parse(game), "bench")  # the journal every user path writes
+    session = start_session(agent, Path(sessions.name), EpisodeRef.parse(episode_ref), "bench")  # the journal every user path writes
     actions: list[str] = []
     env.seconds = 0.0
     started = time.perf_counter()
     while True:
-        event = await engine.step()
+        event = await agent.step()
         if isinstance(event, ActionSent):
             actions.append(event.action)
         if isinstance(event, RunFinished):
             break
     total = time.perf_counter() - started
-    await engine.close()
+    await agent.close()
     session.writer.close()
     sessions.cleanup()
     return {"actions": actions, "total": total, "env": env.seconds, "llm": timed.seconds, "won": event.success,
@@ -183,23 +183,23 @@ def overhead_table(verdicts: Verdicts) -> None:
     print("1. Agent overhead per action, each agent's demo on the first bundled game of each task type")
     print(f"{'agent':<14}{'episodes':>9}{'won':>5}{'actions':>8}{'LLM calls':>10}{'step ms':>9}"
           f"{'agent ms/action':>17}{'of a step':>11}{'of a stock step':>17}  vs target")
-    for agent in AGENTS:
+    for agent_name in AGENTS:
         actions = calls = wins = 0
         own = 0.0
         steps: list[float] = []
         for task_type in TASK_TYPES:
-            game = list_games([task_type])[0].id
-            result = asyncio.run(play(agent, game, make_llm("demo", agent=agent)))
+            episode_ref = list_games([task_type])[0].id
+            result = asyncio.run(play(agent_name, episode_ref, make_llm("demo", agent_name=agent_name)))
             actions += len(result["actions"])
             calls += len(result["prompts"])
             wins += result["won"]
             own += result["total"] - result["env"] - result["llm"]
-            steps += raw_steps(result["actions"], game)
+            steps += raw_steps(result["actions"], episode_ref)
         step = statistics.median(steps)
         per_action = own / max(actions, 1)
-        target = Target(f"{agent}: {OWN_WORK.figure}", OWN_WORK.limit, OWN_WORK.unit, OWN_WORK.source)
+        target = Target(f"{agent_name}: {OWN_WORK.figure}", OWN_WORK.limit, OWN_WORK.unit, OWN_WORK.source)
         verdict = verdicts.check(target, per_action / stock * 100)
-        print(f"{agent:<14}{len(TASK_TYPES):>9}{wins:>5}{actions:>8}{calls:>10}{step * 1000:>9.1f}"
+        print(f"{agent_name:<14}{len(TASK_TYPES):>9}{wins:>5}{actions:>8}{calls:>10}{step * 1000:>9.1f}"
               f"{per_action * 1000:>17.2f}{per_action / step * 100:>10.1f}%{per_action / stock * 100:>16.1f}%"
               f"  {verdict} {target.describe()}")
     print("(agent ms/action: episode wall time minus env reset/step and LLM complete(), per action; sandboxed "
@@ -208,11 +208,11 @@ def overhead_table(verdicts: Verdicts) -> None:
           f"{stock * 1000:.1f} ms)")
 
 
-def long_actions(game: str, rounds: int = 1) -> list[str]:
+def long_actions(episode_ref: str, rounds: int = 1) -> list[str]:
     """`rounds` tours of the room (go to and examine every receptacle), then the walkthrough."""
-    observation = make_env(game).reset().observation
+    observation = make_env(episode_ref).reset().observation
     places = re.findall(r"\b([a-z]+ \d+)", observation)
-    return [a for place in places for a in ("go to " + place, "examine " + place)] * rounds + walkthrough(game)
+    return [a for place in places for a in ("go to " + place, "examine " + place)] * rounds + walkthrough(episode_ref)
 
 
 def react_script(actions: list[str]) -> ScriptedLLM:
@@ -237,15 +237,15 @@ def recap_script(actions: list[str], group: int = 10, ahead: int = 3) -> Scripte
     return ScriptedLLM([ScriptEntry(a, purpose=p, once=True) for p, a in answers])
 
 
-def prompt_table(verdicts: Verdicts, game: str = "") -> None:
-    game = game or max(list_games(None), key=lambda g: len(long_actions(g.id))).id  # the longest tour
-    actions = long_actions(game, rounds=3)  # past ReCAP's 64-round window
+def prompt_table(verdicts: Verdicts, episode_ref: str = "") -> None:
+    episode_ref = episode_ref or max(list_games(None), key=lambda g: len(long_actions(g.id))).id  # the longest tour
+    actions = long_actions(episode_ref, rounds=3)  # past ReCAP's 64-round window
     runs = {
-        "ReAct": asyncio.run(play("react", game, react_script(actions))),
-        "ReCAP window 64": asyncio.run(play("recap", game, recap_script(actions))),
-        "ReCAP window 16": asyncio.run(play("recap", game, recap_script(actions), {"window": 16})),
+        "ReAct": asyncio.run(play("react", episode_ref, react_script(actions))),
+        "ReCAP window 64": asyncio.run(play("recap", episode_ref, recap_script(actions))),
+        "ReCAP window 16": asyncio.run(play("recap", episode_ref, recap_script(actions), {"window": 16})),
     }
-    print(f"\n2. Prompt length (tokens, the local server's count) per LLM call, one long episode of {game} "
+    print(f"\n2. Prompt length (tokens, the local server's count) per LLM call, one long episode of {episode_ref} "
           f"({len(actions)} actions scripted)")
     print("   " + ", ".join(f"{name}: {len(r['actions'])} actions, {len(r['prompts'])} calls, "
                               f"{'won' if r['won'] else 'not won'}" for name, r in runs.items()))

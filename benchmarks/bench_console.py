@@ -8,7 +8,7 @@ the sandboxed runner `tui` builds (agent.sandbox.settings; its worker started be
 first key, as a user's is) and the journal every `tui` run writes.
 
 Per-step numbers use an instant environment and an instant LLM, so what is
-measured is the engine's own bookkeeping, the sandbox round trips, the journal
+measured is the agent's own bookkeeping, the sandbox round trips, the journal
 and the console. The figure is key -> painted stop: from `pilot.press("n")` to
 the moment the frame showing the stop has been painted (a `call_after_refresh`
 callback scheduled when the stop is shown: Textual runs it once the screen has
@@ -132,9 +132,9 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
     runner = RunnerSettings().make_runner()  # the console's runner: the sandbox worker (agent.sandbox.settings)
     await runner.ensure_started()  # a user pays its start once, before the first key
     env = InstantEnv()
-    engine = Engine(env, TreeLLM(groups), runner, limits=Limits())
+    agent = Engine(env, TreeLLM(groups), runner, limits=Limits())
     sessions = tempfile.TemporaryDirectory()
-    session = start_session(engine, Path(sessions.name), EpisodeRef.parse("put-01"), "bench")  # `tui` journals every run
+    session = start_session(agent, Path(sessions.name), EpisodeRef.parse("put-01"), "bench")  # `tui` journals every run
     painted = asyncio.Event()
     painted_at: list[float] = []
     stop_reason: list[str] = []
@@ -145,9 +145,9 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
             super().apply_events(events)
             handler_time.append(time.perf_counter() - t)
 
-        async def on_engine_driver_stopped(self, message):
+        async def on_agent_driver_stopped(self, message):
             t = time.perf_counter()
-            await super().on_engine_driver_stopped(message)
+            await super().on_agent_driver_stopped(message)
             handler_time.append(time.perf_counter() - t)
 
         def on_stop_shown(self, message):  # every pane has been handed the stop
@@ -163,7 +163,7 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
         run_screen_class = TimedScreen
 
     app = TimedApp(
-        engine,
+        agent,
         episode="bench",
         breakpoints=[Breakpoint(BreakpointKind.ACTION_REGEX, "^look")],
         cursor_blink=False,
@@ -180,7 +180,7 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
             await asyncio.wait_for(painted.wait(), timeout)  # not pilot.pause(): that forces a repaint itself
         except TimeoutError:
             raise RuntimeError(f"no painted stop {timeout} s after {key!r} (stops {app.debug_screen.stops}, "
-                               f"busy {app.debug_screen.driver.busy}, events {len(engine.tree)} nodes)") from None
+                               f"busy {app.debug_screen.driver.busy}, events {len(agent.tree)} nodes)") from None
         latency = painted_at[0] - t
         await pilot.wait_for_scheduled_animations()  # settle before the next key (outside the figure)
         while app.debug_screen.driver.busy:  # the driver finishes its stop after showing it; a key before that is ignored
@@ -192,7 +192,7 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
         while app.debug_screen.stops < 1:  # the first stop (before the root runs)
             await asyncio.sleep(0.01)
         build = await key_to_painted_stop(pilot, "c")  # build the tree: run every group to the first look
-        assert len(engine.tree) >= nodes, len(engine.tree)
+        assert len(agent.tree) >= nodes, len(agent.tree)
         app.debug_screen.debugger.breakpoints.clear()
         log = app.query_one(Log)
         filler = [f"{i:>6} > filler action {i}" for i in range(log_lines)]
@@ -211,7 +211,7 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
             # the check on the rendered output: the status line shows this stop (its reason, the step count)
             assert stop_reason and stop_reason[0][:30] in shown and f"steps {env.steps}/" in shown, (stop_reason, shown)
         result = {
-            "nodes": len(engine.tree),
+            "nodes": len(agent.tree),
             "log_lines": log.line_count,
             "build_s": build,
             "log_write_s": log_write,
@@ -219,7 +219,7 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
             "latency_median_ms": statistics.median(latencies) * 1000,
             "latency_p90_ms": sorted(latencies)[int(len(latencies) * 0.9) - 1] * 1000,
         }
-    await engine.close()
+    await agent.close()
     session.writer.close()
     sessions.cleanup()
     return result
@@ -242,7 +242,7 @@ class Probe(RecodeApp):
 
 app = build_app(ConsoleOptions(RunOptions("tui", parse_episode(None, "put-01"), LLMSettings("human"),
                                           agent_settings(None)), journaled=False, cursor_blink=False))
-Probe(app.debug_screen.engine, episode=app.episode, cursor_blink=False).run(headless=True, size=(160, 48))
+Probe(app.debug_screen.agent, episode=app.episode, cursor_blink=False).run(headless=True, size=(160, 48))
 """
 
 

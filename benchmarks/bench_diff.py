@@ -1,6 +1,6 @@
 """The diff of two large runs: 10k nodes a side, from the journal files to the screen painted at the divergence.
 
-The runs: two journals written as the engine writes them (a ReCode tree of a
+The runs: two journals written as the agent writes them (a ReCode tree of a
 root, 100 stubs and 99 statements under each: 10,001 nodes, and 5,000 actions),
 the second a fork whose 50th stub got another answer. Measured: reading both
 journals and rebuilding their trees, the alignment (`agent.eval.rundiff.diff_runs`),

@@ -63,8 +63,8 @@ OWN_WORK = Target("engine's own work per action, journal included, / stock step"
                   "measured 3-20 % here (load 9), 1.5x the worst")
 
 
-def walkthrough(game: str) -> list[str]:
-    return json.loads(resolve_game(game).read_text())["walkthrough"]
+def walkthrough(episode_ref: str) -> list[str]:
+    return json.loads(resolve_game(episode_ref).read_text())["walkthrough"]
 
 
 def visits(observation: str) -> list[str]:
@@ -74,14 +74,14 @@ def visits(observation: str) -> list[str]:
     return [action for place in places for action in ("go to " + place, "examine " + place)]
 
 
-def raw_replay(game: str) -> tuple[float, list[float]]:
+def raw_replay(episode_ref: str) -> tuple[float, list[float]]:
     """The reset (warm process) and every raw step of the episode's actions: visits, then the walkthrough."""
-    env = make_env(game, max_steps=MAX_STEPS)
+    env = make_env(episode_ref, max_steps=MAX_STEPS)
     started = time.perf_counter()
     observation = env.reset().observation
     reset = time.perf_counter() - started
     steps = []
-    for action in visits(observation) + walkthrough(game):
+    for action in visits(observation) + walkthrough(episode_ref):
         t = time.perf_counter()
         env.step(action)
         steps.append(time.perf_counter() - t)
@@ -113,39 +113,39 @@ class TimedEnv:
         return getattr(self._env, name)
 
 
-def answer(game: str, observation: str) -> str:
+def answer(episode_ref: str, observation: str) -> str:
     """One node per visit (as an agent exploring), then the walkthrough as one loop node."""
     lines = [f"run({action!r})" for action in visits(observation)]
-    lines.append("for action in " + json.dumps(walkthrough(game)) + ":\n    run(action)")
+    lines.append("for action in " + json.dumps(walkthrough(episode_ref)) + ":\n    run(action)")
     return "<execute>\n" + "\n".join(lines) + "\n</execute>"
 
 
-async def engine_replay(game: str) -> tuple[int, int, float, float, float, bool]:
+async def engine_replay(episode_ref: str) -> tuple[int, int, float, float, float, bool]:
     """Actions, nodes, worker start-up, episode wall time, time inside the env, won."""
-    probe = make_env(game, max_steps=MAX_STEPS)
+    probe = make_env(episode_ref, max_steps=MAX_STEPS)
     observation = probe.reset().observation
     probe.close()
-    llm = ScriptedLLM([ScriptEntry(answer=answer(game, observation))])
-    env = TimedEnv(make_env(game, max_steps=MAX_STEPS))
+    llm = ScriptedLLM([ScriptEntry(answer=answer(episode_ref, observation))])
+    env = TimedEnv(make_env(episode_ref, max_steps=MAX_STEPS))
     await asyncio.get_running_loop().run_in_executor(None, env._env.reset)  # load outside the clock
     runner = RunnerSettings().make_runner()  # what run and eval build: sandboxed, with the checks
     began = time.perf_counter()
     await runner.ensure_started()  # the worker's start-up, outside the episode's clock
     worker_start = time.perf_counter() - began
-    engine = Engine(env, llm, runner)
+    agent = Engine(env, llm, runner)
     sessions = tempfile.TemporaryDirectory()
-    session = start_session(engine, Path(sessions.name), EpisodeRef.parse(game), "bench")  # the journal every user path writes
+    session = start_session(agent, Path(sessions.name), EpisodeRef.parse(episode_ref), "bench")  # the journal every user path writes
     actions = nodes = 0
     env.env_seconds = 0.0
     started = time.perf_counter()
     while True:
-        event = await engine.step()
+        event = await agent.step()
         actions += isinstance(event, ActionSent)
         nodes += isinstance(event, NodeStarted)
         if isinstance(event, RunFinished):
             break
     total = time.perf_counter() - started
-    await engine.close()
+    await agent.close()
     session.writer.close()
     sessions.cleanup()
     return actions, nodes, worker_start, total, env.env_seconds, event.success
@@ -165,7 +165,7 @@ def stock_step_medians() -> dict[str, float]:
 
 def main() -> int:
     if "--stock-steps" in sys.argv:
-        print(json.dumps({game: statistics.median(raw_replay(game)[1]) for game in games()}))  # same actions
+        print(json.dumps({episode_ref: statistics.median(raw_replay(episode_ref)[1]) for episode_ref in games()}))  # same actions
         return 0
     verdicts = Verdicts("bench_engine")
     chosen = games()
@@ -175,22 +175,22 @@ def main() -> int:
     cold_reset = time.perf_counter() - began
     stock = stock_step_medians()
     rows = []
-    for game in chosen:
-        reset, steps = raw_replay(game)
-        actions, nodes, worker_start, total, env_seconds, won = asyncio.run(engine_replay(game))
+    for episode_ref in chosen:
+        reset, steps = raw_replay(episode_ref)
+        actions, nodes, worker_start, total, env_seconds, won = asyncio.run(engine_replay(episode_ref))
         overhead = (total - env_seconds) / max(actions, 1)
-        rows.append((game, actions, nodes, worker_start, reset, statistics.median(steps), stock[game], overhead, won))
+        rows.append((episode_ref, actions, nodes, worker_start, reset, statistics.median(steps), stock[episode_ref], overhead, won))
     print(f"cold first reset of this process ({cold_game}): {cold_reset * 1000:.0f} ms")
     print(f"{'game':<12}{'actions':>8}{'nodes':>6}{'worker start ms':>16}{'reset ms (warm)':>16}{'step ms':>9}"
           f"{'engine ms/action':>18}{'overhead':>10}{'stock step ms':>15}{'vs stock':>10}{'won':>5}  speed-up; own work vs stock")
-    for game, actions, nodes, worker_start, reset, step, stock_step, overhead, won in rows:
-        speed_target = Target(f"{game}: {SPEEDUP.figure}", SPEEDUP.limit, SPEEDUP.unit, SPEEDUP.source, at_least=True)
-        own_target = Target(f"{game}: {OWN_WORK.figure}", OWN_WORK.limit, OWN_WORK.unit, OWN_WORK.source)
+    for episode_ref, actions, nodes, worker_start, reset, step, stock_step, overhead, won in rows:
+        speed_target = Target(f"{episode_ref}: {SPEEDUP.figure}", SPEEDUP.limit, SPEEDUP.unit, SPEEDUP.source, at_least=True)
+        own_target = Target(f"{episode_ref}: {OWN_WORK.figure}", OWN_WORK.limit, OWN_WORK.unit, OWN_WORK.source)
         verdict = (f"  {stock_step / step:.1f}x {verdicts.check(speed_target, stock_step / step)} "
                    f"{speed_target.describe()}; "
                    f"{verdicts.check(own_target, overhead / stock_step * 100)} {own_target.describe()}")
         print(
-            f"{game:<12}{actions:>8}{nodes:>6}{worker_start * 1000:>16.0f}{reset * 1000:>16.0f}{step * 1000:>9.1f}"
+            f"{episode_ref:<12}{actions:>8}{nodes:>6}{worker_start * 1000:>16.0f}{reset * 1000:>16.0f}{step * 1000:>9.1f}"
             f"{overhead * 1000:>18.2f}{overhead / step * 100:>9.1f}%{stock_step * 1000:>15.1f}"
             f"{overhead / stock_step * 100:>9.1f}%{'yes' if won else 'no':>5}{verdict}"
         )

@@ -1,13 +1,13 @@
 """How long `import envs, envs.alfworld` takes in a fresh process (target: under 50 ms), and
 `recode-tui --help` (`eval --help`, `run --help`) from the process start to its exit (target: 0.10 s).
 
-Listing games and opening the console import these; the heavy engine
+Listing games and opening the console import these; the heavy agent
 (textworld, tatsu, spacy) loads only when a game is reset. Whether it stays
 out of the import is a behaviour, tested in tests/envs/test_import.py; how
 fast the import is depends on the machine, so it is measured here.
 
 `--help` builds the argument parser and exits: it imports no command module,
-engine or agent (tested in tests/test_help_imports.py). Its target is issue
+agent or agent (tested in tests/test_help_imports.py). Its target is issue
 24's figure for the previous release, 0.10 s, as an absolute limit; the bare
 interpreter with argparse (`python -c "import argparse; ..."`) is measured
 beside it so a slow machine shows as such, not as a regression.

@@ -4,7 +4,7 @@ The session: a bundled game driven by a scripted loop of ~240 `look` actions
 (about 500 events). Write cost is the time spent inside the journal observer
 (JSON encoding, write, flush, fsync) per event and per record. Resume time is
 a full replay against the real environment (every prompt and observation
-checked), split into environment time and the rest. The engine runs its code in
+checked), split into environment time and the rest. The agent runs its code in
 the sandbox worker, as `run` builds it (the replay's runner is the sandbox too).
 
 User path: every `run`, `tui` and `eval` episode is journaled (`start_session`);
@@ -12,7 +12,7 @@ User path: every `run`, `tui` and `eval` episode is journaled (`start_session`);
 
 Targets (the README promises no figure; measured here under a load of ~4 on 2 cores):
 write cost 2 ms per event (measured 1.1 ms, the fsync dominates: ~2x margin);
-resume's engine + checks 2 s for the ~500 events (measured 0.77 s, ~2.5x margin).
+resume's agent + checks 2 s for the ~500 events (measured 0.77 s, ~2.5x margin).
 
 Run: .venv/bin/python benchmarks/bench_journal.py
 """
@@ -73,8 +73,8 @@ class TimedEnv:
 async def main() -> int:
     verdicts = Verdicts("bench_journal")
     with tempfile.TemporaryDirectory() as folder:
-        engine = Engine(make_env(GAME, max_steps=ACTIONS + 10), looping_llm(), RunnerSettings().make_runner())
-        session = start_session(engine, Path(folder), EpisodeRef.parse(GAME), "scripted:bench")
+        agent = Engine(make_env(GAME, max_steps=ACTIONS + 10), looping_llm(), RunnerSettings().make_runner())
+        session = start_session(agent, Path(folder), EpisodeRef.parse(GAME), "scripted:bench")
         writer = session.writer
         spent = 0.0
         events = 0
@@ -86,23 +86,23 @@ async def main() -> int:
             spent += time.perf_counter() - t
             events += 1
 
-        engine.observers[-1] = timed
-        await engine.run()
-        await engine.close()  # the sandbox worker
+        agent.observers[-1] = timed
+        await agent.run()
+        await agent.close()  # the sandbox worker
         writer.close()
         records = writer.records_written
 
         started = time.perf_counter()
         timed_envs: list[TimedEnv] = []
 
-        def factory(game: str, max_steps: int):
-            timed_envs.append(TimedEnv(make_env(game, max_steps)))
+        def factory(episode_ref: str, max_steps: int):
+            timed_envs.append(TimedEnv(make_env(episode_ref, max_steps)))
             return timed_envs[-1]
 
         resumed, replayed = await resume_session(session.folder, looping_llm(), factory)
         resume_seconds = time.perf_counter() - started
         resumed.writer.close()
-        await resumed.engine.close()
+        await resumed.agent.close()
         env_seconds = timed_envs[0].seconds
 
     write_verdict = verdicts.check(WRITE, spent / events * 1000)

@@ -1,6 +1,6 @@
 """`eval -c 2` against `eval --ray` (a local cluster) on the same games, wall clock from the command line.
 
-Both play the bundled games with the demo script (no model latency: the CPU side, the engines
+Both play the bundled games with the demo script (no model latency: the CPU side, the agents
 and the sandboxed node code, is all there is to parallelise) two at a time: `-c 2` in two
 environment worker processes, `--ray` as Ray tasks on a 2-CPU local cluster started by the
 command (its start-up and shutdown counted: a user waits for them too). On one machine Ray can

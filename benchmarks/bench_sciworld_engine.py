@@ -151,15 +151,15 @@ async def engine_episode(task: str, instant: bool = False) -> dict:
     env = TimedEnv(InstantEnv(len(gold)) if instant else provider.make_env(episode))
     runner = RunnerSettings().make_runner()  # what run and eval build: sandboxed, with the checks
     await runner.ensure_started()  # outside the clock: a user pays it once per run
-    engine = Engine(env, gold_llm(gold), runner, prompts=PromptSet(DEFAULT_PROMPTS))
+    agent = Engine(env, gold_llm(gold), runner, prompts=PromptSet(DEFAULT_PROMPTS))
     sessions = tempfile.TemporaryDirectory()
-    session = start_session(engine, Path(sessions.name), EpisodeRef.parse(f"sciworld:{episode}"), "gold")  # every user path's journal
+    session = start_session(agent, Path(sessions.name), EpisodeRef.parse(f"sciworld:{episode}"), "gold")  # every user path's journal
     actions = expansions = 0
     expanding = 0.0  # engine.step() calls that produced an expansion's events
     began = time.perf_counter()
     while True:
         step_began, env_before = time.perf_counter(), env.env_seconds
-        event = await engine.step()
+        event = await agent.step()
         if isinstance(event, (StubFound, LLMRequested, LLMAnswered)):
             expanding += time.perf_counter() - step_began - (env.env_seconds - env_before)
         actions += isinstance(event, ActionSent)
@@ -167,7 +167,7 @@ async def engine_episode(task: str, instant: bool = False) -> dict:
         if isinstance(event, RunFinished):
             break
     wall = time.perf_counter() - began
-    await engine.close()
+    await agent.close()
     session.writer.close()
     sessions.cleanup()
     if instant:

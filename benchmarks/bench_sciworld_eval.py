@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.eval.batch import EvalPlan, EvalReport, Evaluation, GameSpec  # noqa: E402
+from agent.eval.batch import EvalPlan, EvalReport, Evaluation, EpisodeSpec  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs import registry  # noqa: E402
 from recode_tui.setup.env_workers import EnvPool  # noqa: E402
@@ -83,7 +83,7 @@ def worker_memory(pid: int) -> tuple[float, float, float]:
     return python_mb, jvm_mb, peak_mb
 
 
-async def one_level(concurrency: int, games: list[GameSpec], gold: dict[str, list[str]], folder: Path) -> dict:
+async def one_level(concurrency: int, games: list[EpisodeSpec], gold: dict[str, list[str]], folder: Path) -> dict:
     plan = EvalPlan(llm="gold", games=games, env="sciworld", concurrency=concurrency, max_steps=None)
     report = EvalReport(plan)
     pool = EnvPool(concurrency, warm_env="sciworld")
@@ -119,7 +119,7 @@ async def main() -> int:
         os.environ["JAVA_TOOL_OPTIONS"] = f"-Xmx{args.heap}m"  # the workers inherit it
     table = variation_table()
     provider = registry.provider("sciworld")
-    games = [GameSpec(f"{t}/{table[t]['test'][0]}", t) for t in args.tasks.split(",")]
+    games = [EpisodeSpec(f"{t}/{table[t]['test'][0]}", t) for t in args.tasks.split(",")]
     began = time.monotonic()
     gold = {g.id: provider.gold_actions(g.id) for g in games}
     print(f"gold paths of {len(games)} episodes computed in {time.monotonic() - began:.0f} s (outside the clock)",

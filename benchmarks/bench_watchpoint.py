@@ -29,7 +29,7 @@ from agent.runtime import events as ev  # noqa: E402
 from agent.runtime.debugger import Debugger, parse_breakpoint  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from mockllm.scripted import ScriptedLLM  # noqa: E402
-from recode_tui.setup.build import DEMO_SCRIPT, make_engine  # noqa: E402
+from recode_tui.setup.build import DEMO_SCRIPT, make_agent  # noqa: E402
 from tests.settings import episode_named, run_settings
 
 GAME = "put-01"
@@ -41,8 +41,8 @@ WATCHES = ["len(instruction)", "instruction.upper()", "sorted(set(instruction.sp
 
 async def play(watches: list[str]) -> tuple[float, int]:
     """Seconds from the first node to the end, and how many checks that took."""
-    engine = make_engine(run_settings(), episode_named(GAME), ScriptedLLM.from_file(DEMO_SCRIPT))
-    debugger = Debugger(engine, breakpoints=[parse_breakpoint(f"changes {w}") for w in watches])
+    agent = make_agent(run_settings(), episode_named(GAME), ScriptedLLM.from_file(DEMO_SCRIPT))
+    debugger = Debugger(agent, breakpoints=[parse_breakpoint(f"changes {w}") for w in watches])
     checks = 0
 
     def count(event: ev.Event) -> None:
@@ -57,7 +57,7 @@ async def play(watches: list[str]) -> tuple[float, int]:
         await debugger.step("continue")
     elapsed = time.perf_counter() - began
     assert isinstance(debugger.last_event, ev.RunFinished) and debugger.last_event.success
-    await engine.close()
+    await agent.close()
     return elapsed, checks
 
 

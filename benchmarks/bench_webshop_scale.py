@@ -4,7 +4,7 @@
 
 Targets (the original's scale): the first start (reading the files into the catalogue's store and
 building the search index, both then kept on disk) within 3 minutes; a later start (the store
-opened, the index loaded from disk) within 10 s; a search within 50 ms (median); the engine under 3 GB
+opened, the index loaded from disk) within 10 s; a search within 50 ms (median); the agent under 3 GB
 (peak resident memory of a process that has started and searched); the index memory-mapped, so
 `eval -c 2`'s workers share one copy (two later starts alive at once: their memory, Linux only). Each start runs in a fresh process. Prints PASS/MISS per
 figure; exits 1 on a miss. The generated folder is kept with --folder (it is large: ~1.5 GB at

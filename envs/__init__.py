@@ -1,6 +1,6 @@
-"""Text environments the ReCode engine drives (`envs.base.Env`, listed by an `envs.provider.EnvProvider`).
+"""Text environments the agents drive (`envs.base.Env`, listed by an `envs.provider.EnvProvider`).
 
-Importing this package is cheap: environment engines load lazily.
+Importing this package is cheap: environment agents load lazily.
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from envs.base import Env, EnvError, Reset
 __all__ = ["Env", "EnvError", "Reset", "make_env"]
 
 
-def make_env(game: str, max_steps: int | None = None) -> Env:
+def make_env(episode_ref: str, max_steps: int | None = None) -> Env:
     """An environment for an episode reference (`put-01`, `alfworld:valid_seen/3`, `sciworld:boil/0`, a game path).
 
     None as `max_steps`: the episode's own limit (see envs.registry).
     """
     from envs import registry
 
-    return registry.make_env(game, max_steps)
+    return registry.make_env(episode_ref, max_steps)

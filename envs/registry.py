@@ -187,13 +187,13 @@ class EpisodeRef:
 
 
 # What a test, a script or a worker process holding an episode's text asks: the text parsed, then the question.
-def make_env(ref: str, max_steps: int | None = None, env: str | None = None) -> Env:
+def make_env(episode_ref: str, max_steps: int | None = None, env: str | None = None) -> Env:
     """An environment for an episode reference (see `EpisodeRef.parse`)."""
-    return EpisodeRef.parse(ref, env).make_env(max_steps)
+    return EpisodeRef.parse(episode_ref, env).make_env(max_steps)
 
 
-def fingerprint(ref: str, env: str | None = None) -> str:
-    return EpisodeRef.parse(ref, env).fingerprint()
+def fingerprint(episode_ref: str, env: str | None = None) -> str:
+    return EpisodeRef.parse(episode_ref, env).fingerprint()
 
 
 def default_env() -> str:
@@ -201,30 +201,30 @@ def default_env() -> str:
     return names()[0]
 
 
-def qualify(ref: str, env: str | None = None) -> str:
+def qualify(episode_ref: str, env: str | None = None) -> str:
     """The one string that names an episode everywhere above `envs/` (journals' `game`, eval ids).
 
     The default environment's episodes stay bare (`put-01`, as journals always
     wrote them); any other carries its name (`sciworld:boil/0`).
     """
-    episode = EpisodeRef.parse(ref, env)
+    episode = EpisodeRef.parse(episode_ref, env)
     provider(episode.env)  # an unknown --env is one line here, not later
     return episode.ref
 
 
-def label(ref: str) -> str:
+def label(episode_ref: str) -> str:
     """The status line's name for an episode (see `EpisodeRef.label`)."""
-    return EpisodeRef.parse(ref).label()
+    return EpisodeRef.parse(episode_ref).label()
 
 
-def step_limit(ref: str, preset_steps: int | None, given: int | None) -> int:
+def step_limit(episode_ref: str, preset_steps: int | None, given: int | None) -> int:
     """The step limit of an episode (see `EpisodeRef.step_limit`)."""
-    return EpisodeRef.parse(ref).step_limit(preset_steps, given)
+    return EpisodeRef.parse(episode_ref).step_limit(preset_steps, given)
 
 
-def header_fields(ref: str) -> dict[str, str]:
+def header_fields(episode_ref: str) -> dict[str, str]:
     """What a journal header stores about an episode (see `EpisodeRef.header_fields`)."""
-    return EpisodeRef.parse(ref).header_fields()
+    return EpisodeRef.parse(episode_ref).header_fields()
 
 
 def env_settings(name: str) -> dict[str, str]:
@@ -232,14 +232,14 @@ def env_settings(name: str) -> dict[str, str]:
     return dict(provider(name).env_settings())
 
 
-def gold_actions(ref: str) -> list[str] | None:
+def gold_actions(episode_ref: str) -> list[str] | None:
     """An episode's known solution when its provider can give one (None: this environment has none)."""
-    return EpisodeRef.parse(ref).gold_actions()
+    return EpisodeRef.parse(episode_ref).gold_actions()
 
 
-def episode(ref: str, env: str | None = None) -> Episode:
+def episode(episode_ref: str, env: str | None = None) -> Episode:
     """One episode with its task type (the provider's `episode(id)`)."""
-    return EpisodeRef.parse(ref, env).describe()
+    return EpisodeRef.parse(episode_ref, env).describe()
 
 
 load_plugins()

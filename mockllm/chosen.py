@@ -1,7 +1,7 @@
 """An LLM that gives one chosen answer next, then hands over to the LLM it wraps.
 
 The prompt workspace uses it to continue a paused run with an answer the
-person picked from a comparison: the engine asks its LLM as usual and gets
+person picked from a comparison: the agent asks its LLM as usual and gets
 the chosen text, recorded with the source that produced it.
 """
 

@@ -1,7 +1,7 @@
 """The person at the console acting as the LLM.
 
 `complete` parks on a future until the UI calls `submit` (or `cancel`). The
-engine never knows that a person answered; the UI decides what to show while
+agent never knows that a person answered; the UI decides what to show while
 the future is pending.
 """
 
@@ -45,8 +45,8 @@ class HumanLLM:
         await self._asked.wait()
 
     def submit(self, text: str, person_seconds: float | None = None) -> None:
-        """Hand the person's answer to the waiting engine; `person_seconds`: how long they took,
-        when the front end asked them before the engine called `complete` (the console's stops)."""
+        """Hand the person's answer to the waiting agent; `person_seconds`: how long they took,
+        when the front end asked them before the agent called `complete` (the console's stops)."""
         if self._pending is None or self._pending.done():
             raise RuntimeError("no expansion is awaiting an answer")
         self._person_seconds = max(0.0, person_seconds or 0.0)

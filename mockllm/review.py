@@ -41,7 +41,7 @@ def source_of(applied: str, proposed: str, rejected: bool) -> str:
 
 
 class ReviewLLM:
-    """The model's answer waits for the person's decision before the engine sees it."""
+    """The model's answer waits for the person's decision before the agent sees it."""
 
     def __init__(self, model: LLM, on_proposal: Callable[[Proposal], object] | None = None) -> None:
         self.model = model

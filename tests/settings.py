@@ -38,13 +38,13 @@ def run_settings(
     return settings
 
 
-def episode_named(ref: str | Path) -> EpisodeRef:
+def episode_named(episode_ref: str | Path) -> EpisodeRef:
     """An episode as `--game` names it (`put-01`, `sciworld:boil/0`, `toy:coin-1`, a `.tw-pddl` path)."""
-    return parse_episode(None, str(ref))
+    return parse_episode(None, str(episode_ref))
 
 
 def console_options(
-    game: str | Path = "put-01",
+    episode_ref: str | Path = "put-01",
     llm: str = "human",
     *,
     sessions_dir: str | Path | None = None,
@@ -65,7 +65,7 @@ def console_options(
     `settings`: `run_settings`'s keywords (agent, limits, max_steps, trusted, node_timeout, ...).
     """
     resumed = Path(resume) if resume is not None else None
-    run = RunOptions("tui", episode_named(game), LLMSettings(llm, str(profiles) if profiles else None, given=llm_given),
+    run = RunOptions("tui", episode_named(episode_ref), LLMSettings(llm, str(profiles) if profiles else None, given=llm_given),
                      run_settings(**settings), sessions=str(sessions_dir) if sessions_dir is not None else None,
                      resume=str(resume) if resume is not None else None, resumed=resumed,
                      from_last_good=from_last_good)

@@ -1,6 +1,6 @@
 """A benchmark that misses its target fails: run_all.py exits non-zero, prints MISS and names the benchmark.
 
-The real run_all.py runs the real bench_search.py (a few seconds, no engine) with
+The real run_all.py runs the real bench_search.py (a few seconds, no agent) with
 every limit scaled to the impossible (`--target-scale 0.0001`), then as it is.
 """
 

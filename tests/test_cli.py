@@ -20,9 +20,9 @@ def recode(*args: str, sessions: str | None = None) -> subprocess.CompletedProce
         )
 
 
-def walkthrough_script(tmp_path, game: str) -> str:
+def walkthrough_script(tmp_path, episode_ref: str) -> str:
     """A scripted answer that plays the game's stored planner walkthrough."""
-    steps = json.loads(resolve_game(game).read_text())["walkthrough"]
+    steps = json.loads(resolve_game(episode_ref).read_text())["walkthrough"]
     code = "for action in " + json.dumps(steps) + ":\n    run(action)"
     path = tmp_path / "walk.jsonl"
     path.write_text(json.dumps({"stub": "solve(instruction, observation)", "answer": f"<execute>\n{code}\n</execute>"}))

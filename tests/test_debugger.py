@@ -1,6 +1,6 @@
 """The debugger without any UI: step modes, breakpoints and the human LLM, on the test environment.
 
-The toy episode `vase-1` (tests/toyenv) plays like ALFWorld's put-01; the engine, its sandbox
+The toy episode `vase-1` (tests/toyenv) plays like ALFWorld's put-01; the agent, its sandbox
 runner and the debugger are the real ones.
 """
 
@@ -14,7 +14,7 @@ from agent.runtime import events as ev
 from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, StepMode, parse_breakpoint
 from mockllm.human import HumanLLM
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.setup.build import make_engine
+from recode_tui.setup.build import make_agent
 from tests.settings import episode_named, run_settings
 
 # toy:vase-1: "put a vase in sidetable."; the vase is on diningtable 1 (as in ALFWorld's put-01).
@@ -54,10 +54,10 @@ def toy(toy_env):
 
 @pytest.fixture
 async def debugger():
-    engine = make_engine(run_settings(), episode_named(GAME), scripted())
-    dbg = Debugger(engine)
+    agent = make_agent(run_settings(), episode_named(GAME), scripted())
+    dbg = Debugger(agent)
     yield dbg
-    await engine.close()
+    await agent.close()
 
 
 async def test_next_stops_at_every_event(debugger: Debugger) -> None:
@@ -87,7 +87,7 @@ async def test_stub_name_breakpoint(debugger: Debugger) -> None:
     bp = debugger.add_breakpoint("stub_name", "place_vase")
     stop = await debugger.step("continue")
     assert isinstance(stop.event, ev.LLMRequested)
-    assert debugger.engine.tree.nodes[stop.event.node_id].code == "place_vase(obj)"
+    assert debugger.agent.tree.nodes[stop.event.node_id].code == "place_vase(obj)"
     assert stop.reason.text == f"breakpoint {bp.number}: stub `place_vase` — place_vase"
     regex = debugger.add_breakpoint("stub_name", "fetch_.*")
     assert regex.describe() == "stub matching 'fetch_.*'"
@@ -157,9 +157,9 @@ async def test_step_over_finishes_the_node_and_out_finishes_the_parent(debugger:
 
 
 async def test_pause_stops_a_continue() -> None:
-    engine = make_engine(run_settings(), episode_named(GAME), scripted())
+    agent = make_agent(run_settings(), episode_named(GAME), scripted())
     seen: list[ev.Event] = []
-    dbg = Debugger(engine, breakpoints=[], on_event=seen.append)
+    dbg = Debugger(agent, breakpoints=[], on_event=seen.append)
 
     def pause_on_action(event: ev.Event) -> None:
         seen.append(event)
@@ -170,18 +170,18 @@ async def test_pause_stops_a_continue() -> None:
     stop = await dbg.step("continue")
     assert stop.reason.kind == "paused" and isinstance(stop.event, ev.ActionSent)
     assert not dbg.running
-    await engine.close()
+    await agent.close()
 
 
 async def test_human_stops_at_the_request_and_submit_resumes() -> None:
-    engine = make_engine(run_settings(), episode_named(GAME), HumanLLM())
-    dbg = Debugger(engine, breakpoints=[])
+    agent = make_agent(run_settings(), episode_named(GAME), HumanLLM())
+    dbg = Debugger(agent, breakpoints=[])
     stop = await dbg.step("continue")
     assert isinstance(stop.event, ev.LLMRequested) and stop.reason.kind == "human"
     assert dbg.awaiting_human
     again = await dbg.step("continue")  # nothing happens until the person answers
     assert again.event is stop.event
-    # The engine refuses an invalid answer and asks again.
+    # The agent refuses an invalid answer and asks again.
     refused = await dbg.submit("for x in [1]:\n    helper(x)")
     assert isinstance(refused.event, ev.LLMRequested) and refused.event.attempt == 2
     assert "inside a loop" in refused.reason.text
@@ -192,7 +192,7 @@ async def test_human_stops_at_the_request_and_submit_resumes() -> None:
     assert isinstance(ok.event, ev.LLMAnswered) and len(ok.event.blocks) == 4
     end = await dbg.step("continue")
     assert isinstance(end.event, ev.RunFinished) and end.event.success
-    await engine.close()
+    await agent.close()
 
 
 def test_parse_breakpoint() -> None:
@@ -229,45 +229,45 @@ async def test_changes_breakpoint_with_a_condition_and_a_bad_expression(debugger
     bound = debugger.add(parse_breakpoint("changes obj if obj == 'vase 1'"))
     stop = await debugger.step("continue")
     assert stop.reason.breakpoint == bound.number and isinstance(stop.event, ev.VariablesChanged)
-    assert debugger.engine.tree.nodes[stop.event.node_id].code == 'obj = "vase 1"'
+    assert debugger.agent.tree.nodes[stop.event.node_id].code == 'obj = "vase 1"'
     assert stop.reason.text.endswith("<NameError: name 'obj' is not defined> → vase 1")
     with pytest.raises(ValueError, match="needs a Python expression"):
         parse_breakpoint("changes len(")
 
 
 async def test_an_llm_failure_stops_continue_and_a_switched_llm_answers_the_retry() -> None:
-    engine = make_engine(run_settings(), episode_named(GAME), ScriptedLLM([]))  # no answer for any stub: LLMError
-    dbg = Debugger(engine, breakpoints=[])
+    agent = make_agent(run_settings(), episode_named(GAME), ScriptedLLM([]))  # no answer for any stub: LLMError
+    dbg = Debugger(agent, breakpoints=[])
     stop = await dbg.step("continue")
     assert isinstance(stop.event, ev.LLMFailed) and stop.reason.kind == "llm_error"
     assert "LLM failed on n0" in stop.reason.text and "no answer for stub" in stop.reason.text
     again = await dbg.step("continue")  # retry with the same LLM: stops again, attempt 2
     assert isinstance(again.event, ev.LLMFailed) and again.event.attempt == 2
-    assert not engine.done
-    engine.llm = HumanLLM()  # the person answers this expansion
+    assert not agent.done
+    agent.llm = HumanLLM()  # the person answers this expansion
     assert dbg.awaiting_human
     ok = await dbg.submit(
         'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
         'run("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
     )
     assert isinstance(ok.event, ev.LLMAnswered)
-    engine.llm = scripted()
+    agent.llm = scripted()
     end = await dbg.step("continue")
     assert isinstance(end.event, ev.RunFinished) and end.event.success
-    await engine.close()
+    await agent.close()
 
 
 def test_the_person_answers_the_calls_of_the_role_they_took() -> None:
     """An agent with several roles: the debugger waits on a person only for their role's calls."""
     from agent.llm import InteractiveLLM
 
-    engine = make_engine(run_settings(), episode_named("put-01"), scripted())
+    agent = make_agent(run_settings(), episode_named("put-01"), scripted())
     person = HumanLLM()
     assert isinstance(person, InteractiveLLM)
-    engine.set_llm(person, "executor")
-    debugger = Debugger(engine)
+    agent.set_llm(person, "executor")
+    debugger = Debugger(agent)
     debugger.last_event = ev.LLMRequested("n1", prompt="p", role="executor")
     assert debugger.human and debugger.current_llm() is person
     debugger.last_event = ev.LLMRequested("n1", prompt="p", role="planner")
-    assert not debugger.human and debugger.current_llm() is engine.llm
-    asyncio.run(engine.close())
+    assert not debugger.human and debugger.current_llm() is agent.llm
+    asyncio.run(agent.close())

@@ -8,7 +8,7 @@ import pytest
 from agent.runtime import events as ev
 from agent.runtime.tree import NodeStatus
 from envs.alfworld.catalog import list_games
-from recode_tui.setup.build import make_engine, make_llm
+from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import episode_named, run_settings
 
 TASK_TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
@@ -24,17 +24,17 @@ def first_index(events: list[ev.Event], kind: type[ev.Event], **fields) -> int:
 @pytest.mark.parametrize("task_type", TASK_TYPES)
 async def test_demo_solves_a_bundled_game_of_each_task_type(task_type):
     game = list_games([task_type])[0].id
-    engine = make_engine(run_settings(), episode_named(game), make_llm("demo"))
+    agent = make_agent(run_settings(), episode_named(game), make_llm("demo"))
     events: list[ev.Event] = []
     while not events or not isinstance(events[-1], ev.RunFinished):
-        events.append(await engine.step())
-    await engine.close()
+        events.append(await agent.step())
+    await agent.close()
     finished = events[-1]
     assert finished.success and finished.reason == "won", finished.reason
-    assert engine.env.won and engine.env.task_type == task_type
+    assert agent.env.won and agent.env.task_type == task_type
 
     # stub found -> expansion requested -> children -> actions -> won, in that order
-    root = engine.tree.root.id
+    root = agent.tree.root.id
     stub = first_index(events, ev.StubFound, node_id=root)
     requested = first_index(events, ev.LLMRequested, node_id=root)
     received = first_index(events, ev.LLMAnswered, node_id=root)
@@ -48,5 +48,5 @@ async def test_demo_solves_a_bundled_game_of_each_task_type(task_type):
     observed = [e.step for e in events if isinstance(e, ev.ObservationReceived)]
     assert sent == observed == list(range(1, finished.steps + 1))
     # the tree went deeper than the root: placeholders were expanded recursively
-    assert max(n.depth for n in engine.tree.walk()) >= 2
-    assert engine.tree.root.status is NodeStatus.AWAITING_LLM and engine.tree.root.children
+    assert max(n.depth for n in agent.tree.walk()) >= 2
+    assert agent.tree.root.status is NodeStatus.AWAITING_LLM and agent.tree.root.children

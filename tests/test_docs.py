@@ -3,7 +3,7 @@
 A reader copies `recode-tui ...` lines from the README and `docs/`, follows their links on
 GitHub or on the MkDocs site, and opens the files they name; a renamed flag, a moved page or
 module, or a retitled heading must fail here, with one line per problem naming the file and
-line. Nothing here starts an engine.
+line. Nothing here starts an agent.
 """
 
 from __future__ import annotations

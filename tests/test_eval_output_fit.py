@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from agent.eval.batch import EpisodeResult, GameSpec
+from agent.eval.batch import EpisodeResult, EpisodeSpec
 from recode_tui.commands import eval_report
 from recode_tui.commands.fit import Col, Layout, output_console, print_layout
 
@@ -17,12 +17,12 @@ def test_long_sciworld_task_names_keep_the_per_episode_columns_aligned() -> None
         EpisodeResult("mendelian-genetics-unknown-plant/3", "mendelian-genetics-unknown-plant", True, "won", steps=9,
                       score=100),
     ]
-    widths = eval_report.line_widths([GameSpec(r.game, r.task_type) for r in results])
+    widths = eval_report.line_widths([EpisodeSpec(r.game, r.task_type) for r in results])
     lines = [eval_report.result_line(r, widths) for r in results]
     for column in ("score", "steps", "LLM calls", "tokens"):
         assert len({line.index(column) for line in lines}) == 1, (column, lines)
     assert lines[1].count("lifespan-longest-lived") == 1  # the game names its task: said once
-    alfworld = [GameSpec("put-01", "put"), GameSpec("pick_two_obj-03", "pick_two")]
+    alfworld = [EpisodeSpec("put-01", "put"), EpisodeSpec("pick_two_obj-03", "pick_two")]
     assert eval_report.line_widths(alfworld).task_type >= len("pick_two")  # ALFWorld ids do not name their type: it stays
 
 

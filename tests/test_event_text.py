@@ -16,7 +16,7 @@ from agent.runtime import events as ev
 from agent.runtime.event_text import log_line, short
 from agent.sessions.session import start_session
 from mockllm import ScriptedLLM
-from recode_tui.setup.build import make_engine
+from recode_tui.setup.build import make_agent
 from recode_tui.console.app import build_app
 from recode_tui.plain.terminal import PlainFrontEnd
 
@@ -55,12 +55,12 @@ async def test_the_same_events_read_the_same_headless_in_the_plain_mode_and_on_t
                               capture_output=True, text=True, timeout=300, env=env).stdout.splitlines()
 
     # The plain mode, on the same script.
-    engine = make_engine(run_settings(), episode_named(GAME), ScriptedLLM.from_file(path))
-    session = start_session(engine, tmp_path / "plain", EpisodeRef.parse(GAME), "scripted")
+    agent = make_agent(run_settings(), episode_named(GAME), ScriptedLLM.from_file(path))
+    session = start_session(agent, tmp_path / "plain", EpisodeRef.parse(GAME), "scripted")
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
         finished = await front.run()
-    await engine.close()
+    await agent.close()
     assert isinstance(finished, ev.RunFinished) and not finished.success
 
     # The console, one event a step: its stop line for each event.
@@ -69,7 +69,7 @@ async def test_the_same_events_read_the_same_headless_in_the_plain_mode_and_on_t
                                     sessions_dir=tmp_path / "console"), ScriptedLLM.from_file(path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        while app.debug_screen.engine.finished is None:
+        while app.debug_screen.agent.finished is None:
             await command(pilot, app, "n")
             event = app.debug_screen.debugger.last_stop.event
             if isinstance(event, WATCHED) and type(event) not in stop_lines:

@@ -1,8 +1,8 @@
 """`recode-tui --help` and `recode-tui COMMAND --help` load only the parser.
 
 Help is printed from the parser alone, so a fresh interpreter that prints it
-must not have imported the engine, the agents, the evaluation code, the
-console or an environment's engine: each costs start-up time a user waits for
+must not have imported the agent, the agents, the evaluation code, the
+console or an environment's agent: each costs start-up time a user waits for
 on every `--help` (how long it takes: benchmarks/bench_import.py).
 """
 
@@ -99,4 +99,4 @@ def test_the_console_draws_its_first_frame_before_importing_the_run(command: lis
     modules = json.loads(done.stdout)["modules"]
     behind = [m for m in modules if any(m == h or m.startswith(h + ".") for h in BEHIND_THE_FIRST_FRAME)]
     assert behind == [] and "recode_tui.console.screens.loading" in modules
-    assert json.loads(done.stdout)["host"]  # an ALFWorld episode: its worker is already importing the engine
+    assert json.loads(done.stdout)["host"]  # an ALFWorld episode: its worker is already importing the agent

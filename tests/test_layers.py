@@ -232,7 +232,7 @@ KNOWN_CONSOLE_TO_COMMANDS = {"recode_tui.commands.diff"}
 
 
 def test_the_console_builds_through_the_setup_layer_not_the_command_line() -> None:
-    """The console's LLMs, engines and usage errors come from `recode_tui.setup`, never from
+    """The console's LLMs, agents and usage errors come from `recode_tui.setup`, never from
     `recode_tui.commands` (the command line may open the console; the reverse is an upward arrow)."""
     found = _front_end_imports(("recode_tui.console",), ("recode_tui.commands",))
     reached = {line.rsplit(" imports ", 1)[1] for line in found}

@@ -1,4 +1,4 @@
-"""Every path that builds an engine runs model code in the sandbox with its checks.
+"""Every path that builds an agent runs model code in the sandbox with its checks.
 
 Each test gives an answer that opens a file for writing and checks that it is
 refused and the file never appears: `run`, the console (Pilot), `eval`,
@@ -55,15 +55,15 @@ async def old_eval_journal(tmp_path: Path, first_answer: str) -> Path:
     n0 gets `first_answer`; the run is left waiting for the expansion of `finish_up`.
     """
     llm = ScriptedLLM([ScriptEntry(stub=SOLVE, answer=first_answer)])
-    engine = Engine(make_env(GAME), llm, ThreadRunner())
-    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(GAME), "scripted:old-eval")
+    agent = Engine(make_env(GAME), llm, ThreadRunner())
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse(GAME), "scripted:old-eval")
     while True:
-        event = await engine.step()
+        event = await agent.step()
         assert not isinstance(event, ev.RunFinished), event
         if isinstance(event, ev.LLMRequested) and event.node_id != "n0":
             break
     session.writer.close()
-    await engine.close()
+    await agent.close()
     header = read_journal(session.folder).header
     assert header.runner == "ThreadRunner" and header.trusted is True
     return session.folder
@@ -100,10 +100,10 @@ async def test_the_console_refuses_an_answer_that_writes_a_file(tmp_path):
     app = build_app(console_options(GAME, breakpoints=[], sessions_dir=tmp_path / "sessions"), llm)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        while app.debug_screen.engine.finished is None:
+        while app.debug_screen.agent.finished is None:
             await command(pilot, app, "c")
-        assert app.debug_screen.engine.finished.reason.startswith("rewrite limit")
-        assert app.debug_screen.engine.tree.root.llm_calls[0].reason == "forbidden: open"
+        assert app.debug_screen.agent.finished.reason.startswith("rewrite limit")
+        assert app.debug_screen.agent.tree.root.llm_calls[0].reason == "forbidden: open"
     assert not target.exists()
 
 
@@ -143,11 +143,11 @@ async def test_a_console_fork_of_an_old_eval_journal_refuses_an_answer_that_writ
         hostile_code = f"open({str(target)!r}, 'w').write('x')\nrun('look')"
         app.debug_screen.editor.editor.load_text(hostile_code)
         await pilot.press("ctrl+s")
-        # The fork's sandbox check refuses it in the editor already: nothing reaches the engine.
+        # The fork's sandbox check refuses it in the editor already: nothing reaches the agent.
         await wait_for(pilot, lambda: app.debug_screen.editor.last_check is not None and "forbidden: open" in app.debug_screen.editor.last_check.message,
                        what="the refusal in the editor")
         fork = control.session.folder
-        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.engine.code_check(hostile_code) == "forbidden: open"
+        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.agent.code_check(hostile_code) == "forbidden: open"
         assert read_journal(fork).header.runner == "SandboxRunner" and not read_journal(fork).header.trusted
     assert not target.exists()
 
@@ -163,11 +163,11 @@ async def test_the_workspace_reexpansion_of_an_old_eval_journal_refuses_an_answe
                        what="the resumed session")
         stops = app.debug_screen.stops
         # what the workspace's "use this answer" does for a stub expanded earlier
-        assert control.fork_with_answer("n0", hostile(target), "scripted", app.debug_screen.engine.prompts)
+        assert control.fork_with_answer("n0", hostile(target), "scripted", app.debug_screen.agent.prompts)
         await wait_for(pilot, lambda: control.session.folder != folder and app.debug_screen.stops > stops and not control.busy,
                        what="the fork")
         await command(pilot, app, "n")
-        first = app.debug_screen.engine.tree.nodes["n0"].llm_calls[0]
+        first = app.debug_screen.agent.tree.nodes["n0"].llm_calls[0]
         assert first.answer == hostile(target) and not first.accepted and first.reason == "forbidden: open"
     assert not target.exists()
 
@@ -197,7 +197,7 @@ def test_eval_trusted_is_asked_for_and_a_resume_without_it_runs_the_checks(tmp_p
     assert read_journal(Path(resumed["episodes"][1]["journal"])).header.trusted is False
 
 
-def test_an_engine_has_no_unchecked_default_runner():
+def test_an_agent_has_no_unchecked_default_runner():
     import pytest
 
     with pytest.raises(TypeError):
@@ -205,8 +205,8 @@ def test_an_engine_has_no_unchecked_default_runner():
     from agent.sandbox.settings import RunnerSettings
 
     runner = RunnerSettings().make_runner()
-    engine = Engine(make_env(GAME), ScriptedLLM([]), runner)
-    assert engine.code_check is not None and engine.code_check("open('f', 'w')") == "forbidden: open"
+    agent = Engine(make_env(GAME), ScriptedLLM([]), runner)
+    assert agent.code_check is not None and agent.code_check("open('f', 'w')") == "forbidden: open"
 
 
 # Where a code runner may be made: the one agent builder, eval's pre-started spares (from the same settings),

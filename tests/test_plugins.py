@@ -23,7 +23,7 @@ from agent.sessions.session import branch_session, fork_at_expansion, reopen_ses
 from envs import make_env
 from mockllm import ScriptedLLM
 from recode_tui.commands.cli import main
-from recode_tui.setup.build import make_engine, make_llm
+from recode_tui.setup.build import make_agent, make_llm
 from tests import toyenv
 from tests.toyenv.agent import OneActionAgent
 from tests.settings import console_options, episode_named, run_settings
@@ -75,14 +75,14 @@ def test_a_plugin_that_cannot_be_imported_is_one_line_and_the_rest_works(tmp_pat
 
 async def first_turn_only(sessions: Path):
     """A journaled run of the test agent whose process "dies" after its first turn."""
-    engine = make_engine(run_settings(agent="one-action"), episode_named("toy:coin-1"), make_llm(f"scripted:{COIN}"))
-    assert isinstance(engine, OneActionAgent)
-    session = start_session(engine, sessions, EpisodeRef.parse("toy:coin-1"), f"scripted:{COIN}")
+    agent = make_agent(run_settings(agent="one-action"), episode_named("toy:coin-1"), make_llm(f"scripted:{COIN}"))
+    assert isinstance(agent, OneActionAgent)
+    session = start_session(agent, sessions, EpisodeRef.parse("toy:coin-1"), f"scripted:{COIN}")
     seen = []
     while not isinstance(seen[-1:] and seen[-1], ev.ObservationReceived):
-        seen.append(await engine.step())
+        seen.append(await agent.step())
     session.writer.close()
-    await engine.close()
+    await agent.close()
     return session, [e for e in seen if isinstance(e, ev.LLMRequested)]
 
 
@@ -90,16 +90,16 @@ async def test_a_journal_of_the_test_agent_resumes_to_the_same_state_and_goes_on
     session, asked = await first_turn_only(tmp_path / "sessions")
 
     resumed, replayed = await resume_session(session.folder, make_llm(f"scripted:{COIN}"), make_env)
-    assert isinstance(resumed.engine, OneActionAgent) and resumed.engine.env.steps == 1
+    assert isinstance(resumed.agent, OneActionAgent) and resumed.agent.env.steps == 1
     # replayed to the next point that needs the outside world: turn 2's LLM call, after the same first prompt
     prompts = [e.prompt for e in replayed if isinstance(e, ev.LLMRequested)]
     assert prompts[:1] == [a.prompt for a in asked] and isinstance(replayed[-1], ev.LLMRequested)
     assert "> go to shelf 1\nYou arrive at shelf 1." in replayed[-1].prompt
-    assert [(n.code, n.status) for n in resumed.engine.tree.root.children] == [
+    assert [(n.code, n.status) for n in resumed.agent.tree.root.children] == [
         ("turn 1", NodeStatus.COMPLETED), ("turn 2", NodeStatus.RUNNING)]
-    result = await resumed.engine.run()
+    result = await resumed.agent.run()
     resumed.writer.close()
-    await resumed.engine.close()
+    await resumed.agent.close()
     assert result.success and result.steps == 2 and result.llm_calls == 2
     journal = read_journal(session.folder)
     assert [r["purpose"] for r in journal.records if r["type"] == "answer"] == ["act", "act"]
@@ -107,7 +107,7 @@ async def test_a_journal_of_the_test_agent_resumes_to_the_same_state_and_goes_on
 
     # An eval's journal (outside the sessions folder) reopens as a copy; a finished run replays to its end.
     again, events = await reopen_session(session.folder, ScriptedLLM([]), make_env, tmp_path / "elsewhere")
-    await again.engine.close()
+    await again.agent.close()
     again.writer.close()
     assert isinstance(events[-1], ev.RunFinished) and events[-1].success
     assert again.folder.parent == tmp_path / "elsewhere"
@@ -122,11 +122,11 @@ async def test_a_fork_gives_a_turn_of_the_test_agent_another_answer_and_keeps_th
     fork, events = await branch_session(session.folder, fork_at_expansion("n1"), other, make_env,
                                         tmp_path / "sessions", "fork n1")
     assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == "n1"
-    assert fork.engine.env.steps == 0
-    event = await fork.engine.step()
+    assert fork.agent.env.steps == 0
+    event = await fork.agent.step()
     assert isinstance(event, ev.LLMAnswered) and event.blocks == ("look",)
     fork.writer.close()
-    await fork.engine.close()
+    await fork.agent.close()
     assert (session.folder / "journal.jsonl").read_text() == original
     assert read_journal(fork.folder).header.parent.session == session.folder.name
 
@@ -150,17 +150,17 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
                                     sessions_dir=tmp_path / "sessions"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        assert isinstance(app.debug_screen.engine, OneActionAgent)
+        assert isinstance(app.debug_screen.agent, OneActionAgent)
         await command(pilot, app, "c")  # stops at the first LLM call (the every-call breakpoint)
         assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)
         assert app.debug_screen.debugger.last_event.purpose == "act"
         for _ in range(6):
-            if app.debug_screen.engine.done:
+            if app.debug_screen.agent.done:
                 break
             await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.debug_screen.engine.done, what="the run's end")
-        assert app.debug_screen.engine.finished.success
-        assert [n.code for n in app.debug_screen.engine.tree.root.children] == ["turn 1", "turn 2"]
+        await wait_for(pilot, lambda: app.debug_screen.agent.done, what="the run's end")
+        assert app.debug_screen.agent.finished.success
+        assert [n.code for n in app.debug_screen.agent.tree.root.children] == ["turn 1", "turn 2"]
         log = "\n".join(app.debug_screen.env_log.lines)
         assert "take coin 1 from shelf 1" in log
     [folder] = (tmp_path / "sessions").iterdir()
@@ -171,8 +171,8 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
                                       sessions_dir=tmp_path / "sessions", resume=folder))
     async with again.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: "episode won" in again.debug_screen.reason, what="the replay's end")
-        assert isinstance(again.debug_screen.engine, OneActionAgent) and again.debug_screen.engine is not app.debug_screen.engine
-        assert [(n.code, n.status) for n in again.debug_screen.engine.tree.root.children] == [
+        assert isinstance(again.debug_screen.agent, OneActionAgent) and again.debug_screen.agent is not app.debug_screen.agent
+        assert [(n.code, n.status) for n in again.debug_screen.agent.tree.root.children] == [
             ("turn 1", NodeStatus.COMPLETED), ("turn 2", NodeStatus.COMPLETED)]
 
 
@@ -203,8 +203,8 @@ async def test_the_plain_mode_asks_a_person_with_the_test_agents_own_skeleton_an
     from recode_tui.plain.terminal import PlainFrontEnd
     from tests.plain.test_plain import ESC_ENTER, editor_open, until
 
-    engine = make_engine(run_settings(agent="one-action"), episode_named("toy:coin-1"), HumanLLM())
-    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse("toy:coin-1"), "human")
+    agent = make_agent(run_settings(agent="one-action"), episode_named("toy:coin-1"), HumanLLM())
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse("toy:coin-1"), "human")
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
         task = asyncio.ensure_future(front.run())
@@ -212,7 +212,7 @@ async def test_the_plain_mode_asks_a_person_with_the_test_agents_own_skeleton_an
         buffer = front.prompt_session.default_buffer
         assert buffer.text == "Action: "
         pipe.send_text("go to shelf 1" + ESC_ENTER)  # the skeleton's `Action: ` kept: accepted
-        await until(lambda: engine.env.steps == 1 and front.editing.is_set() and buffer.text == "Action: ")
+        await until(lambda: agent.env.steps == 1 and front.editing.is_set() and buffer.text == "Action: ")
         buffer.text = ""
         pipe.send_text("take coin 1 from shelf 1" + ESC_ENTER)  # no `Action:` line: refused, text kept
         await until(lambda: buffer.validation_error is not None)

@@ -37,8 +37,8 @@ def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 async def test_end_on_error_ends_the_episode_at_the_first_node_error_naming_the_node():
-    engine = Engine(make_env("put-01"), llm(), ThreadRunner(), limits=Limits(end_on_error=True))
-    result = await engine.run()
+    agent = Engine(make_env("put-01"), llm(), ThreadRunner(), limits=Limits(end_on_error=True))
+    result = await agent.run()
     assert not result.success
     assert result.reason.startswith("node error: n2 `x = 1 / 0` raised ZeroDivisionError") and "ZeroDivisionError" in result.reason
     assert result.llm_calls == 1  # no repair was asked for

@@ -66,7 +66,7 @@ def test_editable_files_list_template_actions_and_each_task_type() -> None:
     assert {f.rsplit("/", 1)[-1] for f in files[2:]} == {f"{t}.txt" for t in ("put", "clean", "heat", "cool", "examine", "puttwo")}
 
 
-def test_render_is_the_engine_prompt_and_its_parts_add_up() -> None:
+def test_render_is_the_agent_prompt_and_its_parts_add_up() -> None:
     prompts = PromptSet()
     lines = ["- instruction (str): put a vase in sidetable.", "- observation (str): a room"]
     rendered = render_prompt(prompts, "alfworld", "put", "solve(instruction, observation)", lines)
@@ -138,18 +138,18 @@ def test_the_journal_records_a_changed_prompt_set(tmp_path: Path) -> None:
     import asyncio
 
     from agent.sessions.session import start_session
-    from recode_tui.setup.build import make_engine, make_llm
+    from recode_tui.setup.build import make_agent, make_llm
 
     async def play() -> Path:
-        engine = make_engine(run_settings(), episode_named("put-01"), make_llm("demo"))
-        session = start_session(engine, tmp_path, EpisodeRef.parse("put-01"), "demo")
+        agent = make_agent(run_settings(), episode_named("put-01"), make_llm("demo"))
+        session = start_session(agent, tmp_path, EpisodeRef.parse("put-01"), "demo")
         try:
-            while not isinstance(await engine.step(), ev.LLMAnswered):
+            while not isinstance(await agent.step(), ev.LLMAnswered):
                 pass
-            engine.prompts = DraftPromptSet(DEFAULT_PROMPTS, edits={PUT: PromptSet().text(PUT) + "\n"})
-            await engine.run()
+            agent.prompts = DraftPromptSet(DEFAULT_PROMPTS, edits={PUT: PromptSet().text(PUT) + "\n"})
+            await agent.run()
         finally:
-            await engine.close()
+            await agent.close()
             session.writer.close()
         return session.folder
 

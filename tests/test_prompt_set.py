@@ -1,6 +1,6 @@
 """The default prompt set and the scripted ALFWorld demo are well-formed.
 
-Every few-shot example must be an answer the engine would accept (it passes
+Every few-shot example must be an answer the agent would accept (it passes
 the same validator as a model's answer), must use only variables it was given
 or assigned itself, and must assign what its caller expects (the shared
 namespace convention). The templates must substitute with their documented
@@ -101,7 +101,7 @@ def test_example_variables_look_like_prompt_lines():
         for var, (typ, value) in ex["variables"].items():
             assert typ, f"{var} has a type"
             if typ.startswith(("list", "dict")):
-                ast.literal_eval(value)  # a Python literal, as the engine prints it
+                ast.literal_eval(value)  # a Python literal, as the agent prints it
 
 
 # -- the templates --------------------------------------------------------------
@@ -130,7 +130,7 @@ def test_template_substitutes_cleanly(name):
 
 
 def test_expand_prompt_with_real_parts():
-    """The expand template filled the way the engine fills it reads as one prompt."""
+    """The expand template filled the way the agent fills it reads as one prompt."""
     actions = env_text("alfworld", "actions.txt")
     examples = (EXAMPLES / "heat.txt").read_text(encoding="utf-8").strip()
     out = Template((PROMPTS / "expand.txt").read_text(encoding="utf-8")).substitute(

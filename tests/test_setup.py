@@ -1,5 +1,5 @@
 """The setup layer (recode_tui/setup): what the user typed is parsed once into frozen settings, and the
-commands read argparse's namespace only at the top (commands/arguments.py). No engine starts here."""
+commands read argparse's namespace only at the top (commands/arguments.py). No agent starts here."""
 
 from __future__ import annotations
 
@@ -79,22 +79,22 @@ def test_settings_are_frozen() -> None:
     assert options.llm.spec == "demo" and not options.llm.defaulted
 
 
-async def test_the_flags_reach_the_engine_through_one_settings_object() -> None:
+async def test_the_flags_reach_the_agent_through_one_settings_object() -> None:
     """`--trusted`, `--node-timeout` and a typed `--max-steps` travel in the run's `RunSettings`, the one
-    object `make_engine` takes; a preset's step limit is the settings' too, but not typed."""
+    object `make_agent` takes; a preset's step limit is the settings' too, but not typed."""
     from agent.sandbox.settings import RunnerSettings
-    from recode_tui.setup.build import engine_for, llm_for, step_limit_of
+    from recode_tui.setup.build import agent_for, llm_for, step_limit_of
 
     options = run_options(parsed("run", "--game", "put-01", "--llm", "demo", "--agent", "react", "--max-steps", "7",
                                  "--trusted", "--node-timeout", "2.5"))
     settings = options.settings
     assert (settings.trusted, settings.node_timeout, settings.max_steps, settings.max_steps_given) == (True, 2.5, 7, True)
-    engine = engine_for(options, llm_for(options))
+    agent = agent_for(options, llm_for(options))
     try:
-        assert engine.name == "react" and engine.env.max_steps == 7
-        assert RunnerSettings.of_runner(engine.runner) == RunnerSettings(trusted=True, node_timeout=2.5, seed=engine.runner.seed)
+        assert agent.name == "react" and agent.env.max_steps == 7
+        assert RunnerSettings.of_runner(agent.runner) == RunnerSettings(trusted=True, node_timeout=2.5, seed=agent.runner.seed)
     finally:
-        await engine.close()
+        await agent.close()
     paper = run_options(parsed("run", "--game", "put-01", "--llm", "demo", "--preset", "paper")).settings
     assert paper.max_steps == 50 and not paper.max_steps_given and step_limit_of(parse_episode(None, "put-01"), paper) == 50
 

@@ -8,7 +8,9 @@ issue or stop changed it; test files are named and described by behaviour.
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,6 +20,8 @@ OLD_NAMES = re.compile(r"\b" + "Expan" + r"sion[A-Z]\w*|NodeStatus\." + "STUB" +
 HISTORY = re.compile("iss" + r"ue ?[0-9]+|st" + r"op ?[0-9]+|iss" + "ue-[0-9]", re.IGNORECASE)
 NARRATION = re.compile("before the " + "split|its name " + "before", re.IGNORECASE)
 TRANSLATION_TABLE = ROOT / "agent" / "sessions" / "old_values.py"
+# Where "engine" is the right word: ReCode's own class `Engine`, TextWorld's and ScienceWorld's game engines.
+ENGINE_PLACES = ("agent/agents/recode/", "envs/alfworld/", "envs/sciworld/")
 
 
 def _sources(*folders: str) -> list[Path]:
@@ -51,3 +55,20 @@ def test_no_test_file_refers_to_an_issue_or_stop_number() -> None:
 
 def test_the_packages_docstrings_explain_the_code_not_its_history() -> None:
     assert _hits(HISTORY, _sources(*PACKAGES)) + _hits(NARRATION, _sources(*PACKAGES)) == []
+
+
+def _names(path: Path) -> list[tuple[int, str, str]]:
+    """(line, name, the two tokens before it) of every identifier in a module."""
+    tokens = list(tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline))
+    return [(t.start[0], t.string, "".join(p.string for p in tokens[max(0, i - 2):i]))
+            for i, t in enumerate(tokens) if t.type == tokenize.NAME]
+
+
+def test_an_agent_is_called_agent_and_a_plans_episode_an_episode_spec() -> None:
+    """In code an agent is never an "engine" (that is ReCode's class and the game engines), an
+    evaluation's episode never a "game" spec; the module path `agent.agents.recode.engine` is ReCode's."""
+    hits = [f"{path.relative_to(ROOT)}:{line}: {name}" for path in _sources(*PACKAGES)
+            if not path.relative_to(ROOT).as_posix().startswith(ENGINE_PLACES)
+            for line, name, before in _names(path)
+            if ("engine" in name.lower() and before != "recode.") or name == "Game" + "Spec"]
+    assert hits == []

@@ -23,11 +23,11 @@ PAPER_PROMPTS = Path(__file__).parent / "recode" / "prompts" / "paper"
 
 @dataclass(frozen=True)
 class RunSettings:
-    """How an agent runs on any episode: what a preset decides (the step limit, the engine's limits,
+    """How an agent runs on any episode: what a preset decides (the step limit, the agent's limits,
     the prompt set) with the user's flags over it, the agent and its options (`--agent`,
     `--agent-option`), and how its node code runs (`--trusted`, `--node-timeout`).
 
-    The one settings object the builders take (`recode_tui.setup.build.make_engine`); the episode
+    The one settings object the builders take (`recode_tui.setup.build.make_agent`); the episode
     and the LLM are given beside it.
     """
 
@@ -72,7 +72,7 @@ def resolve(
     max_rewrite: int | None = None,
     max_retry: int | None = None,
     prompts: str | Path | None = None,
-    agent: str | None = None,
+    agent_name: str | None = None,
     agent_options: list[str] | None = None,
     trusted: bool = False,
     node_timeout: float | None = None,
@@ -81,10 +81,10 @@ def resolve(
 
     ValueError, one line, for a negative limit (a node timeout is checked where its runner is built)."""
     base = preset(name or "default")
-    agent = agent or agents.DEFAULT_AGENT
-    agents.agent_class(agent)  # an unknown name is refused here, in one line
-    options = agents.parse_options(agent_options, agent)
-    if agent != agents.DEFAULT_AGENT and base.prompts is not None and not prompts:
+    agent_name = agent_name or agents.DEFAULT_AGENT
+    agents.agent_class(agent_name)  # an unknown name is refused here, in one line
+    options = agents.parse_options(agent_options, agent_name)
+    if agent_name != agents.DEFAULT_AGENT and base.prompts is not None and not prompts:
         base = replace(base, prompts=None)  # the paper's prompts are ReCode's: another agent keeps its own
     given: dict[str, Any] = {k: v for k, v in (("max_depth", max_depth), ("max_rewrite", max_rewrite), ("max_retry", max_retry))
              if v is not None}
@@ -96,7 +96,7 @@ def resolve(
         max_steps=base.max_steps if max_steps is None else max_steps,
         limits=replace(base.limits, **given),
         prompts=Path(prompts) if prompts else base.prompts,
-        agent=agent,
+        agent=agent_name,
         agent_options=options,
         max_steps_given=max_steps is not None,
         trusted=trusted,

@@ -21,7 +21,7 @@ each agent's summary (overall, per task type, per LLM role), as the paper's
 table compares ReCode with its baselines.
 
 Failure policy:
-- an episode that crashes (its worker dies, the engine raises) is recorded as
+- an episode that crashes (its worker dies, the agent raises) is recorded as
   failed with its `error`; the others go on;
 - an episode over its wall clock (`plan.episode_timeout`: an LLM that never
   answers, an environment that hangs) is ended, its code worker and its
@@ -44,7 +44,7 @@ from typing import Any, Callable, Protocol, runtime_checkable
 from agent import agents
 from agent.eval.failure import FailureTrace
 from agent.eval.report import REPORT_FILE, REPORT_VERSION, EvalReport
-from agent.eval.results import EpisodeResult, EvalPlan, GameSpec, wall_clock_reason
+from agent.eval.results import EpisodeResult, EvalPlan, EpisodeSpec, wall_clock_reason
 from agent.eval.summary import role_sums, summarize, summarize_agents, topic_function
 from agent.llm import LLM
 from agent.llm.profiles import Profile
@@ -63,7 +63,7 @@ REPORT_EVERY = 1.0  # seconds between report.json rewrites while episodes end (a
 
 __all__ = [
     "JOURNALS_DIR", "REPORT_FILE", "REPORT_VERSION", "CachedCalls", "EpisodeResult", "EvalAborted", "EvalPlan",
-    "EvalReport", "Evaluation", "EventHook", "GameSpec", "LLMFactory", "ResultHook", "SeedableLLM", "role_sums",
+    "EvalReport", "Evaluation", "EventHook", "EpisodeSpec", "LLMFactory", "ResultHook", "SeedableLLM", "role_sums",
     "summarize", "summarize_agents", "topic_function",
 ]
 
@@ -82,7 +82,7 @@ class EvalAborted(Exception):
 
 
 class CachedCalls:
-    """An engine observer counting the LLM answers that came from the response cache."""
+    """An agent observer counting the LLM answers that came from the response cache."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -93,7 +93,7 @@ class CachedCalls:
 
 
 LLMFactory = Callable[..., LLM]  # (game) for one agent; (game, agent) for a comparison (plan.agents)
-EventHook = Callable[[GameSpec, ev.Event], None]
+EventHook = Callable[[EpisodeSpec, ev.Event], None]
 ResultHook = Callable[[EpisodeResult], None]
 
 
@@ -112,7 +112,7 @@ class Evaluation:
         pool_factory: Callable[[int], Any],
         on_event: EventHook | None = None,
         on_result: ResultHook | None = None,
-        on_start: Callable[[GameSpec], None] | None = None,
+        on_start: Callable[[EpisodeSpec], None] | None = None,
     ) -> None:
         self.report = report
         self.folder = Path(folder)
@@ -212,8 +212,8 @@ class Evaluation:
         async def lane() -> None:
             nonlocal written
             while queue:
-                agent, game, repeat = queue.pop()
-                result = await self._episode(pool, game, agent, repeat)
+                agent_name, episode_spec, repeat = queue.pop()
+                result = await self._episode(pool, episode_spec, agent_name, repeat)
                 self.report.episodes.append(result)
                 self.report.elapsed = elapsed_before + time.monotonic() - began
                 # The report is rewritten whole, so once per episode grew with the square of the episodes
@@ -253,29 +253,29 @@ class Evaluation:
             await asyncio.shield(self._spares.close())
         return self.report
 
-    def _journal_folder(self, game: GameSpec, agent: str, repeat: int = 1) -> Path:
-        base = game.id.replace("/", "_").replace(os.sep, "_")
+    def _journal_folder(self, episode_spec: EpisodeSpec, agent_name: str, repeat: int = 1) -> Path:
+        base = episode_spec.id.replace("/", "_").replace(os.sep, "_")
         if self.report.plan.repeat > 1:  # each play its own journal: journals/<game>@r2
             base = f"{base}@r{repeat}"
         # a comparison keeps each agent's journals apart: journals/<agent>/<game>
-        folder = (self.journals / agent if self.report.plan.multi else self.journals) / base
+        folder = (self.journals / agent_name if self.report.plan.multi else self.journals) / base
         attempt = 1
         while folder.exists():  # an episode cut by an interruption keeps its journal
             attempt += 1
             folder = folder.with_name(f"{base}~{attempt}")
         return folder
 
-    def _llm(self, game: GameSpec, agent: str) -> LLM:
+    def _llm(self, episode_spec: EpisodeSpec, agent_name: str) -> LLM:
         """A comparison asks the factory for this agent's LLM (its own demo script); one agent, for the game's."""
-        return self.llm_for(game, agent) if self.report.plan.multi else self.llm_for(game)
+        return self.llm_for(episode_spec, agent_name) if self.report.plan.multi else self.llm_for(episode_spec)
 
-    async def _episode(self, pool: Any, game: GameSpec, agent: str, repeat: int = 1) -> EpisodeResult:
+    async def _episode(self, pool: Any, episode_spec: EpisodeSpec, agent_name: str, repeat: int = 1) -> EpisodeResult:
         """One episode within its wall clock; anything but an LLM outage or cancellation ends as a result."""
         limit = self.report.plan.episode_timeout
         started = time.monotonic()
-        folder = self._journal_folder(game, agent, repeat)
+        folder = self._journal_folder(episode_spec, agent_name, repeat)
         envs: list[Any] = []  # the episode's environment, once the pool gave it
-        play = asyncio.ensure_future(self._play(pool, game, agent, repeat, folder, envs))
+        play = asyncio.ensure_future(self._play(pool, episode_spec, agent_name, repeat, folder, envs))
         try:
             done, _ = await asyncio.wait({play}, timeout=limit if limit > 0 else None)
         except asyncio.CancelledError:
@@ -287,60 +287,60 @@ class Evaluation:
         reason = wall_clock_reason(limit)
         for env in envs:
             env.abandon(reason)  # a step blocked in its process returns, so the episode can end
-        play.cancel()  # the play's own clean-up closes the engine (its code worker) and the environment
+        play.cancel()  # the play's own clean-up closes the agent (its code worker) and the environment
         await asyncio.gather(play, return_exceptions=True)
-        return EpisodeResult(game.id, game.task_type, False, reason, seconds=time.monotonic() - started,
-                             journal=str(folder), error=reason, agent=agent if self.report.plan.multi else "",
+        return EpisodeResult(episode_spec.id, episode_spec.task_type, False, reason, seconds=time.monotonic() - started,
+                             journal=str(folder), error=reason, agent=agent_name if self.report.plan.multi else "",
                              repeat=repeat)
 
-    async def _play(self, pool: Any, game: GameSpec, agent: str, repeat: int, folder: Path,
+    async def _play(self, pool: Any, episode_spec: EpisodeSpec, agent_name: str, repeat: int, folder: Path,
                     envs: list[Any]) -> EpisodeResult:
-        """The episode itself: its LLM, its environment from the pool, its engine and journal."""
+        """The episode itself: its LLM, its environment from the pool, its agent and journal."""
         plan = self.report.plan
         started = time.monotonic()
-        tag = agent if plan.multi else ""
+        tag = agent_name if plan.multi else ""
         seed: int | None = None
         temperature: float | None = None
         if self.on_start is not None:
-            self.on_start(game)
-        engine: Stepper | None = None
+            self.on_start(episode_spec)
+        agent: Stepper | None = None
         writer: JournalWriter | None = None
         try:
-            llm = await asyncio.to_thread(self._llm, game, agent)  # may block (gold: the simulator computes a path)
+            llm = await asyncio.to_thread(self._llm, episode_spec, agent_name)  # may block (gold: the simulator computes a path)
             llm, seed, temperature = self._for_repeat(llm, repeat)
             llm = self._cached(llm, repeat if plan.repeat > 1 else None)
-            episode = EpisodeRef.parse(game.id, plan.env)
+            episode = EpisodeRef.parse(episode_spec.id, plan.env)
             registry.provider(episode.env)  # an environment nobody registered fails here, in one line
             async with pool.env(episode.ref, plan.max_steps) as env:
                 envs.append(env)
                 # an agent that runs code gets a runner whose worker started during the last episode
-                runner = self._spares.take() if agents.agent_class(agent).answers_are_code else None
-                engine = agents.build_agent(self._spec(agent), env, llm, runner)
+                runner = self._spares.take() if agents.agent_class(agent_name).answers_are_code else None
+                agent = agents.build_agent(self._spec(agent_name), env, llm, runner)
                 # profiles: a resume of this journal goes on with the same model
-                writer = JournalWriter(folder, session_header(episode, engine, plan.llm, profiles=plan.profiles))
-                engine.observers.append(writer)
+                writer = JournalWriter(folder, session_header(episode, agent, plan.llm, profiles=plan.profiles))
+                agent.observers.append(writer)
                 trace = FailureTrace()
-                engine.observers.append(trace)
+                agent.observers.append(trace)
                 cached = CachedCalls()
-                engine.observers.append(cached)
-                finished = await self._drive(engine, game)
+                agent.observers.append(cached)
+                finished = await self._drive(agent, episode_spec)
                 score = env.score
         except (EvalAborted, asyncio.CancelledError):
             raise
         except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the others
             error = f"{type(exc).__name__}: {exc}".splitlines()[0]
-            return EpisodeResult(game.id, game.task_type, False, error, seconds=time.monotonic() - started,
+            return EpisodeResult(episode_spec.id, episode_spec.task_type, False, error, seconds=time.monotonic() - started,
                                  journal=str(folder), error=error, agent=tag, repeat=repeat, seed=seed,
                                  temperature=temperature)
         finally:
-            if engine is not None:
-                await asyncio.shield(engine.close())
+            if agent is not None:
+                await asyncio.shield(agent.close())
             if writer is not None:
                 writer.close()
         error = finished.reason if finished.reason.startswith(("internal error", "replay mismatch")) else ""
         return EpisodeResult(
-            game=game.id,
-            task_type=game.task_type,
+            game=episode_spec.id,
+            task_type=episode_spec.task_type,
             success=finished.success,
             reason=finished.reason,
             steps=finished.steps,
@@ -364,16 +364,16 @@ class Evaluation:
             temperature=temperature,
         )
 
-    async def _drive(self, engine: Stepper, game: GameSpec) -> ev.RunFinished:
+    async def _drive(self, agent: Stepper, episode_spec: EpisodeSpec) -> ev.RunFinished:
         failures = 0
         while True:
-            event = await engine.step()
+            event = await agent.step()
             if self.on_event is not None:
-                self.on_event(game, event)
+                self.on_event(episode_spec, event)
             if isinstance(event, ev.LLMFailed):
                 failures += 1
                 if not self.abort_on_llm_error:
-                    return await engine.stop(f"LLM error: {event.error}")
+                    return await agent.stop(f"LLM error: {event.error}")
                 if not event.retry:  # its one deadline passed: asking again would queue behind the abandoned call
                     raise EvalAborted(f"the LLM failed: {event.error}")
                 if failures > self.llm_retries:

@@ -12,7 +12,7 @@ the run stops later, in whatever stub came next. The rule, in order:
 2. Else a node that raised and never completed afterwards (no repair fixed it).
 3. Else none: the summary falls back to where the run ended.
 
-The facts come from the engine's events (`NodeFacts`, kept by
+The facts come from the agent's events (`NodeFacts`, kept by
 `agent.eval.failure.FailureTrace`); this module is pure.
 """
 

@@ -2,7 +2,7 @@
 
 "no pending nodes left and the task is not done" is true of nearly every
 failure and says nothing. A `FailureTrace` watches a run's events (it is an
-engine observer, like the journal) and keeps what a researcher looks at first:
+agent observer, like the journal) and keeps what a researcher looks at first:
 the last few actions with their observations, the node whose code went wrong
 (`agent.eval.culprit`'s rule), the deepest stub the run reached, and the node
 that was running when it ended. `group_failures` then puts failures together
@@ -27,7 +27,7 @@ ACTION_TASK_TYPES = frozenset({"clean", "heat", "cool"})
 
 @dataclass
 class FailureTrace:
-    """An engine observer that remembers where a run was when it ended."""
+    """An agent observer that remembers where a run was when it ended."""
 
     last_steps: deque = field(default_factory=lambda: deque(maxlen=KEEP_STEPS))
     verbs: set[str] = field(default_factory=set)

@@ -98,12 +98,12 @@ def row_labels(reports: Sequence[LoadedReport]) -> list[str]:
     """Each run's name in the table: its agent; the folder too when two runs share an agent."""
     agents = [str(r.settings().agent or "recode") for r in reports]
     labels = []
-    for agent, report in zip(agents, reports):
-        if agents.count(agent) > 1:
+    for agent_name, report in zip(agents, reports):
+        if agents.count(agent_name) > 1:
             path = Path(report.label).parent.name or report.label
-            labels.append(f"{agent} ({path})")
+            labels.append(f"{agent_name} ({path})")
         else:
-            labels.append(agent)
+            labels.append(agent_name)
     return labels
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from agent.eval.failure import group_failures
 from agent.eval.report_fields import REPORT_VERSION, WHAT_TO_DO, report_problem
-from agent.eval.results import EpisodeResult, EvalPlan, GameSpec
+from agent.eval.results import EpisodeResult, EvalPlan, EpisodeSpec
 from agent.eval.summary import summarize, summarize_agents
 
 REPORT_FILE = "report.json"
@@ -34,13 +34,13 @@ class EvalReport:
     concurrency_used: list[int] = field(default_factory=list)  # episodes really at a time, per run (resumes append)
 
     @property
-    def remaining(self) -> list[GameSpec]:
+    def remaining(self) -> list[EpisodeSpec]:
         """The games some agent has still to play (all of them once, for a one-agent plan)."""
         left = {g.id for _, g, _ in self.pending}
         return [g for g in self.plan.games if g.id in left]
 
     @property
-    def pending(self) -> list[tuple[str, GameSpec, int]]:
+    def pending(self) -> list[tuple[str, EpisodeSpec, int]]:
         """(agent, game, repeat) still to play: repeat by repeat (an interrupted run keeps whole
         repeats), agent by agent within one (a comparison runs the same games for each)."""
         if self.plan.multi:

@@ -1,4 +1,4 @@
-"""What an evaluation plans (`EvalPlan`, its `GameSpec`s) and what each episode yields (`EpisodeResult`): plain data.
+"""What an evaluation plans (`EvalPlan`, its `EpisodeSpec`s) and what each episode yields (`EpisodeResult`): plain data.
 
 Apart from `agent.eval.batch`, which schedules and runs the episodes: the
 summaries, the report file and the comparisons read these types without
@@ -14,7 +14,7 @@ from agent.runtime.limits import Limits
 
 
 @dataclass(frozen=True)
-class GameSpec:
+class EpisodeSpec:
     """One episode of the plan: its id within the plan's environment (`put-01`, `boil/21`).
 
     `path` is only in reports written before the environment seam (ALFWorld's game file).
@@ -71,7 +71,7 @@ class EvalPlan:
     """What an evaluation runs; stored in the report so `--resume` needs nothing else."""
 
     llm: str
-    games: list[GameSpec]
+    games: list[EpisodeSpec]
     env: str = "alfworld"
     concurrency: int = 4
     max_steps: int | None = 80  # None: each episode's own limit (ScienceWorld's per-task ones)
@@ -109,8 +109,8 @@ class EvalPlan:
     def multi(self) -> bool:
         return len(self.agents) > 1
 
-    def options_for(self, agent: str) -> dict[str, Any]:
-        return dict(self.options_by_agent.get(agent, {})) if self.multi else dict(self.agent_options)
+    def options_for(self, agent_name: str) -> dict[str, Any]:
+        return dict(self.options_by_agent.get(agent_name, {})) if self.multi else dict(self.agent_options)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -135,7 +135,7 @@ class EvalPlan:
         """A plan checked by `report_problem`. One without a version was written before plans had one:
         the same fields, those it lacks taking their defaults here, and read as this version."""
         data = {**data, "version": PLAN_VERSION}
-        known_game = set(GameSpec.__dataclass_fields__)
-        data["games"] = [GameSpec(**{k: v for k, v in g.items() if k in known_game}) for g in data.get("games", [])]
+        known_game = set(EpisodeSpec.__dataclass_fields__)
+        data["games"] = [EpisodeSpec(**{k: v for k, v in g.items() if k in known_game}) for g in data.get("games", [])]
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})

@@ -1,7 +1,7 @@
-"""The one thing the engine asks of any LLM: complete a prompt.
+"""The one thing the agent asks of any LLM: complete a prompt.
 
 A remote model, a person typing in the console and a scripted replay all
-implement `LLM`; the engine never knows which one it talks to.
+implement `LLM`; the agent never knows which one it talks to.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Retries with backoff on 429, 5xx and timeouts are the SDK's own
 (`max_retries`); what still fails becomes one LLMError line saying what to do,
-and the engine pauses the run on it instead of ending it.
+and the agent pauses the run on it instead of ending it.
 
 The profile's `timeout` is one deadline for the whole call: every attempt and
 the SDK's backoff between them, each answer's body included (the HTTP library's

@@ -113,12 +113,12 @@ def routed(spec: str, make: Callable[[str], LLM]) -> LLM:
     return RoutedLLM(default, role_llms, spec)
 
 
-def check_roles(spec: str, named: list[str], agent: str, roles: tuple[str, ...]) -> None:
+def check_roles(spec: str, named: list[str], agent_name: str, roles: tuple[str, ...]) -> None:
     """Refuse roles the agent does not have, in one line that lists the ones it has."""
     unknown = [role for role in named if role not in roles]
     if unknown:
         have = ", ".join(r for r in roles if r) or "none (it has one LLM: give --llm SPEC)"
-        raise RoleError(f"--llm {spec}: the {agent} agent has no role {', '.join(unknown)} (its roles: {have})")
+        raise RoleError(f"--llm {spec}: the {agent_name} agent has no role {', '.join(unknown)} (its roles: {have})")
 
 
 def install(stepper: RoleSlots, llm: LLM) -> None:

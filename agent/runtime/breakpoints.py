@@ -26,7 +26,7 @@ class BreakpointKind(str, Enum):
     ANY_ERROR = "any_error"
     VALUE_CHANGED = "value_changed"  # gdb's watchpoint: an expression over the namespace changed value
     AGENT_NOTE = "agent_note"  # an agent's decision (AgentNote) whose label matches: a replan, a re-injection
-    INVALID_ACTION = "invalid_action"  # an action the environment did not understand, or the engine refused
+    INVALID_ACTION = "invalid_action"  # an action the environment did not understand, or the agent refused
 
 
 # How the bundled environments answer an action they cannot carry out (the step is spent all the same).

@@ -1,12 +1,12 @@
-"""Breakpoints and step modes over the engine's event stream.
+"""Breakpoints and step modes over the agent's event stream.
 
-A `Debugger` wraps an `Engine` and turns its one-event-at-a-time `step()` into
+A `Debugger` wraps an agent (a `Stepper`) and turns its one-event-at-a-time `step()` into
 the commands of a debugger: *next* (one event), *into* (the next action or
 node start: stops between the actions of a loop), *over* (finish the current
 node and its subtree), *out* (finish the parent) and *continue*. Every mode is
 "step until a predicate holds on the event just produced"; all of them also
 stop on an enabled breakpoint, when a human LLM must write an expansion, when
-the LLM fails (the next step asks `engine.llm` again, so the caller may switch
+the LLM fails (the next step asks `agent.llm` again, so the caller may switch
 it first), when the run ends, and when a pause was requested.
 
 No UI imports: the console drives this from a worker and shows what it returns.
@@ -70,7 +70,7 @@ class StopReason:
 class Stop:
     event: ev.Event
     reason: StopReason
-    events: int = 0  # how many engine events this command consumed
+    events: int = 0  # how many agent events this command consumed
 
 
 _first_line = first_line
@@ -95,20 +95,20 @@ _INTO_STOPS = (
 
 
 class Debugger:
-    """Step an engine by commands; stop on breakpoints, the human, the end or a pause."""
+    """Step an agent by commands; stop on breakpoints, the human, the end or a pause."""
 
     def __init__(
         self,
-        engine: Stepper,
+        agent: Stepper,
         breakpoints: list[Breakpoint] | None = None,
         on_event: Callable[[ev.Event], Any] | None = None,
     ) -> None:
-        self.engine = engine
+        self.agent = agent
         self.on_event = on_event
         self.breakpoints: list[Breakpoint] = []
         self._next_number = 1
         for bp in breakpoints if breakpoints is not None else [Breakpoint(BreakpointKind.EVERY_LLM_CALL)]:
-            bp.seen_value = None  # a value seen under another engine says nothing about this one
+            bp.seen_value = None  # a value seen under another agent says nothing about this one
             self._number(bp)
         self.last_event: ev.Event | None = None
         self.last_stop: Stop | None = None
@@ -122,12 +122,12 @@ class Debugger:
     @property
     def _namespace(self) -> CodeInspection:
         """What conditions and watches read: the runner's inspection half (the debugger runs no node code)."""
-        return self.engine.runner
+        return self.agent.runner
 
     # -- breakpoints -----------------------------------------------------------
 
     def _number(self, bp: Breakpoint) -> Breakpoint:
-        bp.every_call = self.engine.every_call_words
+        bp.every_call = self.agent.every_call_words
         bp.number = self._next_number
         self._next_number += 1
         self.breakpoints.append(bp)
@@ -172,11 +172,11 @@ class Debugger:
         """The LLM that answers the call the run is stopped at: the role of that request, else the main one."""
         event = self.last_event
         role = event.role if isinstance(event, (ev.LLMRequested, ev.LLMFailed)) else ""
-        return self.engine.llm_for(role)
+        return self.agent.llm_for(role)
 
     @property
     def done(self) -> bool:
-        return self.engine.done
+        return self.agent.done
 
     @property
     def awaiting_human(self) -> bool:
@@ -184,7 +184,7 @@ class Debugger:
         return (
             self.human
             and isinstance(self.last_event, (ev.LLMRequested, ev.LLMFailed))
-            and not self.engine.done
+            and not self.agent.done
         )
 
     def resume_at(self, event: ev.Event) -> None:
@@ -201,7 +201,7 @@ class Debugger:
     # -- stepping ----------------------------------------------------------------
 
     async def _advance(self) -> ev.Event:
-        event = await self.engine.step()
+        event = await self.agent.step()
         if not isinstance(event, ev.StatementRun):  # a replayed `!` line does not move the run
             self.last_event = event
         self.events_seen += 1
@@ -217,7 +217,7 @@ class Debugger:
         """The node whose subtree `over`/`out` finishes."""
         if self.last_event is None or self.last_event.node_id is None:
             return None
-        node = self.engine.tree.nodes.get(self.last_event.node_id)
+        node = self.agent.tree.nodes.get(self.last_event.node_id)
         if node is None:
             return None
         if mode is StepMode.OUT:
@@ -227,7 +227,7 @@ class Debugger:
     def _inside(self, node_id: str | None, anchor: str) -> bool:
         if anchor == "<root>":
             return True
-        node = self.engine.tree.nodes.get(node_id or "")
+        node = self.agent.tree.nodes.get(node_id or "")
         while node is not None:
             if node.id == anchor:
                 return True
@@ -305,7 +305,7 @@ class Debugger:
         return None
 
     def _human_reason(self, event: ev.LLMRequested) -> StopReason:
-        node = self.engine.tree.nodes.get(event.node_id or "")
+        node = self.agent.tree.nodes.get(event.node_id or "")
         code = _first_line(node.code) if node else ""
         what = "expansion" if event.purpose in ("", Purpose.EXPAND) else event.purpose  # repair, or another agent's call
         attempt = f" (attempt {event.attempt})" if event.attempt > 1 else ""
@@ -314,9 +314,9 @@ class Debugger:
     async def step(self, mode: StepMode | str = StepMode.NEXT) -> Stop:
         """Run until the mode's predicate, a breakpoint, the human, the end, or a pause."""
         mode = StepMode(mode)
-        if self.engine.done:
-            assert self.engine.finished is not None
-            return self._remember(Stop(self.engine.finished, self._finished_reason(self.engine.finished)))
+        if self.agent.done:
+            assert self.agent.finished is not None
+            return self._remember(Stop(self.agent.finished, self._finished_reason(self.agent.finished)))
         if self.awaiting_human:
             assert isinstance(self.last_event, ev.LLMRequested)
             return Stop(self.last_event, self._human_reason(self.last_event))
@@ -384,10 +384,10 @@ class Debugger:
         return stop
 
     async def submit(self, text: str) -> Stop:
-        """Hand the person's expansion to the engine and step until it is taken or refused.
+        """Hand the person's expansion to the agent and step until it is taken or refused.
 
         Returns at the LLMAnswered (accepted), at the next LLMRequested
-        (refused by the engine: the reason is in the StopReason), or at RunFinished.
+        (refused by the agent: the reason is in the StopReason), or at RunFinished.
         """
         if not self.awaiting_human:
             raise RuntimeError("no expansion is awaiting an answer")

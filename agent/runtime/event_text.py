@@ -1,4 +1,4 @@
-"""One way to describe an engine event, in a short and a log form.
+"""One way to describe an agent event, in a short and a log form.
 
 `short(event)` is the phrase a person reads: the console's stop line, the
 debugger's pause reasons. `log_line(event)` is the same phrase for a

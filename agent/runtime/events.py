@@ -2,7 +2,7 @@
 
 Every event is a frozen dataclass with a `kind` string, so a UI can dispatch on
 type or on kind, and a journal can serialise it with `dataclasses.asdict`.
-Each carries what a viewer needs without reaching back into the engine.
+Each carries what a viewer needs without reaching back into the agent.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class NodeStarted(Event):
 
 @dataclass(frozen=True)
 class ActionSent(Event):
-    """A `run(action)` call reached the engine; the environment has not stepped yet."""
+    """A `run(action)` call reached the agent; the environment has not stepped yet."""
 
     kind: ClassVar[str] = "action_sent"
     action: str = ""
@@ -60,7 +60,7 @@ class ObservationReceived(Event):
     step: int = 0
     done: bool = False
     won: bool = False
-    refused: bool = False  # never sent: the engine refused it (too long); `observation` says why
+    refused: bool = False  # never sent: the agent refused it (too long); `observation` says why
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,7 @@ class LLMRejected(Event):
 
 @dataclass(frozen=True)
 class LLMFailed(Event):
-    """The LLM could not answer. The next `step()` asks again (with `engine.llm`,
+    """The LLM could not answer. The next `step()` asks again (with `agent.llm`,
     which the caller may have switched); a batch run ends here instead."""
 
     kind: ClassVar[str] = "llm_failed"
@@ -194,14 +194,14 @@ class StatementRun(Event):
     """The person ran a statement at a stop (the console's `!`).
 
     It changed the namespace from outside the node code, so the journal keeps
-    it and a replay runs it again after the same number of engine events.
+    it and a replay runs it again after the same number of agent events.
     """
 
     kind: ClassVar[str] = "statement_run"
     code: str = ""
     value: str = ""  # an expression's value, as shown
     changes: tuple[VariableChange, ...] = ()
-    after: int = 0  # how many engine events came before it
+    after: int = 0  # how many agent events came before it
 
 
 @dataclass(frozen=True)

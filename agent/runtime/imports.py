@@ -58,7 +58,7 @@ class ImportIndex:
         return kept
 
     def restore(self, entries: list[Any]) -> dict[str, Origin]:
-        """Entries sent back by the engine, checked: only names of the allowed modules come back."""
+        """Entries sent back by the agent, checked: only names of the allowed modules come back."""
         kept: dict[str, Origin] = {}
         for entry in entries:
             try:

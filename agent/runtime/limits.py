@@ -1,7 +1,7 @@
 """The run limits every agent reads (spec §4), apart from the Stepper.
 
 Kept in a module of its own, importing nothing of the runtime, so the command
-line can show their defaults in `--help` without loading the engine.
+line can show their defaults in `--help` without loading the agent.
 `agent.runtime.stepper.Limits` is this very class.
 """
 

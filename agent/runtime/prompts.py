@@ -94,7 +94,7 @@ def format_recent(recent: Iterable[tuple[str, str]]) -> str:
 
 
 class RecentActions:
-    """Keeps the last few actions and their observations, as an engine observer."""
+    """Keeps the last few actions and their observations, as an agent observer."""
 
     def __init__(self, keep: int = RECENT_KEEP) -> None:
         self.keep = keep

@@ -16,7 +16,7 @@ class ReplayMismatch(Exception):
 
 @dataclass(frozen=True)
 class RecordedStatement:
-    """A statement the person ran at a stop, and how many engine events came before it."""
+    """A statement the person ran at a stop, and how many agent events came before it."""
 
     after: int
     code: str

@@ -1,15 +1,15 @@
-"""The boundary between the engine and wherever node code executes.
+"""The boundary between the agent and wherever node code executes.
 
-The engine starts a node's code, then pulls one message at a time: each
+The agent starts a node's code, then pulls one message at a time: each
 `run(action)` the code makes arrives as an `ActionRequest` and the code stays
-blocked until the engine `answer`s it, so a debugger can stop between any two
+blocked until the agent `answer`s it, so a debugger can stop between any two
 actions of a loop. When the code ends, a `NodeOutcome` says how.
 
 The boundary has two halves: `CodeExecution` runs code (a node, its actions, the data
 it binds) and `CodeInspection` looks into the namespace (summaries, watches, conditions,
 a statement typed at a stop). Both implementations offer both: `ThreadRunner` (same
 process, `agent.runtime.thread_runner`) and the sandboxed worker process of
-`agent.sandbox`. The namespace lives inside the runner; the engine only ever sees
+`agent.sandbox`. The namespace lives inside the runner; the agent only ever sees
 text summaries of it.
 """
 

@@ -1,6 +1,6 @@
 """Private temp folders named after the process that owns them, so orphans can be found and removed.
 
-A process killed with SIGKILL (a test, a crashed engine, a Ray worker lost mid-episode) cannot run its
+A process killed with SIGKILL (a test, a crashed agent, a Ray worker lost mid-episode) cannot run its
 clean-up and leaves its folder in the temp dir. Each folder is named `<prefix><pid>-<random>`; the next
 process that makes a folder of the same kind removes those whose owner is no longer running.
 """

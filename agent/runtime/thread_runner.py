@@ -1,6 +1,6 @@
-"""Run node code in a thread of the engine's own process.
+"""Run node code in a thread of the agent's own process.
 
-Fast and simple, for trusted code and for the engine's own tests. It cannot
+Fast and simple, for trusted code and for the agent's own tests. It cannot
 stop code stuck inside one C call (`10**10**9`) nor cap memory: the sandboxed
 worker process (`agent.sandbox`) does that. A pure-Python infinite loop is
 stopped by raising an exception inside the thread.
@@ -36,11 +36,11 @@ from agent.runtime.varlist import (
 
 
 class _EpisodeOver(BaseException):
-    """Raised inside node code when the engine ends the episode mid-node."""
+    """Raised inside node code when the agent ends the episode mid-node."""
 
 
 class _NodeTimeout(BaseException):
-    """Raised inside node code by the engine when the node ran too long."""
+    """Raised inside node code by the agent when the node ran too long."""
 
 
 class ThreadRunner:
@@ -94,7 +94,7 @@ class ThreadRunner:
         assert self._inbox is not None
         try:
             self._loop.call_soon_threadsafe(self._inbox.put_nowait, message)
-        except RuntimeError:  # the engine's loop is gone (closed mid-node): nobody is listening
+        except RuntimeError:  # the agent's loop is gone (closed mid-node): nobody is listening
             pass
 
     def _globals(self) -> dict[str, Any]:

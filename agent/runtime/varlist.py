@@ -1,6 +1,6 @@
 """Text summaries of namespace values: for the prompt and for viewers.
 
-Pure standard library, because it runs wherever the values live (the engine
+Pure standard library, because it runs wherever the values live (the agent
 thread today, the sandbox worker process for untrusted code). Values are never
 rendered whole: a 3 GB string must not cost 3 GB to summarise.
 """

@@ -20,7 +20,7 @@ MAX_ANSWER_CHARS = 200_000
 
 @dataclass(frozen=True)
 class Verdict:
-    """What the engine would make of one answer."""
+    """What the agent would make of one answer."""
 
     accepted: bool
     blocks: tuple[str, ...] = ()  # the child nodes' code, when accepted

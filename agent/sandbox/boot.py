@@ -78,7 +78,7 @@ def main(config_text: str = "{}") -> None:
                             fallback=bool(config.get("fallback_isolation", True)))
         try:
             isolation += raise_walls(config)
-        except WallError as exc:  # never run node code behind fewer walls than the engine asked for
+        except WallError as exc:  # never run node code behind fewer walls than the parent asked for
             os.write(2, f"{exc.strerror or exc}\n".encode())
             os._exit(3)
     if not worker.trusted:

@@ -41,7 +41,7 @@ DEVICES_READ = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 
 
 def project_root() -> Path:
-    """The checkout the engine runs from (its `agent` package is what the worker imports)."""
+    """The checkout the parent runs from (its `agent` package is what the worker imports)."""
     return _PROJECT
 
 
@@ -120,7 +120,7 @@ def _supports(flag: str) -> bool:
 
 
 def worker_pid(sandbox_init_pid: int) -> int | None:
-    """The worker's pid as the engine sees it: the one child of the sandbox's init (bwrap's pid 1)."""
+    """The worker's pid as the parent sees it: the one child of the sandbox's init (bwrap's pid 1)."""
     try:
         children = Path(f"/proc/{sandbox_init_pid}/task/{sandbox_init_pid}/children").read_text().split()
         if children:

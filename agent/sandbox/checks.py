@@ -34,7 +34,7 @@ None. The rules close the usual ways out of a restricted namespace:
   = f`, `from json import JSONEncoder; del JSONEncoder.encode`). The worker
   also makes those classes immutable, for the aliases this cannot see.
 
-Pure standard library: it runs in the engine (to reject an LLM answer early)
+Pure standard library: it runs in the parent (to reject an LLM answer early)
 and in the worker process.
 """
 

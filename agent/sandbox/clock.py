@@ -1,4 +1,4 @@
-"""A node's own time in the sandbox: the worker's running time, with the engine's turns (steps, breakpoints, helpers) left out.
+"""A node's own time in the sandbox: the worker's running time, with the parent's turns (steps, breakpoints, helpers) left out.
 
 Kept apart from `SandboxRunner` so the rule the time limit rests on is one
 small thing: the clock runs only between `resume()` and `pause()`.
@@ -25,7 +25,7 @@ class NodeClock:
         self._start = time.monotonic()
 
     def pause(self) -> None:
-        """The engine has the turn: what follows is not the node's time."""
+        """The parent has the turn: what follows is not the node's time."""
         if self._start is not None:
             self.busy += time.monotonic() - self._start
             self._start = None

@@ -1,4 +1,4 @@
-"""The helpers node code holds (`print`, `run`, `__import__`, the engine's helpers): plain functions that lead nowhere.
+"""The helpers node code holds (`print`, `run`, `__import__`, the parent's helpers): plain functions that lead nowhere.
 
 A bound method of the worker would hand node code the worker itself
 (`print.__self__`), and with it its state, its output and its `send`; a
@@ -85,7 +85,7 @@ def make_run(send: Send) -> Callable[[Any], str]:
 
 
 def make_helper(name: str, send: Send) -> Callable[..., Any]:
-    """An engine helper for node code: `send((args, kwargs))`, which the worker takes as plain data only."""
+    """A parent helper for node code: `send((args, kwargs))`, which the worker takes as plain data only."""
 
     def helper(*args: Any, **kwargs: Any) -> Any:
         return _answer(name, send, (args, kwargs))

@@ -1,17 +1,17 @@
-"""Give the worker less than the engine (layer 4), before any node code runs.
+"""Give the worker less than the parent (layer 4), before any node code runs.
 
 What each platform gets (docs/sandbox.md says the same):
-- always: an environment without the engine's variables (the runner passes
+- always: an environment without the parent's variables (the runner passes
   only PATH, HOME, LANG, ...), a private temporary working directory,
   `PR_SET_NO_NEW_PRIVS` (Linux), `RLIMIT_NPROC` 0 so the worker cannot start a
   process or a thread, and no core dumps;
 - started as root: a new network namespace (no network at all) and the
   worker drops to the unprivileged user `nobody` (no supplementary groups), so
-  an escape can read neither the engine's files nor `/proc/<engine>/environ`;
+  an escape can read neither the parent's files nor `/proc/<parent>/environ`;
 - not root: a new user and network namespace where the kernel allows
-  unprivileged ones; the engine makes itself non-dumpable (`engine_guard`), so
-  a worker of the same user cannot read its memory or `/proc/<engine>/environ`
-  (ssh-agent does the same for its keys). Signals to the engine's processes stay
+  unprivileged ones; the parent makes itself non-dumpable (`parent_guard`), so
+  a worker of the same user cannot read its memory or `/proc/<parent>/environ`
+  (ssh-agent does the same for its keys). Signals to the parent's processes stay
   possible for the same user; only the audit hook and the static checks stop them.
 """
 
@@ -30,7 +30,7 @@ UNPRIVILEGED_USER = "nobody"
 
 
 def worker_ids() -> tuple[int, int] | None:
-    """The (uid, gid) a worker started by root runs as; None when the engine is not root."""
+    """The (uid, gid) a worker started by root runs as; None when the parent is not root."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:  # dynamic: os has no geteuid off POSIX
         return None
     try:
@@ -53,9 +53,9 @@ def _libc():
         return None
 
 
-def engine_guard() -> bool:
-    """Make the engine non-dumpable (Linux): a same-user process cannot read its memory or environ."""
-    if os.environ.get("RECODE_TUI_DUMPABLE") == "1":  # a developer attaching a debugger to the engine
+def parent_guard() -> bool:
+    """Make the parent non-dumpable (Linux): a same-user process cannot read its memory or environ."""
+    if os.environ.get("RECODE_TUI_DUMPABLE") == "1":  # a developer attaching a debugger to the parent
         return False
     libc = _libc()
     if libc is None:
@@ -63,13 +63,13 @@ def engine_guard() -> bool:
     return libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
 
 
-def engine_is_dumpable() -> bool | None:
+def parent_is_dumpable() -> bool | None:
     libc = _libc()
     return None if libc is None else bool(libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0))
 
 
 def isolate(workdir: str | None, *, own_namespaces: bool = False, fallback: bool = True) -> list[str]:
-    """Apply every restriction this platform allows; returns their names for the engine to report.
+    """Apply every restriction this platform allows; returns their names for the parent to report.
 
     `own_namespaces`: the worker already runs in bwrap's namespaces (as uid 65534),
     so it neither unshares nor changes user here. `fallback`: without them, unshare

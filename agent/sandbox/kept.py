@@ -1,6 +1,6 @@
-"""What the engine keeps of the worker's namespace: summaries for the views, and the last snapshot for a fresh worker.
+"""What the parent keeps of the worker's namespace: summaries for the views, and the last snapshot for a fresh worker.
 
-Kept apart from `SandboxRunner`'s process handling: the engine stores the
+Kept apart from `SandboxRunner`'s process handling: the parent stores the
 snapshot's pickles (at most `MAX_SNAPSHOT_BYTES`) and forwards them to a new
 worker, but never unpickles them; this class only counts and orders them.
 """
@@ -16,7 +16,7 @@ from agent.sandbox.protocol import MAX_SNAPSHOT_BYTES
 
 
 class KeptNamespace:
-    """The worker's variables as the engine knows them between nodes."""
+    """The worker's variables as the parent knows them between nodes."""
 
     def __init__(self) -> None:
         # The last snapshot: variable name -> pickle made by a worker (or None
@@ -54,7 +54,7 @@ class KeptNamespace:
                 name = str(name)
                 blob = None if name in unsaved else blobs.get(name, old.get(name))
                 if blob is not None and total + len(blob) > MAX_SNAPSHOT_BYTES:
-                    blob = None  # the engine holds at most this much of a run's variables
+                    blob = None  # the parent holds at most this much of a run's variables
                 total += len(blob) if blob is not None else 0
                 fresh[name] = blob
             self.snapshot = fresh

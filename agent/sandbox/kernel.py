@@ -3,7 +3,7 @@
 Both are applied after the worker has imported everything it needs and before
 it reads its first request, so node code only ever runs behind them; both are
 inherited by anything the worker could start and can never be lifted. The
-seccomp program arrives compiled (the engine builds it with libseccomp,
+seccomp program arrives compiled (the parent builds it with libseccomp,
 `agent.sandbox.seccomp_policy`): the worker only hands its bytes to the
 kernel, so it needs no library. Landlock is three system calls; no maintained
 binding covers its network rules and signal scoping, so they are called here

@@ -22,7 +22,7 @@ def set_memory_limit(config: dict[str, Any]) -> None:
 
 
 def cpu_backstop(state: HookState, cpu_seconds: float) -> None:
-    """Let the process use `cpu_seconds` more CPU time, then SIGXCPU: a backstop for the engine's wall clock."""
+    """Let the process use `cpu_seconds` more CPU time, then SIGXCPU: a backstop for the parent's wall clock."""
     try:
         usage = resource.getrusage(resource.RUSAGE_SELF)
         soft = int(usage.ru_utime + usage.ru_stime + cpu_seconds) + 1

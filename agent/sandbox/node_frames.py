@@ -1,12 +1,12 @@
-"""What the engine accepts from a worker while a node runs: which frames, how large, and how much output.
+"""What the parent accepts from a worker while a node runs: which frames, how large, and how much output.
 
 The worker is treated as hostile (node code may have taken it over), so
-nothing it sends may hold a node past its deadline or grow the engine's
+nothing it sends may hold a node past its deadline or grow the parent's
 memory without bound. Kept apart from `SandboxRunner` so the rules are one
 small thing: a frame is judged by the phase the node is in, and printed
-output is counted by the engine, whatever the worker says it printed.
+output is counted by the parent, whatever the worker says it printed.
 
-Phases of a node, as the engine sees them:
+Phases of a node, as the parent sees them:
 
 - running (before `ran`): `out` (printed output), `action` (a `run()`),
   `call` (a helper), `ran` (the code ended), or `outcome` (the worker failed
@@ -54,7 +54,7 @@ def running_frame_limit(max_output_chars: int) -> int:
 
 
 class NodeOutput:
-    """A node's printed output as the engine keeps it: at most the cap, however much the worker sends.
+    """A node's printed output as the parent keeps it: at most the cap, however much the worker sends.
 
     `take` returns the reason to kill the worker once it has sent far more than the cap.
     """
@@ -76,7 +76,7 @@ class NodeOutput:
         return None
 
     def keep(self, text: str) -> None:
-        """Keep what fits of `text` (the engine's own copy of an observation counts too)."""
+        """Keep what fits of `text` (the parent's own copy of an observation counts too)."""
         if not text or self.cut:
             return
         room = self.cap - self.kept
@@ -95,10 +95,10 @@ class NodeOutput:
 
 
 class NodeWatch:
-    """One node as the engine watches it: its phase, its single deadline, the output it kept.
+    """One node as the parent watches it: its phase, its single deadline, the output it kept.
 
     The node's own time runs on `clock` until `ran`; then a save deadline is
-    fixed, which no later frame moves. Only a frame that hands the engine the
+    fixed, which no later frame moves. Only a frame that hands the parent the
     turn (`action`, `call`) or ends the code pauses the clock: output does not.
     """
 

@@ -3,8 +3,8 @@
 For each kernel wall alone, and for all of them together, a worker is started
 with the Python-level layers off (what the walls must stop on their own) and
 tries what an escape would: read and write a file of the user's outside its
-folder, connect to a listener on loopback, start a shell, signal the engine and
-read the engine's environment. A wall is reported by what happened, not by
+folder, connect to a listener on loopback, start a shell, signal the parent and
+read the parent's environment. A wall is reported by what happened, not by
 what was configured.
 """
 
@@ -32,15 +32,15 @@ class WallReport:
     results: dict[str, str]  # attempt -> "held" | "ESCAPED" | "-" (not tried: the wall is missing)
 
 
-def _attack(secret: str, folder: str, port: int, engine: int) -> dict[str, str]:
+def _attack(secret: str, folder: str, port: int, parent: int) -> dict[str, str]:
     """Node code for each attempt; each sets `got` to True only when the attempt succeeded."""
     return {
         "read": f"got = bool(open({secret!r}).read())",
         "write": f"open({folder!r} + '/planted', 'w').write('x')\ngot = True",
         "connect": f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=1)\ngot = True",
         "exec": "import subprocess\ngot = subprocess.run(['/bin/sh', '-c', 'exit 7']).returncode == 7",
-        "signal": f"import os\nos.kill({engine}, 0)\ngot = True",
-        "environ": f"got = bool(open('/proc/{engine}/environ', 'rb').read())",
+        "signal": f"import os\nos.kill({parent}, 0)\ngot = True",
+        "environ": f"got = bool(open('/proc/{parent}/environ', 'rb').read())",
     }
 
 

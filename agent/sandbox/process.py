@@ -1,9 +1,9 @@
-"""The sandbox worker as a process seen from the engine: start it, frame messages to and from it, signal it, kill it.
+"""The sandbox worker as a process seen from the parent: start it, frame messages to and from it, signal it, kill it.
 
 Kept apart from `SandboxRunner`, which decides what to ask and when (node
 time, interrupts, restarts); this module knows only pipes, process groups
 and frames. A frame of the wrong size or shape, or a dead process, is
-`WorkerGone` with the reason, never another exception in the engine.
+`WorkerGone` with the reason, never another exception in the parent.
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ _BOOT = (
     "from agent.sandbox.boot import main; main(sys.argv[2])"
 )
 # Not `-I`: it implies `-E`, which would ignore the fixed PYTHONHASHSEED below. The environment is the
-# engine's choice alone (`worker_environment`), so no PYTHON* variable of the user's reaches the worker.
+# parent's choice alone (`worker_environment`), so no PYTHON* variable of the user's reaches the worker.
 INTERPRETER_FLAGS = ("-s", "-S")
 
 _PASSED_ENVIRONMENT = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
-WORKDIR_PREFIX = "recode-worker-"  # + the engine's pid: a killed engine's folder is removed by the next
+WORKDIR_PREFIX = "recode-worker-"  # + the parent's pid: a killed parent's folder is removed by the next
 START_TIMEOUT = 15.0
 
-KillReason = Callable[[], str]  # why the engine killed the worker ('' when it did not), asked when it died
+KillReason = Callable[[], str]  # why the parent killed the worker ('' when it did not), asked when it died
 
 
 def _NO_REASON() -> str:
@@ -54,7 +54,7 @@ class WorkerGone(Exception):
 
 
 def worker_environment() -> dict[str, str]:
-    """The worker's environment: a few harmless variables and a fixed hash seed; API keys and the like stay in the engine.
+    """The worker's environment: a few harmless variables and a fixed hash seed; API keys and the like stay in the parent.
 
     PYTHONSAFEPATH (3.11+) keeps the current folder off the path, as `-I` did.
     """
@@ -96,7 +96,7 @@ class PrivateFolder:
 
 
 class Started:
-    """A worker process just started: the process the engine reads, and the pid its signals go to."""
+    """A worker process just started: the process the parent reads, and the pid its signals go to."""
 
     def __init__(self, proc: asyncio.subprocess.Process, stderr_fd: int | None, info_fd: int | None) -> None:
         self.proc = proc
@@ -253,8 +253,8 @@ async def read(
 
     `max_size`: the largest frame the caller expects now (a running node's frames
     carry no snapshot); a larger one is refused from its header, before its bytes
-    are read, so the engine never holds more than that of one frame.
-    `kill_reason()` says why the engine killed the worker, if it did (asked once
+    are read, so the parent never holds more than that of one frame.
+    `kill_reason()` says why the parent killed the worker, if it did (asked once
     the worker is dead, so a kill while reading counts): the reason a frame cut
     short then gives.
     """

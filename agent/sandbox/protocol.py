@@ -1,12 +1,12 @@
-"""Framing between the engine and the sandbox worker.
+"""Framing between the parent and the sandbox worker.
 
 Every message is a 4-byte big-endian length followed by the payload.
 
-- engine -> worker: a pickle of plain data (dicts, lists, strings, bytes).
-  Only the worker unpickles, and only what the engine sent it.
-- worker -> engine: UTF-8 JSON, checked field by field (`decode_reply`): a
+- parent -> worker: a pickle of plain data (dicts, lists, strings, bytes).
+  Only the worker unpickles, and only what the parent sent it.
+- worker -> parent: UTF-8 JSON, checked field by field (`decode_reply`): a
   frame of the wrong shape is a broken worker, never an exception in the
-  engine. The engine never unpickles anything that came from the worker;
+  parent. The parent never unpickles anything that came from the worker;
   namespace snapshots travel as base64 text inside the JSON and are handed
   back to a fresh worker, which opens them with `load_plain` (built-in
   containers and scalars only: a snapshot is attacker data).
@@ -63,7 +63,7 @@ def encode_reply(message: dict[str, Any]) -> bytes:
     return HEADER.pack(len(payload)) + payload
 
 
-# -- what the engine accepts from the worker -------------------------------------
+# -- what the parent accepts from the worker -------------------------------------
 
 _STR, _INT, _BOOL = "str", "int", "bool"
 _CHANGES, _ITEMS, _STRS, _ANY_LIST, _DICT, _SNAPSHOT = "changes", "items", "strs", "list", "dict", "snapshot"
@@ -166,7 +166,7 @@ def decode_reply(payload: bytes) -> dict[str, Any]:
     return message
 
 
-# The reply each engine request expects (besides "fail"), with the fields it must carry.
+# The reply each parent request expects (besides "fail"), with the fields it must carry.
 REQUEST_REPLIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "set": ("done", ()),
     "bind": ("done", ()),
@@ -188,7 +188,7 @@ def reply_mismatch(op: str, reply: dict[str, Any]) -> str | None:
 
 
 async def helper_reply(helpers: dict[str, Callable[..., Any]], message: dict[str, Any]) -> dict[str, Any]:
-    """The engine's `reply` to a worker's `call` of an extra helper: its plain-data value, or the error."""
+    """The parent's `reply` to a worker's `call` of an extra helper: its plain-data value, or the error."""
     name = str(message.get("name", ""))
     fn = helpers.get(name)
     try:

@@ -110,7 +110,7 @@ def give_back_exit() -> None:
 
 
 def plain(value: Any, depth: int = 0) -> Any:
-    """A copy of `value` made of exact built-in types only: what node code hands the engine."""
+    """A copy of `value` made of exact built-in types only: what node code hands the parent."""
     if depth > 50:
         raise ValueError("nested too deeply")
     kind = type(value)

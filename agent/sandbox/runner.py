@@ -1,15 +1,15 @@
 """`SandboxRunner`: the `CodeRunner` that executes node code in a worker process.
 
-The engine keeps the environment, the LLM and every key; the worker (`agent.sandbox.worker`,
+The parent keeps the environment, the LLM and every key; the worker (`agent.sandbox.worker`,
 behind the kernel's walls of `agent.sandbox.walls`) owns the namespace. A `run(action)` in node
-code is a request that `next_message` hands to the engine as an `ActionRequest`, blocked until `answer`.
+code is a request that `next_message` hands to the parent as an `ActionRequest`, blocked until `answer`.
 
 Time: each node gets `node_timeout` seconds of worker time; the clock stops
-while the engine holds a request (stepping the environment, sitting at a
+while the parent holds a request (stepping the environment, sitting at a
 breakpoint, serving a helper). On a timeout, a crash (memory, CPU, a signal)
 or an interrupt that does not stop the code, the worker's process group is
 killed, a fresh worker starts and gets the namespace back from the last snapshot: the old
-worker's pickled bytes, which the engine stores (at most `MAX_SNAPSHOT_BYTES`) and forwards
+worker's pickled bytes, which the parent stores (at most `MAX_SNAPSHOT_BYTES`) and forwards
 but never unpickles; the new worker opens them as plain data only.
 
 The worker is treated as hostile: a frame of the wrong shape, size or type
@@ -35,7 +35,7 @@ from agent.runtime.varlist import VariableSummary
 from agent.sandbox import process
 from agent.sandbox.checks import check_code
 from agent.sandbox.clock import NodeClock
-from agent.sandbox.isolation import engine_guard
+from agent.sandbox.isolation import parent_guard
 from agent.sandbox.kept import KeptNamespace, changes_of, diff
 from agent.sandbox.node_frames import NodeWatch
 from agent.sandbox.process import WORKDIR_PREFIX, WorkerGone, killpg
@@ -152,7 +152,7 @@ class SandboxRunner:
     def interrupt(self) -> None:
         """Stop the running node: SIGINT first, kill and restore after a grace period.
 
-        While node code waits in `run()` for the engine, the wait itself is
+        While node code waits in `run()` for the parent, the wait itself is
         ended: the node finishes as "interrupted" and a pending answer is dropped.
         """
         proc = self._proc
@@ -335,7 +335,7 @@ class SandboxRunner:
 
     async def _spawn(self) -> asyncio.subprocess.Process:
         if not self.trusted:
-            engine_guard()
+            parent_guard()
         try:  # a wall this machine cannot raise refuses the worker unless the policy says weak
             config, namespaces = start_config(self._config, self.policy, self.trusted, self._python,
                                               self._workdir.make)

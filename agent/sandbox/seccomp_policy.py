@@ -1,6 +1,6 @@
 """The system calls the sandbox worker may not make, compiled to a seccomp program by libseccomp.
 
-The engine compiles the program (libseccomp, through `pyseccomp`, knows each
+The parent compiles the program (libseccomp, through `pyseccomp`, knows each
 architecture's numbers and writes the architecture check) and hands the bytes
 to the worker, which installs them on itself (`agent.sandbox.kernel`). The
 filter allows by default and refuses with EPERM what node code never needs and
@@ -46,7 +46,7 @@ class SeccompUnavailable(RuntimeError):
 
 @functools.lru_cache(maxsize=1)
 def compiled_filter() -> bytes:
-    """The worker's seccomp program as raw BPF (cached: the same for every worker of this engine)."""
+    """The worker's seccomp program as raw BPF (cached: the same for every worker of this parent)."""
     try:
         import pyseccomp as seccomp
     except (ImportError, OSError) as exc:  # the binding, or libseccomp.so.2 behind it

@@ -1,11 +1,11 @@
-"""Where every engine gets its code runner and its checks: one place.
+"""Where every agent gets its code runner and its checks: one place.
 
 Run, console, eval, resume, fork and the prompt workspace all build their
 runner from `RunnerSettings`, so no path runs model code without the
 sandbox's checks because someone forgot to pass a runner. Model code always
 runs in the sandboxed worker process; `trusted` only drops the static checks
 (process isolation and limits stay). The in-process `ThreadRunner` is for the
-engine's own tests and is never built here.
+agent's own tests and is never built here.
 
 A session's journal header records the settings (`header_fields`), the
 run's seed for node code's `random` included; resuming rebuilds them from

@@ -1,4 +1,4 @@
-"""The worker's side of namespace snapshots: which variables' pickles the engine keeps, so a fresh worker gets them back.
+"""The worker's side of namespace snapshots: which variables' pickles the parent keeps, so a fresh worker gets them back.
 
 Kept apart from the request loop: the size limits and the rule that an
 unchanged immutable value is not pickled again live here. A snapshot handed
@@ -29,19 +29,19 @@ def is_immutable(value: Any) -> bool:
 
 
 class Snapshots:
-    """The last pickles the engine holds, and the object each was made from."""
+    """The last pickles the parent holds, and the object each was made from."""
 
     def __init__(self) -> None:
         self.blobs: dict[str, bytes] = {}
         self.sources: dict[str, Any] = {}
 
     def remember(self, name: str, blob: bytes, value: Any) -> None:
-        """A value restored from `blob`: the engine already holds it."""
+        """A value restored from `blob`: the parent already holds it."""
         self.blobs[name] = blob
         self.sources[name] = value
 
     def take(self, namespace: dict[str, Any], imports: dict[str, Origin]) -> dict[str, Any]:
-        """The pickles that changed since the last snapshot, for the engine to keep.
+        """The pickles that changed since the last snapshot, for the parent to keep.
 
         At most MAX_BLOB a variable and MAX_SNAPSHOT_BYTES in all: what does not
         fit is reported unsaved (not restorable after a restart), as an

@@ -3,14 +3,14 @@
 Started by `agent.sandbox.runner.SandboxRunner`, one per run (and a fresh one
 after a timeout or a crash), through `agent.sandbox.boot`, which sets up the
 process and installs the guards. This module is the request loop: it reads
-requests from the engine, executes code, serves inspections and answers with
+requests from the parent, executes code, serves inspections and answers with
 plain JSON. What node code can reach is built in `agent.sandbox.reachable`,
 what a reply says about it in `agent.sandbox.capture`, and the namespace's
 snapshots in `agent.sandbox.snapshots`. `run(action)` inside node code is a request back
-to the engine; the worker never sees the environment, the LLM or any key.
+to the parent; the worker never sees the environment, the LLM or any key.
 
 Limits (`agent.sandbox.limits`): RLIMIT_AS (memory), RLIMIT_CPU (a backstop for the
-engine's wall clock), captured output size. In untrusted mode each layer
+parent's wall clock), captured output size. In untrusted mode each layer
 would stop an escape on its own:
 
 1. the static checks of `agent.sandbox.checks` run before every block, and
@@ -19,7 +19,7 @@ would stop an escape on its own:
 2. a snapshot handed back after a restart is opened as plain data only
    (`protocol.load_plain`), never with `pickle.loads`;
 3. an audit hook allows only the events node code needs (`agent.sandbox.audit`);
-4. the worker has less than the engine: no network, no new processes, no
+4. the worker has less than the parent: no network, no new processes, no
    privileges, and as root another user (`agent.sandbox.isolation`).
 """
 
@@ -47,7 +47,7 @@ from agent.sandbox.snapshots import Snapshots
 
 
 class EpisodeOver(BaseException):
-    """Raised inside node code when the engine answers with stop=True."""
+    """Raised inside node code when the parent answers with stop=True."""
 
 
 class Refused(Exception):
@@ -77,7 +77,7 @@ class Worker:
         self.state = _State()
         self.namespace: dict[str, Any] = {}
         self.summaries: dict[str, tuple[str, str]] = {}
-        self.snapshots = Snapshots()  # the last pickles the engine holds
+        self.snapshots = Snapshots()  # the last pickles the parent holds
         self.scope: dict[str, Any] | None = None  # the live globals of the running node
         self.modules = {name: trimmed_module(name) for name in ALLOWED_MODULES}
         # What `import` gives node code: the trimmed copies, or the real modules when trusted.
@@ -110,7 +110,7 @@ class Worker:
             self.sending = False
 
     def flush_output(self) -> None:
-        """Send what the running node printed so far (SIGUSR1: the engine is about to kill it)."""
+        """Send what the running node printed so far (SIGUSR1: the parent is about to kill it)."""
         if self.state.in_user and not self.sending:
             text = self.output.delta()
             if text:
@@ -119,12 +119,12 @@ class Worker:
     def recv(self) -> dict[str, Any]:
         header = read_exact(self.rfd, HEADER.size)
         if header is None:
-            os._exit(0)  # the engine went away
+            os._exit(0)  # the parent went away
         (size,) = HEADER.unpack(header)
         payload = read_exact(self.rfd, size)
         if payload is None:
             os._exit(0)
-        return pickle.loads(payload)  # the engine's own requests, on the pipe only it holds: nothing else writes there
+        return pickle.loads(payload)  # the parent's own requests, on the pipe only it holds: nothing else writes there
 
     # -- helpers seen by node code --------------------------------------------
 
@@ -173,7 +173,7 @@ class Worker:
         return make_helper(name, channel(call))
 
     def _ask(self, message: dict[str, Any], wanted: str) -> dict[str, Any]:
-        """Send a request to the engine and serve inspections until it answers."""
+        """Send a request to the parent and serve inspections until it answers."""
         was_user = self.state.in_user
         self.state.in_user = False  # a SIGINT now only sets the flag
         try:
@@ -249,7 +249,7 @@ class Worker:
         self.output.reset()
         if seed is not None:
             # The instance behind `random.choice` & co. (the trimmed module's functions are its bound
-            # methods): the engine's per-node seed, so a replay of the node draws the same numbers.
+            # methods): the parent's per-node seed, so a replay of the node draws the same numbers.
             random.seed(seed)
         state.stopped = state.interrupt_requested = False
         self._cpu_backstop()
@@ -324,7 +324,7 @@ class Worker:
         return summary_changes(before, self.summaries)
 
     def snapshot(self) -> dict[str, Any]:
-        """The pickles that changed since the last snapshot, for the engine to keep."""
+        """The pickles that changed since the last snapshot, for the parent to keep."""
         return self.snapshots.take(self.namespace, self.imports)
 
     def set_values(self, values: dict[str, Any]) -> dict[str, Any]:

@@ -35,52 +35,52 @@ TREE_AGENTS = ("recode",)
 CODE_AGENTS = ("recode", "codeact")
 
 
-def _declared(agent: str) -> type[Stepper] | None:
+def _declared(agent_name: str) -> type[Stepper] | None:
     """The registered class of a journal's agent (None: an agent this process does not know)."""
     from agent import agents
 
     try:
-        return agents.agent_class(agent)
+        return agents.agent_class(agent_name)
     except agents.UnknownAgent:
         return None
 
 
-def has_code_tree(agent: str) -> bool:
+def has_code_tree(agent_name: str) -> bool:
     """Whether the agent declares a code tree (`Stepper.code_tree`): `export --tree` and its wording."""
-    cls = _declared(agent)
+    cls = _declared(agent_name)
     return cls is not None and cls.code_tree
 
 
-def answers_are_code(agent: str) -> bool:
+def answers_are_code(agent_name: str) -> bool:
     """Whether the agent declares its answers Python (`Stepper.answers_are_code`): transcripts fence them."""
-    cls = _declared(agent)
+    cls = _declared(agent_name)
     return cls is not None and cls.answers_are_code
 
 
 NODE_FIELDS = ("id", "code", "status", "depth", "thought", "observations", "error", "children")
 
 
-def tree_document(engine: Stepper, meta: dict[str, Any] | None = None, started: float | None = None) -> dict[str, Any]:
+def tree_document(agent: Stepper, meta: dict[str, Any] | None = None, started: float | None = None) -> dict[str, Any]:
     """The run's tree; `meta.time` is when the run started (`started`, e.g. the journal's), else now."""
-    tree = engine.tree
-    finished = engine.finished
+    tree = agent.tree
+    finished = agent.finished
     return {
         "version": PLAN_VERSION,
         "meta": {
-            "env": engine.env.name,
-            "task_type": engine.env.task_type,
-            "task": engine.task,
+            "env": agent.env.name,
+            "task_type": agent.env.task_type,
+            "task": agent.task,
             "limits": {
-                "max_depth": engine.limits.max_depth,
-                "max_rewrite": engine.limits.max_rewrite,
-                "max_retry": engine.limits.max_retry,
-                "max_steps": engine.env.max_steps,
+                "max_depth": agent.limits.max_depth,
+                "max_rewrite": agent.limits.max_rewrite,
+                "max_retry": agent.limits.max_retry,
+                "max_steps": agent.env.max_steps,
             },
             "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
             "success": finished.success if finished else None,
-            "steps": engine.env.steps,
-            "llm_calls": engine.stats.llm_calls,
-            "cost": engine.stats.cost,
+            "steps": agent.env.steps,
+            "llm_calls": agent.stats.llm_calls,
+            "cost": agent.stats.cost,
             **(meta or {}),
         },
         "root_id": tree.root.id,
@@ -266,9 +266,9 @@ def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
     a subtask list), shown as such, with the role that answered when there are several.
     """
     header = journal.header
-    agent = journal_agent(journal)
-    code = answers_are_code(agent)
-    out = [f"# Session {journal.session_id}", "", f"- agent: `{agent}`",
+    agent_name = journal_agent(journal)
+    code = answers_are_code(agent_name)
+    out = [f"# Session {journal.session_id}", "", f"- agent: `{agent_name}`",
            f"- game: `{header.game}` ({header.task_type})", f"- LLM: `{header.llm}`", ""]
     for event in events:
         match event:
@@ -277,7 +277,7 @@ def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
             case ev.NodeStarted():
                 out += [f"{'  ' * event.depth}- `{event.node_id}` `{(event.code.splitlines() or [''])[0]}`"]
             case ev.LLMAnswered():
-                if has_code_tree(agent):
+                if has_code_tree(agent_name):
                     title = f"**Expansion of `{event.node_id}`** ({event.source})"
                 else:
                     role = f", {event.role}" if event.role else ""
@@ -303,7 +303,7 @@ def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
     return "\n".join(out)
 
 
-def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any] | None = None,
+def trace_document(agent: Stepper, events: list[ev.Event], meta: dict[str, Any] | None = None,
                    started: float | None = None) -> dict[str, Any]:
     """The run as `recode.trace.v1`, for every agent: its nodes, then everything that happened in order.
 
@@ -311,7 +311,7 @@ def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any]
     reason it was refused, source, tokens, cost), `action` (node, step, action, observation, done,
     won), `note` (an agent decision: label, text), `error` (node, error) and, last, `finished`.
     """
-    finished = engine.finished
+    finished = agent.finished
     trace: list[dict[str, Any]] = []
     asked: ev.LLMRequested | None = None
     for event in events:
@@ -350,19 +350,19 @@ def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any]
             case ev.RunFinished():
                 trace.append({"type": "finished", "node_id": event.node_id, "success": event.success,
                               "reason": event.reason})
-    stats = engine.stats
+    stats = agent.stats
     return {
         "version": TRACE_VERSION,
         "meta": {
-            "agent": engine.name,
-            "options": dict(engine.options),
-            "env": engine.env.name,
-            "task_type": engine.env.task_type,
-            "task": engine.task,
+            "agent": agent.name,
+            "options": dict(agent.options),
+            "env": agent.env.name,
+            "task_type": agent.env.task_type,
+            "task": agent.task,
             "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
             "success": finished.success if finished else None,
             "reason": finished.reason if finished else "unfinished",
-            "steps": engine.env.steps,
+            "steps": agent.env.steps,
             "llm_calls": stats.llm_calls,
             "input_tokens": stats.usage.input_tokens,
             "output_tokens": stats.usage.output_tokens,
@@ -370,7 +370,7 @@ def trace_document(engine: Stepper, events: list[ev.Event], meta: dict[str, Any]
             "roles": stats.role_dicts(),
             **(meta or {}),
         },
-        "root_id": engine.tree.root.id,
-        "nodes": [node.to_dict() for node in engine.tree.walk()],
+        "root_id": agent.tree.root.id,
+        "nodes": [node.to_dict() for node in agent.tree.walk()],
         "trace": trace,
     }

@@ -1,6 +1,6 @@
 """The session journal: every run's outside inputs, appended as JSON Lines.
 
-One record per thing that came from outside the engine: the session header
+One record per thing that came from outside the agent: the session header
 (game and its hash, limits, prompt set, LLM), each LLM answer with its prompt,
 source, usage and cost, each action with its observation, and the end. Each
 record is written whole or not at all and fsynced, so a crash loses at most
@@ -62,14 +62,14 @@ def file_hash(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
-def new_session_id(game: str) -> str:
-    stem = Path(game).parent.name if game.endswith("game.tw-pddl") else Path(game).stem
+def new_session_id(episode_ref: str) -> str:
+    stem = Path(episode_ref).parent.name if episode_ref.endswith("game.tw-pddl") else Path(episode_ref).stem
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return f"{stamp}-{stem.replace('/', '_')}-{os.getpid() % 10000:04d}"
 
 
 class JournalWriter:
-    """Appends records for engine events; never raises into the run.
+    """Appends records for agent events; never raises into the run.
 
     Each record is written whole or not at all (`append_whole`). A failed write
     (full disk, removed folder) keeps the record in memory, in order, and says
@@ -89,7 +89,7 @@ class JournalWriter:
         self._expansions = 0
         self._fd: int | None = None
         self._unwritten: list[bytes] = []  # whole records a failed write left for the next attempt
-        # Set by the session: the engine's prompt set now. An answer made with another
+        # Set by the session: the agent's prompt set now. An answer made with another
         # set than the header's records that set's hash, so a replay can tell.
         self.current_prompts: Callable[[], Any] | None = None
         self._header_prompt_hash = header.prompt_hash
@@ -129,7 +129,7 @@ class JournalWriter:
             self.error = ""  # caught up: the journal is whole again
 
     def __call__(self, event: ev.Event) -> None:
-        """The engine observer: turn outside inputs into records."""
+        """The agent observer: turn outside inputs into records."""
         if isinstance(event, ev.NodeStarted):
             self._codes[event.node_id or ""] = event.code
         elif isinstance(event, ev.LLMRequested):
@@ -187,7 +187,7 @@ class JournalWriter:
                         "llm_failures": event.llm_failures, **({"extra": event.extra} if event.extra else {})})
 
     def catch_up(self, events: list[ev.Event]) -> None:
-        """Learn from events the engine emitted before this writer was attached; write nothing.
+        """Learn from events the agent emitted before this writer was attached; write nothing.
 
         A resume or a branch attaches its writer after the replay, which may stop
         at an expansion request: the answer that follows must still be recorded

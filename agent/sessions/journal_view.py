@@ -4,7 +4,7 @@ Resuming or exporting a session replays it, which runs its code again (in the
 sandbox). A journal from elsewhere may hold hostile code, so this module
 rebuilds what the records alone say: the answers (parsed, never run), the tree
 ReCode would grow from them (children are the answers' top-level statements,
-numbered as the engine numbers them), the actions and observations, the `!`
+numbered as the agent numbers them), the actions and observations, the `!`
 statements (shown, not run) and the end. What only running shows is named in
 `NOT_SHOWN`. Nothing here starts an environment or a sandbox worker.
 
@@ -92,13 +92,13 @@ def read_view(journal: Journal) -> JournalView:
 
     Other agents have no code tree: their nodes (turns, cells, steps) hang under the root as the records name them.
     """
-    agent = journal_agent(journal)
+    agent_name = journal_agent(journal)
     records = journal.records
     first = next((r for r in records if r.get("type") == "answer"), None)
     root_code = (first or {}).get("stub") or "(the root's code is not in the journal)"
-    tree_agent = has_code_tree(agent)  # declared by the agent (`Stepper.code_tree`)
+    tree_agent = has_code_tree(agent_name)  # declared by the agent (`Stepper.code_tree`)
     if not tree_agent:
-        root_code = f"({agent} run)"  # its first stub is a turn's or a cell's, not the root's
+        root_code = f"({agent_name} run)"  # its first stub is a turn's or a cell's, not the root's
     tree = CodeTree(root_code)
     view = JournalView(journal, tree)
     unnamed: set[str] = set()  # nodes placed by their parent's `child_ids`, whose code no record has given yet

@@ -108,14 +108,14 @@ def episode_spans(journal: Journal) -> _Timed:
 
     view = read_view(journal)
     header = journal.header
-    agent = view.agent
+    agent_name = view.agent
     spec = header.llm
     model = header.model or model_name(spec, header.profiles)
     env = header.env
     finished = journal.finished or {}
     conversation, provider = conversation_id(journal), provider_name(spec)
-    root = _Timed(f"invoke_agent {agent}", {
-        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent, "gen_ai.request.model": model,
+    root = _Timed(f"invoke_agent {agent_name}", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent_name, "gen_ai.request.model": model,
         "gen_ai.provider.name": provider, "gen_ai.conversation.id": conversation, "recode.llm": spec,
         "recode.session": journal.session_id, "recode.env": env,
         "recode.episode": header.episode or header.game,

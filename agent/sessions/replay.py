@@ -1,9 +1,9 @@
 """Replaying recorded answers and observations, checking each against the live run.
 
 ALFWorld is deterministic given the game and the actions, and so is the
-engine given the answers. Replaying a journal therefore rebuilds any earlier
+agent given the answers. Replaying a journal therefore rebuilds any earlier
 state exactly; a replay that meets a different prompt or observation than the
-recording stops with both texts, which is how a prompt or engine change is
+recording stops with both texts, which is how a prompt or agent change is
 caught.
 """
 

@@ -34,22 +34,22 @@ EnvFactory = Callable[[str, int], Env]  # (episode reference, max_steps) -> env;
 
 @dataclass
 class Session:
-    engine: Stepper
+    agent: Stepper
     writer: JournalWriter
     folder: Path
     notes: list[str]
     draft: dict | None = None
 
 
-def session_header(episode: EpisodeRef, engine: Stepper, llm_spec: str, parent: SessionParent | None = None,
+def session_header(episode: EpisodeRef, agent: Stepper, llm_spec: str, parent: SessionParent | None = None,
                    profiles: str | None = None) -> JournalHeader:
     """The journal's first line: the episode as `{env, episode, fingerprint}` (plus `game`, its
     reference, and whatever the provider adds), the limits, prompts, LLM and runner."""
-    settings = RunnerSettings.of_runner(engine.runner)
+    settings = RunnerSettings.of_runner(agent.runner)
     runner: dict[str, Any] = settings.header_fields() if settings is not None else {
-        "runner": type(engine.runner).__name__,  # a test's in-process runner: no checks, so say trusted
+        "runner": type(agent.runner).__name__,  # a test's in-process runner: no checks, so say trusted
         "trusted": True,
-        "node_timeout": engine.runner.node_timeout if isinstance(engine.runner, NodeTimeLimit) else 5.0,
+        "node_timeout": agent.runner.node_timeout if isinstance(agent.runner, NodeTimeLimit) else 5.0,
     }
     found = episode.header_fields()  # the episode's own fields, and whatever its provider adds
     named = ("game", "env", "episode", "fingerprint", "game_path", "game_hash")
@@ -57,15 +57,15 @@ def session_header(episode: EpisodeRef, engine: Stepper, llm_spec: str, parent: 
         game=found["game"], env=found["env"], episode=found.get("episode"), fingerprint=found.get("fingerprint"),
         game_path=found.get("game_path"), game_hash=found.get("game_hash"),
         extra={k: v for k, v in found.items() if k not in named},
-        agent=engine.name,
-        agent_options=dict(engine.options),
-        task_type=engine.env.task_type,
-        max_steps=engine.env.max_steps,
-        limits=engine.limits,
-        preset=engine.preset or "",
-        prompt_set=str(engine.prompts.root),
-        prompt_hash=engine.prompts.content_hash(),
-        prompt_files=file_hashes(engine.prompts.root),  # which file differs, when two runs' hashes do
+        agent=agent.name,
+        agent_options=dict(agent.options),
+        task_type=agent.env.task_type,
+        max_steps=agent.env.max_steps,
+        limits=agent.limits,
+        preset=agent.preset or "",
+        prompt_set=str(agent.prompts.root),
+        prompt_hash=agent.prompts.content_hash(),
+        prompt_files=file_hashes(agent.prompts.root),  # which file differs, when two runs' hashes do
         llm=llm_spec,
         profiles=profiles,  # the profiles file (absolute) a profile:NAME came from, so a resume needs no --profiles
         model=profile_model(llm_spec, profiles),  # what the profile called, for traces (read now, never later)
@@ -74,16 +74,16 @@ def session_header(episode: EpisodeRef, engine: Stepper, llm_spec: str, parent: 
     )
 
 
-def start_session(engine: Stepper, sessions_dir: Path, episode: EpisodeRef, llm_spec: str,
+def start_session(agent: Stepper, sessions_dir: Path, episode: EpisodeRef, llm_spec: str,
                   parent: SessionParent | None = None, profiles: str | None = None) -> Session:
-    """Journal `engine` on `episode` into a new session folder."""
-    game = episode.ref
+    """Journal `agent` on `episode` into a new session folder."""
+    episode_ref = episode.ref
     own = episode.env == registry.default_env()
-    folder = claim_session_folder(sessions_dir, new_session_id(game if own else game.replace(":", "-").replace("/", "-")))
-    writer = JournalWriter(folder, session_header(episode, engine, llm_spec, parent, profiles))
-    engine.observers.append(writer)
-    writer.current_prompts = lambda: engine.prompts
-    return Session(engine, writer, folder, [writer.error] if writer.error else [])
+    folder = claim_session_folder(sessions_dir, new_session_id(episode_ref if own else episode_ref.replace(":", "-").replace("/", "-")))
+    writer = JournalWriter(folder, session_header(episode, agent, llm_spec, parent, profiles))
+    agent.observers.append(writer)
+    writer.current_prompts = lambda: agent.prompts
+    return Session(agent, writer, folder, [writer.error] if writer.error else [])
 
 
 def claim_session_folder(sessions_dir: Path, session_id: str) -> Path:
@@ -115,24 +115,24 @@ def replay_runner(header: JournalHeader, trusted: bool = False) -> tuple[RunnerS
     return settings, note
 
 
-def _engine_for(
+def _agent_for(
     journal: Journal, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None, upto: int | None,
     trusted: bool = False,
 ) -> tuple[Stepper, str]:
     header = journal.header
     max_steps, limits, prompt_set = _replay_fields(journal)
-    ref = _check_episode(journal)
-    env = ReplayEnv(make_env(ref, max_steps), journal.actions(upto))
+    episode_ref = _check_episode(journal)
+    env = ReplayEnv(make_env(episode_ref, max_steps), journal.actions(upto))
     llm = ReplayLLM(journal.answers(upto), live_llm)
     prompts = prompts or PromptSet(moved_prompt_set(Path(prompt_set)))
     runner, note = replay_runner(header, trusted)
     spec = agents.AgentSpec(header.agent, dict(header.agent_options), limits, prompts, header.preset, runner)
     try:
-        engine = agents.build_agent(spec, env, llm)
+        agent = agents.build_agent(spec, env, llm)
     except agents.UnknownAgent as exc:
         raise JournalError(f"session {journal.session_id}: {exc}") from None
-    engine.pending_statements.extend(journal.statements(upto))
-    return engine, note
+    agent.pending_statements.extend(journal.statements(upto))
+    return agent, note
 
 
 def _replay_fields(journal: Journal) -> tuple[int, Limits, str]:
@@ -164,30 +164,30 @@ def _check_episode(journal: Journal) -> str:
                 "replaying it would not rebuild the same run"
             )
         return str(game_path)
-    ref = header.episode_ref
+    episode_ref = header.episode_ref
     try:
-        fingerprint = registry.fingerprint(ref)
+        fingerprint = registry.fingerprint(episode_ref)
     except EnvError as exc:
-        raise JournalError(f"the session's episode {ref} cannot be loaded ({exc}); restore it to resume") from None
+        raise JournalError(f"the session's episode {episode_ref} cannot be loaded ({exc}); restore it to resume") from None
     if fingerprint != header.fingerprint:
         raise JournalError(
-            f"the episode {ref} changed since session {journal.session_id} was recorded; "
+            f"the episode {episode_ref} changed since session {journal.session_id} was recorded; "
             "replaying it would not rebuild the same run"
         )
-    return ref
+    return episode_ref
 
 
-def _replay_parts(engine: Stepper) -> tuple[ReplayLLM, ReplayEnv]:
-    """The replay LLM and environment `_engine_for` built the engine with (until `install` swaps the LLM)."""
-    llm, env = engine.llm, engine.env
+def _replay_parts(agent: Stepper) -> tuple[ReplayLLM, ReplayEnv]:
+    """The replay LLM and environment `_agent_for` built the agent with (until `install` swaps the LLM)."""
+    llm, env = agent.llm, agent.env
     if not isinstance(llm, ReplayLLM) or not isinstance(env, ReplayEnv):
-        raise TypeError(f"not a replaying engine: its LLM is {type(llm).__name__}, its env {type(env).__name__}")
+        raise TypeError(f"not a replaying agent: its LLM is {type(llm).__name__}, its env {type(env).__name__}")
     return llm, env
 
 
-def _replaying(engine: Stepper) -> bool:
-    llm, env = _replay_parts(engine)
-    return bool(env.pending) or bool(llm.pending) or bool(engine.pending_statements)
+def _replaying(agent: Stepper) -> bool:
+    llm, env = _replay_parts(agent)
+    return bool(env.pending) or bool(llm.pending) or bool(agent.pending_statements)
 
 
 def _needs_outside(seen: list[ev.Event]) -> bool:
@@ -196,24 +196,24 @@ def _needs_outside(seen: list[ev.Event]) -> bool:
     return isinstance(point, (ev.LLMRequested, ev.ActionSent))
 
 
-async def _fast_forward(engine: Stepper, stop: Callable[[ev.Event], bool] | None) -> list[ev.Event]:
+async def _fast_forward(agent: Stepper, stop: Callable[[ev.Event], bool] | None) -> list[ev.Event]:
     """Step through the recording, up to `stop` or else the next point that needs outside input."""
     seen: list[ev.Event] = []
     while True:
-        event = await engine.step()
+        event = await agent.step()
         seen.append(event)
         if isinstance(event, ev.RunFinished) or (stop is not None and stop(event)):
             return seen
-        if _needs_outside(seen) and not _replaying(engine):
+        if _needs_outside(seen) and not _replaying(agent):
             return seen
 
 
-async def _replay(engine: Stepper, stop: Callable[[ev.Event], bool] | None) -> list[ev.Event]:
-    """Fast-forward; a replay that fails closes its engine (and sandbox worker) before raising."""
+async def _replay(agent: Stepper, stop: Callable[[ev.Event], bool] | None) -> list[ev.Event]:
+    """Fast-forward; a replay that fails closes its agent (and sandbox worker) before raising."""
     try:
-        return await _fast_forward(engine, stop)
+        return await _fast_forward(agent, stop)
     except BaseException:
-        await engine.close()
+        await agent.close()
         raise
 
 
@@ -226,37 +226,37 @@ async def resume_session(
     `--trusted`): what the journal says about trust is never enough.
     """
     journal = read_journal(folder)
-    engine, runner_note = _engine_for(journal, live_llm, make_env, prompts, None, trusted)
-    events = await _replay(engine, None)
-    edited_note = _adopt_edited_prompts(engine)
+    agent, runner_note = _agent_for(journal, live_llm, make_env, prompts, None, trusted)
+    events = await _replay(agent, None)
+    edited_note = _adopt_edited_prompts(agent)
     writer = JournalWriter(journal.folder, journal.header)
     writer.continue_from(journal)
     writer.catch_up(events)
-    engine.observers.append(writer)
-    writer.current_prompts = lambda: engine.prompts
-    if not _replaying(engine):
-        install(engine, live_llm)  # a routed LLM gives each role its own again
+    agent.observers.append(writer)
+    writer.current_prompts = lambda: agent.prompts
+    if not _replaying(agent):
+        install(agent, live_llm)  # a routed LLM gives each role its own again
     notes = list(journal.notes) + [n for n in (runner_note, edited_note, writer.error) if n]
-    return Session(engine, writer, journal.folder, notes, journal.read_draft()), events
+    return Session(agent, writer, journal.folder, notes, journal.read_draft()), events
 
 
-def _adopt_edited_prompts(engine: Stepper) -> str:
+def _adopt_edited_prompts(agent: Stepper) -> str:
     """After a replay: go on with the last prompt set the recorded run switched to.
 
     Returns a note when that set cannot be used (never saved, or changed since).
     """
-    edited = engine.llm.edited_sets if isinstance(engine.llm, ReplayLLM) else None
+    edited = agent.llm.edited_sets if isinstance(agent.llm, ReplayLLM) else None
     if not edited:
         return ""
     folder, digest = edited[-1]
     where = moved_prompt_set(Path(folder)) if folder else None
     candidate = PromptSet(where) if where is not None and where.is_dir() else None
     if candidate is not None and candidate.content_hash() == digest:
-        engine.prompts = candidate
+        agent.prompts = candidate
         return ""
     return (
         f"the run switched to an edited prompt set ({digest}) that is not on disk as it was; "
-        f"later expansions use {engine.prompts.root}"
+        f"later expansions use {agent.prompts.root}"
     )
 
 
@@ -299,25 +299,25 @@ async def branch_session(
     With `stop` None the branch is a copy: the whole recording, carrying on where it ends.
     """
     journal = read_journal(folder)
-    engine, runner_note = _engine_for(journal, live_llm, make_env, prompts, None, trusted)
-    replay_llm, replay_env = _replay_parts(engine)
+    agent, runner_note = _agent_for(journal, live_llm, make_env, prompts, None, trusted)
+    replay_llm, replay_env = _replay_parts(agent)
     total_answers, total_actions = len(replay_llm.pending), len(replay_env.pending)
-    total_statements = len(engine.pending_statements)
-    events = await _replay(engine, stop)
+    total_statements = len(agent.pending_statements)
+    events = await _replay(agent, stop)
     if stop is not None and (not events or not stop(events[-1])):
-        await engine.close()
+        await agent.close()
         raise JournalError(f"session {journal.session_id} never reached {label}; nothing to branch from")
-    edited_note = _adopt_edited_prompts(engine)
+    edited_note = _adopt_edited_prompts(agent)
     used_answers = total_answers - len(replay_llm.pending)
     used_actions = total_actions - len(replay_env.pending)
-    used_statements = total_statements - len(engine.pending_statements)
+    used_statements = total_statements - len(agent.pending_statements)
     replay_llm.pending.clear()
     replay_env.pending.clear()
-    engine.pending_statements.clear()
-    install(engine, live_llm)
+    agent.pending_statements.clear()
+    install(agent, live_llm)
     copy = stop is None  # the replay went to the recording's end: every record (a finished run's end too)
     prefix = journal.records if copy else journal.records[: _prefix_length(journal, used_answers, used_actions, used_statements)]
-    settings = RunnerSettings.of_runner(engine.runner)
+    settings = RunnerSettings.of_runner(agent.runner)
     # None for an in-process runner (no sandbox settings to record); else what the branch really runs with
     runs_with = settings.header_fields() if settings is not None else {}
     parent = SessionParent(journal.session_id, len(prefix), label, str(journal.folder) if copy else None)
@@ -328,14 +328,14 @@ async def branch_session(
         writer.write(record)
     writer.continue_from(Journal(new_folder, header, prefix))
     writer.catch_up(events)
-    engine.observers.append(writer)
-    writer.current_prompts = lambda: engine.prompts
+    agent.observers.append(writer)
+    writer.current_prompts = lambda: agent.prompts
     notes = [n for n in (runner_note, edited_note, writer.error) if n]
-    return Session(engine, writer, new_folder, notes, journal.read_draft() if copy else None), events
+    return Session(agent, writer, new_folder, notes, journal.read_draft() if copy else None), events
 
 
 def replay_failure(events: list[ev.Event]) -> str:
-    """Why a replay ended before the recording did (the engine ends the run on a mismatch), or ''."""
+    """Why a replay ended before the recording did (the agent ends the run on a mismatch), or ''."""
     last = events[-1] if events else None
     if isinstance(last, ev.RunFinished) and last.reason.startswith("replay mismatch: "):
         return last.reason.removeprefix("replay mismatch: ").split("\n", 1)[0]
@@ -414,19 +414,19 @@ async def good_prefix(journal: Journal, make_env: EnvFactory, trusted: bool = Fa
     """How many of the journal's records replay cleanly, from the start.
 
     The replay consumes answers and actions in record order, so the one that
-    mismatched (or made the engine fail) is the last one consumed: the good
+    mismatched (or made the agent fail) is the last one consumed: the good
     prefix ends just before it.
     """
-    engine, _ = _engine_for(journal, NoLiveLLM(), make_env, None, None, trusted)
-    replay_llm, replay_env = _replay_parts(engine)
+    agent, _ = _agent_for(journal, NoLiveLLM(), make_env, None, None, trusted)
+    replay_llm, replay_env = _replay_parts(agent)
     total_answers, total_actions = len(replay_llm.pending), len(replay_env.pending)
     try:
-        events = await _fast_forward(engine, None)
+        events = await _fast_forward(agent, None)
         failed = bool(replay_failure(events))
     except Exception:  # noqa: BLE001 - any failure: cut before the record being replayed
         failed = True
     finally:
-        await engine.close()
+        await agent.close()
     used_answers = total_answers - len(replay_llm.pending)
     used_actions = total_actions - len(replay_env.pending)
     if not failed:

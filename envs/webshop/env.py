@@ -1,4 +1,4 @@
-"""One WebShop episode: the text-mode site (`site.Site`) and an instruction, as an Env the engine drives.
+"""One WebShop episode: the text-mode site (`site.Site`) and an instruction, as an Env an agent drives.
 
 The page the agent sees is rendered by `pages.render` in the episode's mode: `faithful` (the
 original's `[SEP]` text observation, byte for byte) or `recode` (the page as the ReCode reference

@@ -121,16 +121,16 @@ def recap(game: Game) -> Iterator[Entry]:
 WRITERS = {"react": react, "codeact": codeact, "plan-execute": plan_execute, "recap": recap}
 
 
-def demo_path(agent: str) -> Path:
-    return HERE / f"{agent}-alfworld.jsonl"
+def demo_path(agent_name: str) -> Path:
+    return HERE / f"{agent_name}-alfworld.jsonl"
 
 
 def main() -> int:
     games = bundled_games()
-    for agent in AGENTS:
-        entries = [e for game in games for e in WRITERS[agent](game)]
-        demo_path(agent).write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
-        print(f"{demo_path(agent).name}: {len(entries)} answers for {len(games)} games")
+    for agent_name in AGENTS:
+        entries = [e for game in games for e in WRITERS[agent_name](game)]
+        demo_path(agent_name).write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+        print(f"{demo_path(agent_name).name}: {len(entries)} answers for {len(games)} games")
     return 0
 
 

@@ -135,16 +135,16 @@ def recap(goal: Goal) -> Iterator[Entry]:
 WRITERS = {"react": react, "codeact": codeact, "plan-execute": plan_execute, "recap": recap}
 
 
-def demo_path(agent: str) -> Path:
-    return HERE / f"{agent}-webshop.jsonl"
+def demo_path(agent_name: str) -> Path:
+    return HERE / f"{agent_name}-webshop.jsonl"
 
 
 def main() -> int:
     goals = bundled_goals()
-    for agent in AGENTS:
-        entries = [e for goal in goals for e in WRITERS[agent](goal)]
-        demo_path(agent).write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
-        print(f"{demo_path(agent).name}: {len(entries)} answers for {len(goals)} instructions")
+    for agent_name in AGENTS:
+        entries = [e for goal in goals for e in WRITERS[agent_name](goal)]
+        demo_path(agent_name).write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+        print(f"{demo_path(agent_name).name}: {len(entries)} answers for {len(goals)} instructions")
     return 0
 
 

@@ -31,7 +31,7 @@ MARKS: tuple[tuple[str, str], ...] = (
 
 def agent_of(prompt: str) -> str | None:
     """Which agent sent this prompt (None: none of the bundled prompt sets)."""
-    return next((agent for mark, agent in MARKS if mark in prompt), None)
+    return next((agent_name for mark, agent_name in MARKS if mark in prompt), None)
 
 
 def role_of(prompt: str) -> str:
@@ -45,18 +45,18 @@ def role_of(prompt: str) -> str:
 def demo_responder() -> Responder:
     recode = entries_responder(load_script(HERE / "alfworld.yaml"))
     scripts: dict[str, list[ScriptEntry]] = {
-        agent: load_script(HERE / f"{agent}-alfworld.jsonl") for agent in ("react", "codeact", "plan-execute", "recap")}
+        agent_name: load_script(HERE / f"{agent_name}-alfworld.jsonl") for agent_name in ("react", "codeact", "plan-execute", "recap")}
     lock = threading.Lock()  # the server answers from several threads
 
     def respond(prompt: str) -> str | Reply:
-        agent = agent_of(prompt)
-        if agent == "recode":
+        agent_name = agent_of(prompt)
+        if agent_name == "recode":
             return recode(prompt)
         with lock:
-            for entry in scripts.get(agent or "", []):
+            for entry in scripts.get(agent_name or "", []):
                 if not entry.used and entry.when is not None and entry.when.search(prompt):
                     entry.used = True
                     return entry.answer
-        raise NoAnswer(f"no {agent or 'known agent'}'s demo answer is left for this prompt")
+        raise NoAnswer(f"no {agent_name or 'known agent'}'s demo answer is left for this prompt")
 
     return respond

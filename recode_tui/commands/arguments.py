@@ -77,9 +77,9 @@ def run_options(args: argparse.Namespace) -> RunOptions:
         episode = parse_episode(env, args.game)
     else:  # the recorded episode (an LLM such as gold needs it)
         resumed = find_resume(args.sessions, args.resume)
-        game = session_game(resumed) if resumed is not None else ""
-        game = game or args.game
-        episode = episode_of(game) if game else None
+        episode_ref = session_game(resumed) if resumed is not None else ""
+        episode_ref = episode_ref or args.game
+        episode = episode_of(episode_ref) if episode_ref else None
     llm, note = _llm_of(args, _default_llm())
     llm = LLMSettings(llm.spec, llm.profiles, llm.given, llm.defaulted, cache_of(args))
     return RunOptions("run", episode, llm, settings, sessions=args.sessions, resume=args.resume, resumed=resumed,

@@ -4,7 +4,7 @@ Exit codes: 0 success, 1 an unsuccessful episode, 2 bad usage, 3 paused (the ses
 
 The parser lives in `commands.parser`; everything a command needs beyond it is
 imported inside the function that runs the command, so `recode-tui --help`
-loads neither the engine nor the agents (tests/test_help_imports.py).
+loads neither the agent nor the agents (tests/test_help_imports.py).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ async def _run_headless(options: RunOptions) -> int:
         raise UsageError(f"--llm {spec}: a person takes a role only in the console; use `recode-tui tui`")
     llm = cached_llm(llm, options.llm.cache)
     session, _ = await open_session(options, llm)
-    engine = session.engine
+    agent = session.agent
     if options.llm.defaulted:  # said once the run really starts, so a usage error stays one line
         print("note: no --llm given and no terminal to answer at: playing the bundled demo script (--llm demo)",
               file=sys.stderr)
@@ -58,9 +58,9 @@ async def _run_headless(options: RunOptions) -> int:
     for note in session.notes:
         print(f"note: {for_terminal(note)}", file=sys.stderr)
     try:
-        result = await engine.run(None if options.quiet else lambda e: print(event_line(e), flush=True))
+        result = await agent.run(None if options.quiet else lambda e: print(event_line(e), flush=True))
     finally:
-        await engine.close()
+        await agent.close()
         session.writer.close()
     if session.writer.error:
         print(f"note: {for_terminal(session.writer.error)}", file=sys.stderr)
@@ -68,7 +68,7 @@ async def _run_headless(options: RunOptions) -> int:
 
     hits = hits_of(llm)
     if hits:
-        print(f"note: {hits} of {engine.stats.llm_calls} LLM calls answered from the response cache (no cost)",
+        print(f"note: {hits} of {agent.stats.llm_calls} LLM calls answered from the response cache (no cost)",
               file=sys.stderr)
     if options.quiet:
         print(event_line(result))
@@ -119,7 +119,7 @@ def _run_console(args: argparse.Namespace) -> int:
 
 def console_host(args: argparse.Namespace) -> EnvHost | None:
     """The environment worker the console starts before anything else, started (None: the run's environment is
-    not hosted, or a session is resumed, whose engine the replay replaces)."""
+    not hosted, or a session is resumed, whose agent the replay replaces)."""
     if args.resume is not None or os.environ.get("RECODE_CONSOLE_ENV_WORKER", "1") == "0":
         return None
     from recode_tui.setup.env_host import EnvHost
@@ -197,11 +197,11 @@ def _sessions_list(args: argparse.Namespace) -> int:
         parent = journal.header.parent
         branch = f"  <- {parent.session or '?'} at {parent.at or '?'}" if parent is not None else ""
         active = time.strftime("%Y-%m-%d %H:%M", time.localtime(last_activity(journal.folder)))
-        agent = journal.header.agent
+        agent_name = journal.header.agent
         if not header:  # what each column is, above the first row
             print(SESSIONS_HEADER)
             header = True
-        row = f"{journal.session_id:<48} {journal.header.game or '?':<12} {agent!s:<12} {state:<10} {active}{branch}"
+        row = f"{journal.session_id:<48} {journal.header.game or '?':<12} {agent_name!s:<12} {state:<10} {active}{branch}"
         print(for_terminal(row, newlines=False))
     corrupt = [j for j in journals if j.problem]
     for journal in corrupt:
@@ -344,7 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_prompt(args)
         if args.command == "eval":
-            early = eval_worker(args)  # before the imports below: the engine's import overlaps them
+            early = eval_worker(args)  # before the imports below: the agent's import overlaps them
             from recode_tui.commands.evaluate import run_eval
 
             return run_eval(args, early)

@@ -211,8 +211,8 @@ def heading(report: LoadedReport) -> str:
     status = report.report.status or "complete"
     state = "" if status == "complete" else f"; {status}: {done} of {planned or '?'} episodes"
     settings = report.settings()
-    agent = settings.agent
-    return f"{report.label}  ({f'{agent}, ' if agent else ''}{settings.llm}{state})"
+    agent_name = settings.agent
+    return f"{report.label}  ({f'{agent_name}, ' if agent_name else ''}{settings.llm}{state})"
 
 
 def _with_finished_episodes(reports: list[LoadedReport]) -> list[LoadedReport]:

@@ -12,7 +12,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.eval.batch import REPORT_FILE, EvalPlan, EvalReport, GameSpec
+from agent.eval.batch import REPORT_FILE, EvalPlan, EvalReport, EpisodeSpec
 from agent.eval.results import DEFAULT_EPISODE_TIMEOUT
 from envs.provider import Capability
 from recode_tui.setup.build import (check_gold, check_llm_roles, load_prompt_set, make_llm, parse_episode,
@@ -40,7 +40,7 @@ def _spread(games: list[Any], n: int) -> list[Any]:
 
 def select_games(
     task_types: str | None, games: str | None, split: str | None, env: str | None = None, per_task: int | None = None
-) -> list[GameSpec]:
+) -> list[EpisodeSpec]:
     """The episodes of an evaluation, through the environment's provider (see envs.registry).
 
     No `--split`: the environment's default list (ALFWorld's bundled games,
@@ -84,7 +84,7 @@ def select_games(
         raise UsageError(str(exc)) from None
     if not found:
         raise UsageError(f"no games match the filter{described}; see `recode-tui games list --env {name}`")
-    return [GameSpec(e.id, e.task_type) for e in found]
+    return [EpisodeSpec(e.id, e.task_type) for e in found]
 
 
 def _journal_index(folder: str) -> dict[str, Path]:
@@ -130,16 +130,16 @@ def _report_journals(root: Path) -> dict[str, Path]:
     return found
 
 
-def _journal_of(index: dict[str, Path], game: GameSpec) -> Path | None:
+def _journal_of(index: dict[str, Path], episode_spec: EpisodeSpec) -> Path | None:
     """The journal of a game in an index (by id, or by file for ALFWorld games and old reports)."""
     from envs import registry
     from envs.base import EnvError
 
-    if game.id in index:
-        return index[game.id]
-    paths = [game.path] if game.path else []
+    if episode_spec.id in index:
+        return index[episode_spec.id]
+    paths = [episode_spec.path] if episode_spec.path else []
     try:
-        paths.append(registry.header_fields(game.id).get("game_path", ""))
+        paths.append(registry.header_fields(episode_spec.id).get("game_path", ""))
     except EnvError:
         pass
     for path in filter(None, paths):
@@ -149,7 +149,7 @@ def _journal_of(index: dict[str, Path], game: GameSpec) -> Path | None:
 
 
 def llm_factory(
-    spec: str, profiles: str | None, games: list[GameSpec], env: str | None = None, agents: list[str] | None = None
+    spec: str, profiles: str | None, games: list[EpisodeSpec], env: str | None = None, agents: list[str] | None = None
 ) -> tuple[Callable[..., Any], bool]:
     """A function giving each episode its LLM, and whether an LLM error should abort the whole evaluation."""
     from agent.sessions.journal import JournalError
@@ -164,15 +164,15 @@ def llm_factory(
             raise UsageError(f"no journal in {spec.split(':', 1)[1]} is of a selected game; "
                              "point journal: at a previous eval's folder or a sessions folder")
 
-        for game in games:  # say which recording answers each episode
-            folder = _journal_of(index, game)
-            print(f"{game.id}: answers from {folder if folder is not None else '(no journal)'}", flush=True)
+        for episode_spec in games:  # say which recording answers each episode
+            folder = _journal_of(index, episode_spec)
+            print(f"{episode_spec.id}: answers from {folder if folder is not None else '(no journal)'}", flush=True)
 
-        def from_journal(game: GameSpec, agent: str | None = None) -> Any:
-            folder = index.get(f"{agent}:{game.id}") if agent else None  # this agent's, in a comparison
-            folder = folder or _journal_of(index, game)
+        def from_journal(episode_spec: EpisodeSpec, agent_name: str | None = None) -> Any:
+            folder = index.get(f"{agent_name}:{episode_spec.id}") if agent_name else None  # this agent's, in a comparison
+            folder = folder or _journal_of(index, episode_spec)
             if folder is None:
-                raise JournalError(f"no journal of game {game.id} in {spec.split(':', 1)[1]}")
+                raise JournalError(f"no journal of game {episode_spec.id} in {spec.split(':', 1)[1]}")
             return journal_llm(folder)
 
         return from_journal, False
@@ -188,25 +188,25 @@ def llm_factory(
         if not has_gold:
             raise UsageError(f"--llm gold: the {name} environment has no gold paths; use demo, scripted:FILE or profile:NAME")
         sole = agents[0] if agents and len(agents) == 1 else None
-        for agent in agents or (None,):  # each agent says whether it can play a known solution
-            check_gold(agent)
-        return (lambda game, agent=None: make_llm(spec, profiles, parse_episode(name, game.id),
-                                                  agent=agent or sole)), False
+        for agent_name in agents or (None,):  # each agent says whether it can play a known solution
+            check_gold(agent_name)
+        return (lambda episode_spec, agent_name=None: make_llm(spec, profiles, parse_episode(name, episode_spec.id),
+                                                  agent_name=agent_name or sole)), False
     shared = None
     first = None
     if spec == "demo" and env and games:  # a demo is checked against the environment it will play
         first = parse_episode(env, games[0].id)
-    for agent in agents or (None,):  # checks the spec (and each agent's demo); raises UsageError with a one-line reason
-        shared = make_llm(spec, profiles, first, agent=agent)
+    for agent_name in agents or (None,):  # checks the spec (and each agent's demo); raises UsageError with a one-line reason
+        shared = make_llm(spec, profiles, first, agent_name=agent_name)
     if spec.startswith("profile:"):
-        return (lambda game, agent=None: shared), True
+        return (lambda episode_spec, agent_name=None: shared), True
     # a script keeps per-episode state (`once`); `demo` is each agent's own script. One agent (`--agent
     # react`) is asked for without its name (Evaluation passes it in comparisons only): it is the default.
     only = agents[0] if agents and len(agents) == 1 else None
     if spec == "demo" and env:  # an environment's own demo (WebShop's) is chosen by the episode
-        return (lambda game, agent=None: make_llm(spec, profiles, parse_episode(env, game.id),
-                                                  agent=agent or only)), False
-    return (lambda game, agent=None: make_llm(spec, profiles, agent=agent or only)), False
+        return (lambda episode_spec, agent_name=None: make_llm(spec, profiles, parse_episode(env, episode_spec.id),
+                                                  agent_name=agent_name or only)), False
+    return (lambda episode_spec, agent_name=None: make_llm(spec, profiles, agent_name=agent_name or only)), False
 
 
 # ------------------------------------------------------------------ planning

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from agent.eval.batch import EpisodeResult, EvalReport, GameSpec, summarize
+from agent.eval.batch import EpisodeResult, EvalReport, EpisodeSpec, summarize
 from agent.eval.failure import group_failures
 from agent.eval.repeats import identical_plays
 from agent.runtime.safe_text import for_terminal
@@ -71,7 +71,7 @@ class LineWidths:
     task_type: int = 8
 
 
-def line_widths(games: Sequence[GameSpec]) -> LineWidths:
+def line_widths(games: Sequence[EpisodeSpec]) -> LineWidths:
     """Widths that keep every line's columns aligned for these games (ScienceWorld's run to 30 characters).
 
     Where every game's id starts with its task type (`boil/21`), the type column would say it twice: none.
@@ -186,8 +186,8 @@ def repeat_lines(report: EvalReport) -> list[str]:
     if same:
         lines.append(f"  identical plays ({same}): an episode's {report.plan.repeat} plays are one result "
                      "repeated and add no evidence (the interval counts episodes)")
-    for agent in report.plan.compared:
-        mine = [e for e in report.episodes if (e.agent or report.plan.agent) == agent]
+    for agent_name in report.plan.compared:
+        mine = [e for e in report.episodes if (e.agent or report.plan.agent) == agent_name]
         parts = []
         for number in range(1, report.plan.repeat + 1):
             plays = [e for e in mine if e.repeat == number]
@@ -198,7 +198,7 @@ def repeat_lines(report: EvalReport) -> list[str]:
             said = f"seed {plays[0].seed}" if len(seeds) == 1 and plays[0].seed is not None else "no seed"
             said += f", temperature {temps.pop():g}" if len(temps) == 1 else ""
             parts.append(f"#{number} {sum(e.success for e in plays) / len(plays):.1%} ({said})")
-        who = f"{agent} " if report.plan.multi else ""
+        who = f"{agent_name} " if report.plan.multi else ""
         lines.append(f"  {who}success per repeat: " + "; ".join(parts))
     return lines
 
@@ -218,10 +218,10 @@ def comparison_table(report: EvalReport) -> Layout:
     table = Layout(f"{', '.join(report.plan.agents)} · {report.plan.llm}: {progress(report)}{status}",
                    [Col("agent", "left", key=True), Col("task type", "left", key=True), *(Col(n) for n in names)])
 
-    def row(agent: str, label: str, s: dict[str, Any], style: str | None = None) -> None:
+    def row(agent_name: str, label: str, s: dict[str, Any], style: str | None = None) -> None:
         n, score = plays_of(s), s.get("mean_score")
         scores = (("-" if score is None else f"{score:.1f}"),) if scored else ()
-        table.add_row(agent, label, str(s["episodes"]), *((str(n),) if repeated else ()), str(s["successes"]),
+        table.add_row(agent_name, label, str(s["episodes"]), *((str(n),) if repeated else ()), str(s["successes"]),
                       rate_cell(s), *scores,
                       f"{s['mean_steps']:.1f}",
                       str(round(s["mean_llm_calls"] * n)), *cached_cell(s, cached), str(round(s["mean_input_tokens"] * n)),
@@ -229,12 +229,12 @@ def comparison_table(report: EvalReport) -> Layout:
                       f"{s['mean_llm_seconds']:.2f}", str(s["errors"]), style=style)
 
     order = _type_order(report.plan.env)
-    for index, agent in enumerate(report.plan.agents):
-        summary = by_agent[agent]
+    for index, agent_name in enumerate(report.plan.agents):
+        summary = by_agent[agent_name]
         types = summary["by_task_type"]
         for t in [t for t in order if t in types] + [t for t in types if t not in order]:
-            row(agent, t, types[t])
-        row(agent, "overall", summary["overall"], style="bold")
+            row(agent_name, t, types[t])
+        row(agent_name, "overall", summary["overall"], style="bold")
         if index < len(report.plan.agents) - 1:
             table.add_section()
     return table
@@ -258,10 +258,10 @@ def role_lines(report: EvalReport) -> list[str]:
     from agent.eval.batch import role_sums
 
     lines: list[str] = []
-    for agent in report.plan.compared:
-        mine = [e for e in report.episodes if (e.agent or report.plan.agent) == agent]
+    for agent_name in report.plan.compared:
+        mine = [e for e in report.episodes if (e.agent or report.plan.agent) == agent_name]
         for role, s in role_sums(mine).items():
-            lines.append(f"{agent} {role}: LLM calls {s['llm_calls']}, input tokens {s['input_tokens']}, "
+            lines.append(f"{agent_name} {role}: LLM calls {s['llm_calls']}, input tokens {s['input_tokens']}, "
                          f"output tokens {s['output_tokens']}, cost ${s['cost']:.4f}")
     return (["", "Per LLM role:", *("  " + line for line in lines)]) if lines else []
 
@@ -315,13 +315,13 @@ class Display:
         rate = f"{self.wins / self.finished:.0%}" if self.finished else "-"
         return {"wins": self.wins, "finished": self.finished, "rate": rate, "tokens": f"{tokens:,}", "cost": f"{cost:.4f}"}
 
-    def on_event(self, game: GameSpec, event: Any) -> None:
+    def on_event(self, episode_spec: EpisodeSpec, event: Any) -> None:
         from agent.runtime import events as ev
 
         # a refused answer was paid for too: the running figures count it like an accepted one
         if isinstance(event, (ev.LLMAnswered, ev.LLMRejected)) and self.progress is not None:
-            tokens, cost = self.running.get(game.id, (0, 0.0))
-            self.running[game.id] = (tokens + event.input_tokens + event.output_tokens, cost + event.cost)
+            tokens, cost = self.running.get(episode_spec.id, (0, 0.0))
+            self.running[episode_spec.id] = (tokens + event.input_tokens + event.output_tokens, cost + event.cost)
             self.progress.update(self.task, **self._fields())
 
     def on_result(self, result: EpisodeResult) -> None:

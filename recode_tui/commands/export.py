@@ -52,24 +52,24 @@ async def replayed_text(options: ExportOptions) -> str:
     sessions_dir = sessions_dir_from(options.sessions)
     folder = find_session(sessions_dir, options.session)
     journal = read_journal(folder)
-    agent = journal_agent(journal)
-    if options.form == "tree" and not has_code_tree(agent):
-        raise UsageError(f"{journal.session_id} is a {agent} run, which has no code tree: "
+    agent_name = journal_agent(journal)
+    if options.form == "tree" and not has_code_tree(agent_name):
+        raise UsageError(f"{journal.session_id} is a {agent_name} run, which has no code tree: "
                          "export it with --trace (recode.trace.v1) or --markdown")
     note = foreign_note(folder, sessions_dir, "it is exported")
     if note:
         print(f"note: {note}", file=sys.stderr)
     session, events = await resume_session(folder, ScriptedLLM([]), make_env, trusted=options.trusted)
     session.writer.close()
-    await session.engine.close()
+    await session.agent.close()
     if replay_failure(events):
         raise JournalError(f"cannot export {journal.session_id}: {replay_failure(events)}")
     meta = {"session": journal.session_id}
     started = journal.header.created or None
     if options.form == "tree":
-        return json.dumps(tree_document(session.engine, meta, started=started), indent=2) + "\n"
+        return json.dumps(tree_document(session.agent, meta, started=started), indent=2) + "\n"
     if options.form == "trace":
-        return json.dumps(trace_document(session.engine, events, meta, started=started), indent=2) + "\n"
+        return json.dumps(trace_document(session.agent, events, meta, started=started), indent=2) + "\n"
     return markdown_transcript(journal, events)
 
 
@@ -88,9 +88,9 @@ def records_text(options: ExportOptions) -> str:
     from recode_tui.setup.usage import UsageError
 
     journal = read_journal(find_session(sessions_dir_from(options.sessions), options.session), lenient=True)
-    agent = journal_agent(journal)
-    if options.form == "tree" and not has_code_tree(agent):
-        raise UsageError(f"{journal.session_id} is a {agent} run, which has no code tree: "
+    agent_name = journal_agent(journal)
+    if options.form == "tree" and not has_code_tree(agent_name):
+        raise UsageError(f"{journal.session_id} is a {agent_name} run, which has no code tree: "
                          "export it with --trace (recode.trace.v1) or --markdown")
     view = read_view(journal)
     print(f"note: {NO_EXEC_LINE}", file=sys.stderr)

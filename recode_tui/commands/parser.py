@@ -3,7 +3,7 @@
 `recode-tui --help` (and `recode-tui COMMAND --help`) builds this parser and
 exits, so this module imports only what the help text shows: the names and
 defaults of the environments, agents, presets and limits (their light
-registries), never a command's own module, the engine, the agents or the
+registries), never a command's own module, the agent, the agents or the
 evaluation code. Each command imports those when it runs (see `cli.main`);
 tests/test_help_imports.py holds this.
 """

@@ -87,35 +87,35 @@ _REACH = {
 }
 
 
-def first_prompt(episode: EpisodeRef, agent: str, role: str | None, prompts_dir: str | None) -> str:
+def first_prompt(episode: EpisodeRef, agent_name: str, role: str | None, prompts_dir: str | None) -> str:
     """The prompt of `agent`'s first LLM call of `role` (its first role when None) in `episode`."""
     import asyncio
 
     from agent import agents
     from agent.runtime.events import LLMRequested, RunFinished
     from mockllm.scripted import ScriptedLLM, ScriptEntry
-    from recode_tui.setup.build import agent_settings, make_engine
+    from recode_tui.setup.build import agent_settings, make_agent
 
     try:
-        roles = agents.agent_class(agent).roles
+        roles = agents.agent_class(agent_name).roles
     except agents.UnknownAgent as exc:
         raise UsageError(str(exc)) from None
     names = {r or "main": r for r in roles}
     if role is not None and role not in names:
-        raise UsageError(f"--role {role}: agent {agent} has the role(s) {', '.join(names)}")
+        raise UsageError(f"--role {role}: agent {agent_name} has the role(s) {', '.join(names)}")
     wanted = names[role] if role is not None else roles[0]
     llm = ScriptedLLM([ScriptEntry(answer, purpose=purpose) for purpose, answer in _REACH.items()])
-    engine = make_engine(agent_settings(None, agent, prompts=prompts_dir), episode, llm)
+    agent = make_agent(agent_settings(None, agent_name, prompts=prompts_dir), episode, llm)
 
     async def ask() -> str:
         try:
             while True:
-                event = await engine.step()
+                event = await agent.step()
                 if isinstance(event, LLMRequested) and event.role == wanted:
                     return event.prompt
                 if isinstance(event, RunFinished):
-                    raise UsageError(f"agent {agent} ended before asking {role or 'its LLM'}: {event.reason}")
+                    raise UsageError(f"agent {agent_name} ended before asking {role or 'its LLM'}: {event.reason}")
         finally:
-            await engine.close()
+            await agent.close()
 
     return asyncio.run(ask())

@@ -5,7 +5,7 @@ so the progress bar, the table, `report.json`, Ctrl-C and `--resume` behave as w
 plays one episode on a Ray worker with a journal in the worker's temp folder and returns the result
 with the journal's files; the driver writes them under its own `journals/`, so a cluster without a
 shared filesystem still leaves every journal openable with `tui --resume`. Each worker process
-keeps its event loop and environment pool between tasks (the engine, ScienceWorld's JVM, is
+keeps its event loop and environment pool between tasks (the agent, ScienceWorld's JVM, is
 started once per worker). A worker killed mid-episode is retried once by Ray; a second death is
 recorded as that episode's failure with the reason. A profile's `max_concurrency` is counted by
 one Ray actor per capped profile, started by the driver, so the cap holds over every worker.
@@ -20,7 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.eval.batch import EpisodeResult, EvalAborted, EvalPlan, EvalReport, Evaluation, GameSpec
+from agent.eval.batch import EpisodeResult, EvalAborted, EvalPlan, EvalReport, Evaluation, EpisodeSpec
 from recode_tui.setup.usage import UsageError
 
 TRIES = 2  # a task whose worker dies runs once more, then its episode is recorded as failed
@@ -122,7 +122,7 @@ class _ClusterGate:
         await self._counter.release.remote()
 
 
-def play_on_worker(plan: dict[str, Any], game: dict[str, Any], agent: str, profiles: str | None,
+def play_on_worker(plan: dict[str, Any], episode_fields: dict[str, Any], agent_name: str, profiles: str | None,
                    llm_factory: Callable[..., Any], repeat: int = 1) -> tuple[dict[str, Any], dict[str, bytes]]:
     """One episode in this Ray worker: its result, and its journal's files (relative path -> bytes).
 
@@ -135,7 +135,7 @@ def play_on_worker(plan: dict[str, Any], game: dict[str, Any], agent: str, profi
     set_call_gate(lambda profile: _ClusterGate(profile.name))
 
     report = EvalReport(EvalPlan.from_dict(plan))
-    spec = GameSpec(**game)
+    spec = EpisodeSpec(**episode_fields)
     llm_for, abort = llm_factory(report.plan.llm, profiles, [spec], report.plan.env, report.plan.compared)
     loop = _WORKER.setdefault("loop", asyncio.new_event_loop())
     pool = _WORKER.get(report.plan.env)
@@ -144,7 +144,7 @@ def play_on_worker(plan: dict[str, Any], game: dict[str, Any], agent: str, profi
     scratch = Path(owned_tempdir("recode-tui-ray-"))  # a worker killed mid-episode: the next task removes it
     try:
         evaluation = Evaluation(report, scratch, llm_for, abort_on_llm_error=abort, pool_factory=lambda _: pool)
-        result = loop.run_until_complete(evaluation._episode(pool, spec, agent, repeat))
+        result = loop.run_until_complete(evaluation._episode(pool, spec, agent_name, repeat))
         journal = Path(result.journal)
         files = {str(p.relative_to(journal)): p.read_bytes() for p in journal.rglob("*") if p.is_file()}
         return asdict(result), files
@@ -171,14 +171,14 @@ class RayEvaluation(Evaluation):
         self._counters = start_call_counters(profiles)  # kept referenced: the actors live while this does
         self._task = ray.remote(num_cpus=1, max_retries=TRIES - 1)(play_on_worker)
 
-    async def _episode(self, pool: Any, game: GameSpec, agent: str, repeat: int = 1) -> EpisodeResult:
+    async def _episode(self, pool: Any, episode_spec: EpisodeSpec, agent_name: str, repeat: int = 1) -> EpisodeResult:
         ray = self._ray
-        folder = self._journal_folder(game, agent, repeat)
+        folder = self._journal_folder(episode_spec, agent_name, repeat)
         folder.mkdir(parents=True)  # the name is this episode's, whatever the other lanes pick
         if self.on_start is not None:
-            self.on_start(game)
-        tag = agent if self.report.plan.multi else ""
-        ref = self._task.remote(self.report.plan.to_dict(), asdict(game), agent, self._profiles,
+            self.on_start(episode_spec)
+        tag = agent_name if self.report.plan.multi else ""
+        ref = self._task.remote(self.report.plan.to_dict(), asdict(episode_spec), agent_name, self._profiles,
                                 self._llm_factory, repeat)
         try:
             data, files = await ref
@@ -190,12 +190,12 @@ class RayEvaluation(Evaluation):
             if isinstance(cause, EvalAborted):
                 raise EvalAborted(str(cause)) from None
             error = f"{type(cause or exc).__name__}: {cause or exc}".splitlines()[0]
-            return EpisodeResult(game.id, game.task_type, False, error, journal=str(folder), error=error, agent=tag,
+            return EpisodeResult(episode_spec.id, episode_spec.task_type, False, error, journal=str(folder), error=error, agent=tag,
                                  repeat=repeat)
         except ray.exceptions.RayError as exc:  # the worker died on every try (killed, out of memory, node lost)
             error = (f"its Ray worker died on each of {TRIES} tries: {type(exc).__name__}: "
                      f"{str(exc).splitlines()[0] if str(exc) else ''}").rstrip(": ")
-            return EpisodeResult(game.id, game.task_type, False, error, journal=str(folder), error=error, agent=tag,
+            return EpisodeResult(episode_spec.id, episode_spec.task_type, False, error, journal=str(folder), error=error, agent=tag,
                                  repeat=repeat)
         for name, content in files.items():
             target = folder / name

@@ -34,7 +34,7 @@ class RecodeApp(CrashReport, ConsoleApp):
     """The console: one `DebugScreen` per run, and what outlives a run.
 
     The app keeps the session control, the LLM profiles, the keymap, the watch
-    expressions, the help and the palette. Everything of one run (engine,
+    expressions, the help and the palette. Everything of one run (agent,
     debugger, panes, drafts, run state) is its `DebugScreen`'s: `debug_screen` is the
     run on show, and the one way in to it.
     """
@@ -61,7 +61,7 @@ class RecodeApp(CrashReport, ConsoleApp):
 
     def __init__(
         self,
-        engine: Stepper | None = None,
+        agent: Stepper | None = None,
         *,
         loader: RunLoader | None = None,
         episode: str = "",
@@ -73,7 +73,7 @@ class RecodeApp(CrashReport, ConsoleApp):
         review: bool = False,
         session_control: SessionControl | None = None,
     ) -> None:
-        """Either `engine`, shown at once, or `loader`, which builds the run behind a loading frame.
+        """Either `agent`, shown at once, or `loader`, which builds the run behind a loading frame.
 
         With a loader the first frame (`LoadingScreen`) is drawn before the agent,
         the environment and the panes are imported; the loader then runs in a thread
@@ -81,11 +81,11 @@ class RecodeApp(CrashReport, ConsoleApp):
         the app: `load_error` keeps it for the command line to report.
         """
         super().__init__()
-        if (engine is None) == (loader is None):
-            raise TypeError("RecodeApp takes exactly one of an engine and a loader")
+        if (agent is None) == (loader is None):
+            raise TypeError("RecodeApp takes exactly one of an agent and a loader")
         self.profiles, self.review = profiles, review
         self.session_control = session_control  # the journal; None when the run is not recorded
-        self.episode = episode or (engine.env.name if engine is not None else "")
+        self.episode = episode or (agent.env.name if agent is not None else "")
         self.cursor_blink = cursor_blink
         self.user_keymap = dict(keymap or {})
         self.watch_expressions: list[str] = []  # outlives a run: a branch keeps the watches on screen
@@ -95,10 +95,10 @@ class RecodeApp(CrashReport, ConsoleApp):
         self._loader = loader
         self._load_lock = threading.Lock()
         self._load_abandoned = False  # the app closed while the loader ran: the loader closes what it built
-        self._shows_run = engine is not None  # false while the loading frame is on show
+        self._shows_run = agent is not None  # false while the loading frame is on show
         first: Screen[None]
-        if engine is not None:
-            self._run_screen = self._new_run_screen(engine, breakpoints=breakpoints, autostart=autostart)
+        if agent is not None:
+            self._run_screen = self._new_run_screen(agent, breakpoints=breakpoints, autostart=autostart)
             first = self._run_screen
         else:
             first = LoadingScreen(self.episode)
@@ -108,17 +108,17 @@ class RecodeApp(CrashReport, ConsoleApp):
     def for_run(cls, run: LoadedRun, *, cursor_blink: bool = True, keymap: dict[str, str] | None = None,
                 profiles: str | None = None, review: bool = False) -> RecodeApp:
         """The console showing a run built beforehand (`build_app` without `defer`; tests)."""
-        return cls(run.engine, session_control=run.session_control, episode=run.episode,
+        return cls(run.agent, session_control=run.session_control, episode=run.episode,
                    breakpoints=run.breakpoints, autostart=run.autostart, cursor_blink=cursor_blink,
                    keymap=keymap, profiles=profiles, review=review)
 
-    def _new_run_screen(self, engine: Stepper, **kwargs: Any) -> DebugScreen:
+    def _new_run_screen(self, agent: Stepper, **kwargs: Any) -> DebugScreen:
         screen_class = self.run_screen_class
         if screen_class is None:
             from recode_tui.console.screens.debug_screen import DebugScreen
 
             screen_class = DebugScreen
-        return screen_class(engine, **kwargs)
+        return screen_class(agent, **kwargs)
 
     @property
     def loaded(self) -> bool:
@@ -147,14 +147,14 @@ class RecodeApp(CrashReport, ConsoleApp):
         if run is None:
             return
         if run.autostart:
-            run.engine.prepare()  # the game's reset and the code worker start while the screen mounts
+            run.agent.prepare()  # the game's reset and the code worker start while the screen mounts
         self.session_control = run.session_control
         if run.keymap and not self.user_keymap:
             self.user_keymap = dict(run.keymap)
             self.set_keymap(self.user_keymap)
         if run.episode:
             self.episode = run.episode
-        screen = self._new_run_screen(run.engine, breakpoints=run.breakpoints, autostart=run.autostart)
+        screen = self._new_run_screen(run.agent, breakpoints=run.breakpoints, autostart=run.autostart)
         self._runs += 1
         mode = f"run-{self._runs}"
         self.add_mode(mode, lambda: screen)
@@ -171,7 +171,7 @@ class RecodeApp(CrashReport, ConsoleApp):
         with self._load_lock:
             if not self._load_abandoned:
                 return run
-        asyncio.run(run.engine.close())  # the console closed meanwhile: nobody will show this run
+        asyncio.run(run.agent.close())  # the console closed meanwhile: nobody will show this run
         return None
 
     async def on_unmount(self) -> None:
@@ -179,11 +179,11 @@ class RecodeApp(CrashReport, ConsoleApp):
             self._load_abandoned = True
         if not self.loaded:
             return
-        engine = self._run_screen.engine
-        if isinstance(engine.llm, Cancellable):
-            engine.llm.cancel()
+        agent = self._run_screen.agent
+        if isinstance(agent.llm, Cancellable):
+            agent.llm.cancel()
         try:
-            await engine.close()
+            await agent.close()
         except Exception:  # noqa: BLE001 - closing must not mask the exit
             pass
 
@@ -203,7 +203,7 @@ class RecodeApp(CrashReport, ConsoleApp):
 
     async def replace_run(
         self,
-        engine: Stepper,
+        agent: Stepper,
         replayed: list[ev.Event],
         *,
         how: str,
@@ -211,27 +211,27 @@ class RecodeApp(CrashReport, ConsoleApp):
         breakpoints: list[Breakpoint] | None = None,
         watches: list[str] | None = None,
         profiles: str | None = None,
-        game: str | None = None,
+        episode_ref: str | None = None,
     ) -> DebugScreen:
-        """Show `engine` (a resume, rewind or fork) on a new debug screen in place of the old run's.
+        """Show `agent` (a resume, rewind or fork) on a new debug screen in place of the old run's.
 
         The screens above the old one (the replay cover) go with it; so do its
         driver and any message it had queued. Breakpoints and watches carry over
         unless others are given; `profiles` is the file the `L` picker lists;
-        `game` (the session's) names the episode on the status line.
+        `episode_ref` (the session's) names the episode on the status line.
         """
         old = self._run_screen
-        if game:  # a session of another game opened from the list
+        if episode_ref:  # a session of another game opened from the list
             from envs.registry import EpisodeRef
 
-            self.episode = episode_label(EpisodeRef.parse(game))
+            self.episode = episode_label(EpisodeRef.parse(episode_ref))
         if breakpoints is None:
             breakpoints = list(old.debugger.breakpoints)
         if watches is not None:
             self.set_watches(watches)
         if profiles is not None:
             self.profiles = profiles
-        screen = self._new_run_screen(engine, breakpoints=breakpoints, drafts=drafts, replayed=replayed, how=how,
+        screen = self._new_run_screen(agent, breakpoints=breakpoints, drafts=drafts, replayed=replayed, how=how,
                                       stops=old.stops)
         old_mode = self.current_mode
         self._runs += 1

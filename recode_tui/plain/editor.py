@@ -23,24 +23,24 @@ class Paused(Exception):
         self.how = how
 
 
-def skeleton_for(engine: Any, request: "ev.LLMRequested | None") -> tuple[str, int]:
+def skeleton_for(agent: Any, request: "ev.LLMRequested | None") -> tuple[str, int]:
     """The agent's answer format for a call (ReCode's <think>/<execute> one by default) and where typing starts."""
-    text = engine.answer_skeleton(request.purpose, request.role) if request is not None else ""
+    text = agent.answer_skeleton(request.purpose, request.role) if request is not None else ""
     if not text or text == SKELETON:
         return SKELETON, SKELETON_CURSOR
     return text, len(text.split("\n", 1)[0])
 
 
-def engine_reason(engine: Any, request: ev.LLMRequested, text: str, known: frozenset[str]) -> str:
-    """Why the engine would refuse this answer to `request` ('' when it would take it): the agent's own judge."""
-    verdict = engine.judge(text, request.purpose, request.role, typed=True, known=known)
+def agent_reason(agent: Any, request: ev.LLMRequested, text: str, known: frozenset[str]) -> str:
+    """Why the agent would refuse this answer to `request` ('' when it would take it): the agent's own judge."""
+    verdict = agent.judge(text, request.purpose, request.role, typed=True, known=known)
     return "" if verdict.accepted else verdict.located_message
 
 
 def check_answer(text: str, known: frozenset[str], code_check: Callable[[str], str | None] | None = None) -> str:
-    """Why the engine would refuse this answer ('' when it would take it): `judge_answer`'s rule.
+    """Why the agent would refuse this answer ('' when it would take it): `judge_answer`'s rule.
 
-    `code_check` is the run's sandbox check; None means the run is trusted (no check), as in the engine.
+    `code_check` is the run's sandbox check; None means the run is trusted (no check), as in the agent.
     """
     verdict = judge_answer(text, known, typed=True, trusted=code_check is None, code_check=code_check)
     return "" if verdict.accepted else verdict.located_message

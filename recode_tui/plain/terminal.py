@@ -35,7 +35,7 @@ from agent.runtime.safe_text import for_terminal
 from agent.runtime.event_text import log_line as event_line
 from recode_tui.plain.drafts import DraftAutosave, draft_cursor_offset, install_stop_signals
 from recode_tui.plain.editor import (SKELETON, TOOLBAR_KEYS, Paused, answer_validator, check_answer, editor_key_bindings,
-                                     engine_reason, skeleton_for, wrapping_validation)
+                                     agent_reason, skeleton_for, wrapping_validation)
 from recode_tui.plain.prompt_text import render_prompt
 from recode_tui.plain.wrap import wrap_fragments, wrap_text, wrap_toolbar
 from recode_tui.setup.settings import RunOptions
@@ -48,7 +48,7 @@ EXIT_PAUSED = 3
 
 @dataclass
 class PlainFrontEnd:
-    """Drives a journaled engine whose LLM is a HumanLLM, in a plain terminal, through `agent.runtime.debugger.Debugger`.
+    """Drives a journaled agent whose LLM is a HumanLLM, in a plain terminal, through `agent.runtime.debugger.Debugger`.
 
     `input`/`output` are prompt-toolkit's (tests pass a pipe input and a
     DummyOutput); every line printed is also kept in `transcript`.
@@ -90,7 +90,7 @@ class PlainFrontEnd:
             multiline=True,
             lexer=PygmentsLexer(PythonLexer),
             history=history,
-            key_bindings=editor_key_bindings(reset=lambda: skeleton_for(self.engine, self._request),
+            key_bindings=editor_key_bindings(reset=lambda: skeleton_for(self.agent, self._request),
                                              unfold=lambda: self._print_prompt(folded=False)),
             style=style_from_pygments_cls(get_style_by_name("monokai")),
             include_default_pygments_style=False,
@@ -102,7 +102,7 @@ class PlainFrontEnd:
             erase_when_done=False,
         )
         wrapping_validation(self.prompt_session)
-        self.debugger = Debugger(self.engine, breakpoints=[], on_event=self._print_event)
+        self.debugger = Debugger(self.agent, breakpoints=[], on_event=self._print_event)
         draft = self.session.draft or {}
         if self.pending is not None and draft.get("node_id") == self.pending.node_id and draft.get("text"):
             self._last_text[self.pending.node_id or ""] = draft["text"]
@@ -110,8 +110,8 @@ class PlainFrontEnd:
 
     # -- output ------------------------------------------------------------
     @property
-    def engine(self) -> Any:
-        return self.session.engine
+    def agent(self) -> Any:
+        return self.session.agent
 
     def _journal_answers(self) -> list[str]:
         try:
@@ -212,7 +212,7 @@ class PlainFrontEnd:
         assert request is not None
         self.say(f"■ {stop.reason}", "bold")  # the debugger's words, as on the console's stop line
         self._show_request(request)
-        known = await self.engine.runner.names()
+        known = await self.agent.runner.names()
         try:
             text = await self._edit(request, known)
         except Paused as paused:
@@ -240,14 +240,14 @@ class PlainFrontEnd:
     async def _edit(self, request: ev.LLMRequested, known: frozenset[str]) -> str:
         from prompt_toolkit.validation import ValidationError
 
-        engine = self.engine
+        agent = self.agent
 
         def check(document: Any) -> None:
-            reason = engine_reason(engine, request, document.text, known)
+            reason = agent_reason(agent, request, document.text, known)
             if reason:  # the cursor stays where it was: the text is kept exactly as typed
                 raise ValidationError(message=wrap_text(reason, self.width), cursor_position=document.cursor_position)
 
-        skeleton, skeleton_cursor = skeleton_for(engine, request)
+        skeleton, skeleton_cursor = skeleton_for(agent, request)
         node = request.node_id or ""
         default = self._last_text.get(node) or (self._accepted.get(node) if request.purpose == Purpose.REPAIR else None) or skeleton
         cursor = skeleton_cursor if default == skeleton else draft_cursor_offset(default)  # where typing stopped
@@ -294,7 +294,7 @@ class PlainFrontEnd:
         """After a signal cancelled the run between two answers: close it and say how to go on."""
         session = self.session
         try:
-            await self.engine.close()
+            await self.agent.close()
         except Exception:  # noqa: BLE001 - the journal holds everything up to here
             pass
         finally:
@@ -315,7 +315,7 @@ class PlainFrontEnd:
         session = self.session
         saved = self._keep(request, text)
         try:
-            await self.engine.close()
+            await self.agent.close()
         except Exception:  # noqa: BLE001 - the run may be what crashed; the draft and the journal are kept
             pass
         finally:
@@ -353,8 +353,8 @@ async def run_plain(options: RunOptions) -> int:
         return EXIT_PAUSED
     finally:
         undo_signals()
-        if front.engine.done:
-            await front.engine.close()
+        if front.agent.done:
+            await front.agent.close()
             session.writer.close()
     if result is None:
         return EXIT_PAUSED

@@ -1,14 +1,14 @@
 """The setup layer below both front ends: typed settings parsed once, and what is built from them.
 
 `settings` holds the frozen types (`RunOptions`, `EpisodeRef`, `LLMSettings`, `EvalOptions`, ...),
-`build` the builders (`make_llm`, `make_env`, `agent_spec`, `make_engine`), `run_session` the
+`build` the builders (`make_llm`, `make_env`, `agent_spec`, `make_agent`), `run_session` the
 session a headless run works on, `usage` the `UsageError` every command reports in one line. Every
 front end (the command line and its `eval`, the console, the plain terminal, the web server) builds
 on this package; it imports none of them, and none reaches it through another
 (tests/test_layers.py).
 
 Names load on first use (PEP 562), so `recode-tui --help`, which needs only `usage`, imports no
-engine (tests/test_help_imports.py).
+agent (tests/test_help_imports.py).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from recode_tui.setup.build import (DEMO_SCRIPT, DEMOS, agent_settings, cached_llm, check_gold,
-                                        check_llm_roles, demo_script, engine_for, episode_of, episode_ref,
+                                        check_llm_roles, demo_script, agent_for, episode_of, episode_ref,
                                         gold_llm_for, llm_for, load_prompt_set, agent_spec,
-                                        make_engine, make_env, make_llm, parse_episode, preset_env, settings_of,
+                                        make_agent, make_env, make_llm, parse_episode, preset_env, settings_of,
                                         step_limit_of)
     from recode_tui.setup.sessions import find_resume, recorded_llm, session_game
     from recode_tui.setup.settings import (CacheSettings, ConsoleOptions, EpisodeRef, EvalOptions, ExportOptions,
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "build": ("DEMO_SCRIPT", "DEMOS", "agent_settings", "cached_llm", "check_gold", "check_llm_roles", "demo_script",
-              "engine_for", "episode_of", "episode_ref", "gold_llm_for", "llm_for", "load_prompt_set",
-              "agent_spec", "make_engine", "make_env", "make_llm", "parse_episode", "preset_env", "settings_of",
+              "agent_for", "episode_of", "episode_ref", "gold_llm_for", "llm_for", "load_prompt_set",
+              "agent_spec", "make_agent", "make_env", "make_llm", "parse_episode", "preset_env", "settings_of",
               "step_limit_of"),
     "sessions": ("find_resume", "recorded_llm", "session_game"),
     "settings": ("CacheSettings", "ConsoleOptions", "EpisodeRef", "EvalOptions", "ExportOptions", "LLMSettings",

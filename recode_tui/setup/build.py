@@ -1,4 +1,4 @@
-"""The LLM, the environment, the agent and its engine, built from typed settings in one pass.
+"""The LLM, the environment and the agent, built from typed settings in one pass.
 
 The one place both front ends (the command line and the console) and the tests
 get the wiring a user gets; every failure is a `UsageError` of one line.
@@ -25,14 +25,14 @@ DEMOS = Path(__file__).resolve().parents[2] / "mockllm" / "demos"
 DEMO_SCRIPT = DEMOS / "alfworld.yaml"  # ReCode's on ALFWorld (tests and benchmarks serve it)
 
 
-def demo_script(agent: str | None = None, env: str | None = None) -> Path:
+def demo_script(agent_name: str | None = None, env: str | None = None) -> Path:
     """The demo script `--llm demo` plays: the one the agent declares for the environment
     (`Stepper.demo_scripts`; no environment: the default one). UsageError when it declares none."""
     from agent import agents
     from envs import registry
 
     try:
-        cls = agents.agent_class(agent)
+        cls = agents.agent_class(agent_name)
     except agents.UnknownAgent as exc:
         raise UsageError(str(exc)) from None
     env = env or registry.default_env()
@@ -47,28 +47,28 @@ def demo_script(agent: str | None = None, env: str | None = None) -> Path:
                      f"agent; on {env} use{gold} scripted:FILE or profile:NAME")
 
 
-def episode_of(ref: str) -> EpisodeRef:
+def episode_of(episode_ref: str) -> EpisodeRef:
     """A reference already qualified (a journal's `game`) as an `EpisodeRef`; the environment is not
     asked (a reference naming an unknown one fails where it is played)."""
-    return EpisodeRef.parse(ref)
+    return EpisodeRef.parse(episode_ref)
 
 
 def make_llm(spec: str, profiles_path: str | None = None, episode: EpisodeRef | None = None,
-             agent: str | None = None) -> LLM:
+             agent_name: str | None = None) -> LLM:
     """`human`, `demo` (the agent's bundled demo script), `gold` (the episode's known solution),
     `scripted:FILE` (YAML/JSONL), `journal:PATH`, `profile:NAME`; or one per role,
     `planner=profile:big,executor=profile:small` (see agent.llm.routing)."""
     from agent.llm.routing import RoleError, routed
 
     try:
-        return routed(spec, lambda part: _one_llm(part, profiles_path, episode, agent))
+        return routed(spec, lambda part: _one_llm(part, profiles_path, episode, agent_name))
     except RoleError as exc:
         raise UsageError(str(exc)) from None
 
 
 def llm_for(options: RunOptions) -> LLM:
     """A run's LLM from its settings: the routing spec, its profiles, the episode (gold, demo) and the agent."""
-    return make_llm(options.llm.spec, options.llm.profiles, options.episode, agent=options.settings.agent)
+    return make_llm(options.llm.spec, options.llm.profiles, options.episode, agent_name=options.settings.agent)
 
 
 def cached_llm(llm: LLM, cache: CacheSettings) -> LLM:
@@ -81,7 +81,7 @@ def cached_llm(llm: LLM, cache: CacheSettings) -> LLM:
     return with_cache(llm, folder, always=cache.mode == "on", ttl=cache.ttl)
 
 
-def check_llm_roles(spec: str, agent: str | None) -> None:
+def check_llm_roles(spec: str, agent_name: str | None) -> None:
     """A routed `--llm` names only roles the agent has (eval checks it before any episode starts)."""
     from agent import agents
     from agent.llm.routing import RoleError, check_roles, split_spec
@@ -89,19 +89,19 @@ def check_llm_roles(spec: str, agent: str | None) -> None:
     try:
         split = split_spec(spec)
         if split is not None:
-            cls = agents.agent_class(agent)
+            cls = agents.agent_class(agent_name)
             check_roles(spec, list(split[1]), cls.name, cls.roles)
     except (RoleError, agents.UnknownAgent) as exc:
         raise UsageError(str(exc)) from None
 
 
-def _one_llm(spec: str, profiles_path: str | None, episode: EpisodeRef | None, agent: str | None = None) -> LLM:
+def _one_llm(spec: str, profiles_path: str | None, episode: EpisodeRef | None, agent_name: str | None = None) -> LLM:
     from mockllm import HumanLLM, ScriptedLLM
 
     if spec == "human":
         return HumanLLM()
     if spec == "gold":
-        return gold_llm_for(episode or episode_of(DEFAULT_GAME), agent)
+        return gold_llm_for(episode or episode_of(DEFAULT_GAME), agent_name)
     if spec.startswith("profile:"):
         return _profile_llm(spec.split(":", 1)[1] or "default", profiles_path)
     if spec.startswith("journal:"):
@@ -112,7 +112,7 @@ def _one_llm(spec: str, profiles_path: str | None, episode: EpisodeRef | None, a
             return journal_llm(spec.split(":", 1)[1])
         except JournalError as exc:
             raise UsageError(str(exc)) from None
-    path = str(demo_script(agent, episode.env if episode else None)) if spec == "demo" else spec.split(":", 1)[1] if spec.startswith("scripted:") else None
+    path = str(demo_script(agent_name, episode.env if episode else None)) if spec == "demo" else spec.split(":", 1)[1] if spec.startswith("scripted:") else None
     if path is None:
         raise UsageError(f"unknown --llm {spec!r}; use human, demo, gold, scripted:FILE, journal:PATH or profile:NAME")
     if not path:
@@ -126,12 +126,12 @@ def _one_llm(spec: str, profiles_path: str | None, episode: EpisodeRef | None, a
     return llm
 
 
-def check_gold(agent: str | None) -> "type[Stepper]":
+def check_gold(agent_name: str | None) -> "type[Stepper]":
     """The agent's class when it declares answers for a known solution (`gold_answers`), else UsageError."""
     from agent import agents
 
     try:
-        cls = agents.agent_class(agent)
+        cls = agents.agent_class(agent_name)
     except agents.UnknownAgent as exc:
         raise UsageError(str(exc)) from None
     if cls.gold_answers([]) is None:
@@ -141,7 +141,7 @@ def check_gold(agent: str | None) -> "type[Stepper]":
     return cls
 
 
-def gold_llm_for(episode: EpisodeRef, agent: str | None = None) -> LLM:
+def gold_llm_for(episode: EpisodeRef, agent_name: str | None = None) -> LLM:
     """A scripted LLM playing the episode's gold path (asked of the env's provider) with the agent's own
     answers (`Stepper.gold_answers`; ReCode's: a plan as code).
 
@@ -151,7 +151,7 @@ def gold_llm_for(episode: EpisodeRef, agent: str | None = None) -> LLM:
     from envs.base import EnvError
     from mockllm.gold import script_llm
 
-    cls = check_gold(agent)
+    cls = check_gold(agent_name)
     try:
         actions = episode.gold_actions()
     except EnvError as exc:
@@ -163,7 +163,7 @@ def gold_llm_for(episode: EpisodeRef, agent: str | None = None) -> LLM:
     return script_llm(cls.gold_answers(actions) or [])
 
 
-def parse_episode(env: str | None, game: str | None) -> EpisodeRef:
+def parse_episode(env: str | None, episode_ref: str | None) -> EpisodeRef:
     """`--env` and `--game` as one episode (`put-01`, `sciworld:boil/0`), parsed once; bad input is one line.
 
     No `--game`: the default ALFWorld game, or the first episode the environment lists.
@@ -173,16 +173,16 @@ def parse_episode(env: str | None, game: str | None) -> EpisodeRef:
     from envs.base import EnvError
 
     try:
-        if not game:
+        if not episode_ref:
             name = env or registry.default_env()
             if name == registry.default_env():
-                game = DEFAULT_GAME
+                episode_ref = DEFAULT_GAME
             else:
                 first = registry.provider(name).episodes()
                 if not first:
                     raise UsageError(f"the {name} environment lists no episodes; give --game")
-                game = first[0].id
-        episode = EpisodeRef.parse(game, env)
+                episode_ref = first[0].id
+        episode = EpisodeRef.parse(episode_ref, env)
         registry.provider(episode.env)  # an unknown --env is one line here, not later
     except EnvError as exc:
         raise UsageError(str(exc)) from None
@@ -216,7 +216,7 @@ def _profile_llm(name: str, profiles_path: str | None) -> LLM:
         raise UsageError(str(exc)) from None
 
 
-def load_prompt_set(path: str | Path | None, agent: str | None = None) -> PromptSet:
+def load_prompt_set(path: str | Path | None, agent_name: str | None = None) -> PromptSet:
     """The prompt set at `path` (None: the bundled one); a folder that is not one is a usage error.
 
     The one check every command uses (run, tui, eval, prompt show): a wrong
@@ -224,7 +224,7 @@ def load_prompt_set(path: str | Path | None, agent: str | None = None) -> Prompt
     """
     from agent.agents import agent_class
 
-    cls = agent_class(agent)
+    cls = agent_class(agent_name)
     default = cls.default_prompts or DEFAULT_PROMPTS
     if not path:
         return PromptSet(default)
@@ -270,7 +270,7 @@ EnvMaker = Callable[[EpisodeRef, "int | None"], "Env"]
 """Where an episode's environment is made: `make_env` in-process, or the console's early `EnvHost` worker."""
 
 
-def make_engine(settings: "RunSettings", episode: EpisodeRef, llm: LLM, *, env_maker: EnvMaker | None = None) -> "Stepper":
+def make_agent(settings: "RunSettings", episode: EpisodeRef, llm: LLM, *, env_maker: EnvMaker | None = None) -> "Stepper":
     """The agent `settings` name on `episode` (`put-01`, `sciworld:boil/0`, a `.tw-pddl` path), asking `llm`.
 
     The step limit is `step_limit_of(episode, settings)`. Node code runs in a sandboxed worker
@@ -288,11 +288,11 @@ def make_engine(settings: "RunSettings", episode: EpisodeRef, llm: LLM, *, env_m
         raise UsageError(str(exc)) from None
 
 
-def engine_for(options: RunOptions, llm: LLM) -> "Stepper":
-    """A run's engine: its episode's environment and its agent, from the run's settings in one pass."""
+def agent_for(options: RunOptions, llm: LLM) -> "Stepper":
+    """A run's agent on its episode's environment, from the run's settings in one pass."""
     if options.episode is None:
         raise UsageError("no episode to play: give --game")
-    return make_engine(options.settings, options.episode, llm)
+    return make_agent(options.settings, options.episode, llm)
 
 
 def preset_env(env: str | None, preset: str) -> str | None:
@@ -331,7 +331,7 @@ def settings_of(flags: RunFlags) -> "RunSettings":
 
 def agent_settings(
     preset: str | None,
-    agent: str | None = None,
+    agent_name: str | None = None,
     agent_options: list[str] | tuple[str, ...] | None = None,
     *,
     max_steps: int | None = None,
@@ -348,7 +348,7 @@ def agent_settings(
 
     try:
         return resolve(preset, max_steps=max_steps, max_depth=max_depth, max_rewrite=max_rewrite,
-                       max_retry=max_retry, prompts=prompts, agent=agent,
+                       max_retry=max_retry, prompts=prompts, agent_name=agent_name,
                        agent_options=list(agent_options) if agent_options is not None else None,
                        trusted=trusted, node_timeout=node_timeout)
     except ValueError as exc:

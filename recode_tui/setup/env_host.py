@@ -47,10 +47,10 @@ class EnvHost:
             self._worker = EnvWorker(warm=self.env_name, warm_behind=True)
 
     @classmethod
-    def for_arguments(cls, env: str | None, game: str | None) -> "EnvHost | None":
+    def for_arguments(cls, env: str | None, episode_ref: str | None) -> "EnvHost | None":
         """A host for what `--env`/`--game` name, when it is a hosted environment; judged from the text alone
         (importing the registry here would slow the first frame); a wrong guess costs only the worker's start."""
-        named = env or (game.split(":", 1)[0] if game and ":" in game else "alfworld")
+        named = env or (episode_ref.split(":", 1)[0] if episode_ref and ":" in episode_ref else "alfworld")
         return cls(named) if named in HOSTED_ENVS else None
 
     @property
@@ -70,17 +70,16 @@ class EnvHost:
         from recode_tui.setup.build import make_env
         from recode_tui.setup.usage import UsageError
 
-        ref = episode
         worker, self._worker = self._worker, None
-        if worker is None or ref.env != self.env_name:
+        if worker is None or episode.env != self.env_name:
             if worker is not None:
                 worker.close(timeout=1)
-            return make_env(ref, max_steps)
+            return make_env(episode, max_steps)
         try:
-            env = RemoteEnv.open(worker, ref.ref, max_steps, commands=True)
+            env = RemoteEnv.open(worker, episode.ref, max_steps, commands=True)
         except WorkerDied:  # the engine would not start there: in-process, where its error is reported as always
             worker.close(timeout=1)
-            return make_env(ref, max_steps)
+            return make_env(episode, max_steps)
         except EnvError as exc:
             worker.close(timeout=1)
             raise UsageError(str(exc)) from None

@@ -147,9 +147,9 @@ class RemoteEnv(Env):
     failure: str = ""
     end_reason: str = ""
 
-    def __init__(self, worker: EnvWorker, game: str, max_steps: int, name: str, task_type: str | None) -> None:
+    def __init__(self, worker: EnvWorker, episode_ref: str, max_steps: int, name: str, task_type: str | None) -> None:
         self.worker = worker
-        self.game = game
+        self.game = episode_ref
         self.max_steps = max_steps
         self.name = name
         self.task_type = task_type
@@ -164,16 +164,16 @@ class RemoteEnv(Env):
         self.owns_worker = False  # closing this environment ends the worker too (the console's own worker)
 
     @classmethod
-    def open(cls, worker: EnvWorker, game: str, max_steps: int | None = 80, commands: bool = False) -> "RemoteEnv":
+    def open(cls, worker: EnvWorker, episode_ref: str, max_steps: int | None = 80, commands: bool = False) -> "RemoteEnv":
         """Create the environment in the worker (blocking); max_steps None: the episode's own limit.
 
         `commands`: the worker sends the admissible commands with every reply, for an environment
         that lists them; the result is then a `RemoteCommandsEnv` (what the console reads).
         """
-        reply = worker.call("open", game=str(game), max_steps=max_steps, commands=commands)
+        reply = worker.call("open", game=str(episode_ref), max_steps=max_steps, commands=commands)
         result = _unwrap(reply)
         kind = RemoteCommandsEnv if commands and result.get("commands") else cls
-        return kind(worker, str(game), result.get("max_steps", max_steps), result["name"], result["task_type"])
+        return kind(worker, str(episode_ref), result.get("max_steps", max_steps), result["name"], result["task_type"])
 
     def _call(self, op: str, **fields: Any) -> Any:
         reply = self.worker.call(op, **fields)
@@ -296,12 +296,12 @@ class EnvPool:
         self._queue().put_nowait(worker)
 
     @asynccontextmanager
-    async def env(self, game: str, max_steps: int | None = 80) -> AsyncIterator[RemoteEnv]:
+    async def env(self, episode_ref: str, max_steps: int | None = 80) -> AsyncIterator[RemoteEnv]:
         """A RemoteEnv on a worker of the pool for the length of the block."""
         worker = await self.acquire()
         remote: RemoteEnv | None = None
         try:
-            remote = await asyncio.to_thread(RemoteEnv.open, worker, game, max_steps)
+            remote = await asyncio.to_thread(RemoteEnv.open, worker, episode_ref, max_steps)
             yield remote
         finally:
             if remote is not None:

@@ -30,12 +30,12 @@ def announce_llm(options: RunOptions, session: Any) -> None:
 
 
 async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
-    """A journaled engine and the replayed events: a new session, or `--resume` of a recorded one
+    """A journaled agent and the replayed events: a new session, or `--resume` of a recorded one
     (an eval's journal carries on in a copy; `--from-last-good` from the last clean point)."""
     from agent.sessions.journal import JournalError, sessions_dir_from
     from agent.sessions.session import profiles_in_use, start_session
     from envs import make_env
-    from recode_tui.setup.build import make_engine
+    from recode_tui.setup.build import make_agent
 
     sessions_dir = sessions_dir_from(options.sessions)
     if options.resume is not None:
@@ -56,14 +56,14 @@ async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
             raise UsageError(salvage_hint(str(exc), options)) from None
         if replay_failure(events):
             session.writer.close()
-            await session.engine.close()
+            await session.agent.close()
             raise UsageError(salvage_hint(f"cannot resume {folder.name}: {replay_failure(events)}", options))
         return session, events
     if options.episode is None:
         raise UsageError("no episode to play: give --game")
-    engine = make_engine(options.settings, options.episode, llm)
+    agent = make_agent(options.settings, options.episode, llm)
     spec = options.llm.spec
-    return start_session(engine, sessions_dir, options.episode, spec,
+    return start_session(agent, sessions_dir, options.episode, spec,
                          profiles=profiles_in_use(spec, options.llm.profiles)), []
 
 

@@ -2,7 +2,7 @@
 
 Each command's handler turns argparse's namespace into one of these at the top
 (`recode_tui.commands.arguments`) and passes them on; nothing below reads the
-namespace. This module imports no engine, agent or environment: its types are
+namespace. This module imports no agent, agent or environment: its types are
 plain data (`Limits`, `RunSettings` and `EpisodeRef` are light), so the parser path stays light.
 """
 
@@ -61,7 +61,7 @@ class RunOptions:
     command: str  # "run" or "tui": what a hint tells the user to type again
     episode: EpisodeRef | None  # None: a resumed session whose journal names no game
     llm: LLMSettings
-    settings: RunSettings  # the agent, its options, limits, step limit, prompt set and runner (`make_engine`'s)
+    settings: RunSettings  # the agent, its options, limits, step limit, prompt set and runner (`make_agent`'s)
     sessions: str | None = None  # the sessions folder as given (None: $RECODE_TUI_SESSIONS or the user data dir)
     resume: str | None = None  # `--resume [SESSION]`: '' is the latest session
     resumed: Path | None = None  # the session folder `resume` names (the console's start-up replay)

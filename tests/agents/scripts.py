@@ -13,8 +13,8 @@ from mockllm.scripted import ScriptEntry, ScriptedLLM
 TASK_TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
 
 
-def walkthrough(game: str) -> list[str]:
-    return list(AlfworldEnv(game).walkthrough or [])
+def walkthrough(episode_ref: str) -> list[str]:
+    return list(AlfworldEnv(episode_ref).walkthrough or [])
 
 
 def react_answer(action: str, thought: str = "the next step of my plan") -> str:

@@ -10,7 +10,7 @@ from agent.runtime.debugger import Debugger, StepMode
 from agent.runtime.stepper import Limits
 from agent.runtime.tree import NodeStatus
 from mockllm.scripted import ScriptEntry, ScriptedLLM
-from recode_tui.setup.build import make_engine
+from recode_tui.setup.build import make_agent
 
 from .scripts import TASK_TYPES, cell_answer, first_game, loop_cell, walkthrough
 from tests.settings import episode_named, run_settings
@@ -22,13 +22,13 @@ def cells(*codes: str) -> ScriptedLLM:
     return ScriptedLLM([ScriptEntry(cell_answer(code), purpose="act", once=True) for code in codes])
 
 
-async def play(engine) -> list[ev.Event]:
+async def play(agent) -> list[ev.Event]:
     events = []
     try:
-        while not engine.done:
-            events.append(await engine.step())
+        while not agent.done:
+            events.append(await agent.step())
     finally:
-        await engine.close()
+        await agent.close()
     return events
 
 
@@ -37,50 +37,50 @@ async def test_codeact_wins_a_bundled_game_of_each_task_type_in_two_cells(task_t
     game = first_game(task_type)
     actions = walkthrough(game)
     half = len(actions) // 2
-    engine = make_engine(run_settings(agent="codeact"), episode_named(game),
+    agent = make_agent(run_settings(agent="codeact"), episode_named(game),
                          cells(loop_cell(actions[:half]), loop_cell(actions[half:])))
-    assert isinstance(engine, CodeActAgent)
-    events = await play(engine)
+    assert isinstance(agent, CodeActAgent)
+    events = await play(agent)
     finished = events[-1]
     assert finished.success and finished.reason == "won" and finished.llm_calls == 2
     sent = [e.step for e in events if isinstance(e, ev.ActionSent)]
     assert sent == list(range(1, len(actions) + 1))  # every run() its own event
-    assert [c.status for c in engine.tree.root.children] == [NodeStatus.COMPLETED] * 2
+    assert [c.status for c in agent.tree.root.children] == [NodeStatus.COMPLETED] * 2
 
 
 async def test_the_debugger_stops_between_two_actions_of_a_cells_loop():
-    engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"),
+    agent = make_agent(run_settings(agent="codeact"), episode_named("put-01"),
                          cells(loop_cell(PUT[:2]), loop_cell(PUT[2:])))
-    debugger = Debugger(engine, breakpoints=[])
+    debugger = Debugger(agent, breakpoints=[])
     try:
         stop = await debugger.step(StepMode.INTO)
         while not isinstance(stop.event, ev.ActionSent):
             stop = await debugger.step(StepMode.INTO)
-        cell = engine.tree.nodes[stop.event.node_id]
-        assert stop.event.action == PUT[0] and engine.env.steps == 0  # stopped before the first action is sent
+        cell = agent.tree.nodes[stop.event.node_id]
+        assert stop.event.action == PUT[0] and agent.env.steps == 0  # stopped before the first action is sent
         stop = await debugger.step(StepMode.INTO)
         while not isinstance(stop.event, ev.ActionSent):
             stop = await debugger.step(StepMode.INTO)
         # between the two actions of the same loop: the first is done, the cell still runs
         assert stop.event.action == PUT[1] and stop.event.node_id == cell.id
-        assert engine.env.steps == 1 and cell.status is NodeStatus.RUNNING
+        assert agent.env.steps == 1 and cell.status is NodeStatus.RUNNING
         stop = await debugger.step(StepMode.CONTINUE)
         assert isinstance(stop.event, ev.RunFinished) and stop.event.success
     finally:
-        await engine.close()
+        await agent.close()
 
 
 async def test_an_error_and_a_function_from_an_earlier_cell_go_to_the_next_call():
-    engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"), cells(
+    agent = make_agent(run_settings(agent="codeact"), episode_named("put-01"), cells(
         "def go(place):\n    return run(f'go to {place}')\ngo('diningtable 1')",  # defined and used in one cell: fine
         "go('sidetable 1')",  # the function is not kept between cells
         "items = {}\nprint(items['vase'])",
         loop_cell(PUT[1:]),
     ))
-    events = await play(engine)
+    events = await play(agent)
     assert events[-1].success
-    first, second, third, fourth = engine.tree.root.children
-    assert first.status is NodeStatus.COMPLETED and engine.env.steps == 4
+    first, second, third, fourth = agent.tree.root.children
+    assert first.status is NodeStatus.COMPLETED and agent.env.steps == 4
     assert second.status is NodeStatus.ERROR and "NameError: name 'go' is not defined" in second.error
     assert "functions are not kept between cells" in second.error
     assert third.status is NodeStatus.ERROR and "KeyError" in third.error
@@ -91,9 +91,9 @@ async def test_an_error_and_a_function_from_an_earlier_cell_go_to_the_next_call(
 
 
 async def test_cells_that_keep_raising_end_the_run_with_the_reason():
-    engine = make_engine(run_settings(agent="codeact", limits=Limits(max_retry=2)), episode_named("put-01"),
+    agent = make_agent(run_settings(agent="codeact", limits=Limits(max_retry=2)), episode_named("put-01"),
                          ScriptedLLM([ScriptEntry(cell_answer("1 / 0"), purpose="act")]))
-    events = await play(engine)
+    events = await play(agent)
     finished = events[-1]
     assert not finished.success and finished.llm_calls == 3
     assert finished.reason == "error limit: 3 cells in a row raised (max_retry 2); the last: ZeroDivisionError: division by zero"
@@ -106,8 +106,8 @@ async def test_invalid_cells_are_asked_again_and_the_sandbox_check_applies():
         cell_answer("import os\nos.system('ls')"),  # the sandbox refuses it
         cell_answer(loop_cell(PUT)),
     ]])
-    engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"), llm)
-    events = await play(engine)
+    agent = make_agent(run_settings(agent="codeact"), episode_named("put-01"), llm)
+    events = await play(agent)
     reasons = [e.reason for e in events if isinstance(e, ev.LLMRejected)]
     assert reasons[0].startswith("the answer has no <execute>...</execute> section")
     assert reasons[1].startswith("syntax error on line 3")  # a line of the answer, as the model sees it
@@ -116,16 +116,16 @@ async def test_invalid_cells_are_asked_again_and_the_sandbox_check_applies():
 
 
 async def test_a_cell_limit_ends_a_run_that_never_acts():
-    engine = make_engine(run_settings(agent="codeact", agent_options={"max_cells": 3}), episode_named("put-01"),
+    agent = make_agent(run_settings(agent="codeact", agent_options={"max_cells": 3}), episode_named("put-01"),
                          ScriptedLLM([ScriptEntry(cell_answer("x = 1"), purpose="act")]))
-    events = await play(engine)
+    events = await play(agent)
     assert events[-1].reason.startswith("cell limit: 3 cells ran and the task is not done")
 
 
 @pytest.mark.parametrize("empty", ["", "\n   \n", "# only a comment\n"])
 async def test_an_empty_cell_is_refused_and_asked_again_without_spending_a_step(empty):
-    engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"), cells(empty, loop_cell(PUT)))
-    events = await play(engine)
+    agent = make_agent(run_settings(agent="codeact"), episode_named("put-01"), cells(empty, loop_cell(PUT)))
+    events = await play(agent)
     rejected = [e for e in events if isinstance(e, ev.LLMRejected)]
     assert rejected and "empty" in rejected[0].reason, rejected
     finished = events[-1]
@@ -142,8 +142,8 @@ async def test_a_printed_observation_is_shown_once_a_failed_action_is_marked_and
              '"take vase 1 from diningtable 1"]:\n    observation = run(action)\n    print(observation)')
     second = ('for action in ["go to sidetable 1", "move vase 1 to sidetable 1"]:\n'
               '    observation = run(action)\n    print(observation)')
-    engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"), cells(first, second))
-    seen = await play(engine)
+    agent = make_agent(run_settings(agent="codeact"), episode_named("put-01"), cells(first, second))
+    seen = await play(agent)
     assert seen[-1].success, seen[-1]
     prompt = [e.prompt for e in seen if isinstance(e, ev.LLMRequested)][1]
     history = prompt[prompt.index("[cell 1]"):]

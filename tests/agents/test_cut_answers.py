@@ -12,7 +12,7 @@ import pytest
 
 from agent.runtime import events as ev
 from mockllm.openai_server import OpenAICompatibleServer, Reply, write_profiles
-from recode_tui.setup.build import make_engine, make_llm
+from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import episode_named, run_settings
 
 # each agent's first answer on put-01, cut after a part that stands on its own, and what that part does
@@ -35,50 +35,50 @@ UNUSABLE = {
 }
 
 
-def engine_for(tmp_path, server: OpenAICompatibleServer, agent: str):
+def agent_for(tmp_path, server: OpenAICompatibleServer, agent: str):
     profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0)
-    return make_engine(run_settings(agent=agent), episode_named("put-01"),
-                       make_llm("profile:local", str(profiles), agent=agent))
+    return make_agent(run_settings(agent=agent), episode_named("put-01"),
+                       make_llm("profile:local", str(profiles), agent_name=agent))
 
 
-async def until(engine, done) -> list[ev.Event]:
+async def until(agent, done) -> list[ev.Event]:
     """Step until `done(events)`, the end, or an LLM failure (which the next step would only repeat)."""
     events: list[ev.Event] = []
-    while not engine.done and not done(events) and not any(isinstance(e, ev.LLMFailed) for e in events):
-        events.append(await engine.step())
+    while not agent.done and not done(events) and not any(isinstance(e, ev.LLMFailed) for e in events):
+        events.append(await agent.step())
     return events
 
 
-@pytest.mark.parametrize("agent", list(USABLE))
-async def test_an_answer_cut_after_a_whole_part_is_taken_and_acted_on(tmp_path, agent):
-    text, does = USABLE[agent]
+@pytest.mark.parametrize("agent_name", list(USABLE))
+async def test_an_answer_cut_after_a_whole_part_is_taken_and_acted_on(tmp_path, agent_name):
+    text, does = USABLE[agent_name]
     with OpenAICompatibleServer(lambda prompt: Reply(text, "length")) as server:
-        engine = engine_for(tmp_path, server, agent)
+        agent = agent_for(tmp_path, server, agent_name)
         try:
-            events = await until(engine, lambda seen: any(isinstance(e, ev.ActionSent) for e in seen))
+            events = await until(agent, lambda seen: any(isinstance(e, ev.ActionSent) for e in seen))
         finally:
-            await engine.close()
+            await agent.close()
     assert not [e for e in events if isinstance(e, (ev.LLMRejected, ev.LLMFailed))]
     answered = next(e for e in events if isinstance(e, ev.LLMAnswered))
     assert answered.cut_at == 2048 and any(does in block for block in answered.blocks)
     assert answered.input_tokens > 0 and answered.output_tokens > 0
 
 
-@pytest.mark.parametrize("agent", list(UNUSABLE))
-async def test_a_cut_answer_with_nothing_usable_is_reasked_in_the_agents_words(tmp_path, agent):
-    text, missing = UNUSABLE[agent]
+@pytest.mark.parametrize("agent_name", list(UNUSABLE))
+async def test_a_cut_answer_with_nothing_usable_is_reasked_in_the_agents_words(tmp_path, agent_name):
+    text, missing = UNUSABLE[agent_name]
     with OpenAICompatibleServer(lambda prompt: Reply(text, "length")) as server:
-        engine = engine_for(tmp_path, server, agent)
+        agent = agent_for(tmp_path, server, agent_name)
         try:
-            events = await until(engine, lambda seen: sum(isinstance(e, ev.LLMRequested) for e in seen) == 2)
+            events = await until(agent, lambda seen: sum(isinstance(e, ev.LLMRequested) for e in seen) == 2)
         finally:
-            await engine.close()
+            await agent.close()
     assert not [e for e in events if isinstance(e, ev.LLMFailed)]  # the model's answer, not a server failure
     refused = next(e for e in events if isinstance(e, ev.LLMRejected))
     assert refused.reason.startswith(f"the answer was cut at max_tokens=2048 {missing}")
     assert refused.cut_at == 2048 and refused.raw == text
     assert refused.output_tokens == server.calls[0].completion_tokens > 0  # billed, and counted
-    if agent not in ("recode", "codeact"):
+    if agent_name not in ("recode", "codeact"):
         assert "</execute>" not in refused.reason  # ReCode's tag is no other agent's rule
     again = [e for e in events if isinstance(e, ev.LLMRequested)][1]
     assert again.attempt == 2 and missing in again.prompt  # asked again with the reason

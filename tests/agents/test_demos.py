@@ -8,19 +8,19 @@ import asyncio
 import pytest
 
 from envs.alfworld.catalog import list_games
-from recode_tui.setup.build import make_engine, make_llm
+from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import episode_named, run_settings
 
 TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
 AGENTS = ["react", "codeact", "plan-execute", "recap"]
 
 
-async def _play(game: str, agent: str):
-    engine = make_engine(run_settings(max_steps=50, agent=agent), episode_named(game), make_llm("demo", agent=agent))
+async def _play(episode_ref: str, agent_name: str):
+    agent = make_agent(run_settings(max_steps=50, agent=agent_name), episode_named(episode_ref), make_llm("demo", agent_name=agent_name))
     try:
-        return await engine.run()
+        return await agent.run()
     finally:
-        await engine.close()
+        await agent.close()
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -33,7 +33,7 @@ def test_each_agents_demo_wins_the_six_task_types(agent: str) -> None:
 
 
 def test_demo_picks_the_agents_own_script() -> None:
-    scripts = {agent: make_llm("demo", agent=agent).entries[0].purpose for agent in AGENTS}
+    scripts = {agent: make_llm("demo", agent_name=agent).entries[0].purpose for agent in AGENTS}
     assert scripts == {"react": "act", "codeact": "act", "plan-execute": "plan", "recap": "decompose"}
     assert make_llm("demo").entries[0].stub.startswith("solve(")  # ReCode keeps its generic demo
 

@@ -14,7 +14,7 @@ from agent.runtime.prompts import PromptSet
 from agent.agents.recode.authoring import play_examples
 from envs.sciworld.tasks import all_tasks
 from mockllm.scripted import ScriptedLLM
-from recode_tui.setup.build import make_engine
+from recode_tui.setup.build import make_agent
 
 from .agent_examples import AGENTS, Example, examples_of
 from tests.settings import episode_named, run_settings
@@ -48,13 +48,13 @@ def episode_of(example: Example) -> str:
     return EPISODES[name]
 
 
-async def play(episode: str, example: Example, agent: str) -> tuple[object, list[str], list[str], list[str]]:
-    engine = make_engine(run_settings(agent=agent, max_steps=40), episode_named(f"sciworld:{episode}"),
+async def play(episode: str, example: Example, agent_name: str) -> tuple[object, list[str], list[str], list[str]]:
+    agent = make_agent(run_settings(agent=agent_name, max_steps=40), episode_named(f"sciworld:{episode}"),
                          ScriptedLLM(example.entries))
     sent, observations, prompts = [], [], []
     try:
-        while not engine.done:
-            event = await engine.step()
+        while not agent.done:
+            event = await agent.step()
             if isinstance(event, ev.ActionSent):
                 sent.append(event.action)
             elif isinstance(event, ev.ObservationReceived):
@@ -62,18 +62,18 @@ async def play(episode: str, example: Example, agent: str) -> tuple[object, list
             elif isinstance(event, ev.LLMRequested):
                 prompts.append(event.prompt)
     finally:
-        await engine.close()
-    return engine, sent, observations, prompts
+        await agent.close()
+    return agent, sent, observations, prompts
 
 
-@pytest.mark.parametrize("agent", AGENTS)
-async def test_the_agents_sciworld_examples_played_as_its_answers_win_their_variations(agent: str) -> None:
-    examples = examples_of(agent, "sciworld")
+@pytest.mark.parametrize("agent_name", AGENTS)
+async def test_the_agents_sciworld_examples_played_as_its_answers_win_their_variations(agent_name: str) -> None:
+    examples = examples_of(agent_name, "sciworld")
     assert sorted(episode_of(ex).split("/")[0] for ex in examples) == sorted(EPISODES)
     for example in examples:
         episode = episode_of(example)
-        engine, sent, observations, prompts = await play(episode, example, agent)
-        assert engine.env.won, f"{agent} {example.source} on {episode}: score {engine.env.score} after {sent}"
+        agent, sent, observations, prompts = await play(episode, example, agent_name)
+        assert agent.env.won, f"{agent_name} {example.source} on {episode}: score {agent.env.score} after {sent}"
         assert prompts[0].count(example.instruction) >= 1 and example.first_observation.splitlines()[0] in prompts[0]
         if example.actions:
             # the example's own actions; the simulator may finish a step early (a circuit can power its
@@ -85,7 +85,7 @@ async def test_the_agents_sciworld_examples_played_as_its_answers_win_their_vari
             shown = set(lines(example.text))
             assert observations and all(set(lines(o)) <= shown for o in observations), example.source
         others = [ex.instruction for ex in examples if ex is not example]
-        assert not any(o in prompts[0] for o in others), f"{agent} {episode}: other tasks' examples in the prompt"
+        assert not any(o in prompts[0] for o in others), f"{agent_name} {episode}: other tasks' examples in the prompt"
 
 
 async def test_recodes_sciworld_examples_played_as_the_plan_win_their_variations() -> None:

@@ -10,7 +10,7 @@ import pytest
 from agent.runtime import events as ev
 from agent.runtime.prompts import env_text
 from mockllm.scripted import ScriptedLLM
-from recode_tui.setup.build import make_engine
+from recode_tui.setup.build import make_agent
 from tests.settings import episode_named, run_settings
 
 AGENTS = ["recode", "react", "codeact", "plan-execute", "recap"]
@@ -18,17 +18,17 @@ EPISODES = {"alfworld": "put-01", "sciworld": "sciworld:power-component/0"}
 needs_java = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime")
 
 
-async def first_prompt(episode: str, agent: str, **kwargs) -> str:
+async def first_prompt(episode: str, agent_name: str, **kwargs) -> str:
     """The prompt of the agent's first LLM call (asked of nobody: the request event comes first)."""
-    engine = make_engine(run_settings(agent=agent, **kwargs), episode_named(episode), ScriptedLLM([]))
+    agent = make_agent(run_settings(agent=agent_name, **kwargs), episode_named(episode), ScriptedLLM([]))
     try:
         while True:
-            event = await engine.step()
+            event = await agent.step()
             if isinstance(event, ev.LLMRequested):
                 return event.prompt
             assert not isinstance(event, ev.RunFinished), event.reason
     finally:
-        await engine.close()
+        await agent.close()
 
 
 @pytest.mark.parametrize("env", [pytest.param("alfworld"), pytest.param("sciworld", marks=needs_java)])

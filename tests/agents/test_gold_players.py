@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from agent import agents
-from recode_tui.setup.build import gold_llm_for, make_engine
+from recode_tui.setup.build import gold_llm_for, make_agent
 from tests.eval.helpers import read_report, recode
 from tests.settings import episode_named, run_settings
 
@@ -31,16 +31,16 @@ def test_every_agent_declares_a_gold_player() -> None:
 
 
 @pytest.mark.parametrize("episode", list(EPISODES.values()))
-@pytest.mark.parametrize("agent", AGENTS)
-async def test_the_gold_player_wins_in_the_agents_own_answers(episode, agent) -> None:
+@pytest.mark.parametrize("agent_name", AGENTS)
+async def test_the_gold_player_wins_in_the_agents_own_answers(episode, agent_name) -> None:
     ref = episode_named(episode)
-    engine = make_engine(run_settings(agent=agent), ref, gold_llm_for(ref, agent))
+    agent = make_agent(run_settings(agent=agent_name), ref, gold_llm_for(ref, agent_name))
     try:
-        finished = await engine.run()
+        finished = await agent.run()
     finally:
-        await engine.close()
+        await agent.close()
     assert finished.success, finished.reason
-    assert finished.llm_calls >= 1 and engine.env.won
+    assert finished.llm_calls >= 1 and agent.env.won
 
 
 @pytest.mark.heavy  # eval starts ScienceWorld's JVM in worker processes

@@ -40,12 +40,12 @@ async def test_a_24_mb_answer_from_the_server_is_refused_on_its_size_and_the_mod
     with OpenAICompatibleServer(lambda prompt: next(replies, answer("run('look')"))) as server:
         profile = Profile(name="local", model="local-test-model", api_key="k", base_url=server.base_url,
                           timeout=30.0, max_retries=0)
-        engine = Engine(make_env(toy_game), OpenAILLM(profile, PriceTable()), ThreadRunner(), limits=Limits(max_retry=0))
+        agent = Engine(make_env(toy_game), OpenAILLM(profile, PriceTable()), ThreadRunner(), limits=Limits(max_retry=0))
         try:
             began = time.monotonic()
             rejected = None
             while rejected is None:
-                event = await asyncio.wait_for(engine.step(), 60)
+                event = await asyncio.wait_for(agent.step(), 60)
                 assert not isinstance(event, ev.RunFinished), event.reason
                 rejected = event if isinstance(event, ev.LLMRejected) else None
             took = time.monotonic() - began
@@ -56,11 +56,11 @@ async def test_a_24_mb_answer_from_the_server_is_refused_on_its_size_and_the_mod
             assert took < 15  # refused on its length: it is never parsed (before, ~20 s of judging alone)
             accepted = None
             while accepted is None:  # an invalid answer like any other: the model is asked again
-                event = await asyncio.wait_for(engine.step(), 60)
+                event = await asyncio.wait_for(agent.step(), 60)
                 accepted = event if isinstance(event, ev.LLMAnswered) else None
             assert accepted.blocks == ("run('look')",)
         finally:
-            await engine.close()
+            await agent.close()
 
 
 def test_an_answer_at_the_limit_is_judged_and_one_character_more_is_refused() -> None:
@@ -115,10 +115,10 @@ def test_finding_the_line_of_a_refusal_checks_log_n_prefixes_not_n(monkeypatch) 
 # -- Plan-and-Execute's JSON plan -----------------------------------------------------------------
 
 def test_a_planner_answer_of_deeply_nested_json_is_an_invalid_plan_not_an_internal_error() -> None:
-    from tests.agents.test_plan_execute import WIN_PLAN, WIN_TURNS, engine_with, in_order, run
+    from tests.agents.test_plan_execute import WIN_PLAN, WIN_TURNS, agent_with, in_order, run
 
-    engine = engine_with(in_order(("plan", "[" * 100_000), ("plan", WIN_PLAN), *WIN_TURNS))
-    seen = asyncio.run(run(engine))
+    agent = agent_with(in_order(("plan", "[" * 100_000), ("plan", WIN_PLAN), *WIN_TURNS))
+    seen = asyncio.run(run(agent))
     rejected = [e for e in seen if isinstance(e, ev.LLMRejected)]
     assert [r.reason for r in rejected] == [
         'the plan is nested too deeply to read; answer with one flat object {"thought": "...", "steps": [...]}']

@@ -8,7 +8,7 @@ import json
 from agent.runtime import events as ev
 from agent.runtime.stepper import Limits
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.setup.build import make_engine
+from recode_tui.setup.build import make_agent
 from tests.settings import episode_named, run_settings
 
 GAME = "put-01"  # put a vase in sidetable: the vase is on diningtable 1
@@ -38,26 +38,26 @@ WIN_TURNS = [
 ]
 
 
-def engine_with(llm, **options):
-    return make_engine(run_settings(limits=Limits(max_rewrite=2), max_steps=30, agent="plan-execute", agent_options=options),
+def agent_with(llm, **options):
+    return make_agent(run_settings(limits=Limits(max_rewrite=2), max_steps=30, agent="plan-execute", agent_options=options),
                        episode_named(GAME), llm)
 
 
-async def run(engine) -> list[ev.Event]:
+async def run(agent) -> list[ev.Event]:
     seen: list[ev.Event] = []
     try:
-        await engine.run(seen.append)
+        await agent.run(seen.append)
     finally:
-        await engine.close()
+        await agent.close()
     return seen
 
 
 def test_plan_execute_wins_a_bundled_game_with_steps_and_turns_as_nodes():
-    engine = engine_with(in_order(("plan", WIN_PLAN), *WIN_TURNS))
-    seen = asyncio.run(run(engine))
+    agent = agent_with(in_order(("plan", WIN_PLAN), *WIN_TURNS))
+    seen = asyncio.run(run(agent))
     finished = seen[-1]
     assert isinstance(finished, ev.RunFinished) and finished.success, finished
-    root = engine.tree.root
+    root = agent.tree.root
     assert [c.code for c in root.children] == ["s1: find the vase and take it",
                                                "s2: put the vase on sidetable 1 [after s1]"]
     s1, s2 = root.children
@@ -79,11 +79,11 @@ def test_plan_execute_wins_a_bundled_game_with_steps_and_turns_as_nodes():
 
 def test_an_invalid_plan_is_asked_again_with_the_reason():
     cyclic = plan(("s1", "a", ["s2"]), ("s2", "b", ["s1"]))
-    engine = engine_with(in_order(("plan", '{"steps": [{"id": "s1",'), ("plan", cyclic),
+    agent = agent_with(in_order(("plan", '{"steps": [{"id": "s1",'), ("plan", cyclic),
                                   ("plan", plan(("s1", "x", []), ("s1", "y", []))), ("plan", WIN_PLAN), *WIN_TURNS),
                          )
-    engine.limits = Limits(max_rewrite=3)
-    seen = asyncio.run(run(engine))
+    agent.limits = Limits(max_rewrite=3)
+    seen = asyncio.run(run(agent))
     rejected = [e for e in seen if isinstance(e, ev.LLMRejected)]
     assert [r.reason.split(" (")[0].split(":")[0] for r in rejected] == [
         "the plan is not valid JSON", "the dependencies form a cycle", "two steps have the id s1; give each step its own id"]
@@ -104,8 +104,8 @@ def test_a_failing_step_triggers_a_replan_with_a_diff_and_the_run_still_wins():
         ("replan", replanned),
         *WIN_TURNS[:2], ("act", turn("Done: holding vase 1")), *WIN_TURNS[3:],
     )
-    engine = engine_with(llm, max_replans=1)
-    seen = asyncio.run(run(engine))
+    agent = agent_with(llm, max_replans=1)
+    seen = asyncio.run(run(agent))
     assert seen[-1].success, seen[-1]
     note = next(e for e in seen if isinstance(e, ev.AgentNote) and e.label == "replan")
     assert note.text.splitlines() == ["why: step s1 failed: no vase on sofa 1",
@@ -115,7 +115,7 @@ def test_a_failing_step_triggers_a_replan_with_a_diff_and_the_run_still_wins():
     replan_ask = next(e for e in seen if isinstance(e, ev.LLMRequested) and e.purpose == "replan")
     assert replan_ask.role == "replanner" and "[failed] s1: find the vase on the sofa" in replan_ask.prompt
     assert "You arrive at sofa 1" in replan_ask.prompt
-    statuses = [(n.code.split(":")[0], n.status.value) for n in engine.tree.root.children]
+    statuses = [(n.code.split(":")[0], n.status.value) for n in agent.tree.root.children]
     assert statuses == [("s1", "ERROR"), ("s2", "SKIP"), ("s3", "COMPLETED"), ("s2", "COMPLETED")]
     assert seen[-1].extra["roles"]["replanner"]["calls"] == 1
 
@@ -124,8 +124,8 @@ def test_replans_stop_at_max_replans():
     hopeless = plan(("s1", "find the vase on the sofa", []))
     llm = ScriptedLLM([ScriptEntry(hopeless, purpose="plan"), ScriptEntry(plan(("s9", "look on the sofa", [])), purpose="replan"),
                        ScriptEntry(turn("Failed: nothing there"), purpose="act")])
-    engine = engine_with(llm, max_replans=2)
-    seen = asyncio.run(run(engine))
+    agent = agent_with(llm, max_replans=2)
+    seen = asyncio.run(run(agent))
     finished = seen[-1]
     assert not finished.success and finished.reason.startswith("replan limit: step s9 failed: nothing there")
     assert finished.extra["roles"]["replanner"]["calls"] == 2
@@ -135,27 +135,27 @@ def test_replans_stop_at_max_replans():
 def test_executor_budget_running_out_fails_the_step():
     llm = ScriptedLLM([ScriptEntry(plan(("s1", "wander", [])), purpose="plan"),
                        ScriptEntry(turn("Action: look"), purpose="act")])
-    engine = engine_with(llm, max_replans=0, executor_steps=3)
-    seen = asyncio.run(run(engine))
+    agent = agent_with(llm, max_replans=0, executor_steps=3)
+    seen = asyncio.run(run(agent))
     assert seen[-1].reason == "replan limit: step s1 failed: its budget of 3 executor turns ran out (max_replans 0)"
-    assert len(engine.tree.root.children[0].children) == 3
+    assert len(agent.tree.root.children[0].children) == 3
 
 
 def test_too_many_invalid_executor_answers_end_the_run_with_the_step_failed():
     llm = ScriptedLLM([ScriptEntry(plan(("s1", "find the vase", [])), purpose="plan"),
                        ScriptEntry("I would go to the table", purpose="act")])
-    engine = engine_with(llm)
-    seen = asyncio.run(run(engine))
+    agent = agent_with(llm)
+    seen = asyncio.run(run(agent))
     assert seen[-1].reason.startswith("rewrite limit: 3 invalid answers in a row for `s1: find the vase`")
     assert sum(isinstance(e, ev.LLMRejected) for e in seen) == 3
-    assert engine.tree.root.children[0].status.value == "ERROR"
+    assert agent.tree.root.children[0].status.value == "ERROR"
 
 
 def test_replan_every_step_asks_the_replanner_after_each_finished_step():
     keep = plan(("s2", "put the vase on sidetable 1", ["s1"]), thought="on track")
-    engine = engine_with(in_order(("plan", WIN_PLAN), *WIN_TURNS[:3], ("replan", keep), *WIN_TURNS[3:]),
+    agent = agent_with(in_order(("plan", WIN_PLAN), *WIN_TURNS[:3], ("replan", keep), *WIN_TURNS[3:]),
                          replan_every_step=True)
-    seen = asyncio.run(run(engine))
+    seen = asyncio.run(run(agent))
     assert seen[-1].success, seen[-1]
     note = next(e for e in seen if isinstance(e, ev.AgentNote) and e.label == "replan")
     assert note.text.splitlines() == ["why: step s1 finished (its outcome is listed below)",
@@ -164,7 +164,7 @@ def test_replan_every_step_asks_the_replanner_after_each_finished_step():
     assert ("[done] s1: find the vase and take it -> last action `take vase 1 from diningtable 1` -> You pick up "
             'the vase 1 from the diningtable 1.; holding: vase 1; claim: "holding vase 1"') in ask.prompt
     assert "Finished steps (s1) are kept" in ask.prompt
-    assert [c.code for c in engine.tree.root.children] == [  # the unchanged step keeps its node
+    assert [c.code for c in agent.tree.root.children] == [  # the unchanged step keeps its node
         "s1: find the vase and take it", "s2: put the vase on sidetable 1 [after s1]"]
 
 
@@ -176,29 +176,29 @@ def test_agent_notes_read_as_what_was_decided_in_the_run_log():
 
 
 def test_judge_and_skeleton_give_the_editor_each_roles_format():
-    engine = engine_with(in_order())
-    skeleton = engine.answer_skeleton("plan", "planner")
+    agent = agent_with(in_order())
+    skeleton = agent.answer_skeleton("plan", "planner")
     assert json.loads(skeleton)["steps"][1]["depends_on"] == ["s1"]
-    empty = engine.judge(skeleton, "plan", "planner", known=frozenset({"instruction"}))
+    empty = agent.judge(skeleton, "plan", "planner", known=frozenset({"instruction"}))
     assert not empty.accepted and empty.message == "step s1 has no description"
-    good = engine.judge(WIN_PLAN, "plan", "planner")
+    good = agent.judge(WIN_PLAN, "plan", "planner")
     assert good.accepted and good.blocks[1] == "s2: put the vase on sidetable 1 [after s1]"
-    assert engine.judge('{"steps": []}', "replan", "replanner").accepted  # a replanner may give up
-    assert not engine.judge('{"steps": []}', "plan", "planner").accepted
-    assert engine.answer_skeleton("act", "executor") == "Thought: \nAction: "
-    assert engine.judge("Thought: x\nAction: look", "act", "executor").blocks == ("look",)
-    assert "exactly one" in engine.judge("Action: look\nDone: ok", "act", "executor").message
-    asyncio.run(engine.close())
+    assert agent.judge('{"steps": []}', "replan", "replanner").accepted  # a replanner may give up
+    assert not agent.judge('{"steps": []}', "plan", "planner").accepted
+    assert agent.answer_skeleton("act", "executor") == "Thought: \nAction: "
+    assert agent.judge("Thought: x\nAction: look", "act", "executor").blocks == ("look",)
+    assert "exactly one" in agent.judge("Action: look\nDone: ok", "act", "executor").message
+    asyncio.run(agent.close())
 
 
 def test_a_step_waits_for_the_steps_it_depends_on_even_when_listed_first():
     """`depends_on`, not list order, decides what runs next: s1 needs s2's vase, so s2 runs first."""
     backwards = plan(("s1", "put the vase on sidetable 1", ["s2"]), ("s2", "find the vase and take it", []))
     turns = [WIN_TURNS[0], WIN_TURNS[1], ("act", turn("Done: holding vase 1")), WIN_TURNS[3], WIN_TURNS[4]]
-    engine = engine_with(in_order(("plan", backwards), *turns))
-    seen = asyncio.run(run(engine))
+    agent = agent_with(in_order(("plan", backwards), *turns))
+    seen = asyncio.run(run(agent))
     assert isinstance(seen[-1], ev.RunFinished) and seen[-1].success, seen[-1]
-    s1, s2 = engine.tree.root.children
+    s1, s2 = agent.tree.root.children
     acted = [e.node_id for e in seen if isinstance(e, ev.LLMRequested) and e.purpose == "act"]
     assert acted[0] == s2.id, "s1 ran before the step it depends on"
     assert acted.index(s1.id) > max(i for i, node in enumerate(acted) if node == s2.id)
@@ -218,11 +218,11 @@ def test_a_done_claim_the_environment_contradicts_is_shown_as_a_claim_not_as_the
         ("replan", plan(("s3", "find the vase, take it and put it on sidetable 1", [])),),
         *WIN_TURNS[:2], *WIN_TURNS[3:],
     )
-    engine = engine_with(llm)
-    seen = asyncio.run(run(engine))
+    agent = agent_with(llm)
+    seen = asyncio.run(run(agent))
     assert seen[-1].success, seen[-1]
     asks = [e for e in seen if isinstance(e, ev.LLMRequested)]
-    s2 = engine.tree.root.children[1]
+    s2 = agent.tree.root.children[1]
     s2_prompt = next(e.prompt for e in asks if e.node_id == s2.id)
     assert "- s1: holding vase 1" not in s2_prompt
     assert ("- s1: done; last action `take vase 1 from diningtable 1` -> Nothing happens. [action failed: nothing "
@@ -246,7 +246,7 @@ def test_the_replanner_sees_every_finished_step_in_full_and_older_ones_summarise
     replanned = plan(("s3", "take the vase from diningtable 1 and put it on sidetable 1", []))
     rest = [("act", turn("Action: go to diningtable 1")), ("act", turn("Action: take vase 1 from diningtable 1")),
             *WIN_TURNS[3:]]
-    seen = asyncio.run(run(engine_with(in_order(("plan", search), *turns, ("replan", replanned), *rest))))
+    seen = asyncio.run(run(agent_with(in_order(("plan", search), *turns, ("replan", replanned), *rest))))
     assert seen[-1].success, seen[-1]
     prompt = next(e.prompt for e in seen if isinstance(e, ev.LLMRequested) and e.purpose == "replan")
     for place in places:  # all six visits, the first ones too
@@ -254,7 +254,7 @@ def test_the_replanner_sees_every_finished_step_in_full_and_older_ones_summarise
     assert "in full up to 4000 characters" in prompt
     assert "Finished steps (s1) are kept" in prompt
 
-    seen = asyncio.run(run(engine_with(in_order(("plan", search), *turns, ("replan", replanned), *rest),
+    seen = asyncio.run(run(agent_with(in_order(("plan", search), *turns, ("replan", replanned), *rest),
                                        history_chars=300)))
     prompt = next(e.prompt for e in seen if isinstance(e, ev.LLMRequested) and e.purpose == "replan")
     assert "in full up to 300 characters" in prompt
@@ -268,7 +268,7 @@ def test_the_first_replan_says_no_step_has_finished_without_double_brackets():
                    ("replan", plan(("s3", "take the vase from diningtable 1 and put it on sidetable 1", []))),
                    ("act", turn("Action: go to diningtable 1")), ("act", turn("Action: take vase 1 from diningtable 1")),
                    *WIN_TURNS[3:])
-    seen = asyncio.run(run(engine_with(llm)))
+    seen = asyncio.run(run(agent_with(llm)))
     assert seen[-1].success, seen[-1]
     prompt = next(e.prompt for e in seen if isinstance(e, ev.LLMRequested) and e.purpose == "replan")
     assert "((none))" not in prompt and "No step has finished yet: every step you write is new." in prompt

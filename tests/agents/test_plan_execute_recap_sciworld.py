@@ -13,7 +13,7 @@ from agent.runtime import events as ev
 from envs import registry
 from mockllm.gold import split_into_parts
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.setup.build import make_engine
+from recode_tui.setup.build import make_agent
 from tests.settings import episode_named, run_settings
 
 pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
@@ -30,14 +30,14 @@ def in_order(answers: list[tuple[str, str]]) -> ScriptedLLM:
     return ScriptedLLM([ScriptEntry(answer=a, purpose=p, once=True) for p, a in answers])
 
 
-async def play(llm, agent: str) -> tuple[object, list[ev.Event]]:
-    engine = make_engine(run_settings(agent=agent), episode_named(EPISODE), llm)
+async def play(llm, agent_name: str) -> tuple[object, list[ev.Event]]:
+    agent = make_agent(run_settings(agent=agent_name), episode_named(EPISODE), llm)
     seen: list[ev.Event] = []
     try:
-        await engine.run(seen.append)
+        await agent.run(seen.append)
     finally:
-        await engine.close()
-    return engine, seen
+        await agent.close()
+    return agent, seen
 
 
 def test_plan_execute_wins_a_sciworld_episode(gold):
@@ -47,9 +47,9 @@ def test_plan_execute_wins_a_sciworld_episode(gold):
     answers = [("plan", json.dumps({"thought": "three parts", "steps": steps}))]
     for part in parts:
         answers += [("act", f"Thought: next\nAction: {action}") for action in part] + [("act", "Done: part done")]
-    engine, seen = asyncio.run(play(in_order(answers), "plan-execute"))
+    agent, seen = asyncio.run(play(in_order(answers), "plan-execute"))
     assert seen[-1].success, seen[-1].reason
-    assert engine.env.name == "sciworld" and len(engine.tree.root.children) == len(parts)
+    assert agent.env.name == "sciworld" and len(agent.tree.root.children) == len(parts)
     prompt = next(e.prompt for e in seen if isinstance(e, ev.LLMRequested))
     assert "focus on {obj}" in prompt and "focus on an animal seen here and pick it up" in prompt  # the actions, the type's example
 
@@ -66,7 +66,7 @@ def test_recap_wins_a_sciworld_episode(gold):
                ("refine", "Thought: here\nDone: in the kitchen")]
     for i in range(len(rest)):
         answers.append(("refine", f"Thought: go on\nSubtasks:\n{listing(rest[i:])}"))
-    engine, seen = asyncio.run(play(in_order(answers), "recap"))
+    agent, seen = asyncio.run(play(in_order(answers), "recap"))
     assert seen[-1].success, seen[-1].reason
-    assert engine.tree.root.children[0].code == "reach the kitchen"
+    assert agent.tree.root.children[0].code == "reach the kitchen"
     assert any(isinstance(e, ev.AgentNote) and e.label == "re-injection" for e in seen)

@@ -15,7 +15,7 @@ import yaml
 from agent.runtime import events as ev
 from agent.runtime.debugger import Debugger
 from agent.sessions.journal import read_journal
-from recode_tui.setup.build import make_engine, make_llm
+from recode_tui.setup.build import make_agent, make_llm
 from recode_tui.setup.usage import UsageError
 from tests.settings import console_options, episode_named, run_settings
 
@@ -89,14 +89,14 @@ def test_a_plain_spec_answers_every_role_and_a_default_answers_the_roles_not_nam
     both.write_text(yaml.safe_dump({"answers": yaml.safe_load(planner.read_text())["answers"]
                                     + yaml.safe_load(executor.read_text())["answers"]}))
     llm = make_llm(f"scripted:{both}")
-    engine = make_engine(run_settings(agent="plan-execute"), episode_named("put-01"), llm)
-    assert all(engine.llm_for(role) is llm for role in engine.roles)
-    asyncio.run(engine.close())
+    agent = make_agent(run_settings(agent="plan-execute"), episode_named("put-01"), llm)
+    assert all(agent.llm_for(role) is llm for role in agent.roles)
+    asyncio.run(agent.close())
     routed = make_llm(f"scripted:{both},executor=scripted:{executor}")
-    engine = make_engine(run_settings(agent="plan-execute"), episode_named("put-01"), routed)
-    assert engine.llm_for("executor").name == f"scripted:{executor}"
-    assert engine.llm_for("planner").name == engine.llm_for("replanner").name == f"scripted:{both}"
-    asyncio.run(engine.close())
+    agent = make_agent(run_settings(agent="plan-execute"), episode_named("put-01"), routed)
+    assert agent.llm_for("executor").name == f"scripted:{executor}"
+    assert agent.llm_for("planner").name == agent.llm_for("replanner").name == f"scripted:{both}"
+    asyncio.run(agent.close())
     try:
         make_llm(f"planner=scripted:{both},planner=human")
     except UsageError as exc:
@@ -107,13 +107,13 @@ def test_a_plain_spec_answers_every_role_and_a_default_answers_the_roles_not_nam
 
 async def test_a_person_takes_the_executor_role_while_the_planner_is_scripted(tmp_path):
     planner, _ = write_scripts(tmp_path)
-    engine = make_engine(run_settings(agent="plan-execute"), episode_named("put-01"),
+    agent = make_agent(run_settings(agent="plan-execute"), episode_named("put-01"),
                          make_llm(f"planner=scripted:{planner},executor=human"))
-    dbg = Debugger(engine, breakpoints=[])
+    dbg = Debugger(agent, breakpoints=[])
     stop = await dbg.step("continue")  # the planner answered by itself; the executor's call waits for the person
     assert isinstance(stop.event, ev.LLMRequested) and stop.event.role == "executor"
     assert stop.reason.kind == "human" and dbg.awaiting_human
-    assert engine.answer_skeleton(stop.event.purpose, "executor") == "Thought: \nAction: "
+    assert agent.answer_skeleton(stop.event.purpose, "executor") == "Thought: \nAction: "
     refused = await dbg.submit("go to diningtable 1")  # no Action: line
     assert isinstance(refused.event, ev.LLMRequested) and "no `Action: ...`" in refused.reason.text
     for text in ("Action: go to diningtable 1", "Action: take vase 1 from diningtable 1", "Done: got it",
@@ -124,7 +124,7 @@ async def test_a_person_takes_the_executor_role_while_the_planner_is_scripted(tm
     assert isinstance(stop.event, ev.RunFinished) and stop.event.success
     roles = stop.event.extra["roles"]
     assert roles["planner"]["calls"] == 1 and roles["executor"]["calls"] == 6  # one refused answer counted
-    await engine.close()
+    await agent.close()
 
 
 def test_a_headless_run_refuses_a_person_in_a_role_in_one_line(tmp_path):
@@ -147,7 +147,7 @@ async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_pa
 
         async def on_to_the_person() -> None:
             """`c` until the run waits for the person: the every-call breakpoint also stops at the planner's calls."""
-            while not app.debug_screen.debugger.awaiting_human and not app.debug_screen.engine.done:
+            while not app.debug_screen.debugger.awaiting_human and not app.debug_screen.agent.done:
                 before = app.debug_screen.stops
                 await pilot.press("c")
                 await wait_stop(pilot, app, before)
@@ -161,20 +161,20 @@ async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_pa
             assert app.debug_screen.driver.submit(f"Thought: mine\n{text}")
             await wait_stop(pilot, app, before)
             await on_to_the_person()
-            assert app.debug_screen.engine.done or app.debug_screen.debugger.last_event.role == "executor"  # never asked for the planner
-        assert app.debug_screen.engine.done and app.debug_screen.engine.finished.success
-        assert app.debug_screen.engine.finished.extra["roles"]["executor"]["calls"] == 5
+            assert app.debug_screen.agent.done or app.debug_screen.debugger.last_event.role == "executor"  # never asked for the planner
+        assert app.debug_screen.agent.done and app.debug_screen.agent.finished.success
+        assert app.debug_screen.agent.finished.extra["roles"]["executor"]["calls"] == 5
 
 
 def test_a_routed_llm_handed_over_whole_still_answers_each_role_with_its_own(tmp_path):
-    """A fork gives the person the forked call, then hands the session's LLM back as `engine.llm`."""
+    """A fork gives the person the forked call, then hands the session's LLM back as `agent.llm`."""
     planner, executor = write_scripts(tmp_path)
     routed = make_llm(f"planner=scripted:{planner},executor=scripted:{executor}")
-    engine = make_engine(run_settings(agent="plan-execute"), episode_named("put-01"), make_llm("human"))
-    engine.llm = routed  # what the console's hand-back after a typed answer does
-    assert engine.llm_for("executor").name == f"scripted:{executor}"
-    assert engine.llm_for("planner").name == engine.llm_for("replanner").name == f"scripted:{planner}"
-    asyncio.run(engine.close())
+    agent = make_agent(run_settings(agent="plan-execute"), episode_named("put-01"), make_llm("human"))
+    agent.llm = routed  # what the console's hand-back after a typed answer does
+    assert agent.llm_for("executor").name == f"scripted:{executor}"
+    assert agent.llm_for("planner").name == agent.llm_for("replanner").name == f"scripted:{planner}"
+    asyncio.run(agent.close())
 
 
 def test_eval_refuses_a_role_the_agent_lacks_before_any_episode(tmp_path):

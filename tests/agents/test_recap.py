@@ -7,7 +7,7 @@ import asyncio
 from agent.runtime import events as ev
 from agent.runtime.stepper import Limits
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.setup.build import make_engine
+from recode_tui.setup.build import make_agent
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
 
@@ -40,25 +40,25 @@ def in_order(*answers: tuple[str, str]) -> ScriptedLLM:
     return ScriptedLLM([ScriptEntry(answer=a, purpose=p, once=True) for p, a in answers])
 
 
-def engine_with(llm, **options):
-    return make_engine(run_settings(limits=Limits(max_rewrite=2), max_steps=30, agent="recap", agent_options=options),
+def agent_with(llm, **options):
+    return make_agent(run_settings(limits=Limits(max_rewrite=2), max_steps=30, agent="recap", agent_options=options),
                        episode_named(GAME), llm)
 
 
-async def run(engine) -> list[ev.Event]:
+async def run(agent) -> list[ev.Event]:
     seen: list[ev.Event] = []
     try:
-        await engine.run(seen.append)
+        await agent.run(seen.append)
     finally:
-        await engine.close()
+        await agent.close()
     return seen
 
 
 def test_recap_wins_a_bundled_game_with_a_subtask_tree():
-    engine = engine_with(in_order(*WIN))
-    seen = asyncio.run(run(engine))
+    agent = agent_with(in_order(*WIN))
+    seen = asyncio.run(run(agent))
     assert seen[-1].success, seen[-1]
-    root = engine.tree.root
+    root = agent.tree.root
     assert [c.code for c in root.children] == ["find the vase and take it", "> go to sidetable 1",
                                                "> move vase 1 to sidetable 1"]
     child = root.children[0]
@@ -76,11 +76,11 @@ def test_recap_wins_a_bundled_game_with_a_subtask_tree():
 
 
 def test_the_parent_plan_is_reinjected_when_a_composite_subtask_returns():
-    engine = engine_with(in_order(*WIN))
-    seen = asyncio.run(run(engine))
+    agent = agent_with(in_order(*WIN))
+    seen = asyncio.run(run(agent))
     note = next(e for e in seen if isinstance(e, ev.AgentNote))
-    assert note.label == "re-injection" and note.node_id == engine.tree.root.id
-    ask = next(e for e in seen if isinstance(e, ev.LLMRequested) and e.node_id == engine.tree.root.id
+    assert note.label == "re-injection" and note.node_id == agent.tree.root.id
+    ask = next(e for e in seen if isinstance(e, ev.LLMRequested) and e.node_id == agent.tree.root.id
                and e.purpose == "refine")
     for line in ("The subtask `find the vase and take it` returned: done; last action `take vase 1 from diningtable 1` "
                  '-> You pick up the vase 1 from the diningtable 1.; holding: vase 1; claim: "holding vase 1"',
@@ -93,8 +93,8 @@ def test_the_parent_plan_is_reinjected_when_a_composite_subtask_returns():
 
 
 def test_the_window_drops_old_rounds_but_keeps_the_root_path():
-    engine = engine_with(in_order(*WIN), window=1)
-    seen = asyncio.run(run(engine))
+    agent = agent_with(in_order(*WIN), window=1)
+    seen = asyncio.run(run(agent))
     assert seen[-1].success
     asks = [e for e in seen if isinstance(e, ev.LLMRequested)]
     child_last = asks[3].prompt  # the child level's third call: rounds 1 (root), 2, 3 (child) so far
@@ -106,20 +106,20 @@ def test_the_window_drops_old_rounds_but_keeps_the_root_path():
     assert "tables first." not in back_at_root and "the vase is here." not in back_at_root
     assert "[... 4 earlier rounds cut from the window ...]" in back_at_root and "now place it." in back_at_root
     # with the default window nothing is cut and the prompt grows with the conversation
-    wide = [e.prompt for e in asyncio.run(run(engine_with(in_order(*WIN)))) if isinstance(e, ev.LLMRequested)]
+    wide = [e.prompt for e in asyncio.run(run(agent_with(in_order(*WIN)))) if isinstance(e, ev.LLMRequested)]
     assert "cut from the window" not in wide[-1] and "tables first." in wide[-1]
     assert len(back_at_root) < len(wide[-1])
 
 
 def test_an_invalid_list_is_asked_again_and_limits_end_a_level():
     bad = "Thought: hmm\nSubtasks:\n1. go to diningtable 1"
-    engine = engine_with(in_order(("decompose", bad), *WIN))
-    seen = asyncio.run(run(engine))
+    agent = agent_with(in_order(("decompose", bad), *WIN))
+    seen = asyncio.run(run(agent))
     rejected = [e for e in seen if isinstance(e, ev.LLMRejected)]
     assert len(rejected) == 1 and "is not `N. action: COMMAND` or `N. subtask: DESCRIPTION`" in rejected[0].reason
     assert seen[-1].success
     looping = ScriptedLLM([ScriptEntry("Thought: look\nSubtasks:\n1. action: look", purpose=p) for p in ("decompose", "refine")])
-    seen = asyncio.run(run(engine_with(looping, max_revisions=3)))
+    seen = asyncio.run(run(agent_with(looping, max_revisions=3)))
     assert seen[-1].reason == "the task level ended (failed: revision limit: 3 revisions at this level) but the task is not done"
     assert seen[-1].steps == 4
 
@@ -127,9 +127,9 @@ def test_an_invalid_list_is_asked_again_and_limits_end_a_level():
 def test_a_composite_past_the_depth_limit_returns_failed_to_its_parent():
     deep = ScriptedLLM([ScriptEntry("Thought: split\nSubtasks:\n1. subtask: deeper", purpose="decompose"),
                         ScriptEntry("Thought: give up\nFailed: too deep", purpose="refine")])
-    engine = make_engine(run_settings(limits=Limits(max_depth=2), max_steps=30, agent="recap"), episode_named(GAME),
+    agent = make_agent(run_settings(limits=Limits(max_depth=2), max_steps=30, agent="recap"), episode_named(GAME),
                          deep)
-    seen = asyncio.run(run(engine))
+    seen = asyncio.run(run(agent))
     errors = [e for e in seen if isinstance(e, ev.NodeError)]
     assert "past the depth limit (2)" in errors[0].error
     depths = [e.depth for e in seen if isinstance(e, ev.NodeStarted)]
@@ -140,18 +140,18 @@ async def test_a_journal_resumes_to_the_same_place_with_the_window_and_reinjecti
     from agent.sessions.session import resume_session, start_session
     from envs import make_env
 
-    engine = engine_with(in_order(*WIN), window=2)
-    session = start_session(engine, tmp_path, EpisodeRef.parse(GAME), "scripted:win")
+    agent = agent_with(in_order(*WIN), window=2)
+    session = start_session(agent, tmp_path, EpisodeRef.parse(GAME), "scripted:win")
     asks = 0
     while asks < 5:  # up to the root's call after the subtask returned (the re-injection)
-        event = await engine.step()
+        event = await agent.step()
         asks += isinstance(event, ev.LLMRequested)
-    where, window, codes = event, engine.window_text(), [n.code for n in engine.tree.walk()]
+    where, window, codes = event, agent.window_text(), [n.code for n in agent.tree.walk()]
     session.writer.close()
-    await engine.close()
+    await agent.close()
 
     resumed, events = await resume_session(session.folder, in_order(*WIN[4:]), make_env)
-    again = resumed.engine
+    again = resumed.agent
     assert isinstance(events[-1], ev.LLMRequested)
     assert (events[-1].node_id, events[-1].prompt, events[-1].purpose) == (where.node_id, where.prompt, "refine")
     assert again.window_text() == window and [n.code for n in again.tree.walk()] == codes
@@ -163,14 +163,14 @@ async def test_a_journal_resumes_to_the_same_place_with_the_window_and_reinjecti
 
 
 def test_judge_and_skeleton_give_the_editor_the_subtask_format():
-    engine = engine_with(in_order())
-    assert engine.answer_skeleton("decompose") == "Thought: \nSubtasks:\n1. action: \n2. subtask: \n"
-    assert engine.judge(engine.answer_skeleton("decompose"), "decompose").message == "line 3: the action is empty"
-    verdict = engine.judge(ROOT, "decompose")
+    agent = agent_with(in_order())
+    assert agent.answer_skeleton("decompose") == "Thought: \nSubtasks:\n1. action: \n2. subtask: \n"
+    assert agent.judge(agent.answer_skeleton("decompose"), "decompose").message == "line 3: the action is empty"
+    verdict = agent.judge(ROOT, "decompose")
     assert verdict.accepted and verdict.blocks[0] == "subtask: find the vase and take it"
-    assert engine.judge(CHILD_DONE, "refine").accepted
-    assert "both a subtask list and Done" in engine.judge(ROOT + "\nDone: x", "refine").message
-    asyncio.run(engine.close())
+    assert agent.judge(CHILD_DONE, "refine").accepted
+    assert "both a subtask list and Done" in agent.judge(ROOT + "\nDone: x", "refine").message
+    asyncio.run(agent.close())
 
 
 def test_a_returned_done_the_environment_contradicts_is_re_injected_as_a_claim():
@@ -181,7 +181,7 @@ def test_a_returned_done_the_environment_contradicts_is_re_injected_as_a_claim()
                    ("refine", "Thought: fetch it.\nSubtasks:\n1. action: go to diningtable 1"),
                    ("refine", "Thought: here.\nSubtasks:\n1. action: take vase 1 from diningtable 1"),
                    ("refine", ROOT_2), ("refine", ROOT_3))
-    seen = asyncio.run(run(engine_with(llm)))
+    seen = asyncio.run(run(agent_with(llm)))
     assert seen[-1].success, seen[-1]
     note = next(e for e in seen if isinstance(e, ev.AgentNote) and e.label == "re-injection")
     assert note.text.startswith(
@@ -202,9 +202,9 @@ def test_the_prompt_states_its_window_and_stops_growing_past_it():
     rounds = 80
     llm = ScriptedLLM([ScriptEntry(answer=look, purpose="decompose", once=True),
                        ScriptEntry(answer=look, purpose="refine")])
-    engine = make_engine(run_settings(limits=Limits(max_rewrite=2), max_steps=rounds, agent="recap", agent_options={"max_revisions": rounds + 5}),
+    agent = make_agent(run_settings(limits=Limits(max_rewrite=2), max_steps=rounds, agent="recap", agent_options={"max_revisions": rounds + 5}),
                          episode_named(GAME), llm)
-    seen = asyncio.run(run(engine))
+    seen = asyncio.run(run(agent))
     sizes = [len(e.prompt) for e in seen if isinstance(e, ev.LLMRequested)]
     assert len(sizes) >= 75
     first = next(e.prompt for e in seen if isinstance(e, ev.LLMRequested))

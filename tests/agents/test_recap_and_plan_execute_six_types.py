@@ -13,7 +13,7 @@ from agent.runtime import events as ev
 from envs.alfworld.catalog import list_games, resolve_game
 from mockllm.gold import split_into_parts
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.setup.build import make_engine
+from recode_tui.setup.build import make_agent
 from tests.settings import episode_named, run_settings
 
 TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
@@ -29,12 +29,12 @@ def in_order(answers: list[tuple[str, str]]) -> ScriptedLLM:
     return ScriptedLLM([ScriptEntry(answer=a, purpose=p, once=True) for p, a in answers])
 
 
-async def play(game: str, llm: ScriptedLLM, agent: str) -> tuple[object, ev.RunFinished]:
-    engine = make_engine(run_settings(max_steps=40, agent=agent), episode_named(game), llm)
+async def play(episode_ref: str, llm: ScriptedLLM, agent_name: str) -> tuple[object, ev.RunFinished]:
+    agent = make_agent(run_settings(max_steps=40, agent=agent_name), episode_named(episode_ref), llm)
     try:
-        return engine, await engine.run()
+        return agent, await agent.run()
     finally:
-        await engine.close()
+        await agent.close()
 
 
 def plan_execute_answers(parts: list[list[str]]) -> list[tuple[str, str]]:
@@ -64,9 +64,9 @@ def recap_answers(parts: list[list[str]]) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("task_type", TYPES)
 def test_both_agents_win_each_task_type(task_type: str) -> None:
     game, parts = walkthrough(task_type)
-    engine, finished = asyncio.run(play(game, in_order(plan_execute_answers(parts)), "plan-execute"))
+    agent, finished = asyncio.run(play(game, in_order(plan_execute_answers(parts)), "plan-execute"))
     assert finished.success, f"plan-execute on {game}: {finished.reason}"
-    assert len(engine.tree.root.children) == len(parts)
-    engine, finished = asyncio.run(play(game, in_order(recap_answers(parts)), "recap"))
+    assert len(agent.tree.root.children) == len(parts)
+    agent, finished = asyncio.run(play(game, in_order(recap_answers(parts)), "recap"))
     assert finished.success, f"recap on {game}: {finished.reason}"
-    assert [c.code for c in engine.tree.root.children] == [f"{part[0]} and on" for part in parts]
+    assert [c.code for c in agent.tree.root.children] == [f"{part[0]} and on" for part in parts]

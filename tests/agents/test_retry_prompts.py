@@ -13,7 +13,7 @@ import pytest
 from agent.runtime import events as ev
 from agent.runtime.stepper import Limits
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
-from recode_tui.setup.build import make_engine, make_llm
+from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import episode_named, run_settings
 
 BAD_CODE = (
@@ -35,26 +35,26 @@ BAD = {
 
 def llm_answering(tmp_path, server: OpenAICompatibleServer, agent: str):
     profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0)
-    return make_llm("profile:local", str(profiles), agent=agent)
+    return make_llm("profile:local", str(profiles), agent_name=agent)
 
 
-async def requests(engine, count: int) -> list[ev.Event]:
+async def requests(agent, count: int) -> list[ev.Event]:
     """Step until `count` LLM requests were made (or the run ended); every event so far."""
     events: list[ev.Event] = []
-    while not engine.done and sum(isinstance(e, ev.LLMRequested) for e in events) < count:
-        events.append(await engine.step())
+    while not agent.done and sum(isinstance(e, ev.LLMRequested) for e in events) < count:
+        events.append(await agent.step())
     return events
 
 
-@pytest.mark.parametrize("agent", list(BAD))
-async def test_a_retry_prompt_shows_the_rejected_answer_and_why(tmp_path, agent):
-    answer, reason_part, shown = BAD[agent]
+@pytest.mark.parametrize("agent_name", list(BAD))
+async def test_a_retry_prompt_shows_the_rejected_answer_and_why(tmp_path, agent_name):
+    answer, reason_part, shown = BAD[agent_name]
     with OpenAICompatibleServer(lambda prompt: answer) as server:
-        engine = make_engine(run_settings(agent=agent), episode_named("put-01"), llm_answering(tmp_path, server, agent))
+        agent = make_agent(run_settings(agent=agent_name), episode_named("put-01"), llm_answering(tmp_path, server, agent_name))
         try:
-            events = await requests(engine, 2)
+            events = await requests(agent, 2)
         finally:
-            await engine.close()
+            await agent.close()
     first, second = [e for e in events if isinstance(e, ev.LLMRequested)]
     rejected = next(e for e in events if isinstance(e, ev.LLMRejected))
     assert second.attempt == 2 and second.prompt != first.prompt
@@ -65,14 +65,14 @@ async def test_a_retry_prompt_shows_the_rejected_answer_and_why(tmp_path, agent)
     assert reason_part in note and shown in note  # why, and what the model wrote
 
 
-@pytest.mark.parametrize("agent", ["recode", "codeact"])
-async def test_a_syntax_errors_line_counts_from_the_first_line_of_the_code(tmp_path, agent):
+@pytest.mark.parametrize("agent_name", ["recode", "codeact"])
+async def test_a_syntax_errors_line_counts_from_the_first_line_of_the_code(tmp_path, agent_name):
     with OpenAICompatibleServer(lambda prompt: BAD_CODE) as server:
-        engine = make_engine(run_settings(agent=agent), episode_named("put-01"), llm_answering(tmp_path, server, agent))
+        agent = make_agent(run_settings(agent=agent_name), episode_named("put-01"), llm_answering(tmp_path, server, agent_name))
         try:
-            events = await requests(engine, 2)
+            events = await requests(agent, 2)
         finally:
-            await engine.close()
+            await agent.close()
     rejected = next(e for e in events if isinstance(e, ev.LLMRejected))
     note = [e for e in events if isinstance(e, ev.LLMRequested)][1].prompt
     assert rejected.reason.startswith("syntax error on line 6")  # the editor's line: of the whole answer
@@ -80,16 +80,16 @@ async def test_a_syntax_errors_line_counts_from_the_first_line_of_the_code(tmp_p
     assert "1 | obs = run('look')" in note and "I look around first" not in note.split("# Your previous answer")[-1]
 
 
-@pytest.mark.parametrize("agent", list(BAD))
-async def test_every_agent_stops_after_the_same_number_of_rejected_answers(tmp_path, agent):
-    answer = BAD[agent][0]
+@pytest.mark.parametrize("agent_name", list(BAD))
+async def test_every_agent_stops_after_the_same_number_of_rejected_answers(tmp_path, agent_name):
+    answer = BAD[agent_name][0]
     with OpenAICompatibleServer(lambda prompt: answer) as server:
-        engine = make_engine(run_settings(agent=agent, limits=Limits(max_rewrite=2)), episode_named("put-01"),
-                             llm_answering(tmp_path, server, agent))
+        agent = make_agent(run_settings(agent=agent_name, limits=Limits(max_rewrite=2)), episode_named("put-01"),
+                             llm_answering(tmp_path, server, agent_name))
         try:
-            finished = await engine.run()
+            finished = await agent.run()
         finally:
-            await engine.close()
+            await agent.close()
     assert not finished.success and finished.llm_calls == 3
     assert finished.reason.startswith("rewrite limit: 3 invalid answers in a row")
     assert Limits().max_rewrite == 5  # one default for all
@@ -99,14 +99,14 @@ async def test_codeact_takes_a_single_fenced_python_block_as_the_cell(tmp_path):
     cell = "Here is the cell.\n```python\nfor action in ['go to diningtable 1', 'take vase 1 from diningtable 1',\n" \
            "               'go to sidetable 1', 'move vase 1 to sidetable 1']:\n    run(action)\n```"
     with OpenAICompatibleServer(lambda prompt: cell) as server:
-        engine = make_engine(run_settings(agent="codeact"), episode_named("put-01"),
+        agent = make_agent(run_settings(agent="codeact"), episode_named("put-01"),
                              llm_answering(tmp_path, server, "codeact"))
         try:
-            finished = await engine.run()
+            finished = await agent.run()
         finally:
-            await engine.close()
+            await agent.close()
     assert finished.success and finished.llm_calls == 1
-    assert "one ```python block" in engine.tree.root.children[0].llm_calls[0].prompt
+    assert "one ```python block" in agent.tree.root.children[0].llm_calls[0].prompt
 
 
 def test_a_huge_rejected_answer_is_shown_cut_not_whole():

@@ -7,7 +7,7 @@ import pytest
 
 from agent.runtime import events as ev
 from mockllm.scripted import ScriptedLLM
-from recode_tui.setup.build import make_engine
+from recode_tui.setup.build import make_agent
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
 
 from .webshop_examples import EXAMPLES
@@ -23,17 +23,17 @@ def goal_of(provider, instruction: str) -> str:
     raise AssertionError(f"no bundled goal has the instruction {instruction!r}")
 
 
-@pytest.mark.parametrize("agent", AGENTS)
-async def test_the_agents_examples_played_as_its_answers_win_their_instructions(webshop, agent):
-    examples = EXAMPLES[agent]()
+@pytest.mark.parametrize("agent_name", AGENTS)
+async def test_the_agents_examples_played_as_its_answers_win_their_instructions(webshop, agent_name):
+    examples = EXAMPLES[agent_name]()
     assert examples
     for example in examples:
         episode = "webshop:" + goal_of(webshop, example.instruction)
-        engine = make_engine(run_settings(agent=agent), episode_named(episode), ScriptedLLM(example.entries))
+        agent = make_agent(run_settings(agent=agent_name), episode_named(episode), ScriptedLLM(example.entries))
         sent, prompts, observations = [], [], []
         try:
-            while not engine.done:
-                event = await engine.step()
+            while not agent.done:
+                event = await agent.step()
                 if isinstance(event, ev.ActionSent):
                     sent.append(event.action)
                 elif isinstance(event, ev.ObservationReceived):
@@ -41,8 +41,8 @@ async def test_the_agents_examples_played_as_its_answers_win_their_instructions(
                 elif isinstance(event, ev.LLMRequested):
                     prompts.append(event.prompt)
         finally:
-            await engine.close()
-        assert engine.env.won and engine.env.reward == 1.0, f"{agent} {episode}: {engine.env.score} after {sent}"
+            await agent.close()
+        assert agent.env.won and agent.env.reward == 1.0, f"{agent_name} {episode}: {agent.env.score} after {sent}"
         if example.actions:
             assert sent == example.actions  # the example's own clicks, none refused or skipped
         else:  # code computes its clicks: what the example's output shows is what the site answered

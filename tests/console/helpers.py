@@ -1,4 +1,4 @@
-"""Driving the console in tests: wait for the engine, type like a person."""
+"""Driving the console in tests: wait for the agent, type like a person."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ async def started(pilot: Pilot, app: RecodeApp) -> None:
 
 
 async def command(pilot: Pilot, app: RecodeApp, *keys: str) -> None:
-    """Press keys that start one engine command and wait until it has stopped."""
+    """Press keys that start one agent command and wait until it has stopped."""
     before = app.debug_screen.stops
     await pilot.press(*keys)
     await wait_stop(pilot, app, before)

@@ -64,7 +64,7 @@ async def test_plan_and_execute_check_line_template_and_action_check() -> None:
         check = await answer(pilot, app, "Thought: got it\nDone: holding vase 1")
         assert check.ok and check.message.startswith("Done: the step is finished") and "SKIP" not in check.message
         await submit_once(pilot, app)
-        assert app.debug_screen.engine.tree.root.children[0].status.value != "pending"
+        assert app.debug_screen.agent.tree.root.children[0].status.value != "pending"
 
 
 async def test_recap_check_line_template_and_action_check() -> None:

@@ -57,7 +57,7 @@ async def test_plan_execute_shows_its_plan_and_each_replan_as_a_diff() -> None:
         assert "▶ s1: find the vase on the sofa and take it  [running]" in text
         assert "· s2: put the vase on sidetable 1 [after s1]  [pending]" in text
         assert "── Executor turns of s1 (0 of 10)" in text
-        await until_call(pilot, app, lambda e: e.purpose == "act" and e.node_id != app.debug_screen.engine.tree.root.children[0].id)
+        await until_call(pilot, app, lambda e: e.purpose == "act" and e.node_id != app.debug_screen.agent.tree.root.children[0].id)
         text = shown(app)  # after the replan: s3 runs, s1 failed, the diff says what changed
         assert "── Replan 1: step s1 failed: no vase on sofa 1" in text
         assert "- s1: find the vase on the sofa and take it" in text and "+ s3: take the vase from diningtable 1" in text
@@ -73,15 +73,15 @@ async def test_plan_execute_shows_its_plan_and_each_replan_as_a_diff() -> None:
 async def test_the_view_is_redrawn_at_stops_only() -> None:
     app = build_app(console_options(agent="plan-execute",
                                     breakpoints=[]), pe.in_order(("plan", pe.WIN_PLAN), *pe.WIN_TURNS))
-    engine = app.debug_screen.engine
+    agent = app.debug_screen.agent
     asked = []
-    view = engine.view
-    engine.view = lambda: asked.append(engine.events_emitted) or view()  # type: ignore[method-assign]
+    view = agent.view
+    agent.view = lambda: asked.append(agent.events_emitted) or view()  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         before = len(asked)
         await command(pilot, app, "c")  # no breakpoint: one command to the end, dozens of events
-        assert app.debug_screen.engine.finished.success and engine.events_emitted > 30
+        assert app.debug_screen.agent.finished.success and agent.events_emitted > 30
         assert len(asked) == before + 1  # one stop, one view
         assert "✓ s2: put the vase on sidetable 1 [after s1]  [done]" in shown(app)
 
@@ -90,12 +90,12 @@ async def test_recap_shows_levels_reinjections_and_the_window_with_its_cut() -> 
     app = build_app(console_options(agent="recap", agent_options={"window": 1}), rc.in_order(*rc.WIN))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        await until_call(pilot, app, lambda e: e.purpose == "refine" and e.node_id != app.debug_screen.engine.tree.root.id)
+        await until_call(pilot, app, lambda e: e.purpose == "refine" and e.node_id != app.debug_screen.agent.tree.root.id)
         text = shown(app)  # the child level, on its first revision: both levels are open
         assert "depth 0: put a vase in sidetable." in text and "depth 1: find the vase and take it" in text
         assert "▶ 1. subtask: find the vase and take it  (in progress)" in text
         assert "▶ 1. action: go to diningtable 1" in text and "  2. action: take vase 1 from diningtable 1" in text
-        await until_call(pilot, app, lambda e: e.purpose == "refine" and e.node_id == app.debug_screen.engine.tree.root.id)
+        await until_call(pilot, app, lambda e: e.purpose == "refine" and e.node_id == app.debug_screen.agent.tree.root.id)
         text = shown(app)  # back at the root: the re-injection, and the window cut to 1 round + the path
         assert "── Re-injected at each return" in text
         assert ("The subtask `find the vase and take it` returned: done; last action `take vase 1 from diningtable 1`"
@@ -185,11 +185,11 @@ async def test_a_note_replan_breakpoint_stops_plan_execute_at_the_replan() -> No
         assert bp.describe() == "on replan" and bp.spec() == "note replan"
         await command(pilot, app, "c")  # plan, s1's two turns: the plan adopted is no replan, it runs on
         last = app.debug_screen.debugger.last_event
-        assert isinstance(last, ev.AgentNote) and last.label == "replan" and app.debug_screen.engine.env.steps == 1
+        assert isinstance(last, ev.AgentNote) and last.label == "replan" and app.debug_screen.agent.env.steps == 1
         assert app.debug_screen.reason.startswith("breakpoint 1: on replan — replan at n0: why: step s1 failed: no vase on sofa 1")
         assert bp.hit_count == 1 and "── Replan 1: step s1 failed: no vase on sofa 1" in shown(app)
         await command(pilot, app, "c")  # no second replan: on to the win
-        assert app.debug_screen.engine.finished.success and bp.hit_count == 1
+        assert app.debug_screen.agent.finished.success and bp.hit_count == 1
 
 
 async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> None:
@@ -202,9 +202,9 @@ async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> Non
         last = app.debug_screen.debugger.last_event
         assert isinstance(last, ev.AgentNote) and last.label == "re-injection"
         assert "breakpoint 1: on re-injection — re-injection at n0: The subtask `find the vase and take it`" in app.debug_screen.reason
-        assert "── Re-injected at each return" in shown(app) and app.debug_screen.engine.env.steps == 2
+        assert "── Re-injected at each return" in shown(app) and app.debug_screen.agent.env.steps == 2
         await command(pilot, app, "c")
-        assert app.debug_screen.engine.finished.success
+        assert app.debug_screen.agent.finished.success
         assert [b.hit_count for b in app.debug_screen.debugger.breakpoints] == [1, 0]
 
 

@@ -44,7 +44,7 @@ async def test_a_person_plays_react_turns_in_the_editor_and_wins() -> None:
         stops = app.debug_screen.stops
         await pilot.press("ctrl+s")
         await pilot.pause(0.1)
-        assert app.debug_screen.stops == stops and app.debug_screen.engine.env.steps == 0  # refused in the editor: nothing was sent
+        assert app.debug_screen.stops == stops and app.debug_screen.agent.env.steps == 0  # refused in the editor: nothing was sent
         # Fixed: accepted, and the action is sent to the environment.
         app.debug_screen.editor.editor.load_text("Thought: the vase may be on the table\nAction: go to diningtable 1")
         await checked(pilot, app)
@@ -52,8 +52,8 @@ async def test_a_person_plays_react_turns_in_the_editor_and_wins() -> None:
         await command(pilot, app, "ctrl+s")
         assert isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered)
         await command(pilot, app, "c")  # the action, its observation, then the next turn's call
-        assert app.debug_screen.engine.env.steps == 1 and "1 > go to diningtable 1" in log_text(app)
-        turn = app.debug_screen.engine.tree.root.children[0]
+        assert app.debug_screen.agent.env.steps == 1 and "1 > go to diningtable 1" in log_text(app)
+        turn = app.debug_screen.agent.tree.root.children[0]
         assert turn.code == "go to diningtable 1" and turn.thought == "the vase may be on the table"
         assert turn.status is NodeStatus.COMPLETED and app.debug_screen.tree_view.item(turn.id) is not None
         for action in PUT_ACTIONS[1:]:
@@ -62,8 +62,8 @@ async def test_a_person_plays_react_turns_in_the_editor_and_wins() -> None:
             await checked(pilot, app)
             await command(pilot, app, "ctrl+s")
             await command(pilot, app, "c")
-        assert app.debug_screen.run_state == "done" and app.debug_screen.engine.finished.success
-        assert [t.code for t in app.debug_screen.engine.tree.root.children] == PUT_ACTIONS
+        assert app.debug_screen.run_state == "done" and app.debug_screen.agent.finished.success
+        assert [t.code for t in app.debug_screen.agent.tree.root.children] == PUT_ACTIONS
 
 
 CELL = 'for a in ["go to diningtable 1", "take vase 1 from diningtable 1"]:\n    run(a)\nrun("go to sidetable 1")'
@@ -84,16 +84,16 @@ async def test_a_person_writes_codeact_cells_and_an_error_goes_to_the_next_promp
         assert app.debug_screen.editor.last_check.ok  # an undefined call is not refused: it raises when it runs
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.debug_screen.engine.tree.root.children[0].status is NodeStatus.ERROR
+        assert app.debug_screen.agent.tree.root.children[0].status is NodeStatus.ERROR
         assert "NameError: name 'go_there' is not defined" in app.debug_screen.pending_prompt[1]
         await type_text(pilot, CELL)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.debug_screen.engine.env.steps == 3
+        assert app.debug_screen.agent.env.steps == 3
         await type_text(pilot, 'run("move vase 1 to sidetable 1")')
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.debug_screen.run_state == "done" and app.debug_screen.engine.finished.success
+        assert app.debug_screen.run_state == "done" and app.debug_screen.agent.finished.success
 
 
 async def test_a_react_session_resumes_in_the_console_where_it_stopped(tmp_path: Path) -> None:
@@ -107,7 +107,7 @@ async def test_a_react_session_resumes_in_the_console_where_it_stopped(tmp_path:
             await checked(pilot, app)
             await command(pilot, app, "ctrl+s")
             await command(pilot, app, "c")
-        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.engine.env.steps == 2
+        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.agent.env.steps == 2
         folder = app.session_control.session.folder
     resumed = build_app(console_options(sessions_dir=sessions, resume=folder))
     async with resumed.run_test(size=SIZE) as pilot:
@@ -115,15 +115,15 @@ async def test_a_react_session_resumes_in_the_console_where_it_stopped(tmp_path:
         await wait_for(pilot, lambda: control.session is not None and not control.busy
                        and not isinstance(resumed.screen, ReplayScreen) and resumed.debug_screen.stops > 0,
                        timeout=60, what="the resumed session")
-        assert resumed.debug_screen.engine.name == "react" and resumed.debug_screen.debugger.awaiting_human
-        engine = resumed.debug_screen.engine
-        assert engine.env.steps == 2 and [t.code for t in engine.tree.root.children] == [*PUT_ACTIONS[:2], "turn 3"]
+        assert resumed.debug_screen.agent.name == "react" and resumed.debug_screen.debugger.awaiting_human
+        agent = resumed.debug_screen.agent
+        assert agent.env.steps == 2 and [t.code for t in agent.tree.root.children] == [*PUT_ACTIONS[:2], "turn 3"]
         assert "turn 3" in header(resumed) and resumed.debug_screen.editor.editor.text == "Thought: \nAction: "
         resumed.debug_screen.editor.editor.load_text(f"Thought: on\nAction: {PUT_ACTIONS[2]}")
         await checked(pilot, resumed)
         await command(pilot, resumed, "ctrl+s")
         await command(pilot, resumed, "c")
-        assert engine.env.steps == 3
+        assert agent.env.steps == 3
 
 
 async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -> None:
@@ -134,18 +134,18 @@ async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -
 
     from agent.sessions.session import start_session
     from mockllm import HumanLLM
-    from recode_tui.setup.build import make_engine
+    from recode_tui.setup.build import make_agent
     from recode_tui.plain.terminal import PlainFrontEnd
 
-    engine = make_engine(run_settings(agent="react"), episode_named("put-01"), HumanLLM())
-    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse("put-01"), "human")
+    agent = make_agent(run_settings(agent="react"), episode_named("put-01"), HumanLLM())
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse("put-01"), "human")
 
     async def until(predicate) -> None:
         for _ in range(3000):
             if predicate():
                 return
             await asyncio.sleep(0.01)
-        raise AssertionError(f"condition not reached: {buffer.text!r} {buffer.validation_error} {engine.env.steps} {front.editing.is_set()}")
+        raise AssertionError(f"condition not reached: {buffer.text!r} {buffer.validation_error} {agent.env.steps} {front.editing.is_set()}")
 
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
@@ -160,6 +160,6 @@ async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -
                 assert "is not an action of alfworld" in buffer.validation_error.message
             buffer.text = f"Thought: next\nAction: {action}"
             pipe.send_text("\x1b\r")
-            await until(lambda n=number: engine.env.steps > n or task.done())
+            await until(lambda n=number: agent.env.steps > n or task.done())
         result = await asyncio.wait_for(task, 60)
-    assert result.success and [t.code for t in engine.tree.root.children] == PUT_ACTIONS
+    assert result.success and [t.code for t in agent.tree.root.children] == PUT_ACTIONS

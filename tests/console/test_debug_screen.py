@@ -1,5 +1,5 @@
 """One screen per run: a resume puts a new DebugScreen in place of the old one, keys act on the
-new engine, nothing of the old run reaches it, and the run state greys the keys that cannot act.
+new agent, nothing of the old run reaches it, and the run state greys the keys that cannot act.
 
 On the in-memory toy episode (tests/toyenv) played like put-01, so each test takes seconds.
 """
@@ -17,7 +17,7 @@ from recode_tui.console.app import build_app
 from recode_tui.console.screens.debug_screen import DebugScreen
 from recode_tui.console.run.run_state import RunState
 from recode_tui.console.screens.sessions import SessionsScreen
-from recode_tui.console.widgets.driver import EngineDriver
+from recode_tui.console.widgets.driver import AgentDriver
 from recode_tui.console.widgets.status_bar import StatusBar
 
 from .helpers import SIZE, command, footer_keys, notifications, started, type_text, wait_for
@@ -44,7 +44,7 @@ async def resume_this_session(pilot, app) -> None:
     await pilot.pause()
 
 
-async def test_a_resume_shows_a_new_debug_screen_whose_keys_step_the_new_engine(tmp_path: Path, toy_game) -> None:
+async def test_a_resume_shows_a_new_debug_screen_whose_keys_step_the_new_agent(tmp_path: Path, toy_game) -> None:
     app = build_app(console_options(toy_game, breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
@@ -52,20 +52,20 @@ async def test_a_resume_shows_a_new_debug_screen_whose_keys_step_the_new_engine(
         await type_text(pilot, PLAN)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "n")
-        old, old_engine = app.debug_screen, app.debug_screen.engine
-        seen, steps, nodes = old.debugger.events_seen, old_engine.env.steps, len(old_engine.tree)
+        old, old_agent = app.debug_screen, app.debug_screen.agent
+        seen, steps, nodes = old.debugger.events_seen, old_agent.env.steps, len(old_agent.tree)
         await resume_this_session(pilot, app)
         new = app.debug_screen
         assert app.screen_stack == [new] and isinstance(new, DebugScreen)
-        assert not old.is_attached and not old.query(EngineDriver)  # the old run's screen and driver are gone
-        assert new.engine is not old_engine and app.debug_screen.engine is new.engine
-        assert (new.engine.env.steps, len(new.engine.tree)) == (steps, nodes) and "resumed" in app.debug_screen.reason
+        assert not old.is_attached and not old.query(AgentDriver)  # the old run's screen and driver are gone
+        assert new.agent is not old_agent and app.debug_screen.agent is new.agent
+        assert (new.agent.env.steps, len(new.agent.tree)) == (steps, nodes) and "resumed" in app.debug_screen.reason
         replayed = new.debugger.events_seen
         await command(pilot, app, "n")
-        assert new.debugger.events_seen == replayed + 1  # the key stepped the new engine...
+        assert new.debugger.events_seen == replayed + 1  # the key stepped the new agent...
         assert old.debugger.events_seen == seen  # ...and not the old one
         await command(pilot, app, "c")
-        assert new.engine.done and new.engine.finished.success and app.debug_screen.run_state is RunState.DONE
+        assert new.agent.done and new.agent.finished.success and app.debug_screen.run_state is RunState.DONE
 
 
 async def test_a_message_of_the_old_run_cannot_reach_the_new_screen(tmp_path: Path, toy_game) -> None:
@@ -75,14 +75,14 @@ async def test_a_message_of_the_old_run_cannot_reach_the_new_screen(tmp_path: Pa
         await command(pilot, app, "c")  # awaiting the first expansion
         old_driver = app.debug_screen.driver
         await resume_this_session(pilot, app)
-        new, stops, nodes = app.debug_screen, app.debug_screen.stops, len(app.debug_screen.engine.tree)
+        new, stops, nodes = app.debug_screen, app.debug_screen.stops, len(app.debug_screen.agent.tree)
         stale = Stop(ev.RunFinished(None, success=False, reason="stale", steps=99), StopReason("finished", "stale"), 1)
-        # What the old driver would post if its engine spoke now: its queue is closed with its screen.
-        assert not old_driver.post_message(EngineDriver.Stopped(stale).set_sender(old_driver))
-        app.post_message(EngineDriver.Stopped(stale).set_sender(old_driver))  # the app does not handle run messages
+        # What the old driver would post if its agent spoke now: its queue is closed with its screen.
+        assert not old_driver.post_message(AgentDriver.Stopped(stale).set_sender(old_driver))
+        app.post_message(AgentDriver.Stopped(stale).set_sender(old_driver))  # the app does not handle run messages
         await pilot.pause()
         await pilot.pause()
-        assert app.debug_screen.stops == stops and len(app.debug_screen.engine.tree) == nodes
+        assert app.debug_screen.stops == stops and len(app.debug_screen.agent.tree) == nodes
         assert app.debug_screen.run_state is RunState.AWAITING and "stale" not in app.debug_screen.reason
         assert app.debug_screen is new and app.debug_screen.editor.is_open
 
@@ -102,7 +102,7 @@ async def test_submit_is_greyed_in_the_footer_while_no_expansion_is_awaited(tmp_
         await wait_for(pilot, lambda: not footer_key(app, "submit").has_class("-disabled"), what="Submit back")
         await type_text(pilot, PLAN)
         await command(pilot, app, "ctrl+s")
-        assert app.debug_screen.engine.tree.root.children
+        assert app.debug_screen.agent.tree.root.children
         await wait_for(pilot, lambda: footer_key(app, "submit").has_class("-disabled"), what="Submit greyed again")
 
 
@@ -124,8 +124,8 @@ async def test_the_llm_control_sets_the_run_state_through_the_run_screen(toy_gam
         assert "review the proposal for n0" in app.debug_screen.reason
         assert not footer_key(app, "submit").has_class("-disabled")  # ctrl+s accepts it
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: app.debug_screen.engine.done and app.debug_screen.run_state is RunState.DONE, what="the run's end")
-        assert app.debug_screen.engine.finished.success
+        await wait_for(pilot, lambda: app.debug_screen.agent.done and app.debug_screen.run_state is RunState.DONE, what="the run's end")
+        assert app.debug_screen.agent.finished.success
     assert RunState.REVIEWING in entered and entered[entered.index(RunState.REVIEWING) + 1] is RunState.RUNNING
 
 

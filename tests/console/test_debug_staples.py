@@ -40,8 +40,8 @@ async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume(tmp_path
         assert app.debug_screen.variables.values["my_mark"].summary == "mug 1"
         assert await shell_line(pilot, app, "my_mark.upper()") == "MUG 1"  # an expression shows its value
         await command(pilot, app, "c")
-        assert app.debug_screen.debugger.done and app.debug_screen.engine.finished.success
-        assert (await app.debug_screen.engine.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
+        assert app.debug_screen.debugger.done and app.debug_screen.agent.finished.success
+        assert (await app.debug_screen.agent.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
         folder = app.session_control.session.folder
     records = [json.loads(line) for line in (folder / "journal.jsonl").read_text().splitlines()]
     statements = [r for r in records if r["type"] == "statement"]
@@ -52,20 +52,20 @@ async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume(tmp_path
         await wait_for(pilot, lambda: app.session_control.session is not None and app.session_control.session.folder == folder
                        and not app.session_control.busy and not isinstance(app.screen, ReplayScreen),
                        what="the resumed session")
-        assert app.debug_screen.debugger.done and app.debug_screen.engine.finished.success
-        assert (await app.debug_screen.engine.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
+        assert app.debug_screen.debugger.done and app.debug_screen.agent.finished.success
+        assert (await app.debug_screen.agent.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
 
 
 async def test_a_refused_or_raising_line_changes_nothing(tmp_path: Path) -> None:
     app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        before = await app.debug_screen.engine.runner.variables()
+        before = await app.debug_screen.agent.runner.variables()
         result = await shell_line(pilot, app, "notes = open('/etc/passwd').read()")
         assert "forbidden" in result and "open" in result and "\n" not in result
         result = await shell_line(pilot, app, "my_mark = 'x'; 1 / 0")
         assert result.startswith("ZeroDivisionError")
-        assert await app.debug_screen.engine.runner.variables() == before
+        assert await app.debug_screen.agent.runner.variables() == before
         assert "my_mark" not in app.debug_screen.variables.values
         folder = app.session_control.session.folder
     assert '"statement"' not in (folder / "journal.jsonl").read_text()
@@ -78,9 +78,9 @@ async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_aft
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.debug_screen.engine.finished.success
-        model = app.debug_screen.engine.llm.name
-        stub = next(n for n in app.debug_screen.engine.tree.nodes.values() if n.parent is not None and n.llm_calls)
+        assert app.debug_screen.agent.finished.success
+        model = app.debug_screen.agent.llm.name
+        stub = next(n for n in app.debug_screen.agent.tree.nodes.values() if n.parent is not None and n.llm_calls)
         old = stub.llm_calls[-1].answer
         await select(pilot, app, stub.id)
         await branch(pilot, app, "F")
@@ -88,11 +88,11 @@ async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_aft
         assert isinstance(asked, ev.LLMRequested) and asked.node_id == stub.id
         await wait_for(pilot, lambda: app.debug_screen.editor.node_id == stub.id and not app.debug_screen.editor.editor.read_only, what="the editor")
         assert app.debug_screen.editor.editor.text == old  # not "No expansion is awaited"
-        assert app.debug_screen.engine.llm.name == "human" and app.debug_screen.llm_control.restore_after.name == model
+        assert app.debug_screen.agent.llm.name == "human" and app.debug_screen.llm_control.restore_after.name == model
         await command(pilot, app, "ctrl+s")
-        assert app.debug_screen.engine.llm.name == model  # the model answers the next stubs, not the person
+        assert app.debug_screen.agent.llm.name == model  # the model answers the next stubs, not the person
         await command(pilot, app, "c")
-        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
+        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
         sources = [r["source"] for r in json.loads("[" + ",".join(
             (app.session_control.session.folder / "journal.jsonl").read_text().splitlines()) + "]")
             if r["type"] == "answer"]
@@ -106,16 +106,16 @@ async def test_run_to_here_stops_where_the_selected_node_starts(tmp_path: Path) 
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        while len(app.debug_screen.engine.tree.root.children) < 2:
+        while len(app.debug_screen.agent.tree.root.children) < 2:
             await command(pilot, app, "n")
-        target = app.debug_screen.engine.tree.root.children[-1].id
+        target = app.debug_screen.agent.tree.root.children[-1].id
         await select(pilot, app, target)
         await command(pilot, app, "h")
         stop = app.debug_screen.debugger.last_stop
         assert isinstance(stop.event, ev.NodeStarted) and stop.event.node_id == target
         assert "ran to here" in stop.reason.text
-        assert app.debug_screen.engine.tree.root.children[0].status.value == "COMPLETED"  # the earlier sibling ran on the way
-        await select(pilot, app, app.debug_screen.engine.tree.root.children[0].id)
+        assert app.debug_screen.agent.tree.root.children[0].status.value == "COMPLETED"  # the earlier sibling ran on the way
+        await select(pilot, app, app.debug_screen.agent.tree.root.children[0].id)
         await pilot.press("h")  # a node that already ran: said, nothing runs
         await pilot.pause()
         assert app.debug_screen.debugger.last_stop is stop
@@ -269,12 +269,12 @@ async def test_the_node_pane_shows_what_a_stub_became() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        while not app.debug_screen.engine.tree.root.children:
+        while not app.debug_screen.agent.tree.root.children:
             await command(pilot, app, "n")
         await select(pilot, app, "n0")
         text = detail_text(app)
         assert "expanded into" in text
-        first = app.debug_screen.engine.tree.root.children[0]
+        first = app.debug_screen.agent.tree.root.children[0]
         assert f"{first.id} {first.code.splitlines()[0][:20]}" in text
 
 
@@ -292,13 +292,13 @@ async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_repla
         assert await shell_line(pilot, app, "extra = place.upper()") == "changed extra"
         assert app.debug_screen.variables.marks.get("extra") == "shell"
         await command(pilot, app, "c")
-        assert (await app.debug_screen.engine.runner.evaluate("extra"))[1] == "DININGTABLE 1"
+        assert (await app.debug_screen.agent.runner.evaluate("extra"))[1] == "DININGTABLE 1"
         folder = app.session_control.session.folder
     app = build_app(console_options(sessions_dir=tmp_path, resume=folder), llm())
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.session_control.session is not None and not app.session_control.busy
                        and not isinstance(app.screen, ReplayScreen) and app.debug_screen.debugger.done, what="the resumed session")
-        assert (await app.debug_screen.engine.runner.evaluate("extra"))[1] == "DININGTABLE 1"
+        assert (await app.debug_screen.agent.runner.evaluate("extra"))[1] == "DININGTABLE 1"
 
 
 async def test_help_and_palette_list_run_to_here_and_the_shell() -> None:

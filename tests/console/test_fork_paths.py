@@ -63,7 +63,7 @@ async def test_fork_as_the_person_journals_the_stub_and_prompt_and_a_draft_survi
         fork = app.session_control.session.folder
         asked = app.debug_screen.debugger.last_event
         assert isinstance(asked, ev.LLMRequested) and asked.node_id == "n1"
-        stub = app.debug_screen.engine.tree.nodes["n1"].code
+        stub = app.debug_screen.agent.tree.nodes["n1"].code
         await pilot.press("ctrl+r")  # back to the skeleton
         await type_text(pilot, N1_AGAIN)
         await command(pilot, app, "ctrl+s")
@@ -79,7 +79,7 @@ async def test_fork_as_the_person_journals_the_stub_and_prompt_and_a_draft_survi
         assert again.session_control.session.folder == fork
         assert again.debug_screen.debugger.awaiting_human and again.debug_screen.debugger.last_event.node_id == "n2"
         assert 'run("go to sidetable 1")' in again.debug_screen.editor.editor.text
-        assert 'obj = "the vase"' in again.debug_screen.engine.tree.nodes["n1"].llm_calls[-1].answer
+        assert 'obj = "the vase"' in again.debug_screen.agent.tree.nodes["n1"].llm_calls[-1].answer
 
 
 async def test_a_draft_typed_on_the_forked_stub_survives_a_resume(tmp_path: Path) -> None:
@@ -118,13 +118,13 @@ async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_res
         assert record["answer"] == DIRECT and record["source"] == "human"
         assert_whole(record, SOLVE, asked.prompt)
         await command(pilot, app, "c")
-        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
+        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
     again = build_app(console_options(sessions_dir=tmp_path, resume=fork), scripted())
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
-        assert again.debug_screen.engine.finished is not None and again.debug_screen.engine.finished.success
-        assert again.debug_screen.engine.tree.root.llm_calls[-1].answer == DIRECT
+        assert again.debug_screen.agent.finished is not None and again.debug_screen.agent.finished.success
+        assert again.debug_screen.agent.tree.root.llm_calls[-1].answer == DIRECT
 
 
 async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_and_resumes(tmp_path: Path) -> None:
@@ -148,7 +148,7 @@ async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_a
                        and app.screen is app.screen_stack[0], what="the fork")
         fork = control.session.folder
         await command(pilot, app, "c")
-        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
+        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
         record = answers(fork)[-1]
         assert record["answer"] == DIRECT
         assert_whole(record, SOLVE, prompt)
@@ -157,4 +157,4 @@ async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_a
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
-        assert again.debug_screen.engine.finished is not None and again.debug_screen.engine.finished.success
+        assert again.debug_screen.agent.finished is not None and again.debug_screen.agent.finished.success

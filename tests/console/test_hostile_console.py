@@ -34,7 +34,7 @@ async def test_a_crash_report_goes_to_the_sessions_folder_given_with_sessions(tm
 
 
 async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) -> None:
-    """The engine judges an answer off the console's event loop: `p` is taken while the check runs."""
+    """The agent judges an answer off the console's event loop: `p` is taken while the check runs."""
     from agent.agents.recode.engine import Engine, Limits
     from agent.runtime.thread_runner import ThreadRunner
     from envs import make_env
@@ -55,8 +55,8 @@ async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) ->
         return None
 
     llm = ScriptedLLM([ScriptEntry(answer="<think>t</think>\n<execute>\nrun('look')\n</execute>")])
-    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0), code_check=slow_check)
-    app = RecodeApp(engine, cursor_blink=False)
+    agent = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0), code_check=slow_check)
+    app = RecodeApp(agent, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")  # to the breakpoint on every stub: the LLM is asked next
@@ -71,13 +71,13 @@ async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) ->
 
 async def test_a_pasted_answer_over_the_size_limit_is_refused_at_once_by_any_agents_editor() -> None:
     from agent.runtime.verdict import MAX_ANSWER_CHARS
-    from recode_tui.console.widgets.answer_editor import engine_check
-    from tests.agents.test_plan_execute import engine_with, in_order
+    from recode_tui.console.widgets.answer_editor import agent_check
+    from tests.agents.test_plan_execute import agent_with, in_order
 
-    engine = engine_with(in_order())  # Plan-and-Execute: its own judge, not ReCode's judge_answer
+    agent = agent_with(in_order())  # Plan-and-Execute: its own judge, not ReCode's judge_answer
     pasted = "x" * (MAX_ANSWER_CHARS + 1)
-    check = engine_check(engine, pasted, "plan", "planner", frozenset())
-    await engine.close()
+    check = agent_check(agent, pasted, "plan", "planner", frozenset())
+    await agent.close()
     assert not check.ok and check.message.startswith(f"the answer is {MAX_ANSWER_CHARS + 1:,} characters, over the limit")
 
 
@@ -106,8 +106,8 @@ async def test_typing_goes_on_while_the_live_check_judges_a_long_answer(toy_game
             held.append(go_on.wait(5))  # False: the test could not type meanwhile (the loop was blocked)
         return None
 
-    engine = Engine(make_env(toy_game), HumanLLM(), ThreadRunner(), limits=Limits(max_retry=0), code_check=slow_check)
-    app = RecodeApp(engine, cursor_blink=False)
+    agent = Engine(make_env(toy_game), HumanLLM(), ThreadRunner(), limits=Limits(max_retry=0), code_check=slow_check)
+    app = RecodeApp(agent, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -124,6 +124,6 @@ async def test_typing_goes_on_while_the_live_check_judges_a_long_answer(toy_game
         stops = app.debug_screen.stops
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.debug_screen.stops > stops, what="the submitted answer")
-        # the live checks ran in a thread, submit took their verdict, the engine judged in its own thread
+        # the live checks ran in a thread, submit took their verdict, the agent judged in its own thread
         assert calls[opened:].count("run('look')") >= 2 and not any(on_loop[opened:]), (calls, on_loop)
     assert held == [True]

@@ -20,7 +20,7 @@ from tests.settings import console_options
 
 def gate_reset(app) -> threading.Event:
     """Hold the environment's reset (run in its own thread) until the returned event is set."""
-    env, gate = app.debug_screen.engine.env, threading.Event()
+    env, gate = app.debug_screen.agent.env, threading.Event()
     reset = env.reset
 
     def held_reset():
@@ -43,11 +43,11 @@ async def test_the_frame_says_loading_and_stepping_keys_wait_for_the_run() -> No
         await pilot.pause()
         said = [n.message for n in notifications(app)]
         assert sum("loading… the run is not ready yet" in m for m in said) == 3, said
-        assert app.debug_screen.stops == 0 and app.debug_screen.engine.env.steps == 0 and len(app.debug_screen.engine.tree) == 1
+        assert app.debug_screen.stops == 0 and app.debug_screen.agent.env.steps == 0 and len(app.debug_screen.agent.tree) == 1
         gate.set()
         await started(pilot, app)  # the first stop: the task, the run paused at the root
         assert app.debug_screen.run_state is not RunState.STARTING and "loading" not in str(status.render())
-        assert app.debug_screen.engine.env.steps == 0  # none of the keys pressed while loading acted
+        assert app.debug_screen.agent.env.steps == 0  # none of the keys pressed while loading acted
         stops = app.debug_screen.stops
         await pilot.press("n")  # now the same key steps the run
         await wait_for(pilot, lambda: app.debug_screen.stops > stops and not app.debug_screen.driver.busy, what="the step after loading")
@@ -63,13 +63,13 @@ def gated_loader(app_args: dict, gate: threading.Event, built: list):
     def load():
         gate.wait(30)
         run = load_run(console_options(sessions_dir=app_args.get("sessions_dir")))
-        close = run.engine.close
+        close = run.agent.close
 
-        async def recorded_close() -> None:  # the test sees whether the loader's engine was closed
+        async def recorded_close() -> None:  # the test sees whether the loader's agent was closed
             built.append("closed")
             await close()
 
-        run.engine.close = recorded_close
+        run.agent.close = recorded_close
         built.insert(0, run)
         return run
 
@@ -93,7 +93,7 @@ async def test_the_first_frame_comes_before_the_run_is_built_and_the_run_replace
         gate.set()
         await wait_for(pilot, lambda: app.loaded, what="the run on show")
         await started(pilot, app)
-        assert not isinstance(app.screen, LoadingScreen) and app.debug_screen.engine is built[0].engine
+        assert not isinstance(app.screen, LoadingScreen) and app.debug_screen.agent is built[0].agent
         assert app.session_control is not None and app.session_control.session is not None  # journaled
         assert app.resume_hint().startswith("recode-tui tui --resume ")
         stops = app.debug_screen.stops
@@ -124,7 +124,7 @@ async def test_quitting_while_loading_closes_what_the_loader_built(tmp_path) -> 
         await pilot.pause()
         await pilot.press("q")
     gate.set()
-    for _ in range(300):  # the loader thread finishes after the app: it closes its own engine
+    for _ in range(300):  # the loader thread finishes after the app: it closes its own agent
         if built:
             break
         await asyncio.sleep(0.1)

@@ -51,7 +51,7 @@ async def test_the_editor_opens_on_request_and_a_stop_counts_once_shown() -> Non
         await started(pilot, app)
         await command(pilot, app, "c")
         screen = app.debug_screen
-        node = screen.engine.tree.nodes["n1"] if "n1" in screen.engine.tree.nodes else screen.engine.tree.root
+        node = screen.agent.tree.nodes["n1"] if "n1" in screen.agent.tree.nodes else screen.agent.tree.root
         stops = screen.stops
         screen.post_message(EditExpansion(node.id, node.code, frozenset(), 1, "expand", "asked by a test", ""))
         screen.post_message(StopShown())
@@ -71,8 +71,8 @@ def test_the_run_screen_interface_names_no_pane_and_raises_nothing() -> None:
 
 
 def test_the_app_forwards_nothing_of_its_run() -> None:
-    """The run is its screen's: `app.debug_screen.engine`, never `app.engine`."""
-    forwarded = {"engine", "debugger", "run_state", "reason", "reason_kind", "stops", "drafts", "pending_prompt",
+    """The run is its screen's: `app.debug_screen.agent`, never `app.agent`."""
+    forwarded = {"agent", "debugger", "run_state", "reason", "reason_kind", "stops", "drafts", "pending_prompt",
                  "shown_prompt", "driver", "tree_view", "editor", "env_log", "variables", "llm_control", "review_bar",
                  "say", "show_editor", "focus_editor"}
     assert forwarded.isdisjoint(vars(RecodeApp))

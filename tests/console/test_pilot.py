@@ -49,13 +49,13 @@ async def test_solve_a_put_game_by_typing_the_expansion() -> None:
         await type_text(pilot, PUT_PLAN)
         await command(pilot, app, "ctrl+s")
         assert isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered)
-        assert app.debug_screen.engine.tree.root.thought == "the vase is on the dining table"
-        assert len(app.debug_screen.engine.tree.root.children) == 4
+        assert app.debug_screen.agent.tree.root.thought == "the vase is on the dining table"
+        assert len(app.debug_screen.agent.tree.root.children) == 4
         await command(pilot, app, "c")
         assert app.debug_screen.run_state == "done"
-        assert app.debug_screen.engine.finished.success
+        assert app.debug_screen.agent.finished.success
         assert "══ WON: won (4 steps) ══" in log_text(app)
-        assert all(c.status is NodeStatus.COMPLETED for c in app.debug_screen.engine.tree.root.children)
+        assert all(c.status is NodeStatus.COMPLETED for c in app.debug_screen.agent.tree.root.children)
 
 
 async def test_solve_a_clean_game_with_a_nested_placeholder() -> None:
@@ -75,7 +75,7 @@ async def test_solve_a_clean_game_with_a_nested_placeholder() -> None:
         await type_text(pilot, CLEAN_STORE)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
+        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
         assert app.debug_screen.run_state == "done"
         assert "episode won" in app.debug_screen.reason
 
@@ -132,7 +132,7 @@ async def test_stop_at_a_stub_name_breakpoint() -> None:
         await command(pilot, app, "c")
         event = app.debug_screen.debugger.last_event
         assert isinstance(event, ev.LLMRequested)
-        assert app.debug_screen.engine.tree.nodes[event.node_id].code.endswith("put_in_receptacle(obj, target_type, places, seen)")
+        assert app.debug_screen.agent.tree.nodes[event.node_id].code.endswith("put_in_receptacle(obj, target_type, places, seen)")
         assert app.debug_screen.reason == "breakpoint 1: stub `put_in_receptacle` — put_in_receptacle"
         assert app.debug_screen.run_state == "paused"
         table = app.debug_screen.query_one("#bp-table", DataTable)
@@ -212,7 +212,7 @@ async def test_step_into_stops_between_the_actions_of_a_loop() -> None:
             actions.append(event.action)
             assert log_text(app).count(" > ") == len(actions)  # one more action each time
         assert actions == ["go to coffeetable 1", "go to diningtable 1", "go to sidetable 1"]
-        assert app.debug_screen.engine.tree.nodes["n1"].status is NodeStatus.RUNNING
+        assert app.debug_screen.agent.tree.nodes["n1"].status is NodeStatus.RUNNING
 
 
 async def test_variables_pane_marks_what_changed() -> None:

@@ -51,7 +51,7 @@ async def test_the_observation_tab_holds_the_results_page_whole_and_z_gives_it_t
         view = app.debug_screen.observation_view
         await wait_for(pilot, lambda: app.focused is view and app.debug_screen.maximized is not None, what="zoomed")
         await settled(pilot)
-        page = app.debug_screen.engine.turns[0].observation
+        page = app.debug_screen.agent.turns[0].observation
         assert page.strip() in view.text and "step 1 > search[" in view.text
         # The whole page fits the zoomed pane at 80x24: wrapped, nothing past the pane's bottom or right edge.
         assert view.virtual_size.width <= view.scrollable_content_region.width
@@ -87,7 +87,7 @@ async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop, 
         assert (await answer(pilot, app, "Thought: open it\nAction: click[b01dqcju2k]")).ok
         await submit_once(pilot, app)
         await until_call(pilot, app, "act")
-        results = app.debug_screen.engine.turns[0].observation
+        results = app.debug_screen.agent.turns[0].observation
         await pilot.press("escape", "a")
         pane = app.debug_screen.query_one(AgentViewPane)
         await wait_for(pilot, lambda: app.focused is pane, what="the Turns tab")
@@ -104,7 +104,7 @@ async def test_an_empty_root_answer_warns_that_it_skips_the_whole_task() -> None
     async with app.run_test(size=SMALL) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.debug_screen.editor.node_id == app.debug_screen.engine.tree.root.id
+        assert app.debug_screen.editor.node_id == app.debug_screen.agent.tree.root.id
         await checked(pilot, app)
         line = str(app.debug_screen.query_one("#expand-check").render())
         assert app.debug_screen.editor.last_check.empty and not line.startswith("✓"), line
@@ -128,7 +128,7 @@ async def test_an_invalid_action_breakpoint_stops_the_run_there() -> None:
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
         assert isinstance(app.debug_screen.debugger.last_event, ev.ObservationReceived)
-        assert app.debug_screen.debugger.last_event.action == "fly to the moon" and app.debug_screen.engine.env.steps == 1
+        assert app.debug_screen.debugger.last_event.action == "fly to the moon" and app.debug_screen.agent.env.steps == 1
         assert app.debug_screen.reason.startswith("breakpoint 2: an invalid action — fly to the moon → Nothing happens.")
 
 

@@ -44,9 +44,9 @@ async def test_a_typed_infinite_loop_times_out_and_the_run_goes_on() -> None:
         await type_text(pilot, SPIN)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")  # `n = 0` runs, then the loop spins until the node timeout
-        looping = next(n for n in app.debug_screen.engine.tree.nodes.values() if n.code.startswith("while True"))
+        looping = next(n for n in app.debug_screen.agent.tree.nodes.values() if n.code.startswith("while True"))
         assert looping.status is NodeStatus.ERROR and looping.error == "timed out after 1.0 s"
-        # The engine asks for a repair: the console is alive and awaits the person.
+        # The agent asks for a repair: the console is alive and awaits the person.
         assert app.debug_screen.run_state == "awaiting expansion" and "repair" in app.debug_screen.reason
         await pilot.press("escape")
         await select(pilot, app, looping.id)
@@ -55,8 +55,8 @@ async def test_a_typed_infinite_loop_times_out_and_the_run_goes_on() -> None:
         await type_text(pilot, PUT_PLAN)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
-        assert app.debug_screen.engine.runner.restarts >= 1
+        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
+        assert app.debug_screen.agent.runner.restarts >= 1
 
 
 # Even code that catches KeyboardInterrupt ends as interrupted.
@@ -73,13 +73,13 @@ async def test_interrupt_stops_a_long_running_node(code: str) -> None:
         await command(pilot, app, "ctrl+s")
         before = app.debug_screen.stops
         await pilot.press("c")
-        await wait_for(pilot, lambda: app.debug_screen.engine.current is not None and app.debug_screen.engine.current.id == "n1"
-                       and app.debug_screen.engine.current.status is NodeStatus.RUNNING, what="the loop to run")
+        await wait_for(pilot, lambda: app.debug_screen.agent.current is not None and app.debug_screen.agent.current.id == "n1"
+                       and app.debug_screen.agent.current.status is NodeStatus.RUNNING, what="the loop to run")
         began = time.monotonic()
         await pilot.press("i")
         await wait_for(pilot, lambda: app.debug_screen.stops > before and not app.debug_screen.driver.busy, timeout=15, what="the stop")
         assert time.monotonic() - began < 10  # not the 60 s node timeout
-        node = app.debug_screen.engine.tree.nodes["n1"]
+        node = app.debug_screen.agent.tree.nodes["n1"]
         assert node.status is NodeStatus.ERROR and node.error.startswith("interrupted")
         assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)  # the repair, awaited
         await pilot.press("escape")
@@ -99,15 +99,15 @@ async def test_a_forbidden_call_is_refused_in_the_editor_before_submit_and_a_tru
         check_line = app.debug_screen.query_one("#expand-check")
         await wait_for(pilot, lambda: "forbidden: open" in str(check_line.content), what="the live refusal")
         assert str(check_line.content).startswith("✗ line 5: forbidden: open"), str(check_line.content)
-        assert not app.debug_screen.engine.tree.root.llm_calls and app.debug_screen.run_state == "awaiting expansion"
-        await pilot.press("ctrl+s")  # submitting changes nothing: the text stays, the engine still waits
+        assert not app.debug_screen.agent.tree.root.llm_calls and app.debug_screen.run_state == "awaiting expansion"
+        await pilot.press("ctrl+s")  # submitting changes nothing: the text stays, the agent still waits
         await pilot.pause()
-        assert not app.debug_screen.engine.tree.root.llm_calls and app.debug_screen.debugger.awaiting_human
+        assert not app.debug_screen.agent.tree.root.llm_calls and app.debug_screen.debugger.awaiting_human
         assert READ_SECRETS in app.debug_screen.editor.editor.text
     trusted = build_app(console_options(breakpoints=[], trusted=True))
     async with trusted.run_test(size=SIZE) as pilot:
         await started(pilot, trusted)
-        assert trusted.debug_screen.engine.runner.trusted
+        assert trusted.debug_screen.agent.runner.trusted
         assert "TRUSTED" in trusted.query_one("#status").text
         await command(pilot, trusted, "c")
         assert trusted.debug_screen.editor.check(READ_SECRETS).ok  # a trusted run takes it: the check follows the runner

@@ -25,8 +25,8 @@ BOIL = [
 BOIL_PLAN = "\n".join(f'run("{action}")' for action in BOIL)
 
 
-def _app(tmp_path, game: str = "boil/0") -> RecodeApp:
-    args = build_parser().parse_args(["tui", "--env", "sciworld", "--game", game, "--llm", "human",
+def _app(tmp_path, episode_ref: str = "boil/0") -> RecodeApp:
+    args = build_parser().parse_args(["tui", "--env", "sciworld", "--game", episode_ref, "--llm", "human",
                                       "--sessions", str(tmp_path)])
     return console_app(args)
 
@@ -43,7 +43,7 @@ async def test_a_person_solves_boil_in_the_console_with_the_score_shown(tmp_path
         await type_text(pilot, BOIL_PLAN)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.debug_screen.run_state == "done" and app.debug_screen.engine.finished.success
+        assert app.debug_screen.run_state == "done" and app.debug_screen.agent.finished.success
         log = "\n".join(app.debug_screen.env_log.lines)
         assert "score 0 → 3" in log and "→ 100" in log  # the environment log notes each score change
         assert "score 100/100" in status.text
@@ -51,7 +51,7 @@ async def test_a_person_solves_boil_in_the_console_with_the_score_shown(tmp_path
 
 
 async def test_the_jvm_starts_after_the_first_frame_and_off_the_event_loop(tmp_path, monkeypatch) -> None:
-    """The console paints before the ~1-2 s JVM start, which runs in the engine's thread, not the UI's."""
+    """The console paints before the ~1-2 s JVM start, which runs in the agent's thread, not the UI's."""
     fresh = simulator_module.Simulator()  # this process's JVM may be up already: a simulator with none yet
     monkeypatch.setattr(simulator_module, "_shared", fresh)
     painted: list[bool] = []

@@ -92,9 +92,9 @@ async def test_find_in_the_code_tree_opens_collapsed_nodes_and_moves_the_cursor(
         await started(pilot, app)
         await command(pilot, app, "c")  # to the end: finished subtrees are collapsed
         tree = app.debug_screen.tree_view
-        takes = [n for n in app.debug_screen.engine.tree.nodes.values() if "take" in n.code.lower()]
+        takes = [n for n in app.debug_screen.agent.tree.nodes.values() if "take" in n.code.lower()]
         assert takes
-        hidden = [n for n in takes if not all(tree.item(a.id).is_expanded for a in app.debug_screen.engine.tree.path_to(n)[:-1])]
+        hidden = [n for n in takes if not all(tree.item(a.id).is_expanded for a in app.debug_screen.agent.tree.path_to(n)[:-1])]
         assert hidden, "the demo's finished subtrees should be collapsed"
         tree.focus()
         await pilot.press("slash")
@@ -103,9 +103,9 @@ async def test_find_in_the_code_tree_opens_collapsed_nodes_and_moves_the_cursor(
         await pilot.pause()
         assert count(app).endswith(f" of {len(takes)}")
         await pilot.pause()
-        node = app.debug_screen.engine.tree.nodes[tree.cursor_node.data]
+        node = app.debug_screen.agent.tree.nodes[tree.cursor_node.data]
         assert "take" in node.code.lower()
-        assert all(tree.item(a.id).is_expanded for a in app.debug_screen.engine.tree.path_to(node)[:-1])
+        assert all(tree.item(a.id).is_expanded for a in app.debug_screen.agent.tree.path_to(node)[:-1])
         await pilot.press("escape")
         assert app.focused is tree
 

@@ -142,7 +142,7 @@ def test_a_person_steps_types_and_submits_in_a_browser(served) -> None:
             page.keyboard.press("Control+s")
             answer = wait_for_record(sessions, lambda r: r.get("type") == "answer")
             assert answer["answer"] == 'run("go to diningtable 1")'
-            page.keyboard.press("c")  # the run goes on with the typed plan: the engine acts
+            page.keyboard.press("c")  # the run goes on with the typed plan: the agent acts
             action = wait_for_record(sessions, lambda r: r.get("type") == "action")
             assert action["action"] == "go to diningtable 1"
             shot = page.screenshot()

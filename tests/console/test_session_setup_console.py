@@ -18,7 +18,7 @@ from agent.sessions.journal import read_journal
 from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer
 from recode_tui.commands.cli import nothing_opened
-from recode_tui.setup.build import make_engine, make_llm
+from recode_tui.setup.build import make_agent, make_llm
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.llm_picker import LLMPicker
 from recode_tui.console.screens.replay import ReplayScreen
@@ -42,13 +42,13 @@ def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 async def profile_session(tmp_path: Path, server: OpenAICompatibleServer) -> Path:
     """A run under `profile:local` that stops after its first action, as a killed run would."""
     profiles = profiles_file(tmp_path, server.base_url)
-    engine = make_engine(run_settings(max_steps=80), episode_named("put-01"), make_llm("profile:local", profiles))
-    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse("put-01"), "profile:local",
+    agent = make_agent(run_settings(max_steps=80), episode_named("put-01"), make_llm("profile:local", profiles))
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse("put-01"), "profile:local",
                             profiles=profiles_in_use("profile:local", profiles))
-    while not isinstance(await engine.step(), ev.ObservationReceived):
+    while not isinstance(await agent.step(), ev.ObservationReceived):
         pass
     session.writer.close()
-    await engine.close()
+    await agent.close()
     return session.folder
 
 
@@ -60,7 +60,7 @@ async def test_resume_in_the_console_goes_on_with_the_recorded_model_and_lists_i
                                         profiles=str(tmp_path / "profiles.yaml")))
         async with app.run_test(size=SIZE) as pilot:
             await resumed(pilot, app)
-            assert app.debug_screen.engine.llm.name == "profile:local"
+            assert app.debug_screen.agent.llm.name == "profile:local"
             assert "LLM profile:local" in app.debug_screen.query_one("#status").text
             await pilot.press("L")
             await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
@@ -71,7 +71,7 @@ async def test_resume_in_the_console_goes_on_with_the_recorded_model_and_lists_i
             await pilot.press("L")  # a switch is journaled: a resume or a fork goes on with it
             await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
             app.screen.dismiss("demo")
-            await wait_for(pilot, lambda: app.debug_screen.engine.llm.name == "demo", what="the switch")
+            await wait_for(pilot, lambda: app.debug_screen.agent.llm.name == "demo", what="the switch")
         assert len(server.calls) == 2
     assert read_journal(folder).llm_setup == ("demo", None)
     assert [r["spec"] for r in read_journal(folder).records if r["type"] == "llm"] == ["demo"]
@@ -105,10 +105,10 @@ async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(t
         await resumed(pilot, app)
         branch = control.session.folder
         assert branch.name == f"{folder.name}~last-good" and branch.parent == sessions
-        assert len(app.debug_screen.engine.tree) > 1  # the replayed part is on screen
+        assert len(app.debug_screen.agent.tree) > 1  # the replayed part is on screen
         await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.debug_screen.engine.done, what="the end of the run")
-        assert app.debug_screen.engine.finished.success
+        await wait_for(pilot, lambda: app.debug_screen.agent.done, what="the end of the run")
+        assert app.debug_screen.agent.finished.success
     journal = read_journal(branch)
     assert journal.header.parent.to_json() == {"session": folder.name, "records": 2, "at": "last good point",
                                         "folder": str(folder)}
@@ -133,7 +133,7 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
             await run_to_the_end(pilot, app)
             await pilot.press("home")
             await pilot.pause()
-            root = app.debug_screen.engine.tree.root
+            root = app.debug_screen.agent.tree.root
             assert root.llm_calls[-1].person_seconds >= 0.8 and root.llm_calls[-1].seconds < 0.8
             detail = rendered(app.debug_screen.query_one(NodeDetail).query_one("#detail-body").content)
             assert "· person " in detail  # node detail: the model's time and the person's, apart
@@ -152,8 +152,8 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
     from recode_tui.console.session.session_control import make_env
 
     again, _ = await resume_session(folder, ScriptedLLM([]), make_env)
-    shown = again.engine.tree.root.llm_calls[-1]
-    await again.engine.close()
+    shown = again.agent.tree.root.llm_calls[-1]
+    await again.agent.close()
     again.writer.close()
     assert (shown.input_tokens, shown.output_tokens, shown.cost) == (
         answer["input_tokens"], answer["output_tokens"], answer["cost"])
@@ -173,11 +173,11 @@ async def test_a_rewind_goes_on_with_the_llm_the_session_switched_to(tmp_path: P
             await pilot.press("L")
             await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
             app.screen.dismiss("demo")
-            await wait_for(pilot, lambda: app.debug_screen.engine.llm.name == "demo", what="the switch")
+            await wait_for(pilot, lambda: app.debug_screen.agent.llm.name == "demo", what="the switch")
             await select(pilot, app, "n2")
             await branch(pilot, app, "R")
             assert app.session_control.how == "rewound"
-            assert app.debug_screen.engine.llm.name == "demo"  # not the LLM the console was started with
+            assert app.debug_screen.agent.llm.name == "demo"  # not the LLM the console was started with
 
 
 async def test_the_sessions_list_shows_last_activity_and_u_keeps_unfinished_ones(tmp_path: Path) -> None:

@@ -72,7 +72,7 @@ async def test_rewind_makes_a_branch_and_keeps_the_old_session(tmp_path: Path) -
         assert (old / "journal.jsonl").read_text() == old_journal  # the old branch is untouched
         # the console is just before n1 runs: n0's answer kept, n1's not
         assert isinstance(app.debug_screen.debugger.last_event, ev.NodeStarted) and app.debug_screen.debugger.last_event.node_id == "n1"
-        assert app.debug_screen.engine.env.steps == 0 and len(app.debug_screen.engine.tree) == 3
+        assert app.debug_screen.agent.env.steps == 0 and len(app.debug_screen.agent.tree) == 3
         assert f"↳ session {new.name}" in status(app)
         await command(pilot, app, "c")
         assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.node_id == "n1"
@@ -97,7 +97,7 @@ async def test_fork_answers_a_stub_again_and_both_branches_are_listed(tmp_path: 
         assert app.debug_screen.debugger.awaiting_human and app.debug_screen.editor.node_id == "n1"
         assert app.focused is app.debug_screen.editor.editor
         assert 'run("take vase 1 from diningtable 1")' in app.debug_screen.editor.editor.text
-        assert app.debug_screen.engine.env.steps == 0
+        assert app.debug_screen.agent.env.steps == 0
         await pilot.press("ctrl+r")  # back to the skeleton
         await type_text(pilot, 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "the vase"')
         await command(pilot, app, "ctrl+s")
@@ -131,7 +131,7 @@ async def test_a_journal_write_failure_is_shown_and_the_run_goes_on(tmp_path: Pa
         await started(pilot, app)
         app.session_control.session.writer._fd = os.open("/dev/full", os.O_WRONLY)  # every write: ENOSPC
         await command(pilot, app, "c")
-        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success  # the run went on
+        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success  # the run went on
         await wait_for(pilot, lambda: app.session_control.error != "", what="the journal error")
         await pilot.pause()
         assert "No space left on device" in app.session_control.error
@@ -183,8 +183,8 @@ async def test_an_exported_tree_opens_read_only(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.debug_screen.engine.done, what="the run's end")
-        document = tree_document(app.debug_screen.engine, {"session": app.session_control.session.folder.name})
+        await wait_for(pilot, lambda: app.debug_screen.agent.done, what="the run's end")
+        document = tree_document(app.debug_screen.agent, {"session": app.session_control.session.folder.name})
     path = tmp_path / "tree.json"
     path.write_text(json.dumps(document))
     tree, meta = load_tree_file(path)
@@ -196,7 +196,7 @@ async def test_an_exported_tree_opens_read_only(tmp_path: Path) -> None:
         assert "read-only tree" in shown and "won" in shown and "put a vase in sidetable" in shown
         await pilot.press("down")
         assert view.cursor_node.data == "n1" and viewer.query_one(NodeDetail)._key[0] == "n1"
-        await pilot.press("c", "n", "ctrl+s")  # no engine: the console's keys do nothing here
+        await pilot.press("c", "n", "ctrl+s")  # no agent: the console's keys do nothing here
         await pilot.press("q")
 
     bad = tmp_path / "bad.json"

@@ -86,7 +86,7 @@ async def test_editing_an_example_rerenders_the_prompt_and_moves_the_count() -> 
         ws = await open_workspace(pilot, app)
         assert ws.target.node_id == "n0" and ws.target.awaiting
         assert ws.current_file == PUT  # the task type's examples file is open
-        assert rendered(ws) == app.debug_screen.debugger.last_event.prompt  # exactly what the engine sent
+        assert rendered(ws) == app.debug_screen.debugger.last_event.prompt  # exactly what the agent sent
         total = ws.counter.count(rendered(ws)).tokens
         # A person types in the editor: the prompt follows after a short quiet.
         ws.query_one("#ws-editor", TextArea).move_cursor((0, 0))
@@ -126,7 +126,7 @@ async def test_an_invalid_example_is_flagged_next_to_its_file() -> None:
         label = str(files.get_option(PUT).prompt)
         assert label.startswith("✗ put.txt") and "1 of 4 examples flagged" in label
         assert "line 1: place" in str(ws.query_one("#ws-checks").render())
-        # The run keys do not step the engine under the workspace.
+        # The run keys do not step the agent under the workspace.
         ws.query_one("#ws-files").focus()
         stops, events = app.debug_screen.stops, app.debug_screen.debugger.events_seen
         await pilot.press("c", "n")
@@ -161,14 +161,14 @@ async def test_reexpand_with_scripted_and_local_server_then_continue(tmp_path: P
             await pilot.press("f2")  # continue with the local model's answer
             await wait_for(pilot, lambda: app.debug_screen.stops > before and not app.debug_screen.driver.busy, what="the run to go on")
             assert app.screen is app.screen_stack[0]
-            assert isinstance(app.debug_screen.engine.prompts, DraftPromptSet)
-            assert "put_down" in app.debug_screen.engine.prompts.text(PUT)
+            assert isinstance(app.debug_screen.agent.prompts, DraftPromptSet)
+            assert "put_down" in app.debug_screen.agent.prompts.text(PUT)
             assert isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered)
-            root = app.debug_screen.engine.tree.root
+            root = app.debug_screen.agent.tree.root
             assert root.thought.startswith("The vase is on the dining table")
             assert root.llm_calls[-1].source == "model" and len(root.children) == 4
             await command(pilot, app, "c")
-            assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
+            assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
 
 
 async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(tmp_path: Path) -> None:
@@ -199,8 +199,8 @@ async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(tmp_p
         await pilot.press("f1")
         await wait_for(pilot, lambda: app.screen is app.screen_stack[0], what="back to the console")
         await pilot.pause()
-        assert not isinstance(app.debug_screen.engine.prompts, DraftPromptSet)  # nothing applied
-        assert app.debug_screen.engine.tree.root.llm_calls[-1].answer == SCRIPTED
+        assert not isinstance(app.debug_screen.agent.prompts, DraftPromptSet)  # nothing applied
+        assert app.debug_screen.agent.tree.root.llm_calls[-1].answer == SCRIPTED
 
 
 async def test_save_writes_a_prompt_set_and_never_the_bundled_one(tmp_path: Path, monkeypatch) -> None:
@@ -251,10 +251,10 @@ async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_cont
         fork = app.session_control.session.folder
         assert (read_journal(fork).header.parent.session, read_journal(fork).header.parent.records,
                 read_journal(fork).header.parent.at) == (old.name, 0, "fork n0")
-        assert isinstance(app.debug_screen.engine.prompts, DraftPromptSet) and "put_down" in app.debug_screen.engine.prompts.text(PUT)
+        assert isinstance(app.debug_screen.agent.prompts, DraftPromptSet) and "put_down" in app.debug_screen.agent.prompts.text(PUT)
         await command(pilot, app, "c")
-        assert app.debug_screen.engine.finished is not None and app.debug_screen.engine.finished.success
-        assert app.debug_screen.engine.tree.root.llm_calls[-1].answer == DIRECT
+        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
+        assert app.debug_screen.agent.tree.root.llm_calls[-1].answer == DIRECT
         fork_answers = [r["answer"] for r in read_journal(fork).records if r["type"] == "answer"]
         old_answers = [r["answer"] for r in read_journal(old).records if r["type"] == "answer"]
         assert fork_answers == [DIRECT] and old_answers == [SCRIPTED]  # both branches survive

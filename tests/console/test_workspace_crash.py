@@ -28,7 +28,7 @@ async def test_reexpanding_after_a_use_this_answer_pick_compares_instead_of_cras
         before = app.debug_screen.stops
         await pilot.press("f1")  # use the scripted answer: the run goes on with it
         await wait_for(pilot, lambda: app.debug_screen.stops > before and not app.debug_screen.driver.busy, what="the run to go on")
-        assert app.debug_screen.engine.tree.root.llm_calls[-1].answer == SCRIPTED
+        assert app.debug_screen.agent.tree.root.llm_calls[-1].answer == SCRIPTED
         await command(pilot, app, "c")  # the next stub, find_vase, awaits
         assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)
         ws = await open_workspace(pilot, app)

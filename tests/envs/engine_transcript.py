@@ -31,8 +31,8 @@ def _record(env, observation: str) -> dict:
     return {"obs": observation, "admissible": env.admissible_commands, "won": env.won, "done": env.done}
 
 
-def play(game: str) -> dict:
-    env = make_env(game)
+def play(episode_ref: str) -> dict:
+    env = make_env(episode_ref)
     try:
         first = env.reset()
         runs = [[{"obs": first.raw, "admissible": env.admissible_commands}]]
@@ -40,11 +40,11 @@ def play(game: str) -> dict:
             runs[-1].append(_record(env, env.step(action)))
         second = env.reset()
         runs.append([{"obs": second.raw, "admissible": env.admissible_commands}])
-        rng = random.Random(game)
+        rng = random.Random(episode_ref)
         for i in range(RANDOM_STEPS):
             action = ODD_COMMANDS[i // 5] if i in (3, 7) else rng.choice(env.admissible_commands)
             runs[-1].append(_record(env, env.step(action)))
-        return {"game": game, "runs": runs}
+        return {"game": episode_ref, "runs": runs}
     finally:
         env.close()
 

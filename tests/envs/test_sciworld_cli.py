@@ -46,11 +46,11 @@ async def test_a_negative_score_ends_the_run_saying_the_task_failed() -> None:
     plan = 'run("focus on door to kitchen")\nrun("look around")'
     llm = ScriptedLLM([ScriptEntry(f"<execute>\n{plan}\n</execute>", stub="solve(instruction, observation)")])
     runner = RunnerSettings().make_runner()
-    engine = Engine(registry.make_env("sciworld:find-animal/0"), llm, runner)
+    agent = Engine(registry.make_env("sciworld:find-animal/0"), llm, runner)
     try:
-        finished = await engine.run()
+        finished = await agent.run()
     finally:
-        await engine.close()
+        await agent.close()
     assert isinstance(finished, ev.RunFinished) and not finished.success
     assert finished.reason == "the task failed (negative score)" and finished.steps == 1
 

@@ -28,28 +28,28 @@ async def play(episode: str) -> tuple[Engine, list[ev.Event]]:
     provider = registry.provider("sciworld")
     llm = gold_llm(provider.gold_actions(episode))
     runner = RunnerSettings().make_runner()
-    engine = Engine(provider.make_env(episode), llm, runner, prompts=PromptSet(DEFAULT_PROMPTS))
+    agent = Engine(provider.make_env(episode), llm, runner, prompts=PromptSet(DEFAULT_PROMPTS))
     events = []
     try:
-        while not engine.done:
-            events.append(await engine.step())
+        while not agent.done:
+            events.append(await agent.step())
     finally:
-        await engine.close()
-    return engine, events
+        await agent.close()
+    return agent, events
 
 
 @pytest.mark.parametrize("episode", EPISODES)
-async def test_the_gold_plan_wins_through_the_engine(episode: str) -> None:
-    engine, events = await play(episode)
+async def test_the_gold_plan_wins_through_the_agent(episode: str) -> None:
+    agent, events = await play(episode)
     finished = events[-1]
     assert isinstance(finished, ev.RunFinished) and finished.success, finished.reason
-    assert engine.env.score == 100
+    assert agent.env.score == 100
     depths = {e.depth for e in events if isinstance(e, ev.StubFound)}
     assert depths == {0, 1}  # the root plan, then one placeholder per sub-goal
 
 
 async def test_the_prompt_has_the_sciworld_actions_and_examples() -> None:
-    engine, events = await play("find-animal/0")
+    agent, events = await play("find-animal/0")
     prompt = next(e.prompt for e in events if isinstance(e, ev.LLMRequested))
     assert "teleport to {location}" in prompt and "focus on {obj}" in prompt
     assert "obs = focus_and_take_animal()" in prompt  # the task type's own examples
@@ -65,13 +65,13 @@ def test_gold_paths_split_into_sub_goals_at_moves_and_focus() -> None:
 async def test_an_action_the_simulator_does_not_parse_is_the_nodes_observation_and_the_plan_goes_on() -> None:
     plan = 'obs = run("fly to the moon")\nseen = run("look around")'
     llm = ScriptedLLM([ScriptEntry(f"<execute>\n{plan}\n</execute>", stub="solve(instruction, observation)")])
-    engine = Engine(registry.make_env("sciworld:find-animal/0", max_steps=5), llm, RunnerSettings().make_runner())
+    agent = Engine(registry.make_env("sciworld:find-animal/0", max_steps=5), llm, RunnerSettings().make_runner())
     try:
         events = []
-        while not engine.done:
-            events.append(await engine.step())
+        while not agent.done:
+            events.append(await agent.step())
     finally:
-        await engine.close()
+        await agent.close()
     observations = [e.observation for e in events if isinstance(e, ev.ObservationReceived)]
     assert observations[0] == "No known action matches that input." and "This room is called" in observations[1]
     assert not any(isinstance(e, ev.NodeError) and "fly" in e.code for e in events)  # no crash, no node error
@@ -82,11 +82,11 @@ async def test_a_jvm_that_dies_mid_episode_ends_the_run_with_one_line_and_the_ne
     simulator = Simulator()
     plan = 'run("look around")\nrun("look around")\nrun("look around")'
 
-    def engine() -> Engine:
+    def agent() -> Engine:
         llm = ScriptedLLM([ScriptEntry(f"<execute>\n{plan}\n</execute>", stub="solve(instruction, observation)")])
         return Engine(SciWorldEnv("find-animal/0", max_steps=5, simulator=simulator), llm, RunnerSettings().make_runner())
 
-    first = engine()
+    first = agent()
     try:
         event = None
         while not isinstance(event, ev.ObservationReceived):
@@ -97,7 +97,7 @@ async def test_a_jvm_that_dies_mid_episode_ends_the_run_with_one_line_and_the_ne
         assert not finished.success and finished.steps == 2
         assert finished.reason == ("the ScienceWorld JVM had stopped before the action 'look around' "
                                    "(a new one starts with the next episode); the episode ends here")
-        second = engine()
+        second = agent()
         try:
             again = await second.run()  # a new JVM: all three actions are played
             assert again.steps == 3 and again.reason == "no pending nodes left and the task is not done"
@@ -123,7 +123,7 @@ async def test_a_simulator_that_hangs_mid_episode_ends_the_run_with_the_reason_a
     simulator = Simulator()
     plan = 'run("look around")\nrun("look around")\nrun("look around")'
     llm = ScriptedLLM([ScriptEntry(f"<execute>\n{plan}\n</execute>", stub="solve(instruction, observation)")])
-    engine = Engine(SciWorldEnv("find-animal/0", max_steps=5, simulator=simulator), llm, RunnerSettings().make_runner())
+    agent = Engine(SciWorldEnv("find-animal/0", max_steps=5, simulator=simulator), llm, RunnerSettings().make_runner())
     ticks = 0
 
     async def ticker() -> None:  # the engine awaits the simulator: the event loop is never blocked on it
@@ -136,13 +136,13 @@ async def test_a_simulator_that_hangs_mid_episode_ends_the_run_with_the_reason_a
     try:
         event = None
         while not isinstance(event, ev.ObservationReceived):
-            event = await engine.step()
+            event = await agent.step()
         simulator.call_timeout = 1e-6  # the next action does not answer in time
-        finished = await engine.run()
+        finished = await agent.run()
         assert not finished.success and finished.steps == 2
         assert finished.reason.startswith("the simulator did not answer the action 'look around' within")
         assert not simulator.alive and ticks > 1
     finally:
         clock.cancel()
-        await engine.close()
+        await agent.close()
         simulator.close()

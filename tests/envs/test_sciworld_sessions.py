@@ -24,27 +24,27 @@ GAME = "sciworld:find-non-living-thing/0"
 
 async def test_a_fork_at_a_sub_goal_replays_the_simulator_up_to_it_and_both_branches_survive(tmp_path) -> None:
     sessions = tmp_path / "sessions"
-    engine = Engine(registry.make_env(GAME), gold_llm(registry.gold_actions(GAME)), RunnerSettings().make_runner(),
+    agent = Engine(registry.make_env(GAME), gold_llm(registry.gold_actions(GAME)), RunnerSettings().make_runner(),
                     prompts=PromptSet(DEFAULT_PROMPTS))
-    session = start_session(engine, sessions, EpisodeRef.parse(GAME), "gold")
+    session = start_session(agent, sessions, EpisodeRef.parse(GAME), "gold")
     try:
-        assert (await engine.run()).success
+        assert (await agent.run()).success
     finally:
         session.writer.close()
-        await engine.close()
+        await agent.close()
     original = (session.folder / JOURNAL_FILE).read_text()
-    last = engine.tree.root.children[-1]  # the last sub-goal: focus on the thing, put it in the box
+    last = agent.tree.root.children[-1]  # the last sub-goal: focus on the thing, put it in the box
     other = ScriptedLLM([ScriptEntry(answer='<execute>\nrun("look around")\n</execute>')])
     fork, events = await branch_session(session.folder, fork_at_expansion(last.id), other, registry.make_env, sessions,
                                         f"fork {last.id}")
     try:
         assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == last.id
-        replayed = fork.engine.env.steps
-        assert replayed > 0 and fork.engine.env.score > 0  # the earlier actions really ran on the simulator again
-        result = await fork.engine.run()
+        replayed = fork.agent.env.steps
+        assert replayed > 0 and fork.agent.env.score > 0  # the earlier actions really ran on the simulator again
+        result = await fork.agent.run()
     finally:
         fork.writer.close()
-        await fork.engine.close()
+        await fork.agent.close()
     assert not result.success and result.steps == replayed + 1  # the new answer's one action, then the plan ends
     assert result.reason == "no pending nodes left and the task is not done"
     assert (session.folder / JOURNAL_FILE).read_text() == original  # the won branch is untouched

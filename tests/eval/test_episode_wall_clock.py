@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from agent.eval.batch import EvalPlan, EvalReport, Evaluation, GameSpec
+from agent.eval.batch import EvalPlan, EvalReport, Evaluation, EpisodeSpec
 from agent.llm.openai_client import OpenAILLM
 from agent.llm.profiles import PriceTable, Profile
 from agent.sandbox import settings
@@ -26,7 +26,7 @@ from recode_tui.setup import UsageError
 
 pytestmark = pytest.mark.heavy  # starts environment workers in other processes: not in `make quick`
 
-GAMES = [GameSpec("key-1", "put"), GameSpec("coin-1", "take"), GameSpec("vase-1", "put")]
+GAMES = [EpisodeSpec("key-1", "put"), EpisodeSpec("coin-1", "take"), EpisodeSpec("vase-1", "put")]
 HUNG = "coin-1"
 CLOCK = 8.0  # far beyond a toy episode's second, with its environment worker started beforehand
 
@@ -36,8 +36,8 @@ def toy(toy_env):
     return toy_env
 
 
-def solving(game: str) -> ScriptedLLM:
-    actions = registry.gold_actions(f"toy:{game}")
+def solving(episode_ref: str) -> ScriptedLLM:
+    actions = registry.gold_actions(f"toy:{episode_ref}")
     code = "".join(f"run({a!r})\n" for a in actions)
     return ScriptedLLM([ScriptEntry(stub="solve(instruction, observation)",
                                     answer=f"<think>the known way</think><execute>\n{code}</execute>")])

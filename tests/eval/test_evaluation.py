@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, Evaluation, GameSpec, summarize
+from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, Evaluation, EpisodeSpec, summarize
 from envs.alfworld.catalog import list_games
 from recode_tui.setup.env_workers import EnvPool
 from mockllm.scripted import ScriptedLLM, load_script
@@ -36,9 +36,9 @@ def make_env(game, max_steps):
 '''
 
 
-def _games(*ids: str) -> list[GameSpec]:
+def _games(*ids: str) -> list[EpisodeSpec]:
     infos = {g.id: g for g in list_games()}
-    return [GameSpec(i, infos[i].task_type, str(infos[i].path)) for i in ids]
+    return [EpisodeSpec(i, infos[i].task_type, str(infos[i].path)) for i in ids]
 
 
 async def test_an_episode_whose_worker_dies_is_recorded_as_failed_and_the_others_go_on(tmp_path):

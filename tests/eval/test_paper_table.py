@@ -15,8 +15,8 @@ from recode_tui.commands.cli import main
 TYPES = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
 
-def episode(game: str, task_type: str, success: bool) -> dict:
-    return {"game": game, "task_type": task_type, "success": success, "reason": "" if success else "task not done",
+def episode(episode_ref: str, task_type: str, success: bool) -> dict:
+    return {"game": episode_ref, "task_type": task_type, "success": success, "reason": "" if success else "task not done",
             "steps": 10, "llm_calls": 3, "input_tokens": 100, "output_tokens": 20, "cost": 0.0, "seconds": 1.0,
             "journal": ""}
 

@@ -69,7 +69,7 @@ async def test_the_pool_replaces_a_dead_worker():
 
 
 def test_a_worker_warming_behind_plays_its_episodes_at_the_parents_priority():
-    """The engine's import yields the CPU to the console's first frame; the steps a person waits on do not."""
+    """The agent's import yields the CPU to the console's first frame; the steps a person waits on do not."""
     worker = EnvWorker(warm="alfworld", warm_behind=True)
     try:
         env = RemoteEnv.open(worker, "put-01", max_steps=80)  # answered once the warm import is done

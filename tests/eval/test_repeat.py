@@ -109,12 +109,12 @@ def test_wilson_intervals_stay_inside_0_and_1_and_widen_with_fewer_plays():
 def test_resume_adds_repeats_to_a_finished_evaluation_and_refuses_fewer(tmp_path, capsys):
     import argparse
 
-    from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, GameSpec
+    from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, EpisodeSpec
     from recode_tui.commands.evaluate import _resumed_report
     from recode_tui.commands.parser import add_eval_parser
 
     folder = tmp_path / "ev"
-    plan = EvalPlan(llm="demo", games=[GameSpec("put-01", "put"), GameSpec("clean-01", "clean")])
+    plan = EvalPlan(llm="demo", games=[EpisodeSpec("put-01", "put"), EpisodeSpec("clean-01", "clean")])
     report = EvalReport(plan, [EpisodeResult("put-01", "put", True, ""), EpisodeResult("clean-01", "clean", False, "")],
                         status="complete")
     report.write(folder / "report.json")
@@ -134,12 +134,12 @@ def test_resume_adds_repeats_to_a_finished_evaluation_and_refuses_fewer(tmp_path
 
 
 def test_a_sampling_model_gets_each_repeats_seed_and_a_greedy_one_the_same_request(tmp_path):
-    from agent.eval.batch import EvalPlan, EvalReport, Evaluation, GameSpec
+    from agent.eval.batch import EvalPlan, EvalReport, Evaluation, EpisodeSpec
     from agent.llm.cache import CachedLLM, ResponseCache
     from agent.llm.openai_client import OpenAILLM
     from agent.llm.profiles import Profile
 
-    plan = EvalPlan(llm="profile:x", games=[GameSpec("put-01", "put")], repeat=3)
+    plan = EvalPlan(llm="profile:x", games=[EpisodeSpec("put-01", "put")], repeat=3)
     evaluation = Evaluation(EvalReport(plan), tmp_path, lambda game: None, pool_factory=lambda size: None)
     sampling = OpenAILLM(Profile(name="s", model="m", api_key="k", base_url="http://127.0.0.1:9/v1", temperature=0.7))
     greedy = OpenAILLM(Profile(name="g", model="m", api_key="k", base_url="http://127.0.0.1:9/v1"))

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from agent.eval.batch import EvalPlan, EvalReport, Evaluation, GameSpec
+from agent.eval.batch import EvalPlan, EvalReport, Evaluation, EpisodeSpec
 from agent.sandbox import settings
 from envs.alfworld.catalog import list_games
 from recode_tui.setup.env_workers import EnvPool
@@ -21,9 +21,9 @@ from .helpers import chosen_script
 pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
 
 
-def _games(*ids: str) -> list[GameSpec]:
+def _games(*ids: str) -> list[EpisodeSpec]:
     infos = {g.id: g for g in list_games()}
-    return [GameSpec(i, infos[i].task_type, str(infos[i].path)) for i in ids]
+    return [EpisodeSpec(i, infos[i].task_type, str(infos[i].path)) for i in ids]
 
 
 def _alive(pid: int) -> bool:

@@ -88,9 +88,9 @@ async def test_a_persons_fix_in_a_fork_is_the_one_corrected_pair_and_names_its_p
     fork, _ = await branch_session(episode, fork_at_expansion(clean["node_id"]), ChosenAnswerLLM(fix, "human", model),
                                    make_env, sessions, f"fork at {clean['node_id']}")
     try:
-        finished = await fork.engine.run()
+        finished = await fork.agent.run()
     finally:
-        await fork.engine.close()
+        await fork.agent.close()
         fork.writer.close()
     assert finished.success  # the person's fix wins the episode the bugged model lost
     corrected = pairs(recode(tmp, "export", str(fork.folder), "--sft", "--corrected-only"))

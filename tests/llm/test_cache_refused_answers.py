@@ -21,7 +21,7 @@ from agent.llm.profiles import Profile
 from agent.runtime import events as ev
 from mockllm.openai_server import OpenAICompatibleServer, entries_responder, write_profiles
 from mockllm.scripted import ScriptEntry
-from recode_tui.setup.build import make_engine, make_llm
+from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import episode_named, run_settings
 
 JUNK = "I would look around the room first."  # no <execute>: ReCode refuses it
@@ -46,11 +46,11 @@ class SamplingModel:
         return GOOD if is_reask and self.seen[prompt] > 1 else JUNK
 
 
-async def first_answer(engine) -> list[ev.Event]:
+async def first_answer(agent) -> list[ev.Event]:
     """Step until the first accepted answer (or the end): every event so far."""
     events: list[ev.Event] = []
-    while not engine.done and not any(isinstance(e, ev.LLMAnswered) for e in events):
-        events.append(await engine.step())
+    while not agent.done and not any(isinstance(e, ev.LLMAnswered) for e in events):
+        events.append(await agent.step())
     return events
 
 
@@ -65,12 +65,12 @@ async def test_a_reask_after_a_refusal_reaches_the_model_and_a_refused_answer_is
         profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0)
 
         async def play() -> list[ev.Event]:
-            llm = with_cache(make_llm("profile:local", str(profiles), agent="recode"), cache, always=True)
-            engine = make_engine(run_settings(agent="recode"), episode_named("put-01"), llm)
+            llm = with_cache(make_llm("profile:local", str(profiles), agent_name="recode"), cache, always=True)
+            agent = make_agent(run_settings(agent="recode"), episode_named("put-01"), llm)
             try:
-                return await first_answer(engine)
+                return await first_answer(agent)
             finally:
-                await engine.close()
+                await agent.close()
 
         events = await play()
         refused = [e for e in events if isinstance(e, ev.LLMRejected)]

@@ -13,7 +13,7 @@ from agent.sessions.journal import read_journal
 from agent.sessions.session import start_session
 from envs.alfworld.catalog import resolve_game
 from mockllm import HumanLLM
-from recode_tui.setup.build import make_engine
+from recode_tui.setup.build import make_agent
 from recode_tui.plain.terminal import SKELETON, PlainFrontEnd, check_answer, render_prompt
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
@@ -27,13 +27,13 @@ def paste(text: str) -> str:
     return f"\x1b[200~{text}\x1b[201~"
 
 
-def walkthrough(game: str) -> list[str]:
-    return json.loads(resolve_game(game).read_text())["walkthrough"]
+def walkthrough(episode_ref: str) -> list[str]:
+    return json.loads(resolve_game(episode_ref).read_text())["walkthrough"]
 
 
-def new_front(tmp_path, pipe, game: str = "put-01", **kw) -> PlainFrontEnd:
-    engine = make_engine(run_settings(), episode_named(game), HumanLLM())
-    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(game), "human")
+def new_front(tmp_path, pipe, episode_ref: str = "put-01", **kw) -> PlainFrontEnd:
+    agent = make_agent(run_settings(), episode_named(episode_ref), HumanLLM())
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse(episode_ref), "human")
     return PlainFrontEnd(session, input=pipe, output=DummyOutput(), **kw)
 
 
@@ -107,7 +107,7 @@ async def test_ctrl_d_pauses_saves_the_draft_and_resume_continues_there(tmp_path
 
     steps = walkthrough("clean-01")
     with create_pipe_input() as pipe:
-        front = new_front(tmp_path, pipe, game="clean-01")
+        front = new_front(tmp_path, pipe, episode_ref="clean-01")
         task = asyncio.ensure_future(front.run())
         await editor_open(front, task)
         half = "for action in " + json.dumps(steps) + ":\n    run(action)"

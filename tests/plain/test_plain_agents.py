@@ -10,7 +10,7 @@ from prompt_toolkit.output import DummyOutput
 from agent.agents.plan_execute.agent import TURN_SKELETON
 from agent.sessions.session import start_session
 from mockllm import HumanLLM
-from recode_tui.setup.build import make_engine
+from recode_tui.setup.build import make_agent
 from recode_tui.plain.terminal import PlainFrontEnd
 from tests.agents.test_plan_execute import WIN_PLAN
 
@@ -20,8 +20,8 @@ from envs.registry import EpisodeRef
 
 
 async def test_the_next_executor_turn_opens_on_the_template_not_the_last_answer(tmp_path) -> None:
-    engine = make_engine(run_settings(agent="plan-execute"), episode_named("put-01"), HumanLLM())
-    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse("put-01"), "human")
+    agent = make_agent(run_settings(agent="plan-execute"), episode_named("put-01"), HumanLLM())
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse("put-01"), "human")
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
         task = asyncio.ensure_future(front.run())
@@ -29,12 +29,12 @@ async def test_the_next_executor_turn_opens_on_the_template_not_the_last_answer(
         await editor_open(front, task)  # the planner
         buffer.text = ""
         pipe.send_text(paste(WIN_PLAN) + ESC_ENTER)
-        await until(lambda: bool(front.engine.tree.root.children))  # the plan is taken: that editor is closed
+        await until(lambda: bool(front.agent.tree.root.children))  # the plan is taken: that editor is closed
         await editor_open(front, task)  # s1's first executor turn
         assert buffer.text == TURN_SKELETON
         buffer.text = ""
         pipe.send_text(paste("Thought: the table\nAction: go to diningtable 1") + ESC_ENTER)
-        await until(lambda: front.engine.env.steps == 1)  # the action is sent: that editor is closed
+        await until(lambda: front.agent.env.steps == 1)  # the action is sent: that editor is closed
         await editor_open(front, task)  # s1's second turn: the same node asks again
         assert buffer.text == TURN_SKELETON  # not "Action: go to diningtable 1" again
         task.cancel()

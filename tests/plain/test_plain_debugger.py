@@ -17,7 +17,7 @@ from agent.runtime.debugger import Debugger, StepMode
 from agent.sessions.journal import read_journal
 from agent.sessions.session import start_session
 from mockllm import HumanLLM
-from recode_tui.setup.build import make_engine
+from recode_tui.setup.build import make_agent
 from recode_tui.plain.terminal import PlainFrontEnd, open_plain_session
 from tests.plain.test_plain import ESC_ENTER, editor_open, until
 from tests.settings import episode_named, run_settings
@@ -33,18 +33,18 @@ def toy(toy_env):
 
 
 def new_front(tmp_path, pipe) -> PlainFrontEnd:
-    engine = make_engine(run_settings(agent=AGENT), episode_named(GAME), HumanLLM())
-    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(GAME), "human")
+    agent = make_agent(run_settings(agent=AGENT), episode_named(GAME), HumanLLM())
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse(GAME), "human")
     return PlainFrontEnd(session, input=pipe, output=DummyOutput())
 
 
 async def console_stop_line() -> str:
     """What the console's debugger says when this episode first asks the person."""
-    engine = make_engine(run_settings(agent=AGENT), episode_named(GAME), HumanLLM())
+    agent = make_agent(run_settings(agent=AGENT), episode_named(GAME), HumanLLM())
     try:
-        stop = await Debugger(engine, breakpoints=[]).step(StepMode.CONTINUE)
+        stop = await Debugger(agent, breakpoints=[]).step(StepMode.CONTINUE)
     finally:
-        await engine.close()
+        await agent.close()
     assert stop.reason.kind == "human"
     return stop.reason.text
 
@@ -101,7 +101,7 @@ async def test_a_crash_while_the_run_takes_the_answer_keeps_the_typed_text_and_r
             if isinstance(event, ev.LLMAnswered):
                 raise RuntimeError("the watcher broke")
 
-        front.engine.observers.insert(0, broken)
+        front.agent.observers.insert(0, broken)
         task = asyncio.ensure_future(front.run())
         typed = "I look there first\nAction: go to shelf 1"
         await answer(front, pipe, task, typed)

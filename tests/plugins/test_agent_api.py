@@ -13,7 +13,7 @@ from agent.runtime.events import Event, RunFinished
 from agent.runtime.stepper import MAIN_ROLE, Answer, Stepper
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
-from recode_tui.setup.build import make_engine
+from recode_tui.setup.build import make_agent
 from tests import toyenv
 from tests.settings import console_options, episode_named, run_settings
 
@@ -66,36 +66,36 @@ class OneShotPlanner(Stepper):
             yield event
 
 
-def planner(answer: str, game: str = "toy:vase-1") -> OneShotPlanner:
+def planner(answer: str, episode_ref: str = "toy:vase-1") -> OneShotPlanner:
     from agent.sandbox.settings import RunnerSettings
     from envs import make_env
 
     llm = ScriptedLLM([ScriptEntry(answer, purpose="plan")])
-    return OneShotPlanner(make_env(game), llm, RunnerSettings().make_runner())
+    return OneShotPlanner(make_env(episode_ref), llm, RunnerSettings().make_runner())
 
 
 async def test_a_plan_that_runs_out_says_the_agent_stopped_not_that_the_step_limit_was_reached():
-    engine = planner("Plan: go to diningtable 1; take vase 1 from diningtable 1")
-    finished = await engine.run()
-    await engine.close()
+    agent = planner("Plan: go to diningtable 1; take vase 1 from diningtable 1")
+    finished = await agent.run()
+    await agent.close()
     assert not finished.success and finished.steps == 2
     assert finished.reason == "the agent stopped after 2 of 30 steps without finishing the task"
-    assert engine.tree.root.error == finished.reason
+    assert agent.tree.root.error == finished.reason
 
 
 async def test_a_plan_that_wins_completes_the_root():
-    engine = planner("Plan: go to diningtable 1; take vase 1 from diningtable 1; go to sidetable 1; "
+    agent = planner("Plan: go to diningtable 1; take vase 1 from diningtable 1; go to sidetable 1; "
                      "put vase 1 in/on sidetable 1")
-    finished = await engine.run()
-    await engine.close()
+    finished = await agent.run()
+    await agent.close()
     assert finished.success and finished.reason == "won" and finished.steps == 4
 
 
 async def test_the_test_agents_own_limit_is_its_end_reason():
-    engine = make_engine(run_settings(agent="one-action", agent_options={"max_turns": 2}), episode_named("toy:vase-1"),
+    agent = make_agent(run_settings(agent="one-action", agent_options={"max_turns": 2}), episode_named("toy:vase-1"),
                          ScriptedLLM([ScriptEntry("Action: look", purpose="act")]))
-    finished = await engine.run()
-    await engine.close()
+    finished = await agent.run()
+    await agent.close()
     assert isinstance(finished, RunFinished) and finished.reason == "turn limit reached (2 turns)"
 
 
@@ -114,10 +114,10 @@ async def test_the_tree_pane_draws_each_turn_of_an_agent_that_adds_its_own_nodes
         await command(pilot, app, "c")  # the first LLM call of turn 1: the turn is drawn already
         assert [item.label.plain.strip() for item in pane.root.children] == ["▸● turn 1"]
         for _ in range(6):
-            if app.debug_screen.engine.done:
+            if app.debug_screen.agent.done:
                 break
             await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.debug_screen.engine.done, what="the run's end")
+        await wait_for(pilot, lambda: app.debug_screen.agent.done, what="the run's end")
         await pilot.pause()
         assert [item.label.plain.strip() for item in pane.root.children] == ["✓ turn 1", "▸✓ turn 2"]
 
@@ -156,24 +156,24 @@ async def test_options_the_agent_refuses_end_the_run_with_its_reason_before_the_
     from envs import make_env
 
     env = make_env("toy:vase-1")
-    engine = PickyPlanner(env, ScriptedLLM([ScriptEntry("Plan: look", purpose="plan")]),
+    agent = PickyPlanner(env, ScriptedLLM([ScriptEntry("Plan: look", purpose="plan")]),
                           RunnerSettings().make_runner(), options={"mood": "grumpy"})
     events = []
-    finished = await engine.run(on_event=events.append)
-    await engine.close()
+    finished = await agent.run(on_event=events.append)
+    await agent.close()
     assert events == [finished]  # nothing started: no RunStarted, no node
     assert not finished.success and finished.reason == "--agent-option mood=grumpy: use calm or brisk"
-    assert engine.task == "" and engine.stats.llm_calls == 0
+    assert agent.task == "" and agent.stats.llm_calls == 0
 
 
 async def test_the_runs_counts_are_one_object_refused_actions_included():
     """An action longer than the cap is refused without a step, and counted with the run's other counts."""
     from agent.runtime.actions import MAX_ACTION_CHARS
 
-    engine = planner(f"Plan: go to diningtable 1; {'x' * (MAX_ACTION_CHARS + 1)}")
-    finished = await engine.run()
-    await engine.close()
+    agent = planner(f"Plan: go to diningtable 1; {'x' * (MAX_ACTION_CHARS + 1)}")
+    finished = await agent.run()
+    await agent.close()
     assert finished.steps == 1 and finished.llm_calls == 1
-    stats = engine.stats
+    stats = agent.stats
     assert (stats.llm_calls, stats.refused_actions, stats.llm_failures) == (1, 1, 0)
     assert stats.role_dicts()["main"]["calls"] == 1

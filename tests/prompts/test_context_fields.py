@@ -27,49 +27,49 @@ async def heat_run(prompts: PromptSet) -> Engine:
     """heat-01 played with the default heat examples as answers, prompts built from `prompts`."""
     text = PromptSet().text("alfworld/examples/heat.txt")
     llm = ExamplesLLM([parse_example(chunk, line) for line, chunk in split_examples(text)])
-    engine = Engine(make_env("heat-01"), llm, runner=ThreadRunner(), prompts=prompts)
-    result = await engine.run()
-    await engine.close()
+    agent = Engine(make_env("heat-01"), llm, runner=ThreadRunner(), prompts=prompts)
+    result = await agent.run()
+    await agent.close()
     assert result.success, result.reason
-    return engine
+    return agent
 
 
-def prompt_of(engine: Engine, code: str) -> str:
-    node = next(n for n in engine.tree.nodes.values() if n.code == code)
+def prompt_of(agent: Engine, code: str) -> str:
+    node = next(n for n in agent.tree.nodes.values() if n.code == code)
     return node.llm_calls[0].prompt
 
 
 async def test_a_nested_stub_sees_the_task_the_last_actions_and_the_steps_left() -> None:
-    engine = await heat_run(PromptSet())
-    root = prompt_of(engine, "solve(instruction, observation)")
+    agent = await heat_run(PromptSet())
+    root = prompt_of(agent, "solve(instruction, observation)")
     assert "The task of the whole run: put a hot cup in sinkbasin." in root
     assert NO_ACTIONS_YET in root and "Steps left: 80 of 80." in root
-    place = prompt_of(engine, PLACE)
+    place = prompt_of(agent, PLACE)
     assert "The task of the whole run: put a hot cup in sinkbasin." in place
     # After heating, the placing step can tell that it worked and where the agent stands.
     recent = place.split("oldest first", 1)[1].split("# Current function", 1)[0]
     assert "> heat cup 1 with microwave 1\nYou heat the cup 1 using the microwave 1." in recent
     assert recent.count("\n> ") <= 4  # the last few, not the whole history
-    steps_before = engine.env.steps - 2  # the place step then went to the sink and moved the cup
+    steps_before = agent.env.steps - 2  # the place step then went to the sink and moved the cup
     assert f"Steps left: {80 - steps_before} of 80." in place
     # The workspace reads the variables and the context back from the recorded prompt.
-    assert variables_from_prompt(place, engine.prompts, "alfworld", "heat", PLACE) == [
+    assert variables_from_prompt(place, agent.prompts, "alfworld", "heat", PLACE) == [
         "- item (str): cup 1",
         "- dest_kind (str): sinkbasin",
         "- receptacles (list[str]): ['cabinet 4', 'cabinet 3', 'cabinet 2', 'cabinet 1', 'coffeemachine 1', "
         "'countertop 2', 'countertop 1', 'drawer 2', 'drawer 1', 'fridge 1', 'garbagecan 1', 'microwave 1', "
         "'sinkbasin 1', 'stoveburner 3', 'stoveburner 2', 'stoveburner 1', 'toaster 1']",
     ]
-    assert context_from_prompt(place, engine.prompts, "alfworld", "heat", PLACE)["steps_left"] == str(80 - steps_before)
+    assert context_from_prompt(place, agent.prompts, "alfworld", "heat", PLACE)["steps_left"] == str(80 - steps_before)
 
 
 async def test_the_paper_set_shows_no_context() -> None:
-    engine = await heat_run(PromptSet(PAPER_PROMPTS))
-    place = prompt_of(engine, PLACE)
+    agent = await heat_run(PromptSet(PAPER_PROMPTS))
+    place = prompt_of(agent, PLACE)
     assert "task of the whole run" not in place and "> heat cup 1" not in place and "Steps left" not in place
     assert "$" not in place.split("# Current function")[1]
-    assert variables_from_prompt(place, engine.prompts, "alfworld", "heat", PLACE) is not None
-    assert context_from_prompt(place, engine.prompts, "alfworld", "heat", PLACE) == {}
+    assert variables_from_prompt(place, agent.prompts, "alfworld", "heat", PLACE) is not None
+    assert context_from_prompt(place, agent.prompts, "alfworld", "heat", PLACE) == {}
 
 
 def test_prompt_show_on_a_nested_stub_shows_the_task_and_recent_actions(capsys) -> None:

@@ -46,31 +46,31 @@ async def test_the_examples_of_a_task_type_win_every_bundled_game_of_it(task_typ
     assert not lost, "\n".join(lost)
 
 
-async def play_layout(game: str) -> tuple[str, ...]:
-    play = await play_examples(examples_text(game.split("-")[0]), game)
+async def play_layout(episode_ref: str) -> tuple[str, ...]:
+    play = await play_examples(examples_text(episode_ref.split("-")[0]), episode_ref)
     assert play.won, play.summary()
     return play.actions
 
 
-@pytest.mark.parametrize("game", ["examine-01", "examine-03", "examine-06"])
-async def test_a_lamp_seen_during_the_object_search_is_used(game: str) -> None:
-    actions = await play_layout(game)
+@pytest.mark.parametrize("episode_ref", ["examine-01", "examine-03", "examine-06"])
+async def test_a_lamp_seen_during_the_object_search_is_used(episode_ref: str) -> None:
+    actions = await play_layout(episode_ref)
     take = next(i for i, a in enumerate(actions) if a.startswith("take "))
     lamp_place = actions[-2][len("go to "):]
     assert actions[-1].startswith("use ") and lamp_place in places_visited(actions[:take]), actions
     assert len(places_visited(actions[take:])) == 1, f"no second search for the lamp: {actions}"
 
 
-@pytest.mark.parametrize("game", ["examine-07", "examine-08"])
-async def test_a_lamp_where_the_object_was_taken_is_used(game: str) -> None:
-    actions = await play_layout(game)
+@pytest.mark.parametrize("episode_ref", ["examine-07", "examine-08"])
+async def test_a_lamp_where_the_object_was_taken_is_used(episode_ref: str) -> None:
+    actions = await play_layout(episode_ref)
     take = next(a for a in actions if a.startswith("take "))
     assert actions[-1].startswith("use ") and actions[-2] == "go to " + take.rsplit(" from ", 1)[1], actions
 
 
-@pytest.mark.parametrize("game", ["puttwo-01", "puttwo-02", "puttwo-04"])
-async def test_the_second_object_is_searched_for_after_the_first_was_placed(game: str) -> None:
-    actions = await play_layout(game)
+@pytest.mark.parametrize("episode_ref", ["puttwo-01", "puttwo-02", "puttwo-04"])
+async def test_the_second_object_is_searched_for_after_the_first_was_placed(episode_ref: str) -> None:
+    actions = await play_layout(episode_ref)
     moves = [i for i, a in enumerate(actions) if a.startswith("move ")]
     takes = [a for a in actions if a.startswith("take ")]
     assert len(moves) == 2 and len(takes) == 2, actions

@@ -11,7 +11,7 @@ from agent.eval.rundiff import diff_runs
 from agent.sessions.session import start_session
 from recode_tui.commands import cli
 from tests.agents.scripts import react_llm, walkthrough
-from tests.agents.test_recap import CHILD, GAME, WIN, engine_with, in_order
+from tests.agents.test_recap import CHILD, GAME, WIN, agent_with, in_order
 from tests.rundiff.test_diff_fork import play, plan_llm
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
@@ -21,10 +21,10 @@ LOOK_FIRST = CHILD.replace("1. action: go to diningtable 1", "1. action: look\n2
 
 
 async def recap_run(tmp_path: Path, answers) -> Path:
-    engine = engine_with(in_order(*answers))
-    session = start_session(engine, tmp_path / f"sessions-{len(answers)}-{answers[1][1][:12]}", EpisodeRef.parse(GAME), "scripted:recap")
-    await engine.run()
-    await engine.close()
+    agent = agent_with(in_order(*answers))
+    session = start_session(agent, tmp_path / f"sessions-{len(answers)}-{answers[1][1][:12]}", EpisodeRef.parse(GAME), "scripted:recap")
+    await agent.run()
+    await agent.close()
     session.writer.close()
     return session.folder
 
@@ -51,15 +51,15 @@ async def test_recap_subtasks_align_by_path_and_the_changed_decomposition_is_the
 async def test_two_agents_on_one_game_are_diffed_by_their_steps(tmp_path, capsys) -> None:
     steps = walkthrough(GAME)
     recode = await play(tmp_path, GAME, plan_llm(steps))
-    from recode_tui.setup.build import make_engine
+    from recode_tui.setup.build import make_agent
     from agent.runtime.stepper import Limits
 
-    engine = make_engine(run_settings(max_steps=30, agent="react"), episode_named(GAME),
+    agent = make_agent(run_settings(max_steps=30, agent="react"), episode_named(GAME),
                          react_llm(steps[:1] + ["look"] + steps[1:]))
     # another folder: two sessions of one game started in the same second by one process get one id
-    session = start_session(engine, tmp_path / "react", EpisodeRef.parse(GAME), "scripted:react")
-    await engine.run()
-    await engine.close()
+    session = start_session(agent, tmp_path / "react", EpisodeRef.parse(GAME), "scripted:react")
+    await agent.run()
+    await agent.close()
     session.writer.close()
     assert cli.main(["diff", str(recode), str(session.folder), "--width", "100"]) == 0
     out = capsys.readouterr().out
@@ -72,16 +72,16 @@ async def test_two_agents_on_one_game_are_diffed_by_their_steps(tmp_path, capsys
 
 
 async def test_plan_execute_steps_and_turns_align_by_path_and_a_reworded_step_is_changed(tmp_path) -> None:
-    from tests.agents.test_plan_execute import WIN_TURNS, engine_with as plan_engine, in_order as plan_order, plan
+    from tests.agents.test_plan_execute import WIN_TURNS, agent_with as plan_agent, in_order as plan_order, plan
 
     reworded = plan(("s1", "take the vase from the diningtable", []), ("s2", "put the vase on sidetable 1", ["s1"]))
     folders = []
     for name, first in (("a", plan(("s1", "find the vase and take it", []),
                                    ("s2", "put the vase on sidetable 1", ["s1"]))), ("b", reworded)):
-        engine = plan_engine(plan_order(("plan", first), *WIN_TURNS))
-        session = start_session(engine, tmp_path / name, EpisodeRef.parse(GAME), "scripted:plan")
-        await engine.run()
-        await engine.close()
+        agent = plan_agent(plan_order(("plan", first), *WIN_TURNS))
+        session = start_session(agent, tmp_path / name, EpisodeRef.parse(GAME), "scripted:plan")
+        await agent.run()
+        await agent.close()
         session.writer.close()
         folders.append(session.folder)
     diff = diff_runs(read_journal(folders[0]), read_journal(folders[1]))

@@ -29,10 +29,10 @@ GAME = "cool-03"
 PLAN = "steps = plan_steps(observation)"
 
 
-def walkthrough(game: str) -> list[str]:
+def walkthrough(episode_ref: str) -> list[str]:
     from envs.alfworld.catalog import resolve_game
 
-    return json.loads(resolve_game(game).read_text())["walkthrough"]
+    return json.loads(resolve_game(episode_ref).read_text())["walkthrough"]
 
 
 def plan_llm(steps: list[str]) -> ScriptedLLM:
@@ -44,12 +44,12 @@ def plan_llm(steps: list[str]) -> ScriptedLLM:
     ])
 
 
-async def play(tmp_path: Path, game: str, llm: ScriptedLLM) -> Path:
-    engine = Engine(make_env(game), llm, RunnerSettings().make_runner())
-    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(game), "scripted:test")
-    await engine.run()
+async def play(tmp_path: Path, episode_ref: str, llm: ScriptedLLM) -> Path:
+    agent = Engine(make_env(episode_ref), llm, RunnerSettings().make_runner())
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse(episode_ref), "scripted:test")
+    await agent.run()
     session.writer.close()
-    await engine.close()
+    await agent.close()
     return session.folder
 
 
@@ -57,9 +57,9 @@ async def fork_of(tmp_path: Path, parent: Path, answer_steps: list[str]) -> Path
     stub = next(r["node_id"] for r in read_journal(parent).records if r.get("type") == "answer" and r["stub"] == PLAN)
     fork, _ = await branch_session(parent, fork_at_expansion(stub), plan_llm(answer_steps), make_env,
                                    tmp_path / "sessions", f"fork {stub}")
-    await fork.engine.run()
+    await fork.agent.run()
     fork.writer.close()
-    await fork.engine.close()
+    await fork.agent.close()
     return fork.folder
 
 

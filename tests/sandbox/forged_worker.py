@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""A hostile sandbox worker for the engine's tests: it speaks the framing protocol and misbehaves.
+"""A hostile sandbox worker for the parent's tests: it speaks the framing protocol and misbehaves.
 
 Started in place of the Python interpreter (`SandboxRunner(python=<this file>)`),
 so it gets the interpreter's arguments and ignores all but the last (the
 worker's configuration). It answers like an honest worker, except for a node
 whose code is one of the commands in `MISCHIEF`: what it sends then is the
-misbehaviour a test checks the engine against. Node code `ok` runs honestly.
+misbehaviour a test checks the parent against. Node code `ok` runs honestly.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def send_raw(data: bytes) -> None:
     try:
         while view:
             view = view[os.write(1, view):]
-    except OSError:  # the engine killed us or closed the pipe
+    except OSError:  # the parent killed us or closed the pipe
         os._exit(0)
 
 
@@ -67,7 +67,7 @@ def flood_out(megabytes: int) -> None:
 
 
 def one_huge_out(megabytes: int) -> None:
-    """One `out` frame of this many MiB (under the engine's frame limit for snapshots)."""
+    """One `out` frame of this many MiB (under the parent's frame limit for snapshots)."""
     send({"t": "out", "out": "y" * (megabytes * MIB)})
     sleep_forever()
 
@@ -100,7 +100,7 @@ def action_without_action() -> None:
 
 
 def hang_then_fail_restore(workdir: str) -> None:
-    """Hang until the engine kills this worker; the next one dies when asked to restore the variables."""
+    """Hang until the parent kills this worker; the next one dies when asked to restore the variables."""
     with open(os.path.join(workdir, "fail-restore"), "w") as marker:
         marker.write("yes")
     sleep_forever()
@@ -123,7 +123,7 @@ def snapshot(values: dict) -> dict:
 
 
 def main() -> None:
-    signal.signal(signal.SIGUSR1, signal.SIG_IGN)  # the engine's "send what you printed": ignored
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)  # the parent's "send what you printed": ignored
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     config = json.loads(sys.argv[-1])
     workdir = str(config.get("workdir") or ".")

@@ -1,8 +1,8 @@
-"""An engine that lets hostile node code try everything, with the Python-level layers off.
+"""A parent that lets hostile node code try everything, with the Python-level layers off.
 
 Run by tests/sandbox/test_kernel_walls.py as root and as an unused uid:
 `python hostile_battery.py TARGETS_JSON` prints one JSON object, each attempt's
-result ("held" or "ESCAPED: ...") and whether this engine received the signal
+result ("held" or "ESCAPED: ...") and whether this parent received the signal
 the code sent it. It imports only the project's `agent` package and
 `pyseccomp`, found beside this file or on the path it is given, so an
 unprivileged uid can run it from a copy.
@@ -20,7 +20,7 @@ import sys
 def attacks(targets: dict[str, object]) -> dict[str, str]:
     """Node code per attempt: each binds `got` to a description of what it reached."""
     home, shared, port = targets["home"], targets["shared"], targets["port"]
-    engine = os.getpid()
+    parent = os.getpid()
     return {
         "read a 0600 file in HOME": f"got = open({home!r} + '/secret600').read()",
         "read a 0644 file in HOME": f"got = open({home!r} + '/secret644').read()",
@@ -32,9 +32,9 @@ def attacks(targets: dict[str, object]) -> dict[str, str]:
         "start a shell": (f"import subprocess\nsubprocess.run(['/bin/sh', '-c', 'touch {shared}/shell-ran'])\n"
                           "got = 'ran'"),
         "exec a shell": f"import os\nos.execv('/bin/sh', ['sh', '-c', 'touch {shared}/exec-ran'])",
-        "signal the engine": f"import os, signal\nos.kill({engine}, signal.SIGUSR1)\ngot = 'sent'",
-        "read the engine's environ": f"got = open('/proc/{engine}/environ', 'rb').read().decode('latin-1')",
-        "read the engine's memory": f"got = open('/proc/{engine}/mem', 'rb').read(16)",
+        "signal the parent": f"import os, signal\nos.kill({parent}, signal.SIGUSR1)\ngot = 'sent'",
+        "read the parent's environ": f"got = open('/proc/{parent}/environ', 'rb').read().decode('latin-1')",
+        "read the parent's memory": f"got = open('/proc/{parent}/mem', 'rb').read(16)",
     }
 
 
@@ -61,7 +61,7 @@ async def run_battery(targets: dict[str, object]) -> dict[str, object]:
     finally:
         await runner.close()
     await asyncio.sleep(0.2)  # a signal sent by node code would have arrived by now
-    results["engine signalled"] = bool(signalled)
+    results["parent signalled"] = bool(signalled)
     results["uid"] = os.getuid()
     return results
 

@@ -6,7 +6,7 @@
   are judged like attributes when the class is made; `collections.User*`
   (whose methods forward to a `.data` node code chooses) are not handed out;
   exception attributes that carry an object (`AttributeError.obj`) are refused.
-- The helpers node code holds (`print`, `run`, `__import__`, the engine's
+- The helpers node code holds (`print`, `run`, `__import__`, the parent's
   helpers) lead to neither the worker, its state, its output nor its `send`.
 - Layer 3 (audit hook): it uses only what it bound when it was made, so node
   code that rewrites the audit module cannot open a file.

@@ -1,6 +1,6 @@
-"""The engine against a worker that node code has taken over: a forged worker (`forged_worker.py`)
+"""The parent against a worker that node code has taken over: a forged worker (`forged_worker.py`)
 speaks the framing protocol and misbehaves. Whatever it sends, the node ends by its deadline, the
-engine keeps at most the output cap and bounded memory, the worker is killed with the reason, and
+parent keeps at most the output cap and bounded memory, the worker is killed with the reason, and
 the next node runs on a fresh worker."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ NO_WALLS = SandboxPolicy(walls=frozenset(), weak_ok=True)
 
 
 def rss() -> int:
-    """The test process's resident memory (the engine's), in bytes."""
+    """The test process's resident memory (the parent's), in bytes."""
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) * 1024
@@ -35,7 +35,7 @@ def rss() -> int:
 
 def forged(**settings) -> SandboxRunner:
     settings.setdefault("node_timeout", 1.0)
-    # a fake interpreter outside any namespace: what is tested is the engine, not the walls
+    # a fake interpreter outside any namespace: what is tested is the parent, not the walls
     return SandboxRunner(python=str(FORGED), max_output_chars=CAP, memory_mb=None, policy=NO_WALLS, **settings)
 
 
@@ -62,7 +62,7 @@ async def assert_next_node_runs(runner: SandboxRunner) -> None:
     assert outcome.status == "completed", outcome
 
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the engine's memory in /proc")
+pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the parent's memory in /proc")
 
 
 @pytest.mark.asyncio
@@ -73,7 +73,7 @@ async def test_an_output_flood_is_cut_at_the_cap_and_its_worker_killed():
         before = rss()
         outcome, seconds = await run_node(runner, "flood out 300")
         grown = rss() - before
-        assert grown < 100 * MIB, f"the engine grew by {grown / MIB:.0f} MiB for a 300 MiB flood"
+        assert grown < 100 * MIB, f"the parent grew by {grown / MIB:.0f} MiB for a 300 MiB flood"
         assert outcome.status == "error" and "far more than the output cap of 10000" in outcome.error, outcome.error
         assert len(outcome.output) <= CAP + 40 and outcome.output.endswith("[output cut at 10000 chars]\n")
         assert seconds < BOUND
@@ -83,14 +83,14 @@ async def test_an_output_flood_is_cut_at_the_cap_and_its_worker_killed():
 
 
 @pytest.mark.asyncio
-async def test_one_huge_output_frame_is_refused_before_the_engine_reads_it():
-    runner = forged(node_timeout=5.0)  # time enough to read it whole, if the engine did
+async def test_one_huge_output_frame_is_refused_before_the_parent_reads_it():
+    runner = forged(node_timeout=5.0)  # time enough to read it whole, if the parent did
     try:
         await runner.ensure_started()
         before = rss()
         outcome, _ = await run_node(runner, "one huge out 150")
         grown = rss() - before
-        assert grown < 100 * MIB, f"the engine grew by {grown / MIB:.0f} MiB for a 150 MiB frame"
+        assert grown < 100 * MIB, f"the parent grew by {grown / MIB:.0f} MiB for a 150 MiB frame"
         assert outcome.status == "error" and "oversized" in outcome.error, outcome.error
         await assert_next_node_runs(runner)
     finally:
@@ -146,7 +146,7 @@ async def test_an_action_request_without_its_action_never_reaches_the_environmen
 
 
 @pytest.mark.asyncio
-async def test_a_worker_that_dies_restoring_fails_the_node_not_the_engine():
+async def test_a_worker_that_dies_restoring_fails_the_node_not_the_agent():
     runner = forged()
     try:
         await runner.set_variables({"canary": "alive"})

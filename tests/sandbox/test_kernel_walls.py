@@ -64,7 +64,7 @@ def _world(tmp: Path, owner: int) -> dict[str, object]:
 def _check(results: dict[str, object], world: dict[str, object]) -> None:
     escaped = {name: result for name, result in results.items() if str(result).startswith("ESCAPED")}
     assert not escaped, escaped
-    assert results["engine signalled"] is False
+    assert results["parent signalled"] is False
     for name in ("planted", "shell-ran", "exec-ran"):
         assert not (Path(str(world["shared"])) / name).exists(), name
     assert not (Path(str(world["home"])) / "planted").exists()
@@ -256,7 +256,7 @@ async def test_no_program_runs_behind_one_wall(wall, open_tmp):
 
 
 @pytest.mark.parametrize("wall", ["namespaces", "landlock", "seccomp"])
-async def test_the_engine_cannot_be_signalled_behind_one_wall(wall):
+async def test_the_parent_cannot_be_signalled_behind_one_wall(wall):
     _require_walls()
     import signal
 
@@ -270,7 +270,7 @@ async def test_the_engine_cannot_be_signalled_behind_one_wall(wall):
     assert not received
 
 
-async def test_inside_the_namespaces_the_engines_proc_files_do_not_exist(monkeypatch):
+async def test_inside_the_namespaces_the_parents_proc_files_do_not_exist(monkeypatch):
     _require_walls()
     monkeypatch.setenv("RECODE_TEST_SECRET", SECRET)
     code = f"got = open('/proc/{os.getpid()}/environ', 'rb').read().decode('latin-1')"

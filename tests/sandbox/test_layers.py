@@ -224,10 +224,10 @@ def test_the_workers_own_calls_and_node_basics_pass_the_hook():
         hook("sys._getframe", ())  # the worker's own calls only
 
 
-# -- layer 4: the worker has less than the engine ---------------------------------------
+# -- layer 4: the worker has less than the parent ---------------------------------------
 
 
-async def test_the_worker_cannot_read_the_engines_environment(bare, drive, monkeypatch):
+async def test_the_worker_cannot_read_the_parents_environment(bare, drive, monkeypatch):
     monkeypatch.setenv("RECODE_TEST_SECRET", "sk-do-not-leak")
     code = WORKER + (
         "try:\n"
@@ -290,10 +290,10 @@ async def test_a_forged_frame_restarts_the_worker_and_later_nodes_run(bare, driv
     assert await _value(bare, "later") == "alive!"
 
 
-def test_the_engine_is_not_dumpable_once_a_worker_ran():
-    from agent.sandbox.isolation import engine_guard, engine_is_dumpable
+def test_the_parent_is_not_dumpable_once_a_worker_ran():
+    from agent.sandbox.isolation import parent_guard, parent_is_dumpable
 
-    if engine_is_dumpable() is None:
+    if parent_is_dumpable() is None:
         pytest.skip("no prctl on this platform")
-    assert engine_guard() is True
-    assert engine_is_dumpable() is False
+    assert parent_guard() is True
+    assert parent_is_dumpable() is False

@@ -270,7 +270,7 @@ async def test_watch_expressions_give_type_and_value_and_are_checked_like_condit
 
 
 @pytest.mark.asyncio
-async def test_extra_helpers_are_served_by_the_engine(drive):
+async def test_extra_helpers_are_served_by_the_parent(drive):
     from agent.sandbox import SandboxRunner
 
     calls = []

@@ -1,4 +1,4 @@
-"""The sandbox's parts that need no worker process: the engine's kept namespace, the node clock, reply
+"""The sandbox's parts that need no worker process: the parent's kept namespace, the node clock, reply
 checks and the worker's snapshots and summaries."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def test_the_node_clock_counts_only_between_resume_and_pause(monkeypatch: pytest
     node.resume()
     now[0] += 2.0
     node.pause()
-    now[0] += 50.0  # the engine's turn: not the node's time
+    now[0] += 50.0  # the parent's turn: not the node's time
     assert node.busy == 2.0
     assert node.remaining(5.0) == 3.0  # starts a segment
     now[0] += 1.0
@@ -69,7 +69,7 @@ def test_the_kept_namespace_follows_changes_and_keeps_unsent_blobs() -> None:
     assert lost == ["c"] and "c" not in names.snapshot and list(names.summaries) == ["b"]
 
 
-def test_the_engine_holds_at_most_max_snapshot_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_parent_holds_at_most_max_snapshot_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kept, "MAX_SNAPSHOT_BYTES", 5)
     names = kept.KeptNamespace()
     names.apply({"changes": [], "snapshot": _snapshot(["a", "b"], {"a": b"AAAA", "b": b"BB"})})

@@ -23,13 +23,13 @@ async def wait_until(condition, timeout: float = 5.0) -> None:
 
 
 @pytest.mark.asyncio
-async def test_the_clock_stops_while_the_engine_serves_run(runner, drive):
+async def test_the_clock_stops_while_the_parent_serves_run(runner, drive):
     async def slow_env(_request):
         await asyncio.sleep(0.4)
 
     began = time.monotonic()
     outcome = await drive(runner, "for i in range(4):\n    run('look')", on_action=slow_env)
-    assert outcome.status == "completed", outcome  # 1.6 s of engine time, far less of worker time
+    assert outcome.status == "completed", outcome  # 1.6 s of parent time, far less of worker time
     assert time.monotonic() - began >= 1.6
 
 
@@ -134,9 +134,9 @@ async def test_a_slow_condition_kills_the_node_it_was_asked_in(runner):
 
 
 @pytest.mark.asyncio
-async def test_engine_never_unpickles(monkeypatch, runner, drive):
+async def test_parent_never_unpickles(monkeypatch, runner, drive):
     def refuse(*args, **kwargs):
-        raise AssertionError("the engine unpickled something")
+        raise AssertionError("the parent unpickled something")
 
     monkeypatch.setattr(pickle, "loads", refuse)
     monkeypatch.setattr(pickle, "load", refuse)
@@ -230,10 +230,10 @@ def test_a_runner_dropped_without_close_leaves_no_private_folder():
     assert not os.path.exists(folder)
 
 
-# A worker outside namespaces (weak mode) works in a folder of the engine's /tmp; inside them, in a tmpfs.
+# A worker outside namespaces (weak mode) works in a folder of the parent's /tmp; inside them, in a tmpfs.
 OUTSIDE_NAMESPACES = SandboxPolicy(walls=frozenset({"landlock", "seccomp"}), weak_ok=True)
 
-ENGINE_THAT_GETS_KILLED = """
+PARENT_THAT_GETS_KILLED = """
 import asyncio, sys, time
 from agent.sandbox import SandboxRunner
 from agent.sandbox.walls import SandboxPolicy
@@ -248,23 +248,23 @@ asyncio.run(main())
 """
 
 
-def test_the_folder_of_an_engine_killed_with_sigkill_is_removed_by_the_next_engine(tmp_path):
-    """A killed engine cannot clean up: the next one removes its worker folder, not a live engine's."""
+def test_the_folder_of_a_parent_killed_with_sigkill_is_removed_by_the_next_parent(tmp_path):
+    """A killed parent cannot clean up: the next one removes its worker folder, not a live parent's."""
     import subprocess
     import sys
     import tempfile
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    engine = subprocess.Popen([sys.executable, "-c", ENGINE_THAT_GETS_KILLED], cwd=root, stdout=subprocess.PIPE,
+    parent = subprocess.Popen([sys.executable, "-c", PARENT_THAT_GETS_KILLED], cwd=root, stdout=subprocess.PIPE,
                               text=True)
     try:
-        orphan = engine.stdout.readline().strip()
+        orphan = parent.stdout.readline().strip()
         assert orphan and os.path.isdir(orphan), orphan
     finally:
-        engine.kill()
-        engine.wait()
-    live = tempfile.mkdtemp(prefix=f"recode-worker-{os.getpid()}-")  # this process is a running engine
+        parent.kill()
+        parent.wait()
+    live = tempfile.mkdtemp(prefix=f"recode-worker-{os.getpid()}-")  # this process is a running parent
     try:
         assert os.path.isdir(orphan)  # nobody cleaned up after the SIGKILL
 

@@ -32,26 +32,26 @@ def last_answer(folder: Path) -> dict:
 
 async def test_a_forked_stub_answered_anew_journals_its_stub_and_prompt_and_the_fork_resumes(tmp_path):
     session = await new_session(tmp_path)
-    await session.engine.run()
+    await session.agent.run()
     session.writer.close()
-    await session.engine.close()
-    stub = session.engine.tree.root.children[0]  # steps = plan_steps(observation)
+    await session.agent.close()
+    stub = session.agent.tree.root.children[0]  # steps = plan_steps(observation)
     other = ScriptedLLM([ScriptEntry(answer=LOOK)])
     fork, events = await branch_session(
         session.folder, fork_at_expansion(stub.id), other, make_env, tmp_path / "sessions", f"fork {stub.id}"
     )
     asked = events[-1]
     assert isinstance(asked, ev.LLMRequested) and asked.prompt
-    done = await step_until(fork.engine, lambda e: False)
+    done = await step_until(fork.agent, lambda e: False)
     fork.writer.close()
-    await fork.engine.close()
+    await fork.agent.close()
     record = last_answer(fork.folder)
     assert record["answer"] == LOOK
     assert record["stub"] == stub.code and record["prompt"] == asked.prompt
 
     # The process is gone: a new session from the folder replays the fork to its end.
     again, replayed = await resume_session(fork.folder, ScriptedLLM([]), make_env)
-    await again.engine.close()
+    await again.agent.close()
     again.writer.close()
     assert isinstance(replayed[-1], ev.RunFinished) and replayed[-1].reason == done[-1].reason
     assert action_log(replayed) == action_log(done) == [("look", action_log(done)[0][1])]
@@ -61,17 +61,17 @@ async def test_a_forked_stub_answered_anew_journals_its_stub_and_prompt_and_the_
 
 async def test_an_expansion_answered_after_a_resume_journals_its_stub_and_prompt(tmp_path):
     session = await new_session(tmp_path)
-    asked = (await step_until(session.engine, lambda e: isinstance(e, ev.LLMRequested) and e.node_id == "n1"))[-1]
-    before = await snapshot(session.engine)
+    asked = (await step_until(session.agent, lambda e: isinstance(e, ev.LLMRequested) and e.node_id == "n1"))[-1]
+    before = await snapshot(session.agent)
     session.writer.close()  # the process dies while n1 waits for its answer
-    await session.engine.close()
+    await session.agent.close()
 
     resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env)
     assert isinstance(replayed[-1], ev.LLMRequested) and replayed[-1].node_id == "n1"
-    assert (await snapshot(resumed.engine))[0] == before[0]
-    result = await resumed.engine.run()
+    assert (await snapshot(resumed.agent))[0] == before[0]
+    result = await resumed.agent.run()
     resumed.writer.close()
-    await resumed.engine.close()
+    await resumed.agent.close()
     assert result.success
     record = [r for r in read_journal(session.folder).records if r["type"] == "answer"][1]
     assert record["node_id"] == "n1" and record["stub"] == "steps = plan_steps(observation)"
@@ -79,7 +79,7 @@ async def test_an_expansion_answered_after_a_resume_journals_its_stub_and_prompt
 
     again, replayed = await resume_session(session.folder, ScriptedLLM([]), make_env)
     again.writer.close()
-    await again.engine.close()
+    await again.agent.close()
     assert isinstance(replayed[-1], ev.RunFinished) and replayed[-1].success
 
 
@@ -90,9 +90,9 @@ def export(*args: str) -> subprocess.CompletedProcess:
 
 async def test_a_markdown_export_of_a_journal_that_does_not_replay_fails_with_the_reason(tmp_path):
     session = await new_session(tmp_path)
-    await session.engine.run()
+    await session.agent.run()
     session.writer.close()
-    await session.engine.close()
+    await session.agent.close()
     sessions = str(tmp_path / "sessions")
     done = export(session.folder.name, "--markdown", "--sessions", sessions)
     assert done.returncode == 0 and "**Result:** won" in done.stdout
@@ -114,9 +114,9 @@ async def test_a_markdown_export_of_a_journal_that_does_not_replay_fails_with_th
 async def test_sft_export_leaves_out_answers_journaled_without_their_prompt(tmp_path):
     """Journals written by the old branch code hold answers with an empty prompt: no empty user message."""
     session = await new_session(tmp_path)
-    await session.engine.run()
+    await session.agent.run()
     session.writer.close()
-    await session.engine.close()
+    await session.agent.close()
     journal = session.folder / JOURNAL_FILE
     lines = journal.read_text().splitlines()
     last = max(i for i, line in enumerate(lines) if '"type": "answer"' in line)

@@ -48,14 +48,14 @@ def actions(events: list[ev.Event]) -> list[str]:
 
 async def recorded_session(tmp_path: Path):
     """A fresh run (its own random run seed, as a user's) stopped after every action of the node was sent."""
-    engine = Engine(make_env(GAME), llm(), RunnerSettings().make_runner())
-    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(GAME), "scripted:test")
+    agent = Engine(make_env(GAME), llm(), RunnerSettings().make_runner())
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse(GAME), "scripted:test")
     seen: list[ev.Event] = []
     while len(actions(seen)) < ACTIONS:
-        seen.append(await engine.step())
+        seen.append(await agent.step())
         assert not isinstance(seen[-1], ev.RunFinished), seen[-1]
     session.writer.close()
-    await engine.close()
+    await agent.close()
     return session, actions(seen)
 
 
@@ -68,7 +68,7 @@ async def test_a_resumed_session_sends_the_same_actions_from_sets_and_random(tmp
             assert actions(replayed)[:ACTIONS] == recorded
         finally:
             resumed.writer.close()
-            await resumed.engine.close()
+            await resumed.agent.close()
     assert isinstance(read_journal(session.folder).header.sandbox_seed, int)
 
 
@@ -81,4 +81,4 @@ async def test_a_copied_session_replays_the_recorded_draws_and_keeps_the_runs_se
         assert read_journal(forked.folder).header.sandbox_seed == seed
     finally:
         forked.writer.close()
-        await forked.engine.close()
+        await forked.agent.close()

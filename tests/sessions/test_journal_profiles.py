@@ -25,7 +25,7 @@ from agent.runtime import events as ev
 from agent.sessions.journal import read_journal
 from agent.sessions.session import start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
-from recode_tui.setup.build import make_engine, make_llm
+from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import console_options, episode_named, run_settings
 from envs.registry import EpisodeRef
 
@@ -106,12 +106,12 @@ async def crafted_session(tmp_path: Path, own: OpenAICompatibleServer, monkeypat
     """A session under `profile:default` stopped after its first action, whose journal names `profiles`."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("OPENAI_BASE_URL", own.base_url)
-    engine = make_engine(run_settings(max_steps=80), episode_named("put-01"), make_llm("profile:default"))
-    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse("put-01"), "profile:default", profiles=str(profiles))
-    while not isinstance(await engine.step(), ev.ObservationReceived):
+    agent = make_agent(run_settings(max_steps=80), episode_named("put-01"), make_llm("profile:default"))
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse("put-01"), "profile:default", profiles=str(profiles))
+    while not isinstance(await agent.step(), ev.ObservationReceived):
         pass
     session.writer.close()
-    await engine.close()
+    await agent.close()
     return session.folder
 
 
@@ -164,9 +164,9 @@ async def test_the_console_goes_on_with_its_own_profiles_not_the_journals(tmp_pa
                                         resume=folder))  # `recode-tui tui --resume ID`
         async with app.run_test(size=SIZE) as pilot:
             await resumed(pilot, app)
-            assert app.debug_screen.engine.llm.name == "profile:default"
+            assert app.debug_screen.agent.llm.name == "profile:default"
             await command(pilot, app, "c")
-            await wait_for(pilot, lambda: app.debug_screen.engine.done or attacker.requests, what="the end of the run")
+            await wait_for(pilot, lambda: app.debug_screen.agent.done or attacker.requests, what="the end of the run")
             assert attacker.requests == [], "the journal's profiles file chose where the key went"
-            assert app.debug_screen.engine.finished.success
+            assert app.debug_screen.agent.finished.success
         assert len(own.calls) == 2

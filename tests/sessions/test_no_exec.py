@@ -88,7 +88,7 @@ def test_tree_and_trace_no_exec_match_the_replayed_tree_without_running_anything
         assert "SPAWNED" not in done.stderr
     assert not elsewhere["marker"].exists()
     rebuilt, replayed = json.loads(tree.stdout), json.loads(elsewhere["replayed"].stdout)
-    assert rebuilt["edges"] == replayed["edges"]  # the same nodes, numbered as the engine numbers them
+    assert rebuilt["edges"] == replayed["edges"]  # the same nodes, numbered as the agent numbers them
     assert {k: n["code"] for k, n in rebuilt["nodes"].items()} == {k: n["code"] for k, n in replayed["nodes"].items()}
     assert rebuilt["meta"]["no_exec"] is True and rebuilt["meta"]["success"] is True
     assert any("printed output" in item for item in rebuilt["meta"]["not_shown"])

@@ -17,7 +17,7 @@ from agent.runtime import events as ev
 from agent.sessions.journal import read_journal, write_draft
 from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
-from recode_tui.setup.build import make_engine, make_llm
+from recode_tui.setup.build import make_agent, make_llm
 from recode_tui.console.session.session_control import find_resume
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
@@ -49,13 +49,13 @@ def recode(tmp_path: Path, *args: str, timeout: float = 300) -> subprocess.Compl
 async def profile_session(tmp_path: Path, server: OpenAICompatibleServer, path: Path | None = None) -> Path:
     """A run under `profile:local` that stops after its first action, as a killed run would."""
     profiles = str(write_profiles(path or tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=10))
-    engine = make_engine(run_settings(max_steps=80), episode_named("put-01"), make_llm("profile:local", profiles))
-    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse("put-01"), "profile:local",
+    agent = make_agent(run_settings(max_steps=80), episode_named("put-01"), make_llm("profile:local", profiles))
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse("put-01"), "profile:local",
                             profiles=profiles_in_use("profile:local", profiles))
-    while not isinstance(await engine.step(), ev.ObservationReceived):
+    while not isinstance(await agent.step(), ev.ObservationReceived):
         pass
     session.writer.close()
-    await engine.close()
+    await agent.close()
     return session.folder
 
 
@@ -126,8 +126,8 @@ def test_resume_without_an_id_picks_the_console_session_with_a_later_draft(tmp_p
 def test_sessions_list_shows_last_activity_and_can_show_unfinished_only(tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     recode(tmp_path, "run", "--llm", "demo", "--quiet")
-    engine = make_engine(run_settings(max_steps=80), episode_named("put-02"), make_llm("demo"))
-    open_one = start_session(engine, sessions, EpisodeRef.parse("put-02"), "demo")
+    agent = make_agent(run_settings(max_steps=80), episode_named("put-02"), make_llm("demo"))
+    open_one = start_session(agent, sessions, EpisodeRef.parse("put-02"), "demo")
     open_one.writer.close()
     listed = recode(tmp_path, "sessions", "list")
     assert listed.returncode == 0

@@ -36,16 +36,16 @@ def toy(toy_env):
     return toy_env
 
 
-def walkthrough(game: str) -> list[str]:
+def walkthrough(episode_ref: str) -> list[str]:
     """The episode's known solution: the provider's gold path, or an ALFWorld game file's walkthrough."""
     from envs import registry
 
-    return registry.gold_actions(game) or json.loads(resolve_game(game).read_text())["walkthrough"]
+    return registry.gold_actions(episode_ref) or json.loads(resolve_game(episode_ref).read_text())["walkthrough"]
 
 
-def walk_llm(game: str) -> ScriptedLLM:
+def walk_llm(episode_ref: str) -> ScriptedLLM:
     """Two levels of expansion, then the episode's known solution, one action at a time."""
-    steps = walkthrough(game)
+    steps = walkthrough(episode_ref)
     return ScriptedLLM(
         [
             ScriptEntry(stub="solve(instruction, observation)",
@@ -57,24 +57,24 @@ def walk_llm(game: str) -> ScriptedLLM:
     )
 
 
-async def new_session(tmp_path: Path, game: str = GAME, llm=None):
-    engine = Engine(make_env(game), llm or walk_llm(game), RunnerSettings().make_runner())  # as a user's run
-    return start_session(engine, tmp_path / "sessions", EpisodeRef.parse(game), "scripted:test")
+async def new_session(tmp_path: Path, episode_ref: str = GAME, llm=None):
+    agent = Engine(make_env(episode_ref), llm or walk_llm(episode_ref), RunnerSettings().make_runner())  # as a user's run
+    return start_session(agent, tmp_path / "sessions", EpisodeRef.parse(episode_ref), "scripted:test")
 
 
-async def step_until(engine: Engine, predicate, limit: int = 500) -> list[ev.Event]:
+async def step_until(agent: Engine, predicate, limit: int = 500) -> list[ev.Event]:
     seen = []
     for _ in range(limit):
-        seen.append(await engine.step())
+        seen.append(await agent.step())
         if predicate(seen[-1]) or isinstance(seen[-1], ev.RunFinished):
             return seen
     raise AssertionError("predicate never true")
 
 
-async def snapshot(engine: Engine) -> tuple:
-    tree = [(n.id, n.code, n.status.value, n.observations, n.error) for n in engine.tree.walk()]
-    namespace = [(v.name, v.type, v.summary) for v in await engine.runner.variables()]
-    return tree, namespace, engine.env.steps
+async def snapshot(agent: Engine) -> tuple:
+    tree = [(n.id, n.code, n.status.value, n.observations, n.error) for n in agent.tree.walk()]
+    namespace = [(v.name, v.type, v.summary) for v in await agent.runner.variables()]
+    return tree, namespace, agent.env.steps
 
 
 def action_log(events: list[ev.Event]) -> list[tuple[str, str]]:
@@ -84,21 +84,21 @@ def action_log(events: list[ev.Event]) -> list[tuple[str, str]]:
 async def test_resume_rebuilds_the_same_tree_namespace_log_and_draft(tmp_path):
     session = await new_session(tmp_path)
     # stop mid-loop: after the third observation
-    events = await step_until(session.engine, lambda e: isinstance(e, ev.ObservationReceived) and e.step == 3)
+    events = await step_until(session.agent, lambda e: isinstance(e, ev.ObservationReceived) and e.step == 3)
     write_draft(session.folder, "n9", "<execute>\nrun('look')\n")
-    assert isinstance(await session.engine.step(), ev.ActionSent)  # the 4th action asked for, not sent
-    before = await snapshot(session.engine)
+    assert isinstance(await session.agent.step(), ev.ActionSent)  # the 4th action asked for, not sent
+    before = await snapshot(session.agent)
     session.writer.close()  # the process "dies" here
-    await session.engine.close()
+    await session.agent.close()
 
     resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env)
     # it stops at the next point that needs the outside world: the 4th action, not yet sent
     assert isinstance(replayed[-1], ev.ActionSent) and replayed[-1].step == 4
-    assert await snapshot(resumed.engine) == before
+    assert await snapshot(resumed.agent) == before
     assert action_log(replayed) == action_log(events)
     assert resumed.draft["text"] == "<execute>\nrun('look')\n"
     # and it runs on to a win, appending to the same journal
-    result = await resumed.engine.run()
+    result = await resumed.agent.run()
     assert result.success
     journal = read_journal(session.folder)
     assert [r["step"] for r in journal.records if r["type"] == "action"] == list(range(1, result.steps + 1))
@@ -107,13 +107,13 @@ async def test_resume_rebuilds_the_same_tree_namespace_log_and_draft(tmp_path):
 
 async def test_a_cut_last_line_resumes_up_to_the_last_whole_record(tmp_path):
     session = await new_session(tmp_path)
-    await step_until(session.engine, lambda e: isinstance(e, ev.ObservationReceived) and e.step == 2)
+    await step_until(session.agent, lambda e: isinstance(e, ev.ObservationReceived) and e.step == 2)
     session.writer.close()
     with open(session.folder / JOURNAL_FILE, "a") as handle:
         handle.write('{"type": "action", "node_id": "n4", "st')  # the crash cut this record
     resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env)
     assert any("the last record of journal.jsonl was cut" in note for note in resumed.notes)
-    assert resumed.engine.env.steps == 2
+    assert resumed.agent.env.steps == 2
 
 
 def test_corrupt_foreign_and_future_journals_are_refused_with_a_reason(tmp_path):
@@ -136,9 +136,9 @@ def test_corrupt_foreign_and_future_journals_are_refused_with_a_reason(tmp_path)
 async def test_a_game_file_changed_since_recording_is_detected(tmp_path):
     game = tmp_path / "game.tw-pddl"
     shutil.copy(resolve_game(ALFWORLD_GAME), game)
-    engine = Engine(make_env(str(game)), walk_llm(ALFWORLD_GAME), RunnerSettings().make_runner())
-    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(str(game)), "scripted:test")
-    await step_until(engine, lambda e: isinstance(e, ev.ObservationReceived))
+    agent = Engine(make_env(str(game)), walk_llm(ALFWORLD_GAME), RunnerSettings().make_runner())
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse(str(game)), "scripted:test")
+    await step_until(agent, lambda e: isinstance(e, ev.ObservationReceived))
     session.writer.close()
     game.write_text(game.read_text().replace('"walkthrough"', '"walkthrough" ', 1))
     with pytest.raises(JournalError, match="changed since session .* was recorded"):
@@ -151,9 +151,9 @@ async def test_a_toy_episode_changed_since_recording_is_detected(tmp_path, monke
     from tests.toyenv import world
 
     session = await new_session(tmp_path)
-    await step_until(session.engine, lambda e: isinstance(e, ev.ObservationReceived))
+    await step_until(session.agent, lambda e: isinstance(e, ev.ObservationReceived))
     session.writer.close()
-    await session.engine.close()
+    await session.agent.close()
     changed = replace(world.EPISODES["key-1"], task="put a key in the box.")
     monkeypatch.setitem(world.EPISODES, "key-1", changed)
     with pytest.raises(JournalError, match="the episode toy:key-1 changed since session .* was recorded"):
@@ -162,7 +162,7 @@ async def test_a_toy_episode_changed_since_recording_is_detected(tmp_path, monke
 
 async def test_replay_with_a_changed_prompt_stops_naming_the_step_and_showing_both(tmp_path):
     session = await new_session(tmp_path)
-    await session.engine.run()
+    await session.agent.run()
     session.writer.close()
     edited = tmp_path / "prompts"
     shutil.copytree(DEFAULT_PROMPTS, edited)
@@ -176,33 +176,33 @@ async def test_replay_with_a_changed_prompt_stops_naming_the_step_and_showing_bo
 
 async def test_rewind_branches_before_a_node_and_keeps_the_old_session(tmp_path):
     session = await new_session(tmp_path)
-    await session.engine.run()
+    await session.agent.run()
     session.writer.close()
     original = (session.folder / JOURNAL_FILE).read_text()
-    loop_node = session.engine.tree.root.children[1]  # the for loop over the walkthrough
+    loop_node = session.agent.tree.root.children[1]  # the for loop over the walkthrough
     branch, events = await branch_session(
         session.folder, rewind_to_node(loop_node.id), walk_llm(GAME), make_env, tmp_path / "sessions", f"before {loop_node.id}"
     )
     assert isinstance(events[-1], ev.NodeStarted) and events[-1].node_id == loop_node.id
-    assert branch.engine.env.steps == 0 and branch.engine.tree.nodes[loop_node.id].observations == []
+    assert branch.agent.env.steps == 0 and branch.agent.tree.nodes[loop_node.id].observations == []
     assert (session.folder / JOURNAL_FILE).read_text() == original  # the old branch is untouched
     header = read_journal(branch.folder).header
     assert header.parent.session == session.folder.name and header.parent.at == f"before {loop_node.id}"
-    result = await branch.engine.run()
+    result = await branch.agent.run()
     assert result.success
 
 
 async def test_fork_gives_a_stub_a_different_answer_and_both_branches_survive(tmp_path):
     session = await new_session(tmp_path)
-    await session.engine.run()
+    await session.agent.run()
     session.writer.close()
-    stub = session.engine.tree.root.children[0]  # steps = plan_steps(observation)
+    stub = session.agent.tree.root.children[0]  # steps = plan_steps(observation)
     other = ScriptedLLM([ScriptEntry(answer="<execute>\nsteps = ['look']\n</execute>")])
     fork, events = await branch_session(
         session.folder, fork_at_expansion(stub.id), other, make_env, tmp_path / "sessions", f"fork {stub.id}"
     )
     assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == stub.id
-    result = await fork.engine.run()
+    result = await fork.agent.run()
     assert not result.success and result.steps == 1
     old, new = read_journal(session.folder), read_journal(fork.folder)
     assert old.finished["success"] is True and new.finished["success"] is False
@@ -211,17 +211,17 @@ async def test_fork_gives_a_stub_a_different_answer_and_both_branches_survive(tm
 
 async def test_exports_tree_sft_and_markdown(tmp_path):
     session = await new_session(tmp_path)
-    await session.engine.run()
+    await session.agent.run()
     session.writer.close()
     journal = read_journal(session.folder)
-    document = json.loads(json.dumps(tree_document(session.engine)))
+    document = json.loads(json.dumps(tree_document(session.agent)))
     validate_tree_document(document)
-    assert len(document["nodes"]) == len(session.engine.tree) and document["meta"]["success"] is True
+    assert len(document["nodes"]) == len(session.agent.tree) and document["meta"]["success"] is True
     broken = dict(document, edges=document["edges"][:-1])
     with pytest.raises(PlanFormatError):
         validate_tree_document(broken)
     lines = sft_lines(journal)
-    accepted = sum(len(n.llm_calls) for n in session.engine.tree.walk())
+    accepted = sum(len(n.llm_calls) for n in session.agent.tree.walk())
     assert len(lines) == accepted == 2
     pair = json.loads(lines[0])
     assert [m["role"] for m in pair["messages"]] == ["user", "assistant"]
@@ -232,14 +232,14 @@ async def test_exports_tree_sft_and_markdown(tmp_path):
 
 async def test_a_full_disk_keeps_the_run_going_and_says_so(tmp_path):
     folder = tmp_path / "sessions"
-    engine = Engine(make_env(GAME), walk_llm(GAME), RunnerSettings().make_runner())
-    session = start_session(engine, folder, EpisodeRef.parse(GAME), "scripted:test")
+    agent = Engine(make_env(GAME), walk_llm(GAME), RunnerSettings().make_runner())
+    session = start_session(agent, folder, EpisodeRef.parse(GAME), "scripted:test")
     session.writer.close()
     journal = session.folder / JOURNAL_FILE
     journal.unlink()
     journal.symlink_to("/dev/full")  # every write fails with ENOSPC
     session.writer._fd = os.open(journal, os.O_WRONLY | os.O_APPEND)
-    result = await engine.run()
+    result = await agent.run()
     assert result.success
     assert session.writer.error.startswith("journal write failed (No space left on device): ")
     assert "kept in memory and retried with the next" in session.writer.error
@@ -247,7 +247,7 @@ async def test_a_full_disk_keeps_the_run_going_and_says_so(tmp_path):
 
 async def test_a_journal_serves_as_a_scripted_llm_for_another_run(tmp_path):
     session = await new_session(tmp_path)
-    await session.engine.run()
+    await session.agent.run()
     session.writer.close()
     again = Engine(make_env(GAME), journal_llm(session.folder / JOURNAL_FILE), RunnerSettings().make_runner())
     result = await again.run()
@@ -258,26 +258,26 @@ async def test_a_session_whose_prompt_set_was_edited_mid_run_resumes_with_that_s
     edited = tmp_path / "edited-prompts"
     shutil.copytree(DEFAULT_PROMPTS, edited)
     (edited / "expand.txt").write_text((edited / "expand.txt").read_text() + "\nKeep plans short.\n")
-    engine = Engine(make_env(GAME), walk_llm(GAME), RunnerSettings().make_runner())
-    session = start_session(engine, tmp_path / "sessions", EpisodeRef.parse(GAME), "scripted:test")
-    session.writer.current_prompts = lambda: engine.prompts  # as the console wires it
-    await step_until(engine, lambda e: isinstance(e, ev.LLMAnswered))  # solve, with the bundled set
-    engine.prompts = PromptSet(edited)  # the person saved an edited set in the workspace
-    await step_until(engine, lambda e: isinstance(e, ev.ObservationReceived) and e.step == 2)
+    agent = Engine(make_env(GAME), walk_llm(GAME), RunnerSettings().make_runner())
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse(GAME), "scripted:test")
+    session.writer.current_prompts = lambda: agent.prompts  # as the console wires it
+    await step_until(agent, lambda e: isinstance(e, ev.LLMAnswered))  # solve, with the bundled set
+    agent.prompts = PromptSet(edited)  # the person saved an edited set in the workspace
+    await step_until(agent, lambda e: isinstance(e, ev.ObservationReceived) and e.step == 2)
     session.writer.close()
     answers = [r for r in read_journal(session.folder).records if r["type"] == "answer"]
     assert "prompt_hash" not in answers[0] and answers[1]["prompt_hash"] == PromptSet(edited).content_hash()
 
     resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env)
     assert not any(isinstance(e, ev.RunFinished) for e in replayed), replayed[-1]
-    assert resumed.engine.prompts.root == edited and resumed.notes == []
-    assert (await resumed.engine.run()).success
+    assert resumed.agent.prompts.root == edited and resumed.notes == []
+    assert (await resumed.agent.run()).success
     resumed.writer.close()
 
     shutil.rmtree(edited)  # the edited set is gone: still resumable, with a note
     again, _ = await resume_session(session.folder, walk_llm(GAME), make_env)
     assert any("is not on disk as it was" in note for note in again.notes)
-    await again.engine.close()
+    await again.agent.close()
 
 
 async def test_answer_times_are_journaled_and_a_resume_shows_the_recorded_ones(tmp_path):
@@ -288,18 +288,18 @@ async def test_answer_times_are_journaled_and_a_resume_shows_the_recorded_ones(t
     with OpenAICompatibleServer(entries_responder(walk_llm(GAME).entries), latency=0.2) as server:
         profile = Profile(name="local", model="m", api_key="k", base_url=server.base_url, timeout=10.0, max_retries=0)
         session = await new_session(tmp_path, llm=OpenAILLM(profile, PriceTable({})))
-        await step_until(session.engine, lambda e: isinstance(e, ev.ObservationReceived) and e.step == 2)
+        await step_until(session.agent, lambda e: isinstance(e, ev.ObservationReceived) and e.step == 2)
         session.writer.close()
-        await session.engine.close()
+        await session.agent.close()
     recorded = [r["seconds"] for r in read_journal(session.folder).records if r.get("type") == "answer"]
     assert len(recorded) == 2 and all(s >= 0.2 for s in recorded)
     resumed, _ = await resume_session(session.folder, ScriptedLLM([]), make_env)  # an instant replay
-    shown = [e.seconds for n in resumed.engine.tree.walk() for e in n.llm_calls]
+    shown = [e.seconds for n in resumed.agent.tree.walk() for e in n.llm_calls]
     assert shown == pytest.approx(recorded, abs=1e-3)  # the recorded times, not the replay's
-    await resumed.engine.close()
+    await resumed.agent.close()
 
 
-async def test_every_record_is_on_disk_before_the_engine_goes_on(tmp_path, monkeypatch):
+async def test_every_record_is_on_disk_before_the_agent_goes_on(tmp_path, monkeypatch):
     """An answer (and every other record) is fsynced before the next observer, and so the run, sees it:
     a crash right after an answer was taken never loses it. os.fsync is wrapped (a spy that still syncs)."""
     real_fsync = os.fsync
@@ -320,9 +320,9 @@ async def test_every_record_is_on_disk_before_the_engine_goes_on(tmp_path, monke
         if journal.stat().st_size > synced["size"]:
             unsynced.append(type(event).__name__)
 
-    session.engine.observers.append(after_the_journal)
-    result = await session.engine.run()
-    await session.engine.close()
+    session.agent.observers.append(after_the_journal)
+    result = await session.agent.run()
+    await session.agent.close()
     session.writer.close()
     answers = [r for r in read_journal(session.folder).records if r.get("type") == "answer"]
     assert result.success and len(answers) == 2
@@ -343,4 +343,4 @@ async def test_two_sessions_of_one_game_started_in_the_same_second_keep_their_ow
             assert [json.loads(line)["type"] for line in lines].count("session") == 1
     finally:
         for session in (first, second):
-            await session.engine.close()
+            await session.agent.close()

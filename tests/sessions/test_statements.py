@@ -15,42 +15,42 @@ from mockllm import ScriptedLLM
 from .test_sessions import GAME, new_session, step_until, toy  # noqa: F401 - toy: the autouse fixture
 
 
-async def value(engine, expression: str) -> str:
-    return (await engine.runner.evaluate(expression))[1]
+async def value(agent, expression: str) -> str:
+    return (await agent.runner.evaluate(expression))[1]
 
 
 async def test_a_fork_keeps_the_statements_before_its_point_and_drops_the_later_ones(tmp_path: Path) -> None:
     session = await new_session(tmp_path)
-    engine = session.engine
-    await step_until(engine, lambda e: isinstance(e, ev.RunStarted))
-    await engine.run_statement("note = 'before the plan'")
-    await step_until(engine, lambda e: isinstance(e, ev.ActionSent))  # inside the loop, after the stub's expansion
-    await engine.run_statement("late = action")
-    finished = await engine.run()
+    agent = session.agent
+    await step_until(agent, lambda e: isinstance(e, ev.RunStarted))
+    await agent.run_statement("note = 'before the plan'")
+    await step_until(agent, lambda e: isinstance(e, ev.ActionSent))  # inside the loop, after the stub's expansion
+    await agent.run_statement("late = action")
+    finished = await agent.run()
     session.writer.close()
-    await engine.close()
+    await agent.close()
     assert finished.success
-    stub = engine.tree.root.children[0]  # steps = plan_steps(observation)
+    stub = agent.tree.root.children[0]  # steps = plan_steps(observation)
     kinds = [r["type"] for r in read_journal(session.folder).records]
     assert kinds.count("statement") == 2
 
     again, replayed = await resume_session(session.folder, ScriptedLLM([]), make_env)
     assert [e.code for e in replayed if isinstance(e, ev.StatementRun)] == ["note = 'before the plan'", "late = action"]
-    assert await value(again.engine, "note") == "before the plan"
-    assert await value(again.engine, "late") == await value(again.engine, "steps[0]")  # the first action: same point
+    assert await value(again.agent, "note") == "before the plan"
+    assert await value(again.agent, "late") == await value(again.agent, "steps[0]")  # the first action: same point
     again.writer.close()
-    await again.engine.close()
+    await again.agent.close()
 
     fork, events = await branch_session(session.folder, fork_at_expansion(stub.id), ScriptedLLM([]), make_env,
                                         tmp_path / "sessions", f"fork {stub.id}")
-    assert await value(fork.engine, "note") == "before the plan"
+    assert await value(fork.agent, "note") == "before the plan"
     with pytest.raises(Exception, match="NameError"):
-        await value(fork.engine, "late")  # typed after the fork's point: not part of the fork
+        await value(fork.agent, "late")  # typed after the fork's point: not part of the fork
     statements = [r["code"] for r in read_journal(fork.folder).records if r["type"] == "statement"]
     assert statements == ["note = 'before the plan'"]
-    assert not fork.engine.pending_statements
+    assert not fork.agent.pending_statements
     fork.writer.close()
-    await fork.engine.close()
+    await fork.agent.close()
 
 
 async def test_a_statement_after_an_llm_failure_replays_at_its_point(tmp_path: Path) -> None:
@@ -73,14 +73,14 @@ async def test_a_statement_after_an_llm_failure_replays_at_its_point(tmp_path: P
             return await self.inner.complete(prompt, context)
 
     session = await new_session(tmp_path, llm=FlakyOnce())
-    engine = session.engine
-    await step_until(engine, lambda e: isinstance(e, ev.LLMFailed))
-    await step_until(engine, lambda e: isinstance(e, ev.ObservationReceived))  # one event later is another action
-    await engine.run_statement("first = action")
-    await engine.run()
+    agent = session.agent
+    await step_until(agent, lambda e: isinstance(e, ev.LLMFailed))
+    await step_until(agent, lambda e: isinstance(e, ev.ObservationReceived))  # one event later is another action
+    await agent.run_statement("first = action")
+    await agent.run()
     session.writer.close()
-    await engine.close()
+    await agent.close()
     again, _ = await resume_session(session.folder, ScriptedLLM([]), make_env)
-    assert await value(again.engine, "first") == await value(again.engine, "steps[0]")
+    assert await value(again.agent, "first") == await value(again.agent, "steps[0]")
     again.writer.close()
-    await again.engine.close()
+    await again.agent.close()

@@ -136,12 +136,12 @@ class ExamplePlay:
 
 async def play_examples(
     text: str,
-    game: str,
+    episode_ref: str,
     env_name: str = "alfworld",
     prompts: PromptSet | None = None,
     max_steps: int = 80,
 ) -> ExamplePlay:
-    """Play the examples of one few-shot file as the answers of a run on `game` (the real engine and env).
+    """Play the examples of one few-shot file as the answers of a run on `episode_ref` (the real engine and env).
 
     Async and slow (a game load and one action per step, in the engine's
     threads): a UI runs it in a background worker, never on its own thread.
@@ -157,11 +157,11 @@ async def play_examples(
         try:
             examples.append(parse_example(chunk, line))
         except ExampleFormatError as exc:
-            return ExamplePlay(game, False, f"not played: {exc}", 0, 0)
+            return ExamplePlay(episode_ref, False, f"not played: {exc}", 0, 0)
     try:
-        env = make_env(game, max_steps=max_steps)
+        env = make_env(episode_ref, max_steps=max_steps)
     except EnvError as exc:
-        return ExamplePlay(game, False, f"not played: {exc}", 0, 0)
+        return ExamplePlay(episode_ref, False, f"not played: {exc}", 0, 0)
     # An author's examples are code like a model's: played in the sandbox with its checks, as a run would.
     engine = Engine(env, ExamplesLLM(examples), RunnerSettings().make_runner(), prompts=prompts or PromptSet())
     actions: list[str] = []
@@ -170,4 +170,4 @@ async def play_examples(
     finally:
         await engine.close()
         env.close()
-    return ExamplePlay(game, result.success, result.reason, result.steps, result.llm_calls, tuple(actions))
+    return ExamplePlay(episode_ref, result.success, result.reason, result.steps, result.llm_calls, tuple(actions))

@@ -18,7 +18,7 @@ from recode_tui.console.controllers.view_actions import VIEW_BINDINGS
 DEBUG_BINDINGS: list[BindingType] = [
     # Help first: at 80 columns the footer cannot show every key, and this one lists them all.
     Binding("question_mark,f1", "app.help", "Help", id="app.help"),
-    Binding("n", "step('next')", "Next", id="step.next", tooltip="Run to the next engine event"),
+    Binding("n", "step('next')", "Next", id="step.next", tooltip="Run to the next agent event"),
     Binding("s", "step('into')", "Into", id="step.into", tooltip="Next node start or single action"),
     Binding("o", "step('over')", "Over", id="step.over", tooltip="Finish the current node and its subtree"),
     Binding("u", "step('out')", "Out", id="step.out", tooltip="Finish the parent node"),

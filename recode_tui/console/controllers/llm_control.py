@@ -1,10 +1,10 @@
 """Which LLM answers, and what the console does when it fails or proposes.
 
-The engine asks `engine.llm` afresh at every call, so switching is just
+The agent asks `agent.llm` afresh at every call, so switching is just
 assigning it while the run is paused. This non-visual widget owns that:
 switching to another spec, typing one answer as the human and then handing
 back, wrapping models in `ReviewLLM` in review mode, and showing a review
-proposal in the answer editor. The engine and the LLMs know nothing of it.
+proposal in the answer editor. The agent and the LLMs know nothing of it.
 It lives on the `DebugScreen` of its run and acts on that run; where the run
 stands it says with a `RunStateChanged` message, which the screen applies, and
 what the editor and the review bar show with the screen's requests (run/requests.py).
@@ -59,7 +59,7 @@ def llm_choices(current: str, profiles_path: str | None) -> list[tuple[str, str]
 
 
 class LLMControl(Widget):
-    """Switches `engine.llm`, shows LLM failures, and runs the review of proposals."""
+    """Switches `agent.llm`, shows LLM failures, and runs the review of proposals."""
 
     DEFAULT_CSS = "LLMControl { display: none; }"
 
@@ -71,7 +71,7 @@ class LLMControl(Widget):
 
     @dataclass
     class Switched(Message):
-        """`engine.llm` changed; `label` is its name."""
+        """`agent.llm` changed; `label` is its name."""
 
         label: str
 
@@ -86,32 +86,32 @@ class LLMControl(Widget):
         self.last_request: ev.LLMRequested | None = None
 
     def on_mount(self) -> None:
-        engine = self.engine
-        engine.observers.append(self._observe)
-        self._install(engine.llm)
+        agent = self.agent
+        agent.observers.append(self._observe)
+        self._install(agent.llm)
 
     @property
     def run(self) -> RunScreen:
-        """The debug screen of this control's run (its engine, editor, status line)."""
+        """The debug screen of this control's run (its agent, editor, status line)."""
         screen = self.screen
         assert isinstance(screen, RunScreen), "the LLM control lives on a run's screen"
         return screen
 
     @property
-    def engine(self) -> Stepper:
-        return self.run.engine
+    def agent(self) -> Stepper:
+        return self.run.agent
 
     def _enter(self, state: RunState, kind: str = "", reason: str = "") -> None:
         """Tell the run's screen where the run stands; the screen is the one that sets it.
 
         Posted to the screen itself (not bubbled), so it is queued ahead of any stop
-        the engine reports after what this control does next.
+        the agent reports after what this control does next.
         """
         self.run.post_message(RunStateChanged(state, kind, reason))
 
     @property
     def review(self) -> ReviewLLM | None:
-        llm = self.engine.llm
+        llm = self.agent.llm
         return llm if isinstance(llm, ReviewLLM) else None
 
     def _observe(self, event: ev.Event) -> None:
@@ -119,12 +119,12 @@ class LLMControl(Widget):
             self.last_request = event
 
     def _install(self, llm: LLM) -> None:
-        """Make `llm` the engine's LLM, wrapped for review when review mode is on."""
+        """Make `llm` the agent's LLM, wrapped for review when review mode is on."""
         if self.review_mode and not is_human(llm) and not isinstance(llm, ReviewLLM):
             llm = ReviewLLM(llm)
         if isinstance(llm, ReviewLLM):
             llm.on_proposal = lambda proposal: self.post_message(self.ProposalReady(proposal))
-        self.engine.llm = llm
+        self.agent.llm = llm
         self.post_message(self.Switched(llm.name))
 
     # -- switching -------------------------------------------------------------
@@ -137,13 +137,13 @@ class LLMControl(Widget):
         control = self.run.session_control
         if control is not None:  # journaled: a resume or a fork goes on with this LLM
             control.record_llm(spec, self.profiles_path)
-        if self.choose_after and self.restore_after is not None and is_human(self.engine.llm):
+        if self.choose_after and self.restore_after is not None and is_human(self.agent.llm):
             self.restore_after = llm  # the person still writes the forked answer; this LLM goes on after it
             self.post_message(self.Switched("human"))
             return f"human, then {llm.name}"
         self.restore_after = None
         self._install(llm)
-        return self.engine.llm.name
+        return self.agent.llm.name
 
     def hand_over_after_answer(self, llm: LLM) -> None:
         """A fork: the person is answering; `llm` (or the one chosen with L meanwhile) goes on after it."""
@@ -152,10 +152,10 @@ class LLMControl(Widget):
 
     def type_once(self) -> bool:
         """The person answers the awaited expansion; the LLM before comes back after it is taken."""
-        if is_human(self.engine.llm):
+        if is_human(self.agent.llm):
             return False
-        self.restore_after = self.engine.llm
-        self.engine.llm = HumanLLM()
+        self.restore_after = self.agent.llm
+        self.agent.llm = HumanLLM()
         self.post_message(self.Switched("human"))
         return True
 
@@ -188,7 +188,7 @@ class LLMControl(Widget):
 
     async def show_proposal(self, proposal: Proposal) -> None:
         run = self.run
-        node = self.engine.current
+        node = self.agent.current
         if node is None or self.review is None:
             return
         self.reviewing = proposal
@@ -198,7 +198,7 @@ class LLMControl(Widget):
         request = self.last_request
         attempt = request.attempt if request is not None and request.node_id == node.id else 1
         try:
-            known = await self.engine.runner.names()
+            known = await self.agent.runner.names()
         except Exception:  # noqa: BLE001 - only the live check loses precision
             known = frozenset()
         model = self.review.model.name if self.review else "the model"

@@ -2,7 +2,7 @@
 review a proposal, interrupt a running node.
 
 `ModelKeys` is a controller the debug screen holds. What it changes is the LLM
-control's (`engine.llm`, the review) and the runner's; it is given the run's
+control's (`agent.llm`, the review) and the runner's; it is given the run's
 screen (as `hosts.RunScreen`), its `LLMControl` and its `RunEvents` (which opens
 the editor on an awaited answer), and asks the screen for the rest with the
 requests of run/requests.py. Every binding has an id for user keymaps.
@@ -46,7 +46,7 @@ class ModelKeys:
         if run.driver.busy:
             run.notify("Pause the run first (p): the LLM is switched between steps.", severity="warning")
             return
-        current = run.engine.llm.name
+        current = run.agent.llm.name
         choices = llm_choices(current, self.control.profiles_path)
         run.app.push_screen(LLMPicker(choices, current), self.switch_to)
 
@@ -112,7 +112,7 @@ class ModelKeys:
 
     def interrupt(self) -> None:
         run = self.run
-        runner = run.engine.runner
+        runner = run.agent.runner
         if run.debugger.done or not isinstance(runner, Interruptible):
             run.notify("Nothing to interrupt.", severity="warning")
             return

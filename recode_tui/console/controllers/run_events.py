@@ -1,9 +1,9 @@
-"""What the engine did, in one run's panes: each batch of events, each stop, an engine failure,
+"""What the agent did, in one run's panes: each batch of events, each stop, an agent failure,
 and the events a resume, rewind or fork replayed.
 
-`RunEvents` is a controller the debug screen holds; the screen's `EngineDriver`
+`RunEvents` is a controller the debug screen holds; the screen's `AgentDriver`
 handlers hand it their messages. It owns the bookkeeping of the answers on their
-way (the open request's prompt, the answer submitted until the engine takes it,
+way (the open request's prompt, the answer submitted until the agent takes it,
 each node's last accepted answer for a repair) and the line a node is waiting on,
 and says what each stop shows by posting requests (run/requests.py) to the run's
 screen, which routes them to its panes. It is given the run's screen as
@@ -36,7 +36,7 @@ from recode_tui.console.controllers.stop_tools import StopTools
 
 
 class RunEvents:
-    """The engine's events and stops of one run, and what its panes are asked to show of them."""
+    """The agent's events and stops of one run, and what its panes are asked to show of them."""
 
     def __init__(self, run: RunScreen, stop_tools: StopTools) -> None:
         self.run = run
@@ -57,7 +57,7 @@ class RunEvents:
             elif isinstance(event, (ev.NodeStarted, ev.NodeCompleted, ev.NodeError, ev.StubFound, ev.RunFinished)):
                 self.running_line = None
             if isinstance(event, ev.LLMRequested):
-                node = run.engine.tree.nodes.get(event.node_id or "")
+                node = run.agent.tree.nodes.get(event.node_id or "")
                 code = node.code.split("\n", 1)[0] if node else ""
                 title = (
                     f"Prompt for {event.node_id} `{code}` — {event.purpose}, attempt {event.attempt}, "
@@ -98,7 +98,7 @@ class RunEvents:
         run = self.run
         debugger = run.debugger
         try:
-            summaries = await run.engine.runner.variables()
+            summaries = await run.agent.runner.variables()
         except Exception:  # noqa: BLE001 - the namespace may be mid-change in a thread
             summaries = None
         if not run.is_attached:  # this run was replaced (or the app closed) while we waited
@@ -115,13 +115,13 @@ class RunEvents:
     def failed(self, error: str) -> None:
         run = self.run
         run.enter_state(RunState.DONE if run.debugger.done else RunState.PAUSED, "error", error)
-        run.notify(error, title="Engine error", severity="error")
+        run.notify(error, title="Agent error", severity="error")
         run.post_message(StopShown())
 
     def env_choices(self) -> list[str]:
         """The actions the environment accepts now, when it can say (`env.choices()`, e.g. WebShop's
         clickables): read at a stop, when no step is running."""
-        env = self.run.engine.env
+        env = self.run.agent.env
         try:
             return list(env.choices())
         except Exception:  # noqa: BLE001 - an environment that cannot say shows nothing
@@ -130,9 +130,9 @@ class RunEvents:
     async def open_editor(self, event: ev.LLMRequested, note: str, force: bool = False) -> None:
         """The editor on the expansion `event` awaits, with the focus unless keys were typed meanwhile."""
         run = self.run
-        node = run.engine.tree.nodes[event.node_id or ""]
+        node = run.agent.tree.nodes[event.node_id or ""]
         try:
-            known = await run.engine.runner.names()
+            known = await run.agent.runner.names()
         except Exception:  # noqa: BLE001
             known = frozenset()
         if event.purpose == Purpose.REPAIR and node.id not in run.drafts and node.id in self.accepted_answers:
@@ -149,7 +149,7 @@ class RunEvents:
     def node_selected(self, node_id: str) -> None:
         """The tree's cursor is on `node_id`: its details, and the prompt of its last LLM call."""
         run = self.run
-        node = run.engine.tree.nodes.get(node_id)
+        node = run.agent.tree.nodes.get(node_id)
         run.post_message(ShowNode(node, self.line_of(node)))
         if node is None:
             return

@@ -108,7 +108,7 @@ class StopTools:
             run.notify("The run is over: nothing to change.", severity="warning")
             return
         if run.driver.busy:
-            run.notify("The engine is running: pause it (p) first.", severity="warning")
+            run.notify("The agent is running: pause it (p) first.", severity="warning")
             return
         run.app.push_screen(ShellPrompt(self.run_line))
 
@@ -119,7 +119,7 @@ class StopTools:
         if run.driver.busy or run.debugger.done or (control and control.busy):
             return False, "not at a stop: pause the run (p) first"
         try:
-            event = await run.engine.run_statement(code)
+            event = await run.agent.run_statement(code)
         except Exception as exc:  # noqa: BLE001 - refused or raising: nothing changed
             text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             run.say("error", f"! {code}: {text}")

@@ -6,7 +6,7 @@ the session control are given one of these types and never import `app`,
 `RunScreen` and `ConsoleApp` are real base classes of `DebugScreen` and `RecodeApp`
 holding what those modules may use (a run's state, not its panes: those they ask
 for with the messages of run/requests.py); `Sessions` is a protocol `SessionControl` meets.
-The small runtime-checkable protocols at the end are optional powers of the engine's
+The small runtime-checkable protocols at the end are optional powers of the agent's
 parts that the console asks for with `isinstance` instead of probing with `getattr`.
 """
 
@@ -29,11 +29,11 @@ if TYPE_CHECKING:  # names for the declarations only: `RecodeApp` derives from `
     from agent.runtime.stepper import Stepper
     from agent.runtime.tree import Node
     from agent.sessions.session import Session
-    from recode_tui.console.widgets.driver import EngineDriver
+    from recode_tui.console.widgets.driver import AgentDriver
 
 
 class ReplaceRun(Protocol):
-    """Shows a replayed engine (a resume, rewind or fork) on a new run screen in place of the run on show.
+    """Shows a replayed agent (a resume, rewind or fork) on a new run screen in place of the run on show.
 
     The app's (`RecodeApp.replace_run`): only it builds a `DebugScreen`, which no module here
     imports; it hands this to the session control with `Sessions.attach`.
@@ -41,7 +41,7 @@ class ReplaceRun(Protocol):
 
     async def __call__(
         self,
-        engine: Stepper,
+        agent: Stepper,
         replayed: list[ev.Event],
         *,
         how: str,
@@ -49,7 +49,7 @@ class ReplaceRun(Protocol):
         breakpoints: list[Breakpoint] | None = None,
         watches: list[str] | None = None,
         profiles: str | None = None,
-        game: str | None = None,
+        episode_ref: str | None = None,
     ) -> RunScreen: ...
 
 
@@ -77,7 +77,7 @@ class Sessions(Protocol):
 class RunScreen(Screen[None]):
     """One run's screen (`DebugScreen`) as the parts below it see it: the run's state, never its panes.
 
-    A controller reads the run here (engine, debugger, driver, drafts, where it stands) and
+    A controller reads the run here (agent, debugger, driver, drafts, where it stands) and
     changes what the panes show by posting a request (run/requests.py) to this screen, which
     routes it to the pane it concerns. `say` and `enter_state` change the screen's own state
     at once; the status line follows through a `StatusChanged` request.
@@ -87,9 +87,9 @@ class RunScreen(Screen[None]):
     # A change repaints nothing by itself; `enter_state` is its only writer.
     run_state: reactive[RunState] = reactive(RunState.STARTING, init=False, repaint=False)
 
-    engine: Stepper
+    agent: Stepper
     debugger: Debugger
-    driver: EngineDriver  # runs the debugger's commands in a worker; `busy` while one runs
+    driver: AgentDriver  # runs the debugger's commands in a worker; `busy` while one runs
     drafts: dict[str, str]  # node id -> the person's expansion text
     shown_prompt: tuple[str, str] | None  # what the Prompt tab shows
     stops: int  # commands finished and shown (tests wait on this; a new run goes on counting)
@@ -115,7 +115,7 @@ class RunScreen(Screen[None]):
 
         for tree in self.query("#code-tree").results(Tree):
             item = tree.cursor_node
-            return self.engine.tree.nodes.get(item.data or "") if item is not None else None
+            return self.agent.tree.nodes.get(item.data or "") if item is not None else None
         return None
 
     def say(self, kind: str, text: str, short: str = "") -> None:

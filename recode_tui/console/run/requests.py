@@ -27,7 +27,7 @@ class StatusChanged(Message, bubble=False):
 
 @dataclass
 class ShowEvents(Message, bubble=False):
-    """Events the engine produced outside a driver command (the shell line, a replay): into the panes."""
+    """Events the agent produced outside a driver command (the shell line, a replay): into the panes."""
 
     events: tuple[ev.Event, ...]
 
@@ -146,7 +146,7 @@ class EvaluateWatches(Message, bubble=False):
 
 @dataclass
 class RefreshAgentView(Message, bubble=False):
-    """The agent's own tab is redrawn from the engine (at stops only)."""
+    """The agent's own tab is redrawn from the agent (at stops only)."""
 
 
 @dataclass
@@ -175,7 +175,7 @@ class ShowSession(Message, bubble=False):
 
 @dataclass
 class StopShown(Message, bubble=False):
-    """Every request of a stop (or an engine failure) is shown: the screen counts it in `stops`."""
+    """Every request of a stop (or an agent failure) is shown: the screen counts it in `stops`."""
 
 
 __all__ = [

@@ -3,7 +3,7 @@
 `build_app` builds it at once (tests, a pipe); `recode-tui tui` on a terminal builds
 it in a thread behind the first frame (`RecodeApp(loader=...)`); both from the typed
 `ConsoleOptions` the command line's edge parsed. This module imports
-nothing heavy itself: the engine and the session layer load inside `load_run`.
+nothing heavy itself: the agent and the session layer load inside `load_run`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 class LoadedRun:
     """What the console needs to show a run: built off the UI thread by a `RunLoader`."""
 
-    engine: Stepper
+    agent: Stepper
     episode: str
     session_control: SessionControl | None = None
     breakpoints: list[Breakpoint] | None = None
@@ -47,29 +47,29 @@ def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMake
     With `options.run.resumed` (a session folder) the console replays that session instead, with the
     LLM it recorded unless `--llm` was given.
     """
-    from recode_tui.setup import UsageError, episode_of, make_engine, make_llm
+    from recode_tui.setup import UsageError, episode_of, make_agent, make_llm
 
     run = options.run
     episode = run.episode
     if run.resumed is not None:
         from recode_tui.setup.sessions import session_game
 
-        episode = episode_of(session_game(run.resumed))  # the engine is replaced once the replay is done
+        episode = episode_of(session_game(run.resumed))  # the agent is replaced once the replay is done
     if episode is None:
         raise UsageError("no episode to play: give --game")
-    model = llm if llm is not None else make_llm(run.llm.spec, run.llm.profiles, episode, agent=run.settings.agent)
-    engine = make_engine(run.settings, episode, model, env_maker=env_maker)
+    model = llm if llm is not None else make_llm(run.llm.spec, run.llm.profiles, episode, agent_name=run.settings.agent)
+    agent = make_agent(run.settings, episode, model, env_maker=env_maker)
     control = None
     if options.journaled or run.resumed is not None:
         from agent.sessions.journal import sessions_dir_from
         from recode_tui.console.session.session_control import SessionControl
 
-        control = SessionControl.create(engine, episode, llm if llm is not None else run.llm.spec,
+        control = SessionControl.create(agent, episode, llm if llm is not None else run.llm.spec,
                                         sessions_dir_from(run.sessions), run.resumed, run.llm.profiles, run.llm.given)
         if run.resumed is not None:
             control.salvage_at_start, control.select_at = run.from_last_good, options.at
     breakpoints = list(options.breakpoints) if options.breakpoints is not None else None
-    return LoadedRun(engine, episode_label(episode), control, breakpoints, run.resumed is None, options.keymap)
+    return LoadedRun(agent, episode_label(episode), control, breakpoints, run.resumed is None, options.keymap)
 
 
 def episode_label(episode: EpisodeRef) -> str:

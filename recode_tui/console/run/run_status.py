@@ -1,4 +1,4 @@
-"""The status line's figures of one run, read from its engine: steps, score, depth, calls, tokens, cost.
+"""The status line's figures of one run, read from its agent: steps, score, depth, calls, tokens, cost.
 
 Kept apart from the debug screen, which adds where the run stands and why
 (`DebugScreen.update_status`), and from the `StatusBar` widget, which only draws.
@@ -14,8 +14,8 @@ from mockllm.review import ReviewLLM
 from recode_tui.console.run.hosts import is_trusted
 
 
-class EngineFigures(TypedDict):
-    """`StatusBar.show`'s arguments that come from the engine."""
+class AgentFigures(TypedDict):
+    """`StatusBar.show`'s arguments that come from the agent."""
 
     task_type: str
     steps: int
@@ -29,17 +29,17 @@ class EngineFigures(TypedDict):
     cost: float
     llm: str
     trusted: bool
-    agent: str
+    agent_name: str
 
 
-def engine_figures(engine: Stepper) -> EngineFigures:
-    current = engine.current
-    # A proposal under review has cost its tokens already; the engine counts them once it is decided.
-    llm = engine.llm
+def agent_figures(agent: Stepper) -> AgentFigures:
+    current = agent.current
+    # A proposal under review has cost its tokens already; the agent counts them once it is decided.
+    llm = agent.llm
     waiting = llm.proposal if isinstance(llm, ReviewLLM) and llm.waiting else None
     extra_in, extra_out = (waiting.usage.input_tokens, waiting.usage.output_tokens) if waiting else (0, 0)
-    env = engine.env
-    return EngineFigures(
+    env = agent.env
+    return AgentFigures(
         task_type=env.task_type or "?",
         steps=env.steps,
         max_steps=env.max_steps,
@@ -47,26 +47,26 @@ def engine_figures(engine: Stepper) -> EngineFigures:
         score=None if env.reward is not None else env.score,
         reward=env.reward if env.done else None,
         depth=current.depth if current else 0,
-        nodes=len(engine.tree),
-        llm_calls=engine.stats.llm_calls,
-        tokens=(engine.stats.usage.input_tokens + extra_in, engine.stats.usage.output_tokens + extra_out),
-        cost=engine.stats.cost + (waiting.cost if waiting else 0.0),
+        nodes=len(agent.tree),
+        llm_calls=agent.stats.llm_calls,
+        tokens=(agent.stats.usage.input_tokens + extra_in, agent.stats.usage.output_tokens + extra_out),
+        cost=agent.stats.cost + (waiting.cost if waiting else 0.0),
         llm=llm.name,
-        trusted=is_trusted(engine.runner),
-        agent=engine.display_name,
+        trusted=is_trusted(agent.runner),
+        agent_name=agent.display_name,
     )
 
 
-def model_clock(engine: Stepper, person_answers: bool, reviewing: bool, asked_again_at: float | None = None) -> str:
+def model_clock(agent: Stepper, person_answers: bool, reviewing: bool, asked_again_at: float | None = None) -> str:
     """While a model (not the person) answers: who answers which node, and for how long so far ('' else).
 
     `asked_again_at`: when the person last had the model asked again (review mode's regenerate): the
-    engine's call began before the first proposal, but this answer's time starts there.
+    agent's call began before the first proposal, but this answer's time starts there.
     """
-    since = engine.answering_since
+    since = agent.answering_since
     if since is None or person_answers or reviewing:
         return ""
     if asked_again_at is not None and asked_again_at > since:
         since = asked_again_at
-    node = engine.current.id if engine.current is not None else "?"
-    return f"{engine.llm.name} is answering {node}… {time.monotonic() - since:.0f} s"
+    node = agent.current.id if agent.current is not None else "?"
+    return f"{agent.llm.name} is answering {node}… {time.monotonic() - since:.0f} s"

@@ -1,9 +1,9 @@
 """The screen of one run: a stepper, its debugger, its panes, and where the run stands.
 
-The screen owns everything that belongs to one engine: the debugger, the
-`EngineDriver` and its messages, the drafts, the prompt on show and the run
+The screen owns everything that belongs to one agent: the debugger, the
+`AgentDriver` and its messages, the drafts, the prompt on show and the run
 state (a reactive that greys the keys that cannot act). Resume, rewind and
-fork build a new `DebugScreen` on the replayed engine and put it in this
+fork build a new `DebugScreen` on the replayed agent and put it in this
 one's place, so nothing of the old run (a queued driver message, a prompt, a
 draft) can reach the new one. What outlives a run (the session, the LLM
 profiles, the keymap, the watch expressions, the help, the palette) is the
@@ -48,7 +48,7 @@ from recode_tui.console.controllers.view_actions import PaneView
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 from recode_tui.console.widgets.code_tree import CodeTreeView
-from recode_tui.console.widgets.driver import EngineDriver
+from recode_tui.console.widgets.driver import AgentDriver
 from recode_tui.console.widgets.env_log import EnvLog
 from recode_tui.console.widgets.answer_editor import AnswerEditor
 from recode_tui.console.widgets.key_line import KeyLine
@@ -66,13 +66,13 @@ MODEL_CLOCK_SECONDS = 0.5  # how often the "model is answering" clock is redrawn
 
 
 class DebugScreen(PaneRoutes):
-    """One run on screen: `engine`, its `debugger`, the panes, and the run state that greys keys."""
+    """One run on screen: `agent`, its `debugger`, the panes, and the run state that greys keys."""
 
     BINDINGS = DEBUG_BINDINGS
 
     def __init__(
         self,
-        engine: Stepper,
+        agent: Stepper,
         *,
         breakpoints: list[Breakpoint] | None = None,
         drafts: dict[str, str] | None = None,
@@ -83,9 +83,9 @@ class DebugScreen(PaneRoutes):
     ) -> None:
         """`replayed`: the events a resume or branch replayed, shown as one stop once the panes are laid out."""
         super().__init__()
-        self.engine = engine
-        self.debugger = Debugger(engine, breakpoints=breakpoints)
-        self.driver = EngineDriver(self.debugger)  # composed with the panes; commands run in its worker
+        self.agent = agent
+        self.debugger = Debugger(agent, breakpoints=breakpoints)
+        self.driver = AgentDriver(self.debugger)  # composed with the panes; commands run in its worker
         self.drafts: dict[str, str] = dict(drafts or {})  # node id -> the person's expansion text
         self.replayed = list(replayed)
         self.how = how  # resumed | rewound | forked: said in the first stop of a replayed run
@@ -96,7 +96,7 @@ class DebugScreen(PaneRoutes):
         self.short_reason = ""  # said instead of `reason` when it does not fit the status line
         self.shown_prompt: tuple[str, str] | None = None  # what the Prompt tab shows
         self.stops = stops  # commands finished and shown (tests wait on this; a new run goes on counting)
-        self.command_at = 0.0  # when the last engine command was given
+        self.command_at = 0.0  # when the last agent command was given
         self.shown = asyncio.Event()  # set once the panes show the run (the replayed events included)
         self.replay_error: Exception | None = None  # showing the replayed events failed (see `_show_replayed`)
         self.stop_tools = StopTools(self)  # b, w, !, the breakpoint and watch lists
@@ -113,12 +113,12 @@ class DebugScreen(PaneRoutes):
         yield StatusBar(id="status")
         with Horizontal(id="panes"):
             with Vertical(id="left"):
-                yield CodeTreeView(self.engine.tree, id="code-tree")
-                yield NodeDetail(id="detail", awaiting_llm_word=self.engine.awaiting_llm_word)
-            yield VariablesPane(self.engine.runner.full_value, console.watch_expressions,
-                                note=self.engine.variables_note, id="vars")
+                yield CodeTreeView(self.agent.tree, id="code-tree")
+                yield NodeDetail(id="detail", awaiting_llm_word=self.agent.awaiting_llm_word)
+            yield VariablesPane(self.agent.runner.full_value, console.watch_expressions,
+                                note=self.agent.variables_note, id="vars")
             log = EnvLog(id="env-log")
-            log.scores = lambda: tuple(self.engine.env.score_log)  # an env with a score logs its changes
+            log.scores = lambda: tuple(self.agent.env.score_log)  # an env with a score logs its changes
             yield log
         # A person starts on the task and the first observation; the editor's tab opens when an answer is awaited.
         # Each tab's title starts with its key (the narrow key line cannot list them all).
@@ -131,8 +131,8 @@ class DebugScreen(PaneRoutes):
             # Hidden at first: mounted just after the first paint.
             with TabPane("r Prompt", id="tab-prompt"):
                 yield Lazy(PromptView(id="prompt"))
-            if self.engine.view_title:  # the agent's own view; ReCode has none (its tree is its state)
-                with TabPane(f"a {self.engine.view_title}", id="tab-agent"):
+            if self.agent.view_title:  # the agent's own view; ReCode has none (its tree is its state)
+                with TabPane(f"a {self.agent.view_title}", id="tab-agent"):
                     yield AgentViewPane(id="agent-view")
             with TabPane("B Breakpoints", id="tab-breakpoints"):
                 yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
@@ -166,13 +166,13 @@ class DebugScreen(PaneRoutes):
 
     def label_panes(self) -> None:
         """Titles, focus and status of the freshly composed panes."""
-        self.query_one("#code-tree").border_title = self.engine.structure_title
+        self.query_one("#code-tree").border_title = self.agent.structure_title
         self.query_one("#detail").border_title = "Node"
         self.query_one("#vars").border_title = "Variables"
         self.query_one("#vars").border_subtitle = "w watch"
         self.query_one("#env-log").border_title = "Environment"
         self.query_one("#code-tree", CodeTreeView).focus()
-        self.command_at = time.monotonic()  # a new engine (resume, rewind, fork) counts as a command
+        self.command_at = time.monotonic()  # a new agent (resume, rewind, fork) counts as a command
         self.refresh_breakpoints()  # the watches a `changes` breakpoint stops on are marked
         self.update_status()
         control = self.session_control
@@ -192,7 +192,7 @@ class DebugScreen(PaneRoutes):
         try:
             stop = self.run_events.replay_stop(self.replayed, self.how)
             self.apply_events(self.replayed)
-            self.post_message(EngineDriver.Stopped(stop))
+            self.post_message(AgentDriver.Stopped(stop))
         except Exception as exc:  # noqa: BLE001 - a console bug showing a good journal: said, not fatal
             self.replay_error = exc
         finally:
@@ -219,29 +219,29 @@ class DebugScreen(PaneRoutes):
         self.query_one(KeyLine).update(
             in_editor=self.focused is self.editor.editor,
             enabled=lambda action: action_enabled(action, state),
-            has_agent_view=bool(self.engine.view_title))
+            has_agent_view=bool(self.agent.view_title))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that cannot act are greyed in the footer (see `run_state.action_enabled`)."""
         return True if action_enabled(action, self.run_state) else None
 
-    # -- engine messages (only this screen's driver reaches here) ------------------------------
+    # -- agent messages (only this screen's driver reaches here) ------------------------------
 
-    def on_engine_driver_started(self, message: EngineDriver.Started) -> None:
+    def on_agent_driver_started(self, message: AgentDriver.Started) -> None:
         if self.run_state not in (RunState.STARTING, RunState.REVIEWING):  # a fast proposal may come first
             self.enter_state(RunState.RUNNING, "info", f"{message.command}…")
 
-    def on_engine_driver_events(self, message: EngineDriver.Events) -> None:
+    def on_agent_driver_events(self, message: AgentDriver.Events) -> None:
         self.apply_events(message.events)
 
-    async def on_engine_driver_stopped(self, message: EngineDriver.Stopped) -> None:
+    async def on_agent_driver_stopped(self, message: AgentDriver.Stopped) -> None:
         if not self.is_attached:  # the app is closing: the panes are going
             return
         self.run_events.stopped(message.result)
         self.llm_control.after_stop(message.result)  # after the stop's reason: an LLM failure says its own
         await self.run_events.after_stop(message.result)
 
-    def on_engine_driver_failed(self, message: EngineDriver.Failed) -> None:
+    def on_agent_driver_failed(self, message: AgentDriver.Failed) -> None:
         self.run_events.failed(message.error)
 
     @property
@@ -283,7 +283,7 @@ class DebugScreen(PaneRoutes):
             self.show_editor()
             return
         if self.driver.busy:
-            self.notify("The engine is running: p pauses it.", severity="warning")
+            self.notify("The agent is running: p pauses it.", severity="warning")
             return
         self.command_at = time.monotonic()
         if until is not None:

@@ -40,7 +40,7 @@ from recode_tui.console.run.requests import (
     SubmitEditor,
 )
 from recode_tui.console.run.run_state import RunState
-from recode_tui.console.run.run_status import engine_figures, model_clock
+from recode_tui.console.run.run_status import agent_figures, model_clock
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 from recode_tui.console.widgets.code_tree import CodeTreeView
@@ -59,7 +59,7 @@ class PaneRoutes(RunScreen):
     """The panes of one run's screen, and the requests routed to them."""
 
     run_events: RunEvents  # the bookkeeping of the answers on their way (made by `DebugScreen`)
-    command_at: float  # when the last engine command was given (monotonic)
+    command_at: float  # when the last agent command was given (monotonic)
 
     # -- the panes, found by their class ---------------------------------------------------
 
@@ -100,7 +100,7 @@ class PaneRoutes(RunScreen):
         """What `/` searches when the focus is in no searchable pane: the environment log."""
         return self.env_log
 
-    # -- what the engine did -----------------------------------------------------------------
+    # -- what the agent did -----------------------------------------------------------------
 
     def apply_events(self, events: Iterable[ev.Event]) -> None:
         """A batch of events into the tree, the log, the observation and the variables."""
@@ -135,9 +135,9 @@ class PaneRoutes(RunScreen):
         self.variables.show_choices(message.choices)
 
     def on_refresh_agent_view(self, message: RefreshAgentView) -> None:
-        """Redraw the agent's tab from `engine.view()`: at stops only, never per event."""
+        """Redraw the agent's tab from `agent.view()`: at stops only, never per event."""
         for pane in self.query(AgentViewPane):
-            pane.show(self.engine.view())
+            pane.show(self.agent.view())
 
     def on_select_node(self, message: SelectNode) -> None:
         self.tree_view.show_node(message.node_id)
@@ -148,7 +148,7 @@ class PaneRoutes(RunScreen):
     # -- the status line and the prompt --------------------------------------------------------
 
     def update_status(self) -> None:
-        self.query_one(StatusBar).show(episode=self.console.episode, **engine_figures(self.engine),
+        self.query_one(StatusBar).show(episode=self.console.episode, **agent_figures(self.agent),
                                        state=self.run_state, reason_kind=self.reason_kind, reason=self.reason,
                                        short_reason=self.short_reason)
 
@@ -162,7 +162,7 @@ class PaneRoutes(RunScreen):
     def show_model_clock(self) -> None:
         """While a model (not the person) answers, say so on the status line with the time so far."""
         control = self.llm_control
-        text = model_clock(self.engine, self.debugger.human, control.reviewing is not None, control.asked_again_at)
+        text = model_clock(self.agent, self.debugger.human, control.reviewing is not None, control.asked_again_at)
         for bar in self.query(StatusBar):
             bar.set_activity(text)
 
@@ -254,6 +254,6 @@ class PaneRoutes(RunScreen):
     def on_evaluate_watches(self, message: EvaluateWatches) -> None:
         watches = self.variables.watches
         if watches.expressions and not self.driver.busy:
-            watches.evaluate_all(self.engine.runner.evaluate, message.new_stop)
+            watches.evaluate_all(self.agent.runner.evaluate, message.new_stop)
 
 

@@ -1,6 +1,6 @@
 """The cover shown while a session replays: progress, then either nothing or why it failed.
 
-It is modal, so the step keys cannot reach the old engine while the new one is
+It is modal, so the step keys cannot reach the old agent while the new one is
 being built. A failure stays on screen as one line (the full text, e.g. a
 replay diff, below it); nothing is written to any journal.
 """

@@ -1,7 +1,7 @@
 """`!` at a stop: one line of Python run in the run's namespace (pudb's shell, a state edit).
 
 The line goes through the same runner and checks as node code. An expression
-shows its value; a statement changes the namespace, and the engine journals it
+shows its value; a statement changes the namespace, and the agent journals it
 so a replay, a resume or a fork runs it again at the same point. A refused or
 raising line shows its one-line reason and changes nothing. The prompt stays
 open for the next line; esc closes it. A value is shown whole, wrapped, in a box

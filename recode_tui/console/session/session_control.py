@@ -2,10 +2,10 @@
 
 The app holds one `SessionControl`. It is a plain object, not a widget, so it
 outlives the debug screen of each run: after a resume or a branch, a new
-`DebugScreen` on the replayed engine takes the old one's place. Replays run as
-async workers on the app's loop (the engine already steps the environment in
+`DebugScreen` on the replayed agent takes the old one's place. Replays run as
+async workers on the app's loop (the agent already steps the environment in
 its own thread), behind a `ReplayScreen` that keeps keys away from the old
-engine meanwhile. The old session's journal is never touched: a branch is a
+agent meanwhile. The old session's journal is never touched: a branch is a
 new session. Its `WorkKeeper` (session_work.py) writes the draft and debug.json.
 """
 
@@ -61,15 +61,15 @@ def read_journal_setup(folder: Path) -> str:
         return ""
 
 
-def make_env(game: str, max_steps: int | None):
+def make_env(episode_ref: str, max_steps: int | None):
     """The session layer's environment factory; envs is imported only when a replay starts."""
     from envs import make_env as _make
 
-    return _make(game, max_steps=max_steps)
+    return _make(episode_ref, max_steps=max_steps)
 
 
 class SessionControl:
-    """Which session the console's engine journals into, and how to get another."""
+    """Which session the console's agent journals into, and how to get another."""
 
     def __init__(
         self,
@@ -83,7 +83,7 @@ class SessionControl:
         self.session = session
         self.pending_resume = resume
         self.app: ConsoleApp | None = None
-        self.replace_run: ReplaceRun | None = None  # the app's: a replayed engine on a new run screen
+        self.replace_run: ReplaceRun | None = None  # the app's: a replayed agent on a new run screen
         self.busy = False  # a replay is running
         self.error = ""  # the journal or draft error last shown
         self.how = "new"  # new | resumed | rewound | forked: for the status line
@@ -100,10 +100,10 @@ class SessionControl:
 
     @classmethod
     def create(
-        cls, engine: Stepper, episode: EpisodeRef, llm: str | LLM, sessions_dir: Path, resume: Path | None,
+        cls, agent: Stepper, episode: EpisodeRef, llm: str | LLM, sessions_dir: Path, resume: Path | None,
         profiles: str | None = None, explicit_llm: bool = True,
     ) -> "SessionControl":
-        """Journal a fresh engine into a new session, or prepare to resume `resume`."""
+        """Journal a fresh agent into a new session, or prepare to resume `resume`."""
         from recode_tui.setup import make_llm
 
         new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, episode)) if isinstance(llm, str) else (lambda: llm)
@@ -111,7 +111,7 @@ class SessionControl:
         if resume is not None:
             control = cls(sessions_dir, new_llm, resume=resume)
         else:
-            session = start_session(engine, sessions_dir, episode, spec, profiles=profiles_in_use(spec, profiles))
+            session = start_session(agent, sessions_dir, episode, spec, profiles=profiles_in_use(spec, profiles))
             control = cls(sessions_dir, new_llm, session)
         control.llm_spec, control.profiles = spec, profiles
         # --llm given with --resume overrides the recording once, for the session opened at start;
@@ -124,7 +124,7 @@ class SessionControl:
     def attach(self, app: ConsoleApp, replace_run: ReplaceRun) -> None:
         """Called once the app is mounted: timers and the first status (each run's screen
         saves the draft when the focus moves, see `DebugScreen.on_mount`). `replace_run` is how
-        the app shows a replayed engine (a resume, rewind or fork) in place of the run on show."""
+        the app shows a replayed agent (a resume, rewind or fork) in place of the run on show."""
         self.app, self.replace_run = app, replace_run
         app.set_interval(DRAFT_SECONDS, self.save_work)
         app.set_interval(CHECK_SECONDS, self.check_journal)
@@ -198,7 +198,7 @@ class SessionControl:
         if node_id is not None and text is not None:
             self.work.save_draft(app, session.folder, node_id, text)
 
-    # -- another engine: resume, rewind, fork ---------------------------------------------------
+    # -- another agent: resume, rewind, fork ---------------------------------------------------
 
     def open_list(self) -> None:
         """The sessions screen; the chosen one is resumed."""
@@ -344,7 +344,7 @@ class SessionControl:
             live = llm if isinstance(llm, HumanLLM) else ChosenAnswerLLM(text, source, llm)
             session, events = await branch_session(folder, fork_at_expansion(node_id), live, make_env, folder.parent,
                                                    f"fork {node_id}", trusted=self.trusted)
-            session.engine.prompts = prompts
+            session.agent.prompts = prompts
             return session, events
 
         self._replace(replay, f"Forking {folder.name} at {node_id} with the chosen answer", "forked",
@@ -353,8 +353,8 @@ class SessionControl:
 
     @property
     def trusted(self) -> bool:
-        """Replays keep the console's own --trusted (its engine's runner), never what a journal says."""
-        return self.app is not None and is_trusted(self.app.debug_screen.engine.runner)
+        """Replays keep the console's own --trusted (its agent's runner), never what a journal says."""
+        return self.app is not None and is_trusted(self.app.debug_screen.agent.runner)
 
     def _selected_node(self, what: str) -> Node | None:
         app = self.app
@@ -392,7 +392,7 @@ class SessionControl:
             self._warn("a replay is already running")
             return
         if closable and app.debug_screen.driver.busy:
-            self._warn("the engine is running: pause it (p) first")
+            self._warn("the agent is running: pause it (p) first")
             return
         self.save_work()
         while isinstance(app.screen, ReplayScreen) and app.screen.failed:
@@ -412,9 +412,9 @@ class SessionControl:
             llm, spec, profiles, llm_note = self.live_llm()
             session, events = await replay(llm)
             mismatch = replay_failure(events) and f"cannot resume: {replay_failure(events)}"
-            if mismatch:  # the engine ends the run on one; the journal got nothing of it
+            if mismatch:  # the agent ends the run on one; the journal got nothing of it
                 session.writer.close()
-                await session.engine.close()
+                await session.agent.close()
                 raise JournalError(mismatch)
         except Exception as exc:  # noqa: BLE001 - a bad journal or a mismatch is shown, never raised
             self.busy = False
@@ -452,31 +452,31 @@ class SessionControl:
 
     async def adopt(self, session: Session, events: list[ev.Event], how: str,
                     prefill: dict[str, str] | None = None, profiles: str | None = None) -> None:
-        """Show `session`'s engine on a new debug screen: the replayed events, the draft; close the old run."""
+        """Show `session`'s agent on a new debug screen: the replayed events, the draft; close the old run."""
         app, replace_run = self.app, self.replace_run
         assert app is not None and replace_run is not None
-        old_engine, old_session = app.debug_screen.engine, self.session
+        old_agent, old_session = app.debug_screen.agent, self.session
         self.session, self.how, self.error = session, how, ""
         drafts = self.work.reopened_draft(session)
         drafts.update(prefill or {})
         # a branch keeps the set-up on screen; a resume brings back the session's own
         breakpoints, watches = self.work.reopened_settings(session) if how == "resumed" else (None, None)
         # the L picker lists the profiles file the session's LLM came from
-        await replace_run(session.engine, events, how=how, drafts=drafts, breakpoints=breakpoints,
-                              watches=watches, profiles=profiles, game=session_game(session.folder))
+        await replace_run(session.agent, events, how=how, drafts=drafts, breakpoints=breakpoints,
+                              watches=watches, profiles=profiles, episode_ref=session_game(session.folder))
         if self.select_at:
-            if self.select_at in session.engine.tree.nodes:
+            if self.select_at in session.agent.tree.nodes:
                 app.debug_screen.post_message(SelectNode(self.select_at))
             else:
                 session.notes.append(f"--at {self.select_at}: this session has no such node")
             self.select_at = None
         if old_session is not None:
             old_session.writer.close()
-        if old_engine.llm is not session.engine.llm and isinstance(old_engine.llm, Cancellable):
-            old_engine.llm.cancel()
+        if old_agent.llm is not session.agent.llm and isinstance(old_agent.llm, Cancellable):
+            old_agent.llm.cancel()
         try:
-            await old_engine.close()
-        except Exception:  # noqa: BLE001 - the old engine is gone either way
+            await old_agent.close()
+        except Exception:  # noqa: BLE001 - the old agent is gone either way
             pass
         for note in session.notes:
             app.notify(note, title="Session", severity="warning", timeout=10)

@@ -1,6 +1,6 @@
 """`recode-tui tui --open-tree FILE`: an exported plan tree in the console's tree view, read-only.
 
-Nothing runs: there is no engine, only the tree (`recode.plan.v1`) with each
+Nothing runs: there is no agent, only the tree (`recode.plan.v1`) with each
 node's detail. The file is validated first; a bad file is one line of error.
 """
 

@@ -1,6 +1,6 @@
 """The answer editor: the person answers an LLM call of any agent, validated as they type.
 
-The live check is the agent's own rule: `engine.judge(text, purpose,
+The live check is the agent's own rule: `agent.judge(text, purpose,
 role, typed=True, known=...)` (ReCode's judges by `judge_answer`, ReAct's
 wants one action, CodeAct's one cell). An empty editor shows the agent's
 `answer_skeleton(purpose, role)` (ReCode's is the <think>/<execute> one). An
@@ -54,10 +54,10 @@ def check_typed_answer(
     text: str, known: frozenset[str] | set[str] = frozenset(), code_check: CodeCheck | None = None,
     trusted: bool = False,
 ) -> Check:
-    """Judge what the person typed by the engine's own rule (`judge_answer`); lines are the editor's.
+    """Judge what the person typed by the agent's own rule (`judge_answer`); lines are the editor's.
 
     `code_check` is the run's sandbox check (None: the sandbox's check with
-    `known`); a trusted run skips it, as the engine does.
+    `known`); a trusted run skips it, as the agent does.
     """
     return check_of(judge_answer(text, known, typed=True, trusted=trusted, code_check=code_check))
 
@@ -74,17 +74,17 @@ def check_of(verdict: Verdict, accepted_text: str = "") -> Check:
     return Check(True, f"{len(verdict.blocks)} child node(s){notes}", len(verdict.blocks))
 
 
-def engine_check(engine: Stepper, text: str, purpose: str, role: str, known: frozenset[str]) -> Check:
-    """The engine's own verdict on what a person typed (`Stepper.judge`), as the editor shows it."""
-    # The size rule first, as the engine applies it: a pasted 2 MB answer is refused at once, unparsed.
-    verdict = oversized(text) or engine.judge(text, purpose, role, typed=True, known=known)
-    accepted_text = engine.describe_answer(verdict, purpose, role) if verdict.accepted else ""
+def agent_check(agent: Stepper, text: str, purpose: str, role: str, known: frozenset[str]) -> Check:
+    """The agent's own verdict on what a person typed (`Stepper.judge`), as the editor shows it."""
+    # The size rule first, as the agent applies it: a pasted 2 MB answer is refused at once, unparsed.
+    verdict = oversized(text) or agent.judge(text, purpose, role, typed=True, known=known)
+    accepted_text = agent.describe_answer(verdict, purpose, role) if verdict.accepted else ""
     return check_of(verdict, accepted_text or verdict.summary)
 
 
-def engine_skeleton(engine: Stepper | None, purpose: str, role: str = "") -> str:
+def agent_skeleton(agent: Stepper | None, purpose: str, role: str = "") -> str:
     """What an empty editor shows: the agent's answer format, else ReCode's <think>/<execute> skeleton."""
-    text = engine.answer_skeleton(purpose, role) if engine is not None else ""
+    text = agent.answer_skeleton(purpose, role) if agent is not None else ""
     return text or SKELETON
 
 
@@ -97,15 +97,15 @@ def skeleton_cursor(skeleton: str) -> tuple[int, int]:
 
 
 @runtime_checkable
-class HoldsEngine(Protocol):
-    """A screen that runs an engine (a run's `DebugScreen`); the editor also sits on screens that do not."""
+class HoldsAgent(Protocol):
+    """A screen that runs an agent (a run's `DebugScreen`); the editor also sits on screens that do not."""
 
-    engine: Stepper
+    agent: Stepper
 
 
 @runtime_checkable
 class ChecksCode(Protocol):
-    """An engine whose answers' code is checked before it runs (ReCode's: the sandbox's static check)."""
+    """An agent whose answers' code is checked before it runs (ReCode's: the sandbox's static check)."""
 
     code_check: CodeCheck | None
 
@@ -123,10 +123,10 @@ def cursor_blink_of(app: object) -> bool:
 
 
 def run_code_check(run: object) -> tuple[CodeCheck | None, bool]:
-    """The check the run's engine applies to answers, and whether its run is trusted (no check)."""
-    if not isinstance(run, HoldsEngine) or not isinstance(run.engine, ChecksCode):
+    """The check the run's agent applies to answers, and whether its run is trusted (no check)."""
+    if not isinstance(run, HoldsAgent) or not isinstance(run.agent, ChecksCode):
         return None, False
-    check = run.engine.code_check
+    check = run.agent.code_check
     return check, check is None
 
 
@@ -249,10 +249,10 @@ class AnswerEditor(Vertical):
             except Exception:  # noqa: BLE001 - no tree-sitter: plain text still works
                 pass
 
-    def _engine(self) -> Stepper | None:
-        """The engine of the run this editor answers for: its screen's (a run's screen holds one)."""
+    def _agent(self) -> Stepper | None:
+        """The agent of the run this editor answers for: its screen's (a run's screen holds one)."""
         screen = self.screen  # the editor sits on screens of several kinds
-        return screen.engine if isinstance(screen, HoldsEngine) and isinstance(screen.engine, Stepper) else None
+        return screen.agent if isinstance(screen, HoldsAgent) and isinstance(screen.agent, Stepper) else None
 
     @property
     def editor(self) -> TextArea:
@@ -271,7 +271,7 @@ class AnswerEditor(Vertical):
     @property
     def skeleton(self) -> str:
         """The open call's answer format (the agent's), shown in an empty editor and by ctrl+r."""
-        return engine_skeleton(self._engine(), self.purpose, self.role)
+        return agent_skeleton(self._agent(), self.purpose, self.role)
 
     def open(self, node_id: str, code: str, known: frozenset[str], attempt: int = 1,
              purpose: str = Purpose.EXPAND, note: str = "", role: str = "") -> None:
@@ -279,8 +279,8 @@ class AnswerEditor(Vertical):
         self.enable_highlighting()
         self.node_id, self.known = node_id, known
         self.purpose, self.role = purpose, role
-        engine = self._engine()
-        self.at_root = engine is not None and engine.tree.root.id == node_id
+        agent = self._agent()
+        self.at_root = agent is not None and agent.tree.root.id == node_id
         self.code_check, self.trusted = run_code_check(self.screen)
         self._closed_with = None
         self._confirm_empty = False
@@ -333,14 +333,14 @@ class AnswerEditor(Vertical):
         self._timer = self.set_timer(CHECK_DELAY, self._check_in_background)
 
     def check(self, text: str) -> Check:
-        """The engine's verdict on `text` for the open call (`engine.judge`), with the run's sandbox check."""
-        engine = self._engine()
-        if engine is None:
+        """The agent's verdict on `text` for the open call (`agent.judge`), with the run's sandbox check."""
+        agent = self._agent()
+        if agent is None:
             return check_typed_answer(text, self.known, self.code_check, self.trusted)
-        return engine_check(engine, text, self.purpose, self.role, self.known)
+        return agent_check(agent, text, self.purpose, self.role, self.known)
 
     def _judging(self, text: str) -> tuple[object, ...]:
-        """What a verdict depends on besides the engine: the open call and the text."""
+        """What a verdict depends on besides the agent: the open call and the text."""
         return (self.node_id, self.purpose, self.role, self.known, self.code_check, self.trusted, text)
 
     def _check_in_background(self) -> None:

@@ -45,7 +45,7 @@ def node_label(node: Node, current: bool = False) -> Text:
 
 
 class CodeTreeView(Tree[str]):
-    """The run's code tree; each tree node's data is the engine node id."""
+    """The run's code tree; each tree node's data is the agent node id."""
 
     search_name = "Code tree"
 
@@ -89,7 +89,7 @@ class CodeTreeView(Tree[str]):
             item.set_label(node_label(node, node_id == self.current_id))
 
     def apply(self, events: Iterable[ev.Event]) -> None:
-        """Bring the tree up to date with a batch of engine events."""
+        """Bring the tree up to date with a batch of agent events."""
         touched: set[str] = set()
         current = self.current_id
         for event in events:

@@ -1,7 +1,7 @@
-"""The engine driver: runs debugger commands in a worker and reports by messages.
+"""The agent driver: runs debugger commands in a worker and reports by messages.
 
-The UI never awaits the engine. A command (`next`, `continue`, a submitted
-expansion) runs in a Textual worker; every engine event is buffered and
+The UI never awaits the agent. A command (`next`, `continue`, a submitted
+expansion) runs in a Textual worker; every agent event is buffered and
 posted as one `Events` message per ~50 ms, so a `continue` over hundreds of
 events costs a handful of re-renders; when the command ends, `Stopped` says
 where and why.
@@ -22,14 +22,14 @@ from agent.runtime.debugger import Debugger, Stop, StepMode
 FLUSH_SECONDS = 0.05
 
 
-class EngineDriver(Widget):
-    """A non-visual widget owning the debugger and the one engine worker."""
+class AgentDriver(Widget):
+    """A non-visual widget owning the debugger and the one agent worker."""
 
-    DEFAULT_CSS = "EngineDriver { display: none; }"
+    DEFAULT_CSS = "AgentDriver { display: none; }"
 
     @dataclass
     class Events(Message):
-        """A batch of engine events, in order."""
+        """A batch of agent events, in order."""
 
         events: tuple[ev.Event, ...]
 
@@ -41,13 +41,13 @@ class EngineDriver(Widget):
 
     @dataclass
     class Started(Message):
-        """A command began running the engine."""
+        """A command began running the agent."""
 
         command: str
 
     @dataclass
     class Failed(Message):
-        """A command raised (an engine bug or a refused submit); the text says what."""
+        """A command raised (an agent bug or a refused submit); the text says what."""
 
         error: str
 
@@ -57,7 +57,7 @@ class EngineDriver(Widget):
         self._buffer: list[ev.Event] = []
         self._last_flush = 0.0
         self._active = False
-        debugger.on_event = self._on_engine_event
+        debugger.on_event = self._on_agent_event
 
     @property
     def busy(self) -> bool:
@@ -66,7 +66,7 @@ class EngineDriver(Widget):
     def on_mount(self) -> None:
         self.set_interval(FLUSH_SECONDS, self.flush)
 
-    def _on_engine_event(self, event: ev.Event) -> None:
+    def _on_agent_event(self, event: ev.Event) -> None:
         self._buffer.append(event)
         now = time.monotonic()
         if now - self._last_flush >= FLUSH_SECONDS:
@@ -98,7 +98,7 @@ class EngineDriver(Widget):
             return False
         self._active = True
         self.post_message(self.Started(command).set_sender(self))
-        self.run_worker(self._run(call), group="engine", exit_on_error=False, name=command)
+        self.run_worker(self._run(call), group="agent", exit_on_error=False, name=command)
         return True
 
     async def _run(self, call: Callable[[], Awaitable[Stop]]) -> None:

@@ -28,7 +28,7 @@ class NodeDetail(VerticalScroll):
     def show(self, node: Node | None, line: int = 0) -> None:
         """`line`: the line of the node's code running now (pudb's arrow), 0 for none."""
         bodies = self.query("#detail-body")
-        if not bodies:  # not composed yet, or already taken down: an engine swap (resume) recomposes the panes
+        if not bodies:  # not composed yet, or already taken down: an agent swap (resume) recomposes the panes
             return
         body = bodies.first(Static)
         key = None if node is None else (

@@ -97,7 +97,7 @@ class StatusBar(Widget):
         short_reason: str = "",
         llm: str = "",
         trusted: bool = False,
-        agent: str = "ReCode",
+        agent_name: str = "ReCode",
     ) -> None:
         label, style = STATE_STYLES.get(state, (state, "bold"))
         if state == "done" and "won" in reason:
@@ -106,7 +106,7 @@ class StatusBar(Widget):
             style = "bold red"
         # (part, priority): on a narrow terminal the lowest priorities go first; the state never.
         parts: list[tuple[Text, int]] = [
-            (Text.assemble((f" {agent} ", "bold reverse"), " ", (episode, "bold")), 8),
+            (Text.assemble((f" {agent_name} ", "bold reverse"), " ", (episode, "bold")), 8),
             (Text(f" · {task_type}", "cyan"), 2),
             (Text.assemble(SEP, (label, style)), 10),
             (Text("  TRUSTED ", "bold reverse red"), 9) if trusted else (Text(), 0),

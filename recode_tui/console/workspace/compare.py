@@ -20,7 +20,7 @@ from textual.widgets import Footer, Static, TextArea
 from agent.agents.recode.authoring import answer_diff, live_answer_problem
 from recode_tui.console.widgets.answer_editor import cursor_blink_of
 
-# The console's run keys would step the engine under this screen; here they only say so.
+# The console's run keys would step the agent under this screen; here they only say so.
 RUN_KEYS = Binding("n,s,o,u,c,b,e,r,B,W,i,R,F", "run_keys", show=False, id="workspace.run-keys")
 
 PERSON_SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"

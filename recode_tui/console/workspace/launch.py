@@ -1,7 +1,7 @@
 """Opening the workspace from the console, and continuing the run with a chosen answer.
 
 When the chosen stub is the one whose expansion the run is stopped at, the
-open run continues: the engine takes the edited prompt set for every later
+open run continues: the agent takes the edited prompt set for every later
 expansion and gets the chosen answer as its next LLM answer (a person's run:
 submitted like a typed expansion). A stub expanded earlier is continued in a
 fork of the session (the old branch stays), when the run is journaled.
@@ -23,21 +23,21 @@ from recode_tui.console.workspace.target import pick_node, stub_target
 async def open_workspace(run: RunScreen) -> None:
     """The workspace on `run`'s selected (or awaited) stub; a choice made there goes back to `run`.
     Only for an agent that declares one (`Stepper.prompt_workspace`): others get one line saying so."""
-    if not run.engine.prompt_workspace:
-        run.notify(f"The {run.engine.name} agent has no prompt workspace (W is for agents that declare one, "
-                   f"e.g. recode); its prompts are in {run.engine.prompts.root}.", severity="warning")
+    if not run.agent.prompt_workspace:
+        run.notify(f"The {run.agent.name} agent has no prompt workspace (W is for agents that declare one, "
+                   f"e.g. recode); its prompts are in {run.agent.prompts.root}.", severity="warning")
         return
     if run.driver.busy and not run.debugger.awaiting_human:
-        run.notify("The engine is running: pause it (p) before opening the prompt workspace.", severity="warning")
+        run.notify("The agent is running: pause it (p) before opening the prompt workspace.", severity="warning")
         return
     app = run.app
     selected = run.selected_node()
-    node = pick_node(run.engine, selected.id if selected is not None else None, run.debugger.last_event)
-    target = await stub_target(run.engine, node, run.debugger.last_event)
+    node = pick_node(run.agent, selected.id if selected is not None else None, run.debugger.last_event)
+    target = await stub_target(run.agent, node, run.debugger.last_event)
     screen = PromptWorkspace(
         target,
-        run.engine.prompts,
-        run.engine.llm,
+        run.agent.prompts,
+        run.agent.llm,
         profiles_path=run.console.profiles,
         sessions_dir=_sessions_dir(run.session_control),
     )
@@ -54,12 +54,12 @@ def _sessions_dir(control: Sessions | None) -> Path:
 def continue_with(run: RunScreen, chosen: WorkspaceChoice | None) -> None:
     if chosen is None or not run.is_attached:  # closed, or the run was replaced meanwhile
         return
-    choice, engine, debugger = chosen.choice, run.engine, run.debugger
+    choice, agent, debugger = chosen.choice, run.agent, run.debugger
     last = debugger.last_event
     awaiting = isinstance(last, ev.LLMRequested) and last.node_id == choice.node_id
-    if not awaiting or engine.done:
+    if not awaiting or agent.done:
         control = run.session_control
-        expanded = choice.node_id in engine.tree.nodes and engine.tree.nodes[choice.node_id].llm_calls
+        expanded = choice.node_id in agent.tree.nodes and agent.tree.nodes[choice.node_id].llm_calls
         if control is not None and expanded and not run.driver.busy:
             control.fork_with_answer(choice.node_id, choice.text, _source_kind(choice.source), chosen.prompts)
             return
@@ -71,16 +71,16 @@ def continue_with(run: RunScreen, chosen: WorkspaceChoice | None) -> None:
         )
         return
     if run.driver.busy:
-        run.notify("The engine is running: pause it (p) first.", title="Not applied", severity="warning")
+        run.notify("The agent is running: pause it (p) first.", title="Not applied", severity="warning")
         return
-    engine.prompts = chosen.prompts
+    agent.prompts = chosen.prompts
     run.say("info", f"continuing {choice.node_id} with the answer of {choice.source} "
                     f"(prompt set {chosen.prompts.content_hash()})")
     if debugger.awaiting_human:
         run.post_message(CloseEditor(f"Submitted the answer of {choice.source} for {choice.node_id}…"))
         run.driver.submit(choice.text)
     else:
-        engine.llm = ChosenAnswerLLM(choice.text, _source_kind(choice.source), engine.llm)
+        agent.llm = ChosenAnswerLLM(choice.text, _source_kind(choice.source), agent.llm)
         run.driver.step(StepMode.NEXT)
 
 

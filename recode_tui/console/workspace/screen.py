@@ -3,7 +3,7 @@
 Opened from the console with `W`. Left: the files of the prompt set (the
 expand template, the action list, one few-shot file per task type), each with
 its check verdict; middle: the selected file in an editor; right: the token
-counts and the exact prompt the engine would send for the chosen stub,
+counts and the exact prompt the agent would send for the chosen stub,
 re-rendered a moment after typing stops. Edits live in a `DraftPromptSet`
 until saved; re-expanding asks LLMs with the edited prompt and compares.
 """
@@ -65,7 +65,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
                  profiles_path: str | None = None, sessions_dir: Path | None = None) -> None:
         super().__init__()
         self.target = target
-        self.engine_llm = llm
+        self.agent_llm = llm
         self.draft = prompts if isinstance(prompts, DraftPromptSet) else DraftPromptSet(prompts.root)
         self.base_hash = PromptSet(self.draft.root).content_hash()
         self.sessions_dir = sessions_dir  # where unsaved edits are kept as they are typed (None: nowhere)
@@ -128,7 +128,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         self.notify("Close the workspace (esc) to step the run.", severity="warning")
 
     def _default_specs(self) -> str:
-        name = self.engine_llm.name or "human"
+        name = self.agent_llm.name or "human"
         return name if name == "human" else f"{name}, human"
 
     # -- rendering ------------------------------------------------------------------------
@@ -222,12 +222,12 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
     @work(exclusive=True, group="play-examples")
     async def play_edited_examples(self, relative: str, text: str) -> None:
         """Play an edited examples file as a plan on a bundled game of its type, off the UI thread."""
-        game = EXAMPLE_GAMES.get(Path(relative).stem)
-        if game is None:
+        episode_ref = EXAMPLE_GAMES.get(Path(relative).stem)
+        if episode_ref is None:
             return
         self.plays[relative] = None
         self._show_checks()
-        play = await play_examples(text, game, self.target.env_name, self.draft)
+        play = await play_examples(text, episode_ref, self.target.env_name, self.draft)
         if self.draft.text(relative) == text:  # still the text that was played
             self.plays[relative] = play
             self._show_checks()
@@ -305,7 +305,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         """A fresh LLM for a spec, so a comparison never uses up the run's scripted answers."""
         from recode_tui.setup import UsageError, make_llm
 
-        current = self.engine_llm
+        current = self.agent_llm
         try:
             if spec == current.name:
                 return fresh_llm(current, self.profiles_path)  # never a copy of the run's object

@@ -1,6 +1,6 @@
 """Which stub the workspace renders a prompt for, and with which variables.
 
-No Textual here: it reads the engine. A stub that was already expanded gets
+No Textual here: it reads the agent. A stub that was already expanded gets
 its variables back from its recorded prompt (exact, even if the namespace has
 changed since); the stub awaiting expansion, or one never asked about, gets
 them from the namespace now.
@@ -34,8 +34,8 @@ class StubTarget:
     context: PromptContext | None = None  # the run's fields ($task, $recent_actions, ...) the prompt showed
 
 
-def awaiting_node_id(engine: Stepper, last_event: ev.Event | None) -> str | None:
-    if isinstance(last_event, ev.LLMRequested) and last_event.purpose == Purpose.EXPAND and not engine.done:
+def awaiting_node_id(agent: Stepper, last_event: ev.Event | None) -> str | None:
+    if isinstance(last_event, ev.LLMRequested) and last_event.purpose == Purpose.EXPAND and not agent.done:
         return last_event.node_id
     return None
 
@@ -46,10 +46,10 @@ def stub_name(node: Node) -> str:
     return stub_name_of(node.code) or ""
 
 
-def pick_node(engine: Stepper, selected_id: str | None, last_event: ev.Event | None) -> Node:
+def pick_node(agent: Stepper, selected_id: str | None, last_event: ev.Event | None) -> Node:
     """The selected node when it is a stub (expanded or awaiting), else the awaiting one, else the root."""
-    nodes = engine.tree.nodes
-    awaiting = awaiting_node_id(engine, last_event)
+    nodes = agent.tree.nodes
+    awaiting = awaiting_node_id(agent, last_event)
     selected = nodes.get(selected_id or "")
     if selected is not None and (
         selected.id == awaiting or any(x.purpose == Purpose.EXPAND for x in selected.llm_calls)
@@ -57,34 +57,34 @@ def pick_node(engine: Stepper, selected_id: str | None, last_event: ev.Event | N
         return selected
     if awaiting and awaiting in nodes:
         return nodes[awaiting]
-    return engine.tree.root
+    return agent.tree.root
 
 
-async def stub_target(engine: Stepper, node: Node, last_event: ev.Event | None) -> StubTarget:
-    env_name, task_type = engine.env.name, engine.env.task_type
+async def stub_target(agent: Stepper, node: Node, last_event: ev.Event | None) -> StubTarget:
+    env_name, task_type = agent.env.name, agent.env.task_type
     name = stub_name(node)
-    awaiting = awaiting_node_id(engine, last_event) == node.id
+    awaiting = awaiting_node_id(agent, last_event) == node.id
     first = next((x for x in node.llm_calls if x.purpose == Purpose.EXPAND), None)
     recorded_prompt = first.prompt if first is not None else (
         last_event.prompt if awaiting and isinstance(last_event, ev.LLMRequested) else None
     )
     lines = None
-    context = engine.prompt_context()
+    context = agent.prompt_context()
     if recorded_prompt is not None:
-        lines = variables_from_prompt(recorded_prompt, engine.prompts, env_name, task_type, node.code)
-        recorded = context_from_prompt(recorded_prompt, engine.prompts, env_name, task_type, node.code)
+        lines = variables_from_prompt(recorded_prompt, agent.prompts, env_name, task_type, node.code)
+        recorded = context_from_prompt(recorded_prompt, agent.prompts, env_name, task_type, node.code)
         context = PromptContext.recorded(recorded) if lines is not None and recorded else context
     source = "recorded prompt"
     args = call_arguments(node.code, name).names if name else ()
     if lines is None:
         source = "namespace now"
         try:
-            lines = await engine.runner.prompt_lines(list(args))
+            lines = await agent.runner.prompt_lines(list(args))
         except Exception:  # noqa: BLE001 - a busy or closed runner: show none
             lines = []
     accepted = [x for x in node.llm_calls if x.purpose == Purpose.EXPAND and x.accepted]
     try:
-        known = await engine.runner.names() if awaiting else frozenset(args) | HELPERS
+        known = await agent.runner.names() if awaiting else frozenset(args) | HELPERS
     except Exception:  # noqa: BLE001
         known = frozenset(args) | HELPERS
     return StubTarget(

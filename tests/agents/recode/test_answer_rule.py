@@ -36,7 +36,7 @@ def test_a_trusted_run_skips_the_sandbox_check_only() -> None:
 def test_the_sandbox_judges_the_whole_answer_so_later_blocks_read_earlier_names() -> None:
     assert check_code('run("take " + object)', KNOWN) == "forbidden: object"  # the block alone
     assert judge_answer(SHADOW, KNOWN, typed=True, code_check=sandbox).accepted
-    # The plain mode checked block by block and refused what the engine takes.
+    # The plain mode checked block by block and refused what the agent takes.
     assert check_answer(SHADOW, KNOWN, sandbox) == ""
 
 

@@ -26,10 +26,10 @@ def scripted(*entries: tuple[str, str]) -> ScriptedLLM:
     return ScriptedLLM([ScriptEntry(answer=text, stub=stub) for stub, text in entries])
 
 
-async def collect(engine: Engine, limit: int = 2000) -> list[ev.Event]:
+async def collect(agent: Engine, limit: int = 2000) -> list[ev.Event]:
     seen = []
     for _ in range(limit):
-        event = await engine.step()
+        event = await agent.step()
         seen.append(event)
         if isinstance(event, ev.RunFinished):
             return seen
@@ -42,18 +42,18 @@ def kinds(events: list[ev.Event]) -> list[str]:
 
 async def test_a_loop_of_actions_yields_one_event_pair_per_action_and_can_stop_between(toy_game):
     llm = scripted(("solve(instruction, observation)", answer("for i in range(3):\n    run('look')")))
-    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
+    agent = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
     events = []
     while not any(isinstance(e, ev.ActionSent) for e in events):
-        events.append(await engine.step())
+        events.append(await agent.step())
     # Stopped between actions: one sent, none observed yet, env untouched
-    assert engine.env.steps == 0
-    first_obs = await engine.step()
-    assert isinstance(first_obs, ev.ObservationReceived) and engine.env.steps == 1
-    rest = await collect(engine)
+    assert agent.env.steps == 0
+    first_obs = await agent.step()
+    assert isinstance(first_obs, ev.ObservationReceived) and agent.env.steps == 1
+    rest = await collect(agent)
     assert sum(isinstance(e, ev.ActionSent) for e in events + rest) == 3
     assert sum(isinstance(e, ev.ObservationReceived) for e in [first_obs, *rest]) == 3
-    await engine.close()
+    await agent.close()
 
 
 async def test_event_sequence_stub_expansion_children_actions(toy_game):
@@ -61,14 +61,14 @@ async def test_event_sequence_stub_expansion_children_actions(toy_game):
         ("solve(instruction, observation)", answer("where = look_around()\nrun('inventory')")),
         ("where = look_around()", answer("where = run('look')")),
     )
-    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
-    events = await collect(engine)
+    agent = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
+    events = await collect(agent)
     assert kinds(events)[:6] == [
         "run_started", "node_started", "stub_found", "llm_requested", "llm_answered", "node_started",
     ]
     received = next(e for e in events if isinstance(e, ev.LLMAnswered))
     assert received.thought == "plan" and received.blocks == ("where = look_around()", "run('inventory')")
-    assert engine.tree.root.status is NodeStatus.AWAITING_LLM and len(engine.tree.root.children) == 2
+    assert agent.tree.root.status is NodeStatus.AWAITING_LLM and len(agent.tree.root.children) == 2
     actions = [e.action for e in events if isinstance(e, ev.ActionSent)]
     assert actions == ["look", "inventory"]
     finished = events[-1]
@@ -77,28 +77,28 @@ async def test_event_sequence_stub_expansion_children_actions(toy_game):
     assert finished.steps == 2 and finished.llm_calls == 2
     requested = [e for e in events if isinstance(e, ev.LLMRequested)]
     assert "where = look_around()" in requested[1].prompt
-    await engine.close()
+    await agent.close()
 
 
 async def test_unknown_action_is_an_observation_not_a_crash(toy_game):
     llm = scripted(("solve(instruction, observation)", answer("reply = run('fly to the moon')\nok = 1")))
-    engine = Engine(make_env(toy_game), llm, ThreadRunner())
-    events = await collect(engine)
+    agent = Engine(make_env(toy_game), llm, ThreadRunner())
+    events = await collect(agent)
     obs = next(e for e in events if isinstance(e, ev.ObservationReceived))
     assert obs.observation == "Nothing happens."
-    assert engine.tree.root.children[1].status is NodeStatus.COMPLETED
-    await engine.close()
+    assert agent.tree.root.children[1].status is NodeStatus.COMPLETED
+    await agent.close()
 
 
 async def test_step_limit_ends_the_episode_mid_node(toy_game):
     llm = scripted(("solve(instruction, observation)", answer("while True:\n    run('look')")))
-    engine = Engine(make_env(toy_game, max_steps=4), llm, ThreadRunner())
-    events = await collect(engine)
+    agent = Engine(make_env(toy_game, max_steps=4), llm, ThreadRunner())
+    events = await collect(agent)
     assert sum(isinstance(e, ev.ActionSent) for e in events) == 4
     assert events[-1].reason == "step limit reached (4 steps)" and not events[-1].success
-    loop_node = engine.tree.root.children[0]
+    loop_node = agent.tree.root.children[0]
     assert loop_node.status is NodeStatus.ERROR and "step limit" in loop_node.error
-    await engine.close()
+    await agent.close()
 
 
 async def test_depth_limit_stops_before_expanding_too_deep(toy_game):
@@ -107,25 +107,25 @@ async def test_depth_limit_stops_before_expanding_too_deep(toy_game):
         ("a = level_one()", answer("a = level_two()")),
         ("a = level_two()", answer("a = level_three()")),
     )
-    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_depth=2))
-    events = await collect(engine)
+    agent = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_depth=2))
+    events = await collect(agent)
     assert events[-1].reason == "depth limit: `level_two` at depth 2 is not expanded (max_depth 2)"
-    assert engine.stats.llm_calls == 2
-    await engine.close()
+    assert agent.stats.llm_calls == 2
+    await agent.close()
 
 
 async def test_invalid_answers_are_re_asked_with_the_reason_then_the_run_stops(toy_game):
     llm = scripted(("solve(instruction, observation)", answer("def solve(a, b):\n    pass")))
-    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_rewrite=2))
-    events = await collect(engine)
+    agent = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_rewrite=2))
+    events = await collect(agent)
     rejected = [e for e in events if isinstance(e, ev.LLMRejected)]
     assert len(rejected) == 3 and all("`def solve` is not allowed" in e.reason for e in rejected)
     requests = [e for e in events if isinstance(e, ev.LLMRequested)]
     assert [r.attempt for r in requests] == [1, 2, 3]
     assert "`def solve` is not allowed" in requests[1].prompt and "not allowed" not in requests[0].prompt.split("Current function")[-1]
     assert events[-1].reason.startswith("rewrite limit: 3 invalid answers in a row")
-    assert len(engine.tree.root.llm_calls) == 3 and not any(x.accepted for x in engine.tree.root.llm_calls)
-    await engine.close()
+    assert len(agent.tree.root.llm_calls) == 3 and not any(x.accepted for x in agent.tree.root.llm_calls)
+    await agent.close()
 
 
 async def test_a_rejected_answer_followed_by_a_good_one_continues(toy_game):
@@ -136,12 +136,12 @@ async def test_a_rejected_answer_followed_by_a_good_one_continues(toy_game):
             ScriptEntry(answer=answer("run('look')")),
         ]
     )
-    engine = Engine(make_env(toy_game), llm, ThreadRunner())
-    events = await collect(engine)
+    agent = Engine(make_env(toy_game), llm, ThreadRunner())
+    events = await collect(agent)
     reasons = [e.reason for e in events if isinstance(e, ev.LLMRejected)]
     assert "no <execute>" in reasons[0] and "inside a loop" in reasons[1]
     assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
-    await engine.close()
+    await agent.close()
 
 
 async def test_empty_expansion_marks_the_stub_skip(toy_game):
@@ -149,12 +149,12 @@ async def test_empty_expansion_marks_the_stub_skip(toy_game):
         ("solve(instruction, observation)", answer("nothing_to_do()\nrun('look')")),
         ("nothing_to_do()", "<think>nothing</think><execute>\n</execute>"),
     )
-    engine = Engine(make_env(toy_game), llm, ThreadRunner())
-    events = await collect(engine)
+    agent = Engine(make_env(toy_game), llm, ThreadRunner())
+    events = await collect(agent)
     assert any(isinstance(e, ev.NodeSkipped) for e in events)
-    assert engine.tree.root.children[0].status is NodeStatus.SKIP
+    assert agent.tree.root.children[0].status is NodeStatus.SKIP
     assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
-    await engine.close()
+    await agent.close()
 
 
 async def test_code_that_raises_is_repaired_with_the_error_in_the_prompt(toy_game):
@@ -164,47 +164,47 @@ async def test_code_that_raises_is_repaired_with_the_error_in_the_prompt(toy_gam
             ScriptEntry(stub="x = [1, 2][7]", purpose="repair", answer=answer("x = [1, 2][1]")),
         ]
     )
-    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=1))
-    events = await collect(engine)
+    agent = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=1))
+    events = await collect(agent)
     error = next(e for e in events if isinstance(e, ev.NodeError))
     assert error.error == "IndexError: list index out of range"
     repair = next(e for e in events if isinstance(e, ev.LLMRequested) and e.purpose == "repair")
     assert "IndexError: list index out of range" in repair.prompt
-    broken = engine.tree.root.children[0]
+    broken = agent.tree.root.children[0]
     assert broken.status is NodeStatus.ERROR and broken.children[0].status is NodeStatus.COMPLETED
     assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["inventory"]
-    await engine.close()
+    await agent.close()
 
 
 async def test_with_max_retry_zero_an_error_is_left_and_the_run_goes_on(toy_game):
     llm = scripted(("solve(instruction, observation)", answer("x = 1 / 0\nrun('look')")))
-    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
-    events = await collect(engine)
+    agent = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
+    events = await collect(agent)
     assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
-    assert engine.stats.llm_calls == 1
-    await engine.close()
+    assert agent.stats.llm_calls == 1
+    await agent.close()
 
 
 async def test_a_missing_scripted_answer_pauses_naming_the_stub_and_a_batch_run_ends(toy_game):
     llm = scripted(("solve(instruction, observation)", answer("obj = find_it(instruction)")))
-    engine = Engine(make_env(toy_game), llm, ThreadRunner())
+    agent = Engine(make_env(toy_game), llm, ThreadRunner())
     events = []
     while not isinstance(events[-1:] and events[-1], ev.LLMFailed):
-        events.append(await engine.step())
+        events.append(await agent.step())
     message = (
         "the script has no answer for stub `obj = find_it(instruction)`; "
         "add an entry with stub: 'obj = find_it(instruction)'"
     )
     assert events[-1].error == message
     # paused, not ended: asking again fails again (same script), and the tree is intact
-    again = await engine.step()
-    assert isinstance(again, ev.LLMFailed) and again.attempt == 2 and not engine.done
-    assert engine.tree.root.children[0].status is NodeStatus.AWAITING_LLM
+    again = await agent.step()
+    assert isinstance(again, ev.LLMFailed) and again.attempt == 2 and not agent.done
+    assert agent.tree.root.children[0].status is NodeStatus.AWAITING_LLM
     # switching the LLM of a paused run: the next step asks the new one
-    engine.llm = scripted(("obj = find_it(instruction)", answer("obj = 'apple'")))
-    received = await engine.step()
+    agent.llm = scripted(("obj = find_it(instruction)", answer("obj = 'apple'")))
+    received = await agent.step()
     assert isinstance(received, ev.LLMAnswered) and received.blocks == ("obj = 'apple'",)
-    await engine.close()
+    await agent.close()
 
     batch = Engine(make_env(toy_game), scripted(("solve(instruction, observation)", answer("obj = find_it(instruction)"))), ThreadRunner())
     result = await batch.run()
@@ -217,14 +217,14 @@ async def test_root_variables_and_keyword_literals_reach_the_prompt(toy_game):
         ("solve(instruction, observation)", answer("found = search(instruction, where='countertop 1')")),
         ("found = search(instruction, where='countertop 1')", answer("found = where")),
     )
-    engine = Engine(make_env(toy_game), llm, ThreadRunner())
-    events = await collect(engine)
+    agent = Engine(make_env(toy_game), llm, ThreadRunner())
+    events = await collect(agent)
     first, second = [e for e in events if isinstance(e, ev.LLMRequested)]
-    task = engine.task
+    task = agent.task
     assert f"- instruction (str): {task}" in first.prompt and "- observation (str): You are in the middle" in first.prompt
     assert "- where (str): countertop 1" in second.prompt
     assert "observation (str)" not in second.prompt.split("Current function")[-1]
-    await engine.close()
+    await agent.close()
 
 
 class _Answers:
@@ -242,11 +242,11 @@ class _Answers:
 
 
 async def test_usage_and_cost_are_summed_into_the_result(toy_game):
-    engine = Engine(make_env(toy_game), _Answers([answer("a = step_a()"), answer("a = 1")]), ThreadRunner())
-    events = await collect(engine)
+    agent = Engine(make_env(toy_game), _Answers([answer("a = step_a()"), answer("a = 1")]), ThreadRunner())
+    events = await collect(agent)
     finished = events[-1]
     assert (finished.llm_calls, finished.input_tokens, finished.output_tokens, finished.cost) == (2, 200, 20, 0.5)
-    await engine.close()
+    await agent.close()
 
 
 async def test_an_answer_the_parser_gives_up_on_is_rejected_and_asked_again(toy_game):
@@ -258,11 +258,11 @@ async def test_an_answer_the_parser_gives_up_on_is_rejected_and_asked_again(toy_
         ScriptEntry(answer=answer("x = 1 + 1\nrun('look')"), stub="solve(instruction, observation)"),
     ])
     runner = SandboxRunner(node_timeout=5.0)
-    engine = Engine(make_env(toy_game), llm, runner=runner, limits=Limits(max_retry=0), code_check=runner.check)
+    agent = Engine(make_env(toy_game), llm, runner=runner, limits=Limits(max_retry=0), code_check=runner.check)
     try:
-        events = await collect(engine)
+        events = await collect(agent)
     finally:
-        await engine.close()
+        await agent.close()
     rejected = [e for e in events if isinstance(e, ev.LLMRejected)]
     assert len(rejected) == 1 and "nested too deeply to parse" in rejected[0].reason
     assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
@@ -278,21 +278,21 @@ async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(toy_game):
         ("count_words(instruction)", answer("n = Counter(instruction.split())['a'] + 1\nrun('look')")),
     )
     for runner in (SandboxRunner(node_timeout=5.0), ThreadRunner()):
-        engine = Engine(make_env(toy_game), llm, runner=runner, limits=Limits(max_retry=0))
+        agent = Engine(make_env(toy_game), llm, runner=runner, limits=Limits(max_retry=0))
         try:
-            events = await collect(engine)
+            events = await collect(agent)
         finally:
-            await engine.close()
+            await agent.close()
         assert not [e for e in events if isinstance(e, ev.LLMRejected)]
         assert [e.name for e in events if isinstance(e, ev.StubFound)] == ["solve", "count_words"]
         assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
-        assert engine.stats.llm_calls == 2
+        assert agent.stats.llm_calls == 2
 
 
 async def test_node_events_carry_the_nodes_own_time(toy_game):
     llm = scripted(("solve(instruction, observation)", answer("x = sum(range(10))\nrun('look')")))
-    engine = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
-    events = await collect(engine)
-    await engine.close()
+    agent = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0))
+    events = await collect(agent)
+    await agent.close()
     done = [e for e in events if isinstance(e, ev.NodeCompleted)]
     assert len(done) == 2 and all(0.0 < e.seconds < 1.0 and e.restore_seconds == 0.0 for e in done)

@@ -34,8 +34,8 @@ class CountingResets:
         return self.env.reset()
 
 
-async def first_events(engine: Engine, count: int) -> list[ev.Event]:
-    return [await engine.step() for _ in range(count)]
+async def first_events(agent: Engine, count: int) -> list[ev.Event]:
+    return [await agent.step() for _ in range(count)]
 
 
 async def test_a_prepared_run_shows_the_same_first_events_after_one_reset(toy_game):
@@ -61,24 +61,24 @@ async def test_a_prepared_run_shows_the_same_first_events_after_one_reset(toy_ga
 async def test_a_prepared_reset_that_fails_ends_the_run_as_an_unprepared_one_does(toy_game):
     results = []
     for prepare in (False, True):
-        engine = Engine(CountingResets(make_env(toy_game), fail=True), ScriptedLLM([]), RunnerSettings().make_runner())
+        agent = Engine(CountingResets(make_env(toy_game), fail=True), ScriptedLLM([]), RunnerSettings().make_runner())
         try:
             if prepare:
-                engine.prepare()
+                agent.prepare()
                 await asyncio.sleep(0.1)
             try:
-                event = await engine.step()
+                event = await agent.step()
                 results.append(f"{event.kind}: {getattr(event, 'reason', '')}")  # dynamic: a RunFinished, or not
             except EnvError as error:
                 results.append(f"raised: {error}")
         finally:
-            await engine.close()
+            await agent.close()
     assert results[0] == results[1] and "malformed" in results[0]
 
 
 async def test_a_prepared_run_closed_unstepped_leaves_no_worker(toy_game):
-    engine = Engine(CountingResets(make_env(toy_game), fail=True), ScriptedLLM([]), RunnerSettings().make_runner())
-    engine.prepare()
-    await engine.close()  # at once: the prepared reset and the worker's start are still under way
+    agent = Engine(CountingResets(make_env(toy_game), fail=True), ScriptedLLM([]), RunnerSettings().make_runner())
+    agent.prepare()
+    await agent.close()  # at once: the prepared reset and the worker's start are still under way
     await asyncio.sleep(0.5)  # a start left running would bring a worker up after the close
-    assert engine.runner.worker_pid is None
+    assert agent.runner.worker_pid is None
