@@ -53,15 +53,26 @@ async def settled(pilot: Pilot, timeout: float = 30.0) -> None:
     app = pilot.app
     deadline = time.monotonic() + timeout
     await pilot.pause()
-    frame = app.export_screenshot()
+    shown = frame(app)
     while True:
         await pilot.pause()
-        again = app.export_screenshot()
-        if again == frame:
+        again = frame(app)
+        if again == shown:
             return
         if time.monotonic() > deadline:
             raise AssertionError(f"the screen kept changing for {timeout:g} s")
-        frame = again
+        shown = again
+
+
+def frame(app) -> list[list]:
+    """The screen's cells as Textual draws them: what `export_screenshot` prints, without making the SVG
+    (the SVG is most of a screenshot's cost, and a wait for a stop compares two or more frames).
+
+    Reads Textual's private compositor (`Screen._compositor`, `App._background_screens`): Textual
+    has no public way to get the frame but the SVG.
+    """
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    return [list(line) for line in update.strips]
 
 
 def keys_settled(app: RecodeApp) -> bool:
@@ -81,7 +92,7 @@ def footer_keys(screen) -> list:
 def notifications(app) -> list:
     """The notifications the app shows now.
 
-    The one private Textual attribute the tests read (`App._notifications`):
+    A private Textual attribute the tests read (`App._notifications`):
     Textual has no public way to list them, and their toasts expire.
     """
     return list(app._notifications)

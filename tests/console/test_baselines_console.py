@@ -26,8 +26,9 @@ def header(app) -> str:
     return app.debug_screen.editor.query_one("#expand-header").render().plain
 
 
-async def test_a_person_plays_react_turns_in_the_editor_and_wins() -> None:
-    app = build_app(console_options(agent="react"))
+async def test_a_person_plays_react_turns_in_the_editor_resumes_where_they_stopped_and_wins(tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    app = build_app(console_options(agent="react", sessions_dir=sessions))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -56,14 +57,33 @@ async def test_a_person_plays_react_turns_in_the_editor_and_wins() -> None:
         turn = app.debug_screen.agent.tree.root.children[0]
         assert turn.code == "go to diningtable 1" and turn.thought == "the vase may be on the table"
         assert turn.status is NodeStatus.COMPLETED and app.debug_screen.tree_view.item(turn.id) is not None
-        for action in PUT_ACTIONS[1:]:
-            assert app.debug_screen.debugger.awaiting_human
-            app.debug_screen.editor.editor.load_text(f"Thought: next\nAction: {action}")
-            await checked(pilot, app)
-            await command(pilot, app, "ctrl+s")
-            await command(pilot, app, "c")
-        assert app.debug_screen.run_state == "done" and app.debug_screen.agent.finished.success
-        assert [t.code for t in app.debug_screen.agent.tree.root.children] == PUT_ACTIONS
+        await play_turns(pilot, app, PUT_ACTIONS[1:2])
+        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.agent.env.steps == 2
+        folder = app.session_control.session.folder
+    # The console is gone two turns in: a new one resumes the session where it stopped, and the person wins.
+    resumed = build_app(console_options(sessions_dir=sessions, resume=folder))
+    async with resumed.run_test(size=SIZE) as pilot:
+        control = resumed.session_control
+        await wait_for(pilot, lambda: control.session is not None and not control.busy
+                       and not isinstance(resumed.screen, ReplayScreen) and resumed.debug_screen.stops > 0,
+                       timeout=60, what="the resumed session")
+        assert resumed.debug_screen.agent.name == "react" and resumed.debug_screen.debugger.awaiting_human
+        agent = resumed.debug_screen.agent
+        assert agent.env.steps == 2 and [t.code for t in agent.tree.root.children] == [*PUT_ACTIONS[:2], "turn 3"]
+        assert "turn 3" in header(resumed) and resumed.debug_screen.editor.editor.text == "Thought: \nAction: "
+        await play_turns(pilot, resumed, PUT_ACTIONS[2:])
+        assert resumed.debug_screen.run_state == "done" and agent.finished.success
+        assert [t.code for t in agent.tree.root.children] == PUT_ACTIONS
+
+
+async def play_turns(pilot, app, actions: list[str]) -> None:
+    """Answer one ReAct turn per action, each accepted by the live check, and run it."""
+    for action in actions:
+        assert app.debug_screen.debugger.awaiting_human
+        app.debug_screen.editor.editor.load_text(f"Thought: next\nAction: {action}")
+        await checked(pilot, app)
+        await command(pilot, app, "ctrl+s")
+        await command(pilot, app, "c")
 
 
 CELL = 'for a in ["go to diningtable 1", "take vase 1 from diningtable 1"]:\n    run(a)\nrun("go to sidetable 1")'
@@ -94,36 +114,6 @@ async def test_a_person_writes_codeact_cells_and_an_error_goes_to_the_next_promp
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
         assert app.debug_screen.run_state == "done" and app.debug_screen.agent.finished.success
-
-
-async def test_a_react_session_resumes_in_the_console_where_it_stopped(tmp_path: Path) -> None:
-    sessions = tmp_path / "sessions"
-    app = build_app(console_options(agent="react", sessions_dir=sessions))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        for action in PUT_ACTIONS[:2]:
-            app.debug_screen.editor.editor.load_text(f"Thought: on my way\nAction: {action}")
-            await checked(pilot, app)
-            await command(pilot, app, "ctrl+s")
-            await command(pilot, app, "c")
-        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.agent.env.steps == 2
-        folder = app.session_control.session.folder
-    resumed = build_app(console_options(sessions_dir=sessions, resume=folder))
-    async with resumed.run_test(size=SIZE) as pilot:
-        control = resumed.session_control
-        await wait_for(pilot, lambda: control.session is not None and not control.busy
-                       and not isinstance(resumed.screen, ReplayScreen) and resumed.debug_screen.stops > 0,
-                       timeout=60, what="the resumed session")
-        assert resumed.debug_screen.agent.name == "react" and resumed.debug_screen.debugger.awaiting_human
-        agent = resumed.debug_screen.agent
-        assert agent.env.steps == 2 and [t.code for t in agent.tree.root.children] == [*PUT_ACTIONS[:2], "turn 3"]
-        assert "turn 3" in header(resumed) and resumed.debug_screen.editor.editor.text == "Thought: \nAction: "
-        resumed.debug_screen.editor.editor.load_text(f"Thought: on\nAction: {PUT_ACTIONS[2]}")
-        await checked(pilot, resumed)
-        await command(pilot, resumed, "ctrl+s")
-        await command(pilot, resumed, "c")
-        assert agent.env.steps == 3
 
 
 async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -> None:

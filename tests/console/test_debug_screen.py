@@ -44,7 +44,8 @@ async def resume_this_session(pilot, app) -> None:
     await pilot.pause()
 
 
-async def test_a_resume_shows_a_new_debug_screen_whose_keys_step_the_new_agent(tmp_path: Path, toy_game) -> None:
+async def test_a_resume_shows_a_new_debug_screen_whose_keys_step_the_new_engine_and_the_old_run_cannot_reach(
+        tmp_path: Path, toy_game) -> None:
     app = build_app(console_options(toy_game, breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
@@ -60,31 +61,21 @@ async def test_a_resume_shows_a_new_debug_screen_whose_keys_step_the_new_agent(t
         assert not old.is_attached and not old.query(AgentDriver)  # the old run's screen and driver are gone
         assert new.agent is not old_agent and app.debug_screen.agent is new.agent
         assert (new.agent.env.steps, len(new.agent.tree)) == (steps, nodes) and "resumed" in app.debug_screen.reason
+        # What the old driver would post if its agent spoke now: its queue is closed with its screen.
+        stale = Stop(ev.RunFinished(None, success=False, reason="stale", steps=99), StopReason("finished", "stale"), 1)
+        old_driver, stops, state = old.driver, new.stops, new.run_state
+        assert not old_driver.post_message(AgentDriver.Stopped(stale).set_sender(old_driver))
+        app.post_message(AgentDriver.Stopped(stale).set_sender(old_driver))  # the app does not handle run messages
+        await pilot.pause()
+        await pilot.pause()
+        assert app.debug_screen is new and new.stops == stops and len(new.agent.tree) == nodes
+        assert new.run_state is state and "stale" not in new.reason and not new.agent.done
         replayed = new.debugger.events_seen
         await command(pilot, app, "n")
         assert new.debugger.events_seen == replayed + 1  # the key stepped the new agent...
         assert old.debugger.events_seen == seen  # ...and not the old one
         await command(pilot, app, "c")
         assert new.agent.done and new.agent.finished.success and app.debug_screen.run_state is RunState.DONE
-
-
-async def test_a_message_of_the_old_run_cannot_reach_the_new_screen(tmp_path: Path, toy_game) -> None:
-    app = build_app(console_options(toy_game, breakpoints=[], sessions_dir=tmp_path))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")  # awaiting the first expansion
-        old_driver = app.debug_screen.driver
-        await resume_this_session(pilot, app)
-        new, stops, nodes = app.debug_screen, app.debug_screen.stops, len(app.debug_screen.agent.tree)
-        stale = Stop(ev.RunFinished(None, success=False, reason="stale", steps=99), StopReason("finished", "stale"), 1)
-        # What the old driver would post if its agent spoke now: its queue is closed with its screen.
-        assert not old_driver.post_message(AgentDriver.Stopped(stale).set_sender(old_driver))
-        app.post_message(AgentDriver.Stopped(stale).set_sender(old_driver))  # the app does not handle run messages
-        await pilot.pause()
-        await pilot.pause()
-        assert app.debug_screen.stops == stops and len(app.debug_screen.agent.tree) == nodes
-        assert app.debug_screen.run_state is RunState.AWAITING and "stale" not in app.debug_screen.reason
-        assert app.debug_screen is new and app.debug_screen.editor.is_open
 
 
 async def test_submit_is_greyed_in_the_footer_while_no_expansion_is_awaited(tmp_path: Path, toy_game) -> None:

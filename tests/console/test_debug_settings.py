@@ -34,7 +34,8 @@ async def resumed(pilot, app) -> None:
                    and not isinstance(app.screen, ReplayScreen) and app.debug_screen.stops > 0, what="the resumed session")
 
 
-async def test_a_resumed_session_brings_back_its_breakpoints_and_watches(tmp_path: Path) -> None:
+async def test_a_resumed_session_brings_back_its_breakpoints_and_watches_and_an_unreadable_file_is_kept_aside(
+        tmp_path: Path) -> None:
     app = build_app(console_options(sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
@@ -62,6 +63,19 @@ async def test_a_resumed_session_brings_back_its_breakpoints_and_watches(tmp_pat
         assert watches.values["instruction.split()[1]"][1] == "a"
         assert [bp.number for bp in again.debug_screen.debugger.breakpoints] == [1, 2]
 
+    # An unreadable debug.json is named, kept aside, and the breakpoints this start gives are used.
+    (folder / SETTINGS_FILE).write_text('{"format": "recode.debug.v1", "breakpoints": [')
+    third = build_app(console_options(sessions_dir=tmp_path, resume=folder))
+    async with third.run_test(size=SIZE) as pilot:
+        await resumed(pilot, third)
+        def named() -> bool:  # the notes follow the replay's last stop
+            return any(f"{SETTINGS_FILE} is unreadable" in n.message and f"kept as {SETTINGS_FILE}.bad" in n.message
+                       for n in notifications(third))
+
+        await wait_for(pilot, named, what="the note on the unreadable file")
+        assert set_up(third) == [("every-stub", True)]  # what this start gave
+        assert (folder / f"{SETTINGS_FILE}.bad").read_text().endswith('"breakpoints": [')
+
 
 async def test_watches_and_breakpoints_survive_a_rewind_and_go_with_the_branch(tmp_path: Path) -> None:
     app = build_app(console_options(sessions_dir=tmp_path))
@@ -82,23 +96,3 @@ async def test_watches_and_breakpoints_survive_a_rewind_and_go_with_the_branch(t
         assert set_up(app) == [("every-stub", True), ("depth 2", True)]
         await wait_for(pilot, lambda: saved(new).get("watches") == ["obj"], what="the branch's debug.json")
         assert [b["spec"] for b in saved(new)["breakpoints"]] == ["every-stub", "depth 2"]
-
-
-async def test_an_unreadable_debug_file_is_named_kept_aside_and_the_start_breakpoints_used(tmp_path: Path) -> None:
-    app = build_app(console_options(sessions_dir=tmp_path))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        folder = app.session_control.session.folder
-        await wait_for(pilot, lambda: bool(saved(folder)), what="debug.json")
-    (folder / SETTINGS_FILE).write_text('{"format": "recode.debug.v1", "breakpoints": [')
-
-    again = build_app(console_options(sessions_dir=tmp_path, resume=folder))
-    async with again.run_test(size=SIZE) as pilot:
-        await resumed(pilot, again)
-        def named() -> bool:  # the notes follow the replay's last stop
-            return any(f"{SETTINGS_FILE} is unreadable" in n.message and f"kept as {SETTINGS_FILE}.bad" in n.message
-                       for n in notifications(again))
-
-        await wait_for(pilot, named, what="the note on the unreadable file")
-        assert set_up(again) == [("every-stub", True)]  # what this start gave
-        assert (folder / f"{SETTINGS_FILE}.bad").read_text().endswith('"breakpoints": [')

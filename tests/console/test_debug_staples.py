@@ -31,32 +31,8 @@ async def shell_line(pilot, app, code: str) -> str:
     return result
 
 
-async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume(tmp_path: Path) -> None:
-    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        assert await shell_line(pilot, app, "my_mark = 'mug 1'") == "changed my_mark"
-        assert app.debug_screen.variables.marks.get("my_mark") == "shell"
-        assert app.debug_screen.variables.values["my_mark"].summary == "mug 1"
-        assert await shell_line(pilot, app, "my_mark.upper()") == "MUG 1"  # an expression shows its value
-        await command(pilot, app, "c")
-        assert app.debug_screen.debugger.done and app.debug_screen.agent.finished.success
-        assert (await app.debug_screen.agent.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
-        folder = app.session_control.session.folder
-    records = [json.loads(line) for line in (folder / "journal.jsonl").read_text().splitlines()]
-    statements = [r for r in records if r["type"] == "statement"]
-    assert [s["code"] for s in statements] == ["my_mark = 'mug 1'"]  # the expression changed nothing: not kept
-
-    app = build_app(console_options("put-01", "demo", sessions_dir=tmp_path, resume=folder))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.session_control.session is not None and app.session_control.session.folder == folder
-                       and not app.session_control.busy and not isinstance(app.screen, ReplayScreen),
-                       what="the resumed session")
-        assert app.debug_screen.debugger.done and app.debug_screen.agent.finished.success
-        assert (await app.debug_screen.agent.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
-
-
-async def test_a_refused_or_raising_line_changes_nothing(tmp_path: Path) -> None:
+async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume_and_a_refused_one_changes_nothing(
+        tmp_path: Path) -> None:
     app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
@@ -67,8 +43,25 @@ async def test_a_refused_or_raising_line_changes_nothing(tmp_path: Path) -> None
         assert result.startswith("ZeroDivisionError")
         assert await app.debug_screen.agent.runner.variables() == before
         assert "my_mark" not in app.debug_screen.variables.values
+        assert await shell_line(pilot, app, "my_mark = 'mug 1'") == "changed my_mark"
+        assert app.debug_screen.variables.marks.get("my_mark") == "shell"
+        assert app.debug_screen.variables.values["my_mark"].summary == "mug 1"
+        assert await shell_line(pilot, app, "my_mark.upper()") == "MUG 1"  # an expression shows its value
+        await command(pilot, app, "c")
+        assert app.debug_screen.debugger.done and app.debug_screen.agent.finished.success
+        assert (await app.debug_screen.agent.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
         folder = app.session_control.session.folder
-    assert '"statement"' not in (folder / "journal.jsonl").read_text()
+    records = [json.loads(line) for line in (folder / "journal.jsonl").read_text().splitlines()]
+    statements = [r for r in records if r["type"] == "statement"]
+    assert [s["code"] for s in statements] == ["my_mark = 'mug 1'"]  # the refused lines and the expression: not kept
+
+    app = build_app(console_options("put-01", "demo", sessions_dir=tmp_path, resume=folder))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session_control.session is not None and app.session_control.session.folder == folder
+                       and not app.session_control.busy and not isinstance(app.screen, ReplayScreen),
+                       what="the resumed session")
+        assert app.debug_screen.debugger.done and app.debug_screen.agent.finished.success
+        assert (await app.debug_screen.agent.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
 
 
 async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_after_it(tmp_path: Path) -> None:

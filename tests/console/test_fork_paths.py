@@ -54,35 +54,7 @@ async def draft_saved(pilot, app, folder: Path, text: str) -> None:
     await wait_for(pilot, saved, what=f"the draft in {folder.name}")
 
 
-async def test_fork_as_the_person_journals_the_stub_and_prompt_and_a_draft_survives_a_resume(tmp_path: Path) -> None:
-    app = build_app(console_options(sessions_dir=tmp_path))
-    async with app.run_test(size=SIZE) as pilot:
-        await play_to_n2(pilot, app)
-        await select(pilot, app, "n1")
-        await branch(pilot, app, "F")
-        fork = app.session_control.session.folder
-        asked = app.debug_screen.debugger.last_event
-        assert isinstance(asked, ev.LLMRequested) and asked.node_id == "n1"
-        stub = app.debug_screen.agent.tree.nodes["n1"].code
-        await pilot.press("ctrl+r")  # back to the skeleton
-        await type_text(pilot, N1_AGAIN)
-        await command(pilot, app, "ctrl+s")
-        assert_whole(answers(fork)[-1], stub, asked.prompt)
-        await command(pilot, app, "c")
-        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.node_id == "n2"
-        await type_text(pilot, 'run("go to sidetable 1")')
-        await draft_saved(pilot, app, fork, 'run("go to sidetable 1")')
-    # The console is gone without submitting n2: a new one resumes the fork with the draft.
-    again = build_app(console_options(sessions_dir=tmp_path, resume=fork))
-    async with again.run_test(size=SIZE) as pilot:
-        await resumed(pilot, again)
-        assert again.session_control.session.folder == fork
-        assert again.debug_screen.debugger.awaiting_human and again.debug_screen.debugger.last_event.node_id == "n2"
-        assert 'run("go to sidetable 1")' in again.debug_screen.editor.editor.text
-        assert 'obj = "the vase"' in again.debug_screen.agent.tree.nodes["n1"].llm_calls[-1].answer
-
-
-async def test_a_draft_typed_on_the_forked_stub_survives_a_resume(tmp_path: Path) -> None:
+async def test_fork_as_the_person_keeps_drafts_over_resumes_and_journals_the_stub_and_prompt(tmp_path: Path) -> None:
     app = build_app(console_options(sessions_dir=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await play_to_n2(pilot, app)
@@ -92,11 +64,31 @@ async def test_a_draft_typed_on_the_forked_stub_survives_a_resume(tmp_path: Path
         await pilot.press("ctrl+r")
         await type_text(pilot, 'run("look")')
         await draft_saved(pilot, app, fork, 'run("look")')
+    # The console is gone without submitting n1: a new one resumes the fork with the draft on the forked stub.
     again = build_app(console_options(sessions_dir=tmp_path, resume=fork))
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
-        assert again.debug_screen.debugger.awaiting_human and again.debug_screen.debugger.last_event.node_id == "n1"
+        assert again.session_control.session.folder == fork
+        asked = again.debug_screen.debugger.last_event
+        assert again.debug_screen.debugger.awaiting_human and asked.node_id == "n1"
+        assert isinstance(asked, ev.LLMRequested)
         assert 'run("look")' in again.debug_screen.editor.editor.text
+        stub = again.debug_screen.agent.tree.nodes["n1"].code
+        await pilot.press("ctrl+r")  # back to the skeleton
+        await type_text(pilot, N1_AGAIN)
+        await command(pilot, again, "ctrl+s")
+        assert_whole(answers(fork)[-1], stub, asked.prompt)
+        await command(pilot, again, "c")
+        assert again.debug_screen.debugger.awaiting_human and again.debug_screen.debugger.last_event.node_id == "n2"
+        await type_text(pilot, 'run("go to sidetable 1")')
+        await draft_saved(pilot, again, fork, 'run("go to sidetable 1")')
+    # Gone again without submitting n2: the next console resumes with n1's new answer and n2's draft.
+    third = build_app(console_options(sessions_dir=tmp_path, resume=fork))
+    async with third.run_test(size=SIZE) as pilot:
+        await resumed(pilot, third)
+        assert third.debug_screen.debugger.awaiting_human and third.debug_screen.debugger.last_event.node_id == "n2"
+        assert 'run("go to sidetable 1")' in third.debug_screen.editor.editor.text
+        assert 'obj = "the vase"' in third.debug_screen.agent.tree.nodes["n1"].llm_calls[-1].answer
 
 
 async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_resumes(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ def count(app) -> str:
     return str(app.debug_screen.query_one("#search-count").render())
 
 
-async def test_find_in_the_environment_log_steps_through_matches_and_wraps() -> None:
+async def test_find_in_the_environment_log_and_the_code_tree_steps_through_matches_and_opens_nodes() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
@@ -49,6 +49,24 @@ async def test_find_in_the_environment_log_steps_through_matches_and_wraps() -> 
         assert log.scroll_y <= last.line < log.scroll_y + log.size.height  # brought into view
         await pilot.press("escape")
         assert not bar.display and app.focused is log and not log._found
+        # In the code tree (the demo's finished subtrees are collapsed): the cursor goes to a match, opened.
+        tree = app.debug_screen.tree_view
+        takes = [n for n in app.debug_screen.agent.tree.nodes.values() if "take" in n.code.lower()]
+        assert takes
+        hidden = [n for n in takes if not all(tree.item(a.id).is_expanded for a in app.debug_screen.agent.tree.path_to(n)[:-1])]
+        assert hidden, "the demo's finished subtrees should be collapsed"
+        tree.focus()
+        await pilot.press("slash")
+        assert "Code tree" in str(app.debug_screen.query_one("#search-label").render())
+        await type_text(pilot, "take")
+        await pilot.pause()
+        assert count(app).endswith(f" of {len(takes)}")
+        await pilot.pause()
+        node = app.debug_screen.agent.tree.nodes[tree.cursor_node.data]
+        assert "take" in node.code.lower()
+        assert all(tree.item(a.id).is_expanded for a in app.debug_screen.agent.tree.path_to(node)[:-1])
+        await pilot.press("escape")
+        assert app.focused is tree
 
 
 async def test_find_in_the_prompt_selects_the_match() -> None:
@@ -84,30 +102,6 @@ def test_smart_case_and_every_occurrence_on_a_line() -> None:
 def test_matches_are_capped_and_offsets_survive_characters_that_lengthen_when_lowered() -> None:
     assert len(find_all(["ab ab"] * 20, "ab", limit=5)) == 5
     assert [(m.line, m.start, m.end) for m in find_all(["İx ab", "ab"], "AB".lower())] == [(0, 3, 5), (1, 0, 2)]
-
-
-async def test_find_in_the_code_tree_opens_collapsed_nodes_and_moves_the_cursor() -> None:
-    app = demo_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")  # to the end: finished subtrees are collapsed
-        tree = app.debug_screen.tree_view
-        takes = [n for n in app.debug_screen.agent.tree.nodes.values() if "take" in n.code.lower()]
-        assert takes
-        hidden = [n for n in takes if not all(tree.item(a.id).is_expanded for a in app.debug_screen.agent.tree.path_to(n)[:-1])]
-        assert hidden, "the demo's finished subtrees should be collapsed"
-        tree.focus()
-        await pilot.press("slash")
-        assert "Code tree" in str(app.debug_screen.query_one("#search-label").render())
-        await type_text(pilot, "take")
-        await pilot.pause()
-        assert count(app).endswith(f" of {len(takes)}")
-        await pilot.pause()
-        node = app.debug_screen.agent.tree.nodes[tree.cursor_node.data]
-        assert "take" in node.code.lower()
-        assert all(tree.item(a.id).is_expanded for a in app.debug_screen.agent.tree.path_to(node)[:-1])
-        await pilot.press("escape")
-        assert app.focused is tree
 
 
 async def test_from_a_pane_that_cannot_be_searched_the_log_is_and_esc_returns_there() -> None:

@@ -52,7 +52,10 @@ async def profile_session(tmp_path: Path, server: OpenAICompatibleServer) -> Pat
     return session.folder
 
 
-async def test_resume_in_the_console_goes_on_with_the_recorded_model_and_lists_its_profiles(tmp_path: Path) -> None:
+async def test_resume_goes_on_with_the_recorded_model_lists_its_profiles_and_a_rewind_keeps_the_switch(
+        tmp_path: Path) -> None:
+    from .test_sessions_console import branch, select
+
     with OpenAICompatibleServer(answers(WANDER, GOOD)) as server:
         folder = await profile_session(tmp_path, server)
         # `recode-tui tui --resume ID --profiles FILE`: no --llm; the profile is read from the console's own file
@@ -72,6 +75,11 @@ async def test_resume_in_the_console_goes_on_with_the_recorded_model_and_lists_i
             await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
             app.screen.dismiss("demo")
             await wait_for(pilot, lambda: app.debug_screen.agent.llm.name == "demo", what="the switch")
+            # A rewind goes on with the LLM the session switched to, not the one the console started with.
+            await select(pilot, app, "n2")
+            await branch(pilot, app, "R")
+            assert app.session_control.how == "rewound"
+            assert app.debug_screen.agent.llm.name == "demo"
         assert len(server.calls) == 2
     assert read_journal(folder).llm_setup == ("demo", None)
     assert [r["spec"] for r in read_journal(folder).records if r["type"] == "llm"] == ["demo"]
@@ -158,26 +166,6 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
     assert (shown.input_tokens, shown.output_tokens, shown.cost) == (
         answer["input_tokens"], answer["output_tokens"], answer["cost"])
     assert shown.person_seconds == answer["person_seconds"] and shown.seconds == answer["seconds"]
-
-
-async def test_a_rewind_goes_on_with_the_llm_the_session_switched_to(tmp_path: Path) -> None:
-    from .test_sessions_console import branch, select
-
-    with OpenAICompatibleServer(answers(WANDER, GOOD)) as server:
-        app = build_app(console_options("put-01", "profile:local",
-                                        profiles=profiles_file(tmp_path, server.base_url), breakpoints=[], sessions_dir=tmp_path / "sessions"))
-        async with app.run_test(size=SIZE) as pilot:
-            await started(pilot, app)
-            await command(pilot, app, "c")
-            await run_to_the_end(pilot, app)
-            await pilot.press("L")
-            await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
-            app.screen.dismiss("demo")
-            await wait_for(pilot, lambda: app.debug_screen.agent.llm.name == "demo", what="the switch")
-            await select(pilot, app, "n2")
-            await branch(pilot, app, "R")
-            assert app.session_control.how == "rewound"
-            assert app.debug_screen.agent.llm.name == "demo"  # not the LLM the console was started with
 
 
 async def test_the_sessions_list_shows_last_activity_and_u_keeps_unfinished_ones(tmp_path: Path) -> None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from agent.runtime import events as ev
 from agent.sessions.journal import read_journal
@@ -139,12 +143,30 @@ async def test_a_journal_write_failure_is_shown_and_the_run_goes_on(tmp_path: Pa
         assert any("No space left on device" in n.message for n in notifications(app))
 
 
-async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path) -> None:
-    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        folder = app.session_control.session.folder
+@pytest.fixture(scope="module")
+def won_demo(tmp_path_factory) -> tuple[Path, dict]:
+    """put-01 won by the demo model in the console, played once for the tests that read its
+    journal or its exported tree: the session's folder and the tree document."""
+    from agent.sessions.export import tree_document
+
+    sessions = tmp_path_factory.mktemp("won-demo")
+
+    async def play() -> tuple[Path, dict]:
+        app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=sessions))
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot, app)
+            await command(pilot, app, "c")
+            await wait_for(pilot, lambda: app.debug_screen.agent.done, what="the run's end")
+            folder = app.session_control.session.folder
+            return folder, tree_document(app.debug_screen.agent, {"session": folder.name})
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RECODE_TUI_SESSIONS", str(sessions))
+        return asyncio.run(play())
+
+
+async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path, won_demo) -> None:
+    folder = Path(shutil.copytree(won_demo[0], tmp_path / won_demo[0].name))
     journal = folder / "journal.jsonl"
     lines = journal.read_text().splitlines()
     first_action = next(i for i, line in enumerate(lines) if '"type": "action"' in line)
@@ -176,15 +198,8 @@ def test_resume_of_an_unknown_session_is_one_line(tmp_path: Path) -> None:
     assert done.stderr.strip().count("\n") == 0 and "no session 'nope'" in done.stderr
 
 
-async def test_an_exported_tree_opens_read_only(tmp_path: Path) -> None:
-    from agent.sessions.export import tree_document
-
-    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.debug_screen.agent.done, what="the run's end")
-        document = tree_document(app.debug_screen.agent, {"session": app.session_control.session.folder.name})
+async def test_an_exported_tree_opens_read_only(tmp_path: Path, won_demo) -> None:
+    document = won_demo[1]
     path = tmp_path / "tree.json"
     path.write_text(json.dumps(document))
     tree, meta = load_tree_file(path)

@@ -27,7 +27,7 @@ def shown(app, expression: str) -> tuple[str, str]:
     return kind, value
 
 
-async def test_watches_follow_the_namespace_from_stop_to_stop() -> None:
+async def test_watches_follow_the_namespace_from_stop_to_stop_and_a_moved_value_stands_out() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
@@ -42,13 +42,24 @@ async def test_watches_follow_the_namespace_from_stop_to_stop() -> None:
         kind, value = shown(app, "places[:2]")
         assert kind == "error" and "NameError" in value and "places" in value
         assert "forbidden: open" in shown(app, "open('notes.txt')")[1]  # the sandbox checks apply
-        # The next stop binds `places`; the watch shows it without being asked.
+        assert watches.changed == set()  # nothing to compare with yet
+        # The next stop binds `places`; the watch shows it without being asked, marked as moved.
         await add_breakpoint(pilot, app, "depth 2")
         before = app.debug_screen.stops
         await command(pilot, app, "c")
         assert app.debug_screen.stops > before
         await wait_for(pilot, lambda: shown(app, "places[:2]")[0] == "list[str]", what="places evaluated")
         assert shown(app, "places[:2]")[1].startswith("['armchair 1'")
+        assert watches.changed == {"places[:2]"}
+        assert watches.get_cell("places[:2]", "value").style == "bold yellow"
+        assert watches.get_cell("instruction.upper()", "value").style != "bold yellow"
+        await add_watch(pilot, app, "2 + 2")  # adding a watch is not a new stop: the marks stay
+        await wait_for(pilot, lambda: "2 + 2" in watches.values, what="the new watch")
+        assert watches.changed == {"places[:2]"}
+        before = app.debug_screen.stops
+        await command(pilot, app, "c")  # the next depth-2 node: places is as it was
+        assert app.debug_screen.stops > before
+        await wait_for(pilot, lambda: watches.changed == set(), what="the marks to clear")
 
 
 async def test_a_bad_expression_is_refused_with_its_text_kept_and_x_removes_a_watch() -> None:
@@ -103,27 +114,3 @@ async def test_b_on_a_watch_breaks_when_its_value_changes_and_b_again_removes_it
         assert app.debug_screen.debugger.done  # nothing stops the demo any more
         await add_breakpoint(pilot, app, "changes len(seen)")  # from the list: the watch is marked too
         assert watches.get_cell("len(seen)", "expr").plain == "● len(seen)"
-
-
-async def test_a_watch_whose_value_moved_since_the_last_stop_stands_out() -> None:
-    app = demo_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await add_watch(pilot, app, "instruction[:3]")
-        await add_watch(pilot, app, "places[:1]")
-        watches = app.debug_screen.variables.watches
-        await wait_for(pilot, lambda: len(watches.values) == 2, what="both values")
-        assert watches.changed == set()  # nothing to compare with yet
-        await add_breakpoint(pilot, app, "depth 2")
-        await command(pilot, app, "c")  # places gets bound
-        await wait_for(pilot, lambda: shown(app, "places[:1]")[0] == "list[str]", what="places")
-        assert watches.changed == {"places[:1]"}
-        assert watches.get_cell("places[:1]", "value").style == "bold yellow"
-        assert watches.get_cell("instruction[:3]", "value").style != "bold yellow"
-        await add_watch(pilot, app, "2 + 2")  # adding a watch is not a new stop: the marks stay
-        await wait_for(pilot, lambda: "2 + 2" in watches.values, what="the new watch")
-        assert watches.changed == {"places[:1]"}
-        before = app.debug_screen.stops
-        await command(pilot, app, "c")  # the next depth-2 node: places is as it was
-        assert app.debug_screen.stops > before
-        await wait_for(pilot, lambda: watches.changed == set(), what="the marks to clear")

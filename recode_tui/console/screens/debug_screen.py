@@ -57,6 +57,7 @@ from recode_tui.console.widgets.observation_view import ObservationView
 from recode_tui.console.widgets.prompt_view import PromptView
 from recode_tui.console.widgets.review_panel import ReviewBar
 from recode_tui.console.widgets.search_bar import SearchBar
+from recode_tui.console.widgets.steady_footer import SteadyFooter
 from recode_tui.console.widgets.status_bar import StatusBar
 from recode_tui.console.widgets.variables import VariablesPane
 from recode_tui.console.widgets.watches import WatchList
@@ -137,7 +138,7 @@ class DebugScreen(PaneRoutes):
             with TabPane("B Breakpoints", id="tab-breakpoints"):
                 yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
         yield SearchBar(id="search-bar")
-        yield Footer()
+        yield SteadyFooter()
         yield KeyLine(id="key-line")  # the footer's place below 100 columns (recode.tcss)
         yield self.driver
         llm_control = LLMControl(console.profiles, console.review)

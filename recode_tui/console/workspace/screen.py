@@ -83,6 +83,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         examples = examples_file(target.env_name, target.task_type)
         self.current_file: str = examples if examples is not None and examples in self.files else self.files[0]
         self.checks: dict[str, list[ExampleCheck]] = {}
+        self._checked: dict[str, tuple[str, list[ExampleCheck]]] = {}  # file: the text last checked, its checks
         self.plays: dict[str, ExamplePlay | None] = {}  # an edited examples file played on a game (None: playing)
         self.rendered: RenderedPrompt | None = None
         self.baseline_tokens = self.counter.count(self._render_with(PromptSet(self.draft.root)).text).tokens
@@ -139,7 +140,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
 
     def refresh_all(self) -> None:
         """Re-check the example files, re-render the prompt, recount: after every quiet pause."""
-        self.checks = {f: check_examples_text(self.draft.text(f)) for f in self.files if "/examples/" in f}
+        self.checks = {f: self._checks_of(f) for f in self.files if "/examples/" in f}
         self._keep_edits()
         edited = self.current_file
         if edited in self.checks and edited in self.draft.changed and all(c.ok for c in self.checks[edited]):
@@ -156,6 +157,15 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         rendered = self.query_one("#ws-rendered", TextArea)
         if rendered.text != self.rendered.text:
             rendered.load_text(self.rendered.text)
+
+    def _checks_of(self, file: str) -> list[ExampleCheck]:
+        """The checks of one examples file, made again only when its text changed (a pause in
+        typing re-checks the file being edited, not every file of the set)."""
+        text = self.draft.text(file)
+        known = self._checked.get(file)
+        if known is None or known[0] != text:
+            known = self._checked[file] = (text, check_examples_text(text))
+        return list(known[1])
 
     def _show_header(self) -> None:
         t = self.target
