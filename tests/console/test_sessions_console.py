@@ -123,10 +123,10 @@ async def test_fork_answers_a_stub_again_and_both_branches_are_listed(tmp_path: 
         table.move_cursor(row=[r.session_id for r in screen.rows].index(old.name))
         stops = app.debug_screen.stops
         await pilot.press("enter")
+        # the status line names the session once the session control has adopted the new screen
         await wait_for(pilot, lambda: app.session_control.session.folder == old and app.debug_screen.stops > stops
-                       and not app.session_control.busy, what="the resumed session")
+                       and not app.session_control.busy and "↻ session" in status(app), what="the resumed session")
         assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.node_id == "n2"
-        assert "↻ session" in status(app)
 
 
 async def test_a_journal_write_failure_is_shown_and_the_run_goes_on(tmp_path: Path) -> None:
