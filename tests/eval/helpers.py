@@ -59,23 +59,18 @@ def odd_games() -> set[str]:
 
 
 def cli_env(tmp_path: Path) -> dict[str, str]:
-    return cli_env_of(dict(os.environ), tmp_path)
-
-
-def cli_env_of(environ: dict[str, str], tmp_path: Path) -> dict[str, str]:
-    return dict(environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="")
-
-
-def recode_process(tmp_path: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    """The command line in a process of its own: for what only a process shows (its exit, its environment)."""
-    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
-                          timeout=timeout, env=cli_env(tmp_path))
+    return dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="")
 
 
 def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The command line's `main` in this process, with the environment and output a process would have.
+    """`recode-tui ARGS` with the test's sessions folder and no API key, run by `run_main`."""
+    return run_main(list(args), cli_env(tmp_path))
 
-    What it does is the same as `recode_process` (eval's episodes still run in worker processes);
+
+def run_main(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The command line's `main` in this process, with the environment, folder and output a process would have.
+
+    What it does is the same as in a process of its own (eval's episodes still run in worker processes);
     what it saves is an interpreter start and the package's import per command, most of a short command's time.
     Called from a running event loop (an async test), the command runs as a process: it runs its own loop.
     """
@@ -88,21 +83,24 @@ def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     except RuntimeError:
         pass
     else:
-        return recode_process(tmp_path, *args)
-
-    saved_env, saved_sigint = dict(os.environ), signal.getsignal(signal.SIGINT)
+        return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
+                              timeout=600, env=env, cwd=cwd)
+    saved_env, saved_cwd, saved_sigint = dict(os.environ), os.getcwd(), signal.getsignal(signal.SIGINT)
     os.environ.clear()
-    os.environ.update(cli_env_of(saved_env, tmp_path))
+    os.environ.update(env)
     out, err = io.StringIO(), io.StringIO()
     try:
+        if cwd is not None:
+            os.chdir(cwd)
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
-                code = main(list(args))
+                code = main(args)
             except SystemExit as exit_:  # argparse's usage errors, as the interpreter would report them
                 code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
                 if isinstance(exit_.code, str):
                     print(exit_.code, file=sys.stderr)
     finally:
+        os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
         signal.signal(signal.SIGINT, saved_sigint)
