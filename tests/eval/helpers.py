@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from envs.alfworld.catalog import list_games
@@ -72,20 +73,37 @@ def run_main(args: list[str], env: dict[str, str], cwd: Path | None = None) -> s
 
     What it does is the same as in a process of its own (eval's episodes still run in worker processes);
     what it saves is an interpreter start and the package's import per command, most of a short command's time.
-    Called from a running event loop (an async test), the command runs as a process: it runs its own loop.
+    Called from a running event loop (an async test, between its console's runs), the command runs in a
+    thread of its own, where it starts its own loop.
     """
     import asyncio
-
-    from recode_tui.commands.cli import main
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        pass
-    else:
-        return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
-                              timeout=600, env=env, cwd=cwd)
-    saved_env, saved_cwd, saved_sigint = dict(os.environ), os.getcwd(), signal.getsignal(signal.SIGINT)
+        return _main_here(args, env, cwd)
+    outcome: list[subprocess.CompletedProcess[str] | BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(_main_here(args, env, cwd))
+        except BaseException as exc:  # noqa: BLE001 - raised again in the test's thread
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, name="recode-tui main")
+    thread.start()
+    thread.join()
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
+def _main_here(args: list[str], env: dict[str, str], cwd: Path | None) -> subprocess.CompletedProcess[str]:
+    from recode_tui.commands.cli import main
+
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    saved_sigint = signal.getsignal(signal.SIGINT) if in_main_thread else None
     os.environ.clear()
     os.environ.update(env)
     out, err = io.StringIO(), io.StringIO()
@@ -103,7 +121,8 @@ def run_main(args: list[str], env: dict[str, str], cwd: Path | None = None) -> s
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
-        signal.signal(signal.SIGINT, saved_sigint)
+        if in_main_thread:
+            signal.signal(signal.SIGINT, saved_sigint)
     return subprocess.CompletedProcess(["recode-tui", *args], code, out.getvalue(), err.getvalue())
 
 
