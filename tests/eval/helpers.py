@@ -1,4 +1,4 @@
-"""Shared by the eval tests: scripts that win chosen games, the CLI as a process, a local model."""
+"""Shared by the eval tests: scripts that win chosen games, the CLI in this process or its own, a local model."""
 
 from __future__ import annotations
 
