@@ -23,10 +23,13 @@ demo: $(STAMP)
 	$(VENV)/bin/recode-tui run --game put-01 --llm demo
 
 # Two workers, a test module each at a time (module fixtures such as a shared JVM stay in one worker):
-# most tests wait on engines, terminals and timers, so two keep both cores busy.
+# most tests wait on engines, terminals and timers, so two keep both cores busy. The type check runs
+# beside them at a lower priority, on the time they leave idle; its verdict is printed at the end.
 test: $(STAMP)
-	$(PY) -m mypy
-	$(PY) -m pytest -q -n 2 --dist loadfile
+	@typed=$$(mktemp); nice -n 10 $(PY) -m mypy >$$typed 2>&1 & mypy=$$!; \
+	$(PY) -m pytest -q -n 2 --dist loadfile; tests=$$?; \
+	wait $$mypy; types=$$?; cat $$typed; rm -f $$typed; \
+	[ $$tests -eq 0 ] && [ $$types -eq 0 ]
 
 # The type check alone: mypy over agent, envs, mockllm and recode_tui ([tool.mypy] in pyproject.toml).
 typecheck: $(STAMP)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from agent.agents.recode.engine import Engine
@@ -28,6 +27,7 @@ from recode_tui.console.app import build_app
 from tests.console.helpers import SIZE, command, select_node, started, wait_for
 from tests.settings import console_options
 from envs.registry import EpisodeRef
+from tests.eval.helpers import run_main
 
 SOLVE = "solve(instruction, observation)"
 GAME = "put-01"
@@ -45,8 +45,7 @@ def script_file(tmp_path: Path, answer: str) -> Path:
 
 def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="")
-    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
-                          timeout=300, env=env)
+    return run_main(list(args), env)
 
 
 async def old_eval_journal(tmp_path: Path, first_answer: str) -> Path:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from mockllm.scripted import ScriptEntry
 from recode_tui.commands.cli import build_parser
 from recode_tui.commands.arguments import agent_settings_of
 from tests.settings import console_options
+from tests.eval.helpers import run_main
 
 RAISES = "<execute>\nrun('look')\nx = 1 / 0\n</execute>"
 REPAIR = "<execute>\nx = 1\n</execute>"
@@ -32,8 +32,7 @@ def llm() -> ScriptedLLM:
 
 def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="")
-    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
-                          timeout=300, env=env)
+    return run_main(list(args), env)
 
 
 async def test_end_on_error_ends_the_episode_at_the_first_node_error_naming_the_node():

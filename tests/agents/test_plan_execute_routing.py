@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import yaml
@@ -18,6 +17,7 @@ from agent.sessions.journal import read_journal
 from recode_tui.setup.build import make_agent, make_llm
 from recode_tui.setup.usage import UsageError
 from tests.settings import console_options, episode_named, run_settings
+from tests.eval.helpers import run_main
 
 PLAN = {"thought": "find it, then place it", "steps": [
     {"id": "s1", "description": "find the vase and take it", "depends_on": []},
@@ -43,8 +43,7 @@ def write_scripts(folder: Path, executor_answers: int = len(EXECUTOR)) -> tuple[
 
 def recode(*args: str, sessions: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, RECODE_TUI_SESSIONS=str(sessions))
-    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
-                          timeout=300, env=env)
+    return run_main(list(args), env)
 
 
 def test_each_role_answers_from_its_own_llm_and_a_resume_rebuilds_the_routing(tmp_path):

@@ -6,20 +6,19 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from .scripts import react_script_file
+from tests.eval.helpers import run_main
 
 GAMES = ["put-01", "clean-01"]
 
 
 def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="")
-    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
-                          timeout=600, env=env)
+    return run_main(list(args), env)
 
 
 def test_run_with_agent_react_and_a_scripted_file_wins(tmp_path):

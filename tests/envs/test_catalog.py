@@ -57,8 +57,21 @@ def test_split_id_without_data(monkeypatch):
     assert "ALFWORLD_DATA" in str(ei.value) and "\n" not in str(ei.value)
 
 
+SAMPLE = GAMES[::5]  # two of each task type; `make slow` plays every bundled game
+
+
+@pytest.mark.parametrize("game", SAMPLE, ids=[g.id for g in SAMPLE])
+def test_a_sample_of_bundled_walkthroughs_wins(game):
+    walkthrough_wins(game)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES, ids=[g.id for g in GAMES])
 def test_bundled_walkthrough_wins(game):
+    walkthrough_wins(game)
+
+
+def walkthrough_wins(game) -> None:
     env = AlfworldEnv(game.path)
     r = env.reset()
     assert r.instruction == game.task

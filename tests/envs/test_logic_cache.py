@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -49,8 +50,21 @@ def _start(cache: Path, speedups: str = "1") -> dict:
     return json.loads(out.stdout.splitlines()[-1])
 
 
-def test_the_second_start_reads_the_logic_back_and_plays_the_game_the_same(tmp_path: Path) -> None:
-    first = _start(tmp_path)
+@pytest.fixture(scope="module")
+def first_start(tmp_path_factory) -> tuple[Path, dict]:
+    """A first start on an empty cache folder: the folder it filled and what it played (done once per module)."""
+    cache = tmp_path_factory.mktemp("first")
+    return cache, _start(cache)
+
+
+def _copy_of(first_start: tuple[Path, dict], tmp_path: Path) -> dict:
+    """The filled cache folder copied into this test's folder; the first start's result."""
+    shutil.copytree(first_start[0] / "recode-tui", tmp_path / "recode-tui")
+    return first_start[1]
+
+
+def test_the_second_start_reads_the_logic_back_and_plays_the_game_the_same(tmp_path: Path, first_start) -> None:
+    first = _copy_of(first_start, tmp_path)
     assert first["counts"] == first["grammar"] == {"read": 0, "parsed": 1}  # the grammar: once for both games
     assert first["translations"] == {"read": 0, "parsed": 4}  # two games, each translated plain and optimized
     kept = list((tmp_path / "recode-tui" / "textworld-logic").glob("*.json"))
@@ -66,8 +80,8 @@ def test_the_second_start_reads_the_logic_back_and_plays_the_game_the_same(tmp_p
     assert second["won"]
 
 
-def test_a_damaged_cache_is_parsed_again(tmp_path: Path) -> None:
-    _start(tmp_path)
+def test_a_damaged_cache_is_parsed_again(tmp_path: Path, first_start) -> None:
+    _copy_of(first_start, tmp_path)
     for kept in (tmp_path / "recode-tui" / "textworld-logic").iterdir():
         kept.write_bytes(b"not data")
     again = _start(tmp_path)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -61,46 +62,58 @@ def _kept(cache: Path) -> list[Path]:
     return sorted((cache / "recode-tui" / "textworld-logic").iterdir())
 
 
-def test_a_planted_pickle_in_the_cache_folder_never_runs(tmp_path: Path) -> None:
-    _start(tmp_path)
-    marker = tmp_path / "MARKER"
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory) -> Path:
+    """A cache folder as one start leaves it (the parse is most of a start's time: done once, copied per test)."""
+    cache = tmp_path_factory.mktemp("filled")
+    _start(cache)
+    return cache
+
+
+@pytest.fixture
+def cache(filled: Path, tmp_path: Path) -> Path:
+    """This test's copy of the filled cache folder."""
+    shutil.copytree(filled / "recode-tui", tmp_path / "recode-tui")
+    return tmp_path
+
+
+def test_a_planted_pickle_in_the_cache_folder_never_runs(cache: Path) -> None:
+    marker = cache / "MARKER"
     planted = pickle.dumps(_Planted(str(marker)))
-    files = _kept(tmp_path)
+    files = _kept(cache)
     assert len(files) == 4  # the built-in logic, the grammar, two translations
     for kept in files:
         kept.write_bytes(planted)
         kept.with_suffix(".pickle").write_bytes(planted)
-    played = _play(tmp_path)
+    played = _play(cache)
     assert not marker.exists(), "a file in the cache folder ran code"
     assert played.returncode == 0, played.stderr[-2000:]
     again = json.loads(played.stdout.splitlines()[-1])
     assert again["counts"] == again["grammar"] == {"read": 0, "parsed": 1} and again["won"]
     assert again["translations"] == {"read": 0, "parsed": 2}
-    assert not [kept for kept in _kept(tmp_path) if kept.suffix == ".pickle"]  # old pickles are deleted, unread
-    rewritten = _start(tmp_path)
+    assert not [kept for kept in _kept(cache) if kept.suffix == ".pickle"]  # old pickles are deleted, unread
+    rewritten = _start(cache)
     assert rewritten["counts"] == rewritten["grammar"] == {"read": 1, "parsed": 0}
 
 
-def test_cache_data_naming_a_class_of_its_own_choice_is_parsed_again(tmp_path: Path) -> None:
-    _start(tmp_path)
-    for kept in _kept(tmp_path):
+def test_cache_data_naming_a_class_of_its_own_choice_is_parsed_again(cache: Path) -> None:
+    for kept in _kept(cache):
         document = json.loads(kept.read_text())
         document["root"] = ["o", "subprocess:Popen", [], {}]
         kept.write_text(json.dumps(document))
-    again = _start(tmp_path)
+    again = _start(cache)
     assert again["counts"] == again["grammar"] == {"read": 0, "parsed": 1} and again["won"]
     assert again["translations"] == {"read": 0, "parsed": 2}
 
 
-def test_a_grammar_expression_the_game_does_not_have_is_parsed_again(tmp_path: Path) -> None:
+def test_a_grammar_expression_the_game_does_not_have_is_parsed_again(cache: Path) -> None:
     """TextWorld evals a grammar's `{expressions}`: one brought by the cache file would be code from it."""
-    _start(tmp_path)
-    marker = tmp_path / "MARKER"
-    grammar = next(path for path in _kept(tmp_path) if path.name.startswith("alfworld-grammar-"))
+    marker = cache / "MARKER"
+    grammar = next(path for path in _kept(cache) if path.name.startswith("alfworld-grammar-"))
     text = grammar.read_text()
     assert '"r.name"' in text
     grammar.write_text(text.replace('"r.name"', json.dumps(f"open({str(marker)!r}, 'w') and r.name")))
-    played = _play(tmp_path)
+    played = _play(cache)
     assert not marker.exists(), "an expression from the cache folder ran"
     assert played.returncode == 0, played.stderr[-2000:]
     again = json.loads(played.stdout.splitlines()[-1])

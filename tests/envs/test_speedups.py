@@ -47,10 +47,10 @@ def _first_difference(plain: dict, fast: dict) -> str:
 
 
 def test_every_observation_and_admissible_command_is_the_same_with_and_without_speedups(shared_data_if_any):
-    # A sample: one bundled game of each of the six task types and 2 real ones. The sweep
-    # over all 60 bundled and 140 valid_seen games is `benchmarks/check_speedups.py`.
-    games = [g.id for g in list_games()][::10]
-    assert {game.split("-")[0] for game in games} == {"put", "clean", "heat", "cool", "examine", "puttwo"}
+    # A sample: bundled games of three task types (the untouched engine takes ~1.5 s of CPU a game) and
+    # 2 real ones. The sweep over all 60 bundled and 140 valid_seen games is `benchmarks/check_speedups.py`.
+    games = [g.id for g in list_games()][::20]
+    assert {game.split("-")[0] for game in games} == {"put", "heat", "examine"}
     if shared_data_if_any:
         games += [g.id for g in list_split("valid_seen")][::70]
     plain, fast = _transcripts(games, "0"), _transcripts(games, "1")
@@ -60,7 +60,7 @@ def test_every_observation_and_admissible_command_is_the_same_with_and_without_s
     for a, b in zip(plain_lines[:-1], fast_lines[:-1]):
         assert a == b, _first_difference(a, b)
     walkthrough_wins = sum(run[-1].get("won", False) for t in fast_lines[:-1] for run in t["runs"][:1])
-    assert walkthrough_wins == 6  # the bundled walkthroughs were really played
+    assert walkthrough_wins == 3  # the bundled walkthroughs were really played
 
 
 def _planner_copies_mapped() -> int:

@@ -1,13 +1,16 @@
-"""Shared by the eval tests: scripts that win chosen games, the CLI as a process, a local model."""
+"""Shared by the eval tests: scripts that win chosen games, the CLI in this process or its own, a local model."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from envs.alfworld.catalog import list_games
@@ -60,9 +63,67 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
     return dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="")
 
 
-def recode(tmp_path: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
-                          timeout=timeout, env=cli_env(tmp_path))
+def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`recode-tui ARGS` with the test's sessions folder and no API key, run by `run_main`."""
+    return run_main(list(args), cli_env(tmp_path))
+
+
+def run_main(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The command line's `main` in this process, with the environment, folder and output a process would have.
+
+    What it does is the same as in a process of its own (eval's episodes still run in worker processes);
+    what it saves is an interpreter start and the package's import per command, most of a short command's time.
+    Called from a running event loop (an async test, between its console's runs), the command runs in a
+    thread of its own, where it starts its own loop.
+    """
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _main_here(args, env, cwd)
+    outcome: list[subprocess.CompletedProcess[str] | BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(_main_here(args, env, cwd))
+        except BaseException as exc:  # noqa: BLE001 - raised again in the test's thread
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, name="recode-tui main")
+    thread.start()
+    thread.join()
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
+def _main_here(args: list[str], env: dict[str, str], cwd: Path | None) -> subprocess.CompletedProcess[str]:
+    from recode_tui.commands.cli import main
+
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    saved_sigint = signal.getsignal(signal.SIGINT) if in_main_thread else None
+    os.environ.clear()
+    os.environ.update(env)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(args)
+            except SystemExit as exit_:  # argparse's usage errors, as the interpreter would report them
+                code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+                if isinstance(exit_.code, str):
+                    print(exit_.code, file=sys.stderr)
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        if in_main_thread:
+            signal.signal(signal.SIGINT, saved_sigint)
+    return subprocess.CompletedProcess(["recode-tui", *args], code, out.getvalue(), err.getvalue())
 
 
 def _as_in_a_terminal() -> None:

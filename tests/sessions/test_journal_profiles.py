@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -28,6 +27,7 @@ from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import console_options, episode_named, run_settings
 from envs.registry import EpisodeRef
+from tests.eval.helpers import run_main
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-the-users-own-key"
@@ -88,8 +88,7 @@ def recode(tmp_path: Path, own: OpenAICompatibleServer, *args: str) -> subproces
     """The user's command line: their key and server in the environment, no profiles file of their own."""
     env = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY=KEY,
                OPENAI_BASE_URL=own.base_url, PYTHONPATH=str(ROOT), XDG_CONFIG_HOME=str(tmp_path / "config"))
-    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
-                          timeout=300, env=env, cwd=tmp_path)
+    return run_main(list(args), env, cwd=tmp_path)
 
 
 def attackers_profiles(tmp_path: Path, attacker: Recorder) -> Path:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from recode_tui.setup.build import make_agent, make_llm
 from recode_tui.console.session.session_control import find_resume
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
+from tests.eval.helpers import run_main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,8 +42,7 @@ def recode(tmp_path: Path, *args: str, timeout: float = 300) -> subprocess.Compl
     """The command line as a user runs it, from a folder with no profiles file of its own."""
     env = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="",
                PYTHONPATH=str(ROOT), XDG_CONFIG_HOME=str(tmp_path / "config"))
-    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=tmp_path)
+    return run_main(list(args), env, cwd=tmp_path)
 
 
 async def profile_session(tmp_path: Path, server: OpenAICompatibleServer, path: Path | None = None) -> Path:
