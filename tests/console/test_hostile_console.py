@@ -17,7 +17,7 @@ from tests.settings import console_options
 async def test_a_crash_report_goes_to_the_sessions_folder_given_with_sessions(tmp_path: Path, monkeypatch) -> None:
     from recode_tui.console.session.session_control import SessionControl
 
-    def broken(self, app) -> None:
+    def broken(self, app, replace_run) -> None:
         raise RuntimeError("a bug in the console")
 
     monkeypatch.setattr(SessionControl, "attach", broken)

@@ -49,7 +49,7 @@ def test_an_unhandled_exception_in_the_console_exits_non_zero_with_one_line(tmp_
     from recode_tui.console.app import RecodeApp
     from recode_tui.console.session.session_control import SessionControl
 
-    def broken(self, app) -> None:
+    def broken(self, app, replace_run) -> None:
         raise RuntimeError("a bug in the console\nsecond line")
 
     monkeypatch.setattr(SessionControl, "attach", broken)
