@@ -35,6 +35,7 @@ from agent.runtime import events as ev
 from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, StepMode
 from agent.runtime.stepper import Stepper
 from agent.runtime.tree import NodeStatus
+from recode_tui.console.support.textual_compat import SteadyFooter
 from recode_tui.console.controllers.keys import DEBUG_BINDINGS
 from recode_tui.console.controllers.llm_control import LLMControl
 from recode_tui.console.controllers.model_actions import ModelKeys
@@ -57,7 +58,6 @@ from recode_tui.console.widgets.observation_view import ObservationView
 from recode_tui.console.widgets.prompt_view import PromptView
 from recode_tui.console.widgets.review_panel import ReviewBar
 from recode_tui.console.widgets.search_bar import SearchBar
-from recode_tui.console.widgets.steady_footer import SteadyFooter
 from recode_tui.console.widgets.status_bar import StatusBar
 from recode_tui.console.widgets.variables import VariablesPane
 from recode_tui.console.widgets.watches import WatchList

@@ -1,6 +1,6 @@
 """Every use of Textual's private API, in one place, each behind a public-named hook.
 
-Textual has no public hook for four things the console needs; the private
+Textual has no public hook for five things the console needs; the private
 names below are the only way, so they are kept here and nowhere else, and
 tests/console/test_textual_compat.py has one test per override that fails
 when an upgrade changes it. pyproject.toml bounds Textual to 8.x for the same
@@ -19,6 +19,9 @@ reason: read the changelog for these names before raising the bound.
   between `add_row` and the table's next idle is cached with the columns' old
   widths, and stays so after the widths grow (a half-drawn row: "+inst str").
   `FreshWidthsDataTable` drops the render caches once the widths are measured.
+- `Footer._bindings_ready`: part of what the footer draws. Textual recomposes the
+  footer (a widget per key, each styled) on every focus move and bindings refresh;
+  `SteadyFooter` skips a rebuild that would draw the same keys again.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.strip import Strip
-from textual.widgets import DataTable, Log, TextArea
+from textual.widgets import DataTable, Footer, Log, TextArea
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -122,3 +125,25 @@ def textual_major() -> int:
 
 
 __all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "TEXTUAL_MAJOR", "textual_major"]
+
+
+class SteadyFooter(Footer):
+    """Textual's footer, minus the rebuilds that would draw the same keys again (most of them, per stop)."""
+
+    _shown: Any = None
+
+    def _keys_on_show(self) -> Any:
+        """Everything `Footer.compose` reads: the same value means the same footer."""
+        active = self.screen.active_bindings
+        keys = tuple((binding, enabled, tooltip, self.app.get_key_display(binding))
+                     for _, binding, enabled, tooltip in active.values())
+        return self._bindings_ready, self.compact, self.show_command_palette, keys  # private: see the module docstring
+
+    async def recompose(self) -> None:
+        if not self.is_attached:  # its screen already gone (a replaced run): nothing to draw
+            return
+        keys = self._keys_on_show()
+        if keys == self._shown:
+            return
+        self._shown = keys
+        await super().recompose()
