@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.eval.batch import REPORT_FILE, EvalAborted, EvalReport, Evaluation
 from agent.runtime.safe_text import for_terminal
-from recode_tui.commands.eval_plan import (TYPE_ORDER, llm_factory, new_report, resumed_report,  # noqa: F401
+from recode_tui.commands.eval_plan import (llm_factory, new_report, resumed_report,  # noqa: F401
                                            select_games)
 from recode_tui.commands.eval_report import (Display, cache_lines, comparison_table,  # noqa: F401
                                              failure_lines, gold_lines, line_widths, repeat_lines, result_line,
