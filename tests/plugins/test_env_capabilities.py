@@ -13,6 +13,7 @@ from envs import registry
 from envs.base import Env, EnvError, Episode
 from envs.provider import Capability, EnvProvider
 from recode_tui.commands.cli import main
+from recode_tui.setup.env_workers import EnvWorker, RemoteEnv
 from tests import toyenv
 from tests.toyenv.world import ToyEnv, ToyProvider
 
@@ -140,15 +141,20 @@ class Full(ToyEnv):
 
 def _read(env: Env) -> tuple:
     return (env.score, env.reward, env.failure, env.end_reason, env.admissible_commands, tuple(env.score_log),
-            env.translate("go"), env.choices())
+            env.translate("go"), env.choices(), env.is_invalid("Nothing happens."))
+
+
+def full_env(episode: str, max_steps: int) -> Full:
+    """The factory an environment worker process calls (`module:function`)."""
+    return Full(episode.split(":")[-1], max_steps)
 
 
 def test_environment_capabilities_are_read_with_their_defaults():
     bare = ToyEnv("coin-1", 5)
-    assert _read(bare) == (None, None, "", "", None, (), "go", [])
+    assert _read(bare) == (None, None, "", "", None, (), "go", [], True)
     bare.abandon("over its wall clock")  # nothing to end in this process
     assert _read(Full("coin-1", 5)) == (40, 1.0, "the simulator hung", "task failed", ["look"], ((1, 0.0, 40.0),),
-                                        "GO", ["click[Buy Now]"])
+                                        "GO", ["click[Buy Now]"], True)
 
 
 def test_a_replay_reads_the_capabilities_of_the_environment_it_checks():
@@ -157,3 +163,18 @@ def test_a_replay_reads_the_capabilities_of_the_environment_it_checks():
     assert _read(replay) == _read(full) and (replay.name, replay.max_steps) == (full.name, 5)
     replay.abandon("over its wall clock")
     assert full.abandoned == "over its wall clock"
+
+
+def test_an_environment_in_a_worker_process_reads_like_the_one_it_runs(toy_env):
+    """Eval's workers and the console's early worker send the episode's whole state with each reply:
+    a score log, a reward, the page's choices reach the parent as the environment says them."""
+    worker = EnvWorker("tests.plugins.test_env_capabilities:full_env", warm=False)
+    try:
+        remote, full = RemoteEnv.open(worker, "toy:coin-1", 5), Full("coin-1", 5)
+        assert remote.reset() == full.reset()
+        for action in ("look", "fly"):
+            assert remote.step(action) == full.step(action)
+            assert (remote.state(), _read(remote)) == (full.state(), _read(full))
+        assert (remote.steps, remote.done, remote.won) == (2, False, False)
+    finally:
+        worker.close()
