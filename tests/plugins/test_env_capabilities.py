@@ -3,6 +3,7 @@ front ends; a provider without them gets the documented defaults."""
 
 from __future__ import annotations
 
+import json
 from typing import Iterable
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from agent.sessions.journal import read_journal
 from agent.sessions.replay import ReplayEnv
 from envs import registry
-from envs.base import Env, EnvError, Episode
+from envs.base import Env, EnvError, EnvState, Episode, StateView
 from envs.provider import Capability, EnvProvider
 from recode_tui.commands.cli import main
 from recode_tui.setup.env_workers import EnvWorker, RemoteEnv
@@ -178,3 +179,34 @@ def test_an_environment_in_a_worker_process_reads_like_the_one_it_runs(toy_env):
         assert (remote.steps, remote.done, remote.won) == (2, False, False)
     finally:
         worker.close()
+
+
+class Seen(StateView):
+    """A stand-in with nothing but the record (the calls are never made here)."""
+
+    name, task_type, max_steps = "seen", None, 5
+
+    def __init__(self, seen: EnvState) -> None:
+        self.seen = seen
+
+    def reset(self):
+        raise AssertionError("not called")
+
+    def step(self, action):
+        raise AssertionError("not called")
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_stand_in_answers_every_field_of_the_state_record_from_the_record():
+    """A field added to `EnvState` must be answered by `StateView` too, or wrappers read the default."""
+    record = EnvState(done=True, won=True, steps=3, score=40.0, score_log=((1, 0.0, 40.0),), reward=0.5,
+                      end_reason="bought", failure="hung", admissible_commands=("look",), choices=("click[x]",))
+    view = Seen(record)
+    assert set(EnvState.__dataclass_fields__) == {"done", "won", "steps", "score", "score_log", "reward", "end_reason",
+                                                  "failure", "admissible_commands", "choices"}
+    read = {name: getattr(view, name) for name in EnvState.__dataclass_fields__}  # each field as a reader reads it
+    read["choices"] = view.choices()
+    assert {k: tuple(v) if isinstance(v, (list, tuple)) else v for k, v in read.items()} == record.to_json()
+    assert view.state() == record == EnvState.from_json(json.loads(json.dumps(record.to_json())))
