@@ -5,7 +5,9 @@ Both nodes run on this machine, started with `ray start` (the head with no CPUs,
 the worker node). The worker node's Python is a fresh venv that sees the project's dependencies through a
 path file, and runs behind bubblewrap with the checkout hidden under an empty tmpfs: Ray hands workers the
 driver's `sys.path`, which on one machine would otherwise reach the checkout. The episodes are the toy
-world's (tests/toyenv), whose plug-in travels with the job too.
+world's (tests/toyenv), whose plug-in travels with the job too, played by its one-action agent and by
+ReCode, whose code runs in the sandbox's worker on the node. Every process has Ray's token
+authentication off (`RAY_AUTH_MODE`), whatever token another test's local cluster left in ~/.ray.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ pytest.importorskip("ray", reason="the ray extra is not installed: pip install -
 pytestmark = pytest.mark.heavy
 
 RAY = [sys.executable, "-m", "ray.scripts.scripts"]  # `ray`, as the head node runs it
-SCRIPT = ROOT / "tests" / "toyenv" / "scripts" / "coin.yaml"  # wins the coin episodes, fails the vase and key
 
 
 def worker_node_python(folder: Path) -> list[str]:
@@ -48,7 +49,7 @@ def worker_node_python(folder: Path) -> list[str]:
 def node_env(ray_dir: str) -> dict[str, str]:
     """What a node is started with: no PYTHONPATH, no plug-ins, this test's Ray folder."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RECODE_TUI_PLUGINS")}
-    return {**env, "RAY_TMPDIR": ray_dir, "RAY_USAGE_STATS_ENABLED": "0"}
+    return {**env, "RAY_TMPDIR": ray_dir, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
 
 
 @pytest.fixture
@@ -81,16 +82,16 @@ def cluster(tmp_path: Path, ray_dir: str):  # noqa: F811 - ray_dir is the import
 def outcomes(folder: Path) -> list[tuple]:
     report = json.loads((folder / "report.json").read_text())
     assert report["status"] == "complete"
-    return sorted((e["game"], e["success"], e["reason"], e["steps"], e["llm_calls"], e["input_tokens"],
+    return sorted((e["agent"], e["game"], e["success"], e["reason"], e["steps"], e["llm_calls"], e["input_tokens"],
                    e["output_tokens"]) for e in report["episodes"])
 
 
 def test_eval_on_a_cluster_whose_worker_node_lacks_the_project_matches_two_local_workers(
-        tmp_path: Path, toy_env, cluster: str, ray_dir: str) -> None:  # noqa: F811
-    script = tmp_path / "coin.yaml"  # where the worker node can read it: the checkout is hidden there
-    script.write_text(SCRIPT.read_text())
-    eval_args = ["eval", "--env", "toy", "--agent", "one-action", "--games", "4", "--llm", f"scripted:{script}",
-                 "-c", "2", "--no-progress"]
+        tmp_path: Path, toy_env, monkeypatch, cluster: str, ray_dir: str) -> None:  # noqa: F811
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    # coin-1 is won in 2 steps, vase-1 needs 4: the step limit fails it, for both agents
+    eval_args = ["eval", "--env", "toy", "--agent", "one-action,recode", "--games", "coin-1,vase-1", "--llm", "gold",
+                 "--max-steps", "2", "-c", "2", "--no-progress"]
     on_ray = start([sys.executable, "-m", "recode_tui", *eval_args, "-o", str(tmp_path / "ray"), "--ray", cluster],
                    ray_dir)
     code, out = finish(on_ray)
@@ -100,5 +101,8 @@ def test_eval_on_a_cluster_whose_worker_node_lacks_the_project_matches_two_local
     assert local.returncode == 0, local.stdout + local.stderr
     played = outcomes(tmp_path / "ray")
     assert played == outcomes(tmp_path / "local")
-    assert [won for _, won, *_ in played] == [True, True, False, False]  # coin-1, coin-2 won; key-1, vase-1 not
-    assert all((tmp_path / "ray" / "journals" / game / "journal.jsonl").is_file() for game, *_ in played)
+    assert [(agent, game, won) for agent, game, won, *_ in played] == [
+        ("one-action", "coin-1", True), ("one-action", "vase-1", False), ("recode", "coin-1", True),
+        ("recode", "vase-1", False)]
+    journals = tmp_path / "ray" / "journals"
+    assert all((journals / agent / game / "journal.jsonl").is_file() for agent, game, *_ in played)
