@@ -210,3 +210,38 @@ def test_a_stand_in_answers_every_field_of_the_state_record_from_the_record():
     read["choices"] = view.choices()
     assert {k: tuple(v) if isinstance(v, (list, tuple)) else v for k, v in read.items()} == record.to_json()
     assert view.state() == record == EnvState.from_json(json.loads(json.dumps(record.to_json())))
+
+
+class Grumpy(ToyEnv):
+    """The toy world answering what it cannot do in words of its own, which only it knows mean `invalid`."""
+
+    def _do(self, command: str) -> str:
+        observation = super()._do(command)
+        return "Huh? The room does not follow." if observation == "Nothing happens." else observation
+
+    def is_invalid(self, observation: str) -> bool:
+        return observation.startswith("Huh?")
+
+
+async def test_the_invalid_breakpoint_stops_on_the_environments_own_reply(toy_env):
+    """Which reply means an action was not carried out is the environment's to say (`Env.is_invalid`)."""
+    from agent.runtime import events as ev
+    from agent.runtime.debugger import BreakpointKind, Debugger
+    from mockllm.scripted import ScriptedLLM, ScriptEntry
+    from recode_tui.setup.build import make_agent
+    from tests.settings import episode_named, run_settings
+    from tests.toyenv.agent import PURPOSE
+
+    llm = ScriptedLLM([ScriptEntry("Action: look", purpose=PURPOSE, once=True),
+                       ScriptEntry("Action: fly to the moon", purpose=PURPOSE, once=True)])
+    agent = make_agent(run_settings(agent="one-action"), episode_named("toy:coin-1"), llm,
+                       env_maker=lambda episode, steps: Grumpy(episode.episode, steps or 5))
+    debugger = Debugger(agent)
+    try:
+        debugger.toggle_breakpoint(1)
+        debugger.add_breakpoint(BreakpointKind.INVALID_ACTION)
+        stop = await debugger.step("continue")
+        assert isinstance(stop.event, ev.ObservationReceived) and stop.event.invalid
+        assert stop.event.action == "fly to the moon" and "an invalid action" in stop.reason.text
+    finally:
+        await agent.close()
