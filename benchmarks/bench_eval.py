@@ -37,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.eval.batch import EvalPlan, EvalReport, Evaluation  # noqa: E402
+from agent.eval.executor import LocalExecutor  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 
 SPEEDUPS = {
@@ -59,7 +60,7 @@ async def one_level(concurrency: int, games: list, profiles: Path, folder: Path)
     warm = time.monotonic() - started
     cpu_before = os.times()
     began = time.monotonic()
-    await Evaluation(report, folder, llm_for, pool_factory=lambda size: pool, abort_on_llm_error=True).run()
+    await Evaluation(report, folder, LocalExecutor(report, llm_for, lambda size: pool, abort_on_llm_error=True)).run()
     wall = time.monotonic() - began
     cpu = os.times()
     main_cpu = (cpu.user - cpu_before.user) + (cpu.system - cpu_before.system)

@@ -35,6 +35,8 @@ class Capability(Enum):
     ENV_SETTINGS = "env_settings"
     PRESET_WARNINGS = "preset_warnings"
     PAPER_VARIANT = "paper_env"
+    TYPE_TITLES = "type_title"
+    EXAMPLE_EPISODE = "example_episode"
 
 
 class EnvProvider(abc.ABC):
@@ -68,6 +70,10 @@ class EnvProvider(abc.ABC):
       its page mode, noun finder, price seed); journal headers and eval reports record them. Default: none.
     - `preset_warnings(preset)`: what a preset cannot give as the paper had it here, printed once
       on stderr. Default: none.
+    - `type_title(task_type)`: a task type's heading in a paper-style table (ALFWorld's `Put Two`).
+      Default: the task type as it is.
+    - `example_episode(task_type)`: the episode the prompt workspace plays a task type's edited
+      few-shot examples on. Default None: the examples are checked, not played.
     - `paper_env`: the environment `--preset paper` plays instead (ScienceWorld's `sciworld-paper`).
       Default None: the same environment.
     """
@@ -162,6 +168,14 @@ class EnvProvider(abc.ABC):
     def preset_warnings(self, preset: str) -> list[str]:
         """What `preset` cannot give here as the paper had it."""
         return []
+
+    def type_title(self, task_type: str) -> str:
+        """A task type's heading in a paper-style table."""
+        return task_type
+
+    def example_episode(self, task_type: str) -> str | None:
+        """The episode a task type's few-shot examples are played on (None: they are not played)."""
+        return None
 
     def capabilities(self) -> list[Capability]:
         """The optional capabilities this provider has, in `Capability`'s order."""

@@ -19,7 +19,7 @@ import importlib
 import os
 import sys
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable, Sequence
 
 from envs.base import Env, EnvError, Episode
 from envs.provider import EnvProvider
@@ -199,6 +199,22 @@ def fingerprint(episode_ref: str, env: str | None = None) -> str:
 def default_env() -> str:
     """The environment an episode id without `env:` belongs to (and `--env`'s default)."""
     return names()[0]
+
+
+def task_type_order(name: str | None) -> tuple[str, ...]:
+    """An environment's task types in its own order (ALFWorld: put, clean, heat, ...), for tables and
+    spreading episodes over types; none for an environment nobody registered (a report of a plug-in
+    no longer loaded), whose types then keep the order they come in."""
+    try:
+        return tuple(provider(name or default_env()).task_types)
+    except EnvError:
+        return ()
+
+
+def ordered_by_type(task_types: "Iterable[str]", order: "Sequence[str]") -> list[str]:
+    """`task_types` in `order`, those it does not name after them as they came."""
+    given = list(dict.fromkeys(task_types))
+    return [t for t in order if t in given] + [t for t in given if t not in order]
 
 
 def qualify(episode_ref: str, env: str | None = None) -> str:

@@ -1,13 +1,14 @@
 """Batch evaluation: many episodes, C at a time, one journal each, one report.
 
 UI-free: the command line (`recode_tui.commands.evaluate`) shows progress through the
-`on_event` / `on_result` callbacks. Environments come from a pool the caller
-provides (`pool_factory(size)`, an object with an async context manager
-`env(episode_ref, max_steps)` and `async close()`): the command line uses
-`recode_tui.setup.env_workers.EnvPool`, worker processes, so C episodes use C processes for
-ALFWorld's CPU work while the LLM calls overlap on the event loop.
+`on_result` callback and the executor's `on_start` / `on_event`. Each episode is played by an
+`EpisodeExecutor` (`agent.eval.executor`): `LocalExecutor` here, with environments from a source the
+caller provides (the command line's `recode_tui.setup.env_workers.EnvPool`: worker processes, so C
+episodes use C processes for ALFWorld's CPU work while the LLM calls overlap on the event loop), or
+the command line's `RayExecutor` on a Ray cluster. This module schedules the episodes, names their
+journals and keeps the report.
 
-This module schedules and runs the episodes; the plan and result types are in
+The plan and result types are in
 `agent.eval.results`, the numbers in `agent.eval.summary` and the report file
 in `agent.eval.report` (all re-exported here).
 
@@ -20,17 +21,8 @@ journals under `journals/<agent>/<game>`, and adds `by_agent` to the report:
 each agent's summary (overall, per task type, per LLM role), as the paper's
 table compares ReCode with its baselines.
 
-Failure policy:
-- an episode that crashes (its worker dies, the agent raises) is recorded as
-  failed with its `error`; the others go on;
-- an episode over its wall clock (`plan.episode_timeout`: an LLM that never
-  answers, an environment that hangs) is ended, its code worker and its
-  environment closed (an environment in a worker process is killed, so a
-  blocked step returns), and recorded as failed with the reason;
-- an LLM error of a remote model (server gone, after the client's own retries
-  and `llm_retries` more tries) aborts the evaluation with `EvalAborted`: the
-  episodes in flight are dropped, not recorded, so a resume plays them again;
-- an LLM error of a scripted LLM (no answer for a stub) only fails its episode.
+Failure policy: see `agent.eval.executor` (a crashed or over-time episode is a failed result; a
+remote model's outage raises `EvalAborted`, which marks the report `aborted`).
 """
 
 from __future__ import annotations
@@ -39,150 +31,36 @@ import asyncio
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Callable
 
-from agent import agents
-from agent.eval.failure import FailureTrace
+from agent.eval.executor import EpisodeExecutor, EpisodeJob, EvalAborted
 from agent.eval.report import REPORT_FILE, REPORT_VERSION, EvalReport
-from agent.eval.results import EpisodeResult, EvalPlan, EpisodeSpec, wall_clock_reason
+from agent.eval.results import EpisodeResult, EvalPlan, EpisodeSpec
 from agent.eval.summary import role_sums, summarize, summarize_agents, topic_function
-from agent.llm import LLM
-from agent.llm.profiles import Profile
-from agent.runtime import events as ev
-from agent.runtime.prompts import PromptSet, moved_prompt_set
-from agent.sandbox.settings import RunnerSettings, SpareRunners
-from agent.runtime.stepper import Limits
-from agent.runtime.stepper import Stepper
-from agent.sessions.journal import JournalWriter
-from agent.sessions.session import session_header
-from envs import registry
-from envs.registry import EpisodeRef
 
 JOURNALS_DIR = "journals"
 REPORT_EVERY = 1.0  # seconds between report.json rewrites while episodes end (a killed run replays at most these)
 
 __all__ = [
-    "JOURNALS_DIR", "REPORT_FILE", "REPORT_VERSION", "CachedCalls", "EpisodeResult", "EvalAborted", "EvalPlan",
-    "EvalReport", "Evaluation", "EventHook", "EpisodeSpec", "LLMFactory", "ResultHook", "SeedableLLM", "role_sums",
-    "summarize", "summarize_agents", "topic_function",
+    "JOURNALS_DIR", "REPORT_FILE", "REPORT_VERSION", "EpisodeResult", "EvalPlan", "EvalReport", "Evaluation",
+    "EpisodeSpec", "ResultHook", "role_sums", "summarize", "summarize_agents", "topic_function",
 ]
 
-
-@runtime_checkable
-class SeedableLLM(Protocol):
-    """A model LLM that samples: its profile's temperature, and a copy with a fixed seed (OpenAILLM)."""
-
-    profile: Profile
-
-    def with_seed(self, seed: int) -> LLM: ...
-
-
-class EvalAborted(Exception):
-    """The evaluation cannot go on (e.g. the LLM server went away); one line that says why."""
-
-
-class CachedCalls:
-    """An agent observer counting the LLM answers that came from the response cache."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def __call__(self, event: ev.Event) -> None:
-        if isinstance(event, (ev.LLMAnswered, ev.LLMRejected)) and event.cached:
-            self.count += 1
-
-
-LLMFactory = Callable[..., LLM]  # (game) for one agent; (game, agent) for a comparison (plan.agents)
-EventHook = Callable[[EpisodeSpec, ev.Event], None]
 ResultHook = Callable[[EpisodeResult], None]
 
 
 class Evaluation:
-    """Run the remaining episodes of a report, `plan.concurrency` at a time."""
+    """Run the remaining episodes of a report, `plan.concurrency` at a time, each played by `executor`."""
 
-    def __init__(
-        self,
-        report: EvalReport,
-        folder: Path,
-        llm_for: LLMFactory,
-        *,
-        abort_on_llm_error: bool = False,
-        llm_retries: int = 2,
-        retry_delay: float = 1.0,
-        pool_factory: Callable[[int], Any],
-        on_event: EventHook | None = None,
-        on_result: ResultHook | None = None,
-        on_start: Callable[[EpisodeSpec], None] | None = None,
-    ) -> None:
+    def __init__(self, report: EvalReport, folder: Path, executor: EpisodeExecutor, *,
+                 on_result: ResultHook | None = None) -> None:
         self.report = report
         self.folder = Path(folder)
         self.report_path = self.folder / REPORT_FILE
         self.journals = self.folder / JOURNALS_DIR
-        self.llm_for = llm_for
-        self.abort_on_llm_error = abort_on_llm_error
-        self.llm_retries = llm_retries
-        self.retry_delay = retry_delay
-        self.pool_factory = pool_factory
-        self.on_event = on_event
+        self.executor = executor
         self.on_result = on_result
-        self.on_start = on_start
-        recorded = moved_prompt_set(Path(report.plan.prompts)) if report.plan.prompts else None
-        self._prompts = PromptSet(recorded) if recorded else None  # None: the agent's own
-        known = set(Limits.__dataclass_fields__)
-        self._limits = Limits(**{k: v for k, v in report.plan.limits.items() if k in known})
-        # every episode's runner comes from the one place user paths get theirs: sandboxed, checked unless trusted
-        self._runner_settings = RunnerSettings(trusted=report.plan.trusted, node_timeout=report.plan.node_timeout)
-        self._spares = SpareRunners(self._runner_settings)  # replaced by `run` with one spare per lane
-        self._cache_folder = None
-        if report.plan.cache != "off":
-            from agent.llm.cache import default_folder
-
-            self._cache_folder = Path(report.plan.cache_dir) if report.plan.cache_dir else default_folder()
-
-    def _spec(self, agent: str) -> agents.AgentSpec:
-        """What builds `agent` for every episode of the plan: its options, the plan's limits, prompts,
-        preset and runner settings."""
-        plan = self.report.plan
-        return agents.AgentSpec(agent, plan.options_for(agent), self._limits, self._prompts, plan.preset,
-                                self._runner_settings)
-
-    def _for_repeat(self, llm: LLM, repeat: int) -> tuple[LLM, int | None, float | None]:
-        """With repeats, each play's sampled model calls carry the repeat's own seed (a model that takes
-        one samples reproducibly per repeat); the LLM, that seed and the sampling temperature, for the record.
-
-        A model at temperature 0 gets no seed: its request stays the same bytes in every repeat, so the
-        response cache answers the later repeats (the cache keys on the repeat only when sampling)."""
-        from agent.llm.routing import RoutedLLM
-
-        parts = llm.parts() if isinstance(llm, RoutedLLM) else [llm]
-        temperatures = [float(p.profile.temperature) for p in parts if isinstance(p, SeedableLLM)]
-        temperature = max(temperatures) if temperatures else None
-
-        def sampled(part: LLM) -> bool:
-            return isinstance(part, SeedableLLM) and float(part.profile.temperature) > 0
-
-        if self.report.plan.repeat <= 1 or not any(sampled(p) for p in parts):
-            return llm, None, temperature
-        seeded: dict[int, LLM] = {}
-
-        def seed(part: LLM) -> LLM:
-            if id(part) not in seeded:
-                seeded[id(part)] = part.with_seed(repeat) if isinstance(part, SeedableLLM) and sampled(part) else part
-            return seeded[id(part)]
-
-        if isinstance(llm, RoutedLLM):
-            return (RoutedLLM(seed(llm.default), {r: seed(p) for r, p in llm.roles.items()}, llm.spec),
-                    repeat, temperature)
-        return seed(llm), repeat, temperature
-
-    def _cached(self, llm: LLM, repeat: int | None = None) -> LLM:
-        """The episode's LLM through the response cache, as the plan says (model LLMs only)."""
-        if self._cache_folder is None:
-            return llm
-        from agent.llm.cache import with_cache
-
-        return with_cache(llm, self._cache_folder, always=self.report.plan.cache == "on",
-                          ttl=self.report.plan.cache_ttl, repeat=repeat)
+        self._taken: set[Path] = set()
 
     async def run(self) -> EvalReport:
         """Play every remaining game; the report is written after each episode and at the end.
@@ -202,8 +80,7 @@ class Evaluation:
             return self.report
         size = max(1, min(plan.concurrency, len(queue)))
         self.report.concurrency_used.append(size)
-        pool = self.pool_factory(size)
-        self._spares = SpareRunners(self._runner_settings, size)
+        await self.executor.open(size)
         began = time.monotonic()
         elapsed_before = self.report.elapsed
 
@@ -213,7 +90,8 @@ class Evaluation:
             nonlocal written
             while queue:
                 agent_name, episode_spec, repeat = queue.pop()
-                result = await self._episode(pool, episode_spec, agent_name, repeat)
+                folder = self.journal_folder(episode_spec, agent_name, repeat)
+                result = await self.executor.play(EpisodeJob(episode_spec, agent_name, repeat, folder))
                 self.report.episodes.append(result)
                 self.report.elapsed = elapsed_before + time.monotonic() - began
                 # The report is rewritten whole, so once per episode grew with the square of the episodes
@@ -249,138 +127,18 @@ class Evaluation:
         finally:
             self.report.elapsed = elapsed_before + time.monotonic() - began
             self.report.write(self.report_path)
-            await asyncio.shield(pool.close())
-            await asyncio.shield(self._spares.close())
+            await asyncio.shield(self.executor.close())
         return self.report
 
-    def _journal_folder(self, episode_spec: EpisodeSpec, agent_name: str, repeat: int = 1) -> Path:
+    def journal_folder(self, episode_spec: EpisodeSpec, agent_name: str, repeat: int = 1) -> Path:
         base = episode_spec.id.replace("/", "_").replace(os.sep, "_")
         if self.report.plan.repeat > 1:  # each play its own journal: journals/<game>@r2
             base = f"{base}@r{repeat}"
         # a comparison keeps each agent's journals apart: journals/<agent>/<game>
         folder = (self.journals / agent_name if self.report.plan.multi else self.journals) / base
         attempt = 1
-        while folder.exists():  # an episode cut by an interruption keeps its journal
+        while folder.exists() or folder in self._taken:  # an episode cut by an interruption keeps its journal
             attempt += 1
             folder = folder.with_name(f"{base}~{attempt}")
+        self._taken.add(folder)  # a lane whose executor writes the journal later (a Ray task) keeps the name
         return folder
-
-    def _llm(self, episode_spec: EpisodeSpec, agent_name: str) -> LLM:
-        """A comparison asks the factory for this agent's LLM (its own demo script); one agent, for the game's."""
-        return self.llm_for(episode_spec, agent_name) if self.report.plan.multi else self.llm_for(episode_spec)
-
-    async def _episode(self, pool: Any, episode_spec: EpisodeSpec, agent_name: str, repeat: int = 1) -> EpisodeResult:
-        """One episode within its wall clock; anything but an LLM outage or cancellation ends as a result."""
-        limit = self.report.plan.episode_timeout
-        started = time.monotonic()
-        folder = self._journal_folder(episode_spec, agent_name, repeat)
-        envs: list[Any] = []  # the episode's environment, once the pool gave it
-        play = asyncio.ensure_future(self._play(pool, episode_spec, agent_name, repeat, folder, envs))
-        try:
-            done, _ = await asyncio.wait({play}, timeout=limit if limit > 0 else None)
-        except asyncio.CancelledError:
-            play.cancel()
-            await asyncio.gather(play, return_exceptions=True)
-            raise
-        if play in done:
-            return play.result()
-        reason = wall_clock_reason(limit)
-        for env in envs:
-            env.abandon(reason)  # a step blocked in its process returns, so the episode can end
-        play.cancel()  # the play's own clean-up closes the agent (its code worker) and the environment
-        await asyncio.gather(play, return_exceptions=True)
-        return EpisodeResult(episode_spec.id, episode_spec.task_type, False, reason, seconds=time.monotonic() - started,
-                             journal=str(folder), error=reason, agent=agent_name if self.report.plan.multi else "",
-                             repeat=repeat)
-
-    async def _play(self, pool: Any, episode_spec: EpisodeSpec, agent_name: str, repeat: int, folder: Path,
-                    envs: list[Any]) -> EpisodeResult:
-        """The episode itself: its LLM, its environment from the pool, its agent and journal."""
-        plan = self.report.plan
-        started = time.monotonic()
-        tag = agent_name if plan.multi else ""
-        seed: int | None = None
-        temperature: float | None = None
-        if self.on_start is not None:
-            self.on_start(episode_spec)
-        agent: Stepper | None = None
-        writer: JournalWriter | None = None
-        try:
-            llm = await asyncio.to_thread(self._llm, episode_spec, agent_name)  # may block (gold: the simulator computes a path)
-            llm, seed, temperature = self._for_repeat(llm, repeat)
-            llm = self._cached(llm, repeat if plan.repeat > 1 else None)
-            episode = EpisodeRef.parse(episode_spec.id, plan.env)
-            registry.provider(episode.env)  # an environment nobody registered fails here, in one line
-            async with pool.env(episode.ref, plan.max_steps) as env:
-                envs.append(env)
-                # an agent that runs code gets a runner whose worker started during the last episode
-                runner = self._spares.take() if agents.agent_class(agent_name).answers_are_code else None
-                agent = agents.build_agent(self._spec(agent_name), env, llm, runner)
-                # profiles: a resume of this journal goes on with the same model
-                writer = JournalWriter(folder, session_header(episode, agent, plan.llm, profiles=plan.profiles))
-                agent.observers.append(writer)
-                trace = FailureTrace()
-                agent.observers.append(trace)
-                cached = CachedCalls()
-                agent.observers.append(cached)
-                finished = await self._drive(agent, episode_spec)
-                score = env.score
-        except (EvalAborted, asyncio.CancelledError):
-            raise
-        except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the others
-            error = f"{type(exc).__name__}: {exc}".splitlines()[0]
-            return EpisodeResult(episode_spec.id, episode_spec.task_type, False, error, seconds=time.monotonic() - started,
-                                 journal=str(folder), error=error, agent=tag, repeat=repeat, seed=seed,
-                                 temperature=temperature)
-        finally:
-            if agent is not None:
-                await asyncio.shield(agent.close())
-            if writer is not None:
-                writer.close()
-        error = finished.reason if finished.reason.startswith(("internal error", "replay mismatch")) else ""
-        return EpisodeResult(
-            game=episode_spec.id,
-            task_type=episode_spec.task_type,
-            success=finished.success,
-            reason=finished.reason,
-            steps=finished.steps,
-            llm_calls=finished.llm_calls,
-            input_tokens=finished.input_tokens,
-            output_tokens=finished.output_tokens,
-            cost=finished.cost,
-            seconds=time.monotonic() - started,
-            llm_seconds=finished.llm_seconds,
-            person_seconds=finished.person_seconds,
-            llm_failures=finished.llm_failures,
-            journal=str(folder),
-            error=error,
-            score=score,
-            failure=None if finished.success else trace.describe(finished),
-            agent=tag,
-            roles=dict(finished.extra.get("roles") or {}),
-            cached_calls=cached.count,
-            repeat=repeat,
-            seed=seed,
-            temperature=temperature,
-        )
-
-    async def _drive(self, agent: Stepper, episode_spec: EpisodeSpec) -> ev.RunFinished:
-        failures = 0
-        while True:
-            event = await agent.step()
-            if self.on_event is not None:
-                self.on_event(episode_spec, event)
-            if isinstance(event, ev.LLMFailed):
-                failures += 1
-                if not self.abort_on_llm_error:
-                    return await agent.stop(f"LLM error: {event.error}")
-                if not event.retry:  # its one deadline passed: asking again would queue behind the abandoned call
-                    raise EvalAborted(f"the LLM failed: {event.error}")
-                if failures > self.llm_retries:
-                    raise EvalAborted(f"the LLM failed {failures} times in a row: {event.error}")
-                await asyncio.sleep(self.retry_delay * 2 ** (failures - 1))
-                continue
-            if isinstance(event, ev.LLMAnswered):
-                failures = 0
-            if isinstance(event, ev.RunFinished):
-                return event

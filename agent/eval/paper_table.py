@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -26,9 +26,6 @@ from agent.eval.loaded_report import LoadedReport
 FORMATS = ("markdown", "csv", "latex")
 OVERALL = "overall"
 
-# the ALFWorld paper's column names; other environments show their task names as they are
-PAPER_NAMES = {"put": "Put", "clean": "Clean", "heat": "Heat", "cool": "Cool", "examine": "Examine",
-               "puttwo": "Put Two"}
 SCORED_NOTE = "each cell: success rate (%) / mean score"
 
 
@@ -65,9 +62,10 @@ class PaperTable:
     labels: list[str]
     cells: list[list[Cell]]
     episodes: list[int]  # the episodes each row counts (the common ones of its comparison)
+    titles: dict[str, str] = field(default_factory=dict)  # a column's heading (the environment's `type_title`)
 
     def headers(self) -> list[str]:
-        return [PAPER_NAMES.get(c, c) for c in self.columns]
+        return [self.titles.get(c, c) for c in self.columns]
 
     @property
     def scored(self) -> bool:
@@ -109,7 +107,8 @@ def row_labels(reports: Sequence[LoadedReport]) -> list[str]:
 
 def paper_table(comparisons: Sequence[Comparison], reports: Sequence[LoadedReport],
                 type_order: Sequence[str] = ()) -> PaperTable:
-    """The baseline's row from the first comparison, then each other run's row from its own comparison."""
+    """The baseline's row from the first comparison, then each other run's row from its own comparison;
+    columns in `type_order` (the environment's), headed by the environment's titles of its task types."""
     seen: list[str] = []
     for comparison in comparisons:
         for row in comparison.rows:
@@ -124,7 +123,21 @@ def paper_table(comparisons: Sequence[Comparison], reports: Sequence[LoadedRepor
 
     cells = [line(comparisons[0], "base"), *(line(c, "other") for c in comparisons)]
     episodes = [comparisons[0].rows[-1].episodes, *(c.rows[-1].episodes for c in comparisons)]
-    return PaperTable(columns, row_labels(reports), cells, episodes)
+    titles = _titles(reports[0].settings().env if reports else None, ordered)
+    return PaperTable(columns, row_labels(reports), cells, episodes, titles)
+
+
+def _titles(env: object, task_types: Sequence[str]) -> dict[str, str]:
+    """Each task type's column heading as its environment titles it (ALFWorld: the paper's `Put Two`);
+    the type itself for an environment nobody registered now."""
+    from envs import registry
+    from envs.base import EnvError
+
+    try:
+        source = registry.provider(str(env) if env else registry.default_env())
+    except EnvError:
+        return {}
+    return {t: source.type_title(t) for t in task_types}
 
 
 def _text(cell: Cell, scored: bool = False) -> str:

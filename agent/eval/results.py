@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agent.runtime.limits import Limits
+from envs.registry import default_env
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ class EvalPlan:
 
     llm: str
     games: list[EpisodeSpec]
-    env: str = "alfworld"
+    env: str = field(default_factory=default_env)  # a report written before environments: the default one
     concurrency: int = 4
     max_steps: int | None = 80  # None: each episode's own limit (ScienceWorld's per-task ones)
     limits: dict[str, Any] = field(default_factory=lambda: asdict(Limits()))  # Limits' fields (ints and a bool)

@@ -66,7 +66,8 @@ class EnvActions(StepLoop):
         yield ActionSent(node.id, action=shown, step=number, line=line)
         observation = refusal or await self._env_step(action)
         yield ObservationReceived(node.id, action=shown, observation=observation, step=number,
-                                  done=self.env.done, won=self.env.won, refused=bool(refusal))
+                                  done=self.env.done, won=self.env.won, refused=bool(refusal),
+                                  invalid=not refusal and self.env.is_invalid(observation))
 
     async def _env_step(self, action: str) -> str:
         """One environment step, off the event loop: the env's own `step_async` when it has one

@@ -29,17 +29,10 @@ class BreakpointKind(str, Enum):
     INVALID_ACTION = "invalid_action"  # an action the environment did not understand, or the agent refused
 
 
-# How the bundled environments answer an action they cannot carry out (the step is spent all the same).
-INVALID_ACTION_ANSWERS = (
-    "Nothing happens.",  # ALFWorld
-    "No known action matches that input.",  # ScienceWorld
-    "Invalid action",  # WebShop: "Invalid action: 'None' is not clickable on this page ..."
-)
-
-
 def invalid_action(event: ev.ObservationReceived) -> bool:
-    """Whether the observation says the action was invalid (or it was refused before it was sent)."""
-    return event.refused or event.observation.lstrip().startswith(INVALID_ACTION_ANSWERS)
+    """Whether the action was refused before it was sent, or the environment said it could not carry it
+    out (its own `Env.is_invalid`, judged when the observation came)."""
+    return event.refused or event.invalid
 
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -61,6 +61,7 @@ class ObservationReceived(Event):
     done: bool = False
     won: bool = False
     refused: bool = False  # never sent: the agent refused it (too long); `observation` says why
+    invalid: bool = False  # sent, and the environment answered it could not carry it out (`Env.is_invalid`)
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.eval.report import EvalReport
-from agent.eval.results import EpisodeResult
 from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.safe_text import json_line
@@ -218,40 +216,6 @@ def sft_lines(journal: Journal, *, won_only: bool = False, corrected_only: bool 
 def unpaired_answers(journal: Journal) -> int:
     """Applied answers journaled without their prompt: left out of an SFT export."""
     return sum(r.get("type") == "answer" and bool(r.get("accepted")) and not r.get("prompt") for r in journal.records)
-
-
-def eval_folder(ref: str | Path | None) -> Path | None:
-    """The evaluation folder `ref` names (the folder, or its report.json), else None."""
-    if not ref:
-        return None
-    path = Path(ref)
-    if path.is_file() and path.name == "report.json":
-        return path.parent
-    if path.is_dir() and ((path / "report.json").is_file() or (path / "journals").is_dir()):
-        return path
-    return None
-
-
-def eval_journals(folder: Path) -> list[Path]:
-    """Every episode's journal folder of an evaluation, in the report's order.
-
-    The report names each episode's journal (a folder moved since is looked up
-    under its `journals/`); without a readable report, every journal there.
-    """
-    found: list[Path] = []
-    try:
-        episodes: list[EpisodeResult] | None = EvalReport.read(folder / "report.json").episodes
-    except ValueError:
-        episodes = None
-    if episodes is not None:
-        for episode in episodes:
-            recorded = Path(episode.journal)
-            for candidate in (recorded, folder / "journals" / recorded.name):
-                if recorded.name and (candidate / JOURNAL_FILE).is_file():
-                    found.append(candidate)
-                    break
-        return found
-    return sorted(p.parent for p in (folder / "journals").glob(f"*/{JOURNAL_FILE}"))
 
 
 def journal_agent(journal: Journal) -> str:

@@ -12,11 +12,9 @@ from __future__ import annotations
 import difflib
 from collections import deque
 from dataclasses import dataclass
-from typing import Sequence
-
 from agent.llm import LLM, Completion, LLMError, StubContext, Usage
 from agent.runtime.recorded import ReplayMismatch
-from envs.base import Env, Reset
+from envs.base import Env, Reset, StateView
 
 
 @dataclass(frozen=True)
@@ -55,79 +53,45 @@ def describe_difference(label: str, recorded: str, live: str) -> str:
     return f"{label} differs from the recording\n{shown}"
 
 
-class ReplayEnv(Env):
-    """The real environment, with each step checked against the recorded observation; everything
-    else, optional capabilities included, is the real environment's."""
+class ReplayEnv(StateView):
+    """The real environment, with each step checked against the recorded observation; its state (every
+    optional capability included) is the real environment's `EnvState`, taken after each reset and step."""
 
     def __init__(self, env: Env, actions: list[RecordedAction]) -> None:
         self._env = env
         self.pending: deque[RecordedAction] = deque(actions)
         self.name, self.task_type, self.max_steps = env.name, env.task_type, env.max_steps
+        self.seen = env.state()
+
+    def reset(self) -> Reset:
+        reset = self._env.reset()
+        self.seen = self._env.state()
+        return reset
 
     def step(self, action: str) -> str:
-        if not self.pending:
-            return self._env.step(action)
-        recorded = self.pending.popleft()
-        if action != recorded.action:
+        recorded = self.pending.popleft() if self.pending else None
+        if recorded is not None and action != recorded.action:
             raise ReplayMismatch(
                 f"step {recorded.step}: the run sent {action!r} where the recording sent {recorded.action!r}"
             )
         observation = self._env.step(action)
-        if observation != recorded.observation:
+        self.seen = self._env.state()
+        if recorded is not None and observation != recorded.observation:
             raise ReplayMismatch(
                 describe_difference(f"step {recorded.step} ({action}): the observation", recorded.observation, observation)
             )
         return observation
 
-    # -- the rest of `Env`: the real environment's -------------------------------------------------
-
-    def reset(self) -> Reset:
-        return self._env.reset()
-
-    @property
-    def done(self) -> bool:
-        return self._env.done
-
-    @property
-    def won(self) -> bool:
-        return self._env.won
-
-    @property
-    def steps(self) -> int:
-        return self._env.steps
+    # -- the calls of `Env`: the real environment's ----------------------------------------------------
 
     def close(self) -> None:
         self._env.close()
 
-    @property
-    def score(self) -> float | None:
-        return self._env.score
-
-    @property
-    def score_log(self) -> Sequence[tuple[int, float, float]]:
-        return self._env.score_log
-
-    @property
-    def reward(self) -> float | None:
-        return self._env.reward
-
-    @property
-    def end_reason(self) -> str:
-        return self._env.end_reason
-
-    @property
-    def failure(self) -> str:
-        return self._env.failure
-
-    @property
-    def admissible_commands(self) -> list[str] | None:
-        return self._env.admissible_commands
+    def is_invalid(self, observation: str) -> bool:
+        return self._env.is_invalid(observation)
 
     def translate(self, action: str) -> str:
         return self._env.translate(action)
-
-    def choices(self) -> list[str]:
-        return self._env.choices()
 
     def abandon(self, reason: str) -> None:
         self._env.abandon(reason)

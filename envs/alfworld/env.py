@@ -224,6 +224,10 @@ class AlfworldEnv(Env):
             return []
         return list(self._state.get("admissible_commands") or [])
 
+    def is_invalid(self, observation: str) -> bool:
+        """ALFWorld answers an action it cannot carry out with "Nothing happens." (the step is spent)."""
+        return observation.lstrip().startswith(NOTHING_HAPPENS)
+
     def translate(self, action: str) -> str:
         """Normalise a command and map `put X in/on Y` <-> `move X to Y` to the game's grammar."""
         cmd = normalize_command(action)

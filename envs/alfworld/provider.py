@@ -20,6 +20,11 @@ from envs.provider import EnvProvider
 DEFAULT_MAX_STEPS = 80  # the console's ReCode default; the paper preset uses 50
 
 
+# the ALFWorld paper's names of its task types, as its tables head their columns
+PAPER_TITLES = {"put": "Put", "clean": "Clean", "heat": "Heat", "cool": "Cool", "examine": "Examine",
+                "puttwo": "Put Two"}
+
+
 class AlfworldProvider(EnvProvider):
     """The real TextWorld engine on ALFWorld's PDDL games."""
 
@@ -67,6 +72,15 @@ class AlfworldProvider(EnvProvider):
             _import_engine()  # the same import a reset makes (the cached logic, the speedups)
         except Exception:  # noqa: BLE001 - a missing engine is reported by the first reset
             pass
+
+    def type_title(self, task_type: str) -> str:
+        """The ALFWorld paper's column names (Put, Clean, ..., Put Two)."""
+        return PAPER_TITLES.get(task_type, task_type)
+
+    def example_episode(self, task_type: str) -> str | None:
+        """The bundled game of each type whose layout trips a plan that forgets what it saw (examine: the lamp
+        is seen during the object search; puttwo: the second object is searched for after the first was placed)."""
+        return f"{task_type}-01" if task_type in TASK_TYPES else None
 
     def label(self, episode: str) -> str:
         info = game_info(episode)

@@ -22,6 +22,7 @@ from envs.sciworld.tasks import SciTask, find_task, simplifications_for
 from envs.sciworld.variations import cached_count
 
 TASK_PREFIX = "Task Description:"
+NO_KNOWN_ACTION = "No known action matches that input."  # the simulator's answer to a command it does not parse
 RULES = ("win", "paper")  # won at 100 (this project) | done with a score above 0, best score kept (the reference)
 
 
@@ -176,6 +177,10 @@ class SciWorldEnv(Env):
     def valid_actions(self) -> list[str]:
         """Fetched only when asked: listing them costs the wrapper ~40 ms a step."""
         return self.simulator.valid_actions()
+
+    def is_invalid(self, observation: str) -> bool:
+        """ScienceWorld answers a command it does not parse with "No known action matches that input."."""
+        return observation.lstrip().startswith(NO_KNOWN_ACTION)
 
     def close(self) -> None:
         self._started = False  # the JVM stays up for the next episode

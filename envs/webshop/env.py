@@ -54,12 +54,14 @@ class WebShopEnv(Env):
         self.reward = 0.0
         self.score = 0.0
         self.score_log = []
+        self._not_taken: str | None = None  # the page shown again after an action it did not take
 
     # ---------------------------------------------------------------- protocol
     def reset(self) -> Reset:
         self.site = Site(self.catalogue, self._search, lower_verbs=self.mode == "recode")
         self._steps, self._started = 0, True
         self.purchased, self.result, self.reward, self.score, self.score_log = None, None, 0.0, 0.0, []
+        self._not_taken = None
         observation = self.observation()
         return Reset(instruction=self.goal.instruction, observation=observation, raw=observation)
 
@@ -69,9 +71,12 @@ class WebShopEnv(Env):
         if self.done:
             return f"The episode is over ({self.end_reason}); no more actions are accepted."
         self._steps += 1
-        if self.site.act(action) == "buy":
+        taken = self.site.act(action)
+        if taken == "buy":
             self._buy(self.site.product)
-        return self.observation()
+        observation = self.observation()
+        self._not_taken = observation if not taken else None
+        return observation
 
     @property
     def done(self) -> bool:
@@ -90,6 +95,11 @@ class WebShopEnv(Env):
         if self.purchased is not None:
             return f"bought {self.purchased.asin} with reward {self.reward:.2f}"
         return f"the step limit ({self.max_steps}) was reached without a purchase (reward 0)"
+
+    def is_invalid(self, observation: str) -> bool:
+        """The page did not take the last action (no such search box or clickable): it shows the same page
+        again, and the step is spent."""
+        return self._not_taken is not None and observation == self._not_taken
 
     def close(self) -> None:
         self._started = False

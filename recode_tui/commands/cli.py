@@ -214,7 +214,7 @@ def _sessions_list(args: argparse.Namespace) -> int:
 
 async def _export(options: ExportOptions) -> int:
     from agent.runtime.safe_text import for_terminal
-    from agent.sessions.export import eval_folder
+    from agent.eval.journals import eval_folder
     from agent.sessions.journal import JournalError
 
     if options.form in ("otel", "otlp"):

@@ -17,7 +17,6 @@ from agent.eval.paired import p_text
 from recode_tui.setup.usage import UsageError
 from recode_tui.commands.fit import Col, Layout, output_console, print_layout
 
-TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
 
 HEADERS = {"score": "mean score"}  # eval's name for it: the reward x 100 on WebShop
@@ -108,7 +107,7 @@ def _reading(p: float, discordant: int) -> str:
     return "; could be chance"
 
 
-def deltas_table(comparison: Comparison) -> Layout:
+def deltas_table(comparison: Comparison, type_order: tuple[str, ...]) -> Layout:
     """The per task type table; split to the terminal's width by `fit` (each cell stays whole)."""
     title = "baseline → this run, per episode (change below)"
     if comparison.cross_agent:
@@ -116,7 +115,7 @@ def deltas_table(comparison: Comparison) -> Layout:
     table = Layout(title, [Col("task type", "left", key=True), Col("episodes"),
                            *(Col(HEADERS.get(m, m)) for m in comparison.metrics)])
     types = [r for r in comparison.rows if r.task_type != "overall"]
-    types.sort(key=lambda r: (TYPE_ORDER.index(r.task_type) if r.task_type in TYPE_ORDER else len(TYPE_ORDER)))
+    types.sort(key=lambda r: (type_order.index(r.task_type) if r.task_type in type_order else len(type_order)))
     for row in types:
         table.add_row(row.task_type, str(row.episodes), *[cell(row, m) for m in comparison.metrics], end_section=True)
     overall = comparison.rows[-1]
@@ -263,7 +262,7 @@ def run_compare(args: argparse.Namespace) -> int:
         say(f"compared: {heading(other)}")
         for line in [*describe(comparison, reports[0], other), *agent_lines(comparison)]:
             say(line)
-        print_layout(console, deltas_table(comparison))
+        print_layout(console, deltas_table(comparison, _type_order(reports)))
         for line in [*test_lines(comparison), *flip_lines(comparison)]:
             say(line)
     if args.chart:
@@ -293,14 +292,10 @@ def _save_plot(path: str, comparisons: list[Comparison], reports: list[LoadedRep
 
 
 def _type_order(reports: list[LoadedReport]) -> tuple[str, ...]:
-    """The environment's own task-type order (ALFWorld: put, clean, heat, ...), for the table's columns."""
+    """The environment's own task-type order (its provider's), for the table's columns."""
     from envs import registry
 
-    env = reports[0].settings().env
-    try:
-        return tuple(registry.provider(str(env)).task_types) if env else TYPE_ORDER
-    except Exception:  # noqa: BLE001 - a report of an environment no longer registered still prints
-        return TYPE_ORDER
+    return registry.task_type_order(reports[0].settings().env or None)
 
 
 def _print_json(output: str | None, comparisons: list[Comparison], reports: list[LoadedReport]) -> int:

@@ -14,54 +14,16 @@ import shutil
 import sys
 from typing import Any, Callable, Sequence, TypeVar
 
-from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
-from agent.eval.rundiff import (Divergence, EvalDiff, IncomparableRuns, NodeRow, RunDiff, StepRow, diff_document, diff_evals,
-                           diff_runs, eval_diff_document, is_eval_folder)
+from agent.eval.rundiff import EvalDiff, NodeRow, RunDiff, StepRow, diff_document, eval_diff_document
 from agent.eval.rundiff.prompts import PromptDifference
 from agent.runtime.safe_text import for_terminal
-from recode_tui.setup.usage import UsageError
+from recode_tui.setup.diffs import load_diff, node_text, one_line, parting, step_text
 
 MARKS = {"equal": " ", "changed": "~", "only_a": "<", "only_b": ">"}
 FOLD_AT = 3  # equal stretches this long or longer are folded into one line
 
 
-def load_diff(a: str, b: str, sessions: str | None = None) -> RunDiff | EvalDiff:
-    """The diff of two sessions or two evaluations; UsageError with one line when they cannot be diffed."""
-    eval_a, eval_b = is_eval_folder(a), is_eval_folder(b)
-    try:
-        if eval_a and eval_b:
-            return diff_evals(a, b)
-        if eval_a or eval_b:
-            which = a if eval_a else b
-            raise UsageError(f"{which} is an evaluation and the other a session: give two sessions, "
-                             f"or two evaluation folders (or {which}/journals/EPISODE for one of its episodes)")
-        folder = sessions_dir_from(sessions)
-        return diff_runs(read_journal(find_session(folder, a), lenient=True),
-                         read_journal(find_session(folder, b), lenient=True))
-    except (JournalError, IncomparableRuns) as exc:
-        raise UsageError(str(exc)) from None
-
-
 # ------------------------------------------------------------------ text
-def one_line(text: str, width: int) -> str:
-    """`text` on one line (runs of white space as one; the leading indent kept), cut to `width` with `…`."""
-    text = str(text)
-    indent = text[: len(text) - len(text.lstrip(" "))]
-    text = indent + for_terminal(" ".join(text.split()), newlines=False)
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
-
-
-def step_text(step: Any) -> str:
-    return "" if step is None else f"{step.number:>3} {step.action} → {step.observation}"
-
-
-def node_text(node: Any) -> str:
-    if node is None:
-        return ""
-    code = (node.code.strip().splitlines() or [""])[0]
-    return f"{'  ' * node.depth}{node.id} {code}"
-
-
 Row = TypeVar("Row", StepRow, NodeRow)
 
 
@@ -90,13 +52,6 @@ def _diff_block(lines: list[str], same: str) -> list[str]:
     if not lines:
         return [f"    {same}"]
     return ["    " + for_terminal(line, newlines=False) for line in lines]
-
-
-def parting(d: Divergence) -> str:
-    """Where the actions part, or that they never do (the runs differ in answers or in how they end)."""
-    if d.action_a is None and d.action_b is None:
-        return f"the actions never part ({d.step - 1} equal steps)"
-    return f"the actions part at step {d.step} ({d.step - 1} equal steps before it)"
 
 
 def run_lines(diff: RunDiff, width: int, show_prompts: bool = True) -> list[str]:

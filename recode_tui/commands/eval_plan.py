@@ -20,16 +20,15 @@ from recode_tui.setup.build import (check_gold, check_llm_roles, load_prompt_set
 from recode_tui.setup.settings import EvalOptions
 from recode_tui.setup.usage import UsageError
 
-TYPE_ORDER = ("put", "clean", "heat", "cool", "examine", "puttwo")
-
-
 # ------------------------------------------------------------------ choosing
-def _spread(games: list[Any], n: int) -> list[Any]:
-    """The first n games taking one of each task type in turn."""
+def _spread(games: list[Any], n: int, type_order: tuple[str, ...]) -> list[Any]:
+    """The first n games taking one of each task type in turn (in the environment's order of types)."""
+    from envs import registry
+
     by_type: dict[str, list[Any]] = {}
     for game in games:
         by_type.setdefault(game.task_type or "?", []).append(game)
-    order = [t for t in TYPE_ORDER if t in by_type] + [t for t in by_type if t not in TYPE_ORDER]
+    order = registry.ordered_by_type(by_type, type_order)
     chosen: list[Any] = []
     while len(chosen) < n and any(by_type.values()):
         for t in order:
@@ -79,7 +78,7 @@ def select_games(
                 n = int(games)
                 if n < 1:
                     raise UsageError("--games must be 1 or more (or a comma-separated list of game ids)")
-                found = _spread(found, n)
+                found = _spread(found, n, tuple(provider.task_types))
     except EnvError as exc:
         raise UsageError(str(exc)) from None
     if not found:

@@ -9,7 +9,6 @@ from agent.eval.batch import EpisodeResult, EvalReport, EpisodeSpec, summarize
 from agent.eval.failure import group_failures
 from agent.eval.repeats import identical_plays
 from agent.runtime.safe_text import for_terminal
-from recode_tui.commands.eval_plan import TYPE_ORDER
 from recode_tui.commands.fit import Col, Layout, output_console
 
 
@@ -101,14 +100,10 @@ def result_line(result: EpisodeResult, widths: LineWidths = LineWidths()) -> str
 
 
 def _type_order(env: str) -> tuple[str, ...]:
-    """The environment's own order of task types (ALFWorld: put, clean, heat, ...), for the table's rows."""
+    """The environment's own order of task types (its provider's), for the table's rows."""
     from envs import registry
-    from envs.base import EnvError
 
-    try:
-        return tuple(registry.provider(env).task_types)
-    except EnvError:
-        return TYPE_ORDER
+    return registry.task_type_order(env)
 
 
 def results_table(report: EvalReport) -> Layout:

@@ -19,9 +19,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.eval.batch import REPORT_FILE, EvalAborted, EvalReport, Evaluation
+from agent.eval.batch import REPORT_FILE, EvalReport, Evaluation
+from agent.eval.executor import EpisodeExecutor, EvalAborted, LocalExecutor
 from agent.runtime.safe_text import for_terminal
-from recode_tui.commands.eval_plan import (TYPE_ORDER, llm_factory, new_report, resumed_report,  # noqa: F401
+from recode_tui.commands.eval_plan import (llm_factory, new_report, resumed_report,  # noqa: F401
                                            select_games)
 from recode_tui.commands.eval_report import (Display, cache_lines, comparison_table,  # noqa: F401
                                              failure_lines, gold_lines, line_widths, repeat_lines, result_line,
@@ -92,23 +93,21 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
     earlier = list(report.concurrency_used)
     display = Display(report.total, report.episodes, live=not options.no_progress,
                       widths=line_widths(report.plan.games))
+    executor: EpisodeExecutor
     if ray_address is not None:
-        from recode_tui.commands.ray_eval import RayEvaluation
+        from recode_tui.commands.ray_eval import RayExecutor
 
-        evaluation: Evaluation = RayEvaluation(report, folder, llm_for, profiles=profiles, llm_factory=llm_factory,
-                                               abort_on_llm_error=abort_on_llm_error,
-                                               on_event=display.on_event, on_result=display.on_result)
+        executor = RayExecutor(report, profiles=profiles, llm_factory=llm_factory)
     else:
-        evaluation = Evaluation(
+        executor = LocalExecutor(
             report,
-            folder,
             llm_for,
-            pool_factory=lambda size: EnvPool(size, warm_env=report.plan.env,
-                                              started=early.take_worker(report.plan.env) if early else ()),
+            lambda size: EnvPool(size, warm_env=report.plan.env,
+                                 started=early.take_worker(report.plan.env) if early else ()),
             abort_on_llm_error=abort_on_llm_error,
             on_event=display.on_event,
-            on_result=display.on_result,
         )
+    evaluation = Evaluation(report, folder, executor, on_result=display.on_result)
     out = display.console
     for line in gold_lines(report):
         out.print(line, markup=False, highlight=False, soft_wrap=True)

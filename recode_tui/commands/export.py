@@ -16,7 +16,8 @@ from recode_tui.setup.settings import ExportOptions
 
 def sft_text(options: ExportOptions) -> str:
     """SFT lines of one session, or of every episode of an eval folder; notes go to stderr."""
-    from agent.sessions.export import eval_folder, eval_journals, sft_lines, unpaired_answers
+    from agent.eval.journals import eval_folder, eval_journals
+    from agent.sessions.export import sft_lines, unpaired_answers
     from agent.sessions.journal import find_session, read_journal, sessions_dir_from
 
     evaluation = eval_folder(options.session)
@@ -106,7 +107,7 @@ def records_text(options: ExportOptions) -> str:
 
 def otel_export(options: ExportOptions) -> int:
     """`--otel FILE` / `--otlp URL`: one session's or every eval episode's spans, from the journals' records."""
-    from agent.sessions.export import eval_folder, eval_journals
+    from agent.eval.journals import eval_folder, eval_journals
     from agent.sessions.journal import find_session, read_journal, sessions_dir_from
     from agent.sessions.otel import OtelError, export_endpoint, export_file
     from recode_tui.setup.usage import UsageError

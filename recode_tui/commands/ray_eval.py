@@ -14,13 +14,18 @@ one Ray actor per capped profile, started by the driver, so the cap holds over e
 from __future__ import annotations
 
 import asyncio
+import importlib.util
+import json
 import logging
+import os
 import shutil
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.eval.batch import EpisodeResult, EvalAborted, EvalPlan, EvalReport, Evaluation, EpisodeSpec
+from agent.eval.executor import EpisodeJob, EvalAborted, LocalExecutor
+from agent.eval.report import EvalReport
+from agent.eval.results import EpisodeResult, EpisodeSpec, EvalPlan
 from recode_tui.setup.usage import UsageError
 
 TRIES = 2  # a task whose worker dies runs once more, then its episode is recorded as failed
@@ -40,12 +45,38 @@ def start_cluster(address: str) -> int:
     ray = ray_module()
     _check_reachable(address)
     quiet_ray_notices()
+    runtime_env = None if address == "local" else job_code()
     try:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False,
+                 runtime_env=runtime_env)
     except (ConnectionError, ValueError, RuntimeError) as exc:
         raise UsageError(f"--ray {address}: cannot join the Ray cluster ({str(exc).splitlines()[0]}); give a "
                          "running cluster's address (ray start --head prints it) or no address for a local one")
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def job_code() -> dict[str, Any]:
+    """What travels with the job to a running cluster (Ray's `runtime_env`): this project's packages, the
+    packages of the plug-ins `RECODE_TUI_PLUGINS` names, and that variable. A node needs the dependencies
+    (`pip install 'recode-tui[ray]'`'s), not the project: its workers import the copies Ray unpacks."""
+    import agent
+    import envs
+    import mockllm
+    import recode_tui
+    from envs.registry import PLUGINS_VAR
+
+    folders = [Path(package.__file__).parent for package in (agent, envs, mockllm, recode_tui)
+               if package.__file__ is not None]
+    plugins = [m.strip() for m in os.environ.get(PLUGINS_VAR, "").split(",") if m.strip()]
+    for module in plugins:
+        top = importlib.util.find_spec(module.split(".")[0])
+        where = list(top.submodule_search_locations or []) if top is not None else []  # [] : not a package
+        if where and Path(where[0]) not in folders:
+            folders.append(Path(where[0]))  # a single-file plug-in module must be installed on the nodes
+    code: dict[str, Any] = {"py_modules": [str(f) for f in folders], "excludes": ["__pycache__", "*.pyc"]}
+    if plugins:
+        code["env_vars"] = {PLUGINS_VAR: ",".join(plugins)}
+    return code
 
 
 # Ray's notices that are no action for an eval: a local cluster starts with token authentication on and
@@ -122,64 +153,76 @@ class _ClusterGate:
         await self._counter.release.remote()
 
 
-def play_on_worker(plan: dict[str, Any], episode_fields: dict[str, Any], agent_name: str, profiles: str | None,
-                   llm_factory: Callable[..., Any], repeat: int = 1) -> tuple[dict[str, Any], dict[str, bytes]]:
+def play_on_worker(plan: dict[str, Any], job: dict[str, Any], profiles: str | None,
+                   llm_factory: Callable[..., Any]) -> tuple[dict[str, Any], dict[str, bytes]]:
     """One episode in this Ray worker: its result, and its journal's files (relative path -> bytes).
 
-    `llm_factory` is `eval`'s (passed by reference): the LLM is built here, per episode.
+    `llm_factory` is `eval`'s (passed by reference): the episode's LLM is built here. The worker keeps
+    its event loop and one `LocalExecutor` per plan (its environment pool, a spare code runner) between tasks.
     """
     from agent.llm.openai_client import set_call_gate
     from agent.runtime.tempdirs import owned_tempdir
-    from recode_tui.setup.env_workers import EnvPool
 
     set_call_gate(lambda profile: _ClusterGate(profile.name))
-
-    report = EvalReport(EvalPlan.from_dict(plan))
-    spec = EpisodeSpec(**episode_fields)
-    llm_for, abort = llm_factory(report.plan.llm, profiles, [spec], report.plan.env, report.plan.compared)
     loop = _WORKER.setdefault("loop", asyncio.new_event_loop())
-    pool = _WORKER.get(report.plan.env)
-    if pool is None:
-        pool = _WORKER[report.plan.env] = EnvPool(1, warm_env=report.plan.env)
+    executor = _worker_executor(plan, profiles, llm_factory, loop)
+    spec = EpisodeSpec(**job["spec"])
     scratch = Path(owned_tempdir("recode-tui-ray-"))  # a worker killed mid-episode: the next task removes it
     try:
-        evaluation = Evaluation(report, scratch, llm_for, abort_on_llm_error=abort, pool_factory=lambda _: pool)
-        result = loop.run_until_complete(evaluation._episode(pool, spec, agent_name, repeat))
-        journal = Path(result.journal)
-        files = {str(p.relative_to(journal)): p.read_bytes() for p in journal.rglob("*") if p.is_file()}
+        folder = scratch / "journal"
+        result = loop.run_until_complete(executor.play(EpisodeJob(spec, job["agent"], job["repeat"], folder)))
+        files = {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
         return asdict(result), files
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-class _NoPool:
-    """The driver holds no environments: the workers do."""
+def _worker_executor(plan: dict[str, Any], profiles: str | None, llm_factory: Callable[..., Any],
+                     loop: asyncio.AbstractEventLoop) -> LocalExecutor:
+    """This worker's executor for the plan, made and opened on its first task."""
+    from recode_tui.setup.env_workers import EnvPool
 
-    async def close(self) -> None:
-        return None
+    key = json.dumps(plan, sort_keys=True)
+    executor = _WORKER.get(key)
+    if executor is None:
+        report = EvalReport(EvalPlan.from_dict(plan))
+        llm_for, abort = llm_factory(report.plan.llm, profiles, report.plan.games, report.plan.env,
+                                     report.plan.compared)
+        executor = LocalExecutor(report, llm_for, lambda lanes: EnvPool(lanes, warm_env=report.plan.env),
+                                 abort_on_llm_error=abort)
+        loop.run_until_complete(executor.open(1))
+        _WORKER[key] = executor
+    return executor
 
 
-class RayEvaluation(Evaluation):
-    """An `Evaluation` whose episodes run as Ray tasks; the report and journals stay on the driver."""
+class RayExecutor:
+    """Plays each episode as a Ray task (a `LocalExecutor` on some worker); the journals come back to the driver."""
 
-    def __init__(self, *args: Any, profiles: str | None, llm_factory: Callable[..., Any], **kwargs: Any) -> None:
-        super().__init__(*args, pool_factory=lambda _: _NoPool(), **kwargs)
+    def __init__(self, report: EvalReport, *, profiles: str | None, llm_factory: Callable[..., Any],
+                 on_start: Callable[[EpisodeSpec], None] | None = None) -> None:
         ray = ray_module()
         self._ray = ray
+        self.plan = report.plan
+        self._plan = report.plan.to_dict()
         self._profiles = profiles
         self._llm_factory = llm_factory
+        self.on_start = on_start
         self._counters = start_call_counters(profiles)  # kept referenced: the actors live while this does
         self._task = ray.remote(num_cpus=1, max_retries=TRIES - 1)(play_on_worker)
 
-    async def _episode(self, pool: Any, episode_spec: EpisodeSpec, agent_name: str, repeat: int = 1) -> EpisodeResult:
+    async def open(self, lanes: int) -> None:
+        """Nothing to start: the cluster's workers hold the environments."""
+
+    async def close(self) -> None:
+        """Nothing to stop: the workers end with the cluster (`stop_cluster`)."""
+
+    async def play(self, job: EpisodeJob) -> EpisodeResult:
         ray = self._ray
-        folder = self._journal_folder(episode_spec, agent_name, repeat)
-        folder.mkdir(parents=True)  # the name is this episode's, whatever the other lanes pick
+        job.journal.mkdir(parents=True)  # the name is this episode's, whatever the other lanes pick
         if self.on_start is not None:
-            self.on_start(episode_spec)
-        tag = agent_name if self.report.plan.multi else ""
-        ref = self._task.remote(self.report.plan.to_dict(), asdict(episode_spec), agent_name, self._profiles,
-                                self._llm_factory, repeat)
+            self.on_start(job.spec)
+        ref = self._task.remote(self._plan, {"spec": asdict(job.spec), "agent": job.agent, "repeat": job.repeat},
+                                self._profiles, self._llm_factory)
         try:
             data, files = await ref
         except asyncio.CancelledError:
@@ -189,19 +232,19 @@ class RayEvaluation(Evaluation):
             cause = getattr(exc, "cause", None)  # dynamic: the optional extra's error has `cause` only in some Ray versions
             if isinstance(cause, EvalAborted):
                 raise EvalAborted(str(cause)) from None
-            error = f"{type(cause or exc).__name__}: {cause or exc}".splitlines()[0]
-            return EpisodeResult(episode_spec.id, episode_spec.task_type, False, error, journal=str(folder), error=error, agent=tag,
-                                 repeat=repeat)
+            return self._failed(job, f"{type(cause or exc).__name__}: {cause or exc}".splitlines()[0])
         except ray.exceptions.RayError as exc:  # the worker died on every try (killed, out of memory, node lost)
-            error = (f"its Ray worker died on each of {TRIES} tries: {type(exc).__name__}: "
-                     f"{str(exc).splitlines()[0] if str(exc) else ''}").rstrip(": ")
-            return EpisodeResult(episode_spec.id, episode_spec.task_type, False, error, journal=str(folder), error=error, agent=tag,
-                                 repeat=repeat)
+            return self._failed(job, (f"its Ray worker died on each of {TRIES} tries: {type(exc).__name__}: "
+                                      f"{str(exc).splitlines()[0] if str(exc) else ''}").rstrip(": "))
         for name, content in files.items():
-            target = folder / name
+            target = job.journal / name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
         known = set(EpisodeResult.__dataclass_fields__)
         result = EpisodeResult(**{k: v for k, v in data.items() if k in known})
-        result.journal = str(folder)
+        result.journal = str(job.journal)
         return result
+
+    def _failed(self, job: EpisodeJob, error: str) -> EpisodeResult:
+        return EpisodeResult(job.spec.id, job.spec.task_type, False, error, journal=str(job.journal), error=error,
+                             agent=job.agent if self.plan.multi else "", repeat=job.repeat)

@@ -10,10 +10,10 @@ thread of lower priority (`warm_behind`): at normal priority it delayed the firs
 50 ms (1.55-1.61x a hello-world app against 1.35-1.39x), the ready time was the same (0.82-0.86 s). (Started behind the
 first frame instead, it saved less than half as much: 1.08 s to ready against 0.92 s, before `prepare`.)
 
-Only environments whose capabilities the remote protocol carries are hosted (`HOSTED_ENVS`):
-ALFWorld's admissible commands come with every reply and its translation is a call. Any other
-episode (ScienceWorld's score log, WebShop's page choices) gets an in-process environment, and
-the worker is closed unused. ScienceWorld would gain nothing: its simulator is a JVM, a process
+Every reply carries the episode's whole state (`envs.base.EnvState`: ALFWorld's admissible commands,
+WebShop's page choices and reward, a score log) and translation is a call, so any environment could be
+hosted; `HOSTED_ENVS` names the ones that gain from it. Any other episode gets an in-process
+environment, and the worker is closed unused. ScienceWorld would gain nothing: its simulator is a JVM, a process
 of its own already (hosted with its score log carried, `tui --env sciworld` was ready in 1.59-1.65 s
 against 1.65-1.69 s in-process, and its first frame came later). `RECODE_CONSOLE_ENV_WORKER=0` keeps every environment in-process.
 """
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from envs.base import Env
     from recode_tui.setup.env_workers import EnvWorker
 
-HOSTED_ENVS = frozenset({"alfworld"})  # environments whose console capabilities RemoteCommandsEnv carries
+HOSTED_ENVS = frozenset({"alfworld", "webshop"})  # environments whose engine's import the worker overlaps
 
 
 class EnvHost:
@@ -76,7 +76,7 @@ class EnvHost:
                 worker.close(timeout=1)
             return make_env(episode, max_steps)
         try:
-            env = RemoteEnv.open(worker, episode.ref, max_steps, commands=True)
+            env = RemoteEnv.open(worker, episode.ref, max_steps)
         except WorkerDied:  # the engine would not start there: in-process, where its error is reported as always
             worker.close(timeout=1)
             return make_env(episode, max_steps)

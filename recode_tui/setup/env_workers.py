@@ -34,7 +34,7 @@ import threading
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable, Sequence
 
-from envs.base import Env, EnvError, Reset
+from envs.base import EnvError, EnvState, Reset, StateView
 
 DEFAULT_FACTORY = "envs:make_env"  # "module:function", called as function(game, max_steps)
 WORKER_MODULE = "recode_tui.setup.env_workers"  # what a worker process runs (this module)
@@ -140,50 +140,33 @@ class EnvWorker:
                 pass
 
 
-class RemoteEnv(Env):
-    """An `Env` over an `EnvWorker`. `done`, `won`, `steps` and the score and end reasons are cached from the last reply."""
+class RemoteEnv(StateView):
+    """An `Env` over an `EnvWorker`: every call goes to the worker, and the episode's state comes back whole
+    (an `EnvState`) with each reply, so reading it never waits on the worker."""
 
-    score: float | None = None
-    failure: str = ""
-    end_reason: str = ""
-
-    def __init__(self, worker: EnvWorker, episode_ref: str, max_steps: int, name: str, task_type: str | None) -> None:
+    def __init__(self, worker: EnvWorker, episode_ref: str, max_steps: int, name: str, task_type: str | None,
+                 state: EnvState) -> None:
         self.worker = worker
         self.game = episode_ref
         self.max_steps = max_steps
         self.name = name
         self.task_type = task_type
-        self._done = False
-        self._won = False
-        self._steps = 0
+        self.seen = state
         self._open = True
-        self.score = None  # the worker env's score, for an env that has one
-        self.failure = ""  # why the worker env ended the episode (a hung simulator), when it did
-        self.end_reason = ""
-        self._listed: list[str] = []  # the admissible commands of the last reply (RemoteCommandsEnv)
         self.owns_worker = False  # closing this environment ends the worker too (the console's own worker)
 
     @classmethod
-    def open(cls, worker: EnvWorker, episode_ref: str, max_steps: int | None = 80, commands: bool = False) -> "RemoteEnv":
-        """Create the environment in the worker (blocking); max_steps None: the episode's own limit.
-
-        `commands`: the worker sends the admissible commands with every reply, for an environment
-        that lists them; the result is then a `RemoteCommandsEnv` (what the console reads).
-        """
-        reply = worker.call("open", game=str(episode_ref), max_steps=max_steps, commands=commands)
+    def open(cls, worker: EnvWorker, episode_ref: str, max_steps: int | None = 80) -> "RemoteEnv":
+        """Create the environment in the worker (blocking); max_steps None: the episode's own limit."""
+        reply = worker.call("open", game=str(episode_ref), max_steps=max_steps)
         result = _unwrap(reply)
-        kind = RemoteCommandsEnv if commands and result.get("commands") else cls
-        return kind(worker, str(episode_ref), result.get("max_steps", max_steps), result["name"], result["task_type"])
+        return cls(worker, str(episode_ref), result.get("max_steps", max_steps), result["name"], result["task_type"],
+                   EnvState.from_json(reply["state"]))
 
     def _call(self, op: str, **fields: Any) -> Any:
         reply = self.worker.call(op, **fields)
-        state = reply.get("state")
-        if state:
-            self._done, self._won, self._steps = bool(state[0]), bool(state[1]), int(state[2])
-            if len(state) > 3:
-                self.score, self.failure, self.end_reason = state[3], state[4], state[5]
-            if len(state) > 6:
-                self._listed = list(state[6])
+        if reply.get("state"):
+            self.seen = EnvState.from_json(reply["state"])
         return _unwrap(reply)
 
     def reset(self) -> Reset:
@@ -193,17 +176,11 @@ class RemoteEnv(Env):
     def step(self, action: str) -> str:
         return self._call("step", action=str(action))
 
-    @property
-    def done(self) -> bool:
-        return self._done
+    def translate(self, action: str) -> str:
+        return str(self._call("translate", action=str(action)))
 
-    @property
-    def won(self) -> bool:
-        return self._won
-
-    @property
-    def steps(self) -> int:
-        return self._steps
+    def is_invalid(self, observation: str) -> bool:
+        return bool(self._call("is_invalid", observation=str(observation)))
 
     def close(self) -> None:
         """Close the environment in the worker; the worker itself stays for the next episode unless it is owned."""
@@ -223,21 +200,6 @@ class RemoteEnv(Env):
 
     def __repr__(self) -> str:
         return f"RemoteEnv({self.game!r}, pid={self.worker.pid}, task_type={self.task_type!r})"
-
-
-class RemoteCommandsEnv(RemoteEnv):
-    """A `RemoteEnv` whose environment lists its admissible commands (ALFWorld's), as the console reads them.
-
-    The list comes with every reply, so reading it never waits on the worker; `translate`
-    (an action into the game's grammar) asks the worker.
-    """
-
-    @property
-    def admissible_commands(self) -> list[str]:
-        return list(self._listed)
-
-    def translate(self, action: str) -> str:
-        return str(self._call("translate", action=str(action)))
 
 
 def _unwrap(reply: dict[str, Any]) -> Any:
@@ -333,7 +295,6 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False, behin
         warming.start()
         warming.join()
     env: Any = None
-    commands = False  # the opener asked for the admissible commands with every reply
     for line in inp:
         if not line.strip():
             continue
@@ -345,9 +306,7 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False, behin
                     env.close()
                 env = None
                 env = factory(request["game"], request.get("max_steps", 80))
-                commands = bool(request.get("commands")) and env.admissible_commands is not None
-                result: Any = {"name": env.name, "task_type": env.task_type, "max_steps": env.max_steps,
-                               "commands": commands}
+                result: Any = {"name": env.name, "task_type": env.task_type, "max_steps": env.max_steps}
             elif op == "reset":
                 reset = _require(env).reset()
                 result = {"instruction": reset.instruction, "observation": reset.observation, "raw": reset.raw}
@@ -355,6 +314,8 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False, behin
                 result = _require(env).step(request["action"])
             elif op == "translate":
                 result = _require(env).translate(request["action"])
+            elif op == "is_invalid":
+                result = bool(_require(env).is_invalid(request["observation"]))
             elif op == "ping":
                 result = "pong"
             elif op == "close":
@@ -367,8 +328,7 @@ def serve(factory_spec: str, inp: Any, out: Any, warm: bool | str = False, behin
         except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent as a reply
             reply = {"ok": False, "error": type(exc).__name__, "message": str(exc), "env_error": isinstance(exc, EnvError)}
         if env is not None:
-            reply["state"] = [bool(env.done), bool(env.won), int(env.steps), env.score, env.failure,
-                              env.end_reason] + ([list(env.admissible_commands or [])] if commands else [])
+            reply["state"] = env.state().to_json()  # whole: whatever the environment offers reaches the parent
         out.write((json.dumps(reply) + "\n").encode())
         out.flush()
     if env is not None:

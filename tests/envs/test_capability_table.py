@@ -34,5 +34,6 @@ def test_the_environments_page_lists_what_each_environment_offers() -> None:
 
 def test_alfworld_offers_episode_lookup_header_fields_and_warm_up_and_no_gold_paths() -> None:
     source = registry.provider("alfworld")
-    assert source.capabilities() == [Capability.EPISODE_LOOKUP, Capability.HEADER_FIELDS, Capability.WARM]
+    assert source.capabilities() == [Capability.EPISODE_LOOKUP, Capability.HEADER_FIELDS, Capability.WARM,
+                                     Capability.TYPE_TITLES, Capability.EXAMPLE_EPISODE]
     assert registry.gold_actions("alfworld:put-01") is None and source.overview() is None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from envs import make_env
-from recode_tui.setup.env_workers import RemoteCommandsEnv, RemoteEnv
+from recode_tui.setup.env_workers import RemoteEnv
 from recode_tui.setup.env_host import EnvHost
 from recode_tui.setup.usage import UsageError
 from tests.settings import episode_named
@@ -27,7 +27,7 @@ def host():
 def test_the_hosted_episode_reads_like_the_in_process_one(host):
     local = make_env("put-01", 80)
     hosted = host.make_env(episode_named("put-01"), 80)
-    assert isinstance(hosted, RemoteCommandsEnv) and not host.waiting
+    assert isinstance(hosted, RemoteEnv) and not host.waiting
     assert hosted.reset() == local.reset()
     assert hosted.admissible_commands == local.admissible_commands != []
     for action in local.walkthrough:
@@ -70,4 +70,24 @@ def test_the_host_is_started_only_for_a_hosted_environment():
     assert EnvHost.for_arguments(None, None) is not None
     assert EnvHost.for_arguments(None, "alfworld:valid_seen/3") is not None
     assert EnvHost.for_arguments("sciworld", None) is None
-    assert EnvHost.for_arguments(None, "webshop:12") is None
+    assert EnvHost.for_arguments(None, "webshop:12") is not None
+
+
+def test_a_hosted_webshop_episode_shows_the_pages_choices_reward_and_invalid_clicks_as_in_process():
+    """WebShop's page choices (listed at the console's stops) and its reward come with every reply."""
+    host = EnvHost("webshop")
+    host.start()
+    try:
+        episode = episode_named("webshop:0")
+        local, hosted = make_env(episode.ref, 30), host.make_env(episode, 30)
+        assert isinstance(hosted, RemoteEnv)
+        assert hosted.reset() == local.reset()
+        for action in ["click[nowhere]", *(episode.gold_actions() or [])]:
+            observation = hosted.step(action)
+            assert observation == local.step(action)
+            assert hosted.state() == local.state() and hosted.is_invalid(observation) == local.is_invalid(observation)
+        assert hosted.won and hosted.reward == 1.0 and hosted.choices() == []
+        local.close()
+        hosted.close()
+    finally:
+        host.close()

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from agent.eval.batch import EvalPlan, EvalReport, Evaluation, EpisodeSpec
+from agent.eval.executor import LocalExecutor
 from agent.llm.openai_client import OpenAILLM
 from agent.llm.profiles import PriceTable, Profile
 from agent.sandbox import settings
@@ -59,8 +60,8 @@ async def test_an_episode_whose_llm_never_answers_ends_at_its_wall_clock_and_the
     with OpenAICompatibleServer(never) as server:
         hung = OpenAILLM(Profile(name="local", model="local-test-model", api_key="k", base_url=server.base_url,
                                  timeout=600.0, max_retries=0), PriceTable({}))
-        evaluation = Evaluation(report, tmp_path / "out", lambda game: hung if game.id == HUNG else solving(game.id),
-                                pool_factory=lambda size: pool)
+        llm_for = lambda game, agent: hung if game.id == HUNG else solving(game.id)  # noqa: E731
+        evaluation = Evaluation(report, tmp_path / "out", LocalExecutor(report, llm_for, lambda size: pool))
         began = time.monotonic()
         try:
             await asyncio.wait_for(evaluation.run(), timeout=120)

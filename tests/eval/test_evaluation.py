@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, Evaluation, EpisodeSpec, summarize
+from agent.eval.executor import LocalExecutor
 from envs.alfworld.catalog import list_games
 from recode_tui.setup.env_workers import EnvPool
 from mockllm.scripted import ScriptedLLM, load_script
@@ -54,8 +55,9 @@ async def test_an_episode_whose_worker_dies_is_recorded_as_failed_and_the_others
         pools.append(EnvPool(size, factory="crashy:make_env", extra_path=[str(tmp_path)]))
         return pools[-1]
 
-    evaluation = Evaluation(report, tmp_path / "out", lambda game: ScriptedLLM(load_script(entries_path)),
-                            pool_factory=pool, on_result=results.append)
+    evaluation = Evaluation(report, tmp_path / "out",
+                            LocalExecutor(report, lambda game, agent: ScriptedLLM(load_script(entries_path)), pool),
+                            on_result=results.append)
     await evaluation.run()
     assert report.status == "complete" and len(results) == 4
     by_game = {r.game: r for r in report.episodes}
@@ -71,7 +73,7 @@ async def test_an_episode_whose_worker_dies_is_recorded_as_failed_and_the_others
 async def test_a_scripted_llm_without_an_answer_fails_only_its_episode(tmp_path):
     empty = ScriptedLLM([])
     report = EvalReport(EvalPlan(llm="scripted:none", games=_games("put-01"), concurrency=1))
-    await Evaluation(report, tmp_path, lambda game: empty, pool_factory=lambda n: EnvPool(n)).run()
+    await Evaluation(report, tmp_path, LocalExecutor(report, lambda game, agent: empty, EnvPool)).run()
     (result,) = report.episodes
     assert not result.success and result.reason.startswith("LLM error: the script has no answer")
     assert report.status == "complete"

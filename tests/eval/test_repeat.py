@@ -134,13 +134,15 @@ def test_resume_adds_repeats_to_a_finished_evaluation_and_refuses_fewer(tmp_path
 
 
 def test_a_sampling_model_gets_each_repeats_seed_and_a_greedy_one_the_same_request(tmp_path):
-    from agent.eval.batch import EvalPlan, EvalReport, Evaluation, EpisodeSpec
+    from agent.eval.batch import EvalPlan, EvalReport, EpisodeSpec
+    from agent.eval.executor import LocalExecutor
     from agent.llm.cache import CachedLLM, ResponseCache
+    from recode_tui.setup.env_workers import EnvPool
     from agent.llm.openai_client import OpenAILLM
     from agent.llm.profiles import Profile
 
     plan = EvalPlan(llm="profile:x", games=[EpisodeSpec("put-01", "put")], repeat=3)
-    evaluation = Evaluation(EvalReport(plan), tmp_path, lambda game: None, pool_factory=lambda size: None)
+    evaluation = LocalExecutor(EvalReport(plan), lambda game, agent: None, EnvPool)
     sampling = OpenAILLM(Profile(name="s", model="m", api_key="k", base_url="http://127.0.0.1:9/v1", temperature=0.7))
     greedy = OpenAILLM(Profile(name="g", model="m", api_key="k", base_url="http://127.0.0.1:9/v1"))
 

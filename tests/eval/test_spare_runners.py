@@ -11,6 +11,7 @@ import os
 import pytest
 
 from agent.eval.batch import EvalPlan, EvalReport, Evaluation, EpisodeSpec
+from agent.eval.executor import LocalExecutor
 from agent.sandbox import settings
 from envs.alfworld.catalog import list_games
 from recode_tui.setup.env_workers import EnvPool
@@ -51,8 +52,8 @@ async def test_every_episode_has_a_fresh_worker_and_none_outlives_the_evaluation
                 pids.setdefault(index, set()).add(runner.worker_pid)
 
     report = EvalReport(EvalPlan(llm=f"scripted:{script}", games=_games(*games), concurrency=concurrency))
-    evaluation = Evaluation(report, tmp_path / "out", lambda game: ScriptedLLM(load_script(script)),
-                            pool_factory=lambda size: EnvPool(size), on_event=watch)
+    evaluation = Evaluation(report, tmp_path / "out", LocalExecutor(
+        report, lambda game, agent: ScriptedLLM(load_script(script)), EnvPool, on_event=watch))
     await evaluation.run()
     assert report.status == "complete" and all(e.success for e in report.episodes)
     assert len(taken) == len(games) and len(set(map(id, taken))) == len(games)

@@ -3,6 +3,7 @@ front ends; a provider without them gets the documented defaults."""
 
 from __future__ import annotations
 
+import json
 from typing import Iterable
 
 import pytest
@@ -10,9 +11,10 @@ import pytest
 from agent.sessions.journal import read_journal
 from agent.sessions.replay import ReplayEnv
 from envs import registry
-from envs.base import Env, EnvError, Episode
+from envs.base import Env, EnvError, EnvState, Episode, StateView
 from envs.provider import Capability, EnvProvider
 from recode_tui.commands.cli import main
+from recode_tui.setup.env_workers import EnvWorker, RemoteEnv
 from tests import toyenv
 from tests.toyenv.world import ToyEnv, ToyProvider
 
@@ -140,15 +142,20 @@ class Full(ToyEnv):
 
 def _read(env: Env) -> tuple:
     return (env.score, env.reward, env.failure, env.end_reason, env.admissible_commands, tuple(env.score_log),
-            env.translate("go"), env.choices())
+            env.translate("go"), env.choices(), env.is_invalid("Nothing happens."))
+
+
+def full_env(episode: str, max_steps: int) -> Full:
+    """The factory an environment worker process calls (`module:function`)."""
+    return Full(episode.split(":")[-1], max_steps)
 
 
 def test_environment_capabilities_are_read_with_their_defaults():
     bare = ToyEnv("coin-1", 5)
-    assert _read(bare) == (None, None, "", "", None, (), "go", [])
+    assert _read(bare) == (None, None, "", "", None, (), "go", [], True)
     bare.abandon("over its wall clock")  # nothing to end in this process
     assert _read(Full("coin-1", 5)) == (40, 1.0, "the simulator hung", "task failed", ["look"], ((1, 0.0, 40.0),),
-                                        "GO", ["click[Buy Now]"])
+                                        "GO", ["click[Buy Now]"], True)
 
 
 def test_a_replay_reads_the_capabilities_of_the_environment_it_checks():
@@ -157,3 +164,84 @@ def test_a_replay_reads_the_capabilities_of_the_environment_it_checks():
     assert _read(replay) == _read(full) and (replay.name, replay.max_steps) == (full.name, 5)
     replay.abandon("over its wall clock")
     assert full.abandoned == "over its wall clock"
+
+
+def test_an_environment_in_a_worker_process_reads_like_the_one_it_runs(toy_env):
+    """Eval's workers and the console's early worker send the episode's whole state with each reply:
+    a score log, a reward, the page's choices reach the parent as the environment says them."""
+    worker = EnvWorker("tests.plugins.test_env_capabilities:full_env", warm=False)
+    try:
+        remote, full = RemoteEnv.open(worker, "toy:coin-1", 5), Full("coin-1", 5)
+        assert remote.reset() == full.reset()
+        for action in ("look", "fly"):
+            assert remote.step(action) == full.step(action)
+            assert (remote.state(), _read(remote)) == (full.state(), _read(full))
+        assert (remote.steps, remote.done, remote.won) == (2, False, False)
+    finally:
+        worker.close()
+
+
+class Seen(StateView):
+    """A stand-in with nothing but the record (the calls are never made here)."""
+
+    name, task_type, max_steps = "seen", None, 5
+
+    def __init__(self, seen: EnvState) -> None:
+        self.seen = seen
+
+    def reset(self):
+        raise AssertionError("not called")
+
+    def step(self, action):
+        raise AssertionError("not called")
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_stand_in_answers_every_field_of_the_state_record_from_the_record():
+    """A field added to `EnvState` must be answered by `StateView` too, or wrappers read the default."""
+    record = EnvState(done=True, won=True, steps=3, score=40.0, score_log=((1, 0.0, 40.0),), reward=0.5,
+                      end_reason="bought", failure="hung", admissible_commands=("look",), choices=("click[x]",))
+    view = Seen(record)
+    assert set(EnvState.__dataclass_fields__) == {"done", "won", "steps", "score", "score_log", "reward", "end_reason",
+                                                  "failure", "admissible_commands", "choices"}
+    read = {name: getattr(view, name) for name in EnvState.__dataclass_fields__}  # each field as a reader reads it
+    read["choices"] = view.choices()
+    assert {k: tuple(v) if isinstance(v, (list, tuple)) else v for k, v in read.items()} == record.to_json()
+    assert view.state() == record == EnvState.from_json(json.loads(json.dumps(record.to_json())))
+
+
+class Grumpy(ToyEnv):
+    """The toy world answering what it cannot do in words of its own, which only it knows mean `invalid`."""
+
+    def _do(self, command: str) -> str:
+        observation = super()._do(command)
+        return "Huh? The room does not follow." if observation == "Nothing happens." else observation
+
+    def is_invalid(self, observation: str) -> bool:
+        return observation.startswith("Huh?")
+
+
+async def test_the_invalid_breakpoint_stops_on_the_environments_own_reply(toy_env):
+    """Which reply means an action was not carried out is the environment's to say (`Env.is_invalid`)."""
+    from agent.runtime import events as ev
+    from agent.runtime.debugger import BreakpointKind, Debugger
+    from mockllm.scripted import ScriptedLLM, ScriptEntry
+    from recode_tui.setup.build import make_agent
+    from tests.settings import episode_named, run_settings
+    from tests.toyenv.agent import PURPOSE
+
+    llm = ScriptedLLM([ScriptEntry("Action: look", purpose=PURPOSE, once=True),
+                       ScriptEntry("Action: fly to the moon", purpose=PURPOSE, once=True)])
+    agent = make_agent(run_settings(agent="one-action"), episode_named("toy:coin-1"), llm,
+                       env_maker=lambda episode, steps: Grumpy(episode.episode, steps or 5))
+    debugger = Debugger(agent)
+    try:
+        debugger.toggle_breakpoint(1)
+        debugger.add_breakpoint(BreakpointKind.INVALID_ACTION)
+        stop = await debugger.step("continue")
+        assert isinstance(stop.event, ev.ObservationReceived) and stop.event.invalid
+        assert stop.event.action == "fly to the moon" and "an invalid action" in stop.reason.text
+    finally:
+        await agent.close()

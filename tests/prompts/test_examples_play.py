@@ -15,7 +15,8 @@ import re
 
 import pytest
 
-from agent.agents.recode.authoring import EXAMPLE_GAMES, parse_example, play_examples, split_examples
+from envs import registry
+from agent.agents.recode.authoring import parse_example, play_examples, split_examples
 from agent.agents.recode.prompt import PAPER_PROMPTS
 from agent.runtime.code import parse_answer
 from agent.runtime.prompts import PromptSet
@@ -85,7 +86,8 @@ async def test_the_workspace_game_of_each_type_is_won_and_the_paper_examples_wer
     paper = PromptSet(PAPER_PROMPTS)
     old_losses = []
     for task_type in TASK_TYPES:
-        game = EXAMPLE_GAMES[task_type]
+        game = registry.provider("alfworld").example_episode(task_type)
+        assert game is not None
         assert game.startswith(task_type + "-")
         assert (await play_examples(examples_text(task_type), game)).won
     for game in ("clean-01", "cool-01", "examine-03", "puttwo-02"):

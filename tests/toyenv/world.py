@@ -136,6 +136,9 @@ class ToyEnv(Env):
             return f"You put the {thing} in/on the {place}."
         return NOTHING
 
+    def is_invalid(self, observation: str) -> bool:
+        return observation == NOTHING
+
     @property
     def done(self) -> bool:
         return self._won or self._steps >= self.max_steps

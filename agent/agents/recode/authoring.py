@@ -66,7 +66,7 @@ from agent.llm import Completion, LLMError, Purpose, StubContext, Usage
 from agent.runtime.prompts import PromptSet
 
 __all__ = [
-    "ALLOWED_IMPORTS", "BUILTINS", "EXAMPLE_GAMES", "EXPAND_TEMPLATE", "HELPERS", "PART_NAMES", "DraftPromptSet",
+    "ALLOWED_IMPORTS", "BUILTINS", "EXPAND_TEMPLATE", "HELPERS", "PART_NAMES", "DraftPromptSet",
     "Example", "ExampleCheck", "ExampleFormatError", "ExamplePlay", "ExamplesLLM", "PromptSetError",
     "RenderedPrompt", "answer_code", "answer_diff", "answer_problems", "check_example", "check_examples_text",
     "check_summary", "context_from_prompt", "default_set_name", "editable_files", "examples_file", "is_bundled",
@@ -76,19 +76,6 @@ __all__ = [
 
 
 # -- playing the examples: each one is a piece of a plan ---------------------------------------
-
-# A bundled game per task type for the workspace's check: one whose layout trips a
-# plan that forgets what it saw (examine: the lamp is seen during the object search;
-# puttwo: the second object must be searched for after the first was placed).
-EXAMPLE_GAMES: dict[str, str] = {
-    "put": "put-01",
-    "clean": "clean-01",
-    "heat": "heat-01",
-    "cool": "cool-01",
-    "examine": "examine-01",
-    "puttwo": "puttwo-01",
-}
-
 
 def _same_code(code: str) -> str:
     return re.sub(r"\s+", "", code)

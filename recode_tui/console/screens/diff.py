@@ -23,7 +23,7 @@ from textual.widgets.option_list import Option
 
 from agent.eval.rundiff import EvalDiff, RunDiff
 from agent.runtime.safe_text import for_terminal
-from recode_tui.commands.diff import parting
+from recode_tui.setup.diffs import parting
 from recode_tui.console.screens.diff_text import node_lines, node_side, step_lines, step_side
 from recode_tui.console.widgets.diff_rows import DiffRows
 

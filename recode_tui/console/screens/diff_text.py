@@ -14,7 +14,7 @@ from rich.text import Text
 from agent.agents import status_words
 from agent.eval.rundiff import Call, NodeRow, Run, RunDiff, Step, StepRow
 from agent.runtime.safe_text import for_terminal
-from recode_tui.commands.diff import node_text, one_line, step_text
+from recode_tui.setup.diffs import node_text, one_line, step_text
 from recode_tui.console.widgets.diff_rows import Line
 
 LOG_LINES = 8  # env log lines shown above the selected step

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.app import App
 
 from agent.eval.rundiff import EvalDiff, RunDiff
-from recode_tui.commands.diff import load_diff
+from recode_tui.setup.diffs import load_diff
 from recode_tui.console.screens.diff import DiffScreen, EvalDiffScreen
 
 

@@ -25,7 +25,6 @@ from textual.widgets import Footer, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from agent.agents.recode.authoring import (
-    EXAMPLE_GAMES,
     DraftPromptSet,
     ExamplePlay,
     ExampleCheck,
@@ -43,6 +42,7 @@ from agent.agents.recode.authoring import (
 from agent.llm import LLM, LLMError, StubContext
 from agent.llm.tokens import TokenCounter, model_of
 from agent.runtime.prompts import PromptSet
+from envs import registry
 from recode_tui.console.widgets.answer_editor import cursor_blink_of
 from recode_tui.console.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
 from recode_tui.console.workspace.counts import token_table
@@ -232,7 +232,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
     @work(exclusive=True, group="play-examples")
     async def play_edited_examples(self, relative: str, text: str) -> None:
         """Play an edited examples file as a plan on a bundled game of its type, off the UI thread."""
-        episode_ref = EXAMPLE_GAMES.get(Path(relative).stem)
+        episode_ref = registry.provider(self.target.env_name).example_episode(Path(relative).stem)
         if episode_ref is None:
             return
         self.plays[relative] = None
