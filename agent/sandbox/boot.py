@@ -18,7 +18,7 @@ from typing import Any
 from agent.sandbox.audit import audit_hook, freeze_shared_classes, remove_unaudited_calls, shared_objects
 from agent.sandbox.isolation import isolate
 from agent.sandbox.kernel import WallError, load_seccomp, restrict_files
-from agent.sandbox.limits import set_memory_limit
+from agent.sandbox.limits import set_kernel_budgets, set_memory_limit
 from agent.sandbox.worker import Worker
 
 
@@ -76,6 +76,7 @@ def main(config_text: str = "{}") -> None:
     if config.get("isolate", not worker.trusted):
         isolation = isolate(config.get("workdir"), own_namespaces=bool(config.get("namespaces")),
                             fallback=bool(config.get("fallback_isolation", True)))
+        isolation += set_kernel_budgets()
         try:
             isolation += raise_walls(config)
         except WallError as exc:  # never run node code behind fewer walls than the parent asked for

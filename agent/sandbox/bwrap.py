@@ -20,9 +20,10 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from agent.sandbox.budgets import WORKDIR_BYTES
+
 SANDBOX_ROOT = "/recode"  # where the worker's project modules appear inside
 SANDBOX_WORKDIR = "/work"
-WORKDIR_BYTES = 64 * 1024 * 1024  # the tmpfs a worker may fill (it is memory)
 SANDBOX_UID = 65534
 _PROJECT = Path(__file__).resolve().parents[2]
 # The project files the worker imports (agent.sandbox.boot and what it needs); a test checks the list.

@@ -21,6 +21,8 @@ from agent.runtime.runner import NodeOutcome
 from agent.sandbox.walls import WALLS, SandboxPolicy, missing_walls
 
 ATTEMPTS = ("read", "write", "connect", "exec", "signal", "environ")
+EXEC_PROBE = ["python", "-S", "-c", "raise SystemExit(42)"]
+EXEC_STATUS = "exited (status 42)"  # how the parent reports a worker replaced by EXEC_PROBE
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,10 @@ def _attack(secret: str, folder: str, port: int, parent: int) -> dict[str, str]:
         "read": f"got = bool(open({secret!r}).read())",
         "write": f"open({folder!r} + '/planted', 'w').write('x')\ngot = True",
         "connect": f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=1)\ngot = True",
-        "exec": "import subprocess\ngot = subprocess.run(['/bin/sh', '-c', 'exit 7']).returncode == 7",
+        # A shell where there is one; else the one program every wall lets the worker see, its interpreter
+        # (exit 42 is a worker that ran a program in its own place).
+        "exec": ("import os, subprocess, sys\ntry:\n    got = subprocess.run(['/bin/sh', '-c', 'exit 7']).returncode == 7\n"
+                 f"except OSError:\n    got = False\nif not got:\n    os.execv(sys.executable, {EXEC_PROBE!r})"),
         "signal": f"import os\nos.kill({parent}, 0)\ngot = True",
         "environ": f"got = bool(open('/proc/{parent}/environ', 'rb').read())",
     }
@@ -56,7 +61,8 @@ async def _try(policy: SandboxPolicy, attacks: dict[str, str]) -> dict[str, str]
             while not isinstance(message := await runner.next_message(), NodeOutcome):
                 runner.answer("")
             values = {v.name: v.summary for v in await runner.variables()}
-            results[name] = "ESCAPED" if values.get("got") == "True" else "held"
+            ran = values.get("got") == "True" or EXEC_STATUS in message.error
+            results[name] = "ESCAPED" if ran else "held"
     finally:
         await runner.close()
     return results

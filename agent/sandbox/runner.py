@@ -138,8 +138,9 @@ class SandboxRunner:
         return self._signal_pid if self._proc is not None and self._proc.returncode is None else None
 
     def check(self, code: str) -> str | None:
-        """The static checks' refusal reason for `code` (None when trusted)."""
-        if self.trusted:
+        """The static checks' refusal reason for `code` (None when trusted, or with the Python layers off:
+        `RECODE_SANDBOX_LAYERS=os` leaves node code to the kernel's walls alone, the parent's check included)."""
+        if self.trusted or not self.policy.python_layers:
             return None
         imported = self.imported_names
         return check_code(code, frozenset(self._kept.summaries) | imported, self.helper_names, imported_names=imported)

@@ -35,7 +35,50 @@ def attacks(targets: dict[str, object]) -> dict[str, str]:
         "signal the parent": f"import os, signal\nos.kill({parent}, signal.SIGUSR1)\ngot = 'sent'",
         "read the parent's environ": f"got = open('/proc/{parent}/environ', 'rb').read().decode('latin-1')",
         "read the parent's memory": f"got = open('/proc/{parent}/mem', 'rb').read(16)",
+        "exec the interpreter": f"import os, sys\nos.execv(sys.executable, ['python', '-S', '-c', 'raise SystemExit(42)'])",
+        **budget_attacks(),
     }
+
+
+SHARED_BYTES = 768 * 1024 * 1024  # more shared memory than the worker's whole budget (512 MiB)
+CHUNK = 128 * 1024 * 1024  # SysV segments attached one at a time, each under RLIMIT_AS, then detached
+LIBC = "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+
+
+def budget_attacks() -> dict[str, str]:
+    """Node code that spends memory outside every limit, or the user's shared kernel quotas."""
+    return {
+        "memfd_create and fallocate": (
+            f"import os\nfd = os.memfd_create('hog')\nos.posix_fallocate(fd, 0, {SHARED_BYTES})\ngot = 'memfd'"),
+        "SysV shared memory, attached then detached": (
+            LIBC + "libc.shmat.restype = ctypes.c_void_p\nsegments = []\n"
+            f"for _ in range({SHARED_BYTES // CHUNK}):\n"
+            f"    key = libc.shmget(0, ctypes.c_size_t({CHUNK}), 0o1600)\n"
+            "    if key < 0:\n        break\n"
+            "    address = libc.shmat(key, None, 0)\n"
+            f"    ctypes.memset(address, 1, {CHUNK})\n"
+            "    libc.shmdt(ctypes.c_void_p(address))\n    segments.append(key)\n"
+            "got = len(segments) or None"),
+        "a POSIX message queue": (
+            LIBC + "q = libc.mq_open(b'/recode-hog', os.O_CREAT | os.O_RDWR, 0o600, None)\n"
+            "got = 'queue' if q >= 0 else None"),
+        "an inotify instance": LIBC + "fd = libc.inotify_init1(0)\ngot = 'inotify' if fd >= 0 else None",
+        "a POSIX timer (a queued-signal slot)": (
+            LIBC + "timer = ctypes.c_void_p()\n"
+            "got = 'timer' if libc.timer_create(1, None, ctypes.byref(timer)) == 0 else None"),
+        "the user's queued signals": (
+            "import resource\nsoft, hard = resource.getrlimit(resource.RLIMIT_SIGPENDING)\n"
+            "got = None if hard != resource.RLIM_INFINITY and hard <= 64 else hard"),
+    }
+
+
+def shared_memory_bytes() -> int:
+    """The host's shared memory in use (tmpfs, memfd and SysV shm pages): what no RLIMIT_AS counts."""
+    with open("/proc/meminfo") as meminfo:
+        for line in meminfo:
+            if line.startswith("Shmem:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 async def run_battery(targets: dict[str, object]) -> dict[str, object]:
@@ -46,6 +89,7 @@ async def run_battery(targets: dict[str, object]) -> dict[str, object]:
     signal.signal(signal.SIGUSR1, lambda signum, frame: signalled.append(signum))
     runner = SandboxRunner(node_timeout=5.0, memory_mb=512)
     results: dict[str, object] = {}
+    shared_before = shared_memory_bytes()
     try:
         for name, code in attacks(targets).items():
             body = "".join(f"    {line}\n" for line in code.splitlines())
@@ -58,6 +102,9 @@ async def run_battery(targets: dict[str, object]) -> dict[str, object]:
             results[name] = "held" if got == "None" and outcome.status == "completed" else \
                 f"ESCAPED: {got[:80]} ({outcome.status} {outcome.error})"
         results["walls"] = list(runner.isolation)
+        # measured while the worker lives: what it allocated would still be held
+        results["host shared memory grew (MiB)"] = (shared_memory_bytes() - shared_before) / 2**20
+        results["the parent's check refuses import os"] = runner.check("import os\nos.listdir('.')")
     finally:
         await runner.close()
     await asyncio.sleep(0.2)  # a signal sent by node code would have arrived by now
