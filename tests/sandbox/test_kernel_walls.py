@@ -262,6 +262,25 @@ async def test_no_program_runs_behind_one_wall(wall, open_tmp):
     assert not marker.exists()
 
 
+@pytest.mark.parametrize("wall", ["landlock", "seccomp"])
+async def test_the_worker_cannot_exec_even_its_own_interpreter_behind_one_wall(wall):
+    """The namespaces alone cannot stop this (bwrap execs the interpreter, so it is there): `recode-tui sandbox` says so."""
+    _require_walls()
+    code = "import os, sys\nos.execv(sys.executable, ['python', '-S', '-c', 'raise SystemExit(42)'])"
+    assert await _attempt(_only(wall), code) == "None"
+
+
+async def test_no_file_the_worker_writes_grows_past_its_budget_outside_the_namespaces():
+    """Behind Landlock alone the working folder is on the host's disk: RLIMIT_FSIZE bounds each file."""
+    _require_walls()
+    from agent.sandbox.budgets import FILE_BYTES
+
+    megabytes = FILE_BYTES // 2**20 + 16
+    code = ("with open('big', 'wb') as f:\n"
+            f"    for _ in range({megabytes}):\n        f.write(bytes(2**20))\ngot = 'wrote'")
+    assert await _attempt(_only("landlock"), code) == "None"
+
+
 @pytest.mark.parametrize("wall", ["namespaces", "landlock", "seccomp"])
 async def test_the_parent_cannot_be_signalled_behind_one_wall(wall):
     _require_walls()

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from agent.sandbox.probe import ATTEMPTS
+
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel walls are Linux's")
 
@@ -27,6 +29,9 @@ def test_sandbox_prints_each_wall_shown_by_real_attempts():
     rows = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines()[3:] if line.strip()}
     assert rows["all"][:2] == ["walls", "yes"] and set(rows["all"][2:]) == {"held"}, done.stdout
     assert rows["seccomp"][0] == "yes" and "ESCAPED" in rows["seccomp"]  # reading files is not seccomp's job
+    exec_column = 1 + ATTEMPTS.index("exec")
+    # the namespaces hold the worker's interpreter, which it can exec in its own place; Landlock grants no exec
+    assert rows["namespaces"][exec_column] == "ESCAPED" and rows["landlock"][exec_column] == "held", done.stdout
     assert max(map(len, done.stdout.splitlines())) <= 80
 
 
