@@ -20,7 +20,7 @@ SIGNALS_QUEUED = 16
 
 # -- what the parent accepts from the worker ----------------------------------------------
 
-NAME_CHARS = 200  # a variable's name as the parent keeps it
+NAME_CHARS = 1_000  # a variable's name as the parent keeps it (longer ones are cut, consistently)
 TYPE_CHARS = 400  # its inferred type (a union of a few element types)
 SUMMARY_CHARS = 400  # its summary (an honest worker writes at most 120 characters and a cut marker)
 ERROR_CHARS = 4_000  # a node's error (an honest worker cuts at 2,000)

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from agent.runtime.tempdirs import owned_tempdir
 from agent.sandbox import bwrap
 from agent.sandbox.isolation import worker_ids
-from agent.sandbox.protocol import HEADER, MAX_FRAME, MAX_READY_FRAME, decode_reply, encode_request
+from agent.sandbox.protocol import FRAME_BYTES, HEADER, MAX_FRAME, MAX_READY_FRAME, decode_reply, encode_request
 from agent.sandbox.seeds import WORKER_HASH_SEED
 
 _ROOT = str(Path(__file__).resolve().parents[2])
@@ -214,6 +214,17 @@ def killpg(pid: int) -> None:
             pass
 
 
+def hold(pid: int, held: bool) -> None:
+    """Stop (`held`) or continue the worker: a stopped worker uses no CPU, whatever its code left running.
+
+    The worker alone (under bwrap: not bwrap, which must still see it die and exit).
+    """
+    try:
+        os.kill(pid, signal.SIGSTOP if held else signal.SIGCONT)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def send_signal(proc: asyncio.subprocess.Process | None, signum: int, pid: int = 0) -> bool:
     """Signal a live worker (at `pid` when it is not the process started: under bwrap); False when there is none."""
     if proc is None or proc.returncode is not None:
@@ -275,7 +286,9 @@ async def _read_frame(proc: asyncio.subprocess.Process, kill_reason: KillReason,
             raise WorkerGone(f"worker sent an oversized message ({size} bytes where at most "
                              f"{min(max_size, MAX_FRAME)} may come)")
         payload = await proc.stdout.readexactly(size)
-        return decode_reply(payload)
+        message = decode_reply(payload)
+        message[FRAME_BYTES] = size  # counted against the node's total (`node_frames`)
+        return message
     except asyncio.IncompleteReadError:
         raise WorkerGone(await death_reason(proc, kill_reason)) from None
     except (ValueError, UnicodeDecodeError) as exc:

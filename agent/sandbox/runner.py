@@ -6,7 +6,10 @@ code is a request that `next_message` hands to the parent as an `ActionRequest`,
 
 Time: each node gets `node_timeout` seconds of worker time; the clock stops
 while the parent holds a request (stepping the environment, sitting at a
-breakpoint, serving a helper). On a timeout, a crash (memory, CPU, a signal)
+breakpoint, serving a helper). Whenever the parent has the turn (between nodes,
+at a `run()`) the worker is stopped (SIGSTOP) and continued
+with the next request, so code that keeps running after it reported its end
+(a signal handler, a forged outcome) gets no CPU outside a node's limit. On a timeout, a crash (memory, CPU, a signal)
 or an interrupt that does not stop the code, the worker's process group is
 killed, a fresh worker starts and gets the namespace back from the last snapshot: the old
 worker's pickled bytes, which the parent stores (at most `MAX_SNAPSHOT_BYTES`) and forwards
@@ -33,10 +36,11 @@ from agent.runtime.events import VariableChange
 from agent.runtime.runner import OUTCOME_STATUSES, ActionRequest, NodeOutcome, RunnerMessage
 from agent.runtime.varlist import VariableSummary
 from agent.sandbox import process
+from agent.sandbox.budgets import ERROR_CHARS, NAME_CHARS, PROMPT_LINE_CHARS, TEXT_CHARS, TYPE_CHARS, clip
 from agent.sandbox.checks import check_code
 from agent.sandbox.clock import NodeClock
 from agent.sandbox.isolation import parent_guard
-from agent.sandbox.kept import KeptNamespace, changes_of, diff
+from agent.sandbox.kept import KeptNamespace, changes_of, diff, summaries_of
 from agent.sandbox.node_frames import NodeWatch
 from agent.sandbox.process import WORKDIR_PREFIX, WorkerGone, killpg
 from agent.sandbox.protocol import MAX_FRAME, helper_reply, reply_mismatch
@@ -102,6 +106,7 @@ class SandboxRunner:
         self.isolation: tuple[str, ...] = ()  # what the worker's platform let it apply (layer 4)
         self._proc: asyncio.subprocess.Process | None = None
         self._signal_pid = 0  # where the worker's signals go (under bwrap: the worker, not bwrap)
+        self._held = False  # the worker's process group is stopped while the parent has the turn
         self._lock = asyncio.Lock()
         self._state = _IDLE
         self._kept = KeptNamespace()  # the namespace's summaries and last snapshot
@@ -149,6 +154,7 @@ class SandboxRunner:
         """Start the worker now instead of at the first request."""
         async with self._lock:
             await self._ensure_worker()
+            self._hold()
 
     def interrupt(self) -> None:
         """Stop the running node: SIGINT first, kill and restore after a grace period.
@@ -259,6 +265,7 @@ class SandboxRunner:
                 kind = message["t"]
                 if kind == "action":
                     self._state = _WAITING
+                    self._hold()
                     return ActionRequest(str(message["action"]), int(message.get("line", 0) or 0))
                 if kind == "call":
                     await self._serve_helper(message)
@@ -287,7 +294,7 @@ class SandboxRunner:
     async def bind_expressions(self, bindings: dict[str, str]) -> tuple[VariableChange, ...]:
         reply, changes = await self._request({"op": "bind", "bindings": dict(bindings)}, self.node_timeout)
         if reply.get("error"):
-            raise SandboxError(str(reply["error"]))
+            raise SandboxError(clip(str(reply["error"]), ERROR_CHARS))
         return changes
 
     # -- CodeInspection --------------------------------------------------------
@@ -295,18 +302,22 @@ class SandboxRunner:
     async def variables(self) -> list[VariableSummary]:
         if self._state == _WAITING:
             reply, _ = await self._request({"op": "vars"}, timeout=self.node_timeout)
-            return [VariableSummary(*item) for item in reply["items"]]
+            try:
+                return summaries_of(reply["items"])
+            except ValueError as exc:
+                raise SandboxError(f"worker sent a malformed message ({exc})") from None
         return list(self._kept.summaries.values())
 
     async def full_value(self, name: str) -> str:
         if self._state == _RUNNING:
             return f"<{name}: the node is running>"
         reply, _ = await self._request({"op": "full", "name": name}, timeout=self.node_timeout)
-        return str(reply.get("text", ""))
+        return clip(str(reply.get("text", "")), TEXT_CHARS)
 
     async def prompt_lines(self, names: list[str]) -> list[str]:
+        """One line a name asked for, at most, each clipped: what the worker says goes into prompts and the journal."""
         reply, _ = await self._request({"op": "lines", "names": list(names)}, timeout=self.node_timeout)
-        return [str(line) for line in reply["lines"]]
+        return [clip(str(line), PROMPT_LINE_CHARS) for line in reply["lines"][:len(set(names))]]
 
     async def names(self) -> frozenset[str]:
         return frozenset(self._kept.summaries) | self.helper_names | self.imported_names
@@ -317,11 +328,11 @@ class SandboxRunner:
 
     async def evaluate(self, expression: str) -> tuple[str, str]:
         reply, _ = await self._request({"op": "eval", "expr": expression}, timeout=self.node_timeout)
-        return str(reply["type"]), str(reply["summary"])
+        return clip(str(reply["type"]), TYPE_CHARS), clip(str(reply["summary"]), TEXT_CHARS)
 
     async def execute(self, code: str) -> tuple[str, tuple[VariableChange, ...]]:
         reply, changes = await self._request({"op": "stmt", "code": code}, self.node_timeout)
-        return str(reply.get("value", "")), changes
+        return clip(str(reply.get("value", "")), TEXT_CHARS), changes
 
     async def close(self) -> None:
         self._cancel_escalation()
@@ -329,6 +340,7 @@ class SandboxRunner:
         self._state = _IDLE
         if proc is None:
             return
+        self._release()  # asked to shut down, it must be able to
         await process.shut_down(proc)
         self._workdir.remove()
 
@@ -345,6 +357,7 @@ class SandboxRunner:
         except (WorkerGone, WallsMissing) as exc:
             raise SandboxError(str(exc)) from None
         self._proc, self._signal_pid, self.isolation = started.proc, started.signal_pid, started.isolation
+        self._held = False
         return started.proc
 
     async def _ensure_worker(self) -> None:
@@ -382,7 +395,11 @@ class SandboxRunner:
         if reply["t"] != "restored":
             self._kill("restore failed")
             raise SandboxError(f"the new worker answered {reply['t']!r} to a restore")
-        lost = self._kept.restored(reply, lost)
+        try:
+            lost = self._kept.restored(reply, lost)
+        except ValueError as exc:
+            self._kill("restore failed")
+            raise SandboxError(f"the new worker sent a malformed restore ({exc})") from None
         self.restarts += 1
         self.last_restart_seconds = time.perf_counter() - began
         return lost
@@ -407,6 +424,7 @@ class SandboxRunner:
             return NodeOutcome("error", self._node.output.text(), f"{reason}; {exc}", seconds=self._clock.busy)
         finally:
             self._kill_reason = ""
+        self._hold()
         if lost:
             reason += f" (not restored: {', '.join(lost)})"
         return NodeOutcome("error", self._node.output.text(), reason, changes=diff(before, self._kept.summaries),
@@ -414,11 +432,12 @@ class SandboxRunner:
 
     def _finish_node(self, message: dict[str, Any]) -> NodeOutcome:
         self._state = _IDLE
+        self._hold()
         self._cancel_escalation()
         changes = self._kept.apply(message)
         status = OUTCOME_STATUSES.get(str(message.get("status", "error")), "error")
-        return NodeOutcome(status, self._node.output.text(), str(message.get("error", "")),
-                           str(message.get("stub_name", "")), changes, seconds=self._clock.busy,
+        return NodeOutcome(status, self._node.output.text(), clip(str(message.get("error", "")), ERROR_CHARS),
+                           clip(str(message.get("stub_name", "")), NAME_CHARS), changes, seconds=self._clock.busy,
                            restore_seconds=self._restore_seconds)
 
     async def _serve_helper(self, message: dict[str, Any]) -> None:
@@ -428,7 +447,19 @@ class SandboxRunner:
     # -- framing -------------------------------------------------------------------
 
     def _write(self, message: dict[str, Any]) -> None:
+        self._release()
         process.write(self._proc, message)
+
+    def _hold(self) -> None:
+        """The parent has the turn: stop the worker until the next request."""
+        if self._proc is not None and self._proc.returncode is None and not self._held:
+            process.hold(self._signal_pid, True)
+            self._held = True
+
+    def _release(self) -> None:
+        if self._held and self._proc is not None:
+            process.hold(self._signal_pid, False)
+        self._held = False
 
     async def _drain(self) -> None:
         await process.drain(self._proc)
@@ -455,6 +486,7 @@ class SandboxRunner:
                 if mismatch:
                     raise WorkerGone(mismatch)
                 changes = self._take_changes(reply) if message["op"] in ("set", "bind", "stmt") else ()
+                self._hold()
             except (asyncio.TimeoutError, WorkerGone) as exc:
                 reason = _reason(exc, timeout)
                 waiting = self._state == _WAITING
@@ -465,7 +497,7 @@ class SandboxRunner:
                     await self._recover()
                 raise SandboxError(reason) from None
         if reply.get("t") == "fail":
-            raise SandboxError(str(reply.get("error", "failed")))
+            raise SandboxError(clip(str(reply.get("error", "failed")), ERROR_CHARS))
         return reply, changes
 
     def _take_changes(self, reply: dict[str, Any]) -> Changes:
