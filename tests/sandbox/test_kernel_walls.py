@@ -27,6 +27,7 @@ import pytest
 from agent.runtime.runner import NodeOutcome
 from agent.sandbox import SandboxRunner
 from agent.sandbox.walls import SandboxPolicy, missing_walls
+from tests.sandbox.test_process import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 BATTERY = Path(__file__).with_name("hostile_battery.py")
@@ -302,3 +303,32 @@ async def test_inside_the_namespaces_the_parents_proc_files_do_not_exist(monkeyp
     code = f"got = open('/proc/{os.getpid()}/environ', 'rb').read().decode('latin-1')"
     assert await _attempt(_only("namespaces"), code) == "None"
     assert await _attempt(_only("namespaces"), "import os\ngot = sorted(os.listdir('/proc'))[:3]") != "None"
+
+
+# -- budgets between nodes ----------------------------------------------------------------------
+
+
+def _process_state(pid: int) -> str:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat[stat.rfind(")") + 2:].split()[0]
+
+
+async def test_between_nodes_the_worker_gets_no_cpu_whatever_its_code_left_running():
+    """Code with the layers off leaves a busy signal handler behind; the parent stops the worker until it asks again."""
+    _require_walls()
+    runner = SandboxRunner(node_timeout=1.0, memory_mb=512, policy=SandboxPolicy(python_layers=False))
+    try:
+        await runner.start("import signal\nsignal.signal(signal.SIGALRM, lambda *a: [0 for _ in iter(int, 1)])\n"
+                           "signal.setitimer(signal.ITIMER_REAL, 30)")
+        outcome = await runner.next_message()
+        assert isinstance(outcome, NodeOutcome) and outcome.status == "completed", outcome
+        pid = runner.worker_pid
+        assert pid is not None
+        await wait_until(lambda: _process_state(pid) == "T")  # stopped: no CPU while the parent has the turn
+        await runner.full_value("nothing")  # a request continues it; its reply stops it again
+        await wait_until(lambda: _process_state(pid) == "T")
+        await runner.start("x = 1")
+        outcome = await runner.next_message()
+        assert isinstance(outcome, NodeOutcome) and outcome.status == "completed", outcome
+    finally:
+        await runner.close()
