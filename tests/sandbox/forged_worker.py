@@ -145,7 +145,7 @@ MISCHIEF = {
 }
 # Mischief that changes the namespace this worker reports.
 NAMESPACE_MISCHIEF = {"huge summaries": huge_summaries, "many variables": many_variables}
-FORGED_LINE = "- x (str): " + "z" * MIB  # what this worker answers to a `lines` request, 64 times
+FORGED_LINE = "- x (str): " + "z" * MIB  # what this worker answers to a `lines` request, 16 times
 
 
 def snapshot(values: dict) -> dict:
@@ -185,7 +185,7 @@ def main() -> None:
             items = [[name, "str", repr(pickle.loads(blob))] for name, blob in request["items"]]
             send({"t": "restored", "items": items, "lost": []})
         elif op == "lines":
-            send({"t": "lines", "lines": [FORGED_LINE] * 64})
+            send({"t": "lines", "lines": [FORGED_LINE] * 16})
         elif op in ("answer", "reply", "interrupt"):
             continue
         else:

@@ -15,6 +15,10 @@ import json
 import os
 import signal
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.sandbox import SandboxRunner
 
 
 def attacks(targets: dict[str, object]) -> dict[str, str]:
@@ -72,6 +76,16 @@ def budget_attacks() -> dict[str, str]:
     }
 
 
+# What a distribution's /usr holds beside its Python: none of it is the interpreter's.
+USR_BEYOND_THE_INTERPRETER = ("/usr/local/etc", "/usr/local/bin", "/usr/local/lib", "/usr/src", "/usr/share",
+                              "/usr/include", "/usr/lib/python3/dist-packages", "/usr/bin/sh")
+
+
+def usr_attack() -> str:
+    """Node code that lists which of those the worker sees (run by a distribution's Python)."""
+    return f"import os\ngot = [p for p in {USR_BEYOND_THE_INTERPRETER!r} if os.path.exists(p)] or None"
+
+
 def shared_memory_bytes() -> int:
     """The host's shared memory in use (tmpfs, memfd and SysV shm pages): what no RLIMIT_AS counts."""
     with open("/proc/meminfo") as meminfo:
@@ -81,8 +95,22 @@ def shared_memory_bytes() -> int:
     return 0
 
 
-async def run_battery(targets: dict[str, object]) -> dict[str, object]:
+async def attempt(runner: "SandboxRunner", code: str) -> str:
+    """Run one attempt as node code: "held", or "ESCAPED: " and what it reached."""
     from agent.runtime.runner import NodeOutcome
+
+    body = "".join(f"    {line}\n" for line in code.splitlines())
+    await runner.start(f"got = None\ntry:\n{body}except BaseException as exc:\n"
+                       "    got = None\n    why = type(exc).__name__")
+    while not isinstance(outcome := await runner.next_message(), NodeOutcome):
+        runner.answer("")
+    values = {v.name: v.summary for v in await runner.variables()}
+    got = values.get("got", "None")
+    return "held" if got == "None" and outcome.status == "completed" else \
+        f"ESCAPED: {got[:200]} ({outcome.status} {outcome.error})"
+
+
+async def run_battery(targets: dict[str, object]) -> dict[str, object]:
     from agent.sandbox import SandboxRunner
 
     signalled: list[int] = []
@@ -92,21 +120,20 @@ async def run_battery(targets: dict[str, object]) -> dict[str, object]:
     shared_before = shared_memory_bytes()
     try:
         for name, code in attacks(targets).items():
-            body = "".join(f"    {line}\n" for line in code.splitlines())
-            await runner.start(f"got = None\ntry:\n{body}except BaseException as exc:\n"
-                               "    got = None\n    why = type(exc).__name__")
-            while not isinstance(outcome := await runner.next_message(), NodeOutcome):
-                runner.answer("")
-            values = {v.name: v.summary for v in await runner.variables()}
-            got = values.get("got", "None")
-            results[name] = "held" if got == "None" and outcome.status == "completed" else \
-                f"ESCAPED: {got[:80]} ({outcome.status} {outcome.error})"
+            results[name] = await attempt(runner, code)
         results["walls"] = list(runner.isolation)
         # measured while the worker lives: what it allocated would still be held
         results["host shared memory grew (MiB)"] = (shared_memory_bytes() - shared_before) / 2**20
         results["the parent's check refuses import os"] = runner.check("import os\nos.listdir('.')")
     finally:
         await runner.close()
+    distribution = str(targets.get("distribution_python") or "")
+    if distribution:  # the worker's root holds what that interpreter needs, not all of /usr
+        runner = SandboxRunner(node_timeout=5.0, memory_mb=512, python=distribution)
+        try:
+            results["a distribution Python's /usr"] = await attempt(runner, usr_attack())
+        finally:
+            await runner.close()
     await asyncio.sleep(0.2)  # a signal sent by node code would have arrived by now
     results["parent signalled"] = bool(signalled)
     results["uid"] = os.getuid()

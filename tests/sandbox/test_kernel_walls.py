@@ -72,6 +72,8 @@ def _check(results: dict[str, object], world: dict[str, object]) -> None:
     assert not escaped, escaped
     assert float(str(results["host shared memory grew (MiB)"])) <= SHARED_MEMORY_MARGIN_MIB, results
     assert results["the parent's check refuses import os"] is None  # RECODE_SANDBOX_LAYERS=os: the walls alone
+    if _distribution_python():
+        assert results["a distribution Python's /usr"] == "held"
     assert results["parent signalled"] is False
     for name in ("planted", "shell-ran", "exec-ran"):
         assert not (Path(str(world["shared"])) / name).exists(), name
@@ -85,13 +87,23 @@ def _battery_env(home: str) -> dict[str, str]:
             "RECODE_TEST_SECRET": SECRET, "LANG": "C.UTF-8"}
 
 
+def _distribution_python() -> str:
+    """A Python installed by the distribution in /usr, if this machine has one ('' if not)."""
+    for candidate in ("/usr/bin/python3",):
+        real = os.path.realpath(candidate)
+        if os.path.isfile(real) and real.startswith("/usr/") and \
+                subprocess.run([real, "-c", "import sys; assert sys.version_info >= (3, 10)"]).returncode == 0:
+            return real
+    return ""
+
+
 def _run_battery(argv_prefix: list[str], python: str, script: str, world: dict[str, object],
                  path: list[str]) -> dict[str, object]:
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen()
         listener.settimeout(0)
-        targets = dict(world, port=listener.getsockname()[1], path=path)
+        targets = dict(world, port=listener.getsockname()[1], path=path, distribution_python=_distribution_python())
         done = subprocess.run([*argv_prefix, python, "-I", script, json.dumps(targets)],
                               capture_output=True, text=True, timeout=240, env=_battery_env(str(world["home"])))
         try:
