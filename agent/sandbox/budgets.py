@@ -18,6 +18,13 @@ FILE_BYTES = WORKDIR_BYTES  # RLIMIT_FSIZE: no file the worker writes grows past
 # every process of theirs; the worker needs none queued (the parent's SIGINT/SIGUSR1 are not counted).
 SIGNALS_QUEUED = 16
 
+
+
+def cgroup_bytes(memory_mb: int) -> int:
+    """A worker's cgroup `memory.max` where one holds: its address-space limit and its private tmpfs."""
+    return memory_mb * 1024 * 1024 + WORKDIR_BYTES
+
+
 # -- what the parent accepts from the worker ----------------------------------------------
 
 NAME_CHARS = 1_000  # a variable's name as the parent keeps it (longer ones are cut, consistently)

@@ -5,7 +5,8 @@ with the Python-level layers off (what the walls must stop on their own) and
 tries what an escape would: read and write a file of the user's outside its
 folder, connect to a listener on loopback, start a shell, signal the parent and
 read the parent's environment. A wall is reported by what happened, not by
-what was configured.
+what was configured. A last line says which budget keeps the worker's memory
+here (a cgroup, or the limits and refusals where none can be had).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import textwrap
 from dataclasses import dataclass
 
 from agent.runtime.runner import NodeOutcome
+from agent.sandbox.memory_cgroup import memory_budget
 from agent.sandbox.walls import WALLS, SandboxPolicy, missing_walls
 
 ATTEMPTS = ("read", "write", "connect", "exec", "signal", "environ")
@@ -106,6 +108,10 @@ def render(reports: list[WallReport]) -> str:
     for report in reports:
         if report.available != "yes":
             lines.append(f"{report.walls}: {report.available}")
+    budget = memory_budget()
+    lines.append(budget.describe())
+    lines += textwrap.wrap(f"(no cgroup: {budget.why_not})" if budget.why_not else f"(in {budget.home})", 78,
+                           initial_indent="  ", subsequent_indent="  ")
     return "\n".join(lines)
 
 

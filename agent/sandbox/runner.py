@@ -36,11 +36,12 @@ from agent.runtime.events import VariableChange
 from agent.runtime.runner import OUTCOME_STATUSES, ActionRequest, NodeOutcome, RunnerMessage
 from agent.runtime.varlist import VariableSummary
 from agent.sandbox import process
-from agent.sandbox.budgets import ERROR_CHARS, NAME_CHARS, PROMPT_LINE_CHARS, TEXT_CHARS, TYPE_CHARS, clip
+from agent.sandbox.budgets import ERROR_CHARS, NAME_CHARS, PROMPT_LINE_CHARS, TEXT_CHARS, TYPE_CHARS, cgroup_bytes, clip
 from agent.sandbox.checks import check_code
 from agent.sandbox.clock import NodeClock
 from agent.sandbox.isolation import parent_guard
 from agent.sandbox.kept import KeptNamespace, changes_of, diff, summaries_of
+from agent.sandbox.memory_cgroup import make_worker_cgroup, remove_worker_cgroup
 from agent.sandbox.node_frames import NodeWatch
 from agent.sandbox.process import WORKDIR_PREFIX, WorkerGone, killpg
 from agent.sandbox.protocol import MAX_FRAME, helper_reply, reply_mismatch
@@ -106,7 +107,8 @@ class SandboxRunner:
         self.isolation: tuple[str, ...] = ()  # what the worker's platform let it apply (layer 4)
         self._proc: asyncio.subprocess.Process | None = None
         self._signal_pid = 0  # where the worker's signals go (under bwrap: the worker, not bwrap)
-        self._held = False  # the worker's process group is stopped while the parent has the turn
+        self._held = False  # the worker is stopped while the parent has the turn
+        self._cgroup = ""  # the worker's own cgroup (its memory budget) where this machine allows one
         self._lock = asyncio.Lock()
         self._state = _IDLE
         self._kept = KeptNamespace()  # the namespace's summaries and last snapshot
@@ -342,6 +344,8 @@ class SandboxRunner:
             return
         self._release()  # asked to shut down, it must be able to
         await process.shut_down(proc)
+        remove_worker_cgroup(self._cgroup)
+        self._cgroup = ""
         self._workdir.remove()
 
     # -- the worker process ------------------------------------------------------
@@ -352,8 +356,9 @@ class SandboxRunner:
         try:  # a wall this machine cannot raise refuses the worker unless the policy says weak
             config, namespaces = start_config(self._config, self.policy, self.trusted, self._python,
                                               self._workdir.make)
+            self._cgroup = make_worker_cgroup(cgroup_bytes(self.memory_mb)) if self.memory_mb else ""
             started = await process.start(self._python, config, namespaces, self._debug_stderr,
-                                          lambda: self._kill_reason)
+                                          lambda: self._kill_reason, self._cgroup)
         except (WorkerGone, WallsMissing) as exc:
             raise SandboxError(str(exc)) from None
         self._proc, self._signal_pid, self.isolation = started.proc, started.signal_pid, started.isolation
@@ -375,6 +380,7 @@ class SandboxRunner:
         """
         began = time.perf_counter()
         old, self._proc = self._proc, None
+        old_cgroup, self._cgroup = self._cgroup, ""
         if old is not None:
             killpg(old.pid)
         spawn = asyncio.ensure_future(self._spawn())
@@ -383,6 +389,7 @@ class SandboxRunner:
                 await asyncio.wait_for(old.wait(), timeout=5.0)
             except asyncio.TimeoutError:
                 pass
+        remove_worker_cgroup(old_cgroup)
         await spawn
         request, lost = self._kept.restore_request()
         self._write(request)
