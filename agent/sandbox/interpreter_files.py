@@ -104,7 +104,8 @@ def interpreter_files(python: str) -> InterpreterFiles:
     extra = [p for p in extra if os.path.exists(p) and not _under_any(p, [stdlib])]
     libraries = library_folders(str(facts.get("multiarch", "")))
     bound = [*libraries, stdlib]
-    candidates = [os.path.realpath(str(p)) for p in facts.get("packages", []) or []]  # type: ignore[union-attr]
+    packages = facts.get("packages")
+    candidates = [os.path.realpath(str(p)) for p in packages] if isinstance(packages, list) else []
     candidates += [os.path.join(stdlib, name) for name in _PACKAGE_FOLDERS]
     for folder in libraries:  # other Pythons' folders in a library folder bound whole (/usr/lib on Arch, Fedora)
         try:
