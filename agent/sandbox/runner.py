@@ -41,6 +41,7 @@ from agent.sandbox.checks import check_code
 from agent.sandbox.clock import NodeClock
 from agent.sandbox.isolation import parent_guard
 from agent.sandbox.kept import KeptNamespace, changes_of, diff, summaries_of
+from agent.sandbox.ipc_limits import close_shared_memory
 from agent.sandbox.memory_cgroup import make_worker_cgroup, remove_worker_cgroup
 from agent.sandbox.node_frames import NodeWatch
 from agent.sandbox.process import WORKDIR_PREFIX, WorkerGone, killpg
@@ -361,6 +362,9 @@ class SandboxRunner:
                                           lambda: self._kill_reason, self._cgroup)
         except (WorkerGone, WallsMissing) as exc:
             raise SandboxError(str(exc)) from None
+        if namespaces and not self.trusted:
+            closed = await close_shared_memory(started.signal_pid)
+            started.isolation += (closed,) if closed else ()
         self._proc, self._signal_pid, self.isolation = started.proc, started.signal_pid, started.isolation
         self._held = False
         return started.proc

@@ -42,7 +42,9 @@ DENIED = (
     "swapoff", "acct", "quotactl", "syslog", "personality", "iopl", "ioperm", "uselib", "vhangup",
     "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
     # memory outside RLIMIT_AS and any limit: memfd, SysV shared memory, POSIX message queues
+    # (and SysV message queues, which hold kernel memory)
     "memfd_create", "memfd_secret", "shmget", "shmat", "shmctl", "mq_open", "mq_timedsend", "mq_notify",
+    "msgget", "msgsnd",
     # the user's own quotas, shared with their editors and services: inotify instances, POSIX timers
     # (each holds a queued-signal slot)
     "inotify_init", "inotify_init1", "inotify_add_watch", "timer_create",

@@ -344,3 +344,13 @@ async def test_between_nodes_the_worker_gets_no_cpu_whatever_its_code_left_runni
         assert isinstance(outcome, NodeOutcome) and outcome.status == "completed", outcome
     finally:
         await runner.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only real root may lower the limits of the worker's IPC namespace")
+async def test_behind_the_namespaces_alone_no_sysv_shared_memory_is_had():
+    """Without the filter, the worker's own IPC namespace allows no SysV segment (its shmall is 0)."""
+    _require_walls()
+    code = ("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+            "key = libc.shmget(0, ctypes.c_size_t(64 * 2**20), 0o1600)\ngot = key if key >= 0 else None")
+    assert await _attempt(_only("namespaces"), code) == "None"
+    assert open("/proc/sys/kernel/shmmni").read().strip() != "0"  # the host's own limits are untouched
