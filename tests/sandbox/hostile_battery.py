@@ -86,6 +86,40 @@ def usr_attack() -> str:
     return f"import os\ngot = [p for p in {USR_BEYOND_THE_INTERPRETER!r} if os.path.exists(p)] or None"
 
 
+# Node code that takes its worker over (the layers are off: gc finds it) and makes it lie to the parent from
+# then on: every outcome with a 4 MiB error and 4 MiB types and summaries, every prompt line reply 16 MiB.
+FORGE = (
+    "import gc\nfrom agent.sandbox.worker import Worker\n"
+    "worker = next(o for o in gc.get_objects() if type(o) is Worker)\nhonest = worker.send\n"
+    "def forge(message):\n"
+    "    if message.get('t') == 'lines':\n"
+    "        message = dict(message, lines=['- got (str): ' + 'z' * 2**20] * 16)\n"
+    "    if message.get('t') == 'outcome':\n"
+    "        message = dict(message, error='e' * 2**22, stub_name='s' * 2**22, changes=[\n"
+    "            [n, 't' * 2**22, 's' * 2**22, c] for n, t, s, c in message.get('changes', [])])\n"
+    "    honest(message)\n"
+    "worker.send = forge\n"
+)
+
+
+async def forged_replies(runner: "SandboxRunner") -> str:
+    """What the parent keeps of a taken-over worker's lies: "held" when every one was clipped."""
+    from agent.runtime.runner import NodeOutcome
+    from agent.sandbox import budgets
+
+    await runner.start(FORGE)
+    while not isinstance(outcome := await runner.next_message(), NodeOutcome):
+        runner.answer("")
+    sizes = {"error": len(outcome.error) - budgets.ERROR_CHARS, "stub": len(outcome.stub_name) - budgets.NAME_CHARS}
+    for summary in await runner.variables():
+        sizes[f"{summary.name} type"] = len(summary.type) - budgets.TYPE_CHARS
+        sizes[f"{summary.name} summary"] = len(summary.summary) - budgets.SUMMARY_CHARS
+    lines = await runner.prompt_lines(["got"])
+    sizes["prompt lines"] = sum(map(len, lines)) - budgets.PROMPT_LINE_CHARS
+    over = {what: excess for what, excess in sizes.items() if excess > len(budgets.CUT)}
+    return "held" if not over else f"ESCAPED: characters beyond the caps {over}"
+
+
 def shared_memory_bytes() -> int:
     """The host's shared memory in use (tmpfs, memfd and SysV shm pages): what no RLIMIT_AS counts."""
     with open("/proc/meminfo") as meminfo:
@@ -125,6 +159,7 @@ async def run_battery(targets: dict[str, object]) -> dict[str, object]:
         # measured while the worker lives: what it allocated would still be held
         results["host shared memory grew (MiB)"] = (shared_memory_bytes() - shared_before) / 2**20
         results["the parent's check refuses import os"] = runner.check("import os\nos.listdir('.')")
+        results["a taken-over worker's outcome and prompt lines"] = await forged_replies(runner)
     finally:
         await runner.close()
     distribution = str(targets.get("distribution_python") or "")

@@ -72,6 +72,7 @@ def _check(results: dict[str, object], world: dict[str, object]) -> None:
     assert not escaped, escaped
     assert float(str(results["host shared memory grew (MiB)"])) <= SHARED_MEMORY_MARGIN_MIB, results
     assert results["the parent's check refuses import os"] is None  # RECODE_SANDBOX_LAYERS=os: the walls alone
+    assert results["a taken-over worker's outcome and prompt lines"] == "held"  # clipped by the parent
     if _distribution_python():
         assert results["a distribution Python's /usr"] == "held"
     assert results["parent signalled"] is False
