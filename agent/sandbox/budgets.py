@@ -34,6 +34,7 @@ ERROR_CHARS = 4_000  # a node's error (an honest worker cuts at 2,000)
 VARIABLES = 10_000  # variables the parent keeps summaries of; a worker reporting more is broken
 IMPORTS = 1_000  # imported names kept for later nodes
 PROMPT_LINE_CHARS = 2_000  # one variable's prompt line (an honest one: 1,200 characters and a cut marker)
+ACTION_CHARS = 10_000  # an action `run()` hands the environment (and the journal)
 TEXT_CHARS = 250_000  # a value read whole (the `!` line, the variable viewer): 200,000 and a marker
 # Everything one node's worker may send, all frames together (output, helper calls, the outcome with its
 # snapshot): the largest outcome (200 MiB) and 64 MiB more of the rest.

@@ -36,7 +36,8 @@ from agent.runtime.events import VariableChange
 from agent.runtime.runner import OUTCOME_STATUSES, ActionRequest, NodeOutcome, RunnerMessage
 from agent.runtime.varlist import VariableSummary
 from agent.sandbox import process
-from agent.sandbox.budgets import ERROR_CHARS, NAME_CHARS, PROMPT_LINE_CHARS, TEXT_CHARS, TYPE_CHARS, cgroup_bytes, clip
+from agent.sandbox.budgets import (ACTION_CHARS, ERROR_CHARS, NAME_CHARS, PROMPT_LINE_CHARS, TEXT_CHARS, TYPE_CHARS,
+                                   cgroup_bytes, clip)
 from agent.sandbox.checks import check_code
 from agent.sandbox.clock import NodeClock
 from agent.sandbox.isolation import parent_guard
@@ -269,7 +270,7 @@ class SandboxRunner:
                 if kind == "action":
                     self._state = _WAITING
                     self._hold()
-                    return ActionRequest(str(message["action"]), int(message.get("line", 0) or 0))
+                    return ActionRequest(clip(str(message["action"]), ACTION_CHARS), int(message.get("line", 0) or 0))
                 if kind == "call":
                     await self._serve_helper(message)
                 elif kind == "outcome":

@@ -117,6 +117,14 @@ def many_variables(namespace: dict) -> None:
           "changes": [[name, "int", "1", "new"] for name in namespace]})
 
 
+def huge_action() -> None:
+    """A `run()` of an 8 MiB action, then an honest end."""
+    send({"t": "action", "action": "go to " + "x" * (8 * MIB), "line": 1, "out": ""})
+    recv()
+    send({"t": "ran", "out": ""})
+    send({"t": "outcome", "status": "completed"})
+
+
 def call_flood() -> None:
     """Helper calls of 15 MiB each, 40 of them: 600 MiB for one node, each frame under the running limit."""
     for _ in range(40):
@@ -142,6 +150,7 @@ MISCHIEF = {
     "action without action": lambda workdir: action_without_action(),
     "hang then fail restore": hang_then_fail_restore,
     "call flood": lambda workdir: call_flood(),
+    "huge action": lambda workdir: huge_action(),
 }
 # Mischief that changes the namespace this worker reports.
 NAMESPACE_MISCHIEF = {"huge summaries": huge_summaries, "many variables": many_variables}

@@ -215,3 +215,16 @@ async def test_forged_prompt_lines_are_capped_before_they_reach_a_prompt():
         assert len(lines[0]) <= budgets.PROMPT_LINE_CHARS + len(budgets.CUT)
     finally:
         await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_an_action_reaches_the_environment_and_the_journal_clipped():
+    runner = forged(node_timeout=30.0)
+    actions: list[str] = []
+    try:
+        outcome, _ = await run_node(runner, "huge action", actions)
+        assert outcome.status == "completed", outcome
+        assert len(actions) == 1 and len(actions[0]) <= budgets.ACTION_CHARS + len(budgets.CUT)
+        assert actions[0].startswith("go to xxx")
+    finally:
+        await runner.close()
