@@ -7,11 +7,12 @@ code is a request that `next_message` hands to the parent as an `ActionRequest`,
 Time: each node gets `node_timeout` seconds of worker time; the clock stops
 while the parent holds a request (stepping the environment, sitting at a
 breakpoint, serving a helper). Whenever the parent has the turn (between nodes,
-at a `run()`) the worker is stopped (SIGSTOP) and continued
-with the next request, so code that keeps running after it reported its end
-(a signal handler, a forged outcome) gets no CPU outside a node's limit. On a timeout, a crash (memory, CPU, a signal)
-or an interrupt that does not stop the code, the worker's process group is
-killed, a fresh worker starts and gets the namespace back from the last snapshot: the old
+at a `run()`) the worker is stopped (SIGSTOP) and continued with the next
+request, so code that keeps running after it reported its end (a signal
+handler, a forged outcome) gets no CPU outside a node's limit. Everything the
+worker says is clipped to the `budgets` before the parent keeps it. On a
+timeout, a crash (memory, CPU, a signal) or an interrupt that does not stop
+the code, the worker's process group is killed, a fresh worker starts and gets the namespace back from the last snapshot: the old
 worker's pickled bytes, which the parent stores (at most `MAX_SNAPSHOT_BYTES`) and forwards
 but never unpickles; the new worker opens them as plain data only.
 
@@ -321,7 +322,7 @@ class SandboxRunner:
     async def prompt_lines(self, names: list[str]) -> list[str]:
         """One line a name asked for, at most, each clipped: what the worker says goes into prompts and the journal."""
         reply, _ = await self._request({"op": "lines", "names": list(names)}, timeout=self.node_timeout)
-        return [clip(str(line), PROMPT_LINE_CHARS) for line in reply["lines"][:len(set(names))]]
+        return [clip(str(line), PROMPT_LINE_CHARS) for line in reply["lines"][:len(names)]]
 
     async def names(self) -> frozenset[str]:
         return frozenset(self._kept.summaries) | self.helper_names | self.imported_names
@@ -362,6 +363,8 @@ class SandboxRunner:
             started = await process.start(self._python, config, namespaces, self._debug_stderr,
                                           lambda: self._kill_reason, self._cgroup)
         except (WorkerGone, WallsMissing) as exc:
+            remove_worker_cgroup(self._cgroup)
+            self._cgroup = ""
             raise SandboxError(str(exc)) from None
         if namespaces and not self.trusted:
             closed = await close_shared_memory(started.signal_pid)
