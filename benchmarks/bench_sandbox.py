@@ -1,11 +1,15 @@
-"""Cost of the sandboxed worker: per-node overhead and restart-and-restore time.
+"""Cost of the sandboxed worker (per-node overhead, restart-and-restore time) and the budgets it is held to.
 
-    .venv/bin/python benchmarks/bench_sandbox.py [--nodes 2000] [--restarts 30]
+    .venv/bin/python benchmarks/bench_sandbox.py [--nodes 2000] [--restarts 30] [--only budgets]
 
 Targets (issue 6; the README promises no figure): under 1 ms of overhead per node
 against plain exec, under 150 ms per restart-and-restore. Every per-node figure is
 a median of individually timed nodes, so the columns compare like with like
 (plain exec, the in-process ThreadRunner, the sandbox).
+
+Budgets (issue 45; docs/sandbox.md states each): hostile code with the Python layers
+off tries to spend what no limit counted, and a forged worker sends the parent what
+an honest one never would; each figure is what it got.
 
 User path: every node's code in `run`, `tui` and `eval` runs in this sandbox worker
 (`agent.sandbox.settings`); a node that times out or breaks a limit costs a restart.
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import statistics
 import sys
@@ -25,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.runtime.runner import NodeOutcome  # noqa: E402
 from agent.runtime.thread_runner import ThreadRunner  # noqa: E402
-from agent.sandbox import SandboxRunner  # noqa: E402
+from agent.sandbox import SandboxRunner, budgets  # noqa: E402
+from agent.sandbox.walls import SandboxPolicy  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 
 NODE_TARGET = Target("sandbox overhead per node vs plain exec (median)", 1, "ms", "issue 6")
@@ -38,6 +44,41 @@ NODES = {
     "loop 5 run()": "for i in range(5):\n    obs = run('look')",
 }
 OBSERVATION = "You see a cabinet 1, a desk 1, a drawer 3, a mug 2 and a sinkbasin 1."
+
+MIB = 1024 * 1024
+FORGED = Path(__file__).resolve().parents[1] / "tests" / "sandbox" / "forged_worker.py"
+WORKER_MB = 512  # the hostile nodes' worker: RLIMIT_AS 512 MiB
+SHARED_MARGIN = Target("host shared memory grown by a node asking 1.5 GiB of memfd and SysV shm", 128, "MiB",
+                       "issue 45: the worker's budget plus its 64 MiB tmpfs and 64 MiB for the machine's others")
+SIGNALS_TARGET = Target("queued signals a worker may hold (RLIMIT_SIGPENDING)", budgets.SIGNALS_QUEUED, "",
+                        "issue 45: the user has 96,367 for every process of theirs")
+WATCHES_TARGET = Target("inotify instances and POSIX timers a worker gets", 0, "", "issue 45: none is needed")
+FILE_TARGET = Target("largest file a worker writes outside its namespaces (RLIMIT_FSIZE)",
+                     budgets.FILE_BYTES / MIB, "MiB", "issue 45: its namespaces' tmpfs")
+PARENT_TARGET = Target("parent memory grown over 21 nodes of a worker sending 72 MiB of summaries each", 100,
+                       "MiB", "issue 45: 2.44 GB before; the kept summaries are at most ~18 MiB a run")
+LINES_TARGET = Target("prompt characters from a worker's forged `lines` reply, one name asked",
+                      budgets.PROMPT_LINE_CHARS + len(budgets.CUT), "", "issue 45: 42 MB a prompt before")
+IDLE_CPU_TARGET = Target("worker CPU in 1 s between nodes, its code left a busy signal handler", 0.05, "s",
+                         "issue 45: the parent stops the worker while it has the turn")
+SHARED_CODE = (
+    "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nlibc.shmat.restype = ctypes.c_void_p\n"
+    "try:\n    fd = os.memfd_create('hog')\n    os.posix_fallocate(fd, 0, 768 * 2**20)\nexcept OSError:\n    pass\n"
+    "for _ in range(6):\n    key = libc.shmget(0, ctypes.c_size_t(128 * 2**20), 0o1600)\n    if key < 0:\n"
+    "        break\n    address = libc.shmat(key, None, 0)\n    ctypes.memset(address, 1, 128 * 2**20)\n"
+    "    libc.shmdt(ctypes.c_void_p(address))\n"
+)
+QUOTA_CODE = (
+    "import ctypes, resource\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+    "signals = resource.getrlimit(resource.RLIMIT_SIGPENDING)[1]\n"
+    "timer = ctypes.c_void_p()\n"
+    "got = sum(libc.inotify_init1(0) >= 0 for _ in range(8)) + "
+    "sum(libc.timer_create(1, None, ctypes.byref(timer)) == 0 for _ in range(8))\n"
+)
+FILE_CODE = (
+    "written = 0\ntry:\n    with open('big', 'wb') as f:\n        for _ in range(256):\n"
+    "            f.write(bytes(2**20))\n            f.flush()\n            written += 2**20\nexcept OSError:\n    pass\n"
+)
 
 
 async def drive(runner, code: str) -> NodeOutcome:
@@ -87,12 +128,99 @@ async def restarts(runner: SandboxRunner, setup: str, n: int) -> list[float]:
     return times
 
 
+def shared_memory() -> int:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("Shmem:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def own_memory() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def cpu_seconds(pid: int) -> float:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rfind(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def values(runner: SandboxRunner, code: str) -> dict[str, str]:
+    outcome = await drive(runner, code)
+    assert outcome.status == "completed", outcome
+    return {v.name: v.summary for v in await runner.variables()}
+
+
+async def kernel_budgets(verdicts: Verdicts) -> None:
+    """What hostile code with the Python layers off gets of memory, quotas, files and CPU."""
+    print("budgets the kernel keeps (hostile code, Python layers off)")
+    runner = SandboxRunner(memory_mb=WORKER_MB, policy=SandboxPolicy(python_layers=False))
+    try:
+        before = shared_memory()
+        await values(runner, SHARED_CODE)
+        grown = (shared_memory() - before) / MIB  # the worker is alive: whatever it allocated is held
+        print(f"  host shared memory grew {grown:.1f} MiB  {verdicts.check(SHARED_MARGIN, grown)} "
+              f"{SHARED_MARGIN.describe()}")
+        got = await values(runner, QUOTA_CODE)
+        signals = float(got["signals"]) if got["signals"].isdigit() else float("inf")
+        print(f"  queued signals {got['signals']}  {verdicts.check(SIGNALS_TARGET, signals)} "
+              f"{SIGNALS_TARGET.describe()}")
+        print(f"  inotify instances and timers {got['got']}  {verdicts.check(WATCHES_TARGET, float(got['got']))} "
+              f"{WATCHES_TARGET.describe()}")
+        await values(runner, "import signal\nsignal.signal(signal.SIGALRM, lambda *a: [0 for _ in iter(int, 1)])\n"
+                             "signal.setitimer(signal.ITIMER_REAL, 0.2)")  # after the node has ended
+        pid = runner.worker_pid or 0
+        began = cpu_seconds(pid)
+        await asyncio.sleep(1.0)
+        idle = cpu_seconds(pid) - began
+        print(f"  worker CPU between nodes {idle:.2f} s  {verdicts.check(IDLE_CPU_TARGET, idle)} "
+              f"{IDLE_CPU_TARGET.describe()}")
+    finally:
+        await runner.close()
+    outside = SandboxRunner(memory_mb=WORKER_MB, policy=SandboxPolicy(python_layers=False,
+                                                                     walls=frozenset({"landlock", "seccomp"})))
+    try:
+        written = int((await values(outside, FILE_CODE))["written"]) / MIB
+        print(f"  largest file {written:.0f} MiB  {verdicts.check(FILE_TARGET, written)} {FILE_TARGET.describe()}")
+    finally:
+        await outside.close()
+
+
+async def parent_budgets(verdicts: Verdicts) -> None:
+    """What the parent keeps of a forged worker's replies (tests/sandbox/forged_worker.py)."""
+    print("budgets the parent keeps (a forged worker)")
+    runner = SandboxRunner(python=str(FORGED), memory_mb=None, node_timeout=30.0,
+                           policy=SandboxPolicy(walls=frozenset(), weak_ok=True))
+    try:
+        await runner.ensure_started()
+        before = own_memory()
+        for _ in range(21):
+            await drive(runner, "huge summaries")
+        grown = (own_memory() - before) / MIB
+        print(f"  parent grew {grown:.0f} MiB over 21 nodes  {verdicts.check(PARENT_TARGET, grown)} "
+              f"{PARENT_TARGET.describe()}")
+        await runner.set_variables({"x": "honest"})
+        chars = sum(map(len, await runner.prompt_lines(["x"])))
+        print(f"  forged prompt lines {chars} chars  {verdicts.check(LINES_TARGET, chars)} {LINES_TARGET.describe()}")
+    finally:
+        await runner.close()
+
+
 async def main() -> int:
     verdicts = Verdicts("bench_sandbox")
     parser = argparse.ArgumentParser()
     parser.add_argument("--nodes", type=int, default=2000)
     parser.add_argument("--restarts", type=int, default=30)
+    parser.add_argument("--only", choices=("budgets",), help="measure only the budgets (issue 45)")
     args = parser.parse_args()
+    await kernel_budgets(verdicts)
+    await parent_budgets(verdicts)
+    print()
+    if args.only == "budgets":
+        return verdicts.finish()
 
     print(f"per-node time over {args.nodes} nodes, median (p90) in ms")
     print(

@@ -16,9 +16,9 @@ import sys
 from typing import Any
 
 from agent.sandbox.audit import audit_hook, freeze_shared_classes, remove_unaudited_calls, shared_objects
-from agent.sandbox.isolation import isolate
+from agent.sandbox.isolation import die_with_parent, isolate
 from agent.sandbox.kernel import WallError, load_seccomp, restrict_files
-from agent.sandbox.limits import set_memory_limit
+from agent.sandbox.limits import set_kernel_budgets, set_memory_limit
 from agent.sandbox.worker import Worker
 
 
@@ -46,6 +46,7 @@ def raise_walls(config: dict[str, Any]) -> list[str]:
 
 def main(config_text: str = "{}") -> None:
     config = json.loads(config_text)
+    die_with_parent()
     # The protocol moves to private descriptors; 0 and 1 become /dev/null so
     # stray writes from node code can never corrupt a frame.
     rfd, wfd = os.dup(0), os.dup(1)
@@ -76,6 +77,7 @@ def main(config_text: str = "{}") -> None:
     if config.get("isolate", not worker.trusted):
         isolation = isolate(config.get("workdir"), own_namespaces=bool(config.get("namespaces")),
                             fallback=bool(config.get("fallback_isolation", True)))
+        isolation += set_kernel_budgets()
         try:
             isolation += raise_walls(config)
         except WallError as exc:  # never run node code behind fewer walls than the parent asked for

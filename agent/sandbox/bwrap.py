@@ -2,7 +2,8 @@
 
 The worker gets new user, mount, pid, network, IPC and UTS namespaces and a
 root file system that holds only what it needs, read-only: the interpreter and
-its standard library (site-packages hidden), the system's shared libraries and
+its standard library (installed packages hidden), the system's shared libraries
+(`agent.sandbox.interpreter_files`: never all of a distribution's `/usr`) and
 the few project modules the worker imports, at `/recode`. Its working
 directory `/work` is a private tmpfs of bounded size; `/proc` is its own pid
 namespace's; `/dev` holds null, zero, random and the like. It runs as uid 65534
@@ -16,13 +17,13 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
-import sys
-import sysconfig
 from pathlib import Path
+
+from agent.sandbox.budgets import WORKDIR_BYTES
+from agent.sandbox.interpreter_files import LIBRARY_LINKS, interpreter_files
 
 SANDBOX_ROOT = "/recode"  # where the worker's project modules appear inside
 SANDBOX_WORKDIR = "/work"
-WORKDIR_BYTES = 64 * 1024 * 1024  # the tmpfs a worker may fill (it is memory)
 SANDBOX_UID = 65534
 _PROJECT = Path(__file__).resolve().parents[2]
 # The project files the worker imports (agent.sandbox.boot and what it needs); a test checks the list.
@@ -36,7 +37,6 @@ WORKER_SOURCES = (
     "agent/runtime/__pycache__",
     "agent/sandbox",
 )
-_LIBRARY_FOLDERS = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/lib32")
 DEVICES_READ = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 
 
@@ -45,34 +45,14 @@ def project_root() -> Path:
     return _PROJECT
 
 
-def interpreter() -> str:
-    """The real interpreter binary (a virtualenv's python is a link; the worker needs no virtualenv)."""
-    return os.path.realpath(sys.executable)
-
-
-def interpreter_prefix(python: str) -> str:
-    """The folder that holds `python`'s standard library (its installation prefix)."""
-    return os.path.realpath(sys.base_prefix) if os.path.realpath(python) == interpreter() else \
-        str(Path(python).resolve().parents[1])
-
-
 def read_paths(python: str) -> list[str]:
     """What the worker may read inside its namespaces (also its Landlock read list there)."""
-    prefix = interpreter_prefix(python)
-    paths = [prefix, *(p for p in _LIBRARY_FOLDERS if os.path.isdir(p)), SANDBOX_ROOT, *DEVICES_READ]
-    if not os.path.realpath(python).startswith(prefix + os.sep):
-        paths.append(os.path.realpath(python))
-    return paths
+    return [*interpreter_files(python).bound, SANDBOX_ROOT, *DEVICES_READ]
 
 
 def binds(python: str) -> list[tuple[str, str]]:
     """Each (outside, inside) pair bound read-only into the worker's root, in mount order."""
-    python = os.path.realpath(python)
-    prefix = interpreter_prefix(python)
-    pairs = [(folder, folder) for folder in _LIBRARY_FOLDERS if os.path.isdir(folder) and not os.path.islink(folder)]
-    pairs.append((prefix, prefix))
-    if not python.startswith(prefix + os.sep):
-        pairs.append((python, python))
+    pairs = [(path, path) for path in interpreter_files(python).bound]
     pairs += [(str(_PROJECT / relative), f"{SANDBOX_ROOT}/{relative}") for relative in WORKER_SOURCES
               if (_PROJECT / relative).exists()]
     return pairs
@@ -81,7 +61,6 @@ def binds(python: str) -> list[tuple[str, str]]:
 def command(python: str, worker_args: list[str], info_fd: int) -> list[str]:
     """The bwrap command line that runs `python worker_args...` inside the worker's namespaces."""
     python = os.path.realpath(python)
-    prefix = interpreter_prefix(python)
     args = [
         "bwrap",
         "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
@@ -90,15 +69,13 @@ def command(python: str, worker_args: list[str], info_fd: int) -> list[str]:
         "--die-with-parent", "--cap-drop", "ALL",
         "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--hostname", "sandbox",
     ]
-    for folder in _LIBRARY_FOLDERS:
+    for folder in LIBRARY_LINKS:
         if os.path.islink(folder):  # merged /usr: /lib is a link to usr/lib
             args += ["--symlink", os.readlink(folder), folder]
     for outside, inside in binds(python):
         args += ["--ro-bind", outside, inside]
-        if outside == prefix:
-            site_packages = sysconfig.get_path("purelib", vars={"base": prefix, "platbase": prefix})
-            if os.path.isdir(site_packages) and site_packages.startswith(prefix + os.sep):
-                args += ["--tmpfs", site_packages]  # installed packages (keys in configs, tokens) stay out
+    for folder in interpreter_files(python).hidden:
+        args += ["--tmpfs", folder]  # installed packages (keys in configs, tokens) stay out
     args += [
         "--proc", "/proc", "--dev", "/dev",
         "--size", str(WORKDIR_BYTES), "--perms", "0700", "--tmpfs", SANDBOX_WORKDIR,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import resource
+import signal
 import sys
 
 _CLONE_NEWUSER = 0x10000000
@@ -26,6 +27,7 @@ _CLONE_NEWNET = 0x40000000
 _PR_SET_DUMPABLE = 4
 _PR_GET_DUMPABLE = 3
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_PDEATHSIG = 1
 UNPRIVILEGED_USER = "nobody"
 
 
@@ -51,6 +53,21 @@ def _libc():
         return ctypes.CDLL(None, use_errno=True)
     except OSError:
         return None
+
+
+def die_with_parent() -> None:
+    """Be killed when the parent dies, as bwrap's `--die-with-parent` does inside namespaces.
+
+    The parent stops its worker while it has the turn: a worker outside namespaces whose
+    parent crashed then would otherwise stay, stopped, forever.
+    """
+    libc = _libc()
+    if libc is None:
+        return
+    parent = os.getppid()
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the request took hold
+        os._exit(1)
 
 
 def parent_guard() -> bool:

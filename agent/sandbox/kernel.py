@@ -81,7 +81,7 @@ def _check(result: int, what: str) -> int:
 
 
 def restrict_files(read: list[str], write: list[str]) -> str:
-    """Allow reading only under `read`, reading and writing only under `write`; no TCP, no signals out.
+    """Allow reading only under `read`, reading and writing only under `write`; no exec, no TCP, no signals out.
 
     Returns what was applied ("landlock ABI 7: files, tcp, signals"). Paths that do not
     exist are skipped (a library folder one system has and another not).
@@ -104,8 +104,10 @@ def restrict_files(read: list[str], write: list[str]) -> str:
     ruleset = _check(libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
                                   ctypes.c_uint32(0)), "create a ruleset")
     try:
-        reading = _FS_EXECUTE | _FS_READ_FILE | _FS_READ_DIR
-        for paths, rights in ((read, reading), (write, handled)):
+        # No execute right anywhere: the worker runs no program, its own interpreter included
+        # (mapping the shared libraries it loads is not execve and needs no right).
+        reading = _FS_READ_FILE | _FS_READ_DIR
+        for paths, rights in ((read, reading), (write, handled & ~_FS_EXECUTE)):
             for path in paths:
                 _allow(libc, ruleset, path, rights & handled)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:

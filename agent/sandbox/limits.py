@@ -1,4 +1,4 @@
-"""The resource limits the sandbox worker sets on itself: its memory (once, at start) and a CPU backstop (before each piece of user code).
+"""The resource limits the sandbox worker sets on itself: its memory and kernel budgets (once, at start) and a CPU backstop (before each piece of user code).
 
 Kept apart from the request loop: these are the only `setrlimit` calls the
 worker makes, and the CPU one is made while node code may already hold the
@@ -11,6 +11,7 @@ import resource
 from typing import Any
 
 from agent.sandbox.audit import HookState
+from agent.sandbox.budgets import FILE_BYTES, SIGNALS_QUEUED
 
 
 def set_memory_limit(config: dict[str, Any]) -> None:
@@ -19,6 +20,24 @@ def set_memory_limit(config: dict[str, Any]) -> None:
     if memory_mb:
         limit = int(memory_mb) * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def set_kernel_budgets() -> list[str]:
+    """The files the worker writes and the signals queued to it, bounded (an isolated worker's, not trusted code's).
+
+    Returns what was applied, for the parent's report.
+    """
+    applied: list[str] = []
+    for limit, value, what in ((resource.RLIMIT_FSIZE, FILE_BYTES, f"files {FILE_BYTES // 2**20} MiB"),
+                               (resource.RLIMIT_SIGPENDING, SIGNALS_QUEUED, f"queued signals {SIGNALS_QUEUED}")):
+        try:
+            _, hard = resource.getrlimit(limit)
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(limit, (value, value))
+            applied.append(what)
+        except (ValueError, OSError):
+            pass
+    return applied
 
 
 def cpu_backstop(state: HookState, cpu_seconds: float) -> None:

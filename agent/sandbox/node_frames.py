@@ -2,7 +2,8 @@
 
 The worker is treated as hostile (node code may have taken it over), so
 nothing it sends may hold a node past its deadline or grow the parent's
-memory without bound. Kept apart from `SandboxRunner` so the rules are one
+memory without bound: each frame has its size limit, and all the frames of one
+node together at most `budgets.NODE_BYTES`. Kept apart from `SandboxRunner` so the rules are one
 small thing: a frame is judged by the phase the node is in, and printed
 output is counted by the parent, whatever the worker says it printed.
 
@@ -20,8 +21,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from agent.sandbox.budgets import NODE_BYTES
 from agent.sandbox.clock import NodeClock
-from agent.sandbox.protocol import JSON_BYTES_PER_CHAR, MAX_CALL_BYTES, MAX_FRAME
+from agent.sandbox.protocol import FRAME_BYTES, JSON_BYTES_PER_CHAR, MAX_CALL_BYTES, MAX_FRAME
 
 RUNNING_FRAMES = frozenset({"out", "action", "call", "ran", "outcome"})
 SAVING_FRAMES = frozenset({"outcome"})
@@ -108,6 +110,7 @@ class NodeWatch:
         self.save_timeout = save_timeout
         self.clock = clock
         self.save_deadline: float | None = None  # set at `ran`: when the variables must be saved by
+        self.received_bytes = 0  # every frame of this node, together
         self._frame_limit = running_frame_limit(cap)
 
     @property
@@ -128,6 +131,10 @@ class NodeWatch:
     def judge(self, message: dict[str, Any]) -> str | None:
         """Take in a frame from the worker; the reason to kill it, or None when the frame may come now."""
         kind = message["t"]
+        self.received_bytes += int(message.get(FRAME_BYTES, 0))
+        if self.received_bytes > NODE_BYTES:
+            return (f"worker sent {self.received_bytes // 2**20} MiB for one node, more than the "
+                    f"{NODE_BYTES // 2**20} MiB a node may send")
         refusal = frame_refusal(kind, self.saving) or self.output.take(str(message.get("out", "")))
         if refusal:
             return refusal

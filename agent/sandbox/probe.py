@@ -5,7 +5,8 @@ with the Python-level layers off (what the walls must stop on their own) and
 tries what an escape would: read and write a file of the user's outside its
 folder, connect to a listener on loopback, start a shell, signal the parent and
 read the parent's environment. A wall is reported by what happened, not by
-what was configured.
+what was configured. A last line says which budget keeps the worker's memory
+here (a cgroup, or the limits and refusals where none can be had).
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ import textwrap
 from dataclasses import dataclass
 
 from agent.runtime.runner import NodeOutcome
+from agent.sandbox.memory_cgroup import memory_budget
 from agent.sandbox.walls import WALLS, SandboxPolicy, missing_walls
 
 ATTEMPTS = ("read", "write", "connect", "exec", "signal", "environ")
+EXEC_PROBE = ["python", "-S", "-c", "raise SystemExit(42)"]
+EXEC_STATUS = "exited (status 42)"  # how the parent reports a worker replaced by EXEC_PROBE
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,10 @@ def _attack(secret: str, folder: str, port: int, parent: int) -> dict[str, str]:
         "read": f"got = bool(open({secret!r}).read())",
         "write": f"open({folder!r} + '/planted', 'w').write('x')\ngot = True",
         "connect": f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=1)\ngot = True",
-        "exec": "import subprocess\ngot = subprocess.run(['/bin/sh', '-c', 'exit 7']).returncode == 7",
+        # A shell where there is one; else the one program every wall lets the worker see, its interpreter
+        # (exit 42 is a worker that ran a program in its own place).
+        "exec": ("import os, subprocess, sys\ntry:\n    got = subprocess.run(['/bin/sh', '-c', 'exit 7']).returncode == 7\n"
+                 f"except OSError:\n    got = False\nif not got:\n    os.execv(sys.executable, {EXEC_PROBE!r})"),
         "signal": f"import os\nos.kill({parent}, 0)\ngot = True",
         "environ": f"got = bool(open('/proc/{parent}/environ', 'rb').read())",
     }
@@ -56,7 +63,8 @@ async def _try(policy: SandboxPolicy, attacks: dict[str, str]) -> dict[str, str]
             while not isinstance(message := await runner.next_message(), NodeOutcome):
                 runner.answer("")
             values = {v.name: v.summary for v in await runner.variables()}
-            results[name] = "ESCAPED" if values.get("got") == "True" else "held"
+            ran = values.get("got") == "True" or EXEC_STATUS in message.error
+            results[name] = "ESCAPED" if ran else "held"
     finally:
         await runner.close()
     return results
@@ -100,6 +108,10 @@ def render(reports: list[WallReport]) -> str:
     for report in reports:
         if report.available != "yes":
             lines.append(f"{report.walls}: {report.available}")
+    budget = memory_budget()
+    lines.append(budget.describe())
+    lines += textwrap.wrap(f"(no cgroup: {budget.why_not})" if budget.why_not else f"(in {budget.home})", 78,
+                           initial_indent="  ", subsequent_indent="  ")
     return "\n".join(lines)
 
 

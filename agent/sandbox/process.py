@@ -21,7 +21,8 @@ from typing import Any, Callable
 from agent.runtime.tempdirs import owned_tempdir
 from agent.sandbox import bwrap
 from agent.sandbox.isolation import worker_ids
-from agent.sandbox.protocol import HEADER, MAX_FRAME, MAX_READY_FRAME, decode_reply, encode_request
+from agent.sandbox.memory_cgroup import enter_command
+from agent.sandbox.protocol import FRAME_BYTES, HEADER, MAX_FRAME, MAX_READY_FRAME, decode_reply, encode_request
 from agent.sandbox.seeds import WORKER_HASH_SEED
 
 _ROOT = str(Path(__file__).resolve().parents[2])
@@ -147,12 +148,16 @@ def _read_available(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-async def spawn(python: str, config: dict[str, Any], *, debug_stderr: bool, namespaces: bool = False) -> Started:
-    """Start a worker in its own process group (killed as a whole); inside bwrap's namespaces when asked."""
+async def spawn(python: str, config: dict[str, Any], *, debug_stderr: bool, namespaces: bool = False,
+                cgroup: str = "") -> Started:
+    """Start a worker in its own process group (killed as a whole); inside bwrap's namespaces when asked,
+    and inside `cgroup` (its memory budget, `memory_cgroup`) when there is one."""
     worker_args = [*INTERPRETER_FLAGS, "-c", _BOOT, bwrap.SANDBOX_ROOT if namespaces else _ROOT, json.dumps(config)]
     stderr_read, stderr_write = (None, None) if debug_stderr else os.pipe()
     info_read, info_write = os.pipe() if namespaces else (None, None)
     argv = bwrap.command(python, worker_args, info_write) if info_write is not None else [python, *worker_args]
+    if cgroup:
+        argv = enter_command(cgroup, argv)
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
@@ -176,9 +181,9 @@ async def spawn(python: str, config: dict[str, Any], *, debug_stderr: bool, name
 
 
 async def start(python: str, config: dict[str, Any], namespaces: bool, debug_stderr: bool,
-                kill_reason: KillReason = _NO_REASON) -> Started:
+                kill_reason: KillReason = _NO_REASON, cgroup: str = "") -> Started:
     """Spawn a worker and wait for its `ready`; WorkerGone with what it (or bwrap) said if it does not come."""
-    started = await spawn(python, config, debug_stderr=debug_stderr, namespaces=namespaces)
+    started = await spawn(python, config, debug_stderr=debug_stderr, namespaces=namespaces, cgroup=cgroup)
     try:
         started.isolation = await handshake(started.proc, kill_reason)
     except WorkerGone as gone:
@@ -212,6 +217,17 @@ def killpg(pid: int) -> None:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def hold(pid: int, held: bool) -> None:
+    """Stop (`held`) or continue the worker: a stopped worker uses no CPU, whatever its code left running.
+
+    The worker alone (under bwrap: not bwrap, which must still see it die and exit).
+    """
+    try:
+        os.kill(pid, signal.SIGSTOP if held else signal.SIGCONT)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def send_signal(proc: asyncio.subprocess.Process | None, signum: int, pid: int = 0) -> bool:
@@ -275,7 +291,9 @@ async def _read_frame(proc: asyncio.subprocess.Process, kill_reason: KillReason,
             raise WorkerGone(f"worker sent an oversized message ({size} bytes where at most "
                              f"{min(max_size, MAX_FRAME)} may come)")
         payload = await proc.stdout.readexactly(size)
-        return decode_reply(payload)
+        message = decode_reply(payload)
+        message[FRAME_BYTES] = size  # counted against the node's total (`node_frames`)
+        return message
     except asyncio.IncompleteReadError:
         raise WorkerGone(await death_reason(proc, kill_reason)) from None
     except (ValueError, UnicodeDecodeError) as exc:

@@ -38,6 +38,8 @@ MAX_FRAME = 200 * 1024 * 1024  # a larger frame from the worker is treated as a 
 # a helper call's plain-data arguments, plus the printed output (escaped, at most 12 bytes a character).
 MAX_CALL_BYTES = 16 * 1024 * 1024
 MAX_READY_FRAME = 64 * 1024
+# The key under which the parent notes a frame's size in the message it decoded (the worker's own is replaced).
+FRAME_BYTES = "#bytes"
 JSON_BYTES_PER_CHAR = 12
 
 

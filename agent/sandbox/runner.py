@@ -6,9 +6,13 @@ code is a request that `next_message` hands to the parent as an `ActionRequest`,
 
 Time: each node gets `node_timeout` seconds of worker time; the clock stops
 while the parent holds a request (stepping the environment, sitting at a
-breakpoint, serving a helper). On a timeout, a crash (memory, CPU, a signal)
-or an interrupt that does not stop the code, the worker's process group is
-killed, a fresh worker starts and gets the namespace back from the last snapshot: the old
+breakpoint, serving a helper). Whenever the parent has the turn (between nodes,
+at a `run()`) the worker is stopped (SIGSTOP) and continued with the next
+request, so code that keeps running after it reported its end (a signal
+handler, a forged outcome) gets no CPU outside a node's limit. Everything the
+worker says is clipped to the `budgets` before the parent keeps it. On a
+timeout, a crash (memory, CPU, a signal) or an interrupt that does not stop
+the code, the worker's process group is killed, a fresh worker starts and gets the namespace back from the last snapshot: the old
 worker's pickled bytes, which the parent stores (at most `MAX_SNAPSHOT_BYTES`) and forwards
 but never unpickles; the new worker opens them as plain data only.
 
@@ -33,10 +37,14 @@ from agent.runtime.events import VariableChange
 from agent.runtime.runner import OUTCOME_STATUSES, ActionRequest, NodeOutcome, RunnerMessage
 from agent.runtime.varlist import VariableSummary
 from agent.sandbox import process
+from agent.sandbox.budgets import (ACTION_CHARS, ERROR_CHARS, NAME_CHARS, PROMPT_LINE_CHARS, TEXT_CHARS, TYPE_CHARS,
+                                   cgroup_bytes, clip)
 from agent.sandbox.checks import check_code
 from agent.sandbox.clock import NodeClock
 from agent.sandbox.isolation import parent_guard
-from agent.sandbox.kept import KeptNamespace, changes_of, diff
+from agent.sandbox.kept import KeptNamespace, changes_of, diff, summaries_of
+from agent.sandbox.ipc_limits import close_shared_memory
+from agent.sandbox.memory_cgroup import make_worker_cgroup, remove_worker_cgroup
 from agent.sandbox.node_frames import NodeWatch
 from agent.sandbox.process import WORKDIR_PREFIX, WorkerGone, killpg
 from agent.sandbox.protocol import MAX_FRAME, helper_reply, reply_mismatch
@@ -102,6 +110,8 @@ class SandboxRunner:
         self.isolation: tuple[str, ...] = ()  # what the worker's platform let it apply (layer 4)
         self._proc: asyncio.subprocess.Process | None = None
         self._signal_pid = 0  # where the worker's signals go (under bwrap: the worker, not bwrap)
+        self._held = False  # the worker is stopped while the parent has the turn
+        self._cgroup = ""  # the worker's own cgroup (its memory budget) where this machine allows one
         self._lock = asyncio.Lock()
         self._state = _IDLE
         self._kept = KeptNamespace()  # the namespace's summaries and last snapshot
@@ -138,8 +148,9 @@ class SandboxRunner:
         return self._signal_pid if self._proc is not None and self._proc.returncode is None else None
 
     def check(self, code: str) -> str | None:
-        """The static checks' refusal reason for `code` (None when trusted)."""
-        if self.trusted:
+        """The static checks' refusal reason for `code` (None when trusted, or with the Python layers off:
+        `RECODE_SANDBOX_LAYERS=os` leaves node code to the kernel's walls alone, the parent's check included)."""
+        if self.trusted or not self.policy.python_layers:
             return None
         imported = self.imported_names
         return check_code(code, frozenset(self._kept.summaries) | imported, self.helper_names, imported_names=imported)
@@ -148,6 +159,7 @@ class SandboxRunner:
         """Start the worker now instead of at the first request."""
         async with self._lock:
             await self._ensure_worker()
+            self._hold()
 
     def interrupt(self) -> None:
         """Stop the running node: SIGINT first, kill and restore after a grace period.
@@ -258,7 +270,8 @@ class SandboxRunner:
                 kind = message["t"]
                 if kind == "action":
                     self._state = _WAITING
-                    return ActionRequest(str(message["action"]), int(message.get("line", 0) or 0))
+                    self._hold()
+                    return ActionRequest(clip(str(message["action"]), ACTION_CHARS), int(message.get("line", 0) or 0))
                 if kind == "call":
                     await self._serve_helper(message)
                 elif kind == "outcome":
@@ -286,7 +299,7 @@ class SandboxRunner:
     async def bind_expressions(self, bindings: dict[str, str]) -> tuple[VariableChange, ...]:
         reply, changes = await self._request({"op": "bind", "bindings": dict(bindings)}, self.node_timeout)
         if reply.get("error"):
-            raise SandboxError(str(reply["error"]))
+            raise SandboxError(clip(str(reply["error"]), ERROR_CHARS))
         return changes
 
     # -- CodeInspection --------------------------------------------------------
@@ -294,18 +307,22 @@ class SandboxRunner:
     async def variables(self) -> list[VariableSummary]:
         if self._state == _WAITING:
             reply, _ = await self._request({"op": "vars"}, timeout=self.node_timeout)
-            return [VariableSummary(*item) for item in reply["items"]]
+            try:
+                return summaries_of(reply["items"])
+            except ValueError as exc:
+                raise SandboxError(f"worker sent a malformed message ({exc})") from None
         return list(self._kept.summaries.values())
 
     async def full_value(self, name: str) -> str:
         if self._state == _RUNNING:
             return f"<{name}: the node is running>"
         reply, _ = await self._request({"op": "full", "name": name}, timeout=self.node_timeout)
-        return str(reply.get("text", ""))
+        return clip(str(reply.get("text", "")), TEXT_CHARS)
 
     async def prompt_lines(self, names: list[str]) -> list[str]:
+        """One line a name asked for, at most, each clipped: what the worker says goes into prompts and the journal."""
         reply, _ = await self._request({"op": "lines", "names": list(names)}, timeout=self.node_timeout)
-        return [str(line) for line in reply["lines"]]
+        return [clip(str(line), PROMPT_LINE_CHARS) for line in reply["lines"][:len(names)]]
 
     async def names(self) -> frozenset[str]:
         return frozenset(self._kept.summaries) | self.helper_names | self.imported_names
@@ -316,11 +333,11 @@ class SandboxRunner:
 
     async def evaluate(self, expression: str) -> tuple[str, str]:
         reply, _ = await self._request({"op": "eval", "expr": expression}, timeout=self.node_timeout)
-        return str(reply["type"]), str(reply["summary"])
+        return clip(str(reply["type"]), TYPE_CHARS), clip(str(reply["summary"]), TEXT_CHARS)
 
     async def execute(self, code: str) -> tuple[str, tuple[VariableChange, ...]]:
         reply, changes = await self._request({"op": "stmt", "code": code}, self.node_timeout)
-        return str(reply.get("value", "")), changes
+        return clip(str(reply.get("value", "")), TEXT_CHARS), changes
 
     async def close(self) -> None:
         self._cancel_escalation()
@@ -328,7 +345,10 @@ class SandboxRunner:
         self._state = _IDLE
         if proc is None:
             return
+        self._release()  # asked to shut down, it must be able to
         await process.shut_down(proc)
+        remove_worker_cgroup(self._cgroup)
+        self._cgroup = ""
         self._workdir.remove()
 
     # -- the worker process ------------------------------------------------------
@@ -339,11 +359,18 @@ class SandboxRunner:
         try:  # a wall this machine cannot raise refuses the worker unless the policy says weak
             config, namespaces = start_config(self._config, self.policy, self.trusted, self._python,
                                               self._workdir.make)
+            self._cgroup = make_worker_cgroup(cgroup_bytes(self.memory_mb)) if self.memory_mb else ""
             started = await process.start(self._python, config, namespaces, self._debug_stderr,
-                                          lambda: self._kill_reason)
+                                          lambda: self._kill_reason, self._cgroup)
         except (WorkerGone, WallsMissing) as exc:
+            remove_worker_cgroup(self._cgroup)
+            self._cgroup = ""
             raise SandboxError(str(exc)) from None
+        if namespaces and not self.trusted:
+            closed = await close_shared_memory(started.signal_pid)
+            started.isolation += (closed,) if closed else ()
         self._proc, self._signal_pid, self.isolation = started.proc, started.signal_pid, started.isolation
+        self._held = False
         return started.proc
 
     async def _ensure_worker(self) -> None:
@@ -361,6 +388,7 @@ class SandboxRunner:
         """
         began = time.perf_counter()
         old, self._proc = self._proc, None
+        old_cgroup, self._cgroup = self._cgroup, ""
         if old is not None:
             killpg(old.pid)
         spawn = asyncio.ensure_future(self._spawn())
@@ -369,6 +397,7 @@ class SandboxRunner:
                 await asyncio.wait_for(old.wait(), timeout=5.0)
             except asyncio.TimeoutError:
                 pass
+        remove_worker_cgroup(old_cgroup)
         await spawn
         request, lost = self._kept.restore_request()
         self._write(request)
@@ -381,7 +410,11 @@ class SandboxRunner:
         if reply["t"] != "restored":
             self._kill("restore failed")
             raise SandboxError(f"the new worker answered {reply['t']!r} to a restore")
-        lost = self._kept.restored(reply, lost)
+        try:
+            lost = self._kept.restored(reply, lost)
+        except ValueError as exc:
+            self._kill("restore failed")
+            raise SandboxError(f"the new worker sent a malformed restore ({exc})") from None
         self.restarts += 1
         self.last_restart_seconds = time.perf_counter() - began
         return lost
@@ -406,6 +439,7 @@ class SandboxRunner:
             return NodeOutcome("error", self._node.output.text(), f"{reason}; {exc}", seconds=self._clock.busy)
         finally:
             self._kill_reason = ""
+        self._hold()
         if lost:
             reason += f" (not restored: {', '.join(lost)})"
         return NodeOutcome("error", self._node.output.text(), reason, changes=diff(before, self._kept.summaries),
@@ -413,11 +447,12 @@ class SandboxRunner:
 
     def _finish_node(self, message: dict[str, Any]) -> NodeOutcome:
         self._state = _IDLE
+        self._hold()
         self._cancel_escalation()
         changes = self._kept.apply(message)
         status = OUTCOME_STATUSES.get(str(message.get("status", "error")), "error")
-        return NodeOutcome(status, self._node.output.text(), str(message.get("error", "")),
-                           str(message.get("stub_name", "")), changes, seconds=self._clock.busy,
+        return NodeOutcome(status, self._node.output.text(), clip(str(message.get("error", "")), ERROR_CHARS),
+                           clip(str(message.get("stub_name", "")), NAME_CHARS), changes, seconds=self._clock.busy,
                            restore_seconds=self._restore_seconds)
 
     async def _serve_helper(self, message: dict[str, Any]) -> None:
@@ -427,7 +462,19 @@ class SandboxRunner:
     # -- framing -------------------------------------------------------------------
 
     def _write(self, message: dict[str, Any]) -> None:
+        self._release()
         process.write(self._proc, message)
+
+    def _hold(self) -> None:
+        """The parent has the turn: stop the worker until the next request."""
+        if self._proc is not None and self._proc.returncode is None and not self._held:
+            process.hold(self._signal_pid, True)
+            self._held = True
+
+    def _release(self) -> None:
+        if self._held and self._proc is not None:
+            process.hold(self._signal_pid, False)
+        self._held = False
 
     async def _drain(self) -> None:
         await process.drain(self._proc)
@@ -454,6 +501,7 @@ class SandboxRunner:
                 if mismatch:
                     raise WorkerGone(mismatch)
                 changes = self._take_changes(reply) if message["op"] in ("set", "bind", "stmt") else ()
+                self._hold()
             except (asyncio.TimeoutError, WorkerGone) as exc:
                 reason = _reason(exc, timeout)
                 waiting = self._state == _WAITING
@@ -464,7 +512,7 @@ class SandboxRunner:
                     await self._recover()
                 raise SandboxError(reason) from None
         if reply.get("t") == "fail":
-            raise SandboxError(str(reply.get("error", "failed")))
+            raise SandboxError(clip(str(reply.get("error", "failed")), ERROR_CHARS))
         return reply, changes
 
     def _take_changes(self, reply: dict[str, Any]) -> Changes:

@@ -7,7 +7,11 @@ filter allows by default and refuses with EPERM what node code never needs and
 an escape always does: running programs, reading or writing other processes,
 signals, new sockets, new processes or threads, namespaces and mounts, and the
 kernel interfaces with a long record of privilege escalations (bpf, io_uring,
-userfaultfd, perf events, keyrings).
+userfaultfd, perf events, keyrings). It also refuses what would spend memory or
+quotas outside the worker's budgets (`agent.sandbox.budgets`): shared memory
+that `RLIMIT_AS` does not count once unmapped (memfd, SysV shm, POSIX message
+queues), and the inotify instances and POSIX timers charged to the user's
+own quotas in every ancestor user namespace.
 """
 
 from __future__ import annotations
@@ -37,6 +41,13 @@ DENIED = (
     "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot", "swapon",
     "swapoff", "acct", "quotactl", "syslog", "personality", "iopl", "ioperm", "uselib", "vhangup",
     "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
+    # memory outside RLIMIT_AS and any limit: memfd, SysV shared memory, POSIX message queues
+    # (and SysV message queues, which hold kernel memory)
+    "memfd_create", "memfd_secret", "shmget", "shmat", "shmctl", "mq_open", "mq_timedsend", "mq_notify",
+    "msgget", "msgsnd",
+    # the user's own quotas, shared with their editors and services: inotify instances, POSIX timers
+    # (each holds a queued-signal slot)
+    "inotify_init", "inotify_init1", "inotify_add_watch", "timer_create",
 )
 
 

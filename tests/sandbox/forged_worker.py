@@ -99,6 +99,41 @@ def action_without_action() -> None:
     sleep_forever()
 
 
+def huge_summaries(namespace: dict) -> None:
+    """An outcome whose new variable has a 24 MiB type and summary and whose error is 24 MiB: each node anew."""
+    name = f"v{len(namespace)}"
+    namespace[name] = 1
+    send({"t": "ran", "out": ""})
+    send({"t": "outcome", "status": "error", "error": "e" * (24 * MIB), "stub_name": "s" * MIB,
+          "changes": [[name, "t" * (24 * MIB), "s" * (24 * MIB), "new"]], "snapshot": snapshot(namespace)})
+
+
+def many_variables(namespace: dict) -> None:
+    """An outcome that reports 20,001 variables."""
+    for i in range(20_001):
+        namespace[f"w{i}"] = i
+    send({"t": "ran", "out": ""})
+    send({"t": "outcome", "status": "completed", "snapshot": snapshot(namespace),
+          "changes": [[name, "int", "1", "new"] for name in namespace]})
+
+
+def huge_action() -> None:
+    """A `run()` of an 8 MiB action, then an honest end."""
+    send({"t": "action", "action": "go to " + "x" * (8 * MIB), "line": 1, "out": ""})
+    recv()
+    send({"t": "ran", "out": ""})
+    send({"t": "outcome", "status": "completed"})
+
+
+def call_flood() -> None:
+    """Helper calls of 15 MiB each, 40 of them: 600 MiB for one node, each frame under the running limit."""
+    for _ in range(40):
+        send({"t": "call", "name": "nothing", "args": ["c" * (15 * MIB)], "out": ""})
+        recv()
+    send({"t": "ran", "out": ""})
+    send({"t": "outcome", "status": "completed"})
+
+
 def hang_then_fail_restore(workdir: str) -> None:
     """Hang until the parent kills this worker; the next one dies when asked to restore the variables."""
     with open(os.path.join(workdir, "fail-restore"), "w") as marker:
@@ -114,7 +149,12 @@ MISCHIEF = {
     "two ran": lambda workdir: two_ran(),
     "action without action": lambda workdir: action_without_action(),
     "hang then fail restore": hang_then_fail_restore,
+    "call flood": lambda workdir: call_flood(),
+    "huge action": lambda workdir: huge_action(),
 }
+# Mischief that changes the namespace this worker reports.
+NAMESPACE_MISCHIEF = {"huge summaries": huge_summaries, "many variables": many_variables}
+FORGED_LINE = "- x (str): " + "z" * MIB  # what this worker answers to a `lines` request, 16 times
 
 
 def snapshot(values: dict) -> dict:
@@ -135,6 +175,9 @@ def main() -> None:
         if op == "shutdown":
             return
         if op == "exec":
+            if request["code"].strip() in NAMESPACE_MISCHIEF:
+                NAMESPACE_MISCHIEF[request["code"].strip()](namespace)
+                continue
             mischief = MISCHIEF.get(request["code"].strip())
             if mischief is not None:
                 mischief(workdir)
@@ -150,6 +193,8 @@ def main() -> None:
                 os._exit(3)
             items = [[name, "str", repr(pickle.loads(blob))] for name, blob in request["items"]]
             send({"t": "restored", "items": items, "lost": []})
+        elif op == "lines":
+            send({"t": "lines", "lines": [FORGED_LINE] * 16})
         elif op in ("answer", "reply", "interrupt"):
             continue
         else:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent.runtime.runner import NodeOutcome
-from agent.sandbox import SandboxRunner
+from agent.sandbox import SandboxRunner, budgets
 from agent.sandbox.walls import SandboxPolicy
 
 FORGED = Path(__file__).with_name("forged_worker.py")
@@ -153,5 +153,78 @@ async def test_a_worker_that_dies_restoring_fails_the_node_not_the_agent():
         outcome, _ = await run_node(runner, "hang then fail restore")
         assert outcome.status == "error", outcome
         assert "timed out after 1.0 s" in outcome.error and "did not restore the variables" in outcome.error
+    finally:
+        await runner.close()
+
+
+# -- what the parent keeps of what the worker says -------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_the_parent_keeps_a_clipped_summary_and_error_however_large_the_worker_sends_them():
+    runner = forged(node_timeout=5.0)
+    try:
+        await runner.ensure_started()
+        before = rss()
+        for _ in range(6):  # 6 nodes, each 72 MiB of summary, type and error: 432 MiB kept, before
+            outcome, _ = await run_node(runner, "huge summaries")
+            assert len(outcome.error) <= budgets.ERROR_CHARS + len(budgets.CUT), len(outcome.error)
+            assert len(outcome.stub_name) <= budgets.NAME_CHARS + len(budgets.CUT)
+        grown = rss() - before
+        summaries = await runner.variables()
+        assert len(summaries) == 6
+        for summary in summaries:
+            assert len(summary.type) <= budgets.TYPE_CHARS + len(budgets.CUT)
+            assert len(summary.summary) <= budgets.SUMMARY_CHARS + len(budgets.CUT)
+        assert grown < 100 * MIB, f"the parent grew by {grown / MIB:.0f} MiB over 6 nodes"
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_a_worker_that_reports_more_variables_than_the_parent_keeps_is_broken():
+    runner = forged()
+    try:
+        outcome, _ = await run_node(runner, "many variables")
+        assert outcome.status == "error" and "more than the parent takes" in outcome.error, outcome.error[:300]
+        assert len(await runner.variables()) <= budgets.VARIABLES
+        await assert_next_node_runs(runner)
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_one_node_sends_at_most_the_node_budget_whatever_its_frames():
+    runner = forged(node_timeout=30.0)
+    try:
+        outcome, _ = await run_node(runner, "call flood")
+        limit = budgets.NODE_BYTES // MIB
+        assert outcome.status == "error" and f"more than the {limit} MiB a node may send" in outcome.error, outcome
+        await assert_next_node_runs(runner)
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_forged_prompt_lines_are_capped_before_they_reach_a_prompt():
+    runner = forged(node_timeout=30.0)  # time enough to read all 16 MiB under load
+    try:
+        await runner.set_variables({"x": "honest"})
+        lines = await runner.prompt_lines(["x"])
+        assert len(lines) == 1  # one name asked for: one line, not the 16 the worker sent
+        assert len(lines[0]) <= budgets.PROMPT_LINE_CHARS + len(budgets.CUT)
+    finally:
+        await runner.close()
+
+
+@pytest.mark.asyncio
+async def test_an_action_reaches_the_environment_and_the_journal_clipped():
+    runner = forged(node_timeout=30.0)
+    actions: list[str] = []
+    try:
+        outcome, _ = await run_node(runner, "huge action", actions)
+        assert outcome.status == "completed", outcome
+        assert len(actions) == 1 and len(actions[0]) <= budgets.ACTION_CHARS + len(budgets.CUT)
+        assert actions[0].startswith("go to xxx")
     finally:
         await runner.close()

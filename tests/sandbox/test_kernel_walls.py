@@ -27,6 +27,7 @@ import pytest
 from agent.runtime.runner import NodeOutcome
 from agent.sandbox import SandboxRunner
 from agent.sandbox.walls import SandboxPolicy, missing_walls
+from tests.sandbox.test_process import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 BATTERY = Path(__file__).with_name("hostile_battery.py")
@@ -61,9 +62,19 @@ def _world(tmp: Path, owner: int) -> dict[str, object]:
     return {"home": str(home), "shared": str(shared)}
 
 
+# The host's shared memory may grow by the worker's private tmpfs (64 MiB) and what the machine's other
+# processes do meanwhile (64 MiB): never by the 1.5 GiB of memfd and SysV segments the battery asks for.
+SHARED_MEMORY_MARGIN_MIB = 128
+
+
 def _check(results: dict[str, object], world: dict[str, object]) -> None:
     escaped = {name: result for name, result in results.items() if str(result).startswith("ESCAPED")}
     assert not escaped, escaped
+    assert float(str(results["host shared memory grew (MiB)"])) <= SHARED_MEMORY_MARGIN_MIB, results
+    assert results["the parent's check refuses import os"] is None  # RECODE_SANDBOX_LAYERS=os: the walls alone
+    assert results["a taken-over worker's outcome and prompt lines"] == "held"  # clipped by the parent
+    if _distribution_python():
+        assert results["a distribution Python's /usr"] == "held"
     assert results["parent signalled"] is False
     for name in ("planted", "shell-ran", "exec-ran"):
         assert not (Path(str(world["shared"])) / name).exists(), name
@@ -77,13 +88,23 @@ def _battery_env(home: str) -> dict[str, str]:
             "RECODE_TEST_SECRET": SECRET, "LANG": "C.UTF-8"}
 
 
+def _distribution_python() -> str:
+    """A Python installed by the distribution in /usr, if this machine has one ('' if not)."""
+    for candidate in ("/usr/bin/python3",):
+        real = os.path.realpath(candidate)
+        if os.path.isfile(real) and real.startswith("/usr/") and \
+                subprocess.run([real, "-c", "import sys; assert sys.version_info >= (3, 10)"]).returncode == 0:
+            return real
+    return ""
+
+
 def _run_battery(argv_prefix: list[str], python: str, script: str, world: dict[str, object],
                  path: list[str]) -> dict[str, object]:
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen()
         listener.settimeout(0)
-        targets = dict(world, port=listener.getsockname()[1], path=path)
+        targets = dict(world, port=listener.getsockname()[1], path=path, distribution_python=_distribution_python())
         done = subprocess.run([*argv_prefix, python, "-I", script, json.dumps(targets)],
                               capture_output=True, text=True, timeout=240, env=_battery_env(str(world["home"])))
         try:
@@ -255,6 +276,25 @@ async def test_no_program_runs_behind_one_wall(wall, open_tmp):
     assert not marker.exists()
 
 
+@pytest.mark.parametrize("wall", ["landlock", "seccomp"])
+async def test_the_worker_cannot_exec_even_its_own_interpreter_behind_one_wall(wall):
+    """The namespaces alone cannot stop this (bwrap execs the interpreter, so it is there): `recode-tui sandbox` says so."""
+    _require_walls()
+    code = "import os, sys\nos.execv(sys.executable, ['python', '-S', '-c', 'raise SystemExit(42)'])"
+    assert await _attempt(_only(wall), code) == "None"
+
+
+async def test_no_file_the_worker_writes_grows_past_its_budget_outside_the_namespaces():
+    """Behind Landlock alone the working folder is on the host's disk: RLIMIT_FSIZE bounds each file."""
+    _require_walls()
+    from agent.sandbox.budgets import FILE_BYTES
+
+    megabytes = FILE_BYTES // 2**20 + 16
+    code = ("with open('big', 'wb') as f:\n"
+            f"    for _ in range({megabytes}):\n        f.write(bytes(2**20))\ngot = 'wrote'")
+    assert await _attempt(_only("landlock"), code) == "None"
+
+
 @pytest.mark.parametrize("wall", ["namespaces", "landlock", "seccomp"])
 async def test_the_parent_cannot_be_signalled_behind_one_wall(wall):
     _require_walls()
@@ -276,3 +316,42 @@ async def test_inside_the_namespaces_the_parents_proc_files_do_not_exist(monkeyp
     code = f"got = open('/proc/{os.getpid()}/environ', 'rb').read().decode('latin-1')"
     assert await _attempt(_only("namespaces"), code) == "None"
     assert await _attempt(_only("namespaces"), "import os\ngot = sorted(os.listdir('/proc'))[:3]") != "None"
+
+
+# -- budgets between nodes ----------------------------------------------------------------------
+
+
+def _process_state(pid: int) -> str:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat[stat.rfind(")") + 2:].split()[0]
+
+
+async def test_between_nodes_the_worker_gets_no_cpu_whatever_its_code_left_running():
+    """Code with the layers off leaves a busy signal handler behind; the parent stops the worker until it asks again."""
+    _require_walls()
+    runner = SandboxRunner(node_timeout=1.0, memory_mb=512, policy=SandboxPolicy(python_layers=False))
+    try:
+        await runner.start("import signal\nsignal.signal(signal.SIGALRM, lambda *a: [0 for _ in iter(int, 1)])\n"
+                           "signal.setitimer(signal.ITIMER_REAL, 30)")
+        outcome = await runner.next_message()
+        assert isinstance(outcome, NodeOutcome) and outcome.status == "completed", outcome
+        pid = runner.worker_pid
+        assert pid is not None
+        await wait_until(lambda: _process_state(pid) == "T")  # stopped: no CPU while the parent has the turn
+        await runner.full_value("nothing")  # a request continues it; its reply stops it again
+        await wait_until(lambda: _process_state(pid) == "T")
+        await runner.start("x = 1")
+        outcome = await runner.next_message()
+        assert isinstance(outcome, NodeOutcome) and outcome.status == "completed", outcome
+    finally:
+        await runner.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only real root may lower the limits of the worker's IPC namespace")
+async def test_behind_the_namespaces_alone_no_sysv_shared_memory_is_had():
+    """Without the filter, the worker's own IPC namespace allows no SysV segment (its shmall is 0)."""
+    _require_walls()
+    code = ("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+            "key = libc.shmget(0, ctypes.c_size_t(64 * 2**20), 0o1600)\ngot = key if key >= 0 else None")
+    assert await _attempt(_only("namespaces"), code) == "None"
+    assert open("/proc/sys/kernel/shmmni").read().strip() != "0"  # the host's own limits are untouched

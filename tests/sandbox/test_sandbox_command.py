@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from agent.sandbox.probe import ATTEMPTS
+
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel walls are Linux's")
 
@@ -24,10 +26,17 @@ def _cli(*args: str, path: str | None = None, **env: str) -> subprocess.Complete
 def test_sandbox_prints_each_wall_shown_by_real_attempts():
     done = _cli("sandbox")
     assert done.returncode == 0, done.stderr
-    rows = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines()[3:] if line.strip()}
+    table = done.stdout.split("\nwalls ", 1)[1].split("\nmemory budget: ")[0]
+    rows = {line.split()[0]: line.split()[1:] for line in table.splitlines()[1:] if line.strip()}
     assert rows["all"][:2] == ["walls", "yes"] and set(rows["all"][2:]) == {"held"}, done.stdout
     assert rows["seccomp"][0] == "yes" and "ESCAPED" in rows["seccomp"]  # reading files is not seccomp's job
+    exec_column = 1 + ATTEMPTS.index("exec")
+    # the namespaces hold the worker's interpreter, which it can exec in its own place; Landlock grants no exec
+    assert rows["namespaces"][exec_column] == "ESCAPED" and rows["landlock"][exec_column] == "held", done.stdout
     assert max(map(len, done.stdout.splitlines())) <= 80
+    budget = done.stdout.split("\nmemory budget: ", 1)[1]  # which budget keeps the worker's memory here, and why
+    first = budget.splitlines()[0]
+    assert first.startswith("a cgroup v2 memory.max") or first.endswith("memfd, SysV shm, mqueues refused"), budget
 
 
 def test_without_bubblewrap_model_code_is_refused_in_one_line_unless_weak(tmp_path):
