@@ -21,7 +21,7 @@ from agent.runtime.limits import Limits
 from agent.runtime.prompts import PromptSet, rejected_text, rewrite_note
 from agent.runtime.step_loop import StepLoop
 from agent.runtime.tree import Node
-from agent.runtime.verdict import Verdict, oversized
+from agent.runtime.verdict import Verdict, blank, oversized
 
 PERSON_SOURCES = ("human", "model+edited")  # answers a person typed or edited: they may be typed more loosely
 
@@ -141,9 +141,10 @@ class LLMCalls(StepLoop):
                 except LLMError as exc:
                     self.answering_since = None
                     failures += 1
-                    self.stats.llm_failures += 1
-                    yield LLMFailed(node.id, error=str(exc), attempt=failures, seconds=time.monotonic() - began,
-                                    role=role, retry=exc.retry)
+                    waited = time.monotonic() - began
+                    self.stats.failed(waited, role)
+                    yield LLMFailed(node.id, error=str(exc), attempt=failures, seconds=waited, role=role,
+                                    retry=exc.retry)
                 finally:
                     self.answering_since = None
             completion = timed(completion, time.monotonic() - began)
@@ -152,6 +153,8 @@ class LLMCalls(StepLoop):
             if verdict is None and completion.cut_at is not None:  # the model's answer, cut: the agent's rule
                 completion, verdict = cut_verdict(completion, self.cut_answer(completion.text, purpose, role),
                                                   self.cut_missing(purpose, role))
+            elif verdict is None:  # the model's empty answer is refused before any agent reads it
+                verdict = blank(completion.text, completion.source)
             if verdict is None:
                 # Off the event loop (the console's): a long answer takes a while to judge, and the
                 # person's keys must still work meanwhile. In the env thread, where the agent's other

@@ -53,6 +53,5 @@ def cut_verdict(completion: Completion, usable: str | None, missing: str) -> tup
 def cut_refusal(cut_at: int, missing: str) -> Verdict:
     """The refusal of a cut answer with nothing usable: what was missing and what to do."""
     return Verdict(False, message=(
-        f"the answer was cut at max_tokens={cut_at} {missing}; answer again, shorter (a brief thought), "
-        "or raise max_tokens in the profile"
+        f"the answer was cut at max_tokens={cut_at} {missing}; answer again, shorter (a brief thought)"
     ))

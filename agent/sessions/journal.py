@@ -84,6 +84,7 @@ class JournalWriter:
         self.records_written = 0
         self._last_prompt = ""
         self._last_purpose: str = Purpose.EXPAND
+        self._last_attempt = 1
         self._asked_node = ""  # the node the open LLM request is for
         self._codes: dict[str, str] = {}
         self._expansions = 0
@@ -133,7 +134,7 @@ class JournalWriter:
         if isinstance(event, ev.NodeStarted):
             self._codes[event.node_id or ""] = event.code
         elif isinstance(event, ev.LLMRequested):
-            self._last_prompt, self._last_purpose = event.prompt, event.purpose
+            self._last_prompt, self._last_purpose, self._last_attempt = event.prompt, event.purpose, event.attempt
             self._asked_node = event.node_id or ""  # ReAct asks on a turn and records the answer on the root
         elif isinstance(event, (ev.LLMAnswered, ev.LLMRejected)):
             self._expansions += 1
@@ -150,6 +151,9 @@ class JournalWriter:
                     "answer": event.raw,
                     "source": event.source or "",
                     "accepted": received,
+                    # why it was refused (the text the model was sent back), kept for a trace and a diff
+                    **({"reason": event.reason} if isinstance(event, ev.LLMRejected) else {}),
+                    **({"attempt": self._last_attempt} if self._last_attempt > 1 else {}),  # asked again after refusals
                     # a refused answer was paid for too: every billed token is in some record
                     "input_tokens": event.input_tokens,
                     "output_tokens": event.output_tokens,
@@ -197,7 +201,7 @@ class JournalWriter:
             if isinstance(event, ev.NodeStarted):
                 self._codes[event.node_id or ""] = event.code
             elif isinstance(event, ev.LLMRequested):
-                self._last_prompt, self._last_purpose = event.prompt, event.purpose
+                self._last_prompt, self._last_purpose, self._last_attempt = event.prompt, event.purpose, event.attempt
                 self._asked_node = event.node_id or ""
 
     def _prompt_change(self) -> dict[str, str]:
