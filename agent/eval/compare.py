@@ -96,12 +96,12 @@ class Comparison:
     unfinished: set[str] = field(default_factory=set)  # planned by a report that has no result for it (yet)
     agents: tuple[str | None, str | None] = (None, None)  # the agent of each report, where it says
     repeats: tuple[int, int] = (1, 1)  # plays of each episode on each side
-    identical: tuple[str, str] = ("", "")  # why each side's repeats cannot differ ('' when they can)
+    identical: tuple[str, str] = ("", "")  # each side: its repeats recorded the same, and why ('' when they differ)
     prompt_files: list[PromptFileChange] = field(default_factory=list)  # prompt files whose text differs
 
     @property
     def identical_plays(self) -> bool:
-        """Both sides repeated with an LLM that cannot answer differently: their plays are copies."""
+        """Both sides' repeated plays recorded the same, episode by episode: their plays are copies."""
         return max(self.repeats) > 1 and all(self.identical)
 
     @property
@@ -207,10 +207,10 @@ def compare_pair(base: LoadedReport, other: LoadedReport) -> Comparison:
 
 
 def _identical(report: LoadedReport) -> str:
-    """Why a report's repeats cannot differ ('' when they can, or when it has none)."""
+    """That a report's repeats recorded the same, and why ('' when they differ, or when it has none)."""
     if report.repeats <= 1:
         return ""
-    return identical_plays(str(report.settings().llm or ""), [e.temperature for e in report.episodes])
+    return identical_plays(str(report.settings().llm or ""), report.episodes)
 
 
 RELATIVE_METRICS = ("cost", "tokens", "LLM calls", "steps", "time")

@@ -90,7 +90,7 @@ def test_lines(comparison: Comparison) -> list[str]:
         lines.append(f"  mean score: paired sign-flip test over {score.pairs} episodes, mean change "
                      f"{score.mean_difference:+.1f}: {p_text(score.p)} (two-sided, {how})")
     if comparison.identical_plays:
-        why = "; ".join(dict.fromkeys(comparison.identical))
+        why = "; ".join(dict.fromkeys(part for reason in comparison.identical for part in reason.split("; ")))
         flipped = ", ".join(f.episode for f in comparison.flips)
         lines.append(f"identical plays ({why}): each episode's plays are one result repeated"
                      + (f": the flip of {flipped} is reproducible, not noise; the p-value says how much "

@@ -182,7 +182,7 @@ def repeat_lines(report: EvalReport) -> list[str]:
         return []
     lines = [f"repeats: every episode played {report.plan.repeat} times; a rate is the mean over all plays, "
              "[low, high] its 95% Wilson interval over episodes (each counted once, at its mean over its plays)"]
-    same = identical_plays(report.plan.llm, (e.temperature for e in report.episodes))
+    same = identical_plays(report.plan.llm, report.episodes)
     if same:
         lines.append(f"  identical plays ({same}): an episode's {report.plan.repeat} plays are one result "
                      "repeated and add no evidence (the interval counts episodes)")
