@@ -174,11 +174,14 @@ class JournalWriter:
         elif isinstance(event, ev.LLMFailed):
             # Never replayed (the next answer is): kept so time and failures are accounted for.
             self.write({"type": "llm_failed", "node_id": event.node_id, "attempt": event.attempt,
-                        "error": event.error, "seconds": round(event.seconds, 3)})
+                        "error": event.error, "seconds": round(event.seconds, 3),
+                        **({"role": event.role} if event.role else {})})
         elif isinstance(event, ev.ObservationReceived):
             self.write(
                 {"type": "action", "node_id": event.node_id, "step": event.step, "action": event.action,
-                 "observation": event.observation, **({"refused": True} if event.refused else {})}
+                 "observation": event.observation, **({"refused": True} if event.refused else {}),
+                 # the episode ended on it (and whether won): a trace read from the records needs no replay
+                 **({"done": True, "won": event.won} if event.done else {})}
             )
         elif isinstance(event, ev.StatementRun):
             self.write({"type": "statement", "node_id": event.node_id, "after": event.after, "code": event.code,
