@@ -25,7 +25,7 @@ def failure_lines(report: EvalReport, per_group: int = 5) -> list[str]:
              f"  {'went wrong in':<{wrong}}  {'ended in':<{ended}}  failures"]
     profiles = _profiles_flag(report)
     for group in groups:
-        label = group.label if group.went_wrong else "?"
+        label = group.label if group.went_wrong else f"{group.agent}: ?" if group.agent else "?"
         lines.append(f"  {label:<{wrong}}  {', '.join(group.ended_in):<{ended}}  {group.details()}")
         for episode in group.episodes[:per_group]:
             failure = episode.failure or {}
