@@ -233,7 +233,8 @@ def eval_folder(ref: str | Path | None) -> Path | None:
 
 
 def eval_journals(folder: Path) -> list[Path]:
-    """Every episode's journal folder of an evaluation, in the report's order.
+    """Every episode's journal folder of an evaluation, in the report's order, then those it has no
+    result for (an evaluation stopped while they ran).
 
     The report names each episode's journal (a folder moved since is looked up
     under its `journals/`); without a readable report, every journal there.
@@ -246,12 +247,14 @@ def eval_journals(folder: Path) -> list[Path]:
     if episodes is not None:
         for episode in episodes:
             recorded = Path(episode.journal)
-            for candidate in (recorded, folder / "journals" / recorded.name):
+            tail = Path(*recorded.parts[-2:]) if episode.agent and len(recorded.parts) > 1 else Path(recorded.name)
+            for candidate in (recorded, folder / "journals" / tail):
                 if recorded.name and (candidate / JOURNAL_FILE).is_file():
                     found.append(candidate)
                     break
-        return found
-    return sorted(p.parent for p in (folder / "journals").glob(f"*/{JOURNAL_FILE}"))
+    # an episode the report has no result for (an evaluation stopped while it ran) still has its journal
+    listed = {p.resolve() for p in found}
+    return found + sorted(p.parent for p in (folder / "journals").rglob(JOURNAL_FILE) if p.parent.resolve() not in listed)
 
 
 def journal_agent(journal: Journal) -> str:
