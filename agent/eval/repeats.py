@@ -21,6 +21,25 @@ def _deterministic(spec: str) -> bool:
     return spec in DETERMINISTIC or spec.startswith(DETERMINISTIC_PREFIXES)
 
 
+def llm_parts(llm_spec: str) -> list[str]:
+    """The LLM specs of every role of `llm_spec` (`planner=demo,executor=profile:x` -> both)."""
+    from agent.llm.routing import RoleError, split_spec
+
+    spec = str(llm_spec or "")
+    try:
+        split = split_spec(spec)
+    except RoleError:
+        split = None
+    return [p for p in ([split[0]] if split and split[0] else []) + list(split[1].values())] if split else [spec]
+
+
+def offline_llm(llm_spec: str) -> bool:
+    """Whether no model answered any role (a script, a journal, the gold path): its tokens are a
+    quarter of the characters, an estimate, never a model's count."""
+    parts = llm_parts(llm_spec)
+    return bool(parts) and all(_deterministic(p) for p in parts)
+
+
 def play_record(play: Any) -> tuple[Any, ...]:
     """What a play recorded, as two plays of one episode are compared: outcome, reason, steps, calls, tokens."""
     return (play.success, play.reason, play.error, play.steps, play.llm_calls, play.input_tokens,
@@ -31,19 +50,12 @@ def identical_plays(llm_spec: str, plays: Iterable[Any] = ()) -> str:
     """Why an evaluation's repeated plays add no evidence, in a few words ('' when they do): every
     episode played more than once recorded the same play each time (`play_record`). The LLM is named
     when it explains why (`demo: deterministic`, `temperature 0`); it is never the evidence."""
-    from agent.llm.routing import RoleError, split_spec
-
     by_episode = group_plays(plays, lambda play: f"{play.agent}\0{play.game}")
     repeated = [group for group in by_episode.values() if len(group) > 1]
     if not repeated or any(len({play_record(p) for p in group}) > 1 for group in repeated):
         return ""
-    spec = str(llm_spec or "")
-    try:
-        split = split_spec(spec)
-    except RoleError:
-        split = None
-    parts = [p for p in ([split[0]] if split and split[0] else []) + list(split[1].values())] if split else [spec]
-    if parts and all(_deterministic(p) for p in parts):
+    parts = llm_parts(llm_spec)
+    if offline_llm(llm_spec):
         named = ", ".join(dict.fromkeys(p.split(":", 1)[0] for p in parts))
         return f"recorded the same; {named}: deterministic"
     known = [p.temperature for group in repeated for p in group if p.temperature is not None]

@@ -146,7 +146,8 @@ def answered_event(node_id: str, completion: Completion, *, thought: str, blocks
         source=completion.source, input_tokens=completion.usage.input_tokens,
         output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
         seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=purpose, role=role,
-        cached=completion.cached, cut_at=completion.cut_at, estimated=completion.estimated,
+        cached=completion.cached, cut_at=completion.cut_at, cut_rest=completion.cut_rest,
+        estimated=completion.estimated,
     )
 
 

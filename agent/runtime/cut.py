@@ -47,7 +47,8 @@ def cut_verdict(completion: Completion, usable: str | None, missing: str) -> tup
     unchanged with its refusal when nothing in it is usable."""
     if usable is None:
         return completion, cut_refusal(completion.cut_at or 0, missing)
-    return replace(completion, text=usable), None
+    return replace(completion, text=usable, cut_rest=completion.text[len(usable):]
+                   if completion.text.startswith(usable) else completion.text), None
 
 
 def cut_refusal(cut_at: int, missing: str) -> Verdict:

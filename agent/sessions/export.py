@@ -338,7 +338,9 @@ def trace_document(agent: Stepper, events: list[ev.Event], meta: dict[str, Any] 
                 # a refused answer was paid for too: its tokens and cost are counted like an accepted one's
                 call.update({"input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
                              "cost": event.cost, "seconds": round(event.seconds, 3),
-                             **({"cut_at": event.cut_at} if event.cut_at is not None else {})})
+                             **({"cut_at": event.cut_at} if event.cut_at is not None else {}),
+                             **({"cut_rest": event.cut_rest} if isinstance(event, ev.LLMAnswered) and event.cut_rest
+                                else {})})
                 if isinstance(event, ev.LLMAnswered):
                     call.update({"thought": event.thought, "blocks": list(event.blocks),
                                  "child_ids": list(event.child_ids)})

@@ -168,6 +168,8 @@ class JournalWriter:
                     **({"cached": True} if event.cached else {}),  # from the response cache
                     # the model's max_tokens cut it (a replay judges it as cut again)
                     **({"cut_at": event.cut_at} if event.cut_at is not None else {}),
+                    # an accepted cut answer's text after the part the agent used: what caused the cut
+                    **({"cut_rest": answered.cut_rest} if answered and answered.cut_rest else {}),
                     **({"estimated": True} if event.estimated else {}),  # a script's guess, not a model's count
                 }
             )

@@ -248,6 +248,7 @@ def trace_document_from_records(view: JournalView, meta: dict[str, Any] | None =
                 "input_tokens": record.get("input_tokens", 0), "output_tokens": record.get("output_tokens", 0),
                 "cost": record.get("cost", 0.0), "seconds": record.get("seconds", 0.0),
                 **({"cut_at": record["cut_at"]} if record.get("cut_at") is not None else {}),
+                **({"cut_rest": record["cut_rest"]} if record.get("cut_rest") else {}),
             })
         elif kind == "action":
             done, won = bool(record.get("done")), bool(record.get("won"))
