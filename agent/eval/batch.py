@@ -133,6 +133,9 @@ class Evaluation:
         # every episode's runner comes from the one place user paths get theirs: sandboxed, checked unless trusted
         self._runner_settings = RunnerSettings(trusted=report.plan.trusted, node_timeout=report.plan.node_timeout)
         self._spares = SpareRunners(self._runner_settings)  # replaced by `run` with one spare per lane
+        # episodes their wall clock ended (journal folder -> reason), and what their agent had counted by then
+        self._given_up: dict[Path, str] = {}
+        self._given_up_results: dict[Path, EpisodeResult] = {}
         self._cache_folder = None
         if report.plan.cache != "off":
             from agent.llm.cache import default_folder
@@ -285,10 +288,16 @@ class Evaluation:
         if play in done:
             return play.result()
         reason = wall_clock_reason(limit)
+        self._given_up[folder] = reason
         for env in envs:
             env.abandon(reason)  # a step blocked in its process returns, so the episode can end
         play.cancel()  # the play's own clean-up closes the agent (its code worker) and the environment
         await asyncio.gather(play, return_exceptions=True)
+        self._given_up.pop(folder, None)
+        counted = self._given_up_results.pop(folder, None)  # its calls were billed: the report counts them
+        if counted is not None:
+            counted.seconds, counted.error = time.monotonic() - started, reason
+            return counted
         return EpisodeResult(episode_spec.id, episode_spec.task_type, False, reason, seconds=time.monotonic() - started,
                              journal=str(folder), error=reason, agent=agent_name if self.report.plan.multi else "",
                              repeat=repeat)
@@ -305,6 +314,7 @@ class Evaluation:
             self.on_start(episode_spec)
         agent: Stepper | None = None
         writer: JournalWriter | None = None
+        trace, cached = FailureTrace(), CachedCalls()
         try:
             llm = await asyncio.to_thread(self._llm, episode_spec, agent_name)  # may block (gold: the simulator computes a path)
             llm, seed, temperature = self._for_repeat(llm, repeat)
@@ -319,13 +329,18 @@ class Evaluation:
                 # profiles: a resume of this journal goes on with the same model
                 writer = JournalWriter(folder, session_header(episode, agent, plan.llm, profiles=plan.profiles))
                 agent.observers.append(writer)
-                trace = FailureTrace()
                 agent.observers.append(trace)
-                cached = CachedCalls()
                 agent.observers.append(cached)
                 finished = await self._drive(agent, episode_spec)
                 score = env.score
-        except (EvalAborted, asyncio.CancelledError):
+        except asyncio.CancelledError:
+            reason = self._given_up.get(folder)
+            if reason is not None and agent is not None and writer is not None:  # ended by its wall clock
+                finished = _give_up(agent, writer, reason)
+                self._given_up_results[folder] = _result(episode_spec, finished, folder, tag, repeat, seed,
+                                                         temperature, trace, cached, started, None)
+            raise
+        except EvalAborted:
             raise
         except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the others
             error = f"{type(exc).__name__}: {exc}".splitlines()[0]
@@ -337,32 +352,7 @@ class Evaluation:
                 await asyncio.shield(agent.close())
             if writer is not None:
                 writer.close()
-        error = finished.reason if finished.reason.startswith(("internal error", "replay mismatch")) else ""
-        return EpisodeResult(
-            game=episode_spec.id,
-            task_type=episode_spec.task_type,
-            success=finished.success,
-            reason=finished.reason,
-            steps=finished.steps,
-            llm_calls=finished.llm_calls,
-            input_tokens=finished.input_tokens,
-            output_tokens=finished.output_tokens,
-            cost=finished.cost,
-            seconds=time.monotonic() - started,
-            llm_seconds=finished.llm_seconds,
-            person_seconds=finished.person_seconds,
-            llm_failures=finished.llm_failures,
-            journal=str(folder),
-            error=error,
-            score=score,
-            failure=None if finished.success else trace.describe(finished),
-            agent=tag,
-            roles=dict(finished.extra.get("roles") or {}),
-            cached_calls=cached.count,
-            repeat=repeat,
-            seed=seed,
-            temperature=temperature,
-        )
+        return _result(episode_spec, finished, folder, tag, repeat, seed, temperature, trace, cached, started, score)
 
     async def _drive(self, agent: Stepper, episode_spec: EpisodeSpec) -> ev.RunFinished:
         failures = 0
@@ -384,3 +374,48 @@ class Evaluation:
                 failures = 0
             if isinstance(event, ev.RunFinished):
                 return event
+
+
+def _give_up(agent: Stepper, writer: JournalWriter, reason: str) -> ev.RunFinished:
+    """End an episode its wall clock stopped, in its counts and its journal: the call it was waiting on is a
+    failed call (its seconds are model time; the server may still bill it), and the run's end is recorded
+    with everything counted so far, so the journal, its exports and the report agree."""
+    if agent.cancelled_wait is not None:
+        waited, role = agent.cancelled_wait
+        agent.stats.failed(waited, role)
+        writer(ev.LLMFailed(None, error=f"given up: {reason}", seconds=waited, role=role, retry=False))
+    finished = agent.stats.finished(None, False, reason, agent.env.steps)
+    writer(finished)
+    return finished
+
+
+def _result(episode_spec: EpisodeSpec, finished: ev.RunFinished, folder: Path, tag: str, repeat: int,
+            seed: int | None, temperature: float | None, trace: FailureTrace, cached: "CachedCalls",
+            started: float, score: float | None) -> EpisodeResult:
+    """An episode's result from its run's last event: its counts, its time, why it failed."""
+    error = finished.reason if finished.reason.startswith(("internal error", "replay mismatch")) else ""
+    return EpisodeResult(
+        game=episode_spec.id,
+        task_type=episode_spec.task_type,
+        success=finished.success,
+        reason=finished.reason,
+        steps=finished.steps,
+        llm_calls=finished.llm_calls,
+        input_tokens=finished.input_tokens,
+        output_tokens=finished.output_tokens,
+        cost=finished.cost,
+        seconds=time.monotonic() - started,
+        llm_seconds=finished.llm_seconds,
+        person_seconds=finished.person_seconds,
+        llm_failures=finished.llm_failures,
+        journal=str(folder),
+        error=error,
+        score=score,
+        failure=None if finished.success else trace.describe(finished),
+        agent=tag,
+        roles=dict(finished.extra.get("roles") or {}),
+        cached_calls=cached.count,
+        repeat=repeat,
+        seed=seed,
+        temperature=temperature,
+    )

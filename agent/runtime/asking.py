@@ -8,6 +8,7 @@ this answer be accepted; the console's editor calls it as a person types), `answ
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, replace
 from typing import AsyncIterator, Callable
@@ -47,6 +48,7 @@ class LLMCalls(StepLoop):
     stats: Stats
     finished_reason: str  # set when a limit stops the run mid-episode (`ask`: too many refusals)
     answering_since: float | None  # monotonic time the LLM was asked, while it answers
+    cancelled_wait: tuple[float, str] | None  # the seconds and role of a call cancelled while it waited
 
     # -- what an agent says about its answers -----------------------------------------
 
@@ -135,7 +137,7 @@ class LLMCalls(StepLoop):
             failures = 0
             while completion is None:
                 began = time.monotonic()
-                self.answering_since = began
+                self.answering_since, self.cancelled_wait = began, None
                 try:
                     completion = await self.llm_for(role).complete(prompt, call)
                 except LLMError as exc:
@@ -145,6 +147,9 @@ class LLMCalls(StepLoop):
                     self.stats.failed(waited, role)
                     yield LLMFailed(node.id, error=str(exc), attempt=failures, seconds=waited, role=role,
                                     retry=exc.retry)
+                except asyncio.CancelledError:  # called off (an eval's wall clock): how long it had waited
+                    self.cancelled_wait = (time.monotonic() - began, role)
+                    raise
                 finally:
                     self.answering_since = None
             completion = timed(completion, time.monotonic() - began)
