@@ -61,6 +61,7 @@ class ServedCall:
     completion_tokens: int = 0
     stop: tuple[str, ...] = ()  # the request's stop sequences
     api_key: str = ""  # the bearer key the request carried
+    seconds: float = 0.0  # from the request's arrival to its answer (or to giving it up): the server's own time
 
 
 @dataclass
@@ -146,6 +147,7 @@ class OpenAICompatibleServer:
         model = str(body.get("model", self.model))
         stop = body.get("stop") or ()
         stops = (stop,) if isinstance(stop, str) else tuple(str(s) for s in stop)
+        began = time.monotonic()
         with self._lock:
             self.received += 1
             fault = self._faults.popleft() if self._faults else None
@@ -153,12 +155,12 @@ class OpenAICompatibleServer:
             time.sleep(self.latency)
         if fault in ("429", "500", "401", "404"):
             status = int(fault)
-            self.calls.append(ServedCall(prompt, model, None, status))
+            self.calls.append(ServedCall(prompt, model, None, status, seconds=time.monotonic() - began))
             handler._json(status, {"error": {"message": f"injected {fault}", "type": "injected", "code": fault}})
             return
         if fault == "timeout":
             time.sleep(self.timeout_sleep)
-            self.calls.append(ServedCall(prompt, model, None, 0))
+            self.calls.append(ServedCall(prompt, model, None, 0, seconds=time.monotonic() - began))
             return
         if fault == "malformed":
             self.calls.append(ServedCall(prompt, model, None, 200))
@@ -183,7 +185,7 @@ class OpenAICompatibleServer:
         usage = {"prompt_tokens": count_tokens(prompt), "completion_tokens": count_tokens(answer) if answer else 0}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         self.calls.append(ServedCall(prompt, model, answer, 200, usage["prompt_tokens"], usage["completion_tokens"],
-                                     stops, api_key))
+                                     stops, api_key, time.monotonic() - began))
         handler._json(
             200,
             {
