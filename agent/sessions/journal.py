@@ -146,6 +146,9 @@ class JournalWriter:
                     "index": self._expansions,
                     "node_id": event.node_id,
                     "stub": self._codes.get(self._asked_node or event.node_id or "", ""),  # what the LLM was asked for
+                    # the node the call was asked on, when the answer is recorded on another (ReAct's turn, its root)
+                    **({"asked_node": self._asked_node}
+                       if self._asked_node and self._asked_node != (event.node_id or "") else {}),
                     "purpose": self._last_purpose,
                     "prompt": self._last_prompt,
                     "answer": event.raw,
