@@ -232,9 +232,9 @@ def eval_folder(ref: str | Path | None) -> Path | None:
     return None
 
 
-def eval_journals(folder: Path) -> list[Path]:
-    """Every episode's journal folder of an evaluation, in the report's order, then those it has no
-    result for (an evaluation stopped while they ran).
+def eval_journals(folder: Path, unfinished: bool = False) -> list[Path]:
+    """Every episode's journal folder of an evaluation, in the report's order; with `unfinished`, then
+    those it has no result for (an evaluation stopped while they ran: the OTel export shows them).
 
     The report names each episode's journal (a folder moved since is looked up
     under its `journals/`); without a readable report, every journal there.
@@ -252,6 +252,8 @@ def eval_journals(folder: Path) -> list[Path]:
                 if recorded.name and (candidate / JOURNAL_FILE).is_file():
                     found.append(candidate)
                     break
+        if not unfinished:
+            return found
     # an episode the report has no result for (an evaluation stopped while it ran) still has its journal
     listed = {p.resolve() for p in found}
     return found + sorted(p.parent for p in (folder / "journals").rglob(JOURNAL_FILE) if p.parent.resolve() not in listed)

@@ -117,7 +117,8 @@ def unfinished_outcomes(folder: Path, journals: list[Any]) -> dict[str, Any]:
     except ValueError:
         return {}
     by_journal = {Path(e.journal).resolve(): e for e in report.episodes if e.journal}
-    stopped = f"{report.status}: {report.note}" if report.note else f"the evaluation was {report.status} while it ran"
+    stopped = (f"{report.status}: {report.note}" if report.status != "complete" and report.note
+               else "unfinished: its evaluation was stopped while it ran")
     ended = {}
     for journal in journals:
         if journal.finished is not None:
@@ -137,7 +138,8 @@ def otel_export(options: ExportOptions) -> int:
 
     target = options.target or ""
     evaluation = eval_folder(options.session)
-    folders = eval_journals(evaluation) if evaluation else [find_session(sessions_dir_from(options.sessions), options.session)]
+    folders = (eval_journals(evaluation, unfinished=True) if evaluation
+               else [find_session(sessions_dir_from(options.sessions), options.session)])
     journals = [read_journal(folder, lenient=True) for folder in folders]
     ended = unfinished_outcomes(evaluation, journals) if evaluation else {}
     try:
