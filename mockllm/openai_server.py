@@ -3,7 +3,8 @@
 For tests and benchmarks of the real `openai` client: it speaks the
 `/v1/chat/completions` wire format over real HTTP on 127.0.0.1, reports usage,
 and can inject the failures a real endpoint has (429, 500, timeouts, malformed
-JSON, empty or truncated answers) and a fixed latency per call.
+JSON, empty or truncated answers), a fixed latency per call, and answer a prompt
+asked before differently (`again`: a server not deterministic at temperature 0).
 
     with OpenAICompatibleServer(responder) as server:
         client = openai.AsyncOpenAI(base_url=server.base_url, api_key="x")
@@ -60,6 +61,7 @@ class ServedCall:
     completion_tokens: int = 0
     stop: tuple[str, ...] = ()  # the request's stop sequences
     api_key: str = ""  # the bearer key the request carried
+    seconds: float = 0.0  # from the request's arrival to its answer (or to giving it up): the server's own time
 
 
 @dataclass
@@ -70,9 +72,13 @@ class OpenAICompatibleServer:
     port: int = 0  # 0: any free port (tests); a user picks a fixed one
     host: str = "127.0.0.1"
     timeout_sleep: float = 5.0  # how long a "timeout" fault stalls
+    # Answers a prompt asked before, when set: a server that is not deterministic at temperature 0
+    # (hosted APIs, batched servers), where the same request can get another answer.
+    again: Responder | None = None
     calls: list[ServedCall] = field(default_factory=list)
     received: int = 0  # requests that arrived (a stalled one is in `calls` only once it ends)
     _faults: deque[str] = field(default_factory=deque)
+    _asked: set[str] = field(default_factory=set)  # the prompts answered so far (for `again`)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def inject(self, fault: str, times: int = 1) -> None:
@@ -141,6 +147,7 @@ class OpenAICompatibleServer:
         model = str(body.get("model", self.model))
         stop = body.get("stop") or ()
         stops = (stop,) if isinstance(stop, str) else tuple(str(s) for s in stop)
+        began = time.monotonic()
         with self._lock:
             self.received += 1
             fault = self._faults.popleft() if self._faults else None
@@ -148,19 +155,23 @@ class OpenAICompatibleServer:
             time.sleep(self.latency)
         if fault in ("429", "500", "401", "404"):
             status = int(fault)
-            self.calls.append(ServedCall(prompt, model, None, status))
+            self.calls.append(ServedCall(prompt, model, None, status, seconds=time.monotonic() - began))
             handler._json(status, {"error": {"message": f"injected {fault}", "type": "injected", "code": fault}})
             return
         if fault == "timeout":
             time.sleep(self.timeout_sleep)
-            self.calls.append(ServedCall(prompt, model, None, 0))
+            self.calls.append(ServedCall(prompt, model, None, 0, seconds=time.monotonic() - began))
             return
         if fault == "malformed":
             self.calls.append(ServedCall(prompt, model, None, 200))
             handler._json(200, None, raw=b'{"id": "x", "choices": [ {"message": ')
             return
+        with self._lock:
+            seen = prompt in self._asked
+            self._asked.add(prompt)
+        respond = self.again if seen and self.again is not None else self.responder
         try:
-            reply = Reply("") if fault == "empty" else self.responder(prompt)
+            reply = Reply("") if fault == "empty" else respond(prompt)
         except NoAnswer as exc:
             self.calls.append(ServedCall(prompt, model, None, 400))
             handler._json(400, {"error": {"message": str(exc), "type": "no_scripted_answer", "code": "no_answer"}})
@@ -174,7 +185,7 @@ class OpenAICompatibleServer:
         usage = {"prompt_tokens": count_tokens(prompt), "completion_tokens": count_tokens(answer) if answer else 0}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         self.calls.append(ServedCall(prompt, model, answer, 200, usage["prompt_tokens"], usage["completion_tokens"],
-                                     stops, api_key))
+                                     stops, api_key, time.monotonic() - began))
         handler._json(
             200,
             {

@@ -18,7 +18,7 @@ from agent.eval.intervals import episode_interval
 from agent.eval.loaded_report import CompareError, LoadedReport
 from agent.eval.paired import McNemar, SignFlip, discordant, mcnemar_exact, sign_flip_test
 from agent.eval.prompt_files import PromptFileChange, header_changes
-from agent.eval.repeats import identical_plays, mean_success
+from agent.eval.repeats import identical_plays, mean_success, offline_llm
 from agent.eval.results import EpisodeResult
 
 Value = Callable[[EpisodeResult], float | None]
@@ -96,12 +96,13 @@ class Comparison:
     unfinished: set[str] = field(default_factory=set)  # planned by a report that has no result for it (yet)
     agents: tuple[str | None, str | None] = (None, None)  # the agent of each report, where it says
     repeats: tuple[int, int] = (1, 1)  # plays of each episode on each side
-    identical: tuple[str, str] = ("", "")  # why each side's repeats cannot differ ('' when they can)
+    estimated: tuple[bool, bool] = (False, False)  # each side's tokens are a script's estimate, not a model's count
+    identical: tuple[str, str] = ("", "")  # each side: its repeats recorded the same, and why ('' when they differ)
     prompt_files: list[PromptFileChange] = field(default_factory=list)  # prompt files whose text differs
 
     @property
     def identical_plays(self) -> bool:
-        """Both sides repeated with an LLM that cannot answer differently: their plays are copies."""
+        """Both sides' repeated plays recorded the same, episode by episode: their plays are copies."""
         return max(self.repeats) > 1 and all(self.identical)
 
     @property
@@ -201,16 +202,17 @@ def compare_pair(base: LoadedReport, other: LoadedReport) -> Comparison:
         agents=(settings_a.agent, settings_b.agent),
         repeats=(base.repeats, other.repeats),
         identical=(_identical(base), _identical(other)),
+        estimated=(offline_llm(str(settings_a.llm or "")), offline_llm(str(settings_b.llm or ""))),
         # two agents' prompt sets differ by design, file by file
         prompt_files=[] if two_agents else header_changes(base.journal_header, other.journal_header),
     )
 
 
 def _identical(report: LoadedReport) -> str:
-    """Why a report's repeats cannot differ ('' when they can, or when it has none)."""
+    """That a report's repeats recorded the same, and why ('' when they differ, or when it has none)."""
     if report.repeats <= 1:
         return ""
-    return identical_plays(str(report.settings().llm or ""), [e.temperature for e in report.episodes])
+    return identical_plays(str(report.settings().llm or ""), report.episodes)
 
 
 RELATIVE_METRICS = ("cost", "tokens", "LLM calls", "steps", "time")

@@ -9,8 +9,13 @@ the run stops later, in whatever stub came next. The rule, in order:
    (`clean_at_sink(...)`, `heat_it(...)`) and whose whole body ran to the end
    without sending it. That body was the one place meant to send the action,
    and it claimed to be done. Ties go to the node that started first.
-2. Else a node that raised and never completed afterwards (no repair fixed it).
-3. Else none: the summary falls back to where the run ended.
+2. Else a node that raised and never completed afterwards (no repair fixed it), but for the limit
+   that ended the run (a step limit is raised by whatever node ran then).
+3. Else, for a run the rewrite limit ended, the node whose answers were refused (with the last reason).
+4. Else, for a run whose last steps all got the same observation (`Nothing happens.` nine times),
+   the node that sent the first of them: the turn where the run stopped getting anywhere, not the
+   root that contains it (what the baselines, whose turns hang under the root, need).
+5. Else none: the summary falls back to where the run ended.
 
 The facts come from the agent's events (`NodeFacts`, kept by
 `agent.eval.failure.FailureTrace`); this module is pure.
@@ -37,6 +42,16 @@ class NodeFacts:
     completed: set[str] = field(default_factory=set)
     sent: dict[str, set[str]] = field(default_factory=dict)  # node -> the verbs of the actions it sent
     errors: dict[str, str] = field(default_factory=dict)  # node -> its last error, while it stays failed
+    refused: dict[str, str] = field(default_factory=dict)  # node -> the reason its last answer was refused
+    # the run's trailing stretch of steps with one observation: {node, action, observation, count}
+    stuck: dict[str, Any] | None = None
+
+    def stepped(self, node: str, action: str, observation: str) -> None:
+        """One step: it extends the trailing stretch of equal observations, or starts a new one."""
+        if self.stuck is not None and self.stuck["observation"] == observation:
+            self.stuck["count"] += 1
+        else:
+            self.stuck = {"node": node, "action": action, "observation": observation, "count": 1}
 
     def saw(self, node: str, code: str, depth: int) -> None:
         if node not in self.codes:
@@ -79,8 +94,11 @@ def _named_for(code: str, verb: str) -> str | None:
     return next((name for name in called_names(code) if verb in name.lower() and name != "run"), None)
 
 
+STUCK_STEPS = 3  # the fewest equal observations at a run's end that count as getting nowhere
+
+
 def went_wrong(facts: NodeFacts, task_type: str | None, verbs_sent: set[str],
-               action_types: frozenset[str]) -> dict[str, Any] | None:
+               action_types: frozenset[str], reason: str = "") -> dict[str, Any] | None:
     """The node whose code went wrong, by the rule above: {node, name, code, why}; None when no rule applies."""
     if task_type in action_types and task_type not in verbs_sent:
         verb = str(task_type)
@@ -92,10 +110,25 @@ def went_wrong(facts: NodeFacts, task_type: str | None, verbs_sent: set[str],
             code = facts.codes.get(node, "")
             return {"node": node, "name": _named_for(code, verb), "code": code,
                     "why": f"its body ran to the end without sending `{verb}`"}
-    failed = [n for n in facts.order if n in facts.errors and n not in facts.completed]
+    # the limit that ended the run (a step limit) is raised by whatever ran then: where it ended, not where it went wrong
+    failed = [n for n in facts.order if n in facts.errors and n not in facts.completed
+              and not (reason and reason in facts.errors[n])]
     if failed:
         node = failed[-1]
         code = facts.codes.get(node, "")
         name = (code.strip().splitlines() or [""])[0][:60]
         return {"node": node, "name": name, "code": code, "why": f"raised: {facts.errors[node]}"}
+    refused = [n for n in facts.order if n in facts.refused]
+    if reason.startswith("rewrite limit") and refused:
+        node = refused[-1]
+        code = facts.codes.get(node, "")
+        name = (code.strip().splitlines() or [""])[0][:60]
+        return {"node": node, "name": name, "code": code, "why": f"answers refused: {facts.refused[node][:200]}"}
+    stuck = facts.stuck
+    if stuck is not None and stuck["count"] >= STUCK_STEPS:
+        node = str(stuck["node"])
+        code = facts.codes.get(node, "")
+        name = (code.strip().splitlines() or [""])[0][:60]
+        return {"node": node, "name": name, "code": code,
+                "why": f"`{stuck['action']}` → `{stuck['observation'][:80]}` and the same ×{stuck['count']} to the end"}
     return None

@@ -128,6 +128,9 @@ class LocalExecutor:
         self._runner_settings = RunnerSettings(trusted=plan.trusted, node_timeout=plan.node_timeout)
         self._spares = SpareRunners(self._runner_settings)  # replaced by `open` with one spare per lane
         self._source: EnvSource | None = None
+        # episodes their wall clock ended (journal folder -> reason), and what their agent had counted by then
+        self._given_up: dict[Path, str] = {}
+        self._given_up_results: dict[Path, EpisodeResult] = {}
         self._cache_folder = None
         if plan.cache != "off":
             from agent.llm.cache import default_folder
@@ -202,10 +205,16 @@ class LocalExecutor:
         if play in done:
             return play.result()
         reason = wall_clock_reason(limit)
+        self._given_up[job.journal] = reason
         for env in envs:
             env.abandon(reason)  # a step blocked in its process returns, so the episode can end
         play.cancel()  # the play's own clean-up closes the agent (its code worker) and the environment
         await asyncio.gather(play, return_exceptions=True)
+        self._given_up.pop(job.journal, None)
+        counted = self._given_up_results.pop(job.journal, None)  # its calls were billed: the report counts them
+        if counted is not None:
+            counted.seconds, counted.error = time.monotonic() - started, reason
+            return counted
         return EpisodeResult(job.spec.id, job.spec.task_type, False, reason, seconds=time.monotonic() - started,
                              journal=str(job.journal), error=reason, agent=self._tag(job), repeat=job.repeat)
 
@@ -224,6 +233,7 @@ class LocalExecutor:
             self.on_start(spec)
         agent: Stepper | None = None
         writer: JournalWriter | None = None
+        trace, cached = FailureTrace(), CachedCalls()
         try:
             # may block (gold: the simulator computes a path)
             llm = await asyncio.to_thread(self.llm_for, spec, job.agent if plan.multi else None)
@@ -239,13 +249,18 @@ class LocalExecutor:
                 # profiles: a resume of this journal goes on with the same model
                 writer = JournalWriter(job.journal, session_header(episode, agent, plan.llm, profiles=plan.profiles))
                 agent.observers.append(writer)
-                trace = FailureTrace()
                 agent.observers.append(trace)
-                cached = CachedCalls()
                 agent.observers.append(cached)
                 finished = await self._drive(agent, spec)
                 score = env.score
-        except (EvalAborted, asyncio.CancelledError):
+        except asyncio.CancelledError:
+            reason = self._given_up.get(job.journal)
+            if reason is not None and agent is not None and writer is not None:  # ended by its wall clock
+                finished = _give_up(agent, writer, reason)
+                self._given_up_results[job.journal] = _result(job, self._tag(job), finished, seed, temperature,
+                                                              trace, cached, started, None)
+            raise
+        except EvalAborted:
             raise
         except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the others
             error = f"{type(exc).__name__}: {exc}".splitlines()[0]
@@ -257,32 +272,7 @@ class LocalExecutor:
                 await asyncio.shield(agent.close())
             if writer is not None:
                 writer.close()
-        error = finished.reason if finished.reason.startswith(("internal error", "replay mismatch")) else ""
-        return EpisodeResult(
-            game=spec.id,
-            task_type=spec.task_type,
-            success=finished.success,
-            reason=finished.reason,
-            steps=finished.steps,
-            llm_calls=finished.llm_calls,
-            input_tokens=finished.input_tokens,
-            output_tokens=finished.output_tokens,
-            cost=finished.cost,
-            seconds=time.monotonic() - started,
-            llm_seconds=finished.llm_seconds,
-            person_seconds=finished.person_seconds,
-            llm_failures=finished.llm_failures,
-            journal=str(job.journal),
-            error=error,
-            score=score,
-            failure=None if finished.success else trace.describe(finished),
-            agent=self._tag(job),
-            roles=dict(finished.extra.get("roles") or {}),
-            cached_calls=cached.count,
-            repeat=job.repeat,
-            seed=seed,
-            temperature=temperature,
-        )
+        return _result(job, self._tag(job), finished, seed, temperature, trace, cached, started, score)
 
     async def _drive(self, agent: Stepper, spec: EpisodeSpec) -> ev.RunFinished:
         failures = 0
@@ -304,3 +294,47 @@ class LocalExecutor:
                 failures = 0
             if isinstance(event, ev.RunFinished):
                 return event
+
+
+def _give_up(agent: Stepper, writer: JournalWriter, reason: str) -> ev.RunFinished:
+    """End an episode its wall clock stopped, in its counts and its journal: the call it was waiting on is a
+    failed call (its seconds are model time; the server may still bill it), and the run's end is recorded
+    with everything counted so far, so the journal, its exports and the report agree."""
+    if agent.cancelled_wait is not None:
+        waited, role = agent.cancelled_wait
+        agent.stats.failed(waited, role)
+        writer(ev.LLMFailed(None, error=f"given up: {reason}", seconds=waited, role=role, retry=False))
+    finished = agent.stats.finished(None, False, reason, agent.env.steps)
+    writer(finished)
+    return finished
+
+
+def _result(job: EpisodeJob, tag: str, finished: ev.RunFinished, seed: int | None, temperature: float | None,
+            trace: FailureTrace, cached: CachedCalls, started: float, score: float | None) -> EpisodeResult:
+    """An episode's result from its run's last event: its counts, its time, why it failed."""
+    error = finished.reason if finished.reason.startswith(("internal error", "replay mismatch")) else ""
+    return EpisodeResult(
+        game=job.spec.id,
+        task_type=job.spec.task_type,
+        success=finished.success,
+        reason=finished.reason,
+        steps=finished.steps,
+        llm_calls=finished.llm_calls,
+        input_tokens=finished.input_tokens,
+        output_tokens=finished.output_tokens,
+        cost=finished.cost,
+        seconds=time.monotonic() - started,
+        llm_seconds=finished.llm_seconds,
+        person_seconds=finished.person_seconds,
+        llm_failures=finished.llm_failures,
+        journal=str(job.journal),
+        error=error,
+        score=score,
+        failure=None if finished.success else trace.describe(finished),
+        agent=tag,
+        roles=dict(finished.extra.get("roles") or {}),
+        cached_calls=cached.count,
+        repeat=job.repeat,
+        seed=seed,
+        temperature=temperature,
+    )

@@ -51,12 +51,17 @@ class FailureTrace:
                 verb = event.action.split()[0].lower()
                 self.verbs.add(verb)
                 self.nodes.sent.setdefault(node, set()).add(verb)
+            if not event.refused:  # an agent that acts on its root (ReAct's turns) acts for the turn last begun
+                acting = self.last_node if self.nodes.depths.get(node, 0) == 0 and self.last_node else node
+                self.nodes.stepped(acting, event.action, event.observation)
         elif isinstance(event, ev.StubFound):
             self.nodes.saw(node, event.code, event.depth)
             if self.deepest is None or event.depth >= self.deepest["depth"]:
                 self.deepest = {"name": event.name, "node": event.node_id, "depth": event.depth, "code": event.code}
         elif isinstance(event, ev.LLMAnswered) and event.child_ids:
             self.nodes.children[node] = list(event.child_ids)
+        elif isinstance(event, ev.LLMRejected):
+            self.nodes.refused[node] = event.reason
         elif isinstance(event, ev.NodeCompleted):
             self.nodes.completed.add(node)
             self.nodes.errors.pop(node, None)
@@ -68,7 +73,7 @@ class FailureTrace:
         node = finished.node_id or self.last_node
         return {
             "last_steps": [list(step) for step in self.last_steps],
-            "went_wrong": went_wrong(self.nodes, self.task_type, self.verbs, ACTION_TASK_TYPES),
+            "went_wrong": went_wrong(self.nodes, self.task_type, self.verbs, ACTION_TASK_TYPES, finished.reason),
             "deepest_stub": self.deepest,
             "ended_at": {"node": node, "code": self.codes.get(node or "", "")},
             "verbs": sorted(self.verbs),
@@ -97,7 +102,8 @@ class FailureGroup:
     key: str
     task_types: list[str]
     episodes: list[Any]  # EpisodeResult-like: game, task_type, reason, journal, failure
-    of_task_type: int  # failures of those task types in all
+    of_task_type: int  # the failures of the group's agent in all: one denominator for every group of it
+    agent: str = ""  # in an evaluation of several agents: whose failures these are
 
     @property
     def ended_in(self) -> list[str]:
@@ -111,25 +117,30 @@ class FailureGroup:
 
     @property
     def label(self) -> str:
-        """The key and its task types: `clean_at_sink (clean)`."""
-        return f"{self.key} ({'/'.join(self.task_types)})"
+        """The key and its task types, after its agent in an evaluation of several: `react: turn 2 (put)`."""
+        return f"{self.agent + ': ' if self.agent else ''}{self.key} ({'/'.join(self.task_types)})"
+
+    @property
+    def names(self) -> list[str]:
+        """Its episodes as report.json lists them: `agent/game` when several agents played each game."""
+        return [f"{e.agent}/{e.game}" if self.agent else e.game for e in self.episodes]
 
     def line(self) -> str:
-        line = f"{self.label}: {self.details()}"
-        if self.went_wrong:
-            line = line.replace(" failures", f" failures; ended in {', '.join(self.ended_in)}", 1)
-        return line
+        return f"{self.label}: {self.details(ended=self.went_wrong)}"
 
-    def details(self) -> str:
-        """The count, the missing actions and the one reason they share: `3/3 failures; no `clean` action sent`."""
-        text = f"{len(self.episodes)}/{self.of_task_type} failures"
-        missing = self.missing_verbs()
-        if missing:
-            text += "; " + ", ".join(f"no `{verb}` action sent" for verb in missing)
+    def details(self, ended: bool = False) -> str:
+        """The count (with where the runs ended, when `ended`), the missing actions and the one reason they
+        share: `3/3 failures; no `clean` action sent; no pending nodes left and the task is not done`."""
+        parts = [f"{len(self.episodes)}/{self.of_task_type} failures" + (f" of {self.agent}" if self.agent else "")]
+        if ended:
+            parts.append(f"ended in {', '.join(self.ended_in)}")
+        for verb in self.missing_verbs():
+            alone = self.task_types == [verb]
+            parts.append(f"no `{verb}` action sent" + ("" if alone else f" by its {verb} episodes"))
         reasons = sorted({e.reason for e in self.episodes})
         if len(reasons) == 1:
-            text += f"; {reasons[0]}"
-        return text
+            parts.append(reasons[0])
+        return "; ".join(parts)
 
     def missing_verbs(self) -> list[str]:
         """Task types named by their action (clean, heat, cool) whose action none of these episodes sent."""
@@ -144,16 +155,20 @@ class FailureGroup:
 
 
 def group_failures(episodes: Iterable[Any]) -> list[FailureGroup]:
-    """Failed episodes grouped by where they ended, biggest group first."""
+    """Failed episodes grouped by agent and by where they went wrong (else ended), biggest group first.
+
+    Each agent's groups share one denominator, its failures in all. In an evaluation of one agent the
+    groups name none (`agent` is '' there)."""
     failed = [e for e in episodes if not e.success and not e.error]
-    per_type: dict[str, int] = {}
+    per_agent: dict[str, int] = {}
     for e in failed:
-        per_type[e.task_type or "?"] = per_type.get(e.task_type or "?", 0) + 1
-    groups: dict[str, list[Any]] = {}
+        per_agent[getattr(e, "agent", "") or ""] = per_agent.get(getattr(e, "agent", "") or "", 0) + 1
+    several = any(per_agent)  # only an evaluation of several agents names them on its episodes
+    groups: dict[tuple[str, str], list[Any]] = {}
     for e in failed:
-        groups.setdefault(failure_key(e.failure), []).append(e)
+        groups.setdefault((getattr(e, "agent", "") or "", failure_key(e.failure)), []).append(e)
     out = []
-    for key, members in groups.items():
+    for (agent, key), members in groups.items():
         types = sorted({m.task_type or "?" for m in members})
-        out.append(FailureGroup(key, types, members, sum(per_type[t] for t in types)))
-    return sorted(out, key=lambda g: (-len(g.episodes), g.key))
+        out.append(FailureGroup(key, types, members, per_agent[agent], agent if several else ""))
+    return sorted(out, key=lambda g: (g.agent, -len(g.episodes), g.key))

@@ -25,8 +25,9 @@ def eval_folder(ref: str | Path | None) -> Path | None:
     return None
 
 
-def eval_journals(folder: Path) -> list[Path]:
-    """Every episode's journal folder of an evaluation, in the report's order.
+def eval_journals(folder: Path, unfinished: bool = False) -> list[Path]:
+    """Every episode's journal folder of an evaluation, in the report's order; with `unfinished`, then
+    those it has no result for (an evaluation stopped while they ran: the OTel export shows them).
 
     The report names each episode's journal (a folder moved since is looked up
     under its `journals/`); without a readable report, every journal there.
@@ -39,9 +40,13 @@ def eval_journals(folder: Path) -> list[Path]:
     if episodes is not None:
         for episode in episodes:
             recorded = Path(episode.journal)
-            for candidate in (recorded, folder / "journals" / recorded.name):
+            tail = Path(*recorded.parts[-2:]) if episode.agent and len(recorded.parts) > 1 else Path(recorded.name)
+            for candidate in (recorded, folder / "journals" / tail):
                 if recorded.name and (candidate / JOURNAL_FILE).is_file():
                     found.append(candidate)
                     break
-        return found
-    return sorted(p.parent for p in (folder / "journals").glob(f"*/{JOURNAL_FILE}"))
+        if not unfinished:
+            return found
+    # an episode the report has no result for (an evaluation stopped while it ran) still has its journal
+    listed = {p.resolve() for p in found}
+    return found + sorted(p.parent for p in (folder / "journals").rglob(JOURNAL_FILE) if p.parent.resolve() not in listed)

@@ -70,8 +70,8 @@ class EvalReport:
                if self.plan.multi else {}),
             "failures": [
                 {"where": g.key, "went_wrong": g.went_wrong, "ended_in": g.ended_in, "task_types": g.task_types,
-                 "count": len(g.episodes), "of": g.of_task_type,
-                 "line": g.line(), "episodes": [e.game for e in g.episodes]}
+                 "count": len(g.episodes), "of": g.of_task_type, **({"agent": g.agent} if g.agent else {}),
+                 "line": g.line(), "episodes": g.names}
                 for g in group_failures(self.episodes)
             ],
             "episodes": [self._episode_dict(e) for e in self.episodes],

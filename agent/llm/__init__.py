@@ -35,6 +35,7 @@ class Completion:
     person_seconds: float = 0.0  # of the wait, a person's share (typing, reviewing): never model time
     cached: bool = False  # answered from the response cache (agent.llm.cache): no model call, no cost
     cut_at: int | None = None  # the model stopped at this max_tokens before it ended (finish_reason "length")
+    cut_rest: str = ""  # of an answer cut at max_tokens and taken: the part after the whole part the agent used
     estimated: bool = False  # the usage is a guess (a script's: a quarter of the characters), not a model's count
     # Told whether the agent took the answer (`Stepper.ask` calls it once, after judging): the response
     # cache keeps only answers an agent took, and drops a kept one an agent refused.

@@ -10,8 +10,9 @@ own timeout is per read, so a server that sends a byte every few seconds would
 otherwise hold the run forever). A call that misses it is given up for good
 (`LLMError.retry` is False): on a one-slot local server the request it abandoned
 still holds the slot, so asking again would only queue behind it. The reply is
-read and its shape checked here, in `reply_text`, never trusted to the SDK's
-unvalidated objects: whatever a server sends back is an LLMError, never a crash.
+read and its shape checked here, in `reply_parts`, never trusted to the SDK's
+unvalidated objects: whatever a server sends back is an LLMError, never a crash. An empty
+answer is not an error: it is the model's, billed, and the agent refuses it with its reason.
 """
 
 from __future__ import annotations
@@ -135,12 +136,11 @@ class OpenAILLM:
             http_response.headers.get("content-type", ""), http_response.content, self._where()
         )
         cut_at = self.profile.max_tokens if finish == "length" else None
-        if not text.strip() and cut_at is None:
-            raise LLMError(f"{self._where()} returned an empty answer; retry, or type the answer yourself")
         if self.prices.price(self.profile.model) is not None or not model:
             model = self.profile.model  # else the name the server reports: it may be a dated one
         cost = self.prices.cost(model, usage.input_tokens, usage.output_tokens)
-        # An answer cut at max_tokens is the model's answer (asked again, it is cut again): the agent judges it.
+        # An answer cut at max_tokens, or an empty one (the model ended at once, or a `stop` matched its
+        # start), is the model's answer (asked again, it comes again): the agent judges it, its usage counts.
         return Completion(text=text, usage=usage, cost=cost, source="model", cut_at=cut_at)
 
     def _missed_deadline(self) -> LLMError:

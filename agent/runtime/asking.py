@@ -8,6 +8,7 @@ this answer be accepted; the console's editor calls it as a person types), `answ
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, replace
 from typing import AsyncIterator, Callable
@@ -21,7 +22,7 @@ from agent.runtime.limits import Limits
 from agent.runtime.prompts import PromptSet, rejected_text, rewrite_note
 from agent.runtime.step_loop import StepLoop
 from agent.runtime.tree import Node
-from agent.runtime.verdict import Verdict, oversized
+from agent.runtime.verdict import Verdict, blank, oversized
 
 PERSON_SOURCES = ("human", "model+edited")  # answers a person typed or edited: they may be typed more loosely
 
@@ -47,6 +48,7 @@ class LLMCalls(StepLoop):
     stats: Stats
     finished_reason: str  # set when a limit stops the run mid-episode (`ask`: too many refusals)
     answering_since: float | None  # monotonic time the LLM was asked, while it answers
+    cancelled_wait: tuple[float, str] | None  # the seconds and role of a call cancelled while it waited
 
     # -- what an agent says about its answers -----------------------------------------
 
@@ -135,15 +137,19 @@ class LLMCalls(StepLoop):
             failures = 0
             while completion is None:
                 began = time.monotonic()
-                self.answering_since = began
+                self.answering_since, self.cancelled_wait = began, None
                 try:
                     completion = await self.llm_for(role).complete(prompt, call)
                 except LLMError as exc:
                     self.answering_since = None
                     failures += 1
-                    self.stats.llm_failures += 1
-                    yield LLMFailed(node.id, error=str(exc), attempt=failures, seconds=time.monotonic() - began,
-                                    role=role, retry=exc.retry)
+                    waited = time.monotonic() - began
+                    self.stats.failed(waited, role)
+                    yield LLMFailed(node.id, error=str(exc), attempt=failures, seconds=waited, role=role,
+                                    retry=exc.retry)
+                except asyncio.CancelledError:  # called off (an eval's wall clock): how long it had waited
+                    self.cancelled_wait = (time.monotonic() - began, role)
+                    raise
                 finally:
                     self.answering_since = None
             completion = timed(completion, time.monotonic() - began)
@@ -152,6 +158,8 @@ class LLMCalls(StepLoop):
             if verdict is None and completion.cut_at is not None:  # the model's answer, cut: the agent's rule
                 completion, verdict = cut_verdict(completion, self.cut_answer(completion.text, purpose, role),
                                                   self.cut_missing(purpose, role))
+            elif verdict is None:  # the model's empty answer is refused before any agent reads it
+                verdict = blank(completion.text, completion.source)
             if verdict is None:
                 # Off the event loop (the console's): a long answer takes a while to judge, and the
                 # person's keys must still work meanwhile. In the env thread, where the agent's other

@@ -69,7 +69,7 @@ class Stats:
 
     llm_calls: int = 0
     cost: float = 0.0
-    llm_seconds: float = 0.0  # waiting for answers, all calls together
+    llm_seconds: float = 0.0  # waiting for answers, all calls together (failed and timed-out ones too)
     person_seconds: float = 0.0  # a person typing or reviewing answers, kept apart from llm_seconds
     llm_failures: int = 0  # model calls that raised LLMError
     refused_actions: int = 0  # actions refused as too long: they take no step, so they are capped apart
@@ -89,6 +89,12 @@ class Stats:
         self.llm_seconds += completion.seconds or 0.0
         self.person_seconds += completion.person_seconds
         self.roles.setdefault(role, RoleStats()).add(completion)
+
+    def failed(self, seconds: float, role: str = MAIN_ROLE) -> None:
+        """Count one call that raised LLMError: no answer and no tokens, but the wait was model time."""
+        self.llm_failures += 1
+        self.llm_seconds += seconds
+        self.roles.setdefault(role, RoleStats()).seconds += seconds
 
     def role_dicts(self) -> dict[str, dict[str, Any]]:
         """Each role's counts as the journal and the export store them (the main role as "main")."""
@@ -140,7 +146,8 @@ def answered_event(node_id: str, completion: Completion, *, thought: str, blocks
         source=completion.source, input_tokens=completion.usage.input_tokens,
         output_tokens=completion.usage.output_tokens, cost=completion.cost, proposed=completion.proposed,
         seconds=completion.seconds or 0.0, person_seconds=completion.person_seconds, purpose=purpose, role=role,
-        cached=completion.cached, cut_at=completion.cut_at, estimated=completion.estimated,
+        cached=completion.cached, cut_at=completion.cut_at, cut_rest=completion.cut_rest,
+        estimated=completion.estimated,
     )
 
 

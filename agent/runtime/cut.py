@@ -47,12 +47,12 @@ def cut_verdict(completion: Completion, usable: str | None, missing: str) -> tup
     unchanged with its refusal when nothing in it is usable."""
     if usable is None:
         return completion, cut_refusal(completion.cut_at or 0, missing)
-    return replace(completion, text=usable), None
+    return replace(completion, text=usable, cut_rest=completion.text[len(usable):]
+                   if completion.text.startswith(usable) else completion.text), None
 
 
 def cut_refusal(cut_at: int, missing: str) -> Verdict:
     """The refusal of a cut answer with nothing usable: what was missing and what to do."""
     return Verdict(False, message=(
-        f"the answer was cut at max_tokens={cut_at} {missing}; answer again, shorter (a brief thought), "
-        "or raise max_tokens in the profile"
+        f"the answer was cut at max_tokens={cut_at} {missing}; answer again, shorter (a brief thought)"
     ))

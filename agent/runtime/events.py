@@ -132,6 +132,7 @@ class LLMAnswered(Event):
     role: str = ""
     cached: bool = False  # the answer came from the response cache, not a model call
     cut_at: int | None = None  # the model's max_tokens cut it; `raw` is the part the agent could use
+    cut_rest: str = ""  # ... and this is what followed that part up to the cut (what made the answer run long)
     estimated: bool = False  # the tokens are a script's estimate, not a model's count
 
 

@@ -125,6 +125,7 @@ class Stepper(LLMCalls, EnvActions):
         self.recent = RecentActions()  # the last actions, for prompts that show them
         self.observers.append(self.recent.observe)
         self.answering_since = None
+        self.cancelled_wait: tuple[float, str] | None = None
 
     # -- what a subclass writes ----------------------------------------------------
 

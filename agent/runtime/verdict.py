@@ -55,3 +55,12 @@ def oversized(text: str) -> Verdict | None:
         f"the answer is {len(text):,} characters, over the limit of {MAX_ANSWER_CHARS:,}; "
         "answer again with only what this step needs"
     ))
+
+
+def blank(text: str, source: str) -> Verdict | None:
+    """The refusal of a model's empty answer (None for any other): the model ended at once, or a `stop`
+    sequence matched the start of its answer. A person's or a script's empty answer is theirs to give
+    (ReCode skips the stub); a model's is refused with its reason and asked again, like any bad answer."""
+    if source != "model" or text.strip():
+        return None
+    return Verdict(False, message="the answer was empty; answer again, in the format asked for")

@@ -298,7 +298,10 @@ def trace_document(agent: Stepper, events: list[ev.Event], meta: dict[str, Any] 
                 }
                 # a refused answer was paid for too: its tokens and cost are counted like an accepted one's
                 call.update({"input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
-                             "cost": event.cost, **({"cut_at": event.cut_at} if event.cut_at is not None else {})})
+                             "cost": event.cost, "seconds": round(event.seconds, 3),
+                             **({"cut_at": event.cut_at} if event.cut_at is not None else {}),
+                             **({"cut_rest": event.cut_rest} if isinstance(event, ev.LLMAnswered) and event.cut_rest
+                                else {})})
                 if isinstance(event, ev.LLMAnswered):
                     call.update({"thought": event.thought, "blocks": list(event.blocks),
                                  "child_ids": list(event.child_ids)})
@@ -311,6 +314,9 @@ def trace_document(agent: Stepper, events: list[ev.Event], meta: dict[str, Any] 
                 trace.append({"type": "note", "node_id": event.node_id, "label": event.label, "text": event.text})
             case ev.NodeError():
                 trace.append({"type": "error", "node_id": event.node_id, "error": event.error})
+            case ev.LLMFailed():
+                trace.append({"type": "error", "node_id": event.node_id, "error": event.error,
+                              "seconds": round(event.seconds, 3)})
             case ev.RunFinished():
                 trace.append({"type": "finished", "node_id": event.node_id, "success": event.success,
                               "reason": event.reason})
@@ -331,6 +337,7 @@ def trace_document(agent: Stepper, events: list[ev.Event], meta: dict[str, Any] 
             "input_tokens": stats.usage.input_tokens,
             "output_tokens": stats.usage.output_tokens,
             "cost": stats.cost,
+            "llm_seconds": round(stats.llm_seconds, 3),
             "roles": stats.role_dicts(),
             **(meta or {}),
         },

@@ -84,6 +84,7 @@ class JournalWriter:
         self.records_written = 0
         self._last_prompt = ""
         self._last_purpose: str = Purpose.EXPAND
+        self._last_attempt = 1
         self._asked_node = ""  # the node the open LLM request is for
         self._codes: dict[str, str] = {}
         self._expansions = 0
@@ -133,7 +134,7 @@ class JournalWriter:
         if isinstance(event, ev.NodeStarted):
             self._codes[event.node_id or ""] = event.code
         elif isinstance(event, ev.LLMRequested):
-            self._last_prompt, self._last_purpose = event.prompt, event.purpose
+            self._last_prompt, self._last_purpose, self._last_attempt = event.prompt, event.purpose, event.attempt
             self._asked_node = event.node_id or ""  # ReAct asks on a turn and records the answer on the root
         elif isinstance(event, (ev.LLMAnswered, ev.LLMRejected)):
             self._expansions += 1
@@ -145,11 +146,17 @@ class JournalWriter:
                     "index": self._expansions,
                     "node_id": event.node_id,
                     "stub": self._codes.get(self._asked_node or event.node_id or "", ""),  # what the LLM was asked for
+                    # the node the call was asked on, when the answer is recorded on another (ReAct's turn, its root)
+                    **({"asked_node": self._asked_node}
+                       if self._asked_node and self._asked_node != (event.node_id or "") else {}),
                     "purpose": self._last_purpose,
                     "prompt": self._last_prompt,
                     "answer": event.raw,
                     "source": event.source or "",
                     "accepted": received,
+                    # why it was refused (the text the model was sent back), kept for a trace and a diff
+                    **({"reason": event.reason} if isinstance(event, ev.LLMRejected) else {}),
+                    **({"attempt": self._last_attempt} if self._last_attempt > 1 else {}),  # asked again after refusals
                     # a refused answer was paid for too: every billed token is in some record
                     "input_tokens": event.input_tokens,
                     "output_tokens": event.output_tokens,
@@ -164,17 +171,22 @@ class JournalWriter:
                     **({"cached": True} if event.cached else {}),  # from the response cache
                     # the model's max_tokens cut it (a replay judges it as cut again)
                     **({"cut_at": event.cut_at} if event.cut_at is not None else {}),
+                    # an accepted cut answer's text after the part the agent used: what caused the cut
+                    **({"cut_rest": answered.cut_rest} if answered and answered.cut_rest else {}),
                     **({"estimated": True} if event.estimated else {}),  # a script's guess, not a model's count
                 }
             )
         elif isinstance(event, ev.LLMFailed):
             # Never replayed (the next answer is): kept so time and failures are accounted for.
             self.write({"type": "llm_failed", "node_id": event.node_id, "attempt": event.attempt,
-                        "error": event.error, "seconds": round(event.seconds, 3)})
+                        "error": event.error, "seconds": round(event.seconds, 3),
+                        **({"role": event.role} if event.role else {})})
         elif isinstance(event, ev.ObservationReceived):
             self.write(
                 {"type": "action", "node_id": event.node_id, "step": event.step, "action": event.action,
-                 "observation": event.observation, **({"refused": True} if event.refused else {})}
+                 "observation": event.observation, **({"refused": True} if event.refused else {}),
+                 # the episode ended on it (and whether won): a trace read from the records needs no replay
+                 **({"done": True, "won": event.won} if event.done else {})}
             )
         elif isinstance(event, ev.StatementRun):
             self.write({"type": "statement", "node_id": event.node_id, "after": event.after, "code": event.code,
@@ -197,7 +209,7 @@ class JournalWriter:
             if isinstance(event, ev.NodeStarted):
                 self._codes[event.node_id or ""] = event.code
             elif isinstance(event, ev.LLMRequested):
-                self._last_prompt, self._last_purpose = event.prompt, event.purpose
+                self._last_prompt, self._last_purpose, self._last_attempt = event.prompt, event.purpose, event.attempt
                 self._asked_node = event.node_id or ""
 
     def _prompt_change(self) -> dict[str, str]:

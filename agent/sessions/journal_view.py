@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.runtime.code import parse_answer, split_blocks
-from agent.llm import Purpose
+from agent.llm import Completion, Purpose, Usage
+from agent.runtime.costs import Stats
 from agent.runtime.tree import CodeTree, LLMExchange, Node, NodeStatus
 from agent.sessions.export import PLAN_VERSION, TRACE_VERSION, answers_are_code, has_code_tree, journal_agent
 from agent.sessions.journal_read import JOURNAL_FILE, Journal
@@ -211,34 +212,66 @@ def tree_document_from_records(view: JournalView, meta: dict[str, Any] | None = 
     }
 
 
+def stats_from_records(records: list[dict[str, Any]]) -> Stats:
+    """A run's counts from its journal's records, summed as the run counted them (`Stats`): every answer,
+    refused and cut ones included, and the seconds of the calls that failed."""
+    stats = Stats()
+    for record in records:
+        if record.get("type") == "answer":
+            usage = Usage(int(record.get("input_tokens") or 0), int(record.get("output_tokens") or 0))
+            stats.add(Completion(text="", usage=usage, cost=float(record.get("cost") or 0.0),
+                                 seconds=float(record.get("seconds") or 0.0),
+                                 person_seconds=float(record.get("person_seconds") or 0.0),
+                                 estimated=bool(record.get("estimated"))), str(record.get("role") or ""))
+        elif record.get("type") == "llm_failed":
+            stats.failed(float(record.get("seconds") or 0.0), str(record.get("role") or ""))
+    return stats
+
+
 def trace_document_from_records(view: JournalView, meta: dict[str, Any] | None = None) -> dict[str, Any]:
-    """`recode.trace.v1` from the records: every LLM call, action, `!` statement (not run), failure and the end."""
+    """`recode.trace.v1` from the records: every LLM call, action, `!` statement (not run), failure and the
+    end, with the same fields and `meta` totals as a replay's (`export.trace_document`)."""
     trace: list[dict[str, Any]] = []
-    for record in view.journal.records:
+    records = view.journal.records
+    actions = [r for r in records if r.get("type") == "action"]
+    finished = view.journal.finished
+    for record in records:
         kind = record.get("type")
         if kind == "answer":
+            accepted = bool(record.get("accepted"))
             trace.append({
                 "type": "llm_call", "node_id": record.get("node_id"), "purpose": record.get("purpose", Purpose.EXPAND),
-                "role": record.get("role", ""), "prompt": record.get("prompt", ""), "answer": record.get("answer", ""),
-                "accepted": bool(record.get("accepted")), "source": record.get("source", ""),
+                "role": record.get("role", ""), "attempt": record.get("attempt", 1),
+                "prompt": record.get("prompt", ""), "answer": record.get("answer", ""),
+                "accepted": accepted, "reason": "" if accepted else record.get("reason", ""),
+                "source": record.get("source", ""),
                 "input_tokens": record.get("input_tokens", 0), "output_tokens": record.get("output_tokens", 0),
-                "cost": record.get("cost", 0.0),
+                "cost": record.get("cost", 0.0), "seconds": record.get("seconds", 0.0),
+                **({"cut_at": record["cut_at"]} if record.get("cut_at") is not None else {}),
+                **({"cut_rest": record["cut_rest"]} if record.get("cut_rest") else {}),
             })
         elif kind == "action":
+            done, won = bool(record.get("done")), bool(record.get("won"))
+            if "done" not in record and finished and finished.get("success") and record is actions[-1]:
+                done = won = True  # a journal from before `done` was recorded: the won run's last action won it
             trace.append({"type": "action", "node_id": record.get("node_id"), "step": record.get("step"),
-                          "action": record.get("action"), "observation": record.get("observation")})
+                          "action": record.get("action"), "observation": record.get("observation"),
+                          "done": done, "won": won})
         elif kind == "statement":
             trace.append({"type": "statement", "node_id": record.get("node_id"), "code": record.get("code"),
                           "run": False})
         elif kind == "llm_failed":
-            trace.append({"type": "error", "node_id": record.get("node_id"), "error": record.get("error")})
+            trace.append({"type": "error", "node_id": record.get("node_id"), "error": record.get("error"),
+                          "seconds": record.get("seconds", 0.0)})
         elif kind == "finished":
             trace.append({"type": "finished", "success": record.get("success"), "reason": record.get("reason")})
-    finished = view.journal.finished
+    stats = stats_from_records(records)
     return {
         "version": TRACE_VERSION,
         "meta": {"agent": view.agent, "options": dict(view.journal.header.agent_options),
-                 **_records_meta(view, meta), "reason": finished.get("reason", "") if finished else "unfinished"},
+                 **_records_meta(view, meta), "reason": finished.get("reason", "") if finished else "unfinished",
+                 "input_tokens": stats.usage.input_tokens, "output_tokens": stats.usage.output_tokens,
+                 "llm_seconds": round(stats.llm_seconds, 3), "roles": stats.role_dicts()},
         "root_id": view.tree.root.id,
         "nodes": [node.to_dict() for node in view.tree.walk()],
         "trace": trace,

@@ -102,8 +102,18 @@ def _node_span(node: Node) -> _Timed:
     )
 
 
-def episode_spans(journal: Journal) -> _Timed:
-    """The span tree of one journal: invoke_agent, the nodes under it, their calls and actions."""
+@dataclass(frozen=True)
+class Ended:
+    """How an episode whose journal has no `finished` record ended, as its evaluation says (the
+    evaluation stopped, or gave the episode up at its wall clock): the reason, and its seconds when known."""
+
+    reason: str
+    seconds: float | None = None
+
+
+def episode_spans(journal: Journal, ended: Ended | None = None) -> _Timed:
+    """The span tree of one journal: invoke_agent, the nodes under it, their calls (failed ones too) and
+    actions. `ended`: how the episode ended when its journal does not say (an aborted evaluation's)."""
     from agent.sessions.journal_view import read_view
 
     view = read_view(journal)
@@ -120,13 +130,18 @@ def episode_spans(journal: Journal) -> _Timed:
         "recode.session": journal.session_id, "recode.env": env,
         "recode.episode": header.episode or header.game,
         "recode.task_type": header.task_type or "", "recode.task": view.task,
-        "recode.success": bool(finished.get("success")), "recode.reason": str(finished.get("reason") or "unfinished"),
+        "recode.success": bool(finished.get("success")),
+        "recode.reason": str(finished.get("reason") or (ended.reason if ended else "unfinished")),
     })
     if finished and not finished.get("success"):
         root.error = str(finished.get("reason") or "the task was not done")
+    elif not finished and ended is not None:
+        root.error = ended.reason
     spans: dict[str, _Timed] = {}
 
     def build(node: Node, parent: _Timed) -> None:
+        if finished:
+            _settle(node, bool(finished.get("success")))
         span = _node_span(node)
         spans[node.id] = span
         parent.children.append(span)
@@ -134,13 +149,14 @@ def episode_spans(journal: Journal) -> _Timed:
             build(child, span)
 
     build(view.tree.root, root)
-    clock = header.created
+    clock = latest = header.created
     inputs = outputs = 0
     for record in journal.records:
         kind = record.get("type")
         owner = spans.get(str(record.get("node_id") or "")) or spans[view.tree.root.id]
         stamp = record.get("at")  # when the record was written; None: an older journal, or out of order
         at = float(stamp) if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) and stamp >= clock else None
+        latest = max(latest, at or 0.0)
         if kind == "answer":
             seconds = max(float(record.get("seconds") or 0.0), MIN_SECONDS)
             start, end = (max(clock, at - seconds), at) if at is not None else (clock, clock + seconds)
@@ -157,8 +173,22 @@ def episode_spans(journal: Journal) -> _Timed:
                 "recode.purpose": str(record.get("purpose") or Purpose.EXPAND), "recode.accepted": bool(record.get("accepted")),
                 "recode.source": str(record.get("source") or ""), "recode.cost": float(record.get("cost") or 0.0),
                 "recode.cached": bool(record.get("cached")),
+                "gen_ai.response.finish_reasons": ["length" if record.get("cut_at") is not None else "stop"],
+                **({"recode.cut_at": int(record["cut_at"])} if record.get("cut_at") is not None else {}),
+                **({"recode.reason": str(record["reason"])} if record.get("reason") else {}),
                 **({"recode.role": record["role"]} if record.get("role") else {}),
             }, start, end))
+            clock = end
+        elif kind == "llm_failed":  # no answer came: the call still took its seconds, and says why it failed
+            seconds = max(float(record.get("seconds") or 0.0), MIN_SECONDS)
+            start, end = (max(clock, at - seconds), at) if at is not None else (clock, clock + seconds)
+            error = str(record.get("error") or "the LLM call failed")
+            owner.children.append(_Timed(f"chat {model}", {
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": model, "gen_ai.provider.name": provider,
+                "gen_ai.conversation.id": conversation, "error.type": "LLMError", "recode.error": error,
+                "recode.attempt": int(record.get("attempt") or 1),
+                **({"recode.role": record["role"]} if record.get("role") else {}),
+            }, start, end, error=error))
             clock = end
         elif kind == "action":
             start, end = (clock, at) if at is not None else (clock, clock + ACTION_SECONDS)
@@ -173,7 +203,27 @@ def episode_spans(journal: Journal) -> _Timed:
             clock = at
     root.attributes.update({"gen_ai.usage.input_tokens": inputs, "gen_ai.usage.output_tokens": outputs})
     _span_children(root, header.created)
+    # the episode lasts from its start to its last record (or as long as its evaluation says it ran),
+    # never 0 s: a run that failed before any answer still waited on its calls
+    until = max(root.end, latest, clock, header.created + (ended.seconds or 0.0 if ended else 0.0))
+    root.start, root.end = header.created, max(until, header.created + MIN_SECONDS)
     return root
+
+
+def _settle(node: Node, success: bool) -> None:
+    """A finished run's node still PENDING that ran (the root, a node below which something happened) is
+    done: COMPLETED, or ERROR for a lost run's root. Nodes the run never reached stay PENDING."""
+    from agent.runtime.tree import NodeStatus
+
+    if node.status is not NodeStatus.PENDING:
+        return
+    def reached(below: Node) -> bool:
+        return any(c.status is not NodeStatus.PENDING or reached(c) for c in below.children)
+
+    if node.parent is None:
+        node.status = NodeStatus.COMPLETED if success else NodeStatus.ERROR
+    elif reached(node):
+        node.status = NodeStatus.COMPLETED
 
 
 def model_name(spec: str, profiles: Any) -> str:
@@ -269,26 +319,27 @@ def _hex(b64: str) -> str:
     return base64.b64decode(b64).hex()
 
 
-def finished_spans(journals: list[Journal]) -> Any:
-    """The journals' spans, built and ended through the SDK, as its ReadableSpans."""
+def finished_spans(journals: list[Journal], ended: dict[str, Ended] | None = None) -> Any:
+    """The journals' spans, built and ended through the SDK, as its ReadableSpans. `ended`: by journal
+    folder, how an episode ended that its journal does not say (`Ended`)."""
     require_sdk()
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     memory = InMemorySpanExporter()
     provider = provider_with(memory)
-    emit((episode_spans(j) for j in journals), provider.get_tracer(SERVICE))
+    emit((episode_spans(j, (ended or {}).get(str(j.folder))) for j in journals), provider.get_tracer(SERVICE))
     provider.shutdown()
     return memory.get_finished_spans()
 
 
-def export_file(journals: list[Journal], path: str | Path) -> int:
+def export_file(journals: list[Journal], path: str | Path, ended: dict[str, Ended] | None = None) -> int:
     """Write the journals' spans to `path` as OTLP JSON (trace viewers import it); the count of spans."""
-    spans = finished_spans(journals)
+    spans = finished_spans(journals, ended)
     Path(path).write_text(json.dumps(otlp_json(spans)), encoding="utf-8")
     return len(spans)
 
 
-def export_endpoint(journals: list[Journal], url: str) -> int:
+def export_endpoint(journals: list[Journal], url: str, ended: dict[str, Ended] | None = None) -> int:
     """Send the journals' spans to an OTLP/HTTP endpoint (`http://host:4318/v1/traces`); the count of spans.
     OtelError when the endpoint does not take them."""
     require_sdk()
@@ -299,7 +350,7 @@ def export_endpoint(journals: list[Journal], url: str) -> int:
         raise OtelError("--otlp needs the OTLP exporter: pip install 'recode-tui[otel]'") from None
     import logging
 
-    spans = finished_spans(journals)
+    spans = finished_spans(journals, ended)
     exporter = OTLPSpanExporter(endpoint=url, timeout=10)
     quiet = logging.getLogger("opentelemetry.exporter")  # its retry warnings: the one line below says it all
     level = quiet.level

@@ -43,8 +43,9 @@ def _delta(metric: str, value: float | None) -> str:
         return ""
     if metric == "success":
         return f"{value * 100:+.1f} pt"
-    if metric == "cost":
-        return f"{'+' if value >= 0 else '-'}${abs(value):.4f}"
+    if metric == "cost":  # a change that rounds to nothing is +$0.0000, never -$0.0000
+        rounded = round(value, 4)
+        return f"{'-' if rounded < 0 else '+'}${abs(rounded):.4f}"
     if metric == "time":
         return f"{value:+.1f}s"
     if metric == "tokens":
@@ -54,10 +55,12 @@ def _delta(metric: str, value: float | None) -> str:
     return f"{value:+.1f}"
 
 
-def cell(row: Row, metric: str) -> str:
-    """`before → after` over the change (and the paired test's p-value, for success and score)."""
-    change = _delta(metric, row.delta(metric))
-    text = f"{_number(metric, row.base.get(metric))} → {_number(metric, row.other.get(metric))}"
+def cell(row: Row, metric: str, estimated: tuple[bool, bool] = (False, False)) -> str:
+    """`before → after` over the change (and the paired test's p-value, for success and score). Tokens a
+    script estimated are marked `≈`; beside a model's count they get no change (it would be no saving)."""
+    marks = [("≈" if guess and metric == "tokens" else "") for guess in estimated]
+    change = "" if metric == "tokens" and estimated[0] != estimated[1] else _delta(metric, row.delta(metric))
+    text = f"{marks[0]}{_number(metric, row.base.get(metric))} → {marks[1]}{_number(metric, row.other.get(metric))}"
     if metric == "success" and (row.base_interval or row.other_interval):
         text += f"\n{_bounds(row.base_interval)} → {_bounds(row.other_interval)}"
     test = row.test(metric)
@@ -89,7 +92,7 @@ def test_lines(comparison: Comparison) -> list[str]:
         lines.append(f"  mean score: paired sign-flip test over {score.pairs} episodes, mean change "
                      f"{score.mean_difference:+.1f}: {p_text(score.p)} (two-sided, {how})")
     if comparison.identical_plays:
-        why = "; ".join(dict.fromkeys(comparison.identical))
+        why = "; ".join(dict.fromkeys(part for reason in comparison.identical for part in reason.split("; ")))
         flipped = ", ".join(f.episode for f in comparison.flips)
         lines.append(f"identical plays ({why}): each episode's plays are one result repeated"
                      + (f": the flip of {flipped} is reproducible, not noise; the p-value says how much "
@@ -117,10 +120,19 @@ def deltas_table(comparison: Comparison, type_order: tuple[str, ...]) -> Layout:
     types = [r for r in comparison.rows if r.task_type != "overall"]
     types.sort(key=lambda r: (type_order.index(r.task_type) if r.task_type in type_order else len(type_order)))
     for row in types:
-        table.add_row(row.task_type, str(row.episodes), *[cell(row, m) for m in comparison.metrics], end_section=True)
+        table.add_row(row.task_type, str(row.episodes), *[cell(row, m, comparison.estimated) for m in comparison.metrics],
+                      end_section=True)
     overall = comparison.rows[-1]
-    table.add_row("overall", str(overall.episodes), *[cell(overall, m) for m in comparison.metrics], style="bold")
+    table.add_row("overall", str(overall.episodes), *[cell(overall, m, comparison.estimated) for m in comparison.metrics],
+                  style="bold")
     return table
+
+
+def _arg(path: str) -> str:
+    """A path as a command line takes it (quoted when it has spaces)."""
+    import shlex
+
+    return shlex.quote(str(path))
 
 
 def _shown(value: Any) -> str:
@@ -148,7 +160,13 @@ def describe(comparison: Comparison, base: LoadedReport, other: LoadedReport) ->
     if any(cached):
         calls = [sum(e.llm_calls for e in r.episodes) for r in (base, other)]
         lines.append(f"response cache: {cached[0]} of {calls[0]} → {cached[1]} of {calls[1]} LLM calls answered "
-                     "from the cache (no cost; the cost column counts only the others)")
+                     "from the cache (no cost; the cost column counts only the others; the time column compares "
+                     "cache replays, which take no model time, with model calls)")
+    estimated = comparison.estimated
+    if any(estimated) and not all(estimated) and "tokens" in comparison.metrics:
+        side = "the baseline's" if estimated[0] else "this run's"
+        lines.append(f"tokens: {side} are a script's estimate (a quarter of the characters, marked ≈), not a "
+                     "model's count: their change is no saving or cost")
     repeats = [r.report.plan.repeat for r in (base, other)]
     if repeats != [1, 1]:
         lines.append(f"repeats: each episode played {repeats[0]} → {repeats[1]} times; numbers are means over the plays")
@@ -163,7 +181,7 @@ def describe(comparison: Comparison, base: LoadedReport, other: LoadedReport) ->
     if comparison.prompt_files:
         lines.append(f"prompt files differ ({len(comparison.prompt_files)}): "
                      + ", ".join(f"{c.file} ({c.change})" for c in comparison.prompt_files)
-                     + "; recode-tui diff BASELINE_EVAL EVAL shows the lines")
+                     + f"; recode-tui diff {_arg(base.label)} {_arg(other.label)} shows the lines")
     return lines
 
 
@@ -198,9 +216,10 @@ def flip_lines(comparison: Comparison) -> list[str]:
             lines.append(f"    this run: {flip.other_journal or '(no journal)'}")
             if flip.base_journal and flip.other_journal:
                 lines.append(f"    where they part: recode-tui diff {flip.base_journal} {flip.other_journal}")
-    if comparison.flips:
-        lines.append("open one in the console: recode-tui tui --resume JOURNAL; both side by side: "
-                     "recode-tui tui --diff BASELINE_JOURNAL JOURNAL (or the two eval folders)")
+    shown = next((f for f in comparison.flips if f.base_journal and f.other_journal), None)
+    if shown is not None:
+        lines.append(f"open one in the console: recode-tui tui --resume {_arg(shown.other_journal)}; both side by "
+                     f"side: recode-tui tui --diff {_arg(shown.base_journal)} {_arg(shown.other_journal)}")
     return lines
 
 

@@ -65,7 +65,10 @@ def run_lines(diff: RunDiff, width: int, show_prompts: bool = True) -> list[str]
     out += prompt_lines(diff.prompts) if show_prompts else []
     d = diff.divergence
     if d is None:
-        if diff.prompts.differ:
+        if diff.prompts.unused:
+            out.append(f"the two runs are the same ({len(a.steps)} steps, {len(a.calls)} LLM calls, the same answers) "
+                       "and so was every prompt they sent: the changed prompt files are unused by this episode")
+        elif diff.prompts.differ:
             out.append(f"the two runs' outputs are the same ({len(a.steps)} steps, {len(a.calls)} LLM calls, the same "
                        "answers) though their prompts differ: the LLM did not react to the change")
         else:
@@ -117,6 +120,8 @@ def prompt_lines(prompts: PromptDifference) -> list[str]:
             out.append(f"    ... {len(change.lines) - PROMPT_DIFF_LINES} more lines (--json has them all)")
     if not prompts.files:
         out.append("  (these journals record no per-file hashes, so the files are not named)")
+    if prompts.unused:
+        out.append("  no prompt these runs sent differs: the changed files are unused by them")
     if prompts.first_call is not None:
         out.append(f"  first LLM call asked differently: call {prompts.first_call}")
         if not any(change.lines for change in prompts.files):
@@ -131,9 +136,14 @@ def _won(won: bool) -> str:
 def eval_lines(diff: EvalDiff, width: int) -> list[str]:
     flipped = sum(e.flipped for e in diff.episodes)
     out = [f"A: {diff.a}", f"B: {diff.b}"]
-    first = next((e.diff.prompts for e in diff.episodes if e.diff is not None and e.diff.prompts.differ), None)
-    if first is not None:
-        out += prompt_lines(first)
+    differing = [e.diff.prompts for e in diff.episodes if e.diff is not None and e.diff.prompts.differ]
+    if differing:
+        first = next((p for p in differing if not p.unused), differing[0])
+        out += [line for line in prompt_lines(first) if not line.startswith("  no prompt these runs sent differs")]
+        used = sum(not p.unused for p in differing)
+        out.append(f"  the change reached the prompts of {used} of {len(differing)} episodes"
+                   + ("; unused by the others" if 0 < used < len(differing) else
+                      ": unused by these episodes" if not used else ""))
     out.append(f"{len(diff.episodes)} episodes in common, {flipped} flipped (listed first)")
     for item in diff.episodes:
         flip = f"flipped: {_won(item.won_a)} → {_won(item.won_b)}" if item.flipped else f"{_won(item.won_a)} in both"

@@ -24,7 +24,7 @@ def failure_lines(report: EvalReport, per_group: int = 5) -> list[str]:
              f"  {'went wrong in':<{wrong}}  {'ended in':<{ended}}  failures"]
     profiles = _profiles_flag(report)
     for group in groups:
-        label = group.label if group.went_wrong else "?"
+        label = group.label if group.went_wrong else f"{group.agent}: ?" if group.agent else "?"
         lines.append(f"  {label:<{wrong}}  {', '.join(group.ended_in):<{ended}}  {group.details()}")
         for episode in group.episodes[:per_group]:
             failure = episode.failure or {}
@@ -177,7 +177,7 @@ def repeat_lines(report: EvalReport) -> list[str]:
         return []
     lines = [f"repeats: every episode played {report.plan.repeat} times; a rate is the mean over all plays, "
              "[low, high] its 95% Wilson interval over episodes (each counted once, at its mean over its plays)"]
-    same = identical_plays(report.plan.llm, (e.temperature for e in report.episodes))
+    same = identical_plays(report.plan.llm, report.episodes)
     if same:
         lines.append(f"  identical plays ({same}): an episode's {report.plan.repeat} plays are one result "
                      "repeated and add no evidence (the interval counts episodes)")

@@ -10,6 +10,8 @@ says on stderr what was left out.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import Any
 
 from recode_tui.setup.settings import ExportOptions
 
@@ -105,6 +107,29 @@ def records_text(options: ExportOptions) -> str:
     return markdown_from_records(view)
 
 
+def unfinished_outcomes(folder: Path, journals: list[Any]) -> dict[str, Any]:
+    """How each eval episode whose journal has no end record ended, as the report says: its result's reason
+    and seconds (given up at its wall clock), else why the evaluation stopped (`aborted: the LLM failed ...`)."""
+    from agent.eval.report import EvalReport
+    from agent.sessions.otel import Ended
+
+    try:
+        report = EvalReport.read(folder / "report.json")
+    except ValueError:
+        return {}
+    by_journal = {Path(e.journal).resolve(): e for e in report.episodes if e.journal}
+    stopped = (f"{report.status}: {report.note}" if report.status != "complete" and report.note
+               else "unfinished: its evaluation was stopped while it ran")
+    ended = {}
+    for journal in journals:
+        if journal.finished is not None:
+            continue
+        result = by_journal.get(Path(journal.folder).resolve())
+        ended[str(journal.folder)] = (Ended(result.error or result.reason, result.seconds) if result is not None
+                                      else Ended(stopped))
+    return ended
+
+
 def otel_export(options: ExportOptions) -> int:
     """`--otel FILE` / `--otlp URL`: one session's or every eval episode's spans, from the journals' records."""
     from agent.eval.journals import eval_folder, eval_journals
@@ -114,10 +139,13 @@ def otel_export(options: ExportOptions) -> int:
 
     target = options.target or ""
     evaluation = eval_folder(options.session)
-    folders = eval_journals(evaluation) if evaluation else [find_session(sessions_dir_from(options.sessions), options.session)]
+    folders = (eval_journals(evaluation, unfinished=True) if evaluation
+               else [find_session(sessions_dir_from(options.sessions), options.session)])
     journals = [read_journal(folder, lenient=True) for folder in folders]
+    ended = unfinished_outcomes(evaluation, journals) if evaluation else {}
     try:
-        count = export_file(journals, target) if options.form == "otel" else export_endpoint(journals, target)
+        count = (export_file(journals, target, ended) if options.form == "otel"
+                 else export_endpoint(journals, target, ended))
     except OtelError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:

@@ -51,7 +51,9 @@ def test_compare_lists_the_flipped_episodes_with_their_journals_and_the_deltas(e
             journal = folder / "journals" / game
             assert str(journal) in lost_to_won and (journal / "journal.jsonl").is_file()
     assert "won → lost (0)" in out and "put-01" not in lost_to_won
-    assert "recode-tui tui --resume JOURNAL" in lost_to_won
+    journal = fixed / "journals" / "clean-01"  # the hints name real paths, never placeholders
+    assert f"recode-tui tui --resume {journal}; both side by side: recode-tui tui --diff " in lost_to_won
+    assert "JOURNAL" not in out and "BASELINE_EVAL" not in out
     table = rows(out)
     assert "0.0% → 100.0%" in table["clean"] and "100.0% → 100.0%" in table["put"]
     assert "33.3% → 100.0%" in table["overall"]

@@ -77,7 +77,7 @@ def test_a_group_says_nothing_about_actions_for_task_types_not_named_by_one() ->
 
     groups = group_failures([Episode("put-01", "put"), Episode("put-02", "put"), Episode("heat-01", "heat")])
     assert len(groups) == 1 and isinstance(groups[0], FailureGroup)
-    assert groups[0].line() == ("find_it (heat/put): 3/3 failures; no `heat` action sent; "
+    assert groups[0].line() == ("find_it (heat/put): 3/3 failures; no `heat` action sent by its heat episodes; "
                                 "no pending nodes left and the task is not done")
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from agent.eval.paired import EXACT_LIMIT, binomial_tail, discordant, mcnemar_exact, p_text, sign_flip_test
 from agent.eval.repeats import identical_plays
+from agent.eval.results import EpisodeResult
 
 
 @pytest.mark.parametrize("b, c, p", [
@@ -61,11 +62,18 @@ def test_p_values_print_with_three_decimals():
     assert p_text(0.25) == "p = 0.250" and p_text(0.0004) == "p < 0.001"
 
 
-def test_identical_plays_names_a_deterministic_llm_or_temperature_zero():
-    assert identical_plays("demo") == "demo: deterministic"
-    assert identical_plays("scripted:/tmp/x.yaml") == "scripted: deterministic"
-    assert identical_plays("planner=gold,executor=journal:/j") == "gold, journal: deterministic"
-    assert identical_plays("profile:gpt", [0.0, 0.0]) == "temperature 0"
-    assert identical_plays("profile:gpt", [0.7, 0.7]) == ""
-    assert identical_plays("planner=demo,executor=profile:x", [0.7]) == ""
-    assert identical_plays("profile:gpt") == ""  # nothing recorded: cannot say
+def test_identical_plays_are_checked_on_the_recorded_plays_never_assumed_from_the_llm():
+    def play(game: str, repeat: int, success: bool = True, steps: int = 5, temperature: float | None = 0.0):
+        return EpisodeResult(game, "put", success, "won" if success else "rewrite limit", steps=steps, llm_calls=2,
+                             repeat=repeat, temperature=temperature)
+
+    same = [play("put-01", 1), play("put-01", 2), play("clean-01", 1, False), play("clean-01", 2, False)]
+    assert identical_plays("demo", same) == "recorded the same; demo: deterministic"
+    assert identical_plays("planner=gold,executor=journal:/j", same) == "recorded the same; gold, journal: deterministic"
+    assert identical_plays("profile:gpt", same) == "recorded the same; temperature 0"
+    warm = [play("put-01", 1, temperature=0.7), play("put-01", 2, temperature=0.7)]
+    assert identical_plays("profile:gpt", warm) == "recorded the same"  # they were, whatever the model
+    differed = [play("put-01", 1), play("put-01", 2, success=False, steps=2)]
+    assert identical_plays("profile:gpt", differed) == ""  # at temperature 0, and still not one result
+    assert identical_plays("demo", differed) == ""  # a script's plays can end differently too (a stall)
+    assert identical_plays("profile:gpt", [play("put-01", 1)]) == ""  # nothing repeated: cannot say

@@ -37,7 +37,7 @@ def test_three_repeats_of_the_scripted_model_give_intervals_and_compare_weighs_t
     assert "evaluating 6 of 6 plays (2 episodes x 3)" in out and "[9.5%, 90.5%]" in out  # the overall row's interval
     assert "│ overall   │        2 │     6 │" in out  # episodes and plays apart
     assert "repeats: every episode played 3 times" in out and "success per repeat: #1 50.0% (no seed)" in out
-    assert "identical plays (scripted: deterministic)" in out
+    assert "identical plays (recorded the same; scripted: deterministic)" in out
 
     assert main(["compare", str(bugged), str(fixed)]) == 0
     text = capsys.readouterr().out
@@ -45,7 +45,7 @@ def test_three_repeats_of_the_scripted_model_give_intervals_and_compare_weighs_t
     assert "[0.0%, 79.3%] → [20.7%, 100.0%]" in text  # clean: one episode a side, however often played
     assert "+100.0 pt, p = 1.000" in text and "(noise)" not in text
     assert "success: McNemar's exact test: 0 won → lost, 1 lost → won: p = 1.000 (two-sided)" in text
-    assert ("identical plays (scripted: deterministic; demo: deterministic): each episode's plays are one result "
+    assert ("identical plays (recorded the same; scripted: deterministic; demo: deterministic): each episode's plays are one result "
             "repeated: the flip of clean-01 is reproducible, not noise") in text
     assert "lost → won (1):" in text and "clean-01" in text.split("lost → won (1):")[1]
 
@@ -87,7 +87,7 @@ def test_a_paired_change_of_many_episodes_gets_a_small_p_value(tmp_path, capsys)
     # 8 episodes lost then won, none the other way: 2 / 2^8
     assert "success: McNemar's exact test: 0 won → lost, 8 lost → won: p = 0.008 (two-sided); unlikely to be chance" in text
     assert "[1.8%, 40.4%] → [59.6%, 98.2%]" in text  # Wilson over 10 episodes, not 30 plays
-    assert "identical plays (demo: deterministic)" in text
+    assert "identical plays (recorded the same; demo: deterministic)" in text
 
 
 def test_three_identical_plays_do_not_narrow_the_interval():

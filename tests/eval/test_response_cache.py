@@ -84,6 +84,7 @@ def test_a_second_eval_calls_the_model_only_for_the_prompts_that_changed(tmp_pat
         compared = recode(tmp_path, "compare", str(tmp_path / "first"), str(tmp_path / "second"))
         assert (f"response cache: 0 of {paid_first} → {put['llm_calls']} of {total} LLM calls answered from the cache"
                 in compared.stdout), compared.stdout
+        assert "the time column compares cache replays, which take no model time, with model calls" in compared.stdout
 
         before = len(server.calls)
         third = evaluate("third", second_prompts, "--no-cache")

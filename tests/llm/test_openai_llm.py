@@ -53,7 +53,6 @@ async def test_the_sdk_retries_429_and_500_then_succeeds(server):
         ("401", "refused the API key (401); check api_key or OPENAI_API_KEY"),
         ("404", "has no model 'local-test-model' (404); check the profile's model"),
         ("malformed", "sent a malformed response"),
-        ("empty", "returned an empty answer; retry, or type the answer yourself"),
     ],
 )
 async def test_failures_become_one_line_errors_that_say_what_to_do(server, fault, message):
@@ -70,6 +69,14 @@ async def test_an_answer_cut_at_max_tokens_is_the_models_answer_with_its_counts_
     assert completion.cut_at == 64 and completion.text == call.answer and len(completion.text) < len(ANSWER)
     assert completion.usage.input_tokens == call.prompt_tokens and completion.usage.output_tokens == call.completion_tokens
     assert completion.cost > 0  # billed like any answer
+
+
+async def test_an_empty_answer_is_the_models_answer_with_its_counts_not_an_error(server):
+    server.inject("empty")
+    completion = await llm_for(server).complete("expand solve(instruction, observation) please")
+    call = server.calls[-1]
+    assert completion.text == "" and completion.cut_at is None and completion.source == "model"
+    assert completion.usage.input_tokens == call.prompt_tokens == 4 and completion.cost > 0  # billed
 
 
 async def test_a_timeout_is_reported_with_the_limit(server):

@@ -95,7 +95,7 @@ def test_tree_and_trace_no_exec_match_the_replayed_tree_without_running_anything
     items = json.loads(trace.stdout)["trace"]
     assert [i["type"] for i in items].count("llm_call") == 4
     assert {"type": "action", "node_id": "n8", "step": 5, "action": "take vase 1 from diningtable 1",
-            "observation": "You pick up the vase 1 from the diningtable 1."} in items
+            "observation": "You pick up the vase 1 from the diningtable 1.", "done": False, "won": False} in items
     assert {"type": "statement", "node_id": "n1", "code": elsewhere["hostile"], "run": False} in items
 
 

@@ -28,9 +28,15 @@ class PromptDifference:
     def differ(self) -> bool:
         return bool(self.files) or (self.hash_a is not None and self.hash_b is not None and self.hash_a != self.hash_b)
 
+    @property
+    def unused(self) -> bool:
+        """The prompt sets differ, yet every prompt the two runs sent was the same: no prompt of these
+        runs used a changed file (an example of another task type), so the change was never tried."""
+        return self.differ and self.first_call is None
+
     def to_dict(self) -> dict[str, object]:
         return {"differ": self.differ, "hash": {"a": self.hash_a, "b": self.hash_b},
-                "files": [f.to_dict() for f in self.files], "first_call": self.first_call,
+                "files": [f.to_dict() for f in self.files], "first_call": self.first_call, "unused": self.unused,
                 "first_call_diff": self.first_diff}
 
 

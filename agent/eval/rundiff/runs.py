@@ -120,7 +120,8 @@ def read_run(journal: Journal, name: str) -> Run:
             run.steps.append(Step(int(record.get("step") or len(run.steps) + 1), str(record.get("action", "")),
                                   str(record.get("observation", "")), str(record.get("node_id") or ""), position))
         elif kind == "answer":
-            run.calls.append(Call(len(run.calls) + 1, str(record.get("node_id") or ""),
+            # named by the node it was asked on (a refused and an accepted answer of one ReAct turn alike)
+            run.calls.append(Call(len(run.calls) + 1, str(record.get("asked_node") or record.get("node_id") or ""),
                                   str(record.get("purpose") or Purpose.EXPAND), str(record.get("role") or ""),
                                   str(record.get("stub") or ""), str(record.get("prompt", "")),
                                   str(record.get("answer", "")), bool(record.get("accepted")), position))
