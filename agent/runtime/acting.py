@@ -47,22 +47,22 @@ class EnvActions(StepLoop):
                 return
             assert isinstance(message, ActionRequest)
             observation = ""
-            async for event in self.send_action(node, message.action, message.line):
+            async for event in self.send_action(node, message.action, message.line, message.length):
                 if isinstance(event, ObservationReceived):
                     observation = event.observation
                 yield event
             self.runner.answer(observation, stop=self.env.done)
 
-    async def send_action(self, node: Node, action: str, line: int = 0) -> AsyncIterator[Event]:
+    async def send_action(self, node: Node, action: str, line: int = 0, length: int = 0) -> AsyncIterator[Event]:
         """The one action path: `ActionSent`, the step (in the environment's thread), `ObservationReceived`.
         An action too long to send is refused (no step; the refusal is its observation) and counted:
         too many refused actions end the run."""
         number = self.env.steps + 1
-        refusal = too_long(action)
+        refusal = too_long(action, length)
         if refusal:
             self.stats.refused_actions += 1
             check_refusals(self.stats.refused_actions)
-        shown = cut_action(action) if refusal else action
+        shown = cut_action(action, length) if refusal else action
         yield ActionSent(node.id, action=shown, step=number, line=line)
         observation = refusal or await self._env_step(action)
         yield ObservationReceived(node.id, action=shown, observation=observation, step=number,

@@ -17,21 +17,22 @@ class TooManyRefusals(Exception):
     """The run sent more refused actions than MAX_REFUSED_ACTIONS; the message is the run's end reason."""
 
 
-def too_long(action: str) -> str:
+def too_long(action: str, length: int = 0) -> str:
     """The observation refusing an action over MAX_ACTION_CHARS (it is not sent to the environment), or ''.
 
     Node code or a model can make an action of any size; one kept whole would fill the
-    journal and every screen that shows it.
+    journal and every screen that shows it. `length`: its whole length where `action` is only its start.
     """
-    if len(action) <= MAX_ACTION_CHARS:
+    length = max(length, len(action))
+    if length <= MAX_ACTION_CHARS:
         return ""
-    return (f"action too long ({len(action)} chars, limit {MAX_ACTION_CHARS}); it was not sent: "
+    return (f"action too long ({length} chars, limit {MAX_ACTION_CHARS}); it was not sent: "
             "send one short command per run()")
 
 
-def cut_action(action: str) -> str:
-    """A refused action as events and the journal keep it: its start and its length."""
-    return f"{action[:80]}… ({len(action)} chars)"
+def cut_action(action: str, length: int = 0) -> str:
+    """A refused action as events and the journal keep it: its start and its (whole) length."""
+    return f"{action[:80]}… ({max(length, len(action))} chars)"
 
 
 def check_refusals(refused: int) -> None:

@@ -26,6 +26,7 @@ from agent.runtime.varlist import VariableSummary
 class ActionRequest:
     action: str
     line: int = 0  # the line of the node's code that called run() (0: unknown)
+    length: int = 0  # the action's whole length where `action` is only its start (a worker's huge run()), else 0
 
 
 OutcomeStatus = Literal["completed", "stub", "error", "aborted"]

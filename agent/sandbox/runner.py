@@ -271,7 +271,8 @@ class SandboxRunner:
                 if kind == "action":
                     self._state = _WAITING
                     self._hold()
-                    return ActionRequest(clip(str(message["action"]), ACTION_CHARS), int(message.get("line", 0) or 0))
+                    action = str(message["action"])  # the parent keeps its start, and says how long it was
+                    return ActionRequest(clip(action, ACTION_CHARS), int(message.get("line", 0) or 0), len(action))
                 if kind == "call":
                     await self._serve_helper(message)
                 elif kind == "outcome":
