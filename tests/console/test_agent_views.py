@@ -131,6 +131,21 @@ async def test_react_marks_the_turn_at_hand_and_codeact_shows_cells_with_output(
         assert "cell 2 ✗ NameError" in text and "▶ cell 3: the LLM is asked" in text
 
 
+async def test_enter_in_codeacts_cells_shows_a_cells_whole_output(toy_game) -> None:
+    printing = "<think>count</think>\n<execute>\nfor i in range(12):\n    print(f'line {i} ' + 'x' * 160)\n</execute>"
+    app = build_app(console_options(toy_game, agent="codeact"),
+                    ScriptedLLM([ScriptEntry(printing, purpose="act", once=True)]))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await until_call(pilot, app, lambda e: "cell 2" in shown(app))
+        await pilot.press("escape", "a")
+        await wait_for(pilot, lambda: app.focused is pane(app), what="the Cells tab")
+        whole = [f"  => line {i} " + "x" * 160 for i in range(12)]
+        assert "  => line 0 " not in shown(app) and whole[-1] not in pane(app).lines  # the last 6, each cut
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: all(line in pane(app).lines for line in whole), what="every output line whole")
+
+
 async def test_recode_has_no_agent_tab_and_a_says_so() -> None:
     app = build_app(console_options("put-01", "demo"))
     async with app.run_test(size=SIZE) as pilot:
