@@ -55,6 +55,12 @@ def activity_text(when: float) -> str:
     return time.strftime("%H:%M:%S" if same_day else "%Y-%m-%d %H:%M", time.localtime(when))
 
 
+COLUMNS_SHOWN = ("", "session", "game", "result", "steps", "last activity", "LLM", "branch of")
+# Below 100 columns a row's columns are stacked: the session over its game and LLM and the session it
+# branched from, the result over the steps, the day over the time.
+NARROW_COLUMNS = 100
+NARROW_COLUMNS_SHOWN = ("", "session · game · LLM · ↳ branch of", "result", "last activity")
+
 RESULT_STYLES = {"won": "bold green", "failed": "bold red", "unfinished": "yellow", "corrupt": "bold red reverse"}
 
 
@@ -74,6 +80,7 @@ class SessionsScreen(ModalScreen[Path | None]):
         self.all_rows: list[SessionRow] = []
         self.unfinished_only = False
         self.loaded = False
+        self.narrow = False  # two lines a row (set at mount, from the terminal's width)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-box"):
@@ -83,7 +90,8 @@ class SessionsScreen(ModalScreen[Path | None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for label in ("", "session", "game", "result", "steps", "last activity", "LLM", "branch of"):
+        self.narrow = self.app.size.width < NARROW_COLUMNS
+        for label in NARROW_COLUMNS_SHOWN if self.narrow else COLUMNS_SHOWN:
             table.add_column(label, key=label or "mark")
         table.loading = True
         table.focus()
@@ -108,17 +116,19 @@ class SessionsScreen(ModalScreen[Path | None]):
         table.clear()
         for row in rows:
             here = self.current is not None and row.folder.resolve() == self.current.resolve()
-            table.add_row(
-                Text("●" if here else " ", "bold cyan"),
-                Text(row.session_id, "bold" if here else ""),
-                row.game,
-                Text(row.result, RESULT_STYLES.get(row.result, "")),
-                str(row.steps),
-                activity_text(row.active),
-                row.llm,
-                Text(row.parent, "magenta"),
-                key=str(row.folder),
-            )
+            mark = Text("●" if here else " ", "bold cyan")
+            session = Text(row.session_id, "bold" if here else "")
+            result = Text(row.result, RESULT_STYLES.get(row.result, ""))
+            if self.narrow:  # a row of lines stacked, so every column fits 80 columns whole
+                session.append(f"\n{row.game} · {row.llm}", "dim")
+                if row.parent:
+                    session.append(f"\n↳ {row.parent}", "magenta")
+                result.append(f"\n{row.steps} steps")
+                table.add_row(mark, session, result, activity_text(row.active).replace(" ", "\n"),
+                              key=str(row.folder), height=3 if row.parent else 2)
+                continue
+            table.add_row(mark, session, row.game, result, str(row.steps), activity_text(row.active), row.llm,
+                          Text(row.parent, "magenta"), key=str(row.folder))
         if not rows:
             self.query_one("#sessions-title", Static).update(
                 Text(f"No sessions in {self.sessions_dir} yet (esc closes)", style="bold")
