@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Awaitable, Callable, Iterable
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from agent.runtime import events as ev
@@ -30,6 +31,17 @@ def _cut(text: str, width: int) -> str:
     if width <= 1:
         return ""
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class VariablesTable(FreshWidthsDataTable):
+    """The variables' table; says when its width changes, so the pane fits the values to it again
+    (the pane's own resize comes before the table has its new width)."""
+
+    class Resized(Message):
+        pass
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized())
 
 
 class VariablesPane(Vertical):
@@ -55,7 +67,7 @@ class VariablesPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield WatchList(self._watches, id="watches")
-        table: DataTable = FreshWidthsDataTable(id="vars-table", cursor_type="row", zebra_stripes=False)
+        table: DataTable = VariablesTable(id="vars-table", cursor_type="row", zebra_stripes=False)
         table.border_title = "Variables"
         yield table
         yield Static(self.note, id="vars-note")
@@ -184,7 +196,9 @@ class VariablesPane(Vertical):
             self.load_full(self._selected)
         return set(self.marks)
 
-    def on_resize(self) -> None:
+    def on_variables_table_resized(self, message: VariablesTable.Resized) -> None:
+        """Every value cut again to the table's new width (a zoom, `v`, a resized terminal)."""
+        message.stop()
         for summary in self.values.values():
             self._put(summary)
 

@@ -1,0 +1,77 @@
+"""Every pane's text read whole in a real terminal at 80x24 (tmux): what the environment said while
+its pane was hidden, the variables' values, the help, the breakpoint forms and the sessions list."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.rundiff.test_diff_fork import make_fork_and_parent
+
+from .terminal import Tmux, needs_tmux
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = needs_tmux
+
+
+@pytest.fixture
+def tmux():
+    server = Tmux(f"recode-tui-panes-{os.getpid()}")
+    yield server
+    server.kill_server()
+
+
+def start(tmux: Tmux, session: str, args: str, sessions: Path) -> None:
+    # Textual takes COLUMNS/LINES from the environment over the terminal's size: drop them
+    command = f"cd {ROOT} && env -u COLUMNS -u LINES RECODE_TUI_SESSIONS={sessions} {sys.executable} -m recode_tui {args}"
+    done = tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command)
+    assert done.returncode == 0, done.stderr
+
+
+def box_text(screen: str, title: str) -> str:
+    """The text of the box titled `title` (its rows between its side borders), its wrapped lines joined."""
+    rows = screen.splitlines()
+    top = next(i for i, row in enumerate(rows) if f"━ {title} " in row or f"─ {title} " in row)
+    left = max(rows[top].find(f"━ {title} "), rows[top].find(f"─ {title} ")) - 1
+    right = next(i for i in range(left + 1, len(rows[top])) if rows[top][i] in "╮┓")
+    parts = []
+    for row in rows[top + 1:]:
+        if row[left:left + 1] not in ("│", "┃"):
+            break
+        parts.append(row[left + 1:right - 1].strip())  # the last column is the scrollbar's
+    return re.sub(r"\s+", " ", " ".join(parts))
+
+
+def test_the_log_hidden_while_the_run_went_on_reads_whole_and_values_end_in_an_ellipsis(tmux: Tmux, tmp_path) -> None:
+    """The log is shown once (`v`) and hidden again; the run goes on; shown again, each observation is whole."""
+    session = "hidden"
+    start(tmux, session, "tui --llm demo --no-break", tmp_path)
+    tmux.wait_for(session, "paused")
+    tmux("send-keys", "-t", session, "v")
+    tmux.wait_for_all(session, "Environment", "TASK put a vase", timeout=20)
+    tmux("send-keys", "-t", session, "v")
+    tmux.wait_for(session, "Code tree", timeout=20)
+    tmux("send-keys", "-t", session, "c")
+    tmux.wait_for(session, "episode won")
+    tmux("send-keys", "-t", session, "v")
+    screen = tmux.wait_for_all(session, "Environment", "instruction", timeout=20)
+    log = box_text(screen, "Environment").strip()
+    assert "You arrive at sidetable 1. On the sidetable 1, you see a creditcard 1, and a plate 2." in log, screen
+    assert "You move the vase 1 to the sidetable 1." in log and log.endswith("══ WON (7 steps) ══"), screen
+    # A value the pane cannot hold whole ends in `…`; none is cut at the pane's edge (a frame after it shows).
+    tmux.wait_until(session, lambda s: any(re.search(r"instructi.*(put a vase in sidetable\.|put a[^┃│]*…)", line)
+                                           for line in s.splitlines()), "the instruction whole or cut with …", timeout=20)
+    tmux("send-keys", "-t", session, "z")  # the variables pane, zoomed: the values re-fit its width
+
+    def refit(screen: str) -> bool:
+        rows = screen.splitlines()
+        return "Environment" not in screen and any(
+            re.search(r"instruction +str +put a vase in sidetable\.", row) for row in rows) and any(
+            re.search(r"observation +str +You are in the middle of a room\. Looking[^┃│]*…", row) for row in rows)
+
+    tmux.wait_until(session, refit, "the zoomed pane's values whole, or cut with … at its wider edge", timeout=20)
