@@ -75,3 +75,27 @@ def test_the_log_hidden_while_the_run_went_on_reads_whole_and_values_end_in_an_e
             re.search(r"observation +str +You are in the middle of a room\. Looking[^┃│]*…", row) for row in rows)
 
     tmux.wait_until(session, refit, "the zoomed pane's values whole, or cut with … at its wider edge", timeout=20)
+
+
+def test_help_the_breakpoint_forms_and_the_sessions_list_read_whole_at_80x24(tmux: Tmux, tmp_path) -> None:
+    parent, fork = make_fork_and_parent(tmp_path)  # a session and a fork of it: the list's `branch of`
+    session = "reference"
+    start(tmux, session, f"tui --llm demo --sessions {parent.parent}", parent.parent)
+    tmux.wait_for(session, "paused")
+    tmux("send-keys", "-t", session, "?")
+    tmux.wait_for(session, "recode-tui — keys", timeout=20)
+    tmux("send-keys", "-t", session, "End")
+    screen = tmux.wait_for(session, "Human as the LLM", timeout=20)
+    # Prose wrapped once, to the box: no row broken short before the box's edge.
+    assert "Every stub expansion is on by default. A condition is a Python expression" in screen
+    assert "over the variables, e.g. `action take .* if len(seen) > 2`." in screen, screen
+    assert "every-stub · changes EXPR · note replan|re-injection  [if COND]" in screen, screen
+    tmux("send-keys", "-t", session, "Escape")  # alone: esc and a key at once read as alt+key
+    tmux.wait_until(session, lambda s: "Human as the LLM" not in s, "the help closed", timeout=20)
+    tmux("send-keys", "-t", session, "B")
+    screen = tmux.wait_for(session, "every stub expansion", timeout=20)
+    assert "every-stub · changes EXPR · note replan|re-injection  [if COND]" in screen, screen  # the add box's forms
+    tmux("send-keys", "-t", session, "S")
+    screen = tmux.wait_for_all(session, "last activity", fork.name, timeout=20)
+    assert f"↳ {parent.name} at" in screen, screen  # the session it branched from
+    assert "unfinished" in screen and "cool-03 · scripted:test" in screen, screen
