@@ -99,3 +99,30 @@ def test_help_the_breakpoint_forms_and_the_sessions_list_read_whole_at_80x24(tmu
     screen = tmux.wait_for_all(session, "last activity", fork.name, timeout=20)
     assert f"↳ {parent.name} at" in screen, screen  # the session it branched from
     assert "unfinished" in screen and "cool-03 · scripted:test" in screen, screen
+
+
+def test_f2_shows_the_observation_while_typing_and_the_tours_keys_do_what_the_readme_says(tmux: Tmux, tmp_path) -> None:
+    """The README tour at 80x24: after `c` the editor has the keys; F2 shows the observation above it without
+    taking them; `esc` then `r` shows the prompt, and nothing typed went into the answer but the answer."""
+    session = "peek"
+    start(tmux, session, "tui", tmp_path)
+    tmux.wait_for(session, "paused")
+    tmux("send-keys", "-t", session, "c")
+    tmux.wait_for(session, "awaiting expansion", timeout=20)
+    tmux("send-keys", "-t", session, "F2")
+    tmux.wait_for(session, "Observation (peek)", timeout=20)
+    tmux("send-keys", "-t", session, "-l", "fetch_vase()")
+    screen = tmux.wait_for(session, "✓ 1 child node(s)", timeout=20)  # typed into the answer, the peek still shown
+    peek = box_text(screen, "Observation (peek)")
+    assert "you see a armchair 1, a coffeetable 2, a coffeetable 1, a diningtable 1, a drawer 1, a garbagecan 1, " \
+           "a sidetable 1, and a sofa 1." in peek, screen
+    assert "fetch_vase()" in screen and "Code tree" not in screen, screen
+    tmux("send-keys", "-t", session, "F2")
+    tmux.wait_for(session, "Code tree", timeout=20)
+    tmux("send-keys", "-t", session, "Escape")
+    tmux.wait_until(session, lambda s: "leave editor" not in s, "the focus out of the editor", timeout=20)
+    tmux("send-keys", "-t", session, "r")
+    screen = tmux.wait_for(session, "Prompt for n0", timeout=20)
+    tmux("send-keys", "-t", session, "e")
+    screen = tmux.wait_for(session, "leave editor", timeout=20)
+    assert "✓ 1 child node(s)" in screen and "fetch_vase()r" not in screen and "fetch_vase()e" not in screen, screen
