@@ -18,7 +18,7 @@ from recode_tui.console.widgets.watches import WatchList
 
 NAME_WIDTH = 18
 TYPE_WIDTH = 12
-VALUE_AT_LEAST = 14  # a narrow pane cuts the type and the name before a value gets fewer columns
+VALUE_AT_LEAST = 12  # a narrow pane cuts the type and the name before a value gets fewer columns
 FULL_VALUE_SHOWN = 20_000  # characters of a full value rendered in the viewer (wrapping costs)
 
 NEW_MARK = Text("+", style="bold green")
