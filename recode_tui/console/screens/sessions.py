@@ -56,10 +56,18 @@ def activity_text(when: float) -> str:
 
 
 COLUMNS_SHOWN = ("", "session", "game", "result", "steps", "last activity", "LLM", "branch of")
-# Below 100 columns a row's columns are stacked: the session over its game and LLM and the session it
-# branched from, the result over the steps, the day over the time.
-NARROW_COLUMNS = 100
+# Where one line a row would not fit the table (80 columns; long branch names at 120) a row's columns are
+# stacked: the session over its game and LLM and the session it branched from, the result over the steps,
+# the day over the time.
 NARROW_COLUMNS_SHOWN = ("", "session · game · LLM · ↳ branch of", "result", "last activity")
+
+def wide_width(rows: list[SessionRow]) -> int:
+    """The width one line a row takes: each column as wide as its widest cell or label, a cell's padding
+    on each side, and a scrollbar's column."""
+    cells = [("", "session", "game", "result", "steps", "last activity", "LLM", "branch of")] + [
+        (" ", r.session_id, r.game, r.result, str(r.steps), activity_text(r.active), r.llm, r.parent) for r in rows]
+    return sum(max(len(line[i]) for line in cells) + 2 for i in range(len(cells[0]))) + 1
+
 
 RESULT_STYLES = {"won": "bold green", "failed": "bold red", "unfinished": "yellow", "corrupt": "bold red reverse"}
 
@@ -80,7 +88,7 @@ class SessionsScreen(ModalScreen[Path | None]):
         self.all_rows: list[SessionRow] = []
         self.unfinished_only = False
         self.loaded = False
-        self.narrow = False  # two lines a row (set at mount, from the terminal's width)
+        self.narrow = False  # a row's columns stacked (set when the rows are shown: one line a row does not fit)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-box"):
@@ -90,9 +98,6 @@ class SessionsScreen(ModalScreen[Path | None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        self.narrow = self.app.size.width < NARROW_COLUMNS
-        for label in NARROW_COLUMNS_SHOWN if self.narrow else COLUMNS_SHOWN:
-            table.add_column(label, key=label or "mark")
         table.loading = True
         table.focus()
         self.load()
@@ -113,7 +118,10 @@ class SessionsScreen(ModalScreen[Path | None]):
         self.rows = rows
         table = self.query_one(DataTable)
         table.loading = False
-        table.clear()
+        table.clear(columns=True)
+        self.narrow = wide_width(rows) > (table.size.width or self.app.size.width - 6)
+        for label in NARROW_COLUMNS_SHOWN if self.narrow else COLUMNS_SHOWN:
+            table.add_column(label, key=label or "mark")
         for row in rows:
             here = self.current is not None and row.folder.resolve() == self.current.resolve()
             mark = Text("●" if here else " ", "bold cyan")
