@@ -65,7 +65,7 @@ class CodeTreeView(Tree[str]):
     def render_line(self, y: int) -> Strip:
         """A line too long for the pane ends in `…` (the full code is in the node pane)."""
         strip = super().render_line(y)
-        width = self.size.width
+        width = self.scrollable_content_region.width  # the scrollbar's column is not the line's
         scroll_x, scroll_y = self.scroll_offset
         item = self.get_node_at_line(y + scroll_y)
         if item is None or width < 2:
