@@ -75,6 +75,22 @@ def test_games_list_shows_every_task_type():
     assert only and all(line.split()[1] == "cool" for line in only)
 
 
+def test_games_list_into_a_reader_that_left_ends_quietly():
+    """`recode-tui games list | head -1`: the reader is gone before the list is written (its end of the pipe
+    is closed before the command starts), so every write meets a closed pipe; no traceback is printed."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "recode_tui", "games", "list"], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=300)
+    finally:
+        os.close(write_end)
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+    assert done.returncode == 141  # as a shell reports a writer whose reader left
+
+
 def test_every_run_is_journaled_and_exports_from_the_command_line(tmp_path):
     sessions = str(tmp_path / "sessions")
     script = "scripted:" + walkthrough_script(tmp_path, "clean-02")

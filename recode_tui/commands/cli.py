@@ -112,7 +112,8 @@ def _run_console(args: argparse.Namespace) -> int:
     if hint:  # quit before the end: the session is kept, as the plain mode says (and its exit status)
         from recode_tui.plain.terminal import EXIT_PAUSED
 
-        print(f"The run is not finished; its session is saved.\ncontinue with: {hint}")
+        # The command on a line of its own, whole: copied with a triple click, never broken after "with:".
+        print(f"The run is not finished; its session is saved. Continue it with:\n{hint}")
         return EXIT_PAUSED
     return 0
 
@@ -308,6 +309,18 @@ def sandbox_preflight(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line; a reader that stops early (`| head`) ends it quietly, as it would `cat`."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, not at exit, where a closed pipe would print a traceback
+        return code
+    except BrokenPipeError:
+        # What was not read is not written: stdout goes to /dev/null so the exit's flush is quiet too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader left
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = command_argv(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)

@@ -82,7 +82,8 @@ async def test_recap_check_line_template_and_action_check() -> None:
 
         again = await until_call(pilot, app, "refine")
         assert again.node_id == first.node_id
-        assert app.debug_screen.editor.editor.text == RECAP_SKELETON  # not the list just carried out: ctrl+s must not repeat it
+        # The remaining list, not the one just carried out: a person revises it, and ctrl+s never repeats an item.
+        assert app.debug_screen.editor.editor.text == "Thought: \nSubtasks:\n1. subtask: put the vase away\n"
         check = await answer(pilot, app, "Thought: stop here\nFailed: no vase in sight")
         assert check.ok and check.message.startswith("Failed: this level gives up") and "SKIP" not in check.message
         await submit_once(pilot, app)

@@ -8,6 +8,7 @@ from agent.runtime import events as ev
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
 from recode_tui.console.widgets.agent_view import AgentViewPane
+from recode_tui.console.widgets.node_detail import NodeDetail
 from tests.agents import test_plan_execute as pe
 from tests.agents import test_recap as rc
 
@@ -70,6 +71,24 @@ async def test_plan_execute_shows_its_plan_and_each_replan_as_a_diff() -> None:
         assert "> go to diningtable 1  => You arrive at diningtable 1." in shown(app)
 
 
+async def test_the_node_pane_follows_the_tree_to_the_next_step_where_the_finished_one_was(toy_game) -> None:
+    """s1 finishes at its first turn: folded, its row holds s2 next, under the cursor that was on the turn."""
+    steps = pe.plan(("s1", "look around", []), ("s2", "go to the table", ["s1"]))
+    app = build_app(console_options(toy_game, agent="plan-execute"),
+                    pe.in_order(("plan", steps), ("act", pe.turn("Done: looked")),
+                                ("act", pe.turn("Action: go to diningtable 1"))))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        screen = app.debug_screen
+        second = None
+        while second is None or screen.tree_view.current_id != second:
+            await command(pilot, app, "n")
+            children = screen.agent.tree.root.children
+            second = children[1].id if len(children) > 1 else None
+        await wait_for(pilot, lambda: screen.query_one(NodeDetail).shown_id == second,
+                       what=f"the node pane on {second}, the node the tree marks ▸")
+
+
 async def test_the_view_is_redrawn_at_stops_only() -> None:
     app = build_app(console_options(agent="plan-execute",
                                     breakpoints=[]), pe.in_order(("plan", pe.WIN_PLAN), *pe.WIN_TURNS))
@@ -129,6 +148,21 @@ async def test_react_marks_the_turn_at_hand_and_codeact_shows_cells_with_output(
         text = shown(app)
         assert "cell 1 ✓" in text and '  │ print("hello")' in text and "  => hello" in text
         assert "cell 2 ✗ NameError" in text and "▶ cell 3: the LLM is asked" in text
+
+
+async def test_enter_in_codeacts_cells_shows_a_cells_whole_output(toy_game) -> None:
+    printing = "<think>count</think>\n<execute>\nfor i in range(12):\n    print(f'line {i} ' + 'x' * 160)\n</execute>"
+    app = build_app(console_options(toy_game, agent="codeact"),
+                    ScriptedLLM([ScriptEntry(printing, purpose="act", once=True)]))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await until_call(pilot, app, lambda e: "cell 2" in shown(app))
+        await pilot.press("escape", "a")
+        await wait_for(pilot, lambda: app.focused is pane(app), what="the Cells tab")
+        whole = [f"  => line {i} " + "x" * 160 for i in range(12)]
+        assert "  => line 0 " not in shown(app) and whole[-1] not in pane(app).lines  # the last 6, each cut
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: all(line in pane(app).lines for line in whole), what="every output line whole")
 
 
 async def test_recode_has_no_agent_tab_and_a_says_so() -> None:

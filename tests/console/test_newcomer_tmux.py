@@ -68,10 +68,11 @@ def test_q_on_an_unfinished_run_says_how_to_resume_and_exits_3(tmux: Tmux, tmp_p
     tmux("send-keys", "-t", session, "q")
     screen = tmux.wait_for(session, "EXIT=", timeout=20)
     assert "EXIT=3" in screen  # paused, as the plain mode's exit status says
-    joined = screen.replace("\n", "")
     folder = next(tmp_path.iterdir())
     assert "The run is not finished; its session is saved." in screen
-    assert f"continue with: recode-tui tui --resume {folder}" in joined
+    # The command is a line of its own (-J: the terminal's wrap undone), whole: a triple click copies it.
+    lines = tmux("capture-pane", "-p", "-J", "-t", session).stdout.splitlines()
+    assert f"recode-tui tui --resume {folder}" in [line.strip() for line in lines], lines
 
 
 def test_nothing_covers_the_editor_at_start_at_100x30(tmux: Tmux, tmp_path: Path) -> None:

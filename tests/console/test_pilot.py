@@ -54,7 +54,7 @@ async def test_solve_a_put_game_by_typing_the_expansion() -> None:
         await command(pilot, app, "c")
         assert app.debug_screen.run_state == "done"
         assert app.debug_screen.agent.finished.success
-        assert "══ WON: won (4 steps) ══" in log_text(app)
+        assert "══ WON (4 steps) ══" in log_text(app)
         assert all(c.status is NodeStatus.COMPLETED for c in app.debug_screen.agent.tree.root.children)
 
 

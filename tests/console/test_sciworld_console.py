@@ -47,7 +47,7 @@ async def test_a_person_solves_boil_in_the_console_with_the_score_shown(tmp_path
         log = "\n".join(app.debug_screen.env_log.lines)
         assert "score 0 → 3" in log and "→ 100" in log  # the environment log notes each score change
         assert "score 100/100" in status.text
-        assert "══ WON: won (14 steps) ══" in log
+        assert "══ WON (14 steps) ══" in log
 
 
 async def test_the_jvm_starts_after_the_first_frame_and_off_the_event_loop(tmp_path, monkeypatch) -> None:

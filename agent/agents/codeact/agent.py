@@ -172,7 +172,7 @@ class CodeActAgent(Stepper):
         return int(self.options["max_cells"]) or self.env.max_steps
 
     def view(self) -> AgentView:
-        """The cells: code, output (its last lines) and error of each; the one at hand marked."""
+        """The cells: code, output (its last lines; every line with `full`) and error of each; the one at hand marked."""
         lines: list[ViewLine] = []
         for number, cell in enumerate(self.cells, 1):
             verdict = f"✗ {first_line(cell.error.strip().splitlines()[-1], 60)}" if cell.error.strip() else "✓"
@@ -181,9 +181,14 @@ class CodeActAgent(Stepper):
                 lines.append(ViewLine(f"  thought: {cell.thought}", "muted"))
             lines += [ViewLine(f"  │ {code}") for code in cell.code.splitlines()]
             output = cell.output.rstrip("\n").splitlines()
-            if len(output) > VIEW_OUTPUT_LINES:
-                lines.append(ViewLine(f"  [... {len(output) - VIEW_OUTPUT_LINES} earlier output lines]", "cut"))
-            lines += [ViewLine(f"  => {first_line(out, 150)}", "muted") for out in output[-VIEW_OUTPUT_LINES:]]
+            earlier = output[:-VIEW_OUTPUT_LINES]
+            if earlier:  # the console shows them on demand (`full`): a person answering needs the whole output
+                lines.append(ViewLine(f"  [... {len(earlier)} earlier output lines]", "muted",
+                                      full="\n".join(f"  => {out}" for out in earlier)))
+            for out in output[-VIEW_OUTPUT_LINES:]:
+                short = f"  => {first_line(out, 150)}"
+                whole = f"  => {out}"
+                lines.append(ViewLine(short, "muted", full=whole if whole != short else ""))
             if not output:
                 lines.append(ViewLine("  => (no output)", "muted"))
         children = self.tree.root.children

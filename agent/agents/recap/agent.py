@@ -104,7 +104,13 @@ class RecapAgent(Stepper):
         return Verdict(True, tuple(i.label for i in decomposition.items), decomposition.thought, summary=summary)
 
     def answer_skeleton(self, purpose: str, role: str = "") -> str:
-        return SKELETON
+        """A refine starts from the level's remaining list (what the prompt says was left), so a person
+        revises it rather than types it again; a decompose starts from the format."""
+        level = self.path[-1] if self.path else None
+        rest = level.remaining[1:] if level is not None and purpose == Purpose.REFINE else ()
+        if not rest:
+            return SKELETON
+        return "Thought: \nSubtasks:\n" + "".join(f"{i}. {item.label}\n" for i, item in enumerate(rest, 1))
 
     def cut_answer(self, text: str, purpose: str, role: str = "") -> str | None:
         """A cut answer is usable through its last whole line when a whole subtask or `Done:`/`Failed:` line

@@ -21,6 +21,11 @@ VIEW_BINDINGS = [
             tooltip="Zoom the focused pane to the whole screen (ctrl+t also in the editor); again restores"),
     Binding("v", "swap_panes", "Panes", id="view.panes", show=False,
             tooltip="Below 100 columns: show the variables and log instead of the tree and node, or back"),
+    # Function keys: they type nothing, so they act from the editor too (priority: before the editor sees them).
+    Binding("f2", "peek", "Peek", id="view.peek", show=False, priority=True,
+            tooltip="The observation at hand in the panes' place, the focus left where it is (the editor); again: back"),
+    Binding("f3", "peek_more", "Peek more", id="view.peek-more", show=False, priority=True,
+            tooltip="While peeking: the next page of the observation (from the top again at its end)"),
 ]
 
 
@@ -45,6 +50,28 @@ class PaneView:
             return
         tabs.active = tab
         focus_first(tabs.get_pane(tab).walk_children())
+
+    def peek(self) -> None:
+        """`f2`: the observation at hand where the panes are (class `-peek`, recode.tcss), or the panes back.
+        The focus stays: a person answering reads the observation while the editor keeps the keys."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+        screen.toggle_class("-peek")
+        if screen.has_class("-peek"):
+            screen.query_one("#peek").scroll_home(animate=False)
+
+    def peek_more(self) -> None:
+        """`f3`: the peek's next page; from its start once the end is shown."""
+        screen = self.screen
+        if not screen.has_class("-peek"):
+            self.peek()
+            return
+        peek = screen.query_one("#peek")
+        if peek.scroll_y >= peek.max_scroll_y:
+            peek.scroll_home(animate=False)
+        else:
+            peek.scroll_page_down(animate=False)
 
     def zoom(self) -> None:
         """Zoom the pane holding the focus, or restore the zoomed one."""

@@ -121,6 +121,10 @@ class DebugScreen(PaneRoutes):
             log = EnvLog(id="env-log")
             log.scores = lambda: tuple(self.agent.env.score_log)  # an env with a score logs its changes
             yield log
+        # F2: the observation where the panes were, the focus left in the editor (hidden until then).
+        peek = ObservationView(id="peek")
+        peek.can_focus = False
+        yield peek
         # A person starts on the task and the first observation; the editor's tab opens when an answer is awaited.
         # Each tab's title starts with its key (the narrow key line cannot list them all).
         with TabbedContent(id="bottom", initial="tab-observation" if self.debugger.human else "tab-prompt"):
@@ -172,6 +176,8 @@ class DebugScreen(PaneRoutes):
         self.query_one("#vars").border_title = "Variables"
         self.query_one("#vars").border_subtitle = "w watch"
         self.query_one("#env-log").border_title = "Environment"
+        self.query_one("#peek").border_title = "Observation (peek)"
+        self.query_one("#peek").border_subtitle = "f3 more · f2 back"
         self.query_one("#code-tree", CodeTreeView).focus()
         self.command_at = time.monotonic()  # a new agent (resume, rewind, fork) counts as a command
         self.refresh_breakpoints()  # the watches a `changes` breakpoint stops on are marked
@@ -359,6 +365,12 @@ class DebugScreen(PaneRoutes):
 
     def action_swap_panes(self) -> None:
         self.pane_view.swap_panes()
+
+    def action_peek(self) -> None:
+        self.pane_view.peek()
+
+    def action_peek_more(self) -> None:
+        self.pane_view.peek_more()
 
     def action_follow(self) -> None:
         self.tree_view.follow(force=True)

@@ -44,12 +44,13 @@ class HelpScreen(ModalScreen[None]):
                 Text.assemble(
                     ("\nBreakpoints", "bold underline"),
                     f"\n{ADD_HINT}\n",
-                    "Every stub expansion is on by default. A condition is a Python expression over the\n"
-                    "variables, e.g. `action take .* if len(seen) > 2`. b on a tree node toggles a\n"
+                    # One line a paragraph: the box wraps it to its width (a hard break would wrap twice).
+                    "Every stub expansion is on by default. A condition is a Python expression over the "
+                    "variables, e.g. `action take .* if len(seen) > 2`. b on a tree node toggles a "
                     "breakpoint on its stub's function name.\n",
                     ("\nHuman as the LLM", "bold underline"),
-                    "\nWhen a stub needs expanding, the Prompt tab shows the exact prompt and the editor\n"
-                    "opens with a <think>/<execute> skeleton (plain code works too). The line under the\n"
+                    "\nWhen a stub needs expanding, the Prompt tab shows the exact prompt and the editor "
+                    "opens with a <think>/<execute> skeleton (plain code works too). The line under the "
                     "editor validates as you type; ctrl+s submits; a refused answer stays in the editor.",
                 )
             )

@@ -77,7 +77,7 @@ class PaneRoutes(RunScreen):
 
     @property
     def observation_view(self) -> ObservationView:
-        return self.query_one(ObservationView)
+        return self.query_one("#observation", ObservationView)
 
     @property
     def variables(self) -> VariablesPane:
@@ -105,7 +105,7 @@ class PaneRoutes(RunScreen):
     def apply_events(self, events: Iterable[ev.Event]) -> None:
         """A batch of events into the tree, the log, the observation and the variables."""
         events = tuple(events)
-        for pane in (self.tree_view, self.env_log, self.observation_view, self.variables):
+        for pane in (self.tree_view, self.env_log, *self.query(ObservationView), self.variables):
             pane.apply(events)
         self.run_events.note(events)
         if self.run_state is RunState.RUNNING:  # the tree keeps the node being run in view

@@ -55,6 +55,20 @@ def activity_text(when: float) -> str:
     return time.strftime("%H:%M:%S" if same_day else "%Y-%m-%d %H:%M", time.localtime(when))
 
 
+COLUMNS_SHOWN = ("", "session", "game", "result", "steps", "last activity", "LLM", "branch of")
+# Where one line a row would not fit the table (80 columns; long branch names at 120) a row's columns are
+# stacked: the session over its game and LLM and the session it branched from, the result over the steps,
+# the day over the time.
+NARROW_COLUMNS_SHOWN = ("", "session · game · LLM · ↳ branch of", "result", "last activity")
+
+def wide_width(rows: list[SessionRow]) -> int:
+    """The width one line a row takes: each column as wide as its widest cell or label, a cell's padding
+    on each side, and a scrollbar's column."""
+    cells = [("", "session", "game", "result", "steps", "last activity", "LLM", "branch of")] + [
+        (" ", r.session_id, r.game, r.result, str(r.steps), activity_text(r.active), r.llm, r.parent) for r in rows]
+    return sum(max(len(line[i]) for line in cells) + 2 for i in range(len(cells[0]))) + 1
+
+
 RESULT_STYLES = {"won": "bold green", "failed": "bold red", "unfinished": "yellow", "corrupt": "bold red reverse"}
 
 
@@ -74,6 +88,7 @@ class SessionsScreen(ModalScreen[Path | None]):
         self.all_rows: list[SessionRow] = []
         self.unfinished_only = False
         self.loaded = False
+        self.narrow = False  # a row's columns stacked (set when the rows are shown: one line a row does not fit)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-box"):
@@ -83,8 +98,6 @@ class SessionsScreen(ModalScreen[Path | None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for label in ("", "session", "game", "result", "steps", "last activity", "LLM", "branch of"):
-            table.add_column(label, key=label or "mark")
         table.loading = True
         table.focus()
         self.load()
@@ -105,20 +118,25 @@ class SessionsScreen(ModalScreen[Path | None]):
         self.rows = rows
         table = self.query_one(DataTable)
         table.loading = False
-        table.clear()
+        table.clear(columns=True)
+        self.narrow = wide_width(rows) > (table.size.width or self.app.size.width - 6)
+        for label in NARROW_COLUMNS_SHOWN if self.narrow else COLUMNS_SHOWN:
+            table.add_column(label, key=label or "mark")
         for row in rows:
             here = self.current is not None and row.folder.resolve() == self.current.resolve()
-            table.add_row(
-                Text("●" if here else " ", "bold cyan"),
-                Text(row.session_id, "bold" if here else ""),
-                row.game,
-                Text(row.result, RESULT_STYLES.get(row.result, "")),
-                str(row.steps),
-                activity_text(row.active),
-                row.llm,
-                Text(row.parent, "magenta"),
-                key=str(row.folder),
-            )
+            mark = Text("●" if here else " ", "bold cyan")
+            session = Text(row.session_id, "bold" if here else "")
+            result = Text(row.result, RESULT_STYLES.get(row.result, ""))
+            if self.narrow:  # a row of lines stacked, so every column fits 80 columns whole
+                session.append(f"\n{row.game} · {row.llm}", "dim")
+                if row.parent:
+                    session.append(f"\n↳ {row.parent}", "magenta")
+                result.append(f"\n{row.steps} steps")
+                table.add_row(mark, session, result, activity_text(row.active).replace(" ", "\n"),
+                              key=str(row.folder), height=3 if row.parent else 2)
+                continue
+            table.add_row(mark, session, row.game, result, str(row.steps), activity_text(row.active), row.llm,
+                          Text(row.parent, "magenta"), key=str(row.folder))
         if not rows:
             self.query_one("#sessions-title", Static).update(
                 Text(f"No sessions in {self.sessions_dir} yet (esc closes)", style="bold")

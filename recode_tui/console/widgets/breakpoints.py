@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.coordinate import Coordinate
 from textual.message import Message
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Static
 
 from agent.runtime.debugger import Debugger, parse_breakpoint
 
@@ -36,7 +36,8 @@ class BreakpointsPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield DataTable(id="bp-table", cursor_type="row")
-        yield Input(placeholder=ADD_HINT, id="bp-input")
+        yield Input(placeholder="e.g. action take .* if len(seen) > 2   (enter adds it; every form below)", id="bp-input")
+        yield Static(ADD_HINT, id="bp-hint", markup=False)  # every form, wrapped: a one-line placeholder would cut it
 
     def take_focus(self) -> bool:
         """`B`: the list takes the focus, not the add box."""

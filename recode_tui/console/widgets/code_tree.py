@@ -65,7 +65,7 @@ class CodeTreeView(Tree[str]):
     def render_line(self, y: int) -> Strip:
         """A line too long for the pane ends in `…` (the full code is in the node pane)."""
         strip = super().render_line(y)
-        width = self.size.width
+        width = self.scrollable_content_region.width  # the scrollbar's column is not the line's
         scroll_x, scroll_y = self.scroll_offset
         item = self.get_node_at_line(y + scroll_y)
         if item is None or width < 2:
@@ -168,11 +168,16 @@ class CodeTreeView(Tree[str]):
         if item is None:
             return
 
-        def move() -> None:
-            self.move_cursor(item)
-            self.scroll_to_node(item, animate=False)
+        self.call_after_refresh(self.put_cursor, item)
 
-        self.call_after_refresh(move)
+    def put_cursor(self, item: TreeNode[str]) -> None:
+        """The cursor on `item`, in view. A row that now holds another node (a finished subtree folded
+        under the cursor) moves no cursor line, so Tree says nothing: say it, and the node pane follows."""
+        line = self.cursor_line
+        self.move_cursor(item)
+        if self.cursor_line == line:
+            self.post_message(Tree.NodeHighlighted(item))
+        self.scroll_to_node(item, animate=False)
 
     def show_node(self, node_id: str) -> bool:
         """Open the way to a node and put the cursor on it (`tui --at NODE`); False if there is none."""
@@ -188,11 +193,7 @@ class CodeTreeView(Tree[str]):
             return False
         self._held = True
 
-        def move() -> None:
-            self.move_cursor(item)
-            self.scroll_to_node(item, animate=False)
-
-        self.call_after_refresh(move)
+        self.call_after_refresh(self.put_cursor, item)
         return True
 
     def take_focus(self) -> bool:
@@ -230,8 +231,4 @@ class CodeTreeView(Tree[str]):
                 parent.expand()
             parent = parent.parent
 
-        def move() -> None:
-            self.move_cursor(item)
-            self.scroll_to_node(item, animate=False)
-
-        self.call_after_refresh(move)
+        self.call_after_refresh(self.put_cursor, item)

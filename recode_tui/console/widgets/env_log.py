@@ -20,6 +20,7 @@ from rich.text import Text
 from textual import events
 
 from agent.runtime import events as ev
+from agent.runtime.event_text import finish_verdict
 from recode_tui.console.widgets.search import Match
 from recode_tui.console.support.textual_compat import LineHookLog
 
@@ -98,14 +99,21 @@ class EnvLog(LineHookLog):
                 self.scroll_to(y=max(0, current.line - self.size.height // 2), animate=False)
 
     def wrap_width(self) -> int:
-        """The width lines are wrapped to: the pane's, less a column for the scrollbar."""
-        return max(20, (self.size.width or 60) - 2)
+        """The width lines are wrapped to: the pane's, less a column for the scrollbar. A hidden pane
+        (a narrow terminal's other view) has no width: its lines keep the width they were last wrapped
+        to, and wrap again when it is shown at another."""
+        if not self.size.width:
+            return self.wrapped_to or 58
+        return max(20, self.size.width - 2)
 
     @staticmethod
     def wrap(text: str, indent: str | None, width: int) -> list[str]:
-        """One entry as log lines `width` wide; an entry without an indent stays one line."""
+        """One entry as log lines `width` wide. An entry without an indent (an action, a score, the end)
+        is one line while it fits, and goes on under the log's indent when it does not."""
         if indent is None:
-            return [text]
+            if len(text) <= width and text.isprintable():
+                return [text]
+            return textwrap.wrap(text, width, subsequent_indent=INDENT) or [""]
         lines: list[str] = []
         for para in text.strip("\n").split("\n"):
             if len(para) + len(indent) <= width and para.isprintable():  # the usual short line: as textwrap would
@@ -126,8 +134,7 @@ class EnvLog(LineHookLog):
             case ev.ObservationReceived():
                 return [(event.observation, INDENT)]
             case ev.RunFinished():
-                verdict = "WON" if event.success else "FAILED"
-                return [(f"══ {verdict}: {event.reason} ({event.steps} steps) ══", None)]
+                return [(f"══ {finish_verdict(event, 'WON', 'FAILED')} ({event.steps} steps) ══", None)]
         return []
 
     scores: Callable[[], Sequence[tuple[int, float, float]]] | None = None  # the env's (step, old, new) score changes

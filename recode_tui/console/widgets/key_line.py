@@ -39,6 +39,7 @@ PANE_KEYS = (
     Key("a", "agent", "agent"),
     Key("v", "panes"),
     Key("z ^t", "zoom"),
+    Key("f2", "peek", rank=4),
     Key("q", "quit", rank=0),
 )
 
@@ -47,6 +48,7 @@ EDITOR_KEYS = (
     Key("^s", "submit", "submit", rank=0),
     Key("esc", "leave editor", rank=0),
     Key("^t", "zoom", rank=0),
+    Key("f2", "peek obs", rank=1),
     Key("^r", "reset", rank=2),
     Key("^a", "select all", rank=3),
     Key("f1", "all keys", rank=0),

@@ -24,6 +24,7 @@ class NodeDetail(VerticalScroll):
         yield Static("", id="detail-body")
 
     _key: tuple | None = None
+    shown_id = ""  # the node shown ('' for none)
 
     def show(self, node: Node | None, line: int = 0) -> None:
         """`line`: the line of the node's code running now (pudb's arrow), 0 for none."""
@@ -38,6 +39,7 @@ class NodeDetail(VerticalScroll):
         if key == self._key and key is not None:
             return  # nothing new: no re-layout
         self._key = key
+        self.shown_id = node.id if node is not None else ""
         from rich.syntax import Syntax  # pygments: imported on first use, after the first paint
 
         if node is None:

@@ -17,6 +17,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from agent.runtime import events as ev
+from agent.runtime.event_text import finish_verdict
 
 EMPTY = "No observation yet: the task and the first observation appear when the run starts."
 
@@ -55,8 +56,7 @@ class ObservationView(VerticalScroll, can_focus=True):
                 case ev.ObservationReceived():
                     self.action, self.step, self.observation, changed = event.action, event.step, event.observation, True
                 case ev.RunFinished():
-                    verdict = "WON" if event.success else "FAILED"
-                    self.finished, changed = f"{verdict}: {event.reason}", True
+                    self.finished, changed = finish_verdict(event, "WON", "FAILED"), True
         if changed:
             self.query_one("#observation-text", Static).update(self.shown_text())
             self.scroll_home(animate=False)  # a new observation is read from its start

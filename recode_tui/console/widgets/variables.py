@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Awaitable, Callable, Iterable
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from agent.runtime import events as ev
@@ -17,6 +18,7 @@ from recode_tui.console.widgets.watches import WatchList
 
 NAME_WIDTH = 18
 TYPE_WIDTH = 12
+VALUE_AT_LEAST = 12  # a narrow pane cuts the type and the name before a value gets fewer columns
 FULL_VALUE_SHOWN = 20_000  # characters of a full value rendered in the viewer (wrapping costs)
 
 NEW_MARK = Text("+", style="bold green")
@@ -29,6 +31,17 @@ def _cut(text: str, width: int) -> str:
     if width <= 1:
         return ""
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class VariablesTable(FreshWidthsDataTable):
+    """The variables' table; says when its width changes, so the pane fits the values to it again
+    (the pane's own resize comes before the table has its new width)."""
+
+    class Resized(Message):
+        pass
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized())
 
 
 class VariablesPane(Vertical):
@@ -54,7 +67,7 @@ class VariablesPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield WatchList(self._watches, id="watches")
-        table: DataTable = FreshWidthsDataTable(id="vars-table", cursor_type="row", zebra_stripes=False)
+        table: DataTable = VariablesTable(id="vars-table", cursor_type="row", zebra_stripes=False)
         table.border_title = "Variables"
         yield table
         yield Static(self.note, id="vars-note")
@@ -96,22 +109,31 @@ class VariablesPane(Vertical):
 
     # -- updates ---------------------------------------------------------------
 
-    def _value_width(self) -> int:
+    def _widths(self) -> tuple[int, int, int]:
+        """(name, type, value) widths that fill the table's width and no more: the other columns at
+        their widths (at least their labels'), less a cell's padding on each side of all four, the mark
+        and the scrollbar. A narrow pane narrows the type, then the name, before a value gets few columns."""
         table = self.query_one("#vars-table", DataTable)
-        width = table.size.width or 60
-        name_w = max((len(n) for n in self.values), default=4)
-        type_w = max((len(v.type) for v in self.values.values()), default=4)
-        return max(8, width - min(name_w, NAME_WIDTH) - min(type_w, TYPE_WIDTH) - 9)
+        room = (table.size.width or 60) - 1 - 2 * 4 - 1
+        name_w = max(4, min(max((len(n) for n in self.values), default=4), NAME_WIDTH))
+        type_w = max(4, min(max((len(v.type) for v in self.values.values()), default=4), TYPE_WIDTH))
+        short = VALUE_AT_LEAST - (room - name_w - type_w)
+        if short > 0:
+            cut = min(short, type_w - 4)
+            type_w, short = type_w - cut, short - cut
+            name_w -= max(0, min(short, name_w - 6))
+        return name_w, type_w, max(4, room - name_w - type_w)
 
     def _row(self, summary: VariableSummary) -> tuple[Text, Text, Text, str]:
         mark = self.marks.get(summary.name)
         marker = {"new": NEW_MARK, "changed": CHANGED_MARK, "shell": SHELL_MARK}.get(mark or "", NO_MARK)
         name_style = "bold yellow" if mark else "bold"
+        name_w, type_w, value_w = self._widths()
         return (
             marker,
-            Text(_cut(summary.name, NAME_WIDTH), style=name_style),
-            Text(_cut(summary.type, TYPE_WIDTH), style="cyan"),
-            _cut(summary.summary, self._value_width()),
+            Text(_cut(summary.name, name_w), style=name_style),
+            Text(_cut(summary.type, type_w), style="cyan"),
+            _cut(summary.summary, value_w),
         )
 
     def _put(self, summary: VariableSummary) -> None:
@@ -120,8 +142,8 @@ class VariablesPane(Vertical):
         if summary.name in table.rows:
             shown = self._shown.get(summary.name)
             for index, (key, value) in enumerate(zip(("mark", "name", "type", "value"), row)):
-                if shown is None or shown[index] != value:
-                    table.update_cell(summary.name, key, value)
+                if shown is None or shown[index] != value:  # the column re-fits: a shorter value narrows it
+                    table.update_cell(summary.name, key, value, update_width=True)
         else:
             table.add_row(*row, key=summary.name)
         self._shown[summary.name] = row
@@ -174,7 +196,9 @@ class VariablesPane(Vertical):
             self.load_full(self._selected)
         return set(self.marks)
 
-    def on_resize(self) -> None:
+    def on_variables_table_resized(self, message: VariablesTable.Resized) -> None:
+        """Every value cut again to the table's new width (a zoom, `v`, a resized terminal)."""
+        message.stop()
         for summary in self.values.values():
             self._put(summary)
 
