@@ -40,9 +40,10 @@ from agent.agents.recode.authoring import (
     render_prompt,
     save_prompt_set,
 )
-from agent.llm import LLM, LLMError, StubContext
+from agent.llm import LLM, LLMError, Purpose, StubContext
 from agent.llm.tokens import TokenCounter, model_of
 from agent.runtime.prompts import PromptSet
+from agent.runtime.stepper import Stepper
 from recode_tui.console.widgets.answer_editor import cursor_blink_of
 from recode_tui.console.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
 from recode_tui.console.workspace.counts import token_table
@@ -61,10 +62,12 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         RUN_KEYS,
     ]
 
-    def __init__(self, target: StubTarget, prompts: PromptSet, llm: LLM, prompts_dir: Path | None = None,
+    def __init__(self, target: StubTarget, agent: Stepper, prompts_dir: Path | None = None,
                  profiles_path: str | None = None, sessions_dir: Path | None = None) -> None:
         super().__init__()
         self.target = target
+        self.agent = agent  # its judge and words judge the answers compared
+        prompts, llm = agent.prompts, agent.llm
         self.agent_llm = llm
         self.draft = prompts if isinstance(prompts, DraftPromptSet) else DraftPromptSet(prompts.root)
         self.base_hash = PromptSet(self.draft.root).content_hash()
@@ -351,12 +354,13 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
                 completion = await llm.complete(prompt, context)
             except LLMError as exc:
                 return Candidate(spec, error=str(exc))
-            return Candidate(spec, completion.text, "", completion.usage.input_tokens, completion.usage.output_tokens)
+            return Candidate(spec, completion.text, "", completion.usage.input_tokens, completion.usage.output_tokens,
+                             completion.cut_at)
 
         candidates = list(await asyncio.gather(*(ask(s) for s in specs)))
         self.app.push_screen(
             CompareScreen(self.target.node_id, self.target.code, self.target.recorded_answer, candidates,
-                          self.target.known, self.draft.content_hash()),
+                          self.target.known, self.draft.content_hash(), self.agent, Purpose.EXPAND),
             self.chosen,
         )
 
