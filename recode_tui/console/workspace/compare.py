@@ -24,6 +24,8 @@ from agent.agents.recode.authoring import answer_diff
 from agent.runtime.answer_check import AnswerCheck, SubmitRule
 from agent.runtime.stepper import Stepper
 from recode_tui.console.widgets.answer_editor import CodeArea, cursor_blink_of
+from recode_tui.console.widgets.key_line import KeyLine, compare_keys
+from recode_tui.console.widgets.pane_focus import zoom_focused
 
 # The console's run keys would step the agent under this screen; here they only say so.
 RUN_KEYS = Binding("n,s,o,u,c,b,e,r,B,W,i,R,F", "run_keys", show=False, id="workspace.run-keys")
@@ -144,6 +146,7 @@ class CompareScreen(Screen["Choice | None"]):
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Back", id="compare.back", priority=True),
         Binding("ctrl+s", "submit_person", "Submit typed", id="compare.submit", priority=True),
+        Binding("ctrl+t", "zoom", "Zoom the focused column (or restore)", id="compare.zoom", priority=True),
         RUN_KEYS,
         *[
             Binding(f"f{n}", f"choose({n})", f"Use {n}", id=f"compare.choose{n}",
@@ -179,6 +182,8 @@ class CompareScreen(Screen["Choice | None"]):
             for number, candidate in enumerate(self.candidates, start=1):
                 yield AnswerColumn(number, candidate, self.recorded, self.rule, id=f"cmp-col-{number}")
         yield Footer()
+        person = any(c.person for c in self.candidates)
+        yield KeyLine(compare_keys(len(self.candidates), person), id="key-line")  # below 100 columns (recode.tcss)
 
     def on_mount(self) -> None:
         blink = cursor_blink_of(self.app)
@@ -198,6 +203,9 @@ class CompareScreen(Screen["Choice | None"]):
 
     def action_run_keys(self) -> None:
         self.notify("Close this screen (esc) to step the run.", severity="warning")
+
+    def action_zoom(self) -> None:
+        zoom_focused(self, ("cmp-column",))
 
     def column(self, number: int) -> AnswerColumn | None:
         found = self.query(f"#cmp-col-{number}")

@@ -45,6 +45,8 @@ from agent.llm.tokens import TokenCounter, model_of
 from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
 from recode_tui.console.widgets.answer_editor import cursor_blink_of
+from recode_tui.console.widgets.key_line import WORKSPACE_KEYS, KeyLine
+from recode_tui.console.widgets.pane_focus import zoom_focused
 from recode_tui.console.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
 from recode_tui.console.workspace.counts import token_table
 from recode_tui.console.workspace.fresh import fresh_llm
@@ -59,8 +61,10 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         Binding("escape", "dismiss(None)", "Back", id="workspace.back", priority=True),
         Binding("ctrl+r", "reexpand", "Re-expand", id="workspace.reexpand", priority=True),
         Binding("ctrl+o", "save", "Save set", id="workspace.save", priority=True),
+        Binding("ctrl+t", "zoom", "Zoom the focused pane (or restore)", id="workspace.zoom", priority=True),
         RUN_KEYS,
     ]
+    ZOOMABLE = ("ws-files", "ws-editor", "ws-rendered", "ws-checks")
 
     def __init__(self, target: StubTarget, agent: Stepper, prompts_dir: Path | None = None,
                  profiles_path: str | None = None, sessions_dir: Path | None = None) -> None:
@@ -111,6 +115,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
             yield Static("save as", classes="ws-label")
             yield Input(default_set_name(self.draft), id="ws-name")
         yield Footer()
+        yield KeyLine(WORKSPACE_KEYS, id="key-line")  # the footer's place below 100 columns (recode.tcss)
 
     def on_mount(self) -> None:
         self.query_one("#ws-files").border_title = "Prompt set"
@@ -130,6 +135,9 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
 
     def action_run_keys(self) -> None:
         self.notify("Close the workspace (esc) to step the run.", severity="warning")
+
+    def action_zoom(self) -> None:
+        zoom_focused(self, self.ZOOMABLE)
 
     def _default_specs(self) -> str:
         name = self.agent_llm.name or "human"
