@@ -18,26 +18,11 @@ attribute `Stepper.answer_words`): the front ends hold no agent's words of their
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from agent.runtime.answer_words import AnswerWords
+from agent.runtime.asking import LLMCalls
 from agent.runtime.cut import cut_refusal
 from agent.runtime.verdict import Verdict, oversized
-
-if TYPE_CHECKING:
-    from agent.runtime.asking import LLMCalls
-
-
-@dataclass(frozen=True)
-class AnswerWords:
-    """How an agent names its answers to a person, and where typing starts in its skeleton."""
-
-    noun: str = "answer"  # one answer ("expansion", "turn"): "Turn refused", "No turn is awaited"
-    empty: str = "empty: submitting gives no answer"  # the check line of an accepted answer that does nothing
-    empty_root: str = "empty: submitting ends the whole task"  # the same at the root
-    confirm_empty: str = "the answer is empty"  # said before "press KEY again to ..."
-    format_hint: str = ""  # the editor header's word on the format ('' : the format shown in the skeleton)
-    # The (row, column) where typing starts in the skeleton; None: the end of its first line.
-    skeleton_cursor: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -57,7 +42,7 @@ class AnswerCheck:
         return self.ok and self.empty
 
 
-def check_answer(agent: "LLMCalls", text: str, purpose: str, role: str = "", *, known: frozenset[str] = frozenset(),
+def check_answer(agent: LLMCalls, text: str, purpose: str, role: str = "", *, known: frozenset[str] = frozenset(),
                  typed: bool = True, cut_at: int | None = None, at_root: bool = False) -> AnswerCheck:
     """Judge `text` for a call of `purpose`/`role` exactly as the agent's run will.
 
@@ -79,7 +64,7 @@ def check_answer(agent: "LLMCalls", text: str, purpose: str, role: str = "", *, 
     return _check_of(agent, verdict, purpose, role, words, cut, at_root)
 
 
-def _check_of(agent: "LLMCalls", verdict: Verdict, purpose: str, role: str, words: AnswerWords, cut: str,
+def _check_of(agent: LLMCalls, verdict: Verdict, purpose: str, role: str, words: AnswerWords, cut: str,
               at_root: bool) -> AnswerCheck:
     cut_note = f"{cut} · " if cut else ""
     if not verdict.accepted:
@@ -94,7 +79,7 @@ def _check_of(agent: "LLMCalls", verdict: Verdict, purpose: str, role: str, word
     return AnswerCheck(True, f"{cut_note}{len(verdict.blocks)} child node(s){notes}", len(verdict.blocks), cut=cut)
 
 
-def confirm_text(agent: "LLMCalls", check: AnswerCheck, key: str) -> str:
+def confirm_text(agent: LLMCalls, check: AnswerCheck, key: str) -> str:
     """What a first submit of an empty answer says: what submitting it again with `key` does."""
     return f"{agent.answer_words.confirm_empty}: press {key} again ({check.message})"
 
@@ -103,7 +88,7 @@ class SubmitRule:
     """The one submit rule for the answers to one call: the agent's check, and an empty answer applied
     only when submitted twice as it is (every front end asks the same)."""
 
-    def __init__(self, agent: "LLMCalls", purpose: str, role: str = "", *, known: frozenset[str] = frozenset(),
+    def __init__(self, agent: LLMCalls, purpose: str, role: str = "", *, known: frozenset[str] = frozenset(),
                  at_root: bool = False) -> None:
         self.agent, self.purpose, self.role, self.known, self.at_root = agent, purpose, role, known, at_root
         self._confirmed: str | None = None  # the empty text submitted once already
@@ -124,7 +109,7 @@ class SubmitRule:
         return ""
 
 
-def skeleton_cursor(agent: "LLMCalls", skeleton: str) -> tuple[int, int]:
+def skeleton_cursor(agent: LLMCalls, skeleton: str) -> tuple[int, int]:
     """Where typing starts in the agent's skeleton: its words' place, else the end of the first line."""
     place = agent.answer_words.skeleton_cursor
     lines = skeleton.split("\n")

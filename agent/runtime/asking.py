@@ -14,7 +14,7 @@ from typing import AsyncIterator, Callable, ClassVar
 
 from agent.llm import LLM, Completion, LLMError, StubContext
 from agent.llm.routing import RoutedLLM
-from agent.runtime.answer_check import AnswerWords
+from agent.runtime.answer_words import AnswerWords
 from agent.runtime.costs import MAIN_ROLE, Stats, answered_event, exchange_record, rejected_event, timed
 from agent.runtime.cut import cut_verdict
 from agent.runtime.events import Event, LLMFailed, LLMRequested

@@ -296,9 +296,12 @@ class RecodeApp(CrashReport, ConsoleApp):
             ("Search line", list(SearchBar.BINDINGS)),
         ]
         # The prompt workspace's and the comparison's own keys, first when F1 is pressed there.
-        own = [("Prompt workspace (W)", PromptWorkspace), ("Re-expansion comparison", CompareScreen)]
-        for title, screen_class in sorted(own, key=lambda entry: not isinstance(self.screen, entry[1])):
-            described = [b for b in screen_class.BINDINGS if isinstance(b, Binding) and b.description]
+        own: list[tuple[str, type[Screen], Sequence[BindingType]]] = [
+            ("Prompt workspace (W)", PromptWorkspace, PromptWorkspace.BINDINGS),
+            ("Re-expansion comparison", CompareScreen, CompareScreen.BINDINGS),
+        ]
+        for title, screen_class, bindings in own:
+            described = [b for b in bindings if isinstance(b, Binding) and b.description]
             sections.insert(0 if isinstance(self.screen, screen_class) else len(sections), (title, described))
         self.push_screen(HelpScreen(sections, self.user_keymap))
 

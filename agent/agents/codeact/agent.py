@@ -39,7 +39,7 @@ from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.agents.codeact.gold import gold_cells
 from agent.agents.outcome import action_failed, failed_mark
 from agent.llm import Purpose
-from agent.runtime.answer_check import AnswerWords
+from agent.runtime.answer_words import AnswerWords
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_last
 from agent.runtime.event_text import first_line

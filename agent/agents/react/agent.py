@@ -36,7 +36,7 @@ from agent.agents.react.answer import ACTION_LINE, SKELETON, parse_react
 from agent.agents.react.gold import gold_turns
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.llm import Purpose
-from agent.runtime.answer_check import AnswerWords
+from agent.runtime.answer_words import AnswerWords
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_first_line
 from agent.runtime.event_text import first_line

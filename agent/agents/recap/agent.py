@@ -28,7 +28,7 @@ from agent.agents.recap.decomposition import (
 from agent.agents.recap.gold import gold_levels
 from agent.agents.recap.window import Window
 from agent.llm import Purpose
-from agent.runtime.answer_check import AnswerWords
+from agent.runtime.answer_words import AnswerWords
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import whole_lines
 from agent.runtime.events import AgentNote, Event

@@ -16,7 +16,7 @@ from agent.agents.recode.answer_rule import judge_answer
 from agent.agents.recode.gold_plan import gold_plan
 from agent.agents.recode.prompt import build_expand_prompt, build_repair_prompt, call_arguments
 from agent.llm import LLM, Completion, Purpose, StubContext
-from agent.runtime.answer_check import AnswerWords
+from agent.runtime.answer_words import AnswerWords
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.code import safe_parse
 from agent.runtime.cut import through_last

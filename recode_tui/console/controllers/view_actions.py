@@ -13,7 +13,8 @@ from textual.binding import Binding
 from textual.widgets import TabbedContent
 
 from recode_tui.console.run.hosts import RunScreen
-from recode_tui.console.widgets.pane_focus import focus_first, zoom_focused
+from recode_tui.console.support.zoom import zoom_focused
+from recode_tui.console.widgets.pane_focus import focus_first
 
 VIEW_BINDINGS = [
     Binding("z,ctrl+t", "zoom", "Zoom", id="view.zoom", show=False,

@@ -25,7 +25,7 @@ from agent.runtime.answer_check import AnswerCheck, SubmitRule
 from agent.runtime.stepper import Stepper
 from recode_tui.console.widgets.answer_editor import CodeArea, cursor_blink_of
 from recode_tui.console.widgets.key_line import KeyLine, compare_keys
-from recode_tui.console.widgets.pane_focus import zoom_focused
+from recode_tui.console.support.zoom import zoom_focused
 
 # The console's run keys would step the agent under this screen; here they only say so.
 RUN_KEYS = Binding("n,s,o,u,c,b,e,r,B,W,i,R,F", "run_keys", show=False, id="workspace.run-keys")

@@ -46,7 +46,7 @@ from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
 from recode_tui.console.widgets.answer_editor import cursor_blink_of
 from recode_tui.console.widgets.key_line import WORKSPACE_KEYS, KeyLine
-from recode_tui.console.widgets.pane_focus import zoom_focused
+from recode_tui.console.support.zoom import zoom_focused
 from recode_tui.console.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
 from recode_tui.console.workspace.counts import token_table
 from recode_tui.console.workspace.fresh import fresh_llm
