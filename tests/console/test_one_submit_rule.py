@@ -1,5 +1,5 @@
 """One submit rule wherever an answer is submitted: the workspace's person column judges and
-confirms as the main editor does (issue 43, item 2); the plain mode's test is in tests/plain."""
+confirms as the main editor does; the plain mode's test is in tests/plain."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Review mode judges a model's cut answer exactly as `run` and `eval` do, and says it was cut, in the
-agent's own words (issue 43, item 6).
+agent's own words.
 
 Real parts: the real `openai` client against the bundled OpenAI-compatible server on 127.0.0.1,
 answering with `finish_reason: length`; ReAct on the toy environment (its actions are free text).

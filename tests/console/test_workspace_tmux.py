@@ -1,4 +1,4 @@
-"""The prompt workspace at 80x24 in a real terminal, as a person sees it (issue 43, item 3): a key line
+"""The prompt workspace at 80x24 in a real terminal, as a person sees it: a key line
 with its keys, the editor wide enough to read and zoomable, the token table whole, the rendered prompt
 with rows, the focused pane's heavy border, and a comparison screen with its keys."""
 

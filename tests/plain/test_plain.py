@@ -176,7 +176,7 @@ async def test_a_signal_while_the_editor_closes_on_end_of_input_still_saves_the_
 
 async def test_an_empty_root_answer_asks_to_confirm_before_it_skips_the_task(tmp_path):
     """Esc Enter on an empty execute section at the root only warns; the same Esc Enter again applies it
-    (the console's editor asks the same; issue 43, item 2)."""
+    (the console's editor asks the same)."""
     with create_pipe_input() as pipe:
         front = new_front(tmp_path, pipe)
         task = asyncio.ensure_future(front.run())

@@ -45,7 +45,7 @@ async def test_the_next_executor_turn_opens_on_the_template_not_the_last_answer(
 async def test_webshop_under_react_refuses_an_action_outside_its_grammar_live_and_names_its_actions(
         tmp_path, webshop) -> None:
     """`Action: buy the cheapest one` is no WebShop action: refused in the editor with WebShop's two verbs,
-    no step spent, as ALFWorld refuses text outside its grammar (issue 43, item 7)."""
+    no step spent, as ALFWorld refuses text outside its grammar."""
     agent = make_agent(run_settings(agent="react"), episode_named("webshop:0"), HumanLLM())
     session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse("webshop:0"), "human")
     with create_pipe_input() as pipe:
