@@ -66,17 +66,16 @@ def check_answer(agent: LLMCalls, text: str, purpose: str, role: str = "", *, kn
 
 def _check_of(agent: LLMCalls, verdict: Verdict, purpose: str, role: str, words: AnswerWords, cut: str,
               at_root: bool) -> AnswerCheck:
-    cut_note = f"{cut} · " if cut else ""
+    # What the agent makes of it first (a narrow check line wraps the rest), then that it was cut.
     if not verdict.accepted:
-        return AnswerCheck(False, cut_note + verdict.located_message, line=verdict.line, cut=cut)
-    notes = "".join(f" · {note}" for note in verdict.notes)
+        return AnswerCheck(False, verdict.located_message + (f" ({cut})" if cut else ""), line=verdict.line, cut=cut)
+    notes = "".join(f" · {note}" for note in (*verdict.notes, *((cut,) if cut else ())))
     described = agent.describe_answer(verdict, purpose, role) or verdict.summary
     if described:
-        return AnswerCheck(True, f"{cut_note}{described}{notes}", len(verdict.blocks), cut=cut)
+        return AnswerCheck(True, f"{described}{notes}", len(verdict.blocks), cut=cut)
     if verdict.empty:
-        return AnswerCheck(True, f"{cut_note}{words.empty_root if at_root else words.empty}{notes}", 0, empty=True,
-                           cut=cut)
-    return AnswerCheck(True, f"{cut_note}{len(verdict.blocks)} child node(s){notes}", len(verdict.blocks), cut=cut)
+        return AnswerCheck(True, f"{words.empty_root if at_root else words.empty}{notes}", 0, empty=True, cut=cut)
+    return AnswerCheck(True, f"{len(verdict.blocks)} child node(s){notes}", len(verdict.blocks), cut=cut)
 
 
 def confirm_text(agent: LLMCalls, check: AnswerCheck, key: str) -> str:

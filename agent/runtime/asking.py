@@ -75,7 +75,7 @@ class LLMCalls(StepLoop):
     def cut_kept(self, purpose: str, role: str = MAIN_ROLE) -> str:
         """What `cut_answer` keeps of a cut answer, in the agent's words ("through its first whole
         `Action:` line"), for the editor's check line in review mode."""
-        return "the part before the cut that is whole by itself is kept"
+        return "its whole part kept"
 
     def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
         """What an accepted answer will do, as the editor's check line says it ('' : the verdict's summary)."""

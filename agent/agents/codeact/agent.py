@@ -171,7 +171,7 @@ class CodeActAgent(Stepper):
         return "before </execute>"
 
     def cut_kept(self, purpose: str, role: str = MAIN_ROLE) -> str:
-        return "its code up to the last </execute> is kept"
+        return "kept up to its last </execute>"
 
     def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
         """The editor's line for an answer it would take."""

@@ -123,7 +123,7 @@ class PlanExecuteAgent(Stepper):
         return through_first_line(text, DECISION_LINE)
 
     def cut_kept(self, purpose: str, role: str = "") -> str:
-        return "the executor's answer is taken through its first whole `Action:`, `Done:` or `Failed:` line"
+        return "kept through its first whole `Action:`, `Done:` or `Failed:` line"
 
     def cut_missing(self, purpose: str, role: str = "") -> str:
         if purpose in (Purpose.PLAN, Purpose.REPLAN):

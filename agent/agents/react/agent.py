@@ -126,7 +126,7 @@ class ReActAgent(Stepper):
         return "before a whole `Action:` line"
 
     def cut_kept(self, purpose: str, role: str = MAIN_ROLE) -> str:
-        return "ReAct takes it through its first whole `Action:` line, the rest is dropped"
+        return "kept through its first whole `Action:` line"
 
     def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
         """The editor's line for an answer it would take."""

@@ -115,7 +115,7 @@ class RecapAgent(Stepper):
         return whole if any(DECISION_LINE.match(line) for line in whole.splitlines()) else None
 
     def cut_kept(self, purpose: str, role: str = "") -> str:
-        return "its whole lines are kept (only the first item is carried out now)"
+        return "its whole lines kept (only the first item is carried out now)"
 
     def cut_missing(self, purpose: str, role: str = "") -> str:
         return "before a whole subtask line"

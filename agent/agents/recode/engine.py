@@ -99,7 +99,7 @@ class Engine(Stepper):
         return "before </execute>"
 
     def cut_kept(self, purpose: str, role: str = "") -> str:
-        return "its code up to the last </execute> is kept"
+        return "kept up to its last </execute>"
 
     # -- the run -------------------------------------------------------------
 
