@@ -78,9 +78,10 @@ def _check_of(agent: LLMCalls, verdict: Verdict, purpose: str, role: str, words:
     return AnswerCheck(True, f"{len(verdict.blocks)} child node(s){notes}", len(verdict.blocks), cut=cut)
 
 
-def confirm_text(agent: LLMCalls, check: AnswerCheck, key: str) -> str:
+def confirm_text(agent: LLMCalls, key: str, at_root: bool) -> str:
     """What a first submit of an empty answer says: what submitting it again with `key` does."""
-    return f"{agent.answer_words.confirm_empty}: press {key} again ({check.message})"
+    words = agent.answer_words
+    return f"{words.confirm_empty}: press {key} again to {words.gives_up_root if at_root else words.gives_up}"
 
 
 class SubmitRule:
@@ -104,7 +105,7 @@ class SubmitRule:
             return check.message
         if check.needs_confirming and self._confirmed != text:
             self._confirmed = text
-            return confirm_text(self.agent, check, key)
+            return confirm_text(self.agent, key, self.at_root)
         return ""
 
 

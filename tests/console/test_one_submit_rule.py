@@ -35,7 +35,8 @@ async def test_an_empty_root_answer_in_the_workspace_person_column_asks_to_confi
         await pilot.press("ctrl+a")  # the answer editor's keys: select everything
         assert person.selected_text == OUTSIDE
         await pilot.press("f1")
-        await wait_for(pilot, lambda: "press F1 again" in str(title.render()), what="the confirmation")
+        await wait_for(pilot, lambda: "press F1 again to skip the whole task" in str(title.render()),
+                       what="the confirmation")
         assert app.screen is cmp  # nothing applied yet
         root = app.debug_screen.agent.tree.root
         assert not root.llm_calls or not root.llm_calls[-1].accepted

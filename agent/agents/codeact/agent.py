@@ -128,7 +128,8 @@ class CodeActAgent(Stepper):
     answer_words = AnswerWords(
         noun="cell", empty="empty: submitting runs no code",
         empty_root="empty: submitting runs no code",
-        confirm_empty="the execute section is empty", format_hint="<think>/<execute> or plain code",
+        confirm_empty="the execute section is empty", gives_up="run no code", gives_up_root="run no code",
+        format_hint="<think>/<execute> or plain code",
         skeleton_cursor=(4, 0),  # the empty line inside <execute>
     )
     structure_title = "Cells"

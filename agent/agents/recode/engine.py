@@ -57,7 +57,8 @@ class Engine(Stepper):
     answer_words = AnswerWords(
         noun="expansion", empty="empty: submitting marks the stub SKIP",
         empty_root="empty: submitting skips the whole task (it is the root)",
-        confirm_empty="the execute section is empty", format_hint="<think>/<execute> or plain code",
+        confirm_empty="the execute section is empty", gives_up="mark the stub SKIP", gives_up_root="skip the whole task",
+        format_hint="<think>/<execute> or plain code",
         skeleton_cursor=(4, 0),  # the empty line inside <execute>
     )
     structure_title = "Code tree"

@@ -330,7 +330,7 @@ class AnswerEditor(Vertical):
             return False
         if check.needs_confirming and not self._confirm_empty and agent is not None:
             self._confirm_empty = True
-            self.query_one("#expand-check", Static).update(Text(confirm_text(agent, check, "⌃S"), style="bold yellow"))
+            self.query_one("#expand-check", Static).update(Text(confirm_text(agent, "⌃S", self.at_root), style="bold yellow"))
             return False
         self.post_message(self.Submitted(self.node_id, self.editor.text))
         return True

@@ -68,6 +68,7 @@ class AnswerColumn(Vertical):
         self.recorded = recorded
         self.rule = rule
         self.last_check: AnswerCheck | None = None
+        self._said: tuple[str, Text] | None = None  # a line said about this text (a confirmation to give)
         self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -101,10 +102,11 @@ class AnswerColumn(Vertical):
         return self.rule.refusal(self.text, key, typed=person, cut_at=None if person else self.candidate.cut_at)
 
     def show_line(self, text: str, style: str) -> None:
-        """A line under the column's title (a confirmation to give, a refusal)."""
-        self.refresh_verdict(Text(text, style=style))
+        """A line under the column's title (a confirmation to give, a refusal), kept while the text stays."""
+        self._said = (self.text, Text(text, style=style))
+        self.refresh_verdict()
 
-    def refresh_verdict(self, said: Text | None = None) -> None:
+    def refresh_verdict(self) -> None:
         c = self.candidate
         title = Text(f"F{self.number}  {c.source}", style="bold")
         if c.error:
@@ -119,9 +121,9 @@ class AnswerColumn(Vertical):
                 title.append(f"\n! {check.message}", style="bold yellow")
             else:
                 title.append(f"\n✓ {check.message}", style="green")
-        if said is not None:
+        if self._said is not None and self._said[0] == self.text:
             title.append("\n")
-            title.append_text(said)
+            title.append_text(self._said[1])
         self.query_one(".cmp-title", Static).update(title)
         self.query_one(".cmp-diff", Static).update(diff_text(self.recorded, self.text) if not c.error else "")
 
