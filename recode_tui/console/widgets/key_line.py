@@ -63,6 +63,21 @@ WORKSPACE_KEYS = (
     Key("f1", "all keys", rank=1),
 )
 
+# The diff of two runs (`D`, `tui --diff`).
+DIFF_KEYS = (
+    Key("n p", "next/prev diff", rank=0),
+    Key("d", "divergence", rank=0),
+    Key("t", "nodes/steps", rank=1),
+    Key("esc", "back", rank=0),
+)
+
+# Two evaluations side by side: the episodes.
+EVAL_DIFF_KEYS = (
+    Key("↑↓", "episode", rank=1),
+    Key("enter", "open its diff", rank=0),
+    Key("esc", "quit", rank=0),
+)
+
 SEPARATOR = "  "
 
 
@@ -130,4 +145,5 @@ class KeyLine(Widget):
         return line
 
 
-__all__ = ["EDITOR_KEYS", "KeyLine", "PANE_KEYS", "WORKSPACE_KEYS", "compare_keys", "fitted"]
+__all__ = ["DIFF_KEYS", "EDITOR_KEYS", "EVAL_DIFF_KEYS", "KeyLine", "PANE_KEYS", "WORKSPACE_KEYS", "compare_keys",
+           "fitted"]
