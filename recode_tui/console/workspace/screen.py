@@ -348,7 +348,9 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         assert self.rendered is not None
         prompt = self.rendered.text
         context = StubContext(code=self.target.code, name=self.target.stub_name)
-        self.notify(f"asking {', '.join(s for s in specs if s != 'human') or 'nobody'}…", title="Re-expanding")
+        asked = [s for s in specs if s != "human"]
+        if asked:  # "asking nobody" would only cover the person's column and its check line
+            self.notify(f"asking {', '.join(asked)}…", title="Re-expanding")
 
         async def ask(spec: str) -> Candidate:
             if spec == "human":
