@@ -31,6 +31,7 @@ class Proposal:
     usage: Usage = Usage()  # what the model calls for this expansion cost so far (every round)
     cost: float = 0.0
     seconds: float = 0.0  # the model's time so far, never the person's
+    cut_at: int | None = None  # the model's max_tokens cut this answer (the agent keeps what is whole)
 
 
 def source_of(applied: str, proposed: str, rejected: bool) -> str:
@@ -68,7 +69,7 @@ class ReviewLLM:
             answer = await self.model.complete(prompt, context)  # an LLMError pauses the run as usual
             model_seconds += answer.seconds if answer.seconds is not None else time.monotonic() - began
             usage, cost, rounds = usage + answer.usage, cost + answer.cost, rounds + 1
-            self.proposal = Proposal(prompt, context, answer.text, rounds, usage, cost, model_seconds)
+            self.proposal = Proposal(prompt, context, answer.text, rounds, usage, cost, model_seconds, answer.cut_at)
             self.rejected = False
             self._decision = asyncio.get_running_loop().create_future()
             if self.on_proposal is not None:

@@ -288,6 +288,19 @@ def test_every_sub_package_of_agent_and_recode_tui_has_a_floor() -> None:
         assert all(_floor(f"{package}.{folder}") is not None for folder in folders), (package, folders)
 
 
+# Every place a person submits an answer: the console's editor, the comparison's columns, the plain mode.
+ANSWER_EDITORS = ("recode_tui.console.widgets.answer_editor", "recode_tui.console.workspace.compare",
+                  "recode_tui.plain")
+
+
+def test_the_answer_editors_judge_through_the_agent_seam_only() -> None:
+    """An answer is judged by the run's own agent through the seam (`agent.runtime.answer_check`: the agent's
+    judge, cut rule and `AnswerWords`), so no editor falls back to one agent's rule: none imports an agent's
+    judging. The comparison takes only ReCode's diff of two answers (the workspace is ReCode's prompt's)."""
+    found = _front_end_imports(ANSWER_EDITORS, ("agent.agents",))
+    assert [line for line in found if not line.endswith(" imports agent.agents.recode.authoring")] == []
+
+
 # The shared runtime: what every agent is stepped, recorded, evaluated and served by.
 RUNTIME = ("agent.runtime", "agent.sessions", "agent.eval", "agent.llm", "agent.sandbox")
 

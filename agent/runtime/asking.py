@@ -3,7 +3,7 @@ reason and asked again, and finally the accepted `Answer`; counted in the run's 
 
 What an agent says about its answers is written here too, as hooks it overrides: `judge` (would
 this answer be accepted; the console's editor calls it as a person types), `answer_skeleton`,
-`cut_answer`/`cut_missing` (an answer cut at max_tokens), `describe_answer`, `rejected`.
+`cut_answer`/`cut_missing`/`cut_kept` (an answer cut at max_tokens), `describe_answer`, `rejected`.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, replace
-from typing import AsyncIterator, Callable
+from typing import AsyncIterator, Callable, ClassVar
 
 from agent.llm import LLM, Completion, LLMError, StubContext
 from agent.llm.routing import RoutedLLM
+from agent.runtime.answer_words import AnswerWords
 from agent.runtime.costs import MAIN_ROLE, Stats, answered_event, exchange_record, rejected_event, timed
 from agent.runtime.cut import cut_verdict
 from agent.runtime.events import Event, LLMFailed, LLMRequested
@@ -49,6 +50,8 @@ class LLMCalls(StepLoop):
     finished_reason: str  # set when a limit stops the run mid-episode (`ask`: too many refusals)
     answering_since: float | None  # monotonic time the LLM was asked, while it answers
     cancelled_wait: tuple[float, str] | None  # the seconds and role of a call cancelled while it waited
+    # How the agent speaks of its answers to a person (every front end's editor says it so).
+    answer_words: ClassVar[AnswerWords] = AnswerWords()
 
     # -- what an agent says about its answers -----------------------------------------
 
@@ -70,6 +73,11 @@ class LLMCalls(StepLoop):
     def cut_missing(self, purpose: str, role: str = MAIN_ROLE) -> str:
         """What a cut answer lacked, in the agent's words ("before </execute>"), for the refusal."""
         return "before it ended"
+
+    def cut_kept(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        """What `cut_answer` keeps of a cut answer, in the agent's words ("through its first whole
+        `Action:` line"), for the editor's check line in review mode."""
+        return "its whole part kept"
 
     def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
         """What an accepted answer will do, as the editor's check line says it ('' : the verdict's summary)."""

@@ -285,6 +285,9 @@ class RecodeApp(CrashReport, ConsoleApp):
         from recode_tui.console.widgets.search_bar import SearchBar
         from recode_tui.console.widgets.watches import WatchList
 
+        from recode_tui.console.workspace.compare import CompareScreen
+        from recode_tui.console.workspace.screen import PromptWorkspace
+
         sections: list[tuple[str, Sequence[BindingType]]] = [
             ("Console", list(DebugScreen.BINDINGS)),
             ("Answer editor", [*AnswerEditor.BINDINGS, *CodeArea.BINDINGS]),
@@ -292,6 +295,14 @@ class RecodeApp(CrashReport, ConsoleApp):
             ("Watch list", list(WatchList.BINDINGS)),
             ("Search line", list(SearchBar.BINDINGS)),
         ]
+        # The prompt workspace's and the comparison's own keys, first when F1 is pressed there.
+        own: list[tuple[str, type[Screen], Sequence[BindingType]]] = [
+            ("Prompt workspace (W)", PromptWorkspace, PromptWorkspace.BINDINGS),
+            ("Re-expansion comparison", CompareScreen, CompareScreen.BINDINGS),
+        ]
+        for title, screen_class, bindings in own:
+            described = [b for b in bindings if isinstance(b, Binding) and b.description]
+            sections.insert(0 if isinstance(self.screen, screen_class) else len(sections), (title, described))
         self.push_screen(HelpScreen(sections, self.user_keymap))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

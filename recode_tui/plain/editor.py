@@ -1,16 +1,16 @@
-"""The plain terminal's answer editor: the answer skeleton, the checks an answer must pass, and
-prompt-toolkit's keys, validator and validation line."""
+"""The plain terminal's answer editor: the agent's answer skeleton, the one submit rule
+(`agent.runtime.answer_check`, as the console's editor applies it), and prompt-toolkit's keys,
+validator and validation line."""
 
 from __future__ import annotations
 
 from types import FunctionType
 from typing import Any, Callable
 
-from agent.agents.recode.answer_rule import judge_answer
 from agent.runtime import events as ev
+from agent.runtime.answer_check import skeleton_cursor
 
-SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
-SKELETON_CURSOR = len("<think>\n\n</think>\n<execute>\n")  # the empty line inside <execute>
+SUBMIT_KEY = "Esc Enter"
 TOOLBAR_KEYS = ["Esc Enter submit", "F2 whole prompt", "↑↓ earlier answers", "Ctrl-R skeleton", "Ctrl-D pause"]
 
 
@@ -24,26 +24,10 @@ class Paused(Exception):
 
 
 def skeleton_for(agent: Any, request: "ev.LLMRequested | None") -> tuple[str, int]:
-    """The agent's answer format for a call (ReCode's <think>/<execute> one by default) and where typing starts."""
+    """The agent's answer format for a call and where typing starts in it (an offset)."""
     text = agent.answer_skeleton(request.purpose, request.role) if request is not None else ""
-    if not text or text == SKELETON:
-        return SKELETON, SKELETON_CURSOR
-    return text, len(text.split("\n", 1)[0])
-
-
-def agent_reason(agent: Any, request: ev.LLMRequested, text: str, known: frozenset[str]) -> str:
-    """Why the agent would refuse this answer to `request` ('' when it would take it): the agent's own judge."""
-    verdict = agent.judge(text, request.purpose, request.role, typed=True, known=known)
-    return "" if verdict.accepted else verdict.located_message
-
-
-def check_answer(text: str, known: frozenset[str], code_check: Callable[[str], str | None] | None = None) -> str:
-    """Why the agent would refuse this answer ('' when it would take it): `judge_answer`'s rule.
-
-    `code_check` is the run's sandbox check; None means the run is trusted (no check), as in the agent.
-    """
-    verdict = judge_answer(text, known, typed=True, trusted=code_check is None, code_check=code_check)
-    return "" if verdict.accepted else verdict.located_message
+    row, column = skeleton_cursor(agent, text)
+    return text, sum(len(line) + 1 for line in text.split("\n")[:row]) + column
 
 
 def editor_key_bindings(reset: Callable[[], tuple[str, int]], unfold: Callable[[], None]) -> Any:
@@ -66,6 +50,11 @@ def editor_key_bindings(reset: Callable[[], tuple[str, int]], unfold: Callable[[
 
     @bindings.add("escape", "enter")
     def _submit(event: Any) -> None:
+        """Judged at every submit: the same text again confirms an empty answer (prompt-toolkit would
+        otherwise keep the last verdict of an unchanged text)."""
+        from prompt_toolkit.buffer import ValidationState
+
+        event.current_buffer.validation_state = ValidationState.UNKNOWN
         event.current_buffer.validate_and_handle()
 
     @bindings.add("c-d")

@@ -34,13 +34,14 @@ from agent.runtime.event_text import first_line
 from agent.runtime.safe_text import for_terminal
 from agent.runtime.event_text import log_line as event_line
 from recode_tui.plain.drafts import DraftAutosave, draft_cursor_offset, install_stop_signals
-from recode_tui.plain.editor import (SKELETON, TOOLBAR_KEYS, Paused, answer_validator, check_answer, editor_key_bindings,
-                                     agent_reason, skeleton_for, wrapping_validation)
+from agent.runtime.answer_check import SubmitRule
+from recode_tui.plain.editor import (SUBMIT_KEY, TOOLBAR_KEYS, Paused, answer_validator, editor_key_bindings,
+                                     skeleton_for, wrapping_validation)
 from recode_tui.plain.prompt_text import render_prompt
 from recode_tui.plain.wrap import wrap_fragments, wrap_text, wrap_toolbar
 from recode_tui.setup.settings import RunOptions
 
-__all__ = ["EXIT_PAUSED", "SKELETON", "Paused", "PlainFrontEnd", "check_answer", "open_plain_session", "render_prompt",
+__all__ = ["EXIT_PAUSED", "Paused", "PlainFrontEnd", "open_plain_session", "render_prompt",
            "run_plain"]  # the plain front end's names, the editor's and the prompt's among them
 
 EXIT_PAUSED = 3
@@ -241,9 +242,11 @@ class PlainFrontEnd:
         from prompt_toolkit.validation import ValidationError
 
         agent = self.agent
+        at_root = bool(request.node_id) and request.node_id == agent.tree.root.id
+        rule = SubmitRule(agent, request.purpose, request.role, known=known, at_root=at_root)
 
         def check(document: Any) -> None:
-            reason = agent_reason(agent, request, document.text, known)
+            reason = rule.refusal(document.text, SUBMIT_KEY)
             if reason:  # the cursor stays where it was: the text is kept exactly as typed
                 raise ValidationError(message=wrap_text(reason, self.width), cursor_position=document.cursor_position)
 

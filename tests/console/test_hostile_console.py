@@ -71,12 +71,12 @@ async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) ->
 
 async def test_a_pasted_answer_over_the_size_limit_is_refused_at_once_by_any_agents_editor() -> None:
     from agent.runtime.verdict import MAX_ANSWER_CHARS
-    from recode_tui.console.widgets.answer_editor import agent_check
+    from agent.runtime.answer_check import check_answer
     from tests.agents.test_plan_execute import agent_with, in_order
 
     agent = agent_with(in_order())  # Plan-and-Execute: its own judge, not ReCode's judge_answer
     pasted = "x" * (MAX_ANSWER_CHARS + 1)
-    check = agent_check(agent, pasted, "plan", "planner", frozenset())
+    check = check_answer(agent, pasted, "plan", "planner")
     await agent.close()
     assert not check.ok and check.message.startswith(f"the answer is {MAX_ANSWER_CHARS + 1:,} characters, over the limit")
 

@@ -245,8 +245,16 @@ async def test_the_editor_indents_after_a_colon_and_ctrl_a_selects_all() -> None
         assert app.debug_screen.editor.editor.text == "for x in [1, 2]:\n    if x:\n        r\n    s"
 
 
-async def test_notes_from_the_parser_show_in_the_check_line() -> None:
-    check = answer_editor.check_typed_answer('<execute>\nrun("look")\n</execute>\nmore')
+async def test_notes_from_the_parser_show_in_the_check_line(toy_game) -> None:
+    from agent.agents.recode.engine import Engine
+    from agent.runtime.answer_check import check_answer
+    from agent.runtime.thread_runner import ThreadRunner
+    from envs import make_env
+    from mockllm.human import HumanLLM
+
+    agent = Engine(make_env(toy_game), HumanLLM(), ThreadRunner())
+    check = check_answer(agent, '<execute>\nrun("look")\n</execute>\nmore', "expand", known=frozenset({"run"}))
+    await agent.close()
     assert check.ok
     assert check.message == "1 child node(s) · the text after </execute> was ignored: 'more'"
 

@@ -77,9 +77,10 @@ def test_a_toast_never_covers_the_editor_or_its_check_line(tmp_path) -> None:
         tmux("send-keys", "-t", session, "Escape")
         tmux.wait_for(session, "? keys")
         tmux("send-keys", "-t", session, "c")  # a step key while an answer is awaited: a notice says so
-        screen = wait_until(tmux, session, lambda screen: "Awaiting your expansion" in screen and "1  Thought:" in screen,
+        # ReAct's word for what is awaited, not ReCode's
+        screen = wait_until(tmux, session, lambda screen: "Awaiting your turn" in screen and "1  Thought:" in screen,
                             "the notice beside the editor")
-        assert row_of(screen, "Awaiting your expansion") < row_of(screen, "Expansion  "), screen
+        assert row_of(screen, "Awaiting your turn") < row_of(screen, "Expansion  "), screen
         assert "1  Thought:" in screen and "2  Action:" in screen and "✗ line 2" in screen, screen
 
 

@@ -153,7 +153,7 @@ async def test_reexpand_with_scripted_and_local_server_then_continue(tmp_path: P
             cmp = app.screen
             assert [c.candidate.source for c in (cmp.column(1), cmp.column(2))] == ["scripted", "profile:local"]
             assert cmp.column(1).text == SCRIPTED and cmp.column(2).text == DIRECT
-            assert "valid" in str(cmp.query_one("#cmp-title-2").render())
+            assert "✓ 4 child node(s)" in str(cmp.query_one("#cmp-title-2").render())  # the agent's own line
             # The server got the edited prompt.
             assert "Function: done = put_down(item)" in server.calls[-1].prompt
             assert "no recorded answer" in str(cmp.query_one("#cmp-diff-1").render())  # n0 not expanded yet

@@ -14,7 +14,8 @@ from agent.sessions.session import start_session
 from envs.alfworld.catalog import resolve_game
 from mockllm import HumanLLM
 from recode_tui.setup.build import make_agent
-from recode_tui.plain.terminal import SKELETON, PlainFrontEnd, check_answer, render_prompt
+from agent.agents.recode.engine import SKELETON
+from recode_tui.plain.terminal import PlainFrontEnd, render_prompt
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
 
@@ -136,10 +137,7 @@ async def test_ctrl_d_pauses_saves_the_draft_and_resume_continues_there(tmp_path
     assert read_journal(folder).finished["success"] is True
 
 
-def test_check_answer_and_prompt_folding():
-    assert check_answer("run('look')", frozenset({"run"})) == ""
-    assert "not allowed" in check_answer("<execute>\ndef f():\n    pass\n</execute>", frozenset())
-    assert "inside a loop" in check_answer("for x in y:\n    plan(x)", frozenset({"y"}))
+def test_prompt_folding():
     prompt = "# Examples\n" + "\n".join(f"line {i}" for i in range(40)) + "\n# Current function to expand\n\nsolve(a)\n"
     tokens, hidden = render_prompt(prompt)
     text = "".join(t for _, t in tokens)
@@ -174,3 +172,21 @@ async def test_a_signal_while_the_editor_closes_on_end_of_input_still_saves_the_
         except asyncio.CancelledError:
             pass  # the run is stopped between answers, as `run_plain` expects after a signal
     assert typed in read_journal(front.session.folder).read_draft()["text"]
+
+
+async def test_an_empty_root_answer_asks_to_confirm_before_it_skips_the_task(tmp_path):
+    """Esc Enter on an empty execute section at the root only warns; the same Esc Enter again applies it
+    (the console's editor asks the same)."""
+    with create_pipe_input() as pipe:
+        front = new_front(tmp_path, pipe)
+        task = asyncio.ensure_future(front.run())
+        await editor_open(front, task)
+        buffer = front.prompt_session.default_buffer
+        pipe.send_text(ESC_ENTER)  # the skeleton as it is: nothing in <execute>
+        await until(lambda: buffer.validation_error is not None)
+        message = " ".join(buffer.validation_error.message.split())
+        assert "press Esc Enter again to skip the whole task" in message
+        assert front.editing.is_set() and not task.done()  # still editing: the task is not given up
+        pipe.send_text(ESC_ENTER)
+        result = await asyncio.wait_for(task, 60)
+    assert isinstance(result, ev.RunFinished) and not result.success

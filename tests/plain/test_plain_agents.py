@@ -17,6 +17,7 @@ from tests.agents.test_plan_execute import WIN_PLAN
 from .test_plain import ESC_ENTER, editor_open, paste, until
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
+from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
 
 
 async def test_the_next_executor_turn_opens_on_the_template_not_the_last_answer(tmp_path) -> None:
@@ -37,5 +38,29 @@ async def test_the_next_executor_turn_opens_on_the_template_not_the_last_answer(
         await until(lambda: front.agent.env.steps == 1)  # the action is sent: that editor is closed
         await editor_open(front, task)  # s1's second turn: the same node asks again
         assert buffer.text == TURN_SKELETON  # not "Action: go to diningtable 1" again
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_webshop_under_react_refuses_an_action_outside_its_grammar_live_and_names_its_actions(
+        tmp_path, webshop) -> None:
+    """`Action: buy the cheapest one` is no WebShop action: refused in the editor with WebShop's two verbs,
+    no step spent, as ALFWorld refuses text outside its grammar."""
+    agent = make_agent(run_settings(agent="react"), episode_named("webshop:0"), HumanLLM())
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse("webshop:0"), "human")
+    with create_pipe_input() as pipe:
+        front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
+        task = asyncio.ensure_future(front.run())
+        buffer = front.prompt_session.default_buffer
+        await editor_open(front, task)
+        buffer.text = ""
+        pipe.send_text(paste("Thought: cheap is best\nAction: buy the cheapest one") + ESC_ENTER)
+        await until(lambda: buffer.validation_error is not None)
+        message = " ".join(buffer.validation_error.message.split())
+        assert "is not an action of webshop" in message and "search[" in message and "click[" in message
+        assert front.agent.env.steps == 0 and front.editing.is_set()  # no step spent, still editing
+        buffer.text = ""
+        pipe.send_text(paste("Thought: look\nAction: search[shampoo]") + ESC_ENTER)
+        await until(lambda: front.agent.env.steps == 1)  # a WebShop action goes through
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)

@@ -39,6 +39,7 @@ from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.agents.codeact.gold import gold_cells
 from agent.agents.outcome import action_failed, failed_mark
 from agent.llm import Purpose
+from agent.runtime.answer_words import AnswerWords
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_last
 from agent.runtime.event_text import first_line
@@ -124,6 +125,13 @@ class CodeActAgent(Stepper):
     answers_are_code = True
     demo_scripts = bundled_demos("codeact-{env}.jsonl")
     display_name = "CodeAct"
+    answer_words = AnswerWords(
+        noun="cell", empty="empty: submitting runs no code",
+        empty_root="empty: submitting runs no code",
+        confirm_empty="the execute section is empty", gives_up="run no code", gives_up_root="run no code",
+        format_hint="<think>/<execute> or plain code",
+        skeleton_cursor=(4, 0),  # the empty line inside <execute>
+    )
     structure_title = "Cells"
     view_title = "Cells"
     default_prompts = PROMPTS
@@ -162,6 +170,9 @@ class CodeActAgent(Stepper):
 
     def cut_missing(self, purpose: str, role: str = MAIN_ROLE) -> str:
         return "before </execute>"
+
+    def cut_kept(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        return "kept up to its last </execute>"
 
     def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
         """The editor's line for an answer it would take."""

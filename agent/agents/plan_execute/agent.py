@@ -122,6 +122,9 @@ class PlanExecuteAgent(Stepper):
             return None
         return through_first_line(text, DECISION_LINE)
 
+    def cut_kept(self, purpose: str, role: str = "") -> str:
+        return "kept through its first whole `Action:`, `Done:` or `Failed:` line"
+
     def cut_missing(self, purpose: str, role: str = "") -> str:
         if purpose in (Purpose.PLAN, Purpose.REPLAN):
             return "before the plan's JSON ended"

@@ -36,6 +36,7 @@ from agent.agents.react.answer import ACTION_LINE, SKELETON, parse_react
 from agent.agents.react.gold import gold_turns
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.llm import Purpose
+from agent.runtime.answer_words import AnswerWords
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_first_line
 from agent.runtime.event_text import first_line
@@ -80,6 +81,7 @@ class ReActAgent(Stepper):
     name = "react"
     demo_scripts = bundled_demos("react-{env}.jsonl")
     display_name = "ReAct"
+    answer_words = AnswerWords(noun="turn")
     structure_title = "Turns"
     view_title = "Turns"
     default_prompts = PROMPTS
@@ -122,6 +124,9 @@ class ReActAgent(Stepper):
 
     def cut_missing(self, purpose: str, role: str = MAIN_ROLE) -> str:
         return "before a whole `Action:` line"
+
+    def cut_kept(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        return "kept through its first whole `Action:` line"
 
     def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
         """The editor's line for an answer it would take."""

@@ -2,7 +2,8 @@
 
 ReAct answers with one action in words; a malformed one ("go to the desk",
 "take it") would cost a step and teach the model nothing, so it is re-asked
-with the reason instead. The check is the environment's command grammar (its
+with the reason instead (WebShop's `search[...]`/`click[...]` as much as
+ALFWorld's and ScienceWorld's commands). The check is the environment's command grammar (its
 verbs and their argument shapes), not whether the action makes sense in the
 current state: an action the grammar allows but the state does not ("take
 apple 1 from desk 1" when the apple is elsewhere) is sent, and the observation
@@ -61,10 +62,24 @@ SCIWORLD_TEMPLATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 
+# WebShop's two verbs as the original parses them (`(.+)\[(.+)\]`, greedy): one `[`, a non-empty argument.
+# The verb is matched as written ("Click[...]" does nothing in the original); the paper's copy of the
+# site (`webshop-paper`) lower-cases it first.
+_WEBSHOP_SHAPES = (("search", "search[{query}]"), ("click", "click[{button, as the page writes it}]"))
+WEBSHOP_TEMPLATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(rf"^{verb}\[[^\[]*[^\[\s][^\[]*\]$"), shape) for verb, shape in _WEBSHOP_SHAPES
+)
+WEBSHOP_PAPER_TEMPLATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(rf"^(?i:{verb})\[[^\[]*[^\[\s][^\[]*\]$"), shape) for verb, shape in _WEBSHOP_SHAPES
+)
+
 TEMPLATES: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
     "alfworld": ALFWORLD_TEMPLATES,
     "sciworld": SCIWORLD_TEMPLATES,
+    "webshop": WEBSHOP_TEMPLATES,
+    "webshop-paper": WEBSHOP_PAPER_TEMPLATES,
 }
+AS_WRITTEN = frozenset({"webshop", "webshop-paper"})  # matched on the action as sent (its case matters)
 
 LEVELS = ("grammar", "admissible", "off")
 
@@ -84,7 +99,8 @@ def action_problem(env: Any, action: str, level: str = "grammar") -> str:
     text = normalize(action)
     name = env.name
     templates = TEMPLATES.get(name)
-    if templates is not None and not any(pattern.match(text) for pattern, _ in templates):
+    written = action.strip() if name in AS_WRITTEN else text
+    if templates is not None and not any(pattern.match(written) for pattern, _ in templates):
         shapes = ", ".join(dict.fromkeys(shape for _, shape in templates))
         return f"`{action}` is not an action of {name}; the actions are: {shapes}"
     if level == "admissible":

@@ -28,6 +28,7 @@ from agent.agents.recap.decomposition import (
 from agent.agents.recap.gold import gold_levels
 from agent.agents.recap.window import Window
 from agent.llm import Purpose
+from agent.runtime.answer_words import AnswerWords
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import whole_lines
 from agent.runtime.events import AgentNote, Event
@@ -56,6 +57,7 @@ class RecapAgent(Stepper):
     name = "recap"
     demo_scripts = bundled_demos("recap-{env}.jsonl")
     display_name = "ReCAP"
+    answer_words = AnswerWords(noun="decomposition")
     roles = ("",)
     structure_title = "Subtasks"
     view_title = "Levels"
@@ -117,6 +119,9 @@ class RecapAgent(Stepper):
         came before the cut: only the first item is carried out now, the rest is revised after it."""
         whole = whole_lines(text)
         return whole if any(DECISION_LINE.match(line) for line in whole.splitlines()) else None
+
+    def cut_kept(self, purpose: str, role: str = "") -> str:
+        return "its whole lines kept (only the first item is carried out now)"
 
     def cut_missing(self, purpose: str, role: str = "") -> str:
         return "before a whole subtask line"

@@ -16,6 +16,7 @@ from agent.agents.recode.answer_rule import judge_answer
 from agent.agents.recode.gold_plan import gold_plan
 from agent.agents.recode.prompt import build_expand_prompt, build_repair_prompt, call_arguments
 from agent.llm import LLM, Completion, Purpose, StubContext
+from agent.runtime.answer_words import AnswerWords
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.code import safe_parse
 from agent.runtime.cut import through_last
@@ -26,6 +27,8 @@ from agent.runtime.stepper import Answer, Limits, Stepper
 from agent.runtime.tree import Node, NodeStatus
 from agent.runtime.verdict import Verdict
 from envs.base import Env
+
+SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"  # what an empty editor shows
 
 __all__ = ["Engine", "Limits", "ROOT_CODE"]
 
@@ -51,6 +54,13 @@ class Engine(Stepper):
         """A plan as code: one placeholder per sub-goal of the known path, each answered with its actions."""
         return gold_plan(actions)
     display_name = "ReCode"
+    answer_words = AnswerWords(
+        noun="expansion", empty="empty: submitting marks the stub SKIP",
+        empty_root="empty: submitting skips the whole task (it is the root)",
+        confirm_empty="the execute section is empty", gives_up="mark the stub SKIP", gives_up_root="skip the whole task",
+        format_hint="<think>/<execute> or plain code",
+        skeleton_cursor=(4, 0),  # the empty line inside <execute>
+    )
     structure_title = "Code tree"
     default_prompts = DEFAULT_PROMPTS
     every_call_words = "every stub expansion"  # each LLM call expands a stub
@@ -80,7 +90,7 @@ class Engine(Stepper):
         return rejected_code(answer, reason)  # the code numbered from its first line, and the reason so
 
     def answer_skeleton(self, purpose: str, role: str = "") -> str:
-        return ""  # the editor shows the node's own skeleton (thought, execute) for ReCode
+        return SKELETON
 
     def cut_answer(self, text: str, purpose: str, role: str = "") -> str | None:
         """A cut answer's code is whole up to its last `</execute>` (what follows is ignored)."""
@@ -88,6 +98,9 @@ class Engine(Stepper):
 
     def cut_missing(self, purpose: str, role: str = "") -> str:
         return "before </execute>"
+
+    def cut_kept(self, purpose: str, role: str = "") -> str:
+        return "kept up to its last </execute>"
 
     # -- the run -------------------------------------------------------------
 

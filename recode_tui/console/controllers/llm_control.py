@@ -204,8 +204,11 @@ class LLMControl(Widget):
         model = self.review.model.name if self.review else "the model"
         again = f", round {proposal.round}" if proposal.round > 1 else ""
         role = request.role if request is not None and request.node_id == node.id else ""
+        cut = (f"; cut at max_tokens={proposal.cut_at}, judged as the run judges it (the line below)"
+               if proposal.cut_at is not None else "")
         run.post_message(EditExpansion(node.id, node.code, known, attempt, purpose,
-                                       f"proposed by {model}{again}: review it", role))
+                                       f"proposed by {model}{again}: review it{cut}", role,
+                                       proposed=proposal.text, cut_at=proposal.cut_at))
         run.post_message(ShowReview("proposal", model, proposal.round))
         self._enter(RunState.REVIEWING, "human", f"review the proposal for {node.id}: ⌃S accept · e edit it first · "
                     "⌃G regenerate · ⌃O reject and type your own")

@@ -10,10 +10,10 @@ focus the pane says itself (`TakesFocus`); it changes nothing a pane shows.
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.widget import Widget
 from textual.widgets import TabbedContent
 
 from recode_tui.console.run.hosts import RunScreen
+from recode_tui.console.support.zoom import zoom_focused
 from recode_tui.console.widgets.pane_focus import focus_first
 
 VIEW_BINDINGS = [
@@ -75,17 +75,7 @@ class PaneView:
 
     def zoom(self) -> None:
         """Zoom the pane holding the focus, or restore the zoomed one."""
-        screen = self.screen
-        if screen.maximized is not None:
-            screen.minimize()
-            return
-        widget = screen.focused
-        while widget is not None and widget.id not in self.ZOOMABLE:
-            widget = widget.parent if isinstance(widget.parent, Widget) else None
-        if widget is None:
-            screen.notify("Focus a pane first (tab moves the focus).", severity="warning")
-            return
-        screen.maximized = widget
+        zoom_focused(self.screen, self.ZOOMABLE)
 
     def swap_panes(self) -> None:
         """Narrow terminals show two panes above the editor: tree and node, or variables and log."""

@@ -53,6 +53,8 @@ class EditExpansion(Message, bubble=False):
     role: str
     focus_why: str = ""  # given: the editor takes the focus too (see `DebugScreen.focus_editor`)
     force: bool = False
+    proposed: str | None = None  # a model's answer under review: judged as the model's while unedited
+    cut_at: int | None = None  # the model's max_tokens cut that answer
 
 
 @dataclass

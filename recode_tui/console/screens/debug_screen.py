@@ -282,7 +282,8 @@ class DebugScreen(PaneRoutes):
             self.notify("The run is over.", severity="warning")
             return
         if debugger.awaiting_human:
-            self.notify("Type the expansion in the editor (e) and press ctrl+s.", title="Awaiting your expansion")
+            noun = self.agent.answer_words.noun
+            self.notify(f"Type the {noun} in the editor (e) and press ctrl+s.", title=f"Awaiting your {noun}")
             self.show_editor()
             return
         if self.llm_control.reviewing is not None:
@@ -313,9 +314,9 @@ class DebugScreen(PaneRoutes):
         if self.llm_control.take_submission(message.text):  # a reviewed proposal
             return
         if not self.debugger.awaiting_human or self.driver.busy:
-            self.notify("No expansion is awaited.", severity="warning")
+            self.notify(f"No {self.agent.answer_words.noun} is awaited.", severity="warning")
             return
-        self.editor.close(f"Submitted the expansion of {message.node_id}…")
+        self.editor.close(f"Submitted the {self.agent.answer_words.noun} of {message.node_id}…")
         self.command_at = time.monotonic()
         self.driver.submit(message.text)
 

@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 
 from agent.eval.rundiff import EvalDiff, RunDiff
 from agent.runtime.safe_text import for_terminal
+from recode_tui.console.widgets.key_line import DIFF_KEYS, EVAL_DIFF_KEYS, KeyLine
 from recode_tui.setup.diffs import parting
 from recode_tui.console.screens.diff_text import node_lines, node_side, step_lines, step_side
 from recode_tui.console.widgets.diff_rows import DiffRows
@@ -79,6 +80,7 @@ class DiffScreen(Screen[None]):
             with VerticalScroll(id="diff-side-b", classes="diff-side"):
                 yield Static(id="diff-b")
         yield Footer()
+        yield KeyLine(DIFF_KEYS, id="key-line")  # the footer's place below 100 columns (recode.tcss)
 
     def on_mount(self) -> None:
         self.set_reactive(DiffScreen.view, self._view)
@@ -180,6 +182,7 @@ class EvalDiffScreen(Screen[None]):
             options.append(Option(label, id=str(index), disabled=item.diff is None))
         yield OptionList(*options, id="diff-episodes")
         yield Footer()
+        yield KeyLine(EVAL_DIFF_KEYS, id="key-line")
 
     @on(OptionList.OptionSelected)
     def _open(self, event: OptionList.OptionSelected) -> None:

@@ -45,7 +45,7 @@ from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.env_log import EnvLog
-from recode_tui.console.widgets.answer_editor import AnswerEditor
+from recode_tui.console.widgets.answer_editor import AnswerEditor, Proposal
 from recode_tui.console.widgets.node_detail import NodeDetail
 from recode_tui.console.widgets.observation_view import ObservationView
 from recode_tui.console.widgets.prompt_view import PromptView
@@ -203,8 +203,9 @@ class PaneRoutes(RunScreen):
         return True
 
     def on_edit_expansion(self, message: EditExpansion) -> None:
+        proposal = Proposal(message.proposed, message.cut_at) if message.proposed is not None else None
         self.editor.open(message.node_id, message.code, message.known, attempt=message.attempt,
-                         purpose=message.purpose, note=message.note, role=message.role)
+                         purpose=message.purpose, note=message.note, role=message.role, proposal=proposal)
         if message.focus_why:
             self.focus_editor(message.focus_why, message.force)
 

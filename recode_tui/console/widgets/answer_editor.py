@@ -1,12 +1,11 @@
 """The answer editor: the person answers an LLM call of any agent, validated as they type.
 
-The live check is the agent's own rule: `agent.judge(text, purpose,
-role, typed=True, known=...)` (ReCode's judges by `judge_answer`, ReAct's
-wants one action, CodeAct's one cell). An empty editor shows the agent's
-`answer_skeleton(purpose, role)` (ReCode's is the <think>/<execute> one). An
-agent may also say what an accepted answer will do with
-`describe_answer(verdict, purpose, role) -> str`, or its judge put it in
-`Verdict.summary`; without either the line counts child nodes, as for ReCode.
+The live check is the one submit rule of every front end,
+`agent.runtime.answer_check.check_answer`: the agent's own `judge` (ReCode's
+code rule, ReAct's one action, CodeAct's one cell), its words for what an
+accepted answer does, the confirmation an empty answer needs, and for a
+model's proposal under review the run's rule for an answer cut at max_tokens.
+An empty editor shows the agent's `answer_skeleton(purpose, role)`.
 
 The text of every node's draft lives in `drafts` (owned by the run's screen), so
 switching panes or tabs, resizing, or cancelling never loses it.
@@ -28,72 +27,22 @@ from textual.timer import Timer
 from textual.widgets import Button, Static, TextArea
 from textual.worker import Worker, WorkerState
 
-from agent.agents.recode.answer_rule import CodeCheck, judge_answer
 from agent.llm import Purpose
+from agent.runtime.answer_check import AnswerCheck, check_answer, confirm_text, skeleton_cursor
 from agent.runtime.stepper import Stepper
-from agent.runtime.verdict import Verdict, oversized
 from recode_tui.console.support.textual_compat import KeyFirstTextArea
 
-SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
-SKELETON_CURSOR = (4, 0)  # the empty line inside <execute>
 CHECK_DELAY = 0.15  # seconds of typing quiet before validating
 
 _EXECUTE_CLOSE = re.compile(r"\s*</execute>", re.I)
 
 
 @dataclass(frozen=True)
-class Check:
-    ok: bool
-    message: str
-    blocks: int = 0
-    empty: bool = False
-    line: int | None = None  # the editor line of the problem, when known
+class Proposal:
+    """A model's answer shown for review: judged as the model's own (`typed=False`, its cut) while unedited."""
 
-
-def check_typed_answer(
-    text: str, known: frozenset[str] | set[str] = frozenset(), code_check: CodeCheck | None = None,
-    trusted: bool = False,
-) -> Check:
-    """Judge what the person typed by the agent's own rule (`judge_answer`); lines are the editor's.
-
-    `code_check` is the run's sandbox check (None: the sandbox's check with
-    `known`); a trusted run skips it, as the agent does.
-    """
-    return check_of(judge_answer(text, known, typed=True, trusted=trusted, code_check=code_check))
-
-
-def check_of(verdict: Verdict, accepted_text: str = "") -> Check:
-    """A verdict as the editor's check line; `accepted_text` is the agent's own line for an accepted answer."""
-    if not verdict.accepted:
-        return Check(False, verdict.located_message, line=verdict.line)
-    notes = "".join(f" · {note}" for note in verdict.notes)
-    if accepted_text:
-        return Check(True, f"{accepted_text}{notes}", len(verdict.blocks))
-    if verdict.empty:
-        return Check(True, f"empty: submitting marks the stub SKIP{notes}", 0, empty=True)
-    return Check(True, f"{len(verdict.blocks)} child node(s){notes}", len(verdict.blocks))
-
-
-def agent_check(agent: Stepper, text: str, purpose: str, role: str, known: frozenset[str]) -> Check:
-    """The agent's own verdict on what a person typed (`Stepper.judge`), as the editor shows it."""
-    # The size rule first, as the agent applies it: a pasted 2 MB answer is refused at once, unparsed.
-    verdict = oversized(text) or agent.judge(text, purpose, role, typed=True, known=known)
-    accepted_text = agent.describe_answer(verdict, purpose, role) if verdict.accepted else ""
-    return check_of(verdict, accepted_text or verdict.summary)
-
-
-def agent_skeleton(agent: Stepper | None, purpose: str, role: str = "") -> str:
-    """What an empty editor shows: the agent's answer format, else ReCode's <think>/<execute> skeleton."""
-    text = agent.answer_skeleton(purpose, role) if agent is not None else ""
-    return text or SKELETON
-
-
-def skeleton_cursor(skeleton: str) -> tuple[int, int]:
-    """Where typing starts in a skeleton: inside <execute>, else the end of its first line."""
-    if skeleton == SKELETON:
-        return SKELETON_CURSOR
-    first = skeleton.split("\n", 1)[0]
-    return 0, len(first)
+    text: str
+    cut_at: int | None = None
 
 
 @runtime_checkable
@@ -101,13 +50,6 @@ class HoldsAgent(Protocol):
     """A screen that runs an agent (a run's `DebugScreen`); the editor also sits on screens that do not."""
 
     agent: Stepper
-
-
-@runtime_checkable
-class ChecksCode(Protocol):
-    """An agent whose answers' code is checked before it runs (ReCode's: the sandbox's static check)."""
-
-    code_check: CodeCheck | None
 
 
 @runtime_checkable
@@ -120,14 +62,6 @@ class BlinkSetting(Protocol):
 def cursor_blink_of(app: object) -> bool:
     """Whether the app's text cursors blink (they do unless it says otherwise)."""
     return app.cursor_blink if isinstance(app, BlinkSetting) else True
-
-
-def run_code_check(run: object) -> tuple[CodeCheck | None, bool]:
-    """The check the run's agent applies to answers, and whether its run is trusted (no check)."""
-    if not isinstance(run, HoldsAgent) or not isinstance(run.agent, ChecksCode):
-        return None, False
-    check = run.agent.code_check
-    return check, check is None
 
 
 def next_line_indent(line: str) -> str:
@@ -216,14 +150,13 @@ class AnswerEditor(Vertical):
         self.purpose: str = Purpose.EXPAND
         self.role = ""
         self.known: frozenset[str] = frozenset()
-        self.code_check: CodeCheck | None = None  # the run's sandbox check (see `run_code_check`)
-        self.trusted = False
+        self.proposal: Proposal | None = None  # a model's answer under review (judged as the model's while unedited)
         self._timer: Timer | None = None
         self._confirm_empty = False
-        self.last_check: Check | None = None
+        self.last_check: AnswerCheck | None = None
         # The last verdict and what it judged: submitting text the background check
         # already judged costs the event loop nothing.
-        self._judged: tuple[tuple[object, ...], Check] | None = None
+        self._judged: tuple[tuple[object, ...], AnswerCheck] | None = None
         self._closed_with: str | None = "No expansion is awaited."
         self.at_root = False  # the open call expands the root: an empty answer would skip the whole task
 
@@ -271,17 +204,19 @@ class AnswerEditor(Vertical):
     @property
     def skeleton(self) -> str:
         """The open call's answer format (the agent's), shown in an empty editor and by ctrl+r."""
-        return agent_skeleton(self._agent(), self.purpose, self.role)
+        agent = self._agent()
+        return agent.answer_skeleton(self.purpose, self.role) if agent is not None else ""
 
     def open(self, node_id: str, code: str, known: frozenset[str], attempt: int = 1,
-             purpose: str = Purpose.EXPAND, note: str = "", role: str = "") -> None:
-        """Start (or resume) the draft for `node_id`, an LLM call of `purpose` by `role`."""
+             purpose: str = Purpose.EXPAND, note: str = "", role: str = "", proposal: Proposal | None = None) -> None:
+        """Start (or resume) the draft for `node_id`, an LLM call of `purpose` by `role`; `proposal`: the
+        draft is a model's answer under review, judged as the run judges the model's answer."""
         self.enable_highlighting()
         self.node_id, self.known = node_id, known
         self.purpose, self.role = purpose, role
         agent = self._agent()
         self.at_root = agent is not None and agent.tree.root.id == node_id
-        self.code_check, self.trusted = run_code_check(self.screen)
+        self.proposal = proposal
         self._closed_with = None
         self._confirm_empty = False
         text = self.drafts.get(node_id)
@@ -291,18 +226,18 @@ class AnswerEditor(Vertical):
             text = self.skeleton
             self.drafts[node_id] = text
             editor.load_text(text)
-            editor.cursor_location = skeleton_cursor(text)
+            editor.cursor_location = self._skeleton_cursor(text)
         elif editor.text != text:
             editor.load_text(text)
             editor.cursor_location = draft_cursor(text)  # a restored draft: carry on typing where it stopped
-        own_format = self.skeleton != SKELETON
+        hint = agent.answer_words.format_hint if agent is not None else ""
         verb = {str(Purpose.REPAIR): "Repair", str(Purpose.EXPAND): "Expand"}.get(purpose, purpose.capitalize() or "Answer")
         header = Text.assemble(
             (f"{verb} {node_id}  ", "bold"),
             (code.split("\n", 1)[0], "bold magenta"),
             (f"   ({role})" if role else "", "cyan"),
             (f"   attempt {attempt}" if attempt > 1 else "", "yellow"),
-            ("   in the format shown (⌃R restores it)" if own_format else "   <think>/<execute> or plain code", "dim"),
+            (f"   {hint}" if hint else "   in the format shown (⌃R restores it)", "dim"),
         )
         if note:
             header.append(f"\n{note}", "bold red")
@@ -332,16 +267,20 @@ class AnswerEditor(Vertical):
             self._timer.stop()
         self._timer = self.set_timer(CHECK_DELAY, self._check_in_background)
 
-    def check(self, text: str) -> Check:
-        """The agent's verdict on `text` for the open call (`agent.judge`), with the run's sandbox check."""
+    def check(self, text: str) -> AnswerCheck:
+        """The agent's verdict on `text` for the open call, by the one submit rule (`check_answer`): a
+        proposal left as the model gave it is judged as the run will judge it (cut at max_tokens too)."""
         agent = self._agent()
         if agent is None:
-            return check_typed_answer(text, self.known, self.code_check, self.trusted)
-        return agent_check(agent, text, self.purpose, self.role, self.known)
+            return AnswerCheck(False, "no run to answer for")
+        as_proposed = self.proposal is not None and text.strip() == self.proposal.text.strip()
+        return check_answer(agent, text, self.purpose, self.role, known=self.known, typed=not as_proposed,
+                            cut_at=self.proposal.cut_at if as_proposed and self.proposal else None,
+                            at_root=self.at_root)
 
     def _judging(self, text: str) -> tuple[object, ...]:
         """What a verdict depends on besides the agent: the open call and the text."""
-        return (self.node_id, self.purpose, self.role, self.known, self.code_check, self.trusted, text)
+        return (self.node_id, self.purpose, self.role, self.known, self.proposal, self.at_root, text)
 
     def _check_in_background(self) -> None:
         """Judge the text in a thread: a long answer's check never holds up keys or paints."""
@@ -352,12 +291,12 @@ class AnswerEditor(Vertical):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "expansion-check" or event.state != WorkerState.SUCCESS:
             return
-        key, check = cast("tuple[tuple[object, ...], Check]", event.worker.result)  # what the worker returns
+        key, check = cast("tuple[tuple[object, ...], AnswerCheck]", event.worker.result)  # what the worker returns
         if self.node_id is not None and key == self._judging(self.editor.text):
             self._judged = (key, check)
             self._show(check)
 
-    def _check_now(self) -> Check:
+    def _check_now(self) -> AnswerCheck:
         key = self._judging(self.editor.text)
         if self._judged is not None and self._judged[0] == key:
             check = self._judged[1]
@@ -367,10 +306,10 @@ class AnswerEditor(Vertical):
         self._show(check)
         return check
 
-    def _show(self, check: Check) -> None:
+    def _show(self, check: AnswerCheck) -> None:
         self.last_check = check
-        if check.ok and check.empty and self.at_root:  # valid, but it gives up the task: a warning, not a tick
-            shown = Text(f"! empty: submitting skips the whole task ({self.node_id} is the root)", style="bold yellow")
+        if check.needs_confirming and self.at_root:  # valid, but it gives up the task: a warning, not a tick
+            shown = Text(f"! {check.message}", style="bold yellow")
         else:
             style = "green" if check.ok else "bold red"
             shown = Text(f"{'✓' if check.ok else '✗'} {check.message}", style=style)
@@ -384,15 +323,14 @@ class AnswerEditor(Vertical):
             self.app.notify("No expansion is awaited.", severity="warning")
             return False
         check = self._check_now()
+        agent = self._agent()
         if not check.ok:
-            self.app.notify(f"Refused: {check.message}", title="Invalid expansion", severity="error")
+            noun = agent.answer_words.noun if agent is not None else "answer"
+            self.app.notify(f"Refused: {check.message}", title=f"{noun.capitalize()} refused", severity="error")
             return False
-        if check.empty and not self._confirm_empty:
+        if check.needs_confirming and not self._confirm_empty and agent is not None:
             self._confirm_empty = True
-            what = "skip the whole task" if self.at_root else "mark the stub SKIP"
-            self.query_one("#expand-check", Static).update(
-                Text(f"The execute section is empty: press ⌃S again to {what}", style="bold yellow")
-            )
+            self.query_one("#expand-check", Static).update(Text(confirm_text(agent, "⌃S", self.at_root), style="bold yellow"))
             return False
         self.post_message(self.Submitted(self.node_id, self.editor.text))
         return True
@@ -402,11 +340,15 @@ class AnswerEditor(Vertical):
             event.stop()
             self.submit()
 
+    def _skeleton_cursor(self, skeleton: str) -> tuple[int, int]:
+        agent = self._agent()
+        return skeleton_cursor(agent, skeleton) if agent is not None else (0, 0)
+
     def load_skeleton(self) -> None:
         """Put the open call's answer format in the editor, the cursor where typing starts."""
         skeleton = self.skeleton
         self.editor.load_text(skeleton)
-        self.editor.cursor_location = skeleton_cursor(skeleton)
+        self.editor.cursor_location = self._skeleton_cursor(skeleton)
         if self.node_id is not None:
             self.drafts[self.node_id] = skeleton
 

@@ -2,7 +2,8 @@
 
 Textual's footer lists every shown binding in one row and cuts the row at the
 screen's edge (`^s Subm` at 80 columns), and in the editor it offers `esc Pause`
-where Esc leaves the editor. Below the narrow width the debug screen hides it and
+where Esc leaves the editor. Below the narrow width every screen with keys of its
+own (the debug screen, the prompt workspace, the comparison) hides it and
 shows this line instead: short labels, the keys of the focused place (the editor's
 own keys while typing), the less needed ones left out first, `?` (all keys) always.
 """
@@ -54,7 +55,44 @@ EDITOR_KEYS = (
     Key("f1", "all keys", rank=0),
 )
 
+# The prompt workspace (W): every key it has, as it is the whole screen's keys.
+WORKSPACE_KEYS = (
+    Key("^r", "re-expand", rank=0),
+    Key("^o", "save set", rank=0),
+    Key("^t", "zoom", rank=0),
+    Key("tab", "next pane", rank=2),
+    Key("esc", "back", rank=0),
+    Key("f1", "all keys", rank=1),
+)
+
+# The diff of two runs (`D`, `tui --diff`).
+DIFF_KEYS = (
+    Key("n p", "next/prev diff", rank=0),
+    Key("d", "divergence", rank=0),
+    Key("t", "nodes/steps", rank=1),
+    Key("esc", "back", rank=0),
+)
+
+# Two evaluations side by side: the episodes.
+EVAL_DIFF_KEYS = (
+    Key("↑↓", "episode", rank=1),
+    Key("enter", "open its diff", rank=0),
+    Key("esc", "quit", rank=0),
+)
+
 SEPARATOR = "  "
+
+
+def compare_keys(columns: int, person: bool) -> tuple[Key, ...]:
+    """The comparison screen's keys: an F-key per answer column, ctrl+s for a person's column."""
+    choose = "f1" if columns == 1 else f"f1..f{columns}"
+    return (
+        Key(choose, "use that answer", rank=0),
+        *((Key("^s", "submit typed", rank=0),) if person else ()),
+        Key("^t", "zoom", rank=1),
+        Key("tab", "next column", rank=2),
+        Key("esc", "back", rank=0),
+    )
 
 
 def fitted(keys: tuple[Key, ...], width: int) -> list[Key]:
@@ -77,8 +115,10 @@ class KeyLine(Widget):
     COMPONENT_CLASSES = {"key-line--key", "key-line--label", "key-line--disabled"}
     DEFAULT_CSS = "KeyLine { height: 1; }"
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, keys: tuple[Key, ...] | None = None, **kwargs) -> None:
+        """`keys`: a screen's own keys, always the same (the debug screen's follow the focus)."""
         super().__init__(**kwargs)
+        self.keys = keys
         self.in_editor = False
         self.enabled: Callable[[str], bool] = lambda action: True
         self.has_agent_view = True
@@ -89,7 +129,7 @@ class KeyLine(Widget):
 
     def shown(self) -> list[Key]:
         """The keys the line shows now (tests read it)."""
-        keys = EDITOR_KEYS if self.in_editor else tuple(
+        keys = self.keys if self.keys is not None else EDITOR_KEYS if self.in_editor else tuple(
             k for k in PANE_KEYS if k.action != "agent" or self.has_agent_view)
         return fitted(keys, self.size.width or 80)
 
@@ -107,4 +147,5 @@ class KeyLine(Widget):
         return line
 
 
-__all__ = ["EDITOR_KEYS", "KeyLine", "PANE_KEYS", "fitted"]
+__all__ = ["DIFF_KEYS", "EDITOR_KEYS", "EVAL_DIFF_KEYS", "KeyLine", "PANE_KEYS", "WORKSPACE_KEYS", "compare_keys",
+           "fitted"]

@@ -24,3 +24,4 @@ def focus_first(widgets: Iterable[object]) -> None:
     for widget in widgets:
         if isinstance(widget, TakesFocus) and widget.take_focus():
             return
+

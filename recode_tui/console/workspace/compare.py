@@ -1,8 +1,11 @@
 """Re-expansion results side by side, each with a diff against the recorded answer.
 
 One column per source (the recorded answer first); a person's column is an
-editor. Pressing a column's F-key chooses that answer: the screen posts
-dismisses with a `Choice` and the workspace decides what to do with it.
+editor with the answer editor's keys. Every column is judged by the one submit
+rule (`agent.runtime.answer_check.SubmitRule`: the agent's judge, its words, an
+empty answer submitted twice), a model's answer as the run judges a model's.
+Pressing a column's F-key (ctrl+s: the person's column) chooses that answer:
+the screen dismisses with a `Choice` and the workspace decides what to do with it.
 """
 
 from __future__ import annotations
@@ -17,13 +20,15 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 
-from agent.agents.recode.authoring import answer_diff, live_answer_problem
-from recode_tui.console.widgets.answer_editor import cursor_blink_of
+from agent.agents.recode.authoring import answer_diff
+from agent.runtime.answer_check import AnswerCheck, SubmitRule
+from agent.runtime.stepper import Stepper
+from recode_tui.console.widgets.answer_editor import CodeArea, cursor_blink_of
+from recode_tui.console.widgets.key_line import KeyLine, compare_keys
+from recode_tui.console.support.zoom import zoom_focused
 
 # The console's run keys would step the agent under this screen; here they only say so.
 RUN_KEYS = Binding("n,s,o,u,c,b,e,r,B,W,i,R,F", "run_keys", show=False, id="workspace.run-keys")
-
-PERSON_SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"
 
 
 @dataclass
@@ -33,6 +38,7 @@ class Candidate:
     error: str = ""  # the LLM failed: why
     input_tokens: int = 0
     output_tokens: int = 0
+    cut_at: int | None = None  # the model's max_tokens cut its answer (judged as the run judges it)
 
     @property
     def person(self) -> bool:
@@ -55,21 +61,26 @@ def diff_text(recorded: str | None, answer: str) -> Text:
 class AnswerColumn(Vertical):
     """One answer: its source and verdict, its text, its diff against the recorded answer."""
 
-    def __init__(self, number: int, candidate: Candidate, recorded: str | None, known: frozenset[str], **kw) -> None:
+    def __init__(self, number: int, candidate: Candidate, recorded: str | None, rule: SubmitRule, **kw) -> None:
         super().__init__(classes="cmp-column", **kw)
         self.number = number
         self.candidate = candidate
         self.recorded = recorded
-        self.known = known
+        self.rule = rule
+        self.last_check: AnswerCheck | None = None
+        self._said: tuple[str, Text] | None = None  # a line said about this text (a confirmation to give)
         self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id=f"cmp-title-{self.number}", classes="cmp-title")
-        text = self.candidate.text or (PERSON_SKELETON if self.candidate.person else self.candidate.error)
-        yield TextArea(
+        rule = self.rule
+        skeleton = rule.agent.answer_skeleton(rule.purpose, rule.role)
+        text = self.candidate.text or (skeleton if self.candidate.person else self.candidate.error)
+        area = (CodeArea if self.candidate.person else TextArea)(
             text, id=f"cmp-text-{self.number}", classes="cmp-text", read_only=not self.candidate.person,
             soft_wrap=True, show_line_numbers=False,
         )
+        yield area
         with VerticalScroll(classes="cmp-diff-box"):
             yield Static(id=f"cmp-diff-{self.number}", classes="cmp-diff")
 
@@ -80,16 +91,39 @@ class AnswerColumn(Vertical):
     def text(self) -> str:
         return self.query_one(TextArea).text
 
+    def check(self) -> AnswerCheck:
+        """The agent's verdict on this column's text: a person's as typed, a model's as the run takes it."""
+        person = self.candidate.person
+        return self.rule.check(self.text, typed=person, cut_at=None if person else self.candidate.cut_at)
+
+    def refusal(self, key: str) -> str:
+        """Why choosing this column with `key` does not go through ('' when it does)."""
+        person = self.candidate.person
+        return self.rule.refusal(self.text, key, typed=person, cut_at=None if person else self.candidate.cut_at)
+
+    def show_line(self, text: str, style: str) -> None:
+        """A line under the column's title (a confirmation to give, a refusal), kept while the text stays."""
+        self._said = (self.text, Text(text, style=style))
+        self.refresh_verdict()
+
     def refresh_verdict(self) -> None:
         c = self.candidate
-        title = Text(f"{self.number}  {c.source}", style="bold")
+        title = Text(f"F{self.number}  {c.source}", style="bold")
         if c.error:
             title.append(f"  failed: {c.error}", style="red")
         else:
-            problem = live_answer_problem(self.text, self.known, person=c.person)
-            title.append("  refused: " + problem if problem else "  valid", style="red" if problem else "green")
+            check = self.last_check = self.check()
             if c.input_tokens or c.output_tokens:
                 title.append(f"  {c.input_tokens:,} in / {c.output_tokens:,} out", style="dim")
+            if not check.ok:
+                title.append(f"\n✗ refused: {check.message}", style="bold red")
+            elif check.needs_confirming and self.rule.at_root:
+                title.append(f"\n! {check.message}", style="bold yellow")
+            else:
+                title.append(f"\n✓ {check.message}", style="green")
+        if self._said is not None and self._said[0] == self.text:
+            title.append("\n")
+            title.append_text(self._said[1])
         self.query_one(".cmp-title", Static).update(title)
         self.query_one(".cmp-diff", Static).update(diff_text(self.recorded, self.text) if not c.error else "")
 
@@ -113,6 +147,8 @@ class CompareScreen(Screen["Choice | None"]):
 
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Back", id="compare.back", priority=True),
+        Binding("ctrl+s", "submit_person", "Submit typed", id="compare.submit", priority=True),
+        Binding("ctrl+t", "zoom", "Zoom the focused column (or restore)", id="compare.zoom", priority=True),
         RUN_KEYS,
         *[
             Binding(f"f{n}", f"choose({n})", f"Use {n}", id=f"compare.choose{n}",
@@ -122,7 +158,7 @@ class CompareScreen(Screen["Choice | None"]):
     ]
 
     def __init__(self, node_id: str, code: str, recorded: str | None, candidates: list[Candidate],
-                 known: frozenset[str], prompt_hash: str) -> None:
+                 known: frozenset[str], prompt_hash: str, agent: Stepper, purpose: str) -> None:
         super().__init__()
         self.node_id = node_id
         self.code = code
@@ -130,11 +166,15 @@ class CompareScreen(Screen["Choice | None"]):
         self.candidates = candidates
         self.known = known
         self.prompt_hash = prompt_hash
+        self.agent = agent
+        self.rule = SubmitRule(agent, purpose, known=known, at_root=agent.tree.root.id == node_id)
 
     def compose(self) -> ComposeResult:
+        count = len(self.candidates)
+        keys = "F1 uses the answer" if count == 1 else f"F1..F{count} use an answer"
         header = Text.assemble(
             ("Re-expansion of ", ""), (f"{self.node_id} `{self.code.splitlines()[0]}`", "bold"),
-            (f" with prompt set {self.prompt_hash} — F1..F{len(self.candidates)} use an answer, esc goes back", "dim"),
+            (f" with prompt set {self.prompt_hash} — {keys}, esc goes back", "dim"),
         )
         yield Static(header, id="cmp-header")
         with Horizontal(id="cmp-columns"):
@@ -142,8 +182,10 @@ class CompareScreen(Screen["Choice | None"]):
                 yield Static(Text("recorded in the session", style="bold"), classes="cmp-title")
                 yield TextArea(self.recorded or "(not expanded yet)", classes="cmp-text", read_only=True, soft_wrap=True)
             for number, candidate in enumerate(self.candidates, start=1):
-                yield AnswerColumn(number, candidate, self.recorded, self.known, id=f"cmp-col-{number}")
+                yield AnswerColumn(number, candidate, self.recorded, self.rule, id=f"cmp-col-{number}")
         yield Footer()
+        person = any(c.person for c in self.candidates)
+        yield KeyLine(compare_keys(len(self.candidates), person), id="key-line")  # below 100 columns (recode.tcss)
 
     def on_mount(self) -> None:
         blink = cursor_blink_of(self.app)
@@ -157,20 +199,45 @@ class CompareScreen(Screen["Choice | None"]):
         """f1..f9 only for the columns there are: the footer offers no key that does nothing."""
         if action == "choose" and parameters and int(str(parameters[0])) > len(self.candidates):
             return False
+        if action == "submit_person":
+            return self.person_column() is not None
         return True
 
     def action_run_keys(self) -> None:
         self.notify("Close this screen (esc) to step the run.", severity="warning")
 
+    def action_zoom(self) -> None:
+        zoom_focused(self, ("cmp-column",))
+
     def column(self, number: int) -> AnswerColumn | None:
         found = self.query(f"#cmp-col-{number}")
         return found.first(AnswerColumn) if found else None
 
+    def person_column(self) -> AnswerColumn | None:
+        return next((c for c in self.query(AnswerColumn) if c.candidate.person), None)
+
+    def action_submit_person(self) -> None:
+        column = self.person_column()
+        if column is not None:
+            self.choose(column, "⌃S")
+
     def action_choose(self, number: int) -> None:
         column = self.column(number)
-        if column is None:
-            return
+        if column is not None:
+            self.choose(column, f"F{number}")
+
+    def choose(self, column: AnswerColumn, key: str) -> None:
+        """Use `column`'s answer, by the submit rule every editor applies."""
         if column.candidate.error:
             self.notify(f"{column.candidate.source} gave no answer.", severity="warning")
+            return
+        reason = column.refusal(key)
+        if reason and column.check().ok:  # an empty answer: the same key again applies it
+            column.show_line(reason, "bold yellow")
+            return
+        if reason:
+            noun = self.agent.answer_words.noun
+            column.show_line(f"✗ {reason}", "bold red")
+            self.notify(f"Refused: {reason}", title=f"{noun.capitalize()} refused", severity="error")
             return
         self.dismiss(Choice(self.node_id, column.text, column.candidate.source))

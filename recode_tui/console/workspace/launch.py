@@ -36,8 +36,7 @@ async def open_workspace(run: RunScreen) -> None:
     target = await stub_target(run.agent, node, run.debugger.last_event)
     screen = PromptWorkspace(
         target,
-        run.agent.prompts,
-        run.agent.llm,
+        run.agent,
         profiles_path=run.console.profiles,
         sessions_dir=_sessions_dir(run.session_control),
     )

@@ -39,11 +39,14 @@ from agent.agents.recode.authoring import (
     render_prompt,
     save_prompt_set,
 )
-from agent.llm import LLM, LLMError, StubContext
+from agent.llm import LLM, LLMError, Purpose, StubContext
 from agent.llm.tokens import TokenCounter, model_of
 from agent.runtime.prompts import PromptSet
+from agent.runtime.stepper import Stepper
 from envs import registry
 from recode_tui.console.widgets.answer_editor import cursor_blink_of
+from recode_tui.console.widgets.key_line import WORKSPACE_KEYS, KeyLine
+from recode_tui.console.support.zoom import zoom_focused
 from recode_tui.console.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
 from recode_tui.console.workspace.counts import token_table
 from recode_tui.console.workspace.fresh import fresh_llm
@@ -58,13 +61,17 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         Binding("escape", "dismiss(None)", "Back", id="workspace.back", priority=True),
         Binding("ctrl+r", "reexpand", "Re-expand", id="workspace.reexpand", priority=True),
         Binding("ctrl+o", "save", "Save set", id="workspace.save", priority=True),
+        Binding("ctrl+t", "zoom", "Zoom the focused pane (or restore)", id="workspace.zoom", priority=True),
         RUN_KEYS,
     ]
+    ZOOMABLE = ("ws-files", "ws-editor", "ws-rendered", "ws-checks")
 
-    def __init__(self, target: StubTarget, prompts: PromptSet, llm: LLM, prompts_dir: Path | None = None,
+    def __init__(self, target: StubTarget, agent: Stepper, prompts_dir: Path | None = None,
                  profiles_path: str | None = None, sessions_dir: Path | None = None) -> None:
         super().__init__()
         self.target = target
+        self.agent = agent  # its judge and words judge the answers compared
+        prompts, llm = agent.prompts, agent.llm
         self.agent_llm = llm
         self.draft = prompts if isinstance(prompts, DraftPromptSet) else DraftPromptSet(prompts.root)
         self.base_hash = PromptSet(self.draft.root).content_hash()
@@ -108,6 +115,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
             yield Static("save as", classes="ws-label")
             yield Input(default_set_name(self.draft), id="ws-name")
         yield Footer()
+        yield KeyLine(WORKSPACE_KEYS, id="key-line")  # the footer's place below 100 columns (recode.tcss)
 
     def on_mount(self) -> None:
         self.query_one("#ws-files").border_title = "Prompt set"
@@ -127,6 +135,9 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
 
     def action_run_keys(self) -> None:
         self.notify("Close the workspace (esc) to step the run.", severity="warning")
+
+    def action_zoom(self) -> None:
+        zoom_focused(self, self.ZOOMABLE)
 
     def _default_specs(self) -> str:
         name = self.agent_llm.name or "human"
@@ -337,7 +348,9 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         assert self.rendered is not None
         prompt = self.rendered.text
         context = StubContext(code=self.target.code, name=self.target.stub_name)
-        self.notify(f"asking {', '.join(s for s in specs if s != 'human') or 'nobody'}…", title="Re-expanding")
+        asked = [s for s in specs if s != "human"]
+        if asked:  # "asking nobody" would only cover the person's column and its check line
+            self.notify(f"asking {', '.join(asked)}…", title="Re-expanding")
 
         async def ask(spec: str) -> Candidate:
             if spec == "human":
@@ -351,12 +364,13 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
                 completion = await llm.complete(prompt, context)
             except LLMError as exc:
                 return Candidate(spec, error=str(exc))
-            return Candidate(spec, completion.text, "", completion.usage.input_tokens, completion.usage.output_tokens)
+            return Candidate(spec, completion.text, "", completion.usage.input_tokens, completion.usage.output_tokens,
+                             completion.cut_at)
 
         candidates = list(await asyncio.gather(*(ask(s) for s in specs)))
         self.app.push_screen(
             CompareScreen(self.target.node_id, self.target.code, self.target.recorded_answer, candidates,
-                          self.target.known, self.draft.content_hash()),
+                          self.target.known, self.draft.content_hash(), self.agent, Purpose.EXPAND),
             self.chosen,
         )
 

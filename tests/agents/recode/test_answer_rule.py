@@ -5,8 +5,11 @@ from __future__ import annotations
 from agent.agents.recode.answer_rule import judge_answer
 from agent.agents.recode.authoring import ALLOWED_IMPORTS, HELPERS, answer_problems, live_answer_problem
 from agent.sandbox.checks import ALLOWED_MODULES, DEFAULT_HELPERS, check_code
-from recode_tui.console.widgets.answer_editor import check_typed_answer
-from recode_tui.plain.terminal import check_answer
+from agent.agents.recode.engine import Engine
+from agent.runtime.answer_check import SubmitRule, check_answer
+from agent.runtime.thread_runner import ThreadRunner
+from envs import make_env
+from mockllm.human import HumanLLM
 
 KNOWN = frozenset({"run", "print", "re", "obj"})
 HOSTILE = '<think>read it</think>\n<execute>\nrun("look")\ndata = open("/etc/passwd").read()\n</execute>'
@@ -36,16 +39,22 @@ def test_a_trusted_run_skips_the_sandbox_check_only() -> None:
 def test_the_sandbox_judges_the_whole_answer_so_later_blocks_read_earlier_names() -> None:
     assert check_code('run("take " + object)', KNOWN) == "forbidden: object"  # the block alone
     assert judge_answer(SHADOW, KNOWN, typed=True, code_check=sandbox).accepted
-    # The plain mode checked block by block and refused what the agent takes.
-    assert check_answer(SHADOW, KNOWN, sandbox) == ""
 
 
-def test_every_front_end_gives_the_same_verdict() -> None:
-    for text in (HOSTILE, SHADOW, "<execute>\nfor x in obj:\n    plan(x)\n</execute>", "run(obj)", "<execute>\n</execute>"):
-        verdict = judge_answer(text, KNOWN, typed=True, code_check=sandbox)
-        editor = check_typed_answer(text, KNOWN, sandbox)
-        assert editor.ok == verdict.accepted and check_answer(text, KNOWN, sandbox) == ("" if editor.ok else editor.message)
-        assert live_answer_problem(text, KNOWN, person=True) == ("" if editor.ok else editor.message)
+async def test_every_front_end_gives_the_same_verdict(toy_game) -> None:
+    """The console's editor, the workspace's columns and the plain mode all ask `check_answer` (and its
+    `SubmitRule`) of the run's agent: the same verdict as the agent's own rule."""
+    agent = Engine(make_env(toy_game), HumanLLM(), ThreadRunner(), code_check=sandbox)
+    try:
+        for text in (HOSTILE, SHADOW, "<execute>\nfor x in obj:\n    plan(x)\n</execute>", "run(obj)"):
+            verdict = judge_answer(text, KNOWN, typed=True, code_check=sandbox)
+            editor = check_answer(agent, text, "expand", known=KNOWN)
+            assert editor.ok == verdict.accepted and editor.message.endswith(verdict.located_message)
+            plain = SubmitRule(agent, "expand", known=KNOWN).refusal(text, "Esc Enter")
+            assert plain == ("" if editor.ok else editor.message)
+            assert live_answer_problem(text, KNOWN, person=True) == ("" if editor.ok else editor.message)
+    finally:
+        await agent.close()
 
 
 def test_the_helpers_and_modules_are_the_sandboxs_own() -> None:
