@@ -109,6 +109,16 @@ class LLMCalls(StepLoop):
         """`judge` on an answer as it came: typed loosely when a person typed or edited it."""
         return self.judge(completion.text, purpose, role, typed=completion.source in PERSON_SOURCES, known=known)
 
+    def _verdict_on(self, completion: Completion, verdict_of: Callable[[Completion], Verdict], purpose: str,
+                    role: str) -> tuple[Completion, Verdict]:
+        """The size rule, then a cut answer's usable part, then the agent's judgement: the
+        completion judged (its usable part when cut) and the verdict."""
+        verdict = oversized(completion.text)
+        if verdict is None and completion.cut_at is not None:  # the model's answer, cut: the agent's rule
+            completion, verdict = cut_verdict(completion, self.cut_answer(completion.text, purpose, role),
+                                              self.cut_missing(purpose, role))
+        return completion, verdict if verdict is not None else verdict_of(completion)
+
     async def ask(
         self,
         node: Node,
@@ -148,22 +158,17 @@ class LLMCalls(StepLoop):
                     self.answering_since = None
             completion = timed(completion, time.monotonic() - began)
             self.stats.add(completion, role)
-            verdict = oversized(completion.text)
-            if verdict is None and completion.cut_at is not None:  # the model's answer, cut: the agent's rule
-                completion, verdict = cut_verdict(completion, self.cut_answer(completion.text, purpose, role),
-                                                  self.cut_missing(purpose, role))
-            if verdict is None:
-                # Off the event loop (the console's): a long answer takes a while to judge, and the
-                # person's keys must still work meanwhile. In the env thread, where the agent's other
-                # environment calls are (ReAct's judge asks the env which commands it takes).
-                verdict = await self.in_env_thread(verdict_of, completion)
+            # Off the event loop (the console's): a long answer takes a while to judge, and the
+            # person's keys must still work meanwhile. In the env thread, where the agent's other
+            # environment calls are (ReAct's judge asks the env which commands it takes).
+            completion, verdict = await self.in_env_thread(self._verdict_on, completion, verdict_of, purpose, role)
             if completion.judged is not None:  # the response cache keeps only what an agent took
                 completion.judged(verdict.accepted)
             if not verdict.accepted:
                 node.llm_calls.append(exchange_record(prompt, completion, False, purpose, verdict.message))
                 yield rejected_event(node.id, completion, verdict.message, attempt=attempt, purpose=purpose,
                                      role=role)
-                note = self.rewrite_note(verdict.message, completion.text)
+                note = await self.in_env_thread(self.rewrite_note, verdict.message, completion.text)  # parses it too
                 continue
             node.llm_calls.append(exchange_record(prompt, completion, True, purpose))
             yield Answer(completion, prompt, verdict, attempt)
