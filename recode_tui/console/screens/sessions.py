@@ -20,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from agent.sessions.journal import Journal, last_activity, list_sessions
+from recode_tui.setup.shown import shown
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ class SessionsScreen(ModalScreen[Path | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-box"):
-            yield Static(Text.assemble(("Sessions", "bold"), f"  in {self.sessions_dir}   ",
+            yield Static(Text.assemble(("Sessions", "bold"), "  in ", shown(self.sessions_dir), "   ",
                                        ("enter resumes · u unfinished only · esc closes", "dim")), id="sessions-title")
             yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
 
@@ -110,18 +111,18 @@ class SessionsScreen(ModalScreen[Path | None]):
             here = self.current is not None and row.folder.resolve() == self.current.resolve()
             table.add_row(
                 Text("●" if here else " ", "bold cyan"),
-                Text(row.session_id, "bold" if here else ""),
-                row.game,
+                shown(row.session_id, "bold" if here else ""),  # a journal's text: shown, never markup
+                shown(row.game),
                 Text(row.result, RESULT_STYLES.get(row.result, "")),
                 str(row.steps),
                 activity_text(row.active),
-                row.llm,
-                Text(row.parent, "magenta"),
+                shown(row.llm),
+                shown(row.parent, "magenta"),
                 key=str(row.folder),
             )
         if not rows:
             self.query_one("#sessions-title", Static).update(
-                Text(f"No sessions in {self.sessions_dir} yet (esc closes)", style="bold")
+                Text.assemble("No sessions in ", shown(self.sessions_dir), " yet (esc closes)", style="bold")
             )
         self.loaded = True
 
