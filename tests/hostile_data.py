@@ -38,3 +38,26 @@ def hostile_journal(folder: Path, *, finished: bool = True) -> Path:
         records.append({"type": "finished", "success": False, "reason": hostile("reason"), "steps": 0})
     (folder / JOURNAL_FILE).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return folder
+
+
+def hostile_report(folder: Path, success: bool) -> Path:
+    """An evaluation folder whose report's every string field is hostile (the model label, the game, the
+    task type, the reason, the journal path)."""
+    folder.mkdir(parents=True)
+    game = {"id": hostile("game"), "task_type": hostile("type")}
+    report = {"version": "recode.eval.v1",
+              "plan": {"llm": hostile(f"llm-{folder.name}"), "agents": ["recode"], "games": [game], "env": "alfworld"},
+              "episodes": [{"game": hostile("game"), "task_type": hostile("type"), "agent": "recode", "success": success,
+                            "reason": hostile("reason"), "journal": hostile("journal"), "steps": 3}]}
+    (folder / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    return folder
+
+
+def hostile_prompt_set(folder: Path, source: Path) -> Path:
+    """A copy of the prompt set `source` with a hostile line at the top of each of its text files."""
+    import shutil
+
+    shutil.copytree(source, folder)
+    for path in folder.rglob("*.txt"):
+        path.write_text(hostile(path.name) + "\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    return folder

@@ -1,0 +1,43 @@
+"""Reports and prompt files someone sent, with markup and terminal escapes in every string field,
+through the commands that print them: shown as text, never interpreted (issue 45, item 7)."""
+
+from __future__ import annotations
+
+import io
+
+from recode_tui.commands import cli
+from tests.hostile_data import hostile, hostile_prompt_set, hostile_report, shown
+
+
+def assert_shown_not_sent(out: str) -> None:
+    assert "\x1b" not in out and "\x9b" not in out and "\x07" not in out, repr(out[:2000])
+
+
+def test_compare_prints_a_crafted_reports_labels_games_and_reasons_as_text(tmp_path, capsys) -> None:
+    base, other = hostile_report(tmp_path / "a", True), hostile_report(tmp_path / "b", False)
+    assert cli.main(["compare", str(base), str(other)]) == 0
+    out = capsys.readouterr().out
+    assert_shown_not_sent(out)
+    flat = "".join(out.split())  # the table wraps long cells: compare without the line breaks
+    for field in ("llm-a", "llm-b", "game", "reason"):
+        assert "".join(shown(hostile(field)).split()) in flat, field  # markup shown as written
+    assert "won → lost (1)" in out
+
+
+class FakeTerminal(io.StringIO):
+    """Standing in for a terminal (stdout as a person sees it): `isatty` is what the command asks."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_prompt_show_prints_a_crafted_prompt_file_escaped_on_a_terminal(tmp_path, monkeypatch) -> None:
+    from agent.runtime.prompts import DEFAULT_PROMPTS
+
+    prompts = hostile_prompt_set(tmp_path / "prompts", DEFAULT_PROMPTS)
+    terminal = FakeTerminal()
+    monkeypatch.setattr("sys.stdout", terminal)
+    assert cli.main(["prompt", "show", "--game", "put-01", "--prompts", str(prompts)]) == 0
+    out = terminal.getvalue()
+    assert_shown_not_sent(out)
+    assert shown(hostile("expand.txt")) in out
