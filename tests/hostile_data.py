@@ -61,3 +61,24 @@ def hostile_prompt_set(folder: Path, source: Path) -> Path:
     for path in folder.rglob("*.txt"):
         path.write_text(hostile(path.name) + "\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
     return folder
+
+
+def hostile_session(played: Path, folder: Path) -> Path:
+    """A copy of the session `played` whose journal says hostile things wherever text is free: the LLM,
+    each answer's thought, the end's reason (its game and code stay, so it resumes)."""
+    import re
+    import shutil
+
+    shutil.copytree(played, folder)
+    journal = folder / JOURNAL_FILE
+    records = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    for record in records:
+        if record["type"] == "session":
+            record["llm"] = hostile("llm")
+        elif record["type"] == "answer":
+            record["answer"] = re.sub(r"<think>.*?</think>", lambda m: f"<think>{hostile('thought')}</think>",
+                                      record["answer"], flags=re.S)
+        elif record["type"] == "finished":
+            record["reason"] = hostile("reason")
+    journal.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return folder

@@ -170,3 +170,67 @@ async def test_the_sessions_list_shows_a_crafted_journals_markup_and_escapes_as_
             await pilot.click(DataTable, offset=(x - round(table.scroll_x), 1))
             await pilot.pause()
     assert not any(clicked.iterdir())  # no screenshot was written
+
+
+def terminal_output(app) -> str:
+    """What every widget of the screen on show sends to the terminal, line by line (styles included)."""
+    from textual.geometry import Region
+
+    lines = []
+    for widget in app.screen.walk_children(with_self=True):
+        if widget.size.area:
+            strips = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+            lines += [strip.render(app.console) for strip in strips]
+    return "\n".join(lines)
+
+
+def assert_no_terminal_control(output: str) -> None:
+    """Only Textual's own colours and styles (SGR, `\\x1b[...m`): no control from data."""
+    import re
+
+    rest = re.sub(r"\x1b\[[0-9;:]*m", "", output).replace("\n", "")
+    assert not [c for c in rest if not c.isprintable() and c != "\t"], repr(rest[:300])
+
+
+@pytest.fixture(scope="module")
+def played_session(tmp_path_factory) -> Path:
+    """put-01 won by the demo model through `recode-tui run`: the session folder."""
+    import subprocess
+    import sys
+
+    sessions = tmp_path_factory.mktemp("played")
+    done = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--llm", "demo", "--game", "put-01", "--quiet",
+                           "--sessions", str(sessions)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return next(sessions.iterdir())
+
+
+async def test_a_crafted_session_resumes_with_its_markup_and_escapes_shown_as_text(tmp_path, played_session) -> None:
+    """A session someone sent, its LLM, thoughts and end reason crafted: resumed, every pane and the
+    notifications show them as text; nothing reaches the terminal but Textual's own styles."""
+    from tests.hostile_data import hostile, hostile_session, shown
+
+    from .helpers import notifications
+
+    folder = hostile_session(played_session, tmp_path / "sessions" / played_session.name)
+    app = build_app(console_options("put-01", "demo", sessions_dir=folder.parent, resume=folder))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: any("cannot be used" in n.message for n in notifications(app)),
+                       what="the note on the session's LLM")
+        await pilot.pause()
+        assert_no_terminal_control(terminal_output(app))
+        note = next(n for n in notifications(app) if "cannot be used" in n.message)
+        assert hostile("llm")[:40] in note.message
+        assert not any(n.markup for n in notifications(app))  # every toast shows its text as text, links and all
+        tree = app.debug_screen.tree_view
+        tree.focus()
+        for node in ("n0", "n5"):  # nodes the model answered: their thoughts in the node pane
+            tree.move_cursor(tree.item(node))
+            await pilot.pause()
+            output = terminal_output(app)
+            assert_no_terminal_control(output)
+            assert shown(hostile("thought"))[:40] in output
+        for key in ("r", "e", "O", "B"):  # the lower panes: prompt, expansion, observation, breakpoints
+            await pilot.press(key)
+            await pilot.pause()
+            assert_no_terminal_control(terminal_output(app))
