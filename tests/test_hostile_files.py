@@ -41,3 +41,24 @@ def test_prompt_show_prints_a_crafted_prompt_file_escaped_on_a_terminal(tmp_path
     out = terminal.getvalue()
     assert_shown_not_sent(out)
     assert shown(hostile("expand.txt")) in out
+
+
+def test_an_evaluations_summary_table_shows_a_crafted_reports_labels_as_text(tmp_path) -> None:
+    """eval's table at the end (and on `eval --resume` of a report someone sent): the agent, the model
+    label and the task types in it are text, on a terminal (Rich's colours are the only escapes)."""
+    import json
+    import re
+
+    from rich.console import Console
+
+    from agent.eval.report import EvalReport
+    from recode_tui.commands.eval_report import results_table
+    from recode_tui.commands.fit import print_layout
+
+    folder = hostile_report(tmp_path / "a", False)
+    report = EvalReport.from_json(json.loads((folder / "report.json").read_text(encoding="utf-8")))
+    out = io.StringIO()
+    print_layout(Console(file=out, force_terminal=True, width=400, color_system="standard"), results_table(report))
+    printed = out.getvalue()
+    assert_shown_not_sent(re.sub(r"\x1b\[[0-9;]*m", "", printed))
+    assert shown(hostile("llm-a")) in re.sub(r"\x1b\[[0-9;]*m", "", printed)

@@ -161,17 +161,17 @@ class LLMCalls(StepLoop):
             # Off the event loop (the console's): a long answer takes a while to judge, and the
             # person's keys must still work meanwhile. In the env thread, where the agent's other
             # environment calls are (ReAct's judge asks the env which commands it takes).
-            completion, verdict = await self.in_env_thread(self._verdict_on, completion, verdict_of, purpose, role)
-            if completion.judged is not None:  # the response cache keeps only what an agent took
-                completion.judged(verdict.accepted)
+            taken, verdict = await self.in_env_thread(self._verdict_on, completion, verdict_of, purpose, role)
+            if taken.judged is not None:  # the response cache keeps only what an agent took
+                taken.judged(verdict.accepted)
             if not verdict.accepted:
-                node.llm_calls.append(exchange_record(prompt, completion, False, purpose, verdict.message))
-                yield rejected_event(node.id, completion, verdict.message, attempt=attempt, purpose=purpose,
+                node.llm_calls.append(exchange_record(prompt, taken, False, purpose, verdict.message))
+                yield rejected_event(node.id, taken, verdict.message, attempt=attempt, purpose=purpose,
                                      role=role)
-                note = await self.in_env_thread(self.rewrite_note, verdict.message, completion.text)  # parses it too
+                note = await self.in_env_thread(self.rewrite_note, verdict.message, taken.text)  # parses it too
                 continue
-            node.llm_calls.append(exchange_record(prompt, completion, True, purpose))
-            yield Answer(completion, prompt, verdict, attempt)
+            node.llm_calls.append(exchange_record(prompt, taken, True, purpose))
+            yield Answer(taken, prompt, verdict, attempt)
             return
         self.finished_reason = (
             f"rewrite limit: {self.limits.max_rewrite + 1} invalid answers in a row for `{node.code}`"

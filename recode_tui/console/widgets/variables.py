@@ -14,6 +14,7 @@ from agent.runtime import events as ev
 from agent.runtime.varlist import VariableSummary
 from recode_tui.console.support.textual_compat import FreshWidthsDataTable
 from recode_tui.console.widgets.watches import WatchList
+from recode_tui.setup.shown import shown
 
 NAME_WIDTH = 18
 TYPE_WIDTH = 12
@@ -91,7 +92,7 @@ class VariablesPane(Vertical):
     def show_choices(self, choices: list[str]) -> None:
         """What the environment accepts now (a WebShop page's search bar or clickables), one a line;
         hidden when the environment says nothing (class `-choices`, recode.tcss)."""
-        self.query_one("#env-choices", Static).update("\n".join(choices))
+        self.query_one("#env-choices", Static).update(shown("\n".join(choices), newlines=True))  # click[buy now]: text
         self.set_class(bool(choices), "-choices")
 
     # -- updates ---------------------------------------------------------------
