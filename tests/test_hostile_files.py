@@ -62,3 +62,13 @@ def test_an_evaluations_summary_table_shows_a_crafted_reports_labels_as_text(tmp
     printed = out.getvalue()
     assert_shown_not_sent(re.sub(r"\x1b\[[0-9;]*m", "", printed))
     assert shown(hostile("llm-a")) in re.sub(r"\x1b\[[0-9;]*m", "", printed)
+
+
+def test_compare_format_tables_show_a_crafted_reports_labels_escaped_on_a_terminal(tmp_path, monkeypatch) -> None:
+    base, other = hostile_report(tmp_path / "a", True), hostile_report(tmp_path / "b", False)
+    terminal = FakeTerminal()
+    monkeypatch.setattr("sys.stdout", terminal)
+    assert cli.main(["compare", str(base), str(other), "--format", "markdown"]) == 0
+    out = terminal.getvalue()
+    assert_shown_not_sent(out)
+    assert "[/oops]" in out

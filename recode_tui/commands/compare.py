@@ -333,6 +333,8 @@ def _write(text: str, output: str | None, what: str) -> int:
         except OSError as exc:
             raise UsageError(f"cannot write {output}: {exc.strerror}; pick another -o path") from None
         print(f"wrote {what}: {output}")
-    else:
-        print(text, end="")
+    else:  # to a file or a pipe as made; on a terminal a report's labels show their controls escaped, as export does
+        from agent.runtime.safe_text import for_terminal
+
+        print(for_terminal(text) if sys.stdout.isatty() else text, end="")
     return 0
