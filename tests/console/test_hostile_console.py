@@ -234,3 +234,32 @@ async def test_a_crafted_session_resumes_with_its_markup_and_escapes_shown_as_te
             await pilot.press(key)
             await pilot.pause()
             assert_no_terminal_control(terminal_output(app))
+
+
+async def test_a_variable_the_models_code_sets_to_markup_is_shown_as_text(toy_game) -> None:
+    """The variables pane shows each value's summary in a table whose text cells Textual reads as markup:
+    a value of `[/oops]` crashed the console, `[@click=...]` made a link. Now it is shown as written."""
+    from textual.widgets import DataTable
+
+    from agent.agents.recode.engine import Engine, Limits
+    from agent.runtime.thread_runner import ThreadRunner
+    from envs import make_env
+    from mockllm import ScriptedLLM
+    from mockllm.scripted import ScriptEntry
+    from recode_tui.console.app import RecodeApp
+
+    from .helpers import command, started
+
+    value = "[/oops][@click=app.quit]x[/]"
+    answer = f"<think>t</think>\n<execute>\nnote = {value!r}\nrun('look')\n</execute>"
+    agent = Engine(make_env(toy_game), ScriptedLLM([ScriptEntry(answer=answer)]), ThreadRunner(),
+                   limits=Limits(max_retry=0))
+    app = RecodeApp(agent, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")  # to the breakpoint on the stub
+        await command(pilot, app, "c")  # its answer runs: `note` is bound
+        table = app.debug_screen.query_one("#vars-table", DataTable)
+        await wait_for(pilot, lambda: "note" in table.rows, what="the variable in the pane")
+        assert table.get_cell("note", "value").plain.startswith("[/oops][@click=app.qui")  # as written (cut to fit)
+        assert_no_terminal_control(terminal_output(app))

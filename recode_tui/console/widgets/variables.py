@@ -112,7 +112,7 @@ class VariablesPane(Vertical):
             marker,
             Text(_cut(summary.name, NAME_WIDTH), style=name_style),
             Text(_cut(summary.type, TYPE_WIDTH), style="cyan"),
-            _cut(summary.summary, self._value_width()),
+            shown(_cut(summary.summary, self._value_width())),  # a str cell would be read as markup: a value is data
         )
 
     def _put(self, summary: VariableSummary) -> None:
