@@ -167,6 +167,17 @@ claim = UnitOutcome("done", "holding " + "hold " * 200_000, [("take mug 1", "You
 found["claim"] = claim.problem()  # a regex looked for an object after every "hold"
 tokens, _ = render_prompt("<execute>" * 100_000, folded=False)  # the plain mode's prompt colouring
 found["prompt"] = sum(len(text) for _, text in tokens)
+import sys, tempfile
+from pathlib import Path
+from agent.sessions.journal import JOURNAL_FILE, JOURNAL_VERSION, read_journal
+from agent.sessions.journal_view import read_view
+folder = Path(tempfile.mkdtemp())
+records = [{"type": "session", "version": JOURNAL_VERSION, "env": "alfworld", "episode": "put-01", "agent": "recode",
+            "llm": "demo", "max_steps": 10, "limits": {}, "prompt_set": "x"},
+           {"type": "answer", "index": 1, "node_id": "n0", "stub": "solve()", "prompt": "- instruction (x\n" * 100_000,
+            "answer": "<execute>\nrun('look')\n</execute>", "accepted": True}]
+(folder / JOURNAL_FILE).write_text("".join(json.dumps(r) + "\n" for r in records))
+found["task"] = read_view(read_journal(folder)).task  # a journal's prompt, for `tui --open` and export
 print(json.dumps(found))
 '''
 
@@ -190,3 +201,4 @@ def test_model_text_built_to_stall_a_regex_is_read_in_one_pass() -> None:
     assert found["plan"].startswith("the answer holds no JSON")
     assert found["claim"] == ""
     assert found["prompt"] == len("<execute>" * 100_000) + 1
+    assert found["task"] == ""
