@@ -104,7 +104,7 @@ class VariablesPane(Vertical):
         type_w = max((len(v.type) for v in self.values.values()), default=4)
         return max(8, width - min(name_w, NAME_WIDTH) - min(type_w, TYPE_WIDTH) - 9)
 
-    def _row(self, summary: VariableSummary) -> tuple[Text, Text, Text, str]:
+    def _row(self, summary: VariableSummary) -> tuple[Text, Text, Text, Text]:
         mark = self.marks.get(summary.name)
         marker = {"new": NEW_MARK, "changed": CHANGED_MARK, "shell": SHELL_MARK}.get(mark or "", NO_MARK)
         name_style = "bold yellow" if mark else "bold"
