@@ -12,7 +12,7 @@ the interpreter, so an episode overran `--episode-timeout` and froze every other
    hostile episode ended, and the other episode won.
 
 Targets (issue 45): the hostile episode ends within 1 s of its clock. Parsing: at most 0.5 s for
-the 1 MB answer (measured ~0.05 s here under load, ~10x margin; before: hours).
+the 1 MB answer (measured 0.08 s here under load, ~6x margin; before: hours).
 
 Run: .venv/bin/python benchmarks/bench_hostile_answers.py [--clock 3]
 """
@@ -43,7 +43,7 @@ from recode_tui.setup.env_workers import EnvPool  # noqa: E402
 
 INSTRUCTION = "- instruction (str): "
 OVERRUN = Target("hostile episode: seconds past its wall clock", 1.0, "s", "issue 45: within one second")
-PARSE = Target("parse_answer, 1.08 MB of unclosed ```py lines", 0.5, "s", "measured ~0.05 s here, ~10x margin")
+PARSE = Target("parse_answer, 1.08 MB of unclosed ```py lines", 0.5, "s", "measured 0.08 s here, ~6x margin")
 OTHER = Target("the other episode won", 1, "", "the demo script wins it", at_least=True)
 
 
