@@ -28,7 +28,27 @@ FAILED_ANSWERS = (
 _PICK = re.compile(r"^You pick up the (.+?) from the .+?\.", re.M)  # ALFWorld
 _PUT = re.compile(r"^You (?:move|put) the (.+?) (?:to|in|on|into|onto|in/on) the (.+?)\.", re.M)
 _TO_INVENTORY = re.compile(r"^You move the (.+?) to the inventory\.", re.M)  # ScienceWorld
-_HOLD_CLAIM = re.compile(r"\b(?:hold|holds|holding|carrying)\b[^.;,]*?\b([a-z][a-z-]* \d+)", re.I)
+_HOLD_WORD = re.compile(r"\b(?:hold|holds|holding|carrying)\b", re.I)
+_CLAUSE_END = re.compile(r"[.;,]")
+_OBJECT = re.compile(r"(?<![\w-])([a-z][a-z-]* \d+)", re.I)  # starts only where a word does: linear
+
+
+def held_in_claim(claim: str) -> list[str]:
+    """The objects a claim says are held ("holding the mug 1, ..." -> ["mug 1"]), clause by clause.
+
+    In time linear in the claim, which is model text: one regex for it looked for an object after
+    every "hold" to the clause's end, the square of a clause of repeated "hold"s.
+    """
+    names: list[str] = []
+    for clause in _CLAUSE_END.split(claim):
+        at = 0
+        while (word := _HOLD_WORD.search(clause, at)) is not None:
+            held = _OBJECT.search(clause, word.end())
+            if held is None:
+                break  # no object after this word: none after a later one in the clause either
+            names.append(held.group(1))
+            at = held.end()
+    return names
 
 
 def action_failed(observation: str) -> bool:
@@ -87,7 +107,7 @@ class UnitOutcome:
         if action_failed(last):
             return f"the last action `{action}` failed: the environment answered \"{last.strip()}\""
         if self.holding:
-            for name in _HOLD_CLAIM.findall(self.claim):
+            for name in held_in_claim(self.claim):
                 if name.lower() not in [item.lower() for item in self.holding.split(", ")]:
                     return f"the observations say the agent holds {self.holding}, not {name}"
         return ""

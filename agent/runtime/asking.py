@@ -119,6 +119,18 @@ class LLMCalls(StepLoop):
         """`judge` on an answer as it came: typed loosely when a person typed or edited it."""
         return self.judge(completion.text, purpose, role, typed=completion.source in PERSON_SOURCES, known=known)
 
+    def _verdict_on(self, completion: Completion, verdict_of: Callable[[Completion], Verdict], purpose: str,
+                    role: str) -> tuple[Completion, Verdict]:
+        """The size rule, then a cut answer's usable part (or a model's empty answer refused), then the
+        agent's judgement: the completion judged (its usable part when cut) and the verdict."""
+        verdict = oversized(completion.text)
+        if verdict is None and completion.cut_at is not None:  # the model's answer, cut: the agent's rule
+            completion, verdict = cut_verdict(completion, self.cut_answer(completion.text, purpose, role),
+                                              self.cut_missing(purpose, role))
+        elif verdict is None:  # the model's empty answer is refused before any agent reads it
+            verdict = blank(completion.text, completion.source)
+        return completion, verdict if verdict is not None else verdict_of(completion)
+
     async def ask(
         self,
         node: Node,
@@ -162,27 +174,20 @@ class LLMCalls(StepLoop):
                     self.answering_since = None
             completion = timed(completion, time.monotonic() - began)
             self.stats.add(completion, role)
-            verdict = oversized(completion.text)
-            if verdict is None and completion.cut_at is not None:  # the model's answer, cut: the agent's rule
-                completion, verdict = cut_verdict(completion, self.cut_answer(completion.text, purpose, role),
-                                                  self.cut_missing(purpose, role))
-            elif verdict is None:  # the model's empty answer is refused before any agent reads it
-                verdict = blank(completion.text, completion.source)
-            if verdict is None:
-                # Off the event loop (the console's): a long answer takes a while to judge, and the
-                # person's keys must still work meanwhile. In the env thread, where the agent's other
-                # environment calls are (ReAct's judge asks the env which commands it takes).
-                verdict = await self.in_env_thread(verdict_of, completion)
-            if completion.judged is not None:  # the response cache keeps only what an agent took
-                completion.judged(verdict.accepted)
+            # Off the event loop (the console's): a long answer takes a while to judge, and the
+            # person's keys must still work meanwhile. In the env thread, where the agent's other
+            # environment calls are (ReAct's judge asks the env which commands it takes).
+            taken, verdict = await self.in_env_thread(self._verdict_on, completion, verdict_of, purpose, role)
+            if taken.judged is not None:  # the response cache keeps only what an agent took
+                taken.judged(verdict.accepted)
             if not verdict.accepted:
-                node.llm_calls.append(exchange_record(prompt, completion, False, purpose, verdict.message))
-                yield rejected_event(node.id, completion, verdict.message, attempt=attempt, purpose=purpose,
+                node.llm_calls.append(exchange_record(prompt, taken, False, purpose, verdict.message))
+                yield rejected_event(node.id, taken, verdict.message, attempt=attempt, purpose=purpose,
                                      role=role)
-                note = self.rewrite_note(verdict.message, completion.text)
+                note = await self.in_env_thread(self.rewrite_note, verdict.message, taken.text)  # parses it too
                 continue
-            node.llm_calls.append(exchange_record(prompt, completion, True, purpose))
-            yield Answer(completion, prompt, verdict, attempt)
+            node.llm_calls.append(exchange_record(prompt, taken, True, purpose))
+            yield Answer(taken, prompt, verdict, attempt)
             return
         self.finished_reason = (
             f"rewrite limit: {self.limits.max_rewrite + 1} invalid answers in a row for `{node.code}`"

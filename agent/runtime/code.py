@@ -28,9 +28,9 @@ from typing import overload
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.S | re.I)
 _EXECUTE = re.compile(r"<execute>(.*?)(?:</execute>|$)", re.S | re.I)
-_FENCE = re.compile(r"^\s*```[a-zA-Z0-9_+-]*\s*\n(.*?)\n\s*```\s*$", re.S)
-# A fenced block anywhere in an answer (```python ... ```), for an answer without <execute>.
-_FENCED_BLOCK = re.compile(r"^[ \t]*```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)^[ \t]*```[ \t]*$", re.S | re.M | re.I)
+_THINK_TAG = re.compile(r"</?think>", re.I)
+_FENCE_WORD = re.compile(r"[a-zA-Z0-9_+-]*")  # the language after a fence that is all of the code (```py)
+_PYTHON_FENCE_WORDS = frozenset({"", "py", "python", "python3"})  # a fenced block of an answer without <execute>
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 _LINE_REF = re.compile(r"\bline (\d+)")
@@ -118,20 +118,19 @@ def parse_answer(text: str, allow_plain_code: bool = False) -> ParsedAnswer:
         code, start = execute.group(1), execute.start(1)
         if execute.group(0).lower().endswith("</execute>"):
             tail = text[execute.end():].strip()
-    elif len(fences := _FENCED_BLOCK.findall(text)) == 1:
+    elif len(fences := fenced_blocks(text)) == 1:
         # Many models answer with one ```python block and no tags: that block is the code.
-        block = _FENCED_BLOCK.search(text)
-        assert block is not None
-        code, start = block.group(1), block.start(1)
-        tail = text[block.end():].strip()
+        block = fences[0]
+        code, start = text[block.code_start:block.code_end], block.code_start
+        tail = text[block.end:].strip()
         if not think:
-            thought = text[: block.start()].strip()
+            thought = text[: block.start].strip()
     elif len(fences) > 1:
         raise InvalidAnswer(
             f"the answer has {len(fences)} fenced code blocks and no <execute> section; "
             "put all the code in one <execute>...</execute> section (or give one ```python block)"
         )
-    elif allow_plain_code and not re.search(r"</?think>", text, re.I):
+    elif allow_plain_code and not _THINK_TAG.search(text):
         code, start = text, 0
     elif allow_plain_code and think:
         code, start = text[think.end():], think.end()
@@ -139,13 +138,71 @@ def parse_answer(text: str, allow_plain_code: bool = False) -> ParsedAnswer:
         raise InvalidAnswer(
             "the answer has no <execute>...</execute> section; put the code inside <execute> tags"
         )
-    fenced = _FENCE.match(code)
-    if fenced:
-        code, start = fenced.group(1), start + fenced.start(1)
+    inside = fenced_whole(code)
+    if inside is not None:
+        code, start = code[inside[0]:inside[1]], start + inside[0]
     code = textwrap.dedent(code)
     leading = len(code) - len(code.lstrip("\n"))
     first_line = text[:start].count("\n") + 1 + leading
     return ParsedAnswer(thought=thought, code=code.strip("\n"), first_line=first_line, ignored_tail=tail)
+
+
+@dataclass(frozen=True)
+class FencedBlock:
+    """A ```python block of an answer: where its opening line starts, its code, and its closing fence ends."""
+
+    start: int
+    code_start: int
+    code_end: int
+    end: int
+
+
+def fenced_blocks(text: str) -> list[FencedBlock]:
+    """Every ```python (or ```py, or bare ```) block that opens and closes at the start of a line.
+
+    One pass over the lines, so its time grows with the text's length: a regex that looked
+    for each opening fence's close took the square of it (20,000 unclosed ```py lines, 30 s).
+    """
+    blocks: list[FencedBlock] = []
+    opened: tuple[int, int] | None = None  # the open block's line start and code start
+    start = 0
+    while True:
+        newline = text.find("\n", start)
+        line_end = len(text) if newline < 0 else newline
+        line = text[start:line_end].strip(" \t")
+        if opened is None:
+            if newline >= 0 and line.startswith("```") and line[3:].lstrip(" \t").lower() in _PYTHON_FENCE_WORDS:
+                opened = (start, newline + 1)
+        elif line == "```":
+            blocks.append(FencedBlock(opened[0], opened[1], start, line_end))
+            opened = None
+        if newline < 0:
+            return blocks
+        start = newline + 1
+
+
+def fenced_whole(code: str) -> tuple[int, int] | None:
+    """Where the code is in `code` when a fence is all of it (```lang, lines, ```), else None.
+
+    Found from the two ends inward, in linear time (the regex it replaces backtracked
+    over long runs of blank lines: 5,000 of them took a minute).
+    """
+    opening = len(code) - len(code.lstrip())
+    closing = len(code.rstrip()) - 3
+    if closing < opening + 3 or not code.startswith("```", opening) or not code.startswith("```", closing):
+        return None
+    word = _FENCE_WORD.match(code, opening + 3, closing)
+    word_end = word.end() if word else opening + 3
+    blanks_end = len(code) - len(code[word_end:].lstrip())  # the closing fence ends them at the latest
+    last_newline = code.rfind("\n", word_end, blanks_end)  # the opening line ends at the last one
+    if last_newline < 0:
+        return None
+    blanks_start = len(code[:closing].rstrip())  # the blanks before the closing fence
+    if blanks_start > last_newline:
+        code_end = code.find("\n", blanks_start, closing)  # the code ends at their first newline
+        return (last_newline + 1, code_end) if code_end >= 0 else None
+    before = code.rfind("\n", word_end, last_newline)  # only blanks between the fences
+    return (before + 1, last_newline) if before >= 0 else None
 
 
 def renumber(message: str, first_line: int) -> str:

@@ -24,6 +24,7 @@ from typing import Any, Iterable
 
 from agent.runtime.code import InvalidAnswer, parse_answer
 from agent.runtime.events import ObservationReceived, RunStarted
+from agent.runtime.verdict import oversized
 
 # The set a `PromptSet()` without a folder reads: the default agent's (ReCode's) bundled one,
 # named by its path so that the runtime imports no agent.
@@ -326,7 +327,10 @@ _LINE_REF = re.compile(r"\bline (\d+)")
 def rejected_code(answer: str, reason: str) -> tuple[str, str]:
     """A rejected code answer (ReCode, CodeAct) as a retry prompt shows it, and the reason with its
     line numbers counted from the first line of the code (the first line inside <execute>), the
-    numbers the shown code carries. An answer with no code to find is shown as `rejected_text`."""
+    numbers the shown code carries. An answer with no code to find, or too big to parse, is shown
+    as `rejected_text`."""
+    if oversized(answer) is not None:
+        return rejected_text(answer), reason
     try:
         parsed = parse_answer(answer)
     except InvalidAnswer:

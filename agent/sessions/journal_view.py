@@ -81,7 +81,7 @@ class JournalView:
         """The task as the first prompt states it (the environment is never started here)."""
         prompt = next((r.get("prompt", "") for r in self.journal.records if r.get("type") == "answer"), "")
         # the last one: the prompt's examples come first, the run's own variables last
-        found = re.findall(r"^- instruction \([^)]*\): (.*)$", prompt, re.M) or re.findall(r"^(?:Task|TASK):\s*(.*)$", prompt, re.M)
+        found = re.findall(r"^- instruction \([^)\n]*\): (.*)$", prompt, re.M) or re.findall(r"^(?:Task|TASK):\s*(.*)$", prompt, re.M)
         return found[-1].strip() if found else ""
 
     def not_shown(self) -> list[str]:

@@ -264,9 +264,11 @@ def _games_list(args: argparse.Namespace) -> int:
         games = provider.episodes(args.split, types)
     except EnvError as exc:
         raise UsageError(str(exc)) from None
+    from agent.runtime.safe_text import for_terminal
+
     width = max([22, *(len(g.id) + 1 for g in games)])
-    for game in games:
-        print(f"{game.id:<{width}} {game.task_type or '?':<8} {game.task}")
+    for game in games:  # a split's game files are data: their task text is shown, never sent
+        print(for_terminal(f"{game.id:<{width}} {game.task_type or '?':<8} {game.task}", newlines=False))
     if not games:
         print("no games match", file=sys.stderr)
     return 0

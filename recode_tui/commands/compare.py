@@ -16,6 +16,7 @@ from agent.eval.loaded_report import CompareError, LoadedReport, load_report
 from agent.eval.paired import p_text
 from recode_tui.setup.usage import UsageError
 from recode_tui.commands.fit import Col, Layout, output_console, print_layout
+from recode_tui.setup.shown import shown
 
 
 
@@ -272,8 +273,8 @@ def run_compare(args: argparse.Namespace) -> int:
         raise UsageError("-o/--output writes a --format table or --json; add --format markdown, csv or latex, or --json")
     console = output_console(wide=130)  # a log or a pipe: COLUMNS, else wide enough for the whole table
 
-    def say(line: str) -> None:
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    def say(line: str) -> None:  # report labels, agents, episodes and reasons are data: shown, never sent
+        console.print(shown(line, newlines=True), highlight=False, soft_wrap=True)
 
     say(f"baseline: {heading(reports[0])}")
     for comparison, other in zip(comparisons, reports[1:]):
@@ -346,6 +347,8 @@ def _write(text: str, output: str | None, what: str) -> int:
         except OSError as exc:
             raise UsageError(f"cannot write {output}: {exc.strerror}; pick another -o path") from None
         print(f"wrote {what}: {output}")
-    else:
-        print(text, end="")
+    else:  # to a file or a pipe as made; on a terminal a report's labels show their controls escaped, as export does
+        from agent.runtime.safe_text import for_terminal
+
+        print(for_terminal(text) if sys.stdout.isatty() else text, end="")
     return 0

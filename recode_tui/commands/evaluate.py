@@ -110,16 +110,16 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
     evaluation = Evaluation(report, folder, executor, on_result=display.on_result)
     out = display.console
     for line in gold_lines(report):
-        out.print(line, markup=False, highlight=False, soft_wrap=True)
+        out.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)
     remaining = len(report.pending)
     before = f" (earlier runs: {', '.join(map(str, earlier))} at a time)" if earlier else ""
     on_ray = f" as Ray tasks ({ray_address})" if ray_address is not None else ""
     episodes = len(report.plan.games) * len(report.plan.compared)
     unit = "episodes" if report.plan.repeat <= 1 else f"plays ({episodes} episodes x {report.plan.repeat})"
-    out.print(f"evaluating {remaining} of {report.total} {unit}: {', '.join(report.plan.compared)} with {report.plan.llm}, "
-              f"{max(1, min(report.plan.concurrency, max(remaining, 1)))} at a time{on_ray}{before}; "
-              f"report: {folder / REPORT_FILE}",
-              markup=False, highlight=False, soft_wrap=True)
+    out.print(for_terminal(  # a resumed report's agents and LLM are data
+        f"evaluating {remaining} of {report.total} {unit}: {', '.join(report.plan.compared)} with {report.plan.llm}, "
+        f"{max(1, min(report.plan.concurrency, max(remaining, 1)))} at a time{on_ray}{before}; "
+        f"report: {folder / REPORT_FILE}"), markup=False, highlight=False, soft_wrap=True)
 
     async def go() -> None:
         with display:

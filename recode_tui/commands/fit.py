@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agent.runtime.safe_text import for_terminal
+
 if TYPE_CHECKING:  # rich is imported where a table is drawn, not for `--help`
     from rich.console import JustifyMethod
 
@@ -56,7 +58,7 @@ class Layout:
 
     def need(self, index: int) -> int:
         """The column's narrowest whole width: its longest cell line, and its header on one line."""
-        lines = [line for row in self.rows for line in row.cells[index].splitlines()]
+        lines = [line for row in self.rows for line in for_terminal(row.cells[index]).splitlines()]  # as shown
         return max([len(line) for line in lines] + [len(self.columns[index].name)])
 
     def parts(self, width: int) -> list[list[int]]:
@@ -104,16 +106,19 @@ class Layout:
         """One Rich table per part; every cell whole when the key columns and one more fit the width."""
         from rich.table import Table
 
+        from recode_tui.setup.shown import shown
+
         parts = self.parts(width)
         out = []
         for n, part in enumerate(parts):
             title = self.title if len(parts) == 1 else f"{self.title} (part {n + 1} of {len(parts)})"
-            table = Table(title=title, title_justify="left")
+            table = Table(title=shown(title), title_justify="left")  # cells and title hold data: never markup
             for i in part:
                 column = self.columns[i]
                 table.add_column(column.name, justify=column.justify, min_width=self.need(i))
             for row in self.rows:
-                table.add_row(*(row.cells[i] for i in part), style=row.style, end_section=row.end_section)
+                table.add_row(*(shown(row.cells[i], newlines=True) for i in part), style=row.style,
+                              end_section=row.end_section)
             out.append(table)
         return out
 

@@ -50,7 +50,7 @@ def run_prompt(args: argparse.Namespace) -> int:
         from recode_tui.setup.build import parse_episode
 
         episode = parse_episode(None, args.game)
-        sys.stdout.write(first_prompt(episode, args.agent, args.role, args.prompts).rstrip("\n") + "\n")
+        _write(first_prompt(episode, args.agent, args.role, args.prompts).rstrip("\n") + "\n")
         return 0
     prompts = load_prompt_set(args.prompts)
     recent = RecentActions()
@@ -69,7 +69,7 @@ def run_prompt(args: argparse.Namespace) -> int:
         env.close()
     context = PromptContext(reset.instruction, recent.last(), env.max_steps - env.steps, env.max_steps)
     rendered = render_prompt(prompts, env.name, args.task_type or env.task_type, args.stub, lines, context)
-    sys.stdout.write(rendered.text if rendered.text.endswith("\n") else rendered.text + "\n")
+    _write(rendered.text if rendered.text.endswith("\n") else rendered.text + "\n")
     if args.tokens:
         counter = TokenCounter()
         for part in PART_NAMES:
@@ -119,3 +119,11 @@ def first_prompt(episode: EpisodeRef, agent_name: str, role: str | None, prompts
             await agent.close()
 
     return asyncio.run(ask())
+
+
+def _write(prompt: str) -> None:
+    """A prompt to stdout: as written to a file or a pipe; on a terminal with its control characters
+    escaped (a prompt file's `\\x1b]52;...` would write the clipboard), as `export` prints."""
+    from agent.runtime.safe_text import for_terminal
+
+    sys.stdout.write(for_terminal(prompt) if sys.stdout.isatty() else prompt)

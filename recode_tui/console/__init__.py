@@ -1,1 +1,7 @@
 """The Textual debugging console: the app, its panes, screens and the prompt workspace."""
+
+from recode_tui.console.support.textual_compat import guard_terminal_output
+
+# Whatever a pane shows, no terminal control reaches the terminal (a model's or a data file's
+# `\x1b]52;...`): every app and screen of the console draws through this guard.
+guard_terminal_output()

@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 FOLD_LINES = 12  # a prompt section longer than this is folded
 FOLD_KEEP = 3  # lines of a folded section still shown
 ALWAYS_OPEN = ("current function", "variables", "the code of this function failed", "error", "note")
 
 _HEADING = re.compile(r"^#{1,3} \S")
-_CODE_TAGS = re.compile(r"(<execute>)(.*?)(</execute>)", re.S | re.I)
+_OPEN_TAG = re.compile(r"<execute>", re.I)
+_CLOSE_TAG = re.compile(r"</execute>", re.I)
+
+
+def _code_spans(text: str) -> Iterator[tuple[re.Match[str], re.Match[str]]]:
+    """Each `<execute>` and the first `</execute>` after it. Two searches each, linear in the text: a
+    lazy regex for the pair looked for a close after every unclosed `<execute>`, the square of it."""
+    at = 0
+    while (opening := _OPEN_TAG.search(text, at)) and (closing := _CLOSE_TAG.search(text, opening.end())):
+        yield opening, closing
+        at = closing.end()
+
 
 @dataclass
 class Section:
@@ -45,12 +56,12 @@ def _tokens(text: str) -> list[tuple[Any, str]]:
     python = PythonLexer(stripnl=False, ensurenl=False)
     out: list[tuple[Any, str]] = []
     position = 0
-    for match in _CODE_TAGS.finditer(text):
-        out.extend(_prose(text[position:match.start()]))
-        out.append((Token.Keyword.Pseudo, match.group(1)))
-        out.extend(lex(match.group(2), python))
-        out.append((Token.Keyword.Pseudo, match.group(3)))
-        position = match.end()
+    for opening, closing in _code_spans(text):
+        out.extend(_prose(text[position:opening.start()]))
+        out.append((Token.Keyword.Pseudo, opening.group(0)))
+        out.extend(lex(text[opening.end():closing.start()], python))
+        out.append((Token.Keyword.Pseudo, closing.group(0)))
+        position = closing.end()
     out.extend(_prose(text[position:]))
     return out
 

@@ -142,3 +142,63 @@ def test_a_plan_of_a_long_chain_of_steps_is_read_and_a_cycle_in_it_found() -> No
         assert str(exc).startswith("the dependencies form a cycle: s0 -> s4999 -> s4998")
     else:
         raise AssertionError("the cycle was not found")
+
+
+# -- text built to stall a regex: every parser of model text reads it in one pass --------------------
+
+STALLING = r'''
+import json
+from agent.agents.outcome import UnitOutcome
+from agent.agents.plan_execute.plan import PlanError, parse_plan
+from agent.runtime.code import InvalidAnswer, parse_answer
+from recode_tui.plain.prompt_text import render_prompt
+
+found = {}
+try:
+    parse_answer("```py\n" * 180_000)  # 1 MB of unclosed fences: a regex looked for each one's close
+except InvalidAnswer as exc:
+    found["fences"] = str(exc)
+found["blank fence"] = parse_answer("<execute>\n```\n" + "\n" * 200_000 + "x = 1\n</execute>").code
+try:
+    parse_plan("```" + " " * 1_000_000)  # an unclosed fence, then blanks: the plan's regex backtracked
+except PlanError as exc:
+    found["plan"] = str(exc)
+claim = UnitOutcome("done", "holding " + "hold " * 200_000, [("take mug 1", "You pick up the mug 1.")], "mug 1")
+found["claim"] = claim.problem()  # a regex looked for an object after every "hold"
+tokens, _ = render_prompt("<execute>" * 100_000, folded=False)  # the plain mode's prompt colouring
+found["prompt"] = sum(len(text) for _, text in tokens)
+import sys, tempfile
+from pathlib import Path
+from agent.sessions.journal import JOURNAL_FILE, JOURNAL_VERSION, read_journal
+from agent.sessions.journal_view import read_view
+folder = Path(tempfile.mkdtemp())
+records = [{"type": "session", "version": JOURNAL_VERSION, "env": "alfworld", "episode": "put-01", "agent": "recode",
+            "llm": "demo", "max_steps": 10, "limits": {}, "prompt_set": "x"},
+           {"type": "answer", "index": 1, "node_id": "n0", "stub": "solve()", "prompt": "- instruction (x\n" * 100_000,
+            "answer": "<execute>\nrun('look')\n</execute>", "accepted": True}]
+(folder / JOURNAL_FILE).write_text("".join(json.dumps(r) + "\n" for r in records))
+found["task"] = read_view(read_journal(folder)).task  # a journal's prompt, for `tui --open` and export
+print(json.dumps(found))
+'''
+
+
+def test_model_text_built_to_stall_a_regex_is_read_in_one_pass() -> None:
+    """Each of these took the square (or worse) of its length: minutes to hours for a megabyte. The child
+    process's time limit is a guard, not a figure (`benchmarks/bench_hostile_answers.py` has the figures)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    done = subprocess.run([sys.executable, "-c", STALLING], capture_output=True, text=True, env=env, cwd=root,
+                          timeout=240)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["fences"].startswith("the answer has no <execute>...</execute> section")
+    assert found["blank fence"] == "```\n" + "\n" * 200_000 + "x = 1"  # not a fence that is all of the code
+    assert found["plan"].startswith("the answer holds no JSON")
+    assert found["claim"] == ""
+    assert found["prompt"] == len("<execute>" * 100_000) + 1
+    assert found["task"] == ""

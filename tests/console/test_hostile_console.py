@@ -10,7 +10,7 @@ import pytest
 
 from recode_tui.console.app import build_app
 
-from .helpers import SIZE
+from .helpers import SIZE, wait_for
 from tests.settings import console_options
 
 
@@ -127,3 +127,129 @@ async def test_typing_goes_on_while_the_live_check_judges_a_long_answer(toy_game
         # the live checks ran in a thread, submit took their verdict, the agent judged in its own thread
         assert calls[opened:].count("run('look')") >= 2 and not any(on_loop[opened:]), (calls, on_loop)
     assert held == [True]
+
+
+async def test_the_sessions_list_shows_a_crafted_journals_markup_and_escapes_as_text(tmp_path) -> None:
+    """A session someone sent: `[/oops]` in its game crashed the list, and its cells, read as markup,
+    could carry `[@click=app.screenshot(...)]` links (the tester's click wrote a file). Now every field
+    is a text cell shown as written, its escapes visible, and the screen sends no control."""
+    from textual.app import App
+    from textual.widgets import DataTable
+
+    from recode_tui.console.screens.sessions import SessionsScreen
+    from tests.hostile_data import hostile, hostile_journal, shown
+
+    sessions = tmp_path / "sessions"
+    hostile_journal(sessions / "20260101-000000-crafted")
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(SessionsScreen(sessions))
+
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        await wait_for(pilot, lambda: screen.loaded, what="the sessions list")
+        table = screen.query_one(DataTable)
+        cells = table.get_row_at(0)
+        assert not [cell for cell in cells if isinstance(cell, str) and "[" in cell]  # no cell is markup to parse
+        plain = [str(getattr(cell, "plain", cell)) for cell in cells]
+        for field in ("game", "llm"):
+            assert shown(hostile(field)) in plain  # as written, its escapes visible
+        assert not any("\x1b" in cell or "\x9b" in cell for cell in plain)
+        await pilot.pause()
+        assert_no_terminal_control(terminal_output(app))
+
+
+def terminal_output(app) -> str:
+    """What every widget of the screen on show sends to the terminal, line by line (styles included)."""
+    from textual.geometry import Region
+
+    lines = []
+    for widget in app.screen.walk_children(with_self=True):
+        if widget.size.area:
+            strips = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+            lines += [strip.render(app.console) for strip in strips]
+    return "\n".join(lines)
+
+
+def assert_no_terminal_control(output: str) -> None:
+    """Only Textual's own colours and styles (SGR, `\\x1b[...m`): no control from data."""
+    import re
+
+    rest = re.sub(r"\x1b\[[0-9;:]*m", "", output).replace("\n", "")
+    assert not [c for c in rest if not c.isprintable() and c != "\t"], repr(rest[:300])
+
+
+@pytest.fixture(scope="module")
+def played_session(tmp_path_factory) -> Path:
+    """put-01 won by the demo model through `recode-tui run`: the session folder."""
+    import subprocess
+    import sys
+
+    sessions = tmp_path_factory.mktemp("played")
+    done = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--llm", "demo", "--game", "put-01", "--quiet",
+                           "--sessions", str(sessions)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return next(sessions.iterdir())
+
+
+async def test_a_crafted_session_resumes_with_its_markup_and_escapes_shown_as_text(tmp_path, played_session) -> None:
+    """A session someone sent, its LLM, thoughts and end reason crafted: resumed, every pane and the
+    notifications show them as text; nothing reaches the terminal but Textual's own styles."""
+    from tests.hostile_data import hostile, hostile_session, shown
+
+    from .helpers import notifications
+
+    folder = hostile_session(played_session, tmp_path / "sessions" / played_session.name)
+    app = build_app(console_options("put-01", "demo", sessions_dir=folder.parent, resume=folder))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: any("cannot be used" in n.message for n in notifications(app)),
+                       what="the note on the session's LLM")
+        await pilot.pause()
+        assert_no_terminal_control(terminal_output(app))
+        note = next(n for n in notifications(app) if "cannot be used" in n.message)
+        assert hostile("llm")[:40] in note.message
+        assert not any(n.markup for n in notifications(app))  # every toast shows its text as text, links and all
+        tree = app.debug_screen.tree_view
+        tree.focus()
+        for node in ("n0", "n5"):  # nodes the model answered: their thoughts in the node pane
+            tree.move_cursor(tree.item(node))
+            await pilot.pause()
+            output = terminal_output(app)
+            assert_no_terminal_control(output)
+            assert shown(hostile("thought"))[:40] in output
+        for key in ("r", "e", "O", "B"):  # the lower panes: prompt, expansion, observation, breakpoints
+            await pilot.press(key)
+            await pilot.pause()
+            assert_no_terminal_control(terminal_output(app))
+
+
+async def test_a_variable_the_models_code_sets_to_markup_is_shown_as_text(toy_game) -> None:
+    """The variables pane shows each value's summary in a table whose text cells Textual reads as markup:
+    a value of `[/oops]` crashed the console, `[@click=...]` made a link. Now it is shown as written."""
+    from textual.widgets import DataTable
+
+    from agent.agents.recode.engine import Engine, Limits
+    from agent.runtime.thread_runner import ThreadRunner
+    from envs import make_env
+    from mockllm import ScriptedLLM
+    from mockllm.scripted import ScriptEntry
+    from recode_tui.console.app import RecodeApp
+
+    from .helpers import command, started
+
+    value = "[/oops][@click=app.quit]x[/]"
+    answer = f"<think>t</think>\n<execute>\nnote = {value!r}\nrun('look')\n</execute>"
+    agent = Engine(make_env(toy_game), ScriptedLLM([ScriptEntry(answer=answer)]), ThreadRunner(),
+                   limits=Limits(max_retry=0))
+    app = RecodeApp(agent, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")  # to the breakpoint on the stub
+        await command(pilot, app, "c")  # its answer runs: `note` is bound
+        table = app.debug_screen.query_one("#vars-table", DataTable)
+        await wait_for(pilot, lambda: "note" in table.rows, what="the variable in the pane")
+        assert table.get_cell("note", "value").plain.startswith("[/oops][@click=app.qui")  # as written (cut to fit)
+        assert_no_terminal_control(terminal_output(app))

@@ -176,3 +176,23 @@ async def test_the_footer_rebuilds_only_when_the_keys_it_shows_change() -> None:
         app.refresh_bindings()
         await pilot.pause()
         assert len(rebuilds) == before + 1  # "Go" greyed: drawn again
+
+
+def test_the_guarded_strip_render_draws_what_textuals_own_does_minus_terminal_controls():
+    """`guard_terminal_output` replaces `Strip.render` with a copy that cleans the text: it must draw
+    exactly what Textual's own draws (a changed `Strip` fails here), and drop every control."""
+    from rich.console import Console
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.strip import Strip
+
+    import recode_tui.console  # noqa: F401 - the package guards the output when imported
+    from recode_tui.console.support.textual_compat import TEXTUAL_STRIP_RENDER
+
+    console = Console(color_system="truecolor")
+    segments = [Segment("plain "), Segment("bold", Style(bold=True)), Segment(" red", Style(color="red"))]
+    assert Strip.render is not TEXTUAL_STRIP_RENDER
+    assert Strip(segments).render(console) == TEXTUAL_STRIP_RENDER(Strip(segments), console)
+    hostile = [Segment("a\x1b]52;c;aGk=\x07b"), Segment("\x1b[2J\x9b1m", Style(bold=True))]
+    cleaned = [Segment("a]52;c;aGk=b"), Segment("[2J1m", Style(bold=True))]
+    assert Strip(hostile).render(console) == TEXTUAL_STRIP_RENDER(Strip(cleaned), console)

@@ -179,7 +179,8 @@ class PlanExecuteAgent(Stepper):
                 yield item
         if answer is None:
             return
-        plan = parse_plan(answer.completion.text, done=self._done_ids(), allow_empty=purpose == Purpose.REPLAN)
+        plan = await self.in_env_thread(  # off the event loop, as its judgement was
+            lambda: parse_plan(answer.completion.text, done=self._done_ids(), allow_empty=purpose == Purpose.REPLAN))
         open_states = [s for s in self.plan if s.status in ("pending", "failed")]
         # a pending step the new plan keeps unchanged keeps its node; every other open step is dropped
         kept = {s.step: s for s in open_states if s.status == "pending" and s.step in plan.steps}
@@ -232,7 +233,7 @@ class PlanExecuteAgent(Stepper):
                 async for event in self._settle(state, "failed", self.finished_reason, by_harness=True):
                     yield event
                 return
-            turn = parse_turn(answer.completion.text)
+            turn = await self.in_env_thread(parse_turn, answer.completion.text)  # off the event loop
             label = f"> {turn.text}" if turn.kind == "action" else f"{turn.kind}: {turn.text}"
             child = self.tree.add_children(node, [label])[0]
             child.thought = turn.thought

@@ -8,10 +8,7 @@ what the planner is re-asked with.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
-
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 
 
 @dataclass(frozen=True)
@@ -79,9 +76,24 @@ def parse_plan(text: str, done: frozenset[str] = frozenset(), allow_empty: bool 
     return Plan(tuple(steps), thought.strip())
 
 
+def _fenced(text: str) -> str | None:
+    """What the answer's first ```json ... ``` (or ``` ... ```) block holds, or None.
+
+    Two `find`s, linear in the text: a regex for it backtracked over a long run of
+    blanks after an unclosed fence, in time growing with the square of the run.
+    """
+    opening = text.find("```")
+    if opening < 0:
+        return None
+    start = opening + 3 + (4 if text.startswith("json", opening + 3) else 0)
+    start = len(text) - len(text[start:].lstrip())
+    closing = text.find("```", start)
+    return text[start:closing] if closing >= 0 else None
+
+
 def _load_json(text: str) -> object:
-    fenced = _FENCE.search(text)
-    body = fenced.group(1) if fenced else text
+    fenced = _fenced(text)
+    body = fenced if fenced is not None else text
     starts = [i for i in (body.find("{"), body.find("[")) if i >= 0]
     if not starts:
         raise PlanError('the answer holds no JSON; answer with one object {"thought": "...", "steps": [...]}')

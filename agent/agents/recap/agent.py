@@ -211,7 +211,7 @@ class RecapAgent(Stepper):
                 out.kind, out.claim, out.by_harness = "failed", self.finished_reason, True
                 break
             text = answer.completion.text
-            decomposition = parse_decomposition(text)
+            decomposition = await self.in_env_thread(parse_decomposition, text)  # off the event loop
             self.window.add(node.id, node.depth, goal, told, text)
             level.thought = decomposition.thought
             if decomposition.end:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Protocol, runtime_checkable
 
 from textual.app import App
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
 
@@ -143,6 +144,13 @@ class ConsoleApp(App[None]):
     last_key_at: float  # when the person last pressed a key (monotonic)
 
     _run_screen: RunScreen  # the run on show; set once its screen is made (not while the first frame loads)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Every notification as plain text, whoever asks (a screen's `notify` passes Textual's default
+        `markup=True` on): what they say carries data (an error from a server, a journal's LLM, a path), and
+        data is never markup (`[@click=...]` in it would run an app action)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     @property
     def debug_screen(self) -> RunScreen:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
+from recode_tui.setup.shown import shown
 
 
 class LoadingScreen(Screen[None]):
@@ -23,7 +24,7 @@ class LoadingScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         what = f" {self.episode}" if self.episode else ""
-        yield Static(f"recode-tui · loading{what}…", id="loading-status")
+        yield Static(shown(f"recode-tui · loading{what}…"), id="loading-status")  # a journal's game name
         yield Static("The agent and the game are loading; the run appears here when they are ready.",
                      id="loading-body")
         yield Static("q quit", id="loading-keys")

@@ -20,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from agent.sessions.journal import Journal, last_activity, list_sessions
+from recode_tui.setup.shown import shown
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ class SessionsScreen(ModalScreen[Path | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-box"):
-            yield Static(Text.assemble(("Sessions", "bold"), f"  in {self.sessions_dir}   ",
+            yield Static(Text.assemble(("Sessions", "bold"), "  in ", shown(self.sessions_dir), "   ",
                                        ("enter resumes · u unfinished only · esc closes", "dim")), id="sessions-title")
             yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
 
@@ -125,21 +126,23 @@ class SessionsScreen(ModalScreen[Path | None]):
         for row in rows:
             here = self.current is not None and row.folder.resolve() == self.current.resolve()
             mark = Text("●" if here else " ", "bold cyan")
-            session = Text(row.session_id, "bold" if here else "")
+            session = shown(row.session_id, "bold" if here else "")  # a journal's text: shown, never markup
             result = Text(row.result, RESULT_STYLES.get(row.result, ""))
             if self.narrow:  # a row of lines stacked, so every column fits 80 columns whole
-                session.append(f"\n{row.game} · {row.llm}", "dim")
+                session.append("\n")
+                session.append_text(shown(f"{row.game} · {row.llm}", "dim"))
                 if row.parent:
-                    session.append(f"\n↳ {row.parent}", "magenta")
+                    session.append("\n")
+                    session.append_text(shown(f"↳ {row.parent}", "magenta"))
                 result.append(f"\n{row.steps} steps")
                 table.add_row(mark, session, result, activity_text(row.active).replace(" ", "\n"),
                               key=str(row.folder), height=3 if row.parent else 2)
                 continue
-            table.add_row(mark, session, row.game, result, str(row.steps), activity_text(row.active), row.llm,
-                          Text(row.parent, "magenta"), key=str(row.folder))
+            table.add_row(mark, session, shown(row.game), result, str(row.steps), activity_text(row.active),
+                          shown(row.llm), shown(row.parent, "magenta"), key=str(row.folder))
         if not rows:
             self.query_one("#sessions-title", Static).update(
-                Text(f"No sessions in {self.sessions_dir} yet (esc closes)", style="bold")
+                Text.assemble("No sessions in ", shown(self.sessions_dir), " yet (esc closes)", style="bold")
             )
         self.loaded = True
 

@@ -1,6 +1,6 @@
 """Every use of Textual's private API, in one place, each behind a public-named hook.
 
-Textual has no public hook for five things the console needs; the private
+Textual has no public hook for six things the console needs; the private
 names below are the only way, so they are kept here and nowhere else, and
 tests/console/test_textual_compat.py has one test per override that fails
 when an upgrade changes it. pyproject.toml bounds Textual to 8.x for the same
@@ -19,6 +19,12 @@ reason: read the changelog for these names before raising the bound.
   between `add_row` and the table's next idle is cached with the columns' old
   widths, and stays so after the widths grow (a half-drawn row: "+inst str").
   `FreshWidthsDataTable` drops the render caches once the widths are measured.
+- `Strip.render` (with `Strip._render_cache`, `Strip._segments`, `Console._color_system`): where
+  every line a widget draws becomes the characters sent to the terminal, and the only place all of
+  them pass. `guard_terminal_output` makes it drop control characters from the text (a model's
+  `\x1b]52;...` would write the clipboard, `\x1b[2J` clear the screen), the last wall behind
+  `recode_tui.setup.shown`, which shows data's controls as visible escapes where it is built. A
+  control character takes no cell, so dropping it moves nothing on the screen.
 - `Footer._bindings_ready`: part of what the footer draws. Textual recomposes the
   footer (a widget per key, each styled) on every focus move and bindings refresh;
   `SteadyFooter` skips a rebuild that would draw the same keys again.
@@ -124,7 +130,43 @@ def textual_major() -> int:
     return int(version("textual").split(".")[0])
 
 
-__all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "TEXTUAL_MAJOR", "textual_major"]
+# C0 controls, DEL and C1 controls: what a terminal acts on instead of showing (None: dropped).
+_CONTROLS: dict[int, None] = dict.fromkeys([*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)])
+_GUARDED: list[bool] = []  # set once `Strip.render` is guarded
+TEXTUAL_STRIP_RENDER = Strip.render  # Textual's own, as imported (tests compare the guarded one with it)
+
+
+def without_controls(text: str) -> str:
+    """`text` without the characters a terminal would act on (printable text comes back as it is)."""
+    return text if text.isprintable() else text.translate(_CONTROLS)
+
+
+def guard_terminal_output() -> None:
+    """From now on no text a widget draws carries a terminal control: `Strip.render` drops them.
+
+    Called once by the console package; calling it again changes nothing.
+    """
+    if _GUARDED:
+        return
+    from rich.color import ColorSystem
+
+    def render(self: Strip, console: Any) -> str:  # Textual's `Strip.render`, with the text cleaned
+        if self._render_cache is None:
+            color_system = console._color_system or ColorSystem.TRUECOLOR  # private, as Textual reads it
+            render_style = self.render_style
+            self._render_cache = "".join(
+                without_controls(text) if style is None
+                else render_style(style, without_controls(text), color_system=color_system)
+                for text, style, _ in self._segments
+            )
+        return self._render_cache
+
+    setattr(Strip, "render", render)
+    _GUARDED.append(True)
+
+
+__all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "TEXTUAL_MAJOR", "guard_terminal_output",
+           "textual_major"]
 
 
 class SteadyFooter(Footer):

@@ -8,6 +8,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from agent.runtime.tree import LLMExchange, Node, NodeStatus
+from recode_tui.setup.shown import shown
 
 MAX_OBSERVATION_LINES = 200
 
@@ -58,11 +59,11 @@ class NodeDetail(VerticalScroll):
         if line:
             parts.append(Text(f"▶ running line {line}", style="bold yellow"))
         if node.thought:
-            parts.append(Text.assemble(("thought ", "bold cyan"), node.thought))
+            parts.append(Text.assemble(("thought ", "bold cyan"), shown(node.thought, newlines=True)))
         if node.children:  # what the stub became, not just the bare call
             parts.append(Text("expanded into", style="bold cyan"))
             for child in node.children:
-                parts.append(Text.assemble((f"  {child.id} ", "dim"), child.code.split("\n", 1)[0],
+                parts.append(Text.assemble((f"  {child.id} ", "dim"), shown(child.code.split("\n", 1)[0]),
                                            (" …" if "\n" in child.code else "", "dim")))
         if node.observations:
             lines = node.observations
@@ -72,12 +73,13 @@ class NodeDetail(VerticalScroll):
             parts.append(Text("observations", style="bold cyan"))
             if cut > 0:
                 parts.append(Text(f"  … {cut} earlier lines", style="dim"))
-            parts.append(Text("\n".join(f"  {line}" for line in lines)))
+            parts.append(shown("\n".join(f"  {line}" for line in lines), newlines=True))
         if node.error:
-            parts.append(Text.assemble(("error ", "bold red"), (node.error, "red")))
+            parts.append(Text.assemble(("error ", "bold red"), shown(node.error, "red", newlines=True)))
         rejected = [e for e in node.llm_calls if not e.accepted]
         if rejected:
-            parts.append(Text.assemble(("rejected answers ", "bold yellow"), str(len(rejected)), ": ", rejected[-1].reason))
+            parts.append(Text.assemble(("rejected answers ", "bold yellow"), str(len(rejected)), ": ",
+                                       shown(rejected[-1].reason, newlines=True)))
         if node.llm_calls:
             parts.append(exchange_usage(node.llm_calls))
         body.update(Group(*parts))

@@ -12,6 +12,7 @@ from textual.widgets.text_area import Selection
 
 from recode_tui.console.run.hosts import RunScreen
 from recode_tui.console.widgets.search import Match
+from recode_tui.setup.shown import shown
 
 
 class PromptText(TextArea):
@@ -53,7 +54,7 @@ class PromptView(Vertical):
             self.show(*shown)
 
     def show(self, title: str, prompt: str) -> None:
-        self.query_one("#prompt-title", Static).update(title)
+        self.query_one("#prompt-title", Static).update(shown(title))  # it names the stub: model code
         area = self.query_one("#prompt-text", TextArea)
         if area.text != prompt:
             area.load_text(prompt)

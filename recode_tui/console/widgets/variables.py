@@ -15,6 +15,7 @@ from agent.runtime import events as ev
 from agent.runtime.varlist import VariableSummary
 from recode_tui.console.support.textual_compat import FreshWidthsDataTable
 from recode_tui.console.widgets.watches import WatchList
+from recode_tui.setup.shown import shown
 
 NAME_WIDTH = 18
 TYPE_WIDTH = 12
@@ -104,7 +105,7 @@ class VariablesPane(Vertical):
     def show_choices(self, choices: list[str]) -> None:
         """What the environment accepts now (a WebShop page's search bar or clickables), one a line;
         hidden when the environment says nothing (class `-choices`, recode.tcss)."""
-        self.query_one("#env-choices", Static).update("\n".join(choices))
+        self.query_one("#env-choices", Static).update(shown("\n".join(choices), newlines=True))  # click[buy now]: text
         self.set_class(bool(choices), "-choices")
 
     # -- updates ---------------------------------------------------------------
@@ -124,16 +125,16 @@ class VariablesPane(Vertical):
             name_w -= max(0, min(short, name_w - 6))
         return name_w, type_w, max(4, room - name_w - type_w)
 
-    def _row(self, summary: VariableSummary) -> tuple[Text, Text, Text, str]:
+    def _row(self, summary: VariableSummary) -> tuple[Text, Text, Text, Text]:
         mark = self.marks.get(summary.name)
         marker = {"new": NEW_MARK, "changed": CHANGED_MARK, "shell": SHELL_MARK}.get(mark or "", NO_MARK)
         name_style = "bold yellow" if mark else "bold"
         name_w, type_w, value_w = self._widths()
         return (
             marker,
-            Text(_cut(summary.name, name_w), style=name_style),
-            Text(_cut(summary.type, type_w), style="cyan"),
-            _cut(summary.summary, value_w),
+            shown(_cut(summary.name, name_w), name_style),  # names, types and values are data: never markup
+            shown(_cut(summary.type, type_w), "cyan"),
+            shown(_cut(summary.summary, value_w)),
         )
 
     def _put(self, summary: VariableSummary) -> None:

@@ -52,6 +52,7 @@ from recode_tui.console.workspace.counts import token_table
 from recode_tui.console.workspace.fresh import fresh_llm
 from recode_tui.console.workspace.recovery import discard, load_edits, recovery_file, save_edits
 from recode_tui.console.workspace.target import StubTarget
+from recode_tui.setup.shown import shown
 
 RENDER_DELAY = 0.25  # seconds of typing quiet before re-rendering
 
@@ -119,7 +120,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
 
     def on_mount(self) -> None:
         self.query_one("#ws-files").border_title = "Prompt set"
-        self.query_one("#ws-editor").border_title = self.current_file
+        self.query_one("#ws-editor").border_title = shown(self.current_file)  # a prompt set's file name: data
         self.query_one("#ws-rendered").border_title = "Rendered prompt"
         blink = cursor_blink_of(self.app)
         for widget in (*self.query(TextArea), *self.query(Input)):
@@ -263,7 +264,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
             return
         self.current_file = chosen
         editor = self.query_one("#ws-editor", TextArea)
-        editor.border_title = chosen
+        editor.border_title = shown(chosen)
         editor.load_text(self.draft.text(chosen))
         self._show_checks()
 
