@@ -132,6 +132,13 @@ class ConsolePage:
 
     # -- waiting -----------------------------------------------------------------------------
 
+    async def worked(self, group: str) -> None:
+        """Wait until the work a key just started in the app's workers of `group` is done (a pane
+        reading a value from the runner, say)."""
+        await self.pilot.pause()  # the key's message is handled: its worker exists
+        await self.app.workers.wait_for_complete([w for w in self.app.workers if w.group == group])
+        await self.pilot.pause()
+
     def _next_stop(self) -> asyncio.Future[int]:
         """A future the next shown stop resolves (armed before the key that causes it)."""
         screen = self.screen
