@@ -12,11 +12,14 @@ from textual.widgets import DataTable, Input
 from agent.runtime import events as ev
 from agent.runtime.tree import NodeStatus
 from mockllm.scripted import ScriptedLLM, ScriptEntry
+from recode_tui.console.app import build_app
 from recode_tui.console.screens.debug_screen import DebugScreen
 from recode_tui.console.widgets.answer_editor import AnswerEditor
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
+from .helpers import type_text
 from .page import ConsolePage, toy_console
+from tests.settings import console_options
 
 # toy:vase-1: "put a vase in sidetable."; the vase is on diningtable 1.
 PUT_PLAN = (
@@ -57,6 +60,21 @@ def nested_model() -> ScriptedLLM:
 @pytest.fixture(autouse=True)
 def toy(toy_env):
     return toy_env
+
+
+def demo_app(**kwargs):
+    """The console on ALFWorld's put-01 playing the bundled demo, no breakpoint set (other files' tests)."""
+    return build_app(console_options("put-01", "demo", breakpoints=[], **kwargs))
+
+
+async def add_breakpoint(pilot, app, spec: str) -> None:
+    """Type a breakpoint in the breakpoint box, then give the tree the keys again (other files' tests)."""
+    await pilot.press("B")
+    app.debug_screen.query_one("#bp-input", Input).focus()
+    await type_text(pilot, spec)
+    await pilot.press("enter")
+    await pilot.pause()
+    app.debug_screen.tree_view.focus()
 
 
 def model_console(**options):
@@ -159,7 +177,7 @@ async def test_a_refused_expansion_once_fixed_is_accepted() -> None:
         assert page.tree()[1:] == [' · run("look")', ' · find_vase()']
 
 
-async def add_breakpoint(page: ConsolePage, spec: str) -> None:
+async def add_breakpoint_typed(page: ConsolePage, spec: str) -> None:
     await page.press("B")
     page.screen.query_one("#bp-input", Input).focus()
     await page.type(spec)
@@ -169,7 +187,7 @@ async def add_breakpoint(page: ConsolePage, spec: str) -> None:
 
 async def test_stop_at_a_stub_name_breakpoint() -> None:
     async with model_console() as page:
-        await add_breakpoint(page, "stub place_vase")
+        await add_breakpoint_typed(page, "stub place_vase")
         assert page.screen.debugger.breakpoints[0].value == "place_vase"
         await page.step("continue")
         event = page.screen.debugger.last_event
@@ -183,7 +201,7 @@ async def test_stop_at_a_stub_name_breakpoint() -> None:
 
 async def test_a_stub_stopped_at_is_the_tree_s_current_node_its_path_open() -> None:
     async with model_console() as page:
-        await add_breakpoint(page, "stub place_vase")
+        await add_breakpoint_typed(page, "stub place_vase")
         await page.step("continue")
         event = page.screen.debugger.last_event
         item = page.screen.tree_view.item(event.node_id)
@@ -210,7 +228,7 @@ async def test_b_again_takes_the_breakpoint_away() -> None:
 
 async def test_stop_at_an_action_regex_breakpoint_before_its_observation() -> None:
     async with model_console() as page:
-        await add_breakpoint(page, r"action ^take\b")
+        await add_breakpoint_typed(page, r"action ^take\b")
         await page.step("continue")
         event = page.screen.debugger.last_event
         assert isinstance(event, ev.ActionSent) and event.action == "take vase 1 from diningtable 1"
@@ -262,7 +280,7 @@ async def test_variables_pane_marks_what_the_run_bound_since_the_last_stop() -> 
     async with model_console() as page:
         pane = page.screen.variables
         assert pane.marks == {"instruction": "new", "observation": "new"}
-        await add_breakpoint(page, "depth 2")
+        await add_breakpoint_typed(page, "depth 2")
         await page.step("continue")
         marked = set(pane.marks)
         assert {"seen", "place"} <= marked
@@ -275,7 +293,7 @@ async def test_variables_pane_marks_what_the_run_bound_since_the_last_stop() -> 
 
 async def test_stepping_over_a_node_marks_only_what_its_subtree_bound() -> None:
     async with model_console() as page:
-        await add_breakpoint(page, "depth 2")
+        await add_breakpoint_typed(page, "depth 2")
         await page.step("continue")
         page.screen.debugger.toggle_breakpoint(1)
         await page.step("over")
@@ -285,7 +303,7 @@ async def test_stepping_over_a_node_marks_only_what_its_subtree_bound() -> None:
 
 async def test_selecting_a_variable_shows_its_full_value() -> None:
     async with model_console() as page:
-        await add_breakpoint(page, "depth 2")
+        await add_breakpoint_typed(page, "depth 2")
         await page.step("continue")
         table = page.screen.query_one("#vars-table", DataTable)
         table.focus()
@@ -310,7 +328,7 @@ async def test_help_lists_every_binding_with_its_id() -> None:
 
 async def test_a_changes_breakpoint_stops_when_the_value_moves_and_says_from_what_to_what() -> None:
     async with model_console() as page:
-        await add_breakpoint(page, "changes len(seen)")
+        await add_breakpoint_typed(page, "changes len(seen)")
         assert page.screen.debugger.breakpoints[0].describe() == "`len(seen)` changes"
         await page.step("continue")
         assert page.reason.startswith("breakpoint 1: `len(seen)` changes — <NameError: name 'seen' is not defined> → 0"), page.reason
@@ -330,7 +348,7 @@ async def test_a_breakpoint_added_in_the_box_goes_back_to_the_list() -> None:
 
 async def test_esc_in_the_breakpoint_add_box_goes_back_to_the_list_so_keys_step_again() -> None:
     async with model_console() as page:
-        await add_breakpoint(page, "depth 2")
+        await add_breakpoint_typed(page, "depth 2")
         page.screen.query_one("#bp-table", DataTable).focus()
         await page.press("a")
         await page.type("dep")
