@@ -124,6 +124,14 @@ class ConsolePage:
         await type_text(self.pilot, text)
         await self.command("ctrl+s")
 
+    async def select(self, node_id: str) -> None:
+        """Put the tree's cursor on `node_id`, the tree focused, as a person does with the arrow keys."""
+        tree = self.screen.tree_view
+        tree.focus()
+        tree.move_cursor(tree.item(node_id))
+        await self.pilot.pause()
+        assert tree.cursor_node is not None and tree.cursor_node.data == node_id, f"the cursor is not on {node_id}"
+
     async def press(self, *keys: str) -> None:
         await self.pilot.press(*keys)
 
