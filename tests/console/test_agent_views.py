@@ -60,7 +60,7 @@ async def test_a_opens_the_agent_tab_with_the_focus_on_it() -> None:
         assert page.screen.query_one("#bottom").active == "tab-agent" and page.app.focused is pane(page)
 
 
-async def test_plan_execute_shows_its_plan_and_the_running_step_s_turns() -> None:
+async def test_plan_execute_shows_its_plan_with_the_running_step_s_turns() -> None:
     async with toy_console(replanning_llm(), agent="plan-execute", agent_options={"max_replans": 1}) as page:
         await until_call(page, lambda e: e.purpose == "act")  # the first executor call of s1
         text = shown(page)
@@ -109,7 +109,7 @@ async def test_recap_shows_both_levels_while_the_child_level_runs() -> None:
         assert "▶ 1. action: go to diningtable 1" in text and "  2. action: take vase 1 from diningtable 1" in text
 
 
-async def test_recap_shows_the_reinjection_and_the_window_with_its_cut() -> None:
+async def test_recap_at_a_return_shows_the_reinjection_in_its_cut_window() -> None:
     async with toy_console(rc.in_order(*rc.WIN), agent="recap", agent_options={"window": 1}) as page:
         await until_call(page, lambda e: e.purpose == "refine" and e.node_id != page.screen.agent.tree.root.id)
         await until_call(page, lambda e: e.purpose == "refine" and e.node_id == page.screen.agent.tree.root.id)
@@ -136,7 +136,7 @@ async def test_react_marks_the_turn_at_hand() -> None:
         assert "  => You arrive at diningtable 1." in text and "▶ turn 2: the LLM is asked" in text
 
 
-async def test_codeact_shows_cells_with_their_output_and_error() -> None:
+async def test_codeact_shows_each_cell_with_its_output_or_error() -> None:
     cells = ScriptedLLM([ScriptEntry('<think>look</think>\n<execute>\nprint("hello")\nrun("go to diningtable 1")\n'
                                      '</execute>', purpose="act", once=True),
                          ScriptEntry("<think>oops</think>\n<execute>\nundefined_helper()\n</execute>", purpose="act")])

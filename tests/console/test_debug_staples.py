@@ -111,7 +111,7 @@ async def test_run_to_here_stops_where_the_selected_node_starts(toy_env) -> None
         assert page.screen.agent.tree.root.children[0].status.value == "COMPLETED"  # the earlier sibling ran on the way
 
 
-async def test_run_to_here_on_a_node_that_already_ran_runs_nothing_and_says_so(toy_env) -> None:
+async def test_run_to_here_on_a_node_that_already_ran_only_says_so(toy_env) -> None:
     async with toy_console(nested_model(), breakpoints=[]) as page:
         while len(page.screen.agent.tree.root.children) < 2:
             await page.step("next")
@@ -297,7 +297,7 @@ async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_repla
         assert (await app.debug_screen.agent.runner.evaluate("extra"))[1] == "DININGTABLE 1"
 
 
-async def test_help_lists_run_to_here_and_the_shell(toy_env) -> None:
+async def test_help_lists_run_to_here_with_the_shell(toy_env) -> None:
     from recode_tui.console.screens.help_screen import HelpScreen
 
     async with toy_console() as page:
@@ -307,7 +307,7 @@ async def test_help_lists_run_to_here_and_the_shell(toy_env) -> None:
         assert rows["run.to-here"] == "h" and rows["shell.open"] == "!"
 
 
-def test_the_palette_and_the_manual_name_run_to_here_and_the_shell() -> None:
+def test_run_to_here_with_the_shell_are_in_the_palette_as_in_the_manual() -> None:
     from recode_tui.console.controllers.palette import TITLES
 
     assert "run.to-here" in TITLES and "shell.open" in TITLES

@@ -95,7 +95,7 @@ async def test_continue_opens_the_editor_on_the_root_prompt() -> None:
         assert "Prompt for n0 `solve(instruction, observation)`" in str(page.screen.pending_prompt[0])
 
 
-async def test_solve_a_put_game_by_typing_the_thought_and_the_expansion() -> None:
+async def test_solve_a_put_game_by_typing_a_thought_then_the_expansion() -> None:
     async with toy_console() as page:
         await page.step("continue")
         # The thought first, then the code inside <execute>.
@@ -147,7 +147,7 @@ async def invalid_typed(page: ConsolePage) -> str:
     return typed
 
 
-async def test_an_invalid_expansion_is_refused_on_its_line_and_nothing_is_sent() -> None:
+async def test_an_invalid_expansion_is_refused_on_its_line_with_nothing_sent() -> None:
     async with toy_console() as page:
         typed = await invalid_typed(page)
         assert page.screen.debugger.awaiting_human and not page.screen.driver.busy  # nothing was sent
@@ -157,7 +157,7 @@ async def test_an_invalid_expansion_is_refused_on_its_line_and_nothing_is_sent()
         assert page.screen.editor.editor.text == typed
 
 
-async def test_a_refused_expansion_survives_leaving_the_editor_switching_tabs_and_resizing() -> None:
+async def test_a_refused_expansion_survives_leaving_the_editor_switching_tabs_or_resizing() -> None:
     async with toy_console() as page:
         typed = await invalid_typed(page)
         await page.press("escape", "r")

@@ -18,7 +18,7 @@ def count(app) -> str:
     return str(app.debug_screen.query_one("#search-count").render())
 
 
-async def test_find_in_the_environment_log_steps_through_every_match_and_wraps(toy_env) -> None:
+async def test_find_in_the_environment_log_steps_through_every_match_wrapping(toy_env) -> None:
     async with toy_console(nested_model(), breakpoints=[]) as page:
         await page.step("continue")  # the model plays the episode to its end
         log = page.screen.env_log
@@ -47,7 +47,7 @@ async def test_find_in_the_environment_log_steps_through_every_match_and_wraps(t
         assert not bar.display and page.app.focused is log and not log._found
 
 
-async def test_find_in_the_code_tree_puts_the_cursor_on_a_match_and_opens_its_path(toy_env) -> None:
+async def test_find_in_the_code_tree_puts_the_cursor_on_a_match_its_path_opened(toy_env) -> None:
     async with toy_console(nested_model(), breakpoints=[]) as page:
         await page.step("continue")
         tree = page.screen.tree_view

@@ -24,7 +24,7 @@ async def test_an_agent_without_variables_says_what_it_keeps(agent: str, kept: s
         assert not page.app.query_one("#vars-table").display  # no empty table with headers
 
 
-async def test_recode_shows_its_variables_and_no_note() -> None:
+async def test_recode_shows_its_variables_not_a_note() -> None:
     async with toy_console() as page:
         assert page.app.query_one("#vars-table").display and not page.app.query_one("#vars-note").display
 
