@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the first frame is drawn before these load (recode_tui.cons
     from recode_tui.console.screens.debug_screen import DebugScreen
     from recode_tui.console.session.session_control import SessionControl
     from recode_tui.setup.settings import ConsoleOptions
+    from recode_tui.setup.build import RunnerMaker
 
 
 class RecodeApp(CrashReport, ConsoleApp):
@@ -317,11 +318,12 @@ class RecodeApp(CrashReport, ConsoleApp):
                 yield command
 
 
-def build_app(options: ConsoleOptions, llm: LLM | None = None) -> RecodeApp:
+def build_app(options: ConsoleOptions, llm: LLM | None = None, runner_maker: RunnerMaker | None = None) -> RecodeApp:
     """The console on the run `options` ask for, built now (a pipe, tests); an error is raised here.
 
-    `llm`: a model object answering instead of the options' `--llm` spec. `recode-tui tui` on a
-    terminal instead draws its first frame and builds the run behind it (`RecodeApp(loader=...)`).
+    `llm`: a model object answering instead of the options' `--llm` spec; `runner_maker`: where node
+    code runs instead of the sandbox (behaviour tests: in-process). `recode-tui tui` on a terminal
+    instead draws its first frame and builds the run behind it (`RecodeApp(loader=...)`).
     """
-    return RecodeApp.for_run(load_run(options, llm), cursor_blink=options.cursor_blink, keymap=options.keymap,
+    return RecodeApp.for_run(load_run(options, llm, runner_maker=runner_maker), cursor_blink=options.cursor_blink, keymap=options.keymap,
                              profiles=options.run.llm.profiles, review=options.review)

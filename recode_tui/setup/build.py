@@ -18,7 +18,9 @@ from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 if TYPE_CHECKING:
     from agent.agents import AgentSpec
     from agent.agents.presets import RunSettings
+    from agent.runtime.runner import CodeRunner
     from agent.runtime.stepper import Stepper
+    from agent.sandbox.settings import RunnerSettings
     from envs.base import Env
 
 DEMOS = Path(__file__).resolve().parents[2] / "mockllm" / "demos"
@@ -270,19 +272,28 @@ EnvMaker = Callable[[EpisodeRef, "int | None"], "Env"]
 """Where an episode's environment is made: `make_env` in-process, or the console's early `EnvHost` worker."""
 
 
-def make_agent(settings: "RunSettings", episode: EpisodeRef, llm: LLM, *, env_maker: EnvMaker | None = None) -> "Stepper":
+RunnerMaker = Callable[["RunnerSettings"], "CodeRunner"]
+"""Where node code runs, made from the run's runner settings: the command line never passes one (the
+sandbox, `RunnerSettings.make_runner`); console-behaviour tests pass the in-process `ThreadRunner`."""
+
+
+def make_agent(settings: "RunSettings", episode: EpisodeRef, llm: LLM, *, env_maker: EnvMaker | None = None,
+               runner_maker: RunnerMaker | None = None) -> "Stepper":
     """The agent `settings` name on `episode` (`put-01`, `sciworld:boil/0`, a `.tw-pddl` path), asking `llm`.
 
     The step limit is `step_limit_of(episode, settings)`. Node code runs in a sandboxed worker
     process built by `agent.sandbox.settings`, the one place every path gets its runner and checks;
-    `settings.trusted` drops the static checks (process isolation and limits stay).
+    `settings.trusted` drops the static checks (process isolation and limits stay). `runner_maker`
+    (tests) makes the runner from the same settings instead.
     """
     from agent import agents
+    from agent.sandbox.settings import RunnerSettings
 
     spec = agent_spec(settings)  # refused before any environment starts
+    runner = runner_maker(spec.runner or RunnerSettings()) if runner_maker is not None else None
     env = (env_maker or make_env)(episode, step_limit_of(episode, settings))
     try:
-        return agents.build_agent(spec, env, llm)
+        return agents.build_agent(spec, env, llm, runner)
     except ValueError as exc:  # a routed role the agent does not have
         env.close()
         raise UsageError(str(exc)) from None

@@ -1,22 +1,32 @@
 """Each agent's own view in the console's bottom tab (`a`): Plan-and-Execute's plan and replan
 diffs, ReCAP's levels, re-injections and window, ReAct's turns, CodeAct's cells; redrawn at
-stops only; readable at 80x24."""
+stops only; readable at 80x24.
+
+On the toy world (tests/toyenv) with node code run in-process (tests/console/page.py): the views
+are the agents' and the console's, not ALFWorld's or the sandbox's.
+"""
 
 from __future__ import annotations
 
+import pytest
+
 from agent.runtime import events as ev
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.console.app import build_app
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.node_detail import NodeDetail
 from tests.agents import test_plan_execute as pe
 from tests.agents import test_recap as rc
 
-from .helpers import SIZE, checked, command, notifications, started, wait_for
-from tests.settings import console_options
+from .helpers import checked, notifications, wait_for
+from .page import ConsolePage, toy_app, toy_console
 
 FIRST = pe.plan(("s1", "find the vase on the sofa and take it", []), ("s2", "put the vase on sidetable 1", ["s1"]))
 REPLANNED = pe.plan(("s3", "take the vase from diningtable 1", []), ("s2", "put the vase on sidetable 1", ["s3"]))
+
+
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
 
 
 def replanning_llm() -> ScriptedLLM:
@@ -26,153 +36,158 @@ def replanning_llm() -> ScriptedLLM:
     )
 
 
-def pane(app) -> AgentViewPane:
-    return app.debug_screen.query_one(AgentViewPane)
+def pane(page: ConsolePage) -> AgentViewPane:
+    return page.screen.query_one(AgentViewPane)
 
 
-def shown(app) -> str:
-    return "\n".join(pane(app).lines)
+def shown(page: ConsolePage) -> str:
+    return "\n".join(pane(page).lines)
 
 
-async def until_call(pilot, app, predicate) -> None:
+async def until_call(page: ConsolePage, predicate) -> None:
     """`c` until the run stops at an LLM call that `predicate` accepts."""
     for _ in range(20):
-        await command(pilot, app, "c")
-        last = app.debug_screen.debugger.last_event
+        await page.step("continue")
+        last = page.screen.debugger.last_event
         if isinstance(last, ev.LLMRequested) and predicate(last):
             return
-    raise AssertionError(f"never stopped at the call; last: {app.debug_screen.debugger.last_event}")
+    raise AssertionError(f"never stopped at the call; last: {page.screen.debugger.last_event}")
 
 
-async def test_plan_execute_shows_its_plan_and_each_replan_as_a_diff() -> None:
-    app = build_app(console_options(agent="plan-execute", agent_options={"max_replans": 1}), replanning_llm())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        assert app.debug_screen.query_one("#tab-agent") is not None
-        await pilot.press("a")
-        await pilot.pause()
-        assert app.debug_screen.query_one("#bottom").active == "tab-agent" and app.focused is pane(app)
-        await until_call(pilot, app, lambda e: e.purpose == "act")  # the first executor call of s1
-        text = shown(app)
+async def test_a_opens_the_agent_tab_with_the_focus_on_it() -> None:
+    async with toy_console(replanning_llm(), agent="plan-execute", agent_options={"max_replans": 1}) as page:
+        assert page.screen.query_one("#tab-agent") is not None
+        await page.press("a")
+        assert page.screen.query_one("#bottom").active == "tab-agent" and page.app.focused is pane(page)
+
+
+async def test_plan_execute_shows_its_plan_with_the_running_step_s_turns() -> None:
+    async with toy_console(replanning_llm(), agent="plan-execute", agent_options={"max_replans": 1}) as page:
+        await until_call(page, lambda e: e.purpose == "act")  # the first executor call of s1
+        text = shown(page)
         assert "── Plan (0 of 1 replans used)" in text
         assert "▶ s1: find the vase on the sofa and take it  [running]" in text
         assert "· s2: put the vase on sidetable 1 [after s1]  [pending]" in text
         assert "── Executor turns of s1 (0 of 10)" in text
-        await until_call(pilot, app, lambda e: e.purpose == "act" and e.node_id != app.debug_screen.agent.tree.root.children[0].id)
-        text = shown(app)  # after the replan: s3 runs, s1 failed, the diff says what changed
+
+
+async def test_plan_execute_shows_a_replan_as_a_diff() -> None:
+    async with toy_console(replanning_llm(), agent="plan-execute", agent_options={"max_replans": 1}) as page:
+        await until_call(page, lambda e: e.purpose == "act")
+        await until_call(page, lambda e: e.purpose == "act" and e.node_id != page.screen.agent.tree.root.children[0].id)
+        text = shown(page)  # after the replan: s3 runs, s1 failed, the diff says what changed
         assert "── Replan 1: step s1 failed: no vase on sofa 1" in text
         assert "- s1: find the vase on the sofa and take it" in text and "+ s3: take the vase from diningtable 1" in text
         assert "▶ s3: take the vase from diningtable 1  [running]" in text
-        marks = dict(zip(pane(app).lines, pane(app)._marks))
+        marks = dict(zip(pane(page).lines, pane(page)._marks))
         assert marks["- s1: find the vase on the sofa and take it"] == "removed"
         assert marks["+ s3: take the vase from diningtable 1"] == "added"
-        await command(pilot, app, "c")
-        await until_call(pilot, app, lambda e: "> go to diningtable 1" in shown(app))
-        assert "> go to diningtable 1  => You arrive at diningtable 1." in shown(app)
+        await page.step("continue")
+        await until_call(page, lambda e: "> go to diningtable 1" in shown(page))
+        assert "> go to diningtable 1  => You arrive at diningtable 1." in shown(page)
 
 
-async def test_the_node_pane_follows_the_tree_to_the_next_step_where_the_finished_one_was(toy_game) -> None:
+async def test_the_node_pane_follows_the_tree_to_the_next_step_where_the_finished_one_was() -> None:
     """s1 finishes at its first turn: folded, its row holds s2 next, under the cursor that was on the turn."""
     steps = pe.plan(("s1", "look around", []), ("s2", "go to the table", ["s1"]))
-    app = build_app(console_options(toy_game, agent="plan-execute"),
-                    pe.in_order(("plan", steps), ("act", pe.turn("Done: looked")),
-                                ("act", pe.turn("Action: go to diningtable 1"))))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        screen = app.debug_screen
+    llm = pe.in_order(("plan", steps), ("act", pe.turn("Done: looked")), ("act", pe.turn("Action: go to diningtable 1")))
+    async with toy_console(llm, agent="plan-execute") as page:
+        screen = page.screen
         second = None
-        while second is None or screen.tree_view.current_id != second:
-            await command(pilot, app, "n")
+        for _ in range(20):
+            if second is not None and screen.tree_view.current_id == second:
+                break
+            await page.step("next")
             children = screen.agent.tree.root.children
             second = children[1].id if len(children) > 1 else None
-        await wait_for(pilot, lambda: screen.query_one(NodeDetail).shown_id == second,
+        assert second is not None and screen.tree_view.current_id == second, "the tree never moved to the second step"
+        await wait_for(page.pilot, lambda: screen.query_one(NodeDetail).shown_id == second,
                        what=f"the node pane on {second}, the node the tree marks ▸")
 
 
 async def test_the_view_is_redrawn_at_stops_only() -> None:
-    app = build_app(console_options(agent="plan-execute",
-                                    breakpoints=[]), pe.in_order(("plan", pe.WIN_PLAN), *pe.WIN_TURNS))
+    app = toy_app(pe.in_order(("plan", pe.WIN_PLAN), *pe.WIN_TURNS), agent="plan-execute", breakpoints=[])
     agent = app.debug_screen.agent
     asked = []
     view = agent.view
     agent.view = lambda: asked.append(agent.events_emitted) or view()  # type: ignore[method-assign]
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
+    async with ConsolePage.open(app) as page:
         before = len(asked)
-        await command(pilot, app, "c")  # no breakpoint: one command to the end, dozens of events
-        assert app.debug_screen.agent.finished.success and agent.events_emitted > 30
+        await page.step("continue")  # no breakpoint: one command to the end, dozens of events
+        assert page.screen.agent.finished.success and agent.events_emitted > 30
         assert len(asked) == before + 1  # one stop, one view
-        assert "✓ s2: put the vase on sidetable 1 [after s1]  [done]" in shown(app)
+        assert "✓ s2: put the vase on sidetable 1 [after s1]  [done]" in shown(page)
 
 
-async def test_recap_shows_levels_reinjections_and_the_window_with_its_cut() -> None:
-    app = build_app(console_options(agent="recap", agent_options={"window": 1}), rc.in_order(*rc.WIN))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await until_call(pilot, app, lambda e: e.purpose == "refine" and e.node_id != app.debug_screen.agent.tree.root.id)
-        text = shown(app)  # the child level, on its first revision: both levels are open
+async def test_recap_shows_both_levels_while_the_child_level_runs() -> None:
+    async with toy_console(rc.in_order(*rc.WIN), agent="recap", agent_options={"window": 1}) as page:
+        await until_call(page, lambda e: e.purpose == "refine" and e.node_id != page.screen.agent.tree.root.id)
+        text = shown(page)  # the child level, on its first revision: both levels are open
         assert "depth 0: put a vase in sidetable." in text and "depth 1: find the vase and take it" in text
         assert "▶ 1. subtask: find the vase and take it  (in progress)" in text
         assert "▶ 1. action: go to diningtable 1" in text and "  2. action: take vase 1 from diningtable 1" in text
-        await until_call(pilot, app, lambda e: e.purpose == "refine" and e.node_id == app.debug_screen.agent.tree.root.id)
-        text = shown(app)  # back at the root: the re-injection, and the window cut to 1 round + the path
+
+
+async def test_recap_at_a_return_shows_the_reinjection_in_its_cut_window() -> None:
+    async with toy_console(rc.in_order(*rc.WIN), agent="recap", agent_options={"window": 1}) as page:
+        await until_call(page, lambda e: e.purpose == "refine" and e.node_id != page.screen.agent.tree.root.id)
+        await until_call(page, lambda e: e.purpose == "refine" and e.node_id == page.screen.agent.tree.root.id)
+        text = shown(page)  # back at the root: the re-injection, and the window cut to 1 round + the path
         assert "── Re-injected at each return" in text
         assert ("The subtask `find the vase and take it` returned: done; last action `take vase 1 from diningtable 1`"
                 in text and 'holding: vase 1; claim: "holding vase 1"' in text)  # the structured outcome
         assert "── Window: what the model sees now (2 of 4 rounds; window 1)" in text
         cut = "[... 2 earlier rounds cut from the window ...]"
-        assert cut in pane(app).lines and pane(app)._marks[pane(app).lines.index(cut)] == "cut"
+        assert cut in pane(page).lines and pane(page)._marks[pane(page).lines.index(cut)] == "cut"
         assert "(kept: on the path to the current subtask)" in text
 
 
-async def test_react_marks_the_turn_at_hand_and_codeact_shows_cells_with_output() -> None:
-    app = build_app(console_options(agent="react"))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        assert "▶ turn 1: the LLM is asked" in shown(app)
-        app.debug_screen.editor.editor.load_text("Thought: the vase may be on the table\nAction: go to diningtable 1")
-        await checked(pilot, app)
-        await command(pilot, app, "ctrl+s")
-        await command(pilot, app, "c")
-        text = shown(app)
+async def test_react_marks_the_turn_at_hand() -> None:
+    async with toy_console(agent="react") as page:
+        await page.step("continue")
+        assert "▶ turn 1: the LLM is asked" in shown(page)
+        page.screen.editor.editor.load_text("Thought: the vase may be on the table\nAction: go to diningtable 1")
+        await checked(page.pilot, page.app)
+        await page.command("ctrl+s")
+        await page.step("continue")
+        text = shown(page)
         assert "turn 1: go to diningtable 1" in text and "  thought: the vase may be on the table" in text
         assert "  => You arrive at diningtable 1." in text and "▶ turn 2: the LLM is asked" in text
+
+
+async def test_codeact_shows_each_cell_with_its_output_or_error() -> None:
     cells = ScriptedLLM([ScriptEntry('<think>look</think>\n<execute>\nprint("hello")\nrun("go to diningtable 1")\n'
                                      '</execute>', purpose="act", once=True),
                          ScriptEntry("<think>oops</think>\n<execute>\nundefined_helper()\n</execute>", purpose="act")])
-    app = build_app(console_options(agent="codeact"), cells)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await until_call(pilot, app, lambda e: "cell 3" in shown(app))
-        text = shown(app)
+    async with toy_console(cells, agent="codeact") as page:
+        await until_call(page, lambda e: "cell 3" in shown(page))
+        text = shown(page)
         assert "cell 1 ✓" in text and '  │ print("hello")' in text and "  => hello" in text
         assert "cell 2 ✗ NameError" in text and "▶ cell 3: the LLM is asked" in text
 
 
-async def test_enter_in_codeacts_cells_shows_a_cells_whole_output(toy_game) -> None:
+async def test_enter_in_codeacts_cells_shows_a_cells_whole_output() -> None:
     printing = "<think>count</think>\n<execute>\nfor i in range(12):\n    print(f'line {i} ' + 'x' * 160)\n</execute>"
-    app = build_app(console_options(toy_game, agent="codeact"),
-                    ScriptedLLM([ScriptEntry(printing, purpose="act", once=True)]))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await until_call(pilot, app, lambda e: "cell 2" in shown(app))
-        await pilot.press("escape", "a")
-        await wait_for(pilot, lambda: app.focused is pane(app), what="the Cells tab")
+    async with toy_console(ScriptedLLM([ScriptEntry(printing, purpose="act", once=True)]), agent="codeact") as page:
+        await until_call(page, lambda e: "cell 2" in shown(page))
+        await page.press("escape", "a")
+        await wait_for(page.pilot, lambda: page.app.focused is pane(page), what="the Cells tab")
         whole = [f"  => line {i} " + "x" * 160 for i in range(12)]
-        assert "  => line 0 " not in shown(app) and whole[-1] not in pane(app).lines  # the last 6, each cut
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: all(line in pane(app).lines for line in whole), what="every output line whole")
+        assert "  => line 0 " not in shown(page) and whole[-1] not in pane(page).lines  # the last 6, each cut
+        await page.press("enter")
+        await wait_for(page.pilot, lambda: all(line in pane(page).lines for line in whole),
+                       what="every output line whole")
 
 
-async def test_recode_has_no_agent_tab_and_a_says_so() -> None:
-    app = build_app(console_options("put-01", "demo"))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        assert not app.debug_screen.query("#tab-agent") and not app.debug_screen.query(AgentViewPane)
-        await pilot.press("a")
-        await wait_for(pilot, lambda: any("no agent view" in str(n.message) for n in notifications(app)),
-                       what="the note")
+async def test_recode_has_no_agent_tab() -> None:
+    async with toy_console("gold") as page:
+        assert not page.screen.query("#tab-agent") and not page.screen.query(AgentViewPane)
+
+
+async def test_a_on_recode_says_it_has_no_agent_view() -> None:
+    async with toy_console("gold") as page:
+        await page.press("a")
+        assert any("no agent view" in str(n.message) for n in notifications(page.app))
 
 
 async def test_at_80x24_the_plan_view_has_rows_and_keeps_the_current_step_in_sight() -> None:
@@ -180,13 +195,11 @@ async def test_at_80x24_the_plan_view_has_rows_and_keeps_the_current_step_in_sig
              for i in range(1, 9)]
     llm = ScriptedLLM([ScriptEntry(pe.plan(*steps), purpose="plan"),
                        ScriptEntry(pe.turn("Done: ok"), purpose="act")])
-    app = build_app(console_options(agent="plan-execute"), llm)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot, app)
-        await pilot.press("a")
-        await until_call(pilot, app, lambda e: "▶ s7:" in shown(app))
-        await pilot.pause(0.1)
-        view = pane(app)
+    async with ConsolePage.open(toy_app(llm, agent="plan-execute"), size=(80, 24)) as page:
+        await page.press("a")
+        await until_call(page, lambda e: "▶ s7:" in shown(page))
+        await page.pilot.pause(0.1)
+        view = pane(page)
         assert view.region.height >= 5 and view.region.width >= 70, view.region
         current = next(i for i, mark in enumerate(view._marks) if mark == "current")
         row = view._row_of(current)
@@ -196,50 +209,40 @@ async def test_at_80x24_the_plan_view_has_rows_and_keeps_the_current_step_in_sig
 # -- breakpoints on agent decisions ----------------------------------------------------------------
 
 
-async def add_breakpoint(pilot, app, spec: str) -> None:
+async def add_breakpoint(page: ConsolePage, spec: str) -> None:
     """Type a breakpoint in the Breakpoints tab's entry, as a person does (B, a, the spec, enter)."""
-    from .helpers import type_text
-
-    await pilot.press("B")
-    await pilot.pause()
-    await pilot.press("a")
-    await pilot.pause()
-    await type_text(pilot, spec)
-    await pilot.press("enter")
-    await pilot.pause()
+    await page.press("B", "a")
+    await page.type(spec)
+    await page.press("enter")
 
 
 async def test_a_note_replan_breakpoint_stops_plan_execute_at_the_replan() -> None:
-    app = build_app(console_options(agent="plan-execute", breakpoints=[],
-                                    agent_options={"max_replans": 1}), replanning_llm())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await add_breakpoint(pilot, app, "note replan")
-        [bp] = app.debug_screen.debugger.breakpoints
+    async with toy_console(replanning_llm(), agent="plan-execute", breakpoints=[],
+                           agent_options={"max_replans": 1}) as page:
+        await add_breakpoint(page, "note replan")
+        [bp] = page.screen.debugger.breakpoints
         assert bp.describe() == "on replan" and bp.spec() == "note replan"
-        await command(pilot, app, "c")  # plan, s1's two turns: the plan adopted is no replan, it runs on
-        last = app.debug_screen.debugger.last_event
-        assert isinstance(last, ev.AgentNote) and last.label == "replan" and app.debug_screen.agent.env.steps == 1
-        assert app.debug_screen.reason.startswith("breakpoint 1: on replan — replan at n0: why: step s1 failed: no vase on sofa 1")
-        assert bp.hit_count == 1 and "── Replan 1: step s1 failed: no vase on sofa 1" in shown(app)
-        await command(pilot, app, "c")  # no second replan: on to the win
-        assert app.debug_screen.agent.finished.success and bp.hit_count == 1
+        await page.step("continue")  # plan, s1's two turns: the plan adopted is no replan, it runs on
+        last = page.screen.debugger.last_event
+        assert isinstance(last, ev.AgentNote) and last.label == "replan" and page.screen.agent.env.steps == 1
+        assert page.reason.startswith("breakpoint 1: on replan — replan at n0: why: step s1 failed: no vase on sofa 1")
+        assert bp.hit_count == 1 and "── Replan 1: step s1 failed: no vase on sofa 1" in shown(page)
+        await page.step("continue")  # no second replan: on to the win
+        assert page.screen.agent.finished.success and bp.hit_count == 1
 
 
 async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> None:
-    app = build_app(console_options(agent="recap", breakpoints=[]), rc.in_order(*rc.WIN))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await add_breakpoint(pilot, app, "note re-injection")
-        await add_breakpoint(pilot, app, "note plan adopted")  # Plan-and-Execute's label: never hit here
-        await command(pilot, app, "c")
-        last = app.debug_screen.debugger.last_event
+    async with toy_console(rc.in_order(*rc.WIN), agent="recap", breakpoints=[]) as page:
+        await add_breakpoint(page, "note re-injection")
+        await add_breakpoint(page, "note plan adopted")  # Plan-and-Execute's label: never hit here
+        await page.step("continue")
+        last = page.screen.debugger.last_event
         assert isinstance(last, ev.AgentNote) and last.label == "re-injection"
-        assert "breakpoint 1: on re-injection — re-injection at n0: The subtask `find the vase and take it`" in app.debug_screen.reason
-        assert "── Re-injected at each return" in shown(app) and app.debug_screen.agent.env.steps == 2
-        await command(pilot, app, "c")
-        assert app.debug_screen.agent.finished.success
-        assert [b.hit_count for b in app.debug_screen.debugger.breakpoints] == [1, 0]
+        assert "breakpoint 1: on re-injection — re-injection at n0: The subtask `find the vase and take it`" in page.reason
+        assert "── Re-injected at each return" in shown(page) and page.screen.agent.env.steps == 2
+        await page.step("continue")
+        assert page.screen.agent.finished.success
+        assert [b.hit_count for b in page.screen.debugger.breakpoints] == [1, 0]
 
 
 def test_note_breakpoints_parse_and_refuse_a_bad_regex() -> None:
@@ -264,15 +267,11 @@ async def test_ctrl_a_then_a_fast_answer_replaces_the_whole_format() -> None:
     right behind it replaces the skeleton instead of landing after `Thought: `."""
     from textual import events
 
-    from .helpers import type_text
-
-    app = build_app(console_options(agent="react"))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        assert app.focused is app.debug_screen.editor.editor and app.debug_screen.editor.editor.text == "Thought: \nAction: "
-        app.post_message(events.Key("ctrl+a", None))  # queued right before the typed keys, as a terminal sends them
-        await type_text(pilot, "Thought: go\nAction: go to diningtable 1")
-        await checked(pilot, app)
-        assert app.debug_screen.editor.editor.text == "Thought: go\nAction: go to diningtable 1"
-        assert app.debug_screen.editor.last_check.ok
+    async with toy_console(agent="react") as page:
+        await page.step("continue")
+        assert page.app.focused is page.screen.editor.editor and page.screen.editor.editor.text == "Thought: \nAction: "
+        page.app.post_message(events.Key("ctrl+a", None))  # queued right before the typed keys, as a terminal sends them
+        await page.type("Thought: go\nAction: go to diningtable 1")
+        await checked(page.pilot, page.app)
+        assert page.screen.editor.editor.text == "Thought: go\nAction: go to diningtable 1"
+        assert page.screen.editor.last_check.ok

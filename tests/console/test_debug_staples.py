@@ -1,4 +1,8 @@
-"""Debugger staples: `!` at a stop, run to here, the current line, the model clock."""
+"""Debugger staples: `!` at a stop, run to here, the current line, the model clock.
+
+What does not depend on ALFWorld or the sandbox runs on the toy world with node code in-process
+(tests/console/page.py); the shell's checks, resumes and forks keep the real sandbox.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,9 @@ from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.screens.shell_prompt import ShellPrompt
 
-from .helpers import SIZE, command, select_node, started, type_text, wait_for
+from .helpers import SIZE, command, notifications, select_node, started, type_text, wait_for
+from .page import toy_console
+from .test_pilot import nested_model
 from tests.settings import console_options
 
 
@@ -92,26 +98,30 @@ async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_aft
         assert "human" in sources and sources[-1] != "human"
 
 
-async def test_run_to_here_stops_where_the_selected_node_starts(tmp_path: Path) -> None:
-    from .test_pilot import demo_app
-    from .test_sessions_console import select
-
-    app = demo_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        while len(app.debug_screen.agent.tree.root.children) < 2:
-            await command(pilot, app, "n")
-        target = app.debug_screen.agent.tree.root.children[-1].id
-        await select(pilot, app, target)
-        await command(pilot, app, "h")
-        stop = app.debug_screen.debugger.last_stop
+async def test_run_to_here_stops_where_the_selected_node_starts(toy_env) -> None:
+    async with toy_console(nested_model(), breakpoints=[]) as page:
+        while len(page.screen.agent.tree.root.children) < 2:
+            await page.step("next")
+        target = page.screen.agent.tree.root.children[-1].id
+        await page.select(target)
+        await page.command("h")
+        stop = page.screen.debugger.last_stop
         assert isinstance(stop.event, ev.NodeStarted) and stop.event.node_id == target
         assert "ran to here" in stop.reason.text
-        assert app.debug_screen.agent.tree.root.children[0].status.value == "COMPLETED"  # the earlier sibling ran on the way
-        await select(pilot, app, app.debug_screen.agent.tree.root.children[0].id)
-        await pilot.press("h")  # a node that already ran: said, nothing runs
-        await pilot.pause()
-        assert app.debug_screen.debugger.last_stop is stop
+        assert page.screen.agent.tree.root.children[0].status.value == "COMPLETED"  # the earlier sibling ran on the way
+
+
+async def test_run_to_here_on_a_node_that_already_ran_only_says_so(toy_env) -> None:
+    async with toy_console(nested_model(), breakpoints=[]) as page:
+        while len(page.screen.agent.tree.root.children) < 2:
+            await page.step("next")
+        await page.select(page.screen.agent.tree.root.children[-1].id)
+        await page.command("h")
+        stop = page.screen.debugger.last_stop
+        await page.select(page.screen.agent.tree.root.children[0].id)
+        await page.press("h")
+        assert page.screen.debugger.last_stop is stop
+        assert any("has already run" in str(n.message) for n in notifications(page.app))
 
 
 LOOP = (
@@ -130,24 +140,22 @@ def detail_text(app) -> str:
     return "\n".join(strip.text for strip in body.render_lines(body.region.reset_offset))
 
 
-async def test_the_running_line_moves_between_the_actions_of_a_loop() -> None:
+async def test_the_running_line_moves_between_the_actions_of_a_loop(toy_env) -> None:
     from mockllm.scripted import ScriptedLLM, ScriptEntry
 
     llm = ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
-    app = build_app(console_options(breakpoints=[]), llm)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
+    async with toy_console(llm, breakpoints=[]) as page:
         lines = []
         while len(lines) < 4:
-            await command(pilot, app, "s")
-            event = app.debug_screen.debugger.last_event
+            await page.step("step")
+            event = page.screen.debugger.last_event
             if isinstance(event, ev.ActionSent):
-                assert app.debug_screen.tree_view.cursor_node.data == event.node_id
+                assert page.screen.tree_view.cursor_node.data == event.node_id
                 lines.append(event.line)
-                assert f"running line {event.line}" in detail_text(app)
+                assert f"running line {event.line}" in detail_text(page.app)
         assert lines == [2, 3, 2, 3]
-        await command(pilot, app, "o")  # the node ends: no mark
-        assert "running line" not in detail_text(app)
+        await page.step("over")  # the node ends: no mark
+        assert "running line" not in detail_text(page.app)
 
 
 class GatedLLM:
@@ -255,19 +263,14 @@ def test_an_answer_replayed_from_a_journal_is_labelled_journal(tmp_path: Path) -
     assert completion.source == "journal"
 
 
-async def test_the_node_pane_shows_what_a_stub_became() -> None:
-    from .test_pilot import demo_app
-    from .test_sessions_console import select
-
-    app = demo_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        while not app.debug_screen.agent.tree.root.children:
-            await command(pilot, app, "n")
-        await select(pilot, app, "n0")
-        text = detail_text(app)
+async def test_the_node_pane_shows_what_a_stub_became(toy_env) -> None:
+    async with toy_console(nested_model(), breakpoints=[]) as page:
+        while not page.screen.agent.tree.root.children:
+            await page.step("next")
+        await page.select("n0")
+        text = detail_text(page.app)
         assert "expanded into" in text
-        first = app.debug_screen.agent.tree.root.children[0]
+        first = page.screen.agent.tree.root.children[0]
         assert f"{first.id} {first.code.splitlines()[0][:20]}" in text
 
 
@@ -294,19 +297,19 @@ async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_repla
         assert (await app.debug_screen.agent.runner.evaluate("extra"))[1] == "DININGTABLE 1"
 
 
-async def test_help_and_palette_list_run_to_here_and_the_shell() -> None:
-    from recode_tui.console.controllers.palette import TITLES
+async def test_help_lists_run_to_here_with_the_shell(toy_env) -> None:
     from recode_tui.console.screens.help_screen import HelpScreen
 
-    from .test_pilot import demo_app
-
-    app = demo_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await pilot.press("question_mark")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
-        rows = {row[2]: row[0] for row in app.screen.rows}
+    async with toy_console() as page:
+        await page.press("question_mark")
+        assert isinstance(page.app.screen, HelpScreen)
+        rows = {row[2]: row[0] for row in page.app.screen.rows}
         assert rows["run.to-here"] == "h" and rows["shell.open"] == "!"
+
+
+def test_run_to_here_with_the_shell_are_in_the_palette_as_in_the_manual() -> None:
+    from recode_tui.console.controllers.palette import TITLES
+
     assert "run.to-here" in TITLES and "shell.open" in TITLES
     manual = (Path(__file__).resolve().parents[2] / "docs" / "console.md").read_text()
     assert "`run.to-here`" in manual and "`shell.open`" in manual

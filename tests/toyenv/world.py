@@ -1,7 +1,7 @@
 """Toy: a tiny in-memory text world for tests (no engine, no files, microseconds a step).
 
 A few places with objects on them and ALFWorld-like commands (`go to P`,
-`take O from P`, `put O in/on P`, `look`, `inventory`), so the agent layer
+`take O from P`, `put O in/on P` or `move O to P`, `look`, `inventory`), so the agent layer
 (engine, debugger, journal, replay, console) can be tested on what it does
 rather than on what ALFWorld does. Everything is deterministic: a replay of
 the same actions gives the same observations.
@@ -22,7 +22,7 @@ NAME = "toy"
 TASK_TYPES = ("put", "take")
 DEFAULT_MAX_STEPS = 30
 NOTHING = "Nothing happens."
-_PUT = re.compile(r"^put (.+?) (?:in/on|in|on) (.+)$")
+_PUT = re.compile(r"^(?:put (.+?) (?:in/on|in|on)|move (.+?) to) (.+)$")  # both grammars, as ALFWorld's env maps them
 _TAKE = re.compile(r"^take (.+?) from (.+)$")
 
 
@@ -125,7 +125,8 @@ class ToyEnv(Env):
                 self._won = True
             return f"You pick up the {thing} from the {place}."
         if (match := _PUT.match(command)) is not None:
-            thing, place = match.groups()
+            put, move, place = match.groups()
+            thing = put or move
             if place != self.where or thing != self.holding:
                 return NOTHING
             self.contents[place].append(thing)

@@ -19,6 +19,7 @@ from textual.app import App
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.signal import Signal
 
 from recode_tui.console.run.requests import StatusChanged
 from recode_tui.console.run.run_state import RunState
@@ -94,6 +95,7 @@ class RunScreen(Screen[None]):
     drafts: dict[str, str]  # node id -> the person's expansion text
     shown_prompt: tuple[str, str] | None  # what the Prompt tab shows
     stops: int  # commands finished and shown (tests wait on this; a new run goes on counting)
+    stop_shown: Signal[int]  # published with `stops` once a stop is shown in every pane
     reason_kind: str  # how the status line's second line says `reason` (info, error, human, ...)
     reason: str  # why the run stopped, on the status line
     short_reason: str  # said instead of `reason` when it does not fit

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from envs.base import Env
     from envs.registry import EpisodeRef
     from recode_tui.console.session.session_control import SessionControl
-    from recode_tui.setup.build import EnvMaker
+    from recode_tui.setup.build import EnvMaker, RunnerMaker
     from recode_tui.setup.settings import ConsoleOptions
 
 
@@ -39,11 +39,13 @@ RunLoader = Callable[[], LoadedRun]
 """Builds the run (imports included); runs in a thread, so it must not touch the app."""
 
 
-def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMaker | None = None) -> LoadedRun:
+def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMaker | None = None,
+             runner_maker: RunnerMaker | None = None) -> LoadedRun:
     """Build what the console's run needs (the LLM, the agent on its environment, the session) from its options.
 
     `llm`: a model object answering instead of the options' spec (tests); `env_maker`: where the
-    episode's environment is made (the early `EnvHost`'s worker), default in-process.
+    episode's environment is made (the early `EnvHost`'s worker), default in-process; `runner_maker`:
+    where node code runs (tests: in-process), default the sandbox.
     With `options.run.resumed` (a session folder) the console replays that session instead, with the
     LLM it recorded unless `--llm` was given.
     """
@@ -58,7 +60,7 @@ def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMake
     if episode is None:
         raise UsageError("no episode to play: give --game")
     model = llm if llm is not None else make_llm(run.llm.spec, run.llm.profiles, episode, agent_name=run.settings.agent)
-    agent = make_agent(run.settings, episode, model, env_maker=env_maker)
+    agent = make_agent(run.settings, episode, model, env_maker=env_maker, runner_maker=runner_maker)
     control = None
     if options.journaled or run.resumed is not None:
         from agent.sessions.journal import sessions_dir_from

@@ -29,6 +29,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
+from textual.signal import Signal
 from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
 from agent.runtime import events as ev
@@ -97,6 +98,9 @@ class DebugScreen(PaneRoutes):
         self.short_reason = ""  # said instead of `reason` when it does not fit the status line
         self.shown_prompt: tuple[str, str] | None = None  # what the Prompt tab shows
         self.stops = stops  # commands finished and shown (tests wait on this; a new run goes on counting)
+        # Published once a stop (or a failed command) is shown in every pane: whoever needs the result
+        # of a command subscribes instead of polling (tests/console/page.py).
+        self.stop_shown: Signal[int] = Signal(self, "stop_shown")
         self.command_at = 0.0  # when the last agent command was given
         self.shown = asyncio.Event()  # set once the panes show the run (the replayed events included)
         self.replay_error: Exception | None = None  # showing the replayed events failed (see `_show_replayed`)

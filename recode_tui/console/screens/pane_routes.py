@@ -144,6 +144,7 @@ class PaneRoutes(RunScreen):
 
     def on_stop_shown(self, message: StopShown) -> None:
         self.stops += 1
+        self.stop_shown.publish(self.stops)
 
     # -- the status line and the prompt --------------------------------------------------------
 

@@ -1,0 +1,178 @@
+"""A page object over the console for Pilot tests: what a person does (step, answer) and sees (the
+tree, the log, the status line), on the toy environment with node code run in-process.
+
+Why: a behaviour of the console (a key, a pane, a breakpoint) does not depend on ALFWorld or on the
+sandbox's worker process, and booting both costs most of a console test. `toy_app` builds the real
+console on the toy world (tests/toyenv) with the runtime's own in-process runner (`ThreadRunner`);
+a test of what the sandbox or ALFWorld does keeps `build_app` with the real ones.
+
+Waits await what they need: a command's result is the screen's `stop_shown` signal, published once
+the stop is shown in every pane; nothing polls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, AsyncIterator
+
+from textual.pilot import Pilot
+
+from agent.runtime.thread_runner import ThreadRunner
+from recode_tui.console.app import RecodeApp, build_app
+from tests.settings import console_options
+
+from .helpers import SIZE, type_text
+
+if TYPE_CHECKING:
+    from agent.llm import LLM
+    from agent.runtime.debugger import Breakpoint
+    from agent.sandbox.settings import RunnerSettings
+    from recode_tui.console.screens.debug_screen import DebugScreen
+
+TOY_GAME = "toy:vase-1"  # "put a vase in sidetable."; the vase is on diningtable 1 (as in ALFWorld's put-01)
+HANG = 90.0  # bounds a real hang only: a loaded machine is slow, not stuck
+STEP_KEYS = {"next": "n", "step": "s", "over": "o", "out": "u", "continue": "c"}
+
+
+def in_process(settings: RunnerSettings) -> ThreadRunner:
+    """The runtime's own in-process runner, with the run's node time limit (no static checks, no worker)."""
+    return ThreadRunner(node_timeout=settings.node_timeout)
+
+
+def toy_app(llm: str | LLM = "human", *, game: str = TOY_GAME, breakpoints: list[Breakpoint] | None = None,
+            **options: Any) -> RecodeApp:
+    """The console on a toy episode, node code in-process. `llm`: an `--llm` spec or a model object;
+    `options`: `console_options`' keywords (sessions_dir, keymap, agent, limits, ...).
+
+    The toy environment must be registered (the `toy_env` fixture)."""
+    spec, model = (llm, None) if isinstance(llm, str) else ("human", llm)
+    return build_app(console_options(game, spec, breakpoints=breakpoints, **options), model, runner_maker=in_process)
+
+
+class ConsolePage:
+    """The running console as a person uses it: keys that run the agent, the answer they type, what the
+    panes show. Each command returns once its stop is shown."""
+
+    def __init__(self, pilot: Pilot) -> None:
+        self.pilot = pilot
+        self.app: RecodeApp = pilot.app  # type: ignore[assignment]
+        self._waiting: list[asyncio.Future[int]] = []
+        self._subscribed: DebugScreen | None = None
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, app: RecodeApp, size: tuple[int, int] = SIZE) -> AsyncIterator[ConsolePage]:
+        """Run `app` under Pilot and yield its page once the run's first stop is shown."""
+        async with app.run_test(size=size) as pilot:
+            page = cls(pilot)
+            await page.started()
+            yield page
+
+    # -- what a person sees ------------------------------------------------------------------
+
+    @property
+    def screen(self) -> DebugScreen:
+        return self.app.debug_screen
+
+    def tree(self) -> list[str]:
+        """The code tree's lines as shown (open nodes' children included, closed ones' not)."""
+        lines: list[str] = []
+        stack = [self.screen.tree_view.root]
+        while stack:
+            item = stack.pop()
+            if item is not self.screen.tree_view.root or self.screen.tree_view.show_root:
+                lines.append(item.label.plain)
+            if item.is_expanded or item is self.screen.tree_view.root:
+                stack.extend(reversed(item.children))
+        return lines
+
+    def log(self) -> str:
+        """The environment pane's text."""
+        return "\n".join(self.screen.env_log.lines)
+
+    @property
+    def reason(self) -> str:
+        """Why the run stopped, as the status line says it."""
+        return self.screen.reason
+
+    @property
+    def state(self) -> str:
+        return self.screen.run_state
+
+    # -- what a person does ------------------------------------------------------------------
+
+    async def started(self) -> None:
+        """Wait until the run's first stop (the task and first observation) is shown."""
+        if self.screen.stops == 0:  # the autostarted first step has not been shown yet
+            await self._shown(self._next_stop())
+        await self.pilot.pause()
+
+    async def command(self, *keys: str) -> None:
+        """Press keys that run one agent command and wait until its stop is shown."""
+        stop = self._next_stop()
+        await self.pilot.press(*keys)
+        await self._shown(stop)
+
+    async def step(self, mode: str = "next") -> None:
+        """One debugger command by its key: next, step (into), over, out, continue."""
+        await self.command(STEP_KEYS[mode])
+
+    async def answer(self, text: str) -> None:
+        """Type `text` into the open answer editor and submit it (ctrl+s); returns once the run stopped
+        after it. The editor must be open (the run awaits an answer)."""
+        await type_text(self.pilot, text)
+        await self.command("ctrl+s")
+
+    async def select(self, node_id: str) -> None:
+        """Put the tree's cursor on `node_id`, the tree focused, as a person does with the arrow keys."""
+        tree = self.screen.tree_view
+        tree.focus()
+        tree.move_cursor(tree.item(node_id))
+        await self.pilot.pause()
+        assert tree.cursor_node is not None and tree.cursor_node.data == node_id, f"the cursor is not on {node_id}"
+
+    async def press(self, *keys: str) -> None:
+        await self.pilot.press(*keys)
+
+    async def type(self, text: str) -> None:
+        await type_text(self.pilot, text)
+
+    # -- waiting -----------------------------------------------------------------------------
+
+    async def worked(self, group: str) -> None:
+        """Wait until the work a key just started in the app's workers of `group` is done (a pane
+        reading a value from the runner, say)."""
+        await self.pilot.pause()  # the key's message is handled: its worker exists
+        await self.app.workers.wait_for_complete([w for w in self.app.workers if w.group == group])
+        await self.pilot.pause()
+
+    def _next_stop(self) -> asyncio.Future[int]:
+        """A future the next shown stop resolves (armed before the key that causes it)."""
+        screen = self.screen
+        if self._subscribed is not screen:  # a new run (resume, fork) has its own screen and signal
+            screen.stop_shown.subscribe(self.app, self._on_stop_shown, immediate=True)
+            self._subscribed = screen
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._waiting.append(future)
+        return future
+
+    def _on_stop_shown(self, count: int) -> None:
+        waiting, self._waiting = self._waiting, []
+        for future in waiting:
+            if not future.done():
+                future.set_result(count)
+
+    async def _shown(self, stop: asyncio.Future[int]) -> None:
+        try:
+            await asyncio.wait_for(stop, HANG)
+        except asyncio.TimeoutError:
+            raise AssertionError(f"no stop was shown in {HANG:g} s (the run says: {self.reason!r})") from None
+        await self.pilot.pause()  # the requests the stop posted (the editor's focus, the key line) are handled
+
+
+@asynccontextmanager
+async def toy_console(llm: str | LLM = "human", **options: Any) -> AsyncIterator[ConsolePage]:
+    """`ConsolePage.open(toy_app(...))`: the console on the toy world, at its first stop."""
+    async with ConsolePage.open(toy_app(llm, **options)) as page:
+        yield page
