@@ -1,5 +1,5 @@
 """Reports and prompt files someone sent, with markup and terminal escapes in every string field,
-through the commands that print them: shown as text, never interpreted (issue 45, item 7)."""
+through the commands that print them: shown as text, never interpreted."""
 
 from __future__ import annotations
 
