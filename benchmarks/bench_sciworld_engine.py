@@ -151,7 +151,7 @@ async def engine_episode(task: str, instant: bool = False) -> dict:
     env = TimedEnv(InstantEnv(len(gold)) if instant else provider.make_env(episode))
     runner = RunnerSettings().make_runner()  # what run and eval build: sandboxed, with the checks
     await runner.ensure_started()  # outside the clock: a user pays it once per run
-    agent = Engine(env, gold_llm(gold), runner, prompts=PromptSet(DEFAULT_PROMPTS))
+    agent = Engine(env, gold_llm(Engine, gold), runner, prompts=PromptSet(DEFAULT_PROMPTS))
     sessions = tempfile.TemporaryDirectory()
     session = start_session(agent, Path(sessions.name), EpisodeRef.parse(f"sciworld:{episode}"), "gold")  # every user path's journal
     actions = expansions = 0

@@ -36,6 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agent import agents  # noqa: E402
 from agent.eval.batch import EvalPlan, EvalReport, Evaluation, EpisodeSpec  # noqa: E402
 from agent.eval.executor import LocalExecutor  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
@@ -98,7 +99,7 @@ async def one_level(concurrency: int, games: list[EpisodeSpec], gold: dict[str, 
             samples[worker.pid] = worker_memory(worker.pid)
 
     began = time.monotonic()
-    await Evaluation(report, folder, LocalExecutor(report, lambda game, agent: gold_llm(gold[game.id]), lambda size: pool),
+    await Evaluation(report, folder, LocalExecutor(report, lambda game, agent: gold_llm(agents.agent_class(agent), gold[game.id]), lambda size: pool),
                      on_result=sample).run()
     wall = time.monotonic() - began
     memory = list(samples.values())

@@ -10,12 +10,16 @@ import asyncio
 
 import pytest
 
+from agent.llm import Purpose
 from agent.runtime import events as ev
+from agent.runtime.answer_words import AnswerWords
 from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, StepMode, parse_breakpoint
 from mockllm.human import HumanLLM
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.setup.build import make_agent
 from tests.settings import episode_named, run_settings
+from tests.toyenv import AGENT
+from tests.toyenv.agent import OneActionAgent
 
 # toy:vase-1: "put a vase in sidetable."; the vase is on diningtable 1 (as in ALFWorld's put-01).
 GAME = "toy:vase-1"
@@ -171,6 +175,25 @@ async def test_pause_stops_a_continue() -> None:
     assert stop.reason.kind == "paused" and isinstance(stop.event, ev.ActionSent)
     assert not dbg.running
     await agent.close()
+
+
+class TurnsAgent(OneActionAgent):
+    """A plug-in agent that declares its act its main call and calls an answer a turn."""
+
+    main_purpose = Purpose.ACT
+    answer_words = AnswerWords(noun="turn")
+
+
+async def test_a_plug_in_agent_s_main_call_reads_in_its_own_words() -> None:
+    """The debugger knows no agent's main call: the agent declares it (`main_purpose`) and names it."""
+    made = make_agent(run_settings(agent=AGENT), episode_named(GAME), HumanLLM())
+    agent = TurnsAgent(made.env, made.llm, made.runner, prompts=made.prompts)
+    try:
+        stop = await Debugger(agent, breakpoints=[]).step("continue")
+        assert isinstance(stop.event, ev.LLMRequested) and stop.reason.kind == "human"
+        assert stop.reason.text == "awaiting your turn of n1 `turn 1`"
+    finally:
+        await agent.close()
 
 
 async def test_human_stops_at_the_request_and_submit_resumes() -> None:

@@ -320,6 +320,50 @@ def test_the_runtime_imports_no_agent() -> None:
     assert upward == []
 
 
+# Above the agents: the front ends, the scripted LLMs, the shared runtime, sessions and eval. They reach an
+# agent through the registry (`agent.agents`) and the `Stepper` seam only, never through one agent's package.
+ABOVE_THE_AGENTS = ("recode_tui", "mockllm", *RUNTIME)
+# The known exceptions, each ReCode's own feature that no other agent has (`prompt_workspace`): the console's
+# prompt workspace (`W`) and `prompt show --stub` render, edit and compare ReCode's prompt by its parts.
+MAY_IMPORT_AN_AGENT = {
+    "recode_tui.commands.prompt": "agent.agents.recode",
+    "recode_tui.console.workspace.compare": "agent.agents.recode",
+    "recode_tui.console.workspace.counts": "agent.agents.recode",
+    "recode_tui.console.workspace.screen": "agent.agents.recode",
+    "recode_tui.console.workspace.target": "agent.agents.recode",
+}
+
+
+def _agent_packages() -> tuple[str, ...]:
+    folder = ROOT / "agent" / "agents"
+    return tuple(f"agent.agents.{p.name}" for p in sorted(folder.iterdir()) if (p / "__init__.py").exists())
+
+
+def _imports_of_an_agent() -> dict[str, set[str]]:
+    """Module above the agents -> the agent packages it imports (lazy and TYPE_CHECKING imports count)."""
+    modules, packages = _modules(), _agent_packages()
+    found: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        if not any(name == top or name.startswith(top + ".") for top in ABOVE_THE_AGENTS):
+            continue
+        for _, imported in _every_import(path, modules):
+            for package in packages:
+                if imported == package or imported.startswith(package + "."):
+                    found.setdefault(name, set()).add(package)
+    return found
+
+
+def test_front_ends_runtime_sessions_and_eval_import_only_the_agent_registry() -> None:
+    """A front end, a scripted LLM, the runtime, sessions and eval name no agent's package: what they need of
+    an agent (its stub's name for `b`, its gold answers, its main call's purpose) is a field or method of
+    `Stepper` that the agent overrides, so a plug-in agent gets every front end's feature. The exceptions
+    are listed (ReCode's prompt workspace); one that no longer imports its agent must leave the list."""
+    found = _imports_of_an_agent()
+    unlisted = {name: packages for name, packages in found.items() if packages != {MAY_IMPORT_AN_AGENT.get(name)}}
+    assert unlisted == {}
+    assert sorted(set(MAY_IMPORT_AN_AGENT) - set(found)) == []
+
+
 # What the runtime (`agent/runtime/`) may import of ours: itself, the LLM protocol and the environments'
 # interfaces and registry. Sessions, the sandbox and the agents build on it and hand it what it needs.
 RUNTIME_MAY_IMPORT = ("agent.runtime", "agent.llm", "envs.base", "envs.provider", "envs.registry")

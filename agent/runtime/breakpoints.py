@@ -56,6 +56,8 @@ class Breakpoint:
         self.seen_value: tuple[str, str] | None = None
         # how `every LLM call` reads for the agent being debugged (`Stepper.every_call_words`); set by the Debugger
         self.every_call = "every stub expansion"
+        # the purpose of the agent's main call (`Stepper.main_purpose`), which `stub NAME` matches; set by the Debugger
+        self.main_purpose = ""
         if self.kind in (BreakpointKind.ACTION_REGEX, BreakpointKind.OBSERVATION_REGEX):
             if not self.value:
                 raise ValueError(f"a {self.kind.value} breakpoint needs a regular expression")
@@ -134,16 +136,19 @@ class Breakpoint:
         }[self.kind]
         return f"{head} if {self.condition}" if self.condition else head
 
+    def _is_main(self, event: ev.LLMRequested) -> bool:
+        return bool(self.main_purpose) and event.purpose == self.main_purpose
+
     def match(self, event: ev.Event, stub_name: str) -> str | None:
         """What matched (a short text), or None. Ignores `enabled` and the condition."""
         match self.kind:
-            case BreakpointKind.EVERY_LLM_CALL:  # every LLM call but a repair: ReCode's expansions, any agent's calls
-                if isinstance(event, ev.LLMRequested) and event.purpose == Purpose.EXPAND:
+            case BreakpointKind.EVERY_LLM_CALL:  # every LLM call but a repair: the main calls (a stub's), any other
+                if isinstance(event, ev.LLMRequested) and self._is_main(event):
                     return stub_name or "stub"
                 if isinstance(event, ev.LLMRequested) and event.purpose != Purpose.REPAIR:
                     return f"{event.purpose} call of {event.node_id}"  # another agent's LLM call (ReAct's act)
             case BreakpointKind.STUB_NAME:
-                if isinstance(event, ev.LLMRequested) and event.purpose == Purpose.EXPAND and stub_name:
+                if isinstance(event, ev.LLMRequested) and self._is_main(event) and stub_name:
                     if self._regex is None:
                         return stub_name if stub_name == self.value else None
                     return stub_name if self._regex.fullmatch(stub_name) else None

@@ -9,7 +9,7 @@ nothing; an agent (bundled or a plug-in) sets the ones it has:
   prompt workspace (`W`) edits and tries it, `prompt show --stub` renders it.
 - `demo_scripts`: environment name -> a bundled script `--llm demo` plays on that environment.
 - `gold_answers(actions)`: its own answers that play a known action sequence (`--llm gold`),
-  as `ScriptedAnswer`s a scripted LLM gives in turn; None when it cannot.
+  as `ScriptedAnswer`s a scripted LLM gives in turn (`mockllm.gold.gold_llm(agent, actions)`); None when it cannot.
 """
 
 from __future__ import annotations

@@ -127,7 +127,7 @@ class Debugger:
     # -- breakpoints -----------------------------------------------------------
 
     def _number(self, bp: Breakpoint) -> Breakpoint:
-        bp.every_call = self.agent.every_call_words
+        bp.every_call, bp.main_purpose = self.agent.every_call_words, self.agent.main_purpose
         bp.number = self._next_number
         self._next_number += 1
         self.breakpoints.append(bp)
@@ -307,7 +307,8 @@ class Debugger:
     def _human_reason(self, event: ev.LLMRequested) -> StopReason:
         node = self.agent.tree.nodes.get(event.node_id or "")
         code = _first_line(node.code) if node else ""
-        what = "expansion" if event.purpose in ("", Purpose.EXPAND) else event.purpose  # repair, or another agent's call
+        main = event.purpose in ("", self.agent.main_purpose)
+        what = self.agent.answer_words.noun if main else event.purpose  # a repair, or another of its calls
         attempt = f" (attempt {event.attempt})" if event.attempt > 1 else ""
         return StopReason("human", f"awaiting your {what} of {event.node_id} `{code}`{attempt}")
 
@@ -417,7 +418,7 @@ class Debugger:
                         Stop(event, StopReason("human", f"expansion refused: {rejected} — write it again"), count)
                     )
                 elif isinstance(event, ev.LLMAnswered):
-                    if event.purpose in ("", Purpose.EXPAND, Purpose.REPAIR):  # ReCode's expansion: its children
+                    if event.purpose in ("", self.agent.main_purpose, Purpose.REPAIR):  # its children
                         what = f"{len(event.blocks)} child node(s)" if event.blocks else "empty: the stub is skipped"
                         text = f"expansion accepted: {what}"
                     else:  # another agent's call: what the answer does

@@ -72,6 +72,10 @@ class Stepper(LLMCalls, EnvActions):
     display_name: ClassVar[str] = "Agent"  # as the status line shows it
     roles: ClassVar[tuple[str, ...]] = (MAIN_ROLE,)  # the LLM roles, in the order the console lists them
     every_call_words: ClassVar[str] = "every LLM call"  # how the default breakpoint reads for this agent
+    # The purpose (`agent.llm.Purpose`, or the agent's own word) of its main call: the one a `stub NAME`
+    # breakpoint stops at and whose accepted answer adds child nodes (ReCode: "expand"); '' : none,
+    # every call reads by its own purpose.
+    main_purpose: ClassVar[str] = ""
     awaiting_llm_word: ClassVar[str] = "awaiting llm"  # how a node waiting on its LLM call reads in the panes
     structure_title: ClassVar[str] = "Steps"  # the title of the pane that draws `tree`
     default_prompts: ClassVar[Path | None] = None  # the prompt set used when --prompts is not given
@@ -93,6 +97,12 @@ class Stepper(LLMCalls, EnvActions):
     @classmethod
     def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
         """Its own answers that play a known action sequence (`--llm gold`), or None: it cannot."""
+        return None
+
+    @classmethod
+    def placeholder_of(cls, code: str) -> str | None:
+        """The name a `stub NAME` breakpoint on a node of this `code` breaks on (`b` in the console), or
+        None: the node calls nothing the agent asks its LLM for."""
         return None
 
     def __init__(

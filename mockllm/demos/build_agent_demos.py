@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))  # run as a script from anywhere in the project
 
 from envs import registry  # noqa: E402
-from mockllm.gold import split_into_parts  # noqa: E402
+from agent.runtime.gold_path import split_into_parts  # noqa: E402
 
 AGENTS = ("react", "codeact", "plan-execute", "recap")
 Entry = dict[str, object]

@@ -11,7 +11,7 @@ import pytest
 
 from agent.runtime import events as ev
 from envs import registry
-from mockllm.gold import split_into_parts
+from agent.runtime.gold_path import split_into_parts
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.setup.build import make_agent
 from tests.settings import episode_named, run_settings

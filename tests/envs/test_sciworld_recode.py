@@ -14,7 +14,8 @@ from agent.sandbox.settings import RunnerSettings
 from envs import registry
 from envs.sciworld.env import SciWorldEnv
 from envs.sciworld.simulator import Simulator
-from mockllm.gold import gold_llm, split_into_parts
+from agent.runtime.gold_path import split_into_parts
+from mockllm.gold import gold_llm
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 
 pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
@@ -26,7 +27,7 @@ EPISODES = ["boil/0", "find-animal/0"]
 
 async def play(episode: str) -> tuple[Engine, list[ev.Event]]:
     provider = registry.provider("sciworld")
-    llm = gold_llm(provider.gold_actions(episode))
+    llm = gold_llm(Engine, provider.gold_actions(episode))
     runner = RunnerSettings().make_runner()
     agent = Engine(provider.make_env(episode), llm, runner, prompts=PromptSet(DEFAULT_PROMPTS))
     events = []

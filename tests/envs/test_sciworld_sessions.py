@@ -24,7 +24,7 @@ GAME = "sciworld:find-non-living-thing/0"
 
 async def test_a_fork_at_a_sub_goal_replays_the_simulator_up_to_it_and_both_branches_survive(tmp_path) -> None:
     sessions = tmp_path / "sessions"
-    agent = Engine(registry.make_env(GAME), gold_llm(registry.gold_actions(GAME)), RunnerSettings().make_runner(),
+    agent = Engine(registry.make_env(GAME), gold_llm(Engine, registry.gold_actions(GAME)), RunnerSettings().make_runner(),
                     prompts=PromptSet(DEFAULT_PROMPTS))
     session = start_session(agent, sessions, EpisodeRef.parse(GAME), "gold")
     try:

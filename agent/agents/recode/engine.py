@@ -13,6 +13,7 @@ import ast
 from typing import Any, AsyncIterator, Callable
 
 from agent.agents.recode.answer_rule import judge_answer
+from agent.agents.recode.codeblocks import stub_name_of
 from agent.agents.recode.gold_plan import gold_plan
 from agent.agents.recode.prompt import build_expand_prompt, build_repair_prompt, call_arguments
 from agent.llm import LLM, Completion, Purpose, StubContext
@@ -53,7 +54,14 @@ class Engine(Stepper):
     def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
         """A plan as code: one placeholder per sub-goal of the known path, each answered with its actions."""
         return gold_plan(actions)
+
+    @classmethod
+    def placeholder_of(cls, code: str) -> str | None:
+        """The first name the code calls that is not a helper or a builtin: the stub it expands."""
+        return stub_name_of(code)
+
     display_name = "ReCode"
+    main_purpose = Purpose.EXPAND
     answer_words = AnswerWords(
         noun="expansion", empty="empty: submitting marks the stub SKIP",
         empty_root="empty: submitting skips the whole task (it is the root)",

@@ -9,7 +9,6 @@ What the lists show it asks the screen for (run/requests.py).
 
 from __future__ import annotations
 
-from agent.agents.recode.codeblocks import stub_name_of
 from agent.runtime.debugger import BreakpointKind, Stop, describe_event
 from recode_tui.console.run.hosts import RunScreen
 from recode_tui.console.run.requests import AddWatch, EvaluateWatches, MarkWatches, RefreshBreakpoints, ShowEvents
@@ -30,7 +29,7 @@ class StopTools:
         node = run.selected_node()
         if node is None:
             return
-        name = stub_name_of(node.code)
+        name = run.agent.placeholder_of(node.code)
         if name is None:
             run.notify(f"{node.id} calls no placeholder: nothing to break on.", severity="warning")
             return
