@@ -69,6 +69,7 @@ class JournalHeader:
     llm: str = "human"
     profiles: str | None = None
     model: str | None = None
+    review: bool = False  # the console's --review: a model's answers were proposals a person accepted
     runner: str = SANDBOX_RUNNER
     trusted: bool = False
     node_timeout: float = DEFAULT_NODE_TIMEOUT
@@ -125,6 +126,7 @@ class JournalHeader:
             "prompt_hash": self.prompt_hash,
             **({"prompt_files": dict(self.prompt_files)} if self.prompt_files is not None else {}),
             "llm": self.llm, "profiles": self.profiles, "model": self.model,
+            **({"review": True} if self.review else {}),  # older journals: none (no review then)
             "runner": self.runner, "trusted": self.trusted, "node_timeout": self.node_timeout,
             **({"sandbox_seed": self.sandbox_seed} if self.sandbox_seed is not None else {}),
             "parent": self.parent.to_json() if self.parent is not None else None,
@@ -162,6 +164,7 @@ class JournalHeader:
             llm=read.text("llm") or "human",
             profiles=read.text("profiles"),
             model=read.text("model"),
+            review=read.flag("review"),
             runner=read.text("runner") or SANDBOX_RUNNER,
             trusted=read.flag("trusted"),
             node_timeout=read.timeout("node_timeout"),

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from agent.agents import AgentSpec
     from agent.agents.presets import RunSettings
     from agent.runtime.stepper import Stepper
+    from agent.sandbox.settings import RunnerSettings
     from envs.base import Env
 
 DEMOS = Path(__file__).resolve().parents[2] / "mockllm" / "demos"
@@ -251,19 +252,35 @@ def agent_spec(settings: "RunSettings") -> "AgentSpec":
     """What builds the agent `settings` name, checked before any environment starts: its name, its
     prompt set (a folder that is not one is refused) and its runner settings (`--node-timeout`)."""
     from agent import agents
-    from agent.sandbox.settings import RunnerSettings
 
     try:
         agents.agent_class(settings.agent)
     except agents.UnknownAgent as exc:
         raise UsageError(str(exc)) from None
     prompts = load_prompt_set(settings.prompts, settings.agent)
+    return agents.AgentSpec(settings.agent, settings.agent_options, settings.limits, prompts, settings.preset,
+                            runner_of(settings))
+
+
+def runner_of(settings: "RunSettings") -> "RunnerSettings":
+    """How the user's node code runs (`--trusted`, `--node-timeout`, else the defaults): what a new run
+    gets, and the most a resumed or branched one may have (`agent.sessions.session.replay_runner`)."""
+    from agent.sandbox.settings import RunnerSettings
+
     try:
-        runner = (RunnerSettings(trusted=settings.trusted) if settings.node_timeout is None
-                  else RunnerSettings(trusted=settings.trusted, node_timeout=settings.node_timeout))
+        return (RunnerSettings(trusted=settings.trusted) if settings.node_timeout is None
+                else RunnerSettings(trusted=settings.trusted, node_timeout=settings.node_timeout))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    return agents.AgentSpec(settings.agent, settings.agent_options, settings.limits, prompts, settings.preset, runner)
+
+
+def prompt_places(settings: "RunSettings") -> tuple[Path, ...]:
+    """Where a resume looks for an edited prompt set by its hash: `--prompts` (a set, or a folder of
+    sets) and the user's prompt folder, where the prompt workspace saves."""
+    from agent.agents.recode.prompt_drafts import user_prompts_dir
+
+    given = (moved_prompt_set(Path(settings.prompts)),) if settings.prompts else ()
+    return (*given, user_prompts_dir())
 
 
 EnvMaker = Callable[[EpisodeRef, "int | None"], "Env"]

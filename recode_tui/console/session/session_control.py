@@ -19,6 +19,7 @@ from agent.runtime import events as ev
 from agent.sessions.debug_settings import DebugSettings
 from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
+from agent.sandbox.settings import RunnerSettings
 from agent.runtime.tree import Node
 from agent.sessions.journal import JournalError, read_journal
 from agent.sessions.session import (
@@ -97,13 +98,20 @@ class SessionControl:
         self.salvage_at_start = False  # `--from-last-good`: the start-up resume goes on from the last good point
         self.select_at: str | None = None  # `--at NODE`: the tree cursor goes there once the resume is shown
         self.failure = ""  # the last replay's one-line failure ('' once a session is open)
+        self.own_runner: RunnerSettings | None = None  # the user's runner settings (None: the first agent's)
+        self.prompt_places: tuple[Path, ...] = ()  # where a replay looks for an edited prompt set by its hash
+        self.review = False  # --review: the resume hint carries it
 
     @classmethod
     def create(
         cls, agent: Stepper, episode: EpisodeRef, llm: str | LLM, sessions_dir: Path, resume: Path | None,
-        profiles: str | None = None, explicit_llm: bool = True,
+        profiles: str | None = None, explicit_llm: bool = True, *, prompt_places: tuple[Path, ...] = (),
+        review: bool = False,
     ) -> "SessionControl":
-        """Journal a fresh agent into a new session, or prepare to resume `resume`."""
+        """Journal a fresh agent into a new session, or prepare to resume `resume`.
+
+        The agent's runner is the user's (`--trusted`, `--node-timeout`): every replay keeps it.
+        """
         from recode_tui.setup import make_llm
 
         new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, episode)) if isinstance(llm, str) else (lambda: llm)
@@ -111,9 +119,11 @@ class SessionControl:
         if resume is not None:
             control = cls(sessions_dir, new_llm, resume=resume)
         else:
-            session = start_session(agent, sessions_dir, episode, spec, profiles=profiles_in_use(spec, profiles))
+            session = start_session(agent, sessions_dir, episode, spec, profiles=profiles_in_use(spec, profiles),
+                                    review=review)
             control = cls(sessions_dir, new_llm, session)
         control.llm_spec, control.profiles = spec, profiles
+        control.own_runner, control.prompt_places, control.review = RunnerSettings.of_runner(agent.runner), prompt_places, review
         # --llm given with --resume overrides the recording once, for the session opened at start;
         # later branches of it go on with what it journals (the override is journaled too).
         control.explicit_llm = explicit_llm and isinstance(llm, str) and resume is not None
@@ -228,7 +238,8 @@ class SessionControl:
         note = foreign_note(folder, self.sessions_dir, "it is resumed")  # a journal from elsewhere says so
 
         async def replay(llm: LLM):
-            session, events = await reopen_session(folder, llm, make_env, self.sessions_dir, trusted=self.trusted)
+            session, events = await reopen_session(folder, llm, make_env, self.sessions_dir, runs_with=self.runs_with,
+                                                   prompt_places=self.prompt_places)
             if note:
                 session.notes.insert(0, note)
             return session, events
@@ -243,7 +254,8 @@ class SessionControl:
             return
         self.replay_source = folder
         at_start = self.session is None
-        self._replace(lambda llm: salvage_session(folder, llm, make_env, self.sessions_dir, trusted=self.trusted),
+        self._replace(lambda llm: salvage_session(folder, llm, make_env, self.sessions_dir, runs_with=self.runs_with,
+                                                   prompt_places=self.prompt_places),
                       f"Continuing {folder.name} from the last good point", "forked", closable=not at_start)
 
     # -- which LLM a replay goes on with -----------------------------------------------------
@@ -322,7 +334,8 @@ class SessionControl:
             # editor); the session's LLM answers after it, unless another is chosen with L.
             chosen.append(llm)
             return await branch_session(folder, fork_at_expansion(node.id), HumanLLM(), make_env, folder.parent,
-                                        label, trusted=self.trusted)
+                                        label, runs_with=self.runs_with,
+                                                   prompt_places=self.prompt_places)
 
         self._replace(replay, f"Branching {folder.name} at {label}", "forked", prefill={node.id: answers[-1]},
                       then=lambda: chosen[-1] if chosen else None)
@@ -343,7 +356,8 @@ class SessionControl:
         async def replay(llm: LLM):
             live = llm if isinstance(llm, HumanLLM) else ChosenAnswerLLM(text, source, llm)
             session, events = await branch_session(folder, fork_at_expansion(node_id), live, make_env, folder.parent,
-                                                   f"fork {node_id}", trusted=self.trusted)
+                                                   f"fork {node_id}", runs_with=self.runs_with,
+                                                   prompt_places=self.prompt_places)
             session.agent.prompts = prompts
             return session, events
 
@@ -352,9 +366,13 @@ class SessionControl:
         return True
 
     @property
-    def trusted(self) -> bool:
-        """Replays keep the console's own --trusted (its agent's runner), never what a journal says."""
-        return self.app is not None and is_trusted(self.app.debug_screen.agent.runner)
+    def runs_with(self) -> RunnerSettings:
+        """Replays keep the console's own --trusted and --node-timeout (its first agent's runner), never
+        what a journal says; a test's in-process runner counts as trusted."""
+        if self.own_runner is not None:
+            return self.own_runner
+        trusted = self.app is not None and is_trusted(self.app.debug_screen.agent.runner)
+        return RunnerSettings(trusted=trusted)
 
     def _selected_node(self, what: str) -> Node | None:
         app = self.app
@@ -372,7 +390,8 @@ class SessionControl:
         assert self.session is not None
         folder = self.session.folder
         self._replace(
-            lambda llm: branch_session(folder, stop, llm, make_env, folder.parent, label, trusted=self.trusted),
+            lambda llm: branch_session(folder, stop, llm, make_env, folder.parent, label, runs_with=self.runs_with,
+                                       prompt_places=self.prompt_places),
             f"Branching {folder.name} at {label}",
             how,
             prefill=prefill,

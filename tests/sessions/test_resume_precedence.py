@@ -1,0 +1,61 @@
+"""On resume, what protects the machine is the user's, never the journal's; what the run was continues.
+
+Through the command line's `main` (in this process, as `recode-tui` runs it) on the bundled
+ALFWorld game put-01 with a scripted LLM: a crafted journal cannot raise the node time limit or
+drop the sandbox's checks; a session started on a named profile from a profiles file resumes on it
+or says in one line what to pass; a workspace fork's edited prompt set is found again by its hash.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from agent.sessions.journal import JOURNAL_FILE, read_journal
+from tests.eval.helpers import run_main
+
+ROOT = Path(__file__).resolve().parents[2]
+SPIN = """answers:
+  - stub: "*"
+    answer: |
+      <think>spin</think>
+      <execute>
+      n = 0
+      while True:
+          n += 1
+      </execute>
+"""
+
+
+def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
+    return dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), PYTHONPATH=str(ROOT),
+                XDG_CONFIG_HOME=str(tmp_path / "config"), RECODE_TUI_PROMPTS=str(tmp_path / "prompts"), **extra)
+
+
+def only_session(tmp_path: Path) -> Path:
+    (folder,) = (tmp_path / "sessions").iterdir()
+    return folder
+
+
+def test_a_journal_can_lower_the_node_time_limit_but_never_raise_it_or_drop_the_checks(tmp_path):
+    script = tmp_path / "spin.yaml"
+    script.write_text(SPIN)
+    env = environment(tmp_path)
+    first = run_main(["run", "--llm", f"scripted:{script}", "--node-timeout", "1", "--quiet"], env, cwd=tmp_path)
+    assert "FAILED" in first.stdout, first.stdout + first.stderr  # each node spun until its 1 s limit
+    folder = only_session(tmp_path)
+    journal = folder / JOURNAL_FILE
+    lines = journal.read_text().splitlines()
+    header = json.loads(lines[0])
+    header.update(node_timeout=1e9, trusted=True, runner="ThreadRunner")  # a journal asking for more
+    journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    # a process of its own, so that the old behaviour (a node spinning for 1e9 s) ends with the test
+    resumed = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--resume", folder.name,
+                              "--node-timeout", "1", "--llm", f"scripted:{script}", "--quiet"],
+                             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "FAILED" in resumed.stdout, resumed.stdout + resumed.stderr  # replayed to its end, each node stopped at 1 s
+    assert "recorded a node time limit of 1e+09 s; it replays with yours, 1 s" in resumed.stderr
+    assert "it replays in the sandbox with the checks" in resumed.stderr
