@@ -59,3 +59,24 @@ def test_a_journal_can_lower_the_node_time_limit_but_never_raise_it_or_drop_the_
     assert "FAILED" in resumed.stdout, resumed.stdout + resumed.stderr  # replayed to its end, each node stopped at 1 s
     assert "recorded a node time limit of 1e+09 s; it replays with yours, 1 s" in resumed.stderr
     assert "it replays in the sandbox with the checks" in resumed.stderr
+
+
+def test_a_profile_session_resumes_on_its_model_or_says_in_one_line_which_profiles_file_to_pass(tmp_path):
+    from mockllm.openai_server import OpenAICompatibleServer, write_profiles
+    from tests.sessions.test_journal_profiles import GOOD, WANDER, answers
+
+    env = environment(tmp_path, OPENAI_API_KEY="")
+    with OpenAICompatibleServer(answers(WANDER, GOOD)) as server:
+        (tmp_path / "mine").mkdir()
+        profiles = write_profiles(tmp_path / "mine" / "profiles.yaml", server.base_url, max_retries=0, timeout=5)
+        first = run_main(["run", "--llm", "profile:local", "--profiles", str(profiles), "--max-steps", "1",
+                          "--quiet"], env, cwd=tmp_path)
+        assert "FAILED" in first.stdout, first.stdout + first.stderr  # out of steps after the first action
+        folder = only_session(tmp_path)
+        refused = run_main(["run", "--resume", folder.name, "--quiet"], env, cwd=tmp_path)
+        assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+        assert f"`recode-tui run --resume {folder.name} --profiles {profiles.resolve()}`" in refused.stderr
+        calls = len(server.calls)
+        again = run_main(["run", "--resume", folder.name, "--profiles", str(profiles), "--quiet"], env, cwd=tmp_path)
+        assert again.returncode == 1 and len(server.calls) == calls  # a finished run replays; nothing is asked
+    assert not [r for r in read_journal(folder).records if r["type"] == "llm"]  # no switch, no claimed --llm

@@ -33,6 +33,7 @@ class LoadedRun:
     breakpoints: list[Breakpoint] | None = None
     autostart: bool = True
     keymap: dict[str, str] | None = None  # the user's keymap, read with the rest behind the first frame
+    review: bool = False  # review mode (--review, or the resumed session's): known once the options are read
 
 
 RunLoader = Callable[[], LoadedRun]
@@ -71,7 +72,8 @@ def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMake
         if run.resumed is not None:
             control.salvage_at_start, control.select_at = run.from_last_good, options.at
     breakpoints = list(options.breakpoints) if options.breakpoints is not None else None
-    return LoadedRun(agent, episode_label(episode), control, breakpoints, run.resumed is None, options.keymap)
+    return LoadedRun(agent, episode_label(episode), control, breakpoints, run.resumed is None, options.keymap,
+                     options.review)
 
 
 def episode_label(episode: EpisodeRef) -> str:

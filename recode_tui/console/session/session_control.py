@@ -260,14 +260,16 @@ class SessionControl:
 
     # -- which LLM a replay goes on with -----------------------------------------------------
 
-    def live_llm(self) -> tuple[LLM, str, str | None, str]:
-        """The LLM for the next replay, its spec, profiles file, and a note when --llm overrides the recording.
+    def live_llm(self) -> tuple[LLM, str, str | None, str, str]:
+        """The LLM for the next replay, its spec, profiles file, a note to show, and why it is journaled
+        when it differs from what the session recorded (`--llm on resume`, or `fallback: ...`).
 
         Without --llm a session goes on with the LLM spec it last recorded, a
         profile read from the console's own profiles file (a journal never
         chooses the file, so never the server the API key goes to; one that
         names another says so in the note); a spec that cannot be built falls
-        back to the console's own, with a note.
+        back to the console's own, said in the note and journaled as a fallback,
+        which a later resume does not keep (`Journal.llm_setup`).
         """
         from rich.markup import escape
 
@@ -287,14 +289,15 @@ class SessionControl:
         if recorded is None or (self.explicit_llm and recorded[0] != self.llm_spec):
             note = (f"--llm {self.llm_spec} given: it answers instead of the session's {recorded[0]}"
                     if recorded is not None else "")
-            return self.new_llm(), own[0], own[1], note
+            return self.new_llm(), own[0], own[1], note, "--llm on resume"
         spec = recorded[0]  # the journal's profiles file is never read: the console's own profiles are
         ignored = recorded[1] is not None and recorded[1] != profiles_in_use(spec, self.profiles)
         try:
             note = escape(journal_llm_note(recorded, self.profiles, "going on")) if ignored else ""  # shown as markup
-            return make_llm(spec, self.profiles, episode_of(episode) if episode else None), spec, self.profiles, note
+            return make_llm(spec, self.profiles, episode_of(episode) if episode else None), spec, self.profiles, note, "replay"
         except UsageError as exc:
-            return self.new_llm(), own[0], own[1], f"the session's LLM {spec} cannot be used ({exc}); {own[0]} answers"
+            why = f"the session's LLM {spec} cannot be used ({exc})"
+            return self.new_llm(), own[0], own[1], escape(f"{why}; {own[0]} answers for now"), f"fallback: {why}"
 
     def record_llm(self, spec: str, profiles: str | None, why: str = "switch") -> None:
         """`L` (or a resume under another LLM): journaled, so a resume or a fork goes on with it."""
@@ -428,7 +431,7 @@ class SessionControl:
         app = self.app
         assert app is not None
         try:
-            llm, spec, profiles, llm_note = self.live_llm()
+            llm, spec, profiles, llm_note, why = self.live_llm()
             session, events = await replay(llm)
             mismatch = replay_failure(events) and f"cannot resume: {replay_failure(events)}"
             if mismatch:  # the agent ends the run on one; the journal got nothing of it
@@ -446,7 +449,7 @@ class SessionControl:
         self.salvage_from, self.failure = None, ""
         self.explicit_llm = False  # the override was for the session opened at start, now journaled
         if read_journal_setup(session.folder) != spec:  # the branch or resume goes on under another LLM
-            session.writer.record_llm(spec, profiles_in_use(spec, profiles), "--llm on resume" if llm_note else "replay")
+            session.writer.record_llm(spec, profiles_in_use(spec, profiles), why)
         if llm_note:
             session.notes.append(llm_note)
         try:
