@@ -80,3 +80,19 @@ def test_a_profile_session_resumes_on_its_model_or_says_in_one_line_which_profil
         again = run_main(["run", "--resume", folder.name, "--profiles", str(profiles), "--quiet"], env, cwd=tmp_path)
         assert again.returncode == 1 and len(server.calls) == calls  # a finished run replays; nothing is asked
     assert not [r for r in read_journal(folder).records if r["type"] == "llm"]  # no switch, no claimed --llm
+
+
+def test_eval_resume_keeps_the_users_node_time_limit_when_the_report_asks_for_more(tmp_path):
+    env = environment(tmp_path)
+    out = tmp_path / "eval"
+    first = run_main(["eval", "--games", "put-01,put-02", "--llm", "demo", "-o", str(out), "--no-progress", "-c", "1"],
+                     env, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    report = json.loads((out / "report.json").read_text())
+    report["plan"]["node_timeout"] = 1e9  # a report asking for more
+    report["episodes"], report["status"] = report["episodes"][:1], "interrupted"
+    (out / "report.json").write_text(json.dumps(report))
+    again = run_main(["eval", "--resume", str(out), "--no-progress"], env, cwd=tmp_path)  # no --node-timeout
+    assert again.returncode == 0, again.stderr
+    assert "node time limit of 1e+09 s; the remaining episodes run with yours, 5 s" in again.stderr
+    assert json.loads((out / "report.json").read_text())["plan"]["node_timeout"] == 5
