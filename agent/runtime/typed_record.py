@@ -27,29 +27,37 @@ class RecordFieldError(ValueError):
         self.field, self.value, self.kind = field, value, kind
 
 
-def read_fields(cls: type, data: Mapping[str, Any], skip: frozenset[str] = frozenset(),
-                prefix: str = "") -> dict[str, Any]:
+def read_fields(cls: type, data: Mapping[str, Any], skip: frozenset[str] = frozenset(), prefix: str = "", *,
+                strict_none: bool = False, build: bool = True) -> dict[str, Any]:
     """The values of `cls`'s fields in `data`, each checked against its annotation (fields in `skip` are the
-    caller's); the keyword arguments to build `cls` with. Absent or null (where None is not allowed): the
-    field's default, left out so the dataclass supplies it."""
+    caller's); the keyword arguments to build `cls` with. Absent: the field's default, left out so the
+    dataclass supplies it; null where the type has no None: the same, or refused with `strict_none`.
+    `build` False checks nested records without building them (a caller that builds them its own way)."""
     hints = typing.get_type_hints(cls)
     out: dict[str, Any] = {}
     for spec in dataclasses.fields(cls):
-        if spec.name in skip:
+        if spec.name in skip or spec.name not in data:
             continue
-        value = data.get(spec.name)
-        wanted = hints[spec.name]
+        value, wanted = data[spec.name], hints[spec.name]
         if value is None:
-            if _allows_none(wanted) and spec.name in data:
+            if _allows_none(wanted):
                 out[spec.name] = None
+            elif strict_none:
+                raise RecordFieldError(prefix + spec.name, value, _kind(wanted))
             continue
-        out[spec.name] = _read(wanted, value, prefix + spec.name)
+        out[spec.name] = _read(wanted, value, prefix + spec.name, strict_none, build)
     return out
 
 
 def read_record(cls: type, data: Mapping[str, Any], prefix: str = "") -> Any:
     """`cls` built from `data` (see `read_fields`); unknown keys are left out."""
     return cls(**read_fields(cls, data, prefix=prefix))
+
+
+def check_record(cls: type, data: Mapping[str, Any], *, strict_none: bool = False) -> None:
+    """RecordFieldError for the first field of `data` (nested records and lists of records included) that
+    does not hold what `cls` declares; nothing is built."""
+    read_fields(cls, data, strict_none=strict_none, build=False)
 
 
 def _allows_none(wanted: Any) -> bool:
@@ -60,22 +68,23 @@ def _is_union(wanted: Any) -> bool:
     return typing.get_origin(wanted) is Union or isinstance(wanted, types.UnionType)
 
 
-def _read(wanted: Any, value: Any, name: str) -> Any:
+def _read(wanted: Any, value: Any, name: str, strict_none: bool = False, build: bool = True) -> Any:
     """`value` as `wanted` says, or RecordFieldError."""
     if _is_union(wanted):
         choices = [arg for arg in typing.get_args(wanted) if arg is not type(None)]
         if len(choices) == 1:  # `X | None`: what is wrong inside X is the error
-            return _read(choices[0], value, name)
+            return _read(choices[0], value, name, strict_none, build)
         for choice in choices:
             try:
-                return _read(choice, value, name)
+                return _read(choice, value, name, strict_none, build)
             except RecordFieldError:
                 continue
         raise RecordFieldError(name, value, " or ".join(_kind(choice) for choice in choices))
     if dataclasses.is_dataclass(wanted) and isinstance(wanted, type):
         if not isinstance(value, dict):
             raise RecordFieldError(name, value, "an object")
-        return read_record(wanted, value, prefix=name + ".")
+        fields = read_fields(wanted, value, prefix=name + ".", strict_none=strict_none, build=build)
+        return wanted(**fields) if build else fields
     origin = typing.get_origin(wanted) or wanted
     if origin is Any:
         return value
@@ -93,7 +102,11 @@ def _read(wanted: Any, value: Any, name: str) -> Any:
         value = dict(value) if ok else value
     elif origin in (list, tuple):
         ok = isinstance(value, list)
-        value = origin(value) if ok else value
+        if ok:
+            item = (typing.get_args(wanted) or (Any,))[0]
+            if dataclasses.is_dataclass(item):  # a list of records: each one checked, named by its index
+                value = [_read(item, one, f"{name}[{index}]", strict_none, build) for index, one in enumerate(value)]
+            value = origin(value)
     else:
         raise TypeError(f"{name}: a record field of type {wanted!r} cannot be read")
     if not ok:
