@@ -349,9 +349,9 @@ async def branch_session(
     prefix = journal.records if copy else journal.records[: _prefix_length(journal, used_answers, used_actions, used_statements)]
     settings = RunnerSettings.of_runner(agent.runner)
     # None for an in-process runner (no sandbox settings to record); else what the branch really runs with
-    runs_with = settings.header_fields() if settings is not None else {}
+    branch_runner = settings.header_fields() if settings is not None else {}
     parent = SessionParent(journal.session_id, len(prefix), label, str(journal.folder) if copy else None)
-    header = journal.header.branched(parent, **runs_with)
+    header = journal.header.branched(parent, **branch_runner)
     new_folder = branch_folder(sessions_dir, journal.session_id, label.replace(" ", "_"))
     writer = JournalWriter(new_folder, header)
     for record in prefix:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 from recode_tui.setup.build import episode_of, parse_episode, preset_env, settings_of
@@ -22,9 +23,8 @@ from recode_tui.setup.usage import UsageError
 def run_flags(args: argparse.Namespace) -> RunFlags:
     """`--agent`, `--agent-option`, `--preset`, the limits' flags, `--prompts`, `--trusted` and
     `--node-timeout` of run, tui and eval, as typed."""
-    return RunFlags(args.agent, tuple(args.agent_option) if args.agent_option is not None else None, args.preset,
-                    args.max_steps, args.max_depth, args.max_rewrite, args.max_retry, args.prompts, args.trusted,
-                    args.node_timeout)
+    typed = {spec.name: vars(args)[spec.name] for spec in fields(RunFlags)}  # the flags' own names, whole
+    return RunFlags(**{**typed, "agent_option": tuple(args.agent_option) if args.agent_option is not None else None})
 
 
 def agent_settings_of(args: argparse.Namespace) -> RunSettings:

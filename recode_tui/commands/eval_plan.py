@@ -355,11 +355,11 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
                              f"{report.plan.repeat} times; give {report.plan.repeat} or more")
         report.plan.repeat = options.repeat
     # Nor a longer node time limit than the user's (--node-timeout, else the default): a report may lower it.
-    own = options.flags.node_timeout if options.flags.node_timeout is not None else DEFAULT_NODE_TIMEOUT
-    timeout = min(report.plan.node_timeout, own)
-    if report.plan.node_timeout > own:
+    yours = options.flags.node_timeout if options.flags.node_timeout is not None else DEFAULT_NODE_TIMEOUT
+    timeout = min(report.plan.node_timeout, yours)
+    if report.plan.node_timeout > yours:
         print(f"note: this evaluation was started with a node time limit of {report.plan.node_timeout:g} s; the "
-              f"remaining episodes run with yours, {own:g} s (--node-timeout {report.plan.node_timeout:g} gives "
+              f"remaining episodes run with yours, {yours:g} s (--node-timeout {report.plan.node_timeout:g} gives "
               "them its own)", file=sys.stderr)
     runner = _runner_settings(options.flags.trusted, timeout)
     report.plan.trusted, report.plan.node_timeout = runner.trusted, runner.node_timeout

@@ -340,33 +340,14 @@ def _warn_once(lines: list[str]) -> None:
 
 
 def settings_of(flags: RunFlags) -> "RunSettings":
-    """The run's settings from its flags: the preset with every flag given put over it; bad input is one line."""
-    return agent_settings(flags.preset, flags.agent, flags.agent_option, max_steps=flags.max_steps,
-                          max_depth=flags.max_depth, max_rewrite=flags.max_rewrite, max_retry=flags.max_retry,
-                          prompts=flags.prompts, trusted=flags.trusted, node_timeout=flags.node_timeout)
+    """The run's settings from its flags: the preset with every flag given put over it (the flags pass
+    through whole, by their own names); bad input is one line."""
+    from dataclasses import asdict
 
-
-def agent_settings(
-    preset: str | None,
-    agent_name: str | None = None,
-    agent_options: list[str] | tuple[str, ...] | None = None,
-    *,
-    max_steps: int | None = None,
-    max_depth: int | None = None,
-    max_rewrite: int | None = None,
-    max_retry: int | None = None,
-    prompts: str | Path | None = None,
-    trusted: bool = False,
-    node_timeout: float | None = None,
-) -> "RunSettings":
-    """`--preset` with the explicit flags (`--max-steps`, `--max-depth`, `--trusted`, ...) put over it;
-    bad input is one line."""
     from agent.agents.presets import resolve
 
+    typed = asdict(flags)
     try:
-        return resolve(preset, max_steps=max_steps, max_depth=max_depth, max_rewrite=max_rewrite,
-                       max_retry=max_retry, prompts=prompts, agent_name=agent_name,
-                       agent_options=list(agent_options) if agent_options is not None else None,
-                       trusted=trusted, node_timeout=node_timeout)
+        return resolve(typed.pop("preset"), **typed)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
