@@ -21,12 +21,11 @@ REQUIRED = {"": ("plan",), "plan.": ("llm",), "game": ("id",), "episode": ("game
 WHAT_TO_DO = "restore report.json from a copy or start the evaluation again"
 
 
-def report_problem(data: Any) -> str:
+def report_problem(data: Any, record: type) -> str:
     """'' for a report that has the fields the loader needs and whose fields hold their kinds; else one
-    line saying which does not and what to do. The kinds are the records' own annotations (`EvalReport`,
-    `EvalPlan`, `EpisodeSpec`, `EpisodeResult`), checked by `agent.runtime.typed_record`."""
-    from agent.eval.report import EvalReport
-
+    line saying which does not and what to do. The kinds are the annotations of `record` (the report's
+    dataclass, `EvalReport`) and of the records in it (`EvalPlan`, `EpisodeSpec`, `EpisodeResult`), checked
+    by `agent.runtime.typed_record`."""
     problem = _missing("", data, REQUIRED[""])
     plan = data.get("plan") if not problem else None
     version = plan.get("version", PLAN_VERSION) if isinstance(plan, dict) else PLAN_VERSION
@@ -43,7 +42,7 @@ def report_problem(data: Any) -> str:
         problem = problem or _missing(f"episodes[{index}].", episode, REQUIRED["episode"])
     if not problem:
         try:
-            check_record(EvalReport, data, strict_none=True)
+            check_record(record, data, strict_none=True)
         except RecordFieldError as exc:
             problem = str(exc)
     return f"its {problem}; {WHAT_TO_DO}" if problem else ""
