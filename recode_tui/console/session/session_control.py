@@ -12,7 +12,7 @@ new session. Its `WorkKeeper` (session_work.py) writes the draft and debug.json.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from agent.llm import LLM
 from agent.runtime import events as ev
@@ -100,7 +100,6 @@ class SessionControl:
         self.failure = ""  # the last replay's one-line failure ('' once a session is open)
         self.own_runner: RunnerSettings | None = None  # the user's runner settings (None: the first agent's)
         self.prompt_places: tuple[Path, ...] = ()  # where a replay looks for an edited prompt set by its hash
-        self.review = False  # --review: the resume hint carries it
 
     @classmethod
     def create(
@@ -108,10 +107,8 @@ class SessionControl:
         profiles: str | None = None, explicit_llm: bool = True, *, prompt_places: tuple[Path, ...] = (),
         review: bool = False,
     ) -> "SessionControl":
-        """Journal a fresh agent into a new session, or prepare to resume `resume`.
-
-        The agent's runner is the user's (`--trusted`, `--node-timeout`): every replay keeps it.
-        """
+        """Journal a fresh agent into a new session, or prepare to resume `resume`; every replay keeps
+        the agent's runner settings (the user's `--trusted` and `--node-timeout`)."""
         from recode_tui.setup import make_llm
 
         new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, episode)) if isinstance(llm, str) else (lambda: llm)
@@ -123,7 +120,7 @@ class SessionControl:
                                     review=review)
             control = cls(sessions_dir, new_llm, session)
         control.llm_spec, control.profiles = spec, profiles
-        control.own_runner, control.prompt_places, control.review = RunnerSettings.of_runner(agent.runner), prompt_places, review
+        control.own_runner, control.prompt_places = RunnerSettings.of_runner(agent.runner), prompt_places
         # --llm given with --resume overrides the recording once, for the session opened at start;
         # later branches of it go on with what it journals (the override is journaled too).
         control.explicit_llm = explicit_llm and isinstance(llm, str) and resume is not None
@@ -238,8 +235,7 @@ class SessionControl:
         note = foreign_note(folder, self.sessions_dir, "it is resumed")  # a journal from elsewhere says so
 
         async def replay(llm: LLM):
-            session, events = await reopen_session(folder, llm, make_env, self.sessions_dir, runs_with=self.runs_with,
-                                                   prompt_places=self.prompt_places)
+            session, events = await reopen_session(folder, llm, make_env, self.sessions_dir, **self.replay_options)
             if note:
                 session.notes.insert(0, note)
             return session, events
@@ -254,23 +250,17 @@ class SessionControl:
             return
         self.replay_source = folder
         at_start = self.session is None
-        self._replace(lambda llm: salvage_session(folder, llm, make_env, self.sessions_dir, runs_with=self.runs_with,
-                                                   prompt_places=self.prompt_places),
+        self._replace(lambda llm: salvage_session(folder, llm, make_env, self.sessions_dir, **self.replay_options),
                       f"Continuing {folder.name} from the last good point", "forked", closable=not at_start)
 
     # -- which LLM a replay goes on with -----------------------------------------------------
 
     def live_llm(self) -> tuple[LLM, str, str | None, str, str]:
-        """The LLM for the next replay, its spec, profiles file, a note to show, and why it is journaled
-        when it differs from what the session recorded (`--llm on resume`, or `fallback: ...`).
-
-        Without --llm a session goes on with the LLM spec it last recorded, a
-        profile read from the console's own profiles file (a journal never
-        chooses the file, so never the server the API key goes to; one that
-        names another says so in the note); a spec that cannot be built falls
-        back to the console's own, said in the note and journaled as a fallback,
-        which a later resume does not keep (`Journal.llm_setup`).
-        """
+        """The LLM for the next replay, its spec, profiles file, a note, and why it is journaled if it differs
+        from the recording. Without --llm: the spec the session last recorded, a profile read from the
+        console's own profiles file (never the journal's: it sets the server the key goes to); a spec that
+        cannot be built falls back to the console's own, noted and journaled as a `fallback: ...`, which a
+        later resume does not keep (`Journal.llm_setup`)."""
         from rich.markup import escape
 
         from recode_tui.setup import UsageError, episode_of, make_llm
@@ -337,8 +327,7 @@ class SessionControl:
             # editor); the session's LLM answers after it, unless another is chosen with L.
             chosen.append(llm)
             return await branch_session(folder, fork_at_expansion(node.id), HumanLLM(), make_env, folder.parent,
-                                        label, runs_with=self.runs_with,
-                                                   prompt_places=self.prompt_places)
+                                        label, **self.replay_options)
 
         self._replace(replay, f"Branching {folder.name} at {label}", "forked", prefill={node.id: answers[-1]},
                       then=lambda: chosen[-1] if chosen else None)
@@ -359,14 +348,18 @@ class SessionControl:
         async def replay(llm: LLM):
             live = llm if isinstance(llm, HumanLLM) else ChosenAnswerLLM(text, source, llm)
             session, events = await branch_session(folder, fork_at_expansion(node_id), live, make_env, folder.parent,
-                                                   f"fork {node_id}", runs_with=self.runs_with,
-                                                   prompt_places=self.prompt_places)
+                                                   f"fork {node_id}", **self.replay_options)
             session.agent.prompts = prompts
             return session, events
 
         self._replace(replay, f"Forking {folder.name} at {node_id} with the chosen answer", "forked",
                       prefill={node_id: text})  # a person's run: the answer waits in the editor
         return True
+
+    @property
+    def replay_options(self) -> dict[str, Any]:
+        """What every replay is given: the user's runner settings and where edited prompt sets are saved."""
+        return {"runs_with": self.runs_with, "prompt_places": self.prompt_places}
 
     @property
     def runs_with(self) -> RunnerSettings:
@@ -393,8 +386,7 @@ class SessionControl:
         assert self.session is not None
         folder = self.session.folder
         self._replace(
-            lambda llm: branch_session(folder, stop, llm, make_env, folder.parent, label, runs_with=self.runs_with,
-                                       prompt_places=self.prompt_places),
+            lambda llm: branch_session(folder, stop, llm, make_env, folder.parent, label, **self.replay_options),
             f"Branching {folder.name} at {label}",
             how,
             prefill=prefill,
