@@ -96,3 +96,18 @@ def test_eval_resume_keeps_the_users_node_time_limit_when_the_report_asks_for_mo
     assert again.returncode == 0, again.stderr
     assert "node time limit of 1e+09 s; the remaining episodes run with yours, 5 s" in again.stderr
     assert json.loads((out / "report.json").read_text())["plan"]["node_timeout"] == 5
+
+
+def test_a_fallback_the_console_journaled_is_not_kept_by_a_later_resume(tmp_path):
+    """A branch whose recorded LLM could not be built went on with the console's own (journaled as a
+    fallback): the next resume goes on with the session's own LLM again, not the fallback."""
+    env = environment(tmp_path)
+    first = run_main(["run", "--llm", "demo", "--max-steps", "1", "--quiet"], env, cwd=tmp_path)
+    assert "FAILED" in first.stdout, first.stdout + first.stderr
+    journal = only_session(tmp_path) / JOURNAL_FILE
+    lines = journal.read_text().splitlines()
+    fallback = {"type": "llm", "spec": "human", "profiles": None, "at": 1.0,
+                "why": "fallback: the session's LLM demo cannot be used (a test says so)"}
+    journal.write_text("\n".join([lines[0], json.dumps(fallback), *lines[1:]]) + "\n")
+    resumed = run_main(["run", "--resume", "--quiet"], env, cwd=tmp_path)
+    assert "resuming with the session's LLM demo" in resumed.stderr, resumed.stderr
