@@ -260,5 +260,14 @@ def resolve_profile(name: str, book: ProfileBook) -> Profile:
     return profile
 
 
+def endpoint(name: str, book: ProfileBook) -> tuple[str, str | None]:
+    """Where a profile's requests go and the environment variable its key is read from (None: the key is
+    written in the file), as `resolve_profile` decides them; never the key. What a journal records."""
+    profile = book.profiles.get(name) or Profile(name=name, model="")
+    env_url = os.environ.get("OPENAI_BASE_URL") if name == DEFAULT_PROFILE else None
+    key_env = profile.api_key_env or ("OPENAI_API_KEY" if name == DEFAULT_PROFILE and not profile.api_key else None)
+    return profile.base_url or env_url or OPENAI_URL, key_env
+
+
 def _is_local(url: str) -> bool:
     return any(host in url for host in ("://127.0.0.1", "://localhost", "://0.0.0.0", "://[::1]"))

@@ -70,6 +70,8 @@ class JournalHeader:
     llm: str = "human"
     profiles: str | None = None
     model: str | None = None
+    base_url: str | None = None  # where a profile's requests (and key) went
+    key_env: str | None = None  # the environment variable the key was read from (never the key itself)
     review: bool = False  # the console's --review: a model's answers were proposals a person accepted
     runner: str = SANDBOX_RUNNER
     trusted: bool = False
@@ -127,6 +129,8 @@ class JournalHeader:
             "prompt_hash": self.prompt_hash,
             **({"prompt_files": dict(self.prompt_files)} if self.prompt_files is not None else {}),
             "llm": self.llm, "profiles": self.profiles, "model": self.model,
+            **({"base_url": self.base_url} if self.base_url is not None else {}),
+            **({"key_env": self.key_env} if self.key_env is not None else {}),
             **({"review": True} if self.review else {}),  # older journals: none (no review then)
             "runner": self.runner, "trusted": self.trusted, "node_timeout": self.node_timeout,
             **({"sandbox_seed": self.sandbox_seed} if self.sandbox_seed is not None else {}),

@@ -111,3 +111,21 @@ def test_a_fallback_the_console_journaled_is_not_kept_by_a_later_resume(tmp_path
     journal.write_text("\n".join([lines[0], json.dumps(fallback), *lines[1:]]) + "\n")
     resumed = run_main(["run", "--resume", "--quiet"], env, cwd=tmp_path)
     assert "resuming with the session's LLM demo" in resumed.stderr, resumed.stderr
+
+
+def test_the_header_records_where_a_profile_went_and_its_key_variable_never_the_key(tmp_path):
+    from mockllm.openai_server import OpenAICompatibleServer
+    from tests.sessions.test_journal_profiles import GOOD, answers
+
+    secret = "sk-the-users-own-secret"
+    with OpenAICompatibleServer(answers(GOOD)) as server:
+        profiles = tmp_path / "profiles.yaml"
+        profiles.write_text(f"models:\n  mine:\n    base_url: {server.base_url}\n    model: local-test-model\n"
+                            "    api_key_env: MY_MODEL_KEY\n    max_retries: 0\n    timeout: 5\n")
+        done = run_main(["run", "--llm", "profile:mine", "--profiles", str(profiles), "--quiet"],
+                        environment(tmp_path, MY_MODEL_KEY=secret), cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+    folder = only_session(tmp_path)
+    header = read_journal(folder).header
+    assert (header.model, header.base_url, header.key_env) == ("local-test-model", server.base_url, "MY_MODEL_KEY")
+    assert secret not in (folder / JOURNAL_FILE).read_text()
