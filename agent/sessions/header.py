@@ -11,7 +11,7 @@ rather than met later as a KeyError or a wrong default in some reader.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -103,6 +103,14 @@ class JournalHeader:
         """The recording ran node code without the sandbox's static checks (in-process, or --trusted)."""
         return self.runner == "ThreadRunner" or self.trusted
 
+    def settings_differences(self, other: "JournalHeader") -> list[tuple[str, Any, Any]]:
+        """(name, this value, the other's) for every recorded setting that differs, in field order, read from
+        the fields themselves: a field added to the header is compared with no new code. Left out: what
+        names the episode or the file rather than how the run was set up (`_NOT_SETTINGS`)."""
+        return [(spec.name, mine, theirs) for spec in fields(self) if spec.name not in _NOT_SETTINGS
+                for mine, theirs in [(getattr(self, spec.name), getattr(other, spec.name))]  # dynamic: every field
+                if mine != theirs]
+
     def branched(self, parent: SessionParent, **changes: Any) -> "JournalHeader":
         """This header for a new session branched from this one (its own id and start time come when written)."""
         return replace(self, parent=parent, created=0.0, session_id="", **changes)
@@ -171,6 +179,11 @@ class JournalHeader:
 
 
 _EMPTY_IS_DEFAULT = ("env", "agent", "llm", "runner")
+# Header fields that are not settings: the episode and its files (the diff names them apart), where the
+# set was found (its hash is the setting), the per-run sandbox seed, and the record's own bookkeeping.
+_NOT_SETTINGS = frozenset({"game", "env", "episode", "fingerprint", "game_path", "game_hash", "task_type",
+                           "prompt_set", "prompt_files", "sandbox_seed", "parent", "extra", "version", "created",
+                           "session_id"})
 
 
 def load_header(file: Path) -> JournalHeader:

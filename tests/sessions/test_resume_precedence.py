@@ -129,3 +129,17 @@ def test_the_header_records_where_a_profile_went_and_its_key_variable_never_the_
     header = read_journal(folder).header
     assert (header.model, header.base_url, header.key_env) == ("local-test-model", server.base_url, "MY_MODEL_KEY")
     assert secret not in (folder / JOURNAL_FILE).read_text()
+
+
+def test_diff_names_every_setting_that_differs_between_two_runs_from_their_headers(tmp_path):
+    env = environment(tmp_path)
+    assert run_main(["run", "--llm", "demo", "--quiet"], env, cwd=tmp_path).returncode == 0
+    assert run_main(["run", "--llm", "demo", "--max-depth", "7", "--node-timeout", "3", "--quiet"], env,
+                    cwd=tmp_path).returncode == 0
+    a, b = sorted((tmp_path / "sessions").iterdir(), key=lambda folder: read_journal(folder).header.created)
+    shown = run_main(["diff", a.name, b.name], env, cwd=tmp_path)
+    [line] = [line for line in shown.stdout.splitlines() if line.startswith("settings differ: ")]
+    assert "limits" in line and "max_depth=7" in line and "node_timeout 5.0 → 3.0" in line, line
+    document = json.loads(run_main(["diff", a.name, b.name, "--json"], env, cwd=tmp_path).stdout)
+    assert [d["setting"] for d in document["settings_differ"]] == ["limits", "node_timeout"]
+    assert document["settings_differ"][0]["b"]["max_depth"] == 7
