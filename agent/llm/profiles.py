@@ -269,5 +269,18 @@ def endpoint(name: str, book: ProfileBook) -> tuple[str, str | None]:
     return profile.base_url or env_url or OPENAI_URL, key_env
 
 
+def spec_endpoint(spec: str, profiles: str | None) -> tuple[str | None, str | None]:
+    """`endpoint` of a `profile:NAME` spec, its profile read from `profiles` (None: no file, the default
+    profile's environment); (None, None) for any other spec or a file that cannot be read."""
+    spec = spec.removeprefix("review:")
+    if not spec.startswith("profile:"):
+        return None, None
+    try:
+        book = load_profiles(Path(profiles) if profiles else None)
+    except (ProfileError, OSError):
+        return None, None
+    return endpoint(spec.split(":", 1)[1] or DEFAULT_PROFILE, book)
+
+
 def _is_local(url: str) -> bool:
     return any(host in url for host in ("://127.0.0.1", "://localhost", "://0.0.0.0", "://[::1]"))

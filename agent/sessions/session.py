@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from agent import agents
 from agent.llm import LLM
+from agent.llm.profiles import spec_endpoint
 from agent.llm.routing import install
 from agent.runtime import events as ev
 from agent.runtime.prompt_hashes import file_hashes
@@ -53,7 +54,7 @@ def session_header(episode: EpisodeRef, agent: Stepper, llm_spec: str, parent: S
     }
     found = episode.header_fields()  # the episode's own fields, and whatever its provider adds
     named = ("game", "env", "episode", "fingerprint", "game_path", "game_hash")
-    base_url, key_env = profile_endpoint(llm_spec, profiles)  # never the key
+    base_url, key_env = spec_endpoint(llm_spec, profiles)  # never the key
     return JournalHeader(
         game=found["game"], env=found["env"], episode=found.get("episode"), fingerprint=found.get("fingerprint"),
         game_path=found.get("game_path"), game_hash=found.get("game_hash"),
@@ -426,22 +427,6 @@ def profile_model(spec: str, profiles: str | None) -> str | None:
     except (ProfileError, OSError):
         return None
     return profile.model if profile is not None else None
-
-
-def profile_endpoint(spec: str, profiles: str | None) -> tuple[str | None, str | None]:
-    """The base URL a `profile:NAME` spec sends its requests (and key) to, and the environment variable
-    the key comes from, read when the run starts from the profiles file it was given; (None, None)
-    for any other spec. Never the key."""
-    spec = spec.removeprefix("review:")
-    if not spec.startswith("profile:"):
-        return None, None
-    from agent.llm.profiles import ProfileError, endpoint, load_profiles
-
-    try:
-        book = load_profiles(Path(profiles) if profiles else None)
-    except (ProfileError, OSError):
-        return None, None
-    return endpoint(spec.split(":", 1)[1] or "default", book)
 
 
 def profiles_in_use(spec: str, explicit: str | None) -> str | None:
