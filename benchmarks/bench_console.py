@@ -228,7 +228,7 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
 HEAVY_CHILD = r"""
 import sys
 from recode_tui.console.app import RecodeApp, build_app
-from recode_tui.setup import ConsoleOptions, LLMSettings, RunOptions, agent_settings, parse_episode
+from recode_tui.setup import ConsoleOptions, LLMSettings, RunFlags, RunOptions, parse_episode, settings_of
 from recode_tui.console.screens.debug_screen import DebugScreen
 
 class ProbeScreen(DebugScreen):
@@ -241,7 +241,7 @@ class Probe(RecodeApp):
     run_screen_class = ProbeScreen
 
 app = build_app(ConsoleOptions(RunOptions("tui", parse_episode(None, "put-01"), LLMSettings("human"),
-                                          agent_settings(None)), journaled=False, cursor_blink=False))
+                                          settings_of(RunFlags())), journaled=False, cursor_blink=False))
 Probe(app.debug_screen.agent, episode=app.episode, cursor_blink=False).run(headless=True, size=(160, 48))
 """
 

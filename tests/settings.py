@@ -13,8 +13,8 @@ from typing import Any
 from agent.runtime.debugger import Breakpoint
 from agent.runtime.limits import Limits
 from agent.agents.presets import RunSettings
-from recode_tui.setup.build import agent_settings, parse_episode
-from recode_tui.setup.settings import ConsoleOptions, EpisodeRef, LLMSettings, RunOptions
+from recode_tui.setup.build import parse_episode, settings_of
+from recode_tui.setup.settings import ConsoleOptions, EpisodeRef, LLMSettings, RunFlags, RunOptions
 
 
 def run_settings(
@@ -29,8 +29,9 @@ def run_settings(
     node_timeout: float | None = None,
 ) -> RunSettings:
     """The settings `run`/`tui` would build from these flags (`limits` and `agent_options` as objects)."""
-    settings = agent_settings(preset, agent, max_steps=max_steps, prompts=prompts, trusted=trusted,
-                              node_timeout=node_timeout)
+    settings = settings_of(RunFlags(agent=agent, preset=preset, max_steps=max_steps,
+                                    prompts=str(prompts) if prompts is not None else None, trusted=trusted,
+                                    node_timeout=node_timeout))
     if limits is not None:
         settings = replace(settings, limits=limits)
     if agent_options is not None:

@@ -67,23 +67,24 @@ def preset(name: str) -> RunSettings:
 def resolve(
     name: str | None,
     *,
+    agent: str | None = None,
+    agent_option: tuple[str, ...] | list[str] | None = None,
     max_steps: int | None = None,
     max_depth: int | None = None,
     max_rewrite: int | None = None,
     max_retry: int | None = None,
     prompts: str | Path | None = None,
-    agent_name: str | None = None,
-    agent_options: list[str] | None = None,
     trusted: bool = False,
     node_timeout: float | None = None,
 ) -> RunSettings:
-    """The preset's settings with every value the user gave explicitly put over them.
+    """The preset's settings with every value the user gave explicitly put over them; the keywords are the
+    flags' own names (`recode_tui.setup.settings.RunFlags`'s fields), so the flags pass through whole.
 
     ValueError, one line, for a negative limit (a node timeout is checked where its runner is built)."""
     base = preset(name or "default")
-    agent_name = agent_name or agents.DEFAULT_AGENT
+    agent_name = agent or agents.DEFAULT_AGENT
     agents.agent_class(agent_name)  # an unknown name is refused here, in one line
-    options = agents.parse_options(agent_options, agent_name)
+    options = agents.parse_options(list(agent_option) if agent_option is not None else None, agent_name)
     if agent_name != agents.DEFAULT_AGENT and base.prompts is not None and not prompts:
         base = replace(base, prompts=None)  # the paper's prompts are ReCode's: another agent keeps its own
     given: dict[str, Any] = {k: v for k, v in (("max_depth", max_depth), ("max_rewrite", max_rewrite), ("max_retry", max_retry))

@@ -7,13 +7,12 @@ gets are decided there once; this module adds only what a comparison needs aroun
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
 from agent.eval.report import REPORT_FILE, EvalReport, read_json
-from agent.eval.report_fields import PLAN_FIELDS
-from agent.eval.results import EpisodeResult
+from agent.eval.results import EpisodeResult, EvalPlan
 from agent.sessions.header import HeaderError, JournalHeader, load_header
 
 JOURNALS_DIR = "journals"
@@ -57,7 +56,7 @@ class LoadedReport:
     label: str = ""
     file: Path | None = None
     journal_header: JournalHeader | None = None
-    recorded: frozenset[str] = frozenset(PLAN_FIELDS)
+    recorded: frozenset[str] = frozenset(f.name for f in fields(EvalPlan))
 
     @classmethod
     def from_json(cls, data: dict[str, Any], label: str = "", file: Path | None = None) -> "LoadedReport":

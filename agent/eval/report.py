@@ -110,7 +110,7 @@ class EvalReport:
     def checked(cls, data: dict[str, Any], path: Path | str) -> "EvalReport":
         """The record of a report file's JSON; ValueError (one line naming the field and what to do) when a
         field does not hold what the record needs."""
-        problem = report_problem(data)
+        problem = report_problem(data, cls)
         if problem:
             raise ValueError(f"report {path}: {problem}")
         return cls.from_json(data)

@@ -12,7 +12,9 @@ The file keeps the ReCode reference's shape, so existing files work:
       my-local-model: {input: 0, output: 0}
 
 Looked up in `--profiles PATH`, then `./configs/profiles.yaml`, then the user
-config dir. `OPENAI_API_KEY` / `OPENAI_BASE_URL` fill in the default profile;
+config dir. `OPENAI_API_KEY` / `OPENAI_BASE_URL` fill in the default profile only:
+a named profile without `base_url` goes to OpenAI's own URL, written into the
+resolved profile so the SDK never reads `OPENAI_BASE_URL` for it;
 any profile may name the environment variable holding its key (`api_key_env`),
 so no key has to be written into the file. A broken file raises ProfileError
 naming the line and field.
@@ -53,6 +55,7 @@ _FIELDS: dict[str, tuple[type, ...]] = {
     "stop": (str, list),  # stop sequences sent with every call ("Observation:" for a model that invents them)
 }
 DEFAULT_TIMEOUT = 120.0  # seconds for a whole call, its retries included (a model on a CPU takes a while)
+OPENAI_URL = "https://api.openai.com/v1"  # where a profile without `base_url` goes (the SDK's own default)
 
 
 class ProfileError(Exception):
@@ -224,7 +227,8 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
 
 
 def resolve_profile(name: str, book: ProfileBook) -> Profile:
-    """A usable profile: from the file, with OPENAI_API_KEY / OPENAI_BASE_URL for the default one."""
+    """A usable profile: from the file, with OPENAI_API_KEY / OPENAI_BASE_URL for the default one; its
+    `base_url` always set (the URL its requests and key go to, and the one its errors name)."""
     env_key, env_url = os.environ.get("OPENAI_API_KEY"), os.environ.get("OPENAI_BASE_URL")
     profile = book.profiles.get(name)
     if profile is None:
@@ -243,6 +247,8 @@ def resolve_profile(name: str, book: ProfileBook) -> Profile:
         profile = Profile(
             **{**profile.__dict__, "api_key": profile.api_key or env_key, "base_url": profile.base_url or env_url}
         )
+    if not profile.base_url:  # given to the SDK as it is: None would make it read $OPENAI_BASE_URL
+        profile = Profile(**{**profile.__dict__, "base_url": OPENAI_URL})
     if not profile.api_key:
         if profile.base_url and _is_local(profile.base_url):
             return Profile(**{**profile.__dict__, "api_key": "local"})  # local servers take any key
@@ -252,6 +258,28 @@ def resolve_profile(name: str, book: ProfileBook) -> Profile:
             "holding the key) or api_key"
         )
     return profile
+
+
+def endpoint(name: str, book: ProfileBook) -> tuple[str, str | None]:
+    """Where a profile's requests go and the environment variable its key is read from (None: the key is
+    written in the file), as `resolve_profile` decides them; never the key. What a journal records."""
+    profile = book.profiles.get(name) or Profile(name=name, model="")
+    env_url = os.environ.get("OPENAI_BASE_URL") if name == DEFAULT_PROFILE else None
+    key_env = profile.api_key_env or ("OPENAI_API_KEY" if name == DEFAULT_PROFILE and not profile.api_key else None)
+    return profile.base_url or env_url or OPENAI_URL, key_env
+
+
+def spec_endpoint(spec: str, profiles: str | None) -> tuple[str | None, str | None]:
+    """`endpoint` of a `profile:NAME` spec, its profile read from `profiles` (None: no file, the default
+    profile's environment); (None, None) for any other spec or a file that cannot be read."""
+    spec = spec.removeprefix("review:")
+    if not spec.startswith("profile:"):
+        return None, None
+    try:
+        book = load_profiles(Path(profiles) if profiles else None)
+    except (ProfileError, OSError):
+        return None, None
+    return endpoint(spec.split(":", 1)[1] or DEFAULT_PROFILE, book)
 
 
 def _is_local(url: str) -> bool:

@@ -11,11 +11,12 @@ rather than met later as a KeyError or a wrong default in some reader.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from agent.runtime.limits import Limits
+from agent.runtime.typed_record import RecordFieldError, read_fields, read_record
 
 JOURNAL_VERSION = "recode.journal.v1"
 DEFAULT_NODE_TIMEOUT = 5.0  # agent.runtime.runners's: what a journal without `node_timeout` ran with
@@ -33,9 +34,9 @@ class SessionParent:
     `folder` is set for a copy of a whole session (an eval's journal, a salvage) that may live elsewhere.
     """
 
-    session: str
-    records: int
-    at: str
+    session: str = ""
+    records: int = 0
+    at: str = ""
     folder: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -69,6 +70,9 @@ class JournalHeader:
     llm: str = "human"
     profiles: str | None = None
     model: str | None = None
+    base_url: str | None = None  # where a profile's requests (and key) went
+    key_env: str | None = None  # the environment variable the key was read from (never the key itself)
+    review: bool = False  # the console's --review: a model's answers were proposals a person accepted
     runner: str = SANDBOX_RUNNER
     trusted: bool = False
     node_timeout: float = DEFAULT_NODE_TIMEOUT
@@ -99,6 +103,14 @@ class JournalHeader:
         """The recording ran node code without the sandbox's static checks (in-process, or --trusted)."""
         return self.runner == "ThreadRunner" or self.trusted
 
+    def settings_differences(self, other: "JournalHeader") -> list[tuple[str, Any, Any]]:
+        """(name, this value, the other's) for every recorded setting that differs, in field order, read from
+        the fields themselves: a field added to the header is compared with no new code. Left out: what
+        names the episode or the file rather than how the run was set up (`_NOT_SETTINGS`)."""
+        return [(spec.name, mine, theirs) for spec in fields(self) if spec.name not in _NOT_SETTINGS
+                for mine, theirs in [(getattr(self, spec.name), getattr(other, spec.name))]  # dynamic: every field
+                if mine != theirs]
+
     def branched(self, parent: SessionParent, **changes: Any) -> "JournalHeader":
         """This header for a new session branched from this one (its own id and start time come when written)."""
         return replace(self, parent=parent, created=0.0, session_id="", **changes)
@@ -125,6 +137,9 @@ class JournalHeader:
             "prompt_hash": self.prompt_hash,
             **({"prompt_files": dict(self.prompt_files)} if self.prompt_files is not None else {}),
             "llm": self.llm, "profiles": self.profiles, "model": self.model,
+            **({"base_url": self.base_url} if self.base_url is not None else {}),
+            **({"key_env": self.key_env} if self.key_env is not None else {}),
+            **({"review": True} if self.review else {}),  # older journals: none (no review then)
             "runner": self.runner, "trusted": self.trusted, "node_timeout": self.node_timeout,
             **({"sandbox_seed": self.sandbox_seed} if self.sandbox_seed is not None else {}),
             "parent": self.parent.to_json() if self.parent is not None else None,
@@ -134,44 +149,41 @@ class JournalHeader:
     # ------------------------------------------------------------------ reading
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "JournalHeader":
-        """The header of a journal line; HeaderError (one line) for one this version cannot use."""
+        """The header of a journal line; HeaderError (one line) for one this version cannot use.
+
+        Every field is read and checked by its annotation (`agent.runtime.typed_record`); what an
+        older journal lacks takes the field's default (see the module's docstring).
+        """
         if data.get("type") != "session":
             raise HeaderError("has no session header (its first line is not one)")
         version = data.get("version")
         if version != JOURNAL_VERSION:
             raise HeaderError(f"is version {version!r}; this recode-tui reads {JOURNAL_VERSION} "
                               "(open it with the recode-tui that wrote it)")
-        read = _Fields(data)
+        try:
+            fields = read_fields(cls, data, skip=frozenset({"extra", "version", "parent"}))
+            parent = data.get("parent")
+            if parent is not None and not isinstance(parent, dict):
+                raise RecordFieldError("parent", parent, "an object")
+            fields["parent"] = read_record(SessionParent, parent, prefix="parent.") if parent else None
+        except RecordFieldError as exc:
+            raise HeaderError(f"line 1: the session header's {exc}; the journal was edited or is not recode-tui's: "
+                              "restore it from a copy or start a new run") from None
+        for name in _EMPTY_IS_DEFAULT:  # an empty value is as good as none: the default of its time
+            if fields.get(name) == "":
+                del fields[name]
+        if not fields.get("node_timeout", DEFAULT_NODE_TIMEOUT) > 0:  # a journal without one ran with the default
+            del fields["node_timeout"]
         known = {name for name in cls.__dataclass_fields__ if name != "extra"} | {"type", "at"}  # `at`: the line's time
-        return cls(
-            game=read.text("game") or "",
-            env=read.text("env") or "alfworld",  # journals from before the environment seam are ALFWorld's
-            episode=read.text("episode"),
-            fingerprint=read.text("fingerprint"),
-            game_path=read.text("game_path"),
-            game_hash=read.text("game_hash"),
-            agent=read.text("agent") or "recode",  # journals from before the agent seam are ReCode's
-            agent_options=read.mapping("agent_options") or {},
-            task_type=read.text("task_type"),
-            max_steps=read.whole("max_steps"),
-            limits=read.limits("limits"),
-            preset=read.text("preset") or "",
-            prompt_set=read.text("prompt_set"),
-            prompt_hash=read.text("prompt_hash"),
-            prompt_files=read.mapping("prompt_files"),
-            llm=read.text("llm") or "human",
-            profiles=read.text("profiles"),
-            model=read.text("model"),
-            runner=read.text("runner") or SANDBOX_RUNNER,
-            trusted=read.flag("trusted"),
-            node_timeout=read.timeout("node_timeout"),
-            sandbox_seed=read.whole("sandbox_seed"),  # older journals: none (their workers' numbers never repeated)
-            parent=read.parent("parent"),
-            extra={k: v for k, v in data.items() if k not in known},
-            version=JOURNAL_VERSION,
-            created=read.number("created") or 0.0,
-            session_id=read.text("session_id") or "",
-        )
+        return cls(**fields, extra={k: v for k, v in data.items() if k not in known})
+
+
+_EMPTY_IS_DEFAULT = ("env", "agent", "llm", "runner")
+# Header fields that are not settings: the episode and its files (the diff names them apart), where the
+# set was found (its hash is the setting), the per-run sandbox seed, and the record's own bookkeeping.
+_NOT_SETTINGS = frozenset({"game", "env", "episode", "fingerprint", "game_path", "game_hash", "task_type",
+                           "prompt_set", "prompt_files", "sandbox_seed", "parent", "extra", "version", "created",
+                           "session_id"})
 
 
 def load_header(file: Path) -> JournalHeader:
@@ -189,64 +201,3 @@ def load_header(file: Path) -> JournalHeader:
     if not isinstance(data, dict):
         raise HeaderError("is not a recode-tui journal (line 1 is not a record)")
     return JournalHeader.from_json(data)
-
-
-class _Fields:
-    """Typed reads of one header's fields; a present value of the wrong kind raises HeaderError naming it."""
-
-    def __init__(self, data: Mapping[str, Any]) -> None:
-        self.data = data
-
-    def _get(self, name: str, ok: Callable[[Any], bool], kind: str) -> Any:
-        value = self.data.get(name)
-        if value is None:
-            return None
-        if not ok(value):
-            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
-            raise HeaderError(f"line 1: the session header's `{name}` is {shown}, not {kind}; the journal was "
-                              "edited or is not recode-tui's: restore it from a copy or start a new run")
-        return value
-
-    def text(self, name: str) -> str | None:
-        return self._get(name, lambda v: isinstance(v, str), "text")
-
-    def whole(self, name: str) -> int | None:
-        return self._get(name, lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number")
-
-    def number(self, name: str) -> float | None:
-        value = self._get(name, lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number")
-        return None if value is None else float(value)
-
-    def flag(self, name: str) -> bool:
-        return bool(self._get(name, lambda v: isinstance(v, bool), "true or false"))
-
-    def mapping(self, name: str) -> dict[str, Any] | None:
-        value = self._get(name, lambda v: isinstance(v, dict), "an object")
-        return None if value is None else dict(value)
-
-    def timeout(self, name: str) -> float:
-        """A node time limit; a journal without one (or a non-positive one) ran with the default."""
-        value = self.number(name)
-        return value if value is not None and value > 0 else DEFAULT_NODE_TIMEOUT
-
-    def limits(self, name: str) -> Limits | None:
-        """The run limits; unknown keys (a newer version's) are left out, missing ones take Limits' defaults."""
-        value = self.mapping(name)
-        if value is None:
-            return None
-        known = Limits.__dataclass_fields__
-        for key, limit in value.items():
-            wanted = bool if key == "end_on_error" else int
-            if key in known and not (isinstance(limit, wanted) and (wanted is bool or not isinstance(limit, bool))):
-                raise HeaderError(f"line 1: the session header's `limits.{key}` is {limit!r}, not "
-                                  f"{'true or false' if wanted is bool else 'a whole number'}; the journal was "
-                                  "edited or is not recode-tui's: restore it from a copy or start a new run")
-        return Limits(**{k: v for k, v in value.items() if k in known})
-
-    def parent(self, name: str) -> SessionParent | None:
-        value = self.mapping(name)
-        if not value:
-            return None
-        inner = _Fields(value)
-        return SessionParent(session=inner.text("session") or "", records=inner.whole("records") or 0,
-                             at=inner.text("at") or "", folder=inner.text("folder"))

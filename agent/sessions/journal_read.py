@@ -66,8 +66,10 @@ class Journal:
 
     @property
     def llm_setup(self) -> tuple[str, str | None]:
-        """(spec, profiles file) of the LLM answering at the end of the recording: the last switch, else the header's."""
-        last = next((r for r in reversed(self.records) if r.get("type") == "llm" and r.get("spec")), None)
+        """(spec, profiles file) of the LLM answering at the end of the recording: the last switch, else the
+        header's. A fallback (the recorded LLM could not be built on a resume) is not a choice: it is skipped."""
+        last = next((r for r in reversed(self.records) if r.get("type") == "llm" and r.get("spec")
+                     and not str(r.get("why", "")).startswith("fallback")), None)
         if last is not None:
             return str(last["spec"]), last.get("profiles")
         return self.header.llm, self.header.profiles

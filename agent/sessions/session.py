@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from agent import agents
 from agent.llm import LLM
+from agent.llm.profiles import spec_endpoint
 from agent.llm.routing import install
 from agent.runtime import events as ev
 from agent.runtime.prompt_hashes import file_hashes
@@ -42,7 +43,7 @@ class Session:
 
 
 def session_header(episode: EpisodeRef, agent: Stepper, llm_spec: str, parent: SessionParent | None = None,
-                   profiles: str | None = None) -> JournalHeader:
+                   profiles: str | None = None, review: bool = False) -> JournalHeader:
     """The journal's first line: the episode as `{env, episode, fingerprint}` (plus `game`, its
     reference, and whatever the provider adds), the limits, prompts, LLM and runner."""
     settings = RunnerSettings.of_runner(agent.runner)
@@ -53,6 +54,7 @@ def session_header(episode: EpisodeRef, agent: Stepper, llm_spec: str, parent: S
     }
     found = episode.header_fields()  # the episode's own fields, and whatever its provider adds
     named = ("game", "env", "episode", "fingerprint", "game_path", "game_hash")
+    base_url, key_env = spec_endpoint(llm_spec, profiles)  # never the key
     return JournalHeader(
         game=found["game"], env=found["env"], episode=found.get("episode"), fingerprint=found.get("fingerprint"),
         game_path=found.get("game_path"), game_hash=found.get("game_hash"),
@@ -69,18 +71,20 @@ def session_header(episode: EpisodeRef, agent: Stepper, llm_spec: str, parent: S
         llm=llm_spec,
         profiles=profiles,  # the profiles file (absolute) a profile:NAME came from, so a resume needs no --profiles
         model=profile_model(llm_spec, profiles),  # what the profile called, for traces (read now, never later)
+        base_url=base_url, key_env=key_env,  # where a profile's requests went and where its key came from
+        review=review,
         **runner,
         parent=parent,
     )
 
 
 def start_session(agent: Stepper, sessions_dir: Path, episode: EpisodeRef, llm_spec: str,
-                  parent: SessionParent | None = None, profiles: str | None = None) -> Session:
+                  parent: SessionParent | None = None, profiles: str | None = None, review: bool = False) -> Session:
     """Journal `agent` on `episode` into a new session folder."""
     episode_ref = episode.ref
     own = episode.env == registry.default_env()
     folder = claim_session_folder(sessions_dir, new_session_id(episode_ref if own else episode_ref.replace(":", "-").replace("/", "-")))
-    writer = JournalWriter(folder, session_header(episode, agent, llm_spec, parent, profiles))
+    writer = JournalWriter(folder, session_header(episode, agent, llm_spec, parent, profiles, review))
     agent.observers.append(writer)
     writer.current_prompts = lambda: agent.prompts
     return Session(agent, writer, folder, [writer.error] if writer.error else [])
@@ -102,22 +106,28 @@ def claim_session_folder(sessions_dir: Path, session_id: str) -> Path:
             return folder
 
 
-def replay_runner(header: JournalHeader, trusted: bool = False) -> tuple[RunnerSettings, str]:
-    """How a session's node code replays: always in the sandbox, with the recorded node time limit and seed
-    (so a replay draws the same numbers); unchecked only when the caller asks (`--trusted`), never
-    because the journal says so. Returns the settings and a note when they differ from the recording."""
-    settings = RunnerSettings(trusted=trusted, node_timeout=header.node_timeout, seed=header.sandbox_seed)
-    note = ""
-    if header.recorded_unchecked and not trusted:
+def replay_runner(header: JournalHeader, runs_with: RunnerSettings) -> tuple[RunnerSettings, str]:
+    """How a session's node code replays: always in the sandbox, with the recorded seed (so a replay draws
+    the same numbers). What protects the machine is the user's (`runs_with`: their `--trusted` and
+    `--node-timeout`), never the journal's: the checks are dropped only when the user asks, and the node
+    time limit is the recorded one only when it is no longer than the user's. Returns the settings and
+    a note when they differ from the recording."""
+    limit = min(header.node_timeout, runs_with.node_timeout)
+    settings = RunnerSettings(trusted=runs_with.trusted, node_timeout=limit, seed=header.sandbox_seed)
+    notes = []
+    if header.recorded_unchecked and not runs_with.trusted:
         how = "in-process without checks" if header.runner == "ThreadRunner" else "with --trusted"
-        note = (f"this session was recorded {how}; it replays in the sandbox with the checks "
-                "(pass --trusted to run its code without them)")
-    return settings, note
+        notes.append(f"this session was recorded {how}; it replays in the sandbox with the checks "
+                     "(pass --trusted to run its code without them)")
+    if header.node_timeout > limit:
+        notes.append(f"this session recorded a node time limit of {header.node_timeout:g} s; it replays with "
+                     f"yours, {limit:g} s (--node-timeout {header.node_timeout:g} gives it its own)")
+    return settings, "; ".join(notes)
 
 
 def _agent_for(
     journal: Journal, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None, upto: int | None,
-    trusted: bool = False,
+    runs_with: RunnerSettings = RunnerSettings(),
 ) -> tuple[Stepper, str]:
     header = journal.header
     max_steps, limits, prompt_set = _replay_fields(journal)
@@ -125,7 +135,7 @@ def _agent_for(
     env = ReplayEnv(make_env(episode_ref, max_steps), journal.actions(upto))
     llm = ReplayLLM(journal.answers(upto), live_llm)
     prompts = prompts or PromptSet(moved_prompt_set(Path(prompt_set)))
-    runner, note = replay_runner(header, trusted)
+    runner, note = replay_runner(header, runs_with)
     spec = agents.AgentSpec(header.agent, dict(header.agent_options), limits, prompts, header.preset, runner)
     try:
         agent = agents.build_agent(spec, env, llm)
@@ -218,17 +228,19 @@ async def _replay(agent: Stepper, stop: Callable[[ev.Event], bool] | None) -> li
 
 
 async def resume_session(
-    folder: Path, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None = None, *, trusted: bool = False
+    folder: Path, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None = None, *,
+    runs_with: RunnerSettings = RunnerSettings(), prompt_places: tuple[Path, ...] = (),
 ) -> tuple[Session, list[ev.Event]]:
     """Rebuild a session's exact state and keep journaling into it.
 
-    The code runs sandboxed with the checks unless `trusted` (the user's
-    `--trusted`): what the journal says about trust is never enough.
+    The code runs sandboxed with the checks unless the user's `runs_with` is trusted, and never with a
+    longer node time limit than theirs: what the journal says about either is never enough (see
+    `replay_runner`). `prompt_places`: where an edited prompt set the run switched to may be saved.
     """
     journal = read_journal(folder)
-    agent, runner_note = _agent_for(journal, live_llm, make_env, prompts, None, trusted)
+    agent, runner_note = _agent_for(journal, live_llm, make_env, prompts, None, runs_with)
     events = await _replay(agent, None)
-    edited_note = _adopt_edited_prompts(agent)
+    edited_note = _adopt_edited_prompts(agent, prompt_places)
     writer = JournalWriter(journal.folder, journal.header)
     writer.continue_from(journal)
     writer.catch_up(events)
@@ -240,24 +252,44 @@ async def resume_session(
     return Session(agent, writer, journal.folder, notes, journal.read_draft()), events
 
 
-def _adopt_edited_prompts(agent: Stepper) -> str:
-    """After a replay: go on with the last prompt set the recorded run switched to.
+def _adopt_edited_prompts(agent: Stepper, places: tuple[Path, ...] = ()) -> str:
+    """After a replay: go on with the last prompt set the recorded run switched to, found by its content
+    hash: at the folder the journal names, else among `places` (the user's prompt folders, `--prompts`),
+    where the prompt workspace saves an edited set.
 
-    Returns a note when that set cannot be used (never saved, or changed since).
+    Returns a note when no set with that hash is on disk.
     """
     edited = agent.llm.edited_sets if isinstance(agent.llm, ReplayLLM) else None
     if not edited:
         return ""
     folder, digest = edited[-1]
-    where = moved_prompt_set(Path(folder)) if folder else None
-    candidate = PromptSet(where) if where is not None and where.is_dir() else None
-    if candidate is not None and candidate.content_hash() == digest:
-        agent.prompts = candidate
+    named = moved_prompt_set(Path(folder)) if folder else None
+    found = find_prompt_set(digest, ((named,) if named is not None else ()) + places)
+    if found is not None:
+        agent.prompts = found
         return ""
+    looked = ", ".join(str(p) for p in places) or "no other folder"
     return (
-        f"the run switched to an edited prompt set ({digest}) that is not on disk as it was; "
-        f"later expansions use {agent.prompts.root}"
+        f"the run switched to an edited prompt set ({digest}) that is not on disk as it was (looked in "
+        f"{folder or 'the journal'} and {looked}); later expansions use {agent.prompts.root}; save the set "
+        "from the prompt workspace, or pass --prompts FOLDER where it is saved"
     )
+
+
+def find_prompt_set(digest: str, places: tuple[Path, ...]) -> PromptSet | None:
+    """The prompt set whose content hash is `digest`: one of `places` itself, or a set folder directly in one."""
+    for place in places:
+        if not place.is_dir():
+            continue
+        candidates = [place, *sorted(p for p in place.iterdir() if p.is_dir() and not p.name.startswith("."))]
+        for candidate in candidates:
+            try:
+                prompts = PromptSet(candidate)
+                if prompts.content_hash() == digest:
+                    return prompts
+            except OSError:
+                continue
+    return None
 
 
 def _prefix_length(journal: Journal, answers_used: int, actions_used: int, statements_used: int = 0) -> int:
@@ -291,15 +323,16 @@ async def branch_session(
     label: str,
     prompts: PromptSet | None = None,
     *,
-    trusted: bool = False,
+    runs_with: RunnerSettings = RunnerSettings(),
+    prompt_places: tuple[Path, ...] = (),
 ) -> tuple[Session, list[ev.Event]]:
     """Replay a session up to the first event where `stop` is true, into a new branch session.
 
-    Like a resume, the branch runs with the checks unless `trusted`.
+    Like a resume, the branch runs as the user's `runs_with` allows, never as the journal says.
     With `stop` None the branch is a copy: the whole recording, carrying on where it ends.
     """
     journal = read_journal(folder)
-    agent, runner_note = _agent_for(journal, live_llm, make_env, prompts, None, trusted)
+    agent, runner_note = _agent_for(journal, live_llm, make_env, prompts, None, runs_with)
     replay_llm, replay_env = _replay_parts(agent)
     total_answers, total_actions = len(replay_llm.pending), len(replay_env.pending)
     total_statements = len(agent.pending_statements)
@@ -307,7 +340,7 @@ async def branch_session(
     if stop is not None and (not events or not stop(events[-1])):
         await agent.close()
         raise JournalError(f"session {journal.session_id} never reached {label}; nothing to branch from")
-    edited_note = _adopt_edited_prompts(agent)
+    edited_note = _adopt_edited_prompts(agent, prompt_places)
     used_answers = total_answers - len(replay_llm.pending)
     used_actions = total_actions - len(replay_env.pending)
     used_statements = total_statements - len(agent.pending_statements)
@@ -319,9 +352,9 @@ async def branch_session(
     prefix = journal.records if copy else journal.records[: _prefix_length(journal, used_answers, used_actions, used_statements)]
     settings = RunnerSettings.of_runner(agent.runner)
     # None for an in-process runner (no sandbox settings to record); else what the branch really runs with
-    runs_with = settings.header_fields() if settings is not None else {}
+    branch_runner = settings.header_fields() if settings is not None else {}
     parent = SessionParent(journal.session_id, len(prefix), label, str(journal.folder) if copy else None)
-    header = journal.header.branched(parent, **runs_with)
+    header = journal.header.branched(parent, **branch_runner)
     new_folder = branch_folder(sessions_dir, journal.session_id, label.replace(" ", "_"))
     writer = JournalWriter(new_folder, header)
     for record in prefix:
@@ -343,13 +376,15 @@ def replay_failure(events: list[ev.Event]) -> str:
 
 
 async def reopen_session(
-    folder: Path, live_llm: LLM, make_env: EnvFactory, sessions_dir: Path, *, trusted: bool = False
+    folder: Path, live_llm: LLM, make_env: EnvFactory, sessions_dir: Path, *,
+    runs_with: RunnerSettings = RunnerSettings(), prompt_places: tuple[Path, ...] = (),
 ) -> tuple[Session, list[ev.Event]]:
     """Resume a session; one outside `sessions_dir` (an eval's journal) is never written: the run
     carries on in a copy there, with its own journal, draft and breakpoints."""
     if not outside(folder, sessions_dir):
-        return await resume_session(folder, live_llm, make_env, trusted=trusted)
-    session, events = await branch_session(folder, None, live_llm, make_env, sessions_dir, "copy", trusted=trusted)
+        return await resume_session(folder, live_llm, make_env, runs_with=runs_with, prompt_places=prompt_places)
+    session, events = await branch_session(folder, None, live_llm, make_env, sessions_dir, "copy", runs_with=runs_with,
+                                           prompt_places=prompt_places)
     session.notes.append(f"{folder} is outside the sessions folder and is never written: "
                          f"this run carries on in a copy, {session.folder.name}")
     return session, events
@@ -410,14 +445,14 @@ def profiles_in_use(spec: str, explicit: str | None) -> str | None:
 LAST_GOOD = "last good point"
 
 
-async def good_prefix(journal: Journal, make_env: EnvFactory, trusted: bool = False) -> int:
+async def good_prefix(journal: Journal, make_env: EnvFactory, runs_with: RunnerSettings = RunnerSettings()) -> int:
     """How many of the journal's records replay cleanly, from the start.
 
     The replay consumes answers and actions in record order, so the one that
     mismatched (or made the agent fail) is the last one consumed: the good
     prefix ends just before it.
     """
-    agent, _ = _agent_for(journal, NoLiveLLM(), make_env, None, None, trusted)
+    agent, _ = _agent_for(journal, NoLiveLLM(), make_env, None, None, runs_with)
     replay_llm, replay_env = _replay_parts(agent)
     total_answers, total_actions = len(replay_llm.pending), len(replay_env.pending)
     try:
@@ -435,12 +470,13 @@ async def good_prefix(journal: Journal, make_env: EnvFactory, trusted: bool = Fa
 
 
 async def salvage_session(
-    folder: Path, live_llm: LLM, make_env: EnvFactory, sessions_dir: Path, *, trusted: bool = False
+    folder: Path, live_llm: LLM, make_env: EnvFactory, sessions_dir: Path, *,
+    runs_with: RunnerSettings = RunnerSettings(), prompt_places: tuple[Path, ...] = (),
 ) -> tuple[Session, list[ev.Event]]:
     """A session that cannot be replayed to its end (a corrupt line, a mismatch) goes on from the
     last point that replayed cleanly, as a new branch session; the old one is never touched."""
     journal = read_journal(folder, lenient=True)
-    keep = await good_prefix(journal, make_env, trusted)
+    keep = await good_prefix(journal, make_env, runs_with)
     prefix = [r for r in journal.records[:keep] if r.get("type") != "finished"]
     header = journal.header.branched(SessionParent(journal.session_id, len(prefix), LAST_GOOD, str(journal.folder)))
     new_folder = branch_folder(sessions_dir, journal.session_id, "last-good")
@@ -450,7 +486,8 @@ async def salvage_session(
     writer.close()
     if writer.error:
         raise JournalError(writer.error)
-    session, events = await resume_session(new_folder, live_llm, make_env, trusted=trusted)
+    session, events = await resume_session(new_folder, live_llm, make_env, runs_with=runs_with,
+                                           prompt_places=prompt_places)
     dropped = len(journal.records) - keep
     where = f"line {journal.corrupt_line} is corrupt" if journal.corrupt_line else "the replay stopped matching"
     session.notes.append(f"{journal.session_id}: {where}; this branch, {new_folder.name}, goes on from the last "

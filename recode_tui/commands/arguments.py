@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 from recode_tui.setup.build import episode_of, parse_episode, preset_env, settings_of
-from recode_tui.setup.sessions import find_resume, journal_llm_note, recorded_llm, session_game
+from recode_tui.setup.sessions import (check_recorded_profiles, find_resume, journal_llm_note, recorded_llm,
+                                       recorded_review, session_game)
 from recode_tui.setup.settings import (CacheSettings, ConsoleOptions, EpisodeRef, EvalOptions, ExportOptions,
                                        LLMSettings, RunFlags, RunOptions, RunSettings, Selection)
 from recode_tui.setup.usage import UsageError
@@ -21,9 +23,8 @@ from recode_tui.setup.usage import UsageError
 def run_flags(args: argparse.Namespace) -> RunFlags:
     """`--agent`, `--agent-option`, `--preset`, the limits' flags, `--prompts`, `--trusted` and
     `--node-timeout` of run, tui and eval, as typed."""
-    return RunFlags(args.agent, tuple(args.agent_option) if args.agent_option is not None else None, args.preset,
-                    args.max_steps, args.max_depth, args.max_rewrite, args.max_retry, args.prompts, args.trusted,
-                    args.node_timeout)
+    typed = {spec.name: vars(args)[spec.name] for spec in fields(RunFlags)}  # the flags' own names, whole
+    return RunFlags(**{**typed, "agent_option": tuple(args.agent_option) if args.agent_option is not None else None})
 
 
 def agent_settings_of(args: argparse.Namespace) -> RunSettings:
@@ -49,7 +50,7 @@ def _default_llm() -> str:
     return "human" if sys.stdin.isatty() and sys.stdout.isatty() else "demo"
 
 
-def _llm_of(args: argparse.Namespace, defaulted_to: str | None) -> tuple[LLMSettings, str]:
+def _llm_of(args: argparse.Namespace, defaulted_to: str | None, command: str = "run") -> tuple[LLMSettings, str]:
     """The LLM a run goes on with, and a note to say: `--resume` without --llm keeps the spec the session
     recorded last, read from the user's own profiles (never the journal's file); no --llm at all:
     `defaulted_to` (None: the parser's default)."""
@@ -57,6 +58,7 @@ def _llm_of(args: argparse.Namespace, defaulted_to: str | None) -> tuple[LLMSett
     recorded = recorded_llm(args.sessions, args.resume)
     if recorded is not None:
         if not args.llm_given:
+            check_recorded_profiles(recorded, args.profiles, command, args.resume)
             spec = recorded[0]
             note = journal_llm_note(recorded, args.profiles)
         elif args.llm != recorded[0]:
@@ -111,10 +113,15 @@ def console_options(args: argparse.Namespace) -> ConsoleOptions:
     keymap = read_keymap(args.keymap) if args.keymap else None
     settings = agent_settings_of(args)
     episode = parse_episode(preset_env(args.env, settings.preset), args.game)
+    recorded = recorded_llm(args.sessions, args.resume) if not args.llm_given else None
+    if recorded is not None:  # the console goes on with it (`SessionControl.live_llm`): usable, or one line now
+        check_recorded_profiles(recorded, args.profiles, "tui", args.resume)
     llm = LLMSettings(args.llm, args.profiles, given=args.llm_given)
+    resumed = find_resume(args.sessions, args.resume)
     run = RunOptions("tui", episode, llm, settings, sessions=args.sessions, resume=args.resume,
-                     resumed=find_resume(args.sessions, args.resume), from_last_good=args.from_last_good)
-    return ConsoleOptions(run, keymap, breakpoints=() if args.no_break else None, review=args.review, at=args.at)
+                     resumed=resumed, from_last_good=args.from_last_good)
+    review = args.review or recorded_review(resumed)  # a review session goes on in review
+    return ConsoleOptions(run, keymap, breakpoints=() if args.no_break else None, review=review, at=args.at)
 
 
 def eval_options(args: argparse.Namespace) -> EvalOptions:

@@ -63,6 +63,10 @@ def run_lines(diff: RunDiff, width: int, show_prompts: bool = True) -> list[str]
            f"{len(b.calls)} LLM calls)",
            f"episode: {a.env} {a.episode}"]
     out += prompt_lines(diff.prompts) if show_prompts else []
+    # from the headers' fields (a new setting shows here with no new code); the prompt set's is said above
+    differ = [(name, x, y) for name, x, y in a.header.settings_differences(b.header) if name != "prompt_hash"]
+    if differ:
+        out.append("settings differ: " + "; ".join(f"{name} {x!r} → {y!r}" for name, x, y in differ))
     d = diff.divergence
     if d is None:
         if diff.prompts.unused:

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from agent.eval.batch import REPORT_FILE, EvalPlan, EvalReport, EpisodeSpec
 from agent.eval.results import DEFAULT_EPISODE_TIMEOUT
+from agent.sandbox.settings import DEFAULT_NODE_TIMEOUT
 from envs.provider import Capability
 from recode_tui.setup.build import (check_gold, check_llm_roles, load_prompt_set, make_llm, parse_episode,
                                     preset_env, settings_of)
@@ -233,7 +234,8 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
     settings = settings_of(replace(flags, agent=names[0], agent_option=None if len(names) > 1 else flags.agent_option))
     for name in names:
         check_llm_roles(llm, name)  # a routed role an agent lacks: one line, before any episode
-    runner = _runner_settings(settings.trusted, settings.node_timeout if settings.node_timeout is not None else 5.0)
+    runner = _runner_settings(settings.trusted, settings.node_timeout if settings.node_timeout is not None
+                              else DEFAULT_NODE_TIMEOUT)
     if settings.prompts is not None:
         load_prompt_set(settings.prompts, settings.agent)  # refuses a folder that is not a prompt set
     wanted = options.selection
@@ -351,7 +353,13 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
             raise UsageError(f"--repeat {options.repeat}: this evaluation already plays each episode "
                              f"{report.plan.repeat} times; give {report.plan.repeat} or more")
         report.plan.repeat = options.repeat
-    timeout = options.flags.node_timeout if options.flags.node_timeout is not None else report.plan.node_timeout
+    # Nor a longer node time limit than the user's (--node-timeout, else the default): a report may lower it.
+    yours = options.flags.node_timeout if options.flags.node_timeout is not None else DEFAULT_NODE_TIMEOUT
+    timeout = min(report.plan.node_timeout, yours)
+    if report.plan.node_timeout > yours:
+        print(f"note: this evaluation was started with a node time limit of {report.plan.node_timeout:g} s; the "
+              f"remaining episodes run with yours, {yours:g} s (--node-timeout {report.plan.node_timeout:g} gives "
+              "them its own)", file=sys.stderr)
     runner = _runner_settings(options.flags.trusted, timeout)
     report.plan.trusted, report.plan.node_timeout = runner.trusted, runner.node_timeout
     # Nor the profiles file: it chooses the server the API key goes to. A profile:NAME is read by its

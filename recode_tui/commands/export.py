@@ -45,6 +45,7 @@ async def replayed_text(options: ExportOptions) -> str:
 
     from agent.sessions.export import has_code_tree, journal_agent, markdown_transcript, trace_document, tree_document
     from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
+    from agent.sandbox.settings import RunnerSettings
     from agent.sessions.session import replay_failure, resume_session
     from envs import make_env
     from mockllm import ScriptedLLM
@@ -62,7 +63,8 @@ async def replayed_text(options: ExportOptions) -> str:
     note = foreign_note(folder, sessions_dir, "it is exported")
     if note:
         print(f"note: {note}", file=sys.stderr)
-    session, events = await resume_session(folder, ScriptedLLM([]), make_env, trusted=options.trusted)
+    session, events = await resume_session(folder, ScriptedLLM([]), make_env,
+                                           runs_with=RunnerSettings(trusted=options.trusted))
     session.writer.close()
     await session.agent.close()
     if replay_failure(events):

@@ -94,7 +94,8 @@ def first_prompt(episode: EpisodeRef, agent_name: str, role: str | None, prompts
     from agent import agents
     from agent.runtime.events import LLMRequested, RunFinished
     from mockllm.scripted import ScriptedLLM, ScriptEntry
-    from recode_tui.setup.build import agent_settings, make_agent
+    from recode_tui.setup.build import make_agent, settings_of
+    from recode_tui.setup.settings import RunFlags
 
     try:
         roles = agents.agent_class(agent_name).roles
@@ -105,7 +106,7 @@ def first_prompt(episode: EpisodeRef, agent_name: str, role: str | None, prompts
         raise UsageError(f"--role {role}: agent {agent_name} has the role(s) {', '.join(names)}")
     wanted = names[role] if role is not None else roles[0]
     llm = ScriptedLLM([ScriptEntry(answer, purpose=purpose) for purpose, answer in _REACH.items()])
-    agent = make_agent(agent_settings(None, agent_name, prompts=prompts_dir), episode, llm)
+    agent = make_agent(settings_of(RunFlags(agent=agent_name, prompts=prompts_dir)), episode, llm)
 
     async def ask() -> str:
         try:

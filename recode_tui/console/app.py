@@ -155,6 +155,7 @@ class RecodeApp(CrashReport, ConsoleApp):
             self.set_keymap(self.user_keymap)
         if run.episode:
             self.episode = run.episode
+        self.review = self.review or run.review
         screen = self._new_run_screen(run.agent, breakpoints=run.breakpoints, autostart=run.autostart)
         self._runs += 1
         mode = f"run-{self._runs}"
@@ -261,7 +262,9 @@ class RecodeApp(CrashReport, ConsoleApp):
         session = control.session if control is not None else None
         if session is None or not self.loaded or self._run_screen.debugger.done:
             return ""
-        return f"recode-tui tui --resume {session.folder}"
+        from recode_tui.setup.sessions import resume_command
+
+        return resume_command("tui", session.folder, profiles=self.profiles, review=self.review)
 
     def action_help_quit(self) -> None:
         """ctrl+c: a running run pauses first; then say how to quit and how to come back."""

@@ -17,7 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from recode_tui.setup.build import (DEMO_SCRIPT, DEMOS, agent_settings, cached_llm, check_gold,
+    from recode_tui.setup.build import (DEMO_SCRIPT, DEMOS, cached_llm, check_gold,
                                         check_llm_roles, demo_script, agent_for, episode_of, episode_ref,
                                         gold_llm_for, llm_for, load_prompt_set, agent_spec,
                                         make_agent, make_env, make_llm, parse_episode, preset_env, settings_of,
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 _HOMES = {
-    "build": ("DEMO_SCRIPT", "DEMOS", "agent_settings", "cached_llm", "check_gold", "check_llm_roles", "demo_script",
+    "build": ("DEMO_SCRIPT", "DEMOS", "cached_llm", "check_gold", "check_llm_roles", "demo_script",
               "agent_for", "episode_of", "episode_ref", "gold_llm_for", "llm_for", "load_prompt_set",
               "agent_spec", "make_agent", "make_env", "make_llm", "parse_episode", "preset_env", "settings_of",
               "step_limit_of"),

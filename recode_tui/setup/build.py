@@ -253,19 +253,35 @@ def agent_spec(settings: "RunSettings") -> "AgentSpec":
     """What builds the agent `settings` name, checked before any environment starts: its name, its
     prompt set (a folder that is not one is refused) and its runner settings (`--node-timeout`)."""
     from agent import agents
-    from agent.sandbox.settings import RunnerSettings
 
     try:
         agents.agent_class(settings.agent)
     except agents.UnknownAgent as exc:
         raise UsageError(str(exc)) from None
     prompts = load_prompt_set(settings.prompts, settings.agent)
+    return agents.AgentSpec(settings.agent, settings.agent_options, settings.limits, prompts, settings.preset,
+                            runner_of(settings))
+
+
+def runner_of(settings: "RunSettings") -> "RunnerSettings":
+    """How the user's node code runs (`--trusted`, `--node-timeout`, else the defaults): what a new run
+    gets, and the most a resumed or branched one may have (`agent.sessions.session.replay_runner`)."""
+    from agent.sandbox.settings import RunnerSettings
+
     try:
-        runner = (RunnerSettings(trusted=settings.trusted) if settings.node_timeout is None
-                  else RunnerSettings(trusted=settings.trusted, node_timeout=settings.node_timeout))
+        return (RunnerSettings(trusted=settings.trusted) if settings.node_timeout is None
+                else RunnerSettings(trusted=settings.trusted, node_timeout=settings.node_timeout))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    return agents.AgentSpec(settings.agent, settings.agent_options, settings.limits, prompts, settings.preset, runner)
+
+
+def prompt_places(settings: "RunSettings") -> tuple[Path, ...]:
+    """Where a resume looks for an edited prompt set by its hash: `--prompts` (a set, or a folder of
+    sets) and the user's prompt folder, where the prompt workspace saves."""
+    from agent.agents.recode.prompt_drafts import user_prompts_dir
+
+    given = (moved_prompt_set(Path(settings.prompts)),) if settings.prompts else ()
+    return (*given, user_prompts_dir())
 
 
 EnvMaker = Callable[[EpisodeRef, "int | None"], "Env"]
@@ -334,33 +350,14 @@ def _warn_once(lines: list[str]) -> None:
 
 
 def settings_of(flags: RunFlags) -> "RunSettings":
-    """The run's settings from its flags: the preset with every flag given put over it; bad input is one line."""
-    return agent_settings(flags.preset, flags.agent, flags.agent_option, max_steps=flags.max_steps,
-                          max_depth=flags.max_depth, max_rewrite=flags.max_rewrite, max_retry=flags.max_retry,
-                          prompts=flags.prompts, trusted=flags.trusted, node_timeout=flags.node_timeout)
+    """The run's settings from its flags: the preset with every flag given put over it (the flags pass
+    through whole, by their own names); bad input is one line."""
+    from dataclasses import asdict
 
-
-def agent_settings(
-    preset: str | None,
-    agent_name: str | None = None,
-    agent_options: list[str] | tuple[str, ...] | None = None,
-    *,
-    max_steps: int | None = None,
-    max_depth: int | None = None,
-    max_rewrite: int | None = None,
-    max_retry: int | None = None,
-    prompts: str | Path | None = None,
-    trusted: bool = False,
-    node_timeout: float | None = None,
-) -> "RunSettings":
-    """`--preset` with the explicit flags (`--max-steps`, `--max-depth`, `--trusted`, ...) put over it;
-    bad input is one line."""
     from agent.agents.presets import resolve
 
+    typed = asdict(flags)
     try:
-        return resolve(preset, max_steps=max_steps, max_depth=max_depth, max_rewrite=max_rewrite,
-                       max_retry=max_retry, prompts=prompts, agent_name=agent_name,
-                       agent_options=list(agent_options) if agent_options is not None else None,
-                       trusted=trusted, node_timeout=node_timeout)
+        return resolve(typed.pop("preset"), **typed)
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -43,15 +43,19 @@ async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
         from agent.sessions.journal_view import foreign_note
         from agent.sessions.session import reopen_session, replay_failure, salvage_session
 
-        trusted = options.settings.trusted
+        from recode_tui.setup.build import prompt_places, runner_of
+
+        runs_with, places = runner_of(options.settings), prompt_places(options.settings)
         try:
             folder = options.resumed or find_session(sessions_dir, options.resume or None)
             note = foreign_note(folder, sessions_dir, "it is resumed")
             if note:  # said before the replay runs anything
                 print(f"note: {note}", file=sys.stderr, flush=True)
             if options.from_last_good:
-                return await salvage_session(folder, llm, make_env, sessions_dir, trusted=trusted)
-            session, events = await reopen_session(folder, llm, make_env, sessions_dir, trusted=trusted)
+                return await salvage_session(folder, llm, make_env, sessions_dir, runs_with=runs_with,
+                                             prompt_places=places)
+            session, events = await reopen_session(folder, llm, make_env, sessions_dir, runs_with=runs_with,
+                                                   prompt_places=places)
         except JournalError as exc:
             raise UsageError(salvage_hint(str(exc), options)) from None
         if replay_failure(events):

@@ -34,6 +34,18 @@ def session_game(folder: Path) -> str:
         raise UsageError(str(exc)) from None
 
 
+def recorded_review(folder: Path | None) -> bool:
+    """The session ran in review mode (`--review`): a resume goes on in it (False: not resuming, or unreadable)."""
+    from agent.sessions.journal import JournalError, read_journal
+
+    if folder is None:
+        return False
+    try:
+        return read_journal(folder, lenient=True).header.review
+    except JournalError:
+        return False
+
+
 def recorded_llm(sessions: str | None, resume: str | None) -> tuple[str, str | None] | None:
     """The LLM spec and profiles file a session recorded last (None: not resuming, or unreadable:
     the resume itself says what is wrong). Only the spec may be used: see `journal_llm_note`."""
@@ -69,3 +81,46 @@ def journal_llm_note(recorded: tuple[str, str | None], own_profiles: str | None,
         named_text = for_terminal(str(named), newlines=False)
         note += f" (the journal names the profiles file {named_text}: never read from a journal)"
     return note
+
+
+def check_recorded_profiles(recorded: tuple[str, str | None], own_profiles: str | None, command: str,
+                            ref: str) -> None:
+    """A resume without --llm goes on with the session's `profile:NAME`, read from the user's own profiles
+    (`--profiles`, else the default file): when NAME is not there, one line says what to pass (the file the
+    session recorded, which is never read unless the user names it), instead of a fallback to a person."""
+    import re
+    import shlex
+
+    from agent.llm.profiles import DEFAULT_PROFILE, ProfileError, find_profiles_file, load_profiles
+    from agent.runtime.safe_text import for_terminal
+
+    spec, named = recorded
+    names = [name or DEFAULT_PROFILE for name in re.findall(r"profile:([^,\s]*)", spec)]
+    if not names:
+        return
+    try:
+        book = load_profiles(find_profiles_file(own_profiles))
+    except ProfileError as exc:
+        raise UsageError(str(exc)) from None
+    missing = [name for name in names if name not in book.profiles and name != DEFAULT_PROFILE]
+    if not missing:
+        return
+    flag = f"--profiles {shlex.quote(for_terminal(named, newlines=False))}" if named else "--profiles FILE"
+    where = f"your profiles file {book.source}" if book.source else "no profiles file of yours"
+    target = f"--resume {ref}" if ref else "--resume"
+    raise UsageError(f"the session answers with {for_terminal(spec, newlines=False)}, and profile "
+                     f"{for_terminal(missing[0], newlines=False)!r} is in {where}: go on with "
+                     f"`recode-tui {command} {target} {flag}` (or --llm SPEC for another LLM)")
+
+
+def resume_command(command: str, folder: Path, *, profiles: str | None = None, review: bool = False) -> str:
+    """The command that goes on with a session as it ran: its profiles file (the model's, which a resume
+    never takes from the journal) and review mode."""
+    import shlex
+
+    parts = [f"recode-tui {command} --resume {shlex.quote(str(folder))}"]
+    if profiles:
+        parts.append(f"--profiles {shlex.quote(str(Path(profiles).resolve()))}")
+    if review:
+        parts.append("--review")
+    return " ".join(parts)

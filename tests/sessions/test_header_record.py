@@ -92,3 +92,14 @@ def test_the_header_alone_is_read_from_the_first_line(tmp_path) -> None:
     assert load_header(file).prompt_hash == "h1"
     with pytest.raises(HeaderError, match=r"^cannot be read \(No such file or directory\); check the path$"):
         load_header(tmp_path / "gone.jsonl")
+
+
+@pytest.mark.parametrize("name", [f.name for f in __import__("dataclasses").fields(JournalHeader)
+                                  if f.name not in ("extra", "version")])
+def test_every_header_field_is_checked_by_its_type_with_no_reader_written_for_it(name: str) -> None:
+    """The header's fields are read by their annotations: a field added to `JournalHeader` is checked (and
+    read back) with no new code; a value of the wrong kind is refused naming it."""
+    wrong = [["not", "this"]] if name not in ("agent_options", "prompt_files", "limits", "parent") else ["a list"]
+    with pytest.raises(HeaderError) as caught:
+        JournalHeader.from_json(_header(**{name: wrong[0]}))
+    assert f"`{name}` is " in str(caught.value) and "\n" not in str(caught.value)

@@ -169,3 +169,19 @@ async def test_the_console_goes_on_with_its_own_profiles_not_the_journals(tmp_pa
             assert attacker.requests == [], "the journal's profiles file chose where the key went"
             assert app.debug_screen.agent.finished.success
         assert len(own.calls) == 2
+
+
+def test_a_named_profile_without_base_url_never_goes_to_openai_base_url(tmp_path):
+    """`OPENAI_BASE_URL` fills in the `default` profile only: a named profile without `base_url` goes to
+    OpenAI's own URL (here unreachable or refusing the test key), and its error line names that URL."""
+    with Recorder() as elsewhere, OpenAICompatibleServer(answers(GOOD)) as own:
+        profiles = tmp_path / "profiles.yaml"
+        profiles.write_text("models:\n  named:\n    model: gpt-4o-mini\n    api_key: sk-test-not-a-key\n"
+                            "    max_retries: 0\n    timeout: 3\n")
+        env = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_BASE_URL=elsewhere.base_url,
+                   PYTHONPATH=str(ROOT), XDG_CONFIG_HOME=str(tmp_path / "config"))
+        done = run_main(["run", "--llm", "profile:named", "--profiles", str(profiles), "--quiet"], env, cwd=tmp_path)
+        assert own.calls == []
+    assert elsewhere.requests == [], "a named profile's request and key went to $OPENAI_BASE_URL"
+    assert done.returncode == 1, done.stderr + done.stdout
+    assert "https://api.openai.com/v1 (profile named)" in done.stdout

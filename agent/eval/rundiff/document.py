@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict, is_dataclass
 from typing import Any
 
 from agent.eval.rundiff.diff import RunDiff
@@ -17,6 +18,11 @@ def _run(run: Run) -> dict[str, Any]:
             "env": run.env, "episode": run.episode, "success": run.success, "outcome": run.outcome,
             "steps": len(run.steps), "llm_calls": len(run.calls),
             "prompt_hash": run.header.prompt_hash, "llm": run.header.llm}
+
+
+def _plain(value: Any) -> Any:
+    """A header value as JSON holds it (the limits are a record)."""
+    return asdict(value) if is_dataclass(value) and not isinstance(value, type) else value
 
 
 def _step(step: Step | None) -> dict[str, Any] | None:
@@ -54,6 +60,8 @@ def diff_document(diff: RunDiff) -> dict[str, Any]:
         "b": _run(diff.b),
         "divergence": divergence,
         "prompts": diff.prompts.to_dict(),
+        "settings_differ": [{"setting": name, "a": _plain(a), "b": _plain(b)}
+                            for name, a, b in diff.a.header.settings_differences(diff.b.header)],
         "steps": [{"op": row.op, "a": _step(row.a), "b": _step(row.b)} for row in diff.steps],
         "nodes": None if diff.nodes is None else [
             {"op": row.op, "path": row.path, "depth": row.depth, "a": _node(row.a, diff.a), "b": _node(row.b, diff.b)}

@@ -84,8 +84,10 @@ class LLMControl(Widget):
         self.reviewing: Proposal | None = None
         self.asked_again_at: float | None = None  # monotonic time of the last regenerate (the model clock's start)
         self.last_request: ev.LLMRequested | None = None
+        self.kept_drafts: dict[str, str] = {}  # node id -> the person's text the run opened with (a resume's draft)
 
     def on_mount(self) -> None:
+        self.kept_drafts = dict(self.run.drafts)
         agent = self.agent
         agent.observers.append(self._observe)
         self._install(agent.llm)
@@ -192,7 +194,9 @@ class LLMControl(Widget):
         if node is None or self.review is None:
             return
         self.reviewing = proposal
-        run.drafts[node.id] = proposal.text
+        kept = self.kept_drafts.pop(node.id, None)  # typed in the review editor before a quit: offered back
+        offered_back = bool(kept and kept.strip() and kept != proposal.text)
+        run.drafts[node.id] = kept if offered_back and kept is not None else proposal.text
         context = proposal.context
         purpose = context.purpose if context else (Purpose.REPAIR if node.status is NodeStatus.ERROR else Purpose.EXPAND)
         request = self.last_request
@@ -204,11 +208,16 @@ class LLMControl(Widget):
         model = self.review.model.name if self.review else "the model"
         again = f", round {proposal.round}" if proposal.round > 1 else ""
         role = request.role if request is not None and request.node_id == node.id else ""
-        cut = (f"; cut at max_tokens={proposal.cut_at}, judged as the run judges it (the line below)"
-               if proposal.cut_at is not None else "")
-        run.post_message(EditExpansion(node.id, node.code, known, attempt, purpose,
-                                       f"proposed by {model}{again}: review it{cut}", role,
-                                       proposed=proposal.text, cut_at=proposal.cut_at))
+        if offered_back:  # the person's own text: judged as typed, as the journal will record it
+            run.post_message(EditExpansion(node.id, node.code, known, attempt, purpose,
+                                           f"your answer from before the quit (⌃G asks {model} again): review it",
+                                           role))
+        else:
+            cut = (f"; cut at max_tokens={proposal.cut_at}, judged as the run judges it (the line below)"
+                   if proposal.cut_at is not None else "")
+            run.post_message(EditExpansion(node.id, node.code, known, attempt, purpose,
+                                           f"proposed by {model}{again}: review it{cut}", role,
+                                           proposed=proposal.text, cut_at=proposal.cut_at))
         run.post_message(ShowReview("proposal", model, proposal.round))
         self._enter(RunState.REVIEWING, "human", f"review the proposal for {node.id}: ⌃S accept · e edit it first · "
                     "⌃G regenerate · ⌃O reject and type your own")

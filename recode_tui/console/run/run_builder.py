@@ -33,6 +33,7 @@ class LoadedRun:
     breakpoints: list[Breakpoint] | None = None
     autostart: bool = True
     keymap: dict[str, str] | None = None  # the user's keymap, read with the rest behind the first frame
+    review: bool = False  # review mode (--review, or the resumed session's): known once the options are read
 
 
 RunLoader = Callable[[], LoadedRun]
@@ -50,6 +51,7 @@ def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMake
     LLM it recorded unless `--llm` was given.
     """
     from recode_tui.setup import UsageError, episode_of, make_agent, make_llm
+    from recode_tui.setup.build import prompt_places
 
     run = options.run
     episode = run.episode
@@ -67,11 +69,13 @@ def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMake
         from recode_tui.console.session.session_control import SessionControl
 
         control = SessionControl.create(agent, episode, llm if llm is not None else run.llm.spec,
-                                        sessions_dir_from(run.sessions), run.resumed, run.llm.profiles, run.llm.given)
+                                        sessions_dir_from(run.sessions), run.resumed, run.llm.profiles, run.llm.given,
+                                        prompt_places=prompt_places(run.settings), review=options.review)
         if run.resumed is not None:
             control.salvage_at_start, control.select_at = run.from_last_good, options.at
     breakpoints = list(options.breakpoints) if options.breakpoints is not None else None
-    return LoadedRun(agent, episode_label(episode), control, breakpoints, run.resumed is None, options.keymap)
+    return LoadedRun(agent, episode_label(episode), control, breakpoints, run.resumed is None, options.keymap,
+                     options.review)
 
 
 def episode_label(episode: EpisodeRef) -> str:

@@ -12,13 +12,14 @@ new session. Its `WorkKeeper` (session_work.py) writes the draft and debug.json.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from agent.llm import LLM
 from agent.runtime import events as ev
 from agent.sessions.debug_settings import DebugSettings
 from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
+from agent.sandbox.settings import RunnerSettings
 from agent.runtime.tree import Node
 from agent.sessions.journal import JournalError, read_journal
 from agent.sessions.session import (
@@ -97,13 +98,17 @@ class SessionControl:
         self.salvage_at_start = False  # `--from-last-good`: the start-up resume goes on from the last good point
         self.select_at: str | None = None  # `--at NODE`: the tree cursor goes there once the resume is shown
         self.failure = ""  # the last replay's one-line failure ('' once a session is open)
+        self.own_runner: RunnerSettings | None = None  # the user's runner settings (None: the first agent's)
+        self.prompt_places: tuple[Path, ...] = ()  # where a replay looks for an edited prompt set by its hash
 
     @classmethod
     def create(
         cls, agent: Stepper, episode: EpisodeRef, llm: str | LLM, sessions_dir: Path, resume: Path | None,
-        profiles: str | None = None, explicit_llm: bool = True,
+        profiles: str | None = None, explicit_llm: bool = True, *, prompt_places: tuple[Path, ...] = (),
+        review: bool = False,
     ) -> "SessionControl":
-        """Journal a fresh agent into a new session, or prepare to resume `resume`."""
+        """Journal a fresh agent into a new session, or prepare to resume `resume`; every replay keeps
+        the agent's runner settings (the user's `--trusted` and `--node-timeout`)."""
         from recode_tui.setup import make_llm
 
         new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, episode)) if isinstance(llm, str) else (lambda: llm)
@@ -111,9 +116,11 @@ class SessionControl:
         if resume is not None:
             control = cls(sessions_dir, new_llm, resume=resume)
         else:
-            session = start_session(agent, sessions_dir, episode, spec, profiles=profiles_in_use(spec, profiles))
+            session = start_session(agent, sessions_dir, episode, spec, profiles=profiles_in_use(spec, profiles),
+                                    review=review)
             control = cls(sessions_dir, new_llm, session)
         control.llm_spec, control.profiles = spec, profiles
+        control.own_runner, control.prompt_places = RunnerSettings.of_runner(agent.runner), prompt_places
         # --llm given with --resume overrides the recording once, for the session opened at start;
         # later branches of it go on with what it journals (the override is journaled too).
         control.explicit_llm = explicit_llm and isinstance(llm, str) and resume is not None
@@ -228,7 +235,7 @@ class SessionControl:
         note = foreign_note(folder, self.sessions_dir, "it is resumed")  # a journal from elsewhere says so
 
         async def replay(llm: LLM):
-            session, events = await reopen_session(folder, llm, make_env, self.sessions_dir, trusted=self.trusted)
+            session, events = await reopen_session(folder, llm, make_env, self.sessions_dir, **self.replay_options)
             if note:
                 session.notes.insert(0, note)
             return session, events
@@ -243,20 +250,17 @@ class SessionControl:
             return
         self.replay_source = folder
         at_start = self.session is None
-        self._replace(lambda llm: salvage_session(folder, llm, make_env, self.sessions_dir, trusted=self.trusted),
+        self._replace(lambda llm: salvage_session(folder, llm, make_env, self.sessions_dir, **self.replay_options),
                       f"Continuing {folder.name} from the last good point", "forked", closable=not at_start)
 
     # -- which LLM a replay goes on with -----------------------------------------------------
 
-    def live_llm(self) -> tuple[LLM, str, str | None, str]:
-        """The LLM for the next replay, its spec, profiles file, and a note when --llm overrides the recording.
-
-        Without --llm a session goes on with the LLM spec it last recorded, a
-        profile read from the console's own profiles file (a journal never
-        chooses the file, so never the server the API key goes to; one that
-        names another says so in the note); a spec that cannot be built falls
-        back to the console's own, with a note.
-        """
+    def live_llm(self) -> tuple[LLM, str, str | None, str, str]:
+        """The LLM for the next replay, its spec, profiles file, a note, and why it is journaled if it differs
+        from the recording. Without --llm: the spec the session last recorded, a profile read from the
+        console's own profiles file (never the journal's: it sets the server the key goes to); a spec that
+        cannot be built falls back to the console's own, noted and journaled as a `fallback: ...`, which a
+        later resume does not keep (`Journal.llm_setup`)."""
         from rich.markup import escape
 
         from recode_tui.setup import UsageError, episode_of, make_llm
@@ -275,14 +279,15 @@ class SessionControl:
         if recorded is None or (self.explicit_llm and recorded[0] != self.llm_spec):
             note = (f"--llm {self.llm_spec} given: it answers instead of the session's {recorded[0]}"
                     if recorded is not None else "")
-            return self.new_llm(), own[0], own[1], note
+            return self.new_llm(), own[0], own[1], note, "--llm on resume"
         spec = recorded[0]  # the journal's profiles file is never read: the console's own profiles are
         ignored = recorded[1] is not None and recorded[1] != profiles_in_use(spec, self.profiles)
         try:
             note = escape(journal_llm_note(recorded, self.profiles, "going on")) if ignored else ""  # shown as markup
-            return make_llm(spec, self.profiles, episode_of(episode) if episode else None), spec, self.profiles, note
+            return make_llm(spec, self.profiles, episode_of(episode) if episode else None), spec, self.profiles, note, "replay"
         except UsageError as exc:
-            return self.new_llm(), own[0], own[1], f"the session's LLM {spec} cannot be used ({exc}); {own[0]} answers"
+            why = f"the session's LLM {spec} cannot be used ({exc})"
+            return self.new_llm(), own[0], own[1], escape(f"{why}; {own[0]} answers for now"), f"fallback: {why}"
 
     def record_llm(self, spec: str, profiles: str | None, why: str = "switch") -> None:
         """`L` (or a resume under another LLM): journaled, so a resume or a fork goes on with it."""
@@ -322,7 +327,7 @@ class SessionControl:
             # editor); the session's LLM answers after it, unless another is chosen with L.
             chosen.append(llm)
             return await branch_session(folder, fork_at_expansion(node.id), HumanLLM(), make_env, folder.parent,
-                                        label, trusted=self.trusted)
+                                        label, **self.replay_options)
 
         self._replace(replay, f"Branching {folder.name} at {label}", "forked", prefill={node.id: answers[-1]},
                       then=lambda: chosen[-1] if chosen else None)
@@ -343,7 +348,7 @@ class SessionControl:
         async def replay(llm: LLM):
             live = llm if isinstance(llm, HumanLLM) else ChosenAnswerLLM(text, source, llm)
             session, events = await branch_session(folder, fork_at_expansion(node_id), live, make_env, folder.parent,
-                                                   f"fork {node_id}", trusted=self.trusted)
+                                                   f"fork {node_id}", **self.replay_options)
             session.agent.prompts = prompts
             return session, events
 
@@ -352,9 +357,18 @@ class SessionControl:
         return True
 
     @property
-    def trusted(self) -> bool:
-        """Replays keep the console's own --trusted (its agent's runner), never what a journal says."""
-        return self.app is not None and is_trusted(self.app.debug_screen.agent.runner)
+    def replay_options(self) -> dict[str, Any]:
+        """What every replay is given: the user's runner settings and where edited prompt sets are saved."""
+        return {"runs_with": self.runs_with, "prompt_places": self.prompt_places}
+
+    @property
+    def runs_with(self) -> RunnerSettings:
+        """Replays keep the console's own --trusted and --node-timeout (its first agent's runner), never
+        what a journal says; a test's in-process runner counts as trusted."""
+        if self.own_runner is not None:
+            return self.own_runner
+        trusted = self.app is not None and is_trusted(self.app.debug_screen.agent.runner)
+        return RunnerSettings(trusted=trusted)
 
     def _selected_node(self, what: str) -> Node | None:
         app = self.app
@@ -372,7 +386,7 @@ class SessionControl:
         assert self.session is not None
         folder = self.session.folder
         self._replace(
-            lambda llm: branch_session(folder, stop, llm, make_env, folder.parent, label, trusted=self.trusted),
+            lambda llm: branch_session(folder, stop, llm, make_env, folder.parent, label, **self.replay_options),
             f"Branching {folder.name} at {label}",
             how,
             prefill=prefill,
@@ -409,7 +423,7 @@ class SessionControl:
         app = self.app
         assert app is not None
         try:
-            llm, spec, profiles, llm_note = self.live_llm()
+            llm, spec, profiles, llm_note, why = self.live_llm()
             session, events = await replay(llm)
             mismatch = replay_failure(events) and f"cannot resume: {replay_failure(events)}"
             if mismatch:  # the agent ends the run on one; the journal got nothing of it
@@ -427,7 +441,7 @@ class SessionControl:
         self.salvage_from, self.failure = None, ""
         self.explicit_llm = False  # the override was for the session opened at start, now journaled
         if read_journal_setup(session.folder) != spec:  # the branch or resume goes on under another LLM
-            session.writer.record_llm(spec, profiles_in_use(spec, profiles), "--llm on resume" if llm_note else "replay")
+            session.writer.record_llm(spec, profiles_in_use(spec, profiles), why)
         if llm_note:
             session.notes.append(llm_note)
         try:
