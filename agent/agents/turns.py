@@ -12,7 +12,8 @@ The answer is reported on the root (the turn is a child it made), so the console
 tree adds the turn under the task as it adds ReCode's children. The run ends when
 the environment is done, when `limit_reached` says so before a turn, after too many
 invalid answers, or when a turn sets `finished_reason`. A subclass writes only what
-differs: `take_turn`, `prompt`, and the limit if it has one.
+differs: `take_turn`, `prompt` (`turn_prompt` fills what every turn's prompt shows), and
+the limit if it has one.
 """
 
 from __future__ import annotations
@@ -62,30 +63,6 @@ class TurnAgent(Stepper, Generic[T]):
         """The whole prompt of the next turn."""
         raise NotImplementedError(f"{type(self).__name__} must define prompt()")
 
-    def turn_at_hand(self) -> Node | None:
-        """The turn being asked for or carried out, once it has started (None between turns)."""
-        children = self.tree.root.children
-        return children[-1] if children and len(children) > len(self.turns) and not self.done else None
-
-    def fill_prompt(self, window: int, **fields: str) -> str:
-        """The main prompt file with what every turn's prompt shows (the environment's actions, facts
-        and examples, the task, the first observation, the window, the turn's number and the steps
-        left) and the agent's own `fields`."""
-        env_name = self.env.name
-        left = max(0, self.env.max_steps - self.env.steps)
-        return Template(self.prompts.text(self.main_prompt_file)).safe_substitute(
-            actions=self.prompts.actions(env_name),
-            facts=self.prompts.facts(env_name),
-            examples=self.prompts.examples(env_name, self.env.task_type, required=False) or "(no examples)",
-            task=self.task,
-            observation=self.first_observation,
-            window=window_text(window, self.turn_noun),
-            steps_left=str(left),
-            max_steps=str(self.env.max_steps),
-            **{self.turn_noun: str(len(self.turns) + 1)},
-            **fields,
-        )
-
     async def episode(self) -> AsyncIterator[Event]:
         async for event in self.open_episode():  # code answers find `instruction` and `observation`
             yield event
@@ -116,3 +93,30 @@ class TurnAgent(Stepper, Generic[T]):
                 return
         async for event in self.close_root(root):
             yield event
+
+
+def turn_at_hand(agent: TurnAgent[Any]) -> Node | None:
+    """The turn being asked for or carried out, once it has started (None between turns and once done)."""
+    children = agent.tree.root.children
+    return children[-1] if children and len(children) > len(agent.turns) and not agent.done else None
+
+
+def turn_prompt(agent: TurnAgent[Any], window: int, **fields: str) -> str:
+    """The agent's main prompt file with what every turn's prompt shows (the environment's actions,
+    facts and examples, the task, the first observation, the window, the turn's number and the
+    steps left) and the agent's own `fields`. Functions, not methods: an agent's namespace keeps
+    only its author's hooks."""
+    env, prompts = agent.env, agent.prompts
+    left = max(0, env.max_steps - env.steps)
+    return Template(prompts.text(agent.main_prompt_file)).safe_substitute(
+        actions=prompts.actions(env.name),
+        facts=prompts.facts(env.name),
+        examples=prompts.examples(env.name, env.task_type, required=False) or "(no examples)",
+        task=agent.task,
+        observation=agent.first_observation,
+        window=window_text(window, agent.turn_noun),
+        steps_left=str(left),
+        max_steps=str(env.max_steps),
+        **{agent.turn_noun: str(len(agent.turns) + 1)},
+        **fields,
+    )

@@ -35,7 +35,7 @@ from typing import Any, AsyncIterator, Callable
 from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.agents.codeact.gold import gold_cells
 from agent.agents.outcome import action_failed, failed_mark
-from agent.agents.turns import TurnAgent, windowed
+from agent.agents.turns import TurnAgent, turn_at_hand, turn_prompt, windowed
 from agent.runtime.answer_words import AnswerWords
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_last
@@ -198,7 +198,7 @@ class CodeActAgent(TurnAgent[Cell]):
                 lines.append(ViewLine(short, "muted", full=whole if whole != short else ""))
             if not output:
                 lines.append(ViewLine("  => (no output)", "muted"))
-        at_hand = self.turn_at_hand()
+        at_hand = turn_at_hand(self)
         if at_hand is not None:
             number = len(self.turns) + 1
             if at_hand.code == f"cell {number}":
@@ -276,6 +276,6 @@ class CodeActAgent(TurnAgent[Cell]):
         window = int(self.options["window"])
         names = [v.name for v in await self.runner.variables()]
         lines = self._without_repeats(await self.runner.prompt_lines(names) if names else [])
-        return self.fill_prompt(window, variables="\n".join(lines) if lines else "(none)",
-                                history=format_history(self.turns, window),
-                                max_errors=str(self.limits.max_retry + 1))
+        return turn_prompt(self, window, variables="\n".join(lines) if lines else "(none)",
+                           history=format_history(self.turns, window),
+                           max_errors=str(self.limits.max_retry + 1))

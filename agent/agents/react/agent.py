@@ -26,7 +26,7 @@ from typing import AsyncIterator
 from agent.agents.react.answer import ACTION_LINE, SKELETON, parse_react
 from agent.agents.react.gold import gold_turns
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.agents.turns import TurnAgent, windowed
+from agent.agents.turns import TurnAgent, turn_at_hand, turn_prompt, windowed
 from agent.runtime.answer_words import AnswerWords
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_first_line
@@ -130,7 +130,7 @@ class ReActAgent(TurnAgent[Turn]):
             else:
                 short = f"  => {first_line(turn.observation, 150)}"
                 lines.append(ViewLine(short, "muted" if out else "", full=whole if whole != short else ""))
-        at_hand = self.turn_at_hand()
+        at_hand = turn_at_hand(self)
         if at_hand is not None:
             number = len(self.turns) + 1
             doing = "the LLM is asked" if at_hand.code == f"turn {number}" else f"acting: {at_hand.code}"
@@ -166,4 +166,4 @@ class ReActAgent(TurnAgent[Turn]):
     def prompt(self) -> str:
         """The whole prompt of the next turn: task, examples, trajectory."""
         window = int(self.options["window"])
-        return self.fill_prompt(window, trajectory=format_trajectory(self.turns, window))
+        return turn_prompt(self, window, trajectory=format_trajectory(self.turns, window))
