@@ -49,7 +49,7 @@ def _agent(answers: list[str], **options: int) -> EchoTurns:
     return EchoTurns(ToyProvider().make_env("coin-1"), llm, ThreadRunner(), options=dict(options))
 
 
-async def test_a_turn_agent_draws_one_node_per_turn_and_ends_when_the_environment_is_won():
+async def test_a_turn_agent_draws_one_node_per_turn_and_ends_when_the_environment_is_won() -> None:
     agent = _agent(SOLUTION)
     events: list[ev.Event] = []
     finished = await agent.run(events.append)
@@ -61,7 +61,7 @@ async def test_a_turn_agent_draws_one_node_per_turn_and_ends_when_the_environmen
     assert finished.success and len(agent.turns) == 2 and turn_at_hand(agent) is None
 
 
-async def test_the_authors_limit_ends_the_run_lost_with_its_reason():
+async def test_the_authors_limit_ends_the_run_lost_with_its_reason() -> None:
     agent = _agent(["look", "look"], max_turns=1)
     finished = await agent.run()
     assert not finished.success and finished.reason == "too many turns"
