@@ -15,11 +15,9 @@ allowed imports it re-binds. A later cell that calls one gets a NameError,
 which, like every error, is shown to the next call; nothing is refused for
 calling an undefined name before it runs.
 
-Structure: the root is the task; each cell is a node under it, `cell N`
-while it is asked for (purpose `act`), then labelled with its code:
+Structure: the turn loop's (`agent.agents.turns`), each cell a node under the task,
+`cell N` while it is asked for, then labelled with its code:
 
-    cell:  NodeStarted -> LLMRequested "act" [-> LLMRejected, asked again]
-    root:  LLMAnswered, child_ids = the cell
     cell:  (ActionSent -> ObservationReceived)* -> VariablesChanged? -> NodeCompleted | NodeError
 
 The run ends when the environment is done; after `limits.max_retry + 1`
@@ -32,26 +30,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from string import Template
 from typing import Any, AsyncIterator, Callable
 
 from agent.agents.codeact.answer import SKELETON, parse_cell
 from agent.agents.codeact.gold import gold_cells
 from agent.agents.outcome import action_failed, failed_mark
-from agent.llm import Purpose
+from agent.agents.turns import TurnAgent, turn_at_hand, turn_prompt, windowed
 from agent.runtime.answer_words import AnswerWords
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_last
 from agent.runtime.event_text import first_line
 from agent.runtime.events import Event, ObservationReceived
-from agent.runtime.prompts import rejected_code, window_text
+from agent.runtime.prompts import rejected_code
 from agent.runtime.runner import NodeOutcome, code_check_of
-from agent.runtime.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
+from agent.runtime.stepper import MAIN_ROLE, AgentView, ViewLine, ViewSection
 from agent.runtime.tree import Node
 from agent.runtime.verdict import Verdict
 
 PROMPTS = Path(__file__).parent / "prompts"
-PURPOSE = Purpose.ACT
 VIEW_OUTPUT_LINES = 6  # a cell's last output lines the console's view shows
 OUTPUT_LIMIT = 2000  # characters of a cell's output the next prompts show (the end is kept)
 
@@ -99,12 +95,8 @@ def format_history(cells: list[Cell], window: int = 0) -> str:
     """The cells so far with their output and errors, oldest first; with a window, the last `window`."""
     if not cells:
         return "(no cells yet: this is the first one)"
-    shown = cells[-window:] if window > 0 else cells
-    hidden = len(cells) - len(shown)
-    lines: list[str] = []
-    if hidden:
-        lines += [f"(cells 1-{hidden} are not shown: only the last {window} cells are kept)", ""]
-    for number, cell in enumerate(shown, start=hidden + 1):
+    lines, shown = windowed(cells, window, "cell")
+    for number, cell in shown:
         lines += [f"[cell {number}]", f"<think>{cell.thought or '(none)'}</think>", "<execute>", cell.code,
                   "</execute>", "Output:", _cut(cell.output) or "(nothing)"]
         if cell.error:
@@ -118,10 +110,11 @@ def missing_function_error(name: str) -> str:
             f"define `{name}` in the cell that calls it)")
 
 
-class CodeActAgent(Stepper):
+class CodeActAgent(TurnAgent[Cell]):
     """CodeAct over any registered environment: one LLM call and one code cell per turn."""
 
     name = "codeact"
+    turn_noun = "cell"
     answers_are_code = True
     demo_scripts = bundled_demos("codeact-{env}.jsonl")
     display_name = "CodeAct"
@@ -149,7 +142,6 @@ class CodeActAgent(Stepper):
         super().__init__(*args, **kwargs)
         # The sandbox's static checks, as ReCode's engine takes them: from the runner unless given.
         self.code_check = code_check if code_check is not None else code_check_of(self.runner)
-        self.cells: list[Cell] = []
         self.errors_in_a_row = 0
 
     # -- answers ----------------------------------------------------------------
@@ -179,13 +171,17 @@ class CodeActAgent(Stepper):
         lines = len(verdict.blocks[0].splitlines()) if verdict.blocks else 0
         return f"a cell of {lines} line(s), ready to run"
 
-    def cell_limit(self) -> int:
-        return int(self.options["max_cells"]) or self.env.max_steps
+    def limit_reached(self) -> str:
+        """`max_cells` cells ran (0: as many cells as the environment has steps)."""
+        limit = int(self.options["max_cells"]) or self.env.max_steps
+        if len(self.turns) < limit:
+            return ""
+        return f"cell limit: {len(self.turns)} cells ran and the task is not done (--agent-option max_cells={limit})"
 
     def view(self) -> AgentView:
         """The cells: code, output (its last lines; every line with `full`) and error of each; the one at hand marked."""
         lines: list[ViewLine] = []
-        for number, cell in enumerate(self.cells, 1):
+        for number, cell in enumerate(self.turns, 1):
             verdict = f"✗ {first_line(cell.error.strip().splitlines()[-1], 60)}" if cell.error.strip() else "✓"
             lines.append(ViewLine(f"cell {number} {verdict}", "failed" if cell.error.strip() else "heading"))
             if cell.thought:
@@ -202,54 +198,22 @@ class CodeActAgent(Stepper):
                 lines.append(ViewLine(short, "muted", full=whole if whole != short else ""))
             if not output:
                 lines.append(ViewLine("  => (no output)", "muted"))
-        children = self.tree.root.children
-        at_hand = children[-1] if children and len(children) > len(self.cells) else None
-        if at_hand is not None and not self.done:
-            number = len(self.cells) + 1
+        at_hand = turn_at_hand(self)
+        if at_hand is not None:
+            number = len(self.turns) + 1
             if at_hand.code == f"cell {number}":
                 lines.append(ViewLine(f"▶ cell {number}: the LLM is asked", "current"))
             else:
                 lines.append(ViewLine(f"▶ cell {number}: running", "current"))
                 lines += [ViewLine(f"  │ {code}") for code in at_hand.code.splitlines()]
-        return AgentView(self.view_title, (ViewSection(f"Cells ({len(self.cells)} ran)",
+        return AgentView(self.view_title, (ViewSection(f"Cells ({len(self.turns)} ran)",
                                                        tuple(lines) or (ViewLine("(no cell yet)", "muted"),)),))
 
     # -- the run ------------------------------------------------------------------
 
-    async def episode(self) -> AsyncIterator[Event]:
-        async for event in self.open_episode():  # the code finds `instruction` and `observation`
-            yield event
-        root = self.tree.root
-        while not self.env.done:
-            if len(self.cells) >= self.cell_limit():
-                yield self.finish(False, f"cell limit: {len(self.cells)} cells ran and the task is not done "
-                                          f"(--agent-option max_cells={self.cell_limit()})")
-                return
-            answer: Answer | None = None
-            label = f"cell {len(self.cells) + 1}"
-            async for item in self.ask_child(root, label, self.prompt, PURPOSE):
-                if isinstance(item, Answer):
-                    answer = item
-                else:
-                    yield item
-            if answer is None:  # refused too often: the episode has finished
-                return
-            cell = self.current
-            assert cell is not None
-            async for event in self._run_cell(root, cell, answer):
-                yield event
-            if self.finished_reason:
-                yield self.finish(self.env.won, "won" if self.env.won else self.finished_reason)
-                return
-        async for event in self.close_root(root):
-            yield event
-
-    async def _run_cell(self, root: Node, cell: Node, answer: Answer) -> AsyncIterator[Event]:
-        completion, verdict = answer.completion, answer.verdict
-        code = verdict.blocks[0]
-        cell.code, cell.thought = code, verdict.thought
-        yield self.answered(root.id, completion, thought=verdict.thought, blocks=(code,), child_ids=(cell.id,),
-                            purpose=PURPOSE)
+    async def take_turn(self, cell: Node, verdict: Verdict) -> AsyncIterator[Event]:
+        """Run the cell; an error counts toward the error limit and is shown to the next call."""
+        code = cell.code
         outcome: NodeOutcome | None = None
         answers: list[tuple[str, str]] = []
         async for event in self.run_code(cell, code):
@@ -277,7 +241,7 @@ class CodeActAgent(Stepper):
             yield self.failed(cell, error, output=output, seconds=outcome.seconds,
                               restore_seconds=outcome.restore_seconds)
             self._check_error_limits(cell)
-        self.cells.append(Cell(verdict.thought, code, shown_output(output, answers), error, tuple(answers)))
+        self.turns.append(Cell(verdict.thought, code, shown_output(output, answers), error, tuple(answers)))
 
     def _check_error_limits(self, cell: Node) -> None:
         if not self.errors_in_a_row or self.env.done:
@@ -295,9 +259,9 @@ class CodeActAgent(Stepper):
         """The variable lines, a text variable that holds an observation the prompt already shows
         (the first one, or an action's answer in the last cell) named as that instead of repeated."""
         shown = {self.first_observation.strip(): "the first observation, shown above"}
-        if self.cells:
-            number = len(self.cells)
-            for action, observation in self.cells[-1].answers:
+        if self.turns:
+            number = len(self.turns)
+            for action, observation in self.turns[-1].answers:
                 shown[observation.strip()] = f"the answer to `{action}`, shown in cell {number}'s output above"
         result = []
         for line in lines:
@@ -309,21 +273,9 @@ class CodeActAgent(Stepper):
 
     async def prompt(self) -> str:
         """The whole prompt of the next cell: task, examples, variables, history."""
-        env_name, window = self.env.name, int(self.options["window"])
+        window = int(self.options["window"])
         names = [v.name for v in await self.runner.variables()]
         lines = self._without_repeats(await self.runner.prompt_lines(names) if names else [])
-        left = max(0, self.env.max_steps - self.env.steps)
-        return Template(self.prompts.text(self.main_prompt_file)).safe_substitute(
-            actions=self.prompts.actions(env_name),
-            facts=self.prompts.facts(env_name),
-            examples=self.prompts.examples(env_name, self.env.task_type, required=False) or "(no examples)",
-            task=self.task,
-            observation=self.first_observation,
-            variables="\n".join(lines) if lines else "(none)",
-            history=format_history(self.cells, window),
-            window=window_text(window, "cell"),
-            max_errors=str(self.limits.max_retry + 1),
-            cell=str(len(self.cells) + 1),
-            steps_left=str(left),
-            max_steps=str(self.env.max_steps),
-        )
+        return turn_prompt(self, window, variables="\n".join(lines) if lines else "(none)",
+                           history=format_history(self.turns, window),
+                           max_errors=str(self.limits.max_retry + 1))

@@ -8,16 +8,8 @@ two actions, or an action outside the environment's grammar
 (`agent.agents.react.grammar`) is re-asked with the reason, up to
 `limits.max_rewrite` times.
 
-The structure it draws: the root is the task; each turn is a node under it.
-A turn starts as `turn N` (what a script's `stub:` can name), is asked for
-with purpose `act`, and once answered is labelled with its action:
-
-    turn:  NodeStarted -> LLMRequested "act" [-> LLMRejected -> ...]
-    root:  LLMAnswered, child_ids = the turn
-    turn:  ActionSent -> ObservationReceived -> NodeCompleted
-
-The answer is reported on the root (the turn is a child it made), so the
-console's tree adds the turn under the task as it adds ReCode's children.
+The structure it draws is the turn loop's (`agent.agents.turns`): each turn a node
+under the task, `turn N` while it is asked for, then labelled with its action.
 The run ends when the environment is done (won, lost or the step limit);
 neither ALFWorld nor ScienceWorld has a "finish" action, so the model cannot
 end it early. Options (`--agent-option`): `window=N` keeps only the last N
@@ -29,25 +21,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from string import Template
-from typing import Any, AsyncIterator
+from typing import AsyncIterator
 
 from agent.agents.react.answer import ACTION_LINE, SKELETON, parse_react
 from agent.agents.react.gold import gold_turns
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
-from agent.llm import Purpose
+from agent.agents.turns import TurnAgent, turn_at_hand, turn_prompt, windowed
 from agent.runtime.answer_words import AnswerWords
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_first_line
 from agent.runtime.event_text import first_line
 from agent.runtime.events import Event, ObservationReceived
-from agent.runtime.prompts import window_text
-from agent.runtime.stepper import MAIN_ROLE, AgentView, Answer, Stepper, ViewLine, ViewSection
+from agent.runtime.stepper import MAIN_ROLE, AgentView, ViewLine, ViewSection
 from agent.runtime.tree import Node
 from agent.runtime.verdict import Verdict
 
 PROMPTS = Path(__file__).parent / "prompts"
-PURPOSE = Purpose.ACT
 DEFAULT_WINDOW = 30  # turns the prompt shows (the prompt would otherwise grow with the episode)
 
 
@@ -64,18 +53,14 @@ def format_trajectory(turns: list[Turn], window: int = 0) -> str:
     """The turns as the prompt shows them, oldest first; with a window, only the last `window`."""
     if not turns:
         return "(no turns yet: this is the first one)"
-    shown = turns[-window:] if window > 0 else turns
-    lines: list[str] = []
-    hidden = len(turns) - len(shown)
-    if hidden:
-        lines += [f"(turns 1-{hidden} are not shown: only the last {window} turns are kept)", ""]
-    for number, turn in enumerate(shown, start=hidden + 1):
+    lines, shown = windowed(turns, window, "turn")
+    for number, turn in shown:
         lines += [f"[turn {number}]", f"Thought: {turn.thought or '(none)'}", f"Action: {turn.action}",
                   f"Observation: {turn.observation.strip()}", ""]
     return "\n".join(lines).rstrip()
 
 
-class ReActAgent(Stepper):
+class ReActAgent(TurnAgent[Turn]):
     """ReAct over any registered environment: one LLM call and one action per turn."""
 
     name = "react"
@@ -97,10 +82,6 @@ class ReActAgent(Stepper):
     def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
         """One turn per action of the known path."""
         return gold_turns(actions)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.turns: list[Turn] = []
 
     # -- answers ----------------------------------------------------------------
 
@@ -149,9 +130,8 @@ class ReActAgent(Stepper):
             else:
                 short = f"  => {first_line(turn.observation, 150)}"
                 lines.append(ViewLine(short, "muted" if out else "", full=whole if whole != short else ""))
-        children = self.tree.root.children
-        at_hand = children[-1] if children and len(children) > len(self.turns) else None
-        if at_hand is not None and not self.done:
+        at_hand = turn_at_hand(self)
+        if at_hand is not None:
             number = len(self.turns) + 1
             doing = "the LLM is asked" if at_hand.code == f"turn {number}" else f"acting: {at_hand.code}"
             lines.append(ViewLine(f"▶ turn {number}: {doing}", "current"))
@@ -171,57 +151,19 @@ class ReActAgent(Stepper):
             return f"--agent-option window={self.options['window']}: a number of turns >= 0 (0 keeps them all)"
         return ""
 
-    async def episode(self) -> AsyncIterator[Event]:
-        async for event in self.open_episode():
-            yield event
-        root = self.tree.root
-        while not self.env.done:
-            answer: Answer | None = None
-            label = f"turn {len(self.turns) + 1}"
-            async for item in self.ask_child(root, label, self.prompt, PURPOSE):
-                if isinstance(item, Answer):
-                    answer = item
-                else:
-                    yield item
-            if answer is None:  # refused too often: the episode has finished
-                return
-            turn = self.current
-            assert turn is not None
-            async for event in self._take_turn(root, turn, answer):
-                yield event
-        async for event in self.close_root(root):
-            yield event
-
-    async def _take_turn(self, root: Node, turn: Node, answer: Answer) -> AsyncIterator[Event]:
-        completion, verdict = answer.completion, answer.verdict
-        action = verdict.blocks[0]
-        turn.code, turn.thought = action, verdict.thought
-        yield self.answered(root.id, completion, thought=verdict.thought, blocks=(action,), child_ids=(turn.id,),
-                            purpose=PURPOSE)
+    async def take_turn(self, node: Node, verdict: Verdict) -> AsyncIterator[Event]:
+        """Send the turn's action; the turn keeps what the environment answered."""
         observation = ""
-        async for event in self.act(turn, action):
+        async for event in self.act(node, node.code):
             if isinstance(event, ObservationReceived):
                 observation = event.observation
             yield event
-        self.turns.append(Turn(verdict.thought, action, observation))
-        yield self.completed(turn, observation)
+        self.turns.append(Turn(verdict.thought, node.code, observation))
+        yield self.completed(node, observation)
 
     # -- the prompt ---------------------------------------------------------------
 
     def prompt(self) -> str:
         """The whole prompt of the next turn: task, examples, trajectory."""
-        env_name, window = self.env.name, int(self.options["window"])
-        left = max(0, self.env.max_steps - self.env.steps)
-        return Template(self.prompts.text(self.main_prompt_file)).safe_substitute(
-            actions=self.prompts.actions(env_name),
-            facts=self.prompts.facts(env_name),
-            examples=self.prompts.examples(env_name, self.env.task_type, required=False) or "(no examples)",
-            task=self.task,
-            observation=self.first_observation,
-            trajectory=format_trajectory(self.turns, window),
-            window=window_text(window, "turn"),
-            turn=str(len(self.turns) + 1),
-            steps_left=str(left),
-            max_steps=str(self.env.max_steps),
-        )
-
+        window = int(self.options["window"])
+        return turn_prompt(self, window, trajectory=format_trajectory(self.turns, window))
