@@ -15,6 +15,7 @@ the `paper` set keeps the paper's prompts (a sub-call sees only its arguments).
 from __future__ import annotations
 
 import hashlib
+import os
 import importlib
 import re
 from dataclasses import dataclass, field
@@ -353,3 +354,14 @@ def rejected_code(answer: str, reason: str) -> tuple[str, str]:
     title = _range_note(first, last, len(lines), "The code of your rejected answer")
     return (f"{title}, numbered from its first line (the numbers are not part of the code):\n-----\n"
             f"{body}{more}\n-----"), reason
+
+
+def user_prompts_dir() -> Path:
+    """The user's prompt folder, where the prompt workspace saves edited sets and a resume looks for one
+    by its hash: $RECODE_TUI_PROMPTS, else `<user data dir>/prompts`."""
+    chosen = os.environ.get("RECODE_TUI_PROMPTS")
+    if chosen:
+        return Path(chosen)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("recode-tui")) / "prompts"

@@ -278,7 +278,7 @@ def runner_of(settings: "RunSettings") -> "RunnerSettings":
 def prompt_places(settings: "RunSettings") -> tuple[Path, ...]:
     """Where a resume looks for an edited prompt set by its hash: `--prompts` (a set, or a folder of
     sets) and the user's prompt folder, where the prompt workspace saves."""
-    from agent.agents.recode.prompt_drafts import user_prompts_dir
+    from agent.runtime.prompts import user_prompts_dir
 
     given = (moved_prompt_set(Path(settings.prompts)),) if settings.prompts else ()
     return (*given, user_prompts_dir())

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, env_digest
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, env_digest, user_prompts_dir
 
 EXPAND_TEMPLATE = "expand.txt"
 _SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -79,16 +79,6 @@ def examples_file(env_name: str, task_type: str | None) -> str | None:
 
 
 # -- saving ------------------------------------------------------------------------------------
-
-
-def user_prompts_dir() -> Path:
-    """$RECODE_TUI_PROMPTS, else `<user data dir>/prompts`."""
-    chosen = os.environ.get("RECODE_TUI_PROMPTS")
-    if chosen:
-        return Path(chosen)
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("recode-tui")) / "prompts"
 
 
 def is_bundled(path: Path) -> bool:
