@@ -144,7 +144,7 @@ async def test_tui_open_shows_the_session_read_only_without_running_it(elsewhere
         assert set(tree._items) == set(view.tree.nodes) and len(view.tree.nodes) == 19
         log = "\n".join(line.text for line in app.query_one("#env-log").lines)
         assert "n8 > take vase 1 from diningtable 1  You pick up the vase 1" in log
-        assert "n5 answer (expand, scripted)" in log and "locate_object(obj_type, places, seen)" in log
+        assert "n5 answer (expand, demo)" in log and "locate_object(obj_type, places, seen)" in log
         assert "(recorded, not run here)" in log and "WON" in log
         assert "read-only session, nothing runs" in app.query_one("#journal-file-meta").render().plain
         await pilot.press("down")
