@@ -60,6 +60,8 @@ class Row:
     other_interval: tuple[float, float] | None = None
     success_test: McNemar | None = None  # paired: the episodes' won/lost on each side
     score_test: SignFlip | None = None  # paired: the episodes' mean score on each side, where both have one
+    # the episodes `time` is the mean over, when cache replays (which take no model time) left some out
+    timed: int | None = None
 
     def delta(self, metric: str) -> float | None:
         a, b = self.base.get(metric), self.other.get(metric)
@@ -99,6 +101,12 @@ class Comparison:
     estimated: tuple[bool, bool] = (False, False)  # each side's tokens are a script's estimate, not a model's count
     identical: tuple[str, str] = ("", "")  # each side: its repeats recorded the same, and why ('' when they differ)
     prompt_files: list[PromptFileChange] = field(default_factory=list)  # prompt files whose text differs
+    timed: int | None = None  # of `common`, the episodes `time` compares (no cache replay on either side), if fewer
+
+    @property
+    def time_unknown(self) -> bool:
+        """Every common episode had cache replays on a side: no like-with-like time to compare."""
+        return self.timed == 0
 
     @property
     def identical_plays(self) -> bool:
@@ -169,13 +177,21 @@ def compare_pair(base: LoadedReport, other: LoadedReport) -> Comparison:
         differences = [y - x for x, y in pairs if x is not None and y is not None]
         return sign_flip_test(differences) if differences else None
 
+    # A cache replay takes no model time: time compares only episodes whose every call on both sides went to the LLM.
+    replayed = {e for e in common if any(p.cached_calls for p in (*plays_a[e], *plays_b[e]))}
+
+    def means(plays: dict[str, list[EpisodeResult]], episodes: list[str]) -> dict[str, float | None]:
+        timed = [e for e in episodes if e not in replayed]
+        return {m: mean_of((p for e in (timed if m == "time" else episodes) for p in plays[e]), values[m])
+                for m in metrics}
+
     def row(label: str, episodes: list[str]) -> Row:
         b, c = discordant([won(plays_a[e]) for e in episodes], [won(plays_b[e]) for e in episodes])
-        return Row(label, len(episodes),
-                   {m: mean_of((p for e in episodes for p in plays_a[e]), values[m]) for m in metrics},
-                   {m: mean_of((p for e in episodes for p in plays_b[e]), values[m]) for m in metrics},
+        timed = sum(e not in replayed for e in episodes)
+        return Row(label, len(episodes), means(plays_a, episodes), means(plays_b, episodes),
                    interval(plays_a, episodes), interval(plays_b, episodes),
-                   mcnemar_exact(b, c), score_test(episodes) if "score" in metrics else None)
+                   mcnemar_exact(b, c), score_test(episodes) if "score" in metrics else None,
+                   timed if replayed.intersection(episodes) else None)
 
     rows = [row(t, groups[t]) for t in groups]
     rows.append(row("overall", common))
@@ -205,6 +221,7 @@ def compare_pair(base: LoadedReport, other: LoadedReport) -> Comparison:
         estimated=(offline_llm(str(settings_a.llm or "")), offline_llm(str(settings_b.llm or ""))),
         # two agents' prompt sets differ by design, file by file
         prompt_files=[] if two_agents else header_changes(base.journal_header, other.journal_header),
+        timed=len(common) - len(replayed) if replayed else None,
     )
 
 

@@ -29,7 +29,7 @@ class Completion:
     text: str
     usage: Usage = field(default_factory=Usage)
     cost: float = 0.0
-    source: str = "model"  # "model", "human", "scripted"; reviewed: "model", "model+edited", "human"
+    source: str = "model"  # "model", "human", "scripted", "demo", "journal"; reviewed: "model", "model+edited", "human"
     proposed: str | None = None  # in review mode: what the model proposed before the person decided
     seconds: float | None = None  # how long the answer took, when the LLM knows better than a clock (a replay)
     person_seconds: float = 0.0  # of the wait, a person's share (typing, reviewing): never model time

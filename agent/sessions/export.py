@@ -145,7 +145,7 @@ def tree_from_document(data: dict[str, Any]) -> CodeTree:
 
 
 # Who wrote an applied answer, from the journal's `source`: a person, a person editing the model's text, or not a person.
-AUTHORS = {"human": "person", "model+edited": "edited", "model": "model", "scripted": "model"}
+AUTHORS = {"human": "person", "model+edited": "edited", "model": "model", "scripted": "model", "demo": "model"}
 CORRECTED = ("person", "edited")
 
 

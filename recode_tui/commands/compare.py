@@ -59,6 +59,8 @@ def _delta(metric: str, value: float | None) -> str:
 def cell(row: Row, metric: str, estimated: tuple[bool, bool] = (False, False)) -> str:
     """`before → after` over the change (and the paired test's p-value, for success and score). Tokens a
     script estimated are marked `≈`; beside a model's count they get no change (it would be no saving)."""
+    if metric == "time" and row.timed == 0:
+        return "n/a\n(cache replays)"
     marks = [("≈" if guess and metric == "tokens" else "") for guess in estimated]
     change = "" if metric == "tokens" and estimated[0] != estimated[1] else _delta(metric, row.delta(metric))
     text = f"{marks[0]}{_number(metric, row.base.get(metric))} → {marks[1]}{_number(metric, row.other.get(metric))}"
@@ -161,8 +163,13 @@ def describe(comparison: Comparison, base: LoadedReport, other: LoadedReport) ->
     if any(cached):
         calls = [sum(e.llm_calls for e in r.episodes) for r in (base, other)]
         lines.append(f"response cache: {cached[0]} of {calls[0]} → {cached[1]} of {calls[1]} LLM calls answered "
-                     "from the cache (no cost; the cost column counts only the others; the time column compares "
-                     "cache replays, which take no model time, with model calls)")
+                     "from the cache (no cost; the cost column counts only the others)")
+    if comparison.timed is not None and "time" in comparison.metrics:
+        n = len(comparison.common)
+        lines.append("time: n/a, every episode had cache replays, which take no model time, on a side"
+                     if comparison.time_unknown else
+                     f"time: over the {comparison.timed} of {n} episodes with no cache replay on either side "
+                     "(a replay takes no model time)")
     estimated = comparison.estimated
     if any(estimated) and not all(estimated) and "tokens" in comparison.metrics:
         side = "the baseline's" if estimated[0] else "this run's"

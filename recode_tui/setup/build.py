@@ -123,8 +123,8 @@ def _one_llm(spec: str, profiles_path: str | None, episode: EpisodeRef | None, a
         llm = ScriptedLLM.from_file(path)
     except LLMError as exc:
         raise UsageError(str(exc)) from None
-    if spec == "demo":
-        llm.name = "demo"
+    if spec == "demo":  # its answers say they came from the bundled demo, not a script the user wrote
+        llm.name = llm.source = "demo"
     return llm
 
 

@@ -188,3 +188,16 @@ def test_eval_refuses_a_role_the_agent_lacks_before_any_episode(tmp_path):
                  f"planner=scripted:{planner},executor=scripted:{executor}", "-o", str(tmp_path / "ok"),
                  sessions=tmp_path / "s")
     assert won.returncode == 0 and "│ overall   │        1 │       1 │ 100.0%" in won.stdout, won.stdout + won.stderr
+
+
+def test_a_role_given_the_demo_names_demo_as_its_answer_source_in_the_run_lines_and_the_journal(tmp_path):
+    sessions = tmp_path / "sessions"
+    # the executor plays the same bundled file, named as a script: only the planner's answers are the demo's
+    executor = Path(__file__).resolve().parents[2] / "mockllm" / "demos" / "plan-execute-alfworld.jsonl"
+    spec = f"planner=demo,executor=scripted:{executor}"
+    done = recode("run", "--game", "put-01", "--agent", "plan-execute", "--llm", spec, sessions=sessions)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert " answered by demo: " in done.stdout and " answered by scripted: " in done.stdout, done.stdout
+    journal = read_journal(next(sessions.iterdir()))
+    sources = {(r.get("role"), r.get("source")) for r in journal.records if r.get("type") == "answer"}
+    assert sources == {("planner", "demo"), ("executor", "scripted")}

@@ -122,3 +122,16 @@ def test_an_interrupted_report_names_what_it_planned_but_did_not_finish():
     cut["status"] = "interrupted"
     result = compare_pair(base, LoadedReport.from_json(cut))
     assert result.common == ["a"] and result.only_base == ["b"] and result.unfinished == {"b"}
+
+
+def test_time_compares_only_episodes_no_side_replayed_from_the_cache_and_is_unknown_when_all_were():
+    base = report([episode("clean-01", "clean", True, seconds=9.0), episode("put-01", "put", True, seconds=8.0)])
+    replayed = report([episode("clean-01", "clean", True, seconds=0.1, cached_calls=4),
+                       episode("put-01", "put", True, seconds=6.0)])
+    result = compare_pair(base, replayed)
+    rows = {r.task_type: r for r in result.rows}
+    assert result.timed == 1 and rows["overall"].delta("time") == -2.0  # put-01 only: model time against model time
+    assert rows["clean"].timed == 0 and rows["clean"].delta("time") is None
+    everywhere = report([episode("clean-01", "clean", True, seconds=0.1, cached_calls=4),
+                         episode("put-01", "put", True, seconds=0.1, cached_calls=4)])
+    assert compare_pair(base, everywhere).time_unknown

@@ -84,7 +84,11 @@ def test_a_second_eval_calls_the_model_only_for_the_prompts_that_changed(tmp_pat
         compared = recode(tmp_path, "compare", str(tmp_path / "first"), str(tmp_path / "second"))
         assert (f"response cache: 0 of {paid_first} → {put['llm_calls']} of {total} LLM calls answered from the cache"
                 in compared.stdout), compared.stdout
-        assert "the time column compares cache replays, which take no model time, with model calls" in compared.stdout
+        # a replay takes no model time: time compares only clean-01, the episode no side replayed
+        assert "time: over the 1 of 2 episodes with no cache replay on either side" in compared.stdout
+        clean_before = next(e for e in first["episodes"] if e["game"] == "clean-01")
+        overall = next(line for line in compared.stdout.splitlines() if line.startswith("│ overall"))
+        assert f"{clean_before['seconds']:.1f}s → {cleaned['seconds']:.1f}s" in overall, compared.stdout
 
         before = len(server.calls)
         third = evaluate("third", second_prompts, "--no-cache")

@@ -50,7 +50,7 @@ def test_a_demo_runs_pairs_carry_outcome_author_and_no_parent(tmp_path):
     for line in lines:
         meta = line["meta"]
         assert meta["outcome"] == {"won": True, "reason": meta["outcome"]["reason"]}
-        assert meta["author"] == "model" and meta["source"] == "scripted" and meta["parent"] is None
+        assert meta["author"] == "model" and meta["source"] == "demo" and meta["parent"] is None
         assert meta["game"] == "clean-01" and meta["task_type"] == "clean" and not meta["inherited"]
         assert [m["role"] for m in line["messages"]] == ["user", "assistant"]
     assert len(pairs(recode(tmp_path, "export", "--sft", "--won-only", "--sessions", str(sessions)))) == 5

@@ -71,7 +71,7 @@ def test_markdown_no_exec_shows_answers_actions_and_statements_without_running_a
     assert "SPAWNED" not in done.stderr and not elsewhere["marker"].exists()
     text = done.stdout
     assert "**Task:** put a vase in sidetable." in text
-    assert "  - `n5` `obj, source = find_and_take(obj_type, places, seen)`\n\n  **Expansion of `n5`** (scripted)" in text
+    assert "  - `n5` `obj, source = find_and_take(obj_type, places, seen)`\n\n  **Expansion of `n5`** (demo)" in text
     assert "obj, source = locate_object(obj_type, places, seen)" in text  # the answer's code
     assert "- `> take vase 1 from diningtable 1` — You pick up the vase 1 from the diningtable 1." in text
     assert "(recorded, not run here)" in text and elsewhere["hostile"] in text
@@ -144,7 +144,7 @@ async def test_tui_open_shows_the_session_read_only_without_running_it(elsewhere
         assert set(tree._items) == set(view.tree.nodes) and len(view.tree.nodes) == 19
         log = "\n".join(line.text for line in app.query_one("#env-log").lines)
         assert "n8 > take vase 1 from diningtable 1  You pick up the vase 1" in log
-        assert "n5 answer (expand, scripted)" in log and "locate_object(obj_type, places, seen)" in log
+        assert "n5 answer (expand, demo)" in log and "locate_object(obj_type, places, seen)" in log
         assert "(recorded, not run here)" in log and "WON" in log
         assert "read-only session, nothing runs" in app.query_one("#journal-file-meta").render().plain
         await pilot.press("down")
@@ -185,7 +185,7 @@ def test_no_exec_shows_another_agents_session_too(tmp_path):
     folder = next(sessions.iterdir())
     done = recode("export", folder.name, "--markdown", "--no-exec", sessions=sessions)
     assert done.returncode == 0 and "SPAWNED" not in done.stderr
-    assert "- agent: `codeact`" in done.stdout and "**Answer for `n0`** `cell 2` (act; scripted)" in done.stdout
+    assert "- agent: `codeact`" in done.stdout and "**Answer for `n0`** `cell 2` (act; demo)" in done.stdout
     assert "- `> move vase 1 to sidetable 1` — You move the vase 1 to the sidetable 1.\n\n**Result:** won" in done.stdout
     view = load_journal_view(folder.name, str(sessions))
     assert view.tree.root.code == "(codeact run)" and not view.unplaced

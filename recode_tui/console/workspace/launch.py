@@ -87,6 +87,8 @@ def _source_kind(spec: str) -> str:
     """The `Completion.source` word for an LLM spec."""
     if spec == "human":
         return "human"
-    if spec == "demo" or spec.startswith(("scripted", "journal")):
+    if spec == "demo":
+        return "demo"
+    if spec.startswith(("scripted", "journal")):
         return "scripted"
     return "model"
