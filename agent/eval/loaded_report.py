@@ -7,9 +7,9 @@ gets are decided there once; this module adds only what a comparison needs aroun
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields, is_dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from agent.eval.report import REPORT_FILE, EvalReport, read_json
 from agent.eval.results import EpisodeResult, EvalPlan
@@ -22,25 +22,43 @@ class CompareError(ValueError):
     """The reports cannot be compared; the message is one line that says why."""
 
 
+# Plan fields that are not settings: which episodes and how they were picked (compared episode by episode),
+# how many ran at once, where the prompt set and cache were found (the prompt hash is the setting), what was
+# derived from the episodes, the repeats (a line of their own) and the record's own bookkeeping.
+_NOT_SETTINGS = frozenset({"games", "selection", "concurrency", "prompts", "cache_dir", "agents", "options_by_agent",
+                           "gold_cannot_win", "repeat", "version"})
+_HEADER_FIELDS = frozenset(f.name for f in fields(JournalHeader))
+
+
 @dataclass(frozen=True)
 class RecordedSettings:
-    """What a run was played with, as far as its report (and one of its journals) says; None: not recorded."""
+    """What a run was played with, by name, as far as its report (and one of its journals) says; None: not
+    recorded. The names are the plan's fields (and the journal's `prompt_hash`), read from the fields
+    themselves: a field added to the plan is compared with no new code."""
 
-    env: str | None = None
-    llm: str | None = None
-    prompt_hash: str | None = None
-    max_steps: int | None = None
-    limits: dict[str, Any] | None = None
-    preset: str | None = None
-    agent: str | None = None
+    values: Mapping[str, Any]
+
+    def get(self, name: str) -> Any:
+        return self.values.get(name)
+
+    def known(self) -> list[str]:
+        return [name for name, value in self.values.items() if value is not None]
 
     def differences(self, other: "RecordedSettings") -> list[tuple[str, Any, Any]]:
         """(name, this value, the other's) for every setting known in both that differs, in field order.
 
         A setting one side does not record (a journal without `prompt_hash`) is not a difference."""
-        mine, theirs = asdict(self), asdict(other)
-        return [(name, a, theirs[name]) for name, a in mine.items()
-                if a is not None and theirs[name] is not None and a != theirs[name]]
+        return [(name, a, other.get(name)) for name, a in self.values.items()
+                if a is not None and other.get(name) is not None and a != other.get(name)]
+
+
+def _setting(value: Any) -> Any:
+    """A recorded value as compared and shown: a record as its fields, a mapping with sorted keys, '' as None."""
+    if is_dataclass(value) and not isinstance(value, type):
+        value = asdict(value)
+    if isinstance(value, Mapping):
+        return {k: value[k] for k in sorted(value)}
+    return None if value == "" else value
 
 
 @dataclass(frozen=True)
@@ -94,17 +112,19 @@ class LoadedReport:
         return found
 
     def settings(self) -> RecordedSettings:
-        plan, journal, has = self.report.plan, self.journal_header, self.recorded.__contains__
-        max_steps = plan.max_steps if has("max_steps") else journal.max_steps if journal else None
-        return RecordedSettings(
-            env=(plan.env if has("env") else "") or (journal.env if journal else None),
-            llm=plan.llm or (journal.llm if journal else None),
-            prompt_hash=journal.prompt_hash if journal else None,
-            max_steps=max_steps,
-            limits={k: plan.limits[k] for k in sorted(plan.limits)} if has("limits") else None,
-            preset=(plan.preset if has("preset") else "") or (journal.preset or None if journal else None),
-            agent=(plan.agent if has("agent") else "") or (journal.agent if journal else None),
-        )
+        """The plan's settings field by field. One the file does not hold (a report written before the plan
+        had it) is the journal's when the header records it too (None without a journal), else the loader's
+        default (what a plan that leaves out a default means)."""
+        plan, journal = self.report.plan, self.journal_header
+        values: dict[str, Any] = {"prompt_hash": journal.prompt_hash if journal else None}
+        for spec in fields(plan):
+            if spec.name in _NOT_SETTINGS:
+                continue
+            value = _setting(getattr(plan, spec.name))  # dynamic: every field of the plan
+            if (value is None or spec.name not in self.recorded) and spec.name in _HEADER_FIELDS:
+                value = _setting(getattr(journal, spec.name)) if journal else None  # dynamic: the same field
+            values[spec.name] = value
+        return RecordedSettings(values)
 
     def journal_path(self, episode: EpisodeResult) -> str:
         """Where an episode's journal is: as recorded, else under the report's folder (a moved eval)."""

@@ -84,6 +84,8 @@ class EvalPlan:
     node_timeout: float = 5.0
     # wall-clock seconds an episode may take, everything included (0: no limit); one that hangs is ended
     episode_timeout: float = DEFAULT_EPISODE_TIMEOUT
+    # the sandbox node code had (agent.sandbox.walls.in_force: layers, walls raised, strict or weak); None: not recorded
+    sandbox: str | None = None
     profiles: str | None = None  # the profiles file (absolute) a profile:NAME came from: `--resume` needs no --profiles
     agent: str = "recode"  # agent.agents: which agent ran every episode (the first one, with `agents`)
     agent_options: dict[str, Any] = field(default_factory=dict)
@@ -123,6 +125,8 @@ class EvalPlan:
             data.pop("repeat")
         if self.episode_timeout == DEFAULT_EPISODE_TIMEOUT:  # the default: a report stays as it was
             data.pop("episode_timeout")
+        if self.sandbox is None:  # a report from before it was recorded stays as it was
+            data.pop("sandbox")
         if not self.env_settings:
             data.pop("env_settings")
         if self.cache == "profile" and self.cache_ttl is None and self.cache_dir is None:

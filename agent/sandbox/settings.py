@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.sandbox.runner import SandboxRunner
+from agent.sandbox.walls import in_force
 
 DEFAULT_NODE_TIMEOUT = 5.0
 
@@ -51,6 +52,13 @@ class RunnerSettings:
         if self.seed is not None:
             fields["sandbox_seed"] = self.seed
         return fields
+
+    @staticmethod
+    def in_force(runner: object) -> str | None:
+        """The sandbox a runner's node code has (`walls.in_force`); None for a runner not built here."""
+        if not isinstance(runner, SandboxRunner):
+            return None
+        return in_force(runner.policy, runner.trusted)
 
     @classmethod
     def of_runner(cls, runner: object) -> "RunnerSettings | None":

@@ -70,6 +70,16 @@ class SandboxPolicy:
         return cls(python_layers=layers == "all", walls=walls, weak_ok=mode == "weak" or bool(chosen))
 
 
+def in_force(policy: SandboxPolicy, trusted: bool) -> str:
+    """What a worker started now under `policy` has, in one line a record keeps and `diff`/`compare` show:
+    the Python-level layers or the kernel's walls alone, the walls this machine raises, strict or weak."""
+    if trusted:
+        return "trusted: no checks, no walls"
+    layers = "all layers" if policy.python_layers else "kernel walls alone"
+    walls = [wall for wall in WALLS if wall in raised_walls(policy)]
+    return f"{layers}; walls: {', '.join(walls) or 'none'}; {'weak' if policy.weak_ok else 'strict'}"
+
+
 def missing_walls() -> dict[str, str]:
     """Each kernel wall this machine cannot raise, with why and what to do (empty: all can be)."""
     return dict(_missing())

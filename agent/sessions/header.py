@@ -77,6 +77,9 @@ class JournalHeader:
     trusted: bool = False
     node_timeout: float = DEFAULT_NODE_TIMEOUT
     sandbox_seed: int | None = None
+    # the sandbox node code had (agent.sandbox.walls.in_force: layers, walls raised, strict or weak);
+    # None: not recorded (journals before it, a runner not built by the sandbox)
+    sandbox: str | None = None
     parent: SessionParent | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     version: str = JOURNAL_VERSION
@@ -142,6 +145,7 @@ class JournalHeader:
             **({"review": True} if self.review else {}),  # older journals: none (no review then)
             "runner": self.runner, "trusted": self.trusted, "node_timeout": self.node_timeout,
             **({"sandbox_seed": self.sandbox_seed} if self.sandbox_seed is not None else {}),
+            **({"sandbox": self.sandbox} if self.sandbox is not None else {}),
             "parent": self.parent.to_json() if self.parent is not None else None,
             **({"session_id": self.session_id} if self.session_id else {}),
         }

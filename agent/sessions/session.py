@@ -52,6 +52,7 @@ def session_header(episode: EpisodeRef, agent: Stepper, llm_spec: str, parent: S
         "trusted": True,
         "node_timeout": agent.runner.node_timeout if isinstance(agent.runner, NodeTimeLimit) else 5.0,
     }
+    runner["sandbox"] = RunnerSettings.in_force(agent.runner)
     found = episode.header_fields()  # the episode's own fields, and whatever its provider adds
     named = ("game", "env", "episode", "fingerprint", "game_path", "game_hash")
     base_url, key_env = spec_endpoint(llm_spec, profiles)  # never the key
@@ -352,7 +353,8 @@ async def branch_session(
     prefix = journal.records if copy else journal.records[: _prefix_length(journal, used_answers, used_actions, used_statements)]
     settings = RunnerSettings.of_runner(agent.runner)
     # None for an in-process runner (no sandbox settings to record); else what the branch really runs with
-    branch_runner = settings.header_fields() if settings is not None else {}
+    branch_runner = {**settings.header_fields(), "sandbox": RunnerSettings.in_force(agent.runner)} \
+        if settings is not None else {}
     parent = SessionParent(journal.session_id, len(prefix), label, str(journal.folder) if copy else None)
     header = journal.header.branched(parent, **branch_runner)
     new_folder = branch_folder(sessions_dir, journal.session_id, label.replace(" ", "_"))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import asdict
 from typing import Any
 
 from agent.eval.compare import RELATIVE_METRICS, Comparison, Row, compare_reports, relative_change
@@ -183,8 +182,8 @@ def describe(comparison: Comparison, base: LoadedReport, other: LoadedReport) ->
         for name, a, b in comparison.differences:
             lines.append(f"  {name}: {_shown(a)} → {_shown(b)}")
     else:
-        theirs = asdict(other.settings())
-        known = [k for k, v in asdict(base.settings()).items() if v is not None and theirs[k] is not None]
+        theirs = set(other.settings().known())
+        known = [k for k in base.settings().known() if k in theirs]
         lines.append(f"settings: the same ({', '.join(known)})")
     if comparison.prompt_files:
         lines.append(f"prompt files differ ({len(comparison.prompt_files)}): "
@@ -237,8 +236,8 @@ def heading(report: LoadedReport) -> str:
     status = report.report.status or "complete"
     state = "" if status == "complete" else f"; {status}: {done} of {planned or '?'} episodes"
     settings = report.settings()
-    agent_name = settings.agent
-    return f"{report.label}  ({f'{agent_name}, ' if agent_name else ''}{settings.llm}{state})"
+    agent_name = settings.get("agent")
+    return f"{report.label}  ({f'{agent_name}, ' if agent_name else ''}{settings.get('llm')}{state})"
 
 
 def _with_finished_episodes(reports: list[LoadedReport]) -> list[LoadedReport]:
@@ -322,7 +321,7 @@ def _type_order(reports: list[LoadedReport]) -> tuple[str, ...]:
     """The environment's own task-type order (its provider's), for the table's columns."""
     from envs import registry
 
-    return registry.task_type_order(reports[0].settings().env or None)
+    return registry.task_type_order(reports[0].settings().get("env") or None)
 
 
 def _print_json(output: str | None, comparisons: list[Comparison], reports: list[LoadedReport]) -> int:

@@ -268,6 +268,7 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
         trusted=runner.trusted,
         node_timeout=runner.node_timeout,
         episode_timeout=DEFAULT_EPISODE_TIMEOUT if options.episode_timeout is None else options.episode_timeout,
+        sandbox=_sandbox_in_force(runner.trusted),
         profiles=_profiles_file(llm, options.profiles),
         agent=settings.agent,
         agent_options=settings.agent_options,
@@ -383,3 +384,10 @@ def _runner_settings(trusted: bool, node_timeout: float) -> Any:
         return RunnerSettings(trusted=trusted, node_timeout=node_timeout)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _sandbox_in_force(trusted: bool) -> str:
+    """What the episodes' sandbox has, read here at the edge (the workers inherit the same environment)."""
+    from agent.sandbox.walls import SandboxPolicy, in_force
+
+    return in_force(SandboxPolicy() if trusted else SandboxPolicy.from_environment(), trusted)

@@ -73,7 +73,7 @@ def test_settings_differences_are_listed_and_unrecorded_settings_are_not():
                            limits={"max_rewrite": 5, "max_depth": 8}), journal_header=JournalHeader(prompt_hash="bbb"))
     names = [name for name, _, _ in base.settings().differences(other.settings())]
     assert names == ["max_steps", "limits", "preset"]  # no agent nor prompt hash in the baseline: not a difference
-    assert other.settings().agent == "react" and base.report.plan.agent == "recode"
+    assert other.settings().get("agent") == "react" and base.report.plan.agent == "recode"
     base = replace(base, journal_header=JournalHeader(prompt_hash="aaa"))  # a journal without `agent` is ReCode's
     names = [name for name, _, _ in base.settings().differences(other.settings())]
     assert names == ["prompt_hash", "max_steps", "limits", "preset", "agent"]
@@ -111,7 +111,7 @@ def test_load_report_refuses_what_is_not_a_report(tmp_path):
     moved = report_json([episode("a", "put", True)])  # its journal path points where the eval used to be
     (folder / "report.json").write_text(json.dumps(moved))
     loaded = load_report(folder)
-    assert loaded.label == str(folder / "report.json") and loaded.settings().prompt_hash == "h1"
+    assert loaded.label == str(folder / "report.json") and loaded.settings().get("prompt_hash") == "h1"
     assert loaded.journal_path(loaded.episodes[0]) == str(folder / "journals" / "a")
 
 
