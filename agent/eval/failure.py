@@ -162,11 +162,11 @@ def group_failures(episodes: Iterable[Any]) -> list[FailureGroup]:
     failed = [e for e in episodes if not e.success and not e.error]
     per_agent: dict[str, int] = {}
     for e in failed:
-        per_agent[getattr(e, "agent", "") or ""] = per_agent.get(getattr(e, "agent", "") or "", 0) + 1
+        per_agent[e.agent] = per_agent.get(e.agent, 0) + 1
     several = any(per_agent)  # only an evaluation of several agents names them on its episodes
     groups: dict[tuple[str, str], list[Any]] = {}
     for e in failed:
-        groups.setdefault((getattr(e, "agent", "") or "", failure_key(e.failure)), []).append(e)
+        groups.setdefault((e.agent, failure_key(e.failure)), []).append(e)
     out = []
     for (agent, key), members in groups.items():
         types = sorted({m.task_type or "?" for m in members})

@@ -156,7 +156,7 @@ async def test_the_sessions_list_shows_a_crafted_journals_markup_and_escapes_as_
         assert not [cell for cell in cells if isinstance(cell, str) and "[" in cell]  # no cell is markup to parse
         plain = [str(getattr(cell, "plain", cell)) for cell in cells]
         for field in ("game", "llm"):
-            assert shown(hostile(field)) in plain  # as written, its escapes visible
+            assert any(shown(hostile(field)) in cell for cell in plain)  # as written (a narrow row stacks them)
         assert not any("\x1b" in cell or "\x9b" in cell for cell in plain)
         await pilot.pause()
         assert_no_terminal_control(terminal_output(app))
@@ -251,5 +251,5 @@ async def test_a_variable_the_models_code_sets_to_markup_is_shown_as_text(toy_ga
         await command(pilot, app, "c")  # its answer runs: `note` is bound
         table = app.debug_screen.query_one("#vars-table", DataTable)
         await wait_for(pilot, lambda: "note" in table.rows, what="the variable in the pane")
-        assert table.get_cell("note", "value").plain.startswith("[/oops][@click=app.qui")  # as written (cut to fit)
+        assert table.get_cell("note", "value").plain.startswith("[/oops][@click=app.q")  # as written (cut to fit)
         assert_no_terminal_control(terminal_output(app))

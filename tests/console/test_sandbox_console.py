@@ -126,7 +126,7 @@ def test_the_tui_command_passes_sandbox_and_model_options(monkeypatch) -> None:
         def run(self) -> None:
             seen["ran"] = True
 
-    def fake_load_run(options, llm=None, env_maker=None):
+    def fake_load_run(options, llm=None, env_maker=None, runner_maker=None):
         seen.update(options=options, llm=llm)
         return "the run"
 

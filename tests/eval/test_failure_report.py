@@ -72,6 +72,7 @@ def test_a_group_says_nothing_about_actions_for_task_types_not_named_by_one() ->
     class Episode:
         def __init__(self, episode_ref: str, task_type: str) -> None:
             self.game, self.task_type, self.success, self.error = episode_ref, task_type, False, ""
+            self.agent = ""  # an evaluation of one agent names none
             self.reason = "no pending nodes left and the task is not done"
             self.failure = {"deepest_stub": {"name": "find_it", "node": "n3", "depth": 1}, "verbs": ["go", "take"]}
 

@@ -261,8 +261,6 @@ class SessionControl:
         console's own profiles file (never the journal's: it sets the server the key goes to); a spec that
         cannot be built falls back to the console's own, noted and journaled as a `fallback: ...`, which a
         later resume does not keep (`Journal.llm_setup`)."""
-        from rich.markup import escape
-
         from recode_tui.setup import UsageError, episode_of, make_llm
 
         source = self.replay_source or (self.session.folder if self.session is not None else None)
@@ -283,11 +281,11 @@ class SessionControl:
         spec = recorded[0]  # the journal's profiles file is never read: the console's own profiles are
         ignored = recorded[1] is not None and recorded[1] != profiles_in_use(spec, self.profiles)
         try:
-            note = escape(journal_llm_note(recorded, self.profiles, "going on")) if ignored else ""  # shown as markup
+            note = journal_llm_note(recorded, self.profiles, "going on") if ignored else ""  # a toast: plain text
             return make_llm(spec, self.profiles, episode_of(episode) if episode else None), spec, self.profiles, note, "replay"
         except UsageError as exc:
             why = f"the session's LLM {spec} cannot be used ({exc})"
-            return self.new_llm(), own[0], own[1], escape(f"{why}; {own[0]} answers for now"), f"fallback: {why}"
+            return self.new_llm(), own[0], own[1], f"{why}; {own[0]} answers for now", f"fallback: {why}"
 
     def record_llm(self, spec: str, profiles: str | None, why: str = "switch") -> None:
         """`L` (or a resume under another LLM): journaled, so a resume or a fork goes on with it."""

@@ -221,7 +221,9 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
 
     def _show_checks(self) -> None:
         checks = self.checks.get(self.current_file)
-        box = self.query_one("#ws-checks", Static)
+        box = next(iter(self.query("#ws-checks").results(Static)), None)
+        if box is None:  # the workspace closed (a fork chosen) while its examples played: nothing to show
+            return
         if checks is None:
             box.update(Text(f"{self.current_file}: a template, not examples", style="dim"))
             return
