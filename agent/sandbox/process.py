@@ -321,9 +321,12 @@ async def death_reason(proc: asyncio.subprocess.Process, kill_reason: KillReason
     return f"worker exited (status {code})"
 
 
-async def shut_down(proc: asyncio.subprocess.Process) -> None:
-    """Ask the worker to exit, give it a moment, then kill its process group."""
-    if proc.returncode is None:
+async def shut_down(proc: asyncio.subprocess.Process, ask: bool = True) -> None:
+    """Ask the worker to exit (`ask`), give it a moment, then kill its process group.
+
+    A worker that was stopped between nodes is killed without asking: it runs no node, its namespace
+    is thrown away, and once stopped and continued under bubblewrap it took the whole moment to exit."""
+    if ask and proc.returncode is None:
         try:
             assert proc.stdin is not None
             proc.stdin.write(encode_request({"op": "shutdown"}))

@@ -346,8 +346,9 @@ class SandboxRunner:
         self._state = _IDLE
         if proc is None:
             return
-        self._release()  # asked to shut down, it must be able to
-        await process.shut_down(proc)
+        held = self._held
+        self._release()
+        await process.shut_down(proc, ask=not held)
         remove_worker_cgroup(self._cgroup)
         self._cgroup = ""
         self._workdir.remove()
