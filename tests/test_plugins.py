@@ -19,7 +19,7 @@ import pytest
 from agent.runtime import events as ev
 from agent.runtime.tree import NodeStatus
 from agent.sessions.journal import read_journal
-from agent.sessions.session import branch_session, fork_at_expansion, reopen_session, resume_session, start_session
+from agent.sessions.session import branch_session, fork_at_answer, reopen_session, resume_session, start_session
 from envs import make_env
 from mockllm import ScriptedLLM
 from recode_tui.commands.cli import main
@@ -119,7 +119,7 @@ async def test_a_fork_gives_a_turn_of_the_test_agent_another_answer_and_keeps_th
     session, _ = await first_turn_only(tmp_path / "sessions")
     original = (session.folder / "journal.jsonl").read_text()
     other = ScriptedLLM([ScriptEntry("Action: look", purpose="act")])
-    fork, events = await branch_session(session.folder, fork_at_expansion("n1"), other, make_env,
+    fork, events = await branch_session(session.folder, fork_at_answer("n1"), other, make_env,
                                         tmp_path / "sessions", "fork n1")
     assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == "n1"
     assert fork.agent.env.steps == 0

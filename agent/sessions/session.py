@@ -405,8 +405,9 @@ def rewind_to_node(node_id: str) -> Callable[[ev.Event], bool]:
     return lambda event: isinstance(event, ev.NodeStarted) and event.node_id == node_id
 
 
-def fork_at_expansion(node_id: str) -> Callable[[ev.Event], bool]:
-    """Stop where a stub's expansion is requested, to give it a different answer."""
+def fork_at_answer(node_id: str) -> Callable[[ev.Event], bool]:
+    """Stop where the node's LLM call is requested (any agent's: a stub's body, a turn's action, a plan),
+    to give it a different answer."""
     return lambda event: isinstance(event, ev.LLMRequested) and event.node_id == node_id
 
 

@@ -149,7 +149,7 @@ async def test_a_journaled_react_run_resumes_at_the_same_turn(tmp_path):
 
 
 async def test_a_react_run_forks_at_one_turn_to_answer_it_again(tmp_path):
-    from agent.sessions.session import branch_session, fork_at_expansion
+    from agent.sessions.session import branch_session, fork_at_answer
 
     agent = make_agent(run_settings(agent="react"), episode_named("put-01"), react_llm(PUT))
     session = start_session(agent, tmp_path, EpisodeRef.parse("put-01"), "scripted")
@@ -158,7 +158,7 @@ async def test_a_react_run_forks_at_one_turn_to_answer_it_again(tmp_path):
     second = agent.tree.root.children[1]
     assert second.llm_calls and second.llm_calls[-1].answer.endswith(PUT[1])  # the turn keeps its call
 
-    branch, events = await branch_session(session.folder, fork_at_expansion(second.id), HumanLLM(), make_env,
+    branch, events = await branch_session(session.folder, fork_at_answer(second.id), HumanLLM(), make_env,
                                           tmp_path, f"fork {second.id}")
     try:
         assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == second.id

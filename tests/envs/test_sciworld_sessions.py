@@ -11,7 +11,7 @@ from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from agent.sandbox.settings import RunnerSettings
 from agent.sessions.journal import JOURNAL_FILE, read_journal
-from agent.sessions.session import branch_session, fork_at_expansion, start_session
+from agent.sessions.session import branch_session, fork_at_answer, start_session
 from envs import registry
 from mockllm.gold import gold_llm
 from mockllm.scripted import ScriptedLLM, ScriptEntry
@@ -35,7 +35,7 @@ async def test_a_fork_at_a_sub_goal_replays_the_simulator_up_to_it_and_both_bran
     original = (session.folder / JOURNAL_FILE).read_text()
     last = agent.tree.root.children[-1]  # the last sub-goal: focus on the thing, put it in the box
     other = ScriptedLLM([ScriptEntry(answer='<execute>\nrun("look around")\n</execute>')])
-    fork, events = await branch_session(session.folder, fork_at_expansion(last.id), other, registry.make_env, sessions,
+    fork, events = await branch_session(session.folder, fork_at_answer(last.id), other, registry.make_env, sessions,
                                         f"fork {last.id}")
     try:
         assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == last.id

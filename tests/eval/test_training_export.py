@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent.sessions.journal import read_journal
-from agent.sessions.session import branch_session, fork_at_expansion
+from agent.sessions.session import branch_session, fork_at_answer
 from envs import make_env
 from mockllm.chosen import ChosenAnswerLLM
 from recode_tui.setup.build import make_llm
@@ -85,7 +85,7 @@ async def test_a_persons_fix_in_a_fork_is_the_one_corrected_pair_and_names_its_p
     sessions = tmp / "sessions"
     fix = fixed_clean_answer()
     model = make_llm(f"scripted:{tmp / 'bugged.yaml'}", None)  # the rest of the episode: the same bugged model
-    fork, _ = await branch_session(episode, fork_at_expansion(clean["node_id"]), ChosenAnswerLLM(fix, "human", model),
+    fork, _ = await branch_session(episode, fork_at_answer(clean["node_id"]), ChosenAnswerLLM(fix, "human", model),
                                    make_env, sessions, f"fork at {clean['node_id']}")
     try:
         finished = await fork.agent.run()

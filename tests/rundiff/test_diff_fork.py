@@ -18,7 +18,7 @@ from agent.agents.recode.engine import Engine
 from agent.sessions.journal import read_journal
 from agent.eval.rundiff import diff_runs
 from agent.sandbox.settings import RunnerSettings
-from agent.sessions.session import branch_session, fork_at_expansion, start_session
+from agent.sessions.session import branch_session, fork_at_answer, start_session
 from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
@@ -55,7 +55,7 @@ async def play(tmp_path: Path, episode_ref: str, llm: ScriptedLLM) -> Path:
 
 async def fork_of(tmp_path: Path, parent: Path, answer_steps: list[str]) -> Path:
     stub = next(r["node_id"] for r in read_journal(parent).records if r.get("type") == "answer" and r["stub"] == PLAN)
-    fork, _ = await branch_session(parent, fork_at_expansion(stub), plan_llm(answer_steps), make_env,
+    fork, _ = await branch_session(parent, fork_at_answer(stub), plan_llm(answer_steps), make_env,
                                    tmp_path / "sessions", f"fork {stub}")
     await fork.agent.run()
     fork.writer.close()

@@ -15,7 +15,7 @@ from pathlib import Path
 from agent.runtime import events as ev
 from agent.sessions.export import sft_lines
 from agent.sessions.journal import JOURNAL_FILE, read_journal
-from agent.sessions.session import branch_session, fork_at_expansion, resume_session
+from agent.sessions.session import branch_session, fork_at_answer, resume_session
 from envs import make_env
 from mockllm import ScriptedLLM
 from mockllm.scripted import ScriptEntry
@@ -38,7 +38,7 @@ async def test_a_forked_stub_answered_anew_journals_its_stub_and_prompt_and_the_
     stub = session.agent.tree.root.children[0]  # steps = plan_steps(observation)
     other = ScriptedLLM([ScriptEntry(answer=LOOK)])
     fork, events = await branch_session(
-        session.folder, fork_at_expansion(stub.id), other, make_env, tmp_path / "sessions", f"fork {stub.id}"
+        session.folder, fork_at_answer(stub.id), other, make_env, tmp_path / "sessions", f"fork {stub.id}"
     )
     asked = events[-1]
     assert isinstance(asked, ev.LLMRequested) and asked.prompt

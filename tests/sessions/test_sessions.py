@@ -19,7 +19,7 @@ from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from agent.sandbox.settings import RunnerSettings
 from agent.sessions.export import PlanFormatError, markdown_transcript, sft_lines, tree_document, validate_tree_document
 from agent.sessions.journal import JOURNAL_FILE, JournalError, read_journal, write_draft
-from agent.sessions.session import branch_session, fork_at_expansion, resume_session, rewind_to_node, start_session
+from agent.sessions.session import branch_session, fork_at_answer, resume_session, rewind_to_node, start_session
 from envs import make_env
 from envs.alfworld.catalog import resolve_game
 from mockllm import ScriptedLLM
@@ -199,7 +199,7 @@ async def test_fork_gives_a_stub_a_different_answer_and_both_branches_survive(tm
     stub = session.agent.tree.root.children[0]  # steps = plan_steps(observation)
     other = ScriptedLLM([ScriptEntry(answer="<execute>\nsteps = ['look']\n</execute>")])
     fork, events = await branch_session(
-        session.folder, fork_at_expansion(stub.id), other, make_env, tmp_path / "sessions", f"fork {stub.id}"
+        session.folder, fork_at_answer(stub.id), other, make_env, tmp_path / "sessions", f"fork {stub.id}"
     )
     assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == stub.id
     result = await fork.agent.run()

@@ -8,7 +8,7 @@ import pytest
 
 from agent.runtime import events as ev
 from agent.sessions.journal import read_journal
-from agent.sessions.session import branch_session, fork_at_expansion, resume_session
+from agent.sessions.session import branch_session, fork_at_answer, resume_session
 from envs import make_env
 from mockllm import ScriptedLLM
 
@@ -41,7 +41,7 @@ async def test_a_fork_keeps_the_statements_before_its_point_and_drops_the_later_
     again.writer.close()
     await again.agent.close()
 
-    fork, events = await branch_session(session.folder, fork_at_expansion(stub.id), ScriptedLLM([]), make_env,
+    fork, events = await branch_session(session.folder, fork_at_answer(stub.id), ScriptedLLM([]), make_env,
                                         tmp_path / "sessions", f"fork {stub.id}")
     assert await value(fork.agent, "note") == "before the plan"
     with pytest.raises(Exception, match="NameError"):

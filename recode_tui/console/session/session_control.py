@@ -25,7 +25,7 @@ from agent.sessions.journal import JournalError, read_journal
 from agent.sessions.session import (
     Session,
     branch_session,
-    fork_at_expansion,
+    fork_at_answer,
     profiles_in_use,
     reopen_session,
     replay_failure,
@@ -324,7 +324,7 @@ class SessionControl:
             # Whatever the LLM, the person writes the forked answer (the old one waits in the
             # editor); the session's LLM answers after it, unless another is chosen with L.
             chosen.append(llm)
-            return await branch_session(folder, fork_at_expansion(node.id), HumanLLM(), make_env, folder.parent,
+            return await branch_session(folder, fork_at_answer(node.id), HumanLLM(), make_env, folder.parent,
                                         label, **self.replay_options)
 
         self._replace(replay, f"Branching {folder.name} at {label}", "forked", prefill={node.id: answers[-1]},
@@ -345,7 +345,7 @@ class SessionControl:
 
         async def replay(llm: LLM):
             live = llm if isinstance(llm, HumanLLM) else ChosenAnswerLLM(text, source, llm)
-            session, events = await branch_session(folder, fork_at_expansion(node_id), live, make_env, folder.parent,
+            session, events = await branch_session(folder, fork_at_answer(node_id), live, make_env, folder.parent,
                                                    f"fork {node_id}", **self.replay_options)
             session.agent.prompts = prompts
             return session, events
