@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agent.agents.recode.engine import Engine, Limits  # noqa: E402
-from agent.llm import Completion, StubContext, Usage  # noqa: E402
+from agent.llm import CallContext, Completion, Usage  # noqa: E402
 from agent.runtime.debugger import Breakpoint, BreakpointKind  # noqa: E402
 from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
@@ -110,9 +110,9 @@ class TreeLLM:
     def __init__(self, groups: int, looks: int = 400) -> None:
         self.groups, self.looks = groups, looks
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
         assert context is not None
-        if context.name == "solve":
+        if context.label.startswith("solve("):
             lines = [f"group_{g}()" for g in range(self.groups)]
             lines += [f'obs = run("look {i}")' for i in range(self.looks)]
         else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.llm import LLM, Completion, StubContext, Usage
+from agent.llm import LLM, CallContext, Completion, Usage
 
 
 class ChosenAnswerLLM:
@@ -20,7 +20,7 @@ class ChosenAnswerLLM:
         self.name = inner.name
         self.used = False
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
         if not self.used:
             self.used = True
             return Completion(self.answer, Usage(), 0.0, self.source)

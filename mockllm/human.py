@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.llm import Completion, LLMError, StubContext, Usage
+from agent.llm import CallContext, Completion, LLMError, Usage
 
 
 class HumanLLM:
@@ -20,13 +20,13 @@ class HumanLLM:
         self._asked = asyncio.Event()  # set while a request waits for the person
         self._person_seconds = 0.0  # the person's time on the answer, when the front end knows it better
         self.prompt: str = ""
-        self.context: StubContext | None = None
+        self.context: CallContext | None = None
 
     @property
     def waiting(self) -> bool:
         return self._pending is not None and not self._pending.done()
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
         self.prompt, self.context = prompt, context
         self._pending = asyncio.get_running_loop().create_future()
         self._asked.set()

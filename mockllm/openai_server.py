@@ -241,7 +241,7 @@ def entries_responder(entries: list[ScriptEntry]) -> Responder:
     """
     import re
 
-    from agent.llm import Purpose, StubContext
+    from agent.llm import CallContext, Purpose
 
     section = re.compile(r"# Current function to expand\s*\n(.*?)\n\s*# ", re.S)
 
@@ -249,7 +249,7 @@ def entries_responder(entries: list[ScriptEntry]) -> Responder:
         found = section.findall(prompt)
         code = found[-1].strip() if found else ""
         purpose = Purpose.REPAIR if "# The code of this function failed" in prompt else Purpose.EXPAND
-        context = StubContext(code=code, name="", purpose=purpose)
+        context = CallContext(purpose=purpose, label=code)
         for entry in entries:
             if entry.matches(prompt, context):
                 return entry.answer

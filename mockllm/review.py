@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from agent.llm import LLM, Cancellable, Completion, LLMError, StubContext, Usage, innermost
+from agent.llm import LLM, CallContext, Cancellable, Completion, LLMError, Usage, innermost
 
 MODEL, EDITED, HUMAN = "model", "model+edited", "human"
 
@@ -25,7 +25,7 @@ class Proposal:
     """What the person is asked to review: the model's answer to one prompt."""
 
     prompt: str
-    context: StubContext | None
+    context: CallContext | None
     text: str
     round: int  # 1 for the first answer, 2.. after each regenerate
     usage: Usage = Usage()  # what the model calls for this expansion cost so far (every round)
@@ -60,7 +60,7 @@ class ReviewLLM:
         """A proposal is shown and awaits accept / regenerate / reject."""
         return self._decision is not None and not self._decision.done()
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
         """The model's time and the person's review time are measured apart (the journal keeps both)."""
         usage, cost, rounds = Usage(), 0.0, 0
         model_seconds = person_seconds = 0.0

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.llm import Completion, LLMError, Purpose, StubContext, Usage
+from agent.llm import CallContext, Completion, LLMError, Purpose, Usage
 
 
 @dataclass
@@ -30,12 +30,12 @@ class ScriptEntry:
     once: bool = False
     used: bool = False
 
-    def matches(self, prompt: str, context: StubContext) -> bool:
+    def matches(self, prompt: str, context: CallContext) -> bool:
         if self.once and self.used:
             return False
         if self.purpose != context.purpose:
             return False
-        if self.stub != "*" and _normalise(self.stub) != _normalise(context.code):
+        if self.stub != "*" and _normalise(self.stub) != _normalise(context.label):
             return False
         return self.when is None or self.when.search(prompt) is not None
 
@@ -112,8 +112,8 @@ class ScriptedLLM:
     def from_file(cls, path: str | Path) -> "ScriptedLLM":
         return cls(load_script(path), name=f"scripted:{path}")
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
-        context = context or StubContext(code="", name="")
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
+        context = context or CallContext(purpose=Purpose.EXPAND)  # the script format's default purpose
         for entry in self.entries:
             if entry.matches(prompt, context):
                 entry.used = True
@@ -123,4 +123,4 @@ class ScriptedLLM:
         if context.purpose == Purpose.REPAIR:
             # A script that scripts no repair declines it: the node stays ERROR.
             return Completion("<think>no scripted repair</think><execute></execute>", Usage(), 0.0, self.source)
-        raise LLMError(f"the script has no answer for stub `{context.code}`; add an entry with stub: {context.code!r}")
+        raise LLMError(f"the script has no answer for stub `{context.label}`; add an entry with stub: {context.label!r}")

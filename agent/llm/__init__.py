@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeGuard, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, TypeGuard, runtime_checkable
 
 if TYPE_CHECKING:
     from agent.llm.profiles import Profile
@@ -65,13 +65,19 @@ class Purpose(str, Enum):
 
 
 @dataclass(frozen=True)
-class StubContext:
-    """What a non-model LLM may use to pick an answer without parsing the prompt."""
+class CallContext:
+    """What an agent tells its LLM about a call beside the prompt, the same words for every agent.
 
-    code: str
-    name: str
-    purpose: str = Purpose.EXPAND
-    attempt: int = 1
+    A non-model LLM (a script, a person's editor, a replay, a review) picks or labels its answer by
+    it without parsing the prompt. `notes` is the agent's own (ReCode: the stub's name); only the
+    agent that wrote them reads them.
+    """
+
+    purpose: str = ""  # what the call is for: a `Purpose`, or a plug-in agent's own word
+    role: str = ""  # the LLM role asking ('' : the agent's main role)
+    label: str = ""  # the node's code as the tree shows it (ReCode: the stub's call; ReAct: the turn)
+    attempt: int = 1  # 1, then one more each time a refused answer is asked again
+    notes: Mapping[str, str] = field(default_factory=dict)
 
 
 @runtime_checkable
@@ -81,7 +87,7 @@ class LLM(Protocol):
     @property
     def name(self) -> str: ...  # read-only here: a plain attribute or a property (a wrapper's) both fit
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion: ...
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion: ...
 
 
 @runtime_checkable
@@ -96,12 +102,12 @@ class InteractiveLLM(Protocol):
 
     name: str
     prompt: str
-    context: StubContext | None
+    context: CallContext | None
 
     @property
     def waiting(self) -> bool: ...
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion: ...
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion: ...
 
     async def asked(self) -> None:
         """Return once a request is waiting for the person."""

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from agent.llm import LLM, Completion, ModelLLM, StubContext, Usage
+from agent.llm import LLM, CallContext, Completion, ModelLLM, Usage
 from agent.llm.routing import RoutedLLM
 
 CACHE_ENV = "RECODE_TUI_CACHE"  # the cache folder, instead of the user cache dir
@@ -138,7 +138,7 @@ class CachedLLM:
     def key(self, prompt: str) -> str:
         return cache_key(self.inner.request(prompt), str(self.inner.profile.base_url or ""), self.repeat)
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
         key = self.key(prompt)
         entry = self.cache.get(key)
         if entry is not None:

@@ -21,7 +21,7 @@ import asyncio
 import json
 from typing import Any, AsyncContextManager, Callable
 
-from agent.llm import Completion, LLMError, StubContext, Usage
+from agent.llm import CallContext, Completion, LLMError, Usage
 from agent.llm.profiles import PriceTable, Profile
 
 CallGate = Callable[[Profile], AsyncContextManager[None]]
@@ -92,7 +92,7 @@ class OpenAILLM:
         seeded.seed = seed
         return seeded
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
         openai, profile = self._openai, self.profile
         if profile.max_concurrency:
             async with _gate(profile):  # the profile's cap on calls in flight

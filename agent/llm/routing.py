@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Protocol
 
-from agent.llm import LLM, Completion, StubContext
+from agent.llm import LLM, CallContext, Completion
 
 _ROLE_ITEM = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(\S.*?)\s*$")
 
@@ -72,7 +72,7 @@ class RoutedLLM:
         self.spec = spec
         self.name = spec
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
         return await self.default.complete(prompt, context)
 
     def for_role(self, role: str) -> LLM:

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import AsyncIterator, Callable, ClassVar
 
-from agent.llm import LLM, Completion, LLMError, StubContext
+from agent.llm import LLM, CallContext, Completion, LLMError
 from agent.llm.routing import RoutedLLM
 from agent.runtime.answer_words import AnswerWords
 from agent.runtime.costs import MAIN_ROLE, Stats, answered_event, exchange_record, rejected_event, timed
@@ -138,7 +138,7 @@ class LLMCalls(StepLoop):
         purpose: str,
         judge: Callable[[Completion], Verdict] | None = None,
         role: str = MAIN_ROLE,
-        context: StubContext | None = None,
+        context: CallContext | None = None,
     ) -> AsyncIterator[Event | Answer]:
         """One LLM call with its events: requested, failures (each retried), rejected and re-asked
         with the reason (up to `max_rewrite` times), and finally the accepted `Answer`.
@@ -151,8 +151,8 @@ class LLMCalls(StepLoop):
         for attempt in range(1, self.limits.max_rewrite + 2):
             prompt = base_prompt + note
             yield LLMRequested(node.id, prompt=prompt, attempt=attempt, purpose=purpose, role=role)
-            call = context if context is not None else StubContext(code=node.code, name="", purpose=purpose)
-            call = replace(call, attempt=attempt)
+            call = context if context is not None else CallContext(purpose=purpose, label=node.code)
+            call = replace(call, role=role, attempt=attempt)
             completion = None
             failures = 0
             while completion is None:

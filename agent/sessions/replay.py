@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 from collections import deque
 from dataclasses import dataclass
-from agent.llm import LLM, Completion, LLMError, StubContext, Usage
+from agent.llm import LLM, CallContext, Completion, LLMError, Usage
 from agent.runtime.recorded import ReplayMismatch
 from envs.base import Env, Reset, StateView
 
@@ -106,7 +106,7 @@ class ReplayLLM:
         self.name = live.name
         self.edited_sets: list[tuple[str, str]] = []  # (folder, hash) of edited sets met so far
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
         if not self.pending:
             return await self.live.complete(prompt, context)
         recorded = self.pending.popleft()
@@ -129,5 +129,5 @@ class NoLiveLLM:
 
     name = "none"
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
         raise LLMError("the recording has no more answers (no live LLM behind this replay)")

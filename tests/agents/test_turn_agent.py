@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import AsyncIterator
 
 from agent.agents.turns import TurnAgent, turn_at_hand
-from agent.llm import Purpose
+from agent.llm import CallContext, Completion, Purpose
 from agent.runtime import events as ev
 from agent.runtime.stepper import MAIN_ROLE
 from agent.runtime.thread_runner import ThreadRunner
@@ -66,3 +66,32 @@ async def test_the_authors_limit_ends_the_run_lost_with_its_reason() -> None:
     finished = await agent.run()
     assert not finished.success and finished.reason == "too many turns"
     assert [child.code for child in agent.tree.root.children] == ["look"]
+
+
+class Listening:
+    """Answers from a script and keeps what each call told it beside the prompt."""
+
+    name = "listening"
+
+    def __init__(self, script: ScriptedLLM) -> None:
+        self.script, self.told = script, list[CallContext | None]()
+
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
+        self.told.append(context)
+        return await self.script.complete(prompt, context)
+
+
+async def test_the_llm_is_told_each_calls_purpose_role_node_and_attempt_in_the_protocols_own_words() -> None:
+    """A script, a person's editor or a replay picks its answer by these without parsing the prompt or
+    knowing one agent's words; a refused answer is asked again as attempt 2."""
+    class Picky(EchoTurns):
+        def judge(self, text: str, purpose: str, role: str = MAIN_ROLE, *, typed: bool = True,
+                  known: frozenset[str] = frozenset()) -> Verdict:
+            return Verdict(False, message="no") if text == "dance" else super().judge(text, purpose, role)
+
+    llm = Listening(ScriptedLLM([ScriptEntry(a, purpose=Purpose.ACT, once=True) for a in ["dance", *SOLUTION]]))
+    agent = Picky(ToyProvider().make_env("coin-1"), llm, ThreadRunner())
+    assert (await agent.run()).success
+    assert llm.told == [CallContext(purpose=Purpose.ACT, role=MAIN_ROLE, label="turn 1", attempt=1),
+                        CallContext(purpose=Purpose.ACT, role=MAIN_ROLE, label="turn 1", attempt=2),
+                        CallContext(purpose=Purpose.ACT, role=MAIN_ROLE, label="turn 2", attempt=1)]

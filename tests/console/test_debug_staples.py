@@ -263,9 +263,9 @@ def test_an_answer_replayed_from_a_journal_is_labelled_journal(tmp_path: Path) -
         + json.dumps({"type": "answer", "index": 1, "node_id": "n0", "stub": "solve(instruction, observation)",
                       "purpose": "expand", "prompt": "p", "answer": "<execute>\nrun('look')\n</execute>",
                       "source": "model", "accepted": True}) + "\n")
-    from agent.llm import StubContext
+    from agent.llm import CallContext, Purpose
 
-    completion = asyncio.run(journal_llm(folder).complete("p", StubContext(code="solve(instruction, observation)", name="solve")))
+    completion = asyncio.run(journal_llm(folder).complete("p", CallContext(purpose=Purpose.EXPAND, label="solve(instruction, observation)")))
     assert completion.source == "journal"
 
 

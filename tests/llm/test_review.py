@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from agent.llm import Completion, LLMError, StubContext, Usage
+from agent.llm import CallContext, Completion, LLMError, Usage
 from mockllm.review import ReviewLLM
 
 
@@ -16,7 +16,7 @@ class Counting:
     def __init__(self, *texts: str) -> None:
         self.texts = list(texts)
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
         return Completion(self.texts.pop(0), Usage(10, 5), 0.25, "model")
 
 

@@ -6,12 +6,12 @@ import asyncio
 
 import pytest
 
-from agent.llm import LLMError, StubContext
+from agent.llm import CallContext, LLMError, Purpose
 from mockllm.scripted import ScriptedLLM
 
 
 def answer(llm: ScriptedLLM, stub: str) -> str:
-    return asyncio.run(llm.complete("prompt", StubContext(code=stub, name=stub))).text
+    return asyncio.run(llm.complete("prompt", CallContext(purpose=Purpose.EXPAND, label=stub))).text
 
 
 def test_an_edited_script_is_read_again(tmp_path):

@@ -62,7 +62,7 @@ from agent.agents.recode.prompt_render import (
     stub_variable_lines,
     variables_from_prompt,
 )
-from agent.llm import Completion, LLMError, Purpose, StubContext, Usage
+from agent.llm import CallContext, Completion, LLMError, Purpose, Usage
 from agent.runtime.prompts import PromptSet
 
 __all__ = [
@@ -93,8 +93,8 @@ class ExamplesLLM:
     def __init__(self, examples: list[Example]) -> None:
         self.answers = {_same_code(e.function): e.answer for e in examples}
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
-        code = context.code if context is not None else ""
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
+        code = context.label if context is not None else ""
         if context is not None and context.purpose != Purpose.EXPAND:
             raise LLMError(f"the example code for `{code}` raised an error (see the node's output)")
         answer = self.answers.get(_same_code(code))

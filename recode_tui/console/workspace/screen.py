@@ -39,7 +39,8 @@ from agent.agents.recode.authoring import (
     render_prompt,
     save_prompt_set,
 )
-from agent.llm import LLM, LLMError, Purpose, StubContext
+from agent.agents.recode.stub_call import stub_call
+from agent.llm import LLM, LLMError
 from agent.llm.tokens import TokenCounter, model_of
 from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
@@ -350,7 +351,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         self.refresh_all()
         assert self.rendered is not None
         prompt = self.rendered.text
-        context = StubContext(code=self.target.code, name=self.target.stub_name)
+        context = stub_call(self.target.code, self.target.stub_name)
         asked = [s for s in specs if s != "human"]
         if asked:  # "asking nobody" would only cover the person's column and its check line
             self.notify(f"asking {', '.join(asked)}…", title="Re-expanding")
@@ -373,7 +374,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         candidates = list(await asyncio.gather(*(ask(s) for s in specs)))
         self.app.push_screen(
             CompareScreen(self.target.node_id, self.target.code, self.target.recorded_answer, candidates,
-                          self.target.known, self.draft.content_hash(), self.agent, Purpose.EXPAND),
+                          self.target.known, self.draft.content_hash(), self.agent, self.agent.main_purpose),
             self.chosen,
         )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 
 from agent.agents.recode.engine import Engine, Limits
-from agent.llm import Completion, StubContext
+from agent.llm import CallContext, Completion
 from agent.runtime import events as ev
 from agent.runtime.thread_runner import ThreadRunner
 from agent.runtime.tree import NodeStatus
@@ -235,7 +235,7 @@ class _Answers:
     def __init__(self, texts):
         self.texts = list(texts)
 
-    async def complete(self, prompt: str, context: StubContext | None = None) -> Completion:
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
         from agent.llm import Usage
 
         return Completion(self.texts.pop(0), Usage(100, 10), 0.25, "model")
@@ -296,3 +296,22 @@ async def test_node_events_carry_the_nodes_own_time(toy_game):
     await agent.close()
     done = [e for e in events if isinstance(e, ev.NodeCompleted)]
     assert len(done) == 2 and all(0.0 < e.seconds < 1.0 and e.restore_seconds == 0.0 for e in done)
+
+
+async def test_recode_tells_its_llm_the_stubs_code_as_the_label_and_its_name_in_recodes_own_notes(toy_game):
+    """The protocol's context is generic; the stub's name is ReCode's note, which only ReCode reads."""
+    from agent.agents.recode.stub_call import stub_name
+
+    told: list[CallContext] = []
+
+    class Listening(_Answers):
+        async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
+            assert context is not None
+            told.append(context)
+            return await super().complete(prompt, context)
+
+    agent = Engine(make_env(toy_game), Listening([answer("a = step_a()"), answer("a = 1")]), ThreadRunner())
+    await collect(agent)
+    await agent.close()
+    assert [(c.purpose, c.label, stub_name(c)) for c in told] == [
+        ("expand", "solve(instruction, observation)", "solve"), ("expand", "a = step_a()", "step_a")]
