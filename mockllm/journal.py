@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.llm import Purpose
 from agent.sessions.journal import read_journal
+from agent.sessions.old_values import UNRECORDED_PURPOSE
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 
 
@@ -13,7 +13,7 @@ def journal_llm(path: str | Path) -> ScriptedLLM:
     """Any journal as a scripted LLM: its accepted answers, matched by stub code, in order."""
     journal = read_journal(path)
     entries = [
-        ScriptEntry(answer=r["answer"], stub=r.get("stub") or "*", purpose=r.get("purpose", Purpose.EXPAND), once=True)
+        ScriptEntry(answer=r["answer"], stub=r.get("stub") or "*", purpose=r.get("purpose", UNRECORDED_PURPOSE), once=True)
         for r in journal.records
         if r.get("type") == "answer" and r.get("accepted")
     ]

@@ -92,7 +92,7 @@ def test_a_purpose_is_stored_as_its_word() -> None:
     from agent.runtime.tree import LLMExchange, Node
 
     node = Node("n0", "solve()", 0)
-    node.llm_calls.append(LLMExchange("prompt", "answer", "scripted", True))
+    node.llm_calls.append(LLMExchange("prompt", "answer", "scripted", True, purpose=Purpose.EXPAND))
     assert node.llm_calls[0].purpose == "expand"
     assert [str(p) for p in Purpose] == ["expand", "repair", "act", "plan", "replan", "decompose", "refine"]
     assert f"{Purpose.EXPAND}" == "expand" and json.dumps({"purpose": Purpose.REPAIR}) == '{"purpose": "repair"}'

@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
-from agent.llm import Purpose
-
 
 @dataclass(frozen=True)
 class Event:
@@ -98,8 +96,8 @@ class StubFound(Event):
 class LLMRequested(Event):
     """An LLM call is about to be made (any agent): `purpose` says what for, `role` by whom.
 
-    ReCode's purposes are `Purpose.EXPAND` (a stub) and `REPAIR` (a node that raised);
-    other agents name theirs (`ACT`, `PLAN`, `REPLAN`, `DECOMPOSE`, ...). The
+    Each agent names its purposes (`agent.llm.Purpose`, or its own word); the one of its main
+    call is `Stepper.main_purpose`, and '' reads as that. The
     role is "" for an agent's one LLM, else e.g. "planner" or "executor".
     A breakpoint on every LLM call and the person-as-LLM editor key on this.
     """
@@ -107,7 +105,7 @@ class LLMRequested(Event):
     kind: ClassVar[str] = "llm_requested"
     prompt: str = ""
     attempt: int = 1  # 1 for the first ask, 2.. after rejections
-    purpose: str = Purpose.EXPAND  # what the call is for: a `Purpose` (ReCode: expand a stub, repair a node that raised)
+    purpose: str = ""  # what the call is for: a `Purpose` or the agent's own word ('' : its main call)
     role: str = ""
 
 

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Iterator
 
-from agent.llm import Purpose
 
 
 class NodeStatus(str, Enum):
@@ -40,7 +39,7 @@ class LLMExchange:
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
-    purpose: str = Purpose.EXPAND
+    purpose: str = ""  # what the call was for: a `Purpose`, or the agent's own word
     proposed: str | None = None  # review mode: the model's proposal, when the person decided
     seconds: float = 0.0  # how long the LLM took to answer
     person_seconds: float = 0.0  # a person's time on it (typing, reviewing a proposal)

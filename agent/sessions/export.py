@@ -17,13 +17,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.safe_text import json_line
 from agent.runtime.stepper import Stepper
 from agent.runtime.tree import CodeTree, Node
 from agent.sessions.journal_read import JOURNAL_FILE, Journal
-from agent.sessions.old_values import STORED_NODE_STATUSES, node_status
+from agent.sessions.old_values import STORED_NODE_STATUSES, UNRECORDED_PURPOSE, node_status
 
 PLAN_VERSION = "recode.plan.v1"
 TRACE_VERSION = "recode.trace.v1"
@@ -199,7 +198,7 @@ def sft_lines(journal: Journal, *, won_only: bool = False, corrected_only: bool 
                 "task_type": header.task_type,
                 "node_id": record["node_id"],
                 "stub": record.get("stub", ""),
-                "purpose": record.get("purpose", Purpose.EXPAND),
+                "purpose": record.get("purpose", UNRECORDED_PURPOSE),
                 "agent": header.agent,
                 "role": record.get("role", ""),  # planner, executor, ... ("" for an agent with one LLM)
                 "source": record.get("source", ""),

@@ -25,7 +25,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.safe_text import json_line
 from agent.sessions.header import JournalHeader
@@ -83,7 +82,7 @@ class JournalWriter:
         self.error = ""
         self.records_written = 0
         self._last_prompt = ""
-        self._last_purpose: str = Purpose.EXPAND
+        self._last_purpose = ""
         self._last_attempt = 1
         self._asked_node = ""  # the node the open LLM request is for
         self._codes: dict[str, str] = {}

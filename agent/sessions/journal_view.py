@@ -29,6 +29,7 @@ from agent.runtime.costs import Stats
 from agent.runtime.tree import CodeTree, LLMExchange, Node, NodeStatus
 from agent.sessions.export import PLAN_VERSION, TRACE_VERSION, answers_are_code, has_code_tree, journal_agent
 from agent.sessions.journal_read import JOURNAL_FILE, Journal
+from agent.sessions.old_values import UNRECORDED_PURPOSE
 
 NOT_SHOWN = (
     "what running shows: printed output, errors, variable values",
@@ -127,7 +128,7 @@ def read_view(journal: Journal) -> JournalView:
             node.llm_calls.append(LLMExchange(
                 prompt=record.get("prompt", ""), answer=record.get("answer", ""), source=record.get("source", ""),
                 accepted=accepted, input_tokens=record.get("input_tokens", 0), output_tokens=record.get("output_tokens", 0),
-                cost=record.get("cost", 0.0), purpose=record.get("purpose", Purpose.EXPAND),
+                cost=record.get("cost", 0.0), purpose=record.get("purpose", UNRECORDED_PURPOSE),
                 seconds=record.get("seconds") or 0.0, person_seconds=record.get("person_seconds", 0.0),
             ))
             if accepted and tree_agent:
@@ -240,7 +241,7 @@ def trace_document_from_records(view: JournalView, meta: dict[str, Any] | None =
         if kind == "answer":
             accepted = bool(record.get("accepted"))
             trace.append({
-                "type": "llm_call", "node_id": record.get("node_id"), "purpose": record.get("purpose", Purpose.EXPAND),
+                "type": "llm_call", "node_id": record.get("node_id"), "purpose": record.get("purpose", UNRECORDED_PURPOSE),
                 "role": record.get("role", ""), "attempt": record.get("attempt", 1),
                 "prompt": record.get("prompt", ""), "answer": record.get("answer", ""),
                 "accepted": accepted, "reason": "" if accepted else record.get("reason", ""),
@@ -301,7 +302,7 @@ def markdown_from_records(view: JournalView) -> str:
             stub = (str(record.get("stub") or "").splitlines() or [""])[0]
             verdict = "" if record.get("accepted") else ", rejected"
             out += [""] if out[-1] else []
-            out += [f"**Answer for `{node_id}`** `{stub}` ({record.get('purpose', Purpose.EXPAND)}; "
+            out += [f"**Answer for `{node_id}`** `{stub}` ({record.get('purpose', UNRECORDED_PURPOSE)}; "
                     f"{record.get('source', '')}{verdict})", "",
                     f"```{'python' if code else 'text'}", *str(record.get("answer", "")).strip().splitlines(), "```", ""]
         elif kind == "action":

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from agent.sessions.journal_read import Journal
+from agent.sessions.old_values import UNRECORDED_PURPOSE
 from agent.runtime.tree import Node
-from agent.llm import Purpose
 
 SERVICE = "recode-tui"
 ACTION_SECONDS = 0.001  # journals do not time actions
@@ -170,7 +170,7 @@ def episode_spans(journal: Journal, ended: Ended | None = None) -> _Timed:
                     {"type": "text", "content": str(record.get("prompt") or "")}]}]),
                 "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [
                     {"type": "text", "content": str(record.get("answer") or "")}]}]),
-                "recode.purpose": str(record.get("purpose") or Purpose.EXPAND), "recode.accepted": bool(record.get("accepted")),
+                "recode.purpose": str(record.get("purpose") or UNRECORDED_PURPOSE), "recode.accepted": bool(record.get("accepted")),
                 "recode.source": str(record.get("source") or ""), "recode.cost": float(record.get("cost") or 0.0),
                 "recode.cached": bool(record.get("cached")),
                 "gen_ai.response.finish_reasons": ["length" if record.get("cut_at") is not None else "stop"],

@@ -196,7 +196,7 @@ class PlainFrontEnd:
 
     def _show_request(self, request: ev.LLMRequested) -> None:
         self._request = request
-        title = request.purpose or Purpose.EXPAND
+        title = request.purpose or self.agent.main_purpose or "the call"
         self.say(f"─── prompt for {title} of [{request.node_id}] (attempt {request.attempt}) ───", "bold")
         self._print_prompt(folded=True)
         self.say("─── your answer: Esc Enter submits, Ctrl-D pauses and saves ───", "bold")

@@ -13,8 +13,8 @@ from pathlib import Path
 from agent.sessions.header import JournalHeader
 from agent.sessions.journal_read import JOURNAL_FILE, Journal
 from agent.sessions.journal_view import JournalView, read_view
+from agent.sessions.old_values import UNRECORDED_PURPOSE
 from agent.runtime.tree import Node
-from agent.llm import Purpose
 
 NODE_AGENTS = ("recode", "recap", "plan-execute")  # agents that build a tree of nodes worth aligning
 
@@ -122,7 +122,7 @@ def read_run(journal: Journal, name: str) -> Run:
         elif kind == "answer":
             # named by the node it was asked on (a refused and an accepted answer of one ReAct turn alike)
             run.calls.append(Call(len(run.calls) + 1, str(record.get("asked_node") or record.get("node_id") or ""),
-                                  str(record.get("purpose") or Purpose.EXPAND), str(record.get("role") or ""),
+                                  str(record.get("purpose") or UNRECORDED_PURPOSE), str(record.get("role") or ""),
                                   str(record.get("stub") or ""), str(record.get("prompt", "")),
                                   str(record.get("answer", "")), bool(record.get("accepted")), position))
     stack: list[tuple[Node, str]] = [(run.view.tree.root, "0")]

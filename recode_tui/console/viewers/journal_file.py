@@ -18,10 +18,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, RichLog, Static, Tree
 
-from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
 from agent.sessions.journal_view import NOT_SHOWN, JournalView, read_view
+from agent.sessions.old_values import UNRECORDED_PURPOSE
 from recode_tui.setup import UsageError
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.node_detail import NodeDetail
@@ -43,7 +43,7 @@ def record_lines(view: JournalView) -> list[Text]:
         if kind == "answer":
             verdict = "answer" if record.get("accepted") else "rejected answer"
             lines.append(Text.assemble((f"{node_id} ", "cyan"), (f"{verdict} ", "bold"),
-                                       (f"({record.get('purpose', Purpose.EXPAND)}, {record.get('source', '')})", "dim")))
+                                       (f"({record.get('purpose', UNRECORDED_PURPOSE)}, {record.get('source', '')})", "dim")))
             lines += [Text("  " + line) for line in str(record.get("answer", "")).strip().splitlines()]
         elif kind == "action":
             lines.append(Text.assemble((f"{node_id} ", "cyan"), (f"> {record.get('action')}", "bold"),

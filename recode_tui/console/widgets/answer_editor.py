@@ -27,7 +27,6 @@ from textual.timer import Timer
 from textual.widgets import Button, Static, TextArea
 from textual.worker import Worker, WorkerState
 
-from agent.llm import Purpose
 from agent.runtime.answer_check import AnswerCheck, check_answer, confirm_text, skeleton_cursor
 from agent.runtime.stepper import Stepper
 from recode_tui.console.support.textual_compat import KeyFirstTextArea
@@ -147,7 +146,7 @@ class AnswerEditor(Vertical):
         super().__init__(**kwargs)
         self.drafts = drafts
         self.node_id: str | None = None
-        self.purpose: str = Purpose.EXPAND
+        self.purpose = ""  # the open call's (`open`): '' reads as the agent's main call
         self.role = ""
         self.known: frozenset[str] = frozenset()
         self.proposal: Proposal | None = None  # a model's answer under review (judged as the model's while unedited)
@@ -208,7 +207,7 @@ class AnswerEditor(Vertical):
         return agent.answer_skeleton(self.purpose, self.role) if agent is not None else ""
 
     def open(self, node_id: str, code: str, known: frozenset[str], attempt: int = 1,
-             purpose: str = Purpose.EXPAND, note: str = "", role: str = "", proposal: Proposal | None = None) -> None:
+             purpose: str = "", note: str = "", role: str = "", proposal: Proposal | None = None) -> None:
         """Start (or resume) the draft for `node_id`, an LLM call of `purpose` by `role`; `proposal`: the
         draft is a model's answer under review, judged as the run judges the model's answer."""
         self.enable_highlighting()
@@ -231,7 +230,7 @@ class AnswerEditor(Vertical):
             editor.load_text(text)
             editor.cursor_location = draft_cursor(text)  # a restored draft: carry on typing where it stopped
         hint = agent.answer_words.format_hint if agent is not None else ""
-        verb = {str(Purpose.REPAIR): "Repair", str(Purpose.EXPAND): "Expand"}.get(purpose, purpose.capitalize() or "Answer")
+        verb = (purpose or (agent.main_purpose if agent is not None else "")).capitalize() or "Answer"
         header = Text.assemble(
             (f"{verb} {node_id}  ", "bold"),
             (code.split("\n", 1)[0], "bold magenta"),
