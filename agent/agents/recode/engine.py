@@ -13,10 +13,10 @@ import ast
 from typing import Any, AsyncIterator, Callable
 
 from agent.agents.recode.answer_rule import judge_answer
+from agent.agents.recode.call_notes import stub_context
 from agent.agents.recode.codeblocks import stub_name_of
 from agent.agents.recode.gold_plan import gold_plan
 from agent.agents.recode.prompt import build_expand_prompt, build_repair_prompt, call_arguments
-from agent.agents.recode.stub_call import stub_call
 from agent.llm import LLM, Completion, Purpose
 from agent.runtime.answer_words import AnswerWords
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
@@ -177,7 +177,7 @@ class Engine(Stepper):
         """Ask the LLM for the node's children; re-ask with the reason when invalid."""
         base_prompt = await self._prompt_for(node, stub_name, purpose, outcome)
         known = await self.runner.names()
-        context = stub_call(node.code, stub_name, purpose)
+        context = stub_context(node.code, stub_name, purpose)
         judge = lambda completion: self.judged(completion, purpose, known=known)  # noqa: E731
         async for item in self.ask(node, base_prompt, purpose, judge, context=context):
             if not isinstance(item, Answer):

@@ -39,7 +39,7 @@ from agent.agents.recode.authoring import (
     render_prompt,
     save_prompt_set,
 )
-from agent.agents.recode.stub_call import stub_call
+from agent.agents.recode.call_notes import stub_context
 from agent.llm import LLM, LLMError
 from agent.llm.tokens import TokenCounter, model_of
 from agent.runtime.prompts import PromptSet
@@ -351,7 +351,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         self.refresh_all()
         assert self.rendered is not None
         prompt = self.rendered.text
-        context = stub_call(self.target.code, self.target.stub_name)
+        context = stub_context(self.target.code, self.target.stub_name)
         asked = [s for s in specs if s != "human"]
         if asked:  # "asking nobody" would only cover the person's column and its check line
             self.notify(f"asking {', '.join(asked)}…", title="Re-expanding")

@@ -300,7 +300,7 @@ async def test_node_events_carry_the_nodes_own_time(toy_game):
 
 async def test_recode_tells_its_llm_the_stubs_code_as_the_label_and_its_name_in_recodes_own_notes(toy_game):
     """The protocol's context is generic; the stub's name is ReCode's note, which only ReCode reads."""
-    from agent.agents.recode.stub_call import stub_name
+    from agent.agents.recode.call_notes import noted_stub
 
     told: list[CallContext] = []
 
@@ -313,5 +313,5 @@ async def test_recode_tells_its_llm_the_stubs_code_as_the_label_and_its_name_in_
     agent = Engine(make_env(toy_game), Listening([answer("a = step_a()"), answer("a = 1")]), ThreadRunner())
     await collect(agent)
     await agent.close()
-    assert [(c.purpose, c.label, stub_name(c)) for c in told] == [
+    assert [(c.purpose, c.label, noted_stub(c)) for c in told] == [
         ("expand", "solve(instruction, observation)", "solve"), ("expand", "a = step_a()", "step_a")]
