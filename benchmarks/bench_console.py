@@ -53,9 +53,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agent.agents.recode.engine import Engine, Limits  # noqa: E402
+from agent.agents.recode.engine import Engine  # noqa: E402
+from agent.runtime.limits import Limits  # noqa: E402
 from agent.llm import CallContext, Completion, Usage  # noqa: E402
-from agent.runtime.debugger import Breakpoint, BreakpointKind  # noqa: E402
+from agent.runtime.breakpoints import Breakpoint, BreakpointKind  # noqa: E402
 from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.base import Env, Reset  # noqa: E402
@@ -228,7 +229,8 @@ async def bench_steps(nodes: int, log_lines: int, steps: int) -> dict[str, float
 HEAVY_CHILD = r"""
 import sys
 from recode_tui.console.app import RecodeApp, build_app
-from recode_tui.setup import ConsoleOptions, LLMSettings, RunFlags, RunOptions, parse_episode, settings_of
+from recode_tui.setup.build import parse_episode, settings_of
+from recode_tui.setup.settings import ConsoleOptions, LLMSettings, RunFlags, RunOptions
 from recode_tui.console.screens.debug_screen import DebugScreen
 
 class ProbeScreen(DebugScreen):

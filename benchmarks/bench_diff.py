@@ -29,8 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.sessions.journal import JOURNAL_FILE, JOURNAL_VERSION, read_journal  # noqa: E402
-from agent.eval.rundiff import diff_runs  # noqa: E402
+from agent.sessions.header import JOURNAL_VERSION  # noqa: E402
+from agent.sessions.journal_read import JOURNAL_FILE, read_journal  # noqa: E402
+from agent.eval.rundiff.diff import diff_runs  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 
 STUBS, STATEMENTS, ACTIONS_PER_STUB = 100, 99, 50
@@ -143,7 +144,7 @@ def main() -> int:
 
 def align_seconds() -> float:
     """The alignment alone on the unit test's three 10,000-step pairs (it was a timed test there)."""
-    from agent.eval.rundiff import align
+    from agent.eval.rundiff.lcs import align
     from tests.rundiff.test_align import ten_thousand_steps_a_side
 
     a, others = ten_thousand_steps_a_side()

@@ -37,7 +37,9 @@ if str(ROOT) not in sys.path:
 import subprocess  # noqa: E402
 
 from benchmarks.targets import Target, Verdicts  # noqa: E402
-from envs.alfworld import TASK_TYPES, AlfworldEnv, list_games, list_split  # noqa: E402
+from envs.alfworld.catalog import list_games, list_split  # noqa: E402
+from envs.alfworld.env import AlfworldEnv  # noqa: E402
+from envs.alfworld.gamefile import TASK_TYPES  # noqa: E402
 
 STEP = Target("median step with the speedups", 6, "ms", "README: about 3 ms; 2x margin")
 SPEEDUP = Target("median step without / with the speedups", 5, "x", "README: 40 ms vs 3 ms (~13x); wide margin",

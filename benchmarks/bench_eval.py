@@ -36,7 +36,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.eval.batch import EvalPlan, EvalReport, Evaluation  # noqa: E402
+from agent.eval.batch import Evaluation  # noqa: E402
+from agent.eval.report import EvalReport  # noqa: E402
+from agent.eval.results import EvalPlan  # noqa: E402
 from agent.eval.executor import LocalExecutor  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 
@@ -46,7 +48,7 @@ SPEEDUPS = {
 }
 from recode_tui.setup.env_workers import EnvPool  # noqa: E402
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles  # noqa: E402
-from recode_tui.commands.evaluate import llm_factory, select_games  # noqa: E402
+from recode_tui.commands.eval_plan import llm_factory, select_games  # noqa: E402
 from recode_tui.setup.build import DEMO_SCRIPT  # noqa: E402
 
 

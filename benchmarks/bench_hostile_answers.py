@@ -32,12 +32,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.agents.recode.answer_rule import judge_answer  # noqa: E402
 from agent.runtime.limits import Limits  # noqa: E402
-from agent.eval.batch import EvalPlan, EvalReport, Evaluation  # noqa: E402
+from agent.eval.batch import Evaluation  # noqa: E402
+from agent.eval.report import EvalReport  # noqa: E402
+from agent.eval.results import EvalPlan  # noqa: E402
 from agent.runtime.code import InvalidAnswer, parse_answer  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.alfworld.catalog import list_games  # noqa: E402
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles  # noqa: E402
-from recode_tui.commands.evaluate import llm_factory, select_games  # noqa: E402
+from recode_tui.commands.eval_plan import llm_factory, select_games  # noqa: E402
 from recode_tui.setup.build import DEMO_SCRIPT  # noqa: E402
 from recode_tui.setup.env_workers import EnvPool  # noqa: E402
 

@@ -42,7 +42,8 @@ CODE = """
 import time
 t = time.perf_counter()
 import envs, envs.alfworld
-from envs.alfworld import list_games, resolve_game, AlfworldEnv, make_env
+from envs.alfworld.catalog import list_games, resolve_game
+from envs.alfworld.env import AlfworldEnv, make_env
 print(time.perf_counter() - t)
 """
 

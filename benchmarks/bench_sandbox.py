@@ -30,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.runtime.runner import NodeOutcome  # noqa: E402
 from agent.runtime.thread_runner import ThreadRunner  # noqa: E402
-from agent.sandbox import SandboxRunner, budgets  # noqa: E402
+from agent.sandbox import budgets  # noqa: E402
+from agent.sandbox.runner import SandboxRunner  # noqa: E402
 from agent.sandbox.walls import SandboxPolicy  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 

@@ -37,12 +37,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent import agents  # noqa: E402
-from agent.eval.batch import EvalPlan, EvalReport, Evaluation, EpisodeSpec  # noqa: E402
+from agent.eval.batch import Evaluation  # noqa: E402
+from agent.eval.report import EvalReport  # noqa: E402
+from agent.eval.results import EvalPlan, EpisodeSpec  # noqa: E402
 from agent.eval.executor import LocalExecutor  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs import registry  # noqa: E402
 from recode_tui.setup.env_workers import EnvPool  # noqa: E402
-from envs.sciworld.provider import variation_table  # noqa: E402
+from envs.sciworld.variations import variation_table  # noqa: E402
 from envs.sciworld.simulator import shared_simulator  # noqa: E402
 from mockllm.gold import gold_llm  # noqa: E402
 

@@ -26,7 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.runtime import events as ev  # noqa: E402
-from agent.runtime.debugger import Debugger, parse_breakpoint  # noqa: E402
+from agent.runtime.breakpoints import parse_breakpoint  # noqa: E402
+from agent.runtime.debugger import Debugger  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from mockllm.scripted import ScriptedLLM  # noqa: E402
 from recode_tui.setup.build import DEMO_SCRIPT, make_agent  # noqa: E402

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from envs.alfworld import list_games, list_split  # noqa: E402
+from envs.alfworld.catalog import list_games, list_split  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "alfworld"
 TRANSCRIPT = ROOT / "tests" / "envs" / "engine_transcript.py"

@@ -5,9 +5,9 @@ Importing this package is cheap: environment agents load lazily.
 
 from __future__ import annotations
 
-from envs.base import Env, EnvError, Reset
+from envs.base import Env
 
-__all__ = ["Env", "EnvError", "Reset", "make_env"]
+__all__ = ["make_env"]
 
 
 def make_env(episode_ref: str, max_steps: int | None = None) -> Env:

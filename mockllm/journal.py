@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from agent.sessions.old_values import UNRECORDED_PURPOSE
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 

@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 
 from agent.runtime.safe_text import for_terminal
-from agent.sessions.journal import JOURNAL_FILE, JOURNAL_VERSION
+from agent.sessions.header import JOURNAL_VERSION
+from agent.sessions.journal_read import JOURNAL_FILE
 
 
 def hostile(tag: str) -> str:

@@ -10,11 +10,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agent.runtime.debugger import Breakpoint
+from agent.runtime.breakpoints import Breakpoint
 from agent.runtime.limits import Limits
 from agent.agents.presets import RunSettings
 from recode_tui.setup.build import parse_episode, settings_of
-from recode_tui.setup.settings import ConsoleOptions, EpisodeRef, LLMSettings, RunFlags, RunOptions
+from envs.registry import EpisodeRef
+from recode_tui.setup.settings import ConsoleOptions, LLMSettings, RunFlags, RunOptions
 
 
 def run_settings(

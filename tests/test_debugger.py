@@ -13,7 +13,8 @@ import pytest
 from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.answer_words import AnswerWords
-from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, StepMode, parse_breakpoint
+from agent.runtime.breakpoints import Breakpoint, BreakpointKind, parse_breakpoint
+from agent.runtime.debugger import Debugger, StepMode
 from mockllm.human import HumanLLM
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.setup.build import make_agent

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from recode_tui.commands.cli import build_parser, command_argv
+from recode_tui.commands.cli import command_argv
+from recode_tui.commands.parser import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

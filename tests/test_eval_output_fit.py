@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from agent.eval.batch import EpisodeResult, EpisodeSpec
+from agent.eval.results import EpisodeResult, EpisodeSpec
 from recode_tui.commands import eval_report
 from recode_tui.commands.fit import Col, Layout, output_console, print_layout
 

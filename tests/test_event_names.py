@@ -23,7 +23,7 @@ def test_the_default_breakpoint_speaks_the_agents_words() -> None:
     """ReCode's default stop is 'every stub expansion'; any other agent's is 'every LLM call'; both are
     the one breakpoint a saved debug.json names `every-stub`, and `every-call` is its generic spelling."""
     from agent.agents import agent_class
-    from agent.runtime.debugger import BreakpointKind, parse_breakpoint
+    from agent.runtime.breakpoints import BreakpointKind, parse_breakpoint
 
     assert agent_class("recode").every_call_words == "every stub expansion"
     assert {agent_class(name).every_call_words for name in ("react", "codeact", "plan-execute", "recap")} == {
@@ -102,7 +102,7 @@ def test_a_purpose_is_stored_as_its_word() -> None:
 def test_a_journal_recorded_before_the_rename_opens_with_the_generic_names(tmp_path, fixture: str) -> None:
     from agent.llm import Purpose
     from agent.runtime.tree import NodeStatus
-    from agent.sessions.journal import JOURNAL_FILE, read_journal
+    from agent.sessions.journal_read import JOURNAL_FILE, read_journal
     from agent.sessions.journal_view import read_view
 
     folder = tmp_path / "old"

@@ -15,7 +15,7 @@ from prompt_toolkit.output import DummyOutput
 from agent.runtime import events as ev
 from agent.runtime.event_text import log_line, short
 from agent.sessions.session import start_session
-from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptedLLM
 from recode_tui.setup.build import make_agent
 from recode_tui.console.app import build_app
 from recode_tui.plain.terminal import PlainFrontEnd

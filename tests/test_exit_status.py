@@ -69,7 +69,8 @@ ENGINES = """
 
 
     def test_alfworld(tmp_path):
-        from envs.alfworld import AlfworldEnv, resolve_game
+        from envs.alfworld.catalog import resolve_game
+        from envs.alfworld.env import AlfworldEnv
 
         env = AlfworldEnv(resolve_game("put-01"))
         env.reset()

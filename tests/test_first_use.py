@@ -58,7 +58,7 @@ def test_a_won_episode_says_won_once():
 
 
 async def test_the_console_says_episode_won_once(tmp_path):
-    from mockllm import ScriptedLLM
+    from mockllm.scripted import ScriptedLLM
     from mockllm.scripted import ScriptEntry
 
     steps = json.loads(_walkthrough("put-01"))
@@ -139,7 +139,7 @@ def test_run_without_llm_at_a_terminal_makes_you_the_llm(tmp_path):
 
 # ---------------------------------------------------------------- item 23: --keymap FILE
 async def test_a_remapped_key_works_in_the_console(tmp_path):
-    from mockllm import ScriptedLLM
+    from mockllm.scripted import ScriptedLLM
     from mockllm.scripted import ScriptEntry
 
     keymap_file = tmp_path / "keys.txt"

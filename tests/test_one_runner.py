@@ -17,10 +17,10 @@ from pathlib import Path
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
 from agent.runtime.thread_runner import ThreadRunner
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from agent.sessions.session import start_session
 from envs import make_env
-from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 from recode_tui.console.app import build_app
 

@@ -18,10 +18,10 @@ import pytest
 
 from agent.runtime import events as ev
 from agent.runtime.tree import NodeStatus
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from agent.sessions.session import branch_session, fork_at_answer, reopen_session, resume_session, start_session
 from envs import make_env
-from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptedLLM
 from recode_tui.commands.cli import main
 from recode_tui.setup.build import make_agent, make_llm
 from tests import toyenv
@@ -199,7 +199,7 @@ async def test_the_plain_mode_asks_a_person_with_the_test_agents_own_skeleton_an
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from mockllm import HumanLLM
+    from mockllm.human import HumanLLM
     from recode_tui.plain.terminal import PlainFrontEnd
     from tests.plain.test_plain import ESC_ENTER, editor_open, until
 

@@ -9,15 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from agent.agents.recode.engine import Engine, Limits
+from agent.agents.recode.engine import Engine
+from agent.runtime.limits import Limits
 from agent.agents.presets import PAPER_PROMPTS, preset, resolve
 from agent.runtime.prompts import DEFAULT_PROMPTS
 from agent.runtime.thread_runner import ThreadRunner
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from envs import make_env
-from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptedLLM
 from mockllm.scripted import ScriptEntry
-from recode_tui.commands.cli import build_parser
+from recode_tui.commands.parser import build_parser
 from recode_tui.commands.arguments import agent_settings_of
 from tests.settings import console_options
 from tests.eval.helpers import run_main

@@ -7,21 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from agent.agents.recode.authoring import (
-    PART_NAMES,
+from agent.agents.recode.examples import answer_diff, check_examples_text, check_summary, live_answer_problem
+from agent.agents.recode.prompt_drafts import (
     DraftPromptSet,
     PromptSetError,
-    answer_diff,
-    check_examples_text,
-    check_summary,
     editable_files,
     is_bundled,
-    live_answer_problem,
-    render_prompt,
     save_prompt_set,
-    stub_variable_lines,
-    variables_from_prompt,
 )
+from agent.agents.recode.prompt_render import PART_NAMES, render_prompt, stub_variable_lines, variables_from_prompt
 from agent.agents.recode.prompt import build_expand_prompt
 from agent.llm.tokens import TokenCounter, encoding_name, estimate
 from agent.runtime import events as ev

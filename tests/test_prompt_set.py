@@ -18,7 +18,7 @@ from string import Template
 
 import pytest
 
-from agent.agents.recode import authoring
+from agent.agents.recode import examples as example_checks
 from agent.runtime.code import parse_answer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,21 +27,21 @@ EXAMPLES = PROMPTS / "alfworld" / "examples"
 DEMO = ROOT / "mockllm" / "demos" / "alfworld.yaml"
 
 TASK_TYPES = ("put", "clean", "heat", "cool", "examine", "puttwo")
-HELPERS = set(authoring.HELPERS)
-BUILTINS = set(authoring.BUILTINS)
+HELPERS = set(example_checks.HELPERS)
+BUILTINS = set(example_checks.BUILTINS)
 
 
 
-# -- the checks live in agent.agents.recode.authoring (the console's workspace uses them too) --
+# -- the checks live in agent.agents.recode.examples (the console's workspace uses them too) --
 
 
 def parse_example(text: str) -> dict:
-    ex = authoring.parse_example(text)
+    ex = example_checks.parse_example(text)
     return {"function": ex.function, "variables": ex.variables, "answer": ex.answer}
 
 
 def split_examples(text: str) -> list[str]:
-    return [chunk for _line, chunk in authoring.split_examples(text)]
+    return [chunk for _line, chunk in example_checks.split_examples(text)]
 
 
 def all_examples() -> list[tuple[str, int, dict]]:
@@ -53,13 +53,13 @@ def all_examples() -> list[tuple[str, int, dict]]:
 
 
 EXAMPLE_CASES = all_examples()
-stub_call = authoring.stub_call
-undefined_names = authoring.undefined_names
+stub_call = example_checks.stub_call
+undefined_names = example_checks.undefined_names
 
 
 def check_answer(function: str, given: set[str], answer: str) -> str:
     """Assert an answer passes every check; returns its code."""
-    problems = authoring.answer_problems(function, given, answer)
+    problems = example_checks.answer_problems(function, given, answer)
     assert not problems, f"{function}: {'; '.join(problems)}"
     return parse_answer(answer).code
 

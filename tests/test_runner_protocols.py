@@ -12,7 +12,7 @@ from typing import get_type_hints
 from agent.runtime.debugger import Debugger
 from agent.runtime.runner import CodeExecution, CodeInspection, CodeRunner
 from agent.runtime.thread_runner import ThreadRunner
-from agent.sandbox import SandboxRunner
+from agent.sandbox.runner import SandboxRunner
 
 
 def _methods(protocol: type) -> set[str]:

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.sessions.journal import JOURNAL_VERSION
+from agent.sessions.header import JOURNAL_VERSION
 from recode_tui.commands.arguments import console_options, eval_options, run_options
 from recode_tui.commands.parser import build_parser
-from recode_tui.setup import EpisodeRef, UsageError, episode_ref, parse_episode
+from envs.registry import EpisodeRef
+from recode_tui.setup.build import episode_ref, parse_episode
+from recode_tui.setup.usage import UsageError
 
 
 def parsed(*argv: str, llm_given: bool | None = None):
@@ -48,7 +50,7 @@ def parses(monkeypatch) -> list[str]:
 async def test_a_console_start_up_parses_its_episode_once_and_journals_it(tmp_path: Path, parses: list[str]) -> None:
     """`--game` is parsed at the edge; the step limit, the journal's header, the session's folder and the
     status line all take the typed episode instead of splitting its text again."""
-    from agent.sessions.journal import read_journal
+    from agent.sessions.journal_read import read_journal
     from recode_tui.commands.cli import console_app
     from tests.console.helpers import started
 
@@ -134,18 +136,6 @@ def test_eval_options_type_every_flag_and_check_the_counts_first() -> None:
         eval_options(parsed("eval", "--llm", "demo", "-c", "0"))
     with pytest.raises(UsageError, match="--cache-ttl"):
         eval_options(parsed("eval", "--llm", "demo", "--cache-ttl", "soon"))
-
-
-def test_the_package_exports_each_name_lazily_from_its_module() -> None:
-    import importlib
-
-    import recode_tui.setup as setup
-
-    for name in setup.__all__:
-        home = importlib.import_module(f"recode_tui.setup.{setup._HOME_OF[name]}")
-        assert getattr(setup, name) is getattr(home, name), name
-    with pytest.raises(AttributeError):
-        getattr(setup, "no_such_name")
 
 
 def test_the_command_line_probes_no_namespace_and_says_why_it_probes_anything() -> None:

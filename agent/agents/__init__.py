@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from agent.llm import LLM
     from agent.runtime.prompts import PromptSet
     from agent.runtime.runner import CodeRunner
-    from agent.runtime.stepper import Limits, Stepper
+    from agent.runtime.limits import Limits
+    from agent.runtime.stepper import Stepper
     from agent.runtime.tree import NodeStatus
     from agent.sandbox.settings import RunnerSettings
     from envs.base import Env
@@ -39,11 +40,11 @@ AGENTS: dict[str, AgentEntry] = {
     entry.name: entry
     for entry in (
         AgentEntry("recode", "agent.agents.recode.engine:Engine", "plans as code; undefined calls are expanded recursively"),
-        AgentEntry("react", "agent.agents.react:ReActAgent", "think one step, act one step, observe, repeat"),
-        AgentEntry("codeact", "agent.agents.codeact:CodeActAgent", "write a code cell, run it, see its output, repeat"),
-        AgentEntry("plan-execute", "agent.agents.plan_execute:PlanExecuteAgent",
+        AgentEntry("react", "agent.agents.react.agent:ReActAgent", "think one step, act one step, observe, repeat"),
+        AgentEntry("codeact", "agent.agents.codeact.agent:CodeActAgent", "write a code cell, run it, see its output, repeat"),
+        AgentEntry("plan-execute", "agent.agents.plan_execute.agent:PlanExecuteAgent",
                    "a planner writes a JSON plan, an executor runs each step, a replanner revises"),
-        AgentEntry("recap", "agent.agents.recap:RecapAgent",
+        AgentEntry("recap", "agent.agents.recap.agent:RecapAgent",
                    "recursive plan-ahead subtasks in one windowed conversation; the parent's plan re-injected on return"),
     )
 }
@@ -142,7 +143,7 @@ def build_agent(spec: AgentSpec, env: "Env", llm: "LLM", runner: "CodeRunner | N
     ValueErrors of one line); the caller owns `env` and closes it.
     """
     from agent.llm.routing import install
-    from agent.runtime.stepper import Limits
+    from agent.runtime.limits import Limits
 
     cls = agent_class(spec.name)
     if runner is None:

@@ -24,7 +24,8 @@ from typing import Any, AsyncIterator, Awaitable, ClassVar, Generic, TypeVar
 from agent.llm import Purpose
 from agent.runtime.events import Event
 from agent.runtime.prompts import window_text
-from agent.runtime.stepper import Answer, Stepper
+from agent.runtime.asking import Answer
+from agent.runtime.stepper import Stepper
 from agent.runtime.tree import Node
 from agent.runtime.verdict import Verdict
 

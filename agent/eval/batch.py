@@ -10,7 +10,7 @@ journals and keeps the report.
 
 The plan and result types are in
 `agent.eval.results`, the numbers in `agent.eval.summary` and the report file
-in `agent.eval.report` (all re-exported here).
+in `agent.eval.report`.
 
 The report (`report.json`, `recode.eval.v1`) is rewritten atomically after
 every finished episode, so an interrupted or aborted evaluation keeps every
@@ -34,17 +34,13 @@ from pathlib import Path
 from typing import Callable
 
 from agent.eval.executor import EpisodeExecutor, EpisodeJob, EvalAborted
-from agent.eval.report import REPORT_FILE, REPORT_VERSION, EvalReport
-from agent.eval.results import EpisodeResult, EvalPlan, EpisodeSpec
-from agent.eval.summary import role_sums, summarize, summarize_agents, topic_function
+from agent.eval.report import REPORT_FILE, EvalReport
+from agent.eval.results import EpisodeResult, EpisodeSpec
 
 JOURNALS_DIR = "journals"
 REPORT_EVERY = 1.0  # seconds between report.json rewrites while episodes end (a killed run replays at most these)
 
-__all__ = [
-    "JOURNALS_DIR", "REPORT_FILE", "REPORT_VERSION", "EpisodeResult", "EvalPlan", "EvalReport", "Evaluation",
-    "EpisodeSpec", "ResultHook", "role_sums", "summarize", "summarize_agents", "topic_function",
-]
+__all__ = ["JOURNALS_DIR", "Evaluation", "ResultHook"]
 
 ResultHook = Callable[[EpisodeResult], None]
 

@@ -54,7 +54,7 @@ def _window(name: str, options: dict) -> str:
 def agent_rows() -> list[tuple[str, ...]]:
     """One row per registered built-in agent."""
     from agent import agents
-    from agent.runtime.stepper import Limits
+    from agent.runtime.limits import Limits
 
     limits = Limits()
     rows: list[tuple[str, ...]] = []

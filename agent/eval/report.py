@@ -1,8 +1,7 @@
 """The evaluation report (`report.json`, `recode.eval.v1`): the plan, the episodes so far, and what is left to play.
 
 Apart from `agent.eval.batch` (which runs the episodes and rewrites the
-report after each) so the file format and its reading are one place;
-`agent.eval.batch` re-exports `EvalReport` and the names below.
+report after each) so the file format and its reading are one place.
 """
 
 from __future__ import annotations

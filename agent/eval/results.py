@@ -2,7 +2,7 @@
 
 Apart from `agent.eval.batch`, which schedules and runs the episodes: the
 summaries, the report file and the comparisons read these types without
-running anything. `agent.eval.batch` re-exports them.
+running anything.
 """
 
 from __future__ import annotations

@@ -2,8 +2,6 @@
 
 Apart from `agent.eval.batch` (which runs the episodes) so the aggregation
 is pure: episode results in, the report's `summary` and `by_agent` out.
-`agent.eval.batch` re-exports `summarize`, `summarize_agents`, `role_sums`
-and `topic_function`.
 """
 
 from __future__ import annotations

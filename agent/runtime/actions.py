@@ -1,8 +1,7 @@
 """Environment actions as every agent sends them: the size cap on an action, the cap on refusals, and why an episode ended.
 
 Apart from `agent.runtime.stepper` because these rules hold for any agent and
-any environment and need no stepper; `agent.runtime.stepper` re-exports the
-names agents and tests import from it.
+any environment and need no stepper.
 """
 
 from __future__ import annotations

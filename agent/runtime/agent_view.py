@@ -1,8 +1,7 @@
 """An agent's own state as a person reads it (the console's agent tab): plain data an agent's `view()` returns.
 
 Apart from `agent.runtime.stepper` because it is part of what an agent
-author writes against, with no stepping in it; `agent.runtime.stepper`
-re-exports these names.
+author writes against, with no stepping in it.
 """
 
 from __future__ import annotations

@@ -2,8 +2,7 @@
 
 Apart from `agent.runtime.debugger`, which steps the agent and decides when
 to stop: a breakpoint only says whether one event matches it. The debug
-settings file and the console's breakpoint list use these alone;
-`agent.runtime.debugger` re-exports every name.
+settings file and the console's breakpoint list use these alone.
 """
 
 from __future__ import annotations

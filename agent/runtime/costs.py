@@ -4,7 +4,6 @@ Apart from `agent.runtime.stepper` so the accounting (tokens, money, the
 model's and the person's seconds, failed calls, refused actions) is one
 object, `Stats`, that `Stepper.ask` and the action path feed and
 `RunFinished`, the status line and the export read.
-`agent.runtime.stepper` re-exports `RoleStats` and `Stats`.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ it first), when the run ends, and when a pause was requested.
 
 No UI imports: the console drives this from a worker and shows what it returns.
 The breakpoints themselves (kinds, matching, the typed text form) are in
-`agent.runtime.breakpoints`, re-exported here.
+`agent.runtime.breakpoints`.
 """
 
 from __future__ import annotations
@@ -26,20 +26,11 @@ from agent.llm import LLM, Purpose, asked_before, is_interactive
 from agent.runtime import events as ev
 from agent.runtime.event_text import first_line
 from agent.runtime.event_text import short as short_event_text
-from agent.runtime.breakpoints import Breakpoint, BreakpointKind, parse_breakpoint
+from agent.runtime.breakpoints import Breakpoint, BreakpointKind
 from agent.runtime.runner import CodeInspection
 from agent.runtime.stepper import Stepper
 
-__all__ = [
-    "Breakpoint",
-    "BreakpointKind",
-    "Debugger",
-    "StepMode",
-    "Stop",
-    "StopReason",
-    "describe_event",
-    "parse_breakpoint",
-]
+__all__ = ["Debugger", "StepMode", "Stop", "StopReason", "describe_event"]
 
 
 class StepMode(str, Enum):

@@ -17,9 +17,10 @@ together by concern, each part in its own module:
   (`ask_child`), the accepted answer's event (`accepted`), and its end
   (`close_root`, `finish`); the run's counts (`stats`).
 
-What an author uses beside the class lives in small modules re-exported here:
-`agent.runtime.agent_view` (what `view()` returns), `agent.runtime.costs`
-(the counts), `agent.runtime.actions` (the action caps, end reasons).
+What an author uses beside the class lives in small modules, imported from
+there: `agent.runtime.agent_view` (what `view()` returns), `agent.runtime.costs`
+(the counts, `MAIN_ROLE`), `agent.runtime.actions` (the action caps, end reasons),
+`agent.runtime.limits` (`Limits`), `agent.runtime.asking` (`Answer`).
 The event types are in `agent.runtime.events`.
 """
 
@@ -31,11 +32,11 @@ from typing import Any, AsyncIterator, Callable, ClassVar, Mapping
 
 from agent.llm import LLM
 from agent.runtime.acting import EnvActions
-from agent.runtime.actions import MAX_ACTION_CHARS, MAX_REFUSED_ACTIONS, TooManyRefusals, cut_action, end_reason, too_long
-from agent.runtime.agent_view import AgentView, ViewLine, ViewSection
+from agent.runtime.actions import end_reason
+from agent.runtime.agent_view import AgentView
 from agent.runtime.asking import Answer, LLMCalls
 from agent.runtime.capabilities import ScriptedAnswer
-from agent.runtime.costs import MAIN_ROLE, RoleStats, Stats
+from agent.runtime.costs import MAIN_ROLE, Stats
 from agent.runtime.events import (
     Event,
     LLMAnswered,
@@ -54,10 +55,7 @@ from agent.runtime.tree import CodeTree, Node, NodeStatus
 from envs.base import Env
 
 # Names agent authors and tests import from here (the extension API), defined in their own modules.
-__all__ = [
-    "MAIN_ROLE", "MAX_ACTION_CHARS", "MAX_REFUSED_ACTIONS", "AgentView", "Answer", "Limits", "RoleStats", "Stats",
-    "Stepper", "TooManyRefusals", "ViewLine", "ViewSection", "cut_action", "too_long",
-]
+__all__ = ["Stepper"]
 
 
 class Stepper(LLMCalls, EnvActions):

@@ -46,12 +46,12 @@ from agent.sandbox.kept import KeptNamespace, changes_of, diff, summaries_of
 from agent.sandbox.ipc_limits import close_shared_memory
 from agent.sandbox.memory_cgroup import make_worker_cgroup, remove_worker_cgroup
 from agent.sandbox.node_frames import NodeWatch
-from agent.sandbox.process import WORKDIR_PREFIX, WorkerGone, killpg
+from agent.sandbox.process import WorkerGone, killpg
 from agent.sandbox.protocol import MAX_FRAME, helper_reply, reply_mismatch
 from agent.sandbox.seeds import new_run_seed, node_seed
 from agent.sandbox.walls import SandboxPolicy, WallsMissing, start_config
 
-__all__ = ["SandboxRunner", "SandboxError", "SAVE_TIMEOUT", "WORKDIR_PREFIX"]
+__all__ = ["SandboxRunner", "SandboxError", "SAVE_TIMEOUT"]
 
 _IDLE, _RUNNING, _WAITING = "idle", "running", "waiting"
 Changes = tuple[VariableChange, ...]

@@ -10,7 +10,7 @@ real environment rebuilds the run (`agent.sessions.session`). A person's unfinis
 in `draft.json`, rewritten atomically.
 
 This module writes; reading a journal back is `agent.sessions.journal_read`
-and the sessions folder `agent.sessions.listing` (both re-exported here).
+and the sessions folder `agent.sessions.listing`.
 """
 
 from __future__ import annotations
@@ -28,33 +28,10 @@ from typing import Any, Callable
 from agent.runtime import events as ev
 from agent.runtime.safe_text import json_line
 from agent.sessions.header import JournalHeader
-from agent.sessions.journal_read import (
-    DRAFT_FILE,
-    JOURNAL_FILE,
-    JOURNAL_VERSION,
-    BadRecord,
-    Journal,
-    JournalError,
-    parse_record,
-    read_journal,
-)
-from agent.sessions.listing import (
-    SUMMARY_LINE_LIMIT,
-    default_sessions_dir,
-    find_session,
-    last_activity,
-    list_sessions,
-    sessions_dir_from,
-    summarize_journal,
-)
+from agent.sessions.journal_read import DRAFT_FILE, JOURNAL_FILE, Journal
 
-# Reading and listing live in their own modules; these names stay importable from here.
-__all__ = [
-    "DRAFT_FILE", "JOURNAL_FILE", "JOURNAL_VERSION", "SUMMARY_LINE_LIMIT", "BadRecord", "Journal", "JournalError",
-    "JournalWriter", "append_whole", "default_sessions_dir", "file_hash", "find_session", "last_activity",
-    "list_sessions", "new_session_id", "parse_record", "read_journal", "sessions_dir_from", "summarize_journal",
-    "write_draft", "write_json_atomically",
-]
+# Writing only: reading is `agent.sessions.journal_read`, listing `agent.sessions.listing`.
+__all__ = ["JournalWriter", "append_whole", "file_hash", "new_session_id", "write_draft", "write_json_atomically"]
 
 
 def file_hash(path: str | Path) -> str:

@@ -1,7 +1,6 @@
 """Reading a session journal back: its format (version, file names), each line checked as a record, the whole journal for a replay.
 
-Apart from `agent.sessions.journal`, which writes journals and re-exports
-every name here: a reader (replay, export, the sessions list, `compare`)
+Apart from `agent.sessions.journal`, which writes journals: a reader (replay, export, the sessions list, `compare`)
 needs none of the writer's machinery, and the checks a journal from
 elsewhere must pass are in one place.
 """

@@ -2,7 +2,7 @@
 
 Apart from `agent.sessions.journal` (writing) and `journal_read` (reading a
 journal whole) because a listing reads many journals and must stay cheap on
-huge or broken ones; `agent.sessions.journal` re-exports every name.
+huge or broken ones.
 """
 
 from __future__ import annotations

@@ -22,9 +22,11 @@ from agent.runtime.prompt_hashes import file_hashes
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.runner import NodeTimeLimit
 from agent.sandbox.settings import RunnerSettings
-from agent.runtime.stepper import Limits, Stepper
+from agent.runtime.limits import Limits
+from agent.runtime.stepper import Stepper
 from agent.sessions.header import JournalHeader, SessionParent
-from agent.sessions.journal import JOURNAL_FILE, Journal, JournalError, JournalWriter, file_hash, new_session_id, read_journal
+from agent.sessions.journal import JournalWriter, file_hash, new_session_id
+from agent.sessions.journal_read import JOURNAL_FILE, Journal, JournalError, read_journal
 from agent.sessions.replay import NoLiveLLM, ReplayEnv, ReplayLLM
 from envs import registry
 from envs.base import Env, EnvError

@@ -22,7 +22,7 @@ from envs.base import EnvError
 from envs.webshop.model import DATA_VAR, Catalogue, Goal, Product, ProductsInMemory, digest_of
 from envs.webshop.original import load_original
 
-__all__ = ["DATA_VAR", "Catalogue", "Goal", "Product", "catalogue", "load_bundled", "price_seed"]
+__all__ = ["catalogue", "load_bundled", "price_seed"]
 
 BUNDLED = Path(__file__).resolve().parent / "data" / "catalog.json"
 PRICE_SEED_VAR = "WEBSHOP_PRICE_SEED"

@@ -16,10 +16,10 @@ from envs.base import Env, EnvError, Reset
 from envs.webshop.model import Catalogue, Goal, Product
 from envs.webshop.pages import MODES, render
 from envs.webshop.reward import Reward, reward
-from envs.webshop.site import PAGE_SIZE, SUB_VIEWS, Site
+from envs.webshop.site import Site
 
 DEFAULT_MAX_STEPS = 30  # the ReCode reference's WebShop limit
-__all__ = ["DEFAULT_MAX_STEPS", "PAGE_SIZE", "SUB_VIEWS", "WebShopEnv", "norm", "parse_goal"]
+__all__ = ["DEFAULT_MAX_STEPS", "WebShopEnv", "norm", "parse_goal"]
 
 
 def norm(text: str) -> str:

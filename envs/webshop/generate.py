@@ -29,7 +29,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from envs.webshop.catalog import BUNDLED, Goal, Product, _goal_from_bundled, _product_from_bundled  # noqa: E402
+from envs.webshop.catalog import BUNDLED, _goal_from_bundled, _product_from_bundled  # noqa: E402
+from envs.webshop.model import Goal, Product  # noqa: E402
 from envs.webshop.reward import reward  # noqa: E402
 
 PRICE_STEPS = (10, 20, 30, 40, 50, 60, 80, 100, 150, 200, 300, 500, 1000, 2000, 5000)

@@ -27,13 +27,11 @@ from pathlib import Path
 from typing import Literal, overload
 
 from envs.base import EnvError
-from envs.webshop.fields import LIMIT_STEPS, UNPRICED, price_limit, read_options, read_pricing
 from envs.webshop.model import DATA_VAR, Catalogue, digest_of
 from envs.webshop.search import cache_root
 from envs.webshop.store import build_store, building, open_store, store_key
 
-__all__ = ["GOAL_SHUFFLE_SEED", "LIMIT_STEPS", "UNPRICED", "load_original", "price_limit", "read_options",
-           "read_pricing"]
+__all__ = ["GOAL_SHUFFLE_SEED", "load_original"]
 
 GOAL_SHUFFLE_SEED = 233  # the original shuffles its human goals with this fixed seed
 

@@ -18,8 +18,10 @@ from typing import Callable, Iterable
 
 from envs.base import Env, EnvError, Episode
 from envs.provider import EnvProvider
-from envs.webshop.catalog import DATA_VAR, Catalogue, catalogue
-from envs.webshop.env import DEFAULT_MAX_STEPS, PAGE_SIZE, WebShopEnv, norm, parse_goal
+from envs.webshop.catalog import catalogue
+from envs.webshop.model import DATA_VAR, Catalogue
+from envs.webshop.env import DEFAULT_MAX_STEPS, WebShopEnv, norm, parse_goal
+from envs.webshop.site import PAGE_SIZE
 from envs.webshop.pages import MODES
 from envs.webshop.goal_order import HUMAN_GOALS_FILE, first_mismatch, read_texts
 from envs.webshop.search import ANALYSES, SEARCH_VAR, SearchIndex

@@ -24,11 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from envs.webshop.catalog import Goal, Product
+from envs.webshop.model import Goal, Product
 from envs.webshop.matching import fuzzy_match, normalize_colour
-from envs.webshop.nouns import noun_source, nouns
+from envs.webshop.nouns import nouns
 
-__all__ = ["Reward", "reward", "type_factor", "attribute_matches", "option_matches", "noun_source"]
+__all__ = ["Reward", "reward", "type_factor", "attribute_matches", "option_matches"]
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,18 @@ from pathlib import Path
 from recode_tui.setup.build import episode_of, parse_episode, preset_env, settings_of
 from recode_tui.setup.sessions import (check_recorded_profiles, find_resume, journal_llm_note, recorded_llm,
                                        recorded_review, session_game)
-from recode_tui.setup.settings import (CacheSettings, ConsoleOptions, EpisodeRef, EvalOptions, ExportOptions,
-                                       LLMSettings, RunFlags, RunOptions, RunSettings, Selection)
+from agent.agents.presets import RunSettings
+from envs.registry import EpisodeRef
+from recode_tui.setup.settings import (
+    CacheSettings,
+    ConsoleOptions,
+    EvalOptions,
+    ExportOptions,
+    LLMSettings,
+    RunFlags,
+    RunOptions,
+    Selection,
+)
 from recode_tui.setup.usage import UsageError
 
 

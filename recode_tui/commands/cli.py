@@ -18,12 +18,12 @@ from recode_tui.commands.parser import build_parser
 from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
-    from recode_tui.console.app import LoadedRun, RecodeApp
+    from recode_tui.console.app import RecodeApp
+    from recode_tui.console.run.run_builder import LoadedRun
     from recode_tui.setup.env_host import EnvHost
     from recode_tui.setup.settings import ExportOptions, RunOptions
 
-__all__ = ["build_parser", "command_argv", "console_app", "console_host", "eval_worker", "main",
-           "nothing_opened", "read_keymap"]
+__all__ = ["command_argv", "console_app", "console_host", "eval_worker", "main", "nothing_opened", "read_keymap"]
 
 
 def read_keymap(path: str) -> dict[str, str]:
@@ -158,7 +158,7 @@ def console_app(args: argparse.Namespace, *, defer: bool = False, host: EnvHost 
 
         def load() -> LoadedRun:
             from recode_tui.commands.arguments import console_options
-            from recode_tui.console.app import load_run
+            from recode_tui.console.run.run_builder import load_run
 
             return load_run(console_options(args), env_maker=host.make_env if host is not None else None)
 
@@ -185,7 +185,7 @@ def _sessions_list(args: argparse.Namespace) -> int:
     import time
 
     from agent.runtime.safe_text import for_terminal
-    from agent.sessions.journal import last_activity, list_sessions, sessions_dir_from
+    from agent.sessions.listing import last_activity, list_sessions, sessions_dir_from
 
     journals = sorted(list_sessions(sessions_dir_from(args.sessions)), key=lambda j: last_activity(j.folder))
     header = False
@@ -216,7 +216,7 @@ def _sessions_list(args: argparse.Namespace) -> int:
 async def _export(options: ExportOptions) -> int:
     from agent.runtime.safe_text import for_terminal
     from agent.eval.journals import eval_folder
-    from agent.sessions.journal import JournalError
+    from agent.sessions.journal_read import JournalError
 
     if options.form in ("otel", "otlp"):
         from recode_tui.commands.export import otel_export

@@ -14,7 +14,9 @@ import shutil
 import sys
 from typing import Any, Callable, Sequence, TypeVar
 
-from agent.eval.rundiff import EvalDiff, NodeRow, RunDiff, StepRow, diff_document, eval_diff_document
+from agent.eval.rundiff.diff import NodeRow, RunDiff, StepRow
+from agent.eval.rundiff.document import diff_document, eval_diff_document
+from agent.eval.rundiff.evals import EvalDiff
 from agent.eval.rundiff.prompts import PromptDifference
 from agent.runtime.safe_text import for_terminal
 from recode_tui.setup.diffs import load_diff, node_text, one_line, parting, step_text

@@ -12,7 +12,8 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.eval.batch import REPORT_FILE, EvalPlan, EvalReport, EpisodeSpec
+from agent.eval.report import REPORT_FILE, EvalReport
+from agent.eval.results import EvalPlan, EpisodeSpec
 from agent.eval.results import DEFAULT_EPISODE_TIMEOUT
 from agent.sandbox.settings import DEFAULT_NODE_TIMEOUT
 from envs.provider import Capability
@@ -89,7 +90,7 @@ def select_games(
 
 def _journal_index(folder: str) -> dict[str, Path]:
     """Game id -> the newest journal of that game under `folder` (a previous eval's folder works)."""
-    from agent.sessions.journal import JOURNAL_FILE, JournalError, read_journal
+    from agent.sessions.journal_read import JOURNAL_FILE, JournalError, read_journal
 
     root = Path(folder)
     if not root.is_dir():
@@ -152,7 +153,7 @@ def llm_factory(
     spec: str, profiles: str | None, games: list[EpisodeSpec], env: str | None = None, agents: list[str] | None = None
 ) -> tuple[Callable[..., Any], bool]:
     """A function giving each episode its LLM, and whether an LLM error should abort the whole evaluation."""
-    from agent.sessions.journal import JournalError
+    from agent.sessions.journal_read import JournalError
     from mockllm.journal import journal_llm
 
     if spec == "human":
@@ -217,7 +218,7 @@ def _report_path(value: str) -> Path:
 
 def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
     """A new evaluation's plan (every setting checked, the episodes chosen) and the folder it is written to."""
-    from agent.sessions.journal import sessions_dir_from
+    from agent.sessions.listing import sessions_dir_from
     from envs.registry import default_env, env_settings, provider
 
     if options.llm is None:

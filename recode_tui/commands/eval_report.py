@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from agent.eval.batch import EpisodeResult, EvalReport, EpisodeSpec, summarize
+from agent.eval.report import EvalReport
+from agent.eval.results import EpisodeResult, EpisodeSpec
+from agent.eval.summary import summarize
 from agent.eval.failure import group_failures
 from agent.eval.repeats import identical_plays
 from agent.runtime.safe_text import for_terminal
@@ -200,7 +202,7 @@ def repeat_lines(report: EvalReport) -> list[str]:
 
 def comparison_table(report: EvalReport) -> Layout:
     """A comparison's table: per agent, a row per task type and its overall row (the paper's layout)."""
-    from agent.eval.batch import summarize_agents
+    from agent.eval.summary import summarize_agents
 
     by_agent = summarize_agents(report.episodes, report.plan.agents, report.plan.env, report.plan.repeat)
     status = "" if report.status == "complete" else f" ({report.status})"
@@ -250,7 +252,7 @@ def cache_lines(report: EvalReport) -> list[str]:
 
 def role_lines(report: EvalReport) -> list[str]:
     """Per agent with several LLM roles, each role's calls, tokens and cost (summed over its episodes)."""
-    from agent.eval.batch import role_sums
+    from agent.eval.summary import role_sums
 
     lines: list[str] = []
     for agent_name in report.plan.compared:

@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.eval.batch import REPORT_FILE, EvalReport, Evaluation
+from agent.eval.batch import Evaluation
+from agent.eval.report import REPORT_FILE, EvalReport
 from agent.eval.executor import EpisodeExecutor, EvalAborted, LocalExecutor
 from agent.runtime.safe_text import for_terminal
 from recode_tui.commands.eval_plan import (llm_factory, new_report, resumed_report,  # noqa: F401

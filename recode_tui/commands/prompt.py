@@ -14,17 +14,18 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from recode_tui.setup.build import UsageError, load_prompt_set
+from recode_tui.setup.build import load_prompt_set
+from recode_tui.setup.usage import UsageError
 from recode_tui.commands.parser import ROOT_STUB
 
 if TYPE_CHECKING:
-    from recode_tui.setup.settings import EpisodeRef
+    from envs.registry import EpisodeRef
 
 
 def run_prompt(args: argparse.Namespace) -> int:
     from agent.runtime.events import ObservationReceived
     from agent.runtime.prompts import PromptContext, RecentActions
-    from agent.agents.recode.authoring import PART_NAMES, render_prompt, stub_variable_lines
+    from agent.agents.recode.prompt_render import PART_NAMES, render_prompt, stub_variable_lines
     from agent.llm.tokens import TokenCounter
     from envs import make_env
     from envs.base import EnvError

@@ -18,12 +18,12 @@ from recode_tui.console.run.hosts import Cancellable, ConsoleApp
 from recode_tui.console.screens.loading import LoadingScreen
 from recode_tui.console.run.run_builder import LoadedRun, RunLoader, episode_label, load_run
 
-__all__ = ["LoadedRun", "RecodeApp", "RunLoader", "build_app", "episode_label", "load_run"]
+__all__ = ["RecodeApp", "build_app"]
 
 if TYPE_CHECKING:  # the first frame is drawn before these load (recode_tui.console.screens.loading)
     from agent.llm import LLM
     from agent.runtime import events as ev
-    from agent.runtime.debugger import Breakpoint
+    from agent.runtime.breakpoints import Breakpoint
     from agent.runtime.stepper import Stepper
     from recode_tui.console.screens.debug_screen import DebugScreen
     from recode_tui.console.session.session_control import SessionControl

@@ -41,8 +41,7 @@ from recode_tui.plain.prompt_text import render_prompt
 from recode_tui.plain.wrap import wrap_fragments, wrap_text, wrap_toolbar
 from recode_tui.setup.settings import RunOptions
 
-__all__ = ["EXIT_PAUSED", "Paused", "PlainFrontEnd", "open_plain_session", "render_prompt",
-           "run_plain"]  # the plain front end's names, the editor's and the prompt's among them
+__all__ = ["EXIT_PAUSED", "PlainFrontEnd", "open_plain_session", "run_plain"]
 
 EXIT_PAUSED = 3
 
@@ -116,7 +115,7 @@ class PlainFrontEnd:
 
     def _journal_answers(self) -> list[str]:
         try:
-            from agent.sessions.journal import read_journal
+            from agent.sessions.journal_read import read_journal
 
             return [r["answer"] for r in read_journal(self.session.folder).records
                     if r.get("type") == "answer" and r.get("source") == "human"]
@@ -336,7 +335,7 @@ async def run_plain(options: RunOptions) -> int:
     """`recode-tui run --llm human`: the episode in this terminal. Exit 0 won, 1 failed, 3 paused."""
     import sys
 
-    from mockllm import HumanLLM
+    from mockllm.human import HumanLLM
     from recode_tui.setup.run_session import announce_llm
 
     llm = HumanLLM()

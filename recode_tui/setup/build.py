@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Callable
 
 from agent.llm import LLM, LLMError
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, moved_prompt_set
-from recode_tui.setup.settings import CacheSettings, EpisodeRef, RunFlags, RunOptions
+from envs.registry import EpisodeRef
+from recode_tui.setup.settings import CacheSettings, RunFlags, RunOptions
 from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
@@ -98,7 +99,8 @@ def check_llm_roles(spec: str, agent_name: str | None) -> None:
 
 
 def _one_llm(spec: str, profiles_path: str | None, episode: EpisodeRef | None, agent_name: str | None = None) -> LLM:
-    from mockllm import HumanLLM, ScriptedLLM
+    from mockllm.human import HumanLLM
+    from mockllm.scripted import ScriptedLLM
 
     if spec == "human":
         return HumanLLM()
@@ -107,7 +109,7 @@ def _one_llm(spec: str, profiles_path: str | None, episode: EpisodeRef | None, a
     if spec.startswith("profile:"):
         return _profile_llm(spec.split(":", 1)[1] or "default", profiles_path)
     if spec.startswith("journal:"):
-        from agent.sessions.journal import JournalError
+        from agent.sessions.journal_read import JournalError
         from mockllm.journal import journal_llm
 
         try:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.eval.rundiff import Divergence, EvalDiff, IncomparableRuns, RunDiff, diff_evals, diff_runs, is_eval_folder
+from agent.eval.rundiff.diff import Divergence, IncomparableRuns, RunDiff, diff_runs
+from agent.eval.rundiff.evals import EvalDiff, diff_evals, is_eval_folder
 from agent.runtime.safe_text import for_terminal
-from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
+from agent.sessions.journal_read import JournalError, read_journal
+from agent.sessions.listing import find_session, sessions_dir_from
 from recode_tui.setup.usage import UsageError
 
 

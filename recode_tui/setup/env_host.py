@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from recode_tui.setup.settings import EpisodeRef
+    from envs.registry import EpisodeRef
     from envs.base import Env
     from recode_tui.setup.env_workers import EnvWorker
 

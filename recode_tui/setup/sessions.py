@@ -14,7 +14,8 @@ def find_resume(sessions: str | None, ref: str) -> Path: ...
 def find_resume(sessions: str | None, ref: None) -> None: ...
 def find_resume(sessions: str | None, ref: str | None) -> Path | None:
     """`--resume [SESSION]` as a session folder (no value: the latest); None when not resuming."""
-    from agent.sessions.journal import JournalError, find_session, sessions_dir_from
+    from agent.sessions.journal_read import JournalError
+    from agent.sessions.listing import find_session, sessions_dir_from
 
     if ref is None:
         return None
@@ -26,7 +27,7 @@ def find_resume(sessions: str | None, ref: str | None) -> Path | None:
 
 def session_game(folder: Path) -> str:
     """The game a recorded session played; a journal that cannot be read is a usage error."""
-    from agent.sessions.journal import JournalError, read_journal
+    from agent.sessions.journal_read import JournalError, read_journal
 
     try:
         return read_journal(folder, lenient=True).header.game  # a corrupt line is met by the replay
@@ -36,7 +37,7 @@ def session_game(folder: Path) -> str:
 
 def recorded_review(folder: Path | None) -> bool:
     """The session ran in review mode (`--review`): a resume goes on in it (False: not resuming, or unreadable)."""
-    from agent.sessions.journal import JournalError, read_journal
+    from agent.sessions.journal_read import JournalError, read_journal
 
     if folder is None:
         return False
@@ -49,7 +50,8 @@ def recorded_review(folder: Path | None) -> bool:
 def recorded_llm(sessions: str | None, resume: str | None) -> tuple[str, str | None] | None:
     """The LLM spec and profiles file a session recorded last (None: not resuming, or unreadable:
     the resume itself says what is wrong). Only the spec may be used: see `journal_llm_note`."""
-    from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
+    from agent.sessions.journal_read import JournalError, read_journal
+    from agent.sessions.listing import find_session, sessions_dir_from
 
     if resume is None:
         return None

@@ -16,10 +16,11 @@ from agent.agents.presets import RunSettings
 from envs.registry import EpisodeRef  # one episode, parsed once where its text comes in (`build.parse_episode`)
 
 if TYPE_CHECKING:
-    from agent.runtime.debugger import Breakpoint
+    from agent.runtime.breakpoints import Breakpoint
 
-__all__ = ["CacheSettings", "ConsoleOptions", "EpisodeRef", "EvalOptions", "ExportOptions", "LLMSettings",
-           "RunFlags", "RunOptions", "RunSettings", "Selection"]
+__all__ = [
+    "CacheSettings", "ConsoleOptions", "EvalOptions", "ExportOptions", "LLMSettings", "RunFlags", "RunOptions", "Selection",
+]
 
 
 @dataclass(frozen=True)

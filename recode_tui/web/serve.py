@@ -24,7 +24,7 @@ COOKIE = "recode_tui_token"
 PAGE = Path(__file__).with_name("page.html")
 MAX_CONSOLES = 4
 
-__all__ = ["is_loopback", "check_access", "make_server", "run_serve", "tui_command"]
+__all__ = ["check_access", "make_server", "run_serve", "tui_command"]
 
 
 def check_access(host: str, port: int, token: str | None, no_token: bool = False) -> str | None:

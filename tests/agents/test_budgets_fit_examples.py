@@ -18,7 +18,7 @@ from agent.agents.plan_execute.agent import PlanExecuteAgent
 from agent.agents.react.agent import DEFAULT_WINDOW
 from agent.agents.recap.agent import RecapAgent
 from agent.agents.presets import preset
-from agent.runtime.stepper import Limits
+from agent.runtime.limits import Limits
 
 AGENTS = Path(__file__).resolve().parents[2] / "agent" / "agents"
 PROMPTS = AGENTS / "recode" / "prompts"  # ReCode's prompt sets

@@ -7,7 +7,7 @@ import pytest
 from agent.agents.codeact.agent import CodeActAgent
 from agent.runtime import events as ev
 from agent.runtime.debugger import Debugger, StepMode
-from agent.runtime.stepper import Limits
+from agent.runtime.limits import Limits
 from agent.runtime.tree import NodeStatus
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 from recode_tui.setup.build import make_agent

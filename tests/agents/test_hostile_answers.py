@@ -13,7 +13,8 @@ import time
 from typing import Any
 
 from agent.agents.recode.answer_rule import judge_answer
-from agent.agents.recode.engine import Engine, Limits
+from agent.agents.recode.engine import Engine
+from agent.runtime.limits import Limits
 from agent.llm.openai_client import OpenAILLM
 from agent.llm.profiles import PriceTable, Profile
 from agent.runtime import events as ev
@@ -169,7 +170,8 @@ tokens, _ = render_prompt("<execute>" * 100_000, folded=False)  # the plain mode
 found["prompt"] = sum(len(text) for _, text in tokens)
 import sys, tempfile
 from pathlib import Path
-from agent.sessions.journal import JOURNAL_FILE, JOURNAL_VERSION, read_journal
+from agent.sessions.header import JOURNAL_VERSION
+from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from agent.sessions.journal_view import read_view
 folder = Path(tempfile.mkdtemp())
 records = [{"type": "session", "version": JOURNAL_VERSION, "env": "alfworld", "episode": "put-01", "agent": "recode",

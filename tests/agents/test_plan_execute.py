@@ -6,7 +6,7 @@ import asyncio
 import json
 
 from agent.runtime import events as ev
-from agent.runtime.stepper import Limits
+from agent.runtime.limits import Limits
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.setup.build import make_agent
 from tests.settings import episode_named, run_settings

@@ -13,7 +13,7 @@ import yaml
 
 from agent.runtime import events as ev
 from agent.runtime.debugger import Debugger
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from recode_tui.setup.build import make_agent, make_llm
 from recode_tui.setup.usage import UsageError
 from tests.settings import console_options, episode_named, run_settings

@@ -6,7 +6,7 @@ import pytest
 
 from agent.agents.react.agent import ReActAgent
 from agent.runtime import events as ev
-from agent.runtime.stepper import Limits
+from agent.runtime.limits import Limits
 from agent.runtime.tree import NodeStatus
 from agent.sessions.session import resume_session, start_session
 from envs import make_env

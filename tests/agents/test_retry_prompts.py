@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from agent.runtime import events as ev
-from agent.runtime.stepper import Limits
+from agent.runtime.limits import Limits
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import episode_named, run_settings

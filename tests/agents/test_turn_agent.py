@@ -8,7 +8,7 @@ from typing import AsyncIterator
 from agent.agents.turns import TurnAgent, turn_at_hand
 from agent.llm import CallContext, Completion, Purpose
 from agent.runtime import events as ev
-from agent.runtime.stepper import MAIN_ROLE
+from agent.runtime.costs import MAIN_ROLE
 from agent.runtime.thread_runner import ThreadRunner
 from agent.runtime.tree import Node
 from agent.runtime.verdict import Verdict

@@ -26,7 +26,7 @@ from .helpers import SIZE, type_text
 
 if TYPE_CHECKING:
     from agent.llm import LLM
-    from agent.runtime.debugger import Breakpoint
+    from agent.runtime.breakpoints import Breakpoint
     from agent.sandbox.settings import RunnerSettings
     from recode_tui.console.screens.debug_screen import DebugScreen
 

@@ -248,7 +248,7 @@ async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> Non
 def test_note_breakpoints_parse_and_refuse_a_bad_regex() -> None:
     import pytest
 
-    from agent.runtime.debugger import parse_breakpoint
+    from agent.runtime.breakpoints import parse_breakpoint
 
     assert parse_breakpoint("note Replan").match(ev.AgentNote("n0", label="replan", text="why"), "")
     either = parse_breakpoint("on replan|re-injection")

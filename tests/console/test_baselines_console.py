@@ -123,7 +123,7 @@ async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -
     from prompt_toolkit.output import DummyOutput
 
     from agent.sessions.session import start_session
-    from mockllm import HumanLLM
+    from mockllm.human import HumanLLM
     from recode_tui.setup.build import make_agent
     from recode_tui.plain.terminal import PlainFrontEnd
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.sessions.journal import read_journal
-from agent.eval.rundiff import diff_runs
+from agent.sessions.journal_read import read_journal
+from agent.eval.rundiff.diff import diff_runs
 from recode_tui.console.viewers.diff_file import DiffApp
 from tests.rundiff.test_diff_fork import GAME, fork_of, play, plan_llm, walkthrough
 

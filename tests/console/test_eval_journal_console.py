@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from agent.sessions.debug_settings import SETTINGS_FILE
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from recode_tui.console.app import build_app
 
 from .helpers import SIZE, notifications, wait_for

@@ -14,7 +14,7 @@ from pathlib import Path
 from textual.widgets import Input, TextArea
 
 from agent.runtime import events as ev
-from agent.sessions.journal import DRAFT_FILE, read_journal
+from agent.sessions.journal_read import DRAFT_FILE, read_journal
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.workspace.compare import CompareScreen

@@ -35,10 +35,11 @@ async def test_a_crash_report_goes_to_the_sessions_folder_given_with_sessions(tm
 
 async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) -> None:
     """The agent judges an answer off the console's event loop: `p` is taken while the check runs."""
-    from agent.agents.recode.engine import Engine, Limits
+    from agent.agents.recode.engine import Engine
+    from agent.runtime.limits import Limits
     from agent.runtime.thread_runner import ThreadRunner
     from envs import make_env
-    from mockllm import ScriptedLLM
+    from mockllm.scripted import ScriptedLLM
     from mockllm.scripted import ScriptEntry
     from recode_tui.console.app import RecodeApp
 
@@ -84,7 +85,8 @@ async def test_a_pasted_answer_over_the_size_limit_is_refused_at_once_by_any_age
 async def test_typing_goes_on_while_the_live_check_judges_a_long_answer(toy_game) -> None:
     """The editor's check after a pause in typing runs in a thread: keys typed meanwhile land at once,
     and submitting the text it judged uses that verdict instead of judging again on the event loop."""
-    from agent.agents.recode.engine import Engine, Limits
+    from agent.agents.recode.engine import Engine
+    from agent.runtime.limits import Limits
     from agent.runtime.thread_runner import ThreadRunner
     from envs import make_env
     from mockllm.human import HumanLLM
@@ -231,10 +233,11 @@ async def test_a_variable_the_models_code_sets_to_markup_is_shown_as_text(toy_ga
     a value of `[/oops]` crashed the console, `[@click=...]` made a link. Now it is shown as written."""
     from textual.widgets import DataTable
 
-    from agent.agents.recode.engine import Engine, Limits
+    from agent.agents.recode.engine import Engine
+    from agent.runtime.limits import Limits
     from agent.runtime.thread_runner import ThreadRunner
     from envs import make_env
-    from mockllm import ScriptedLLM
+    from mockllm.scripted import ScriptedLLM
     from mockllm.scripted import ScriptEntry
     from recode_tui.console.app import RecodeApp
 

@@ -58,7 +58,7 @@ async def test_the_frame_says_loading_and_stepping_keys_wait_for_the_run() -> No
 
 def gated_loader(app_args: dict, gate: threading.Event, built: list):
     """A `RunLoader` that builds the real run (the real ALFWorld game) once `gate` opens."""
-    from recode_tui.console.app import load_run
+    from recode_tui.console.run.run_builder import load_run
 
     def load():
         gate.wait(30)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptedLLM
 from recode_tui.console.app import build_app
 
 from .helpers import SIZE, started, wait_for

@@ -7,7 +7,8 @@ from __future__ import annotations
 from textual.widgets import Input
 
 from agent.runtime import events as ev
-from recode_tui.commands.cli import build_parser, console_app
+from recode_tui.commands.cli import console_app
+from recode_tui.commands.parser import build_parser
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.shell_prompt import ShellPrompt
 from recode_tui.console.widgets.agent_view import AgentViewPane

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from mockllm.openai_server import OpenAICompatibleServer
 from recode_tui.commands.cli import console_app
 from recode_tui.setup.usage import UsageError

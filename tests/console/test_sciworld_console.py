@@ -9,7 +9,8 @@ import pytest
 
 from envs.sciworld import simulator as simulator_module
 from recode_tui.console.app import RecodeApp
-from recode_tui.commands.cli import build_parser, console_app
+from recode_tui.commands.cli import console_app
+from recode_tui.commands.parser import build_parser
 from recode_tui.console.widgets.status_bar import StatusBar
 
 from .helpers import SIZE, command, started, type_text, wait_for

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from agent.runtime import events as ev
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer
 from recode_tui.commands.cli import nothing_opened
@@ -156,7 +156,7 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
     assert finished["person_seconds"] >= 0.8 and finished["llm_seconds"] < 0.8 and finished["llm_failures"] == 1
     # A replay shows the recorded tokens, cost and both times, not the replay's own.
     from agent.sessions.session import resume_session
-    from mockllm import ScriptedLLM
+    from mockllm.scripted import ScriptedLLM
     from recode_tui.console.session.session_control import make_env
 
     again, _ = await resume_session(folder, ScriptedLLM([]), make_env)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent.runtime import events as ev
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.screens.sessions import SessionsScreen

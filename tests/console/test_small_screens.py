@@ -7,7 +7,7 @@ import asyncio
 from textual.widgets import DataTable, Input
 
 from agent.llm import Completion
-from agent.runtime.debugger import Breakpoint, BreakpointKind
+from agent.runtime.breakpoints import Breakpoint, BreakpointKind
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
 from recode_tui.console.widgets import answer_editor

@@ -6,7 +6,7 @@ time- or path-dependent on screen. Update with `pytest --snapshot-update`.
 
 from __future__ import annotations
 
-from agent.runtime.debugger import Breakpoint, BreakpointKind
+from agent.runtime.breakpoints import Breakpoint, BreakpointKind
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from recode_tui.commands.cli import build_parser, console_app
+from recode_tui.commands.cli import console_app
+from recode_tui.commands.parser import build_parser
 from recode_tui.console.widgets.status_bar import StatusBar
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.agents.recode.authoring import DraftPromptSet
+from agent.agents.recode.prompt_drafts import DraftPromptSet
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from mockllm.openai_server import OpenAICompatibleServer
@@ -224,7 +224,7 @@ async def test_save_writes_a_prompt_set_and_never_the_bundled_one(tmp_path: Path
 
 async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_continues(tmp_path: Path) -> None:
     """Re-expanding a stub that was expanded earlier: the choice continues in a fork."""
-    from agent.sessions.journal import read_journal
+    from agent.sessions.journal_read import read_journal
 
     app = build_app(console_options(sessions_dir=tmp_path), scripted())
     async with app.run_test(size=SIZE) as pilot:

@@ -14,7 +14,7 @@ from pathlib import Path
 from textual.widgets import Input, TextArea
 
 from agent.runtime.prompts import PromptSet
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
 from recode_tui.console.workspace.compare import CompareScreen

@@ -7,7 +7,9 @@ import collections
 import pytest
 
 from envs.base import EnvError
-from envs.alfworld import TASK_TYPES, AlfworldEnv, game_info, list_games, list_split, resolve_game
+from envs.alfworld.catalog import game_info, list_games, list_split, resolve_game
+from envs.alfworld.env import AlfworldEnv
+from envs.alfworld.gamefile import TASK_TYPES
 from envs.alfworld.gamefile import infer_task_type, load_game_json, task_sentence
 
 GAMES = list_games()

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from envs.base import Env, EnvError
-from envs.alfworld import AlfworldEnv, list_games, make_env, resolve_game
+from envs.alfworld.catalog import list_games, resolve_game
+from envs.alfworld.env import AlfworldEnv, make_env
 from envs.alfworld.env import split_first_observation
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from envs.alfworld import TASK_TYPES, AlfworldEnv
+from envs.alfworld.env import AlfworldEnv
+from envs.alfworld.gamefile import TASK_TYPES
 from envs.alfworld.generator import generate, make_game
 
 

@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CODE = """
 import sys
 import envs, envs.alfworld
-from envs.alfworld import list_games, resolve_game, AlfworldEnv, make_env
+from envs.alfworld.catalog import list_games, resolve_game
+from envs.alfworld.env import AlfworldEnv, make_env
 heavy = sorted(m for m in ("textworld", "alfworld", "tatsu", "spacy") if m in sys.modules)
 print(",".join(heavy) or "none")
 """
@@ -25,8 +26,8 @@ def test_import_does_not_load_engine():
 
 def test_listing_games_does_not_load_engine():
     code = (
-        "import sys, envs.alfworld as a; a.list_games(); a.resolve_game('put-01'); "
-        "a.make_env('heat-01'); print('textworld' in sys.modules)"
+        "import sys; from envs.alfworld import catalog, env; catalog.list_games(); catalog.resolve_game('put-01'); "
+        "env.make_env('heat-01'); print('textworld' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

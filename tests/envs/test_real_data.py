@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from envs.base import EnvError
-from envs.alfworld import TASK_TYPES, list_split, make_env, resolve_game
+from envs.alfworld.catalog import list_split, resolve_game
+from envs.alfworld.env import make_env
+from envs.alfworld.gamefile import TASK_TYPES
 from envs.alfworld.generator import plan_walkthrough
 
 # Two trials per task type: the ones with the smallest PDDL problems, which

@@ -72,7 +72,7 @@ def _paper_plan(tmp_path, *extra: str):
 
 def test_the_paper_preset_lists_the_references_211_episodes_of_24_tasks_with_its_limits(tmp_path) -> None:
     from envs import registry
-    from recode_tui.commands.evaluate import gold_lines
+    from recode_tui.commands.eval_report import gold_lines
 
     report = _paper_plan(tmp_path)
     plan = report.plan
@@ -181,7 +181,8 @@ def test_every_variations_gold_path_wins_within_the_limits(request) -> None:
 async def test_the_paper_sciworld_example_wins_the_game_it_was_written_for() -> None:
     from agent.agents.recode.prompt import PAPER_PROMPTS
     from agent.runtime.prompts import PromptSet
-    from agent.agents.recode.authoring import check_examples_text, play_examples
+    from agent.agents.recode.authoring import play_examples
+    from agent.agents.recode.examples import check_examples_text
 
     prompts = PromptSet(PAPER_PROMPTS)
     text = prompts.examples("sciworld", "boil")  # the one worked example serves every task

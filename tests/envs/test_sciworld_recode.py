@@ -111,7 +111,7 @@ async def test_a_jvm_that_dies_mid_episode_ends_the_run_with_one_line_and_the_ne
 
 
 def test_every_bundled_sciworld_example_passes_the_answer_check() -> None:
-    from agent.agents.recode.authoring import check_examples_text
+    from agent.agents.recode.examples import check_examples_text
 
     files = sorted((PromptSet(DEFAULT_PROMPTS).root / "sciworld" / "examples").glob("*.txt"))
     assert len(files) >= 2

@@ -6,8 +6,10 @@ import io
 
 from rich.console import Console
 
-from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, EpisodeSpec, summarize
-from recode_tui.commands.evaluate import results_table
+from agent.eval.report import EvalReport
+from agent.eval.results import EpisodeResult, EvalPlan, EpisodeSpec
+from agent.eval.summary import summarize
+from recode_tui.commands.eval_report import results_table
 from recode_tui.commands.fit import print_layout
 
 

@@ -10,7 +10,7 @@ from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from agent.sandbox.settings import RunnerSettings
-from agent.sessions.journal import JOURNAL_FILE, read_journal
+from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from agent.sessions.session import branch_session, fork_at_answer, start_session
 from envs import registry
 from mockllm.gold import gold_llm

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.agents.recode.authoring import parse_example, split_examples
+from agent.agents.recode.examples import parse_example, split_examples
 from agent.runtime.prompts import PromptSet
 from mockllm.scripted import load_script
 from recode_tui.commands.cli import main

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from envs.webshop import nouns, reward as rw
-from envs.webshop.catalog import Goal, Product
+from envs.webshop.model import Goal, Product
 from tests.envs.webshop_helpers import shared_webshop
 
 FOLDER = shared_webshop()
@@ -65,7 +65,7 @@ def test_the_word_list_fallback_agrees_on_the_measured_rows(cases, fallback):
         got = rw.reward(goal, product, case["chosen"])
         types += got.type_factor == case["original"]["r_type"]
         rewards += abs(got.total - case["original"]["reward"]) <= 1e-6
-    assert rw.noun_source() == "fallback"
+    assert nouns.noun_source() == "fallback"
     assert (types, rewards) == (2797, 2798)
 
 
@@ -92,7 +92,7 @@ def spacys_tagger(monkeypatch):
 
 def test_every_reward_with_spacys_tagger(cases, spacys_tagger):
     """The whole reward, type factor included, from spaCy's own tagger: every oracle row to 1e-6."""
-    assert rw.noun_source() == "spacy:en_core_web_sm"
+    assert nouns.noun_source() == "spacy:en_core_web_sm"
     wrong = [n for n, case in enumerate(cases)
              if abs(rw.reward(*purchase(case), case["chosen"]).total - case["original"]["reward"]) > 1e-6]
     assert not wrong, f"{len(wrong)} of {len(cases)} rows differ, first {wrong[0]}"

@@ -12,7 +12,8 @@ import pytest
 from envs.base import EnvError
 from envs.webshop import catalog, provider as ws_provider
 from envs.webshop.goal_order import first_mismatch
-from envs.webshop.original import load_original, price_limit, read_pricing
+from envs.webshop.fields import price_limit, read_pricing
+from envs.webshop.original import load_original
 from tests.envs import webshop_original_folder as folder_format
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
 

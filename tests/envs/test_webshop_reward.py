@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from envs.webshop import nouns, reward as rw
-from envs.webshop.catalog import Goal, Product
+from envs.webshop.model import Goal, Product
 
 PATH = "Beauty & Personal Care › Hair Care › Shampoo"
 
@@ -132,4 +132,4 @@ def test_the_whole_formula_with_a_half_type():
 
 
 def test_the_noun_source_is_said():
-    assert rw.noun_source() == "fallback"
+    assert nouns.noun_source() == "fallback"

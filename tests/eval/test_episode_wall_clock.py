@@ -11,19 +11,21 @@ import time
 
 import pytest
 
-from agent.eval.batch import EvalPlan, EvalReport, Evaluation, EpisodeSpec
+from agent.eval.batch import Evaluation
+from agent.eval.report import EvalReport
+from agent.eval.results import EvalPlan, EpisodeSpec
 from agent.eval.executor import LocalExecutor
 from agent.llm.openai_client import OpenAILLM
 from agent.llm.profiles import PriceTable, Profile
 from agent.sandbox import settings
 from envs import registry
 from recode_tui.setup.env_workers import EnvPool
-from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptedLLM
 from mockllm.openai_server import OpenAICompatibleServer
 from mockllm.scripted import ScriptEntry
 from recode_tui.commands.arguments import eval_options
 from recode_tui.commands.parser import build_parser
-from recode_tui.setup import UsageError
+from recode_tui.setup.usage import UsageError
 
 pytestmark = pytest.mark.heavy  # starts environment workers in other processes: not in `make quick`
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import threading
 
-from agent.eval.batch import EvalPlan, EvalReport, Evaluation, EpisodeSpec
+from agent.eval.batch import Evaluation
+from agent.eval.report import EvalReport
+from agent.eval.results import EvalPlan, EpisodeSpec
 from agent.eval.executor import LocalExecutor
 from recode_tui.setup.env_workers import EnvPool
 from mockllm.scripted import ScriptedLLM, load_script

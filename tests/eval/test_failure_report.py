@@ -61,7 +61,7 @@ async def test_the_printed_command_opens_the_console_on_the_node(tmp_path: Path)
             if item is not None and item.data == command.group(2):
                 break
         assert app.debug_screen.tree_view.cursor_node.data == command.group(2)
-    from agent.sessions.journal import read_journal
+    from agent.sessions.journal_read import read_journal
     from agent.sessions.journal_view import read_view
 
     journal = command.group(1).split("--resume ")[1].split()[0]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from agent.agents.recode.engine import Limits
+from agent.runtime.limits import Limits
 from envs.alfworld.catalog import resolve_game
 from recode_tui.commands.cli import main
 

@@ -194,7 +194,7 @@ def test_run_with_cache_replays_a_whole_episode_without_calling_the_model(tmp_pa
         assert f"note: {paid} of {paid} LLM calls answered from the response cache (no cost)" in second.stderr
         assert second.stdout.split("|")[0] == first.stdout.split("|")[0]  # the same result line
         if importlib.util.find_spec("opentelemetry.sdk") is not None:  # trace viewers see the model and the hits
-            from agent.sessions.journal import read_journal
+            from agent.sessions.journal_read import read_journal
             from agent.sessions.otel import finished_spans
 
             newest = max((tmp_path / "sessions").glob("*/journal.jsonl"), key=lambda p: p.stat().st_mtime).parent

@@ -10,7 +10,9 @@ import os
 
 import pytest
 
-from agent.eval.batch import EvalPlan, EvalReport, Evaluation, EpisodeSpec
+from agent.eval.batch import Evaluation
+from agent.eval.report import EvalReport
+from agent.eval.results import EvalPlan, EpisodeSpec
 from agent.eval.executor import LocalExecutor
 from agent.sandbox import settings
 from envs.alfworld.catalog import list_games

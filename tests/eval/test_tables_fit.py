@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, EpisodeSpec
+from agent.eval.report import EvalReport
+from agent.eval.results import EpisodeResult, EvalPlan, EpisodeSpec
 
 TYPES = ("put", "clean", "heat", "cool", "examine", "puttwo")
 BOX = "│┃┏┗┡└┌"

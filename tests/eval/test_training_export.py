@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from agent.sessions.session import branch_session, fork_at_answer
 from envs import make_env
 from mockllm.chosen import ChosenAnswerLLM

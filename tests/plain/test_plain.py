@@ -9,13 +9,14 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from agent.runtime import events as ev
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from agent.sessions.session import start_session
 from envs.alfworld.catalog import resolve_game
-from mockllm import HumanLLM
+from mockllm.human import HumanLLM
 from recode_tui.setup.build import make_agent
 from agent.agents.recode.engine import SKELETON
-from recode_tui.plain.terminal import PlainFrontEnd, render_prompt
+from recode_tui.plain.prompt_text import render_prompt
+from recode_tui.plain.terminal import PlainFrontEnd
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
 

@@ -9,7 +9,7 @@ from prompt_toolkit.output import DummyOutput
 
 from agent.agents.plan_execute.agent import TURN_SKELETON
 from agent.sessions.session import start_session
-from mockllm import HumanLLM
+from mockllm.human import HumanLLM
 from recode_tui.setup.build import make_agent
 from recode_tui.plain.terminal import PlainFrontEnd
 from tests.agents.test_plan_execute import WIN_PLAN

@@ -14,9 +14,9 @@ from prompt_toolkit.output import DummyOutput
 
 from agent.runtime import events as ev
 from agent.runtime.debugger import Debugger, StepMode
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from agent.sessions.session import start_session
-from mockllm import HumanLLM
+from mockllm.human import HumanLLM
 from recode_tui.setup.build import make_agent
 from recode_tui.plain.terminal import PlainFrontEnd, open_plain_session
 from tests.plain.test_plain import ESC_ENTER, editor_open, until

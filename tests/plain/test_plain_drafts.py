@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from tests.console.terminal import Tmux, needs_tmux
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,8 +10,10 @@ import pytest
 
 from agent.runtime.verdict import Verdict
 from agent.runtime.events import Event, RunFinished
-from agent.runtime.stepper import MAIN_ROLE, Answer, Stepper
-from mockllm import ScriptedLLM
+from agent.runtime.asking import Answer
+from agent.runtime.costs import MAIN_ROLE
+from agent.runtime.stepper import Stepper
+from mockllm.scripted import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 from recode_tui.setup.build import make_agent
 from tests import toyenv

@@ -8,7 +8,7 @@ from typing import Iterable
 
 import pytest
 
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from agent.sessions.replay import ReplayEnv
 from envs import registry
 from envs.base import Env, EnvError, EnvState, Episode, StateView
@@ -226,7 +226,8 @@ class Grumpy(ToyEnv):
 async def test_the_invalid_breakpoint_stops_on_the_environments_own_reply(toy_env):
     """Which reply means an action was not carried out is the environment's to say (`Env.is_invalid`)."""
     from agent.runtime import events as ev
-    from agent.runtime.debugger import BreakpointKind, Debugger
+    from agent.runtime.breakpoints import BreakpointKind
+    from agent.runtime.debugger import Debugger
     from mockllm.scripted import ScriptedLLM, ScriptEntry
     from recode_tui.setup.build import make_agent
     from tests.settings import episode_named, run_settings

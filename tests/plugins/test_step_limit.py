@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from recode_tui.commands.cli import main
 from tests.toyenv.world import DEFAULT_MAX_STEPS
 

@@ -6,13 +6,9 @@ not, so both can be compared in one evaluation.
 
 from __future__ import annotations
 
-from agent.agents.recode.authoring import (
-    ExamplesLLM,
-    context_from_prompt,
-    parse_example,
-    split_examples,
-    variables_from_prompt,
-)
+from agent.agents.recode.authoring import ExamplesLLM
+from agent.agents.recode.examples import parse_example, split_examples
+from agent.agents.recode.prompt_render import context_from_prompt, variables_from_prompt
 from agent.agents.recode.engine import Engine
 from agent.agents.recode.prompt import PAPER_PROMPTS
 from agent.runtime.prompts import NO_ACTIONS_YET, PromptSet

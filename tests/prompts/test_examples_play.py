@@ -16,7 +16,8 @@ import re
 import pytest
 
 from envs import registry
-from agent.agents.recode.authoring import parse_example, play_examples, split_examples
+from agent.agents.recode.authoring import play_examples
+from agent.agents.recode.examples import parse_example, split_examples
 from agent.agents.recode.prompt import PAPER_PROMPTS
 from agent.runtime.code import parse_answer
 from agent.runtime.prompts import PromptSet

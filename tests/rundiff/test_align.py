@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from agent.eval.rundiff import align, lcs_pairs
+from agent.eval.rundiff.lcs import align, lcs_pairs
 from agent.eval.rundiff.lcs import EXACT_BUDGET
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.sessions.journal import read_journal
-from agent.eval.rundiff import diff_runs
+from agent.sessions.journal_read import read_journal
+from agent.eval.rundiff.diff import diff_runs
 from agent.sessions.session import start_session
 from recode_tui.commands import cli
 from tests.agents.scripts import react_llm, walkthrough
@@ -52,7 +52,7 @@ async def test_two_agents_on_one_game_are_diffed_by_their_steps(tmp_path, capsys
     steps = walkthrough(GAME)
     recode = await play(tmp_path, GAME, plan_llm(steps))
     from recode_tui.setup.build import make_agent
-    from agent.runtime.stepper import Limits
+    from agent.runtime.limits import Limits
 
     agent = make_agent(run_settings(max_steps=30, agent="react"), episode_named(GAME),
                          react_llm(steps[:1] + ["look"] + steps[1:]))

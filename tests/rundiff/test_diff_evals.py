@@ -18,7 +18,7 @@ import pytest
 from textual.widgets import OptionList
 
 from agent.runtime.prompts import DEFAULT_PROMPTS
-from agent.eval.rundiff import diff_evals
+from agent.eval.rundiff.evals import diff_evals
 from recode_tui.console.viewers.diff_file import DiffApp
 from recode_tui.console.screens.diff import DiffScreen
 from recode_tui.console.widgets.diff_rows import DiffRows

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from agent.agents.recode.engine import Engine
-from agent.sessions.journal import read_journal
-from agent.eval.rundiff import diff_runs
+from agent.sessions.journal_read import read_journal
+from agent.eval.rundiff.diff import diff_runs
 from agent.sandbox.settings import RunnerSettings
 from agent.sessions.session import branch_session, fork_at_answer, start_session
 from envs import make_env
-from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 from recode_tui.commands import cli
 from envs.registry import EpisodeRef

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.sessions.journal import JOURNAL_FILE, JOURNAL_VERSION, read_journal
-from agent.eval.rundiff import diff_runs
+from agent.sessions.header import JOURNAL_VERSION
+from agent.sessions.journal_read import JOURNAL_FILE, read_journal
+from agent.eval.rundiff.diff import diff_runs
 from recode_tui.commands import cli
 from recode_tui.console.screens.diff_text import step_lines, step_side
 

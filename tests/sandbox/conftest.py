@@ -6,7 +6,7 @@ import pytest
 import pytest_asyncio
 
 from agent.runtime.runner import ActionRequest, NodeOutcome
-from agent.sandbox import SandboxRunner
+from agent.sandbox.runner import SandboxRunner
 
 NODE_TIMEOUT = 1.0
 MEMORY_MB = 256

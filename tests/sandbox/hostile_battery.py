@@ -18,7 +18,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent.sandbox import SandboxRunner
+    from agent.sandbox.runner import SandboxRunner
 
 
 def attacks(targets: dict[str, object]) -> dict[str, str]:
@@ -145,7 +145,7 @@ async def attempt(runner: "SandboxRunner", code: str) -> str:
 
 
 async def run_battery(targets: dict[str, object]) -> dict[str, object]:
-    from agent.sandbox import SandboxRunner
+    from agent.sandbox.runner import SandboxRunner
 
     signalled: list[int] = []
     signal.signal(signal.SIGUSR1, lambda signum, frame: signalled.append(signum))

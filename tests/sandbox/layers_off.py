@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.sandbox import SandboxRunner
+from agent.sandbox.runner import SandboxRunner
 
 
 class LayersOffRunner(SandboxRunner):

@@ -19,7 +19,7 @@ import builtins
 import pytest
 import pytest_asyncio
 
-from agent.sandbox import SandboxRunner
+from agent.sandbox.runner import SandboxRunner
 from agent.sandbox.checks import check_code
 
 from tests.sandbox.layers_off import LayersOffRunner

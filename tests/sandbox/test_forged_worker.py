@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from agent.runtime.runner import NodeOutcome
-from agent.sandbox import SandboxRunner, budgets
+from agent.sandbox import budgets
+from agent.sandbox.runner import SandboxRunner
 from agent.sandbox.walls import SandboxPolicy
 
 FORGED = Path(__file__).with_name("forged_worker.py")

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from agent.sandbox import SandboxRunner
+from agent.sandbox.runner import SandboxRunner
 
 NODE_TIMEOUT = 1.0
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from agent.runtime.runner import NodeOutcome
-from agent.sandbox import SandboxRunner
+from agent.sandbox.runner import SandboxRunner
 from agent.sandbox.walls import SandboxPolicy, missing_walls
 from tests.sandbox.test_process import wait_until
 

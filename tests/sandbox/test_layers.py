@@ -20,7 +20,7 @@ import pickletools
 import pytest
 import pytest_asyncio
 
-from agent.sandbox import SandboxRunner
+from agent.sandbox.runner import SandboxRunner
 from agent.sandbox.checks import check_code
 from agent.sandbox.protocol import encode_reply, load_plain
 

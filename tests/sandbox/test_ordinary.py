@@ -243,7 +243,7 @@ async def test_bind_prompt_lines_full_value(runner):
 
 @pytest.mark.asyncio
 async def test_bad_bindings_and_conditions_raise(runner):
-    from agent.sandbox import SandboxError
+    from agent.sandbox.runner import SandboxError
 
     with pytest.raises(SandboxError, match="forbidden: open"):
         await runner.bind_expressions({"f": "open('/etc/passwd')"})
@@ -258,7 +258,7 @@ async def test_bad_bindings_and_conditions_raise(runner):
 
 @pytest.mark.asyncio
 async def test_watch_expressions_give_type_and_value_and_are_checked_like_conditions(runner, drive):
-    from agent.sandbox import SandboxError
+    from agent.sandbox.runner import SandboxError
 
     await drive(runner, "seen = {'drawer 1': ['pen 1'], 'shelf 2': []}")
     assert await runner.evaluate("len(seen)") == ("int", "2")
@@ -271,7 +271,7 @@ async def test_watch_expressions_give_type_and_value_and_are_checked_like_condit
 
 @pytest.mark.asyncio
 async def test_extra_helpers_are_served_by_the_parent(drive):
-    from agent.sandbox import SandboxRunner
+    from agent.sandbox.runner import SandboxRunner
 
     calls = []
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from agent.runtime.runner import ActionRequest, NodeOutcome
-from agent.sandbox import SandboxError, SandboxRunner
+from agent.sandbox.runner import SandboxError, SandboxRunner
 from agent.sandbox.walls import SandboxPolicy
 
 
@@ -244,7 +244,7 @@ OUTSIDE_NAMESPACES = SandboxPolicy(walls=frozenset({"landlock", "seccomp"}), wea
 
 PARENT_THAT_GETS_KILLED = """
 import asyncio, sys, time
-from agent.sandbox import SandboxRunner
+from agent.sandbox.runner import SandboxRunner
 from agent.sandbox.walls import SandboxPolicy
 
 async def main():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.runtime.stepper import MAX_ACTION_CHARS
-from agent.sessions.journal import JOURNAL_FILE, read_journal
+from agent.runtime.actions import MAX_ACTION_CHARS
+from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from recode_tui.commands.cli import main
 
 HUGE = MAX_ACTION_CHARS * 500 + 1  # 1 MB

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, moved_prompt_set
-from agent.sessions.journal import JOURNAL_FILE, read_journal
+from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from recode_tui.commands.cli import main
 
 FIXTURE = Path(__file__).parent / "fixtures" / "before_layout_put-01.jsonl"

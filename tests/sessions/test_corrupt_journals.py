@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.sessions.journal import JOURNAL_FILE
+from agent.sessions.journal_read import JOURNAL_FILE
 from envs.alfworld.catalog import resolve_game
 from recode_tui.commands.cli import main
 from recode_tui.console.app import build_app

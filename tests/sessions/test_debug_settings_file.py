@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.sessions.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
-from agent.runtime.debugger import parse_breakpoint
+from agent.runtime.breakpoints import parse_breakpoint
 
 
 def test_round_trip_keeps_order_flags_and_conditions(tmp_path: Path) -> None:

@@ -11,10 +11,10 @@ import pytest
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
 from agent.sandbox.settings import RunnerSettings
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from agent.sessions.session import branch_session, resume_session, start_session
 from envs import make_env
-from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 from envs.registry import EpisodeRef
 

@@ -15,7 +15,8 @@ import pytest
 
 from agent.runtime.limits import Limits
 from agent.sessions.header import JOURNAL_VERSION, HeaderError, JournalHeader, SessionParent, load_header
-from agent.sessions.journal import JournalError, list_sessions, read_journal
+from agent.sessions.journal_read import JournalError, read_journal
+from agent.sessions.listing import list_sessions
 from recode_tui.commands.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

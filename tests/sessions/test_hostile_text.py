@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 
 HOSTILE_ACTIONS = ["go to \ud800 cabinet", "\x1b]52;c;aGk=\x07look", "\r\x1b[2K SUCCESS: won"]
 

@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from agent.sessions.journal import JOURNAL_FILE, read_journal
+from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from envs.alfworld.catalog import resolve_game
 from recode_tui.commands.cli import main
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
-from agent.sessions.journal import JOURNAL_FILE, read_journal
+from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from envs.alfworld.catalog import resolve_game
 from recode_tui.commands.cli import main
 

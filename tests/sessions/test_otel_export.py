@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from recode_tui.commands.cli import main
 
 pytest.importorskip("opentelemetry.sdk.trace")

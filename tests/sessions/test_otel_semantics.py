@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from recode_tui.commands.cli import main
 from tests.eval.bugged import bugged_script
 from tests.eval.helpers import recode

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from agent.eval.report import EvalReport
-from agent.sessions.journal import JOURNAL_FILE, read_journal
+from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from recode_tui.commands.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

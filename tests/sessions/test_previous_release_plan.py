@@ -14,7 +14,7 @@ from pathlib import Path
 from agent.runtime.prompts import DEFAULT_PROMPTS
 from agent.runtime.tree import CodeTree, NodeStatus
 from agent.sessions.export import tree_from_document
-from agent.sessions.journal import JOURNAL_FILE, read_journal
+from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from recode_tui.commands.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"

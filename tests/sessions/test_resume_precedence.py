@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.sessions.journal import JOURNAL_FILE, read_journal
+from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from tests.eval.helpers import run_main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from tests.eval.helpers import run_main
 from tests.sessions.test_resume_precedence import environment
 

@@ -13,11 +13,12 @@ import time
 from pathlib import Path
 
 from agent.runtime import events as ev
-from agent.sessions.journal import read_journal, write_draft
+from agent.sessions.journal import write_draft
+from agent.sessions.journal_read import read_journal
 from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.setup.build import make_agent, make_llm
-from recode_tui.console.session.session_control import find_resume
+from recode_tui.setup.sessions import find_resume
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
 from tests.eval.helpers import run_main

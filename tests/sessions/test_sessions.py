@@ -18,11 +18,12 @@ from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from agent.sandbox.settings import RunnerSettings
 from agent.sessions.export import PlanFormatError, markdown_transcript, sft_lines, tree_document, validate_tree_document
-from agent.sessions.journal import JOURNAL_FILE, JournalError, read_journal, write_draft
+from agent.sessions.journal import write_draft
+from agent.sessions.journal_read import JOURNAL_FILE, JournalError, read_journal
 from agent.sessions.session import branch_session, fork_at_answer, resume_session, rewind_to_node, start_session
 from envs import make_env
 from envs.alfworld.catalog import resolve_game
-from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptedLLM
 from mockllm.journal import journal_llm
 from mockllm.scripted import ScriptEntry
 from envs.registry import EpisodeRef

@@ -16,7 +16,9 @@ from typing import AsyncIterator
 from agent.llm import Purpose
 from agent.runtime.capabilities import ScriptedAnswer
 from agent.runtime.events import Event
-from agent.runtime.stepper import MAIN_ROLE, Answer, Stepper
+from agent.runtime.asking import Answer
+from agent.runtime.costs import MAIN_ROLE
+from agent.runtime.stepper import Stepper
 from agent.runtime.verdict import Verdict
 
 NAME = "one-action"

@@ -43,7 +43,8 @@ from agent.runtime.event_text import first_line
 from agent.runtime.events import Event, ObservationReceived
 from agent.runtime.prompts import rejected_code
 from agent.runtime.runner import NodeOutcome, code_check_of
-from agent.runtime.stepper import MAIN_ROLE, AgentView, ViewLine, ViewSection
+from agent.runtime.agent_view import AgentView, ViewLine, ViewSection
+from agent.runtime.costs import MAIN_ROLE
 from agent.runtime.tree import Node
 from agent.runtime.verdict import Verdict
 

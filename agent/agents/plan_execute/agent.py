@@ -26,7 +26,9 @@ from agent.runtime.cut import through_first_line
 from agent.runtime.event_text import first_line
 from agent.runtime.events import AgentNote, Event
 from agent.runtime.prompts import format_recent
-from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
+from agent.runtime.agent_view import AgentView, ViewLine, ViewSection
+from agent.runtime.asking import Answer
+from agent.runtime.stepper import Stepper
 from agent.runtime.tree import Node, NodeStatus
 from agent.runtime.verdict import Verdict
 

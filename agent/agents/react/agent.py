@@ -32,7 +32,8 @@ from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_first_line
 from agent.runtime.event_text import first_line
 from agent.runtime.events import Event, ObservationReceived
-from agent.runtime.stepper import MAIN_ROLE, AgentView, ViewLine, ViewSection
+from agent.runtime.agent_view import AgentView, ViewLine, ViewSection
+from agent.runtime.costs import MAIN_ROLE
 from agent.runtime.tree import Node
 from agent.runtime.verdict import Verdict
 

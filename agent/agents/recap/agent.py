@@ -32,7 +32,9 @@ from agent.runtime.answer_words import AnswerWords
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import whole_lines
 from agent.runtime.events import AgentNote, Event
-from agent.runtime.stepper import AgentView, Answer, Stepper, ViewLine, ViewSection
+from agent.runtime.agent_view import AgentView, ViewLine, ViewSection
+from agent.runtime.asking import Answer
+from agent.runtime.stepper import Stepper
 from agent.runtime.tree import Node
 from agent.runtime.verdict import Verdict
 

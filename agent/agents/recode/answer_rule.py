@@ -20,8 +20,9 @@ from typing import Callable
 
 from agent.agents.recode.codeblocks import validate
 from agent.runtime.code import InvalidAnswer, ParsedAnswer, parse_answer, safe_parse
-from agent.runtime.verdict import MAX_ANSWER_CHARS, Verdict, oversized
-from agent.sandbox.checks import DEFAULT_HELPERS, check_code
+from agent.runtime.verdict import Verdict, oversized
+from agent.runtime.code import DEFAULT_HELPERS
+from agent.sandbox.checks import check_code
 
 CodeCheck = Callable[[str], "str | None"]
 
@@ -101,4 +102,4 @@ def _refused_line(parsed: ParsedAnswer, check: CodeCheck, refusal: str) -> int |
     return body[high - 1].lineno + parsed.first_line - 1
 
 
-__all__ = ["MAX_ANSWER_CHARS", "CodeCheck", "Verdict", "judge_answer", "oversized"]
+__all__ = ["CodeCheck", "judge_answer"]

@@ -2,8 +2,8 @@
 
 This module plays the examples as a plan; the rest lives in
 `prompt_drafts` (drafts, saving), `prompt_render` (the prompt by parts) and
-`examples` (parsing and checking examples), all re-exported here, the one
-import the console, the command line and the tests use.
+`examples` (parsing and checking examples); callers import each name
+from the module that defines it.
 
 UI-free on purpose: the console's prompt workspace, `recode-tui prompt show`
 and the tests of the bundled prompts all use these functions, so an example
@@ -24,55 +24,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent.agents.recode.examples import (
-    ALLOWED_IMPORTS,
-    BUILTINS,
-    HELPERS,
-    Example,
-    ExampleCheck,
-    ExampleFormatError,
-    answer_code,
-    answer_diff,
-    answer_problems,
-    check_example,
-    check_examples_text,
-    check_summary,
-    live_answer_problem,
-    parse_example,
-    split_examples,
-    stub_call,
-    undefined_names,
-)
-from agent.agents.recode.prompt_drafts import (
-    EXPAND_TEMPLATE,
-    DraftPromptSet,
-    PromptSetError,
-    default_set_name,
-    editable_files,
-    examples_file,
-    is_bundled,
-    save_prompt_set,
-    user_prompts_dir,
-)
-from agent.agents.recode.prompt_render import (
-    PART_NAMES,
-    RenderedPrompt,
-    context_from_prompt,
-    render_prompt,
-    stub_variable_lines,
-    variables_from_prompt,
-)
+from agent.agents.recode.examples import Example, ExampleFormatError, parse_example, split_examples
 from agent.llm import CallContext, Completion, LLMError, Purpose, Usage
 from agent.runtime.prompts import PromptSet
 
-__all__ = [
-    "ALLOWED_IMPORTS", "BUILTINS", "EXPAND_TEMPLATE", "HELPERS", "PART_NAMES", "DraftPromptSet",
-    "Example", "ExampleCheck", "ExampleFormatError", "ExamplePlay", "ExamplesLLM", "PromptSetError",
-    "RenderedPrompt", "answer_code", "answer_diff", "answer_problems", "check_example", "check_examples_text",
-    "check_summary", "context_from_prompt", "default_set_name", "editable_files", "examples_file", "is_bundled",
-    "live_answer_problem", "parse_example", "play_examples", "render_prompt", "save_prompt_set", "split_examples",
-    "stub_call", "stub_variable_lines", "undefined_names", "user_prompts_dir", "variables_from_prompt",
-]
+__all__ = ["ExamplePlay", "ExamplesLLM", "play_examples"]
 
 
 # -- playing the examples: each one is a piece of a plan ---------------------------------------

@@ -25,14 +25,16 @@ from agent.runtime.cut import through_last
 from agent.runtime.events import Event, StubFound
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, rejected_code
 from agent.runtime.runner import CodeRunner, NodeOutcome, code_check_of
-from agent.runtime.stepper import Answer, Limits, Stepper
+from agent.runtime.asking import Answer
+from agent.runtime.limits import Limits
+from agent.runtime.stepper import Stepper
 from agent.runtime.tree import Node, NodeStatus
 from agent.runtime.verdict import Verdict
 from envs.base import Env
 
 SKELETON = "<think>\n\n</think>\n<execute>\n\n</execute>\n"  # what an empty editor shows
 
-__all__ = ["Engine", "Limits", "ROOT_CODE"]
+__all__ = ["Engine", "ROOT_CODE"]
 
 ROOT_CODE = "solve(instruction, observation)"
 

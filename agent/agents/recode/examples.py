@@ -1,8 +1,8 @@
 """Few-shot examples held to the standard of a live answer: split and parse them, check each, compare answers.
 
-Part of ReCode's prompt authoring (`agent.agents.recode.authoring` re-exports
-every name). An example must parse (`<think>` + `<execute>`), pass
-`codeblocks.validate` and read no variable before something binds it;
+Part of ReCode's prompt authoring (with `agent.agents.recode.authoring`). An example must
+parse (`<think>` + `<execute>`), pass `codeblocks.validate` and read no variable before
+something binds it;
 problems come back as text, never raised, so an editor can show them.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from agent.agents.recode.answer_rule import judge_answer
 from agent.runtime.code import InvalidAnswer, parse_answer, safe_parse
-from agent.sandbox.checks import ALLOWED_MODULES, DEFAULT_HELPERS
+from agent.runtime.code import ALLOWED_MODULES, DEFAULT_HELPERS
 
 # Defined once, by the sandbox: the helpers node code is given and the modules it may import.
 HELPERS = DEFAULT_HELPERS

@@ -17,7 +17,7 @@ from agent.runtime.capabilities import ScriptedAnswer
 from agent.runtime.gold_path import split_into_parts
 
 ROOT_STUB = "solve(instruction, observation)"
-__all__ = ["ROOT_STUB", "gold_plan", "placeholder_name", "split_into_parts"]
+__all__ = ["ROOT_STUB", "gold_plan", "placeholder_name"]
 
 
 def placeholder_name(index: int, first_action: str) -> str:

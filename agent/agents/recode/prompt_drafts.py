@@ -1,8 +1,7 @@
 """Prompt sets a person edits: drafts held in memory (hashed as they would be saved), the files to edit, and saving to a folder.
 
-Part of ReCode's prompt authoring (`agent.agents.recode.authoring` re-exports
-every name); apart from rendering and the example checks because it is the
-only part that touches the disk.
+Part of ReCode's prompt authoring (with `agent.agents.recode.authoring`); apart from
+rendering and the example checks because it is the only part that touches the disk.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """ReCode's expand prompt by parts: the exact text the engine sends, each part's share, and the fields read back from a recorded prompt.
 
-Part of ReCode's prompt authoring (`agent.agents.recode.authoring` re-exports
-every name): what the prompt workspace counts and `recode-tui prompt show`
-prints, with no editing or checking in it.
+Part of ReCode's prompt authoring (with `agent.agents.recode.authoring`): what the prompt
+workspace counts and `recode-tui prompt show` prints, with no editing or checking in it.
 """
 
 from __future__ import annotations

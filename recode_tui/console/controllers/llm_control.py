@@ -133,7 +133,7 @@ class LLMControl(Widget):
 
     def switch(self, spec: str) -> str:
         """Answer from now on with `spec`; raises UsageError (one line) for a bad spec."""
-        from recode_tui.setup import make_llm
+        from recode_tui.setup.build import make_llm
 
         llm = make_llm(spec, self.profiles_path)
         control = self.run.session_control

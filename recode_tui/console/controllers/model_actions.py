@@ -15,7 +15,7 @@ from textual.binding import Binding
 from recode_tui.console.controllers.run_events import RunEvents
 from recode_tui.console.run.hosts import Interruptible, RunScreen
 from recode_tui.console.run.requests import CloseEditor, FocusEditor, StatusChanged, SubmitEditor
-from recode_tui.console.controllers.llm_control import LLMControl, is_human, llm_choices
+from recode_tui.console.controllers.llm_control import LLMControl, llm_choices
 from recode_tui.console.run.run_state import RunState, RunStateChanged
 
 MODEL_BINDINGS = [
@@ -51,7 +51,7 @@ class ModelKeys:
         run.app.push_screen(LLMPicker(choices, current), self.switch_to)
 
     async def switch_to(self, spec: str | None) -> None:
-        from recode_tui.setup import UsageError
+        from recode_tui.setup.usage import UsageError
 
         if not spec:
             return
@@ -120,4 +120,4 @@ class ModelKeys:
         run.say("paused", "interrupting the running node (it is killed and restored if it does not stop)…")
 
 
-__all__ = ["MODEL_BINDINGS", "ModelKeys", "is_human"]
+__all__ = ["MODEL_BINDINGS", "ModelKeys"]

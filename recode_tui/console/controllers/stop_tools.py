@@ -9,7 +9,8 @@ What the lists show it asks the screen for (run/requests.py).
 
 from __future__ import annotations
 
-from agent.runtime.debugger import BreakpointKind, Stop, describe_event
+from agent.runtime.breakpoints import BreakpointKind
+from agent.runtime.debugger import Stop, describe_event
 from recode_tui.console.run.hosts import RunScreen
 from recode_tui.console.run.requests import AddWatch, EvaluateWatches, MarkWatches, RefreshBreakpoints, ShowEvents
 

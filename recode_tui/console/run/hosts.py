@@ -26,7 +26,8 @@ from recode_tui.console.run.run_state import RunState
 
 if TYPE_CHECKING:  # names for the declarations only: `RecodeApp` derives from `ConsoleApp` before its first frame
     from agent.runtime import events as ev
-    from agent.runtime.debugger import Breakpoint, Debugger
+    from agent.runtime.breakpoints import Breakpoint
+    from agent.runtime.debugger import Debugger
     from agent.runtime.prompts import PromptSet
     from agent.runtime.stepper import Stepper
     from agent.runtime.tree import Node

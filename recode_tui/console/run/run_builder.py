@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from agent.llm import LLM
-    from agent.runtime.debugger import Breakpoint
+    from agent.runtime.breakpoints import Breakpoint
     from agent.runtime.stepper import Stepper
     from envs.base import Env
     from envs.registry import EpisodeRef
@@ -50,7 +50,8 @@ def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMake
     With `options.run.resumed` (a session folder) the console replays that session instead, with the
     LLM it recorded unless `--llm` was given.
     """
-    from recode_tui.setup import UsageError, episode_of, make_agent, make_llm
+    from recode_tui.setup.build import episode_of, make_agent, make_llm
+    from recode_tui.setup.usage import UsageError
     from recode_tui.setup.build import prompt_places
 
     run = options.run
@@ -65,7 +66,7 @@ def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMake
     agent = make_agent(run.settings, episode, model, env_maker=env_maker, runner_maker=runner_maker)
     control = None
     if options.journaled or run.resumed is not None:
-        from agent.sessions.journal import sessions_dir_from
+        from agent.sessions.listing import sessions_dir_from
         from recode_tui.console.session.session_control import SessionControl
 
         control = SessionControl.create(agent, episode, llm if llm is not None else run.llm.spec,

@@ -33,7 +33,8 @@ from textual.signal import Signal
 from textual.widgets import Footer, TabbedContent, TabPane, Tree
 
 from agent.runtime import events as ev
-from agent.runtime.debugger import Breakpoint, BreakpointKind, Debugger, StepMode
+from agent.runtime.breakpoints import Breakpoint, BreakpointKind
+from agent.runtime.debugger import Debugger, StepMode
 from agent.runtime.stepper import Stepper
 from agent.runtime.tree import NodeStatus
 from recode_tui.console.support.textual_compat import SteadyFooter

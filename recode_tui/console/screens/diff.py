@@ -21,7 +21,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent.eval.rundiff import EvalDiff, RunDiff
+from agent.eval.rundiff.diff import RunDiff
+from agent.eval.rundiff.evals import EvalDiff
 from agent.runtime.safe_text import for_terminal
 from recode_tui.console.widgets.key_line import DIFF_KEYS, EVAL_DIFF_KEYS, KeyLine
 from recode_tui.setup.diffs import parting
@@ -197,8 +198,9 @@ def show_parent_diff(app: App[None], folder: Path, warn: Callable[[str], None]) 
     Both journals are read and aligned in a thread (a long run takes a moment); the screen is
     pushed after. A session that is not a branch, or journals that cannot be compared, are `warn`ed.
     """
-    from agent.eval.rundiff import IncomparableRuns, diff_runs, parent_folder
-    from agent.sessions.journal import JournalError, read_journal
+    from agent.eval.rundiff.diff import IncomparableRuns, diff_runs
+    from agent.eval.rundiff.runs import parent_folder
+    from agent.sessions.journal_read import JournalError, read_journal
 
     def show(found: RunDiff | str) -> None:
         if isinstance(found, str):

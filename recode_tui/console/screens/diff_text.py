@@ -12,7 +12,8 @@ import difflib
 from rich.text import Text
 
 from agent.agents import status_words
-from agent.eval.rundiff import Call, NodeRow, Run, RunDiff, Step, StepRow
+from agent.eval.rundiff.diff import NodeRow, RunDiff, StepRow
+from agent.eval.rundiff.runs import Call, Run, Step
 from agent.runtime.safe_text import for_terminal
 from recode_tui.setup.diffs import node_text, one_line, step_text
 from recode_tui.console.widgets.diff_rows import Line

@@ -19,7 +19,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from agent.sessions.journal import Journal, last_activity, list_sessions
+from agent.sessions.journal_read import Journal
+from agent.sessions.listing import last_activity, list_sessions
 from recode_tui.setup.shown import shown
 
 

@@ -21,7 +21,7 @@ from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
 from agent.sandbox.settings import RunnerSettings
 from agent.runtime.tree import Node
-from agent.sessions.journal import JournalError, read_journal
+from agent.sessions.journal_read import JournalError, read_journal
 from agent.sessions.session import (
     Session,
     branch_session,
@@ -40,7 +40,7 @@ from recode_tui.console.run.requests import HandOver, SelectNode, ShowSession
 # What `--resume` names and the game a session played: the setup layer's, named here too for the console's callers.
 from recode_tui.setup.sessions import find_resume as find_resume, journal_llm_note, session_game as session_game
 from recode_tui.console.session.session_work import WorkKeeper
-from recode_tui.setup.settings import EpisodeRef
+from envs.registry import EpisodeRef
 
 DRAFT_SECONDS = 2.0  # how often a changed draft is written to draft.json
 CHECK_SECONDS = 1.0  # how often the journal writer's error is looked at
@@ -109,7 +109,7 @@ class SessionControl:
     ) -> "SessionControl":
         """Journal a fresh agent into a new session, or prepare to resume `resume`; every replay keeps
         the agent's runner settings (the user's `--trusted` and `--node-timeout`)."""
-        from recode_tui.setup import make_llm
+        from recode_tui.setup.build import make_llm
 
         new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, episode)) if isinstance(llm, str) else (lambda: llm)
         spec = llm if isinstance(llm, str) else llm.name
@@ -261,7 +261,8 @@ class SessionControl:
         console's own profiles file (never the journal's: it sets the server the key goes to); a spec that
         cannot be built falls back to the console's own, noted and journaled as a `fallback: ...`, which a
         later resume does not keep (`Journal.llm_setup`)."""
-        from recode_tui.setup import UsageError, episode_of, make_llm
+        from recode_tui.setup.build import episode_of, make_llm
+        from recode_tui.setup.usage import UsageError
 
         source = self.replay_source or (self.session.folder if self.session is not None else None)
         self.replay_source = None

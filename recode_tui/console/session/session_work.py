@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from agent.sessions.debug_settings import DebugSettings, read_debug_settings, write_debug_settings
-from agent.runtime.debugger import Breakpoint
+from agent.runtime.breakpoints import Breakpoint
 from agent.sessions.journal import write_draft
 from agent.sessions.session import Session
 from recode_tui.console.run.hosts import ConsoleApp

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from textual.app import App
 
-from agent.eval.rundiff import EvalDiff, RunDiff
+from agent.eval.rundiff.diff import RunDiff
+from agent.eval.rundiff.evals import EvalDiff
 from recode_tui.setup.diffs import load_diff
 from recode_tui.console.screens.diff import DiffScreen, EvalDiffScreen
 

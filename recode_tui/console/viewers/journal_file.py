@@ -19,10 +19,11 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, RichLog, Static, Tree
 
 from agent.runtime import events as ev
-from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
+from agent.sessions.journal_read import JournalError, read_journal
+from agent.sessions.listing import find_session, sessions_dir_from
 from agent.sessions.journal_view import NOT_SHOWN, JournalView, read_view
 from agent.sessions.old_values import UNRECORDED_PURPOSE
-from recode_tui.setup import UsageError
+from recode_tui.setup.usage import UsageError
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.node_detail import NodeDetail
 

@@ -20,7 +20,7 @@ from textual.widgets import Footer, Static, Tree
 from agent.runtime import events as ev
 from agent.runtime.tree import CodeTree
 from agent.sessions.export import PlanFormatError, tree_from_document
-from recode_tui.setup import UsageError
+from recode_tui.setup.usage import UsageError
 from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.node_detail import NodeDetail
 

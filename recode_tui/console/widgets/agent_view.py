@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from agent.runtime.stepper import AgentView
+from agent.runtime.agent_view import AgentView
 from recode_tui.console.widgets.search import Match
 
 # How each kind of line the agent marks is drawn.

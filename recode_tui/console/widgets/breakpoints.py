@@ -13,7 +13,8 @@ from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from agent.runtime.debugger import Debugger, parse_breakpoint
+from agent.runtime.breakpoints import parse_breakpoint
+from agent.runtime.debugger import Debugger
 
 ADD_HINT = ("add: stub NAME|RE · depth N · action RE · obs RE · error · invalid · every-stub · changes EXPR · "
             "note replan|re-injection  [if COND]")

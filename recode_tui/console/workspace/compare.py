@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 
-from agent.agents.recode.authoring import answer_diff
+from agent.agents.recode.examples import answer_diff
 from agent.runtime.answer_check import AnswerCheck, SubmitRule
 from agent.runtime.stepper import Stepper
 from recode_tui.console.widgets.answer_editor import CodeArea, cursor_blink_of

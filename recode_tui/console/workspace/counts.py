@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from agent.agents.recode.authoring import PART_NAMES, RenderedPrompt
+from agent.agents.recode.prompt_render import PART_NAMES, RenderedPrompt
 from agent.llm.tokens import TokenCounter
 
 

@@ -46,7 +46,7 @@ def unwrapped(llm: LLM) -> LLM:
 
 def fresh_llm(current: LLM, profiles_path: str | None = None) -> LLM:
     """A new LLM that answers like `current`; raises UsageError (one line) when its spec is unknown."""
-    from recode_tui.setup import make_llm
+    from recode_tui.setup.build import make_llm
 
     base = unwrapped(current)
     if isinstance(base, ScriptedLLM):

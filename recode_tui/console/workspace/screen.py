@@ -24,21 +24,17 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from agent.agents.recode.authoring import (
+from agent.agents.recode.authoring import ExamplePlay, play_examples
+from agent.agents.recode.examples import ExampleCheck, check_examples_text, check_summary
+from agent.agents.recode.prompt_drafts import (
     DraftPromptSet,
-    ExamplePlay,
-    ExampleCheck,
     PromptSetError,
-    RenderedPrompt,
-    check_examples_text,
-    check_summary,
     default_set_name,
     editable_files,
     examples_file,
-    play_examples,
-    render_prompt,
     save_prompt_set,
 )
+from agent.agents.recode.prompt_render import RenderedPrompt, render_prompt
 from agent.agents.recode.call_notes import stub_context
 from agent.llm import LLM, LLMError
 from agent.llm.tokens import TokenCounter, model_of
@@ -328,7 +324,8 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
 
     def _llm_for(self, spec: str) -> LLM | None:
         """A fresh LLM for a spec, so a comparison never uses up the run's scripted answers."""
-        from recode_tui.setup import UsageError, make_llm
+        from recode_tui.setup.build import make_llm
+        from recode_tui.setup.usage import UsageError
 
         current = self.agent_llm
         try:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.agents.recode.authoring import HELPERS, context_from_prompt, variables_from_prompt
+from agent.agents.recode.examples import HELPERS
+from agent.agents.recode.prompt_render import context_from_prompt, variables_from_prompt
 from agent.runtime.stepper import Stepper
 from agent.agents.recode.prompt import call_arguments
 from agent.runtime import events as ev

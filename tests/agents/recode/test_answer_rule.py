@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from agent.agents.recode.answer_rule import judge_answer
-from agent.agents.recode.authoring import ALLOWED_IMPORTS, HELPERS, answer_problems, live_answer_problem
-from agent.sandbox.checks import ALLOWED_MODULES, DEFAULT_HELPERS, check_code
+from agent.agents.recode.examples import ALLOWED_IMPORTS, HELPERS, answer_problems, live_answer_problem
+from agent.runtime.code import ALLOWED_MODULES, DEFAULT_HELPERS
+from agent.sandbox.checks import check_code
 from agent.agents.recode.engine import Engine
 from agent.runtime.answer_check import SubmitRule, check_answer
 from agent.runtime.thread_runner import ThreadRunner

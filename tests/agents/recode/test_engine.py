@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import textwrap
 
-from agent.agents.recode.engine import Engine, Limits
+from agent.agents.recode.engine import Engine
+from agent.runtime.limits import Limits
 from agent.llm import CallContext, Completion
 from agent.runtime import events as ev
 from agent.runtime.thread_runner import ThreadRunner
 from agent.runtime.tree import NodeStatus
 from envs import make_env
-from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptedLLM
 from mockllm.scripted import ScriptEntry
 
 
@@ -250,7 +251,7 @@ async def test_usage_and_cost_are_summed_into_the_result(toy_game):
 
 
 async def test_an_answer_the_parser_gives_up_on_is_rejected_and_asked_again(toy_game):
-    from agent.sandbox import SandboxRunner
+    from agent.sandbox.runner import SandboxRunner
 
     huge = "x = " + " + ".join(["1"] * 20_000)
     llm = ScriptedLLM([
@@ -271,7 +272,7 @@ async def test_an_answer_the_parser_gives_up_on_is_rejected_and_asked_again(toy_
 
 
 async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(toy_game):
-    from agent.sandbox import SandboxRunner
+    from agent.sandbox.runner import SandboxRunner
 
     llm = scripted(
         ("solve(instruction, observation)", answer("from collections import Counter\ncount_words(instruction)")),

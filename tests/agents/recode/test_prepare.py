@@ -15,7 +15,7 @@ from agent.runtime import events as ev
 from agent.sandbox.settings import RunnerSettings
 from envs import make_env
 from envs.base import EnvError
-from mockllm import ScriptedLLM
+from mockllm.scripted import ScriptedLLM
 
 
 class CountingResets:
