@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from recode_tui.console.support.crash import CrashReport
-from recode_tui.console.run.hosts import Cancellable, ConsoleApp
+from recode_tui.console.run.hosts import ConsoleApp
 from recode_tui.console.screens.loading import LoadingScreen
 from recode_tui.console.run.run_builder import LoadedRun, RunLoader, episode_label, load_run
 
@@ -181,6 +181,8 @@ class RecodeApp(CrashReport, ConsoleApp):
             self._load_abandoned = True
         if not self.loaded:
             return
+        from agent.llm import Cancellable  # loaded with the run, after the first frame
+
         agent = self._run_screen.agent
         if isinstance(agent.llm, Cancellable):
             agent.llm.cancel()

@@ -11,7 +11,8 @@ from mockllm.chosen import ChosenAnswerLLM
 from mockllm.human import HumanLLM
 from mockllm.review import ReviewLLM
 from mockllm.scripted import ScriptedLLM
-from recode_tui.console.run.hosts import Cancellable, Interruptible, is_trusted
+from agent.llm import Cancellable
+from recode_tui.console.run.hosts import Interruptible, is_trusted
 from recode_tui.console.controllers.keys import DEBUG_BINDINGS
 from recode_tui.console.controllers.session_actions import SESSION_BINDINGS, session_commands
 from recode_tui.console.workspace.fresh import unwrapped

@@ -179,13 +179,6 @@ class TrustFlagged(Protocol):
     trusted: bool
 
 
-@runtime_checkable
-class Cancellable(Protocol):
-    """An LLM whose pending answer can be given up (the person's, a review's)."""
-
-    def cancel(self) -> None: ...
-
-
 def is_trusted(runner: object) -> bool:
     """The runner runs code unchecked (`--trusted`); a runner that does not say is not."""
     return isinstance(runner, TrustFlagged) and bool(runner.trusted)

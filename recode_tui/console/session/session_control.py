@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from agent.llm import LLM
+from agent.llm import LLM, Cancellable
 from agent.runtime import events as ev
 from agent.sessions.debug_settings import DebugSettings
 from agent.runtime.prompts import PromptSet
@@ -35,7 +35,7 @@ from agent.sessions.session import (
 )
 from mockllm.chosen import ChosenAnswerLLM
 from mockllm.human import HumanLLM
-from recode_tui.console.run.hosts import Cancellable, ConsoleApp, ReplaceRun, RunScreen, is_trusted
+from recode_tui.console.run.hosts import ConsoleApp, ReplaceRun, RunScreen, is_trusted
 from recode_tui.console.run.requests import HandOver, SelectNode, ShowSession
 # What `--resume` names and the game a session played: the setup layer's, named here too for the console's callers.
 from recode_tui.setup.sessions import find_resume as find_resume, journal_llm_note, session_game as session_game
