@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Sequence, TypeVar
 
-from agent.eval.report import REPORT_FILE, EvalReport
-from agent.sessions.journal_read import Journal, JournalError
 from recode_tui.setup.settings import EvalOptions, LLMSettings, RunFlags, RunOptions, Selection
 from recode_tui.setup.usage import UsageError
 
 if TYPE_CHECKING:
     from agent.eval.executor import EpisodeExecutor
+    from agent.eval.report import EvalReport
+    from agent.sessions.journal_read import Journal
     from agent.eval.results import EpisodeResult
     from agent.llm import LLM
     from agent.runtime.events import Event, RunFinished
@@ -39,6 +39,18 @@ __all__ = ["EpisodeOutcome", "EvalReport", "Journal", "PlannedEvaluation", "Succ
 
 T = TypeVar("T")
 Notes = Callable[[str], None]
+
+# The record types the functions return, loaded on first use (PEP 562) so that `run` loads no evaluation code.
+_TYPES = {"EvalReport": "agent.eval.report", "Journal": "agent.sessions.journal_read"}
+
+
+def __getattr__(name: str) -> Any:
+    """`EvalReport` and `Journal`, imported from their modules the first time they are asked for."""
+    if name not in _TYPES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_TYPES[name]), name)  # dynamic: PEP 562 lazy export
 
 
 def _run(make: Callable[[], Awaitable[T]]) -> T:
@@ -184,6 +196,8 @@ class PlannedEvaluation:
 
     @property
     def report_file(self) -> Path:
+        from agent.eval.report import REPORT_FILE
+
         return self.folder / REPORT_FILE
 
 
@@ -299,6 +313,8 @@ def success_rates(report: EvalReport) -> dict[str, SuccessRate]:
 def read_report(path: str | Path) -> EvalReport:
     """An evaluation's report (`report.json`, or the eval folder holding it) through the report's one loader;
     ValueError, one line that says what to do, for a file that is not one."""
+    from agent.eval.report import REPORT_FILE, EvalReport
+
     given = Path(path)
     return EvalReport.read(given / REPORT_FILE if given.is_dir() else given)
 
@@ -306,7 +322,7 @@ def read_report(path: str | Path) -> EvalReport:
 def read_journal(path: str | Path) -> Journal:
     """A session's journal (its folder or `journal.jsonl`: an episode's `journal` in a report) as its typed
     header and records; ValueError, one line that says what to do, for a file that is not one."""
-    from agent.sessions.journal_read import read_journal as read
+    from agent.sessions.journal_read import JournalError, read_journal as read
 
     try:
         return read(path)
