@@ -54,13 +54,33 @@ def __getattr__(name: str) -> Any:
 
 
 def _run(make: Callable[[], Awaitable[T]]) -> T:
-    """The coroutine `make` gives, run to its end: here, or in a worker thread when a loop already runs here."""
+    """The coroutine `make` gives, run to its end: here, or in a worker thread when a loop already runs here.
+
+    Interrupted (Ctrl-C, a notebook's stop button) while it runs in the worker thread, it is cancelled
+    there as `asyncio.run` cancels it here (an evaluation's report says `interrupted`), then the
+    interrupt goes on."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(_awaited(make))
+    running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]] = []
+
+    async def on_its_own_loop() -> T:
+        task = asyncio.current_task()
+        assert task is not None  # asyncio.run runs this as a task
+        running.append((asyncio.get_running_loop(), task))
+        return await make()
+
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="recode-tui-api") as worker:
-        return worker.submit(asyncio.run, _awaited(make)).result()
+        done = worker.submit(asyncio.run, on_its_own_loop())
+        try:
+            return done.result()
+        except KeyboardInterrupt:
+            if not done.cancel() and running:
+                loop, task = running[0]
+                loop.call_soon_threadsafe(task.cancel)
+                concurrent.futures.wait([done])  # the cancelled work ends (its report written) before we go on
+            raise
 
 
 async def _awaited(make: Callable[[], Awaitable[T]]) -> T:

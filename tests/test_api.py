@@ -13,7 +13,10 @@ import contextlib
 import io
 import json
 import re
+import signal
+import threading
 from pathlib import Path
+from typing import Awaitable, Callable
 
 import pytest
 
@@ -40,8 +43,18 @@ def in_a_notebook(code: str, folder: Path, monkeypatch) -> str:
 
     monkeypatch.chdir(folder)
     with contextlib.redirect_stdout(out):
-        asyncio.run(cell())
+        in_a_running_loop(cell)
     return out.getvalue()
+
+
+def in_a_running_loop(cell: Callable[[], Awaitable[None]]) -> None:
+    """`cell` awaited as Jupyter's kernel awaits a cell: on a loop that runs while the cell's code does, with
+    Python's own Ctrl-C handler (the kernel's stop button raises KeyboardInterrupt in the running code)."""
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(cell())
+    finally:
+        loop.close()
 
 
 def played(report: api.EvalReport) -> list[tuple[str, str, bool, str, int, int]]:
@@ -85,6 +98,26 @@ def test_the_pages_model_server_example_runs_over_the_wire(tmp_path, sessions, m
     assert report.plan.llm == "profile:local" and report.plan.agents == ["recode", "react"]
     assert [line.split()[:2] for line in printed.splitlines()] == [["recode", "100%"], ["react", "100%"]]
     assert all(e.input_tokens > 0 and not e.error for e in report.episodes)
+
+
+@pytest.mark.heavy
+def test_stopping_a_notebooks_evaluation_keeps_its_report_and_resume_plays_the_rest(tmp_path, sessions):
+    notebook = threading.get_ident()
+    out = tmp_path / "stopped"
+
+    def stop_button(result) -> None:  # the person stops the cell once the first episode is in
+        signal.pthread_kill(notebook, signal.SIGINT)
+
+    async def cell() -> None:
+        api.evaluate(llm="demo", games=4, concurrency=1, out=out, on_result=stop_button)
+
+    with pytest.raises(KeyboardInterrupt):
+        in_a_running_loop(cell)
+    stopped = api.read_report(out)
+    assert stopped.status == "interrupted" and 1 <= len(stopped.episodes) < 4
+    finished = api.evaluate(resume=out)
+    assert finished.status == "complete" and len(finished.episodes) == 4
+    assert [e.game for e in finished.episodes[:len(stopped.episodes)]] == [e.game for e in stopped.episodes]
 
 
 def test_run_episode_writes_the_journal_run_writes_and_resume_and_diff_read_it(tmp_path, sessions):
