@@ -339,13 +339,15 @@ def read_report(path: str | Path) -> EvalReport:
     return EvalReport.read(given / REPORT_FILE if given.is_dir() else given)
 
 
-def read_journal(path: str | Path) -> Journal:
-    """A session's journal (its folder or `journal.jsonl`: an episode's `journal` in a report) as its typed
-    header and records; ValueError, one line that says what to do, for a file that is not one."""
+def read_journal(session: str | Path | None = None, *, sessions: str | Path | None = None) -> Journal:
+    """A session's journal as its typed header and records: `session` is what `--resume` takes (a folder, its
+    `journal.jsonl`, an episode's `journal` in a report, or a session id in `sessions`, the sessions folder;
+    None: the latest session). ValueError, one line that says what to do, for a file that is not one."""
     from agent.sessions.journal_read import JournalError, read_journal as read
+    from agent.sessions.listing import find_session, sessions_dir_from
 
     try:
-        return read(path)
+        return read(find_session(sessions_dir_from(_text(sessions)), None if session is None else str(session)))
     except JournalError as exc:
         raise ValueError(str(exc)) from None
 

@@ -125,6 +125,8 @@ def test_run_episode_writes_the_journal_run_writes_and_resume_and_diff_read_it(t
     assert outcome.success and outcome.reason == "won" and outcome.agent == "recode"
     journal = api.read_journal(outcome.journal)
     assert journal.header.game == "put-01" and journal.header.llm == "demo"
+    by_id, latest = api.read_journal(outcome.journal.name, sessions=sessions), api.read_journal()
+    assert by_id.records == latest.records == journal.records  # `--resume`'s ways of naming a session
     assert journal.finished["success"] and journal.finished["steps"] == outcome.steps
     assert outcome.tokens == journal.finished["input_tokens"] + journal.finished["output_tokens"] > 0
 
@@ -179,3 +181,5 @@ def test_a_file_that_is_no_report_or_journal_is_one_line(tmp_path):
     with pytest.raises(ValueError, match="is not a recode-tui journal") as caught:
         api.read_journal(garbage.parent)
     assert "\n" not in str(caught.value)
+    with pytest.raises(ValueError, match=r"^no session 'gone' in .*; see `recode-tui sessions list`$"):
+        api.read_journal("gone", sessions=tmp_path)
