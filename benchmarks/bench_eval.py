@@ -48,7 +48,7 @@ SPEEDUPS = {
 }
 from recode_tui.setup.env_workers import EnvPool  # noqa: E402
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles  # noqa: E402
-from recode_tui.commands.eval_plan import llm_factory, select_games  # noqa: E402
+from recode_tui.setup.eval_plan import llm_factory, select_games  # noqa: E402
 from recode_tui.setup.build import DEMO_SCRIPT  # noqa: E402
 
 

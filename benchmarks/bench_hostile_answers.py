@@ -39,7 +39,7 @@ from agent.runtime.code import InvalidAnswer, parse_answer  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.alfworld.catalog import list_games  # noqa: E402
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles  # noqa: E402
-from recode_tui.commands.eval_plan import llm_factory, select_games  # noqa: E402
+from recode_tui.setup.eval_plan import llm_factory, select_games  # noqa: E402
 from recode_tui.setup.build import DEMO_SCRIPT  # noqa: E402
 from recode_tui.setup.env_workers import EnvPool  # noqa: E402
 

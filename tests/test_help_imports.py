@@ -23,7 +23,7 @@ HEAVY = (
     "agent.sessions", "agent.llm", "agent.agents.recode", "agent.agents.react",
     "recode_tui.commands.evaluate", "recode_tui.commands.diff", "recode_tui.commands.compare",
     "recode_tui.commands.prompt", "recode_tui.setup.run_session", "recode_tui.commands.arguments",
-    "recode_tui.commands.eval_plan", "recode_tui.commands.eval_report", "recode_tui.setup.build",
+    "recode_tui.setup.eval_plan", "recode_tui.api", "recode_tui.commands.eval_report", "recode_tui.setup.build",
     "recode_tui.setup.settings", "recode_tui.setup.sessions", "recode_tui.console", "recode_tui.plain",
     "textual", "prompt_toolkit", "rich", "openai", "httpx", "yaml", "alfworld", "textworld",
     "envs.alfworld", "envs.sciworld", "envs.webshop", "mockllm",

@@ -172,9 +172,10 @@ def test_no_two_modules_import_each_other() -> None:
 
 
 def test_each_front_end_has_its_own_folder() -> None:
-    """A newcomer knows where a change goes from the folder names: no front-end module loose in recode_tui/."""
+    """A newcomer knows where a change goes from the folder names: no front-end module loose in recode_tui/,
+    only the public Python API (`api.py`) the command line is a layer over."""
     loose = sorted(p.name for p in (ROOT / "recode_tui").glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
-    assert loose == []
+    assert loose == ["api.py"]
     assert {p.name for p in (ROOT / "recode_tui").iterdir() if p.is_dir() and not p.name.startswith("__")} == {
         "commands", "console", "plain", "web", "setup"}
 
@@ -206,6 +207,14 @@ def test_the_setup_layer_sits_below_both_front_ends() -> None:
     front_ends = ("recode_tui.commands", "recode_tui.console", "recode_tui.plain", "recode_tui.web",
                   "textual", "prompt_toolkit")
     assert _front_end_imports(("recode_tui.setup",), front_ends) == []
+
+
+def test_the_python_api_stands_on_the_setup_layer_alone() -> None:
+    """`recode_tui/api.py` (what a notebook imports, and what `run` and `eval` are a layer over) builds on
+    the setup layer only: no front end, no command-line module, no UI toolkit, so it runs with no screen."""
+    front_ends = ("recode_tui.commands", "recode_tui.console", "recode_tui.plain", "recode_tui.web",
+                  "textual", "prompt_toolkit", "rich")
+    assert _front_end_imports(("recode_tui.api",), front_ends) == []
 
 
 # What the console's controllers may take from widgets/: protocols a pane meets and the pure search, no pane.
@@ -251,7 +260,7 @@ def test_no_front_end_reaches_the_setup_layer_through_another() -> None:
 FLOORS: dict[str, tuple[tuple[str, ...], ...]] = {
     "agent": (("agent.eval",), ("agent.sessions",), ("agent.agents",), ("agent.sandbox",), ("agent.runtime",),
               ("agent.llm",)),
-    "recode_tui": (("recode_tui.__main__",), ("recode_tui.commands",),
+    "recode_tui": (("recode_tui.__main__",), ("recode_tui.commands",), ("recode_tui.api",),
                    ("recode_tui.console", "recode_tui.plain", "recode_tui.web"), ("recode_tui.setup",)),
 }
 

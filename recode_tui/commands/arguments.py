@@ -10,9 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import fields
-from pathlib import Path
 
-from recode_tui.setup.build import episode_of, parse_episode, preset_env, settings_of
+from recode_tui.setup.build import cache_settings, episode_of, parse_episode, preset_env, settings_of
 from recode_tui.setup.sessions import (check_recorded_profiles, find_resume, journal_llm_note, recorded_llm,
                                        recorded_review, session_game)
 from agent.agents.presets import RunSettings
@@ -44,15 +43,7 @@ def agent_settings_of(args: argparse.Namespace) -> RunSettings:
 
 def cache_of(args: argparse.Namespace) -> CacheSettings:
     """`--cache` / `--no-cache` / `--cache-ttl` / `--cache-dir`; a bad expiry is a usage error."""
-    from agent.llm.cache import CacheError, parse_ttl
-
-    ttl = None
-    if args.cache_ttl is not None:
-        try:
-            ttl = parse_ttl(args.cache_ttl)
-        except CacheError as exc:
-            raise UsageError(f"--cache-ttl: {exc}") from None
-    return CacheSettings(args.cache or None, ttl, str(Path(args.cache_dir).resolve()) if args.cache_dir else None)
+    return cache_settings(args.cache, args.cache_ttl, args.cache_dir)
 
 
 def _default_llm() -> str:
@@ -136,12 +127,9 @@ def console_options(args: argparse.Namespace) -> ConsoleOptions:
 
 def eval_options(args: argparse.Namespace) -> EvalOptions:
     """`recode-tui eval`: every flag, typed; what they mean together is checked where the plan is built."""
-    if args.concurrency is not None and args.concurrency < 1:
-        raise UsageError("-c/--concurrency must be 1 or more")
-    if args.repeat is not None and args.repeat < 1:
-        raise UsageError("--repeat must be 1 or more (the times each episode is played)")
-    if args.episode_timeout is not None and not args.episode_timeout >= 0:
-        raise UsageError("--episode-timeout must be 0 (no limit) or more seconds")
+    from recode_tui.setup.eval_plan import check_eval_counts  # the plan's module: only `eval` loads the eval code
+
+    check_eval_counts(args.concurrency, args.repeat, args.episode_timeout)
     return EvalOptions(
         selection=Selection(args.env, args.split, args.task_types, args.games, args.per_task),
         llm=args.llm, flags=run_flags(args),

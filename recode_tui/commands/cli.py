@@ -34,45 +34,20 @@ def read_keymap(path: str) -> dict[str, str]:
 
 
 async def _run_headless(options: RunOptions) -> int:
-    from agent.llm.routing import RoutedLLM
-    from agent.runtime.safe_text import for_terminal
+    """`run`: the person at a terminal in the plain mode, else the API's `play`, one line per event."""
     from agent.runtime.event_text import log_line as event_line
-    from recode_tui.setup.run_session import announce_llm, open_session
-    from recode_tui.setup.build import cached_llm, llm_for
+    from agent.runtime.safe_text import for_terminal
+    from recode_tui.api import play
 
     if options.llm.spec == "human":
         from recode_tui.plain.terminal import run_plain
 
         return await run_plain(options)  # the plain-terminal front end (prompt-toolkit)
-    spec = options.llm.spec
-    llm = llm_for(options)
-    if isinstance(llm, RoutedLLM) and any(part.name == "human" for part in llm.parts()):
-        raise UsageError(f"--llm {spec}: a person takes a role only in the console; use `recode-tui tui`")
-    llm = cached_llm(llm, options.llm.cache)
-    session, _ = await open_session(options, llm)
-    agent = session.agent
-    if options.llm.defaulted:  # said once the run really starts, so a usage error stays one line
-        print("note: no --llm given and no terminal to answer at: playing the bundled demo script (--llm demo)",
-              file=sys.stderr)
-    announce_llm(options, session)
-    for note in session.notes:
-        print(f"note: {for_terminal(note)}", file=sys.stderr)
-    try:
-        result = await agent.run(None if options.quiet else lambda e: print(event_line(e), flush=True))
-    finally:
-        await agent.close()
-        session.writer.close()
-    if session.writer.error:
-        print(f"note: {for_terminal(session.writer.error)}", file=sys.stderr)
-    from agent.llm.cache import hits_of
-
-    hits = hits_of(llm)
-    if hits:
-        print(f"note: {hits} of {agent.stats.llm_calls} LLM calls answered from the response cache (no cost)",
-              file=sys.stderr)
-    if options.quiet:
-        print(event_line(result))
-    return 0 if result.success else 1
+    outcome = await play(options, on_event=None if options.quiet else lambda e: print(event_line(e), flush=True),
+                         on_note=lambda note: print(f"note: {for_terminal(note)}", file=sys.stderr))
+    if options.quiet and outcome.finished is not None:
+        print(event_line(outcome.finished))
+    return 0 if outcome.success else 1
 
 
 def _run_console(args: argparse.Namespace) -> int:

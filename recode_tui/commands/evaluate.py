@@ -1,8 +1,10 @@
 """`recode-tui eval`: many episodes at once, a progress bar, a results table.
 
-The batch runner itself is `agent.eval.batch` (no UI); `eval_plan` chooses the
-games, checks the settings and builds the LLMs, `eval_report` shows progress
-with rich and prints the tables; this module runs the plan.
+A thin layer over the Python API (`recode_tui.api`): the flags typed once
+(`arguments.eval_options`), the API's `plan_evaluation` (`recode_tui.setup.eval_plan`
+chooses the games, checks the settings and builds the LLMs) and `run_evaluation`
+(`agent.eval.batch`, no UI); `eval_report` shows progress with rich and prints the
+tables.
 
 Exit codes: 0 the evaluation completed (whatever the success rate), 1 it was
 aborted (the LLM went away), 2 bad usage, 130 interrupted (Ctrl-C). In every
@@ -17,14 +19,13 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agent.eval.batch import Evaluation
 from agent.eval.report import REPORT_FILE, EvalReport
-from agent.eval.executor import EpisodeExecutor, EvalAborted, LocalExecutor
+from agent.eval.executor import EpisodeExecutor, EvalAborted
 from agent.runtime.safe_text import for_terminal
-from recode_tui.commands.eval_plan import (llm_factory, new_report, resumed_report,  # noqa: F401
-                                           select_games)
+from recode_tui.api import PlannedEvaluation, local_executor, plan_evaluation, run_evaluation
+from recode_tui.setup.eval_plan import llm_factory, new_report, resumed_report
 from recode_tui.commands.eval_report import (Display, cache_lines, comparison_table,  # noqa: F401
                                              failure_lines, gold_lines, line_widths, repeat_lines, result_line,
                                              results_table, role_lines)
@@ -66,19 +67,16 @@ def _run_eval(args: argparse.Namespace, early: EnvHost | None) -> int:
     from recode_tui.commands.arguments import eval_options
 
     options = eval_options(args)  # the one place eval reads the namespace
-    report, folder = resumed_report(options, options.resume) if options.resume else new_report(options)
-    profiles = options.profiles or report.plan.profiles  # a resume reads the file the evaluation started with
-    llm_for, abort_on_llm_error = llm_factory(report.plan.llm, profiles, report.remaining or report.plan.games,
-                                              report.plan.env, report.plan.compared)
+    planned = plan_evaluation(options)
     ray_address = options.ray
     if ray_address is not None:
         from recode_tui.commands.ray_eval import start_cluster
 
         cpus = start_cluster(ray_address)
         if not options.concurrency:
-            report.plan.concurrency = cpus
+            planned.report.plan.concurrency = cpus
     try:
-        return _evaluate(options, report, folder, profiles, llm_for, abort_on_llm_error, ray_address, early)
+        return _evaluate(options, planned, ray_address, early)
     finally:
         if ray_address is not None:
             from recode_tui.commands.ray_eval import stop_cluster
@@ -86,11 +84,11 @@ def _run_eval(args: argparse.Namespace, early: EnvHost | None) -> int:
             stop_cluster()
 
 
-def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: str | None, llm_for: Any,
-              abort_on_llm_error: bool, ray_address: str | None, early: EnvHost | None = None) -> int:
-    """Run the plan (here, or as Ray tasks), then print the table, the failures and where things are."""
-    from recode_tui.setup.env_workers import EnvPool
-
+def _evaluate(options: EvalOptions, planned: PlannedEvaluation, ray_address: str | None,
+              early: EnvHost | None = None) -> int:
+    """Run the plan through the API (here, or as Ray tasks), then print the table, the failures and where
+    things are."""
+    report, folder = planned.report, planned.folder
     earlier = list(report.concurrency_used)
     display = Display(report.total, report.episodes, live=not options.no_progress,
                       widths=line_widths(report.plan.games))
@@ -98,17 +96,9 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
     if ray_address is not None:
         from recode_tui.commands.ray_eval import RayExecutor
 
-        executor = RayExecutor(report, profiles=profiles, llm_factory=llm_factory)
+        executor = RayExecutor(report, profiles=planned.profiles, llm_factory=llm_factory)
     else:
-        executor = LocalExecutor(
-            report,
-            llm_for,
-            lambda size: EnvPool(size, warm_env=report.plan.env,
-                                 started=early.take_worker(report.plan.env) if early else ()),
-            abort_on_llm_error=abort_on_llm_error,
-            on_event=display.on_event,
-        )
-    evaluation = Evaluation(report, folder, executor, on_result=display.on_result)
+        executor = local_executor(planned, on_event=display.on_event, early=early)
     out = display.console
     for line in gold_lines(report):
         out.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)
@@ -124,7 +114,7 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
 
     async def go() -> None:
         with display:
-            await evaluation.run()
+            await run_evaluation(planned, executor, on_result=display.on_result)
 
     code = 0
     message = ""

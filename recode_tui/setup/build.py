@@ -84,6 +84,20 @@ def cached_llm(llm: LLM, cache: CacheSettings) -> LLM:
     return with_cache(llm, folder, always=cache.mode == "on", ttl=cache.ttl)
 
 
+def cache_settings(mode: str | None, ttl: str | None, folder: str | Path | None) -> CacheSettings:
+    """The response cache as `--cache`/`--no-cache` ("on"/"off", None: each profile's), `--cache-ttl` (30m, 12h,
+    7d) and `--cache-dir` give it: the expiry in seconds, the folder absolute; a bad expiry is one line."""
+    from agent.llm.cache import CacheError, parse_ttl
+
+    seconds = None
+    if ttl is not None:
+        try:
+            seconds = parse_ttl(ttl)
+        except CacheError as exc:
+            raise UsageError(f"--cache-ttl: {exc}") from None
+    return CacheSettings(mode or None, seconds, str(Path(folder).resolve()) if folder else None)
+
+
 def check_llm_roles(spec: str, agent_name: str | None) -> None:
     """A routed `--llm` names only roles the agent has (eval checks it before any episode starts)."""
     from agent import agents

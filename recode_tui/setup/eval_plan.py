@@ -1,7 +1,8 @@
 """`eval`'s plan: the episodes chosen, every setting checked, each episode's LLM; a new plan or a resumed report.
 
-Built from `EvalOptions` (parsed once at the edge, `recode_tui.commands.arguments.eval_options`);
-`evaluate` runs the plan and `eval_report` shows it.
+Built from `EvalOptions` (typed once at the edge: the command line's `recode_tui.commands.arguments.eval_options`,
+the Python API's `recode_tui.api.evaluate`); `recode_tui.api` runs the plan, and the command line's `eval_report`
+shows it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,17 @@ from recode_tui.setup.build import (check_gold, check_llm_roles, load_prompt_set
                                     preset_env, settings_of)
 from recode_tui.setup.settings import EvalOptions
 from recode_tui.setup.usage import UsageError
+
+def check_eval_counts(concurrency: int | None, repeat: int | None, episode_timeout: float | None) -> None:
+    """`-c/--concurrency`, `--repeat` and `--episode-timeout` as given (None: not given), refused in one line
+    before anything is planned."""
+    if concurrency is not None and concurrency < 1:
+        raise UsageError("-c/--concurrency must be 1 or more")
+    if repeat is not None and repeat < 1:
+        raise UsageError("--repeat must be 1 or more (the times each episode is played)")
+    if episode_timeout is not None and not episode_timeout >= 0:
+        raise UsageError("--episode-timeout must be 0 (no limit) or more seconds")
+
 
 # ------------------------------------------------------------------ choosing
 def _spread(games: list[Any], n: int, type_order: tuple[str, ...]) -> list[Any]:
