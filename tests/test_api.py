@@ -143,7 +143,7 @@ def test_run_episode_writes_the_journal_run_writes_and_resume_and_diff_read_it(t
 
 
 def test_run_episode_takes_an_llm_object_and_plays_without_a_journal(sessions):
-    from mockllm import ScriptedLLM
+    from mockllm.scripted import ScriptedLLM
     from recode_tui.setup.build import DEMO_SCRIPT
 
     outcome = api.run_episode("put-01", llm=ScriptedLLM.from_file(str(DEMO_SCRIPT)), journal=False)
