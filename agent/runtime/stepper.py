@@ -14,8 +14,8 @@ composed, not inherited:
 - the LLM call's loop (`ask`) is `agent.runtime.asking`;
 - the action path (`act`, `run_code`) is `agent.runtime.acting.ActionPath`.
 
-`AUTHOR_API` lists the public names an instance shows; `docs/extending.md` documents
-each. What an author uses beside the class lives in small modules re-exported here:
+The public names an instance shows are listed in docs/extending.md ("What an agent
+instance shows"; tests/test_agent_seam.py holds it). What an author uses beside the class lives in small modules re-exported here:
 `agent.runtime.agent_view` (what `view()` returns), `agent.runtime.costs`
 (the counts), `agent.runtime.actions` (the action caps, end reasons).
 The event types are in `agent.runtime.events`.
@@ -55,33 +55,12 @@ from agent.runtime.verdict import Verdict
 from envs.base import Env, Reset
 
 T = TypeVar("T")
+
 # Names agent authors and tests import from here (the extension API), defined in their own modules.
 __all__ = [
     "MAIN_ROLE", "MAX_ACTION_CHARS", "MAX_REFUSED_ACTIONS", "AgentView", "Answer", "Limits", "RoleStats", "Stats",
     "Stepper", "TooManyRefusals", "ViewLine", "ViewSection", "cut_action", "too_long",
 ]
-
-# The public names on an instance of `Stepper` (docs/extending.md, "What an agent instance shows"):
-# an agent adds only the names it declares itself (tests/test_agent_seam.py).
-AUTHOR_API = frozenset({
-    # what it declares (class attributes and class methods)
-    "name", "display_name", "roles", "every_call_words", "main_purpose", "awaiting_llm_word", "structure_title",
-    "default_prompts", "option_defaults", "variables_note", "root_code", "task_code", "main_prompt_file",
-    "view_title", "answers_are_code", "code_tree", "prompt_workspace", "demo_scripts", "answer_words",
-    "gold_answers", "placeholder_of",
-    # what it writes (hooks with defaults)
-    "episode", "option_problem", "view", "judge", "answer_skeleton", "cut_answer", "cut_missing", "cut_kept",
-    "describe_answer", "rejected",
-    # what it writes with
-    "open_episode", "started", "completed", "failed", "skipped", "ask", "ask_child", "judged", "accepted",
-    "answered", "act", "run_code", "close_root", "finish", "end_reason", "prompt_context", "reset_env",
-    "in_env_thread",
-    # what it reads
-    "env", "runner", "limits", "prompts", "options", "tree", "current", "task", "first_observation", "stats",
-    "finished_reason", "recent", "notes",
-    # the host's side, behind one name, and the three calls the docs drive an agent with
-    "host", "step", "run", "close",
-})
 
 
 class Stepper:
