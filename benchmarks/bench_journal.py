@@ -86,7 +86,7 @@ async def main() -> int:
             spent += time.perf_counter() - t
             events += 1
 
-        agent.observers[-1] = timed
+        agent.host.observers[-1] = timed
         await agent.run()
         await agent.close()  # the sandbox worker
         writer.close()

@@ -5,7 +5,14 @@ its event then cannot disagree, and an agent reads as its paradigm, not as bookk
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
+
+from agent import agents
+from agent.runtime.stepper import Stepper
+from agent.runtime.thread_runner import ThreadRunner
+from mockllm.human import HumanLLM
+from tests.toyenv.world import ToyEnv
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENTS = ROOT / "agent" / "agents"
@@ -38,3 +45,64 @@ def test_the_rule_finds_an_event_built_by_hand() -> None:
               "yield ev.NodeError(node.id, error='x')\n"
               "yield self.completed(node)\n")
     assert built_by_hand(sample) == [(1, "NodeCompleted"), (2, "NodeError")]
+
+
+# -- what an agent instance shows: the author's API (docs/extending.md), the host's side behind `host` --
+
+EXTENDING = ROOT / "docs" / "extending.md"
+SECTION = "### What an agent instance shows"
+
+
+def documented_names() -> set[str]:
+    """The names the author's guide lists for an agent instance: every backticked name of the
+    section's bullet list (a bullet and its indented continuation lines)."""
+    section = EXTENDING.read_text(encoding="utf-8").split(SECTION, 1)[1].split("\n#", 1)[0]
+    listed, in_bullet = [], False
+    for line in section.splitlines():
+        in_bullet = line.startswith("- ") or (in_bullet and line.startswith("  "))
+        if in_bullet:
+            listed.append(line)
+    return set(re.findall(r"`([a-z_]+)`", "\n".join(listed)))
+
+
+def public(obj: object) -> set[str]:
+    return {n for n in dir(obj) if not n.startswith("_")}
+
+
+def built(cls: type[Stepper]) -> Stepper:
+    return cls(ToyEnv("coin-1"), HumanLLM(), ThreadRunner())
+
+
+def declared_by_the_agent(agent: Stepper, bare: Stepper) -> set[str]:
+    """The public names the agent's own classes (those below `Stepper`) declare or set on the instance."""
+    own = {n for cls in type(agent).__mro__[:type(agent).__mro__.index(Stepper)] for n in vars(cls)}
+    own |= set(vars(agent)) - set(vars(bare))
+    return {n for n in own if not n.startswith("_")}
+
+
+def test_the_guide_lists_the_names_of_every_part_of_an_agent() -> None:
+    """The list is read whole: each of its five groups is found, so a test against it cannot pass empty."""
+    names = documented_names()
+    assert {"name", "judge", "ask", "tree", "host", "step"} <= names and len(names) > 50
+
+
+def test_a_stepper_shows_exactly_the_author_s_api() -> None:
+    """No host-side name (observers, the replay queue, the event count, the LLM slots, stop, prepare,
+    the finished record) sits on an agent instance: they are `agent.host`'s."""
+    bare = built(Stepper)
+    assert public(bare) == documented_names(), (
+        f"on the instance but not in docs/extending.md: {sorted(public(bare) - documented_names())}; "
+        f"listed but missing: {sorted(documented_names() - public(bare))}")
+    assert {"observers", "replay_queue", "events_emitted", "finished", "stop", "prepare", "llm_for",
+            "cancelled_wait"} <= public(bare.host)
+
+
+def test_every_registered_agent_adds_only_names_it_declares(toy_env) -> None:
+    """Each agent (the five and the toy plug-in) shows the author's API and its own hooks and state, nothing else."""
+    bare = built(Stepper)
+    api = documented_names()
+    for name in agents.names():
+        agent = built(agents.agent_class(name))
+        extra = public(agent) - api - declared_by_the_agent(agent, bare)
+        assert not extra, f"{name}: {sorted(extra)} are neither the author's API nor declared by the agent"
+        assert api <= public(agent)

@@ -188,7 +188,7 @@ class TurnsAgent(OneActionAgent):
 async def test_a_plug_in_agent_s_main_call_reads_in_its_own_words() -> None:
     """The debugger knows no agent's main call: the agent declares it (`main_purpose`) and names it."""
     made = make_agent(run_settings(agent=AGENT), episode_named(GAME), HumanLLM())
-    agent = TurnsAgent(made.env, made.llm, made.runner, prompts=made.prompts)
+    agent = TurnsAgent(made.env, made.host.llm, made.runner, prompts=made.prompts)
     try:
         stop = await Debugger(agent, breakpoints=[]).step("continue")
         assert isinstance(stop.event, ev.LLMRequested) and stop.reason.kind == "human"
@@ -267,15 +267,15 @@ async def test_an_llm_failure_stops_continue_and_a_switched_llm_answers_the_retr
     assert "LLM failed on n0" in stop.reason.text and "no answer for stub" in stop.reason.text
     again = await dbg.step("continue")  # retry with the same LLM: stops again, attempt 2
     assert isinstance(again.event, ev.LLMFailed) and again.event.attempt == 2
-    assert not agent.done
-    agent.llm = HumanLLM()  # the person answers this expansion
+    assert not agent.host.done
+    agent.host.llm = HumanLLM()  # the person answers this expansion
     assert dbg.awaiting_human
     ok = await dbg.submit(
         'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
         'run("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
     )
     assert isinstance(ok.event, ev.LLMAnswered)
-    agent.llm = scripted()
+    agent.host.llm = scripted()
     end = await dbg.step("continue")
     assert isinstance(end.event, ev.RunFinished) and end.event.success
     await agent.close()
@@ -288,10 +288,10 @@ def test_the_person_answers_the_calls_of_the_role_they_took() -> None:
     agent = make_agent(run_settings(), episode_named("put-01"), scripted())
     person = HumanLLM()
     assert isinstance(person, InteractiveLLM)
-    agent.set_llm(person, "executor")
+    agent.host.set_llm(person, "executor")
     debugger = Debugger(agent)
     debugger.last_event = ev.LLMRequested("n1", prompt="p", role="executor")
     assert debugger.human and debugger.current_llm() is person
     debugger.last_event = ev.LLMRequested("n1", prompt="p", role="planner")
-    assert not debugger.human and debugger.current_llm() is agent.llm
+    assert not debugger.human and debugger.current_llm() is agent.host.llm
     asyncio.run(agent.close())

@@ -69,7 +69,7 @@ async def test_the_same_events_read_the_same_headless_in_the_plain_mode_and_on_t
                                     sessions_dir=tmp_path / "console"), ScriptedLLM.from_file(path))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        while app.debug_screen.agent.finished is None:
+        while app.debug_screen.agent.host.finished is None:
             await command(pilot, app, "n")
             event = app.debug_screen.debugger.last_stop.event
             if isinstance(event, WATCHED) and type(event) not in stop_lines:

@@ -66,9 +66,9 @@ async def test_the_console_says_episode_won_once(tmp_path):
     app = build_app(console_options(breakpoints=[]), llm)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        while app.debug_screen.agent.finished is None:
+        while app.debug_screen.agent.host.finished is None:
             await command(pilot, app, "c")
-        assert app.debug_screen.agent.finished.success
+        assert app.debug_screen.agent.host.finished.success
         assert app.debug_screen.reason.startswith("episode won — ") and "won: won" not in app.debug_screen.reason
 
 
@@ -151,9 +151,9 @@ async def test_a_remapped_key_works_in_the_console(tmp_path):
         stops = app.debug_screen.stops
         await pilot.press("c")  # the old key no longer continues
         await pilot.pause()
-        assert app.debug_screen.stops == stops and not app.debug_screen.driver.busy and app.debug_screen.agent.finished is None
+        assert app.debug_screen.stops == stops and not app.debug_screen.driver.busy and app.debug_screen.agent.host.finished is None
         await command(pilot, app, "f6")  # continue, under its new key
-        await wait_for(pilot, lambda: app.debug_screen.agent.finished is not None, what="the run to end")
+        await wait_for(pilot, lambda: app.debug_screen.agent.host.finished is not None, what="the run to end")
 
 
 def test_a_broken_keymap_file_is_one_line(tmp_path):

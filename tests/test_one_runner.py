@@ -99,9 +99,9 @@ async def test_the_console_refuses_an_answer_that_writes_a_file(tmp_path):
     app = build_app(console_options(GAME, breakpoints=[], sessions_dir=tmp_path / "sessions"), llm)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        while app.debug_screen.agent.finished is None:
+        while app.debug_screen.agent.host.finished is None:
             await command(pilot, app, "c")
-        assert app.debug_screen.agent.finished.reason.startswith("rewrite limit")
+        assert app.debug_screen.agent.host.finished.reason.startswith("rewrite limit")
         assert app.debug_screen.agent.tree.root.llm_calls[0].reason == "forbidden: open"
     assert not target.exists()
 

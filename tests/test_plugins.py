@@ -155,11 +155,11 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
         assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)
         assert app.debug_screen.debugger.last_event.purpose == "act"
         for _ in range(6):
-            if app.debug_screen.agent.done:
+            if app.debug_screen.agent.host.done:
                 break
             await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.debug_screen.agent.done, what="the run's end")
-        assert app.debug_screen.agent.finished.success
+        await wait_for(pilot, lambda: app.debug_screen.agent.host.done, what="the run's end")
+        assert app.debug_screen.agent.host.finished.success
         assert [n.code for n in app.debug_screen.agent.tree.root.children] == ["turn 1", "turn 2"]
         log = "\n".join(app.debug_screen.env_log.lines)
         assert "take coin 1 from shelf 1" in log

@@ -151,8 +151,8 @@ def build_agent(spec: AgentSpec, env: "Env", llm: "LLM", runner: "CodeRunner | N
 
         runner = (spec.runner or RunnerSettings()).make_runner()
     stepper = cls(env, llm, runner, limits=spec.limits or Limits(), prompts=spec.prompts, options=dict(spec.options))
-    install(stepper, llm)
-    stepper.preset = spec.preset
+    install(stepper.host, llm, stepper.name, stepper.roles)
+    stepper.host.preset = spec.preset
     return stepper
 
 

@@ -99,7 +99,7 @@ class TurnAgent(Stepper, Generic[T]):
 def turn_at_hand(agent: TurnAgent[Any]) -> Node | None:
     """The turn being asked for or carried out, once it has started (None between turns and once done)."""
     children = agent.tree.root.children
-    return children[-1] if children and len(children) > len(agent.turns) and not agent.done else None
+    return children[-1] if children and len(children) > len(agent.turns) and not agent.host.done else None
 
 
 def turn_prompt(agent: TurnAgent[Any], window: int, **fields: str) -> str:

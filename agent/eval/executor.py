@@ -248,9 +248,9 @@ class LocalExecutor:
                 agent = agents.build_agent(self._spec(job.agent), env, llm, runner)
                 # profiles: a resume of this journal goes on with the same model
                 writer = JournalWriter(job.journal, session_header(episode, agent, plan.llm, profiles=plan.profiles))
-                agent.observers.append(writer)
-                agent.observers.append(trace)
-                agent.observers.append(cached)
+                agent.host.observers.append(writer)
+                agent.host.observers.append(trace)
+                agent.host.observers.append(cached)
                 finished = await self._drive(agent, spec)
                 score = env.score
         except asyncio.CancelledError:
@@ -283,7 +283,7 @@ class LocalExecutor:
             if isinstance(event, ev.LLMFailed):
                 failures += 1
                 if not self.abort_on_llm_error:
-                    return await agent.stop(f"LLM error: {event.error}")
+                    return await agent.host.stop(f"LLM error: {event.error}")
                 if not event.retry:  # its one deadline passed: asking again would queue behind the abandoned call
                     raise EvalAborted(f"the LLM failed: {event.error}")
                 if failures > self.llm_retries:
@@ -300,8 +300,8 @@ def _give_up(agent: Stepper, writer: JournalWriter, reason: str) -> ev.RunFinish
     """End an episode its wall clock stopped, in its counts and its journal: the call it was waiting on is a
     failed call (its seconds are model time; the server may still bill it), and the run's end is recorded
     with everything counted so far, so the journal, its exports and the report agree."""
-    if agent.cancelled_wait is not None:
-        waited, role = agent.cancelled_wait
+    if agent.host.cancelled_wait is not None:
+        waited, role = agent.host.cancelled_wait
         agent.stats.failed(waited, role)
         writer(ev.LLMFailed(None, error=f"given up: {reason}", seconds=waited, role=role, retry=False))
     finished = agent.stats.finished(None, False, reason, agent.env.steps)

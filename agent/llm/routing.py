@@ -19,18 +19,13 @@ _ROLE_ITEM = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(\S.*?)\s*$")
 
 
 class RoleSlots(Protocol):
-    """What `install` needs of an agent: its name, its roles, and a way to give a role its LLM.
+    """Where `install` puts a run's LLMs: the main one, and a way to give a role its own.
 
-    A protocol, not the `Stepper` class: the LLM layer sits below the runtime and imports none of it.
+    A protocol, not the runtime's `RunHandle` (an agent's `host`): the LLM layer sits below the
+    runtime and imports none of it.
     """
 
     llm: LLM
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def roles(self) -> tuple[str, ...]: ...
 
     def set_llm(self, llm: LLM, role: str | None = None) -> None: ...
 
@@ -121,12 +116,13 @@ def check_roles(spec: str, named: list[str], agent_name: str, roles: tuple[str, 
         raise RoleError(f"--llm {spec}: the {agent_name} agent has no role {', '.join(unknown)} (its roles: {have})")
 
 
-def install(stepper: RoleSlots, llm: LLM) -> None:
-    """Make `llm` the stepper's LLM; a `RoutedLLM` gives each named role its own."""
+def install(slots: RoleSlots, llm: LLM, agent_name: str, roles: tuple[str, ...]) -> None:
+    """Make `llm` the run's LLM (`slots`: an agent's `host`); a `RoutedLLM` gives each named role its own,
+    refusing roles the agent `agent_name` (of `roles`) does not have."""
     if not isinstance(llm, RoutedLLM):
-        stepper.llm = llm
+        slots.llm = llm
         return
-    check_roles(llm.spec, list(llm.roles), stepper.name, stepper.roles)
-    stepper.llm = llm.default
+    check_roles(llm.spec, list(llm.roles), agent_name, roles)
+    slots.llm = llm.default
     for role, role_llm in llm.roles.items():
-        stepper.set_llm(role_llm, role)
+        slots.set_llm(role_llm, role)

@@ -1,33 +1,40 @@
 """Environment actions as events: one path from an action to its `ActionSent` and `ObservationReceived`.
 
-Every action of every agent goes through `EnvActions.send_action`, whether the agent
+Every action of every agent goes through `ActionPath.send`, whether the agent
 names it (`act`: ReAct's turn, a ReCAP or Plan-and-Execute primitive) or the code it
 wrote calls `run(...)` in the runner (`run_code`: ReCode's nodes, CodeAct's cells). So the
 length cap, the refusal count, the step number and the environment's thread are one
-rule, and a debugger stops between any two actions, of a loop too.
+rule, and a debugger stops between any two actions, of a loop too. The agent holds one
+`ActionPath` and its `act` and `run_code` hand to it.
 """
 
 from __future__ import annotations
 
-from typing import AsyncIterator
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 from agent.runtime.actions import check_refusals, cut_action, too_long
 from agent.runtime.costs import Stats
 from agent.runtime.events import ActionSent, Event, ObservationReceived, VariablesChanged
-from agent.runtime.runner import ActionRequest, NodeOutcome
-from agent.runtime.step_loop import StepLoop
+from agent.runtime.runner import ActionRequest, CodeRunner, NodeOutcome
 from agent.runtime.tree import Node
+from envs.base import Env
+
+InEnvThread = Callable[..., Awaitable[Any]]
 
 
-class EnvActions(StepLoop):
-    """The part of an agent that sends actions: `act` for an action the agent names, `run_code` for code."""
+class ActionPath:
+    """How one run's actions reach its environment: `act` for an action the agent names, `run_code` for code."""
 
-    stats: Stats  # the run's counts (`Stepper` makes it): a refused action is counted there
+    def __init__(self, env: Env, runner: CodeRunner, stats: Stats, in_env_thread: InEnvThread) -> None:
+        self.env = env
+        self.runner = runner
+        self.stats = stats  # the run's counts: a refused action is counted there
+        self.in_env_thread = in_env_thread
 
     async def act(self, node: Node, action: str, line: int = 0) -> AsyncIterator[Event]:
         """Send one action for `node`: the action event, then the observation event; the observation
         is kept in `node.observations` (an agent reads the latest there)."""
-        async for event in self.send_action(node, action, line):
+        async for event in self.send(node, action, line):
             if isinstance(event, ObservationReceived):
                 node.observations.append(event.observation)
             yield event
@@ -47,13 +54,13 @@ class EnvActions(StepLoop):
                 return
             assert isinstance(message, ActionRequest)
             observation = ""
-            async for event in self.send_action(node, message.action, message.line, message.length):
+            async for event in self.send(node, message.action, message.line, message.length):
                 if isinstance(event, ObservationReceived):
                     observation = event.observation
                 yield event
             self.runner.answer(observation, stop=self.env.done)
 
-    async def send_action(self, node: Node, action: str, line: int = 0, length: int = 0) -> AsyncIterator[Event]:
+    async def send(self, node: Node, action: str, line: int = 0, length: int = 0) -> AsyncIterator[Event]:
         """The one action path: `ActionSent`, the step (in the environment's thread), `ObservationReceived`.
         An action too long to send is refused (no step; the refusal is its observation) and counted:
         too many refused actions end the run."""

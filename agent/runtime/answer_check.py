@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent.runtime.answer_words import AnswerWords
-from agent.runtime.asking import LLMCalls
 from agent.runtime.cut import cut_refusal
+from agent.runtime.stepper import Stepper
 from agent.runtime.verdict import Verdict, oversized
 
 
@@ -42,7 +42,7 @@ class AnswerCheck:
         return self.ok and self.empty
 
 
-def check_answer(agent: LLMCalls, text: str, purpose: str, role: str = "", *, known: frozenset[str] = frozenset(),
+def check_answer(agent: Stepper, text: str, purpose: str, role: str = "", *, known: frozenset[str] = frozenset(),
                  typed: bool = True, cut_at: int | None = None, at_root: bool = False) -> AnswerCheck:
     """Judge `text` for a call of `purpose`/`role` exactly as the agent's run will.
 
@@ -64,7 +64,7 @@ def check_answer(agent: LLMCalls, text: str, purpose: str, role: str = "", *, kn
     return _check_of(agent, verdict, purpose, role, words, cut, at_root)
 
 
-def _check_of(agent: LLMCalls, verdict: Verdict, purpose: str, role: str, words: AnswerWords, cut: str,
+def _check_of(agent: Stepper, verdict: Verdict, purpose: str, role: str, words: AnswerWords, cut: str,
               at_root: bool) -> AnswerCheck:
     # What the agent makes of it first (a narrow check line wraps the rest), then that it was cut.
     if not verdict.accepted:
@@ -78,7 +78,7 @@ def _check_of(agent: LLMCalls, verdict: Verdict, purpose: str, role: str, words:
     return AnswerCheck(True, f"{len(verdict.blocks)} child node(s){notes}", len(verdict.blocks), cut=cut)
 
 
-def confirm_text(agent: LLMCalls, key: str, at_root: bool) -> str:
+def confirm_text(agent: Stepper, key: str, at_root: bool) -> str:
     """What a first submit of an empty answer says: what submitting it again with `key` does."""
     words = agent.answer_words
     return f"{words.confirm_empty}: press {key} again to {words.gives_up_root if at_root else words.gives_up}"
@@ -88,7 +88,7 @@ class SubmitRule:
     """The one submit rule for the answers to one call: the agent's check, and an empty answer applied
     only when submitted twice as it is (every front end asks the same)."""
 
-    def __init__(self, agent: LLMCalls, purpose: str, role: str = "", *, known: frozenset[str] = frozenset(),
+    def __init__(self, agent: Stepper, purpose: str, role: str = "", *, known: frozenset[str] = frozenset(),
                  at_root: bool = False) -> None:
         self.agent, self.purpose, self.role, self.known, self.at_root = agent, purpose, role, known, at_root
         self._confirmed: str | None = None  # the empty text submitted once already
@@ -109,7 +109,7 @@ class SubmitRule:
         return ""
 
 
-def skeleton_cursor(agent: LLMCalls, skeleton: str) -> tuple[int, int]:
+def skeleton_cursor(agent: Stepper, skeleton: str) -> tuple[int, int]:
     """Where typing starts in the agent's skeleton: its words' place, else the end of the first line."""
     place = agent.answer_words.skeleton_cursor
     lines = skeleton.split("\n")

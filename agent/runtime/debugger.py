@@ -6,7 +6,7 @@ node start: stops between the actions of a loop), *over* (finish the current
 node and its subtree), *out* (finish the parent) and *continue*. Every mode is
 "step until a predicate holds on the event just produced"; all of them also
 stop on an enabled breakpoint, when a human LLM must write an expansion, when
-the LLM fails (the next step asks `agent.llm` again, so the caller may switch
+the LLM fails (the next step asks `agent.host.llm` again, so the caller may switch
 it first), when the run ends, and when a pause was requested.
 
 No UI imports: the console drives this from a worker and shows what it returns.
@@ -163,11 +163,11 @@ class Debugger:
         """The LLM that answers the call the run is stopped at: the role of that request, else the main one."""
         event = self.last_event
         role = event.role if isinstance(event, (ev.LLMRequested, ev.LLMFailed)) else ""
-        return self.agent.llm_for(role)
+        return self.agent.host.llm_for(role)
 
     @property
     def done(self) -> bool:
-        return self.agent.done
+        return self.agent.host.done
 
     @property
     def awaiting_human(self) -> bool:
@@ -175,7 +175,7 @@ class Debugger:
         return (
             self.human
             and isinstance(self.last_event, (ev.LLMRequested, ev.LLMFailed))
-            and not self.agent.done
+            and not self.agent.host.done
         )
 
     def resume_at(self, event: ev.Event) -> None:
@@ -306,9 +306,9 @@ class Debugger:
     async def step(self, mode: StepMode | str = StepMode.NEXT) -> Stop:
         """Run until the mode's predicate, a breakpoint, the human, the end, or a pause."""
         mode = StepMode(mode)
-        if self.agent.done:
-            assert self.agent.finished is not None
-            return self._remember(Stop(self.agent.finished, self._finished_reason(self.agent.finished)))
+        if self.agent.host.done:
+            assert self.agent.host.finished is not None
+            return self._remember(Stop(self.agent.host.finished, self._finished_reason(self.agent.host.finished)))
         if self.awaiting_human:
             assert isinstance(self.last_event, ev.LLMRequested)
             return Stop(self.last_event, self._human_reason(self.last_event))

@@ -1,6 +1,6 @@
-"""What a replay hands the step loop: statements typed at a stop to run again, and the divergence error.
+"""What a replay hands the run handle (`agent.host`): statements typed at a stop to run again, and the divergence error.
 
-The step loop defines these and the replay wrappers (`agent.sessions.replay`) use them, so the loop
+The runtime defines these and the replay wrappers (`agent.sessions.replay`) use them, so the loop
 knows nothing of journals: it runs each `RecordedStatement` once as many events have passed as when
 it was typed, and ends the run on a `ReplayMismatch` raised from inside an agent's episode.
 """

@@ -1,26 +1,24 @@
-"""The agent seam: what every agent is to the debugger, the journal, replay, eval and the console.
+"""The agent seam: what an agent author writes with, and nothing of the host's.
 
 An agent is a stepper: `await step()` does the smallest unit of work and
 returns the event that says what happened. Each agent (ReCode, ReAct, ...)
-subclasses `Stepper` and writes its episode as one async generator
-(`episode`) of the events the helpers below build. The class is put
-together by concern, each part in its own module:
+subclasses `Stepper`, sets its class attributes and writes its episode as one
+async generator (`episode`) of the events the helpers below build. The helpers
+are all declared here, on the one class an author meets; what they stand on is
+composed, not inherited:
 
-- the driver (`step`, `run`, `stop`, `close`, `run_statement`, `reset_env`,
-  `in_env_thread`): `agent.runtime.step_loop.StepLoop`, which no agent overrides;
-- the LLM call with its events and what the agent says about answers (`ask`,
-  `judge`, `cut_answer`, ...): `agent.runtime.asking.LLMCalls`;
-- environment actions as events (`act`, `run_code`): `agent.runtime.acting.EnvActions`;
-- here, the episode's shape: its opening (`open_episode`), the nodes of the
-  structure it draws (`started`, `completed`, `failed`, `skipped`: each sets
-  the node's status and builds its event), a child asked of the LLM
-  (`ask_child`), the accepted answer's event (`accepted`), and its end
-  (`close_root`, `finish`); the run's counts (`stats`).
+- the host's side (driving `episode()`, observers, the event count, the replay
+  queue, the LLM of each role, `stop`, `prepare`, the finished record) is the
+  agent's `host`, an `agent.runtime.run_handle.RunHandle`; `step`, `run` and
+  `close` here hand to it;
+- the LLM call's loop (`ask`) is `agent.runtime.asking`;
+- the action path (`act`, `run_code`) is `agent.runtime.acting.ActionPath`.
 
-What an author uses beside the class lives in small modules, imported from
-there: `agent.runtime.agent_view` (what `view()` returns), `agent.runtime.costs`
-(the counts, `MAIN_ROLE`), `agent.runtime.actions` (the action caps, end reasons),
-`agent.runtime.limits` (`Limits`), `agent.runtime.asking` (`Answer`).
+The public names an instance shows are listed in docs/extending.md ("What an agent
+instance shows"; tests/test_agent_seam.py holds it). What an author uses beside the class lives in
+small modules, imported from there: `agent.runtime.agent_view` (what `view()` returns),
+`agent.runtime.costs` (the counts, `MAIN_ROLE`), `agent.runtime.actions` (the action caps, end
+reasons), `agent.runtime.limits` (`Limits`), `agent.runtime.asking` (`Answer`).
 The event types are in `agent.runtime.events`.
 """
 
@@ -28,16 +26,18 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, ClassVar, Mapping
+from typing import Any, AsyncIterator, Callable, ClassVar, Mapping, TypeVar
 
-from agent.llm import LLM
-from agent.runtime.acting import EnvActions
-from agent.runtime.actions import end_reason
-from agent.runtime.agent_view import AgentView
-from agent.runtime.asking import Answer, LLMCalls
+from agent.llm import LLM, CallContext, Completion
+from agent.runtime.acting import ActionPath
+from agent.runtime.actions import MAX_ACTION_CHARS, MAX_REFUSED_ACTIONS, TooManyRefusals, cut_action, end_reason, too_long
+from agent.runtime.agent_view import AgentView, ViewLine, ViewSection
+from agent.runtime.answer_words import AnswerWords
+from agent.runtime.asking import PERSON_SOURCES, Answer, asked
 from agent.runtime.capabilities import ScriptedAnswer
-from agent.runtime.costs import MAIN_ROLE, Stats
+from agent.runtime.costs import MAIN_ROLE, RoleStats, Stats, answered_event
 from agent.runtime.events import (
+    AgentNote,
     Event,
     LLMAnswered,
     NodeCompleted,
@@ -48,17 +48,19 @@ from agent.runtime.events import (
     RunStarted,
 )
 from agent.runtime.limits import Limits  # defined apart so the command line's parser can read its defaults cheaply
-from agent.runtime.prompts import PromptContext, PromptSet, RecentActions
-from agent.runtime.runner import CodeRunner
-from agent.runtime.step_loop import EndRun
+from agent.runtime.prompts import PromptContext, PromptSet, RecentActions, rejected_text
+from agent.runtime.run_handle import EndRun, RunHandle
+from agent.runtime.runner import CodeRunner, NodeOutcome
 from agent.runtime.tree import CodeTree, Node, NodeStatus
-from envs.base import Env
+from agent.runtime.verdict import Verdict
+from envs.base import Env, Reset
 
-# Names agent authors and tests import from here (the extension API), defined in their own modules.
+T = TypeVar("T")
+
 __all__ = ["Stepper"]
 
 
-class Stepper(LLMCalls, EnvActions):
+class Stepper:
     """One agent's run over one environment episode, one event per `step()`.
 
     Subclasses set the class attributes and write `episode`. The constructor is
@@ -91,6 +93,8 @@ class Stepper(LLMCalls, EnvActions):
     code_tree: ClassVar[bool] = False  # its answers expand a code tree (`export --tree`)
     prompt_workspace: ClassVar[bool] = False  # the console's prompt workspace (`W`) edits its prompt set
     demo_scripts: ClassVar[Mapping[str, Path]] = {}  # environment -> the script `--llm demo` plays there
+    # How the agent speaks of its answers to a person (every front end's editor says it so).
+    answer_words: ClassVar[AnswerWords] = AnswerWords()
 
     @classmethod
     def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
@@ -115,25 +119,44 @@ class Stepper(LLMCalls, EnvActions):
         if runner is None:
             raise TypeError(f"{type(self).__name__} needs a runner: build one with "
                             "agent.sandbox.settings.RunnerSettings().make_runner()")
-        super().__init__(env, runner)
-        self.llm = llm
-        self.role_llms = {}
+        self.env = env
+        self.runner: CodeRunner = runner
         self.limits = limits
         if prompts is None:
             prompts = PromptSet(self.default_prompts) if self.default_prompts else PromptSet()
         self.prompts = prompts
         self.options: dict[str, Any] = {**self.option_defaults, **(options or {})}
-        self.preset = ""  # the named preset the run was built with (agent.agents.presets), for the journal
         self.tree: CodeTree = CodeTree(self.root_code)
         self.current: Node | None = None  # the node at work (the console follows it)
         self.task = ""
         self.first_observation = ""  # the environment's first observation, after the task
         self.stats = Stats()  # the run's counts so far: calls, tokens, cost, times, failures, refused actions
-        self.finished_reason = ""
+        self.finished_reason = ""  # set to end the run mid-episode (`ask`: too many refusals)
         self.recent = RecentActions()  # the last actions, for prompts that show them
-        self.observers.append(self.recent.observe)
-        self.answering_since = None
-        self.cancelled_wait: tuple[float, str] | None = None
+        self.notes: list[AgentNote] = []  # the agent's decisions so far (replans, re-injections), for its view
+        # The host's side of the run: what a front end, a session or eval drives and sets.
+        self.host = RunHandle(self.episode, self._finish, env, runner, llm, warm_runner=self.answers_are_code)
+        self.host.observers.append(self._observe)
+        self._actions = ActionPath(env, runner, self.stats, self.host.in_env_thread)
+
+    def _observe(self, event: Event) -> None:
+        self.recent.observe(event)
+        if isinstance(event, AgentNote):
+            self.notes.append(event)
+
+    # -- how a host drives it (docs/architecture.md: `event = await agent.step()`) -----
+
+    async def step(self) -> Event:
+        """Do the next smallest unit of work and say what happened (`host.step`)."""
+        return await self.host.step()
+
+    async def run(self, on_event: Callable[[Event], Any] | None = None) -> RunFinished:
+        """A batch run: step until the end; an LLM failure ends it (`host.run`)."""
+        return await self.host.run(on_event)
+
+    async def close(self) -> None:
+        """Let go of the runner and the environment's thread (`host.close`); the caller closes the env."""
+        await self.host.close()
 
     # -- what a subclass writes ----------------------------------------------------
 
@@ -153,6 +176,41 @@ class Stepper(LLMCalls, EnvActions):
         stop, never per event: it must be cheap and must not change the run.
         """
         return None
+
+    # -- what it says about its answers (hooks; the editors call them as a person types) -------
+
+    def judge(self, text: str, purpose: str, role: str = MAIN_ROLE, *, typed: bool = True,
+              known: frozenset[str] = frozenset()) -> Verdict:
+        """Would this answer be accepted for a call of `purpose`/`role`? The console's editor
+        judges what a person types with it, live; the agent judges every answer with it."""
+        raise NotImplementedError
+
+    def answer_skeleton(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        """The expected answer format, shown in an empty editor when a person answers."""
+        return ""
+
+    def cut_answer(self, text: str, purpose: str, role: str = MAIN_ROLE) -> str | None:
+        """The part of an answer cut at max_tokens that is whole by itself (judged, then acted on), or None:
+        refused with `cut_missing` and asked again (the default; helpers in `agent.runtime.cut`)."""
+        return None
+
+    def cut_missing(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        """What a cut answer lacked, in the agent's words ("before </execute>"), for the refusal."""
+        return "before it ended"
+
+    def cut_kept(self, purpose: str, role: str = MAIN_ROLE) -> str:
+        """What `cut_answer` keeps of a cut answer, in the agent's words ("through its first whole
+        `Action:` line"), for the editor's check line in review mode."""
+        return "its whole part kept"
+
+    def describe_answer(self, verdict: Verdict, purpose: str, role: str = MAIN_ROLE) -> str:
+        """What an accepted answer will do, as the editor's check line says it ('' : the verdict's summary)."""
+        return ""
+
+    def rejected(self, answer: str, reason: str) -> tuple[str, str]:
+        """A rejected answer as the retry prompt shows it, and the reason as it says it. Agents whose
+        answers are code show the code numbered from its first line (`agent.runtime.prompts.rejected_code`)."""
+        return rejected_text(answer), reason
 
     # -- the episode's opening ---------------------------------------------------------
 
@@ -212,6 +270,31 @@ class Stepper(LLMCalls, EnvActions):
         return self.answered(node.id, answer.completion, thought=answer.verdict.thought,
                              blocks=answer.verdict.blocks, child_ids=child_ids, purpose=purpose, role=role)
 
+    answered = staticmethod(answered_event)  # the accepted-answer event for a completion, with its counts
+
+    def judged(self, completion: Completion, purpose: str, role: str = MAIN_ROLE,
+               known: frozenset[str] = frozenset()) -> Verdict:
+        """`judge` on an answer as it came: typed loosely when a person typed or edited it."""
+        return self.judge(completion.text, purpose, role, typed=completion.source in PERSON_SOURCES, known=known)
+
+    async def ask(self, node: Node, base_prompt: str, purpose: str,
+                  judge: Callable[[Completion], Verdict] | None = None, role: str = MAIN_ROLE,
+                  context: CallContext | None = None) -> AsyncIterator[Event | Answer]:
+        """One LLM call with its events: requested, failures (each retried), rejected and re-asked
+        with the reason (up to `max_rewrite` times), and finally the accepted `Answer`.
+
+        `judge` decides on each answer (default: `judged`, the agent's `judge` for this purpose and
+        role). After too many refusals `finished_reason` is set and no `Answer` comes.
+        """
+        verdict_of = judge or (lambda completion: self.judged(completion, purpose, role))
+        answered = False
+        async for item in asked(self.host, self, self.stats, node, base_prompt, purpose, verdict_of, role, context):
+            answered = answered or isinstance(item, Answer)
+            yield item
+        if not answered:
+            self.finished_reason = (
+                f"rewrite limit: {self.limits.max_rewrite + 1} invalid answers in a row for `{node.code}`")
+
     async def ask_child(self, parent: Node, label: str, prompt: Callable[[], Any],
                         purpose: str) -> AsyncIterator[Event | Answer]:
         """A new child of `parent` (a ReAct turn, a CodeAct cell) asked of the LLM: its `NodeStarted`,
@@ -230,6 +313,28 @@ class Stepper(LLMCalls, EnvActions):
         if not answered:  # too many invalid answers
             yield self.failed(node, self.finished_reason)
             yield self.finish(False, self.finished_reason)
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def act(self, node: Node, action: str, line: int = 0) -> AsyncIterator[Event]:
+        """Send one action for `node`: the action event, then the observation event; the observation
+        is kept in `node.observations` (an agent reads the latest there)."""
+        return self._actions.act(node, action, line)
+
+    def run_code(self, node: Node, code: str | None = None) -> AsyncIterator[Event | NodeOutcome]:
+        """Run code (the node's own by default) in the runner, one action at a time: each `run()` is an
+        action event and an observation event, so a debugger can stop between two actions of a loop.
+        Then the `VariablesChanged` of what the code changed, and last the runner's `NodeOutcome`
+        (not an event: the agent settles it)."""
+        return self._actions.run_code(node, code)
+
+    async def reset_env(self) -> Reset:
+        """Reset the environment in its thread (the reset the host's `prepare()` started, if it did)."""
+        return await self.host.reset_env()
+
+    async def in_env_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """Call `fn(*args)` in the environment's own thread (environments may block; the console must not)."""
+        return await self.host.in_env_thread(fn, *args)
 
     # -- the end ---------------------------------------------------------------------------
 

@@ -60,7 +60,7 @@ NODE_FIELDS = ("id", "code", "status", "depth", "thought", "observations", "erro
 def tree_document(agent: Stepper, meta: dict[str, Any] | None = None, started: float | None = None) -> dict[str, Any]:
     """The run's tree; `meta.time` is when the run started (`started`, e.g. the journal's), else now."""
     tree = agent.tree
-    finished = agent.finished
+    finished = agent.host.finished
     return {
         "version": PLAN_VERSION,
         "meta": {
@@ -274,7 +274,7 @@ def trace_document(agent: Stepper, events: list[ev.Event], meta: dict[str, Any] 
     reason it was refused, source, tokens, cost), `action` (node, step, action, observation, done,
     won), `note` (an agent decision: label, text), `error` (node, error) and, last, `finished`.
     """
-    finished = agent.finished
+    finished = agent.host.finished
     trace: list[dict[str, Any]] = []
     asked: ev.LLMRequested | None = None
     for event in events:

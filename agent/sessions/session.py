@@ -67,7 +67,7 @@ def session_header(episode: EpisodeRef, agent: Stepper, llm_spec: str, parent: S
         task_type=agent.env.task_type,
         max_steps=agent.env.max_steps,
         limits=agent.limits,
-        preset=agent.preset or "",
+        preset=agent.host.preset or "",
         prompt_set=str(agent.prompts.root),
         prompt_hash=agent.prompts.content_hash(),
         prompt_files=file_hashes(agent.prompts.root),  # which file differs, when two runs' hashes do
@@ -88,7 +88,7 @@ def start_session(agent: Stepper, sessions_dir: Path, episode: EpisodeRef, llm_s
     own = episode.env == registry.default_env()
     folder = claim_session_folder(sessions_dir, new_session_id(episode_ref if own else episode_ref.replace(":", "-").replace("/", "-")))
     writer = JournalWriter(folder, session_header(episode, agent, llm_spec, parent, profiles, review))
-    agent.observers.append(writer)
+    agent.host.observers.append(writer)
     writer.current_prompts = lambda: agent.prompts
     return Session(agent, writer, folder, [writer.error] if writer.error else [])
 
@@ -144,7 +144,7 @@ def _agent_for(
         agent = agents.build_agent(spec, env, llm)
     except agents.UnknownAgent as exc:
         raise JournalError(f"session {journal.session_id}: {exc}") from None
-    agent.pending_statements.extend(journal.statements(upto))
+    agent.host.replay_queue.extend(journal.statements(upto))
     return agent, note
 
 
@@ -192,7 +192,7 @@ def _check_episode(journal: Journal) -> str:
 
 def _replay_parts(agent: Stepper) -> tuple[ReplayLLM, ReplayEnv]:
     """The replay LLM and environment `_agent_for` built the agent with (until `install` swaps the LLM)."""
-    llm, env = agent.llm, agent.env
+    llm, env = agent.host.llm, agent.env
     if not isinstance(llm, ReplayLLM) or not isinstance(env, ReplayEnv):
         raise TypeError(f"not a replaying agent: its LLM is {type(llm).__name__}, its env {type(env).__name__}")
     return llm, env
@@ -200,7 +200,7 @@ def _replay_parts(agent: Stepper) -> tuple[ReplayLLM, ReplayEnv]:
 
 def _replaying(agent: Stepper) -> bool:
     llm, env = _replay_parts(agent)
-    return bool(env.pending) or bool(llm.pending) or bool(agent.pending_statements)
+    return bool(env.pending) or bool(llm.pending) or bool(agent.host.replay_queue)
 
 
 def _needs_outside(seen: list[ev.Event]) -> bool:
@@ -247,10 +247,10 @@ async def resume_session(
     writer = JournalWriter(journal.folder, journal.header)
     writer.continue_from(journal)
     writer.catch_up(events)
-    agent.observers.append(writer)
+    agent.host.observers.append(writer)
     writer.current_prompts = lambda: agent.prompts
     if not _replaying(agent):
-        install(agent, live_llm)  # a routed LLM gives each role its own again
+        install(agent.host, live_llm, agent.name, agent.roles)  # a routed LLM gives each role its own again
     notes = list(journal.notes) + [n for n in (runner_note, edited_note, writer.error) if n]
     return Session(agent, writer, journal.folder, notes, journal.read_draft()), events
 
@@ -262,7 +262,7 @@ def _adopt_edited_prompts(agent: Stepper, places: tuple[Path, ...] = ()) -> str:
 
     Returns a note when no set with that hash is on disk.
     """
-    edited = agent.llm.edited_sets if isinstance(agent.llm, ReplayLLM) else None
+    edited = agent.host.llm.edited_sets if isinstance(agent.host.llm, ReplayLLM) else None
     if not edited:
         return ""
     folder, digest = edited[-1]
@@ -338,7 +338,7 @@ async def branch_session(
     agent, runner_note = _agent_for(journal, live_llm, make_env, prompts, None, runs_with)
     replay_llm, replay_env = _replay_parts(agent)
     total_answers, total_actions = len(replay_llm.pending), len(replay_env.pending)
-    total_statements = len(agent.pending_statements)
+    total_statements = len(agent.host.replay_queue)
     events = await _replay(agent, stop)
     if stop is not None and (not events or not stop(events[-1])):
         await agent.close()
@@ -346,11 +346,11 @@ async def branch_session(
     edited_note = _adopt_edited_prompts(agent, prompt_places)
     used_answers = total_answers - len(replay_llm.pending)
     used_actions = total_actions - len(replay_env.pending)
-    used_statements = total_statements - len(agent.pending_statements)
+    used_statements = total_statements - len(agent.host.replay_queue)
     replay_llm.pending.clear()
     replay_env.pending.clear()
-    agent.pending_statements.clear()
-    install(agent, live_llm)
+    agent.host.replay_queue.clear()
+    install(agent.host, live_llm, agent.name, agent.roles)
     copy = stop is None  # the replay went to the recording's end: every record (a finished run's end too)
     prefix = journal.records if copy else journal.records[: _prefix_length(journal, used_answers, used_actions, used_statements)]
     settings = RunnerSettings.of_runner(agent.runner)
@@ -365,7 +365,7 @@ async def branch_session(
         writer.write(record)
     writer.continue_from(Journal(new_folder, header, prefix))
     writer.catch_up(events)
-    agent.observers.append(writer)
+    agent.host.observers.append(writer)
     writer.current_prompts = lambda: agent.prompts
     notes = [n for n in (runner_note, edited_note, writer.error) if n]
     return Session(agent, writer, new_folder, notes, journal.read_draft() if copy else None), events

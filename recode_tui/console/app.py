@@ -148,7 +148,7 @@ class RecodeApp(CrashReport, ConsoleApp):
         if run is None:
             return
         if run.autostart:
-            run.agent.prepare()  # the game's reset and the code worker start while the screen mounts
+            run.agent.host.prepare()  # the game's reset and the code worker start while the screen mounts
         self.session_control = run.session_control
         if run.keymap and not self.user_keymap:
             self.user_keymap = dict(run.keymap)
@@ -184,8 +184,8 @@ class RecodeApp(CrashReport, ConsoleApp):
         from agent.llm import Cancellable  # loaded with the run, after the first frame
 
         agent = self._run_screen.agent
-        if isinstance(agent.llm, Cancellable):
-            agent.llm.cancel()
+        if isinstance(agent.host.llm, Cancellable):
+            agent.host.llm.cancel()
         try:
             await agent.close()
         except Exception:  # noqa: BLE001 - closing must not mask the exit

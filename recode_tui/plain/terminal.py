@@ -355,7 +355,7 @@ async def run_plain(options: RunOptions) -> int:
         return EXIT_PAUSED
     finally:
         undo_signals()
-        if front.agent.done:
+        if front.agent.host.done:
             await front.agent.close()
             session.writer.close()
     if result is None:

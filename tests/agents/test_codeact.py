@@ -25,7 +25,7 @@ def cells(*codes: str) -> ScriptedLLM:
 async def play(agent) -> list[ev.Event]:
     events = []
     try:
-        while not agent.done:
+        while not agent.host.done:
             events.append(await agent.step())
     finally:
         await agent.close()

@@ -44,7 +44,7 @@ def agent_for(tmp_path, server: OpenAICompatibleServer, agent: str):
 async def until(agent, done) -> list[ev.Event]:
     """Step until `done(events)`, the end, or an LLM failure (which the next step would only repeat)."""
     events: list[ev.Event] = []
-    while not agent.done and not done(events) and not any(isinstance(e, ev.LLMFailed) for e in events):
+    while not agent.host.done and not done(events) and not any(isinstance(e, ev.LLMFailed) for e in events):
         events.append(await agent.step())
     return events
 

@@ -45,7 +45,7 @@ async def play(episode_ref: str, example: Example, agent_name: str) -> tuple[obj
     agent = make_agent(run_settings(agent=agent_name, max_steps=50), episode_named(episode_ref), ScriptedLLM(example.entries))
     sent, observations, prompts = [], [], []
     try:
-        while not agent.done:
+        while not agent.host.done:
             event = await agent.step()
             if isinstance(event, ev.ActionSent):
                 sent.append(event.action)

@@ -53,7 +53,7 @@ async def play(episode: str, example: Example, agent_name: str) -> tuple[object,
                          ScriptedLLM(example.entries))
     sent, observations, prompts = [], [], []
     try:
-        while not agent.done:
+        while not agent.host.done:
             event = await agent.step()
             if isinstance(event, ev.ActionSent):
                 sent.append(event.action)

@@ -89,12 +89,12 @@ def test_a_plain_spec_answers_every_role_and_a_default_answers_the_roles_not_nam
                                     + yaml.safe_load(executor.read_text())["answers"]}))
     llm = make_llm(f"scripted:{both}")
     agent = make_agent(run_settings(agent="plan-execute"), episode_named("put-01"), llm)
-    assert all(agent.llm_for(role) is llm for role in agent.roles)
+    assert all(agent.host.llm_for(role) is llm for role in agent.roles)
     asyncio.run(agent.close())
     routed = make_llm(f"scripted:{both},executor=scripted:{executor}")
     agent = make_agent(run_settings(agent="plan-execute"), episode_named("put-01"), routed)
-    assert agent.llm_for("executor").name == f"scripted:{executor}"
-    assert agent.llm_for("planner").name == agent.llm_for("replanner").name == f"scripted:{both}"
+    assert agent.host.llm_for("executor").name == f"scripted:{executor}"
+    assert agent.host.llm_for("planner").name == agent.host.llm_for("replanner").name == f"scripted:{both}"
     asyncio.run(agent.close())
     try:
         make_llm(f"planner=scripted:{both},planner=human")
@@ -146,7 +146,7 @@ async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_pa
 
         async def on_to_the_person() -> None:
             """`c` until the run waits for the person: the every-call breakpoint also stops at the planner's calls."""
-            while not app.debug_screen.debugger.awaiting_human and not app.debug_screen.agent.done:
+            while not app.debug_screen.debugger.awaiting_human and not app.debug_screen.agent.host.done:
                 before = app.debug_screen.stops
                 await pilot.press("c")
                 await wait_stop(pilot, app, before)
@@ -160,19 +160,19 @@ async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_pa
             assert app.debug_screen.driver.submit(f"Thought: mine\n{text}")
             await wait_stop(pilot, app, before)
             await on_to_the_person()
-            assert app.debug_screen.agent.done or app.debug_screen.debugger.last_event.role == "executor"  # never asked for the planner
-        assert app.debug_screen.agent.done and app.debug_screen.agent.finished.success
-        assert app.debug_screen.agent.finished.extra["roles"]["executor"]["calls"] == 5
+            assert app.debug_screen.agent.host.done or app.debug_screen.debugger.last_event.role == "executor"  # never asked for the planner
+        assert app.debug_screen.agent.host.done and app.debug_screen.agent.host.finished.success
+        assert app.debug_screen.agent.host.finished.extra["roles"]["executor"]["calls"] == 5
 
 
 def test_a_routed_llm_handed_over_whole_still_answers_each_role_with_its_own(tmp_path):
-    """A fork gives the person the forked call, then hands the session's LLM back as `agent.llm`."""
+    """A fork gives the person the forked call, then hands the session's LLM back as `agent.host.llm`."""
     planner, executor = write_scripts(tmp_path)
     routed = make_llm(f"planner=scripted:{planner},executor=scripted:{executor}")
     agent = make_agent(run_settings(agent="plan-execute"), episode_named("put-01"), make_llm("human"))
-    agent.llm = routed  # what the console's hand-back after a typed answer does
-    assert agent.llm_for("executor").name == f"scripted:{executor}"
-    assert agent.llm_for("planner").name == agent.llm_for("replanner").name == f"scripted:{planner}"
+    agent.host.llm = routed  # what the console's hand-back after a typed answer does
+    assert agent.host.llm_for("executor").name == f"scripted:{executor}"
+    assert agent.host.llm_for("planner").name == agent.host.llm_for("replanner").name == f"scripted:{planner}"
     asyncio.run(agent.close())
 
 

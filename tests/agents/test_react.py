@@ -24,7 +24,7 @@ PUT = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable
 async def play(agent) -> list[ev.Event]:
     events = []
     try:
-        while not agent.done:
+        while not agent.host.done:
             events.append(await agent.step())
     finally:
         await agent.close()
@@ -175,7 +175,7 @@ async def test_the_default_breakpoint_stops_at_every_react_call():
     debugger = Debugger(agent)  # the default set-up: every LLM call (ReCode calls it "every stub expansion")
     try:
         stops = []
-        while not agent.done:
+        while not agent.host.done:
             stop = await debugger.step(StepMode.CONTINUE)
             stops.append(stop.reason.text)
     finally:

@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None
 async def play(agent) -> list[ev.Event]:
     events = []
     try:
-        while not agent.done:
+        while not agent.host.done:
             events.append(await agent.step())
     finally:
         await agent.close()

@@ -41,7 +41,7 @@ def llm_answering(tmp_path, server: OpenAICompatibleServer, agent: str):
 async def requests(agent, count: int) -> list[ev.Event]:
     """Step until `count` LLM requests were made (or the run ended); every event so far."""
     events: list[ev.Event] = []
-    while not agent.done and sum(isinstance(e, ev.LLMRequested) for e in events) < count:
+    while not agent.host.done and sum(isinstance(e, ev.LLMRequested) for e in events) < count:
         events.append(await agent.step())
     return events
 

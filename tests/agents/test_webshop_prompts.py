@@ -32,7 +32,7 @@ async def test_the_agents_examples_played_as_its_answers_win_their_instructions(
         agent = make_agent(run_settings(agent=agent_name), episode_named(episode), ScriptedLLM(example.entries))
         sent, prompts, observations = [], [], []
         try:
-            while not agent.done:
+            while not agent.host.done:
                 event = await agent.step()
                 if isinstance(event, ev.ActionSent):
                     sent.append(event.action)

@@ -110,11 +110,11 @@ async def test_the_view_is_redrawn_at_stops_only() -> None:
     agent = app.debug_screen.agent
     asked = []
     view = agent.view
-    agent.view = lambda: asked.append(agent.events_emitted) or view()  # type: ignore[method-assign]
+    agent.view = lambda: asked.append(agent.host.events_emitted) or view()  # type: ignore[method-assign]
     async with ConsolePage.open(app) as page:
         before = len(asked)
         await page.step("continue")  # no breakpoint: one command to the end, dozens of events
-        assert page.screen.agent.finished.success and agent.events_emitted > 30
+        assert page.screen.agent.host.finished.success and agent.host.events_emitted > 30
         assert len(asked) == before + 1  # one stop, one view
         assert "✓ s2: put the vase on sidetable 1 [after s1]  [done]" in shown(page)
 
@@ -228,7 +228,7 @@ async def test_a_note_replan_breakpoint_stops_plan_execute_at_the_replan() -> No
         assert page.reason.startswith("breakpoint 1: on replan — replan at n0: why: step s1 failed: no vase on sofa 1")
         assert bp.hit_count == 1 and "── Replan 1: step s1 failed: no vase on sofa 1" in shown(page)
         await page.step("continue")  # no second replan: on to the win
-        assert page.screen.agent.finished.success and bp.hit_count == 1
+        assert page.screen.agent.host.finished.success and bp.hit_count == 1
 
 
 async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> None:
@@ -241,7 +241,7 @@ async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> Non
         assert "breakpoint 1: on re-injection — re-injection at n0: The subtask `find the vase and take it`" in page.reason
         assert "── Re-injected at each return" in shown(page) and page.screen.agent.env.steps == 2
         await page.step("continue")
-        assert page.screen.agent.finished.success
+        assert page.screen.agent.host.finished.success
         assert [b.hit_count for b in page.screen.debugger.breakpoints] == [1, 0]
 
 

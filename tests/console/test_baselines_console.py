@@ -72,7 +72,7 @@ async def test_a_person_plays_react_turns_in_the_editor_resumes_where_they_stopp
         assert agent.env.steps == 2 and [t.code for t in agent.tree.root.children] == [*PUT_ACTIONS[:2], "turn 3"]
         assert "turn 3" in header(resumed) and resumed.debug_screen.editor.editor.text == "Thought: \nAction: "
         await play_turns(pilot, resumed, PUT_ACTIONS[2:])
-        assert resumed.debug_screen.run_state == "done" and agent.finished.success
+        assert resumed.debug_screen.run_state == "done" and agent.host.finished.success
         assert [t.code for t in agent.tree.root.children] == PUT_ACTIONS
 
 
@@ -113,7 +113,7 @@ async def test_a_person_writes_codeact_cells_and_an_error_goes_to_the_next_promp
         await type_text(pilot, 'run("move vase 1 to sidetable 1")')
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.debug_screen.run_state == "done" and app.debug_screen.agent.finished.success
+        assert app.debug_screen.run_state == "done" and app.debug_screen.agent.host.finished.success
 
 
 async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -> None:

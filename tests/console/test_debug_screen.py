@@ -69,13 +69,13 @@ async def test_a_resume_shows_a_new_debug_screen_whose_keys_step_the_new_engine_
         await pilot.pause()
         await pilot.pause()
         assert app.debug_screen is new and new.stops == stops and len(new.agent.tree) == nodes
-        assert new.run_state is state and "stale" not in new.reason and not new.agent.done
+        assert new.run_state is state and "stale" not in new.reason and not new.agent.host.done
         replayed = new.debugger.events_seen
         await command(pilot, app, "n")
         assert new.debugger.events_seen == replayed + 1  # the key stepped the new agent...
         assert old.debugger.events_seen == seen  # ...and not the old one
         await command(pilot, app, "c")
-        assert new.agent.done and new.agent.finished.success and app.debug_screen.run_state is RunState.DONE
+        assert new.agent.host.done and new.agent.host.finished.success and app.debug_screen.run_state is RunState.DONE
 
 
 async def test_submit_is_greyed_in_the_footer_while_no_expansion_is_awaited(tmp_path: Path, toy_game) -> None:
@@ -115,8 +115,8 @@ async def test_the_llm_control_sets_the_run_state_through_the_run_screen(toy_gam
         assert "review the proposal for n0" in app.debug_screen.reason
         assert not footer_key(app, "submit").has_class("-disabled")  # ctrl+s accepts it
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: app.debug_screen.agent.done and app.debug_screen.run_state is RunState.DONE, what="the run's end")
-        assert app.debug_screen.agent.finished.success
+        await wait_for(pilot, lambda: app.debug_screen.agent.host.done and app.debug_screen.run_state is RunState.DONE, what="the run's end")
+        assert app.debug_screen.agent.host.finished.success
     assert RunState.REVIEWING in entered and entered[entered.index(RunState.REVIEWING) + 1] is RunState.RUNNING
 
 

@@ -54,7 +54,7 @@ async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume_and_a_re
         assert app.debug_screen.variables.values["my_mark"].summary == "mug 1"
         assert await shell_line(pilot, app, "my_mark.upper()") == "MUG 1"  # an expression shows its value
         await command(pilot, app, "c")
-        assert app.debug_screen.debugger.done and app.debug_screen.agent.finished.success
+        assert app.debug_screen.debugger.done and app.debug_screen.agent.host.finished.success
         assert (await app.debug_screen.agent.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
         folder = app.session_control.session.folder
     records = [json.loads(line) for line in (folder / "journal.jsonl").read_text().splitlines()]
@@ -66,7 +66,7 @@ async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume_and_a_re
         await wait_for(pilot, lambda: app.session_control.session is not None and app.session_control.session.folder == folder
                        and not app.session_control.busy and not isinstance(app.screen, ReplayScreen),
                        what="the resumed session")
-        assert app.debug_screen.debugger.done and app.debug_screen.agent.finished.success
+        assert app.debug_screen.debugger.done and app.debug_screen.agent.host.finished.success
         assert (await app.debug_screen.agent.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
 
 
@@ -77,8 +77,8 @@ async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_aft
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.debug_screen.agent.finished.success
-        model = app.debug_screen.agent.llm.name
+        assert app.debug_screen.agent.host.finished.success
+        model = app.debug_screen.agent.host.llm.name
         stub = next(n for n in app.debug_screen.agent.tree.nodes.values() if n.parent is not None and n.llm_calls)
         old = stub.llm_calls[-1].answer
         await select(pilot, app, stub.id)
@@ -87,11 +87,11 @@ async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_aft
         assert isinstance(asked, ev.LLMRequested) and asked.node_id == stub.id
         await wait_for(pilot, lambda: app.debug_screen.editor.node_id == stub.id and not app.debug_screen.editor.editor.read_only, what="the editor")
         assert app.debug_screen.editor.editor.text == old  # not "No expansion is awaited"
-        assert app.debug_screen.agent.llm.name == "human" and app.debug_screen.llm_control.restore_after.name == model
+        assert app.debug_screen.agent.host.llm.name == "human" and app.debug_screen.llm_control.restore_after.name == model
         await command(pilot, app, "ctrl+s")
-        assert app.debug_screen.agent.llm.name == model  # the model answers the next stubs, not the person
+        assert app.debug_screen.agent.host.llm.name == model  # the model answers the next stubs, not the person
         await command(pilot, app, "c")
-        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
+        assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success
         sources = [r["source"] for r in json.loads("[" + ",".join(
             (app.session_control.session.folder / "journal.jsonl").read_text().splitlines()) + "]")
             if r["type"] == "answer"]

@@ -39,7 +39,7 @@ async def test_an_eval_journal_opened_in_the_console_carries_on_in_a_copy(tmp_pa
         await resumed(pilot, app)
         copy = app.session_control.session.folder
         assert copy.parent == sessions
-        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success  # the eval's run, rebuilt
+        assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success  # the eval's run, rebuilt
         assert any("never written" in n.message for n in notifications(app))
         await add_breakpoint(pilot, app, "stub find_vase")
         await wait_for(pilot, lambda: (copy / SETTINGS_FILE).is_file(), what="debug.json in the copy")

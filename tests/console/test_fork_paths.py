@@ -110,12 +110,12 @@ async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_res
         assert record["answer"] == DIRECT and record["source"] == "human"
         assert_whole(record, SOLVE, asked.prompt)
         await command(pilot, app, "c")
-        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
+        assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success
     again = build_app(console_options(sessions_dir=tmp_path, resume=fork), scripted())
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
-        assert again.debug_screen.agent.finished is not None and again.debug_screen.agent.finished.success
+        assert again.debug_screen.agent.host.finished is not None and again.debug_screen.agent.host.finished.success
         assert again.debug_screen.agent.tree.root.llm_calls[-1].answer == DIRECT
 
 
@@ -140,7 +140,7 @@ async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_a
                        and app.screen is app.screen_stack[0], what="the fork")
         fork = control.session.folder
         await command(pilot, app, "c")
-        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
+        assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success
         record = answers(fork)[-1]
         assert record["answer"] == DIRECT
         assert_whole(record, SOLVE, prompt)
@@ -149,4 +149,4 @@ async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_a
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
-        assert again.debug_screen.agent.finished is not None and again.debug_screen.agent.finished.success
+        assert again.debug_screen.agent.host.finished is not None and again.debug_screen.agent.host.finished.success

@@ -68,7 +68,7 @@ def journal_answers(folder: Path) -> list[dict]:
 def review_app(tmp_path: Path, server: OpenAICompatibleServer):
     app = build_app(console_options("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
                                     review=True, breakpoints=[]))
-    app.debug_screen.agent.observers.append(JournalWriter(tmp_path / "session", JournalHeader(game="put-01")))
+    app.debug_screen.agent.host.observers.append(JournalWriter(tmp_path / "session", JournalHeader(game="put-01")))
     return app
 
 
@@ -80,8 +80,8 @@ async def proposal_shown(pilot, app, round_: int = 1) -> None:
 
 
 async def run_to_the_end(pilot, app) -> None:
-    await wait_for(pilot, lambda: app.debug_screen.agent.done and app.debug_screen.run_state == "done", what="the end of the run")
-    assert app.debug_screen.agent.finished.success, app.debug_screen.agent.finished.reason
+    await wait_for(pilot, lambda: app.debug_screen.agent.host.done and app.debug_screen.run_state == "done", what="the end of the run")
+    assert app.debug_screen.agent.host.finished.success, app.debug_screen.agent.host.finished.reason
 
 
 async def test_review_accept_applies_the_proposal_as_is(tmp_path: Path) -> None:
@@ -178,7 +178,7 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
         assert isinstance(app.debug_screen.debugger.last_event, ev.LLMFailed)
         assert "cannot connect to http://127.0.0.1:" in status and "is the server running?" in status
         assert "c retry · L switch LLM · t type the answer" in status
-        assert app.debug_screen.run_state == "paused" and not app.debug_screen.agent.done
+        assert app.debug_screen.run_state == "paused" and not app.debug_screen.agent.host.done
         assert len(app.debug_screen.agent.tree) == 1 and app.debug_screen.agent.tree.root.status is NodeStatus.AWAITING_LLM
         await command(pilot, app, "c")  # retry: same failure, the console stays up
         assert app.debug_screen.debugger.last_event.attempt == 2
@@ -188,10 +188,10 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
         app.screen.query_one(Input).focus()
         await type_text(pilot, f"scripted:{script}")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.debug_screen.agent.llm.name.startswith("scripted:"), what="the switch")
+        await wait_for(pilot, lambda: app.debug_screen.agent.host.llm.name.startswith("scripted:"), what="the switch")
         assert f"LLM {short_label(f'scripted:{script}')}" in app.debug_screen.query_one("#status").text
         await command(pilot, app, "c")
-        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
+        assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success
 
 
 async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_path: Path) -> None:
@@ -213,10 +213,10 @@ async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_p
             assert app.debug_screen.stops == before
             await type_text(pilot, TYPED)
             await command(pilot, app, "ctrl+s")
-            assert app.debug_screen.agent.llm.name == "profile:local"
+            assert app.debug_screen.agent.host.llm.name == "profile:local"
             assert app.debug_screen.agent.tree.root.llm_calls[-1].source == "human"
             await command(pilot, app, "c")
-            assert app.debug_screen.agent.finished.success
+            assert app.debug_screen.agent.host.finished.success
         assert len(server.calls) == 1  # only the failure: the typed answer cost nothing
 
 
@@ -227,7 +227,7 @@ async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_t
         async with app.run_test(size=SIZE) as pilot:
             await started(pilot, app)
             await command(pilot, app, "c")
-            assert app.debug_screen.agent.finished.success
+            assert app.debug_screen.agent.host.finished.success
             served = [c for c in server.calls if c.status == 200]
             tokens_in = sum(c.prompt_tokens for c in served)
             tokens_out = sum(c.completion_tokens for c in served)
@@ -259,6 +259,6 @@ async def test_switching_at_a_stub_opens_or_closes_the_editor(spec: str) -> None
         picker.query_one("#llm-choices").highlighted = index
         await pilot.press("enter")
         await pilot.pause()
-        assert app.debug_screen.agent.llm.name == spec  # "human" or "demo": short names for the status line
+        assert app.debug_screen.agent.host.llm.name == spec  # "human" or "demo": short names for the status line
         assert app.debug_screen.editor.is_open is (spec == "human")
         assert app.debug_screen.debugger.awaiting_human is (spec == "human")

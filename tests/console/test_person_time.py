@@ -25,7 +25,7 @@ async def test_the_time_a_person_spends_typing_is_their_time_not_the_models(tmp_
         answer = app.debug_screen.agent.tree.root.llm_calls[-1]
         assert answer.accepted and answer.person_seconds >= 0.6 and answer.seconds == 0.0
         await command(pilot, app, "c")
-        assert app.debug_screen.agent.finished.success and app.debug_screen.agent.finished.person_seconds >= 0.6
+        assert app.debug_screen.agent.host.finished.success and app.debug_screen.agent.host.finished.person_seconds >= 0.6
         folder = app.session_control.session.folder
     records = [json.loads(line) for line in (folder / "journal.jsonl").read_text().splitlines()]
     journaled = next(r for r in records if r["type"] == "answer")

@@ -55,11 +55,11 @@ async def test_a_review_session_on_a_named_profile_resumes_on_it_in_review_with_
             await resumed(pilot, app)
             await pilot.press("c")
             await proposal_shown(pilot, app)
-            assert app.debug_screen.agent.llm.name.endswith("profile:local")
+            assert app.debug_screen.agent.host.llm.name.endswith("profile:local")
             assert app.debug_screen.editor.editor.text == MINE  # offered back, not replaced by the new proposal
             await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: app.debug_screen.agent.done, what="the end of the run")
-            assert app.debug_screen.agent.finished.success
+            await wait_for(pilot, lambda: app.debug_screen.agent.host.done, what="the end of the run")
+            assert app.debug_screen.agent.host.finished.success
     records = read_journal(folder).records
     [answer] = [r for r in records if r["type"] == "answer"]
     assert (answer["answer"], answer["source"]) == (MINE, "model+edited")

@@ -55,7 +55,7 @@ async def test_a_typed_infinite_loop_times_out_and_the_run_goes_on() -> None:
         await type_text(pilot, PUT_PLAN)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
+        assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success
         assert app.debug_screen.agent.runner.restarts >= 1
 
 

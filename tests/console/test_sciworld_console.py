@@ -44,7 +44,7 @@ async def test_a_person_solves_boil_in_the_console_with_the_score_shown(tmp_path
         await type_text(pilot, BOIL_PLAN)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.debug_screen.run_state == "done" and app.debug_screen.agent.finished.success
+        assert app.debug_screen.run_state == "done" and app.debug_screen.agent.host.finished.success
         log = "\n".join(app.debug_screen.env_log.lines)
         assert "score 0 → 3" in log and "→ 100" in log  # the environment log notes each score change
         assert "score 100/100" in status.text

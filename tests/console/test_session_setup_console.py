@@ -63,7 +63,7 @@ async def test_resume_goes_on_with_the_recorded_model_lists_its_profiles_and_a_r
                                         profiles=str(tmp_path / "profiles.yaml")))
         async with app.run_test(size=SIZE) as pilot:
             await resumed(pilot, app)
-            assert app.debug_screen.agent.llm.name == "profile:local"
+            assert app.debug_screen.agent.host.llm.name == "profile:local"
             assert "LLM profile:local" in app.debug_screen.query_one("#status").text
             await pilot.press("L")
             await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
@@ -74,12 +74,12 @@ async def test_resume_goes_on_with_the_recorded_model_lists_its_profiles_and_a_r
             await pilot.press("L")  # a switch is journaled: a resume or a fork goes on with it
             await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
             app.screen.dismiss("demo")
-            await wait_for(pilot, lambda: app.debug_screen.agent.llm.name == "demo", what="the switch")
+            await wait_for(pilot, lambda: app.debug_screen.agent.host.llm.name == "demo", what="the switch")
             # A rewind goes on with the LLM the session switched to, not the one the console started with.
             await select(pilot, app, "n2")
             await branch(pilot, app, "R")
             assert app.session_control.how == "rewound"
-            assert app.debug_screen.agent.llm.name == "demo"
+            assert app.debug_screen.agent.host.llm.name == "demo"
         assert len(server.calls) == 2
     assert read_journal(folder).llm_setup == ("demo", None)
     assert [r["spec"] for r in read_journal(folder).records if r["type"] == "llm"] == ["demo"]
@@ -115,8 +115,8 @@ async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(t
         assert branch.name == f"{folder.name}~last-good" and branch.parent == sessions
         assert len(app.debug_screen.agent.tree) > 1  # the replayed part is on screen
         await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.debug_screen.agent.done, what="the end of the run")
-        assert app.debug_screen.agent.finished.success
+        await wait_for(pilot, lambda: app.debug_screen.agent.host.done, what="the end of the run")
+        assert app.debug_screen.agent.host.finished.success
     journal = read_journal(branch)
     assert journal.header.parent.to_json() == {"session": folder.name, "records": 2, "at": "last good point",
                                         "folder": str(folder)}

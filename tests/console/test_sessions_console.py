@@ -135,7 +135,7 @@ async def test_a_journal_write_failure_is_shown_and_the_run_goes_on(tmp_path: Pa
         await started(pilot, app)
         app.session_control.session.writer._fd = os.open("/dev/full", os.O_WRONLY)  # every write: ENOSPC
         await command(pilot, app, "c")
-        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success  # the run went on
+        assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success  # the run went on
         await wait_for(pilot, lambda: app.session_control.error != "", what="the journal error")
         await pilot.pause()
         assert "No space left on device" in app.session_control.error
@@ -156,7 +156,7 @@ def won_demo(tmp_path_factory) -> tuple[Path, dict]:
         async with app.run_test(size=SIZE) as pilot:
             await started(pilot, app)
             await command(pilot, app, "c")
-            await wait_for(pilot, lambda: app.debug_screen.agent.done, what="the run's end")
+            await wait_for(pilot, lambda: app.debug_screen.agent.host.done, what="the run's end")
             folder = app.session_control.session.folder
             return folder, tree_document(app.debug_screen.agent, {"session": folder.name})
 

@@ -28,7 +28,7 @@ async def test_a_person_buys_the_shampoo_in_the_console_and_the_status_shows_the
         await type_text(pilot, PLAN)
         await command(pilot, app, "ctrl+s")
         await command(pilot, app, "c")
-        assert app.debug_screen.run_state == "done" and app.debug_screen.agent.finished.success
+        assert app.debug_screen.run_state == "done" and app.debug_screen.agent.host.finished.success
         assert "reward 1.00" in status.text and "steps 4/30" in status.text
         log = "\n".join(app.debug_screen.env_log.lines)
         assert "Thank you for shopping with us!" in log and "WON" in log

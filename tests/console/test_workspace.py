@@ -168,7 +168,7 @@ async def test_reexpand_with_scripted_and_local_server_then_continue(tmp_path: P
             assert root.thought.startswith("The vase is on the dining table")
             assert root.llm_calls[-1].source == "model" and len(root.children) == 4
             await command(pilot, app, "c")
-            assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
+            assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success
 
 
 async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(tmp_path: Path) -> None:
@@ -253,7 +253,7 @@ async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_cont
                 read_journal(fork).header.parent.at) == (old.name, 0, "fork n0")
         assert isinstance(app.debug_screen.agent.prompts, DraftPromptSet) and "put_down" in app.debug_screen.agent.prompts.text(PUT)
         await command(pilot, app, "c")
-        assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
+        assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success
         assert app.debug_screen.agent.tree.root.llm_calls[-1].answer == DIRECT
         fork_answers = [r["answer"] for r in read_journal(fork).records if r["type"] == "answer"]
         old_answers = [r["answer"] for r in read_journal(old).records if r["type"] == "answer"]

@@ -32,7 +32,7 @@ async def play(episode: str) -> tuple[Engine, list[ev.Event]]:
     agent = Engine(provider.make_env(episode), llm, runner, prompts=PromptSet(DEFAULT_PROMPTS))
     events = []
     try:
-        while not agent.done:
+        while not agent.host.done:
             events.append(await agent.step())
     finally:
         await agent.close()
@@ -69,7 +69,7 @@ async def test_an_action_the_simulator_does_not_parse_is_the_nodes_observation_a
     agent = Engine(registry.make_env("sciworld:find-animal/0", max_steps=5), llm, RunnerSettings().make_runner())
     try:
         events = []
-        while not agent.done:
+        while not agent.host.done:
             events.append(await agent.step())
     finally:
         await agent.close()

@@ -80,7 +80,7 @@ async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
             assert "cleaned = True" in app.debug_screen.editor.editor.text  # the model's faulty answer, to fix
             app.debug_screen.editor.editor.load_text(fixed_clean_answer())  # the person pastes the fix
             await press(pilot, app, "ctrl+s")
-            assert app.debug_screen.agent.llm.name != "human"  # the model goes on after the person's answer
+            assert app.debug_screen.agent.host.llm.name != "human"  # the model goes on after the person's answer
             fork = control.session.folder
         # The console is gone before the model finished the fork.
 

@@ -49,7 +49,7 @@ class SamplingModel:
 async def first_answer(agent) -> list[ev.Event]:
     """Step until the first accepted answer (or the end): every event so far."""
     events: list[ev.Event] = []
-    while not agent.done and not any(isinstance(e, ev.LLMAnswered) for e in events):
+    while not agent.host.done and not any(isinstance(e, ev.LLMAnswered) for e in events):
         events.append(await agent.step())
     return events
 

@@ -101,7 +101,7 @@ async def test_a_crash_while_the_run_takes_the_answer_keeps_the_typed_text_and_r
             if isinstance(event, ev.LLMAnswered):
                 raise RuntimeError("the watcher broke")
 
-        front.agent.observers.insert(0, broken)
+        front.agent.host.observers.insert(0, broken)
         task = asyncio.ensure_future(front.run())
         typed = "I look there first\nAction: go to shelf 1"
         await answer(front, pipe, task, typed)

@@ -116,10 +116,10 @@ async def test_the_tree_pane_draws_each_turn_of_an_agent_that_adds_its_own_nodes
         await command(pilot, app, "c")  # the first LLM call of turn 1: the turn is drawn already
         assert [item.label.plain.strip() for item in pane.root.children] == ["▸● turn 1"]
         for _ in range(6):
-            if app.debug_screen.agent.done:
+            if app.debug_screen.agent.host.done:
                 break
             await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.debug_screen.agent.done, what="the run's end")
+        await wait_for(pilot, lambda: app.debug_screen.agent.host.done, what="the run's end")
         await pilot.pause()
         assert [item.label.plain.strip() for item in pane.root.children] == ["✓ turn 1", "▸✓ turn 2"]
 

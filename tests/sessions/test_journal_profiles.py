@@ -163,11 +163,11 @@ async def test_the_console_goes_on_with_its_own_profiles_not_the_journals(tmp_pa
                                         resume=folder))  # `recode-tui tui --resume ID`
         async with app.run_test(size=SIZE) as pilot:
             await resumed(pilot, app)
-            assert app.debug_screen.agent.llm.name == "profile:default"
+            assert app.debug_screen.agent.host.llm.name == "profile:default"
             await command(pilot, app, "c")
-            await wait_for(pilot, lambda: app.debug_screen.agent.done or attacker.requests, what="the end of the run")
+            await wait_for(pilot, lambda: app.debug_screen.agent.host.done or attacker.requests, what="the end of the run")
             assert attacker.requests == [], "the journal's profiles file chose where the key went"
-            assert app.debug_screen.agent.finished.success
+            assert app.debug_screen.agent.host.finished.success
         assert len(own.calls) == 2
 
 

@@ -321,7 +321,7 @@ async def test_every_record_is_on_disk_before_the_agent_goes_on(tmp_path, monkey
         if journal.stat().st_size > synced["size"]:
             unsynced.append(type(event).__name__)
 
-    session.agent.observers.append(after_the_journal)
+    session.agent.host.observers.append(after_the_journal)
     result = await session.agent.run()
     await session.agent.close()
     session.writer.close()

@@ -23,9 +23,9 @@ async def test_a_fork_keeps_the_statements_before_its_point_and_drops_the_later_
     session = await new_session(tmp_path)
     agent = session.agent
     await step_until(agent, lambda e: isinstance(e, ev.RunStarted))
-    await agent.run_statement("note = 'before the plan'")
+    await agent.host.run_statement("note = 'before the plan'")
     await step_until(agent, lambda e: isinstance(e, ev.ActionSent))  # inside the loop, after the stub's expansion
-    await agent.run_statement("late = action")
+    await agent.host.run_statement("late = action")
     finished = await agent.run()
     session.writer.close()
     await agent.close()
@@ -48,7 +48,7 @@ async def test_a_fork_keeps_the_statements_before_its_point_and_drops_the_later_
         await value(fork.agent, "late")  # typed after the fork's point: not part of the fork
     statements = [r["code"] for r in read_journal(fork.folder).records if r["type"] == "statement"]
     assert statements == ["note = 'before the plan'"]
-    assert not fork.agent.pending_statements
+    assert not fork.agent.host.replay_queue
     fork.writer.close()
     await fork.agent.close()
 
@@ -76,7 +76,7 @@ async def test_a_statement_after_an_llm_failure_replays_at_its_point(tmp_path: P
     agent = session.agent
     await step_until(agent, lambda e: isinstance(e, ev.LLMFailed))
     await step_until(agent, lambda e: isinstance(e, ev.ObservationReceived))  # one event later is another action
-    await agent.run_statement("first = action")
+    await agent.host.run_statement("first = action")
     await agent.run()
     session.writer.close()
     await agent.close()

@@ -89,8 +89,8 @@ class LLMControl(Widget):
     def on_mount(self) -> None:
         self.kept_drafts = dict(self.run.drafts)
         agent = self.agent
-        agent.observers.append(self._observe)
-        self._install(agent.llm)
+        agent.host.observers.append(self._observe)
+        self._install(agent.host.llm)
 
     @property
     def run(self) -> RunScreen:
@@ -113,7 +113,7 @@ class LLMControl(Widget):
 
     @property
     def review(self) -> ReviewLLM | None:
-        llm = self.agent.llm
+        llm = self.agent.host.llm
         return llm if isinstance(llm, ReviewLLM) else None
 
     def _observe(self, event: ev.Event) -> None:
@@ -126,7 +126,7 @@ class LLMControl(Widget):
             llm = ReviewLLM(llm)
         if isinstance(llm, ReviewLLM):
             llm.on_proposal = lambda proposal: self.post_message(self.ProposalReady(proposal))
-        self.agent.llm = llm
+        self.agent.host.llm = llm
         self.post_message(self.Switched(llm.name))
 
     # -- switching -------------------------------------------------------------
@@ -139,13 +139,13 @@ class LLMControl(Widget):
         control = self.run.session_control
         if control is not None:  # journaled: a resume or a fork goes on with this LLM
             control.record_llm(spec, self.profiles_path)
-        if self.choose_after and self.restore_after is not None and is_human(self.agent.llm):
+        if self.choose_after and self.restore_after is not None and is_human(self.agent.host.llm):
             self.restore_after = llm  # the person still writes the forked answer; this LLM goes on after it
             self.post_message(self.Switched("human"))
             return f"human, then {llm.name}"
         self.restore_after = None
         self._install(llm)
-        return self.agent.llm.name
+        return self.agent.host.llm.name
 
     def hand_over_after_answer(self, llm: LLM) -> None:
         """A fork: the person is answering; `llm` (or the one chosen with L meanwhile) goes on after it."""
@@ -154,10 +154,10 @@ class LLMControl(Widget):
 
     def type_once(self) -> bool:
         """The person answers the awaited expansion; the LLM before comes back after it is taken."""
-        if is_human(self.agent.llm):
+        if is_human(self.agent.host.llm):
             return False
-        self.restore_after = self.agent.llm
-        self.agent.llm = HumanLLM()
+        self.restore_after = self.agent.host.llm
+        self.agent.host.llm = HumanLLM()
         self.post_message(self.Switched("human"))
         return True
 

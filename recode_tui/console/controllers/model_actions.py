@@ -46,7 +46,7 @@ class ModelKeys:
         if run.driver.busy:
             run.notify("Pause the run first (p): the LLM is switched between steps.", severity="warning")
             return
-        current = run.agent.llm.name
+        current = run.agent.host.llm.name
         choices = llm_choices(current, self.control.profiles_path)
         run.app.push_screen(LLMPicker(choices, current), self.switch_to)
 

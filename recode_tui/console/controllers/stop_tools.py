@@ -119,7 +119,7 @@ class StopTools:
         if run.driver.busy or run.debugger.done or (control and control.busy):
             return False, "not at a stop: pause the run (p) first"
         try:
-            event = await run.agent.run_statement(code)
+            event = await run.agent.host.run_statement(code)
         except Exception as exc:  # noqa: BLE001 - refused or raising: nothing changed
             text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             run.say("error", f"! {code}: {text}")

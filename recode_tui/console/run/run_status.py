@@ -35,7 +35,7 @@ class AgentFigures(TypedDict):
 def agent_figures(agent: Stepper) -> AgentFigures:
     current = agent.current
     # A proposal under review has cost its tokens already; the agent counts them once it is decided.
-    llm = agent.llm
+    llm = agent.host.llm
     waiting = llm.proposal if isinstance(llm, ReviewLLM) and llm.waiting else None
     extra_in, extra_out = (waiting.usage.input_tokens, waiting.usage.output_tokens) if waiting else (0, 0)
     env = agent.env
@@ -63,10 +63,10 @@ def model_clock(agent: Stepper, person_answers: bool, reviewing: bool, asked_aga
     `asked_again_at`: when the person last had the model asked again (review mode's regenerate): the
     agent's call began before the first proposal, but this answer's time starts there.
     """
-    since = agent.answering_since
+    since = agent.host.answering_since
     if since is None or person_answers or reviewing:
         return ""
     if asked_again_at is not None and asked_again_at > since:
         since = asked_again_at
     node = agent.current.id if agent.current is not None else "?"
-    return f"{agent.llm.name} is answering {node}… {time.monotonic() - since:.0f} s"
+    return f"{agent.host.llm.name} is answering {node}… {time.monotonic() - since:.0f} s"

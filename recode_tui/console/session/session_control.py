@@ -485,8 +485,8 @@ class SessionControl:
             self.select_at = None
         if old_session is not None:
             old_session.writer.close()
-        if old_agent.llm is not session.agent.llm and isinstance(old_agent.llm, Cancellable):
-            old_agent.llm.cancel()
+        if old_agent.host.llm is not session.agent.host.llm and isinstance(old_agent.host.llm, Cancellable):
+            old_agent.host.llm.cancel()
         try:
             await old_agent.close()
         except Exception:  # noqa: BLE001 - the old agent is gone either way

@@ -56,7 +56,7 @@ def continue_with(run: RunScreen, chosen: WorkspaceChoice | None) -> None:
     choice, agent, debugger = chosen.choice, run.agent, run.debugger
     last = debugger.last_event
     awaiting = isinstance(last, ev.LLMRequested) and last.node_id == choice.node_id
-    if not awaiting or agent.done:
+    if not awaiting or agent.host.done:
         control = run.session_control
         expanded = choice.node_id in agent.tree.nodes and agent.tree.nodes[choice.node_id].llm_calls
         if control is not None and expanded and not run.driver.busy:
@@ -79,7 +79,7 @@ def continue_with(run: RunScreen, chosen: WorkspaceChoice | None) -> None:
         run.post_message(CloseEditor(f"Submitted the answer of {choice.source} for {choice.node_id}…"))
         run.driver.submit(choice.text)
     else:
-        agent.llm = ChosenAnswerLLM(choice.text, _source_kind(choice.source), agent.llm)
+        agent.host.llm = ChosenAnswerLLM(choice.text, _source_kind(choice.source), agent.host.llm)
         run.driver.step(StepMode.NEXT)
 
 

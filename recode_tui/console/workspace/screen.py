@@ -69,7 +69,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         super().__init__()
         self.target = target
         self.agent = agent  # its judge and words judge the answers compared
-        prompts, llm = agent.prompts, agent.llm
+        prompts, llm = agent.prompts, agent.host.llm
         self.agent_llm = llm
         self.draft = prompts if isinstance(prompts, DraftPromptSet) else DraftPromptSet(prompts.root)
         self.base_hash = PromptSet(self.draft.root).content_hash()

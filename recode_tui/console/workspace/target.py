@@ -35,7 +35,7 @@ class StubTarget:
 
 
 def awaiting_node_id(agent: Stepper, last_event: ev.Event | None) -> str | None:
-    if isinstance(last_event, ev.LLMRequested) and last_event.purpose == agent.main_purpose and not agent.done:
+    if isinstance(last_event, ev.LLMRequested) and last_event.purpose == agent.main_purpose and not agent.host.done:
         return last_event.node_id
     return None
 

@@ -199,10 +199,10 @@ async def test_a_missing_scripted_answer_pauses_naming_the_stub_and_a_batch_run_
     assert events[-1].error == message
     # paused, not ended: asking again fails again (same script), and the tree is intact
     again = await agent.step()
-    assert isinstance(again, ev.LLMFailed) and again.attempt == 2 and not agent.done
+    assert isinstance(again, ev.LLMFailed) and again.attempt == 2 and not agent.host.done
     assert agent.tree.root.children[0].status is NodeStatus.AWAITING_LLM
     # switching the LLM of a paused run: the next step asks the new one
-    agent.llm = scripted(("obj = find_it(instruction)", answer("obj = 'apple'")))
+    agent.host.llm = scripted(("obj = find_it(instruction)", answer("obj = 'apple'")))
     received = await agent.step()
     assert isinstance(received, ev.LLMAnswered) and received.blocks == ("obj = 'apple'",)
     await agent.close()

@@ -43,8 +43,8 @@ async def test_a_prepared_run_shows_the_same_first_events_after_one_reset(toy_ga
     env = CountingResets(make_env(toy_game))
     prepared = Engine(env, ScriptedLLM([]), RunnerSettings().make_runner())
     try:
-        prepared.prepare()
-        prepared.prepare()  # a second call starts nothing more
+        prepared.host.prepare()
+        prepared.host.prepare()  # a second call starts nothing more
         # the reset and the sandbox worker are done before the first step: wait for that state
         deadline = time.monotonic() + 60
         while not (env.resets == 1 and prepared.runner.worker_pid is not None) and time.monotonic() < deadline:
@@ -64,7 +64,7 @@ async def test_a_prepared_reset_that_fails_ends_the_run_as_an_unprepared_one_doe
         agent = Engine(CountingResets(make_env(toy_game), fail=True), ScriptedLLM([]), RunnerSettings().make_runner())
         try:
             if prepare:
-                agent.prepare()
+                agent.host.prepare()
                 await asyncio.sleep(0.1)
             try:
                 event = await agent.step()
@@ -78,7 +78,7 @@ async def test_a_prepared_reset_that_fails_ends_the_run_as_an_unprepared_one_doe
 
 async def test_a_prepared_run_closed_unstepped_leaves_no_worker(toy_game):
     agent = Engine(CountingResets(make_env(toy_game), fail=True), ScriptedLLM([]), RunnerSettings().make_runner())
-    agent.prepare()
+    agent.host.prepare()
     await agent.close()  # at once: the prepared reset and the worker's start are still under way
     await asyncio.sleep(0.5)  # a start left running would bring a worker up after the close
     assert agent.runner.worker_pid is None

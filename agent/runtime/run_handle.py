@@ -1,10 +1,11 @@
-"""The stepping loop under every agent: one event per `step()`, its observers, statements typed at a stop, and the end.
+"""The host's side of one run: `agent.host`, what the debugger, the journal, replay, eval and the console drive.
 
-Apart from `agent.runtime.stepper`, which is the extension API an agent
-author writes against (`open_episode`, `ask`, `act`, `run_code`, `started`,
-`completed`, `finish`, ...): this is the plumbing the debugger, the journal,
-replay and eval drive, and no agent overrides. A subclass supplies
-`episode()` and `_finish()`.
+An agent author writes `episode()` with the helpers of `agent.runtime.stepper`; everything a
+front end or a session does to the run goes through the agent's `RunHandle` instead: the
+step loop (one event of `episode()` per `step()`), the observers told of each event, the count
+of events so far, the replay queue of statements typed at a stop (a resume or fork fills it),
+the LLM of each role (the console switches it), the call being waited on and the wait an eval
+cancelled, the finished record, `stop`, `prepare` and `close`, and the environment's thread.
 """
 
 from __future__ import annotations
@@ -12,10 +13,13 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, AsyncGenerator, AsyncIterator, Callable, ClassVar, TypeVar
+from typing import Any, AsyncGenerator, AsyncIterator, Callable, TypeVar
 
+from agent.llm import LLM
+from agent.llm.routing import RoutedLLM
 from agent.runtime.actions import TooManyRefusals
-from agent.runtime.events import AgentNote, Event, LLMFailed, RunFinished, StatementRun
+from agent.runtime.costs import MAIN_ROLE
+from agent.runtime.events import Event, LLMFailed, RunFinished, StatementRun
 from agent.runtime.prompts import PromptFileMissing
 from agent.runtime.recorded import RecordedStatement, ReplayMismatch
 from agent.runtime.runner import CodeRunner, EarlyStart
@@ -28,32 +32,50 @@ class EndRun(Exception):
     """Raised inside `episode()` to end the run at once, unsuccessfully: the message is the whole reason."""
 
 
-class StepLoop:
-    """Drives a subclass's `episode()` one event at a time and tells the observers."""
+class RunHandle:
+    """Drives one agent's `episode()` one event at a time for its host, and holds what only the host sets.
 
-    answers_are_code: ClassVar[bool] = False  # its answers run in the runner (whose worker `reset_env` starts)
+    Built by the agent (`Stepper.__init__`) from its episode and its way of finishing, so no
+    agent class inherits the loop and no author meets its names.
+    """
 
-    def __init__(self, env: Env, runner: CodeRunner) -> None:
+    def __init__(self, episode: Callable[[], AsyncIterator[Event]], finish: Callable[[bool, str], RunFinished],
+                 env: Env, runner: CodeRunner, llm: LLM, *, warm_runner: bool) -> None:
+        self._episode, self._finish = episode, finish
         self.env = env
-        self.runner: CodeRunner = runner
+        self.runner = runner
+        self._warm_runner = warm_runner  # its answers run in the runner: `prepare` starts the worker early
+        self.llm = llm  # the LLM of every role that has none of its own (the console's L switches it)
+        self.role_llms: dict[str, LLM] = {}
+        self.preset = ""  # the named preset the run was built with (agent.agents.presets), for the journal
         self.observers: list[Callable[[Event], None]] = []  # e.g. the session journal
         self.finished: RunFinished | None = None
         self.events_emitted = 0  # events so far (statements in, LLM failures out): where a statement ran
-        self.notes: list[AgentNote] = []  # the agent's decisions so far (replans, re-injections), for its view
-        self._last_node: str | None = None
         # A replay's recorded statements (`!` at a stop), each run again after the same event count.
-        self.pending_statements: deque[RecordedStatement] = deque()
+        self.replay_queue: deque[RecordedStatement] = deque()
+        self.answering_since: float | None = None  # monotonic time the LLM was asked, while it answers
+        self.cancelled_wait: tuple[float, str] | None = None  # seconds and role of a call cancelled while it waited
+        self._last_node: str | None = None
         self._env_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="env")
         self._prepared: asyncio.Future[Reset] | None = None  # `prepare()`'s reset, taken by `reset_env`
         self._events: AsyncGenerator[Event, None] = self._drive()
 
-    # -- what the subclass supplies --------------------------------------------------
+    # -- the LLMs by role -----------------------------------------------------------
 
-    def episode(self) -> AsyncIterator[Event]:
-        raise NotImplementedError(f"{type(self).__name__} must define episode()")
+    def llm_for(self, role: str = MAIN_ROLE) -> LLM:
+        """The LLM that answers a call of `role`: its own, else the routed one's part, else the main one."""
+        own = self.role_llms.get(role)
+        if own is not None:
+            return own
+        # one LLM per role handed over whole (a fork's hand-back)
+        return self.llm.for_role(role) if isinstance(self.llm, RoutedLLM) else self.llm
 
-    def _finish(self, success: bool, reason: str) -> RunFinished:
-        raise NotImplementedError
+    def set_llm(self, llm: LLM, role: str | None = None) -> None:
+        """Give `role` its own LLM; no role: the LLM of every role without one of its own."""
+        if role is None or role == MAIN_ROLE:
+            self.llm = llm
+        else:
+            self.role_llms[role] = llm
 
     # -- the loop ------------------------------------------------------------------------
 
@@ -61,8 +83,8 @@ class StepLoop:
         """Do the next smallest unit of work and say what happened."""
         if self.finished is not None:
             return self.finished
-        if self.pending_statements and self.pending_statements[0].after <= self.events_emitted:
-            return await self._replay_statement(self.pending_statements.popleft())
+        if self.replay_queue and self.replay_queue[0].after <= self.events_emitted:
+            return await self._replay_statement(self.replay_queue.popleft())
         try:
             event = await self._events.__anext__()
         except StopAsyncIteration:  # pragma: no cover - _drive always ends with RunFinished
@@ -104,8 +126,6 @@ class StepLoop:
             self.events_emitted += 1
         if event.node_id is not None:
             self._last_node = event.node_id
-        if isinstance(event, AgentNote):
-            self.notes.append(event)
         for observer in self.observers:
             observer(event)
 
@@ -161,7 +181,7 @@ class StepLoop:
 
     async def _reset_and_warm(self) -> Reset:
         """The reset, with the sandbox worker's start (about 40 ms) overlapping it (`prepare`)."""
-        early = self.runner.ensure_started() if self.answers_are_code and isinstance(self.runner, EarlyStart) else None
+        early = self.runner.ensure_started() if self._warm_runner and isinstance(self.runner, EarlyStart) else None
         warming = asyncio.ensure_future(early) if early is not None else None
         try:
             return await self.in_env_thread(self.env.reset)
@@ -178,7 +198,7 @@ class StepLoop:
 
     async def _drive(self) -> AsyncGenerator[Event, None]:
         try:
-            async for event in self.episode():
+            async for event in self._episode():
                 yield event
         except ReplayMismatch as exc:
             yield self._finish(False, f"replay mismatch: {exc}")
