@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 from agent.eval.batch import REPORT_FILE, EvalReport, Evaluation
 from agent.eval.executor import EpisodeExecutor, EvalAborted, LocalExecutor
 from agent.runtime.safe_text import for_terminal
-from recode_tui.commands.eval_plan import (llm_factory, new_report, resumed_report,  # noqa: F401
+from agent.sandbox.walls import SandboxPolicy
+from recode_tui.commands.eval_plan import (eval_sandbox, llm_factory, new_report, resumed_report,  # noqa: F401
                                            select_games)
 from recode_tui.commands.eval_report import (Display, cache_lines, comparison_table,  # noqa: F401
                                              failure_lines, gold_lines, line_widths, repeat_lines, result_line,
@@ -66,6 +67,7 @@ def _run_eval(args: argparse.Namespace, early: EnvHost | None) -> int:
 
     options = eval_options(args)  # the one place eval reads the namespace
     report, folder = resumed_report(options, options.resume) if options.resume else new_report(options)
+    sandbox = eval_sandbox(options, report)  # the user's walls, and any more the resumed report recorded
     profiles = options.profiles or report.plan.profiles  # a resume reads the file the evaluation started with
     llm_for, abort_on_llm_error = llm_factory(report.plan.llm, profiles, report.remaining or report.plan.games,
                                               report.plan.env, report.plan.compared)
@@ -77,7 +79,8 @@ def _run_eval(args: argparse.Namespace, early: EnvHost | None) -> int:
         if not options.concurrency:
             report.plan.concurrency = cpus
     try:
-        return _evaluate(options, report, folder, profiles, llm_for, abort_on_llm_error, ray_address, early)
+        return _evaluate(options, report, folder, profiles, llm_for, abort_on_llm_error, ray_address, early,
+                         sandbox)
     finally:
         if ray_address is not None:
             from recode_tui.commands.ray_eval import stop_cluster
@@ -86,8 +89,10 @@ def _run_eval(args: argparse.Namespace, early: EnvHost | None) -> int:
 
 
 def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: str | None, llm_for: Any,
-              abort_on_llm_error: bool, ray_address: str | None, early: EnvHost | None = None) -> int:
-    """Run the plan (here, or as Ray tasks), then print the table, the failures and where things are."""
+              abort_on_llm_error: bool, ray_address: str | None, early: EnvHost | None = None,
+              sandbox: SandboxPolicy = SandboxPolicy()) -> int:
+    """Run the plan (here, or as Ray tasks), then print the table, the failures and where things are;
+    `sandbox`: the policy every episode's runner gets (in this process or a Ray task, never inherited)."""
     from recode_tui.setup.env_workers import EnvPool
 
     earlier = list(report.concurrency_used)
@@ -97,7 +102,7 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
     if ray_address is not None:
         from recode_tui.commands.ray_eval import RayExecutor
 
-        executor = RayExecutor(report, profiles=profiles, llm_factory=llm_factory)
+        executor = RayExecutor(report, profiles=profiles, llm_factory=llm_factory, sandbox=sandbox)
     else:
         executor = LocalExecutor(
             report,
@@ -106,6 +111,7 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
                                  started=early.take_worker(report.plan.env) if early else ()),
             abort_on_llm_error=abort_on_llm_error,
             on_event=display.on_event,
+            sandbox=sandbox,
         )
     evaluation = Evaluation(report, folder, executor, on_result=display.on_result)
     out = display.console

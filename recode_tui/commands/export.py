@@ -64,7 +64,8 @@ async def replayed_text(options: ExportOptions) -> str:
     if note:
         print(f"note: {note}", file=sys.stderr)
     session, events = await resume_session(folder, ScriptedLLM([]), make_env,
-                                           runs_with=RunnerSettings(trusted=options.trusted))
+                                           runs_with=RunnerSettings(trusted=options.trusted,
+                                                                           sandbox=options.sandbox))
     session.writer.close()
     await session.agent.close()
     if replay_failure(events):

@@ -264,13 +264,14 @@ def agent_spec(settings: "RunSettings") -> "AgentSpec":
 
 
 def runner_of(settings: "RunSettings") -> "RunnerSettings":
-    """How the user's node code runs (`--trusted`, `--node-timeout`, else the defaults): what a new run
+    """How the user's node code runs (`--trusted`, `--node-timeout`, the sandbox's policy): what a new run
     gets, and the most a resumed or branched one may have (`agent.sessions.session.replay_runner`)."""
     from agent.sandbox.settings import RunnerSettings
 
     try:
-        return (RunnerSettings(trusted=settings.trusted) if settings.node_timeout is None
-                else RunnerSettings(trusted=settings.trusted, node_timeout=settings.node_timeout))
+        return (RunnerSettings(trusted=settings.trusted, sandbox=settings.sandbox) if settings.node_timeout is None
+                else RunnerSettings(trusted=settings.trusted, node_timeout=settings.node_timeout,
+                                    sandbox=settings.sandbox))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -352,11 +353,11 @@ def _warn_once(lines: list[str]) -> None:
 def settings_of(flags: RunFlags) -> "RunSettings":
     """The run's settings from its flags: the preset with every flag given put over it (the flags pass
     through whole, by their own names); bad input is one line."""
-    from dataclasses import asdict
+    from dataclasses import fields
 
     from agent.agents.presets import resolve
 
-    typed = asdict(flags)
+    typed = {spec.name: getattr(flags, spec.name) for spec in fields(flags)}
     try:
         return resolve(typed.pop("preset"), **typed)
     except ValueError as exc:

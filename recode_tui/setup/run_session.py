@@ -61,6 +61,10 @@ async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
         if replay_failure(events):
             session.writer.close()
             await session.agent.close()
+            from agent.runtime.safe_text import for_terminal
+
+            for note in session.notes:  # what changed from the recording (the sandbox, the node limit) may be why
+                print(f"note: {for_terminal(note)}", file=sys.stderr)
             raise UsageError(salvage_hint(f"cannot resume {folder.name}: {replay_failure(events)}", options))
         return session, events
     if options.episode is None:
