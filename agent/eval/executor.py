@@ -112,8 +112,10 @@ class LocalExecutor:
     def __init__(self, report: EvalReport, llm_for: LLMFactory, envs: EnvSourceFactory, *,
                  abort_on_llm_error: bool = False, llm_retries: int = 2, retry_delay: float = 1.0,
                  on_start: Callable[[EpisodeSpec], None] | None = None, on_event: EventHook | None = None,
-                 sandbox: SandboxPolicy = SandboxPolicy()) -> None:
-        """`sandbox`: the walls and layers every episode's node code gets, as the edge resolved them."""
+                 sandbox: SandboxPolicy = SandboxPolicy(), cache_folder: Path | None = None) -> None:
+        """`sandbox`: the walls and layers every episode's node code gets, as the edge resolved them;
+        `cache_folder`: where the response cache is kept when the plan names no folder (None: the user
+        cache dir; the edge passes $RECODE_TUI_CACHE's)."""
         plan = report.plan
         self.plan = plan
         self.llm_for = llm_for
@@ -138,7 +140,7 @@ class LocalExecutor:
         if plan.cache != "off":
             from agent.llm.cache import default_folder
 
-            self._cache_folder = Path(plan.cache_dir) if plan.cache_dir else default_folder()
+            self._cache_folder = Path(plan.cache_dir) if plan.cache_dir else cache_folder or default_folder()
 
     async def open(self, lanes: int) -> None:
         self._source = self.envs(lanes)

@@ -45,7 +45,6 @@ from agent.sessions.listing import (
     find_session,
     last_activity,
     list_sessions,
-    sessions_dir_from,
     summarize_journal,
 )
 
@@ -53,7 +52,7 @@ from agent.sessions.listing import (
 __all__ = [
     "DRAFT_FILE", "JOURNAL_FILE", "JOURNAL_VERSION", "SUMMARY_LINE_LIMIT", "BadRecord", "Journal", "JournalError",
     "JournalWriter", "append_whole", "default_sessions_dir", "file_hash", "find_session", "last_activity",
-    "list_sessions", "new_session_id", "parse_record", "read_journal", "sessions_dir_from", "summarize_journal",
+    "list_sessions", "new_session_id", "parse_record", "read_journal", "summarize_journal",
     "write_draft", "write_json_atomically",
 ]
 

@@ -185,7 +185,8 @@ def _sessions_list(args: argparse.Namespace) -> int:
     import time
 
     from agent.runtime.safe_text import for_terminal
-    from agent.sessions.journal import last_activity, list_sessions, sessions_dir_from
+    from agent.sessions.journal import last_activity, list_sessions
+    from recode_tui.setup.places import sessions_dir_from
 
     journals = sorted(list_sessions(sessions_dir_from(args.sessions)), key=lambda j: last_activity(j.folder))
     header = False

@@ -217,7 +217,7 @@ def _report_path(value: str) -> Path:
 
 def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
     """A new evaluation's plan (every setting checked, the episodes chosen) and the folder it is written to."""
-    from agent.sessions.journal import sessions_dir_from
+    from recode_tui.setup.places import sessions_dir_from
     from envs.registry import default_env, env_settings, provider
 
     if options.llm is None:

@@ -23,6 +23,7 @@ from agent.eval.batch import REPORT_FILE, EvalReport, Evaluation
 from agent.eval.executor import EpisodeExecutor, EvalAborted, LocalExecutor
 from agent.runtime.safe_text import for_terminal
 from agent.sandbox.walls import SandboxPolicy
+from recode_tui.setup.places import llm_cache_folder
 from recode_tui.commands.eval_plan import (eval_sandbox, llm_factory, new_report, resumed_report,  # noqa: F401
                                            select_games)
 from recode_tui.commands.eval_report import (Display, cache_lines, comparison_table,  # noqa: F401
@@ -102,7 +103,8 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
     if ray_address is not None:
         from recode_tui.commands.ray_eval import RayExecutor
 
-        executor = RayExecutor(report, profiles=profiles, llm_factory=llm_factory, sandbox=sandbox)
+        executor = RayExecutor(report, profiles=profiles, llm_factory=llm_factory, sandbox=sandbox,
+                               cache_folder=llm_cache_folder(report.plan.cache_dir))
     else:
         executor = LocalExecutor(
             report,
@@ -112,6 +114,7 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
             abort_on_llm_error=abort_on_llm_error,
             on_event=display.on_event,
             sandbox=sandbox,
+            cache_folder=llm_cache_folder(report.plan.cache_dir),
         )
     evaluation = Evaluation(report, folder, executor, on_result=display.on_result)
     out = display.console

@@ -20,7 +20,8 @@ def sft_text(options: ExportOptions) -> str:
     """SFT lines of one session, or of every episode of an eval folder; notes go to stderr."""
     from agent.eval.journals import eval_folder, eval_journals
     from agent.sessions.export import sft_lines, unpaired_answers
-    from agent.sessions.journal import find_session, read_journal, sessions_dir_from
+    from agent.sessions.journal import find_session, read_journal
+    from recode_tui.setup.places import sessions_dir_from
 
     evaluation = eval_folder(options.session)
     folders = eval_journals(evaluation) if evaluation else [find_session(sessions_dir_from(options.sessions), options.session)]
@@ -44,7 +45,8 @@ async def replayed_text(options: ExportOptions) -> str:
     import json
 
     from agent.sessions.export import has_code_tree, journal_agent, markdown_transcript, trace_document, tree_document
-    from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
+    from agent.sessions.journal import JournalError, find_session, read_journal
+    from recode_tui.setup.places import sessions_dir_from
     from agent.sandbox.settings import RunnerSettings
     from agent.sessions.session import replay_failure, resume_session
     from envs import make_env
@@ -88,7 +90,8 @@ def records_text(options: ExportOptions) -> str:
     import json
 
     from agent.sessions.export import has_code_tree, journal_agent
-    from agent.sessions.journal import find_session, read_journal, sessions_dir_from
+    from agent.sessions.journal import find_session, read_journal
+    from recode_tui.setup.places import sessions_dir_from
     from agent.sessions.journal_view import (NO_EXEC_LINE, markdown_from_records, read_view, trace_document_from_records,
                                     tree_document_from_records)
     from recode_tui.setup.usage import UsageError
@@ -136,7 +139,8 @@ def unfinished_outcomes(folder: Path, journals: list[Any]) -> dict[str, Any]:
 def otel_export(options: ExportOptions) -> int:
     """`--otel FILE` / `--otlp URL`: one session's or every eval episode's spans, from the journals' records."""
     from agent.eval.journals import eval_folder, eval_journals
-    from agent.sessions.journal import find_session, read_journal, sessions_dir_from
+    from agent.sessions.journal import find_session, read_journal
+    from recode_tui.setup.places import sessions_dir_from
     from agent.sessions.otel import OtelError, export_endpoint, export_file
     from recode_tui.setup.usage import UsageError
 

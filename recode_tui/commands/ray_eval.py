@@ -155,11 +155,13 @@ class _ClusterGate:
 
 
 def play_on_worker(plan: dict[str, Any], job: dict[str, Any], profiles: str | None,
-                   llm_factory: Callable[..., Any], sandbox: SandboxPolicy) -> tuple[dict[str, Any], dict[str, bytes]]:
+                   llm_factory: Callable[..., Any], sandbox: SandboxPolicy,
+                   cache_folder: Path | None) -> tuple[dict[str, Any], dict[str, bytes]]:
     """One episode in this Ray worker: its result, and its journal's files (relative path -> bytes).
 
     `llm_factory` is `eval`'s (passed by reference): the episode's LLM is built here. `sandbox`: the
-    driver's policy, given with the task (a worker on another machine inherits no environment from it). The worker keeps
+    driver's policy, and `cache_folder` its response cache's folder, given with the task (a worker on
+    another machine inherits no environment from it). The worker keeps
     its event loop and one `LocalExecutor` per plan (its environment pool, a spare code runner) between tasks.
     """
     from agent.llm.openai_client import set_call_gate
@@ -167,7 +169,7 @@ def play_on_worker(plan: dict[str, Any], job: dict[str, Any], profiles: str | No
 
     set_call_gate(lambda profile: _ClusterGate(profile.name))
     loop = _WORKER.setdefault("loop", asyncio.new_event_loop())
-    executor = _worker_executor(plan, profiles, llm_factory, loop, sandbox)
+    executor = _worker_executor(plan, profiles, llm_factory, loop, sandbox, cache_folder)
     spec = EpisodeSpec(**job["spec"])
     scratch = Path(owned_tempdir("recode-tui-ray-"))  # a worker killed mid-episode: the next task removes it
     try:
@@ -180,18 +182,18 @@ def play_on_worker(plan: dict[str, Any], job: dict[str, Any], profiles: str | No
 
 
 def _worker_executor(plan: dict[str, Any], profiles: str | None, llm_factory: Callable[..., Any],
-                     loop: asyncio.AbstractEventLoop, sandbox: SandboxPolicy) -> LocalExecutor:
+                     loop: asyncio.AbstractEventLoop, sandbox: SandboxPolicy, cache_folder: Path | None) -> LocalExecutor:
     """This worker's executor for the plan and sandbox, made and opened on its first task."""
     from recode_tui.setup.env_workers import EnvPool
 
-    key = json.dumps(plan, sort_keys=True) + repr(sandbox)
+    key = json.dumps(plan, sort_keys=True) + repr((sandbox, cache_folder))
     executor = _WORKER.get(key)
     if executor is None:
         report = EvalReport(EvalPlan.from_dict(plan))
         llm_for, abort = llm_factory(report.plan.llm, profiles, report.plan.games, report.plan.env,
                                      report.plan.compared)
         executor = LocalExecutor(report, llm_for, lambda lanes: EnvPool(lanes, warm_env=report.plan.env),
-                                 abort_on_llm_error=abort, sandbox=sandbox)
+                                 abort_on_llm_error=abort, sandbox=sandbox, cache_folder=cache_folder)
         loop.run_until_complete(executor.open(1))
         _WORKER[key] = executor
     return executor
@@ -201,7 +203,8 @@ class RayExecutor:
     """Plays each episode as a Ray task (a `LocalExecutor` on some worker); the journals come back to the driver."""
 
     def __init__(self, report: EvalReport, *, profiles: str | None, llm_factory: Callable[..., Any],
-                 on_start: Callable[[EpisodeSpec], None] | None = None, sandbox: SandboxPolicy = SandboxPolicy()) -> None:
+                 on_start: Callable[[EpisodeSpec], None] | None = None, sandbox: SandboxPolicy = SandboxPolicy(),
+                 cache_folder: Path | None = None) -> None:
         ray = ray_module()
         self._ray = ray
         self.plan = report.plan
@@ -209,6 +212,7 @@ class RayExecutor:
         self._profiles = profiles
         self._llm_factory = llm_factory
         self._sandbox = sandbox  # handed to every task: the workers never read the driver's environment
+        self._cache_folder = cache_folder
         self.on_start = on_start
         self._counters = start_call_counters(profiles)  # kept referenced: the actors live while this does
         self._task = ray.remote(num_cpus=1, max_retries=TRIES - 1)(play_on_worker)
@@ -225,7 +229,7 @@ class RayExecutor:
         if self.on_start is not None:
             self.on_start(job.spec)
         ref = self._task.remote(self._plan, {"spec": asdict(job.spec), "agent": job.agent, "repeat": job.repeat},
-                                self._profiles, self._llm_factory, self._sandbox)
+                                self._profiles, self._llm_factory, self._sandbox, self._cache_folder)
         try:
             data, files = await ref
         except asyncio.CancelledError:

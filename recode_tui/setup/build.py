@@ -75,11 +75,12 @@ def llm_for(options: RunOptions) -> LLM:
 
 def cached_llm(llm: LLM, cache: CacheSettings) -> LLM:
     """An LLM through the response cache as the cache flags and its profiles say (eval does this per episode)."""
-    from agent.llm.cache import default_folder, with_cache
+    from agent.llm.cache import with_cache
+    from recode_tui.setup.places import llm_cache_folder
 
     if cache.mode == "off":
         return llm
-    folder = Path(cache.folder) if cache.folder else default_folder()
+    folder = llm_cache_folder(cache.folder)
     return with_cache(llm, folder, always=cache.mode == "on", ttl=cache.ttl)
 
 
@@ -279,7 +280,7 @@ def runner_of(settings: "RunSettings") -> "RunnerSettings":
 def prompt_places(settings: "RunSettings") -> tuple[Path, ...]:
     """Where a resume looks for an edited prompt set by its hash: `--prompts` (a set, or a folder of
     sets) and the user's prompt folder, where the prompt workspace saves."""
-    from agent.runtime.prompts import user_prompts_dir
+    from recode_tui.setup.places import user_prompts_dir
 
     given = (moved_prompt_set(Path(settings.prompts)),) if settings.prompts else ()
     return (*given, user_prompts_dir())

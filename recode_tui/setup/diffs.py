@@ -10,7 +10,8 @@ from typing import Any
 
 from agent.eval.rundiff import Divergence, EvalDiff, IncomparableRuns, RunDiff, diff_evals, diff_runs, is_eval_folder
 from agent.runtime.safe_text import for_terminal
-from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
+from agent.sessions.journal import JournalError, find_session, read_journal
+from recode_tui.setup.places import sessions_dir_from
 from recode_tui.setup.usage import UsageError
 
 

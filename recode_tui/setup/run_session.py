@@ -32,7 +32,8 @@ def announce_llm(options: RunOptions, session: Any) -> None:
 async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
     """A journaled agent and the replayed events: a new session, or `--resume` of a recorded one
     (an eval's journal carries on in a copy; `--from-last-good` from the last clean point)."""
-    from agent.sessions.journal import JournalError, sessions_dir_from
+    from agent.sessions.journal import JournalError
+    from recode_tui.setup.places import sessions_dir_from
     from agent.sessions.session import profiles_in_use, start_session
     from envs import make_env
     from recode_tui.setup.build import make_agent

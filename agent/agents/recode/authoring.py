@@ -52,7 +52,6 @@ from agent.agents.recode.prompt_drafts import (
     examples_file,
     is_bundled,
     save_prompt_set,
-    user_prompts_dir,
 )
 from agent.agents.recode.prompt_render import (
     PART_NAMES,
@@ -71,7 +70,7 @@ __all__ = [
     "RenderedPrompt", "answer_code", "answer_diff", "answer_problems", "check_example", "check_examples_text",
     "check_summary", "context_from_prompt", "default_set_name", "editable_files", "examples_file", "is_bundled",
     "live_answer_problem", "parse_example", "play_examples", "render_prompt", "save_prompt_set", "split_examples",
-    "stub_call", "stub_variable_lines", "undefined_names", "user_prompts_dir", "variables_from_prompt",
+    "stub_call", "stub_variable_lines", "undefined_names", "variables_from_prompt",
 ]
 
 

@@ -20,7 +20,8 @@ from textual.widgets import Footer, RichLog, Static, Tree
 
 from agent.llm import Purpose
 from agent.runtime import events as ev
-from agent.sessions.journal import JournalError, find_session, read_journal, sessions_dir_from
+from agent.sessions.journal import JournalError, find_session, read_journal
+from recode_tui.setup.places import sessions_dir_from
 from agent.sessions.journal_view import NOT_SHOWN, JournalView, read_view
 from recode_tui.setup import UsageError
 from recode_tui.console.widgets.code_tree import CodeTreeView

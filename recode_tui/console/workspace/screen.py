@@ -52,6 +52,7 @@ from recode_tui.console.workspace.counts import token_table
 from recode_tui.console.workspace.fresh import fresh_llm
 from recode_tui.console.workspace.recovery import discard, load_edits, recovery_file, save_edits
 from recode_tui.console.workspace.target import StubTarget
+from recode_tui.setup.places import user_prompts_dir
 from recode_tui.setup.shown import shown
 
 RENDER_DELAY = 0.25  # seconds of typing quiet before re-rendering
@@ -306,7 +307,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
             self.refresh_all()
         name = self.query_one("#ws-name", Input).value.strip()
         try:
-            folder = save_prompt_set(self.draft, name, self.prompts_dir)
+            folder = save_prompt_set(self.draft, name, self.prompts_dir or user_prompts_dir())
         except PromptSetError as exc:
             self.notify(str(exc), title="Not saved", severity="error")
             return
