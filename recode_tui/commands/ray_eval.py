@@ -17,7 +17,6 @@ import asyncio
 import importlib.util
 import json
 import logging
-import os
 import shutil
 from dataclasses import asdict
 from pathlib import Path
@@ -64,11 +63,11 @@ def job_code() -> dict[str, Any]:
     import envs
     import mockllm
     import recode_tui
-    from envs.registry import PLUGINS_VAR
+    from envs.registry import PLUGINS_VAR, plugins as named_plugins
 
     folders = [Path(package.__file__).parent for package in (agent, envs, mockllm, recode_tui)
                if package.__file__ is not None]
-    plugins = [m.strip() for m in os.environ.get(PLUGINS_VAR, "").split(",") if m.strip()]
+    plugins = named_plugins()
     for module in plugins:
         top = importlib.util.find_spec(module.split(".")[0])
         where = list(top.submodule_search_locations or []) if top is not None else []  # [] : not a package
