@@ -6,6 +6,7 @@ get the wiring a user gets; every failure is a `UsageError` of one line.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -214,7 +215,7 @@ def _profile_llm(name: str, profiles_path: str | None) -> LLM:
 
     try:
         book = load_profiles(find_profiles_file(profiles_path))
-        return OpenAILLM(resolve_profile(name, book), book.prices)
+        return OpenAILLM(resolve_profile(name, book, os.environ), book.prices)  # the key is read here, at the edge
     except ProfileError as exc:
         raise UsageError(str(exc)) from None
 
