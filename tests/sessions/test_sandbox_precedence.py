@@ -91,3 +91,23 @@ def test_a_journal_may_ask_for_more_walls_than_yours_and_gets_them(tmp_path):
     assert resumed.returncode == 2 and "differs from the recording" in resumed.stderr, resumed.stderr  # layers on
     assert f"note: this session recorded a stronger sandbox than yours; it keeps it ({ALL})" in resumed.stderr
     assert "RECODE_SANDBOX" not in os.environ
+
+
+def test_a_resumed_evaluation_whose_report_asks_for_weaker_walls_runs_behind_yours(tmp_path):
+    env = environment(tmp_path)
+    out = tmp_path / "eval"
+    first = run_main(["eval", "--games", "put-01", "--llm", "demo", "-o", str(out), "--no-progress"],
+                     {**env, "RECODE_SANDBOX_LAYERS": "os"}, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    report_file = out / "report.json"
+    report = json.loads(report_file.read_text())
+    report["plan"]["sandbox"] = "kernel walls alone; walls: none; weak"  # a crafted report asking for less
+    report_file.write_text(json.dumps(report))
+    resumed = run_main(["eval", "--resume", str(out), "--repeat", "2", "--no-progress"], env, cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    [said] = [line for line in resumed.stderr.splitlines() if "sandbox" in line]
+    assert said == ("note: this evaluation recorded a weaker sandbox (kernel walls alone; walls: none; weak); it "
+                    f"runs with yours ({ALL}): a record never lowers the sandbox")
+    assert json.loads(report_file.read_text())["plan"]["sandbox"] == ALL
+    had = sorted(str(read_journal(folder).header.sandbox) for folder in (out / "journals").iterdir())
+    assert had == [ALL, "kernel walls alone; walls: namespaces, landlock, seccomp; strict"]  # the new play: yours
