@@ -73,7 +73,6 @@ class SandboxPolicy:
                                           f"choose from {', '.join(WALLS)} (or 'none')")
         return cls(python_layers=layers == "all", walls=walls, weak_ok=mode == "weak" or bool(chosen))
 
-
     @classmethod
     def from_record(cls, line: str | None) -> "SandboxPolicy | None":
         """What a recorded `in_force` line asks for: its layers, the walls it had, strict or weak (None: a

@@ -15,6 +15,7 @@ from typing import Any, Callable
 from agent.eval.batch import REPORT_FILE, EvalPlan, EvalReport, EpisodeSpec
 from agent.eval.results import DEFAULT_EPISODE_TIMEOUT
 from agent.sandbox.settings import DEFAULT_NODE_TIMEOUT
+from agent.sandbox.walls import SandboxPolicy
 from envs.provider import Capability
 from recode_tui.setup.build import (check_gold, check_llm_roles, load_prompt_set, make_llm, parse_episode,
                                     preset_env, settings_of)
@@ -377,7 +378,7 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
     return report, path.parent
 
 
-def _runner_settings(trusted: bool, node_timeout: float, sandbox: Any) -> Any:
+def _runner_settings(trusted: bool, node_timeout: float, sandbox: SandboxPolicy) -> Any:
     from agent.sandbox.settings import RunnerSettings
 
     try:
@@ -393,7 +394,7 @@ def _in_force(runner: Any) -> str:
     return in_force(runner.sandbox, runner.trusted)
 
 
-def eval_sandbox(options: EvalOptions, report: EvalReport) -> Any:
+def eval_sandbox(options: EvalOptions, report: EvalReport) -> SandboxPolicy:
     """The sandbox policy every episode of this evaluation runs under, handed to its runners and Ray tasks.
 
     A new evaluation: the user's (`--sandbox`, `RECODE_SANDBOX*`). A resumed one: the user's with whatever

@@ -43,6 +43,7 @@ from agent.llm import LLM, LLMError, Purpose, StubContext
 from agent.llm.tokens import TokenCounter, model_of
 from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
+from agent.sandbox.settings import RunnerSettings
 from envs import registry
 from recode_tui.console.widgets.answer_editor import cursor_blink_of
 from recode_tui.console.widgets.key_line import WORKSPACE_KEYS, KeyLine
@@ -252,7 +253,9 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
             return
         self.plays[relative] = None
         self._show_checks()
-        play = await play_examples(text, episode_ref, self.target.env_name, self.draft)
+        own = RunnerSettings.of_runner(self.agent.runner)  # the run's walls and layers, as the user set them
+        play = await play_examples(text, episode_ref, self.target.env_name, self.draft,
+                                   sandbox=own.sandbox if own is not None else None)
         if self.draft.text(relative) == text:  # still the text that was played
             self.plays[relative] = play
             self._show_checks()
