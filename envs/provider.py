@@ -38,7 +38,8 @@ class EnvOptions:
 
     @classmethod
     def from_environment(cls: type[Options], environ: Mapping[str, str]) -> Options:
-        """The options these variables give (the edge passes `os.environ`); unset or blank ones keep the default."""
+        """The options these variables give (the edge passes the process environment); an unset or blank
+        one keeps its default."""
         given = {name: environ.get(variable, "").strip() for name, variable in cls.variables.items()}
         return cls.from_mapping({name: value for name, value in given.items() if value}, source="environment")
 

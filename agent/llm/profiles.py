@@ -230,7 +230,7 @@ def resolve_profile(name: str, book: ProfileBook, environ: Mapping[str, str]) ->
     """A usable profile: from the file, with OPENAI_API_KEY / OPENAI_BASE_URL / OPENAI_MODEL for the default
     one; its `base_url` always set (the URL its requests and key go to, and the one its errors name).
 
-    `environ`: the variables, given by the edge where the client is made (`os.environ` there): the key
+    `environ`: the variables, given by the edge where the client is made (the process environment there): the key
     is read from the variable the profile names at that moment, so no key is ever kept in a setting or
     a record, and nothing here reads the process environment itself."""
     env_key, env_url = environ.get("OPENAI_API_KEY"), environ.get("OPENAI_BASE_URL")

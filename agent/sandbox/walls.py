@@ -52,7 +52,7 @@ class SandboxPolicy:
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str], mode: str | None = None) -> "SandboxPolicy":
-        """The policy these variables ask for (the edge passes `os.environ`); `mode` (`--sandbox`) wins
+        """The policy these variables ask for (the edge passes the process environment); `mode` (`--sandbox`) wins
         over `RECODE_SANDBOX`. SandboxSettingError, one line, for a value that is none of its choices."""
         if mode:
             env = {**env, MODE_VARIABLE: mode}
