@@ -11,13 +11,56 @@ is refused up front without gold paths; `docs/environments.md` tabulates them).
 from __future__ import annotations
 
 import abc
+from dataclasses import dataclass, fields
 from enum import Enum
-from typing import TYPE_CHECKING, ClassVar, Iterable
+from typing import TYPE_CHECKING, ClassVar, Iterable, Mapping, TypeVar
 
 from envs.base import EnvError, Episode
 
 if TYPE_CHECKING:
     from envs.base import Env
+
+
+Options = TypeVar("Options", bound="EnvOptions")
+
+
+@dataclass(frozen=True)
+class EnvOptions:
+    """An environment's own options (its data folder, its modes), as one typed record.
+
+    Each field is read from the environment variable `variables` names for it (None: not set, the
+    environment's default); `from_environment` is the one place those variables are read and checked
+    (EnvError, one line, for a value that is none of its choices), and `to_mapping` is what a run's
+    record keeps (`from_mapping` reads it back). A provider declares its record as `options_type`.
+    """
+
+    variables: ClassVar[Mapping[str, str]] = {}  # field -> the environment variable it is read from
+
+    @classmethod
+    def from_environment(cls: type[Options], environ: Mapping[str, str]) -> Options:
+        """The options these variables give (the edge passes the process environment); an unset or blank
+        one keeps its default."""
+        given = {name: environ.get(variable, "").strip() for name, variable in cls.variables.items()}
+        return cls.from_mapping({name: value for name, value in given.items() if value}, source="environment")
+
+    @classmethod
+    def from_mapping(cls: type[Options], mapping: Mapping[str, str], source: str = "record") -> Options:
+        """The options a record kept (`to_mapping`), checked as if they came from their variables."""
+        known = {spec.name for spec in fields(cls)}
+        unknown = sorted(set(mapping) - known)
+        if unknown:
+            raise EnvError(f"{cls.__name__}: no option {unknown[0]!r} (the {source} names one this version "
+                           f"does not have; known: {', '.join(sorted(known)) or 'none'})")
+        options = cls(**{name: str(value) for name, value in mapping.items()})
+        options.check()
+        return options
+
+    def check(self) -> None:
+        """EnvError, one line naming the variable, for a value that is none of its choices."""
+
+    def to_mapping(self) -> dict[str, str]:
+        """The options given (not their defaults), by field name: what a record keeps."""
+        return {spec.name: getattr(self, spec.name) for spec in fields(self) if getattr(self, spec.name) is not None}
 
 
 class Capability(Enum):
@@ -76,12 +119,15 @@ class EnvProvider(abc.ABC):
       few-shot examples on. Default None: the examples are checked, not played.
     - `paper_env`: the environment `--preset paper` plays instead (ScienceWorld's `sciworld-paper`).
       Default None: the same environment.
+    - `options_type`: the environment's own options record (`EnvOptions`: its variables, read and
+      checked in one place, kept by a run's record as a mapping). Default: `EnvOptions`, none.
     """
 
     name: str
     default_max_steps: int
     prompt_folder: str
     paper_env: str | None = None
+    options_type: ClassVar[type[EnvOptions]] = EnvOptions  # the environment's own options (none by default)
 
     _overridden: ClassVar[frozenset[Capability]] = frozenset()
 

@@ -48,6 +48,7 @@ def register(name: str, factory: ProviderFactory | str) -> None:
 
 PLUGINS_VAR = "RECODE_TUI_PLUGINS"
 _plugins_loaded: set[str] = set()
+_plugins_named: list[str] = []  # what the variable named when this process read it, in its order
 
 
 def load_plugins() -> None:
@@ -63,11 +64,17 @@ def load_plugins() -> None:
         if not module or module in _plugins_loaded:
             continue
         _plugins_loaded.add(module)
+        _plugins_named.append(module)
         try:
             importlib.import_module(module)
         except Exception as exc:  # noqa: BLE001 - any plug-in failure is reported the same way
             print(f"recode-tui: {PLUGINS_VAR}: cannot import {module} ({type(exc).__name__}: {exc}); "
                   "fix it, put its folder on PYTHONPATH, or drop it from the variable", file=sys.stderr)
+
+
+def plugins() -> list[str]:
+    """The plug-in modules $RECODE_TUI_PLUGINS named when this process loaded them (eval ships them to Ray)."""
+    return list(_plugins_named)
 
 
 def unregister(name: str) -> None:

@@ -26,6 +26,7 @@ from recode_tui.setup.usage import UsageError
 
 if TYPE_CHECKING:
     from agent.eval.executor import EpisodeExecutor
+    from agent.sandbox.walls import SandboxPolicy
     from agent.eval.report import EvalReport
     from agent.sessions.journal_read import Journal
     from agent.eval.results import EpisodeResult
@@ -177,14 +178,14 @@ async def run_episode_async(
     max_rewrite: int | None = None, max_retry: int | None = None, prompts: str | Path | None = None,
     trusted: bool = False, node_timeout: float | None = None, sessions: str | Path | None = None,
     cache: bool | None = None, cache_ttl: str | None = None, cache_dir: str | Path | None = None,
-    journal: bool = True, on_event: Callable[[Event], Any] | None = None,
+    sandbox: str | None = None, journal: bool = True, on_event: Callable[[Event], Any] | None = None,
 ) -> EpisodeOutcome:
     """`run_episode`, awaited."""
     from recode_tui.setup.build import cache_settings, parse_episode, preset_env, settings_of
 
     flags = RunFlags(agent=agent, agent_option=_option_pairs(agent_option), preset=preset, max_steps=max_steps,
                      max_depth=max_depth, max_rewrite=max_rewrite, max_retry=max_retry, prompts=_text(prompts),
-                     trusted=trusted, node_timeout=node_timeout)
+                     trusted=trusted, node_timeout=node_timeout, sandbox=_sandbox(sandbox))
     settings = settings_of(flags)  # bad flags are refused before anything starts, as `run` does
     episode = parse_episode(preset_env(env, settings.preset), game)
     spec = llm if isinstance(llm, str) else f"python:{llm.name}"
@@ -196,10 +197,23 @@ async def run_episode_async(
 def run_episode(game: str | None = None, **keywords: Any) -> EpisodeOutcome:
     """Play one episode with no screen, as `recode-tui run --game GAME ...` does: the keywords are
     `run`'s flags by their own names (`llm`, `profiles`, `agent`, `agent_option`, `preset`, `max_steps`,
-    `prompts`, `trusted`, `node_timeout`, `sessions`, `cache`, ...); `llm` may also be an object with
+    `prompts`, `trusted`, `node_timeout`, `sandbox`, `sessions`, `cache`, ...); `llm` may also be an object with
     the `agent.llm.LLM` protocol. `journal=False` plays without writing a session. No `game`: the
     environment's default episode, as `run` without `--game`."""
     return _run(lambda: run_episode_async(game, **keywords))
+
+
+def _sandbox(given: str | None) -> SandboxPolicy:
+    """The sandbox's policy as the command line resolves it: `RECODE_SANDBOX*` with `sandbox` (`--sandbox`'s
+    values) over it, read here at the edge and handed down; UsageError (one line) for a value that is none."""
+    import os
+
+    from agent.sandbox.walls import SandboxPolicy, SandboxSettingError
+
+    try:
+        return SandboxPolicy.from_environment(os.environ, given)
+    except SandboxSettingError as exc:
+        raise UsageError(str(exc)) from None
 
 
 # ------------------------------------------------------------------ an evaluation
@@ -213,6 +227,8 @@ class PlannedEvaluation:
     profiles: str | None
     llm_for: Callable[..., Any]
     abort_on_llm_error: bool  # a model's outage stops the evaluation (a script's error fails one episode)
+    sandbox: SandboxPolicy  # every episode's walls: the user's, and any more a resumed report recorded
+    cache_folder: Path  # the response cache's folder, handed to every worker (never read from the environment there)
 
     @property
     def report_file(self) -> Path:
@@ -224,13 +240,15 @@ class PlannedEvaluation:
 def plan_evaluation(options: EvalOptions) -> PlannedEvaluation:
     """The plan `eval` runs for `options`: a new one (every setting checked, the episodes chosen) or the report
     `options.resume` names, with what the options may change; UsageError in one line before anything runs."""
-    from recode_tui.setup.eval_plan import llm_factory, new_report, resumed_report
+    from recode_tui.setup.eval_plan import eval_sandbox, llm_factory, new_report, resumed_report
+    from recode_tui.setup.places import llm_cache_folder
 
     report, folder = resumed_report(options, options.resume) if options.resume else new_report(options)
+    sandbox = eval_sandbox(options, report)  # the user's walls, and any more the resumed report recorded
     profiles = options.profiles or report.plan.profiles  # a resume reads the file the evaluation started with
     llm_for, abort = llm_factory(report.plan.llm, profiles, report.remaining or report.plan.games, report.plan.env,
                                  report.plan.compared)
-    return PlannedEvaluation(report, folder, profiles, llm_for, abort)
+    return PlannedEvaluation(report, folder, profiles, llm_for, abort, sandbox, llm_cache_folder(report.plan.cache_dir))
 
 
 def local_executor(planned: PlannedEvaluation, *, on_event: Callable[..., Any] | None = None,
@@ -245,7 +263,8 @@ def local_executor(planned: PlannedEvaluation, *, on_event: Callable[..., Any] |
         report, planned.llm_for,
         lambda size: EnvPool(size, warm_env=report.plan.env,
                              started=early.take_worker(report.plan.env) if early else ()),
-        abort_on_llm_error=planned.abort_on_llm_error, on_event=on_event)
+        abort_on_llm_error=planned.abort_on_llm_error, on_event=on_event, sandbox=planned.sandbox,
+        cache_folder=planned.cache_folder)
 
 
 async def run_evaluation(planned: PlannedEvaluation, executor: EpisodeExecutor | None = None, *,
@@ -269,7 +288,7 @@ async def evaluate_async(
     concurrency: int | None = None, repeat: int | None = None, out: str | Path | None = None,
     sessions: str | Path | None = None, resume: str | Path | None = None, profiles: str | Path | None = None,
     cache: bool | None = None, cache_ttl: str | None = None, cache_dir: str | Path | None = None,
-    on_result: Callable[[EpisodeResult], None] | None = None,
+    sandbox: str | None = None, on_result: Callable[[EpisodeResult], None] | None = None,
 ) -> EvalReport:
     """`evaluate`, awaited."""
     from recode_tui.setup.build import cache_settings
@@ -278,7 +297,7 @@ async def evaluate_async(
     check_eval_counts(concurrency, repeat, episode_timeout)
     flags = RunFlags(agent=_joined(agent), agent_option=_option_pairs(agent_option), preset=preset,
                      max_steps=max_steps, max_depth=max_depth, max_rewrite=max_rewrite, max_retry=max_retry,
-                     prompts=_text(prompts), trusted=trusted, node_timeout=node_timeout)
+                     prompts=_text(prompts), trusted=trusted, node_timeout=node_timeout, sandbox=_sandbox(sandbox))
     options = EvalOptions(
         selection=Selection(env, split, _joined(task_types), _joined(games), per_task), llm=llm, flags=flags,
         concurrency=concurrency, out=_text(out), sessions=_text(sessions), resume=_text(resume), no_progress=True,
@@ -292,7 +311,7 @@ def evaluate(**keywords: Any) -> EvalReport:
     (`out`, else `<sessions>/evals/<time>-<llm>`, with one journal per episode). The keywords are
     `eval`'s flags by their own names: `llm`, `env`, `games` (N, ids, or a list of ids), `split`,
     `task_types`, `per_task`, `agent` (one name, or several to compare), `agent_option`, `preset`,
-    the limits, `prompts`, `trusted`, `node_timeout`, `episode_timeout`, `concurrency`, `repeat`, `out`,
+    the limits, `prompts`, `trusted`, `node_timeout`, `sandbox`, `episode_timeout`, `concurrency`, `repeat`, `out`,
     `sessions`, `resume` (a report or eval folder to carry on), `profiles`, `cache`, `cache_ttl`,
     `cache_dir`; `on_result` sees each episode's result as it ends."""
     return _run(lambda: evaluate_async(**keywords))

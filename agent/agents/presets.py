@@ -14,6 +14,7 @@ from typing import Any
 
 from agent import agents
 from agent.runtime.limits import Limits
+from agent.sandbox.walls import SandboxPolicy
 
 # The paper's prompt set: the sibling of agent.runtime.prompts.DEFAULT_PROMPTS, named by its path here so
 # that listing the presets (`recode-tui --help`) imports no prompt machinery; tests/test_presets.py checks
@@ -40,6 +41,7 @@ class RunSettings:
     max_steps_given: bool = False  # `--max-steps` was typed: it wins over an episode's own limit, a preset's does not
     trusted: bool = False  # node code runs without the sandbox's static checks (agent.runtime.runners)
     node_timeout: float | None = None  # each node's time limit in seconds; None: the runner's default
+    sandbox: SandboxPolicy = SandboxPolicy()  # the walls and layers the edge resolved (RECODE_SANDBOX*, --sandbox)
 
 
 def _paper_prompts() -> Path | None:
@@ -76,6 +78,7 @@ def resolve(
     prompts: str | Path | None = None,
     trusted: bool = False,
     node_timeout: float | None = None,
+    sandbox: SandboxPolicy = SandboxPolicy(),
 ) -> RunSettings:
     """The preset's settings with every value the user gave explicitly put over them; the keywords are the
     flags' own names (`recode_tui.setup.settings.RunFlags`'s fields), so the flags pass through whole.
@@ -102,4 +105,5 @@ def resolve(
         max_steps_given=max_steps is not None,
         trusted=trusted,
         node_timeout=node_timeout,
+        sandbox=sandbox,
     )

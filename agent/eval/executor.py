@@ -34,6 +34,7 @@ from agent.runtime.limits import Limits
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.stepper import Stepper
 from agent.sandbox.settings import RunnerSettings, SpareRunners
+from agent.sandbox.walls import SandboxPolicy
 from agent.sessions.journal import JournalWriter
 from agent.sessions.session import session_header
 from envs import registry
@@ -110,7 +111,11 @@ class LocalExecutor:
 
     def __init__(self, report: EvalReport, llm_for: LLMFactory, envs: EnvSourceFactory, *,
                  abort_on_llm_error: bool = False, llm_retries: int = 2, retry_delay: float = 1.0,
-                 on_start: Callable[[EpisodeSpec], None] | None = None, on_event: EventHook | None = None) -> None:
+                 on_start: Callable[[EpisodeSpec], None] | None = None, on_event: EventHook | None = None,
+                 sandbox: SandboxPolicy = SandboxPolicy(), cache_folder: Path | None = None) -> None:
+        """`sandbox`: the walls and layers every episode's node code gets, as the edge resolved them;
+        `cache_folder`: where the response cache is kept when the plan names no folder (None: the user
+        cache dir; the edge passes $RECODE_TUI_CACHE's)."""
         plan = report.plan
         self.plan = plan
         self.llm_for = llm_for
@@ -125,7 +130,7 @@ class LocalExecutor:
         known = set(Limits.__dataclass_fields__)
         self._limits = Limits(**{k: v for k, v in plan.limits.items() if k in known})
         # every episode's runner comes from the one place user paths get theirs: sandboxed, checked unless trusted
-        self._runner_settings = RunnerSettings(trusted=plan.trusted, node_timeout=plan.node_timeout)
+        self._runner_settings = RunnerSettings(trusted=plan.trusted, node_timeout=plan.node_timeout, sandbox=sandbox)
         self._spares = SpareRunners(self._runner_settings)  # replaced by `open` with one spare per lane
         self._source: EnvSource | None = None
         # episodes their wall clock ended (journal folder -> reason), and what their agent had counted by then
@@ -135,7 +140,7 @@ class LocalExecutor:
         if plan.cache != "off":
             from agent.llm.cache import default_folder
 
-            self._cache_folder = Path(plan.cache_dir) if plan.cache_dir else default_folder()
+            self._cache_folder = Path(plan.cache_dir) if plan.cache_dir else cache_folder or default_folder()
 
     async def open(self, lanes: int) -> None:
         self._source = self.envs(lanes)

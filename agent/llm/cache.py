@@ -37,7 +37,6 @@ from typing import Any, TypeGuard
 from agent.llm import LLM, CallContext, Completion, ModelLLM, Usage
 from agent.llm.routing import RoutedLLM
 
-CACHE_ENV = "RECODE_TUI_CACHE"  # the cache folder, instead of the user cache dir
 DEFAULT_TTL = 7 * 24 * 3600.0
 KEY_VERSION = 1  # bump when the key's shape changes: old entries then simply miss
 
@@ -47,9 +46,8 @@ class CacheError(ValueError):
 
 
 def default_folder() -> Path:
-    """$RECODE_TUI_CACHE, else the user cache dir (platformdirs), `llm/` in it."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
+    """The user cache dir (platformdirs), `llm/` in it: where the cache is kept unless the edge names another
+    (`--cache-dir`, $RECODE_TUI_CACHE: `recode_tui.setup.places.llm_cache_folder`)."""
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("recode-tui")) / "llm"

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 DEFAULT_PROFILE = "default"
 
@@ -226,19 +226,23 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
     return data, lines
 
 
-def resolve_profile(name: str, book: ProfileBook) -> Profile:
-    """A usable profile: from the file, with OPENAI_API_KEY / OPENAI_BASE_URL for the default one; its
-    `base_url` always set (the URL its requests and key go to, and the one its errors name)."""
-    env_key, env_url = os.environ.get("OPENAI_API_KEY"), os.environ.get("OPENAI_BASE_URL")
+def resolve_profile(name: str, book: ProfileBook, environ: Mapping[str, str]) -> Profile:
+    """A usable profile: from the file, with OPENAI_API_KEY / OPENAI_BASE_URL / OPENAI_MODEL for the default
+    one; its `base_url` always set (the URL its requests and key go to, and the one its errors name).
+
+    `environ`: the variables, given by the edge where the client is made (the process environment there): the key
+    is read from the variable the profile names at that moment, so no key is ever kept in a setting or
+    a record, and nothing here reads the process environment itself."""
+    env_key, env_url = environ.get("OPENAI_API_KEY"), environ.get("OPENAI_BASE_URL")
     profile = book.profiles.get(name)
     if profile is None:
         if name != DEFAULT_PROFILE:
             known = ", ".join(sorted(book.profiles)) or "none"
             source = book.source or "no profiles file found"
             raise ProfileError(f"unknown profile {name!r} (known: {known}; from {source}); add it under `models:`")
-        profile = Profile(name=name, model=os.environ.get("OPENAI_MODEL", "gpt-4o-mini"))
+        profile = Profile(name=name, model=environ.get("OPENAI_MODEL", "gpt-4o-mini"))
     if profile.api_key_env:
-        key = os.environ.get(profile.api_key_env, "")
+        key = environ.get(profile.api_key_env, "")
         if not key and not (profile.base_url and _is_local(profile.base_url)):
             raise ProfileError(f"profile {name!r} reads its key from ${profile.api_key_env}, which is not set; "
                                f"export {profile.api_key_env}=... and run again")

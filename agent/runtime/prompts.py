@@ -15,7 +15,6 @@ the `paper` set keeps the paper's prompts (a sub-call sees only its arguments).
 from __future__ import annotations
 
 import hashlib
-import os
 import importlib
 import re
 from dataclasses import dataclass, field
@@ -356,12 +355,3 @@ def rejected_code(answer: str, reason: str) -> tuple[str, str]:
             f"{body}{more}\n-----"), reason
 
 
-def user_prompts_dir() -> Path:
-    """The user's prompt folder, where the prompt workspace saves edited sets and a resume looks for one
-    by its hash: $RECODE_TUI_PROMPTS, else `<user data dir>/prompts`."""
-    chosen = os.environ.get("RECODE_TUI_PROMPTS")
-    if chosen:
-        return Path(chosen)
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("recode-tui")) / "prompts"

@@ -88,8 +88,8 @@ class SandboxRunner:
     ) -> None:
         """`seed`: the run's seed for node code's `random` (None: a random one; `seed` says which)."""
         self.trusted = trusted
-        # Which layers and walls node code gets: from the environment (RECODE_SANDBOX*) unless given.
-        self.policy = policy if policy is not None else SandboxPolicy.from_environment()
+        # Which layers and walls node code gets: the edge's policy (RunnerSettings.sandbox), else the strictest.
+        self.policy = policy if policy is not None else SandboxPolicy()
         self.node_timeout = float(node_timeout)
         self.save_timeout = float(save_timeout)
         self.seed = new_run_seed() if seed is None else int(seed)

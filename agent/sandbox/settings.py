@@ -22,21 +22,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.sandbox.runner import SandboxRunner
-from agent.sandbox.walls import in_force
+from agent.sandbox.walls import SandboxPolicy, in_force
 
 DEFAULT_NODE_TIMEOUT = 5.0
 
 
 @dataclass(frozen=True)
 class RunnerSettings:
-    """How node code runs: with or without the static checks, each node's time limit, the run's seed.
+    """How node code runs: with or without the static checks, each node's time limit, the run's seed,
+    and the sandbox's walls and layers.
 
     `seed` None: each runner made picks its own (a fresh run); a resume passes the recorded one.
+    `sandbox`: the policy the edge resolved (`RECODE_SANDBOX*`, `--sandbox`); it travels here, to every
+    runner and to eval's Ray tasks, never through the process environment.
     """
 
     trusted: bool = False
     node_timeout: float = DEFAULT_NODE_TIMEOUT
     seed: int | None = None
+    sandbox: SandboxPolicy = SandboxPolicy()
 
     def __post_init__(self) -> None:
         if not self.node_timeout > 0:
@@ -44,7 +48,7 @@ class RunnerSettings:
 
     def make_runner(self) -> SandboxRunner:
         """A fresh sandboxed runner (its worker starts at the first node)."""
-        return SandboxRunner(trusted=self.trusted, node_timeout=self.node_timeout, seed=self.seed)
+        return SandboxRunner(trusted=self.trusted, node_timeout=self.node_timeout, seed=self.seed, policy=self.sandbox)
 
     def header_fields(self) -> dict[str, Any]:
         """What a journal header records about the runner."""
@@ -65,7 +69,7 @@ class RunnerSettings:
         """The settings a runner was built with; None for a runner not built here (tests' ThreadRunner)."""
         if not isinstance(runner, SandboxRunner):
             return None
-        return cls(trusted=runner.trusted, node_timeout=runner.node_timeout, seed=runner.seed)
+        return cls(trusted=runner.trusted, node_timeout=runner.node_timeout, seed=runner.seed, sandbox=runner.policy)
 
 
 class SpareRunners:

@@ -6,9 +6,10 @@ Landlock and a seccomp filter it raises on itself (`agent.sandbox.kernel`), for
 root and for an ordinary user alike. The Python-level layers (static checks,
 trimmed modules and builtins, the audit hook) are defence in depth on top.
 
-Settings come from the environment so that every path that runs model code (run,
-tui, eval and its Ray workers, resume, fork, export, the prompt workspace) obeys
-the same ones without being handed them:
+The policy is read once, at the edge (the command line: these variables and
+`--sandbox`), and handed down in `agent.sandbox.settings.RunnerSettings` to every
+path that runs model code (run, tui, eval and its Ray tasks, resume, fork, export,
+the prompt workspace); nothing below the edge reads the variables:
 
 - `RECODE_SANDBOX_LAYERS=os` switches the Python-level layers off, to test the
   kernel's walls alone (`all`, the default, keeps them);
@@ -50,8 +51,11 @@ class SandboxPolicy:
     weak_ok: bool = False
 
     @classmethod
-    def from_environment(cls, environ: Mapping[str, str] | None = None) -> "SandboxPolicy":
-        env = os.environ if environ is None else environ
+    def from_environment(cls, env: Mapping[str, str], mode: str | None = None) -> "SandboxPolicy":
+        """The policy these variables ask for (the edge passes the process environment); `mode` (`--sandbox`) wins
+        over `RECODE_SANDBOX`. SandboxSettingError, one line, for a value that is none of its choices."""
+        if mode:
+            env = {**env, MODE_VARIABLE: mode}
         layers = env.get(LAYERS_VARIABLE, "all").strip().lower() or "all"
         if layers not in ("all", "os"):
             raise SandboxSettingError(f"{LAYERS_VARIABLE}={layers!r}: use 'all' (the default) or 'os' "
@@ -68,6 +72,42 @@ class SandboxPolicy:
                 raise SandboxSettingError(f"{WALLS_VARIABLE}: unknown wall {unknown[0]!r}; "
                                           f"choose from {', '.join(WALLS)} (or 'none')")
         return cls(python_layers=layers == "all", walls=walls, weak_ok=mode == "weak" or bool(chosen))
+
+    @classmethod
+    def from_record(cls, line: str | None) -> "SandboxPolicy | None":
+        """What a recorded `in_force` line asks for: its layers, the walls it had, strict or weak (None: a
+        trusted run, a record from before the line was kept, or a line this version never writes)."""
+        if not line or line.startswith("trusted"):
+            return None
+        parts = [part.strip() for part in line.split(";")]
+        if len(parts) != 3 or parts[0] not in ("all layers", "kernel walls alone") \
+                or not parts[1].startswith("walls: ") or parts[2] not in ("strict", "weak"):
+            return None
+        named = {w.strip() for w in parts[1][len("walls: "):].split(",")} - {"none", ""}
+        if not named <= set(WALLS):
+            return None
+        return cls(python_layers=parts[0] == "all layers", walls=frozenset(named), weak_ok=parts[2] == "weak")
+
+
+def at_least(yours: SandboxPolicy, recorded: str | None, what: str = "this session") -> tuple[SandboxPolicy, str]:
+    """The sandbox a resumed, forked or replayed run (or a resumed evaluation) gets: the user's policy, with
+    any wall or layer the record had on top. A record may ask for more walls, never fewer: the user's
+    policy wins wherever it is stricter, and strict or weak (what to do where a wall is missing on this
+    machine) is the user's alone. Returns the policy and one line to say when the record differs ('')."""
+    asked = SandboxPolicy.from_record(recorded)
+    if asked is None:
+        return yours, ""
+    policy = SandboxPolicy(python_layers=yours.python_layers or asked.python_layers,
+                           walls=yours.walls | asked.walls, weak_ok=yours.weak_ok)
+    had = raised_walls(yours)
+    weaker = (yours.python_layers and not asked.python_layers) or not had <= asked.walls
+    shown = in_force(policy, False)
+    if weaker:
+        return policy, (f"{what} recorded a weaker sandbox ({recorded}); it runs with yours ({shown}): "
+                        "a record never lowers the sandbox")
+    if policy != yours and in_force(policy, False) != in_force(yours, False):
+        return policy, f"{what} recorded a stronger sandbox than yours; it keeps it ({shown})"
+    return policy, ""
 
 
 def in_force(policy: SandboxPolicy, trusted: bool) -> str:

@@ -7,7 +7,6 @@ huge or broken ones.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any, Iterator
@@ -102,12 +101,6 @@ def list_sessions(sessions_dir: Path) -> list[Journal]:
         return []
     folders = sorted(p for p in sessions_dir.iterdir() if (p / JOURNAL_FILE).is_file())
     return [summarize_journal(folder) for folder in folders]
-
-
-def sessions_dir_from(option: str | None) -> Path:
-    """`--sessions DIR`, else $RECODE_TUI_SESSIONS, else the user data dir."""
-    chosen = option or os.environ.get("RECODE_TUI_SESSIONS")
-    return Path(chosen) if chosen else default_sessions_dir()
 
 
 def last_activity(folder: Path) -> float:

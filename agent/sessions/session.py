@@ -24,6 +24,7 @@ from agent.runtime.runner import NodeTimeLimit
 from agent.sandbox.settings import RunnerSettings
 from agent.runtime.limits import Limits
 from agent.runtime.stepper import Stepper
+from agent.sandbox.walls import at_least
 from agent.sessions.header import JournalHeader, SessionParent
 from agent.sessions.journal import JournalWriter, file_hash, new_session_id
 from agent.sessions.journal_read import JOURNAL_FILE, Journal, JournalError, read_journal
@@ -113,11 +114,14 @@ def replay_runner(header: JournalHeader, runs_with: RunnerSettings) -> tuple[Run
     """How a session's node code replays: always in the sandbox, with the recorded seed (so a replay draws
     the same numbers). What protects the machine is the user's (`runs_with`: their `--trusted` and
     `--node-timeout`), never the journal's: the checks are dropped only when the user asks, and the node
-    time limit is the recorded one only when it is no longer than the user's. Returns the settings and
-    a note when they differ from the recording."""
+    time limit is the recorded one only when it is no longer than the user's; the journal may ask for
+    more sandbox walls than the user's, never fewer (`walls.at_least`). Returns the settings and a note
+    when they differ from the recording."""
     limit = min(header.node_timeout, runs_with.node_timeout)
-    settings = RunnerSettings(trusted=runs_with.trusted, node_timeout=limit, seed=header.sandbox_seed)
-    notes = []
+    sandbox, sandbox_note = at_least(runs_with.sandbox, header.sandbox)
+    settings = RunnerSettings(trusted=runs_with.trusted, node_timeout=limit, seed=header.sandbox_seed,
+                              sandbox=sandbox)
+    notes = [sandbox_note] if sandbox_note and not runs_with.trusted else []
     if header.recorded_unchecked and not runs_with.trusted:
         how = "in-process without checks" if header.runner == "ThreadRunner" else "with --trusted"
         notes.append(f"this session was recorded {how}; it replays in the sandbox with the checks "

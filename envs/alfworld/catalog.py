@@ -22,10 +22,10 @@ from typing import Iterable
 
 from envs.base import EnvError
 from envs.alfworld.gamefile import TASK_TYPES, normalize_task_type
+from envs.alfworld.options import DATA_ENV_VAR, current
 
 GAMES_DIR = Path(__file__).resolve().parent / "games"
 INDEX_FILE = "index.json"
-DATA_ENV_VAR = "ALFWORLD_DATA"
 SPLITS = ("train", "valid_seen", "valid_unseen", "valid_train")
 
 _BUNDLED_ID_RE = re.compile(r"^([a-z]+)-(\d+)$")
@@ -87,11 +87,7 @@ def list_games(task_types: Iterable[str] | None = None) -> list[GameInfo]:
 # ----------------------------------------------------------------- real dataset
 def data_root() -> Path | None:
     """The dataset root from $ALFWORLD_DATA, or None when unset/missing."""
-    value = os.environ.get(DATA_ENV_VAR)
-    if not value:
-        return None
-    p = Path(value).expanduser()
-    return p if p.is_dir() else None
+    return current().data_root
 
 
 def _split_dir(split: str) -> Path | None:

@@ -12,7 +12,8 @@ import hashlib
 from pathlib import Path
 from typing import Iterable
 
-from envs.alfworld.catalog import DATA_ENV_VAR, SPLITS, _split_dir, data_root, game_info, list_games, list_split, resolve_game
+from envs.alfworld.catalog import SPLITS, _split_dir, data_root, game_info, list_games, list_split, resolve_game
+from envs.alfworld.options import DATA_ENV_VAR, AlfworldOptions, current
 from envs.alfworld.gamefile import TASK_TYPES
 from envs.base import Env, EnvError, Episode
 from envs.provider import EnvProvider
@@ -32,6 +33,7 @@ class AlfworldProvider(EnvProvider):
     task_types: tuple[str, ...] = TASK_TYPES
     default_max_steps = DEFAULT_MAX_STEPS
     prompt_folder = "alfworld"
+    options_type = AlfworldOptions
 
     def episodes(self, split: str | None = None, task_types: Iterable[str] | None = None) -> list[Episode]:
         if split is None or split == "bundled":
@@ -89,9 +91,7 @@ class AlfworldProvider(EnvProvider):
 
 def _need_split(split: str) -> None:
     """A split without the dataset is one line that says what to set, not "no games match"."""
-    import os
-
-    value = os.environ.get(DATA_ENV_VAR)
+    value = current().data
     if data_root() is None:
         why = f"{DATA_ENV_VAR}={value} is not a folder" if value else f"{DATA_ENV_VAR} is not set"
         raise EnvError(f"--split {split} needs the ALFWorld data: {why}; set it to the dataset root")

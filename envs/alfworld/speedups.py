@@ -28,14 +28,14 @@ the engine untouched; `benchmarks/bench_env.py` measures both.
 
 from __future__ import annotations
 
-import os
 import re
 from collections import OrderedDict
 from copy import deepcopy
 from typing import Any, Callable
 
+from envs.alfworld.options import current
+
 _installed = False
-SWITCH = "RECODE_ALFWORLD_SPEEDUPS"
 
 
 def is_installed() -> bool:
@@ -43,7 +43,8 @@ def is_installed() -> bool:
 
 
 def enabled() -> bool:
-    return os.environ.get(SWITCH, "1").strip().lower() not in ("0", "false", "no", "off")
+    """$RECODE_ALFWORLD_SPEEDUPS is not 0 (or false, no, off)."""
+    return current().speedups_on
 
 
 class _Memo:

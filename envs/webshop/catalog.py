@@ -14,18 +14,17 @@ product only when a page or the reward needs it.
 from __future__ import annotations
 
 import json
-import os
 from functools import lru_cache
 from pathlib import Path
 
 from envs.base import EnvError
 from envs.webshop.model import DATA_VAR, Catalogue, Goal, Product, ProductsInMemory, digest_of
+from envs.webshop.options import current
 from envs.webshop.original import load_original
 
 __all__ = ["catalogue", "load_bundled", "price_seed"]
 
 BUNDLED = Path(__file__).resolve().parent / "data" / "catalog.json"
-PRICE_SEED_VAR = "WEBSHOP_PRICE_SEED"
 
 
 def _product_from_bundled(row: dict) -> Product:
@@ -65,14 +64,10 @@ def _load(source: str, seed: int) -> Catalogue:
 
 def price_seed() -> int:
     """The seed of the original data's price draws: $WEBSHOP_PRICE_SEED, else 0."""
-    text = os.environ.get(PRICE_SEED_VAR, "").strip()
-    try:
-        return int(text) if text else 0
-    except ValueError:
-        raise EnvError(f"{PRICE_SEED_VAR}={text!r}: give a whole number (the seed of the price-limit draws)") from None
+    return current().seed
 
 
 def catalogue() -> Catalogue:
     """The catalogue in use: the original's files when $WEBSHOP_DATA is set, else the bundled one."""
-    folder = os.environ.get(DATA_VAR, "").strip()
-    return _load(folder or "bundled", price_seed() if folder else 0)
+    options = current()
+    return _load(options.data or "bundled", options.seed if options.data else 0)

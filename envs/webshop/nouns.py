@@ -19,14 +19,13 @@ reports and journals record it, and `--preset paper` warns when it is the fallba
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
 from functools import lru_cache
 from typing import Callable
 
-NOUNS_VAR = "WEBSHOP_NOUNS"
+from envs.webshop.options import FALLBACK, current
+
 MODELS = ("en_core_web_sm", "en_core_web_lg")  # the original's model first, then the reference's
-FALLBACK = "fallback"
 NOUN_TAGS = ("NOUN", "PROPN")
 
 # What spaCy tags as something else even in a title-cased product name: function words, and "free"
@@ -47,7 +46,7 @@ def fallback_nouns(text: str) -> list[str]:
 
 @lru_cache(maxsize=1)
 def _tagger() -> tuple[str, Callable[[str], list[str]]] | None:
-    if os.environ.get(NOUNS_VAR, "").strip().lower() == FALLBACK:
+    if current().fallback_nouns:
         return None
     for name in MODELS:
         if importlib.util.find_spec(name) is None:  # no model: no spaCy import (~2 s)

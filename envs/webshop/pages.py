@@ -20,9 +20,9 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
+from envs.webshop.options import MODES
 from envs.webshop.site import Site
 
-MODES = ("faithful", "recode")
 Role = Literal["text", "button", "label", "link"]
 SCORE_LINE = "Your score (min 0.0, max 1.0)"
 _ASCII_SPACE = frozenset(" \n\t\f\r")

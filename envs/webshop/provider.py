@@ -24,7 +24,8 @@ from envs.webshop.env import DEFAULT_MAX_STEPS, WebShopEnv, norm, parse_goal
 from envs.webshop.site import PAGE_SIZE
 from envs.webshop.pages import MODES
 from envs.webshop.goal_order import HUMAN_GOALS_FILE, first_mismatch, read_texts
-from envs.webshop.search import ANALYSES, SEARCH_VAR, SearchIndex
+from envs.webshop.options import WebShopOptions, current
+from envs.webshop.search import SearchIndex
 
 # The reference's goal list is its data, not ours: it is read where the user keeps it, never bundled.
 PAPER_GOALS_FILE = "paper_test_goals.json"
@@ -40,10 +41,7 @@ _indexes: dict[str, tuple[SearchIndex, Callable[[list[int]], list[str]]]] = {}
 
 def search_analysis(cat: Catalogue) -> str:
     """The search's analysis (envs.webshop.search): $WEBSHOP_SEARCH, else the original's."""
-    given = os.environ.get(SEARCH_VAR, "").strip().lower()
-    if given and given not in ANALYSES:
-        raise EnvError(f"{SEARCH_VAR}={given!r}: use one of {', '.join(ANALYSES)}")
-    return given or "original"
+    return current().analysis
 
 
 def search_for(cat: Catalogue):
@@ -63,8 +61,8 @@ def search_for(cat: Catalogue):
 def paper_goals_path() -> Path:
     """Where the reference's goal list is: $WEBSHOP_PAPER_GOALS, else beside $WEBSHOP_DATA, else the
     shared folder beside a source checkout."""
-    for candidate in (os.environ.get("WEBSHOP_PAPER_GOALS"),
-                      os.path.join(os.environ["WEBSHOP_DATA"], PAPER_GOALS_FILE) if os.environ.get("WEBSHOP_DATA") else None,
+    options = current()
+    for candidate in (options.paper_goals, os.path.join(options.data, PAPER_GOALS_FILE) if options.data else None,
                       *map(str, _REPO_SHARED)):
         if candidate and Path(candidate).is_file():
             return Path(candidate)
@@ -87,7 +85,8 @@ def paper_goals() -> list[int]:
 def human_goals_path() -> Path | None:
     """The original's goal texts in session-index order (human_goals.json): beside $WEBSHOP_DATA, else in
     the shared folder beside a source checkout; None when neither has it."""
-    candidates = [Path(os.environ[DATA_VAR]) / HUMAN_GOALS_FILE] if os.environ.get(DATA_VAR) else []
+    data = current().data
+    candidates = [Path(data) / HUMAN_GOALS_FILE] if data else []
     candidates += [path.with_name(HUMAN_GOALS_FILE) for path in _REPO_SHARED]
     return next((path for path in candidates if path.is_file()), None)
 
@@ -110,15 +109,13 @@ def search_query(instruction: str) -> str:
     return text.split(", and price lower than")[0].split("price lower than")[0].strip(" ,.")
 
 
-PAGES_VAR = "WEBSHOP_PAGES"
-
-
 class WebShopProvider(EnvProvider):
     """`webshop`: the original's pages (`faithful`); `webshop-paper` (what `--preset paper` plays): the pages
     as the ReCode reference showed them (`recode`). $WEBSHOP_PAGES overrides either."""
 
     default_max_steps = DEFAULT_MAX_STEPS
     prompt_folder = "webshop"
+    options_type = WebShopOptions
 
     def __init__(self, name: str = "webshop", pages: str = "faithful") -> None:
         self.name = name
@@ -128,10 +125,8 @@ class WebShopProvider(EnvProvider):
     @property
     def pages(self) -> str:
         """The page mode: $WEBSHOP_PAGES, else this environment's own."""
-        given = os.environ.get(PAGES_VAR, "").strip().lower()
-        if given and given not in MODES:
-            raise EnvError(f"{PAGES_VAR}={given!r}: use one of {', '.join(MODES)}")
-        return given or self.default_pages
+        given = current().pages
+        return given.lower() if given else self.default_pages
 
     @property
     def catalogue(self) -> Catalogue:

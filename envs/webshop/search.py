@@ -30,9 +30,9 @@ from typing import Iterable
 import bm25s
 import snowballstemmer
 
+from envs.webshop.options import current
+
 RETURN_N = 50
-ANALYSES = ("original", "bundled")
-SEARCH_VAR = "WEBSHOP_SEARCH"
 _BM25 = {"original": {"k1": 0.9, "b": 0.4}, "bundled": {"k1": 1.5, "b": 0.75}}
 _VERSION = {"original": "lucene-english-porter-1", "bundled": "plain-1"}  # in the cache key
 _WORD = re.compile(r"[^\W_]+(?:[.'\u2019][^\W_]+|(?<=\d),\d+)*")  # a comma only inside a number
@@ -77,12 +77,7 @@ def _token_ids(texts: Iterable[str], analysis: str) -> tuple[list, dict[str, int
 
 def cache_root() -> Path:
     """Where built indexes are kept ($RECODE_TUI_CACHE, else the user cache folder)."""
-    given = os.environ.get("RECODE_TUI_CACHE", "").strip()
-    if given:
-        return Path(given) / "webshop-bm25"
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("recode-tui")) / "webshop-bm25"
+    return current().cache_folder("webshop-bm25")
 
 
 class SearchIndex:

@@ -8,10 +8,12 @@ commands always refused it, as one-line `UsageError`s.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import fields
 
 from recode_tui.setup.build import cache_settings, episode_of, parse_episode, preset_env, settings_of
+from agent.sandbox.walls import SandboxPolicy
 from recode_tui.setup.sessions import (check_recorded_profiles, find_resume, journal_llm_note, recorded_llm,
                                        recorded_review, session_game)
 from agent.agents.presets import RunSettings
@@ -32,8 +34,21 @@ from recode_tui.setup.usage import UsageError
 def run_flags(args: argparse.Namespace) -> RunFlags:
     """`--agent`, `--agent-option`, `--preset`, the limits' flags, `--prompts`, `--trusted` and
     `--node-timeout` of run, tui and eval, as typed."""
-    typed = {spec.name: vars(args)[spec.name] for spec in fields(RunFlags)}  # the flags' own names, whole
-    return RunFlags(**{**typed, "agent_option": tuple(args.agent_option) if args.agent_option is not None else None})
+    typed = {spec.name: vars(args)[spec.name] for spec in fields(RunFlags) if spec.name != "sandbox"}  # by name, whole
+    return RunFlags(**{**typed, "agent_option": tuple(args.agent_option) if args.agent_option is not None else None},
+                    sandbox=sandbox_of(args))
+
+
+def sandbox_of(args: argparse.Namespace) -> SandboxPolicy:
+    """The sandbox's policy, read here at the edge from `RECODE_SANDBOX*` with `--sandbox` over it, and handed
+    down in the settings (never written back to the environment for workers to inherit); one line for a
+    value that is none of its choices."""
+    from agent.sandbox.walls import SandboxSettingError
+
+    try:
+        return SandboxPolicy.from_environment(os.environ, vars(args).get("sandbox"))
+    except SandboxSettingError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def agent_settings_of(args: argparse.Namespace) -> RunSettings:
@@ -148,4 +163,5 @@ def export_options(args: argparse.Namespace) -> ExportOptions:
         raise UsageError("--trusted replays the session's code without the checks: add --exec (by default "
                          "export runs nothing)")
     return ExportOptions(args.session, args.sessions, form, args.otel or args.otlp, args.won_only,
-                         args.corrected_only, args.output, args.trusted, no_exec=not args.exec)
+                         args.corrected_only, args.output, args.trusted, no_exec=not args.exec,
+                         sandbox=sandbox_of(args))

@@ -160,7 +160,8 @@ def _sessions_list(args: argparse.Namespace) -> int:
     import time
 
     from agent.runtime.safe_text import for_terminal
-    from agent.sessions.listing import last_activity, list_sessions, sessions_dir_from
+    from agent.sessions.listing import last_activity, list_sessions
+    from recode_tui.setup.places import sessions_dir_from
 
     journals = sorted(list_sessions(sessions_dir_from(args.sessions)), key=lambda j: last_activity(j.folder))
     header = False
@@ -258,24 +259,21 @@ def command_argv(argv: Sequence[str]) -> list[str]:
 
 
 def sandbox_preflight(args: argparse.Namespace) -> None:
-    """Before a command that runs model code: `--sandbox` for every worker it starts, and the walls checked.
+    """Before a command that runs model code: the walls its `--sandbox` and `RECODE_SANDBOX*` ask for, checked.
 
-    A missing kernel wall is a one-line refusal here, not an error at the first node;
+    The policy itself travels in the command's settings (`arguments.sandbox_of`), never through the
+    environment. A missing kernel wall is a one-line refusal here, not an error at the first node;
     with `--sandbox weak` it is a one-line note of what is missing.
     """
     options = vars(args)
-    if options.get("sandbox"):
-        os.environ["RECODE_SANDBOX"] = options["sandbox"]  # eval's workers and Ray tasks inherit it
     if args.command not in ("run", "tui", "eval", "export") or options.get("trusted"):
         return
     if args.command == "export" and not options.get("exec"):
         return  # an export runs none of a journal's code unless --exec
-    from agent.sandbox.walls import SandboxPolicy, SandboxSettingError, missing_walls, refusal
+    from agent.sandbox.walls import missing_walls, refusal
+    from recode_tui.commands.arguments import sandbox_of
 
-    try:
-        policy = SandboxPolicy.from_environment()
-    except SandboxSettingError as exc:
-        raise UsageError(str(exc)) from None
+    policy = sandbox_of(args)
     refused = refusal(policy)
     if refused:
         raise UsageError(refused)

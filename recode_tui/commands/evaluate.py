@@ -96,7 +96,8 @@ def _evaluate(options: EvalOptions, planned: PlannedEvaluation, ray_address: str
     if ray_address is not None:
         from recode_tui.commands.ray_eval import RayExecutor
 
-        executor = RayExecutor(report, profiles=planned.profiles, llm_factory=llm_factory)
+        executor = RayExecutor(report, profiles=planned.profiles, llm_factory=llm_factory, sandbox=planned.sandbox,
+                               cache_folder=planned.cache_folder)
     else:
         executor = local_executor(planned, on_event=display.on_event, early=early)
     out = display.console

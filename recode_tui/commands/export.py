@@ -21,7 +21,8 @@ def sft_text(options: ExportOptions) -> str:
     from agent.eval.journals import eval_folder, eval_journals
     from agent.sessions.export import sft_lines, unpaired_answers
     from agent.sessions.journal_read import read_journal
-    from agent.sessions.listing import find_session, sessions_dir_from
+    from agent.sessions.listing import find_session
+    from recode_tui.setup.places import sessions_dir_from
 
     evaluation = eval_folder(options.session)
     folders = eval_journals(evaluation) if evaluation else [find_session(sessions_dir_from(options.sessions), options.session)]
@@ -46,7 +47,8 @@ async def replayed_text(options: ExportOptions) -> str:
 
     from agent.sessions.export import has_code_tree, journal_agent, markdown_transcript, trace_document, tree_document
     from agent.sessions.journal_read import JournalError, read_journal
-    from agent.sessions.listing import find_session, sessions_dir_from
+    from agent.sessions.listing import find_session
+    from recode_tui.setup.places import sessions_dir_from
     from agent.sandbox.settings import RunnerSettings
     from agent.sessions.session import replay_failure, resume_session
     from envs import make_env
@@ -66,7 +68,8 @@ async def replayed_text(options: ExportOptions) -> str:
     if note:
         print(f"note: {note}", file=sys.stderr)
     session, events = await resume_session(folder, ScriptedLLM([]), make_env,
-                                           runs_with=RunnerSettings(trusted=options.trusted))
+                                           runs_with=RunnerSettings(trusted=options.trusted,
+                                                                           sandbox=options.sandbox))
     session.writer.close()
     await session.agent.close()
     if replay_failure(events):
@@ -90,7 +93,8 @@ def records_text(options: ExportOptions) -> str:
 
     from agent.sessions.export import has_code_tree, journal_agent
     from agent.sessions.journal_read import read_journal
-    from agent.sessions.listing import find_session, sessions_dir_from
+    from agent.sessions.listing import find_session
+    from recode_tui.setup.places import sessions_dir_from
     from agent.sessions.journal_view import (NO_EXEC_LINE, markdown_from_records, read_view, trace_document_from_records,
                                     tree_document_from_records)
     from recode_tui.setup.usage import UsageError
@@ -139,7 +143,8 @@ def otel_export(options: ExportOptions) -> int:
     """`--otel FILE` / `--otlp URL`: one session's or every eval episode's spans, from the journals' records."""
     from agent.eval.journals import eval_folder, eval_journals
     from agent.sessions.journal_read import read_journal
-    from agent.sessions.listing import find_session, sessions_dir_from
+    from agent.sessions.listing import find_session
+    from recode_tui.setup.places import sessions_dir_from
     from agent.sessions.otel import OtelError, export_endpoint, export_file
     from recode_tui.setup.usage import UsageError
 

@@ -17,7 +17,6 @@ import asyncio
 import importlib.util
 import json
 import logging
-import os
 import shutil
 from dataclasses import asdict
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any, Callable
 from agent.eval.executor import EpisodeJob, EvalAborted, LocalExecutor
 from agent.eval.report import EvalReport
 from agent.eval.results import EpisodeResult, EpisodeSpec, EvalPlan
+from agent.sandbox.walls import SandboxPolicy
 from recode_tui.setup.usage import UsageError
 
 TRIES = 2  # a task whose worker dies runs once more, then its episode is recorded as failed
@@ -63,11 +63,11 @@ def job_code() -> dict[str, Any]:
     import envs
     import mockllm
     import recode_tui
-    from envs.registry import PLUGINS_VAR
+    from envs.registry import PLUGINS_VAR, plugins as named_plugins
 
     folders = [Path(package.__file__).parent for package in (agent, envs, mockllm, recode_tui)
                if package.__file__ is not None]
-    plugins = [m.strip() for m in os.environ.get(PLUGINS_VAR, "").split(",") if m.strip()]
+    plugins = named_plugins()
     for module in plugins:
         top = importlib.util.find_spec(module.split(".")[0])
         where = list(top.submodule_search_locations or []) if top is not None else []  # [] : not a package
@@ -154,10 +154,13 @@ class _ClusterGate:
 
 
 def play_on_worker(plan: dict[str, Any], job: dict[str, Any], profiles: str | None,
-                   llm_factory: Callable[..., Any]) -> tuple[dict[str, Any], dict[str, bytes]]:
+                   llm_factory: Callable[..., Any], sandbox: SandboxPolicy,
+                   cache_folder: Path | None) -> tuple[dict[str, Any], dict[str, bytes]]:
     """One episode in this Ray worker: its result, and its journal's files (relative path -> bytes).
 
-    `llm_factory` is `eval`'s (passed by reference): the episode's LLM is built here. The worker keeps
+    `llm_factory` is `eval`'s (passed by reference): the episode's LLM is built here. `sandbox`: the
+    driver's policy, and `cache_folder` its response cache's folder, given with the task (a worker on
+    another machine inherits no environment from it). The worker keeps
     its event loop and one `LocalExecutor` per plan (its environment pool, a spare code runner) between tasks.
     """
     from agent.llm.openai_client import set_call_gate
@@ -165,7 +168,7 @@ def play_on_worker(plan: dict[str, Any], job: dict[str, Any], profiles: str | No
 
     set_call_gate(lambda profile: _ClusterGate(profile.name))
     loop = _WORKER.setdefault("loop", asyncio.new_event_loop())
-    executor = _worker_executor(plan, profiles, llm_factory, loop)
+    executor = _worker_executor(plan, profiles, llm_factory, loop, sandbox, cache_folder)
     spec = EpisodeSpec(**job["spec"])
     scratch = Path(owned_tempdir("recode-tui-ray-"))  # a worker killed mid-episode: the next task removes it
     try:
@@ -178,18 +181,18 @@ def play_on_worker(plan: dict[str, Any], job: dict[str, Any], profiles: str | No
 
 
 def _worker_executor(plan: dict[str, Any], profiles: str | None, llm_factory: Callable[..., Any],
-                     loop: asyncio.AbstractEventLoop) -> LocalExecutor:
-    """This worker's executor for the plan, made and opened on its first task."""
+                     loop: asyncio.AbstractEventLoop, sandbox: SandboxPolicy, cache_folder: Path | None) -> LocalExecutor:
+    """This worker's executor for the plan and sandbox, made and opened on its first task."""
     from recode_tui.setup.env_workers import EnvPool
 
-    key = json.dumps(plan, sort_keys=True)
+    key = json.dumps(plan, sort_keys=True) + repr((sandbox, cache_folder))
     executor = _WORKER.get(key)
     if executor is None:
         report = EvalReport(EvalPlan.from_dict(plan))
         llm_for, abort = llm_factory(report.plan.llm, profiles, report.plan.games, report.plan.env,
                                      report.plan.compared)
         executor = LocalExecutor(report, llm_for, lambda lanes: EnvPool(lanes, warm_env=report.plan.env),
-                                 abort_on_llm_error=abort)
+                                 abort_on_llm_error=abort, sandbox=sandbox, cache_folder=cache_folder)
         loop.run_until_complete(executor.open(1))
         _WORKER[key] = executor
     return executor
@@ -199,13 +202,16 @@ class RayExecutor:
     """Plays each episode as a Ray task (a `LocalExecutor` on some worker); the journals come back to the driver."""
 
     def __init__(self, report: EvalReport, *, profiles: str | None, llm_factory: Callable[..., Any],
-                 on_start: Callable[[EpisodeSpec], None] | None = None) -> None:
+                 on_start: Callable[[EpisodeSpec], None] | None = None, sandbox: SandboxPolicy = SandboxPolicy(),
+                 cache_folder: Path | None = None) -> None:
         ray = ray_module()
         self._ray = ray
         self.plan = report.plan
         self._plan = report.plan.to_dict()
         self._profiles = profiles
         self._llm_factory = llm_factory
+        self._sandbox = sandbox  # handed to every task: the workers never read the driver's environment
+        self._cache_folder = cache_folder
         self.on_start = on_start
         self._counters = start_call_counters(profiles)  # kept referenced: the actors live while this does
         self._task = ray.remote(num_cpus=1, max_retries=TRIES - 1)(play_on_worker)
@@ -222,7 +228,7 @@ class RayExecutor:
         if self.on_start is not None:
             self.on_start(job.spec)
         ref = self._task.remote(self._plan, {"spec": asdict(job.spec), "agent": job.agent, "repeat": job.repeat},
-                                self._profiles, self._llm_factory)
+                                self._profiles, self._llm_factory, self._sandbox, self._cache_folder)
         try:
             data, files = await ref
         except asyncio.CancelledError:

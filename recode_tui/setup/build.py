@@ -6,6 +6,7 @@ get the wiring a user gets; every failure is a `UsageError` of one line.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -76,11 +77,12 @@ def llm_for(options: RunOptions) -> LLM:
 
 def cached_llm(llm: LLM, cache: CacheSettings) -> LLM:
     """An LLM through the response cache as the cache flags and its profiles say (eval does this per episode)."""
-    from agent.llm.cache import default_folder, with_cache
+    from agent.llm.cache import with_cache
+    from recode_tui.setup.places import llm_cache_folder
 
     if cache.mode == "off":
         return llm
-    folder = Path(cache.folder) if cache.folder else default_folder()
+    folder = llm_cache_folder(cache.folder)
     return with_cache(llm, folder, always=cache.mode == "on", ttl=cache.ttl)
 
 
@@ -229,7 +231,7 @@ def _profile_llm(name: str, profiles_path: str | None) -> LLM:
 
     try:
         book = load_profiles(find_profiles_file(profiles_path))
-        return OpenAILLM(resolve_profile(name, book), book.prices)
+        return OpenAILLM(resolve_profile(name, book, os.environ), book.prices)  # the key is read here, at the edge
     except ProfileError as exc:
         raise UsageError(str(exc)) from None
 
@@ -280,13 +282,14 @@ def agent_spec(settings: "RunSettings") -> "AgentSpec":
 
 
 def runner_of(settings: "RunSettings") -> "RunnerSettings":
-    """How the user's node code runs (`--trusted`, `--node-timeout`, else the defaults): what a new run
+    """How the user's node code runs (`--trusted`, `--node-timeout`, the sandbox's policy): what a new run
     gets, and the most a resumed or branched one may have (`agent.sessions.session.replay_runner`)."""
     from agent.sandbox.settings import RunnerSettings
 
     try:
-        return (RunnerSettings(trusted=settings.trusted) if settings.node_timeout is None
-                else RunnerSettings(trusted=settings.trusted, node_timeout=settings.node_timeout))
+        return (RunnerSettings(trusted=settings.trusted, sandbox=settings.sandbox) if settings.node_timeout is None
+                else RunnerSettings(trusted=settings.trusted, node_timeout=settings.node_timeout,
+                                    sandbox=settings.sandbox))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -294,7 +297,7 @@ def runner_of(settings: "RunSettings") -> "RunnerSettings":
 def prompt_places(settings: "RunSettings") -> tuple[Path, ...]:
     """Where a resume looks for an edited prompt set by its hash: `--prompts` (a set, or a folder of
     sets) and the user's prompt folder, where the prompt workspace saves."""
-    from agent.runtime.prompts import user_prompts_dir
+    from recode_tui.setup.places import user_prompts_dir
 
     given = (moved_prompt_set(Path(settings.prompts)),) if settings.prompts else ()
     return (*given, user_prompts_dir())
@@ -368,11 +371,11 @@ def _warn_once(lines: list[str]) -> None:
 def settings_of(flags: RunFlags) -> "RunSettings":
     """The run's settings from its flags: the preset with every flag given put over it (the flags pass
     through whole, by their own names); bad input is one line."""
-    from dataclasses import asdict
+    from dataclasses import fields
 
     from agent.agents.presets import resolve
 
-    typed = asdict(flags)
+    typed = {spec.name: getattr(flags, spec.name) for spec in fields(flags)}
     try:
         return resolve(typed.pop("preset"), **typed)
     except ValueError as exc:

@@ -12,7 +12,8 @@ from agent.eval.rundiff.diff import Divergence, IncomparableRuns, RunDiff, diff_
 from agent.eval.rundiff.evals import EvalDiff, diff_evals, is_eval_folder
 from agent.runtime.safe_text import for_terminal
 from agent.sessions.journal_read import JournalError, read_journal
-from agent.sessions.listing import find_session, sessions_dir_from
+from agent.sessions.listing import find_session
+from recode_tui.setup.places import sessions_dir_from
 from recode_tui.setup.usage import UsageError
 
 

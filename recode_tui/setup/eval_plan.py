@@ -17,6 +17,7 @@ from agent.eval.report import REPORT_FILE, EvalReport
 from agent.eval.results import EvalPlan, EpisodeSpec
 from agent.eval.results import DEFAULT_EPISODE_TIMEOUT
 from agent.sandbox.settings import DEFAULT_NODE_TIMEOUT
+from agent.sandbox.walls import SandboxPolicy
 from envs.provider import Capability
 from recode_tui.setup.build import (check_gold, check_llm_roles, load_prompt_set, make_llm, parse_episode,
                                     preset_env, settings_of)
@@ -230,7 +231,7 @@ def _report_path(value: str) -> Path:
 
 def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
     """A new evaluation's plan (every setting checked, the episodes chosen) and the folder it is written to."""
-    from agent.sessions.listing import sessions_dir_from
+    from recode_tui.setup.places import sessions_dir_from
     from envs.registry import default_env, env_settings, provider
 
     if options.llm is None:
@@ -248,7 +249,7 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
     for name in names:
         check_llm_roles(llm, name)  # a routed role an agent lacks: one line, before any episode
     runner = _runner_settings(settings.trusted, settings.node_timeout if settings.node_timeout is not None
-                              else DEFAULT_NODE_TIMEOUT)
+                              else DEFAULT_NODE_TIMEOUT, settings.sandbox)
     if settings.prompts is not None:
         load_prompt_set(settings.prompts, settings.agent)  # refuses a folder that is not a prompt set
     wanted = options.selection
@@ -281,7 +282,7 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
         trusted=runner.trusted,
         node_timeout=runner.node_timeout,
         episode_timeout=DEFAULT_EPISODE_TIMEOUT if options.episode_timeout is None else options.episode_timeout,
-        sandbox=_sandbox_in_force(runner.trusted),
+        sandbox=_in_force(runner),
         profiles=_profiles_file(llm, options.profiles),
         agent=settings.agent,
         agent_options=settings.agent_options,
@@ -374,7 +375,7 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
         print(f"note: this evaluation was started with a node time limit of {report.plan.node_timeout:g} s; the "
               f"remaining episodes run with yours, {yours:g} s (--node-timeout {report.plan.node_timeout:g} gives "
               "them its own)", file=sys.stderr)
-    runner = _runner_settings(options.flags.trusted, timeout)
+    runner = _runner_settings(options.flags.trusted, timeout, options.flags.sandbox)
     report.plan.trusted, report.plan.node_timeout = runner.trusted, runner.node_timeout
     # Nor the profiles file: it chooses the server the API key goes to. A profile:NAME is read by its
     # NAME from the user's own file (--profiles, else the default one), whatever the report names.
@@ -390,17 +391,38 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
     return report, path.parent
 
 
-def _runner_settings(trusted: bool, node_timeout: float) -> Any:
+def _runner_settings(trusted: bool, node_timeout: float, sandbox: SandboxPolicy) -> Any:
     from agent.sandbox.settings import RunnerSettings
 
     try:
-        return RunnerSettings(trusted=trusted, node_timeout=node_timeout)
+        return RunnerSettings(trusted=trusted, node_timeout=node_timeout, sandbox=sandbox)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
 
-def _sandbox_in_force(trusted: bool) -> str:
-    """What the episodes' sandbox has, read here at the edge (the workers inherit the same environment)."""
-    from agent.sandbox.walls import SandboxPolicy, in_force
+def _in_force(runner: Any) -> str:
+    """What the episodes' sandbox has (`walls.in_force`), for the plan's record."""
+    from agent.sandbox.walls import in_force
 
-    return in_force(SandboxPolicy() if trusted else SandboxPolicy.from_environment(), trusted)
+    return in_force(runner.sandbox, runner.trusted)
+
+
+def eval_sandbox(options: EvalOptions, report: EvalReport) -> SandboxPolicy:
+    """The sandbox policy every episode of this evaluation runs under, handed to its runners and Ray tasks.
+
+    A new evaluation: the user's (`--sandbox`, `RECODE_SANDBOX*`). A resumed one: the user's with whatever
+    walls the report recorded on top (`walls.at_least`: a report may ask for more, never fewer); a
+    difference is said in one line and the plan records the sandbox the remaining episodes get."""
+    from agent.sandbox.walls import at_least, in_force, refusal
+
+    yours = options.flags.sandbox
+    if not options.resume:
+        return yours
+    policy, note = at_least(yours, report.plan.sandbox, "this evaluation")
+    if note and not report.plan.trusted:
+        print(f"note: {note}", file=sys.stderr)
+    refused = "" if report.plan.trusted else refusal(policy)
+    if refused:
+        raise UsageError(refused)
+    report.plan.sandbox = in_force(policy, report.plan.trusted)
+    return policy

@@ -33,7 +33,7 @@ async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
     """A journaled agent and the replayed events: a new session, or `--resume` of a recorded one
     (an eval's journal carries on in a copy; `--from-last-good` from the last clean point)."""
     from agent.sessions.journal_read import JournalError
-    from agent.sessions.listing import sessions_dir_from
+    from recode_tui.setup.places import sessions_dir_from
     from agent.sessions.session import profiles_in_use, start_session
     from envs import make_env
     from recode_tui.setup.build import make_agent
@@ -62,6 +62,10 @@ async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
         if replay_failure(events):
             session.writer.close()
             await session.agent.close()
+            from agent.runtime.safe_text import for_terminal
+
+            for note in session.notes:  # what changed from the recording (the sandbox, the node limit) may be why
+                print(f"note: {for_terminal(note)}", file=sys.stderr)
             raise UsageError(salvage_hint(f"cannot resume {folder.name}: {replay_failure(events)}", options))
         return session, events
     if options.episode is None:

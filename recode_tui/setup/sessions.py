@@ -15,7 +15,8 @@ def find_resume(sessions: str | None, ref: None) -> None: ...
 def find_resume(sessions: str | None, ref: str | None) -> Path | None:
     """`--resume [SESSION]` as a session folder (no value: the latest); None when not resuming."""
     from agent.sessions.journal_read import JournalError
-    from agent.sessions.listing import find_session, sessions_dir_from
+    from agent.sessions.listing import find_session
+    from recode_tui.setup.places import sessions_dir_from
 
     if ref is None:
         return None
@@ -51,7 +52,8 @@ def recorded_llm(sessions: str | None, resume: str | None) -> tuple[str, str | N
     """The LLM spec and profiles file a session recorded last (None: not resuming, or unreadable:
     the resume itself says what is wrong). Only the spec may be used: see `journal_llm_note`."""
     from agent.sessions.journal_read import JournalError, read_journal
-    from agent.sessions.listing import find_session, sessions_dir_from
+    from agent.sessions.listing import find_session
+    from recode_tui.setup.places import sessions_dir_from
 
     if resume is None:
         return None

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.agents.presets import RunSettings
+from agent.sandbox.walls import SandboxPolicy
 from envs.registry import EpisodeRef  # one episode, parsed once where its text comes in (`build.parse_episode`)
 
 if TYPE_CHECKING:
@@ -106,7 +107,8 @@ class Selection:
 @dataclass(frozen=True)
 class RunFlags:
     """The flags a run's `RunSettings` is resolved from, as typed: `--agent`, `--agent-option`, `--preset`,
-    the limits, `--prompts`, `--trusted` and `--node-timeout` (None: not given).
+    the limits, `--prompts`, `--trusted` and `--node-timeout` (None: not given), and the sandbox policy
+    the edge resolved from `--sandbox` and `RECODE_SANDBOX*` (`cli.sandbox_preflight`).
 
     `run` and `tui` resolve them at the edge (`build.settings_of`); `eval` where its plan is built
     (`--agent` may name several agents to compare), and a resumed evaluation reads only the runner's two.
@@ -122,6 +124,7 @@ class RunFlags:
     prompts: str | None = None
     trusted: bool = False
     node_timeout: float | None = None
+    sandbox: SandboxPolicy = SandboxPolicy()
 
 
 @dataclass(frozen=True)
@@ -156,3 +159,4 @@ class ExportOptions:
     output: str | None = None
     trusted: bool = False
     no_exec: bool = False
+    sandbox: SandboxPolicy = SandboxPolicy()  # the user's, resolved at the edge (a journal may only add walls)

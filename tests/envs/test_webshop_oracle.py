@@ -11,6 +11,7 @@ import pytest
 
 from envs.webshop import nouns, reward as rw
 from envs.webshop.model import Goal, Product
+from envs.webshop.options import NOUNS_VAR
 from tests.envs.webshop_helpers import shared_webshop
 
 FOLDER = shared_webshop()
@@ -25,7 +26,7 @@ def cases() -> list[dict]:
 
 @pytest.fixture
 def fallback(monkeypatch):
-    monkeypatch.setenv(nouns.NOUNS_VAR, nouns.FALLBACK)
+    monkeypatch.setenv(NOUNS_VAR, nouns.FALLBACK)
     nouns.reset()
     yield
     nouns.reset()
@@ -78,7 +79,7 @@ def spacy_model_folder() -> Path | None:
 @pytest.fixture
 def spacys_tagger(monkeypatch):
     """spaCy's tagger as the noun finder: the shared model put on sys.path, else an installed one."""
-    monkeypatch.delenv(nouns.NOUNS_VAR, raising=False)
+    monkeypatch.delenv(NOUNS_VAR, raising=False)
     if (folder := spacy_model_folder()) is not None:
         monkeypatch.syspath_prepend(str(folder))
     if importlib.util.find_spec("spacy") is None:

@@ -92,8 +92,9 @@ def test_eval_on_a_cluster_whose_worker_node_lacks_the_project_matches_two_local
     # coin-1 is won in 2 steps, vase-1 needs 4: the step limit fails it, for both agents
     eval_args = ["eval", "--env", "toy", "--agent", "one-action,recode", "--games", "coin-1,vase-1", "--llm", "gold",
                  "--max-steps", "2", "-c", "2", "--no-progress"]
-    on_ray = start([sys.executable, "-m", "recode_tui", *eval_args, "-o", str(tmp_path / "ray"), "--ray", cluster],
-                   ray_dir)
+    # --sandbox weak travels with each task: the nodes, started apart, inherit nothing from the driver
+    on_ray = start([sys.executable, "-m", "recode_tui", *eval_args, "-o", str(tmp_path / "ray"), "--ray", cluster,
+                    "--sandbox", "weak"], ray_dir)
     code, out = finish(on_ray)
     assert code == 0, out
     local = subprocess.run([sys.executable, "-m", "recode_tui", *eval_args, "-o", str(tmp_path / "local")],
@@ -106,3 +107,7 @@ def test_eval_on_a_cluster_whose_worker_node_lacks_the_project_matches_two_local
         ("recode", "vase-1", False)]
     journals = tmp_path / "ray" / "journals"
     assert all((journals / agent / game / "journal.jsonl").is_file() for agent, game, *_ in played)
+    from agent.sessions.journal import read_journal
+
+    assert [read_journal(journals / "recode" / game).header.sandbox for game in ("coin-1", "vase-1")] == \
+        ["all layers; walls: namespaces, landlock, seccomp; weak"] * 2

@@ -7,6 +7,7 @@ from YAML files as a user writes them.
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -24,7 +25,7 @@ RAMBLE = "Thought: the vase is on the table.\nAction: go to diningtable 1\nObser
 def profile_from(tmp_path, settings: str, name: str = "local"):
     path = tmp_path / "profiles.yaml"
     path.write_text(f"models:\n  {name}:\n" + "".join(f"    {line}\n" for line in settings.strip().splitlines()))
-    return resolve_profile(name, load_profiles(path))
+    return resolve_profile(name, load_profiles(path), os.environ)
 
 
 @pytest.mark.parametrize("stop", ['stop: "Observation:"', 'stop: ["Observation:", "\\nThought:"]'])

@@ -26,27 +26,24 @@ def write(tmp_path, text: str):
     return path
 
 
-def test_profiles_read_with_defaults_and_env_fallback_for_default(tmp_path, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
-    monkeypatch.setenv("OPENAI_BASE_URL", "https://example.test/v1")
+def test_profiles_read_with_defaults_and_env_fallback_for_default(tmp_path):
+    environ = {"OPENAI_API_KEY": "sk-env", "OPENAI_BASE_URL": "https://example.test/v1"}
     book = load_profiles(write(tmp_path, GOOD))
-    default = resolve_profile("default", book)
+    default = resolve_profile("default", book, environ)
     assert (default.model, default.temperature, default.api_key, default.base_url) == (
         "gpt-4o-mini", 0.2, "sk-env", "https://example.test/v1",
     )
-    local = resolve_profile("local", book)
+    local = resolve_profile("local", book, environ)
     assert local.api_key == "local" and local.max_tokens == 1024  # a local server needs no real key
     assert book.prices.price("qwen2.5-7b") == (0.0, 0.0)
 
 
-def test_missing_api_key_and_unknown_profile_say_what_to_do(tmp_path, monkeypatch):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+def test_missing_api_key_and_unknown_profile_say_what_to_do(tmp_path):
     book = load_profiles(write(tmp_path, GOOD))
     with pytest.raises(ProfileError, match="profile 'default' has no api_key; set OPENAI_API_KEY, or give it api_key_env"):
-        resolve_profile("default", book)
+        resolve_profile("default", book, {})
     with pytest.raises(ProfileError, match=r"unknown profile 'gpt5' \(known: default, local;"):
-        resolve_profile("gpt5", book)
+        resolve_profile("gpt5", book, {})
 
 
 @pytest.mark.parametrize(

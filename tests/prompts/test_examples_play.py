@@ -105,6 +105,17 @@ async def test_an_edited_example_that_no_longer_wins_is_reported() -> None:
     assert not missing.won and "no example is written for the stub" in missing.reason
 
 
+async def test_examples_are_played_behind_the_walls_and_layers_the_user_runs_with() -> None:
+    """The workspace plays edited examples with the run's sandbox policy (given, never read from the
+    environment): with the Python layers off, as `RECODE_SANDBOX_LAYERS=os` asks, `import os` runs."""
+    from agent.sandbox.walls import SandboxPolicy
+
+    text = re.sub(r'^( *)(if "You pick up" in obs:)', r"\1import os\n\1\2", examples_text("put"), count=1,
+                  flags=re.M)
+    assert not (await play_examples(text, "put-01")).won  # behind the checks the import is refused
+    assert (await play_examples(text, "put-01", sandbox=SandboxPolicy(python_layers=False))).won
+
+
 # -- what a model copies from the examples, checked without playing -------------------------
 
 

@@ -146,10 +146,12 @@ async def attempt(runner: "SandboxRunner", code: str) -> str:
 
 async def run_battery(targets: dict[str, object]) -> dict[str, object]:
     from agent.sandbox.runner import SandboxRunner
+    from agent.sandbox.walls import SandboxPolicy
 
     signalled: list[int] = []
     signal.signal(signal.SIGUSR1, lambda signum, frame: signalled.append(signum))
-    runner = SandboxRunner(node_timeout=5.0, memory_mb=512)
+    policy = SandboxPolicy.from_environment(os.environ)  # this script is its own edge (RECODE_SANDBOX_LAYERS=os)
+    runner = SandboxRunner(node_timeout=5.0, memory_mb=512, policy=policy)
     results: dict[str, object] = {}
     shared_before = shared_memory_bytes()
     try:
@@ -164,7 +166,7 @@ async def run_battery(targets: dict[str, object]) -> dict[str, object]:
         await runner.close()
     distribution = str(targets.get("distribution_python") or "")
     if distribution:  # the worker's root holds what that interpreter needs, not all of /usr
-        runner = SandboxRunner(node_timeout=5.0, memory_mb=512, python=distribution)
+        runner = SandboxRunner(node_timeout=5.0, memory_mb=512, python=distribution, policy=policy)
         try:
             results["a distribution Python's /usr"] = await attempt(runner, usr_attack())
         finally:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from agent.agents.recode.examples import Example, ExampleFormatError, parse_example, split_examples
 from agent.llm import CallContext, Completion, LLMError, Purpose, Usage
 from agent.runtime.prompts import PromptSet
+from agent.sandbox.walls import SandboxPolicy
 
 __all__ = ["ExamplePlay", "ExamplesLLM", "play_examples"]
 
@@ -83,8 +84,11 @@ async def play_examples(
     env_name: str = "alfworld",
     prompts: PromptSet | None = None,
     max_steps: int = 80,
+    sandbox: SandboxPolicy | None = None,
 ) -> ExamplePlay:
     """Play the examples of one few-shot file as the answers of a run on `episode_ref` (the real engine and env).
+
+    `sandbox`: the user's walls and layers (the run's runner settings carry them; None: the strictest).
 
     Async and slow (a game load and one action per step, in the engine's
     threads): a UI runs it in a background worker, never on its own thread.
@@ -106,7 +110,8 @@ async def play_examples(
     except EnvError as exc:
         return ExamplePlay(episode_ref, False, f"not played: {exc}", 0, 0)
     # An author's examples are code like a model's: played in the sandbox with its checks, as a run would.
-    engine = Engine(env, ExamplesLLM(examples), RunnerSettings().make_runner(), prompts=prompts or PromptSet())
+    runner = (RunnerSettings(sandbox=sandbox) if sandbox is not None else RunnerSettings()).make_runner()
+    engine = Engine(env, ExamplesLLM(examples), runner, prompts=prompts or PromptSet())
     actions: list[str] = []
     try:
         result = await engine.run(lambda e: actions.append(e.action) if isinstance(e, ActionSent) else None)

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, env_digest, user_prompts_dir
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, env_digest
 
 EXPAND_TEMPLATE = "expand.txt"
 _SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -86,14 +86,14 @@ def is_bundled(path: Path) -> bool:
     return resolved == bundled or bundled in resolved.parents
 
 
-def save_prompt_set(draft: DraftPromptSet, name: str, prompts_dir: Path | None = None) -> Path:
+def save_prompt_set(draft: DraftPromptSet, name: str, prompts_dir: Path) -> Path:
     """Write the whole set (unchanged files too) to `<prompts_dir>/<name>/`; returns the folder.
 
     The bundled prompts are never written to.
     """
     if not _SET_NAME.match(name):
         raise PromptSetError(f"prompt set name {name!r}: use letters, digits, '-', '_' or '.'")
-    target = (prompts_dir or user_prompts_dir()) / name
+    target = prompts_dir / name
     if is_bundled(target):
         raise PromptSetError(f"{target} holds the bundled prompts, which are never overwritten; pick another folder")
     files = draft.files()

@@ -66,7 +66,7 @@ def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMake
     agent = make_agent(run.settings, episode, model, env_maker=env_maker, runner_maker=runner_maker)
     control = None
     if options.journaled or run.resumed is not None:
-        from agent.sessions.listing import sessions_dir_from
+        from recode_tui.setup.places import sessions_dir_from
         from recode_tui.console.session.session_control import SessionControl
 
         control = SessionControl.create(agent, episode, llm if llm is not None else run.llm.spec,

@@ -26,7 +26,7 @@ from recode_tui.console.support.textual_compat import FatalErrorHook
 
 def crash_folder(sessions_dir: Path | None = None) -> Path:
     """`.crashes` in the sessions folder the console was given (`--sessions`), else the default one."""
-    from agent.sessions.listing import sessions_dir_from
+    from recode_tui.setup.places import sessions_dir_from
 
     return (sessions_dir if sessions_dir is not None else sessions_dir_from(None)) / ".crashes"
 

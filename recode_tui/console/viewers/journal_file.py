@@ -20,7 +20,8 @@ from textual.widgets import Footer, RichLog, Static, Tree
 
 from agent.runtime import events as ev
 from agent.sessions.journal_read import JournalError, read_journal
-from agent.sessions.listing import find_session, sessions_dir_from
+from agent.sessions.listing import find_session
+from recode_tui.setup.places import sessions_dir_from
 from agent.sessions.journal_view import NOT_SHOWN, JournalView, read_view
 from agent.sessions.old_values import UNRECORDED_PURPOSE
 from recode_tui.setup.usage import UsageError

@@ -45,7 +45,7 @@ async def open_workspace(run: RunScreen) -> None:
 
 def _sessions_dir(control: Sessions | None) -> Path:
     """The console's sessions folder: unsaved prompt edits are kept under it."""
-    from agent.sessions.listing import sessions_dir_from
+    from recode_tui.setup.places import sessions_dir_from
 
     return control.sessions_dir if control is not None else sessions_dir_from(None)
 

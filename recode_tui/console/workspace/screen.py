@@ -40,6 +40,7 @@ from agent.llm import LLM, LLMError
 from agent.llm.tokens import TokenCounter, model_of
 from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
+from agent.sandbox.settings import RunnerSettings
 from envs import registry
 from recode_tui.console.widgets.answer_editor import cursor_blink_of
 from recode_tui.console.widgets.key_line import WORKSPACE_KEYS, KeyLine
@@ -49,6 +50,7 @@ from recode_tui.console.workspace.counts import token_table
 from recode_tui.console.workspace.fresh import fresh_llm
 from recode_tui.console.workspace.recovery import discard, load_edits, recovery_file, save_edits
 from recode_tui.console.workspace.target import StubTarget
+from recode_tui.setup.places import user_prompts_dir
 from recode_tui.setup.shown import shown
 
 RENDER_DELAY = 0.25  # seconds of typing quiet before re-rendering
@@ -248,7 +250,9 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
             return
         self.plays[relative] = None
         self._show_checks()
-        play = await play_examples(text, episode_ref, self.target.env_name, self.draft)
+        own = RunnerSettings.of_runner(self.agent.runner)  # the run's walls and layers, as the user set them
+        play = await play_examples(text, episode_ref, self.target.env_name, self.draft,
+                                   sandbox=own.sandbox if own is not None else None)
         if self.draft.text(relative) == text:  # still the text that was played
             self.plays[relative] = play
             self._show_checks()
@@ -303,7 +307,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
             self.refresh_all()
         name = self.query_one("#ws-name", Input).value.strip()
         try:
-            folder = save_prompt_set(self.draft, name, self.prompts_dir)
+            folder = save_prompt_set(self.draft, name, self.prompts_dir or user_prompts_dir())
         except PromptSetError as exc:
             self.notify(str(exc), title="Not saved", severity="error")
             return
