@@ -363,7 +363,8 @@ def read_journal(session: str | Path | None = None, *, sessions: str | Path | No
     `journal.jsonl`, an episode's `journal` in a report, or a session id in `sessions`, the sessions folder;
     None: the latest session). ValueError, one line that says what to do, for a file that is not one."""
     from agent.sessions.journal_read import JournalError, read_journal as read
-    from agent.sessions.listing import find_session, sessions_dir_from
+    from agent.sessions.listing import find_session
+    from recode_tui.setup.places import sessions_dir_from
 
     try:
         return read(find_session(sessions_dir_from(_text(sessions)), None if session is None else str(session)))

@@ -22,6 +22,7 @@ EDGE = frozenset({
     "recode_tui/commands/cli.py",
     "recode_tui/commands/arguments.py",
     "recode_tui/setup/places.py",
+    "recode_tui/api.py",  # the Python API: a researcher's call is an edge as the command line is
 })
 
 # What stays below the edge: (file, how many reads) -> why it is not a setting handed down.

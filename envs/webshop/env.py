@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from envs.base import Env, EnvError, Reset
 from envs.webshop.model import Catalogue, Goal, Product
-from envs.webshop.pages import MODES, render
+from envs.webshop.options import MODES
+from envs.webshop.pages import render
 from envs.webshop.reward import Reward, reward
 from envs.webshop.site import Site
 

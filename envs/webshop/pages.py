@@ -20,7 +20,6 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from envs.webshop.options import MODES
 from envs.webshop.site import Site
 
 Role = Literal["text", "button", "label", "link"]

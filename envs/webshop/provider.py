@@ -22,7 +22,7 @@ from envs.webshop.catalog import catalogue
 from envs.webshop.model import DATA_VAR, Catalogue
 from envs.webshop.env import DEFAULT_MAX_STEPS, WebShopEnv, norm, parse_goal
 from envs.webshop.site import PAGE_SIZE
-from envs.webshop.pages import MODES
+from envs.webshop.options import MODES
 from envs.webshop.goal_order import HUMAN_GOALS_FILE, first_mismatch, read_texts
 from envs.webshop.options import WebShopOptions, current
 from envs.webshop.search import SearchIndex
@@ -183,7 +183,8 @@ class WebShopProvider(EnvProvider):
                 **seed}
 
     def preset_warnings(self, preset: str) -> list[str]:
-        from envs.webshop.nouns import FALLBACK, noun_source
+        from envs.webshop.nouns import noun_source
+        from envs.webshop.options import FALLBACK
 
         if preset != "paper" or self.catalogue.bundled:  # the bundled catalogue has no paper set
             return []

@@ -17,7 +17,7 @@ CACHE_VAR = "RECODE_TUI_CACHE"
 
 def sessions_dir_from(option: str | None) -> Path:
     """`--sessions DIR`, else $RECODE_TUI_SESSIONS, else `<user data dir>/sessions`."""
-    from agent.sessions.journal import default_sessions_dir
+    from agent.sessions.listing import default_sessions_dir
 
     chosen = option or os.environ.get(SESSIONS_VAR)
     return Path(chosen) if chosen else default_sessions_dir()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agent.sandbox.walls import missing_walls
-from agent.sessions.journal import JOURNAL_FILE, read_journal
+from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from recode_tui.commands.cli import main
 from tests.eval.helpers import run_main
 from tests.sessions.test_resume_precedence import environment, only_session
