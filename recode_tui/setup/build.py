@@ -375,7 +375,7 @@ def settings_of(flags: RunFlags) -> "RunSettings":
 
     from agent.agents.presets import resolve
 
-    typed = {spec.name: getattr(flags, spec.name) for spec in fields(flags)}
+    typed = {spec.name: getattr(flags, spec.name) for spec in fields(flags)}  # dynamic: every flag by its name (asdict would make the policy a dict)
     try:
         return resolve(typed.pop("preset"), **typed)
     except ValueError as exc:
