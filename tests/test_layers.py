@@ -226,6 +226,13 @@ def test_the_console_controllers_import_no_pane() -> None:
     assert toolkit == []
 
 
+def test_the_console_sessions_read_the_run_not_its_panes() -> None:
+    """`SessionControl` keeps a session on disk and moves between sessions; what it needs of the screen (the
+    node whose answer is being typed) is the run screen's state (`RunScreen.editing`), so the session package
+    imports no widget. Lazy and TYPE_CHECKING imports count."""
+    assert _front_end_imports(("recode_tui.console.session",), ("recode_tui.console.widgets",)) == []
+
+
 def test_the_console_builds_through_the_setup_layer_not_the_command_line() -> None:
     """The console's LLMs, agents, usage errors and diffs come from `recode_tui.setup`, never from
     `recode_tui.commands` (the command line may open the console; the reverse is an upward arrow)."""

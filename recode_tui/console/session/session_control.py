@@ -194,13 +194,10 @@ class SessionControl:
 
     def save_draft(self) -> None:
         """Write the expansion being typed to draft.json if it changed (in a thread)."""
-        from recode_tui.console.widgets.answer_editor import AnswerEditor
-
         app, session = self.app, self.session
         if app is None or session is None or self.busy:
             return
-        editor = next(iter(self._run_screen().query(AnswerEditor)), None)
-        node_id = editor.node_id if editor is not None else None
+        node_id = self._run_screen().editing
         text = app.debug_screen.drafts.get(node_id) if node_id else None
         if node_id is not None and text is not None:
             self.work.save_draft(app, session.folder, node_id, text)
