@@ -171,7 +171,7 @@ async def test_replay_with_a_changed_prompt_stops_naming_the_step_and_showing_bo
     resumed, events = await resume_session(session.folder, walk_llm(GAME), make_env, prompts=PromptSet(edited))
     finished = events[-1]
     assert isinstance(finished, ev.RunFinished) and not finished.success
-    assert finished.reason.startswith("replay mismatch: expansion 1 (node n0): the prompt differs from the recording")
+    assert finished.reason.startswith("replay mismatch: answer 1 (node n0): the prompt differs from the recording")
     assert "-# Primitive actions" in finished.reason and "+# Primitive actions (edited)" in finished.reason
 
 
