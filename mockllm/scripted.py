@@ -1,12 +1,13 @@
-"""Answers from a file, matched to the stub being expanded.
+"""Answers from a file, matched to the call the agent makes (`agent.llm.CallContext`).
 
 A script is YAML (`answers: [...]`) or JSON Lines (one entry per line). Each
-entry has `answer`, and optionally `stub` (the stub's code, compared
-whitespace-insensitively; `*` or absent matches any stub), `when` (a regular
-expression searched in the whole prompt) and `purpose` (`expand`, the default,
-or `repair`). Entries are tried in order and may be used again; an entry with
-`once: true` is used at most once, which lets a script give different answers
-to the same stub in turn.
+entry has `answer`, and optionally `stub` (the node's label the call is for:
+ReCode's stub code, a turn's `turn 3`; compared whitespace-insensitively; `*` or
+absent matches any node), `when` (a regular expression searched in the whole
+prompt) and `purpose` (the call's purpose: `expand`, the default since scripts
+were ReCode's first, `repair`, `act`, `plan`, ...). Entries are tried in order
+and may be used again; an entry with `once: true` is used at most once, which
+lets a script give different answers to the same node in turn.
 """
 
 from __future__ import annotations

@@ -382,7 +382,7 @@ class Debugger:
         (refused by the agent: the reason is in the StopReason), or at RunFinished.
         """
         if not self.awaiting_human:
-            raise RuntimeError("no expansion is awaiting an answer")
+            raise RuntimeError("no LLM call is awaiting an answer")
         llm = self.current_llm()
         if not is_interactive(llm):
             raise RuntimeError(f"the call is answered by {llm.name}, not by a person")
