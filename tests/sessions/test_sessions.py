@@ -23,9 +23,8 @@ from agent.sessions.journal_read import JOURNAL_FILE, JournalError, read_journal
 from agent.sessions.session import branch_session, fork_at_answer, resume_session, rewind_to_node, start_session
 from envs import make_env
 from envs.alfworld.catalog import resolve_game
-from mockllm.scripted import ScriptedLLM
+from mockllm.scripted import ScriptEntry, ScriptedLLM
 from mockllm.journal import journal_llm
-from mockllm.scripted import ScriptEntry
 from envs.registry import EpisodeRef
 
 GAME = "toy:key-1"  # put a key in box: 4 actions
