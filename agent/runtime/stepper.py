@@ -54,8 +54,7 @@ from agent.runtime.step_loop import EndRun
 from agent.runtime.tree import CodeTree, Node, NodeStatus
 from envs.base import Env
 
-# Names agent authors and tests import from here (the extension API), defined in their own modules.
-__all__ = ["Stepper"]
+__all__ = ["Stepper"]  # the seam; what an author uses beside it is imported from its own module
 
 
 class Stepper(LLMCalls, EnvActions):
