@@ -36,7 +36,7 @@ def read_keymap(path: str) -> dict[str, str]:
 async def _run_headless(options: RunOptions) -> int:
     from agent.llm.routing import RoutedLLM
     from agent.runtime.safe_text import for_terminal
-    from agent.runtime.event_text import log_line as event_line
+    from agent.runtime.event_text import MainCall, log_line
     from recode_tui.setup.run_session import announce_llm, open_session
     from recode_tui.setup.build import cached_llm, llm_for
 
@@ -57,8 +57,9 @@ async def _run_headless(options: RunOptions) -> int:
     announce_llm(options, session)
     for note in session.notes:
         print(f"note: {for_terminal(note)}", file=sys.stderr)
+    main = MainCall(agent.main_purpose, agent.answer_words.noun)
     try:
-        result = await agent.run(None if options.quiet else lambda e: print(event_line(e), flush=True))
+        result = await agent.run(None if options.quiet else lambda e: print(log_line(e, main), flush=True))
     finally:
         await agent.close()
         session.writer.close()
@@ -71,7 +72,7 @@ async def _run_headless(options: RunOptions) -> int:
         print(f"note: {hits} of {agent.stats.llm_calls} LLM calls answered from the response cache (no cost)",
               file=sys.stderr)
     if options.quiet:
-        print(event_line(result))
+        print(log_line(result, main))
     return 0 if result.success else 1
 
 
