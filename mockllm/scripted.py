@@ -22,12 +22,16 @@ from typing import Any
 from agent.llm import CallContext, Completion, LLMError, Purpose, Usage
 
 
+# The purpose of an entry that names none: scripts were ReCode's first, and its main call writes a stub's body.
+DEFAULT_PURPOSE: str = Purpose.EXPAND
+
+
 @dataclass
 class ScriptEntry:
     answer: str
     stub: str = "*"
     when: re.Pattern[str] | None = None
-    purpose: str = Purpose.EXPAND
+    purpose: str = DEFAULT_PURPOSE
     once: bool = False
     used: bool = False
 
@@ -94,7 +98,7 @@ def load_script(path: str | Path) -> list[ScriptEntry]:
                 answer=raw["answer"],
                 stub=str(raw.get("stub") or "*"),
                 when=when,
-                purpose=str(raw.get("purpose", Purpose.EXPAND)),
+                purpose=str(raw.get("purpose", DEFAULT_PURPOSE)),
                 once=bool(raw.get("once", False)),
             )
         )
@@ -114,7 +118,7 @@ class ScriptedLLM:
         return cls(load_script(path), name=f"scripted:{path}")
 
     async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
-        context = context or CallContext(purpose=Purpose.EXPAND)  # the script format's default purpose
+        context = context or CallContext(purpose=DEFAULT_PURPOSE)
         for entry in self.entries:
             if entry.matches(prompt, context):
                 entry.used = True
