@@ -33,7 +33,7 @@ class HumanLLM:
         try:
             text = await self._pending
         except asyncio.CancelledError:
-            raise LLMError("the expansion was cancelled; resume the run to answer it") from None
+            raise LLMError("the call was cancelled; resume the run to answer it") from None
         finally:
             self._pending = None
             self._asked.clear()
@@ -48,7 +48,7 @@ class HumanLLM:
         """Hand the person's answer to the waiting agent; `person_seconds`: how long they took,
         when the front end asked them before the agent called `complete` (the console's stops)."""
         if self._pending is None or self._pending.done():
-            raise RuntimeError("no expansion is awaiting an answer")
+            raise RuntimeError("no LLM call is awaiting an answer")
         self._person_seconds = max(0.0, person_seconds or 0.0)
         self._pending.set_result(text)
 

@@ -1,12 +1,13 @@
-"""Answers from a file, matched to the stub being expanded.
+"""Answers from a file, matched to the call the agent makes (`agent.llm.CallContext`).
 
 A script is YAML (`answers: [...]`) or JSON Lines (one entry per line). Each
-entry has `answer`, and optionally `stub` (the stub's code, compared
-whitespace-insensitively; `*` or absent matches any stub), `when` (a regular
-expression searched in the whole prompt) and `purpose` (`expand`, the default,
-or `repair`). Entries are tried in order and may be used again; an entry with
-`once: true` is used at most once, which lets a script give different answers
-to the same stub in turn.
+entry has `answer`, and optionally `stub` (the node's label the call is for:
+ReCode's stub code, a turn's `turn 3`; compared whitespace-insensitively; `*` or
+absent matches any node), `when` (a regular expression searched in the whole
+prompt) and `purpose` (the call's purpose: `expand`, the default since scripts
+were ReCode's first, `repair`, `act`, `plan`, ...). Entries are tried in order
+and may be used again; an entry with `once: true` is used at most once, which
+lets a script give different answers to the same node in turn.
 """
 
 from __future__ import annotations
@@ -21,12 +22,16 @@ from typing import Any
 from agent.llm import CallContext, Completion, LLMError, Purpose, Usage
 
 
+# The purpose of an entry that names none: scripts were ReCode's first, and its main call writes a stub's body.
+DEFAULT_PURPOSE: str = Purpose.EXPAND
+
+
 @dataclass
 class ScriptEntry:
     answer: str
     stub: str = "*"
     when: re.Pattern[str] | None = None
-    purpose: str = Purpose.EXPAND
+    purpose: str = DEFAULT_PURPOSE
     once: bool = False
     used: bool = False
 
@@ -93,7 +98,7 @@ def load_script(path: str | Path) -> list[ScriptEntry]:
                 answer=raw["answer"],
                 stub=str(raw.get("stub") or "*"),
                 when=when,
-                purpose=str(raw.get("purpose", Purpose.EXPAND)),
+                purpose=str(raw.get("purpose", DEFAULT_PURPOSE)),
                 once=bool(raw.get("once", False)),
             )
         )
@@ -113,7 +118,7 @@ class ScriptedLLM:
         return cls(load_script(path), name=f"scripted:{path}")
 
     async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
-        context = context or CallContext(purpose=Purpose.EXPAND)  # the script format's default purpose
+        context = context or CallContext(purpose=DEFAULT_PURPOSE)
         for entry in self.entries:
             if entry.matches(prompt, context):
                 entry.used = True

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from agent.eval.results import EpisodeResult
     from agent.llm import LLM
     from agent.runtime.events import Event, RunFinished
+    from agent.runtime.stepper import Stepper
     from recode_tui.setup.env_host import EnvHost
 
 __all__ = ["EpisodeOutcome", "EvalReport", "Journal", "PlannedEvaluation", "SuccessRate", "UsageError", "evaluate",
@@ -113,11 +114,13 @@ class EpisodeOutcome:
 
 
 async def play(options: RunOptions, llm: LLM | None = None, *, journal: bool = True,
-               on_event: Callable[[Event], Any] | None = None, on_note: Notes | None = None) -> EpisodeOutcome:
+               on_event: Callable[[Event], Any] | None = None, on_note: Notes | None = None,
+               on_start: Callable[[Stepper], Any] | None = None) -> EpisodeOutcome:
     """One episode as `recode-tui run` plays it with no one at a terminal: `options` typed at the edge, the
     LLM built from them (or `llm`), behind the response cache, journaled in the sessions folder
     (`options.resume`: a recorded session goes on). `on_event` sees every event, `on_note` each note as
-    it comes (they are in the outcome's `notes` too)."""
+    it comes (they are in the outcome's `notes` too), `on_start` the agent once it is built (a front end that
+    words its events in the agent's own terms reads them there)."""
     from agent.llm.cache import hits_of
     from agent.llm.routing import RoutedLLM
     from recode_tui.setup.build import agent_for, cached_llm, llm_for
@@ -151,6 +154,8 @@ async def play(options: RunOptions, llm: LLM | None = None, *, journal: bool = T
         announce_llm(options, session)
         for text in session.notes:
             note(text)
+    if on_start is not None:
+        on_start(agent)
     try:
         finished = await agent.run(on_event)
         score = agent.env.score

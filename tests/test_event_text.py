@@ -13,7 +13,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from agent.runtime import events as ev
-from agent.runtime.event_text import log_line, short
+from agent.agents.recode.engine import Engine
+from agent.runtime.event_text import MainCall, log_line, short
 from agent.sessions.session import start_session
 from mockllm.scripted import ScriptedLLM
 from recode_tui.setup.build import make_agent
@@ -28,6 +29,7 @@ GAME = "put-01"
 REFUSED = '<think>peek</think><execute>\ndata = open("/etc/passwd").read()\n</execute>'
 FAILS = '<think>go</think><execute>\nrun("look")\nx = 1 / 0\n</execute>'
 WATCHED = (ev.LLMRejected, ev.ActionSent, ev.NodeError, ev.RunFinished)
+RECODE = MainCall(Engine.main_purpose, Engine.answer_words.noun)  # ReCode's words for its main call
 
 
 def script(tmp_path: Path) -> Path:
@@ -38,14 +40,25 @@ def script(tmp_path: Path) -> Path:
 
 
 def test_the_log_line_holds_the_short_phrase() -> None:
-    rejected = ev.LLMRejected("n0", reason="forbidden: open")
-    assert short(rejected) == "expansion of n0 rejected: forbidden: open"
-    assert log_line(rejected) == "    ✗ expansion of n0 rejected: forbidden: open"
+    rejected = ev.LLMRejected("n0", reason="forbidden: open", purpose=Engine.main_purpose)
+    assert short(rejected, RECODE) == "expansion of n0 rejected: forbidden: open"
+    assert log_line(rejected, RECODE) == "    ✗ expansion of n0 rejected: forbidden: open"
     sent = ev.ActionSent("n1", action="go to desk 1", step=3)
     assert short(sent) == "action 3: go to desk 1" and log_line(sent) == "    > action 3: go to desk 1"
     won = ev.RunFinished("n3", success=True, reason="won", steps=7, llm_calls=2)
     assert short(won) == "episode won — 7 steps, 2 LLM calls"
     assert log_line(won).startswith("SUCCESS: won — 7 steps, 2 LLM calls | ")
+
+
+def test_an_agents_main_call_reads_in_its_own_words_and_any_other_call_by_its_purpose() -> None:
+    """The phrase takes the agent's noun for its main call (ReCode's "expansion" is ReCode's own), so a
+    plug-in agent's log and stop line never speak of another agent's calls."""
+    sketches = MainCall(purpose="draft", noun="sketch")
+    answered = ev.LLMAnswered("n0", blocks=("a", "b"), child_ids=("n1", "n2"), source="model", purpose="draft")
+    assert short(answered, sketches) == "sketch of n0: 2 child node(s) from model"
+    assert short(ev.LLMRejected("n0", reason="too long", purpose="draft"), sketches) == "sketch of n0 rejected: too long"
+    assert short(ev.LLMRejected("n0", reason="no", purpose="act"), sketches) == "act of n0 rejected: no"
+    assert short(ev.LLMRejected("n0", reason="no", purpose="expand")) == "expand of n0 rejected: no"  # not ReCode's
 
 
 async def test_the_same_events_read_the_same_headless_in_the_plain_mode_and_on_the_consoles_stop_line(tmp_path):
@@ -77,12 +90,12 @@ async def test_the_same_events_read_the_same_headless_in_the_plain_mode_and_on_t
     assert set(stop_lines) == set(WATCHED)
 
     for kind, (event, stop_line) in stop_lines.items():
-        assert stop_line == short(event), kind
-        line = log_line(event)
+        assert stop_line == short(event, RECODE), kind
+        line = log_line(event, RECODE)
         if kind is ev.RunFinished:
             assert line.split(" | LLM time")[0] in headless[-1] and line.split(" | LLM time")[0] in front.transcript[-1]
             assert "no pending nodes left and the task is not done — 1 steps, 3 LLM calls" in stop_line
         else:
-            assert short(event) in line and line in headless and line in front.transcript, (line, headless)
+            assert short(event, RECODE) in line and line in headless and line in front.transcript, (line, headless)
     assert "    ✗ expansion of n0 rejected: forbidden: open" in headless
     assert "    ! node n2 error: ZeroDivisionError: division by zero" in front.transcript

@@ -20,8 +20,7 @@ from agent.runtime.thread_runner import ThreadRunner
 from agent.sessions.journal_read import read_journal
 from agent.sessions.session import start_session
 from envs import make_env
-from mockllm.scripted import ScriptedLLM
-from mockllm.scripted import ScriptEntry
+from mockllm.scripted import ScriptEntry, ScriptedLLM
 from recode_tui.console.app import build_app
 
 from tests.console.helpers import SIZE, command, select_node, started, wait_for

@@ -51,11 +51,9 @@ def test_old_recode_names_are_gone_outside_the_translation_table() -> None:
 
 # ReCode's main call (`Purpose.EXPAND`) is named in ReCode's package and, outside it, only where a stored
 # format fixes the word: the journal translation table (calls recorded before purposes
-# were), the script format's default, the scripted server's reading of ReCode's prompt and the log's line
-# for an answer whose purpose an agent left unstated. The runtime, sessions, eval and the front ends ask the
-# agent (`Stepper.main_purpose`) instead.
-EXPAND_PLACES = {"agent/sessions/old_values.py", "mockllm/scripted.py", "mockllm/openai_server.py",
-                 "agent/runtime/event_text.py"}
+# were), the script format's default and the scripted server's reading of ReCode's prompt. The runtime,
+# sessions, eval and the front ends ask the agent (`Stepper.main_purpose`, `AnswerWords.noun`) instead.
+EXPAND_PLACES = {"agent/sessions/old_values.py", "mockllm/scripted.py", "mockllm/openai_server.py"}
 
 
 def test_recodes_main_purpose_is_named_only_in_recode_and_where_a_stored_format_fixes_it() -> None:

@@ -25,6 +25,7 @@ from typing import Any, Callable
 from agent.llm import LLM, Purpose, asked_before, is_interactive
 from agent.runtime import events as ev
 from agent.runtime.event_text import first_line
+from agent.runtime.event_text import MainCall
 from agent.runtime.event_text import short as short_event_text
 from agent.runtime.breakpoints import Breakpoint, BreakpointKind
 from agent.runtime.runner import CodeInspection
@@ -67,9 +68,9 @@ class Stop:
 _first_line = first_line
 
 
-def describe_event(event: ev.Event) -> str:
+def describe_event(event: ev.Event, main: MainCall = MainCall()) -> str:
     """A short human description of one event: `agent.runtime.event_text.short`, shared with the log lines."""
-    return short_event_text(event)
+    return short_event_text(event, main)
 
 
 # Events `into` stops at: the start of a node, each single action, and every
@@ -109,6 +110,11 @@ class Debugger:
         self.running = False
         self._pause = False
         self._until: str | None = None  # run to here: the node whose start ends the command
+
+    @property
+    def _main_call(self) -> MainCall:
+        """How the agent's main call reads on the stop line (ReCode: "expansion of n0 rejected")."""
+        return MainCall(self.agent.main_purpose, self.agent.answer_words.noun)
 
     @property
     def _namespace(self) -> CodeInspection:
@@ -326,7 +332,7 @@ class Debugger:
                     return self._remember(Stop(event, reason, count))
                 if self._pause:
                     return self._remember(
-                        Stop(event, StopReason("paused", f"paused after {count} event(s) — {describe_event(event)}"), count)
+                        Stop(event, StopReason("paused", f"paused after {count} event(s) — {describe_event(event, self._main_call)}"), count)
                     )
                 await asyncio.sleep(0)  # let a UI on the same loop breathe
         finally:
@@ -345,7 +351,7 @@ class Debugger:
         if isinstance(event, ev.RunFinished):
             return self._finished_reason(event)
         if self._until is not None and isinstance(event, ev.NodeStarted) and event.node_id == self._until:
-            return StopReason("step", f"ran to here: {describe_event(event)}")
+            return StopReason("step", f"ran to here: {describe_event(event, self._main_call)}")
         if isinstance(event, ev.LLMFailed):  # stepping on would ask the failing LLM again at once
             return self._llm_failed_reason(event)
         hit = await self._breakpoint_hit(event)
@@ -354,12 +360,12 @@ class Debugger:
         if self.human and isinstance(event, ev.LLMRequested):
             return self._human_reason(event)
         if mode is StepMode.NEXT:
-            return StopReason("step", describe_event(event))
+            return StopReason("step", describe_event(event, self._main_call))
         if mode is StepMode.INTO and isinstance(event, _INTO_STOPS):
-            return StopReason("step", describe_event(event))
+            return StopReason("step", describe_event(event, self._main_call))
         if mode in (StepMode.OVER, StepMode.OUT):
             if anchor is None or not self._inside(event.node_id, anchor):
-                return StopReason("step", describe_event(event))
+                return StopReason("step", describe_event(event, self._main_call))
         return None
 
     @staticmethod
@@ -382,7 +388,7 @@ class Debugger:
         (refused by the agent: the reason is in the StopReason), or at RunFinished.
         """
         if not self.awaiting_human:
-            raise RuntimeError("no expansion is awaiting an answer")
+            raise RuntimeError("no LLM call is awaiting an answer")
         llm = self.current_llm()
         if not is_interactive(llm):
             raise RuntimeError(f"the call is answered by {llm.name}, not by a person")

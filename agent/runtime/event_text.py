@@ -1,6 +1,6 @@
 """One way to describe an agent event, in a short and a log form.
 
-`short(event)` is the phrase a person reads: the console's stop line, the
+`short(event, main)` is the phrase a person reads: the console's stop line, the
 debugger's pause reasons. `log_line(event)` is the same phrase for a
 scrolling log (`recode-tui run` output, the plain mode): indented by what it
 belongs to, led by a marker, with the measurements a log keeps (time, prompt
@@ -13,9 +13,21 @@ UI-free: plain strings, no Textual, no prompt-toolkit.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from agent.llm import Purpose
 from agent.runtime import events as ev
 from agent.runtime.safe_text import for_terminal
+
+
+@dataclass(frozen=True)
+class MainCall:
+    """How an agent's main LLM call reads in an event's phrase: its purpose (`Stepper.main_purpose`) and the
+    agent's noun for an answer (`AnswerWords.noun`: ReCode's "expansion"). A call of that purpose, or of
+    none stated, reads "NOUN of NODE"; any other call reads by its own purpose ("act of n1")."""
+
+    purpose: str = ""
+    noun: str = "answer"
 
 
 def first_line(text: str, width: int = 60) -> str:
@@ -37,15 +49,15 @@ def _totals(event: ev.RunFinished) -> str:
     return f"{event.steps} steps, {event.llm_calls} LLM calls"
 
 
-def short(event: ev.Event) -> str:
-    """The event as one phrase for a person (the console's stop line).
+def short(event: ev.Event, main: MainCall = MainCall()) -> str:
+    """The event as one phrase for a person (the console's stop line), in the words of the agent's `main` call.
 
     Model and environment text in it is escaped (`agent.runtime.safe_text`): one line, no terminal controls.
     """
-    return for_terminal(_phrase(event), newlines=False)
+    return for_terminal(_phrase(event, main), newlines=False)
 
 
-def _phrase(event: ev.Event) -> str:
+def _phrase(event: ev.Event, main: MainCall) -> str:
     node = event.node_id
     match event:
         case ev.RunStarted():
@@ -65,7 +77,7 @@ def _phrase(event: ev.Event) -> str:
         case ev.LLMRequested():
             extra = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             return f"{event.purpose} of {node} requested{extra}"
-        case ev.LLMAnswered() if event.purpose not in ("", Purpose.EXPAND, Purpose.REPAIR):  # another agent's call
+        case ev.LLMAnswered() if event.purpose not in ("", main.purpose, Purpose.REPAIR):  # a call of its own purpose
             got = first_line(event.blocks[0], 60) if len(event.blocks) == 1 else f"{len(event.blocks)} item(s)"
             # ReAct's turn, CodeAct's cell: asked on the new child, reported on its parent (the task)
             # so trees add it there; the log names the turn the call was for, as its request did
@@ -73,9 +85,9 @@ def _phrase(event: ev.Event) -> str:
                 else node
             return f"{event.purpose} of {asked} answered by {event.source}: {got}"
         case ev.LLMAnswered():
-            return f"expansion of {node}: {len(event.blocks)} child node(s) from {event.source}"
+            return f"{main.noun} of {node}: {len(event.blocks)} child node(s) from {event.source}"
         case ev.LLMRejected():  # in the words of its request: CodeAct's cell is an `act`, not an expansion
-            call = "expansion" if event.purpose in ("", Purpose.EXPAND) else str(event.purpose)
+            call = main.noun if event.purpose in ("", main.purpose) else str(event.purpose)
             return f"{call} of {node} rejected: {event.reason}"
         case ev.LLMFailed():
             again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
@@ -95,16 +107,16 @@ def _phrase(event: ev.Event) -> str:
     return f"{event.kind} {node or ''}".rstrip()
 
 
-def log_line(event: ev.Event) -> str:
+def log_line(event: ev.Event, main: MainCall = MainCall()) -> str:
     """The event as one line of a scrolling log: the short phrase, a marker, and what a log keeps.
 
     Safe to print: no terminal controls, no lone surrogates (the end's reason may span lines).
     """
-    return for_terminal(_log_line(event), newlines=isinstance(event, ev.RunFinished))
+    return for_terminal(_log_line(event, main), newlines=isinstance(event, ev.RunFinished))
 
 
-def _log_line(event: ev.Event) -> str:
-    text = short(event)
+def _log_line(event: ev.Event, main: MainCall) -> str:
+    text = short(event, main)
     match event:
         case ev.RunStarted():
             return f"{text}  (type: {event.task_type or '?'})"

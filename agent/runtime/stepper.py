@@ -57,7 +57,7 @@ from envs.base import Env, Reset
 
 T = TypeVar("T")
 
-__all__ = ["Stepper"]
+__all__ = ["Stepper"]  # the seam; what an author uses beside it is imported from its own module
 
 
 class Stepper:

@@ -115,7 +115,7 @@ class ReplayLLM:
             # the header's set cannot rebuild this prompt, so the recording is trusted.
             self.edited_sets.append((recorded.prompt_set or "", recorded.prompt_hash))
         elif prompt != recorded.prompt:
-            where = f"expansion {recorded.index} (node {recorded.node_id})"
+            where = f"answer {recorded.index} (node {recorded.node_id})"
             raise ReplayMismatch(describe_difference(f"{where}: the prompt", recorded.prompt, prompt))
         return Completion(
             recorded.answer, Usage(recorded.input_tokens, recorded.output_tokens), recorded.cost, recorded.source,

@@ -252,8 +252,3 @@ class AlfworldEnv(Env):
 
     def __repr__(self) -> str:
         return f"AlfworldEnv({str(self.game_path)!r}, task_type={self.task_type!r}, max_steps={self.max_steps})"
-
-
-def make_env(game: str | Path, max_steps: int = 80) -> AlfworldEnv:
-    """An AlfworldEnv for a game id or path (the engine loads on the first reset())."""
-    return AlfworldEnv(resolve_game(game), max_steps=max_steps)

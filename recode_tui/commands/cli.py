@@ -18,6 +18,7 @@ from recode_tui.commands.parser import build_parser
 from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
+    from agent.runtime.stepper import Stepper
     from recode_tui.console.app import RecodeApp
     from recode_tui.console.run.run_builder import LoadedRun
     from recode_tui.setup.env_host import EnvHost
@@ -35,7 +36,7 @@ def read_keymap(path: str) -> dict[str, str]:
 
 async def _run_headless(options: RunOptions) -> int:
     """`run`: the person at a terminal in the plain mode, else the API's `play`, one line per event."""
-    from agent.runtime.event_text import log_line as event_line
+    from agent.runtime.event_text import MainCall, log_line
     from agent.runtime.safe_text import for_terminal
     from recode_tui.api import play
 
@@ -43,10 +44,15 @@ async def _run_headless(options: RunOptions) -> int:
         from recode_tui.plain.terminal import run_plain
 
         return await run_plain(options)  # the plain-terminal front end (prompt-toolkit)
-    outcome = await play(options, on_event=None if options.quiet else lambda e: print(event_line(e), flush=True),
-                         on_note=lambda note: print(f"note: {for_terminal(note)}", file=sys.stderr))
+    main = [MainCall()]  # the agent's own words for its main call, once it is built
+
+    def started(agent: Stepper) -> None:
+        main[0] = MainCall(agent.main_purpose, agent.answer_words.noun)
+
+    outcome = await play(options, on_event=None if options.quiet else lambda e: print(log_line(e, main[0]), flush=True),
+                         on_note=lambda note: print(f"note: {for_terminal(note)}", file=sys.stderr), on_start=started)
     if options.quiet and outcome.finished is not None:
-        print(event_line(outcome.finished))
+        print(log_line(outcome.finished, main[0]))
     return 0 if outcome.success else 1
 
 

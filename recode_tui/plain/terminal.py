@@ -32,6 +32,7 @@ from agent.runtime import events as ev
 from agent.runtime.debugger import Debugger, Stop, StepMode
 from agent.runtime.event_text import first_line
 from agent.runtime.safe_text import for_terminal
+from agent.runtime.event_text import MainCall
 from agent.runtime.event_text import log_line as event_line
 from recode_tui.plain.drafts import DraftAutosave, draft_cursor_offset, install_stop_signals
 from agent.runtime.answer_check import SubmitRule
@@ -191,7 +192,7 @@ class PlainFrontEnd:
             if text is not None:
                 self._accepted[self._submitted] = text
             self._submitted = None
-        self.say(event_line(event))
+        self.say(event_line(event, MainCall(self.agent.main_purpose, self.agent.answer_words.noun)))
 
     def _show_request(self, request: ev.LLMRequested) -> None:
         self._request = request

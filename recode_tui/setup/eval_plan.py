@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agent.eval.report import REPORT_FILE, EvalReport
-from agent.eval.results import EvalPlan, EpisodeSpec
-from agent.eval.results import DEFAULT_EPISODE_TIMEOUT
+from agent.eval.results import DEFAULT_EPISODE_TIMEOUT, EpisodeSpec, EvalPlan
 from agent.sandbox.settings import DEFAULT_NODE_TIMEOUT
 from agent.sandbox.walls import SandboxPolicy
 from envs.provider import Capability

@@ -9,8 +9,7 @@ import pytest
 from envs.base import EnvError
 from envs.alfworld.catalog import game_info, list_games, list_split, resolve_game
 from envs.alfworld.env import AlfworldEnv
-from envs.alfworld.gamefile import TASK_TYPES
-from envs.alfworld.gamefile import infer_task_type, load_game_json, task_sentence
+from envs.alfworld.gamefile import TASK_TYPES, infer_task_type, load_game_json, task_sentence
 
 GAMES = list_games()
 

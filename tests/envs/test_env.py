@@ -8,8 +8,8 @@ import pytest
 
 from envs.base import Env, EnvError
 from envs.alfworld.catalog import list_games, resolve_game
-from envs.alfworld.env import AlfworldEnv, make_env
-from envs.alfworld.env import split_first_observation
+from envs import make_env
+from envs.alfworld.env import AlfworldEnv, split_first_observation
 
 
 @pytest.fixture(scope="module")

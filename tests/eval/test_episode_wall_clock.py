@@ -20,9 +20,8 @@ from agent.llm.profiles import PriceTable, Profile
 from agent.sandbox import settings
 from envs import registry
 from recode_tui.setup.env_workers import EnvPool
-from mockllm.scripted import ScriptedLLM
+from mockllm.scripted import ScriptEntry, ScriptedLLM
 from mockllm.openai_server import OpenAICompatibleServer
-from mockllm.scripted import ScriptEntry
 from recode_tui.commands.arguments import eval_options
 from recode_tui.commands.parser import build_parser
 from recode_tui.setup.usage import UsageError

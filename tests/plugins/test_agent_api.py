@@ -13,8 +13,7 @@ from agent.runtime.events import Event, RunFinished
 from agent.runtime.asking import Answer
 from agent.runtime.costs import MAIN_ROLE
 from agent.runtime.stepper import Stepper
-from mockllm.scripted import ScriptedLLM
-from mockllm.scripted import ScriptEntry
+from mockllm.scripted import ScriptEntry, ScriptedLLM
 from recode_tui.setup.build import make_agent
 from tests import toyenv
 from tests.settings import console_options, episode_named, run_settings

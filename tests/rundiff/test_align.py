@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import random
 
-from agent.eval.rundiff.lcs import align, lcs_pairs
-from agent.eval.rundiff.lcs import EXACT_BUDGET
+from agent.eval.rundiff.lcs import EXACT_BUDGET, align, lcs_pairs
 
 
 def lcs_length(a: list[str], b: list[str]) -> int:

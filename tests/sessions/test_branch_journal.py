@@ -17,8 +17,7 @@ from agent.sessions.export import sft_lines
 from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from agent.sessions.session import branch_session, fork_at_answer, resume_session
 from envs import make_env
-from mockllm.scripted import ScriptedLLM
-from mockllm.scripted import ScriptEntry
+from mockllm.scripted import ScriptEntry, ScriptedLLM
 
 from .test_sessions import GAME, action_log, new_session, snapshot, step_until, toy, walk_llm  # noqa: F401 - toy: the autouse fixture
 

@@ -14,8 +14,7 @@ from agent.sandbox.settings import RunnerSettings
 from agent.sessions.journal_read import read_journal
 from agent.sessions.session import branch_session, resume_session, start_session
 from envs import make_env
-from mockllm.scripted import ScriptedLLM
-from mockllm.scripted import ScriptEntry
+from mockllm.scripted import ScriptEntry, ScriptedLLM
 from envs.registry import EpisodeRef
 
 GAME = "toy:key-1"

@@ -23,9 +23,8 @@ from agent.sessions.journal_read import JOURNAL_FILE, JournalError, read_journal
 from agent.sessions.session import branch_session, fork_at_answer, resume_session, rewind_to_node, start_session
 from envs import make_env
 from envs.alfworld.catalog import resolve_game
-from mockllm.scripted import ScriptedLLM
+from mockllm.scripted import ScriptEntry, ScriptedLLM
 from mockllm.journal import journal_llm
-from mockllm.scripted import ScriptEntry
 from envs.registry import EpisodeRef
 
 GAME = "toy:key-1"  # put a key in box: 4 actions
@@ -171,7 +170,7 @@ async def test_replay_with_a_changed_prompt_stops_naming_the_step_and_showing_bo
     resumed, events = await resume_session(session.folder, walk_llm(GAME), make_env, prompts=PromptSet(edited))
     finished = events[-1]
     assert isinstance(finished, ev.RunFinished) and not finished.success
-    assert finished.reason.startswith("replay mismatch: expansion 1 (node n0): the prompt differs from the recording")
+    assert finished.reason.startswith("replay mismatch: answer 1 (node n0): the prompt differs from the recording")
     assert "-# Primitive actions" in finished.reason and "+# Primitive actions (edited)" in finished.reason
 
 

@@ -19,9 +19,8 @@ import re
 from typing import Callable
 
 from agent.agents.recode.codeblocks import validate
-from agent.runtime.code import InvalidAnswer, ParsedAnswer, parse_answer, safe_parse
+from agent.runtime.code import DEFAULT_HELPERS, InvalidAnswer, ParsedAnswer, parse_answer, safe_parse
 from agent.runtime.verdict import Verdict, oversized
-from agent.runtime.code import DEFAULT_HELPERS
 from agent.sandbox.checks import check_code
 
 CodeCheck = Callable[[str], "str | None"]

@@ -15,8 +15,7 @@ import re
 from dataclasses import dataclass
 
 from agent.agents.recode.answer_rule import judge_answer
-from agent.runtime.code import InvalidAnswer, parse_answer, safe_parse
-from agent.runtime.code import ALLOWED_MODULES, DEFAULT_HELPERS
+from agent.runtime.code import ALLOWED_MODULES, DEFAULT_HELPERS, InvalidAnswer, parse_answer, safe_parse
 
 # Defined once, by the sandbox: the helpers node code is given and the modules it may import.
 HELPERS = DEFAULT_HELPERS

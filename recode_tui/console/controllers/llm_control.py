@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from textual.message import Message
 from textual.widget import Widget
 
-from agent.llm import LLM, Purpose
-from agent.llm import is_interactive
+from agent.llm import LLM, Purpose, is_interactive
 from agent.runtime import events as ev
 from agent.runtime.debugger import Stop
 from agent.runtime.stepper import Stepper

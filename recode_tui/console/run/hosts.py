@@ -109,6 +109,11 @@ class RunScreen(Screen[None]):
         return app
 
     @property
+    def editing(self) -> str | None:
+        """The node whose answer the person's editor holds (None: no answer is open)."""
+        return None
+
+    @property
     def session_control(self) -> Sessions | None:
         """The app's session control; None when the run is not journaled."""
         return self.console.session_control

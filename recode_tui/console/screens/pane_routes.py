@@ -72,6 +72,11 @@ class PaneRoutes(RunScreen):
         return self.query_one(AnswerEditor)
 
     @property
+    def editing(self) -> str | None:
+        editor = next(iter(self.query(AnswerEditor)), None)  # none while the screen is put together or torn down
+        return editor.node_id if editor is not None else None
+
+    @property
     def env_log(self) -> EnvLog:
         return self.query_one(EnvLog)
 

@@ -40,6 +40,7 @@ from recode_tui.console.run.requests import HandOver, SelectNode, ShowSession
 # What `--resume` names and the game a session played: the setup layer's, named here too for the console's callers.
 from recode_tui.setup.sessions import find_resume as find_resume, journal_llm_note, session_game as session_game
 from recode_tui.console.session.session_work import WorkKeeper
+from envs import make_env
 from envs.registry import EpisodeRef
 
 DRAFT_SECONDS = 2.0  # how often a changed draft is written to draft.json
@@ -60,13 +61,6 @@ def read_journal_setup(folder: Path) -> str:
         return read_journal(folder, lenient=True).llm_setup[0]
     except JournalError:
         return ""
-
-
-def make_env(episode_ref: str, max_steps: int | None):
-    """The session layer's environment factory; envs is imported only when a replay starts."""
-    from envs import make_env as _make
-
-    return _make(episode_ref, max_steps=max_steps)
 
 
 class SessionControl:
@@ -194,13 +188,10 @@ class SessionControl:
 
     def save_draft(self) -> None:
         """Write the expansion being typed to draft.json if it changed (in a thread)."""
-        from recode_tui.console.widgets.answer_editor import AnswerEditor
-
         app, session = self.app, self.session
         if app is None or session is None or self.busy:
             return
-        editor = next(iter(self._run_screen().query(AnswerEditor)), None)
-        node_id = editor.node_id if editor is not None else None
+        node_id = self._run_screen().editing
         text = app.debug_screen.drafts.get(node_id) if node_id else None
         if node_id is not None and text is not None:
             self.work.save_draft(app, session.folder, node_id, text)

@@ -15,8 +15,7 @@ from agent.runtime import events as ev
 from agent.runtime.thread_runner import ThreadRunner
 from agent.runtime.tree import NodeStatus
 from envs import make_env
-from mockllm.scripted import ScriptedLLM
-from mockllm.scripted import ScriptEntry
+from mockllm.scripted import ScriptEntry, ScriptedLLM
 
 
 def answer(code: str, thought: str = "plan") -> str:
