@@ -50,7 +50,7 @@ ALLOWED: dict[str, tuple[int, str]] = {
     "recode_tui/commands/evaluate.py": (1, "COLUMNS: the width a shell gives a table printed to a pipe"),
 }
 
-# Reads still to move into a typed record handed down from the edge (issue 42). Each environment's
+# Reads still to move into a typed record handed down from the edge. Each environment's
 # variables are read in one place, its options record's `current()` (envs/<env>/options.py); next, the
 # registry gives the provider the options the edge read (and eval's workers get them as arguments). The
 # default profile's OPENAI_BASE_URL that a journal header records (`profiles.endpoint`) is to come from
