@@ -100,7 +100,6 @@ RERUN_ONCE = frozenset({
     "tests/console/test_newcomer_tmux.py", "tests/console/test_sciworld_tmux.py",
     "tests/console/test_serve_browser.py", "tests/console/test_small_screens.py", "tests/console/test_tmux.py",
     "tests/console/test_webshop_tmux.py", "tests/plain/test_plain_drafts.py", "tests/plain/test_plain_tmux.py",
-    "tests/eval/test_ray_eval.py",
 })
 
 

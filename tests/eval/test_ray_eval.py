@@ -1,19 +1,25 @@
-"""`recode-tui eval --ray` on a local Ray cluster (this machine's CPUs, two here and in CI).
+"""`recode-tui eval --ray` on Ray clusters on this machine (its CPUs, two here and in CI).
 
-Each test runs the real command in a subprocess with Ray's files in a short temp folder
-(RAY_TMPDIR: Ray's socket paths must stay short) that the test removes; `ray.shutdown()` in
-the command stops the cluster it started.
+Each command runs in a subprocess with Ray's files in a short temp folder (RAY_TMPDIR: Ray's socket
+paths must stay short) that the test removes. One test lets `eval --ray` start and stop a local cluster
+of its own (`ray.shutdown()` in the command stops it); the others join one cluster the module starts
+with `ray start --head` (a cluster's start is most of a short eval's time). Where a test must act while
+an episode is in play (Ctrl-C, killing its worker), the local model server holds the episode's calls
+until the test has acted: the test waits for the call, not for a moment.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -24,6 +30,8 @@ pytestmark = pytest.mark.heavy
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = "6"  # one of each task type: enough for a Ctrl-C mid-run and a resume
+RAY = [sys.executable, "-m", "ray.scripts.scripts"]  # `ray`, as a user runs it
+HOLD_LIMIT = 240  # seconds a held call waits for its release at most: a test that failed never hangs the suite
 
 
 @pytest.fixture
@@ -37,9 +45,32 @@ def ray_dir():
         left = _cluster_processes(folder)
         assert not left, f"the eval left its Ray cluster running: {left}"  # ray.shutdown() stops it
     finally:
-        for pid in _cluster_processes(folder):  # only this test's cluster: its processes carry its RAY_TMPDIR
+        _end_cluster(folder)
+
+
+def _end_cluster(folder: str) -> None:
+    for pid in _cluster_processes(folder):  # only this test's cluster: its processes carry its RAY_TMPDIR
+        try:
             os.kill(pid, signal.SIGKILL)
-        shutil.rmtree(folder, ignore_errors=True)
+        except ProcessLookupError:
+            pass
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def shared_cluster():
+    """One running cluster (2 CPUs) for the module's tests: (its address, its Ray folder). Ended after the module."""
+    folder = tempfile.mkdtemp(prefix="rt-ray-", dir="/tmp")
+    env = {**os.environ, "RAY_TMPDIR": folder, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+    try:
+        head = subprocess.run([*RAY, "start", "--head", "--num-cpus=2", "--port=0", "--include-dashboard=false",
+                               "--disable-usage-stats"], env=env, cwd=ROOT, capture_output=True, text=True,
+                              timeout=180)
+        found = re.search(r"ray start --address='([^']+)'", head.stdout + head.stderr)
+        assert head.returncode == 0 and found, head.stdout + head.stderr
+        yield found.group(1), folder
+    finally:
+        _end_cluster(folder)
 
 
 def _cluster_processes(ray_dir: str, title: bytes = b"") -> list[int]:
@@ -63,10 +94,16 @@ def eval_command(out: Path, *extra: str) -> list[str]:
             "--no-progress", "-o", str(out), *extra]
 
 
-def start(command: list[str], ray_dir: str) -> subprocess.Popen:
-    env = {**os.environ, "RAY_TMPDIR": ray_dir}
+def start(command: list[str], ray_dir: str, **env: str) -> subprocess.Popen:
+    env = {**os.environ, "RAY_TMPDIR": ray_dir, **env}
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
+
+
+def start_on(cluster: tuple[str, str], command: list[str]) -> subprocess.Popen:
+    """`command` (an `eval`) joining the module's cluster: `--ray ADDRESS` and the cluster's Ray folder."""
+    address, folder = cluster
+    return start([*command, "--ray", address], folder, RAY_AUTH_MODE="disabled")
 
 
 def finish(process: subprocess.Popen, timeout: float = 240) -> tuple[int, str]:
@@ -84,29 +121,83 @@ def per_game(report: Path) -> dict[str, tuple]:
     return {e["game"]: (e["success"], e["steps"], e["llm_calls"], e["reason"]) for e in data["episodes"]}
 
 
-def test_ray_gives_the_same_results_as_local_workers_through_ctrl_c_and_resume(tmp_path: Path, ray_dir: str) -> None:
+class HeldCalls:
+    """The local model's answers (the demo script), with calls held until the test releases them.
+
+    `free`: which calls pass at once (given the prompt); every other call is put on `arrived` and waits
+    for `release`. The server is threaded: a held call holds only its own episode.
+    """
+
+    def __init__(self, free=lambda prompt: False) -> None:
+        from mockllm.openai_server import script_responder
+        from recode_tui.setup.build import DEMO_SCRIPT
+
+        self.respond = script_responder(str(DEMO_SCRIPT))
+        self.free, self.arrived, self.release = free, queue.Queue(), threading.Event()
+
+    def __call__(self, prompt: str) -> str:
+        if not self.free(prompt):
+            self.arrived.put(prompt)
+            self.release.wait(HOLD_LIMIT)
+        return self.respond(prompt)
+
+    def next_call(self) -> str:
+        """The prompt of the next held call, once it has arrived."""
+        return self.arrived.get(timeout=HOLD_LIMIT)
+
+
+ROOT_CALL = re.compile(r"# Current function to expand\s*\n\s*solve\(instruction, observation\)")
+
+
+class FirstEpisodeOnly:
+    """Lets through the calls of the episode that asked first; holds every later episode at its first call
+    (ReCode's expansion of the root, `solve(instruction, observation)`)."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.lock = threading.Lock()
+
+    def __call__(self, prompt: str) -> bool:
+        if not ROOT_CALL.search(prompt):
+            return True  # a call of an episode already let through
+        with self.lock:
+            first, self.started = not self.started, True
+            return first
+
+
+def test_ray_gives_the_same_results_as_local_workers_through_ctrl_c_and_resume(tmp_path: Path, ray_dir: str,
+                                                                               shared_cluster) -> None:
+    from mockllm.openai_server import OpenAICompatibleServer, write_profiles
+
     code, out = finish(start(eval_command(tmp_path / "local"), ray_dir))
     assert code == 0, out
     local = per_game(tmp_path / "local" / "report.json")
     assert len(local) == int(GAMES)
 
     on_ray = tmp_path / "ray"
-    first = start(eval_command(on_ray, "--ray"), ray_dir)
-    lines = []
-    for line in first.stdout:  # Ctrl-C once an episode has come back from the cluster
-        lines.append(line)
-        if line.startswith(("won ", "failed ")):
-            os.killpg(first.pid, signal.SIGINT)
-            break
-    code, out = finish(first)
-    out = "".join(lines) + out
-    assert code == 130, out
-    assert "as Ray tasks (local)" in out and f"continue with `recode-tui eval --resume {on_ray}`" in out
-    report = json.loads((on_ray / "report.json").read_text())
-    assert report["status"] == "interrupted" and 1 <= len(report["episodes"]) < int(GAMES)
+    held = HeldCalls(free=FirstEpisodeOnly())  # one episode can finish; the others wait in their first call
+    with OpenAICompatibleServer(held) as server:
+        profiles = str(write_profiles(tmp_path / "profiles.yaml", server.base_url))
+        model = ["--llm", "profile:local", "--profiles", profiles]
+        first = start([*eval_command(on_ray, *model), "--ray"], ray_dir)  # a local cluster of its own
+        lines = []
+        try:
+            for line in first.stdout:  # Ctrl-C once an episode has come back from the cluster
+                lines.append(line)
+                if line.startswith(("won ", "failed ")):
+                    os.killpg(first.pid, signal.SIGINT)
+                    break
+            code, out = finish(first)
+        finally:
+            held.release.set()
+        out = "".join(lines) + out
+        assert code == 130, out
+        assert "as Ray tasks (local)" in out and f"continue with `recode-tui eval --resume {on_ray}`" in out
+        report = json.loads((on_ray / "report.json").read_text())
+        assert report["status"] == "interrupted" and len(report["episodes"]) == 1
 
-    code, out = finish(start([sys.executable, "-m", "recode_tui", "eval", "--resume", str(on_ray), "--ray",
-                              "--no-progress"], ray_dir))
+        code, out = finish(start_on(shared_cluster, [sys.executable, "-m", "recode_tui", "eval", "--resume",
+                                                     str(on_ray), "--profiles", profiles, "--no-progress"]))
     assert code == 0, out
     assert json.loads((on_ray / "report.json").read_text())["status"] == "complete"
     assert per_game(on_ray / "report.json") == local  # the same per-game results as without Ray
@@ -115,27 +206,33 @@ def test_ray_gives_the_same_results_as_local_workers_through_ctrl_c_and_resume(t
         assert (Path(episode["journal"]) / "journal.jsonl").is_file()
 
 
-def _kill_tasks(process: subprocess.Popen, ray_dir: str, times: int) -> int:
-    """SIGKILL the worker running the episode, up to `times` times (a new worker each time)."""
-    killed: set[int] = set()
-    deadline = time.monotonic() + 120
-    while len(killed) < times and process.poll() is None and time.monotonic() < deadline:
-        for pid in _cluster_processes(ray_dir, b"ray::play_on_worker"):  # a worker playing the episode
-            if pid not in killed:
-                os.kill(pid, signal.SIGKILL)
-                killed.add(pid)
-        time.sleep(0.05)
-    return len(killed)
+def _kill_the_caller(cluster: tuple[str, str]) -> None:
+    """SIGKILL the Ray worker playing the episode (the one whose model call is held)."""
+    playing = _cluster_processes(cluster[1], b"ray::play_on_worker")
+    assert playing, "no Ray worker is playing the episode"
+    for pid in playing:
+        os.kill(pid, signal.SIGKILL)
 
 
 @pytest.mark.parametrize("kills, won", [(1, True), (2, False)])
-def test_a_killed_worker_is_retried_once_then_its_episode_is_recorded_failed(tmp_path: Path, ray_dir: str,
+def test_a_killed_worker_is_retried_once_then_its_episode_is_recorded_failed(tmp_path: Path, shared_cluster,
                                                                              kills: int, won: bool) -> None:
+    from mockllm.openai_server import OpenAICompatibleServer, write_profiles
+
     out_dir = tmp_path / "ray"
-    process = start([sys.executable, "-m", "recode_tui", "eval", "--llm", "demo", "--games", "heat-01",
-                     "--no-progress", "-o", str(out_dir), "--ray"], ray_dir)
-    assert _kill_tasks(process, ray_dir, kills) == kills
-    code, out = finish(process)
+    held = HeldCalls()
+    with OpenAICompatibleServer(held) as server:
+        profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url)
+        process = start_on(shared_cluster, [sys.executable, "-m", "recode_tui", "eval", "--llm", "profile:local",
+                                            "--profiles", str(profiles), "--games", "heat-01", "--no-progress",
+                                            "-o", str(out_dir)])
+        try:
+            for _ in range(kills):  # each try's first call: its worker is mid-episode
+                held.next_call()
+                _kill_the_caller(shared_cluster)
+        finally:
+            held.release.set()
+        code, out = finish(process)
     assert code == 0, out
     (episode,) = json.loads((out_dir / "report.json").read_text())["episodes"]
     assert episode["success"] is won, out
@@ -147,8 +244,6 @@ class InFlight:
     """Wraps the local server's answers: counts the calls in flight at once (the server is threaded)."""
 
     def __init__(self, respond) -> None:
-        import threading
-
         self.respond, self.now, self.most, self.lock = respond, 0, 0, threading.Lock()
 
     def __call__(self, prompt: str) -> str:
@@ -164,7 +259,7 @@ class InFlight:
 
 
 @pytest.mark.parametrize("cap, most, games", [(None, 2, "4"), (1, 1, "2")])  # capped: one game a worker is enough
-def test_a_profiles_max_concurrency_holds_across_all_workers(tmp_path: Path, ray_dir: str, cap, most, games) -> None:
+def test_a_profiles_max_concurrency_holds_across_all_workers(tmp_path: Path, shared_cluster, cap, most, games) -> None:
     from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
     from recode_tui.setup.build import DEMO_SCRIPT
 
@@ -173,9 +268,9 @@ def test_a_profiles_max_concurrency_holds_across_all_workers(tmp_path: Path, ray
         profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url)
         if cap is not None:  # the file ends with models.local's settings: the cap goes there
             Path(profiles).write_text(Path(profiles).read_text() + f"    max_concurrency: {cap}\n")
-        code, out = finish(start([sys.executable, "-m", "recode_tui", "eval", "--llm", "profile:local", "--profiles",
-                                  str(profiles), "--games", games, "-c", "2", "--no-progress", "-o",
-                                  str(tmp_path / "ray"), "--ray"], ray_dir))
+        code, out = finish(start_on(shared_cluster, [sys.executable, "-m", "recode_tui", "eval", "--llm",
+                                                     "profile:local", "--profiles", str(profiles), "--games", games,
+                                                     "-c", "2", "--no-progress", "-o", str(tmp_path / "ray")]))
     assert code == 0, out
     episodes = json.loads((tmp_path / "ray" / "report.json").read_text())["episodes"]
     assert len(episodes) == int(games) and all(e["success"] for e in episodes), out
