@@ -12,6 +12,8 @@ from pathlib import Path
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+import pytest
+
 from agent.runtime import events as ev
 from agent.runtime.event_text import log_line, short
 from agent.sessions.session import start_session
@@ -23,6 +25,9 @@ from recode_tui.plain.terminal import PlainFrontEnd
 from tests.console.helpers import SIZE, command, started
 from tests.settings import console_options, episode_named, run_settings
 from envs.registry import EpisodeRef
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
 
 GAME = "put-01"
 REFUSED = '<think>peek</think><execute>\ndata = open("/etc/passwd").read()\n</execute>'

@@ -22,6 +22,9 @@ from recode_tui.console.app import build_app
 from tests.console.helpers import SIZE, command, started, wait_for
 from tests.settings import console_options
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

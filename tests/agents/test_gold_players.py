@@ -16,6 +16,9 @@ from recode_tui.setup.build import gold_llm_for, make_agent
 from tests.eval.helpers import read_report, recode
 from tests.settings import episode_named, run_settings
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games
+
+
 AGENTS = ("recode", "react", "codeact", "plan-execute", "recap")
 NEEDS_JAVA = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
 EPISODES = {

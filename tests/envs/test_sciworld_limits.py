@@ -21,6 +21,9 @@ from envs.sciworld import limits
 from envs.sciworld.paper import PAPER_TASKS, paper_episodes
 from envs.sciworld.tasks import task_names
 
+pytestmark = pytest.mark.heavy  # ScienceWorld's JVM
+
+
 needs_java = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
 HEAVY = ("mendelian-genetics-known-plant", "mendelian-genetics-unknown-plant")  # ~10 s a gold path
 

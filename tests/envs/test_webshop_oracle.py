@@ -14,7 +14,9 @@ from envs.webshop.catalog import Goal, Product
 from tests.envs.webshop_helpers import shared_webshop
 
 FOLDER = shared_webshop()
-pytestmark = pytest.mark.skipif(FOLDER is None, reason="the shared WebShop facts (reward_oracle.json) are not here")
+# heavy: the WebShop store and its search engine
+pytestmark = [pytest.mark.heavy,
+              pytest.mark.skipif(FOLDER is None, reason="the shared WebShop facts (reward_oracle.json) are not here")]
 
 
 @pytest.fixture(scope="module")

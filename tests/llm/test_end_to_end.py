@@ -7,10 +7,14 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 from recode_tui.setup.build import DEMO_SCRIPT
 
 PRICE_IN, PRICE_OUT = 2.0, 8.0  # USD per million tokens, set in the profiles file
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
 
 
 def profiles_file(tmp_path, base_url: str):

@@ -8,6 +8,8 @@ import json
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+import pytest
+
 from agent.runtime import events as ev
 from agent.sessions.journal import read_journal
 from agent.sessions.session import start_session
@@ -18,6 +20,9 @@ from agent.agents.recode.engine import SKELETON
 from recode_tui.plain.terminal import PlainFrontEnd, render_prompt
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games
+
 
 ESC_ENTER = "\x1b\r"
 CTRL_D = "\x04"

@@ -22,7 +22,8 @@ from tests.console.terminal import Tmux, needs_tmux
 ROOT = Path(__file__).resolve().parents[2]
 TYPED = "run('go to sidetable 1')  # typed, not yet submitted"
 
-pytestmark = needs_tmux
+# heavy: tmux
+pytestmark = [pytest.mark.heavy, needs_tmux]
 
 
 @pytest.fixture

@@ -22,6 +22,9 @@ from agent.runtime.code import parse_answer
 from agent.runtime.prompts import PromptSet
 from envs.alfworld.catalog import list_games
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games
+
+
 TASK_TYPES = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
 

@@ -62,7 +62,9 @@ async def assert_next_node_runs(runner: SandboxRunner) -> None:
     assert outcome.status == "completed", outcome
 
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the parent's memory in /proc")
+# heavy: the sandbox worker
+pytestmark = [pytest.mark.heavy,
+              pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the parent's memory in /proc")]
 
 
 @pytest.mark.asyncio

@@ -11,6 +11,9 @@ import pytest
 
 from agent.sandbox import SandboxRunner
 
+pytestmark = pytest.mark.heavy  # the sandbox worker
+
+
 NODE_TIMEOUT = 1.0
 
 REFUSED = "refused"  # the static check says "forbidden: ..."

@@ -19,6 +19,9 @@ import pytest
 
 from recode_tui.console.viewers.journal_file import JournalFileApp, load_journal_view
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
+
 ROOT = Path(__file__).resolve().parents[2]
 AUDITED = """
 import sys
