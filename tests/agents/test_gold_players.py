@@ -16,7 +16,7 @@ from recode_tui.setup.build import gold_llm_for, make_agent
 from tests.eval.helpers import read_report, recode
 from tests.settings import episode_named, run_settings
 
-pytestmark = pytest.mark.heavy  # real ALFWorld games
+pytestmark = pytest.mark.heavy  # the real WebShop and ScienceWorld engines
 
 
 AGENTS = ("recode", "react", "codeact", "plan-execute", "recap")
