@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import re
 import shutil
 import signal
@@ -25,13 +24,14 @@ from pathlib import Path
 
 import pytest
 
+from .helpers import FirstEpisodeOnly, HeldCalls
+
 pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
 pytestmark = pytest.mark.heavy
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = "6"  # one of each task type: enough for a Ctrl-C mid-run and a resume
 RAY = [sys.executable, "-m", "ray.scripts.scripts"]  # `ray`, as a user runs it
-HOLD_LIMIT = 240  # seconds a held call waits for its release at most: a test that failed never hangs the suite
 
 
 @pytest.fixture
@@ -119,50 +119,6 @@ def finish(process: subprocess.Popen, timeout: float = 240) -> tuple[int, str]:
 def per_game(report: Path) -> dict[str, tuple]:
     data = json.loads(report.read_text())
     return {e["game"]: (e["success"], e["steps"], e["llm_calls"], e["reason"]) for e in data["episodes"]}
-
-
-class HeldCalls:
-    """The local model's answers (the demo script), with calls held until the test releases them.
-
-    `free`: which calls pass at once (given the prompt); every other call is put on `arrived` and waits
-    for `release`. The server is threaded: a held call holds only its own episode.
-    """
-
-    def __init__(self, free=lambda prompt: False) -> None:
-        from mockllm.openai_server import script_responder
-        from recode_tui.setup.build import DEMO_SCRIPT
-
-        self.respond = script_responder(str(DEMO_SCRIPT))
-        self.free, self.arrived, self.release = free, queue.Queue(), threading.Event()
-
-    def __call__(self, prompt: str) -> str:
-        if not self.free(prompt):
-            self.arrived.put(prompt)
-            self.release.wait(HOLD_LIMIT)
-        return self.respond(prompt)
-
-    def next_call(self) -> str:
-        """The prompt of the next held call, once it has arrived."""
-        return self.arrived.get(timeout=HOLD_LIMIT)
-
-
-ROOT_CALL = re.compile(r"# Current function to expand\s*\n\s*solve\(instruction, observation\)")
-
-
-class FirstEpisodeOnly:
-    """Lets through the calls of the episode that asked first; holds every later episode at its first call
-    (ReCode's expansion of the root, `solve(instruction, observation)`)."""
-
-    def __init__(self) -> None:
-        self.started = False
-        self.lock = threading.Lock()
-
-    def __call__(self, prompt: str) -> bool:
-        if not ROOT_CALL.search(prompt):
-            return True  # a call of an episode already let through
-        with self.lock:
-            first, self.started = not self.started, True
-            return first
 
 
 def test_ray_gives_the_same_results_as_local_workers_through_ctrl_c_and_resume(tmp_path: Path, ray_dir: str,
