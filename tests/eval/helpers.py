@@ -149,17 +149,18 @@ def profiles_file(tmp_path: Path, base_url: str) -> Path:
 
 
 class HeldCalls:
-    """The local model's answers (the demo script), with calls held until the test releases them.
+    """The local model's answers (`respond`; the demo script by default), with calls held until the test
+    releases them.
 
     `free`: which calls pass at once (given the prompt); every other call is put on `arrived` and waits
     for `release`. The server is threaded: a held call holds only its own episode.
     """
 
-    def __init__(self, free=lambda prompt: False) -> None:
+    def __init__(self, free=lambda prompt: False, respond=None) -> None:
         from mockllm.openai_server import script_responder
         from recode_tui.setup.build import DEMO_SCRIPT
 
-        self.respond = script_responder(str(DEMO_SCRIPT))
+        self.respond = respond or script_responder(str(DEMO_SCRIPT))
         self.free, self.arrived, self.release = free, queue.Queue(), threading.Event()
 
     def __call__(self, prompt: str) -> str:
