@@ -1,18 +1,18 @@
-"""`recode-tui eval --ray` on Ray clusters on this machine (its CPUs, two here and in CI).
+"""`recode-tui eval --ray` on a local Ray cluster (this machine's CPUs, two here and in CI).
 
-Each command runs in a subprocess with Ray's files in a short temp folder (RAY_TMPDIR: Ray's socket
-paths must stay short) that the test removes. One test lets `eval --ray` start and stop a local cluster
-of its own (`ray.shutdown()` in the command stops it); the others join one cluster the module starts
-with `ray start --head` (a cluster's start is most of a short eval's time). Where a test must act while
-an episode is in play (Ctrl-C, killing its worker), the local model server holds the episode's calls
-until the test has acted: the test waits for the call, not for a moment.
+Each test runs the real command in a subprocess with Ray's files in a short temp folder
+(RAY_TMPDIR: Ray's socket paths must stay short) that the test removes; `ray.shutdown()` in
+the command stops the cluster it started. (A cluster the module starts once and every eval joins
+was tried: a job joining a running cluster ships the project's code to it, which costs more than
+the local cluster's start.) Where a test must act while an episode is in play (Ctrl-C, killing its
+worker), the local model server holds the episode's calls until the test has acted: the test waits
+for the call, not for a moment.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -31,7 +31,6 @@ pytestmark = pytest.mark.heavy
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = "6"  # one of each task type: enough for a Ctrl-C mid-run and a resume
-RAY = [sys.executable, "-m", "ray.scripts.scripts"]  # `ray`, as a user runs it
 
 
 @pytest.fixture
@@ -57,22 +56,6 @@ def _end_cluster(folder: str) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def shared_cluster():
-    """One running cluster (2 CPUs) for the module's tests: (its address, its Ray folder). Ended after the module."""
-    folder = tempfile.mkdtemp(prefix="rt-ray-", dir="/tmp")
-    env = {**os.environ, "RAY_TMPDIR": folder, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
-    try:
-        head = subprocess.run([*RAY, "start", "--head", "--num-cpus=2", "--port=0", "--include-dashboard=false",
-                               "--disable-usage-stats"], env=env, cwd=ROOT, capture_output=True, text=True,
-                              timeout=180)
-        found = re.search(r"ray start --address='([^']+)'", head.stdout + head.stderr)
-        assert head.returncode == 0 and found, head.stdout + head.stderr
-        yield found.group(1), folder
-    finally:
-        _end_cluster(folder)
-
-
 def _cluster_processes(ray_dir: str, title: bytes = b"") -> list[int]:
     """Processes of this test's Ray cluster (they inherit its RAY_TMPDIR), whose title starts with `title`."""
     found = []
@@ -94,16 +77,10 @@ def eval_command(out: Path, *extra: str) -> list[str]:
             "--no-progress", "-o", str(out), *extra]
 
 
-def start(command: list[str], ray_dir: str, **env: str) -> subprocess.Popen:
-    env = {**os.environ, "RAY_TMPDIR": ray_dir, **env}
+def start(command: list[str], ray_dir: str) -> subprocess.Popen:
+    env = {**os.environ, "RAY_TMPDIR": ray_dir}
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
-
-
-def start_on(cluster: tuple[str, str], command: list[str]) -> subprocess.Popen:
-    """`command` (an `eval`) joining the module's cluster: `--ray ADDRESS` and the cluster's Ray folder."""
-    address, folder = cluster
-    return start([*command, "--ray", address], folder, RAY_AUTH_MODE="disabled")
 
 
 def finish(process: subprocess.Popen, timeout: float = 240) -> tuple[int, str]:
@@ -121,8 +98,7 @@ def per_game(report: Path) -> dict[str, tuple]:
     return {e["game"]: (e["success"], e["steps"], e["llm_calls"], e["reason"]) for e in data["episodes"]}
 
 
-def test_ray_gives_the_same_results_as_local_workers_through_ctrl_c_and_resume(tmp_path: Path, ray_dir: str,
-                                                                               shared_cluster) -> None:
+def test_ray_gives_the_same_results_as_local_workers_through_ctrl_c_and_resume(tmp_path: Path, ray_dir: str) -> None:
     from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 
     code, out = finish(start(eval_command(tmp_path / "local"), ray_dir))
@@ -135,7 +111,7 @@ def test_ray_gives_the_same_results_as_local_workers_through_ctrl_c_and_resume(t
     with OpenAICompatibleServer(held) as server:
         profiles = str(write_profiles(tmp_path / "profiles.yaml", server.base_url))
         model = ["--llm", "profile:local", "--profiles", profiles]
-        first = start([*eval_command(on_ray, *model), "--ray"], ray_dir)  # a local cluster of its own
+        first = start(eval_command(on_ray, *model, "--ray"), ray_dir)
         lines = []
         try:
             for line in first.stdout:  # Ctrl-C once an episode has come back from the cluster
@@ -152,8 +128,8 @@ def test_ray_gives_the_same_results_as_local_workers_through_ctrl_c_and_resume(t
         report = json.loads((on_ray / "report.json").read_text())
         assert report["status"] == "interrupted" and len(report["episodes"]) == 1
 
-        code, out = finish(start_on(shared_cluster, [sys.executable, "-m", "recode_tui", "eval", "--resume",
-                                                     str(on_ray), "--profiles", profiles, "--no-progress"]))
+        code, out = finish(start([sys.executable, "-m", "recode_tui", "eval", "--resume", str(on_ray), "--ray",
+                                  "--profiles", profiles, "--no-progress"], ray_dir))
     assert code == 0, out
     assert json.loads((on_ray / "report.json").read_text())["status"] == "complete"
     assert per_game(on_ray / "report.json") == local  # the same per-game results as without Ray
@@ -162,16 +138,16 @@ def test_ray_gives_the_same_results_as_local_workers_through_ctrl_c_and_resume(t
         assert (Path(episode["journal"]) / "journal.jsonl").is_file()
 
 
-def _kill_the_caller(cluster: tuple[str, str]) -> None:
+def _kill_the_caller(ray_dir: str) -> None:
     """SIGKILL the Ray worker playing the episode (the one whose model call is held)."""
-    playing = _cluster_processes(cluster[1], b"ray::play_on_worker")
+    playing = _cluster_processes(ray_dir, b"ray::play_on_worker")
     assert playing, "no Ray worker is playing the episode"
     for pid in playing:
         os.kill(pid, signal.SIGKILL)
 
 
 @pytest.mark.parametrize("kills, won", [(1, True), (2, False)])
-def test_a_killed_worker_is_retried_once_then_its_episode_is_recorded_failed(tmp_path: Path, shared_cluster,
+def test_a_killed_worker_is_retried_once_then_its_episode_is_recorded_failed(tmp_path: Path, ray_dir: str,
                                                                              kills: int, won: bool) -> None:
     from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 
@@ -179,13 +155,12 @@ def test_a_killed_worker_is_retried_once_then_its_episode_is_recorded_failed(tmp
     held = HeldCalls()
     with OpenAICompatibleServer(held) as server:
         profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url)
-        process = start_on(shared_cluster, [sys.executable, "-m", "recode_tui", "eval", "--llm", "profile:local",
-                                            "--profiles", str(profiles), "--games", "heat-01", "--no-progress",
-                                            "-o", str(out_dir)])
+        process = start([sys.executable, "-m", "recode_tui", "eval", "--llm", "profile:local", "--profiles",
+                         str(profiles), "--games", "heat-01", "--no-progress", "-o", str(out_dir), "--ray"], ray_dir)
         try:
             for _ in range(kills):  # each try's first call: its worker is mid-episode
                 held.next_call()
-                _kill_the_caller(shared_cluster)
+                _kill_the_caller(ray_dir)
         finally:
             held.release.set()
         code, out = finish(process)
@@ -215,7 +190,7 @@ class InFlight:
 
 
 @pytest.mark.parametrize("cap, most, games", [(None, 2, "4"), (1, 1, "2")])  # capped: one game a worker is enough
-def test_a_profiles_max_concurrency_holds_across_all_workers(tmp_path: Path, shared_cluster, cap, most, games) -> None:
+def test_a_profiles_max_concurrency_holds_across_all_workers(tmp_path: Path, ray_dir: str, cap, most, games) -> None:
     from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
     from recode_tui.setup.build import DEMO_SCRIPT
 
@@ -224,9 +199,9 @@ def test_a_profiles_max_concurrency_holds_across_all_workers(tmp_path: Path, sha
         profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url)
         if cap is not None:  # the file ends with models.local's settings: the cap goes there
             Path(profiles).write_text(Path(profiles).read_text() + f"    max_concurrency: {cap}\n")
-        code, out = finish(start_on(shared_cluster, [sys.executable, "-m", "recode_tui", "eval", "--llm",
-                                                     "profile:local", "--profiles", str(profiles), "--games", games,
-                                                     "-c", "2", "--no-progress", "-o", str(tmp_path / "ray")]))
+        code, out = finish(start([sys.executable, "-m", "recode_tui", "eval", "--llm", "profile:local", "--profiles",
+                                  str(profiles), "--games", games, "-c", "2", "--no-progress", "-o",
+                                  str(tmp_path / "ray"), "--ray"], ray_dir))
     assert code == 0, out
     episodes = json.loads((tmp_path / "ray" / "report.json").read_text())["episodes"]
     assert len(episodes) == int(games) and all(e["success"] for e in episodes), out
