@@ -177,17 +177,19 @@ class HeldCalls:
 ROOT_CALL = re.compile(r"# Current function to expand\s*\n\s*solve\(instruction, observation\)")
 
 
-class FirstEpisodeOnly:
-    """Lets through the calls of the episode that asked first; holds every later episode at its first call
+class FirstEpisodes:
+    """Lets through the calls of the first `n` episodes to ask; holds every later episode at its first call
     (ReCode's expansion of the root, `solve(instruction, observation)`)."""
 
-    def __init__(self) -> None:
-        self.started = False
+    def __init__(self, n: int = 1) -> None:
+        self.left = n
         self.lock = threading.Lock()
 
     def __call__(self, prompt: str) -> bool:
         if not ROOT_CALL.search(prompt):
             return True  # a call of an episode already let through
         with self.lock:
-            first, self.started = not self.started, True
-            return first
+            if self.left == 0:
+                return False
+            self.left -= 1
+            return True

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from envs.alfworld.catalog import list_games
-from mockllm.openai_server import OpenAICompatibleServer, script_responder
+from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 from recode_tui.setup.build import DEMO_SCRIPT
 
-from .helpers import FirstEpisodeOnly, HeldCalls, chosen_script, odd_games, profiles_file, read_report, recode, start
+from .helpers import (HOLD_LIMIT, FirstEpisodes, HeldCalls, chosen_script, odd_games, profiles_file, read_report,
+                      recode, start)
 
 pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
 
@@ -140,9 +141,10 @@ def test_the_llm_server_going_away_stops_cleanly_and_resume_finishes(tmp_path):
 def test_ctrl_c_writes_the_report_of_finished_episodes_and_resume_continues(tmp_path):
     out = tmp_path / "cut"
     # the model answers one episode; the others wait in their first call, so Ctrl-C lands mid-run
-    held = HeldCalls(free=FirstEpisodeOnly())
+    held = HeldCalls(free=FirstEpisodes(1))
     with OpenAICompatibleServer(held) as server:
-        profiles = profiles_file(tmp_path, server.base_url)
+        # a held call's deadline outlasts the hold: however long the first episode takes, the others wait
+        profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=HOLD_LIMIT)
         process = start(tmp_path, "eval", "--llm", "profile:local", "--profiles", str(profiles), "--games", "10",
                         "-c", "2", "--out", str(out), "--no-progress")
         try:

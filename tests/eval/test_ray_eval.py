@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import FirstEpisodeOnly, HeldCalls
+from .helpers import HOLD_LIMIT, FirstEpisodes, HeldCalls
 
 pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
 pytestmark = pytest.mark.heavy
@@ -107,9 +107,10 @@ def test_ray_gives_the_same_results_as_local_workers_through_ctrl_c_and_resume(t
     assert len(local) == int(GAMES)
 
     on_ray = tmp_path / "ray"
-    held = HeldCalls(free=FirstEpisodeOnly())  # one episode can finish; the others wait in their first call
+    held = HeldCalls(free=FirstEpisodes(1))  # one episode can finish; the others wait in their first call
     with OpenAICompatibleServer(held) as server:
-        profiles = str(write_profiles(tmp_path / "profiles.yaml", server.base_url))
+        # a held call's deadline outlasts the hold: however long the first episode takes, the others wait
+        profiles = str(write_profiles(tmp_path / "profiles.yaml", server.base_url, timeout=HOLD_LIMIT))
         model = ["--llm", "profile:local", "--profiles", profiles]
         first = start(eval_command(on_ray, *model, "--ray"), ray_dir)
         lines = []
