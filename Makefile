@@ -41,7 +41,8 @@ check: $(STAMP)
 	$(PY) -m mypy
 	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not heavy" tests/test_layers.py tests/test_type_ignores.py tests/test_docs.py
 
-# The edit loop: no long sweeps, no tests that start engines in other processes.
+# The edit loop, under a minute: no long sweeps, no real engines (the `heavy` tier: ALFWorld, the sandbox
+# worker, tmux, browser, Ray, JVM), which `make test` runs.
 quick: $(STAMP)
 	$(PY) -m pytest -q -n 3 --dist loadfile -m "not slow and not heavy"
 

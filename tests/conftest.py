@@ -91,7 +91,7 @@ def deliver_ctrl_c_to_children() -> None:
 
 
 # Tests that read a real screen at a moment: a tmux pane, a browser page, a Textual frame compared
-# with an accepted SVG, a Ray cluster interrupted mid-run. What they check is the behaviour, but the
+# with an accepted SVG. What they check is the behaviour, but the
 # moment they read it comes from the machine's load (two workers, JVMs, a cluster beside them), and a
 # read taken a redraw early fails a whole CI run. Each gets one rerun (pytest-rerunfailures), shown as
 # `R` and counted in the summary line; a second failure fails the run. Everything else: no rerun.
@@ -99,8 +99,7 @@ RERUN_ONCE = frozenset({
     "tests/console/test_agents_tmux.py", "tests/console/test_crash_resume.py", "tests/console/test_diff_tmux.py",
     "tests/console/test_newcomer_tmux.py", "tests/console/test_sciworld_tmux.py",
     "tests/console/test_serve_browser.py", "tests/console/test_small_screens.py", "tests/console/test_tmux.py",
-    "tests/console/test_webshop_tmux.py", "tests/plain/test_plain_drafts.py", "tests/plain/test_plain_tmux.py",
-    "tests/eval/test_ray_eval.py",
+    "tests/console/test_webshop_tmux.py",
 })
 
 

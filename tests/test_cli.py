@@ -6,7 +6,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from envs.alfworld.catalog import resolve_game
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
 
 
 def recode(*args: str, sessions: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -11,6 +11,9 @@ from envs.alfworld.catalog import list_games
 from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import episode_named, run_settings
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games
+
+
 TASK_TYPES = ["put", "clean", "heat", "cool", "examine", "puttwo"]
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
+
+import pytest
 
 from agent.runtime import events as ev
 from agent.agents.recode.engine import Engine
@@ -22,8 +22,12 @@ from recode_tui.console.app import build_app
 from recode_tui.plain.terminal import PlainFrontEnd
 
 from tests.console.helpers import SIZE, command, started
+from tests.eval.helpers import run_main
 from tests.settings import console_options, episode_named, run_settings
 from envs.registry import EpisodeRef
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
 
 GAME = "put-01"
 REFUSED = '<think>peek</think><execute>\ndata = open("/etc/passwd").read()\n</execute>'
@@ -64,8 +68,7 @@ def test_an_agents_main_call_reads_in_its_own_words_and_any_other_call_by_its_pu
 async def test_the_same_events_read_the_same_headless_in_the_plain_mode_and_on_the_consoles_stop_line(tmp_path):
     path = script(tmp_path)
     env = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="")
-    headless = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--game", GAME, "--llm", f"scripted:{path}"],
-                              capture_output=True, text=True, timeout=300, env=env).stdout.splitlines()
+    headless = run_main(["run", "--game", GAME, "--llm", f"scripted:{path}"], env).stdout.splitlines()
 
     # The plain mode, on the same script.
     agent = make_agent(run_settings(), episode_named(GAME), ScriptedLLM.from_file(path))

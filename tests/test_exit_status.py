@@ -18,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -20,17 +20,21 @@ from recode_tui.commands.cli import read_keymap
 from recode_tui.console.app import build_app
 
 from tests.console.helpers import SIZE, command, started, wait_for
+from tests.eval.helpers import run_main
 from tests.settings import console_options
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def recode(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`recode-tui ARGS` in this process (`run_main`): what is checked is the command's output, not its process."""
     environ = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="", **env)
     for name in [k for k, v in env.items() if v == ""]:
         environ.pop(name)
-    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
-                          timeout=300, env=environ)
+    return run_main(list(args), environ)
 
 
 def one_line_usage_error(result: subprocess.CompletedProcess[str], message: str) -> None:

@@ -14,6 +14,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
 from agent.runtime.thread_runner import ThreadRunner
@@ -27,6 +29,9 @@ from tests.console.helpers import SIZE, command, select_node, started, wait_for
 from tests.settings import console_options
 from envs.registry import EpisodeRef
 from tests.eval.helpers import run_main
+
+pytestmark = pytest.mark.heavy  # the sandbox worker
+
 
 SOLVE = "solve(instruction, observation)"
 GAME = "put-01"

@@ -22,6 +22,9 @@ from recode_tui.commands.arguments import agent_settings_of
 from tests.settings import console_options
 from tests.eval.helpers import run_main
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
+
 RAISES = "<execute>\nrun('look')\nx = 1 / 0\n</execute>"
 REPAIR = "<execute>\nx = 1\n</execute>"
 

@@ -10,6 +10,7 @@ dynamic name (a `module:attr` registry line, a wrapper's `__getattr__`), and say
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import tokenize
 from pathlib import Path
@@ -40,10 +41,11 @@ def probes(source: str) -> list[tuple[int, bool]]:
     return sorted(found)
 
 
-def _all_probes() -> list[tuple[str, bool]]:
-    return [(f"{path.relative_to(ROOT)}:{line}", said)
-            for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))
-            for line, said in probes(path.read_text(encoding="utf-8"))]
+@functools.cache  # the packages read once for the module's three tests
+def _all_probes() -> tuple[tuple[str, bool], ...]:
+    return tuple((f"{path.relative_to(ROOT)}:{line}", said)
+                 for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))
+                 for line, said in probes(path.read_text(encoding="utf-8")))
 
 
 def test_every_getattr_and_hasattr_says_why_its_name_is_dynamic() -> None:

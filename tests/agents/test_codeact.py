@@ -15,6 +15,9 @@ from recode_tui.setup.build import make_agent
 from .scripts import TASK_TYPES, cell_answer, first_game, loop_cell, walkthrough
 from tests.settings import episode_named, run_settings
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games
+
+
 PUT = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable 1", "move vase 1 to sidetable 1"]
 
 

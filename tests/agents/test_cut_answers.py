@@ -15,6 +15,9 @@ from mockllm.openai_server import OpenAICompatibleServer, Reply, write_profiles
 from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import episode_named, run_settings
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games
+
+
 # each agent's first answer on put-01, cut after a part that stands on its own, and what that part does
 USABLE = {
     "recode": ('<think>look first</think>\n<execute>\nrun("look")\n</execute>\n<think>and then I would',

@@ -18,6 +18,9 @@ from recode_tui.setup.build import make_agent
 from .agent_examples import AGENTS, Example, examples_of
 from tests.settings import episode_named, run_settings
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games
+
+
 TASK_TYPES = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
 

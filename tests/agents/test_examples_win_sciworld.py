@@ -1,6 +1,10 @@
 """Every agent's ScienceWorld few-shot examples (one task per topic, the same tasks for all five
 agents), played as that agent's answers on the real simulator, win the variation each was written
-for, with the observations the example shows. One JVM for the module (the shared simulator)."""
+for, with the observations the example shows. One JVM for the module (the shared simulator).
+
+`make test` plays a sample that still covers every topic and every agent: each turn-based agent
+plays two topics, a different two each, and ReCode's plans the topics left; the sweep of every
+agent on every topic is marked `slow` (`make slow`)."""
 
 from __future__ import annotations
 
@@ -66,11 +70,30 @@ async def play(episode: str, example: Example, agent_name: str) -> tuple[object,
     return agent, sent, observations, prompts
 
 
+TOPICS = sorted(EPISODES)
+
+
+def sampled(agent_index: int, topic_index: int) -> bool:
+    """Agent i plays topics 2i and 2i+1 in `make test`: a topic played by one agent, every agent twice."""
+    return topic_index // 2 == agent_index
+
+
+AGENT_TOPICS = [pytest.param(agent, topic, id=f"{agent}-{topic}",
+                             marks=() if sampled(i, j) else pytest.mark.slow)
+                for i, agent in enumerate(AGENTS) for j, topic in enumerate(TOPICS)]
+
+
 @pytest.mark.parametrize("agent_name", AGENTS)
-async def test_the_agents_sciworld_examples_played_as_its_answers_win_their_variations(agent_name: str) -> None:
+def test_each_agent_has_one_sciworld_example_per_topic(agent_name: str) -> None:
     examples = examples_of(agent_name, "sciworld")
-    assert sorted(episode_of(ex).split("/")[0] for ex in examples) == sorted(EPISODES)
-    for example in examples:
+    assert sorted(episode_of(ex).split("/")[0] for ex in examples) == TOPICS
+
+
+@pytest.mark.parametrize("agent_name, topic", AGENT_TOPICS)
+async def test_the_agents_sciworld_example_played_as_its_answers_wins_its_variation(agent_name: str,
+                                                                                     topic: str) -> None:
+    examples = examples_of(agent_name, "sciworld")
+    for example in [ex for ex in examples if episode_of(ex).split("/")[0] == topic]:
         episode = episode_of(example)
         agent, sent, observations, prompts = await play(episode, example, agent_name)
         assert agent.env.won, f"{agent_name} {example.source} on {episode}: score {agent.env.score} after {sent}"
@@ -88,9 +111,13 @@ async def test_the_agents_sciworld_examples_played_as_its_answers_win_their_vari
         assert not any(o in prompts[0] for o in others), f"{agent_name} {episode}: other tasks' examples in the prompt"
 
 
-async def test_recodes_sciworld_examples_played_as_the_plan_win_their_variations() -> None:
+PLAN_SAMPLE = {topic for j, topic in enumerate(TOPICS) if not any(sampled(i, j) for i in range(len(AGENTS)))}
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=() if name in PLAN_SAMPLE else pytest.mark.slow)
+                                  for name in TOPICS])
+async def test_recodes_sciworld_example_played_as_the_plan_wins_its_variation(name: str) -> None:
     prompts = PromptSet()
-    for name, episode in EPISODES.items():
-        text = prompts.text(f"sciworld/examples/{name}.txt")
-        play = await play_examples(text, f"sciworld:{episode}", env_name="sciworld", max_steps=40)
-        assert play.won, f"{name}: {play.summary()} after {list(play.actions)}"
+    text = prompts.text(f"sciworld/examples/{name}.txt")
+    play = await play_examples(text, f"sciworld:{EPISODES[name]}", env_name="sciworld", max_steps=40)
+    assert play.won, f"{name}: {play.summary()} after {list(play.actions)}"

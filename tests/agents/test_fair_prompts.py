@@ -13,6 +13,9 @@ from mockllm.scripted import ScriptedLLM
 from recode_tui.setup.build import make_agent
 from tests.settings import episode_named, run_settings
 
+pytestmark = pytest.mark.heavy  # ScienceWorld's JVM
+
+
 AGENTS = ["recode", "react", "codeact", "plan-execute", "recap"]
 EPISODES = {"alfworld": "put-01", "sciworld": "sciworld:power-component/0"}
 needs_java = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime")

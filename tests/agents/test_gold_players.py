@@ -2,7 +2,8 @@
 known solution in that agent's own answer format, so a two-agent offline evaluation works on
 ScienceWorld and WebShop as the demo scripts make it work on ALFWorld.
 
-Real parts: the real WebShop and ScienceWorld engines, every agent as the registry builds it.
+Real parts: the real WebShop and ScienceWorld engines, every agent as the registry builds it. `make test`
+plays each agent on one environment, taking turns; `make slow` every agent on both.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from agent import agents
 from recode_tui.setup.build import gold_llm_for, make_agent
 from tests.eval.helpers import read_report, recode
 from tests.settings import episode_named, run_settings
+
+pytestmark = pytest.mark.heavy  # the real WebShop and ScienceWorld engines
+
 
 AGENTS = ("recode", "react", "codeact", "plan-execute", "recap")
 NEEDS_JAVA = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
@@ -30,9 +34,19 @@ def test_every_agent_declares_a_gold_player() -> None:
         assert answers, f"{name} has no gold player"
 
 
-@pytest.mark.parametrize("episode", list(EPISODES.values()))
-@pytest.mark.parametrize("agent_name", AGENTS)
-async def test_the_gold_player_wins_in_the_agents_own_answers(episode, agent_name) -> None:
+def agent_episodes() -> list:
+    """Every agent on every environment; `make test` plays each agent on one of them, taking turns (both
+    environments, every agent), and `make slow` the rest."""
+    cases = []
+    for i, agent_name in enumerate(AGENTS):
+        for j, (env, episode) in enumerate(EPISODES.items()):
+            marks = [*episode.marks, *(() if i % len(EPISODES) == j else (pytest.mark.slow,))]
+            cases.append(pytest.param(agent_name, episode.values[0], id=f"{env}-{agent_name}", marks=marks))
+    return cases
+
+
+@pytest.mark.parametrize("agent_name, episode", agent_episodes())
+async def test_the_gold_player_wins_in_the_agents_own_answers(agent_name, episode) -> None:
     ref = episode_named(episode)
     agent = make_agent(run_settings(agent=agent_name), ref, gold_llm_for(ref, agent_name))
     try:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import yaml
 
+import pytest
+
 from agent.runtime import events as ev
 from agent.runtime.debugger import Debugger
 from agent.sessions.journal_read import read_journal
@@ -18,6 +20,9 @@ from recode_tui.setup.build import make_agent, make_llm
 from recode_tui.setup.usage import UsageError
 from tests.settings import console_options, episode_named, run_settings
 from tests.eval.helpers import run_main
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
 
 PLAN = {"thought": "find it, then place it", "steps": [
     {"id": "s1", "description": "find the vase and take it", "depends_on": []},

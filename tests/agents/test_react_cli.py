@@ -13,6 +13,9 @@ import pytest
 from .scripts import react_script_file
 from tests.eval.helpers import run_main
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
+
 GAMES = ["put-01", "clean-01"]
 
 

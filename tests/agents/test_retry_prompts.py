@@ -16,6 +16,9 @@ from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import episode_named, run_settings
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games
+
+
 BAD_CODE = (
     "<think>\nI look around first, then walk the places in turn.\n</think>\n<execute>\n"
     "obs = run('look')\nfor place in ['diningtable 1']\n    run('go to ' + place)\n</execute>"

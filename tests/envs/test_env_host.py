@@ -15,6 +15,8 @@ from recode_tui.setup.env_host import EnvHost
 from recode_tui.setup.usage import UsageError
 from tests.settings import episode_named
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games
+
 
 @pytest.fixture
 def host():

@@ -8,6 +8,8 @@ from envs.alfworld.env import AlfworldEnv
 from envs.alfworld.gamefile import TASK_TYPES
 from envs.alfworld.generator import generate, make_game
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games
+
 
 def test_same_seed_same_bytes(tmp_path):
     a = generate(tmp_path / "a", per_type=1, seed=4242, task_types=["put", "heat"])

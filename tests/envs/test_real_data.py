@@ -16,6 +16,9 @@ from envs import make_env
 from envs.alfworld.gamefile import TASK_TYPES
 from envs.alfworld.generator import plan_walkthrough
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games
+
+
 # Two trials per task type: the ones with the smallest PDDL problems, which
 # Fast Downward plans in 0.2-5 s (a few valid_seen games take minutes).
 SAMPLE_PER_TYPE = 2

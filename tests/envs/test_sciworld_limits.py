@@ -117,6 +117,7 @@ def test_the_paper_set_refuses_other_splits_and_tasks_in_one_line(tmp_path) -> N
 
 
 # ------------------------------------------------------------------ gold paths through the simulator
+@pytest.mark.heavy  # ScienceWorld's JVM
 @needs_java
 def test_a_daily_sample_of_gold_paths_wins_within_the_limits() -> None:
     """boil/22 (the longest known, 168 steps) and one variation of 2 other tasks, drawn by date.
@@ -152,6 +153,7 @@ def _slow_selected(config: pytest.Config) -> bool:
     return "slow" in (config.getoption("markexpr", "") or "") and "not slow" not in config.getoption("markexpr", "")
 
 
+@pytest.mark.heavy  # ScienceWorld's JVM
 @needs_java
 @pytest.mark.slow
 def test_every_variations_gold_path_wins_within_the_limits(request) -> None:
@@ -177,6 +179,7 @@ def test_every_variations_gold_path_wins_within_the_limits(request) -> None:
 
 
 # ------------------------------------------------------------------ the paper prompts
+@pytest.mark.heavy  # ScienceWorld's JVM
 @needs_java
 async def test_the_paper_sciworld_example_wins_the_game_it_was_written_for() -> None:
     from agent.agents.recode.prompt import PAPER_PROMPTS
@@ -195,6 +198,7 @@ async def test_the_paper_sciworld_example_wins_the_game_it_was_written_for() -> 
     assert play.won, play.summary()
 
 
+@pytest.mark.heavy  # ScienceWorld's JVM
 @needs_java
 def test_a_paper_preset_episode_plays_with_the_paper_prompts_and_the_references_rule(tmp_path, capsys) -> None:
     from recode_tui.commands.cli import main

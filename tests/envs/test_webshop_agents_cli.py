@@ -6,8 +6,13 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from recode_tui.commands.cli import main
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.heavy  # the WebShop store and its search engine
+
 
 AGENTS = ["recode", "react", "codeact", "plan-execute", "recap"]
 CATEGORIES = ("beauty", "electronics", "fashion", "food", "furniture")

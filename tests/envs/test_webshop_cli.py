@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agent.agents.recode.examples import parse_example, split_examples
 from agent.runtime.prompts import PromptSet
 from mockllm.scripted import load_script
 from recode_tui.commands.cli import main
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.heavy  # the WebShop store and its search engine
+
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "mockllm" / "demos" / "webshop.yaml"

@@ -1,5 +1,6 @@
 """WebShop's reward against the original's own: every purchase of reward_oracle.json (2,814 of them, the
-rewards, type factors and match counts the original's goal.py gave), reproduced to 1e-6."""
+rewards, type factors and match counts the original's goal.py gave), reproduced to 1e-6. With spaCy's
+tagger `make test` checks every tenth row and `make slow` every row: the tagger takes most of the time."""
 
 from __future__ import annotations
 
@@ -91,10 +92,15 @@ def spacys_tagger(monkeypatch):
     nouns.reset()
 
 
-def test_every_reward_with_spacys_tagger(cases, spacys_tagger):
-    """The whole reward, type factor included, from spaCy's own tagger: every oracle row to 1e-6."""
+@pytest.mark.heavy  # spaCy's tagger model
+@pytest.mark.parametrize("every", [pytest.param(10, id="every-10th-row"),
+                                   pytest.param(1, id="every-row", marks=pytest.mark.slow)])
+def test_every_reward_with_spacys_tagger(cases, spacys_tagger, every):
+    """The whole reward, type factor included, from spaCy's own tagger: every oracle row to 1e-6 (`make slow`;
+    `make test` checks every tenth row, the tagger's time being most of this module's)."""
     assert nouns.noun_source() == "spacy:en_core_web_sm"
-    wrong = [n for n, case in enumerate(cases)
+    rows = list(enumerate(cases))[::every]
+    wrong = [n for n, case in rows
              if abs(rw.reward(*purchase(case), case["chosen"]).total - case["original"]["reward"]) > 1e-6]
-    assert not wrong, f"{len(wrong)} of {len(cases)} rows differ, first {wrong[0]}"
+    assert not wrong, f"{len(wrong)} of {len(rows)} rows differ, first {wrong[0]}"
     assert len(cases) == 2814

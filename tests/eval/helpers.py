@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import os
+import queue
 import re
 import signal
 import subprocess
@@ -15,6 +16,8 @@ from pathlib import Path
 
 from envs.alfworld.catalog import list_games
 from mockllm.openai_server import write_profiles
+
+HOLD_LIMIT = 240  # seconds a held call waits for its release at most: a test that failed never hangs the suite
 
 SOLVE = "solve(instruction, observation)"
 LOSE = '<think>just look</think><execute>\nrun("look")\n</execute>'
@@ -143,3 +146,50 @@ def read_report(folder: Path) -> dict:
 
 def profiles_file(tmp_path: Path, base_url: str) -> Path:
     return write_profiles(tmp_path / "profiles.yaml", base_url, max_retries=0, timeout=20, prices=(2.0, 8.0))
+
+
+class HeldCalls:
+    """The local model's answers (`respond`; the demo script by default), with calls held until the test
+    releases them.
+
+    `free`: which calls pass at once (given the prompt); every other call is put on `arrived` and waits
+    for `release`. The server is threaded: a held call holds only its own episode.
+    """
+
+    def __init__(self, free=lambda prompt: False, respond=None) -> None:
+        from mockllm.openai_server import script_responder
+        from recode_tui.setup.build import DEMO_SCRIPT
+
+        self.respond = respond or script_responder(str(DEMO_SCRIPT))
+        self.free, self.arrived, self.release = free, queue.Queue(), threading.Event()
+
+    def __call__(self, prompt: str) -> str:
+        if not self.free(prompt):
+            self.arrived.put(prompt)
+            self.release.wait(HOLD_LIMIT)
+        return self.respond(prompt)
+
+    def next_call(self) -> str:
+        """The prompt of the next held call, once it has arrived."""
+        return self.arrived.get(timeout=HOLD_LIMIT)
+
+
+ROOT_CALL = re.compile(r"# Current function to expand\s*\n\s*solve\(instruction, observation\)")
+
+
+class FirstEpisodes:
+    """Lets through the calls of the first `n` episodes to ask; holds every later episode at its first call
+    (ReCode's expansion of the root, `solve(instruction, observation)`)."""
+
+    def __init__(self, n: int = 1) -> None:
+        self.left = n
+        self.lock = threading.Lock()
+
+    def __call__(self, prompt: str) -> bool:
+        if not ROOT_CALL.search(prompt):
+            return True  # a call of an episode already let through
+        with self.lock:
+            if self.left == 0:
+                return False
+            self.left -= 1
+            return True

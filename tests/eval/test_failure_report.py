@@ -15,6 +15,8 @@ from recode_tui.commands import cli
 from .bugged import bugged_script
 from .helpers import read_report, recode
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
 
 @pytest.mark.heavy
 def test_failures_are_filed_under_the_node_that_went_wrong_and_name_where_they_ended(tmp_path: Path) -> None:

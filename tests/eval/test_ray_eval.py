@@ -2,7 +2,11 @@
 
 Each test runs the real command in a subprocess with Ray's files in a short temp folder
 (RAY_TMPDIR: Ray's socket paths must stay short) that the test removes; `ray.shutdown()` in
-the command stops the cluster it started.
+the command stops the cluster it started. (A cluster the module starts once and every eval joins
+was tried: a job joining a running cluster ships the project's code to it, which costs more than
+the local cluster's start.) Where a test must act while an episode is in play (Ctrl-C, killing its
+worker), the local model server holds the episode's calls until the test has acted: the test waits
+for the call, not for a moment.
 """
 
 from __future__ import annotations
@@ -14,10 +18,13 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import pytest
+
+from .helpers import HOLD_LIMIT, FirstEpisodes, HeldCalls
 
 pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
 pytestmark = pytest.mark.heavy
@@ -37,9 +44,16 @@ def ray_dir():
         left = _cluster_processes(folder)
         assert not left, f"the eval left its Ray cluster running: {left}"  # ray.shutdown() stops it
     finally:
-        for pid in _cluster_processes(folder):  # only this test's cluster: its processes carry its RAY_TMPDIR
+        _end_cluster(folder)
+
+
+def _end_cluster(folder: str) -> None:
+    for pid in _cluster_processes(folder):  # only this test's cluster: its processes carry its RAY_TMPDIR
+        try:
             os.kill(pid, signal.SIGKILL)
-        shutil.rmtree(folder, ignore_errors=True)
+        except ProcessLookupError:
+            pass
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _cluster_processes(ray_dir: str, title: bytes = b"") -> list[int]:
@@ -85,28 +99,38 @@ def per_game(report: Path) -> dict[str, tuple]:
 
 
 def test_ray_gives_the_same_results_as_local_workers_through_ctrl_c_and_resume(tmp_path: Path, ray_dir: str) -> None:
+    from mockllm.openai_server import OpenAICompatibleServer, write_profiles
+
     code, out = finish(start(eval_command(tmp_path / "local"), ray_dir))
     assert code == 0, out
     local = per_game(tmp_path / "local" / "report.json")
     assert len(local) == int(GAMES)
 
     on_ray = tmp_path / "ray"
-    first = start(eval_command(on_ray, "--ray"), ray_dir)
-    lines = []
-    for line in first.stdout:  # Ctrl-C once an episode has come back from the cluster
-        lines.append(line)
-        if line.startswith(("won ", "failed ")):
-            os.killpg(first.pid, signal.SIGINT)
-            break
-    code, out = finish(first)
-    out = "".join(lines) + out
-    assert code == 130, out
-    assert "as Ray tasks (local)" in out and f"continue with `recode-tui eval --resume {on_ray}`" in out
-    report = json.loads((on_ray / "report.json").read_text())
-    assert report["status"] == "interrupted" and 1 <= len(report["episodes"]) < int(GAMES)
+    held = HeldCalls(free=FirstEpisodes(1))  # one episode can finish; the others wait in their first call
+    with OpenAICompatibleServer(held) as server:
+        # a held call's deadline outlasts the hold: however long the first episode takes, the others wait
+        profiles = str(write_profiles(tmp_path / "profiles.yaml", server.base_url, timeout=HOLD_LIMIT))
+        model = ["--llm", "profile:local", "--profiles", profiles]
+        first = start(eval_command(on_ray, *model, "--ray"), ray_dir)
+        lines = []
+        try:
+            for line in first.stdout:  # Ctrl-C once an episode has come back from the cluster
+                lines.append(line)
+                if line.startswith(("won ", "failed ")):
+                    os.killpg(first.pid, signal.SIGINT)
+                    break
+            code, out = finish(first)
+        finally:
+            held.release.set()
+        out = "".join(lines) + out
+        assert code == 130, out
+        assert "as Ray tasks (local)" in out and f"continue with `recode-tui eval --resume {on_ray}`" in out
+        report = json.loads((on_ray / "report.json").read_text())
+        assert report["status"] == "interrupted" and len(report["episodes"]) == 1
 
-    code, out = finish(start([sys.executable, "-m", "recode_tui", "eval", "--resume", str(on_ray), "--ray",
-                              "--no-progress"], ray_dir))
+        code, out = finish(start([sys.executable, "-m", "recode_tui", "eval", "--resume", str(on_ray), "--ray",
+                                  "--profiles", profiles, "--no-progress"], ray_dir))
     assert code == 0, out
     assert json.loads((on_ray / "report.json").read_text())["status"] == "complete"
     assert per_game(on_ray / "report.json") == local  # the same per-game results as without Ray
@@ -115,27 +139,32 @@ def test_ray_gives_the_same_results_as_local_workers_through_ctrl_c_and_resume(t
         assert (Path(episode["journal"]) / "journal.jsonl").is_file()
 
 
-def _kill_tasks(process: subprocess.Popen, ray_dir: str, times: int) -> int:
-    """SIGKILL the worker running the episode, up to `times` times (a new worker each time)."""
-    killed: set[int] = set()
-    deadline = time.monotonic() + 120
-    while len(killed) < times and process.poll() is None and time.monotonic() < deadline:
-        for pid in _cluster_processes(ray_dir, b"ray::play_on_worker"):  # a worker playing the episode
-            if pid not in killed:
-                os.kill(pid, signal.SIGKILL)
-                killed.add(pid)
-        time.sleep(0.05)
-    return len(killed)
+def _kill_the_caller(ray_dir: str) -> None:
+    """SIGKILL the Ray worker playing the episode (the one whose model call is held)."""
+    playing = _cluster_processes(ray_dir, b"ray::play_on_worker")
+    assert playing, "no Ray worker is playing the episode"
+    for pid in playing:
+        os.kill(pid, signal.SIGKILL)
 
 
 @pytest.mark.parametrize("kills, won", [(1, True), (2, False)])
 def test_a_killed_worker_is_retried_once_then_its_episode_is_recorded_failed(tmp_path: Path, ray_dir: str,
                                                                              kills: int, won: bool) -> None:
+    from mockllm.openai_server import OpenAICompatibleServer, write_profiles
+
     out_dir = tmp_path / "ray"
-    process = start([sys.executable, "-m", "recode_tui", "eval", "--llm", "demo", "--games", "heat-01",
-                     "--no-progress", "-o", str(out_dir), "--ray"], ray_dir)
-    assert _kill_tasks(process, ray_dir, kills) == kills
-    code, out = finish(process)
+    held = HeldCalls()
+    with OpenAICompatibleServer(held) as server:
+        profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url)
+        process = start([sys.executable, "-m", "recode_tui", "eval", "--llm", "profile:local", "--profiles",
+                         str(profiles), "--games", "heat-01", "--no-progress", "-o", str(out_dir), "--ray"], ray_dir)
+        try:
+            for _ in range(kills):  # each try's first call: its worker is mid-episode
+                held.next_call()
+                _kill_the_caller(ray_dir)
+        finally:
+            held.release.set()
+        code, out = finish(process)
     assert code == 0, out
     (episode,) = json.loads((out_dir / "report.json").read_text())["episodes"]
     assert episode["success"] is won, out
@@ -147,8 +176,6 @@ class InFlight:
     """Wraps the local server's answers: counts the calls in flight at once (the server is threaded)."""
 
     def __init__(self, respond) -> None:
-        import threading
-
         self.respond, self.now, self.most, self.lock = respond, 0, 0, threading.Lock()
 
     def __call__(self, prompt: str) -> str:

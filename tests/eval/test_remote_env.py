@@ -11,6 +11,8 @@ from envs import make_env
 from envs.base import EnvError
 from recode_tui.setup.env_workers import EnvPool, EnvWorker, RemoteEnv, WorkerDied
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games
+
 
 @pytest.fixture
 def worker():

@@ -14,6 +14,8 @@ from recode_tui.commands.cli import main
 from .bugged import bugged_script
 from .helpers import read_report, recode
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
 
 @pytest.mark.heavy  # eval starts ALFWorld engines in worker processes
 def test_three_repeats_of_the_scripted_model_give_intervals_and_compare_weighs_them(tmp_path, capsys):

@@ -22,7 +22,7 @@ from recode_tui.commands import cli
 from tests.console.helpers import select_node
 
 from .bugged import CLEAN_STUB, bugged_script, fixed_clean_answer
-from .helpers import cli_env, read_report, recode
+from .helpers import HeldCalls, cli_env, read_report, recode
 
 pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
 
@@ -45,7 +45,8 @@ async def press(pilot, app, key: str) -> None:
 
 
 async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
-    server = OpenAICompatibleServer(script_responder(str(bugged_script(tmp_path))), latency=0.2).start()
+    model = HeldCalls(free=lambda prompt: True, respond=script_responder(str(bugged_script(tmp_path))))
+    server = OpenAICompatibleServer(model, latency=0.2).start()
     try:
         profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=20)
 
@@ -88,16 +89,18 @@ async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
         env = cli_env(tmp_path)
         journal = fork / "journal.jsonl"
         recorded = len(journal.read_text().splitlines())
-        server.latency = 2.0  # the model is slow now: the kill lands while it is answering
+        model.free = lambda prompt: False  # the model holds its next answer: the kill lands while it is answering
         killed = subprocess.Popen([sys.executable, "-m", "recode_tui", "run", "--resume", str(fork), "--profiles",
                                    str(profiles)],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        deadline = time.monotonic() + 120
-        while len(journal.read_text().splitlines()) <= recorded and time.monotonic() < deadline:
-            time.sleep(0.05)  # until the resumed run has journaled something new
-        killed.send_signal(signal.SIGKILL)
-        assert killed.wait(timeout=10) == -signal.SIGKILL  # it was still running
-        assert len(journal.read_text().splitlines()) > recorded
+        try:
+            model.next_call()  # the resumed run has replayed what was recorded and asks the model
+            killed.send_signal(signal.SIGKILL)
+            assert killed.wait(timeout=10) == -signal.SIGKILL  # it was still running
+        finally:
+            model.free = lambda prompt: True
+            model.release.set()
+        assert len(journal.read_text().splitlines()) > recorded  # it had journaled something new
         server.latency = 0.0
         finished = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--resume", str(fork), "--profiles",
                                    str(profiles)],

@@ -22,6 +22,9 @@ from mockllm.openai_server import OpenAICompatibleServer, script_responder, writ
 
 from .helpers import read_report, recode
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
+
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "mockllm" / "demos" / "alfworld.yaml"
 PROMPTS = DEFAULT_PROMPTS  # ReCode's bundled set

@@ -17,6 +17,9 @@ from mockllm.openai_server import OpenAICompatibleServer, Reply, script_responde
 from recode_tui.setup.build import DEMO_SCRIPT
 from tests.eval.helpers import instruction_when, profiles_file, read_report, recode
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
+
 REFUSAL = "the answer was empty"
 
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
+
+import pytest
 
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 from recode_tui.setup.build import DEMO_SCRIPT
+from tests.eval.helpers import run_main
 
 PRICE_IN, PRICE_OUT = 2.0, 8.0  # USD per million tokens, set in the profiles file
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
 
 
 def profiles_file(tmp_path, base_url: str):
@@ -20,12 +23,9 @@ def profiles_file(tmp_path, base_url: str):
 def test_a_bundled_game_is_won_through_a_profile_and_the_cost_matches_the_price_table(tmp_path):
     with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT)), latency=0.1) as server:
         server.inject("500")  # one transient failure: the SDK retries it
-        result = subprocess.run(
-            [sys.executable, "-m", "recode_tui", "run", "--game", "heat-02", "--llm", "profile:local",
-             "--profiles", str(profiles_file(tmp_path, server.base_url)), "--quiet"],
-            capture_output=True, text=True, timeout=300,
-            env=dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY=""),
-        )
+        result = run_main(["run", "--game", "heat-02", "--llm", "profile:local",
+                           "--profiles", str(profiles_file(tmp_path, server.base_url)), "--quiet"],
+                          dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY=""))
     assert result.returncode == 0, result.stdout + result.stderr
     served = [c for c in server.calls if c.status == 200]
     assert server.calls[0].status == 500 and len(served) >= 2
@@ -43,12 +43,9 @@ def test_a_bundled_game_is_won_through_a_profile_and_the_cost_matches_the_price_
 def test_a_dead_server_ends_a_headless_run_with_one_clear_line(tmp_path):
     with OpenAICompatibleServer(lambda prompt: "") as server:
         url = server.base_url
-    result = subprocess.run(
-        [sys.executable, "-m", "recode_tui", "run", "--game", "put-01", "--llm", "profile:local",
-         "--profiles", str(profiles_file(tmp_path, url)), "--quiet"],
-        capture_output=True, text=True, timeout=300,
-        env=dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions")),
-    )
+    result = run_main(["run", "--game", "put-01", "--llm", "profile:local", "--profiles",
+                       str(profiles_file(tmp_path, url)), "--quiet"],
+                      dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions")))
     assert result.returncode == 1
     assert "FAILED: LLM error: cannot connect to http://127.0.0.1:" in result.stdout
     assert "is the server running?" in result.stdout and "Traceback" not in result.stderr

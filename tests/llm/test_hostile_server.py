@@ -126,6 +126,7 @@ async def test_a_body_dripped_a_byte_at_a_time_is_cut_at_the_profile_timeout(hos
     assert server.requests == 1  # the one deadline passed during the first attempt: no retry after it
 
 
+@pytest.mark.heavy  # a real ALFWorld game, played by the command line
 def test_a_headless_run_against_a_dripping_server_ends_with_the_timeout_line(hostile, tmp_path) -> None:
     server = hostile(lambda handler: dripping(lambda: server.closing.is_set())(handler))
     profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, model="m", max_retries=0, timeout=1)

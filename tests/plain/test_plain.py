@@ -8,6 +8,8 @@ import json
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+import pytest
+
 from agent.runtime import events as ev
 from agent.sessions.journal_read import read_journal
 from agent.sessions.session import start_session
@@ -19,6 +21,9 @@ from recode_tui.plain.prompt_text import render_prompt
 from recode_tui.plain.terminal import PlainFrontEnd
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games
+
 
 ESC_ENTER = "\x1b\r"
 CTRL_D = "\x04"

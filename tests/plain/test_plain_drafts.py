@@ -22,7 +22,8 @@ from tests.console.terminal import Tmux, needs_tmux
 ROOT = Path(__file__).resolve().parents[2]
 TYPED = "run('go to sidetable 1')  # typed, not yet submitted"
 
-pytestmark = needs_tmux
+# heavy: tmux
+pytestmark = [pytest.mark.heavy, needs_tmux]
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def start(tmux: Tmux, name: str, sessions: Path, *args: str) -> int:
     started = tmux("new-session", "-d", "-s", name, "-x", "130", "-y", "40", "-P", "-F", "#{pane_pid}", command)
     assert started.returncode == 0, started.stderr
     shell = int(started.stdout.strip())
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         children = Path(f"/proc/{shell}/task/{shell}/children").read_text().split()
         if children:
@@ -54,7 +55,7 @@ def type_answer(tmux: Tmux, name: str) -> None:
     tmux.wait_for(name, TYPED)
 
 
-def gone(pid: int, timeout: float = 20) -> None:
+def gone(pid: int, timeout: float = 90) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -97,7 +98,7 @@ def test_sigkill_after_the_debounce_loses_nothing(tmux, tmp_path):
     sessions = tmp_path / "sessions"
     pid = start(tmux, "typing", sessions, "--game", "put-01")
     type_answer(tmux, "typing")
-    deadline = time.monotonic() + 6  # written within the 2 s debounce of the last keystroke
+    deadline = time.monotonic() + 90  # written 2 s (the debounce) after the last keystroke: wait for the write
     while TYPED not in draft_text(sessions):
         assert time.monotonic() < deadline, "the draft was never written while typing"
         time.sleep(0.1)

@@ -35,15 +35,18 @@ class Plain:
     def screen(self, history: int = 0) -> str:
         return self.tmux("capture-pane", "-p", "-t", self.session, *(("-S", f"-{history}") if history else ())).stdout
 
-    def wait(self, text: str, timeout: float = 40.0, history: int = 0) -> str:
+    def wait(self, *texts: str, timeout: float = 90.0, history: int = 0) -> str:
+        """The first screen that shows every one of `texts` at once: a state, not the moment the first appears
+        (the terminal paints an answer's rows and then the key line below them)."""
         deadline = time.monotonic() + timeout
         shown = ""
         while time.monotonic() < deadline:
             shown = self.screen(history)
-            if text in " ".join(shown.split()):  # read as words: a wrapped line joins again
+            words = " ".join(shown.split())  # read as words: a wrapped line joins again
+            if all(text in words for text in texts):
                 return shown
             time.sleep(0.2)
-        raise AssertionError(f"{text!r} never appeared; the screen was:\n{shown}")
+        raise AssertionError(f"{texts!r} never appeared together; the screen was:\n{shown}")
 
     def keys(self, *keys: str) -> None:
         self.tmux("send-keys", "-t", self.session, *keys)
@@ -64,18 +67,17 @@ def no_word_cut(screen: str) -> None:
 def test_the_plain_mode_at_80x24_wraps_whole_words_and_shows_whole_observations_and_refusals(tmp_path):
     plain = Plain(tmp_path)
     try:
-        screen = plain.wait("Ctrl-D pause")  # the key line, whole
+        room = "you see a armchair 1, a coffeetable 2, a coffeetable 1, a diningtable 1, a drawer 1"
+        screen = plain.wait("Ctrl-D pause", room)  # the key line, whole, below the first observation
         no_word_cut(screen)
-        assert "you see a armchair 1, a coffeetable 2, a coffeetable 1, a diningtable 1, a drawer 1" in \
-            " ".join(screen.split())
         plain.keys("C-e")
         plain.text(" look")
         plain.keys("Down", "End")
         plain.text(" fly to the moon")
         plain.keys("Escape", "Enter")
-        screen = plain.wait("examine {obj|recep}, look, inventory")  # the refusal's second line and third
+        # the refusal's first line, its second and third, and the key line drawn again below them
+        screen = plain.wait("is not an action of alfworld", "examine {obj|recep}, look, inventory", "Ctrl-D pause")
         no_word_cut(screen)
-        assert "is not an action of alfworld" in screen and "Ctrl-D pause" in screen
         for _ in "fly to the moon":
             plain.keys("BSpace")
         plain.text("go to diningtable 1")

@@ -2,7 +2,8 @@
 
 The examples of each task type are played as the answers of a run (each stub
 answered with the example written for it) through the real engine on every
-bundled ALFWorld game of that type, and must win. The layouts that tripped
+bundled ALFWorld game of that type, and must win (`make test` plays three games
+of each type, `make slow` all of them). The layouts that tripped
 the old examples are named and checked to occur: a lamp seen during the
 object search, a lamp at the very place the object was taken from, and a
 second object that must be searched for after the first was placed.
@@ -23,6 +24,9 @@ from agent.runtime.code import parse_answer
 from agent.runtime.prompts import PromptSet
 from envs.alfworld.catalog import list_games
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games
+
+
 TASK_TYPES = ("put", "clean", "heat", "cool", "examine", "puttwo")
 
 
@@ -34,10 +38,15 @@ def places_visited(actions: tuple[str, ...]) -> list[str]:
     return [a[len("go to "):] for a in actions if a.startswith("go to ")]
 
 
-@pytest.mark.parametrize("task_type", TASK_TYPES)
-async def test_the_examples_of_a_task_type_win_every_bundled_game_of_it(task_type: str) -> None:
+SAMPLE_EVERY = 4  # `make test` plays games 1, 5 and 9 of each type; `make slow` every one
+
+
+@pytest.mark.parametrize("task_type, every", [pytest.param(t, SAMPLE_EVERY, id=t) for t in TASK_TYPES]
+                         + [pytest.param(t, 1, id=f"{t}-every-game", marks=pytest.mark.slow) for t in TASK_TYPES])
+async def test_the_examples_of_a_task_type_win_every_bundled_game_of_it(task_type: str, every: int) -> None:
     games = [g.id for g in list_games([task_type])]
     assert len(games) >= 10
+    games = games[::every]
     text = examples_text(task_type)
     lost = []
     for game in games:

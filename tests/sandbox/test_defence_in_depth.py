@@ -24,6 +24,9 @@ from agent.sandbox.checks import check_code
 
 from tests.sandbox.layers_off import LayersOffRunner
 
+pytestmark = pytest.mark.heavy  # the sandbox worker
+
+
 # With the static check off, node code reaches the real builtins through a helper's globals
 # (a bound method forwards `__globals__` to its function, so this also worked before).
 REAL = (

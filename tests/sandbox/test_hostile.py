@@ -1,6 +1,10 @@
 """Hostile node code: each snippet must be refused, fail cleanly or time out,
 leave a live worker (the same one or its replacement), keep the canary
-variables intact, and end within 1.5x the node time limit."""
+variables intact, and end within 1.5x the node time limit.
+
+The cases share one runner (`runner`, module-scoped here): a case that kills its worker
+leaves the runner to bring up the replacement itself, with the kept variables, which is
+what each case checks after its snippet. Tests that need other settings make their own."""
 
 from __future__ import annotations
 
@@ -8,8 +12,15 @@ import os
 import time
 
 import pytest
+import pytest_asyncio
 
 from agent.sandbox.runner import SandboxRunner
+
+from .conftest import MEMORY_MB
+
+# heavy: the sandbox worker; every test on the module's event loop, where the shared runner lives
+pytestmark = [pytest.mark.heavy, pytest.mark.asyncio(loop_scope="module")]
+
 
 NODE_TIMEOUT = 1.0
 
@@ -107,6 +118,17 @@ HOSTILE: list[tuple[str, str, str, str]] = [
 ]
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def runner():
+    """One runner for the module's cases (the package's `runner` starts one per test)."""
+    shared = SandboxRunner(node_timeout=NODE_TIMEOUT, memory_mb=MEMORY_MB, max_output_chars=10_000)
+    await shared.ensure_started()
+    try:
+        yield shared
+    finally:
+        await shared.close()
+
+
 def _check(outcome, kind: str, text: str, elapsed: float) -> None:
     # the limit plus a worker's restart (bwrap's namespaces: a few hundred ms on a loaded machine), never a hang
     assert elapsed <= NODE_TIMEOUT + 3.0, f"took {elapsed:.2f} s"
@@ -141,7 +163,6 @@ async def _assert_canary(runner: SandboxRunner, drive) -> None:
     assert lines == ["- canary (str): alive-123", "- counter_len (int): 3"]
 
 
-@pytest.mark.asyncio
 @pytest.mark.parametrize("code,kind,text", [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE])
 async def test_hostile_snippet(runner, drive, code, kind, text):
     await _canary(runner)
@@ -152,7 +173,6 @@ async def test_hostile_snippet(runner, drive, code, kind, text):
     await _assert_canary(runner, drive)
 
 
-@pytest.mark.asyncio
 async def test_hostile_gauntlet_on_one_runner(drive):
     """All of them in a row through one runner: it keeps recovering."""
     runner = SandboxRunner(node_timeout=NODE_TIMEOUT, memory_mb=256, max_output_chars=10_000)
@@ -170,14 +190,12 @@ async def test_hostile_gauntlet_on_one_runner(drive):
         await runner.close()
 
 
-@pytest.mark.asyncio
 async def test_forbidden_builtin_is_never_a_stub(runner, drive):
     for name in ("open", "eval", "exec", "input", "exit", "globals", "getattr", "breakpoint", "vars"):
         outcome = await drive(runner, f"x = {name}('a')")
         assert outcome.status == "error" and outcome.error == f"forbidden: {name}", outcome
 
 
-@pytest.mark.asyncio
 async def test_print_flood_output_is_capped(runner, drive):
     outcome = await drive(runner, "for i in range(100000):\n    print('line', i)")
     assert outcome.status == "completed"
@@ -185,7 +203,6 @@ async def test_print_flood_output_is_capped(runner, drive):
     assert outcome.output.endswith("[output cut at 10000 chars]\n")
 
 
-@pytest.mark.asyncio
 async def test_output_before_a_timeout_is_kept(runner, drive, make_env):
     env = make_env(default="You see a desk.")
     outcome = await drive(runner, "print('before')\nobs = run('look')\nwhile True:\n    pass", env)
@@ -193,7 +210,6 @@ async def test_output_before_a_timeout_is_kept(runner, drive, make_env):
     assert outcome.output == "before\nYou see a desk.\n"
 
 
-@pytest.mark.asyncio
 async def test_nothing_escapes_to_the_filesystem(runner, drive, tmp_path):
     target = tmp_path / "pwned"
     for code in (
@@ -206,7 +222,6 @@ async def test_nothing_escapes_to_the_filesystem(runner, drive, tmp_path):
     assert not target.exists()
 
 
-@pytest.mark.asyncio
 async def test_output_of_a_node_killed_without_ever_calling_run_is_kept(runner, drive):
     outcome = await drive(runner, "print('searching')\nprint('still searching')\nwhile True:\n    pass")
     assert outcome.error == "timed out after 1.0 s"
@@ -216,7 +231,6 @@ async def test_output_of_a_node_killed_without_ever_calling_run_is_kept(runner, 
     assert outcome.output.startswith("line 0\nline 1\n") and outcome.output.endswith("[output cut at 10000 chars]\n")
 
 
-@pytest.mark.asyncio
 async def test_output_of_a_node_killed_after_ignoring_an_interrupt_is_kept(drive):
     import asyncio
 

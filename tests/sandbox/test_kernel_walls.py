@@ -33,7 +33,9 @@ ROOT = Path(__file__).resolve().parents[2]
 BATTERY = Path(__file__).with_name("hostile_battery.py")
 SECRET = "sk-walls-test-do-not-leak"
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel walls are Linux's")
+# heavy: the sandbox worker
+pytestmark = [pytest.mark.heavy,
+              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel walls are Linux's")]
 
 
 def _require_walls() -> None:

@@ -26,6 +26,9 @@ from agent.sandbox.protocol import encode_reply, load_plain
 
 from tests.sandbox.layers_off import LayersOffRunner
 
+pytestmark = pytest.mark.heavy  # the sandbox worker
+
+
 REAL = "g = {m: print.__globals__['__builtins__']['__import__'](m) for m in ('os', 'sys', 'builtins')}\n"
 WORKER = REAL
 # With the audit hook off too, a frame leads to the worker object (`exec_node`'s `self`).

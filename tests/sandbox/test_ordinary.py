@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.heavy  # the sandbox worker
+
+
 OBSERVATION = (
     "You are in the middle of a room. Looking quickly around you, you see a cabinet 1, "
     "a cabinet 2, a countertop 1, a desk 1, a drawer 3, and a sinkbasin 1."

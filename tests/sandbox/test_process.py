@@ -13,6 +13,8 @@ from agent.runtime.runner import ActionRequest, NodeOutcome
 from agent.sandbox.runner import SandboxError, SandboxRunner
 from agent.sandbox.walls import SandboxPolicy
 
+pytestmark = pytest.mark.heavy  # the sandbox worker
+
 
 async def wait_until(condition, timeout: float = 5.0) -> None:
     """Poll `condition` until it holds; fail after `timeout` seconds."""

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent.runtime import events as ev
 from agent.sessions.export import sft_lines
 from agent.sessions.journal_read import JOURNAL_FILE, read_journal
@@ -20,6 +22,9 @@ from envs import make_env
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 
 from .test_sessions import GAME, action_log, new_session, snapshot, step_until, toy, walk_llm  # noqa: F401 - toy: the autouse fixture
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
 
 ROOT = Path(__file__).resolve().parents[2]
 LOOK = "<execute>\nsteps = ['look']\n</execute>"

@@ -23,6 +23,9 @@ from recode_tui.console.app import build_app
 from recode_tui.console.screens.sessions import SessionsScreen
 from tests.settings import console_options
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
+
 GAME = "heat-01"
 
 

@@ -15,7 +15,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent.sessions.journal_read import read_journal
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
 
 HOSTILE_ACTIONS = ["go to \ud800 cabinet", "\x1b]52;c;aGk=\x07look", "\r\x1b[2K SUCCESS: won"]
 

@@ -20,6 +20,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import pytest
+
 from agent.runtime import events as ev
 from agent.sessions.journal_read import read_journal
 from agent.sessions.session import start_session
@@ -28,6 +30,9 @@ from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import console_options, episode_named, run_settings
 from envs.registry import EpisodeRef
 from tests.eval.helpers import run_main
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-the-users-own-key"

@@ -18,6 +18,10 @@ from pathlib import Path
 import pytest
 
 from recode_tui.console.viewers.journal_file import JournalFileApp, load_journal_view
+from tests.eval.helpers import run_main
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
 
 ROOT = Path(__file__).resolve().parents[2]
 AUDITED = """
@@ -155,8 +159,7 @@ async def test_tui_open_shows_the_session_read_only_without_running_it(elsewhere
 
 
 def test_tui_open_of_a_missing_journal_is_one_line(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "recode_tui", "tui", "--open", str(tmp_path / "nope")],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    done = run_main(["tui", "--open", str(tmp_path / "nope")], dict(os.environ), cwd=ROOT)
     assert done.returncode == 2
     assert done.stderr.startswith("recode-tui: error: no session") and done.stderr.count("\n") == 1
 

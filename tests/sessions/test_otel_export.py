@@ -14,6 +14,8 @@ from recode_tui.commands.cli import main
 
 pytest.importorskip("opentelemetry.sdk.trace")
 
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
 
 def run_demo(tmp_path: Path) -> Path:
     """A real ReCode run of put-01 with the demo script; its session folder."""

@@ -14,8 +14,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from tests.eval.helpers import run_main
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
 
 ROOT = Path(__file__).resolve().parents[2]
 SPIN = """answers:

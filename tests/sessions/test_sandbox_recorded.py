@@ -6,9 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agent.sessions.journal_read import read_journal
 from tests.eval.helpers import run_main
 from tests.sessions.test_resume_precedence import environment
+
+pytestmark = pytest.mark.heavy  # the sandbox worker
 
 
 def test_diff_names_the_sandbox_two_runs_had(tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from agent.runtime import events as ev
 from agent.sessions.journal import write_draft
 from agent.sessions.journal_read import read_journal
@@ -22,6 +24,9 @@ from recode_tui.setup.sessions import find_resume
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
 from tests.eval.helpers import run_main
+
+pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+
 
 ROOT = Path(__file__).resolve().parents[2]
 
