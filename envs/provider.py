@@ -11,7 +11,7 @@ is refused up front without gold paths; `docs/environments.md` tabulates them).
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from enum import Enum
 from typing import TYPE_CHECKING, ClassVar, Iterable, Mapping, TypeVar
 
@@ -60,7 +60,7 @@ class EnvOptions:
 
     def to_mapping(self) -> dict[str, str]:
         """The options given (not their defaults), by field name: what a record keeps."""
-        return {spec.name: getattr(self, spec.name) for spec in fields(self) if getattr(self, spec.name) is not None}
+        return {name: value for name, value in asdict(self).items() if value is not None}
 
 
 class Capability(Enum):
