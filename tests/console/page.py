@@ -206,7 +206,21 @@ class ConsolePage:
             await self._shown(stop)
         finally:
             self.app.screen_change_signal.unsubscribe(self.app)
-        await self.worked("session")
+        await self.work_done("session")
+
+    async def checked(self) -> None:
+        """Wait until the answer editor's check line judges the text now in it (a typed text is
+        checked in a worker; a proposal's check may be shown already)."""
+        await self.work_done("expansion-check")
+
+    async def work_done(self, group: str) -> None:
+        """Like `worked`, when the work may be over already: no worker of `group` left is no wait
+        (Textual's `wait_for_complete` takes an empty list for every worker, the agent's too)."""
+        await self.pilot.pause()
+        left = [w for w in self.app.workers if w.group == group]
+        if left:
+            await self.app.workers.wait_for_complete(left)
+        await self.pilot.pause()
 
 
 @asynccontextmanager

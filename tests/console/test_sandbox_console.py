@@ -92,7 +92,7 @@ async def test_a_forbidden_call_is_refused_in_the_editor_before_submit() -> None
         await page.type(READ_SECRETS)
         # The check line shows the sandbox's refusal while typing, before any submit,
         # with the editor line of the statement.
-        await page.worked("expansion-check")
+        await page.checked()
         check_line = page.screen.query_one("#expand-check")
         assert str(check_line.content).startswith("✗ line 5: forbidden: open"), str(check_line.content)
         assert not page.screen.agent.tree.root.llm_calls and page.state == "awaiting expansion"

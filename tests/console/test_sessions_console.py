@@ -140,7 +140,7 @@ async def test_both_branches_are_listed_and_enter_resumes_the_one_chosen(tmp_pat
         await page.press("S")
         screen = page.app.screen
         assert isinstance(screen, SessionsScreen)
-        await page.worked("sessions-list")
+        await page.work_done("sessions-list")
         assert screen.loaded
         rows = {row.session_id: row for row in screen.rows}
         assert set(rows) == {old.name, fork.name}
