@@ -222,6 +222,27 @@ class ConsolePage:
             await self.app.workers.wait_for_complete(left)
         await self.pilot.pause()
 
+    async def opened(self, *keys: str) -> Any:
+        """Press keys that open a screen (W the prompt workspace, ctrl+r its comparison, S the sessions)
+        and return the screen once it is on show: awaits the app's screen change; nothing polls."""
+        before = self.app.screen
+        shown: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        def changed(screen: object) -> None:
+            if screen is not before and not shown.done():
+                shown.set_result(screen)
+
+        self.app.screen_change_signal.subscribe(self.app, changed, immediate=True)
+        try:
+            await self.pilot.press(*keys)
+            await asyncio.wait_for(shown, HANG)
+        except asyncio.TimeoutError:
+            raise AssertionError(f"no screen opened in {HANG:g} s after {keys}") from None
+        finally:
+            self.app.screen_change_signal.unsubscribe(self.app)
+        await self.pilot.pause()
+        return shown.result()
+
 
 @asynccontextmanager
 async def toy_console(llm: str | LLM = "human", **options: Any) -> AsyncIterator[ConsolePage]:
