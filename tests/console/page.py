@@ -188,7 +188,8 @@ class ConsolePage:
 
     async def replaced(self, *keys: str) -> None:
         """Press keys that put a new run on show (R rewinds, F forks, enter on a listed session resumes)
-        and wait until the new run's first stop is shown and the session's work is done."""
+        and wait until the new run's first stop is shown and the session's work is done. No keys: the
+        session `--resume` opens at start-up (called first thing under `run_test`)."""
         from recode_tui.console.screens.debug_screen import DebugScreen
 
         old = self.screen
