@@ -38,11 +38,11 @@ def webshop_react(tmp_path):
 async def test_the_first_screen_shows_the_whole_task_and_no_recode_skeleton(webshop, tmp_path) -> None:
     async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as page:
         app = page.app
-        view = app.debug_screen.observation_view
+        view = page.screen.observation_view
         assert view.region.height >= 6  # on the first screen, not behind a key
         assert "price lower than 20.00 dollars" in view.text  # the task's price limit
-        assert "<think>" not in app.debug_screen.editor.editor.text  # ReAct's run: no ReCode skeleton before its first call
-        status = app.debug_screen.query_one("#status").text.splitlines()
+        assert "<think>" not in page.screen.editor.editor.text  # ReAct's run: no ReCode skeleton before its first call
+        status = page.screen.query_one("#status").text.splitlines()
         assert not any(line.rstrip().endswith("…") for line in status), status
 
 
@@ -55,9 +55,9 @@ async def test_the_observation_tab_holds_the_results_page_whole_and_z_gives_it_t
         await submit_once(pilot, app)
         await until_call(pilot, app, "act")
         await pilot.press("escape", "O", "z")
-        view = app.debug_screen.observation_view
-        assert app.focused is view and app.debug_screen.maximized is not None  # zoomed
-        page = app.debug_screen.agent.turns[0].observation
+        view = shown.screen.observation_view
+        assert app.focused is view and shown.screen.maximized is not None  # zoomed
+        page = shown.screen.agent.turns[0].observation
         assert page.strip() in view.text and "step 1 > search[" in view.text
         # The whole page fits the zoomed pane at 80x24: wrapped, nothing past the pane's bottom or right edge.
         assert view.virtual_size.width <= view.scrollable_content_region.width
@@ -88,9 +88,9 @@ async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop, 
         assert (await answer(pilot, app, "Thought: open it\nAction: click[b01dqcju2k]")).ok
         await submit_once(pilot, app)
         await until_call(pilot, app, "act")
-        results = app.debug_screen.agent.turns[0].observation
+        results = page.screen.agent.turns[0].observation
         await pilot.press("escape", "a")
-        pane = app.debug_screen.query_one(AgentViewPane)
+        pane = page.screen.query_one(AgentViewPane)
         assert app.focused is pane  # the Turns tab
         last_part = results.split("[SEP]")[-1].strip()
         assert not any(last_part in line for line in pane.lines)  # turn 1's results page: its first line only

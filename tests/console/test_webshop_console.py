@@ -29,9 +29,9 @@ async def test_a_person_buys_the_shampoo_in_the_console_and_the_status_shows_the
         assert page.state == "awaiting expansion"
         await page.answer(PLAN)
         await page.step("continue")
-        assert page.state == "done" and app.debug_screen.agent.finished.success
+        assert page.state == "done" and page.screen.agent.finished.success
         assert "reward 1.00" in status.text and "steps 4/30" in status.text
-        log = "\n".join(app.debug_screen.env_log.lines)
+        log = page.log()
         assert "Thank you for shopping with us!" in log and "WON" in log
 
 
