@@ -24,7 +24,7 @@ async def test_stepping_keys_are_greyed_once_the_episode_has_ended(toy_env) -> N
         await page.step("continue")
         assert page.screen.debugger.done and page.state is RunState.DONE
         assert _next_key(page).has_class("-disabled")
-        events = page.screen.debugger.events_seen
+        events, reason = page.screen.debugger.events_seen, page.reason
         await page.press("n")  # a greyed key does nothing, and says nothing
         assert page.screen.debugger.events_seen == events and page.state is RunState.DONE
-        assert not page.screen.driver.busy
+        assert page.reason == reason and not page.screen.driver.busy
