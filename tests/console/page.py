@@ -170,6 +170,80 @@ class ConsolePage:
             raise AssertionError(f"no stop was shown in {HANG:g} s (the run says: {self.reason!r})") from None
         await self.pilot.pause()  # the requests the stop posted (the editor's focus, the key line) are handled
 
+    async def reached(self, state: str) -> None:
+        """Wait until the run's state is `state`: for what no stop marks (a review's proposal, shown
+        whenever the model answers). Awaits the state's change; nothing polls."""
+        reached: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+        def changed(value: str) -> None:
+            if value == state and not reached.done():
+                reached.set_result(value)
+
+        self.screen.watch(self.screen, "run_state", changed, init=True)
+        try:
+            await asyncio.wait_for(reached, HANG)
+        except asyncio.TimeoutError:
+            raise AssertionError(f"the run never reached {state!r} in {HANG:g} s (it is {self.state!r})") from None
+        await self.pilot.pause()  # the requests posted with the state (the editor, the key line) are handled
+
+    async def replaced(self, *keys: str) -> None:
+        """Press keys that put a new run on show (R rewinds, F forks, enter on a listed session resumes)
+        and wait until the new run's first stop is shown and the session's work is done. No keys: the
+        session `--resume` opens at start-up (called first thing under `run_test`)."""
+        from recode_tui.console.screens.debug_screen import DebugScreen
+
+        old = self.screen
+
+        def changed(screen: object) -> None:  # the new run's screen: its stops are the ones to await
+            if isinstance(screen, DebugScreen) and screen is not old and self._subscribed is not screen:
+                screen.stop_shown.subscribe(self.app, self._on_stop_shown, immediate=True)
+                self._subscribed = screen
+
+        self.app.screen_change_signal.subscribe(self.app, changed, immediate=True)
+        try:
+            stop: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+            self._waiting.append(stop)
+            await self.pilot.press(*keys)
+            await self._shown(stop)
+        finally:
+            self.app.screen_change_signal.unsubscribe(self.app)
+        await self.work_done("session")
+
+    async def checked(self) -> None:
+        """Wait until the answer editor's check line judges the text now in it (a typed text is
+        checked in a worker; a proposal's check may be shown already)."""
+        await self.work_done("expansion-check")
+
+    async def work_done(self, group: str) -> None:
+        """Like `worked`, when the work may be over already: no worker of `group` left is no wait
+        (Textual's `wait_for_complete` takes an empty list for every worker, the agent's too)."""
+        await self.pilot.pause()
+        left = [w for w in self.app.workers if w.group == group]
+        if left:
+            await self.app.workers.wait_for_complete(left)
+        await self.pilot.pause()
+
+    async def opened(self, *keys: str) -> Any:
+        """Press keys that open a screen (W the prompt workspace, ctrl+r its comparison, S the sessions)
+        and return the screen once it is on show: awaits the app's screen change; nothing polls."""
+        before = self.app.screen
+        shown: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        def changed(screen: object) -> None:
+            if screen is not before and not shown.done():
+                shown.set_result(screen)
+
+        self.app.screen_change_signal.subscribe(self.app, changed, immediate=True)
+        try:
+            await self.pilot.press(*keys)
+            await asyncio.wait_for(shown, HANG)
+        except asyncio.TimeoutError:
+            raise AssertionError(f"no screen opened in {HANG:g} s after {keys}") from None
+        finally:
+            self.app.screen_change_signal.unsubscribe(self.app)
+        await self.pilot.pause()
+        return shown.result()
+
 
 @asynccontextmanager
 async def toy_console(llm: str | LLM = "human", **options: Any) -> AsyncIterator[ConsolePage]:

@@ -1,9 +1,14 @@
 """What a person must read to act, at 80x24 (Pilot): the observation at hand whole, a `!` value whole,
 ReAct's earlier observations on demand, an empty root answer flagged, an invalid action as a breakpoint,
-the status line whole, the focused editor marked."""
+the status line whole, the focused editor marked.
+
+WebShop's pages are real (marked heavy); the rest is the console's, tested on the toy world with node
+code in-process (tests/console/page.py).
+"""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input
 
 from agent.runtime import events as ev
@@ -14,11 +19,15 @@ from recode_tui.console.screens.shell_prompt import ShellPrompt
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
 
-from .helpers import checked, command, settled, started, type_text, wait_for
+from .page import ConsolePage, toy_app
 from .test_agent_answers_console import answer, submit_once, until_call
-from tests.settings import console_options
 
 SMALL = (80, 24)
+
+
+def small_toy(**options) -> ConsolePage:
+    """The console on toy:vase-1 at 80x24, as a person answers it (a context manager)."""
+    return ConsolePage.open(toy_app(**options), size=SMALL)
 
 
 def webshop_react(tmp_path):
@@ -27,49 +36,42 @@ def webshop_react(tmp_path):
     return console_app(args)
 
 
+@pytest.mark.heavy
 async def test_the_first_screen_shows_the_whole_task_and_no_recode_skeleton(webshop, tmp_path) -> None:
-    app = webshop_react(tmp_path)
-    async with app.run_test(size=SMALL) as pilot:
-        await started(pilot, app)
-        await settled(pilot)
-        view = app.debug_screen.observation_view
+    async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as page:
+        app = page.app
+        view = page.screen.observation_view
         assert view.region.height >= 6  # on the first screen, not behind a key
         assert "price lower than 20.00 dollars" in view.text  # the task's price limit
-        assert "<think>" not in app.debug_screen.editor.editor.text  # ReAct's run: no ReCode skeleton before its first call
-        status = app.debug_screen.query_one("#status").text.splitlines()
+        assert "<think>" not in page.screen.editor.editor.text  # ReAct's run: no ReCode skeleton before its first call
+        status = page.screen.query_one("#status").text.splitlines()
         assert not any(line.rstrip().endswith("…") for line in status), status
 
 
+@pytest.mark.heavy
 async def test_the_observation_tab_holds_the_results_page_whole_and_z_gives_it_the_screen(webshop, tmp_path) -> None:
-    app = webshop_react(tmp_path)
-    async with app.run_test(size=SMALL) as pilot:
-        await started(pilot, app)
+    async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as shown:
+        pilot, app = shown.pilot, shown.app
         await until_call(pilot, app, "act")
         assert (await answer(pilot, app, "Thought: search\nAction: search[color safe paraben free shampoo 16 fl oz]")).ok
         await submit_once(pilot, app)
         await until_call(pilot, app, "act")
         await pilot.press("escape", "O", "z")
-        view = app.debug_screen.observation_view
-        await wait_for(pilot, lambda: app.focused is view and app.debug_screen.maximized is not None, what="zoomed")
-        await settled(pilot)
-        page = app.debug_screen.agent.turns[0].observation
+        view = shown.screen.observation_view
+        assert app.focused is view and shown.screen.maximized is not None  # zoomed
+        page = shown.screen.agent.turns[0].observation
         assert page.strip() in view.text and "step 1 > search[" in view.text
         # The whole page fits the zoomed pane at 80x24: wrapped, nothing past the pane's bottom or right edge.
         assert view.virtual_size.width <= view.scrollable_content_region.width
         assert view.max_scroll_y == 0, (view.virtual_size, view.scrollable_content_region)
 
 
-async def test_a_shell_value_is_shown_whole_in_a_box_that_scrolls() -> None:
-    app = build_app(console_options())
-    async with app.run_test(size=SMALL) as pilot:
-        await started(pilot, app)
-        await pilot.press("exclamation_mark")
-        await wait_for(pilot, lambda: isinstance(app.screen, ShellPrompt), what="the shell prompt")
-        prompt = app.screen
-        await type_text(pilot, "'\\n'.join(f'line {i}: ' + 'word ' * 12 for i in range(40))")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: prompt.ran == 1, what="the line's answer")
-        await settled(pilot)
+async def test_a_shell_value_is_shown_whole_in_a_box_that_scrolls(toy_env) -> None:
+    async with small_toy() as page:
+        prompt = await page.opened("exclamation_mark")
+        assert isinstance(prompt, ShellPrompt)
+        await page.type("'\\n'.join(f'line {i}: ' + 'word ' * 12 for i in range(40))")
+        await page.press("enter")  # the line runs in the run's namespace while the key is handled
         assert "cut" not in prompt.result and "line 39: word" in prompt.result
         box = prompt.query_one("#shell-result-box")
         assert box.region.height >= 8 and box.region.bottom <= SMALL[1]  # most of the screen, within it
@@ -77,10 +79,10 @@ async def test_a_shell_value_is_shown_whole_in_a_box_that_scrolls() -> None:
         assert box.virtual_size.width <= box.scrollable_content_region.width  # wrapped, never cut at the edge
 
 
+@pytest.mark.heavy
 async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop, tmp_path) -> None:
-    app = webshop_react(tmp_path)
-    async with app.run_test(size=SMALL) as pilot:
-        await started(pilot, app)
+    async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as page:
+        pilot, app = page.pilot, page.app
         await until_call(pilot, app, "act")
         assert (await answer(pilot, app, "Thought: search\nAction: search[color safe paraben free shampoo 16 fl oz]")).ok
         await submit_once(pilot, app)
@@ -88,86 +90,81 @@ async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop, 
         assert (await answer(pilot, app, "Thought: open it\nAction: click[b01dqcju2k]")).ok
         await submit_once(pilot, app)
         await until_call(pilot, app, "act")
-        results = app.debug_screen.agent.turns[0].observation
+        results = page.screen.agent.turns[0].observation
         await pilot.press("escape", "a")
-        pane = app.debug_screen.query_one(AgentViewPane)
-        await wait_for(pilot, lambda: app.focused is pane, what="the Turns tab")
+        pane = page.screen.query_one(AgentViewPane)
+        assert app.focused is pane  # the Turns tab
         last_part = results.split("[SEP]")[-1].strip()
         assert not any(last_part in line for line in pane.lines)  # turn 1's results page: its first line only
         await pilot.press("enter")
-        await wait_for(pilot, lambda: any(last_part in line for line in pane.lines), what="the page whole")
+        assert any(last_part in line for line in pane.lines)  # the page whole
         await pilot.press("enter")
-        await wait_for(pilot, lambda: not any(last_part in line for line in pane.lines), what="folded again")
+        assert not any(last_part in line for line in pane.lines)  # folded again
 
 
-async def test_an_empty_root_answer_warns_that_it_skips_the_whole_task() -> None:
-    app = build_app(console_options())
-    async with app.run_test(size=SMALL) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        assert app.debug_screen.editor.node_id == app.debug_screen.agent.tree.root.id
-        await checked(pilot, app)
-        line = str(app.debug_screen.query_one("#expand-check").render())
-        assert app.debug_screen.editor.last_check.empty and not line.startswith("✓"), line
+async def test_an_empty_root_answer_warns_that_it_skips_the_whole_task(toy_env) -> None:
+    async with small_toy() as page:
+        await page.step("continue")
+        assert page.screen.editor.node_id == page.screen.agent.tree.root.id
+        await page.checked()
+        line = str(page.screen.query_one("#expand-check").render())
+        assert page.screen.editor.last_check.empty and not line.startswith("✓"), line
         assert "skips the whole task" in line
 
 
-async def test_an_invalid_action_breakpoint_stops_the_run_there() -> None:
-    app = build_app(console_options())
-    async with app.run_test(size=SMALL) as pilot:
-        await started(pilot, app)
-        await pilot.press("B")
-        app.debug_screen.query_one("#bp-input", Input).focus()
-        await type_text(pilot, "invalid")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: len(app.debug_screen.debugger.breakpoints) == 2, what="the breakpoint added")
-        assert app.debug_screen.debugger.breakpoints[1].describe() == "an invalid action"
-        app.debug_screen.tree_view.focus()
-        await command(pilot, app, "c")
-        app.debug_screen.editor.editor.load_text('run("fly to the moon")\nrun("go to diningtable 1")')
-        await checked(pilot, app)
-        await command(pilot, app, "ctrl+s")
-        await command(pilot, app, "c")
-        assert isinstance(app.debug_screen.debugger.last_event, ev.ObservationReceived)
-        assert app.debug_screen.debugger.last_event.action == "fly to the moon" and app.debug_screen.agent.env.steps == 1
-        assert app.debug_screen.reason.startswith("breakpoint 2: an invalid action — fly to the moon → Nothing happens.")
+async def test_an_invalid_action_breakpoint_stops_the_run_there(toy_env) -> None:
+    async with small_toy() as page:
+        await page.press("B")
+        page.screen.query_one("#bp-input", Input).focus()
+        await page.type("invalid")
+        await page.press("enter")
+        assert len(page.screen.debugger.breakpoints) == 2
+        assert page.screen.debugger.breakpoints[1].describe() == "an invalid action"
+        page.screen.tree_view.focus()
+        await page.step("continue")
+        page.screen.editor.editor.load_text('run("fly to the moon")\nrun("go to diningtable 1")')
+        await page.checked()
+        await page.command("ctrl+s")
+        await page.step("continue")
+        last = page.screen.debugger.last_event
+        assert isinstance(last, ev.ObservationReceived)
+        assert last.action == "fly to the moon" and page.screen.agent.env.steps == 1
+        assert page.reason.startswith("breakpoint 2: an invalid action — fly to the moon → Nothing happens.")
 
 
-async def test_the_focused_editor_is_marked_at_80x24() -> None:
-    app = build_app(console_options())
-    async with app.run_test(size=SMALL) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        assert app.focused is app.debug_screen.editor.editor
-        await settled(pilot)
-        area = app.debug_screen.editor.editor
+async def test_the_focused_editor_is_marked_at_80x24(toy_env) -> None:
+    async with small_toy() as page:
+        await page.step("continue")
+        area = page.screen.editor.editor
+        assert page.app.focused is area
         assert area.styles.border_left[0] == "heavy"  # the short editor's left edge says it has the keys
-        await pilot.press("escape")
-        await settled(pilot)
+        await page.press("escape")
         assert area.styles.border_left[0] != "heavy"
-        assert app.focused.styles.border_left[0] == "heavy"  # the pane the focus went to is marked instead
+        assert page.app.focused.styles.border_left[0] == "heavy"  # the pane the focus went to is marked instead
 
 
 def overlaps(a, b) -> bool:
     return a.x < b.right and b.x < a.right and a.y < b.bottom and b.y < a.bottom
 
 
-async def test_a_notice_never_covers_the_editor_or_its_check_line_zoomed_or_not() -> None:
-    app = build_app(console_options())
+async def test_a_notice_never_covers_the_editor_or_its_check_line_zoomed_or_not(toy_env) -> None:
+    app = toy_app()
     async with app.run_test(size=SMALL, notifications=True) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
+        page = ConsolePage(pilot)
+        await page.started()
+        await page.step("continue")
         screen = app.debug_screen
         for zoom in (False, True):
             if zoom:
                 await pilot.press("ctrl+t")
-                await wait_for(pilot, lambda: screen.maximized is not None, what="the editor zoomed")
+                assert screen.maximized is not None  # the editor zoomed
             app.notify("Session forked: /a/long/path/to/the/sessions/folder/20261128-put-01", timeout=30)
-            await wait_for(pilot, lambda: bool(screen.query("Toast")), what="the notice")
-            await settled(pilot)
+            await pilot.pause()
+            assert screen.query("Toast")  # the notice
             covered = [screen.query_one("#expand-text").region, screen.query_one("#expand-check").region]
             for toast in screen.query("Toast"):
                 assert toast.region.height and not any(overlaps(toast.region, part) for part in covered), (
                     zoom, toast.region, covered)
             app.clear_notifications()
-            await wait_for(pilot, lambda: not screen.query("Toast"), what="the notices gone")
+            await pilot.pause()
+            assert not screen.query("Toast")  # the notices gone

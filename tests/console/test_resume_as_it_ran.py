@@ -2,7 +2,7 @@
 
 Real parts: the command line's parser and `console_app` (what `recode-tui tui` builds), the real
 `openai` client against the local OpenAI-compatible server on 127.0.0.1, the real Textual app
-through Pilot, real journals.
+through Pilot, real journals; on the toy world (tests/toyenv), played like put-01.
 """
 
 from __future__ import annotations
@@ -18,29 +18,31 @@ from recode_tui.commands.cli import console_app
 from recode_tui.setup.usage import UsageError
 from tests.test_setup import parsed
 
-from .helpers import SIZE, started, wait_for
-from .test_fork_paths import draft_saved, resumed
-from .test_models_console import GOOD, answers, profiles_file, proposal_shown
+from recode_tui.console.run.run_state import RunState
+
+from .helpers import SIZE
+from .page import ConsolePage
+from .test_fork_paths import draft_saved
+from .test_models_console import GOOD, answers, profiles_file
 
 MINE = GOOD.replace("The vase is on the dining table.", "My own reading: the vase waits on the dining table.")
 
 
 async def test_a_review_session_on_a_named_profile_resumes_on_it_in_review_with_the_typed_answer(
-        tmp_path: Path, monkeypatch) -> None:
+        tmp_path: Path, monkeypatch, toy_game: str) -> None:
     monkeypatch.chdir(tmp_path)  # no ./configs/profiles.yaml
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no profiles file of the user's
     sessions = str(tmp_path / "sessions")
     with OpenAICompatibleServer(answers(GOOD)) as server:
         profiles = profiles_file(tmp_path, server.base_url)
-        app = console_app(parsed("tui", "--game", "put-01", "--llm", "profile:local", "--profiles", profiles,
+        app = console_app(parsed("tui", "--game", toy_game, "--llm", "profile:local", "--profiles", profiles,
                                  "--review", "--no-break", "--sessions", sessions))
-        async with app.run_test(size=SIZE) as pilot:
-            await started(pilot, app)
-            await pilot.press("c")
-            await proposal_shown(pilot, app)
-            app.debug_screen.editor.editor.load_text(MINE)  # the person edits the proposal, then quits
+        async with ConsolePage.open(app) as page:
+            await page.press("c")
+            await page.reached(RunState.REVIEWING)
+            page.screen.editor.editor.load_text(MINE)  # the person edits the proposal, then quits
             folder = app.session_control.session.folder
-            await draft_saved(pilot, app, folder, "My own reading")
+            await draft_saved(page.pilot, app, folder, "My own reading")
             hint = app.resume_hint()
         assert hint == f"recode-tui tui --resume {folder} --profiles {Path(profiles).resolve()} --review"
         assert read_journal(folder).header.review
@@ -52,14 +54,14 @@ async def test_a_review_session_on_a_named_profile_resumes_on_it_in_review_with_
         followed = [arg for arg in shlex.split(hint)[1:] if arg != "--review"]  # review goes on from the record
         app = console_app(parsed(*followed, "--sessions", sessions, llm_given=False))
         async with app.run_test(size=SIZE) as pilot:
-            await resumed(pilot, app)
-            await pilot.press("c")
-            await proposal_shown(pilot, app)
-            assert app.debug_screen.agent.host.llm.name.endswith("profile:local")
-            assert app.debug_screen.editor.editor.text == MINE  # offered back, not replaced by the new proposal
-            await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: app.debug_screen.agent.host.done, what="the end of the run")
-            assert app.debug_screen.agent.host.finished.success
+            page = ConsolePage(pilot)
+            await page.replaced()  # the session, replayed
+            await page.press("c")
+            await page.reached(RunState.REVIEWING)
+            assert page.screen.agent.host.llm.name.endswith("profile:local")
+            assert page.screen.editor.editor.text == MINE  # offered back, not replaced by the new proposal
+            await page.command("ctrl+s")
+            assert page.screen.agent.host.done and page.screen.agent.host.finished.success
     records = read_journal(folder).records
     [answer] = [r for r in records if r["type"] == "answer"]
     assert (answer["answer"], answer["source"]) == (MINE, "model+edited")

@@ -1,31 +1,30 @@
-"""The run state drives the keys: once the episode has ended, the stepping keys are greyed."""
+"""The run state drives the keys: once the episode has ended, the stepping keys are greyed.
+
+On the toy world with node code in-process (tests/console/page.py): the keys are the console's.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from textual.widget import Widget
 
-from recode_tui.console.app import build_app
 from recode_tui.console.run.run_state import RunState
-from tests.console.helpers import SIZE, command, footer_keys, started, wait_for
-from tests.settings import console_options
+from tests.console.helpers import footer_keys
+
+from .page import ConsolePage, toy_console
 
 
-def _next_key(app) -> Widget:
-    return next(k for k in footer_keys(app.screen) if k.action == "step('next')")
+def _next_key(page: ConsolePage) -> Widget:
+    return next(k for k in footer_keys(page.app.screen) if k.action == "step('next')")
 
 
-async def test_stepping_keys_are_greyed_once_the_episode_has_ended(tmp_path: Path) -> None:
-    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        assert app.debug_screen.run_state is RunState.PAUSED
-        assert not _next_key(app).has_class("-disabled")
-        await command(pilot, app, "c")
-        assert app.debug_screen.debugger.done and app.debug_screen.run_state is RunState.DONE
-        await wait_for(pilot, lambda: _next_key(app).has_class("-disabled"), what="the greyed Next key")
-        stops = app.debug_screen.stops
-        await pilot.press("n")  # a greyed key does nothing, and says nothing
-        await pilot.pause()
-        assert app.debug_screen.stops == stops and app.debug_screen.run_state is RunState.DONE
+async def test_stepping_keys_are_greyed_once_the_episode_has_ended(toy_env) -> None:
+    async with toy_console("gold", breakpoints=[]) as page:
+        assert page.state is RunState.PAUSED
+        assert not _next_key(page).has_class("-disabled")
+        await page.step("continue")
+        assert page.screen.debugger.done and page.state is RunState.DONE
+        assert _next_key(page).has_class("-disabled")
+        events, reason = page.screen.debugger.events_seen, page.reason
+        await page.press("n")  # a greyed key does nothing, and says nothing
+        assert page.screen.debugger.events_seen == events and page.state is RunState.DONE
+        assert page.reason == reason and not page.screen.driver.busy

@@ -1,4 +1,4 @@
-"""The sandbox in the console: timeouts, interrupts, refusals, the TRUSTED badge."""
+"""The sandbox in the console: timeouts, interrupts, refusals, the TRUSTED badge (the real sandbox worker)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,11 @@ from recode_tui.commands import cli
 from recode_tui.console.app import build_app
 from recode_tui.console.widgets.node_detail import NodeDetail
 
-from .helpers import SIZE, command, select_node, started, type_text, wait_for
+from .helpers import wait_for
+from .page import ConsolePage
 from tests.settings import console_options
+
+pytestmark = pytest.mark.heavy  # the sandbox's worker process is what these tests are about
 
 PUT_PLAN = (
     'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
@@ -25,38 +28,36 @@ SPIN = "n = 0\nwhile True:\n    n += 1"
 READ_SECRETS = 'data = open("/etc/passwd").read()'
 
 
-def detail_text(app) -> str:
+def detail_text(page: ConsolePage) -> str:
     console = Console(width=200, record=True, file=io.StringIO())
-    console.print(app.debug_screen.query_one(NodeDetail).query_one("#detail-body").content)
+    console.print(page.screen.query_one(NodeDetail).query_one("#detail-body").content)
     return console.export_text()
 
 
-async def select(pilot, app, node_id: str) -> None:
-    app.debug_screen.tree_view.select_node(app.debug_screen.tree_view.item(node_id))
-    await select_node(pilot, app, node_id)
+async def select(page: ConsolePage, node_id: str) -> None:
+    """The node selected (its detail shown), the cursor on it."""
+    page.screen.tree_view.select_node(page.screen.tree_view.item(node_id))
+    await page.select(node_id)
 
 
 async def test_a_typed_infinite_loop_times_out_and_the_run_goes_on() -> None:
     app = build_app(console_options(breakpoints=[], node_timeout=2.0))  # room for a loaded machine
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        await type_text(pilot, SPIN)
-        await command(pilot, app, "ctrl+s")
-        await command(pilot, app, "c")  # `n = 0` runs, then the loop spins until the node timeout
-        looping = next(n for n in app.debug_screen.agent.tree.nodes.values() if n.code.startswith("while True"))
+    async with ConsolePage.open(app) as page:
+        await page.step("continue")
+        await page.answer(SPIN)
+        await page.step("continue")  # `n = 0` runs, then the loop spins until the node timeout
+        looping = next(n for n in page.screen.agent.tree.nodes.values() if n.code.startswith("while True"))
         assert looping.status is NodeStatus.ERROR and looping.error == "timed out after 2.0 s"
         # The agent asks for a repair: the console is alive and awaits the person.
-        assert app.debug_screen.run_state == "awaiting expansion" and "repair" in app.debug_screen.reason
-        await pilot.press("escape")
-        await select(pilot, app, looping.id)
-        assert "error timed out after 2.0 s" in detail_text(app)
-        await pilot.press("e")
-        await type_text(pilot, PUT_PLAN)
-        await command(pilot, app, "ctrl+s")
-        await command(pilot, app, "c")
-        assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success
-        assert app.debug_screen.agent.runner.restarts >= 1
+        assert page.state == "awaiting expansion" and "repair" in page.reason
+        await page.press("escape")
+        await select(page, looping.id)
+        assert "error timed out after 2.0 s" in detail_text(page)
+        await page.press("e")
+        await page.answer(PUT_PLAN)
+        await page.step("continue")
+        assert page.screen.agent.host.finished is not None and page.screen.agent.host.finished.success
+        assert page.screen.agent.runner.restarts >= 1
 
 
 # Even code that catches KeyboardInterrupt ends as interrupted.
@@ -66,51 +67,46 @@ CATCHES_INTERRUPT = "while True:\n    try:\n        n = 1\n    except KeyboardIn
 @pytest.mark.parametrize("code", ["while True:\n    pass", CATCHES_INTERRUPT], ids=["plain", "catches"])
 async def test_interrupt_stops_a_long_running_node(code: str) -> None:
     app = build_app(console_options(breakpoints=[], node_timeout=60.0))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        await type_text(pilot, code)
-        await command(pilot, app, "ctrl+s")
-        before = app.debug_screen.stops
-        await pilot.press("c")
-        await wait_for(pilot, lambda: app.debug_screen.agent.current is not None and app.debug_screen.agent.current.id == "n1"
-                       and app.debug_screen.agent.current.status is NodeStatus.RUNNING, what="the loop to run")
+    async with ConsolePage.open(app) as page:
+        await page.step("continue")
+        await page.answer(code)
+        await page.press("c")
+        agent = page.screen.agent  # nothing marks a node's start in the panes: the loop is awaited running
+        await wait_for(page.pilot, lambda: agent.current is not None and agent.current.id == "n1"
+                       and agent.current.status is NodeStatus.RUNNING, what="the loop to run")
         began = time.monotonic()
-        await pilot.press("i")
-        await wait_for(pilot, lambda: app.debug_screen.stops > before and not app.debug_screen.driver.busy, timeout=15, what="the stop")
+        await page.command("i")  # the run stops at the interrupt
         assert time.monotonic() - began < 10  # not the 60 s node timeout
-        node = app.debug_screen.agent.tree.nodes["n1"]
+        node = agent.tree.nodes["n1"]
         assert node.status is NodeStatus.ERROR and node.error.startswith("interrupted")
-        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)  # the repair, awaited
-        await pilot.press("escape")
-        await select(pilot, app, "n1")
-        assert "error interrupted" in detail_text(app)
+        assert isinstance(page.screen.debugger.last_event, ev.LLMRequested)  # the repair, awaited
+        await page.press("escape")
+        await select(page, "n1")
+        assert "error interrupted" in detail_text(page)
 
 
-async def test_a_forbidden_call_is_refused_in_the_editor_before_submit_and_a_trusted_run_takes_it() -> None:
-    app = build_app(console_options(breakpoints=[]))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        assert "TRUSTED" not in app.debug_screen.query_one("#status").text
-        await command(pilot, app, "c")
-        await type_text(pilot, READ_SECRETS)
+async def test_a_forbidden_call_is_refused_in_the_editor_before_submit() -> None:
+    async with ConsolePage.open(build_app(console_options(breakpoints=[]))) as page:
+        assert "TRUSTED" not in page.screen.query_one("#status").text
+        await page.step("continue")
+        await page.type(READ_SECRETS)
         # The check line shows the sandbox's refusal while typing, before any submit,
         # with the editor line of the statement.
-        check_line = app.debug_screen.query_one("#expand-check")
-        await wait_for(pilot, lambda: "forbidden: open" in str(check_line.content), what="the live refusal")
+        await page.checked()
+        check_line = page.screen.query_one("#expand-check")
         assert str(check_line.content).startswith("✗ line 5: forbidden: open"), str(check_line.content)
-        assert not app.debug_screen.agent.tree.root.llm_calls and app.debug_screen.run_state == "awaiting expansion"
-        await pilot.press("ctrl+s")  # submitting changes nothing: the text stays, the agent still waits
-        await pilot.pause()
-        assert not app.debug_screen.agent.tree.root.llm_calls and app.debug_screen.debugger.awaiting_human
-        assert READ_SECRETS in app.debug_screen.editor.editor.text
-    trusted = build_app(console_options(breakpoints=[], trusted=True))
-    async with trusted.run_test(size=SIZE) as pilot:
-        await started(pilot, trusted)
-        assert trusted.debug_screen.agent.runner.trusted
-        assert "TRUSTED" in trusted.query_one("#status").text
-        await command(pilot, trusted, "c")
-        assert trusted.debug_screen.editor.check(READ_SECRETS).ok  # a trusted run takes it: the check follows the runner
+        assert not page.screen.agent.tree.root.llm_calls and page.state == "awaiting expansion"
+        await page.press("ctrl+s")  # submitting changes nothing: the text stays, the agent still waits
+        assert not page.screen.agent.tree.root.llm_calls and page.screen.debugger.awaiting_human
+        assert READ_SECRETS in page.screen.editor.editor.text
+
+
+async def test_a_trusted_run_takes_what_the_sandbox_refuses() -> None:
+    async with ConsolePage.open(build_app(console_options(breakpoints=[], trusted=True))) as page:
+        assert page.screen.agent.runner.trusted
+        assert "TRUSTED" in page.app.query_one("#status").text
+        await page.step("continue")
+        assert page.screen.editor.check(READ_SECRETS).ok  # a trusted run takes it: the check follows the runner
 
 
 def test_the_tui_command_passes_sandbox_and_model_options(monkeypatch) -> None:

@@ -13,7 +13,7 @@ from recode_tui.commands.cli import console_app
 from recode_tui.commands.parser import build_parser
 from recode_tui.console.widgets.status_bar import StatusBar
 
-from .helpers import SIZE, command, started, type_text, wait_for
+from .page import ConsolePage
 
 pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
@@ -33,19 +33,16 @@ def _app(tmp_path, episode_ref: str = "boil/0") -> RecodeApp:
 
 
 async def test_a_person_solves_boil_in_the_console_with_the_score_shown(tmp_path) -> None:
-    app = _app(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        status = app.debug_screen.query_one(StatusBar)
+    async with ConsolePage.open(_app(tmp_path)) as page:
+        status = page.screen.query_one(StatusBar)
         assert "sciworld boil/0" in status.text and "score 0/100" in status.text
-        assert "TASK Your task is to boil water" in "\n".join(app.debug_screen.env_log.lines)
-        await command(pilot, app, "c")
-        assert app.debug_screen.run_state == "awaiting expansion"
-        await type_text(pilot, BOIL_PLAN)
-        await command(pilot, app, "ctrl+s")
-        await command(pilot, app, "c")
-        assert app.debug_screen.run_state == "done" and app.debug_screen.agent.host.finished.success
-        log = "\n".join(app.debug_screen.env_log.lines)
+        assert "TASK Your task is to boil water" in page.log()
+        await page.step("continue")
+        assert page.state == "awaiting expansion"
+        await page.answer(BOIL_PLAN)
+        await page.step("continue")
+        assert page.state == "done" and page.screen.agent.host.finished.success
+        log = page.log()
         assert "score 0 → 3" in log and "→ 100" in log  # the environment log notes each score change
         assert "score 100/100" in status.text
         assert "══ WON (14 steps) ══" in log
@@ -66,11 +63,9 @@ async def test_the_jvm_starts_after_the_first_frame_and_off_the_event_loop(tmp_p
 
     monkeypatch.setattr(fresh, "_start", start)
     try:
-        app = _app(tmp_path, "find-animal/0")
-        async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, lambda: bool(painted), what="the first frame")
-            await started(pilot, app)  # the task is shown: the JVM is up
-            assert "TASK Your task is to find a(n) animal" in "\n".join(app.debug_screen.env_log.lines)
+        async with ConsolePage.open(_app(tmp_path, "find-animal/0")) as page:  # the task is shown: the JVM is up
+            assert painted
+            assert "TASK Your task is to find a(n) animal" in page.log()
         assert starts == [(True, False)]  # one start, after the first frame, off the UI thread
     finally:
         fresh.close()

@@ -1,7 +1,9 @@
 """The console side of a session's set-up: the recorded model, a way on from a broken replay, person time.
 
 Real parts: the real `openai` client against the local OpenAI-compatible server
-on 127.0.0.1, the real Textual app through Pilot, real journals.
+on 127.0.0.1, the real Textual app through Pilot, real journals, the command line (`recode-tui run`);
+on the toy world (tests/toyenv: "put a vase in sidetable.", the vase on diningtable 1), node code run
+in-process in the console (tests/console/page.py).
 """
 
 from __future__ import annotations
@@ -19,18 +21,27 @@ from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer
 from recode_tui.commands.cli import nothing_opened
 from recode_tui.setup.build import make_agent, make_llm
-from recode_tui.console.app import build_app
+from recode_tui.console.run.run_state import RunState
 from recode_tui.console.screens.llm_picker import LLMPicker
 from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.widgets.node_detail import NodeDetail
 
-from .helpers import SIZE, command, started, wait_for
+import pytest
+
+from .helpers import SIZE
+from .page import ConsolePage, in_process, toy_app
 from .test_fork_paths import resumed
-from .test_models_console import GOOD, WANDER, answers, profiles_file, proposal_shown, rendered, run_to_the_end
-from tests.settings import console_options, episode_named, run_settings
+from .test_models_console import GOOD, WANDER, answers, profiles_file, rendered
+from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
 
 ROOT = Path(__file__).resolve().parents[2]
+TOY = "toy:vase-1"
+
+
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
 
 
 def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -42,8 +53,9 @@ def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 async def profile_session(tmp_path: Path, server: OpenAICompatibleServer) -> Path:
     """A run under `profile:local` that stops after its first action, as a killed run would."""
     profiles = profiles_file(tmp_path, server.base_url)
-    agent = make_agent(run_settings(max_steps=80), episode_named("put-01"), make_llm("profile:local", profiles))
-    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse("put-01"), "profile:local",
+    agent = make_agent(run_settings(max_steps=80), episode_named(TOY), make_llm("profile:local", profiles),
+                       runner_maker=in_process)
+    session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse(TOY), "profile:local",
                             profiles=profiles_in_use("profile:local", profiles))
     while not isinstance(await agent.step(), ev.ObservationReceived):
         pass
@@ -54,35 +66,34 @@ async def profile_session(tmp_path: Path, server: OpenAICompatibleServer) -> Pat
 
 async def test_resume_goes_on_with_the_recorded_model_lists_its_profiles_and_a_rewind_keeps_the_switch(
         tmp_path: Path) -> None:
-    from .test_sessions_console import branch, select
-
     with OpenAICompatibleServer(answers(WANDER, GOOD)) as server:
         folder = await profile_session(tmp_path, server)
         # `recode-tui tui --resume ID --profiles FILE`: no --llm; the profile is read from the console's own file
-        app = build_app(console_options(breakpoints=[], sessions_dir=tmp_path / "sessions", resume=folder,
-                                        profiles=str(tmp_path / "profiles.yaml")))
+        app = toy_app(breakpoints=[], sessions_dir=tmp_path / "sessions", resume=folder,
+                      profiles=str(tmp_path / "profiles.yaml"))
         async with app.run_test(size=SIZE) as pilot:
-            await resumed(pilot, app)
-            assert app.debug_screen.agent.host.llm.name == "profile:local"
-            assert "LLM profile:local" in app.debug_screen.query_one("#status").text
-            await pilot.press("L")
-            await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
-            assert "profile:local" in [o.id for o in app.screen.query_one("#llm-choices").options]
-            await pilot.press("escape")
-            await command(pilot, app, "c")
-            await run_to_the_end(pilot, app)
-            await pilot.press("L")  # a switch is journaled: a resume or a fork goes on with it
-            await wait_for(pilot, lambda: isinstance(app.screen, LLMPicker), what="the LLM picker")
-            app.screen.dismiss("demo")
-            await wait_for(pilot, lambda: app.debug_screen.agent.host.llm.name == "demo", what="the switch")
+            await resumed(pilot, app)  # at start-up: the first run's screen is replaced before the page could see it
+            page = ConsolePage(pilot)
+            assert page.screen.agent.host.llm.name == "profile:local"
+            assert "LLM profile:local" in page.screen.query_one("#status").text
+            picker = await page.opened("L")
+            assert isinstance(picker, LLMPicker)
+            assert "profile:local" in [o.id for o in picker.query_one("#llm-choices").options]
+            await page.press("escape")
+            await page.step("continue")
+            assert page.screen.agent.host.done and page.state == "done" and page.screen.agent.host.finished.success
+            picker = await page.opened("L")  # a switch is journaled: a resume or a fork goes on with it
+            picker.dismiss("human")
+            await page.pilot.pause()
+            assert page.screen.agent.host.llm.name == "human"
             # A rewind goes on with the LLM the session switched to, not the one the console started with.
-            await select(pilot, app, "n2")
-            await branch(pilot, app, "R")
+            await page.select("n2")
+            await page.replaced("R")
             assert app.session_control.how == "rewound"
-            assert app.debug_screen.agent.host.llm.name == "demo"
+            assert page.screen.agent.host.llm.name == "human"
         assert len(server.calls) == 2
-    assert read_journal(folder).llm_setup == ("demo", None)
-    assert [r["spec"] for r in read_journal(folder).records if r["type"] == "llm"] == ["demo"]
+    assert read_journal(folder).llm_setup == ("human", None)
+    assert [r["spec"] for r in read_journal(folder).records if r["type"] == "llm"] == ["human"]
 
 
 def corrupt(folder: Path, line: int) -> None:
@@ -92,31 +103,33 @@ def corrupt(folder: Path, line: int) -> None:
 
 
 async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(tmp_path: Path) -> None:
-    won = recode(tmp_path, "run", "--llm", "demo", "--quiet")
+    won = recode(tmp_path, "run", "--game", TOY, "--llm", "gold", "--quiet")
     assert won.returncode == 0, won.stderr
     sessions = tmp_path / "sessions"
     [folder] = list(sessions.iterdir())
     before = (folder / "journal.jsonl").read_bytes()
     corrupt(folder, 4)
-    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=sessions, resume=folder))
+    app = toy_app("gold", breakpoints=[], sessions_dir=sessions, resume=folder)
     async with app.run_test(size=SIZE) as pilot:
+        page = ConsolePage(pilot)
         control = app.session_control
-        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.failed, what="the failure")
+        await pilot.pause()
+        await app.workers.wait_for_complete()  # the start-up's loading and replay
+        await pilot.pause()
         screen = app.screen
+        assert isinstance(screen, ReplayScreen) and screen.failed
         assert "corrupt at line 4" in screen.failed and screen.salvageable
         await pilot.pause()
         assert "c continue from the last point that replayed cleanly" in rendered(
             screen.query_one("#replay-detail-text").content)
         assert control.session is None  # quitting now opens nothing: the command line exits 1, naming the flag
         assert "--from-last-good" in nothing_opened(control.failure, folder.name)
-        await pilot.press("c")
-        await resumed(pilot, app)
+        await page.replaced("c")
         branch = control.session.folder
         assert branch.name == f"{folder.name}~last-good" and branch.parent == sessions
-        assert len(app.debug_screen.agent.tree) > 1  # the replayed part is on screen
-        await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.debug_screen.agent.host.done, what="the end of the run")
-        assert app.debug_screen.agent.host.finished.success
+        assert len(page.screen.agent.tree) > 1  # the replayed part is on screen
+        await page.step("continue")
+        assert page.screen.agent.host.done and page.screen.agent.host.finished.success
     journal = read_journal(branch)
     assert journal.header.parent.to_json() == {"session": folder.name, "records": 2, "at": "last good point",
                                         "folder": str(folder)}
@@ -128,22 +141,20 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
     with OpenAICompatibleServer(answers(GOOD), latency=0.05) as server:
         server.inject("500")
         sessions = tmp_path / "sessions"
-        app = build_app(console_options("put-01", "profile:local",
-                                        profiles=profiles_file(tmp_path, server.base_url), review=True, breakpoints=[], sessions_dir=sessions))
-        async with app.run_test(size=SIZE) as pilot:
-            await started(pilot, app)
-            await command(pilot, app, "c")  # the 500: the run pauses
-            await pilot.press("c")
-            await proposal_shown(pilot, app)
-            assert "tokens 0+0" not in app.debug_screen.query_one("#status").text  # the proposal's tokens are spent already
+        app = toy_app("profile:local", profiles=profiles_file(tmp_path, server.base_url), review=True,
+                      breakpoints=[], sessions_dir=sessions)
+        async with ConsolePage.open(app) as page:
+            await page.step("continue")  # the 500: the run pauses
+            await page.press("c")
+            await page.reached(RunState.REVIEWING)
+            assert "tokens 0+0" not in page.screen.query_one("#status").text  # the proposal's tokens are spent already
             await asyncio.sleep(0.8)  # the person reads the proposal
-            await pilot.press("ctrl+s")
-            await run_to_the_end(pilot, app)
-            await pilot.press("home")
-            await pilot.pause()
-            root = app.debug_screen.agent.tree.root
+            await page.command("ctrl+s")
+            assert page.screen.agent.host.done and page.screen.agent.host.finished.success
+            await page.press("home")
+            root = page.screen.agent.tree.root
             assert root.llm_calls[-1].person_seconds >= 0.8 and root.llm_calls[-1].seconds < 0.8
-            detail = rendered(app.debug_screen.query_one(NodeDetail).query_one("#detail-body").content)
+            detail = rendered(page.screen.query_one(NodeDetail).query_one("#detail-body").content)
             assert "· person " in detail  # node detail: the model's time and the person's, apart
             folder = app.session_control.session.folder
     records = [json.loads(line) for line in (folder / "journal.jsonl").read_text().splitlines()]
@@ -171,20 +182,21 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
 async def test_the_sessions_list_shows_last_activity_and_u_keeps_unfinished_ones(tmp_path: Path) -> None:
     from recode_tui.console.screens.sessions import SessionsScreen
 
-    won = recode(tmp_path, "run", "--llm", "demo", "--quiet")
+    won = recode(tmp_path, "run", "--game", TOY, "--llm", "gold", "--quiet")
     assert won.returncode == 0, won.stderr
     sessions = tmp_path / "sessions"
-    app = build_app(console_options("put-02", sessions_dir=sessions))  # this console: unfinished
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await pilot.press("S")
-        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.loaded, what="the list")
-        screen = app.screen
+    async with ConsolePage.open(toy_app(game="toy:key-1", sessions_dir=sessions)) as page:  # this console: unfinished
+        screen = await page.opened("S")
+        assert isinstance(screen, SessionsScreen)
+        await page.work_done("sessions-list")
+        assert screen.loaded
         assert [r.result for r in screen.rows] == ["unfinished", "won"]  # latest activity first
         table = screen.query_one("#sessions-table")
         assert "last activity" in [str(c.label) for c in table.columns.values()]
-        await pilot.press("u")
-        await wait_for(pilot, lambda: len(screen.rows) == 1, what="unfinished only")
-        assert screen.rows[0].folder == app.session_control.session.folder and table.row_count == 1
-        await pilot.press("u")
-        await wait_for(pilot, lambda: table.row_count == 2, what="all sessions again")
+        await page.press("u")
+        await page.work_done("sessions-list")
+        assert len(screen.rows) == 1  # unfinished only
+        assert screen.rows[0].folder == page.app.session_control.session.folder and table.row_count == 1
+        await page.press("u")
+        await page.work_done("sessions-list")
+        assert table.row_count == 2  # all sessions again

@@ -1,4 +1,9 @@
-"""Sessions from the console: journal, rewind, fork, the sessions list, tree files, journal errors."""
+"""Sessions from the console: journal, rewind, fork, the sessions list, tree files, journal errors.
+
+On the toy world (tests/toyenv: "put a vase in sidetable.", the vase on diningtable 1) with node code
+in-process (tests/console/page.py): journals, branches and the sessions list are the console's.
+`play_to_n2`, `select` and `branch` drive an app directly, for other files' tests.
+"""
 
 from __future__ import annotations
 
@@ -21,14 +26,30 @@ from recode_tui.console.viewers.tree_file import TreeFileApp, load_tree_file, me
 from recode_tui.console.widgets.node_detail import NodeDetail
 
 from .helpers import SIZE, command, notifications, started, type_text, wait_for
+from .page import ConsolePage, toy_app
 from tests.settings import console_options
 
 ROOT = Path(__file__).resolve().parents[2]
 TAKE = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "vase 1"'
 
 
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
+
+
 def status(app) -> str:
     return app.debug_screen.query_one("#status").text
+
+
+async def to_n2(page: ConsolePage) -> None:
+    """vase-1 by hand: n0 splits the task in two, n1 takes the vase; stop where n2 wants an answer."""
+    await page.step("continue")
+    await page.answer("take_vase()\nplace_vase()")
+    await page.step("continue")
+    await page.answer(TAKE)
+    await page.step("continue")
+    assert page.screen.debugger.awaiting_human and page.screen.debugger.last_event.node_id == "n2"
 
 
 async def play_to_n2(pilot, app) -> None:
@@ -62,107 +83,111 @@ async def branch(pilot, app, key: str) -> None:
 
 
 async def test_rewind_makes_a_branch_and_keeps_the_old_session(tmp_path: Path) -> None:
-    app = build_app(console_options(sessions_dir=tmp_path))
-    async with app.run_test(size=SIZE) as pilot:
-        await play_to_n2(pilot, app)
-        old = app.session_control.session.folder
+    async with ConsolePage.open(toy_app(sessions_dir=tmp_path)) as page:
+        await to_n2(page)
+        old = page.app.session_control.session.folder
         old_journal = (old / "journal.jsonl").read_text()
-        await select(pilot, app, "n1")
-        await branch(pilot, app, "R")
-        new = app.session_control.session.folder
+        await page.select("n1")
+        await page.replaced("R")
+        new = page.app.session_control.session.folder
         assert new.parent == old.parent and new != old
         header = read_journal(new).header
         assert header.parent.session == old.name and header.parent.at == "rewind n1"
         assert (old / "journal.jsonl").read_text() == old_journal  # the old branch is untouched
         # the console is just before n1 runs: n0's answer kept, n1's not
-        assert isinstance(app.debug_screen.debugger.last_event, ev.NodeStarted) and app.debug_screen.debugger.last_event.node_id == "n1"
-        assert app.debug_screen.agent.env.steps == 0 and len(app.debug_screen.agent.tree) == 3
-        assert f"↳ session {new.name}" in status(app)
-        await command(pilot, app, "c")
-        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.node_id == "n1"
-        await type_text(pilot, 'run("go to diningtable 1")\nobj = "vase 1"')
-        await command(pilot, app, "ctrl+s")
+        last = page.screen.debugger.last_event
+        assert isinstance(last, ev.NodeStarted) and last.node_id == "n1"
+        assert page.screen.agent.env.steps == 0 and len(page.screen.agent.tree) == 3
+        assert f"↳ session {new.name}" in status(page.app)
+        await page.step("continue")
+        assert page.screen.debugger.awaiting_human and page.screen.debugger.last_event.node_id == "n1"
+        await page.answer('run("go to diningtable 1")\nobj = "vase 1"')
         answers = [r for r in read_journal(new).records if r["type"] == "answer"]
         assert [a["node_id"] for a in answers] == ["n0", "n1"] and answers[-1]["source"] == "human"
         assert "take vase" not in answers[-1]["answer"]
     assert len(read_journal(old).records) == len(old_journal.splitlines()) - 1  # header + records, unchanged
 
 
-async def test_fork_answers_a_stub_again_and_both_branches_are_listed(tmp_path: Path) -> None:
-    app = build_app(console_options(sessions_dir=tmp_path))
-    async with app.run_test(size=SIZE) as pilot:
-        await play_to_n2(pilot, app)
-        old = app.session_control.session.folder
-        await select(pilot, app, "n1")
-        await branch(pilot, app, "F")
-        fork = app.session_control.session.folder
+async def test_fork_opens_the_old_answer_and_keeps_it_in_the_old_branch(tmp_path: Path) -> None:
+    async with ConsolePage.open(toy_app(sessions_dir=tmp_path)) as page:
+        await to_n2(page)
+        old = page.app.session_control.session.folder
+        await page.select("n1")
+        await page.replaced("F")
+        fork = page.app.session_control.session.folder
         assert read_journal(fork).header.parent.at == "fork n1"
         # the editor is open on n1 with the old answer to change
-        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.editor.node_id == "n1"
-        assert app.focused is app.debug_screen.editor.editor
-        assert 'run("take vase 1 from diningtable 1")' in app.debug_screen.editor.editor.text
-        assert app.debug_screen.agent.env.steps == 0
-        await pilot.press("ctrl+r")  # back to the skeleton
-        await type_text(pilot, 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "the vase"')
-        await command(pilot, app, "ctrl+s")
+        assert page.screen.debugger.awaiting_human and page.screen.editor.node_id == "n1"
+        assert page.app.focused is page.screen.editor.editor
+        assert 'run("take vase 1 from diningtable 1")' in page.screen.editor.editor.text
+        assert page.screen.agent.env.steps == 0
+        await page.press("ctrl+r")  # back to the skeleton
+        await page.answer('run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "the vase"')
         fork_answers = [r for r in read_journal(fork).records if r["type"] == "answer"]
         assert fork_answers[-1]["node_id"] == "n1" and 'obj = "the vase"' in fork_answers[-1]["answer"]
         old_answers = [r for r in read_journal(old).records if r["type"] == "answer"]
         assert 'obj = "vase 1"' in old_answers[-1]["answer"]  # the original answer stays in its branch
 
-        await pilot.press("S")
-        screen = app.screen
+
+async def test_both_branches_are_listed_and_enter_resumes_the_one_chosen(tmp_path: Path) -> None:
+    async with ConsolePage.open(toy_app(sessions_dir=tmp_path)) as page:
+        await to_n2(page)
+        old = page.app.session_control.session.folder
+        await page.select("n1")
+        await page.replaced("F")
+        fork = page.app.session_control.session.folder
+        page.screen.tree_view.focus()  # out of the fork's open editor: S is the console's key again
+        await page.press("S")
+        screen = page.app.screen
         assert isinstance(screen, SessionsScreen)
-        await wait_for(pilot, lambda: screen.loaded, what="the sessions list")
+        await page.work_done("sessions-list")
+        assert screen.loaded
         rows = {row.session_id: row for row in screen.rows}
         assert set(rows) == {old.name, fork.name}
         assert rows[fork.name].parent == f"{old.name} at fork n1" and rows[old.name].parent == ""
-        assert rows[old.name].game == "put-01" and rows[old.name].result == "unfinished"
+        assert rows[old.name].game == "toy:vase-1" and rows[old.name].result == "unfinished"
         # enter on the original resumes it, with n2 awaiting as it was left
         table = screen.query_one("#sessions-table")
         table.move_cursor(row=[r.session_id for r in screen.rows].index(old.name))
-        stops = app.debug_screen.stops
-        await pilot.press("enter")
-        # the status line names the session once the session control has adopted the new screen
-        await wait_for(pilot, lambda: app.session_control.session.folder == old and app.debug_screen.stops > stops
-                       and not app.session_control.busy and "↻ session" in status(app), what="the resumed session")
-        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.node_id == "n2"
+        await page.replaced("enter")
+        assert page.app.session_control.session.folder == old and "↻ session" in status(page.app)
+        assert page.screen.debugger.awaiting_human and page.screen.debugger.last_event.node_id == "n2"
 
 
 async def test_a_journal_write_failure_is_shown_and_the_run_goes_on(tmp_path: Path) -> None:
-    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        app.session_control.session.writer._fd = os.open("/dev/full", os.O_WRONLY)  # every write: ENOSPC
-        await command(pilot, app, "c")
-        assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success  # the run went on
-        await wait_for(pilot, lambda: app.session_control.error != "", what="the journal error")
-        await pilot.pause()
-        assert "No space left on device" in app.session_control.error
-        assert "✗ journal" in status(app)
-        assert any("No space left on device" in n.message for n in notifications(app))
+    async with ConsolePage.open(toy_app("gold", breakpoints=[], sessions_dir=tmp_path)) as page:
+        control = page.app.session_control
+        control.session.writer._fd = os.open("/dev/full", os.O_WRONLY)  # every write: ENOSPC
+        await page.step("continue")
+        assert page.screen.agent.host.finished is not None and page.screen.agent.host.finished.success  # the run went on
+        assert "No space left on device" in control.error  # said at the stop, not a timer's tick later
+        assert "✗ journal" in status(page.app)
+        assert any("No space left on device" in n.message for n in notifications(page.app))
 
 
 @pytest.fixture(scope="module")
 def won_demo(tmp_path_factory) -> tuple[Path, dict]:
-    """put-01 won by the demo model in the console, played once for the tests that read its
+    """vase-1 won by the gold model in the console, played once for the tests that read its
     journal or its exported tree: the session's folder and the tree document."""
     from agent.sessions.export import tree_document
+    from tests import toyenv
 
     sessions = tmp_path_factory.mktemp("won-demo")
 
     async def play() -> tuple[Path, dict]:
-        app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=sessions))
-        async with app.run_test(size=SIZE) as pilot:
-            await started(pilot, app)
-            await command(pilot, app, "c")
-            await wait_for(pilot, lambda: app.debug_screen.agent.host.done, what="the run's end")
-            folder = app.session_control.session.folder
-            return folder, tree_document(app.debug_screen.agent, {"session": folder.name})
+        async with ConsolePage.open(toy_app("gold", breakpoints=[], sessions_dir=sessions)) as page:
+            await page.step("continue")
+            assert page.screen.agent.host.done
+            folder = page.app.session_control.session.folder
+            return folder, tree_document(page.screen.agent, {"session": folder.name})
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RECODE_TUI_SESSIONS", str(sessions))
-        return asyncio.run(play())
+        toyenv.register()
+        try:
+            return asyncio.run(play())
+        finally:
+            toyenv.unregister()
 
 
 async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path, won_demo) -> None:
@@ -176,9 +201,12 @@ async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path,
     journal.write_text("\n".join(lines) + "\n")
     saved = journal.read_text()
 
-    app = build_app(console_options("put-01", "demo", sessions_dir=tmp_path, resume=folder))
+    app = toy_app(sessions_dir=tmp_path, resume=folder)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.failed, what="the failure")
+        await pilot.pause()
+        await app.workers.wait_for_complete()  # the start-up's loading and replay
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen) and app.screen.failed
         line = app.screen.failed
         assert "\n" not in line and "step 1" in line and "differs from the recording" in line
         assert "step 1" in status(app)
@@ -206,7 +234,8 @@ async def test_an_exported_tree_opens_read_only(tmp_path: Path, won_demo) -> Non
     viewer = TreeFileApp(path, tree, meta)
     async with viewer.run_test(size=SIZE) as pilot:
         view = viewer.query_one("#code-tree")
-        await wait_for(pilot, lambda: set(view._items) == set(document["nodes"]), what="the whole tree shown")
+        await pilot.pause()
+        assert set(view._items) == set(document["nodes"])  # the whole tree shown
         shown = meta_line(path, meta).plain
         assert "read-only tree" in shown and "won" in shown and "put a vase in sidetable" in shown
         await pilot.press("down")

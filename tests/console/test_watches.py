@@ -1,21 +1,44 @@
-"""Watch expressions in the console (`w`): re-evaluated at every stop, errors shown, removable."""
+"""Watch expressions in the console (`w`): re-evaluated at every stop, errors shown, removable.
+
+On the toy world with node code in-process (tests/console/page.py): the watches are the console's.
+The sandbox's checks on a watch are a test of the real sandbox (marked heavy).
+"""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input, Static
 
+from recode_tui.console.app import build_app
 from recode_tui.console.screens.watch_prompt import WatchPrompt
+from tests.settings import console_options
 
-from .helpers import SIZE, command, started, type_text, wait_for
-from .test_pilot import add_breakpoint, demo_app
+from .helpers import type_text, wait_for
+from .page import ConsolePage, toy_console
+from .test_pilot import add_breakpoint, nested_model
 
 
 async def add_watch(pilot, app, expression: str) -> None:
+    """`w`, the expression, enter (other files' tests)."""
     await pilot.press("w")
     await wait_for(pilot, lambda: isinstance(app.screen, WatchPrompt), what="the watch prompt")
     await type_text(pilot, expression)
     await pilot.press("enter")
     await pilot.pause()
+
+
+async def watch(page: ConsolePage, expression: str) -> None:
+    """`w`, the expression, enter; returns once the watches are evaluated (a refused one: the prompt stays)."""
+    assert isinstance(await page.opened("w"), WatchPrompt)
+    await page.type(expression)
+    await page.press("enter")
+    await page.work_done("watches")
+
+
+async def go_on(page: ConsolePage) -> None:
+    """`c` to the next stop, its watches evaluated."""
+    await page.step("continue")
+    await page.work_done("watches")
 
 
 def shown(app, expression: str) -> tuple[str, str]:
@@ -27,90 +50,89 @@ def shown(app, expression: str) -> tuple[str, str]:
     return kind, value
 
 
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
+
+
 async def test_watches_follow_the_namespace_from_stop_to_stop_and_a_moved_value_stands_out() -> None:
-    app = demo_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        watches = app.debug_screen.variables.watches
+    async with toy_console(nested_model(), breakpoints=[]) as page:
+        app = page.app
+        watches = page.screen.variables.watches
         assert not watches.display  # nothing watched: no room taken
-        await add_watch(pilot, app, "places[:2]")
-        await add_watch(pilot, app, "instruction.upper()")
-        await add_watch(pilot, app, "open('notes.txt')")
-        assert watches.display and watches.expressions == ["places[:2]", "instruction.upper()", "open('notes.txt')"]
-        await wait_for(pilot, lambda: len(watches.values) == 3, what="three watch values")
+        await watch(page, "seen[:1]")
+        await watch(page, "instruction.upper()")
+        assert watches.display and watches.expressions == ["seen[:1]", "instruction.upper()"]
+        assert len(watches.values) == 2
         assert shown(app, "instruction.upper()") == ("str", "PUT A VASE IN SIDETABLE.")
-        kind, value = shown(app, "places[:2]")
-        assert kind == "error" and "NameError" in value and "places" in value
-        assert "forbidden: open" in shown(app, "open('notes.txt')")[1]  # the sandbox checks apply
+        kind, value = shown(app, "seen[:1]")
+        assert kind == "error" and "NameError" in value and "seen" in value
         assert watches.changed == set()  # nothing to compare with yet
-        # The next stop binds `places`; the watch shows it without being asked, marked as moved.
-        await add_breakpoint(pilot, app, "depth 2")
-        before = app.debug_screen.stops
-        await command(pilot, app, "c")
-        assert app.debug_screen.stops > before
-        await wait_for(pilot, lambda: shown(app, "places[:2]")[0] == "list[str]", what="places evaluated")
-        assert shown(app, "places[:2]")[1].startswith("['armchair 1'")
-        assert watches.changed == {"places[:2]"}
-        assert watches.get_cell("places[:2]", "value").style == "bold yellow"
+        # The next stop binds `seen`; the watch shows it without being asked, marked as moved.
+        await add_breakpoint(page.pilot, app, "depth 2")
+        await go_on(page)
+        assert shown(app, "seen[:1]")[0] == "list[str]"
+        assert shown(app, "seen[:1]")[1].startswith("['You arrive at coffeetable 1")
+        assert watches.changed == {"seen[:1]"}
+        assert watches.get_cell("seen[:1]", "value").style == "bold yellow"
         assert watches.get_cell("instruction.upper()", "value").style != "bold yellow"
-        await add_watch(pilot, app, "2 + 2")  # adding a watch is not a new stop: the marks stay
-        await wait_for(pilot, lambda: "2 + 2" in watches.values, what="the new watch")
-        assert watches.changed == {"places[:2]"}
-        before = app.debug_screen.stops
-        await command(pilot, app, "c")  # the next depth-2 node: places is as it was
-        assert app.debug_screen.stops > before
-        await wait_for(pilot, lambda: watches.changed == set(), what="the marks to clear")
+        await watch(page, "2 + 2")  # adding a watch is not a new stop: the marks stay
+        assert "2 + 2" in watches.values
+        assert watches.changed == {"seen[:1]"}
+        await go_on(page)  # the next depth-2 node: seen is as it was
+        assert watches.changed == set()
+
+
+@pytest.mark.heavy
+async def test_the_sandbox_checks_a_watch_as_it_checks_node_code(toy_game: str) -> None:
+    async with ConsolePage.open(build_app(console_options(toy_game, "gold", breakpoints=[]))) as page:
+        await watch(page, "open('notes.txt')")
+        assert "forbidden: open" in shown(page.app, "open('notes.txt')")[1]
 
 
 async def test_a_bad_expression_is_refused_with_its_text_kept_and_x_removes_a_watch() -> None:
-    app = demo_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        watches = app.debug_screen.variables.watches
-        await add_watch(pilot, app, "len(observation")
+    async with toy_console(nested_model(), breakpoints=[]) as page:
+        app, pilot = page.app, page.pilot
+        watches = page.screen.variables.watches
+        await watch(page, "len(observation")
         assert isinstance(app.screen, WatchPrompt)  # refused: still open
         assert app.screen.query_one(Input).value == "len(observation"
         assert "not an expression" in str(app.screen.query_one("#watch-error", Static).render())
-        await type_text(pilot, ")")
-        await pilot.press("enter")
-        await pilot.pause()
+        await page.type(")")
+        await page.press("enter")
+        await page.work_done("watches")
         assert not isinstance(app.screen, WatchPrompt)
         assert watches.expressions == ["len(observation)"]
-        await wait_for(pilot, lambda: "len(observation)" in watches.values, what="the watch value")
         assert shown(app, "len(observation)")[0] == "int"
-        await add_watch(pilot, app, "len(observation)")  # the same again: not added twice
+        await watch(page, "len(observation)")  # the same again: not added twice
         assert watches.expressions == ["len(observation)"]
         await pilot.press("w")
         await pilot.press("escape")  # cancelled: nothing added
         assert watches.expressions == ["len(observation)"]
         watches.focus()
-        await pilot.press("x")
-        await pilot.pause()
+        await page.press("x")
         assert watches.expressions == [] and watches.row_count == 0 and not watches.display
 
 
 async def test_b_on_a_watch_breaks_when_its_value_changes_and_b_again_removes_it() -> None:
-    app = demo_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await add_watch(pilot, app, "len(seen)")
-        watches = app.debug_screen.variables.watches
+    async with toy_console(nested_model(), breakpoints=[]) as page:
+        app = page.app
+        await watch(page, "len(seen)")
+        watches = page.screen.variables.watches
         watches.focus()
-        await pilot.press("b")
-        await pilot.pause()
-        assert [bp.spec() for bp in app.debug_screen.debugger.breakpoints] == ["changes len(seen)"]
+        await page.press("b")
+        assert [bp.spec() for bp in page.screen.debugger.breakpoints] == ["changes len(seen)"]
         assert watches.get_cell("len(seen)", "expr").plain == "● len(seen)"  # marked like a breakpoint line
-        app.debug_screen.tree_view.focus()
-        await command(pilot, app, "c")
-        assert app.debug_screen.reason.startswith("breakpoint 1: `len(seen)` changes — <NameError"), app.debug_screen.reason
-        await wait_for(pilot, lambda: shown(app, "len(seen)") == ("int", "0"), what="the watch's value")
+        page.screen.tree_view.focus()
+        await go_on(page)
+        assert page.reason.startswith("breakpoint 1: `len(seen)` changes — <NameError"), page.reason
+        assert shown(app, "len(seen)") == ("int", "0")
         watches.focus()
-        await pilot.press("b")
-        await pilot.pause()
-        assert app.debug_screen.debugger.breakpoints == []
+        await page.press("b")
+        assert page.screen.debugger.breakpoints == []
         assert watches.get_cell("len(seen)", "expr").plain == "len(seen)"
-        app.debug_screen.tree_view.focus()
-        await command(pilot, app, "c")
-        assert app.debug_screen.debugger.done  # nothing stops the demo any more
-        await add_breakpoint(pilot, app, "changes len(seen)")  # from the list: the watch is marked too
+        page.screen.tree_view.focus()
+        await page.step("continue")
+        assert page.screen.debugger.done  # nothing stops the model any more
+        await add_breakpoint(page.pilot, app, "changes len(seen)")  # from the list: the watch is marked too
         assert watches.get_cell("len(seen)", "expr").plain == "● len(seen)"

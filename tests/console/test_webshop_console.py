@@ -7,7 +7,11 @@ from recode_tui.commands.parser import build_parser
 from recode_tui.console.widgets.status_bar import StatusBar
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
 
-from .helpers import SIZE, command, started, type_text
+import pytest
+
+from .page import ConsolePage
+
+pytestmark = pytest.mark.heavy  # the real WebShop (and ALFWorld) behind the console
 
 # What a person types for goal 0 (16 fl oz color safe, paraben free shampoo under $20) after reading the results.
 PLAN = "\n".join(f'run("{a}")' for a in (
@@ -17,20 +21,18 @@ PLAN = "\n".join(f'run("{a}")' for a in (
 async def test_a_person_buys_the_shampoo_in_the_console_and_the_status_shows_the_reward(webshop, tmp_path) -> None:
     args = build_parser().parse_args(["tui", "--env", "webshop", "--game", "0", "--llm", "human",
                                       "--sessions", str(tmp_path / "sessions")])
-    app = console_app(args)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
+    async with ConsolePage.open(console_app(args)) as page:
+        app = page.app
         status = app.query_one(StatusBar)
         assert "webshop 0" in status.text and "steps 0/30" in status.text
         assert "reward" not in status.text and "score" not in status.text  # no reward before the purchase
-        await command(pilot, app, "c")
-        assert app.debug_screen.run_state == "awaiting expansion"
-        await type_text(pilot, PLAN)
-        await command(pilot, app, "ctrl+s")
-        await command(pilot, app, "c")
-        assert app.debug_screen.run_state == "done" and app.debug_screen.agent.host.finished.success
+        await page.step("continue")
+        assert page.state == "awaiting expansion"
+        await page.answer(PLAN)
+        await page.step("continue")
+        assert page.state == "done" and page.screen.agent.host.finished.success
         assert "reward 1.00" in status.text and "steps 4/30" in status.text
-        log = "\n".join(app.debug_screen.env_log.lines)
+        log = page.log()
         assert "Thank you for shopping with us!" in log and "WON" in log
 
 
@@ -44,9 +46,8 @@ async def test_the_variables_pane_lists_what_the_page_lets_a_person_click(websho
 
     args = build_parser().parse_args(["tui", "--env", "webshop", "--game", "0", "--llm", "human", "--agent", "react",
                                       "--sessions", str(tmp_path / "sessions")])
-    app = console_app(args)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
+    async with ConsolePage.open(console_app(args)) as page:
+        pilot, app = page.pilot, page.app
         pane = app.query_one(VariablesPane)
 
         def shown() -> str:
@@ -74,7 +75,6 @@ async def test_an_environment_without_choices_shows_no_page_actions(tmp_path) ->
 
     app = console_app(build_parser().parse_args(["tui", "--game", "put-01", "--llm", "human",
                                                  "--sessions", str(tmp_path / "sessions")]))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        assert not app.query_one(VariablesPane).has_class("-choices")
+    async with ConsolePage.open(app) as page:
+        await page.step("continue")
+        assert not page.app.query_one(VariablesPane).has_class("-choices")

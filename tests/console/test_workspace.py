@@ -1,13 +1,17 @@
 """The prompt workspace driven like a person: edit, watch the prompt and counts, re-expand, choose.
 
-The second model is the real `openai` client talking to the local
-OpenAI-compatible test server on 127.0.0.1.
+On the toy world (tests/toyenv: "put a vase in sidetable.", the vase on diningtable 1) with node code
+in-process (tests/console/page.py), ReCode's prompt set with the toy world's examples in it: the
+workspace is the console's and ReCode's. The second model is the real `openai` client talking to the
+local OpenAI-compatible test server on 127.0.0.1.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
 from agent.agents.recode.prompt_drafts import DraftPromptSet
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
@@ -18,12 +22,13 @@ from recode_tui.console.workspace.compare import CompareScreen
 from recode_tui.console.workspace.screen import PromptWorkspace
 from textual.widgets import Input, TextArea
 
-from .helpers import SIZE, command, select_node, started, type_text, wait_for
-from tests.settings import console_options
+from .helpers import type_text, wait_for
+from .page import ConsolePage, toy_app
 
-PUT = "alfworld/examples/put.txt"
+PUT = "alfworld/examples/put.txt"  # the file the workspace opens on put-01 (tests of other files)
+TOY_PUT = "toy/examples/put.txt"  # the one it opens on toy:vase-1
 SOLVE = "solve(instruction, observation)"
-# put-01: "put a vase in sidetable."; the vase is on diningtable 1.
+# put-01 and toy:vase-1: "put a vase in sidetable."; the vase is on diningtable 1.
 DIRECT = (
     "<think>The vase is on the dining table; four actions do it.</think>\n<execute>\n"
     'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
@@ -58,6 +63,28 @@ def profiles_file(tmp_path: Path, base_url: str) -> str:
     return str(path)
 
 
+@pytest.fixture
+def toy_prompts(tmp_path: Path, toy_env) -> Path:
+    """ReCode's bundled prompt set with the toy world's examples in it: the workspace lists and edits
+    them as it does ALFWorld's."""
+    root = tmp_path / "toy-prompts"
+    shutil.copytree(DEFAULT_PROMPTS, root)
+    shutil.copytree(toy_env.HERE / "examples", root / "toy" / "examples")
+    return root
+
+
+def workspace_app(prompts: Path, llm=None, **options):
+    """The console on toy:vase-1 with `prompts`, the scripted model unless `llm`."""
+    return toy_app(llm or scripted(), prompts=prompts, **options)
+
+
+async def open_workspace_page(page: ConsolePage) -> PromptWorkspace:
+    """W: the prompt workspace on the selected (or awaited) stub."""
+    ws = await page.opened("W")
+    assert isinstance(ws, PromptWorkspace)
+    return ws
+
+
 async def open_workspace(pilot, app) -> PromptWorkspace:
     await pilot.press("W")
     await wait_for(pilot, lambda: isinstance(app.screen, PromptWorkspace), what="the prompt workspace")
@@ -78,15 +105,14 @@ def rendered(ws: PromptWorkspace) -> str:
     return ws.query_one("#ws-rendered", TextArea).text
 
 
-async def test_editing_an_example_rerenders_the_prompt_and_moves_the_count() -> None:
-    app = build_app(console_options(), scripted())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")  # the every-stub breakpoint: solve awaits its expansion
-        ws = await open_workspace(pilot, app)
+async def test_editing_an_example_rerenders_the_prompt_and_moves_the_count(toy_prompts: Path) -> None:
+    async with ConsolePage.open(workspace_app(toy_prompts)) as page:
+        pilot = page.pilot
+        await page.step("continue")  # the every-stub breakpoint: solve awaits its expansion
+        ws = await open_workspace_page(page)
         assert ws.target.node_id == "n0" and ws.target.awaiting
-        assert ws.current_file == PUT  # the task type's examples file is open
-        assert rendered(ws) == app.debug_screen.debugger.last_event.prompt  # exactly what the agent sent
+        assert ws.current_file == TOY_PUT  # the task type's examples file is open
+        assert rendered(ws) == page.screen.debugger.last_event.prompt  # exactly what the agent sent
         total = ws.counter.count(rendered(ws)).tokens
         # A person types in the editor: the prompt follows after a short quiet.
         ws.query_one("#ws-editor", TextArea).move_cursor((0, 0))
@@ -99,162 +125,153 @@ async def test_editing_an_example_rerenders_the_prompt_and_moves_the_count() -> 
         assert ws.total.tokens == ws.counter.count(rendered(ws)).tokens > total
         assert ws.total.label().startswith("≈ ") and ws.total.label().endswith("tokens (estimate: chars/4)")
         # The typed comment line breaks the first example's layout; the new example is fine.
-        assert [c.ok for c in ws.checks[PUT]] == [False, True, True, True]
-        assert "starts with 'Function: '" in ws.checks[PUT][0].problems[0]
+        assert [c.ok for c in ws.checks[TOY_PUT]] == [False, True]
+        assert "starts with 'Function: '" in ws.checks[TOY_PUT][0].problems[0]
         header = ws.query_one("#ws-header").render()
         assert "edited →" in str(header)
         # Another file: the action list, also part of the prompt.
-        ws.select_file("alfworld/actions.txt")
+        ws.select_file("toy/actions.txt")
         await pilot.pause()
         await edit(pilot, ws, "- dance: never useful.\n")
         assert "- dance: never useful." in rendered(ws)
-        assert PromptSet(DEFAULT_PROMPTS).text(PUT).count("---") == 2  # nothing written to disk
+        assert PromptSet(toy_prompts).text(TOY_PUT).count("Function: ") == 1  # nothing written to disk
 
 
-async def test_an_invalid_example_is_flagged_next_to_its_file() -> None:
-    app = build_app(console_options(), scripted())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        ws = await open_workspace(pilot, app)
-        assert all(c.ok for c in ws.checks[PUT])
+async def test_an_invalid_example_is_flagged_next_to_its_file(toy_prompts: Path) -> None:
+    async with ConsolePage.open(workspace_app(toy_prompts)) as page:
+        app, pilot = page.app, page.pilot
+        await page.step("continue")
+        ws = await open_workspace_page(page)
+        assert all(c.ok for c in ws.checks[TOY_PUT])
         await edit(pilot, ws, BAD_EXAMPLE)
-        bad = [c for c in ws.checks[PUT] if not c.ok]
+        bad = [c for c in ws.checks[TOY_PUT] if not c.ok]
         assert len(bad) == 1 and bad[0].function == "done = put_down(item)"
         assert "place" in bad[0].problems[0] and "neither given nor assigned" in bad[0].problems[0]
         files = ws.query_one("#ws-files")
-        label = str(files.get_option(PUT).prompt)
-        assert label.startswith("✗ put.txt") and "1 of 4 examples flagged" in label
+        label = str(files.get_option(TOY_PUT).prompt)
+        assert label.startswith("✗ put.txt") and "1 of 2 examples flagged" in label
         assert "line 1: place" in str(ws.query_one("#ws-checks").render())
-        # The run keys do not step the agent under the workspace.
+        # A `def` is refused the same way a live answer is.
+        await edit(pilot, ws, BAD_EXAMPLE.replace("done = True", "def f():\n    pass\ndone = True"))
+        assert any("`def f` is not allowed" in p for c in ws.checks[TOY_PUT] for p in c.problems)
+
+
+async def test_the_run_keys_do_not_step_the_agent_under_the_workspace(toy_prompts: Path) -> None:
+    async with ConsolePage.open(workspace_app(toy_prompts)) as page:
+        app, pilot = page.app, page.pilot
+        await page.step("continue")
+        ws = await open_workspace_page(page)
         ws.query_one("#ws-files").focus()
         stops, events = app.debug_screen.stops, app.debug_screen.debugger.events_seen
         await pilot.press("c", "n")
         await pilot.pause(0.1)
         assert app.screen is ws and app.debug_screen.stops == stops and app.debug_screen.debugger.events_seen == events
-        ws.query_one("#ws-editor").focus()
-        # A `def` is refused the same way a live answer is.
-        await edit(pilot, ws, BAD_EXAMPLE.replace("done = True", "def f():\n    pass\ndone = True"))
-        assert any("`def f` is not allowed" in p for c in ws.checks[PUT] for p in c.problems)
+        assert not page.screen.driver.busy
 
 
-async def test_reexpand_with_scripted_and_local_server_then_continue(tmp_path: Path) -> None:
+async def test_reexpand_with_scripted_and_local_server_then_continue(tmp_path: Path, toy_prompts: Path) -> None:
     with OpenAICompatibleServer(lambda prompt: DIRECT) as server:
-        app = build_app(console_options(profiles=profiles_file(tmp_path, server.base_url)), scripted())
-        async with app.run_test(size=SIZE) as pilot:
-            await started(pilot, app)
-            await command(pilot, app, "c")
-            ws = await open_workspace(pilot, app)
-            await edit(pilot, ws, NEW_EXAMPLE)
+        app = workspace_app(toy_prompts, profiles=profiles_file(tmp_path, server.base_url))
+        async with ConsolePage.open(app) as page:
+            await page.step("continue")
+            ws = await open_workspace_page(page)
+            await edit(page.pilot, ws, NEW_EXAMPLE)
             ws.query_one("#ws-llms", Input).value = "scripted, profile:local"
-            await pilot.press("ctrl+r")
-            await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
-            await pilot.pause()
-            cmp = app.screen
+            cmp = await page.opened("ctrl+r")
+            assert isinstance(cmp, CompareScreen)
             assert [c.candidate.source for c in (cmp.column(1), cmp.column(2))] == ["scripted", "profile:local"]
             assert cmp.column(1).text == SCRIPTED and cmp.column(2).text == DIRECT
             assert "✓ 4 child node(s)" in str(cmp.query_one("#cmp-title-2").render())  # the agent's own line
             # The server got the edited prompt.
             assert "Function: done = put_down(item)" in server.calls[-1].prompt
             assert "no recorded answer" in str(cmp.query_one("#cmp-diff-1").render())  # n0 not expanded yet
-            before = app.debug_screen.stops
-            await pilot.press("f2")  # continue with the local model's answer
-            await wait_for(pilot, lambda: app.debug_screen.stops > before and not app.debug_screen.driver.busy, what="the run to go on")
+            await page.command("f2")  # continue with the local model's answer
             assert app.screen is app.screen_stack[0]
-            assert isinstance(app.debug_screen.agent.prompts, DraftPromptSet)
-            assert "put_down" in app.debug_screen.agent.prompts.text(PUT)
-            assert isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered)
-            root = app.debug_screen.agent.tree.root
+            agent = page.screen.agent
+            assert isinstance(agent.prompts, DraftPromptSet)
+            assert "put_down" in agent.prompts.text(TOY_PUT)
+            assert isinstance(page.screen.debugger.last_event, ev.LLMAnswered)
+            root = agent.tree.root
             assert root.thought.startswith("The vase is on the dining table")
             assert root.llm_calls[-1].source == "model" and len(root.children) == 4
-            await command(pilot, app, "c")
-            assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success
+            await page.step("continue")
+            assert agent.host.finished is not None and agent.host.finished.success
 
 
-async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(tmp_path: Path) -> None:
+async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(toy_prompts: Path) -> None:
     """A stub expanded earlier: the diff is against its recorded answer; continuing needs a fork."""
-    app = build_app(console_options(), scripted())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        await command(pilot, app, "n")  # the scripted answer is taken
-        app.debug_screen.tree_view.select_node(app.debug_screen.tree_view.item("n0"))
-        await select_node(pilot, app, "n0")
-        ws = await open_workspace(pilot, app)
+    async with ConsolePage.open(workspace_app(toy_prompts)) as page:
+        app = page.app
+        await page.step("continue")
+        await page.step("next")  # the scripted answer is taken
+        page.screen.tree_view.select_node(page.screen.tree_view.item("n0"))
+        await page.select("n0")
+        ws = await open_workspace_page(page)
         assert ws.target.node_id == "n0" and ws.target.recorded_answer == SCRIPTED
         assert ws.target.variables_from == "recorded prompt"
         ws.query_one("#ws-llms", Input).value = "human"
-        await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
-        cmp = app.screen
+        cmp = await page.opened("ctrl+r")
+        assert isinstance(cmp, CompareScreen)
         person = cmp.query_one("#cmp-text-1", TextArea)
         person.load_text(DIRECT)
-        await wait_for(
-            pilot,
+        await wait_for(  # the comparison re-judges after a short quiet (a timer): nothing marks it
+            page.pilot,
             lambda: '+run("move vase 1 to sidetable 1")' in str(cmp.query_one("#cmp-diff-1").render()),
             what="the diff of the typed answer",
         )
         diff = str(cmp.query_one("#cmp-diff-1").render())
         assert "-vase = find_vase(instruction)" in diff
-        await pilot.press("f1")
-        await wait_for(pilot, lambda: app.screen is app.screen_stack[0], what="back to the console")
-        await pilot.pause()
-        assert not isinstance(app.debug_screen.agent.prompts, DraftPromptSet)  # nothing applied
-        assert app.debug_screen.agent.tree.root.llm_calls[-1].answer == SCRIPTED
+        await page.opened("f1")
+        assert app.screen is app.screen_stack[0]
+        assert not isinstance(page.screen.agent.prompts, DraftPromptSet)  # nothing applied
+        assert page.screen.agent.tree.root.llm_calls[-1].answer == SCRIPTED
 
 
-async def test_save_writes_a_prompt_set_and_never_the_bundled_one(tmp_path: Path, monkeypatch) -> None:
+async def test_save_writes_a_prompt_set_and_never_the_one_it_started_from(tmp_path: Path, monkeypatch,
+                                                                           toy_prompts: Path) -> None:
     monkeypatch.setenv("RECODE_TUI_PROMPTS", str(tmp_path / "prompts"))
-    app = build_app(console_options(), scripted())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        ws = await open_workspace(pilot, app)
-        await edit(pilot, ws, NEW_EXAMPLE)
+    async with ConsolePage.open(workspace_app(toy_prompts)) as page:
+        await page.step("continue")
+        ws = await open_workspace_page(page)
+        await edit(page.pilot, ws, NEW_EXAMPLE)
         draft_hash = ws.draft.content_hash()
         ws.query_one("#ws-name", Input).value = "vases"
-        await pilot.press("ctrl+o")
-        await pilot.pause()
+        await page.press("ctrl+o")
         saved = tmp_path / "prompts" / "vases"
-        assert "put_down" in (saved / PUT).read_text()
+        assert "put_down" in (saved / TOY_PUT).read_text()
         assert PromptSet(saved).content_hash() == draft_hash
-        assert "put_down" not in (DEFAULT_PROMPTS / PUT).read_text()
+        assert "put_down" not in (toy_prompts / TOY_PUT).read_text()
         assert ws.base_hash == draft_hash and "(unedited)" in str(ws.query_one("#ws-header").render())
 
 
-async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_continues(tmp_path: Path) -> None:
+async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_continues(tmp_path: Path,
+                                                                                      toy_prompts: Path) -> None:
     """Re-expanding a stub that was expanded earlier: the choice continues in a fork."""
     from agent.sessions.journal_read import read_journal
 
-    app = build_app(console_options(sessions_dir=tmp_path), scripted())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        await command(pilot, app, "n")  # the scripted answer is taken and journaled
+    async with ConsolePage.open(workspace_app(toy_prompts, sessions_dir=tmp_path / "sessions")) as page:
+        app = page.app
+        await page.step("continue")
+        await page.step("next")  # the scripted answer is taken and journaled
         old = app.session_control.session.folder
-        app.debug_screen.tree_view.select_node(app.debug_screen.tree_view.item("n0"))
-        await select_node(pilot, app, "n0")
-        ws = await open_workspace(pilot, app)
-        await edit(pilot, ws, NEW_EXAMPLE)
+        page.screen.tree_view.select_node(page.screen.tree_view.item("n0"))
+        await page.select("n0")
+        ws = await open_workspace_page(page)
+        await edit(page.pilot, ws, NEW_EXAMPLE)
         ws.query_one("#ws-llms", Input).value = "human"
-        await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
-        app.screen.query_one("#cmp-text-1", TextArea).load_text(DIRECT)
-        await pilot.pause(0.3)
-        await pilot.press("f1")
-        await wait_for(
-            pilot,
-            lambda: app.session_control.session.folder != old and not app.session_control.busy
-            and app.screen is app.screen_stack[0],
-            what="the fork",
-        )
+        cmp = await page.opened("ctrl+r")
+        cmp.query_one("#cmp-text-1", TextArea).load_text(DIRECT)
+        await page.pilot.pause()
+        await page.replaced("f1")
         fork = app.session_control.session.folder
+        assert fork != old and app.screen is app.screen_stack[0]
         assert (read_journal(fork).header.parent.session, read_journal(fork).header.parent.records,
                 read_journal(fork).header.parent.at) == (old.name, 0, "fork n0")
-        assert isinstance(app.debug_screen.agent.prompts, DraftPromptSet) and "put_down" in app.debug_screen.agent.prompts.text(PUT)
-        await command(pilot, app, "c")
-        assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success
-        assert app.debug_screen.agent.tree.root.llm_calls[-1].answer == DIRECT
+        agent = page.screen.agent
+        assert isinstance(agent.prompts, DraftPromptSet) and "put_down" in agent.prompts.text(TOY_PUT)
+        await page.step("continue")
+        assert agent.host.finished is not None and agent.host.finished.success
+        assert agent.tree.root.llm_calls[-1].answer == DIRECT
         fork_answers = [r["answer"] for r in read_journal(fork).records if r["type"] == "answer"]
         old_answers = [r["answer"] for r in read_journal(old).records if r["type"] == "answer"]
         assert fork_answers == [DIRECT] and old_answers == [SCRIPTED]  # both branches survive

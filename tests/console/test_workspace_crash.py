@@ -1,47 +1,50 @@
-"""The prompt workspace after a "use this answer" pick, unsaved edits, and how a crash ends the console."""
+"""The prompt workspace after a "use this answer" pick, unsaved edits, and how a crash ends the console.
+
+On the toy world with node code in-process (tests/console/page.py) and ReCode's prompt set with the
+toy examples (test_workspace's `toy_prompts`); the crash at start-up goes through the real command line.
+"""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from textual.widgets import Input
 
+import pytest
+
 from agent.runtime import events as ev
-from recode_tui.console.app import build_app
 from recode_tui.console.workspace.compare import CompareScreen
 
-from .helpers import SIZE, command, notifications, started, wait_for
-from .test_workspace import NEW_EXAMPLE, PUT, SCRIPTED, edit, open_workspace, scripted
-from tests.settings import console_options
+from .helpers import SIZE, notifications
+from .page import ConsolePage
+from .test_workspace import NEW_EXAMPLE, SCRIPTED, TOY_PUT, edit, open_workspace_page, toy_prompts, workspace_app
+
+__all__ = ["toy_prompts"]  # the fixture, used here
 
 
-async def test_reexpanding_after_a_use_this_answer_pick_compares_instead_of_crashing() -> None:
-    app = build_app(console_options(), scripted())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")  # n0 awaits its expansion
-        ws = await open_workspace(pilot, app)
+async def test_reexpanding_after_a_use_this_answer_pick_compares_instead_of_crashing(toy_prompts: Path) -> None:
+    async with ConsolePage.open(workspace_app(toy_prompts)) as page:
+        app = page.app
+        await page.step("continue")  # n0 awaits its expansion
+        ws = await open_workspace_page(page)
         ws.query_one("#ws-llms", Input).value = "scripted"
-        await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
-        await pilot.pause()
-        before = app.debug_screen.stops
-        await pilot.press("f1")  # use the scripted answer: the run goes on with it
-        await wait_for(pilot, lambda: app.debug_screen.stops > before and not app.debug_screen.driver.busy, what="the run to go on")
-        assert app.debug_screen.agent.tree.root.llm_calls[-1].answer == SCRIPTED
-        await command(pilot, app, "c")  # the next stub, find_vase, awaits
-        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)
-        ws = await open_workspace(pilot, app)
+        assert isinstance(await page.opened("ctrl+r"), CompareScreen)
+        await page.command("f1")  # use the scripted answer: the run goes on with it
+        assert page.screen.agent.tree.root.llm_calls[-1].answer == SCRIPTED
+        await page.step("continue")  # the next stub, find_vase, awaits
+        assert isinstance(page.screen.debugger.last_event, ev.LLMRequested)
+        ws = await open_workspace_page(page)
         assert ws.query_one("#ws-llms", Input).value.startswith("scripted")  # the run's LLM, by its name
-        await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the second comparison")
-        await pilot.pause()
-        column = app.screen.column(1)
+        cmp = await page.opened("ctrl+r")
+        assert isinstance(cmp, CompareScreen)
+        column = cmp.column(1)
         assert column.candidate.source == "scripted" and "no answer for stub" in column.candidate.error
         assert app.is_running and app.return_code in (None, 0)
 
 
-def test_an_unhandled_exception_in_the_console_exits_non_zero_with_one_line(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_an_unhandled_exception_in_the_console_exits_non_zero_with_one_line(tmp_path: Path, monkeypatch, capsys,
+                                                                           toy_game: str) -> None:
     """The real `recode-tui tui` entry point, run headless; a bug in the app ends it."""
     from textual.app import App
 
@@ -54,7 +57,7 @@ def test_an_unhandled_exception_in_the_console_exits_non_zero_with_one_line(tmp_
 
     monkeypatch.setattr(SessionControl, "attach", broken)
     monkeypatch.setattr(RecodeApp, "run", lambda self, **kw: App.run(self, headless=True, size=SIZE))
-    code = cli.main(["tui", "--game", "put-01", "--llm", "demo", "--sessions", str(tmp_path)])
+    code = cli.main(["tui", "--game", toy_game, "--llm", "gold", "--sessions", str(tmp_path)])
     err = capsys.readouterr().err
     assert code != 0
     assert err.count("\n") == 1 and "internal error: RuntimeError: a bug in the console" in err
@@ -62,59 +65,53 @@ def test_an_unhandled_exception_in_the_console_exits_non_zero_with_one_line(tmp_
     assert "RuntimeError: a bug in the console" in report.read_text() and "broken" in report.read_text()
 
 
-async def test_unsaved_prompt_edits_survive_a_crash_and_come_back_in_the_next_workspace(monkeypatch, tmp_path) -> None:
-    import pytest
+async def test_unsaved_prompt_edits_survive_a_crash_and_come_back_in_the_next_workspace(monkeypatch, tmp_path,
+                                                                                        toy_prompts: Path) -> None:
+    from textual.worker import WorkerFailed
 
     from recode_tui.console.workspace import screen as workspace_screen
 
     monkeypatch.setenv("RECODE_TUI_PROMPTS", str(tmp_path / "prompts"))
-    app = build_app(console_options(), scripted())
-    from textual.worker import WorkerFailed
-
+    app = workspace_app(toy_prompts)
     with pytest.raises(WorkerFailed, match="the comparison broke"):
-        async with app.run_test(size=SIZE) as pilot:
-            await started(pilot, app)
-            await command(pilot, app, "c")
-            ws = await open_workspace(pilot, app)
-            await edit(pilot, ws, NEW_EXAMPLE)
+        async with ConsolePage.open(app) as page:
+            await page.step("continue")
+            ws = await open_workspace_page(page)
+            await edit(page.pilot, ws, NEW_EXAMPLE)
 
             def broken(*args, **kwargs):
                 raise RuntimeError("the comparison broke")
 
             monkeypatch.setattr(workspace_screen, "fresh_llm", broken)
             ws.query_one("#ws-llms", Input).value = "scripted"
-            await pilot.press("ctrl+r")  # the bug ends the console
-            await wait_for(pilot, lambda: not app.is_running, what="the crash")
+            await page.press("ctrl+r")  # the bug ends the console
+            with contextlib.suppress(WorkerFailed):  # the app's own exit raises it, below
+                await page.work_done("reexpand")
     assert app.return_code == 1
 
-    again = build_app(console_options(), scripted())
-    async with again.run_test(size=SIZE) as pilot:
-        await started(pilot, again)
-        ws = await open_workspace(pilot, again)
-        assert ws.restored == [PUT] and "put_down" in ws.draft.text(PUT)
-        assert any("are back" in n.message for n in notifications(again))
+    async with ConsolePage.open(workspace_app(toy_prompts)) as page:
+        ws = await open_workspace_page(page)
+        assert ws.restored == [TOY_PUT] and "put_down" in ws.draft.text(TOY_PUT)
+        assert any("are back" in n.message for n in notifications(page.app))
         ws.query_one("#ws-name", Input).value = "vases"
-        await pilot.press("ctrl+o")
-        await pilot.pause()
-        assert "put_down" in (tmp_path / "prompts" / "vases" / PUT).read_text()
+        await page.press("ctrl+o")
+        assert "put_down" in (tmp_path / "prompts" / "vases" / TOY_PUT).read_text()
         assert not ws._recovery().exists()  # saved as a set: nothing left to bring back
 
 
-async def test_saving_a_set_with_flagged_examples_says_how_many_and_which(monkeypatch, tmp_path) -> None:
+async def test_saving_a_set_with_flagged_examples_says_how_many_and_which(monkeypatch, tmp_path,
+                                                                       toy_prompts: Path) -> None:
     from .test_workspace import BAD_EXAMPLE
 
     monkeypatch.setenv("RECODE_TUI_PROMPTS", str(tmp_path / "prompts"))
-    app = build_app(console_options(), scripted())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        ws = await open_workspace(pilot, app)
-        await edit(pilot, ws, BAD_EXAMPLE)
+    async with ConsolePage.open(workspace_app(toy_prompts)) as page:
+        await page.step("continue")
+        ws = await open_workspace_page(page)
+        await edit(page.pilot, ws, BAD_EXAMPLE)
         ws.query_one("#ws-name", Input).value = "flagged"
-        await pilot.press("ctrl+o")
-        await pilot.pause()
-        assert (tmp_path / "prompts" / "flagged" / PUT).is_file()  # saved all the same
-        note = next(n for n in notifications(app) if "saved to" in n.message)
+        await page.press("ctrl+o")
+        assert (tmp_path / "prompts" / "flagged" / TOY_PUT).is_file()  # saved all the same
+        note = next(n for n in notifications(page.app) if "saved to" in n.message)
         assert note.severity == "warning"
-        assert "1 example flagged: put.txt #4" in note.message and "done = put_down(item)" in note.message
+        assert "1 example flagged: put.txt #2" in note.message and "done = put_down(item)" in note.message
         assert "place" in note.message

@@ -1,21 +1,28 @@
-"""The workspace plays an edited few-shot file on a bundled game and says when it no longer wins."""
+"""The workspace plays an edited few-shot file on a bundled game and says when it no longer wins.
+
+Real parts: ALFWorld (the bundled game the examples are played on) and the sandbox worker.
+"""
 
 from __future__ import annotations
 
-from recode_tui.console.app import build_app
+import pytest
 from textual.widgets import TextArea
 
-from .helpers import SIZE, command, started, wait_for
-from .test_workspace import PUT, open_workspace, scripted
+from recode_tui.console.app import build_app
 from tests.settings import console_options
+
+from .helpers import wait_for
+from .page import ConsolePage
+from .test_workspace import PUT, open_workspace_page, scripted
+
+pytestmark = pytest.mark.heavy  # the examples are played on ALFWorld's put-01
 
 
 async def test_an_edited_example_that_no_longer_wins_is_reported() -> None:
-    app = build_app(console_options(), scripted())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        ws = await open_workspace(pilot, app)
+    async with ConsolePage.open(build_app(console_options(), scripted())) as page:
+        pilot = page.pilot
+        await page.step("continue")
+        ws = await open_workspace_page(page)
         assert ws.current_file == PUT and PUT not in ws.plays  # an unedited file is not played
         original = ws.draft.text(PUT)
         editor = ws.query_one("#ws-editor", TextArea)
@@ -25,7 +32,8 @@ async def test_an_edited_example_that_no_longer_wins_is_reported() -> None:
             before = ws.renders
             editor.load_text(text)
             await wait_for(pilot, lambda: ws.renders > before, what="the re-render")
-            await wait_for(pilot, lambda: verdict in str(checks.render()), what=verdict)
+            await page.work_done("play-examples")
+            assert verdict in str(checks.render())
 
         # Still valid code, so the static checks pass, but the take is never believed.
         broken = original.replace('if "You pick up" in obs:', 'if "You pick up" in obs and False:')

@@ -19,7 +19,7 @@ import pytest
 
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 from recode_tui.commands import cli
-from tests.console.helpers import select_node
+from tests.console.page import ConsolePage
 
 from .bugged import CLEAN_STUB, bugged_script, fixed_clean_answer
 from .helpers import HeldCalls, cli_env, read_report, recode
@@ -27,21 +27,6 @@ from .helpers import HeldCalls, cli_env, read_report, recode
 pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
 
 GAMES = "clean-01,put-01"
-
-
-async def wait_for(pilot, predicate, what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await pilot.pause(0.02)
-
-
-async def press(pilot, app, key: str) -> None:
-    """A key that makes the console stop again (a command, a submit, a fork)."""
-    stops = app.debug_screen.stops
-    await pilot.press(key)
-    await wait_for(pilot, lambda: app.debug_screen.stops > stops and not app.debug_screen.driver.busy
-                   and not app.session_control.busy, what=f"the stop after {key}")
 
 
 async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
@@ -67,21 +52,20 @@ async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
         args.llm_given = False
         app = cli.console_app(args)
         async with app.run_test(size=(160, 48)) as pilot:
+            page = ConsolePage(pilot)
             control = app.session_control
-            await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.stops > 0,
-                           what="the eval's episode, opened")
-            clean = next(n for n in app.debug_screen.agent.tree.nodes.values() if n.code == CLEAN_STUB)
-            app.debug_screen.tree_view.focus()
-            await select_node(pilot, app, clean.id)
+            await page.replaced()  # the eval's episode, opened: its replay replaces the start-up's screen
+            clean = next(n for n in page.screen.agent.tree.nodes.values() if n.code == CLEAN_STUB)
+            await page.select(clean.id)
             opened = control.session.folder
-            await press(pilot, app, "F")
+            await page.replaced("F")
             assert control.session.folder != opened  # a new branch session
-            await wait_for(pilot, lambda: app.debug_screen.editor.node_id == clean.id and not app.debug_screen.editor.editor.read_only,
-                           what="the editor on the clean step")
-            assert "cleaned = True" in app.debug_screen.editor.editor.text  # the model's faulty answer, to fix
-            app.debug_screen.editor.editor.load_text(fixed_clean_answer())  # the person pastes the fix
-            await press(pilot, app, "ctrl+s")
-            assert app.debug_screen.agent.host.llm.name != "human"  # the model goes on after the person's answer
+            editor = page.screen.editor
+            assert editor.node_id == clean.id and not editor.editor.read_only  # the editor on the clean step
+            assert "cleaned = True" in editor.editor.text  # the model's faulty answer, to fix
+            editor.editor.load_text(fixed_clean_answer())  # the person pastes the fix
+            await page.command("ctrl+s")
+            assert page.screen.agent.host.llm.name != "human"  # the model goes on after the person's answer
             fork = control.session.folder
         # The console is gone before the model finished the fork.
 

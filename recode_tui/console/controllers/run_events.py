@@ -110,6 +110,8 @@ class RunEvents:
         else:
             run.post_message(CloseEditor("The run is over." if debugger.done else "No expansion is awaited.",
                                          refocus=True))
+        if run.session_control is not None:  # a journal write that failed during the command is said at its stop
+            run.session_control.check_journal()
         run.post_message(StopShown())
 
     def failed(self, error: str) -> None:
