@@ -214,7 +214,7 @@ RUNNER_MAKERS = {"agent/agents/__init__.py", "agent/sandbox/settings.py", "agent
 
 
 def test_every_front_end_builds_its_agent_through_the_one_builder():
-    """run, the console, eval and a resume hand an `AgentSpec` to `agents.build_agent`; no other module makes
+    """run, the console, eval and a resume hand a `RunSpec` to `agents.build_agent`; no other module makes
     a runner for an agent, so the preset, the limits, the runner's checks and a routed role's error are
     decided in one place."""
     import ast

@@ -11,6 +11,7 @@ import pytest
 
 from agent.agents.recode.engine import Engine, Limits
 from agent.agents.presets import PAPER_PROMPTS, preset, resolve
+from agent.run.spec import RunFlags
 from agent.runtime.prompts import DEFAULT_PROMPTS
 from agent.runtime.thread_runner import ThreadRunner
 from agent.sessions.journal import read_journal
@@ -50,11 +51,11 @@ def test_the_paper_preset_and_explicit_flags_over_it():
     paper = preset("paper")
     assert paper.max_steps == 50
     assert paper.limits == Limits(max_depth=10, max_rewrite=5, max_retry=Limits.max_retry, end_on_error=True)
-    assert paper.prompts == (PAPER_PROMPTS if PAPER_PROMPTS.is_dir() else None)
+    assert paper.prompts.path == (str(PAPER_PROMPTS) if PAPER_PROMPTS.is_dir() else None)
     assert PAPER_PROMPTS == DEFAULT_PROMPTS.parent / "paper"  # presets names it by path, see there
-    mixed = resolve("paper", max_steps=70, max_depth=3)
+    mixed = resolve(RunFlags(preset="paper", max_steps=70, max_depth=3))
     assert mixed.max_steps == 70 and mixed.limits.max_depth == 3 and mixed.limits.end_on_error
-    assert resolve(None).max_steps is None and not resolve(None).limits.end_on_error  # the environment's own
+    assert resolve(RunFlags()).max_steps is None and not resolve(RunFlags()).limits.end_on_error  # the environment's own
     with pytest.raises(ValueError, match="unknown --preset"):
         preset("nope")
 
@@ -63,9 +64,9 @@ def test_the_paper_prompts_fall_back_to_the_default_set_when_missing(monkeypatch
     import agent.agents.presets as presets
 
     monkeypatch.setattr(presets, "PAPER_PROMPTS", tmp_path / "missing")
-    assert preset("paper").prompts is None
+    assert preset("paper").prompts.path is None
     monkeypatch.setattr(presets, "PAPER_PROMPTS", DEFAULT_PROMPTS)
-    assert preset("paper").prompts == DEFAULT_PROMPTS
+    assert preset("paper").prompts.path == str(DEFAULT_PROMPTS)
 
 
 def test_tui_and_eval_take_the_preset_and_the_flags_over_it():

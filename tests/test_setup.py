@@ -75,12 +75,12 @@ def test_settings_are_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(options, "quiet", True)
     assert options.episode == EpisodeRef("alfworld", "clean-01", "clean-01")
-    assert options.settings.limits.max_depth == 3 and options.settings.agent == "recode"
+    assert options.settings.limits.max_depth == 3 and options.settings.agent.name == "recode"
     assert options.llm.spec == "demo" and not options.llm.defaulted
 
 
 async def test_the_flags_reach_the_agent_through_one_settings_object() -> None:
-    """`--trusted`, `--node-timeout` and a typed `--max-steps` travel in the run's `RunSettings`, the one
+    """`--trusted`, `--node-timeout` and a typed `--max-steps` travel in the run's `RunSpec`, the one
     object `make_agent` takes; a preset's step limit is the settings' too, but not typed."""
     from agent.sandbox.settings import RunnerSettings
     from recode_tui.setup.build import agent_for, llm_for, step_limit_of
@@ -88,7 +88,7 @@ async def test_the_flags_reach_the_agent_through_one_settings_object() -> None:
     options = run_options(parsed("run", "--game", "put-01", "--llm", "demo", "--agent", "react", "--max-steps", "7",
                                  "--trusted", "--node-timeout", "2.5"))
     settings = options.settings
-    assert (settings.trusted, settings.node_timeout, settings.max_steps, settings.max_steps_given) == (True, 2.5, 7, True)
+    assert (settings.runner.trusted, settings.runner.node_timeout, settings.max_steps, settings.max_steps_given) == (True, 2.5, 7, True)
     agent = agent_for(options, llm_for(options))
     try:
         assert agent.name == "react" and agent.env.max_steps == 7

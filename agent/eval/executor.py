@@ -30,6 +30,7 @@ from agent.eval.results import EpisodeResult, EpisodeSpec, wall_clock_reason
 from agent.llm import LLM
 from agent.llm.profiles import Profile
 from agent.runtime import events as ev
+from agent.run.spec import AgentChoice, PromptChoice, RunSpec
 from agent.runtime.limits import Limits
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.stepper import Stepper
@@ -146,11 +147,11 @@ class LocalExecutor:
             await asyncio.shield(self._source.close())
         await asyncio.shield(self._spares.close())
 
-    def _spec(self, agent: str) -> agents.AgentSpec:
+    def _spec(self, agent: str) -> RunSpec:
         """What builds `agent` for every episode of the plan: its options, the plan's limits, prompts,
         preset and runner settings."""
-        return agents.AgentSpec(agent, self.plan.options_for(agent), self._limits, self._prompts, self.plan.preset,
-                                self._runner_settings)
+        return RunSpec(agent=AgentChoice(agent, self.plan.options_for(agent)), preset=self.plan.preset,
+                       limits=self._limits, prompts=PromptChoice(self.plan.prompts), runner=self._runner_settings)
 
     def _for_repeat(self, llm: LLM, repeat: int) -> tuple[LLM, int | None, float | None]:
         """With repeats, each play's sampled model calls carry the repeat's own seed (a model that takes
@@ -245,7 +246,7 @@ class LocalExecutor:
                 envs.append(env)
                 # an agent that runs code gets a runner whose worker started during the last episode
                 runner = self._spares.take() if agents.agent_class(job.agent).answers_are_code else None
-                agent = agents.build_agent(self._spec(job.agent), env, llm, runner)
+                agent = agents.build_agent(self._spec(job.agent), env, llm, runner, prompts=self._prompts)
                 # profiles: a resume of this journal goes on with the same model
                 writer = JournalWriter(job.journal, session_header(episode, agent, plan.llm, profiles=plan.profiles))
                 agent.observers.append(writer)

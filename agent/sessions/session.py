@@ -21,6 +21,7 @@ from agent.runtime import events as ev
 from agent.runtime.prompt_hashes import file_hashes
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.runner import NodeTimeLimit
+from agent.run.spec import AgentChoice, RunSpec
 from agent.sandbox.settings import RunnerSettings
 from agent.runtime.stepper import Limits, Stepper
 from agent.sessions.header import JournalHeader, SessionParent
@@ -137,9 +138,10 @@ def _agent_for(
     llm = ReplayLLM(journal.answers(upto), live_llm)
     prompts = prompts or PromptSet(moved_prompt_set(Path(prompt_set)))
     runner, note = replay_runner(header, runs_with)
-    spec = agents.AgentSpec(header.agent, dict(header.agent_options), limits, prompts, header.preset, runner)
+    spec = RunSpec(agent=AgentChoice(header.agent, dict(header.agent_options)), preset=header.preset,
+                   limits=limits, runner=runner)
     try:
-        agent = agents.build_agent(spec, env, llm)
+        agent = agents.build_agent(spec, env, llm, prompts=prompts)
     except agents.UnknownAgent as exc:
         raise JournalError(f"session {journal.session_id}: {exc}") from None
     agent.pending_statements.extend(journal.statements(upto))

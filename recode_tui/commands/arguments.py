@@ -16,7 +16,7 @@ from recode_tui.setup.build import episode_of, parse_episode, preset_env, settin
 from recode_tui.setup.sessions import (check_recorded_profiles, find_resume, journal_llm_note, recorded_llm,
                                        recorded_review, session_game)
 from recode_tui.setup.settings import (CacheSettings, ConsoleOptions, EpisodeRef, EvalOptions, ExportOptions,
-                                       LLMSettings, RunFlags, RunOptions, RunSettings, Selection)
+                                       LLMSettings, RunFlags, RunOptions, RunSpec, Selection)
 from recode_tui.setup.usage import UsageError
 
 
@@ -27,7 +27,7 @@ def run_flags(args: argparse.Namespace) -> RunFlags:
     return RunFlags(**{**typed, "agent_option": tuple(args.agent_option) if args.agent_option is not None else None})
 
 
-def agent_settings_of(args: argparse.Namespace) -> RunSettings:
+def agent_settings_of(args: argparse.Namespace) -> RunSpec:
     """The run's settings from its flags (`run_flags`), resolved; bad input is one line."""
     return settings_of(run_flags(args))
 

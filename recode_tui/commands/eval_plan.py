@@ -234,10 +234,9 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
     settings = settings_of(replace(flags, agent=names[0], agent_option=None if len(names) > 1 else flags.agent_option))
     for name in names:
         check_llm_roles(llm, name)  # a routed role an agent lacks: one line, before any episode
-    runner = _runner_settings(settings.trusted, settings.node_timeout if settings.node_timeout is not None
-                              else DEFAULT_NODE_TIMEOUT)
-    if settings.prompts is not None:
-        load_prompt_set(settings.prompts, settings.agent)  # refuses a folder that is not a prompt set
+    runner = settings.runner
+    if settings.prompts.path is not None:
+        load_prompt_set(settings.prompts.path, settings.agent.name)  # refuses a folder that is not a prompt set
     wanted = options.selection
     chosen_env = preset_env(wanted.env, settings.preset)  # `--preset paper --env sciworld`: the reference's episodes
     split = wanted.split
@@ -261,7 +260,7 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
         max_steps=None if own_limits else settings.max_steps if settings.max_steps is not None
         else source.default_max_steps,
         limits=asdict(settings.limits),
-        prompts=str(Path(settings.prompts).resolve()) if settings.prompts else None,
+        prompts=str(Path(settings.prompts.path).resolve()) if settings.prompts.path else None,
         selection={"task_types": wanted.task_types, "games": wanted.games, "split": split,
                    "per_task": wanted.per_task},
         preset=settings.preset,
@@ -270,8 +269,8 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
         episode_timeout=DEFAULT_EPISODE_TIMEOUT if options.episode_timeout is None else options.episode_timeout,
         sandbox=_sandbox_in_force(runner.trusted),
         profiles=_profiles_file(llm, options.profiles),
-        agent=settings.agent,
-        agent_options=settings.agent_options,
+        agent=settings.agent.name,
+        agent_options=dict(settings.agent.options),
         agents=names if len(names) > 1 else [],
         options_by_agent=options_by_agent,
         gold_cannot_win=source.gold_cannot_win([g.id for g in games]) if not settings.max_steps_given else None,

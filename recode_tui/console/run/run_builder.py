@@ -61,7 +61,7 @@ def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMake
         episode = episode_of(session_game(run.resumed))  # the agent is replaced once the replay is done
     if episode is None:
         raise UsageError("no episode to play: give --game")
-    model = llm if llm is not None else make_llm(run.llm.spec, run.llm.profiles, episode, agent_name=run.settings.agent)
+    model = llm if llm is not None else make_llm(run.llm.spec, run.llm.profiles, episode, agent_name=run.settings.agent.name)
     agent = make_agent(run.settings, episode, model, env_maker=env_maker, runner_maker=runner_maker)
     control = None
     if options.journaled or run.resumed is not None:
