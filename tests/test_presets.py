@@ -85,7 +85,7 @@ async def test_the_console_journals_the_preset(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         header = read_journal(app.session_control.session.folder).header
-    assert header.preset == "paper" and header.max_steps == 50 and header.limits.end_on_error is True
+    assert header.run.preset == "paper" and header.run.max_steps == 50 and header.run.limits.end_on_error is True
 
 
 def test_run_with_the_paper_preset_ends_at_the_node_error_and_journals_the_preset(tmp_path):
@@ -96,7 +96,7 @@ def test_run_with_the_paper_preset_ends_at_the_node_error_and_journals_the_prese
     assert result.stdout.startswith("FAILED: node error: n2 `x = 1 / 0` raised ZeroDivisionError"), result.stdout + result.stderr
     folder = next((tmp_path / "sessions").iterdir())
     header = read_journal(folder).header
-    assert header.preset == "paper" and header.max_steps == 50 and header.limits.end_on_error is True
+    assert header.run.preset == "paper" and header.run.max_steps == 50 and header.run.limits.end_on_error is True
     # resuming rebuilds the preset from the journal
     again = recode(tmp_path, "run", "--resume", str(folder), "--llm", f"scripted:{script}", "--quiet")
     assert again.stdout.startswith("FAILED: node error: n2 `x = 1 / 0` raised ZeroDivisionError"), again.stdout + again.stderr
@@ -111,8 +111,8 @@ def test_eval_with_the_paper_preset_records_it_in_the_report(tmp_path):
     assert result.returncode == 0, result.stderr
     report = json.loads((out / "report.json").read_text())
     plan = report["plan"]
-    assert plan["preset"] == "paper" and plan["max_steps"] == 50
-    assert plan["limits"]["end_on_error"] is True and plan["limits"]["max_depth"] == 4
+    assert plan["run"]["preset"] == "paper" and plan["run"]["max_steps"] == 50
+    assert plan["run"]["limits"]["end_on_error"] is True and plan["run"]["limits"]["max_depth"] == 4
     episode = report["episodes"][0]
     assert episode["reason"].startswith("node error: n2 `x = 1 / 0` raised ZeroDivisionError")
-    assert read_journal(Path(episode["journal"])).header.preset == "paper"
+    assert read_journal(Path(episode["journal"])).header.run.preset == "paper"

@@ -59,7 +59,7 @@ async def test_a_console_start_up_parses_its_episode_once_and_journals_it(tmp_pa
         assert session is not None
         header = read_journal(session.folder).header
     assert parses == ["put-01"]
-    assert (header.game, header.env, header.episode) == ("put-01", "alfworld", "put-01")
+    assert (header.game, header.run.env.name, header.episode) == ("put-01", "alfworld", "put-01")
 
 
 def test_a_run_parses_its_episode_once(tmp_path: Path, parses: list[str], capsys) -> None:
@@ -107,8 +107,8 @@ def test_run_without_llm_and_without_a_terminal_plays_the_demo_and_says_so_later
 def test_a_resume_without_llm_goes_on_with_the_recorded_one(tmp_path: Path) -> None:
     folder = tmp_path / "sessions" / "s1"
     folder.mkdir(parents=True)
-    header = {"type": "session", "version": JOURNAL_VERSION, "game": "clean-01", "llm": "scripted:x.yaml",
-              "created": 1.0}
+    header = {"type": "session", "version": JOURNAL_VERSION, "game": "clean-01",
+              "run": {"model": {"llm": "scripted:x.yaml"}}, "created": 1.0}
     (folder / "journal.jsonl").write_text(json.dumps(header) + "\n", encoding="utf-8")
     options = run_options(parsed("run", "--resume", "s1", "--sessions", str(tmp_path / "sessions"), llm_given=False))
     assert options.resumed == folder and options.episode == EpisodeRef("alfworld", "clean-01", "clean-01")

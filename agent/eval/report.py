@@ -46,7 +46,7 @@ class EvalReport:
         if self.plan.multi:
             played = {(e.agent, e.game, e.repeat) for e in self.episodes}
         else:
-            played = {(self.plan.agent, e.game, e.repeat) for e in self.episodes}
+            played = {(self.plan.run.agent.name, e.game, e.repeat) for e in self.episodes}
         return [(a, g, r) for r in range(1, max(1, self.plan.repeat) + 1) for a in self.plan.compared
                 for g in self.plan.games if (a, g.id, r) not in played]
 
@@ -65,8 +65,8 @@ class EvalReport:
             "elapsed": self.elapsed,
             "concurrency_used": self.concurrency_used,
             "plan": self.plan.to_dict(),
-            "summary": summarize(self.episodes, self.plan.env, self.plan.repeat),
-            **({"by_agent": summarize_agents(self.episodes, self.plan.agents, self.plan.env, self.plan.repeat)}
+            "summary": summarize(self.episodes, self.plan.run.env.name, self.plan.repeat),
+            **({"by_agent": summarize_agents(self.episodes, self.plan.agents, self.plan.run.env.name, self.plan.repeat)}
                if self.plan.multi else {}),
             "failures": [
                 {"where": g.key, "went_wrong": g.went_wrong, "ended_in": g.ended_in, "task_types": g.task_types,

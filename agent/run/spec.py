@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Mapping
 
 from agent.runtime.limits import Limits
-from agent.sandbox.settings import RunnerSettings
+from agent.sandbox.settings import NOT_A_SETTING, RunnerSettings
 
 
 @dataclass(frozen=True)
@@ -49,9 +49,10 @@ class AgentChoice:
 class PromptChoice:
     """The prompt set: where it was found (None: the agent's bundled set) and what it held."""
 
-    path: str | None = None
+    path: str | None = field(default=None, metadata=NOT_A_SETTING)  # where it was found: its hash is the setting
     hash: str | None = None  # PromptSet.content_hash; None until the set is read (the agent is built)
-    files: Mapping[str, str] | None = None  # each file's hash, so `diff` names the file that differs
+    # each file's hash, so `diff` names the file that differs (it says so apart from the settings)
+    files: Mapping[str, str] | None = field(default=None, metadata=NOT_A_SETTING)
 
 
 @dataclass(frozen=True)
@@ -98,18 +99,22 @@ class RunSpec:
         return differences(self, other)
 
 
-def leaves(record: Any, prefix: str = "") -> list[tuple[str, Any]]:
-    """(dotted name, value) of every leaf of a record, its nested records opened (`model.base_url`)."""
+def leaves(record: Any, prefix: str = "", settings_only: bool = False) -> list[tuple[str, Any]]:
+    """(dotted name, value) of every leaf of a record, its nested records opened (`model.base_url`);
+    `settings_only`: without the fields marked `NOT_A_SETTING` (where a set was found, a run's own seed)."""
     out: list[tuple[str, Any]] = []
     for spec in fields(record):
+        if settings_only and spec.metadata.get("setting", True) is False:
+            continue
         value = getattr(record, spec.name)  # dynamic: every field
         if is_dataclass(value) and not isinstance(value, type):
-            out += leaves(value, f"{prefix}{spec.name}.")
+            out += leaves(value, f"{prefix}{spec.name}.", settings_only)
         else:
             out.append((prefix + spec.name, value))
     return out
 
 
 def differences(mine: Any, theirs: Any) -> list[tuple[str, Any, Any]]:
-    """Every leaf of two records of one type that differs (see `RunSpec.differences`)."""
-    return [(name, a, b) for (name, a), (_, b) in zip(leaves(mine), leaves(theirs)) if a != b]
+    """Every setting of two records of one type that differs (see `RunSpec.differences`)."""
+    return [(name, a, b) for (name, a), (_, b) in zip(leaves(mine, settings_only=True),
+                                                      leaves(theirs, settings_only=True)) if a != b]

@@ -14,7 +14,34 @@ import dataclasses
 import types
 import typing
 from collections.abc import Mapping as AbcMapping
-from typing import Any, Mapping, Union
+from typing import Any, Callable, Mapping, Union
+
+Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
+"""One named step of a format: a record as an older version wrote it, as the next version writes it."""
+
+
+class UnknownVersion(ValueError):
+    """A record of a version neither current nor in its format's upgrade table (a newer recode-tui's)."""
+
+    def __init__(self, version: Any) -> None:
+        super().__init__(f"is version {version!r}")
+        self.version = version
+
+
+def upgraded(data: Mapping[str, Any], upgrades: Mapping[Any, Upgrade], current: str,
+             key: str = "version") -> dict[str, Any]:
+    """`data` brought to the `current` version of its format by the format's one table of named steps
+    (`{"recode.journal.v1": journal_v1_to_v2}`), applied in turn before the typed read; a record
+    without `key` is looked up as None. UnknownVersion for a version the table does not know."""
+    out, seen = dict(data), set()
+    while out.get(key) != current:
+        version = out.get(key)
+        step = upgrades.get(version) if isinstance(version, (str, type(None))) else None
+        if step is None or version in seen:
+            raise UnknownVersion(version)
+        seen.add(version)
+        out = step(out)
+    return out
 
 
 class RecordFieldError(ValueError):

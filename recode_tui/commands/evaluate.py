@@ -66,9 +66,9 @@ def _run_eval(args: argparse.Namespace, early: EnvHost | None) -> int:
 
     options = eval_options(args)  # the one place eval reads the namespace
     report, folder = resumed_report(options, options.resume) if options.resume else new_report(options)
-    profiles = options.profiles or report.plan.profiles  # a resume reads the file the evaluation started with
-    llm_for, abort_on_llm_error = llm_factory(report.plan.llm, profiles, report.remaining or report.plan.games,
-                                              report.plan.env, report.plan.compared)
+    profiles = options.profiles or report.plan.run.model.profiles  # a resume reads the file the evaluation started with
+    llm_for, abort_on_llm_error = llm_factory(report.plan.run.model.llm, profiles, report.remaining or report.plan.games,
+                                              report.plan.run.env.name, report.plan.compared)
     ray_address = options.ray
     if ray_address is not None:
         from recode_tui.commands.ray_eval import start_cluster
@@ -102,8 +102,8 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
         executor = LocalExecutor(
             report,
             llm_for,
-            lambda size: EnvPool(size, warm_env=report.plan.env,
-                                 started=early.take_worker(report.plan.env) if early else ()),
+            lambda size: EnvPool(size, warm_env=report.plan.run.env.name,
+                                 started=early.take_worker(report.plan.run.env.name) if early else ()),
             abort_on_llm_error=abort_on_llm_error,
             on_event=display.on_event,
         )
@@ -117,7 +117,7 @@ def _evaluate(options: EvalOptions, report: EvalReport, folder: Path, profiles: 
     episodes = len(report.plan.games) * len(report.plan.compared)
     unit = "episodes" if report.plan.repeat <= 1 else f"plays ({episodes} episodes x {report.plan.repeat})"
     out.print(for_terminal(  # a resumed report's agents and LLM are data
-        f"evaluating {remaining} of {report.total} {unit}: {', '.join(report.plan.compared)} with {report.plan.llm}, "
+        f"evaluating {remaining} of {report.total} {unit}: {', '.join(report.plan.compared)} with {report.plan.run.model.llm}, "
         f"{max(1, min(report.plan.concurrency, max(remaining, 1)))} at a time{on_ray}{before}; "
         f"report: {folder / REPORT_FILE}"), markup=False, highlight=False, soft_wrap=True)
 

@@ -68,7 +68,7 @@ async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
     agent = make_agent(options.settings, options.episode, llm)
     spec = options.llm.spec
     return start_session(agent, sessions_dir, options.episode, spec,
-                         profiles=profiles_in_use(spec, options.llm.profiles)), []
+                         profiles=profiles_in_use(spec, options.llm.profiles), spec=options.settings), []
 
 
 def salvage_hint(message: str, options: RunOptions) -> str:
