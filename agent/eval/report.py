@@ -18,6 +18,7 @@ from agent.eval.failure import group_failures
 from agent.eval.report_fields import REPORT_VERSION, WHAT_TO_DO, report_problem
 from agent.eval.results import EpisodeResult, EvalPlan, EpisodeSpec
 from agent.eval.summary import summarize, summarize_agents
+from agent.runtime.typed_record import UnknownVersion, Upgrade, upgraded
 
 REPORT_FILE = "report.json"
 
@@ -151,7 +152,13 @@ def read_json(path: Path) -> dict[str, Any]:
     version = data.get("version") if isinstance(data, dict) else None
     if not isinstance(version, str) or not version.startswith("recode.eval."):
         raise ValueError(f"{path} is not a recode-tui evaluation report ({REPORT_VERSION}); {given}")
-    if version != REPORT_VERSION:
+    try:
+        return upgraded(data, REPORT_UPGRADES, REPORT_VERSION)
+    except UnknownVersion:
         raise ValueError(f"{path} is report version {version!r}; this recode-tui reads {REPORT_VERSION}: "
-                         "open it with the recode-tui that wrote it")
-    return data
+                         "open it with the recode-tui that wrote it") from None
+
+
+# The report's own format has had one version (its plan has its own, `PLAN_UPGRADES`): a later one adds its
+# named step here, as the journal's header and the plan do.
+REPORT_UPGRADES: dict[str | None, Upgrade] = {}
