@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from agent.runtime import events as ev
+from agent.sessions.header import SessionParent
 from agent.sessions.journal import read_journal
 from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer
@@ -118,8 +119,7 @@ async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(t
         await wait_for(pilot, lambda: app.debug_screen.agent.done, what="the end of the run")
         assert app.debug_screen.agent.finished.success
     journal = read_journal(branch)
-    assert journal.header.parent.to_json() == {"session": folder.name, "records": 2, "at": "last good point",
-                                        "folder": str(folder)}
+    assert journal.header.parent == SessionParent(folder.name, 2, "last good point", str(folder))
     assert journal.finished["success"] is True
     assert (folder / "journal.jsonl").read_bytes() != before  # the old session is left as it was (still corrupt)
 

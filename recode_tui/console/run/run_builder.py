@@ -70,7 +70,8 @@ def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMake
 
         control = SessionControl.create(agent, episode, llm if llm is not None else run.llm.spec,
                                         sessions_dir_from(run.sessions), run.resumed, run.llm.profiles, run.llm.given,
-                                        prompt_places=prompt_places(run.settings), review=options.review)
+                                        prompt_places=prompt_places(run.settings), review=options.review,
+                                        spec=run.settings)
         if run.resumed is not None:
             control.salvage_at_start, control.select_at = run.from_last_good, options.at
     breakpoints = list(options.breakpoints) if options.breakpoints is not None else None
