@@ -31,10 +31,9 @@ from agent.llm import LLM
 from agent.llm.profiles import Profile
 from agent.runtime import events as ev
 from agent.run.spec import AgentChoice, RunSpec
-from agent.runtime.limits import Limits
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.stepper import Stepper
-from agent.sandbox.settings import RunnerSettings, SpareRunners
+from agent.sandbox.settings import SpareRunners
 from agent.sessions.journal import JournalWriter
 from agent.sessions.session import session_header
 from envs import registry

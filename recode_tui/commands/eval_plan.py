@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 

@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, EpisodeSpec, summarize
+from agent.eval.batch import EpisodeResult, EvalReport, EpisodeSpec, summarize
 from recode_tui.commands.evaluate import results_table
 from recode_tui.commands.fit import print_layout
 from tests.plans import eval_plan

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, Evaluation, EpisodeSpec, summarize
+from agent.eval.batch import EpisodeResult, EvalReport, Evaluation, EpisodeSpec, summarize
 from agent.eval.executor import LocalExecutor
 from envs.alfworld.catalog import list_games
 from recode_tui.setup.env_workers import EnvPool

@@ -110,7 +110,7 @@ def test_wilson_intervals_stay_inside_0_and_1_and_widen_with_fewer_plays():
 def test_resume_adds_repeats_to_a_finished_evaluation_and_refuses_fewer(tmp_path, capsys):
     import argparse
 
-    from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, EpisodeSpec
+    from agent.eval.batch import EpisodeResult, EvalReport, EpisodeSpec
     from recode_tui.commands.evaluate import _resumed_report
     from recode_tui.commands.parser import add_eval_parser
 
@@ -135,7 +135,7 @@ def test_resume_adds_repeats_to_a_finished_evaluation_and_refuses_fewer(tmp_path
 
 
 def test_a_sampling_model_gets_each_repeats_seed_and_a_greedy_one_the_same_request(tmp_path):
-    from agent.eval.batch import EvalPlan, EvalReport, EpisodeSpec
+    from agent.eval.batch import EvalReport, EpisodeSpec
     from agent.eval.executor import LocalExecutor
     from agent.llm.cache import CachedLLM, ResponseCache
     from recode_tui.setup.env_workers import EnvPool

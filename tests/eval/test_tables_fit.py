@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.eval.batch import EpisodeResult, EvalPlan, EvalReport, EpisodeSpec
+from agent.eval.batch import EpisodeResult, EvalReport, EpisodeSpec
 from tests.plans import eval_plan
 
 TYPES = ("put", "clean", "heat", "cool", "examine", "puttwo")
