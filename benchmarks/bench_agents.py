@@ -54,6 +54,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent import agents  # noqa: E402
+from agent.run.spec import AgentChoice, RunSpec  # noqa: E402
 from agent.runtime.events import ActionSent, RunFinished  # noqa: E402
 from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from agent.sessions.session import start_session  # noqa: E402
@@ -141,7 +142,7 @@ async def play(agent_name: str, episode_ref: str, llm, options: dict | None = No
     runner = RunnerSettings().make_runner()
     await runner.ensure_started()
     timed = TimedLLM(llm)
-    agent = agents.build_agent(agents.AgentSpec(agent_name, options or {}), env, timed, runner)
+    agent = agents.build_agent(RunSpec(agent=AgentChoice(agent_name, options or {})), env, timed, runner)
     sessions = tempfile.TemporaryDirectory()
     session = start_session(agent, Path(sessions.name), EpisodeRef.parse(episode_ref), "bench")  # the journal every user path writes
     actions: list[str] = []

@@ -37,8 +37,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.eval.batch import Evaluation  # noqa: E402
-from agent.eval.report import EvalReport  # noqa: E402
 from agent.eval.results import EvalPlan  # noqa: E402
+from agent.eval.report import EvalReport  # noqa: E402
+from agent.run.spec import ModelChoice, RunSpec  # noqa: E402
 from agent.eval.executor import LocalExecutor  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 
@@ -53,9 +54,9 @@ from recode_tui.setup.build import DEMO_SCRIPT  # noqa: E402
 
 
 async def one_level(concurrency: int, games: list, profiles: Path, folder: Path) -> dict:
-    plan = EvalPlan(llm="profile:local", games=games, concurrency=concurrency)
+    plan = EvalPlan(games=games, run=RunSpec(model=ModelChoice("profile:local"), max_steps=80), concurrency=concurrency)
     report = EvalReport(plan)
-    llm_for, _ = llm_factory(plan.llm, str(profiles), games)
+    llm_for, _ = llm_factory(plan.run.model.llm, str(profiles), games)
     pool = EnvPool(concurrency)
     started = time.monotonic()
     await pool.ready()

@@ -33,8 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent.agents.recode.answer_rule import judge_answer  # noqa: E402
 from agent.runtime.limits import Limits  # noqa: E402
 from agent.eval.batch import Evaluation  # noqa: E402
-from agent.eval.report import EvalReport  # noqa: E402
 from agent.eval.results import EvalPlan  # noqa: E402
+from agent.eval.report import EvalReport  # noqa: E402
+from agent.run.spec import ModelChoice, RunSpec  # noqa: E402
 from agent.runtime.code import InvalidAnswer, parse_answer  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.alfworld.catalog import list_games  # noqa: E402
@@ -84,10 +85,11 @@ async def hostile_eval(clock: float) -> tuple[float, bool, int]:
     with tempfile.TemporaryDirectory() as tmp, OpenAICompatibleServer(respond) as server:
         profiles = write_profiles(Path(tmp) / "profiles.yaml", server.base_url, max_retries=0, timeout=30)
         os.environ.pop("OPENAI_API_KEY", None)
-        limits = {**asdict(Limits()), "max_rewrite": 100_000}  # refused until the clock ends it
-        plan = EvalPlan(llm="profile:local", games=games, concurrency=2, episode_timeout=clock, limits=limits)
+        run = RunSpec(model=ModelChoice("profile:local"), max_steps=80,
+                      limits=Limits(max_rewrite=100_000))  # refused until the clock ends it
+        plan = EvalPlan(games=games, run=run, concurrency=2, episode_timeout=clock)
         report = EvalReport(plan)
-        llm_for, _ = llm_factory(plan.llm, str(profiles), games)
+        llm_for, _ = llm_factory(plan.run.model.llm, str(profiles), games)
         pool = EnvPool(2)
         await pool.ready()
         await Evaluation(report, Path(tmp) / "out", llm_for, pool_factory=lambda size: pool).run()

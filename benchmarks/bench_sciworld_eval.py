@@ -38,8 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent import agents  # noqa: E402
 from agent.eval.batch import Evaluation  # noqa: E402
+from agent.eval.results import EvalPlan  # noqa: E402
 from agent.eval.report import EvalReport  # noqa: E402
-from agent.eval.results import EvalPlan, EpisodeSpec  # noqa: E402
+from agent.eval.results import EpisodeSpec  # noqa: E402
+from agent.run.spec import EnvChoice, ModelChoice, RunSpec  # noqa: E402
 from agent.eval.executor import LocalExecutor  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs import registry  # noqa: E402
@@ -88,7 +90,7 @@ def worker_memory(pid: int) -> tuple[float, float, float]:
 
 
 async def one_level(concurrency: int, games: list[EpisodeSpec], gold: dict[str, list[str]], folder: Path) -> dict:
-    plan = EvalPlan(llm="gold", games=games, env="sciworld", concurrency=concurrency, max_steps=None)
+    plan = EvalPlan(games=games, run=RunSpec(model=ModelChoice("gold"), env=EnvChoice("sciworld")), concurrency=concurrency)
     report = EvalReport(plan)
     pool = EnvPool(concurrency, warm_env="sciworld")
     began = time.monotonic()

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Sequence, TypeVar
 
-from recode_tui.setup.settings import EvalOptions, LLMSettings, RunFlags, RunOptions, Selection
+from agent.run.spec import RunFlags
+from recode_tui.setup.settings import EvalOptions, LLMSettings, RunOptions, Selection
 from recode_tui.setup.usage import UsageError
 
 if TYPE_CHECKING:
@@ -250,8 +251,8 @@ def plan_evaluation(options: EvalOptions) -> PlannedEvaluation:
 
     report, folder = resumed_report(options, options.resume) if options.resume else new_report(options)
     sandbox = eval_sandbox(options, report)  # the user's walls, and any more the resumed report recorded
-    profiles = options.profiles or report.plan.profiles  # a resume reads the file the evaluation started with
-    llm_for, abort = llm_factory(report.plan.llm, profiles, report.remaining or report.plan.games, report.plan.env,
+    profiles = options.profiles or report.plan.run.model.profiles  # a resume reads the file the evaluation started with
+    llm_for, abort = llm_factory(report.plan.run.model.llm, profiles, report.remaining or report.plan.games, report.plan.run.env.name,
                                  report.plan.compared)
     return PlannedEvaluation(report, folder, profiles, llm_for, abort, sandbox, llm_cache_folder(report.plan.cache_dir))
 
@@ -266,8 +267,8 @@ def local_executor(planned: PlannedEvaluation, *, on_event: Callable[..., Any] |
     report = planned.report
     return LocalExecutor(
         report, planned.llm_for,
-        lambda size: EnvPool(size, warm_env=report.plan.env,
-                             started=early.take_worker(report.plan.env) if early else ()),
+        lambda size: EnvPool(size, warm_env=report.plan.run.env.name,
+                             started=early.take_worker(report.plan.run.env.name) if early else ()),
         abort_on_llm_error=planned.abort_on_llm_error, on_event=on_event, sandbox=planned.sandbox,
         cache_folder=planned.cache_folder)
 

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 from agent.runtime.safe_text import for_terminal
-from agent.sessions.header import JOURNAL_VERSION
 from agent.sessions.journal_read import JOURNAL_FILE
 
 
@@ -30,7 +29,7 @@ def hostile_journal(folder: Path, *, finished: bool = True) -> Path:
     """A session folder whose journal's every string field is hostile (the game, the LLM, the branch)."""
     folder.mkdir(parents=True)
     records = [
-        {"type": "session", "version": JOURNAL_VERSION, "env": "alfworld", "episode": hostile("game"),
+        {"type": "session", "version": "recode.journal.v1", "env": "alfworld", "episode": hostile("game"),
          "game": hostile("game"), "agent": "recode", "llm": hostile("llm"), "max_steps": 10,
          "limits": {}, "prompt_set": hostile("prompts"),
          "parent": {"session": hostile("parent"), "at": hostile("at")}},
@@ -75,7 +74,7 @@ def hostile_session(played: Path, folder: Path) -> Path:
     records = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
     for record in records:
         if record["type"] == "session":
-            record["llm"] = hostile("llm")
+            record["run"]["model"]["llm"] = hostile("llm")
         elif record["type"] == "answer":
             record["answer"] = re.sub(r"<think>.*?</think>", lambda m: f"<think>{hostile('thought')}</think>",
                                       record["answer"], flags=re.S)

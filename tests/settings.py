@@ -12,10 +12,10 @@ from typing import Any
 
 from agent.runtime.breakpoints import Breakpoint
 from agent.runtime.limits import Limits
-from agent.agents.presets import RunSettings
+from agent.run.spec import AgentChoice, RunFlags, RunSpec
 from recode_tui.setup.build import parse_episode, settings_of
 from envs.registry import EpisodeRef
-from recode_tui.setup.settings import ConsoleOptions, LLMSettings, RunFlags, RunOptions
+from recode_tui.setup.settings import ConsoleOptions, LLMSettings, RunOptions
 
 
 def run_settings(
@@ -28,7 +28,7 @@ def run_settings(
     agent_options: dict[str, Any] | None = None,
     trusted: bool = False,
     node_timeout: float | None = None,
-) -> RunSettings:
+) -> RunSpec:
     """The settings `run`/`tui` would build from these flags (`limits` and `agent_options` as objects)."""
     settings = settings_of(RunFlags(agent=agent, preset=preset, max_steps=max_steps,
                                     prompts=str(prompts) if prompts is not None else None, trusted=trusted,
@@ -36,7 +36,7 @@ def run_settings(
     if limits is not None:
         settings = replace(settings, limits=limits)
     if agent_options is not None:
-        settings = replace(settings, agent_options=dict(agent_options))
+        settings = replace(settings, agent=AgentChoice(settings.agent.name, dict(agent_options)))
     return settings
 
 

@@ -265,8 +265,8 @@ def test_no_front_end_reaches_the_setup_layer_through_another() -> None:
 # The floors of `agent/` and `recode_tui/`, highest first (architecture.md): a module may import its own
 # floor and the ones below it; an import of a higher floor (lazy and TYPE_CHECKING ones included) runs up.
 FLOORS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "agent": (("agent.eval",), ("agent.sessions",), ("agent.agents",), ("agent.sandbox",), ("agent.runtime",),
-              ("agent.llm",)),
+    "agent": (("agent.eval",), ("agent.sessions",), ("agent.agents",), ("agent.run",), ("agent.sandbox",),
+              ("agent.runtime",), ("agent.llm",)),
     "recode_tui": (("recode_tui.__main__",), ("recode_tui.commands",), ("recode_tui.api",),
                    ("recode_tui.console", "recode_tui.plain", "recode_tui.web"), ("recode_tui.setup",)),
 }
@@ -409,7 +409,7 @@ def test_agent_lists_the_architecture() -> None:
     agent = ROOT / "agent"
     assert sorted(p.name for p in agent.glob("*.py")) == ["__init__.py"]
     assert {p.name for p in agent.iterdir() if p.is_dir() and not p.name.startswith("__")} == {
-        "agents", "runtime", "sessions", "eval", "llm", "sandbox"}
+        "agents", "run", "runtime", "sessions", "eval", "llm", "sandbox"}
     homes = {p.name for p in (agent / "agents").iterdir() if (p / "__init__.py").is_file()}
     assert homes == {"recode", "react", "codeact", "plan_execute", "recap"}
 

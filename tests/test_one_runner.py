@@ -68,7 +68,7 @@ async def old_eval_journal(tmp_path: Path, first_answer: str) -> Path:
     session.writer.close()
     await agent.close()
     header = read_journal(session.folder).header
-    assert header.runner == "ThreadRunner" and header.trusted is True
+    assert header.runner == "ThreadRunner" and header.run.runner.trusted is True
     return session.folder
 
 
@@ -89,10 +89,10 @@ def test_eval_refuses_an_answer_that_writes_a_file(tmp_path):
     report = json.loads((out / "report.json").read_text())
     episode = report["episodes"][0]
     assert episode["reason"].startswith("rewrite limit"), episode
-    assert report["plan"]["trusted"] is False
+    assert report["plan"]["run"]["runner"]["trusted"] is False
     journal = read_journal(Path(episode["journal"]))
     header = journal.header
-    assert header.runner == "SandboxRunner" and header.trusted is False
+    assert header.runner == "SandboxRunner" and header.run.runner.trusted is False
     answers = [r for r in journal.records if r["type"] == "answer"]
     assert answers and not any(r["accepted"] for r in answers)
 
@@ -151,7 +151,7 @@ async def test_a_console_fork_of_an_old_eval_journal_refuses_an_answer_that_writ
                        what="the refusal in the editor")
         fork = control.session.folder
         assert app.debug_screen.debugger.awaiting_human and app.debug_screen.agent.code_check(hostile_code) == "forbidden: open"
-        assert read_journal(fork).header.runner == "SandboxRunner" and not read_journal(fork).header.trusted
+        assert read_journal(fork).header.runner == "SandboxRunner" and not read_journal(fork).header.run.runner.trusted
     assert not target.exists()
 
 
@@ -184,9 +184,9 @@ def test_eval_trusted_is_asked_for_and_a_resume_without_it_runs_the_checks(tmp_p
     assert result.returncode == 0, result.stderr
     assert target.exists()  # --trusted: the user asked for no checks
     report = json.loads((out / "report.json").read_text())
-    assert report["plan"]["trusted"] is True and report["plan"]["node_timeout"] == 3.0
+    assert report["plan"]["run"]["runner"]["trusted"] is True and report["plan"]["run"]["runner"]["node_timeout"] == 3.0
     header = read_journal(Path(report["episodes"][0]["journal"])).header
-    assert header.trusted is True and header.node_timeout == 3.0
+    assert header.run.runner.trusted is True and header.run.runner.node_timeout == 3.0
     # as if it had been interrupted after the first episode; the resume does not repeat --trusted
     target.unlink()
     report["episodes"], report["status"] = report["episodes"][:1], "interrupted"
@@ -196,8 +196,8 @@ def test_eval_trusted_is_asked_for_and_a_resume_without_it_runs_the_checks(tmp_p
     assert "was started with --trusted; the remaining episodes run with the sandbox's checks" in again.stderr
     assert not target.exists()
     resumed = json.loads((out / "report.json").read_text())
-    assert resumed["plan"]["trusted"] is False
-    assert read_journal(Path(resumed["episodes"][1]["journal"])).header.trusted is False
+    assert resumed["plan"]["run"]["runner"]["trusted"] is False
+    assert read_journal(Path(resumed["episodes"][1]["journal"])).header.run.runner.trusted is False
 
 
 def test_an_agent_has_no_unchecked_default_runner():
@@ -218,7 +218,7 @@ RUNNER_MAKERS = {"agent/agents/__init__.py", "agent/sandbox/settings.py", "agent
 
 
 def test_every_front_end_builds_its_agent_through_the_one_builder():
-    """run, the console, eval and a resume hand an `AgentSpec` to `agents.build_agent`; no other module makes
+    """run, the console, eval and a resume hand a `RunSpec` to `agents.build_agent`; no other module makes
     a runner for an agent, so the preset, the limits, the runner's checks and a routed role's error are
     decided in one place."""
     import ast

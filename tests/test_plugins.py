@@ -48,7 +48,7 @@ def test_run_plays_the_toy_episode_with_the_test_agent_in_process_and_as_a_comma
     assert "SUCCESS: won — 2 steps, 2 LLM calls" in out
     [folder] = sessions.iterdir()
     journal = read_journal(folder)
-    assert (journal.header.env, journal.header.episode, journal.header.agent) == ("toy", "coin-1", "one-action")
+    assert (journal.header.run.env.name, journal.header.episode, journal.header.run.agent.name) == ("toy", "coin-1", "one-action")
     assert [r["action"] for r in journal.records if r["type"] == "action"] == ["go to shelf 1", "take coin 1 from shelf 1"]
     assert main(["export", folder.name, "--markdown", "--exec", "--sessions", str(sessions)]) == 0  # replays the journal
     assert "`> take coin 1 from shelf 1` — You pick up the coin 1 from the shelf 1." in capsys.readouterr().out
@@ -164,7 +164,7 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
         log = "\n".join(app.debug_screen.env_log.lines)
         assert "take coin 1 from shelf 1" in log
     [folder] = (tmp_path / "sessions").iterdir()
-    assert read_journal(folder).header.agent == "one-action"
+    assert read_journal(folder).header.run.agent.name == "one-action"
 
     # `tui --resume`: the console replays the journal into a new run of the same agent
     again = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
@@ -183,13 +183,13 @@ def test_eval_runs_the_test_agent_on_the_toy_episodes_in_worker_processes(tmp_pa
     report = json.loads((out / "report.json").read_text())
     assert report["status"] == "complete"
     assert sorted(e["game"] for e in report["episodes"]) == ["coin-1", "coin-2"]
-    assert report["plan"]["env"] == "toy" and report["plan"]["agent"] == "one-action"
+    assert report["plan"]["run"]["env"]["name"] == "toy" and report["plan"]["run"]["agent"]["name"] == "one-action"
     assert all(e["success"] for e in report["episodes"])
     assert report["summary"]["by_task_type"]["take"]["successes"] == 2
     journals = sorted(p.name for p in (out / "journals").iterdir())
     assert len(journals) == 2
     header = read_journal(out / "journals" / journals[0]).header
-    assert header.agent == "one-action" and header.env == "toy"
+    assert header.run.agent.name == "one-action" and header.run.env.name == "toy"
 
 
 async def test_the_plain_mode_asks_a_person_with_the_test_agents_own_skeleton_and_rule(tmp_path):

@@ -12,6 +12,7 @@ import pytest
 from agent.agents.recode.engine import Engine
 from agent.runtime.limits import Limits
 from agent.agents.presets import PAPER_PROMPTS, preset, resolve
+from agent.run.spec import RunFlags
 from agent.runtime.prompts import DEFAULT_PROMPTS
 from agent.runtime.thread_runner import ThreadRunner
 from agent.sessions.journal_read import read_journal
@@ -53,11 +54,11 @@ def test_the_paper_preset_and_explicit_flags_over_it():
     paper = preset("paper")
     assert paper.max_steps == 50
     assert paper.limits == Limits(max_depth=10, max_rewrite=5, max_retry=Limits.max_retry, end_on_error=True)
-    assert paper.prompts == (PAPER_PROMPTS if PAPER_PROMPTS.is_dir() else None)
+    assert paper.prompts.path == (str(PAPER_PROMPTS) if PAPER_PROMPTS.is_dir() else None)
     assert PAPER_PROMPTS == DEFAULT_PROMPTS.parent / "paper"  # presets names it by path, see there
-    mixed = resolve("paper", max_steps=70, max_depth=3)
+    mixed = resolve(RunFlags(preset="paper", max_steps=70, max_depth=3))
     assert mixed.max_steps == 70 and mixed.limits.max_depth == 3 and mixed.limits.end_on_error
-    assert resolve(None).max_steps is None and not resolve(None).limits.end_on_error  # the environment's own
+    assert resolve(RunFlags()).max_steps is None and not resolve(RunFlags()).limits.end_on_error  # the environment's own
     with pytest.raises(ValueError, match="unknown --preset"):
         preset("nope")
 
@@ -66,9 +67,9 @@ def test_the_paper_prompts_fall_back_to_the_default_set_when_missing(monkeypatch
     import agent.agents.presets as presets
 
     monkeypatch.setattr(presets, "PAPER_PROMPTS", tmp_path / "missing")
-    assert preset("paper").prompts is None
+    assert preset("paper").prompts.path is None
     monkeypatch.setattr(presets, "PAPER_PROMPTS", DEFAULT_PROMPTS)
-    assert preset("paper").prompts == DEFAULT_PROMPTS
+    assert preset("paper").prompts.path == str(DEFAULT_PROMPTS)
 
 
 def test_tui_and_eval_take_the_preset_and_the_flags_over_it():
@@ -87,7 +88,7 @@ async def test_the_console_journals_the_preset(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         header = read_journal(app.session_control.session.folder).header
-    assert header.preset == "paper" and header.max_steps == 50 and header.limits.end_on_error is True
+    assert header.run.preset == "paper" and header.run.max_steps == 50 and header.run.limits.end_on_error is True
 
 
 def test_run_with_the_paper_preset_ends_at_the_node_error_and_journals_the_preset(tmp_path):
@@ -98,7 +99,7 @@ def test_run_with_the_paper_preset_ends_at_the_node_error_and_journals_the_prese
     assert result.stdout.startswith("FAILED: node error: n2 `x = 1 / 0` raised ZeroDivisionError"), result.stdout + result.stderr
     folder = next((tmp_path / "sessions").iterdir())
     header = read_journal(folder).header
-    assert header.preset == "paper" and header.max_steps == 50 and header.limits.end_on_error is True
+    assert header.run.preset == "paper" and header.run.max_steps == 50 and header.run.limits.end_on_error is True
     # resuming rebuilds the preset from the journal
     again = recode(tmp_path, "run", "--resume", str(folder), "--llm", f"scripted:{script}", "--quiet")
     assert again.stdout.startswith("FAILED: node error: n2 `x = 1 / 0` raised ZeroDivisionError"), again.stdout + again.stderr
@@ -113,8 +114,8 @@ def test_eval_with_the_paper_preset_records_it_in_the_report(tmp_path):
     assert result.returncode == 0, result.stderr
     report = json.loads((out / "report.json").read_text())
     plan = report["plan"]
-    assert plan["preset"] == "paper" and plan["max_steps"] == 50
-    assert plan["limits"]["end_on_error"] is True and plan["limits"]["max_depth"] == 4
+    assert plan["run"]["preset"] == "paper" and plan["run"]["max_steps"] == 50
+    assert plan["run"]["limits"]["end_on_error"] is True and plan["run"]["limits"]["max_depth"] == 4
     episode = report["episodes"][0]
     assert episode["reason"].startswith("node error: n2 `x = 1 / 0` raised ZeroDivisionError")
-    assert read_journal(Path(episode["journal"])).header.preset == "paper"
+    assert read_journal(Path(episode["journal"])).header.run.preset == "paper"

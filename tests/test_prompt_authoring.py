@@ -152,7 +152,7 @@ def test_the_journal_records_a_changed_prompt_set(tmp_path: Path) -> None:
     header, answers = records[0], [r for r in records if r["type"] == "answer"]
     assert len(answers) >= 2
     assert "prompt_hash" not in answers[0]
-    assert all(a["prompt_hash"] != header["prompt_hash"] for a in answers[1:])
+    assert all(a["prompt_hash"] != header["run"]["prompts"]["hash"] for a in answers[1:])
 
 
 def test_cli_prompt_show_prints_the_rendered_prompt(capsys) -> None:

@@ -61,7 +61,7 @@ async def test_a_console_start_up_parses_its_episode_once_and_journals_it(tmp_pa
         assert session is not None
         header = read_journal(session.folder).header
     assert parses == ["put-01"]
-    assert (header.game, header.env, header.episode) == ("put-01", "alfworld", "put-01")
+    assert (header.game, header.run.env.name, header.episode) == ("put-01", "alfworld", "put-01")
 
 
 def test_a_run_parses_its_episode_once(tmp_path: Path, parses: list[str], capsys) -> None:
@@ -77,12 +77,12 @@ def test_settings_are_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(options, "quiet", True)
     assert options.episode == EpisodeRef("alfworld", "clean-01", "clean-01")
-    assert options.settings.limits.max_depth == 3 and options.settings.agent == "recode"
+    assert options.settings.limits.max_depth == 3 and options.settings.agent.name == "recode"
     assert options.llm.spec == "demo" and not options.llm.defaulted
 
 
 async def test_the_flags_reach_the_agent_through_one_settings_object() -> None:
-    """`--trusted`, `--node-timeout` and a typed `--max-steps` travel in the run's `RunSettings`, the one
+    """`--trusted`, `--node-timeout` and a typed `--max-steps` travel in the run's `RunSpec`, the one
     object `make_agent` takes; a preset's step limit is the settings' too, but not typed."""
     from agent.sandbox.settings import RunnerSettings
     from recode_tui.setup.build import agent_for, llm_for, step_limit_of
@@ -90,7 +90,7 @@ async def test_the_flags_reach_the_agent_through_one_settings_object() -> None:
     options = run_options(parsed("run", "--game", "put-01", "--llm", "demo", "--agent", "react", "--max-steps", "7",
                                  "--trusted", "--node-timeout", "2.5"))
     settings = options.settings
-    assert (settings.trusted, settings.node_timeout, settings.max_steps, settings.max_steps_given) == (True, 2.5, 7, True)
+    assert (settings.runner.trusted, settings.runner.node_timeout, settings.max_steps, settings.max_steps_given) == (True, 2.5, 7, True)
     agent = agent_for(options, llm_for(options))
     try:
         assert agent.name == "react" and agent.env.max_steps == 7
@@ -109,8 +109,8 @@ def test_run_without_llm_and_without_a_terminal_plays_the_demo_and_says_so_later
 def test_a_resume_without_llm_goes_on_with_the_recorded_one(tmp_path: Path) -> None:
     folder = tmp_path / "sessions" / "s1"
     folder.mkdir(parents=True)
-    header = {"type": "session", "version": JOURNAL_VERSION, "game": "clean-01", "llm": "scripted:x.yaml",
-              "created": 1.0}
+    header = {"type": "session", "version": JOURNAL_VERSION, "game": "clean-01",
+              "run": {"model": {"llm": "scripted:x.yaml"}}, "created": 1.0}
     (folder / "journal.jsonl").write_text(json.dumps(header) + "\n", encoding="utf-8")
     options = run_options(parsed("run", "--resume", "s1", "--sessions", str(tmp_path / "sessions"), llm_given=False))
     assert options.resumed == folder and options.episode == EpisodeRef("alfworld", "clean-01", "clean-01")

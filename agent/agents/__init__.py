@@ -1,25 +1,24 @@
 """The agent registry: a name on the command line (`--agent NAME`) to a stepper class.
 
 Every agent is a `agent.runtime.stepper.Stepper` subclass built the same way, so run,
-the console, eval, resume and fork build any of them through `build_agent` from an
-`AgentSpec`. A new agent is one package (its stepper and its prompt folder) and one
+the console, eval, resume and fork build any of them through `build_agent` from the run's
+`agent.run.spec.RunSpec`. A new agent is one package (its stepper and its prompt folder) and one
 line in `AGENTS`; a test may `register` a throwaway one.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent.llm import LLM
     from agent.runtime.prompts import PromptSet
     from agent.runtime.runner import CodeRunner
-    from agent.runtime.limits import Limits
     from agent.runtime.stepper import Stepper
+    from agent.run.spec import RunSpec
     from agent.runtime.tree import NodeStatus
-    from agent.sandbox.settings import RunnerSettings
     from envs.base import Env
 
 DEFAULT_AGENT = "recode"
@@ -116,41 +115,29 @@ def _as_type_of(default: Any, value: str, key: str) -> Any:
     return value
 
 
-@dataclass(frozen=True)
-class AgentSpec:
-    """Everything an agent is built from but its episode and its LLM: which agent, its options, limits,
-    prompt set and preset, and how its node code runs.
-
-    Each front end fills one in from what it was given (`run`/`tui` from their flags, `eval` from its
-    plan, a resume from the journal's header) and hands it to `build_agent`.
-    """
-
-    name: str = DEFAULT_AGENT
-    options: Mapping[str, Any] = field(default_factory=dict)
-    limits: "Limits | None" = None  # None: the runtime's defaults
-    prompts: "PromptSet | None" = None  # None: the agent's own bundled set
-    preset: str = ""  # the named preset the settings came from, recorded in the journal
-    runner: "RunnerSettings | None" = None  # None: the sandbox with its checks and default node time limit
-
-
-def build_agent(spec: AgentSpec, env: "Env", llm: "LLM", runner: "CodeRunner | None" = None) -> "Stepper":
-    """The agent `spec` names, stepping `env` and asking `llm`: the one way every front end builds one.
+def build_agent(spec: "RunSpec", env: "Env", llm: "LLM", runner: "CodeRunner | None" = None, *,
+                prompts: "PromptSet | None" = None) -> "Stepper":
+    """The agent `spec` names, with its options, limits, prompt set and preset, stepping `env` and asking
+    `llm`: the one way every front end builds one (run and the console from their flags, eval from its
+    plan, a resume from the journal's header).
 
     Node code runs in a runner made from `spec.runner` (sandboxed; `trusted` only drops the static
-    checks); `runner` is one already made from the same settings (eval's pre-started spares). A routed
+    checks); `runner` is one already made from the same settings (eval's pre-started spares). `prompts`
+    is the set already read (None: read from `spec.prompts.path`, else the agent's own). A routed
     `llm` (`--llm planner=...,executor=...`) gives each role its own LLM. Raises `UnknownAgent` for a
     name nobody registered and `routing.RoleError` for a routed role the agent does not have (both
     ValueErrors of one line); the caller owns `env` and closes it.
     """
+    from pathlib import Path
+
     from agent.llm.routing import install
-    from agent.runtime.limits import Limits
+    from agent.runtime.prompts import PromptSet, moved_prompt_set
 
-    cls = agent_class(spec.name)
-    if runner is None:
-        from agent.sandbox.settings import RunnerSettings
-
-        runner = (spec.runner or RunnerSettings()).make_runner()
-    stepper = cls(env, llm, runner, limits=spec.limits or Limits(), prompts=spec.prompts, options=dict(spec.options))
+    cls = agent_class(spec.agent.name)
+    if prompts is None and spec.prompts.path:
+        prompts = PromptSet(moved_prompt_set(Path(spec.prompts.path)))
+    stepper = cls(env, llm, runner or spec.runner.make_runner(), limits=spec.limits, prompts=prompts,
+                  options=dict(spec.agent.options))
     install(stepper.host, llm, stepper.name, stepper.roles)
     stepper.host.preset = spec.preset
     return stepper

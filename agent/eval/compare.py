@@ -203,7 +203,7 @@ def compare_pair(base: LoadedReport, other: LoadedReport) -> Comparison:
             flips.append(Flip(episode, _task_type(a[episode], b[episode]), won_a, base.journal_path(a[episode]),
                               other.journal_path(b[episode]), loser.reason))
     settings_a, settings_b = base.settings(), other.settings()
-    two_agents = settings_a.get("agent") is not None and settings_b.get("agent") is not None and settings_a.get("agent") != settings_b.get("agent")
+    two_agents = settings_a.get("agent.name") is not None and settings_b.get("agent.name") is not None and settings_a.get("agent.name") != settings_b.get("agent.name")
     return Comparison(
         base_path=label_a,
         other_path=label_b,
@@ -215,10 +215,10 @@ def compare_pair(base: LoadedReport, other: LoadedReport) -> Comparison:
         differences=settings_a.differences(settings_b),
         metrics=metrics,
         unfinished=(set(planned_a) - set(a)) | (set(planned_b) - set(b)),
-        agents=(settings_a.get("agent"), settings_b.get("agent")),
+        agents=(settings_a.get("agent.name"), settings_b.get("agent.name")),
         repeats=(base.repeats, other.repeats),
         identical=(_identical(base), _identical(other)),
-        estimated=(offline_llm(str(settings_a.get("llm") or "")), offline_llm(str(settings_b.get("llm") or ""))),
+        estimated=(offline_llm(str(settings_a.get("model.llm") or "")), offline_llm(str(settings_b.get("model.llm") or ""))),
         # two agents' prompt sets differ by design, file by file
         prompt_files=[] if two_agents else header_changes(base.journal_header, other.journal_header),
         timed=len(common) - len(replayed) if replayed else None,
@@ -229,7 +229,7 @@ def _identical(report: LoadedReport) -> str:
     """That a report's repeats recorded the same, and why ('' when they differ, or when it has none)."""
     if report.repeats <= 1:
         return ""
-    return identical_plays(str(report.settings().get("llm") or ""), report.episodes)
+    return identical_plays(str(report.settings().get("model.llm") or ""), report.episodes)
 
 
 RELATIVE_METRICS = ("cost", "tokens", "LLM calls", "steps", "time")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Protocol, runtime_checkable
 
@@ -30,7 +30,7 @@ from agent.eval.results import EpisodeResult, EpisodeSpec, wall_clock_reason
 from agent.llm import LLM
 from agent.llm.profiles import Profile
 from agent.runtime import events as ev
-from agent.runtime.limits import Limits
+from agent.run.spec import AgentChoice, RunSpec
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.stepper import Stepper
 from agent.sandbox.settings import RunnerSettings, SpareRunners
@@ -125,12 +125,10 @@ class LocalExecutor:
         self.retry_delay = retry_delay
         self.on_start = on_start
         self.on_event = on_event
-        recorded = moved_prompt_set(Path(plan.prompts)) if plan.prompts else None
+        recorded = moved_prompt_set(Path(plan.run.prompts.path)) if plan.run.prompts.path else None
         self._prompts = PromptSet(recorded) if recorded else None  # None: the agent's own
-        known = set(Limits.__dataclass_fields__)
-        self._limits = Limits(**{k: v for k, v in plan.limits.items() if k in known})
         # every episode's runner comes from the one place user paths get theirs: sandboxed, checked unless trusted
-        self._runner_settings = RunnerSettings(trusted=plan.trusted, node_timeout=plan.node_timeout, sandbox=sandbox)
+        self._runner_settings = replace(plan.run.runner, sandbox=sandbox)  # the walls the edge resolved for this run
         self._spares = SpareRunners(self._runner_settings)  # replaced by `open` with one spare per lane
         self._source: EnvSource | None = None
         # episodes their wall clock ended (journal folder -> reason), and what their agent had counted by then
@@ -151,11 +149,10 @@ class LocalExecutor:
             await asyncio.shield(self._source.close())
         await asyncio.shield(self._spares.close())
 
-    def _spec(self, agent: str) -> agents.AgentSpec:
+    def _spec(self, agent: str) -> RunSpec:
         """What builds `agent` for every episode of the plan: its options, the plan's limits, prompts,
         preset and runner settings."""
-        return agents.AgentSpec(agent, self.plan.options_for(agent), self._limits, self._prompts, self.plan.preset,
-                                self._runner_settings)
+        return replace(self.plan.run, agent=AgentChoice(agent, self.plan.options_for(agent)))
 
     def _for_repeat(self, llm: LLM, repeat: int) -> tuple[LLM, int | None, float | None]:
         """With repeats, each play's sampled model calls carry the repeat's own seed (a model that takes
@@ -244,15 +241,16 @@ class LocalExecutor:
             llm = await asyncio.to_thread(self.llm_for, spec, job.agent if plan.multi else None)
             llm, seed, temperature = self._for_repeat(llm, job.repeat)
             llm = self._cached(llm, job.repeat if plan.repeat > 1 else None)
-            episode = EpisodeRef.parse(spec.id, plan.env)
+            episode = EpisodeRef.parse(spec.id, plan.run.env.name)
             registry.provider(episode.env)  # an environment nobody registered fails here, in one line
-            async with self._source.env(episode.ref, plan.max_steps) as env:
+            async with self._source.env(episode.ref, plan.run.max_steps) as env:
                 envs.append(env)
                 # an agent that runs code gets a runner whose worker started during the last episode
                 runner = self._spares.take() if agents.agent_class(job.agent).answers_are_code else None
-                agent = agents.build_agent(self._spec(job.agent), env, llm, runner)
+                agent = agents.build_agent(self._spec(job.agent), env, llm, runner, prompts=self._prompts)
                 # profiles: a resume of this journal goes on with the same model
-                writer = JournalWriter(job.journal, session_header(episode, agent, plan.llm, profiles=plan.profiles))
+                writer = JournalWriter(job.journal, session_header(episode, agent, plan.run.model.llm,
+                                                                   profiles=plan.run.model.profiles, spec=plan.run))
                 agent.host.observers.append(writer)
                 agent.host.observers.append(trace)
                 agent.host.observers.append(cached)

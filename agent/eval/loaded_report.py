@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from agent.eval.report import REPORT_FILE, EvalReport, read_json
-from agent.eval.results import EpisodeResult, EvalPlan
+from agent.eval.results import EpisodeResult, plan_upgraded
+from agent.run.spec import AgentChoice, RunSpec, leaves
 from agent.sessions.header import HeaderError, JournalHeader, load_header
 
 JOURNALS_DIR = "journals"
@@ -22,34 +23,29 @@ class CompareError(ValueError):
     """The reports cannot be compared; the message is one line that says why."""
 
 
-# Plan fields that are not settings: which episodes and how they were picked (compared episode by episode),
-# how many ran at once, where the prompt set and cache were found (the prompt hash is the setting), what was
-# derived from the episodes, the repeats (a line of their own) and the record's own bookkeeping.
-_NOT_SETTINGS = frozenset({"games", "selection", "concurrency", "prompts", "cache_dir", "agents", "options_by_agent",
-                           "gold_cannot_win", "repeat", "version"})
-_HEADER_FIELDS = frozenset(f.name for f in fields(JournalHeader))
-
-
 @dataclass(frozen=True)
 class RecordedSettings:
-    """What a run was played with, by name, as far as its report (and one of its journals) says; None: not
-    recorded. The names are the plan's fields (and the journal's `prompt_hash`), read from the fields
-    themselves: a field added to the plan is compared with no new code."""
+    """What a run was played with, by name, as far as its report (and one of its journals) says. The names
+    are the plan's settings, its run record's leaves by their dotted names (`model.llm`,
+    `runner.node_timeout`), read from the fields themselves: a field added to the record or the plan is
+    compared with no new code. `unknown`: the settings neither the report nor a journal records."""
 
     values: Mapping[str, Any]
+    unknown: frozenset[str] = frozenset()
 
     def get(self, name: str) -> Any:
         return self.values.get(name)
 
     def known(self) -> list[str]:
-        return [name for name, value in self.values.items() if value is not None]
+        return [name for name, value in self.values.items() if value is not None and name not in self.unknown]
 
     def differences(self, other: "RecordedSettings") -> list[tuple[str, Any, Any]]:
-        """(name, this value, the other's) for every setting known in both that differs, in field order.
+        """(name, this value, the other's) for every setting known on both sides that differs, in field order.
 
-        A setting one side does not record (a journal without `prompt_hash`) is not a difference."""
+        A setting one side does not record (a report without its journal, written before the plan had
+        it) is not a difference."""
         return [(name, a, other.get(name)) for name, a in self.values.items()
-                if a is not None and other.get(name) is not None and a != other.get(name)]
+                if name not in self.unknown and name not in other.unknown and a != other.get(name)]
 
 
 def _setting(value: Any) -> Any:
@@ -65,16 +61,17 @@ def _setting(value: Any) -> Any:
 class LoadedReport:
     """A report, the file it came from (`file`, None when built in memory) and the name it is shown by.
 
-    `recorded`: the plan's fields the file holds. A report written before the plan had a setting
-    (`agent`, `preset`) gets the record's default from the loader, but a comparison takes the
-    setting from its journal instead, and does not count it as a difference when that has none.
+    `recorded`: the settings the file holds (dotted names, as `settings` gives them). A report written before
+    the plan had a setting (`agent.name`, `preset`) gets the record's default from the loader, but a
+    comparison takes the setting from its journal instead, and does not count it as a difference when that
+    has none.
     """
 
     report: EvalReport
     label: str = ""
     file: Path | None = None
     journal_header: JournalHeader | None = None
-    recorded: frozenset[str] = frozenset(f.name for f in fields(EvalPlan))
+    recorded: frozenset[str] | None = None  # None: every setting (a report built in memory)
 
     @classmethod
     def from_json(cls, data: dict[str, Any], label: str = "", file: Path | None = None) -> "LoadedReport":
@@ -83,7 +80,7 @@ class LoadedReport:
             report = EvalReport.checked(data, file or label or "in memory")
         except ValueError as exc:
             raise CompareError(str(exc)) from None
-        return cls(report, label, file, recorded=frozenset(data["plan"]))
+        return cls(report, label, file, recorded=frozenset(_paths(plan_upgraded(data["plan"]))))
 
     @property
     def episodes(self) -> list[EpisodeResult]:
@@ -112,19 +109,23 @@ class LoadedReport:
         return found
 
     def settings(self) -> RecordedSettings:
-        """The plan's settings field by field. One the file does not hold (a report written before the plan
-        had it) is the journal's when the header records it too (None without a journal), else the loader's
-        default (what a plan that leaves out a default means)."""
+        """The plan's settings, leaf by leaf (`agent.run.spec.leaves`). One of the run's record that the file
+        does not hold (a report written before the plan had it), or holds as None (a plan records no prompt
+        hash), is the journal's; without a journal it is unknown."""
         plan, journal = self.report.plan, self.journal_header
-        values: dict[str, Any] = {"prompt_hash": journal.prompt_hash if journal else None}
-        for spec in fields(plan):
-            if spec.name in _NOT_SETTINGS:
-                continue
-            value = _setting(getattr(plan, spec.name))  # dynamic: every field of the plan
-            if (value is None or spec.name not in self.recorded) and spec.name in _HEADER_FIELDS:
-                value = _setting(getattr(journal, spec.name)) if journal else None  # dynamic: the same field
-            values[spec.name] = value
-        return RecordedSettings(values)
+        theirs = dict(leaves(journal.run, settings_only=True)) if journal else {}
+        values: dict[str, Any] = {}
+        unknown: set[str] = set()
+        for path, value in leaves(plan, settings_only=True):
+            name = path.removeprefix("run.")
+            value = _setting(value)
+            unrecorded = self.recorded is not None and path not in self.recorded
+            if (value is None or unrecorded) and name in _RUN_SETTINGS:  # a setting a journal records too
+                value = _setting(theirs.get(name))
+                if journal is None:
+                    unknown.add(name)
+            values[name] = value
+        return RecordedSettings(values, frozenset(unknown))
 
     def journal_path(self, episode: EpisodeResult) -> str:
         """Where an episode's journal is: as recorded, else under the report's folder (a moved eval)."""
@@ -151,10 +152,25 @@ class LoadedReport:
         plan = self.report.plan
         if not plan.multi:
             return [self]
-        return [replace(self, label=f"{self.label} [{name}]", recorded=self.recorded | {"agent"}, report=replace(
+        return [replace(self, label=f"{self.label} [{name}]", recorded=(self.recorded or frozenset()) | {
+            "run.agent.name", "run.agent.options"}, report=replace(
             self.report, episodes=[e for e in self.episodes if e.agent == name],
-            plan=replace(plan, agent=name, agents=[], agent_options=dict(plan.options_by_agent.get(name, {})))
+            plan=replace(plan, agents=[], run=replace(plan.run, agent=AgentChoice(name, dict(
+                plan.options_by_agent.get(name, {})))))
         )).with_journal_header() for name in plan.agents]
+
+
+_RUN_SETTINGS = frozenset(name for name, _ in leaves(RunSpec(), settings_only=True))
+
+
+def _paths(data: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """The dotted names of every value an object on disk holds, its objects opened (`run.model.llm`)."""
+    found = []
+    for key, value in data.items():
+        found.append(prefix + key)
+        if isinstance(value, dict):
+            found += _paths(value, f"{prefix}{key}.")
+    return found
 
 
 def _header_at(folder: str) -> JournalHeader | None:

@@ -94,7 +94,7 @@ def _cell(row: Row | None, side: str) -> Cell:
 
 def row_labels(reports: Sequence[LoadedReport]) -> list[str]:
     """Each run's name in the table: its agent; the folder too when two runs share an agent."""
-    agents = [str(r.settings().get("agent") or "recode") for r in reports]
+    agents = [str(r.settings().get("agent.name") or "recode") for r in reports]
     labels = []
     for agent_name, report in zip(agents, reports):
         if agents.count(agent_name) > 1:
@@ -123,7 +123,7 @@ def paper_table(comparisons: Sequence[Comparison], reports: Sequence[LoadedRepor
 
     cells = [line(comparisons[0], "base"), *(line(c, "other") for c in comparisons)]
     episodes = [comparisons[0].rows[-1].episodes, *(c.rows[-1].episodes for c in comparisons)]
-    titles = _titles(reports[0].settings().get("env") if reports else None, ordered)
+    titles = _titles(reports[0].settings().get("env.name") if reports else None, ordered)
     return PaperTable(columns, row_labels(reports), cells, episodes, titles)
 
 

@@ -34,9 +34,9 @@ class PromptFileChange:
 
 def _text(header: JournalHeader, name: str, digest: str) -> str | None:
     """The file's text as the run used it, when its folder still holds exactly that text."""
-    if not header.prompt_set:
+    if not header.run.prompts.path:
         return None
-    path = file_path(Path(header.prompt_set), name)
+    path = file_path(Path(header.run.prompts.path), name)
     try:
         data = path.read_bytes()
     except OSError:
@@ -46,9 +46,9 @@ def _text(header: JournalHeader, name: str, digest: str) -> str | None:
 
 def header_changes(a: JournalHeader | None, b: JournalHeader | None) -> list[PromptFileChange]:
     """The prompt files that differ between two session headers ([] when either records no per-file hashes)."""
-    if a is None or b is None or a.prompt_files is None or b.prompt_files is None:
+    if a is None or b is None or a.run.prompts.files is None or b.run.prompts.files is None:
         return []
-    files_a, files_b = a.prompt_files, b.prompt_files
+    files_a, files_b = a.run.prompts.files, b.run.prompts.files
     found = []
     for name in sorted(set(files_a) | set(files_b)):
         ha, hb = files_a.get(name), files_b.get(name)

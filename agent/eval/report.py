@@ -17,6 +17,7 @@ from agent.eval.failure import group_failures
 from agent.eval.report_fields import REPORT_VERSION, WHAT_TO_DO, report_problem
 from agent.eval.results import EpisodeResult, EvalPlan, EpisodeSpec
 from agent.eval.summary import summarize, summarize_agents
+from agent.runtime.typed_record import UnknownVersion, Upgrade, upgraded
 
 REPORT_FILE = "report.json"
 
@@ -45,7 +46,7 @@ class EvalReport:
         if self.plan.multi:
             played = {(e.agent, e.game, e.repeat) for e in self.episodes}
         else:
-            played = {(self.plan.agent, e.game, e.repeat) for e in self.episodes}
+            played = {(self.plan.run.agent.name, e.game, e.repeat) for e in self.episodes}
         return [(a, g, r) for r in range(1, max(1, self.plan.repeat) + 1) for a in self.plan.compared
                 for g in self.plan.games if (a, g.id, r) not in played]
 
@@ -64,8 +65,8 @@ class EvalReport:
             "elapsed": self.elapsed,
             "concurrency_used": self.concurrency_used,
             "plan": self.plan.to_dict(),
-            "summary": summarize(self.episodes, self.plan.env, self.plan.repeat),
-            **({"by_agent": summarize_agents(self.episodes, self.plan.agents, self.plan.env, self.plan.repeat)}
+            "summary": summarize(self.episodes, self.plan.run.env.name, self.plan.repeat),
+            **({"by_agent": summarize_agents(self.episodes, self.plan.agents, self.plan.run.env.name, self.plan.repeat)}
                if self.plan.multi else {}),
             "failures": [
                 {"where": g.key, "went_wrong": g.went_wrong, "ended_in": g.ended_in, "task_types": g.task_types,
@@ -150,7 +151,13 @@ def read_json(path: Path) -> dict[str, Any]:
     version = data.get("version") if isinstance(data, dict) else None
     if not isinstance(version, str) or not version.startswith("recode.eval."):
         raise ValueError(f"{path} is not a recode-tui evaluation report ({REPORT_VERSION}); {given}")
-    if version != REPORT_VERSION:
+    try:
+        return upgraded(data, REPORT_UPGRADES, REPORT_VERSION)
+    except UnknownVersion:
         raise ValueError(f"{path} is report version {version!r}; this recode-tui reads {REPORT_VERSION}: "
-                         "open it with the recode-tui that wrote it")
-    return data
+                         "open it with the recode-tui that wrote it") from None
+
+
+# The report's own format has had one version (its plan has its own, `PLAN_UPGRADES`): a later one adds its
+# named step here, as the journal's header and the plan do.
+REPORT_UPGRADES: dict[str | None, Upgrade] = {}

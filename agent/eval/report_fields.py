@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.eval.results import PLAN_VERSION
-from agent.runtime.typed_record import RecordFieldError, check_record
+from agent.eval.results import PLAN_UPGRADES, PLAN_VERSION, plan_upgraded
+from agent.runtime.typed_record import RecordFieldError, UnknownVersion, check_record
 
 REPORT_VERSION = "recode.eval.v1"
 
-# What the loader cannot do without: every version of recode-tui wrote these.
-REQUIRED = {"": ("plan",), "plan.": ("llm",), "game": ("id",), "episode": ("game", "success")}
+# What the loader cannot do without, though the records give them defaults or lists of them: every version wrote these.
+REQUIRED = {"": ("plan",), "game": ("id",), "episode": ("game", "success")}
 WHAT_TO_DO = "restore report.json from a copy or start the evaluation again"
 
 
@@ -28,14 +28,16 @@ def report_problem(data: Any, record: type) -> str:
     by `agent.runtime.typed_record`."""
     problem = _missing("", data, REQUIRED[""])
     plan = data.get("plan") if not problem else None
-    version = plan.get("version", PLAN_VERSION) if isinstance(plan, dict) else PLAN_VERSION
-    if version != PLAN_VERSION:
-        return (f"its plan is version {version!r}; this recode-tui reads {PLAN_VERSION} plans: "
-                "open it with the recode-tui that wrote it")
+    if isinstance(plan, dict):
+        try:
+            plan = plan_upgraded(plan)  # an older version's plan, as this version writes it
+        except UnknownVersion as exc:
+            return (f"its plan is version {exc.version!r}; this recode-tui reads {PLAN_VERSION} plans and "
+                    f"{', '.join(str(v) for v in PLAN_UPGRADES if v)}: open it with the recode-tui that wrote it")
+        data = {**data, "plan": plan}
     if not problem and isinstance(plan, dict):
-        problem = _missing("plan.", plan, REQUIRED["plan."])
         games = plan.get("games")
-        for index, game in enumerate(games if isinstance(games, list) and not problem else []):
+        for index, game in enumerate(games if isinstance(games, list) else []):
             problem = problem or _missing(f"plan.games[{index}].", game, REQUIRED["game"])
     episodes = data.get("episodes") if not problem else None
     for index, episode in enumerate(episodes if isinstance(episodes, list) else []):

@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agent.runtime.limits import Limits
+from agent.run.spec import EnvChoice, RunSpec
+from agent.sandbox.settings import NOT_A_SETTING
+from agent.runtime.typed_record import read_record, upgraded, written
 from envs.registry import default_env
 
 
@@ -57,7 +59,7 @@ class EpisodeResult:
         return self.input_tokens + self.output_tokens
 
 
-PLAN_VERSION = "recode.eval-plan.v1"  # the plan's own format, written in the report beside the report's version
+PLAN_VERSION = "recode.eval-plan.v2"  # the plan's own format, written in the report beside the report's version
 
 DEFAULT_EPISODE_TIMEOUT = 1800.0  # eval --episode-timeout: half an hour, far beyond an episode's normal length
 
@@ -69,78 +71,86 @@ def wall_clock_reason(seconds: float) -> str:
 
 @dataclass
 class EvalPlan:
-    """What an evaluation runs; stored in the report so `--resume` needs nothing else."""
+    """What an evaluation runs; stored in the report so `--resume` needs nothing else.
 
-    llm: str
-    games: list[EpisodeSpec]
-    env: str = field(default_factory=default_env)  # a report written before environments: the default one
-    concurrency: int = 4
-    max_steps: int | None = 80  # None: each episode's own limit (ScienceWorld's per-task ones)
-    limits: dict[str, Any] = field(default_factory=lambda: asdict(Limits()))  # Limits' fields (ints and a bool)
-    prompts: str | None = None
-    selection: dict[str, Any] = field(default_factory=dict)  # the filter, for the record
-    preset: str = "default"  # agent.agents.presets: which named settings the limits came from
-    trusted: bool = False  # the sandbox without its static checks (agent.sandbox.settings)
-    node_timeout: float = 5.0
+    `run` is the run's one record (`agent.run.spec.RunSpec`: the first agent, its options, preset, step limit
+    (None: each episode's own), limits, prompts, model, runner, sandbox, environment), beside what only an
+    evaluation has: its episodes, the agents compared, how many at once, the clock, cache and repeats.
+    """
+
+    # which episodes and how they were picked (compared episode by episode), how many ran at once: not settings
+    games: list[EpisodeSpec] = field(metadata=NOT_A_SETTING)
+    run: RunSpec = field(default_factory=lambda: RunSpec(env=EnvChoice(default_env())))
+    concurrency: int = field(default=4, metadata=NOT_A_SETTING)
+    selection: dict[str, Any] = field(default_factory=dict, metadata=NOT_A_SETTING)  # the filter, for the record
     # wall-clock seconds an episode may take, everything included (0: no limit); one that hangs is ended
     episode_timeout: float = DEFAULT_EPISODE_TIMEOUT
-    # the sandbox node code had (agent.sandbox.walls.in_force: layers, walls raised, strict or weak); None: not recorded
-    sandbox: str | None = None
-    profiles: str | None = None  # the profiles file (absolute) a profile:NAME came from: `--resume` needs no --profiles
-    agent: str = "recode"  # agent.agents: which agent ran every episode (the first one, with `agents`)
-    agent_options: dict[str, Any] = field(default_factory=dict)
-    # a comparison: every game is played by each of these agents in turn (empty: `agent` alone);
+    # a comparison: every game is played by each of these agents in turn (empty: `run.agent` alone);
     # `options_by_agent` holds each one's own `--agent-option` values
-    agents: list[str] = field(default_factory=list)
-    options_by_agent: dict[str, dict[str, Any]] = field(default_factory=dict)
+    agents: list[str] = field(default_factory=list, metadata=NOT_A_SETTING)
+    options_by_agent: dict[str, dict[str, Any]] = field(default_factory=dict, metadata=NOT_A_SETTING)
     # episode -> why its own gold path cannot win within its step limit (ScienceWorld's paper set; None: not computed)
-    gold_cannot_win: dict[str, str] | None = None
+    gold_cannot_win: dict[str, str] | None = field(default=None, metadata=NOT_A_SETTING)
     # the response cache (agent.llm.cache): "on" (--cache), "off" (--no-cache), "profile" (each profile's `cache`)
     cache: str = "profile"
     cache_ttl: float | None = None  # seconds (--cache-ttl); None: the profile's, else a week
-    cache_dir: str | None = None  # None: $RECODE_TUI_CACHE or the user cache dir
-    repeat: int = 1  # eval --repeat N: every (agent, game) is played N times; tables show a 95 % interval
-    env_settings: dict[str, str] = field(default_factory=dict)  # how the env scored and showed (WebShop's nouns)
-    version: str = PLAN_VERSION
+    cache_dir: str | None = field(default=None, metadata=NOT_A_SETTING)  # None: $RECODE_TUI_CACHE or the user cache dir
+    # eval --repeat N: every (agent, game) is played N times; tables show a 95 % interval (compare says it apart)
+    repeat: int = field(default=1, metadata=NOT_A_SETTING)
+    version: str = field(default=PLAN_VERSION, metadata=NOT_A_SETTING)
 
     @property
     def compared(self) -> list[str]:
         """The agents that play every game: several for a comparison, else the one agent."""
-        return list(self.agents) if len(self.agents) > 1 else [self.agent]
+        return list(self.agents) if len(self.agents) > 1 else [self.run.agent.name]
 
     @property
     def multi(self) -> bool:
         return len(self.agents) > 1
 
     def options_for(self, agent_name: str) -> dict[str, Any]:
-        return dict(self.options_by_agent.get(agent_name, {})) if self.multi else dict(self.agent_options)
+        return dict(self.options_by_agent.get(agent_name, {})) if self.multi else dict(self.run.agent.options)
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        if not self.multi:  # a one-agent report stays as it always was
-            data.pop("agents"), data.pop("options_by_agent")
-        if self.gold_cannot_win is None:
-            data.pop("gold_cannot_win")
-        if self.repeat == 1:
-            data.pop("repeat")
-        if self.episode_timeout == DEFAULT_EPISODE_TIMEOUT:  # the default: a report stays as it was
-            data.pop("episode_timeout")
-        if self.sandbox is None:  # a report from before it was recorded stays as it was
-            data.pop("sandbox")
-        if not self.env_settings:
-            data.pop("env_settings")
-        if self.cache == "profile" and self.cache_ttl is None and self.cache_dir is None:
-            for key in ("cache", "cache_ttl", "cache_dir"):  # the default: a report stays as it was
-                data.pop(key)
-        data["games"] = [{k: v for k, v in asdict(g).items() if k != "path" or v} for g in self.games]
-        return data
+        """The plan as written: every field, whatever its value."""
+        return written(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "EvalPlan":
-        """A plan checked by `report_problem`. One without a version was written before plans had one:
-        the same fields, those it lacks taking their defaults here, and read as this version."""
-        data = {**data, "version": PLAN_VERSION}
-        known_game = set(EpisodeSpec.__dataclass_fields__)
-        data["games"] = [EpisodeSpec(**{k: v for k, v in g.items() if k in known_game}) for g in data.get("games", [])]
-        known = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        """A plan checked by `report_problem` (which upgraded an older version's first, `plan_upgraded`)."""
+        return read_record(cls, plan_upgraded(data))
+
+
+# ---------------------------------------------------------------------- older versions
+# v1 (and plans written before plans had a version): the run's settings flat beside the evaluation's.
+_V1_RUN = {"agent": ("agent", "name"), "agent_options": ("agent", "options"), "preset": ("preset",),
+           "max_steps": ("max_steps",), "limits": ("limits",), "prompts": ("prompts", "path"),
+           "llm": ("model", "llm"), "profiles": ("model", "profiles"), "trusted": ("runner", "trusted"),
+           "node_timeout": ("runner", "node_timeout"), "sandbox": ("sandbox",), "env": ("env", "name"),
+           "env_settings": ("env", "options")}
+_V1_DEFAULTS = {"max_steps": 80}  # v1's own default step limit (an absent one), unlike the record's None
+
+
+def plan_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """A v1 plan: its flat settings moved into `run`'s parts; what it left out takes v1's default."""
+    out = {k: v for k, v in data.items() if k not in _V1_RUN}
+    run: dict[str, Any] = {"env": {"name": default_env()}}
+    for old, path in _V1_RUN.items():
+        if old not in data and old not in _V1_DEFAULTS:
+            continue
+        part = run
+        for key in path[:-1]:
+            part = part.setdefault(key, {})
+        part[path[-1]] = data.get(old, _V1_DEFAULTS.get(old))
+    if isinstance(out.get("games"), list):  # v1 wrote a game's `path` only when set
+        out["games"] = [{"path": "", **g} if isinstance(g, dict) else g for g in out["games"]]
+    out["run"], out["version"] = run, PLAN_VERSION
+    return out
+
+
+PLAN_UPGRADES = {None: plan_v1_to_v2, "recode.eval-plan.v1": plan_v1_to_v2}
+
+
+def plan_upgraded(data: dict[str, Any]) -> dict[str, Any]:
+    """A plan as this version writes it (`PLAN_UPGRADES`); UnknownVersion for one no release wrote."""
+    return upgraded(data, PLAN_UPGRADES, PLAN_VERSION)

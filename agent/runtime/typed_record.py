@@ -14,7 +14,34 @@ import dataclasses
 import types
 import typing
 from collections.abc import Mapping as AbcMapping
-from typing import Any, Mapping, Union
+from typing import Any, Callable, Mapping, Union
+
+Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
+"""One named step of a format: a record as an older version wrote it, as the next version writes it."""
+
+
+class UnknownVersion(ValueError):
+    """A record of a version neither current nor in its format's upgrade table (a newer recode-tui's)."""
+
+    def __init__(self, version: Any) -> None:
+        super().__init__(f"is version {version!r}")
+        self.version = version
+
+
+def upgraded(data: Mapping[str, Any], upgrades: Mapping[Any, Upgrade], current: str,
+             key: str = "version") -> dict[str, Any]:
+    """`data` brought to the `current` version of its format by the format's one table of named steps
+    (`{"recode.journal.v1": journal_v1_to_v2}`), applied in turn before the typed read; a record
+    without `key` is looked up as None. UnknownVersion for a version the table does not know."""
+    out, seen = dict(data), set()
+    while out.get(key) != current:
+        version = out.get(key)
+        step = upgrades.get(version) if isinstance(version, (str, type(None))) else None
+        if step is None or version in seen:
+            raise UnknownVersion(version)
+        seen.add(version)
+        out = step(out)
+    return out
 
 
 class RecordFieldError(ValueError):
@@ -100,7 +127,7 @@ def _read(wanted: Any, value: Any, name: str, strict_none: bool = False, build: 
     elif origin in (dict, AbcMapping):
         ok = isinstance(value, dict)
         value = dict(value) if ok else value
-    elif origin in (list, tuple):
+    elif origin in (list, tuple, frozenset):
         ok = isinstance(value, list)
         if ok:
             item = (typing.get_args(wanted) or (Any,))[0]
@@ -120,4 +147,20 @@ def _kind(wanted: Any) -> str:
     if dataclasses.is_dataclass(origin) or origin in (dict, AbcMapping):
         return "an object"
     return {bool: "true or false", int: "a whole number", float: "a number", str: "text",
-            list: "a list", tuple: "a list"}.get(origin, str(wanted))
+            list: "a list", tuple: "a list", frozenset: "a list"}.get(origin, str(wanted))
+
+
+def written(record: Any) -> dict[str, Any]:
+    """A record's fields as a file holds them (`dataclasses.asdict`, every field), a set as its sorted list:
+    what `read_record` reads back into the same record."""
+    return _plain(dataclasses.asdict(record))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(_plain(item) for item in value)
+    return value

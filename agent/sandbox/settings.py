@@ -7,7 +7,7 @@ runs in the sandboxed worker process; `trusted` only drops the static checks
 (process isolation and limits stay). The in-process `ThreadRunner` is for the
 agent's own tests and is never built here.
 
-A session's journal header records the settings (`header_fields`), the
+A session's journal header records the settings (its run record's `runner`), the
 run's seed for node code's `random` included; resuming rebuilds them from
 there, so a replay draws the same numbers, except trust: a journal can only make a resume
 trusted if the user asks again (`--trusted`), so a journal written by an old
@@ -18,13 +18,15 @@ edited one cannot switch the checks off.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent.sandbox.runner import SandboxRunner
 from agent.sandbox.walls import SandboxPolicy, in_force
 
 DEFAULT_NODE_TIMEOUT = 5.0
+# A field of a run's record that is not a setting two runs are compared by (`agent.run.spec.differences`).
+NOT_A_SETTING = {"setting": False}
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,8 @@ class RunnerSettings:
 
     trusted: bool = False
     node_timeout: float = DEFAULT_NODE_TIMEOUT
-    seed: int | None = None
-    sandbox: SandboxPolicy = SandboxPolicy()
+    seed: int | None = field(default=None, metadata=NOT_A_SETTING)  # each run draws its own
+    sandbox: SandboxPolicy = SandboxPolicy()  # the user's walls and layers (a record may only add walls)
 
     def __post_init__(self) -> None:
         if not self.node_timeout > 0:
@@ -49,13 +51,6 @@ class RunnerSettings:
     def make_runner(self) -> SandboxRunner:
         """A fresh sandboxed runner (its worker starts at the first node)."""
         return SandboxRunner(trusted=self.trusted, node_timeout=self.node_timeout, seed=self.seed, policy=self.sandbox)
-
-    def header_fields(self) -> dict[str, Any]:
-        """What a journal header records about the runner."""
-        fields: dict[str, Any] = {"runner": "SandboxRunner", "trusted": self.trusted, "node_timeout": self.node_timeout}
-        if self.seed is not None:
-            fields["sandbox_seed"] = self.seed
-        return fields
 
     @staticmethod
     def in_force(runner: object) -> str | None:

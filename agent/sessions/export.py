@@ -14,6 +14,7 @@ assistant message.
 from __future__ import annotations
 
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -175,7 +176,7 @@ def sft_lines(journal: Journal, *, won_only: bool = False, corrected_only: bool 
     if won_only and outcome["won"] is not True:
         return []
     header = journal.header
-    parent = header.parent.to_json() if header.parent is not None else None
+    parent = asdict(header.parent) if header.parent is not None else None
     inherited_upto = header.parent.records if header.parent is not None else 0
     lines = []
     for position, record in enumerate(journal.records):
@@ -192,14 +193,14 @@ def sft_lines(journal: Journal, *, won_only: bool = False, corrected_only: bool 
             ],
             "meta": {
                 "session": journal.session_id,
-                "env": header.env,
+                "env": header.run.env.name,
                 "game": header.game,
                 **({"episode": header.episode} if header.episode else {}),
                 "task_type": header.task_type,
                 "node_id": record["node_id"],
                 "stub": record.get("stub", ""),
                 "purpose": record.get("purpose", UNRECORDED_PURPOSE),
-                "agent": header.agent,
+                "agent": header.run.agent.name,
                 "role": record.get("role", ""),  # planner, executor, ... ("" for an agent with one LLM)
                 "source": record.get("source", ""),
                 "author": author,
@@ -219,7 +220,7 @@ def unpaired_answers(journal: Journal) -> int:
 
 def journal_agent(journal: Journal) -> str:
     """The agent that recorded `journal` (journals from before the agent seam are ReCode's: the header says so)."""
-    return journal.header.agent
+    return journal.header.run.agent.name
 
 
 def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
@@ -232,7 +233,7 @@ def markdown_transcript(journal: Journal, events: list[ev.Event]) -> str:
     agent_name = journal_agent(journal)
     code = answers_are_code(agent_name)
     out = [f"# Session {journal.session_id}", "", f"- agent: `{agent_name}`",
-           f"- game: `{header.game}` ({header.task_type})", f"- LLM: `{header.llm}`", ""]
+           f"- game: `{header.game}` ({header.task_type})", f"- LLM: `{header.run.model.llm}`", ""]
     for event in events:
         match event:
             case ev.RunStarted():

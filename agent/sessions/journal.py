@@ -69,7 +69,7 @@ class JournalWriter:
         # Set by the session: the agent's prompt set now. An answer made with another
         # set than the header's records that set's hash, so a replay can tell.
         self.current_prompts: Callable[[], Any] | None = None
-        self._header_prompt_hash = header.prompt_hash
+        self._header_prompt_hash = header.run.prompts.hash
         try:
             folder.mkdir(parents=True, exist_ok=True)
             fresh = not self.path.exists() or self.path.stat().st_size == 0

@@ -71,7 +71,7 @@ class Journal:
                      and not str(r.get("why", "")).startswith("fallback")), None)
         if last is not None:
             return str(last["spec"]), last.get("profiles")
-        return self.header.llm, self.header.profiles
+        return self.header.run.model.llm, self.header.run.model.profiles
 
     @property
     def finished(self) -> dict[str, Any] | None:

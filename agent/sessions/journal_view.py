@@ -186,10 +186,10 @@ def _records_meta(view: JournalView, meta: dict[str, Any] | None) -> dict[str, A
     header, finished = journal.header, journal.finished
     answers = [r for r in journal.records if r.get("type") == "answer"]
     return {
-        "env": header.env,
+        "env": header.run.env.name,
         "task_type": header.task_type,
         "task": view.task,
-        "limits": {**(asdict(header.limits) if header.limits else {}), "max_steps": header.max_steps},
+        "limits": {**(asdict(header.run.limits) if header.run.limits else {}), "max_steps": header.run.max_steps},
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(header.created or None)),
         "success": finished.get("success") if finished else None,
         "steps": sum(r.get("type") == "action" for r in journal.records),
@@ -269,7 +269,7 @@ def trace_document_from_records(view: JournalView, meta: dict[str, Any] | None =
     stats = stats_from_records(records)
     return {
         "version": TRACE_VERSION,
-        "meta": {"agent": view.agent, "options": dict(view.journal.header.agent_options),
+        "meta": {"agent": view.agent, "options": dict(view.journal.header.run.agent.options),
                  **_records_meta(view, meta), "reason": finished.get("reason", "") if finished else "unfinished",
                  "input_tokens": stats.usage.input_tokens, "output_tokens": stats.usage.output_tokens,
                  "llm_seconds": round(stats.llm_seconds, 3), "roles": stats.role_dicts()},
@@ -289,7 +289,7 @@ def markdown_from_records(view: JournalView) -> str:
     header = journal.header
     code = answers_are_code(view.agent)
     out = [f"# Session {journal.session_id}", "", f"- agent: `{view.agent}`",
-           f"- game: `{header.game}` ({header.task_type})", f"- LLM: `{header.llm}`", "",
+           f"- game: `{header.game}` ({header.task_type})", f"- LLM: `{header.run.model.llm}`", "",
            f"> {NO_EXEC_LINE}.", ""]
     if view.task:
         out += [f"**Task:** {view.task}", ""]

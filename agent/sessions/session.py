@@ -9,9 +9,9 @@ records its parent; the old session is never touched.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from agent import agents
 from agent.llm import LLM
@@ -21,11 +21,11 @@ from agent.runtime import events as ev
 from agent.runtime.prompt_hashes import file_hashes
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.runner import NodeTimeLimit
+from agent.run.spec import AgentChoice, EnvChoice, ModelChoice, PromptChoice, RunSpec
 from agent.sandbox.settings import RunnerSettings
-from agent.runtime.limits import Limits
 from agent.runtime.stepper import Stepper
 from agent.sandbox.walls import at_least
-from agent.sessions.header import JournalHeader, SessionParent
+from agent.sessions.header import SANDBOX_RUNNER, JournalHeader, SessionParent
 from agent.sessions.journal import JournalWriter, file_hash, new_session_id
 from agent.sessions.journal_read import JOURNAL_FILE, Journal, JournalError, read_journal
 from agent.sessions.replay import NoLiveLLM, ReplayEnv, ReplayLLM
@@ -46,49 +46,58 @@ class Session:
 
 
 def session_header(episode: EpisodeRef, agent: Stepper, llm_spec: str, parent: SessionParent | None = None,
-                   profiles: str | None = None, review: bool = False) -> JournalHeader:
-    """The journal's first line: the episode as `{env, episode, fingerprint}` (plus `game`, its
-    reference, and whatever the provider adds), the limits, prompts, LLM and runner."""
+                   profiles: str | None = None, review: bool = False, spec: RunSpec | None = None) -> JournalHeader:
+    """The journal's first line: the episode as `{episode, fingerprint}` (plus `game`, its reference, and
+    whatever the provider adds to find it) and the run's record (`spec`, as the edge resolved it) with what
+    the agent was built with written over it: its settings, the step limit it plays, the model (where a
+    profile's requests went, never the key), the runner and the environment's options."""
     settings = RunnerSettings.of_runner(agent.runner)
-    runner: dict[str, Any] = settings.header_fields() if settings is not None else {
-        "runner": type(agent.runner).__name__,  # a test's in-process runner: no checks, so say trusted
-        "trusted": True,
-        "node_timeout": agent.runner.node_timeout if isinstance(agent.runner, NodeTimeLimit) else 5.0,
-    }
-    runner["sandbox"] = RunnerSettings.in_force(agent.runner)
-    found = episode.header_fields()  # the episode's own fields, and whatever its provider adds
+    runner = settings if settings is not None else RunnerSettings(  # a test's in-process runner: no checks, say trusted
+        trusted=True, node_timeout=agent.runner.node_timeout if isinstance(agent.runner, NodeTimeLimit) else 5.0)
+    options = registry.env_settings(episode.env)
+    found = episode.header_fields()  # the episode's own fields, the provider's and its options
     named = ("game", "env", "episode", "fingerprint", "game_path", "game_hash")
-    base_url, key_env = spec_endpoint(llm_spec, profiles)  # never the key
-    return JournalHeader(
-        game=found["game"], env=found["env"], episode=found.get("episode"), fingerprint=found.get("fingerprint"),
-        game_path=found.get("game_path"), game_hash=found.get("game_hash"),
-        extra={k: v for k, v in found.items() if k not in named},
-        agent=agent.name,
-        agent_options=dict(agent.options),
-        task_type=agent.env.task_type,
+    run = replace(
+        spec or RunSpec(),
+        agent=AgentChoice(agent.name, dict(agent.options)),
+        preset=agent.host.preset or "",
         max_steps=agent.env.max_steps,
         limits=agent.limits,
-        preset=agent.host.preset or "",
-        prompt_set=str(agent.prompts.root),
-        prompt_hash=agent.prompts.content_hash(),
-        prompt_files=file_hashes(agent.prompts.root),  # which file differs, when two runs' hashes do
-        llm=llm_spec,
-        profiles=profiles,  # the profiles file (absolute) a profile:NAME came from, so a resume needs no --profiles
-        model=profile_model(llm_spec, profiles),  # what the profile called, for traces (read now, never later)
-        base_url=base_url, key_env=key_env,  # where a profile's requests went and where its key came from
-        review=review,
-        **runner,
+        prompts=PromptChoice(str(agent.prompts.root), agent.prompts.content_hash(),
+                             file_hashes(agent.prompts.root)),  # which file differs, when two runs' hashes do
+        model=model_choice(llm_spec, profiles, review),
+        runner=runner,
+        sandbox=RunnerSettings.in_force(agent.runner),
+        env=EnvChoice(episode.env, options),
+    )
+    return JournalHeader(
+        game=found["game"], episode=found.get("episode"), fingerprint=found.get("fingerprint"),
+        game_path=found.get("game_path"), game_hash=found.get("game_hash"), task_type=agent.env.task_type,
+        run=run, runner=SANDBOX_RUNNER if settings is not None else type(agent.runner).__name__,
+        extra={k: v for k, v in found.items() if k not in named and k not in options},
         parent=parent,
     )
 
 
+def model_choice(llm_spec: str, profiles: str | None, review: bool = False) -> ModelChoice:
+    """The model part of a run's record: `--llm` as typed and, for a profile, its name, the profiles file
+    (absolute) it came from (so a resume needs no --profiles), the model it calls, where its requests went
+    and where its key came from (never the key), all read now, never later."""
+    base_url, key_env = spec_endpoint(llm_spec, profiles)
+    profile = llm_spec.removeprefix("review:")
+    return ModelChoice(llm=llm_spec, profile=profile.split(":", 1)[1] or "default" if profile.startswith("profile:") else None,
+                       profiles=profiles, model=profile_model(llm_spec, profiles), base_url=base_url, key_env=key_env,
+                       review=review)
+
+
 def start_session(agent: Stepper, sessions_dir: Path, episode: EpisodeRef, llm_spec: str,
-                  parent: SessionParent | None = None, profiles: str | None = None, review: bool = False) -> Session:
+                  parent: SessionParent | None = None, profiles: str | None = None, review: bool = False,
+                  spec: RunSpec | None = None) -> Session:
     """Journal `agent` on `episode` into a new session folder."""
     episode_ref = episode.ref
     own = episode.env == registry.default_env()
     folder = claim_session_folder(sessions_dir, new_session_id(episode_ref if own else episode_ref.replace(":", "-").replace("/", "-")))
-    writer = JournalWriter(folder, session_header(episode, agent, llm_spec, parent, profiles, review))
+    writer = JournalWriter(folder, session_header(episode, agent, llm_spec, parent, profiles, review, spec))
     agent.host.observers.append(writer)
     writer.current_prompts = lambda: agent.prompts
     return Session(agent, writer, folder, [writer.error] if writer.error else [])
@@ -117,18 +126,18 @@ def replay_runner(header: JournalHeader, runs_with: RunnerSettings) -> tuple[Run
     time limit is the recorded one only when it is no longer than the user's; the journal may ask for
     more sandbox walls than the user's, never fewer (`walls.at_least`). Returns the settings and a note
     when they differ from the recording."""
-    limit = min(header.node_timeout, runs_with.node_timeout)
-    sandbox, sandbox_note = at_least(runs_with.sandbox, header.sandbox)
-    settings = RunnerSettings(trusted=runs_with.trusted, node_timeout=limit, seed=header.sandbox_seed,
-                              sandbox=sandbox)
+    recorded = header.run.runner
+    limit = min(recorded.node_timeout, runs_with.node_timeout)
+    sandbox, sandbox_note = at_least(runs_with.sandbox, header.run.sandbox)
+    settings = RunnerSettings(trusted=runs_with.trusted, node_timeout=limit, seed=recorded.seed, sandbox=sandbox)
     notes = [sandbox_note] if sandbox_note and not runs_with.trusted else []
     if header.recorded_unchecked and not runs_with.trusted:
         how = "in-process without checks" if header.runner == "ThreadRunner" else "with --trusted"
         notes.append(f"this session was recorded {how}; it replays in the sandbox with the checks "
                      "(pass --trusted to run its code without them)")
-    if header.node_timeout > limit:
-        notes.append(f"this session recorded a node time limit of {header.node_timeout:g} s; it replays with "
-                     f"yours, {limit:g} s (--node-timeout {header.node_timeout:g} gives it its own)")
+    if recorded.node_timeout > limit:
+        notes.append(f"this session recorded a node time limit of {recorded.node_timeout:g} s; it replays with "
+                     f"yours, {limit:g} s (--node-timeout {recorded.node_timeout:g} gives it its own)")
     return settings, "; ".join(notes)
 
 
@@ -137,31 +146,32 @@ def _agent_for(
     runs_with: RunnerSettings = RunnerSettings(),
 ) -> tuple[Stepper, str]:
     header = journal.header
-    max_steps, limits, prompt_set = _replay_fields(journal)
+    max_steps, prompt_set = _replay_fields(journal)
     episode_ref = _check_episode(journal)
     env = ReplayEnv(make_env(episode_ref, max_steps), journal.actions(upto))
     llm = ReplayLLM(journal.answers(upto), live_llm)
     prompts = prompts or PromptSet(moved_prompt_set(Path(prompt_set)))
     runner, note = replay_runner(header, runs_with)
-    spec = agents.AgentSpec(header.agent, dict(header.agent_options), limits, prompts, header.preset, runner)
+    spec = replace(header.run, runner=runner)
     try:
-        agent = agents.build_agent(spec, env, llm)
+        agent = agents.build_agent(spec, env, llm, prompts=prompts)
     except agents.UnknownAgent as exc:
         raise JournalError(f"session {journal.session_id}: {exc}") from None
     agent.host.replay_queue.extend(journal.statements(upto))
     return agent, note
 
 
-def _replay_fields(journal: Journal) -> tuple[int, Limits, str]:
-    """The header fields a replay builds the run from (else one line, not a KeyError)."""
+def _replay_fields(journal: Journal) -> tuple[int, str]:
+    """The step limit and prompt set a replay builds the run from (else one line, not a KeyError)."""
     header = journal.header
     where = f"journal {journal.folder / JOURNAL_FILE} line 1: the session header"
-    if header.max_steps is None or header.limits is None or header.prompt_set is None:
-        name = "max_steps" if header.max_steps is None else "limits" if header.limits is None else "prompt_set"
+    max_steps, prompt_set = header.run.max_steps, header.run.prompts.path
+    if max_steps is None or prompt_set is None:
+        name = "run.max_steps" if max_steps is None else "run.prompts.path"
         raise JournalError(f"{where} has no `{name}`; it cannot be replayed (start a new run of its episode)")
     if header.fingerprint is None and header.game_path is None:
         raise JournalError(f"{where} names no episode; it cannot be replayed (start a new run of its episode)")
-    return header.max_steps, header.limits, header.prompt_set
+    return max_steps, prompt_set
 
 
 def _check_episode(journal: Journal) -> str:
@@ -358,11 +368,11 @@ async def branch_session(
     copy = stop is None  # the replay went to the recording's end: every record (a finished run's end too)
     prefix = journal.records if copy else journal.records[: _prefix_length(journal, used_answers, used_actions, used_statements)]
     settings = RunnerSettings.of_runner(agent.runner)
-    # None for an in-process runner (no sandbox settings to record); else what the branch really runs with
-    branch_runner = {**settings.header_fields(), "sandbox": RunnerSettings.in_force(agent.runner)} \
-        if settings is not None else {}
     parent = SessionParent(journal.session_id, len(prefix), label, str(journal.folder) if copy else None)
-    header = journal.header.branched(parent, **branch_runner)
+    header = journal.header.branched(parent)
+    if settings is not None:  # what the branch really runs with (an in-process runner has no sandbox to record)
+        header = replace(header, runner=SANDBOX_RUNNER, run=replace(
+            header.run, runner=settings, sandbox=RunnerSettings.in_force(agent.runner)))
     new_folder = branch_folder(sessions_dir, journal.session_id, label.replace(" ", "_"))
     writer = JournalWriter(new_folder, header)
     for record in prefix:

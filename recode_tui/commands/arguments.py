@@ -16,7 +16,7 @@ from recode_tui.setup.build import cache_settings, episode_of, parse_episode, pr
 from agent.sandbox.walls import SandboxPolicy
 from recode_tui.setup.sessions import (check_recorded_profiles, find_resume, journal_llm_note, recorded_llm,
                                        recorded_review, session_game)
-from agent.agents.presets import RunSettings
+from agent.run.spec import RunFlags, RunSpec
 from envs.registry import EpisodeRef
 from recode_tui.setup.settings import (
     CacheSettings,
@@ -24,7 +24,6 @@ from recode_tui.setup.settings import (
     EvalOptions,
     ExportOptions,
     LLMSettings,
-    RunFlags,
     RunOptions,
     Selection,
 )
@@ -51,7 +50,7 @@ def sandbox_of(args: argparse.Namespace) -> SandboxPolicy:
         raise UsageError(str(exc)) from None
 
 
-def agent_settings_of(args: argparse.Namespace) -> RunSettings:
+def agent_settings_of(args: argparse.Namespace) -> RunSpec:
     """The run's settings from its flags (`run_flags`), resolved; bad input is one line."""
     return settings_of(run_flags(args))
 

@@ -180,7 +180,7 @@ def _sessions_list(args: argparse.Namespace) -> int:
         parent = journal.header.parent
         branch = f"  <- {parent.session or '?'} at {parent.at or '?'}" if parent is not None else ""
         active = time.strftime("%Y-%m-%d %H:%M", time.localtime(last_activity(journal.folder)))
-        agent_name = journal.header.agent
+        agent_name = journal.header.run.agent.name
         if not header:  # what each column is, above the first row
             print(SESSIONS_HEADER)
             header = True

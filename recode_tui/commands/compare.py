@@ -236,8 +236,8 @@ def heading(report: LoadedReport) -> str:
     status = report.report.status or "complete"
     state = "" if status == "complete" else f"; {status}: {done} of {planned or '?'} episodes"
     settings = report.settings()
-    agent_name = settings.get("agent")
-    return f"{report.label}  ({f'{agent_name}, ' if agent_name else ''}{settings.get('llm')}{state})"
+    agent_name = settings.get("agent.name")
+    return f"{report.label}  ({f'{agent_name}, ' if agent_name else ''}{settings.get('model.llm')}{state})"
 
 
 def _with_finished_episodes(reports: list[LoadedReport]) -> list[LoadedReport]:
@@ -321,7 +321,7 @@ def _type_order(reports: list[LoadedReport]) -> tuple[str, ...]:
     """The environment's own task-type order (its provider's), for the table's columns."""
     from envs import registry
 
-    return registry.task_type_order(reports[0].settings().get("env") or None)
+    return registry.task_type_order(reports[0].settings().get("env.name") or None)
 
 
 def _print_json(output: str | None, comparisons: list[Comparison], reports: list[LoadedReport]) -> int:

@@ -59,14 +59,14 @@ def _diff_block(lines: list[str], same: str) -> list[str]:
 def run_lines(diff: RunDiff, width: int, show_prompts: bool = True) -> list[str]:
     """The text `diff` prints for two runs (an eval's diff says how the prompts differ once, above all)."""
     a, b = diff.a, diff.b
-    out = [f"A: {a.journal.folder}  ({a.agent}, {a.header.llm}, {a.outcome}, {len(a.steps)} steps, "
+    out = [f"A: {a.journal.folder}  ({a.agent}, {a.header.run.model.llm}, {a.outcome}, {len(a.steps)} steps, "
            f"{len(a.calls)} LLM calls)",
-           f"B: {b.journal.folder}  ({b.agent}, {b.header.llm}, {b.outcome}, {len(b.steps)} steps, "
+           f"B: {b.journal.folder}  ({b.agent}, {b.header.run.model.llm}, {b.outcome}, {len(b.steps)} steps, "
            f"{len(b.calls)} LLM calls)",
            f"episode: {a.env} {a.episode}"]
     out += prompt_lines(diff.prompts) if show_prompts else []
     # from the headers' fields (a new setting shows here with no new code); the prompt set's is said above
-    differ = [(name, x, y) for name, x, y in a.header.settings_differences(b.header) if name != "prompt_hash"]
+    differ = [(name, x, y) for name, x, y in a.header.settings_differences(b.header) if name != "prompts.hash"]
     if differ:
         out.append("settings differ: " + "; ".join(f"{name} {x!r} → {y!r}" for name, x, y in differ))
     d = diff.divergence

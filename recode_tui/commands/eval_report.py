@@ -46,8 +46,8 @@ def _profiles_flag(report: EvalReport) -> str:
 
     from agent.sessions.session import profiles_in_use
 
-    used = report.plan.profiles
-    if not used or used == profiles_in_use(report.plan.llm, None):
+    used = report.plan.run.model.profiles
+    if not used or used == profiles_in_use(report.plan.run.model.llm, None):
         return ""
     return f" --profiles {shlex.quote(used)}"
 
@@ -110,7 +110,7 @@ def _type_order(env: str) -> tuple[str, ...]:
 
 def results_table(report: EvalReport) -> Layout:
     """The one-agent table: a row per task type (and topic), then overall; `fit` splits it to the width."""
-    summary = summarize(report.episodes, report.plan.env, report.plan.repeat)
+    summary = summarize(report.episodes, report.plan.run.env.name, report.plan.repeat)
     status = "" if report.status == "complete" else f" ({report.status})"
     scored = summary["overall"].get("mean_score") is not None  # an env with a score (ScienceWorld)
     cached = bool(summary["overall"].get("cached_calls"))  # a column, so a table never mixes them silently
@@ -118,10 +118,10 @@ def results_table(report: EvalReport) -> Layout:
     names = ("episodes", *(("plays",) if repeated else ()), "success", "rate", *(("mean score",) if scored else ()),
              "mean steps",
              "LLM calls/ep", *(("cached calls",) if cached else ()), "LLM s/call", "tokens/ep", "cost/ep", "errors")
-    table = Layout(f"{report.plan.agent} · {report.plan.llm}: {progress(report)}{status}",
+    table = Layout(f"{report.plan.run.agent.name} · {report.plan.run.model.llm}: {progress(report)}{status}",
                    [Col("task type", "left", key=True), *(Col(name) for name in names)])
     types = summary["by_task_type"]
-    ordered = [t for t in _type_order(report.plan.env) if t in types]
+    ordered = [t for t in _type_order(report.plan.run.env.name) if t in types]
     ordered += [t for t in types if t not in ordered]
 
     def row(label: str, s: dict[str, Any], style: str | None = None) -> None:
@@ -179,12 +179,12 @@ def repeat_lines(report: EvalReport) -> list[str]:
         return []
     lines = [f"repeats: every episode played {report.plan.repeat} times; a rate is the mean over all plays, "
              "[low, high] its 95% Wilson interval over episodes (each counted once, at its mean over its plays)"]
-    same = identical_plays(report.plan.llm, report.episodes)
+    same = identical_plays(report.plan.run.model.llm, report.episodes)
     if same:
         lines.append(f"  identical plays ({same}): an episode's {report.plan.repeat} plays are one result "
                      "repeated and add no evidence (the interval counts episodes)")
     for agent_name in report.plan.compared:
-        mine = [e for e in report.episodes if (e.agent or report.plan.agent) == agent_name]
+        mine = [e for e in report.episodes if (e.agent or report.plan.run.agent.name) == agent_name]
         parts = []
         for number in range(1, report.plan.repeat + 1):
             plays = [e for e in mine if e.repeat == number]
@@ -204,7 +204,7 @@ def comparison_table(report: EvalReport) -> Layout:
     """A comparison's table: per agent, a row per task type and its overall row (the paper's layout)."""
     from agent.eval.summary import summarize_agents
 
-    by_agent = summarize_agents(report.episodes, report.plan.agents, report.plan.env, report.plan.repeat)
+    by_agent = summarize_agents(report.episodes, report.plan.agents, report.plan.run.env.name, report.plan.repeat)
     status = "" if report.status == "complete" else f" ({report.status})"
     scored = any(by_agent[a]["overall"].get("mean_score") is not None for a in by_agent)  # WebShop, ScienceWorld
     cached = any(by_agent[a]["overall"].get("cached_calls") for a in by_agent)
@@ -212,7 +212,7 @@ def comparison_table(report: EvalReport) -> Layout:
     names = ("episodes", *(("plays",) if repeated else ()), "success", "rate", *(("mean score",) if scored else ()),
              "mean steps", "LLM calls", *(("cached calls",) if cached else ()), "input tokens", "output tokens",
              "cost", "LLM s/call", "errors")
-    table = Layout(f"{', '.join(report.plan.agents)} · {report.plan.llm}: {progress(report)}{status}",
+    table = Layout(f"{', '.join(report.plan.agents)} · {report.plan.run.model.llm}: {progress(report)}{status}",
                    [Col("agent", "left", key=True), Col("task type", "left", key=True), *(Col(n) for n in names)])
 
     def row(agent_name: str, label: str, s: dict[str, Any], style: str | None = None) -> None:
@@ -225,7 +225,7 @@ def comparison_table(report: EvalReport) -> Layout:
                       str(round(s["mean_output_tokens"] * n)), f"${s['total_cost']:.4f}",
                       f"{s['mean_llm_seconds']:.2f}", str(s["errors"]), style=style)
 
-    order = _type_order(report.plan.env)
+    order = _type_order(report.plan.run.env.name)
     for index, agent_name in enumerate(report.plan.agents):
         summary = by_agent[agent_name]
         types = summary["by_task_type"]
@@ -256,7 +256,7 @@ def role_lines(report: EvalReport) -> list[str]:
 
     lines: list[str] = []
     for agent_name in report.plan.compared:
-        mine = [e for e in report.episodes if (e.agent or report.plan.agent) == agent_name]
+        mine = [e for e in report.episodes if (e.agent or report.plan.run.agent.name) == agent_name]
         for role, s in role_sums(mine).items():
             lines.append(f"{agent_name} {role}: LLM calls {s['llm_calls']}, input tokens {s['input_tokens']}, "
                          f"output tokens {s['output_tokens']}, cost ${s['cost']:.4f}")

@@ -109,7 +109,7 @@ def _evaluate(options: EvalOptions, planned: PlannedEvaluation, ray_address: str
     episodes = len(report.plan.games) * len(report.plan.compared)
     unit = "episodes" if report.plan.repeat <= 1 else f"plays ({episodes} episodes x {report.plan.repeat})"
     out.print(for_terminal(  # a resumed report's agents and LLM are data
-        f"evaluating {remaining} of {report.total} {unit}: {', '.join(report.plan.compared)} with {report.plan.llm}, "
+        f"evaluating {remaining} of {report.total} {unit}: {', '.join(report.plan.compared)} with {report.plan.run.model.llm}, "
         f"{max(1, min(report.plan.concurrency, max(remaining, 1)))} at a time{on_ray}{before}; "
         f"report: {folder / REPORT_FILE}"), markup=False, highlight=False, soft_wrap=True)
 

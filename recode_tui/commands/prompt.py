@@ -95,8 +95,8 @@ def first_prompt(episode: EpisodeRef, agent_name: str, role: str | None, prompts
     from agent import agents
     from agent.runtime.events import LLMRequested, RunFinished
     from mockllm.scripted import ScriptedLLM, ScriptEntry
+    from agent.run.spec import RunFlags
     from recode_tui.setup.build import make_agent, settings_of
-    from recode_tui.setup.settings import RunFlags
 
     try:
         roles = agents.agent_class(agent_name).roles

@@ -189,9 +189,9 @@ def _worker_executor(plan: dict[str, Any], profiles: str | None, llm_factory: Ca
     executor = _WORKER.get(key)
     if executor is None:
         report = EvalReport(EvalPlan.from_dict(plan))
-        llm_for, abort = llm_factory(report.plan.llm, profiles, report.plan.games, report.plan.env,
+        llm_for, abort = llm_factory(report.plan.run.model.llm, profiles, report.plan.games, report.plan.run.env.name,
                                      report.plan.compared)
-        executor = LocalExecutor(report, llm_for, lambda lanes: EnvPool(lanes, warm_env=report.plan.env),
+        executor = LocalExecutor(report, llm_for, lambda lanes: EnvPool(lanes, warm_env=report.plan.run.env.name),
                                  abort_on_llm_error=abort, sandbox=sandbox, cache_folder=cache_folder)
         loop.run_until_complete(executor.open(1))
         _WORKER[key] = executor

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Callable
 from agent.llm import LLM, LLMError
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, moved_prompt_set
 from envs.registry import EpisodeRef
-from recode_tui.setup.settings import CacheSettings, RunFlags, RunOptions
+from agent.run.spec import RunFlags
+from recode_tui.setup.settings import CacheSettings, RunOptions
 from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
-    from agent.agents import AgentSpec
-    from agent.agents.presets import RunSettings
+    from agent.run.spec import RunSpec
     from agent.runtime.runner import CodeRunner
     from agent.runtime.stepper import Stepper
     from agent.sandbox.settings import RunnerSettings
@@ -72,7 +72,7 @@ def make_llm(spec: str, profiles_path: str | None = None, episode: EpisodeRef | 
 
 def llm_for(options: RunOptions) -> LLM:
     """A run's LLM from its settings: the routing spec, its profiles, the episode (gold, demo) and the agent."""
-    return make_llm(options.llm.spec, options.llm.profiles, options.episode, agent_name=options.settings.agent)
+    return make_llm(options.llm.spec, options.llm.profiles, options.episode, agent_name=options.settings.agent.name)
 
 
 def cached_llm(llm: LLM, cache: CacheSettings) -> LLM:
@@ -214,7 +214,7 @@ def episode_ref(env: str | None, game: str | None) -> str:
     return parse_episode(env, game).ref
 
 
-def step_limit_of(episode: EpisodeRef, settings: "RunSettings") -> int:
+def step_limit_of(episode: EpisodeRef, settings: "RunSpec") -> int:
     """`--max-steps` when given, else the episode's own limit, else the preset's (see envs.registry)."""
     from envs.base import EnvError
 
@@ -267,39 +267,24 @@ def make_env(episode: EpisodeRef, max_steps: int | None = None) -> "Env":
         raise UsageError(str(exc)) from None
 
 
-def agent_spec(settings: "RunSettings") -> "AgentSpec":
-    """What builds the agent `settings` name, checked before any environment starts: its name, its
-    prompt set (a folder that is not one is refused) and its runner settings (`--node-timeout`)."""
+def checked_prompts(settings: "RunSpec") -> PromptSet:
+    """The prompt set the run names, read and checked before any environment starts (a folder that is
+    not one is refused; an unknown agent too)."""
     from agent import agents
 
     try:
-        agents.agent_class(settings.agent)
+        agents.agent_class(settings.agent.name)
     except agents.UnknownAgent as exc:
         raise UsageError(str(exc)) from None
-    prompts = load_prompt_set(settings.prompts, settings.agent)
-    return agents.AgentSpec(settings.agent, settings.agent_options, settings.limits, prompts, settings.preset,
-                            runner_of(settings))
+    return load_prompt_set(settings.prompts.path, settings.agent.name)
 
 
-def runner_of(settings: "RunSettings") -> "RunnerSettings":
-    """How the user's node code runs (`--trusted`, `--node-timeout`, the sandbox's policy): what a new run
-    gets, and the most a resumed or branched one may have (`agent.sessions.session.replay_runner`)."""
-    from agent.sandbox.settings import RunnerSettings
-
-    try:
-        return (RunnerSettings(trusted=settings.trusted, sandbox=settings.sandbox) if settings.node_timeout is None
-                else RunnerSettings(trusted=settings.trusted, node_timeout=settings.node_timeout,
-                                    sandbox=settings.sandbox))
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def prompt_places(settings: "RunSettings") -> tuple[Path, ...]:
+def prompt_places(settings: "RunSpec") -> tuple[Path, ...]:
     """Where a resume looks for an edited prompt set by its hash: `--prompts` (a set, or a folder of
     sets) and the user's prompt folder, where the prompt workspace saves."""
     from recode_tui.setup.places import user_prompts_dir
 
-    given = (moved_prompt_set(Path(settings.prompts)),) if settings.prompts else ()
+    given = (moved_prompt_set(Path(settings.prompts.path)),) if settings.prompts.path else ()
     return (*given, user_prompts_dir())
 
 
@@ -312,23 +297,22 @@ RunnerMaker = Callable[["RunnerSettings"], "CodeRunner"]
 sandbox, `RunnerSettings.make_runner`); console-behaviour tests pass the in-process `ThreadRunner`."""
 
 
-def make_agent(settings: "RunSettings", episode: EpisodeRef, llm: LLM, *, env_maker: EnvMaker | None = None,
+def make_agent(settings: "RunSpec", episode: EpisodeRef, llm: LLM, *, env_maker: EnvMaker | None = None,
                runner_maker: RunnerMaker | None = None) -> "Stepper":
     """The agent `settings` name on `episode` (`put-01`, `sciworld:boil/0`, a `.tw-pddl` path), asking `llm`.
 
     The step limit is `step_limit_of(episode, settings)`. Node code runs in a sandboxed worker
     process built by `agent.sandbox.settings`, the one place every path gets its runner and checks;
-    `settings.trusted` drops the static checks (process isolation and limits stay). `runner_maker`
+    `settings.runner.trusted` drops the static checks (process isolation and limits stay). `runner_maker`
     (tests) makes the runner from the same settings instead.
     """
     from agent import agents
-    from agent.sandbox.settings import RunnerSettings
 
-    spec = agent_spec(settings)  # refused before any environment starts
-    runner = runner_maker(spec.runner or RunnerSettings()) if runner_maker is not None else None
+    prompts = checked_prompts(settings)  # refused before any environment starts
+    runner = runner_maker(settings.runner) if runner_maker is not None else None
     env = (env_maker or make_env)(episode, step_limit_of(episode, settings))
     try:
-        return agents.build_agent(spec, env, llm, runner)
+        return agents.build_agent(settings, env, llm, runner, prompts=prompts)
     except ValueError as exc:  # a routed role the agent does not have
         env.close()
         raise UsageError(str(exc)) from None
@@ -368,15 +352,11 @@ def _warn_once(lines: list[str]) -> None:
             print(f"recode-tui: warning: {line}", file=sys.stderr)
 
 
-def settings_of(flags: RunFlags) -> "RunSettings":
-    """The run's settings from its flags: the preset with every flag given put over it (the flags pass
-    through whole, by their own names); bad input is one line."""
-    from dataclasses import fields
-
+def settings_of(flags: RunFlags) -> "RunSpec":
+    """The run's settings from its flags: the preset with every flag given put over it; bad input is one line."""
     from agent.agents.presets import resolve
 
-    typed = {spec.name: getattr(flags, spec.name) for spec in fields(flags)}  # dynamic: every flag by its name (asdict would make the policy a dict)
     try:
-        return resolve(typed.pop("preset"), **typed)
+        return resolve(flags)
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
 from agent.eval.report import REPORT_FILE, EvalReport
 from agent.eval.results import DEFAULT_EPISODE_TIMEOUT, EpisodeSpec, EvalPlan
+from agent.run.spec import EnvChoice, PromptChoice
 from agent.sandbox.settings import DEFAULT_NODE_TIMEOUT
 from agent.sandbox.walls import SandboxPolicy
 from envs.provider import Capability
@@ -117,7 +118,7 @@ def _journal_index(folder: str) -> dict[str, Path]:
         keys = {header.game, header.episode or ""}
         if header.game_path:
             keys.add(str(Path(header.game_path).resolve()))
-        keys |= {f"{header.agent}:{key}" for key in keys if key}  # a comparison replays each agent's own journal
+        keys |= {f"{header.run.agent.name}:{key}" for key in keys if key}  # a comparison replays each agent's own journal
         for key in keys:
             if key and (key not in found or found[key][0] <= created):
                 found[key] = (created, file.parent)
@@ -247,10 +248,8 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
     settings = settings_of(replace(flags, agent=names[0], agent_option=None if len(names) > 1 else flags.agent_option))
     for name in names:
         check_llm_roles(llm, name)  # a routed role an agent lacks: one line, before any episode
-    runner = _runner_settings(settings.trusted, settings.node_timeout if settings.node_timeout is not None
-                              else DEFAULT_NODE_TIMEOUT, settings.sandbox)
-    if settings.prompts is not None:
-        load_prompt_set(settings.prompts, settings.agent)  # refuses a folder that is not a prompt set
+    if settings.prompts.path is not None:
+        load_prompt_set(settings.prompts.path, settings.agent.name)  # refuses a folder that is not a prompt set
     wanted = options.selection
     chosen_env = preset_env(wanted.env, settings.preset)  # `--preset paper --env sciworld`: the reference's episodes
     split = wanted.split
@@ -266,31 +265,27 @@ def new_report(options: EvalOptions) -> tuple[EvalReport, Path]:
     env = chosen_env or default_env()
     source = provider(env)
     own_limits = not settings.max_steps_given and source.offers(Capability.STEP_LIMIT)  # per-task limits (ScienceWorld)
-    plan = EvalPlan(
-        llm=llm,
-        games=games,
-        env=env,
-        concurrency=options.concurrency or 4,
+    run = replace(
+        settings,
         max_steps=None if own_limits else settings.max_steps if settings.max_steps is not None
         else source.default_max_steps,
-        limits=asdict(settings.limits),
-        prompts=str(Path(settings.prompts).resolve()) if settings.prompts else None,
+        prompts=PromptChoice(str(Path(settings.prompts.path).resolve())) if settings.prompts.path else PromptChoice(),
+        model=_model(llm, options.profiles),
+        sandbox=_in_force(settings.runner),
+        env=EnvChoice(env, env_settings(env)),
+    )
+    plan = EvalPlan(
+        games=games,
+        run=run,
+        concurrency=options.concurrency or 4,
         selection={"task_types": wanted.task_types, "games": wanted.games, "split": split,
                    "per_task": wanted.per_task},
-        preset=settings.preset,
-        trusted=runner.trusted,
-        node_timeout=runner.node_timeout,
         episode_timeout=DEFAULT_EPISODE_TIMEOUT if options.episode_timeout is None else options.episode_timeout,
-        sandbox=_in_force(runner),
-        profiles=_profiles_file(llm, options.profiles),
-        agent=settings.agent,
-        agent_options=settings.agent_options,
         agents=names if len(names) > 1 else [],
         options_by_agent=options_by_agent,
         gold_cannot_win=source.gold_cannot_win([g.id for g in games]) if not settings.max_steps_given else None,
         **options.cache.plan_fields(),
         repeat=options.repeat or 1,
-        env_settings=env_settings(env),
     )
     if options.out:
         folder = Path(options.out)
@@ -338,6 +333,13 @@ def _options_by_agent(names: list[str], pairs: list[str] | None) -> dict[str, di
     return out
 
 
+def _model(spec: str, profiles: str | None) -> Any:
+    """The model part of the plan's record (`agent.sessions.session.model_choice`), its profiles file absolute."""
+    from agent.sessions.session import model_choice
+
+    return model_choice(spec, _profiles_file(spec, profiles))
+
+
 def _profiles_file(spec: str, explicit: str | None) -> str | None:
     """The profiles file (absolute) a profile:NAME is read from, kept in the plan to say what the run used."""
     from agent.sessions.session import profiles_in_use
@@ -357,7 +359,8 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
     if options.episode_timeout is not None:
         report.plan.episode_timeout = options.episode_timeout
     # Trust is never taken from a file: the remaining episodes run with the checks unless --trusted again.
-    if report.plan.trusted and not options.flags.trusted:
+    recorded = report.plan.run
+    if recorded.runner.trusted and not options.flags.trusted:
         print("note: this evaluation was started with --trusted; the remaining episodes run with the "
               "sandbox's checks (pass --trusted to run them without)", file=sys.stderr)
     for key, value in options.cache.plan_fields().items():  # a resume may turn the cache on or off, or bound it anew
@@ -369,23 +372,24 @@ def resumed_report(options: EvalOptions, resume: str) -> tuple[EvalReport, Path]
         report.plan.repeat = options.repeat
     # Nor a longer node time limit than the user's (--node-timeout, else the default): a report may lower it.
     yours = options.flags.node_timeout if options.flags.node_timeout is not None else DEFAULT_NODE_TIMEOUT
-    timeout = min(report.plan.node_timeout, yours)
-    if report.plan.node_timeout > yours:
-        print(f"note: this evaluation was started with a node time limit of {report.plan.node_timeout:g} s; the "
-              f"remaining episodes run with yours, {yours:g} s (--node-timeout {report.plan.node_timeout:g} gives "
+    timeout = min(recorded.runner.node_timeout, yours)
+    if recorded.runner.node_timeout > yours:
+        print(f"note: this evaluation was started with a node time limit of {recorded.runner.node_timeout:g} s; the "
+              f"remaining episodes run with yours, {yours:g} s (--node-timeout {recorded.runner.node_timeout:g} gives "
               "them its own)", file=sys.stderr)
     runner = _runner_settings(options.flags.trusted, timeout, options.flags.sandbox)
-    report.plan.trusted, report.plan.node_timeout = runner.trusted, runner.node_timeout
     # Nor the profiles file: it chooses the server the API key goes to. A profile:NAME is read by its
     # NAME from the user's own file (--profiles, else the default one), whatever the report names.
-    named = report.plan.profiles
-    report.plan.profiles = _profiles_file(report.plan.llm, options.profiles)
-    if named and named != report.plan.profiles:
+    named = recorded.model.profiles
+    profiles = _profiles_file(recorded.model.llm, options.profiles)
+    report.plan.run = replace(recorded, runner=replace(runner, seed=recorded.runner.seed),
+                              model=replace(recorded.model, profiles=profiles))
+    if named and named != profiles:
         from agent.runtime.safe_text import for_terminal
 
-        own = report.plan.profiles or "your default profiles"
+        own = profiles or "your default profiles"
         print(f"note: the evaluation names the profiles file {for_terminal(str(named), newlines=False)}, never "
-              f"read from a report: {for_terminal(report.plan.llm, newlines=False)} is read from {own}",
+              f"read from a report: {for_terminal(recorded.model.llm, newlines=False)} is read from {own}",
               file=sys.stderr)
     return report, path.parent
 
@@ -417,11 +421,12 @@ def eval_sandbox(options: EvalOptions, report: EvalReport) -> SandboxPolicy:
     yours = options.flags.sandbox
     if not options.resume:
         return yours
-    policy, note = at_least(yours, report.plan.sandbox, "this evaluation")
-    if note and not report.plan.trusted:
+    run = report.plan.run
+    policy, note = at_least(yours, run.sandbox, "this evaluation")
+    if note and not run.runner.trusted:
         print(f"note: {note}", file=sys.stderr)
-    refused = "" if report.plan.trusted else refusal(policy)
+    refused = "" if run.runner.trusted else refusal(policy)
     if refused:
         raise UsageError(refused)
-    report.plan.sandbox = in_force(policy, report.plan.trusted)
+    report.plan.run = replace(run, sandbox=in_force(policy, run.runner.trusted), runner=replace(run.runner, sandbox=policy))
     return policy

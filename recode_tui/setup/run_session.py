@@ -44,9 +44,9 @@ async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
         from agent.sessions.journal_view import foreign_note
         from agent.sessions.session import reopen_session, replay_failure, salvage_session
 
-        from recode_tui.setup.build import prompt_places, runner_of
+        from recode_tui.setup.build import prompt_places
 
-        runs_with, places = runner_of(options.settings), prompt_places(options.settings)
+        runs_with, places = options.settings.runner, prompt_places(options.settings)
         try:
             folder = options.resumed or find_session(sessions_dir, options.resume or None)
             note = foreign_note(folder, sessions_dir, "it is resumed")
@@ -73,7 +73,7 @@ async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
     agent = make_agent(options.settings, options.episode, llm)
     spec = options.llm.spec
     return start_session(agent, sessions_dir, options.episode, spec,
-                         profiles=profiles_in_use(spec, options.llm.profiles)), []
+                         profiles=profiles_in_use(spec, options.llm.profiles), spec=options.settings), []
 
 
 def salvage_hint(message: str, options: RunOptions) -> str:

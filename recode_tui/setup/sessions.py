@@ -43,7 +43,7 @@ def recorded_review(folder: Path | None) -> bool:
     if folder is None:
         return False
     try:
-        return read_journal(folder, lenient=True).header.review
+        return read_journal(folder, lenient=True).header.run.model.review
     except JournalError:
         return False
 

@@ -3,7 +3,7 @@
 Each command's handler turns argparse's namespace into one of these at the top
 (`recode_tui.commands.arguments`) and passes them on; nothing below reads the
 namespace. This module imports no agent, agent or environment: its types are
-plain data (`Limits`, `RunSettings` and `EpisodeRef` are light), so the parser path stays light.
+plain data (`RunSpec` and `EpisodeRef` are light), so the parser path stays light.
 """
 
 from __future__ import annotations
@@ -12,16 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.agents.presets import RunSettings
+from agent.run.spec import RunFlags, RunSpec  # what was typed, and the run resolved from it
 from agent.sandbox.walls import SandboxPolicy
 from envs.registry import EpisodeRef  # one episode, parsed once where its text comes in (`build.parse_episode`)
 
 if TYPE_CHECKING:
     from agent.runtime.breakpoints import Breakpoint
 
-__all__ = [
-    "CacheSettings", "ConsoleOptions", "EvalOptions", "ExportOptions", "LLMSettings", "RunFlags", "RunOptions", "Selection",
-]
+__all__ = ["CacheSettings", "ConsoleOptions", "EvalOptions", "ExportOptions", "LLMSettings", "RunOptions", "Selection"]
 
 
 @dataclass(frozen=True)
@@ -63,7 +61,7 @@ class RunOptions:
     command: str  # "run" or "tui": what a hint tells the user to type again
     episode: EpisodeRef | None  # None: a resumed session whose journal names no game
     llm: LLMSettings
-    settings: RunSettings  # the agent, its options, limits, step limit, prompt set and runner (`make_agent`'s)
+    settings: RunSpec  # the agent, its options, limits, step limit, prompt set and runner (`make_agent`'s)
     sessions: str | None = None  # the sessions folder as given (None: $RECODE_TUI_SESSIONS or the user data dir)
     resume: str | None = None  # `--resume [SESSION]`: '' is the latest session
     resumed: Path | None = None  # the session folder `resume` names (the console's start-up replay)
@@ -102,29 +100,6 @@ class Selection:
     task_types: str | None = None
     games: str | None = None  # N, or comma-separated ids
     per_task: int | None = None
-
-
-@dataclass(frozen=True)
-class RunFlags:
-    """The flags a run's `RunSettings` is resolved from, as typed: `--agent`, `--agent-option`, `--preset`,
-    the limits, `--prompts`, `--trusted` and `--node-timeout` (None: not given), and the sandbox policy
-    the edge resolved from `--sandbox` and `RECODE_SANDBOX*` (`cli.sandbox_preflight`).
-
-    `run` and `tui` resolve them at the edge (`build.settings_of`); `eval` where its plan is built
-    (`--agent` may name several agents to compare), and a resumed evaluation reads only the runner's two.
-    """
-
-    agent: str | None = None
-    agent_option: tuple[str, ...] | None = None
-    preset: str | None = None
-    max_steps: int | None = None
-    max_depth: int | None = None
-    max_rewrite: int | None = None
-    max_retry: int | None = None
-    prompts: str | None = None
-    trusted: bool = False
-    node_timeout: float | None = None
-    sandbox: SandboxPolicy = SandboxPolicy()
 
 
 @dataclass(frozen=True)

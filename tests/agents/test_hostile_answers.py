@@ -170,11 +170,10 @@ tokens, _ = render_prompt("<execute>" * 100_000, folded=False)  # the plain mode
 found["prompt"] = sum(len(text) for _, text in tokens)
 import sys, tempfile
 from pathlib import Path
-from agent.sessions.header import JOURNAL_VERSION
-from agent.sessions.journal_read import JOURNAL_FILE, read_journal
+from agent.sessions.journal import JOURNAL_FILE, read_journal
 from agent.sessions.journal_view import read_view
 folder = Path(tempfile.mkdtemp())
-records = [{"type": "session", "version": JOURNAL_VERSION, "env": "alfworld", "episode": "put-01", "agent": "recode",
+records = [{"type": "session", "version": "recode.journal.v1", "env": "alfworld", "episode": "put-01", "agent": "recode",
             "llm": "demo", "max_steps": 10, "limits": {}, "prompt_set": "x"},
            {"type": "answer", "index": 1, "node_id": "n0", "stub": "solve()", "prompt": "- instruction (x\n" * 100_000,
             "answer": "<execute>\nrun('look')\n</execute>", "accepted": True}]

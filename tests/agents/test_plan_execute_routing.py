@@ -60,7 +60,7 @@ def test_each_role_answers_from_its_own_llm_and_a_resume_rebuilds_the_routing(tm
     assert first.returncode == 1 and "no answer for stub `s2: put the vase" in first.stdout, first.stdout + first.stderr
     folder = next(sessions.iterdir())
     journal = read_journal(folder)
-    assert journal.header.llm == spec and journal.header.agent == "plan-execute"
+    assert journal.header.run.model.llm == spec and journal.header.run.agent.name == "plan-execute"
     roles = [r.get("role") for r in journal.records if r.get("type") == "answer"]
     assert roles == ["planner", "executor", "executor", "executor", "executor"]
 

@@ -52,11 +52,11 @@ def evals(tmp_path_factory):
 
 def test_eval_with_agent_react_records_the_agent_in_the_report(evals):
     report = json.loads((evals / "react" / "report.json").read_text())
-    assert report["plan"]["agent"] == "react"
+    assert report["plan"]["run"]["agent"]["name"] == "react"
     assert {e["game"]: e["success"] for e in report["episodes"]} == {"put-01": True, "clean-01": True}
     assert {e["game"]: e["llm_calls"] for e in report["episodes"]} == {"put-01": 4, "clean-01": 6}
     header = json.loads((Path(report["episodes"][0]["journal"]) / "journal.jsonl").read_text().splitlines()[0])
-    assert header["agent"] == "react"
+    assert header["run"]["agent"]["name"] == "react"
 
 
 def test_compare_prints_recode_and_react_side_by_side(evals):

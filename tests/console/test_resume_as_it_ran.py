@@ -45,7 +45,7 @@ async def test_a_review_session_on_a_named_profile_resumes_on_it_in_review_with_
             await draft_saved(page.pilot, app, folder, "My own reading")
             hint = app.resume_hint()
         assert hint == f"recode-tui tui --resume {folder} --profiles {Path(profiles).resolve()} --review"
-        assert read_journal(folder).header.review
+        assert read_journal(folder).header.run.model.review
 
         with pytest.raises(UsageError) as refused:  # without the profiles file: one line naming it
             console_app(parsed("tui", "--resume", folder.name, "--sessions", sessions, llm_given=False))

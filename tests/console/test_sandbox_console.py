@@ -137,5 +137,5 @@ def test_the_tui_command_passes_sandbox_and_model_options(monkeypatch) -> None:
     assert code == 0 and seen["ran"] and seen["run"] == "the run"
     options = seen["options"]
     assert options.run.llm.spec == "profile:local" and seen["profiles"] == "p.yaml" and seen["llm"] is None
-    assert options.run.settings.trusted is True and options.run.settings.node_timeout == 2.5
+    assert options.run.settings.runner.trusted is True and options.run.settings.runner.node_timeout == 2.5
     assert seen["review"] is True

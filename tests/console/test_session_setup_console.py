@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 from agent.runtime import events as ev
-from agent.sessions.journal_read import read_journal
+from agent.sessions.header import SessionParent
+from agent.sessions.journal import read_journal
 from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer
 from recode_tui.commands.cli import nothing_opened
@@ -131,8 +132,7 @@ async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(t
         await page.step("continue")
         assert page.screen.agent.host.done and page.screen.agent.host.finished.success
     journal = read_journal(branch)
-    assert journal.header.parent.to_json() == {"session": folder.name, "records": 2, "at": "last good point",
-                                        "folder": str(folder)}
+    assert journal.header.parent == SessionParent(folder.name, 2, "last good point", str(folder))
     assert journal.finished["success"] is True
     assert (folder / "journal.jsonl").read_bytes() != before  # the old session is left as it was (still corrupt)
 

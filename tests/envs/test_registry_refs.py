@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.sessions.header import JOURNAL_VERSION, JournalHeader
+from agent.sessions.header import JournalHeader
 from envs import registry
 from envs.base import EnvError
 from recode_tui.setup.build import episode_ref
@@ -21,7 +21,7 @@ def test_the_default_environment_stays_bare_and_others_carry_their_name() -> Non
 
 def _ref(fields: dict[str, str]) -> str:
     """The episode a journal header with these fields replays (read through the header's loader)."""
-    return JournalHeader.from_json({"type": "session", "version": JOURNAL_VERSION, **fields}).episode_ref
+    return JournalHeader.from_json({"type": "session", "version": "recode.journal.v1", **fields}).episode_ref
 
 
 def test_headers_name_the_episode_both_new_and_pre_seam() -> None:

@@ -28,8 +28,8 @@ def test_run_with_the_gold_llm_wins_boil_and_the_journal_resumes(tmp_path, capsy
     assert capsys.readouterr().out.startswith("SUCCESS: won")
     [folder] = list(Path(sessions).iterdir())
     header = json.loads((folder / "journal.jsonl").read_text().splitlines()[0])
-    assert (header["game"], header["env"], header["episode"]) == ("sciworld:boil/0", "sciworld", "boil/0")
-    assert header["fingerprint"] == registry.fingerprint("sciworld:boil/0") and header["max_steps"] == registry.step_limit("sciworld:boil/0", 50, None)
+    assert (header["game"], header["run"]["env"]["name"], header["episode"]) == ("sciworld:boil/0", "sciworld", "boil/0")
+    assert header["fingerprint"] == registry.fingerprint("sciworld:boil/0") and header["run"]["max_steps"] == registry.step_limit("sciworld:boil/0", 50, None)
     # The recording replays against the simulator to the same end.
     assert main(["run", "--resume", "--llm", "gold", "--env", "sciworld", "--quiet", "--sessions", sessions]) == 0
     assert capsys.readouterr().out.startswith("SUCCESS: won")
@@ -70,7 +70,7 @@ def test_eval_over_three_test_episodes_prints_per_task_rows_with_a_mean_score(tm
         row = next(line for line in text.splitlines() if line.startswith(f"│ {topic} "))  # the paper's topic groups
         assert "100.0%" in row
     report = json.loads((out / "report.json").read_text())
-    assert report["plan"]["env"] == "sciworld" and report["plan"]["max_steps"] is None
+    assert report["plan"]["run"]["env"]["name"] == "sciworld" and report["plan"]["run"]["max_steps"] is None
     assert sorted(report["summary"]["by_topic"]) == ["2 Measurement", "4 Classification", "7 Biology (lifespans)"]
     assert sorted(g["id"].split("/")[0] for g in report["plan"]["games"]) == ["find-animal", "lifespan-longest-lived",
                                                                                "use-thermometer"]
@@ -99,7 +99,7 @@ def test_sciworld_full_plays_without_the_simplifications_and_its_journal_resumes
     assert capsys.readouterr().out.startswith("SUCCESS: won")
     [folder] = list(Path(sessions).iterdir())
     header = json.loads((folder / "journal.jsonl").read_text().splitlines()[0])
-    assert (header["game"], header["env"]) == ("sciworld-full:lifespan-longest-lived/0", "sciworld-full")
+    assert (header["game"], header["run"]["env"]["name"]) == ("sciworld-full:lifespan-longest-lived/0", "sciworld-full")
     assert header["fingerprint"] != registry.fingerprint("sciworld:lifespan-longest-lived/0")
     journal = (folder / "journal.jsonl").read_text()
     assert "(that is closed)" in journal  # the observations of the full setting: doors start closed

@@ -76,11 +76,11 @@ def test_the_paper_preset_lists_the_references_211_episodes_of_24_tasks_with_its
 
     report = _paper_plan(tmp_path)
     plan = report.plan
-    assert plan.env == "sciworld-paper" and plan.preset == "paper" and plan.max_steps is None
-    assert Path(plan.prompts).name == "paper"
+    assert plan.run.env.name == "sciworld-paper" and plan.run.preset == "paper" and plan.run.max_steps is None
+    assert Path(plan.run.prompts.path).name == "paper"
     assert [g.id for g in plan.games] == paper_episodes() and len(plan.games) == 211
     assert len({g.task_type for g in plan.games}) == 24
-    provider = registry.provider(plan.env)
+    provider = registry.provider(plan.run.env.name)
     for game in plan.games:
         task, variation = game.id.split("/")
         limit, first, last = PAPER_TASKS[task]
@@ -113,7 +113,7 @@ def test_the_paper_set_refuses_other_splits_and_tasks_in_one_line(tmp_path) -> N
     with pytest.raises(UsageError, match="not one of the reference's 24 ScienceWorld tasks"):
         _paper_plan(tmp_path, "--task-types", "mendelian-genetics-known-plant")
     report = _paper_plan(tmp_path, "--task-types", "boil", "--max-steps", "500")
-    assert len(report.plan.games) == 9 and report.plan.max_steps == 500 and report.plan.gold_cannot_win is None
+    assert len(report.plan.games) == 9 and report.plan.run.max_steps == 500 and report.plan.gold_cannot_win is None
 
 
 # ------------------------------------------------------------------ gold paths through the simulator
@@ -211,11 +211,12 @@ def test_a_paper_preset_episode_plays_with_the_paper_prompts_and_the_references_
     assert code == 0, printed
     assert "gold paths: every one of the 1 episodes' gold paths fits its step limit" in printed
     report = json.loads((out / "report.json").read_text())
-    assert report["plan"]["env"] == "sciworld-paper" and report["plan"]["gold_cannot_win"] == {}
+    assert report["plan"]["run"]["env"]["name"] == "sciworld-paper" and report["plan"]["gold_cannot_win"] == {}
     [result] = report["episodes"]
     assert result["game"] == episode and result["success"] and result["score"] == 100
     lines = [json.loads(x) for x in (Path(result["journal"]) / "journal.jsonl").read_text().splitlines()]
     header = lines[0]
-    assert header["preset"] == "paper" and header["max_steps"] == 15 and header["env"] == "sciworld-paper"
+    run = header["run"]
+    assert run["preset"] == "paper" and run["max_steps"] == 15 and run["env"]["name"] == "sciworld-paper"
     prompts = [x["prompt"] for x in lines if x.get("prompt")]
     assert prompts and all("create green paint" in p and "dunk {OBJ} into {OBJ}" in p for p in prompts)

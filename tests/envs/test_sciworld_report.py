@@ -6,11 +6,12 @@ import io
 
 from rich.console import Console
 
+from agent.eval.batch import summarize
 from agent.eval.report import EvalReport
-from agent.eval.results import EpisodeResult, EvalPlan, EpisodeSpec
-from agent.eval.summary import summarize
+from agent.eval.results import EpisodeResult, EpisodeSpec
 from recode_tui.commands.eval_report import results_table
 from recode_tui.commands.fit import print_layout
+from tests.plans import eval_plan
 
 
 def _episodes() -> list[EpisodeResult]:
@@ -40,7 +41,7 @@ def test_sciworld_summaries_have_per_topic_rows_in_the_papers_order() -> None:
 
 def test_the_eval_table_shows_task_rows_then_topic_rows_then_overall() -> None:
     games = [EpisodeSpec(e.game, e.task_type) for e in _episodes()]
-    lines = _table_text(EvalReport(EvalPlan(llm="gold", games=games, env="sciworld"), _episodes(), status="complete"))
+    lines = _table_text(EvalReport(eval_plan(llm="gold", games=games, env="sciworld"), _episodes(), status="complete"))
     labels = [line.split("│")[1].strip() for line in lines if line.startswith("│") and line.count("│") > 2]
     labels = [label for label in labels if label]
     assert labels[labels.index("boil"):] == [
@@ -53,7 +54,7 @@ def test_the_eval_table_shows_task_rows_then_topic_rows_then_overall() -> None:
 
 
 def test_a_report_json_keeps_the_topic_summary(tmp_path) -> None:
-    report = EvalReport(EvalPlan(llm="gold", games=[], env="sciworld"), _episodes())
+    report = EvalReport(eval_plan(llm="gold", games=[], env="sciworld"), _episodes())
     assert set(report.to_dict()["summary"]["by_topic"]) == {"1 Matter", "5 Biology (growing plants)",
                                                             "7 Biology (lifespans)"}
 
@@ -62,7 +63,7 @@ def test_topic_labels_stay_whole_in_a_narrower_terminal() -> None:
     episodes = [EpisodeResult("find-animal/225", "find-animal", True, "won", steps=16, score=100),
                 EpisodeResult("grow-plant/94", "grow-plant", False, "x", steps=9, score=10)]
     games = [EpisodeSpec(e.game, e.task_type) for e in episodes]
-    text = "\n".join(_table_text(EvalReport(EvalPlan(llm="gold", games=games, env="sciworld"), episodes), width=150))
+    text = "\n".join(_table_text(EvalReport(eval_plan(llm="gold", games=games, env="sciworld"), episodes), width=150))
     assert "topic 4 Classification" in text and "topic 5 Biology (growing plants)" in text
 
 

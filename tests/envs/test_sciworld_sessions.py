@@ -50,4 +50,4 @@ async def test_a_fork_at_a_sub_goal_replays_the_simulator_up_to_it_and_both_bran
     assert (session.folder / JOURNAL_FILE).read_text() == original  # the won branch is untouched
     old, new = read_journal(session.folder), read_journal(fork.folder)
     assert old.finished["success"] is True and new.finished["success"] is False
-    assert new.header.env == "sciworld" and new.header.parent.session == session.folder.name
+    assert new.header.run.env.name == "sciworld" and new.header.parent.session == session.folder.name

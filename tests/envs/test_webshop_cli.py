@@ -26,7 +26,7 @@ def test_run_with_gold_wins_and_the_journal_resumes(webshop, tmp_path, capsys):
     assert capsys.readouterr().out.startswith("SUCCESS: won")
     [folder] = list(Path(sessions).iterdir())
     header = json.loads((folder / "journal.jsonl").read_text().splitlines()[0])
-    assert (header["game"], header["env"], header["max_steps"]) == ("webshop:4", "webshop", 30)
+    assert (header["game"], header["run"]["env"]["name"], header["run"]["max_steps"]) == ("webshop:4", "webshop", 30)
     assert main(["run", "--resume", "--llm", "gold", "--env", "webshop", "--quiet", "--sessions", sessions]) == 0
     assert capsys.readouterr().out.startswith("SUCCESS: won")
 

@@ -24,7 +24,7 @@ def test_the_journal_header_and_the_eval_report_name_the_noun_finder(webshop, tm
                  "--no-progress", "-o", str(out)]) == 0
     capsys.readouterr()
     report = json.loads((out / "report.json").read_text())
-    assert report["plan"]["env_settings"] == {"webshop_pages": "faithful", "webshop_search": "original",
+    assert report["plan"]["run"]["env"]["options"] == {"webshop_pages": "faithful", "webshop_search": "original",
                                               "webshop_nouns": "fallback"}
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from agent.eval.compare import compare_pair, compare_reports
 from agent.eval.loaded_report import CompareError, LoadedReport, load_report
+from agent.run.spec import PromptChoice, RunSpec
 from agent.sessions.header import JOURNAL_VERSION, JournalHeader
 
 
@@ -53,7 +54,7 @@ def test_deltas_per_task_type_and_the_flipped_episodes():
     assert [(f.episode, f.won_before) for f in result.lost_to_won] == [("put-01", False)]
     assert result.won_to_lost[0].other_journal == "/evals/x/journals/clean-01"
     assert result.won_to_lost[0].reason == "task not done"
-    assert result.differences == [("llm", "demo", "profile:new")]
+    assert result.differences == [("model.llm", "demo", "profile:new")]
     assert "score" not in result.metrics  # neither report has one
 
 
@@ -70,13 +71,18 @@ def test_a_score_is_compared_when_the_reports_have_one_and_a_missing_score_is_no
 def test_settings_differences_are_listed_and_unrecorded_settings_are_not():
     base = report([episode("a", "put", True)])  # a plan from before it recorded its agent
     other = replace(report([episode("a", "put", True)], max_steps=50, preset="paper", agent="react",
-                           limits={"max_rewrite": 5, "max_depth": 8}), journal_header=JournalHeader(prompt_hash="bbb"))
+                           limits={"max_rewrite": 5, "max_depth": 8}), journal_header=_journal("bbb"))
     names = [name for name, _, _ in base.settings().differences(other.settings())]
-    assert names == ["max_steps", "limits", "preset"]  # no agent nor prompt hash in the baseline: not a difference
-    assert other.settings().get("agent") == "react" and base.report.plan.agent == "recode"
-    base = replace(base, journal_header=JournalHeader(prompt_hash="aaa"))  # a journal without `agent` is ReCode's
+    assert names == ["preset", "max_steps", "limits.max_depth"]  # no agent nor prompt hash in the baseline: not a difference
+    assert other.settings().get("agent.name") == "react" and base.report.plan.run.agent.name == "recode"
+    base = replace(base, journal_header=_journal("aaa"))  # a journal without `agent` is ReCode's
     names = [name for name, _, _ in base.settings().differences(other.settings())]
-    assert names == ["prompt_hash", "max_steps", "limits", "preset", "agent"]
+    assert names == ["agent.name", "preset", "max_steps", "limits.max_depth", "prompts.hash"]
+
+
+def _journal(prompt_hash: str) -> JournalHeader:
+    """A journal's header that records only its prompt set's hash."""
+    return JournalHeader(run=RunSpec(prompts=PromptChoice(hash=prompt_hash)))
 
 
 def test_reports_that_cannot_be_compared_say_why():
@@ -107,11 +113,11 @@ def test_load_report_refuses_what_is_not_a_report(tmp_path):
     folder = tmp_path / "eval"
     (folder / "journals" / "a").mkdir(parents=True)
     (folder / "journals" / "a" / "journal.jsonl").write_text(json.dumps({"type": "session", "version": JOURNAL_VERSION,
-                                                                          "prompt_hash": "h1"}) + "\n")
+                                                                          "run": {"prompts": {"hash": "h1"}}}) + "\n")
     moved = report_json([episode("a", "put", True)])  # its journal path points where the eval used to be
     (folder / "report.json").write_text(json.dumps(moved))
     loaded = load_report(folder)
-    assert loaded.label == str(folder / "report.json") and loaded.settings().get("prompt_hash") == "h1"
+    assert loaded.label == str(folder / "report.json") and loaded.settings().get("prompts.hash") == "h1"
     assert loaded.journal_path(loaded.episodes[0]) == str(folder / "journals" / "a")
 
 

@@ -24,7 +24,7 @@ def test_compare_names_a_setting_no_hand_list_knew(tmp_path):
     result = run_main(["compare", str(base), str(other)], dict(os.environ))
     assert result.returncode == 0, result.stderr
     assert "settings differ:" in result.stdout
-    for line in ("trusted: False → True", "node_timeout: 5.0 → 2.0", "episode_timeout: 1800.0 → 60.0"):
+    for line in ("runner.trusted: False → True", "runner.node_timeout: 5.0 → 2.0", "episode_timeout: 1800.0 → 60.0"):
         assert f"  {line}" in result.stdout
     same = run_main(["compare", str(base), str(base)], dict(os.environ))
-    assert "settings: the same (" in same.stdout and "node_timeout" in same.stdout
+    assert "settings: the same (" in same.stdout and "runner.node_timeout" in same.stdout

@@ -13,7 +13,7 @@ import pytest
 
 from agent.eval.batch import Evaluation
 from agent.eval.report import EvalReport
-from agent.eval.results import EvalPlan, EpisodeSpec
+from agent.eval.results import EpisodeSpec
 from agent.eval.executor import LocalExecutor
 from agent.llm.openai_client import OpenAILLM
 from agent.llm.profiles import PriceTable, Profile
@@ -25,6 +25,7 @@ from mockllm.openai_server import OpenAICompatibleServer
 from recode_tui.commands.arguments import eval_options
 from recode_tui.commands.parser import build_parser
 from recode_tui.setup.usage import UsageError
+from tests.plans import eval_plan
 
 pytestmark = pytest.mark.heavy  # starts environment workers in other processes: not in `make quick`
 
@@ -55,7 +56,7 @@ async def test_an_episode_whose_llm_never_answers_ends_at_its_wall_clock_and_the
     taken: list[object] = []
     take = settings.SpareRunners.take
     monkeypatch.setattr(settings.SpareRunners, "take", lambda self: taken.append(take(self)) or taken[-1])
-    report = EvalReport(EvalPlan(llm="scripted:test", games=GAMES, env="toy", concurrency=2, episode_timeout=CLOCK))
+    report = EvalReport(eval_plan(llm="scripted:test", games=GAMES, env="toy", concurrency=2, episode_timeout=CLOCK))
     pool = EnvPool(2, warm_env="toy")
     await pool.ready()  # the clock is the episodes', not the workers' start
     with OpenAICompatibleServer(never) as server:

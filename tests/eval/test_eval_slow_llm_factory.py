@@ -7,11 +7,12 @@ import threading
 
 from agent.eval.batch import Evaluation
 from agent.eval.report import EvalReport
-from agent.eval.results import EvalPlan, EpisodeSpec
+from agent.eval.results import EpisodeSpec
 from agent.eval.executor import LocalExecutor
 from recode_tui.setup.env_workers import EnvPool
 from mockllm.scripted import ScriptedLLM, load_script
 from recode_tui.setup.build import DEMO_SCRIPT
+from tests.plans import eval_plan
 
 
 async def test_a_slow_llm_factory_runs_off_the_event_loop(tmp_path) -> None:
@@ -26,7 +27,7 @@ async def test_a_slow_llm_factory_runs_off_the_event_loop(tmp_path) -> None:
         if result.game == "cool-01":
             second_done.set()
 
-    report = EvalReport(EvalPlan(llm="demo", games=[EpisodeSpec("put-01", "put"), EpisodeSpec("cool-01", "cool")],
+    report = EvalReport(eval_plan(llm="demo", games=[EpisodeSpec("put-01", "put"), EpisodeSpec("cool-01", "cool")],
                                  concurrency=2))
     await Evaluation(report, tmp_path, LocalExecutor(report, llm_for, EnvPool), on_result=finished).run()
     assert [e.game for e in report.episodes] == ["cool-01", "put-01"] and all(e.success for e in report.episodes)

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from agent.eval.batch import Evaluation
+from agent.eval.batch import Evaluation, summarize
 from agent.eval.report import EvalReport
-from agent.eval.results import EpisodeResult, EvalPlan, EpisodeSpec
-from agent.eval.summary import summarize
+from agent.eval.results import EpisodeResult, EpisodeSpec
 from agent.eval.executor import LocalExecutor
 from envs.alfworld.catalog import list_games
 from recode_tui.setup.env_workers import EnvPool
 from mockllm.scripted import ScriptedLLM, load_script
+
+from tests.plans import eval_plan
 
 from .helpers import chosen_script
 
@@ -49,7 +50,7 @@ async def test_an_episode_whose_worker_dies_is_recorded_as_failed_and_the_others
     (tmp_path / "crashy.py").write_text(CRASHY)
     script, _ = chosen_script(tmp_path, {"put-01", "cool-01", "heat-03"}, crash={"clean-01"})
     entries_path = str(script)
-    report = EvalReport(EvalPlan(llm=f"scripted:{script}", games=_games("clean-01", "put-01", "cool-01", "heat-03"),
+    report = EvalReport(eval_plan(llm=f"scripted:{script}", games=_games("clean-01", "put-01", "cool-01", "heat-03"),
                                  concurrency=2))
     results: list[EpisodeResult] = []
     pools: list[EnvPool] = []
@@ -75,7 +76,7 @@ async def test_an_episode_whose_worker_dies_is_recorded_as_failed_and_the_others
 
 async def test_a_scripted_llm_without_an_answer_fails_only_its_episode(tmp_path):
     empty = ScriptedLLM([])
-    report = EvalReport(EvalPlan(llm="scripted:none", games=_games("put-01"), concurrency=1))
+    report = EvalReport(eval_plan(llm="scripted:none", games=_games("put-01"), concurrency=1))
     await Evaluation(report, tmp_path, LocalExecutor(report, lambda game, agent: empty, EnvPool)).run()
     (result,) = report.episodes
     assert not result.success and result.reason.startswith("LLM error: the script has no answer")
@@ -96,7 +97,7 @@ def test_summary_per_task_type():
 
 
 def test_a_report_round_trips(tmp_path):
-    report = EvalReport(EvalPlan(llm="demo", games=_games("put-01", "put-02")),
+    report = EvalReport(eval_plan(llm="demo", games=_games("put-01", "put-02")),
                         [EpisodeResult("put-01", "put", True, "won", steps=3)], status="interrupted")
     report.write(tmp_path / "report.json")
     again = EvalReport.read(tmp_path / "report.json")

@@ -121,7 +121,7 @@ def test_a_single_agent_report_keeps_its_shape(tmp_path):
                     "--no-progress")
     assert result.returncode == 0, result.stderr
     report = read_report(out)
-    assert "by_agent" not in report and "agents" not in report["plan"] and report["plan"]["agent"] == "react"
+    assert "by_agent" not in report and report["plan"]["agents"] == [] and report["plan"]["run"]["agent"]["name"] == "react"
     assert all("agent" not in e for e in report["episodes"])
     assert sorted(p.name for p in (out / "journals").iterdir()) == sorted(e["game"] for e in report["episodes"])
 

@@ -40,4 +40,4 @@ def test_an_old_report_with_game_paths_resumes_to_complete(tmp_path, capsys) -> 
     assert done["status"] == "complete" and [e["game"] for e in done["episodes"]] == ["put-01", "heat-01"]
     assert done["episodes"][1]["success"] and done["episodes"][1]["score"] is None
     header = json.loads((tmp_path / "old-eval" / "journals" / "heat-01" / "journal.jsonl").read_text().splitlines()[0])
-    assert (header["env"], header["episode"], header["game"]) == ("alfworld", "heat-01", "heat-01")
+    assert (header["run"]["env"]["name"], header["episode"], header["game"]) == ("alfworld", "heat-01", "heat-01")

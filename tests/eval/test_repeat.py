@@ -13,6 +13,7 @@ from recode_tui.commands.cli import main
 
 from .bugged import bugged_script
 from .helpers import read_report, recode
+from tests.plans import eval_plan
 
 pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
 
@@ -112,12 +113,12 @@ def test_resume_adds_repeats_to_a_finished_evaluation_and_refuses_fewer(tmp_path
     import argparse
 
     from agent.eval.report import EvalReport
-    from agent.eval.results import EpisodeResult, EvalPlan, EpisodeSpec
+    from agent.eval.results import EpisodeResult, EpisodeSpec
     from recode_tui.commands.evaluate import _resumed_report
     from recode_tui.commands.parser import add_eval_parser
 
     folder = tmp_path / "ev"
-    plan = EvalPlan(llm="demo", games=[EpisodeSpec("put-01", "put"), EpisodeSpec("clean-01", "clean")])
+    plan = eval_plan(llm="demo", games=[EpisodeSpec("put-01", "put"), EpisodeSpec("clean-01", "clean")])
     report = EvalReport(plan, [EpisodeResult("put-01", "put", True, ""), EpisodeResult("clean-01", "clean", False, "")],
                         status="complete")
     report.write(folder / "report.json")
@@ -138,14 +139,14 @@ def test_resume_adds_repeats_to_a_finished_evaluation_and_refuses_fewer(tmp_path
 
 def test_a_sampling_model_gets_each_repeats_seed_and_a_greedy_one_the_same_request(tmp_path):
     from agent.eval.report import EvalReport
-    from agent.eval.results import EvalPlan, EpisodeSpec
+    from agent.eval.results import EpisodeSpec
     from agent.eval.executor import LocalExecutor
     from agent.llm.cache import CachedLLM, ResponseCache
     from recode_tui.setup.env_workers import EnvPool
     from agent.llm.openai_client import OpenAILLM
     from agent.llm.profiles import Profile
 
-    plan = EvalPlan(llm="profile:x", games=[EpisodeSpec("put-01", "put")], repeat=3)
+    plan = eval_plan(llm="profile:x", games=[EpisodeSpec("put-01", "put")], repeat=3)
     evaluation = LocalExecutor(EvalReport(plan), lambda game, agent: None, EnvPool)
     sampling = OpenAILLM(Profile(name="s", model="m", api_key="k", base_url="http://127.0.0.1:9/v1", temperature=0.7))
     greedy = OpenAILLM(Profile(name="g", model="m", api_key="k", base_url="http://127.0.0.1:9/v1"))

@@ -39,7 +39,7 @@ def _write(folder: Path, report: dict) -> Path:
 
 @pytest.mark.parametrize("change, said", [
     ({"episodes__steps": "seven"}, "its `episodes[0].steps` is 'seven', not a whole number"),
-    ({"plan__max_steps": 8.5}, "its `plan.max_steps` is 8.5, not a whole number"),
+    ({"plan__max_steps": 8.5}, "its `plan.run.max_steps` is 8.5, not a whole number"),
     ({"plan__games": [{"task_type": "put"}]}, "its `plan.games[0].id` is missing"),
     ({"episodes": [{"game": "put-01"}]}, "its `episodes[0].success` is missing"),
     ({"plan": ["demo"]}, "its `plan` is ['demo'], not an object"),
@@ -61,7 +61,7 @@ def test_compare_reads_through_the_same_loader(tmp_path) -> None:
     old = _report(plan={"llm": "demo", "games": [{"id": "put-01"}]}, episodes=[{"game": "put-01", "success": True}])
     loaded = load_report(_write(tmp_path / "old", old))
     assert loaded.report == EvalReport.read(tmp_path / "old" / "report.json")
-    assert (loaded.report.plan.agent, loaded.episodes[0].steps, loaded.episodes[0].reason) == ("recode", 0, "")
+    assert (loaded.report.plan.run.agent.name, loaded.episodes[0].steps, loaded.episodes[0].reason) == ("recode", 0, "")
 
 
 def test_an_earlier_report_gets_its_records_defaults(tmp_path) -> None:
@@ -69,7 +69,8 @@ def test_an_earlier_report_gets_its_records_defaults(tmp_path) -> None:
     report = _report(plan={"llm": "demo", "games": [{"id": "put-01"}]},
                      episodes=[{"game": "put-01", "success": False}])
     loaded = EvalReport.read(_write(tmp_path / "old", report) / "report.json")
-    assert loaded.plan.games[0].task_type is None and loaded.plan.env == "alfworld" and loaded.plan.max_steps == 80
+    assert loaded.plan.games[0].task_type is None and loaded.plan.run.env.name == "alfworld"
+    assert loaded.plan.run.max_steps == 80
     assert (loaded.episodes[0].reason, loaded.episodes[0].task_type, loaded.episodes[0].steps) == ("", None, 0)
 
 
@@ -82,7 +83,7 @@ def test_the_plan_carries_its_own_version_and_an_unknown_one_is_refused(tmp_path
     assert EvalReport.read(written).plan.version == PLAN_VERSION
     assert EvalReport.read(_write(tmp_path / "old", _report()) / "report.json").plan.version == PLAN_VERSION
     future = _write(tmp_path / "future", _report(plan__version="recode.eval-plan.v9"))
-    said = "its plan is version 'recode.eval-plan.v9'; this recode-tui reads recode.eval-plan.v1 plans"
+    said = "its plan is version 'recode.eval-plan.v9'; this recode-tui reads recode.eval-plan.v2 plans"
     with pytest.raises(CompareError, match=said):
         load_report(future)
     assert main(["eval", "--resume", str(future), "--no-progress"]) == 2

@@ -12,7 +12,7 @@ import pytest
 
 from agent.eval.batch import Evaluation
 from agent.eval.report import EvalReport
-from agent.eval.results import EvalPlan, EpisodeSpec
+from agent.eval.results import EpisodeSpec
 from agent.eval.executor import LocalExecutor
 from agent.sandbox import settings
 from envs.alfworld.catalog import list_games
@@ -20,6 +20,7 @@ from recode_tui.setup.env_workers import EnvPool
 from mockllm.scripted import ScriptedLLM, load_script
 
 from .helpers import chosen_script
+from tests.plans import eval_plan
 
 pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
 
@@ -53,7 +54,7 @@ async def test_every_episode_has_a_fresh_worker_and_none_outlives_the_evaluation
             if runner.worker_pid is not None:
                 pids.setdefault(index, set()).add(runner.worker_pid)
 
-    report = EvalReport(EvalPlan(llm=f"scripted:{script}", games=_games(*games), concurrency=concurrency))
+    report = EvalReport(eval_plan(llm=f"scripted:{script}", games=_games(*games), concurrency=concurrency))
     evaluation = Evaluation(report, tmp_path / "out", LocalExecutor(
         report, lambda game, agent: ScriptedLLM(load_script(script)), EnvPool, on_event=watch))
     await evaluation.run()

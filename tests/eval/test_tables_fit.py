@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from agent.eval.report import EvalReport
-from agent.eval.results import EpisodeResult, EvalPlan, EpisodeSpec
+from agent.eval.results import EpisodeResult, EpisodeSpec
+from tests.plans import eval_plan
 
 TYPES = ("put", "clean", "heat", "cool", "examine", "puttwo")
 BOX = "│┃┏┗┡└┌"
@@ -22,7 +23,7 @@ BOX = "│┃┏┗┡└┌"
 
 def _report(folder: Path, wins: set[str], agents: tuple[str, ...] = ()) -> Path:
     games = [EpisodeSpec(f"{t}-0{i}", t) for t in TYPES for i in (1, 2)]
-    plan = EvalPlan(llm="demo", games=games, agents=list(agents), agent=(agents or ("recode",))[0])
+    plan = eval_plan(llm="demo", games=games, agents=list(agents), agent=(agents or ("recode",))[0])
     episodes = [EpisodeResult(g.id, g.task_type, g.id in wins, "" if g.id in wins else "reached the step limit",
                               steps=12, llm_calls=7, input_tokens=123456, output_tokens=23456, cost=0.01234,
                               seconds=123.4, llm_seconds=100.0, agent=agent)

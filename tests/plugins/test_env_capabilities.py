@@ -117,7 +117,7 @@ def test_a_run_keeps_the_providers_header_fields_and_its_per_episode_step_limit(
                  "--llm", f"scripted:{COIN}", "--sessions", str(sessions)]) == 0
     [folder] = sessions.iterdir()
     header = read_journal(folder).header
-    assert header.extra["room_count"] == str(len("take a coin.")) and header.env == "rich-toy"
+    assert header.extra["room_count"] == str(len("take a coin.")) and header.run.env.name == "rich-toy"
     assert registry.step_limit("rich-toy:coin-1", 50, None) == 7  # the episode's own limit over the preset's
     assert registry.step_limit("toy:coin-1", None, None) == 30  # no own limit, no preset's: default_max_steps
     assert registry.step_limit("toy:coin-1", 50, 3) == 3  # --max-steps always wins

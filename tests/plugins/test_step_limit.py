@@ -47,5 +47,5 @@ def test_eval_plans_the_toy_worlds_own_limit(tmp_path, capsys):
     main(["eval", "--env", "toy", "--agent", "one-action", "--games", "coin-1", "-c", "1", "--out", str(out),
           "--no-progress", "--llm", f"scripted:{looping_script(tmp_path)}"])
     report = json.loads((out / "report.json").read_text())
-    assert report["plan"]["max_steps"] == 30
+    assert report["plan"]["run"]["max_steps"] == 30
     assert report["episodes"][0]["steps"] == 30

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.sessions.header import JOURNAL_VERSION
-from agent.sessions.journal_read import JOURNAL_FILE, read_journal
+from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import JOURNAL_FILE
 from agent.eval.rundiff.diff import diff_runs
 from recode_tui.commands import cli
 from recode_tui.console.screens.diff_text import step_lines, step_side
@@ -17,7 +17,7 @@ HOSTILE = "\x1b[2J\x1b]0;owned\x07[bold red]not markup[/]"
 def journal(folder: Path, observation: str) -> Path:
     folder.mkdir(parents=True)
     records = [
-        {"type": "session", "version": JOURNAL_VERSION, "env": "alfworld", "episode": "put-01", "agent": "react",
+        {"type": "session", "version": "recode.journal.v1", "env": "alfworld", "episode": "put-01", "agent": "react",
          "llm": "scripted", "max_steps": 10, "limits": {}, "prompt_set": "x"},
         {"type": "answer", "index": 1, "node_id": "n0", "stub": "turn 1", "prompt": "P", "answer": "Action: look",
          "accepted": True},

@@ -68,7 +68,7 @@ async def test_a_resumed_session_sends_the_same_actions_from_sets_and_random(tmp
         finally:
             resumed.writer.close()
             await resumed.agent.close()
-    assert isinstance(read_journal(session.folder).header.sandbox_seed, int)
+    assert isinstance(read_journal(session.folder).header.run.runner.seed, int)
 
 
 async def test_a_copied_session_replays_the_recorded_draws_and_keeps_the_runs_seed(tmp_path):
@@ -76,8 +76,8 @@ async def test_a_copied_session_replays_the_recorded_draws_and_keeps_the_runs_se
     forked, replayed = await branch_session(session.folder, None, llm(), make_env, tmp_path / "sessions", "copy")
     try:
         assert actions(replayed)[:ACTIONS] == recorded
-        seed = read_journal(session.folder).header.sandbox_seed
-        assert read_journal(forked.folder).header.sandbox_seed == seed
+        seed = read_journal(session.folder).header.run.runner.seed
+        assert read_journal(forked.folder).header.run.runner.seed == seed
     finally:
         forked.writer.close()
         await forked.agent.close()

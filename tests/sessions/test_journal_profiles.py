@@ -140,7 +140,7 @@ def test_eval_resume_never_sends_the_key_to_the_server_of_the_reports_profiles_f
         assert first.returncode == 0, first.stderr
         theirs = attackers_profiles(tmp_path, attacker)
         report = json.loads((out / "report.json").read_text())
-        report["plan"]["profiles"] = str(theirs)  # the report names another profiles file
+        report["plan"]["run"]["model"]["profiles"] = str(theirs)  # the report names another profiles file
         report["episodes"] = report["episodes"][:1]  # as if interrupted after one episode
         report["status"] = "interrupted"
         (out / "report.json").write_text(json.dumps(report))
@@ -150,7 +150,7 @@ def test_eval_resume_never_sends_the_key_to_the_server_of_the_reports_profiles_f
         assert again.returncode == 0, again.stderr + again.stdout
         assert len(own.calls) > calls  # the user's server played the remaining episode
     assert f"names the profiles file {theirs}, never read from a report" in again.stderr
-    assert json.loads((out / "report.json").read_text())["plan"]["profiles"] is None
+    assert json.loads((out / "report.json").read_text())["plan"]["run"]["model"]["profiles"] is None
 
 
 async def test_the_console_goes_on_with_its_own_profiles_not_the_journals(tmp_path, monkeypatch):

@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 
 from agent.eval.report import EvalReport
-from agent.sessions.journal_read import JOURNAL_FILE, read_journal
+from agent.sessions.header import JournalHeader
+from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import JOURNAL_FILE
 from recode_tui.commands.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,15 +59,18 @@ def _actions(folder: Path) -> list[str]:
 
 
 def test_every_recorded_header_loads_whole(recorded: Path) -> None:
-    """The typed header holds every field the old writer wrote: written back, it is the same line."""
+    """The typed header holds every field the old writer wrote (upgraded to this version's record): each
+    setting is where the record keeps it, and written back and read again it is the same header."""
     for name, (agent, ref, _, _) in RECORDED.items():
         raw = _lines(recorded / name / JOURNAL_FILE)[0]
         header = read_journal(recorded / name).header
-        assert (header.agent, header.episode_ref) == (agent, ref)
-        assert header.to_json() == {k: v for k, v in raw.items() if k != "at"}
+        assert (header.run.agent.name, header.episode_ref) == (agent, ref)
+        assert (header.run.model.llm, header.run.prompts.hash, header.run.runner.node_timeout) == (
+            raw["llm"], raw["prompt_hash"], raw["node_timeout"])
+        assert JournalHeader.from_json(header.to_json()) == header
     webshop = read_journal(recorded / WEBSHOP).header
-    assert webshop.env == "webshop" and webshop.extra["webshop_pages"] == "faithful"
-    assert dict(read_journal(recorded / REACT).header.agent_options) == {"window": 30, "check": "grammar"}
+    assert webshop.run.env.name == "webshop" and webshop.extra["webshop_pages"] == "faithful"
+    assert dict(read_journal(recorded / REACT).header.run.agent.options) == {"window": 30, "check": "grammar"}
 
 
 def test_they_are_listed_and_exported_without_running(recorded: Path, capsys) -> None:

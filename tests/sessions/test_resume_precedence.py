@@ -55,7 +55,8 @@ def test_a_journal_can_lower_the_node_time_limit_but_never_raise_it_or_drop_the_
     journal = folder / JOURNAL_FILE
     lines = journal.read_text().splitlines()
     header = json.loads(lines[0])
-    header.update(node_timeout=1e9, trusted=True, runner="ThreadRunner")  # a journal asking for more
+    header["run"]["runner"].update(node_timeout=1e9, trusted=True)  # a journal asking for more
+    header["runner"] = "ThreadRunner"
     journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     # a process of its own, so that the old behaviour (a node spinning for 1e9 s) ends with the test
     resumed = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--resume", folder.name,
@@ -94,13 +95,13 @@ def test_eval_resume_keeps_the_users_node_time_limit_when_the_report_asks_for_mo
                      env, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     report = json.loads((out / "report.json").read_text())
-    report["plan"]["node_timeout"] = 1e9  # a report asking for more
+    report["plan"]["run"]["runner"]["node_timeout"] = 1e9  # a report asking for more
     report["episodes"], report["status"] = report["episodes"][:1], "interrupted"
     (out / "report.json").write_text(json.dumps(report))
     again = run_main(["eval", "--resume", str(out), "--no-progress"], env, cwd=tmp_path)  # no --node-timeout
     assert again.returncode == 0, again.stderr
     assert "node time limit of 1e+09 s; the remaining episodes run with yours, 5 s" in again.stderr
-    assert json.loads((out / "report.json").read_text())["plan"]["node_timeout"] == 5
+    assert json.loads((out / "report.json").read_text())["plan"]["run"]["runner"]["node_timeout"] == 5
 
 
 def test_a_fallback_the_console_journaled_is_not_kept_by_a_later_resume(tmp_path):
@@ -132,7 +133,7 @@ def test_the_header_records_where_a_profile_went_and_its_key_variable_never_the_
         assert done.returncode == 0, done.stdout + done.stderr
     folder = only_session(tmp_path)
     header = read_journal(folder).header
-    assert (header.model, header.base_url, header.key_env) == ("local-test-model", server.base_url, "MY_MODEL_KEY")
+    assert (header.run.model.model, header.run.model.base_url, header.run.model.key_env) == ("local-test-model", server.base_url, "MY_MODEL_KEY")
     assert secret not in (folder / JOURNAL_FILE).read_text()
 
 
@@ -144,7 +145,7 @@ def test_diff_names_every_setting_that_differs_between_two_runs_from_their_heade
     a, b = sorted((tmp_path / "sessions").iterdir(), key=lambda folder: read_journal(folder).header.created)
     shown = run_main(["diff", a.name, b.name], env, cwd=tmp_path)
     [line] = [line for line in shown.stdout.splitlines() if line.startswith("settings differ: ")]
-    assert "limits" in line and "max_depth=7" in line and "node_timeout 5.0 → 3.0" in line, line
+    assert "limits.max_depth 10 → 7" in line and "runner.node_timeout 5.0 → 3.0" in line, line
     document = json.loads(run_main(["diff", a.name, b.name, "--json"], env, cwd=tmp_path).stdout)
-    assert [d["setting"] for d in document["settings_differ"]] == ["limits", "node_timeout"]
-    assert document["settings_differ"][0]["b"]["max_depth"] == 7
+    assert [d["setting"] for d in document["settings_differ"]] == ["limits.max_depth", "runner.node_timeout"]
+    assert document["settings_differ"][0]["b"] == 7

@@ -21,8 +21,8 @@ def test_diff_names_the_sandbox_two_runs_had(tmp_path: Path) -> None:
     bare = run_main(["run", "--llm", "demo", "--quiet"], {**env, "RECODE_SANDBOX_LAYERS": "os"}, cwd=tmp_path)
     assert bare.returncode == 0, bare.stderr
     a, b = sorted((tmp_path / "sessions").iterdir(), key=lambda folder: read_journal(folder).header.created)
-    assert (read_journal(a).header.sandbox or "").startswith("all layers; walls: ")
-    assert (read_journal(b).header.sandbox or "").startswith("kernel walls alone; walls: ")
+    assert (read_journal(a).header.run.sandbox or "").startswith("all layers; walls: ")
+    assert (read_journal(b).header.run.sandbox or "").startswith("kernel walls alone; walls: ")
     shown = run_main(["diff", a.name, b.name], env, cwd=tmp_path)
     [line] = [line for line in shown.stdout.splitlines() if line.startswith("settings differ: ")]
     assert "sandbox 'all layers; walls: " in line and "→ 'kernel walls alone; walls: " in line, line
@@ -35,7 +35,7 @@ def test_compare_names_the_sandbox_two_evaluations_had(tmp_path: Path) -> None:
                         {**env, "RECODE_SANDBOX_LAYERS": layers}, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
     plan = json.loads((tmp_path / "bare" / "report.json").read_text())["plan"]
-    assert plan["sandbox"].startswith("kernel walls alone; walls: ")
+    assert plan["run"]["sandbox"].startswith("kernel walls alone; walls: ")
     shown = run_main(["compare", str(tmp_path / "full"), str(tmp_path / "bare")], env, cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     [line] = [line for line in shown.stdout.splitlines() if line.startswith("  sandbox: ")]

@@ -69,7 +69,7 @@ async def test_run_resume_without_llm_goes_on_with_the_recorded_profile_from_the
         own = tmp_path / "config" / "recode-tui" / "profiles.yaml"  # the default file (XDG_CONFIG_HOME)
         own.parent.mkdir(parents=True)
         folder = await profile_session(tmp_path, server, own)
-        assert read_journal(folder).header.profiles == str(own.resolve())
+        assert read_journal(folder).header.run.model.profiles == str(own.resolve())
         done = recode(tmp_path, "run", "--resume", folder.name, "--quiet")
         assert done.returncode == 0, done.stderr + done.stdout
         assert f"resuming with the session's LLM profile:local from your profiles file {own.resolve()}" in done.stderr
@@ -97,10 +97,10 @@ def test_eval_resume_reads_the_users_profiles_and_says_the_concurrency(tmp_path:
                        str(profiles), "-o", str(out), "--no-progress", "-c", "2")
         assert first.returncode == 0, first.stderr
         report = json.loads((out / "report.json").read_text())
-        assert report["plan"]["profiles"] == str(profiles.resolve())
+        assert report["plan"]["run"]["model"]["profiles"] == str(profiles.resolve())
         assert report["concurrency_used"] == [2]
         journal = Path(report["episodes"][0]["journal"])
-        assert read_journal(journal).header.profiles == str(profiles.resolve())
+        assert read_journal(journal).header.run.model.profiles == str(profiles.resolve())
         report["episodes"] = report["episodes"][:1]  # as if interrupted after one episode
         report["status"] = "interrupted"
         (out / "report.json").write_text(json.dumps(report))

@@ -98,7 +98,7 @@ class RunDiff:
 
 def comparable(a: Journal, b: Journal) -> str:
     """Why two journals cannot be diffed ('' when they can): another environment or another episode."""
-    env_a, env_b = a.header.env, b.header.env
+    env_a, env_b = a.header.run.env.name, b.header.run.env.name
     if env_a != env_b:
         return f"{a.session_id} ran in {env_a} and {b.session_id} in {env_b}: a diff compares runs of the same episode"
     ep_a, ep_b = a.header.episode_name, b.header.episode_name

@@ -17,7 +17,7 @@ def _run(run: Run) -> dict[str, Any]:
     return {"session": run.journal.session_id, "folder": str(run.journal.folder), "agent": run.agent,
             "env": run.env, "episode": run.episode, "success": run.success, "outcome": run.outcome,
             "steps": len(run.steps), "llm_calls": len(run.calls),
-            "prompt_hash": run.header.prompt_hash, "llm": run.header.llm}
+            "prompt_hash": run.header.run.prompts.hash, "llm": run.header.run.model.llm}
 
 
 def _plain(value: Any) -> Any:

@@ -42,7 +42,7 @@ class PromptDifference:
 
 def prompt_difference(a: Run, b: Run) -> PromptDifference:
     """Compare the runs' prompt sets (same agent only: two agents' prompts differ by design)."""
-    hash_a, hash_b = a.header.prompt_hash, b.header.prompt_hash
+    hash_a, hash_b = a.header.run.prompts.hash, b.header.run.prompts.hash
     if a.agent != b.agent:
         return PromptDifference(None, None)
     found = PromptDifference(str(hash_a) if hash_a else None, str(hash_b) if hash_b else None,

@@ -82,7 +82,7 @@ class Run:
 
     @property
     def env(self) -> str:
-        return self.header.env
+        return self.header.run.env.name
 
     @property
     def outcome(self) -> str:

@@ -62,7 +62,7 @@ def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMake
         episode = episode_of(session_game(run.resumed))  # the agent is replaced once the replay is done
     if episode is None:
         raise UsageError("no episode to play: give --game")
-    model = llm if llm is not None else make_llm(run.llm.spec, run.llm.profiles, episode, agent_name=run.settings.agent)
+    model = llm if llm is not None else make_llm(run.llm.spec, run.llm.profiles, episode, agent_name=run.settings.agent.name)
     agent = make_agent(run.settings, episode, model, env_maker=env_maker, runner_maker=runner_maker)
     control = None
     if options.journaled or run.resumed is not None:
@@ -71,7 +71,8 @@ def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMake
 
         control = SessionControl.create(agent, episode, llm if llm is not None else run.llm.spec,
                                         sessions_dir_from(run.sessions), run.resumed, run.llm.profiles, run.llm.given,
-                                        prompt_places=prompt_places(run.settings), review=options.review)
+                                        prompt_places=prompt_places(run.settings), review=options.review,
+                                        spec=run.settings)
         if run.resumed is not None:
             control.salvage_at_start, control.select_at = run.from_last_good, options.at
     breakpoints = list(options.breakpoints) if options.breakpoints is not None else None

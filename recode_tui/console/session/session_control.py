@@ -19,6 +19,7 @@ from agent.runtime import events as ev
 from agent.sessions.debug_settings import DebugSettings
 from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
+from agent.run.spec import RunSpec
 from agent.sandbox.settings import RunnerSettings
 from agent.runtime.tree import Node
 from agent.sessions.journal_read import JournalError, read_journal
@@ -99,21 +100,22 @@ class SessionControl:
     def create(
         cls, agent: Stepper, episode: EpisodeRef, llm: str | LLM, sessions_dir: Path, resume: Path | None,
         profiles: str | None = None, explicit_llm: bool = True, *, prompt_places: tuple[Path, ...] = (),
-        review: bool = False,
+        review: bool = False, spec: RunSpec | None = None,
     ) -> "SessionControl":
         """Journal a fresh agent into a new session, or prepare to resume `resume`; every replay keeps
-        the agent's runner settings (the user's `--trusted` and `--node-timeout`)."""
+        the agent's runner settings (the user's `--trusted` and `--node-timeout`). `spec`: the run's record as
+        the edge resolved it, journaled with what the agent was built with over it."""
         from recode_tui.setup.build import make_llm
 
         new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, episode)) if isinstance(llm, str) else (lambda: llm)
-        spec = llm if isinstance(llm, str) else llm.name
+        llm_spec = llm if isinstance(llm, str) else llm.name
         if resume is not None:
             control = cls(sessions_dir, new_llm, resume=resume)
         else:
-            session = start_session(agent, sessions_dir, episode, spec, profiles=profiles_in_use(spec, profiles),
-                                    review=review)
+            session = start_session(agent, sessions_dir, episode, llm_spec, profiles=profiles_in_use(llm_spec, profiles),
+                                    review=review, spec=spec)
             control = cls(sessions_dir, new_llm, session)
-        control.llm_spec, control.profiles = spec, profiles
+        control.llm_spec, control.profiles = llm_spec, profiles
         control.own_runner, control.prompt_places = RunnerSettings.of_runner(agent.runner), prompt_places
         # --llm given with --resume overrides the recording once, for the session opened at start;
         # later branches of it go on with what it journals (the override is journaled too).
