@@ -230,7 +230,8 @@ HEAVY_CHILD = r"""
 import sys
 from recode_tui.console.app import RecodeApp, build_app
 from recode_tui.setup.build import parse_episode, settings_of
-from recode_tui.setup.settings import ConsoleOptions, LLMSettings, RunFlags, RunOptions
+from recode_tui.setup.settings import ConsoleOptions, LLMSettings, RunOptions
+from agent.run.spec import RunFlags
 from recode_tui.console.screens.debug_screen import DebugScreen
 
 class ProbeScreen(DebugScreen):

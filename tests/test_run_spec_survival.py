@@ -27,7 +27,7 @@ from agent.run.spec import RunSpec, leaves
 from agent.runtime.prompt_hashes import file_hashes
 from agent.runtime.prompts import PromptSet
 from agent.sandbox.settings import RunnerSettings
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from agent.sessions.replay import NoLiveLLM
 from agent.sessions.session import branch_session
 from mockllm.openai_server import OpenAICompatibleServer

@@ -170,7 +170,7 @@ tokens, _ = render_prompt("<execute>" * 100_000, folded=False)  # the plain mode
 found["prompt"] = sum(len(text) for _, text in tokens)
 import sys, tempfile
 from pathlib import Path
-from agent.sessions.journal import JOURNAL_FILE, read_journal
+from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from agent.sessions.journal_view import read_view
 folder = Path(tempfile.mkdtemp())
 records = [{"type": "session", "version": "recode.journal.v1", "env": "alfworld", "episode": "put-01", "agent": "recode",

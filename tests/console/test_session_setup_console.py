@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agent.runtime import events as ev
 from agent.sessions.header import SessionParent
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from agent.sessions.session import profiles_in_use, start_session
 from mockllm.openai_server import OpenAICompatibleServer
 from recode_tui.commands.cli import nothing_opened

@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from agent.eval.batch import summarize
+from agent.eval.summary import summarize
 from agent.eval.report import EvalReport
 from agent.eval.results import EpisodeResult, EpisodeSpec
 from recode_tui.commands.eval_report import results_table

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.eval.batch import Evaluation, summarize
+from agent.eval.batch import Evaluation
+from agent.eval.summary import summarize
 from agent.eval.report import EvalReport
 from agent.eval.results import EpisodeResult, EpisodeSpec
 from agent.eval.executor import LocalExecutor

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from agent.sessions.journal_read import JOURNAL_FILE
 from agent.eval.rundiff.diff import diff_runs
 from recode_tui.commands import cli

@@ -21,7 +21,7 @@ import pytest
 
 from agent.eval.report import EvalReport
 from agent.sessions.header import JournalHeader
-from agent.sessions.journal import read_journal
+from agent.sessions.journal_read import read_journal
 from agent.sessions.journal_read import JOURNAL_FILE
 from recode_tui.commands.cli import main
 
