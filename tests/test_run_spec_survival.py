@@ -27,6 +27,7 @@ from agent.run.spec import RunSpec, leaves
 from agent.runtime.prompt_hashes import file_hashes
 from agent.runtime.prompts import PromptSet
 from agent.sandbox.settings import RunnerSettings
+from agent.sandbox.walls import SandboxPolicy
 from agent.sessions.journal_read import read_journal
 from agent.sessions.replay import NoLiveLLM
 from agent.sessions.session import branch_session
@@ -68,6 +69,7 @@ class Row:
     flags: tuple[str, ...]  # what the user types for a value other than the default
     holds: Check  # what the leaf must then hold
     console_only: str = ""  # a leaf only the console gives (its survival is that test's)
+    env: tuple[tuple[str, str], ...] = ()  # variables the edge reads for it (the sandbox's), set for the changed runs
 
 
 def _is(value: Any) -> Check:
@@ -102,11 +104,16 @@ TABLE: dict[str, Row] = {
     # each run draws its own; a resume, fork and replay keep the recorded one
     "runner.seed": Row((), lambda got, played, stage: isinstance(got, int) and (
         stage == "eval journal" or got == played.header(played.run).runner.seed)),
+    "runner.sandbox.python_layers": Row((), _is(False), env=(("RECODE_SANDBOX_LAYERS", "os"),)),
+    "runner.sandbox.walls": Row((), lambda got, played, stage: set(got) == {"namespaces", "seccomp"},
+                                env=(("RECODE_SANDBOX_WALLS", "namespaces,seccomp"),)),
+    "runner.sandbox.weak_ok": Row(("--sandbox", "weak"), _is(True)),
     "sandbox": Row(("--trusted",), _is("trusted: no checks, no walls")),
     "env.name": Row(("--env", toy_options.NAME), _is(toy_options.NAME)),
     "env.options": Row(("--env", toy_options.NAME), _is({"toy_scale": "large"})),
 }
 LEAVES = [name for name, _ in leaves(RunSpec())]
+CHANGED_ENV = {name: value for row in TABLE.values() for name, value in row.env}
 SETTINGS = {name for name, _ in leaves(RunSpec(), settings_only=True)}
 
 
@@ -143,7 +150,8 @@ def played(tmp_path_factory) -> Played:
             files = {"prompts": prompts, "profiles": profiles}
             changed = _changed_flags(files)
             common = ["--quiet", "--sessions", str(sessions)]
-            yours = ["--trusted", "--node-timeout", "2", "--profiles", str(profiles)]  # the user's own, repeated
+            yours = ["--trusted", "--node-timeout", "2", "--sandbox", "weak", "--profiles", str(profiles)]  # the user's own, repeated
+            os.environ.update(CHANGED_ENV)
             # the episode is lost (the server's answers do not solve it): the settings are what is looked at
             assert main(["run", "--game", f"{toy_options.NAME}:vase-1", *changed, *common]) in (0, 1)
             [run] = [f for f in sessions.iterdir() if f.is_dir()]
@@ -154,8 +162,11 @@ def played(tmp_path_factory) -> Played:
             assert main(["run", "--resume", run.name, "--from-last-good", *yours, *common]) in (0, 1)
             [replay] = [f for f in set(sessions.iterdir()) - before if f.is_dir()]
             default_eval, changed_eval = root / "default-eval", root / "changed-eval"
+            for name in CHANGED_ENV:
+                del os.environ[name]
             assert main(["eval", "--env", "toy", "--games", "vase-1", "--llm", "gold", "-c", "1", "-o",
                          str(default_eval), "--no-progress", "--sessions", str(sessions)]) == 0
+            os.environ.update(CHANGED_ENV)
             assert main(["eval", "--env", toy_options.NAME, "--games", "vase-1", *changed, "-c", "1", "-o",
                          str(changed_eval), "--no-progress", "--sessions", str(sessions)]) in (0, 1)
     finally:
@@ -167,7 +178,9 @@ def played(tmp_path_factory) -> Played:
 
 async def _fork(run: Path, sessions: Path) -> tuple[Path, None]:
     session, _ = await branch_session(run, None, NoLiveLLM(), lambda ref, steps: episode_of(ref).make_env(steps),
-                                      sessions, "fork", runs_with=RunnerSettings(trusted=True, node_timeout=2.0))
+                                      sessions, "fork", runs_with=RunnerSettings(
+                                          trusted=True, node_timeout=2.0,
+                                          sandbox=SandboxPolicy.from_environment(os.environ, "weak")))
     session.writer.close()
     await session.agent.close()
     return session.folder, None

@@ -47,12 +47,12 @@ def test_eval_sandbox_flag_reaches_every_episode_and_never_the_next_command(tmp_
     assert main(["eval", "--sandbox", "weak", "--games", "put-01", "--llm", "demo", "-o", str(out),
                  "--no-progress"]) == 0
     plan = json.loads((out / "report.json").read_text())["plan"]
-    assert plan["sandbox"] == "all layers; walls: namespaces, landlock, seccomp; weak"
+    assert plan["run"]["sandbox"] == "all layers; walls: namespaces, landlock, seccomp; weak"
     [journal] = list((out / "journals").iterdir())
-    assert read_journal(journal).header.sandbox == plan["sandbox"]  # what the episode's runner had
+    assert read_journal(journal).header.run.sandbox == plan["run"]["sandbox"]  # what the episode's runner had
     # the next command in this process asked for nothing: it gets the strict default, not eval's --sandbox
     assert main(["run", "--llm", "demo", "--quiet"]) == 0
-    assert read_journal(only_session(tmp_path)).header.sandbox == ALL
+    assert read_journal(only_session(tmp_path)).header.run.sandbox == ALL
 
 
 def _recorded_without_layers(tmp_path: Path, recorded: str) -> tuple[dict[str, str], Path]:
@@ -67,8 +67,8 @@ def _recorded_without_layers(tmp_path: Path, recorded: str) -> tuple[dict[str, s
     journal = folder / JOURNAL_FILE
     lines = journal.read_text().splitlines()
     header = json.loads(lines[0])
-    assert header["sandbox"] == "kernel walls alone; walls: namespaces, landlock, seccomp; strict"
-    header["sandbox"] = recorded
+    assert header["run"]["sandbox"] == "kernel walls alone; walls: namespaces, landlock, seccomp; strict"
+    header["run"]["sandbox"] = recorded
     journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     return env, folder
 
@@ -101,13 +101,13 @@ def test_a_resumed_evaluation_whose_report_asks_for_weaker_walls_runs_behind_you
     assert first.returncode == 0, first.stderr
     report_file = out / "report.json"
     report = json.loads(report_file.read_text())
-    report["plan"]["sandbox"] = "kernel walls alone; walls: none; weak"  # a crafted report asking for less
+    report["plan"]["run"]["sandbox"] = "kernel walls alone; walls: none; weak"  # a crafted report asking for less
     report_file.write_text(json.dumps(report))
     resumed = run_main(["eval", "--resume", str(out), "--repeat", "2", "--no-progress"], env, cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     [said] = [line for line in resumed.stderr.splitlines() if "sandbox" in line]
     assert said == ("note: this evaluation recorded a weaker sandbox (kernel walls alone; walls: none; weak); it "
                     f"runs with yours ({ALL}): a record never lowers the sandbox")
-    assert json.loads(report_file.read_text())["plan"]["sandbox"] == ALL
-    had = sorted(str(read_journal(folder).header.sandbox) for folder in (out / "journals").iterdir())
+    assert json.loads(report_file.read_text())["plan"]["run"]["sandbox"] == ALL
+    had = sorted(str(read_journal(folder).header.run.sandbox) for folder in (out / "journals").iterdir())
     assert had == [ALL, "kernel walls alone; walls: namespaces, landlock, seccomp; strict"]  # the new play: yours
