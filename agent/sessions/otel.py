@@ -232,7 +232,7 @@ def model_name(spec: str, profiles: Any) -> str:
     `scripted:FILE`, a routed spec, `profile:NAME`), which is what answered."""
     if not spec.startswith("profile:") or not profiles:
         return spec
-    from agent.sessions.session import profile_model, profiles_in_use
+    from agent.sessions.model_record import profile_model, profiles_in_use
 
     own = profiles_in_use(spec, None)
     if own is None or str(profiles) != own:

@@ -15,19 +15,19 @@ from typing import Callable
 
 from agent import agents
 from agent.llm import LLM
-from agent.llm.profiles import spec_endpoint
 from agent.llm.routing import install
 from agent.runtime import events as ev
 from agent.runtime.prompt_hashes import file_hashes
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.runner import NodeTimeLimit
-from agent.run.spec import AgentChoice, EnvChoice, ModelChoice, PromptChoice, RunSpec
+from agent.run.spec import AgentChoice, EnvChoice, PromptChoice, RunSpec
 from agent.sandbox.settings import RunnerSettings
 from agent.runtime.stepper import Stepper
 from agent.sandbox.walls import at_least
 from agent.sessions.header import SANDBOX_RUNNER, JournalHeader, SessionParent
 from agent.sessions.journal import JournalWriter, file_hash, new_session_id
 from agent.sessions.journal_read import JOURNAL_FILE, Journal, JournalError, read_journal
+from agent.sessions.model_record import model_choice
 from agent.sessions.replay import NoLiveLLM, ReplayEnv, ReplayLLM
 from envs import registry
 from envs.base import Env, EnvError
@@ -77,17 +77,6 @@ def session_header(episode: EpisodeRef, agent: Stepper, llm_spec: str, parent: S
         extra={k: v for k, v in found.items() if k not in named and k not in options},
         parent=parent,
     )
-
-
-def model_choice(llm_spec: str, profiles: str | None, review: bool = False) -> ModelChoice:
-    """The model part of a run's record: `--llm` as typed and, for a profile, its name, the profiles file
-    (absolute) it came from (so a resume needs no --profiles), the model it calls, where its requests went
-    and where its key came from (never the key), all read now, never later."""
-    base_url, key_env = spec_endpoint(llm_spec, profiles)
-    profile = llm_spec.removeprefix("review:")
-    return ModelChoice(llm=llm_spec, profile=profile.split(":", 1)[1] or "default" if profile.startswith("profile:") else None,
-                       profiles=profiles, model=profile_model(llm_spec, profiles), base_url=base_url, key_env=key_env,
-                       review=review)
 
 
 def start_session(agent: Stepper, sessions_dir: Path, episode: EpisodeRef, llm_spec: str,
@@ -425,40 +414,6 @@ def fork_at_answer(node_id: str) -> Callable[[ev.Event], bool]:
     """Stop where the node's LLM call is requested (any agent's: a stub's body, a turn's action, a plan),
     to give it a different answer."""
     return lambda event: isinstance(event, ev.LLMRequested) and event.node_id == node_id
-
-
-def profile_model(spec: str, profiles: str | None) -> str | None:
-    """The model a `profile:NAME` spec calls, from the profiles file this run was given (None otherwise).
-
-    Recorded in the header when the run starts, so an export names the model without ever
-    opening a file a journal names (a journal from elsewhere is data).
-    """
-    spec = spec.removeprefix("review:")
-    if not spec.startswith("profile:"):
-        return None
-    from agent.llm.profiles import ProfileError, load_profiles
-
-    source = profiles or profiles_in_use(spec, None)
-    if not source:
-        return None
-    try:
-        profile = load_profiles(Path(source)).profiles.get(spec.split(":", 1)[1] or "default")
-    except (ProfileError, OSError):
-        return None
-    return profile.model if profile is not None else None
-
-
-def profiles_in_use(spec: str, explicit: str | None) -> str | None:
-    """The profiles file (absolute) a `profile:NAME` spec is read from, to record in the session; else None."""
-    from agent.llm.profiles import ProfileError, find_profiles_file
-
-    if not spec.removeprefix("review:").startswith("profile:"):
-        return None
-    try:
-        found = find_profiles_file(explicit)
-    except ProfileError:
-        return None
-    return str(found.resolve()) if found is not None else None
 
 
 LAST_GOOD = "last good point"

@@ -44,7 +44,7 @@ def _profiles_flag(report: EvalReport) -> str:
     a resume reads a profile from the user's own file, never from the one a journal names."""
     import shlex
 
-    from agent.sessions.session import profiles_in_use
+    from agent.sessions.model_record import profiles_in_use
 
     used = report.plan.run.model.profiles
     if not used or used == profiles_in_use(report.plan.run.model.llm, None):

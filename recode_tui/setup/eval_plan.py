@@ -335,14 +335,14 @@ def _options_by_agent(names: list[str], pairs: list[str] | None) -> dict[str, di
 
 def _model(spec: str, profiles: str | None) -> Any:
     """The model part of the plan's record (`agent.sessions.session.model_choice`), its profiles file absolute."""
-    from agent.sessions.session import model_choice
+    from agent.sessions.model_record import model_choice
 
     return model_choice(spec, _profiles_file(spec, profiles))
 
 
 def _profiles_file(spec: str, explicit: str | None) -> str | None:
     """The profiles file (absolute) a profile:NAME is read from, kept in the plan to say what the run used."""
-    from agent.sessions.session import profiles_in_use
+    from agent.sessions.model_record import profiles_in_use
 
     return profiles_in_use(spec, explicit)
 

@@ -23,7 +23,7 @@ def announce_llm(options: RunOptions, session: Any) -> None:
 
     print(f"note: {for_terminal(note)}", file=sys.stderr)
     if options.llm.given:
-        from agent.sessions.session import profiles_in_use
+        from agent.sessions.model_record import profiles_in_use
 
         session.writer.record_llm(options.llm.spec, profiles_in_use(options.llm.spec, options.llm.profiles),
                                   "--llm on resume")
@@ -34,7 +34,8 @@ async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
     (an eval's journal carries on in a copy; `--from-last-good` from the last clean point)."""
     from agent.sessions.journal_read import JournalError
     from recode_tui.setup.places import sessions_dir_from
-    from agent.sessions.session import profiles_in_use, start_session
+    from agent.sessions.model_record import profiles_in_use
+    from agent.sessions.session import start_session
     from envs import make_env
     from recode_tui.setup.build import make_agent
 

@@ -74,7 +74,7 @@ def journal_llm_note(recorded: tuple[str, str | None], own_profiles: str | None,
     another file than the user's gets it said, in the same line.
     """
     from agent.runtime.safe_text import for_terminal
-    from agent.sessions.session import profiles_in_use
+    from agent.sessions.model_record import profiles_in_use
 
     spec, named = recorded
     note = f"{doing} with the session's LLM {for_terminal(spec, newlines=False)}"

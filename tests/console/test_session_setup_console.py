@@ -18,7 +18,8 @@ from pathlib import Path
 from agent.runtime import events as ev
 from agent.sessions.header import SessionParent
 from agent.sessions.journal_read import read_journal
-from agent.sessions.session import profiles_in_use, start_session
+from agent.sessions.model_record import profiles_in_use
+from agent.sessions.session import start_session
 from mockllm.openai_server import OpenAICompatibleServer
 from recode_tui.commands.cli import nothing_opened
 from recode_tui.setup.build import make_agent, make_llm

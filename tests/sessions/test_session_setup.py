@@ -17,7 +17,8 @@ import pytest
 from agent.runtime import events as ev
 from agent.sessions.journal import write_draft
 from agent.sessions.journal_read import read_journal
-from agent.sessions.session import profiles_in_use, start_session
+from agent.sessions.model_record import profiles_in_use
+from agent.sessions.session import start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.setup.build import make_agent, make_llm
 from recode_tui.setup.sessions import find_resume

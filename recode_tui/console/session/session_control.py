@@ -23,11 +23,11 @@ from agent.run.spec import RunSpec
 from agent.sandbox.settings import RunnerSettings
 from agent.runtime.tree import Node
 from agent.sessions.journal_read import JournalError, read_journal
+from agent.sessions.model_record import profiles_in_use
 from agent.sessions.session import (
     Session,
     branch_session,
     fork_at_answer,
-    profiles_in_use,
     reopen_session,
     replay_failure,
     rewind_to_node,
