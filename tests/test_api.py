@@ -95,7 +95,7 @@ def test_the_pages_model_server_example_runs_over_the_wire(tmp_path, sessions, m
     served = examples()[1]
     printed = in_a_notebook(served, tmp_path, monkeypatch)
     report = api.read_report(tmp_path / "evals" / "served")
-    assert report.plan.llm == "profile:local" and report.plan.agents == ["recode", "react"]
+    assert report.plan.run.model.llm == "profile:local" and report.plan.agents == ["recode", "react"]
     assert [line.split()[:2] for line in printed.splitlines()] == [["recode", "100%"], ["react", "100%"]]
     assert all(e.input_tokens > 0 and not e.error for e in report.episodes)
 
@@ -124,7 +124,7 @@ def test_run_episode_writes_the_journal_run_writes_and_resume_and_diff_read_it(t
     outcome = api.run_episode("put-01", llm="demo", sessions=sessions)
     assert outcome.success and outcome.reason == "won" and outcome.agent == "recode"
     journal = api.read_journal(outcome.journal)
-    assert journal.header.game == "put-01" and journal.header.llm == "demo"
+    assert journal.header.game == "put-01" and journal.header.run.model.llm == "demo"
     by_id, latest = api.read_journal(outcome.journal.name, sessions=sessions), api.read_journal()
     assert by_id.records == latest.records == journal.records  # `--resume`'s ways of naming a session
     assert journal.finished["success"] and journal.finished["steps"] == outcome.steps

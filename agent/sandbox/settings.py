@@ -17,12 +17,15 @@ edited one cannot switch the checks off.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent.sandbox.runner import SandboxRunner
 from agent.sandbox.walls import SandboxPolicy, in_force
+
+if TYPE_CHECKING:  # the runner (and the runtime under it) loads only when a run makes one: `--help` stays light
+    import asyncio
+
+    from agent.sandbox.runner import SandboxRunner
 
 DEFAULT_NODE_TIMEOUT = 5.0
 # A field of a run's record that is not a setting two runs are compared by (`agent.run.spec.differences`).
@@ -50,11 +53,15 @@ class RunnerSettings:
 
     def make_runner(self) -> SandboxRunner:
         """A fresh sandboxed runner (its worker starts at the first node)."""
+        from agent.sandbox.runner import SandboxRunner
+
         return SandboxRunner(trusted=self.trusted, node_timeout=self.node_timeout, seed=self.seed, policy=self.sandbox)
 
     @staticmethod
     def in_force(runner: object) -> str | None:
         """The sandbox a runner's node code has (`walls.in_force`); None for a runner not built here."""
+        from agent.sandbox.runner import SandboxRunner
+
         if not isinstance(runner, SandboxRunner):
             return None
         return in_force(runner.policy, runner.trusted)
@@ -62,6 +69,8 @@ class RunnerSettings:
     @classmethod
     def of_runner(cls, runner: object) -> "RunnerSettings | None":
         """The settings a runner was built with; None for a runner not built here (tests' ThreadRunner)."""
+        from agent.sandbox.runner import SandboxRunner
+
         if not isinstance(runner, SandboxRunner):
             return None
         return cls(trusted=runner.trusted, node_timeout=runner.node_timeout, seed=runner.seed, sandbox=runner.policy)
@@ -83,11 +92,13 @@ class SpareRunners:
 
     def take(self) -> SandboxRunner:
         """A runner for an episode about to start (a spare if one is ready to hand), and a new spare behind it."""
+        from asyncio import ensure_future
+
         runner = self._spares.pop(0) if self._spares else self.settings.make_runner()
         while len(self._spares) < self.size:
             spare = self.settings.make_runner()
             self._spares.append(spare)
-            task = asyncio.ensure_future(self._start(spare))
+            task = ensure_future(self._start(spare))
             self._starting.add(task)
             task.add_done_callback(self._starting.discard)
         return runner
@@ -101,8 +112,10 @@ class SpareRunners:
 
     async def close(self) -> None:
         """End the spares no episode took (their starts are awaited first, so no worker is left behind)."""
+        from asyncio import gather
+
         if self._starting:
-            await asyncio.gather(*self._starting, return_exceptions=True)
+            await gather(*self._starting, return_exceptions=True)
         spares, self._spares = self._spares, []
         for runner in spares:
             await runner.close()
