@@ -109,5 +109,5 @@ def test_eval_on_a_cluster_whose_worker_node_lacks_the_project_matches_two_local
     assert all((journals / agent / game / "journal.jsonl").is_file() for agent, game, *_ in played)
     from agent.sessions.journal_read import read_journal
 
-    assert [read_journal(journals / "recode" / game).header.sandbox for game in ("coin-1", "vase-1")] == \
+    assert [read_journal(journals / "recode" / game).header.run.sandbox for game in ("coin-1", "vase-1")] == \
         ["all layers; walls: namespaces, landlock, seccomp; weak"] * 2
