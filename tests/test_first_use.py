@@ -19,7 +19,7 @@ from agent.runtime.events import RunFinished
 from recode_tui.commands.cli import read_keymap
 from recode_tui.console.app import build_app
 
-from tests.console.helpers import SIZE, command, started, wait_for
+from tests.console.helpers import SIZE, command, next_stop, started, wait_for
 from tests.settings import console_options
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,10 +148,10 @@ async def test_a_remapped_key_works_in_the_console(tmp_path):
     app = build_app(console_options(breakpoints=[], keymap=read_keymap(str(keymap_file))), llm)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        stops = app.debug_screen.stops
+        stop = next_stop(app)
         await pilot.press("c")  # the old key no longer continues
         await pilot.pause()
-        assert app.debug_screen.stops == stops and not app.debug_screen.driver.busy and app.debug_screen.agent.finished is None
+        assert not stop.done() and not app.debug_screen.driver.busy and app.debug_screen.agent.finished is None
         await command(pilot, app, "f6")  # continue, under its new key
         await wait_for(pilot, lambda: app.debug_screen.agent.finished is not None, what="the run to end")
 

@@ -14,7 +14,7 @@ from recode_tui.commands import cli
 from recode_tui.console.app import build_app
 from recode_tui.console.widgets.node_detail import NodeDetail
 
-from .helpers import SIZE, command, select_node, started, type_text, wait_for
+from .helpers import SIZE, command, next_stop, select_node, started, type_text, wait_for
 from tests.settings import console_options
 
 PUT_PLAN = (
@@ -71,13 +71,13 @@ async def test_interrupt_stops_a_long_running_node(code: str) -> None:
         await command(pilot, app, "c")
         await type_text(pilot, code)
         await command(pilot, app, "ctrl+s")
-        before = app.debug_screen.stops
+        stop = next_stop(app)
         await pilot.press("c")
         await wait_for(pilot, lambda: app.debug_screen.agent.current is not None and app.debug_screen.agent.current.id == "n1"
                        and app.debug_screen.agent.current.status is NodeStatus.RUNNING, what="the loop to run")
         began = time.monotonic()
         await pilot.press("i")
-        await wait_for(pilot, lambda: app.debug_screen.stops > before and not app.debug_screen.driver.busy, timeout=15, what="the stop")
+        await wait_for(pilot, lambda: stop.done() and not app.debug_screen.driver.busy, timeout=15, what="the stop")
         assert time.monotonic() - began < 10  # not the 60 s node timeout
         node = app.debug_screen.agent.tree.nodes["n1"]
         assert node.status is NodeStatus.ERROR and node.error.startswith("interrupted")

@@ -54,9 +54,9 @@ async def select(pilot, app, node_id: str) -> None:
 async def branch(pilot, app, key: str) -> None:
     """Press a branching key and wait until the console shows the new session."""
     control = app.session_control
-    before, stops = control.session.folder, app.debug_screen.stops
+    before, screen = control.session.folder, app.debug_screen
     await pilot.press(key)
-    await wait_for(pilot, lambda: control.session.folder != before and app.debug_screen.stops > stops and not control.busy,
+    await wait_for(pilot, lambda: control.session.folder != before and app.debug_screen is not screen and app.debug_screen.shown.is_set() and not control.busy,
                    what=f"the branch after {key}")
     await pilot.pause()
 
@@ -121,10 +121,10 @@ async def test_fork_answers_a_stub_again_and_both_branches_are_listed(tmp_path: 
         # enter on the original resumes it, with n2 awaiting as it was left
         table = screen.query_one("#sessions-table")
         table.move_cursor(row=[r.session_id for r in screen.rows].index(old.name))
-        stops = app.debug_screen.stops
+        screen = app.debug_screen
         await pilot.press("enter")
         # the status line names the session once the session control has adopted the new screen
-        await wait_for(pilot, lambda: app.session_control.session.folder == old and app.debug_screen.stops > stops
+        await wait_for(pilot, lambda: app.session_control.session.folder == old and app.debug_screen is not screen and app.debug_screen.shown.is_set()
                        and not app.session_control.busy and "↻ session" in status(app), what="the resumed session")
         assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.node_id == "n2"
 

@@ -13,7 +13,7 @@ from recode_tui.console.app import build_app
 from recode_tui.console.widgets import answer_editor
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
-from .helpers import command, notifications, started, type_text, wait_for
+from .helpers import command, next_stop, notifications, started, type_text, wait_for
 from tests.settings import console_options
 
 PROPOSAL = (
@@ -274,9 +274,9 @@ async def test_the_command_palette_lists_and_runs_the_consoles_actions() -> None
         await pilot.pause()
         await type_text(pilot, "Continue")
         await pilot.pause(0.3)
-        before = app.debug_screen.stops
+        stop = next_stop(app)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.debug_screen.stops > before, what="the palette's continue")
+        await wait_for(pilot, lambda: stop.done(), what="the palette's continue")
         assert app.debug_screen.run_state == "awaiting expansion"
 
 

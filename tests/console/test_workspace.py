@@ -18,7 +18,7 @@ from recode_tui.console.workspace.compare import CompareScreen
 from recode_tui.console.workspace.screen import PromptWorkspace
 from textual.widgets import Input, TextArea
 
-from .helpers import SIZE, command, select_node, started, type_text, wait_for
+from .helpers import SIZE, armed, command, next_stop, published, select_node, started, type_text, wait_for
 from tests.settings import console_options
 
 PUT = "alfworld/examples/put.txt"
@@ -67,10 +67,10 @@ async def open_workspace(pilot, app) -> PromptWorkspace:
 
 async def edit(pilot, ws: PromptWorkspace, text: str) -> None:
     """Append `text` to the open file and wait for the debounced re-render."""
-    before = ws.renders
+    rendered = armed(pilot.app, ws.prompt_rendered)
     editor = ws.query_one("#ws-editor", TextArea)
     editor.insert(text, editor.document.end)
-    await wait_for(pilot, lambda: ws.renders > before, what="the re-render")
+    await published(rendered, "the re-render")
     await pilot.pause()
 
 
@@ -90,9 +90,9 @@ async def test_editing_an_example_rerenders_the_prompt_and_moves_the_count() -> 
         total = ws.counter.count(rendered(ws)).tokens
         # A person types in the editor: the prompt follows after a short quiet.
         ws.query_one("#ws-editor", TextArea).move_cursor((0, 0))
-        before = ws.renders
+        again = armed(pilot.app, ws.prompt_rendered)
         await type_text(pilot, "# vases\n")
-        await wait_for(pilot, lambda: ws.renders > before, what="re-render after typing")
+        await published(again, "re-render after typing")
         assert "# Examples\n\n# vases\nFunction: solve" in rendered(ws)
         await edit(pilot, ws, NEW_EXAMPLE)
         assert "Function: done = put_down(item)" in rendered(ws)
@@ -128,10 +128,10 @@ async def test_an_invalid_example_is_flagged_next_to_its_file() -> None:
         assert "line 1: place" in str(ws.query_one("#ws-checks").render())
         # The run keys do not step the agent under the workspace.
         ws.query_one("#ws-files").focus()
-        stops, events = app.debug_screen.stops, app.debug_screen.debugger.events_seen
+        stop, events = next_stop(app), app.debug_screen.debugger.events_seen
         await pilot.press("c", "n")
         await pilot.pause(0.1)
-        assert app.screen is ws and app.debug_screen.stops == stops and app.debug_screen.debugger.events_seen == events
+        assert app.screen is ws and not stop.done() and app.debug_screen.debugger.events_seen == events
         ws.query_one("#ws-editor").focus()
         # A `def` is refused the same way a live answer is.
         await edit(pilot, ws, BAD_EXAMPLE.replace("done = True", "def f():\n    pass\ndone = True"))
@@ -157,9 +157,9 @@ async def test_reexpand_with_scripted_and_local_server_then_continue(tmp_path: P
             # The server got the edited prompt.
             assert "Function: done = put_down(item)" in server.calls[-1].prompt
             assert "no recorded answer" in str(cmp.query_one("#cmp-diff-1").render())  # n0 not expanded yet
-            before = app.debug_screen.stops
+            stop = next_stop(app)
             await pilot.press("f2")  # continue with the local model's answer
-            await wait_for(pilot, lambda: app.debug_screen.stops > before and not app.debug_screen.driver.busy, what="the run to go on")
+            await wait_for(pilot, lambda: stop.done() and not app.debug_screen.driver.busy, what="the run to go on")
             assert app.screen is app.screen_stack[0]
             assert isinstance(app.debug_screen.agent.prompts, DraftPromptSet)
             assert "put_down" in app.debug_screen.agent.prompts.text(PUT)

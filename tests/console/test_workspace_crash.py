@@ -10,7 +10,7 @@ from agent.runtime import events as ev
 from recode_tui.console.app import build_app
 from recode_tui.console.workspace.compare import CompareScreen
 
-from .helpers import SIZE, command, notifications, started, wait_for
+from .helpers import SIZE, command, next_stop, notifications, started, wait_for
 from .test_workspace import NEW_EXAMPLE, PUT, SCRIPTED, edit, open_workspace, scripted
 from tests.settings import console_options
 
@@ -25,9 +25,9 @@ async def test_reexpanding_after_a_use_this_answer_pick_compares_instead_of_cras
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
         await pilot.pause()
-        before = app.debug_screen.stops
+        stop = next_stop(app)
         await pilot.press("f1")  # use the scripted answer: the run goes on with it
-        await wait_for(pilot, lambda: app.debug_screen.stops > before and not app.debug_screen.driver.busy, what="the run to go on")
+        await wait_for(pilot, lambda: stop.done() and not app.debug_screen.driver.busy, what="the run to go on")
         assert app.debug_screen.agent.tree.root.llm_calls[-1].answer == SCRIPTED
         await command(pilot, app, "c")  # the next stub, find_vase, awaits
         assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from recode_tui.console.app import build_app
 from textual.widgets import TextArea
 
-from .helpers import SIZE, command, started, wait_for
+from .helpers import SIZE, armed, command, published, started, wait_for
 from .test_workspace import PUT, open_workspace, scripted
 from tests.settings import console_options
 
@@ -22,9 +22,9 @@ async def test_an_edited_example_that_no_longer_wins_is_reported() -> None:
         checks = ws.query_one("#ws-checks")
 
         async def load(text: str, verdict: str) -> None:
-            before = ws.renders
+            rendered = armed(pilot.app, ws.prompt_rendered)
             editor.load_text(text)
-            await wait_for(pilot, lambda: ws.renders > before, what="the re-render")
+            await published(rendered, "the re-render")
             await wait_for(pilot, lambda: verdict in str(checks.render()), what=verdict)
 
         # Still valid code, so the static checks pass, but the take is never believed.
@@ -35,7 +35,7 @@ async def test_an_edited_example_that_no_longer_wins_is_reported() -> None:
         await load(original.replace("I need a keychain", "I need one keychain"), "✓ examples win put-01 in")
         assert ws.plays[PUT].won and ws.plays[PUT].steps > 0
         # Back to the bundled text: nothing edited, nothing to report.
-        before = ws.renders
+        rendered = armed(pilot.app, ws.prompt_rendered)
         editor.load_text(original)
-        await wait_for(pilot, lambda: ws.renders > before, what="the re-render")
+        await published(rendered, "the re-render")
         assert PUT not in ws.plays and "examples win" not in str(checks.render())

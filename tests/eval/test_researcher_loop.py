@@ -19,7 +19,7 @@ import pytest
 
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 from recode_tui.commands import cli
-from tests.console.helpers import select_node
+from tests.console.helpers import next_stop, select_node
 
 from .bugged import CLEAN_STUB, bugged_script, fixed_clean_answer
 from .helpers import cli_env, read_report, recode
@@ -38,9 +38,11 @@ async def wait_for(pilot, predicate, what: str, timeout: float = 60.0) -> None:
 
 async def press(pilot, app, key: str) -> None:
     """A key that makes the console stop again (a command, a submit, a fork)."""
-    stops = app.debug_screen.stops
+    screen = app.debug_screen
+    stop = next_stop(app)  # this run's stop, or a fork's first on its new screen
     await pilot.press(key)
-    await wait_for(pilot, lambda: app.debug_screen.stops > stops and not app.debug_screen.driver.busy
+    await wait_for(pilot, lambda: (stop.done() or app.debug_screen is not screen and app.debug_screen.shown.is_set())
+                   and not app.debug_screen.driver.busy
                    and not app.session_control.busy, what=f"the stop after {key}")
 
 
@@ -67,7 +69,7 @@ async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
         app = cli.console_app(args)
         async with app.run_test(size=(160, 48)) as pilot:
             control = app.session_control
-            await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.stops > 0,
+            await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.shown.is_set(),
                            what="the eval's episode, opened")
             clean = next(n for n in app.debug_screen.agent.tree.nodes.values() if n.code == CLEAN_STUB)
             app.debug_screen.tree_view.focus()

@@ -81,7 +81,6 @@ class DebugScreen(PaneRoutes):
         replayed: Iterable[ev.Event] = (),
         how: str = "",
         autostart: bool = False,
-        stops: int = 0,
     ) -> None:
         """`replayed`: the events a resume or branch replayed, shown as one stop once the panes are laid out."""
         super().__init__()
@@ -97,12 +96,13 @@ class DebugScreen(PaneRoutes):
         self.reason = "loading the game…"
         self.short_reason = ""  # said instead of `reason` when it does not fit the status line
         self.shown_prompt: tuple[str, str] | None = None  # what the Prompt tab shows
-        self.stops = stops  # commands finished and shown (tests wait on this; a new run goes on counting)
-        # Published once a stop (or a failed command) is shown in every pane: whoever needs the result
-        # of a command subscribes instead of polling (tests/console/page.py).
-        self.stop_shown: Signal[int] = Signal(self, "stop_shown")
+        # Published with the run state once a stop (or a failed command) is shown in every pane: whoever
+        # needs the result of a command subscribes instead of polling (tests/console/page.py).
+        self.stop_shown: Signal[RunState] = Signal(self, "stop_shown")
         self.command_at = 0.0  # when the last agent command was given
-        self.shown = asyncio.Event()  # set once the panes show the run (the replayed events included)
+        # Set once the panes show the run: its first stop (the task, or where a replay ended), or at
+        # once when nothing is to be shown (no replay, no autostart); a replay that fails sets it too.
+        self.shown = asyncio.Event()
         self.replay_error: Exception | None = None  # showing the replayed events failed (see `_show_replayed`)
         self.stop_tools = StopTools(self)  # b, w, !, the breakpoint and watch lists
         self.run_events = RunEvents(self, self.stop_tools)  # the driver's events and stops, in the panes
@@ -168,10 +168,10 @@ class DebugScreen(PaneRoutes):
         self.show_keys()
         if self.replayed:
             self.call_after_refresh(self._show_replayed)  # after layout: the log wraps to its real width
+        elif self.autostart:
+            self.call_after_refresh(self.start)
         else:
             self.shown.set()
-            if self.autostart:
-                self.call_after_refresh(self.start)
 
     def label_panes(self) -> None:
         """Titles, focus and status of the freshly composed panes."""
@@ -198,7 +198,8 @@ class DebugScreen(PaneRoutes):
     def _show_replayed(self) -> None:
         """The replayed events in the panes, and a stop where the replay ended.
 
-        An error is kept for whoever awaits `shown` (the session control says it), not raised here.
+        An error is kept for whoever awaits `shown` (the session control says it), not raised here;
+        without one, `shown` is set once the replay's stop is shown.
         """
         try:
             stop = self.run_events.replay_stop(self.replayed, self.how)
@@ -206,7 +207,6 @@ class DebugScreen(PaneRoutes):
             self.post_message(AgentDriver.Stopped(stop))
         except Exception as exc:  # noqa: BLE001 - a console bug showing a good journal: said, not fatal
             self.replay_error = exc
-        finally:
             self.shown.set()
 
     # -- run state: this screen is its only writer ------------------------------------------
