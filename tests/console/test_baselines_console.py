@@ -10,7 +10,7 @@ from agent.runtime.tree import NodeStatus
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 
-from .helpers import SIZE, checked, command, started, type_text, wait_for
+from .helpers import SIZE, checked, command, next_stop, started, type_text, wait_for
 from tests.settings import console_options, episode_named, run_settings
 from envs.registry import EpisodeRef
 
@@ -42,10 +42,10 @@ async def test_a_person_plays_react_turns_in_the_editor_resumes_where_they_stopp
         await checked(pilot, app)
         check = app.debug_screen.editor.last_check
         assert not check.ok and "is not an action of alfworld" in check.message
-        stops = app.debug_screen.stops
+        stop = next_stop(app)
         await pilot.press("ctrl+s")
         await pilot.pause(0.1)
-        assert app.debug_screen.stops == stops and app.debug_screen.agent.env.steps == 0  # refused in the editor: nothing was sent
+        assert not stop.done() and app.debug_screen.agent.env.steps == 0  # refused in the editor: nothing was sent
         # Fixed: accepted, and the action is sent to the environment.
         app.debug_screen.editor.editor.load_text("Thought: the vase may be on the table\nAction: go to diningtable 1")
         await checked(pilot, app)
@@ -65,7 +65,7 @@ async def test_a_person_plays_react_turns_in_the_editor_resumes_where_they_stopp
     async with resumed.run_test(size=SIZE) as pilot:
         control = resumed.session_control
         await wait_for(pilot, lambda: control.session is not None and not control.busy
-                       and not isinstance(resumed.screen, ReplayScreen) and resumed.debug_screen.stops > 0,
+                       and not isinstance(resumed.screen, ReplayScreen) and resumed.debug_screen.shown.is_set(),
                        timeout=60, what="the resumed session")
         assert resumed.debug_screen.agent.name == "react" and resumed.debug_screen.debugger.awaiting_human
         agent = resumed.debug_screen.agent

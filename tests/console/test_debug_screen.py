@@ -20,7 +20,7 @@ from recode_tui.console.screens.sessions import SessionsScreen
 from recode_tui.console.widgets.driver import AgentDriver
 from recode_tui.console.widgets.status_bar import StatusBar
 
-from .helpers import SIZE, command, footer_keys, notifications, started, type_text, wait_for
+from .helpers import SIZE, command, footer_keys, next_stop, notifications, started, type_text, wait_for
 from tests.settings import console_options
 
 PLAN = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nrun("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
@@ -32,14 +32,14 @@ def footer_key(app, action: str) -> Widget:
 
 async def resume_this_session(pilot, app) -> None:
     """`S`, enter on the session on show: it is replayed and shown again."""
-    control, old, stops = app.session_control, app.debug_screen, app.debug_screen.stops
+    control, old = app.session_control, app.debug_screen
     app.debug_screen.tree_view.focus()  # the editor would take the S as text
     await pilot.press("S")
     await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.loaded, what="the list")
     table = app.screen.query_one("#sessions-table")
     table.move_cursor(row=[r.folder for r in app.screen.rows].index(control.session.folder))
     await pilot.press("enter")
-    await wait_for(pilot, lambda: app.debug_screen is not old and app.debug_screen.stops > stops and not control.busy,
+    await wait_for(pilot, lambda: app.debug_screen is not old and app.debug_screen.shown.is_set() and not control.busy,
                    what="the resumed session")
     await pilot.pause()
 
@@ -63,12 +63,12 @@ async def test_a_resume_shows_a_new_debug_screen_whose_keys_step_the_new_engine_
         assert (new.agent.env.steps, len(new.agent.tree)) == (steps, nodes) and "resumed" in app.debug_screen.reason
         # What the old driver would post if its agent spoke now: its queue is closed with its screen.
         stale = Stop(ev.RunFinished(None, success=False, reason="stale", steps=99), StopReason("finished", "stale"), 1)
-        old_driver, stops, state = old.driver, new.stops, new.run_state
+        old_driver, stop, state = old.driver, next_stop(app), new.run_state
         assert not old_driver.post_message(AgentDriver.Stopped(stale).set_sender(old_driver))
         app.post_message(AgentDriver.Stopped(stale).set_sender(old_driver))  # the app does not handle run messages
         await pilot.pause()
         await pilot.pause()
-        assert app.debug_screen is new and new.stops == stops and len(new.agent.tree) == nodes
+        assert app.debug_screen is new and not stop.done() and len(new.agent.tree) == nodes
         assert new.run_state is state and "stale" not in new.reason and not new.agent.done
         replayed = new.debugger.events_seen
         await command(pilot, app, "n")
@@ -85,9 +85,10 @@ async def test_submit_is_greyed_in_the_footer_while_no_expansion_is_awaited(tmp_
         assert app.debug_screen.run_state is RunState.PAUSED
         await wait_for(pilot, lambda: footer_key(app, "submit").has_class("-disabled"), what="a greyed Submit")
         app.clear_notifications()
+        stop = next_stop(app)
         await pilot.press("ctrl+s")  # a greyed key does nothing, and says nothing
         await pilot.pause()
-        assert not notifications(app) and app.debug_screen.stops == 1
+        assert not notifications(app) and not stop.done()
         await command(pilot, app, "c")
         assert app.debug_screen.run_state is RunState.AWAITING
         await wait_for(pilot, lambda: not footer_key(app, "submit").has_class("-disabled"), what="Submit back")
@@ -129,13 +130,13 @@ async def test_opening_a_session_of_another_game_names_that_game_on_the_status_l
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         assert "vase-1" in app.debug_screen.query_one(StatusBar).text
-        old, stops = app.debug_screen, app.debug_screen.stops
+        old = app.debug_screen
         app.debug_screen.tree_view.focus()
         await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.loaded, what="the list")
         app.screen.query_one("#sessions-table").move_cursor(row=[r.folder for r in app.screen.rows].index(folder))
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.debug_screen is not old and app.debug_screen.stops > stops, what="the coin-1 session")
+        await wait_for(pilot, lambda: app.debug_screen is not old and app.debug_screen.shown.is_set(), what="the coin-1 session")
         await pilot.pause()
         line = app.debug_screen.query_one(StatusBar).text
         assert "coin-1" in line and "vase-1" not in line

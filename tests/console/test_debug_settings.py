@@ -31,7 +31,7 @@ def set_up(app) -> list[tuple[str, bool]]:
 
 async def resumed(pilot, app) -> None:
     await wait_for(pilot, lambda: app.session_control.session is not None and not app.session_control.busy
-                   and not isinstance(app.screen, ReplayScreen) and app.debug_screen.stops > 0, what="the resumed session")
+                   and not isinstance(app.screen, ReplayScreen) and app.debug_screen.shown.is_set(), what="the resumed session")
 
 
 async def test_a_resumed_session_brings_back_its_breakpoints_and_watches_and_an_unreadable_file_is_kept_aside(

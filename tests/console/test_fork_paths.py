@@ -40,7 +40,7 @@ def assert_whole(record: dict, stub: str, prompt: str) -> None:
 async def resumed(pilot, app) -> None:
     control = app.session_control
     await wait_for(pilot, lambda: control.session is not None and not control.busy
-                   and not isinstance(app.screen, ReplayScreen) and app.debug_screen.stops > 0, what="the resumed session")
+                   and not isinstance(app.screen, ReplayScreen) and app.debug_screen.shown.is_set(), what="the resumed session")
     await pilot.pause()
 
 

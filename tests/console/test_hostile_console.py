@@ -10,7 +10,7 @@ import pytest
 
 from recode_tui.console.app import build_app
 
-from .helpers import SIZE, wait_for
+from .helpers import SIZE, command, wait_for
 from tests.settings import console_options
 
 
@@ -121,9 +121,7 @@ async def test_typing_goes_on_while_the_live_check_judges_a_long_answer(toy_game
         app.debug_screen.editor.editor.load_text("run('look')")
         await wait_for(pilot, lambda: app.debug_screen.editor.last_check is not None and app.debug_screen.editor.last_check.ok
                        and calls.count("run('look')") >= 1, what="the check of the final text")
-        stops = app.debug_screen.stops
-        await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: app.debug_screen.stops > stops, what="the submitted answer")
+        await command(pilot, app, "ctrl+s")  # the submitted answer's stop
         # the live checks ran in a thread, submit took their verdict, the agent judged in its own thread
         assert calls[opened:].count("run('look')") >= 2 and not any(on_loop[opened:]), (calls, on_loop)
     assert held == [True]

@@ -14,7 +14,7 @@ from recode_tui.console.app import build_app
 from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.status_bar import StatusBar
 
-from .helpers import SIZE, notifications, settled, started, wait_for
+from .helpers import SIZE, command, notifications, started, wait_for
 from tests.settings import console_options
 
 
@@ -43,15 +43,12 @@ async def test_the_frame_says_loading_and_stepping_keys_wait_for_the_run() -> No
         await pilot.pause()
         said = [n.message for n in notifications(app)]
         assert sum("loading… the run is not ready yet" in m for m in said) == 3, said
-        assert app.debug_screen.stops == 0 and app.debug_screen.agent.env.steps == 0 and len(app.debug_screen.agent.tree) == 1
+        assert not app.debug_screen.shown.is_set() and app.debug_screen.agent.env.steps == 0 and len(app.debug_screen.agent.tree) == 1
         gate.set()
         await started(pilot, app)  # the first stop: the task, the run paused at the root
         assert app.debug_screen.run_state is not RunState.STARTING and "loading" not in str(status.render())
         assert app.debug_screen.agent.env.steps == 0  # none of the keys pressed while loading acted
-        stops = app.debug_screen.stops
-        await pilot.press("n")  # now the same key steps the run
-        await wait_for(pilot, lambda: app.debug_screen.stops > stops and not app.debug_screen.driver.busy, what="the step after loading")
-        await settled(pilot)
+        await command(pilot, app, "n")  # now the same key steps the run
 
 
 # ---- the frame before the run exists (`recode-tui tui` on a terminal: `RecodeApp(loader=...)`)
@@ -96,10 +93,7 @@ async def test_the_first_frame_comes_before_the_run_is_built_and_the_run_replace
         assert not isinstance(app.screen, LoadingScreen) and app.debug_screen.agent is built[0].agent
         assert app.session_control is not None and app.session_control.session is not None  # journaled
         assert app.resume_hint().startswith("recode-tui tui --resume ")
-        stops = app.debug_screen.stops
-        await pilot.press("n")
-        await wait_for(pilot, lambda: app.debug_screen.stops > stops and not app.debug_screen.driver.busy, what="a step of the loaded run")
-        await settled(pilot)
+        await command(pilot, app, "n")  # a step of the loaded run
 
 
 async def test_an_error_while_loading_ends_the_app_and_is_kept_for_the_command_line() -> None:

@@ -25,7 +25,7 @@ from recode_tui.console.widgets.node_detail import NodeDetail
 from recode_tui.console.widgets.status_bar import short_label
 from textual.widgets import Input
 
-from .helpers import SIZE, command, started, type_text, wait_for
+from .helpers import SIZE, command, next_stop, started, type_text, wait_for
 from tests.settings import console_options
 
 PRICE_IN, PRICE_OUT = 2.0, 8.0  # USD per million tokens, set in the profiles file
@@ -203,14 +203,14 @@ async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_p
             await started(pilot, app)
             await command(pilot, app, "c")
             assert "answered HTTP 500" in app.debug_screen.query_one("#status").text
-            before = app.debug_screen.stops
+            stop = next_stop(app)
             await pilot.press("t")  # type this one; the profile answers again afterwards
             await wait_for(pilot, lambda: app.debug_screen.editor.is_open, what="the editor")
             assert app.focused is app.debug_screen.editor.editor and app.debug_screen.run_state == "awaiting expansion"
             status = app.debug_screen.query_one("#status").text
             assert "LLM human" in status and "then profile:local answers again" in status
             assert app.debug_screen.pending_prompt is not None and "solve(instruction, observation)" in app.debug_screen.pending_prompt[1]
-            assert app.debug_screen.stops == before
+            assert not stop.done()
             await type_text(pilot, TYPED)
             await command(pilot, app, "ctrl+s")
             assert app.debug_screen.agent.llm.name == "profile:local"

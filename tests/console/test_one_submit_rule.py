@@ -5,19 +5,17 @@ from __future__ import annotations
 
 from textual.widgets import Input, TextArea
 
-from recode_tui.console.app import build_app
 from recode_tui.console.workspace.compare import CompareScreen
-from tests.settings import console_options
-
 from .helpers import SIZE, command, started, wait_for
+from .page import toy_app
 from .test_workspace import open_workspace, scripted
 
 # The code sits outside <execute>: the execute section is empty, so the answer skips the root.
 OUTSIDE = "<think>look first</think>\nrun('look')\n<execute>\n\n</execute>\n"
 
 
-async def test_an_empty_root_answer_in_the_workspace_person_column_asks_to_confirm_as_the_editor_does() -> None:
-    app = build_app(console_options(), scripted())
+async def test_an_empty_root_answer_in_the_workspace_person_column_asks_to_confirm_as_the_editor_does(toy_env) -> None:
+    app = toy_app(scripted())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")  # stopped at the root's expansion
