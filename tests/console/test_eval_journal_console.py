@@ -1,5 +1,6 @@
 """Opening an eval's journal in the console never writes the eval's folder (a toy episode played by its gold
-answers: `--llm demo` would not do, a resume looks its demo script up under the console's agent)."""
+answers: a resume of `--llm demo` on the toy world falls back to the person, its demo script looked up
+for the recode agent)."""
 
 from __future__ import annotations
 
