@@ -69,6 +69,37 @@ def next_stop(app: RecodeApp) -> asyncio.Future[RunState]:
     return armed(app, app.debug_screen.stop_shown)
 
 
+async def worked(pilot: Pilot, group: str) -> None:
+    """Await the app's workers of `group` a key just started (the sessions list's read, a replay's
+    "session", the "draft" and "settings" writes), then the messages they posted."""
+    await pilot.pause()  # the key's message is handled: its worker exists
+    app = pilot.app
+    await app.workers.wait_for_complete([w for w in app.workers if w.group == group])
+    await pilot.pause()
+
+
+async def session_opened(pilot: Pilot, app: RecodeApp) -> None:
+    """Await the session a resume, rewind or fork opens (its replay worker), shown at its first stop."""
+    await worked(pilot, "session")
+    await started(pilot, app)
+
+
+async def state_entered(pilot: Pilot, app: RecodeApp, state: RunState) -> None:
+    """Await the run screen's `run_state` reactive reaching `state` (at once if it is there): a state a
+    controller enters between stops (a proposal under review), watched as Textual watches reactives."""
+    screen = app.debug_screen
+    if screen.run_state is not state:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def entered(new: RunState) -> None:
+            if new is state and not future.done():
+                future.set_result(None)
+
+        screen.watch(screen, "run_state", entered, init=False)
+        await published(future, f"the run state {state}")
+    await pilot.pause()
+
+
 async def stop_shown(pilot: Pilot, stop: asyncio.Future[RunState]) -> RunState:
     """Await the stop `next_stop` armed, then a finished frame."""
     try:
