@@ -161,9 +161,11 @@ def notifications(app) -> list:
 
 
 async def checked(pilot: Pilot, app: RecodeApp) -> None:
-    """Wait until the editor's check line shows the check of the text now in the editor."""
+    """Wait until the editor's check line shows the check of the text now in the editor: each verdict
+    the editor shows is published (`check_shown`); one of an older text is followed by the current one's."""
     editor = app.debug_screen.editor
-    await wait_for(pilot, lambda: editor.last_check == editor.check(editor.editor.text), what="the live check")
+    while editor.last_check != editor.check(editor.editor.text):
+        await published(armed(app, editor.check_shown), "the live check")
     await settled(pilot)
 
 
