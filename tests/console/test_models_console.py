@@ -1,7 +1,8 @@
 """Real models in the console: review mode, LLM failures, switching, usage and cost.
 
 Every model here is the real `openai` client talking to the local
-OpenAI-compatible test server on 127.0.0.1.
+OpenAI-compatible test server on 127.0.0.1; the game is the toy world's (put-01's twin), node code
+in-process (tests/console/page.py).
 """
 
 from __future__ import annotations
@@ -19,18 +20,26 @@ from agent.sessions.header import JournalHeader
 from agent.sessions.journal import JournalWriter
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 from recode_tui.setup.build import DEMO_SCRIPT
-from recode_tui.console.app import build_app
 from recode_tui.console.screens.llm_picker import LLMPicker
 from recode_tui.console.widgets.node_detail import NodeDetail
 from recode_tui.console.widgets.status_bar import short_label
 from textual.widgets import Input
 
-from .helpers import SIZE, command, next_stop, started, type_text, wait_for
+from recode_tui.console.app import build_app
+from recode_tui.console.run.run_state import RunState
 from tests.settings import console_options
+
+from .helpers import SIZE, command, next_stop, started, state_entered, type_text
+from .page import TOY_GAME, toy_app
+
+
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
 
 PRICE_IN, PRICE_OUT = 2.0, 8.0  # USD per million tokens, set in the profiles file
 
-# put-01: "put a vase in sidetable."; the vase is on diningtable 1.
+# toy:vase-1 (as put-01): "put a vase in sidetable."; the vase is on diningtable 1.
 GOOD = (
     "<think>The vase is on the dining table.</think>\n<execute>\n"
     'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
@@ -66,22 +75,20 @@ def journal_answers(folder: Path) -> list[dict]:
 
 
 def review_app(tmp_path: Path, server: OpenAICompatibleServer):
-    app = build_app(console_options("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
-                                    review=True, breakpoints=[]))
-    app.debug_screen.agent.observers.append(JournalWriter(tmp_path / "session", JournalHeader(game="put-01")))
+    app = toy_app("profile:local", profiles=profiles_file(tmp_path, server.base_url), review=True, breakpoints=[])
+    app.debug_screen.agent.observers.append(JournalWriter(tmp_path / "session", JournalHeader(game=TOY_GAME)))
     return app
 
 
 async def proposal_shown(pilot, app, round_: int = 1) -> None:
+    await state_entered(pilot, app, RunState.REVIEWING)
     control = app.debug_screen.llm_control
-    await wait_for(pilot, lambda: control.reviewing is not None and control.reviewing.round == round_
-                   and app.debug_screen.editor.is_open, what=f"proposal round {round_}")
-    await pilot.pause()
+    assert control.reviewing is not None and control.reviewing.round == round_ and app.debug_screen.editor.is_open
 
 
 async def run_to_the_end(pilot, app) -> None:
-    await wait_for(pilot, lambda: app.debug_screen.agent.done and app.debug_screen.run_state == "done", what="the end of the run")
-    assert app.debug_screen.agent.finished.success, app.debug_screen.agent.finished.reason
+    await state_entered(pilot, app, RunState.DONE)
+    assert app.debug_screen.agent.done and app.debug_screen.agent.finished.success, app.debug_screen.agent.finished.reason
 
 
 async def test_review_accept_applies_the_proposal_as_is(tmp_path: Path) -> None:
@@ -170,7 +177,7 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
     script = tmp_path / "plan.yaml"
     script.write_text("answers:\n  - stub: 'solve(instruction, observation)'\n    answer: |\n"
                       + "".join(f"      {line}\n" for line in GOOD.splitlines()))
-    app = build_app(console_options("put-01", "profile:local", profiles=profiles_file(tmp_path, url), breakpoints=[]))
+    app = toy_app("profile:local", profiles=profiles_file(tmp_path, url), breakpoints=[])
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -188,7 +195,7 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
         app.screen.query_one(Input).focus()
         await type_text(pilot, f"scripted:{script}")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.debug_screen.agent.llm.name.startswith("scripted:"), what="the switch")
+        assert app.debug_screen.agent.llm.name.startswith("scripted:")  # switched as the picker closed
         assert f"LLM {short_label(f'scripted:{script}')}" in app.debug_screen.query_one("#status").text
         await command(pilot, app, "c")
         assert app.debug_screen.agent.finished is not None and app.debug_screen.agent.finished.success
@@ -197,15 +204,14 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
 async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_path: Path) -> None:
     with OpenAICompatibleServer(answers(GOOD)) as server:
         server.inject("500")
-        app = build_app(console_options("put-01", "profile:local",
-                                        profiles=profiles_file(tmp_path, server.base_url), breakpoints=[]))
+        app = toy_app("profile:local", profiles=profiles_file(tmp_path, server.base_url), breakpoints=[])
         async with app.run_test(size=SIZE) as pilot:
             await started(pilot, app)
             await command(pilot, app, "c")
             assert "answered HTTP 500" in app.debug_screen.query_one("#status").text
             stop = next_stop(app)
             await pilot.press("t")  # type this one; the profile answers again afterwards
-            await wait_for(pilot, lambda: app.debug_screen.editor.is_open, what="the editor")
+            assert app.debug_screen.editor.is_open
             assert app.focused is app.debug_screen.editor.editor and app.debug_screen.run_state == "awaiting expansion"
             status = app.debug_screen.query_one("#status").text
             assert "LLM human" in status and "then profile:local answers again" in status
@@ -222,8 +228,7 @@ async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_p
 
 async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_table(tmp_path: Path) -> None:
     with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT))) as server:
-        app = build_app(console_options("put-01", "profile:local",
-                                        profiles=profiles_file(tmp_path, server.base_url), breakpoints=[]))
+        app = toy_app("profile:local", profiles=profiles_file(tmp_path, server.base_url), breakpoints=[])
         async with app.run_test(size=SIZE) as pilot:
             await started(pilot, app)
             await command(pilot, app, "c")
@@ -244,6 +249,7 @@ async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_t
             assert f"#1 expand by model: tokens {first.prompt_tokens}+{first.completion_tokens} · ${own:.4f}" in detail
 
 
+@pytest.mark.heavy  # the demo model plays ALFWorld's bundled games only
 @pytest.mark.parametrize("spec", ["human", "demo"])
 async def test_switching_at_a_stub_opens_or_closes_the_editor(spec: str) -> None:
     start = "demo" if spec == "human" else "human"
