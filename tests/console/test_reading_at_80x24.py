@@ -67,7 +67,7 @@ async def test_a_shell_value_is_shown_whole_in_a_box_that_scrolls() -> None:
         prompt = app.screen
         await type_text(pilot, "'\\n'.join(f'line {i}: ' + 'word ' * 12 for i in range(40))")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: prompt.ran == 1, what="the line's answer")
+        await wait_for(pilot, lambda: bool(prompt.result), what="the line's answer")
         await settled(pilot)
         assert "cut" not in prompt.result and "line 39: word" in prompt.result
         box = prompt.query_one("#shell-result-box")
