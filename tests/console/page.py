@@ -21,6 +21,7 @@ from textual.pilot import Pilot
 from agent.runtime.thread_runner import ThreadRunner
 from recode_tui.console.app import RecodeApp, build_app
 from recode_tui.console.run.run_state import RunState
+from recode_tui.console.widgets.status_bar import StatusBar
 from tests.settings import console_options
 
 from .helpers import HANG, SIZE, type_text
@@ -28,6 +29,7 @@ from .helpers import HANG, SIZE, type_text
 if TYPE_CHECKING:
     from agent.llm import LLM
     from agent.runtime.debugger import Breakpoint
+    from agent.runtime.stepper import Stepper
     from agent.sandbox.settings import RunnerSettings
     from recode_tui.console.screens.debug_screen import DebugScreen
 
@@ -99,6 +101,25 @@ class ConsolePage:
     @property
     def state(self) -> str:
         return self.screen.run_state
+
+    def status(self) -> str:
+        """The status line's text (the run's figures, its LLM, why it stopped)."""
+        return self.screen.query_one(StatusBar).text
+
+    @property
+    def agent(self) -> Stepper:
+        """The run's agent: its tree, environment and LLM, as the panes show them."""
+        return self.screen.agent
+
+    @property
+    def last_event(self) -> Any:
+        """The event the run stopped at."""
+        return self.screen.debugger.last_event
+
+    @property
+    def editor_text(self) -> str:
+        """The text in the answer editor."""
+        return self.screen.editor.editor.text
 
     # -- what a person does ------------------------------------------------------------------
 
