@@ -74,7 +74,8 @@ async def worked(pilot: Pilot, group: str) -> None:
     "session", the "draft" and "settings" writes), then the messages they posted."""
     await pilot.pause()  # the key's message is handled: its worker exists
     app = pilot.app
-    await app.workers.wait_for_complete([w for w in app.workers if w.group == group])
+    done = app.workers.wait_for_complete([w for w in app.workers if w.group == group])
+    await published(asyncio.ensure_future(done), f"the {group} work")
     await pilot.pause()
 
 
@@ -172,7 +173,7 @@ async def checked(pilot: Pilot, app: RecodeApp) -> None:
 async def started(pilot: Pilot, app: RecodeApp) -> None:
     """Wait until the run's first stop (the task, or where a replay ended) is shown, in a finished frame."""
     try:
-        await asyncio.wait_for(app.debug_screen.shown.wait(), HANG)
+        await asyncio.wait_for(app.debug_screen.first_stop_shown.wait(), HANG)
     except asyncio.TimeoutError:
         raise AssertionError(f"the run showed no stop in {HANG:g} s (it says: {app.debug_screen.reason!r})") from None
     await footer_settled(pilot)

@@ -126,7 +126,7 @@ class ConsolePage:
     async def started(self) -> None:
         """Wait until the run's first stop (the task and first observation) is shown."""
         try:
-            await asyncio.wait_for(self.screen.shown.wait(), HANG)
+            await asyncio.wait_for(self.screen.first_stop_shown.wait(), HANG)
         except asyncio.TimeoutError:
             raise AssertionError(f"the run showed no stop in {HANG:g} s (it says: {self.reason!r})") from None
         await self.pilot.pause()

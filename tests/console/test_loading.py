@@ -55,7 +55,7 @@ async def test_the_frame_says_loading_and_stepping_keys_wait_for_the_run() -> No
         await pilot.pause()
         said = [n.message for n in notifications(app)]
         assert sum("loading… the run is not ready yet" in m for m in said) == 3, said
-        assert not app.debug_screen.shown.is_set() and app.debug_screen.agent.env.steps == 0 and len(app.debug_screen.agent.tree) == 1
+        assert not app.debug_screen.first_stop_shown.is_set() and app.debug_screen.agent.env.steps == 0 and len(app.debug_screen.agent.tree) == 1
         gate.set()
         await started(pilot, app)  # the first stop: the task, the run paused at the root
         assert app.debug_screen.run_state is not RunState.STARTING and "loading" not in str(status.render())

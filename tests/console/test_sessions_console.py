@@ -56,7 +56,7 @@ async def branch(pilot, app, key: str) -> None:
     control = app.session_control
     before, screen = control.session.folder, app.debug_screen
     await pilot.press(key)
-    await wait_for(pilot, lambda: control.session.folder != before and app.debug_screen is not screen and app.debug_screen.shown.is_set() and not control.busy,
+    await wait_for(pilot, lambda: control.session.folder != before and app.debug_screen is not screen and app.debug_screen.first_stop_shown.is_set() and not control.busy,
                    what=f"the branch after {key}")
     await pilot.pause()
 
@@ -124,7 +124,7 @@ async def test_fork_answers_a_stub_again_and_both_branches_are_listed(tmp_path: 
         screen = app.debug_screen
         await pilot.press("enter")
         # the status line names the session once the session control has adopted the new screen
-        await wait_for(pilot, lambda: app.session_control.session.folder == old and app.debug_screen is not screen and app.debug_screen.shown.is_set()
+        await wait_for(pilot, lambda: app.session_control.session.folder == old and app.debug_screen is not screen and app.debug_screen.first_stop_shown.is_set()
                        and not app.session_control.busy and "↻ session" in status(app), what="the resumed session")
         assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.node_id == "n2"
 

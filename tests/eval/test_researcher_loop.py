@@ -41,7 +41,7 @@ async def press(pilot, app, key: str) -> None:
     screen = app.debug_screen
     stop = next_stop(app)  # this run's stop, or a fork's first on its new screen
     await pilot.press(key)
-    await wait_for(pilot, lambda: (stop.done() or app.debug_screen is not screen and app.debug_screen.shown.is_set())
+    await wait_for(pilot, lambda: (stop.done() or app.debug_screen is not screen and app.debug_screen.first_stop_shown.is_set())
                    and not app.debug_screen.driver.busy
                    and not app.session_control.busy, what=f"the stop after {key}")
 
@@ -69,7 +69,7 @@ async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
         app = cli.console_app(args)
         async with app.run_test(size=(160, 48)) as pilot:
             control = app.session_control
-            await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.shown.is_set(),
+            await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.first_stop_shown.is_set(),
                            what="the eval's episode, opened")
             clean = next(n for n in app.debug_screen.agent.tree.nodes.values() if n.code == CLEAN_STUB)
             app.debug_screen.tree_view.focus()

@@ -97,7 +97,7 @@ class RunScreen(Screen[None]):
     drafts: dict[str, str]  # node id -> the person's expansion text
     shown_prompt: tuple[str, str] | None  # what the Prompt tab shows
     stop_shown: Signal[RunState]  # published with the run state once a stop is shown in every pane
-    shown: asyncio.Event  # set once the run's first stop is shown
+    first_stop_shown: asyncio.Event  # set once the run's first stop is shown
     reason_kind: str  # how the status line's second line says `reason` (info, error, human, ...)
     reason: str  # why the run stopped, on the status line
     short_reason: str  # said instead of `reason` when it does not fit

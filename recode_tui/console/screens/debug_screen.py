@@ -100,9 +100,9 @@ class DebugScreen(PaneRoutes):
         # needs the result of a command subscribes instead of polling (tests/console/page.py).
         self.stop_shown: Signal[RunState] = Signal(self, "stop_shown")
         self.command_at = 0.0  # when the last agent command was given
-        # Set once the panes show the run: its first stop (the task, or where a replay ended), or at
-        # once when nothing is to be shown (no replay, no autostart); a replay that fails sets it too.
-        self.shown = asyncio.Event()
+        self.shown = asyncio.Event()  # set once the panes show the run (the replayed events included)
+        # Set once the run's first stop (the task, or where a replay ended) is shown in every pane.
+        self.first_stop_shown = asyncio.Event()
         self.replay_error: Exception | None = None  # showing the replayed events failed (see `_show_replayed`)
         self.stop_tools = StopTools(self)  # b, w, !, the breakpoint and watch lists
         self.run_events = RunEvents(self, self.stop_tools)  # the driver's events and stops, in the panes
@@ -168,10 +168,10 @@ class DebugScreen(PaneRoutes):
         self.show_keys()
         if self.replayed:
             self.call_after_refresh(self._show_replayed)  # after layout: the log wraps to its real width
-        elif self.autostart:
-            self.call_after_refresh(self.start)
         else:
             self.shown.set()
+            if self.autostart:
+                self.call_after_refresh(self.start)
 
     def label_panes(self) -> None:
         """Titles, focus and status of the freshly composed panes."""
@@ -198,8 +198,7 @@ class DebugScreen(PaneRoutes):
     def _show_replayed(self) -> None:
         """The replayed events in the panes, and a stop where the replay ended.
 
-        An error is kept for whoever awaits `shown` (the session control says it), not raised here;
-        without one, `shown` is set once the replay's stop is shown.
+        An error is kept for whoever awaits `shown` (the session control says it), not raised here.
         """
         try:
             stop = self.run_events.replay_stop(self.replayed, self.how)
@@ -207,6 +206,7 @@ class DebugScreen(PaneRoutes):
             self.post_message(AgentDriver.Stopped(stop))
         except Exception as exc:  # noqa: BLE001 - a console bug showing a good journal: said, not fatal
             self.replay_error = exc
+        finally:
             self.shown.set()
 
     # -- run state: this screen is its only writer ------------------------------------------

@@ -143,7 +143,7 @@ class PaneRoutes(RunScreen):
         self.tree_view.show_node(message.node_id)
 
     def on_stop_shown(self, message: StopShown) -> None:
-        self.shown.set()  # the run's first stop is on screen (see `DebugScreen.shown`)
+        self.first_stop_shown.set()
         self.stop_shown.publish(self.run_state)
 
     # -- the status line and the prompt --------------------------------------------------------
