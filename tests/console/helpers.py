@@ -79,6 +79,16 @@ async def worked(pilot: Pilot, group: str) -> None:
     await pilot.pause()
 
 
+async def replays_done(pilot: Pilot) -> None:
+    """Await the replays (resume, rewind, fork: the "session" workers) under way, if any."""
+    await pilot.pause()
+    app = pilot.app
+    replays = [w for w in app.workers if w.group == "session"]
+    if replays:
+        await published(asyncio.ensure_future(app.workers.wait_for_complete(replays)), "the replay")
+        await pilot.pause()
+
+
 async def session_opened(pilot: Pilot, app: RecodeApp) -> None:
     """Await the session a resume, rewind or fork opens (its replay worker), shown at its first stop."""
     await worked(pilot, "session")
@@ -171,7 +181,9 @@ async def checked(pilot: Pilot, app: RecodeApp) -> None:
 
 
 async def started(pilot: Pilot, app: RecodeApp) -> None:
-    """Wait until the run's first stop (the task, or where a replay ended) is shown, in a finished frame."""
+    """Wait until the run's first stop (the task, or where a replay ended) is shown, in a finished frame.
+    A console started to resume a session shows it once its replay worker is done: that first."""
+    await replays_done(pilot)
     try:
         await asyncio.wait_for(app.debug_screen.first_stop_shown.wait(), HANG)
     except asyncio.TimeoutError:

@@ -24,7 +24,7 @@ from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.status_bar import StatusBar
 from tests.settings import console_options
 
-from .helpers import HANG, SIZE, type_text
+from .helpers import HANG, SIZE, replays_done, type_text
 
 if TYPE_CHECKING:
     from agent.llm import LLM
@@ -125,6 +125,7 @@ class ConsolePage:
 
     async def started(self) -> None:
         """Wait until the run's first stop (the task and first observation) is shown."""
+        await replays_done(self.pilot)  # a console started to resume a session: its replay first
         try:
             await asyncio.wait_for(self.screen.first_stop_shown.wait(), HANG)
         except asyncio.TimeoutError:
