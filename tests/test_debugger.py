@@ -1,7 +1,7 @@
 """The debugger without any UI: step modes, breakpoints and the human LLM, on the test environment.
 
-The toy episode `vase-1` (tests/toyenv) plays like ALFWorld's put-01; the agent, its sandbox
-runner and the debugger are the real ones.
+The toy episode `vase-1` (tests/toyenv) plays like ALFWorld's put-01; the agent and the debugger are
+the real ones, node code runs in the runtime's in-process runner (the sandbox is not what is tested).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from agent.runtime.debugger import Debugger, StepMode
 from mockllm.human import HumanLLM
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.setup.build import make_agent
+from tests.console.page import in_process
 from tests.settings import episode_named, run_settings
 from tests.toyenv import AGENT
 from tests.toyenv.agent import OneActionAgent
@@ -59,7 +60,7 @@ def toy(toy_env):
 
 @pytest.fixture
 async def debugger():
-    agent = make_agent(run_settings(), episode_named(GAME), scripted())
+    agent = make_agent(run_settings(), episode_named(GAME), scripted(), runner_maker=in_process)
     dbg = Debugger(agent)
     yield dbg
     await agent.close()
@@ -162,7 +163,7 @@ async def test_step_over_finishes_the_node_and_out_finishes_the_parent(debugger:
 
 
 async def test_pause_stops_a_continue() -> None:
-    agent = make_agent(run_settings(), episode_named(GAME), scripted())
+    agent = make_agent(run_settings(), episode_named(GAME), scripted(), runner_maker=in_process)
     seen: list[ev.Event] = []
     dbg = Debugger(agent, breakpoints=[], on_event=seen.append)
 
@@ -187,7 +188,7 @@ class TurnsAgent(OneActionAgent):
 
 async def test_a_plug_in_agent_s_main_call_reads_in_its_own_words() -> None:
     """The debugger knows no agent's main call: the agent declares it (`main_purpose`) and names it."""
-    made = make_agent(run_settings(agent=AGENT), episode_named(GAME), HumanLLM())
+    made = make_agent(run_settings(agent=AGENT), episode_named(GAME), HumanLLM(), runner_maker=in_process)
     agent = TurnsAgent(made.env, made.host.llm, made.runner, prompts=made.prompts)
     try:
         stop = await Debugger(agent, breakpoints=[]).step("continue")
@@ -198,7 +199,7 @@ async def test_a_plug_in_agent_s_main_call_reads_in_its_own_words() -> None:
 
 
 async def test_human_stops_at_the_request_and_submit_resumes() -> None:
-    agent = make_agent(run_settings(), episode_named(GAME), HumanLLM())
+    agent = make_agent(run_settings(), episode_named(GAME), HumanLLM(), runner_maker=in_process)
     dbg = Debugger(agent, breakpoints=[])
     stop = await dbg.step("continue")
     assert isinstance(stop.event, ev.LLMRequested) and stop.reason.kind == "human"
@@ -232,7 +233,17 @@ def test_parse_breakpoint() -> None:
     assert Breakpoint("any_error").describe() == "any error"
 
 
-async def test_changes_breakpoint_stops_where_a_value_changes_even_inside_a_loop(debugger: Debugger) -> None:
+@pytest.fixture
+async def sandboxed():
+    """The debugger over the sandbox worker's runner: it reads a value between two actions of a node."""
+    agent = make_agent(run_settings(), episode_named(GAME), scripted())
+    yield Debugger(agent)
+    await agent.close()
+
+
+@pytest.mark.heavy  # the sandbox worker evaluates the watched value mid-node, between a loop's actions
+async def test_changes_breakpoint_stops_where_a_value_changes_even_inside_a_loop(sandboxed: Debugger) -> None:
+    debugger = sandboxed
     debugger.toggle_breakpoint(1)
     watch = debugger.add(parse_breakpoint("changes obs"))
     assert watch.describe() == "`obs` changes" and parse_breakpoint(watch.spec()).spec() == "changes obs"
@@ -260,7 +271,7 @@ async def test_changes_breakpoint_with_a_condition_and_a_bad_expression(debugger
 
 
 async def test_an_llm_failure_stops_continue_and_a_switched_llm_answers_the_retry() -> None:
-    agent = make_agent(run_settings(), episode_named(GAME), ScriptedLLM([]))  # no answer for any stub: LLMError
+    agent = make_agent(run_settings(), episode_named(GAME), ScriptedLLM([]), runner_maker=in_process)  # no answer: LLMError
     dbg = Debugger(agent, breakpoints=[])
     stop = await dbg.step("continue")
     assert isinstance(stop.event, ev.LLMFailed) and stop.reason.kind == "llm_error"
@@ -285,7 +296,7 @@ def test_the_person_answers_the_calls_of_the_role_they_took() -> None:
     """An agent with several roles: the debugger waits on a person only for their role's calls."""
     from agent.llm import InteractiveLLM
 
-    agent = make_agent(run_settings(), episode_named("put-01"), scripted())
+    agent = make_agent(run_settings(), episode_named(GAME), scripted(), runner_maker=in_process)
     person = HumanLLM()
     assert isinstance(person, InteractiveLLM)
     agent.host.set_llm(person, "executor")

@@ -21,6 +21,7 @@ from recode_tui.console.app import build_app
 
 from tests.console.helpers import SIZE, command, started, wait_for
 from tests.eval.helpers import run_main
+from tests.console.helpers import next_stop
 from tests.settings import console_options
 
 pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
@@ -152,10 +153,10 @@ async def test_a_remapped_key_works_in_the_console(tmp_path):
     app = build_app(console_options(breakpoints=[], keymap=read_keymap(str(keymap_file))), llm)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        stops = app.debug_screen.stops
+        stop = next_stop(app)
         await pilot.press("c")  # the old key no longer continues
         await pilot.pause()
-        assert app.debug_screen.stops == stops and not app.debug_screen.driver.busy and app.debug_screen.agent.host.finished is None
+        assert not stop.done() and not app.debug_screen.driver.busy and app.debug_screen.agent.host.finished is None
         await command(pilot, app, "f6")  # continue, under its new key
         await wait_for(pilot, lambda: app.debug_screen.agent.host.finished is not None, what="the run to end")
 

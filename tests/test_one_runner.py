@@ -133,14 +133,14 @@ async def test_a_console_fork_of_an_old_eval_journal_refuses_an_answer_that_writ
     app = build_app(console_options(GAME, sessions_dir=tmp_path / "sessions", resume=folder))
     async with app.run_test(size=SIZE) as pilot:
         control = app.session_control
-        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.stops > 0,
+        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.first_stop_shown.is_set(),
                        what="the resumed session")
         assert app.debug_screen.debugger.awaiting_human
         app.debug_screen.tree_view.focus()
         await select_node(pilot, app, "n0")
-        stops = app.debug_screen.stops
+        old = app.debug_screen
         await pilot.press("F")
-        await wait_for(pilot, lambda: control.session.folder != folder and app.debug_screen.stops > stops and not control.busy,
+        await wait_for(pilot, lambda: control.session.folder != folder and app.debug_screen is not old and app.debug_screen.first_stop_shown.is_set() and not control.busy,
                        what="the fork")
         assert app.debug_screen.debugger.awaiting_human and app.debug_screen.editor.node_id == "n0"
         hostile_code = f"open({str(target)!r}, 'w').write('x')\nrun('look')"
@@ -162,12 +162,12 @@ async def test_the_workspace_reexpansion_of_an_old_eval_journal_refuses_an_answe
     app = build_app(console_options(GAME, sessions_dir=tmp_path / "sessions", resume=folder), llm)
     async with app.run_test(size=SIZE) as pilot:
         control = app.session_control
-        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.stops > 0,
+        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.first_stop_shown.is_set(),
                        what="the resumed session")
-        stops = app.debug_screen.stops
+        old = app.debug_screen
         # what the workspace's "use this answer" does for a stub expanded earlier
         assert control.fork_with_answer("n0", hostile(target), "scripted", app.debug_screen.agent.prompts)
-        await wait_for(pilot, lambda: control.session.folder != folder and app.debug_screen.stops > stops and not control.busy,
+        await wait_for(pilot, lambda: control.session.folder != folder and app.debug_screen is not old and app.debug_screen.first_stop_shown.is_set() and not control.busy,
                        what="the fork")
         await command(pilot, app, "n")
         first = app.debug_screen.agent.tree.nodes["n0"].llm_calls[0]

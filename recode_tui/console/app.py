@@ -235,8 +235,7 @@ class RecodeApp(CrashReport, ConsoleApp):
             self.set_watches(watches)
         if profiles is not None:
             self.profiles = profiles
-        screen = self._new_run_screen(agent, breakpoints=breakpoints, drafts=drafts, replayed=replayed, how=how,
-                                      stops=old.stops)
+        screen = self._new_run_screen(agent, breakpoints=breakpoints, drafts=drafts, replayed=replayed, how=how)
         old_mode = self.current_mode
         self._runs += 1
         mode = f"run-{self._runs}"

@@ -142,7 +142,7 @@ def test_a_headless_run_refuses_a_person_in_a_role_in_one_line(tmp_path):
 
 async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_path):
     from recode_tui.console.app import build_app
-    from tests.console.helpers import SIZE, started, wait_stop
+    from tests.console.helpers import SIZE, next_stop, started, stop_shown
 
     planner, _ = write_scripts(tmp_path)
     app = build_app(console_options("put-01", f"planner=scripted:{planner},executor=human", agent="plan-execute"))
@@ -152,18 +152,18 @@ async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_pa
         async def on_to_the_person() -> None:
             """`c` until the run waits for the person: the every-call breakpoint also stops at the planner's calls."""
             while not app.debug_screen.debugger.awaiting_human and not app.debug_screen.agent.host.done:
-                before = app.debug_screen.stops
+                stop = next_stop(app)
                 await pilot.press("c")
-                await wait_stop(pilot, app, before)
+                await stop_shown(pilot, stop)
 
         await on_to_the_person()
         assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.role == "executor"
         for text in ("Action: go to diningtable 1", "Action: take vase 1 from diningtable 1", "Done: got it",
                      "Action: go to sidetable 1", "Action: move vase 1 to sidetable 1"):
             assert app.debug_screen.debugger.awaiting_human
-            before = app.debug_screen.stops
+            stop = next_stop(app)
             assert app.debug_screen.driver.submit(f"Thought: mine\n{text}")
-            await wait_stop(pilot, app, before)
+            await stop_shown(pilot, stop)
             await on_to_the_person()
             assert app.debug_screen.agent.host.done or app.debug_screen.debugger.last_event.role == "executor"  # never asked for the planner
         assert app.debug_screen.agent.host.done and app.debug_screen.agent.host.finished.success

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+from typing import TypeVar
 
+from textual.app import App
 from textual.pilot import Pilot
+from textual.signal import Signal
 
 from recode_tui.console.app import RecodeApp
+from recode_tui.console.run.run_state import RunState
+from recode_tui.console.support.textual_compat import notifications_on_show, screen_cells
 
 SIZE = (160, 48)
+HANG = 90.0  # bounds a real hang only: a loaded machine is slow, not stuck
+T = TypeVar("T")
 
 
 async def wait_for(pilot: Pilot, predicate, timeout: float = 90.0, what: str = "condition") -> None:
@@ -35,11 +43,91 @@ async def select_node(pilot: Pilot, app: RecodeApp, node_id: str) -> None:
     assert there(), f"the tree took the cursor off {node_id}"
 
 
-async def wait_stop(pilot: Pilot, app: RecodeApp, after: int) -> None:
-    """Wait until the console has shown the result of the command after stop number `after`."""
-    await wait_for(pilot, lambda: app.debug_screen.stops > after and not app.debug_screen.driver.busy and keys_settled(app),
-                   what=f"stop #{after + 1}")
-    await settled(pilot)
+def armed(app: App, signal: Signal[T]) -> asyncio.Future[T]:
+    """A future the next publication of `signal` resolves with its data: armed before what causes it."""
+    future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+
+    def published(data: T) -> None:
+        if not future.done():
+            future.set_result(data)
+
+    signal.subscribe(app, published, immediate=True)
+    return future
+
+
+async def published(future: asyncio.Future[T], what: str) -> T:
+    """Await what `armed` armed; the limit bounds a real hang only."""
+    try:
+        return await asyncio.wait_for(future, HANG)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"{what} did not happen in {HANG:g} s") from None
+
+
+def next_stop(app: RecodeApp) -> asyncio.Future[RunState]:
+    """A future the run's next shown stop resolves with the run state: armed before the key that
+    causes the stop (the screen's `stop_shown` signal, published once every pane shows it)."""
+    return armed(app, app.debug_screen.stop_shown)
+
+
+async def worked(pilot: Pilot, group: str) -> None:
+    """Await the app's workers of `group` a key just started (the sessions list's read, a replay's
+    "session", the "draft" and "settings" writes), then the messages they posted."""
+    await pilot.pause()  # the key's message is handled: its worker exists
+    app = pilot.app
+    done = app.workers.wait_for_complete([w for w in app.workers if w.group == group])
+    await published(asyncio.ensure_future(done), f"the {group} work")
+    await pilot.pause()
+
+
+async def replays_done(pilot: Pilot) -> None:
+    """Await the replays (resume, rewind, fork: the "session" workers) under way, if any."""
+    await pilot.pause()
+    app = pilot.app
+    replays = [w for w in app.workers if w.group == "session"]
+    if replays:
+        await published(asyncio.ensure_future(app.workers.wait_for_complete(replays)), "the replay")
+        await pilot.pause()
+
+
+async def session_opened(pilot: Pilot, app: RecodeApp) -> None:
+    """Await the session a resume, rewind or fork opens (its replay worker), shown at its first stop."""
+    await worked(pilot, "session")
+    await started(pilot, app)
+
+
+async def state_entered(pilot: Pilot, app: RecodeApp, state: RunState) -> None:
+    """Await the run screen's `run_state` reactive reaching `state` (at once if it is there): a state a
+    controller enters between stops (a proposal under review), watched as Textual watches reactives."""
+    screen = app.debug_screen
+    if screen.run_state is not state:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def entered(new: RunState) -> None:
+            if new is state and not future.done():
+                future.set_result(None)
+
+        screen.watch(screen, "run_state", entered, init=False)
+        await published(future, f"the run state {state}")
+    await pilot.pause()
+
+
+async def stop_shown(pilot: Pilot, stop: asyncio.Future[RunState]) -> RunState:
+    """Await the stop `next_stop` armed, then a finished frame."""
+    try:
+        state = await asyncio.wait_for(stop, HANG)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"no stop was shown in {HANG:g} s (the run says: {pilot.app.debug_screen.reason!r})") from None
+    await footer_settled(pilot)
+    return state
+
+
+async def footer_settled(pilot: Pilot) -> None:
+    """A finished frame whose footer greys the keys the run state disables (redrawn a refresh later)."""
+    for _ in range(20):  # each round awaits the app's idle and two equal frames: no clock
+        await settled(pilot)
+        if keys_settled(pilot.app):
+            return
+    raise AssertionError("the footer does not grey the keys the run state disables")
 
 
 async def settled(pilot: Pilot, timeout: float = 30.0) -> None:
@@ -53,26 +141,15 @@ async def settled(pilot: Pilot, timeout: float = 30.0) -> None:
     app = pilot.app
     deadline = time.monotonic() + timeout
     await pilot.pause()
-    shown = frame(app)
+    shown = screen_cells(app)
     while True:
         await pilot.pause()
-        again = frame(app)
+        again = screen_cells(app)
         if again == shown:
             return
         if time.monotonic() > deadline:
             raise AssertionError(f"the screen kept changing for {timeout:g} s")
         shown = again
-
-
-def frame(app) -> list[list]:
-    """The screen's cells as Textual draws them: what `export_screenshot` prints, without making the SVG
-    (the SVG is most of a screenshot's cost, and a wait for a stop compares two or more frames).
-
-    Reads Textual's private compositor (`Screen._compositor`, `App._background_screens`): Textual
-    has no public way to get the frame but the SVG.
-    """
-    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    return [list(line) for line in update.strips]
 
 
 def keys_settled(app: RecodeApp) -> bool:
@@ -90,30 +167,35 @@ def footer_keys(screen) -> list:
 
 
 def notifications(app) -> list:
-    """The notifications the app shows now.
-
-    A private Textual attribute the tests read (`App._notifications`):
-    Textual has no public way to list them, and their toasts expire.
-    """
-    return list(app._notifications)
+    """The notifications the app shows now (read through the quarantine: Textual has no public list)."""
+    return notifications_on_show(app)
 
 
 async def checked(pilot: Pilot, app: RecodeApp) -> None:
-    """Wait until the editor's check line shows the check of the text now in the editor."""
+    """Wait until the editor's check line shows the check of the text now in the editor: each verdict
+    the editor shows is published (`check_shown`); one of an older text is followed by the current one's."""
     editor = app.debug_screen.editor
-    await wait_for(pilot, lambda: editor.last_check == editor.check(editor.editor.text), what="the live check")
+    while editor.last_check != editor.check(editor.editor.text):
+        await published(armed(app, editor.check_shown), "the live check")
     await settled(pilot)
 
 
 async def started(pilot: Pilot, app: RecodeApp) -> None:
-    await wait_stop(pilot, app, 0)
+    """Wait until the run's first stop (the task, or where a replay ended) is shown, in a finished frame.
+    A console started to resume a session shows it once its replay worker is done: that first."""
+    await replays_done(pilot)
+    try:
+        await asyncio.wait_for(app.debug_screen.first_stop_shown.wait(), HANG)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"the run showed no stop in {HANG:g} s (it says: {app.debug_screen.reason!r})") from None
+    await footer_settled(pilot)
 
 
 async def command(pilot: Pilot, app: RecodeApp, *keys: str) -> None:
-    """Press keys that start one agent command and wait until it has stopped."""
-    before = app.debug_screen.stops
+    """Press keys that start one agent command and wait until its stop is shown."""
+    stop = next_stop(app)
     await pilot.press(*keys)
-    await wait_stop(pilot, app, before)
+    await stop_shown(pilot, stop)
 
 
 def keys_for(text: str) -> list[str]:

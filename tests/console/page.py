@@ -20,18 +20,20 @@ from textual.pilot import Pilot
 
 from agent.runtime.thread_runner import ThreadRunner
 from recode_tui.console.app import RecodeApp, build_app
+from recode_tui.console.run.run_state import RunState
+from recode_tui.console.widgets.status_bar import StatusBar
 from tests.settings import console_options
 
-from .helpers import SIZE, type_text
+from .helpers import HANG, SIZE, replays_done, type_text
 
 if TYPE_CHECKING:
     from agent.llm import LLM
     from agent.runtime.breakpoints import Breakpoint
+    from agent.runtime.stepper import Stepper
     from agent.sandbox.settings import RunnerSettings
     from recode_tui.console.screens.debug_screen import DebugScreen
 
 TOY_GAME = "toy:vase-1"  # "put a vase in sidetable."; the vase is on diningtable 1 (as in ALFWorld's put-01)
-HANG = 90.0  # bounds a real hang only: a loaded machine is slow, not stuck
 STEP_KEYS = {"next": "n", "step": "s", "over": "o", "out": "u", "continue": "c"}
 
 
@@ -57,7 +59,7 @@ class ConsolePage:
     def __init__(self, pilot: Pilot) -> None:
         self.pilot = pilot
         self.app: RecodeApp = pilot.app  # type: ignore[assignment]
-        self._waiting: list[asyncio.Future[int]] = []
+        self._waiting: list[asyncio.Future[RunState]] = []
         self._subscribed: DebugScreen | None = None
 
     @classmethod
@@ -100,12 +102,34 @@ class ConsolePage:
     def state(self) -> str:
         return self.screen.run_state
 
+    def status(self) -> str:
+        """The status line's text (the run's figures, its LLM, why it stopped)."""
+        return self.screen.query_one(StatusBar).text
+
+    @property
+    def agent(self) -> Stepper:
+        """The run's agent: its tree, environment and LLM, as the panes show them."""
+        return self.screen.agent
+
+    @property
+    def last_event(self) -> Any:
+        """The event the run stopped at."""
+        return self.screen.debugger.last_event
+
+    @property
+    def editor_text(self) -> str:
+        """The text in the answer editor."""
+        return self.screen.editor.editor.text
+
     # -- what a person does ------------------------------------------------------------------
 
     async def started(self) -> None:
         """Wait until the run's first stop (the task and first observation) is shown."""
-        if self.screen.stops == 0:  # the autostarted first step has not been shown yet
-            await self._shown(self._next_stop())
+        await replays_done(self.pilot)  # a console started to resume a session: its replay first
+        try:
+            await asyncio.wait_for(self.screen.first_stop_shown.wait(), HANG)
+        except asyncio.TimeoutError:
+            raise AssertionError(f"the run showed no stop in {HANG:g} s (it says: {self.reason!r})") from None
         await self.pilot.pause()
 
     async def command(self, *keys: str) -> None:
@@ -147,23 +171,23 @@ class ConsolePage:
         await self.app.workers.wait_for_complete([w for w in self.app.workers if w.group == group])
         await self.pilot.pause()
 
-    def _next_stop(self) -> asyncio.Future[int]:
+    def _next_stop(self) -> asyncio.Future[RunState]:
         """A future the next shown stop resolves (armed before the key that causes it)."""
         screen = self.screen
         if self._subscribed is not screen:  # a new run (resume, fork) has its own screen and signal
             screen.stop_shown.subscribe(self.app, self._on_stop_shown, immediate=True)
             self._subscribed = screen
-        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[RunState] = asyncio.get_running_loop().create_future()
         self._waiting.append(future)
         return future
 
-    def _on_stop_shown(self, count: int) -> None:
+    def _on_stop_shown(self, state: RunState) -> None:
         waiting, self._waiting = self._waiting, []
         for future in waiting:
             if not future.done():
-                future.set_result(count)
+                future.set_result(state)
 
-    async def _shown(self, stop: asyncio.Future[int]) -> None:
+    async def _shown(self, stop: asyncio.Future[RunState]) -> None:
         try:
             await asyncio.wait_for(stop, HANG)
         except asyncio.TimeoutError:

@@ -1,8 +1,10 @@
 """Plan-and-Execute and ReCAP answered by a person in the console: the check line speaks the
 agent's own format, every call starts from the agent's template, and an action outside the
-environment's grammar is refused as ReAct refuses it."""
+environment's grammar is refused as ReAct refuses it (ALFWorld's grammar: the real engine)."""
 
 from __future__ import annotations
+
+import pytest
 
 from agent.agents.plan_execute.agent import PLAN_SKELETON, TURN_SKELETON
 from agent.agents.recap.agent import SKELETON as RECAP_SKELETON
@@ -10,8 +12,10 @@ from agent.runtime import events as ev
 from recode_tui.console.app import build_app
 from tests.agents.test_plan_execute import WIN_PLAN
 
-from .helpers import SIZE, checked, command, started, wait_for
+from .helpers import SIZE, checked, command, next_stop, started, stop_shown
 from tests.settings import console_options
+
+pytestmark = pytest.mark.heavy
 
 
 async def answer(pilot, app, text: str):
@@ -23,17 +27,17 @@ async def answer(pilot, app, text: str):
 
 async def submit_once(pilot, app) -> None:
     """One ctrl+s takes the answer: no second press asked for."""
+    stop = next_stop(app)
     await pilot.press("ctrl+s")
-    await wait_for(pilot, lambda: isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered), timeout=5,
-                   what="the answer taken on the first ctrl+s")
-    await wait_for(pilot, lambda: not app.debug_screen.driver.busy, what="the stop after the answer")
+    await stop_shown(pilot, stop)  # the stop after the answer
+    assert isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered)  # taken on the first ctrl+s
 
 
 async def until_call(pilot, app, purpose: str) -> ev.LLMRequested:
     for _ in range(10):
         last = app.debug_screen.debugger.last_event
         if app.debug_screen.debugger.awaiting_human and isinstance(last, ev.LLMRequested) and last.purpose == purpose:
-            await wait_for(pilot, lambda: app.debug_screen.editor.is_open, what="the editor open")
+            assert app.debug_screen.editor.is_open  # opened before the stop was shown
             await checked(pilot, app)
             return last
         await command(pilot, app, "c")

@@ -17,7 +17,7 @@ from recode_tui.console.widgets.node_detail import NodeDetail
 from tests.agents import test_plan_execute as pe
 from tests.agents import test_recap as rc
 
-from .helpers import checked, notifications, wait_for
+from .helpers import checked, notifications
 from .page import ConsolePage, toy_app, toy_console
 
 FIRST = pe.plan(("s1", "find the vase on the sofa and take it", []), ("s2", "put the vase on sidetable 1", ["s1"]))
@@ -101,8 +101,7 @@ async def test_the_node_pane_follows_the_tree_to_the_next_step_where_the_finishe
             children = screen.agent.tree.root.children
             second = children[1].id if len(children) > 1 else None
         assert second is not None and screen.tree_view.current_id == second, "the tree never moved to the second step"
-        await wait_for(page.pilot, lambda: screen.query_one(NodeDetail).shown_id == second,
-                       what=f"the node pane on {second}, the node the tree marks ▸")
+        assert screen.query_one(NodeDetail).shown_id == second  # the node pane on the node the tree marks ▸
 
 
 async def test_the_view_is_redrawn_at_stops_only() -> None:
@@ -171,12 +170,11 @@ async def test_enter_in_codeacts_cells_shows_a_cells_whole_output() -> None:
     async with toy_console(ScriptedLLM([ScriptEntry(printing, purpose="act", once=True)]), agent="codeact") as page:
         await until_call(page, lambda e: "cell 2" in shown(page))
         await page.press("escape", "a")
-        await wait_for(page.pilot, lambda: page.app.focused is pane(page), what="the Cells tab")
+        assert page.app.focused is pane(page)  # the Cells tab
         whole = [f"  => line {i} " + "x" * 160 for i in range(12)]
         assert "  => line 0 " not in shown(page) and whole[-1] not in pane(page).lines  # the last 6, each cut
         await page.press("enter")
-        await wait_for(page.pilot, lambda: all(line in pane(page).lines for line in whole),
-                       what="every output line whole")
+        assert all(line in pane(page).lines for line in whole)  # every output line whole
 
 
 async def test_recode_has_no_agent_tab() -> None:

@@ -1,5 +1,8 @@
 """ReAct and CodeAct in the console with a person as the LLM: the editor shows the agent's
-format, judges with the agent's own rule as the person types, and the answer is acted on."""
+format, judges with the agent's own rule as the person types, and the answer is acted on.
+
+On the toy world, node code in-process (tests/console/page.py), except where ALFWorld's action grammar
+or the sandbox's checks are what is judged."""
 
 from __future__ import annotations
 
@@ -7,10 +10,12 @@ from pathlib import Path
 
 from agent.runtime import events as ev
 from agent.runtime.tree import NodeStatus
-from recode_tui.console.app import build_app
-from recode_tui.console.screens.replay import ReplayScreen
+import pytest
 
-from .helpers import SIZE, checked, command, started, type_text, wait_for
+from recode_tui.console.app import build_app
+
+from .helpers import SIZE, checked, command, next_stop, session_opened, started, type_text
+from .page import toy_app
 from tests.settings import console_options, episode_named, run_settings
 from envs.registry import EpisodeRef
 
@@ -26,15 +31,12 @@ def header(app) -> str:
     return app.debug_screen.editor.query_one("#expand-header").render().plain
 
 
-async def test_a_person_plays_react_turns_in_the_editor_resumes_where_they_stopped_and_wins(tmp_path: Path) -> None:
-    sessions = tmp_path / "sessions"
-    app = build_app(console_options(agent="react", sessions_dir=sessions))
+@pytest.mark.heavy  # ALFWorld's action grammar judges the answer
+async def test_a_react_action_outside_alfworlds_grammar_is_refused_live_and_nothing_is_sent() -> None:
+    app = build_app(console_options(agent="react", breakpoints=[]))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        assert app.debug_screen.run_state == "awaiting expansion" and app.focused is app.debug_screen.editor.editor
-        assert app.debug_screen.editor.editor.text == "Thought: \nAction: "  # the agent's format, not <think>/<execute>
-        assert "Act n1" in header(app) and "turn 1" in header(app)
         # The cursor waits after "Thought: "; an action outside ALFWorld's grammar is judged live.
         await type_text(pilot, "the vase may be on the table")
         await pilot.press("down", "end")
@@ -42,12 +44,33 @@ async def test_a_person_plays_react_turns_in_the_editor_resumes_where_they_stopp
         await checked(pilot, app)
         check = app.debug_screen.editor.last_check
         assert not check.ok and "is not an action of alfworld" in check.message
-        stops = app.debug_screen.stops
+        stop = next_stop(app)
         await pilot.press("ctrl+s")
-        await pilot.pause(0.1)
-        assert app.debug_screen.stops == stops and app.debug_screen.agent.env.steps == 0  # refused in the editor: nothing was sent
+        await pilot.pause()
+        assert not stop.done() and not app.debug_screen.driver.busy and app.debug_screen.agent.env.steps == 0  # refused in the editor
         # Fixed: accepted, and the action is sent to the environment.
         app.debug_screen.editor.editor.load_text("Thought: the vase may be on the table\nAction: go to diningtable 1")
+        await checked(pilot, app)
+        assert app.debug_screen.editor.last_check.ok and "one action: go to diningtable 1" in app.debug_screen.editor.last_check.message
+        await command(pilot, app, "ctrl+s")
+        await command(pilot, app, "c")
+        assert app.debug_screen.agent.env.steps == 1 and "1 > go to diningtable 1" in log_text(app)
+
+
+async def test_a_person_plays_react_turns_in_the_editor_resumes_where_they_stopped_and_wins(tmp_path: Path,
+                                                                                           toy_env) -> None:
+    sessions = tmp_path / "sessions"
+    app = toy_app(agent="react", sessions_dir=sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await command(pilot, app, "c")
+        assert app.debug_screen.run_state == "awaiting expansion" and app.focused is app.debug_screen.editor.editor
+        assert app.debug_screen.editor.editor.text == "Thought: \nAction: "  # the agent's format, not <think>/<execute>
+        assert "Act n1" in header(app) and "turn 1" in header(app)
+        # The cursor waits after "Thought: ": the person types the thought, then the action.
+        await type_text(pilot, "the vase may be on the table")
+        await pilot.press("down", "end")
+        await type_text(pilot, "go to diningtable 1")
         await checked(pilot, app)
         assert app.debug_screen.editor.last_check.ok and "one action: go to diningtable 1" in app.debug_screen.editor.last_check.message
         await command(pilot, app, "ctrl+s")
@@ -61,12 +84,9 @@ async def test_a_person_plays_react_turns_in_the_editor_resumes_where_they_stopp
         assert app.debug_screen.debugger.awaiting_human and app.debug_screen.agent.env.steps == 2
         folder = app.session_control.session.folder
     # The console is gone two turns in: a new one resumes the session where it stopped, and the person wins.
-    resumed = build_app(console_options(sessions_dir=sessions, resume=folder))
+    resumed = toy_app(sessions_dir=sessions, resume=folder)
     async with resumed.run_test(size=SIZE) as pilot:
-        control = resumed.session_control
-        await wait_for(pilot, lambda: control.session is not None and not control.busy
-                       and not isinstance(resumed.screen, ReplayScreen) and resumed.debug_screen.stops > 0,
-                       timeout=60, what="the resumed session")
+        await session_opened(pilot, resumed)
         assert resumed.debug_screen.agent.name == "react" and resumed.debug_screen.debugger.awaiting_human
         agent = resumed.debug_screen.agent
         assert agent.env.steps == 2 and [t.code for t in agent.tree.root.children] == [*PUT_ACTIONS[:2], "turn 3"]
@@ -89,8 +109,9 @@ async def play_turns(pilot, app, actions: list[str]) -> None:
 CELL = 'for a in ["go to diningtable 1", "take vase 1 from diningtable 1"]:\n    run(a)\nrun("go to sidetable 1")'
 
 
-async def test_a_person_writes_codeact_cells_and_an_error_goes_to_the_next_prompt() -> None:
-    app = build_app(console_options(agent="codeact"))
+@pytest.mark.heavy  # the sandbox worker's checks judge the cell (on the toy world)
+async def test_a_person_writes_codeact_cells_and_an_error_goes_to_the_next_prompt(toy_game) -> None:
+    app = build_app(console_options(toy_game, agent="codeact"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -116,6 +137,7 @@ async def test_a_person_writes_codeact_cells_and_an_error_goes_to_the_next_promp
         assert app.debug_screen.run_state == "done" and app.debug_screen.agent.host.finished.success
 
 
+@pytest.mark.heavy  # ALFWorld's action grammar judges the turn; node code in the sandbox worker
 async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -> None:
     import asyncio
 

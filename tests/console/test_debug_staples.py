@@ -1,7 +1,7 @@
 """Debugger staples: `!` at a stop, run to here, the current line, the model clock.
 
-What does not depend on ALFWorld or the sandbox runs on the toy world with node code in-process
-(tests/console/page.py); the shell's checks, resumes and forks keep the real sandbox.
+On the toy world with node code in-process (tests/console/page.py); the shell's checks keep the real
+sandbox worker, and resumes and forks replay in it as every replay does.
 """
 
 from __future__ import annotations
@@ -11,35 +11,42 @@ import re
 import time
 from pathlib import Path
 
+import pytest
+
 from agent.runtime import events as ev
 from recode_tui.console.app import build_app
-from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.screens.shell_prompt import ShellPrompt
 
-from .helpers import SIZE, command, notifications, select_node, started, type_text, wait_for
-from .page import toy_console
+from .helpers import (SIZE, armed, command, notifications, published, select_node, session_opened, started, type_text,
+                      wait_for, worked)
+from .page import TOY_GAME, toy_app, toy_console
 from .test_pilot import nested_model
 from tests.settings import console_options
+
+
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
 
 
 async def shell_line(pilot, app, code: str) -> str:
     """Open `!`, type one line, wait for its answer, close; the answer shown."""
     await pilot.press("exclamation_mark")
-    await wait_for(pilot, lambda: isinstance(app.screen, ShellPrompt), what="the shell prompt")
     screen = app.screen
-    before = screen.ran
+    assert isinstance(screen, ShellPrompt)
+    answer = armed(app, screen.answered)
     await type_text(pilot, code)
     await pilot.press("enter")
-    await wait_for(pilot, lambda: screen.ran > before, what="the line's answer")
-    result = screen.result
+    result = await published(answer, "the line's answer")
     await pilot.press("escape")
-    await wait_for(pilot, lambda: not isinstance(app.screen, ShellPrompt), what="the prompt closed")
+    assert not isinstance(app.screen, ShellPrompt)  # the prompt closed
     return result
 
 
+@pytest.mark.heavy  # the sandbox worker's checks refuse the line (on the toy world)
 async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume_and_a_refused_one_changes_nothing(
         tmp_path: Path) -> None:
-    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
+    app = build_app(console_options(TOY_GAME, breakpoints=[], sessions_dir=tmp_path), nested_model())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         before = await app.debug_screen.agent.runner.variables()
@@ -61,11 +68,10 @@ async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume_and_a_re
     statements = [r for r in records if r["type"] == "statement"]
     assert [s["code"] for s in statements] == ["my_mark = 'mug 1'"]  # the refused lines and the expression: not kept
 
-    app = build_app(console_options("put-01", "demo", sessions_dir=tmp_path, resume=folder))
+    app = build_app(console_options(TOY_GAME, sessions_dir=tmp_path, resume=folder), nested_model())
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.session_control.session is not None and app.session_control.session.folder == folder
-                       and not app.session_control.busy and not isinstance(app.screen, ReplayScreen),
-                       what="the resumed session")
+        await session_opened(pilot, app)
+        assert app.session_control.session.folder == folder
         assert app.debug_screen.debugger.done and app.debug_screen.agent.host.finished.success
         assert (await app.debug_screen.agent.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
 
@@ -73,7 +79,7 @@ async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume_and_a_re
 async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_after_it(tmp_path: Path) -> None:
     from .test_sessions_console import branch, select
 
-    app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=tmp_path))
+    app = toy_app(nested_model(), breakpoints=[], sessions_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -85,7 +91,7 @@ async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_aft
         await branch(pilot, app, "F")
         asked = app.debug_screen.debugger.last_event
         assert isinstance(asked, ev.LLMRequested) and asked.node_id == stub.id
-        await wait_for(pilot, lambda: app.debug_screen.editor.node_id == stub.id and not app.debug_screen.editor.editor.read_only, what="the editor")
+        assert app.debug_screen.editor.node_id == stub.id and not app.debug_screen.editor.editor.read_only
         assert app.debug_screen.editor.editor.text == old  # not "No expansion is awaited"
         assert app.debug_screen.agent.host.llm.name == "human" and app.debug_screen.llm_control.restore_after.name == model
         await command(pilot, app, "ctrl+s")
@@ -98,7 +104,7 @@ async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_aft
         assert "human" in sources and sources[-1] != "human"
 
 
-async def test_run_to_here_stops_where_the_selected_node_starts(toy_env) -> None:
+async def test_run_to_here_stops_where_the_selected_node_starts() -> None:
     async with toy_console(nested_model(), breakpoints=[]) as page:
         while len(page.screen.agent.tree.root.children) < 2:
             await page.step("next")
@@ -111,7 +117,7 @@ async def test_run_to_here_stops_where_the_selected_node_starts(toy_env) -> None
         assert page.screen.agent.tree.root.children[0].status.value == "COMPLETED"  # the earlier sibling ran on the way
 
 
-async def test_run_to_here_on_a_node_that_already_ran_only_says_so(toy_env) -> None:
+async def test_run_to_here_on_a_node_that_already_ran_only_says_so() -> None:
     async with toy_console(nested_model(), breakpoints=[]) as page:
         while len(page.screen.agent.tree.root.children) < 2:
             await page.step("next")
@@ -140,7 +146,7 @@ def detail_text(app) -> str:
     return "\n".join(strip.text for strip in body.render_lines(body.region.reset_offset))
 
 
-async def test_the_running_line_moves_between_the_actions_of_a_loop(toy_env) -> None:
+async def test_the_running_line_moves_between_the_actions_of_a_loop() -> None:
     from mockllm.scripted import ScriptedLLM, ScriptEntry
 
     llm = ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
@@ -178,7 +184,7 @@ class GatedLLM:
 
 async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
     llm = GatedLLM()
-    app = build_app(console_options(breakpoints=[]), llm)
+    app = toy_app(llm, breakpoints=[])
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         status = app.debug_screen.query_one("#status")
@@ -207,7 +213,7 @@ class TwiceGatedLLM(GatedLLM):
 
 async def test_the_model_clock_starts_again_when_the_proposal_is_regenerated() -> None:
     llm = TwiceGatedLLM()
-    app = build_app(console_options(review=True, breakpoints=[]), llm)
+    app = toy_app(llm, review=True, breakpoints=[])
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         status = app.debug_screen.query_one("#status")
@@ -236,7 +242,7 @@ async def test_compare_offers_one_key_per_answer_column() -> None:
 
     from .test_workspace import open_workspace, scripted
 
-    app = build_app(console_options(), scripted())
+    app = toy_app(scripted())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -245,8 +251,8 @@ async def test_compare_offers_one_key_per_answer_column() -> None:
         ws = await open_workspace(pilot, app)
         ws.query_one("#ws-llms", Input).value = "human"
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
-        await pilot.pause()
+        await worked(pilot, "reexpand")
+        assert isinstance(app.screen, CompareScreen)
         offered = {key for key, b in app.screen.active_bindings.items() if b.binding.show and b.enabled}
         assert {k for k in offered if k.startswith("f") and k[1:].isdigit()} == {"f1"}
 
@@ -269,7 +275,7 @@ def test_an_answer_replayed_from_a_journal_is_labelled_journal(tmp_path: Path) -
     assert completion.source == "journal"
 
 
-async def test_the_node_pane_shows_what_a_stub_became(toy_env) -> None:
+async def test_the_node_pane_shows_what_a_stub_became() -> None:
     async with toy_console(nested_model(), breakpoints=[]) as page:
         while not page.screen.agent.tree.root.children:
             await page.step("next")
@@ -280,13 +286,14 @@ async def test_the_node_pane_shows_what_a_stub_became(toy_env) -> None:
         assert f"{first.id} {first.code.splitlines()[0][:20]}" in text
 
 
+@pytest.mark.heavy  # the sandbox worker runs a line while a node waits on its action (in-process cannot)
 async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_replays_there(tmp_path: Path) -> None:
     from mockllm.scripted import ScriptedLLM, ScriptEntry
 
     def llm():
         return ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
 
-    app = build_app(console_options(breakpoints=[], sessions_dir=tmp_path), llm())
+    app = build_app(console_options(TOY_GAME, breakpoints=[], sessions_dir=tmp_path), llm())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         while not isinstance(app.debug_screen.debugger.last_event, ev.ActionSent):
@@ -296,14 +303,14 @@ async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_repla
         await command(pilot, app, "c")
         assert (await app.debug_screen.agent.runner.evaluate("extra"))[1] == "DININGTABLE 1"
         folder = app.session_control.session.folder
-    app = build_app(console_options(sessions_dir=tmp_path, resume=folder), llm())
+    app = build_app(console_options(TOY_GAME, sessions_dir=tmp_path, resume=folder), llm())
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.session_control.session is not None and not app.session_control.busy
-                       and not isinstance(app.screen, ReplayScreen) and app.debug_screen.debugger.done, what="the resumed session")
+        await session_opened(pilot, app)
+        assert app.debug_screen.debugger.done
         assert (await app.debug_screen.agent.runner.evaluate("extra"))[1] == "DININGTABLE 1"
 
 
-async def test_help_lists_run_to_here_with_the_shell(toy_env) -> None:
+async def test_help_lists_run_to_here_with_the_shell() -> None:
     from recode_tui.console.screens.help_screen import HelpScreen
 
     async with toy_console() as page:

@@ -88,7 +88,7 @@ async def test_D_on_a_fork_in_the_console_diffs_it_against_its_parent(fork_and_p
     app = cli.console_app(args)
     async with app.run_test(size=(160, 48)) as pilot:
         control = app.session_control
-        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.stops > 0,
+        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.first_stop_shown.is_set(),
                        what="the fork, resumed")
         debug = app.screen
         await pilot.press("D")

@@ -4,6 +4,9 @@ F with the person as the LLM, F then `t` under a model, and the prompt
 workspace's "use this answer": each answer is journaled with its stub and
 the full prompt, the fork resumes in a new console after the first is gone,
 and a draft typed in the fork comes back on that resume.
+
+On the toy world (put-01's twin), node code in-process (tests/console/page.py); a fork or a resume
+replays in the sandbox worker, as every replay does.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, TextArea
 
 from agent.runtime import events as ev
@@ -19,10 +23,15 @@ from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.workspace.compare import CompareScreen
 
-from .helpers import SIZE, command, started, type_text, wait_for
+from .helpers import SIZE, command, session_opened, started, type_text, wait_for, worked
+from .page import toy_app
 from .test_sessions_console import branch, play_to_n2, select
 from .test_workspace import DIRECT, SCRIPTED, SOLVE, open_workspace, scripted
-from tests.settings import console_options
+
+
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
 
 N1_AGAIN = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "the vase"'
 
@@ -38,13 +47,13 @@ def assert_whole(record: dict, stub: str, prompt: str) -> None:
 
 
 async def resumed(pilot, app) -> None:
-    control = app.session_control
-    await wait_for(pilot, lambda: control.session is not None and not control.busy
-                   and not isinstance(app.screen, ReplayScreen) and app.debug_screen.stops > 0, what="the resumed session")
-    await pilot.pause()
+    """The session the console was started to resume (`--resume`), shown at its last stop."""
+    await session_opened(pilot, app)
+    assert app.session_control.session is not None and not app.session_control.busy
 
 
 async def draft_saved(pilot, app, folder: Path, text: str) -> None:
+    """The draft being typed, written to `folder` by the session's draft timer (a clock: polled)."""
     def saved() -> bool:
         try:
             return text in json.loads((folder / DRAFT_FILE).read_text())["text"]
@@ -55,7 +64,7 @@ async def draft_saved(pilot, app, folder: Path, text: str) -> None:
 
 
 async def test_fork_as_the_person_keeps_drafts_over_resumes_and_journals_the_stub_and_prompt(tmp_path: Path) -> None:
-    app = build_app(console_options(sessions_dir=tmp_path))
+    app = toy_app(sessions_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await play_to_n2(pilot, app)
         await select(pilot, app, "n1")
@@ -65,7 +74,7 @@ async def test_fork_as_the_person_keeps_drafts_over_resumes_and_journals_the_stu
         await type_text(pilot, 'run("look")')
         await draft_saved(pilot, app, fork, 'run("look")')
     # The console is gone without submitting n1: a new one resumes the fork with the draft on the forked stub.
-    again = build_app(console_options(sessions_dir=tmp_path, resume=fork))
+    again = toy_app(sessions_dir=tmp_path, resume=fork)
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
@@ -83,7 +92,7 @@ async def test_fork_as_the_person_keeps_drafts_over_resumes_and_journals_the_stu
         await type_text(pilot, 'run("go to sidetable 1")')
         await draft_saved(pilot, again, fork, 'run("go to sidetable 1")')
     # Gone again without submitting n2: the next console resumes with n1's new answer and n2's draft.
-    third = build_app(console_options(sessions_dir=tmp_path, resume=fork))
+    third = toy_app(sessions_dir=tmp_path, resume=fork)
     async with third.run_test(size=SIZE) as pilot:
         await resumed(pilot, third)
         assert third.debug_screen.debugger.awaiting_human and third.debug_screen.debugger.last_event.node_id == "n2"
@@ -92,7 +101,7 @@ async def test_fork_as_the_person_keeps_drafts_over_resumes_and_journals_the_stu
 
 
 async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_resumes(tmp_path: Path) -> None:
-    app = build_app(console_options(sessions_dir=tmp_path), scripted())
+    app = toy_app(scripted(), sessions_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -103,7 +112,7 @@ async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_res
         asked = app.debug_screen.debugger.last_event
         assert isinstance(asked, ev.LLMRequested) and asked.node_id == "n0"
         await pilot.press("t")
-        await wait_for(pilot, lambda: app.debug_screen.editor.node_id == "n0" and not app.debug_screen.editor.editor.read_only, what="the editor")
+        assert app.debug_screen.editor.node_id == "n0" and not app.debug_screen.editor.editor.read_only
         app.debug_screen.editor.editor.load_text(DIRECT)
         await command(pilot, app, "ctrl+s")
         record = answers(fork)[-1]
@@ -111,7 +120,7 @@ async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_res
         assert_whole(record, SOLVE, asked.prompt)
         await command(pilot, app, "c")
         assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success
-    again = build_app(console_options(sessions_dir=tmp_path, resume=fork), scripted())
+    again = toy_app(scripted(), sessions_dir=tmp_path, resume=fork)
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork
@@ -120,7 +129,7 @@ async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_res
 
 
 async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_and_resumes(tmp_path: Path) -> None:
-    app = build_app(console_options(sessions_dir=tmp_path), scripted())
+    app = toy_app(scripted(), sessions_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -131,13 +140,14 @@ async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_a
         ws = await open_workspace(pilot, app)
         ws.query_one("#ws-llms", Input).value = "human"
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
+        await worked(pilot, "reexpand")
+        assert isinstance(app.screen, CompareScreen)
         app.screen.query_one("#cmp-text-1", TextArea).load_text(DIRECT)
         await pilot.pause(0.3)
         await pilot.press("f1")
         control = app.session_control
-        await wait_for(pilot, lambda: control.session.folder != old and not control.busy
-                       and app.screen is app.screen_stack[0], what="the fork")
+        await session_opened(pilot, app)  # the fork
+        assert control.session.folder != old and not control.busy and app.screen is app.screen_stack[0]
         fork = control.session.folder
         await command(pilot, app, "c")
         assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success
@@ -145,7 +155,7 @@ async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_a
         assert record["answer"] == DIRECT
         assert_whole(record, SOLVE, prompt)
         assert [a["answer"] for a in answers(old)] == [SCRIPTED]
-    again = build_app(console_options(sessions_dir=tmp_path, resume=fork), scripted())
+    again = toy_app(scripted(), sessions_dir=tmp_path, resume=fork)
     async with again.run_test(size=SIZE) as pilot:
         await resumed(pilot, again)
         assert again.session_control.session.folder == fork

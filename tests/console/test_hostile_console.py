@@ -1,20 +1,28 @@
-"""The console under hostile input: where its crash report goes, and a slow answer check off its event loop."""
+"""The console under hostile input: where its crash report goes, and a slow answer check off its event loop.
+
+On the toy world, node code in-process (tests/console/page.py); a resume replays in the sandbox worker.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from pathlib import Path
 
 import pytest
 
-from recode_tui.console.app import build_app
-
-from .helpers import SIZE, wait_for
-from tests.settings import console_options
+from .helpers import SIZE, command, next_stop, session_opened, stop_shown, wait_for, worked
+from .page import toy_app
 
 
-async def test_a_crash_report_goes_to_the_sessions_folder_given_with_sessions(tmp_path: Path, monkeypatch) -> None:
+async def set_in_time(event: threading.Event, what: str) -> None:
+    """Await a thread's `event` (the limit bounds a real hang only)."""
+    assert await asyncio.to_thread(event.wait, 30), f"{what} did not happen"
+
+
+async def test_a_crash_report_goes_to_the_sessions_folder_given_with_sessions(tmp_path: Path, monkeypatch,
+                                                                               toy_env) -> None:
     from recode_tui.console.session.session_control import SessionControl
 
     def broken(self, app, replace_run) -> None:
@@ -22,7 +30,7 @@ async def test_a_crash_report_goes_to_the_sessions_folder_given_with_sessions(tm
 
     monkeypatch.setattr(SessionControl, "attach", broken)
     mine = tmp_path / "my-sessions"
-    app = build_app(console_options("put-01", "demo", sessions_dir=mine))
+    app = toy_app(sessions_dir=mine)
     with pytest.raises(RuntimeError, match="a bug in the console"):
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
@@ -62,11 +70,13 @@ async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) ->
         await started(pilot, app)
         await command(pilot, app, "c")  # to the breakpoint on every stub: the LLM is asked next
         await pilot.press("c")
-        await wait_for(pilot, checking.is_set, timeout=10, what="the answer check to start")
+        await set_in_time(checking, "the answer check's start")
+        stop = next_stop(app)
         await pilot.press("p")
         assert app.debug_screen.reason.startswith("pausing after the current event")  # taken now, not after the check
         go_on.set()
-        await wait_for(pilot, lambda: not app.debug_screen.driver.busy, timeout=10, what="the pause")
+        await stop_shown(pilot, stop)  # the pause
+        assert not app.debug_screen.driver.busy
     assert waited == [True]
 
 
@@ -116,16 +126,14 @@ async def test_typing_goes_on_while_the_live_check_judges_a_long_answer(toy_game
         assert app.debug_screen.editor.is_open
         opened = len(calls)  # opening the editor judges its (empty) draft at once
         app.debug_screen.editor.editor.load_text("run('look')  # slow")
-        await wait_for(pilot, checking.is_set, timeout=10, what="the live check to start")
+        await set_in_time(checking, "the live check's start")
         await pilot.press("end", "x")
         assert app.debug_screen.editor.editor.text.endswith("# slowx")  # typed while the check was running
         go_on.set()
         app.debug_screen.editor.editor.load_text("run('look')")
         await wait_for(pilot, lambda: app.debug_screen.editor.last_check is not None and app.debug_screen.editor.last_check.ok
                        and calls.count("run('look')") >= 1, what="the check of the final text")
-        stops = app.debug_screen.stops
-        await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: app.debug_screen.stops > stops, what="the submitted answer")
+        await command(pilot, app, "ctrl+s")  # the submitted answer's stop
         # the live checks ran in a thread, submit took their verdict, the agent judged in its own thread
         assert calls[opened:].count("run('look')") >= 2 and not any(on_loop[opened:]), (calls, on_loop)
     assert held == [True]
@@ -152,7 +160,8 @@ async def test_the_sessions_list_shows_a_crafted_journals_markup_and_escapes_as_
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, SessionsScreen)
-        await wait_for(pilot, lambda: screen.loaded, what="the sessions list")
+        await worked(pilot, "sessions-list")
+        assert screen.loaded
         table = screen.query_one(DataTable)
         cells = table.get_row_at(0)
         assert not [cell for cell in cells if isinstance(cell, str) and "[" in cell]  # no cell is markup to parse
@@ -184,15 +193,25 @@ def assert_no_terminal_control(output: str) -> None:
     assert not [c for c in rest if not c.isprintable() and c != "\t"], repr(rest[:300])
 
 
-@pytest.fixture(scope="module")
-def played_session(tmp_path_factory) -> Path:
-    """put-01 won by the demo model through `recode-tui run`: the session folder."""
+@pytest.fixture
+def played_session(tmp_path, toy_env) -> Path:
+    """The toy put episode won by a scripted model (thoughts in its answers) through `recode-tui run`:
+    the session folder."""
     import subprocess
     import sys
 
-    sessions = tmp_path_factory.mktemp("played")
-    done = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--llm", "demo", "--game", "put-01", "--quiet",
-                           "--sessions", str(sessions)], capture_output=True, text=True, timeout=300)
+    import yaml
+
+    from .test_pilot import FETCH, PLACE, SOLVE
+
+    script = tmp_path / "nested.yaml"
+    script.write_text(yaml.safe_dump({"answers": [{"stub": "solve(instruction, observation)", "answer": SOLVE},
+                                                  {"stub": "fetch_vase(seen)", "answer": FETCH},
+                                                  {"stub": "place_vase(obj)", "answer": PLACE}]}))
+    sessions = tmp_path / "played"
+    done = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--llm", f"scripted:{script}", "--game",
+                           "toy:vase-1", "--quiet", "--sessions", str(sessions)], capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 0, done.stderr
     return next(sessions.iterdir())
 
@@ -205,18 +224,18 @@ async def test_a_crafted_session_resumes_with_its_markup_and_escapes_shown_as_te
     from .helpers import notifications
 
     folder = hostile_session(played_session, tmp_path / "sessions" / played_session.name)
-    app = build_app(console_options("put-01", "demo", sessions_dir=folder.parent, resume=folder))
+    app = toy_app(sessions_dir=folder.parent, resume=folder)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: any("cannot be used" in n.message for n in notifications(app)),
-                       what="the note on the session's LLM")
-        await pilot.pause()
+        await session_opened(pilot, app)  # with the note on the session's LLM
         assert_no_terminal_control(terminal_output(app))
         note = next(n for n in notifications(app) if "cannot be used" in n.message)
         assert hostile("llm")[:40] in note.message
         assert not any(n.markup for n in notifications(app))  # every toast shows its text as text, links and all
         tree = app.debug_screen.tree_view
         tree.focus()
-        for node in ("n0", "n5"):  # nodes the model answered: their thoughts in the node pane
+        thoughtful = [node.id for node in app.debug_screen.agent.tree.nodes.values() if node.thought]
+        assert len(thoughtful) == 2
+        for node in thoughtful:  # nodes the model answered with a thought: their thoughts in the node pane
             tree.move_cursor(tree.item(node))
             await pilot.pause()
             output = terminal_output(app)
@@ -253,6 +272,6 @@ async def test_a_variable_the_models_code_sets_to_markup_is_shown_as_text(toy_ga
         await command(pilot, app, "c")  # to the breakpoint on the stub
         await command(pilot, app, "c")  # its answer runs: `note` is bound
         table = app.debug_screen.query_one("#vars-table", DataTable)
-        await wait_for(pilot, lambda: "note" in table.rows, what="the variable in the pane")
+        assert "note" in table.rows  # the stop is shown with the variables read at it
         assert table.get_cell("note", "value").plain.startswith("[/oops][@click=app.q")  # as written (cut to fit)
         assert_no_terminal_control(terminal_output(app))

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import re
 
-from recode_tui.console.app import build_app
+import pytest
+
 from recode_tui.console.widgets.key_line import KeyLine
 
 from .helpers import command, footer_keys, settled, started
-from tests.settings import console_options
+from .page import toy_app
+
+
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
 
 
 def bottom_line(app) -> str:
@@ -38,7 +44,7 @@ def keys_of(line: str) -> dict[str, str]:
 
 
 async def test_at_80x24_every_view_key_zoom_and_quit_is_shown_whole() -> None:
-    app = build_app(console_options(agent="react"))
+    app = toy_app(agent="react")
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         app.debug_screen.query_one("#code-tree").focus()
@@ -51,7 +57,7 @@ async def test_at_80x24_every_view_key_zoom_and_quit_is_shown_whole() -> None:
 
 
 async def test_in_the_editor_the_line_offers_the_editors_keys_and_esc_leaves_it() -> None:
-    app = build_app(console_options())
+    app = toy_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
@@ -67,7 +73,7 @@ async def test_in_the_editor_the_line_offers_the_editors_keys_and_esc_leaves_it(
 
 
 async def test_a_wide_terminal_keeps_textuals_footer_which_in_the_editor_says_what_esc_does() -> None:
-    app = build_app(console_options())
+    app = toy_app()
     async with app.run_test(size=(160, 48)) as pilot:
         await started(pilot, app)
         widget, _ = app.screen.get_widget_at(0, 47)

@@ -1,7 +1,7 @@
 """The console's first frame comes while the game loads; no key steps a run that is not ready.
 
-The game's reset (the real ALFWorld engine) is held back by a gate the test
-opens, so the loading state lasts as long as the test needs.
+The game's reset (the toy world's, node code in-process: tests/console/page.py) is held back by a
+gate the test opens, so the loading state lasts as long as the test needs.
 """
 
 from __future__ import annotations
@@ -9,13 +9,24 @@ from __future__ import annotations
 import asyncio
 import threading
 
+import pytest
 
-from recode_tui.console.app import build_app
 from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.status_bar import StatusBar
 
-from .helpers import SIZE, notifications, settled, started, wait_for
+from .helpers import SIZE, command, notifications, started
+from .page import TOY_GAME, in_process, toy_app
 from tests.settings import console_options
+
+
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
+
+
+async def load_done(app) -> None:
+    """Await the worker that builds the run behind the loading frame."""
+    await app.workers.wait_for_complete([w for w in app.workers if w.name == "load-run"])
 
 
 def gate_reset(app) -> threading.Event:
@@ -32,10 +43,11 @@ def gate_reset(app) -> threading.Event:
 
 
 async def test_the_frame_says_loading_and_stepping_keys_wait_for_the_run() -> None:
-    app = build_app(console_options())
+    app = toy_app()
     gate = gate_reset(app)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.debug_screen.driver.busy, what="the game's load under way")
+        await pilot.pause()  # the first frame is drawn: the autostarted step (the game's reset) is under way
+        assert app.debug_screen.driver.busy
         status = app.query_one(StatusBar)
         assert "loading" in str(status.render()) and app.debug_screen.run_state is RunState.STARTING
         for key in ("n", "s", "c"):  # a person who does not wait
@@ -43,31 +55,30 @@ async def test_the_frame_says_loading_and_stepping_keys_wait_for_the_run() -> No
         await pilot.pause()
         said = [n.message for n in notifications(app)]
         assert sum("loading… the run is not ready yet" in m for m in said) == 3, said
-        assert app.debug_screen.stops == 0 and app.debug_screen.agent.env.steps == 0 and len(app.debug_screen.agent.tree) == 1
+        assert not app.debug_screen.first_stop_shown.is_set() and app.debug_screen.agent.env.steps == 0 and len(app.debug_screen.agent.tree) == 1
         gate.set()
         await started(pilot, app)  # the first stop: the task, the run paused at the root
         assert app.debug_screen.run_state is not RunState.STARTING and "loading" not in str(status.render())
         assert app.debug_screen.agent.env.steps == 0  # none of the keys pressed while loading acted
-        stops = app.debug_screen.stops
-        await pilot.press("n")  # now the same key steps the run
-        await wait_for(pilot, lambda: app.debug_screen.stops > stops and not app.debug_screen.driver.busy, what="the step after loading")
-        await settled(pilot)
+        await command(pilot, app, "n")  # now the same key steps the run
 
 
 # ---- the frame before the run exists (`recode-tui tui` on a terminal: `RecodeApp(loader=...)`)
 
-def gated_loader(app_args: dict, gate: threading.Event, built: list):
-    """A `RunLoader` that builds the real run (the real ALFWorld game) once `gate` opens."""
+def gated_loader(app_args: dict, gate: threading.Event, built: list, closed: threading.Event | None = None):
+    """A `RunLoader` that builds the real run (on the toy world) once `gate` opens; `built` gets the run
+    first, then "closed" once its agent is closed (`closed` is set then)."""
     from recode_tui.console.run.run_builder import load_run
 
     def load():
         gate.wait(30)
-        run = load_run(console_options(sessions_dir=app_args.get("sessions_dir")))
+        run = load_run(console_options(TOY_GAME, sessions_dir=app_args.get("sessions_dir")), runner_maker=in_process)
         close = run.agent.close
 
         async def recorded_close() -> None:  # the test sees whether the loader's agent was closed
             built.append("closed")
             await close()
+            closed.set()
 
         run.agent.close = recorded_close
         built.insert(0, run)
@@ -81,25 +92,23 @@ async def test_the_first_frame_comes_before_the_run_is_built_and_the_run_replace
     from recode_tui.console.screens.loading import LoadingScreen
 
     gate, built = threading.Event(), []
-    app = RecodeApp(loader=gated_loader({"sessions_dir": tmp_path}, gate, built), episode="put-01", cursor_blink=False)
+    app = RecodeApp(loader=gated_loader({"sessions_dir": tmp_path}, gate, built), episode=TOY_GAME, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, LoadingScreen) and not app.loaded and not built
         shown = str(app.screen.query_one("#loading-status").render())
-        assert "loading put-01" in shown
+        assert f"loading {TOY_GAME}" in shown
         await pilot.press("n", "c")  # no run yet: the keys do nothing, and nothing breaks
         await pilot.press("ctrl+c")
         assert any("Still loading" in (n.title or "") for n in notifications(app))
         gate.set()
-        await wait_for(pilot, lambda: app.loaded, what="the run on show")
+        await load_done(app)
+        assert app.loaded
         await started(pilot, app)
         assert not isinstance(app.screen, LoadingScreen) and app.debug_screen.agent is built[0].agent
         assert app.session_control is not None and app.session_control.session is not None  # journaled
         assert app.resume_hint().startswith("recode-tui tui --resume ")
-        stops = app.debug_screen.stops
-        await pilot.press("n")
-        await wait_for(pilot, lambda: app.debug_screen.stops > stops and not app.debug_screen.driver.busy, what="a step of the loaded run")
-        await settled(pilot)
+        await command(pilot, app, "n")  # a step of the loaded run
 
 
 async def test_an_error_while_loading_ends_the_app_and_is_kept_for_the_command_line() -> None:
@@ -111,29 +120,23 @@ async def test_an_error_while_loading_ends_the_app_and_is_kept_for_the_command_l
 
     app = RecodeApp(loader=broken, episode="nope", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.load_error is not None, what="the loader's error")
+        await pilot.pause()  # the first frame: the loader's worker is started after it
+        await load_done(app)
     assert isinstance(app.load_error, UsageError) and app.return_code == 2
 
 
 async def test_quitting_while_loading_closes_what_the_loader_built(tmp_path) -> None:
     from recode_tui.console.app import RecodeApp
 
-    gate, built = threading.Event(), []
-    app = RecodeApp(loader=gated_loader({}, gate, built), episode="put-01", cursor_blink=False)
+    gate, built, closed = threading.Event(), [], threading.Event()
+    app = RecodeApp(loader=gated_loader({}, gate, built, closed), episode=TOY_GAME, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("q")
     gate.set()
-    for _ in range(300):  # the loader thread finishes after the app: it closes its own agent
-        if built:
-            break
-        await asyncio.sleep(0.1)
-    assert built and not app.loaded
-    for _ in range(100):
-        if "closed" in built:
-            break
-        await asyncio.sleep(0.1)
-    assert "closed" in built
+    # the loader thread finishes after the app: it closes its own agent (the limit bounds a real hang only)
+    assert await asyncio.to_thread(closed.wait, 60), built
+    assert built[-1] == "closed" and not app.loaded
 
 
 def test_the_command_line_reports_a_load_error_after_the_app_in_one_line(monkeypatch, capsys) -> None:

@@ -1,7 +1,8 @@
 """Real models in the console: review mode, LLM failures, switching, usage and cost.
 
 Every model here is the real `openai` client talking to the local
-OpenAI-compatible test server on 127.0.0.1.
+OpenAI-compatible test server on 127.0.0.1; the game is the toy world's (put-01's twin), node code
+in-process (tests/console/page.py).
 """
 
 from __future__ import annotations
@@ -19,18 +20,26 @@ from agent.sessions.header import JournalHeader
 from agent.sessions.journal import JournalWriter
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
 from recode_tui.setup.build import DEMO_SCRIPT
-from recode_tui.console.app import build_app
 from recode_tui.console.screens.llm_picker import LLMPicker
 from recode_tui.console.widgets.node_detail import NodeDetail
 from recode_tui.console.widgets.status_bar import short_label
 from textual.widgets import Input
 
-from .helpers import SIZE, command, started, type_text, wait_for
+from recode_tui.console.app import build_app
+from recode_tui.console.run.run_state import RunState
 from tests.settings import console_options
+
+from .helpers import next_stop, state_entered
+from .page import TOY_GAME, ConsolePage, toy_app
+
+
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
 
 PRICE_IN, PRICE_OUT = 2.0, 8.0  # USD per million tokens, set in the profiles file
 
-# put-01: "put a vase in sidetable."; the vase is on diningtable 1.
+# toy:vase-1 (as put-01): "put a vase in sidetable."; the vase is on diningtable 1.
 GOOD = (
     "<think>The vase is on the dining table.</think>\n<execute>\n"
     'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
@@ -66,38 +75,35 @@ def journal_answers(folder: Path) -> list[dict]:
 
 
 def review_app(tmp_path: Path, server: OpenAICompatibleServer):
-    app = build_app(console_options("put-01", "profile:local", profiles=profiles_file(tmp_path, server.base_url),
-                                    review=True, breakpoints=[]))
-    app.debug_screen.agent.host.observers.append(JournalWriter(tmp_path / "session", JournalHeader(game="put-01")))
+    app = toy_app("profile:local", profiles=profiles_file(tmp_path, server.base_url), review=True, breakpoints=[])
+    app.debug_screen.agent.host.observers.append(JournalWriter(tmp_path / "session", JournalHeader(game=TOY_GAME)))
     return app
 
 
 async def proposal_shown(pilot, app, round_: int = 1) -> None:
+    await state_entered(pilot, app, RunState.REVIEWING)
     control = app.debug_screen.llm_control
-    await wait_for(pilot, lambda: control.reviewing is not None and control.reviewing.round == round_
-                   and app.debug_screen.editor.is_open, what=f"proposal round {round_}")
-    await pilot.pause()
+    assert control.reviewing is not None and control.reviewing.round == round_ and app.debug_screen.editor.is_open
 
 
 async def run_to_the_end(pilot, app) -> None:
-    await wait_for(pilot, lambda: app.debug_screen.agent.host.done and app.debug_screen.run_state == "done", what="the end of the run")
-    assert app.debug_screen.agent.host.finished.success, app.debug_screen.agent.host.finished.reason
+    await state_entered(pilot, app, RunState.DONE)
+    assert app.debug_screen.agent.host.done and app.debug_screen.agent.host.finished.success, app.debug_screen.agent.host.finished.reason
 
 
 async def test_review_accept_applies_the_proposal_as_is(tmp_path: Path) -> None:
     with OpenAICompatibleServer(answers(GOOD)) as server:
         app = review_app(tmp_path, server)
-        async with app.run_test(size=SIZE) as pilot:
-            await started(pilot, app)
-            assert "LLM review:profile:local" in app.debug_screen.query_one("#status").text
-            await pilot.press("c")
-            await proposal_shown(pilot, app)
-            assert app.debug_screen.editor.editor.text == GOOD and app.debug_screen.review_bar.display
-            assert app.debug_screen.run_state == "reviewing"
-            assert not app.debug_screen.agent.tree.root.children  # nothing applied before the decision
-            await pilot.press("ctrl+s")
-            await run_to_the_end(pilot, app)
-    root = app.debug_screen.agent.tree.root
+        async with ConsolePage.open(app) as page:
+            assert "LLM review:profile:local" in page.status()
+            await page.press("c")
+            await proposal_shown(page.pilot, page.app)
+            assert page.editor_text == GOOD and page.screen.review_bar.display
+            assert page.state == "reviewing"
+            assert not page.agent.tree.root.children  # nothing applied before the decision
+            await page.press("ctrl+s")
+            await run_to_the_end(page.pilot, page.app)
+    root = page.agent.tree.root
     assert root.llm_calls[-1].source == "model" and root.llm_calls[-1].answer == GOOD
     [record] = journal_answers(tmp_path / "session")
     assert record["source"] == "model" and record["answer"] == GOOD and record["proposed"] == GOOD
@@ -106,18 +112,17 @@ async def test_review_accept_applies_the_proposal_as_is(tmp_path: Path) -> None:
 async def test_review_edit_then_accept_records_both_texts(tmp_path: Path) -> None:
     with OpenAICompatibleServer(answers(GOOD)) as server:
         app = review_app(tmp_path, server)
-        async with app.run_test(size=SIZE) as pilot:
-            await started(pilot, app)
-            await pilot.press("c")
-            await proposal_shown(pilot, app)
-            assert app.focused is not app.debug_screen.editor.editor  # a proposal never takes the focus
-            await pilot.press("e")
-            app.debug_screen.editor.editor.cursor_location = (0, len("<think>"))
-            await type_text(pilot, "Checked by a person. ")
-            await pilot.press("ctrl+s")
-            await run_to_the_end(pilot, app)
+        async with ConsolePage.open(app) as page:
+            await page.press("c")
+            await proposal_shown(page.pilot, page.app)
+            assert page.app.focused is not page.screen.editor.editor  # a proposal never takes the focus
+            await page.press("e")
+            page.screen.editor.editor.cursor_location = (0, len("<think>"))
+            await page.type("Checked by a person. ")
+            await page.press("ctrl+s")
+            await run_to_the_end(page.pilot, page.app)
     edited = GOOD.replace("<think>", "<think>Checked by a person. ", 1)
-    root = app.debug_screen.agent.tree.root
+    root = page.agent.tree.root
     assert root.thought == "Checked by a person. The vase is on the dining table."
     [record] = journal_answers(tmp_path / "session")
     assert record["source"] == "model+edited"
@@ -127,17 +132,16 @@ async def test_review_edit_then_accept_records_both_texts(tmp_path: Path) -> Non
 async def test_review_regenerate_asks_the_model_again_and_counts_both_calls(tmp_path: Path) -> None:
     with OpenAICompatibleServer(answers(WANDER, GOOD)) as server:
         app = review_app(tmp_path, server)
-        async with app.run_test(size=SIZE) as pilot:
-            await started(pilot, app)
-            await pilot.press("c")
-            await proposal_shown(pilot, app)
-            assert app.debug_screen.editor.editor.text == WANDER
-            await pilot.press("ctrl+g")
-            await proposal_shown(pilot, app, round_=2)
-            assert app.debug_screen.editor.editor.text == GOOD
-            assert "round 2" in str(app.debug_screen.query_one("#review-info").render())
-            await pilot.press("ctrl+s")
-            await run_to_the_end(pilot, app)
+        async with ConsolePage.open(app) as page:
+            await page.press("c")
+            await proposal_shown(page.pilot, page.app)
+            assert page.editor_text == WANDER
+            await page.press("ctrl+g")
+            await proposal_shown(page.pilot, page.app, round_=2)
+            assert page.editor_text == GOOD
+            assert "round 2" in str(page.screen.query_one("#review-info").render())
+            await page.press("ctrl+s")
+            await run_to_the_end(page.pilot, page.app)
     assert len(server.calls) == 2
     [record] = journal_answers(tmp_path / "session")  # one decision, one record
     assert record["source"] == "model" and record["answer"] == GOOD and record["proposed"] == GOOD
@@ -148,20 +152,19 @@ async def test_review_regenerate_asks_the_model_again_and_counts_both_calls(tmp_
 async def test_review_reject_then_type_your_own(tmp_path: Path) -> None:
     with OpenAICompatibleServer(answers(WANDER)) as server:
         app = review_app(tmp_path, server)
-        async with app.run_test(size=SIZE) as pilot:
-            await started(pilot, app)
-            await pilot.press("c")
-            await proposal_shown(pilot, app)
-            await pilot.press("ctrl+o")
-            assert "<execute>\n\n</execute>" in app.debug_screen.editor.editor.text  # the skeleton
-            assert "rejected" in str(app.debug_screen.query_one("#review-info").render())
-            await type_text(pilot, TYPED)
-            await pilot.press("ctrl+s")
-            await run_to_the_end(pilot, app)
+        async with ConsolePage.open(app) as page:
+            await page.press("c")
+            await proposal_shown(page.pilot, page.app)
+            await page.press("ctrl+o")
+            assert "<execute>\n\n</execute>" in page.editor_text  # the skeleton
+            assert "rejected" in str(page.screen.query_one("#review-info").render())
+            await page.type(TYPED)
+            await page.press("ctrl+s")
+            await run_to_the_end(page.pilot, page.app)
     [record] = journal_answers(tmp_path / "session")
     assert record["source"] == "human" and record["proposed"] == WANDER
     assert TYPED in record["answer"] and "garbagecan" not in record["answer"]
-    assert app.debug_screen.agent.tree.root.llm_calls[-1].proposed == WANDER
+    assert page.agent.tree.root.llm_calls[-1].proposed == WANDER
 
 
 async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path: Path) -> None:
@@ -170,95 +173,90 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
     script = tmp_path / "plan.yaml"
     script.write_text("answers:\n  - stub: 'solve(instruction, observation)'\n    answer: |\n"
                       + "".join(f"      {line}\n" for line in GOOD.splitlines()))
-    app = build_app(console_options("put-01", "profile:local", profiles=profiles_file(tmp_path, url), breakpoints=[]))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        status = app.debug_screen.query_one("#status").text
-        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMFailed)
+    app = toy_app("profile:local", profiles=profiles_file(tmp_path, url), breakpoints=[])
+    async with ConsolePage.open(app) as page:
+        await page.command("c")
+        status = page.status()
+        assert isinstance(page.last_event, ev.LLMFailed)
         assert "cannot connect to http://127.0.0.1:" in status and "is the server running?" in status
         assert "c retry · L switch LLM · t type the answer" in status
-        assert app.debug_screen.run_state == "paused" and not app.debug_screen.agent.host.done
-        assert len(app.debug_screen.agent.tree) == 1 and app.debug_screen.agent.tree.root.status is NodeStatus.AWAITING_LLM
-        await command(pilot, app, "c")  # retry: same failure, the console stays up
-        assert app.debug_screen.debugger.last_event.attempt == 2
-        await pilot.press("L")
-        assert isinstance(app.screen, LLMPicker)
-        assert "profile:local" in [o.id for o in app.screen.query_one("#llm-choices").options]
-        app.screen.query_one(Input).focus()
-        await type_text(pilot, f"scripted:{script}")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: app.debug_screen.agent.host.llm.name.startswith("scripted:"), what="the switch")
-        assert f"LLM {short_label(f'scripted:{script}')}" in app.debug_screen.query_one("#status").text
-        await command(pilot, app, "c")
-        assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success
+        assert page.state == "paused" and not page.agent.host.done
+        assert len(page.agent.tree) == 1 and page.agent.tree.root.status is NodeStatus.AWAITING_LLM
+        await page.command("c")  # retry: same failure, the console stays up
+        assert page.last_event.attempt == 2
+        await page.press("L")
+        assert isinstance(page.app.screen, LLMPicker)
+        assert "profile:local" in [o.id for o in page.app.screen.query_one("#llm-choices").options]
+        page.app.screen.query_one(Input).focus()
+        await page.type(f"scripted:{script}")
+        await page.press("enter")
+        assert page.agent.host.llm.name.startswith("scripted:")  # switched as the picker closed
+        assert f"LLM {short_label(f'scripted:{script}')}" in page.status()
+        await page.command("c")
+        assert page.agent.host.finished is not None and page.agent.host.finished.success
 
 
 async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_path: Path) -> None:
     with OpenAICompatibleServer(answers(GOOD)) as server:
         server.inject("500")
-        app = build_app(console_options("put-01", "profile:local",
-                                        profiles=profiles_file(tmp_path, server.base_url), breakpoints=[]))
-        async with app.run_test(size=SIZE) as pilot:
-            await started(pilot, app)
-            await command(pilot, app, "c")
-            assert "answered HTTP 500" in app.debug_screen.query_one("#status").text
-            before = app.debug_screen.stops
-            await pilot.press("t")  # type this one; the profile answers again afterwards
-            await wait_for(pilot, lambda: app.debug_screen.editor.is_open, what="the editor")
-            assert app.focused is app.debug_screen.editor.editor and app.debug_screen.run_state == "awaiting expansion"
-            status = app.debug_screen.query_one("#status").text
+        app = toy_app("profile:local", profiles=profiles_file(tmp_path, server.base_url), breakpoints=[])
+        async with ConsolePage.open(app) as page:
+            await page.command("c")
+            assert "answered HTTP 500" in page.status()
+            stop = next_stop(page.app)
+            await page.press("t")  # type this one; the profile answers again afterwards
+            assert page.screen.editor.is_open
+            assert page.app.focused is page.screen.editor.editor and page.state == "awaiting expansion"
+            status = page.status()
             assert "LLM human" in status and "then profile:local answers again" in status
-            assert app.debug_screen.pending_prompt is not None and "solve(instruction, observation)" in app.debug_screen.pending_prompt[1]
-            assert app.debug_screen.stops == before
-            await type_text(pilot, TYPED)
-            await command(pilot, app, "ctrl+s")
-            assert app.debug_screen.agent.host.llm.name == "profile:local"
-            assert app.debug_screen.agent.tree.root.llm_calls[-1].source == "human"
-            await command(pilot, app, "c")
-            assert app.debug_screen.agent.host.finished.success
+            assert page.screen.pending_prompt is not None and "solve(instruction, observation)" in page.screen.pending_prompt[1]
+            assert not stop.done()
+            await page.type(TYPED)
+            await page.command("ctrl+s")
+            assert page.agent.host.llm.name == "profile:local"
+            assert page.agent.tree.root.llm_calls[-1].source == "human"
+            await page.command("c")
+            assert page.agent.host.finished.success
         assert len(server.calls) == 1  # only the failure: the typed answer cost nothing
 
 
 async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_table(tmp_path: Path) -> None:
     with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT))) as server:
-        app = build_app(console_options("put-01", "profile:local",
-                                        profiles=profiles_file(tmp_path, server.base_url), breakpoints=[]))
-        async with app.run_test(size=SIZE) as pilot:
-            await started(pilot, app)
-            await command(pilot, app, "c")
-            assert app.debug_screen.agent.host.finished.success
+        app = toy_app("profile:local", profiles=profiles_file(tmp_path, server.base_url), breakpoints=[])
+        async with ConsolePage.open(app) as page:
+            await page.command("c")
+            assert page.agent.host.finished.success
             served = [c for c in server.calls if c.status == 200]
             tokens_in = sum(c.prompt_tokens for c in served)
             tokens_out = sum(c.completion_tokens for c in served)
             cost = (tokens_in * PRICE_IN + tokens_out * PRICE_OUT) / 1_000_000
-            status = app.debug_screen.query_one("#status").text
+            status = page.status()
             assert f"LLM calls {len(served)}" in status and f"tokens {tokens_in}+{tokens_out}" in status
             assert f"${cost:.4f}" in status and cost > 0
             # The root's own answer, in its detail view.
-            await pilot.press("home")
-            await pilot.pause()
+            await page.press("home")
+            await page.pilot.pause()
             first = served[0]
             own = (first.prompt_tokens * PRICE_IN + first.completion_tokens * PRICE_OUT) / 1_000_000
-            detail = rendered(app.debug_screen.query_one(NodeDetail).query_one("#detail-body").content)
+            detail = rendered(page.screen.query_one(NodeDetail).query_one("#detail-body").content)
             assert f"#1 expand by model: tokens {first.prompt_tokens}+{first.completion_tokens} · ${own:.4f}" in detail
 
 
+@pytest.mark.heavy  # the demo model plays ALFWorld's bundled games only
 @pytest.mark.parametrize("spec", ["human", "demo"])
 async def test_switching_at_a_stub_opens_or_closes_the_editor(spec: str) -> None:
     start = "demo" if spec == "human" else "human"
     app = build_app(console_options("put-01", start))  # every-stub breakpoint on
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)
-        await pilot.press("escape", "L")  # out of the editor first, when it has the keys
-        picker = app.screen
+    async with ConsolePage.open(app) as page:
+        await page.command("c")
+        assert isinstance(page.last_event, ev.LLMRequested)
+        await page.press("escape", "L")  # out of the editor first, when it has the keys
+        picker = page.app.screen
         assert isinstance(picker, LLMPicker)
         index = [o.id for o in picker.query_one("#llm-choices").options].index(spec)
         picker.query_one("#llm-choices").highlighted = index
-        await pilot.press("enter")
-        await pilot.pause()
-        assert app.debug_screen.agent.host.llm.name == spec  # "human" or "demo": short names for the status line
-        assert app.debug_screen.editor.is_open is (spec == "human")
-        assert app.debug_screen.debugger.awaiting_human is (spec == "human")
+        await page.press("enter")
+        await page.pilot.pause()
+        assert page.agent.host.llm.name == spec  # "human" or "demo": short names for the status line
+        assert page.screen.editor.is_open is (spec == "human")
+        assert page.screen.debugger.awaiting_human is (spec == "human")

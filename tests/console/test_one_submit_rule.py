@@ -5,40 +5,40 @@ from __future__ import annotations
 
 from textual.widgets import Input, TextArea
 
-from recode_tui.console.app import build_app
 from recode_tui.console.workspace.compare import CompareScreen
-from tests.settings import console_options
-
-from .helpers import SIZE, command, started, wait_for
+from .helpers import SIZE, command, started, wait_for, worked
+from .page import toy_app
 from .test_workspace import open_workspace, scripted
 
 # The code sits outside <execute>: the execute section is empty, so the answer skips the root.
 OUTSIDE = "<think>look first</think>\nrun('look')\n<execute>\n\n</execute>\n"
 
 
-async def test_an_empty_root_answer_in_the_workspace_person_column_asks_to_confirm_as_the_editor_does() -> None:
-    app = build_app(console_options(), scripted())
+async def test_an_empty_root_answer_in_the_workspace_person_column_asks_to_confirm_as_the_editor_does(toy_env) -> None:
+    app = toy_app(scripted())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")  # stopped at the root's expansion
         ws = await open_workspace(pilot, app)
         ws.query_one("#ws-llms", Input).value = "human"
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
+        await worked(pilot, "reexpand")
+        assert isinstance(app.screen, CompareScreen)  # the comparison
         cmp = app.screen
         person = cmp.query_one("#cmp-text-1", TextArea)
         person.load_text(OUTSIDE)
         title = cmp.query_one("#cmp-title-1")
+        # the column judges its text a moment after it changed (a timer, no event to await)
         await wait_for(pilot, lambda: "skips the whole task" in str(title.render()), what="the person's check line")
         assert "valid" not in str(title.render())  # the main editor's warning, not a tick
         person.focus()
         await pilot.press("ctrl+a")  # the answer editor's keys: select everything
         assert person.selected_text == OUTSIDE
         await pilot.press("f1")
-        await wait_for(pilot, lambda: "press F1 again to skip the whole task" in str(title.render()),
-                       what="the confirmation")
+        assert "press F1 again to skip the whole task" in str(title.render())  # the confirmation
         assert app.screen is cmp  # nothing applied yet
         root = app.debug_screen.agent.tree.root
         assert not root.llm_calls or not root.llm_calls[-1].accepted
         await pilot.press("f1")  # the same key again: applied, as ctrl+s twice in the main editor
-        await wait_for(pilot, lambda: app.screen is app.screen_stack[0], what="back to the console")
+        await pilot.pause()
+        assert app.screen is app.screen_stack[0]  # back to the console

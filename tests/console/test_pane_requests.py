@@ -10,52 +10,55 @@ from __future__ import annotations
 import ast
 import inspect
 
+import pytest
 from textual.widgets import TextArea
 
-from recode_tui.console.app import RecodeApp, build_app
+from recode_tui.console.app import RecodeApp
 from recode_tui.console.run import hosts
 from recode_tui.console.run.requests import AddWatch, EditExpansion, ShowPrompt, ShowReview, StopShown
 from recode_tui.console.widgets.review_panel import ReviewBar
 from recode_tui.console.widgets.watches import WatchList
 
-from .helpers import SIZE, command, started, wait_for
-from tests.settings import console_options
+from .helpers import next_stop, published
+from .page import toy_console
+
+
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
 
 
 async def test_a_posted_request_reaches_its_pane() -> None:
-    app = build_app(console_options())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        screen = app.debug_screen
+    async with toy_console() as page:
+        await page.step("continue")
+        screen = page.screen
         screen.post_message(ShowPrompt("Prompt of a request", "the text the controller asked for"))
-        await pilot.press("r")
-        area = app.query_one("#prompt-text", TextArea)
-        await wait_for(pilot, lambda: area.text == "the text the controller asked for", what="the prompt shown")
+        await page.press("r")  # handled in the order posted: the prompt, then the key
+        assert page.app.query_one("#prompt-text", TextArea).text == "the text the controller asked for"
         assert screen.shown_prompt == ("Prompt of a request", "the text the controller asked for")
 
         screen.post_message(AddWatch("1 + 1"))
-        watches = app.query_one(WatchList)
-        await wait_for(pilot, lambda: "1 + 1" in watches.expressions, what="the watch added")
+        await page.pilot.pause()
+        assert "1 + 1" in page.app.query_one(WatchList).expressions
 
+        bar = page.app.query_one(ReviewBar)
         screen.post_message(ShowReview("proposal", "a model", 2))
-        bar = app.query_one(ReviewBar)
-        await wait_for(pilot, lambda: bar.display, what="the review bar shown")
+        await page.pilot.pause()
+        assert bar.display
         screen.post_message(ShowReview("hidden"))
-        await wait_for(pilot, lambda: not bar.display, what="the review bar hidden")
+        await page.pilot.pause()
+        assert not bar.display
 
 
-async def test_the_editor_opens_on_request_and_a_stop_counts_once_shown() -> None:
-    app = build_app(console_options())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        screen = app.debug_screen
-        node = screen.agent.tree.nodes["n1"] if "n1" in screen.agent.tree.nodes else screen.agent.tree.root
-        stops = screen.stops
+async def test_the_editor_opens_on_request_before_the_stop_is_published_as_shown() -> None:
+    async with toy_console() as page:
+        await page.step("continue")
+        screen = page.screen
+        node = screen.agent.tree.root
+        stop = next_stop(page.app)
         screen.post_message(EditExpansion(node.id, node.code, frozenset(), 1, "expand", "asked by a test", ""))
         screen.post_message(StopShown())
-        await wait_for(pilot, lambda: screen.stops == stops + 1, what="the stop counted")
+        assert await published(stop, "the stop shown") is screen.run_state
         assert screen.editor.node_id == node.id  # handled in the order posted: the editor first
 
 
@@ -72,7 +75,7 @@ def test_the_run_screen_interface_names_no_pane_and_raises_nothing() -> None:
 
 def test_the_app_forwards_nothing_of_its_run() -> None:
     """The run is its screen's: `app.debug_screen.agent`, never `app.agent`."""
-    forwarded = {"agent", "debugger", "run_state", "reason", "reason_kind", "stops", "drafts", "pending_prompt",
+    forwarded = {"agent", "debugger", "run_state", "reason", "reason_kind", "drafts", "pending_prompt",
                  "shown_prompt", "driver", "tree_view", "editor", "env_log", "variables", "llm_control", "review_bar",
                  "say", "show_editor", "focus_editor"}
     assert forwarded.isdisjoint(vars(RecodeApp))

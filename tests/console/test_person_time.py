@@ -5,15 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from recode_tui.console.app import build_app
-
 from .helpers import SIZE, command, started, type_text
+from .page import toy_app
 from .test_pilot import PUT_PLAN
-from tests.settings import console_options
 
 
-async def test_the_time_a_person_spends_typing_is_their_time_not_the_models(tmp_path: Path) -> None:
-    app = build_app(console_options(sessions_dir=tmp_path))
+async def test_the_time_a_person_spends_typing_is_their_time_not_the_models(tmp_path: Path, toy_env) -> None:
+    app = toy_app(sessions_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")

@@ -75,9 +75,9 @@ async def select(pilot, app, node_id: str) -> None:
 async def branch(pilot, app, key: str) -> None:
     """Press a branching key and wait until the console shows the new session."""
     control = app.session_control
-    before, stops = control.session.folder, app.debug_screen.stops
+    before, screen = control.session.folder, app.debug_screen
     await pilot.press(key)
-    await wait_for(pilot, lambda: control.session.folder != before and app.debug_screen.stops > stops and not control.busy,
+    await wait_for(pilot, lambda: control.session.folder != before and app.debug_screen is not screen and app.debug_screen.first_stop_shown.is_set() and not control.busy,
                    what=f"the branch after {key}")
     await pilot.pause()
 

@@ -11,7 +11,7 @@ from textual import events
 from textual.app import App, ComposeResult
 
 from recode_tui.console.support.textual_compat import (TEXTUAL_MAJOR, FatalErrorHook, KeyFirstTextArea, LineHookLog,
-                                               textual_major)
+                                               notifications_on_show, screen_cells, textual_major)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -196,3 +196,30 @@ def test_the_guarded_strip_render_draws_what_textuals_own_does_minus_terminal_co
     hostile = [Segment("a\x1b]52;c;aGk=\x07b"), Segment("\x1b[2J\x9b1m", Style(bold=True))]
     cleaned = [Segment("a]52;c;aGk=b"), Segment("[2J1m", Style(bold=True))]
     assert Strip(hostile).render(console) == TEXTUAL_STRIP_RENDER(Strip(cleaned), console)
+
+
+class Greeting(App[None]):
+    def compose(self) -> ComposeResult:
+        from textual.widgets import Static
+
+        yield Static("hello there")
+
+
+async def test_screen_cells_are_the_characters_the_screenshot_shows():
+    app = Greeting()
+    async with app.run_test(size=(20, 2)) as pilot:
+        await pilot.pause()
+        text = ["".join(segment.text for segment in line) for line in screen_cells(app)]
+        assert text[0].startswith("hello there") and len(text) == 2
+        assert "hello" in app.export_screenshot()
+
+
+async def test_the_notifications_on_show_are_listed_until_cleared():
+    app = Greeting()
+    async with app.run_test() as pilot:
+        app.notify("the draft is saved", title="Saved")
+        await pilot.pause()
+        assert [n.message for n in notifications_on_show(app)] == ["the draft is saved"]
+        app.clear_notifications()
+        await pilot.pause()
+        assert notifications_on_show(app) == []

@@ -22,7 +22,7 @@ from recode_tui.console.workspace.compare import CompareScreen
 from recode_tui.console.workspace.screen import PromptWorkspace
 from textual.widgets import Input, TextArea
 
-from .helpers import type_text, wait_for
+from .helpers import next_stop, type_text, wait_for
 from .page import ConsolePage, toy_app
 
 PUT = "alfworld/examples/put.txt"  # the file the workspace opens on put-01 (tests of other files)
@@ -94,10 +94,10 @@ async def open_workspace(pilot, app) -> PromptWorkspace:
 
 async def edit(pilot, ws: PromptWorkspace, text: str) -> None:
     """Append `text` to the open file and wait for the debounced re-render."""
-    before = ws.renders
+    rendered = armed(pilot.app, ws.prompt_rendered)
     editor = ws.query_one("#ws-editor", TextArea)
     editor.insert(text, editor.document.end)
-    await wait_for(pilot, lambda: ws.renders > before, what="the re-render")
+    await published(rendered, "the re-render")
     await pilot.pause()
 
 
@@ -116,9 +116,9 @@ async def test_editing_an_example_rerenders_the_prompt_and_moves_the_count(toy_p
         total = ws.counter.count(rendered(ws)).tokens
         # A person types in the editor: the prompt follows after a short quiet.
         ws.query_one("#ws-editor", TextArea).move_cursor((0, 0))
-        before = ws.renders
+        again = armed(pilot.app, ws.prompt_rendered)
         await type_text(pilot, "# vases\n")
-        await wait_for(pilot, lambda: ws.renders > before, what="re-render after typing")
+        await published(again, "re-render after typing")
         assert "# Examples\n\n# vases\nFunction: solve" in rendered(ws)
         await edit(pilot, ws, NEW_EXAMPLE)
         assert "Function: done = put_down(item)" in rendered(ws)
@@ -162,10 +162,10 @@ async def test_the_run_keys_do_not_step_the_agent_under_the_workspace(toy_prompt
         await page.step("continue")
         ws = await open_workspace_page(page)
         ws.query_one("#ws-files").focus()
-        stops, events = app.debug_screen.stops, app.debug_screen.debugger.events_seen
+        stop, events = next_stop(app), app.debug_screen.debugger.events_seen
         await pilot.press("c", "n")
         await pilot.pause(0.1)
-        assert app.screen is ws and app.debug_screen.stops == stops and app.debug_screen.debugger.events_seen == events
+        assert app.screen is ws and not stop.done() and app.debug_screen.debugger.events_seen == events
         assert not page.screen.driver.busy
 
 

@@ -11,7 +11,7 @@ from textual.widgets import TextArea
 from recode_tui.console.app import build_app
 from tests.settings import console_options
 
-from .helpers import wait_for
+from .helpers import armed, published
 from .page import ConsolePage
 from .test_workspace import PUT, open_workspace_page, scripted
 
@@ -29,9 +29,9 @@ async def test_an_edited_example_that_no_longer_wins_is_reported() -> None:
         checks = ws.query_one("#ws-checks")
 
         async def load(text: str, verdict: str) -> None:
-            before = ws.renders
+            rendered = armed(pilot.app, ws.prompt_rendered)
             editor.load_text(text)
-            await wait_for(pilot, lambda: ws.renders > before, what="the re-render")
+            await published(rendered, "the re-render")
             await page.work_done("play-examples")
             assert verdict in str(checks.render())
 
@@ -43,7 +43,7 @@ async def test_an_edited_example_that_no_longer_wins_is_reported() -> None:
         await load(original.replace("I need a keychain", "I need one keychain"), "✓ examples win put-01 in")
         assert ws.plays[PUT].won and ws.plays[PUT].steps > 0
         # Back to the bundled text: nothing edited, nothing to report.
-        before = ws.renders
+        rendered = armed(pilot.app, ws.prompt_rendered)
         editor.load_text(original)
-        await wait_for(pilot, lambda: ws.renders > before, what="the re-render")
+        await published(rendered, "the re-render")
         assert PUT not in ws.plays and "examples win" not in str(checks.render())

@@ -121,7 +121,7 @@ async def test_the_console_sessions_screen_marks_a_corrupt_journal(tmp_path, won
     app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=sessions))
     async with app.run_test(size=(140, 40)) as pilot:
         deadline = time.monotonic() + 60
-        while app.debug_screen.stops == 0 and time.monotonic() < deadline:
+        while not app.debug_screen.first_stop_shown.is_set() and time.monotonic() < deadline:
             await pilot.pause(0.05)
         await pilot.press("S")
         screen = app.screen

@@ -25,6 +25,8 @@ from recode_tui.console.run.requests import StatusChanged
 from recode_tui.console.run.run_state import RunState
 
 if TYPE_CHECKING:  # names for the declarations only: `RecodeApp` derives from `ConsoleApp` before its first frame
+    import asyncio
+
     from agent.runtime import events as ev
     from agent.runtime.breakpoints import Breakpoint
     from agent.runtime.debugger import Debugger
@@ -96,8 +98,8 @@ class RunScreen(Screen[None]):
     driver: AgentDriver  # runs the debugger's commands in a worker; `busy` while one runs
     drafts: dict[str, str]  # node id -> the person's expansion text
     shown_prompt: tuple[str, str] | None  # what the Prompt tab shows
-    stops: int  # commands finished and shown (tests wait on this; a new run goes on counting)
-    stop_shown: Signal[int]  # published with `stops` once a stop is shown in every pane
+    stop_shown: Signal[RunState]  # published with the run state once a stop is shown in every pane
+    first_stop_shown: asyncio.Event  # set once the run's first stop is shown
     reason_kind: str  # how the status line's second line says `reason` (info, error, human, ...)
     reason: str  # why the run stopped, on the status line
     short_reason: str  # said instead of `reason` when it does not fit

@@ -3,7 +3,7 @@
 The controllers (controllers/), the LLM control and the session control never hold a pane: they
 post one of these to the run's screen, the one owner of the panes, which hands it to the pane
 it concerns (screens/pane_routes.py). A screen handles its messages one at a time in the order
-they were posted, so a stop's requests are all shown before its `StopShown` counts it.
+they were posted, so a stop's requests are all shown before its `StopShown` is handled.
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ class ShowSession(Message, bubble=False):
 
 @dataclass
 class StopShown(Message, bubble=False):
-    """Every request of a stop (or an agent failure) is shown: the screen counts it in `stops`."""
+    """Every request of a stop (or an agent failure) is shown: the screen publishes its `stop_shown`."""
 
 
 __all__ = [

@@ -82,7 +82,6 @@ class DebugScreen(PaneRoutes):
         replayed: Iterable[ev.Event] = (),
         how: str = "",
         autostart: bool = False,
-        stops: int = 0,
     ) -> None:
         """`replayed`: the events a resume or branch replayed, shown as one stop once the panes are laid out."""
         super().__init__()
@@ -98,12 +97,13 @@ class DebugScreen(PaneRoutes):
         self.reason = "loading the game…"
         self.short_reason = ""  # said instead of `reason` when it does not fit the status line
         self.shown_prompt: tuple[str, str] | None = None  # what the Prompt tab shows
-        self.stops = stops  # commands finished and shown (tests wait on this; a new run goes on counting)
-        # Published once a stop (or a failed command) is shown in every pane: whoever needs the result
-        # of a command subscribes instead of polling (tests/console/page.py).
-        self.stop_shown: Signal[int] = Signal(self, "stop_shown")
+        # Published with the run state once a stop (or a failed command) is shown in every pane: whoever
+        # needs the result of a command subscribes instead of polling (tests/console/page.py).
+        self.stop_shown: Signal[RunState] = Signal(self, "stop_shown")
         self.command_at = 0.0  # when the last agent command was given
         self.shown = asyncio.Event()  # set once the panes show the run (the replayed events included)
+        # Set once the run's first stop (the task, or where a replay ended) is shown in every pane.
+        self.first_stop_shown = asyncio.Event()
         self.replay_error: Exception | None = None  # showing the replayed events failed (see `_show_replayed`)
         self.stop_tools = StopTools(self)  # b, w, !, the breakpoint and watch lists
         self.run_events = RunEvents(self, self.stop_tools)  # the driver's events and stops, in the panes

@@ -148,8 +148,8 @@ class PaneRoutes(RunScreen):
         self.tree_view.show_node(message.node_id)
 
     def on_stop_shown(self, message: StopShown) -> None:
-        self.stops += 1
-        self.stop_shown.publish(self.stops)
+        self.first_stop_shown.set()
+        self.stop_shown.publish(self.run_state)
 
     # -- the status line and the prompt --------------------------------------------------------
 

@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.signal import Signal
 from textual.widgets import Input, Static
 
 # (code) -> (ran, what to show): the app's way of running a line at the stop.
@@ -29,8 +30,9 @@ class ShellPrompt(ModalScreen[None]):
     def __init__(self, run_line: RunLine) -> None:
         super().__init__()
         self.run_line = run_line
-        self.result = ""  # what the last line gave (tests read it)
-        self.ran = 0  # lines answered so far
+        self.result = ""  # what the last line gave, as the result box shows it
+        # Published with that text once a line's answer is shown.
+        self.answered: Signal[str] = Signal(self, "answered")
 
     def compose(self) -> ComposeResult:
         with Vertical(id="shell-box"):
@@ -50,7 +52,7 @@ class ShellPrompt(ModalScreen[None]):
             return
         ok, text = await self.run_line(code)
         self.result = text
-        self.ran += 1
         self.query_one("#shell-result", Static).update(Text(text, style="green" if ok else "red"))
+        self.answered.publish(text)
         if ok:
             event.input.value = ""

@@ -175,11 +175,6 @@ class SessionControl:
         self.save_draft()
         self.save_settings()
 
-    @property
-    def draft_saves(self) -> int:
-        """Drafts written (tests wait on it)."""
-        return self.work.draft_saves
-
     def save_settings(self) -> None:
         """Write the breakpoints and watches to debug.json if they changed (in a thread)."""
         app, session = self.app, self.session

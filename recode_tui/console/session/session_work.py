@@ -27,7 +27,6 @@ class WorkKeeper:
         self.report = report  # called on the app's thread with a write error
         self.shown_error = shown_error  # the error shown last: a draft error is not shown twice
         self.app: ConsoleApp | None = None
-        self.draft_saves = 0  # drafts written (tests wait on it)
         self._latest_draft: tuple[Path, str, str] | None = None
         self._saved_draft: tuple[str, str] | None = None
         self._draft_lock = threading.Lock()
@@ -87,6 +86,5 @@ class WorkKeeper:
             if self._latest_draft is None:
                 return
             error = write_draft(*self._latest_draft)
-            self.draft_saves += 1
         if error and self.app is not None and error != self.shown_error():
             self.app.call_from_thread(self.report, error)

@@ -28,6 +28,11 @@ reason: read the changelog for these names before raising the bound.
 - `Footer._bindings_ready`: part of what the footer draws. Textual recomposes the
   footer (a widget per key, each styled) on every focus move and bindings refresh;
   `SteadyFooter` skips a rebuild that would draw the same keys again.
+- `Screen._compositor` (with `App._background_screens`): the cells of the frame now drawn.
+  `screen_cells` reads them for tests that wait for a finished frame; Textual's public way,
+  `App.export_screenshot`, makes an SVG of them, most of a screenshot's cost.
+- `App._notifications`: the notifications on show. `notifications_on_show` lists them; Textual
+  has no public list, and their toasts expire.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from textual.widgets import DataTable, Footer, Log, TextArea
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.notifications import Notification
 
     class _AppHost(App[None]):
         """For the type checker: the App a mixin below is mixed into."""
@@ -165,8 +171,20 @@ def guard_terminal_output() -> None:
     _GUARDED.append(True)
 
 
+def screen_cells(app: App[Any]) -> list[list[Any]]:
+    """The screen's cells as Textual draws them now: each line's segments, what `export_screenshot` prints."""
+    screen: Any = app.screen
+    update = screen._compositor.render_update(full=True, screen_stack=getattr(app, "_background_screens"))
+    return [list(line) for line in update.strips]
+
+
+def notifications_on_show(app: App[Any]) -> list[Notification]:
+    """The notifications `app` shows now (its `notify` calls not yet expired or dismissed)."""
+    return list(getattr(app, "_notifications"))
+
+
 __all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "TEXTUAL_MAJOR", "guard_terminal_output",
-           "textual_major"]
+           "notifications_on_show", "screen_cells", "textual_major"]
 
 
 class SteadyFooter(Footer):

@@ -23,6 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.signal import Signal
 from textual.timer import Timer
 from textual.widgets import Button, Static, TextArea
 from textual.worker import Worker, WorkerState
@@ -153,6 +154,8 @@ class AnswerEditor(Vertical):
         self._timer: Timer | None = None
         self._confirm_empty = False
         self.last_check: AnswerCheck | None = None
+        # Published with each verdict once the check line shows it (typing paused, or a submit judged).
+        self.check_shown: Signal[AnswerCheck] = Signal(self, "check_shown")
         # The last verdict and what it judged: submitting text the background check
         # already judged costs the event loop nothing.
         self._judged: tuple[tuple[object, ...], AnswerCheck] | None = None
@@ -313,6 +316,7 @@ class AnswerEditor(Vertical):
             style = "green" if check.ok else "bold red"
             shown = Text(f"{'✓' if check.ok else '✗'} {check.message}", style=style)
         self.query_one("#expand-check", Static).update(shown)
+        self.check_shown.publish(check)
 
     # -- submitting ----------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
@@ -94,7 +95,8 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         self.plays: dict[str, ExamplePlay | None] = {}  # an edited examples file played on a game (None: playing)
         self.rendered: RenderedPrompt | None = None
         self.baseline_tokens = self.counter.count(self._render_with(PromptSet(self.draft.root)).text).tokens
-        self.renders = 0  # how many times the prompt was rendered (tests wait on it)
+        # Published with the new rendering each time the prompt is rendered again (after a pause in typing).
+        self.prompt_rendered: Signal[RenderedPrompt] = Signal(self, "prompt_rendered")
         self._timer: Timer | None = None
 
     # -- layout -------------------------------------------------------------------------
@@ -159,7 +161,6 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         else:
             self.plays.pop(edited, None)
         self.rendered = self._render_with(self.draft)
-        self.renders += 1
         self._show_files()
         self._show_checks()
         self._show_header()
@@ -168,6 +169,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         rendered = self.query_one("#ws-rendered", TextArea)
         if rendered.text != self.rendered.text:
             rendered.load_text(self.rendered.text)
+        self.prompt_rendered.publish(self.rendered)
 
     def _checks_of(self, file: str) -> list[ExampleCheck]:
         """The checks of one examples file, made again only when its text changed (a pause in
