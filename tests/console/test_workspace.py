@@ -22,7 +22,7 @@ from recode_tui.console.workspace.compare import CompareScreen
 from recode_tui.console.workspace.screen import PromptWorkspace
 from textual.widgets import Input, TextArea
 
-from .helpers import next_stop, type_text, wait_for
+from .helpers import armed, next_stop, published, type_text, wait_for
 from .page import ConsolePage, toy_app
 
 PUT = "alfworld/examples/put.txt"  # the file the workspace opens on put-01 (tests of other files)

@@ -174,13 +174,13 @@ def guard_terminal_output() -> None:
 def screen_cells(app: App[Any]) -> list[list[Any]]:
     """The screen's cells as Textual draws them now: each line's segments, what `export_screenshot` prints."""
     screen: Any = app.screen
-    update = screen._compositor.render_update(full=True, screen_stack=getattr(app, "_background_screens"))
+    update = screen._compositor.render_update(full=True, screen_stack=getattr(app, "_background_screens"))  # dynamic: private
     return [list(line) for line in update.strips]
 
 
 def notifications_on_show(app: App[Any]) -> list[Notification]:
     """The notifications `app` shows now (its `notify` calls not yet expired or dismissed)."""
-    return list(getattr(app, "_notifications"))
+    return list(getattr(app, "_notifications"))  # dynamic: Textual's private list
 
 
 __all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "TEXTUAL_MAJOR", "guard_terminal_output",
