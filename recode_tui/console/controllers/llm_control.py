@@ -132,10 +132,14 @@ class LLMControl(Widget):
 
     def switch(self, spec: str) -> str:
         """Answer from now on with `spec`; raises UsageError (one line) for a bad spec."""
-        from recode_tui.setup.build import make_llm
+        from recode_tui.setup.build import episode_of, make_llm
+        from recode_tui.setup.sessions import session_game
 
-        llm = make_llm(spec, self.profiles_path)
         control = self.run.session_control
+        session = control.session if control is not None else None
+        # `gold` and `demo` are the run's own: its episode (the session's) and its agent, never the default game
+        episode = episode_of(session_game(session.folder)) if session is not None else None
+        llm = make_llm(spec, self.profiles_path, episode, agent_name=self.agent.name)
         if control is not None:  # journaled: a resume or a fork goes on with this LLM
             control.record_llm(spec, self.profiles_path)
         if self.choose_after and self.restore_after is not None and is_human(self.agent.host.llm):
