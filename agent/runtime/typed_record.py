@@ -131,7 +131,7 @@ def _read(wanted: Any, value: Any, name: str, strict_none: bool = False, build: 
         ok = isinstance(value, list)
         if ok:
             item = (typing.get_args(wanted) or (Any,))[0]
-            if dataclasses.is_dataclass(item):  # a list of records: each one checked, named by its index
+            if item is not Any:  # each item checked, named by its index (a set of texts holds no object)
                 value = [_read(item, one, f"{name}[{index}]", strict_none, build) for index, one in enumerate(value)]
             value = origin(value)
     else:

@@ -25,6 +25,7 @@ from recode_tui.console.widgets.status_bar import StatusBar
 from tests.settings import console_options
 
 from .helpers import HANG, SIZE, replays_done, type_text
+from .helpers import checked as editor_checked
 
 if TYPE_CHECKING:
     from agent.llm import LLM
@@ -235,8 +236,9 @@ class ConsolePage:
 
     async def checked(self) -> None:
         """Wait until the answer editor's check line judges the text now in it (a typed text is
-        checked in a worker; a proposal's check may be shown already)."""
-        await self.work_done("expansion-check")
+        checked in a worker; a proposal's check may be shown already): each verdict shown is published, and
+        one of an older text is followed by the current one's."""
+        await editor_checked(self.pilot, self.app)
 
     async def work_done(self, group: str) -> None:
         """Like `worked`, when the work may be over already: no worker of `group` left is no wait

@@ -116,3 +116,20 @@ def test_every_header_field_is_checked_by_its_type_with_no_reader_written_for_it
     with pytest.raises(HeaderError) as caught:
         JournalHeader.from_json(_header(**{name: wrong[0]}))
     assert f"`{name}` is " in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("walls", [[{"a": 1}], [3, "seccomp"], [["landlock"]]], ids=["object", "number", "list"])
+def test_a_crafted_sandbox_wall_list_is_one_line_not_a_crash(walls: list) -> None:
+    """The record's sets (the sandbox's walls) hold texts: anything else in a crafted journal is refused by name,
+    in one line, before a set is built of it (an object in a set was a TypeError)."""
+    data = JournalHeader().to_json()
+    data["run"]["runner"]["sandbox"]["walls"] = walls
+    with pytest.raises(HeaderError, match=r"run\.runner\.sandbox\.walls\[\d\]` is .*, not text; .*restore it"):
+        JournalHeader.from_json(json.loads(json.dumps(data)))
+
+
+def test_the_sandbox_walls_are_written_as_a_sorted_list_and_read_back_as_the_same_set() -> None:
+    header = JournalHeader()
+    data = json.loads(json.dumps(header.to_json()))
+    assert data["run"]["runner"]["sandbox"]["walls"] == sorted(header.run.runner.sandbox.walls)
+    assert JournalHeader.from_json(data).run.runner.sandbox == header.run.runner.sandbox
