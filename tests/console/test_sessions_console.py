@@ -108,13 +108,18 @@ async def test_rewind_makes_a_branch_and_keeps_the_old_session(tmp_path: Path) -
     assert len(read_journal(old).records) == len(old_journal.splitlines()) - 1  # header + records, unchanged
 
 
+async def fork_n1(page: ConsolePage) -> tuple[Path, Path]:
+    """Play to n2, fork at n1 (F), and return the old session's folder and the fork's, the fork on show."""
+    await to_n2(page)
+    old = page.app.session_control.session.folder
+    await page.select("n1")
+    await page.replaced("F")
+    return old, page.app.session_control.session.folder
+
+
 async def test_fork_opens_the_old_answer_and_keeps_it_in_the_old_branch(tmp_path: Path) -> None:
     async with ConsolePage.open(toy_app(sessions_dir=tmp_path)) as page:
-        await to_n2(page)
-        old = page.app.session_control.session.folder
-        await page.select("n1")
-        await page.replaced("F")
-        fork = page.app.session_control.session.folder
+        old, fork = await fork_n1(page)
         assert read_journal(fork).header.parent.at == "fork n1"
         # the editor is open on n1 with the old answer to change
         assert page.screen.debugger.awaiting_human and page.screen.editor.node_id == "n1"
@@ -131,11 +136,7 @@ async def test_fork_opens_the_old_answer_and_keeps_it_in_the_old_branch(tmp_path
 
 async def test_both_branches_are_listed_and_enter_resumes_the_one_chosen(tmp_path: Path) -> None:
     async with ConsolePage.open(toy_app(sessions_dir=tmp_path)) as page:
-        await to_n2(page)
-        old = page.app.session_control.session.folder
-        await page.select("n1")
-        await page.replaced("F")
-        fork = page.app.session_control.session.folder
+        old, fork = await fork_n1(page)
         page.screen.tree_view.focus()  # out of the fork's open editor: S is the console's key again
         await page.press("S")
         screen = page.app.screen
