@@ -60,7 +60,7 @@ from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from agent.sessions.session import start_session  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.alfworld.catalog import list_games, resolve_game  # noqa: E402
-from envs import make_env  # noqa: E402
+from envs.registry import make_env  # noqa: E402
 from mockllm.openai_server import count_tokens  # noqa: E402
 from mockllm.scripted import ScriptedLLM, ScriptEntry  # noqa: E402
 from recode_tui.setup.build import make_llm  # noqa: E402

@@ -51,7 +51,7 @@ from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from agent.sessions.session import start_session  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from envs.alfworld.catalog import list_games, resolve_game  # noqa: E402
-from envs import make_env  # noqa: E402
+from envs.registry import make_env  # noqa: E402
 from mockllm.scripted import ScriptedLLM, ScriptEntry  # noqa: E402
 from envs.registry import EpisodeRef  # noqa: E402
 

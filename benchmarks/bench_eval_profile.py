@@ -74,7 +74,7 @@ def played(folder: Path) -> list[tuple[str, list[str]]]:
 
 def play(episodes: list[tuple[str, list[str]]], profile: cProfile.Profile | None = None) -> tuple[float, float]:
     """Wall seconds of the bare engine loading each game and sending its actions, and of its resets."""
-    from envs import make_env  # what eval's environment worker calls (recode_tui.setup.env_workers's default factory)
+    from envs.registry import make_env  # what eval's environment worker calls (recode_tui.setup.env_workers's default factory)
 
     began, resets = time.perf_counter(), 0.0
     if profile is not None:
@@ -115,7 +115,7 @@ def play_listed(listing: str) -> int:
     """`--play FILE`: the bare engine on the listed games and actions; prints its wall seconds (a child pass)."""
     episodes = [(game, list(actions)) for game, actions in json.loads(Path(listing).read_text())]
     began = time.perf_counter()
-    from envs import make_env
+    from envs.registry import make_env
 
     make_env(episodes[0][0]).close()
     seconds = play(episodes)[0] + 0.0
@@ -126,7 +126,7 @@ def play_listed(listing: str) -> int:
 def bare_engine(episodes: list[tuple[str, list[str]]]) -> tuple[float, float, pstats.Stats]:
     """The bare engine timed without the profiler (its import included), then once more under it."""
     began = time.perf_counter()
-    from envs import make_env
+    from envs.registry import make_env
 
     make_env(episodes[0][0]).close()  # the engine's import and a first load: eval's worker pays them too
     warm = time.perf_counter() - began

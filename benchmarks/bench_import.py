@@ -43,7 +43,7 @@ import time
 t = time.perf_counter()
 import envs, envs.alfworld
 from envs.alfworld.catalog import list_games, resolve_game
-from envs import make_env
+from envs.registry import make_env
 from envs.alfworld.env import AlfworldEnv
 print(time.perf_counter() - t)
 """

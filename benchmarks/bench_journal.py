@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent.agents.recode.engine import Engine  # noqa: E402
 from agent.sandbox.settings import RunnerSettings  # noqa: E402
 from agent.sessions.session import resume_session, start_session  # noqa: E402
-from envs import make_env  # noqa: E402
+from envs.registry import make_env  # noqa: E402
 from benchmarks.targets import Target, Verdicts  # noqa: E402
 from mockllm.scripted import ScriptedLLM, ScriptEntry  # noqa: E402
 from envs.registry import EpisodeRef  # noqa: E402

@@ -147,6 +147,18 @@ def test_envs_holds_the_seam_and_the_environments_only() -> None:
         "__init__.py", "base.py", "provider.py", "registry.py"]
 
 
+def test_one_function_makes_an_episode_s_environment() -> None:
+    """An episode reference becomes an environment through `envs.registry.make_env` alone: no second
+    module-level `make_env` in the seam (the package's `__init__` once forwarded to it), so a caller
+    has one name to import and one signature to learn. A provider's method and the setup layer's
+    builder (an `EpisodeRef` already parsed) are other jobs."""
+    seam = [ROOT / "envs" / name for name in ("__init__.py", "base.py", "provider.py", "registry.py")]
+    defining = [str(path.relative_to(ROOT)) for path in seam
+                for node in ast.parse(path.read_text(encoding="utf-8")).body
+                if isinstance(node, ast.FunctionDef) and node.name == "make_env"]
+    assert defining == ["envs/registry.py"]
+
+
 def test_nothing_above_envs_names_an_environment_package() -> None:
     """Everything above `envs/` goes through `envs.registry`: a new environment is one package."""
     assert _offending(("agent", "mockllm", "recode_tui"), ("envs.alfworld", "envs.sciworld", "envs.webshop")) == []

@@ -21,7 +21,7 @@ from agent.runtime import events as ev
 from agent.runtime.thread_runner import ThreadRunner
 from agent.sessions.journal_read import read_journal
 from agent.sessions.session import start_session
-from envs import make_env
+from envs.registry import make_env
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 from recode_tui.console.app import build_app
 

@@ -20,7 +20,7 @@ from agent.runtime import events as ev
 from agent.runtime.tree import NodeStatus
 from agent.sessions.journal_read import read_journal
 from agent.sessions.session import branch_session, fork_at_answer, reopen_session, resume_session, start_session
-from envs import make_env
+from envs.registry import make_env
 from mockllm.scripted import ScriptedLLM
 from recode_tui.commands.cli import main
 from recode_tui.setup.build import make_agent, make_llm

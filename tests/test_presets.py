@@ -16,7 +16,7 @@ from agent.run.spec import RunFlags
 from agent.runtime.prompts import DEFAULT_PROMPTS
 from agent.runtime.thread_runner import ThreadRunner
 from agent.sessions.journal_read import read_journal
-from envs import make_env
+from envs.registry import make_env
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 from recode_tui.commands.parser import build_parser
 from recode_tui.commands.arguments import agent_settings_of

@@ -3,7 +3,7 @@
 A module that hands on another's names (`from agent.runtime.limits import Limits` only to list it in
 `__all__` or to be imported from there) gives a name several import paths: `Limits` had three, and a
 reader cannot tell which is the name's own. A package's `__init__` holds only what it defines (the agent
-registry, the environments' `make_env`).
+registry).
 """
 
 from __future__ import annotations

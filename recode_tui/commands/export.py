@@ -51,7 +51,7 @@ async def replayed_text(options: ExportOptions) -> str:
     from recode_tui.setup.places import sessions_dir_from
     from agent.sandbox.settings import RunnerSettings
     from agent.sessions.session import replay_failure, resume_session
-    from envs import make_env
+    from envs.registry import make_env
     from mockllm.scripted import ScriptedLLM
     from recode_tui.setup.usage import UsageError
 

@@ -27,7 +27,7 @@ def run_prompt(args: argparse.Namespace) -> int:
     from agent.runtime.prompts import PromptContext, RecentActions
     from agent.agents.recode.prompt_render import PART_NAMES, render_prompt, stub_variable_lines
     from agent.llm.tokens import TokenCounter
-    from envs import make_env
+    from envs.registry import make_env
     from envs.base import EnvError
 
     if args.prompt_command == "table":

@@ -36,7 +36,7 @@ from typing import Any, AsyncIterator, Callable, Sequence
 
 from envs.base import EnvError, EnvState, Reset, StateView
 
-DEFAULT_FACTORY = "envs:make_env"  # "module:function", called as function(game, max_steps)
+DEFAULT_FACTORY = "envs.registry:make_env"  # "module:function", called as function(game, max_steps)
 WORKER_MODULE = "recode_tui.setup.env_workers"  # what a worker process runs (this module)
 
 

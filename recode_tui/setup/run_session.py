@@ -36,7 +36,7 @@ async def open_session(options: RunOptions, llm: Any) -> tuple[Any, list[Any]]:
     from recode_tui.setup.places import sessions_dir_from
     from agent.sessions.model_record import profiles_in_use
     from agent.sessions.session import start_session
-    from envs import make_env
+    from envs.registry import make_env
     from recode_tui.setup.build import make_agent
 
     sessions_dir = sessions_dir_from(options.sessions)

@@ -20,7 +20,7 @@ from agent.llm.profiles import PriceTable, Profile
 from agent.runtime import events as ev
 from agent.runtime.thread_runner import ThreadRunner
 from agent.runtime.verdict import MAX_ANSWER_CHARS
-from envs import make_env
+from envs.registry import make_env
 from mockllm.openai_server import OpenAICompatibleServer
 
 KNOWN = frozenset({"run", "print", "re"})

@@ -9,7 +9,7 @@ from agent.runtime import events as ev
 from agent.runtime.limits import Limits
 from agent.runtime.tree import NodeStatus
 from agent.sessions.session import resume_session, start_session
-from envs import make_env
+from envs.registry import make_env
 from mockllm.human import HumanLLM
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 from recode_tui.setup.build import make_agent

@@ -138,7 +138,7 @@ def test_a_composite_past_the_depth_limit_returns_failed_to_its_parent():
 
 async def test_a_journal_resumes_to_the_same_place_with_the_window_and_reinjection_rebuilt(tmp_path):
     from agent.sessions.session import resume_session, start_session
-    from envs import make_env
+    from envs.registry import make_env
 
     agent = agent_with(in_order(*WIN), window=2)
     session = start_session(agent, tmp_path, EpisodeRef.parse(GAME), "scripted:win")

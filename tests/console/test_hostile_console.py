@@ -46,7 +46,7 @@ async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) ->
     from agent.agents.recode.engine import Engine
     from agent.runtime.limits import Limits
     from agent.runtime.thread_runner import ThreadRunner
-    from envs import make_env
+    from envs.registry import make_env
     from mockllm.scripted import ScriptedLLM
     from mockllm.scripted import ScriptEntry
     from recode_tui.console.app import RecodeApp
@@ -98,7 +98,7 @@ async def test_typing_goes_on_while_the_live_check_judges_a_long_answer(toy_game
     from agent.agents.recode.engine import Engine
     from agent.runtime.limits import Limits
     from agent.runtime.thread_runner import ThreadRunner
-    from envs import make_env
+    from envs.registry import make_env
     from mockllm.human import HumanLLM
     from recode_tui.console.app import RecodeApp
 
@@ -255,7 +255,7 @@ async def test_a_variable_the_models_code_sets_to_markup_is_shown_as_text(toy_ga
     from agent.agents.recode.engine import Engine
     from agent.runtime.limits import Limits
     from agent.runtime.thread_runner import ThreadRunner
-    from envs import make_env
+    from envs.registry import make_env
     from mockllm.scripted import ScriptedLLM
     from mockllm.scripted import ScriptEntry
     from recode_tui.console.app import RecodeApp

@@ -169,7 +169,7 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
     # A replay shows the recorded tokens, cost and both times, not the replay's own.
     from agent.sessions.session import resume_session
     from mockllm.scripted import ScriptedLLM
-    from envs import make_env
+    from envs.registry import make_env
 
     again, _ = await resume_session(folder, ScriptedLLM([]), make_env)
     shown = again.agent.tree.root.llm_calls[-1]

@@ -223,7 +223,7 @@ async def test_notes_from_the_parser_show_in_the_check_line(toy_game) -> None:
     from agent.agents.recode.engine import Engine
     from agent.runtime.answer_check import check_answer
     from agent.runtime.thread_runner import ThreadRunner
-    from envs import make_env
+    from envs.registry import make_env
     from mockllm.human import HumanLLM
 
     agent = Engine(make_env(toy_game), HumanLLM(), ThreadRunner())

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from envs.alfworld import speedups  # noqa: E402
-from envs import make_env  # noqa: E402
+from envs.registry import make_env  # noqa: E402
 
 RANDOM_STEPS = 10
 ODD_COMMANDS = ("jump over the moon", "take nothing from nowhere")

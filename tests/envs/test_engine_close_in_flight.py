@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 
 from envs.alfworld import engines
-from envs import make_env
+from envs.registry import make_env
 
 
 def test_a_closed_game_gives_its_engine_back_only_when_its_reset_ends(monkeypatch):

@@ -8,7 +8,7 @@ import pytest
 
 from envs.base import Env, EnvError
 from envs.alfworld.catalog import list_games, resolve_game
-from envs import make_env
+from envs.registry import make_env
 from envs.alfworld.env import AlfworldEnv, split_first_observation
 
 

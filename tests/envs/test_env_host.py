@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from envs import make_env
+from envs.registry import make_env
 from recode_tui.setup.env_workers import RemoteEnv
 from recode_tui.setup.env_host import EnvHost
 from recode_tui.setup.usage import UsageError

@@ -13,7 +13,7 @@ CODE = """
 import sys
 import envs, envs.alfworld
 from envs.alfworld.catalog import list_games, resolve_game
-from envs import make_env
+from envs.registry import make_env
 from envs.alfworld.env import AlfworldEnv
 heavy = sorted(m for m in ("textworld", "alfworld", "tatsu", "spacy") if m in sys.modules)
 print(",".join(heavy) or "none")
@@ -27,8 +27,9 @@ def test_import_does_not_load_engine():
 
 def test_listing_games_does_not_load_engine():
     code = (
-        "import sys, envs; from envs.alfworld import catalog; catalog.list_games(); catalog.resolve_game('put-01'); "
-        "envs.make_env('heat-01'); print('textworld' in sys.modules)"
+        "import sys, envs; from envs.alfworld import catalog; from envs.registry import make_env; "
+        "catalog.list_games(); catalog.resolve_game('put-01'); "
+        "make_env('heat-01'); print('textworld' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

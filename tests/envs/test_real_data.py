@@ -12,7 +12,7 @@ import pytest
 
 from envs.base import EnvError
 from envs.alfworld.catalog import list_split, resolve_game
-from envs import make_env
+from envs.registry import make_env
 from envs.alfworld.gamefile import TASK_TYPES
 from envs.alfworld.generator import plan_walkthrough
 

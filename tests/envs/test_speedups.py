@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from envs.alfworld.catalog import list_games, list_split
-from envs import make_env
+from envs.registry import make_env
 from envs.base import EnvError
 
 pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `mak
 
 CRASHY = '''
 import os
-from envs import make_env as real
+from envs.registry import make_env as real
 
 
 class Crashy:

@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from envs import make_env
+from envs.registry import make_env
 from envs.base import EnvError
 from recode_tui.setup.env_workers import EnvPool, EnvWorker, RemoteEnv, WorkerDied
 

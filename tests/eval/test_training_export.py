@@ -9,7 +9,7 @@ import pytest
 
 from agent.sessions.journal_read import read_journal
 from agent.sessions.session import branch_session, fork_at_answer
-from envs import make_env
+from envs.registry import make_env
 from mockllm.chosen import ChosenAnswerLLM
 from recode_tui.setup.build import make_llm
 

@@ -69,7 +69,7 @@ class OneShotPlanner(Stepper):
 
 def planner(answer: str, episode_ref: str = "toy:vase-1") -> OneShotPlanner:
     from agent.sandbox.settings import RunnerSettings
-    from envs import make_env
+    from envs.registry import make_env
 
     llm = ScriptedLLM([ScriptEntry(answer, purpose="plan")])
     return OneShotPlanner(make_env(episode_ref), llm, RunnerSettings().make_runner())
@@ -154,7 +154,7 @@ class PickyPlanner(OneShotPlanner):
 
 async def test_options_the_agent_refuses_end_the_run_with_its_reason_before_the_environment_resets():
     from agent.sandbox.settings import RunnerSettings
-    from envs import make_env
+    from envs.registry import make_env
 
     env = make_env("toy:vase-1")
     agent = PickyPlanner(env, ScriptedLLM([ScriptEntry("Plan: look", purpose="plan")]),

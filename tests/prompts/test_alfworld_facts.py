@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from envs import make_env
+from envs.registry import make_env
 
 
 def test_heating_and_cooling_need_the_appliance_where_you_stand_but_not_open() -> None:

@@ -13,7 +13,7 @@ from agent.agents.recode.engine import Engine
 from agent.agents.recode.prompt import PAPER_PROMPTS
 from agent.runtime.prompts import NO_ACTIONS_YET, PromptSet
 from agent.runtime.thread_runner import ThreadRunner
-from envs import make_env
+from envs.registry import make_env
 from recode_tui.commands.cli import main
 
 PLACE = "done = place_item(item, dest_kind, receptacles)"

@@ -19,7 +19,7 @@ from agent.sessions.journal_read import read_journal
 from agent.eval.rundiff.diff import diff_runs
 from agent.sandbox.settings import RunnerSettings
 from agent.sessions.session import branch_session, fork_at_answer, start_session
-from envs import make_env
+from envs.registry import make_env
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 from recode_tui.commands import cli
 from envs.registry import EpisodeRef

@@ -18,7 +18,7 @@ from agent.runtime import events as ev
 from agent.sessions.export import sft_lines
 from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from agent.sessions.session import branch_session, fork_at_answer, resume_session
-from envs import make_env
+from envs.registry import make_env
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 
 from .test_sessions import GAME, action_log, new_session, snapshot, step_until, toy, walk_llm  # noqa: F401 - toy: the autouse fixture

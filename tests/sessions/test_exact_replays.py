@@ -13,7 +13,7 @@ from agent.runtime import events as ev
 from agent.sandbox.settings import RunnerSettings
 from agent.sessions.journal_read import read_journal
 from agent.sessions.session import branch_session, resume_session, start_session
-from envs import make_env
+from envs.registry import make_env
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 from envs.registry import EpisodeRef
 

@@ -21,7 +21,7 @@ from agent.sessions.export import PlanFormatError, markdown_transcript, sft_line
 from agent.sessions.journal import write_draft
 from agent.sessions.journal_read import JOURNAL_FILE, JournalError, read_journal
 from agent.sessions.session import branch_session, fork_at_answer, resume_session, rewind_to_node, start_session
-from envs import make_env
+from envs.registry import make_env
 from envs.alfworld.catalog import resolve_game
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 from mockllm.journal import journal_llm

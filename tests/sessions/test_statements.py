@@ -9,7 +9,7 @@ import pytest
 from agent.runtime import events as ev
 from agent.sessions.journal_read import read_journal
 from agent.sessions.session import branch_session, fork_at_answer, resume_session
-from envs import make_env
+from envs.registry import make_env
 from mockllm.scripted import ScriptedLLM
 
 from .test_sessions import GAME, new_session, step_until, toy  # noqa: F401 - toy: the autouse fixture

@@ -96,7 +96,7 @@ async def play_examples(
     from agent.agents.recode.engine import Engine
     from agent.runtime.events import ActionSent
     from agent.sandbox.settings import RunnerSettings
-    from envs import make_env
+    from envs.registry import make_env
     from envs.base import EnvError
 
     examples: list[Example] = []

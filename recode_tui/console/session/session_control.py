@@ -41,7 +41,7 @@ from recode_tui.console.run.requests import HandOver, SelectNode, ShowSession
 # What `--resume` names and the game a session played: the setup layer's, named here too for the console's callers.
 from recode_tui.setup.sessions import find_resume as find_resume, journal_llm_note, session_game as session_game
 from recode_tui.console.session.session_work import WorkKeeper
-from envs import make_env
+from envs.registry import make_env
 from envs.registry import EpisodeRef
 
 DRAFT_SECONDS = 2.0  # how often a changed draft is written to draft.json

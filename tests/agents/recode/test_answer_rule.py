@@ -9,7 +9,7 @@ from agent.sandbox.checks import check_code
 from agent.agents.recode.engine import Engine
 from agent.runtime.answer_check import SubmitRule, check_answer
 from agent.runtime.thread_runner import ThreadRunner
-from envs import make_env
+from envs.registry import make_env
 from mockllm.human import HumanLLM
 
 KNOWN = frozenset({"run", "print", "re", "obj"})

@@ -14,7 +14,7 @@ from agent.llm import CallContext, Completion
 from agent.runtime import events as ev
 from agent.runtime.thread_runner import ThreadRunner
 from agent.runtime.tree import NodeStatus
-from envs import make_env
+from envs.registry import make_env
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 
 

@@ -13,7 +13,7 @@ import time
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
 from agent.sandbox.settings import RunnerSettings
-from envs import make_env
+from envs.registry import make_env
 from envs.base import EnvError
 from mockllm.scripted import ScriptedLLM
 
