@@ -8,9 +8,12 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 from agent import agents
 from agent.runtime.stepper import Stepper
 from agent.runtime.thread_runner import ThreadRunner
+from agent.runtime.traits import TRAIT_NAMES, AgentTraits
 from mockllm.human import HumanLLM
 from tests.toyenv.world import ToyEnv
 
@@ -106,3 +109,26 @@ def test_every_registered_agent_adds_only_names_it_declares(toy_env) -> None:
         extra = public(agent) - api - declared_by_the_agent(agent, bare)
         assert not extra, f"{name}: {sorted(extra)} are neither the author's API nor declared by the agent"
         assert api <= public(agent)
+
+
+# -- an agent's words and capabilities: one record, `traits` --
+
+def test_every_agent_s_words_and_capabilities_are_one_record(toy_env) -> None:
+    """Each registered agent shows its words and capability flags only through `traits` (an `AgentTraits`):
+    no trait is a loose name on the instance for a front end to probe, and each agent's record is its own
+    words (ReCode's noun is not another agent's)."""
+    for name in agents.names():
+        agent = built(agents.agent_class(name))
+        assert isinstance(agent.traits, AgentTraits)
+        assert not TRAIT_NAMES & public(agent), f"{name}: {sorted(TRAIT_NAMES & public(agent))} outside `traits`"
+    nouns = {name: agents.agent_class(name).traits.answer_words.noun for name in ("recode", "react", "codeact")}
+    assert nouns == {"recode": "expansion", "react": "turn", "codeact": "cell"}
+
+
+def test_a_trait_declared_as_a_loose_class_attribute_is_refused_in_one_line() -> None:
+    """An author (or a plug-in written before the record) who writes `display_name = ...` on the class would
+    see every front end ignore it: the class is refused, and the message says where it goes."""
+    with pytest.raises(TypeError) as refused:
+        type("Loose", (Stepper,), {"display_name": "Mine", "code_tree": True})
+    assert str(refused.value) == ("Loose declares code_tree, display_name as class attributes: declare them in "
+                                  "`traits = AgentTraits(code_tree=...)` (agent.runtime.traits)")

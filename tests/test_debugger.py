@@ -7,6 +7,7 @@ the real ones, node code runs in the runtime's in-process runner (the sandbox is
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 
@@ -182,12 +183,11 @@ async def test_pause_stops_a_continue() -> None:
 class TurnsAgent(OneActionAgent):
     """A plug-in agent that declares its act its main call and calls an answer a turn."""
 
-    main_purpose = Purpose.ACT
-    answer_words = AnswerWords(noun="turn")
+    traits = replace(OneActionAgent.traits, main_purpose=Purpose.ACT, answer_words=AnswerWords(noun="turn"))
 
 
 async def test_a_plug_in_agent_s_main_call_reads_in_its_own_words() -> None:
-    """The debugger knows no agent's main call: the agent declares it (`main_purpose`) and names it."""
+    """The debugger knows no agent's main call: the agent declares it (`traits.main_purpose`) and names it."""
     made = make_agent(run_settings(agent=AGENT), episode_named(GAME), HumanLLM(), runner_maker=in_process)
     agent = TurnsAgent(made.env, made.host.llm, made.runner, prompts=made.prompts)
     try:

@@ -25,8 +25,8 @@ def test_the_default_breakpoint_speaks_the_agents_words() -> None:
     from agent.agents import agent_class
     from agent.runtime.breakpoints import BreakpointKind, parse_breakpoint
 
-    assert agent_class("recode").every_call_words == "every stub expansion"
-    assert {agent_class(name).every_call_words for name in ("react", "codeact", "plan-execute", "recap")} == {
+    assert agent_class("recode").traits.every_call_words == "every stub expansion"
+    assert {agent_class(name).traits.every_call_words for name in ("react", "codeact", "plan-execute", "recap")} == {
         "every LLM call"}
     assert parse_breakpoint("every-call").kind is parse_breakpoint("every-stub").kind is BreakpointKind.EVERY_LLM_CALL
     assert BreakpointKind("every_stub") is BreakpointKind.EVERY_LLM_CALL

@@ -33,7 +33,7 @@ GAME = "put-01"
 REFUSED = '<think>peek</think><execute>\ndata = open("/etc/passwd").read()\n</execute>'
 FAILS = '<think>go</think><execute>\nrun("look")\nx = 1 / 0\n</execute>'
 WATCHED = (ev.LLMRejected, ev.ActionSent, ev.NodeError, ev.RunFinished)
-RECODE = MainCall(Engine.main_purpose, Engine.answer_words.noun)  # ReCode's words for its main call
+RECODE = MainCall(Engine.traits.main_purpose, Engine.traits.answer_words.noun)  # ReCode's words for its main call
 
 
 def script(tmp_path: Path) -> Path:
@@ -44,7 +44,7 @@ def script(tmp_path: Path) -> Path:
 
 
 def test_the_log_line_holds_the_short_phrase() -> None:
-    rejected = ev.LLMRejected("n0", reason="forbidden: open", purpose=Engine.main_purpose)
+    rejected = ev.LLMRejected("n0", reason="forbidden: open", purpose=Engine.traits.main_purpose)
     assert short(rejected, RECODE) == "expansion of n0 rejected: forbidden: open"
     assert log_line(rejected, RECODE) == "    ✗ expansion of n0 rejected: forbidden: open"
     sent = ev.ActionSent("n1", action="go to desk 1", step=3)

@@ -52,7 +52,7 @@ def test_old_recode_names_are_gone_outside_the_translation_table() -> None:
 # ReCode's main call (`Purpose.EXPAND`) is named in ReCode's package and, outside it, only where a stored
 # format fixes the word: the journal translation table (calls recorded before purposes
 # were), the script format's default and the scripted server's reading of ReCode's prompt. The runtime,
-# sessions, eval and the front ends ask the agent (`Stepper.main_purpose`, `AnswerWords.noun`) instead.
+# sessions, eval and the front ends ask the agent (`Stepper.traits.main_purpose`, `AnswerWords.noun`) instead.
 EXPAND_PLACES = {"agent/sessions/old_values.py", "mockllm/scripted.py", "mockllm/openai_server.py"}
 
 

@@ -77,7 +77,7 @@ def status_words(name: str | None, status: "NodeStatus") -> str:
     if status is not NodeStatus.AWAITING_LLM:
         return status.words
     try:
-        return agent_class(name).awaiting_llm_word
+        return agent_class(name).traits.awaiting_llm_word
     except UnknownAgent:
         return status.words
 

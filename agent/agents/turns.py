@@ -1,7 +1,7 @@
 """The turn loop ReAct and CodeAct share: ask the LLM for one turn, carry it out, repeat until done.
 
 A turn-based agent's root is the task; each turn is a child of the root, labelled
-`{turn_noun} N` while it is asked for (purpose `act`, what a script's `stub:` can
+`{noun} N` (its `traits.answer_words.noun`: turn, cell) while it is asked for (purpose `act`, what a script's `stub:` can
 name), then labelled with the answer's one block (an action, a cell's code):
 
     turn:  NodeStarted -> LLMRequested "act" [-> LLMRejected -> ...]
@@ -24,8 +24,10 @@ from typing import Any, AsyncIterator, Awaitable, ClassVar, Generic, TypeVar
 from agent.llm import Purpose
 from agent.runtime.events import Event
 from agent.runtime.prompts import window_text
+from agent.runtime.answer_words import AnswerWords
 from agent.runtime.asking import Answer
 from agent.runtime.stepper import Stepper
+from agent.runtime.traits import AgentTraits
 from agent.runtime.tree import Node
 from agent.runtime.verdict import Verdict
 
@@ -45,7 +47,8 @@ def windowed(items: list[T], window: int, noun: str) -> tuple[list[str], list[tu
 class TurnAgent(Stepper, Generic[T]):
     """An agent that asks one turn at a time under the root and keeps each finished one in `turns`."""
 
-    turn_noun: ClassVar[str] = "turn"  # a turn's label and the prompt's number field ("turn", "cell")
+    # A turn's label and the prompt's number field are the noun its answers go by ("turn", "cell").
+    traits: ClassVar[AgentTraits] = AgentTraits(structure_title="Turns", answer_words=AnswerWords(noun="turn"))
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -74,7 +77,7 @@ class TurnAgent(Stepper, Generic[T]):
                 yield self.finish(False, limit)
                 return
             answer: Answer | None = None
-            async for item in self.ask_child(root, f"{self.turn_noun} {len(self.turns) + 1}", self.prompt, PURPOSE):
+            async for item in self.ask_child(root, f"{self.traits.answer_words.noun} {len(self.turns) + 1}", self.prompt, PURPOSE):
                 if isinstance(item, Answer):
                     answer = item
                 else:
@@ -115,9 +118,9 @@ def turn_prompt(agent: TurnAgent[Any], window: int, **fields: str) -> str:
         examples=prompts.examples(env.name, env.task_type, required=False) or "(no examples)",
         task=agent.task,
         observation=agent.first_observation,
-        window=window_text(window, agent.turn_noun),
+        window=window_text(window, agent.traits.answer_words.noun),
         steps_left=str(left),
         max_steps=str(env.max_steps),
-        **{agent.turn_noun: str(len(agent.turns) + 1)},
+        **{agent.traits.answer_words.noun: str(len(agent.turns) + 1)},
         **fields,
     )

@@ -246,7 +246,7 @@ class LocalExecutor:
             async with self._source.env(episode.ref, plan.run.max_steps) as env:
                 envs.append(env)
                 # an agent that runs code gets a runner whose worker started during the last episode
-                runner = self._spares.take() if agents.agent_class(job.agent).answers_are_code else None
+                runner = self._spares.take() if agents.agent_class(job.agent).traits.answers_are_code else None
                 agent = agents.build_agent(self._spec(job.agent), env, llm, runner, prompts=self._prompts)
                 # profiles: a resume of this journal goes on with the same model
                 writer = JournalWriter(job.journal, session_header(episode, agent, plan.run.model.llm,

@@ -11,8 +11,8 @@ them judges by another agent's rule and all of them say it alike:
   empty one in its `AnswerWords`; an empty answer must be submitted twice (`needs_confirming`),
   and at the root it says that it gives up the whole task.
 
-How an agent speaks of its answers is one record per agent, `AnswerWords` (the class
-attribute `Stepper.answer_words`): the front ends hold no agent's words of their own.
+How an agent speaks of its answers is one record per agent, `AnswerWords` (its traits'
+`Stepper.traits.answer_words`): the front ends hold no agent's words of their own.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def check_answer(agent: Stepper, text: str, purpose: str, role: str = "", *, kno
     model's max_tokens cut it (a model's answer as it came); `at_root`: the call answers the
     root, so an empty answer gives up the whole task.
     """
-    words = agent.answer_words
+    words = agent.traits.answer_words
     verdict = oversized(text)
     cut = ""
     if verdict is None and cut_at is not None:
@@ -80,7 +80,7 @@ def _check_of(agent: Stepper, verdict: Verdict, purpose: str, role: str, words: 
 
 def confirm_text(agent: Stepper, key: str, at_root: bool) -> str:
     """What a first submit of an empty answer says: what submitting it again with `key` does."""
-    words = agent.answer_words
+    words = agent.traits.answer_words
     return f"{words.confirm_empty}: press {key} again to {words.gives_up_root if at_root else words.gives_up}"
 
 
@@ -111,7 +111,7 @@ class SubmitRule:
 
 def skeleton_cursor(agent: Stepper, skeleton: str) -> tuple[int, int]:
     """Where typing starts in the agent's skeleton: its words' place, else the end of the first line."""
-    place = agent.answer_words.skeleton_cursor
+    place = agent.traits.answer_words.skeleton_cursor
     lines = skeleton.split("\n")
     if place is not None and place[0] < len(lines):
         return place

@@ -1,4 +1,4 @@
-"""How an agent speaks of its answers to a person: one record per agent (`Stepper.answer_words`), so
+"""How an agent speaks of its answers to a person: one record per agent (`Stepper.traits.answer_words`), so
 every front end's editor says what the agent would, never another agent's words."""
 
 from __future__ import annotations

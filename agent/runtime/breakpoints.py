@@ -53,9 +53,9 @@ class Breakpoint:
         self._regex: re.Pattern[str] | None = None
         # value_changed: the value at the last check, as (fingerprint, what to show); None = not seen yet
         self.seen_value: tuple[str, str] | None = None
-        # how `every LLM call` reads for the agent being debugged (`Stepper.every_call_words`); set by the Debugger
+        # how `every LLM call` reads for the agent being debugged (`Stepper.traits.every_call_words`); set by the Debugger
         self.every_call = "every stub expansion"
-        # the purpose of the agent's main call (`Stepper.main_purpose`), which `stub NAME` matches; set by the Debugger
+        # the purpose of the agent's main call (`Stepper.traits.main_purpose`), which `stub NAME` matches; set by the Debugger
         self.main_purpose = ""
         if self.kind in (BreakpointKind.ACTION_REGEX, BreakpointKind.OBSERVATION_REGEX):
             if not self.value:

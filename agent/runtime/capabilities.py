@@ -1,15 +1,10 @@
-"""What an agent declares it offers the front ends, so none of them decides by the agent's name.
+"""What an agent's answers for a known solution and its demo scripts are made of.
 
-Each is a class attribute of `agent.runtime.stepper.Stepper` with a default that offers
-nothing; an agent (bundled or a plug-in) sets the ones it has:
-
-- `answers_are_code`: its answers are Python (transcripts fence them as code).
-- `code_tree`: its answers expand a code tree (`export --tree`; the transcript says "expansion").
-- `prompt_workspace`: its prompt is ReCode's kind, rendered by parts from `expand.txt`: the console's
-  prompt workspace (`W`) edits and tries it, `prompt show --stub` renders it.
-- `demo_scripts`: environment name -> a bundled script `--llm demo` plays on that environment.
-- `gold_answers(actions)`: its own answers that play a known action sequence (`--llm gold`),
-  as `ScriptedAnswer`s a scripted LLM gives in turn (`mockllm.gold.gold_llm(agent, actions)`); None when it cannot.
+An agent's capability flags (`answers_are_code`, `code_tree`, `prompt_workspace`, `demo_scripts`) are
+fields of its `agent.runtime.traits.AgentTraits`; beside them it may override the class method
+`gold_answers(actions)`: its own answers that play a known action sequence (`--llm gold`), as
+`ScriptedAnswer`s a scripted LLM gives in turn (`mockllm.gold.gold_llm(agent, actions)`); None when it cannot.
+`bundled_demos` finds the bundled scripts `demo_scripts` names.
 """
 
 from __future__ import annotations

@@ -114,7 +114,7 @@ class Debugger:
     @property
     def _main_call(self) -> MainCall:
         """How the agent's main call reads on the stop line (ReCode: "expansion of n0 rejected")."""
-        return MainCall(self.agent.main_purpose, self.agent.answer_words.noun)
+        return MainCall(self.agent.traits.main_purpose, self.agent.traits.answer_words.noun)
 
     @property
     def _namespace(self) -> CodeInspection:
@@ -124,7 +124,7 @@ class Debugger:
     # -- breakpoints -----------------------------------------------------------
 
     def _number(self, bp: Breakpoint) -> Breakpoint:
-        bp.every_call, bp.main_purpose = self.agent.every_call_words, self.agent.main_purpose
+        bp.every_call, bp.main_purpose = self.agent.traits.every_call_words, self.agent.traits.main_purpose
         bp.number = self._next_number
         self._next_number += 1
         self.breakpoints.append(bp)
@@ -304,8 +304,8 @@ class Debugger:
     def _human_reason(self, event: ev.LLMRequested) -> StopReason:
         node = self.agent.tree.nodes.get(event.node_id or "")
         code = _first_line(node.code) if node else ""
-        main = event.purpose in ("", self.agent.main_purpose)
-        what = self.agent.answer_words.noun if main else event.purpose  # a repair, or another of its calls
+        main = event.purpose in ("", self.agent.traits.main_purpose)
+        what = self.agent.traits.answer_words.noun if main else event.purpose  # a repair, or another of its calls
         attempt = f" (attempt {event.attempt})" if event.attempt > 1 else ""
         return StopReason("human", f"awaiting your {what} of {event.node_id} `{code}`{attempt}")
 
@@ -415,7 +415,7 @@ class Debugger:
                         Stop(event, StopReason("human", f"expansion refused: {rejected} — write it again"), count)
                     )
                 elif isinstance(event, ev.LLMAnswered):
-                    if event.purpose in ("", self.agent.main_purpose, Purpose.REPAIR):  # its children
+                    if event.purpose in ("", self.agent.traits.main_purpose, Purpose.REPAIR):  # its children
                         what = f"{len(event.blocks)} child node(s)" if event.blocks else "empty: the stub is skipped"
                         text = f"expansion accepted: {what}"
                     else:  # another agent's call: what the answer does

@@ -22,7 +22,7 @@ from agent.runtime.safe_text import for_terminal
 
 @dataclass(frozen=True)
 class MainCall:
-    """How an agent's main LLM call reads in an event's phrase: its purpose (`Stepper.main_purpose`) and the
+    """How an agent's main LLM call reads in an event's phrase: its purpose (`Stepper.traits.main_purpose`) and the
     agent's noun for an answer (`AnswerWords.noun`: ReCode's "expansion"). A call of that purpose, or of
     none stated, reads "NOUN of NODE"; any other call reads by its own purpose ("act of n1")."""
 

@@ -97,7 +97,7 @@ class LLMRequested(Event):
     """An LLM call is about to be made (any agent): `purpose` says what for, `role` by whom.
 
     Each agent names its purposes (`agent.llm.Purpose`, or its own word); the one of its main
-    call is `Stepper.main_purpose`, and '' reads as that. The
+    call is `Stepper.traits.main_purpose`, and '' reads as that. The
     role is "" for an agent's one LLM, else e.g. "planner" or "executor".
     A breakpoint on every LLM call and the person-as-LLM editor key on this.
     """

@@ -2,7 +2,7 @@
 
 An agent is a stepper: `await step()` does the smallest unit of work and
 returns the event that says what happened. Each agent (ReCode, ReAct, ...)
-subclasses `Stepper`, sets its class attributes and writes its episode as one
+subclasses `Stepper`, declares its `traits` and class attributes and writes its episode as one
 async generator (`episode`) of the events the helpers below build. The helpers
 are all declared here, on the one class an author meets; what they stand on is
 composed, not inherited:
@@ -26,13 +26,12 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, ClassVar, Mapping, TypeVar
+from typing import Any, AsyncIterator, Callable, ClassVar, TypeVar
 
 from agent.llm import LLM, CallContext, Completion
 from agent.runtime.acting import ActionPath
 from agent.runtime.actions import MAX_ACTION_CHARS, MAX_REFUSED_ACTIONS, TooManyRefusals, cut_action, end_reason, too_long
 from agent.runtime.agent_view import AgentView, ViewLine, ViewSection
-from agent.runtime.answer_words import AnswerWords
 from agent.runtime.asking import PERSON_SOURCES, Answer, asked
 from agent.runtime.capabilities import ScriptedAnswer
 from agent.runtime.costs import MAIN_ROLE, RoleStats, Stats, answered_event
@@ -51,6 +50,7 @@ from agent.runtime.limits import Limits  # defined apart so the command line's p
 from agent.runtime.prompts import PromptContext, PromptSet, RecentActions, rejected_text
 from agent.runtime.run_handle import EndRun, RunHandle
 from agent.runtime.runner import CodeRunner, NodeOutcome
+from agent.runtime.traits import TRAIT_NAMES, AgentTraits
 from agent.runtime.tree import CodeTree, Node, NodeStatus
 from agent.runtime.verdict import Verdict
 from envs.base import Env, Reset
@@ -69,32 +69,21 @@ class Stepper:
     """
 
     name: ClassVar[str] = "agent"  # the registry name (`--agent NAME`), recorded in journals
-    display_name: ClassVar[str] = "Agent"  # as the status line shows it
     roles: ClassVar[tuple[str, ...]] = (MAIN_ROLE,)  # the LLM roles, in the order the console lists them
-    every_call_words: ClassVar[str] = "every LLM call"  # how the default breakpoint reads for this agent
-    # The purpose (`agent.llm.Purpose`, or the agent's own word) of its main call: the one a `stub NAME`
-    # breakpoint stops at and whose accepted answer adds child nodes (ReCode: "expand"); '' : none,
-    # every call reads by its own purpose.
-    main_purpose: ClassVar[str] = ""
-    awaiting_llm_word: ClassVar[str] = "awaiting llm"  # how a node waiting on its LLM call reads in the panes
-    structure_title: ClassVar[str] = "Steps"  # the title of the pane that draws `tree`
     default_prompts: ClassVar[Path | None] = None  # the prompt set used when --prompts is not given
-    option_defaults: ClassVar[dict[str, Any]] = {}  # agent options (--agent-option KEY=VALUE) and defaults
-    # An agent whose runner keeps no variables says what it keeps instead (the console's Variables
-    # pane shows it in place of an empty table); '' for ReCode and CodeAct, whose code keeps them.
-    variables_note: ClassVar[str] = ""
-    root_code: ClassVar[str] = "task"  # the root's code before the task is known
-    # The root's code once `open_episode` knows the task ("{instruction}" is the task); '' keeps `root_code`.
-    task_code: ClassVar[str] = ""
     main_prompt_file: ClassVar[str] = "expand.txt"  # what makes a folder this agent's prompt set
-    view_title: ClassVar[str] = ""  # the title of the console's agent tab; "" = the agent has no view
-    # What the agent offers the front ends (agent.runtime.capabilities says what each one means):
-    answers_are_code: ClassVar[bool] = False  # its answers are Python (transcripts fence them as code)
-    code_tree: ClassVar[bool] = False  # its answers expand a code tree (`export --tree`)
-    prompt_workspace: ClassVar[bool] = False  # the console's prompt workspace (`W`) edits its prompt set
-    demo_scripts: ClassVar[Mapping[str, Path]] = {}  # environment -> the script `--llm demo` plays there
-    # How the agent speaks of its answers to a person (every front end's editor says it so).
-    answer_words: ClassVar[AnswerWords] = AnswerWords()
+    option_defaults: ClassVar[dict[str, Any]] = {}  # agent options (--agent-option KEY=VALUE) and defaults
+    # Its words and what it offers the front ends, one record (agent.runtime.traits says what each means).
+    traits: ClassVar[AgentTraits] = AgentTraits()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """An agent declaring a trait loose (`display_name = ...`, as before the record) would be ignored
+        by every front end: refuse it at class creation, saying where it goes."""
+        super().__init_subclass__(**kwargs)
+        loose = sorted(TRAIT_NAMES & set(vars(cls)))
+        if loose:
+            raise TypeError(f"{cls.__name__} declares {', '.join(loose)} as class attributes: declare them in "
+                            f"`traits = AgentTraits({loose[0]}=...)` (agent.runtime.traits)")
 
     @classmethod
     def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
@@ -126,7 +115,7 @@ class Stepper:
             prompts = PromptSet(self.default_prompts) if self.default_prompts else PromptSet()
         self.prompts = prompts
         self.options: dict[str, Any] = {**self.option_defaults, **(options or {})}
-        self.tree: CodeTree = CodeTree(self.root_code)
+        self.tree: CodeTree = CodeTree(self.traits.root_code)
         self.current: Node | None = None  # the node at work (the console follows it)
         self.task = ""
         self.first_observation = ""  # the environment's first observation, after the task
@@ -135,7 +124,7 @@ class Stepper:
         self.recent = RecentActions()  # the last actions, for prompts that show them
         self.notes: list[AgentNote] = []  # the agent's decisions so far (replans, re-injections), for its view
         # The host's side of the run: what a front end, a session or eval drives and sets.
-        self.host = RunHandle(self.episode, self._finish, env, runner, llm, warm_runner=self.answers_are_code)
+        self.host = RunHandle(self.episode, self._finish, env, runner, llm, warm_runner=self.traits.answers_are_code)
         self.host.observers.append(self._observe)
         self._actions = ActionPath(env, runner, self.stats, self.host.in_env_thread)
 
@@ -172,7 +161,7 @@ class Stepper:
     def view(self) -> AgentView | None:
         """The agent's own state for a person (its plan, its window, its turns), or None.
 
-        The console draws it in a tab titled `view_title` and asks for it once per
+        The console draws it in a tab titled `traits.view_title` and asks for it once per
         stop, never per event: it must be cheap and must not change the run.
         """
         return None
@@ -218,18 +207,18 @@ class Stepper:
         """The run's first events, the same for every agent: the environment reset (in its thread), its
         task and first observation kept (`task`, `first_observation`; an agent whose answers are code
         finds them as the variables `instruction` and `observation`), the root's code set from
-        `task_code`, `RunStarted`, and the root's `NodeStarted` unless `start_root` is False (an
+        `traits.task_code`, `RunStarted`, and the root's `NodeStarted` unless `start_root` is False (an
         agent that starts the root itself). Options `option_problem` refuses end the run first."""
         problem = self.option_problem()
         if problem:
             raise EndRun(problem)
         reset = await self.reset_env()
         self.task, self.first_observation = reset.instruction, reset.observation
-        if self.answers_are_code:
+        if self.traits.answers_are_code:
             await self.runner.set_variables({"instruction": reset.instruction, "observation": reset.observation})
         root = self.tree.root
-        if self.task_code:
-            root.code = self.task_code.format(instruction=reset.instruction)
+        if self.traits.task_code:
+            root.code = self.traits.task_code.format(instruction=reset.instruction)
         yield RunStarted(root.id, task=reset.instruction, instruction=reset.instruction,
                          observation=reset.observation, task_type=self.env.task_type)
         if start_root:

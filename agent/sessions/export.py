@@ -44,15 +44,15 @@ def _declared(agent_name: str) -> type[Stepper] | None:
 
 
 def has_code_tree(agent_name: str) -> bool:
-    """Whether the agent declares a code tree (`Stepper.code_tree`): `export --tree` and its wording."""
+    """Whether the agent declares a code tree (`Stepper.traits.code_tree`): `export --tree` and its wording."""
     cls = _declared(agent_name)
-    return cls is not None and cls.code_tree
+    return cls is not None and cls.traits.code_tree
 
 
 def answers_are_code(agent_name: str) -> bool:
-    """Whether the agent declares its answers Python (`Stepper.answers_are_code`): transcripts fence them."""
+    """Whether the agent declares its answers Python (`Stepper.traits.answers_are_code`): transcripts fence them."""
     cls = _declared(agent_name)
-    return cls is not None and cls.answers_are_code
+    return cls is not None and cls.traits.answers_are_code
 
 
 NODE_FIELDS = ("id", "code", "status", "depth", "thought", "observations", "error", "children")

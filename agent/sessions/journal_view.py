@@ -98,7 +98,7 @@ def read_view(journal: Journal) -> JournalView:
     records = journal.records
     first = next((r for r in records if r.get("type") == "answer"), None)
     root_code = (first or {}).get("stub") or "(the root's code is not in the journal)"
-    tree_agent = has_code_tree(agent_name)  # declared by the agent (`Stepper.code_tree`)
+    tree_agent = has_code_tree(agent_name)  # declared by the agent (`Stepper.traits.code_tree`)
     if not tree_agent:
         root_code = f"({agent_name} run)"  # its first stub is a turn's or a cell's, not the root's
     tree = CodeTree(root_code)

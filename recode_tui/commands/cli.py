@@ -47,7 +47,7 @@ async def _run_headless(options: RunOptions) -> int:
     main = [MainCall()]  # the agent's own words for its main call, once it is built
 
     def started(agent: Stepper) -> None:
-        main[0] = MainCall(agent.main_purpose, agent.answer_words.noun)
+        main[0] = MainCall(agent.traits.main_purpose, agent.traits.answer_words.noun)
 
     outcome = await play(options, on_event=None if options.quiet else lambda e: print(log_line(e, main[0]), flush=True),
                          on_note=lambda note: print(f"note: {for_terminal(note)}", file=sys.stderr), on_start=started)

@@ -42,7 +42,7 @@ def run_prompt(args: argparse.Namespace) -> int:
     from agent import agents
 
     try:
-        by_parts = agents.agent_class(args.agent).prompt_workspace  # its prompt is rendered by parts (ReCode's)
+        by_parts = agents.agent_class(args.agent).traits.prompt_workspace  # its prompt is rendered by parts (ReCode's)
     except agents.UnknownAgent as exc:
         raise UsageError(str(exc)) from None
     if not by_parts or args.role:

@@ -192,11 +192,11 @@ class PlainFrontEnd:
             if text is not None:
                 self._accepted[self._submitted] = text
             self._submitted = None
-        self.say(event_line(event, MainCall(self.agent.main_purpose, self.agent.answer_words.noun)))
+        self.say(event_line(event, MainCall(self.agent.traits.main_purpose, self.agent.traits.answer_words.noun)))
 
     def _show_request(self, request: ev.LLMRequested) -> None:
         self._request = request
-        title = request.purpose or self.agent.main_purpose or "the call"
+        title = request.purpose or self.agent.traits.main_purpose or "the call"
         self.say(f"─── prompt for {title} of [{request.node_id}] (attempt {request.attempt}) ───", "bold")
         self._print_prompt(folded=True)
         self.say("─── your answer: Esc Enter submits, Ctrl-D pauses and saves ───", "bold")

@@ -31,7 +31,7 @@ DEMO_SCRIPT = DEMOS / "alfworld.yaml"  # ReCode's on ALFWorld (tests and benchma
 
 def demo_script(agent_name: str | None = None, env: str | None = None) -> Path:
     """The demo script `--llm demo` plays: the one the agent declares for the environment
-    (`Stepper.demo_scripts`; no environment: the default one). UsageError when it declares none."""
+    (`Stepper.traits.demo_scripts`; no environment: the default one). UsageError when it declares none."""
     from agent import agents
     from envs import registry
 
@@ -40,14 +40,14 @@ def demo_script(agent_name: str | None = None, env: str | None = None) -> Path:
     except agents.UnknownAgent as exc:
         raise UsageError(str(exc)) from None
     env = env or registry.default_env()
-    script = cls.demo_scripts.get(env)
+    script = cls.traits.demo_scripts.get(env)
     if script is not None:
         return Path(script)
-    if not cls.demo_scripts:
+    if not cls.traits.demo_scripts:
         raise UsageError(f"--llm demo: the {cls.name} agent has no demo scripts; use scripted:FILE, "
                          "profile:NAME or human")
     gold = " --llm gold," if cls.gold_answers([]) is not None else ""
-    raise UsageError(f"--llm demo plays the bundled {', '.join(cls.demo_scripts)} games with the {cls.name} "
+    raise UsageError(f"--llm demo plays the bundled {', '.join(cls.traits.demo_scripts)} games with the {cls.name} "
                      f"agent; on {env} use{gold} scripted:FILE or profile:NAME")
 
 
@@ -155,7 +155,7 @@ def check_gold(agent_name: str | None) -> "type[Stepper]":
     except agents.UnknownAgent as exc:
         raise UsageError(str(exc)) from None
     if cls.gold_answers([]) is None:
-        demo = f"demo ({', '.join(cls.demo_scripts)}), " if cls.demo_scripts else ""
+        demo = f"demo ({', '.join(cls.traits.demo_scripts)}), " if cls.traits.demo_scripts else ""
         raise UsageError(f"--llm gold: the {cls.name} agent cannot play a known solution; use {demo}"
                          "scripted:FILE or profile:NAME")
     return cls

@@ -3,6 +3,8 @@ the test agent (a plug-in) offers gold and demo; an agent that declares none is 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from agent import agents
@@ -22,14 +24,14 @@ class CodeAction(OneActionAgent):
     """The test agent under another name, declaring its answers code."""
 
     name = "code-action"
-    answers_are_code = True
+    traits = replace(OneActionAgent.traits, answers_are_code=True)
 
 
 class Silent(OneActionAgent):
     """The test agent declaring neither a demo nor a known-solution answer."""
 
     name = "silent"
-    demo_scripts = {}
+    traits = replace(OneActionAgent.traits, demo_scripts={})
 
     @classmethod
     def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:

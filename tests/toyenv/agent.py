@@ -19,6 +19,7 @@ from agent.runtime.events import Event
 from agent.runtime.asking import Answer
 from agent.runtime.costs import MAIN_ROLE
 from agent.runtime.stepper import Stepper
+from agent.runtime.traits import AgentTraits
 from agent.runtime.verdict import Verdict
 
 NAME = "one-action"
@@ -30,12 +31,11 @@ class OneActionAgent(Stepper):
     """One LLM call, one action, one turn node; until the episode ends or `max_turns`."""
 
     name = NAME
-    structure_title = "Turns"
+    traits = AgentTraits(structure_title="Turns",
+                         demo_scripts={"toy": Path(__file__).resolve().parent / "scripts" / "coin.yaml"})  # `--llm demo` on toy
     default_prompts = Path(__file__).resolve().parent / "prompts"
     main_prompt_file = "act.txt"
     option_defaults = {"max_turns": 50}
-    root_code = "task"
-    demo_scripts = {"toy": Path(__file__).resolve().parent / "scripts" / "coin.yaml"}  # `--llm demo` on toy
 
     @classmethod
     def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer]:

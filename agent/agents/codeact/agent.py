@@ -37,6 +37,7 @@ from agent.agents.codeact.gold import gold_cells
 from agent.agents.outcome import action_failed, failed_mark
 from agent.agents.turns import TurnAgent, turn_at_hand, turn_prompt, windowed
 from agent.runtime.answer_words import AnswerWords
+from agent.runtime.traits import AgentTraits
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_last
 from agent.runtime.event_text import first_line
@@ -115,23 +116,19 @@ class CodeActAgent(TurnAgent[Cell]):
     """CodeAct over any registered environment: one LLM call and one code cell per turn."""
 
     name = "codeact"
-    turn_noun = "cell"
-    answers_are_code = True
-    demo_scripts = bundled_demos("codeact-{env}.jsonl")
-    display_name = "CodeAct"
-    answer_words = AnswerWords(
-        noun="cell", empty="empty: submitting runs no code",
-        empty_root="empty: submitting runs no code",
-        confirm_empty="the execute section is empty", gives_up="run no code", gives_up_root="run no code",
-        format_hint="<think>/<execute> or plain code",
-        skeleton_cursor=(4, 0),  # the empty line inside <execute>
+    traits = AgentTraits(
+        display_name="CodeAct", structure_title="Cells", view_title="Cells", task_code="task: {instruction}",
+        answer_words=AnswerWords(
+            noun="cell", empty="empty: submitting runs no code",
+            empty_root="empty: submitting runs no code",
+            confirm_empty="the execute section is empty", gives_up="run no code", gives_up_root="run no code",
+            format_hint="<think>/<execute> or plain code",
+            skeleton_cursor=(4, 0),  # the empty line inside <execute>
+        ),
+        answers_are_code=True, demo_scripts=bundled_demos("codeact-{env}.jsonl"),
     )
-    structure_title = "Cells"
-    view_title = "Cells"
     default_prompts = PROMPTS
     main_prompt_file = "codeact.txt"
-    root_code = "task"
-    task_code = "task: {instruction}"
     option_defaults = {"window": 0, "max_cells": 0}
 
     @classmethod
@@ -207,7 +204,7 @@ class CodeActAgent(TurnAgent[Cell]):
             else:
                 lines.append(ViewLine(f"▶ cell {number}: running", "current"))
                 lines += [ViewLine(f"  │ {code}") for code in at_hand.code.splitlines()]
-        return AgentView(self.view_title, (ViewSection(f"Cells ({len(self.turns)} ran)",
+        return AgentView(self.traits.view_title, (ViewSection(f"Cells ({len(self.turns)} ran)",
                                                        tuple(lines) or (ViewLine("(no cell yet)", "muted"),)),))
 
     # -- the run ------------------------------------------------------------------

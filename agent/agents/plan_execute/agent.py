@@ -29,6 +29,7 @@ from agent.runtime.prompts import format_recent
 from agent.runtime.agent_view import AgentView, ViewLine, ViewSection
 from agent.runtime.asking import Answer
 from agent.runtime.stepper import Stepper
+from agent.runtime.traits import AgentTraits
 from agent.runtime.tree import Node, NodeStatus
 from agent.runtime.verdict import Verdict
 
@@ -57,15 +58,15 @@ class StepState:
 
 class PlanExecuteAgent(Stepper):
     name = "plan-execute"
-    demo_scripts = bundled_demos("plan-execute-{env}.jsonl")
-    display_name = "Plan-Exec"
+    traits = AgentTraits(
+        display_name="Plan-Exec", structure_title="Plan", view_title="Plan",
+        variables_note=("Plan-and-Execute keeps no variables: its state is the plan (each step's status and "
+                        "output) and the current step's executor turns. The Plan tab (a) shows it."),
+        task_code="{instruction}", demo_scripts=bundled_demos("plan-execute-{env}.jsonl"),
+    )
     roles = ("planner", "executor", "replanner")
-    structure_title = "Plan"
-    view_title = "Plan"
     default_prompts = PROMPTS
     main_prompt_file = "planner.txt"
-    root_code = "task"
-    task_code = "{instruction}"
     # check: how an executor's action is checked before it is sent, as ReAct's (grammar, admissible, off)
     option_defaults = {"executor_steps": 10, "max_replans": 3, "replan_every_step": False, "check": "grammar",
                        "history_chars": HISTORY_CHARS}
@@ -74,8 +75,6 @@ class PlanExecuteAgent(Stepper):
     def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
         """A plan of one step per sub-goal of the known path; each step's turns its actions, then `Done:`."""
         return gold_plan_and_turns(actions, int(cls.option_defaults["executor_steps"]))
-    variables_note = ("Plan-and-Execute keeps no variables: its state is the plan (each step's status and "
-                      "output) and the current step's executor turns. The Plan tab (a) shows it.")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -333,7 +332,7 @@ class PlanExecuteAgent(Stepper):
             lines = [ViewLine(line, {"-": "removed", "+": "added", "~": "changed"}.get(line[:1], ""))
                      for line in diff.splitlines()]
             sections.append(ViewSection(f"Replan {number}: {why.removeprefix('why: ')}", tuple(lines)))
-        return AgentView(self.view_title, tuple(sections))
+        return AgentView(self.traits.view_title, tuple(sections))
 
     # -- prompts ------------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from agent.agents.react.gold import gold_turns
 from agent.agents.react.grammar import LEVELS, action_line, action_problem
 from agent.agents.turns import TurnAgent, turn_at_hand, turn_prompt, windowed
 from agent.runtime.answer_words import AnswerWords
+from agent.runtime.traits import AgentTraits
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import through_first_line
 from agent.runtime.event_text import first_line
@@ -65,19 +66,17 @@ class ReActAgent(TurnAgent[Turn]):
     """ReAct over any registered environment: one LLM call and one action per turn."""
 
     name = "react"
-    demo_scripts = bundled_demos("react-{env}.jsonl")
-    display_name = "ReAct"
-    answer_words = AnswerWords(noun="turn")
-    structure_title = "Turns"
-    view_title = "Turns"
+    traits = AgentTraits(
+        display_name="ReAct", structure_title="Turns", view_title="Turns",
+        variables_note=("ReAct keeps no variables: its state is its trajectory, the thought, action and "
+                        "observation of every turn. The Turns tab (a) shows it; the Environment log shows the "
+                        "actions and observations."),
+        task_code="task: {instruction}", answer_words=AnswerWords(noun="turn"),
+        demo_scripts=bundled_demos("react-{env}.jsonl"),
+    )
     default_prompts = PROMPTS
     main_prompt_file = "react.txt"
-    root_code = "task"
-    task_code = "task: {instruction}"
     option_defaults = {"window": DEFAULT_WINDOW, "check": "grammar"}
-    variables_note = ("ReAct keeps no variables: its state is its trajectory, the thought, action and "
-                      "observation of every turn. The Turns tab (a) shows it; the Environment log shows the "
-                      "actions and observations.")
 
     @classmethod
     def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
@@ -139,7 +138,7 @@ class ReActAgent(TurnAgent[Turn]):
             if at_hand.thought:
                 lines.append(ViewLine(f"  thought: {at_hand.thought}", "muted"))
         kept = f"the prompt keeps the last {window}" if window > 0 else "the prompt shows all"
-        return AgentView(self.view_title, (ViewSection(f"Turns ({len(self.turns)} done; {kept})",
+        return AgentView(self.traits.view_title, (ViewSection(f"Turns ({len(self.turns)} done; {kept})",
                                                        tuple(lines) or (ViewLine("(no turn yet)", "muted"),)),))
 
     # -- the run ------------------------------------------------------------------

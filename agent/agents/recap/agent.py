@@ -29,6 +29,7 @@ from agent.agents.recap.gold import gold_levels
 from agent.agents.recap.window import Window
 from agent.llm import Purpose
 from agent.runtime.answer_words import AnswerWords
+from agent.runtime.traits import AgentTraits
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.cut import whole_lines
 from agent.runtime.events import AgentNote, Event
@@ -57,16 +58,16 @@ Outcome = UnitOutcome  # a level's result: the environment's answers in it, what
 
 class RecapAgent(Stepper):
     name = "recap"
-    demo_scripts = bundled_demos("recap-{env}.jsonl")
-    display_name = "ReCAP"
-    answer_words = AnswerWords(noun="decomposition")
+    traits = AgentTraits(
+        display_name="ReCAP", structure_title="Subtasks", view_title="Levels",
+        variables_note=("ReCAP keeps no variables: its state is the remaining subtask list of each open level "
+                        "and the conversation window the model sees. The Levels tab (a) shows it."),
+        task_code="{instruction}", answer_words=AnswerWords(noun="decomposition"),
+        demo_scripts=bundled_demos("recap-{env}.jsonl"),
+    )
     roles = ("",)
-    structure_title = "Subtasks"
-    view_title = "Levels"
     default_prompts = PROMPTS
     main_prompt_file = "recap.txt"
-    root_code = "task"
-    task_code = "{instruction}"
     # check: how an action item is checked before it is sent, as ReAct's (grammar, admissible, off)
     option_defaults = {"window": 64, "max_revisions": 16, "check": "grammar"}
 
@@ -74,8 +75,6 @@ class RecapAgent(Stepper):
     def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
         """One subtask per sub-goal of the known path, each subtask its actions."""
         return gold_levels(actions)
-    variables_note = ("ReCAP keeps no variables: its state is the remaining subtask list of each open level "
-                      "and the conversation window the model sees. The Levels tab (a) shows it.")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -167,7 +166,7 @@ class RecapAgent(Stepper):
             window.append(ViewLine(line, mark))
         sections.append(ViewSection(f"Window: what the model sees now ({len(shown)} of {len(self.window.rounds)} "
                                     f"rounds; window {self.window.size})", tuple(window)))
-        return AgentView(self.view_title, tuple(sections))
+        return AgentView(self.traits.view_title, tuple(sections))
 
     # -- the run ---------------------------------------------------------------------------------
 

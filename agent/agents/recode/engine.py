@@ -19,6 +19,7 @@ from agent.agents.recode.gold_plan import gold_plan
 from agent.agents.recode.prompt import build_expand_prompt, build_repair_prompt, call_arguments
 from agent.llm import LLM, Completion, Purpose
 from agent.runtime.answer_words import AnswerWords
+from agent.runtime.traits import AgentTraits
 from agent.runtime.capabilities import ScriptedAnswer, bundled_demos
 from agent.runtime.code import safe_parse
 from agent.runtime.cut import through_last
@@ -48,10 +49,20 @@ class Engine(Stepper):
     """
 
     name = "recode"
-    answers_are_code = True
-    code_tree = True
-    prompt_workspace = True
-    demo_scripts = bundled_demos("{env}.yaml")
+    traits = AgentTraits(
+        display_name="ReCode", structure_title="Code tree",
+        every_call_words="every stub expansion",  # each LLM call expands a stub
+        awaiting_llm_word="stub",  # the paper's word: a node that called a placeholder
+        main_purpose=Purpose.EXPAND, root_code=ROOT_CODE,
+        answer_words=AnswerWords(
+            noun="expansion", empty="empty: submitting marks the stub SKIP",
+            empty_root="empty: submitting skips the whole task (it is the root)",
+            confirm_empty="the execute section is empty", gives_up="mark the stub SKIP",
+            gives_up_root="skip the whole task", format_hint="<think>/<execute> or plain code",
+            skeleton_cursor=(4, 0),  # the empty line inside <execute>
+        ),
+        answers_are_code=True, code_tree=True, prompt_workspace=True, demo_scripts=bundled_demos("{env}.yaml"),
+    )
 
     @classmethod
     def gold_answers(cls, actions: list[str]) -> list[ScriptedAnswer] | None:
@@ -63,20 +74,7 @@ class Engine(Stepper):
         """The first name the code calls that is not a helper or a builtin: the stub it expands."""
         return stub_name_of(code)
 
-    display_name = "ReCode"
-    main_purpose = Purpose.EXPAND
-    answer_words = AnswerWords(
-        noun="expansion", empty="empty: submitting marks the stub SKIP",
-        empty_root="empty: submitting skips the whole task (it is the root)",
-        confirm_empty="the execute section is empty", gives_up="mark the stub SKIP", gives_up_root="skip the whole task",
-        format_hint="<think>/<execute> or plain code",
-        skeleton_cursor=(4, 0),  # the empty line inside <execute>
-    )
-    structure_title = "Code tree"
     default_prompts = DEFAULT_PROMPTS
-    every_call_words = "every stub expansion"  # each LLM call expands a stub
-    awaiting_llm_word = "stub"  # the paper's word: a node that called a placeholder
-    root_code = ROOT_CODE
     roles = ("",)
 
     def __init__(

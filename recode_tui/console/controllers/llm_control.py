@@ -202,7 +202,7 @@ class LLMControl(Widget):
         run.drafts[node.id] = kept if offered_back and kept is not None else proposal.text
         context = proposal.context
         purpose = context.purpose if context else (
-            Purpose.REPAIR if node.status is NodeStatus.ERROR else self.agent.main_purpose)
+            Purpose.REPAIR if node.status is NodeStatus.ERROR else self.agent.traits.main_purpose)
         request = self.last_request
         attempt = request.attempt if request is not None and request.node_id == node.id else 1
         try:

@@ -140,7 +140,7 @@ class RunEvents:
         if event.purpose == Purpose.REPAIR and node.id not in run.drafts and node.id in self.accepted_answers:
             run.drafts[node.id] = self.accepted_answers[node.id]
         run.post_message(EditExpansion(node.id, node.code, known, event.attempt, event.purpose, note, event.role,
-                                       focus_why=f"Type the {run.agent.answer_words.noun} of {node.id}", force=force))
+                                       focus_why=f"Type the {run.agent.traits.answer_words.noun} of {node.id}", force=force))
 
     def line_of(self, node: Node | None) -> int:
         """The line of `node`'s code that is running (waiting in run()), or 0."""

@@ -45,7 +45,7 @@ class PaneView:
         screen = self.screen
         tabs = screen.query_one(TabbedContent)
         if not tabs.query(f"TabPane#{tab}"):  # only the agent's own view may be missing
-            screen.notify(f"{screen.agent.display_name} has no agent view: its tree is its state.",
+            screen.notify(f"{screen.agent.traits.display_name} has no agent view: its tree is its state.",
                           severity="warning")
             return
         tabs.active = tab

@@ -53,7 +53,7 @@ def agent_figures(agent: Stepper) -> AgentFigures:
         cost=agent.stats.cost + (waiting.cost if waiting else 0.0),
         llm=llm.name,
         trusted=is_trusted(agent.runner),
-        agent_name=agent.display_name,
+        agent_name=agent.traits.display_name,
     )
 
 

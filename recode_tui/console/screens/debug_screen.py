@@ -120,9 +120,9 @@ class DebugScreen(PaneRoutes):
         with Horizontal(id="panes"):
             with Vertical(id="left"):
                 yield CodeTreeView(self.agent.tree, id="code-tree")
-                yield NodeDetail(id="detail", awaiting_llm_word=self.agent.awaiting_llm_word)
+                yield NodeDetail(id="detail", awaiting_llm_word=self.agent.traits.awaiting_llm_word)
             yield VariablesPane(self.agent.runner.full_value, console.watch_expressions,
-                                note=self.agent.variables_note, id="vars")
+                                note=self.agent.traits.variables_note, id="vars")
             log = EnvLog(id="env-log")
             log.scores = lambda: tuple(self.agent.env.score_log)  # an env with a score logs its changes
             yield log
@@ -141,8 +141,8 @@ class DebugScreen(PaneRoutes):
             # Hidden at first: mounted just after the first paint.
             with TabPane("r Prompt", id="tab-prompt"):
                 yield Lazy(PromptView(id="prompt"))
-            if self.agent.view_title:  # the agent's own view; ReCode has none (its tree is its state)
-                with TabPane(f"a {self.agent.view_title}", id="tab-agent"):
+            if self.agent.traits.view_title:  # the agent's own view; ReCode has none (its tree is its state)
+                with TabPane(f"a {self.agent.traits.view_title}", id="tab-agent"):
                     yield AgentViewPane(id="agent-view")
             with TabPane("B Breakpoints", id="tab-breakpoints"):
                 yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
@@ -176,7 +176,7 @@ class DebugScreen(PaneRoutes):
 
     def label_panes(self) -> None:
         """Titles, focus and status of the freshly composed panes."""
-        self.query_one("#code-tree").border_title = self.agent.structure_title
+        self.query_one("#code-tree").border_title = self.agent.traits.structure_title
         self.query_one("#detail").border_title = "Node"
         self.query_one("#vars").border_title = "Variables"
         self.query_one("#vars").border_subtitle = "w watch"
@@ -231,7 +231,7 @@ class DebugScreen(PaneRoutes):
         self.query_one(KeyLine).update(
             in_editor=self.focused is self.editor.editor,
             enabled=lambda action: action_enabled(action, state),
-            has_agent_view=bool(self.agent.view_title))
+            has_agent_view=bool(self.agent.traits.view_title))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that cannot act are greyed in the footer (see `run_state.action_enabled`)."""
@@ -287,7 +287,7 @@ class DebugScreen(PaneRoutes):
             self.notify("The run is over.", severity="warning")
             return
         if debugger.awaiting_human:
-            noun = self.agent.answer_words.noun
+            noun = self.agent.traits.answer_words.noun
             self.notify(f"Type the {noun} in the editor (e) and press ctrl+s.", title=f"Awaiting your {noun}")
             self.show_editor()
             return
@@ -319,9 +319,9 @@ class DebugScreen(PaneRoutes):
         if self.llm_control.take_submission(message.text):  # a reviewed proposal
             return
         if not self.debugger.awaiting_human or self.driver.busy:
-            self.notify(f"No {self.agent.answer_words.noun} is awaited.", severity="warning")
+            self.notify(f"No {self.agent.traits.answer_words.noun} is awaited.", severity="warning")
             return
-        self.editor.close(f"Submitted the {self.agent.answer_words.noun} of {message.node_id}…")
+        self.editor.close(f"Submitted the {self.agent.traits.answer_words.noun} of {message.node_id}…")
         self.command_at = time.monotonic()
         self.driver.submit(message.text)
 

@@ -232,8 +232,8 @@ class AnswerEditor(Vertical):
         elif editor.text != text:
             editor.load_text(text)
             editor.cursor_location = draft_cursor(text)  # a restored draft: carry on typing where it stopped
-        hint = agent.answer_words.format_hint if agent is not None else ""
-        verb = (purpose or (agent.main_purpose if agent is not None else "")).capitalize() or "Answer"
+        hint = agent.traits.answer_words.format_hint if agent is not None else ""
+        verb = (purpose or (agent.traits.main_purpose if agent is not None else "")).capitalize() or "Answer"
         header = Text.assemble(
             (f"{verb} {node_id}  ", "bold"),
             (code.split("\n", 1)[0], "bold magenta"),
@@ -328,7 +328,7 @@ class AnswerEditor(Vertical):
         check = self._check_now()
         agent = self._agent()
         if not check.ok:
-            noun = agent.answer_words.noun if agent is not None else "answer"
+            noun = agent.traits.answer_words.noun if agent is not None else "answer"
             self.app.notify(f"Refused: {check.message}", title=f"{noun.capitalize()} refused", severity="error")
             return False
         if check.needs_confirming and not self._confirm_empty and agent is not None:

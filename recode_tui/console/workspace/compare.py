@@ -236,7 +236,7 @@ class CompareScreen(Screen["Choice | None"]):
             column.show_line(reason, "bold yellow")
             return
         if reason:
-            noun = self.agent.answer_words.noun
+            noun = self.agent.traits.answer_words.noun
             column.show_line(f"✗ {reason}", "bold red")
             self.notify(f"Refused: {reason}", title=f"{noun.capitalize()} refused", severity="error")
             return

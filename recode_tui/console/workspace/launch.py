@@ -22,8 +22,8 @@ from recode_tui.console.workspace.target import pick_node, stub_target
 
 async def open_workspace(run: RunScreen) -> None:
     """The workspace on `run`'s selected (or awaited) stub; a choice made there goes back to `run`.
-    Only for an agent that declares one (`Stepper.prompt_workspace`): others get one line saying so."""
-    if not run.agent.prompt_workspace:
+    Only for an agent that declares one (`Stepper.traits.prompt_workspace`): others get one line saying so."""
+    if not run.agent.traits.prompt_workspace:
         run.notify(f"The {run.agent.name} agent has no prompt workspace (W is for agents that declare one, "
                    f"e.g. recode); its prompts are in {run.agent.prompts.root}.", severity="warning")
         return

@@ -377,7 +377,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         candidates = list(await asyncio.gather(*(ask(s) for s in specs)))
         self.app.push_screen(
             CompareScreen(self.target.node_id, self.target.code, self.target.recorded_answer, candidates,
-                          self.target.known, self.draft.content_hash(), self.agent, self.agent.main_purpose),
+                          self.target.known, self.draft.content_hash(), self.agent, self.agent.traits.main_purpose),
             self.chosen,
         )
 

@@ -35,7 +35,7 @@ class StubTarget:
 
 
 def awaiting_node_id(agent: Stepper, last_event: ev.Event | None) -> str | None:
-    if isinstance(last_event, ev.LLMRequested) and last_event.purpose == agent.main_purpose and not agent.host.done:
+    if isinstance(last_event, ev.LLMRequested) and last_event.purpose == agent.traits.main_purpose and not agent.host.done:
         return last_event.node_id
     return None
 
@@ -52,7 +52,7 @@ def pick_node(agent: Stepper, selected_id: str | None, last_event: ev.Event | No
     awaiting = awaiting_node_id(agent, last_event)
     selected = nodes.get(selected_id or "")
     if selected is not None and (
-        selected.id == awaiting or any(x.purpose == agent.main_purpose for x in selected.llm_calls)
+        selected.id == awaiting or any(x.purpose == agent.traits.main_purpose for x in selected.llm_calls)
     ):
         return selected
     if awaiting and awaiting in nodes:
@@ -64,7 +64,7 @@ async def stub_target(agent: Stepper, node: Node, last_event: ev.Event | None) -
     env_name, task_type = agent.env.name, agent.env.task_type
     name = stub_name(node)
     awaiting = awaiting_node_id(agent, last_event) == node.id
-    first = next((x for x in node.llm_calls if x.purpose == agent.main_purpose), None)
+    first = next((x for x in node.llm_calls if x.purpose == agent.traits.main_purpose), None)
     recorded_prompt = first.prompt if first is not None else (
         last_event.prompt if awaiting and isinstance(last_event, ev.LLMRequested) else None
     )
@@ -82,7 +82,7 @@ async def stub_target(agent: Stepper, node: Node, last_event: ev.Event | None) -
             lines = await agent.runner.prompt_lines(list(args))
         except Exception:  # noqa: BLE001 - a busy or closed runner: show none
             lines = []
-    accepted = [x for x in node.llm_calls if x.purpose == agent.main_purpose and x.accepted]
+    accepted = [x for x in node.llm_calls if x.purpose == agent.traits.main_purpose and x.accepted]
     try:
         known = await agent.runner.names() if awaiting else frozenset(args) | HELPERS
     except Exception:  # noqa: BLE001
