@@ -254,6 +254,34 @@ def test_the_console_sessions_read_the_run_not_its_panes() -> None:
     assert _front_end_imports(("recode_tui.console.session",), ("recode_tui.console.widgets",)) == []
 
 
+# The session control's floor in the console: above what the run's screen and the app show the parts below
+# them (`run/hosts.py`, `run/requests.py`), below the screens it opens, the panes, the controllers and the app.
+SESSION_PACKAGE = "recode_tui.console.session"
+SESSION_STANDS_ON = ("recode_tui.console.run.hosts", "recode_tui.console.run.requests")
+# What may import the session package: the app, which holds it, and the run's builder, which makes it.
+SESSION_HELD_BY = {"recode_tui.console.app", "recode_tui.console.run.run_builder"}
+
+
+def _console_imports(name: str, modules: dict[str, Path]) -> set[str]:
+    """The console's modules `name` imports (lazy and TYPE_CHECKING imports too)."""
+    owners = {_owner(imported, modules) or "" for _, imported in _every_import(modules[name], modules)}
+    return {owner for owner in owners if owner.startswith("recode_tui.console.") and owner != name}
+
+
+def test_the_session_control_sits_below_the_screens() -> None:
+    """`SessionControl` (a session on disk and the moves between sessions) names no screen, pane, controller
+    or the app: the screens it opens are the app's `session_screens` (`run/hosts.py`'s `SessionScreens`),
+    the run it reads is `RunScreen`'s state. Only the app and the run's builder import it."""
+    modules = _modules()
+    reaching_up = sorted(f"{name} imports {owner}" for name in modules if name.startswith(SESSION_PACKAGE + ".")
+                         for owner in _console_imports(name, modules)
+                         if not owner.startswith((SESSION_PACKAGE + ".", *SESSION_STANDS_ON)))
+    assert reaching_up == []
+    holders = {name for name in modules if not name.startswith(SESSION_PACKAGE + ".")
+               and any(owner.startswith(SESSION_PACKAGE + ".") for owner in _console_imports(name, modules))}
+    assert holders <= SESSION_HELD_BY, sorted(holders - SESSION_HELD_BY)
+
+
 def test_the_console_builds_through_the_setup_layer_not_the_command_line() -> None:
     """The console's LLMs, agents, usage errors and diffs come from `recode_tui.setup`, never from
     `recode_tui.commands` (the command line may open the console; the reverse is an upward arrow)."""

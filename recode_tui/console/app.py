@@ -16,6 +16,7 @@ from textual.screen import Screen
 from recode_tui.console.support.crash import CrashReport
 from recode_tui.console.run.hosts import ConsoleApp
 from recode_tui.console.screens.loading import LoadingScreen
+from recode_tui.console.screens.session_screens import ConsoleSessionScreens
 from recode_tui.console.run.run_builder import LoadedRun, RunLoader, episode_label, load_run
 
 __all__ = ["RecodeApp", "build_app"]
@@ -86,6 +87,7 @@ class RecodeApp(CrashReport, ConsoleApp):
             raise TypeError("RecodeApp takes exactly one of an agent and a loader")
         self.profiles, self.review = profiles, review
         self.session_control = session_control  # the journal; None when the run is not recorded
+        self.session_screens = ConsoleSessionScreens(self)  # what the session control opens
         self.episode = episode or (agent.env.name if agent is not None else "")
         self.cursor_blink = cursor_blink
         self.user_keymap = dict(keymap or {})

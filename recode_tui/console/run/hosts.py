@@ -5,7 +5,8 @@ the session control are given one of these types and never import `app`,
 `debug_screen` or `session_control`, so no import runs back up (tests/test_layers.py).
 `RunScreen` and `ConsoleApp` are real base classes of `DebugScreen` and `RecodeApp`
 holding what those modules may use (a run's state, not its panes: those they ask
-for with the messages of run/requests.py); `Sessions` is a protocol `SessionControl` meets.
+for with the messages of run/requests.py); `Sessions` is a protocol `SessionControl` meets, and
+`SessionScreens` the screens it opens (the app's, built on the screens' floor above it).
 The small runtime-checkable protocols at the end are optional powers of the agent's
 parts that the console asks for with `isinstance` instead of probing with `getattr`.
 """
@@ -13,7 +14,7 @@ parts that the console asks for with `isinstance` instead of probing with `getat
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol, runtime_checkable
 
 from textual.app import App
 from textual.notifications import SeverityLevel
@@ -78,6 +79,25 @@ class Sessions(Protocol):
     def diff_parent(self) -> None: ...
     def open_list(self) -> None: ...
     def salvage(self) -> None: ...
+
+
+class ReplayCover(Protocol):
+    """The screen that covers the console while a replay runs (`screens/replay.py`'s `ReplayScreen`)."""
+
+    failed: str  # the one-line error, once the replay failed
+
+    def fail(self, line: str, detail: str, *, salvage: bool = False) -> None: ...
+    def dismiss(self, result: None = None) -> object: ...
+
+
+class SessionScreens(Protocol):
+    """The screens the session control opens, given it by the app (`ConsoleApp.session_screens`): the
+    session control sits below the screens and names none of them."""
+
+    def sessions_list(self, sessions_dir: Path, current: Path | None,
+                      chosen: Callable[[Path | None], None]) -> None: ...
+    def replay_cover(self, title: str, control: Sessions, *, closable: bool) -> ReplayCover: ...
+    def parent_diff(self, folder: Path, warn: Callable[[str], None]) -> None: ...
 
 
 class RunScreen(Screen[None]):
@@ -147,6 +167,7 @@ class ConsoleApp(App[None]):
     """The console app (`RecodeApp`) as its screens and the session control see it."""
 
     session_control: Sessions | None  # the journal; None when the run is not recorded
+    session_screens: SessionScreens  # the sessions list, the replay cover and the parent diff the session control opens
     profiles: str | None  # the profiles file the `L` picker lists
     review: bool  # review mode: a model's answers are proposals
     episode: str  # the status line's name of the game

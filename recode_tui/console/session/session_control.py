@@ -4,8 +4,9 @@ The app holds one `SessionControl`. It is a plain object, not a widget, so it
 outlives the debug screen of each run: after a resume or a branch, a new
 `DebugScreen` on the replayed agent takes the old one's place. Replays run as
 async workers on the app's loop (the agent already steps the environment in
-its own thread), behind a `ReplayScreen` that keeps keys away from the old
-agent meanwhile. The old session's journal is never touched: a branch is a
+its own thread), behind a replay cover that keeps keys away from the old
+agent meanwhile. It sits below the screens: those it opens (the sessions list,
+the replay cover, the parent diff) are the app's `session_screens`. The old session's journal is never touched: a branch is a
 new session. Its `WorkKeeper` (session_work.py) writes the draft and debug.json.
 """
 
@@ -36,7 +37,7 @@ from agent.sessions.session import (
 )
 from mockllm.chosen import ChosenAnswerLLM
 from mockllm.human import HumanLLM
-from recode_tui.console.run.hosts import ConsoleApp, ReplaceRun, RunScreen, is_trusted
+from recode_tui.console.run.hosts import ConsoleApp, ReplaceRun, ReplayCover, RunScreen, is_trusted
 from recode_tui.console.run.requests import HandOver, SelectNode, ShowSession
 # What `--resume` names and the game a session played: the setup layer's, named here too for the console's callers.
 from recode_tui.setup.sessions import find_resume as find_resume, journal_llm_note, session_game as session_game
@@ -197,8 +198,6 @@ class SessionControl:
 
     def open_list(self) -> None:
         """The sessions screen; the chosen one is resumed."""
-        from recode_tui.console.screens.sessions import SessionsScreen
-
         if self.app is None:
             return
         current = self.session.folder if self.session is not None else None
@@ -207,7 +206,7 @@ class SessionControl:
             if folder is not None:
                 self.resume(folder, at_start=self.session is None)
 
-        self.app.push_screen(SessionsScreen(self.sessions_dir, current), chosen)
+        self.app.session_screens.sessions_list(self.sessions_dir, current, chosen)
 
     def resume(self, folder: Path, *, at_start: bool = False) -> None:
         """Replay a recorded session and carry on in it.
@@ -289,12 +288,10 @@ class SessionControl:
 
     def diff_parent(self) -> None:
         """This branch (a fork, a rewind) against the session it was made from, on the diff screen."""
-        from recode_tui.console.screens.diff import show_parent_diff
-
         if self.session is None or self.app is None:
             self._warn("no session is open: nothing to diff")
             return
-        show_parent_diff(self.app, self.session.folder, self._warn)
+        self.app.session_screens.parent_diff(self.session.folder, self._warn)
 
     def fork(self) -> None:
         """A branch at the selected stub's expansion, to answer it differently."""
@@ -385,8 +382,6 @@ class SessionControl:
 
     def _replace(self, replay: Replay, title: str, how: str, *, closable: bool = True,
                  prefill: dict[str, str] | None = None, then: Callable[[], LLM | None] | None = None) -> None:
-        from recode_tui.console.screens.replay import ReplayScreen
-
         app = self.app
         assert app is not None
         if self.busy:
@@ -396,16 +391,13 @@ class SessionControl:
             self._warn("the agent is running: pause it (p) first")
             return
         self.save_work()
-        while isinstance(app.screen, ReplayScreen) and app.screen.failed:
-            app.pop_screen()  # a failed replay's cover: this one replaces it
         self.busy = True
-        screen = ReplayScreen(title, self, closable=closable)
-        app.push_screen(screen)
+        screen = app.session_screens.replay_cover(title, self, closable=closable)  # in place of a failed one's
         self.show_status()
         app.debug_screen.say("info", f"{title.lower()}…")
         app.run_worker(self._run(replay, screen, how, prefill, then), group="session", exit_on_error=False)
 
-    async def _run(self, replay: Replay, screen, how: str, prefill: dict[str, str] | None,
+    async def _run(self, replay: Replay, screen: ReplayCover, how: str, prefill: dict[str, str] | None,
                    then: Callable[[], LLM | None] | None = None) -> None:
         app = self.app
         assert app is not None
