@@ -390,22 +390,30 @@ MAY_IMPORT_AN_AGENT = {
 }
 
 
-def _agent_packages() -> tuple[str, ...]:
-    folder = ROOT / "agent" / "agents"
-    return tuple(f"agent.agents.{p.name}" for p in sorted(folder.iterdir()) if (p / "__init__.py").exists())
+# What of `agent/agents/` is the registry's: the registry itself (names to classes, as strings) and the named
+# presets. Everything else there (an agent's package, the turn loop agents share) is an agent's own.
+THE_REGISTRY = ("agent.agents", "agent.agents.presets")
 
 
-def _imports_of_an_agent() -> dict[str, set[str]]:
-    """Module above the agents -> the agent packages it imports (lazy and TYPE_CHECKING imports count)."""
-    modules, packages = _modules(), _agent_packages()
+def _agent_part(imported: str) -> str | None:
+    """The part of `agent/agents/` an import reaches past the registry (`agent.agents.recode`,
+    `agent.agents.turns`), or None: it names no agent's own module."""
+    if not imported.startswith("agent.agents.") or imported in THE_REGISTRY:
+        return None
+    return ".".join(imported.split(".")[:3])
+
+
+def _imports_of_an_agent(modules: dict[str, Path] | None = None) -> dict[str, set[str]]:
+    """Module above the agents -> the agents' parts it imports (lazy and TYPE_CHECKING imports count)."""
+    modules = modules if modules is not None else _modules()
     found: dict[str, set[str]] = {}
     for name, path in modules.items():
         if not any(name == top or name.startswith(top + ".") for top in ABOVE_THE_AGENTS):
             continue
         for _, imported in _every_import(path, modules):
-            for package in packages:
-                if imported == package or imported.startswith(package + "."):
-                    found.setdefault(name, set()).add(package)
+            part = _agent_part(imported)
+            if part is not None:
+                found.setdefault(name, set()).add(part)
     return found
 
 
@@ -418,6 +426,25 @@ def test_front_ends_runtime_sessions_and_eval_import_only_the_agent_registry() -
     unlisted = {name: packages for name, packages in found.items() if packages != {MAY_IMPORT_AN_AGENT.get(name)}}
     assert unlisted == {}
     assert sorted(set(MAY_IMPORT_AN_AGENT) - set(found)) == []
+
+
+def test_the_registry_rule_finds_an_agent_imported_past_the_registry(tmp_path: Path) -> None:
+    """The rule itself: a front end, a session or eval module reaching an agent's package or the agents'
+    shared turn loop, even inside a function or under TYPE_CHECKING, is found; the registry and the
+    presets are not."""
+    sample = {
+        "recode_tui.console.widgets.sample": "def f():\n    from agent.agents.recode.codeblocks import stub_name_of\n",
+        "agent.sessions.sample": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from agent.agents import turns\n",
+        "agent.eval.sample": "from agent.agents import agent_class\nfrom agent.agents.presets import resolve\n",
+        "agent.run.sample": "import agent.agents.react.agent\n",  # below the agents: the floors' rule holds it
+    }
+    modules = {}
+    for name, source in sample.items():
+        modules[name] = tmp_path / f"{name}.py"
+        modules[name].write_text(source, encoding="utf-8")
+    modules["agent.agents.turns"] = ROOT / "agent" / "agents" / "turns.py"  # `from agent.agents import turns`
+    assert _imports_of_an_agent(modules) == {"recode_tui.console.widgets.sample": {"agent.agents.recode"},
+                                             "agent.sessions.sample": {"agent.agents.turns"}}
 
 
 # What the runtime (`agent/runtime/`) may import of ours: itself, the LLM protocol and the environments'

@@ -40,12 +40,6 @@ def awaiting_node_id(agent: Stepper, last_event: ev.Event | None) -> str | None:
     return None
 
 
-def stub_name(node: Node) -> str:
-    from agent.agents.recode.codeblocks import stub_name_of
-
-    return stub_name_of(node.code) or ""
-
-
 def pick_node(agent: Stepper, selected_id: str | None, last_event: ev.Event | None) -> Node:
     """The selected node when it is a stub (expanded or awaiting), else the awaiting one, else the root."""
     nodes = agent.tree.nodes
@@ -62,7 +56,7 @@ def pick_node(agent: Stepper, selected_id: str | None, last_event: ev.Event | No
 
 async def stub_target(agent: Stepper, node: Node, last_event: ev.Event | None) -> StubTarget:
     env_name, task_type = agent.env.name, agent.env.task_type
-    name = stub_name(node)
+    name = agent.placeholder_of(node.code) or ""  # the stub the node calls, as `b` names it
     awaiting = awaiting_node_id(agent, last_event) == node.id
     first = next((x for x in node.llm_calls if x.purpose == agent.traits.main_purpose), None)
     recorded_prompt = first.prompt if first is not None else (
