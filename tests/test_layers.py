@@ -379,15 +379,6 @@ def test_the_runtime_imports_no_agent() -> None:
 # Above the agents: the front ends, the scripted LLMs, the shared runtime, sessions and eval. They reach an
 # agent through the registry (`agent.agents`) and the `Stepper` seam only, never through one agent's package.
 ABOVE_THE_AGENTS = ("recode_tui", "mockllm", *RUNTIME)
-# The known exceptions, each ReCode's own feature that no other agent has (`prompt_workspace`): the console's
-# prompt workspace (`W`) and `prompt show --stub` render, edit and compare ReCode's prompt by its parts.
-MAY_IMPORT_AN_AGENT = {
-    "recode_tui.commands.prompt": "agent.agents.recode",
-    "recode_tui.console.workspace.compare": "agent.agents.recode",
-    "recode_tui.console.workspace.counts": "agent.agents.recode",
-    "recode_tui.console.workspace.screen": "agent.agents.recode",
-    "recode_tui.console.workspace.target": "agent.agents.recode",
-}
 
 
 # What of `agent/agents/` is the registry's: the registry itself (names to classes, as strings) and the named
@@ -419,13 +410,10 @@ def _imports_of_an_agent(modules: dict[str, Path] | None = None) -> dict[str, se
 
 def test_front_ends_runtime_sessions_and_eval_import_only_the_agent_registry() -> None:
     """A front end, a scripted LLM, the runtime, sessions and eval name no agent's package: what they need of
-    an agent (its stub's name for `b`, its gold answers, its main call's purpose) is a field or method of
-    `Stepper` that the agent overrides, so a plug-in agent gets every front end's feature. The exceptions
-    are listed (ReCode's prompt workspace); one that no longer imports its agent must leave the list."""
-    found = _imports_of_an_agent()
-    unlisted = {name: packages for name, packages in found.items() if packages != {MAY_IMPORT_AN_AGENT.get(name)}}
-    assert unlisted == {}
-    assert sorted(set(MAY_IMPORT_AN_AGENT) - set(found)) == []
+    an agent (its stub's name for `b`, its gold answers, its main call's purpose, its prompt by parts for the
+    prompt workspace) is a field or method of `Stepper` or of its `traits` that the agent overrides, so a
+    plug-in agent gets every front end's feature. No exception."""
+    assert _imports_of_an_agent() == {}
 
 
 def test_the_registry_rule_finds_an_agent_imported_past_the_registry(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.agents.recode.examples import answer_diff, check_examples_text, check_summary, live_answer_problem
+from agent.agents.recode.examples import answer_diff, check_examples_text, live_answer_problem
+from agent.runtime.prompt_parts import check_summary
 from agent.agents.recode.prompt_drafts import (
     DraftPromptSet,
     PromptSetError,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Mapping
 
 from agent.runtime.answer_words import AnswerWords
+from agent.runtime.prompt_parts import PromptParts
 
 
 @dataclass(frozen=True)
@@ -41,9 +42,9 @@ class AgentTraits:
     # -- what it offers the front ends --
     answers_are_code: bool = False  # its answers are Python: transcripts fence them, eval gives it a warm runner
     code_tree: bool = False  # its answers expand a code tree (`export --tree`; the transcript says "expansion")
-    # Its prompt is ReCode's kind, rendered by parts from `expand.txt`: the console's prompt workspace (`W`)
-    # edits and tries it, `prompt show --stub` renders it.
-    prompt_workspace: bool = False
+    # Its prompt written by parts (ReCode's `expand.txt`), as the console's prompt workspace (`W`) edits and
+    # tries it and `prompt show --stub` renders it (`agent.runtime.prompt_parts`); None: it has none.
+    prompt_workspace: PromptParts | None = None
     # environment name -> the bundled script `--llm demo` plays there (`capabilities.bundled_demos` finds them)
     demo_scripts: Mapping[str, Path] = field(default_factory=dict)
 

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 def run_prompt(args: argparse.Namespace) -> int:
     from agent.runtime.events import ObservationReceived
     from agent.runtime.prompts import PromptContext, RecentActions
-    from agent.agents.recode.prompt_render import PART_NAMES, render_prompt, stub_variable_lines
     from agent.llm.tokens import TokenCounter
     from envs.registry import make_env
     from envs.base import EnvError
@@ -42,10 +41,10 @@ def run_prompt(args: argparse.Namespace) -> int:
     from agent import agents
 
     try:
-        by_parts = agents.agent_class(args.agent).traits.prompt_workspace  # its prompt is rendered by parts (ReCode's)
+        by_parts = agents.agent_class(args.agent).traits.prompt_workspace  # its prompt by parts (ReCode's), or None
     except agents.UnknownAgent as exc:
         raise UsageError(str(exc)) from None
-    if not by_parts or args.role:
+    if by_parts is None or args.role:
         if args.stub != ROOT_STUB or args.after or args.task_type:
             raise UsageError("--stub, --after and --task-type are ReCode's; drop them with --agent " + args.agent)
         from recode_tui.setup.build import parse_episode
@@ -63,18 +62,18 @@ def run_prompt(args: argparse.Namespace) -> int:
     except EnvError as exc:
         raise UsageError(str(exc)) from None
     try:
-        lines = stub_variable_lines(args.stub, {"instruction": reset.instruction, "observation": reset.observation})
+        lines = by_parts.variable_lines(args.stub, {"instruction": reset.instruction, "observation": reset.observation})
     except ValueError as exc:
         raise UsageError(f"--stub: {exc}") from None
     finally:
         env.close()
     context = PromptContext(reset.instruction, recent.last(), env.max_steps - env.steps, env.max_steps)
-    rendered = render_prompt(prompts, env.name, args.task_type or env.task_type, args.stub, lines, context)
+    rendered = by_parts.render(prompts, env.name, args.task_type or env.task_type, args.stub, lines, context)
     _write(rendered.text if rendered.text.endswith("\n") else rendered.text + "\n")
     if args.tokens:
         counter = TokenCounter()
-        for part in PART_NAMES:
-            print(f"{part}: {counter.count(rendered.parts[part]).short()}", file=sys.stderr)
+        for part, text in rendered.parts.items():
+            print(f"{part}: {counter.count(text).short()}", file=sys.stderr)
         print(f"total: {counter.count(rendered.text).label()}", file=sys.stderr)
     return 0
 

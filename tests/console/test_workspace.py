@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from agent.agents.recode.prompt_drafts import DraftPromptSet
+from agent.runtime.prompt_parts import DraftPromptSet
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from mockllm.openai_server import OpenAICompatibleServer

@@ -26,10 +26,11 @@ from dataclasses import dataclass
 
 from agent.agents.recode.examples import Example, ExampleFormatError, parse_example, split_examples
 from agent.llm import CallContext, Completion, LLMError, Purpose, Usage
+from agent.runtime.prompt_parts import ExamplePlay
 from agent.runtime.prompts import PromptSet
 from agent.sandbox.walls import SandboxPolicy
 
-__all__ = ["ExamplePlay", "ExamplesLLM", "play_examples"]
+__all__ = ["ExamplesLLM", "play_examples"]
 
 
 # -- playing the examples: each one is a piece of a plan ---------------------------------------
@@ -58,24 +59,6 @@ class ExamplesLLM:
         if answer is None:
             raise LLMError(f"no example is written for the stub `{code}`")
         return Completion(answer, Usage(), 0.0, "scripted")
-
-
-@dataclass(frozen=True)
-class ExamplePlay:
-    """How the examples of a file did when played as a plan on one game."""
-
-    game: str
-    won: bool
-    reason: str  # the run's end reason: "won", "step limit reached ...", "LLM error: ..."
-    steps: int
-    llm_calls: int
-    actions: tuple[str, ...] = ()
-
-    def summary(self) -> str:
-        """One line for a file list: `wins put-01 in 9 steps` or why not."""
-        if self.won:
-            return f"examples win {self.game} in {self.steps} steps"
-        return f"examples do not win {self.game}: {self.reason}"
 
 
 async def play_examples(

@@ -17,6 +17,7 @@ from agent.agents.recode.call_notes import stub_context
 from agent.agents.recode.codeblocks import stub_name_of
 from agent.agents.recode.gold_plan import gold_plan
 from agent.agents.recode.prompt import build_expand_prompt, build_repair_prompt, call_arguments
+from agent.agents.recode.prompt_parts import RecodePromptParts
 from agent.llm import LLM, Completion, Purpose
 from agent.runtime.answer_words import AnswerWords
 from agent.runtime.traits import AgentTraits
@@ -61,7 +62,7 @@ class Engine(Stepper):
             gives_up_root="skip the whole task", format_hint="<think>/<execute> or plain code",
             skeleton_cursor=(4, 0),  # the empty line inside <execute>
         ),
-        answers_are_code=True, code_tree=True, prompt_workspace=True, demo_scripts=bundled_demos("{env}.yaml"),
+        answers_are_code=True, code_tree=True, prompt_workspace=RecodePromptParts(), demo_scripts=bundled_demos("{env}.yaml"),
     )
 
     @classmethod

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from agent.agents.recode.answer_rule import judge_answer
+from agent.runtime.prompt_parts import ExampleCheck
 from agent.runtime.code import ALLOWED_MODULES, DEFAULT_HELPERS, InvalidAnswer, parse_answer, safe_parse
 
 # Defined once, by the sandbox: the helpers node code is given and the modules it may import.
@@ -196,20 +197,6 @@ def answer_problems(function: str, given: set[str] | frozenset[str], answer: str
     return problems
 
 
-@dataclass(frozen=True)
-class ExampleCheck:
-    """The verdict on one example of a file."""
-
-    index: int  # 1-based position in the file
-    line: int
-    function: str
-    problems: tuple[str, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
 def check_example(example: Example) -> list[str]:
     """One example, held to a live answer's standard plus the example conventions."""
     try:
@@ -236,14 +223,6 @@ def check_examples_text(text: str) -> list[ExampleCheck]:
         problems = check_example(example)
         checks.append(ExampleCheck(index, example.line, example.function, tuple(problems)))
     return checks
-
-
-def check_summary(checks: list[ExampleCheck]) -> str:
-    """One line for a file list: `3 examples ok` or `1 of 3 examples flagged`."""
-    bad = sum(not c.ok for c in checks)
-    if not checks:
-        return "no examples"
-    return f"{len(checks)} examples ok" if not bad else f"{bad} of {len(checks)} examples flagged"
 
 
 # -- comparing answers ------------------------------------------------------------------------

@@ -1,69 +1,22 @@
-"""Prompt sets a person edits: drafts held in memory (hashed as they would be saved), the files to edit, and saving to a folder.
+"""ReCode's prompt set as a person edits it: the files to edit and saving a draft to a folder.
 
 Part of ReCode's prompt authoring (with `agent.agents.recode.authoring`); apart from
-rendering and the example checks because it is the only part that touches the disk.
+rendering and the example checks because it is the only part that touches the disk. The draft
+itself (`DraftPromptSet`, held in memory, hashed as it would be saved) is the runtime's
+(`agent.runtime.prompt_parts`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, env_digest
+from agent.runtime.prompt_parts import DraftPromptSet, PromptSetError
+from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 
 EXPAND_TEMPLATE = "expand.txt"
 _SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-
-class PromptSetError(Exception):
-    """A prompt set cannot be saved or read; the message says what to do."""
-
-
-# -- an edited prompt set ---------------------------------------------------------------
-
-
-@dataclass
-class DraftPromptSet(PromptSet):
-    """A prompt set whose files may be replaced by edited texts held in memory.
-
-    Its content hash is computed exactly like `PromptSet.content_hash` over the
-    files as they would be saved, so a saved copy has the same hash.
-    """
-
-    edits: dict[str, str] = field(default_factory=dict)
-
-    def optional(self, relative: str) -> str | None:
-        if relative in self.edits:
-            return self.edits[relative]
-        return super().optional(relative)
-
-    def files(self) -> dict[str, bytes]:
-        """Every file of the set as it would be saved: relative path -> bytes."""
-        found: dict[str, bytes] = {}
-        if self.root.is_dir():
-            for path in self.root.rglob("*"):
-                if path.is_file() and "__pycache__" not in path.parts:
-                    found[path.relative_to(self.root).as_posix()] = path.read_bytes()
-        for relative, text in self.edits.items():
-            found[relative] = text.encode("utf-8")
-        return found
-
-    def content_hash(self) -> str:
-        digest = hashlib.sha256()
-        files = self.files()
-        for relative in sorted(files, key=Path):
-            digest.update(str(Path(relative)).encode())
-            digest.update(files[relative])
-        env_digest(digest)
-        return digest.hexdigest()[:12]
-
-    @property
-    def changed(self) -> list[str]:
-        """The edited files whose text differs from the folder's."""
-        return [r for r, t in self.edits.items() if t != PromptSet(self.root).optional(r)]
 
 
 def editable_files(prompts: PromptSet, env_name: str) -> list[str]:

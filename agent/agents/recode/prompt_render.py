@@ -7,26 +7,18 @@ workspace counts and `recode-tui prompt show` prints, with no editing or checkin
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from string import Template
 from typing import Any
 
 from agent.agents.recode.examples import stub_call
 from agent.agents.recode.prompt_drafts import EXPAND_TEMPLATE
+from agent.runtime.prompt_parts import RenderedPrompt
 from agent.runtime.prompts import CONTEXT_FIELDS, PromptContext, PromptSet
 
 PART_NAMES = ("rules", "actions", "examples", "context", "task", "variables")  # "task": the stub's code
 
 
 # -- rendering, part by part -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RenderedPrompt:
-    """The exact prompt the engine would send, and the text of each part of it."""
-
-    text: str
-    parts: dict[str, str]
 
 
 def render_prompt(

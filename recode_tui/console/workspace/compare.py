@@ -20,8 +20,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 
-from agent.agents.recode.examples import answer_diff
 from agent.runtime.answer_check import AnswerCheck, SubmitRule
+from agent.runtime.prompt_parts import PromptParts
 from agent.runtime.stepper import Stepper
 from recode_tui.console.widgets.answer_editor import CodeArea, cursor_blink_of
 from recode_tui.console.widgets.key_line import KeyLine, compare_keys
@@ -45,10 +45,10 @@ class Candidate:
         return self.source == "human"
 
 
-def diff_text(recorded: str | None, answer: str) -> Text:
+def diff_text(recorded: str | None, answer: str, parts: PromptParts) -> Text:
     if recorded is None:
         return Text("no recorded answer to compare with", style="dim")
-    lines = answer_diff(recorded, answer)
+    lines = parts.answer_diff(recorded, answer)
     if not lines:
         return Text("same code as the recorded answer", style="green")
     out = Text()
@@ -125,7 +125,9 @@ class AnswerColumn(Vertical):
             title.append("\n")
             title.append_text(self._said[1])
         self.query_one(".cmp-title", Static).update(title)
-        self.query_one(".cmp-diff", Static).update(diff_text(self.recorded, self.text) if not c.error else "")
+        parts = self.rule.agent.traits.prompt_workspace  # the agent's, whose answers are compared
+        self.query_one(".cmp-diff", Static).update(
+            diff_text(self.recorded, self.text, parts) if not c.error and parts is not None else "")
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if self._timer is not None:

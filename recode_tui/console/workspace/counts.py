@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from agent.agents.recode.prompt_render import PART_NAMES, RenderedPrompt
+from agent.runtime.prompt_parts import RenderedPrompt
 from agent.llm.tokens import TokenCounter
 
 
@@ -16,8 +16,7 @@ def token_table(rendered: RenderedPrompt, counter: TokenCounter, baseline: int |
     table.add_column("part", style="bold")
     table.add_column("tokens", justify="right")
     table.add_column("chars", justify="right", style="dim")
-    for part in PART_NAMES:
-        text = rendered.parts[part]
+    for part, text in rendered.parts.items():  # in the prompt's order
         table.add_row(part, counter.count(text).short(), f"{len(text):,} ch")
     total = counter.count(rendered.text)
     change = Text()

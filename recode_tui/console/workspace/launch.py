@@ -23,7 +23,8 @@ from recode_tui.console.workspace.target import pick_node, stub_target
 async def open_workspace(run: RunScreen) -> None:
     """The workspace on `run`'s selected (or awaited) stub; a choice made there goes back to `run`.
     Only for an agent that declares one (`Stepper.traits.prompt_workspace`): others get one line saying so."""
-    if not run.agent.traits.prompt_workspace:
+    parts = run.agent.traits.prompt_workspace
+    if parts is None:
         run.notify(f"The {run.agent.name} agent has no prompt workspace (W is for agents that declare one, "
                    f"e.g. recode); its prompts are in {run.agent.prompts.root}.", severity="warning")
         return
@@ -33,7 +34,7 @@ async def open_workspace(run: RunScreen) -> None:
     app = run.app
     selected = run.selected_node()
     node = pick_node(run.agent, selected.id if selected is not None else None, run.debugger.last_event)
-    target = await stub_target(run.agent, node, run.debugger.last_event)
+    target = await stub_target(run.agent, parts, node, run.debugger.last_event)
     screen = PromptWorkspace(
         target,
         run.agent,

@@ -25,23 +25,19 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from agent.agents.recode.authoring import ExamplePlay, play_examples
-from agent.agents.recode.examples import ExampleCheck, check_examples_text, check_summary
-from agent.agents.recode.prompt_drafts import (
-    DraftPromptSet,
-    PromptSetError,
-    default_set_name,
-    editable_files,
-    examples_file,
-    save_prompt_set,
-)
-from agent.agents.recode.prompt_render import RenderedPrompt, render_prompt
-from agent.agents.recode.call_notes import stub_context
 from agent.llm import LLM, LLMError
 from agent.llm.tokens import TokenCounter, model_of
+from agent.runtime.prompt_parts import (
+    DraftPromptSet,
+    ExampleCheck,
+    ExamplePlay,
+    PromptParts,
+    PromptSetError,
+    RenderedPrompt,
+    check_summary,
+)
 from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
-from agent.sandbox.settings import RunnerSettings
 from envs import registry
 from recode_tui.console.widgets.answer_editor import cursor_blink_of
 from recode_tui.console.widgets.key_line import WORKSPACE_KEYS, KeyLine
@@ -72,6 +68,9 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         super().__init__()
         self.target = target
         self.agent = agent  # its judge and words judge the answers compared
+        if agent.traits.prompt_workspace is None:
+            raise TypeError(f"the {agent.name} agent has no prompt written by parts to edit (traits.prompt_workspace)")
+        self.parts: PromptParts = agent.traits.prompt_workspace  # its prompt by parts: render, check, play, save
         prompts, llm = agent.prompts, agent.host.llm
         self.agent_llm = llm
         self.draft = prompts if isinstance(prompts, DraftPromptSet) else DraftPromptSet(prompts.root)
@@ -87,8 +86,8 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         self.prompts_dir = prompts_dir
         self.profiles_path = profiles_path
         self.counter = TokenCounter(model_of(llm))
-        self.files = editable_files(self.draft, target.env_name)
-        examples = examples_file(target.env_name, target.task_type)
+        self.files = self.parts.editable_files(self.draft, target.env_name)
+        examples = self.parts.examples_file(target.env_name, target.task_type)
         self.current_file: str = examples if examples is not None and examples in self.files else self.files[0]
         self.checks: dict[str, list[ExampleCheck]] = {}
         self._checked: dict[str, tuple[str, list[ExampleCheck]]] = {}  # file: the text last checked, its checks
@@ -115,7 +114,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
             yield Static("re-expand with", classes="ws-label")
             yield Input(self._default_specs(), id="ws-llms", placeholder="LLM specs, comma separated")
             yield Static("save as", classes="ws-label")
-            yield Input(default_set_name(self.draft), id="ws-name")
+            yield Input(self.parts.default_set_name(self.draft), id="ws-name")
         yield Footer()
         yield KeyLine(WORKSPACE_KEYS, id="key-line")  # the footer's place below 100 columns (recode.tcss)
 
@@ -149,7 +148,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
 
     def _render_with(self, prompts: PromptSet) -> RenderedPrompt:
         t = self.target
-        return render_prompt(prompts, t.env_name, t.task_type, t.code, list(t.variable_lines), t.context)
+        return self.parts.render(prompts, t.env_name, t.task_type, t.code, list(t.variable_lines), t.context)
 
     def refresh_all(self) -> None:
         """Re-check the example files, re-render the prompt, recount: after every quiet pause."""
@@ -177,7 +176,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         text = self.draft.text(file)
         known = self._checked.get(file)
         if known is None or known[0] != text:
-            known = self._checked[file] = (text, check_examples_text(text))
+            known = self._checked[file] = (text, self.parts.check_examples(text))
         return list(known[1])
 
     def _show_header(self) -> None:
@@ -194,7 +193,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         self.query_one("#ws-header", Static).update(header)
 
     def _show_files(self) -> None:
-        used = examples_file(self.target.env_name, self.target.task_type)
+        used = self.parts.examples_file(self.target.env_name, self.target.task_type)
         changed = set(self.draft.changed)
         options = []
         for f in self.files:
@@ -252,9 +251,8 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
             return
         self.plays[relative] = None
         self._show_checks()
-        own = RunnerSettings.of_runner(self.agent.runner)  # the run's walls and layers, as the user set them
-        play = await play_examples(text, episode_ref, self.target.env_name, self.draft,
-                                   sandbox=own.sandbox if own is not None else None)
+        # in a sandbox with the run's walls and layers, as the user set them
+        play = await self.parts.play_examples(text, episode_ref, self.target.env_name, self.draft, self.agent.runner)
         if self.draft.text(relative) == text:  # still the text that was played
             self.plays[relative] = play
             self._show_checks()
@@ -309,7 +307,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
             self.refresh_all()
         name = self.query_one("#ws-name", Input).value.strip()
         try:
-            folder = save_prompt_set(self.draft, name, self.prompts_dir or user_prompts_dir())
+            folder = self.parts.save(self.draft, name, self.prompts_dir or user_prompts_dir())
         except PromptSetError as exc:
             self.notify(str(exc), title="Not saved", severity="error")
             return
@@ -354,7 +352,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
         self.refresh_all()
         assert self.rendered is not None
         prompt = self.rendered.text
-        context = stub_context(self.target.code, self.target.stub_name)
+        context = self.parts.call_context(self.target.code, self.target.stub_name)
         asked = [s for s in specs if s != "human"]
         if asked:  # "asking nobody" would only cover the person's column and its check line
             self.notify(f"asking {', '.join(asked)}…", title="Re-expanding")

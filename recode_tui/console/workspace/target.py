@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.agents.recode.examples import HELPERS
-from agent.agents.recode.prompt_render import context_from_prompt, variables_from_prompt
+from agent.runtime.prompt_parts import PromptParts
 from agent.runtime.stepper import Stepper
-from agent.agents.recode.prompt import call_arguments
 from agent.runtime import events as ev
 from agent.runtime.prompts import PromptContext
 from agent.runtime.tree import Node
@@ -54,7 +52,8 @@ def pick_node(agent: Stepper, selected_id: str | None, last_event: ev.Event | No
     return agent.tree.root
 
 
-async def stub_target(agent: Stepper, node: Node, last_event: ev.Event | None) -> StubTarget:
+async def stub_target(agent: Stepper, parts: PromptParts, node: Node, last_event: ev.Event | None) -> StubTarget:
+    """The stub of `node` as the agent's prompt by `parts` shows it."""
     env_name, task_type = agent.env.name, agent.env.task_type
     name = agent.placeholder_of(node.code) or ""  # the stub the node calls, as `b` names it
     awaiting = awaiting_node_id(agent, last_event) == node.id
@@ -65,11 +64,11 @@ async def stub_target(agent: Stepper, node: Node, last_event: ev.Event | None) -
     lines = None
     context = agent.prompt_context()
     if recorded_prompt is not None:
-        lines = variables_from_prompt(recorded_prompt, agent.prompts, env_name, task_type, node.code)
-        recorded = context_from_prompt(recorded_prompt, agent.prompts, env_name, task_type, node.code)
+        lines = parts.recorded_variables(recorded_prompt, agent.prompts, env_name, task_type, node.code)
+        recorded = parts.recorded_context(recorded_prompt, agent.prompts, env_name, task_type, node.code)
         context = PromptContext.recorded(recorded) if lines is not None and recorded else context
     source = "recorded prompt"
-    args = call_arguments(node.code, name).names if name else ()
+    args = parts.call_arguments(node.code, name) if name else ()
     if lines is None:
         source = "namespace now"
         try:
@@ -78,9 +77,9 @@ async def stub_target(agent: Stepper, node: Node, last_event: ev.Event | None) -
             lines = []
     accepted = [x for x in node.llm_calls if x.purpose == agent.traits.main_purpose and x.accepted]
     try:
-        known = await agent.runner.names() if awaiting else frozenset(args) | HELPERS
+        known = await agent.runner.names() if awaiting else frozenset(args) | parts.helpers
     except Exception:  # noqa: BLE001
-        known = frozenset(args) | HELPERS
+        known = frozenset(args) | parts.helpers
     return StubTarget(
         node_id=node.id,
         code=node.code,
