@@ -8,14 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent.agents.recode.examples import answer_diff, check_examples_text, live_answer_problem
-from agent.runtime.prompt_parts import check_summary
-from agent.agents.recode.prompt_drafts import (
-    DraftPromptSet,
-    PromptSetError,
-    editable_files,
-    is_bundled,
-    save_prompt_set,
-)
+from agent.runtime.prompt_parts import DraftPromptSet, PromptSetError, check_summary
+from agent.agents.recode.prompt_drafts import editable_files, is_bundled, save_prompt_set
 from agent.agents.recode.prompt_render import PART_NAMES, render_prompt, stub_variable_lines, variables_from_prompt
 from agent.agents.recode.prompt import build_expand_prompt
 from agent.llm.tokens import TokenCounter, encoding_name, estimate

@@ -76,7 +76,7 @@ async def play_examples(
     Async and slow (a game load and one action per step, in the engine's
     threads): a UI runs it in a background worker, never on its own thread.
     """
-    from agent.agents.recode.engine import Engine
+    from agent import agents  # the engine by its registry name: it offers this module (a static import is a cycle)
     from agent.runtime.events import ActionSent
     from agent.sandbox.settings import RunnerSettings
     from envs.registry import make_env
@@ -94,7 +94,7 @@ async def play_examples(
         return ExamplePlay(episode_ref, False, f"not played: {exc}", 0, 0)
     # An author's examples are code like a model's: played in the sandbox with its checks, as a run would.
     runner = (RunnerSettings(sandbox=sandbox) if sandbox is not None else RunnerSettings()).make_runner()
-    engine = Engine(env, ExamplesLLM(examples), runner, prompts=prompts or PromptSet())
+    engine = agents.agent_class("recode")(env, ExamplesLLM(examples), runner, prompts=prompts or PromptSet())
     actions: list[str] = []
     try:
         result = await engine.run(lambda e: actions.append(e.action) if isinstance(e, ActionSent) else None)
