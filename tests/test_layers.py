@@ -8,6 +8,7 @@ Imports inside functions count: a lazy import is still a dependency.
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,8 +25,10 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _imports(path: Path) -> list[tuple[int, str]]:
-    """(line, imported module) for every runtime import (not under TYPE_CHECKING)."""
+@cache
+def _import_nodes(path: Path) -> tuple[tuple[ast.Import | ast.ImportFrom, bool], ...]:
+    """A module's absolute import statements, each with whether it sits under `if TYPE_CHECKING:`; the
+    file is read and walked once for all the rules below."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     typing_only = {
         id(inner)
@@ -33,13 +36,19 @@ def _imports(path: Path) -> list[tuple[int, str]]:
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
         for inner in ast.walk(node)
     }
+    return tuple((node, id(node) in typing_only) for node in ast.walk(tree)
+                 if isinstance(node, ast.Import) or (isinstance(node, ast.ImportFrom) and node.module and node.level == 0))
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, imported module) for every runtime import (not under TYPE_CHECKING)."""
     found: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
-        if id(node) in typing_only:
+    for node, typing_only in _import_nodes(path):
+        if typing_only:
             continue
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif node.module:
             found.append((node.lineno, node.module))
     return found
 
@@ -50,10 +59,10 @@ def _every_import(path: Path, modules: dict[str, Path]) -> list[tuple[int, str]]
     `from package import name` counts as importing `package.name` when that is a module.
     """
     found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node, _ in _import_nodes(path):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif node.module:
             for alias in node.names:
                 sub = f"{node.module}.{alias.name}"
                 found.append((node.lineno, sub if sub in modules else node.module))
