@@ -36,7 +36,6 @@ class Shots:
     async def match(self, pilot: Pilot, name: str) -> None:
         """Compare the screen now, once its frame is finished, with the accepted `name`; a mismatch
         fails the test with the rows that differ (and goes into the plugin's HTML report)."""
-        await settled(pilot)
         await pilot.wait_for_scheduled_animations()
         await settled(pilot)
         app = pilot.app
