@@ -8,6 +8,8 @@ is real ALFWorld with the sandbox, for ALFWorld's own text in the log. Update wi
 
 from __future__ import annotations
 
+import pytest
+
 from agent.runtime.breakpoints import Breakpoint, BreakpointKind
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
@@ -61,6 +63,7 @@ async def test_an_error_stops_the_run_and_v_shows_its_variables_at_80x24(shots, 
         await shots.match(pilot, "variables_and_log_at_80x24")
 
 
+@pytest.mark.heavy
 async def test_the_demo_hits_a_breakpoint_then_wins_on_alfworld(shots) -> None:
     """At 100x30 the stop reason stays on the second status line; at 80x24, z gives the tree the screen."""
     app = build_app(console_options("put-01", "demo",

@@ -2,15 +2,17 @@
 
 Fixed 160x48 terminal, cursor blink off, scripted LLMs named without a path, so nothing
 machine-dependent is on screen (tests/console/shots.py). The flagged example is one of ALFWorld's
-(the toy world has no examples); the comparison runs on the toy world with node code in-process. Update with `pytest --snapshot-update`.
+(the toy world has no examples); the comparison runs on the toy world with node code in-process.
+Update with `pytest --snapshot-update`.
 """
 
 from __future__ import annotations
 
-from recode_tui.console.workspace.compare import CompareScreen
+import pytest
 from textual.widgets import Input, TextArea
 
 from recode_tui.console.app import build_app
+from recode_tui.console.workspace.compare import CompareScreen
 from tests.settings import console_options
 
 from .page import ConsolePage, toy_console
@@ -18,6 +20,7 @@ from .shots import shots  # noqa: F401 - the fixture
 from .test_workspace import BAD_EXAMPLE, DIRECT, edit, open_workspace_page, scripted
 
 
+@pytest.mark.heavy
 async def test_workspace_with_a_flagged_example(shots) -> None:
     async with ConsolePage.open(build_app(console_options(), scripted())) as page:
         await page.step("continue")
