@@ -39,6 +39,11 @@ def describe_mismatch(item) -> str:
         expected, actual = data[1], data[2]
     except Exception as exc:  # noqa: BLE001 - a diagnosis must never hide the failure itself
         return f"(no row diff: {type(exc).__name__}: {exc})"
+    return row_diff(expected, actual)
+
+
+def row_diff(expected: str, actual: str) -> str:
+    """The screen rows that differ, as text; the styles' runs when only a colour changed."""
     diff = list(difflib.unified_diff(screen_rows(expected), screen_rows(actual), "accepted", "now", lineterm="", n=1))
     if not diff:
         diff = ["the text is the same; the styles differ:"]

@@ -1,6 +1,7 @@
 """Snapshots of the model screens: a proposal under review, an LLM failure, the LLM picker.
 
-In-process scripted LLMs only (no server, no port on screen). Update with
+On the toy world with node code in-process (tests/console/page.py), in-process scripted LLMs only (no
+server, no port on screen), several moments of a run per boot (tests/console/shots.py). Update with
 `pytest --snapshot-update`.
 """
 
@@ -9,10 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.console.app import build_app
+from recode_tui.console.run.run_state import RunState
 
-from .helpers import SIZE, checked, command, keys_settled, started, wait_for
-from tests.settings import console_options
+from .helpers import SIZE, checked, command, footer_settled, started, state_entered
+from .page import ConsolePage, toy_app
+from .shots import shots  # noqa: F401 - the fixture
 
 PROPOSAL = (
     "<think>The vase is on the dining table.</think>\n<execute>\n"
@@ -21,42 +23,25 @@ PROPOSAL = (
 )
 
 
-def test_review_proposal(snap_compare) -> None:
-    app = build_app(console_options(review=True, breakpoints=[]), ScriptedLLM([ScriptEntry(PROPOSAL)]))
-
-    async def run_before(pilot) -> None:
+async def test_review_proposal(shots, toy_env) -> None:
+    app = toy_app(ScriptedLLM([ScriptEntry(PROPOSAL)]), review=True, breakpoints=[])
+    async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await pilot.press("c")
-        await wait_for(pilot, lambda: app.debug_screen.llm_control.reviewing is not None and app.debug_screen.editor.is_open
-                       and app.debug_screen.run_state == "reviewing" and keys_settled(app),
-                       what="the proposal and its keys")
+        await state_entered(pilot, app, RunState.REVIEWING)
+        await footer_settled(pilot)  # the keys a review disables greyed
+        assert app.debug_screen.llm_control.reviewing is not None and app.debug_screen.editor.is_open
         await checked(pilot, app)
-        app.clear_notifications()
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+        await shots.match(pilot, "proposal")
 
 
-def test_llm_failure(snap_compare) -> None:
-    app = build_app(console_options(breakpoints=[]), ScriptedLLM([]))
-
-    async def run_before(pilot) -> None:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        app.clear_notifications()
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
-
-
-def test_llm_picker(snap_compare, tmp_path: Path) -> None:
+async def test_an_llm_failure_then_the_llm_picker(shots, toy_env, tmp_path: Path) -> None:
     profiles = tmp_path / "profiles.yaml"
     profiles.write_text("models:\n  local:\n    base_url: http://127.0.0.1:9/v1\n    model: local-test-model\n")
-    app = build_app(console_options(profiles=str(profiles), breakpoints=[]), ScriptedLLM([]))
-
-    async def run_before(pilot) -> None:
+    app = toy_app(ScriptedLLM([]), profiles=str(profiles), breakpoints=[])
+    async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
-        app.clear_notifications()
-        await pilot.press("L")
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+        await shots.match(pilot, "llm_failure")
+        await ConsolePage(pilot).opened("L")
+        await shots.match(pilot, "llm_picker")

@@ -2,8 +2,8 @@
 ReAct's earlier observations on demand, an empty root answer flagged, an invalid action as a breakpoint,
 the status line whole, the focused editor marked.
 
-WebShop's pages are real (marked heavy); the rest is the console's, tested on the toy world with node
-code in-process (tests/console/page.py).
+WebShop's pages are real (marked heavy; the search index is built once for the module); the rest is
+the console's, tested on the toy world with node code in-process (tests/console/page.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from recode_tui.commands.parser import build_parser
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.shell_prompt import ShellPrompt
 from recode_tui.console.widgets.agent_view import AgentViewPane
-from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
+from tests.envs.webshop_helpers import webshop_module  # noqa: F401 - the fixture
 
 from .page import ConsolePage, toy_app
 from .test_agent_answers_console import answer, submit_once, until_call
@@ -37,7 +37,7 @@ def webshop_react(tmp_path):
 
 
 @pytest.mark.heavy
-async def test_the_first_screen_shows_the_whole_task_and_no_recode_skeleton(webshop, tmp_path) -> None:
+async def test_the_first_screen_shows_the_whole_task_and_no_recode_skeleton(webshop_module, tmp_path) -> None:
     async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as page:
         app = page.app
         view = page.screen.observation_view
@@ -49,7 +49,7 @@ async def test_the_first_screen_shows_the_whole_task_and_no_recode_skeleton(webs
 
 
 @pytest.mark.heavy
-async def test_the_observation_tab_holds_the_results_page_whole_and_z_gives_it_the_screen(webshop, tmp_path) -> None:
+async def test_the_observation_tab_holds_the_results_page_whole_and_z_gives_it_the_screen(webshop_module, tmp_path) -> None:
     async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as shown:
         pilot, app = shown.pilot, shown.app
         await until_call(pilot, app, "act")
@@ -80,7 +80,7 @@ async def test_a_shell_value_is_shown_whole_in_a_box_that_scrolls(toy_env) -> No
 
 
 @pytest.mark.heavy
-async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop, tmp_path) -> None:
+async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop_module, tmp_path) -> None:
     async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as page:
         pilot, app = page.pilot, page.app
         await until_call(pilot, app, "act")

@@ -290,10 +290,9 @@ def test_every_module_that_drives_tmux_skips_where_it_is_missing() -> None:
 
 
 async def test_a_zoomed_pane_is_let_go_when_a_rewind_brings_new_panes(tmp_path) -> None:
-    from .test_sessions_console import to_n2
-
     async with ConsolePage.open(toy_app(sessions_dir=tmp_path), size=(100, 30)) as page:
-        await to_n2(page)
+        await page.step("continue")
+        await page.answer("take_vase()\nplace_vase()")  # n1 and n2: a node to rewind to
         page.screen.tree_view.focus()
         await page.press("z")
         assert page.app.screen.maximized is page.screen.tree_view

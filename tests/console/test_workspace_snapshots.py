@@ -1,51 +1,47 @@
 """The prompt workspace and the re-expansion comparison as SVG snapshots.
 
-Fixed 160x48 terminal, cursor blink off, scripted LLMs named without a path,
-so nothing machine-dependent is on screen. Update with `pytest --snapshot-update`.
+Fixed 160x48 terminal, cursor blink off, scripted LLMs named without a path, so nothing
+machine-dependent is on screen (tests/console/shots.py). The flagged example is one of ALFWorld's
+(the toy world has no examples); the comparison runs on the toy world with node code in-process.
+Update with `pytest --snapshot-update`.
 """
 
 from __future__ import annotations
 
-from recode_tui.console.app import build_app
-from recode_tui.console.workspace.compare import CompareScreen
+import pytest
 from textual.widgets import Input, TextArea
 
-from .helpers import SIZE, command, select_node, started, wait_for
-from .test_workspace import BAD_EXAMPLE, DIRECT, edit, open_workspace, scripted
+from recode_tui.console.app import build_app
+from recode_tui.console.workspace.compare import CompareScreen
 from tests.settings import console_options
 
+from .page import ConsolePage, toy_console
+from .shots import shots  # noqa: F401 - the fixture
+from .test_workspace import BAD_EXAMPLE, DIRECT, edit, open_workspace_page, scripted
 
-def test_workspace_with_a_flagged_example(snap_compare) -> None:
-    app = build_app(console_options(), scripted())
 
-    async def run_before(pilot) -> None:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        ws = await open_workspace(pilot, app)
-        await edit(pilot, ws, BAD_EXAMPLE)
+@pytest.mark.heavy
+async def test_workspace_with_a_flagged_example(shots) -> None:
+    async with ConsolePage.open(build_app(console_options(), scripted())) as page:
+        await page.step("continue")
+        ws = await open_workspace_page(page)
+        await edit(page.pilot, ws, BAD_EXAMPLE)
         ws.query_one("#ws-editor", TextArea).move_cursor((0, 0))
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+        await shots.match(page.pilot, "workspace")
 
 
-def test_reexpansion_side_by_side(snap_compare) -> None:
-    app = build_app(console_options(), scripted())
-
-    async def run_before(pilot) -> None:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        await command(pilot, app, "n")  # the scripted answer is recorded for n0
-        await select_node(pilot, app, "n0")
-        ws = await open_workspace(pilot, app)
+async def test_reexpansion_side_by_side(shots, toy_env) -> None:
+    async with toy_console(scripted()) as page:
+        await page.step("continue")
+        await page.step("next")  # the scripted answer is recorded for n0
+        await page.select("n0")
+        ws = await open_workspace_page(page)
         ws.query_one("#ws-llms", Input).value = "scripted, human"
-        await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
-        cmp = app.screen
-        cmp.query_one("#cmp-text-2", TextArea).load_text(DIRECT)
-        await pilot.pause(0.3)
-        cmp.column(2).refresh_verdict()  # do not depend on the typing timer under load
-        app.clear_notifications()
-        await pilot.pause()
+        compare = await page.opened("ctrl+r")
+        assert isinstance(compare, CompareScreen)
+        compare.query_one("#cmp-text-2", TextArea).load_text(DIRECT)
+        await page.pilot.pause()  # the change is handled (its verdict is due after a typing pause) ...
+        compare.column(2).refresh_verdict()  # ... and given now: the same verdict, not on a timer
+        await shots.match(page.pilot, "comparison")
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
