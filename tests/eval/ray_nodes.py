@@ -42,9 +42,27 @@ def cluster_processes(ray_dir: str, title: bytes = b"") -> list[int]:
     return found
 
 
+def _with_descendants(pids: list[int]) -> list[int]:
+    """`pids` and every process started under them (Ray's agents do not carry RAY_TMPDIR, their raylet does)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text() if entry.name.isdigit() else ""
+        except OSError:
+            continue
+        if stat:
+            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
+    found, todo = [], list(pids)
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
 def end_cluster(ray_dir: str) -> None:
-    """Kill the cluster of `ray_dir` (only its processes) and remove its files."""
-    for pid in cluster_processes(ray_dir):
+    """Kill the cluster of `ray_dir` (only its processes and theirs) and remove its files."""
+    for pid in _with_descendants(cluster_processes(ray_dir)):
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -75,7 +93,8 @@ def node_env(ray_dir: str) -> dict[str, str]:
     """What a node is started with: no PYTHONPATH, no plug-ins (the job brings its code), the cluster's folder,
     and Ray's token authentication off, whatever token another test's local cluster left in ~/.ray."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RECODE_TUI_PLUGINS")}
-    return {**env, "RAY_TMPDIR": ray_dir, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+    return {**env, "RAY_TMPDIR": ray_dir, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled",
+            "RAY_prestart_worker_first_driver": "0", "RAY_enable_worker_prestart": "0"}
 
 
 def start_head(ray_dir: str, cwd: Path, cpus: int) -> str:
