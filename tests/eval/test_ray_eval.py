@@ -86,9 +86,10 @@ def test_ray_gives_the_same_results_as_local_workers_through_ctrl_c_and_resume(
     with local_model(tmp_path, held) as model:
         first = start(cluster.eval(*model, "--games", GAMES, "-c", "2", "-o", str(on_ray)), cluster.folder,
                       joining=True)
-        lines = []
+        lines, output = [], first.stdout
+        assert output is not None
         try:
-            for line in first.stdout:  # Ctrl-C once an episode has come back from the cluster
+            for line in output:  # Ctrl-C once an episode has come back from the cluster
                 lines.append(line)
                 if line.startswith(("won ", "failed ")):
                     os.killpg(first.pid, signal.SIGINT)
@@ -159,8 +160,9 @@ class InFlight:
             self.now += 1
             self.most = max(self.most, self.now)
             self.changed.notify_all()
-            if self.meet is not None:
-                self.changed.wait_for(lambda: self.most >= self.meet, timeout=HOLD_LIMIT)
+            meet = self.meet
+            if meet is not None:
+                self.changed.wait_for(lambda: self.most >= meet, timeout=HOLD_LIMIT)
         try:
             if self.meet is None:
                 time.sleep(0.3)
