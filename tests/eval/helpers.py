@@ -179,14 +179,14 @@ ROOT_CALL = re.compile(r"# Current function to expand\s*\n\s*solve\(instruction,
 
 class FirstEpisodes:
     """Lets through the calls of the first `n` episodes to ask; holds every later episode at its first call
-    (ReCode's expansion of the root, `solve(instruction, observation)`)."""
+    (`first_call` matches it: by default ReCode's expansion of the root, `solve(instruction, observation)`)."""
 
-    def __init__(self, n: int = 1) -> None:
-        self.left = n
+    def __init__(self, n: int = 1, first_call: re.Pattern[str] = ROOT_CALL) -> None:
+        self.left, self.first_call = n, first_call
         self.lock = threading.Lock()
 
     def __call__(self, prompt: str) -> bool:
-        if not ROOT_CALL.search(prompt):
+        if not self.first_call.search(prompt):
             return True  # a call of an episode already let through
         with self.lock:
             if self.left == 0:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -24,12 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.eval.test_ray_eval import ROOT, _cluster_processes, finish, ray_dir, start  # noqa: F401
+from .helpers import run_main
+from .ray_nodes import ROOT, end_cluster, finish, new_ray_dir, node_env, start, start_head
 
 pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
 pytestmark = pytest.mark.heavy
-
-RAY = [sys.executable, "-m", "ray.scripts.scripts"]  # `ray`, as the head node runs it
 
 
 def worker_node_python(folder: Path) -> list[str]:
@@ -46,37 +44,26 @@ def worker_node_python(folder: Path) -> list[str]:
     return [*hide, str(node / "bin" / "python")]
 
 
-def node_env(ray_dir: str) -> dict[str, str]:
-    """What a node is started with: no PYTHONPATH, no plug-ins, this test's Ray folder."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RECODE_TUI_PLUGINS")}
-    return {**env, "RAY_TMPDIR": ray_dir, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
-
-
 @pytest.fixture
-def cluster(tmp_path: Path, ray_dir: str):  # noqa: F811 - ray_dir is the imported fixture
-    """A head node (no CPUs) and a worker node (2 CPUs, no project); its address. Both are ended after the test."""
+def cluster(tmp_path: Path):
+    """A head node (no CPUs) and a worker node (2 CPUs, no project): their address and Ray folder. Both are
+    ended after the test."""
     if shutil.which("bwrap") is None:
         pytest.skip("the worker node hides the checkout with bubblewrap: sudo apt-get install bubblewrap")
-    node = worker_node_python(tmp_path)
+    node, ray_dir = worker_node_python(tmp_path), new_ray_dir()
     env = node_env(ray_dir)
     try:
         assert subprocess.run([*node, "-c", "import ray, openai, yaml"], env=env, cwd=tmp_path).returncode == 0
         assert subprocess.run([*node, "-c", "import recode_tui"], env=env, cwd=tmp_path,
                               capture_output=True).returncode != 0, "the worker node must not have the project"
-        head = subprocess.run([*RAY, "start", "--head", "--num-cpus=0", "--port=0", "--include-dashboard=false",
-                               "--disable-usage-stats"], env=env, cwd=tmp_path, capture_output=True, text=True,
-                              timeout=180)
-        found = re.search(r"ray start --address='([^']+)'", head.stdout + head.stderr)
-        assert head.returncode == 0 and found, head.stdout + head.stderr
-        address = found.group(1)
+        address = start_head(ray_dir, tmp_path, cpus=0)
         joined = subprocess.run([*node, "-m", "ray.scripts.scripts", "start", f"--address={address}", "--num-cpus=2",
                                  "--disable-usage-stats"], env=env, cwd=tmp_path, capture_output=True, text=True,
                                 timeout=180)
         assert joined.returncode == 0, joined.stdout + joined.stderr
-        yield address
+        yield address, ray_dir
     finally:
-        for pid in _cluster_processes(ray_dir):  # only this test's nodes: their processes carry its RAY_TMPDIR
-            os.kill(pid, 9)
+        end_cluster(ray_dir)  # only this test's nodes: their processes carry its RAY_TMPDIR
 
 
 def outcomes(folder: Path) -> list[tuple]:
@@ -87,18 +74,17 @@ def outcomes(folder: Path) -> list[tuple]:
 
 
 def test_eval_on_a_cluster_whose_worker_node_lacks_the_project_matches_two_local_workers(
-        tmp_path: Path, toy_env, monkeypatch, cluster: str, ray_dir: str) -> None:  # noqa: F811
-    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+        tmp_path: Path, toy_env, cluster: tuple[str, str]) -> None:
+    address, ray_dir = cluster
     # coin-1 is won in 2 steps, vase-1 needs 4: the step limit fails it, for both agents
     eval_args = ["eval", "--env", "toy", "--agent", "one-action,recode", "--games", "coin-1,vase-1", "--llm", "gold",
                  "--max-steps", "2", "-c", "2", "--no-progress"]
     # --sandbox weak travels with each task: the nodes, started apart, inherit nothing from the driver
-    on_ray = start([sys.executable, "-m", "recode_tui", *eval_args, "-o", str(tmp_path / "ray"), "--ray", cluster,
-                    "--sandbox", "weak"], ray_dir)
+    on_ray = start([sys.executable, "-m", "recode_tui", *eval_args, "-o", str(tmp_path / "ray"), "--ray", address,
+                    "--sandbox", "weak"], ray_dir, joining=True)
     code, out = finish(on_ray)
     assert code == 0, out
-    local = subprocess.run([sys.executable, "-m", "recode_tui", *eval_args, "-o", str(tmp_path / "local")],
-                           cwd=ROOT, capture_output=True, text=True, timeout=240)
+    local = run_main([*eval_args, "-o", str(tmp_path / "local")], dict(os.environ), cwd=ROOT)
     assert local.returncode == 0, local.stdout + local.stderr
     played = outcomes(tmp_path / "ray")
     assert played == outcomes(tmp_path / "local")

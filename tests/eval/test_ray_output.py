@@ -1,28 +1,30 @@
-"""`recode-tui eval --ray` says only what concerns the researcher: Ray's own notices (its token-authentication
-banner for a local cluster) stay out of eval's output."""
+"""`recode-tui eval --ray` with no address starts a local cluster and says only what concerns the researcher:
+Ray's own notices (its token-authentication banner for a local cluster) stay out of eval's output, and the
+cluster ends with the eval. The episode is the toy world's (tests/toyenv): the cluster is what is tested."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
-from .test_ray_eval import finish, ray_dir, start  # noqa: F401 - ray_dir is the fixture
+from .ray_nodes import finish, ray_dir, start  # noqa: F401 - ray_dir is the fixture
 
 pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
 pytestmark = pytest.mark.heavy
 
 
-def test_a_local_cluster_starts_without_rays_authentication_banner(tmp_path: Path, ray_dir: str,  # noqa: F811
+def test_a_local_cluster_starts_without_rays_authentication_banner(tmp_path: Path, toy_env, ray_dir: str,  # noqa: F811
                                                                    monkeypatch) -> None:
     monkeypatch.delenv("RAY_AUTH_MODE", raising=False)  # Ray's default: it turns token authentication on and says so
     out_dir = tmp_path / "ray"
-    code, out = finish(start([sys.executable, "-m", "recode_tui", "eval", "--llm", "demo", "--games", "heat-01",
-                              "--no-progress", "-o", str(out_dir), "--ray"], ray_dir))
+    code, out = finish(start([sys.executable, "-m", "recode_tui", "eval", "--env", "toy", "--agent", "one-action",
+                              "--llm", "gold", "--games", "coin-1", "--no-progress", "-o", str(out_dir), "--ray"],
+                             ray_dir))
     assert code == 0, out
-    assert "as Ray tasks (local)" in out and "won " in out, out
+    assert "as Ray tasks (local)" in out and re.search(r"^won +coin-1 ", out, re.M), out
     assert "authentication" not in out.lower() and "RAY_AUTH_MODE" not in out, out
     assert json.loads((out_dir / "report.json").read_text())["status"] == "complete"
-

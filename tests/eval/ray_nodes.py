@@ -1,0 +1,149 @@
+"""Shared by the Ray tests: Ray's files in a short temp folder per cluster, nodes started with `ray start`,
+the command line in a process of its own, and the local model answering the toy world's coin episodes.
+
+Every cluster a test starts keeps its files in a folder of its own (RAY_TMPDIR: Ray's socket paths must stay
+short); its processes inherit that variable, which is how a test finds them (to kill a worker mid-episode, to
+end its nodes) without touching another run's Ray.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RAY = [sys.executable, "-m", "ray.scripts.scripts"]  # `ray`, as a node of this venv runs it
+
+
+def cluster_processes(ray_dir: str, title: bytes = b"") -> list[int]:
+    """Processes of the cluster whose files are in `ray_dir` (they inherit its RAY_TMPDIR), whose title starts
+    with `title`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if cmdline.startswith(title) and f"RAY_TMPDIR={ray_dir}\0".encode() in environ + b"\0":
+            found.append(int(entry.name))
+    return found
+
+
+def _with_descendants(pids: list[int]) -> list[int]:
+    """`pids` and every process started under them (Ray's agents do not carry RAY_TMPDIR, their raylet does)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text() if entry.name.isdigit() else ""
+        except OSError:
+            continue
+        if stat:
+            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
+    found, todo = [], list(pids)
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def end_cluster(ray_dir: str) -> None:
+    """Kill the cluster of `ray_dir` (only its processes and theirs) and remove its files."""
+    for pid in _with_descendants(cluster_processes(ray_dir)):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    shutil.rmtree(ray_dir, ignore_errors=True)
+
+
+def new_ray_dir() -> str:
+    return tempfile.mkdtemp(prefix="rt-ray-", dir="/tmp")
+
+
+@pytest.fixture
+def ray_dir() -> Iterator[str]:
+    """A folder for the local cluster an eval starts; the test fails if the eval left that cluster running."""
+    folder = new_ray_dir()
+    try:
+        yield folder
+        deadline = time.monotonic() + 15
+        while cluster_processes(folder) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = cluster_processes(folder)
+        assert not left, f"the eval left its Ray cluster running: {left}"  # ray.shutdown() stops it
+    finally:
+        end_cluster(folder)
+
+
+def node_env(ray_dir: str) -> dict[str, str]:
+    """What a node is started with: no PYTHONPATH, no plug-ins (the job brings its code), the cluster's folder,
+    Ray's token authentication off (whatever token another test's local cluster left in ~/.ray), and no
+    workers started ahead of a job: a test's job needs workers with its own runtime_env, so a worker started
+    ahead would only idle (about 0.8 CPU-s per eval here)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RECODE_TUI_PLUGINS")}
+    return {**env, "RAY_TMPDIR": ray_dir, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled",
+            "RAY_prestart_worker_first_driver": "0", "RAY_enable_worker_prestart": "0"}
+
+
+def start_head(ray_dir: str, cwd: Path, cpus: int) -> str:
+    """`ray start --head` with `cpus` CPUs and no dashboard; the address a worker node or `eval --ray` joins."""
+    head = subprocess.run([*RAY, "start", "--head", f"--num-cpus={cpus}", "--port=0", "--include-dashboard=false",
+                           "--disable-usage-stats"], env=node_env(ray_dir), cwd=cwd, capture_output=True, text=True,
+                          timeout=180)
+    found = re.search(r"ray start --address='([^']+)'", head.stdout + head.stderr)
+    assert head.returncode == 0 and found, head.stdout + head.stderr
+    return found.group(1)
+
+
+def start(command: list[str], ray_dir: str, joining: bool = False) -> subprocess.Popen:
+    """The command in a session of its own (a test can press Ctrl-C on it), with the cluster's folder; `joining`
+    a cluster `start_head` started: authentication off, as on its nodes."""
+    env = {**os.environ, "RAY_TMPDIR": ray_dir, **({"RAY_AUTH_MODE": "disabled"} if joining else {})}
+    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+
+
+def finish(process: subprocess.Popen, timeout: float = 240) -> tuple[int, str]:
+    try:
+        out, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, _ = process.communicate()
+        raise AssertionError(f"eval did not end:\n{out}")
+    return process.returncode, out
+
+
+TOY_FIRST_CALL = re.compile(r"Now: You are in the middle of a room")  # the one-action agent's first call on toy
+
+
+def coin_responder() -> Callable[[str], str]:
+    """The local model answering as `--llm demo` does on the toy world (tests/toyenv/scripts/coin.yaml): the
+    one-action agent wins `toy:coin-1` and `toy:coin-2` in two calls each."""
+    from agent.llm import CallContext
+    from mockllm.scripted import load_script
+    from tests.toyenv import SCRIPTS
+    from tests.toyenv.agent import PURPOSE
+
+    entries, context = load_script(str(SCRIPTS / "coin.yaml")), CallContext(purpose=PURPOSE)
+
+    def respond(prompt: str) -> str:
+        for entry in entries:
+            if entry.matches(prompt, context):
+                return entry.answer
+        raise AssertionError(f"the coin script has no answer for: {prompt[-200:]!r}")
+
+    return respond
