@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import pytest
 
@@ -174,6 +174,17 @@ class Tmux:
             return all(text in where for text in texts)
 
         return self.screen_when(session, shows, f"all of {texts!r} on {'one screen' if line is None else f'row {line}'}")
+
+    def screens_for(self, session: str, seconds: float) -> Iterator[str]:
+        """Every screen the pane shows for `seconds` from now: one now and one after each write (a window to
+        watch for what must not show, not a wait)."""
+        writes = self._watch(session)
+        until = time.monotonic() + seconds
+        while True:
+            seen = writes.writes
+            yield self.screen(session)
+            if writes.ended or not writes.wait_past(seen, until):
+                return
 
     def ended(self, session: str) -> bool:
         """Whether the session ends (its program exited) before the hang bound."""
