@@ -96,10 +96,7 @@ def deliver_ctrl_c_to_children() -> None:
 # read taken a redraw early fails a whole CI run. Each gets one rerun (pytest-rerunfailures), shown as
 # `R` and counted in the summary line; a second failure fails the run. Everything else: no rerun.
 RERUN_ONCE = frozenset({
-    "tests/console/test_agents_tmux.py", "tests/console/test_crash_resume.py", "tests/console/test_diff_tmux.py",
-    "tests/console/test_newcomer_tmux.py", "tests/console/test_sciworld_tmux.py",
-    "tests/console/test_serve_browser.py", "tests/console/test_small_screens.py", "tests/console/test_tmux.py",
-    "tests/console/test_webshop_tmux.py",
+    "tests/console/test_small_screens.py",
 })
 
 
