@@ -68,7 +68,7 @@ class Screen:
         """Where the output is now: a later wait looks only past it (what a key press brought)."""
         return len(self.text)
 
-    def wait_for(self, text: str, after: int = 0) -> None:
+    def showing(self, text: str, after: int = 0) -> None:
         """Until the output past `after` shows `text`: woken by each frame the page receives."""
         if text in self.text[after:]:
             return
@@ -128,25 +128,25 @@ def test_a_person_steps_types_and_submits_in_a_browser(served) -> None:
             failed.clear()
             with page.expect_websocket(timeout=HANG_MS):  # the page's script opens it once loaded
                 page.goto(f"{url}?token={TOKEN}")  # then its cookie carries it: the websocket and the files
-            screen.wait_for("paused")  # the console is up, with the run at its start
-            screen.wait_for("Code tree")
-            screen.wait_for("Continue")  # the tree has the keys: the footer offers the step
+            screen.showing("paused")  # the console is up, with the run at its start
+            screen.showing("Code tree")
+            screen.showing("Continue")  # the tree has the keys: the footer offers the step
             page.mouse.click(640, 400)  # the terminal takes the keys
             before = screen.mark()
             page.keyboard.press("c")
-            screen.wait_for("awaiting expansion", after=before)
-            screen.wait_for("Submit", after=before)  # the editor has the focus
+            screen.showing("awaiting expansion", after=before)
+            screen.showing("Submit", after=before)  # the editor has the focus
             before = screen.mark()
             page.keyboard.press("Control+a")  # over the skeleton: plain code is an answer too
             page.keyboard.type('run("go to diningtable 1")')
-            screen.wait_for("child node", after=before)  # the live check accepted it
+            screen.showing("child node", after=before)  # the live check accepted it
             before = screen.mark()
             page.keyboard.press("Control+s")
-            screen.wait_for("expansion accepted", after=before)
-            screen.wait_for("Continue", after=before)  # the tree has the keys again
+            screen.showing("expansion accepted", after=before)
+            screen.showing("Continue", after=before)  # the tree has the keys again
             before = screen.mark()
             page.keyboard.press("c")  # the run goes on with the typed plan: the agent acts
-            screen.wait_for("You arrive at", after=before)  # the log: the environment's reply to the action
+            screen.showing("You arrive at", after=before)  # the log: the environment's reply to the action
             # the journal has each event before the console shows it (the run's observers come first)
             records = journal_records(sessions)
             answer = next(r for r in records if r.get("type") == "answer")
