@@ -37,11 +37,11 @@ def shop_at_80x24(tmux: Tmux, tmp_path: Path) -> Iterator[str]:
         tmux.kill_session(session)
 
 
-def open_first_turn(tmux: Tmux, session: str) -> str:
+def open_first_turn(tmux: Tmux, session: str) -> None:
     """`c`: the first turn's editor, with the answer's format, has the keys."""
     tmux.keys(session, "c")
     tmux.screen_showing(session, *editor_keys(80), line=-1)
-    return tmux.screen_showing(session, "1  Thought:", "2  Action:")
+    tmux.screen_showing(session, "1  Thought:", "2  Action:")
 
 
 def leave_editor(tmux: Tmux, session: str) -> None:
@@ -49,36 +49,33 @@ def leave_editor(tmux: Tmux, session: str) -> None:
     tmux.screen_showing(session, pane_keys(80), line=-1)
 
 
-def test_the_first_screen_shows_the_whole_task_and_a_status_line_that_fits(tmux: Tmux, tmp_path) -> None:
+def test_a_person_reads_a_shop_turn_through_at_80x24(tmux: Tmux, tmp_path) -> None:
+    """One console, one turn read as a person reads it; each part checks its own behaviour on the way."""
     with shop_at_80x24(tmux, tmp_path) as session:
+        # The first screen shows the whole task, and a status line that fits, before and after `c`.
         screen = tmux.screen_showing(session, "20.00 dollars")  # the task to its price limit
         assert "<think>" not in screen and "<execute>" not in screen, screen  # ReAct's run: no ReCode skeleton
         status = screen.splitlines()[:2]
         assert not any(line.rstrip().endswith("…") for line in status), status  # fitted, not cut
-        screen = open_first_turn(tmux, session)
+        open_first_turn(tmux, session)
         tmux.screen_showing(session, "awaiting", line=0)
         status = tmux.screen(session).splitlines()[:2]
         assert not any(line.rstrip().endswith("…") for line in status), status
 
+        # The focus shows: the editor's mark, then, out of it, the pane the focus went to is marked instead.
+        tmux.screen_showing(session, "┃ 1  Thought:")
+        tmux.keys(session, "Escape")
+        tmux.screen_when(session, lambda screen: "┃ 1  Thought:" not in screen and "┏" in screen
+                         and pane_keys(80) in screen.splitlines()[-1], "the focus shown on a pane")
 
-def test_a_toast_never_covers_the_editor_or_its_check_line(tmux: Tmux, tmp_path) -> None:
-    with shop_at_80x24(tmux, tmp_path) as session:
-        open_first_turn(tmux, session)
-        leave_editor(tmux, session)
-        tmux.keys(session, "c")  # a step key while an answer is awaited: a notice says so
-        # ReAct's word for what is awaited, not ReCode's
+        # A toast never covers the editor or its check line: a step key while an answer is awaited gets a
+        # notice, in ReAct's word for what is awaited (not ReCode's), above the editor.
+        tmux.keys(session, "c")
         screen = tmux.screen_showing(session, "Awaiting your turn", "1  Thought:", "2  Action:", "✗ line 2")
         assert row_of(screen, "Awaiting your turn") < row_of(screen, "Expansion  "), screen
 
-
-def test_the_focus_shows_and_a_long_line_leaves_every_lines_start_in_view(tmux: Tmux, tmp_path) -> None:
-    with shop_at_80x24(tmux, tmp_path) as session:
-        open_first_turn(tmux, session)
-        tmux.screen_showing(session, "┃ 1  Thought:")  # the editor has the focus, and shows it
-        tmux.keys(session, "Escape")
-        # The focus left the editor: its mark went, and the pane the focus went to is marked instead.
-        tmux.screen_when(session, lambda screen: "┃ 1  Thought:" not in screen and "┏" in screen and "? keys" in screen,
-                         "the focus shown on a pane")
+        # A long line leaves every line's start in view: the editor never stays scrolled sideways.
+        tmux.screen_showing(session, pane_keys(80), line=-1)
         tmux.keys(session, "e")
         tmux.screen_showing(session, "┃ 1  Thought:")
         tmux.screen_showing(session, *editor_keys(80), line=-1)
@@ -89,15 +86,7 @@ def test_the_focus_shows_and_a_long_line_leaves_every_lines_start_in_view(tmux: 
         tmux.text(session, "Action: search[color safe paraben free shampoo 16 fl oz]")
         tmux.screen_showing(session, "one action: search[", "1  Thought: the shampoo", "Action: search[")
 
-
-def test_the_results_page_is_read_whole_in_the_observation_tab(tmux: Tmux, tmp_path) -> None:
-    with shop_at_80x24(tmux, tmp_path) as session:
-        open_first_turn(tmux, session)
-        tmux.keys(session, "C-a")
-        tmux.text(session, "Thought: search")
-        tmux.keys(session, "Enter")
-        tmux.text(session, "Action: search[color safe paraben free shampoo 16 fl oz]")
-        tmux.screen_showing(session, "one action: search[")
+        # The results page is read whole in the Observation tab.
         tmux.keys(session, "C-s")
         tmux.screen_showing(session, "answer accepted: search[")
         tmux.screen_showing(session, pane_keys(80), line=-1)
