@@ -28,10 +28,12 @@ def environment_pane(screen: str) -> str:
     return re.sub(r"\s+", " ", " ".join(parts))
 
 
-def test_first_observation_is_whole_after_v_at_80x24_and_after_a_resize(tmux: Tmux) -> None:
-    """The log hidden at start wraps to its width once shown, and again after a resize: nothing is cut."""
+def test_first_observation_is_whole_after_v_and_a_resize_then_q_says_how_to_resume_and_exits_3(
+        tmux: Tmux, tmp_path: Path) -> None:
+    """The log hidden at start wraps to its width once shown, and again after a resize: nothing is cut. Then
+    q on the unfinished run: the command to resume it, whole, and exit status 3 (one console for both)."""
     session = "log"
-    tmux.start(session, (80, 24), recode_tui("tui"))
+    tmux.start(session, (80, 24), recode_tui("tui", env=f"RECODE_TUI_SESSIONS={tmp_path}") + "; echo EXIT=$?; sleep 60")
     try:
         tmux.screen_showing(session, "paused", "Code tree")
         tmux.screen_showing(session, pane_keys(80), line=-1)
@@ -41,15 +43,8 @@ def test_first_observation_is_whole_after_v_at_80x24_and_after_a_resize(tmux: Tm
         tmux("resize-window", "-t", session, "-x", "100", "-y", "30")  # the wide layout: a narrower log pane
         tmux.screen_when(session, lambda s: "Code tree" in s and "Environment" in s
                          and FIRST_OBSERVATION in environment_pane(s), "the tree and the whole first observation")
-    finally:
-        tmux.kill_session(session)
 
-
-def test_q_on_an_unfinished_run_says_how_to_resume_and_exits_3(tmux: Tmux, tmp_path: Path) -> None:
-    session = "quit"
-    tmux.start(session, (80, 24), recode_tui("tui", env=f"RECODE_TUI_SESSIONS={tmp_path}") + "; echo EXIT=$?; sleep 60")
-    try:
-        tmux.screen_showing(session, "paused")
+        tmux("resize-window", "-t", session, "-x", "80", "-y", "24")  # back to the newcomer's terminal
         tmux.screen_showing(session, pane_keys(80), line=-1)
         tmux.keys(session, "q")
         screen = tmux.screen_showing(session, "EXIT=")
