@@ -27,56 +27,37 @@ def test_console_in_tmux_updates_tree_and_log(tmux: Tmux) -> None:
         tmux.kill_session(session)
 
 
-def test_ctrl_s_right_after_fast_typing_submits_everything_typed(tmux: Tmux) -> None:
-    """A paste-speed burst ending in ctrl+s: the submit must see every key before it."""
-    session = "burst"
-    tmux.start(session, (160, 48), recode_tui("tui --game put-01 --llm human"))
-    try:
-        tmux.screen_showing(session, "TASK put a vase in sidetable.", "paused")
-        tmux.screen_showing(session, pane_keys(160), line=-1)
-        tmux.keys(session, "c")
-        tmux.screen_showing(session, "awaiting expansion")
-        tmux.screen_showing(session, *editor_keys(160), line=-1)  # the editor has the keys
-        burst: list[str] = []
-        for line in ['fetch_vase()', 'run("go to sidetable 1")', 'run("move vase 1 to sidetable 1")']:
-            burst += ["send-keys", "-t", session, "-l", line, ";", "send-keys", "-t", session, "Enter", ";"]
-        tmux(*burst, "send-keys", "-t", session, "C-s")  # one tmux command: no pause before ctrl+s
-        screen = tmux.screen_showing(session, "expansion accepted: 3 child node(s)")
-        assert 'run("move vase 1 to sidetable 1")' in screen
-    finally:
-        tmux.kill_session(session)
-
-
-def test_solve_the_default_game_by_typing_at_80x24(tmux: Tmux) -> None:
-    """The smallest usual terminal: a person solves put-01 with the README's four steps."""
+def test_solve_the_default_game_at_80x24_a_paste_speed_burst_then_typing(tmux: Tmux) -> None:
+    """The smallest usual terminal: a person solves put-01 with the README's four steps. The first answer
+    comes as a paste-speed burst ending in ctrl+s (the submit must see every key before it), the second
+    typed, the live check read before ctrl+s."""
     session = "small"
     tmux.start(session, (80, 24), recode_tui("tui"))
     tmux.screen_showing(session, "solve(instruction, observation)", "paused")
 
-    def step_to_expansion(node: str) -> str:
+    def step_to_expansion(node: str) -> None:
         tmux.screen_showing(session, pane_keys(80), line=-1)  # the tree has the keys: `c` is read
         tmux.keys(session, "c")
         tmux.screen_showing(session, *editor_keys(80), line=-1)
-        return tmux.screen_showing(session, f"Expand {node}")
-
-    def type_expansion(*lines: str) -> None:
-        for index, line in enumerate(lines):
-            if index:
-                tmux.keys(session, "Enter")
-            tmux.text(session, line)
-        tmux.screen_showing(session, lines[-1], f"✓ {len(lines)} child node(s)")  # the live check, as seen
-        tmux.keys(session, "C-s")
+        tmux.screen_showing(session, f"Expand {node}")
 
     try:
         step_to_expansion("n0")
         tmux.screen_showing(session, "awaiting expansion", line=0)  # the status line, not wrapped
         tmux.screen_showing(session, "breakpoint 1: every stub expansion", line=1)
-        type_expansion("fetch_vase()", 'run("go to sidetable 1")', 'run("move vase 1 to sidetable 1")')
-        screen = tmux.screen_showing(session, "expansion accepted: 3 child node(s)")
-        assert 'run("move vase 1 to sidetable 1")' in screen  # the tree has rows
+        burst: list[str] = []
+        for line in ['fetch_vase()', 'run("go to sidetable 1")', 'run("move vase 1 to sidetable 1")']:
+            burst += ["send-keys", "-t", session, "-l", line, ";", "send-keys", "-t", session, "Enter", ";"]
+        tmux(*burst, "send-keys", "-t", session, "C-s")  # one tmux command: no pause before ctrl+s
+        # every line submitted, and the tree has rows
+        tmux.screen_showing(session, "expansion accepted: 3 child node(s)", 'run("move vase 1 to sidetable 1")')
         step_to_expansion("n1")
         tmux.screen_showing(session, "n1  stub")  # the node pane
-        type_expansion('run("go to diningtable 1")', 'run("take vase 1 from diningtable 1")')
+        tmux.text(session, 'run("go to diningtable 1")')
+        tmux.keys(session, "Enter")
+        tmux.text(session, 'run("take vase 1 from diningtable 1")')
+        tmux.screen_showing(session, 'run("take vase 1 from diningtable 1")', "✓ 2 child node(s)")  # the live check
+        tmux.keys(session, "C-s")
         tmux.screen_showing(session, "expansion accepted: 2 child node(s)")
         tmux.screen_showing(session, pane_keys(80), line=-1)
         tmux.keys(session, "c")
