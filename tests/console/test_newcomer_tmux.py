@@ -9,7 +9,7 @@ import pytest
 
 from .terminal import Tmux, needs_tmux, pane_keys, recode_tui
 
-pytestmark = needs_tmux
+pytestmark = [pytest.mark.heavy, needs_tmux]  # real ALFWorld and the sandbox worker, in tmux
 
 FIRST_OBSERVATION = (
     "You are in the middle of a room. Looking quickly around you, you see a armchair 1, a coffeetable 2, "

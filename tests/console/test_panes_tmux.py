@@ -12,7 +12,7 @@ from tests.rundiff.test_diff_fork import make_fork_and_parent
 
 from .terminal import Tmux, needs_tmux, pane_keys, recode_tui
 
-pytestmark = needs_tmux
+pytestmark = [pytest.mark.heavy, needs_tmux]  # real ALFWorld and the sandbox worker, in tmux
 
 
 def start(tmux: Tmux, session: str, args: str, sessions: Path) -> None:
