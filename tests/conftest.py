@@ -90,27 +90,6 @@ def deliver_ctrl_c_to_children() -> None:
         signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
-# Tests that read a real screen at a moment: a tmux pane, a browser page. What they check is the
-# behaviour, but the moment they read it comes from the machine's load (two workers, JVMs, a cluster
-# beside them), and a read taken a redraw early fails a whole CI run. Each gets one rerun
-# (pytest-rerunfailures), shown as `R` and counted in the summary line; a second failure fails the run.
-# Everything else: no rerun (Textual snapshots await the console's own signals and a finished frame).
-RERUN_ONCE = frozenset({
-    "tests/console/test_agents_tmux.py", "tests/console/test_crash_resume.py", "tests/console/test_diff_tmux.py",
-    "tests/console/test_newcomer_tmux.py", "tests/console/test_sciworld_tmux.py",
-    "tests/console/test_serve_browser.py", "tests/console/test_tmux.py",
-    "tests/console/test_webshop_tmux.py",
-})
-
-
-def pytest_collection_modifyitems(config, items) -> None:
-    root = Path(__file__).resolve().parents[1]
-    for item in items:
-        module = Path(str(item.fspath)).resolve().relative_to(root).as_posix()
-        if module in RERUN_ONCE:
-            item.add_marker(pytest.mark.flaky(reruns=1, reruns_delay=1))
-
-
 def pytest_sessionfinish(session, exitstatus) -> None:
     close_engines()
 

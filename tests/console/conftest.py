@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
+import os
+from typing import Iterator
+
 import pytest
+
+from .terminal import Tmux
 
 
 @pytest.fixture(autouse=True)
 def private_sessions(tmp_path_factory, monkeypatch) -> None:
     """The console journals every run it starts: into a temporary folder, never the user's data dir.
 
-    A tmux server started by a test inherits this environment, so real console
+    A tmux session a test starts gets it too (`Tmux.start` passes it), so real console
     processes journal there too.
     """
     monkeypatch.setenv("RECODE_TUI_SESSIONS", str(tmp_path_factory.mktemp("sessions")))
+
+
+@pytest.fixture(scope="module")
+def tmux(request) -> Iterator[Tmux]:
+    """One private tmux server for a module's terminal tests (terminal.py); each test ends its own sessions."""
+    server = Tmux(f"recode-tui-{request.module.__name__.rsplit('.', 1)[-1]}-{os.getpid()}")
+    server.serve()
+    yield server
+    server.kill_server()
 
 
 @pytest.hookimpl(hookwrapper=True)

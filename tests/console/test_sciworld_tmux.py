@@ -2,47 +2,39 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import sys
-from pathlib import Path
 
 import pytest
 
-from .terminal import Tmux, needs_tmux
+from .terminal import Tmux, editor_keys, needs_tmux, pane_keys, recode_tui
 from .test_sciworld_console import BOIL
-
-ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [pytest.mark.heavy, needs_tmux, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
 
-def test_a_person_boils_water_in_the_console_in_tmux(tmp_path) -> None:
-    tmux = Tmux(f"recode-tui-sciworld-{os.getpid()}")
+def test_a_person_boils_water_in_the_console_in_tmux(tmux: Tmux, tmp_path) -> None:
     session = "boil"
-    # Textual takes COLUMNS/LINES from the environment over the terminal's size: drop them
-    command = (f"cd {ROOT} && env -u COLUMNS -u LINES {sys.executable} -m recode_tui tui --env sciworld "
-               f"--game boil/0 --llm human --sessions {tmp_path}")
-    started = tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "48", command)
-    assert started.returncode == 0, started.stderr
+    tmux.start(session, (160, 48), recode_tui(f"tui --env sciworld --game boil/0 --llm human --sessions {tmp_path}"))
     try:
-        screen = tmux.wait_for(session, "TASK Your task is to boil water")
-        assert "sciworld boil/0" in screen and "score 0/100" in screen.splitlines()[0]
-        tmux("send-keys", "-t", session, "c")
-        tmux.wait_for(session, "awaiting expansion")
+        tmux.screen_showing(session, "TASK Your task is to boil water", "sciworld boil/0")
+        tmux.screen_showing(session, "score 0/100", line=0)
+        tmux.screen_showing(session, pane_keys(160), line=-1)
+        tmux.keys(session, "c")
+        tmux.screen_showing(session, "awaiting expansion")
+        tmux.screen_showing(session, *editor_keys(160), line=-1)
         keys: list[str] = []
         for index, action in enumerate(BOIL):
             if index:
                 keys += ["send-keys", "-t", session, "Enter", ";"]
             keys += ["send-keys", "-t", session, "-l", f'run("{action}")', ";"]
         tmux(*keys[:-1])
-        tmux.wait_for(session, f"✓ {len(BOIL)} child node(s)")  # the live check, as the person sees it
-        tmux("send-keys", "-t", session, "C-s")
-        tmux.wait_for(session, f"expansion accepted: {len(BOIL)} child node(s)")
-        tmux("send-keys", "-t", session, "c")
-        screen = tmux.wait_for(session, "episode won")
-        assert "score 100/100" in screen.splitlines()[0]  # the status line
-        assert "score 75 → 100" in screen  # the environment log's last score change
-        assert "WON" in screen
+        tmux.screen_showing(session, f"✓ {len(BOIL)} child node(s)")  # the live check, as the person sees it
+        tmux.keys(session, "C-s")
+        tmux.screen_showing(session, f"expansion accepted: {len(BOIL)} child node(s)")
+        tmux.screen_showing(session, pane_keys(160), line=-1)
+        tmux.keys(session, "c")
+        tmux.screen_showing(session, "episode won")
+        tmux.screen_showing(session, "score 100/100", line=0)  # the status line
+        tmux.screen_showing(session, "score 75 → 100", "WON")  # the environment log's last score change
     finally:
-        tmux.kill_server()
+        tmux.kill_session(session)

@@ -25,6 +25,7 @@ pytestmark = pytest.mark.heavy
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 TOKEN = "s3cret-for-the-test"
+HANG_MS = 90_000  # a bound only against a hang: each wait returns on the frame that shows its text
 ANSI = re.compile(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\x1b\][^\x07]*\x07")
 
 
@@ -52,6 +53,12 @@ class Screen:
 
     def __init__(self) -> None:
         self.text = ""
+        self.websocket = None
+
+    def opened(self, websocket) -> None:
+        """The page's websocket: every frame it receives from now on is read."""
+        self.websocket = websocket
+        websocket.on("framereceived", self.frame)
 
     def frame(self, payload: str | bytes) -> None:
         data = payload.decode("utf-8", "ignore") if isinstance(payload, bytes) else payload
@@ -61,13 +68,15 @@ class Screen:
         """Where the output is now: a later wait looks only past it (what a key press brought)."""
         return len(self.text)
 
-    def wait_for(self, page, text: str, after: int = 0, timeout: float = 40.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if text in self.text[after:]:
-                return
-            page.wait_for_timeout(100)
-        raise AssertionError(f"{text!r} never reached the page; its last output:\n{self.text[-3000:]}")
+    def showing(self, text: str, after: int = 0) -> None:
+        """Until the output past `after` shows `text`: woken by each frame the page receives."""
+        if text in self.text[after:]:
+            return
+        assert self.websocket is not None, "the page opened no websocket"
+        try:  # `frame` sees each frame first (it listened first), then this predicate
+            self.websocket.wait_for_event("framereceived", lambda _: text in self.text[after:], timeout=HANG_MS)
+        except Exception as error:  # playwright's TimeoutError, or the socket closed
+            raise AssertionError(f"{text!r} never reached the page ({error}); its last output:\n{self.text[-3000:]}")
 
 
 def journal_records(sessions: Path) -> list[dict]:
@@ -75,16 +84,6 @@ def journal_records(sessions: Path) -> list[dict]:
     if not journals:
         return []
     return [json.loads(line) for line in journals[0].read_text().splitlines() if line.strip()]
-
-
-def wait_for_record(sessions: Path, check, timeout: float = 30.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = next((r for r in journal_records(sessions) if check(r)), None)
-        if found is not None:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"the journal never recorded it: {journal_records(sessions)[-5:]}")
 
 
 @pytest.fixture
@@ -124,26 +123,35 @@ def test_a_person_steps_types_and_submits_in_a_browser(served) -> None:
             page.on("request", lambda request: requests.append(request.url))
             page.on("response", lambda response: response.status >= 400 and failed.append(response.url))
             screen = Screen()
-            page.on("websocket", lambda ws: ws.on("framereceived", screen.frame))
+            page.on("websocket", screen.opened)
             assert page.goto(url).status == 403  # without the token: refused
             failed.clear()
-            page.goto(f"{url}?token={TOKEN}")  # then its cookie carries it: the websocket and the files
-            screen.wait_for(page, "paused")  # the console is up, with the run at its start
-            screen.wait_for(page, "Code tree")
+            with page.expect_websocket(timeout=HANG_MS):  # the page's script opens it once loaded
+                page.goto(f"{url}?token={TOKEN}")  # then its cookie carries it: the websocket and the files
+            screen.showing("paused")  # the console is up, with the run at its start
+            screen.showing("Code tree")
+            screen.showing("Continue")  # the tree has the keys: the footer offers the step
             page.mouse.click(640, 400)  # the terminal takes the keys
             before = screen.mark()
             page.keyboard.press("c")
-            screen.wait_for(page, "awaiting expansion", after=before)
-            screen.wait_for(page, "Submit", after=before)  # the editor has the focus
+            screen.showing("awaiting expansion", after=before)
+            screen.showing("Submit", after=before)  # the editor has the focus
             before = screen.mark()
             page.keyboard.press("Control+a")  # over the skeleton: plain code is an answer too
             page.keyboard.type('run("go to diningtable 1")')
-            screen.wait_for(page, "child node", after=before)  # the live check accepted it
+            screen.showing("child node", after=before)  # the live check accepted it
+            before = screen.mark()
             page.keyboard.press("Control+s")
-            answer = wait_for_record(sessions, lambda r: r.get("type") == "answer")
-            assert answer["answer"] == 'run("go to diningtable 1")'
+            screen.showing("expansion accepted", after=before)
+            screen.showing("Continue", after=before)  # the tree has the keys again
+            before = screen.mark()
             page.keyboard.press("c")  # the run goes on with the typed plan: the agent acts
-            action = wait_for_record(sessions, lambda r: r.get("type") == "action")
+            screen.showing("You arrive at", after=before)  # the log: the environment's reply to the action
+            # the journal has each event before the console shows it (the run's observers come first)
+            records = journal_records(sessions)
+            answer = next(r for r in records if r.get("type") == "answer")
+            assert answer["answer"] == 'run("go to diningtable 1")'
+            action = next(r for r in records if r.get("type") == "action")
             assert action["action"] == "go to diningtable 1"
             shot = page.screenshot()
             assert len(shot) > 10_000  # a drawn console, not a blank page

@@ -50,9 +50,9 @@ def start(tmux: Tmux, name: str, sessions: Path, *args: str) -> int:
 
 
 def type_answer(tmux: Tmux, name: str) -> None:
-    tmux.wait_for(name, "[n0] > <think>")
+    tmux.screen_showing(name, "[n0] > <think>")
     tmux("send-keys", "-t", name, "-l", TYPED)
-    tmux.wait_for(name, TYPED)
+    tmux.screen_showing(name, TYPED)
 
 
 def gone(pid: int, timeout: float = 90) -> None:
@@ -75,10 +75,10 @@ def draft_text(sessions: Path) -> str:
 
 def assert_resume_shows_the_draft(tmux: Tmux, sessions: Path) -> None:
     start(tmux, "resumed", sessions, "--resume")
-    screen = tmux.wait_for("resumed", "is back in the editor")
+    screen = tmux.screen_showing("resumed", "is back in the editor")
     assert "your unfinished answer for [n0] is back in the editor" in screen
     # The notice prints before prompt_toolkit draws the editor: wait for the draft itself.
-    tmux.wait_for("resumed", f"... {TYPED}")  # in the editor, inside <execute>, as typed
+    tmux.screen_showing("resumed", f"... {TYPED}")  # in the editor, inside <execute>, as typed
 
 
 def test_sigterm_while_typing_saves_the_draft_pauses_and_resume_shows_it(tmux, tmp_path):
@@ -86,7 +86,7 @@ def test_sigterm_while_typing_saves_the_draft_pauses_and_resume_shows_it(tmux, t
     pid = start(tmux, "typing", sessions, "--game", "put-01")
     type_answer(tmux, "typing")
     os.kill(pid, signal.SIGTERM)
-    screen = tmux.wait_for("typing", "exit status")
+    screen = tmux.screen_showing("typing", "exit status")
     assert "terminated (SIGTERM): session" in screen and "the text you typed is kept as a draft" in screen
     assert "continue with: recode-tui run --llm human --resume" in screen
     assert "exit status 3" in screen  # paused, as Ctrl-D pauses
