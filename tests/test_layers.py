@@ -8,13 +8,16 @@ Imports inside functions count: a lazy import is still a dependency.
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("agent", "envs", "mockllm", "recode_tui")
 
 
+@cache
 def _modules() -> dict[str, Path]:
+    """Every module of ours by dotted name (read once per test run: the tree does not change under it)."""
     found: dict[str, Path] = {}
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*.py"):
@@ -24,8 +27,15 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _imports(path: Path) -> list[tuple[int, str]]:
-    """(line, imported module) for every runtime import (not under TYPE_CHECKING)."""
+ImportStatement = ast.Import | ast.ImportFrom
+
+
+@cache
+def _import_statements(path: Path) -> tuple[tuple[ImportStatement, bool], ...]:
+    """A module's import statements, each with whether it sits under `if TYPE_CHECKING:`.
+
+    Parsed and walked once per module for all the rules that read it: the walk is nearly all their cost.
+    """
     tree = ast.parse(path.read_text(encoding="utf-8"))
     typing_only = {
         id(inner)
@@ -33,13 +43,20 @@ def _imports(path: Path) -> list[tuple[int, str]]:
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
         for inner in ast.walk(node)
     }
+    return tuple((node, id(node) in typing_only) for node in ast.walk(tree)
+                 if isinstance(node, (ast.Import, ast.ImportFrom)))
+
+
+@cache
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, imported module) for every runtime import (not under TYPE_CHECKING)."""
     found: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
-        if id(node) in typing_only:
+    for node, typing_only in _import_statements(path):
+        if typing_only:
             continue
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif node.module and node.level == 0:
             found.append((node.lineno, node.module))
     return found
 
@@ -50,10 +67,10 @@ def _every_import(path: Path, modules: dict[str, Path]) -> list[tuple[int, str]]
     `from package import name` counts as importing `package.name` when that is a module.
     """
     found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node, _ in _import_statements(path):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif node.module and node.level == 0:
             for alias in node.names:
                 sub = f"{node.module}.{alias.name}"
                 found.append((node.lineno, sub if sub in modules else node.module))
