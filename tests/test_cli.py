@@ -24,6 +24,15 @@ def recode(*args: str, sessions: str | None = None) -> subprocess.CompletedProce
         )
 
 
+def in_process(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`recode-tui ARGS` through the command line's `main` in this process (`run_main`): no interpreter start."""
+    import os
+
+    from tests.eval.helpers import run_main
+
+    return run_main(list(args), dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions")))
+
+
 def walkthrough_script(tmp_path, episode_ref: str) -> str:
     """A scripted answer that plays the game's stored planner walkthrough."""
     steps = json.loads(resolve_game(episode_ref).read_text())["walkthrough"]
@@ -61,8 +70,9 @@ def test_bad_usage_exits_2_with_one_line_saying_what_to_do(tmp_path):
         (("run", "--max-depth", "-1"), "--max-depth must be 0 or more"),
         (("run", "--llm", "human", "--game", "nope-99"), "recode-tui games list"),
     ]
-    for args, message in cases:
-        result = recode(*args)
+    for number, (args, message) in enumerate(cases):
+        # the first in a process of its own (the exit status a shell sees), the others through `main` here
+        result = recode(*args) if number == 0 else in_process(tmp_path, *args)
         assert result.returncode == 2, (args, result.stderr)
         assert message in result.stderr, (args, result.stderr)
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr

@@ -64,10 +64,13 @@ NOT_YET_MOVED: dict[str, int] = {
 
 def environment_reads(source: str) -> list[int]:
     """The lines of `source` that touch `os.environ` or call `os.getenv` (each line once)."""
+    names = ("environ", "getenv", "environb", "putenv", "unsetenv")
+    if not any(name in source for name in names):
+        return []  # no attribute can be named so: no need to parse (parsing is the rule's whole cost)
     lines: list[int] = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "os" \
-                and node.attr in ("environ", "getenv", "environb", "putenv", "unsetenv"):
+                and node.attr in names:
             lines.append(node.lineno)
     return sorted(set(lines))
 

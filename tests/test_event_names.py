@@ -45,6 +45,8 @@ KEPT = {
 def recode_words(source: str) -> list[str]:
     """ReCode's bare literals "expand" and "every_stub" used in `source` (not an Enum member's stored value):
     a `Purpose` member or `BreakpointKind.EVERY_LLM_CALL` says them."""
+    if "expand" not in source and "every_stub" not in source:
+        return []  # neither word is written here: no need to parse (parsing is the scan's whole cost)
     tree = ast.parse(source)
     definitions: set[int] = set()  # ids of the constants that define an Enum member's stored value
     for cls in ast.walk(tree):

@@ -4,7 +4,8 @@ Each test gives an answer that opens a file for writing and checks that it is
 refused and the file never appears: `run`, the console (Pilot), `eval`,
 `--resume` of a journal an old eval wrote (it recorded an unchecked in-process
 runner as trusted), a fork in the console, and the prompt workspace's
-re-expansion of an earlier stub (which forks).
+re-expansion of an earlier stub (which forks). On the toy world (tests/toyenv): what is tested is the
+runner each path builds, not the world.
 """
 
 from __future__ import annotations
@@ -34,7 +35,12 @@ pytestmark = pytest.mark.heavy  # the sandbox worker
 
 
 SOLVE = "solve(instruction, observation)"
-GAME = "put-01"
+GAME = "toy:vase-1"
+
+
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
 
 
 def hostile(target: Path) -> str:
@@ -82,7 +88,7 @@ def test_run_refuses_an_answer_that_writes_a_file(tmp_path):
 def test_eval_refuses_an_answer_that_writes_a_file(tmp_path):
     target = tmp_path / "pwned"
     out = tmp_path / "eval"
-    result = recode(tmp_path, "eval", "--games", GAME, "--llm", f"scripted:{script_file(tmp_path, hostile(target))}",
+    result = recode(tmp_path, "eval", "--env", "toy", "--games", "vase-1", "--llm", f"scripted:{script_file(tmp_path, hostile(target))}",
                     "-o", str(out), "--no-progress")
     assert result.returncode == 0, result.stderr
     assert not target.exists()
@@ -179,7 +185,7 @@ def test_eval_trusted_is_asked_for_and_a_resume_without_it_runs_the_checks(tmp_p
     target = tmp_path / "pwned"
     out = tmp_path / "eval"
     script = f"scripted:{script_file(tmp_path, hostile(target))}"
-    result = recode(tmp_path, "eval", "--games", "put-01,put-02", "-c", "1", "--llm", script, "-o", str(out),
+    result = recode(tmp_path, "eval", "--env", "toy", "--games", "vase-1,key-1", "-c", "1", "--llm", script, "-o", str(out),
                     "--no-progress", "--trusted", "--node-timeout", "3")
     assert result.returncode == 0, result.stderr
     assert target.exists()  # --trusted: the user asked for no checks
@@ -227,8 +233,10 @@ def test_every_front_end_builds_its_agent_through_the_one_builder():
     makers = []
     for package in ("agent", "envs", "mockllm", "recode_tui"):
         for path in sorted((root / package).rglob("*.py")):
-            where = path.relative_to(root).as_posix()
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            where, text = path.relative_to(root).as_posix(), path.read_text(encoding="utf-8")
+            if "make_runner" not in text:
+                continue  # no call to it can be in the file: no need to parse it
+            for node in ast.walk(ast.parse(text)):
                 if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                         and node.func.attr == "make_runner" and where not in RUNNER_MAKERS):
                     makers.append(f"{where}:{node.lineno}")

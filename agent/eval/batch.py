@@ -101,7 +101,10 @@ class Evaluation:
         lanes = [asyncio.ensure_future(lane()) for _ in range(size)]
         try:
             done, pending = await asyncio.wait(lanes, return_when=asyncio.FIRST_EXCEPTION)
-            failed = next((t for t in done if not t.cancelled() and t.exception() is not None), None)
+            # every finished lane's error is read here: two lanes that lost the model in the same turn of the
+            # loop both failed, and an error nobody reads is printed by asyncio as a traceback at exit
+            errors = [t for t in lanes if t in done and not t.cancelled() and t.exception() is not None]
+            failed = errors[0] if errors else None
             if failed is not None:
                 for task in pending:
                     task.cancel()

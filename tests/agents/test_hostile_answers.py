@@ -106,11 +106,11 @@ def test_finding_the_line_of_a_refusal_checks_log_n_prefixes_not_n(monkeypatch) 
         checked.append(len(code))
         return check_code(code, KNOWN)
 
-    n = 2000
+    n = 500  # enough to tell log n checks (~22) from one per statement (501)
     verdict = judge_answer(answer(run_lines(n) + "\nimport os"), KNOWN, typed=False, code_check=check)
     assert not verdict.accepted and verdict.message.startswith("forbidden: import os")
     assert verdict.line == n + 3  # <think> line, <execute> line, then the n lines before it
-    assert len(checked) <= 2 * math.log2(n) + 4  # it was one check per statement: 2,001 checks of ~n lines
+    assert len(checked) <= 2 * math.log2(n) + 4  # it was one check per statement: n + 1 checks of ~n lines
 
 
 # -- Plan-and-Execute's JSON plan -----------------------------------------------------------------

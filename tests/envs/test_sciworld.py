@@ -12,7 +12,7 @@ from envs.base import EnvError
 from envs.sciworld.env import SciWorldEnv
 from envs.sciworld.provider import step_limit
 from envs.sciworld import variations
-from envs.sciworld.simulator import JAVA_HINT, Simulator
+from envs.sciworld.simulator import JAVA_HINT, Simulator, shared_simulator
 from envs.sciworld.tasks import EASY, EASY_ELECTRICAL
 
 pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
@@ -21,6 +21,16 @@ pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None
 @pytest.fixture(scope="module")
 def provider():
     return registry.provider("sciworld")
+
+
+@pytest.fixture
+def process_jvm():
+    """The process's own simulator, whose JVM the tests before have started: a test that kills it or lets it
+    hang costs no JVM of its own (the next call starts a new one, as every later user of it would need)."""
+    simulator = shared_simulator()
+    timeout = simulator.call_timeout
+    yield simulator
+    simulator.call_timeout = timeout
 
 
 def test_the_gold_path_wins_boil_and_the_score_is_reported_as_it_rises(provider) -> None:
@@ -71,34 +81,19 @@ def test_splits_come_from_the_simulator_and_ids_are_task_slash_variation(provide
     assert provider.fingerprint("boil/0") != provider.fingerprint("boil/1")
 
 
-def test_a_dead_jvm_ends_the_episode_with_a_reason_and_the_next_one_gets_a_new_jvm() -> None:
-    simulator = Simulator()
-    try:
-        env = SciWorldEnv("find-animal/0", simulator=simulator)
-        env.reset()
-        simulator._env._gateway.java_process.kill()
-        simulator._env._gateway.java_process.wait()
-        observation = env.step("look around")
-        assert observation.startswith("(simulator error:") and env.done and not env.won
-        assert "the episode ends here" in env.failure
-        again = SciWorldEnv("find-animal/0", simulator=simulator)
-        assert "This room is called" in again.reset().observation
-        assert any("new one" in note for note in simulator.notes)
-    finally:
-        simulator.close()
-
-
-def test_a_simulator_that_does_not_answer_in_time_ends_the_episode_instead_of_hanging() -> None:
-    simulator = Simulator()
-    try:
-        env = SciWorldEnv("find-animal/0", simulator=simulator)
-        env.reset()
-        simulator.call_timeout = 1e-6
-        env.step("look around")
-        assert env.done and "did not answer the action 'look around'" in env.failure
-        assert not simulator.alive
-    finally:
-        simulator.close()
+def test_a_dead_jvm_ends_the_episode_with_a_reason_and_the_next_one_gets_a_new_jvm(process_jvm) -> None:
+    simulator = process_jvm
+    env = SciWorldEnv("find-animal/0", simulator=simulator)
+    env.reset()
+    earlier = len(simulator.notes)
+    simulator._env._gateway.java_process.kill()
+    simulator._env._gateway.java_process.wait()
+    observation = env.step("look around")
+    assert observation.startswith("(simulator error:") and env.done and not env.won
+    assert "the episode ends here" in env.failure
+    again = SciWorldEnv("find-animal/0", simulator=simulator)
+    assert "This room is called" in again.reset().observation
+    assert any("new one" in note for note in simulator.notes[earlier:])
 
 
 def test_the_easy_simplifications_are_the_default_and_sciworld_full_switches_them_off() -> None:
@@ -116,6 +111,9 @@ def test_the_easy_simplifications_are_the_default_and_sciworld_full_switches_the
 def test_no_java_is_one_line_that_says_how_to_install_it(monkeypatch, tmp_path, capfd) -> None:
     from recode_tui.commands.cli import main
 
+    bwrap = shutil.which("bwrap")
+    if bwrap:  # the sandbox's own tool stays on it: the walls are checked first, and a later test reads their verdict
+        (tmp_path / "bwrap").symlink_to(bwrap)
     monkeypatch.setenv("PATH", str(tmp_path))  # no `java` on it
     script = Path(__file__).resolve().parents[2] / "mockllm" / "demos" / "alfworld.yaml"  # any script: Java comes first
     assert main(["run", "--env", "sciworld", "--game", "boil/0", "--llm", f"scripted:{script}", "--quiet",
@@ -129,3 +127,14 @@ def test_no_java_is_one_line_that_says_how_to_install_it(monkeypatch, tmp_path, 
 
     gc.collect()  # the half-started wrapper is collected without a traceback on stderr
     assert capfd.readouterr().err == ""
+
+
+def test_a_simulator_that_does_not_answer_in_time_ends_the_episode_instead_of_hanging(process_jvm) -> None:
+    """Last in the file: the JVM it stops is started again only by whoever needs one next."""
+    simulator = process_jvm
+    env = SciWorldEnv("find-animal/0", simulator=simulator)
+    env.reset()
+    simulator.call_timeout = 1e-6
+    env.step("look around")
+    assert env.done and "did not answer the action 'look around'" in env.failure
+    assert not simulator.alive

@@ -13,7 +13,7 @@ from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from agent.sandbox.settings import RunnerSettings
 from envs import registry
 from envs.sciworld.env import SciWorldEnv
-from envs.sciworld.simulator import Simulator
+from envs.sciworld.simulator import shared_simulator
 from agent.runtime.gold_path import split_into_parts
 from mockllm.gold import gold_llm
 from mockllm.scripted import ScriptedLLM, ScriptEntry
@@ -25,7 +25,13 @@ pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None
 EPISODES = ["boil/0", "find-animal/0"]
 
 
+PLAYED: dict[str, tuple[Engine, list[ev.Event]]] = {}  # the tests that read the same won episode play it once
+
+
 async def play(episode: str) -> tuple[Engine, list[ev.Event]]:
+    """ReCode with the gold-path LLM on `episode`, played to its end (once per module: the tests only read it)."""
+    if episode in PLAYED:
+        return PLAYED[episode]
     provider = registry.provider("sciworld")
     llm = gold_llm(Engine, provider.gold_actions(episode))
     runner = RunnerSettings().make_runner()
@@ -36,7 +42,18 @@ async def play(episode: str) -> tuple[Engine, list[ev.Event]]:
             events.append(await agent.step())
     finally:
         await agent.close()
+    PLAYED[episode] = agent, events
     return agent, events
+
+
+@pytest.fixture
+def process_jvm():
+    """The process's own simulator, whose JVM the tests before have started: a test that kills it or lets it
+    hang costs no JVM of its own (the next call starts a new one, as every later user of it would need)."""
+    simulator = shared_simulator()
+    timeout = simulator.call_timeout
+    yield simulator
+    simulator.call_timeout = timeout
 
 
 @pytest.mark.parametrize("episode", EPISODES)
@@ -79,8 +96,9 @@ async def test_an_action_the_simulator_does_not_parse_is_the_nodes_observation_a
     assert isinstance(events[-1], ev.RunFinished) and events[-1].steps == 2
 
 
-async def test_a_jvm_that_dies_mid_episode_ends_the_run_with_one_line_and_the_next_episode_gets_a_new_one() -> None:
-    simulator = Simulator()
+async def test_a_jvm_that_dies_mid_episode_ends_the_run_with_one_line_and_the_next_episode_gets_a_new_one(
+        process_jvm) -> None:
+    simulator = process_jvm
     plan = 'run("look around")\nrun("look around")\nrun("look around")'
 
     def agent() -> Engine:
@@ -88,9 +106,11 @@ async def test_a_jvm_that_dies_mid_episode_ends_the_run_with_one_line_and_the_ne
         return Engine(SciWorldEnv("find-animal/0", max_steps=5, simulator=simulator), llm, RunnerSettings().make_runner())
 
     first = agent()
+    earlier = len(simulator.notes)
     try:
         event = None
         while not isinstance(event, ev.ObservationReceived):
+            assert not first.host.done, event  # a run that ended before its first action would loop here for ever
             event = await first.step()
         simulator._env._gateway.java_process.kill()  # the JVM dies between two actions
         simulator._env._gateway.java_process.wait()
@@ -102,12 +122,12 @@ async def test_a_jvm_that_dies_mid_episode_ends_the_run_with_one_line_and_the_ne
         try:
             again = await second.run()  # a new JVM: all three actions are played
             assert again.steps == 3 and again.reason == "no pending nodes left and the task is not done"
-            assert simulator.notes == ["the ScienceWorld JVM had stopped; a new one starts with the next episode"]
+            assert simulator.notes[earlier:] == [
+                "the ScienceWorld JVM had stopped; a new one starts with the next episode"]
         finally:
             await second.close()
     finally:
         await first.close()
-        simulator.close()
 
 
 def test_every_bundled_sciworld_example_passes_the_answer_check() -> None:
@@ -120,8 +140,9 @@ def test_every_bundled_sciworld_example_passes_the_answer_check() -> None:
         assert len(checks) >= 2 and all(c.ok for c in checks), (file.name, [c.problems for c in checks if not c.ok])
 
 
-async def test_a_simulator_that_hangs_mid_episode_ends_the_run_with_the_reason_and_the_loop_keeps_going() -> None:
-    simulator = Simulator()
+async def test_a_simulator_that_hangs_mid_episode_ends_the_run_with_the_reason_and_the_loop_keeps_going(
+        process_jvm) -> None:
+    simulator = process_jvm
     plan = 'run("look around")\nrun("look around")\nrun("look around")'
     llm = ScriptedLLM([ScriptEntry(f"<execute>\n{plan}\n</execute>", stub="solve(instruction, observation)")])
     agent = Engine(SciWorldEnv("find-animal/0", max_steps=5, simulator=simulator), llm, RunnerSettings().make_runner())
@@ -137,6 +158,7 @@ async def test_a_simulator_that_hangs_mid_episode_ends_the_run_with_the_reason_a
     try:
         event = None
         while not isinstance(event, ev.ObservationReceived):
+            assert not agent.host.done, event  # a run that ended before its first action would loop here for ever
             event = await agent.step()
         simulator.call_timeout = 1e-6  # the next action does not answer in time
         finished = await agent.run()
@@ -146,4 +168,3 @@ async def test_a_simulator_that_hangs_mid_episode_ends_the_run_with_the_reason_a
     finally:
         clock.cancel()
         await agent.close()
-        simulator.close()

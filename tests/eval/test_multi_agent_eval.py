@@ -1,6 +1,8 @@
 """`recode-tui eval --agent recode,react,codeact,plan-execute,recap`: the paper's comparison in one run,
 against the local OpenAI-compatible server (real HTTP, the real openai client, real worker processes),
-with per-agent and per-role token and cost sums checked against what the server counted."""
+with per-agent and per-role token and cost sums checked against what the server counted. What a comparison
+does with its reports and journals (resume, replay, compare) is the same on any world: those tests play the
+toy one (tests/toyenv) with its gold paths, no ALFWorld engine in the workers."""
 
 from __future__ import annotations
 
@@ -75,10 +77,10 @@ def test_five_agent_eval_against_the_local_server_sums_tokens_and_cost_per_agent
     assert "plan-execute planner: LLM calls" in result.stdout
 
 
-def test_a_comparison_resumes_only_the_agent_game_pairs_it_has_not_played(tmp_path):
+def test_a_comparison_resumes_only_the_agent_game_pairs_it_has_not_played(tmp_path, toy_env):
     out = tmp_path / "cmp"
     agents = "react,plan-execute"
-    first = recode(tmp_path, "eval", "--agent", agents, "--llm", "demo", "--games", "3", "-c", "2",
+    first = recode(tmp_path, "eval", "--env", "toy", "--agent", agents, "--llm", "gold", "--games", "3", "-c", "2",
                    "--out", str(out), "--no-progress")
     assert first.returncode == 0, first.stderr
     # as if it had been cut after three episodes: drop the others and their journals
@@ -104,10 +106,10 @@ def test_a_comparison_resumes_only_the_agent_game_pairs_it_has_not_played(tmp_pa
     assert f"baseline: {out / 'report.json'} [react]" in compared.stdout
 
 
-def test_a_comparison_replays_each_agents_own_journals(tmp_path):
+def test_a_comparison_replays_each_agents_own_journals(tmp_path, toy_env):
     first, second = tmp_path / "first", tmp_path / "second"
-    args = ("--agent", "recap,plan-execute", "--games", "2", "-c", "2", "--no-progress")
-    assert recode(tmp_path, "eval", "--llm", "demo", "--out", str(first), *args).returncode == 0
+    args = ("--env", "toy", "--agent", "recap,plan-execute", "--games", "2", "-c", "2", "--no-progress")
+    assert recode(tmp_path, "eval", "--llm", "gold", "--out", str(first), *args).returncode == 0
     result = recode(tmp_path, "eval", "--llm", f"journal:{first}", "--out", str(second), *args)
     assert result.returncode == 0, result.stderr
     before = {(e["agent"], e["game"]): (e["success"], e["llm_calls"]) for e in read_report(first)["episodes"]}
@@ -115,10 +117,10 @@ def test_a_comparison_replays_each_agents_own_journals(tmp_path):
     assert after == before and all(won for won, _ in after.values())
 
 
-def test_a_single_agent_report_keeps_its_shape(tmp_path):
+def test_a_single_agent_report_keeps_its_shape(tmp_path, toy_env):
     out = tmp_path / "one"
-    result = recode(tmp_path, "eval", "--agent", "react", "--llm", "demo", "--games", "2", "--out", str(out),
-                    "--no-progress")
+    result = recode(tmp_path, "eval", "--env", "toy", "--agent", "react", "--llm", "gold", "--games", "2",
+                    "--out", str(out), "--no-progress")
     assert result.returncode == 0, result.stderr
     report = read_report(out)
     assert "by_agent" not in report and report["plan"]["agents"] == [] and report["plan"]["run"]["agent"]["name"] == "react"
@@ -133,13 +135,13 @@ def test_comparing_an_unknown_agent_or_an_option_none_has_is_one_line(tmp_path):
     assert bad.returncode == 2 and "none of react, recap has this option" in bad.stderr
 
 
-def test_compare_of_two_interrupted_comparisons_leaves_out_an_agent_with_nothing_finished(tmp_path):
+def test_compare_of_two_interrupted_comparisons_leaves_out_an_agent_with_nothing_finished(tmp_path, toy_env):
     """Cut before plan-execute finished anything, in both runs: react is still compared, the other named."""
     runs = []
     for name in ("a", "b"):
         out = tmp_path / name
-        done = recode(tmp_path, "eval", "--agent", "react,plan-execute", "--llm", "demo", "--games", "2", "-c", "2",
-                      "--out", str(out), "--no-progress")
+        done = recode(tmp_path, "eval", "--env", "toy", "--agent", "react,plan-execute", "--llm", "gold",
+                      "--games", "2", "-c", "2", "--out", str(out), "--no-progress")
         assert done.returncode == 0, done.stderr
         report = read_report(out)
         report.update(episodes=[e for e in report["episodes"] if e["agent"] == "react"], status="interrupted")

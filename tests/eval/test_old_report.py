@@ -6,9 +6,13 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
+import pytest
+
 from agent.runtime.limits import Limits
 from envs.alfworld.catalog import resolve_game
 from recode_tui.commands.cli import main
+
+pytestmark = pytest.mark.heavy  # plays an ALFWorld game in eval's worker process: not in `make quick`
 
 
 def test_an_old_report_with_game_paths_resumes_to_complete(tmp_path, capsys) -> None:

@@ -2,7 +2,8 @@
 
 Real processes in a real terminal (a private tmux server): the person types
 part of an expansion, the process is signalled or its terminal closed, and
-`--resume` shows the typed text in the editor again.
+`--resume` shows the typed text in the editor again. The episode is the toy world's (tests/toyenv): what is
+tested is the process and its terminal, not the world it plays.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ import pytest
 
 from agent.sessions.journal_read import read_journal
 from tests.console.terminal import Tmux, needs_tmux
+from tests.toyenv import PLUGIN
 
 ROOT = Path(__file__).resolve().parents[2]
+GAME = "toy:vase-1"  # "put a vase in sidetable."
 TYPED = "run('go to sidetable 1')  # typed, not yet submitted"
 
 # heavy: tmux
@@ -35,7 +38,8 @@ def tmux():
 
 def start(tmux: Tmux, name: str, sessions: Path, *args: str) -> int:
     """`recode-tui run --llm human` in a tmux pane; the pane prints the exit status. Returns the recode-tui pid."""
-    command = (f"cd {ROOT} && {sys.executable} -m recode_tui run --llm human --sessions {sessions} {' '.join(args)}; "
+    command = (f"cd {ROOT} && RECODE_TUI_PLUGINS={PLUGIN} {sys.executable} -m recode_tui run --llm human "
+               f"--sessions {sessions} {' '.join(args)}; "
                "echo exit status $?; sleep 600")
     started = tmux("new-session", "-d", "-s", name, "-x", "130", "-y", "40", "-P", "-F", "#{pane_pid}", command)
     assert started.returncode == 0, started.stderr
@@ -83,7 +87,7 @@ def assert_resume_shows_the_draft(tmux: Tmux, sessions: Path) -> None:
 
 def test_sigterm_while_typing_saves_the_draft_pauses_and_resume_shows_it(tmux, tmp_path):
     sessions = tmp_path / "sessions"
-    pid = start(tmux, "typing", sessions, "--game", "put-01")
+    pid = start(tmux, "typing", sessions, "--game", GAME)
     type_answer(tmux, "typing")
     os.kill(pid, signal.SIGTERM)
     screen = tmux.screen_showing("typing", "exit status")
@@ -96,7 +100,7 @@ def test_sigterm_while_typing_saves_the_draft_pauses_and_resume_shows_it(tmux, t
 
 def test_sigkill_after_the_debounce_loses_nothing(tmux, tmp_path):
     sessions = tmp_path / "sessions"
-    pid = start(tmux, "typing", sessions, "--game", "put-01")
+    pid = start(tmux, "typing", sessions, "--game", GAME)
     type_answer(tmux, "typing")
     deadline = time.monotonic() + 90  # written 2 s (the debounce) after the last keystroke: wait for the write
     while TYPED not in draft_text(sessions):
@@ -109,7 +113,7 @@ def test_sigkill_after_the_debounce_loses_nothing(tmux, tmp_path):
 
 def test_a_closed_terminal_saves_the_draft_and_exits(tmux, tmp_path):
     sessions = tmp_path / "sessions"
-    pid = start(tmux, "typing", sessions, "--game", "put-01")
+    pid = start(tmux, "typing", sessions, "--game", GAME)
     type_answer(tmux, "typing")
     tmux("kill-session", "-t", "typing")  # the terminal goes away, as on an ssh drop: SIGHUP
     gone(pid)

@@ -42,12 +42,18 @@ def recode(*args: str, sessions: Path) -> subprocess.CompletedProcess:
                           env=env, timeout=120)
 
 
+def here(*args: str, sessions: Path) -> subprocess.CompletedProcess:
+    """`recode-tui ARGS` in this process (`run_main`): for a play or resume whose processes are not looked at
+    (the ALFWorld engine this process has loaded serves them all; a process of its own loads it again)."""
+    return run_main(list(args), {**os.environ, "RECODE_TUI_SESSIONS": str(sessions)}, cwd=ROOT)
+
+
 @pytest.fixture(scope="module")
 def elsewhere(tmp_path_factory) -> dict:
     """A won demo session outside the sessions folder, its tree as a replay exports it, then a hostile statement."""
     base = tmp_path_factory.mktemp("noexec")
     sessions, foreign = base / "sessions", base / "downloaded"
-    played = recode("run", "--llm", "demo", "--game", "put-01", "--quiet", "--sessions", str(foreign), sessions=sessions)
+    played = here("run", "--llm", "demo", "--game", "put-01", "--quiet", "--sessions", str(foreign), sessions=sessions)
     assert played.returncode == 0, played.stderr
     folder = next(foreign.iterdir())
     replayed = recode("export", str(folder), "--tree", "--exec", sessions=sessions)  # replaying runs the code, in the sandbox
@@ -105,7 +111,7 @@ def test_tree_and_trace_no_exec_match_the_replayed_tree_without_running_anything
 
 def test_the_default_transcript_is_the_replayed_one_but_for_what_only_running_shows(tmp_path):
     sessions = tmp_path / "sessions"
-    assert recode("run", "--llm", "demo", "--game", "put-01", "--quiet", sessions=sessions).returncode == 0
+    assert here("run", "--llm", "demo", "--game", "put-01", "--quiet", sessions=sessions).returncode == 0
     [folder] = sessions.iterdir()
     replayed = recode("export", folder.name, "--markdown", "--exec", sessions=sessions)
     default = recode("export", folder.name, "--markdown", sessions=sessions)
@@ -168,14 +174,14 @@ def test_resuming_says_so_for_a_journal_from_elsewhere_only(tmp_path):
     import shutil
 
     sessions = tmp_path / "sessions"
-    played = recode("run", "--llm", "demo", "--game", "put-01", "--quiet", sessions=sessions)
+    played = here("run", "--llm", "demo", "--game", "put-01", "--quiet", sessions=sessions)
     assert played.returncode == 0, played.stderr
     own = next(sessions.iterdir())
-    resumed = recode("run", "--quiet", "--resume", own.name, sessions=sessions)
+    resumed = here("run", "--quiet", "--resume", own.name, sessions=sessions)
     assert resumed.returncode == 0 and "from elsewhere" not in resumed.stderr  # your own session: no note
     copied = tmp_path / "mail" / own.name
     shutil.copytree(own, copied)
-    resumed = recode("run", "--quiet", "--resume", str(copied), sessions=sessions)
+    resumed = here("run", "--quiet", "--resume", str(copied), sessions=sessions)
     notes = [line for line in resumed.stderr.splitlines() if "from elsewhere" in line]
     assert resumed.returncode == 0 and len(notes) == 1
     assert "runs again in the sandbox when it is resumed" in notes[0] and f"tui --open {copied}" in notes[0]
@@ -183,7 +189,7 @@ def test_resuming_says_so_for_a_journal_from_elsewhere_only(tmp_path):
 
 def test_no_exec_shows_another_agents_session_too(tmp_path):
     sessions = tmp_path / "sessions"
-    played = recode("run", "--agent", "codeact", "--llm", "demo", "--game", "put-01", "--quiet", sessions=sessions)
+    played = here("run", "--agent", "codeact", "--llm", "demo", "--game", "put-01", "--quiet", sessions=sessions)
     assert played.returncode == 0, played.stderr
     folder = next(sessions.iterdir())
     done = recode("export", folder.name, "--markdown", "--no-exec", sessions=sessions)

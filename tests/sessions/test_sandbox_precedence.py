@@ -20,7 +20,8 @@ from recode_tui.commands.cli import main
 from tests.eval.helpers import run_main
 from tests.sessions.test_resume_precedence import environment, only_session
 
-pytestmark = pytest.mark.skipif(bool(missing_walls()), reason="needs every kernel wall (recode-tui sandbox says why)")
+pytestmark = [pytest.mark.heavy,  # real ALFWorld, eval's workers and the sandbox worker: not in `make quick`
+              pytest.mark.skipif(bool(missing_walls()), reason="needs every kernel wall (recode-tui sandbox says why)")]
 
 # Node code that imports `os`: the static checks refuse it; with the Python layers off (the kernel's
 # walls alone) it runs. A replay behind more layers than the recording had therefore differs from it.
