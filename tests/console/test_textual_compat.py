@@ -137,47 +137,6 @@ async def test_the_variables_table_draws_rows_again_once_the_widths_are_measured
         assert "instruction_with_a_long_name" in "".join(s.text for s in table.render_line(1))
 
 
-async def test_the_footer_rebuilds_only_when_the_keys_it_shows_change() -> None:
-    """The private flag SteadyFooter compares still exists; a refresh that shows the same keys rebuilds
-    nothing, and a key that becomes disabled is drawn again."""
-    from textual.app import App, ComposeResult
-    from textual.binding import Binding
-    from textual.widgets import Footer
-
-    from recode_tui.console.support.textual_compat import SteadyFooter
-
-    assert hasattr(Footer(), "_bindings_ready")
-    rebuilds = []
-
-    class Counting(SteadyFooter):
-        def compose(self) -> ComposeResult:
-            rebuilds.append(1)
-            yield from super().compose()
-
-    class Host(App[None]):
-        BINDINGS = [Binding("x", "go", "Go")]
-        allowed = True
-
-        def compose(self) -> ComposeResult:
-            yield Counting()
-
-        def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-            return self.allowed if action == "go" else True
-
-    app = Host()
-    async with app.run_test() as pilot:
-        await pilot.pause()
-        before = len(rebuilds)
-        for _ in range(3):
-            app.refresh_bindings()
-            await pilot.pause()
-        assert len(rebuilds) == before  # the same keys: no rebuild
-        app.allowed = False
-        app.refresh_bindings()
-        await pilot.pause()
-        assert len(rebuilds) == before + 1  # "Go" greyed: drawn again
-
-
 def test_the_guarded_strip_render_draws_what_textuals_own_does_minus_terminal_controls():
     """`guard_terminal_output` replaces `Strip.render` with a copy that cleans the text: it must draw
     exactly what Textual's own draws (a changed `Strip` fails here), and drop every control."""

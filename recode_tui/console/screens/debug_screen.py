@@ -25,19 +25,18 @@ import asyncio
 import time
 from typing import Iterable
 
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
 from textual.signal import Signal
-from textual.widgets import Footer, TabbedContent, TabPane, Tree
+from textual.widgets import TabbedContent, TabPane, Tree
 
 from agent.runtime import events as ev
 from agent.runtime.breakpoints import Breakpoint, BreakpointKind
 from agent.runtime.debugger import Debugger, StepMode
 from agent.runtime.stepper import Stepper
 from agent.runtime.tree import NodeStatus
-from recode_tui.console.support.textual_compat import SteadyFooter
 from recode_tui.console.controllers.keys import DEBUG_BINDINGS
 from recode_tui.console.controllers.llm_control import LLMControl
 from recode_tui.console.controllers.model_actions import ModelKeys
@@ -54,6 +53,7 @@ from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.driver import AgentDriver
 from recode_tui.console.widgets.env_log import EnvLog
 from recode_tui.console.widgets.answer_editor import AnswerEditor
+from recode_tui.console.widgets.key_footer import KeyFooter
 from recode_tui.console.widgets.key_line import KeyLine
 from recode_tui.console.widgets.node_detail import NodeDetail
 from recode_tui.console.widgets.observation_view import ObservationView
@@ -64,7 +64,6 @@ from recode_tui.console.widgets.status_bar import StatusBar
 from recode_tui.console.widgets.variables import VariablesPane
 from recode_tui.console.widgets.watches import WatchList
 
-NARROW_COLUMNS = 100  # the footer is compact below this width (as the panes rearrange, recode.tcss)
 MODEL_CLOCK_SECONDS = 0.5  # how often the "model is answering" clock is redrawn
 
 
@@ -147,17 +146,12 @@ class DebugScreen(PaneRoutes):
             with TabPane("B Breakpoints", id="tab-breakpoints"):
                 yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
         yield SearchBar(id="search-bar")
-        yield SteadyFooter()
+        yield KeyFooter()
         yield KeyLine(id="key-line")  # the footer's place below 100 columns (recode.tcss)
         yield self.driver
         llm_control = LLMControl(console.profiles, console.review)
         self.model_keys = ModelKeys(self, llm_control, self.run_events)
         yield llm_control
-
-    def on_resize(self, event: events.Resize) -> None:
-        """Below 100 columns the footer drops its padding, so more keys fit."""
-        for footer in self.query(Footer):
-            footer.compact = event.size.width < NARROW_COLUMNS
 
     def on_mount(self) -> None:
         self.label_panes()

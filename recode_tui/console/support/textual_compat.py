@@ -1,6 +1,6 @@
 """Every use of Textual's private API, in one place, each behind a public-named hook.
 
-Textual has no public hook for six things the console needs; the private
+Textual has no public hook for five things the console needs; the private
 names below are the only way, so they are kept here and nowhere else, and
 tests/console/test_textual_compat.py has one test per override that fails
 when an upgrade changes it. pyproject.toml bounds Textual to 8.x for the same
@@ -25,9 +25,6 @@ reason: read the changelog for these names before raising the bound.
   `\x1b]52;...` would write the clipboard, `\x1b[2J` clear the screen), the last wall behind
   `recode_tui.setup.shown`, which shows data's controls as visible escapes where it is built. A
   control character takes no cell, so dropping it moves nothing on the screen.
-- `Footer._bindings_ready`: part of what the footer draws. Textual recomposes the
-  footer (a widget per key, each styled) on every focus move and bindings refresh;
-  `SteadyFooter` skips a rebuild that would draw the same keys again.
 - `Screen._compositor` (with `App._background_screens`): the cells of the frame now drawn.
   `screen_cells` reads them for tests that wait for a finished frame; Textual's public way,
   `App.export_screenshot`, makes an SVG of them, most of a screenshot's cost.
@@ -41,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.strip import Strip
-from textual.widgets import DataTable, Footer, Log, TextArea
+from textual.widgets import DataTable, Log, TextArea
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -186,24 +183,3 @@ def notifications_on_show(app: App[Any]) -> list[Notification]:
 __all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "TEXTUAL_MAJOR", "guard_terminal_output",
            "notifications_on_show", "screen_cells", "textual_major"]
 
-
-class SteadyFooter(Footer):
-    """Textual's footer, minus the rebuilds that would draw the same keys again (most of them, per stop)."""
-
-    _shown: Any = None
-
-    def _keys_on_show(self) -> Any:
-        """Everything `Footer.compose` reads: the same value means the same footer."""
-        active = self.screen.active_bindings
-        keys = tuple((binding, enabled, tooltip, self.app.get_key_display(binding))
-                     for _, binding, enabled, tooltip in active.values())
-        return self._bindings_ready, self.compact, self.show_command_palette, keys  # private: see the module docstring
-
-    async def recompose(self) -> None:
-        if not self.is_attached:  # its screen already gone (a replaced run): nothing to draw
-            return
-        keys = self._keys_on_show()
-        if keys == self._shown:
-            return
-        self._shown = keys
-        await super().recompose()
