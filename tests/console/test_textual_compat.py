@@ -157,6 +157,25 @@ def test_the_guarded_strip_render_draws_what_textuals_own_does_minus_terminal_co
     assert Strip(hostile).render(console) == TEXTUAL_STRIP_RENDER(Strip(cleaned), console)
 
 
+def test_a_css_source_is_parsed_once_per_process_for_each_set_of_variables():
+    """`share_css_parsing` keeps `Stylesheet._parse_rules`' results for every stylesheet of the process
+    (every App has its own): a second app's stylesheet gets the same rules without parsing, and other
+    variables (another theme) parse again, into their own values."""
+    from textual.css.stylesheet import Stylesheet
+
+    import recode_tui.console  # noqa: F401 - the package shares the parsing when imported
+
+    css = "Static { color: $accent; }"
+    first, second = Stylesheet(variables={"accent": "red"}), Stylesheet(variables={"accent": "red"})
+    other = Stylesheet(variables={"accent": "blue"})
+    for sheet in (first, second, other):
+        sheet.add_source(css, read_from=("test", "shared"))
+        sheet.parse()
+    assert first.rules[0] is second.rules[0]  # parsed once
+    assert other.rules[0] is not first.rules[0]
+    assert {str(sheet.rules[0].styles.color) for sheet in (first, other)} == {"Color(255, 0, 0)", "Color(0, 0, 255)"}
+
+
 class Greeting(App[None]):
     def compose(self) -> ComposeResult:
         from textual.widgets import Static

@@ -26,7 +26,7 @@ import time
 from typing import Iterable
 
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
 from textual.signal import Signal
@@ -65,6 +65,17 @@ from recode_tui.console.widgets.variables import VariablesPane
 from recode_tui.console.widgets.watches import WatchList
 
 MODEL_CLOCK_SECONDS = 0.5  # how often the "model is answering" clock is redrawn
+
+
+def size_classes(app: App[object]) -> dict[str, bool]:
+    """The breakpoint classes Textual gives a screen of the app's size (`App.HORIZONTAL_BREAKPOINTS`,
+    `VERTICAL_BREAKPOINTS`): in each list, the class of the highest breakpoint the size reaches."""
+    classes: dict[str, bool] = {}
+    for breakpoints, reach in ((app.HORIZONTAL_BREAKPOINTS or [], app.size.width),
+                               (app.VERTICAL_BREAKPOINTS or [], app.size.height)):
+        reached = [name for at, name in sorted(breakpoints, reverse=True) if reach >= at][:1]
+        classes.update({name: name in reached for _, name in breakpoints})
+    return classes
 
 
 class DebugScreen(PaneRoutes):
@@ -114,6 +125,9 @@ class DebugScreen(PaneRoutes):
     # -- layout -----------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        # The size classes (-narrow, -short, ...) before the panes mount: set by Textual's first resize
+        # instead, they restyle every pane once more (a tenth of a boot's CPU).
+        self.update_classes(size_classes(self.app), update=False)
         console = self.console
         yield StatusBar(id="status")
         with Horizontal(id="panes"):

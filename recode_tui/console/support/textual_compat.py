@@ -1,6 +1,6 @@
 """Every use of Textual's private API, in one place, each behind a public-named hook.
 
-Textual has no public hook for five things the console needs; the private
+Textual has no public hook for six things the console needs; the private
 names below are the only way, so they are kept here and nowhere else, and
 tests/console/test_textual_compat.py has one test per override that fails
 when an upgrade changes it. pyproject.toml bounds Textual to 8.x for the same
@@ -25,6 +25,11 @@ reason: read the changelog for these names before raising the bound.
   `\x1b]52;...` would write the clipboard, `\x1b[2J` clear the screen), the last wall behind
   `recode_tui.setup.shown`, which shows data's controls as visible escapes where it is built. A
   control character takes no cell, so dropping it moves nothing on the screen.
+- `Stylesheet._parse_rules` (with `Stylesheet._variables`): where Textual parses one CSS source,
+  cached per stylesheet, so every App instance parses the console's CSS and every widget's
+  default CSS again (about an eighth of a console boot's CPU; tests boot hundreds).
+  `share_css_parsing` keeps the parsed rules for the whole process, keyed by the CSS and the
+  variables they were parsed with.
 - `Screen._compositor` (with `App._background_screens`): the cells of the frame now drawn.
   `screen_cells` reads them for tests that wait for a finished frame; Textual's public way,
   `App.export_screenshot`, makes an SVG of them, most of a screenshot's cost.
@@ -168,6 +173,34 @@ def guard_terminal_output() -> None:
     _GUARDED.append(True)
 
 
+_PARSED: dict[tuple[Any, ...], Any] = {}  # (variables, Textual's cache key) -> the parsed rules, for this process
+_SHARED_PARSING: list[bool] = []  # set once `Stylesheet._parse_rules` shares its results
+
+
+def share_css_parsing() -> None:
+    """From now on a CSS source parsed once in this process (with the same variables) is not parsed again.
+
+    Called once by the console package; calling it again changes nothing.
+    """
+    if _SHARED_PARSING:
+        return
+    from textual.css.stylesheet import Stylesheet
+
+    parse_rules = Stylesheet._parse_rules  # Textual's own, private: see the module docstring
+
+    def shared(self: Stylesheet, css: str, read_from: Any, is_default_rules: bool = False, tie_breaker: int = 0,
+               scope: str = "") -> Any:
+        variables = tuple(sorted(getattr(self, "_variables").items()))  # dynamic: private, what `$names` become
+        key = (variables, css, read_from, is_default_rules, tie_breaker, scope)
+        rules = _PARSED.get(key)
+        if rules is None:
+            rules = _PARSED[key] = parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
+        return rules
+
+    setattr(Stylesheet, "_parse_rules", shared)
+    _SHARED_PARSING.append(True)
+
+
 def screen_cells(app: App[Any]) -> list[list[Any]]:
     """The screen's cells as Textual draws them now: each line's segments, what `export_screenshot` prints."""
     screen: Any = app.screen
@@ -181,5 +214,5 @@ def notifications_on_show(app: App[Any]) -> list[Notification]:
 
 
 __all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "TEXTUAL_MAJOR", "guard_terminal_output",
-           "notifications_on_show", "screen_cells", "textual_major"]
+           "notifications_on_show", "screen_cells", "share_css_parsing", "textual_major"]
 
