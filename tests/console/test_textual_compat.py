@@ -176,6 +176,35 @@ def test_a_css_source_is_parsed_once_per_process_for_each_set_of_variables():
     assert {str(sheet.rules[0].styles.color) for sheet in (first, other)} == {"Color(255, 0, 0)", "Color(0, 0, 255)"}
 
 
+async def test_a_layout_that_leaves_a_scrolling_widgets_sizes_alone_redraws_none_of_it() -> None:
+    """`SteadyScrollbars` skips Textual's `_size_updated` when the sizes it is given are the last
+    layout's: Textual's compares the parent's size with the widget's inner one and redraws the
+    scrollbars at every layout of the screen. A real resize still reaches the widget."""
+    from textual.widgets import Static
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("one line", id="above")
+            yield LineHookLog()
+
+    app = Host()
+    async with app.run_test(size=(40, 12)) as pilot:
+        log = app.query_one(LineHookLog)
+        log.write_lines([f"line {n}" for n in range(50)])
+        await pilot.pause()
+        redraws: list[bool] = []
+        bar = log.vertical_scrollbar
+        redraw = bar.refresh
+        bar.refresh = lambda *a, **k: (redraws.append(True), redraw(*a, **k))[1]  # type: ignore[method-assign]
+        for _ in range(3):  # layouts that change nothing of the log's
+            app.query_one("#above", Static).update("the same line")
+            await pilot.pause()
+        assert not redraws
+        await pilot.resize_terminal(50, 10)
+        await pilot.pause()
+        assert redraws and log.size.width == 50 and bar.window_size == log.scrollable_content_region.height
+
+
 class Greeting(App[None]):
     def compose(self) -> ComposeResult:
         from textual.widgets import Static

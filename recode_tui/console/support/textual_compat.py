@@ -1,6 +1,6 @@
 """Every use of Textual's private API, in one place, each behind a public-named hook.
 
-Textual has no public hook for six things the console needs; the private
+Textual has no public hook for seven things the console needs; the private
 names below are the only way, so they are kept here and nowhere else, and
 tests/console/test_textual_compat.py has one test per override that fails
 when an upgrade changes it. pyproject.toml bounds Textual to 8.x for the same
@@ -19,6 +19,12 @@ reason: read the changelog for these names before raising the bound.
   between `add_row` and the table's next idle is cached with the columns' old
   widths, and stays so after the widths grow (a half-drawn row: "+inst str").
   `FreshWidthsDataTable` drops the render caches once the widths are measured.
+- `ScrollView._size_updated`: called for every scrolling widget at every layout of the screen
+  (a node's detail growing by a line, say); Textual's compares the parent's size with the
+  widget's own inner size, which always differ, so it redraws the widget's scrollbars each time,
+  and a scrollbar at the bottom of the screen makes the frame repaint every pane between it
+  and the change. `SteadyScrollbars` passes it on only when what the scrollbars are drawn from
+  (the sizes given, the content's size, the gutter, the overflow styles) changed.
 - `Strip.render` (with `Strip._render_cache`, `Strip._segments`, `Console._color_system`): where
   every line a widget draws becomes the characters sent to the terminal, and the only place all of
   them pass. `guard_terminal_output` makes it drop control characters from the text (a model's
@@ -42,6 +48,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from textual import events
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import DataTable, Log, TextArea
 
@@ -73,7 +81,24 @@ class FatalErrorHook(_AppHost):
         app._close_messages_no_wait()  # private: how Textual's own `_fatal_error` ends the app
 
 
-class LineHookLog(Log):
+class SteadyScrollbars(ScrollView):
+    """A scrolling widget whose scrollbars are redrawn when its sizes change, not at every layout."""
+
+    _laid_out: tuple[object, ...] | None = None
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        styles = self.styles
+        # Everything the scrollbars are drawn from: the sizes given, the content's own size (grown since,
+        # say), the border and padding, and the styles that decide whether a scrollbar shows.
+        laid_out = (size, virtual_size, container_size, self.virtual_size, styles.gutter, styles.overflow_x,
+                    styles.overflow_y, styles.scrollbar_size_vertical, styles.scrollbar_size_horizontal)
+        if laid_out == self._laid_out:
+            return False  # as at the last layout: nothing to redraw, no resize to send
+        self._laid_out = laid_out
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
+
+class LineHookLog(Log, SteadyScrollbars):  # the mixin after: Textual reads CSS from the first base
     """A Log whose lines can be styled one at a time: `before_line(y)` runs before line `y` renders
     (set up the highlighter), `after_line()` after it. Rendered lines stay cached until `clear_line_cache`."""
 
@@ -103,7 +128,7 @@ class LineHookLog(Log):
         return line
 
 
-class KeyFirstTextArea(TextArea):
+class KeyFirstTextArea(TextArea, SteadyScrollbars):
     """A TextArea that offers each key to `key_first` before inserting typed text."""
 
     async def key_first(self, event: events.Key) -> bool:
@@ -122,7 +147,7 @@ class KeyFirstTextArea(TextArea):
         await super()._on_key(event)
 
 
-class FreshWidthsDataTable(DataTable):
+class FreshWidthsDataTable(DataTable, SteadyScrollbars):
     """A DataTable whose rows are drawn again once new rows have set the columns' widths."""
 
     def _update_dimensions(self, new_rows: Any) -> None:  # Textual's private width pass, run when idle
@@ -213,6 +238,6 @@ def notifications_on_show(app: App[Any]) -> list[Notification]:
     return list(getattr(app, "_notifications"))  # dynamic: Textual's private list
 
 
-__all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "TEXTUAL_MAJOR", "guard_terminal_output",
+__all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "SteadyScrollbars", "TEXTUAL_MAJOR", "guard_terminal_output",
            "notifications_on_show", "screen_cells", "share_css_parsing", "textual_major"]
 
