@@ -25,7 +25,7 @@ import asyncio
 import time
 from typing import Iterable
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
@@ -166,6 +166,16 @@ class DebugScreen(PaneRoutes):
         llm_control = LLMControl(console.profiles, console.review)
         self.model_keys = ModelKeys(self, llm_control, self.run_events)
         yield llm_control
+
+    _shown_before = False  # the screen has been on show (resumed) once
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """The first time the screen shows, its panes were styled as they mounted (the size classes
+        included): Textual's restyle of the whole screen on showing it would do all of it again (a
+        tenth of a boot). Runs before Textual's own handler (a subclass's handler comes first)."""
+        if not self._shown_before:
+            self._shown_before = True
+            event.refresh_styles = False
 
     def on_mount(self) -> None:
         self.label_panes()
