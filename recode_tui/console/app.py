@@ -47,7 +47,7 @@ class RecodeApp(CrashReport, ConsoleApp):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (28, "-tall")]
     # A zoomed pane keeps the status line, the search line and the keys around it.
-    ALLOW_IN_MAXIMIZED_VIEW = "StatusBar, SearchBar, Footer, KeyLine"
+    ALLOW_IN_MAXIMIZED_VIEW = "StatusBar, SearchBar, Footer, KeyFooter, KeyLine"
 
     # Each run is a mode whose base screen is the run's `DebugScreen`: a resume or a branch
     # switches to a new mode and removes the old one with every screen on it.

@@ -13,6 +13,7 @@ from textual.signal import Signal
 from recode_tui.console.app import RecodeApp
 from recode_tui.console.run.run_state import RunState
 from recode_tui.console.support.textual_compat import notifications_on_show, screen_cells
+from recode_tui.console.widgets.key_footer import FooterEntry, KeyFooter
 
 SIZE = (160, 48)
 HANG = 90.0  # bounds a real hang only: a loaded machine is slow, not stuck
@@ -158,12 +159,12 @@ def keys_settled(app: RecodeApp) -> bool:
 
     state, greyable = app.debug_screen.run_state, STEPPING_ACTIONS | {"submit"}
     names = ((key, key.action.split("(", 1)[0]) for key in footer_keys(app.debug_screen))
-    return all(key.has_class("-disabled") != action_enabled(name, state) for key, name in names if name in greyable)
+    return all(key.disabled != action_enabled(name, state) for key, name in names if name in greyable)
 
 
-def footer_keys(screen) -> list:
-    """The footer's keys (Textual's `FooterKey`, queried by its CSS type: its module is private)."""
-    return list(screen.query("FooterKey"))
+def footer_keys(screen) -> list[FooterEntry]:
+    """The keys the footer draws now (each with its key, label, action and greying)."""
+    return screen.query_one(KeyFooter).shown()
 
 
 def notifications(app) -> list:

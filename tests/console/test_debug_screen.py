@@ -12,11 +12,11 @@ from pathlib import Path
 from agent.runtime import events as ev
 from agent.runtime.debugger import Stop, StopReason
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from textual.widget import Widget
 
 from recode_tui.console.screens.debug_screen import DebugScreen
 from recode_tui.console.run.run_state import RunState
 from recode_tui.console.screens.sessions import SessionsScreen
+from recode_tui.console.widgets.key_footer import FooterEntry
 from recode_tui.console.widgets.driver import AgentDriver
 from recode_tui.console.widgets.status_bar import StatusBar
 
@@ -27,7 +27,7 @@ from .page import toy_app
 PLAN = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nrun("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
 
 
-def footer_key(app, action: str) -> Widget:
+def footer_key(app, action: str) -> FooterEntry:
     return next(k for k in footer_keys(app.screen) if k.action == action)
 
 
@@ -84,7 +84,7 @@ async def test_submit_is_greyed_in_the_footer_while_no_expansion_is_awaited(tmp_
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         assert app.debug_screen.run_state is RunState.PAUSED
-        assert footer_key(app, "submit").has_class("-disabled")  # a stop is shown with its keys settled
+        assert footer_key(app, "submit").disabled  # a stop is shown with its keys settled
         app.clear_notifications()
         stop = next_stop(app)
         await pilot.press("ctrl+s")  # a greyed key does nothing, and says nothing
@@ -92,11 +92,11 @@ async def test_submit_is_greyed_in_the_footer_while_no_expansion_is_awaited(tmp_
         assert not notifications(app) and not stop.done()
         await command(pilot, app, "c")
         assert app.debug_screen.run_state is RunState.AWAITING
-        assert not footer_key(app, "submit").has_class("-disabled")  # Submit back
+        assert not footer_key(app, "submit").disabled  # Submit back
         await type_text(pilot, PLAN)
         await command(pilot, app, "ctrl+s")
         assert app.debug_screen.agent.tree.root.children
-        assert footer_key(app, "submit").has_class("-disabled")  # Submit greyed again
+        assert footer_key(app, "submit").disabled  # Submit greyed again
 
 
 async def test_the_llm_control_sets_the_run_state_through_the_run_screen(toy_game, monkeypatch) -> None:
@@ -115,7 +115,7 @@ async def test_the_llm_control_sets_the_run_state_through_the_run_screen(toy_gam
         await pilot.press("c")
         await state_entered(pilot, app, RunState.REVIEWING)  # the proposal under review
         assert "review the proposal for n0" in app.debug_screen.reason
-        assert not footer_key(app, "submit").has_class("-disabled")  # ctrl+s accepts it
+        assert not footer_key(app, "submit").disabled  # ctrl+s accepts it
         await command(pilot, app, "ctrl+s")
         assert app.debug_screen.agent.host.done and app.debug_screen.run_state is RunState.DONE  # the run's end
         assert app.debug_screen.agent.host.finished.success

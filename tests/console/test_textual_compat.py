@@ -137,47 +137,6 @@ async def test_the_variables_table_draws_rows_again_once_the_widths_are_measured
         assert "instruction_with_a_long_name" in "".join(s.text for s in table.render_line(1))
 
 
-async def test_the_footer_rebuilds_only_when_the_keys_it_shows_change() -> None:
-    """The private flag SteadyFooter compares still exists; a refresh that shows the same keys rebuilds
-    nothing, and a key that becomes disabled is drawn again."""
-    from textual.app import App, ComposeResult
-    from textual.binding import Binding
-    from textual.widgets import Footer
-
-    from recode_tui.console.support.textual_compat import SteadyFooter
-
-    assert hasattr(Footer(), "_bindings_ready")
-    rebuilds = []
-
-    class Counting(SteadyFooter):
-        def compose(self) -> ComposeResult:
-            rebuilds.append(1)
-            yield from super().compose()
-
-    class Host(App[None]):
-        BINDINGS = [Binding("x", "go", "Go")]
-        allowed = True
-
-        def compose(self) -> ComposeResult:
-            yield Counting()
-
-        def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-            return self.allowed if action == "go" else True
-
-    app = Host()
-    async with app.run_test() as pilot:
-        await pilot.pause()
-        before = len(rebuilds)
-        for _ in range(3):
-            app.refresh_bindings()
-            await pilot.pause()
-        assert len(rebuilds) == before  # the same keys: no rebuild
-        app.allowed = False
-        app.refresh_bindings()
-        await pilot.pause()
-        assert len(rebuilds) == before + 1  # "Go" greyed: drawn again
-
-
 def test_the_guarded_strip_render_draws_what_textuals_own_does_minus_terminal_controls():
     """`guard_terminal_output` replaces `Strip.render` with a copy that cleans the text: it must draw
     exactly what Textual's own draws (a changed `Strip` fails here), and drop every control."""
@@ -196,6 +155,54 @@ def test_the_guarded_strip_render_draws_what_textuals_own_does_minus_terminal_co
     hostile = [Segment("a\x1b]52;c;aGk=\x07b"), Segment("\x1b[2J\x9b1m", Style(bold=True))]
     cleaned = [Segment("a]52;c;aGk=b"), Segment("[2J1m", Style(bold=True))]
     assert Strip(hostile).render(console) == TEXTUAL_STRIP_RENDER(Strip(cleaned), console)
+
+
+def test_a_css_source_is_parsed_once_per_process_for_each_set_of_variables():
+    """`share_css_parsing` keeps `Stylesheet._parse_rules`' results for every stylesheet of the process
+    (every App has its own): a second app's stylesheet gets the same rules without parsing, and other
+    variables (another theme) parse again, into their own values."""
+    from textual.css.stylesheet import Stylesheet
+
+    import recode_tui.console  # noqa: F401 - the package shares the parsing when imported
+
+    css = "Static { color: $accent; }"
+    first, second = Stylesheet(variables={"accent": "red"}), Stylesheet(variables={"accent": "red"})
+    other = Stylesheet(variables={"accent": "blue"})
+    for sheet in (first, second, other):
+        sheet.add_source(css, read_from=("test", "shared"))
+        sheet.parse()
+    assert first.rules[0] is second.rules[0]  # parsed once
+    assert other.rules[0] is not first.rules[0]
+    assert {str(sheet.rules[0].styles.color) for sheet in (first, other)} == {"Color(255, 0, 0)", "Color(0, 0, 255)"}
+
+
+async def test_a_layout_that_leaves_a_scrolling_widgets_sizes_alone_redraws_none_of_it() -> None:
+    """`SteadyScrollbars` skips Textual's `_size_updated` when the sizes it is given are the last
+    layout's: Textual's compares the parent's size with the widget's inner one and redraws the
+    scrollbars at every layout of the screen. A real resize still reaches the widget."""
+    from textual.widgets import Static
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("one line", id="above")
+            yield LineHookLog()
+
+    app = Host()
+    async with app.run_test(size=(40, 12)) as pilot:
+        log = app.query_one(LineHookLog)
+        log.write_lines([f"line {n}" for n in range(50)])
+        await pilot.pause()
+        redraws: list[bool] = []
+        bar = log.vertical_scrollbar
+        redraw = bar.refresh
+        bar.refresh = lambda *a, **k: (redraws.append(True), redraw(*a, **k))[1]  # type: ignore[method-assign]
+        for _ in range(3):  # layouts that change nothing of the log's
+            app.query_one("#above", Static).update("the same line")
+            await pilot.pause()
+        assert not redraws
+        await pilot.resize_terminal(50, 10)
+        await pilot.pause()
+        assert redraws and log.size.width == 50 and bar.window_size == log.scrollable_content_region.height
 
 
 class Greeting(App[None]):

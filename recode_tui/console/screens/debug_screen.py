@@ -26,18 +26,17 @@ import time
 from typing import Iterable
 
 from textual import events, on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
 from textual.signal import Signal
-from textual.widgets import Footer, TabbedContent, TabPane, Tree
+from textual.widgets import TabbedContent, TabPane, Tree
 
 from agent.runtime import events as ev
 from agent.runtime.breakpoints import Breakpoint, BreakpointKind
 from agent.runtime.debugger import Debugger, StepMode
 from agent.runtime.stepper import Stepper
 from agent.runtime.tree import NodeStatus
-from recode_tui.console.support.textual_compat import SteadyFooter
 from recode_tui.console.controllers.keys import DEBUG_BINDINGS
 from recode_tui.console.controllers.llm_control import LLMControl
 from recode_tui.console.controllers.model_actions import ModelKeys
@@ -54,6 +53,7 @@ from recode_tui.console.widgets.code_tree import CodeTreeView
 from recode_tui.console.widgets.driver import AgentDriver
 from recode_tui.console.widgets.env_log import EnvLog
 from recode_tui.console.widgets.answer_editor import AnswerEditor
+from recode_tui.console.widgets.key_footer import KeyFooter
 from recode_tui.console.widgets.key_line import KeyLine
 from recode_tui.console.widgets.node_detail import NodeDetail
 from recode_tui.console.widgets.observation_view import ObservationView
@@ -64,8 +64,18 @@ from recode_tui.console.widgets.status_bar import StatusBar
 from recode_tui.console.widgets.variables import VariablesPane
 from recode_tui.console.widgets.watches import WatchList
 
-NARROW_COLUMNS = 100  # the footer is compact below this width (as the panes rearrange, recode.tcss)
 MODEL_CLOCK_SECONDS = 0.5  # how often the "model is answering" clock is redrawn
+
+
+def size_classes(app: App[object]) -> dict[str, bool]:
+    """The breakpoint classes Textual gives a screen of the app's size (`App.HORIZONTAL_BREAKPOINTS`,
+    `VERTICAL_BREAKPOINTS`): in each list, the class of the highest breakpoint the size reaches."""
+    classes: dict[str, bool] = {}
+    for breakpoints, reach in ((app.HORIZONTAL_BREAKPOINTS or [], app.size.width),
+                               (app.VERTICAL_BREAKPOINTS or [], app.size.height)):
+        reached = [name for at, name in sorted(breakpoints, reverse=True) if reach >= at][:1]
+        classes.update({name: name in reached for _, name in breakpoints})
+    return classes
 
 
 class DebugScreen(PaneRoutes):
@@ -115,6 +125,9 @@ class DebugScreen(PaneRoutes):
     # -- layout -----------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        # The size classes (-narrow, -short, ...) before the panes mount: set by Textual's first resize
+        # instead, they restyle every pane once more (a tenth of a boot's CPU).
+        self.update_classes(size_classes(self.app), update=False)
         console = self.console
         yield StatusBar(id="status")
         with Horizontal(id="panes"):
@@ -147,17 +160,22 @@ class DebugScreen(PaneRoutes):
             with TabPane("B Breakpoints", id="tab-breakpoints"):
                 yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
         yield SearchBar(id="search-bar")
-        yield SteadyFooter()
+        yield KeyFooter()
         yield KeyLine(id="key-line")  # the footer's place below 100 columns (recode.tcss)
         yield self.driver
         llm_control = LLMControl(console.profiles, console.review)
         self.model_keys = ModelKeys(self, llm_control, self.run_events)
         yield llm_control
 
-    def on_resize(self, event: events.Resize) -> None:
-        """Below 100 columns the footer drops its padding, so more keys fit."""
-        for footer in self.query(Footer):
-            footer.compact = event.size.width < NARROW_COLUMNS
+    _shown_before = False  # the screen has been on show (resumed) once
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """The first time the screen shows, its panes were styled as they mounted (the size classes
+        included): Textual's restyle of the whole screen on showing it would do all of it again (a
+        tenth of a boot). Runs before Textual's own handler (a subclass's handler comes first)."""
+        if not self._shown_before:
+            self._shown_before = True
+            event.refresh_styles = False
 
     def on_mount(self) -> None:
         self.label_panes()

@@ -59,6 +59,7 @@ class PaneRoutes(RunScreen):
     """The panes of one run's screen, and the requests routed to them."""
 
     run_events: RunEvents  # the bookkeeping of the answers on their way (made by `DebugScreen`)
+    _clock_shown = ""  # what the status line's model clock says now
     command_at: float  # when the last agent command was given (monotonic)
 
     # -- the panes, found by their class ---------------------------------------------------
@@ -169,6 +170,9 @@ class PaneRoutes(RunScreen):
         """While a model (not the person) answers, say so on the status line with the time so far."""
         control = self.llm_control
         text = model_clock(self.agent, self.debugger.human, control.reviewing is not None, control.asked_again_at)
+        if text == self._clock_shown:  # most ticks: nobody answering, nothing to redraw or look up
+            return
+        self._clock_shown = text
         for bar in self.query(StatusBar):
             bar.set_activity(text)
 

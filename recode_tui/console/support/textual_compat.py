@@ -1,6 +1,6 @@
 """Every use of Textual's private API, in one place, each behind a public-named hook.
 
-Textual has no public hook for six things the console needs; the private
+Textual has no public hook for seven things the console needs; the private
 names below are the only way, so they are kept here and nowhere else, and
 tests/console/test_textual_compat.py has one test per override that fails
 when an upgrade changes it. pyproject.toml bounds Textual to 8.x for the same
@@ -19,15 +19,23 @@ reason: read the changelog for these names before raising the bound.
   between `add_row` and the table's next idle is cached with the columns' old
   widths, and stays so after the widths grow (a half-drawn row: "+inst str").
   `FreshWidthsDataTable` drops the render caches once the widths are measured.
+- `ScrollView._size_updated`: called for every scrolling widget at every layout of the screen
+  (a node's detail growing by a line, say); Textual's compares the parent's size with the
+  widget's own inner size, which always differ, so it redraws the widget's scrollbars each time,
+  and a scrollbar at the bottom of the screen makes the frame repaint every pane between it
+  and the change. `SteadyScrollbars` passes it on only when what the scrollbars are drawn from
+  (the sizes given, the content's size, the gutter, the overflow styles) changed.
 - `Strip.render` (with `Strip._render_cache`, `Strip._segments`, `Console._color_system`): where
   every line a widget draws becomes the characters sent to the terminal, and the only place all of
   them pass. `guard_terminal_output` makes it drop control characters from the text (a model's
   `\x1b]52;...` would write the clipboard, `\x1b[2J` clear the screen), the last wall behind
   `recode_tui.setup.shown`, which shows data's controls as visible escapes where it is built. A
   control character takes no cell, so dropping it moves nothing on the screen.
-- `Footer._bindings_ready`: part of what the footer draws. Textual recomposes the
-  footer (a widget per key, each styled) on every focus move and bindings refresh;
-  `SteadyFooter` skips a rebuild that would draw the same keys again.
+- `Stylesheet._parse_rules` (with `Stylesheet._variables`): where Textual parses one CSS source,
+  cached per stylesheet, so every App instance parses the console's CSS and every widget's
+  default CSS again (about an eighth of a console boot's CPU; tests boot hundreds).
+  `share_css_parsing` keeps the parsed rules for the whole process, keyed by the CSS and the
+  variables they were parsed with.
 - `Screen._compositor` (with `App._background_screens`): the cells of the frame now drawn.
   `screen_cells` reads them for tests that wait for a finished frame; Textual's public way,
   `App.export_screenshot`, makes an SVG of them, most of a screenshot's cost.
@@ -40,8 +48,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from textual import events
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import DataTable, Footer, Log, TextArea
+from textual.widgets import DataTable, Log, TextArea
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -71,7 +81,24 @@ class FatalErrorHook(_AppHost):
         app._close_messages_no_wait()  # private: how Textual's own `_fatal_error` ends the app
 
 
-class LineHookLog(Log):
+class SteadyScrollbars(ScrollView):
+    """A scrolling widget whose scrollbars are redrawn when its sizes change, not at every layout."""
+
+    _laid_out: tuple[object, ...] | None = None
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        styles = self.styles
+        # Everything the scrollbars are drawn from: the sizes given, the content's own size (grown since,
+        # say), the border and padding, and the styles that decide whether a scrollbar shows.
+        laid_out = (size, virtual_size, container_size, self.virtual_size, styles.gutter, styles.overflow_x,
+                    styles.overflow_y, styles.scrollbar_size_vertical, styles.scrollbar_size_horizontal)
+        if laid_out == self._laid_out:
+            return False  # as at the last layout: nothing to redraw, no resize to send
+        self._laid_out = laid_out
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
+
+class LineHookLog(Log, SteadyScrollbars):  # the mixin after: Textual reads CSS from the first base
     """A Log whose lines can be styled one at a time: `before_line(y)` runs before line `y` renders
     (set up the highlighter), `after_line()` after it. Rendered lines stay cached until `clear_line_cache`."""
 
@@ -101,7 +128,7 @@ class LineHookLog(Log):
         return line
 
 
-class KeyFirstTextArea(TextArea):
+class KeyFirstTextArea(TextArea, SteadyScrollbars):
     """A TextArea that offers each key to `key_first` before inserting typed text."""
 
     async def key_first(self, event: events.Key) -> bool:
@@ -120,7 +147,7 @@ class KeyFirstTextArea(TextArea):
         await super()._on_key(event)
 
 
-class FreshWidthsDataTable(DataTable):
+class FreshWidthsDataTable(DataTable, SteadyScrollbars):
     """A DataTable whose rows are drawn again once new rows have set the columns' widths."""
 
     def _update_dimensions(self, new_rows: Any) -> None:  # Textual's private width pass, run when idle
@@ -171,6 +198,34 @@ def guard_terminal_output() -> None:
     _GUARDED.append(True)
 
 
+_PARSED: dict[tuple[Any, ...], Any] = {}  # (variables, Textual's cache key) -> the parsed rules, for this process
+_SHARED_PARSING: list[bool] = []  # set once `Stylesheet._parse_rules` shares its results
+
+
+def share_css_parsing() -> None:
+    """From now on a CSS source parsed once in this process (with the same variables) is not parsed again.
+
+    Called once by the console package; calling it again changes nothing.
+    """
+    if _SHARED_PARSING:
+        return
+    from textual.css.stylesheet import Stylesheet
+
+    parse_rules = Stylesheet._parse_rules  # Textual's own, private: see the module docstring
+
+    def shared(self: Stylesheet, css: str, read_from: Any, is_default_rules: bool = False, tie_breaker: int = 0,
+               scope: str = "") -> Any:
+        variables = tuple(sorted(getattr(self, "_variables").items()))  # dynamic: private, what `$names` become
+        key = (variables, css, read_from, is_default_rules, tie_breaker, scope)
+        rules = _PARSED.get(key)
+        if rules is None:
+            rules = _PARSED[key] = parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
+        return rules
+
+    setattr(Stylesheet, "_parse_rules", shared)
+    _SHARED_PARSING.append(True)
+
+
 def screen_cells(app: App[Any]) -> list[list[Any]]:
     """The screen's cells as Textual draws them now: each line's segments, what `export_screenshot` prints."""
     screen: Any = app.screen
@@ -183,27 +238,6 @@ def notifications_on_show(app: App[Any]) -> list[Notification]:
     return list(getattr(app, "_notifications"))  # dynamic: Textual's private list
 
 
-__all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "TEXTUAL_MAJOR", "guard_terminal_output",
-           "notifications_on_show", "screen_cells", "textual_major"]
+__all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "SteadyScrollbars", "TEXTUAL_MAJOR", "guard_terminal_output",
+           "notifications_on_show", "screen_cells", "share_css_parsing", "textual_major"]
 
-
-class SteadyFooter(Footer):
-    """Textual's footer, minus the rebuilds that would draw the same keys again (most of them, per stop)."""
-
-    _shown: Any = None
-
-    def _keys_on_show(self) -> Any:
-        """Everything `Footer.compose` reads: the same value means the same footer."""
-        active = self.screen.active_bindings
-        keys = tuple((binding, enabled, tooltip, self.app.get_key_display(binding))
-                     for _, binding, enabled, tooltip in active.values())
-        return self._bindings_ready, self.compact, self.show_command_palette, keys  # private: see the module docstring
-
-    async def recompose(self) -> None:
-        if not self.is_attached:  # its screen already gone (a replaced run): nothing to draw
-            return
-        keys = self._keys_on_show()
-        if keys == self._shown:
-            return
-        self._shown = keys
-        await super().recompose()

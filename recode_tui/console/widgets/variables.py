@@ -65,6 +65,7 @@ class VariablesPane(Vertical):
         self._selected: str | None = None
         self.full_text = ""  # what the value viewer shows
         self._shown: dict[str, tuple] = {}  # the cells on screen, per row
+        self._choices: list[str] = []  # the environment's choices on show (none at first: the line is empty)
 
     def compose(self) -> ComposeResult:
         yield WatchList(self._watches, id="watches")
@@ -104,7 +105,11 @@ class VariablesPane(Vertical):
 
     def show_choices(self, choices: list[str]) -> None:
         """What the environment accepts now (a WebShop page's search bar or clickables), one a line;
-        hidden when the environment says nothing (class `-choices`, recode.tcss)."""
+        hidden when the environment says nothing (class `-choices`, recode.tcss). Unchanged choices (most
+        stops) redraw nothing: an update lays the screen out again."""
+        if choices == self._choices:
+            return
+        self._choices = list(choices)
         self.query_one("#env-choices", Static).update(shown("\n".join(choices), newlines=True))  # click[buy now]: text
         self.set_class(bool(choices), "-choices")
 

@@ -1,0 +1,106 @@
+"""What the console itself costs in CPU: a boot to its first stop, a step, an answer submitted.
+
+    .venv/bin/python benchmarks/bench_console_cost.py            # 3 rounds, the median of each figure
+    .venv/bin/python benchmarks/bench_console_cost.py --rounds 1
+
+User path: `recode-tui tui` on a small game, a person pressing `n` and typing an
+expansion. Measured on the toy world (tests/toyenv) with node code run in-process
+(tests/console/page.py `toy_app`), so what is left is the console: Textual's
+styling, layout and frames for the panes, and the console's own handlers. That
+is also most of what a console test costs (tests/console boot it hundreds of
+times), which is why it is measured in CPU (`time.process_time`, every thread of
+this process) and not in wall time: on a machine shared with other work the
+wall time is mostly waiting.
+
+One round: the console booted under Pilot (160x48) to its first stop shown;
+`c` to the root's expansion (the editor opens); a plan of twelve actions typed
+and submitted with ctrl+s (the answer); then ten `n` steps, each awaited until
+its stop is shown in every pane (the screen's `stop_shown` signal, as the tests'
+page object awaits it) and checked on the status line.
+
+Targets: measured here (2 cores shared with other work, load ~6, median of 3 rounds, three
+runs alternating with main's code): main before the console-speed work: boot 0.31-0.37 s, a step
+46-48 ms, an answer 0.15-0.25 s; after it: boot 0.21-0.24 s, a step 33-37 ms, an answer ~0.17 s
+(the footer as one widget, CSS parsed once a process, no restyle at the first show, no scrollbar
+redraw at a layout that leaves the pane's sizes alone). The boot and step limits sit between the
+two, so losing one of those cuts misses; the answer's is a guard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.targets import Target, Verdicts  # noqa: E402
+
+BOOT = Target("boot to the first stop shown (CPU)", 0.28, "s",
+              "measured 0.21-0.24 s here, 0.31-0.37 s before (see the docstring)")
+STEP = Target("`n` to its stop shown (CPU, median of 10)", 42, "ms",
+              "measured 33-37 ms here, 46-48 ms before (see the docstring)")
+ANSWER = Target("answer submitted to its stop shown (CPU)", 0.25, "s",
+                "measured ~0.17 s here, 0.15-0.25 s before: a guard")
+
+PLAN = "\n".join(f'run("go to {place}")' for place in ("coffeetable 1", "diningtable 1", "sidetable 1") * 4)
+STEPS = 10
+
+
+async def one_round() -> dict[str, float]:
+    """CPU seconds of each phase of one console session (see the module docstring)."""
+    from tests.console.helpers import type_text
+    from tests.console.page import ConsolePage, toy_app
+
+    cpu = time.process_time
+    gc.collect()  # the previous round's garbage is not this round's cost
+    t = cpu()
+    app = toy_app(breakpoints=[])
+    async with app.run_test(size=(160, 48)) as pilot:
+        page = ConsolePage(pilot)
+        await page.started()
+        boot = cpu() - t
+        await page.step("continue")  # to the root's expansion: the editor opens
+        assert page.screen.debugger.awaiting_human, page.reason
+        await type_text(pilot, PLAN)  # typing is the person's; the submit and its stop are the console's
+        t = cpu()
+        await page.command("ctrl+s")
+        answer = cpu() - t
+        steps = []
+        for _ in range(STEPS):
+            t = cpu()
+            await page.step("next")
+            steps.append(cpu() - t)
+            assert f"steps {page.agent.env.steps}/" in page.status(), page.status()  # what the person sees
+        assert page.agent.env.steps >= 2, page.agent.env.steps  # the steps ran the plan's actions
+    return {"boot_s": boot, "answer_s": answer, "step_ms": statistics.median(steps) * 1000}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    from tests import toyenv
+
+    toyenv.register()
+    asyncio.run(one_round())  # not counted: imports, CSS caches, compiled modules
+    rounds = [asyncio.run(one_round()) for _ in range(args.rounds)]
+    toyenv.unregister()
+    figure = {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
+    verdicts = Verdicts("bench_console_cost")
+    print(f"| phase (CPU, median of {args.rounds} rounds) | measured | verdict |\n|---|---|---|")
+    print(f"| boot to the first stop | {figure['boot_s']:.3f} s | {verdicts.check(BOOT, figure['boot_s'])} |")
+    print(f"| `n` to its stop (median of {STEPS}) | {figure['step_ms']:.1f} ms | "
+          f"{verdicts.check(STEP, figure['step_ms'])} |")
+    print(f"| answer submitted to its stop | {figure['answer_s']:.3f} s | "
+          f"{verdicts.check(ANSWER, figure['answer_s'])} |")
+    return verdicts.finish()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
