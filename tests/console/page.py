@@ -49,6 +49,18 @@ def toy_app(llm: str | LLM = "human", *, game: str = TOY_GAME, breakpoints: list
     `options`: `console_options`' keywords (sessions_dir, keymap, agent, limits, ...).
 
     The toy environment must be registered (the `toy_env` fixture)."""
+    return in_process_app(game, llm, breakpoints=breakpoints, **options)
+
+
+def alfworld_app(llm: str | LLM = "human", *, game: str = "put-01", breakpoints: list[Breakpoint] | None = None,
+                 **options: Any) -> RecodeApp:
+    """The console on a bundled ALFWorld game (the real engine), node code in-process: for what ALFWorld
+    decides (its action grammar, the games the demo model plays) where the sandbox worker is not what is
+    checked. Same arguments as `toy_app`."""
+    return in_process_app(game, llm, breakpoints=breakpoints, **options)
+
+
+def in_process_app(game: str, llm: str | LLM, *, breakpoints: list[Breakpoint] | None, **options: Any) -> RecodeApp:
     spec, model = (llm, None) if isinstance(llm, str) else ("human", llm)
     return build_app(console_options(game, spec, breakpoints=breakpoints, **options), model, runner_maker=in_process)
 

@@ -9,13 +9,12 @@ import pytest
 from agent.agents.plan_execute.agent import PLAN_SKELETON, TURN_SKELETON
 from agent.agents.recap.agent import SKELETON as RECAP_SKELETON
 from agent.runtime import events as ev
-from recode_tui.console.app import build_app
 from tests.agents.test_plan_execute import WIN_PLAN
 
 from .helpers import SIZE, checked, command, next_stop, started, stop_shown
-from tests.settings import console_options
+from .page import alfworld_app
 
-pytestmark = pytest.mark.heavy
+pytestmark = pytest.mark.heavy  # ALFWorld's action grammar judges the answers; node code in-process
 
 
 async def answer(pilot, app, text: str):
@@ -45,7 +44,7 @@ async def until_call(pilot, app, purpose: str) -> ev.LLMRequested:
 
 
 async def test_plan_and_execute_check_line_template_and_action_check() -> None:
-    app = build_app(console_options(agent="plan-execute"))
+    app = alfworld_app(agent="plan-execute")
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await until_call(pilot, app, "plan")
@@ -72,7 +71,7 @@ async def test_plan_and_execute_check_line_template_and_action_check() -> None:
 
 
 async def test_recap_check_line_template_and_action_check() -> None:
-    app = build_app(console_options(agent="recap"))
+    app = alfworld_app(agent="recap")
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         first = await until_call(pilot, app, "decompose")

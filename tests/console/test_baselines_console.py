@@ -15,7 +15,7 @@ import pytest
 from recode_tui.console.app import build_app
 
 from .helpers import SIZE, checked, command, next_stop, session_opened, started, type_text
-from .page import toy_app
+from .page import alfworld_app, toy_app
 from tests.settings import console_options, episode_named, run_settings
 from envs.registry import EpisodeRef
 
@@ -31,9 +31,9 @@ def header(app) -> str:
     return app.debug_screen.editor.query_one("#expand-header").render().plain
 
 
-@pytest.mark.heavy  # ALFWorld's action grammar judges the answer
+@pytest.mark.heavy  # ALFWorld's action grammar judges the answer (node code in-process)
 async def test_a_react_action_outside_alfworlds_grammar_is_refused_live_and_nothing_is_sent() -> None:
-    app = build_app(console_options(agent="react", breakpoints=[]))
+    app = alfworld_app(agent="react", breakpoints=[])
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")

@@ -25,12 +25,10 @@ from recode_tui.console.widgets.node_detail import NodeDetail
 from recode_tui.console.widgets.status_bar import short_label
 from textual.widgets import Input
 
-from recode_tui.console.app import build_app
 from recode_tui.console.run.run_state import RunState
-from tests.settings import console_options
 
 from .helpers import next_stop, state_entered
-from .page import TOY_GAME, ConsolePage, toy_app
+from .page import TOY_GAME, ConsolePage, alfworld_app, toy_app
 
 
 @pytest.fixture(autouse=True)
@@ -242,11 +240,11 @@ async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_t
             assert f"#1 expand by model: tokens {first.prompt_tokens}+{first.completion_tokens} · ${own:.4f}" in detail
 
 
-@pytest.mark.heavy  # the demo model plays ALFWorld's bundled games only
+@pytest.mark.heavy  # the demo model plays ALFWorld's bundled games only (node code in-process)
 @pytest.mark.parametrize("spec", ["human", "demo"])
 async def test_switching_at_a_stub_opens_or_closes_the_editor(spec: str) -> None:
     start = "demo" if spec == "human" else "human"
-    app = build_app(console_options("put-01", start))  # every-stub breakpoint on
+    app = alfworld_app(start)  # every-stub breakpoint on
     async with ConsolePage.open(app) as page:
         await page.command("c")
         assert isinstance(page.last_event, ev.LLMRequested)
