@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from agent.runtime.thread_runner import ThreadRunner
 from recode_tui.console.app import RecodeApp, build_app
@@ -29,6 +30,7 @@ from .helpers import checked as editor_checked
 
 if TYPE_CHECKING:
     from agent.llm import LLM
+    from agent.runtime.answer_check import AnswerCheck
     from agent.runtime.breakpoints import Breakpoint
     from agent.runtime.stepper import Stepper
     from agent.sandbox.settings import RunnerSettings
@@ -134,6 +136,36 @@ class ConsolePage:
         """The text in the answer editor."""
         return self.screen.editor.editor.text
 
+    @property
+    def check(self) -> AnswerCheck | None:
+        """The verdict the answer editor's check line shows (`ok`, `message`), None before any."""
+        return self.screen.editor.last_check
+
+    def header(self) -> str:
+        """The answer editor's header line: which call of which node the answer is for."""
+        return self.screen.editor.query_one("#expand-header").render().plain
+
+    @property
+    def awaiting_answer(self) -> bool:
+        """The run waits for a person's answer (the editor is theirs)."""
+        return self.screen.debugger.awaiting_human
+
+    @property
+    def prompt(self) -> str:
+        """The prompt of the call awaiting an answer, as the prompt tab shows it ('' when none is)."""
+        pending = self.screen.pending_prompt
+        return pending[1] if pending else ""
+
+    @property
+    def steps(self) -> int:
+        """The environment's step count (the status line's figure)."""
+        return self.agent.env.steps
+
+    @property
+    def finished(self) -> Any:
+        """How the run ended (`success`, `reason`), None while it runs."""
+        return self.agent.host.finished
+
     # -- what a person does ------------------------------------------------------------------
 
     async def started(self) -> None:
@@ -168,6 +200,21 @@ class ConsolePage:
         tree.move_cursor(tree.item(node_id))
         await self.pilot.pause()
         assert tree.cursor_node is not None and tree.cursor_node.data == node_id, f"the cursor is not on {node_id}"
+
+    async def put_answer(self, text: str) -> AnswerCheck:
+        """Put `text` in the open answer editor at once (as a paste) and return its check, once shown."""
+        self.screen.editor.editor.load_text(text)
+        await self.checked()
+        assert self.check is not None
+        return self.check
+
+    async def add_breakpoint(self, spec: str) -> None:
+        """Type a breakpoint in the breakpoint box (B), then give the tree the keys again."""
+        await self.press("B")
+        self.screen.query_one("#bp-input", Input).focus()
+        await self.type(spec)
+        await self.press("enter")
+        self.screen.tree_view.focus()
 
     async def press(self, *keys: str) -> None:
         await self.pilot.press(*keys)

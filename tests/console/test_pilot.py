@@ -87,7 +87,7 @@ def model_console(**options):
 async def model_stopped_by(breakpoint: str) -> AsyncIterator[ConsolePage]:
     """The nested model's console with `breakpoint` typed in the box, continued to its first hit."""
     async with model_console() as page:
-        await add_breakpoint_typed(page, breakpoint)
+        await page.add_breakpoint(breakpoint)
         await page.step("continue")
         yield page
 
@@ -202,14 +202,6 @@ async def test_a_refused_expansion_once_fixed_is_accepted() -> None:
         assert page.tree()[1:] == [' · run("look")', ' · find_vase()']
 
 
-async def add_breakpoint_typed(page: ConsolePage, spec: str) -> None:
-    await page.press("B")
-    page.screen.query_one("#bp-input", Input).focus()
-    await page.type(spec)
-    await page.press("enter")
-    page.screen.tree_view.focus()
-
-
 async def test_b_sets_a_breakpoint_on_the_selected_stub() -> None:
     async with model_console() as page:
         await page.press("b")
@@ -229,7 +221,7 @@ async def test_b_again_takes_the_breakpoint_away() -> None:
 
 async def test_stop_at_an_action_regex_breakpoint_before_its_observation() -> None:
     async with model_console() as page:
-        await add_breakpoint_typed(page, r"action ^take\b")
+        await page.add_breakpoint(r"action ^take\b")
         await page.step("continue")
         event = page.screen.debugger.last_event
         assert isinstance(event, ev.ActionSent) and event.action == "take vase 1 from diningtable 1"
@@ -279,7 +271,7 @@ async def test_step_into_stops_between_the_actions_of_a_loop() -> None:
 
 async def test_stepping_over_a_node_marks_only_what_its_subtree_bound() -> None:
     async with model_console() as page:
-        await add_breakpoint_typed(page, "depth 2")
+        await page.add_breakpoint("depth 2")
         await page.step("continue")
         page.screen.debugger.toggle_breakpoint(1)
         await page.step("over")
@@ -289,7 +281,7 @@ async def test_stepping_over_a_node_marks_only_what_its_subtree_bound() -> None:
 
 async def test_a_changes_breakpoint_stops_when_the_value_moves_and_says_from_what_to_what() -> None:
     async with model_console() as page:
-        await add_breakpoint_typed(page, "changes len(seen)")
+        await page.add_breakpoint("changes len(seen)")
         assert page.screen.debugger.breakpoints[0].describe() == "`len(seen)` changes"
         await page.step("continue")
         assert page.reason.startswith("breakpoint 1: `len(seen)` changes — <NameError: name 'seen' is not defined> → 0"), page.reason
@@ -309,7 +301,7 @@ async def test_a_breakpoint_added_in_the_box_goes_back_to_the_list() -> None:
 
 async def test_esc_in_the_breakpoint_add_box_goes_back_to_the_list_so_keys_step_again() -> None:
     async with model_console() as page:
-        await add_breakpoint_typed(page, "depth 2")
+        await page.add_breakpoint("depth 2")
         page.screen.query_one("#bp-table", DataTable).focus()
         await page.press("a")
         await page.type("dep")
