@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from agent.runtime.stepper import Stepper
     from agent.sandbox.settings import RunnerSettings
     from recode_tui.console.screens.debug_screen import DebugScreen
+    from recode_tui.console.widgets.variables import VariablesPane
 
 TOY_GAME = "toy:vase-1"  # "put a vase in sidetable."; the vase is on diningtable 1 (as in ALFWorld's put-01)
 STEP_KEYS = {"next": "n", "step": "s", "over": "o", "out": "u", "continue": "c"}
@@ -120,6 +121,11 @@ class ConsolePage:
     def status(self) -> str:
         """The status line's text (the run's figures, its LLM, why it stopped)."""
         return self.screen.query_one(StatusBar).text
+
+    @property
+    def variables(self) -> VariablesPane:
+        """The variables pane: the values, the marks of what the run bound since the last stop, the watches."""
+        return self.screen.variables
 
     @property
     def agent(self) -> Stepper:
