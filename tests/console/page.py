@@ -128,6 +128,11 @@ class ConsolePage:
         return self.screen.variables
 
     @property
+    def breakpoints(self) -> list[Breakpoint]:
+        """The breakpoints in the list, in its order (each one's spec, whether it is on, its hits)."""
+        return self.screen.debugger.breakpoints
+
+    @property
     def agent(self) -> Stepper:
         """The run's agent: its tree, environment and LLM, as the panes show them."""
         return self.screen.agent

@@ -21,7 +21,6 @@ from recode_tui.console.screens.debug_screen import DebugScreen
 from recode_tui.console.widgets.answer_editor import AnswerEditor
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
-from .helpers import type_text
 from .page import ConsolePage, toy_console
 
 # toy:vase-1: "put a vase in sidetable."; the vase is on diningtable 1.
@@ -66,16 +65,6 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")  # the shared consoles run
 @pytest.fixture(scope="module", autouse=True)
 def toy(toy_module):
     return toy_module
-
-
-async def add_breakpoint(pilot, app, spec: str) -> None:
-    """Type a breakpoint in the breakpoint box, then give the tree the keys again (other files' tests)."""
-    await pilot.press("B")
-    app.debug_screen.query_one("#bp-input", Input).focus()
-    await type_text(pilot, spec)
-    await pilot.press("enter")
-    await pilot.pause()
-    app.debug_screen.tree_view.focus()
 
 
 def model_console(**options):
