@@ -11,7 +11,7 @@ import pytest
 
 from .page import ConsolePage
 
-pytestmark = pytest.mark.heavy  # the real WebShop (and ALFWorld) behind the console
+pytestmark = pytest.mark.heavy  # the real WebShop behind the console (and the toy world, which has no choices)
 
 # What a person types for goal 0 (16 fl oz color safe, paraben free shampoo under $20) after reading the results.
 PLAN = "\n".join(f'run("{a}")' for a in (
@@ -70,10 +70,10 @@ async def test_the_variables_pane_lists_what_the_page_lets_a_person_click(websho
         assert {"click[16 fl oz]", "click[buy now]", "click[< prev]"} <= set(item) and "click[next >]" not in item
 
 
-async def test_an_environment_without_choices_shows_no_page_actions(tmp_path) -> None:
+async def test_an_environment_without_choices_shows_no_page_actions(tmp_path, toy_game) -> None:
     from recode_tui.console.widgets.variables import VariablesPane
 
-    app = console_app(build_parser().parse_args(["tui", "--game", "put-01", "--llm", "human",
+    app = console_app(build_parser().parse_args(["tui", "--game", toy_game, "--llm", "human",
                                                  "--sessions", str(tmp_path / "sessions")]))
     async with ConsolePage.open(app) as page:
         await page.step("continue")
