@@ -195,12 +195,11 @@ def assert_no_terminal_control(output: str) -> None:
 
 @pytest.fixture
 def played_session(tmp_path, toy_env) -> Path:
-    """The toy put episode won by a scripted model (thoughts in its answers) through `recode-tui run`:
-    the session folder."""
-    import subprocess
-    import sys
-
+    """The toy put episode won by a scripted model (thoughts in its answers) through `recode-tui run`
+    (in-process): the session folder."""
     import yaml
+
+    from recode_tui.commands.cli import main
 
     from .test_pilot import FETCH, PLACE, SOLVE
 
@@ -209,10 +208,7 @@ def played_session(tmp_path, toy_env) -> Path:
                                                   {"stub": "fetch_vase(seen)", "answer": FETCH},
                                                   {"stub": "place_vase(obj)", "answer": PLACE}]}))
     sessions = tmp_path / "played"
-    done = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--llm", f"scripted:{script}", "--game",
-                           "toy:vase-1", "--quiet", "--sessions", str(sessions)], capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
+    assert main(["run", "--llm", f"scripted:{script}", "--game", "toy:vase-1", "--quiet", "--sessions", str(sessions)]) == 0
     return next(sessions.iterdir())
 
 
