@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncContextManager, AsyncIterator, Callable
 
+import pytest
+import pytest_asyncio
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -346,3 +348,30 @@ async def toy_console(llm: str | LLM = "human", **options: Any) -> AsyncIterator
     """`ConsolePage.open(toy_app(...))`: the console on the toy world, at its first stop."""
     async with ConsolePage.open(toy_app(llm, **options)) as page:
         yield page
+
+
+Stops = dict[str, Callable[[], AsyncContextManager[ConsolePage]]]
+
+
+def shared_consoles(stops: Stops) -> Any:
+    """A module's `page` fixture: one console per named stop of `stops` (each opens the console and brings
+    it to that stop), shared by the tests marked `at(name)`. For tests that only read what a stop shows
+    (or leave it as they found it); a test that changes the run opens its own. pytest runs the tests of one
+    stop together and closes its console before the next one opens. The toy world must be registered for
+    the whole module (`toy_module`)."""
+
+    @pytest_asyncio.fixture(scope="module", loop_scope="module")
+    async def page(request: pytest.FixtureRequest) -> AsyncIterator[ConsolePage]:
+        async with stops[request.param]() as opened:
+            yield opened
+
+    return page
+
+
+def at(stop: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The test reads the module's shared console (`shared_consoles`) at `stop`, in the module's loop where
+    that console runs."""
+    def marked(test: Callable[..., Any]) -> Callable[..., Any]:
+        return pytest.mark.asyncio(loop_scope="module")(pytest.mark.parametrize("page", [stop], indirect=True)(test))
+
+    return marked

@@ -11,7 +11,6 @@ from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
 import pytest
-import pytest_asyncio
 from textual.widgets import DataTable, Input
 
 from agent.runtime import events as ev
@@ -21,7 +20,7 @@ from recode_tui.console.screens.debug_screen import DebugScreen
 from recode_tui.console.widgets.answer_editor import AnswerEditor
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
-from .page import ConsolePage, toy_console
+from .page import ConsolePage, Stops, at, shared_consoles, toy_console
 
 # toy:vase-1: "put a vase in sidetable."; the vase is on diningtable 1.
 PUT_PLAN = (
@@ -59,9 +58,6 @@ def nested_model() -> ScriptedLLM:
                         ScriptEntry(FETCH, stub="fetch_vase(seen)"), ScriptEntry(PLACE, stub="place_vase(obj)")])
 
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")  # the shared consoles run in the module's loop
-
-
 @pytest.fixture(scope="module", autouse=True)
 def toy(toy_module):
     return toy_module
@@ -81,24 +77,14 @@ async def model_stopped_by(breakpoint: str) -> AsyncIterator[ConsolePage]:
         yield page
 
 
-STOPS = {
+STOPS: Stops = {
     "first stop": toy_console,  # a person's run at its first stop: the task shown
     "stub place_vase": lambda: model_stopped_by("stub place_vase"),
     "depth 2": lambda: model_stopped_by("depth 2"),
 }
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def page(request) -> AsyncIterator[ConsolePage]:
-    """The console at one of `STOPS`, shared by the tests that only read it (or leave it as they found it);
-    pytest runs the tests of one stop together and closes its console before the next one boots."""
-    async with STOPS[request.param]() as page:
-        yield page
-
-
-def at(name: str) -> pytest.MarkDecorator:
-    """The test reads the shared console at stop `name`."""
-    return pytest.mark.parametrize("page", [name], indirect=True)
+page = shared_consoles(STOPS)  # the console at each of STOPS, for the tests at the end of this file
 
 
 async def test_continue_opens_the_editor_on_the_root_prompt() -> None:
