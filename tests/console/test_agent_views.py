@@ -18,15 +18,18 @@ from tests.agents import test_plan_execute as pe
 from tests.agents import test_recap as rc
 
 from .helpers import checked, notifications
-from .page import ConsolePage, toy_app, toy_console
+from .page import ConsolePage, at, shared_consoles, toy_app, toy_console
 
 FIRST = pe.plan(("s1", "find the vase on the sofa and take it", []), ("s2", "put the vase on sidetable 1", ["s1"]))
 REPLANNED = pe.plan(("s3", "take the vase from diningtable 1", []), ("s2", "put the vase on sidetable 1", ["s3"]))
 
 
-@pytest.fixture(autouse=True)
-def toy(toy_env):
-    return toy_env
+@pytest.fixture(scope="module", autouse=True)
+def toy(toy_module):
+    return toy_module
+
+
+page = shared_consoles({"recode": lambda: toy_console("gold")})  # ReCode at its first stop, for the tests marked at()
 
 
 def replanning_llm() -> ScriptedLLM:
@@ -177,17 +180,6 @@ async def test_enter_in_codeacts_cells_shows_a_cells_whole_output() -> None:
         assert all(line in pane(page).lines for line in whole)  # every output line whole
 
 
-async def test_recode_has_no_agent_tab() -> None:
-    async with toy_console("gold") as page:
-        assert not page.screen.query("#tab-agent") and not page.screen.query(AgentViewPane)
-
-
-async def test_a_on_recode_says_it_has_no_agent_view() -> None:
-    async with toy_console("gold") as page:
-        await page.press("a")
-        assert any("no agent view" in str(n.message) for n in notifications(page.app))
-
-
 async def test_at_80x24_the_plan_view_has_rows_and_keeps_the_current_step_in_sight() -> None:
     steps = [(f"s{i}", f"step number {i} of a long plan that wraps at eighty columns", [f"s{i - 1}"] if i > 1 else [])
              for i in range(1, 9)]
@@ -273,3 +265,18 @@ async def test_ctrl_a_then_a_fast_answer_replaces_the_whole_format() -> None:
         await checked(page.pilot, page.app)
         assert page.screen.editor.editor.text == "Thought: go\nAction: go to diningtable 1"
         assert page.screen.editor.last_check.ok
+
+
+# -- tests that read ReCode's shared console (`page`); last, so it closes as they end
+
+
+@at("recode")
+async def test_recode_has_no_agent_tab(page: ConsolePage) -> None:
+    assert not page.screen.query("#tab-agent") and not page.screen.query(AgentViewPane)
+
+
+@at("recode")
+async def test_a_on_recode_says_it_has_no_agent_view(page: ConsolePage) -> None:
+    page.app.clear_notifications()
+    await page.press("a")
+    assert any("no agent view" in str(n.message) for n in notifications(page.app))
