@@ -107,25 +107,46 @@ async def test_find_in_the_code_tree_puts_the_cursor_on_a_match_its_path_opened(
     assert page.app.focused is tree
 
 
-def test_smart_case_and_every_occurrence_on_a_line() -> None:
-    lines = ["go to Cabinet 1, cabinet 2", "CABINET"]
-    assert [(m.line, m.start) for m in find_all(lines, "cabinet")] == [(0, 6), (0, 17), (1, 0)]
-    assert [(m.line, m.start) for m in find_all(lines, "Cabinet")] == [(0, 6)]
-    assert find_all(lines, "") == []
+LINES = ["go to Cabinet 1, cabinet 2", "CABINET"]
 
 
-def test_matches_are_capped_and_offsets_survive_characters_that_lengthen_when_lowered() -> None:
+def test_a_lower_case_query_finds_every_occurrence_in_any_case() -> None:
+    assert [(m.line, m.start) for m in find_all(LINES, "cabinet")] == [(0, 6), (0, 17), (1, 0)]
+
+
+def test_a_query_with_a_capital_matches_its_case_only() -> None:
+    assert [(m.line, m.start) for m in find_all(LINES, "Cabinet")] == [(0, 6)]
+
+
+def test_an_empty_query_finds_nothing() -> None:
+    assert find_all(LINES, "") == []
+
+
+def test_matches_are_capped() -> None:
     assert len(find_all(["ab ab"] * 20, "ab", limit=5)) == 5
+
+
+def test_offsets_survive_characters_that_lengthen_when_lowered() -> None:
     assert [(m.line, m.start, m.end) for m in find_all(["İx ab", "ab"], "AB".lower())] == [(0, 3, 5), (1, 0, 2)]
 
 
-@at("played")
-async def test_from_a_pane_that_cannot_be_searched_the_log_is_and_esc_returns_there(page: ConsolePage) -> None:
-    table = page.screen.query_one("#vars-table")
-    table.focus()
+async def search_from_the_variables(page: ConsolePage, text: str) -> None:
+    """Focus the variables table (a pane `/` cannot search), press `/` and type `text`."""
+    page.screen.query_one("#vars-table").focus()
     await page.press("slash")
+    await page.type(text)
+
+
+@at("played")
+async def test_from_a_pane_that_cannot_be_searched_the_log_is(page: ConsolePage) -> None:
+    await search_from_the_variables(page, "sidetable")
     assert "Environment" in str(page.screen.query_one("#search-label").render())
-    await page.type("sidetable")
     assert count(page) == f"1 of {len(find_all(page.screen.env_log.lines, 'sidetable'))}"
     await page.press("escape")
-    assert page.app.focused is table
+
+
+@at("played")
+async def test_esc_returns_to_the_pane_the_search_started_from(page: ConsolePage) -> None:
+    await search_from_the_variables(page, "sidetable")
+    await page.press("escape")
+    assert page.app.focused is page.screen.query_one("#vars-table")
