@@ -235,9 +235,7 @@ async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> Non
         assert [b.hit_count for b in page.screen.debugger.breakpoints] == [1, 0]
 
 
-def test_note_breakpoints_parse_and_refuse_a_bad_regex() -> None:
-    import pytest
-
+def test_note_breakpoints_parse() -> None:
     from agent.runtime.breakpoints import parse_breakpoint
 
     assert parse_breakpoint("note Replan").match(ev.AgentNote("n0", label="replan", text="why"), "")
@@ -246,6 +244,11 @@ def test_note_breakpoints_parse_and_refuse_a_bad_regex() -> None:
     assert either.match(ev.AgentNote("n0", label="plan adopted", text="x"), "") is None
     assert parse_breakpoint("note").describe() == "on every agent decision"
     assert parse_breakpoint("note replan if steps > 2").spec() == "note replan if steps > 2"
+
+
+def test_a_note_breakpoint_with_a_bad_regex_or_kind_is_refused() -> None:
+    from agent.runtime.breakpoints import parse_breakpoint
+
     with pytest.raises(ValueError, match="bad regular expression"):
         parse_breakpoint("note (")
     with pytest.raises(ValueError, match="note LABEL"):
