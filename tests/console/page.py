@@ -27,8 +27,7 @@ from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.status_bar import StatusBar
 from tests.settings import console_options
 
-from .helpers import HANG, SIZE, replays_done, type_text
-from .helpers import checked as editor_checked
+from .helpers import HANG, SIZE, armed, published, replays_done, type_text
 
 if TYPE_CHECKING:
     from agent.llm import LLM
@@ -309,8 +308,12 @@ class ConsolePage:
     async def checked(self) -> None:
         """Wait until the answer editor's check line judges the text now in it (a typed text is
         checked in a worker; a proposal's check may be shown already): each verdict shown is published, and
-        one of an older text is followed by the current one's."""
-        await editor_checked(self.pilot, self.app)
+        one of an older text is followed by the current one's. The line's text is set with the verdict, so no
+        frame is awaited (`helpers.checked` awaits a finished frame, for a snapshot)."""
+        editor = self.screen.editor
+        while editor.last_check != editor.check(editor.editor.text):
+            await published(armed(self.app, editor.check_shown), "the live check")
+        await self.pilot.pause()
 
     async def work_done(self, group: str) -> None:
         """Like `worked`, when the work may be over already: no worker of `group` left is no wait
