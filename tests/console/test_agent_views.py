@@ -17,7 +17,7 @@ from recode_tui.console.widgets.node_detail import NodeDetail
 from tests.agents import test_plan_execute as pe
 from tests.agents import test_recap as rc
 
-from .helpers import checked, notifications
+from .helpers import notifications
 from .page import ConsolePage, at, shared_consoles, toy_app, toy_console
 
 FIRST = pe.plan(("s1", "find the vase on the sofa and take it", []), ("s2", "put the vase on sidetable 1", ["s1"]))
@@ -148,8 +148,7 @@ async def test_react_marks_the_turn_at_hand() -> None:
     async with toy_console(agent="react") as page:
         await page.step("continue")
         assert "▶ turn 1: the LLM is asked" in shown(page)
-        page.screen.editor.editor.load_text("Thought: the vase may be on the table\nAction: go to diningtable 1")
-        await checked(page.pilot, page.app)
+        await page.put_answer("Thought: the vase may be on the table\nAction: go to diningtable 1")
         await page.command("ctrl+s")
         await page.step("continue")
         text = shown(page)
@@ -265,9 +264,9 @@ async def test_ctrl_a_then_a_fast_answer_replaces_the_whole_format() -> None:
         assert page.app.focused is page.screen.editor.editor and page.screen.editor.editor.text == "Thought: \nAction: "
         page.app.post_message(events.Key("ctrl+a", None))  # queued right before the typed keys, as a terminal sends them
         await page.type("Thought: go\nAction: go to diningtable 1")
-        await checked(page.pilot, page.app)
-        assert page.screen.editor.editor.text == "Thought: go\nAction: go to diningtable 1"
-        assert page.screen.editor.last_check.ok
+        await page.checked()
+        assert page.editor_text == "Thought: go\nAction: go to diningtable 1"
+        assert page.check.ok
 
 
 # -- tests that read ReCode's shared console (`page`); last, so it closes as they end
