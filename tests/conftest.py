@@ -30,6 +30,18 @@ def toy_env(monkeypatch):
     RECODE_TUI_PLUGINS and PYTHONPATH name them for the processes a test starts (the command line,
     eval's environment workers). Episodes: `toy:vase-1`, `toy:key-1` (put), `toy:coin-1`, `toy:coin-2` (take).
     """
+    yield from toy_registered(monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def toy_module():
+    """`toy_env` for a whole module: for a console its tests share (a module-scoped page)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        yield from toy_registered(monkeypatch)
+
+
+def toy_registered(monkeypatch: pytest.MonkeyPatch):
+    """Register the toy world and agent until the generator ends; the environment names them for child processes."""
     import os
 
     from tests import toyenv

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncContextManager, AsyncIterator, Callable
 
+import pytest
+import pytest_asyncio
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from agent.runtime.thread_runner import ThreadRunner
 from recode_tui.console.app import RecodeApp, build_app
@@ -24,15 +27,16 @@ from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.status_bar import StatusBar
 from tests.settings import console_options
 
-from .helpers import HANG, SIZE, replays_done, type_text
-from .helpers import checked as editor_checked
+from .helpers import HANG, SIZE, armed, published, replays_done, type_text
 
 if TYPE_CHECKING:
     from agent.llm import LLM
+    from agent.runtime.answer_check import AnswerCheck
     from agent.runtime.breakpoints import Breakpoint
     from agent.runtime.stepper import Stepper
     from agent.sandbox.settings import RunnerSettings
     from recode_tui.console.screens.debug_screen import DebugScreen
+    from recode_tui.console.widgets.variables import VariablesPane
 
 TOY_GAME = "toy:vase-1"  # "put a vase in sidetable."; the vase is on diningtable 1 (as in ALFWorld's put-01)
 STEP_KEYS = {"next": "n", "step": "s", "over": "o", "out": "u", "continue": "c"}
@@ -49,6 +53,18 @@ def toy_app(llm: str | LLM = "human", *, game: str = TOY_GAME, breakpoints: list
     `options`: `console_options`' keywords (sessions_dir, keymap, agent, limits, ...).
 
     The toy environment must be registered (the `toy_env` fixture)."""
+    return in_process_app(game, llm, breakpoints=breakpoints, **options)
+
+
+def alfworld_app(llm: str | LLM = "human", *, game: str = "put-01", breakpoints: list[Breakpoint] | None = None,
+                 **options: Any) -> RecodeApp:
+    """The console on a bundled ALFWorld game (the real engine), node code in-process: for what ALFWorld
+    decides (its action grammar, the games the demo model plays) where the sandbox worker is not what is
+    checked. Same arguments as `toy_app`."""
+    return in_process_app(game, llm, breakpoints=breakpoints, **options)
+
+
+def in_process_app(game: str, llm: str | LLM, *, breakpoints: list[Breakpoint] | None, **options: Any) -> RecodeApp:
     spec, model = (llm, None) if isinstance(llm, str) else ("human", llm)
     return build_app(console_options(game, spec, breakpoints=breakpoints, **options), model, runner_maker=in_process)
 
@@ -108,6 +124,16 @@ class ConsolePage:
         return self.screen.query_one(StatusBar).text
 
     @property
+    def variables(self) -> VariablesPane:
+        """The variables pane: the values, the marks of what the run bound since the last stop, the watches."""
+        return self.screen.variables
+
+    @property
+    def breakpoints(self) -> list[Breakpoint]:
+        """The breakpoints in the list, in its order (each one's spec, whether it is on, its hits)."""
+        return self.screen.debugger.breakpoints
+
+    @property
     def agent(self) -> Stepper:
         """The run's agent: its tree, environment and LLM, as the panes show them."""
         return self.screen.agent
@@ -121,6 +147,36 @@ class ConsolePage:
     def editor_text(self) -> str:
         """The text in the answer editor."""
         return self.screen.editor.editor.text
+
+    @property
+    def check(self) -> AnswerCheck | None:
+        """The verdict the answer editor's check line shows (`ok`, `message`), None before any."""
+        return self.screen.editor.last_check
+
+    def header(self) -> str:
+        """The answer editor's header line: which call of which node the answer is for."""
+        return self.screen.editor.query_one("#expand-header").render().plain
+
+    @property
+    def awaiting_answer(self) -> bool:
+        """The run waits for a person's answer (the editor is theirs)."""
+        return self.screen.debugger.awaiting_human
+
+    @property
+    def prompt(self) -> str:
+        """The prompt of the call awaiting an answer, as the prompt tab shows it ('' when none is)."""
+        pending = self.screen.pending_prompt
+        return pending[1] if pending else ""
+
+    @property
+    def steps(self) -> int:
+        """The environment's step count (the status line's figure)."""
+        return self.agent.env.steps
+
+    @property
+    def finished(self) -> Any:
+        """How the run ended (`success`, `reason`), None while it runs."""
+        return self.agent.host.finished
 
     # -- what a person does ------------------------------------------------------------------
 
@@ -156,6 +212,21 @@ class ConsolePage:
         tree.move_cursor(tree.item(node_id))
         await self.pilot.pause()
         assert tree.cursor_node is not None and tree.cursor_node.data == node_id, f"the cursor is not on {node_id}"
+
+    async def put_answer(self, text: str) -> AnswerCheck:
+        """Put `text` in the open answer editor at once (as a paste) and return its check, once shown."""
+        self.screen.editor.editor.load_text(text)
+        await self.checked()
+        assert self.check is not None
+        return self.check
+
+    async def add_breakpoint(self, spec: str) -> None:
+        """Type a breakpoint in the breakpoint box (B), then give the tree the keys again."""
+        await self.press("B")
+        self.screen.query_one("#bp-input", Input).focus()
+        await self.type(spec)
+        await self.press("enter")
+        self.screen.tree_view.focus()
 
     async def press(self, *keys: str) -> None:
         await self.pilot.press(*keys)
@@ -237,8 +308,12 @@ class ConsolePage:
     async def checked(self) -> None:
         """Wait until the answer editor's check line judges the text now in it (a typed text is
         checked in a worker; a proposal's check may be shown already): each verdict shown is published, and
-        one of an older text is followed by the current one's."""
-        await editor_checked(self.pilot, self.app)
+        one of an older text is followed by the current one's. The line's text is set with the verdict, so no
+        frame is awaited (`helpers.checked` awaits a finished frame, for a snapshot)."""
+        editor = self.screen.editor
+        while editor.last_check != editor.check(editor.editor.text):
+            await published(armed(self.app, editor.check_shown), "the live check")
+        await self.pilot.pause()
 
     async def work_done(self, group: str) -> None:
         """Like `worked`, when the work may be over already: no worker of `group` left is no wait
@@ -276,3 +351,30 @@ async def toy_console(llm: str | LLM = "human", **options: Any) -> AsyncIterator
     """`ConsolePage.open(toy_app(...))`: the console on the toy world, at its first stop."""
     async with ConsolePage.open(toy_app(llm, **options)) as page:
         yield page
+
+
+Stops = dict[str, Callable[[], AsyncContextManager[ConsolePage]]]
+
+
+def shared_consoles(stops: Stops) -> Any:
+    """A module's `page` fixture: one console per named stop of `stops` (each opens the console and brings
+    it to that stop), shared by the tests marked `at(name)`. For tests that only read what a stop shows
+    (or leave it as they found it); a test that changes the run opens its own. pytest runs the tests of one
+    stop together and closes its console before the next one opens. The toy world must be registered for
+    the whole module (`toy_module`)."""
+
+    @pytest_asyncio.fixture(scope="module", loop_scope="module")
+    async def page(request: pytest.FixtureRequest) -> AsyncIterator[ConsolePage]:
+        async with stops[request.param]() as opened:
+            yield opened
+
+    return page
+
+
+def at(stop: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The test reads the module's shared console (`shared_consoles`) at `stop`, in the module's loop where
+    that console runs."""
+    def marked(test: Callable[..., Any]) -> Callable[..., Any]:
+        return pytest.mark.asyncio(loop_scope="module")(pytest.mark.parametrize("page", [stop], indirect=True)(test))
+
+    return marked

@@ -17,16 +17,19 @@ from recode_tui.console.widgets.node_detail import NodeDetail
 from tests.agents import test_plan_execute as pe
 from tests.agents import test_recap as rc
 
-from .helpers import checked, notifications
-from .page import ConsolePage, toy_app, toy_console
+from .helpers import notifications
+from .page import ConsolePage, at, shared_consoles, toy_app, toy_console
 
 FIRST = pe.plan(("s1", "find the vase on the sofa and take it", []), ("s2", "put the vase on sidetable 1", ["s1"]))
 REPLANNED = pe.plan(("s3", "take the vase from diningtable 1", []), ("s2", "put the vase on sidetable 1", ["s3"]))
 
 
-@pytest.fixture(autouse=True)
-def toy(toy_env):
-    return toy_env
+@pytest.fixture(scope="module", autouse=True)
+def toy(toy_module):
+    return toy_module
+
+
+page = shared_consoles({"recode": lambda: toy_console("gold")})  # ReCode at its first stop, for the tests marked at()
 
 
 def replanning_llm() -> ScriptedLLM:
@@ -145,8 +148,7 @@ async def test_react_marks_the_turn_at_hand() -> None:
     async with toy_console(agent="react") as page:
         await page.step("continue")
         assert "▶ turn 1: the LLM is asked" in shown(page)
-        page.screen.editor.editor.load_text("Thought: the vase may be on the table\nAction: go to diningtable 1")
-        await checked(page.pilot, page.app)
+        await page.put_answer("Thought: the vase may be on the table\nAction: go to diningtable 1")
         await page.command("ctrl+s")
         await page.step("continue")
         text = shown(page)
@@ -175,17 +177,6 @@ async def test_enter_in_codeacts_cells_shows_a_cells_whole_output() -> None:
         assert "  => line 0 " not in shown(page) and whole[-1] not in pane(page).lines  # the last 6, each cut
         await page.press("enter")
         assert all(line in pane(page).lines for line in whole)  # every output line whole
-
-
-async def test_recode_has_no_agent_tab() -> None:
-    async with toy_console("gold") as page:
-        assert not page.screen.query("#tab-agent") and not page.screen.query(AgentViewPane)
-
-
-async def test_a_on_recode_says_it_has_no_agent_view() -> None:
-    async with toy_console("gold") as page:
-        await page.press("a")
-        assert any("no agent view" in str(n.message) for n in notifications(page.app))
 
 
 async def test_at_80x24_the_plan_view_has_rows_and_keeps_the_current_step_in_sight() -> None:
@@ -243,9 +234,7 @@ async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> Non
         assert [b.hit_count for b in page.screen.debugger.breakpoints] == [1, 0]
 
 
-def test_note_breakpoints_parse_and_refuse_a_bad_regex() -> None:
-    import pytest
-
+def test_note_breakpoints_parse() -> None:
     from agent.runtime.breakpoints import parse_breakpoint
 
     assert parse_breakpoint("note Replan").match(ev.AgentNote("n0", label="replan", text="why"), "")
@@ -254,6 +243,11 @@ def test_note_breakpoints_parse_and_refuse_a_bad_regex() -> None:
     assert either.match(ev.AgentNote("n0", label="plan adopted", text="x"), "") is None
     assert parse_breakpoint("note").describe() == "on every agent decision"
     assert parse_breakpoint("note replan if steps > 2").spec() == "note replan if steps > 2"
+
+
+def test_a_note_breakpoint_with_a_bad_regex_or_kind_is_refused() -> None:
+    from agent.runtime.breakpoints import parse_breakpoint
+
     with pytest.raises(ValueError, match="bad regular expression"):
         parse_breakpoint("note (")
     with pytest.raises(ValueError, match="note LABEL"):
@@ -270,6 +264,21 @@ async def test_ctrl_a_then_a_fast_answer_replaces_the_whole_format() -> None:
         assert page.app.focused is page.screen.editor.editor and page.screen.editor.editor.text == "Thought: \nAction: "
         page.app.post_message(events.Key("ctrl+a", None))  # queued right before the typed keys, as a terminal sends them
         await page.type("Thought: go\nAction: go to diningtable 1")
-        await checked(page.pilot, page.app)
-        assert page.screen.editor.editor.text == "Thought: go\nAction: go to diningtable 1"
-        assert page.screen.editor.last_check.ok
+        await page.checked()
+        assert page.editor_text == "Thought: go\nAction: go to diningtable 1"
+        assert page.check.ok
+
+
+# -- tests that read ReCode's shared console (`page`); last, so it closes as they end
+
+
+@at("recode")
+async def test_recode_has_no_agent_tab(page: ConsolePage) -> None:
+    assert not page.screen.query("#tab-agent") and not page.screen.query(AgentViewPane)
+
+
+@at("recode")
+async def test_a_on_recode_says_it_has_no_agent_view(page: ConsolePage) -> None:
+    page.app.clear_notifications()
+    await page.press("a")
+    assert any("no agent view" in str(n.message) for n in notifications(page.app))

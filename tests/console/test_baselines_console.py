@@ -14,8 +14,8 @@ import pytest
 
 from recode_tui.console.app import build_app
 
-from .helpers import SIZE, checked, command, next_stop, session_opened, started, type_text
-from .page import toy_app
+from .helpers import next_stop
+from .page import ConsolePage, alfworld_app, toy_app
 from tests.settings import console_options, episode_named, run_settings
 from envs.registry import EpisodeRef
 
@@ -23,87 +23,70 @@ from envs.registry import EpisodeRef
 PUT_ACTIONS = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable 1", "move vase 1 to sidetable 1"]
 
 
-def log_text(app) -> str:
-    return "\n".join(app.debug_screen.env_log.lines)
-
-
-def header(app) -> str:
-    return app.debug_screen.editor.query_one("#expand-header").render().plain
-
-
-@pytest.mark.heavy  # ALFWorld's action grammar judges the answer
+@pytest.mark.heavy  # ALFWorld's action grammar judges the answer (node code in-process)
 async def test_a_react_action_outside_alfworlds_grammar_is_refused_live_and_nothing_is_sent() -> None:
-    app = build_app(console_options(agent="react", breakpoints=[]))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
+    async with ConsolePage.open(alfworld_app(agent="react", breakpoints=[])) as page:
+        await page.step("continue")
         # The cursor waits after "Thought: "; an action outside ALFWorld's grammar is judged live.
-        await type_text(pilot, "the vase may be on the table")
-        await pilot.press("down", "end")
-        await type_text(pilot, "go to the dining table")
-        await checked(pilot, app)
-        check = app.debug_screen.editor.last_check
-        assert not check.ok and "is not an action of alfworld" in check.message
-        stop = next_stop(app)
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert not stop.done() and not app.debug_screen.driver.busy and app.debug_screen.agent.env.steps == 0  # refused in the editor
+        await page.type("the vase may be on the table")
+        await page.press("down", "end")
+        await page.type("go to the dining table")
+        await page.checked()
+        assert not page.check.ok and "is not an action of alfworld" in page.check.message
+        stop = next_stop(page.app)
+        await page.press("ctrl+s")
+        await page.pilot.pause()
+        assert not stop.done() and not page.screen.driver.busy and page.steps == 0  # refused in the editor
         # Fixed: accepted, and the action is sent to the environment.
-        app.debug_screen.editor.editor.load_text("Thought: the vase may be on the table\nAction: go to diningtable 1")
-        await checked(pilot, app)
-        assert app.debug_screen.editor.last_check.ok and "one action: go to diningtable 1" in app.debug_screen.editor.last_check.message
-        await command(pilot, app, "ctrl+s")
-        await command(pilot, app, "c")
-        assert app.debug_screen.agent.env.steps == 1 and "1 > go to diningtable 1" in log_text(app)
+        check = await page.put_answer("Thought: the vase may be on the table\nAction: go to diningtable 1")
+        assert check.ok and "one action: go to diningtable 1" in check.message
+        await page.command("ctrl+s")
+        await page.step("continue")
+        assert page.steps == 1 and "1 > go to diningtable 1" in page.log()
 
 
 async def test_a_person_plays_react_turns_in_the_editor_resumes_where_they_stopped_and_wins(tmp_path: Path,
                                                                                            toy_env) -> None:
     sessions = tmp_path / "sessions"
-    app = toy_app(agent="react", sessions_dir=sessions)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        assert app.debug_screen.run_state == "awaiting expansion" and app.focused is app.debug_screen.editor.editor
-        assert app.debug_screen.editor.editor.text == "Thought: \nAction: "  # the agent's format, not <think>/<execute>
-        assert "Act n1" in header(app) and "turn 1" in header(app)
+    async with ConsolePage.open(toy_app(agent="react", sessions_dir=sessions)) as page:
+        await page.step("continue")
+        assert page.state == "awaiting expansion" and page.app.focused is page.screen.editor.editor
+        assert page.editor_text == "Thought: \nAction: "  # the agent's format, not <think>/<execute>
+        assert "Act n1" in page.header() and "turn 1" in page.header()
         # The cursor waits after "Thought: ": the person types the thought, then the action.
-        await type_text(pilot, "the vase may be on the table")
-        await pilot.press("down", "end")
-        await type_text(pilot, "go to diningtable 1")
-        await checked(pilot, app)
-        assert app.debug_screen.editor.last_check.ok and "one action: go to diningtable 1" in app.debug_screen.editor.last_check.message
-        await command(pilot, app, "ctrl+s")
-        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMAnswered)
-        await command(pilot, app, "c")  # the action, its observation, then the next turn's call
-        assert app.debug_screen.agent.env.steps == 1 and "1 > go to diningtable 1" in log_text(app)
-        turn = app.debug_screen.agent.tree.root.children[0]
+        await page.type("the vase may be on the table")
+        await page.press("down", "end")
+        await page.type("go to diningtable 1")
+        await page.checked()
+        assert page.check.ok and "one action: go to diningtable 1" in page.check.message
+        await page.command("ctrl+s")
+        assert isinstance(page.last_event, ev.LLMAnswered)
+        await page.step("continue")  # the action, its observation, then the next turn's call
+        assert page.steps == 1 and "1 > go to diningtable 1" in page.log()
+        turn = page.agent.tree.root.children[0]
         assert turn.code == "go to diningtable 1" and turn.thought == "the vase may be on the table"
-        assert turn.status is NodeStatus.COMPLETED and app.debug_screen.tree_view.item(turn.id) is not None
-        await play_turns(pilot, app, PUT_ACTIONS[1:2])
-        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.agent.env.steps == 2
-        folder = app.session_control.session.folder
+        assert turn.status is NodeStatus.COMPLETED and page.screen.tree_view.item(turn.id) is not None
+        await play_turns(page, PUT_ACTIONS[1:2])
+        assert page.awaiting_answer and page.steps == 2
+        folder = page.app.session_control.session.folder
     # The console is gone two turns in: a new one resumes the session where it stopped, and the person wins.
-    resumed = toy_app(sessions_dir=sessions, resume=folder)
-    async with resumed.run_test(size=SIZE) as pilot:
-        await session_opened(pilot, resumed)
-        assert resumed.debug_screen.agent.name == "react" and resumed.debug_screen.debugger.awaiting_human
-        agent = resumed.debug_screen.agent
+    async with ConsolePage.open(toy_app(sessions_dir=sessions, resume=folder)) as page:
+        assert page.agent.name == "react" and page.awaiting_answer
+        agent = page.agent
         assert agent.env.steps == 2 and [t.code for t in agent.tree.root.children] == [*PUT_ACTIONS[:2], "turn 3"]
-        assert "turn 3" in header(resumed) and resumed.debug_screen.editor.editor.text == "Thought: \nAction: "
-        await play_turns(pilot, resumed, PUT_ACTIONS[2:])
-        assert resumed.debug_screen.run_state == "done" and agent.host.finished.success
+        assert "turn 3" in page.header() and page.editor_text == "Thought: \nAction: "
+        await play_turns(page, PUT_ACTIONS[2:])
+        assert page.state == "done" and agent.host.finished.success
         assert [t.code for t in agent.tree.root.children] == PUT_ACTIONS
 
 
-async def play_turns(pilot, app, actions: list[str]) -> None:
+async def play_turns(page: ConsolePage, actions: list[str]) -> None:
     """Answer one ReAct turn per action, each accepted by the live check, and run it."""
     for action in actions:
-        assert app.debug_screen.debugger.awaiting_human
-        app.debug_screen.editor.editor.load_text(f"Thought: next\nAction: {action}")
-        await checked(pilot, app)
-        await command(pilot, app, "ctrl+s")
-        await command(pilot, app, "c")
+        assert page.awaiting_answer
+        await page.put_answer(f"Thought: next\nAction: {action}")
+        await page.command("ctrl+s")
+        await page.step("continue")
 
 
 CELL = 'for a in ["go to diningtable 1", "take vase 1 from diningtable 1"]:\n    run(a)\nrun("go to sidetable 1")'
@@ -111,30 +94,26 @@ CELL = 'for a in ["go to diningtable 1", "take vase 1 from diningtable 1"]:\n   
 
 @pytest.mark.heavy  # the sandbox worker's checks judge the cell (on the toy world)
 async def test_a_person_writes_codeact_cells_and_an_error_goes_to_the_next_prompt(toy_game) -> None:
-    app = build_app(console_options(toy_game, agent="codeact"))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        assert app.debug_screen.debugger.awaiting_human and "cell 1" in header(app)
-        assert "<execute>" in app.debug_screen.editor.editor.text
-        app.debug_screen.editor.editor.load_text("<think>a helper</think>\n<execute>\nimport os\n</execute>")
-        await checked(pilot, app)
-        assert not app.debug_screen.editor.last_check.ok and "forbidden" in app.debug_screen.editor.last_check.message  # the sandbox's check
-        app.debug_screen.editor.editor.load_text("<think>use a helper from nowhere</think>\n<execute>\ngo_there('desk 1')\n</execute>")
-        await checked(pilot, app)
-        assert app.debug_screen.editor.last_check.ok  # an undefined call is not refused: it raises when it runs
-        await command(pilot, app, "ctrl+s")
-        await command(pilot, app, "c")
-        assert app.debug_screen.agent.tree.root.children[0].status is NodeStatus.ERROR
-        assert "NameError: name 'go_there' is not defined" in app.debug_screen.pending_prompt[1]
-        await type_text(pilot, CELL)
-        await command(pilot, app, "ctrl+s")
-        await command(pilot, app, "c")
-        assert app.debug_screen.agent.env.steps == 3
-        await type_text(pilot, 'run("move vase 1 to sidetable 1")')
-        await command(pilot, app, "ctrl+s")
-        await command(pilot, app, "c")
-        assert app.debug_screen.run_state == "done" and app.debug_screen.agent.host.finished.success
+    async with ConsolePage.open(build_app(console_options(toy_game, agent="codeact"))) as page:
+        await page.step("continue")
+        assert page.awaiting_answer and "cell 1" in page.header()
+        assert "<execute>" in page.editor_text
+        check = await page.put_answer("<think>a helper</think>\n<execute>\nimport os\n</execute>")
+        assert not check.ok and "forbidden" in check.message  # the sandbox's check
+        check = await page.put_answer("<think>use a helper from nowhere</think>\n<execute>\ngo_there('desk 1')\n</execute>")
+        assert check.ok  # an undefined call is not refused: it raises when it runs
+        await page.command("ctrl+s")
+        await page.step("continue")
+        assert page.agent.tree.root.children[0].status is NodeStatus.ERROR
+        assert "NameError: name 'go_there' is not defined" in page.prompt
+        await page.type(CELL)
+        await page.command("ctrl+s")
+        await page.step("continue")
+        assert page.steps == 3
+        await page.type('run("move vase 1 to sidetable 1")')
+        await page.command("ctrl+s")
+        await page.step("continue")
+        assert page.state == "done" and page.finished.success
 
 
 @pytest.mark.heavy  # ALFWorld's action grammar judges the turn; node code in the sandbox worker

@@ -17,9 +17,8 @@ from agent.runtime import events as ev
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.shell_prompt import ShellPrompt
 
-from .helpers import (SIZE, armed, command, notifications, published, select_node, session_opened, started, type_text,
-                      wait_for, worked)
-from .page import TOY_GAME, toy_app, toy_console
+from .helpers import armed, notifications, published, select_node, wait_for
+from .page import TOY_GAME, ConsolePage, toy_console
 from .test_pilot import nested_model
 from tests.settings import console_options
 
@@ -29,17 +28,17 @@ def toy(toy_env):
     return toy_env
 
 
-async def shell_line(pilot, app, code: str) -> str:
+async def shell_line(page: ConsolePage, code: str) -> str:
     """Open `!`, type one line, wait for its answer, close; the answer shown."""
-    await pilot.press("exclamation_mark")
-    screen = app.screen
+    await page.press("exclamation_mark")
+    screen = page.app.screen
     assert isinstance(screen, ShellPrompt)
-    answer = armed(app, screen.answered)
-    await type_text(pilot, code)
-    await pilot.press("enter")
+    answer = armed(page.app, screen.answered)
+    await page.type(code)
+    await page.press("enter")
     result = await published(answer, "the line's answer")
-    await pilot.press("escape")
-    assert not isinstance(app.screen, ShellPrompt)  # the prompt closed
+    await page.press("escape")
+    assert not isinstance(page.app.screen, ShellPrompt)  # the prompt closed
     return result
 
 
@@ -47,59 +46,53 @@ async def shell_line(pilot, app, code: str) -> str:
 async def test_a_statement_at_a_stop_is_journaled_and_survives_a_resume_and_a_refused_one_changes_nothing(
         tmp_path: Path) -> None:
     app = build_app(console_options(TOY_GAME, breakpoints=[], sessions_dir=tmp_path), nested_model())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        before = await app.debug_screen.agent.runner.variables()
-        result = await shell_line(pilot, app, "notes = open('/etc/passwd').read()")
+    async with ConsolePage.open(app) as page:
+        before = await page.agent.runner.variables()
+        result = await shell_line(page, "notes = open('/etc/passwd').read()")
         assert "forbidden" in result and "open" in result and "\n" not in result
-        result = await shell_line(pilot, app, "my_mark = 'x'; 1 / 0")
+        result = await shell_line(page, "my_mark = 'x'; 1 / 0")
         assert result.startswith("ZeroDivisionError")
-        assert await app.debug_screen.agent.runner.variables() == before
-        assert "my_mark" not in app.debug_screen.variables.values
-        assert await shell_line(pilot, app, "my_mark = 'mug 1'") == "changed my_mark"
-        assert app.debug_screen.variables.marks.get("my_mark") == "shell"
-        assert app.debug_screen.variables.values["my_mark"].summary == "mug 1"
-        assert await shell_line(pilot, app, "my_mark.upper()") == "MUG 1"  # an expression shows its value
-        await command(pilot, app, "c")
-        assert app.debug_screen.debugger.done and app.debug_screen.agent.host.finished.success
-        assert (await app.debug_screen.agent.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
-        folder = app.session_control.session.folder
+        assert await page.agent.runner.variables() == before
+        assert "my_mark" not in page.variables.values
+        assert await shell_line(page, "my_mark = 'mug 1'") == "changed my_mark"
+        assert page.variables.marks.get("my_mark") == "shell"
+        assert page.variables.values["my_mark"].summary == "mug 1"
+        assert await shell_line(page, "my_mark.upper()") == "MUG 1"  # an expression shows its value
+        await page.step("continue")
+        assert page.state == "done" and page.finished.success
+        assert (await page.agent.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
+        folder = page.app.session_control.session.folder
     records = [json.loads(line) for line in (folder / "journal.jsonl").read_text().splitlines()]
     statements = [r for r in records if r["type"] == "statement"]
     assert [s["code"] for s in statements] == ["my_mark = 'mug 1'"]  # the refused lines and the expression: not kept
 
     app = build_app(console_options(TOY_GAME, sessions_dir=tmp_path, resume=folder), nested_model())
-    async with app.run_test(size=SIZE) as pilot:
-        await session_opened(pilot, app)
-        assert app.session_control.session.folder == folder
-        assert app.debug_screen.debugger.done and app.debug_screen.agent.host.finished.success
-        assert (await app.debug_screen.agent.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
+    async with ConsolePage.open(app) as page:
+        assert page.app.session_control.session.folder == folder
+        assert page.state == "done" and page.finished.success
+        assert (await page.agent.runner.evaluate("my_mark == 'mug 1'"))[1] == "True"
 
 
 async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_after_it(tmp_path: Path) -> None:
-    from .test_sessions_console import branch, select
-
-    app = toy_app(nested_model(), breakpoints=[], sessions_dir=tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        assert app.debug_screen.agent.host.finished.success
-        model = app.debug_screen.agent.host.llm.name
-        stub = next(n for n in app.debug_screen.agent.tree.nodes.values() if n.parent is not None and n.llm_calls)
+    async with toy_console(nested_model(), breakpoints=[], sessions_dir=tmp_path) as page:
+        await page.step("continue")
+        assert page.finished.success
+        model = page.agent.host.llm.name
+        stub = next(n for n in page.agent.tree.nodes.values() if n.parent is not None and n.llm_calls)
         old = stub.llm_calls[-1].answer
-        await select(pilot, app, stub.id)
-        await branch(pilot, app, "F")
-        asked = app.debug_screen.debugger.last_event
+        await page.select(stub.id)
+        await page.replaced("F")
+        asked = page.last_event
         assert isinstance(asked, ev.LLMRequested) and asked.node_id == stub.id
-        assert app.debug_screen.editor.node_id == stub.id and not app.debug_screen.editor.editor.read_only
-        assert app.debug_screen.editor.editor.text == old  # not "No expansion is awaited"
-        assert app.debug_screen.agent.host.llm.name == "human" and app.debug_screen.llm_control.restore_after.name == model
-        await command(pilot, app, "ctrl+s")
-        assert app.debug_screen.agent.host.llm.name == model  # the model answers the next stubs, not the person
-        await command(pilot, app, "c")
-        assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success
+        assert page.screen.editor.node_id == stub.id and not page.screen.editor.editor.read_only
+        assert page.editor_text == old  # not "No expansion is awaited"
+        assert page.agent.host.llm.name == "human" and page.screen.llm_control.restore_after.name == model
+        await page.command("ctrl+s")
+        assert page.agent.host.llm.name == model  # the model answers the next stubs, not the person
+        await page.step("continue")
+        assert page.finished is not None and page.finished.success
         sources = [r["source"] for r in json.loads("[" + ",".join(
-            (app.session_control.session.folder / "journal.jsonl").read_text().splitlines()) + "]")
+            (page.app.session_control.session.folder / "journal.jsonl").read_text().splitlines()) + "]")
             if r["type"] == "answer"]
         assert "human" in sources and sources[-1] != "human"
 
@@ -139,10 +132,10 @@ LOOP = (
 )
 
 
-def detail_text(app) -> str:
+def detail_text(page: ConsolePage) -> str:
     from recode_tui.console.widgets.node_detail import NodeDetail
 
-    body = app.debug_screen.query_one(NodeDetail).query_one("#detail-body")
+    body = page.screen.query_one(NodeDetail).query_one("#detail-body")
     return "\n".join(strip.text for strip in body.render_lines(body.region.reset_offset))
 
 
@@ -158,10 +151,10 @@ async def test_the_running_line_moves_between_the_actions_of_a_loop() -> None:
             if isinstance(event, ev.ActionSent):
                 assert page.screen.tree_view.cursor_node.data == event.node_id
                 lines.append(event.line)
-                assert f"running line {event.line}" in detail_text(page.app)
+                assert f"running line {event.line}" in detail_text(page)
         assert lines == [2, 3, 2, 3]
         await page.step("over")  # the node ends: no mark
-        assert "running line" not in detail_text(page.app)
+        assert "running line" not in detail_text(page)
 
 
 class GatedLLM:
@@ -184,13 +177,11 @@ class GatedLLM:
 
 async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
     llm = GatedLLM()
-    app = toy_app(llm, breakpoints=[])
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        status = app.debug_screen.query_one("#status")
-        await pilot.press("c")
+    async with toy_console(llm, breakpoints=[]) as page:
+        pilot = page.pilot
+        await page.press("c")
         def seconds() -> int:  # the clock the status line shows (0 while it shows none)
-            shown = re.search(r"slowmodel is answering n0… (\d+) s", str(status.text))
+            shown = re.search(r"slowmodel is answering n0… (\d+) s", page.status())
             return int(shown.group(1)) if shown else 0
 
         # a loaded machine may draw 0 s then 2 s: the clock must show and move on, whichever second it shows
@@ -198,7 +189,7 @@ async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
         first = seconds()
         await wait_for(pilot, lambda: seconds() > first, what="the clock moving on")
         llm.gate.set()
-        await wait_for(pilot, lambda: "is answering" not in status.text, what="the clock gone after the answer")
+        await wait_for(pilot, lambda: "is answering" not in page.status(), what="the clock gone after the answer")
 
 
 class TwiceGatedLLM(GatedLLM):
@@ -213,22 +204,20 @@ class TwiceGatedLLM(GatedLLM):
 
 async def test_the_model_clock_starts_again_when_the_proposal_is_regenerated() -> None:
     llm = TwiceGatedLLM()
-    app = toy_app(llm, review=True, breakpoints=[])
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        status = app.debug_screen.query_one("#status")
-        await pilot.press("c")
-        await wait_for(pilot, lambda: "slowmodel is answering n0… 2 s" in status.text, what="the first call at 2 s")
+    async with toy_console(llm, review=True, breakpoints=[]) as page:
+        pilot = page.pilot
+        await page.press("c")
+        await wait_for(pilot, lambda: "slowmodel is answering n0… 2 s" in page.status(), what="the first call at 2 s")
         llm.gate.set()
-        await wait_for(pilot, lambda: app.debug_screen.llm_control.reviewing is not None, what="the proposal")
+        await page.reached("reviewing")
         llm.gate.clear()  # the second answer waits
         pressed = time.monotonic()
-        await pilot.press("ctrl+g")
+        await page.press("ctrl+g")
 
         def counts_from_the_press() -> bool:
             # A clock started again shows at most the time since ctrl+g (a second for rounding); the
             # first call's clock would show 2 s more. Read as a state, so a slow machine's ticks do not matter.
-            shown = re.search(r"is answering n0… (\d+) s", str(status.text))
+            shown = re.search(r"is answering n0… (\d+) s", page.status())
             return shown is not None and int(shown.group(1)) <= time.monotonic() - pressed + 1
 
         await wait_for(pilot, counts_from_the_press, what="the clock from 0 after ctrl+g")
@@ -240,20 +229,19 @@ async def test_compare_offers_one_key_per_answer_column() -> None:
 
     from recode_tui.console.workspace.compare import CompareScreen
 
-    from .test_workspace import open_workspace, scripted
+    from .test_workspace import open_workspace_page, scripted
 
-    app = toy_app(scripted())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        await command(pilot, app, "n")
-        await select_node(pilot, app, "n0")
-        ws = await open_workspace(pilot, app)
+    async with toy_console(scripted()) as page:
+        await page.step("continue")
+        await page.step("next")
+        await select_node(page.pilot, page.app, "n0")
+        ws = await open_workspace_page(page)
         ws.query_one("#ws-llms", Input).value = "human"
-        await pilot.press("ctrl+r")
-        await worked(pilot, "reexpand")
-        assert isinstance(app.screen, CompareScreen)
-        offered = {key for key, b in app.screen.active_bindings.items() if b.binding.show and b.enabled}
+        await page.press("ctrl+r")
+        await page.worked("reexpand")
+        screen = page.app.screen
+        assert isinstance(screen, CompareScreen)
+        offered = {key for key, b in screen.active_bindings.items() if b.binding.show and b.enabled}
         assert {k for k in offered if k.startswith("f") and k[1:].isdigit()} == {"f1"}
 
 
@@ -280,7 +268,7 @@ async def test_the_node_pane_shows_what_a_stub_became() -> None:
         while not page.screen.agent.tree.root.children:
             await page.step("next")
         await page.select("n0")
-        text = detail_text(page.app)
+        text = detail_text(page)
         assert "expanded into" in text
         first = page.screen.agent.tree.root.children[0]
         assert f"{first.id} {first.code.splitlines()[0][:20]}" in text
@@ -294,20 +282,18 @@ async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_repla
         return ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
 
     app = build_app(console_options(TOY_GAME, breakpoints=[], sessions_dir=tmp_path), llm())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        while not isinstance(app.debug_screen.debugger.last_event, ev.ActionSent):
-            await command(pilot, app, "s")
-        assert await shell_line(pilot, app, "extra = place.upper()") == "changed extra"
-        assert app.debug_screen.variables.marks.get("extra") == "shell"
-        await command(pilot, app, "c")
-        assert (await app.debug_screen.agent.runner.evaluate("extra"))[1] == "DININGTABLE 1"
-        folder = app.session_control.session.folder
+    async with ConsolePage.open(app) as page:
+        while not isinstance(page.last_event, ev.ActionSent):
+            await page.step("step")
+        assert await shell_line(page, "extra = place.upper()") == "changed extra"
+        assert page.variables.marks.get("extra") == "shell"
+        await page.step("continue")
+        assert (await page.agent.runner.evaluate("extra"))[1] == "DININGTABLE 1"
+        folder = page.app.session_control.session.folder
     app = build_app(console_options(TOY_GAME, sessions_dir=tmp_path, resume=folder), llm())
-    async with app.run_test(size=SIZE) as pilot:
-        await session_opened(pilot, app)
-        assert app.debug_screen.debugger.done
-        assert (await app.debug_screen.agent.runner.evaluate("extra"))[1] == "DININGTABLE 1"
+    async with ConsolePage.open(app) as page:
+        assert page.state == "done"
+        assert (await page.agent.runner.evaluate("extra"))[1] == "DININGTABLE 1"
 
 
 async def test_help_lists_run_to_here_with_the_shell() -> None:

@@ -10,12 +10,9 @@ from pathlib import Path
 
 from agent.sessions.debug_settings import SETTINGS_FILE
 from agent.sessions.journal_read import read_journal
-from recode_tui.console.app import build_app
 
-from .helpers import SIZE, notifications
-from .page import toy_app
-from .test_fork_paths import resumed
-from .test_pilot import add_breakpoint
+from .helpers import notifications
+from .page import toy_console
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,15 +33,14 @@ async def test_an_eval_journal_opened_in_the_console_carries_on_in_a_copy(tmp_pa
     before = contents(out)
     sessions = tmp_path / "sessions"
 
-    app = toy_app(agent=toy_env.AGENT, sessions_dir=sessions, resume=journal)
-    async with app.run_test(size=SIZE) as pilot:
-        await resumed(pilot, app)
-        copy = app.session_control.session.folder
+    async with toy_console(agent=toy_env.AGENT, sessions_dir=sessions, resume=journal) as page:
+        assert not page.app.session_control.busy
+        copy = page.app.session_control.session.folder
         assert copy.parent == sessions
-        assert app.debug_screen.agent.host.finished is not None and app.debug_screen.agent.host.finished.success  # the eval's run, rebuilt
-        assert any("never written" in n.message for n in notifications(app))
-        await add_breakpoint(pilot, app, "action ^take")
-        await app.workers.wait_for_complete([w for w in app.workers if w.group == "settings"])  # its debug.json write
+        assert page.finished is not None and page.finished.success  # the eval's run, rebuilt
+        assert any("never written" in n.message for n in notifications(page.app))
+        await page.add_breakpoint("action ^take")
+        await page.work_done("settings")  # its debug.json write
         assert (copy / SETTINGS_FILE).is_file()
     assert contents(out) == before  # the eval's folder: not one byte changed, no debug.json
     header = read_journal(copy).header

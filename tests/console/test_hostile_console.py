@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import SIZE, command, next_stop, session_opened, stop_shown, wait_for, worked
-from .page import toy_app
+from .helpers import SIZE, next_stop, stop_shown, wait_for, worked
+from .page import ConsolePage, toy_app, toy_console
 
 
 async def set_in_time(event: threading.Event, what: str) -> None:
@@ -51,7 +51,6 @@ async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) ->
     from mockllm.scripted import ScriptEntry
     from recode_tui.console.app import RecodeApp
 
-    from .helpers import command, started, wait_for
 
     checking, go_on = threading.Event(), threading.Event()
     waited: list[bool] = []
@@ -65,18 +64,16 @@ async def test_keys_still_work_while_a_long_answer_is_being_checked(toy_game) ->
 
     llm = ScriptedLLM([ScriptEntry(answer="<think>t</think>\n<execute>\nrun('look')\n</execute>")])
     agent = Engine(make_env(toy_game), llm, ThreadRunner(), limits=Limits(max_retry=0), code_check=slow_check)
-    app = RecodeApp(agent, cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")  # to the breakpoint on every stub: the LLM is asked next
-        await pilot.press("c")
+    async with ConsolePage.open(RecodeApp(agent, cursor_blink=False)) as page:
+        await page.step("continue")  # to the breakpoint on every stub: the LLM is asked next
+        await page.press("c")
         await set_in_time(checking, "the answer check's start")
-        stop = next_stop(app)
-        await pilot.press("p")
-        assert app.debug_screen.reason.startswith("pausing after the current event")  # taken now, not after the check
+        stop = next_stop(page.app)
+        await page.press("p")
+        assert page.reason.startswith("pausing after the current event")  # taken now, not after the check
         go_on.set()
-        await stop_shown(pilot, stop)  # the pause
-        assert not app.debug_screen.driver.busy
+        await stop_shown(page.pilot, stop)  # the pause
+        assert not page.screen.driver.busy
     assert waited == [True]
 
 
@@ -102,7 +99,6 @@ async def test_typing_goes_on_while_the_live_check_judges_a_long_answer(toy_game
     from mockllm.human import HumanLLM
     from recode_tui.console.app import RecodeApp
 
-    from .helpers import command, started, wait_for
 
     checking, go_on = threading.Event(), threading.Event()
     calls: list[str] = []
@@ -119,21 +115,19 @@ async def test_typing_goes_on_while_the_live_check_judges_a_long_answer(toy_game
         return None
 
     agent = Engine(make_env(toy_game), HumanLLM(), ThreadRunner(), limits=Limits(max_retry=0), code_check=slow_check)
-    app = RecodeApp(agent, cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
-        assert app.debug_screen.editor.is_open
+    async with ConsolePage.open(RecodeApp(agent, cursor_blink=False)) as page:
+        await page.step("continue")
+        assert page.screen.editor.is_open
         opened = len(calls)  # opening the editor judges its (empty) draft at once
-        app.debug_screen.editor.editor.load_text("run('look')  # slow")
+        page.screen.editor.editor.load_text("run('look')  # slow")
         await set_in_time(checking, "the live check's start")
-        await pilot.press("end", "x")
-        assert app.debug_screen.editor.editor.text.endswith("# slowx")  # typed while the check was running
+        await page.press("end", "x")
+        assert page.editor_text.endswith("# slowx")  # typed while the check was running
         go_on.set()
-        app.debug_screen.editor.editor.load_text("run('look')")
-        await wait_for(pilot, lambda: app.debug_screen.editor.last_check is not None and app.debug_screen.editor.last_check.ok
-                       and calls.count("run('look')") >= 1, what="the check of the final text")
-        await command(pilot, app, "ctrl+s")  # the submitted answer's stop
+        page.screen.editor.editor.load_text("run('look')")  # not page.put_answer: its own check would run on the loop
+        await wait_for(page.pilot, lambda: page.check is not None and page.check.ok and calls.count("run('look')") >= 1,
+                       what="the check of the final text")
+        await page.command("ctrl+s")  # the submitted answer's stop
         # the live checks ran in a thread, submit took their verdict, the agent judged in its own thread
         assert calls[opened:].count("run('look')") >= 2 and not any(on_loop[opened:]), (calls, on_loop)
     assert held == [True]
@@ -195,12 +189,11 @@ def assert_no_terminal_control(output: str) -> None:
 
 @pytest.fixture
 def played_session(tmp_path, toy_env) -> Path:
-    """The toy put episode won by a scripted model (thoughts in its answers) through `recode-tui run`:
-    the session folder."""
-    import subprocess
-    import sys
-
+    """The toy put episode won by a scripted model (thoughts in its answers) through `recode-tui run`
+    (in-process): the session folder."""
     import yaml
+
+    from recode_tui.commands.cli import main
 
     from .test_pilot import FETCH, PLACE, SOLVE
 
@@ -209,10 +202,7 @@ def played_session(tmp_path, toy_env) -> Path:
                                                   {"stub": "fetch_vase(seen)", "answer": FETCH},
                                                   {"stub": "place_vase(obj)", "answer": PLACE}]}))
     sessions = tmp_path / "played"
-    done = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--llm", f"scripted:{script}", "--game",
-                           "toy:vase-1", "--quiet", "--sessions", str(sessions)], capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
+    assert main(["run", "--llm", f"scripted:{script}", "--game", "toy:vase-1", "--quiet", "--sessions", str(sessions)]) == 0
     return next(sessions.iterdir())
 
 
@@ -224,26 +214,22 @@ async def test_a_crafted_session_resumes_with_its_markup_and_escapes_shown_as_te
     from .helpers import notifications
 
     folder = hostile_session(played_session, tmp_path / "sessions" / played_session.name)
-    app = toy_app(sessions_dir=folder.parent, resume=folder)
-    async with app.run_test(size=SIZE) as pilot:
-        await session_opened(pilot, app)  # with the note on the session's LLM
+    async with toy_console(sessions_dir=folder.parent, resume=folder) as page:  # with the note on the session's LLM
+        app = page.app
         assert_no_terminal_control(terminal_output(app))
         note = next(n for n in notifications(app) if "cannot be used" in n.message)
         assert hostile("llm")[:40] in note.message
         assert not any(n.markup for n in notifications(app))  # every toast shows its text as text, links and all
-        tree = app.debug_screen.tree_view
-        tree.focus()
-        thoughtful = [node.id for node in app.debug_screen.agent.tree.nodes.values() if node.thought]
+        thoughtful = [node.id for node in page.agent.tree.nodes.values() if node.thought]
         assert len(thoughtful) == 2
         for node in thoughtful:  # nodes the model answered with a thought: their thoughts in the node pane
-            tree.move_cursor(tree.item(node))
-            await pilot.pause()
+            await page.select(node)
             output = terminal_output(app)
             assert_no_terminal_control(output)
             assert shown(hostile("thought"))[:40] in output
         for key in ("r", "e", "O", "B"):  # the lower panes: prompt, expansion, observation, breakpoints
-            await pilot.press(key)
-            await pilot.pause()
+            await page.press(key)
+            await page.pilot.pause()
             assert_no_terminal_control(terminal_output(app))
 
 
@@ -260,18 +246,14 @@ async def test_a_variable_the_models_code_sets_to_markup_is_shown_as_text(toy_ga
     from mockllm.scripted import ScriptEntry
     from recode_tui.console.app import RecodeApp
 
-    from .helpers import command, started
-
     value = "[/oops][@click=app.quit]x[/]"
     answer = f"<think>t</think>\n<execute>\nnote = {value!r}\nrun('look')\n</execute>"
     agent = Engine(make_env(toy_game), ScriptedLLM([ScriptEntry(answer=answer)]), ThreadRunner(),
                    limits=Limits(max_retry=0))
-    app = RecodeApp(agent, cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")  # to the breakpoint on the stub
-        await command(pilot, app, "c")  # its answer runs: `note` is bound
-        table = app.debug_screen.query_one("#vars-table", DataTable)
+    async with ConsolePage.open(RecodeApp(agent, cursor_blink=False)) as page:
+        await page.step("continue")  # to the breakpoint on the stub
+        await page.step("continue")  # its answer runs: `note` is bound
+        table = page.screen.query_one("#vars-table", DataTable)
         assert "note" in table.rows  # the stop is shown with the variables read at it
         assert table.get_cell("note", "value").plain.startswith("[/oops][@click=app.q")  # as written (cut to fit)
-        assert_no_terminal_control(terminal_output(app))
+        assert_no_terminal_control(terminal_output(page.app))

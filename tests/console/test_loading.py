@@ -12,10 +12,9 @@ import threading
 import pytest
 
 from recode_tui.console.run.run_state import RunState
-from recode_tui.console.widgets.status_bar import StatusBar
 
-from .helpers import SIZE, command, notifications, started
-from .page import TOY_GAME, in_process, toy_app
+from .helpers import SIZE, notifications
+from .page import TOY_GAME, ConsolePage, in_process, toy_app
 from tests.settings import console_options
 
 
@@ -46,21 +45,21 @@ async def test_the_frame_says_loading_and_stepping_keys_wait_for_the_run() -> No
     app = toy_app()
     gate = gate_reset(app)
     async with app.run_test(size=SIZE) as pilot:
+        page = ConsolePage(pilot)
         await pilot.pause()  # the first frame is drawn: the autostarted step (the game's reset) is under way
-        assert app.debug_screen.driver.busy
-        status = app.query_one(StatusBar)
-        assert "loading" in str(status.render()) and app.debug_screen.run_state is RunState.STARTING
+        assert page.screen.driver.busy
+        assert "loading" in page.status() and page.state is RunState.STARTING
         for key in ("n", "s", "c"):  # a person who does not wait
             await pilot.press(key)
         await pilot.pause()
         said = [n.message for n in notifications(app)]
         assert sum("loading… the run is not ready yet" in m for m in said) == 3, said
-        assert not app.debug_screen.first_stop_shown.is_set() and app.debug_screen.agent.env.steps == 0 and len(app.debug_screen.agent.tree) == 1
+        assert not page.screen.first_stop_shown.is_set() and page.steps == 0 and len(page.agent.tree) == 1
         gate.set()
-        await started(pilot, app)  # the first stop: the task, the run paused at the root
-        assert app.debug_screen.run_state is not RunState.STARTING and "loading" not in str(status.render())
-        assert app.debug_screen.agent.env.steps == 0  # none of the keys pressed while loading acted
-        await command(pilot, app, "n")  # now the same key steps the run
+        await page.started()  # the first stop: the task, the run paused at the root
+        assert page.state is not RunState.STARTING and "loading" not in page.status()
+        assert page.steps == 0  # none of the keys pressed while loading acted
+        await page.step("next")  # now the same key steps the run
 
 
 # ---- the frame before the run exists (`recode-tui tui` on a terminal: `RecodeApp(loader=...)`)
@@ -104,11 +103,12 @@ async def test_the_first_frame_comes_before_the_run_is_built_and_the_run_replace
         gate.set()
         await load_done(app)
         assert app.loaded
-        await started(pilot, app)
-        assert not isinstance(app.screen, LoadingScreen) and app.debug_screen.agent is built[0].agent
+        page = ConsolePage(pilot)
+        await page.started()
+        assert not isinstance(app.screen, LoadingScreen) and page.agent is built[0].agent
         assert app.session_control is not None and app.session_control.session is not None  # journaled
         assert app.resume_hint().startswith("recode-tui tui --resume ")
-        await command(pilot, app, "n")  # a step of the loaded run
+        await page.step("next")  # a step of the loaded run
 
 
 async def test_an_error_while_loading_ends_the_app_and_is_kept_for_the_command_line() -> None:

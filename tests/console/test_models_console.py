@@ -25,12 +25,10 @@ from recode_tui.console.widgets.node_detail import NodeDetail
 from recode_tui.console.widgets.status_bar import short_label
 from textual.widgets import Input
 
-from recode_tui.console.app import build_app
 from recode_tui.console.run.run_state import RunState
-from tests.settings import console_options
 
-from .helpers import next_stop, state_entered
-from .page import TOY_GAME, ConsolePage, toy_app
+from .helpers import next_stop
+from .page import TOY_GAME, ConsolePage, alfworld_app, toy_app
 
 
 @pytest.fixture(autouse=True)
@@ -80,15 +78,16 @@ def review_app(tmp_path: Path, server: OpenAICompatibleServer):
     return app
 
 
-async def proposal_shown(pilot, app, round_: int = 1) -> None:
-    await state_entered(pilot, app, RunState.REVIEWING)
-    control = app.debug_screen.llm_control
-    assert control.reviewing is not None and control.reviewing.round == round_ and app.debug_screen.editor.is_open
+async def proposal_shown(page: ConsolePage, round_: int = 1) -> None:
+    """The model's proposal (of review round `round_`) on show in the open editor."""
+    await page.reached(RunState.REVIEWING)
+    control = page.screen.llm_control
+    assert control.reviewing is not None and control.reviewing.round == round_ and page.screen.editor.is_open
 
 
-async def run_to_the_end(pilot, app) -> None:
-    await state_entered(pilot, app, RunState.DONE)
-    assert app.debug_screen.agent.host.done and app.debug_screen.agent.host.finished.success, app.debug_screen.agent.host.finished.reason
+async def run_to_the_end(page: ConsolePage) -> None:
+    await page.reached(RunState.DONE)
+    assert page.agent.host.done and page.finished.success, page.finished.reason
 
 
 async def test_review_accept_applies_the_proposal_as_is(tmp_path: Path) -> None:
@@ -97,12 +96,12 @@ async def test_review_accept_applies_the_proposal_as_is(tmp_path: Path) -> None:
         async with ConsolePage.open(app) as page:
             assert "LLM review:profile:local" in page.status()
             await page.press("c")
-            await proposal_shown(page.pilot, page.app)
+            await proposal_shown(page)
             assert page.editor_text == GOOD and page.screen.review_bar.display
             assert page.state == "reviewing"
             assert not page.agent.tree.root.children  # nothing applied before the decision
             await page.press("ctrl+s")
-            await run_to_the_end(page.pilot, page.app)
+            await run_to_the_end(page)
     root = page.agent.tree.root
     assert root.llm_calls[-1].source == "model" and root.llm_calls[-1].answer == GOOD
     [record] = journal_answers(tmp_path / "session")
@@ -114,13 +113,13 @@ async def test_review_edit_then_accept_records_both_texts(tmp_path: Path) -> Non
         app = review_app(tmp_path, server)
         async with ConsolePage.open(app) as page:
             await page.press("c")
-            await proposal_shown(page.pilot, page.app)
+            await proposal_shown(page)
             assert page.app.focused is not page.screen.editor.editor  # a proposal never takes the focus
             await page.press("e")
             page.screen.editor.editor.cursor_location = (0, len("<think>"))
             await page.type("Checked by a person. ")
             await page.press("ctrl+s")
-            await run_to_the_end(page.pilot, page.app)
+            await run_to_the_end(page)
     edited = GOOD.replace("<think>", "<think>Checked by a person. ", 1)
     root = page.agent.tree.root
     assert root.thought == "Checked by a person. The vase is on the dining table."
@@ -134,14 +133,14 @@ async def test_review_regenerate_asks_the_model_again_and_counts_both_calls(tmp_
         app = review_app(tmp_path, server)
         async with ConsolePage.open(app) as page:
             await page.press("c")
-            await proposal_shown(page.pilot, page.app)
+            await proposal_shown(page)
             assert page.editor_text == WANDER
             await page.press("ctrl+g")
-            await proposal_shown(page.pilot, page.app, round_=2)
+            await proposal_shown(page, round_=2)
             assert page.editor_text == GOOD
             assert "round 2" in str(page.screen.query_one("#review-info").render())
             await page.press("ctrl+s")
-            await run_to_the_end(page.pilot, page.app)
+            await run_to_the_end(page)
     assert len(server.calls) == 2
     [record] = journal_answers(tmp_path / "session")  # one decision, one record
     assert record["source"] == "model" and record["answer"] == GOOD and record["proposed"] == GOOD
@@ -154,13 +153,13 @@ async def test_review_reject_then_type_your_own(tmp_path: Path) -> None:
         app = review_app(tmp_path, server)
         async with ConsolePage.open(app) as page:
             await page.press("c")
-            await proposal_shown(page.pilot, page.app)
+            await proposal_shown(page)
             await page.press("ctrl+o")
             assert "<execute>\n\n</execute>" in page.editor_text  # the skeleton
             assert "rejected" in str(page.screen.query_one("#review-info").render())
             await page.type(TYPED)
             await page.press("ctrl+s")
-            await run_to_the_end(page.pilot, page.app)
+            await run_to_the_end(page)
     [record] = journal_answers(tmp_path / "session")
     assert record["source"] == "human" and record["proposed"] == WANDER
     assert TYPED in record["answer"] and "garbagecan" not in record["answer"]
@@ -242,11 +241,11 @@ async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_t
             assert f"#1 expand by model: tokens {first.prompt_tokens}+{first.completion_tokens} · ${own:.4f}" in detail
 
 
-@pytest.mark.heavy  # the demo model plays ALFWorld's bundled games only
+@pytest.mark.heavy  # the demo model plays ALFWorld's bundled games only (node code in-process)
 @pytest.mark.parametrize("spec", ["human", "demo"])
 async def test_switching_at_a_stub_opens_or_closes_the_editor(spec: str) -> None:
     start = "demo" if spec == "human" else "human"
-    app = build_app(console_options("put-01", start))  # every-stub breakpoint on
+    app = alfworld_app(start)  # every-stub breakpoint on
     async with ConsolePage.open(app) as page:
         await page.command("c")
         assert isinstance(page.last_event, ev.LLMRequested)

@@ -6,23 +6,22 @@ from __future__ import annotations
 from textual.widgets import Input, TextArea
 
 from recode_tui.console.workspace.compare import CompareScreen
-from .helpers import SIZE, command, started, wait_for, worked
-from .page import toy_app
-from .test_workspace import open_workspace, scripted
+from .helpers import wait_for
+from .page import toy_console
+from .test_workspace import open_workspace_page, scripted
 
 # The code sits outside <execute>: the execute section is empty, so the answer skips the root.
 OUTSIDE = "<think>look first</think>\nrun('look')\n<execute>\n\n</execute>\n"
 
 
 async def test_an_empty_root_answer_in_the_workspace_person_column_asks_to_confirm_as_the_editor_does(toy_env) -> None:
-    app = toy_app(scripted())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")  # stopped at the root's expansion
-        ws = await open_workspace(pilot, app)
+    async with toy_console(scripted()) as page:
+        app, pilot = page.app, page.pilot
+        await page.step("continue")  # stopped at the root's expansion
+        ws = await open_workspace_page(page)
         ws.query_one("#ws-llms", Input).value = "human"
-        await pilot.press("ctrl+r")
-        await worked(pilot, "reexpand")
+        await page.press("ctrl+r")
+        await page.worked("reexpand")
         assert isinstance(app.screen, CompareScreen)  # the comparison
         cmp = app.screen
         person = cmp.query_one("#cmp-text-1", TextArea)
@@ -37,7 +36,7 @@ async def test_an_empty_root_answer_in_the_workspace_person_column_asks_to_confi
         await pilot.press("f1")
         assert "press F1 again to skip the whole task" in str(title.render())  # the confirmation
         assert app.screen is cmp  # nothing applied yet
-        root = app.debug_screen.agent.tree.root
+        root = page.agent.tree.root
         assert not root.llm_calls or not root.llm_calls[-1].accepted
         await pilot.press("f1")  # the same key again: applied, as ctrl+s twice in the main editor
         await pilot.pause()

@@ -1,10 +1,14 @@
 """The console driven like a person: keys, the editor, breakpoints (App.run_test + Pilot).
 
 On the toy world (tests/toyenv) with node code run in-process (tests/console/page.py): what these
-tests check is the console's, not ALFWorld's or the sandbox's.
+tests check is the console's, not ALFWorld's or the sandbox's. Tests that only read one stop share its
+console (the `page` fixture: one boot per named stop); a test that changes the run boots its own.
 """
 
 from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from typing import AsyncIterator
 
 import pytest
 from textual.widgets import DataTable, Input
@@ -12,14 +16,11 @@ from textual.widgets import DataTable, Input
 from agent.runtime import events as ev
 from agent.runtime.tree import NodeStatus
 from mockllm.scripted import ScriptedLLM, ScriptEntry
-from recode_tui.console.app import build_app
 from recode_tui.console.screens.debug_screen import DebugScreen
 from recode_tui.console.widgets.answer_editor import AnswerEditor
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
-from .helpers import type_text
-from .page import ConsolePage, toy_console
-from tests.settings import console_options
+from .page import ConsolePage, Stops, at, shared_consoles, toy_console
 
 # toy:vase-1: "put a vase in sidetable."; the vase is on diningtable 1.
 PUT_PLAN = (
@@ -57,24 +58,9 @@ def nested_model() -> ScriptedLLM:
                         ScriptEntry(FETCH, stub="fetch_vase(seen)"), ScriptEntry(PLACE, stub="place_vase(obj)")])
 
 
-@pytest.fixture(autouse=True)
-def toy(toy_env):
-    return toy_env
-
-
-def demo_app(**kwargs):
-    """The console on ALFWorld's put-01 playing the bundled demo, no breakpoint set (other files' tests)."""
-    return build_app(console_options("put-01", "demo", breakpoints=[], **kwargs))
-
-
-async def add_breakpoint(pilot, app, spec: str) -> None:
-    """Type a breakpoint in the breakpoint box, then give the tree the keys again (other files' tests)."""
-    await pilot.press("B")
-    app.debug_screen.query_one("#bp-input", Input).focus()
-    await type_text(pilot, spec)
-    await pilot.press("enter")
-    await pilot.pause()
-    app.debug_screen.tree_view.focus()
+@pytest.fixture(scope="module", autouse=True)
+def toy(toy_module):
+    return toy_module
 
 
 def model_console(**options):
@@ -82,9 +68,23 @@ def model_console(**options):
     return toy_console(nested_model(), breakpoints=[], **options)
 
 
-async def test_the_first_stop_shows_the_task() -> None:
-    async with toy_console() as page:
-        assert "TASK put a vase in sidetable." in page.log()
+@asynccontextmanager
+async def model_stopped_by(breakpoint: str) -> AsyncIterator[ConsolePage]:
+    """The nested model's console with `breakpoint` typed in the box, continued to its first hit."""
+    async with model_console() as page:
+        await page.add_breakpoint(breakpoint)
+        await page.step("continue")
+        yield page
+
+
+STOPS: Stops = {
+    "first stop": toy_console,  # a person's run at its first stop: the task shown
+    "stub place_vase": lambda: model_stopped_by("stub place_vase"),
+    "depth 2": lambda: model_stopped_by("depth 2"),
+}
+
+
+page = shared_consoles(STOPS)  # the console at each of STOPS, for the tests at the end of this file
 
 
 async def test_continue_opens_the_editor_on_the_root_prompt() -> None:
@@ -177,38 +177,6 @@ async def test_a_refused_expansion_once_fixed_is_accepted() -> None:
         assert page.tree()[1:] == [' · run("look")', ' · find_vase()']
 
 
-async def add_breakpoint_typed(page: ConsolePage, spec: str) -> None:
-    await page.press("B")
-    page.screen.query_one("#bp-input", Input).focus()
-    await page.type(spec)
-    await page.press("enter")
-    page.screen.tree_view.focus()
-
-
-async def test_stop_at_a_stub_name_breakpoint() -> None:
-    async with model_console() as page:
-        await add_breakpoint_typed(page, "stub place_vase")
-        assert page.screen.debugger.breakpoints[0].value == "place_vase"
-        await page.step("continue")
-        event = page.screen.debugger.last_event
-        assert isinstance(event, ev.LLMRequested)
-        assert page.screen.agent.tree.nodes[event.node_id].code == "place_vase(obj)"
-        assert page.reason == "breakpoint 1: stub `place_vase` — place_vase"
-        assert page.state == "paused"
-        table = page.screen.query_one("#bp-table", DataTable)
-        assert table.get_row_at(0)[-1] == "1"  # hit count
-
-
-async def test_a_stub_stopped_at_is_the_tree_s_current_node_its_path_open() -> None:
-    async with model_console() as page:
-        await add_breakpoint_typed(page, "stub place_vase")
-        await page.step("continue")
-        event = page.screen.debugger.last_event
-        item = page.screen.tree_view.item(event.node_id)
-        assert page.screen.tree_view.cursor_node is item
-        assert "▸◆ place_vase(obj)" in page.tree()  # the current node, a stub
-
-
 async def test_b_sets_a_breakpoint_on_the_selected_stub() -> None:
     async with model_console() as page:
         await page.press("b")
@@ -228,7 +196,7 @@ async def test_b_again_takes_the_breakpoint_away() -> None:
 
 async def test_stop_at_an_action_regex_breakpoint_before_its_observation() -> None:
     async with model_console() as page:
-        await add_breakpoint_typed(page, r"action ^take\b")
+        await page.add_breakpoint(r"action ^take\b")
         await page.step("continue")
         event = page.screen.debugger.last_event
         assert isinstance(event, ev.ActionSent) and event.action == "take vase 1 from diningtable 1"
@@ -276,24 +244,9 @@ async def test_step_into_stops_between_the_actions_of_a_loop() -> None:
         assert page.screen.agent.tree.nodes["n1"].status is NodeStatus.RUNNING
 
 
-async def test_variables_pane_marks_what_the_run_bound_since_the_last_stop() -> None:
-    async with model_console() as page:
-        pane = page.screen.variables
-        assert pane.marks == {"instruction": "new", "observation": "new"}
-        await add_breakpoint_typed(page, "depth 2")
-        await page.step("continue")
-        marked = set(pane.marks)
-        assert {"seen", "place"} <= marked
-        assert "instruction" not in marked
-        table = page.screen.query_one("#vars-table", DataTable)
-        assert table.get_cell("seen", "mark").plain in {"+", "●"}
-        assert table.get_cell("instruction", "mark").plain == " "
-        assert table.get_cell("seen", "type").plain == "list[str]"
-
-
 async def test_stepping_over_a_node_marks_only_what_its_subtree_bound() -> None:
     async with model_console() as page:
-        await add_breakpoint_typed(page, "depth 2")
+        await page.add_breakpoint("depth 2")
         await page.step("continue")
         page.screen.debugger.toggle_breakpoint(1)
         await page.step("over")
@@ -301,34 +254,9 @@ async def test_stepping_over_a_node_marks_only_what_its_subtree_bound() -> None:
         assert "seen" not in page.screen.variables.marks and "place" not in page.screen.variables.marks
 
 
-async def test_selecting_a_variable_shows_its_full_value() -> None:
-    async with model_console() as page:
-        await add_breakpoint_typed(page, "depth 2")
-        await page.step("continue")
-        table = page.screen.query_one("#vars-table", DataTable)
-        table.focus()
-        table.move_cursor(row=table.get_row_index("seen"))
-        await page.worked("full-value")  # the pane reads the value from the runner in a worker
-        assert page.screen.variables.full_text.startswith("['You arrive at coffeetable 1")
-
-
-async def test_help_lists_every_binding_with_its_id() -> None:
-    async with toy_console() as page:
-        await page.press("question_mark")
-        from recode_tui.console.screens.help_screen import HelpScreen
-
-        assert isinstance(page.app.screen, HelpScreen)
-        ids = {row[2] for row in page.app.screen.rows}
-        for binding in DebugScreen.BINDINGS + BreakpointsPane.BINDINGS + AnswerEditor.BINDINGS:
-            assert binding.id in ids
-        assert ("n", "Next", "step.next") in page.app.screen.rows
-        await page.press("escape")
-        assert not isinstance(page.app.screen, HelpScreen)
-
-
 async def test_a_changes_breakpoint_stops_when_the_value_moves_and_says_from_what_to_what() -> None:
     async with model_console() as page:
-        await add_breakpoint_typed(page, "changes len(seen)")
+        await page.add_breakpoint("changes len(seen)")
         assert page.screen.debugger.breakpoints[0].describe() == "`len(seen)` changes"
         await page.step("continue")
         assert page.reason.startswith("breakpoint 1: `len(seen)` changes — <NameError: name 'seen' is not defined> → 0"), page.reason
@@ -348,7 +276,7 @@ async def test_a_breakpoint_added_in_the_box_goes_back_to_the_list() -> None:
 
 async def test_esc_in_the_breakpoint_add_box_goes_back_to_the_list_so_keys_step_again() -> None:
     async with model_console() as page:
-        await add_breakpoint_typed(page, "depth 2")
+        await page.add_breakpoint("depth 2")
         page.screen.query_one("#bp-table", DataTable).focus()
         await page.press("a")
         await page.type("dep")
@@ -357,3 +285,71 @@ async def test_esc_in_the_breakpoint_add_box_goes_back_to_the_list_so_keys_step_
         assert page.app.focused is page.screen.query_one("#bp-table", DataTable)
         await page.step("continue")  # a step key again, not a letter typed into the box
         assert page.reason.startswith("breakpoint 1: depth >= 2")
+
+
+# -- tests that read a shared console (the `page` fixture); last, so each console closes as its tests end
+
+
+@at("first stop")
+async def test_the_first_stop_shows_the_task(page: ConsolePage) -> None:
+    assert "TASK put a vase in sidetable." in page.log()
+
+
+@at("first stop")
+async def test_the_variables_pane_marks_the_task_s_variables_new_at_the_first_stop(page: ConsolePage) -> None:
+    assert page.screen.variables.marks == {"instruction": "new", "observation": "new"}
+
+
+@at("first stop")
+async def test_help_lists_every_binding_with_its_id(page: ConsolePage) -> None:
+    await page.press("question_mark")
+    from recode_tui.console.screens.help_screen import HelpScreen
+
+    assert isinstance(page.app.screen, HelpScreen)
+    ids = {row[2] for row in page.app.screen.rows}
+    for binding in DebugScreen.BINDINGS + BreakpointsPane.BINDINGS + AnswerEditor.BINDINGS:
+        assert binding.id in ids
+    assert ("n", "Next", "step.next") in page.app.screen.rows
+    await page.press("escape")
+    assert not isinstance(page.app.screen, HelpScreen)
+
+
+@at("stub place_vase")
+async def test_stop_at_a_stub_name_breakpoint(page: ConsolePage) -> None:
+    assert page.screen.debugger.breakpoints[0].value == "place_vase"
+    event = page.screen.debugger.last_event
+    assert isinstance(event, ev.LLMRequested)
+    assert page.screen.agent.tree.nodes[event.node_id].code == "place_vase(obj)"
+    assert page.reason == "breakpoint 1: stub `place_vase` — place_vase"
+    assert page.state == "paused"
+    table = page.screen.query_one("#bp-table", DataTable)
+    assert table.get_row_at(0)[-1] == "1"  # hit count
+
+
+@at("stub place_vase")
+async def test_a_stub_stopped_at_is_the_tree_s_current_node_its_path_open(page: ConsolePage) -> None:
+    event = page.screen.debugger.last_event
+    item = page.screen.tree_view.item(event.node_id)
+    assert page.screen.tree_view.cursor_node is item
+    assert "▸◆ place_vase(obj)" in page.tree()  # the current node, a stub
+
+
+@at("depth 2")
+async def test_variables_pane_marks_what_the_run_bound_since_the_last_stop(page: ConsolePage) -> None:
+    pane = page.screen.variables
+    marked = set(pane.marks)
+    assert {"seen", "place"} <= marked
+    assert "instruction" not in marked
+    table = page.screen.query_one("#vars-table", DataTable)
+    assert table.get_cell("seen", "mark").plain in {"+", "●"}
+    assert table.get_cell("instruction", "mark").plain == " "
+    assert table.get_cell("seen", "type").plain == "list[str]"
+
+
+@at("depth 2")
+async def test_selecting_a_variable_shows_its_full_value(page: ConsolePage) -> None:
+    table = page.screen.query_one("#vars-table", DataTable)
+    table.focus()
+    table.move_cursor(row=table.get_row_index("seen"))
+    await page.worked("full-value")  # the pane reads the value from the runner in a worker
+    assert page.screen.variables.full_text.startswith("['You arrive at coffeetable 1")

@@ -20,7 +20,7 @@ from recode_tui.console.widgets.agent_view import AgentViewPane
 from tests.envs.webshop_helpers import webshop_module  # noqa: F401 - the fixture
 
 from .page import ConsolePage, toy_app
-from .test_agent_answers_console import answer, submit_once, until_call
+from .test_agent_answers_console import submit_once, until_call
 
 SMALL = (80, 24)
 
@@ -52,10 +52,10 @@ async def test_the_first_screen_shows_the_whole_task_and_no_recode_skeleton(webs
 async def test_the_observation_tab_holds_the_results_page_whole_and_z_gives_it_the_screen(webshop_module, tmp_path) -> None:
     async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as shown:
         pilot, app = shown.pilot, shown.app
-        await until_call(pilot, app, "act")
-        assert (await answer(pilot, app, "Thought: search\nAction: search[color safe paraben free shampoo 16 fl oz]")).ok
-        await submit_once(pilot, app)
-        await until_call(pilot, app, "act")
+        await until_call(shown, "act")
+        assert (await shown.put_answer("Thought: search\nAction: search[color safe paraben free shampoo 16 fl oz]")).ok
+        await submit_once(shown)
+        await until_call(shown, "act")
         await pilot.press("escape", "O", "z")
         view = shown.screen.observation_view
         assert app.focused is view and shown.screen.maximized is not None  # zoomed
@@ -83,13 +83,13 @@ async def test_a_shell_value_is_shown_whole_in_a_box_that_scrolls(toy_env) -> No
 async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop_module, tmp_path) -> None:
     async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as page:
         pilot, app = page.pilot, page.app
-        await until_call(pilot, app, "act")
-        assert (await answer(pilot, app, "Thought: search\nAction: search[color safe paraben free shampoo 16 fl oz]")).ok
-        await submit_once(pilot, app)
-        await until_call(pilot, app, "act")
-        assert (await answer(pilot, app, "Thought: open it\nAction: click[b01dqcju2k]")).ok
-        await submit_once(pilot, app)
-        await until_call(pilot, app, "act")
+        await until_call(page, "act")
+        assert (await page.put_answer("Thought: search\nAction: search[color safe paraben free shampoo 16 fl oz]")).ok
+        await submit_once(page)
+        await until_call(page, "act")
+        assert (await page.put_answer("Thought: open it\nAction: click[b01dqcju2k]")).ok
+        await submit_once(page)
+        await until_call(page, "act")
         results = page.screen.agent.turns[0].observation
         await pilot.press("escape", "a")
         pane = page.screen.query_one(AgentViewPane)

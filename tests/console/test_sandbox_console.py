@@ -1,4 +1,6 @@
-"""The sandbox in the console: timeouts, interrupts, refusals, the TRUSTED badge (the real sandbox worker)."""
+"""The sandbox in the console: timeouts, interrupts, refusals, the TRUSTED badge (the real sandbox worker).
+
+On the toy world (tests/toyenv): the worker is what these tests are about, not ALFWorld."""
 
 from __future__ import annotations
 
@@ -15,10 +17,11 @@ from recode_tui.console.app import build_app
 from recode_tui.console.widgets.node_detail import NodeDetail
 
 from .helpers import wait_for
-from .page import ConsolePage
+from .page import TOY_GAME, ConsolePage
 from tests.settings import console_options
 
-pytestmark = pytest.mark.heavy  # the sandbox's worker process is what these tests are about
+pytestmark = [pytest.mark.heavy,  # the sandbox's worker process is what these tests are about
+              pytest.mark.usefixtures("toy_env")]
 
 PUT_PLAN = (
     'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\n'
@@ -41,7 +44,7 @@ async def select(page: ConsolePage, node_id: str) -> None:
 
 
 async def test_a_typed_infinite_loop_times_out_and_the_run_goes_on() -> None:
-    app = build_app(console_options(breakpoints=[], node_timeout=2.0))  # room for a loaded machine
+    app = build_app(console_options(TOY_GAME, breakpoints=[], node_timeout=2.0))  # room for a loaded machine
     async with ConsolePage.open(app) as page:
         await page.step("continue")
         await page.answer(SPIN)
@@ -66,7 +69,7 @@ CATCHES_INTERRUPT = "while True:\n    try:\n        n = 1\n    except KeyboardIn
 
 @pytest.mark.parametrize("code", ["while True:\n    pass", CATCHES_INTERRUPT], ids=["plain", "catches"])
 async def test_interrupt_stops_a_long_running_node(code: str) -> None:
-    app = build_app(console_options(breakpoints=[], node_timeout=60.0))
+    app = build_app(console_options(TOY_GAME, breakpoints=[], node_timeout=60.0))
     async with ConsolePage.open(app) as page:
         await page.step("continue")
         await page.answer(code)
@@ -86,7 +89,7 @@ async def test_interrupt_stops_a_long_running_node(code: str) -> None:
 
 
 async def test_a_forbidden_call_is_refused_in_the_editor_before_submit() -> None:
-    async with ConsolePage.open(build_app(console_options(breakpoints=[]))) as page:
+    async with ConsolePage.open(build_app(console_options(TOY_GAME, breakpoints=[]))) as page:
         assert "TRUSTED" not in page.screen.query_one("#status").text
         await page.step("continue")
         await page.type(READ_SECRETS)
@@ -102,7 +105,7 @@ async def test_a_forbidden_call_is_refused_in_the_editor_before_submit() -> None
 
 
 async def test_a_trusted_run_takes_what_the_sandbox_refuses() -> None:
-    async with ConsolePage.open(build_app(console_options(breakpoints=[], trusted=True))) as page:
+    async with ConsolePage.open(build_app(console_options(TOY_GAME, breakpoints=[], trusted=True))) as page:
         assert page.screen.agent.runner.trusted
         assert "TRUSTED" in page.app.query_one("#status").text
         await page.step("continue")

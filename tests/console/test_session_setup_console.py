@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
+import shutil
 from pathlib import Path
 
 from agent.runtime import events as ev
@@ -37,7 +35,6 @@ from .test_models_console import GOOD, WANDER, answers, profiles_file, rendered
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
 
-ROOT = Path(__file__).resolve().parents[2]
 TOY = "toy:vase-1"
 
 
@@ -46,10 +43,20 @@ def toy(toy_env):
     return toy_env
 
 
-def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="", PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
-                          timeout=300, env=env, cwd=tmp_path)
+@pytest.fixture(scope="module")
+def won_toy(tmp_path_factory, toy_module) -> Path:
+    """vase-1 won by the gold model through `recode-tui run` (in-process), recorded once: its session folder."""
+    from recode_tui.commands.cli import main
+
+    sessions = tmp_path_factory.mktemp("won") / "sessions"
+    assert main(["run", "--game", TOY, "--llm", "gold", "--quiet", "--sessions", str(sessions)]) == 0
+    (folder,) = sessions.iterdir()
+    return folder
+
+
+def won_copy(won_toy: Path, sessions: Path) -> Path:
+    """A copy of the won session in `sessions`, for one test to change."""
+    return Path(shutil.copytree(won_toy, sessions / won_toy.name))
 
 
 async def profile_session(tmp_path: Path, server: OpenAICompatibleServer) -> Path:
@@ -104,11 +111,9 @@ def corrupt(folder: Path, line: int) -> None:
     (folder / "journal.jsonl").write_text("".join(lines))
 
 
-async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(tmp_path: Path) -> None:
-    won = recode(tmp_path, "run", "--game", TOY, "--llm", "gold", "--quiet")
-    assert won.returncode == 0, won.stderr
+async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(tmp_path: Path, won_toy: Path) -> None:
     sessions = tmp_path / "sessions"
-    [folder] = list(sessions.iterdir())
+    folder = won_copy(won_toy, sessions)
     before = (folder / "journal.jsonl").read_bytes()
     corrupt(folder, 4)
     app = toy_app("gold", breakpoints=[], sessions_dir=sessions, resume=folder)
@@ -180,12 +185,11 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
     assert shown.person_seconds == answer["person_seconds"] and shown.seconds == answer["seconds"]
 
 
-async def test_the_sessions_list_shows_last_activity_and_u_keeps_unfinished_ones(tmp_path: Path) -> None:
+async def test_the_sessions_list_shows_last_activity_and_u_keeps_unfinished_ones(tmp_path: Path, won_toy: Path) -> None:
     from recode_tui.console.screens.sessions import SessionsScreen
 
-    won = recode(tmp_path, "run", "--game", TOY, "--llm", "gold", "--quiet")
-    assert won.returncode == 0, won.stderr
     sessions = tmp_path / "sessions"
+    won_copy(won_toy, sessions)
     async with ConsolePage.open(toy_app(game="toy:key-1", sessions_dir=sessions)) as page:  # this console: unfinished
         screen = await page.opened("S")
         assert isinstance(screen, SessionsScreen)

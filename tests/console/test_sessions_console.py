@@ -2,7 +2,7 @@
 
 On the toy world (tests/toyenv: "put a vase in sidetable.", the vase on diningtable 1) with node code
 in-process (tests/console/page.py): journals, branches and the sessions list are the console's.
-`play_to_n2`, `select` and `branch` drive an app directly, for other files' tests.
+`to_n2` plays to n2 for other files' tests.
 """
 
 from __future__ import annotations
@@ -11,25 +11,20 @@ import asyncio
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from agent.runtime import events as ev
 from agent.sessions.journal_read import read_journal
-from recode_tui.console.app import build_app
 from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.screens.sessions import SessionsScreen
 from recode_tui.console.viewers.tree_file import TreeFileApp, load_tree_file, meta_line
 from recode_tui.console.widgets.node_detail import NodeDetail
 
-from .helpers import SIZE, command, notifications, started, type_text, wait_for
+from .helpers import SIZE, notifications
 from .page import ConsolePage, toy_app
-from tests.settings import console_options
 
-ROOT = Path(__file__).resolve().parents[2]
 TAKE = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "vase 1"'
 
 
@@ -38,8 +33,8 @@ def toy(toy_env):
     return toy_env
 
 
-def status(app) -> str:
-    return app.debug_screen.query_one("#status").text
+def status(page: ConsolePage) -> str:
+    return page.status()
 
 
 async def to_n2(page: ConsolePage) -> None:
@@ -50,36 +45,6 @@ async def to_n2(page: ConsolePage) -> None:
     await page.answer(TAKE)
     await page.step("continue")
     assert page.screen.debugger.awaiting_human and page.screen.debugger.last_event.node_id == "n2"
-
-
-async def play_to_n2(pilot, app) -> None:
-    """put-01 by hand: n0 splits the task in two, n1 takes the vase; stop where n2 wants an answer."""
-    await started(pilot, app)
-    await command(pilot, app, "c")
-    await type_text(pilot, "take_vase()\nplace_vase()")
-    await command(pilot, app, "ctrl+s")
-    await command(pilot, app, "c")
-    await type_text(pilot, TAKE)
-    await command(pilot, app, "ctrl+s")
-    await command(pilot, app, "c")
-    assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.node_id == "n2"
-
-
-async def select(pilot, app, node_id: str) -> None:
-    tree = app.debug_screen.tree_view
-    tree.focus()
-    tree.move_cursor(tree.item(node_id))
-    await pilot.pause()
-
-
-async def branch(pilot, app, key: str) -> None:
-    """Press a branching key and wait until the console shows the new session."""
-    control = app.session_control
-    before, screen = control.session.folder, app.debug_screen
-    await pilot.press(key)
-    await wait_for(pilot, lambda: control.session.folder != before and app.debug_screen is not screen and app.debug_screen.first_stop_shown.is_set() and not control.busy,
-                   what=f"the branch after {key}")
-    await pilot.pause()
 
 
 async def test_rewind_makes_a_branch_and_keeps_the_old_session(tmp_path: Path) -> None:
@@ -98,7 +63,7 @@ async def test_rewind_makes_a_branch_and_keeps_the_old_session(tmp_path: Path) -
         last = page.screen.debugger.last_event
         assert isinstance(last, ev.NodeStarted) and last.node_id == "n1"
         assert page.screen.agent.env.steps == 0 and len(page.screen.agent.tree) == 3
-        assert f"↳ session {new.name}" in status(page.app)
+        assert f"↳ session {new.name}" in status(page)
         await page.step("continue")
         assert page.screen.debugger.awaiting_human and page.screen.debugger.last_event.node_id == "n1"
         await page.answer('run("go to diningtable 1")\nobj = "vase 1"')
@@ -151,7 +116,7 @@ async def test_both_branches_are_listed_and_enter_resumes_the_one_chosen(tmp_pat
         table = screen.query_one("#sessions-table")
         table.move_cursor(row=[r.session_id for r in screen.rows].index(old.name))
         await page.replaced("enter")
-        assert page.app.session_control.session.folder == old and "↻ session" in status(page.app)
+        assert page.app.session_control.session.folder == old and "↻ session" in status(page)
         assert page.screen.debugger.awaiting_human and page.screen.debugger.last_event.node_id == "n2"
 
 
@@ -162,7 +127,7 @@ async def test_a_journal_write_failure_is_shown_and_the_run_goes_on(tmp_path: Pa
         await page.step("continue")
         assert page.screen.agent.host.finished is not None and page.screen.agent.host.finished.success  # the run went on
         assert "No space left on device" in control.error  # said at the stop, not a timer's tick later
-        assert "✗ journal" in status(page.app)
+        assert "✗ journal" in status(page)
         assert any("No space left on device" in n.message for n in notifications(page.app))
 
 
@@ -210,7 +175,7 @@ async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path,
         assert isinstance(app.screen, ReplayScreen) and app.screen.failed
         line = app.screen.failed
         assert "\n" not in line and "step 1" in line and "differs from the recording" in line
-        assert "step 1" in status(app)
+        assert "step 1" in ConsolePage(pilot).status()  # the run's status line, under the cover
         await pilot.press("escape")  # nothing to go back to at start-up: the cover stays
         assert isinstance(app.screen, ReplayScreen)
         await pilot.press("S")
@@ -218,13 +183,12 @@ async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path,
     assert journal.read_text() == saved
 
 
-def test_resume_of_an_unknown_session_is_one_line(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "recode_tui", "tui", "--resume", "nope", "--sessions", str(tmp_path)],
-        capture_output=True, text=True, cwd=ROOT, timeout=60,
-    )
-    assert done.returncode == 2
-    assert done.stderr.strip().count("\n") == 0 and "no session 'nope'" in done.stderr
+def test_resume_of_an_unknown_session_is_one_line(tmp_path: Path, capsys) -> None:
+    from recode_tui.commands import cli
+
+    assert cli.main(["tui", "--resume", "nope", "--sessions", str(tmp_path)]) == 2  # the command line's exit status
+    err = capsys.readouterr().err
+    assert err.strip().count("\n") == 0 and "no session 'nope'" in err
 
 
 async def test_an_exported_tree_opens_read_only(tmp_path: Path, won_demo) -> None:
@@ -244,11 +208,13 @@ async def test_an_exported_tree_opens_read_only(tmp_path: Path, won_demo) -> Non
         await pilot.press("c", "n", "ctrl+s")  # no agent: the console's keys do nothing here
         await pilot.press("q")
 
+
+def test_a_broken_tree_file_is_refused_in_one_line(tmp_path: Path, won_demo, capsys) -> None:
+    from recode_tui.commands import cli
+
+    document = won_demo[1]
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({**document, "edges": document["edges"][:-1]}))
-    done = subprocess.run(
-        [sys.executable, "-m", "recode_tui", "tui", "--open-tree", str(bad)],
-        capture_output=True, text=True, cwd=ROOT, timeout=60,
-    )
-    assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and "is not a recode.plan.v1 tree" in done.stderr
+    assert cli.main(["tui", "--open-tree", str(bad)]) == 2  # the command line's exit status
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a recode.plan.v1 tree" in err

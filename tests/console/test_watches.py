@@ -13,18 +13,8 @@ from recode_tui.console.app import build_app
 from recode_tui.console.screens.watch_prompt import WatchPrompt
 from tests.settings import console_options
 
-from .helpers import type_text, wait_for
 from .page import ConsolePage, toy_console
-from .test_pilot import add_breakpoint, nested_model
-
-
-async def add_watch(pilot, app, expression: str) -> None:
-    """`w`, the expression, enter (other files' tests)."""
-    await pilot.press("w")
-    await wait_for(pilot, lambda: isinstance(app.screen, WatchPrompt), what="the watch prompt")
-    await type_text(pilot, expression)
-    await pilot.press("enter")
-    await pilot.pause()
+from .test_pilot import nested_model
 
 
 async def watch(page: ConsolePage, expression: str) -> None:
@@ -41,9 +31,9 @@ async def go_on(page: ConsolePage) -> None:
     await page.work_done("watches")
 
 
-def shown(app, expression: str) -> tuple[str, str]:
+def shown(page: ConsolePage, expression: str) -> tuple[str, str]:
     """The watch's type and value, after checking that its row shows them (cut to the pane's width)."""
-    table = app.debug_screen.variables.watches
+    table = page.variables.watches
     kind, value, _failed = table.values[expression]
     for cell, full in ((table.get_cell(expression, "type").plain, kind), (table.get_cell(expression, "value").plain, value)):
         assert cell == full or (cell.endswith("…") and full.startswith(cell[:-1])), (cell, full)
@@ -57,22 +47,21 @@ def toy(toy_env):
 
 async def test_watches_follow_the_namespace_from_stop_to_stop_and_a_moved_value_stands_out() -> None:
     async with toy_console(nested_model(), breakpoints=[]) as page:
-        app = page.app
         watches = page.screen.variables.watches
         assert not watches.display  # nothing watched: no room taken
         await watch(page, "seen[:1]")
         await watch(page, "instruction.upper()")
         assert watches.display and watches.expressions == ["seen[:1]", "instruction.upper()"]
         assert len(watches.values) == 2
-        assert shown(app, "instruction.upper()") == ("str", "PUT A VASE IN SIDETABLE.")
-        kind, value = shown(app, "seen[:1]")
+        assert shown(page, "instruction.upper()") == ("str", "PUT A VASE IN SIDETABLE.")
+        kind, value = shown(page, "seen[:1]")
         assert kind == "error" and "NameError" in value and "seen" in value
         assert watches.changed == set()  # nothing to compare with yet
         # The next stop binds `seen`; the watch shows it without being asked, marked as moved.
-        await add_breakpoint(page.pilot, app, "depth 2")
+        await page.add_breakpoint("depth 2")
         await go_on(page)
-        assert shown(app, "seen[:1]")[0] == "list[str]"
-        assert shown(app, "seen[:1]")[1].startswith("['You arrive at coffeetable 1")
+        assert shown(page, "seen[:1]")[0] == "list[str]"
+        assert shown(page, "seen[:1]")[1].startswith("['You arrive at coffeetable 1")
         assert watches.changed == {"seen[:1]"}
         assert watches.get_cell("seen[:1]", "value").style == "bold yellow"
         assert watches.get_cell("instruction.upper()", "value").style != "bold yellow"
@@ -87,13 +76,13 @@ async def test_watches_follow_the_namespace_from_stop_to_stop_and_a_moved_value_
 async def test_the_sandbox_checks_a_watch_as_it_checks_node_code(toy_game: str) -> None:
     async with ConsolePage.open(build_app(console_options(toy_game, "gold", breakpoints=[]))) as page:
         await watch(page, "open('notes.txt')")
-        assert "forbidden: open" in shown(page.app, "open('notes.txt')")[1]
+        assert "forbidden: open" in shown(page, "open('notes.txt')")[1]
 
 
 async def test_a_bad_expression_is_refused_with_its_text_kept_and_x_removes_a_watch() -> None:
     async with toy_console(nested_model(), breakpoints=[]) as page:
-        app, pilot = page.app, page.pilot
-        watches = page.screen.variables.watches
+        app = page.app
+        watches = page.variables.watches
         await watch(page, "len(observation")
         assert isinstance(app.screen, WatchPrompt)  # refused: still open
         assert app.screen.query_one(Input).value == "len(observation"
@@ -103,11 +92,11 @@ async def test_a_bad_expression_is_refused_with_its_text_kept_and_x_removes_a_wa
         await page.work_done("watches")
         assert not isinstance(app.screen, WatchPrompt)
         assert watches.expressions == ["len(observation)"]
-        assert shown(app, "len(observation)")[0] == "int"
+        assert shown(page, "len(observation)")[0] == "int"
         await watch(page, "len(observation)")  # the same again: not added twice
         assert watches.expressions == ["len(observation)"]
-        await pilot.press("w")
-        await pilot.press("escape")  # cancelled: nothing added
+        await page.press("w")
+        await page.press("escape")  # cancelled: nothing added
         assert watches.expressions == ["len(observation)"]
         watches.focus()
         await page.press("x")
@@ -116,7 +105,6 @@ async def test_a_bad_expression_is_refused_with_its_text_kept_and_x_removes_a_wa
 
 async def test_b_on_a_watch_breaks_when_its_value_changes_and_b_again_removes_it() -> None:
     async with toy_console(nested_model(), breakpoints=[]) as page:
-        app = page.app
         await watch(page, "len(seen)")
         watches = page.screen.variables.watches
         watches.focus()
@@ -126,7 +114,7 @@ async def test_b_on_a_watch_breaks_when_its_value_changes_and_b_again_removes_it
         page.screen.tree_view.focus()
         await go_on(page)
         assert page.reason.startswith("breakpoint 1: `len(seen)` changes — <NameError"), page.reason
-        assert shown(app, "len(seen)") == ("int", "0")
+        assert shown(page, "len(seen)") == ("int", "0")
         watches.focus()
         await page.press("b")
         assert page.screen.debugger.breakpoints == []
@@ -134,5 +122,5 @@ async def test_b_on_a_watch_breaks_when_its_value_changes_and_b_again_removes_it
         page.screen.tree_view.focus()
         await page.step("continue")
         assert page.screen.debugger.done  # nothing stops the model any more
-        await add_breakpoint(page.pilot, app, "changes len(seen)")  # from the list: the watch is marked too
+        await page.add_breakpoint("changes len(seen)")  # from the list: the watch is marked too
         assert watches.get_cell("len(seen)", "expr").plain == "● len(seen)"

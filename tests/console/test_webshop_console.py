@@ -11,7 +11,7 @@ import pytest
 
 from .page import ConsolePage
 
-pytestmark = pytest.mark.heavy  # the real WebShop (and ALFWorld) behind the console
+pytestmark = pytest.mark.heavy  # the real WebShop behind the console (and the toy world, which has no choices)
 
 # What a person types for goal 0 (16 fl oz color safe, paraben free shampoo under $20) after reading the results.
 PLAN = "\n".join(f'run("{a}")' for a in (
@@ -42,7 +42,7 @@ async def test_the_variables_pane_lists_what_the_page_lets_a_person_click(websho
     from recode_tui.console.widgets.variables import VariablesPane
     from textual.widgets import Static
 
-    from .test_agent_answers_console import answer, submit_once, until_call
+    from .test_agent_answers_console import submit_once, until_call
 
     args = build_parser().parse_args(["tui", "--env", "webshop", "--game", "0", "--llm", "human", "--agent", "react",
                                       "--sessions", str(tmp_path / "sessions")])
@@ -53,27 +53,27 @@ async def test_the_variables_pane_lists_what_the_page_lets_a_person_click(websho
         def shown() -> str:
             return str(pane.query_one("#env-choices", Static).render()) if pane.has_class("-choices") else ""
 
-        await until_call(pilot, app, "act")
+        await until_call(page, "act")
         assert shown() == "search[<your query>]"
         assert pane.query_one("#env-choices").region.height > 0  # on screen, not only in the tree
-        assert (await answer(pilot, app, "Thought: search\nAction: search[color safe paraben free shampoo 16 fl oz]")).ok
-        await submit_once(pilot, app)
-        await until_call(pilot, app, "act")
+        assert (await page.put_answer("Thought: search\nAction: search[color safe paraben free shampoo 16 fl oz]")).ok
+        await submit_once(page)
+        await until_call(page, "act")
         results = shown().splitlines()
         # a search is taken from every page (as the original), then the page's clickables
         assert results[:2] == ["search[<your query>]", "click[back to search]"]
         assert "click[next >]" in results and "click[b01dqcju2k]" in results
-        assert (await answer(pilot, app, "Thought: open it\nAction: click[b01dqcju2k]")).ok
-        await submit_once(pilot, app)
-        await until_call(pilot, app, "act")
+        assert (await page.put_answer("Thought: open it\nAction: click[b01dqcju2k]")).ok
+        await submit_once(page)
+        await until_call(page, "act")
         item = shown().splitlines()
         assert {"click[16 fl oz]", "click[buy now]", "click[< prev]"} <= set(item) and "click[next >]" not in item
 
 
-async def test_an_environment_without_choices_shows_no_page_actions(tmp_path) -> None:
+async def test_an_environment_without_choices_shows_no_page_actions(tmp_path, toy_game) -> None:
     from recode_tui.console.widgets.variables import VariablesPane
 
-    app = console_app(build_parser().parse_args(["tui", "--game", "put-01", "--llm", "human",
+    app = console_app(build_parser().parse_args(["tui", "--game", toy_game, "--llm", "human",
                                                  "--sessions", str(tmp_path / "sessions")]))
     async with ConsolePage.open(app) as page:
         await page.step("continue")

@@ -162,10 +162,10 @@ async def test_the_run_keys_do_not_step_the_agent_under_the_workspace(toy_prompt
         await page.step("continue")
         ws = await open_workspace_page(page)
         ws.query_one("#ws-files").focus()
-        stop, events = next_stop(app), app.debug_screen.debugger.events_seen
+        stop, events = next_stop(app), page.screen.debugger.events_seen
         await pilot.press("c", "n")
         await pilot.pause(0.1)
-        assert app.screen is ws and not stop.done() and app.debug_screen.debugger.events_seen == events
+        assert app.screen is ws and not stop.done() and page.screen.debugger.events_seen == events
         assert not page.screen.driver.busy
 
 

@@ -1,6 +1,7 @@
 """The workspace plays an edited few-shot file on a bundled game and says when it no longer wins.
 
-Real parts: ALFWorld (the bundled game the examples are played on) and the sandbox worker.
+Real parts: ALFWorld (the bundled game the examples are played on, in the sandbox worker); the console's
+own run executes its node code in-process.
 """
 
 from __future__ import annotations
@@ -8,18 +9,16 @@ from __future__ import annotations
 import pytest
 from textual.widgets import TextArea
 
-from recode_tui.console.app import build_app
-from tests.settings import console_options
 
 from .helpers import armed, published
-from .page import ConsolePage
+from .page import ConsolePage, alfworld_app
 from .test_workspace import PUT, open_workspace_page, scripted
 
 pytestmark = pytest.mark.heavy  # the examples are played on ALFWorld's put-01
 
 
 async def test_an_edited_example_that_no_longer_wins_is_reported() -> None:
-    async with ConsolePage.open(build_app(console_options(), scripted())) as page:
+    async with ConsolePage.open(alfworld_app(scripted())) as page:
         pilot = page.pilot
         await page.step("continue")
         ws = await open_workspace_page(page)
