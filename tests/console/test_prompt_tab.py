@@ -31,3 +31,4 @@ async def test_prompt_tab_home_end_focus_and_title_at_80x24(toy_env) -> None:
         assert area.scroll_y > 0 and area.cursor_location[0] == area.document.line_count - 1
         await page.press("home")
         assert area.scroll_y == 0 and area.cursor_location == (0, 0)
+

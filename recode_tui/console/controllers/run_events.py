@@ -35,6 +35,11 @@ from recode_tui.console.run.run_state import RunState
 from recode_tui.console.controllers.stop_tools import StopTools
 
 
+def answered_title(node: Node, purpose: str, verdict: str, prompt: str) -> str:
+    """The prompt pane's title for a call of `node` that has ended (`verdict`: accepted, rejected: why)."""
+    return f"Prompt of {node.id} `{node.code.split(chr(10), 1)[0]}` — {purpose}, {verdict}, {len(prompt):,} chars"
+
+
 class RunEvents:
     """The agent's events and stops of one run, and what its panes are asked to show of them."""
 
@@ -42,6 +47,7 @@ class RunEvents:
         self.run = run
         self.stop_tools = stop_tools
         self.pending_prompt: tuple[str, str] | None = None  # (title, prompt) of the open request
+        self.asked: ev.LLMRequested | None = None  # the request whose prompt the pane shows, until it is answered
         # An accepted answer leaves the drafts: the node's next call (a Plan-and-Execute turn, a
         # ReCAP refine) starts from the agent's template; a repair starts from the answer that failed.
         self.submitted_node: str | None = None  # the node of the answer submitted, until it is taken
@@ -63,10 +69,19 @@ class RunEvents:
                     f"Prompt for {event.node_id} `{code}` — {event.purpose}, attempt {event.attempt}, "
                     f"{len(event.prompt):,} chars"
                 )
-                self.pending_prompt = (title, event.prompt)
+                self.pending_prompt, self.asked = (title, event.prompt), event
                 run.post_message(ShowPrompt(title, event.prompt))
-            elif isinstance(event, (ev.LLMAnswered, ev.RunFinished)):
-                self.pending_prompt = None
+            elif isinstance(event, (ev.LLMAnswered, ev.LLMRejected)) and self.asked is not None \
+                    and event.node_id == self.asked.node_id:
+                # the pane says how the call ended, as it does for a node selected later: the same title
+                # whichever comes last (the tree's cursor reaching the node, or this event)
+                verdict = "accepted" if isinstance(event, ev.LLMAnswered) else f"rejected: {event.reason}"
+                node = run.agent.tree.nodes.get(event.node_id or "")
+                if node is not None:
+                    run.post_message(ShowPrompt(answered_title(node, self.asked.purpose, verdict, self.asked.prompt),
+                                                self.asked.prompt))
+            if isinstance(event, (ev.LLMAnswered, ev.RunFinished)):
+                self.pending_prompt, self.asked = None, None
             if isinstance(event, ev.LLMAnswered) and self.submitted_node is not None:
                 text = run.drafts.pop(self.submitted_node, None)
                 if text is not None:
@@ -158,9 +173,7 @@ class RunEvents:
         if node.llm_calls:
             last = node.llm_calls[-1]
             state = "accepted" if last.accepted else f"rejected: {last.reason}"
-            title = (f"Prompt of {node.id} `{node.code.split(chr(10), 1)[0]}` — {last.purpose}, {state}, "
-                     f"{len(last.prompt):,} chars")
-            run.post_message(ShowPrompt(title, last.prompt))
+            run.post_message(ShowPrompt(answered_title(node, last.purpose, state, last.prompt), last.prompt))
         elif self.pending_prompt is not None:
             run.post_message(ShowPrompt(*self.pending_prompt))
 
