@@ -102,6 +102,18 @@ def deliver_ctrl_c_to_children() -> None:
         signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
+def pytest_collection_finish(session) -> None:
+    """Once the tests are collected, the objects alive now (imported modules, ALFWorld's tables, the collected
+    items) stay alive to the end: moved out of the collector's sight, and with collections spaced wider, the
+    collector stops walking them again and again. Why: it took about a fifth of a console test's CPU
+    (tests/console/test_pilot.py + test_agent_views.py: 22.6 -> 17.6 CPU-s). Cycles are still freed."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
+
+
 def pytest_sessionfinish(session, exitstatus) -> None:
     close_engines()
 
