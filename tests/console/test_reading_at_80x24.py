@@ -48,14 +48,19 @@ async def test_the_first_screen_shows_the_whole_task_and_no_recode_skeleton(webs
         assert not any(line.rstrip().endswith("…") for line in status), status
 
 
+async def searched(page: ConsolePage) -> None:
+    """ReAct's first turn answered with the shop's search, and its next call awaited (the results page shown)."""
+    await until_call(page, "act")
+    assert (await page.put_answer("Thought: search\nAction: search[color safe paraben free shampoo 16 fl oz]")).ok
+    await submit_once(page)
+    await until_call(page, "act")
+
+
 @pytest.mark.heavy
 async def test_the_observation_tab_holds_the_results_page_whole_and_z_gives_it_the_screen(webshop_module, tmp_path) -> None:
     async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as shown:
         pilot, app = shown.pilot, shown.app
-        await until_call(shown, "act")
-        assert (await shown.put_answer("Thought: search\nAction: search[color safe paraben free shampoo 16 fl oz]")).ok
-        await submit_once(shown)
-        await until_call(shown, "act")
+        await searched(shown)
         await pilot.press("escape", "O", "z")
         view = shown.screen.observation_view
         assert app.focused is view and shown.screen.maximized is not None  # zoomed
@@ -83,10 +88,7 @@ async def test_a_shell_value_is_shown_whole_in_a_box_that_scrolls(toy_env) -> No
 async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop_module, tmp_path) -> None:
     async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as page:
         pilot, app = page.pilot, page.app
-        await until_call(page, "act")
-        assert (await page.put_answer("Thought: search\nAction: search[color safe paraben free shampoo 16 fl oz]")).ok
-        await submit_once(page)
-        await until_call(page, "act")
+        await searched(page)
         assert (await page.put_answer("Thought: open it\nAction: click[b01dqcju2k]")).ok
         await submit_once(page)
         await until_call(page, "act")

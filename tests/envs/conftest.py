@@ -1,4 +1,4 @@
-"""Shared fixtures for the ALFWorld environment tests (real engine, no mocks)."""
+"""Shared fixtures for the environment tests (real engines, no mocks)."""
 
 from __future__ import annotations
 
@@ -30,3 +30,15 @@ def shared_data_if_any(monkeypatch) -> bool:
         return False
     monkeypatch.setenv("ALFWORLD_DATA", str(SHARED_ALFWORLD))
     return True
+
+
+@pytest.fixture
+def process_jvm():
+    """The process's own simulator, whose JVM the tests before have started: a test that kills it or lets it
+    hang costs no JVM of its own (the next call starts a new one, as every later user of it would need)."""
+    from envs.sciworld.simulator import shared_simulator  # ScienceWorld loads only for its tests
+
+    simulator = shared_simulator()
+    timeout = simulator.call_timeout
+    yield simulator
+    simulator.call_timeout = timeout

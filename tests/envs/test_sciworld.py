@@ -12,7 +12,7 @@ from envs.base import EnvError
 from envs.sciworld.env import SciWorldEnv
 from envs.sciworld.provider import step_limit
 from envs.sciworld import variations
-from envs.sciworld.simulator import JAVA_HINT, Simulator, shared_simulator
+from envs.sciworld.simulator import JAVA_HINT, Simulator
 from envs.sciworld.tasks import EASY, EASY_ELECTRICAL
 
 pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
@@ -21,16 +21,6 @@ pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None
 @pytest.fixture(scope="module")
 def provider():
     return registry.provider("sciworld")
-
-
-@pytest.fixture
-def process_jvm():
-    """The process's own simulator, whose JVM the tests before have started: a test that kills it or lets it
-    hang costs no JVM of its own (the next call starts a new one, as every later user of it would need)."""
-    simulator = shared_simulator()
-    timeout = simulator.call_timeout
-    yield simulator
-    simulator.call_timeout = timeout
 
 
 def test_the_gold_path_wins_boil_and_the_score_is_reported_as_it_rises(provider) -> None:

@@ -13,7 +13,6 @@ from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from agent.sandbox.settings import RunnerSettings
 from envs import registry
 from envs.sciworld.env import SciWorldEnv
-from envs.sciworld.simulator import shared_simulator
 from agent.runtime.gold_path import split_into_parts
 from mockllm.gold import gold_llm
 from mockllm.scripted import ScriptedLLM, ScriptEntry
@@ -44,16 +43,6 @@ async def play(episode: str) -> tuple[Engine, list[ev.Event]]:
         await agent.close()
     PLAYED[episode] = agent, events
     return agent, events
-
-
-@pytest.fixture
-def process_jvm():
-    """The process's own simulator, whose JVM the tests before have started: a test that kills it or lets it
-    hang costs no JVM of its own (the next call starts a new one, as every later user of it would need)."""
-    simulator = shared_simulator()
-    timeout = simulator.call_timeout
-    yield simulator
-    simulator.call_timeout = timeout
 
 
 @pytest.mark.parametrize("episode", EPISODES)
