@@ -6,6 +6,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test quick check typecheck slow bench demo
 
+# Test runs keep Python's bytecode cache even where the environment turns it off (some images set
+# PYTHONDONTWRITEBYTECODE=1): otherwise every test worker and every process a test starts (the command line,
+# sandbox and eval workers) compiles the project again and pytest rewrites every test module's asserts again.
+test quick check slow: export PYTHONDONTWRITEBYTECODE :=
+
 # The sandbox's namespaces need bubblewrap (Debian's package): installed here when we may, named when we may not.
 $(STAMP): pyproject.toml
 	@command -v bwrap >/dev/null || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
