@@ -64,8 +64,8 @@ def close_engines() -> None:
     """Close the native engines this process started: the ScienceWorld JVM and the shelved ALFWorld engines.
 
     Why: left to the interpreter's finalisers (py4j's threads and object
-    finalisers still talking to the JVM, planner libraries still loaded),
-    they can crash the exit after every test has passed. Closed here, the
+    finalisers still talking to the JVM), the JVM bridge can crash the exit
+    after every test has passed. Closed here, the
     interpreter exits normally: pytest's own exit status, atexit hooks and
     temp-dir clean-up (`tests/test_exit_status.py`).
     """

@@ -72,13 +72,24 @@ ENGINES = """
 
 
     def test_alfworld(tmp_path):
+        import json
+
         from envs.alfworld.catalog import resolve_game
         from envs.alfworld.env import AlfworldEnv
+        from envs.base import EnvError
 
-        env = AlfworldEnv(resolve_game("put-01"))
-        env.reset()
-        assert env.step("inventory") == "You are not carrying anything."
-        env.close()  # its engine goes to the shelf, which the conftest empties at the end
+        broken = tmp_path / "broken.tw-pddl"
+        broken.write_text(json.dumps({"pddl_domain": "(define", "pddl_problem": "(", "grammar": "", "solvable": True}))
+        games = [AlfworldEnv(resolve_game("put-01")), AlfworldEnv(resolve_game("put-02"))]
+        for env in games:  # two planner copies at once, then games that fail to load on them
+            env.reset()
+        assert games[0].step("inventory") == "You are not carrying anything."
+        for env in games:
+            env.close()  # its engine goes to the shelf, which the conftest empties at the end
+        for _ in games:
+            with pytest.raises(EnvError):
+                AlfworldEnv(broken).reset()
+        AlfworldEnv(resolve_game("put-03")).reset()  # a copy built after the failures
         (tmp_path / "x").write_text("x")
 
 

@@ -1,13 +1,20 @@
 """A shelf of idle ALFWorld engines, reused for the next game instead of rebuilt.
 
 Each new `PddlEnv` copies fast_downward's 33 MB shared library to a temporary
-file and loads it, and nothing ever unloads it: building an engine costs about
-0.1 s, and a process that plays many games grows by about 2 MB of resident
-memory (and 33 MB of mappings) per game. An engine whose game is closed is
-shelved here, and the next `load()` of any game replaces its whole state
-(logic, PDDL state, task loaded into the library), so a shelved engine plays a
-new game exactly as a fresh one does (`tests/envs/test_speedups.py` compares
-transcripts). Engines beyond the shelf's capacity are unloaded.
+file and loads it: building an engine costs about 0.1 s, and each copy adds
+about 2 MB of resident memory (and 33 MB of mappings) to the process. An
+engine whose game is closed is shelved here, and the next `load()` of any game
+replaces its whole state (logic, PDDL state, task loaded into the library), so
+a shelved engine plays a new game exactly as a fresh one does
+(`tests/envs/test_speedups.py` compares transcripts); an engine whose game
+failed to load is shelved too, so a malformed game costs no copy.
+
+A copy is never unloaded: every copy registers its planner plugins (function
+pointers into its own code) in one registry that all copies share (a C++
+static that the dynamic linker makes unique), so unmapping a copy leaves the
+registry pointing into freed code, and the next engine built, or the process's
+exit, crashed with a segmentation fault. The shelf therefore keeps every
+engine it is given: a process holds as many copies as it had games open at once.
 
 Reuse follows the engine-speedups switch (RECODE_ALFWORLD_SPEEDUPS=0 builds a
 fresh engine per game).
@@ -17,8 +24,6 @@ from __future__ import annotations
 
 import threading
 from typing import Any, Callable
-
-SHELF_SIZE = 2  # idle engines kept per process (the console can hold two games at once)
 
 _shelf: list[Any] = []
 _lock = threading.Lock()
@@ -34,36 +39,28 @@ def take(build: Callable[[], Any], reuse: bool) -> Any:
 
 
 def give_back(engine: Any, reuse: bool) -> None:
-    """Shelve an engine whose game is over (or unload it when the shelf is full)."""
+    """Shelve an engine whose game is over or failed to load (closed first)."""
     engine.close()
     if reuse:
         with _lock:
-            if len(_shelf) < SHELF_SIZE:
-                _shelf.append(engine)
-                return
-        unload(engine)
+            _shelf.append(engine)
 
 
 def empty_shelf() -> None:
-    """Unload every shelved engine (for whoever ends the process: no planner library is left loaded)."""
+    """Forget the idle engines, freeing the task each one's planner holds (their library copies stay loaded)."""
     with _lock:
         idle = list(_shelf)
         _shelf.clear()
     for engine in idle:
-        unload(engine)
+        _free_task(engine)
 
 
-def unload(engine: Any) -> None:
-    """Release an engine's copy of the planner library; the engine is unusable afterwards."""
-    try:
-        lib = engine.unwrapped.downward_lib
-    except AttributeError:  # not a planner engine, or one that never loaded its library
-        return
-    if lib is None:
+def _free_task(engine: Any) -> None:
+    """Free the planning task an engine's library copy holds; the engine is not used afterwards."""
+    lib = getattr(getattr(engine, "unwrapped", None), "downward_lib", None)
+    if lib is None:  # not a planner engine, or one that never loaded its library
         return
     try:
-        import fast_downward
-
-        fast_downward.close_lib(lib)
-    except Exception:  # noqa: BLE001 - a failed unload only costs memory
+        lib.cleanup()
+    except Exception:  # noqa: BLE001 - a task left allocated only costs memory
         pass

@@ -114,9 +114,7 @@ class AlfworldEnv(Env):
             engine.load(str(self.game_path))
         except Exception as exc:
             try:
-                engine.close()
-                if reuse:
-                    engines.unload(engine)  # half-loaded: never shelve it
+                engines.give_back(engine, reuse)  # the next load replaces whatever this one left
             except Exception:
                 pass
             msg = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__

@@ -32,6 +32,28 @@ def _app(tmp_path, episode_ref: str = "boil/0") -> RecodeApp:
     return console_app(args)
 
 
+async def test_the_jvm_starts_after_the_first_frame_and_off_the_event_loop(tmp_path, monkeypatch) -> None:
+    """The console paints before the ~1-2 s JVM start, which runs in the agent's thread, not the UI's."""
+    fresh = simulator_module.Simulator()  # this process's JVM may be up already: a simulator with none yet
+    earlier = simulator_module.shared_simulator()
+    simulator_module._shared = fresh  # kept as the process's afterwards: the next test needs no JVM start of its own
+    painted: list[bool] = []
+    starts: list[tuple[bool, bool]] = []  # (painted before the start?, on the event loop's thread?)
+    monkeypatch.setattr(RecodeApp, "on_ready", lambda self: painted.append(True), raising=False)
+    real_start = fresh._start
+
+    def start():
+        starts.append((bool(painted), threading.current_thread() is threading.main_thread()))
+        return real_start()
+
+    monkeypatch.setattr(fresh, "_start", start)
+    earlier.close()  # its JVM, if it had one, stops (no one holds it now)
+    async with ConsolePage.open(_app(tmp_path, "find-animal/0")) as page:  # the task is shown: the JVM is up
+        assert painted
+        assert "TASK Your task is to find a(n) animal" in page.log()
+    assert starts == [(True, False)]  # one start, after the first frame, off the UI thread
+
+
 async def test_a_person_solves_boil_in_the_console_with_the_score_shown(tmp_path) -> None:
     async with ConsolePage.open(_app(tmp_path)) as page:
         status = page.screen.query_one(StatusBar)
@@ -46,26 +68,3 @@ async def test_a_person_solves_boil_in_the_console_with_the_score_shown(tmp_path
         assert "score 0 → 3" in log and "→ 100" in log  # the environment log notes each score change
         assert "score 100/100" in status.text
         assert "══ WON (14 steps) ══" in log
-
-
-async def test_the_jvm_starts_after_the_first_frame_and_off_the_event_loop(tmp_path, monkeypatch) -> None:
-    """The console paints before the ~1-2 s JVM start, which runs in the agent's thread, not the UI's."""
-    fresh = simulator_module.Simulator()  # this process's JVM may be up already: a simulator with none yet
-    monkeypatch.setattr(simulator_module, "_shared", fresh)
-    painted: list[bool] = []
-    starts: list[tuple[bool, bool]] = []  # (painted before the start?, on the event loop's thread?)
-    monkeypatch.setattr(RecodeApp, "on_ready", lambda self: painted.append(True), raising=False)
-    real_start = fresh._start
-
-    def start():
-        starts.append((bool(painted), threading.current_thread() is threading.main_thread()))
-        return real_start()
-
-    monkeypatch.setattr(fresh, "_start", start)
-    try:
-        async with ConsolePage.open(_app(tmp_path, "find-animal/0")) as page:  # the task is shown: the JVM is up
-            assert painted
-            assert "TASK Your task is to find a(n) animal" in page.log()
-        assert starts == [(True, False)]  # one start, after the first frame, off the UI thread
-    finally:
-        fresh.close()

@@ -3,7 +3,8 @@
     python tests/envs/sciworld_gold_runs.py SESSIONS_DIR boil/21 melt/21 ...
 
 Run as a process of its own so that two halves of a sweep run side by side,
-each with its own JVM (tests/envs/test_sciworld_all_tasks.py).
+each with its own JVM (tests/envs/test_sciworld_all_tasks.py); its sample
+calls `play` in the test's process.
 """
 
 from __future__ import annotations

@@ -22,14 +22,18 @@ from recode_tui.commands.cli import main
 pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")]
 
 
-def test_run_with_the_gold_llm_wins_boil_and_the_journal_resumes(tmp_path, capsys) -> None:
+def test_run_with_the_gold_llm_wins_and_the_journal_resumes(tmp_path, capsys) -> None:
+    # find-animal/0: 16 gold actions (boil/0's 39 heat the world on every step; tests/envs/test_sciworld.py plays them)
     sessions = str(tmp_path / "sessions")
-    assert main(["run", "--env", "sciworld", "--game", "boil/0", "--llm", "gold", "--quiet", "--sessions", sessions]) == 0
+    assert main(["run", "--env", "sciworld", "--game", "find-animal/0", "--llm", "gold", "--quiet",
+                 "--sessions", sessions]) == 0
     assert capsys.readouterr().out.startswith("SUCCESS: won")
     [folder] = list(Path(sessions).iterdir())
     header = json.loads((folder / "journal.jsonl").read_text().splitlines()[0])
-    assert (header["game"], header["run"]["env"]["name"], header["episode"]) == ("sciworld:boil/0", "sciworld", "boil/0")
-    assert header["fingerprint"] == registry.fingerprint("sciworld:boil/0") and header["run"]["max_steps"] == registry.step_limit("sciworld:boil/0", 50, None)
+    assert (header["game"], header["run"]["env"]["name"], header["episode"]) == (
+        "sciworld:find-animal/0", "sciworld", "find-animal/0")
+    assert header["fingerprint"] == registry.fingerprint("sciworld:find-animal/0")
+    assert header["run"]["max_steps"] == registry.step_limit("sciworld:find-animal/0", 50, None)
     # The recording replays against the simulator to the same end.
     assert main(["run", "--resume", "--llm", "gold", "--env", "sciworld", "--quiet", "--sessions", sessions]) == 0
     assert capsys.readouterr().out.startswith("SUCCESS: won")

@@ -103,8 +103,13 @@ async def test_a_jvm_that_dies_mid_episode_ends_the_run_with_one_line_and_the_ne
             event = await first.step()
         simulator._env._gateway.java_process.kill()  # the JVM dies between two actions
         simulator._env._gateway.java_process.wait()
-        finished = await first.run()
-        assert not finished.success and finished.steps == 2
+        events = []
+        while not first.host.done:
+            events.append(await first.step())
+        finished = events[-1]
+        assert isinstance(finished, ev.RunFinished) and not finished.success and finished.steps == 2
+        [lost] = [e for e in events if isinstance(e, ev.ObservationReceived)]  # the action the JVM died under
+        assert lost.observation.startswith("(simulator error:") and lost.done and not lost.won
         assert finished.reason == ("the ScienceWorld JVM had stopped before the action 'look around' "
                                    "(a new one starts with the next episode); the episode ends here")
         second = agent()
