@@ -186,14 +186,8 @@ def test_ctrl_c_writes_the_report_of_finished_episodes_and_resume_continues(tmp_
         (("--max-steps", "-1"), "--max-steps must be 0 or more"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, args, message):
-    """In this process (`run_main`), without the ALFWorld worker `eval` starts before it reads its settings: that
-    worker warms an engine no bad input reaches (a third of a CPU-second each). Bad input in a process of its own,
-    early worker included, exits 2 with one line and leaves no worker: tests/eval/test_eval_workers.py."""
-    from recode_tui.commands import cli
-
+def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, without_early_worker, args, message):
     monkeypatch.delenv("ALFWORLD_DATA", raising=False)
-    monkeypatch.setattr(cli, "eval_worker", lambda args: None)
     full = ["eval", *args] if "--llm" in args or "--resume" in args else ["eval", "--llm", "demo", *args]
     result = recode(tmp_path, *full)
     assert result.returncode == 2, (args, result.stdout, result.stderr)
