@@ -18,13 +18,21 @@ from .helpers import read_report, recode
 pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
 
 
-@pytest.mark.heavy
-def test_failures_are_filed_under_the_node_that_went_wrong_and_name_where_they_ended(tmp_path: Path) -> None:
-    out = tmp_path / "bugged"
-    result = recode(tmp_path, "eval", "--llm", f"scripted:{bugged_script(tmp_path)}", "--games",
-                    "put-01,clean-01,clean-02", "-c", "2", "--out", str(out), "--no-progress")
+@pytest.fixture(scope="module")
+def bugged_eval(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """The bugged model's eval, shared by the module's tests: its folder, its report's folder and its output."""
+    tmp = tmp_path_factory.mktemp("failures")
+    out = tmp / "bugged"
+    result = recode(tmp, "eval", "--llm", f"scripted:{bugged_script(tmp)}", "--games", "put-01,clean-01,clean-02",
+                    "-c", "2", "--out", str(out), "--no-progress")
     assert result.returncode == 0, result.stderr
-    text = result.stdout
+    return tmp, out, result.stdout
+
+
+@pytest.mark.heavy
+def test_failures_are_filed_under_the_node_that_went_wrong_and_name_where_they_ended(
+        bugged_eval: tuple[Path, Path, str]) -> None:
+    _, out, text = bugged_eval
     assert "Failures, by the node whose code went wrong (else where the run ended):" in text
     assert "  went wrong in          ended in       failures" in text
     # the bug is in clean_at_sink's body (it never sends `clean`); the runs end later, in locate_object
@@ -47,13 +55,11 @@ def test_failures_are_filed_under_the_node_that_went_wrong_and_name_where_they_e
 
 
 @pytest.mark.heavy
-async def test_the_printed_command_opens_the_console_on_the_node(tmp_path: Path) -> None:
-    out = tmp_path / "bugged"
-    result = recode(tmp_path, "eval", "--llm", f"scripted:{bugged_script(tmp_path)}", "--games", "clean-01",
-                    "--out", str(out), "--no-progress")
-    assert result.returncode == 0, result.stderr
-    command = re.search(r"clean-01: recode-tui (tui --resume \S+ --at (n\d+))", result.stdout)
-    assert command, result.stdout
+async def test_the_printed_command_opens_the_console_on_the_node(tmp_path: Path,
+                                                                 bugged_eval: tuple[Path, Path, str]) -> None:
+    _, _, text = bugged_eval
+    command = re.search(r"clean-01: recode-tui (tui --resume \S+ --at (n\d+))", text)
+    assert command, text
     args = cli.build_parser().parse_args([*command.group(1).split(), "--sessions", str(tmp_path / "sessions")])
     app = cli.console_app(args)
     async with app.run_test(size=(160, 48)) as pilot:

@@ -128,7 +128,7 @@ def test_a_single_agent_report_keeps_its_shape(tmp_path, toy_env):
     assert sorted(p.name for p in (out / "journals").iterdir()) == sorted(e["game"] for e in report["episodes"])
 
 
-def test_comparing_an_unknown_agent_or_an_option_none_has_is_one_line(tmp_path):
+def test_comparing_an_unknown_agent_or_an_option_none_has_is_one_line(tmp_path, without_early_worker):
     bad = recode(tmp_path, "eval", "--agent", "recode,nope", "--llm", "demo", "--games", "1")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "nope" in bad.stderr
     bad = recode(tmp_path, "eval", "--agent", "react,recap", "--agent-option", "zzz=1", "--llm", "demo", "--games", "1")

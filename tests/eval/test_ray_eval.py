@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import sys
 import threading
@@ -122,25 +123,51 @@ def _kill_the_caller(cluster: Cluster) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-@pytest.mark.parametrize("kills, won", [(1, True), (2, False)])
-def test_a_killed_worker_is_retried_once_then_its_episode_is_recorded_failed(
-        tmp_path: Path, toy_env, cluster: Cluster, kills: int, won: bool) -> None:
+class FirstCallsOneByOne:
+    """The local model's answers, each episode's first call held until the test opens its gate (`arrived`
+    gives the gates in the order the calls came): the test acts while that call's worker is mid-episode. Once
+    `held` is cleared, no call waits."""
+
+    def __init__(self, respond: Callable[[str], str]) -> None:
+        self.respond, self.arrived, self.held = respond, queue.Queue(), True
+
+    def __call__(self, prompt: str) -> str:
+        if self.held and TOY_FIRST_CALL.search(prompt):
+            gate = threading.Event()
+            self.arrived.put(gate)
+            gate.wait(HOLD_LIMIT)
+        return self.respond(prompt)
+
+    def next_call(self) -> threading.Event:
+        """The gate of the next first call, once it has arrived."""
+        return self.arrived.get(timeout=HOLD_LIMIT)
+
+
+def test_a_killed_worker_is_retried_once_then_its_episode_is_recorded_failed(tmp_path: Path, toy_env,
+                                                                              cluster: Cluster) -> None:
+    """One episode at a time: coin-1's worker is killed once (the retry wins), coin-2's on both tries."""
     out_dir = tmp_path / "ray"
-    held = HeldCalls(respond=coin_responder())
-    with local_model(tmp_path, held) as model:
-        process = start(cluster.eval(*model, "--games", "coin-1", "-o", str(out_dir)), cluster.folder, joining=True)
+    calls = FirstCallsOneByOne(coin_responder())
+    with local_model(tmp_path, calls) as model:
+        process = start(cluster.eval(*model, "--games", GAMES, "-c", "1", "-o", str(out_dir)), cluster.folder,
+                        joining=True)
+        gates: list[threading.Event] = []
         try:
-            for _ in range(kills):  # each try's first call: its worker is mid-episode
-                held.next_call()
-                _kill_the_caller(cluster)
+            for kill in (True, False, True, True):  # each try's first call: its worker is mid-episode
+                gates.append(calls.next_call())
+                if kill:
+                    _kill_the_caller(cluster)
+                gates[-1].set()
         finally:
-            held.release.set()
+            calls.held = False  # a try too many plays on: the report says so
+            for gate in gates:
+                gate.set()
         code, out = finish(process)
     assert code == 0, out
-    (episode,) = json.loads((out_dir / "report.json").read_text())["episodes"]
-    assert episode["success"] is won, out
-    if not won:
-        assert "Ray worker died on each of 2 tries" in episode["reason"] and episode["error"]
+    episodes = {e["game"]: e for e in json.loads((out_dir / "report.json").read_text())["episodes"]}
+    assert episodes["coin-1"]["success"] is True, out
+    failed = episodes["coin-2"]
+    assert failed["success"] is False and "Ray worker died on each of 2 tries" in failed["reason"] and failed["error"]
 
 
 class InFlight:

@@ -31,7 +31,7 @@ GAMES = "clean-01,put-01"
 
 async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
     model = HeldCalls(free=lambda prompt: True, respond=script_responder(str(bugged_script(tmp_path))))
-    server = OpenAICompatibleServer(model, latency=0.2).start()
+    server = OpenAICompatibleServer(model).start()
     try:
         profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=20)
 
@@ -47,6 +47,7 @@ async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
 
         # 2. open it as printed (no --llm: the recorded model goes on, from the --profiles printed), fork the
         # clean step, type the fix
+        server.latency = 0.2  # the model's answers after the person's take a while: the console is gone before
         args = cli.build_parser().parse_args([*opener.group(1).split(), "--sessions", str(tmp_path / "sessions"),
                                               "--no-break"])
         args.llm_given = False
@@ -86,9 +87,7 @@ async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
             model.release.set()
         assert len(journal.read_text().splitlines()) > recorded  # it had journaled something new
         server.latency = 0.0
-        finished = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--resume", str(fork), "--profiles",
-                                   str(profiles)],
-                                  capture_output=True, text=True, timeout=300, env=env)
+        finished = recode(tmp_path, "run", "--resume", str(fork), "--profiles", str(profiles))  # in this process
         assert finished.returncode == 0, finished.stderr
         assert "SUCCESS: won" in finished.stdout, finished.stdout + finished.stderr
 

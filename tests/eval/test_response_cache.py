@@ -47,9 +47,9 @@ def test_a_second_eval_calls_the_model_only_for_the_prompts_that_changed(tmp_pat
         clean = second_prompts / "alfworld" / "examples" / "clean.txt"
         clean.write_text(clean.read_text() + "\n" + CHANGED_LINE + "\n")
 
-        def evaluate(out: str, prompts: Path, *flags: str) -> dict:
+        def evaluate(out: str, prompts: Path, *flags: str, games: str = "put-01,clean-01") -> dict:
             result = recode(tmp_path, "eval", "--llm", "profile:local", "--profiles", str(profiles),
-                            "--games", "put-01,clean-01", "--prompts", str(prompts), "-c", "2",
+                            "--games", games, "--prompts", str(prompts), "-c", "2",
                             "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / out), "--no-progress",
                             *flags)
             assert result.returncode == 0, result.stderr
@@ -94,8 +94,8 @@ def test_a_second_eval_calls_the_model_only_for_the_prompts_that_changed(tmp_pat
         assert f"{clean_before['seconds']:.1f}s → {cleaned['seconds']:.1f}s" in overall, compared.stdout
 
         before = len(server.calls)
-        third = evaluate("third", second_prompts, "--no-cache")
-        assert len(server.calls) - before == sum(e["llm_calls"] for e in third["episodes"])
+        third = evaluate("third", second_prompts, "--no-cache", games="put-01")  # its answers are in the cache
+        assert len(server.calls) - before == sum(e["llm_calls"] for e in third["episodes"]) > 0
         assert "response cache: off" in third["stdout"]
     finally:
         server.stop()
