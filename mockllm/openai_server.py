@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any, Callable
 
+from mockllm.serving import BackgroundServer
+
 if TYPE_CHECKING:
     from mockllm.scripted import ScriptEntry
 
@@ -127,13 +129,11 @@ class OpenAICompatibleServer:
 
         self._httpd = ThreadingHTTPServer((self.host, self.port), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        self._thread.start()
+        self._serving = BackgroundServer(self._httpd).start()
         return self
 
     def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        self._serving.stop()
 
     def __enter__(self) -> "OpenAICompatibleServer":
         return self.start()
@@ -312,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         write_profiles(args.write_profiles, server.base_url, model=args.model)
     print(f"serving {args.script} at {server.base_url} (model {args.model}); Ctrl-C stops", flush=True)
     try:
-        server._thread.join()
+        server._serving.join()
     except KeyboardInterrupt:
         pass
     finally:

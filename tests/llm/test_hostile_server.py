@@ -23,6 +23,7 @@ from agent.llm import LLMError
 from agent.llm.openai_client import OpenAILLM
 from agent.llm.profiles import PriceTable, Profile
 from mockllm.openai_server import write_profiles
+from mockllm.serving import BackgroundServer
 
 Reply = Callable[[BaseHTTPRequestHandler], None]
 ANSWER = "<think>look</think>\n<execute>\nrun('look')\n</execute>"
@@ -50,7 +51,7 @@ class HostileServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        self._serving = BackgroundServer(self._httpd).start()
 
     @property
     def base_url(self) -> str:
@@ -58,8 +59,7 @@ class HostileServer:
 
     def close(self) -> None:
         self.closing.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        self._serving.stop()
 
 
 def send(handler: BaseHTTPRequestHandler, body: bytes, content_type: str = "application/json") -> None:
