@@ -12,6 +12,7 @@ authentication off (`RAY_AUTH_MODE`), whatever token another test's local cluste
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -26,7 +27,8 @@ import pytest
 from .helpers import run_main
 from .ray_nodes import ROOT, end_cluster, finish, new_ray_dir, node_env, start, start_head
 
-pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
+if importlib.util.find_spec("ray") is None:  # found, not imported: every xdist worker collects this module
+    pytest.skip("the ray extra is not installed: pip install -e '.[ray]'", allow_module_level=True)
 pytestmark = pytest.mark.heavy
 
 
