@@ -12,7 +12,6 @@ authentication off (`RAY_AUTH_MODE`), whatever token another test's local cluste
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -25,10 +24,9 @@ from pathlib import Path
 import pytest
 
 from .helpers import run_main
-from .ray_nodes import ROOT, end_cluster, finish, new_ray_dir, node_env, start, start_head
+from .ray_nodes import ROOT, end_cluster, finish, new_ray_dir, node_env, skip_module_without_ray, start, start_head
 
-if importlib.util.find_spec("ray") is None:  # found, not imported: every xdist worker collects this module
-    pytest.skip("the ray extra is not installed: pip install -e '.[ray]'", allow_module_level=True)
+skip_module_without_ray()
 pytestmark = pytest.mark.heavy
 
 
