@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import socket
 import threading
-from socketserver import BaseServer
+from socketserver import TCPServer
 
 
 class BackgroundServer:
     """`httpd` served on a daemon thread from `start()` until `stop()` (which also closes its socket)."""
 
-    def __init__(self, httpd: BaseServer) -> None:
+    def __init__(self, httpd: TCPServer) -> None:
         self.httpd = httpd
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="http-server", daemon=True)
@@ -44,9 +44,8 @@ class BackgroundServer:
         """One connection, so the loop's wait for the next request (`timeout` None: no poll) returns and it
         sees the stop. False when nothing could connect: the daemon thread is then left waiting."""
         host, port = self.httpd.server_address[:2]
-        host = host.decode() if isinstance(host, bytes) else host
         try:
-            socket.create_connection((host, port)).close()
+            socket.create_connection((host if isinstance(host, str) else bytes(host).decode(), port)).close()
         except OSError:
             return False
         return True
