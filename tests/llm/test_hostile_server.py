@@ -125,11 +125,11 @@ async def test_a_body_dripped_a_byte_at_a_time_is_cut_at_the_profile_timeout(hos
     assert server.requests == 1  # the one deadline passed during the first attempt: no retry after it
 
 
-@pytest.mark.heavy  # a real ALFWorld game, played by the command line (its `main`, in this process)
-def test_a_headless_run_against_a_dripping_server_ends_with_the_timeout_line(hostile, tmp_path) -> None:
+@pytest.mark.heavy  # the command line (its `main`, in this process) runs model code in the sandbox worker
+def test_a_headless_run_against_a_dripping_server_ends_with_the_timeout_line(hostile, tmp_path, toy_game) -> None:
     server = hostile(lambda handler: dripping(lambda: server.closing.is_set())(handler))
     profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, model="m", max_retries=0, timeout=1)
-    result = run_main(["run", "--game", "put-01", "--llm", "profile:local", "--profiles", str(profiles), "--quiet"],
+    result = run_main(["run", "--game", toy_game, "--llm", "profile:local", "--profiles", str(profiles), "--quiet"],
                       dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="k"))
     assert result.returncode == 1
     assert "FAILED: LLM error:" in result.stdout and "gave no answer within 1 s" in result.stdout
