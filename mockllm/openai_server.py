@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any, Callable
 
+from mockllm.serving import BackgroundServer
+
 if TYPE_CHECKING:
     from mockllm.scripted import ScriptEntry
 
@@ -72,6 +74,9 @@ class OpenAICompatibleServer:
     port: int = 0  # 0: any free port (tests); a user picks a fixed one
     host: str = "127.0.0.1"
     timeout_sleep: float = 5.0  # how long a "timeout" fault stalls
+    # Seconds a 429 or 500 fault tells the client to wait before its retry (the `retry-after-ms` header
+    # OpenAI's API sends and its SDK honours); None: no header, the client's own backoff (about 0.5 s, doubling).
+    retry_after: float | None = None
     # Answers a prompt asked before, when set: a server that is not deterministic at temperature 0
     # (hosted APIs, batched servers), where the same request can get another answer.
     again: Responder | None = None
@@ -114,12 +119,15 @@ class OpenAICompatibleServer:
                     return
                 server._serve(self, body, self.headers.get("Authorization", "").removeprefix("Bearer ").strip())
 
-            def _json(self, status: int, payload: Any, raw: bytes | None = None) -> None:
+            def _json(self, status: int, payload: Any, raw: bytes | None = None,
+                      headers: dict[str, str] | None = None) -> None:
                 data = raw if raw is not None else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
+                    for name, value in (headers or {}).items():
+                        self.send_header(name, value)
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
@@ -127,13 +135,11 @@ class OpenAICompatibleServer:
 
         self._httpd = ThreadingHTTPServer((self.host, self.port), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        self._thread.start()
+        self._serving = BackgroundServer(self._httpd).start()
         return self
 
     def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        self._serving.stop()
 
     def __enter__(self) -> "OpenAICompatibleServer":
         return self.start()
@@ -156,7 +162,11 @@ class OpenAICompatibleServer:
         if fault in ("429", "500", "401", "404"):
             status = int(fault)
             self.calls.append(ServedCall(prompt, model, None, status, seconds=time.monotonic() - began))
-            handler._json(status, {"error": {"message": f"injected {fault}", "type": "injected", "code": fault}})
+            wait = None
+            if self.retry_after is not None and fault in ("429", "500"):  # the two a client retries
+                wait = {"retry-after-ms": f"{self.retry_after * 1000:g}"}
+            handler._json(status, {"error": {"message": f"injected {fault}", "type": "injected", "code": fault}},
+                          headers=wait)
             return
         if fault == "timeout":
             time.sleep(self.timeout_sleep)
@@ -312,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         write_profiles(args.write_profiles, server.base_url, model=args.model)
     print(f"serving {args.script} at {server.base_url} (model {args.model}); Ctrl-C stops", flush=True)
     try:
-        server._thread.join()
+        server._serving.join()
     except KeyboardInterrupt:
         pass
     finally:

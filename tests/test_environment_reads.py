@@ -11,6 +11,7 @@ The variables themselves are listed once in docs/running.md ("Environment variab
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -75,17 +76,22 @@ def environment_reads(source: str) -> list[int]:
     return sorted(set(lines))
 
 
-def reads_below_the_edge() -> dict[str, list[int]]:
-    found: dict[str, list[int]] = {}
+@functools.cache
+def files_that_read() -> dict[str, tuple[str, list[int]]]:
+    """Each file of the packages that reads the environment: its text and the lines that read. Read once for the
+    module's tests (each read and parsed every file again)."""
+    found: dict[str, tuple[str, list[int]]] = {}
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
-            name = path.relative_to(ROOT).as_posix()
-            if name in EDGE:
-                continue
-            lines = environment_reads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            lines = environment_reads(text)
             if lines:
-                found[name] = lines
+                found[path.relative_to(ROOT).as_posix()] = (text, lines)
     return found
+
+
+def reads_below_the_edge() -> dict[str, list[int]]:
+    return {name: lines for name, (_, lines) in files_that_read().items() if name not in EDGE}
 
 
 def test_nothing_below_the_edge_reads_the_environment_but_the_listed_reads() -> None:
@@ -123,15 +129,11 @@ def test_every_variable_read_is_listed_once_in_the_docs() -> None:
     listed = re.findall(r"^\| `([A-Z][A-Z0-9_]+)`", table, flags=re.M)
     assert len(listed) == len(set(listed)), sorted(n for n in listed if listed.count(n) > 1)
     named: set[str] = set()
-    for package in PACKAGES:
-        for path in (ROOT / package).rglob("*.py"):
-            text = path.read_text(encoding="utf-8")
-            if not environment_reads(text):
-                continue
-            named |= set(re.findall(r"""environ(?:\.get|\.pop|\.setdefault)?\(\s*["']([A-Z][A-Z0-9_]+)["']""", text))
-            named |= set(re.findall(r"""environ\[\s*["']([A-Z][A-Z0-9_]+)["']\s*\]""", text))
-            named |= set(re.findall(r"""getenv\(\s*["']([A-Z][A-Z0-9_]+)["']""", text))
-            named |= set(re.findall(r"""^[A-Z_]*(?:VAR|ENV|SWITCH|VARIABLE)\w* = ["']([A-Z][A-Z0-9_]+)["']""", text,
-                                    flags=re.M))
+    for text, _ in files_that_read().values():
+        named |= set(re.findall(r"""environ(?:\.get|\.pop|\.setdefault)?\(\s*["']([A-Z][A-Z0-9_]+)["']""", text))
+        named |= set(re.findall(r"""environ\[\s*["']([A-Z][A-Z0-9_]+)["']\s*\]""", text))
+        named |= set(re.findall(r"""getenv\(\s*["']([A-Z][A-Z0-9_]+)["']""", text))
+        named |= set(re.findall(r"""^[A-Z_]*(?:VAR|ENV|SWITCH|VARIABLE)\w* = ["']([A-Z][A-Z0-9_]+)["']""", text,
+                                flags=re.M))
     missing = sorted(named - set(listed))
     assert not missing, f"read in the code but not in docs/running.md's table: {missing}"

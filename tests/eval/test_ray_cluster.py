@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 
 from .helpers import run_main
-from .ray_nodes import ROOT, end_cluster, finish, new_ray_dir, node_env, start, start_head
+from .ray_nodes import ROOT, end_cluster, finish, new_ray_dir, node_env, skip_module_without_ray, start, start_head
 
-pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
+skip_module_without_ray()
 pytestmark = pytest.mark.heavy
 
 

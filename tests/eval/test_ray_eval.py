@@ -27,9 +27,9 @@ import pytest
 
 from .helpers import HOLD_LIMIT, FirstEpisodes, HeldCalls, run_main
 from .ray_nodes import (ROOT, TOY_FIRST_CALL, cluster_processes, coin_responder, end_cluster, finish, new_ray_dir,
-                        start, start_head)
+                        skip_module_without_ray, start, start_head)
 
-pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
+skip_module_without_ray()
 pytestmark = pytest.mark.heavy
 
 TOY = ["--env", "toy", "--agent", "one-action", "--no-progress"]

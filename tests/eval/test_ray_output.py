@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from .ray_nodes import finish, ray_dir, start  # noqa: F401 - ray_dir is the fixture
+from .ray_nodes import finish, ray_dir, skip_module_without_ray, start  # noqa: F401 - ray_dir is the fixture
 
-pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
+skip_module_without_ray()
 pytestmark = pytest.mark.heavy
 
 

@@ -2,8 +2,9 @@
 and the next run does not inherit a refused answer. The bundled test server answers an error when
 its script has no answer.
 
-Real parts: the ReCode agent on the real ALFWorld engine, the real openai client against the local
-OpenAI-compatible server on 127.0.0.1, the cache in a real folder.
+Real parts: the ReCode agent (on the toy world, tests/toyenv: the cache, not the engine, is what is
+tested), the real openai client against the local OpenAI-compatible server on 127.0.0.1, the cache in a
+real folder.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def cached_texts(folder: Path) -> list[str]:
     return [json.loads(file.read_text())["text"] for file in folder.rglob("*.json")]
 
 
-async def test_a_reask_after_a_refusal_reaches_the_model_and_a_refused_answer_is_never_kept(tmp_path):
+async def test_a_reask_after_a_refusal_reaches_the_model_and_a_refused_answer_is_never_kept(tmp_path, toy_game):
     model = SamplingModel()
     cache = tmp_path / "cache"
     with OpenAICompatibleServer(model) as server:
@@ -66,7 +67,7 @@ async def test_a_reask_after_a_refusal_reaches_the_model_and_a_refused_answer_is
 
         async def play() -> list[ev.Event]:
             llm = with_cache(make_llm("profile:local", str(profiles), agent_name="recode"), cache, always=True)
-            agent = make_agent(run_settings(agent="recode"), episode_named("put-01"), llm)
+            agent = make_agent(run_settings(agent="recode"), episode_named(toy_game), llm)
             try:
                 return await first_answer(agent)
             finally:

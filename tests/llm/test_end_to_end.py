@@ -21,8 +21,8 @@ def profiles_file(tmp_path, base_url: str):
 
 
 def test_a_bundled_game_is_won_through_a_profile_and_the_cost_matches_the_price_table(tmp_path):
-    with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT)), latency=0.1) as server:
-        server.inject("500")  # one transient failure: the SDK retries it
+    with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT)), latency=0.1, retry_after=0.001) as server:
+        server.inject("500")  # one transient failure: the SDK retries it (after the 1 ms the server asks for)
         result = run_main(["run", "--game", "heat-02", "--llm", "profile:local",
                            "--profiles", str(profiles_file(tmp_path, server.base_url)), "--quiet"],
                           dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY=""))
@@ -40,10 +40,10 @@ def test_a_bundled_game_is_won_through_a_profile_and_the_cost_matches_the_price_
     assert re.search(r"cost \$(\d+\.\d+)", summary).group(1) == f"{expected:.4f}"
 
 
-def test_a_dead_server_ends_a_headless_run_with_one_clear_line(tmp_path):
+def test_a_dead_server_ends_a_headless_run_with_one_clear_line(tmp_path, toy_game):
     with OpenAICompatibleServer(lambda prompt: "") as server:
         url = server.base_url
-    result = run_main(["run", "--game", "put-01", "--llm", "profile:local", "--profiles",
+    result = run_main(["run", "--game", toy_game, "--llm", "profile:local", "--profiles",
                        str(profiles_file(tmp_path, url)), "--quiet"],
                       dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions")))
     assert result.returncode == 1

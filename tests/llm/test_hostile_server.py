@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,6 +21,8 @@ from agent.llm import LLMError
 from agent.llm.openai_client import OpenAILLM
 from agent.llm.profiles import PriceTable, Profile
 from mockllm.openai_server import write_profiles
+from mockllm.serving import BackgroundServer
+from tests.eval.helpers import run_main
 
 Reply = Callable[[BaseHTTPRequestHandler], None]
 ANSWER = "<think>look</think>\n<execute>\nrun('look')\n</execute>"
@@ -50,7 +50,7 @@ class HostileServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        self._serving = BackgroundServer(self._httpd).start()
 
     @property
     def base_url(self) -> str:
@@ -58,8 +58,7 @@ class HostileServer:
 
     def close(self) -> None:
         self.closing.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        self._serving.stop()
 
 
 def send(handler: BaseHTTPRequestHandler, body: bytes, content_type: str = "application/json") -> None:
@@ -126,16 +125,12 @@ async def test_a_body_dripped_a_byte_at_a_time_is_cut_at_the_profile_timeout(hos
     assert server.requests == 1  # the one deadline passed during the first attempt: no retry after it
 
 
-@pytest.mark.heavy  # a real ALFWorld game, played by the command line
-def test_a_headless_run_against_a_dripping_server_ends_with_the_timeout_line(hostile, tmp_path) -> None:
+@pytest.mark.heavy  # the command line (its `main`, in this process) runs model code in the sandbox worker
+def test_a_headless_run_against_a_dripping_server_ends_with_the_timeout_line(hostile, tmp_path, toy_game) -> None:
     server = hostile(lambda handler: dripping(lambda: server.closing.is_set())(handler))
     profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, model="m", max_retries=0, timeout=1)
-    result = subprocess.run(
-        [sys.executable, "-m", "recode_tui", "run", "--game", "put-01", "--llm", "profile:local",
-         "--profiles", str(profiles), "--quiet"],
-        capture_output=True, text=True, timeout=60,
-        env=dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="k"),
-    )
+    result = run_main(["run", "--game", toy_game, "--llm", "profile:local", "--profiles", str(profiles), "--quiet"],
+                      dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="k"))
     assert result.returncode == 1
     assert "FAILED: LLM error:" in result.stdout and "gave no answer within 1 s" in result.stdout
     assert "Traceback" not in result.stderr

@@ -16,7 +16,8 @@ ANSWER = "<think>look first</think>\n<execute>\nrun('look')\n</execute>"
 
 @pytest.fixture
 def server():
-    with OpenAICompatibleServer(lambda prompt: ANSWER) as running:
+    # a retried fault asks for a 1 ms wait (as OpenAI's retry-after-ms does): the SDK's own backoff is 0.5 s and up
+    with OpenAICompatibleServer(lambda prompt: ANSWER, retry_after=0.001) as running:
         yield running
 
 
@@ -43,6 +44,25 @@ async def test_the_sdk_retries_429_and_500_then_succeeds(server):
     completion = await llm_for(server, max_retries=2).complete("hi")
     assert completion.text == ANSWER
     assert [c.status for c in server.calls] == [429, 500, 200]
+
+
+def test_a_retried_fault_says_how_long_to_wait_as_openais_api_does(server):
+    """`retry_after` reaches the client as OpenAI's `retry-after-ms` header, on the faults a client retries only."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    server.retry_after = 0.25
+    where = urlsplit(server.base_url)
+    headers = []
+    for fault in ("429", "500", "401"):
+        server.inject(fault)
+        connection = http.client.HTTPConnection(where.hostname, where.port)
+        connection.request("POST", f"{where.path}/chat/completions", body=b"{}")
+        answered = connection.getresponse()
+        answered.read()
+        connection.close()
+        headers.append((answered.status, answered.getheader("retry-after-ms")))
+    assert headers == [(429, "250"), (500, "250"), (401, None)]
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-import openai
 import pytest
 
 ANSWER = "<think>look</think><execute>\nrun('look')\n</execute>"
@@ -47,6 +46,8 @@ def test_a_user_runs_the_server_on_a_fixed_port_with_latency_and_errors(script: 
         base_url = f"http://127.0.0.1:{port}/v1"
         assert base_url in line
         assert base_url in profiles.read_text()
+        import openai  # here, not at the top: every xdist worker imports the test modules when it collects
+
         client = openai.OpenAI(base_url=base_url, api_key="x", max_retries=0)
         ask = dict(model="local-test-model", messages=[{"role": "user", "content": "# Current function to expand\n"
                                                                                   "solve(instruction, observation)\n# Variables"}])
@@ -68,20 +69,27 @@ def test_a_user_runs_the_server_on_a_fixed_port_with_latency_and_errors(script: 
     assert "served 4 call(s)" in process.stderr.read()
 
 
-def test_bad_input_is_one_line(script: Path, tmp_path: Path):
+def refused(argv: list[str], capsys) -> str:
+    """`python -m mockllm.openai_server ARGV`'s argument handling, run in-process: it must exit 2; what it printed."""
+    from mockllm.openai_server import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    return capsys.readouterr().err
+
+
+def test_bad_input_is_one_line(script: Path, tmp_path: Path, capsys):
     cases = [
         (["--script", str(tmp_path / "missing.yaml")], "cannot read script"),
         (["--script", str(script), "--fail", "teapot"], "use FAULT or FAULTxN"),
     ]
     for args, message in cases:
-        result = subprocess.run([sys.executable, "-m", "mockllm.openai_server", *args], capture_output=True,
-                                text=True, timeout=30)
-        assert result.returncode == 2 and message in result.stderr, result.stderr
+        assert message in refused(args, capsys)
     with socket.socket() as taken:  # a port already in use
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = subprocess.run([sys.executable, "-m", "mockllm.openai_server", "--script", str(script),
-                                 "--port", str(port)], capture_output=True, text=True, timeout=30)
-    assert result.returncode == 2 and "pick another --port" in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
+        said = refused(["--script", str(script), "--port", str(port)], capsys)
+    assert "pick another --port" in said
+    assert len(said.strip().splitlines()) == 1

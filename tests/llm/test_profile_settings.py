@@ -79,16 +79,16 @@ async def test_one_deadline_covers_the_call_and_every_retry_of_the_client(tmp_pa
     assert "gave no answer within 1 s (one deadline over the call and its 3 retries)" in str(caught.value)
 
 
-@pytest.mark.heavy  # eval starts ALFWorld engines in worker processes
-def test_an_evaluation_does_not_ask_again_after_a_call_missed_its_deadline(tmp_path):
+@pytest.mark.heavy  # eval plays in worker processes, model code in the sandbox worker
+def test_an_evaluation_does_not_ask_again_after_a_call_missed_its_deadline(tmp_path, toy_env):
     with OpenAICompatibleServer(lambda prompt: RAMBLE, timeout_sleep=2.0) as server:
         server.inject("timeout", times=20)
         path = tmp_path / "profiles.yaml"
         path.write_text(f"models:\n  local:\n    base_url: {server.base_url}\n    model: m\n"
                         "    max_retries: 2\n    timeout: 1\n")
         began = time.monotonic()
-        result = recode(tmp_path, "eval", "--llm", "profile:local", "--profiles", str(path), "--games", "put-01",
-                        "-c", "1", "--out", str(tmp_path / "out"), "--no-progress")
+        result = recode(tmp_path, "eval", "--llm", "profile:local", "--profiles", str(path), "--env", "toy",
+                        "--games", "vase-1", "-c", "1", "--out", str(tmp_path / "out"), "--no-progress")
         waited = time.monotonic() - began
         received = server.received
     assert result.returncode == 1

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from agent.runtime import events as ev
 from agent.sessions.journal_read import read_journal
 from agent.sessions.session import start_session
 from mockllm.openai_server import OpenAICompatibleServer, write_profiles
+from mockllm.serving import BackgroundServer
 from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import console_options, episode_named, run_settings
 from envs.registry import EpisodeRef
@@ -76,12 +76,11 @@ class Recorder:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
     def __enter__(self) -> "Recorder":
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.serving = BackgroundServer(self.httpd).start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.serving.stop()
 
 
 def answers(*texts: str):

@@ -108,8 +108,9 @@ class Collector:
     """A local OTLP/HTTP endpoint: keeps each POSTed ExportTraceServiceRequest."""
 
     def __init__(self, status: int = 200) -> None:
-        import threading
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        from mockllm.serving import BackgroundServer
 
         received = self.received = []
 
@@ -126,7 +127,7 @@ class Collector:
                 self.end_headers()
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.serving = BackgroundServer(self.httpd).start()
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1/traces"
 
 
@@ -139,7 +140,7 @@ def test_otlp_sends_the_same_spans_to_an_endpoint(demo_session, capsys):
     try:
         assert main(["export", str(session), "--sessions", str(sessions), "--otlp", collector.url]) == 0
     finally:
-        collector.httpd.shutdown()
+        collector.serving.stop()
     [(path, kind, body)] = collector.received
     assert path == "/v1/traces" and kind == "application/x-protobuf"
     request = ExportTraceServiceRequest.FromString(body)
@@ -155,7 +156,7 @@ def test_an_endpoint_that_refuses_the_spans_is_one_line(demo_session, capsys):
     try:
         assert main(["export", str(session), "--sessions", str(sessions), "--otlp", collector.url]) == 2
     finally:
-        collector.httpd.shutdown()
+        collector.serving.stop()
     assert capsys.readouterr().err.strip() == (
         f"recode-tui: error: the OTLP endpoint {collector.url} did not take the spans; check the URL "
         "(OTLP/HTTP, e.g. http://localhost:4318/v1/traces) and that the collector runs")
