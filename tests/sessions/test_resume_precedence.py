@@ -18,6 +18,7 @@ import pytest
 
 from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from tests.eval.helpers import run_main
+from tests.toyenv import SCRIPTS
 
 pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
 
@@ -33,6 +34,7 @@ SPIN = """answers:
           n += 1
       </execute>
 """
+LOOK = f"scripted:{SCRIPTS / 'look.jsonl'}"  # the toy world's answer that only looks
 
 
 def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -93,9 +95,7 @@ def test_eval_resume_keeps_the_users_node_time_limit_when_the_report_asks_for_mo
     """On the toy world (tests/toyenv): what is checked is the resume's settings, not the engine."""
     env = environment(tmp_path)
     out = tmp_path / "eval"
-    look = tmp_path / "look.jsonl"
-    look.write_text(json.dumps({"stub": "*", "answer": "<think>look</think><execute>\nrun('look')\n</execute>"}) + "\n")
-    first = run_main(["eval", "--env", "toy", "--games", "vase-1,key-1", "--llm", f"scripted:{look}", "-o", str(out),
+    first = run_main(["eval", "--env", "toy", "--games", "vase-1,key-1", "--llm", LOOK, "-o", str(out),
                       "--no-progress", "-c", "1"], env, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     report = json.loads((out / "report.json").read_text())
