@@ -255,7 +255,7 @@ async def test_nothing_escapes_to_the_filesystem(runner, drive, tmp_path):
 
 async def test_output_of_a_node_killed_without_ever_calling_run_is_kept(runner, drive):
     outcome = await drive(runner, "print('searching')\nprint('still searching')\nwhile True:\n    pass")
-    assert outcome.error == "timed out after 1.0 s"
+    assert outcome.error.startswith("timed out after 1.0 s"), outcome.error  # "(not restored: x)" may follow
     assert outcome.output == "searching\nstill searching\n"
     outcome = await drive(runner, "for i in range(10 ** 9):\n    print('line', i)")  # capped, then killed
     assert outcome.error == "timed out after 1.0 s"
