@@ -105,12 +105,13 @@ def test_run_with_the_paper_preset_ends_at_the_node_error_and_journals_the_prese
     assert again.stdout.startswith("FAILED: node error: n2 `x = 1 / 0` raised ZeroDivisionError"), again.stdout + again.stderr
 
 
-def test_eval_with_the_paper_preset_records_it_in_the_report(tmp_path):
+def test_eval_with_the_paper_preset_records_it_in_the_report(tmp_path, toy_env):
+    """On the toy world (tests/toyenv): what the preset sets is checked, not the engine."""
     script = tmp_path / "raise.jsonl"
     script.write_text(json.dumps({"answer": RAISES}) + "\n")
     out = tmp_path / "eval"
-    result = recode(tmp_path, "eval", "--preset", "paper", "--max-depth", "4", "--games", "put-01", "--llm",
-                    f"scripted:{script}", "-o", str(out), "--no-progress")
+    result = recode(tmp_path, "eval", "--preset", "paper", "--max-depth", "4", "--env", "toy", "--games", "vase-1",
+                    "--llm", f"scripted:{script}", "-o", str(out), "--no-progress")
     assert result.returncode == 0, result.stderr
     report = json.loads((out / "report.json").read_text())
     plan = report["plan"]

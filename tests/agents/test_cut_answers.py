@@ -2,7 +2,7 @@
 rule (what part of it stands on its own), and a cut answer with nothing usable is re-asked with the
 reason in that agent's words, never treated as a server failure.
 
-Real parts: every agent on the real ALFWorld engine, the real openai client against the local
+Real parts: every agent on the toy world (tests/toyenv, put-01's task), the real openai client against the local
 OpenAI-compatible server on 127.0.0.1 answering with `finish_reason: length`.
 """
 
@@ -15,10 +15,16 @@ from mockllm.openai_server import OpenAICompatibleServer, Reply, write_profiles
 from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import episode_named, run_settings
 
-pytestmark = pytest.mark.heavy  # real ALFWorld games
+pytestmark = pytest.mark.heavy  # the sandbox worker
 
 
-# each agent's first answer on put-01, cut after a part that stands on its own, and what that part does
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    """The toy world (tests/toyenv): what is checked is each agent's rule, not the engine."""
+    return toy_env
+
+
+# each agent's first answer on put-01's task (toy:vase-1), cut after a part that stands on its own, and what that part does
 USABLE = {
     "recode": ('<think>look first</think>\n<execute>\nrun("look")\n</execute>\n<think>and then I would',
                'run("look")'),
@@ -40,7 +46,7 @@ UNUSABLE = {
 
 def agent_for(tmp_path, server: OpenAICompatibleServer, agent: str):
     profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0)
-    return make_agent(run_settings(agent=agent), episode_named("put-01"),
+    return make_agent(run_settings(agent=agent), episode_named("toy:vase-1"),
                        make_llm("profile:local", str(profiles), agent_name=agent))
 
 

@@ -21,7 +21,15 @@ from recode_tui.setup.usage import UsageError
 from tests.settings import console_options, episode_named, run_settings
 from tests.eval.helpers import run_main
 
-pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+pytestmark = pytest.mark.heavy  # the sandbox worker, eval's worker processes
+
+# put-01's task on the toy world (tests/toyenv): the routing of roles is checked, not ALFWorld
+GAME = "toy:vase-1"
+
+
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    return toy_env
 
 
 PLAN = {"thought": "find it, then place it", "steps": [
@@ -55,7 +63,7 @@ def test_each_role_answers_from_its_own_llm_and_a_resume_rebuilds_the_routing(tm
     planner, executor = write_scripts(tmp_path, executor_answers=4)  # the last move is missing at first
     spec = f"planner=scripted:{planner},executor=scripted:{executor}"
     sessions = tmp_path / "sessions"
-    first = recode("run", "--quiet", "--game", "put-01", "--agent", "plan-execute", "--llm", spec, sessions=sessions)
+    first = recode("run", "--quiet", "--game", GAME, "--agent", "plan-execute", "--llm", spec, sessions=sessions)
     # the planner's script has no executor answers and the other way round: only routing gets this far
     assert first.returncode == 1 and "no answer for stub `s2: put the vase" in first.stdout, first.stdout + first.stderr
     folder = next(sessions.iterdir())
@@ -76,13 +84,13 @@ def test_each_role_answers_from_its_own_llm_and_a_resume_rebuilds_the_routing(tm
 
 def test_a_role_the_agent_does_not_have_is_one_clear_line(tmp_path):
     planner, _ = write_scripts(tmp_path)
-    result = recode("run", "--game", "put-01", "--agent", "plan-execute", "--llm", f"coder=scripted:{planner}",
+    result = recode("run", "--game", GAME, "--agent", "plan-execute", "--llm", f"coder=scripted:{planner}",
                     sessions=tmp_path / "s")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[-1] == (
         f"recode-tui: error: --llm coder=scripted:{planner}: the plan-execute agent has no role coder "
         "(its roles: planner, executor, replanner)")
-    recap = recode("run", "--game", "put-01", "--agent", "recap", "--llm", f"planner=scripted:{planner}",
+    recap = recode("run", "--game", GAME, "--agent", "recap", "--llm", f"planner=scripted:{planner}",
                    sessions=tmp_path / "s")
     assert recap.returncode == 2 and "the recap agent has no role planner" in recap.stderr
 
@@ -93,11 +101,11 @@ def test_a_plain_spec_answers_every_role_and_a_default_answers_the_roles_not_nam
     both.write_text(yaml.safe_dump({"answers": yaml.safe_load(planner.read_text())["answers"]
                                     + yaml.safe_load(executor.read_text())["answers"]}))
     llm = make_llm(f"scripted:{both}")
-    agent = make_agent(run_settings(agent="plan-execute"), episode_named("put-01"), llm)
+    agent = make_agent(run_settings(agent="plan-execute"), episode_named(GAME), llm)
     assert all(agent.host.llm_for(role) is llm for role in agent.roles)
     asyncio.run(agent.close())
     routed = make_llm(f"scripted:{both},executor=scripted:{executor}")
-    agent = make_agent(run_settings(agent="plan-execute"), episode_named("put-01"), routed)
+    agent = make_agent(run_settings(agent="plan-execute"), episode_named(GAME), routed)
     assert agent.host.llm_for("executor").name == f"scripted:{executor}"
     assert agent.host.llm_for("planner").name == agent.host.llm_for("replanner").name == f"scripted:{both}"
     asyncio.run(agent.close())
@@ -111,7 +119,7 @@ def test_a_plain_spec_answers_every_role_and_a_default_answers_the_roles_not_nam
 
 async def test_a_person_takes_the_executor_role_while_the_planner_is_scripted(tmp_path):
     planner, _ = write_scripts(tmp_path)
-    agent = make_agent(run_settings(agent="plan-execute"), episode_named("put-01"),
+    agent = make_agent(run_settings(agent="plan-execute"), episode_named(GAME),
                          make_llm(f"planner=scripted:{planner},executor=human"))
     dbg = Debugger(agent, breakpoints=[])
     stop = await dbg.step("continue")  # the planner answered by itself; the executor's call waits for the person
@@ -133,7 +141,7 @@ async def test_a_person_takes_the_executor_role_while_the_planner_is_scripted(tm
 
 def test_a_headless_run_refuses_a_person_in_a_role_in_one_line(tmp_path):
     planner, _ = write_scripts(tmp_path)
-    result = recode("run", "--game", "put-01", "--agent", "plan-execute", "--llm",
+    result = recode("run", "--game", GAME, "--agent", "plan-execute", "--llm",
                     f"planner=scripted:{planner},executor=human", sessions=tmp_path / "s")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[-1].endswith(
@@ -145,7 +153,7 @@ async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_pa
     from tests.console.helpers import SIZE, next_stop, started, stop_shown
 
     planner, _ = write_scripts(tmp_path)
-    app = build_app(console_options("put-01", f"planner=scripted:{planner},executor=human", agent="plan-execute"))
+    app = build_app(console_options(GAME, f"planner=scripted:{planner},executor=human", agent="plan-execute"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
 
@@ -174,7 +182,7 @@ def test_a_routed_llm_handed_over_whole_still_answers_each_role_with_its_own(tmp
     """A fork gives the person the forked call, then hands the session's LLM back as `agent.host.llm`."""
     planner, executor = write_scripts(tmp_path)
     routed = make_llm(f"planner=scripted:{planner},executor=scripted:{executor}")
-    agent = make_agent(run_settings(agent="plan-execute"), episode_named("put-01"), make_llm("human"))
+    agent = make_agent(run_settings(agent="plan-execute"), episode_named(GAME), make_llm("human"))
     agent.host.llm = routed  # what the console's hand-back after a typed answer does
     assert agent.host.llm_for("executor").name == f"scripted:{executor}"
     assert agent.host.llm_for("planner").name == agent.host.llm_for("replanner").name == f"scripted:{planner}"
@@ -183,13 +191,13 @@ def test_a_routed_llm_handed_over_whole_still_answers_each_role_with_its_own(tmp
 
 def test_eval_refuses_a_role_the_agent_lacks_before_any_episode(tmp_path):
     planner, executor = write_scripts(tmp_path)
-    result = recode("eval", "--games", "put-01", "--agent", "recap", "--llm",
+    result = recode("eval", "--env", "toy", "--games", "vase-1", "--agent", "recap", "--llm",
                     f"planner=scripted:{planner},executor=scripted:{executor}", "-o", str(tmp_path / "e"),
                     sessions=tmp_path / "s")
     assert result.returncode == 2 and not (tmp_path / "e").exists()
     assert result.stderr.strip().splitlines()[-1].endswith(
         "the recap agent has no role planner, executor (its roles: none (it has one LLM: give --llm SPEC))")
-    won = recode("eval", "--games", "put-01", "--agent", "plan-execute", "--no-progress", "-c", "1", "--llm",
+    won = recode("eval", "--env", "toy", "--games", "vase-1", "--agent", "plan-execute", "--no-progress", "-c", "1", "--llm",
                  f"planner=scripted:{planner},executor=scripted:{executor}", "-o", str(tmp_path / "ok"),
                  sessions=tmp_path / "s")
     assert won.returncode == 0 and "│ overall   │        1 │       1 │ 100.0%" in won.stdout, won.stdout + won.stderr
@@ -200,6 +208,7 @@ def test_a_role_given_the_demo_names_demo_as_its_answer_source_in_the_run_lines_
     # the executor plays the same bundled file, named as a script: only the planner's answers are the demo's
     executor = Path(__file__).resolve().parents[2] / "mockllm" / "demos" / "plan-execute-alfworld.jsonl"
     spec = f"planner=demo,executor=scripted:{executor}"
+    # the demo plays the bundled games: this one keeps ALFWorld's put-01
     done = recode("run", "--game", "put-01", "--agent", "plan-execute", "--llm", spec, sessions=sessions)
     assert done.returncode == 0, done.stdout + done.stderr
     assert " answered by demo: " in done.stdout and " answered by scripted: " in done.stdout, done.stdout

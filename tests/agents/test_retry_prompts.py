@@ -2,8 +2,9 @@
 why it was rejected (code lines counted from the code's own first line), and every agent stops after
 the same number of rejected answers.
 
-Real parts: the real ALFWorld engine, the sandboxed runner, and the real openai client against a
-local OpenAI-compatible server that answers badly.
+Real parts: the toy world (tests/toyenv; ReAct's refused action needs the real ALFWorld engine's list of
+commands), the sandboxed runner, and the real openai client against a local OpenAI-compatible server that
+answers badly.
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from mockllm.openai_server import OpenAICompatibleServer, write_profiles
 from recode_tui.setup.build import make_agent, make_llm
 from tests.settings import episode_named, run_settings
 
-pytestmark = pytest.mark.heavy  # real ALFWorld games
+pytestmark = pytest.mark.heavy  # the sandbox worker
+
+
+@pytest.fixture(autouse=True)
+def toy(toy_env):
+    """The toy world (tests/toyenv): what is checked is each agent's rule, not the engine."""
+    return toy_env
 
 
 BAD_CODE = (
@@ -36,6 +43,11 @@ BAD = {
 }
 
 
+# toy:vase-1 is put-01's task; ReAct refuses an action by the environment's list of valid commands, which
+# only ALFWorld gives: its rejected action needs the real engine
+EPISODE = {agent: "put-01" if agent == "react" else "toy:vase-1" for agent in BAD}
+
+
 def llm_answering(tmp_path, server: OpenAICompatibleServer, agent: str):
     profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0)
     return make_llm("profile:local", str(profiles), agent_name=agent)
@@ -53,7 +65,8 @@ async def requests(agent, count: int) -> list[ev.Event]:
 async def test_a_retry_prompt_shows_the_rejected_answer_and_why(tmp_path, agent_name):
     answer, reason_part, shown = BAD[agent_name]
     with OpenAICompatibleServer(lambda prompt: answer) as server:
-        agent = make_agent(run_settings(agent=agent_name), episode_named("put-01"), llm_answering(tmp_path, server, agent_name))
+        agent = make_agent(run_settings(agent=agent_name), episode_named(EPISODE[agent_name]),
+                           llm_answering(tmp_path, server, agent_name))
         try:
             events = await requests(agent, 2)
         finally:
@@ -71,7 +84,8 @@ async def test_a_retry_prompt_shows_the_rejected_answer_and_why(tmp_path, agent_
 @pytest.mark.parametrize("agent_name", ["recode", "codeact"])
 async def test_a_syntax_errors_line_counts_from_the_first_line_of_the_code(tmp_path, agent_name):
     with OpenAICompatibleServer(lambda prompt: BAD_CODE) as server:
-        agent = make_agent(run_settings(agent=agent_name), episode_named("put-01"), llm_answering(tmp_path, server, agent_name))
+        agent = make_agent(run_settings(agent=agent_name), episode_named(EPISODE[agent_name]),
+                           llm_answering(tmp_path, server, agent_name))
         try:
             events = await requests(agent, 2)
         finally:
@@ -87,7 +101,7 @@ async def test_a_syntax_errors_line_counts_from_the_first_line_of_the_code(tmp_p
 async def test_every_agent_stops_after_the_same_number_of_rejected_answers(tmp_path, agent_name):
     answer = BAD[agent_name][0]
     with OpenAICompatibleServer(lambda prompt: answer) as server:
-        agent = make_agent(run_settings(agent=agent_name, limits=Limits(max_rewrite=2)), episode_named("put-01"),
+        agent = make_agent(run_settings(agent=agent_name, limits=Limits(max_rewrite=2)), episode_named(EPISODE[agent_name]),
                              llm_answering(tmp_path, server, agent_name))
         try:
             finished = await agent.run()
@@ -102,7 +116,7 @@ async def test_codeact_takes_a_single_fenced_python_block_as_the_cell(tmp_path):
     cell = "Here is the cell.\n```python\nfor action in ['go to diningtable 1', 'take vase 1 from diningtable 1',\n" \
            "               'go to sidetable 1', 'move vase 1 to sidetable 1']:\n    run(action)\n```"
     with OpenAICompatibleServer(lambda prompt: cell) as server:
-        agent = make_agent(run_settings(agent="codeact"), episode_named("put-01"),
+        agent = make_agent(run_settings(agent="codeact"), episode_named(EPISODE["codeact"]),
                              llm_answering(tmp_path, server, "codeact"))
         try:
             finished = await agent.run()

@@ -10,6 +10,9 @@ from agent.sandbox.runner import SandboxRunner
 
 NODE_TIMEOUT = 1.0
 MEMORY_MB = 256
+# The limit for code that runs until it is stopped, where what is checked is that it stops (and what is kept),
+# not when: each such node costs its limit in CPU. Nodes that must complete run under NODE_TIMEOUT.
+SPIN_TIMEOUT = 0.3
 
 
 class FakeEnv:
@@ -48,6 +51,17 @@ async def _drive(
 @pytest_asyncio.fixture
 async def runner():
     r = SandboxRunner(node_timeout=NODE_TIMEOUT, memory_mb=MEMORY_MB, max_output_chars=10_000)
+    await r.ensure_started()
+    try:
+        yield r
+    finally:
+        await r.close()
+
+
+@pytest_asyncio.fixture
+async def spinning_runner():
+    """`runner` with the short limit (SPIN_TIMEOUT), for tests whose code runs until the limit ends it."""
+    r = SandboxRunner(node_timeout=SPIN_TIMEOUT, memory_mb=MEMORY_MB, max_output_chars=10_000)
     await r.ensure_started()
     try:
         yield r

@@ -16,6 +16,8 @@ from agent.sandbox import budgets
 from agent.sandbox.runner import SandboxRunner
 from agent.sandbox.walls import SandboxPolicy
 
+from .conftest import SPIN_TIMEOUT
+
 FORGED = Path(__file__).with_name("forged_worker.py")
 CAP = 10_000
 MIB = 1024 * 1024
@@ -150,12 +152,13 @@ async def test_an_action_request_without_its_action_never_reaches_the_environmen
 
 @pytest.mark.asyncio
 async def test_a_worker_that_dies_restoring_fails_the_node_not_the_agent():
-    runner = forged()
+    runner = forged(node_timeout=SPIN_TIMEOUT)  # the node hangs until the limit: its length is not checked
     try:
         await runner.set_variables({"canary": "alive"})
         outcome, _ = await run_node(runner, "hang then fail restore")
         assert outcome.status == "error", outcome
-        assert "timed out after 1.0 s" in outcome.error and "did not restore the variables" in outcome.error
+        assert f"timed out after {SPIN_TIMEOUT:.1f} s" in outcome.error
+        assert "did not restore the variables" in outcome.error
     finally:
         await runner.close()
 

@@ -4,7 +4,9 @@ variables intact, and end within 1.5x the node time limit.
 
 The cases share one runner (`runner`, module-scoped here): a case that kills its worker
 leaves the runner to bring up the replacement itself, with the kept variables, which is
-what each case checks after its snippet. Tests that need other settings make their own."""
+what each case checks after its snippet. The cases that run until the limit stops them share
+`spinner`, the same with the short limit (SPIN_TIMEOUT): each costs its limit in CPU, and what they
+check is that the limit stops them, not its length. Tests that need other settings make their own."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import pytest_asyncio
 
 from agent.sandbox.runner import SandboxRunner
 
-from .conftest import MEMORY_MB
+from .conftest import MEMORY_MB, SPIN_TIMEOUT
 
 # heavy: the sandbox worker; every test on the module's event loop, where the shared runner lives
 pytestmark = [pytest.mark.heavy, pytest.mark.asyncio(loop_scope="module")]
@@ -94,8 +96,8 @@ HOSTILE: list[tuple[str, str, str, str]] = [
     ("poison-class-alias", "import json\nE = json.JSONEncoder\nE.encode = None", ERROR, "TypeError: cannot set 'encode' attribute of immutable type"),
     ("poison-counter-alias", "import collections\nC = [collections.Counter][0]\nC.most_common = None", ERROR, "immutable type"),
     # time
-    ("infinite-loop", "while True:\n    pass", TIMEOUT, "timed out after 1.0 s"),
-    ("loop-swallowing-interrupts", "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass", TIMEOUT, "timed out after 1.0 s"),
+    ("infinite-loop", "while True:\n    pass", TIMEOUT, "timed out after"),
+    ("loop-swallowing-interrupts", "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass", TIMEOUT, "timed out after"),
     ("huge-power", "x = 10 ** 10 ** 10", HEAVY, ""),
     ("huge-factorial", "import math\nx = math.factorial(10 ** 8)", HEAVY, ""),
     # memory
@@ -108,7 +110,7 @@ HOSTILE: list[tuple[str, str, str, str]] = [
     ("deep-recursion-def", "def g(n):\n    return g(n + 1)\ng(0)", ERROR, "RecursionError"),
     ("deep-nesting-repr", "x = []\nfor i in range(200000):\n    x = [x]\ns = str(x)", ERROR, "RecursionError"),
     # output floods
-    ("print-flood", "while True:\n    print('x' * 1000)", TIMEOUT, "timed out after 1.0 s"),
+    ("print-flood", "while True:\n    print('x' * 1000)", TIMEOUT, "timed out after"),
     ("one-huge-print", "print('y' * 10 ** 7)", COMPLETES, ""),
     # process control
     ("system-exit", "raise SystemExit(3)", ERROR, "SystemExit: 3"),
@@ -118,10 +120,11 @@ HOSTILE: list[tuple[str, str, str, str]] = [
 ]
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def runner():
-    """One runner for the module's cases (the package's `runner` starts one per test)."""
-    shared = SandboxRunner(node_timeout=NODE_TIMEOUT, memory_mb=MEMORY_MB, max_output_chars=10_000)
+SPINS = {TIMEOUT, HEAVY}  # what runs until the limit stops it (or a C-level blow-up hits the memory limit)
+
+
+async def _shared_runner(node_timeout: float):
+    shared = SandboxRunner(node_timeout=node_timeout, memory_mb=MEMORY_MB, max_output_chars=10_000)
     await shared.ensure_started()
     try:
         yield shared
@@ -129,9 +132,23 @@ async def runner():
         await shared.close()
 
 
-def _check(outcome, kind: str, text: str, elapsed: float) -> None:
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def runner():
+    """One runner for the module's cases (the package's `runner` starts one per test)."""
+    async for shared in _shared_runner(NODE_TIMEOUT):
+        yield shared
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def spinner():
+    """One runner with the short limit for the module's cases that run until it."""
+    async for shared in _shared_runner(SPIN_TIMEOUT):
+        yield shared
+
+
+def _check(outcome, kind: str, text: str, elapsed: float, limit: float = NODE_TIMEOUT) -> None:
     # the limit plus a worker's restart (bwrap's namespaces: a few hundred ms on a loaded machine), never a hang
-    assert elapsed <= NODE_TIMEOUT + 3.0, f"took {elapsed:.2f} s"
+    assert elapsed <= limit + 3.0, f"took {elapsed:.2f} s"
     if kind == COMPLETES:
         assert outcome.status == "completed", outcome
         return
@@ -139,7 +156,7 @@ def _check(outcome, kind: str, text: str, elapsed: float) -> None:
     if kind == REFUSED:
         assert outcome.error.startswith("forbidden:"), outcome.error
     elif kind == TIMEOUT:
-        assert outcome.error.startswith("timed out after"), outcome.error
+        assert outcome.error.startswith(f"timed out after {limit:.1f} s"), outcome.error
     elif kind == MEMORY:
         assert outcome.error == "memory limit", outcome.error
     elif kind == HEAVY:
@@ -163,14 +180,27 @@ async def _assert_canary(runner: SandboxRunner, drive) -> None:
     assert lines == ["- canary (str): alive-123", "- counter_len (int): 3"]
 
 
-@pytest.mark.parametrize("code,kind,text", [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE])
-async def test_hostile_snippet(runner, drive, code, kind, text):
+async def _snippet(runner: SandboxRunner, drive, code: str, kind: str, text: str) -> None:
     await _canary(runner)
     began = time.monotonic()
     outcome = await drive(runner, code)
     elapsed = time.monotonic() - began
-    _check(outcome, kind, text, elapsed)
+    _check(outcome, kind, text, elapsed, runner.node_timeout)
     await _assert_canary(runner, drive)
+
+
+ENDING = [h for h in HOSTILE if h[2] not in SPINS]
+SPINNING = [h for h in HOSTILE if h[2] in SPINS]
+
+
+@pytest.mark.parametrize("code,kind,text", [h[1:] for h in ENDING], ids=[h[0] for h in ENDING])
+async def test_hostile_snippet(runner, drive, code, kind, text):
+    await _snippet(runner, drive, code, kind, text)
+
+
+@pytest.mark.parametrize("code,kind,text", [h[1:] for h in SPINNING], ids=[h[0] for h in SPINNING])
+async def test_hostile_snippet_that_runs_until_the_limit(spinner, drive, code, kind, text):
+    await _snippet(spinner, drive, code, kind, text)
 
 
 async def test_hostile_gauntlet_on_one_runner(drive):
@@ -206,7 +236,8 @@ async def test_print_flood_output_is_capped(runner, drive):
 async def test_output_before_a_timeout_is_kept(runner, drive, make_env):
     env = make_env(default="You see a desk.")
     outcome = await drive(runner, "print('before')\nobs = run('look')\nwhile True:\n    pass", env)
-    assert outcome.error == "timed out after 1.0 s"
+    # "(not restored: x)" may follow: an earlier case on the shared runner can leave a variable no snapshot holds
+    assert outcome.error.startswith("timed out after 1.0 s"), outcome.error
     assert outcome.output == "before\nYou see a desk.\n"
 
 
@@ -224,7 +255,7 @@ async def test_nothing_escapes_to_the_filesystem(runner, drive, tmp_path):
 
 async def test_output_of_a_node_killed_without_ever_calling_run_is_kept(runner, drive):
     outcome = await drive(runner, "print('searching')\nprint('still searching')\nwhile True:\n    pass")
-    assert outcome.error == "timed out after 1.0 s"
+    assert outcome.error.startswith("timed out after 1.0 s"), outcome.error  # "(not restored: x)" may follow
     assert outcome.output == "searching\nstill searching\n"
     outcome = await drive(runner, "for i in range(10 ** 9):\n    print('line', i)")  # capped, then killed
     assert outcome.error == "timed out after 1.0 s"

@@ -24,6 +24,7 @@ from agent.sandbox.runner import SandboxRunner
 from agent.sandbox.checks import check_code
 from agent.sandbox.protocol import encode_reply, load_plain
 
+from tests.sandbox.conftest import SPIN_TIMEOUT
 from tests.sandbox.layers_off import LayersOffRunner
 
 pytestmark = pytest.mark.heavy  # the sandbox worker
@@ -35,8 +36,8 @@ WORKER = REAL
 WORKER_OBJECT = REAL + "w = g['sys']._getframe(0).f_back.f_locals['self']\n"
 
 
-def _runner(**layers: bool) -> SandboxRunner:
-    return LayersOffRunner(node_timeout=2.0, memory_mb=256, **layers)
+def _runner(node_timeout: float = 2.0, **layers: bool) -> SandboxRunner:
+    return LayersOffRunner(node_timeout=node_timeout, memory_mb=256, **layers)
 
 
 @pytest_asyncio.fixture
@@ -118,8 +119,9 @@ def test_plain_snapshots_still_load():
     assert load_plain(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)) == value
 
 
-async def test_a_worker_made_snapshot_does_not_run_in_the_next_worker(bare, drive, tmp_path):
+async def test_a_worker_made_snapshot_does_not_run_in_the_next_worker(drive, tmp_path):
     """The old worker pickles a value whose __reduce__ runs a command; a timeout restarts the worker."""
+    bare = _runner(SPIN_TIMEOUT, static_checks=False, audit_hook=False)  # the timeout's length is not checked
     marker = tmp_path / "pwned"
     code = (
         "class Evil:\n"
@@ -127,12 +129,15 @@ async def test_a_worker_made_snapshot_does_not_run_in_the_next_worker(bare, driv
         f"        return (print.__globals__['__builtins__']['__import__']('os').system, ('touch {marker}',))\n"
         "x = Evil()\nkept = 'plain'\n"
     )
-    outcome = await drive(bare, code)
-    assert outcome.status == "completed", outcome
-    outcome = await drive(bare, "while True:\n    pass")  # the worker is killed and replaced
-    assert outcome.error.startswith("timed out") and "not restored: x" in outcome.error, outcome
-    assert not marker.exists()
-    assert await _value(bare, "kept") == "plain"
+    try:
+        outcome = await drive(bare, code)
+        assert outcome.status == "completed", outcome
+        outcome = await drive(bare, "while True:\n    pass")  # the worker is killed and replaced
+        assert outcome.error.startswith("timed out") and "not restored: x" in outcome.error, outcome
+        assert not marker.exists()
+        assert await _value(bare, "kept") == "plain"
+    finally:
+        await bare.close()
 
 
 # -- layer 3: the audit hook allows only what node code needs ---------------------------

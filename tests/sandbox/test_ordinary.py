@@ -327,7 +327,8 @@ async def test_non_ascii_identifiers_run_as_the_check_lets_them(runner, drive):
 
 
 @pytest.mark.asyncio
-async def test_imports_stay_for_later_nodes_and_survive_a_restart(runner, drive):
+async def test_imports_stay_for_later_nodes_and_survive_a_restart(spinning_runner, drive):
+    runner = spinning_runner
     outcome = await drive(runner, "import json\nfrom collections import Counter\nfrom math import sqrt as root")
     assert outcome.status == "completed", outcome
     assert {"json", "Counter", "root"} <= await runner.names()

@@ -13,6 +13,8 @@ from agent.runtime.runner import ActionRequest, NodeOutcome
 from agent.sandbox.runner import SandboxError, SandboxRunner
 from agent.sandbox.walls import SandboxPolicy
 
+from .conftest import SPIN_TIMEOUT
+
 pytestmark = pytest.mark.heavy  # the sandbox worker
 
 
@@ -100,12 +102,13 @@ async def test_interrupt_while_waiting_for_an_answer(runner):
 
 
 @pytest.mark.asyncio
-async def test_restart_restores_snapshot_and_reports_unpicklable(runner, drive):
+async def test_restart_restores_snapshot_and_reports_unpicklable(spinning_runner, drive):
+    runner = spinning_runner
     outcome = await drive(runner, "data = {'a': [1, 2]}\nm = re.match('a', 'a')\ngen = (i for i in [1])")
     assert outcome.status == "completed"
     pid = runner.worker_pid
     outcome = await drive(runner, "data['b'] = 3\nwhile True:\n    pass")
-    assert outcome.error.startswith("timed out after 1.0 s (not restored: ")
+    assert outcome.error.startswith(f"timed out after {SPIN_TIMEOUT:.1f} s (not restored: ")
     assert "m" in outcome.error and "gen" in outcome.error
     assert {(c.name, c.change) for c in outcome.changes} == {("m", "removed"), ("gen", "removed")}
     assert runner.worker_pid != pid and runner.restarts == 1
@@ -125,7 +128,8 @@ async def test_worker_killed_from_outside_is_replaced(runner, drive):
 
 
 @pytest.mark.asyncio
-async def test_a_slow_condition_kills_the_node_it_was_asked_in(runner):
+async def test_a_slow_condition_kills_the_node_it_was_asked_in(spinning_runner):
+    runner = spinning_runner
     await runner.start("run('look')")
     assert isinstance(await runner.next_message(), ActionRequest)
     with pytest.raises(SandboxError, match="timed out"):
@@ -136,7 +140,8 @@ async def test_a_slow_condition_kills_the_node_it_was_asked_in(runner):
 
 
 @pytest.mark.asyncio
-async def test_parent_never_unpickles(monkeypatch, runner, drive):
+async def test_parent_never_unpickles(monkeypatch, spinning_runner, drive):
+    runner = spinning_runner
     def refuse(*args, **kwargs):
         raise AssertionError("the parent unpickled something")
 
@@ -151,14 +156,14 @@ async def test_parent_never_unpickles(monkeypatch, runner, drive):
 
 @pytest.mark.asyncio
 async def test_trusted_mode_skips_checks_but_keeps_isolation_and_limits(drive):
-    runner = SandboxRunner(trusted=True, node_timeout=1.0, memory_mb=256)
+    runner = SandboxRunner(trusted=True, node_timeout=SPIN_TIMEOUT, memory_mb=256)
     try:
         outcome = await drive(runner, "import os\npid = os.getpid()\nt = type(1).__name__")
         assert outcome.status == "completed", outcome
         values = {v.name: v.summary for v in await runner.variables()}
         assert values["pid"] != str(os.getpid()) and values["t"] == "int"
         outcome = await drive(runner, "while True:\n    pass")
-        assert outcome.error == "timed out after 1.0 s"
+        assert outcome.error == f"timed out after {SPIN_TIMEOUT:.1f} s"
         outcome = await drive(runner, "s = 'a' * (3 * 1024 ** 3)")
         assert outcome.error == "memory limit"
         outcome = await drive(runner, "exit(3)")

@@ -2,8 +2,9 @@
 max_tokens count in the journal's records, its `finished` record and the run's last line, as the
 server billed them.
 
-Real parts: `recode-tui run` as a process, the CodeAct agent on the real ALFWorld engine, the real
-openai client against the local OpenAI-compatible server on 127.0.0.1 with a price table.
+Real parts: the command line's `main` (in this process: what is counted is checked, not the process), the
+CodeAct agent on the real ALFWorld engine, the real openai client against the local OpenAI-compatible server
+on 127.0.0.1 with a price table.
 """
 
 from __future__ import annotations
@@ -11,14 +12,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 import threading
 
 import pytest
 
 from mockllm.demos.served import demo_responder
 from mockllm.openai_server import OpenAICompatibleServer, Reply, write_profiles
+from tests.eval.helpers import run_main
 
 PRICE_IN, PRICE_OUT = 2.0, 8.0  # USD per million tokens
 JUNK = "I would go to the dining table and look for the vase there."  # no code: CodeAct refuses it
@@ -41,17 +41,17 @@ def first_refused_then_cut_then_the_demo():
     return respond
 
 
-@pytest.mark.heavy  # a whole ALFWorld episode in a process of its own
+def cli_env(tmp_path) -> dict[str, str]:
+    return dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="")
+
+
+@pytest.mark.heavy  # a whole ALFWorld episode
 def test_refused_and_cut_answers_count_in_the_journal_its_finished_record_and_the_run_line(tmp_path):
     with OpenAICompatibleServer(first_refused_then_cut_then_the_demo(), latency=0.05) as server:
         profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0,
                                   prices=(PRICE_IN, PRICE_OUT))
-        result = subprocess.run(
-            [sys.executable, "-m", "recode_tui", "run", "--game", "put-01", "--agent", "codeact",
-             "--llm", "profile:local", "--profiles", str(profiles)],
-            capture_output=True, text=True, timeout=300,
-            env=dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY=""),
-        )
+        result = run_main(["run", "--game", "put-01", "--agent", "codeact", "--llm", "profile:local", "--profiles",
+                           str(profiles)], cli_env(tmp_path))
     assert result.returncode == 0, result.stdout + result.stderr
     billed = [c for c in server.calls if c.status == 200]
     tokens_in, tokens_out = sum(c.prompt_tokens for c in billed), sum(c.completion_tokens for c in billed)
@@ -82,7 +82,7 @@ def test_refused_and_cut_answers_count_in_the_journal_its_finished_record_and_th
     assert finished["llm_seconds"] >= 0.05 * len(billed)  # every answer's wait, the refused ones too
 
 
-@pytest.mark.heavy  # a whole ALFWorld episode in a process of its own
+@pytest.mark.heavy  # a whole ALFWorld episode
 def test_a_scripted_roles_estimated_tokens_are_not_added_to_the_models_counted_ones(tmp_path):
     from tests.agents.test_plan_execute_routing import EXECUTOR, write_scripts
 
@@ -93,12 +93,9 @@ def test_a_scripted_roles_estimated_tokens_are_not_added_to_the_models_counted_o
 
     with OpenAICompatibleServer(executor) as server:
         profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0)
-        result = subprocess.run(
-            [sys.executable, "-m", "recode_tui", "run", "--quiet", "--game", "put-01", "--agent", "plan-execute",
-             "--llm", f"planner=scripted:{planner},executor=profile:local", "--profiles", str(profiles)],
-            capture_output=True, text=True, timeout=300,
-            env=dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY=""),
-        )
+        result = run_main(["run", "--quiet", "--game", "put-01", "--agent", "plan-execute", "--llm",
+                           f"planner=scripted:{planner},executor=profile:local", "--profiles", str(profiles)],
+                          cli_env(tmp_path))
     assert result.returncode == 0, result.stdout + result.stderr
     billed = [c for c in server.calls if c.status == 200]
     tokens_in, tokens_out = sum(c.prompt_tokens for c in billed), sum(c.completion_tokens for c in billed)

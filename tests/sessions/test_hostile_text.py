@@ -4,13 +4,16 @@ A lone surrogate (`\\ud800`) and terminal escapes (`\\x1b]52;...` writes the cli
 `\\r\\x1b[2K SUCCESS: won` fakes a result line) reach `recode-tui run` from a ReCode
 answer, a ReAct action and an OpenAI-compatible server's reply. The run must end with
 its real result, print them escaped, journal them losslessly and resume identically.
+
+One run is a process of its own (`in_a_process`): what a real stdout and stderr make of the text. The
+others run the command line's `main` in this process (`recode`), whose output is held to the same rule:
+it must encode as UTF-8.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +21,8 @@ from pathlib import Path
 import pytest
 
 from agent.sessions.journal_read import read_journal
+from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
+from tests.eval.helpers import run_main
 
 pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
 
@@ -25,13 +30,24 @@ pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command lin
 HOSTILE_ACTIONS = ["go to \ud800 cabinet", "\x1b]52;c;aGk=\x07look", "\r\x1b[2K SUCCESS: won"]
 
 
+def cli_env(tmp_path: Path) -> dict[str, str]:
+    return dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="")
+
+
+def in_a_process(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`recode-tui ARGS` in a process of its own, its output read as a terminal's: what is not UTF-8 fails the test."""
+    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, timeout=300,
+                          env=cli_env(tmp_path), encoding="utf-8", errors="strict")
+
+
 def recode(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="")
-    return subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, timeout=300, env=env,
-                          encoding="utf-8", errors="strict")  # output that is not UTF-8 fails the test
+    """`recode-tui ARGS` in this process (`run_main`)."""
+    return run_main(list(args), cli_env(tmp_path))
 
 
 def assert_terminal_safe(result: subprocess.CompletedProcess[str]) -> None:
+    for stream in (result.stdout, result.stderr):
+        stream.encode("utf-8")  # what a UTF-8 terminal can take: no lone surrogate
     assert "Traceback" not in result.stderr, result.stderr
     for stream in (result.stdout, result.stderr):
         assert "\x1b" not in stream and "\r" not in stream and "\x07" not in stream
@@ -47,7 +63,7 @@ def test_recode_answer_with_a_lone_surrogate_and_escapes_is_printed_escaped_jour
     code = "\n".join(f"run({action!r})" for action in HOSTILE_ACTIONS)  # escapes in the answer's Python source
     script = tmp_path / "hostile.jsonl"
     script.write_text(json.dumps({"stub": "solve(instruction, observation)", "answer": f"<execute>\n{code}\n</execute>"}))
-    result = recode(tmp_path, "run", "--game", "put-02", "--llm", f"scripted:{script}")
+    result = in_a_process(tmp_path, "run", "--game", "put-02", "--llm", f"scripted:{script}")
     assert result.returncode == 1, result.stderr  # the episode's real result: not won, no traceback
     assert_terminal_safe(result)
     assert "> action 1: go to \\ud800 cabinet" in result.stdout
@@ -86,20 +102,10 @@ def test_an_llm_server_reply_with_a_lone_surrogate_is_journaled_as_sent(tmp_path
     answer = "<think>the \ud800 cabinet \x1b]52;c;aGk=\x07</think><execute>\nrun('look')\n</execute>"
     script = tmp_path / "server.jsonl"
     script.write_text(json.dumps({"stub": "*", "answer": answer}) + "\n")
-    profiles = tmp_path / "profiles.yaml"
-    server = subprocess.Popen([sys.executable, "-m", "mockllm.openai_server", "--script", str(script), "--port", "0",
-                               "--write-profiles", str(profiles)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True)
-    try:
-        assert server.stdout.readline().startswith("serving ")
+    with OpenAICompatibleServer(script_responder(str(script))) as server:
+        profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url)
         result = recode(tmp_path, "run", "--game", "put-02", "--llm", "profile:local", "--profiles", str(profiles),
                         "--max-steps", "3")
-    finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.communicate(timeout=30)
-        finally:
-            server.kill()  # never leave it listening for the next test
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode == 1
     assert_terminal_safe(result)

@@ -131,11 +131,12 @@ async def test_run_resume_never_sends_the_key_to_the_server_of_the_journals_prof
     assert len(notes) == 1 and f"the journal names the profiles file {theirs}: never read from a journal" in notes[0]
 
 
-def test_eval_resume_never_sends_the_key_to_the_server_of_the_reports_profiles_file(tmp_path):
+def test_eval_resume_never_sends_the_key_to_the_server_of_the_reports_profiles_file(tmp_path, toy_env):
+    """On the toy world (tests/toyenv): what is checked is where the key goes, not the engine."""
     with Recorder() as attacker, OpenAICompatibleServer(answers(GOOD)) as own:
         out = tmp_path / "eval"
-        first = recode(tmp_path, own, "eval", "--games", "put-01,put-02", "--llm", "profile:default", "-o", str(out),
-                       "--no-progress", "-c", "1")
+        first = recode(tmp_path, own, "eval", "--env", "toy", "--games", "vase-1,key-1", "--llm", "profile:default",
+                       "-o", str(out), "--no-progress", "-c", "1")
         assert first.returncode == 0, first.stderr
         theirs = attackers_profiles(tmp_path, attacker)
         report = json.loads((out / "report.json").read_text())

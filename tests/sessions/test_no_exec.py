@@ -129,14 +129,16 @@ def test_export_runs_none_of_a_journals_code_unless_asked(elsewhere, form):
     default = recode("export", str(folder), form, sessions=sessions)
     assert default.returncode == 0, default.stderr
     assert "SPAWNED" not in default.stderr and not elsewhere["marker"].exists()
-    assert default.stdout == recode("export", str(folder), form, "--no-exec", sessions=sessions).stdout
+    # the same output as --no-exec gives (whose processes the tests above watch), here in this process
+    assert default.stdout == here("export", str(folder), form, "--no-exec", sessions=sessions).stdout
 
 
 def test_trusted_export_needs_exec_and_exec_with_no_exec_is_refused(elsewhere):
     sessions, folder = elsewhere["sessions"], elsewhere["folder"]
-    trusted = recode("export", str(folder), "--tree", "--trusted", sessions=sessions)
+    # usage errors, in this process: what they refuse is checked, not which processes start
+    trusted = here("export", str(folder), "--tree", "--trusted", sessions=sessions)
     assert trusted.returncode == 2 and "add --exec" in trusted.stderr and not elsewhere["marker"].exists()
-    both = recode("export", str(folder), "--tree", "--exec", "--no-exec", sessions=sessions)
+    both = here("export", str(folder), "--tree", "--exec", "--no-exec", sessions=sessions)
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
 
 

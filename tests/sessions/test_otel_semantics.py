@@ -10,11 +10,10 @@ import pytest
 
 from agent.sessions.journal_read import read_journal
 from recode_tui.commands.cli import main
-from tests.eval.bugged import bugged_script
 from tests.eval.helpers import recode
 
 pytest.importorskip("opentelemetry.sdk.trace")
-pytestmark = pytest.mark.heavy  # evaluations play ALFWorld with the sandbox worker
+pytestmark = pytest.mark.heavy  # evaluations with the sandbox worker and eval's worker processes
 
 STATUS_ERROR = 2  # OTLP's STATUS_CODE_ERROR
 
@@ -33,14 +32,21 @@ def attributes(span: dict) -> dict:
     return found
 
 
+GAME = "vase-1"
+# three actions, then nothing left to expand: the episode is lost with its reason
+THREE_ACTIONS = "<think>look around</think><execute>\nrun('look')\nrun('inventory')\nrun('look')\n</execute>"
+
+
 @pytest.fixture(scope="module")
-def two_evals(tmp_path_factory):
+def two_evals(tmp_path_factory, toy_module):
+    """Two evaluations of one game of the toy world (tests/toyenv): the traces are checked, not the engine."""
     tmp_path = tmp_path_factory.mktemp("traces")
-    llm = f"scripted:{bugged_script(tmp_path)}"
+    script = tmp_path / "three.jsonl"
+    script.write_text(json.dumps({"stub": "*", "answer": THREE_ACTIONS}) + "\n")
     folders = [tmp_path / "first", tmp_path / "second"]
     for folder in folders:
-        done = recode(tmp_path, "eval", "--llm", llm, "--games", "clean-01", "-c", "1", "--out", str(folder),
-                      "--no-progress")
+        done = recode(tmp_path, "eval", "--env", "toy", "--llm", f"scripted:{script}", "--games", GAME, "-c", "1",
+                      "--out", str(folder), "--no-progress")
         assert done.returncode == 0, done.stderr
     return tmp_path, folders
 
@@ -59,22 +65,22 @@ def test_two_evaluations_of_one_game_are_two_conversations_named_by_their_sessio
     tmp_path, folders = two_evals
     ids = []
     for index, folder in enumerate(folders):
-        header = read_journal(folder / "journals" / "clean-01").header
+        header = read_journal(folder / "journals" / GAME).header
         spans = spans_of(folder, tmp_path / f"{index}.json")
         conversations = {attributes(s).get("gen_ai.conversation.id") for s in spans
                          if attributes(s).get("gen_ai.operation.name") in ("invoke_agent", "chat")}
         assert conversations == {header.session_id}
         ids.append(header.session_id)
-    assert ids[0] != ids[1] and "clean-01" not in ids  # not the folder's name the two share
+    assert ids[0] != ids[1] and GAME not in ids  # not the folder's name the two share
 
 
 def test_spans_take_the_journals_times(two_evals, capsys):
     tmp_path, (first, _) = two_evals
-    records = read_journal(first / "journals" / "clean-01").records
+    records = read_journal(first / "journals" / GAME).records
     spans = spans_of(first, tmp_path / "timed.json")
     tools = {attributes(s)["recode.step"]: s for s in spans if attributes(s).get("gen_ai.operation.name") == "execute_tool"}
     actions = [r for r in records if r["type"] == "action"]
-    assert len(tools) == len(actions) == 7
+    assert len(tools) == len(actions) == 3
     for record in actions:  # an action ends when its observation was journaled
         assert int(tools[record["step"]]["endTimeUnixNano"]) == int(record["at"] * 1e9)
     answers = [r for r in records if r["type"] == "answer"]

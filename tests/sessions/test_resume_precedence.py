@@ -18,6 +18,7 @@ import pytest
 
 from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from tests.eval.helpers import run_main
+from tests.toyenv import SCRIPTS
 
 pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
 
@@ -33,6 +34,7 @@ SPIN = """answers:
           n += 1
       </execute>
 """
+LOOK = f"scripted:{SCRIPTS / 'look.jsonl'}"  # the toy world's answer that only looks
 
 
 def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -49,8 +51,9 @@ def test_a_journal_can_lower_the_node_time_limit_but_never_raise_it_or_drop_the_
     script = tmp_path / "spin.yaml"
     script.write_text(SPIN)
     env = environment(tmp_path)
-    first = run_main(["run", "--llm", f"scripted:{script}", "--node-timeout", "1", "--quiet"], env, cwd=tmp_path)
-    assert "FAILED" in first.stdout, first.stdout + first.stderr  # each node spun until its 1 s limit
+    # the user's limit is short: each node spins until it, and what is checked is whose limit holds, not its length
+    first = run_main(["run", "--llm", f"scripted:{script}", "--node-timeout", "0.3", "--quiet"], env, cwd=tmp_path)
+    assert "FAILED" in first.stdout, first.stdout + first.stderr  # each node spun until its 0.3 s limit
     folder = only_session(tmp_path)
     journal = folder / JOURNAL_FILE
     lines = journal.read_text().splitlines()
@@ -60,10 +63,10 @@ def test_a_journal_can_lower_the_node_time_limit_but_never_raise_it_or_drop_the_
     journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     # a process of its own, so that the old behaviour (a node spinning for 1e9 s) ends with the test
     resumed = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--resume", folder.name,
-                              "--node-timeout", "1", "--llm", f"scripted:{script}", "--quiet"],
+                              "--node-timeout", "0.3", "--llm", f"scripted:{script}", "--quiet"],
                              env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert "FAILED" in resumed.stdout, resumed.stdout + resumed.stderr  # replayed to its end, each node stopped at 1 s
-    assert "recorded a node time limit of 1e+09 s; it replays with yours, 1 s" in resumed.stderr
+    assert "FAILED" in resumed.stdout, resumed.stdout + resumed.stderr  # replayed to its end, each node stopped at 0.3 s
+    assert "recorded a node time limit of 1e+09 s; it replays with yours, 0.3 s" in resumed.stderr
     assert "it replays in the sandbox with the checks" in resumed.stderr
 
 
@@ -88,11 +91,12 @@ def test_a_profile_session_resumes_on_its_model_or_says_in_one_line_which_profil
     assert not [r for r in read_journal(folder).records if r["type"] == "llm"]  # no switch, no claimed --llm
 
 
-def test_eval_resume_keeps_the_users_node_time_limit_when_the_report_asks_for_more(tmp_path):
+def test_eval_resume_keeps_the_users_node_time_limit_when_the_report_asks_for_more(tmp_path, toy_env):
+    """On the toy world (tests/toyenv): what is checked is the resume's settings, not the engine."""
     env = environment(tmp_path)
     out = tmp_path / "eval"
-    first = run_main(["eval", "--games", "put-01,put-02", "--llm", "demo", "-o", str(out), "--no-progress", "-c", "1"],
-                     env, cwd=tmp_path)
+    first = run_main(["eval", "--env", "toy", "--games", "vase-1,key-1", "--llm", LOOK, "-o", str(out),
+                      "--no-progress", "-c", "1"], env, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     report = json.loads((out / "report.json").read_text())
     report["plan"]["run"]["runner"]["node_timeout"] = 1e9  # a report asking for more

@@ -18,7 +18,7 @@ from agent.sandbox.walls import missing_walls
 from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from recode_tui.commands.cli import main
 from tests.eval.helpers import run_main
-from tests.sessions.test_resume_precedence import environment, only_session
+from tests.sessions.test_resume_precedence import LOOK, environment, only_session
 
 pytestmark = [pytest.mark.heavy,  # real ALFWorld, eval's workers and the sandbox worker: not in `make quick`
               pytest.mark.skipif(bool(missing_walls()), reason="needs every kernel wall (recode-tui sandbox says why)")]
@@ -38,15 +38,15 @@ IMPORTS_OS = """answers:
 ALL = "all layers; walls: namespaces, landlock, seccomp; strict"
 
 
-def test_eval_sandbox_flag_reaches_every_episode_and_never_the_next_command(tmp_path, monkeypatch):
+def test_eval_sandbox_flag_reaches_every_episode_and_never_the_next_command(tmp_path, monkeypatch, toy_env):
     for name, value in environment(tmp_path).items():
         monkeypatch.setenv(name, value)
     for name in ("RECODE_SANDBOX", "RECODE_SANDBOX_LAYERS", "RECODE_SANDBOX_WALLS"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "weak"
-    assert main(["eval", "--sandbox", "weak", "--games", "put-01", "--llm", "demo", "-o", str(out),
-                 "--no-progress"]) == 0
+    assert main(["eval", "--sandbox", "weak", "--env", "toy", "--games", "vase-1", "--llm", LOOK, "-o", str(out),
+                 "--no-progress"]) == 0  # the toy world: the sandbox's settings are checked, not the engine
     plan = json.loads((out / "report.json").read_text())["plan"]
     assert plan["run"]["sandbox"] == "all layers; walls: namespaces, landlock, seccomp; weak"
     [journal] = list((out / "journals").iterdir())
@@ -94,10 +94,11 @@ def test_a_journal_may_ask_for_more_walls_than_yours_and_gets_them(tmp_path):
     assert "RECODE_SANDBOX" not in os.environ
 
 
-def test_a_resumed_evaluation_whose_report_asks_for_weaker_walls_runs_behind_yours(tmp_path):
+def test_a_resumed_evaluation_whose_report_asks_for_weaker_walls_runs_behind_yours(tmp_path, toy_env):
+    """On the toy world (tests/toyenv): what is checked is whose sandbox holds, not the engine."""
     env = environment(tmp_path)
     out = tmp_path / "eval"
-    first = run_main(["eval", "--games", "put-01", "--llm", "demo", "-o", str(out), "--no-progress"],
+    first = run_main(["eval", "--env", "toy", "--games", "vase-1", "--llm", LOOK, "-o", str(out), "--no-progress"],
                      {**env, "RECODE_SANDBOX_LAYERS": "os"}, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     report_file = out / "report.json"

@@ -10,7 +10,7 @@ import pytest
 
 from agent.sessions.journal_read import read_journal
 from tests.eval.helpers import run_main
-from tests.sessions.test_resume_precedence import environment
+from tests.sessions.test_resume_precedence import LOOK, environment
 
 pytestmark = pytest.mark.heavy  # the sandbox worker
 
@@ -28,10 +28,12 @@ def test_diff_names_the_sandbox_two_runs_had(tmp_path: Path) -> None:
     assert "sandbox 'all layers; walls: " in line and "→ 'kernel walls alone; walls: " in line, line
 
 
-def test_compare_names_the_sandbox_two_evaluations_had(tmp_path: Path) -> None:
+def test_compare_names_the_sandbox_two_evaluations_had(tmp_path: Path, toy_env) -> None:
+    """On the toy world (tests/toyenv): what is checked is the record of the sandbox, not the engine."""
     env = environment(tmp_path)
     for out, layers in (("full", "all"), ("bare", "os")):
-        done = run_main(["eval", "--games", "put-01", "--llm", "demo", "-o", str(tmp_path / out), "--no-progress"],
+        done = run_main(["eval", "--env", "toy", "--games", "vase-1", "--llm", LOOK, "-o", str(tmp_path / out),
+                         "--no-progress"],
                         {**env, "RECODE_SANDBOX_LAYERS": layers}, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
     plan = json.loads((tmp_path / "bare" / "report.json").read_text())["plan"]

@@ -90,12 +90,13 @@ async def test_an_explicit_llm_on_resume_overrides_and_says_so_and_is_journaled(
     assert read_journal(folder).llm_setup[0] == "demo"
 
 
-def test_eval_resume_reads_the_users_profiles_and_says_the_concurrency(tmp_path: Path) -> None:
+def test_eval_resume_reads_the_users_profiles_and_says_the_concurrency(tmp_path: Path, toy_env) -> None:
+    """On the toy world (tests/toyenv): what is checked is where the settings come from, not the engine."""
     with OpenAICompatibleServer(answers(GOOD)) as server:
         profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=10)
         out = tmp_path / "eval"
-        first = recode(tmp_path, "eval", "--games", "put-01,put-02", "--llm", "profile:local", "--profiles",
-                       str(profiles), "-o", str(out), "--no-progress", "-c", "2")
+        first = recode(tmp_path, "eval", "--env", "toy", "--games", "vase-1,key-1", "--llm", "profile:local",
+                       "--profiles", str(profiles), "-o", str(out), "--no-progress", "-c", "2")
         assert first.returncode == 0, first.stderr
         report = json.loads((out / "report.json").read_text())
         assert report["plan"]["run"]["model"]["profiles"] == str(profiles.resolve())
