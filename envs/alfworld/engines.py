@@ -57,8 +57,11 @@ def empty_shelf() -> None:
 
 def _free_task(engine: Any) -> None:
     """Free the planning task an engine's library copy holds; the engine is not used afterwards."""
-    lib = getattr(getattr(engine, "unwrapped", None), "downward_lib", None)
-    if lib is None:  # not a planner engine, or one that never loaded its library
+    try:
+        lib = engine.unwrapped.downward_lib
+    except AttributeError:  # not a planner engine
+        return
+    if lib is None:  # a planner engine that never loaded its library
         return
     try:
         lib.cleanup()
