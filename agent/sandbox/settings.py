@@ -18,13 +18,14 @@ edited one cannot switch the checks off.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from agent.sandbox.walls import SandboxPolicy, in_force
 
 if TYPE_CHECKING:  # the runner (and the runtime under it) loads only when a run makes one: `--help` stays light
     import asyncio
 
+    from agent.runtime.runner import CodeRunner
     from agent.sandbox.runner import SandboxRunner
 
 DEFAULT_NODE_TIMEOUT = 5.0
@@ -74,6 +75,12 @@ class RunnerSettings:
         if not isinstance(runner, SandboxRunner):
             return None
         return cls(trusted=runner.trusted, node_timeout=runner.node_timeout, seed=runner.seed, sandbox=runner.policy)
+
+
+RunnerMaker = Callable[[RunnerSettings], "CodeRunner"]
+"""Where node code runs, made from the run's runner settings, instead of `RunnerSettings.make_runner`:
+the command line never passes one (the sandbox); console-behaviour tests pass the in-process
+`ThreadRunner`, for the run they start and every replay of it (resume, rewind, fork)."""
 
 
 class SpareRunners:

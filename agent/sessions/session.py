@@ -21,7 +21,7 @@ from agent.runtime.prompt_hashes import file_hashes
 from agent.runtime.prompts import PromptSet, moved_prompt_set
 from agent.runtime.runner import NodeTimeLimit
 from agent.run.spec import AgentChoice, EnvChoice, PromptChoice, RunSpec
-from agent.sandbox.settings import RunnerSettings
+from agent.sandbox.settings import RunnerMaker, RunnerSettings
 from agent.runtime.stepper import Stepper
 from agent.sandbox.walls import at_least
 from agent.sessions.header import SANDBOX_RUNNER, JournalHeader, SessionParent
@@ -109,7 +109,8 @@ def claim_session_folder(sessions_dir: Path, session_id: str) -> Path:
 
 
 def replay_runner(header: JournalHeader, runs_with: RunnerSettings) -> tuple[RunnerSettings, str]:
-    """How a session's node code replays: always in the sandbox, with the recorded seed (so a replay draws
+    """How a session's node code replays: in the sandbox (or what the caller's `runner_maker` makes of
+    these settings: tests' in-process runner; the command line passes none), with the recorded seed (so a replay draws
     the same numbers). What protects the machine is the user's (`runs_with`: their `--trusted` and
     `--node-timeout`), never the journal's: the checks are dropped only when the user asks, and the node
     time limit is the recorded one only when it is no longer than the user's; the journal may ask for
@@ -132,7 +133,7 @@ def replay_runner(header: JournalHeader, runs_with: RunnerSettings) -> tuple[Run
 
 def _agent_for(
     journal: Journal, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None, upto: int | None,
-    runs_with: RunnerSettings = RunnerSettings(),
+    runs_with: RunnerSettings = RunnerSettings(), runner_maker: RunnerMaker | None = None,
 ) -> tuple[Stepper, str]:
     header = journal.header
     max_steps, prompt_set = _replay_fields(journal)
@@ -143,7 +144,8 @@ def _agent_for(
     runner, note = replay_runner(header, runs_with)
     spec = replace(header.run, runner=runner)
     try:
-        agent = agents.build_agent(spec, env, llm, prompts=prompts)
+        agent = agents.build_agent(spec, env, llm, runner_maker(runner) if runner_maker is not None else None,
+                                   prompts=prompts)
     except agents.UnknownAgent as exc:
         raise JournalError(f"session {journal.session_id}: {exc}") from None
     agent.host.replay_queue.extend(journal.statements(upto))
@@ -236,15 +238,18 @@ async def _replay(agent: Stepper, stop: Callable[[ev.Event], bool] | None) -> li
 async def resume_session(
     folder: Path, live_llm: LLM, make_env: EnvFactory, prompts: PromptSet | None = None, *,
     runs_with: RunnerSettings = RunnerSettings(), prompt_places: tuple[Path, ...] = (),
+    runner_maker: RunnerMaker | None = None,
 ) -> tuple[Session, list[ev.Event]]:
     """Rebuild a session's exact state and keep journaling into it.
 
     The code runs sandboxed with the checks unless the user's `runs_with` is trusted, and never with a
     longer node time limit than theirs: what the journal says about either is never enough (see
     `replay_runner`). `prompt_places`: where an edited prompt set the run switched to may be saved.
+    `runner_maker`: makes the replay's runner from those settings instead of the sandbox (the run's own
+    maker: a console test's in-process runner); every replay below takes it the same way.
     """
     journal = read_journal(folder)
-    agent, runner_note = _agent_for(journal, live_llm, make_env, prompts, None, runs_with)
+    agent, runner_note = _agent_for(journal, live_llm, make_env, prompts, None, runs_with, runner_maker)
     events = await _replay(agent, None)
     edited_note = _adopt_edited_prompts(agent, prompt_places)
     writer = JournalWriter(journal.folder, journal.header)
@@ -331,6 +336,7 @@ async def branch_session(
     *,
     runs_with: RunnerSettings = RunnerSettings(),
     prompt_places: tuple[Path, ...] = (),
+    runner_maker: RunnerMaker | None = None,
 ) -> tuple[Session, list[ev.Event]]:
     """Replay a session up to the first event where `stop` is true, into a new branch session.
 
@@ -338,7 +344,7 @@ async def branch_session(
     With `stop` None the branch is a copy: the whole recording, carrying on where it ends.
     """
     journal = read_journal(folder)
-    agent, runner_note = _agent_for(journal, live_llm, make_env, prompts, None, runs_with)
+    agent, runner_note = _agent_for(journal, live_llm, make_env, prompts, None, runs_with, runner_maker)
     replay_llm, replay_env = _replay_parts(agent)
     total_answers, total_actions = len(replay_llm.pending), len(replay_env.pending)
     total_statements = len(agent.host.replay_queue)
@@ -385,13 +391,15 @@ def replay_failure(events: list[ev.Event]) -> str:
 async def reopen_session(
     folder: Path, live_llm: LLM, make_env: EnvFactory, sessions_dir: Path, *,
     runs_with: RunnerSettings = RunnerSettings(), prompt_places: tuple[Path, ...] = (),
+    runner_maker: RunnerMaker | None = None,
 ) -> tuple[Session, list[ev.Event]]:
     """Resume a session; one outside `sessions_dir` (an eval's journal) is never written: the run
     carries on in a copy there, with its own journal, draft and breakpoints."""
     if not outside(folder, sessions_dir):
-        return await resume_session(folder, live_llm, make_env, runs_with=runs_with, prompt_places=prompt_places)
+        return await resume_session(folder, live_llm, make_env, runs_with=runs_with, prompt_places=prompt_places,
+                                    runner_maker=runner_maker)
     session, events = await branch_session(folder, None, live_llm, make_env, sessions_dir, "copy", runs_with=runs_with,
-                                           prompt_places=prompt_places)
+                                           prompt_places=prompt_places, runner_maker=runner_maker)
     session.notes.append(f"{folder} is outside the sessions folder and is never written: "
                          f"this run carries on in a copy, {session.folder.name}")
     return session, events
@@ -419,14 +427,15 @@ def fork_at_answer(node_id: str) -> Callable[[ev.Event], bool]:
 LAST_GOOD = "last good point"
 
 
-async def good_prefix(journal: Journal, make_env: EnvFactory, runs_with: RunnerSettings = RunnerSettings()) -> int:
+async def good_prefix(journal: Journal, make_env: EnvFactory, runs_with: RunnerSettings = RunnerSettings(),
+                      runner_maker: RunnerMaker | None = None) -> int:
     """How many of the journal's records replay cleanly, from the start.
 
     The replay consumes answers and actions in record order, so the one that
     mismatched (or made the agent fail) is the last one consumed: the good
     prefix ends just before it.
     """
-    agent, _ = _agent_for(journal, NoLiveLLM(), make_env, None, None, runs_with)
+    agent, _ = _agent_for(journal, NoLiveLLM(), make_env, None, None, runs_with, runner_maker)
     replay_llm, replay_env = _replay_parts(agent)
     total_answers, total_actions = len(replay_llm.pending), len(replay_env.pending)
     try:
@@ -446,11 +455,12 @@ async def good_prefix(journal: Journal, make_env: EnvFactory, runs_with: RunnerS
 async def salvage_session(
     folder: Path, live_llm: LLM, make_env: EnvFactory, sessions_dir: Path, *,
     runs_with: RunnerSettings = RunnerSettings(), prompt_places: tuple[Path, ...] = (),
+    runner_maker: RunnerMaker | None = None,
 ) -> tuple[Session, list[ev.Event]]:
     """A session that cannot be replayed to its end (a corrupt line, a mismatch) goes on from the
     last point that replayed cleanly, as a new branch session; the old one is never touched."""
     journal = read_journal(folder, lenient=True)
-    keep = await good_prefix(journal, make_env, runs_with)
+    keep = await good_prefix(journal, make_env, runs_with, runner_maker)
     prefix = [r for r in journal.records[:keep] if r.get("type") != "finished"]
     header = journal.header.branched(SessionParent(journal.session_id, len(prefix), LAST_GOOD, str(journal.folder)))
     new_folder = branch_folder(sessions_dir, journal.session_id, "last-good")
@@ -461,7 +471,7 @@ async def salvage_session(
     if writer.error:
         raise JournalError(writer.error)
     session, events = await resume_session(new_folder, live_llm, make_env, runs_with=runs_with,
-                                           prompt_places=prompt_places)
+                                           prompt_places=prompt_places, runner_maker=runner_maker)
     dropped = len(journal.records) - keep
     where = f"line {journal.corrupt_line} is corrupt" if journal.corrupt_line else "the replay stopped matching"
     session.notes.append(f"{journal.session_id}: {where}; this branch, {new_folder.name}, goes on from the last "

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the first frame is drawn before these load (recode_tui.cons
     from recode_tui.console.screens.debug_screen import DebugScreen
     from recode_tui.console.session.session_control import SessionControl
     from recode_tui.setup.settings import ConsoleOptions
-    from recode_tui.setup.build import RunnerMaker
+    from agent.sandbox.settings import RunnerMaker
 
 
 class RecodeApp(CrashReport, ConsoleApp):

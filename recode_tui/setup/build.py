@@ -20,9 +20,8 @@ from recode_tui.setup.usage import DEFAULT_GAME, UsageError
 
 if TYPE_CHECKING:
     from agent.run.spec import RunSpec
-    from agent.runtime.runner import CodeRunner
     from agent.runtime.stepper import Stepper
-    from agent.sandbox.settings import RunnerSettings
+    from agent.sandbox.settings import RunnerMaker
     from envs.base import Env
 
 DEMOS = Path(__file__).resolve().parents[2] / "mockllm" / "demos"
@@ -290,11 +289,6 @@ def prompt_places(settings: "RunSpec") -> tuple[Path, ...]:
 
 EnvMaker = Callable[[EpisodeRef, "int | None"], "Env"]
 """Where an episode's environment is made: `make_env` in-process, or the console's early `EnvHost` worker."""
-
-
-RunnerMaker = Callable[["RunnerSettings"], "CodeRunner"]
-"""Where node code runs, made from the run's runner settings: the command line never passes one (the
-sandbox, `RunnerSettings.make_runner`); console-behaviour tests pass the in-process `ThreadRunner`."""
 
 
 def make_agent(settings: "RunSpec", episode: EpisodeRef, llm: LLM, *, env_maker: EnvMaker | None = None,

@@ -2,7 +2,7 @@
 new agent, nothing of the old run reaches it, and the run state greys the keys that cannot act.
 
 On the in-memory toy episode (tests/toyenv) played like put-01, node code in-process (tests/console/page.py);
-a resume replays in the sandbox worker, as every resume does.
+a resume replays in-process too (the run's runner maker).
 """
 
 from __future__ import annotations

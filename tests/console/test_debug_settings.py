@@ -1,6 +1,6 @@
 """Breakpoints and watches belong to the session: saved beside its journal, back on resume, kept across branches.
 
-On the toy world, node code in-process (tests/console/page.py); a resume replays in the sandbox worker.
+On the toy world, node code in-process (tests/console/page.py); a resume replays in-process too.
 """
 
 from __future__ import annotations

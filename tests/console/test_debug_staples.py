@@ -1,7 +1,7 @@
 """Debugger staples: `!` at a stop, run to here, the current line, the model clock.
 
-On the toy world with node code in-process (tests/console/page.py); the shell's checks keep the real
-sandbox worker, and resumes and forks replay in it as every replay does.
+On the toy world with node code in-process (tests/console/page.py), resumes and forks replay included;
+the shell's checks keep the real sandbox worker.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ the full prompt, the fork resumes in a new console after the first is gone,
 and a draft typed in the fork comes back on that resume.
 
 On the toy world (put-01's twin), node code in-process (tests/console/page.py); a fork or a resume
-replays in the sandbox worker, as every replay does.
+replays in-process too: every replay makes its runner with the run's own runner maker.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import pytest
 from textual.widgets import Input, TextArea
 
 from agent.runtime import events as ev
+from agent.runtime.thread_runner import ThreadRunner
 from agent.sessions.journal_read import DRAFT_FILE, read_journal
 from recode_tui.console.workspace.compare import CompareScreen
 
@@ -67,12 +68,14 @@ async def test_fork_as_the_person_keeps_drafts_over_resumes_and_journals_the_stu
         await page.select("n1")
         await page.replaced("F")
         fork = page.app.session_control.session.folder
+        assert isinstance(page.agent.runner, ThreadRunner)  # the fork replayed where the run runs its code
         await page.press("ctrl+r")
         await page.type('run("look")')
         await draft_saved(page.pilot, page.app, fork, 'run("look")')
     # The console is gone without submitting n1: a new one resumes the fork with the draft on the forked stub.
     async with toy_console(sessions_dir=tmp_path, resume=fork) as page:
         assert page.app.session_control.session.folder == fork
+        assert isinstance(page.agent.runner, ThreadRunner)  # so did the resume at start-up
         asked = page.last_event
         assert page.awaiting_answer and asked.node_id == "n1"
         assert isinstance(asked, ev.LLMRequested)

@@ -1,6 +1,6 @@
 """The console under hostile input: where its crash report goes, and a slow answer check off its event loop.
 
-On the toy world, node code in-process (tests/console/page.py); a resume replays in the sandbox worker.
+On the toy world, node code in-process (tests/console/page.py); a resume replays in-process too.
 """
 
 from __future__ import annotations

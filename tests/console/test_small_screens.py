@@ -7,6 +7,8 @@ in-process (tests/console/page.py): the layout, the keys and the editor are the 
 from __future__ import annotations
 
 import asyncio
+from contextlib import asynccontextmanager
+from typing import AsyncIterator
 
 import pytest
 from textual.widgets import DataTable, Input
@@ -18,7 +20,7 @@ from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
 from .helpers import notifications
-from .page import ConsolePage, toy_app
+from .page import TOY_GAME, ConsolePage, Stops, at, shared_consoles, toy_app
 from .test_pilot import nested_model
 
 PROPOSAL = (
@@ -28,9 +30,25 @@ PROPOSAL = (
 )
 
 
-@pytest.fixture(autouse=True)
-def toy(toy_env):
-    return toy_env
+@pytest.fixture(scope="module", autouse=True)
+def toy(toy_module):
+    return toy_module
+
+
+@asynccontextmanager
+async def awaiting_the_root() -> AsyncIterator[ConsolePage]:
+    """A person's run at 100x30 continued to the root's expansion: the editor open, with the focus."""
+    async with ConsolePage.open(toy_app(), size=(100, 30)) as page:
+        await page.step("continue")
+        yield page
+
+
+STOPS: Stops = {
+    "first stop at 100x30": lambda: ConsolePage.open(toy_app(), size=(100, 30)),
+    "awaiting the root at 100x30": awaiting_the_root,
+}
+
+page = shared_consoles(STOPS)  # the console at each of STOPS, for the tests at the end of this file
 
 
 def status_lines(page: ConsolePage) -> list[str]:
@@ -101,15 +119,6 @@ async def test_ctrl_t_zooms_the_editor_while_typing_in_it() -> None:
         assert page.app.screen.maximized is None
 
 
-async def test_zoom_is_listed_in_help() -> None:
-    async with ConsolePage.open(toy_app(), size=(100, 30)) as page:
-        await page.press("question_mark")
-        rows = page.app.screen.rows
-        assert ("z, ^t", "Zoom", "view.zoom") in rows
-        assert ("v", "Panes", "view.panes") in rows
-        assert ("^a", "Select all", "expansion.select-all") in rows
-
-
 # -- item 12: the focus never jumps while command keys are typed ---------------------------
 
 
@@ -149,15 +158,6 @@ async def test_when_the_editor_takes_the_focus_the_console_says_so() -> None:
         await page.step("continue")
         assert page.app.focused is page.screen.editor.editor
         assert any("Focus → editor" in n.message for n in notifications(page.app))
-
-
-async def test_e_focuses_the_open_editor_without_typing_an_e() -> None:
-    async with ConsolePage.open(toy_app(), size=(100, 30)) as page:
-        await page.step("continue")
-        before = page.screen.editor.editor.text
-        page.screen.tree_view.focus()
-        await page.press("e")
-        assert page.app.focused is page.screen.editor.editor and page.screen.editor.editor.text == before
 
 
 # -- item 14: the breakpoint list --------------------------------------------------------------
@@ -211,22 +211,14 @@ async def test_a_hit_leaves_the_breakpoint_cursor_on_the_row_the_person_chose() 
 # -- item 16: the editor -----------------------------------------------------------------------
 
 
-async def test_the_editor_indents_after_a_colon_and_ctrl_a_selects_all() -> None:
-    async with ConsolePage.open(toy_app(), size=(100, 30)) as page:
-        await page.step("continue")
-        await page.press("ctrl+a")
-        await page.press(*"for x in [1, 2]:", "enter", *"if x:", "enter", "r", "enter", "backspace", "s")
-        assert page.screen.editor.editor.text == "for x in [1, 2]:\n    if x:\n        r\n    s"
-
-
-async def test_notes_from_the_parser_show_in_the_check_line(toy_game) -> None:
+async def test_notes_from_the_parser_show_in_the_check_line() -> None:
     from agent.agents.recode.engine import Engine
     from agent.runtime.answer_check import check_answer
     from agent.runtime.thread_runner import ThreadRunner
     from envs.registry import make_env
     from mockllm.human import HumanLLM
 
-    agent = Engine(make_env(toy_game), HumanLLM(), ThreadRunner())
+    agent = Engine(make_env(TOY_GAME), HumanLLM(), ThreadRunner())
     check = check_answer(agent, '<execute>\nrun("look")\n</execute>\nmore', "expand", known=frozenset({"run"}))
     await agent.close()
     assert check.ok
@@ -234,14 +226,6 @@ async def test_notes_from_the_parser_show_in_the_check_line(toy_game) -> None:
 
 
 # -- item 17: the command palette --------------------------------------------------------------
-
-
-async def test_the_command_palette_lists_the_consoles_actions() -> None:
-    async with ConsolePage.open(toy_app(), size=(100, 30)) as page:
-        titles = [c.title for c in page.app.get_system_commands(page.app.screen)]
-        for title in ("Continue", "Step over", "Zoom the focused pane (or restore)", "View: breakpoints",
-                      "Toggle a breakpoint on the selected node", "Switch the LLM"):
-            assert title in titles
 
 
 async def test_the_command_palette_runs_the_action_chosen() -> None:
@@ -299,3 +283,40 @@ async def test_a_zoomed_pane_is_let_go_when_a_rewind_brings_new_panes(tmp_path) 
         await page.select("n1")
         await page.replaced("R")
         assert page.app.screen.maximized is None  # not the old, detached tree
+
+
+# -- tests that read a shared console (the `page` fixture); last, so each console closes as its tests end
+
+
+@at("first stop at 100x30")
+async def test_zoom_is_listed_in_help(page: ConsolePage) -> None:
+    await page.press("question_mark")
+    rows = page.app.screen.rows
+    await page.press("escape")  # the help closed: the console as the next test expects it
+    assert ("z, ^t", "Zoom", "view.zoom") in rows
+    assert ("v", "Panes", "view.panes") in rows
+    assert ("^a", "Select all", "expansion.select-all") in rows
+
+
+@at("first stop at 100x30")
+async def test_the_command_palette_lists_the_consoles_actions(page: ConsolePage) -> None:
+    titles = [c.title for c in page.app.get_system_commands(page.app.screen)]
+    for title in ("Continue", "Step over", "Zoom the focused pane (or restore)", "View: breakpoints",
+                  "Toggle a breakpoint on the selected node", "Switch the LLM"):
+        assert title in titles
+
+
+@at("awaiting the root at 100x30")
+async def test_e_focuses_the_open_editor_without_typing_an_e(page: ConsolePage) -> None:
+    before = page.screen.editor.editor.text
+    page.screen.tree_view.focus()
+    await page.press("e")
+    assert page.app.focused is page.screen.editor.editor and page.screen.editor.editor.text == before
+
+
+@at("awaiting the root at 100x30")
+async def test_the_editor_indents_after_a_colon_and_ctrl_a_selects_all(page: ConsolePage) -> None:
+    page.screen.editor.editor.focus()  # where the open editor puts it (a test before may have moved it)
+    await page.press("ctrl+a")
+    await page.press(*"for x in [1, 2]:", "enter", *"if x:", "enter", "r", "enter", "backspace", "s")
+    assert page.screen.editor.editor.text == "for x in [1, 2]:\n    if x:\n        r\n    s"

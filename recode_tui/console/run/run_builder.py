@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from envs.base import Env
     from envs.registry import EpisodeRef
     from recode_tui.console.session.session_control import SessionControl
-    from recode_tui.setup.build import EnvMaker, RunnerMaker
+    from agent.sandbox.settings import RunnerMaker
+    from recode_tui.setup.build import EnvMaker
     from recode_tui.setup.settings import ConsoleOptions
 
 
@@ -72,7 +73,7 @@ def load_run(options: ConsoleOptions, llm: LLM | None = None, env_maker: EnvMake
         control = SessionControl.create(agent, episode, llm if llm is not None else run.llm.spec,
                                         sessions_dir_from(run.sessions), run.resumed, run.llm.profiles, run.llm.given,
                                         prompt_places=prompt_places(run.settings), review=options.review,
-                                        spec=run.settings)
+                                        spec=run.settings, runner_maker=runner_maker)
         if run.resumed is not None:
             control.salvage_at_start, control.select_at = run.from_last_good, options.at
     breakpoints = list(options.breakpoints) if options.breakpoints is not None else None

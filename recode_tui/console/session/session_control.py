@@ -21,7 +21,7 @@ from agent.sessions.debug_settings import DebugSettings
 from agent.runtime.prompts import PromptSet
 from agent.runtime.stepper import Stepper
 from agent.run.spec import RunSpec
-from agent.sandbox.settings import RunnerSettings
+from agent.sandbox.settings import RunnerMaker, RunnerSettings
 from agent.runtime.tree import Node
 from agent.sessions.journal_read import JournalError, read_journal
 from agent.sessions.model_record import profiles_in_use
@@ -95,17 +95,19 @@ class SessionControl:
         self.select_at: str | None = None  # `--at NODE`: the tree cursor goes there once the resume is shown
         self.failure = ""  # the last replay's one-line failure ('' once a session is open)
         self.own_runner: RunnerSettings | None = None  # the user's runner settings (None: the first agent's)
+        self.runner_maker: RunnerMaker | None = None  # where replays run node code (None: the sandbox)
         self.prompt_places: tuple[Path, ...] = ()  # where a replay looks for an edited prompt set by its hash
 
     @classmethod
     def create(
         cls, agent: Stepper, episode: EpisodeRef, llm: str | LLM, sessions_dir: Path, resume: Path | None,
         profiles: str | None = None, explicit_llm: bool = True, *, prompt_places: tuple[Path, ...] = (),
-        review: bool = False, spec: RunSpec | None = None,
+        review: bool = False, spec: RunSpec | None = None, runner_maker: RunnerMaker | None = None,
     ) -> "SessionControl":
         """Journal a fresh agent into a new session, or prepare to resume `resume`; every replay keeps
         the agent's runner settings (the user's `--trusted` and `--node-timeout`). `spec`: the run's record as
-        the edge resolved it, journaled with what the agent was built with over it."""
+        the edge resolved it, journaled with what the agent was built with over it. `runner_maker`: the
+        run's own (tests: in-process), so its replays run node code where the run does (None: the sandbox)."""
         from recode_tui.setup.build import make_llm
 
         new_llm: Callable[[], LLM] = (lambda: make_llm(llm, profiles, episode)) if isinstance(llm, str) else (lambda: llm)
@@ -118,6 +120,7 @@ class SessionControl:
             control = cls(sessions_dir, new_llm, session)
         control.llm_spec, control.profiles = llm_spec, profiles
         control.own_runner, control.prompt_places = RunnerSettings.of_runner(agent.runner), prompt_places
+        control.runner_maker = runner_maker
         # --llm given with --resume overrides the recording once, for the session opened at start;
         # later branches of it go on with what it journals (the override is journaled too).
         control.explicit_llm = explicit_llm and isinstance(llm, str) and resume is not None
@@ -342,8 +345,9 @@ class SessionControl:
 
     @property
     def replay_options(self) -> dict[str, Any]:
-        """What every replay is given: the user's runner settings and where edited prompt sets are saved."""
-        return {"runs_with": self.runs_with, "prompt_places": self.prompt_places}
+        """What every replay is given: the user's runner settings, where its runner is made from them (the
+        run's own maker; None: the sandbox) and where edited prompt sets are saved."""
+        return {"runs_with": self.runs_with, "prompt_places": self.prompt_places, "runner_maker": self.runner_maker}
 
     @property
     def runs_with(self) -> RunnerSettings:

@@ -1,6 +1,6 @@
 """Every use of Textual's private API, in one place, each behind a public-named hook.
 
-Textual has no public hook for seven things the console needs; the private
+Textual has no public hook for some things the console needs; the private
 names below are the only way, so they are kept here and nowhere else, and
 tests/console/test_textual_compat.py has one test per override that fails
 when an upgrade changes it. pyproject.toml bounds Textual to 8.x for the same
@@ -39,6 +39,11 @@ reason: read the changelog for these names before raising the bound.
 - `Screen._compositor` (with `App._background_screens`): the cells of the frame now drawn.
   `screen_cells` reads them for tests that wait for a finished frame; Textual's public way,
   `App.export_screenshot`, makes an SVG of them, most of a screenshot's cost.
+- `SyntaxAwareDocument.prepare_query` (public, but replaced on the class): `TextArea` compiles its
+  language's highlight query each time it makes a document (the answer editor's first
+  `language = "python"`: about a tenth of a console boot's CPU). The query is the same each time and
+  only read (every run of it has its own cursor), so `share_highlight_queries` compiles it once a
+  process, keyed by the language and the query's text.
 - `App._notifications`: the notifications on show. `notifications_on_show` lists them; Textual
   has no public list, and their toasts expire.
 """
@@ -226,6 +231,32 @@ def share_css_parsing() -> None:
     _SHARED_PARSING.append(True)
 
 
+_QUERIES: dict[tuple[Any, str], Any] = {}  # (tree-sitter language, query text) -> the compiled query, for this process
+_SHARED_QUERIES: list[bool] = []  # set once `SyntaxAwareDocument.prepare_query` shares its results
+
+
+def share_highlight_queries() -> None:
+    """From now on a text area's highlight query is compiled once in this process for each language.
+
+    Called once by the console package; calling it again changes nothing.
+    """
+    if _SHARED_QUERIES:
+        return
+    from textual.widgets.text_area import SyntaxAwareDocument
+
+    prepare_query = SyntaxAwareDocument.prepare_query
+
+    def shared(self: SyntaxAwareDocument, query: str) -> Any:
+        key = (self.language, query)
+        compiled = _QUERIES.get(key)
+        if compiled is None:
+            compiled = _QUERIES[key] = prepare_query(self, query)
+        return compiled
+
+    setattr(SyntaxAwareDocument, "prepare_query", shared)
+    _SHARED_QUERIES.append(True)
+
+
 def screen_cells(app: App[Any]) -> list[list[Any]]:
     """The screen's cells as Textual draws them now: each line's segments, what `export_screenshot` prints."""
     screen: Any = app.screen
@@ -239,5 +270,5 @@ def notifications_on_show(app: App[Any]) -> list[Notification]:
 
 
 __all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "SteadyScrollbars", "TEXTUAL_MAJOR", "guard_terminal_output",
-           "notifications_on_show", "screen_cells", "share_css_parsing", "textual_major"]
+           "notifications_on_show", "screen_cells", "share_css_parsing", "share_highlight_queries", "textual_major"]
 
