@@ -230,3 +230,22 @@ async def test_the_notifications_on_show_are_listed_until_cleared():
         app.clear_notifications()
         await pilot.pause()
         assert notifications_on_show(app) == []
+
+
+def test_a_highlight_query_is_compiled_once_per_process_for_each_language_and_still_finds_each_documents_nodes():
+    """`share_highlight_queries` keeps `SyntaxAwareDocument.prepare_query`'s results for the process (each
+    editor opened compiled Python's highlight query again, ~20 ms): a second document of the language
+    gets the same compiled query, another query compiles anew, and the shared query runs over the
+    second document's own text."""
+    from textual.widgets import TextArea
+    from textual.widgets.text_area import SyntaxAwareDocument
+
+    import recode_tui.console  # noqa: F401 - the package shares the queries when imported
+
+    first, second = TextArea("x = 1", language="python").document, TextArea("y = 2", language="python").document
+    assert isinstance(first, SyntaxAwareDocument) and isinstance(second, SyntaxAwareDocument)
+    compiled = first.prepare_query("(identifier) @name")
+    assert second.prepare_query("(identifier) @name") is compiled
+    assert second.prepare_query("(integer) @number") is not compiled
+    found = second.query_syntax_tree(compiled)
+    assert [node.text for node in found["name"]] == [b"y"]

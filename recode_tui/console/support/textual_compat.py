@@ -36,6 +36,9 @@ reason: read the changelog for these names before raising the bound.
   default CSS again (about an eighth of a console boot's CPU; tests boot hundreds).
   `share_css_parsing` keeps the parsed rules for the whole process, keyed by the CSS and the
   variables they were parsed with.
+- `SyntaxAwareDocument.prepare_query` (public, but Textual's method replaced for every TextArea):
+  a language's highlight query is compiled for each document, ~20 ms for Python at each answer
+  editor opened. `share_highlight_queries` keeps the compiled queries for the whole process.
 - `Screen._compositor` (with `App._background_screens`): the cells of the frame now drawn.
   `screen_cells` reads them for tests that wait for a finished frame; Textual's public way,
   `App.export_screenshot`, makes an SVG of them, most of a screenshot's cost.
@@ -226,6 +229,36 @@ def share_css_parsing() -> None:
     _SHARED_PARSING.append(True)
 
 
+_QUERIES: dict[tuple[Any, str], Any] = {}  # (tree-sitter language, query source) -> the compiled query, for this process
+_SHARED_QUERIES: list[bool] = []  # set once `SyntaxAwareDocument.prepare_query` shares its results
+
+
+def share_highlight_queries() -> None:
+    """From now on a tree-sitter query compiled once in this process is not compiled again.
+
+    Textual compiles a language's highlight query for every document a TextArea makes (~20 ms for
+    Python: each editor of each console opened). A compiled query holds no document's state (a
+    cursor runs it over a tree), so one serves every document of its language. Public names only,
+    but it replaces a method of Textual's class, so it lives here. Called once by the console
+    package; calling it again changes nothing.
+    """
+    if _SHARED_QUERIES:
+        return
+    from textual.widgets.text_area import SyntaxAwareDocument
+
+    prepare_query = SyntaxAwareDocument.prepare_query
+
+    def shared(self: SyntaxAwareDocument, query: str) -> Any:
+        key = (self.language, query)
+        compiled = _QUERIES.get(key)
+        if compiled is None:
+            compiled = _QUERIES[key] = prepare_query(self, query)
+        return compiled
+
+    setattr(SyntaxAwareDocument, "prepare_query", shared)
+    _SHARED_QUERIES.append(True)
+
+
 def screen_cells(app: App[Any]) -> list[list[Any]]:
     """The screen's cells as Textual draws them now: each line's segments, what `export_screenshot` prints."""
     screen: Any = app.screen
@@ -239,5 +272,5 @@ def notifications_on_show(app: App[Any]) -> list[Notification]:
 
 
 __all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "SteadyScrollbars", "TEXTUAL_MAJOR", "guard_terminal_output",
-           "notifications_on_show", "screen_cells", "share_css_parsing", "textual_major"]
+           "notifications_on_show", "screen_cells", "share_css_parsing", "share_highlight_queries", "textual_major"]
 
