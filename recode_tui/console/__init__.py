@@ -9,5 +9,5 @@ guard_terminal_output()
 # Every console of this process (a test session boots hundreds) parses its CSS once, not once per app.
 share_css_parsing()
 
-# ... and compiles the answer editor's highlight query once, not once per editor.
+# Every answer editor of this process compiles Python's highlight query once, not once per editor opened.
 share_highlight_queries()

@@ -1,6 +1,6 @@
 """Every use of Textual's private API, in one place, each behind a public-named hook.
 
-Textual has no public hook for some things the console needs; the private
+Textual has no public hook for the things listed below that the console needs; the private
 names below are the only way, so they are kept here and nowhere else, and
 tests/console/test_textual_compat.py has one test per override that fails
 when an upgrade changes it. pyproject.toml bounds Textual to 8.x for the same
@@ -36,14 +36,12 @@ reason: read the changelog for these names before raising the bound.
   default CSS again (about an eighth of a console boot's CPU; tests boot hundreds).
   `share_css_parsing` keeps the parsed rules for the whole process, keyed by the CSS and the
   variables they were parsed with.
+- `SyntaxAwareDocument.prepare_query` (public, but Textual's method replaced for every TextArea):
+  a language's highlight query is compiled for each document, ~20 ms for Python at each answer
+  editor opened. `share_highlight_queries` keeps the compiled queries for the whole process.
 - `Screen._compositor` (with `App._background_screens`): the cells of the frame now drawn.
   `screen_cells` reads them for tests that wait for a finished frame; Textual's public way,
   `App.export_screenshot`, makes an SVG of them, most of a screenshot's cost.
-- `SyntaxAwareDocument.prepare_query` (public, but replaced on the class): `TextArea` compiles its
-  language's highlight query each time it makes a document (the answer editor's first
-  `language = "python"`: about a tenth of a console boot's CPU). The query is the same each time and
-  only read (every run of it has its own cursor), so `share_highlight_queries` compiles it once a
-  process, keyed by the language and the query's text.
 - `App._notifications`: the notifications on show. `notifications_on_show` lists them; Textual
   has no public list, and their toasts expire.
 """
@@ -231,14 +229,18 @@ def share_css_parsing() -> None:
     _SHARED_PARSING.append(True)
 
 
-_QUERIES: dict[tuple[Any, str], Any] = {}  # (tree-sitter language, query text) -> the compiled query, for this process
+_QUERIES: dict[tuple[Any, str], Any] = {}  # (tree-sitter language, query source) -> the compiled query, for this process
 _SHARED_QUERIES: list[bool] = []  # set once `SyntaxAwareDocument.prepare_query` shares its results
 
 
 def share_highlight_queries() -> None:
-    """From now on a text area's highlight query is compiled once in this process for each language.
+    """From now on a tree-sitter query compiled once in this process is not compiled again.
 
-    Called once by the console package; calling it again changes nothing.
+    Textual compiles a language's highlight query for every document a TextArea makes (~20 ms for
+    Python: each editor of each console opened). A compiled query holds no document's state (a
+    cursor runs it over a tree), so one serves every document of its language. Public names only,
+    but it replaces a method of Textual's class, so it lives here. Called once by the console
+    package; calling it again changes nothing.
     """
     if _SHARED_QUERIES:
         return

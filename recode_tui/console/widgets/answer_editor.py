@@ -315,7 +315,9 @@ class AnswerEditor(Vertical):
         else:
             style = "green" if check.ok else "bold red"
             shown = Text(f"{'✓' if check.ok else '✗'} {check.message}", style=style)
-        self.query_one("#expand-check", Static).update(shown)
+        line = self.query_one("#expand-check", Static)
+        if line.content != shown:  # the same verdict again (a pause in typing that changed nothing): no re-layout
+            line.update(shown)
         self.check_shown.publish(check)
 
     # -- submitting ----------------------------------------------------------------

@@ -4,7 +4,8 @@ The UI never awaits the agent. A command (`next`, `continue`, a submitted
 expansion) runs in a Textual worker; every agent event is buffered and
 posted as one `Events` message per ~50 ms, so a `continue` over hundreds of
 events costs a handful of re-renders; when the command ends, `Stopped` says
-where and why.
+where and why. The flush is timed only while events wait in the buffer: an
+idle console (most of a person's session) wakes for nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import Awaitable, Callable
 
 from textual.message import Message
+from textual.timer import Timer
 from textual.widget import Widget
 
 from agent.runtime import events as ev
@@ -56,6 +58,7 @@ class AgentDriver(Widget):
         self.debugger = debugger
         self._buffer: list[ev.Event] = []
         self._last_flush = 0.0
+        self._flush_timer: Timer | None = None  # set while the buffer holds events not yet due
         self._active = False
         debugger.on_event = self._on_agent_event
 
@@ -63,16 +66,19 @@ class AgentDriver(Widget):
     def busy(self) -> bool:
         return self._active or self.debugger.running
 
-    def on_mount(self) -> None:
-        self.set_interval(FLUSH_SECONDS, self.flush)
-
     def _on_agent_event(self, event: ev.Event) -> None:
+        """Called by the debugger on the app's event loop (the worker's coroutine) for each event."""
         self._buffer.append(event)
-        now = time.monotonic()
-        if now - self._last_flush >= FLUSH_SECONDS:
+        since = time.monotonic() - self._last_flush
+        if since >= FLUSH_SECONDS:
             self.flush()
+        elif self._flush_timer is None:  # the batch goes out when it is due, even if the command runs on
+            self._flush_timer = self.set_timer(FLUSH_SECONDS - since, self.flush)
 
     def flush(self) -> None:
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+            self._flush_timer = None
         if self._buffer:
             batch, self._buffer = tuple(self._buffer), []
             self._last_flush = time.monotonic()

@@ -54,7 +54,9 @@ class PromptView(Vertical):
             self.show(*shown)
 
     def show(self, title: str, prompt: str) -> None:
-        self.query_one("#prompt-title", Static).update(shown(title))  # it names the stub: model code
+        title_line, title_text = self.query_one("#prompt-title", Static), shown(title)  # it names the stub: model code
+        if title_line.content != title_text:  # the same title again (each stop shows it): no re-layout
+            title_line.update(title_text)
         area = self.query_one("#prompt-text", TextArea)
         if area.text != prompt:
             area.load_text(prompt)
