@@ -144,7 +144,7 @@ async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(t
 
 
 async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_path: Path) -> None:
-    with OpenAICompatibleServer(answers(GOOD), latency=0.05) as server:
+    with OpenAICompatibleServer(answers(GOOD), latency=0.05, retry_after=0.001) as server:
         server.inject("500")
         sessions = tmp_path / "sessions"
         app = toy_app("profile:local", profiles=profiles_file(tmp_path, server.base_url), review=True,
