@@ -11,6 +11,7 @@ import pytest
 from agent.eval.culprit import NodeFacts, called_names, went_wrong
 from agent.eval.failure import ACTION_TASK_TYPES, FailureGroup, group_failures
 from recode_tui.commands import cli
+from tests.console.page import ConsolePage
 
 from .bugged import bugged_script
 from .helpers import read_report, recode
@@ -62,13 +63,8 @@ async def test_the_printed_command_opens_the_console_on_the_node(tmp_path: Path,
     assert command, text
     args = cli.build_parser().parse_args([*command.group(1).split(), "--sessions", str(tmp_path / "sessions")])
     app = cli.console_app(args)
-    async with app.run_test(size=(160, 48)) as pilot:
-        for _ in range(400):
-            await pilot.pause(0.05)
-            item = app.debug_screen.tree_view.cursor_node
-            if item is not None and item.data == command.group(2):
-                break
-        assert app.debug_screen.tree_view.cursor_node.data == command.group(2)
+    async with ConsolePage.open(app) as page:  # the resume replayed and its stop shown
+        assert page.screen.tree_view.cursor_node.data == command.group(2)
     from agent.sessions.journal_read import read_journal
     from agent.sessions.journal_view import read_view
 
