@@ -12,16 +12,12 @@ import json
 
 import pytest
 
-from tests import toyenv
-
-from .terminal import ROOT, Tmux, editor_keys, needs_tmux, pane_keys, recode_tui
+from .terminal import TOY_WORLD, Tmux, editor_keys, needs_tmux, pane_keys, recode_tui
 
 pytestmark = [pytest.mark.heavy, needs_tmux]
 
 # toy:vase-1: "put a vase in sidetable."; the vase is on diningtable 1.
 PUT_ACTIONS = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable 1", "put vase 1 in/on sidetable 1"]
-# the console's process finds the toy world as a plugin (the tmux server keeps its own environment)
-TOY = f"RECODE_TUI_PLUGINS={toyenv.PLUGIN} PYTHONPATH={ROOT}"
 
 
 class Console:
@@ -29,7 +25,7 @@ class Console:
 
     def __init__(self, tmux: Tmux, name: str, size: tuple[int, int], *args: str) -> None:
         self.tmux, self.session, self.size = tmux, name, size
-        tmux.start(name, size, recode_tui(f"tui --game toy:vase-1 {' '.join(args)}", env=TOY))
+        tmux.start(name, size, recode_tui(f"tui --game toy:vase-1 {' '.join(args)}", env=TOY_WORLD))
 
     def keys(self, *keys: str) -> None:
         self.tmux.keys(self.session, *keys)
