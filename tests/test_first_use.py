@@ -17,12 +17,12 @@ import pytest
 from agent.runtime.debugger import describe_event
 from agent.runtime.events import RunFinished
 from recode_tui.commands.cli import read_keymap
-from recode_tui.console.app import build_app
 
 from tests.console.helpers import SIZE, command, started, wait_for
 from tests.eval.helpers import run_main
 from tests.console.helpers import next_stop
-from tests.settings import console_options
+from tests.console.page import toy_app
+from tests.toyenv.world import EPISODES
 
 pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
 
@@ -62,25 +62,19 @@ def test_a_won_episode_says_won_once():
     assert describe_event(lost).startswith("episode failed: step limit reached")
 
 
-async def test_the_console_says_episode_won_once(tmp_path):
+async def test_the_console_says_episode_won_once(tmp_path, toy_env):
     from mockllm.scripted import ScriptedLLM
     from mockllm.scripted import ScriptEntry
 
-    steps = json.loads(_walkthrough("put-01"))
+    steps = list(EPISODES["vase-1"].gold)  # the toy world's put-01: the console's words, not ALFWorld, are checked
     llm = ScriptedLLM([ScriptEntry(answer="<execute>\nfor a in " + json.dumps(steps) + ":\n    run(a)\n</execute>")])
-    app = build_app(console_options(breakpoints=[]), llm)
+    app = toy_app(llm, breakpoints=[])
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         while app.debug_screen.agent.host.finished is None:
             await command(pilot, app, "c")
         assert app.debug_screen.agent.host.finished.success
         assert app.debug_screen.reason.startswith("episode won — ") and "won: won" not in app.debug_screen.reason
-
-
-def _walkthrough(episode_ref: str) -> str:
-    from envs.alfworld.catalog import resolve_game
-
-    return json.dumps(json.loads(resolve_game(episode_ref).read_text())["walkthrough"])
 
 
 def test_export_tree_time_is_when_the_run_started(tmp_path):
@@ -143,14 +137,14 @@ def test_run_without_llm_at_a_terminal_makes_you_the_llm(tmp_path):
 
 
 # ---------------------------------------------------------------- item 23: --keymap FILE
-async def test_a_remapped_key_works_in_the_console(tmp_path):
+async def test_a_remapped_key_works_in_the_console(tmp_path, toy_env):
     from mockllm.scripted import ScriptedLLM
     from mockllm.scripted import ScriptEntry
 
     keymap_file = tmp_path / "keys.txt"
     keymap_file.write_text("# my keys\nrun.continue = f6\n")
     llm = ScriptedLLM([ScriptEntry(answer="<execute>\nrun('look')\n</execute>")])
-    app = build_app(console_options(breakpoints=[], keymap=read_keymap(str(keymap_file))), llm)
+    app = toy_app(llm, breakpoints=[], keymap=read_keymap(str(keymap_file)))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         stop = next_stop(app)

@@ -9,12 +9,20 @@ plays each agent on one environment, taking turns; `make slow` every agent on bo
 from __future__ import annotations
 
 import shutil
+from contextlib import asynccontextmanager
+from typing import AsyncIterator
 
 import pytest
 
 from agent import agents
+from agent.eval.executor import LocalExecutor
+from envs import registry
+from envs.base import Env
+from recode_tui.api import plan_evaluation, run_evaluation
+from recode_tui.commands.arguments import eval_options
+from recode_tui.commands.parser import build_parser
 from recode_tui.setup.build import gold_llm_for, make_agent
-from tests.eval.helpers import read_report, recode
+from tests.eval.helpers import read_report
 from tests.settings import episode_named, run_settings
 
 pytestmark = pytest.mark.heavy  # the real WebShop and ScienceWorld engines
@@ -24,7 +32,7 @@ AGENTS = ("recode", "react", "codeact", "plan-execute", "recap")
 NEEDS_JAVA = pytest.mark.skipif(shutil.which("java") is None, reason="no Java runtime (.ci/run installs one)")
 EPISODES = {
     "webshop": pytest.param("webshop:0", id="webshop"),
-    "sciworld": pytest.param("sciworld:boil/0", id="sciworld", marks=[pytest.mark.heavy, NEEDS_JAVA]),
+    "sciworld": pytest.param("sciworld:find-animal/0", id="sciworld", marks=[pytest.mark.heavy, NEEDS_JAVA]),
 }
 
 
@@ -57,13 +65,33 @@ async def test_the_gold_player_wins_in_the_agents_own_answers(agent_name, episod
     assert finished.llm_calls >= 1 and agent.env.won
 
 
-@pytest.mark.heavy  # eval starts ScienceWorld's JVM in worker processes
+class EnvsInThisProcess:
+    """An evaluation's environments made in the test's own process, on ScienceWorld's one process-wide JVM
+    (the gold players above started it). The command line's pool of worker processes, each starting its
+    own JVM, plays ScienceWorld in tests/envs/test_sciworld_cli.py."""
+
+    @asynccontextmanager
+    async def env(self, episode_ref: str, max_steps: int | None) -> AsyncIterator[Env]:
+        env = registry.make_env(episode_ref, max_steps)
+        try:
+            yield env
+        finally:
+            env.close()
+
+    async def close(self) -> None:
+        pass
+
+
 @NEEDS_JAVA
-def test_a_two_agent_offline_evaluation_runs_on_sciworld(tmp_path) -> None:
+async def test_a_two_agent_offline_evaluation_runs_on_sciworld(tmp_path) -> None:
     out = tmp_path / "sci"
-    result = recode(tmp_path, "eval", "--env", "sciworld", "--agent", "recode,react", "--llm", "gold",
-                    "--games", "boil/0", "-c", "1", "--out", str(out), "--no-progress")
-    assert result.returncode == 0, result.stdout + result.stderr
+    args = build_parser().parse_args(["eval", "--env", "sciworld", "--agent", "recode,react", "--llm", "gold",
+                                      "--games", "find-animal/0", "-c", "1", "--out", str(out), "--no-progress"])
+    planned = plan_evaluation(eval_options(args))
+    executor = LocalExecutor(planned.report, planned.llm_for, lambda lanes: EnvsInThisProcess(),
+                             abort_on_llm_error=planned.abort_on_llm_error, sandbox=planned.sandbox,
+                             cache_folder=planned.cache_folder)
+    await run_evaluation(planned, executor)
     report = read_report(out)
     assert sorted(e["agent"] for e in report["episodes"]) == ["react", "recode"]
     assert all(e["success"] for e in report["episodes"])

@@ -20,12 +20,17 @@ from typing import Callable, Iterator
 
 import pytest
 
+from tests import toyenv
+
 # Every module that drives a real terminal skips, not fails, where tmux is missing
 # (.ci/run installs it): `pytestmark = needs_tmux`.
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
 
 HANG_SECONDS = 90.0  # a bound only against a hang: every read returns when the screen shows its state
 ROOT = Path(__file__).resolve().parents[2]
+# `recode_tui`'s `env` for a console on the toy world (tests/toyenv): its process finds the world as a plugin
+# (the tmux server keeps the environment it started with, not the test's)
+TOY_WORLD = f"RECODE_TUI_PLUGINS={toyenv.PLUGIN} PYTHONPATH={ROOT}"
 NARROW = 100  # below this width the console shows its own key line (widgets/key_line.py), else Textual's footer
 
 

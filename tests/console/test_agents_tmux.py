@@ -1,6 +1,10 @@
-"""A person solves a bundled game in the real console, in a real terminal (tmux), as ReAct's LLM
+"""A person solves a game in the real console, in a real terminal (tmux), as ReAct's LLM
 (typing each Thought/Action) and as every role of Plan-and-Execute (the JSON plan, then each
-executor turn), at the small sizes people use."""
+executor turn), at the small sizes people use.
+
+The game is the toy world's vase-1 (tests/toyenv), played like ALFWorld's put-01: what is checked is
+the console, the terminal and each agent's answers, not ALFWorld's engine, whose start each console
+would pay (the console on ALFWorld in tmux: test_tmux.py)."""
 
 from __future__ import annotations
 
@@ -8,12 +12,12 @@ import json
 
 import pytest
 
-from .terminal import Tmux, editor_keys, needs_tmux, pane_keys, recode_tui
+from .terminal import TOY_WORLD, Tmux, editor_keys, needs_tmux, pane_keys, recode_tui
 
 pytestmark = [pytest.mark.heavy, needs_tmux]
 
-# put-01: "put a vase in sidetable."; the vase is on diningtable 1.
-PUT_ACTIONS = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable 1", "move vase 1 to sidetable 1"]
+# toy:vase-1: "put a vase in sidetable."; the vase is on diningtable 1.
+PUT_ACTIONS = ["go to diningtable 1", "take vase 1 from diningtable 1", "go to sidetable 1", "put vase 1 in/on sidetable 1"]
 
 
 class Console:
@@ -21,7 +25,7 @@ class Console:
 
     def __init__(self, tmux: Tmux, name: str, size: tuple[int, int], *args: str) -> None:
         self.tmux, self.session, self.size = tmux, name, size
-        tmux.start(name, size, recode_tui(f"tui --game put-01 {' '.join(args)}"))
+        tmux.start(name, size, recode_tui(f"tui --game toy:vase-1 {' '.join(args)}", env=TOY_WORLD))
 
     def keys(self, *keys: str) -> None:
         self.tmux.keys(self.session, *keys)
@@ -60,7 +64,7 @@ class Console:
         self.tmux.kill_session(self.session)
 
 
-def test_a_person_solves_put_01_as_reacts_llm_at_80x24(tmux: Tmux) -> None:
+def test_a_person_solves_the_vase_game_as_reacts_llm_at_80x24(tmux: Tmux) -> None:
     console = Console(tmux, "react", (80, 24), "--agent react --llm human")
     try:
         console.wait("run started: put a vase in sidetable.")
@@ -113,7 +117,7 @@ def test_a_person_plays_every_plan_execute_role_at_100x30(tmux: Tmux) -> None:
         console.close()
 
 
-def test_a_person_solves_put_01_as_codeacts_llm_at_100x30(tmux: Tmux) -> None:
+def test_a_person_solves_the_vase_game_as_codeacts_llm_at_100x30(tmux: Tmux) -> None:
     console = Console(tmux, "codeact", (100, 30), "--agent codeact --llm human")
     try:
         console.wait("run started: put a vase in sidetable.")
@@ -134,7 +138,7 @@ def test_a_person_solves_put_01_as_codeacts_llm_at_100x30(tmux: Tmux) -> None:
         console.close()
 
 
-def test_a_person_solves_put_01_as_recaps_llm_at_100x30(tmux: Tmux) -> None:
+def test_a_person_solves_the_vase_game_as_recaps_llm_at_100x30(tmux: Tmux) -> None:
     """Each call lists every remaining subtask; only the first runs, then the list comes back to be revised."""
     console = Console(tmux, "recap", (100, 30), "--agent recap --llm human")
     try:

@@ -16,15 +16,15 @@ from pathlib import Path
 import pytest
 
 from .folder_events import FolderChanges
-from .terminal import Tmux, editor_keys, needs_tmux, pane_keys, recode_tui
+from .terminal import TOY_WORLD, Tmux, editor_keys, needs_tmux, pane_keys, recode_tui
 
 pytestmark = [pytest.mark.heavy, needs_tmux]
 SIZE = (160, 48)
 
 
 def console(tmux: Tmux, name: str, sessions: Path, *options: str) -> None:
-    """A console with the person as its LLM, once its panes have the keys."""
-    tmux.start(name, SIZE, recode_tui(f"tui --llm human --sessions {sessions} {' '.join(options)}"))
+    """A console with the person as its LLM on the toy world, once its panes have the keys."""
+    tmux.start(name, SIZE, recode_tui(f"tui --llm human --sessions {sessions} {' '.join(options)}", env=TOY_WORLD))
     tmux.screen_showing(name, pane_keys(SIZE[0]), line=-1)
 
 
@@ -82,7 +82,7 @@ def test_sigkill_mid_expansion_then_resume_restores_everything(tmux: Tmux, tmp_p
     sessions = tmp_path / "sessions"
     first, second = "crash-first", "crash-resumed"
     try:
-        console(tmux, first, sessions, "--game", "put-01")
+        console(tmux, first, sessions, "--game", "toy:vase-1")  # put-01's twin: the crash, not ALFWorld, is the subject
         tmux.screen_showing(first, "TASK put a vase in sidetable.")
         tmux.keys(first, "w")  # a watch: part of the debugging set-up the crash must not lose
         tmux.screen_showing(first, "Watch an expression")
@@ -114,7 +114,7 @@ def test_sigkill_mid_expansion_then_resume_restores_everything(tmux: Tmux, tmp_p
                     "2 > take vase 1 from diningtable 1",  # the environment log
                     'run("go to sidetable 1")', 'run("put vase 1',  # the draft
                     "instruction[:3]",  # the watch
-                    f"session {folder.name}", "steps 2/80", "nodes 6")
+                    f"session {folder.name}", "steps 2/30", "nodes 6")  # the toy world allows 30 steps
         tmux.screen_when(second, lambda shown: all(text in shown for text in expected)
                          and tree_pane(shown) == tree_pane(before), "the resumed run's whole state")
         # and the run goes on from there, where the typing stopped, in the same session

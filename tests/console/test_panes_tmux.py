@@ -10,14 +10,15 @@ import pytest
 
 from tests.rundiff.test_diff_fork import make_fork_and_parent
 
-from .terminal import Tmux, needs_tmux, pane_keys, recode_tui
+from .terminal import TOY_WORLD, Tmux, needs_tmux, pane_keys, recode_tui
 
-pytestmark = [pytest.mark.heavy, needs_tmux]  # real ALFWorld and the sandbox worker, in tmux
+pytestmark = [pytest.mark.heavy, needs_tmux]  # the sandbox worker (and real ALFWorld for the log's text), in tmux
 
 
-def start(tmux: Tmux, session: str, args: str, sessions: Path) -> None:
-    """`recode-tui ARGS` at 80x24, journaling into `sessions`, once its panes have the keys."""
-    tmux.start(session, (80, 24), recode_tui(args, env=f"RECODE_TUI_SESSIONS={sessions}"))
+def start(tmux: Tmux, session: str, args: str, sessions: Path, env: str = "") -> None:
+    """`recode-tui ARGS` at 80x24, journaling into `sessions`, once its panes have the keys (`env`: more
+    `NAME=value` for its process)."""
+    tmux.start(session, (80, 24), recode_tui(args, env=f"RECODE_TUI_SESSIONS={sessions} {env}"))
     tmux.screen_showing(session, "paused")
     tmux.screen_showing(session, pane_keys(80), line=-1)
 
@@ -79,7 +80,8 @@ def test_the_log_hidden_while_the_run_went_on_reads_whole_and_values_end_in_an_e
 def test_help_the_breakpoint_forms_and_the_sessions_list_read_whole_at_80x24(tmux: Tmux, tmp_path) -> None:
     parent, fork = make_fork_and_parent(tmp_path)  # a session and a fork of it: the list's `branch of`
     session = "reference"
-    start(tmux, session, f"tui --llm demo --sessions {parent.parent}", parent.parent)
+    # the toy world's vase-1: the help, the forms and the list are the console's, whatever the game
+    start(tmux, session, f"tui --game toy:vase-1 --llm gold --sessions {parent.parent}", parent.parent, TOY_WORLD)
     try:
         tmux.keys(session, "?")
         tmux.screen_showing(session, "recode-tui — keys")
@@ -106,9 +108,8 @@ def test_f2_shows_the_observation_while_typing_and_the_tours_keys_do_what_the_re
     """The README tour at 80x24: after `c` the editor has the keys; F2 shows the observation above it without
     taking them; `esc` then `r` shows the prompt, and nothing typed went into the answer but the answer."""
     session = "peek"
-    start(tmux, session, "tui", tmp_path)
-    room = ("you see a armchair 1, a coffeetable 2, a coffeetable 1, a diningtable 1, a drawer 1, a garbagecan 1, "
-            "a sidetable 1, and a sofa 1.")
+    start(tmux, session, "tui --game toy:vase-1", tmp_path, TOY_WORLD)  # the toy world's put-01
+    room = "You are in the middle of a room. Looking quickly around you, you see a coffeetable 1, a diningtable 1, a sidetable 1."
     try:
         tmux.keys(session, "c")
         tmux.screen_showing(session, "awaiting expansion")

@@ -87,14 +87,15 @@ def journal_records(sessions: Path) -> list[dict]:
 
 
 @pytest.fixture
-def served(tmp_path: Path):
-    """`recode-tui serve` on a free loopback port with a token, its console journaling into a temp folder."""
+def served(tmp_path: Path, toy_env):
+    """`recode-tui serve` on a free loopback port with a token, its console journaling into a temp folder; the
+    console plays the toy world's vase-1 (put-01's twin: the browser, not ALFWorld, is the subject)."""
     port = free_port()
     sessions = tmp_path / "sessions"
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     server = subprocess.Popen(
         [sys.executable, "-m", "recode_tui", "serve", "--port", str(port), "--token", TOKEN, "--",
-         "--game", "put-01", "--llm", "human", "--sessions", str(sessions)],
+         "--game", "toy:vase-1", "--llm", "human", "--sessions", str(sessions)],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
         wait_for_port(port, server)
