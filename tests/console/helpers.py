@@ -222,8 +222,10 @@ async def type_text(pilot: Pilot, text: str) -> None:
             key = "enter" if ch == "\n" else key_name(ch)
             event = events.Key(key, None if ch == "\n" else ch)
         app.post_message(event)  # as the terminal driver does: to the app, which routes it to the focused widget
-    await pilot.pause(0.05)
-    await pilot.pause()
+    routed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    app.call_later(lambda: routed.set_result(None))  # handled after the keys: each is queued at its widget now
+    await published(routed, "the typed keys")
+    await pilot.pause()  # the widgets have handled the keys routed to them
 
 
 def key_name(ch: str) -> str:

@@ -22,8 +22,8 @@ from agent.runtime.thread_runner import ThreadRunner
 from agent.sessions.journal_read import DRAFT_FILE, read_journal
 from recode_tui.console.workspace.compare import CompareScreen
 
-from .helpers import session_opened, wait_for
-from .page import toy_console
+from .helpers import session_opened
+from .page import ConsolePage, toy_console
 from .test_sessions_console import to_n2
 from .test_workspace import DIRECT, SCRIPTED, SOLVE, open_workspace_page, scripted
 
@@ -51,15 +51,14 @@ async def resumed(pilot, app) -> None:
     assert app.session_control.session is not None and not app.session_control.busy
 
 
-async def draft_saved(pilot, app, folder: Path, text: str) -> None:
-    """The draft being typed, written to `folder` by the session's draft timer (a clock: polled)."""
-    def saved() -> bool:
-        try:
-            return text in json.loads((folder / DRAFT_FILE).read_text())["text"]
-        except (OSError, ValueError, KeyError):
-            return False
-
-    await wait_for(pilot, saved, what=f"the draft in {folder.name}")
+async def draft_saved(page: ConsolePage, folder: Path, text: str) -> None:
+    """The person leaves the editor (Esc): the draft being typed is written to `folder` at once (the
+    screen saves the work when the focus moves), in a "draft" worker that is awaited; no clock."""
+    await page.pilot.pause()  # the editor's last change is handled: the screen holds the draft
+    assert page.app.focused is page.screen.editor.editor, "the draft is typed in the answer editor"
+    await page.press("escape")
+    await page.work_done("draft")
+    assert text in json.loads((folder / DRAFT_FILE).read_text())["text"]
 
 
 async def test_fork_as_the_person_keeps_drafts_over_resumes_and_journals_the_stub_and_prompt(tmp_path: Path) -> None:
@@ -71,7 +70,7 @@ async def test_fork_as_the_person_keeps_drafts_over_resumes_and_journals_the_stu
         assert isinstance(page.agent.runner, ThreadRunner)  # the fork replayed where the run runs its code
         await page.press("ctrl+r")
         await page.type('run("look")')
-        await draft_saved(page.pilot, page.app, fork, 'run("look")')
+        await draft_saved(page, fork, 'run("look")')
     # The console is gone without submitting n1: a new one resumes the fork with the draft on the forked stub.
     async with toy_console(sessions_dir=tmp_path, resume=fork) as page:
         assert page.app.session_control.session.folder == fork
@@ -87,7 +86,7 @@ async def test_fork_as_the_person_keeps_drafts_over_resumes_and_journals_the_stu
         await page.step("continue")
         assert page.awaiting_answer and page.last_event.node_id == "n2"
         await page.type('run("go to sidetable 1")')
-        await draft_saved(page.pilot, page.app, fork, 'run("go to sidetable 1")')
+        await draft_saved(page, fork, 'run("go to sidetable 1")')
     # Gone again without submitting n2: the next console resumes with n1's new answer and n2's draft.
     async with toy_console(sessions_dir=tmp_path, resume=fork) as page:
         assert page.awaiting_answer and page.last_event.node_id == "n2"

@@ -40,9 +40,10 @@ async def test_a_review_session_on_a_named_profile_resumes_on_it_in_review_with_
         async with ConsolePage.open(app) as page:
             await page.press("c")
             await page.reached(RunState.REVIEWING)
-            page.screen.editor.editor.load_text(MINE)  # the person edits the proposal, then quits
+            page.screen.editor.editor.focus()  # the person goes into the editor (review leaves the focus on the tree)
+            page.screen.editor.editor.load_text(MINE)  # the person edits the proposal, leaves the editor, then quits
             folder = app.session_control.session.folder
-            await draft_saved(page.pilot, app, folder, "My own reading")
+            await draft_saved(page, folder, "My own reading")
             hint = app.resume_hint()
         assert hint == f"recode-tui tui --resume {folder} --profiles {Path(profiles).resolve()} --review"
         assert read_journal(folder).header.run.model.review

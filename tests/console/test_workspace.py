@@ -22,7 +22,7 @@ from recode_tui.console.workspace.compare import CompareScreen
 from recode_tui.console.workspace.screen import PromptWorkspace
 from textual.widgets import Input, TextArea
 
-from .helpers import armed, next_stop, published, type_text, wait_for
+from .helpers import armed, next_stop, notifications, published, type_text
 from .page import ConsolePage, toy_app
 
 PUT = "alfworld/examples/put.txt"  # the file the workspace opens on put-01 (tests of other files)
@@ -83,13 +83,6 @@ async def open_workspace_page(page: ConsolePage) -> PromptWorkspace:
     ws = await page.opened("W")
     assert isinstance(ws, PromptWorkspace)
     return ws
-
-
-async def open_workspace(pilot, app) -> PromptWorkspace:
-    await pilot.press("W")
-    await wait_for(pilot, lambda: isinstance(app.screen, PromptWorkspace), what="the prompt workspace")
-    await pilot.pause()
-    return app.screen
 
 
 async def edit(pilot, ws: PromptWorkspace, text: str) -> None:
@@ -164,7 +157,8 @@ async def test_the_run_keys_do_not_step_the_agent_under_the_workspace(toy_prompt
         ws.query_one("#ws-files").focus()
         stop, events = next_stop(app), page.screen.debugger.events_seen
         await pilot.press("c", "n")
-        await pilot.pause(0.1)
+        # each key was the workspace's, which says how to step the run instead
+        assert any(n.message == "Close the workspace (esc) to step the run." for n in notifications(app))
         assert app.screen is ws and not stop.done() and page.screen.debugger.events_seen == events
         assert not page.screen.driver.busy
 
@@ -213,13 +207,13 @@ async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(toy_p
         cmp = await page.opened("ctrl+r")
         assert isinstance(cmp, CompareScreen)
         person = cmp.query_one("#cmp-text-1", TextArea)
+        column = cmp.column(1)
+        assert column is not None
+        judged = armed(app, column.verdict_shown)
         person.load_text(DIRECT)
-        await wait_for(  # the comparison re-judges after a short quiet (a timer): nothing marks it
-            page.pilot,
-            lambda: '+run("move vase 1 to sidetable 1")' in str(cmp.query_one("#cmp-diff-1").render()),
-            what="the diff of the typed answer",
-        )
+        await published(judged, "the verdict on the typed answer")  # after a short quiet, with its diff
         diff = str(cmp.query_one("#cmp-diff-1").render())
+        assert '+run("move vase 1 to sidetable 1")' in diff
         assert "-vase = find_vase(instruction)" in diff
         await page.opened("f1")
         assert app.screen is app.screen_stack[0]

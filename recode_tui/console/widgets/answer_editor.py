@@ -32,7 +32,8 @@ from agent.runtime.answer_check import AnswerCheck, check_answer, confirm_text, 
 from agent.runtime.stepper import Stepper
 from recode_tui.console.support.textual_compat import KeyFirstTextArea
 
-CHECK_DELAY = 0.15  # seconds of typing quiet before validating
+CHECK_DELAY = 0.1  # seconds of typing quiet before validating: a check takes under 1 ms, and a verdict
+# later than a tenth of a second after the last key is a lag a person sees (keys 0.2-0.3 s apart fire it anyway)
 
 _EXECUTE_CLOSE = re.compile(r"\s*</execute>", re.I)
 

@@ -17,13 +17,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 
 from agent.runtime.answer_check import AnswerCheck, SubmitRule
 from agent.runtime.prompt_parts import PromptParts
 from agent.runtime.stepper import Stepper
-from recode_tui.console.widgets.answer_editor import CodeArea, cursor_blink_of
+from recode_tui.console.widgets.answer_editor import CHECK_DELAY, CodeArea, cursor_blink_of
 from recode_tui.console.widgets.key_line import KeyLine, compare_keys
 from recode_tui.console.support.zoom import zoom_focused
 
@@ -70,6 +71,8 @@ class AnswerColumn(Vertical):
         self.last_check: AnswerCheck | None = None
         self._said: tuple[str, Text] | None = None  # a line said about this text (a confirmation to give)
         self._timer: Timer | None = None
+        # Published with each verdict once the column shows it (and its diff): typing paused, or a line said.
+        self.verdict_shown: Signal[AnswerCheck | None] = Signal(self, "verdict_shown")
 
     def compose(self) -> ComposeResult:
         yield Static(id=f"cmp-title-{self.number}", classes="cmp-title")
@@ -128,11 +131,12 @@ class AnswerColumn(Vertical):
         parts = self.rule.agent.traits.prompt_workspace  # the agent's, whose answers are compared
         self.query_one(".cmp-diff", Static).update(
             diff_text(self.recorded, self.text, parts) if not c.error and parts is not None else "")
+        self.verdict_shown.publish(None if c.error else self.last_check)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if self._timer is not None:
             self._timer.stop()
-        self._timer = self.set_timer(0.2, self.refresh_verdict)
+        self._timer = self.set_timer(CHECK_DELAY, self.refresh_verdict)  # as the answer editor's check
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,8 @@ from recode_tui.console.workspace.target import StubTarget
 from recode_tui.setup.places import user_prompts_dir
 from recode_tui.setup.shown import shown
 
-RENDER_DELAY = 0.25  # seconds of typing quiet before re-rendering
+RENDER_DELAY = 0.15  # seconds of typing quiet before re-rendering: a render takes 3-16 ms (toy set); a burst
+# of keys (a paste, key repeat at 30/s) is still one render, and the prompt follows the person sooner
 
 
 class PromptWorkspace(Screen["WorkspaceChoice | None"]):
