@@ -194,9 +194,13 @@ async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
             shown = re.search(r"slowmodel is answering n0… (\d+) s", page.status())
             return int(shown.group(1)) if shown else 0
 
-        # a loaded machine may draw 0 s then 2 s: the clock must show and move on, whichever second it shows
+        # The call's start moved a second back, twice, stands for the seconds a slow model takes (none is
+        # waited): the clock must show the time so far at its ticks and move on, whichever second it shows.
+        await wait_for(pilot, lambda: "slowmodel is answering n0… " in page.status(), what="the model clock")
+        page.agent.host.answering_since -= 1.0
         await wait_for(pilot, lambda: seconds() >= 1, what="the model clock at 1 s or more")
         first = seconds()
+        page.agent.host.answering_since -= 1.0
         await wait_for(pilot, lambda: seconds() > first, what="the clock moving on")
         llm.gate.set()
         await wait_for(pilot, lambda: "is answering" not in page.status(), what="the clock gone after the answer")
@@ -217,7 +221,14 @@ async def test_the_model_clock_starts_again_when_the_proposal_is_regenerated() -
     async with toy_console(llm, review=True, breakpoints=[]) as page:
         pilot = page.pilot
         await page.press("c")
-        await wait_for(pilot, lambda: "slowmodel is answering n0… 2 s" in page.status(), what="the first call at 2 s")
+        await wait_for(pilot, lambda: "slowmodel is answering n0… " in page.status(), what="the first call's clock")
+        page.agent.host.answering_since -= 2.0  # as if the model had taken 2 s more (none is waited)
+
+        def first_call_at_2_s() -> bool:
+            shown = re.search(r"slowmodel is answering n0… (\d+) s", page.status())
+            return shown is not None and int(shown.group(1)) >= 2
+
+        await wait_for(pilot, first_call_at_2_s, what="the first call at 2 s or more")
         llm.gate.set()
         await page.reached("reviewing")
         llm.gate.clear()  # the second answer waits
