@@ -114,25 +114,6 @@ async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_aft
         assert "human" in sources and sources[-1] != "human"
 
 
-@at("ran to here")
-async def test_run_to_here_stops_where_the_selected_node_starts(page: ConsolePage) -> None:
-    stop = page.screen.debugger.last_stop
-    target = page.screen.agent.tree.root.children[-1].id  # the node selected before h
-    assert isinstance(stop.event, ev.NodeStarted) and stop.event.node_id == target
-    assert "ran to here" in stop.reason.text
-    assert page.screen.agent.tree.root.children[0].status.value == "COMPLETED"  # the earlier sibling ran on the way
-
-
-@at("ran to here")
-async def test_run_to_here_on_a_node_that_already_ran_only_says_so(page: ConsolePage) -> None:
-    stop = page.screen.debugger.last_stop
-    page.app.clear_notifications()
-    await page.select(page.screen.agent.tree.root.children[0].id)
-    await page.press("h")
-    assert page.screen.debugger.last_stop is stop
-    assert any("has already run" in str(n.message) for n in notifications(page.app))
-
-
 LOOP = (
     "<think>Look around two places.</think>\n<execute>\n"
     'for place in ["diningtable 1", "sidetable 1"]:\n'
@@ -284,15 +265,6 @@ def test_an_answer_replayed_from_a_journal_is_labelled_journal(tmp_path: Path) -
     assert completion.source == "journal"
 
 
-@at("ran to here")
-async def test_the_node_pane_shows_what_a_stub_became(page: ConsolePage) -> None:
-    await page.select("n0")
-    text = detail_text(page)
-    assert "expanded into" in text
-    first = page.screen.agent.tree.root.children[0]
-    assert f"{first.id} {first.code.splitlines()[0][:20]}" in text
-
-
 @pytest.mark.heavy  # the sandbox worker runs a line while a node waits on its action (in-process cannot)
 async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_replays_there(tmp_path: Path) -> None:
     from mockllm.scripted import ScriptedLLM, ScriptEntry
@@ -331,3 +303,34 @@ def test_run_to_here_with_the_shell_are_in_the_palette_as_in_the_manual() -> Non
     assert "run.to-here" in TITLES and "shell.open" in TITLES
     manual = (Path(__file__).resolve().parents[2] / "docs" / "console.md").read_text()
     assert "`run.to-here`" in manual and "`shell.open`" in manual
+
+
+# -- tests that read the shared console (the `page` fixture); last, so it closes as they end
+
+
+@at("ran to here")
+async def test_run_to_here_stops_where_the_selected_node_starts(page: ConsolePage) -> None:
+    stop = page.screen.debugger.last_stop
+    target = page.screen.agent.tree.root.children[-1].id  # the node selected before h
+    assert isinstance(stop.event, ev.NodeStarted) and stop.event.node_id == target
+    assert "ran to here" in stop.reason.text
+    assert page.screen.agent.tree.root.children[0].status.value == "COMPLETED"  # the earlier sibling ran on the way
+
+
+@at("ran to here")
+async def test_run_to_here_on_a_node_that_already_ran_only_says_so(page: ConsolePage) -> None:
+    stop = page.screen.debugger.last_stop
+    page.app.clear_notifications()
+    await page.select(page.screen.agent.tree.root.children[0].id)
+    await page.press("h")
+    assert page.screen.debugger.last_stop is stop
+    assert any("has already run" in str(n.message) for n in notifications(page.app))
+
+
+@at("ran to here")
+async def test_the_node_pane_shows_what_a_stub_became(page: ConsolePage) -> None:
+    await page.select("n0")
+    text = detail_text(page)
+    assert "expanded into" in text
+    first = page.screen.agent.tree.root.children[0]
+    assert f"{first.id} {first.code.splitlines()[0][:20]}" in text

@@ -90,23 +90,6 @@ async def test_the_observation_tab_holds_the_results_page_whole_and_z_gives_it_t
         assert view.max_scroll_y == 0, (view.virtual_size, view.scrollable_content_region)
 
 
-@at("awaiting the root")
-async def test_a_shell_value_is_shown_whole_in_a_box_that_scrolls(page: ConsolePage) -> None:
-    page.screen.tree_view.focus()  # the keys the console's, not the open editor's
-    prompt = await page.opened("exclamation_mark")
-    assert isinstance(prompt, ShellPrompt)
-    await page.type("'\\n'.join(f'line {i}: ' + 'word ' * 12 for i in range(40))")
-    await page.press("enter")  # the line runs in the run's namespace while the key is handled
-    assert "cut" not in prompt.result and "line 39: word" in prompt.result
-    box = prompt.query_one("#shell-result-box")
-    assert box.region.height >= 8 and box.region.bottom <= SMALL[1]  # most of the screen, within it
-    assert box.max_scroll_y > 0  # the rest is a scroll away
-    assert box.virtual_size.width <= box.scrollable_content_region.width  # wrapped, never cut at the edge
-    await page.press("escape")  # put back: the prompt closed, the keys the editor's
-    assert not isinstance(page.app.screen, ShellPrompt)
-    page.screen.editor.editor.focus()
-
-
 @pytest.mark.heavy
 async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop_module, tmp_path) -> None:
     async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as page:
@@ -127,15 +110,6 @@ async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop_m
         assert not any(last_part in line for line in pane.lines)  # folded again
 
 
-@at("awaiting the root")
-async def test_an_empty_root_answer_warns_that_it_skips_the_whole_task(page: ConsolePage) -> None:
-    assert page.screen.editor.node_id == page.screen.agent.tree.root.id
-    await page.checked()
-    line = str(page.screen.query_one("#expand-check").render())
-    assert page.screen.editor.last_check.empty and not line.startswith("✓"), line
-    assert "skips the whole task" in line
-
-
 async def test_an_invalid_action_breakpoint_stops_the_run_there() -> None:
     async with small_toy() as page:
         await page.press("B")
@@ -154,17 +128,6 @@ async def test_an_invalid_action_breakpoint_stops_the_run_there() -> None:
         assert isinstance(last, ev.ObservationReceived)
         assert last.action == "fly to the moon" and page.screen.agent.env.steps == 1
         assert page.reason.startswith("breakpoint 2: an invalid action — fly to the moon → Nothing happens.")
-
-
-@at("awaiting the root")
-async def test_the_focused_editor_is_marked_at_80x24(page: ConsolePage) -> None:
-    area = page.screen.editor.editor
-    assert page.app.focused is area
-    assert area.styles.border_left[0] == "heavy"  # the short editor's left edge says it has the keys
-    await page.press("escape")
-    assert area.styles.border_left[0] != "heavy"
-    assert page.app.focused.styles.border_left[0] == "heavy"  # the pane the focus went to is marked instead
-    area.focus()  # put back: the keys the editor's, as the stop had them
 
 
 def overlaps(a, b) -> bool:
@@ -192,3 +155,43 @@ async def test_a_notice_never_covers_the_editor_or_its_check_line_zoomed_or_not(
             app.clear_notifications()
             await pilot.pause()
             assert not screen.query("Toast")  # the notices gone
+
+
+# -- tests that read the shared console (the `page` fixture); last, so it closes as they end
+
+
+@at("awaiting the root")
+async def test_a_shell_value_is_shown_whole_in_a_box_that_scrolls(page: ConsolePage) -> None:
+    page.screen.tree_view.focus()  # the keys the console's, not the open editor's
+    prompt = await page.opened("exclamation_mark")
+    assert isinstance(prompt, ShellPrompt)
+    await page.type("'\\n'.join(f'line {i}: ' + 'word ' * 12 for i in range(40))")
+    await page.press("enter")  # the line runs in the run's namespace while the key is handled
+    assert "cut" not in prompt.result and "line 39: word" in prompt.result
+    box = prompt.query_one("#shell-result-box")
+    assert box.region.height >= 8 and box.region.bottom <= SMALL[1]  # most of the screen, within it
+    assert box.max_scroll_y > 0  # the rest is a scroll away
+    assert box.virtual_size.width <= box.scrollable_content_region.width  # wrapped, never cut at the edge
+    await page.press("escape")  # put back: the prompt closed, the keys the editor's
+    assert not isinstance(page.app.screen, ShellPrompt)
+    page.screen.editor.editor.focus()
+
+
+@at("awaiting the root")
+async def test_an_empty_root_answer_warns_that_it_skips_the_whole_task(page: ConsolePage) -> None:
+    assert page.screen.editor.node_id == page.screen.agent.tree.root.id
+    await page.checked()
+    line = str(page.screen.query_one("#expand-check").render())
+    assert page.screen.editor.last_check.empty and not line.startswith("✓"), line
+    assert "skips the whole task" in line
+
+
+@at("awaiting the root")
+async def test_the_focused_editor_is_marked_at_80x24(page: ConsolePage) -> None:
+    area = page.screen.editor.editor
+    assert page.app.focused is area
+    assert area.styles.border_left[0] == "heavy"  # the short editor's left edge says it has the keys
+    await page.press("escape")
+    assert area.styles.border_left[0] != "heavy"
+    assert page.app.focused.styles.border_left[0] == "heavy"  # the pane the focus went to is marked instead
+    area.focus()  # put back: the keys the editor's, as the stop had them
