@@ -222,10 +222,27 @@ async def type_text(pilot: Pilot, text: str) -> None:
             key = "enter" if ch == "\n" else key_name(ch)
             event = events.Key(key, None if ch == "\n" else ch)
         app.post_message(event)  # as the terminal driver does: to the app, which routes it to the focused widget
-    routed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    app.call_later(lambda: routed.set_result(None))  # handled after the keys: each is queued at its widget now
-    await published(routed, "the typed keys")
-    await pilot.pause()  # the widgets have handled the keys routed to them
+    await keys_handled(app)
+    await pilot.pause()  # what the keys posted (a text area's change, the editor's check) is handled
+
+
+async def keys_handled(app: App) -> None:
+    """Wait until the keys posted to `app` so far are handled where they went: the app forwards each key
+    to the focused widget's queue, so a call queued behind them on the app, then on the widget focused
+    then, runs after the last of them (no fixed pause)."""
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def on_widget() -> None:
+        if not done.done():
+            done.set_result(None)
+
+    def on_app() -> None:
+        target = app.focused or app.screen
+        if not target.call_later(on_widget):
+            on_widget()
+
+    app.call_later(on_app)
+    await asyncio.wait_for(done, HANG)
 
 
 def key_name(ch: str) -> str:

@@ -8,6 +8,9 @@ are the agents' and the console's, not ALFWorld's or the sandbox's.
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+from typing import AsyncIterator
+
 import pytest
 
 from agent.runtime import events as ev
@@ -29,14 +32,25 @@ def toy(toy_module):
     return toy_module
 
 
-page = shared_consoles({"recode": lambda: toy_console("gold")})  # ReCode at its first stop, for the tests marked at()
-
-
 def replanning_llm() -> ScriptedLLM:
     return pe.in_order(
         ("plan", FIRST), ("act", pe.turn("Action: go to sofa 1")), ("act", pe.turn("Failed: no vase on sofa 1")),
         ("replan", REPLANNED), *pe.WIN_TURNS[:2], ("act", pe.turn("Done: holding vase 1")), *pe.WIN_TURNS[3:],
     )
+
+
+@asynccontextmanager
+async def plan_execute_acting() -> AsyncIterator[ConsolePage]:
+    """Plan-and-Execute (the replanning model) continued to its executor's first call, for s1."""
+    async with toy_console(replanning_llm(), agent="plan-execute", agent_options={"max_replans": 1}) as page:
+        await until_call(page, lambda e: e.purpose == "act")
+        yield page
+
+
+page = shared_consoles({  # for the tests marked at(): they read the console, or put back what they change
+    "recode": lambda: toy_console("gold"),  # ReCode at its first stop
+    "plan-execute acting": plan_execute_acting,
+})
 
 
 def pane(page: ConsolePage) -> AgentViewPane:
@@ -55,23 +69,6 @@ async def until_call(page: ConsolePage, predicate) -> None:
         if isinstance(last, ev.LLMRequested) and predicate(last):
             return
     raise AssertionError(f"never stopped at the call; last: {page.screen.debugger.last_event}")
-
-
-async def test_a_opens_the_agent_tab_with_the_focus_on_it() -> None:
-    async with toy_console(replanning_llm(), agent="plan-execute", agent_options={"max_replans": 1}) as page:
-        assert page.screen.query_one("#tab-agent") is not None
-        await page.press("a")
-        assert page.screen.query_one("#bottom").active == "tab-agent" and page.app.focused is pane(page)
-
-
-async def test_plan_execute_shows_its_plan_with_the_running_step_s_turns() -> None:
-    async with toy_console(replanning_llm(), agent="plan-execute", agent_options={"max_replans": 1}) as page:
-        await until_call(page, lambda e: e.purpose == "act")  # the first executor call of s1
-        text = shown(page)
-        assert "── Plan (0 of 1 replans used)" in text
-        assert "▶ s1: find the vase on the sofa and take it  [running]" in text
-        assert "· s2: put the vase on sidetable 1 [after s1]  [pending]" in text
-        assert "── Executor turns of s1 (0 of 10)" in text
 
 
 async def test_plan_execute_shows_a_replan_as_a_diff() -> None:
@@ -187,7 +184,7 @@ async def test_at_80x24_the_plan_view_has_rows_and_keeps_the_current_step_in_sig
     async with ConsolePage.open(toy_app(llm, agent="plan-execute"), size=(80, 24)) as page:
         await page.press("a")
         await until_call(page, lambda e: "▶ s7:" in shown(page))
-        await page.pilot.pause(0.1)
+        await page.pilot.pause()  # the view brings the current step into sight after the stop's refresh
         view = pane(page)
         assert view.region.height >= 5 and view.region.width >= 70, view.region
         current = next(i for i, mark in enumerate(view._marks) if mark == "current")
@@ -282,3 +279,23 @@ async def test_a_on_recode_says_it_has_no_agent_view(page: ConsolePage) -> None:
     page.app.clear_notifications()
     await page.press("a")
     assert any("no agent view" in str(n.message) for n in notifications(page.app))
+
+
+@at("plan-execute acting")
+async def test_a_opens_the_agent_tab_with_the_focus_on_it(page: ConsolePage) -> None:
+    bottom = page.screen.query_one("#bottom")
+    before = bottom.active
+    assert before != "tab-agent"
+    await page.press("a")
+    assert bottom.active == "tab-agent" and page.app.focused is pane(page)
+    bottom.active = before  # put back: the tab the stop showed, the keys the tree's
+    page.screen.tree_view.focus()
+
+
+@at("plan-execute acting")
+async def test_plan_execute_shows_its_plan_with_the_running_step_s_turns(page: ConsolePage) -> None:
+    text = shown(page)  # at the first executor call of s1
+    assert "── Plan (0 of 1 replans used)" in text
+    assert "▶ s1: find the vase on the sofa and take it  [running]" in text
+    assert "· s2: put the vase on sidetable 1 [after s1]  [pending]" in text
+    assert "── Executor turns of s1 (0 of 10)" in text

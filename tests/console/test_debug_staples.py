@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import re
 import time
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import AsyncIterator
 
 import pytest
 
@@ -18,14 +20,29 @@ from recode_tui.console.app import build_app
 from recode_tui.console.screens.shell_prompt import ShellPrompt
 
 from .helpers import armed, notifications, published, select_node, wait_for
-from .page import TOY_GAME, ConsolePage, toy_console
+from .page import TOY_GAME, ConsolePage, at, shared_consoles, toy_console
 from .test_pilot import nested_model
 from tests.settings import console_options
 
 
-@pytest.fixture(autouse=True)
-def toy(toy_env):
-    return toy_env
+@pytest.fixture(scope="module", autouse=True)
+def toy(toy_module):
+    return toy_module
+
+
+@asynccontextmanager
+async def ran_to_the_second_child() -> AsyncIterator[ConsolePage]:
+    """The nested model's run stepped (n) until the root has its two children, then run to here (h) on
+    the second: the first one ran on the way."""
+    async with toy_console(nested_model(), breakpoints=[]) as page:
+        while len(page.screen.agent.tree.root.children) < 2:
+            await page.step("next")
+        await page.select(page.screen.agent.tree.root.children[-1].id)
+        await page.command("h")
+        yield page
+
+
+page = shared_consoles({"ran to here": ran_to_the_second_child})  # for the tests marked at(); they only read it
 
 
 async def shell_line(page: ConsolePage, code: str) -> str:
@@ -97,32 +114,6 @@ async def test_fork_under_a_model_opens_the_old_answer_and_the_model_goes_on_aft
         assert "human" in sources and sources[-1] != "human"
 
 
-async def test_run_to_here_stops_where_the_selected_node_starts() -> None:
-    async with toy_console(nested_model(), breakpoints=[]) as page:
-        while len(page.screen.agent.tree.root.children) < 2:
-            await page.step("next")
-        target = page.screen.agent.tree.root.children[-1].id
-        await page.select(target)
-        await page.command("h")
-        stop = page.screen.debugger.last_stop
-        assert isinstance(stop.event, ev.NodeStarted) and stop.event.node_id == target
-        assert "ran to here" in stop.reason.text
-        assert page.screen.agent.tree.root.children[0].status.value == "COMPLETED"  # the earlier sibling ran on the way
-
-
-async def test_run_to_here_on_a_node_that_already_ran_only_says_so() -> None:
-    async with toy_console(nested_model(), breakpoints=[]) as page:
-        while len(page.screen.agent.tree.root.children) < 2:
-            await page.step("next")
-        await page.select(page.screen.agent.tree.root.children[-1].id)
-        await page.command("h")
-        stop = page.screen.debugger.last_stop
-        await page.select(page.screen.agent.tree.root.children[0].id)
-        await page.press("h")
-        assert page.screen.debugger.last_stop is stop
-        assert any("has already run" in str(n.message) for n in notifications(page.app))
-
-
 LOOP = (
     "<think>Look around two places.</think>\n<execute>\n"
     'for place in ["diningtable 1", "sidetable 1"]:\n'
@@ -184,9 +175,13 @@ async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
             shown = re.search(r"slowmodel is answering n0… (\d+) s", page.status())
             return int(shown.group(1)) if shown else 0
 
-        # a loaded machine may draw 0 s then 2 s: the clock must show and move on, whichever second it shows
+        # The call's start moved a second back, twice, stands for the seconds a slow model takes (none is
+        # waited): the clock must show the time so far at its ticks and move on, whichever second it shows.
+        await wait_for(pilot, lambda: "slowmodel is answering n0… " in page.status(), what="the model clock")
+        page.agent.host.answering_since -= 1.0
         await wait_for(pilot, lambda: seconds() >= 1, what="the model clock at 1 s or more")
         first = seconds()
+        page.agent.host.answering_since -= 1.0
         await wait_for(pilot, lambda: seconds() > first, what="the clock moving on")
         llm.gate.set()
         await wait_for(pilot, lambda: "is answering" not in page.status(), what="the clock gone after the answer")
@@ -207,7 +202,14 @@ async def test_the_model_clock_starts_again_when_the_proposal_is_regenerated() -
     async with toy_console(llm, review=True, breakpoints=[]) as page:
         pilot = page.pilot
         await page.press("c")
-        await wait_for(pilot, lambda: "slowmodel is answering n0… 2 s" in page.status(), what="the first call at 2 s")
+        await wait_for(pilot, lambda: "slowmodel is answering n0… " in page.status(), what="the first call's clock")
+        page.agent.host.answering_since -= 2.0  # as if the model had taken 2 s more (none is waited)
+
+        def first_call_at_2_s() -> bool:
+            shown = re.search(r"slowmodel is answering n0… (\d+) s", page.status())
+            return shown is not None and int(shown.group(1)) >= 2
+
+        await wait_for(pilot, first_call_at_2_s, what="the first call at 2 s or more")
         llm.gate.set()
         await page.reached("reviewing")
         llm.gate.clear()  # the second answer waits
@@ -263,17 +265,6 @@ def test_an_answer_replayed_from_a_journal_is_labelled_journal(tmp_path: Path) -
     assert completion.source == "journal"
 
 
-async def test_the_node_pane_shows_what_a_stub_became() -> None:
-    async with toy_console(nested_model(), breakpoints=[]) as page:
-        while not page.screen.agent.tree.root.children:
-            await page.step("next")
-        await page.select("n0")
-        text = detail_text(page)
-        assert "expanded into" in text
-        first = page.screen.agent.tree.root.children[0]
-        assert f"{first.id} {first.code.splitlines()[0][:20]}" in text
-
-
 @pytest.mark.heavy  # the sandbox worker runs a line while a node waits on its action (in-process cannot)
 async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_replays_there(tmp_path: Path) -> None:
     from mockllm.scripted import ScriptedLLM, ScriptEntry
@@ -312,3 +303,34 @@ def test_run_to_here_with_the_shell_are_in_the_palette_as_in_the_manual() -> Non
     assert "run.to-here" in TITLES and "shell.open" in TITLES
     manual = (Path(__file__).resolve().parents[2] / "docs" / "console.md").read_text()
     assert "`run.to-here`" in manual and "`shell.open`" in manual
+
+
+# -- tests that read the shared console (the `page` fixture); last, so it closes as they end
+
+
+@at("ran to here")
+async def test_run_to_here_stops_where_the_selected_node_starts(page: ConsolePage) -> None:
+    stop = page.screen.debugger.last_stop
+    target = page.screen.agent.tree.root.children[-1].id  # the node selected before h
+    assert isinstance(stop.event, ev.NodeStarted) and stop.event.node_id == target
+    assert "ran to here" in stop.reason.text
+    assert page.screen.agent.tree.root.children[0].status.value == "COMPLETED"  # the earlier sibling ran on the way
+
+
+@at("ran to here")
+async def test_run_to_here_on_a_node_that_already_ran_only_says_so(page: ConsolePage) -> None:
+    stop = page.screen.debugger.last_stop
+    page.app.clear_notifications()
+    await page.select(page.screen.agent.tree.root.children[0].id)
+    await page.press("h")
+    assert page.screen.debugger.last_stop is stop
+    assert any("has already run" in str(n.message) for n in notifications(page.app))
+
+
+@at("ran to here")
+async def test_the_node_pane_shows_what_a_stub_became(page: ConsolePage) -> None:
+    await page.select("n0")
+    text = detail_text(page)
+    assert "expanded into" in text
+    first = page.screen.agent.tree.root.children[0]
+    assert f"{first.id} {first.code.splitlines()[0][:20]}" in text

@@ -20,6 +20,7 @@ from recode_tui.console.screens.debug_screen import DebugScreen
 from recode_tui.console.widgets.answer_editor import AnswerEditor
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
+from .helpers import SIZE
 from .page import ConsolePage, Stops, at, shared_consoles, toy_console
 
 # toy:vase-1: "put a vase in sidetable."; the vase is on diningtable 1.
@@ -77,10 +78,22 @@ async def model_stopped_by(breakpoint: str) -> AsyncIterator[ConsolePage]:
         yield page
 
 
+TYPED: dict[str, str] = {}  # the editor's text as typed, by the stop that typed it
+
+
+@asynccontextmanager
+async def refused() -> AsyncIterator[ConsolePage]:
+    """A person's run at the root's editor, an invalid plan typed and submitted once (and refused)."""
+    async with toy_console() as page:
+        TYPED["refused"] = await invalid_typed(page)
+        yield page
+
+
 STOPS: Stops = {
     "first stop": toy_console,  # a person's run at its first stop: the task shown
     "stub place_vase": lambda: model_stopped_by("stub place_vase"),
     "depth 2": lambda: model_stopped_by("depth 2"),
+    "refused": refused,
 }
 
 
@@ -145,27 +158,6 @@ async def invalid_typed(page: ConsolePage) -> str:
     typed = page.screen.editor.editor.text
     await page.press("ctrl+s")
     return typed
-
-
-async def test_an_invalid_expansion_is_refused_on_its_line_with_nothing_sent() -> None:
-    async with toy_console() as page:
-        typed = await invalid_typed(page)
-        assert page.screen.debugger.awaiting_human and not page.screen.driver.busy  # nothing was sent
-        check = page.screen.editor.last_check
-        assert not check.ok and check.message.startswith("line 7: placeholder `find_vase(...)` is inside a loop")
-        assert "line 7" in page.screen.editor.query_one("#expand-check").render().plain
-        assert page.screen.editor.editor.text == typed
-
-
-async def test_a_refused_expansion_survives_leaving_the_editor_switching_tabs_or_resizing() -> None:
-    async with toy_console() as page:
-        typed = await invalid_typed(page)
-        await page.press("escape", "r")
-        assert page.screen.query_one("#bottom").active == "tab-prompt"
-        await page.pilot.resize_terminal(120, 40)
-        await page.press("e")
-        assert page.screen.editor.editor.text == typed
-        assert page.screen.drafts["n0"] == typed
 
 
 async def test_a_refused_expansion_once_fixed_is_accepted() -> None:
@@ -265,15 +257,6 @@ async def test_a_changes_breakpoint_stops_when_the_value_moves_and_says_from_wha
         assert page.screen.debugger.breakpoints[0].hit_count == 2
 
 
-async def test_a_breakpoint_added_in_the_box_goes_back_to_the_list() -> None:
-    async with model_console() as page:
-        await page.press("B")
-        page.screen.query_one("#bp-input", Input).focus()
-        await page.type("depth 2")
-        await page.press("enter")
-        assert page.app.focused is page.screen.query_one("#bp-table", DataTable)
-
-
 async def test_esc_in_the_breakpoint_add_box_goes_back_to_the_list_so_keys_step_again() -> None:
     async with model_console() as page:
         await page.add_breakpoint("depth 2")
@@ -353,3 +336,35 @@ async def test_selecting_a_variable_shows_its_full_value(page: ConsolePage) -> N
     table.move_cursor(row=table.get_row_index("seen"))
     await page.worked("full-value")  # the pane reads the value from the runner in a worker
     assert page.screen.variables.full_text.startswith("['You arrive at coffeetable 1")
+
+
+@at("depth 2")
+async def test_a_breakpoint_added_in_the_box_goes_back_to_the_list(page: ConsolePage) -> None:
+    await page.press("B")
+    page.screen.query_one("#bp-input", Input).focus()
+    await page.type("depth 3")
+    await page.press("enter")
+    assert page.app.focused is page.screen.query_one("#bp-table", DataTable)
+    await page.press("x")  # put back: the new breakpoint (under the list's cursor) taken away, the keys the tree's
+    assert [bp.spec() for bp in page.breakpoints] == ["depth 2"]
+    page.screen.tree_view.focus()
+
+
+@at("refused")
+async def test_an_invalid_expansion_is_refused_on_its_line_with_nothing_sent(page: ConsolePage) -> None:
+    assert page.screen.debugger.awaiting_human and not page.screen.driver.busy  # nothing was sent
+    check = page.screen.editor.last_check
+    assert not check.ok and check.message.startswith("line 7: placeholder `find_vase(...)` is inside a loop")
+    assert "line 7" in page.screen.editor.query_one("#expand-check").render().plain
+    assert page.screen.editor.editor.text == TYPED["refused"]
+
+
+@at("refused")
+async def test_a_refused_expansion_survives_leaving_the_editor_switching_tabs_or_resizing(page: ConsolePage) -> None:
+    await page.press("escape", "r")
+    assert page.screen.query_one("#bottom").active == "tab-prompt"
+    await page.pilot.resize_terminal(120, 40)
+    await page.press("e")
+    assert page.screen.editor.editor.text == TYPED["refused"]
+    assert page.screen.drafts["n0"] == TYPED["refused"]
+    await page.pilot.resize_terminal(*SIZE)  # put back: the size the other tests of this stop read at

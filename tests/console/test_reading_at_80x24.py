@@ -8,6 +8,9 @@ the console's, tested on the toy world with node code in-process (tests/console/
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+from typing import AsyncIterator
+
 import pytest
 from textual.widgets import Input
 
@@ -19,7 +22,7 @@ from recode_tui.console.screens.shell_prompt import ShellPrompt
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from tests.envs.webshop_helpers import webshop_module  # noqa: F401 - the fixture
 
-from .page import ConsolePage, toy_app
+from .page import ConsolePage, at, shared_consoles, toy_app
 from .test_agent_answers_console import submit_once, until_call
 
 SMALL = (80, 24)
@@ -28,6 +31,22 @@ SMALL = (80, 24)
 def small_toy(**options) -> ConsolePage:
     """The console on toy:vase-1 at 80x24, as a person answers it (a context manager)."""
     return ConsolePage.open(toy_app(**options), size=SMALL)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def toy(toy_module):
+    return toy_module
+
+
+@asynccontextmanager
+async def awaiting_the_root() -> AsyncIterator[ConsolePage]:
+    """A person's run at 80x24 continued to the root's expansion: the editor open (empty), with the focus."""
+    async with small_toy() as page:
+        await page.step("continue")
+        yield page
+
+
+page = shared_consoles({"awaiting the root": awaiting_the_root})  # for the tests marked at(), which put back what they change
 
 
 def webshop_react(tmp_path):
@@ -71,19 +90,6 @@ async def test_the_observation_tab_holds_the_results_page_whole_and_z_gives_it_t
         assert view.max_scroll_y == 0, (view.virtual_size, view.scrollable_content_region)
 
 
-async def test_a_shell_value_is_shown_whole_in_a_box_that_scrolls(toy_env) -> None:
-    async with small_toy() as page:
-        prompt = await page.opened("exclamation_mark")
-        assert isinstance(prompt, ShellPrompt)
-        await page.type("'\\n'.join(f'line {i}: ' + 'word ' * 12 for i in range(40))")
-        await page.press("enter")  # the line runs in the run's namespace while the key is handled
-        assert "cut" not in prompt.result and "line 39: word" in prompt.result
-        box = prompt.query_one("#shell-result-box")
-        assert box.region.height >= 8 and box.region.bottom <= SMALL[1]  # most of the screen, within it
-        assert box.max_scroll_y > 0  # the rest is a scroll away
-        assert box.virtual_size.width <= box.scrollable_content_region.width  # wrapped, never cut at the edge
-
-
 @pytest.mark.heavy
 async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop_module, tmp_path) -> None:
     async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as page:
@@ -104,17 +110,7 @@ async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop_m
         assert not any(last_part in line for line in pane.lines)  # folded again
 
 
-async def test_an_empty_root_answer_warns_that_it_skips_the_whole_task(toy_env) -> None:
-    async with small_toy() as page:
-        await page.step("continue")
-        assert page.screen.editor.node_id == page.screen.agent.tree.root.id
-        await page.checked()
-        line = str(page.screen.query_one("#expand-check").render())
-        assert page.screen.editor.last_check.empty and not line.startswith("✓"), line
-        assert "skips the whole task" in line
-
-
-async def test_an_invalid_action_breakpoint_stops_the_run_there(toy_env) -> None:
+async def test_an_invalid_action_breakpoint_stops_the_run_there() -> None:
     async with small_toy() as page:
         await page.press("B")
         page.screen.query_one("#bp-input", Input).focus()
@@ -134,22 +130,11 @@ async def test_an_invalid_action_breakpoint_stops_the_run_there(toy_env) -> None
         assert page.reason.startswith("breakpoint 2: an invalid action — fly to the moon → Nothing happens.")
 
 
-async def test_the_focused_editor_is_marked_at_80x24(toy_env) -> None:
-    async with small_toy() as page:
-        await page.step("continue")
-        area = page.screen.editor.editor
-        assert page.app.focused is area
-        assert area.styles.border_left[0] == "heavy"  # the short editor's left edge says it has the keys
-        await page.press("escape")
-        assert area.styles.border_left[0] != "heavy"
-        assert page.app.focused.styles.border_left[0] == "heavy"  # the pane the focus went to is marked instead
-
-
 def overlaps(a, b) -> bool:
     return a.x < b.right and b.x < a.right and a.y < b.bottom and b.y < a.bottom
 
 
-async def test_a_notice_never_covers_the_editor_or_its_check_line_zoomed_or_not(toy_env) -> None:
+async def test_a_notice_never_covers_the_editor_or_its_check_line_zoomed_or_not() -> None:
     app = toy_app()
     async with app.run_test(size=SMALL, notifications=True) as pilot:
         page = ConsolePage(pilot)
@@ -170,3 +155,43 @@ async def test_a_notice_never_covers_the_editor_or_its_check_line_zoomed_or_not(
             app.clear_notifications()
             await pilot.pause()
             assert not screen.query("Toast")  # the notices gone
+
+
+# -- tests that read the shared console (the `page` fixture); last, so it closes as they end
+
+
+@at("awaiting the root")
+async def test_a_shell_value_is_shown_whole_in_a_box_that_scrolls(page: ConsolePage) -> None:
+    page.screen.tree_view.focus()  # the keys the console's, not the open editor's
+    prompt = await page.opened("exclamation_mark")
+    assert isinstance(prompt, ShellPrompt)
+    await page.type("'\\n'.join(f'line {i}: ' + 'word ' * 12 for i in range(40))")
+    await page.press("enter")  # the line runs in the run's namespace while the key is handled
+    assert "cut" not in prompt.result and "line 39: word" in prompt.result
+    box = prompt.query_one("#shell-result-box")
+    assert box.region.height >= 8 and box.region.bottom <= SMALL[1]  # most of the screen, within it
+    assert box.max_scroll_y > 0  # the rest is a scroll away
+    assert box.virtual_size.width <= box.scrollable_content_region.width  # wrapped, never cut at the edge
+    await page.press("escape")  # put back: the prompt closed, the keys the editor's
+    assert not isinstance(page.app.screen, ShellPrompt)
+    page.screen.editor.editor.focus()
+
+
+@at("awaiting the root")
+async def test_an_empty_root_answer_warns_that_it_skips_the_whole_task(page: ConsolePage) -> None:
+    assert page.screen.editor.node_id == page.screen.agent.tree.root.id
+    await page.checked()
+    line = str(page.screen.query_one("#expand-check").render())
+    assert page.screen.editor.last_check.empty and not line.startswith("✓"), line
+    assert "skips the whole task" in line
+
+
+@at("awaiting the root")
+async def test_the_focused_editor_is_marked_at_80x24(page: ConsolePage) -> None:
+    area = page.screen.editor.editor
+    assert page.app.focused is area
+    assert area.styles.border_left[0] == "heavy"  # the short editor's left edge says it has the keys
+    await page.press("escape")
+    assert area.styles.border_left[0] != "heavy"
+    assert page.app.focused.styles.border_left[0] == "heavy"  # the pane the focus went to is marked instead
+    area.focus()  # put back: the keys the editor's, as the stop had them

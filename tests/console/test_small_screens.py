@@ -36,16 +36,18 @@ def toy(toy_module):
 
 
 @asynccontextmanager
-async def awaiting_the_root() -> AsyncIterator[ConsolePage]:
-    """A person's run at 100x30 continued to the root's expansion: the editor open, with the focus."""
-    async with ConsolePage.open(toy_app(), size=(100, 30)) as page:
+async def awaiting_the_root(size: tuple[int, int]) -> AsyncIterator[ConsolePage]:
+    """A person's run at `size` continued to the root's expansion: the editor open, with the focus."""
+    async with ConsolePage.open(toy_app(), size=size) as page:
         await page.step("continue")
         yield page
 
 
 STOPS: Stops = {
     "first stop at 100x30": lambda: ConsolePage.open(toy_app(), size=(100, 30)),
-    "awaiting the root at 100x30": awaiting_the_root,
+    "awaiting the root at 100x30": lambda: awaiting_the_root((100, 30)),
+    "first stop at 80x24": lambda: ConsolePage.open(toy_app(), size=(80, 24)),
+    "awaiting the root at 80x24": lambda: awaiting_the_root((80, 24)),
 }
 
 page = shared_consoles(STOPS)  # the console at each of STOPS, for the tests at the end of this file
@@ -63,30 +65,6 @@ def visible(page: ConsolePage, selector: str) -> bool:
 # -- item 11: 80x24 and 100x30 ------------------------------------------------------------
 
 
-async def test_at_80x24_the_tree_the_node_and_the_editor_all_have_rows() -> None:
-    async with ConsolePage.open(toy_app(), size=(80, 24)) as page:
-        await page.step("continue")
-        tree, detail, editor = (page.screen.query_one(s).region for s in ("#code-tree", "#detail", "#expand-text"))
-        assert tree.height >= 8 and detail.height >= 8, (tree, detail)
-        assert editor.height >= 5, editor
-        assert page.app.focused is page.screen.editor.editor
-        assert all(len(line) <= 80 for line in status_lines(page))
-        assert "awaiting expansion" in status_lines(page)[0]
-        assert "breakpoint 1: every stub expansion" in status_lines(page)[1]
-
-
-async def test_v_swaps_in_the_variables_and_the_log_on_a_narrow_terminal() -> None:
-    async with ConsolePage.open(toy_app(), size=(80, 24)) as page:
-        assert visible(page, "#code-tree") and not page.screen.query_one("#vars").display
-        await page.press("v")
-        assert visible(page, "#vars") and visible(page, "#env-log")
-        assert not page.screen.query_one("#left").display
-        assert page.app.focused is page.screen.query_one("#vars-table")
-        await page.press("v")
-        assert visible(page, "#code-tree") and visible(page, "#detail")
-        assert page.app.focused is page.screen.tree_view
-
-
 async def test_at_100x30_the_status_line_keeps_the_stop_reason_and_never_wraps() -> None:
     async with ConsolePage.open(toy_app("gold"), size=(100, 30)) as page:
         await page.step("continue")
@@ -94,29 +72,6 @@ async def test_at_100x30_the_status_line_keeps_the_stop_reason_and_never_wraps()
         assert len(first) <= 100 and "paused" in first and "steps 0/" in first
         assert "breakpoint 1: every stub expansion" in second
         assert visible(page, "#vars") and visible(page, "#code-tree")
-
-
-async def test_z_zooms_the_focused_pane_and_z_again_restores_it() -> None:
-    async with ConsolePage.open(toy_app("gold"), size=(80, 24)) as page:
-        await page.press("z")
-        assert page.app.screen.maximized is page.screen.tree_view
-        assert page.screen.tree_view.region.height >= 18  # all but the status line and the keys
-        assert not page.screen.query_one("#bottom").region.height
-        assert page.screen.query_one("#status").region.height == 2
-        await page.press("z")
-        assert page.app.screen.maximized is None and page.screen.query_one("#bottom").region.height >= 10
-
-
-async def test_ctrl_t_zooms_the_editor_while_typing_in_it() -> None:
-    async with ConsolePage.open(toy_app(), size=(80, 24)) as page:
-        await page.step("continue")
-        editor = page.screen.editor.editor
-        text = editor.text
-        await page.press("ctrl+t")
-        assert page.app.screen.maximized is page.screen.query_one("#bottom") and page.app.focused is editor
-        assert editor.region.height >= 15 and editor.text == text
-        await page.press("ctrl+t")
-        assert page.app.screen.maximized is None
 
 
 # -- item 12: the focus never jumps while command keys are typed ---------------------------
@@ -161,20 +116,6 @@ async def test_when_the_editor_takes_the_focus_the_console_says_so() -> None:
 
 
 # -- item 14: the breakpoint list --------------------------------------------------------------
-
-
-async def test_adding_a_breakpoint_gives_the_focus_back_to_the_list() -> None:
-    async with ConsolePage.open(toy_app(nested_model()), size=(100, 30)) as page:  # breakpoint 1: every stub
-        await page.press("B")
-        pane = page.screen.query_one(BreakpointsPane)
-        table = pane.query_one(DataTable)
-        await page.press("a")
-        await page.type("action ^take")
-        await page.press("enter")
-        assert page.app.focused is table  # not the add box
-        assert table.row_count == 2 and table.cursor_row == 1
-        await page.press("a")  # adds again: the box opens empty
-        assert page.app.focused is pane.query_one(Input) and pane.query_one(Input).value == ""
 
 
 async def test_a_hit_does_not_move_the_breakpoint_cursor_and_x_removes_the_chosen_one() -> None:
@@ -320,3 +261,66 @@ async def test_the_editor_indents_after_a_colon_and_ctrl_a_selects_all(page: Con
     await page.press("ctrl+a")
     await page.press(*"for x in [1, 2]:", "enter", *"if x:", "enter", "r", "enter", "backspace", "s")
     assert page.screen.editor.editor.text == "for x in [1, 2]:\n    if x:\n        r\n    s"
+
+
+@at("first stop at 100x30")
+async def test_adding_a_breakpoint_gives_the_focus_back_to_the_list(page: ConsolePage) -> None:
+    await page.press("B")  # breakpoint 1: every stub
+    pane = page.screen.query_one(BreakpointsPane)
+    table = pane.query_one(DataTable)
+    await page.press("a")
+    await page.type("action ^take")
+    await page.press("enter")
+    assert page.app.focused is table  # not the add box
+    assert table.row_count == 2 and table.cursor_row == 1
+    await page.press("a")  # adds again: the box opens empty
+    assert page.app.focused is pane.query_one(Input) and pane.query_one(Input).value == ""
+    await page.press("escape", "x")  # put back: the list again, the new breakpoint (under its cursor) removed
+    assert [bp.number for bp in page.breakpoints] == [1]
+    page.screen.tree_view.focus()
+
+
+@at("first stop at 80x24")
+async def test_v_swaps_in_the_variables_and_the_log_on_a_narrow_terminal(page: ConsolePage) -> None:
+    assert visible(page, "#code-tree") and not page.screen.query_one("#vars").display
+    await page.press("v")
+    assert visible(page, "#vars") and visible(page, "#env-log")
+    assert not page.screen.query_one("#left").display
+    assert page.app.focused is page.screen.query_one("#vars-table")
+    await page.press("v")
+    assert visible(page, "#code-tree") and visible(page, "#detail")
+    assert page.app.focused is page.screen.tree_view
+
+
+@at("first stop at 80x24")
+async def test_z_zooms_the_focused_pane_and_z_again_restores_it(page: ConsolePage) -> None:
+    page.screen.tree_view.focus()  # where the first stop puts it (a test before may have moved it)
+    await page.press("z")
+    assert page.app.screen.maximized is page.screen.tree_view
+    assert page.screen.tree_view.region.height >= 18  # all but the status line and the keys
+    assert not page.screen.query_one("#bottom").region.height
+    assert page.screen.query_one("#status").region.height == 2
+    await page.press("z")
+    assert page.app.screen.maximized is None and page.screen.query_one("#bottom").region.height >= 10
+
+
+@at("awaiting the root at 80x24")
+async def test_at_80x24_the_tree_the_node_and_the_editor_all_have_rows(page: ConsolePage) -> None:
+    tree, detail, editor = (page.screen.query_one(s).region for s in ("#code-tree", "#detail", "#expand-text"))
+    assert tree.height >= 8 and detail.height >= 8, (tree, detail)
+    assert editor.height >= 5, editor
+    assert page.app.focused is page.screen.editor.editor
+    assert all(len(line) <= 80 for line in status_lines(page))
+    assert "awaiting expansion" in status_lines(page)[0]
+    assert "breakpoint 1: every stub expansion" in status_lines(page)[1]
+
+
+@at("awaiting the root at 80x24")
+async def test_ctrl_t_zooms_the_editor_while_typing_in_it(page: ConsolePage) -> None:
+    editor = page.screen.editor.editor
+    text = editor.text
+    await page.press("ctrl+t")
+    assert page.app.screen.maximized is page.screen.query_one("#bottom") and page.app.focused is editor
+    assert editor.region.height >= 15 and editor.text == text
+    await page.press("ctrl+t")
+    assert page.app.screen.maximized is None and page.app.focused is editor  # as the stop had it
