@@ -48,25 +48,27 @@ async def _drive(
         runner.answer(observation, stop=stop_after is not None and len(env.actions) >= stop_after)
 
 
-@pytest_asyncio.fixture
-async def runner():
-    r = SandboxRunner(node_timeout=NODE_TIMEOUT, memory_mb=MEMORY_MB, max_output_chars=10_000)
+async def started_runner(node_timeout: float):
+    """A started sandbox runner with the tests' memory and output limits, closed when the generator ends."""
+    r = SandboxRunner(node_timeout=node_timeout, memory_mb=MEMORY_MB, max_output_chars=10_000)
     await r.ensure_started()
     try:
         yield r
     finally:
         await r.close()
+
+
+@pytest_asyncio.fixture
+async def runner():
+    async for r in started_runner(NODE_TIMEOUT):
+        yield r
 
 
 @pytest_asyncio.fixture
 async def spinning_runner():
     """`runner` with the short limit (SPIN_TIMEOUT), for tests whose code runs until the limit ends it."""
-    r = SandboxRunner(node_timeout=SPIN_TIMEOUT, memory_mb=MEMORY_MB, max_output_chars=10_000)
-    await r.ensure_started()
-    try:
+    async for r in started_runner(SPIN_TIMEOUT):
         yield r
-    finally:
-        await r.close()
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ import pytest_asyncio
 
 from agent.sandbox.runner import SandboxRunner
 
-from .conftest import MEMORY_MB, SPIN_TIMEOUT
+from .conftest import SPIN_TIMEOUT, started_runner
 
 # heavy: the sandbox worker; every test on the module's event loop, where the shared runner lives
 pytestmark = [pytest.mark.heavy, pytest.mark.asyncio(loop_scope="module")]
@@ -123,26 +123,17 @@ HOSTILE: list[tuple[str, str, str, str]] = [
 SPINS = {TIMEOUT, HEAVY}  # what runs until the limit stops it (or a C-level blow-up hits the memory limit)
 
 
-async def _shared_runner(node_timeout: float):
-    shared = SandboxRunner(node_timeout=node_timeout, memory_mb=MEMORY_MB, max_output_chars=10_000)
-    await shared.ensure_started()
-    try:
-        yield shared
-    finally:
-        await shared.close()
-
-
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def runner():
     """One runner for the module's cases (the package's `runner` starts one per test)."""
-    async for shared in _shared_runner(NODE_TIMEOUT):
+    async for shared in started_runner(NODE_TIMEOUT):
         yield shared
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def spinner():
     """One runner with the short limit for the module's cases that run until it."""
-    async for shared in _shared_runner(SPIN_TIMEOUT):
+    async for shared in started_runner(SPIN_TIMEOUT):
         yield shared
 
 
