@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import gc
+import itertools
+import keyword
+import re
 from pathlib import Path
 
 import pytest
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "alfworld"
+
+# Collection makes hundreds of thousands of objects that live to the end (modules, items, fixtures' records): at
+# Python's default thresholds the collector walks them ~400 times per process, a sixth of collecting (0.25 of
+# 1.75 CPU-s, in every xdist worker). The thresholds `pytest_collection_finish` sets for the tests, from the start.
+gc.set_threshold(50_000, 20, 20)
 
 
 def bundled_game(task_type: str, index: int = 0) -> str:
@@ -102,13 +111,61 @@ def deliver_ctrl_c_to_children() -> None:
         signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
+def pytest_ignore_collect(collection_path: Path, config) -> bool | None:
+    """A test module whose own `pytestmark = pytest.mark.NAME` the `-m` expression deselects is not imported.
+
+    Why: every xdist worker imports and collects every module, and `make quick` (`-m "not slow and not heavy"`)
+    deselects 102 whole modules (721 tests) only after importing them and making their items: ~0.5 CPU-s of
+    each worker's 1.6. Anything less plain than one leading `pytest.mark.NAME` (a mark with arguments, a
+    variable, a second `pytestmark`) is collected as usual, and pytest's own `-m` deselects as before.
+    """
+    marks = declared_module_marks(collection_path)
+    if marks and deselects_every_test_marked(config.getoption("markexpr") or "", marks):
+        return True
+    return None
+
+
+MODULE_MARK = re.compile(r"^pytestmark\s*=\s*\[?\s*pytest\.mark\.([A-Za-z_]\w*)\s*(?:[,\]#]|$)", re.MULTILINE)
+
+
+def declared_module_marks(path: Path) -> set[str]:
+    """The plain mark a test module's one `pytestmark` line starts with (empty when there is none or doubt)."""
+    if path.suffix != ".py" or not path.name.startswith("test_"):
+        return set()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return set()
+    found = MODULE_MARK.findall(text)
+    return set(found) if len(found) == 1 and text.count("pytestmark") == 1 else set()
+
+
+def deselects_every_test_marked(expression: str, marks: set[str]) -> bool:
+    """Whether a `-m` expression is false for every test carrying `marks`, whatever other marks it has.
+
+    The expression's words (`not`, `and`, `or`, brackets, mark names) mean what they mean in Python; any other
+    token (a mark with arguments, `-`, `=`) answers False: collect, and let pytest decide.
+    """
+    tokens = re.findall(r"[()]|[^\s()]+", expression)
+    names = {token for token in tokens if token not in {"(", ")", "and", "or", "not"}}
+    if not tokens or any(not name.isidentifier() or keyword.iskeyword(name) for name in names):
+        return False
+    free = sorted(names - marks)
+    if len(free) > 8:
+        return False
+    code = compile(" ".join(tokens), "<-m>", "eval")
+    for values in itertools.product((False, True), repeat=len(free)):
+        namespace = {name: name in marks for name in names} | dict(zip(free, values))
+        if eval(code, {"__builtins__": {}}, namespace):
+            return False
+    return True
+
+
 def pytest_collection_finish(session) -> None:
     """Once the tests are collected, the objects alive now (imported modules, ALFWorld's tables, the collected
     items) stay alive to the end: moved out of the collector's sight, and with collections spaced wider, the
     collector stops walking them again and again. Why: it took about a fifth of a console test's CPU
     (tests/console/test_pilot.py + test_agent_views.py: 22.6 -> 17.6 CPU-s). Cycles are still freed."""
-    import gc
-
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
@@ -124,8 +181,6 @@ def collect_once_then_freeze() -> None:
     each walked every object the tests left alive (~0.9 CPU-s per xdist worker). One collection here frees the
     garbage, and its finalizers still report to pytest; the survivors are then frozen, so pytest's collections
     walk only what is new since."""
-    import gc
-
     gc.collect()
     gc.freeze()
 
