@@ -25,10 +25,10 @@ import shutil
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-import bm25s
-import snowballstemmer
+if TYPE_CHECKING:
+    import bm25s
 
 from envs.webshop.options import current
 
@@ -42,9 +42,21 @@ LUCENE_STOPWORDS = frozenset(  # Lucene's English stop words (EnglishAnalyzer.EN
 )
 _PLAIN = re.compile(r"[a-z0-9]+")
 PLAIN_STOPWORDS = LUCENE_STOPWORDS | frozenset("its i im i'm need want looking find me my please would like some".split())
-_stemmer = snowballstemmer.stemmer("porter")
+
+
+@lru_cache(maxsize=1)
+def _porter() -> Any:
+    """Porter's stemmer, made on first use: importing `snowballstemmer` (all its languages) and `bm25s`
+    (numpy, scipy) costs a third of a CPU-second that a process only reading the catalogue never needs."""
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("porter")
+
+
 # a catalogue repeats its words: stemming each distinct word once makes indexing ~25x faster
-_stem = lru_cache(maxsize=1 << 18)(_stemmer.stemWord)
+@lru_cache(maxsize=1 << 18)
+def _stem(word: str) -> str:
+    return _porter().stemWord(word)
 
 
 def lucene_tokens(text: str) -> list[str]:
@@ -94,6 +106,8 @@ class SearchIndex:
               size: int | None = None) -> "SearchIndex":
         """The index of `texts` (`size` of them): loaded from the cache when one was saved under `key`, else
         built (and saved). The texts are read one at a time, and only when the index is built."""
+        import bm25s  # here, not at the top: see `_porter`
+
         if size is None:
             texts = list(texts)
             size = len(texts)
