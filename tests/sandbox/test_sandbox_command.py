@@ -39,14 +39,15 @@ def test_sandbox_prints_each_wall_shown_by_real_attempts():
     assert first.startswith("a cgroup v2 memory.max") or first.endswith("memfd, SysV shm, mqueues refused"), budget
 
 
-def test_without_bubblewrap_model_code_is_refused_in_one_line_unless_weak(tmp_path):
+def test_without_bubblewrap_model_code_is_refused_in_one_line_unless_weak(tmp_path, toy_game):
+    """On the toy world (a third of ALFWorld's CPU): the sandbox's worker still runs the model's code."""
     empty = tmp_path / "bin"
     empty.mkdir()  # a PATH without bwrap: the namespaces cannot be raised
-    done = _cli("run", "--game", "put-01", "--llm", "demo", "--sessions", str(tmp_path / "s"), path=str(empty))
+    done = _cli("run", "--game", toy_game, "--llm", "gold", "--sessions", str(tmp_path / "s"), path=str(empty))
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "namespaces" in lines[0] and "bubblewrap" in lines[0] and "--sandbox weak" in lines[0]
-    weak = _cli("run", "--game", "put-01", "--llm", "demo", "--sandbox", "weak", "--sessions", str(tmp_path / "s"),
+    weak = _cli("run", "--game", toy_game, "--llm", "gold", "--sandbox", "weak", "--sessions", str(tmp_path / "s"),
                 path=str(empty))
     assert weak.returncode == 0, weak.stderr
     assert "without these kernel walls: namespaces" in weak.stderr
