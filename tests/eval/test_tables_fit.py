@@ -1,20 +1,20 @@
 """`compare` and the `eval` table at 80 columns: every column there, every cell whole, `put` apart from `puttwo`.
 
 The reports are written by the evaluation's own `EvalReport.write`; the tables are the real commands' output
-(`compare`, and `eval --resume` of a finished evaluation, which plays nothing and prints its table).
+(`compare`, and `eval --resume` of a finished evaluation, which plays nothing and prints its table), through the
+command line's `main` in this process.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from agent.eval.report import EvalReport
 from agent.eval.results import EpisodeResult, EpisodeSpec
+from tests.eval.helpers import run_main
 from tests.plans import eval_plan
 
 TYPES = ("put", "clean", "heat", "cool", "examine", "puttwo")
@@ -33,9 +33,9 @@ def _report(folder: Path, wins: set[str], agents: tuple[str, ...] = ()) -> Path:
 
 
 def _run(tmp_path: Path, columns: int, *args: str) -> str:
+    """The command's output as a pipe `COLUMNS` wide would get it (in this process: the tables are the subject)."""
     env = dict(os.environ, COLUMNS=str(columns), RECODE_TUI_SESSIONS=str(tmp_path / "sessions"))
-    result = subprocess.run([sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True,
-                            timeout=120, env=env)
+    result = run_main(list(args), env)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
