@@ -2,7 +2,8 @@
 
 A record is written whole or not at all: a write cut short is cut back, the
 record is kept and written with the next one once there is room, and a journal
-failure never turns a won run into a traceback.
+failure never turns a won run into a traceback. The runs play the toy world's vase-1 with the gold LLM (nine
+records, 22 kB: the journal is the subject, not the game).
 """
 
 from __future__ import annotations
@@ -13,18 +14,8 @@ import os
 from pathlib import Path
 
 from agent.sessions.journal_read import JOURNAL_FILE, read_journal
-from envs.alfworld.catalog import resolve_game
 from recode_tui.commands.cli import main
-
-GAME = "heat-01"
-
-
-def walkthrough_script(tmp_path: Path) -> Path:
-    steps = json.loads(resolve_game(GAME).read_text())["walkthrough"]
-    code = "for action in " + json.dumps(steps) + ":\n    run(action)"
-    path = tmp_path / "walk.jsonl"
-    path.write_text(json.dumps({"stub": "solve(instruction, observation)", "answer": f"<execute>\n{code}\n</execute>"}))
-    return path
+from tests.toyenv.world import EPISODES
 
 
 def is_journal(fd: int) -> bool:
@@ -34,7 +25,7 @@ def is_journal(fd: int) -> bool:
         return False
 
 
-def test_a_disk_full_for_a_moment_loses_no_record_and_the_won_run_resumes(tmp_path, monkeypatch, capsys):
+def test_a_disk_full_for_a_moment_loses_no_record_and_the_won_run_resumes(tmp_path, monkeypatch, capsys, toy_game):
     real_write = os.write
     calls = {"journal": 0}
 
@@ -51,8 +42,7 @@ def test_a_disk_full_for_a_moment_loses_no_record_and_the_won_run_resumes(tmp_pa
 
     monkeypatch.setattr(os, "write", os_write_hitting_a_full_disk_for_a_moment)
     sessions = tmp_path / "sessions"
-    script = walkthrough_script(tmp_path)
-    code = main(["run", "--game", GAME, "--llm", f"scripted:{script}", "--sessions", str(sessions), "--quiet"])
+    code = main(["run", "--game", toy_game, "--llm", "gold", "--sessions", str(sessions), "--quiet"])
     monkeypatch.setattr(os, "write", real_write)
     out = capsys.readouterr()
     assert code == 0 and out.out.startswith("SUCCESS: won"), out.err
@@ -60,13 +50,14 @@ def test_a_disk_full_for_a_moment_loses_no_record_and_the_won_run_resumes(tmp_pa
     (folder,) = sessions.iterdir()
     journal = read_journal(folder)  # every line a whole record
     assert not journal.truncated_tail and journal.finished["success"]
-    assert len(journal.actions()) == len(json.loads(resolve_game(GAME).read_text())["walkthrough"])
-    again = main(["run", "--resume", "--sessions", str(sessions), "--llm", f"scripted:{script}", "--quiet"])
+    assert len(journal.actions()) == len(EPISODES["vase-1"].gold)
+    again = main(["run", "--resume", "--sessions", str(sessions), "--llm", "gold", "--quiet"])
     out = capsys.readouterr()
     assert again == 0 and out.out.startswith("SUCCESS: won"), out.err  # the whole won run replays
 
 
-def test_a_disk_full_for_the_whole_run_still_ends_with_the_result_and_a_whole_journal(tmp_path, monkeypatch, capsys):
+def test_a_disk_full_for_the_whole_run_still_ends_with_the_result_and_a_whole_journal(tmp_path, monkeypatch, capsys,
+                                                                                      toy_game):
     real_write = os.write
     calls = {"journal": 0}
 
@@ -83,8 +74,7 @@ def test_a_disk_full_for_the_whole_run_still_ends_with_the_result_and_a_whole_jo
 
     monkeypatch.setattr(os, "write", os_write_on_a_disk_that_fills_up)
     sessions = tmp_path / "sessions"
-    code = main(["run", "--game", GAME, "--llm", f"scripted:{walkthrough_script(tmp_path)}", "--sessions",
-                 str(sessions), "--quiet"])
+    code = main(["run", "--game", toy_game, "--llm", "gold", "--sessions", str(sessions), "--quiet"])
     monkeypatch.setattr(os, "write", real_write)
     out = capsys.readouterr()
     assert code == 0 and out.out.startswith("SUCCESS: won"), out.err  # the result, not a traceback
@@ -117,23 +107,20 @@ def _tiny_filesystem(path: Path, free_pages: int) -> bool:
     return mounted
 
 
-def test_a_real_full_disk_keeps_every_written_record_whole(tmp_path):
+def test_a_real_full_disk_keeps_every_written_record_whole(tmp_path, toy_game):
     """The same on a real filesystem that fills up (a small tmpfs): whole records only, the result, no traceback."""
     import subprocess
-    import sys
 
     import pytest
+
+    from tests.eval.helpers import run_main
 
     disk = tmp_path / "disk"
     if not _tiny_filesystem(disk, free_pages=3):
         pytest.skip("mounting a small tmpfs needs root")
     try:
-        script = walkthrough_script(tmp_path)
-        result = subprocess.run(
-            [sys.executable, "-m", "recode_tui", "run", "--game", GAME, "--llm", f"scripted:{script}",
-             "--sessions", str(disk / "sessions"), "--quiet"],
-            capture_output=True, text=True, timeout=300,
-        )
+        result = run_main(["run", "--game", toy_game, "--llm", "gold", "--sessions", str(disk / "sessions"), "--quiet"],
+                          dict(os.environ))
         assert result.returncode == 0 and result.stdout.startswith("SUCCESS: won"), result.stdout + result.stderr
         assert "Traceback" not in result.stderr
         assert "journal" in result.stderr.lower()  # one line says the journal could not be written
