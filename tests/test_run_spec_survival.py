@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 from dataclasses import dataclass
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Callable
 
@@ -54,11 +55,33 @@ class Played:
     changed_eval: Path
 
     def header(self, folder: Path) -> RunSpec:
-        return read_journal(folder).header.run
+        return _header_of(folder)
 
     def eval_journal(self) -> RunSpec:
         report = EvalReport.read(self.changed_eval / "report.json")
-        return read_journal(Path(report.episodes[0].journal)).header.run
+        return _header_of(Path(report.episodes[0].journal))
+
+    @cached_property
+    def stages(self) -> dict[str, dict[str, Any]]:
+        """Each stage's record, leaf by leaf: read once for all the cases (they only read it)."""
+        return {
+            "run": dict(leaves(self.header(self.run))),
+            "resume": dict(leaves(self.header(self.run))),  # resumed in place: the header it goes on under
+            "fork": dict(leaves(self.header(self.fork))),
+            "replay": dict(leaves(self.header(self.replay))),
+            "eval journal": dict(leaves(self.eval_journal())),
+        }
+
+    @cached_property
+    def reports(self) -> tuple[Any, Any, list[str]]:
+        """The default and the changed evaluation's reports, and the settings `compare` names between them."""
+        base, other = load_report(self.default_eval), load_report(self.changed_eval)
+        return base, other, [name for name, _, _ in compare_pair(base, other).differences]
+
+
+@cache
+def _header_of(folder: Path) -> RunSpec:
+    return read_journal(folder).header.run
 
 
 Check = Callable[[Any, Played, str], bool]  # (value, what was played, the stage: "run", "fork", ..., "report")
@@ -194,23 +217,15 @@ def test_every_leaf_of_the_record_survives_from_the_edge_to_the_report_and_compa
                              "than the default and what it must hold, and make it survive")
     if row.console_only:
         pytest.skip(f"`{leaf}` is given in the console only ({row.console_only})")
-    values = {
-        "run": dict(leaves(played.header(played.run))),
-        "resume": dict(leaves(played.header(played.run))),  # resumed in place: the header it goes on under
-        "fork": dict(leaves(played.header(played.fork))),
-        "replay": dict(leaves(played.header(played.replay))),
-        "eval journal": dict(leaves(played.eval_journal())),
-    }
-    for stage, found in values.items():
+    for stage, found in played.stages.items():
         assert row.holds(found[leaf], played, stage), f"`{leaf}` after {stage}: {found[leaf]!r}"
-    base, other = load_report(played.default_eval), load_report(played.changed_eval)
+    _, other, named = played.reports
     if leaf in SETTINGS:
         reported = other.settings().get(leaf)
         assert row.holds(reported, played, "report"), f"`{leaf}` in the report: {reported!r}"
-        named = [name for name, _, _ in compare_pair(base, other).differences]
         assert leaf in named, f"compare does not name `{leaf}`: {named}"
     else:  # not a setting (where a set was found, a run's own seed): never a difference
-        assert leaf not in [name for name, _, _ in compare_pair(base, other).differences]
+        assert leaf not in named
 
 
 def test_the_report_holds_the_record_whole() -> None:
