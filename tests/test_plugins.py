@@ -59,9 +59,10 @@ def test_run_plays_the_toy_episode_with_the_test_agent_in_process_and_as_a_comma
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("SUCCESS: won — 2 steps, 2 LLM calls"), done.stdout
-    listed = subprocess.run([sys.executable, "-m", "recode_tui", "games", "list", "--env", "toy", "--task-type", "take"],
-                            capture_output=True, text=True, cwd=tmp_path, timeout=120)
-    assert listed.stdout.split() == ["coin-1", "take", "take", "a", "coin.", "coin-2", "take", "take", "a", "coin."]
+    capsys.readouterr()
+    assert main(["games", "list", "--env", "toy", "--task-type", "take"]) == 0  # here: one fresh process is enough
+    assert capsys.readouterr().out.split() == ["coin-1", "take", "take", "a", "coin.", "coin-2", "take", "take", "a",
+                                                "coin."]
 
 
 def test_a_plugin_that_cannot_be_imported_is_one_line_and_the_rest_works(tmp_path):
