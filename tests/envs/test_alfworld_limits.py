@@ -59,6 +59,7 @@ def test_the_handcoded_experts_searches_are_all_measured():
     assert all(searched[g] >= n for g, n in planned.items() if n)  # a shortest win is never longer
 
 
+@pytest.mark.heavy  # ALFWorld's engine with its handcoded expert, on the real data: not in `make quick`
 def test_a_sample_of_valid_seen_games_plays_to_the_recorded_expert_length(shared_data):
     """Two games a day (seeded by the date), played by the handcoded expert on the real engine."""
     games = list_split("valid_seen")
