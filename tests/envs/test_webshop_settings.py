@@ -15,10 +15,14 @@ from tests.envs.test_webshop_real_data import original  # noqa: F401 - the fixtu
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
 
 
-def test_the_journal_header_and_the_eval_report_name_the_noun_finder(webshop, tmp_path, capsys):
+def test_the_journal_header_names_the_noun_finder_and_the_pages(webshop):
     assert registry.header_fields("webshop:3")["webshop_nouns"] == "fallback"
     assert registry.header_fields("webshop:3")["webshop_pages"] == "faithful"
     assert registry.header_fields("webshop-paper:3")["webshop_pages"] == "recode"  # what --preset paper plays
+
+
+@pytest.mark.heavy  # eval plays the game in an environment worker process: not in `make quick`
+def test_the_eval_report_names_the_noun_finder(webshop, tmp_path, capsys):
     out = tmp_path / "eval"
     assert main(["eval", "--env", "webshop", "--agent", "react", "--llm", "demo", "--games", "1", "-c", "1",
                  "--no-progress", "-o", str(out)]) == 0

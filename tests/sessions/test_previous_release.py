@@ -121,6 +121,7 @@ def test_each_recorded_journal_resumes_to_the_same_result(recorded: Path, name: 
         assert _actions(cut) == recorded_actions
 
 
+@pytest.mark.heavy  # eval --resume plays an ALFWorld game in eval's worker process: not in `make quick`
 def test_the_recorded_report_resumes_to_the_same_result(recorded: Path, capsys) -> None:
     """The comparison report loses react's episode (as if interrupted); `eval --resume` plays it again alike."""
     report = EvalReport.read(recorded / "eval" / "report.json")
