@@ -61,7 +61,9 @@ def recap_answers(parts: list[list[str]]) -> list[tuple[str, str]]:
     return answers
 
 
-@pytest.mark.parametrize("task_type", TYPES)
+# real ALFWorld games: one part (`put`) and two (`puttwo`) in `make quick`, every type in `make test`
+@pytest.mark.parametrize("task_type", [t if t in ("put", "puttwo") else pytest.param(t, marks=pytest.mark.heavy)
+                                       for t in TYPES])
 def test_both_agents_win_each_task_type(task_type: str) -> None:
     game, parts = walkthrough(task_type)
     agent, finished = asyncio.run(play(game, in_order(plan_execute_answers(parts)), "plan-execute"))
