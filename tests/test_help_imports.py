@@ -29,22 +29,10 @@ HEAVY = (
     "envs.alfworld", "envs.sciworld", "envs.webshop", "mockllm",
 )
 
-# What the user runs: each command in a copy (os.fork) of one fresh interpreter that has imported only the
-# command line, as `recode-tui` has when it reads its arguments; prints, per command, its exit status and the
-# modules loaded. One interpreter's start instead of twelve (0.8 -> 0.2 CPU-s), each command still on its own.
-CODE = """
-import contextlib, io, json, os, sys
-from recode_tui.commands.cli import main
-
-def run(argv):
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        try:
-            code = main(argv)
-        except SystemExit as exc:
-            code = exc.code
-    return {"code": code, "usage": out.getvalue().startswith("usage: recode-tui"), "modules": sorted(sys.modules)}
-
+# Runs `run(argv)` for each argv of the JSON list in sys.argv[1], each in a copy (os.fork) of this interpreter as
+# the program's prelude left it, and prints the results as a JSON list: one interpreter's start for all of them,
+# each still on its own (a fresh interpreter per command was most of these tests' CPU).
+FORK_EACH = """
 results = []
 for argv in json.loads(sys.argv[1]):
     read, write = os.pipe()
@@ -61,6 +49,30 @@ for argv in json.loads(sys.argv[1]):
 print(json.dumps(results))
 """
 
+# What the user runs, in an interpreter that has imported only the command line, as `recode-tui` has when it
+# reads its arguments: per command, its exit status and the modules loaded.
+CODE = """
+import contextlib, io, json, os, sys
+from recode_tui.commands.cli import main
+
+def run(argv):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code
+    return {"code": code, "usage": out.getvalue().startswith("usage: recode-tui"), "modules": sorted(sys.modules)}
+""" + FORK_EACH
+
+
+def forked(program: str, runs: list[list[str]]) -> list[dict]:
+    """What `program` (a prelude, `run(argv)` and FORK_EACH) gave for each of `runs`."""
+    done = subprocess.run([sys.executable, "-c", program, json.dumps(runs)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, check=True)
+    return json.loads(done.stdout)
+
+
 COMMANDS = [[], ["run"], ["tui"], ["eval"], ["sessions", "list"], ["export"], ["games", "list"], ["serve"],
             ["prompt", "show"], ["compare"], ["diff"]]
 RUNS = [[*command, "--help"] for command in COMMANDS] + [["games", "list"]]  # the last one runs: it imports
@@ -69,9 +81,7 @@ RUNS = [[*command, "--help"] for command in COMMANDS] + [["games", "list"]]  # t
 @pytest.fixture(scope="module")
 def loaded() -> dict[tuple[str, ...], dict]:
     """What each of RUNS printed and imported, each in its own copy of one fresh interpreter."""
-    done = subprocess.run([sys.executable, "-c", CODE, json.dumps(RUNS)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60, check=True)
-    return {tuple(argv): result for argv, result in zip(RUNS, json.loads(done.stdout))}
+    return {tuple(argv): result for argv, result in zip(RUNS, forked(CODE, RUNS))}
 
 
 def heavy_in(modules: list[str]) -> list[str]:
@@ -101,26 +111,34 @@ BEHIND_THE_FIRST_FRAME = (
 )
 
 FIRST_FRAME = """
-import json, sys
+import json, os, sys
 from recode_tui.commands.cli import build_parser, command_argv, console_app, console_host
-args = build_parser().parse_args(command_argv(sys.argv[1:]))
-args.llm_given = False
-host = console_host(args)  # as the command line does on a terminal: the environment's worker first
-app = console_app(args, defer=True, host=host)
-print(json.dumps({"modules": sorted(sys.modules), "loading": type(app.get_default_screen()).__name__,
-                  "host": host is not None and host.waiting}))
-if host is not None:  # ended at once: what the worker imports is not checked here (its CPU was half the test's)
-    host.worker.kill("the test has what it reads")
-    host.close()
-"""
+
+def run(argv):
+    args = build_parser().parse_args(command_argv(argv))
+    args.llm_given = False
+    host = console_host(args)  # as the command line does on a terminal: the environment's worker first
+    app = console_app(args, defer=True, host=host)
+    found = {"modules": sorted(sys.modules), "loading": type(app.get_default_screen()).__name__,
+             "host": host is not None and host.waiting}
+    if host is not None:  # ended at once: what the worker imports is not checked here (its CPU was half the test's)
+        host.worker.kill("the test has what it reads")
+        host.close()
+    return found
+""" + FORK_EACH
+FRAME_COMMANDS = {"recode-tui": [], "tui": ["tui", "--game", "pick-01", "--agent", "react"]}
 
 
-@pytest.mark.parametrize("command", [[], ["tui", "--game", "pick-01", "--agent", "react"]], ids=["recode-tui", "tui"])
-def test_the_console_draws_its_first_frame_before_importing_the_run(command: list[str]) -> None:
+@pytest.fixture(scope="module")
+def first_frames() -> dict[str, dict]:
+    """What each of FRAME_COMMANDS had imported when its console was built, behind its first frame."""
+    return dict(zip(FRAME_COMMANDS, forked(FIRST_FRAME, list(FRAME_COMMANDS.values()))))
+
+
+@pytest.mark.parametrize("command", list(FRAME_COMMANDS))
+def test_the_console_draws_its_first_frame_before_importing_the_run(command: str, first_frames) -> None:
     """Everything `recode-tui` imports before its first frame: Textual and the loading screen, not the run."""
-    done = subprocess.run([sys.executable, "-c", FIRST_FRAME, *command], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60, check=True)
-    modules = json.loads(done.stdout)["modules"]
+    modules = first_frames[command]["modules"]
     behind = [m for m in modules if any(m == h or m.startswith(h + ".") for h in BEHIND_THE_FIRST_FRAME)]
     assert behind == [] and "recode_tui.console.screens.loading" in modules
-    assert json.loads(done.stdout)["host"]  # an ALFWorld episode: its worker is already importing the agent
+    assert first_frames[command]["host"]  # an ALFWorld episode: its worker is already importing the agent
