@@ -202,7 +202,7 @@ async def test_the_plain_mode_asks_a_person_with_the_test_agents_own_skeleton_an
 
     from mockllm.human import HumanLLM
     from recode_tui.plain.terminal import PlainFrontEnd
-    from tests.plain.test_plain import ESC_ENTER, editor_open, until
+    from tests.plain.keys import ESC_ENTER, editor_open, until
 
     agent = make_agent(run_settings(agent="one-action"), episode_named("toy:coin-1"), HumanLLM())
     session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse("toy:coin-1"), "human")

@@ -19,19 +19,14 @@ from recode_tui.setup.build import make_agent
 from agent.agents.recode.engine import SKELETON
 from recode_tui.plain.prompt_text import render_prompt
 from recode_tui.plain.terminal import PlainFrontEnd
+from tests.plain.keys import ESC_ENTER, editor_open, paste, until
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
 
 pytestmark = pytest.mark.heavy  # real ALFWorld games
 
 
-ESC_ENTER = "\x1b\r"
 CTRL_D = "\x04"
-
-
-def paste(text: str) -> str:
-    """Bracketed paste: inserted as is, without auto-indent."""
-    return f"\x1b[200~{text}\x1b[201~"
 
 
 def walkthrough(episode_ref: str) -> list[str]:
@@ -42,26 +37,6 @@ def new_front(tmp_path, pipe, episode_ref: str = "put-01", **kw) -> PlainFrontEn
     agent = make_agent(run_settings(), episode_named(episode_ref), HumanLLM())
     session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse(episode_ref), "human")
     return PlainFrontEnd(session, input=pipe, output=DummyOutput(), **kw)
-
-
-async def editor_open(front: PlainFrontEnd, task: asyncio.Future) -> None:
-    for _ in range(2000):
-        app = front.prompt_session.app
-        if front.editing.is_set() and app.is_running and app.render_counter > 0:  # drawn once: ready for keys
-            return
-        if task.done():
-            task.result()
-            raise AssertionError("the run ended before the editor opened")
-        await asyncio.sleep(0.01)
-    raise AssertionError("the editor never opened")
-
-
-async def until(predicate, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.01)):
-        if predicate():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("condition not reached")
 
 
 async def test_a_person_solves_a_bundled_game_and_a_refused_answer_keeps_its_text(tmp_path):

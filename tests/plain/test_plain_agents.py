@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
-
 from agent.agents.plan_execute.agent import TURN_SKELETON
 from agent.sessions.session import start_session
 from mockllm.human import HumanLLM
@@ -14,7 +11,7 @@ from recode_tui.setup.build import make_agent
 from recode_tui.plain.terminal import PlainFrontEnd
 from tests.agents.test_plan_execute import WIN_PLAN
 
-from .test_plain import ESC_ENTER, editor_open, paste, until
+from tests.plain.keys import ESC_ENTER, editor_open, no_output, paste, piped, until
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
@@ -23,8 +20,8 @@ from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
 async def test_the_next_executor_turn_opens_on_the_template_not_the_last_answer(tmp_path) -> None:
     agent = make_agent(run_settings(agent="plan-execute"), episode_named("put-01"), HumanLLM())
     session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse("put-01"), "human")
-    with create_pipe_input() as pipe:
-        front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
+    with piped() as pipe:
+        front = PlainFrontEnd(session, input=pipe, output=no_output())
         task = asyncio.ensure_future(front.run())
         buffer = front.prompt_session.default_buffer
         await editor_open(front, task)  # the planner
@@ -48,8 +45,8 @@ async def test_webshop_under_react_refuses_an_action_outside_its_grammar_live_an
     no step spent, as ALFWorld refuses text outside its grammar."""
     agent = make_agent(run_settings(agent="react"), episode_named("webshop:0"), HumanLLM())
     session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse("webshop:0"), "human")
-    with create_pipe_input() as pipe:
-        front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
+    with piped() as pipe:
+        front = PlainFrontEnd(session, input=pipe, output=no_output())
         task = asyncio.ensure_future(front.run())
         buffer = front.prompt_session.default_buffer
         await editor_open(front, task)

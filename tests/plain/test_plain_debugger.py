@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
 
 from agent.runtime import events as ev
 from agent.runtime.debugger import Debugger, StepMode
@@ -19,7 +17,7 @@ from agent.sessions.session import start_session
 from mockllm.human import HumanLLM
 from recode_tui.setup.build import make_agent
 from recode_tui.plain.terminal import PlainFrontEnd, open_plain_session
-from tests.plain.test_plain import ESC_ENTER, editor_open, until
+from tests.plain.keys import ESC_ENTER, editor_open, no_output, piped, until
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
 
@@ -35,7 +33,7 @@ def toy(toy_env):
 def new_front(tmp_path, pipe) -> PlainFrontEnd:
     agent = make_agent(run_settings(agent=AGENT), episode_named(GAME), HumanLLM())
     session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse(GAME), "human")
-    return PlainFrontEnd(session, input=pipe, output=DummyOutput())
+    return PlainFrontEnd(session, input=pipe, output=no_output())
 
 
 async def console_stop_line() -> str:
@@ -58,7 +56,7 @@ async def answer(front: PlainFrontEnd, pipe, task: asyncio.Future, text: str) ->
 async def test_the_plain_mode_stops_at_the_debuggers_human_stop_and_prints_the_consoles_stop_line(tmp_path):
     expected = await console_stop_line()
     assert expected == "awaiting your act of n1 `turn 1`"
-    with create_pipe_input() as pipe:
+    with piped() as pipe:
         front = new_front(tmp_path, pipe)
         task = asyncio.ensure_future(front.run())
         await editor_open(front, task)
@@ -79,7 +77,7 @@ async def test_the_plain_mode_stops_at_the_debuggers_human_stop_and_prints_the_c
 
 
 async def test_a_breakpoint_on_the_plain_modes_debugger_prints_its_stop_line_and_the_run_goes_on(tmp_path):
-    with create_pipe_input() as pipe:
+    with piped() as pipe:
         front = new_front(tmp_path, pipe)
         front.debugger.add_breakpoint("action_regex", "^take")
         task = asyncio.ensure_future(front.run())
@@ -94,7 +92,7 @@ async def test_a_breakpoint_on_the_plain_modes_debugger_prints_its_stop_line_and
 
 
 async def test_a_crash_while_the_run_takes_the_answer_keeps_the_typed_text_and_resume_goes_on(tmp_path):
-    with create_pipe_input() as pipe:
+    with piped() as pipe:
         front = new_front(tmp_path, pipe)
 
         def broken(event: ev.Event) -> None:  # a bug in what watches the run, before the journal keeps the answer
@@ -121,8 +119,8 @@ async def test_a_crash_while_the_run_takes_the_answer_keeps_the_typed_text_and_r
     options = run_options(build_parser().parse_args(["run", "--llm", "human", "--resume", str(folder),
                                                      "--sessions", str(tmp_path / "sessions")]))
     session, pending = await open_plain_session(options, HumanLLM())
-    with create_pipe_input() as pipe:
-        front = PlainFrontEnd(session, pending=pending, input=pipe, output=DummyOutput())
+    with piped() as pipe:
+        front = PlainFrontEnd(session, pending=pending, input=pipe, output=no_output())
         task = asyncio.ensure_future(front.run())
         await editor_open(front, task)
         assert pending.node_id == "n1" and front.prompt_session.default_buffer.text == typed  # the draft is back
