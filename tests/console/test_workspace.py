@@ -282,6 +282,21 @@ async def test_save_writes_a_prompt_set_and_never_the_one_it_started_from(tmp_pa
         assert ws.base_hash == draft_hash and "(unedited)" in str(ws.query_one("#ws-header").render())
 
 
+@at("awaiting the root")
+async def test_saving_a_set_with_flagged_examples_says_how_many_and_which(monkeypatch, tmp_path: Path,
+                                                                       page: ConsolePage) -> None:
+    monkeypatch.setenv("RECODE_TUI_PROMPTS", str(tmp_path / "prompts"))
+    async with workspace_on(page) as ws:
+        await edit(page.pilot, ws, BAD_EXAMPLE)
+        ws.query_one("#ws-name", Input).value = "flagged"
+        await page.press("ctrl+o")
+        assert (tmp_path / "prompts" / "flagged" / TOY_PUT).is_file()  # saved all the same
+        note = next(n for n in notifications(page.app) if f"saved to {tmp_path / 'prompts' / 'flagged'}" in n.message)
+        assert note.severity == "warning"
+        assert "1 example flagged: put.txt #2" in note.message and "done = put_down(item)" in note.message
+        assert "place" in note.message
+
+
 async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_continues(tmp_path: Path,
                                                                                       toy_prompts: Path) -> None:
     """Re-expanding a stub that was expanded earlier: the choice continues in a fork."""
