@@ -187,7 +187,7 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
         assert isinstance(page.app.screen, LLMPicker)
         assert "profile:local" in [o.id for o in page.app.screen.query_one("#llm-choices").options]
         page.app.screen.query_one(Input).focus()
-        await page.type(f"scripted:{script}")
+        page.app.screen.query_one(Input).value = f"scripted:{script}"  # pasted: typing is test_pilot's subject
         await page.press("enter")
         assert page.agent.host.llm.name.startswith("scripted:")  # switched as the picker closed
         assert f"LLM {short_label(f'scripted:{script}')}" in page.status()
