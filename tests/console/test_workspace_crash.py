@@ -75,8 +75,7 @@ async def test_unsaved_prompt_edits_survive_a_crash_and_come_back_in_the_next_wo
     app = workspace_app(toy_prompts)
     with pytest.raises(WorkerFailed, match="the comparison broke"):
         async with ConsolePage.open(app) as page:
-            await page.step("continue")
-            ws = await open_workspace_page(page)
+            ws = await open_workspace_page(page)  # at the first stop, on the root stub (as the next console)
             await edit(page.pilot, ws, NEW_EXAMPLE)
 
             def broken(*args, **kwargs):
