@@ -242,7 +242,6 @@ async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(toy_p
         app = page.app
         await page.step("continue")
         await page.step("next")  # the scripted answer is taken
-        page.screen.tree_view.select_node(page.screen.tree_view.item("n0"))
         await page.select("n0")
         ws = await open_workspace_page(page)
         assert ws.target.node_id == "n0" and ws.target.recorded_answer == SCRIPTED
@@ -307,7 +306,6 @@ async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_cont
         await page.step("continue")
         await page.step("next")  # the scripted answer is taken and journaled
         old = app.session_control.session.folder
-        page.screen.tree_view.select_node(page.screen.tree_view.item("n0"))
         await page.select("n0")
         ws = await open_workspace_page(page)
         await edit(page.pilot, ws, NEW_EXAMPLE)
