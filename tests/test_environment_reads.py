@@ -33,6 +33,8 @@ ALLOWED: dict[str, tuple[int, str]] = {
     "agent/sandbox/interpreter_files.py": (1, "PATH for a child interpreter asked where its files are"),
     "agent/sandbox/isolation.py": (1, "RECODE_TUI_DUMPABLE: a developer attaching a debugger to this very "
                                       "process; read where the process makes itself undumpable"),
+    "agent/llm/openai_client.py": (1, "SSL_CERT_FILE / SSL_CERT_DIR: the HTTP library's own variables, read to "
+                                      "key the one TLS context per process by what the library itself would load"),
     "agent/llm/tokens.py": (1, "TIKTOKEN_CACHE_DIR / DATA_GYM_CACHE_DIR: tiktoken's own cache variables, read "
                                "to look where tiktoken itself will look"),
     "recode_tui/setup/build.py": (1, "the API key, read from the variable the profile names at the moment the "

@@ -18,7 +18,10 @@ answer is not an error: it is the model's, billed, and the agent refuses it with
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import os
+import ssl
 from typing import Any, AsyncContextManager, Callable
 
 from agent.llm import CallContext, Completion, LLMError, Usage
@@ -50,6 +53,16 @@ def set_call_gate(gate: CallGate | None) -> None:
     _gate = gate or _LocalGates()
 
 
+@functools.lru_cache(maxsize=None)
+def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    """The TLS context the HTTP library would build (its CA bundle, or the `SSL_CERT_FILE`/`SSL_CERT_DIR`
+    given, the key here), built once per process: loading the CA bundle is ~20 ms of CPU, and the console
+    and eval make a client for every model they switch to or compare."""
+    import httpx
+
+    return httpx.create_ssl_context()
+
+
 class OpenAILLM:
     def __init__(self, profile: Profile, prices: PriceTable | None = None) -> None:
         import openai  # lazy: ~0.3 s to import, never before the console's first paint
@@ -59,7 +72,8 @@ class OpenAILLM:
         self.prices = prices or PriceTable()
         self.name = f"profile:{profile.name}"
         self._openai = openai
-        http_client = openai.DefaultAsyncHttpxClient(timeout=profile.timeout)
+        http_client = openai.DefaultAsyncHttpxClient(timeout=profile.timeout, verify=_tls_context(
+            os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")))
         self._client = openai.AsyncOpenAI(
             api_key=profile.api_key,
             base_url=profile.base_url,

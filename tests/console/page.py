@@ -378,3 +378,10 @@ def at(stop: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         return pytest.mark.asyncio(loop_scope="module")(pytest.mark.parametrize("page", [stop], indirect=True)(test))
 
     return marked
+
+
+def filled(skeleton: str, code: str) -> str:
+    """The answer editor's skeleton with `code` written into its empty `<execute>` section: what a person
+    types there, for `put_answer` where the keys are not what a test checks."""
+    assert "<execute>\n\n</execute>" in skeleton, f"no empty <execute> section in {skeleton!r}"
+    return skeleton.replace("<execute>\n\n</execute>", f"<execute>\n{code}\n</execute>")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import SIZE, next_stop, stop_shown, wait_for, worked
+from .helpers import SIZE, armed, next_stop, published, stop_shown, worked
 from .page import ConsolePage, toy_app, toy_console
 
 
@@ -125,8 +125,8 @@ async def test_typing_goes_on_while_the_live_check_judges_a_long_answer(toy_game
         assert page.editor_text.endswith("# slowx")  # typed while the check was running
         go_on.set()
         page.screen.editor.editor.load_text("run('look')")  # not page.put_answer: its own check would run on the loop
-        await wait_for(page.pilot, lambda: page.check is not None and page.check.ok and calls.count("run('look')") >= 1,
-                       what="the check of the final text")
+        while not (page.check is not None and page.check.ok and calls.count("run('look')") >= 1):
+            await published(armed(page.app, page.screen.editor.check_shown), "the check of the final text")
         await page.command("ctrl+s")  # the submitted answer's stop
         # the live checks ran in a thread, submit took their verdict, the agent judged in its own thread
         assert calls[opened:].count("run('look')") >= 2 and not any(on_loop[opened:]), (calls, on_loop)

@@ -28,7 +28,7 @@ from textual.widgets import Input
 from recode_tui.console.run.run_state import RunState
 
 from .helpers import next_stop
-from .page import TOY_GAME, ConsolePage, alfworld_app, toy_app
+from .page import TOY_GAME, ConsolePage, alfworld_app, filled, toy_app
 
 
 @pytest.fixture(autouse=True)
@@ -157,7 +157,7 @@ async def test_review_reject_then_type_your_own(tmp_path: Path) -> None:
             await page.press("ctrl+o")
             assert "<execute>\n\n</execute>" in page.editor_text  # the skeleton
             assert "rejected" in str(page.screen.query_one("#review-info").render())
-            await page.type(TYPED)
+            await page.put_answer(filled(page.editor_text, TYPED))  # pasted: typing is test_pilot's subject
             await page.press("ctrl+s")
             await run_to_the_end(page)
     [record] = journal_answers(tmp_path / "session")
@@ -187,7 +187,7 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
         assert isinstance(page.app.screen, LLMPicker)
         assert "profile:local" in [o.id for o in page.app.screen.query_one("#llm-choices").options]
         page.app.screen.query_one(Input).focus()
-        await page.type(f"scripted:{script}")
+        page.app.screen.query_one(Input).value = f"scripted:{script}"  # pasted: typing is test_pilot's subject
         await page.press("enter")
         assert page.agent.host.llm.name.startswith("scripted:")  # switched as the picker closed
         assert f"LLM {short_label(f'scripted:{script}')}" in page.status()
@@ -210,7 +210,7 @@ async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_p
             assert "LLM human" in status and "then profile:local answers again" in status
             assert page.screen.pending_prompt is not None and "solve(instruction, observation)" in page.screen.pending_prompt[1]
             assert not stop.done()
-            await page.type(TYPED)
+            await page.put_answer(filled(page.editor_text, TYPED))
             await page.command("ctrl+s")
             assert page.agent.host.llm.name == "profile:local"
             assert page.agent.tree.root.llm_calls[-1].source == "human"

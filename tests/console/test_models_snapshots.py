@@ -12,7 +12,7 @@ from pathlib import Path
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.run.run_state import RunState
 
-from .helpers import SIZE, checked, command, footer_settled, started, state_entered
+from .helpers import SIZE, command, footer_settled, state_entered
 from .page import ConsolePage, toy_app
 from .shots import shots  # noqa: F401 - the fixture
 
@@ -25,23 +25,23 @@ PROPOSAL = (
 
 async def test_review_proposal(shots, toy_env) -> None:
     app = toy_app(ScriptedLLM([ScriptEntry(PROPOSAL)]), review=True, breakpoints=[])
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
+    async with ConsolePage.open(app, size=SIZE) as page:  # awaits the first stop's signal, draws no frame
+        pilot = page.pilot
         await pilot.press("c")
         await state_entered(pilot, app, RunState.REVIEWING)
-        await footer_settled(pilot)  # the keys a review disables greyed
         assert app.debug_screen.llm_control.reviewing is not None and app.debug_screen.editor.is_open
-        await checked(pilot, app)
-        await shots.match(pilot, "proposal")
+        await page.checked()  # the proposal's check line: its verdict shown
+        await footer_settled(pilot)  # the keys a review disables greyed (a frame later)
+        await shots.match(pilot, "proposal")  # a finished frame
 
 
 async def test_an_llm_failure_then_the_llm_picker(shots, toy_env, tmp_path: Path) -> None:
     profiles = tmp_path / "profiles.yaml"
     profiles.write_text("models:\n  local:\n    base_url: http://127.0.0.1:9/v1\n    model: local-test-model\n")
     app = toy_app(ScriptedLLM([]), profiles=str(profiles), breakpoints=[])
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
+    async with ConsolePage.open(app, size=SIZE) as page:
+        pilot = page.pilot
+        await command(pilot, app, "c")  # the stop, its footer settled
         await shots.match(pilot, "llm_failure")
-        await ConsolePage(pilot).opened("L")
+        await page.opened("L")
         await shots.match(pilot, "llm_picker")

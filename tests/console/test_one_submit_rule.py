@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.widgets import Input, TextArea
 
 from recode_tui.console.workspace.compare import CompareScreen
-from .helpers import wait_for
+from .helpers import armed, published
 from .page import toy_console
 from .test_workspace import open_workspace_page, scripted
 
@@ -25,10 +25,11 @@ async def test_an_empty_root_answer_in_the_workspace_person_column_asks_to_confi
         assert isinstance(app.screen, CompareScreen)  # the comparison
         cmp = app.screen
         person = cmp.query_one("#cmp-text-1", TextArea)
+        judged = armed(app, cmp.column(1).verdict_shown)
         person.load_text(OUTSIDE)
         title = cmp.query_one("#cmp-title-1")
-        # the column judges its text a moment after it changed (a timer, no event to await)
-        await wait_for(pilot, lambda: "skips the whole task" in str(title.render()), what="the person's check line")
+        await published(judged, "the person's check line")  # the column judges its text a moment after it changed
+        assert "skips the whole task" in str(title.render())
         assert "valid" not in str(title.render())  # the main editor's warning, not a tick
         person.focus()
         await pilot.press("ctrl+a")  # the answer editor's keys: select everything

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .page import toy_console
+from .page import filled, toy_console
 from .test_pilot import PUT_PLAN
 
 
@@ -14,8 +14,8 @@ async def test_the_time_a_person_spends_typing_is_their_time_not_the_models(tmp_
         await page.step("continue")
         assert page.state == "awaiting expansion"
         await page.pilot.pause(0.6)  # the person reads the prompt: time passing is what this test measures
-        await page.press("down")
-        await page.answer(PUT_PLAN)
+        await page.put_answer(filled(page.editor_text, PUT_PLAN))  # pasted: the time is checked, not the keys
+        await page.command("ctrl+s")
         answer = page.agent.tree.root.llm_calls[-1]
         assert answer.accepted and answer.person_seconds >= 0.6 and answer.seconds == 0.0
         await page.step("continue")

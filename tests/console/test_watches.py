@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Static
 
+from agent.runtime.breakpoints import parse_breakpoint
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.watch_prompt import WatchPrompt
 from tests.settings import console_options
@@ -46,7 +47,7 @@ def toy(toy_env):
 
 
 async def test_watches_follow_the_namespace_from_stop_to_stop_and_a_moved_value_stands_out() -> None:
-    async with toy_console(nested_model(), breakpoints=[]) as page:
+    async with toy_console(nested_model(), breakpoints=[parse_breakpoint("depth 2")]) as page:
         watches = page.screen.variables.watches
         assert not watches.display  # nothing watched: no room taken
         await watch(page, "seen[:1]")
@@ -57,8 +58,7 @@ async def test_watches_follow_the_namespace_from_stop_to_stop_and_a_moved_value_
         kind, value = shown(page, "seen[:1]")
         assert kind == "error" and "NameError" in value and "seen" in value
         assert watches.changed == set()  # nothing to compare with yet
-        # The next stop binds `seen`; the watch shows it without being asked, marked as moved.
-        await page.add_breakpoint("depth 2")
+        # The next stop (a depth-2 node) binds `seen`; the watch shows it unasked, marked as moved.
         await go_on(page)
         assert shown(page, "seen[:1]")[0] == "list[str]"
         assert shown(page, "seen[:1]")[1].startswith("['You arrive at coffeetable 1")

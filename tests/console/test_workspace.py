@@ -9,7 +9,10 @@ local OpenAI-compatible test server on 127.0.0.1.
 from __future__ import annotations
 
 import shutil
+import tempfile
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import AsyncIterator
 
 import pytest
 from agent.runtime.prompt_parts import DraftPromptSet
@@ -23,7 +26,7 @@ from recode_tui.console.workspace.screen import PromptWorkspace
 from textual.widgets import Input, TextArea
 
 from .helpers import armed, next_stop, notifications, published, type_text
-from .page import ConsolePage, toy_app
+from .page import ConsolePage, at, shared_consoles, toy_app
 
 PUT = "alfworld/examples/put.txt"  # the file the workspace opens on put-01 (tests of other files)
 TOY_PUT = "toy/examples/put.txt"  # the one it opens on toy:vase-1
@@ -67,10 +70,53 @@ def profiles_file(tmp_path: Path, base_url: str) -> str:
 def toy_prompts(tmp_path: Path, toy_env) -> Path:
     """ReCode's bundled prompt set with the toy world's examples in it: the workspace lists and edits
     them as it does ALFWorld's."""
-    root = tmp_path / "toy-prompts"
+    return prompts_with_the_toy_examples(tmp_path, toy_env)
+
+
+def prompts_with_the_toy_examples(folder: Path, toyenv) -> Path:
+    root = folder / "toy-prompts"
     shutil.copytree(DEFAULT_PROMPTS, root)
-    shutil.copytree(toy_env.HERE / "examples", root / "toy" / "examples")
+    shutil.copytree(toyenv.HERE / "examples", root / "toy" / "examples")
     return root
+
+
+@pytest.fixture(scope="module", autouse=True)
+def toy(toy_module):
+    return toy_module
+
+
+@pytest.fixture
+def toy_env(toy):
+    """The toy world stays registered for the whole module: its shared console (below) runs throughout."""
+    return toy
+
+
+@asynccontextmanager
+async def awaiting_the_root() -> AsyncIterator[ConsolePage]:
+    """The scripted model's run at its first expansion (the every-stub breakpoint), on its own prompt set."""
+    from tests import toyenv
+
+    with tempfile.TemporaryDirectory() as folder:
+        async with ConsolePage.open(workspace_app(prompts_with_the_toy_examples(Path(folder), toyenv))) as page:
+            await page.step("continue")
+            yield page
+
+
+# For the tests marked at(): each opens the workspace on the awaited stub and closes it (`workspace_on`);
+# what they edit is the workspace's draft, never the run's prompt set, and unsaved edits are kept under
+# each test's own sessions folder.
+page = shared_consoles({"awaiting the root": awaiting_the_root})
+
+
+@asynccontextmanager
+async def workspace_on(page: ConsolePage) -> AsyncIterator[PromptWorkspace]:
+    """W on the shared console; esc at the end (however the test ended), back to the run as it was."""
+    ws = await open_workspace_page(page)
+    try:
+        yield ws
+    finally:
+        if page.app.screen is not page.screen:
+            await page.opened("escape")
 
 
 def workspace_app(prompts: Path, llm=None, **options):
@@ -98,11 +144,10 @@ def rendered(ws: PromptWorkspace) -> str:
     return ws.query_one("#ws-rendered", TextArea).text
 
 
-async def test_editing_an_example_rerenders_the_prompt_and_moves_the_count(toy_prompts: Path) -> None:
-    async with ConsolePage.open(workspace_app(toy_prompts)) as page:
-        pilot = page.pilot
-        await page.step("continue")  # the every-stub breakpoint: solve awaits its expansion
-        ws = await open_workspace_page(page)
+@at("awaiting the root")
+async def test_editing_an_example_rerenders_the_prompt_and_moves_the_count(page: ConsolePage) -> None:
+    pilot = page.pilot
+    async with workspace_on(page) as ws:  # solve awaits its expansion
         assert ws.target.node_id == "n0" and ws.target.awaiting
         assert ws.current_file == TOY_PUT  # the task type's examples file is open
         assert rendered(ws) == page.screen.debugger.last_event.prompt  # exactly what the agent sent
@@ -127,14 +172,14 @@ async def test_editing_an_example_rerenders_the_prompt_and_moves_the_count(toy_p
         await pilot.pause()
         await edit(pilot, ws, "- dance: never useful.\n")
         assert "- dance: never useful." in rendered(ws)
-        assert PromptSet(toy_prompts).text(TOY_PUT).count("Function: ") == 1  # nothing written to disk
+    assert PromptSet(page.agent.prompts.root).text(TOY_PUT).count("Function: ") == 1  # nothing written to disk
+    assert not isinstance(page.agent.prompts, DraftPromptSet)  # closed without a choice: the run's set as it was
 
 
-async def test_an_invalid_example_is_flagged_next_to_its_file(toy_prompts: Path) -> None:
-    async with ConsolePage.open(workspace_app(toy_prompts)) as page:
-        app, pilot = page.app, page.pilot
-        await page.step("continue")
-        ws = await open_workspace_page(page)
+@at("awaiting the root")
+async def test_an_invalid_example_is_flagged_next_to_its_file(page: ConsolePage) -> None:
+    pilot = page.pilot
+    async with workspace_on(page) as ws:
         assert all(c.ok for c in ws.checks[TOY_PUT])
         await edit(pilot, ws, BAD_EXAMPLE)
         bad = [c for c in ws.checks[TOY_PUT] if not c.ok]
@@ -149,11 +194,10 @@ async def test_an_invalid_example_is_flagged_next_to_its_file(toy_prompts: Path)
         assert any("`def f` is not allowed" in p for c in ws.checks[TOY_PUT] for p in c.problems)
 
 
-async def test_the_run_keys_do_not_step_the_agent_under_the_workspace(toy_prompts: Path) -> None:
-    async with ConsolePage.open(workspace_app(toy_prompts)) as page:
-        app, pilot = page.app, page.pilot
-        await page.step("continue")
-        ws = await open_workspace_page(page)
+@at("awaiting the root")
+async def test_the_run_keys_do_not_step_the_agent_under_the_workspace(page: ConsolePage) -> None:
+    app, pilot = page.app, page.pilot
+    async with workspace_on(page) as ws:
         ws.query_one("#ws-files").focus()
         stop, events = next_stop(app), page.screen.debugger.events_seen
         await pilot.press("c", "n")
@@ -198,7 +242,6 @@ async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(toy_p
         app = page.app
         await page.step("continue")
         await page.step("next")  # the scripted answer is taken
-        page.screen.tree_view.select_node(page.screen.tree_view.item("n0"))
         await page.select("n0")
         ws = await open_workspace_page(page)
         assert ws.target.node_id == "n0" and ws.target.recorded_answer == SCRIPTED
@@ -221,12 +264,12 @@ async def test_compare_against_the_recorded_answer_and_refuse_a_stale_stub(toy_p
         assert page.screen.agent.tree.root.llm_calls[-1].answer == SCRIPTED
 
 
+@at("awaiting the root")
 async def test_save_writes_a_prompt_set_and_never_the_one_it_started_from(tmp_path: Path, monkeypatch,
-                                                                           toy_prompts: Path) -> None:
+                                                                           page: ConsolePage) -> None:
     monkeypatch.setenv("RECODE_TUI_PROMPTS", str(tmp_path / "prompts"))
-    async with ConsolePage.open(workspace_app(toy_prompts)) as page:
-        await page.step("continue")
-        ws = await open_workspace_page(page)
+    started_from = page.agent.prompts.root
+    async with workspace_on(page) as ws:
         await edit(page.pilot, ws, NEW_EXAMPLE)
         draft_hash = ws.draft.content_hash()
         ws.query_one("#ws-name", Input).value = "vases"
@@ -234,8 +277,23 @@ async def test_save_writes_a_prompt_set_and_never_the_one_it_started_from(tmp_pa
         saved = tmp_path / "prompts" / "vases"
         assert "put_down" in (saved / TOY_PUT).read_text()
         assert PromptSet(saved).content_hash() == draft_hash
-        assert "put_down" not in (toy_prompts / TOY_PUT).read_text()
+        assert "put_down" not in (started_from / TOY_PUT).read_text()
         assert ws.base_hash == draft_hash and "(unedited)" in str(ws.query_one("#ws-header").render())
+
+
+@at("awaiting the root")
+async def test_saving_a_set_with_flagged_examples_says_how_many_and_which(monkeypatch, tmp_path: Path,
+                                                                       page: ConsolePage) -> None:
+    monkeypatch.setenv("RECODE_TUI_PROMPTS", str(tmp_path / "prompts"))
+    async with workspace_on(page) as ws:
+        await edit(page.pilot, ws, BAD_EXAMPLE)
+        ws.query_one("#ws-name", Input).value = "flagged"
+        await page.press("ctrl+o")
+        assert (tmp_path / "prompts" / "flagged" / TOY_PUT).is_file()  # saved all the same
+        note = next(n for n in notifications(page.app) if f"saved to {tmp_path / 'prompts' / 'flagged'}" in n.message)
+        assert note.severity == "warning"
+        assert "1 example flagged: put.txt #2" in note.message and "done = put_down(item)" in note.message
+        assert "place" in note.message
 
 
 async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_continues(tmp_path: Path,
@@ -248,7 +306,6 @@ async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_cont
         await page.step("continue")
         await page.step("next")  # the scripted answer is taken and journaled
         old = app.session_control.session.folder
-        page.screen.tree_view.select_node(page.screen.tree_view.item("n0"))
         await page.select("n0")
         ws = await open_workspace_page(page)
         await edit(page.pilot, ws, NEW_EXAMPLE)

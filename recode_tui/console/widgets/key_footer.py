@@ -1,12 +1,13 @@
-"""The debug screen's footer: every shown key of the focused place in one row, drawn by one widget.
+"""The footer of the debug screen, the prompt workspace and its comparison: every shown key of the focused
+place in one row, drawn by one widget.
 
 Why not Textual's `Footer`: it is a widget per key (17 on the debug screen), rebuilt
 whenever the keys change (the focus entering or leaving the editor, a key greying
 at a stop): each rebuild mounts and styles every key again, which was about a sixth
-of a console boot's CPU and a third of an answer's. This draws the same row (the
-same keys in the same order, the same colours, a greyed key dimmed, `^p palette` at
-the right edge) as one `Text`, redrawn only when what it shows changes. A key is
-still a click target (a greyed one rings the bell, as Textual's does), with its
+of a console boot's CPU, a third of an answer's and two fifths of opening the prompt
+workspace. This draws the same row (the same keys in the same order, the same colours,
+a greyed key dimmed, `^p palette` at the right edge) as one `Text`, redrawn only when
+what it shows changes. A key is still a click target (a greyed one rings the bell, as Textual's does), with its
 tooltip on hover, in a terminal and in the browser (textual-serve).
 """
 

@@ -19,13 +19,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.timer import Timer
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from agent.runtime.answer_check import AnswerCheck, SubmitRule
 from agent.runtime.prompt_parts import PromptParts
 from agent.runtime.stepper import Stepper
 from recode_tui.console.widgets.answer_editor import CHECK_DELAY, CodeArea, cursor_blink_of
 from recode_tui.console.widgets.key_line import KeyLine, compare_keys
+from recode_tui.console.widgets.key_footer import KeyFooter
 from recode_tui.console.support.zoom import zoom_focused
 
 # The console's run keys would step the agent under this screen; here they only say so.
@@ -189,7 +190,7 @@ class CompareScreen(Screen["Choice | None"]):
                 yield TextArea(self.recorded or "(not expanded yet)", classes="cmp-text", read_only=True, soft_wrap=True)
             for number, candidate in enumerate(self.candidates, start=1):
                 yield AnswerColumn(number, candidate, self.recorded, self.rule, id=f"cmp-col-{number}")
-        yield Footer()
+        yield KeyFooter()
         person = any(c.person for c in self.candidates)
         yield KeyLine(compare_keys(len(self.candidates), person), id="key-line")  # below 100 columns (recode.tcss)
 

@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.timer import Timer
-from textual.widgets import Footer, Input, OptionList, Static, TextArea
+from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from agent.llm import LLM, LLMError
@@ -41,6 +41,7 @@ from agent.runtime.stepper import Stepper
 from envs import registry
 from recode_tui.console.widgets.answer_editor import cursor_blink_of
 from recode_tui.console.widgets.key_line import WORKSPACE_KEYS, KeyLine
+from recode_tui.console.widgets.key_footer import KeyFooter
 from recode_tui.console.support.zoom import zoom_focused
 from recode_tui.console.workspace.compare import RUN_KEYS, Candidate, Choice, CompareScreen
 from recode_tui.console.workspace.counts import token_table
@@ -116,7 +117,7 @@ class PromptWorkspace(Screen["WorkspaceChoice | None"]):
             yield Input(self._default_specs(), id="ws-llms", placeholder="LLM specs, comma separated")
             yield Static("save as", classes="ws-label")
             yield Input(self.parts.default_set_name(self.draft), id="ws-name")
-        yield Footer()
+        yield KeyFooter()
         yield KeyLine(WORKSPACE_KEYS, id="key-line")  # the footer's place below 100 columns (recode.tcss)
 
     def on_mount(self) -> None:
