@@ -7,7 +7,6 @@ in-process (tests/console/page.py): journals, branches and the sessions list are
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
@@ -132,28 +131,18 @@ async def test_a_journal_write_failure_is_shown_and_the_run_goes_on(tmp_path: Pa
 
 
 @pytest.fixture(scope="module")
-def won_demo(tmp_path_factory) -> tuple[Path, dict]:
-    """vase-1 won by the gold model in the console, played once for the tests that read its
-    journal or its exported tree: the session's folder and the tree document."""
-    from agent.sessions.export import tree_document
-    from tests import toyenv
+def won_demo(tmp_path_factory, toy_module) -> tuple[Path, dict]:
+    """vase-1 won by the gold model through the command line in-process (`recode-tui run`, then
+    `recode-tui export --tree`), recorded once for the tests that read its journal or its exported tree:
+    the session's folder and the tree document."""
+    from recode_tui.commands.cli import main
 
-    sessions = tmp_path_factory.mktemp("won-demo")
-
-    async def play() -> tuple[Path, dict]:
-        async with ConsolePage.open(toy_app("gold", breakpoints=[], sessions_dir=sessions)) as page:
-            await page.step("continue")
-            assert page.screen.agent.host.done
-            folder = page.app.session_control.session.folder
-            return folder, tree_document(page.screen.agent, {"session": folder.name})
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("RECODE_TUI_SESSIONS", str(sessions))
-        toyenv.register()
-        try:
-            return asyncio.run(play())
-        finally:
-            toyenv.unregister()
+    sessions = tmp_path_factory.mktemp("won-demo") / "sessions"
+    tree = sessions.parent / "tree.json"
+    assert main(["run", "--game", "toy:vase-1", "--llm", "gold", "--quiet", "--sessions", str(sessions)]) == 0
+    (folder,) = sessions.iterdir()
+    assert main(["export", str(folder), "--tree", "-o", str(tree), "--sessions", str(sessions)]) == 0
+    return folder, json.loads(tree.read_text())
 
 
 async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path, won_demo) -> None:
