@@ -28,7 +28,7 @@ from recode_tui.console.workspace.compare import CompareScreen
 
 from .helpers import session_opened
 from .page import ConsolePage, in_process, toy_console
-from .test_sessions_console import to_n2
+from .test_sessions_console import recorded_to_n2
 from .test_workspace import DIRECT, SCRIPTED, SOLVE, open_workspace_page, scripted
 
 
@@ -88,8 +88,7 @@ async def draft_saved(page: ConsolePage, folder: Path, text: str) -> None:
 
 
 async def test_fork_as_the_person_keeps_drafts_over_resumes_and_journals_the_stub_and_prompt(tmp_path: Path) -> None:
-    async with toy_console(sessions_dir=tmp_path) as page:
-        await to_n2(page)
+    async with toy_console(sessions_dir=tmp_path, resume=await recorded_to_n2(tmp_path)) as page:
         await page.select("n1")
         await page.replaced("F")
         fork = page.app.session_control.session.folder
