@@ -2,8 +2,8 @@
 
 On the toy world (tests/toyenv: "put a vase in sidetable.", the vase on diningtable 1) with node code
 in-process (tests/console/page.py): journals, branches and the sessions list are the console's.
-`to_n2` plays to n2 by hand; `recorded_to_n2` journals the same run in-process, for the tests (here and in
-other files) of what a person does from n2 in a console that resumes it.
+`recorded_to_n2` journals vase-1 answered by hand up to n2 in-process, for the tests (here and in other
+files) of what a person does from there in a console that resumes it.
 """
 
 from __future__ import annotations
@@ -37,16 +37,6 @@ def status(page: ConsolePage) -> str:
     return page.status()
 
 
-async def to_n2(page: ConsolePage) -> None:
-    """vase-1 by hand: n0 splits the task in two, n1 takes the vase; stop where n2 wants an answer."""
-    await page.step("continue")
-    await page.answer("take_vase()\nplace_vase()")
-    await page.step("continue")
-    await page.answer(TAKE)
-    await page.step("continue")
-    assert page.screen.debugger.awaiting_human and page.screen.debugger.last_event.node_id == "n2"
-
-
 N0 = "take_vase()\nplace_vase()"
 
 
@@ -56,9 +46,9 @@ def by_hand(code: str) -> str:
 
 
 async def recorded_to_n2(sessions: Path) -> Path:
-    """The session `to_n2` plays, journaled in-process into `sessions` (n0's and n1's answers as a
-    person's, the run left where n2 is asked, as a console closed there leaves it): its folder. For the
-    tests of what a person does from that stop in a console that resumes it."""
+    """vase-1 by hand, journaled in-process into `sessions`: n0 splits the task in two, n1 takes the vase
+    (each answer as a person's), and the run is left where n2 is asked, as a console closed there leaves
+    it. Returns the session's folder, for a console to resume (`resume=`): it shows n2 awaiting an answer."""
     from agent.sessions.session import start_session
     from envs.registry import EpisodeRef
     from mockllm.scripted import ScriptedLLM, ScriptEntry
@@ -104,7 +94,7 @@ async def test_rewind_makes_a_branch_and_keeps_the_old_session(tmp_path: Path) -
 
 
 async def fork_n1(page: ConsolePage) -> tuple[Path, Path]:
-    """At n2 (played or resumed), fork at n1 (F), and return the old session's folder and the fork's, the
+    """At n2, fork at n1 (F), and return the old session's folder and the fork's, the
     fork on show."""
     assert page.awaiting_answer and page.last_event.node_id == "n2"
     old = page.app.session_control.session.folder
@@ -114,8 +104,7 @@ async def fork_n1(page: ConsolePage) -> tuple[Path, Path]:
 
 
 async def test_fork_opens_the_old_answer_and_keeps_it_in_the_old_branch(tmp_path: Path) -> None:
-    async with ConsolePage.open(toy_app(sessions_dir=tmp_path)) as page:
-        await to_n2(page)  # played here: a fork of the run on show, not of a resumed one
+    async with ConsolePage.open(toy_app(sessions_dir=tmp_path, resume=await recorded_to_n2(tmp_path))) as page:
         old, fork = await fork_n1(page)
         assert read_journal(fork).header.parent.at == "fork n1"
         # the editor is open on n1 with the old answer to change
