@@ -7,7 +7,10 @@ a resume replays in-process too (the run's runner maker).
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+
+import pytest
 
 from agent.runtime import events as ev
 from agent.runtime.debugger import Stop, StopReason
@@ -20,7 +23,7 @@ from recode_tui.console.widgets.driver import AgentDriver
 from recode_tui.console.widgets.key_footer import FooterEntry
 
 from .helpers import footer_keys, footer_settled, next_stop, notifications
-from .page import ConsolePage, toy_console
+from .page import ConsolePage, in_process, toy_console
 
 PLAN = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nrun("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
 
@@ -123,9 +126,25 @@ async def test_the_llm_control_sets_the_run_state_through_the_run_screen(toy_gam
     assert RunState.REVIEWING in entered and entered[entered.index(RunState.REVIEWING) + 1] is RunState.RUNNING
 
 
-async def test_opening_a_session_of_another_game_names_that_game_on_the_status_line(tmp_path: Path, toy_game) -> None:
-    async with toy_console(game="toy:coin-1", breakpoints=[], sessions_dir=tmp_path) as page:
-        folder = page.app.session_control.session.folder  # a journaled session of coin-1 left behind
+@pytest.fixture
+def coin_session(tmp_path: Path, toy_env) -> Path:
+    """A journaled session of coin-1 left behind in `tmp_path` before its first step, as a console that
+    was closed at once leaves it (started in-process: its folder and header)."""
+    from agent.sessions.session import start_session
+    from envs.registry import EpisodeRef
+    from recode_tui.setup.build import make_agent, make_llm
+    from tests.settings import episode_named, run_settings
+
+    agent = make_agent(run_settings(), episode_named("toy:coin-1"), make_llm("human"), runner_maker=in_process)
+    session = start_session(agent, tmp_path, EpisodeRef.parse("toy:coin-1"), "human")
+    session.writer.close()
+    asyncio.run(agent.close())
+    return session.folder
+
+
+async def test_opening_a_session_of_another_game_names_that_game_on_the_status_line(
+        tmp_path: Path, toy_game, coin_session: Path) -> None:
+    folder = coin_session
     async with toy_console(breakpoints=[], sessions_dir=tmp_path) as page:
         assert "vase-1" in page.status()
         old = page.screen

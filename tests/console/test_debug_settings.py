@@ -15,7 +15,7 @@ import pytest
 
 from .helpers import notifications
 from .page import ConsolePage, toy_console
-from .test_sessions_console import to_n2
+from .test_sessions_console import recorded_to_n2
 from .test_watches import watch
 
 
@@ -71,8 +71,7 @@ async def test_a_resumed_session_brings_back_its_breakpoints_and_watches_and_an_
 
 
 async def test_watches_and_breakpoints_survive_a_rewind_and_go_with_the_branch(tmp_path: Path) -> None:
-    async with toy_console(sessions_dir=tmp_path) as page:
-        await to_n2(page)
+    async with toy_console(sessions_dir=tmp_path, resume=await recorded_to_n2(tmp_path)) as page:
         page.screen.tree_view.focus()  # out of the editor, where `w` is a letter
         await watch(page, "obj")
         await page.add_breakpoint("depth 2")

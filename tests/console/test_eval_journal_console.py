@@ -4,12 +4,12 @@ for the recode agent)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import os
 from pathlib import Path
 
 from agent.sessions.debug_settings import SETTINGS_FILE
 from agent.sessions.journal_read import read_journal
+from tests.eval.helpers import run_main
 
 from .helpers import notifications
 from .page import toy_console
@@ -23,11 +23,8 @@ def contents(folder: Path) -> dict[str, bytes]:
 
 async def test_an_eval_journal_opened_in_the_console_carries_on_in_a_copy(tmp_path: Path, toy_env) -> None:
     out = tmp_path / "eval"
-    done = subprocess.run(
-        [sys.executable, "-m", "recode_tui", "eval", "--env", "toy", "--games", "coin-1", "--agent", toy_env.AGENT, "--llm", "gold",
-         "-o", str(out), "--no-progress"],
-        capture_output=True, text=True, cwd=ROOT, timeout=300,
-    )
+    done = run_main(["eval", "--env", "toy", "--games", "coin-1", "--agent", toy_env.AGENT, "--llm", "gold",
+                     "-o", str(out), "--no-progress"], dict(os.environ), cwd=ROOT)  # the command line, in-process
     assert done.returncode == 0, done.stderr
     [journal] = [p for p in (out / "journals").iterdir() if (p / "journal.jsonl").is_file()]
     before = contents(out)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import os
 from pathlib import Path
+
+from tests.eval.helpers import run_main
 
 from .helpers import SIZE, notifications, started
 from .page import toy_app
@@ -14,9 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 async def test_resuming_a_journal_from_elsewhere_notifies_that_its_code_runs_in_the_sandbox(tmp_path: Path, toy_env) -> None:
     mail = tmp_path / "mail"
-    played = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--llm", "demo", "--game", "toy:coin-1",
-                             "--agent", toy_env.AGENT, "--quiet", "--sessions", str(mail)],
-                            capture_output=True, text=True, cwd=ROOT, timeout=120)
+    played = run_main(["run", "--llm", "demo", "--game", "toy:coin-1", "--agent", toy_env.AGENT, "--quiet",
+                       "--sessions", str(mail)], dict(os.environ), cwd=ROOT)  # the command line, in-process
     assert played.returncode == 0, played.stderr
     folder = next(mail.iterdir())
     app = toy_app(sessions_dir=tmp_path / "sessions", resume=folder)

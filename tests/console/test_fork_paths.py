@@ -3,7 +3,8 @@
 F with the person as the LLM, F then `t` under a model, and the prompt
 workspace's "use this answer": each answer is journaled with its stub and
 the full prompt, the fork resumes in a new console after the first is gone,
-and a draft typed in the fork comes back on that resume.
+and a draft typed in the fork comes back on that resume; a fork played to its end replays from its
+journal to that end, with the answer given in the fork.
 
 On the toy world (put-01's twin), node code in-process (tests/console/page.py); a fork or a resume
 replays in-process too: every replay makes its runner with the run's own runner maker.
@@ -17,14 +18,17 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, TextArea
 
+from agent.llm import CallContext, Completion
 from agent.runtime import events as ev
 from agent.runtime.thread_runner import ThreadRunner
 from agent.sessions.journal_read import DRAFT_FILE, read_journal
+from agent.sessions.session import resume_session
+from envs.registry import make_env
 from recode_tui.console.workspace.compare import CompareScreen
 
 from .helpers import session_opened
-from .page import ConsolePage, toy_console
-from .test_sessions_console import to_n2
+from .page import ConsolePage, in_process, toy_console
+from .test_sessions_console import recorded_to_n2
 from .test_workspace import DIRECT, SCRIPTED, SOLVE, open_workspace_page, scripted
 
 
@@ -51,6 +55,28 @@ async def resumed(pilot, app) -> None:
     assert app.session_control.session is not None and not app.session_control.busy
 
 
+class Unasked:
+    """The live model of a replay that must not need one: the journal holds every answer to the end."""
+
+    name = "unasked"
+
+    async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
+        raise AssertionError(f"the replay ran past the journal and asked a model: {prompt[-200:]!r}")
+
+
+async def replayed_to_the_end(folder: Path) -> str:
+    """Resume the session in `folder` as the console does (its journal replayed, node code in-process): the
+    run must end as recorded, won, without asking anyone. Returns the root's last answer."""
+    again, _ = await resume_session(folder, Unasked(), make_env, runner_maker=in_process)
+    try:
+        finished = again.agent.host.finished
+        assert finished is not None and finished.success, "the replay did not reach the recorded end"
+        return again.agent.tree.root.llm_calls[-1].answer
+    finally:
+        await again.agent.close()
+        again.writer.close()
+
+
 async def draft_saved(page: ConsolePage, folder: Path, text: str) -> None:
     """The person leaves the editor (Esc): the draft being typed is written to `folder` at once (the
     screen saves the work when the focus moves), in a "draft" worker that is awaited; no clock."""
@@ -62,8 +88,7 @@ async def draft_saved(page: ConsolePage, folder: Path, text: str) -> None:
 
 
 async def test_fork_as_the_person_keeps_drafts_over_resumes_and_journals_the_stub_and_prompt(tmp_path: Path) -> None:
-    async with toy_console(sessions_dir=tmp_path) as page:
-        await to_n2(page)
+    async with toy_console(sessions_dir=tmp_path, resume=await recorded_to_n2(tmp_path)) as page:
         await page.select("n1")
         await page.replaced("F")
         fork = page.app.session_control.session.folder
@@ -112,10 +137,7 @@ async def test_fork_then_type_under_a_model_journals_the_stub_and_prompt_and_res
         assert_whole(record, SOLVE, asked.prompt)
         await page.step("continue")
         assert page.finished is not None and page.finished.success
-    async with toy_console(scripted(), sessions_dir=tmp_path, resume=fork) as page:
-        assert page.app.session_control.session.folder == fork
-        assert page.finished is not None and page.finished.success
-        assert page.agent.tree.root.llm_calls[-1].answer == DIRECT
+    assert await replayed_to_the_end(fork) == DIRECT
 
 
 async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_and_resumes(tmp_path: Path) -> None:
@@ -142,6 +164,4 @@ async def test_use_this_answer_on_an_earlier_stub_journals_the_stub_and_prompt_a
         assert record["answer"] == DIRECT
         assert_whole(record, SOLVE, prompt)
         assert [a["answer"] for a in answers(old)] == [SCRIPTED]
-    async with toy_console(scripted(), sessions_dir=tmp_path, resume=fork) as page:
-        assert page.app.session_control.session.folder == fork
-        assert page.finished is not None and page.finished.success
+    assert await replayed_to_the_end(fork) == DIRECT

@@ -2,12 +2,12 @@
 
 On the toy world (tests/toyenv: "put a vase in sidetable.", the vase on diningtable 1) with node code
 in-process (tests/console/page.py): journals, branches and the sessions list are the console's.
-`to_n2` plays to n2 for other files' tests.
+`recorded_to_n2` journals vase-1 answered by hand up to n2 in-process, for the tests (here and in other
+files) of what a person does from there in a console that resumes it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
@@ -23,7 +23,7 @@ from recode_tui.console.viewers.tree_file import TreeFileApp, load_tree_file, me
 from recode_tui.console.widgets.node_detail import NodeDetail
 
 from .helpers import SIZE, notifications
-from .page import ConsolePage, toy_app
+from .page import ConsolePage, in_process, toy_app
 
 TAKE = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "vase 1"'
 
@@ -37,19 +37,39 @@ def status(page: ConsolePage) -> str:
     return page.status()
 
 
-async def to_n2(page: ConsolePage) -> None:
-    """vase-1 by hand: n0 splits the task in two, n1 takes the vase; stop where n2 wants an answer."""
-    await page.step("continue")
-    await page.answer("take_vase()\nplace_vase()")
-    await page.step("continue")
-    await page.answer(TAKE)
-    await page.step("continue")
-    assert page.screen.debugger.awaiting_human and page.screen.debugger.last_event.node_id == "n2"
+N0 = "take_vase()\nplace_vase()"
+
+
+def by_hand(code: str) -> str:
+    """An answer as the console journals what a person typed in its editor (no thought)."""
+    return f"<think>\n\n</think>\n<execute>\n{code}\n</execute>\n"
+
+
+async def recorded_to_n2(sessions: Path) -> Path:
+    """vase-1 by hand, journaled in-process into `sessions`: n0 splits the task in two, n1 takes the vase
+    (each answer as a person's), and the run is left where n2 is asked, as a console closed there leaves
+    it. Returns the session's folder, for a console to resume (`resume=`): it shows n2 awaiting an answer."""
+    from agent.sessions.session import start_session
+    from envs.registry import EpisodeRef
+    from mockllm.scripted import ScriptedLLM, ScriptEntry
+    from recode_tui.setup.build import make_agent
+    from tests.settings import episode_named, run_settings
+
+    person = ScriptedLLM([ScriptEntry(by_hand(N0), stub="solve(instruction, observation)"),
+                          ScriptEntry(by_hand(TAKE), stub="take_vase()")], name="human", source="human")
+    agent = make_agent(run_settings(), episode_named("toy:vase-1"), person, runner_maker=in_process)
+    session = start_session(agent, sessions, EpisodeRef.parse("toy:vase-1"), "human")
+    try:
+        while not (isinstance(event := await agent.step(), ev.LLMRequested) and event.node_id == "n2"):
+            assert not agent.host.done, f"the run ended before n2 was asked: {agent.host.finished}"
+    finally:
+        session.writer.close()
+        await agent.close()
+    return session.folder
 
 
 async def test_rewind_makes_a_branch_and_keeps_the_old_session(tmp_path: Path) -> None:
-    async with ConsolePage.open(toy_app(sessions_dir=tmp_path)) as page:
-        await to_n2(page)
+    async with ConsolePage.open(toy_app(sessions_dir=tmp_path, resume=await recorded_to_n2(tmp_path))) as page:
         old = page.app.session_control.session.folder
         old_journal = (old / "journal.jsonl").read_text()
         await page.select("n1")
@@ -74,8 +94,9 @@ async def test_rewind_makes_a_branch_and_keeps_the_old_session(tmp_path: Path) -
 
 
 async def fork_n1(page: ConsolePage) -> tuple[Path, Path]:
-    """Play to n2, fork at n1 (F), and return the old session's folder and the fork's, the fork on show."""
-    await to_n2(page)
+    """At n2, fork at n1 (F), and return the old session's folder and the fork's, the
+    fork on show."""
+    assert page.awaiting_answer and page.last_event.node_id == "n2"
     old = page.app.session_control.session.folder
     await page.select("n1")
     await page.replaced("F")
@@ -83,7 +104,7 @@ async def fork_n1(page: ConsolePage) -> tuple[Path, Path]:
 
 
 async def test_fork_opens_the_old_answer_and_keeps_it_in_the_old_branch(tmp_path: Path) -> None:
-    async with ConsolePage.open(toy_app(sessions_dir=tmp_path)) as page:
+    async with ConsolePage.open(toy_app(sessions_dir=tmp_path, resume=await recorded_to_n2(tmp_path))) as page:
         old, fork = await fork_n1(page)
         assert read_journal(fork).header.parent.at == "fork n1"
         # the editor is open on n1 with the old answer to change
@@ -100,7 +121,7 @@ async def test_fork_opens_the_old_answer_and_keeps_it_in_the_old_branch(tmp_path
 
 
 async def test_both_branches_are_listed_and_enter_resumes_the_one_chosen(tmp_path: Path) -> None:
-    async with ConsolePage.open(toy_app(sessions_dir=tmp_path)) as page:
+    async with ConsolePage.open(toy_app(sessions_dir=tmp_path, resume=await recorded_to_n2(tmp_path))) as page:
         old, fork = await fork_n1(page)
         page.screen.tree_view.focus()  # out of the fork's open editor: S is the console's key again
         await page.press("S")
@@ -132,28 +153,18 @@ async def test_a_journal_write_failure_is_shown_and_the_run_goes_on(tmp_path: Pa
 
 
 @pytest.fixture(scope="module")
-def won_demo(tmp_path_factory) -> tuple[Path, dict]:
-    """vase-1 won by the gold model in the console, played once for the tests that read its
-    journal or its exported tree: the session's folder and the tree document."""
-    from agent.sessions.export import tree_document
-    from tests import toyenv
+def won_demo(tmp_path_factory, toy_module) -> tuple[Path, dict]:
+    """vase-1 won by the gold model through the command line in-process (`recode-tui run`, then
+    `recode-tui export --tree`), recorded once for the tests that read its journal or its exported tree:
+    the session's folder and the tree document."""
+    from recode_tui.commands.cli import main
 
-    sessions = tmp_path_factory.mktemp("won-demo")
-
-    async def play() -> tuple[Path, dict]:
-        async with ConsolePage.open(toy_app("gold", breakpoints=[], sessions_dir=sessions)) as page:
-            await page.step("continue")
-            assert page.screen.agent.host.done
-            folder = page.app.session_control.session.folder
-            return folder, tree_document(page.screen.agent, {"session": folder.name})
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("RECODE_TUI_SESSIONS", str(sessions))
-        toyenv.register()
-        try:
-            return asyncio.run(play())
-        finally:
-            toyenv.unregister()
+    sessions = tmp_path_factory.mktemp("won-demo") / "sessions"
+    tree = sessions.parent / "tree.json"
+    assert main(["run", "--game", "toy:vase-1", "--llm", "gold", "--quiet", "--sessions", str(sessions)]) == 0
+    (folder,) = sessions.iterdir()
+    assert main(["export", str(folder), "--tree", "-o", str(tree), "--sessions", str(sessions)]) == 0
+    return folder, json.loads(tree.read_text())
 
 
 async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path, won_demo) -> None:
