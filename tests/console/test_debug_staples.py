@@ -126,8 +126,8 @@ LOOP = (
 def detail_text(page: ConsolePage) -> str:
     from recode_tui.console.widgets.node_detail import NodeDetail
 
-    body = page.screen.query_one(NodeDetail).query_one("#detail-body")
-    return "\n".join(strip.text for strip in body.render_lines(body.region.reset_offset))
+    pane = page.screen.query_one(NodeDetail)
+    return "\n".join(strip.text for strip in pane.render_lines(pane.region.reset_offset))
 
 
 async def test_the_running_line_moves_between_the_actions_of_a_loop() -> None:
