@@ -205,6 +205,21 @@ async def test_a_layout_that_leaves_a_scrolling_widgets_sizes_alone_redraws_none
         assert redraws and log.size.width == 50 and bar.window_size == log.scrollable_content_region.height
 
 
+async def test_a_logs_width_is_measured_with_its_write_not_in_a_worker() -> None:
+    """`LineHookLog._update_size`: Textual measures a write's widest line in a thread worker, and the width
+    it sets lands after the write's layout (a second one); here it is set by the write itself."""
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield LineHookLog()
+
+    app = Host()
+    async with app.run_test(size=(40, 12)):
+        log = app.query_one(LineHookLog)
+        log.write_lines(["short", "a line of twenty-nine cells.."])
+        assert log.virtual_size.width == 29 and not list(app.workers)
+
+
 class Greeting(App[None]):
     def compose(self) -> ComposeResult:
         from textual.widgets import Static

@@ -19,6 +19,9 @@ reason: read the changelog for these names before raising the bound.
   between `add_row` and the table's next idle is cached with the columns' old
   widths, and stays so after the widths grow (a half-drawn row: "+inst str").
   `FreshWidthsDataTable` drops the render caches once the widths are measured.
+- `Log._update_size` (with `Log._update_maximum_width`, `Log._process_line`): Textual measures the
+  widest line of each write in a thread worker, whose result lands after the write's layout and asks
+  for another. `LineHookLog` measures them with the write.
 - `ScrollView._size_updated`: called for every scrolling widget at every layout of the screen
   (a node's detail growing by a line, say); Textual's compares the parent's size with the
   widget's own inner size, which always differ, so it redraws the widget's scrollbars each time,
@@ -50,6 +53,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from textual import events
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
@@ -129,6 +133,13 @@ class LineHookLog(Log, SteadyScrollbars):  # the mixin after: Textual reads CSS 
         if cache:
             self._render_line_cache[y] = line
         return line
+
+    def _update_size(self, updates: int, lines: list[str]) -> None:
+        # Textual measures the widest new line in a thread worker, one per write, and sets the width it
+        # finds from there: a worker's messages, and a second layout when that lands after the first.
+        # Measured here, with the write: the width goes into the write's own layout.
+        if lines:
+            self._update_maximum_width(updates, max(cell_len(self._process_line(line)) for line in lines))
 
 
 class KeyFirstTextArea(TextArea, SteadyScrollbars):
