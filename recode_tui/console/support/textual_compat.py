@@ -28,6 +28,10 @@ reason: read the changelog for these names before raising the bound.
   and a scrollbar at the bottom of the screen makes the frame repaint every pane between it
   and the change. `SteadyScrollbars` passes it on only when what the scrollbars are drawn from
   (the sizes given, the content's size, the gutter, the overflow styles) changed.
+- `Screen._screen_resized`: Textual lays the whole screen out again at every Resize event it gets,
+  and a console's start brings three of the same size (the first layout's own, the app's first
+  size, its next idle's): three layouts and their frames, one of them a full repaint.
+  `SteadyScreen` lays out only when the size changed, as Textual's own screen resume does.
 - `Strip.render` (with `Strip._render_cache`, `Strip._segments`, `Console._color_system`): where
   every line a widget draws becomes the characters sent to the terminal, and the only place all of
   them pass. `guard_terminal_output` makes it drop control characters from the text (a model's
@@ -56,6 +60,7 @@ from typing import TYPE_CHECKING, Any
 from rich.cells import cell_len
 from textual import events
 from textual.geometry import Size
+from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import DataTable, Log, TextArea
@@ -103,6 +108,15 @@ class SteadyScrollbars(ScrollView):
             return False  # as at the last layout: nothing to redraw, no resize to send
         self._laid_out = laid_out
         return super()._size_updated(size, virtual_size, container_size, layout)
+
+
+class SteadyScreen(Screen[None]):
+    """A screen laid out again at a Resize only when its size changed."""
+
+    def _screen_resized(self, size: Size) -> None:  # Textual's private hook (see the module docstring)
+        if size == self.outer_size:
+            return  # laid out at this size already: a layout asked for since comes with the next frame
+        super()._screen_resized(size)
 
 
 class LineHookLog(Log, SteadyScrollbars):  # the mixin after: Textual reads CSS from the first base
@@ -282,6 +296,6 @@ def notifications_on_show(app: App[Any]) -> list[Notification]:
     return list(getattr(app, "_notifications"))  # dynamic: Textual's private list
 
 
-__all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "SteadyScrollbars", "TEXTUAL_MAJOR", "guard_terminal_output",
-           "notifications_on_show", "screen_cells", "share_css_parsing", "share_highlight_queries", "textual_major"]
-
+__all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "SteadyScreen", "SteadyScrollbars", "TEXTUAL_MAJOR",
+           "guard_terminal_output", "notifications_on_show", "screen_cells", "share_css_parsing",
+           "share_highlight_queries", "textual_major"]
