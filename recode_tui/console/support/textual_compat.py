@@ -148,10 +148,11 @@ class LineHookLog(Log, SteadyScrollbars):  # the mixin after: Textual reads CSS 
             self._render_line_cache[y] = line
         return line
 
-    def _update_size(self, updates: int, lines: list[str]) -> None:
+    def _update_size(self, *args: Any, **kwargs: Any) -> Any:  # Textual's (updates, lines), typed as its worker's
         # Textual measures the widest new line in a thread worker, one per write, and sets the width it
         # finds from there: a worker's messages, and a second layout when that lands after the first.
         # Measured here, with the write: the width goes into the write's own layout.
+        updates, lines = args
         if lines:
             self._update_maximum_width(updates, max(cell_len(self._process_line(line)) for line in lines))
 

@@ -86,7 +86,9 @@ class CodeTreeView(Tree[str]):
         item = self._items.get(node_id)
         node = self.code_tree.nodes.get(node_id)
         if item is not None and node is not None:
-            item.set_label(node_label(node, node_id == self.current_id))
+            label = node_label(node, node_id == self.current_id)
+            if label != item.label:  # most events leave their node's line as it was: no repaint
+                item.set_label(label)
 
     def apply(self, events: Iterable[ev.Event]) -> None:
         """Bring the tree up to date with a batch of agent events."""
