@@ -184,7 +184,8 @@ class PaneRoutes(RunScreen):
 
     def show_prompt(self, title: str, prompt: str) -> None:
         self.shown_prompt = (title, prompt)
-        for view in self.query(PromptView):  # absent for a moment after start (lazy)
+        view = self.query_one_optional(PromptView)  # absent for a moment after start (lazy)
+        if view is not None:
             view.show(title, prompt)
 
     def on_show_prompt(self, message: ShowPrompt) -> None:
