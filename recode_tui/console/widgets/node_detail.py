@@ -38,6 +38,7 @@ class NodeDetail(SteadyScrollbars, can_focus=True):
         self.content: RenderableType = ""  # what the pane shows: a Rich renderable
         self._lines: list[Strip] = []  # `content` drawn at `_lines_width`
         self._lines_width = -1  # -1: not drawn since `content` changed
+        self._lines_style: object = None  # the pane's style the lines were drawn in
 
     _key: tuple | None = None
     shown_id = ""  # the node shown ('' for none)
@@ -54,7 +55,7 @@ class NodeDetail(SteadyScrollbars, can_focus=True):
         if scrollbar:
             width -= self.styles.scrollbar_size_vertical
             lines = Visual.to_strips(self, visual, width, None, self.visual_style)
-        self._lines, self._lines_width = lines, self.content_size.width
+        self._lines, self._lines_width, self._lines_style = lines, self.content_size.width, self.visual_style
         if scrollbar != self.show_vertical_scrollbar:
             # shown or hidden now, so the layout the new height asks for places it (Textual would decide
             # it during that layout, and ask for another)
@@ -65,6 +66,12 @@ class NodeDetail(SteadyScrollbars, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         if self.content_size.width != self._lines_width:
+            self._draw()
+
+    def notify_style_update(self) -> None:
+        """Another theme (or any change of the pane's colours): the lines drawn again in it."""
+        super().notify_style_update()
+        if self._lines and self.visual_style != self._lines_style:
             self._draw()
 
     def render_line(self, y: int) -> Strip:

@@ -1,0 +1,20 @@
+"""The node pane draws its own lines (widgets/node_detail.py): they follow the pane's colours, as a
+Static's would, when the theme changes."""
+
+from __future__ import annotations
+
+from recode_tui.console.widgets.node_detail import NodeDetail
+
+from .page import toy_console
+
+
+async def test_the_node_pane_is_drawn_again_in_a_new_themes_colours(toy_env) -> None:
+    async with toy_console(breakpoints=[]) as page:
+        pane = page.screen.query_one(NodeDetail)
+        page.app.theme = "textual-light"
+        await page.pilot.pause()
+        line = list(pane.render_lines(pane.region.reset_offset)[1])  # the node's first line, inside the border
+        padding, text = line[1], next(s for s in line[2:] if s.text.strip())
+        assert text.text.strip() == pane.shown_id  # the node's id opens its detail
+        assert text.style is not None and padding.style is not None
+        assert text.style.bgcolor == padding.style.bgcolor  # the text on the pane's own (light) background
