@@ -36,8 +36,8 @@ class NodeDetail(SteadyScrollbars, can_focus=True):
         super().__init__(id=id)
         self.awaiting_llm_word = awaiting_llm_word
         self.content: RenderableType = ""  # what the pane shows: a Rich renderable
-        self._lines: list[Strip] = []  # `content` drawn at `_lines_width`
-        self._lines_width = -1  # -1: not drawn since `content` changed
+        self._lines: list[Strip] = []  # `content` drawn for `_lines_size`
+        self._lines_size = Size(0, 0)  # the pane's inner size the lines were drawn for
         self._lines_style: object = None  # the pane's style the lines were drawn in
 
     _key: tuple | None = None
@@ -55,7 +55,7 @@ class NodeDetail(SteadyScrollbars, can_focus=True):
         if scrollbar:
             width -= self.styles.scrollbar_size_vertical
             lines = Visual.to_strips(self, visual, width, None, self.visual_style)
-        self._lines, self._lines_width, self._lines_style = lines, self.content_size.width, self.visual_style
+        self._lines, self._lines_size, self._lines_style = lines, self.content_size, self.visual_style
         if scrollbar != self.show_vertical_scrollbar:
             # shown or hidden now, so the layout the new height asks for places it (Textual would decide
             # it during that layout, and ask for another)
@@ -65,7 +65,8 @@ class NodeDetail(SteadyScrollbars, can_focus=True):
         self.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
-        if self.content_size.width != self._lines_width:
+        """A new width wraps the lines again; a new height may want the scrollbar, or no longer."""
+        if self.content_size != self._lines_size:
             self._draw()
 
     def notify_style_update(self) -> None:
