@@ -126,8 +126,8 @@ LOOP = (
 def detail_text(page: ConsolePage) -> str:
     from recode_tui.console.widgets.node_detail import NodeDetail
 
-    body = page.screen.query_one(NodeDetail).query_one("#detail-body")
-    return "\n".join(strip.text for strip in body.render_lines(body.region.reset_offset))
+    pane = page.screen.query_one(NodeDetail)
+    return "\n".join(strip.text for strip in pane.render_lines(pane.region.reset_offset))
 
 
 async def test_the_running_line_moves_between_the_actions_of_a_loop() -> None:
@@ -178,6 +178,7 @@ async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
         # The call's start moved a second back, twice, stands for the seconds a slow model takes (none is
         # waited): the clock must show the time so far at its ticks and move on, whichever second it shows.
         await wait_for(pilot, lambda: "slowmodel is answering n0… " in page.status(), what="the model clock")
+        assert "▶ running" in page.status().splitlines()[0]  # a command that lasts is said to be running
         page.agent.host.answering_since -= 1.0
         await wait_for(pilot, lambda: seconds() >= 1, what="the model clock at 1 s or more")
         first = seconds()

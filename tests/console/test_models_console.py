@@ -237,7 +237,7 @@ async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_t
             await page.pilot.pause()
             first = served[0]
             own = (first.prompt_tokens * PRICE_IN + first.completion_tokens * PRICE_OUT) / 1_000_000
-            detail = rendered(page.screen.query_one(NodeDetail).query_one("#detail-body").content)
+            detail = rendered(page.screen.query_one(NodeDetail).content)
             assert f"#1 expand by model: tokens {first.prompt_tokens}+{first.completion_tokens} · ${own:.4f}" in detail
 
 

@@ -33,7 +33,7 @@ READ_SECRETS = 'data = open("/etc/passwd").read()'
 
 def detail_text(page: ConsolePage) -> str:
     console = Console(width=200, record=True, file=io.StringIO())
-    console.print(page.screen.query_one(NodeDetail).query_one("#detail-body").content)
+    console.print(page.screen.query_one(NodeDetail).content)
     return console.export_text()
 
 

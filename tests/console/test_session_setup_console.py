@@ -160,7 +160,7 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
             await page.press("home")
             root = page.screen.agent.tree.root
             assert root.llm_calls[-1].person_seconds >= 0.8 and root.llm_calls[-1].seconds < 0.8
-            detail = rendered(page.screen.query_one(NodeDetail).query_one("#detail-body").content)
+            detail = rendered(page.screen.query_one(NodeDetail).content)
             assert "· person " in detail  # node detail: the model's time and the person's, apart
             folder = app.session_control.session.folder
     records = [json.loads(line) for line in (folder / "journal.jsonl").read_text().splitlines()]

@@ -11,7 +11,7 @@ from textual import events
 from textual.app import App, ComposeResult
 
 from recode_tui.console.support.textual_compat import (TEXTUAL_MAJOR, FatalErrorHook, KeyFirstTextArea, LineHookLog,
-                                               notifications_on_show, screen_cells, textual_major)
+                                               SteadyScreen, notifications_on_show, screen_cells, textual_major)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -203,6 +203,49 @@ async def test_a_layout_that_leaves_a_scrolling_widgets_sizes_alone_redraws_none
         await pilot.resize_terminal(50, 10)
         await pilot.pause()
         assert redraws and log.size.width == 50 and bar.window_size == log.scrollable_content_region.height
+
+
+async def test_a_logs_width_is_measured_with_its_write_not_in_a_worker() -> None:
+    """`LineHookLog._update_size`: Textual measures a write's widest line in a thread worker, and the width
+    it sets lands after the write's layout (a second one); here it is set by the write itself."""
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield LineHookLog()
+
+    app = Host()
+    async with app.run_test(size=(40, 12)):
+        log = app.query_one(LineHookLog)
+        log.write_lines(["short", "a line of twenty-nine cells.."])
+        assert log.virtual_size.width == 29 and not list(app.workers)
+
+
+async def test_a_resize_to_the_size_the_screen_has_lays_nothing_out_again() -> None:
+    """`SteadyScreen._screen_resized`: Textual lays a screen out at every Resize, a console's start brings
+    three of one size; here only a new size is laid out."""
+    from textual.geometry import Size
+    from textual.widgets import Static
+
+    class Steady(SteadyScreen):
+        def compose(self) -> ComposeResult:
+            yield Static("steady")
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(Steady())
+
+    app = Host()
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        layouts: list[object] = []
+        screen.screen_layout_refresh_signal.subscribe(screen, layouts.append)
+        screen.post_message(events.Resize(Size(40, 12), Size(40, 12)))
+        await pilot.pause()
+        assert not layouts
+        await pilot.resize_terminal(50, 10)
+        await pilot.pause()
+        assert layouts and screen.outer_size == Size(50, 10)
 
 
 class Greeting(App[None]):

@@ -145,10 +145,9 @@ class RunScreen(Screen[None]):
         """The node under the code tree's cursor (None: none is)."""
         from textual.widgets import Tree
 
-        for tree in self.query("#code-tree").results(Tree):
-            item = tree.cursor_node
-            return self.agent.tree.nodes.get(item.data or "") if item is not None else None
-        return None
+        tree = self.query_one_optional("#code-tree", Tree)  # cached until the screen's widgets change
+        item = tree.cursor_node if tree is not None else None
+        return self.agent.tree.nodes.get(item.data or "") if item is not None else None
 
     def say(self, kind: str, text: str, short: str = "") -> None:
         """Line two of the status line: why the run stopped (`short`: said instead when `text` does not fit)."""

@@ -43,6 +43,7 @@ from recode_tui.console.controllers.model_actions import ModelKeys
 from recode_tui.console.controllers.run_events import RunEvents
 from recode_tui.console.run.run_state import RunState, RunStateChanged, action_enabled, keys_differ
 from recode_tui.console.screens.pane_routes import PaneRoutes
+from recode_tui.console.support.textual_compat import SteadyScreen
 from recode_tui.console.controllers.search_actions import PaneSearch
 from recode_tui.console.controllers.session_actions import run_session_action
 from recode_tui.console.controllers.stop_tools import StopTools
@@ -78,7 +79,7 @@ def size_classes(app: App[object]) -> dict[str, bool]:
     return classes
 
 
-class DebugScreen(PaneRoutes):
+class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when the size changed
     """One run on screen: `agent`, its `debugger`, the panes, and the run state that greys keys."""
 
     BINDINGS = DEBUG_BINDINGS

@@ -111,7 +111,9 @@ class PaneRoutes(RunScreen):
     def apply_events(self, events: Iterable[ev.Event]) -> None:
         """A batch of events into the tree, the log, the observation and the variables."""
         events = tuple(events)
-        for pane in (self.tree_view, self.env_log, *self.query(ObservationView), self.variables):
+        # query_one is cached until the screen's widgets change; query() matches every widget each time
+        for pane in (self.tree_view, self.env_log, self.query_one("#peek", ObservationView), self.observation_view,
+                     self.variables):
             pane.apply(events)
         self.run_events.note(events)
         if self.run_state is RunState.RUNNING:  # the tree keeps the node being run in view
@@ -132,7 +134,8 @@ class PaneRoutes(RunScreen):
             self.query_one(NodeDetail).show(node, self.run_events.line_of(node))
 
     def on_show_node(self, message: ShowNode) -> None:
-        for detail in self.query(NodeDetail):
+        detail = self.query_one_optional(NodeDetail)
+        if detail is not None:
             detail.show(message.node, message.line)
 
     def on_show_variables(self, message: ShowVariables) -> None:
@@ -142,7 +145,10 @@ class PaneRoutes(RunScreen):
 
     def on_refresh_agent_view(self, message: RefreshAgentView) -> None:
         """Redraw the agent's tab from `agent.view()`: at stops only, never per event."""
-        for pane in self.query(AgentViewPane):
+        if not self.agent.traits.view_title:
+            return  # an agent without a view of its own has no tab for it (ReCode: its tree is its state)
+        pane = self.query_one_optional(AgentViewPane)
+        if pane is not None:
             pane.show(self.agent.view())
 
     def on_select_node(self, message: SelectNode) -> None:
@@ -178,7 +184,8 @@ class PaneRoutes(RunScreen):
 
     def show_prompt(self, title: str, prompt: str) -> None:
         self.shown_prompt = (title, prompt)
-        for view in self.query(PromptView):  # absent for a moment after start (lazy)
+        view = self.query_one_optional(PromptView)  # absent for a moment after start (lazy)
+        if view is not None:
             view.show(title, prompt)
 
     def on_show_prompt(self, message: ShowPrompt) -> None:

@@ -19,12 +19,19 @@ reason: read the changelog for these names before raising the bound.
   between `add_row` and the table's next idle is cached with the columns' old
   widths, and stays so after the widths grow (a half-drawn row: "+inst str").
   `FreshWidthsDataTable` drops the render caches once the widths are measured.
+- `Log._update_size` (with `Log._update_maximum_width`, `Log._process_line`): Textual measures the
+  widest line of each write in a thread worker, whose result lands after the write's layout and asks
+  for another. `LineHookLog` measures them with the write.
 - `ScrollView._size_updated`: called for every scrolling widget at every layout of the screen
   (a node's detail growing by a line, say); Textual's compares the parent's size with the
   widget's own inner size, which always differ, so it redraws the widget's scrollbars each time,
   and a scrollbar at the bottom of the screen makes the frame repaint every pane between it
   and the change. `SteadyScrollbars` passes it on only when what the scrollbars are drawn from
   (the sizes given, the content's size, the gutter, the overflow styles) changed.
+- `Screen._screen_resized`: Textual lays the whole screen out again at every Resize event it gets,
+  and a console's start brings three of the same size (the first layout's own, the app's first
+  size, its next idle's): three layouts and their frames, one of them a full repaint.
+  `SteadyScreen` lays out only when the size changed, as Textual's own screen resume does.
 - `Strip.render` (with `Strip._render_cache`, `Strip._segments`, `Console._color_system`): where
   every line a widget draws becomes the characters sent to the terminal, and the only place all of
   them pass. `guard_terminal_output` makes it drop control characters from the text (a model's
@@ -50,8 +57,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from textual import events
 from textual.geometry import Size
+from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import DataTable, Log, TextArea
@@ -101,6 +110,15 @@ class SteadyScrollbars(ScrollView):
         return super()._size_updated(size, virtual_size, container_size, layout)
 
 
+class SteadyScreen(Screen[None]):
+    """A screen laid out again at a Resize only when its size changed."""
+
+    def _screen_resized(self, size: Size) -> None:  # Textual's private hook (see the module docstring)
+        if size == self.outer_size:
+            return  # laid out at this size already: a layout asked for since comes with the next frame
+        super()._screen_resized(size)
+
+
 class LineHookLog(Log, SteadyScrollbars):  # the mixin after: Textual reads CSS from the first base
     """A Log whose lines can be styled one at a time: `before_line(y)` runs before line `y` renders
     (set up the highlighter), `after_line()` after it. Rendered lines stay cached until `clear_line_cache`."""
@@ -129,6 +147,14 @@ class LineHookLog(Log, SteadyScrollbars):  # the mixin after: Textual reads CSS 
         if cache:
             self._render_line_cache[y] = line
         return line
+
+    def _update_size(self, *args: Any, **kwargs: Any) -> Any:  # Textual's (updates, lines), typed as its worker's
+        # Textual measures the widest new line in a thread worker, one per write, and sets the width it
+        # finds from there: a worker's messages, and a second layout when that lands after the first.
+        # Measured here, with the write: the width goes into the write's own layout.
+        updates, lines = args
+        if lines:
+            self._update_maximum_width(updates, max(cell_len(self._process_line(line)) for line in lines))
 
 
 class KeyFirstTextArea(TextArea, SteadyScrollbars):
@@ -271,6 +297,6 @@ def notifications_on_show(app: App[Any]) -> list[Notification]:
     return list(getattr(app, "_notifications"))  # dynamic: Textual's private list
 
 
-__all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "SteadyScrollbars", "TEXTUAL_MAJOR", "guard_terminal_output",
-           "notifications_on_show", "screen_cells", "share_css_parsing", "share_highlight_queries", "textual_major"]
-
+__all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "SteadyScreen", "SteadyScrollbars", "TEXTUAL_MAJOR",
+           "guard_terminal_output", "notifications_on_show", "screen_cells", "share_css_parsing",
+           "share_highlight_queries", "textual_major"]

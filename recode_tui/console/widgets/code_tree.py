@@ -86,7 +86,9 @@ class CodeTreeView(Tree[str]):
         item = self._items.get(node_id)
         node = self.code_tree.nodes.get(node_id)
         if item is not None and node is not None:
-            item.set_label(node_label(node, node_id == self.current_id))
+            label = node_label(node, node_id == self.current_id)
+            if label != item.label:  # most events leave their node's line as it was: no repaint
+                item.set_label(label)
 
     def apply(self, events: Iterable[ev.Event]) -> None:
         """Bring the tree up to date with a batch of agent events."""
@@ -153,7 +155,8 @@ class CodeTreeView(Tree[str]):
         self._open = {n for n in path if self._items.get(n) is not None and self._items[n].children}
 
     def follow(self, force: bool = False) -> None:
-        """Move the cursor to the current node and scroll it into view.
+        """Move the cursor to the current node and scroll it into view, now: the stop that called it
+        shows the node under the cursor in the same frame (not the old one, then the new one a frame later).
 
         Once after `show_node` the stop that follows leaves the cursor where it was put;
         `force` (the person's `f`) always moves it.
@@ -167,17 +170,23 @@ class CodeTreeView(Tree[str]):
         item = self._items.get(self.current_id)
         if item is None:
             return
-
-        self.call_after_refresh(self.put_cursor, item)
+        self.put_cursor(item)
 
     def put_cursor(self, item: TreeNode[str]) -> None:
         """The cursor on `item`, in view. A row that now holds another node (a finished subtree folded
         under the cursor) moves no cursor line, so Tree says nothing: say it, and the node pane follows."""
+        self.lay_out_lines()
         line = self.cursor_line
         self.move_cursor(item)
         if self.cursor_line == line:
             self.post_message(Tree.NodeHighlighted(item))
         self.scroll_to_node(item, animate=False)
+
+    def lay_out_lines(self) -> None:
+        """Number the tree's lines now. Tree numbers them lazily, when they are next read (at its
+        idle, or its next frame), so a node added or opened since has no line yet to put the cursor on;
+        `last_line` reads them."""
+        self.last_line  # noqa: B018 - read for its effect: the lines are built
 
     def show_node(self, node_id: str) -> bool:
         """Open the way to a node and put the cursor on it (`tui --at NODE`); False if there is none."""

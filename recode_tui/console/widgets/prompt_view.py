@@ -11,12 +11,14 @@ from textual.widgets import Static, TextArea
 from textual.widgets.text_area import Selection
 
 from recode_tui.console.run.hosts import RunScreen
+from recode_tui.console.support.textual_compat import SteadyScrollbars
 from recode_tui.console.widgets.search import Match
 from recode_tui.setup.shown import shown
 
 
-class PromptText(TextArea):
-    """The read-only prompt: Home and End go to its top and bottom (a line has nothing to move in)."""
+class PromptText(TextArea, SteadyScrollbars):  # the mixin after: Textual reads CSS from the first base
+    """The read-only prompt: Home and End go to its top and bottom (a line has nothing to move in); its
+    scrollbar is redrawn when its sizes change, not at every layout of the screen (a frame each)."""
 
     BINDINGS = [
         Binding("home", "top", "Top", id="prompt.top", show=False),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.timer import Timer
 from textual.widget import Widget
 
 STATE_STYLES = {
@@ -28,6 +29,7 @@ REASON_ICONS = {
 
 
 SEP = (" │ ", "dim")
+RUNNING_SAID_AFTER = 0.1  # seconds a command runs before the line says so (a step is shown sooner)
 
 
 class StatusBar(Widget):
@@ -37,6 +39,10 @@ class StatusBar(Widget):
     Neither line ever wraps: line one drops its least useful parts to fit the
     width (the run state stays), line two drops the session's name when it does not
     fit whole; only a part too long for the line alone is cut with `…`.
+
+    A command is said to be running once it has run for `RUNNING_SAID_AFTER`: most steps
+    stop sooner, and the line then goes from one stop to the next without a flash of
+    `running` in between (and the terminal without a frame to draw it).
     """
 
     def __init__(self, **kwargs) -> None:
@@ -47,6 +53,9 @@ class StatusBar(Widget):
         self._short_reason = Text()  # line two when `_reason` does not fit
         self._session = Text()  # where the run is journaled: the end of line two
         self._activity = Text()  # shown instead of the reason while it lasts (a model answering)
+        self._state = ""  # the run's state, as last given
+        self._state_shown = ""  # the run's state the line says
+        self._running_said: Timer | None = None  # set while a command's `running` waits to be said
 
     def set_session(self, name: str | None, *, how: str = "new", failed: bool = False, opening: bool = False) -> None:
         """The session part, set by the session control (it changes rarely, apart from `show`).
@@ -125,6 +134,18 @@ class StatusBar(Widget):
         reason_style = "bold" if reason_kind != "info" else "dim"
         self._reason = Text.assemble(" ", (icon, icon_style), " ", (reason or "", reason_style))
         self._short_reason = Text.assemble(" ", (icon, icon_style), " ", (short_reason, reason_style)) if short_reason else Text()
+        self._state = state
+        if state == "running" and self._state_shown != "running":
+            if self._running_said is None:  # said once the command has run a moment, with the figures of then
+                self._running_said = self.set_timer(RUNNING_SAID_AFTER, self._say_running)
+            return
+        if self._running_said is not None:
+            self._running_said.stop()
+            self._running_said = None
+        self._paint()
+
+    def _say_running(self) -> None:
+        self._running_said = None
         self._paint()
 
     def on_resize(self) -> None:
@@ -144,6 +165,7 @@ class StatusBar(Widget):
             line2 = Text.assemble(line2, (" │ ", "dim"), session)
         line2.truncate(width, overflow="ellipsis")
         text = Text("\n").join([line1, line2])
+        self._state_shown = self._state
         if text != self._text:
             self._text = text
             self.refresh()

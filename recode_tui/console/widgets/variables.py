@@ -148,7 +148,8 @@ class VariablesPane(Vertical):
         if summary.name in table.rows:
             shown = self._shown.get(summary.name)
             for index, (key, value) in enumerate(zip(("mark", "name", "type", "value"), row)):
-                if shown is None or shown[index] != value:  # the column re-fits: a shorter value narrows it
+                # (Text's == ignores the style it was made with: a name's mark colour going is a change too)
+                if shown is None or shown[index] != value or shown[index].style != value.style:  # the column re-fits
                     table.update_cell(summary.name, key, value, update_width=True)
         else:
             table.add_row(*row, key=summary.name)
