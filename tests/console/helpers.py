@@ -6,6 +6,7 @@ import asyncio
 import time
 from typing import TypeVar
 
+from textual import events
 from textual.app import App
 from textual.pilot import Pilot
 from textual.signal import Signal
@@ -276,3 +277,64 @@ def code_keys(text: str) -> list[str]:
             auto -= (auto - 1) % 4 + 1
         keys.extend(" " * (want - auto) + line[want:] if line.strip() else "")
     return keys
+
+
+def key_event(key: str) -> events.Key:
+    """The key event a terminal sends for `key`, named as `pilot.press` names keys ("n", "ctrl+s",
+    "question_mark", or the character itself), with the character it types, as Pilot gives it."""
+    import unicodedata
+
+    from textual.keys import KEY_TO_UNICODE_NAME, REPLACED_KEYS
+
+    if len(key) == 1 and not key.isalnum():
+        key = key_name(key)
+    named = REPLACED_KEYS.get(key, key)
+    try:
+        char: str | None = unicodedata.lookup(KEY_TO_UNICODE_NAME.get(named, named))
+    except KeyError:
+        char = key if len(key) == 1 else None
+    return events.Key(key, char)
+
+
+def post_keys(app: App, *keys: str) -> None:
+    """Send `keys` to `app` as its terminal does, without waiting: `pilot.press` waits for the process
+    to go idle after each key, which lets Textual draw every frame of what the key started (a stop's
+    layout, its scrollbars, the tree's cursor a frame later); a test awaits what it needs instead."""
+    for key in keys:
+        app.post_message(key_event(key))
+
+
+async def queues_drained(app: App) -> None:
+    """Wait until the app and every widget of its screen have handled the messages queued so far (a
+    call queued behind them on each runs last), without drawing a frame: what a stop or a key posted
+    (the editor's focus, the key line, a pane's request) is handled. `pilot.pause` also waits for the
+    process to go idle, and Textual draws the frames pending by then."""
+    pending = [node for node in (app, *app.screen.walk_children(with_self=True))]
+    left = len(pending)
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def handled() -> None:
+        nonlocal left
+        left -= 1
+        if left == 0 and not done.done():
+            done.set_result(None)
+
+    for node in pending:
+        if not node.call_later(handled):  # a node closing: nothing queued there to wait for
+            handled()
+    await published(done, "the messages queued to the app and its screen")
+
+
+async def refreshed(app: App) -> None:
+    """Wait until what the screen queued to run after its next refresh has run (the tree puts its
+    cursor on the current node so, after the stop's frame), then the messages that posted: one frame,
+    not the idle `pilot.pause` waits for."""
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def ran() -> None:
+        if not done.done():
+            done.set_result(None)
+
+    app.screen.call_after_refresh(ran)
+    await published(done, "the screen's refresh")
+    await queues_drained(app)

@@ -27,7 +27,7 @@ from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.status_bar import StatusBar
 from tests.settings import console_options
 
-from .helpers import HANG, SIZE, armed, published, replays_done, type_text
+from .helpers import HANG, SIZE, armed, post_keys, published, queues_drained, refreshed, replays_done, type_text
 
 if TYPE_CHECKING:
     from agent.llm import LLM
@@ -192,7 +192,7 @@ class ConsolePage:
     async def command(self, *keys: str) -> None:
         """Press keys that run one agent command and wait until its stop is shown."""
         stop = self._next_stop()
-        await self.pilot.press(*keys)
+        post_keys(self.app, *keys)
         await self._shown(stop)
 
     async def step(self, mode: str = "next") -> None:
@@ -264,7 +264,8 @@ class ConsolePage:
             await asyncio.wait_for(stop, HANG)
         except asyncio.TimeoutError:
             raise AssertionError(f"no stop was shown in {HANG:g} s (the run says: {self.reason!r})") from None
-        await self.pilot.pause()  # the requests the stop posted (the editor's focus, the key line) are handled
+        await queues_drained(self.app)  # the requests the stop posted (the editor's focus, the key line) are handled
+        await refreshed(self.app)  # and what waited for the stop's frame (the tree's cursor on the current node)
 
     async def reached(self, state: str) -> None:
         """Wait until the run's state is `state`: for what no stop marks (a review's proposal, shown
