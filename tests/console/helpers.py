@@ -32,17 +32,15 @@ async def wait_for(pilot: Pilot, predicate, timeout: float = 90.0, what: str = "
 
 async def select_node(pilot: Pilot, app: RecodeApp, node_id: str) -> None:
     """Put the tree's cursor on `node_id` as a person would, and make sure it stays there: until the
-    opened run's last redraw is done the tree still follows the current node and takes the cursor back
-    (a key pressed then acts on another node)."""
-    def there() -> bool:
-        cursor = app.debug_screen.tree_view.cursor_node
-        return cursor is not None and cursor.data == node_id
-
-    for _ in range(3):  # placed, and still there after the app's pending refreshes
-        await wait_for(pilot, lambda: there() or bool(app.debug_screen.tree_view.move_cursor(app.debug_screen.tree_view.item(node_id))),
-                       what=f"the cursor on {node_id}")
-        await pilot.pause(0.1)
-    assert there(), f"the tree took the cursor off {node_id}"
+    shown stop's frame is drawn the tree still follows the current node and takes the cursor back (a
+    key pressed then acts on another node), so that frame is awaited first."""
+    tree = app.debug_screen.tree_view
+    await queues_drained(app)  # the tree's own placement of its cursor is queued for after the frame
+    await refreshed(app)
+    tree.move_cursor(tree.item(node_id))
+    await pilot.pause()  # the panes that follow the cursor (the node's detail) show the node, drawn
+    cursor = tree.cursor_node
+    assert cursor is not None and cursor.data == node_id, f"the tree took the cursor off {node_id}"
 
 
 def armed(app: App, signal: Signal[T]) -> asyncio.Future[T]:
@@ -338,3 +336,31 @@ async def refreshed(app: App) -> None:
     app.screen.call_after_refresh(ran)
     await published(done, "the screen's refresh")
     await queues_drained(app)
+
+
+async def key_pressed(app: App, key: str) -> None:
+    """Send `key` as the terminal does and wait until every part that may act on it has had it: the app
+    (its priority bindings), the widget focused then and each of its parents up to the screen (the key
+    bubbles up one queue at a time), the app again (the other bindings run their action there); then
+    the messages all that posted. Unlike `pilot.press`, no wait for the process to go idle, so no frame
+    is drawn for the key unless a test awaits one (`refreshed`)."""
+    app.post_message(key_event(key))
+    await _behind_queue(app)
+    focused = app.focused or app.screen
+    for node in (*focused.ancestors_with_self,):
+        if node is not app:
+            await _behind_queue(node)
+    await _behind_queue(app)
+    await queues_drained(app)
+
+
+async def _behind_queue(node) -> None:
+    """Wait until `node` has handled the messages queued to it so far (none to wait for once it closed)."""
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def reached() -> None:
+        if not done.done():
+            done.set_result(None)
+
+    if node.call_later(reached):
+        await published(done, f"the messages queued to {type(node).__name__}")

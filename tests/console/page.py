@@ -27,7 +27,7 @@ from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.status_bar import StatusBar
 from tests.settings import console_options
 
-from .helpers import HANG, SIZE, armed, post_keys, published, queues_drained, refreshed, replays_done, type_text
+from .helpers import HANG, SIZE, armed, key_pressed, post_keys, published, queues_drained, refreshed, replays_done, select_node, type_text
 
 if TYPE_CHECKING:
     from agent.llm import LLM
@@ -187,7 +187,8 @@ class ConsolePage:
             await asyncio.wait_for(self.screen.first_stop_shown.wait(), HANG)
         except asyncio.TimeoutError:
             raise AssertionError(f"the run showed no stop in {HANG:g} s (it says: {self.reason!r})") from None
-        await self.pilot.pause()
+        await queues_drained(self.app)
+        await refreshed(self.app)
 
     async def command(self, *keys: str) -> None:
         """Press keys that run one agent command and wait until its stop is shown."""
@@ -207,11 +208,8 @@ class ConsolePage:
 
     async def select(self, node_id: str) -> None:
         """Put the tree's cursor on `node_id`, the tree focused, as a person does with the arrow keys."""
-        tree = self.screen.tree_view
-        tree.focus()
-        tree.move_cursor(tree.item(node_id))
-        await self.pilot.pause()
-        assert tree.cursor_node is not None and tree.cursor_node.data == node_id, f"the cursor is not on {node_id}"
+        self.screen.tree_view.focus()
+        await select_node(self.pilot, self.app, node_id)
 
     async def put_answer(self, text: str) -> AnswerCheck:
         """Put `text` in the open answer editor at once (as a paste) and return its check, once shown."""
@@ -229,7 +227,11 @@ class ConsolePage:
         self.screen.tree_view.focus()
 
     async def press(self, *keys: str) -> None:
-        await self.pilot.press(*keys)
+        """Press keys one at a time, each handled (with what it posted) before the next is sent; then
+        the frame they call for is drawn (a pane they resized has its new size)."""
+        for key in keys:
+            await key_pressed(self.app, key)
+        await refreshed(self.app)
 
     async def type(self, text: str) -> None:
         await type_text(self.pilot, text)
