@@ -327,6 +327,27 @@ class ConsolePage:
             await self.app.workers.wait_for_complete(left)
         await self.pilot.pause()
 
+    async def status_shows(self, predicate: Callable[[str], bool], what: str) -> None:
+        """Wait until the status line's text satisfies `predicate` (at once if it does): what the run
+        waits for (a model answering, its clock) changes only at the line's `set_activity`, which is
+        awaited, so nothing polls while a clock ticks."""
+        bar = self.screen.query_one(StatusBar)
+        if predicate(bar.text):
+            return
+        shown: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        set_activity = bar.set_activity
+
+        def observed(text: str) -> None:
+            set_activity(text)
+            if predicate(bar.text) and not shown.done():
+                shown.set_result(None)
+
+        bar.set_activity = observed  # type: ignore[method-assign]
+        try:
+            await published(shown, f"the status line showing {what}")
+        finally:
+            del bar.set_activity
+
     async def opened(self, *keys: str) -> Any:
         """Press keys that open a screen (W the prompt workspace, ctrl+r its comparison, S the sessions)
         and return the screen once it is on show: awaits the app's screen change; nothing polls."""
