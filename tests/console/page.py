@@ -7,7 +7,10 @@ console on the toy world (tests/toyenv) with the runtime's own in-process runner
 a test of what the sandbox or ALFWorld does keeps `build_app` with the real ones.
 
 Waits await what they need: a command's result is the screen's `stop_shown` signal, published once
-the stop is shown in every pane; nothing polls.
+the stop is shown in every pane, then the messages it queued and its frame; nothing polls. Keys are
+sent as the terminal sends them, not with `pilot.press`, which waits for the process to go idle after
+each key and so lets Textual draw every frame of what the key started (a stop's layout, its scrollbars,
+the tree's cursor a frame later): most of a console test's CPU is Textual drawing.
 """
 
 from __future__ import annotations
