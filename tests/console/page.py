@@ -231,10 +231,11 @@ class ConsolePage:
 
     async def press(self, *keys: str) -> None:
         """Press keys one at a time, each handled (with what it posted) before the next is sent; then
-        the frame they call for is drawn (a pane they resized has its new size)."""
+        wait, as `pilot.press` does after each key, until the app is idle: the frames the keys call for are
+        drawn (a box a key filled has its scrollbar and its text wrapped to the width left)."""
         for key in keys:
             await key_pressed(self.app, key)
-        await refreshed(self.app)
+        await self.pilot.pause()
 
     async def type(self, text: str) -> None:
         await type_text(self.pilot, text)
