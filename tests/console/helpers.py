@@ -6,6 +6,7 @@ import asyncio
 import time
 from typing import TypeVar
 
+from textual import events
 from textual.app import App
 from textual.pilot import Pilot
 from textual.signal import Signal
@@ -31,17 +32,15 @@ async def wait_for(pilot: Pilot, predicate, timeout: float = 90.0, what: str = "
 
 async def select_node(pilot: Pilot, app: RecodeApp, node_id: str) -> None:
     """Put the tree's cursor on `node_id` as a person would, and make sure it stays there: until the
-    opened run's last redraw is done the tree still follows the current node and takes the cursor back
-    (a key pressed then acts on another node)."""
-    def there() -> bool:
-        cursor = app.debug_screen.tree_view.cursor_node
-        return cursor is not None and cursor.data == node_id
-
-    for _ in range(3):  # placed, and still there after the app's pending refreshes
-        await wait_for(pilot, lambda: there() or bool(app.debug_screen.tree_view.move_cursor(app.debug_screen.tree_view.item(node_id))),
-                       what=f"the cursor on {node_id}")
-        await pilot.pause(0.1)
-    assert there(), f"the tree took the cursor off {node_id}"
+    shown stop's frame is drawn the tree still follows the current node and takes the cursor back (a
+    key pressed then acts on another node), so that frame is awaited first."""
+    tree = app.debug_screen.tree_view
+    await queues_drained(app)  # the tree's own placement of its cursor is queued for after the frame
+    await refreshed(app)
+    tree.move_cursor(tree.item(node_id))
+    await pilot.pause()  # the panes that follow the cursor (the node's detail) show the node, drawn
+    cursor = tree.cursor_node
+    assert cursor is not None and cursor.data == node_id, f"the tree took the cursor off {node_id}"
 
 
 def armed(app: App, signal: Signal[T]) -> asyncio.Future[T]:
@@ -276,3 +275,92 @@ def code_keys(text: str) -> list[str]:
             auto -= (auto - 1) % 4 + 1
         keys.extend(" " * (want - auto) + line[want:] if line.strip() else "")
     return keys
+
+
+def key_event(key: str) -> events.Key:
+    """The key event a terminal sends for `key`, named as `pilot.press` names keys ("n", "ctrl+s",
+    "question_mark", or the character itself), with the character it types, as Pilot gives it."""
+    import unicodedata
+
+    from textual.keys import KEY_TO_UNICODE_NAME, REPLACED_KEYS
+
+    if len(key) == 1 and not key.isalnum():
+        key = key_name(key)
+    named = REPLACED_KEYS.get(key, key)
+    try:
+        char: str | None = unicodedata.lookup(KEY_TO_UNICODE_NAME.get(named, named))
+    except KeyError:
+        char = key if len(key) == 1 else None
+    return events.Key(key, char)
+
+
+def post_keys(app: App, *keys: str) -> None:
+    """Send `keys` to `app` as its terminal does, without waiting: `pilot.press` waits for the process
+    to go idle after each key, which lets Textual draw every frame of what the key started (a stop's
+    layout, its scrollbars, the tree's cursor a frame later); a test awaits what it needs instead."""
+    for key in keys:
+        app.post_message(key_event(key))
+
+
+async def queues_drained(app: App) -> None:
+    """Wait until the app and every widget of its screen have handled the messages queued so far (a
+    call queued behind them on each runs last), without drawing a frame: what a stop or a key posted
+    (the editor's focus, the key line, a pane's request) is handled. `pilot.pause` also waits for the
+    process to go idle, and Textual draws the frames pending by then."""
+    pending = [node for node in (app, *app.screen.walk_children(with_self=True))]
+    left = len(pending)
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def handled() -> None:
+        nonlocal left
+        left -= 1
+        if left == 0 and not done.done():
+            done.set_result(None)
+
+    for node in pending:
+        if not node.call_later(handled):  # a node closing: nothing queued there to wait for
+            handled()
+    await published(done, "the messages queued to the app and its screen")
+
+
+async def refreshed(app: App) -> None:
+    """Wait until what the screen queued to run after its next refresh has run (the tree puts its
+    cursor on the current node so, after the stop's frame), then the messages that posted: one frame,
+    not the idle `pilot.pause` waits for."""
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def ran() -> None:
+        if not done.done():
+            done.set_result(None)
+
+    app.screen.call_after_refresh(ran)
+    await published(done, "the screen's refresh")
+    await queues_drained(app)
+
+
+async def key_pressed(app: App, key: str) -> None:
+    """Send `key` as the terminal does and wait until every part that may act on it has had it: the app
+    (its priority bindings), the widget focused then and each of its parents up to the screen (the key
+    bubbles up one queue at a time), the app again (the other bindings run their action there); then
+    the messages all that posted. Unlike `pilot.press`, no wait for the process to go idle, so no frame
+    is drawn for the key unless a test awaits one (`refreshed`)."""
+    app.post_message(key_event(key))
+    await _behind_queue(app)
+    focused = app.focused or app.screen
+    for node in (*focused.ancestors_with_self,):
+        if node is not app:
+            await _behind_queue(node)
+    await _behind_queue(app)
+    await queues_drained(app)
+
+
+async def _behind_queue(node) -> None:
+    """Wait until `node` has handled the messages queued to it so far (none to wait for once it closed)."""
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def reached() -> None:
+        if not done.done():
+            done.set_result(None)
+
+    if node.call_later(reached):
+        await published(done, f"the messages queued to {type(node).__name__}")

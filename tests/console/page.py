@@ -7,7 +7,10 @@ console on the toy world (tests/toyenv) with the runtime's own in-process runner
 a test of what the sandbox or ALFWorld does keeps `build_app` with the real ones.
 
 Waits await what they need: a command's result is the screen's `stop_shown` signal, published once
-the stop is shown in every pane; nothing polls.
+the stop is shown in every pane, then the messages it queued and its frame; nothing polls. Keys are
+sent as the terminal sends them, not with `pilot.press`, which waits for the process to go idle after
+each key and so lets Textual draw every frame of what the key started (a stop's layout, its scrollbars,
+the tree's cursor a frame later): most of a console test's CPU is Textual drawing.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.status_bar import StatusBar
 from tests.settings import console_options
 
-from .helpers import HANG, SIZE, armed, published, replays_done, type_text
+from .helpers import HANG, SIZE, armed, key_pressed, post_keys, published, queues_drained, refreshed, replays_done, select_node, type_text
 
 if TYPE_CHECKING:
     from agent.llm import LLM
@@ -187,12 +190,13 @@ class ConsolePage:
             await asyncio.wait_for(self.screen.first_stop_shown.wait(), HANG)
         except asyncio.TimeoutError:
             raise AssertionError(f"the run showed no stop in {HANG:g} s (it says: {self.reason!r})") from None
-        await self.pilot.pause()
+        await queues_drained(self.app)
+        await refreshed(self.app)
 
     async def command(self, *keys: str) -> None:
         """Press keys that run one agent command and wait until its stop is shown."""
         stop = self._next_stop()
-        await self.pilot.press(*keys)
+        post_keys(self.app, *keys)
         await self._shown(stop)
 
     async def step(self, mode: str = "next") -> None:
@@ -207,11 +211,8 @@ class ConsolePage:
 
     async def select(self, node_id: str) -> None:
         """Put the tree's cursor on `node_id`, the tree focused, as a person does with the arrow keys."""
-        tree = self.screen.tree_view
-        tree.focus()
-        tree.move_cursor(tree.item(node_id))
-        await self.pilot.pause()
-        assert tree.cursor_node is not None and tree.cursor_node.data == node_id, f"the cursor is not on {node_id}"
+        self.screen.tree_view.focus()
+        await select_node(self.pilot, self.app, node_id)
 
     async def put_answer(self, text: str) -> AnswerCheck:
         """Put `text` in the open answer editor at once (as a paste) and return its check, once shown."""
@@ -229,7 +230,12 @@ class ConsolePage:
         self.screen.tree_view.focus()
 
     async def press(self, *keys: str) -> None:
-        await self.pilot.press(*keys)
+        """Press keys one at a time, each handled (with what it posted) before the next is sent; then
+        wait, as `pilot.press` does after each key, until the app is idle: the frames the keys call for are
+        drawn (a box a key filled has its scrollbar and its text wrapped to the width left)."""
+        for key in keys:
+            await key_pressed(self.app, key)
+        await self.pilot.pause()
 
     async def type(self, text: str) -> None:
         await type_text(self.pilot, text)
@@ -264,7 +270,8 @@ class ConsolePage:
             await asyncio.wait_for(stop, HANG)
         except asyncio.TimeoutError:
             raise AssertionError(f"no stop was shown in {HANG:g} s (the run says: {self.reason!r})") from None
-        await self.pilot.pause()  # the requests the stop posted (the editor's focus, the key line) are handled
+        await queues_drained(self.app)  # the requests the stop posted (the editor's focus, the key line) are handled
+        await refreshed(self.app)  # and what waited for the stop's frame (the tree's cursor on the current node)
 
     async def reached(self, state: str) -> None:
         """Wait until the run's state is `state`: for what no stop marks (a review's proposal, shown
@@ -323,6 +330,27 @@ class ConsolePage:
         if left:
             await self.app.workers.wait_for_complete(left)
         await self.pilot.pause()
+
+    async def status_shows(self, predicate: Callable[[str], bool], what: str) -> None:
+        """Wait until the status line's text satisfies `predicate` (at once if it does): what the run
+        waits for (a model answering, its clock) changes only at the line's `set_activity`, which is
+        awaited, so nothing polls while a clock ticks."""
+        bar = self.screen.query_one(StatusBar)
+        if predicate(bar.text):
+            return
+        shown: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        set_activity = bar.set_activity
+
+        def observed(text: str) -> None:
+            set_activity(text)
+            if predicate(bar.text) and not shown.done():
+                shown.set_result(None)
+
+        bar.set_activity = observed  # type: ignore[method-assign]
+        try:
+            await published(shown, f"the status line showing {what}")
+        finally:
+            del bar.set_activity
 
     async def opened(self, *keys: str) -> Any:
         """Press keys that open a screen (W the prompt workspace, ctrl+r its comparison, S the sessions)

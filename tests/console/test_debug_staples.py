@@ -19,7 +19,7 @@ from agent.runtime import events as ev
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.shell_prompt import ShellPrompt
 
-from .helpers import armed, notifications, published, select_node, wait_for
+from .helpers import armed, notifications, published, select_node
 from .page import TOY_GAME, ConsolePage, at, shared_consoles, toy_console
 from .test_pilot import nested_model
 from tests.settings import console_options
@@ -169,7 +169,6 @@ class GatedLLM:
 async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
     llm = GatedLLM()
     async with toy_console(llm, breakpoints=[]) as page:
-        pilot = page.pilot
         await page.press("c")
         def seconds() -> int:  # the clock the status line shows (0 while it shows none)
             shown = re.search(r"slowmodel is answering n0… (\d+) s", page.status())
@@ -177,15 +176,15 @@ async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
 
         # The call's start moved a second back, twice, stands for the seconds a slow model takes (none is
         # waited): the clock must show the time so far at its ticks and move on, whichever second it shows.
-        await wait_for(pilot, lambda: "slowmodel is answering n0… " in page.status(), what="the model clock")
+        await page.status_shows(lambda text: "slowmodel is answering n0… " in text, "the model clock")
         assert "▶ running" in page.status().splitlines()[0]  # a command that lasts is said to be running
         page.agent.host.answering_since -= 1.0
-        await wait_for(pilot, lambda: seconds() >= 1, what="the model clock at 1 s or more")
+        await page.status_shows(lambda _: seconds() >= 1, "the model clock at 1 s or more")
         first = seconds()
         page.agent.host.answering_since -= 1.0
-        await wait_for(pilot, lambda: seconds() > first, what="the clock moving on")
+        await page.status_shows(lambda _: seconds() > first, "the clock moving on")
         llm.gate.set()
-        await wait_for(pilot, lambda: "is answering" not in page.status(), what="the clock gone after the answer")
+        await page.status_shows(lambda text: "is answering" not in text, "the clock gone after the answer")
 
 
 class TwiceGatedLLM(GatedLLM):
@@ -201,16 +200,15 @@ class TwiceGatedLLM(GatedLLM):
 async def test_the_model_clock_starts_again_when_the_proposal_is_regenerated() -> None:
     llm = TwiceGatedLLM()
     async with toy_console(llm, review=True, breakpoints=[]) as page:
-        pilot = page.pilot
         await page.press("c")
-        await wait_for(pilot, lambda: "slowmodel is answering n0… " in page.status(), what="the first call's clock")
+        await page.status_shows(lambda text: "slowmodel is answering n0… " in text, "the first call's clock")
         page.agent.host.answering_since -= 2.0  # as if the model had taken 2 s more (none is waited)
 
         def first_call_at_2_s() -> bool:
             shown = re.search(r"slowmodel is answering n0… (\d+) s", page.status())
             return shown is not None and int(shown.group(1)) >= 2
 
-        await wait_for(pilot, first_call_at_2_s, what="the first call at 2 s or more")
+        await page.status_shows(lambda _: first_call_at_2_s(), "the first call at 2 s or more")
         llm.gate.set()
         await page.reached("reviewing")
         llm.gate.clear()  # the second answer waits
@@ -223,7 +221,7 @@ async def test_the_model_clock_starts_again_when_the_proposal_is_regenerated() -
             shown = re.search(r"is answering n0… (\d+) s", page.status())
             return shown is not None and int(shown.group(1)) <= time.monotonic() - pressed + 1
 
-        await wait_for(pilot, counts_from_the_press, what="the clock from 0 after ctrl+g")
+        await page.status_shows(lambda _: counts_from_the_press(), "the clock from 0 after ctrl+g")
         llm.gate.set()
 
 
