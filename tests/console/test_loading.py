@@ -161,15 +161,24 @@ def test_the_command_line_reports_a_load_error_after_the_app_in_one_line(monkeyp
 async def test_a_console_started_to_resume_builds_only_the_run_it_resumes(tmp_path, monkeypatch) -> None:
     """`recode-tui tui --resume` on a terminal: the loading frame stays under the replay's cover; no fresh
     run's panes are built first, and the agent the console was started with is closed once the replay shows."""
+    from agent.runtime import events as ev
+    from agent.sessions.session import start_session
+    from envs.registry import EpisodeRef
     from recode_tui.console.app import RecodeApp
     from recode_tui.console.run.run_builder import load_run
     from recode_tui.console.screens.debug_screen import DebugScreen
     from recode_tui.console.screens.loading import LoadingScreen
     from recode_tui.console.screens.replay import ReplayScreen
+    from recode_tui.setup.build import make_agent, make_llm
+    from tests.settings import episode_named, run_settings
 
-    async with ConsolePage.open(toy_app("gold", breakpoints=[], sessions_dir=tmp_path)) as page:  # a session to resume
-        await page.step("next")
-        folder = page.app.session_control.session.folder
+    # a session to resume: the gold model's run, stopped after its first action as a killed run would be
+    played = make_agent(run_settings(), episode_named(TOY_GAME), make_llm("gold", None, episode_named(TOY_GAME)),
+                        runner_maker=in_process)
+    folder = start_session(played, tmp_path, EpisodeRef.parse(TOY_GAME), "gold").folder
+    while not isinstance(await played.step(), ev.ObservationReceived):
+        pass
+    await played.close()
     made: list[tuple[str, list[type]]] = []  # the run screens built: how their run came, what was on show then
 
     class Counted(DebugScreen):
