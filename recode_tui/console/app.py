@@ -98,12 +98,14 @@ class RecodeApp(CrashReport, ConsoleApp):
         self._loader = loader
         self._load_lock = threading.Lock()
         self._load_abandoned = False  # the app closed while the loader ran: the loader closes what it built
-        self._shows_run = agent is not None  # false while the loading frame is on show
+        self._started_breakpoints: list[Breakpoint] | None = breakpoints  # the started run's, until one is shown
         first: Screen[None]
-        if agent is not None:
+        if agent is not None and not (session_control is not None and session_control.pending_resume is not None):
             self._run_screen = self._new_run_screen(agent, breakpoints=breakpoints, autostart=autostart)
+            self._shows_run = True
             first = self._run_screen
-        else:
+        else:  # the run is built behind this frame, or a start-up resume replays over it (`_started_agent`)
+            self._started_agent = agent
             first = LoadingScreen(self.episode)
         self.add_mode(self.DEFAULT_MODE, lambda: first)
 
@@ -122,11 +124,6 @@ class RecodeApp(CrashReport, ConsoleApp):
 
             screen_class = DebugScreen
         return screen_class(agent, **kwargs)
-
-    @property
-    def loaded(self) -> bool:
-        """Whether a run is on show (false while the loading frame is)."""
-        return self._shows_run
 
     def on_mount(self) -> None:
         if self.user_keymap:
@@ -158,16 +155,31 @@ class RecodeApp(CrashReport, ConsoleApp):
         if run.episode:
             self.episode = run.episode
         self.review = self.review or run.review
-        screen = self._new_run_screen(run.agent, breakpoints=run.breakpoints, autostart=run.autostart)
+        if run.session_control is not None and run.session_control.pending_resume is not None:
+            # a start-up resume: the loading frame stays under the replay's cover; only the replayed run is shown
+            self._started_agent, self._started_breakpoints = run.agent, run.breakpoints
+        else:
+            await self._show_first_run(run.agent, run.breakpoints, autostart=run.autostart)
+        if self.session_control is not None:
+            self.session_control.attach(self, self.replace_run)
+
+    async def _show_first_run(self, agent: Stepper, breakpoints: list[Breakpoint] | None, *, autostart: bool) -> None:
+        """Show `agent`'s run in place of the loading frame (and whatever covers it)."""
+        screen = self._new_run_screen(agent, breakpoints=breakpoints, autostart=autostart)
         self._runs += 1
         mode = f"run-{self._runs}"
         self.add_mode(mode, lambda: screen)
         loading_mode = self.current_mode
         await self.switch_mode(mode)
-        self._run_screen, self._shows_run = screen, True
+        self._run_screen, self._shows_run, self._started_agent = screen, True, None
         await self.remove_mode(loading_mode)
-        if self.session_control is not None:
-            self.session_control.attach(self, self.replace_run)
+
+    async def show_started_run(self) -> None:
+        """The run the console was started with, made and shown only now: its start-up resume failed.
+        The failed replay's cover goes with the loading frame; the session control puts up another."""
+        if self._shows_run or self._started_agent is None:
+            return
+        await self._show_first_run(self._started_agent, self._started_breakpoints, autostart=False)
 
     def _build_in_thread(self) -> LoadedRun | None:
         assert self._loader is not None
@@ -181,11 +193,11 @@ class RecodeApp(CrashReport, ConsoleApp):
     async def on_unmount(self) -> None:
         with self._load_lock:
             self._load_abandoned = True
-        if not self.loaded:
+        if not self.loaded and self._started_agent is None:
             return
         from agent.llm import Cancellable  # loaded with the run, after the first frame
 
-        agent = self._run_screen.agent
+        agent = self.run_agent
         if isinstance(agent.host.llm, Cancellable):
             agent.host.llm.cancel()
         try:
@@ -226,13 +238,13 @@ class RecodeApp(CrashReport, ConsoleApp):
         unless others are given; `profiles` is the file the `L` picker lists;
         `episode_ref` (the session's) names the episode on the status line.
         """
-        old = self._run_screen
+        old = self._run_screen if self._shows_run else None  # None: a start-up resume, nothing shown yet
         if episode_ref:  # a session of another game opened from the list
             from envs.registry import EpisodeRef
 
             self.episode = episode_label(EpisodeRef.parse(episode_ref))
         if breakpoints is None:
-            breakpoints = list(old.debugger.breakpoints)
+            breakpoints = list(old.debugger.breakpoints) if old is not None else self._started_breakpoints
         if watches is not None:
             self.set_watches(watches)
         if profiles is not None:
@@ -244,7 +256,8 @@ class RecodeApp(CrashReport, ConsoleApp):
         self.add_mode(mode, lambda: screen)
         self._still_running()
         await self.switch_mode(mode)
-        self._run_screen = screen  # composed: `debug_screen` is this run from now on
+        self._run_screen, self._shows_run = screen, True  # composed: `debug_screen` is this run from now on
+        self._started_agent = None  # the session control closes it
         self._still_running()
         await self.remove_mode(old_mode)  # the old run's screen, its driver, the replay cover over it
         await screen.shown.wait()

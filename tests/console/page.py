@@ -295,7 +295,7 @@ class ConsolePage:
         session `--resume` opens at start-up (called first thing under `run_test`)."""
         from recode_tui.console.screens.debug_screen import DebugScreen
 
-        old = self.screen
+        old = self.screen if self.app.loaded else None  # a start-up resume shows no run before its replay's
 
         def changed(screen: object) -> None:  # the new run's screen: its stops are the ones to await
             if isinstance(screen, DebugScreen) and screen is not old and self._subscribed is not screen:

@@ -22,9 +22,14 @@ pytestmark = [pytest.mark.heavy, needs_tmux]
 SIZE = (160, 48)
 
 
+def start_console(tmux: Tmux, name: str, sessions: Path, *options: str) -> None:
+    """A console with the person as its LLM on the toy world, started (not waited for)."""
+    tmux.start(name, SIZE, recode_tui(f"tui --llm human --sessions {sessions} {' '.join(options)}", env=TOY_WORLD))
+
+
 def console(tmux: Tmux, name: str, sessions: Path, *options: str) -> None:
     """A console with the person as its LLM on the toy world, once its panes have the keys."""
-    tmux.start(name, SIZE, recode_tui(f"tui --llm human --sessions {sessions} {' '.join(options)}", env=TOY_WORLD))
+    start_console(tmux, name, sessions, *options)
     tmux.screen_showing(name, pane_keys(SIZE[0]), line=-1)
 
 
@@ -107,7 +112,7 @@ def test_sigkill_mid_expansion_then_resume_restores_everything(tmux: Tmux, tmp_p
         journal = (folder / "journal.jsonl").read_text()
         assert '"type": "finished"' not in journal
 
-        console(tmux, second, sessions, "--resume")
+        start_console(tmux, second, sessions, "--resume")  # no fresh run first: the replayed one comes up
         tmux.screen_showing(second, "resumed: awaiting your expansion of n2")
         # The resumed screen paints its panes one after another: wait for the whole state, then read it.
         expected = ("take_vase()", "place_vase()", "obj", "vase 1",  # the tree and the variables

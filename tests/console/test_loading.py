@@ -156,3 +156,57 @@ def test_the_command_line_reports_a_load_error_after_the_app_in_one_line(monkeyp
     err = capsys.readouterr().err
     assert made and made[0]._loader is not None  # the deferred path was taken
     assert code == 2 and err.count("\n") == 1 and err.startswith("recode-tui: error: ") and "no-such-game-42" in err
+
+
+async def test_a_console_started_to_resume_builds_only_the_run_it_resumes(tmp_path, monkeypatch) -> None:
+    """`recode-tui tui --resume` on a terminal: the loading frame stays under the replay's cover; no fresh
+    run's panes are built first, and the agent the console was started with is closed once the replay shows."""
+    from agent.runtime import events as ev
+    from agent.sessions.session import start_session
+    from envs.registry import EpisodeRef
+    from recode_tui.console.app import RecodeApp
+    from recode_tui.console.run.run_builder import load_run
+    from recode_tui.console.screens.debug_screen import DebugScreen
+    from recode_tui.console.screens.loading import LoadingScreen
+    from recode_tui.console.screens.replay import ReplayScreen
+    from recode_tui.setup.build import make_agent, make_llm
+    from tests.settings import episode_named, run_settings
+
+    # a session to resume: the gold model's run, stopped after its first action as a killed run would be
+    played = make_agent(run_settings(), episode_named(TOY_GAME), make_llm("gold", None, episode_named(TOY_GAME)),
+                        runner_maker=in_process)
+    folder = start_session(played, tmp_path, EpisodeRef.parse(TOY_GAME), "gold").folder
+    while not isinstance(await played.step(), ev.ObservationReceived):
+        pass
+    await played.close()
+    made: list[tuple[str, list[type]]] = []  # the run screens built: how their run came, what was on show then
+
+    class Counted(DebugScreen):
+        def __init__(self, agent, **options) -> None:
+            made.append((options.get("how") or "fresh", [type(screen) for screen in app.screen_stack]))
+            super().__init__(agent, **options)
+
+    monkeypatch.setattr(RecodeApp, "run_screen_class", Counted)
+    started, closed = [], threading.Event()
+
+    def load():
+        run = load_run(console_options(TOY_GAME, sessions_dir=tmp_path, resume=folder), runner_maker=in_process)
+        close = run.agent.close
+
+        async def recorded_close() -> None:
+            await close()
+            closed.set()
+
+        run.agent.close = recorded_close
+        started.append(run.agent)
+        return run
+
+    app = RecodeApp(loader=load, episode=TOY_GAME, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await load_done(app)
+        page = ConsolePage(pilot)
+        await page.started()  # the replay's worker, then the replayed run's first stop
+        assert made == [("resumed", [LoadingScreen, ReplayScreen])]  # the replay ran over the loading frame
+        assert app.session_control.how == "resumed" and page.agent is not started[0] and closed.is_set()
+        assert not isinstance(app.screen, (LoadingScreen, ReplayScreen))
+        await page.step("next")  # the resumed run steps on

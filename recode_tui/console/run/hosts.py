@@ -175,6 +175,10 @@ class ConsoleApp(App[None]):
     last_key_at: float  # when the person last pressed a key (monotonic)
 
     _run_screen: RunScreen  # the run on show; set once its screen is made (not while the first frame loads)
+    _shows_run = False  # whether `_run_screen` is made and on show
+    # The agent the console was started with while its screen is not made: a start-up resume (`--resume`)
+    # shows only the run it replays, so the agent it starts with gets a screen only if that replay fails.
+    _started_agent: Stepper | None = None
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
@@ -187,6 +191,22 @@ class ConsoleApp(App[None]):
     def debug_screen(self) -> RunScreen:
         """The screen of the run on show (under a replay cover: the run being replaced)."""
         return self._run_screen
+
+    @property
+    def loaded(self) -> bool:
+        """Whether a run's screen is on show (false while the loading frame is: the run is being built,
+        or a start-up resume replays)."""
+        return self._shows_run
+
+    @property
+    def run_agent(self) -> Stepper:
+        """The agent of the run on show; during a start-up resume, the one the console was started with."""
+        if self._shows_run or self._started_agent is None:
+            return self._run_screen.agent
+        return self._started_agent
+
+    async def show_started_run(self) -> None:
+        """Show the run the console was started with if its screen is not made (a start-up resume failed)."""
 
     def set_watches(self, expressions: Iterable[str]) -> None:
         """The watch list outlives a run: the next run's variables pane starts from it."""

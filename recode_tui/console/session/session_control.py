@@ -155,7 +155,7 @@ class SessionControl:
 
     def show_status(self) -> None:
         """The session on the run's status line: its folder, how it was opened, a replay under way."""
-        if self.app is None:
+        if self.app is None or not self.app.loaded:  # a start-up resume: no run's status line yet
             return
         self._run_screen().post_message(ShowSession(
             self.session.folder.name if self.session is not None else None, how=self.how, failed=bool(self.error),
@@ -355,7 +355,7 @@ class SessionControl:
         what a journal says; a test's in-process runner counts as trusted."""
         if self.own_runner is not None:
             return self.own_runner
-        trusted = self.app is not None and is_trusted(self.app.debug_screen.agent.runner)
+        trusted = self.app is not None and is_trusted(self.app.run_agent.runner)
         return RunnerSettings(trusted=trusted)
 
     def _selected_node(self, what: str) -> Node | None:
@@ -398,13 +398,15 @@ class SessionControl:
         self.busy = True
         screen = app.session_screens.replay_cover(title, self, closable=closable)  # in place of a failed one's
         self.show_status()
-        app.debug_screen.say("info", f"{title.lower()}…")
-        app.run_worker(self._run(replay, screen, how, prefill, then), group="session", exit_on_error=False)
+        if app.loaded:
+            app.debug_screen.say("info", f"{title.lower()}…")
+        app.run_worker(self._run(replay, (screen, title), how, prefill, then), group="session", exit_on_error=False)
 
-    async def _run(self, replay: Replay, screen: ReplayCover, how: str, prefill: dict[str, str] | None,
+    async def _run(self, replay: Replay, cover: tuple[ReplayCover, str], how: str, prefill: dict[str, str] | None,
                    then: Callable[[], LLM | None] | None = None) -> None:
         app = self.app
         assert app is not None
+        screen, title = cover
         try:
             llm, spec, profiles, llm_note, why = self.live_llm()
             session, events = await replay(llm)
@@ -417,6 +419,9 @@ class SessionControl:
             self.busy = False
             line = one_line(exc)
             self.failure = line
+            if not app.loaded:  # a start-up resume: the run the console started with, under a cover saying why
+                await app.show_started_run()
+                screen = app.session_screens.replay_cover(title, self, closable=False)
             screen.fail(line, str(exc), salvage=self.salvage_from is not None)
             app.debug_screen.say("error", line)
             self.show_status()
@@ -452,7 +457,7 @@ class SessionControl:
         """Show `session`'s agent on a new debug screen: the replayed events, the draft; close the old run."""
         app, replace_run = self.app, self.replace_run
         assert app is not None and replace_run is not None
-        old_agent, old_session = app.debug_screen.agent, self.session
+        old_agent, old_session = app.run_agent, self.session
         self.session, self.how, self.error = session, how, ""
         drafts = self.work.reopened_draft(session)
         drafts.update(prefill or {})
