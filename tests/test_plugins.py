@@ -146,6 +146,7 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
     from recode_tui.console.app import build_app
 
     from tests.console.helpers import SIZE, command, started, wait_for
+    from tests.console.page import ConsolePage
 
     app = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
                                     sessions_dir=tmp_path / "sessions"))
@@ -171,7 +172,8 @@ async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
     again = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
                                       sessions_dir=tmp_path / "sessions", resume=folder))
     async with again.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: "episode won" in again.debug_screen.reason, what="the replay's end")
+        await ConsolePage(pilot).replaced()  # the start-up resume: its replay, then the run shown at its end
+        assert "episode won" in again.debug_screen.reason
         assert isinstance(again.debug_screen.agent, OneActionAgent) and again.debug_screen.agent is not app.debug_screen.agent
         assert [(n.code, n.status) for n in again.debug_screen.agent.tree.root.children] == [
             ("turn 1", NodeStatus.COMPLETED), ("turn 2", NodeStatus.COMPLETED)]
