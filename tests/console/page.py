@@ -295,7 +295,11 @@ class ConsolePage:
         session `--resume` opens at start-up (called first thing under `run_test`)."""
         from recode_tui.console.screens.debug_screen import DebugScreen
 
-        old = self.screen if self.app.loaded else None  # a start-up resume shows no run before its replay's
+        if not keys:  # a start-up resume: no run is on show before its replay's, which may be shown already
+            await self.started()
+            await self.work_done("session")
+            return
+        old = self.screen
 
         def changed(screen: object) -> None:  # the new run's screen: its stops are the ones to await
             if isinstance(screen, DebugScreen) and screen is not old and self._subscribed is not screen:
