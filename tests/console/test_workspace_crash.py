@@ -83,7 +83,7 @@ async def test_unsaved_prompt_edits_survive_a_crash_and_come_back_in_the_next_wo
 
             monkeypatch.setattr(workspace_screen, "fresh_llm", broken)
             ws.query_one("#ws-llms", Input).value = "scripted"
-            await page.press("ctrl+r")  # the bug ends the console
+            await page.pilot.press("ctrl+r")  # the bug ends the console (no wait on the queues of an app closing)
             with contextlib.suppress(WorkerFailed):  # the app's own exit raises it, below
                 await page.work_done("reexpand")
     assert app.return_code == 1
