@@ -184,6 +184,7 @@ async def test_a_console_started_to_resume_builds_only_the_run_it_resumes(tmp_pa
     class Counted(DebugScreen):
         def __init__(self, agent, **options) -> None:
             made.append((options.get("how") or "fresh", [type(screen) for screen in app.screen_stack]))
+            app.session_control.save_work()  # the save timer's tick while the replay runs: no run's set-up yet
             super().__init__(agent, **options)
 
     monkeypatch.setattr(RecodeApp, "run_screen_class", Counted)

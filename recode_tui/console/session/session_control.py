@@ -182,7 +182,7 @@ class SessionControl:
     def save_settings(self) -> None:
         """Write the breakpoints and watches to debug.json if they changed (in a thread)."""
         app, session = self.app, self.session
-        if app is None or session is None:
+        if app is None or session is None or not app.loaded:  # a start-up resume replays: no run's set-up yet
             return
         settings = DebugSettings(list(app.debug_screen.debugger.breakpoints), list(app.watch_expressions))
         self.work.save_settings(app, session.folder, settings)
@@ -190,7 +190,7 @@ class SessionControl:
     def save_draft(self) -> None:
         """Write the expansion being typed to draft.json if it changed (in a thread)."""
         app, session = self.app, self.session
-        if app is None or session is None or self.busy:
+        if app is None or session is None or self.busy or not app.loaded:
             return
         node_id = self._run_screen().editing
         text = app.debug_screen.drafts.get(node_id) if node_id else None
