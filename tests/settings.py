@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from agent.runtime.breakpoints import Breakpoint
+from agent.runtime.thread_runner import ThreadRunner
 from agent.runtime.limits import Limits
 from agent.run.spec import AgentChoice, RunFlags, RunSpec
+from agent.sandbox.settings import RunnerSettings
 from recode_tui.setup.build import parse_episode, settings_of
 from envs.registry import EpisodeRef
 from recode_tui.setup.settings import ConsoleOptions, LLMSettings, RunOptions
@@ -73,3 +75,14 @@ def console_options(
                      from_last_good=from_last_good)
     return ConsoleOptions(run, keymap, tuple(breakpoints) if breakpoints is not None else None, review, at,
                           journaled=sessions_dir is not None or resume is not None, cursor_blink=cursor_blink)
+
+
+def in_process(settings: RunnerSettings) -> ThreadRunner:
+    """The runtime's own in-process runner with the run's node time limit (no static checks, no worker
+    process): a `RunnerMaker` for tests whose subject is not the sandbox."""
+    return ThreadRunner(node_timeout=settings.node_timeout)
+
+
+IN_PROCESS_REPLAY: dict[str, Any] = {"runs_with": RunnerSettings(trusted=True), "runner_maker": in_process}
+"""A replay's keywords (`resume_session`, `branch_session`) for a session recorded in-process: its node
+code replays in the in-process runner, unchecked as it was recorded (the user's `--trusted`)."""

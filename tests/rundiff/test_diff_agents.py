@@ -13,7 +13,7 @@ from recode_tui.commands import cli
 from tests.agents.scripts import react_llm, walkthrough
 from tests.agents.test_recap import CHILD, GAME, WIN, agent_with, in_order
 from tests.rundiff.test_diff_fork import play, plan_llm
-from tests.settings import episode_named, run_settings
+from tests.settings import episode_named, in_process, run_settings
 from envs.registry import EpisodeRef
 
 LOOK_FIRST = CHILD.replace("1. action: go to diningtable 1", "1. action: look\n2. action: go to diningtable 1").replace(
@@ -55,7 +55,7 @@ async def test_two_agents_on_one_game_are_diffed_by_their_steps(tmp_path, capsys
     from agent.runtime.limits import Limits
 
     agent = make_agent(run_settings(max_steps=30, agent="react"), episode_named(GAME),
-                         react_llm(steps[:1] + ["look"] + steps[1:]))
+                         react_llm(steps[:1] + ["look"] + steps[1:]), runner_maker=in_process)
     # another folder: two sessions of one game started in the same second by one process get one id
     session = start_session(agent, tmp_path / "react", EpisodeRef.parse(GAME), "scripted:react")
     await agent.run()

@@ -17,12 +17,13 @@ import pytest
 from agent.agents.recode.engine import Engine
 from agent.sessions.journal_read import read_journal
 from agent.eval.rundiff.diff import diff_runs
-from agent.sandbox.settings import RunnerSettings
+from agent.runtime.thread_runner import ThreadRunner
 from agent.sessions.session import branch_session, fork_at_answer, start_session
 from envs.registry import make_env
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 from recode_tui.commands import cli
 from envs.registry import EpisodeRef
+from tests.settings import IN_PROCESS_REPLAY
 
 GAME = "cool-03"
 PLAN = "steps = plan_steps(observation)"
@@ -44,7 +45,7 @@ def plan_llm(steps: list[str]) -> ScriptedLLM:
 
 
 async def play(tmp_path: Path, episode_ref: str, llm: ScriptedLLM) -> Path:
-    agent = Engine(make_env(episode_ref), llm, RunnerSettings().make_runner())
+    agent = Engine(make_env(episode_ref), llm, ThreadRunner())  # in-process: the sandbox is not what a diff reads
     session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse(episode_ref), "scripted:test")
     await agent.run()
     session.writer.close()
@@ -55,7 +56,7 @@ async def play(tmp_path: Path, episode_ref: str, llm: ScriptedLLM) -> Path:
 async def fork_of(tmp_path: Path, parent: Path, answer_steps: list[str]) -> Path:
     stub = next(r["node_id"] for r in read_journal(parent).records if r.get("type") == "answer" and r["stub"] == PLAN)
     fork, _ = await branch_session(parent, fork_at_answer(stub), plan_llm(answer_steps), make_env,
-                                   tmp_path / "sessions", f"fork {stub}")
+                                   tmp_path / "sessions", f"fork {stub}", **IN_PROCESS_REPLAY)
     await fork.agent.run()
     fork.writer.close()
     await fork.agent.close()

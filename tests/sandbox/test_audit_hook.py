@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import os
 
+import pytest
 import pytest_asyncio
 
 from tests.sandbox.layers_off import LayersOffRunner
+
+pytestmark = pytest.mark.heavy  # the sandbox worker: its audit hook is what these check
 
 WORKER_GLOBALS = "g = {m: print.__globals__['__builtins__']['__import__'](m) for m in ('os', 'sys', 'builtins')}\n"
 

@@ -17,6 +17,9 @@ from envs.registry import make_env
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 from envs.registry import EpisodeRef
 
+# heavy: the sandbox worker: its string-hash seed and its seeding of `random` are what these check
+pytestmark = pytest.mark.heavy
+
 GAME = "toy:key-1"
 CODE = (
     "import random\n"

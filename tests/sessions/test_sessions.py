@@ -1,6 +1,7 @@
 """Journal, resume, replay checks, rewind/fork and exports, on the in-memory test environment.
 
-The toy episode (tests/toyenv) makes these fast; what is ALFWorld's (a game file changed since the
+The toy episode (tests/toyenv) and node code run in-process (the sandbox is not what these check)
+make these fast; what is ALFWorld's (a game file changed since the
 recording) runs on a real ALFWorld game.
 """
 
@@ -16,7 +17,7 @@ import pytest
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
-from agent.sandbox.settings import RunnerSettings
+from agent.runtime.thread_runner import ThreadRunner
 from agent.sessions.export import PlanFormatError, markdown_transcript, sft_lines, tree_document, validate_tree_document
 from agent.sessions.journal import write_draft
 from agent.sessions.journal_read import JOURNAL_FILE, JournalError, read_journal
@@ -26,6 +27,7 @@ from envs.alfworld.catalog import resolve_game
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 from mockllm.journal import journal_llm
 from envs.registry import EpisodeRef
+from tests.settings import IN_PROCESS_REPLAY
 
 GAME = "toy:key-1"  # put a key in box: 4 actions
 ALFWORLD_GAME = "cool-03"
@@ -58,7 +60,7 @@ def walk_llm(episode_ref: str) -> ScriptedLLM:
 
 
 async def new_session(tmp_path: Path, episode_ref: str = GAME, llm=None):
-    agent = Engine(make_env(episode_ref), llm or walk_llm(episode_ref), RunnerSettings().make_runner())  # as a user's run
+    agent = Engine(make_env(episode_ref), llm or walk_llm(episode_ref), ThreadRunner())  # in-process: the sandbox is not what these check
     return start_session(agent, tmp_path / "sessions", EpisodeRef.parse(episode_ref), "scripted:test")
 
 
@@ -91,7 +93,7 @@ async def test_resume_rebuilds_the_same_tree_namespace_log_and_draft(tmp_path):
     session.writer.close()  # the process "dies" here
     await session.agent.close()
 
-    resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env)
+    resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env, **IN_PROCESS_REPLAY)
     # it stops at the next point that needs the outside world: the 4th action, not yet sent
     assert isinstance(replayed[-1], ev.ActionSent) and replayed[-1].step == 4
     assert await snapshot(resumed.agent) == before
@@ -111,7 +113,7 @@ async def test_a_cut_last_line_resumes_up_to_the_last_whole_record(tmp_path):
     session.writer.close()
     with open(session.folder / JOURNAL_FILE, "a") as handle:
         handle.write('{"type": "action", "node_id": "n4", "st')  # the crash cut this record
-    resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env)
+    resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env, **IN_PROCESS_REPLAY)
     assert any("the last record of journal.jsonl was cut" in note for note in resumed.notes)
     assert resumed.agent.env.steps == 2
 
@@ -136,13 +138,13 @@ def test_corrupt_foreign_and_future_journals_are_refused_with_a_reason(tmp_path)
 async def test_a_game_file_changed_since_recording_is_detected(tmp_path):
     game = tmp_path / "game.tw-pddl"
     shutil.copy(resolve_game(ALFWORLD_GAME), game)
-    agent = Engine(make_env(str(game)), walk_llm(ALFWORLD_GAME), RunnerSettings().make_runner())
+    agent = Engine(make_env(str(game)), walk_llm(ALFWORLD_GAME), ThreadRunner())
     session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse(str(game)), "scripted:test")
     await step_until(agent, lambda e: isinstance(e, ev.ObservationReceived))
     session.writer.close()
     game.write_text(game.read_text().replace('"walkthrough"', '"walkthrough" ', 1))
     with pytest.raises(JournalError, match="changed since session .* was recorded"):
-        await resume_session(session.folder, walk_llm(ALFWORLD_GAME), make_env)
+        await resume_session(session.folder, walk_llm(ALFWORLD_GAME), make_env, **IN_PROCESS_REPLAY)
 
 
 async def test_a_toy_episode_changed_since_recording_is_detected(tmp_path, monkeypatch):
@@ -157,7 +159,7 @@ async def test_a_toy_episode_changed_since_recording_is_detected(tmp_path, monke
     changed = replace(world.EPISODES["key-1"], task="put a key in the box.")
     monkeypatch.setitem(world.EPISODES, "key-1", changed)
     with pytest.raises(JournalError, match="the episode toy:key-1 changed since session .* was recorded"):
-        await resume_session(session.folder, walk_llm(GAME), make_env)
+        await resume_session(session.folder, walk_llm(GAME), make_env, **IN_PROCESS_REPLAY)
 
 
 async def test_replay_with_a_changed_prompt_stops_naming_the_step_and_showing_both(tmp_path):
@@ -167,7 +169,8 @@ async def test_replay_with_a_changed_prompt_stops_naming_the_step_and_showing_bo
     edited = tmp_path / "prompts"
     shutil.copytree(DEFAULT_PROMPTS, edited)
     (edited / "expand.txt").write_text((edited / "expand.txt").read_text().replace("# Primitive actions", "# Primitive actions (edited)"))
-    resumed, events = await resume_session(session.folder, walk_llm(GAME), make_env, prompts=PromptSet(edited))
+    resumed, events = await resume_session(session.folder, walk_llm(GAME), make_env, prompts=PromptSet(edited),
+                                           **IN_PROCESS_REPLAY)
     finished = events[-1]
     assert isinstance(finished, ev.RunFinished) and not finished.success
     assert finished.reason.startswith("replay mismatch: answer 1 (node n0): the prompt differs from the recording")
@@ -181,7 +184,8 @@ async def test_rewind_branches_before_a_node_and_keeps_the_old_session(tmp_path)
     original = (session.folder / JOURNAL_FILE).read_text()
     loop_node = session.agent.tree.root.children[1]  # the for loop over the walkthrough
     branch, events = await branch_session(
-        session.folder, rewind_to_node(loop_node.id), walk_llm(GAME), make_env, tmp_path / "sessions", f"before {loop_node.id}"
+        session.folder, rewind_to_node(loop_node.id), walk_llm(GAME), make_env, tmp_path / "sessions", f"before {loop_node.id}",
+        **IN_PROCESS_REPLAY,
     )
     assert isinstance(events[-1], ev.NodeStarted) and events[-1].node_id == loop_node.id
     assert branch.agent.env.steps == 0 and branch.agent.tree.nodes[loop_node.id].observations == []
@@ -199,7 +203,7 @@ async def test_fork_gives_a_stub_a_different_answer_and_both_branches_survive(tm
     stub = session.agent.tree.root.children[0]  # steps = plan_steps(observation)
     other = ScriptedLLM([ScriptEntry(answer="<execute>\nsteps = ['look']\n</execute>")])
     fork, events = await branch_session(
-        session.folder, fork_at_answer(stub.id), other, make_env, tmp_path / "sessions", f"fork {stub.id}"
+        session.folder, fork_at_answer(stub.id), other, make_env, tmp_path / "sessions", f"fork {stub.id}", **IN_PROCESS_REPLAY
     )
     assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == stub.id
     result = await fork.agent.run()
@@ -232,7 +236,7 @@ async def test_exports_tree_sft_and_markdown(tmp_path):
 
 async def test_a_full_disk_keeps_the_run_going_and_says_so(tmp_path):
     folder = tmp_path / "sessions"
-    agent = Engine(make_env(GAME), walk_llm(GAME), RunnerSettings().make_runner())
+    agent = Engine(make_env(GAME), walk_llm(GAME), ThreadRunner())
     session = start_session(agent, folder, EpisodeRef.parse(GAME), "scripted:test")
     session.writer.close()
     journal = session.folder / JOURNAL_FILE
@@ -249,7 +253,7 @@ async def test_a_journal_serves_as_a_scripted_llm_for_another_run(tmp_path):
     session = await new_session(tmp_path)
     await session.agent.run()
     session.writer.close()
-    again = Engine(make_env(GAME), journal_llm(session.folder / JOURNAL_FILE), RunnerSettings().make_runner())
+    again = Engine(make_env(GAME), journal_llm(session.folder / JOURNAL_FILE), ThreadRunner())
     result = await again.run()
     assert result.success and result.llm_calls == 2
 
@@ -258,7 +262,7 @@ async def test_a_session_whose_prompt_set_was_edited_mid_run_resumes_with_that_s
     edited = tmp_path / "edited-prompts"
     shutil.copytree(DEFAULT_PROMPTS, edited)
     (edited / "expand.txt").write_text((edited / "expand.txt").read_text() + "\nKeep plans short.\n")
-    agent = Engine(make_env(GAME), walk_llm(GAME), RunnerSettings().make_runner())
+    agent = Engine(make_env(GAME), walk_llm(GAME), ThreadRunner())
     session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse(GAME), "scripted:test")
     session.writer.current_prompts = lambda: agent.prompts  # as the console wires it
     await step_until(agent, lambda e: isinstance(e, ev.LLMAnswered))  # solve, with the bundled set
@@ -268,14 +272,14 @@ async def test_a_session_whose_prompt_set_was_edited_mid_run_resumes_with_that_s
     answers = [r for r in read_journal(session.folder).records if r["type"] == "answer"]
     assert "prompt_hash" not in answers[0] and answers[1]["prompt_hash"] == PromptSet(edited).content_hash()
 
-    resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env)
+    resumed, replayed = await resume_session(session.folder, walk_llm(GAME), make_env, **IN_PROCESS_REPLAY)
     assert not any(isinstance(e, ev.RunFinished) for e in replayed), replayed[-1]
     assert resumed.agent.prompts.root == edited and resumed.notes == []
     assert (await resumed.agent.run()).success
     resumed.writer.close()
 
     shutil.rmtree(edited)  # the edited set is gone: still resumable, with a note
-    again, _ = await resume_session(session.folder, walk_llm(GAME), make_env)
+    again, _ = await resume_session(session.folder, walk_llm(GAME), make_env, **IN_PROCESS_REPLAY)
     assert any("is not on disk as it was" in note for note in again.notes)
     await again.agent.close()
 
@@ -293,7 +297,7 @@ async def test_answer_times_are_journaled_and_a_resume_shows_the_recorded_ones(t
         await session.agent.close()
     recorded = [r["seconds"] for r in read_journal(session.folder).records if r.get("type") == "answer"]
     assert len(recorded) == 2 and all(s >= 0.2 for s in recorded)
-    resumed, _ = await resume_session(session.folder, ScriptedLLM([]), make_env)  # an instant replay
+    resumed, _ = await resume_session(session.folder, ScriptedLLM([]), make_env, **IN_PROCESS_REPLAY)  # an instant replay
     shown = [e.seconds for n in resumed.agent.tree.walk() for e in n.llm_calls]
     assert shown == pytest.approx(recorded, abs=1e-3)  # the recorded times, not the replay's
     await resumed.agent.close()

@@ -10,8 +10,11 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
+from agent.runtime.thread_runner import ThreadRunner
 from agent.sandbox.settings import RunnerSettings
 from envs.registry import make_env
 from envs.base import EnvError
@@ -38,6 +41,7 @@ async def first_events(agent: Engine, count: int) -> list[ev.Event]:
     return [await agent.step() for _ in range(count)]
 
 
+@pytest.mark.heavy  # the sandbox worker: prepare starts it with the reset
 async def test_a_prepared_run_shows_the_same_first_events_after_one_reset(toy_game):
     plain = Engine(make_env(toy_game), ScriptedLLM([]), RunnerSettings().make_runner())
     env = CountingResets(make_env(toy_game))
@@ -61,8 +65,8 @@ async def test_a_prepared_run_shows_the_same_first_events_after_one_reset(toy_ga
 async def test_a_prepared_reset_that_fails_ends_the_run_as_an_unprepared_one_does(toy_game):
     results = []
     for prepare in (False, True):
-        agent = Engine(CountingResets(make_env(toy_game), fail=True), ScriptedLLM([]), RunnerSettings().make_runner())
-        try:
+        agent = Engine(CountingResets(make_env(toy_game), fail=True), ScriptedLLM([]), ThreadRunner())  # in-process:
+        try:  # the reset's failure is what this checks, not the worker
             if prepare:
                 agent.host.prepare()
                 await asyncio.sleep(0.1)
@@ -76,6 +80,7 @@ async def test_a_prepared_reset_that_fails_ends_the_run_as_an_unprepared_one_doe
     assert results[0] == results[1] and "malformed" in results[0]
 
 
+@pytest.mark.heavy  # the sandbox worker: a start under way when the run closes
 async def test_a_prepared_run_closed_unstepped_leaves_no_worker(toy_game):
     agent = Engine(CountingResets(make_env(toy_game), fail=True), ScriptedLLM([]), RunnerSettings().make_runner())
     agent.host.prepare()
