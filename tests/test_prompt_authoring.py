@@ -16,7 +16,7 @@ from agent.llm.tokens import TokenCounter, encoding_name, estimate
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, rewrite_note
 from recode_tui.commands.cli import main
-from tests.settings import episode_named, run_settings
+from tests.settings import episode_named, in_process, run_settings
 from envs.registry import EpisodeRef
 
 PUT = "alfworld/examples/put.txt"
@@ -130,7 +130,7 @@ def test_the_journal_records_a_changed_prompt_set(tmp_path: Path) -> None:
     from recode_tui.setup.build import make_agent, make_llm
 
     async def play() -> Path:
-        agent = make_agent(run_settings(), episode_named("put-01"), make_llm("demo"))
+        agent = make_agent(run_settings(), episode_named("put-01"), make_llm("demo"), runner_maker=in_process)
         session = start_session(agent, tmp_path, EpisodeRef.parse("put-01"), "demo")
         try:
             while not isinstance(await agent.step(), ev.LLMAnswered):

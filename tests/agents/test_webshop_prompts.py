@@ -11,7 +11,7 @@ from recode_tui.setup.build import make_agent
 from tests.envs.webshop_helpers import webshop  # noqa: F401 - the fixture
 
 from .webshop_examples import EXAMPLES
-from tests.settings import episode_named, run_settings
+from tests.settings import episode_named, in_process, run_settings
 
 AGENTS = ["react", "codeact", "plan-execute", "recap"]
 
@@ -29,7 +29,8 @@ async def test_the_agents_examples_played_as_its_answers_win_their_instructions(
     assert examples
     for example in examples:
         episode = "webshop:" + goal_of(webshop, example.instruction)
-        agent = make_agent(run_settings(agent=agent_name), episode_named(episode), ScriptedLLM(example.entries))
+        agent = make_agent(run_settings(agent=agent_name), episode_named(episode), ScriptedLLM(example.entries),
+                           runner_maker=in_process)  # in-process: WebShop's prompts are what this checks
         sent, prompts, observations = [], [], []
         try:
             while not agent.host.done:

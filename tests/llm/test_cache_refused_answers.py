@@ -23,7 +23,7 @@ from agent.runtime import events as ev
 from mockllm.openai_server import OpenAICompatibleServer, entries_responder, write_profiles
 from mockllm.scripted import ScriptEntry
 from recode_tui.setup.build import make_agent, make_llm
-from tests.settings import episode_named, run_settings
+from tests.settings import episode_named, in_process, run_settings
 
 JUNK = "I would look around the room first."  # no <execute>: ReCode refuses it
 GOOD = '<think>look first</think>\n<execute>\nrun("look")\n</execute>'
@@ -67,7 +67,7 @@ async def test_a_reask_after_a_refusal_reaches_the_model_and_a_refused_answer_is
 
         async def play() -> list[ev.Event]:
             llm = with_cache(make_llm("profile:local", str(profiles), agent_name="recode"), cache, always=True)
-            agent = make_agent(run_settings(agent="recode"), episode_named(toy_game), llm)
+            agent = make_agent(run_settings(agent="recode"), episode_named(toy_game), llm, runner_maker=in_process)
             try:
                 return await first_answer(agent)
             finally:

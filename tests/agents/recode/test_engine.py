@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from agent.agents.recode.engine import Engine
 from agent.runtime.limits import Limits
 from agent.llm import CallContext, Completion
@@ -257,8 +259,8 @@ async def test_an_answer_the_parser_gives_up_on_is_rejected_and_asked_again(toy_
         ScriptEntry(answer=answer(huge), stub="solve(instruction, observation)", once=True),
         ScriptEntry(answer=answer("x = 1 + 1\nrun('look')"), stub="solve(instruction, observation)"),
     ])
-    runner = SandboxRunner(node_timeout=5.0)
-    agent = Engine(make_env(toy_game), llm, runner=runner, limits=Limits(max_retry=0), code_check=runner.check)
+    checks = SandboxRunner(node_timeout=5.0)  # only its static checks (no worker starts): the node runs in-process
+    agent = Engine(make_env(toy_game), llm, runner=ThreadRunner(), limits=Limits(max_retry=0), code_check=checks.check)
     try:
         events = await collect(agent)
     finally:
@@ -270,23 +272,24 @@ async def test_an_answer_the_parser_gives_up_on_is_rejected_and_asked_again(toy_
     assert events[-1].reason == "no pending nodes left and the task is not done"
 
 
-async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(toy_game):
+@pytest.mark.parametrize("where", [pytest.param("sandbox", marks=pytest.mark.heavy), "in-process"])  # each runner's imports
+async def test_an_imported_name_in_a_later_node_is_not_a_placeholder(toy_game, where):
     from agent.sandbox.runner import SandboxRunner
 
     llm = scripted(
         ("solve(instruction, observation)", answer("from collections import Counter\ncount_words(instruction)")),
         ("count_words(instruction)", answer("n = Counter(instruction.split())['a'] + 1\nrun('look')")),
     )
-    for runner in (SandboxRunner(node_timeout=5.0), ThreadRunner()):
-        agent = Engine(make_env(toy_game), llm, runner=runner, limits=Limits(max_retry=0))
-        try:
-            events = await collect(agent)
-        finally:
-            await agent.close()
-        assert not [e for e in events if isinstance(e, ev.LLMRejected)]
-        assert [e.name for e in events if isinstance(e, ev.StubFound)] == ["solve", "count_words"]
-        assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
-        assert agent.stats.llm_calls == 2
+    runner = SandboxRunner(node_timeout=5.0) if where == "sandbox" else ThreadRunner()
+    agent = Engine(make_env(toy_game), llm, runner=runner, limits=Limits(max_retry=0))
+    try:
+        events = await collect(agent)
+    finally:
+        await agent.close()
+    assert not [e for e in events if isinstance(e, ev.LLMRejected)]
+    assert [e.name for e in events if isinstance(e, ev.StubFound)] == ["solve", "count_words"]
+    assert [e.action for e in events if isinstance(e, ev.ActionSent)] == ["look"]
+    assert agent.stats.llm_calls == 2
 
 
 async def test_node_events_carry_the_nodes_own_time(toy_game):
