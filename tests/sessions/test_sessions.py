@@ -17,6 +17,7 @@ import pytest
 from agent.agents.recode.engine import Engine
 from agent.runtime import events as ev
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
+from agent.runtime.runner import CodeRunner
 from agent.runtime.thread_runner import ThreadRunner
 from agent.sessions.export import PlanFormatError, markdown_transcript, sft_lines, tree_document, validate_tree_document
 from agent.sessions.journal import write_draft
@@ -59,8 +60,9 @@ def walk_llm(episode_ref: str) -> ScriptedLLM:
     )
 
 
-async def new_session(tmp_path: Path, episode_ref: str = GAME, llm=None):
-    agent = Engine(make_env(episode_ref), llm or walk_llm(episode_ref), ThreadRunner())  # in-process: the sandbox is not what these check
+async def new_session(tmp_path: Path, episode_ref: str = GAME, llm=None, runner: CodeRunner | None = None):
+    """A journaled run of the walk; node code in-process (the sandbox is not what these check) unless `runner`."""
+    agent = Engine(make_env(episode_ref), llm or walk_llm(episode_ref), runner or ThreadRunner())
     return start_session(agent, tmp_path / "sessions", EpisodeRef.parse(episode_ref), "scripted:test")
 
 

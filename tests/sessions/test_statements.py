@@ -1,4 +1,7 @@
-"""Statements typed at a stop (`!`) are journaled and replayed at the same point by resume and fork."""
+"""Statements typed at a stop (`!`) are journaled and replayed at the same point by resume and fork.
+
+In the sandbox's worker: a statement typed while a node waits for its action (mid-node) runs only there
+(the in-process runner refuses it until the node ends)."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent.runtime import events as ev
+from agent.sandbox.settings import RunnerSettings
 from agent.sessions.journal_read import read_journal
 from agent.sessions.session import branch_session, fork_at_answer, resume_session
 from envs.registry import make_env
@@ -15,12 +19,16 @@ from mockllm.scripted import ScriptedLLM
 from .test_sessions import GAME, new_session, step_until, toy  # noqa: F401 - toy: the autouse fixture
 
 
+def in_the_sandbox():
+    return RunnerSettings().make_runner()
+
+
 async def value(agent, expression: str) -> str:
     return (await agent.runner.evaluate(expression))[1]
 
 
 async def test_a_fork_keeps_the_statements_before_its_point_and_drops_the_later_ones(tmp_path: Path) -> None:
-    session = await new_session(tmp_path)
+    session = await new_session(tmp_path, runner=in_the_sandbox())
     agent = session.agent
     await step_until(agent, lambda e: isinstance(e, ev.RunStarted))
     await agent.host.run_statement("note = 'before the plan'")
@@ -72,7 +80,7 @@ async def test_a_statement_after_an_llm_failure_replays_at_its_point(tmp_path: P
                 raise LLMError("HTTP 500")
             return await self.inner.complete(prompt, context)
 
-    session = await new_session(tmp_path, llm=FlakyOnce())
+    session = await new_session(tmp_path, llm=FlakyOnce(), runner=in_the_sandbox())
     agent = session.agent
     await step_until(agent, lambda e: isinstance(e, ev.LLMFailed))
     await step_until(agent, lambda e: isinstance(e, ev.ObservationReceived))  # one event later is another action
