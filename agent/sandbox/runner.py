@@ -109,6 +109,7 @@ class SandboxRunner:
         self._workdir = process.PrivateFolder()  # the worker's working directory outside namespaces
         self.isolation: tuple[str, ...] = ()  # what the worker's platform let it apply (layer 4)
         self._proc: asyncio.subprocess.Process | None = None
+        self._closes = 0  # how many times `close` ran: a worker started across one is stopped, not kept
         self._signal_pid = 0  # where the worker's signals go (under bwrap: the worker, not bwrap)
         self._held = False  # the worker is stopped while the parent has the turn
         self._cgroup = ""  # the worker's own cgroup (its memory budget) where this machine allows one
@@ -342,6 +343,7 @@ class SandboxRunner:
 
     async def close(self) -> None:
         self._cancel_escalation()
+        self._closes += 1  # a worker still starting is stopped when it comes up (`_spawn`)
         proc, self._proc = self._proc, None
         self._state = _IDLE
         if proc is None:
@@ -358,6 +360,7 @@ class SandboxRunner:
     async def _spawn(self) -> asyncio.subprocess.Process:
         if not self.trusted:
             parent_guard()
+        closes = self._closes
         try:  # a wall this machine cannot raise refuses the worker unless the policy says weak
             config, namespaces = start_config(self._config, self.policy, self.trusted, self._python,
                                               self._workdir.make)
@@ -368,6 +371,12 @@ class SandboxRunner:
             remove_worker_cgroup(self._cgroup)
             self._cgroup = ""
             raise SandboxError(str(exc)) from None
+        if self._closes != closes:  # closed while it started: nobody would ever stop it
+            await process.shut_down(started.proc, ask=False)
+            remove_worker_cgroup(self._cgroup)
+            self._cgroup = ""
+            self._workdir.remove()
+            raise SandboxError("the runner was closed while its worker started")
         if namespaces and not self.trusted:
             closed = await close_shared_memory(started.signal_pid)
             started.isolation += (closed,) if closed else ()

@@ -207,6 +207,35 @@ async def test_close_ends_the_worker():
         os.close(watch)
 
 
+def our_children() -> set[int]:
+    """The processes this test process started that are still running (not yet reaped)."""
+    me, found = os.getpid(), set()
+    for entry in os.listdir("/proc"):
+        try:
+            stat = open(f"/proc/{entry}/stat").read() if entry.isdigit() else ""
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split() if stat else []
+        if fields and int(fields[1]) == me and fields[0] != "Z":
+            found.add(int(entry))
+    return found
+
+
+@pytest.mark.asyncio
+async def test_a_runner_closed_while_its_worker_starts_leaves_no_worker():
+    """A run closed while its first node's worker is still starting (a console quit, or a resume replacing
+    the run, right after a step): the worker that comes up after the close is stopped, not left running
+    for as long as the console runs."""
+    before = our_children()
+    runner = SandboxRunner(node_timeout=1.0)
+    starting = asyncio.ensure_future(runner.start("x = 1"))
+    await asyncio.sleep(0)  # the start runs up to its first wait: the worker is being spawned
+    await runner.close()
+    with pytest.raises(SandboxError, match="closed while its worker started"):
+        await starting
+    assert runner.worker_pid is None and our_children() <= before
+
+
 @pytest.mark.asyncio
 async def test_saving_and_restoring_a_large_namespace_is_not_the_nodes_time(drive):
     runner = SandboxRunner(node_timeout=1.0, memory_mb=2048)
