@@ -187,3 +187,13 @@ def collect_once_then_freeze() -> None:
 
 def pytest_unconfigure(config) -> None:
     close_engines()  # again: a session that failed to start never finished
+
+
+@pytest.fixture
+def node_code_in_process():
+    """Runs a command or the API starts in this test run their node code in-process
+    (`tests.settings.node_code_in_process`)."""
+    from tests.settings import node_code_in_process
+
+    with node_code_in_process():
+        yield

@@ -6,9 +6,12 @@ new setting is one keyword here, not an edit of every call.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
+
+import pytest
 
 from agent.runtime.breakpoints import Breakpoint
 from agent.runtime.thread_runner import ThreadRunner
@@ -86,3 +89,13 @@ def in_process(settings: RunnerSettings) -> ThreadRunner:
 IN_PROCESS_REPLAY: dict[str, Any] = {"runs_with": RunnerSettings(trusted=True), "runner_maker": in_process}
 """A replay's keywords (`resume_session`, `branch_session`) for a session recorded in-process: its node
 code replays in the in-process runner, unchecked as it was recorded (the user's `--trusted`)."""
+
+
+@contextmanager
+def node_code_in_process() -> Iterator[None]:
+    """Runs a command or the API starts meanwhile run their node code in-process (`in_process`) instead of the
+    sandbox's worker: for tests of what a command writes or prints, not of the sandbox. The command line has no
+    such choice (it always runs the sandbox): this swaps where `RunnerSettings` makes its runners."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(RunnerSettings, "make_runner", in_process)
+        yield

@@ -14,6 +14,9 @@ from recode_tui.commands.cli import main
 from tests.agents import scripts
 from tests.agents import test_plan_execute as pe
 from tests.agents import test_recap as rc
+from tests.settings import node_code_in_process
+
+pytestmark = pytest.mark.usefixtures("node_code_in_process")  # an export with --exec replays the code in-process
 
 AGENTS = ["recode", "react", "codeact", "plan-execute", "recap"]
 
@@ -44,8 +47,9 @@ def sessions(tmp_path_factory) -> dict[str, tuple[Path, Path]]:
     made = {}
     for agent in AGENTS:
         folder = tmp_path_factory.mktemp(agent.replace("-", "_"))
-        assert main(["run", "--agent", agent, "--llm", script(folder, agent), "--game", "put-01",
-                     "--sessions", str(folder / "sessions"), "--quiet"]) == 0
+        with node_code_in_process():  # what the exports read is the journal, not where its code ran
+            assert main(["run", "--agent", agent, "--llm", script(folder, agent), "--game", "put-01",
+                         "--sessions", str(folder / "sessions"), "--quiet"]) == 0
         (session,) = (folder / "sessions").iterdir()
         made[agent] = (folder / "sessions", session)
     return made

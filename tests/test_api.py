@@ -120,7 +120,8 @@ def test_stopping_a_notebooks_evaluation_keeps_its_report_and_resume_plays_the_r
     assert [e.game for e in finished.episodes[:len(stopped.episodes)]] == [e.game for e in stopped.episodes]
 
 
-def test_run_episode_writes_the_journal_run_writes_and_resume_and_diff_read_it(tmp_path, sessions):
+def test_run_episode_writes_the_journal_run_writes_and_resume_and_diff_read_it(tmp_path, sessions,
+                                                                              node_code_in_process):
     outcome = api.run_episode("put-01", llm="demo", sessions=sessions)
     assert outcome.success and outcome.reason == "won" and outcome.agent == "recode"
     journal = api.read_journal(outcome.journal)
@@ -142,7 +143,7 @@ def test_run_episode_writes_the_journal_run_writes_and_resume_and_diff_read_it(t
     assert f"won — {outcome.steps} steps" in resumed.stdout
 
 
-def test_run_episode_takes_an_llm_object_and_plays_without_a_journal(sessions):
+def test_run_episode_takes_an_llm_object_and_plays_without_a_journal(sessions, node_code_in_process):
     from mockllm.scripted import ScriptedLLM
     from recode_tui.setup.build import DEMO_SCRIPT
 

@@ -17,7 +17,7 @@ OPENINGS = {
 
 
 @pytest.mark.parametrize("agent", list(OPENINGS))
-def test_prompt_show_prints_any_agents_first_prompt(agent, capsys) -> None:
+def test_prompt_show_prints_any_agents_first_prompt(agent, capsys, node_code_in_process) -> None:
     assert main(["prompt", "show", "--game", "put-01", "--agent", agent]) == 0
     out = capsys.readouterr().out
     assert OPENINGS[agent] in out and "put a vase in sidetable." in out

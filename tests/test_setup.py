@@ -47,7 +47,8 @@ def parses(monkeypatch) -> list[str]:
     return seen
 
 
-async def test_a_console_start_up_parses_its_episode_once_and_journals_it(tmp_path: Path, parses: list[str]) -> None:
+async def test_a_console_start_up_parses_its_episode_once_and_journals_it(tmp_path: Path, parses: list[str],
+                                                                         node_code_in_process) -> None:
     """`--game` is parsed at the edge; the step limit, the journal's header, the session's folder and the
     status line all take the typed episode instead of splitting its text again."""
     from agent.sessions.journal_read import read_journal
@@ -64,7 +65,7 @@ async def test_a_console_start_up_parses_its_episode_once_and_journals_it(tmp_pa
     assert (header.game, header.run.env.name, header.episode) == ("put-01", "alfworld", "put-01")
 
 
-def test_a_run_parses_its_episode_once(tmp_path: Path, parses: list[str], capsys) -> None:
+def test_a_run_parses_its_episode_once(tmp_path: Path, parses: list[str], capsys, node_code_in_process) -> None:
     from recode_tui.commands.cli import main
 
     assert main(["run", "--env", "alfworld", "--game", "put-01", "--llm", "demo", "--sessions", str(tmp_path)]) == 0

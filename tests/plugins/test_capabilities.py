@@ -75,7 +75,8 @@ def test_gold_on_an_environment_without_gold_paths_says_so_and_names_the_others(
     assert "--llm gold: the alfworld environment has no gold paths; use demo, scripted:FILE or profile:NAME" in err
 
 
-def test_export_fences_the_answers_of_an_agent_that_declares_them_code(tmp_path, capsys, more_agents):
+def test_export_fences_the_answers_of_an_agent_that_declares_them_code(tmp_path, capsys, more_agents,
+                                                                     node_code_in_process):
     sessions = tmp_path / "sessions"
     for name in ("one-action", "code-action"):
         assert main(["run", "--env", "toy", "--agent", name, "--game", "coin-1", "--llm", "demo", "--quiet",

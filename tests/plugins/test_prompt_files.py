@@ -40,7 +40,8 @@ def test_a_plugin_environment_keeps_its_actions_and_examples_beside_its_provider
     assert "put a key in box." in prompts.examples("toy", "put")
 
 
-def test_recode_on_a_set_without_the_environments_examples_stops_with_the_files_name(tmp_path, capsys):
+def test_recode_on_a_set_without_the_environments_examples_stops_with_the_files_name(tmp_path, capsys,
+                                                                                    node_code_in_process):
     shutil.copytree(DEFAULT_PROMPTS, tmp_path / "set")
     shutil.rmtree(tmp_path / "set" / "alfworld" / "examples")
     code = main(["run", "--game", "put-01", "--llm", "demo", "--prompts", str(tmp_path / "set"), "--quiet",

@@ -46,7 +46,7 @@ def foreign_words(prompt: str, own: tuple[str, tuple[object, ...]]) -> list[str]
 
 @pytest.mark.parametrize("env", [pytest.param(env, marks=pytest.mark.heavy) if env == "sciworld" else env
                                  for env in GAMES])
-def test_no_agents_first_prompt_has_another_agents_protocol_words(env, capsys) -> None:
+def test_no_agents_first_prompt_has_another_agents_protocol_words(env, capsys, node_code_in_process) -> None:
     problems = []
     for (agent, role), own in FORMATS.items():
         assert main(["prompt", "show", "--game", GAMES[env], "--agent", agent, *(["--role", role] if role else [])]) == 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agent.runtime.actions import MAX_ACTION_CHARS
 from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from recode_tui.commands.cli import main
@@ -18,7 +20,12 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
-def test_a_huge_action_from_node_code_is_refused_with_a_clear_observation_and_replays(tmp_path: Path, capsys):
+# the sandbox: a 1 MB action crosses the worker's wall; in-process: the cap, the journal and the replay
+@pytest.mark.parametrize("where", [pytest.param("sandbox", marks=pytest.mark.heavy), "in-process"])
+def test_a_huge_action_from_node_code_is_refused_with_a_clear_observation_and_replays(tmp_path: Path, capsys, request,
+                                                                                      where):
+    if where == "in-process":
+        request.getfixturevalue("node_code_in_process")
     code = f"for _ in range(5):\n    run('x' * {HUGE})\nrun('look')"
     script = tmp_path / "huge.jsonl"
     script.write_text(json.dumps({"stub": "solve(instruction, observation)", "answer": f"<execute>\n{code}\n</execute>"}))

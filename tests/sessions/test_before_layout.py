@@ -12,9 +12,13 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet, moved_prompt_set
 from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from recode_tui.commands.cli import main
+
+pytestmark = pytest.mark.usefixtures("node_code_in_process")  # in-process: old journals' reading is the subject
 
 FIXTURE = Path(__file__).parent / "fixtures" / "before_layout_put-01.jsonl"
 

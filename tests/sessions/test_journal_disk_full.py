@@ -13,9 +13,13 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from recode_tui.commands.cli import main
 from tests.toyenv.world import EPISODES
+
+pytestmark = pytest.mark.usefixtures("node_code_in_process")  # in-process: the journal is the subject, not the sandbox
 
 
 def is_journal(fd: int) -> bool:

@@ -7,10 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agent.runtime.prompts import DEFAULT_PROMPTS, PromptSet
 from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from envs.alfworld.catalog import resolve_game
 from recode_tui.commands.cli import main
+
+pytestmark = pytest.mark.usefixtures("node_code_in_process")  # in-process: old journals' reading is the subject
 
 FIXTURE = Path(__file__).parent / "fixtures" / "old_header_put-01.jsonl"
 

@@ -25,6 +25,8 @@ from agent.sessions.journal_read import read_journal
 from agent.sessions.journal_read import JOURNAL_FILE
 from recode_tui.commands.cli import main
 
+pytestmark = pytest.mark.usefixtures("node_code_in_process")  # in-process: old files' reading is the subject
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures" / "previous_release"
 RECORDED_AT = "/tmp/old_records"

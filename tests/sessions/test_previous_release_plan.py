@@ -11,11 +11,15 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from agent.runtime.prompts import DEFAULT_PROMPTS
 from agent.runtime.tree import CodeTree, NodeStatus
 from agent.sessions.export import tree_from_document
 from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from recode_tui.commands.cli import main
+
+pytestmark = pytest.mark.usefixtures("node_code_in_process")  # in-process: old files' reading is the subject
 
 FIXTURES = Path(__file__).parent / "fixtures"
 JOURNAL = FIXTURES / "release_0.1.0_put-01.jsonl"

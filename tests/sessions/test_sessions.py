@@ -205,7 +205,8 @@ async def test_fork_gives_a_stub_a_different_answer_and_both_branches_survive(tm
     stub = session.agent.tree.root.children[0]  # steps = plan_steps(observation)
     other = ScriptedLLM([ScriptEntry(answer="<execute>\nsteps = ['look']\n</execute>")])
     fork, events = await branch_session(
-        session.folder, fork_at_answer(stub.id), other, make_env, tmp_path / "sessions", f"fork {stub.id}", **IN_PROCESS_REPLAY
+        session.folder, fork_at_answer(stub.id), other, make_env, tmp_path / "sessions", f"fork {stub.id}",
+        **IN_PROCESS_REPLAY,
     )
     assert isinstance(events[-1], ev.LLMRequested) and events[-1].node_id == stub.id
     result = await fork.agent.run()
@@ -299,7 +300,7 @@ async def test_answer_times_are_journaled_and_a_resume_shows_the_recorded_ones(t
         await session.agent.close()
     recorded = [r["seconds"] for r in read_journal(session.folder).records if r.get("type") == "answer"]
     assert len(recorded) == 2 and all(s >= 0.2 for s in recorded)
-    resumed, _ = await resume_session(session.folder, ScriptedLLM([]), make_env, **IN_PROCESS_REPLAY)  # an instant replay
+    resumed, _ = await resume_session(session.folder, ScriptedLLM([]), make_env, **IN_PROCESS_REPLAY)  # instant
     shown = [e.seconds for n in resumed.agent.tree.walk() for e in n.llm_calls]
     assert shown == pytest.approx(recorded, abs=1e-3)  # the recorded times, not the replay's
     await resumed.agent.close()

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from mockllm.openai_server import OpenAICompatibleServer, Reply, script_responder
 from recode_tui.setup.build import DEMO_SCRIPT
 from tests.eval.helpers import profiles_file, recode
+
+pytestmark = pytest.mark.usefixtures("node_code_in_process")  # in-process: the trace's shape is the subject
 
 
 def test_the_default_trace_export_carries_totals_reasons_attempts_cuts_and_the_winning_action(tmp_path):
