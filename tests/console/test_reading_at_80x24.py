@@ -40,8 +40,12 @@ def toy(toy_module):
 
 @asynccontextmanager
 async def awaiting_the_root() -> AsyncIterator[ConsolePage]:
-    """A person's run at 80x24 continued to the root's expansion: the editor open (empty), with the focus."""
-    async with small_toy() as page:
+    """A person's run at 80x24 continued to the root's expansion: the editor open (empty), with the focus;
+    notices shown as on a terminal (`run_test` hides them unless asked), for the test of where they go."""
+    app = toy_app()
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        page = ConsolePage(pilot)
+        await page.started()
         await page.step("continue")
         yield page
 
@@ -134,29 +138,6 @@ def overlaps(a, b) -> bool:
     return a.x < b.right and b.x < a.right and a.y < b.bottom and b.y < a.bottom
 
 
-async def test_a_notice_never_covers_the_editor_or_its_check_line_zoomed_or_not() -> None:
-    app = toy_app()
-    async with app.run_test(size=SMALL, notifications=True) as pilot:
-        page = ConsolePage(pilot)
-        await page.started()
-        await page.step("continue")
-        screen = app.debug_screen
-        for zoom in (False, True):
-            if zoom:
-                await pilot.press("ctrl+t")
-                assert screen.maximized is not None  # the editor zoomed
-            app.notify("Session forked: /a/long/path/to/the/sessions/folder/20261128-put-01", timeout=30)
-            await pilot.pause()
-            assert screen.query("Toast")  # the notice
-            covered = [screen.query_one("#expand-text").region, screen.query_one("#expand-check").region]
-            for toast in screen.query("Toast"):
-                assert toast.region.height and not any(overlaps(toast.region, part) for part in covered), (
-                    zoom, toast.region, covered)
-            app.clear_notifications()
-            await pilot.pause()
-            assert not screen.query("Toast")  # the notices gone
-
-
 # -- tests that read the shared console (the `page` fixture); last, so it closes as they end
 
 
@@ -195,3 +176,25 @@ async def test_the_focused_editor_is_marked_at_80x24(page: ConsolePage) -> None:
     assert area.styles.border_left[0] != "heavy"
     assert page.app.focused.styles.border_left[0] == "heavy"  # the pane the focus went to is marked instead
     area.focus()  # put back: the keys the editor's, as the stop had them
+
+
+@at("awaiting the root")
+async def test_a_notice_never_covers_the_editor_or_its_check_line_zoomed_or_not(page: ConsolePage) -> None:
+    app, screen = page.app, page.screen
+    page.screen.editor.editor.focus()  # where the stop puts it (a test before may have moved it)
+    for zoom in (False, True):
+        if zoom:
+            await page.press("ctrl+t")
+            assert screen.maximized is not None  # the editor zoomed
+        app.notify("Session forked: /a/long/path/to/the/sessions/folder/20261128-put-01", timeout=30)
+        await page.pilot.pause()
+        assert screen.query("Toast")  # the notice
+        covered = [screen.query_one("#expand-text").region, screen.query_one("#expand-check").region]
+        for toast in screen.query("Toast"):
+            assert toast.region.height and not any(overlaps(toast.region, part) for part in covered), (
+                zoom, toast.region, covered)
+        app.clear_notifications()
+        await page.pilot.pause()
+        assert not screen.query("Toast")  # the notices gone
+    await page.press("ctrl+t")  # put back: the editor not zoomed, with the keys
+    assert screen.maximized is None and app.focused is page.screen.editor.editor

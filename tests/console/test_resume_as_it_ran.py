@@ -1,8 +1,9 @@
 """A console session resumes as it ran: on its model, in review, with the answer typed before the quit.
 
-Real parts: the command line's parser and `console_app` (what `recode-tui tui` builds), the real
-`openai` client against the local OpenAI-compatible server on 127.0.0.1, the real Textual app
-through Pilot, real journals; on the toy world (tests/toyenv), played like put-01.
+Real parts: the command line's parser and the console options it gives (what `recode-tui tui` builds
+from them), the real `openai` client against the local OpenAI-compatible server on 127.0.0.1, the real
+Textual app through Pilot, real journals; on the toy world (tests/toyenv), played like put-01, node code
+run in-process (`tui_app`): where the code runs is not what is checked here.
 """
 
 from __future__ import annotations
@@ -14,18 +15,26 @@ import pytest
 
 from agent.sessions.journal_read import read_journal
 from mockllm.openai_server import OpenAICompatibleServer
+from recode_tui.commands.arguments import console_options
 from recode_tui.commands.cli import console_app
+from recode_tui.console.app import RecodeApp, build_app
 from recode_tui.setup.usage import UsageError
 from tests.test_setup import parsed
 
 from recode_tui.console.run.run_state import RunState
 
 from .helpers import SIZE
-from .page import ConsolePage
+from .page import ConsolePage, in_process
 from .test_fork_paths import draft_saved
 from .test_models_console import GOOD, answers, profiles_file
 
 MINE = GOOD.replace("The vase is on the dining table.", "My own reading: the vase waits on the dining table.")
+
+
+def tui_app(*argv: str, llm_given: bool | None = None) -> RecodeApp:
+    """What `recode-tui ARGV` (a `tui` command line) builds, as `console_app` does (its parser, its options),
+    node code in-process."""
+    return build_app(console_options(parsed(*argv, llm_given=llm_given)), runner_maker=in_process)
 
 
 async def test_a_review_session_on_a_named_profile_resumes_on_it_in_review_with_the_typed_answer(
@@ -35,8 +44,8 @@ async def test_a_review_session_on_a_named_profile_resumes_on_it_in_review_with_
     sessions = str(tmp_path / "sessions")
     with OpenAICompatibleServer(answers(GOOD)) as server:
         profiles = profiles_file(tmp_path, server.base_url)
-        app = console_app(parsed("tui", "--game", toy_game, "--llm", "profile:local", "--profiles", profiles,
-                                 "--review", "--no-break", "--sessions", sessions))
+        app = tui_app("tui", "--game", toy_game, "--llm", "profile:local", "--profiles", profiles,
+                      "--review", "--no-break", "--sessions", sessions)
         async with ConsolePage.open(app) as page:
             await page.press("c")
             await page.reached(RunState.REVIEWING)
@@ -53,7 +62,7 @@ async def test_a_review_session_on_a_named_profile_resumes_on_it_in_review_with_
         assert f"--profiles {Path(profiles).resolve()}" in str(refused.value) and "\n" not in str(refused.value)
 
         followed = [arg for arg in shlex.split(hint)[1:] if arg != "--review"]  # review goes on from the record
-        app = console_app(parsed(*followed, "--sessions", sessions, llm_given=False))
+        app = tui_app(*followed, "--sessions", sessions, llm_given=False)
         async with app.run_test(size=SIZE) as pilot:
             page = ConsolePage(pilot)
             await page.replaced()  # the session, replayed

@@ -120,9 +120,25 @@ async def test_fork_opens_the_old_answer_and_keeps_it_in_the_old_branch(tmp_path
         assert 'obj = "vase 1"' in old_answers[-1]["answer"]  # the original answer stays in its branch
 
 
+async def forked_at_n1(folder: Path) -> Path:
+    """A fork of the session in `folder` at n1's answer, made in-process as the console's F makes it (the
+    branch beside it, the person's editor to answer n1 in); returns the fork's folder."""
+    from agent.sessions.session import branch_session, fork_at_answer
+    from envs.registry import make_env
+    from mockllm.human import HumanLLM
+
+    fork, _ = await branch_session(folder, fork_at_answer("n1"), HumanLLM(), make_env, folder.parent, "fork n1",
+                                   runner_maker=in_process)
+    fork.writer.close()
+    await fork.agent.close()
+    return fork.folder
+
+
 async def test_both_branches_are_listed_and_enter_resumes_the_one_chosen(tmp_path: Path) -> None:
-    async with ConsolePage.open(toy_app(sessions_dir=tmp_path, resume=await recorded_to_n2(tmp_path))) as page:
-        old, fork = await fork_n1(page)
+    old = await recorded_to_n2(tmp_path)
+    fork = await forked_at_n1(old)  # the console's F is test_fork_opens_the_old_answer_and_keeps_it_in_the_old_branch's
+    async with ConsolePage.open(toy_app(sessions_dir=tmp_path, resume=fork)) as page:
+        assert page.app.session_control.session.folder == fork
         page.screen.tree_view.focus()  # out of the fork's open editor: S is the console's key again
         await page.press("S")
         screen = page.app.screen
