@@ -286,16 +286,6 @@ async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_repla
         assert (await page.agent.runner.evaluate("extra"))[1] == "DININGTABLE 1"
 
 
-async def test_help_lists_run_to_here_with_the_shell() -> None:
-    from recode_tui.console.screens.help_screen import HelpScreen
-
-    async with toy_console() as page:
-        await page.press("question_mark")
-        assert isinstance(page.app.screen, HelpScreen)
-        rows = {row[2]: row[0] for row in page.app.screen.rows}
-        assert rows["run.to-here"] == "h" and rows["shell.open"] == "!"
-
-
 def test_run_to_here_with_the_shell_are_in_the_palette_as_in_the_manual() -> None:
     from recode_tui.console.controllers.palette import TITLES
 
@@ -333,3 +323,15 @@ async def test_the_node_pane_shows_what_a_stub_became(page: ConsolePage) -> None
     assert "expanded into" in text
     first = page.screen.agent.tree.root.children[0]
     assert f"{first.id} {first.code.splitlines()[0][:20]}" in text
+
+
+@at("ran to here")
+async def test_help_lists_run_to_here_with_the_shell(page: ConsolePage) -> None:
+    from recode_tui.console.screens.help_screen import HelpScreen
+
+    await page.press("question_mark")
+    assert isinstance(page.app.screen, HelpScreen)
+    rows = {row[2]: row[0] for row in page.app.screen.rows}
+    await page.press("escape")  # put back: the run's screen, for the other tests of this stop
+    assert rows["run.to-here"] == "h" and rows["shell.open"] == "!"
+    assert not isinstance(page.app.screen, HelpScreen)
