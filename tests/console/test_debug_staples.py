@@ -16,6 +16,7 @@ from typing import AsyncIterator
 import pytest
 
 from agent.runtime import events as ev
+from agent.runtime.breakpoints import parse_breakpoint
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.shell_prompt import ShellPrompt
 
@@ -134,15 +135,15 @@ async def test_the_running_line_moves_between_the_actions_of_a_loop() -> None:
     from mockllm.scripted import ScriptedLLM, ScriptEntry
 
     llm = ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
-    async with toy_console(llm, breakpoints=[]) as page:
+    async with toy_console(llm, breakpoints=[parse_breakpoint("action .")]) as page:  # a stop at each action
         lines = []
         while len(lines) < 4:
-            await page.step("step")
+            await page.step("continue")
             event = page.screen.debugger.last_event
-            if isinstance(event, ev.ActionSent):
-                assert page.screen.tree_view.cursor_node.data == event.node_id
-                lines.append(event.line)
-                assert f"running line {event.line}" in detail_text(page)
+            assert isinstance(event, ev.ActionSent), event
+            assert page.screen.tree_view.cursor_node.data == event.node_id
+            lines.append(event.line)
+            assert f"running line {event.line}" in detail_text(page)
         assert lines == [2, 3, 2, 3]
         await page.step("over")  # the node ends: no mark
         assert "running line" not in detail_text(page)
