@@ -14,6 +14,7 @@ from typing import AsyncIterator
 import pytest
 
 from agent.runtime import events as ev
+from agent.runtime.breakpoints import parse_breakpoint
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.node_detail import NodeDetail
@@ -218,9 +219,9 @@ async def test_a_note_replan_breakpoint_stops_plan_execute_at_the_replan() -> No
 
 
 async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> None:
-    async with toy_console(rc.in_order(*rc.WIN), agent="recap", breakpoints=[]) as page:
-        await add_breakpoint(page, "note re-injection")
-        await add_breakpoint(page, "note plan adopted")  # Plan-and-Execute's label: never hit here
+    breakpoints = [parse_breakpoint("note re-injection"),
+                   parse_breakpoint("note plan adopted")]  # Plan-and-Execute's label: never hit here
+    async with toy_console(rc.in_order(*rc.WIN), agent="recap", breakpoints=breakpoints) as page:  # typed: the replan test
         await page.step("continue")
         last = page.screen.debugger.last_event
         assert isinstance(last, ev.AgentNote) and last.label == "re-injection"
@@ -232,8 +233,6 @@ async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> Non
 
 
 def test_note_breakpoints_parse() -> None:
-    from agent.runtime.breakpoints import parse_breakpoint
-
     assert parse_breakpoint("note Replan").match(ev.AgentNote("n0", label="replan", text="why"), "")
     either = parse_breakpoint("on replan|re-injection")
     assert either.match(ev.AgentNote("n3", label="re-injection", text="x"), "") == "re-injection at n3: x"
@@ -243,8 +242,6 @@ def test_note_breakpoints_parse() -> None:
 
 
 def test_a_note_breakpoint_with_a_bad_regex_or_kind_is_refused() -> None:
-    from agent.runtime.breakpoints import parse_breakpoint
-
     with pytest.raises(ValueError, match="bad regular expression"):
         parse_breakpoint("note (")
     with pytest.raises(ValueError, match="note LABEL"):
