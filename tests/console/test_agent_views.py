@@ -73,9 +73,11 @@ async def until_call(page: ConsolePage, predicate) -> None:
 
 
 async def test_plan_execute_shows_a_replan_as_a_diff() -> None:
-    async with toy_console(replanning_llm(), agent="plan-execute", agent_options={"max_replans": 1}) as page:
-        await until_call(page, lambda e: e.purpose == "act")
-        await until_call(page, lambda e: e.purpose == "act" and e.node_id != page.screen.agent.tree.root.children[0].id)
+    first_of_s3 = [parse_breakpoint("action ^go to diningtable 1$")]  # s1 went to the sofa: s3's first action
+    async with toy_console(replanning_llm(), agent="plan-execute", breakpoints=first_of_s3,
+                           agent_options={"max_replans": 1}) as page:
+        await page.step("continue")
+        assert isinstance(page.last_event, ev.ActionSent) and page.agent.env.steps == 1
         text = shown(page)  # after the replan: s3 runs, s1 failed, the diff says what changed
         assert "── Replan 1: step s1 failed: no vase on sofa 1" in text
         assert "- s1: find the vase on the sofa and take it" in text and "+ s3: take the vase from diningtable 1" in text
@@ -83,8 +85,7 @@ async def test_plan_execute_shows_a_replan_as_a_diff() -> None:
         marks = dict(zip(pane(page).lines, pane(page)._marks))
         assert marks["- s1: find the vase on the sofa and take it"] == "removed"
         assert marks["+ s3: take the vase from diningtable 1"] == "added"
-        await page.step("continue")
-        await until_call(page, lambda e: "> go to diningtable 1" in shown(page))
+        await page.step("next")  # the action's observation
         assert "> go to diningtable 1  => You arrive at diningtable 1." in shown(page)
 
 
