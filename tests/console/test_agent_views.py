@@ -93,8 +93,11 @@ async def test_the_node_pane_follows_the_tree_to_the_next_step_where_the_finishe
     """s1 finishes at its first turn: folded, its row holds s2 next, under the cursor that was on the turn."""
     steps = pe.plan(("s1", "look around", []), ("s2", "go to the table", ["s1"]))
     llm = pe.in_order(("plan", steps), ("act", pe.turn("Done: looked")), ("act", pe.turn("Action: go to diningtable 1")))
-    async with toy_console(llm, agent="plan-execute") as page:
+    async with toy_console(llm, agent="plan-execute", breakpoints=[parse_breakpoint("depth 2")]) as page:
         screen = page.screen
+        await page.step("continue")  # at s1's first turn, the tree's cursor on it
+        turn = screen.agent.tree.nodes[page.last_event.node_id]
+        assert turn.depth == 2 and screen.tree_view.cursor_node.data == turn.id
         second = None
         for _ in range(20):
             if second is not None and screen.tree_view.current_id == second:
@@ -130,9 +133,12 @@ async def test_recap_shows_both_levels_while_the_child_level_runs() -> None:
 
 
 async def test_recap_at_a_return_shows_the_reinjection_in_its_cut_window() -> None:
-    async with toy_console(rc.in_order(*rc.WIN), agent="recap", agent_options={"window": 1}) as page:
-        await until_call(page, lambda e: e.purpose == "refine" and e.node_id != page.screen.agent.tree.root.id)
-        await until_call(page, lambda e: e.purpose == "refine" and e.node_id == page.screen.agent.tree.root.id)
+    async with toy_console(rc.in_order(*rc.WIN), agent="recap", breakpoints=[parse_breakpoint("note re-injection")],
+                           agent_options={"window": 1}) as page:
+        await page.step("continue")  # the child level returned: its outcome re-injected at the root
+        await page.step("next")  # the root's next call, with that outcome in its window
+        asked = page.last_event
+        assert isinstance(asked, ev.LLMRequested) and asked.purpose == "refine" and asked.node_id == page.agent.tree.root.id
         text = shown(page)  # back at the root: the re-injection, and the window cut to 1 round + the path
         assert "── Re-injected at each return" in text
         assert ("The subtask `find the vase and take it` returned: done; last action `take vase 1 from diningtable 1`"
