@@ -14,6 +14,7 @@ from typing import AsyncIterator
 import pytest
 
 from agent.runtime import events as ev
+from agent.runtime.breakpoints import parse_breakpoint
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from recode_tui.console.widgets.node_detail import NodeDetail
@@ -72,9 +73,11 @@ async def until_call(page: ConsolePage, predicate) -> None:
 
 
 async def test_plan_execute_shows_a_replan_as_a_diff() -> None:
-    async with toy_console(replanning_llm(), agent="plan-execute", agent_options={"max_replans": 1}) as page:
-        await until_call(page, lambda e: e.purpose == "act")
-        await until_call(page, lambda e: e.purpose == "act" and e.node_id != page.screen.agent.tree.root.children[0].id)
+    first_of_s3 = [parse_breakpoint("action ^go to diningtable 1$")]  # s1 went to the sofa: s3's first action
+    async with toy_console(replanning_llm(), agent="plan-execute", breakpoints=first_of_s3,
+                           agent_options={"max_replans": 1}) as page:
+        await page.step("continue")
+        assert isinstance(page.last_event, ev.ActionSent) and page.agent.env.steps == 1
         text = shown(page)  # after the replan: s3 runs, s1 failed, the diff says what changed
         assert "── Replan 1: step s1 failed: no vase on sofa 1" in text
         assert "- s1: find the vase on the sofa and take it" in text and "+ s3: take the vase from diningtable 1" in text
@@ -82,8 +85,7 @@ async def test_plan_execute_shows_a_replan_as_a_diff() -> None:
         marks = dict(zip(pane(page).lines, pane(page)._marks))
         assert marks["- s1: find the vase on the sofa and take it"] == "removed"
         assert marks["+ s3: take the vase from diningtable 1"] == "added"
-        await page.step("continue")
-        await until_call(page, lambda e: "> go to diningtable 1" in shown(page))
+        await page.step("next")  # the action's observation
         assert "> go to diningtable 1  => You arrive at diningtable 1." in shown(page)
 
 
@@ -91,8 +93,11 @@ async def test_the_node_pane_follows_the_tree_to_the_next_step_where_the_finishe
     """s1 finishes at its first turn: folded, its row holds s2 next, under the cursor that was on the turn."""
     steps = pe.plan(("s1", "look around", []), ("s2", "go to the table", ["s1"]))
     llm = pe.in_order(("plan", steps), ("act", pe.turn("Done: looked")), ("act", pe.turn("Action: go to diningtable 1")))
-    async with toy_console(llm, agent="plan-execute") as page:
+    async with toy_console(llm, agent="plan-execute", breakpoints=[parse_breakpoint("depth 2")]) as page:
         screen = page.screen
+        await page.step("continue")  # at s1's first turn, the tree's cursor on it
+        turn = screen.agent.tree.nodes[page.last_event.node_id]
+        assert turn.depth == 2 and screen.tree_view.cursor_node.data == turn.id
         second = None
         for _ in range(20):
             if second is not None and screen.tree_view.current_id == second:
@@ -128,9 +133,12 @@ async def test_recap_shows_both_levels_while_the_child_level_runs() -> None:
 
 
 async def test_recap_at_a_return_shows_the_reinjection_in_its_cut_window() -> None:
-    async with toy_console(rc.in_order(*rc.WIN), agent="recap", agent_options={"window": 1}) as page:
-        await until_call(page, lambda e: e.purpose == "refine" and e.node_id != page.screen.agent.tree.root.id)
-        await until_call(page, lambda e: e.purpose == "refine" and e.node_id == page.screen.agent.tree.root.id)
+    async with toy_console(rc.in_order(*rc.WIN), agent="recap", breakpoints=[parse_breakpoint("note re-injection")],
+                           agent_options={"window": 1}) as page:
+        await page.step("continue")  # the child level returned: its outcome re-injected at the root
+        await page.step("next")  # the root's next call, with that outcome in its window
+        asked = page.last_event
+        assert isinstance(asked, ev.LLMRequested) and asked.purpose == "refine" and asked.node_id == page.agent.tree.root.id
         text = shown(page)  # back at the root: the re-injection, and the window cut to 1 round + the path
         assert "── Re-injected at each return" in text
         assert ("The subtask `find the vase and take it` returned: done; last action `take vase 1 from diningtable 1`"
@@ -183,12 +191,13 @@ async def test_at_80x24_the_plan_view_has_rows_and_keeps_the_current_step_in_sig
                        ScriptEntry(pe.turn("Done: ok"), purpose="act")])
     async with ConsolePage.open(toy_app(llm, agent="plan-execute"), size=(80, 24)) as page:
         await page.press("a")
-        await until_call(page, lambda e: "▶ s7:" in shown(page))
+        await until_call(page, lambda e: "▶ s4:" in shown(page))  # below the view's first rows at 80x24
         await page.pilot.pause()  # the view brings the current step into sight after the stop's refresh
         view = pane(page)
         assert view.region.height >= 5 and view.region.width >= 70, view.region
         current = next(i for i, mark in enumerate(view._marks) if mark == "current")
         row = view._row_of(current)
+        assert row >= view.scrollable_content_region.height, "s4 fits the first rows: nothing to bring into sight"
         assert view.scroll_y <= row < view.scroll_y + view.scrollable_content_region.height
 
 
@@ -218,9 +227,9 @@ async def test_a_note_replan_breakpoint_stops_plan_execute_at_the_replan() -> No
 
 
 async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> None:
-    async with toy_console(rc.in_order(*rc.WIN), agent="recap", breakpoints=[]) as page:
-        await add_breakpoint(page, "note re-injection")
-        await add_breakpoint(page, "note plan adopted")  # Plan-and-Execute's label: never hit here
+    breakpoints = [parse_breakpoint("note re-injection"),
+                   parse_breakpoint("note plan adopted")]  # Plan-and-Execute's label: never hit here
+    async with toy_console(rc.in_order(*rc.WIN), agent="recap", breakpoints=breakpoints) as page:  # typed: the replan test
         await page.step("continue")
         last = page.screen.debugger.last_event
         assert isinstance(last, ev.AgentNote) and last.label == "re-injection"
@@ -232,8 +241,6 @@ async def test_a_note_reinjection_breakpoint_stops_recap_at_each_return() -> Non
 
 
 def test_note_breakpoints_parse() -> None:
-    from agent.runtime.breakpoints import parse_breakpoint
-
     assert parse_breakpoint("note Replan").match(ev.AgentNote("n0", label="replan", text="why"), "")
     either = parse_breakpoint("on replan|re-injection")
     assert either.match(ev.AgentNote("n3", label="re-injection", text="x"), "") == "re-injection at n3: x"
@@ -243,8 +250,6 @@ def test_note_breakpoints_parse() -> None:
 
 
 def test_a_note_breakpoint_with_a_bad_regex_or_kind_is_refused() -> None:
-    from agent.runtime.breakpoints import parse_breakpoint
-
     with pytest.raises(ValueError, match="bad regular expression"):
         parse_breakpoint("note (")
     with pytest.raises(ValueError, match="note LABEL"):

@@ -23,7 +23,7 @@ from recode_tui.console.widgets.driver import AgentDriver
 from recode_tui.console.widgets.key_footer import FooterEntry
 
 from .helpers import footer_keys, footer_settled, next_stop, notifications
-from .page import ConsolePage, in_process, toy_console
+from .page import ConsolePage, filled, in_process, toy_console
 
 PLAN = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nrun("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
 
@@ -58,7 +58,8 @@ async def test_a_resume_shows_a_new_debug_screen_whose_keys_step_the_new_engine_
     async with toy_console(breakpoints=[], sessions_dir=tmp_path) as page:
         app = page.app
         await page.step("continue")
-        await page.answer(PLAN)
+        await page.put_answer(filled(page.editor_text, PLAN))  # pasted: the typing is not what is checked
+        await page.command("ctrl+s")
         await page.step("next")
         old, old_agent = page.screen, page.agent
         seen, steps, nodes = old.debugger.events_seen, old_agent.env.steps, len(old_agent.tree)
@@ -98,7 +99,7 @@ async def test_submit_is_greyed_in_the_footer_while_no_expansion_is_awaited(tmp_
         await footer_shown(page, "c")
         assert page.state is RunState.AWAITING
         assert not footer_key(page, "submit").disabled  # Submit back
-        await page.type(PLAN)
+        await page.put_answer(filled(page.editor_text, PLAN))  # pasted: the typing is not what is checked
         await footer_shown(page, "ctrl+s")
         assert page.agent.tree.root.children
         assert footer_key(page, "submit").disabled  # Submit greyed again

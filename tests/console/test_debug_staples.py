@@ -16,6 +16,7 @@ from typing import AsyncIterator
 import pytest
 
 from agent.runtime import events as ev
+from agent.runtime.breakpoints import parse_breakpoint
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.shell_prompt import ShellPrompt
 
@@ -134,15 +135,15 @@ async def test_the_running_line_moves_between_the_actions_of_a_loop() -> None:
     from mockllm.scripted import ScriptedLLM, ScriptEntry
 
     llm = ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
-    async with toy_console(llm, breakpoints=[]) as page:
+    async with toy_console(llm, breakpoints=[parse_breakpoint("action .")]) as page:  # a stop at each action
         lines = []
         while len(lines) < 4:
-            await page.step("step")
+            await page.step("continue")
             event = page.screen.debugger.last_event
-            if isinstance(event, ev.ActionSent):
-                assert page.screen.tree_view.cursor_node.data == event.node_id
-                lines.append(event.line)
-                assert f"running line {event.line}" in detail_text(page)
+            assert isinstance(event, ev.ActionSent), event
+            assert page.screen.tree_view.cursor_node.data == event.node_id
+            lines.append(event.line)
+            assert f"running line {event.line}" in detail_text(page)
         assert lines == [2, 3, 2, 3]
         await page.step("over")  # the node ends: no mark
         assert "running line" not in detail_text(page)
@@ -286,16 +287,6 @@ async def test_a_statement_between_two_actions_of_a_loop_sees_the_loop_and_repla
         assert (await page.agent.runner.evaluate("extra"))[1] == "DININGTABLE 1"
 
 
-async def test_help_lists_run_to_here_with_the_shell() -> None:
-    from recode_tui.console.screens.help_screen import HelpScreen
-
-    async with toy_console() as page:
-        await page.press("question_mark")
-        assert isinstance(page.app.screen, HelpScreen)
-        rows = {row[2]: row[0] for row in page.app.screen.rows}
-        assert rows["run.to-here"] == "h" and rows["shell.open"] == "!"
-
-
 def test_run_to_here_with_the_shell_are_in_the_palette_as_in_the_manual() -> None:
     from recode_tui.console.controllers.palette import TITLES
 
@@ -333,3 +324,15 @@ async def test_the_node_pane_shows_what_a_stub_became(page: ConsolePage) -> None
     assert "expanded into" in text
     first = page.screen.agent.tree.root.children[0]
     assert f"{first.id} {first.code.splitlines()[0][:20]}" in text
+
+
+@at("ran to here")
+async def test_help_lists_run_to_here_with_the_shell(page: ConsolePage) -> None:
+    from recode_tui.console.screens.help_screen import HelpScreen
+
+    await page.press("question_mark")
+    assert isinstance(page.app.screen, HelpScreen)
+    rows = {row[2]: row[0] for row in page.app.screen.rows}
+    await page.press("escape")  # put back: the run's screen, for the other tests of this stop
+    assert rows["run.to-here"] == "h" and rows["shell.open"] == "!"
+    assert not isinstance(page.app.screen, HelpScreen)

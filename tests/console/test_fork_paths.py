@@ -27,7 +27,7 @@ from envs.registry import make_env
 from recode_tui.console.workspace.compare import CompareScreen
 
 from .helpers import session_opened
-from .page import ConsolePage, in_process, toy_console
+from .page import ConsolePage, filled, in_process, toy_console
 from .test_sessions_console import recorded_to_n2
 from .test_workspace import DIRECT, SCRIPTED, SOLVE, open_workspace_page, scripted
 
@@ -106,7 +106,8 @@ async def test_fork_as_the_person_keeps_drafts_over_resumes_and_journals_the_stu
         assert 'run("look")' in page.editor_text
         stub = page.agent.tree.nodes["n1"].code
         await page.press("ctrl+r")  # back to the skeleton
-        await page.answer(N1_AGAIN)
+        await page.put_answer(filled(page.editor_text, N1_AGAIN))  # pasted: the draft above is what this test types
+        await page.command("ctrl+s")
         assert_whole(answers(fork)[-1], stub, asked.prompt)
         await page.step("continue")
         assert page.awaiting_answer and page.last_event.node_id == "n2"

@@ -191,22 +191,28 @@ def assert_no_terminal_control(output: str) -> None:
 
 
 @pytest.fixture
-def played_session(tmp_path, toy_env) -> Path:
-    """The toy put episode won by a scripted model (thoughts in its answers) through `recode-tui run`
-    (in-process): the session folder."""
-    import yaml
+async def played_session(tmp_path, toy_env) -> Path:
+    """The toy put episode won by the nested scripted model (thoughts in its answers), journaled as a run
+    journals it, node code in-process (the sandbox worker is not what is checked): the session folder."""
+    from agent.runtime import events as ev
+    from agent.sessions.session import start_session
+    from envs.registry import EpisodeRef
+    from recode_tui.setup.build import make_agent
+    from tests.settings import episode_named, run_settings
 
-    from recode_tui.commands.cli import main
+    from .page import in_process
+    from .test_pilot import nested_model
 
-    from .test_pilot import FETCH, PLACE, SOLVE
-
-    script = tmp_path / "nested.yaml"
-    script.write_text(yaml.safe_dump({"answers": [{"stub": "solve(instruction, observation)", "answer": SOLVE},
-                                                  {"stub": "fetch_vase(seen)", "answer": FETCH},
-                                                  {"stub": "place_vase(obj)", "answer": PLACE}]}))
-    sessions = tmp_path / "played"
-    assert main(["run", "--llm", f"scripted:{script}", "--game", "toy:vase-1", "--quiet", "--sessions", str(sessions)]) == 0
-    return next(sessions.iterdir())
+    agent = make_agent(run_settings(), episode_named("toy:vase-1"), nested_model(), runner_maker=in_process)
+    session = start_session(agent, tmp_path / "played", EpisodeRef.parse("toy:vase-1"), "scripted")
+    try:
+        while not isinstance(await agent.step(), ev.RunFinished):
+            pass
+        assert agent.host.finished is not None and agent.host.finished.success, agent.host.finished
+    finally:
+        session.writer.close()
+        await agent.close()
+    return session.folder
 
 
 async def test_a_crafted_session_resumes_with_its_markup_and_escapes_shown_as_text(tmp_path, played_session) -> None:

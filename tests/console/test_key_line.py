@@ -13,8 +13,8 @@ import pytest
 
 from recode_tui.console.widgets.key_line import KeyLine
 
-from .helpers import command, footer_keys, settled, started
-from .page import toy_app
+from .helpers import footer_keys
+from .page import ConsolePage, toy_app
 
 
 @pytest.fixture(autouse=True)
@@ -44,11 +44,10 @@ def keys_of(line: str) -> dict[str, str]:
 
 
 async def test_at_80x24_every_view_key_zoom_and_quit_is_shown_whole() -> None:
-    app = toy_app(agent="react")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot, app)
+    async with ConsolePage.open(toy_app(agent="react"), size=(80, 24)) as page:
+        app = page.app
         app.debug_screen.query_one("#code-tree").focus()
-        await settled(pilot)
+        await page.pilot.pause()  # the line follows the focus
         shown = keys_of(bottom_line(app))
         for key in ("e", "r", "v", "z", "^t", "q", "a", "?", "n", "c"):
             assert key in shown, (key, shown)
@@ -57,28 +56,25 @@ async def test_at_80x24_every_view_key_zoom_and_quit_is_shown_whole() -> None:
 
 
 async def test_in_the_editor_the_line_offers_the_editors_keys_and_esc_leaves_it() -> None:
-    app = toy_app()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot, app)
-        await command(pilot, app, "c")
+    async with ConsolePage.open(toy_app(), size=(80, 24)) as page:
+        app = page.app
+        await page.step("continue")
         assert app.focused is app.debug_screen.editor.editor
         line = bottom_line(app)
         shown = keys_of(line)
         assert shown["^s"] == "submit" and shown["^t"] == "zoom" and shown["esc"] == "leave editor", line
         assert "pause" not in line.lower()
-        await pilot.press("escape")
-        await settled(pilot)
+        await page.press("escape")
         assert app.focused is not app.debug_screen.editor.editor  # what the line said
         assert "n s o u c" in bottom_line(app)
 
 
 async def test_a_wide_terminal_keeps_textuals_footer_which_in_the_editor_says_what_esc_does() -> None:
-    app = toy_app()
-    async with app.run_test(size=(160, 48)) as pilot:
-        await started(pilot, app)
+    async with ConsolePage.open(toy_app(), size=(160, 48)) as page:
+        app = page.app
         widget, _ = app.screen.get_widget_at(0, 47)
         assert not isinstance(widget, KeyLine) and not app.debug_screen.query_one(KeyLine).display
-        await command(pilot, app, "c")
+        await page.step("continue")
         shown = {(k.key_display, k.description) for k in footer_keys(app.debug_screen)}
         assert {("esc", "Leave editor"), ("^t", "Zoom"), ("^s", "Submit")} <= shown, shown
         assert not any(description == "Pause" for _, description in shown)

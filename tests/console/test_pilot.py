@@ -14,6 +14,7 @@ import pytest
 from textual.widgets import DataTable, Input
 
 from agent.runtime import events as ev
+from agent.runtime.breakpoints import parse_breakpoint
 from agent.runtime.tree import NodeStatus
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.screens.debug_screen import DebugScreen
@@ -21,7 +22,7 @@ from recode_tui.console.widgets.answer_editor import AnswerEditor
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
 from .helpers import SIZE
-from .page import ConsolePage, Stops, at, shared_consoles, toy_console
+from .page import ConsolePage, Stops, at, filled, shared_consoles, toy_console
 
 # toy:vase-1: "put a vase in sidetable."; the vase is on diningtable 1.
 PUT_PLAN = (
@@ -64,9 +65,10 @@ def toy(toy_module):
     return toy_module
 
 
-def model_console(**options):
-    """The console on the nested model, no breakpoint set."""
-    return toy_console(nested_model(), breakpoints=[], **options)
+def model_console(*breakpoints: str, **options):
+    """The console on the nested model with `breakpoints` (specs, as typed in the box) set from the start,
+    none by default: for tests where typing them in the box is not what is checked (`add_breakpoint` is)."""
+    return toy_console(nested_model(), breakpoints=[parse_breakpoint(spec) for spec in breakpoints], **options)
 
 
 @asynccontextmanager
@@ -124,10 +126,16 @@ async def test_solve_a_put_game_by_typing_a_thought_then_the_expansion() -> None
         assert page.tree()[1:] == [f" ✓ {line}" for line in PUT_PLAN.splitlines()[:-1]] + [f"▸✓ {PUT_PLAN.splitlines()[-1]}"]
 
 
+async def pasted(page: ConsolePage, text: str) -> None:
+    """`text` put in the open editor at once (a paste) and submitted: where typing is not what is checked."""
+    await page.put_answer(text)
+    await page.command("ctrl+s")
+
+
 async def test_continue_after_a_plan_stops_at_its_nested_placeholder_with_its_variables() -> None:
     async with toy_console() as page:
         await page.step("continue")
-        await page.answer(FETCH_PLAN)
+        await pasted(page, FETCH_PLAN)
         # continue runs the two actions and stops at the next expansion the human must write
         await page.step("continue")
         assert page.state == "awaiting expansion"
@@ -140,9 +148,9 @@ async def test_continue_after_a_plan_stops_at_its_nested_placeholder_with_its_va
 async def test_a_nested_placeholder_expanded_by_hand_wins_the_game() -> None:
     async with toy_console() as page:
         await page.step("continue")
-        await page.answer(FETCH_PLAN)
+        await pasted(page, FETCH_PLAN)
         await page.step("continue")
-        await page.answer(PUT_AWAY)
+        await pasted(page, PUT_AWAY)
         await page.step("continue")
         assert page.state == "done"
         assert "episode won" in page.reason
@@ -162,7 +170,10 @@ async def invalid_typed(page: ConsolePage) -> str:
 
 async def test_a_refused_expansion_once_fixed_is_accepted() -> None:
     async with toy_console() as page:
-        await invalid_typed(page)
+        await page.step("continue")
+        assert not (await page.put_answer(filled(page.editor_text, INVALID))).ok
+        await page.press("ctrl+s")  # refused: no stop
+        assert page.awaiting_answer and page.check.message.startswith("line 7: placeholder")
         page.screen.editor.editor.load_text('run("look")\nfind_vase()')
         await page.command("ctrl+s")
         assert isinstance(page.screen.debugger.last_event, ev.LLMAnswered)
@@ -187,8 +198,7 @@ async def test_b_again_takes_the_breakpoint_away() -> None:
 
 
 async def test_stop_at_an_action_regex_breakpoint_before_its_observation() -> None:
-    async with model_console() as page:
-        await page.add_breakpoint(r"action ^take\b")
+    async with model_console(r"action ^take\b") as page:
         await page.step("continue")
         event = page.screen.debugger.last_event
         assert isinstance(event, ev.ActionSent) and event.action == "take vase 1 from diningtable 1"
@@ -237,8 +247,7 @@ async def test_step_into_stops_between_the_actions_of_a_loop() -> None:
 
 
 async def test_stepping_over_a_node_marks_only_what_its_subtree_bound() -> None:
-    async with model_console() as page:
-        await page.add_breakpoint("depth 2")
+    async with model_console("depth 2") as page:
         await page.step("continue")
         page.screen.debugger.toggle_breakpoint(1)
         await page.step("over")
@@ -247,8 +256,7 @@ async def test_stepping_over_a_node_marks_only_what_its_subtree_bound() -> None:
 
 
 async def test_a_changes_breakpoint_stops_when_the_value_moves_and_says_from_what_to_what() -> None:
-    async with model_console() as page:
-        await page.add_breakpoint("changes len(seen)")
+    async with model_console("changes len(seen)") as page:
         assert page.screen.debugger.breakpoints[0].describe() == "`len(seen)` changes"
         await page.step("continue")
         assert page.reason.startswith("breakpoint 1: `len(seen)` changes — <NameError: name 'seen' is not defined> → 0"), page.reason
@@ -258,8 +266,7 @@ async def test_a_changes_breakpoint_stops_when_the_value_moves_and_says_from_wha
 
 
 async def test_esc_in_the_breakpoint_add_box_goes_back_to_the_list_so_keys_step_again() -> None:
-    async with model_console() as page:
-        await page.add_breakpoint("depth 2")
+    async with model_console("depth 2") as page:
         page.screen.query_one("#bp-table", DataTable).focus()
         await page.press("a")
         await page.type("dep")
