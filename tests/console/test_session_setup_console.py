@@ -47,9 +47,11 @@ def toy(toy_env):
 def won_toy(tmp_path_factory, toy_module) -> Path:
     """vase-1 won by the gold model through `recode-tui run` (in-process), recorded once: its session folder."""
     from recode_tui.commands.cli import main
+    from tests.settings import node_code_in_process
 
     sessions = tmp_path_factory.mktemp("won") / "sessions"
-    assert main(["run", "--game", TOY, "--llm", "gold", "--quiet", "--sessions", str(sessions)]) == 0
+    with node_code_in_process():  # what the run records, not where its code ran, is what the tests read
+        assert main(["run", "--game", TOY, "--llm", "gold", "--quiet", "--sessions", str(sessions)]) == 0
     (folder,) = sessions.iterdir()
     return folder
 
@@ -111,7 +113,8 @@ def corrupt(folder: Path, line: int) -> None:
     (folder / "journal.jsonl").write_text("".join(lines))
 
 
-async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(tmp_path: Path, won_toy: Path) -> None:
+async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(tmp_path: Path, won_toy: Path,
+                                                                               node_code_in_process) -> None:
     sessions = tmp_path / "sessions"
     folder = won_copy(won_toy, sessions)
     before = (folder / "journal.jsonl").read_bytes()
@@ -143,7 +146,7 @@ async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(t
     assert (folder / "journal.jsonl").read_bytes() != before  # the old session is left as it was (still corrupt)
 
 
-async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_path: Path) -> None:
+async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_path: Path, node_code_in_process) -> None:
     with OpenAICompatibleServer(answers(GOOD), latency=0.05, retry_after=0.001) as server:
         server.inject("500")
         sessions = tmp_path / "sessions"

@@ -174,16 +174,18 @@ def won_demo(tmp_path_factory, toy_module) -> tuple[Path, dict]:
     `recode-tui export --tree`), recorded once for the tests that read its journal or its exported tree:
     the session's folder and the tree document."""
     from recode_tui.commands.cli import main
+    from tests.settings import node_code_in_process
 
     sessions = tmp_path_factory.mktemp("won-demo") / "sessions"
     tree = sessions.parent / "tree.json"
-    assert main(["run", "--game", "toy:vase-1", "--llm", "gold", "--quiet", "--sessions", str(sessions)]) == 0
+    with node_code_in_process():  # what the run records, not where its code ran, is what the tests read
+        assert main(["run", "--game", "toy:vase-1", "--llm", "gold", "--quiet", "--sessions", str(sessions)]) == 0
     (folder,) = sessions.iterdir()
     assert main(["export", str(folder), "--tree", "-o", str(tree), "--sessions", str(sessions)]) == 0
     return folder, json.loads(tree.read_text())
 
 
-async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path, won_demo) -> None:
+async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path, won_demo, node_code_in_process) -> None:
     folder = Path(shutil.copytree(won_demo[0], tmp_path / won_demo[0].name))
     journal = folder / "journal.jsonl"
     lines = journal.read_text().splitlines()

@@ -44,7 +44,7 @@ async def test_reexpanding_after_a_use_this_answer_pick_compares_instead_of_cras
 
 
 def test_an_unhandled_exception_in_the_console_exits_non_zero_with_one_line(tmp_path: Path, monkeypatch, capsys,
-                                                                           toy_game: str) -> None:
+                                                                           toy_game: str, node_code_in_process) -> None:
     """The real `recode-tui tui` entry point, run headless; a bug in the app ends it."""
     from textual.app import App
 

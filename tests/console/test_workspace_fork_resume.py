@@ -30,7 +30,7 @@ FOUND = "<think>The vase is on the dining table.</think>\n<execute>\nvase = \"va
 
 
 async def test_a_workspace_fork_with_a_saved_edited_set_goes_on_with_it_after_quit_and_resume(
-        tmp_path: Path, monkeypatch, toy_prompts: Path) -> None:
+        tmp_path: Path, monkeypatch, toy_prompts: Path, node_code_in_process) -> None:
     prompts = tmp_path / "prompts"
     monkeypatch.setenv("RECODE_TUI_PROMPTS", str(prompts))
     sessions = tmp_path / "sessions"
