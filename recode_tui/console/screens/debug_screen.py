@@ -149,9 +149,8 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
         with TabbedContent(id="bottom", initial="tab-observation" if self.debugger.human else "tab-prompt"):
             with TabPane("O Observation", id="tab-observation"):
                 yield ObservationView(id="observation")
-            with TabPane("e Expansion", id="tab-expand"):
+            with TabPane("e Expansion", id="tab-expand"):  # the review bar joins it at the first proposal
                 yield AnswerEditor(self.drafts, id="answer")
-                yield ReviewBar(id="review-bar")
             # Hidden at first: mounted just after the first paint.
             with TabPane("r Prompt", id="tab-prompt"):
                 yield Lazy(PromptView(id="prompt"))

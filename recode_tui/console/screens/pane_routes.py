@@ -244,8 +244,13 @@ class PaneRoutes(RunScreen):
     def on_load_skeleton(self, message: LoadSkeleton) -> None:
         self.editor.load_skeleton()
 
-    def on_show_review(self, message: ShowReview) -> None:
-        bar = self.review_bar
+    async def on_show_review(self, message: ShowReview) -> None:
+        bar = self.query_one_optional(ReviewBar)
+        if bar is None:  # made at the first proposal: most runs review none (a tenth of a boot's CPU)
+            if message.state == "hidden":
+                return
+            bar = ReviewBar(id="review-bar")
+            await self.query_one("#tab-expand").mount(bar)
         if message.state == "proposal":
             bar.show_proposal(message.model, message.round)
         elif message.state == "rejected":
