@@ -157,8 +157,7 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
             if self.agent.traits.view_title:  # the agent's own view; ReCode has none (its tree is its state)
                 with TabPane(f"a {self.agent.traits.view_title}", id="tab-agent"):
                     yield AgentViewPane(id="agent-view")
-            with TabPane("B Breakpoints", id="tab-breakpoints"):
-                yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
+            yield TabPane("B Breakpoints", id="tab-breakpoints")  # its list is made when the tab first shows
         yield SearchBar(id="search-bar")
         yield KeyFooter()
         yield KeyLine(id="key-line")  # the footer's place below 100 columns (recode.tcss)
@@ -343,8 +342,22 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
         self.command_at = time.monotonic()
         self.driver.submit(message.text)
 
-    def action_show_tab(self, tab: str) -> None:
+    async def action_show_tab(self, tab: str) -> None:
+        if tab == "tab-breakpoints":
+            await self.make_breakpoints_pane()  # before the tab shows, so its table takes the focus
         self.pane_view.show_tab(tab)
+
+    @on(TabbedContent.TabActivated, "#bottom")
+    async def tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "tab-breakpoints":  # a click on its title
+            await self.make_breakpoints_pane()
+
+    async def make_breakpoints_pane(self) -> None:
+        """The breakpoint list, made the first time its tab shows: most runs never open it, and its
+        table and box cost a twentieth of each start. It reads the breakpoints as they are then."""
+        tab = self.query_one("#tab-breakpoints", TabPane)
+        if not tab.query(BreakpointsPane):
+            await tab.mount(BreakpointsPane(self.debugger, id="breakpoints"))
 
     async def action_workspace(self) -> None:
         from recode_tui.console.workspace.launch import open_workspace

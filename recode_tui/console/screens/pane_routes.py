@@ -264,7 +264,7 @@ class PaneRoutes(RunScreen):
     # -- breakpoints and watches --------------------------------------------------------------
 
     def on_refresh_breakpoints(self, message: RefreshBreakpoints) -> None:
-        for pane in self.query(BreakpointsPane):  # absent for a moment after start (lazy)
+        for pane in self.query(BreakpointsPane):  # none until its tab first shows
             pane.refresh_rows(highlight=message.highlight)
 
     def on_mark_watches(self, message: MarkWatches) -> None:
