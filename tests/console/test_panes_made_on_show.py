@@ -1,18 +1,20 @@
 """Panes most runs never open are made the first time they show, and then show the run as it is.
 
-The breakpoint list (its tab: `B` or a click on its title) and the review bar (a model's first
-proposal) are not made at a console's start; what a person sees when they appear is what the
+The breakpoint list (its tab: `B` or a click on its title), the review bar (a model's first
+proposal) and the search line (the first `/`) are not made at a console's start; what a person sees when they appear is what the
 run holds by then (breakpoints added and hit before the list was ever opened).
 """
 
 from __future__ import annotations
 
 import pytest
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 
 from agent.runtime.breakpoints import Breakpoint, BreakpointKind
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
+from recode_tui.console.widgets.key_footer import KeyFooter
 from recode_tui.console.widgets.review_panel import ReviewBar
+from recode_tui.console.widgets.search_bar import SearchBar
 
 from .page import toy_console
 
@@ -29,6 +31,18 @@ async def test_the_breakpoint_list_opened_by_a_click_on_its_tab_shows_the_breakp
         assert page.reason.startswith("breakpoint 1"), page.reason
         assert not page.screen.query(BreakpointsPane)  # nobody opened it: not made
         assert not page.screen.query(ReviewBar)  # no model proposes here: never made
+        assert not page.screen.query(SearchBar)  # nobody searched yet
         await page.pilot.click("#--content-tab-tab-breakpoints")
         table = page.screen.query_one("#bp-table", DataTable)
         assert [str(cell) for cell in table.get_row_at(0)][2:] == ["every stub expansion", "", "1"]
+
+
+async def test_the_first_slash_makes_the_search_line_above_the_keys_with_the_focus_in_it() -> None:
+    async with toy_console() as page:
+        assert not page.screen.query(SearchBar)
+        await page.press("/")
+        bar = page.screen.query_one(SearchBar)
+        assert bar.display and page.app.focused is bar.query_one(Input)
+        assert bar.region.bottom == page.screen.query_one(KeyFooter).region.y  # in its place, above the keys
+        await page.type("solve")  # the code tree has the focus: its root's line is found
+        assert bar.query_one(Input).value == "solve" and "no match" not in str(bar.query_one("#search-count").render())

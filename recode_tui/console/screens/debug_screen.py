@@ -158,7 +158,6 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
                 with TabPane(f"a {self.agent.traits.view_title}", id="tab-agent"):
                     yield AgentViewPane(id="agent-view")
             yield TabPane("B Breakpoints", id="tab-breakpoints")  # its list is made when the tab first shows
-        yield SearchBar(id="search-bar")
         yield KeyFooter()
         yield KeyLine(id="key-line")  # the footer's place below 100 columns (recode.tcss)
         yield self.driver
@@ -364,7 +363,9 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
 
         await open_workspace(self)
 
-    def action_search(self) -> None:
+    async def action_search(self) -> None:
+        if not self.query(SearchBar):  # made at the first `/`, in its place above the keys
+            await self.mount(SearchBar(id="search-bar"), before=self.query_one(KeyFooter))
         self.pane_search.open()
 
     def on_search_bar_query(self, message: SearchBar.Query) -> None:
