@@ -140,10 +140,7 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
             log = EnvLog(id="env-log")
             log.scores = lambda: tuple(self.agent.env.score_log)  # an env with a score logs its changes
             yield log
-        # F2: the observation where the panes were, the focus left in the editor (hidden until then).
-        peek = ObservationView(id="peek")
-        peek.can_focus = False
-        yield peek
+        # F2's peek (the observation where the panes were) is made at the first F2 (`make_peek`).
         # A person starts on the task and the first observation; the editor's tab opens when an answer is awaited.
         # Each tab's title starts with its key (the narrow key line cannot list them all).
         with TabbedContent(id="bottom", initial="tab-observation" if self.debugger.human else "tab-prompt"):
@@ -197,8 +194,6 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
         self.query_one("#vars").border_title = "Variables"
         self.query_one("#vars").border_subtitle = "w watch"
         self.query_one("#env-log").border_title = "Environment"
-        self.query_one("#peek").border_title = "Observation (peek)"
-        self.query_one("#peek").border_subtitle = "f3 more · f2 back"
         self.query_one("#code-tree", CodeTreeView).focus()
         self.command_at = time.monotonic()  # a new agent (resume, rewind, fork) counts as a command
         self.refresh_breakpoints()  # the watches a `changes` breakpoint stops on are marked
@@ -404,11 +399,25 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
     def action_swap_panes(self) -> None:
         self.pane_view.swap_panes()
 
-    def action_peek(self) -> None:
+    async def action_peek(self) -> None:
+        await self.make_peek()
         self.pane_view.peek()
 
-    def action_peek_more(self) -> None:
+    async def action_peek_more(self) -> None:
+        await self.make_peek()
         self.pane_view.peek_more()
+
+    async def make_peek(self) -> None:
+        """F2: the observation where the panes were, the focus left in the editor. Made at the first F2
+        (most runs never peek), showing what the Observation tab shows; kept up to date from then on."""
+        if self.peek is not None:
+            return
+        self.peek = peek = ObservationView(id="peek")
+        peek.can_focus = False
+        peek.border_title = "Observation (peek)"
+        peek.border_subtitle = "f3 more · f2 back"
+        peek.take_over(self.observation_view)
+        await self.mount(peek, before=self.query_one("#bottom"))
 
     def action_follow(self) -> None:
         self.tree_view.follow(force=True)
