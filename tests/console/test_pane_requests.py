@@ -41,9 +41,9 @@ async def test_a_posted_request_reaches_its_pane() -> None:
         await page.pilot.pause()
         assert "1 + 1" in page.app.query_one(WatchList).expressions
 
-        bar = page.app.query_one(ReviewBar)
         screen.post_message(ShowReview("proposal", "a model", 2))
         await page.pilot.pause()
+        bar = page.app.query_one(ReviewBar)  # made at the first proposal
         assert bar.display
         screen.post_message(ShowReview("hidden"))
         await page.pilot.pause()

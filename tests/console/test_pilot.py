@@ -312,8 +312,10 @@ async def test_stop_at_a_stub_name_breakpoint(page: ConsolePage) -> None:
     assert page.screen.agent.tree.nodes[event.node_id].code == "place_vase(obj)"
     assert page.reason == "breakpoint 1: stub `place_vase` — place_vase"
     assert page.state == "paused"
+    await page.press("B")
     table = page.screen.query_one("#bp-table", DataTable)
     assert table.get_row_at(0)[-1] == "1"  # hit count
+    page.screen.tree_view.focus()
 
 
 @at("stub place_vase")

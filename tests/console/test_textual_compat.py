@@ -248,6 +248,36 @@ async def test_a_resize_to_the_size_the_screen_has_lays_nothing_out_again() -> N
         assert layouts and screen.outer_size == Size(50, 10)
 
 
+async def test_a_scrollbar_a_layout_moved_is_drawn_in_that_layouts_frame_not_in_one_of_its_own() -> None:
+    """`SteadyScreen._compositor_refresh`: a layout that grows a pane moves its scrollbar's thumb, which
+    asks for a repaint after the frame is drawn: Textual draws a second frame for it alone. Here the
+    layout's frame draws it, once, and no frame follows for it."""
+    from textual.widgets import Static
+
+    class Steady(SteadyScreen):
+        def compose(self) -> ComposeResult:
+            yield Static("one line", id="above")
+            yield LineHookLog()
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(Steady())
+
+    app = Host()
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        log = app.screen.query_one(LineHookLog)
+        log.write_lines([f"line {n}" for n in range(30)])
+        await pilot.pause()
+        bar = log.vertical_scrollbar
+        drawn: list[int] = []
+        draw = bar.render_lines
+        bar.render_lines = lambda crop: (drawn.append(bar.window_virtual_size), draw(crop))[1]  # type: ignore[method-assign]
+        log.write_lines([f"more {n}" for n in range(30)])  # the thumb shrinks: the log is twice as long
+        await pilot.pause()
+        assert drawn == [60]
+
+
 class Greeting(App[None]):
     def compose(self) -> ComposeResult:
         from textual.widgets import Static

@@ -140,27 +140,21 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
             log = EnvLog(id="env-log")
             log.scores = lambda: tuple(self.agent.env.score_log)  # an env with a score logs its changes
             yield log
-        # F2: the observation where the panes were, the focus left in the editor (hidden until then).
-        peek = ObservationView(id="peek")
-        peek.can_focus = False
-        yield peek
+        # F2's peek (the observation where the panes were) is made at the first F2 (`make_peek`).
         # A person starts on the task and the first observation; the editor's tab opens when an answer is awaited.
         # Each tab's title starts with its key (the narrow key line cannot list them all).
         with TabbedContent(id="bottom", initial="tab-observation" if self.debugger.human else "tab-prompt"):
             with TabPane("O Observation", id="tab-observation"):
                 yield ObservationView(id="observation")
-            with TabPane("e Expansion", id="tab-expand"):
+            with TabPane("e Expansion", id="tab-expand"):  # the review bar joins it at the first proposal
                 yield AnswerEditor(self.drafts, id="answer")
-                yield ReviewBar(id="review-bar")
             # Hidden at first: mounted just after the first paint.
             with TabPane("r Prompt", id="tab-prompt"):
                 yield Lazy(PromptView(id="prompt"))
             if self.agent.traits.view_title:  # the agent's own view; ReCode has none (its tree is its state)
                 with TabPane(f"a {self.agent.traits.view_title}", id="tab-agent"):
                     yield AgentViewPane(id="agent-view")
-            with TabPane("B Breakpoints", id="tab-breakpoints"):
-                yield Lazy(BreakpointsPane(self.debugger, id="breakpoints"))
-        yield SearchBar(id="search-bar")
+            yield TabPane("B Breakpoints", id="tab-breakpoints")  # its list is made when the tab first shows
         yield KeyFooter()
         yield KeyLine(id="key-line")  # the footer's place below 100 columns (recode.tcss)
         yield self.driver
@@ -200,8 +194,6 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
         self.query_one("#vars").border_title = "Variables"
         self.query_one("#vars").border_subtitle = "w watch"
         self.query_one("#env-log").border_title = "Environment"
-        self.query_one("#peek").border_title = "Observation (peek)"
-        self.query_one("#peek").border_subtitle = "f3 more · f2 back"
         self.query_one("#code-tree", CodeTreeView).focus()
         self.command_at = time.monotonic()  # a new agent (resume, rewind, fork) counts as a command
         self.refresh_breakpoints()  # the watches a `changes` breakpoint stops on are marked
@@ -344,15 +336,31 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
         self.command_at = time.monotonic()
         self.driver.submit(message.text)
 
-    def action_show_tab(self, tab: str) -> None:
+    async def action_show_tab(self, tab: str) -> None:
+        if tab == "tab-breakpoints":
+            await self.make_breakpoints_pane()  # before the tab shows, so its table takes the focus
         self.pane_view.show_tab(tab)
+
+    @on(TabbedContent.TabActivated, "#bottom")
+    async def tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "tab-breakpoints":  # a click on its title
+            await self.make_breakpoints_pane()
+
+    async def make_breakpoints_pane(self) -> None:
+        """The breakpoint list, made the first time its tab shows: most runs never open it, and its
+        table and box cost a twentieth of each start. It reads the breakpoints as they are then."""
+        tab = self.query_one("#tab-breakpoints", TabPane)
+        if not tab.query(BreakpointsPane):
+            await tab.mount(BreakpointsPane(self.debugger, id="breakpoints"))
 
     async def action_workspace(self) -> None:
         from recode_tui.console.workspace.launch import open_workspace
 
         await open_workspace(self)
 
-    def action_search(self) -> None:
+    async def action_search(self) -> None:
+        if not self.query(SearchBar):  # made at the first `/`, in its place above the keys
+            await self.mount(SearchBar(id="search-bar"), before=self.query_one(KeyFooter))
         self.pane_search.open()
 
     def on_search_bar_query(self, message: SearchBar.Query) -> None:
@@ -391,11 +399,25 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
     def action_swap_panes(self) -> None:
         self.pane_view.swap_panes()
 
-    def action_peek(self) -> None:
+    async def action_peek(self) -> None:
+        await self.make_peek()
         self.pane_view.peek()
 
-    def action_peek_more(self) -> None:
+    async def action_peek_more(self) -> None:
+        await self.make_peek()
         self.pane_view.peek_more()
+
+    async def make_peek(self) -> None:
+        """F2: the observation where the panes were, the focus left in the editor. Made at the first F2
+        (most runs never peek), showing what the Observation tab shows; kept up to date from then on."""
+        if self.peek is not None:
+            return
+        self.peek = peek = ObservationView(id="peek")
+        peek.can_focus = False
+        peek.border_title = "Observation (peek)"
+        peek.border_subtitle = "f3 more · f2 back"
+        peek.take_over(self.observation_view)
+        await self.mount(peek, before=self.query_one("#bottom"))
 
     def action_follow(self) -> None:
         self.tree_view.follow(force=True)

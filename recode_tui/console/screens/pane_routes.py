@@ -61,6 +61,7 @@ class PaneRoutes(RunScreen):
     run_events: RunEvents  # the bookkeeping of the answers on their way (made by `DebugScreen`)
     _clock_shown = ""  # what the status line's model clock says now
     command_at: float  # when the last agent command was given (monotonic)
+    peek: ObservationView | None = None  # F2's view of the observation, once made (`DebugScreen.make_peek`)
 
     # -- the panes, found by their class ---------------------------------------------------
 
@@ -112,8 +113,8 @@ class PaneRoutes(RunScreen):
         """A batch of events into the tree, the log, the observation and the variables."""
         events = tuple(events)
         # query_one is cached until the screen's widgets change; query() matches every widget each time
-        for pane in (self.tree_view, self.env_log, self.query_one("#peek", ObservationView), self.observation_view,
-                     self.variables):
+        peek = (self.peek,) if self.peek is not None else ()  # made at the first F2
+        for pane in (self.tree_view, self.env_log, *peek, self.observation_view, self.variables):
             pane.apply(events)
         self.run_events.note(events)
         if self.run_state is RunState.RUNNING:  # the tree keeps the node being run in view
@@ -244,8 +245,13 @@ class PaneRoutes(RunScreen):
     def on_load_skeleton(self, message: LoadSkeleton) -> None:
         self.editor.load_skeleton()
 
-    def on_show_review(self, message: ShowReview) -> None:
-        bar = self.review_bar
+    async def on_show_review(self, message: ShowReview) -> None:
+        bar = self.query_one_optional(ReviewBar)
+        if bar is None:  # made at the first proposal: most runs review none (a tenth of a boot's CPU)
+            if message.state == "hidden":
+                return
+            bar = ReviewBar(id="review-bar")
+            await self.query_one("#tab-expand").mount(bar)
         if message.state == "proposal":
             bar.show_proposal(message.model, message.round)
         elif message.state == "rejected":
@@ -259,7 +265,7 @@ class PaneRoutes(RunScreen):
     # -- breakpoints and watches --------------------------------------------------------------
 
     def on_refresh_breakpoints(self, message: RefreshBreakpoints) -> None:
-        for pane in self.query(BreakpointsPane):  # absent for a moment after start (lazy)
+        for pane in self.query(BreakpointsPane):  # none until its tab first shows
             pane.refresh_rows(highlight=message.highlight)
 
     def on_mark_watches(self, message: MarkWatches) -> None:

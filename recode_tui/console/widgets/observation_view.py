@@ -34,7 +34,12 @@ class ObservationView(VerticalScroll, can_focus=True):
         self.finished = ""  # how the run ended ('' while it runs)
 
     def compose(self) -> ComposeResult:
-        yield Static(EMPTY, id="observation-text")
+        yield Static(self.shown_text() if self.task_text or self.observation else EMPTY, id="observation-text")
+
+    def take_over(self, other: ObservationView) -> None:
+        """Show what `other` shows (a view made once the run is under way: F2's peek). Before mounting."""
+        self.task_text, self.action, self.step = other.task_text, other.action, other.step
+        self.observation, self.finished = other.observation, other.finished
 
     def take_focus(self) -> bool:
         self.focus()

@@ -56,6 +56,7 @@ class StatusBar(Widget):
         self._state = ""  # the run's state, as last given
         self._state_shown = ""  # the run's state the line says
         self._running_said: Timer | None = None  # set while a command's `running` waits to be said
+        self._given: tuple[object, ...] = ()  # the figures `show` was last given
 
     def set_session(self, name: str | None, *, how: str = "new", failed: bool = False, opening: bool = False) -> None:
         """The session part, set by the session control (it changes rarely, apart from `show`).
@@ -108,6 +109,11 @@ class StatusBar(Widget):
         trusted: bool = False,
         agent_name: str = "ReCode",
     ) -> None:
+        given = (episode, task_type, steps, max_steps, depth, score, reward, nodes, llm_calls, tokens, cost, state,
+                 reason_kind, reason, short_reason, llm, trusted, agent_name)
+        if given == self._given:
+            return  # what the line says already (a stop gives its figures three or four times)
+        self._given = given
         label, style = STATE_STYLES.get(state, (state, "bold"))
         if state == "done" and "won" in reason:
             style = "bold green"
