@@ -37,7 +37,7 @@ def test_five_agent_eval_against_the_local_server_sums_tokens_and_cost_per_agent
     out = tmp_path / "five"
     with OpenAICompatibleServer(demo_responder()) as server:
         result = recode(tmp_path, "eval", "--agent", ",".join(AGENTS), "--llm", "profile:local", "--profiles",
-                        str(profiles_file(tmp_path, server.base_url)), "--games", str(GAMES), "-c", "2",
+                        str(profiles_file(tmp_path, server.base_url)), "--games", str(GAMES), "-c", "1",
                         "--out", str(out), "--no-progress")
     assert result.returncode == 0, result.stderr
     report = read_report(out)
