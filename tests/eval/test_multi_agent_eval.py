@@ -124,7 +124,7 @@ def test_a_comparison_replays_each_agents_own_journals(tmp_path, toy_env):
 def test_a_single_agent_report_keeps_its_shape(tmp_path, toy_env):
     out = tmp_path / "one"
     result = recode(tmp_path, "eval", "--env", "toy", "--agent", "react", "--llm", "gold", "--games", "2",
-                    "--out", str(out), "--no-progress")
+                    "-c", "1", "--out", str(out), "--no-progress")
     assert result.returncode == 0, result.stderr
     report = read_report(out)
     assert "by_agent" not in report and report["plan"]["agents"] == [] and report["plan"]["run"]["agent"]["name"] == "react"
