@@ -205,3 +205,16 @@ def node_code_in_process():
 
     with node_code_in_process():
         yield
+
+
+TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+def pytest_sessionstart(session) -> None:
+    """ScienceWorld's JVMs in tests (this process's and those of the commands and eval workers it starts) compile
+    with the quick JIT only and collect garbage on one thread. Why: a test's JVM lives for a few episodes, where
+    the optimising compiler's and the parallel collector's threads cost more than they save: ~1.2 of a JVM's
+    ~6 CPU-s (start, then boil/0's gold path). Java options a person set are kept; the product adds its heap cap."""
+    import os
+
+    os.environ.setdefault("JAVA_TOOL_OPTIONS", TEST_JVM_OPTIONS)

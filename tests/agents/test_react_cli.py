@@ -45,7 +45,7 @@ def evals(tmp_path_factory, toy_module):
     tmp = tmp_path_factory.mktemp("cross")
     runs = {"recode": ("--llm", "gold"), "react": ("--agent", "react", "--llm", "gold")}
     for name, args in runs.items():
-        result = recode(tmp, "eval", *args, "--env", "toy", "--games", ",".join(GAMES), "-c", "2",
+        result = recode(tmp, "eval", *args, "--env", "toy", "--games", ",".join(GAMES), "-c", "1",
                         "--out", str(tmp / name), "--no-progress")
         assert result.returncode == 0, result.stderr
     return tmp

@@ -22,7 +22,7 @@ def test_eval_of_every_agents_demo_wins_10_and_reports_mean_score_and_success_pe
                                                                                           capsys):
     out = tmp_path / "eval"
     code = main(["eval", "--env", "webshop", "--agent", ",".join(AGENTS), "--llm", "demo", "--games", "10",
-                 "-c", "2", "--no-progress", "-o", str(out)])
+                 "-c", "1", "--no-progress", "-o", str(out)])
     text = capsys.readouterr().out
     assert code == 0, text
     report = json.loads((out / "report.json").read_text())
@@ -64,7 +64,7 @@ def test_compare_shows_the_mean_score_eval_reported_per_category(webshop, tmp_pa
     reports = []
     for name, llm in (("demo", "demo"), ("careless", f"scripted:{script}")):
         out = tmp_path / name
-        assert main(["eval", "--env", "webshop", "--agent", "react", "--llm", llm, "--games", "10", "-c", "2",
+        assert main(["eval", "--env", "webshop", "--agent", "react", "--llm", llm, "--games", "10", "-c", "1",
                      "--no-progress", "-o", str(out)]) == 0
         capsys.readouterr()
         reports.append(json.loads((out / "report.json").read_text()))

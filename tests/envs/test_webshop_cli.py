@@ -39,7 +39,7 @@ def test_the_demo_is_the_few_shot_examples(webshop):
 
 def test_eval_with_the_demo_wins_20_and_reports_per_category(webshop, tmp_path, capsys):
     out = tmp_path / "eval"
-    code = main(["eval", "--env", "webshop", "--llm", "demo", "--games", "25", "-c", "2", "--no-progress",
+    code = main(["eval", "--env", "webshop", "--llm", "demo", "--games", "25", "-c", "1", "--no-progress",
                  "-o", str(out)])
     text = capsys.readouterr().out
     assert code == 0, text

@@ -20,7 +20,7 @@ def evals(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("compare")
     bugged, fixed = tmp / "bugged", tmp / "fixed"
     for out, llm in ((bugged, f"scripted:{bugged_script(tmp)}"), (fixed, "demo")):
-        result = recode(tmp, "eval", "--llm", llm, "--games", GAMES, "-c", "2", "--out", str(out), "--no-progress")
+        result = recode(tmp, "eval", "--llm", llm, "--games", GAMES, "-c", "1", "--out", str(out), "--no-progress")
         assert result.returncode == 0, result.stderr
     return tmp, bugged, fixed
 

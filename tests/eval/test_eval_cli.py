@@ -47,7 +47,7 @@ def test_eval_over_all_bundled_games_counts_success_per_task_type(tmp_path):
 
 def test_the_table_is_whole_when_the_output_goes_to_a_file_or_a_pipe(tmp_path, toy_env):
     out = tmp_path / "piped"  # the table is the same for every world: the toy one's gold paths fill it
-    result = recode(tmp_path, "eval", "--env", "toy", "--llm", "gold", "--task-types", "put", "--games", "2", "-c", "2",
+    result = recode(tmp_path, "eval", "--env", "toy", "--llm", "gold", "--task-types", "put", "--games", "2", "-c", "1",
                     "--out", str(out))  # progress left on: stdout is a pipe, as in `... | tee log`
     assert result.returncode == 0, result.stderr
     header = next(line for line in result.stdout.splitlines() if "task type" in line)
@@ -60,9 +60,9 @@ def test_journal_llm_replays_a_previous_evaluation(tmp_path):
     script, _ = chosen_script(tmp_path, {"examine-01", "cool-02"})
     first, second = tmp_path / "first", tmp_path / "second"
     games = "examine-01,examine-02,cool-02"
-    assert recode(tmp_path, "eval", "--llm", f"scripted:{script}", "--games", games, "-c", "2",
+    assert recode(tmp_path, "eval", "--llm", f"scripted:{script}", "--games", games, "-c", "1",
                   "--out", str(first), "--no-progress").returncode == 0
-    result = recode(tmp_path, "eval", "--llm", f"journal:{first}", "--games", games, "-c", "2",
+    result = recode(tmp_path, "eval", "--llm", f"journal:{first}", "--games", games, "-c", "1",
                     "--out", str(second), "--no-progress")
     assert result.returncode == 0, result.stderr
     before = {e["game"]: (e["success"], e["steps"]) for e in read_report(first)["episodes"]}

@@ -25,7 +25,7 @@ def bugged_eval(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, s
     tmp = tmp_path_factory.mktemp("failures")
     out = tmp / "bugged"
     result = recode(tmp, "eval", "--llm", f"scripted:{bugged_script(tmp)}", "--games", "put-01,clean-01,clean-02",
-                    "-c", "2", "--out", str(out), "--no-progress")
+                    "-c", "1", "--out", str(out), "--no-progress")
     assert result.returncode == 0, result.stderr
     return tmp, out, result.stdout
 

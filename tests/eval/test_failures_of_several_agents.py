@@ -39,7 +39,7 @@ def test_several_agents_failures_are_named_counted_and_placed(tmp_path):
     with OpenAICompatibleServer(respond) as server:
         result = recode(tmp_path, "eval", "--agent", "recode,react", "--llm", "profile:local", "--profiles",
                         str(profiles_file(tmp_path, server.base_url)), "--games", ",".join(GAMES),
-                        "--max-steps", "6", "-c", "2", "--out", str(out), "--no-progress")
+                        "--max-steps", "6", "-c", "1", "--out", str(out), "--no-progress")
     assert result.returncode == 0, result.stdout + result.stderr
     report = read_report(out)
     failed = {(e["agent"], e["game"]): e for e in report["episodes"] if not e["success"]}

@@ -16,8 +16,8 @@ pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `mak
 
 def test_journal_replay_of_an_eval_uses_the_reports_own_journals_and_says_which(tmp_path: Path) -> None:
     first = tmp_path / "first"
-    result = recode(tmp_path, "eval", "--llm", "demo", "--games", "clean-01,put-01", "--out", str(first),
-                    "--no-progress")
+    result = recode(tmp_path, "eval", "--llm", "demo", "--games", "clean-01,put-01", "-c", "1", "--out",
+                    str(first), "--no-progress")
     assert result.returncode == 0, result.stderr
     original = Path(next(e["journal"] for e in read_report(first)["episodes"] if e["game"] == "clean-01"))
 
@@ -34,8 +34,8 @@ def test_journal_replay_of_an_eval_uses_the_reports_own_journals_and_says_which(
     (stray / "journal.jsonl").write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
 
     again = tmp_path / "again"
-    result = recode(tmp_path, "eval", "--llm", f"journal:{first}", "--games", "clean-01,put-01", "--out", str(again),
-                    "--no-progress")
+    result = recode(tmp_path, "eval", "--llm", f"journal:{first}", "--games", "clean-01,put-01", "-c", "1", "--out",
+                    str(again), "--no-progress")
     assert result.returncode == 0, result.stderr
     assert f"clean-01: answers from {original}" in result.stdout
     assert str(stray) not in result.stdout

@@ -37,7 +37,7 @@ def test_five_agent_eval_against_the_local_server_sums_tokens_and_cost_per_agent
     out = tmp_path / "five"
     with OpenAICompatibleServer(demo_responder()) as server:
         result = recode(tmp_path, "eval", "--agent", ",".join(AGENTS), "--llm", "profile:local", "--profiles",
-                        str(profiles_file(tmp_path, server.base_url)), "--games", str(GAMES), "-c", "2",
+                        str(profiles_file(tmp_path, server.base_url)), "--games", str(GAMES), "-c", "1",
                         "--out", str(out), "--no-progress")
     assert result.returncode == 0, result.stderr
     report = read_report(out)
@@ -80,7 +80,7 @@ def test_five_agent_eval_against_the_local_server_sums_tokens_and_cost_per_agent
 def test_a_comparison_resumes_only_the_agent_game_pairs_it_has_not_played(tmp_path, toy_env):
     out = tmp_path / "cmp"
     agents = "react,plan-execute"
-    first = recode(tmp_path, "eval", "--env", "toy", "--agent", agents, "--llm", "gold", "--games", "3", "-c", "2",
+    first = recode(tmp_path, "eval", "--env", "toy", "--agent", agents, "--llm", "gold", "--games", "3", "-c", "1",
                    "--out", str(out), "--no-progress")
     assert first.returncode == 0, first.stderr
     # the comparison's table: each agent's rows by the world's own task types, then its overall row
@@ -112,7 +112,7 @@ def test_a_comparison_resumes_only_the_agent_game_pairs_it_has_not_played(tmp_pa
 
 def test_a_comparison_replays_each_agents_own_journals(tmp_path, toy_env):
     first, second = tmp_path / "first", tmp_path / "second"
-    args = ("--env", "toy", "--agent", "recap,plan-execute", "--games", "2", "-c", "2", "--no-progress")
+    args = ("--env", "toy", "--agent", "recap,plan-execute", "--games", "2", "-c", "1", "--no-progress")
     assert recode(tmp_path, "eval", "--llm", "gold", "--out", str(first), *args).returncode == 0
     result = recode(tmp_path, "eval", "--llm", f"journal:{first}", "--out", str(second), *args)
     assert result.returncode == 0, result.stderr
@@ -124,7 +124,7 @@ def test_a_comparison_replays_each_agents_own_journals(tmp_path, toy_env):
 def test_a_single_agent_report_keeps_its_shape(tmp_path, toy_env):
     out = tmp_path / "one"
     result = recode(tmp_path, "eval", "--env", "toy", "--agent", "react", "--llm", "gold", "--games", "2",
-                    "--out", str(out), "--no-progress")
+                    "-c", "1", "--out", str(out), "--no-progress")
     assert result.returncode == 0, result.stderr
     report = read_report(out)
     assert "by_agent" not in report and report["plan"]["agents"] == [] and report["plan"]["run"]["agent"]["name"] == "react"
@@ -145,7 +145,7 @@ def test_compare_of_two_interrupted_comparisons_leaves_out_an_agent_with_nothing
     for name in ("a", "b"):
         out = tmp_path / name
         done = recode(tmp_path, "eval", "--env", "toy", "--agent", "react,plan-execute", "--llm", "gold",
-                      "--games", "2", "-c", "2", "--out", str(out), "--no-progress")
+                      "--games", "2", "-c", "1", "--out", str(out), "--no-progress")
         assert done.returncode == 0, done.stderr
         report = read_report(out)
         report.update(episodes=[e for e in report["episodes"] if e["agent"] == "react"], status="interrupted")

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command lin
 def test_three_repeats_of_the_scripted_model_give_intervals_and_compare_weighs_them(tmp_path, capsys):
     fixed, bugged = tmp_path / "fixed", tmp_path / "bugged"
     for out, llm in ((fixed, "demo"), (bugged, f"scripted:{bugged_script(tmp_path)}")):
-        result = recode(tmp_path, "eval", "--llm", llm, "--games", "put-01,clean-01", "--repeat", "3", "-c", "2",
+        result = recode(tmp_path, "eval", "--llm", llm, "--games", "put-01,clean-01", "--repeat", "3", "-c", "1",
                         "--out", str(out), "--no-progress")
         assert result.returncode == 0, result.stderr
     out = result.stdout  # the bugged run's

@@ -104,7 +104,8 @@ async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
 
     # 5. the fixed model's eval, 6. compare
     after = tmp_path / "after"
-    result = recode(tmp_path, "eval", "--llm", "demo", "--games", GAMES, "--out", str(after), "--no-progress")
+    result = recode(tmp_path, "eval", "--llm", "demo", "--games", GAMES, "-c", "1", "--out", str(after),
+                    "--no-progress")
     assert result.returncode == 0, result.stderr
     assert all(e["success"] for e in read_report(after)["episodes"])
     compared = recode(tmp_path, "compare", str(before), str(after))

@@ -49,7 +49,7 @@ def test_a_second_eval_calls_the_model_only_for_the_prompts_that_changed(tmp_pat
 
         def evaluate(out: str, prompts: Path, *flags: str, games: str = "put-01,clean-01") -> dict:
             result = recode(tmp_path, "eval", "--llm", "profile:local", "--profiles", str(profiles),
-                            "--games", games, "--prompts", str(prompts), "-c", "2",
+                            "--games", games, "--prompts", str(prompts), "-c", "1",
                             "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / out), "--no-progress",
                             *flags)
             assert result.returncode == 0, result.stderr

@@ -34,7 +34,7 @@ def applied(folder: Path) -> int:
 def bugged_eval(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("export")
     out = tmp / "bugged"
-    result = recode(tmp, "eval", "--llm", f"scripted:{bugged_script(tmp)}", "--games", GAMES, "-c", "2",
+    result = recode(tmp, "eval", "--llm", f"scripted:{bugged_script(tmp)}", "--games", GAMES, "-c", "1",
                     "--out", str(out), "--no-progress")
     assert result.returncode == 0, result.stderr
     return tmp, out
