@@ -322,3 +322,25 @@ def test_a_highlight_query_is_compiled_once_per_process_for_each_language_and_st
     assert second.prepare_query("(integer) @number") is not compiled
     found = second.query_syntax_tree(compiled)
     assert [node.text for node in found["name"]] == [b"y"]
+
+
+def test_the_inner_and_outer_styles_are_textuals_cached_by_colour_holding_no_styles_cache():
+    """`unpin_styles_caches` replaces `StylesCache.get_inner_outer` (Textual's `lru_cache` on the method kept
+    every widget's cache, with its drawn lines, as a key): the same styles as Textual's own function, from a
+    cache whose keys are the colours alone."""
+    import weakref
+
+    from textual._styles_cache import StylesCache
+    from textual.color import Color
+
+    import recode_tui.console  # noqa: F401 - the package replaces the method when imported
+
+    base, background = Color(10, 20, 30), Color(200, 100, 50, 0.5)
+    cache = StylesCache()
+    styles = cache.get_inner_outer(base, background)
+    textuals = StylesCache.get_inner_outer.__wrapped__.func  # type: ignore[attr-defined]
+    assert styles == textuals(None, base, background)
+    assert StylesCache().get_inner_outer(base, background) is styles  # cached: one entry for any widget
+    held = weakref.ref(cache)
+    del cache
+    assert held() is None

@@ -50,6 +50,13 @@ reason: read the changelog for these names before raising the bound.
 - `SyntaxAwareDocument.prepare_query` (public, but Textual's method replaced for every TextArea):
   a language's highlight query is compiled for each document, ~20 ms for Python at each answer
   editor opened. `share_highlight_queries` keeps the compiled queries for the whole process.
+- `StylesCache.get_inner_outer` (in the private `textual._styles_cache`): Textual caches it with
+  `lru_cache(1024)` on the instance method, so the cache's keys hold every widget's `StylesCache`, and
+  with it every line the widget last drew, for 1,024 calls after the widget is gone (Textual issue
+  6665). A console that opens and closes screens (a workspace, a diff, a run replaced by a resume)
+  kept the lines of hundreds of gone widgets; a test worker ~12,000 objects per console test, which
+  the garbage collector walked again at each collection. `unpin_styles_caches` caches the same
+  result by the two colours it depends on, holding no widget's cache.
 - `Screen._compositor` (with `App._background_screens`): the cells of the frame now drawn.
   `screen_cells` reads them for tests that wait for a finished frame; Textual's public way,
   `App.export_screenshot`, makes an SVG of them, most of a screenshot's cost.
@@ -59,6 +66,7 @@ reason: read the changelog for these names before raising the bound.
 
 from __future__ import annotations
 
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
@@ -298,6 +306,26 @@ def share_highlight_queries() -> None:
     _SHARED_QUERIES.append(True)
 
 
+_UNPINNED: list[bool] = []  # set once `StylesCache.get_inner_outer` no longer holds its caches
+
+
+def unpin_styles_caches() -> None:
+    """From now on Textual's inner/outer background styles are cached by their colours alone, not by
+    the widget's `StylesCache` too: a gone widget's drawn lines are freed with it.
+
+    Textual's own function is called unchanged (it reads only the colours). Called once by the console
+    package; calling it again changes nothing.
+    """
+    if _UNPINNED:
+        return
+    from textual._styles_cache import StylesCache  # private module: see the module docstring
+
+    textuals = StylesCache.get_inner_outer.__wrapped__  # the function under Textual's `lru_cache`
+    by_colours = lru_cache(1024)(partial(textuals, None))
+    setattr(StylesCache, "get_inner_outer", staticmethod(by_colours))
+    _UNPINNED.append(True)
+
+
 def screen_cells(app: App[Any]) -> list[list[Any]]:
     """The screen's cells as Textual draws them now: each line's segments, what `export_screenshot` prints."""
     screen: Any = app.screen
@@ -312,4 +340,4 @@ def notifications_on_show(app: App[Any]) -> list[Notification]:
 
 __all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "SteadyScreen", "SteadyScrollbars", "TEXTUAL_MAJOR",
            "guard_terminal_output", "notifications_on_show", "screen_cells", "share_css_parsing",
-           "share_highlight_queries", "textual_major"]
+           "share_highlight_queries", "textual_major", "unpin_styles_caches"]
