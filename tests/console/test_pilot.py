@@ -267,6 +267,7 @@ async def test_a_changes_breakpoint_stops_when_the_value_moves_and_says_from_wha
 
 async def test_esc_in_the_breakpoint_add_box_goes_back_to_the_list_so_keys_step_again() -> None:
     async with model_console("depth 2") as page:
+        await page.press("B")  # the breakpoint list, as a person opens it
         page.screen.query_one("#bp-table", DataTable).focus()
         await page.press("a")
         await page.type("dep")
