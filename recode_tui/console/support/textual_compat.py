@@ -134,7 +134,8 @@ class SteadyScreen(Screen[None]):
         # A repaint asked for while this frame was laid out (a scrollbar whose thumb the layout moved)
         # is drawn in it: Textual waits for the widget's next idle, then draws a frame for it alone.
         compositor: Any = getattr(self, "_compositor")  # dynamic: private
-        pending = {widget for widget in compositor.visible_widgets if getattr(widget, "_repaint_required")}
+        pending = {widget for widget in compositor.visible_widgets
+                   if getattr(widget, "_repaint_required")}  # dynamic: private
         if pending:
             compositor.update_widgets(pending)
         super()._compositor_refresh()
