@@ -47,8 +47,9 @@ check: $(STAMP)
 	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not heavy" tests/test_layers.py tests/test_type_ignores.py tests/test_docs.py
 
 # The edit loop: no long sweeps, no real engines (the `heavy` tier: ALFWorld, the sandbox worker, tmux,
-# browser, Ray, JVM), which `make test` runs. 69-75 s on an idle 2-core machine (was 82-85 s the same day); the
-# aim is under a minute, which needs its ~130 CPU-s (mostly Textual's frames in console tests) down by a sixth.
+# browser, Ray, JVM), which `make test` runs. ~66 s on an idle 2-core machine (74 s the same day before the last
+# round); the aim is under a minute, which needs its ~120 CPU-s (two thirds Textual's frames in console tests) down
+# by a tenth. Three workers take ~110 CPU-s but wait more: ~68 s.
 quick: $(STAMP)
 	$(PY) -m pytest -q -n 4 --dist loadfile -m "not slow and not heavy"
 
