@@ -19,7 +19,7 @@ from agent.runtime.debugger import Debugger, StepMode
 from mockllm.human import HumanLLM
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.setup.build import make_agent
-from tests.console.page import in_process
+from tests.settings import in_process
 from tests.settings import episode_named, run_settings
 from tests.toyenv import AGENT
 from tests.toyenv.agent import OneActionAgent

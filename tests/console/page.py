@@ -24,11 +24,10 @@ import pytest_asyncio
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from agent.runtime.thread_runner import ThreadRunner
 from recode_tui.console.app import RecodeApp, build_app
 from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.status_bar import StatusBar
-from tests.settings import console_options
+from tests.settings import console_options, in_process
 
 from .helpers import HANG, SIZE, armed, key_pressed, post_keys, published, queues_drained, refreshed, replays_done, select_node, type_text
 
@@ -37,17 +36,11 @@ if TYPE_CHECKING:
     from agent.runtime.answer_check import AnswerCheck
     from agent.runtime.breakpoints import Breakpoint
     from agent.runtime.stepper import Stepper
-    from agent.sandbox.settings import RunnerSettings
     from recode_tui.console.screens.debug_screen import DebugScreen
     from recode_tui.console.widgets.variables import VariablesPane
 
 TOY_GAME = "toy:vase-1"  # "put a vase in sidetable."; the vase is on diningtable 1 (as in ALFWorld's put-01)
 STEP_KEYS = {"next": "n", "step": "s", "over": "o", "out": "u", "continue": "c"}
-
-
-def in_process(settings: RunnerSettings) -> ThreadRunner:
-    """The runtime's own in-process runner, with the run's node time limit (no static checks, no worker)."""
-    return ThreadRunner(node_timeout=settings.node_timeout)
 
 
 def toy_app(llm: str | LLM = "human", *, game: str = TOY_GAME, breakpoints: list[Breakpoint] | None = None,

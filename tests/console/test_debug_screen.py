@@ -21,9 +21,10 @@ from recode_tui.console.run.run_state import RunState
 from recode_tui.console.screens.sessions import SessionsScreen
 from recode_tui.console.widgets.driver import AgentDriver
 from recode_tui.console.widgets.key_footer import FooterEntry
+from tests.settings import in_process
 
 from .helpers import footer_keys, footer_settled, next_stop, notifications
-from .page import ConsolePage, filled, in_process, toy_console
+from .page import ConsolePage, filled, toy_console
 
 PLAN = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nrun("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
 

@@ -25,9 +25,10 @@ from agent.sessions.journal_read import DRAFT_FILE, read_journal
 from agent.sessions.session import resume_session
 from envs.registry import make_env
 from recode_tui.console.workspace.compare import CompareScreen
+from tests.settings import in_process
 
 from .helpers import session_opened
-from .page import ConsolePage, filled, in_process, toy_console
+from .page import ConsolePage, filled, toy_console
 from .test_sessions_console import recorded_to_n2
 from .test_workspace import DIRECT, SCRIPTED, SOLVE, open_workspace_page, scripted
 

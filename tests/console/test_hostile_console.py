@@ -200,7 +200,7 @@ async def played_session(tmp_path, toy_env) -> Path:
     from recode_tui.setup.build import make_agent
     from tests.settings import episode_named, run_settings
 
-    from .page import in_process
+    from tests.settings import in_process
     from .test_pilot import nested_model
 
     agent = make_agent(run_settings(), episode_named("toy:vase-1"), nested_model(), runner_maker=in_process)

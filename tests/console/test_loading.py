@@ -14,8 +14,8 @@ import pytest
 from recode_tui.console.run.run_state import RunState
 
 from .helpers import SIZE, notifications
-from .page import TOY_GAME, ConsolePage, in_process, toy_app
-from tests.settings import console_options
+from .page import TOY_GAME, ConsolePage, toy_app
+from tests.settings import console_options, in_process
 
 
 @pytest.fixture(autouse=True)

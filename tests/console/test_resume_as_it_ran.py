@@ -24,7 +24,9 @@ from tests.test_setup import parsed
 from recode_tui.console.run.run_state import RunState
 
 from .helpers import SIZE
-from .page import ConsolePage, in_process
+from tests.settings import in_process
+
+from .page import ConsolePage
 from .test_fork_paths import draft_saved
 from .test_models_console import GOOD, answers, profiles_file
 

@@ -29,10 +29,10 @@ from recode_tui.console.widgets.node_detail import NodeDetail
 import pytest
 
 from .helpers import SIZE
-from .page import ConsolePage, in_process, toy_app
+from .page import ConsolePage, toy_app
 from .test_fork_paths import resumed
 from .test_models_console import GOOD, WANDER, answers, profiles_file, rendered
-from tests.settings import episode_named, run_settings
+from tests.settings import episode_named, in_process, run_settings
 from envs.registry import EpisodeRef
 
 TOY = "toy:vase-1"

@@ -21,9 +21,10 @@ from recode_tui.console.screens.replay import ReplayScreen
 from recode_tui.console.screens.sessions import SessionsScreen
 from recode_tui.console.viewers.tree_file import TreeFileApp, load_tree_file, meta_line
 from recode_tui.console.widgets.node_detail import NodeDetail
+from tests.settings import in_process
 
 from .helpers import SIZE, notifications
-from .page import ConsolePage, in_process, toy_app
+from .page import ConsolePage, toy_app
 
 TAKE = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "vase 1"'
 

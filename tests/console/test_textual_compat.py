@@ -4,11 +4,13 @@ upgrade of Textual renames or changes what the override relies on."""
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from textual import events
 from textual.app import App, ComposeResult
+from textual.widget import Widget
 
 from recode_tui.console.support.textual_compat import (TEXTUAL_MAJOR, FatalErrorHook, KeyFirstTextArea, LineHookLog,
                                                SteadyScreen, notifications_on_show, screen_cells, textual_major)
@@ -226,15 +228,7 @@ async def test_a_resize_to_the_size_the_screen_has_lays_nothing_out_again() -> N
     from textual.geometry import Size
     from textual.widgets import Static
 
-    class Steady(SteadyScreen):
-        def compose(self) -> ComposeResult:
-            yield Static("steady")
-
-    class Host(App[None]):
-        def on_mount(self) -> None:
-            self.push_screen(Steady())
-
-    app = Host()
+    app = hosting_a_steady_screen(lambda: [Static("steady")])
     async with app.run_test(size=(40, 12)) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -254,16 +248,7 @@ async def test_a_scrollbar_a_layout_moved_is_drawn_in_that_layouts_frame_not_in_
     layout's frame draws it, once, and no frame follows for it."""
     from textual.widgets import Static
 
-    class Steady(SteadyScreen):
-        def compose(self) -> ComposeResult:
-            yield Static("one line", id="above")
-            yield LineHookLog()
-
-    class Host(App[None]):
-        def on_mount(self) -> None:
-            self.push_screen(Steady())
-
-    app = Host()
+    app = hosting_a_steady_screen(lambda: [Static("one line", id="above"), LineHookLog()])
     async with app.run_test(size=(40, 12)) as pilot:
         await pilot.pause()
         log = app.screen.query_one(LineHookLog)
@@ -344,3 +329,17 @@ def test_the_inner_and_outer_styles_are_textuals_cached_by_colour_holding_no_sty
     held = weakref.ref(cache)
     del cache
     assert held() is None
+
+
+def hosting_a_steady_screen(widgets: Callable[[], list[Widget]]) -> App[None]:
+    """An app that pushes a `SteadyScreen` made of `widgets()` when it mounts."""
+
+    class Steady(SteadyScreen):
+        def compose(self) -> ComposeResult:
+            yield from widgets()
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(Steady())
+
+    return Host()
