@@ -13,7 +13,7 @@ from textual.signal import Signal
 
 from recode_tui.console.app import RecodeApp
 from recode_tui.console.run.run_state import RunState
-from recode_tui.console.support.textual_compat import notifications_on_show, screen_cells
+from recode_tui.console.support.textual_compat import frame_pending, notifications_on_show, screen_cells
 from recode_tui.console.widgets.key_footer import FooterEntry, KeyFooter
 
 SIZE = (160, 48)
@@ -38,7 +38,7 @@ async def select_node(pilot: Pilot, app: RecodeApp, node_id: str) -> None:
     await queues_drained(app)  # the tree's own placement of its cursor is queued for after the frame
     await refreshed(app)
     tree.move_cursor(tree.item(node_id))
-    await pilot.pause()  # the panes that follow the cursor (the node's detail) show the node, drawn
+    await drawn(app)  # the panes that follow the cursor (the node's detail) show the node, drawn
     cursor = tree.cursor_node
     assert cursor is not None and cursor.data == node_id, f"the tree took the cursor off {node_id}"
 
@@ -81,12 +81,12 @@ async def worked(pilot: Pilot, group: str) -> None:
 
 async def replays_done(pilot: Pilot) -> None:
     """Await the replays (resume, rewind, fork: the "session" workers) under way, if any."""
-    await pilot.pause()
     app = pilot.app
+    await queues_drained(app)
     replays = [w for w in app.workers if w.group == "session"]
     if replays:
         await published(asyncio.ensure_future(app.workers.wait_for_complete(replays)), "the replay")
-        await pilot.pause()
+        await queues_drained(app)
 
 
 async def session_opened(pilot: Pilot, app: RecodeApp) -> None:
@@ -222,7 +222,7 @@ async def type_text(pilot: Pilot, text: str) -> None:
             event = events.Key(key, None if ch == "\n" else ch)
         app.post_message(event)  # as the terminal driver does: to the app, which routes it to the focused widget
     await keys_handled(app)
-    await pilot.pause()  # what the keys posted (a text area's change, the editor's check) is handled
+    await drawn(app)  # what the keys posted (a text area's change, the editor's check) is handled, drawn
 
 
 async def keys_handled(app: App) -> None:
@@ -337,6 +337,18 @@ async def refreshed(app: App) -> None:
     app.screen.call_after_refresh(ran)
     await published(done, "the screen's refresh")
     await queues_drained(app)
+
+
+async def drawn(app: App, rounds: int = 20) -> None:
+    """Wait until the screen has nothing left for a coming frame: frame by frame (`refreshed`) while
+    a layout, a repaint, a call queued for after a refresh or a message is pending (a box a key filled
+    gets its scrollbar, and its text wraps to the width left, a frame later). What `pilot.pause` waits
+    for by sleeping until the process goes idle, awaited frame by frame instead; and as `pilot.pause`
+    stops after a second, a screen that keeps changing (a run going on, a clock) is left after `rounds`."""
+    for _ in range(rounds):
+        await refreshed(app)
+        if not frame_pending(app):
+            return
 
 
 async def key_pressed(app: App, key: str) -> None:

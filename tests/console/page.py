@@ -29,7 +29,7 @@ from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.status_bar import StatusBar
 from tests.settings import console_options, in_process
 
-from .helpers import HANG, SIZE, armed, key_pressed, post_keys, published, queues_drained, refreshed, replays_done, select_node, type_text
+from .helpers import HANG, SIZE, armed, drawn, key_pressed, post_keys, published, queues_drained, refreshed, replays_done, select_node, type_text
 
 if TYPE_CHECKING:
     from agent.llm import LLM
@@ -228,7 +228,7 @@ class ConsolePage:
         drawn (a box a key filled has its scrollbar and its text wrapped to the width left)."""
         for key in keys:
             await key_pressed(self.app, key)
-        await self.pilot.pause()
+        await drawn(self.app)
 
     async def type(self, text: str) -> None:
         await type_text(self.pilot, text)
@@ -238,9 +238,9 @@ class ConsolePage:
     async def worked(self, group: str) -> None:
         """Wait until the work a key just started in the app's workers of `group` is done (a pane
         reading a value from the runner, say)."""
-        await self.pilot.pause()  # the key's message is handled: its worker exists
+        await queues_drained(self.app)  # the key's message is handled: its worker exists
         await self.app.workers.wait_for_complete([w for w in self.app.workers if w.group == group])
-        await self.pilot.pause()
+        await drawn(self.app)
 
     def _next_stop(self) -> asyncio.Future[RunState]:
         """A future the next shown stop resolves (armed before the key that causes it)."""
@@ -280,7 +280,7 @@ class ConsolePage:
             await asyncio.wait_for(reached, HANG)
         except asyncio.TimeoutError:
             raise AssertionError(f"the run never reached {state!r} in {HANG:g} s (it is {self.state!r})") from None
-        await self.pilot.pause()  # the requests posted with the state (the editor, the key line) are handled
+        await drawn(self.app)  # the requests posted with the state (the editor, the key line) are handled
 
     async def replaced(self, *keys: str) -> None:
         """Press keys that put a new run on show (R rewinds, F forks, enter on a listed session resumes)
@@ -303,7 +303,8 @@ class ConsolePage:
         try:
             stop: asyncio.Future[int] = asyncio.get_running_loop().create_future()
             self._waiting.append(stop)
-            await self.pilot.press(*keys)
+            for key in keys:
+                await key_pressed(self.app, key)
             await self._shown(stop)
         finally:
             self.app.screen_change_signal.unsubscribe(self.app)
@@ -317,16 +318,16 @@ class ConsolePage:
         editor = self.screen.editor
         while editor.last_check != editor.check(editor.editor.text):
             await published(armed(self.app, editor.check_shown), "the live check")
-        await self.pilot.pause()
+        await drawn(self.app)
 
     async def work_done(self, group: str) -> None:
         """Like `worked`, when the work may be over already: no worker of `group` left is no wait
         (Textual's `wait_for_complete` takes an empty list for every worker, the agent's too)."""
-        await self.pilot.pause()
+        await queues_drained(self.app)
         left = [w for w in self.app.workers if w.group == group]
         if left:
             await self.app.workers.wait_for_complete(left)
-        await self.pilot.pause()
+        await drawn(self.app)
 
     async def status_shows(self, predicate: Callable[[str], bool], what: str) -> None:
         """Wait until the status line's text satisfies `predicate` (at once if it does): what the run
@@ -361,13 +362,14 @@ class ConsolePage:
 
         self.app.screen_change_signal.subscribe(self.app, changed, immediate=True)
         try:
-            await self.pilot.press(*keys)
+            for key in keys:
+                await key_pressed(self.app, key)
             await asyncio.wait_for(shown, HANG)
         except asyncio.TimeoutError:
             raise AssertionError(f"no screen opened in {HANG:g} s after {keys}") from None
         finally:
             self.app.screen_change_signal.unsubscribe(self.app)
-        await self.pilot.pause()
+        await drawn(self.app)
         return shown.result()
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from recode_tui.console.run.run_state import RunState
 
-from .helpers import SIZE, notifications
+from .helpers import SIZE, notifications, refreshed
 from .page import TOY_GAME, ConsolePage, toy_app
 from tests.settings import console_options, in_process
 
@@ -204,6 +204,7 @@ async def test_a_console_started_to_resume_builds_only_the_run_it_resumes(tmp_pa
 
     app = RecodeApp(loader=load, episode=TOY_GAME, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
+        await refreshed(app)  # the first frame: the loader's worker is started after it
         await load_done(app)
         page = ConsolePage(pilot)
         await page.started()  # the replay's worker, then the replayed run's first stop

@@ -85,7 +85,7 @@ async def test_unsaved_prompt_edits_survive_a_crash_and_come_back_in_the_next_wo
             ws.query_one("#ws-llms", Input).value = "scripted"
             await page.pilot.press("ctrl+r")  # the bug ends the console (no wait on the queues of an app closing)
             with contextlib.suppress(WorkerFailed):  # the app's own exit raises it, below
-                await page.work_done("reexpand")
+                await page.app.workers.wait_for_complete([w for w in page.app.workers if w.group == "reexpand"])
     assert app.return_code == 1
 
     async with ConsolePage.open(workspace_app(toy_prompts)) as page:

@@ -334,11 +334,22 @@ def screen_cells(app: App[Any]) -> list[list[Any]]:
     return [list(line) for line in update.strips]
 
 
+def frame_pending(app: App[Any]) -> bool:
+    """The screen on show has work for a coming frame (a layout, a repaint, a recompose, a call queued
+    for after the refresh) or a message still queued to the app or one of its widgets: what Pilot's
+    idle wait waits out, read instead of waited for."""
+    screen: Any = app.screen
+    if (screen._layout_required or screen._scroll_required or screen._repaint_required  # dynamic: private
+            or screen._recompose_required or screen._dirty_widgets or screen._callbacks):
+        return True
+    return any(not node._message_queue.empty() for node in (app, *screen.walk_children(with_self=True)))
+
+
 def notifications_on_show(app: App[Any]) -> list[Notification]:
     """The notifications `app` shows now (its `notify` calls not yet expired or dismissed)."""
     return list(getattr(app, "_notifications"))  # dynamic: Textual's private list
 
 
 __all__ = ["FatalErrorHook", "KeyFirstTextArea", "LineHookLog", "SteadyScreen", "SteadyScrollbars", "TEXTUAL_MAJOR",
-           "guard_terminal_output", "notifications_on_show", "screen_cells", "share_css_parsing",
+           "frame_pending", "guard_terminal_output", "notifications_on_show", "screen_cells", "share_css_parsing",
            "share_highlight_queries", "textual_major", "unpin_styles_caches"]
