@@ -72,11 +72,11 @@ def next_stop(app: RecodeApp) -> asyncio.Future[RunState]:
 async def worked(pilot: Pilot, group: str) -> None:
     """Await the app's workers of `group` a key just started (the sessions list's read, a replay's
     "session", the "draft" and "settings" writes), then the messages they posted."""
-    await pilot.pause()  # the key's message is handled: its worker exists
     app = pilot.app
+    await queues_drained(app)  # the key's message is handled: its worker exists
     done = app.workers.wait_for_complete([w for w in app.workers if w.group == group])
     await published(asyncio.ensure_future(done), f"the {group} work")
-    await pilot.pause()
+    await drawn(app)
 
 
 async def replays_done(pilot: Pilot) -> None:
@@ -108,7 +108,7 @@ async def state_entered(pilot: Pilot, app: RecodeApp, state: RunState) -> None:
 
         screen.watch(screen, "run_state", entered, init=False)
         await published(future, f"the run state {state}")
-    await pilot.pause()
+    await drawn(pilot.app)
 
 
 async def stop_shown(pilot: Pilot, stop: asyncio.Future[RunState]) -> RunState:
@@ -140,10 +140,10 @@ async def settled(pilot: Pilot, timeout: float = 30.0) -> None:
     """
     app = pilot.app
     deadline = time.monotonic() + timeout
-    await pilot.pause()
+    await drawn(app)
     shown = screen_cells(app)
     while True:
-        await pilot.pause()
+        await drawn(app)
         again = screen_cells(app)
         if again == shown:
             return
@@ -194,7 +194,8 @@ async def started(pilot: Pilot, app: RecodeApp) -> None:
 async def command(pilot: Pilot, app: RecodeApp, *keys: str) -> None:
     """Press keys that start one agent command and wait until its stop is shown."""
     stop = next_stop(app)
-    await pilot.press(*keys)
+    for key in keys:
+        await key_pressed(app, key)
     await stop_shown(pilot, stop)
 
 

@@ -224,8 +224,8 @@ class ConsolePage:
 
     async def press(self, *keys: str) -> None:
         """Press keys one at a time, each handled (with what it posted) before the next is sent; then
-        wait, as `pilot.press` does after each key, until the app is idle: the frames the keys call for are
-        drawn (a box a key filled has its scrollbar and its text wrapped to the width left)."""
+        wait until the frames the keys call for are drawn (a box a key filled has its scrollbar and its
+        text wrapped to the width left): `drawn`, frame by frame, where `pilot.press` sleeps until idle."""
         for key in keys:
             await key_pressed(self.app, key)
         await drawn(self.app)
