@@ -13,7 +13,8 @@ from textual.app import App, ComposeResult
 from textual.widget import Widget
 
 from recode_tui.console.support.textual_compat import (TEXTUAL_MAJOR, FatalErrorHook, KeyFirstTextArea, LineHookLog,
-                                               SteadyScreen, notifications_on_show, screen_cells, textual_major)
+                                               SteadyScreen, frame_pending, notifications_on_show, screen_cells,
+                                               textual_major)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -343,3 +344,24 @@ def hosting_a_steady_screen(widgets: Callable[[], list[Widget]]) -> App[None]:
             self.push_screen(Steady())
 
     return Host()
+
+
+async def test_a_frame_is_pending_after_a_change_until_it_is_drawn_and_while_a_message_waits():
+    """`frame_pending` reads the screen's flags for a coming frame and the widgets' message queues: what the
+    tests' `drawn` waits out frame by frame instead of sleeping until the process is idle."""
+    from textual.widgets import Static
+
+    from tests.console.helpers import drawn, queues_drained
+
+    app = Greeting()
+    async with app.run_test(size=(20, 2)):
+        await drawn(app)
+        assert not frame_pending(app)
+        app.query_one(Static).update("goodbye")  # a repaint for the next frame
+        assert frame_pending(app)
+        await drawn(app)
+        assert not frame_pending(app) and screen_cells(app)[0][0].text.startswith("goodbye")
+        app.query_one(Static).post_message(events.Callback(callback=lambda: None))  # a message not yet handled
+        assert frame_pending(app)
+        await queues_drained(app)
+        assert not frame_pending(app)
