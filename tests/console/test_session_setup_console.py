@@ -28,7 +28,7 @@ from recode_tui.console.widgets.node_detail import NodeDetail
 
 import pytest
 
-from .helpers import SIZE
+from .helpers import SIZE, drawn, queues_drained
 from .page import ConsolePage, toy_app
 from .test_fork_paths import resumed
 from .test_models_console import GOOD, WANDER, answers, profiles_file, rendered
@@ -95,7 +95,7 @@ async def test_resume_goes_on_with_the_recorded_model_lists_its_profiles_and_a_r
             assert page.screen.agent.host.done and page.state == "done" and page.screen.agent.host.finished.success
             picker = await page.opened("L")  # a switch is journaled: a resume or a fork goes on with it
             picker.dismiss("human")
-            await page.pilot.pause()
+            await drawn(app)  # the picker's choice is handled: the run switched
             assert page.screen.agent.host.llm.name == "human"
             # A rewind goes on with the LLM the session switched to, not the one the console started with.
             await page.select("n2")
@@ -123,13 +123,12 @@ async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(t
     async with app.run_test(size=SIZE) as pilot:
         page = ConsolePage(pilot)
         control = app.session_control
-        await pilot.pause()
-        await app.workers.wait_for_complete()  # the start-up's loading and replay
-        await pilot.pause()
+        await queues_drained(app)  # the start-up's loading and replay are under way
+        await app.workers.wait_for_complete()
+        await drawn(app)  # what they posted is handled: the replay screen says how it failed
         screen = app.screen
         assert isinstance(screen, ReplayScreen) and screen.failed
         assert "corrupt at line 4" in screen.failed and screen.salvageable
-        await pilot.pause()
         assert "c continue from the last point that replayed cleanly" in rendered(
             screen.query_one("#replay-detail-text").content)
         assert control.session is None  # quitting now opens nothing: the command line exits 1, naming the flag
