@@ -8,9 +8,9 @@ in-process in the console (tests/console/page.py).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
+import time
 from pathlib import Path
 
 from agent.runtime import events as ev
@@ -145,7 +145,23 @@ async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(t
     assert (folder / "journal.jsonl").read_bytes() != before  # the old session is left as it was (still corrupt)
 
 
-async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_path: Path, node_code_in_process) -> None:
+class ReadingClock:
+    """The clock the review measures a person's time by (`mockllm.review`'s `time`): the real one, plus the
+    seconds the test says the person spent reading. Time a person takes is moved on, not waited."""
+
+    def __init__(self) -> None:
+        self.read = 0.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.read
+
+
+async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_path: Path, node_code_in_process,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from mockllm import review
+
+    clock = ReadingClock()
+    monkeypatch.setattr(review, "time", clock)
     with OpenAICompatibleServer(answers(GOOD), latency=0.05, retry_after=0.001) as server:
         server.inject("500")
         sessions = tmp_path / "sessions"
@@ -156,7 +172,7 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
             await page.press("c")
             await page.reached(RunState.REVIEWING)
             assert "tokens 0+0" not in page.screen.query_one("#status").text  # the proposal's tokens are spent already
-            await asyncio.sleep(0.8)  # the person reads the proposal
+            clock.read += 0.8  # the person reads the proposal for 0.8 s
             await page.command("ctrl+s")
             assert page.screen.agent.host.done and page.screen.agent.host.finished.success
             await page.press("home")
