@@ -20,7 +20,8 @@ from recode_tui.console.screens.diff import DiffScreen
 from recode_tui.console.widgets.diff_rows import DiffRows
 from tests.rundiff.test_diff_fork import GAME, PLAN, make_fork_and_parent, walkthrough
 
-from .helpers import drawn, key_pressed, settled, wait_for
+from .helpers import key_pressed, settled, wait_for
+from .page import ConsolePage
 
 
 @pytest.fixture(scope="module")
@@ -97,9 +98,7 @@ async def test_D_on_a_fork_in_the_console_diffs_it_against_its_parent(fork_and_p
         await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.first_stop_shown.is_set(),
                        what="the fork, resumed")
         debug = app.screen
-        await key_pressed(app, "D")
-        await drawn(app)  # the diff screen is on show, its cursor on the first divergence
-        screen = app.screen
+        screen = await ConsolePage(pilot).opened("D")  # the diff is read in a worker, then its screen shown
         assert isinstance(screen, DiffScreen)
         assert screen.diff.a.journal.folder == parent and screen.diff.b.journal.folder == fork
         rows = screen.query_one(DiffRows)
