@@ -104,4 +104,4 @@ async def test_D_on_a_fork_in_the_console_diffs_it_against_its_parent(fork_and_p
         rows = screen.query_one(DiffRows)
         assert rows.cursor == rows.marked and PLAN in rows.lines[rows.cursor].left
         await key_pressed(app, "escape")
-        await wait_for(pilot, lambda: app.screen is debug, what="back in the console")
+        assert app.screen is debug  # back in the console
