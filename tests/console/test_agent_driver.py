@@ -14,7 +14,7 @@ from agent.runtime import events as ev
 from recode_tui.console.widgets.driver import AgentDriver
 from textual.message import Message
 
-from .helpers import HANG
+from .helpers import HANG, queues_drained
 from .page import ConsolePage, toy_app
 
 
@@ -41,7 +41,7 @@ async def test_a_burst_of_events_with_no_command_ending_after_it_reaches_the_log
         for event in burst:  # what the agent's steps hand the driver (the debugger's hook), all at once
             page.screen.debugger.on_event(event)
         await asyncio.wait_for(posted, HANG)
-        await pilot.pause()  # the screen applied the batch
+        await queues_drained(page.app)  # the screen applied the batch
         assert [e for batch in batches for e in batch] == burst and len(batches) <= 2, batches
         shown = "\n".join(page.screen.env_log.lines)
         assert all(f"burst line {n}" in shown for n in range(3)), shown[-300:]

@@ -21,7 +21,7 @@ from recode_tui.console.widgets.node_detail import NodeDetail
 from tests.agents import test_plan_execute as pe
 from tests.agents import test_recap as rc
 
-from .helpers import notifications
+from .helpers import drawn, notifications
 from .page import ConsolePage, at, shared_consoles, toy_app, toy_console
 
 FIRST = pe.plan(("s1", "find the vase on the sofa and take it", []), ("s2", "put the vase on sidetable 1", ["s1"]))
@@ -192,7 +192,7 @@ async def test_at_80x24_the_plan_view_has_rows_and_keeps_the_current_step_in_sig
     async with ConsolePage.open(toy_app(llm, agent="plan-execute"), size=(80, 24)) as page:
         await page.press("a")
         await until_call(page, lambda e: "▶ s4:" in shown(page))  # below the view's first rows at 80x24
-        await page.pilot.pause()  # the view brings the current step into sight after the stop's refresh
+        await drawn(page.app)  # the view brings the current step into sight after the stop's refresh
         view = pane(page)
         assert view.region.height >= 5 and view.region.width >= 70, view.region
         current = next(i for i, mark in enumerate(view._marks) if mark == "current")

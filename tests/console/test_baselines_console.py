@@ -35,7 +35,6 @@ async def test_a_react_action_outside_alfworlds_grammar_is_refused_live_and_noth
         assert not page.check.ok and "is not an action of alfworld" in page.check.message
         stop = next_stop(page.app)
         await page.press("ctrl+s")
-        await page.pilot.pause()
         assert not stop.done() and not page.screen.driver.busy and page.steps == 0  # refused in the editor
         # Fixed: accepted, and the action is sent to the environment.
         check = await page.put_answer("Thought: the vase may be on the table\nAction: go to diningtable 1")

@@ -23,7 +23,7 @@ from recode_tui.console.widgets.driver import AgentDriver
 from recode_tui.console.widgets.key_footer import FooterEntry
 from tests.settings import in_process
 
-from .helpers import footer_keys, footer_settled, next_stop, notifications
+from .helpers import footer_keys, footer_settled, next_stop, notifications, queues_drained
 from .page import ConsolePage, filled, toy_console
 
 PLAN = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nrun("go to sidetable 1")\nrun("put vase 1 in/on sidetable 1")'
@@ -75,8 +75,8 @@ async def test_a_resume_shows_a_new_debug_screen_whose_keys_step_the_new_engine_
         old_driver, stop, state = old.driver, next_stop(app), new.run_state
         assert not old_driver.post_message(AgentDriver.Stopped(stale).set_sender(old_driver))
         app.post_message(AgentDriver.Stopped(stale).set_sender(old_driver))  # the app does not handle run messages
-        await page.pilot.pause()
-        await page.pilot.pause()
+        await queues_drained(app)  # the app had the message: it handles no run message, and passes it on to none
+        await queues_drained(app)  # what it would have posted on is handled too
         assert page.screen is new and not stop.done() and len(new.agent.tree) == nodes
         assert new.run_state is state and "stale" not in new.reason and not new.agent.host.done
         replayed = new.debugger.events_seen
@@ -95,7 +95,6 @@ async def test_submit_is_greyed_in_the_footer_while_no_expansion_is_awaited(tmp_
         page.app.clear_notifications()
         stop = next_stop(page.app)
         await page.press("ctrl+s")  # a greyed key does nothing, and says nothing
-        await page.pilot.pause()
         assert not notifications(page.app) and not stop.done()
         await footer_shown(page, "c")
         assert page.state is RunState.AWAITING

@@ -167,6 +167,17 @@ class GatedLLM:
         return await self.inner.complete(prompt, context)
 
 
+@pytest.fixture
+def quick_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model clock redrawn every 50 ms, not every half second: its ticks are what these tests read
+    (the seconds shown are the call's, moved back by hand), not how often they come; each tick waited
+    for was half a second of the test doing nothing."""
+    from recode_tui.console.screens import debug_screen
+
+    monkeypatch.setattr(debug_screen, "MODEL_CLOCK_SECONDS", 0.05)
+
+
+@pytest.mark.usefixtures("quick_clock")
 async def test_the_status_line_counts_the_time_a_model_is_answering() -> None:
     llm = GatedLLM()
     async with toy_console(llm, breakpoints=[]) as page:
@@ -198,6 +209,7 @@ class TwiceGatedLLM(GatedLLM):
         self.inner = ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")] * 2, name="scripted")
 
 
+@pytest.mark.usefixtures("quick_clock")
 async def test_the_model_clock_starts_again_when_the_proposal_is_regenerated() -> None:
     llm = TwiceGatedLLM()
     async with toy_console(llm, review=True, breakpoints=[]) as page:

@@ -20,12 +20,20 @@ from recode_tui.console.screens.diff import DiffScreen
 from recode_tui.console.widgets.diff_rows import DiffRows
 from tests.rundiff.test_diff_fork import GAME, PLAN, make_fork_and_parent, walkthrough
 
-from .helpers import settled, wait_for
+from .helpers import key_pressed, settled, wait_for
+from .page import ConsolePage
 
 
 @pytest.fixture(scope="module")
 def fork_and_parent(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return make_fork_and_parent(tmp_path_factory.mktemp("fork"))
+
+
+async def press(app: DiffApp, *keys: str) -> None:
+    """Keys one by one, each handled (with what it posted) before the next: the rows and sides are read
+    from the widgets' state and renders, so no frame is awaited."""
+    for key in keys:
+        await key_pressed(app, key)
 
 
 def side(screen: DiffScreen, name: str) -> str:
@@ -47,17 +55,16 @@ async def test_the_screen_opens_at_the_edited_expansion_and_walks_the_difference
         a, b = screen.query_one("#diff-side-a").region, screen.query_one("#diff-side-b").region
         assert a.y == b.y and b.x >= a.right  # side by side
         # the steps: opens at step 5, where the actions part; n/p walk the rows that differ
-        await pilot.press("t")
+        await press(app, "t")
         assert screen.view == "steps" and rows.cursor == rows.marked == 4
         assert "▶  5 > look" in side(screen, "b") and f"▶  5 > {steps[4]}" in side(screen, "a")
-        await pilot.press("n")
+        await press(app, "n")
         assert rows.cursor == 5 and rows.lines[5].op == "only_a" and "no step in this row" in side(screen, "b")
-        await pilot.press("p", "p")
+        await press(app, "p", "p")
         assert rows.cursor == 4  # no difference above the divergence: it stays
-        await pilot.press("end", "d")
+        await press(app, "end", "d")
         assert rows.cursor == 4
-        await pilot.press("escape")
-        await pilot.pause()
+        await press(app, "escape")
     assert app.return_code in (0, None)
 
 
@@ -91,11 +98,10 @@ async def test_D_on_a_fork_in_the_console_diffs_it_against_its_parent(fork_and_p
         await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.first_stop_shown.is_set(),
                        what="the fork, resumed")
         debug = app.screen
-        await pilot.press("D")
-        await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen), what="the diff screen")
-        screen = app.screen
+        screen = await ConsolePage(pilot).opened("D")  # the diff is read in a worker, then its screen shown
+        assert isinstance(screen, DiffScreen)
         assert screen.diff.a.journal.folder == parent and screen.diff.b.journal.folder == fork
         rows = screen.query_one(DiffRows)
         assert rows.cursor == rows.marked and PLAN in rows.lines[rows.cursor].left
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: app.screen is debug, what="back in the console")
+        await key_pressed(app, "escape")
+        assert app.screen is debug  # back in the console

@@ -17,7 +17,7 @@ from agent.eval.rundiff.diff import diff_runs
 from recode_tui.console.viewers.diff_file import DiffApp
 from tests.rundiff.test_diff_fork import GAME, fork_of, play, plan_llm, walkthrough
 
-from .helpers import settled
+from .helpers import key_pressed, settled
 
 
 @pytest.fixture()
@@ -40,7 +40,7 @@ def test_diff_screen_at_80x24_on_the_steps(snap_compare, fixed_runs) -> None:
 
     async def run_before(pilot) -> None:
         await settled(pilot)
-        await pilot.press("t")  # the steps, at the step where the actions part
+        await key_pressed(pilot.app, "t")  # the steps, at the step where the actions part
         await settled(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

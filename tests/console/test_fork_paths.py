@@ -27,7 +27,7 @@ from envs.registry import make_env
 from recode_tui.console.workspace.compare import CompareScreen
 from tests.settings import in_process
 
-from .helpers import session_opened
+from .helpers import queues_drained, session_opened
 from .page import ConsolePage, filled, toy_console
 from .test_sessions_console import recorded_to_n2
 from .test_workspace import DIRECT, SCRIPTED, SOLVE, open_workspace_page, scripted
@@ -81,7 +81,7 @@ async def replayed_to_the_end(folder: Path) -> str:
 async def draft_saved(page: ConsolePage, folder: Path, text: str) -> None:
     """The person leaves the editor (Esc): the draft being typed is written to `folder` at once (the
     screen saves the work when the focus moves), in a "draft" worker that is awaited; no clock."""
-    await page.pilot.pause()  # the editor's last change is handled: the screen holds the draft
+    await queues_drained(page.app)  # the editor's last change is handled: the screen holds the draft
     assert page.app.focused is page.screen.editor.editor, "the draft is typed in the answer editor"
     await page.press("escape")
     await page.work_done("draft")

@@ -13,6 +13,8 @@ from textual.widget import Widget
 
 from recode_tui.console.widgets.key_footer import KeyFooter
 
+from .helpers import drawn
+
 
 class Host(App[None]):
     CSS_PATH = "../../recode_tui/console/recode.tcss"
@@ -48,7 +50,7 @@ def row(app: Host) -> str:
 async def test_the_footer_is_one_widget_showing_the_shown_keys_in_order_and_the_palette_at_the_edge() -> None:
     app = Host()
     async with app.run_test(size=(60, 5)) as pilot:
-        await pilot.pause()
+        await drawn(app)
         footer = app.query_one(KeyFooter)
         assert list(footer.query(Widget)) == []  # no widget per key to mount and restyle
         text = row(app)
@@ -60,14 +62,14 @@ async def test_the_footer_is_one_widget_showing_the_shown_keys_in_order_and_the_
 async def test_a_click_presses_the_key_and_a_greyed_key_is_dimmed_and_rings_the_bell() -> None:
     app = Host()
     async with app.run_test(size=(60, 5)) as pilot:
-        await pilot.pause()
+        await drawn(app)
         footer = app.query_one(KeyFooter)
         await pilot.click(KeyFooter, offset=(1, 0))  # on "x"
         await pilot.click(KeyFooter, offset=(8, 0))  # on "Stay"
         assert app.done == ["go", "stay"]
         app.allowed = False
         app.refresh_bindings()
-        await pilot.pause()
+        await drawn(app)
         go = next(k for k in footer.shown() if k.action == "go")
         assert go.disabled and footer.render().get_style_at_offset(app.console, 1).dim
         await pilot.click(KeyFooter, offset=(1, 0))
@@ -77,7 +79,7 @@ async def test_a_click_presses_the_key_and_a_greyed_key_is_dimmed_and_rings_the_
 async def test_hovering_a_key_shows_its_tooltip() -> None:
     app = Host()
     async with app.run_test(size=(60, 5)) as pilot:
-        await pilot.pause()
+        await drawn(app)
         footer = app.query_one(KeyFooter)
         await pilot.hover(KeyFooter, offset=(2, 0))
         assert footer.tooltip == "Go somewhere"

@@ -13,7 +13,7 @@ import pytest
 
 from recode_tui.console.widgets.key_line import KeyLine
 
-from .helpers import footer_keys
+from .helpers import drawn, footer_keys
 from .page import ConsolePage, toy_app
 
 
@@ -47,7 +47,7 @@ async def test_at_80x24_every_view_key_zoom_and_quit_is_shown_whole() -> None:
     async with ConsolePage.open(toy_app(agent="react"), size=(80, 24)) as page:
         app = page.app
         app.debug_screen.query_one("#code-tree").focus()
-        await page.pilot.pause()  # the line follows the focus
+        await drawn(app)  # the line follows the focus
         shown = keys_of(bottom_line(app))
         for key in ("e", "r", "v", "z", "^t", "q", "a", "?", "n", "c"):
             assert key in shown, (key, shown)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .helpers import drawn
 from .page import ConsolePage, toy_app
 
 
@@ -12,7 +13,7 @@ async def test_switching_to_gold_plays_the_runs_own_episode_not_the_default_game
     async with ConsolePage.open(toy_app("human", breakpoints=[], sessions_dir=tmp_path)) as page:
         picker = await page.opened("L")
         picker.dismiss("gold")  # the toy world has gold paths; ALFWorld's default game is not this run's
-        await page.pilot.pause()
+        await drawn(page.app)  # the choice is handled: the run switched
         assert page.screen.agent.host.llm.name == "gold"
         await page.step("continue")
         assert page.state == "done" and page.screen.agent.host.finished.success

@@ -13,7 +13,7 @@ import pytest
 
 from recode_tui.console.run.run_state import RunState
 
-from .helpers import SIZE, notifications, refreshed
+from .helpers import SIZE, drawn, key_pressed, notifications, refreshed
 from .page import TOY_GAME, ConsolePage, toy_app
 from tests.settings import console_options, in_process
 
@@ -46,12 +46,11 @@ async def test_the_frame_says_loading_and_stepping_keys_wait_for_the_run() -> No
     gate = gate_reset(app)
     async with app.run_test(size=SIZE) as pilot:
         page = ConsolePage(pilot)
-        await pilot.pause()  # the first frame is drawn: the autostarted step (the game's reset) is under way
+        await refreshed(app)  # the first frame is drawn: the autostarted step (the game's reset) is under way
         assert page.screen.driver.busy
         assert "loading" in page.status() and page.state is RunState.STARTING
         for key in ("n", "s", "c"):  # a person who does not wait
-            await pilot.press(key)
-        await pilot.pause()
+            await key_pressed(app, key)
         said = [n.message for n in notifications(app)]
         assert sum("loading… the run is not ready yet" in m for m in said) == 3, said
         assert not page.screen.first_stop_shown.is_set() and page.steps == 0 and len(page.agent.tree) == 1
@@ -93,12 +92,12 @@ async def test_the_first_frame_comes_before_the_run_is_built_and_the_run_replace
     gate, built = threading.Event(), []
     app = RecodeApp(loader=gated_loader({"sessions_dir": tmp_path}, gate, built), episode=TOY_GAME, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await drawn(app)  # the first frame, the loader's worker started after it
         assert isinstance(app.screen, LoadingScreen) and not app.loaded and not built
         shown = str(app.screen.query_one("#loading-status").render())
         assert f"loading {TOY_GAME}" in shown
-        await pilot.press("n", "c")  # no run yet: the keys do nothing, and nothing breaks
-        await pilot.press("ctrl+c")
+        for key in ("n", "c", "ctrl+c"):  # no run yet: the keys do nothing, and nothing breaks
+            await key_pressed(app, key)
         assert any("Still loading" in (n.title or "") for n in notifications(app))
         gate.set()
         await load_done(app)
@@ -120,7 +119,7 @@ async def test_an_error_while_loading_ends_the_app_and_is_kept_for_the_command_l
 
     app = RecodeApp(loader=broken, episode="nope", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()  # the first frame: the loader's worker is started after it
+        await refreshed(app)  # the first frame: the loader's worker is started after it
         await load_done(app)
     assert isinstance(app.load_error, UsageError) and app.return_code == 2
 
@@ -131,8 +130,8 @@ async def test_quitting_while_loading_closes_what_the_loader_built(tmp_path) -> 
     gate, built, closed = threading.Event(), [], threading.Event()
     app = RecodeApp(loader=gated_loader({}, gate, built, closed), episode=TOY_GAME, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("q")
+        await refreshed(app)  # the first frame: the loader's worker is started after it
+        await key_pressed(app, "q")
     gate.set()
     # the loader thread finishes after the app: it closes its own agent (the limit bounds a real hang only)
     assert await asyncio.to_thread(closed.wait, 60), built

@@ -234,7 +234,6 @@ async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_t
             assert f"${cost:.4f}" in status and cost > 0
             # The root's own answer, in its detail view.
             await page.press("home")
-            await page.pilot.pause()
             first = served[0]
             own = (first.prompt_tokens * PRICE_IN + first.completion_tokens * PRICE_OUT) / 1_000_000
             detail = rendered(page.screen.query_one(NodeDetail).content)
@@ -255,7 +254,6 @@ async def test_switching_at_a_stub_opens_or_closes_the_editor(spec: str) -> None
         index = [o.id for o in picker.query_one("#llm-choices").options].index(spec)
         picker.query_one("#llm-choices").highlighted = index
         await page.press("enter")
-        await page.pilot.pause()
         assert page.agent.host.llm.name == spec  # "human" or "demo": short names for the status line
         assert page.screen.editor.is_open is (spec == "human")
         assert page.screen.debugger.awaiting_human is (spec == "human")

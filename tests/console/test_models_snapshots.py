@@ -12,7 +12,7 @@ from pathlib import Path
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.run.run_state import RunState
 
-from .helpers import SIZE, command, footer_settled, state_entered
+from .helpers import SIZE, command, footer_settled, key_pressed, state_entered
 from .page import ConsolePage, toy_app
 from .shots import shots  # noqa: F401 - the fixture
 
@@ -27,7 +27,7 @@ async def test_review_proposal(shots, toy_env) -> None:
     app = toy_app(ScriptedLLM([ScriptEntry(PROPOSAL)]), review=True, breakpoints=[])
     async with ConsolePage.open(app, size=SIZE) as page:  # awaits the first stop's signal, draws no frame
         pilot = page.pilot
-        await pilot.press("c")
+        await key_pressed(app, "c")
         await state_entered(pilot, app, RunState.REVIEWING)
         assert app.debug_screen.llm_control.reviewing is not None and app.debug_screen.editor.is_open
         await page.checked()  # the proposal's check line: its verdict shown

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from recode_tui.console.widgets.node_detail import NodeDetail
 
+from .helpers import drawn
 from .page import toy_console
 
 
@@ -12,7 +13,7 @@ async def test_the_node_pane_is_drawn_again_in_a_new_themes_colours(toy_env) -> 
     async with toy_console(breakpoints=[]) as page:
         pane = page.screen.query_one(NodeDetail)
         page.app.theme = "textual-light"
-        await page.pilot.pause()
+        await drawn(page.app)  # the theme's new styles applied to the pane
         line = list(pane.render_lines(pane.region.reset_offset)[1])  # the node's first line, inside the border
         padding, text = line[1], next(s for s in line[2:] if s.text.strip())
         assert text.text.strip() == pane.shown_id  # the node's id opens its detail
@@ -34,6 +35,6 @@ async def test_a_node_that_no_longer_fits_after_a_resize_is_wrapped_left_of_its_
         pane = page.screen.query_one(NodeDetail)
         assert not pane.show_vertical_scrollbar  # it fits a tall terminal
         await page.pilot.resize_terminal(160, 30)
-        await page.pilot.pause()
+        await drawn(page.app)  # laid out again at the new size
         assert pane.show_vertical_scrollbar  # no longer
         assert pane.virtual_size.width == pane.scrollable_content_region.width  # wrapped left of the bar

@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.widgets import Input, TextArea
 
 from recode_tui.console.workspace.compare import CompareScreen
-from .helpers import armed, published
+from .helpers import armed, key_pressed, published
 from .page import toy_console
 from .test_workspace import open_workspace_page, scripted
 
@@ -16,7 +16,7 @@ OUTSIDE = "<think>look first</think>\nrun('look')\n<execute>\n\n</execute>\n"
 
 async def test_an_empty_root_answer_in_the_workspace_person_column_asks_to_confirm_as_the_editor_does(toy_env) -> None:
     async with toy_console(scripted()) as page:
-        app, pilot = page.app, page.pilot
+        app = page.app
         await page.step("continue")  # stopped at the root's expansion
         ws = await open_workspace_page(page)
         ws.query_one("#ws-llms", Input).value = "human"
@@ -32,13 +32,12 @@ async def test_an_empty_root_answer_in_the_workspace_person_column_asks_to_confi
         assert "skips the whole task" in str(title.render())
         assert "valid" not in str(title.render())  # the main editor's warning, not a tick
         person.focus()
-        await pilot.press("ctrl+a")  # the answer editor's keys: select everything
+        await key_pressed(app, "ctrl+a")  # the answer editor's keys: select everything
         assert person.selected_text == OUTSIDE
-        await pilot.press("f1")
+        await key_pressed(app, "f1")
         assert "press F1 again to skip the whole task" in str(title.render())  # the confirmation
         assert app.screen is cmp  # nothing applied yet
         root = page.agent.tree.root
         assert not root.llm_calls or not root.llm_calls[-1].accepted
-        await pilot.press("f1")  # the same key again: applied, as ctrl+s twice in the main editor
-        await pilot.pause()
+        await page.press("f1")  # the same key again: applied, as ctrl+s twice in the main editor
         assert app.screen is app.screen_stack[0]  # back to the console

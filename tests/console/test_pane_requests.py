@@ -19,7 +19,7 @@ from recode_tui.console.run.requests import AddWatch, EditExpansion, ShowPrompt,
 from recode_tui.console.widgets.review_panel import ReviewBar
 from recode_tui.console.widgets.watches import WatchList
 
-from .helpers import next_stop, published
+from .helpers import next_stop, published, queues_drained
 from .page import toy_console
 
 
@@ -38,15 +38,15 @@ async def test_a_posted_request_reaches_its_pane() -> None:
         assert screen.shown_prompt == ("Prompt of a request", "the text the controller asked for")
 
         screen.post_message(AddWatch("1 + 1"))
-        await page.pilot.pause()
+        await queues_drained(page.app)
         assert "1 + 1" in page.app.query_one(WatchList).expressions
 
         screen.post_message(ShowReview("proposal", "a model", 2))
-        await page.pilot.pause()
+        await queues_drained(page.app)
         bar = page.app.query_one(ReviewBar)  # made at the first proposal
         assert bar.display
         screen.post_message(ShowReview("hidden"))
-        await page.pilot.pause()
+        await queues_drained(page.app)
         assert not bar.display
 
 

@@ -13,7 +13,9 @@ async def test_the_time_a_person_spends_typing_is_their_time_not_the_models(tmp_
     async with toy_console(sessions_dir=tmp_path) as page:
         await page.step("continue")
         assert page.state == "awaiting expansion"
-        await page.pilot.pause(0.6)  # the person reads the prompt: time passing is what this test measures
+        # The person reads the prompt for 0.6 s: the stop that asked them moved 0.6 s back stands for it (none is
+        # waited); counted from the submit, their time would be about nothing.
+        page.screen.debugger.stopped_at -= 0.6
         await page.put_answer(filled(page.editor_text, PUT_PLAN))  # pasted: the time is checked, not the keys
         await page.command("ctrl+s")
         answer = page.agent.tree.root.llm_calls[-1]

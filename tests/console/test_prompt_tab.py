@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from .helpers import drawn
 from .page import ConsolePage, toy_app
 
 
@@ -17,7 +18,7 @@ async def test_prompt_tab_home_end_focus_and_title_at_80x24(toy_env) -> None:
         assert page.screen.debugger.awaiting_human
         tree = page.app.query_one("#code-tree")
         tree.focus()
-        await page.pilot.pause()
+        await drawn(page.app)  # the focused pane's border
         focused_pane = tree.styles.border_top
         await page.press("r")
         area = page.app.query_one("#prompt-text")

@@ -22,6 +22,7 @@ from recode_tui.console.screens.shell_prompt import ShellPrompt
 from recode_tui.console.widgets.agent_view import AgentViewPane
 from tests.envs.webshop_helpers import webshop_module  # noqa: F401 - the fixture
 
+from .helpers import drawn
 from .page import ConsolePage, at, shared_consoles, toy_app
 from .test_agent_answers_console import submit_once, until_call
 
@@ -82,9 +83,9 @@ async def searched(page: ConsolePage) -> None:
 @pytest.mark.heavy
 async def test_the_observation_tab_holds_the_results_page_whole_and_z_gives_it_the_screen(webshop_module, tmp_path) -> None:
     async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as shown:
-        pilot, app = shown.pilot, shown.app
+        app = shown.app
         await searched(shown)
-        await pilot.press("escape", "O", "z")
+        await shown.press("escape", "O", "z")
         view = shown.screen.observation_view
         assert app.focused is view and shown.screen.maximized is not None  # zoomed
         page = shown.screen.agent.turns[0].observation
@@ -97,20 +98,20 @@ async def test_the_observation_tab_holds_the_results_page_whole_and_z_gives_it_t
 @pytest.mark.heavy
 async def test_enter_in_the_turns_tab_shows_earlier_observations_whole(webshop_module, tmp_path) -> None:
     async with ConsolePage.open(webshop_react(tmp_path), size=SMALL) as page:
-        pilot, app = page.pilot, page.app
+        app = page.app
         await searched(page)
         assert (await page.put_answer("Thought: open it\nAction: click[b01dqcju2k]")).ok
         await submit_once(page)
         await until_call(page, "act")
         results = page.screen.agent.turns[0].observation
-        await pilot.press("escape", "a")
+        await page.press("escape", "a")
         pane = page.screen.query_one(AgentViewPane)
         assert app.focused is pane  # the Turns tab
         last_part = results.split("[SEP]")[-1].strip()
         assert not any(last_part in line for line in pane.lines)  # turn 1's results page: its first line only
-        await pilot.press("enter")
+        await page.press("enter")
         assert any(last_part in line for line in pane.lines)  # the page whole
-        await pilot.press("enter")
+        await page.press("enter")
         assert not any(last_part in line for line in pane.lines)  # folded again
 
 
@@ -187,14 +188,14 @@ async def test_a_notice_never_covers_the_editor_or_its_check_line_zoomed_or_not(
             await page.press("ctrl+t")
             assert screen.maximized is not None  # the editor zoomed
         app.notify("Session forked: /a/long/path/to/the/sessions/folder/20261128-put-01", timeout=30)
-        await page.pilot.pause()
+        await drawn(app)  # the toast is mounted and laid out
         assert screen.query("Toast")  # the notice
         covered = [screen.query_one("#expand-text").region, screen.query_one("#expand-check").region]
         for toast in screen.query("Toast"):
             assert toast.region.height and not any(overlaps(toast.region, part) for part in covered), (
                 zoom, toast.region, covered)
         app.clear_notifications()
-        await page.pilot.pause()
+        await drawn(app)
         assert not screen.query("Toast")  # the notices gone
     await page.press("ctrl+t")  # put back: the editor not zoomed, with the keys
     assert screen.maximized is None and app.focused is page.screen.editor.editor

@@ -8,9 +8,9 @@ in-process in the console (tests/console/page.py).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
+import time
 from pathlib import Path
 
 from agent.runtime import events as ev
@@ -28,7 +28,7 @@ from recode_tui.console.widgets.node_detail import NodeDetail
 
 import pytest
 
-from .helpers import SIZE
+from .helpers import SIZE, drawn, queues_drained
 from .page import ConsolePage, toy_app
 from .test_fork_paths import resumed
 from .test_models_console import GOOD, WANDER, answers, profiles_file, rendered
@@ -95,7 +95,7 @@ async def test_resume_goes_on_with_the_recorded_model_lists_its_profiles_and_a_r
             assert page.screen.agent.host.done and page.state == "done" and page.screen.agent.host.finished.success
             picker = await page.opened("L")  # a switch is journaled: a resume or a fork goes on with it
             picker.dismiss("human")
-            await page.pilot.pause()
+            await drawn(app)  # the picker's choice is handled: the run switched
             assert page.screen.agent.host.llm.name == "human"
             # A rewind goes on with the LLM the session switched to, not the one the console started with.
             await page.select("n2")
@@ -123,13 +123,12 @@ async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(t
     async with app.run_test(size=SIZE) as pilot:
         page = ConsolePage(pilot)
         control = app.session_control
-        await pilot.pause()
-        await app.workers.wait_for_complete()  # the start-up's loading and replay
-        await pilot.pause()
+        await queues_drained(app)  # the start-up's loading and replay are under way
+        await app.workers.wait_for_complete()
+        await drawn(app)  # what they posted is handled: the replay screen says how it failed
         screen = app.screen
         assert isinstance(screen, ReplayScreen) and screen.failed
         assert "corrupt at line 4" in screen.failed and screen.salvageable
-        await pilot.pause()
         assert "c continue from the last point that replayed cleanly" in rendered(
             screen.query_one("#replay-detail-text").content)
         assert control.session is None  # quitting now opens nothing: the command line exits 1, naming the flag
@@ -146,7 +145,23 @@ async def test_a_corrupt_journal_line_offers_to_go_on_from_the_last_good_point(t
     assert (folder / "journal.jsonl").read_bytes() != before  # the old session is left as it was (still corrupt)
 
 
-async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_path: Path, node_code_in_process) -> None:
+class ReadingClock:
+    """The clock the review measures a person's time by (`mockllm.review`'s `time`): the real one, plus the
+    seconds the test says the person spent reading. Time a person takes is moved on, not waited."""
+
+    def __init__(self) -> None:
+        self.read = 0.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.read
+
+
+async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_path: Path, node_code_in_process,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from mockllm import review
+
+    clock = ReadingClock()
+    monkeypatch.setattr(review, "time", clock)
     with OpenAICompatibleServer(answers(GOOD), latency=0.05, retry_after=0.001) as server:
         server.inject("500")
         sessions = tmp_path / "sessions"
@@ -157,7 +172,7 @@ async def test_review_time_is_person_time_and_a_failed_call_is_journaled(tmp_pat
             await page.press("c")
             await page.reached(RunState.REVIEWING)
             assert "tokens 0+0" not in page.screen.query_one("#status").text  # the proposal's tokens are spent already
-            await asyncio.sleep(0.8)  # the person reads the proposal
+            clock.read += 0.8  # the person reads the proposal for 0.8 s
             await page.command("ctrl+s")
             assert page.screen.agent.host.done and page.screen.agent.host.finished.success
             await page.press("home")

@@ -23,7 +23,7 @@ from recode_tui.console.viewers.tree_file import TreeFileApp, load_tree_file, me
 from recode_tui.console.widgets.node_detail import NodeDetail
 from tests.settings import in_process
 
-from .helpers import SIZE, notifications
+from .helpers import SIZE, drawn, key_pressed, notifications, queues_drained
 from .page import ConsolePage, toy_app
 
 TAKE = 'run("go to diningtable 1")\nrun("take vase 1 from diningtable 1")\nobj = "vase 1"'
@@ -199,16 +199,16 @@ async def test_a_replay_mismatch_is_one_line_and_nothing_is_lost(tmp_path: Path,
 
     app = toy_app(sessions_dir=tmp_path, resume=folder)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await app.workers.wait_for_complete()  # the start-up's loading and replay
-        await pilot.pause()
+        await queues_drained(app)  # the start-up's loading and replay are under way
+        await app.workers.wait_for_complete()
+        await drawn(app)  # what they posted is handled: the replay screen says how it failed
         assert isinstance(app.screen, ReplayScreen) and app.screen.failed
         line = app.screen.failed
         assert "\n" not in line and "step 1" in line and "differs from the recording" in line
         assert "step 1" in ConsolePage(pilot).status()  # the run's status line, under the cover
-        await pilot.press("escape")  # nothing to go back to at start-up: the cover stays
+        await key_pressed(app, "escape")  # nothing to go back to at start-up: the cover stays
         assert isinstance(app.screen, ReplayScreen)
-        await pilot.press("S")
+        await key_pressed(app, "S")
         assert isinstance(app.screen, SessionsScreen)
     assert journal.read_text() == saved
 
@@ -229,14 +229,15 @@ async def test_an_exported_tree_opens_read_only(tmp_path: Path, won_demo) -> Non
     viewer = TreeFileApp(path, tree, meta)
     async with viewer.run_test(size=SIZE) as pilot:
         view = viewer.query_one("#code-tree")
-        await pilot.pause()
+        await drawn(viewer)
         assert set(view._items) == set(document["nodes"])  # the whole tree shown
         shown = meta_line(path, meta).plain
         assert "read-only tree" in shown and "won" in shown and "put a vase in sidetable" in shown
-        await pilot.press("down")
+        await key_pressed(viewer, "down")
         assert view.cursor_node.data == "n1" and viewer.query_one(NodeDetail)._key[0] == "n1"
-        await pilot.press("c", "n", "ctrl+s")  # no agent: the console's keys do nothing here
-        await pilot.press("q")
+        for key in ("c", "n", "ctrl+s"):  # no agent: the console's keys do nothing here
+            await key_pressed(viewer, key)
+        await key_pressed(viewer, "q")
 
 
 def test_a_broken_tree_file_is_refused_in_one_line(tmp_path: Path, won_demo, capsys) -> None:

@@ -19,7 +19,7 @@ from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.run.run_state import RunState
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
-from .helpers import notifications
+from .helpers import notifications, queues_drained
 from .page import TOY_GAME, ConsolePage, Stops, at, shared_consoles, toy_app
 from .test_pilot import nested_model
 
@@ -173,7 +173,7 @@ async def test_the_command_palette_runs_the_action_chosen() -> None:
     async with ConsolePage.open(toy_app(), size=(100, 30)) as page:
         await page.press("ctrl+p")
         await page.type("Continue")
-        await page.pilot.pause()
+        await queues_drained(page.app)  # the typed text is handled: the palette's search is under way
         await page.app.workers.wait_for_complete()  # the palette searches in a worker, then lists the hits
         await page.command("enter")
         assert page.state == "awaiting expansion"

@@ -14,7 +14,7 @@ from agent.runtime.breakpoints import Breakpoint, BreakpointKind
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
 
-from .helpers import SIZE, checked, command, started, type_text
+from .helpers import SIZE, checked, command, key_pressed, started, type_text
 from .page import toy_app
 from .shots import shots  # noqa: F401 - the fixture
 from tests.settings import console_options
@@ -34,7 +34,7 @@ async def test_a_human_answers_from_the_first_stop_to_a_nested_stub(shots, toy_e
         await type_text(pilot, 'run("go to diningtable 1")\nfor x in [1]:\n    take_it(x)')
         await checked(pilot, app)  # the live check runs after a short quiet
         await shots.match(pilot, "awaiting_expansion")
-        await pilot.press("ctrl+r")  # the editor back to the skeleton
+        await key_pressed(app, "ctrl+r")  # the editor back to the skeleton
         await type_text(pilot, 'fetch_vase()\nrun("go to sidetable 1")\nrun("move vase 1 to sidetable 1")')
         await command(pilot, app, "ctrl+s")
         await pilot.resize_terminal(*SMALL)  # the next stub's editor opens at 80x24
@@ -59,7 +59,7 @@ async def test_an_error_stops_the_run_and_v_shows_its_variables_at_80x24(shots, 
         await command(pilot, app, "c")
         await shots.match(pilot, "error")
         await pilot.resize_terminal(*SMALL)
-        await pilot.press("v")
+        await key_pressed(app, "v")
         await shots.match(pilot, "variables_and_log_at_80x24")
 
 
@@ -81,5 +81,5 @@ async def test_the_demo_hits_a_breakpoint_then_wins_on_alfworld(shots) -> None:
         await command(pilot, app, "c")
         await shots.match(pilot, "episode_won")
         await pilot.resize_terminal(*SMALL)
-        await pilot.press("z")
+        await key_pressed(app, "z")
         await shots.match(pilot, "zoomed_tree_at_80x24")

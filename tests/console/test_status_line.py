@@ -11,6 +11,8 @@ from textual.app import App, ComposeResult
 
 from recode_tui.console.widgets.status_bar import StatusBar
 
+from .helpers import drawn
+
 FIGURES = dict(episode="toy vase-1", task_type="put", steps=1, max_steps=30, depth=1, nodes=3, llm_calls=1,
                tokens=(10, 20), cost=0.0)
 
@@ -25,7 +27,7 @@ async def test_a_step_that_stops_at_once_goes_from_stop_to_stop_without_saying_r
     async with app.run_test(size=(120, 2)) as pilot:
         bar = app.query_one(StatusBar)
         bar.show(**FIGURES, state="paused", reason_kind="step", reason="node n1 starts")
-        await pilot.pause()
+        await drawn(app)
         bar.show(**FIGURES, state="running", reason="next…")  # the key
         assert "‖ paused" in bar.text and "node n1 starts" in bar.text and "running" not in bar.text
         bar.show(**FIGURES, state="paused", reason_kind="step", reason="action 1: go to diningtable 1")  # its stop

@@ -16,6 +16,8 @@ from recode_tui.console.support.textual_compat import (TEXTUAL_MAJOR, FatalError
                                                SteadyScreen, frame_pending, notifications_on_show, screen_cells,
                                                textual_major)
 
+from .helpers import drawn, key_pressed
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -41,8 +43,8 @@ class Crashing(FatalErrorHook, App[None]):
 async def test_an_unhandled_exception_reaches_on_fatal_error_and_ends_the_app():
     app = Crashing()
     with pytest.raises(ValueError, match="boom in a handler"):  # the test harness re-raises it at the end
-        async with app.run_test() as pilot:
-            await pilot.pause()
+        async with app.run_test():
+            pass  # the app fails as it mounts: leaving `run_test` raises what it raised
     assert [type(e) for e in app.seen] == [ValueError] and str(app.seen[0]) == "boom in a handler"
     assert app.return_code == 1  # Textual's own exit status for an unhandled exception
 
@@ -71,15 +73,15 @@ async def test_a_log_line_is_prepared_once_then_cached_until_the_cache_is_cleare
     async with app.run_test(size=(40, 10)) as pilot:
         log = app.query_one(CountingLog)
         log.write_lines(["first", "second"])
-        await pilot.pause()
+        await drawn(app)  # the frame of the write
         assert 0 in log.rendered and log.open == 0
         before = len(log.rendered)
         log.refresh()
-        await pilot.pause()
+        await drawn(app)  # a frame drawing the log again
         assert len(log.rendered) == before  # served from the cache
         log.clear_line_cache()
         log.refresh()
-        await pilot.pause()
+        await drawn(app)
         assert len(log.rendered) > before
 
 
@@ -102,8 +104,8 @@ async def test_a_key_reaches_key_first_before_the_text_area_inserts_it():
     async with app.run_test() as pilot:
         area = app.query_one(Shouting)
         area.focus()
-        await pilot.press("a", "enter", "b")
-        await pilot.pause()
+        for key in ("a", "enter", "b"):  # as the terminal sends them, each handled before the next
+            await key_pressed(app, key)
         assert area.text == "a!b"  # enter handled first: no newline inserted
 
 
@@ -256,12 +258,12 @@ async def test_a_scrollbar_a_layout_moved_is_drawn_in_that_layouts_frame_not_in_
         log.write_lines([f"line {n}" for n in range(30)])
         await pilot.pause()
         bar = log.vertical_scrollbar
-        drawn: list[int] = []
+        painted: list[int] = []
         draw = bar.render_lines
-        bar.render_lines = lambda crop: (drawn.append(bar.window_virtual_size), draw(crop))[1]  # type: ignore[method-assign]
+        bar.render_lines = lambda crop: (painted.append(bar.window_virtual_size), draw(crop))[1]  # type: ignore[method-assign]
         log.write_lines([f"more {n}" for n in range(30)])  # the thumb shrinks: the log is twice as long
         await pilot.pause()
-        assert drawn == [60]
+        assert painted == [60]
 
 
 class Greeting(App[None]):
@@ -273,8 +275,8 @@ class Greeting(App[None]):
 
 async def test_screen_cells_are_the_characters_the_screenshot_shows():
     app = Greeting()
-    async with app.run_test(size=(20, 2)) as pilot:
-        await pilot.pause()
+    async with app.run_test(size=(20, 2)):
+        await drawn(app)  # the first frame
         text = ["".join(segment.text for segment in line) for line in screen_cells(app)]
         assert text[0].startswith("hello there") and len(text) == 2
         assert "hello" in app.export_screenshot()
@@ -284,10 +286,10 @@ async def test_the_notifications_on_show_are_listed_until_cleared():
     app = Greeting()
     async with app.run_test() as pilot:
         app.notify("the draft is saved", title="Saved")
-        await pilot.pause()
+        await drawn(app)  # the toast on show
         assert [n.message for n in notifications_on_show(app)] == ["the draft is saved"]
         app.clear_notifications()
-        await pilot.pause()
+        await drawn(app)
         assert notifications_on_show(app) == []
 
 

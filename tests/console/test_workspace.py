@@ -25,7 +25,7 @@ from recode_tui.console.workspace.compare import CompareScreen
 from recode_tui.console.workspace.screen import PromptWorkspace
 from textual.widgets import Input, TextArea
 
-from .helpers import armed, next_stop, notifications, published, type_text
+from .helpers import armed, drawn, next_stop, notifications, published, type_text
 from .page import ConsolePage, at, shared_consoles, toy_app
 
 PUT = "alfworld/examples/put.txt"  # the file the workspace opens on put-01 (tests of other files)
@@ -137,7 +137,7 @@ async def edit(pilot, ws: PromptWorkspace, text: str) -> None:
     editor = ws.query_one("#ws-editor", TextArea)
     editor.insert(text, editor.document.end)
     await published(rendered, "the re-render")
-    await pilot.pause()
+    await drawn(pilot.app)
 
 
 def rendered(ws: PromptWorkspace) -> str:
@@ -169,7 +169,7 @@ async def test_editing_an_example_rerenders_the_prompt_and_moves_the_count(page:
         assert "edited →" in str(header)
         # Another file: the action list, also part of the prompt.
         ws.select_file("toy/actions.txt")
-        await pilot.pause()
+        await drawn(pilot.app)
         await edit(pilot, ws, "- dance: never useful.\n")
         assert "- dance: never useful." in rendered(ws)
     assert PromptSet(page.agent.prompts.root).text(TOY_PUT).count("Function: ") == 1  # nothing written to disk
@@ -200,7 +200,7 @@ async def test_the_run_keys_do_not_step_the_agent_under_the_workspace(page: Cons
     async with workspace_on(page) as ws:
         ws.query_one("#ws-files").focus()
         stop, events = next_stop(app), page.screen.debugger.events_seen
-        await pilot.press("c", "n")
+        await page.press("c", "n")
         # each key was the workspace's, which says how to step the run instead
         assert any(n.message == "Close the workspace (esc) to step the run." for n in notifications(app))
         assert app.screen is ws and not stop.done() and page.screen.debugger.events_seen == events
@@ -312,7 +312,7 @@ async def test_choosing_an_answer_for_an_earlier_stub_forks_the_session_and_cont
         ws.query_one("#ws-llms", Input).value = "human"
         cmp = await page.opened("ctrl+r")
         cmp.query_one("#cmp-text-1", TextArea).load_text(DIRECT)
-        await page.pilot.pause()
+        await drawn(app)
         await page.replaced("f1")
         fork = app.session_control.session.folder
         assert fork != old and app.screen is app.screen_stack[0]

@@ -15,6 +15,7 @@ from recode_tui.console.app import build_app
 from recode_tui.console.workspace.compare import CompareScreen
 from tests.settings import console_options
 
+from .helpers import queues_drained
 from .page import ConsolePage, toy_console
 from .shots import shots  # noqa: F401 - the fixture
 from .test_workspace import BAD_EXAMPLE, DIRECT, edit, open_workspace_page, scripted
@@ -40,7 +41,7 @@ async def test_reexpansion_side_by_side(shots, toy_env) -> None:
         compare = await page.opened("ctrl+r")
         assert isinstance(compare, CompareScreen)
         compare.query_one("#cmp-text-2", TextArea).load_text(DIRECT)
-        await page.pilot.pause()  # the change is handled (its verdict is due after a typing pause) ...
+        await queues_drained(page.app)  # the change is handled (its verdict is due after a typing pause) ...
         compare.column(2).refresh_verdict()  # ... and given now: the same verdict, not on a timer
         await shots.match(page.pilot, "comparison")
 
