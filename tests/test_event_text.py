@@ -21,7 +21,7 @@ from recode_tui.setup.build import make_agent
 from recode_tui.console.app import build_app
 from recode_tui.plain.terminal import PlainFrontEnd
 
-from tests.console.helpers import SIZE, command, started
+from tests.console.page import ConsolePage
 from tests.eval.helpers import run_main
 from tests.settings import console_options, episode_named, run_settings
 from envs.registry import EpisodeRef
@@ -83,13 +83,12 @@ async def test_the_same_events_read_the_same_headless_in_the_plain_mode_and_on_t
     stop_lines: dict[type, tuple[ev.Event, str]] = {}
     app = build_app(console_options(GAME, breakpoints=[],
                                     sessions_dir=tmp_path / "console"), ScriptedLLM.from_file(path))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        while app.debug_screen.agent.host.finished is None:
-            await command(pilot, app, "n")
-            event = app.debug_screen.debugger.last_stop.event
+    async with ConsolePage.open(app) as page:
+        while page.finished is None:
+            await page.command("n")
+            event = page.screen.debugger.last_stop.event
             if isinstance(event, WATCHED) and type(event) not in stop_lines:
-                stop_lines[type(event)] = (event, app.debug_screen.reason)
+                stop_lines[type(event)] = (event, page.reason)
     assert set(stop_lines) == set(WATCHED)
 
     for kind, (event, stop_line) in stop_lines.items():

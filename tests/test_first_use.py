@@ -18,10 +18,9 @@ from agent.runtime.debugger import describe_event
 from agent.runtime.events import RunFinished
 from recode_tui.commands.cli import read_keymap
 
-from tests.console.helpers import SIZE, command, started, wait_for
-from tests.eval.helpers import run_main
 from tests.console.helpers import next_stop
-from tests.console.page import toy_app
+from tests.console.page import ConsolePage, toy_app
+from tests.eval.helpers import run_main
 from tests.toyenv.world import EPISODES
 
 pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
@@ -68,13 +67,11 @@ async def test_the_console_says_episode_won_once(tmp_path, toy_env):
 
     steps = list(EPISODES["vase-1"].gold)  # the toy world's put-01: the console's words, not ALFWorld, are checked
     llm = ScriptedLLM([ScriptEntry(answer="<execute>\nfor a in " + json.dumps(steps) + ":\n    run(a)\n</execute>")])
-    app = toy_app(llm, breakpoints=[])
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        while app.debug_screen.agent.host.finished is None:
-            await command(pilot, app, "c")
-        assert app.debug_screen.agent.host.finished.success
-        assert app.debug_screen.reason.startswith("episode won — ") and "won: won" not in app.debug_screen.reason
+    async with ConsolePage.open(toy_app(llm, breakpoints=[])) as page:
+        while page.finished is None:
+            await page.command("c")
+        assert page.finished.success
+        assert page.reason.startswith("episode won — ") and "won: won" not in page.reason
 
 
 def test_export_tree_time_is_when_the_run_started(tmp_path):
@@ -144,15 +141,12 @@ async def test_a_remapped_key_works_in_the_console(tmp_path, toy_env):
     keymap_file = tmp_path / "keys.txt"
     keymap_file.write_text("# my keys\nrun.continue = f6\n")
     llm = ScriptedLLM([ScriptEntry(answer="<execute>\nrun('look')\n</execute>")])
-    app = toy_app(llm, breakpoints=[], keymap=read_keymap(str(keymap_file)))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        stop = next_stop(app)
-        await pilot.press("c")  # the old key no longer continues
-        await pilot.pause()
-        assert not stop.done() and not app.debug_screen.driver.busy and app.debug_screen.agent.host.finished is None
-        await command(pilot, app, "f6")  # continue, under its new key
-        await wait_for(pilot, lambda: app.debug_screen.agent.host.finished is not None, what="the run to end")
+    async with ConsolePage.open(toy_app(llm, breakpoints=[], keymap=read_keymap(str(keymap_file)))) as page:
+        stop = next_stop(page.app)
+        await page.press("c")  # the old key no longer continues: handled by every part that may act on it, drawn
+        assert not stop.done() and not page.screen.driver.busy and page.finished is None
+        await page.command("f6")  # continue, under its new key: no breakpoint, so its stop is the run's end
+        assert page.finished is not None
 
 
 def test_a_broken_keymap_file_is_one_line(tmp_path):

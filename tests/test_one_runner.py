@@ -26,7 +26,8 @@ from envs.registry import make_env
 from mockllm.scripted import ScriptEntry, ScriptedLLM
 from recode_tui.console.app import build_app
 
-from tests.console.helpers import SIZE, command, select_node, started, wait_for
+from tests.console.helpers import SIZE
+from tests.console.page import ConsolePage
 from tests.settings import console_options
 from envs.registry import EpisodeRef
 from tests.eval.helpers import run_main
@@ -107,12 +108,11 @@ async def test_the_console_refuses_an_answer_that_writes_a_file(tmp_path):
     target = tmp_path / "pwned"
     llm = ScriptedLLM([ScriptEntry(stub="*", answer=hostile(target))])
     app = build_app(console_options(GAME, breakpoints=[], sessions_dir=tmp_path / "sessions"), llm)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        while app.debug_screen.agent.host.finished is None:
-            await command(pilot, app, "c")
-        assert app.debug_screen.agent.host.finished.reason.startswith("rewrite limit")
-        assert app.debug_screen.agent.tree.root.llm_calls[0].reason == "forbidden: open"
+    async with ConsolePage.open(app) as page:
+        while page.finished is None:
+            await page.command("c")
+        assert page.finished.reason.startswith("rewrite limit")
+        assert page.agent.tree.root.llm_calls[0].reason == "forbidden: open"
     assert not target.exists()
 
 
@@ -138,23 +138,21 @@ async def test_a_console_fork_of_an_old_eval_journal_refuses_an_answer_that_writ
     folder = await old_eval_journal(tmp_path, HARMLESS)
     app = build_app(console_options(GAME, sessions_dir=tmp_path / "sessions", resume=folder))
     async with app.run_test(size=SIZE) as pilot:
-        control = app.session_control
-        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.first_stop_shown.is_set(),
-                       what="the resumed session")
-        assert app.debug_screen.debugger.awaiting_human
-        app.debug_screen.tree_view.focus()
-        await select_node(pilot, app, "n0")
-        old = app.debug_screen
-        await pilot.press("F")
-        await wait_for(pilot, lambda: control.session.folder != folder and app.debug_screen is not old and app.debug_screen.first_stop_shown.is_set() and not control.busy,
-                       what="the fork")
-        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.editor.node_id == "n0"
+        page, control = ConsolePage(pilot), app.session_control
+        await page.replaced()  # the session `--resume` opened, at its first stop
+        assert control.session is not None and not control.busy
+        assert page.awaiting_answer
+        await page.select("n0")
+        old = page.screen
+        await page.replaced("F")  # the fork's first stop shown, its replay done
+        assert control.session.folder != folder and page.screen is not old and not control.busy
+        assert page.awaiting_answer and page.screen.editor.node_id == "n0"
         hostile_code = f"open({str(target)!r}, 'w').write('x')\nrun('look')"
-        app.debug_screen.editor.editor.load_text(hostile_code)
-        await pilot.press("ctrl+s")
+        page.screen.editor.editor.load_text(hostile_code)
+        await page.press("ctrl+s")
         # The fork's sandbox check refuses it in the editor already: nothing reaches the agent.
-        await wait_for(pilot, lambda: app.debug_screen.editor.last_check is not None and "forbidden: open" in app.debug_screen.editor.last_check.message,
-                       what="the refusal in the editor")
+        await page.checked()
+        assert page.check is not None and "forbidden: open" in page.check.message
         fork = control.session.folder
         assert app.debug_screen.debugger.awaiting_human and app.debug_screen.agent.code_check(hostile_code) == "forbidden: open"
         assert read_journal(fork).header.runner == "SandboxRunner" and not read_journal(fork).header.run.runner.trusted
@@ -167,15 +165,16 @@ async def test_the_workspace_reexpansion_of_an_old_eval_journal_refuses_an_answe
     llm = ScriptedLLM([ScriptEntry(stub="*", answer="<execute>\nrun('look')\n</execute>")])
     app = build_app(console_options(GAME, sessions_dir=tmp_path / "sessions", resume=folder), llm)
     async with app.run_test(size=SIZE) as pilot:
-        control = app.session_control
-        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.first_stop_shown.is_set(),
-                       what="the resumed session")
-        old = app.debug_screen
+        page, control = ConsolePage(pilot), app.session_control
+        await page.replaced()  # the session `--resume` opened, at its first stop
+        assert control.session is not None and not control.busy
+        old = page.screen
         # what the workspace's "use this answer" does for a stub expanded earlier
-        assert control.fork_with_answer("n0", hostile(target), "scripted", app.debug_screen.agent.prompts)
-        await wait_for(pilot, lambda: control.session.folder != folder and app.debug_screen is not old and app.debug_screen.first_stop_shown.is_set() and not control.busy,
-                       what="the fork")
-        await command(pilot, app, "n")
+        assert control.fork_with_answer("n0", hostile(target), "scripted", page.agent.prompts)
+        await page.work_done("session")  # the fork's replay, which puts its run on show
+        await page.started()  # at its first stop
+        assert control.session.folder != folder and page.screen is not old and not control.busy
+        await page.command("n")
         first = app.debug_screen.agent.tree.nodes["n0"].llm_calls[0]
         assert first.answer == hostile(target) and not first.accepted and first.reason == "forbidden: open"
     assert not target.exists()

@@ -145,26 +145,23 @@ def test_the_command_line_resumes_the_test_agent_with_the_llm_it_recorded(tmp_pa
 async def test_the_console_draws_and_steps_the_test_agent(tmp_path):
     from recode_tui.console.app import build_app
 
-    from tests.console.helpers import SIZE, command, started, wait_for
+    from tests.console.helpers import SIZE
     from tests.console.page import ConsolePage
 
     app = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
                                     sessions_dir=tmp_path / "sessions"))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        assert isinstance(app.debug_screen.agent, OneActionAgent)
-        await command(pilot, app, "c")  # stops at the first LLM call (the every-call breakpoint)
-        assert isinstance(app.debug_screen.debugger.last_event, ev.LLMRequested)
-        assert app.debug_screen.debugger.last_event.purpose == "act"
+    async with ConsolePage.open(app) as page:
+        assert isinstance(page.agent, OneActionAgent)
+        await page.command("c")  # stops at the first LLM call (the every-call breakpoint)
+        assert isinstance(page.last_event, ev.LLMRequested)
+        assert page.last_event.purpose == "act"
         for _ in range(6):
-            if app.debug_screen.agent.host.done:
+            if page.finished is not None:
                 break
-            await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.debug_screen.agent.host.done, what="the run's end")
-        assert app.debug_screen.agent.host.finished.success
-        assert [n.code for n in app.debug_screen.agent.tree.root.children] == ["turn 1", "turn 2"]
-        log = "\n".join(app.debug_screen.env_log.lines)
-        assert "take coin 1 from shelf 1" in log
+            await page.command("c")  # the next call's stop, or the run's end
+        assert page.finished is not None and page.finished.success
+        assert [n.code for n in page.agent.tree.root.children] == ["turn 1", "turn 2"]
+        assert "take coin 1 from shelf 1" in page.log()
     [folder] = (tmp_path / "sessions").iterdir()
     assert read_journal(folder).header.run.agent.name == "one-action"
 

@@ -82,11 +82,10 @@ def test_tui_and_eval_take_the_preset_and_the_flags_over_it():
 
 async def test_the_console_journals_the_preset(tmp_path):
     from recode_tui.console.app import build_app
-    from tests.console.helpers import SIZE, started
+    from tests.console.page import ConsolePage
 
     app = build_app(console_options(preset="paper", sessions_dir=tmp_path), llm())
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
+    async with ConsolePage.open(app):
         header = read_journal(app.session_control.session.folder).header
     assert header.run.preset == "paper" and header.run.max_steps == 50 and header.run.limits.end_on_error is True
 

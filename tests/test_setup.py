@@ -53,11 +53,10 @@ async def test_a_console_start_up_parses_its_episode_once_and_journals_it(tmp_pa
     status line all take the typed episode instead of splitting its text again."""
     from agent.sessions.journal_read import read_journal
     from recode_tui.commands.cli import console_app
-    from tests.console.helpers import started
+    from tests.console.page import ConsolePage
 
     app = console_app(parsed("tui", "--game", "put-01", "--llm", "human", "--sessions", str(tmp_path)))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await started(pilot, app)
+    async with ConsolePage.open(app, size=(120, 40)):
         session = app.session_control.session
         assert session is not None
         header = read_journal(session.folder).header

@@ -150,32 +150,31 @@ def test_a_headless_run_refuses_a_person_in_a_role_in_one_line(tmp_path):
 
 async def test_the_console_waits_for_the_person_only_on_the_executor_role(tmp_path):
     from recode_tui.console.app import build_app
-    from tests.console.helpers import SIZE, next_stop, started, stop_shown
+    from tests.console.helpers import next_stop, published, refreshed
+    from tests.console.page import ConsolePage
 
     planner, _ = write_scripts(tmp_path)
     app = build_app(console_options(GAME, f"planner=scripted:{planner},executor=human", agent="plan-execute"))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
+    async with ConsolePage.open(app) as page:
 
         async def on_to_the_person() -> None:
             """`c` until the run waits for the person: the every-call breakpoint also stops at the planner's calls."""
-            while not app.debug_screen.debugger.awaiting_human and not app.debug_screen.agent.host.done:
-                stop = next_stop(app)
-                await pilot.press("c")
-                await stop_shown(pilot, stop)
+            while not page.awaiting_answer and page.finished is None:
+                await page.command("c")
 
         await on_to_the_person()
-        assert app.debug_screen.debugger.awaiting_human and app.debug_screen.debugger.last_event.role == "executor"
+        assert page.awaiting_answer and page.last_event.role == "executor"
         for text in ("Action: go to diningtable 1", "Action: take vase 1 from diningtable 1", "Done: got it",
                      "Action: go to sidetable 1", "Action: move vase 1 to sidetable 1"):
-            assert app.debug_screen.debugger.awaiting_human
+            assert page.awaiting_answer
             stop = next_stop(app)
-            assert app.debug_screen.driver.submit(f"Thought: mine\n{text}")
-            await stop_shown(pilot, stop)
+            assert page.screen.driver.submit(f"Thought: mine\n{text}")
+            await published(stop, "the stop after the person's answer")
+            await refreshed(app)
             await on_to_the_person()
-            assert app.debug_screen.agent.host.done or app.debug_screen.debugger.last_event.role == "executor"  # never asked for the planner
-        assert app.debug_screen.agent.host.done and app.debug_screen.agent.host.finished.success
-        assert app.debug_screen.agent.host.finished.extra["roles"]["executor"]["calls"] == 5
+            assert page.finished is not None or page.last_event.role == "executor"  # never asked for the planner
+        assert page.finished is not None and page.finished.success
+        assert page.finished.extra["roles"]["executor"]["calls"] == 5
 
 
 def test_a_routed_llm_handed_over_whole_still_answers_each_role_with_its_own(tmp_path):

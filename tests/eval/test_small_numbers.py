@@ -20,7 +20,7 @@ from .helpers import read_report, recode
 
 pytestmark = pytest.mark.heavy  # eval starts environment workers in other processes
 
-STALL = 0.6  # how long the server holds a call it then drops
+STALL = 0.2  # how long the server holds a call it then drops
 
 
 @pytest.fixture(autouse=True)

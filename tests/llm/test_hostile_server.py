@@ -78,8 +78,9 @@ def completion(**fields: Any) -> bytes:
     return json.dumps(reply).encode()
 
 
-def dripping(server_closing: Callable[[], bool]) -> Reply:
-    """Headers at once, then the body one byte every 0.2 s: each read is quick, the whole never comes."""
+def dripping(server_closing: Callable[[], bool], every: float = 0.05) -> Reply:
+    """Headers at once, then the body one byte `every` seconds (a tenth of the deadline the tests give the
+    client, `DEADLINE`): each read is quick, the whole never comes."""
 
     def reply(handler: BaseHTTPRequestHandler) -> None:
         body = completion()
@@ -92,7 +93,7 @@ def dripping(server_closing: Callable[[], bool]) -> Reply:
                 return
             handler.wfile.write(bytes([byte]))
             handler.wfile.flush()
-            time.sleep(0.2)
+            time.sleep(every)
 
     return reply
 
@@ -110,8 +111,11 @@ def hostile() -> Iterator[Callable[[Reply], HostileServer]]:
         server.close()
 
 
+DEADLINE = 0.5  # the profile's timeout here: the dripped body's whole never comes within it, each byte does
+
+
 def llm_for(url: str, **overrides: Any) -> OpenAILLM:
-    settings = dict(name="local", model="m", api_key="k", base_url=url, timeout=1.0, max_retries=0)
+    settings = dict(name="local", model="m", api_key="k", base_url=url, timeout=DEADLINE, max_retries=0)
     settings.update(overrides)
     return OpenAILLM(Profile(**settings), PriceTable())
 
@@ -121,18 +125,18 @@ async def test_a_body_dripped_a_byte_at_a_time_is_cut_at_the_profile_timeout(hos
     with pytest.raises(LLMError) as caught:
         # The guard only keeps a broken client from hanging the suite; the deadline must come first.
         await asyncio.wait_for(llm_for(server.base_url, max_retries=1).complete("hi"), 20)
-    assert "gave no answer within 1 s (one deadline over the call and its 1 retries)" in str(caught.value)
+    assert "gave no answer within 0.5 s (one deadline over the call and its 1 retries)" in str(caught.value)
     assert server.requests == 1  # the one deadline passed during the first attempt: no retry after it
 
 
 @pytest.mark.heavy  # the command line (its `main`, in this process) runs model code in the sandbox worker
 def test_a_headless_run_against_a_dripping_server_ends_with_the_timeout_line(hostile, tmp_path, toy_game) -> None:
     server = hostile(lambda handler: dripping(lambda: server.closing.is_set())(handler))
-    profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, model="m", max_retries=0, timeout=1)
+    profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, model="m", max_retries=0, timeout=DEADLINE)
     result = run_main(["run", "--game", toy_game, "--llm", "profile:local", "--profiles", str(profiles), "--quiet"],
                       dict(os.environ, RECODE_TUI_SESSIONS=str(tmp_path / "sessions"), OPENAI_API_KEY="k"))
     assert result.returncode == 1
-    assert "FAILED: LLM error:" in result.stdout and "gave no answer within 1 s" in result.stdout
+    assert "FAILED: LLM error:" in result.stdout and "gave no answer within 0.5 s" in result.stdout
     assert "Traceback" not in result.stderr
 
 

@@ -102,8 +102,8 @@ async def test_an_empty_answer_is_the_models_answer_with_its_counts_not_an_error
 async def test_a_timeout_is_reported_with_the_limit(server):
     server.timeout_sleep = 2.0
     server.inject("timeout")
-    with pytest.raises(LLMError, match=r"gave no answer within 0.3 s \(one deadline over the call and its 0 retries\)"):
-        await llm_for(server, timeout=0.3).complete("hi")
+    with pytest.raises(LLMError, match=r"gave no answer within 0.1 s \(one deadline over the call and its 0 retries\)"):
+        await llm_for(server, timeout=0.1).complete("hi")
 
 
 async def test_a_dead_server_is_connection_refused():

@@ -40,7 +40,7 @@ def script(tmp_path: Path) -> Path:
 def test_a_user_runs_the_server_on_a_fixed_port_with_latency_and_errors(script: Path, tmp_path: Path):
     port = free_port()
     profiles = tmp_path / "profiles.yaml"
-    process, line = serve("--script", str(script), "--port", str(port), "--latency", "0.3", "--fail", "500",
+    process, line = serve("--script", str(script), "--port", str(port), "--latency", "0.1", "--fail", "500",
                           "--fail", "429x2", "--write-profiles", str(profiles))
     try:
         base_url = f"http://127.0.0.1:{port}/v1"
@@ -58,7 +58,7 @@ def test_a_user_runs_the_server_on_a_fixed_port_with_latency_and_errors(script: 
                 client.chat.completions.create(**ask)
         began = time.monotonic()
         reply = client.chat.completions.create(**ask)
-        assert time.monotonic() - began >= 0.3
+        assert time.monotonic() - began >= 0.1  # the latency asked for (on each of the 4 calls: kept short)
         assert reply.choices[0].message.content == ANSWER and reply.usage.completion_tokens > 0
     finally:
         process.send_signal(signal.SIGINT)

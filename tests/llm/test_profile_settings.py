@@ -70,13 +70,13 @@ def test_bad_settings_are_one_line_naming_the_field(tmp_path, settings, message)
 async def test_one_deadline_covers_the_call_and_every_retry_of_the_client(tmp_path):
     with OpenAICompatibleServer(lambda prompt: RAMBLE, timeout_sleep=3.0) as server:
         server.inject("timeout", times=4)
-        profile = profile_from(tmp_path, f"base_url: {server.base_url}\nmodel: m\nmax_retries: 3\ntimeout: 1")
+        profile = profile_from(tmp_path, f"base_url: {server.base_url}\nmodel: m\nmax_retries: 3\ntimeout: 0.5")
         with pytest.raises(LLMError) as caught:
             await OpenAILLM(profile).complete("hi")
         received = server.received
     assert received == 1  # the deadline passed during the first attempt: no retry started after it
     assert caught.value.retry is False
-    assert "gave no answer within 1 s (one deadline over the call and its 3 retries)" in str(caught.value)
+    assert "gave no answer within 0.5 s (one deadline over the call and its 3 retries)" in str(caught.value)
 
 
 @pytest.mark.heavy  # eval plays in worker processes, model code in the sandbox worker

@@ -105,21 +105,19 @@ async def test_the_tree_pane_draws_each_turn_of_an_agent_that_adds_its_own_nodes
     from recode_tui.console.app import build_app
     from recode_tui.console.widgets.code_tree import CodeTreeView
 
-    from tests.console.helpers import SIZE, command, started, wait_for
+    from tests.console.page import ConsolePage
 
     app = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
                                     sessions_dir=tmp_path / "sessions"))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        pane = app.screen.query_one(CodeTreeView)
-        await command(pilot, app, "c")  # the first LLM call of turn 1: the turn is drawn already
+    async with ConsolePage.open(app) as page:
+        pane = page.screen.query_one(CodeTreeView)
+        await page.command("c")  # the first LLM call of turn 1: the turn is drawn already
         assert [item.label.plain.strip() for item in pane.root.children] == ["▸● turn 1"]
         for _ in range(6):
-            if app.debug_screen.agent.host.done:
+            if page.finished is not None:
                 break
-            await command(pilot, app, "c")
-        await wait_for(pilot, lambda: app.debug_screen.agent.host.done, what="the run's end")
-        await pilot.pause()
+            await page.command("c")  # the next call's stop, or the run's end: each shown in every pane
+        assert page.finished is not None
         assert [item.label.plain.strip() for item in pane.root.children] == ["✓ turn 1", "▸✓ turn 2"]
 
 
@@ -127,14 +125,13 @@ async def test_the_prompt_workspace_is_offered_only_to_an_agent_that_declares_on
     from recode_tui.console.app import build_app
     from recode_tui.console.workspace.screen import PromptWorkspace
 
-    from tests.console.helpers import SIZE, notifications, started, wait_for
+    from tests.console.helpers import notifications
+    from tests.console.page import ConsolePage
 
     app = build_app(console_options("toy:coin-1", f"scripted:{COIN}", agent="one-action",
                                     sessions_dir=tmp_path / "sessions"))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot, app)
-        await pilot.press("W")
-        await wait_for(pilot, lambda: notifications(app), what="the one-line answer")
+    async with ConsolePage.open(app) as page:
+        await page.press("W")  # handled by every part that may act on it, and what it posted
         assert not isinstance(app.screen, PromptWorkspace)
         [note] = notifications(app)
         assert note.message.startswith("The one-action agent has no prompt workspace")

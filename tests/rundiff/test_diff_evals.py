@@ -23,6 +23,7 @@ from recode_tui.console.viewers.diff_file import DiffApp
 from recode_tui.console.screens.diff import DiffScreen
 from recode_tui.console.widgets.diff_rows import DiffRows
 from envs.alfworld.catalog import list_games, resolve_game
+from tests.console.helpers import drawn, key_pressed
 from tests.eval.helpers import LOSE, SOLVE, instruction_when, read_report, recode, walkthrough_answer
 
 pytestmark = pytest.mark.heavy  # evaluations start engines in worker processes
@@ -89,21 +90,21 @@ async def test_diff_of_two_evals_shows_the_changed_prompt_line_of_the_flipped_ep
 
     # the console (tui --diff BEFORE AFTER): the episodes, flipped first; enter opens its diff at the divergence
     app = DiffApp(diff_evals(before, after))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+    async with app.run_test(size=(120, 40)):
+        await drawn(app)  # what mounting posted (the episodes' list) is handled
         episodes = app.screen.query_one(OptionList)
         assert "put-01" in str(episodes.get_option_at_index(0).prompt) and "flipped" in str(
             episodes.get_option_at_index(0).prompt)
         episodes.focus()
-        await pilot.press("enter")
-        await pilot.pause()
+        await key_pressed(app, "enter")
+        await drawn(app)  # the diff screen it opened, laid out
         screen = app.screen
         assert isinstance(screen, DiffScreen) and screen.diff.a.episode == "put-01"
         rows = screen.query_one(DiffRows)
         assert rows.cursor == rows.marked
         assert f"» {HINT}" in str(screen.query_one("#diff-b").render())  # B's prompt line A's lacks
-        await pilot.press("escape")
-        await pilot.pause()
+        await key_pressed(app, "escape")
+        await drawn(app)
         assert app.screen.query_one(OptionList) is not None  # back at the episodes
 
 

@@ -224,11 +224,11 @@ async def test_print_flood_output_is_capped(runner, drive):
     assert outcome.output.endswith("[output cut at 10000 chars]\n")
 
 
-async def test_output_before_a_timeout_is_kept(runner, drive, make_env):
+async def test_output_before_a_timeout_is_kept(spinner, drive, make_env):
     env = make_env(default="You see a desk.")
-    outcome = await drive(runner, "print('before')\nobs = run('look')\nwhile True:\n    pass", env)
+    outcome = await drive(spinner, "print('before')\nobs = run('look')\nwhile True:\n    pass", env)
     # "(not restored: x)" may follow: an earlier case on the shared runner can leave a variable no snapshot holds
-    assert outcome.error.startswith("timed out after 1.0 s"), outcome.error
+    assert outcome.error.startswith(f"timed out after {SPIN_TIMEOUT:.1f} s"), outcome.error
     assert outcome.output == "before\nYou see a desk.\n"
 
 
@@ -244,12 +244,12 @@ async def test_nothing_escapes_to_the_filesystem(runner, drive, tmp_path):
     assert not target.exists()
 
 
-async def test_output_of_a_node_killed_without_ever_calling_run_is_kept(runner, drive):
-    outcome = await drive(runner, "print('searching')\nprint('still searching')\nwhile True:\n    pass")
-    assert outcome.error.startswith("timed out after 1.0 s"), outcome.error  # "(not restored: x)" may follow
+async def test_output_of_a_node_killed_without_ever_calling_run_is_kept(spinner, drive):
+    outcome = await drive(spinner, "print('searching')\nprint('still searching')\nwhile True:\n    pass")
+    assert outcome.error.startswith(f"timed out after {SPIN_TIMEOUT:.1f} s"), outcome.error  # "(not restored: x)" may follow
     assert outcome.output == "searching\nstill searching\n"
-    outcome = await drive(runner, "for i in range(10 ** 9):\n    print('line', i)")  # capped, then killed
-    assert outcome.error == "timed out after 1.0 s"
+    outcome = await drive(spinner, "for i in range(10 ** 9):\n    print('line', i)")  # capped, then killed
+    assert outcome.error == f"timed out after {SPIN_TIMEOUT:.1f} s"
     assert outcome.output.startswith("line 0\nline 1\n") and outcome.output.endswith("[output cut at 10000 chars]\n")
 
 

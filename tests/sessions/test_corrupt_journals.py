@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from envs.alfworld.catalog import resolve_game
 from recode_tui.commands.cli import main
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.sessions import SessionsScreen
+from tests.console.page import ConsolePage
 from tests.settings import console_options
 
 pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
@@ -119,15 +119,12 @@ def test_sessions_list_reads_a_huge_line_without_holding_it(tmp_path, capsys, wo
 async def test_the_console_sessions_screen_marks_a_corrupt_journal(tmp_path, won_session):
     sessions, bad = spoilt_sessions(tmp_path, won_session, SPOILERS["byte 0xFF"][0])
     app = build_app(console_options("put-01", "demo", breakpoints=[], sessions_dir=sessions))
-    async with app.run_test(size=(140, 40)) as pilot:
-        deadline = time.monotonic() + 60
-        while not app.debug_screen.first_stop_shown.is_set() and time.monotonic() < deadline:
-            await pilot.pause(0.05)
-        await pilot.press("S")
+    async with ConsolePage.open(app, size=(140, 40)) as page:
+        await page.press("S")
         screen = app.screen
         assert isinstance(screen, SessionsScreen)
-        while not screen.loaded and time.monotonic() < deadline:
-            await pilot.pause(0.05)
+        await page.work_done("sessions-list")  # the list's read, in its worker, and the rows it shows
+        assert screen.loaded
         rows = {row.session_id: row for row in screen.rows}
         assert rows[bad.name].result == "corrupt" and rows["20200101-000000-good"].result == "won"
         assert app.is_running  # the console lives on

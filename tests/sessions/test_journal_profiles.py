@@ -156,8 +156,8 @@ def test_eval_resume_never_sends_the_key_to_the_server_of_the_reports_profiles_f
 async def test_the_console_goes_on_with_its_own_profiles_not_the_journals(tmp_path, monkeypatch):
     from recode_tui.console.app import build_app
 
-    from tests.console.helpers import SIZE, command, wait_for
-    from tests.console.test_fork_paths import resumed
+    from tests.console.helpers import SIZE
+    from tests.console.page import ConsolePage
 
     with Recorder() as attacker, OpenAICompatibleServer(answers(WANDER, GOOD)) as own:
         theirs = attackers_profiles(tmp_path, attacker)
@@ -167,12 +167,13 @@ async def test_the_console_goes_on_with_its_own_profiles_not_the_journals(tmp_pa
         app = build_app(console_options(breakpoints=[], sessions_dir=tmp_path / "sessions",
                                         resume=folder))  # `recode-tui tui --resume ID`
         async with app.run_test(size=SIZE) as pilot:
-            await resumed(pilot, app)
-            assert app.debug_screen.agent.host.llm.name == "profile:default"
-            await command(pilot, app, "c")
-            await wait_for(pilot, lambda: app.debug_screen.agent.host.done or attacker.requests, what="the end of the run")
+            page = ConsolePage(pilot)
+            await page.replaced()  # the session `--resume` opened, shown where its replay ended
+            assert app.session_control.session is not None and not app.session_control.busy
+            assert page.agent.host.llm.name == "profile:default"
+            await page.command("c")  # no breakpoint: the run's end, or the stop of a call that failed
             assert attacker.requests == [], "the journal's profiles file chose where the key went"
-            assert app.debug_screen.agent.host.finished.success
+            assert page.finished is not None and page.finished.success
         assert len(own.calls) == 2
 
 

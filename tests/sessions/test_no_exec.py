@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from recode_tui.console.viewers.journal_file import JournalFileApp, load_journal_view
+from tests.console.helpers import drawn, key_pressed
 from tests.eval.helpers import run_main
 
 pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
@@ -150,8 +151,8 @@ async def test_tui_open_shows_the_session_read_only_without_running_it(elsewhere
     view = load_journal_view(str(elsewhere["folder"]))
     before = _children()
     app = JournalFileApp(view)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.pause()
+    async with app.run_test(size=(140, 40)):
+        await drawn(app)  # what mounting posted (the tree's nodes, the log's lines) is handled
         tree = app.query_one("#code-tree")
         assert set(tree._items) == set(view.tree.nodes) and len(view.tree.nodes) == 19
         log = "\n".join(line.text for line in app.query_one("#env-log").lines)
@@ -159,10 +160,10 @@ async def test_tui_open_shows_the_session_read_only_without_running_it(elsewhere
         assert "n5 answer (expand, demo)" in log and "locate_object(obj_type, places, seen)" in log
         assert "(recorded, not run here)" in log and "WON" in log
         assert "read-only session, nothing runs" in app.query_one("#journal-file-meta").render().plain
-        await pilot.press("down")
+        await key_pressed(app, "down")
         assert tree.cursor_node.data == "n1"
         assert _children() == before  # no sandbox worker, no process of any kind
-        await pilot.press("q")
+        await key_pressed(app, "q")
     assert not elsewhere["marker"].exists()
 
 

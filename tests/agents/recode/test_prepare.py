@@ -8,7 +8,7 @@ and no worker left running when the run is closed unstepped.
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 
 import pytest
 
@@ -21,20 +21,46 @@ from envs.base import EnvError
 from mockllm.scripted import ScriptedLLM
 
 
+HANG = 60.0  # bounds a broken prepare's hang only
+
+
 class CountingResets:
-    """The toy environment, counting its resets (and failing them when asked)."""
+    """The toy environment, counting its resets (and failing them when asked); `ended` is set once one ends."""
 
     def __init__(self, env, fail: bool = False) -> None:
         self.env, self.fail, self.resets = env, fail, 0
+        self.ended = threading.Event()  # the reset runs in the run's environment thread
 
     def __getattr__(self, name):  # dynamic: the wrapped environment's other members
         return getattr(self.env, name)
 
     def reset(self):
         self.resets += 1
-        if self.fail:
-            raise EnvError("the game file is malformed, regenerate it or pick another game")
-        return self.env.reset()
+        try:
+            if self.fail:
+                raise EnvError("the game file is malformed, regenerate it or pick another game")
+            return self.env.reset()
+        finally:
+            self.ended.set()
+
+    async def reset_ended(self) -> None:
+        assert await asyncio.to_thread(self.ended.wait, HANG), "the prepared reset never ended"
+
+
+def worker_started(runner) -> asyncio.Future[None]:
+    """A future resolved once the runner's early start (`ensure_started`, what `prepare` calls) has ended."""
+    started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    start = runner.ensure_started
+
+    async def ensure_started() -> None:
+        try:
+            await start()
+        finally:
+            if not started.done():
+                started.set_result(None)
+
+    runner.ensure_started = ensure_started
+    return started
 
 
 async def first_events(agent: Engine, count: int) -> list[ev.Event]:
@@ -47,12 +73,12 @@ async def test_a_prepared_run_shows_the_same_first_events_after_one_reset(toy_ga
     env = CountingResets(make_env(toy_game))
     prepared = Engine(env, ScriptedLLM([]), RunnerSettings().make_runner())
     try:
+        started = worker_started(prepared.runner)
         prepared.host.prepare()
         prepared.host.prepare()  # a second call starts nothing more
-        # the reset and the sandbox worker are done before the first step: wait for that state
-        deadline = time.monotonic() + 60
-        while not (env.resets == 1 and prepared.runner.worker_pid is not None) and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
+        # the reset and the sandbox worker are done before the first step: await both
+        await env.reset_ended()
+        await asyncio.wait_for(started, HANG)
         assert env.resets == 1 and prepared.runner.worker_pid is not None
         ours, theirs = await first_events(prepared, 3), await first_events(plain, 3)
         assert [e.kind for e in ours] == [e.kind for e in theirs]
@@ -65,11 +91,12 @@ async def test_a_prepared_run_shows_the_same_first_events_after_one_reset(toy_ga
 async def test_a_prepared_reset_that_fails_ends_the_run_as_an_unprepared_one_does(toy_game):
     results = []
     for prepare in (False, True):
-        agent = Engine(CountingResets(make_env(toy_game), fail=True), ScriptedLLM([]), ThreadRunner())  # in-process:
+        env = CountingResets(make_env(toy_game), fail=True)
+        agent = Engine(env, ScriptedLLM([]), ThreadRunner())  # in-process:
         try:  # the reset's failure is what this checks, not the worker
             if prepare:
                 agent.host.prepare()
-                await asyncio.sleep(0.1)
+                await env.reset_ended()  # the prepared reset has failed before the first step
             try:
                 event = await agent.step()
                 results.append(f"{event.kind}: {getattr(event, 'reason', '')}")  # dynamic: a RunFinished, or not
@@ -85,5 +112,7 @@ async def test_a_prepared_run_closed_unstepped_leaves_no_worker(toy_game):
     agent = Engine(CountingResets(make_env(toy_game), fail=True), ScriptedLLM([]), RunnerSettings().make_runner())
     agent.host.prepare()
     await agent.close()  # at once: the prepared reset and the worker's start are still under way
-    await asyncio.sleep(0.5)  # a start left running would bring a worker up after the close
+    # a start left running would bring a worker up after the close: await whatever the run left in the loop
+    left = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    await asyncio.wait_for(asyncio.gather(*left, return_exceptions=True), HANG)
     assert agent.runner.worker_pid is None

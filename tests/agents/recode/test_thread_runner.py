@@ -96,14 +96,16 @@ async def test_an_infinite_loop_times_out_and_the_runner_still_works():
 
 
 async def test_time_spent_waiting_for_the_environment_does_not_count():
-    runner = ThreadRunner(node_timeout=0.3)
+    slow = 0.08  # the environment's time per action: twice that is longer than the node's limit
+    runner = ThreadRunner(node_timeout=0.15)
     await runner.start("run('a')\nrun('b')")
     for _ in range(2):
         assert isinstance(await runner.next_message(), ActionRequest)
-        await asyncio.sleep(0.2)  # the environment is slow; the node's clock is stopped
+        await asyncio.sleep(slow)  # the environment is slow; the node's clock is stopped
         runner.answer("ok")
     outcome = await runner.next_message()
     assert outcome.status == "completed"
+    assert outcome.seconds < 2 * slow  # the node's own time: the environment's waits are not in it
 
 
 async def test_huge_prints_are_capped():
