@@ -16,7 +16,8 @@ from recode_tui.console.run.run_state import RunState
 from recode_tui.console.support.textual_compat import frame_pending, notifications_on_show, screen_cells
 from recode_tui.console.widgets.key_footer import FooterEntry, KeyFooter
 
-SIZE = (160, 48)
+SIZE = (100, 30)  # the console tests' terminal: Textual draws per cell, so a smaller one costs less CPU
+WIDE = (160, 48)  # for the tests whose subject is the wide layout, or text a narrower pane wraps or hides
 HANG = 90.0  # bounds a real hang only: a loaded machine is slow, not stuck
 T = TypeVar("T")
 

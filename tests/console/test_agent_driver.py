@@ -14,7 +14,7 @@ from agent.runtime import events as ev
 from recode_tui.console.widgets.driver import AgentDriver
 from textual.message import Message
 
-from .helpers import HANG, queues_drained
+from .helpers import HANG, SIZE, queues_drained
 from .page import ConsolePage, toy_app
 
 
@@ -30,7 +30,7 @@ async def test_a_burst_of_events_with_no_command_ending_after_it_reaches_the_log
                 posted.set_result(None)
 
     app = toy_app(breakpoints=[])
-    async with app.run_test(size=(160, 48), message_hook=hook) as pilot:
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         page = ConsolePage(pilot)
         await page.started()
         await page.step("continue")  # the root's expansion: the run waits for a person, no command runs

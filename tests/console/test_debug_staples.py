@@ -20,8 +20,8 @@ from agent.runtime.breakpoints import parse_breakpoint
 from recode_tui.console.app import build_app
 from recode_tui.console.screens.shell_prompt import ShellPrompt
 
-from .helpers import armed, notifications, published, select_node
-from .page import TOY_GAME, ConsolePage, at, shared_consoles, toy_console
+from .helpers import WIDE, armed, notifications, published, select_node
+from .page import TOY_GAME, ConsolePage, at, shared_consoles, toy_app, toy_console
 from .test_pilot import nested_model
 from tests.settings import console_options
 
@@ -34,8 +34,8 @@ def toy(toy_module):
 @asynccontextmanager
 async def ran_to_the_second_child() -> AsyncIterator[ConsolePage]:
     """The nested model's run stepped (n) until the root has its two children, then run to here (h) on
-    the second: the first one ran on the way."""
-    async with toy_console(nested_model(), breakpoints=[]) as page:
+    the second: the first one ran on the way. Wide: the node pane's rows hold what a stub became."""
+    async with ConsolePage.open(toy_app(nested_model(), breakpoints=[]), size=WIDE) as page:
         while len(page.screen.agent.tree.root.children) < 2:
             await page.step("next")
         await page.select(page.screen.agent.tree.root.children[-1].id)
@@ -135,7 +135,8 @@ async def test_the_running_line_moves_between_the_actions_of_a_loop() -> None:
     from mockllm.scripted import ScriptedLLM, ScriptEntry
 
     llm = ScriptedLLM([ScriptEntry(LOOP, stub="solve(instruction, observation)")], name="scripted")
-    async with toy_console(llm, breakpoints=[parse_breakpoint("action .")]) as page:  # a stop at each action
+    # a stop at each action; wide: the node pane's rows hold the loop's lines and the running-line mark
+    async with ConsolePage.open(toy_app(llm, breakpoints=[parse_breakpoint("action .")]), size=WIDE) as page:
         lines = []
         while len(lines) < 4:
             await page.step("continue")

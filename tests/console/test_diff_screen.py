@@ -20,7 +20,7 @@ from recode_tui.console.screens.diff import DiffScreen
 from recode_tui.console.widgets.diff_rows import DiffRows
 from tests.rundiff.test_diff_fork import GAME, PLAN, make_fork_and_parent, walkthrough
 
-from .helpers import key_pressed, settled, wait_for
+from .helpers import SIZE, key_pressed, settled, wait_for
 from .page import ConsolePage
 
 
@@ -93,7 +93,7 @@ async def test_D_on_a_fork_in_the_console_diffs_it_against_its_parent(fork_and_p
                                           "--no-break"])
     args.llm_given = False
     app = cli.console_app(args)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         control = app.session_control
         await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.first_stop_shown.is_set(),
                        what="the fork, resumed")

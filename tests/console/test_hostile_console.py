@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import SIZE, armed, drawn, next_stop, published, stop_shown, worked
-from .page import ConsolePage, toy_app, toy_console
+from .helpers import SIZE, WIDE, armed, drawn, next_stop, published, stop_shown, worked
+from .page import ConsolePage, toy_app
 
 
 async def set_in_time(event: threading.Event, what: str) -> None:
@@ -223,7 +223,8 @@ async def test_a_crafted_session_resumes_with_its_markup_and_escapes_shown_as_te
     from .helpers import notifications
 
     folder = hostile_session(played_session, tmp_path / "sessions" / played_session.name)
-    async with toy_console(sessions_dir=folder.parent, resume=folder) as page:  # with the note on the session's LLM
+    # with the note on the session's LLM; wide: the node pane shows the thoughts unwrapped
+    async with ConsolePage.open(toy_app(sessions_dir=folder.parent, resume=folder), size=WIDE) as page:
         app = page.app
         assert_no_terminal_control(terminal_output(app))
         note = next(n for n in notifications(app) if "cannot be used" in n.message)
@@ -263,5 +264,6 @@ async def test_a_variable_the_models_code_sets_to_markup_is_shown_as_text(toy_ga
         await page.step("continue")  # its answer runs: `note` is bound
         table = page.screen.query_one("#vars-table", DataTable)
         assert "note" in table.rows  # the stop is shown with the variables read at it
-        assert table.get_cell("note", "value").plain.startswith("[/oops][@click=app.q")  # as written (cut to fit)
+        shown = table.get_cell("note", "value").plain  # as written, cut to fit (`[/oops]…` at 100x30)
+        assert shown.startswith("[/oops]") and value.startswith(shown.removesuffix("…"))
         assert_no_terminal_control(terminal_output(page.app))

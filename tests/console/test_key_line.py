@@ -13,7 +13,7 @@ import pytest
 
 from recode_tui.console.widgets.key_line import KeyLine
 
-from .helpers import drawn, footer_keys
+from .helpers import WIDE, drawn, footer_keys
 from .page import ConsolePage, toy_app
 
 
@@ -70,9 +70,9 @@ async def test_in_the_editor_the_line_offers_the_editors_keys_and_esc_leaves_it(
 
 
 async def test_a_wide_terminal_keeps_textuals_footer_which_in_the_editor_says_what_esc_does() -> None:
-    async with ConsolePage.open(toy_app(), size=(160, 48)) as page:
+    async with ConsolePage.open(toy_app(), size=WIDE) as page:
         app = page.app
-        widget, _ = app.screen.get_widget_at(0, 47)
+        widget, _ = app.screen.get_widget_at(0, WIDE[1] - 1)
         assert not isinstance(widget, KeyLine) and not app.debug_screen.query_one(KeyLine).display
         await page.step("continue")
         shown = {(k.key_display, k.description) for k in footer_keys(app.debug_screen)}

@@ -27,7 +27,7 @@ from textual.widgets import Input
 
 from recode_tui.console.run.run_state import RunState
 
-from .helpers import next_stop
+from .helpers import WIDE, next_stop
 from .page import TOY_GAME, ConsolePage, alfworld_app, filled, toy_app
 
 
@@ -173,7 +173,7 @@ async def test_dead_server_pauses_the_run_and_a_scripted_llm_takes_over(tmp_path
     script.write_text("answers:\n  - stub: 'solve(instruction, observation)'\n    answer: |\n"
                       + "".join(f"      {line}\n" for line in GOOD.splitlines()))
     app = toy_app("profile:local", profiles=profiles_file(tmp_path, url), breakpoints=[])
-    async with ConsolePage.open(app) as page:
+    async with ConsolePage.open(app, size=WIDE) as page:  # wide: the status line holds the whole failure
         await page.command("c")
         status = page.status()
         assert isinstance(page.last_event, ev.LLMFailed)
@@ -199,7 +199,7 @@ async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_p
     with OpenAICompatibleServer(answers(GOOD)) as server:
         server.inject("500")
         app = toy_app("profile:local", profiles=profiles_file(tmp_path, server.base_url), breakpoints=[])
-        async with ConsolePage.open(app) as page:
+        async with ConsolePage.open(app, size=WIDE) as page:  # wide: the status line holds the whole failure
             await page.command("c")
             assert "answered HTTP 500" in page.status()
             stop = next_stop(page.app)
@@ -222,7 +222,7 @@ async def test_server_errors_pause_the_run_and_the_person_types_the_answer(tmp_p
 async def test_status_line_and_node_detail_show_tokens_and_cost_from_the_price_table(tmp_path: Path) -> None:
     with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT))) as server:
         app = toy_app("profile:local", profiles=profiles_file(tmp_path, server.base_url), breakpoints=[])
-        async with ConsolePage.open(app) as page:
+        async with ConsolePage.open(app, size=WIDE) as page:  # wide: the status line shows tokens
             await page.command("c")
             assert page.agent.host.finished.success
             served = [c for c in server.calls if c.status == 200]

@@ -12,7 +12,7 @@ from pathlib import Path
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.run.run_state import RunState
 
-from .helpers import SIZE, command, footer_settled, key_pressed, state_entered
+from .helpers import WIDE, command, footer_settled, key_pressed, state_entered
 from .page import ConsolePage, toy_app
 from .shots import shots  # noqa: F401 - the fixture
 
@@ -25,7 +25,7 @@ PROPOSAL = (
 
 async def test_review_proposal(shots, toy_env) -> None:
     app = toy_app(ScriptedLLM([ScriptEntry(PROPOSAL)]), review=True, breakpoints=[])
-    async with ConsolePage.open(app, size=SIZE) as page:  # awaits the first stop's signal, draws no frame
+    async with ConsolePage.open(app, size=WIDE) as page:  # awaits the first stop's signal, draws no frame
         pilot = page.pilot
         await key_pressed(app, "c")
         await state_entered(pilot, app, RunState.REVIEWING)
@@ -39,7 +39,7 @@ async def test_an_llm_failure_then_the_llm_picker(shots, toy_env, tmp_path: Path
     profiles = tmp_path / "profiles.yaml"
     profiles.write_text("models:\n  local:\n    base_url: http://127.0.0.1:9/v1\n    model: local-test-model\n")
     app = toy_app(ScriptedLLM([]), profiles=str(profiles), breakpoints=[])
-    async with ConsolePage.open(app, size=SIZE) as page:
+    async with ConsolePage.open(app, size=WIDE) as page:
         pilot = page.pilot
         await command(pilot, app, "c")  # the stop, its footer settled
         await shots.match(pilot, "llm_failure")

@@ -142,7 +142,7 @@ async def test_continue_after_a_plan_stops_at_its_nested_placeholder_with_its_va
         assert page.screen.debugger.last_event.node_id == "n4"
         assert "put_away(obj)" in page.screen.editor.query_one("#expand-header").render().plain
         assert "- obj (str): vase 1" in page.screen.pending_prompt[1]
-        assert "2 > take vase 1 from diningtable 1" in page.log()
+        assert "2 > take vase 1 from diningtable 1" in " ".join(page.log().split())  # the log wraps it at 100x30
 
 
 async def test_a_nested_placeholder_expanded_by_hand_wins_the_game() -> None:
@@ -336,7 +336,8 @@ async def test_variables_pane_marks_what_the_run_bound_since_the_last_stop(page:
     table = page.screen.query_one("#vars-table", DataTable)
     assert table.get_cell("seen", "mark").plain in {"+", "●"}
     assert table.get_cell("instruction", "mark").plain == " "
-    assert table.get_cell("seen", "type").plain == "list[str]"
+    shown = table.get_cell("seen", "type").plain  # its type as written, cut to the column (`lis…` at 100x30)
+    assert shown.startswith("lis") and "list[str]".startswith(shown.removesuffix("…"))
 
 
 @at("depth 2")

@@ -50,7 +50,7 @@ async def test_the_jvm_starts_after_the_first_frame_and_off_the_event_loop(tmp_p
     earlier.close()  # its JVM, if it had one, stops (no one holds it now)
     async with ConsolePage.open(_app(tmp_path, "find-animal/0")) as page:  # the task is shown: the JVM is up
         assert painted
-        assert "TASK Your task is to find a(n) animal" in page.log()
+        assert "TASK Your task is to find a(n) animal" in " ".join(page.log().split())  # the pane wraps it at 100x30
     assert starts == [(True, False)]  # one start, after the first frame, off the UI thread
 
 
@@ -58,13 +58,13 @@ async def test_a_person_solves_boil_in_the_console_with_the_score_shown(tmp_path
     async with ConsolePage.open(_app(tmp_path)) as page:
         status = page.screen.query_one(StatusBar)
         assert "sciworld boil/0" in status.text and "score 0/100" in status.text
-        assert "TASK Your task is to boil water" in page.log()
+        assert "TASK Your task is to boil water" in " ".join(page.log().split())  # the pane wraps it at 100x30
         await page.step("continue")
         assert page.state == "awaiting expansion"
         await page.answer(BOIL_PLAN)
         await page.step("continue")
         assert page.state == "done" and page.screen.agent.host.finished.success
-        log = page.log()
+        log = " ".join(page.log().split())
         assert "score 0 → 3" in log and "→ 100" in log  # the environment log notes each score change
         assert "score 100/100" in status.text
         assert "══ WON (14 steps) ══" in log

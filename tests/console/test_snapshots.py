@@ -14,7 +14,7 @@ from agent.runtime.breakpoints import Breakpoint, BreakpointKind
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.app import build_app
 
-from .helpers import SIZE, checked, command, key_pressed, started, type_text
+from .helpers import WIDE, checked, command, key_pressed, started, type_text
 from .page import toy_app
 from .shots import shots  # noqa: F401 - the fixture
 from tests.settings import console_options
@@ -27,7 +27,7 @@ async def test_a_human_answers_from_the_first_stop_to_a_nested_stub(shots, toy_e
     """The first stop; a loop around a placeholder flagged by the live check; at 80x24, the tree, the
     node and the editor all have rows and the status line is cut, not wrapped."""
     app = toy_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=WIDE) as pilot:
         await started(pilot, app)
         await shots.match(pilot, "start_screen")
         await command(pilot, app, "c")
@@ -54,7 +54,7 @@ ERROR_SCRIPT = [
 
 async def test_an_error_stops_the_run_and_v_shows_its_variables_at_80x24(shots, toy_env) -> None:
     app = toy_app(ScriptedLLM(ERROR_SCRIPT), breakpoints=[Breakpoint(BreakpointKind.ANY_ERROR)])
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=WIDE) as pilot:
         await started(pilot, app)
         await command(pilot, app, "c")
         await shots.match(pilot, "error")
@@ -76,7 +76,7 @@ async def test_the_demo_hits_a_breakpoint_then_wins_on_alfworld(shots) -> None:
         tree.scroll_to(y=0, animate=False, immediate=True)  # from the top, then to the current node
         tree.scroll_to_node(tree.cursor_node, animate=False)
         await shots.match(pilot, "breakpoint_hit_at_100x30")
-        await pilot.resize_terminal(*SIZE)
+        await pilot.resize_terminal(*WIDE)
         await shots.match(pilot, "breakpoint_hit")
         await command(pilot, app, "c")
         await shots.match(pilot, "episode_won")

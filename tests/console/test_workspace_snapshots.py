@@ -15,15 +15,15 @@ from recode_tui.console.app import build_app
 from recode_tui.console.workspace.compare import CompareScreen
 from tests.settings import console_options
 
-from .helpers import queues_drained
-from .page import ConsolePage, toy_console
+from .helpers import WIDE, queues_drained
+from .page import ConsolePage, toy_app
 from .shots import shots  # noqa: F401 - the fixture
 from .test_workspace import BAD_EXAMPLE, DIRECT, edit, open_workspace_page, scripted
 
 
 @pytest.mark.heavy
 async def test_workspace_with_a_flagged_example(shots) -> None:
-    async with ConsolePage.open(build_app(console_options(), scripted())) as page:
+    async with ConsolePage.open(build_app(console_options(), scripted()), size=WIDE) as page:
         await page.step("continue")
         ws = await open_workspace_page(page)
         await edit(page.pilot, ws, BAD_EXAMPLE)
@@ -32,7 +32,7 @@ async def test_workspace_with_a_flagged_example(shots) -> None:
 
 
 async def test_reexpansion_side_by_side(shots, toy_env) -> None:
-    async with toy_console(scripted()) as page:
+    async with ConsolePage.open(toy_app(scripted()), size=WIDE) as page:
         await page.step("continue")
         await page.step("next")  # the scripted answer is recorded for n0
         await page.select("n0")
