@@ -1,10 +1,12 @@
-"""The node pane and the environment log lay the screen out only when what they can scroll changes:
-a node whose lines fit shown after another whose lines fit (a step from node to node), a line written
-to a log that fits (a run's first steps), repaint the pane and lay nothing out; lines that no longer fit
-are laid out with the range to scroll, and a pane made smaller scrolls only as far as its lines go.
+"""The node pane, the environment log and the observation lay the screen out only when what they
+can scroll changes: a node whose lines fit shown after another whose lines fit (a step from node to
+node), a line written to a log that fits (a run's first steps), an observation as long as the last,
+repaint the pane and lay nothing out; lines that no longer fit are laid out with the range to scroll,
+a pane made smaller scrolls only as far as its lines go, and an observation that arrived while its
+pane was hidden is laid out whole when the pane shows.
 
 Small apps around each pane alone: the console's stops show them the same way (`NodeDetail.show`,
-`EnvLog.apply`, which writes its lines).
+`EnvLog.apply`, which writes its lines, `ObservationView.apply`, which shows its text).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from textual.app import App, ComposeResult
 
 from recode_tui.console.widgets.env_log import EnvLog
 from recode_tui.console.widgets.node_detail import NodeDetail
+from recode_tui.console.widgets.observation_view import ObservationView
 
 from .helpers import drawn
 
@@ -21,6 +24,11 @@ from .helpers import drawn
 class Host(App[None]):
     def compose(self) -> ComposeResult:
         yield NodeDetail(id="detail")
+
+
+class ObservationHost(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ObservationView(id="observation")
 
 
 class LogHost(App[None]):
@@ -78,3 +86,33 @@ async def test_a_line_written_to_a_log_that_fits_lays_nothing_out_and_a_smaller_
         await pilot.resize_terminal(40, 6)  # a smaller pane: nothing to scroll, as few lines as it has
         await drawn(app)
         assert 2 <= log.scrollable_content_region.height < height and log.max_scroll_y == 0
+
+
+async def test_an_observation_as_long_as_the_last_lays_nothing_out_and_one_shown_while_hidden_shows_whole() -> None:
+    app = ObservationHost()
+    async with app.run_test(size=(60, 16)):
+        view = app.query_one(ObservationView)
+        text = view.query_one("#observation-text")
+        view.task_text, view.action, view.step, view.observation = "put a mug on the desk", "look", 1, "a room"
+        view.show_text()
+        await drawn(app)
+        height = text.size.height
+        laid_out: list[object] = []
+        app.screen.screen_layout_refresh_signal.subscribe(app.screen, laid_out.append, immediate=True)
+        view.step, view.observation = 2, "a desk"  # as many lines: the text changes, the layout does not
+        view.show_text()
+        await drawn(app)
+        assert not laid_out and text.size.height == height and "step 2 > look" in view.text
+        assert any("a desk" in text.render_line(y).text for y in range(height))
+        view.observation = "a desk\na mug\na lamp"  # two lines more: laid out for them
+        view.show_text()
+        await drawn(app)
+        assert laid_out and text.size.height == height + 2
+        view.display = False
+        await drawn(app)
+        view.observation = "a desk\na mug\na lamp\na chair\na window"  # while hidden
+        view.show_text()
+        view.display = True
+        await drawn(app)
+        assert text.size.height == height + 4
+        assert text.render_line(height + 3).text.rstrip() == "a window"
