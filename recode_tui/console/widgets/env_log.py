@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Sequence
 from rich.highlighter import Highlighter
 from rich.text import Text
 from textual import events
+from textual.geometry import Size
 
 from agent.runtime import events as ev
 from agent.runtime.event_text import finish_verdict
@@ -160,10 +161,20 @@ class EnvLog(LineHookLog):
 
     # -- re-flow ----------------------------------------------------------------------
 
+    def validate_virtual_size(self, size: Size) -> Size:
+        """The scrollable height is at least the pane's own: a line written while the log fits (the
+        start of every run, the whole of a short one) repaints that line and lays nothing out, where
+        each new line changed the scrollable size and Textual laid the screen out for it (a quarter of
+        such a step's CPU). Nothing scrolls either way, and the scrollbar draws the same."""
+        return Size(size.width, max(size.height, self.scrollable_content_region.height))
+
     def on_resize(self, event: events.Resize) -> None:
-        """A new width (a resize, or the hidden pane shown): wrap every entry again."""
+        """A new width (a resize, or the hidden pane shown): wrap every entry again. Another height
+        only: the scrollable height follows the pane's (`validate_virtual_size`)."""
         if self.size.width and self.wrap_width() != self.wrapped_to:
             self.reflow()
+        else:
+            self.virtual_size = Size(self.virtual_size.width, self.line_count)
 
     def reflow(self) -> None:
         """Every entry wrapped to the present width; the first entry in view stays in view."""

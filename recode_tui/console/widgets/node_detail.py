@@ -61,7 +61,9 @@ class NodeDetail(SteadyScrollbars, can_focus=True):
             # it during that layout, and ask for another)
             self.show_vertical_scrollbar = scrollbar
             self.vertical_scrollbar.display = scrollbar
-        self.virtual_size = Size(width, len(lines))  # a layout only when the scrollable area changes
+        # A layout only when the scrollable area changes: lines that fit leave it the pane's height, so
+        # a node of fewer lines than the last, both fitting, lays nothing out (nothing scrolls either way).
+        self.virtual_size = Size(width, max(len(lines), height))
         self.refresh()
 
     def on_resize(self, event: events.Resize) -> None:

@@ -63,8 +63,19 @@ class ObservationView(VerticalScroll, can_focus=True):
                 case ev.RunFinished():
                     self.finished, changed = finish_verdict(event, "WON", "FAILED"), True
         if changed:
-            self.query_one("#observation-text", Static).update(self.shown_text())
+            self.show_text()
             self.scroll_home(animate=False)  # a new observation is read from its start
+
+    def show_text(self) -> None:
+        """Draw the text again; lay the screen out only when it takes another number of lines (the
+        pane's scroll range changes with it): most observations of a run take as many as the last. A
+        pane not on show (its tab behind another, F2's peek put away) is laid out as before: the layout
+        when it shows places the text as it was last laid out."""
+        shown = self.query_one("#observation-text", Static)
+        lines, width = shown.content_size.height, shown.content_size.width
+        shown.update(self.shown_text(), layout=False)
+        if not width or shown.get_content_height(self.content_size, self.app.size, width) != lines:
+            shown.refresh(layout=True)
 
     def shown_text(self) -> Text:
         if not self.task_text and not self.observation:
