@@ -47,11 +47,11 @@ check: $(STAMP)
 	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not heavy" tests/test_layers.py tests/test_type_ignores.py tests/test_docs.py
 
 # The edit loop: no long sweeps, no real engines (the `heavy` tier: ALFWorld, the sandbox worker, tmux,
-# browser, Ray, JVM), which `make test` runs. ~66 s on an idle 2-core machine (74 s the same day before the last
-# round); the aim is under a minute, which needs its ~120 CPU-s (two thirds Textual's frames in console tests) down
-# by a tenth. Three workers take ~110 CPU-s but wait more: ~68 s.
+# browser, Ray, JVM), which `make test` runs. 58-64 s on an idle 2-core machine (69-71 s in the same hour before
+# the console tests awaited frames instead of sleeping until idle). Three workers: with no sleeps left to overlap,
+# three fill both cores, and a fourth adds only its start-up and contention (~122 CPU-s against 108-117).
 quick: $(STAMP)
-	$(PY) -m pytest -q -n 4 --dist loadfile -m "not slow and not heavy"
+	$(PY) -m pytest -q -n 3 --dist loadfile -m "not slow and not heavy"
 
 # Only the long sweeps that `make test` samples.
 slow: $(STAMP)
