@@ -96,8 +96,8 @@ async def test_an_infinite_loop_times_out_and_the_runner_still_works():
 
 
 async def test_time_spent_waiting_for_the_environment_does_not_count():
-    slow = 0.08  # the environment's time per action: twice that is longer than the node's limit
-    runner = ThreadRunner(node_timeout=0.15)
+    slow = 0.2  # the environment's time per action: twice that is longer than the node's limit
+    runner = ThreadRunner(node_timeout=0.3)
     await runner.start("run('a')\nrun('b')")
     for _ in range(2):
         assert isinstance(await runner.next_message(), ActionRequest)
