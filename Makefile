@@ -47,7 +47,7 @@ check: $(STAMP)
 	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not heavy" tests/test_layers.py tests/test_type_ignores.py tests/test_docs.py
 
 # The edit loop: no long sweeps, no real engines (the `heavy` tier: ALFWorld, the sandbox worker, tmux,
-# browser, Ray, JVM), which `make test` runs. 58-64 s on an idle 2-core machine (69-71 s in the same hour before
+# browser, Ray, JVM), which `make test` runs. 58-67 s on an idle 2-core machine (69-74 s in the same hour before
 # the console tests awaited frames instead of sleeping until idle). Three workers: with no sleeps left to overlap,
 # three fill both cores, and a fourth adds only its start-up and contention (~122 CPU-s against 108-117).
 quick: $(STAMP)
