@@ -57,6 +57,11 @@ reason: read the changelog for these names before raising the bound.
   kept the lines of hundreds of gone widgets; a test worker ~12,000 objects per console test, which
   the garbage collector walked again at each collection. `unpin_styles_caches` caches the same
   result by the two colours it depends on, holding no widget's cache.
+- `Screen._layout_required`, `_scroll_required`, `_repaint_required`, `_recompose_required`,
+  `_dirty_widgets`, `_callbacks` and each node's `_message_queue`: whether the screen still has a frame
+  or a message pending. `frame_pending` reads them so that tests wait frame by frame for a finished
+  frame; Pilot's public `pause` sleeps until the process is idle instead (a third of the console
+  tests' time).
 - `Screen._compositor` (with `App._background_screens`): the cells of the frame now drawn.
   `screen_cells` reads them for tests that wait for a finished frame; Textual's public way,
   `App.export_screenshot`, makes an SVG of them, most of a screenshot's cost.
