@@ -258,6 +258,11 @@ def write_json_atomically(target: Path, data: Any) -> str:
     return ""
 
 
+# How often a front end writes a changed draft (the console and the plain mode alike): a crash or a lost
+# terminal costs a person at most this much of a typed expansion.
+DRAFT_SECONDS = 2.0
+
+
 def write_draft(folder: Path, node_id: str, text: str) -> str:
     """Save the person's unfinished expansion atomically; returns an error text or ''."""
     error = write_json_atomically(folder / DRAFT_FILE, {"node_id": node_id, "text": text, "saved": time.time()})

@@ -1,7 +1,7 @@
 """Plain mode's safety net for typed work: the draft saved while typing, and SIGHUP/SIGTERM.
 
 The console writes `draft.json` every 2 s when the text changed
-(`recode_tui.console.session.session_control.DRAFT_SECONDS`); the plain mode does the
+(`agent.sessions.journal.DRAFT_SECONDS`); the plain mode does the
 same here, so a SIGKILL or a lost ssh link costs at most the last two seconds.
 SIGHUP (the terminal closed) and SIGTERM save the text at once, in the signal
 handler, before anything touches a terminal that may be gone.
@@ -19,9 +19,8 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from agent.sessions.journal import write_draft
+from agent.sessions.journal import DRAFT_SECONDS, write_draft
 
-DRAFT_SECONDS = 2.0  # as the console's: a changed draft is written this often
 STOP_SIGNALS: dict[int, str] = {signal.SIGTERM: "terminated (SIGTERM)"}
 if sys.platform != "win32":
     STOP_SIGNALS[signal.SIGHUP] = "terminal closed (SIGHUP)"

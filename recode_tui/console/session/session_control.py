@@ -23,6 +23,7 @@ from agent.runtime.stepper import Stepper
 from agent.run.spec import RunSpec
 from agent.sandbox.settings import RunnerMaker, RunnerSettings
 from agent.runtime.tree import Node
+from agent.sessions.journal import DRAFT_SECONDS
 from agent.sessions.journal_read import JournalError, read_journal
 from agent.sessions.model_record import profiles_in_use
 from agent.sessions.session import (
@@ -45,7 +46,6 @@ from recode_tui.console.session.session_work import WorkKeeper
 from envs.registry import make_env
 from envs.registry import EpisodeRef
 
-DRAFT_SECONDS = 2.0  # how often a changed draft is written to draft.json
 CHECK_SECONDS = 1.0  # how often the journal writer's error is looked at
 
 Replay = Callable[[LLM], Awaitable[tuple[Session, list[ev.Event]]]]
