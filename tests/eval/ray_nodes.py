@@ -104,10 +104,15 @@ def node_env(ray_dir: str) -> dict[str, str]:
     """What a node is started with: no PYTHONPATH, no plug-ins (the job brings its code), the cluster's folder,
     Ray's token authentication off (whatever token another test's local cluster left in ~/.ray), and no
     workers started ahead of a job: a test's job needs workers with its own runtime_env, so a worker started
-    ahead would only idle (about 0.8 CPU-s per eval here)."""
+    ahead would only idle (about 0.8 CPU-s per eval here). One worker starting at a time: a lease request
+    that finds another task waiting behind it makes the raylet start a worker ahead for that task besides
+    the lease's own, and the task's own lease then starts a third; started one at a time, the worker started
+    ahead takes the first lease, and a two-episode eval starts two workers, not three (a worker with the
+    job's runtime_env costs about 1.5 CPU-s here)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RECODE_TUI_PLUGINS")}
     return {**env, "RAY_TMPDIR": ray_dir, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled",
-            "RAY_prestart_worker_first_driver": "0", "RAY_enable_worker_prestart": "0"}
+            "RAY_prestart_worker_first_driver": "0", "RAY_enable_worker_prestart": "0",
+            "RAY_worker_maximum_startup_concurrency": "1"}
 
 
 # No log monitor on a test's nodes: it tails every worker's log files to pass them to the drivers, and eval's
