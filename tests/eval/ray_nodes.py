@@ -121,9 +121,12 @@ NODE_FLAGS = ["--disable-usage-stats", "--include-log-monitor=false"]
 
 
 def start_head(ray_dir: str, cwd: Path, cpus: int) -> str:
-    """`ray start --head` with `cpus` CPUs and no dashboard; the address a worker node or `eval --ray` joins."""
+    """`ray start --head` with `cpus` CPUs, no dashboard and no autoscaler monitor (a test's cluster has the
+    nodes it starts; the monitor cost about 0.7 CPU-s per half minute here); the address a worker node or
+    `eval --ray` joins."""
     head = subprocess.run([*RAY, "start", "--head", f"--num-cpus={cpus}", "--port=0", "--include-dashboard=false",
-                           *NODE_FLAGS], env=node_env(ray_dir), cwd=cwd, capture_output=True, text=True, timeout=180)
+                           "--no-monitor", *NODE_FLAGS], env=node_env(ray_dir), cwd=cwd, capture_output=True,
+                          text=True, timeout=180)
     found = re.search(r"ray start --address='([^']+)'", head.stdout + head.stderr)
     assert head.returncode == 0 and found, head.stdout + head.stderr
     return found.group(1)
@@ -151,7 +154,8 @@ def start_two_nodes(ray_dir: str, folder: Path) -> str:
     if shutil.which("bwrap") is None:
         pytest.skip("the worker node hides the checkout with bubblewrap: sudo apt-get install bubblewrap")
     node, env = worker_node_python(folder), node_env(ray_dir)
-    assert subprocess.run([*node, "-c", "import ray, openai, yaml"], env=env, cwd=folder).returncode == 0
+    has_deps = "import importlib.util as u; assert all(u.find_spec(m) for m in ('ray', 'openai', 'yaml'))"
+    assert subprocess.run([*node, "-c", has_deps], env=env, cwd=folder).returncode == 0  # found, not imported
     assert subprocess.run([*node, "-c", "import recode_tui"], env=env, cwd=folder,
                           capture_output=True).returncode != 0, "the worker node must not have the project"
     address = start_head(ray_dir, folder, cpus=0)
