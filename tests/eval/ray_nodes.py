@@ -15,8 +15,10 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
+import venv
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -102,20 +104,65 @@ def node_env(ray_dir: str) -> dict[str, str]:
     """What a node is started with: no PYTHONPATH, no plug-ins (the job brings its code), the cluster's folder,
     Ray's token authentication off (whatever token another test's local cluster left in ~/.ray), and no
     workers started ahead of a job: a test's job needs workers with its own runtime_env, so a worker started
-    ahead would only idle (about 0.8 CPU-s per eval here)."""
+    ahead would only idle (about 0.8 CPU-s per eval here). One worker starting at a time: a lease request
+    that finds another task waiting behind it makes the raylet start a worker ahead for that task besides
+    the lease's own, and the task's own lease then starts a third; started one at a time, the worker started
+    ahead takes the first lease, and a two-episode eval starts two workers, not three (a worker with the
+    job's runtime_env costs about 1.5 CPU-s here)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RECODE_TUI_PLUGINS")}
     return {**env, "RAY_TMPDIR": ray_dir, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled",
-            "RAY_prestart_worker_first_driver": "0", "RAY_enable_worker_prestart": "0"}
+            "RAY_prestart_worker_first_driver": "0", "RAY_enable_worker_prestart": "0",
+            "RAY_worker_maximum_startup_concurrency": "1"}
+
+
+# No log monitor on a test's nodes: it tails every worker's log files to pass them to the drivers, and eval's
+# driver asks for none (log_to_driver=False); it cost about 0.025 CPU-s per second of a cluster's life here.
+NODE_FLAGS = ["--disable-usage-stats", "--include-log-monitor=false"]
 
 
 def start_head(ray_dir: str, cwd: Path, cpus: int) -> str:
-    """`ray start --head` with `cpus` CPUs and no dashboard; the address a worker node or `eval --ray` joins."""
+    """`ray start --head` with `cpus` CPUs, no dashboard and no autoscaler monitor (a test's cluster has the
+    nodes it starts; the monitor cost about 0.7 CPU-s per half minute here); the address a worker node or
+    `eval --ray` joins."""
     head = subprocess.run([*RAY, "start", "--head", f"--num-cpus={cpus}", "--port=0", "--include-dashboard=false",
-                           "--disable-usage-stats"], env=node_env(ray_dir), cwd=cwd, capture_output=True, text=True,
-                          timeout=180)
+                           "--no-monitor", *NODE_FLAGS], env=node_env(ray_dir), cwd=cwd, capture_output=True,
+                          text=True, timeout=180)
     found = re.search(r"ray start --address='([^']+)'", head.stdout + head.stderr)
     assert head.returncode == 0 and found, head.stdout + head.stderr
     return found.group(1)
+
+
+def worker_node_python(folder: Path) -> list[str]:
+    """A Python with this venv's dependencies and without the project: a fresh venv whose path file names the
+    dependencies' folder as bubblewrap binds it, run with the checkout hidden under an empty tmpfs (Ray hands
+    workers the driver's `sys.path`, which on one machine would otherwise reach the checkout)."""
+    deps, node = folder / "deps", folder / "node"
+    deps.mkdir()
+    venv.create(node, with_pip=False)
+    packages = Path(sysconfig.get_paths()["purelib"])  # this venv's site-packages
+    inside = deps / packages.relative_to(sys.prefix)
+    node_packages = Path(sysconfig.get_paths(vars={"base": str(node), "platbase": str(node)})["purelib"])
+    (node_packages / "deps.pth").write_text(f"{inside}\n")
+    hide = ["bwrap", "--dev-bind", "/", "/", "--tmpfs", str(ROOT), "--ro-bind", sys.prefix, str(deps), "--"]
+    return [*hide, str(node / "bin" / "python")]
+
+
+def start_two_nodes(ray_dir: str, folder: Path) -> str:
+    """A head node with no CPUs and a worker node with 2 CPUs whose Python has the dependencies but not the
+    project (checked), both started with `ray start`, their files in `ray_dir`: every task runs on the worker
+    node. The address `eval --ray` joins."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("the worker node hides the checkout with bubblewrap: sudo apt-get install bubblewrap")
+    node, env = worker_node_python(folder), node_env(ray_dir)
+    has_deps = "import importlib.util as u; assert all(u.find_spec(m) for m in ('ray', 'openai', 'yaml'))"
+    assert subprocess.run([*node, "-c", has_deps], env=env, cwd=folder).returncode == 0  # found, not imported
+    assert subprocess.run([*node, "-c", "import recode_tui"], env=env, cwd=folder,
+                          capture_output=True).returncode != 0, "the worker node must not have the project"
+    address = start_head(ray_dir, folder, cpus=0)
+    joined = subprocess.run([*node, "-m", "ray.scripts.scripts", "start", f"--address={address}", "--num-cpus=2",
+                             *NODE_FLAGS], env=env, cwd=folder, capture_output=True, text=True, timeout=180)
+    assert joined.returncode == 0, joined.stdout + joined.stderr
+    return address
 
 
 def start(command: list[str], ray_dir: str, joining: bool = False) -> subprocess.Popen:

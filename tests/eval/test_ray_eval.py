@@ -1,13 +1,17 @@
-"""`recode-tui eval --ray ADDRESS` on a running local cluster (this machine's CPUs, two here and in CI).
+"""`recode-tui eval --ray ADDRESS` on a running two-node cluster whose worker node has the dependencies but not
+the project: the code travels with each job (Ray's `runtime_env`), and the results are those of `-c 2`.
 
-The module starts one cluster (`ray start --head`, its files in a short temp folder) that every test's eval
-joins, and kills it at the end: a cluster's start is most of a short eval's cost, and a job joining a running
-cluster is what a researcher with a cluster does (the project's code travels with each job, Ray's
-`runtime_env`). `tests/eval/test_ray_output.py` covers `--ray` starting a local cluster of its own. The
-episodes are the toy world's coin episodes (tests/toyenv), played by its one-action agent against the local
-model server: what is tested is Ray's part (tasks, retries, cancellation, the cluster-wide cap), not an
-engine. Where a test must act while an episode is in play (Ctrl-C, killing its worker), the server holds the
-episode's calls until the test has acted: the test waits for the call, not for a moment.
+The module starts one cluster that every test's eval joins, and kills it at the end: a cluster's start is most
+of a short eval's cost, and a job joining a running cluster is what a researcher with a cluster does. Both
+nodes run on this machine, started with `ray start`: the head with no CPUs, so every episode runs on the
+worker node, whose Python is a fresh venv that sees the project's dependencies through a path file and runs
+behind bubblewrap with the checkout hidden (tests/eval/ray_nodes.py). `tests/eval/test_ray_output.py` covers
+`--ray` starting a local cluster of its own. The episodes are the toy world's coin episodes (tests/toyenv),
+whose plug-in travels with the job too, played by its one-action agent against the local model server (and by
+ReCode, whose code runs in the sandbox's worker on the node): what is tested is Ray's part (the code's
+journey, tasks, retries, cancellation, the cluster-wide cap), not an engine. Where a test must act while an
+episode is in play (Ctrl-C, killing its worker), the server holds the episode's calls until the test has
+acted: the test waits for the call, not for a moment.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import pytest
 
 from .helpers import HOLD_LIMIT, FirstEpisodes, HeldCalls, run_main
 from .ray_nodes import (ROOT, TOY_FIRST_CALL, cluster_processes, coin_responder, end_cluster, finish, new_ray_dir,
-                        skip_module_without_ray, start, start_head)
+                        skip_module_without_ray, start, start_two_nodes)
 
 skip_module_without_ray()
 pytestmark = pytest.mark.heavy
@@ -48,10 +52,12 @@ class Cluster:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """The module's two nodes (the worker node without the project), ended after its last test: only this
+    module's processes, which carry its RAY_TMPDIR."""
     folder = new_ray_dir()
     try:
-        yield Cluster(start_head(folder, ROOT, cpus=2), folder)
+        yield Cluster(start_two_nodes(folder, tmp_path_factory.mktemp("nodes")), folder)
     finally:
         end_cluster(folder)
 
@@ -210,3 +216,35 @@ def test_a_profiles_max_concurrency_holds_across_all_workers(tmp_path: Path, toy
     episodes = json.loads((tmp_path / "ray" / "report.json").read_text())["episodes"]
     assert len(episodes) == 2 and all(e["success"] for e in episodes), out
     assert counter.most == most  # two workers overlap their calls unless the profile caps them
+
+
+def outcomes(folder: Path) -> list[tuple]:
+    report = json.loads((folder / "report.json").read_text())
+    assert report["status"] == "complete"
+    return sorted((e["agent"], e["game"], e["success"], e["reason"], e["steps"], e["llm_calls"], e["input_tokens"],
+                   e["output_tokens"]) for e in report["episodes"])
+
+
+def test_eval_on_a_cluster_whose_worker_node_lacks_the_project_matches_two_local_workers(
+        tmp_path: Path, toy_env, cluster: Cluster) -> None:
+    # coin-1 is won in 2 steps, vase-1 needs 4: the step limit fails it, for both agents
+    eval_args = ["eval", "--env", "toy", "--agent", "one-action,recode", "--games", "coin-1,vase-1", "--llm", "gold",
+                 "--max-steps", "2", "-c", "2", "--no-progress"]
+    # --sandbox weak travels with each task: the nodes, started apart, inherit nothing from the driver
+    on_ray = start([sys.executable, "-m", "recode_tui", *eval_args, "-o", str(tmp_path / "ray"), "--ray",
+                    cluster.address, "--sandbox", "weak"], cluster.folder, joining=True)
+    code, out = finish(on_ray)
+    assert code == 0, out
+    local = run_main([*eval_args, "-o", str(tmp_path / "local")], dict(os.environ), cwd=ROOT)
+    assert local.returncode == 0, local.stdout + local.stderr
+    played = outcomes(tmp_path / "ray")
+    assert played == outcomes(tmp_path / "local")
+    assert [(agent, game, won) for agent, game, won, *_ in played] == [
+        ("one-action", "coin-1", True), ("one-action", "vase-1", False), ("recode", "coin-1", True),
+        ("recode", "vase-1", False)]
+    journals = tmp_path / "ray" / "journals"
+    assert all((journals / agent / game / "journal.jsonl").is_file() for agent, game, *_ in played)
+    from agent.sessions.journal_read import read_journal
+
+    assert [read_journal(journals / "recode" / game).header.run.sandbox for game in ("coin-1", "vase-1")] == \
+        ["all layers; walls: namespaces, landlock, seccomp; weak"] * 2
