@@ -15,19 +15,21 @@ Java options a person set that already name a class-data archive (`-Xshare`, `Sh
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 PERSONS_OWN = ("-Xshare", "SharedArchiveFile", "ArchiveClassesAtExit")  # a person's own choice: no archive of ours
+_STARTS = itertools.count()
 STALE_S = 600.0  # a file still being written after this long was left by a process that was killed
 DYNAMIC_MAGIC = (0xF00BABA8).to_bytes(4, "little")  # the first bytes of a JDK dynamic archive (x86-64, arm64)
 MAPPED = "Mapped dynamic region"  # what JDK 17 logs (cds, info) for each part of the archive it maps
 REFUSED = ("Unable to", "mismatch")  # ... and for an archive it will not use (after mapping, on a mismatch)
 # Warnings go to stderr, not to stdout, where py4j reads the JVM's port; the archive's own to a file we read.
 # A JVM that crashes on a damaged archive writes its report beside it, not in the scienceworld package.
-_LOGGING = ("-Xlog:disable -Xlog:all=warning:stderr -Xlog:cds=info,cds+dynamic=warning:file={log} "
+_LOGGING = ("-Xlog:disable -Xlog:all=warning:stderr -Xlog:cds=info,cds+dynamic=warning:file={log}::filecount=0 "
             "-XX:ErrorFile={folder}/hs_err_pid%p.log")
 
 
@@ -77,7 +79,7 @@ def plan(java_options: str | None) -> ArchiveUse:
     if archive.with_suffix(".unusable").exists():  # this Java would not start with an archive
         return ArchiveUse("")
     _forget_stale(archive)
-    log = archive.with_name(f"{archive.stem}.{os.getpid()}.log")
+    log = archive.with_name(f"{archive.stem}.{os.getpid()}-{next(_STARTS)}.log")  # one per JVM start
     dropped = archive.is_file() and not is_archive(archive)
     if dropped:
         forget(archive)
@@ -101,10 +103,12 @@ def is_archive(file: Path) -> bool:
 
 def _forget_stale(archive: Path) -> None:
     """Files a JVM wrote whose process was killed before it could put them in place (never mapped: one may
-    be cut short), and reports of JVMs that crashed on a damaged archive, older than STALE_S."""
+    be cut short), logs of JVMs killed before they were read, and reports of JVMs that crashed on a damaged
+    archive, older than STALE_S."""
     import time
 
-    for file in [*archive.parent.glob(f"{archive.stem}.*.writing"), *archive.parent.glob("hs_err_pid*.log")]:
+    for file in [*archive.parent.glob(f"{archive.stem}.*.writing"), *archive.parent.glob(f"{archive.stem}.*.log"),
+                 *archive.parent.glob("hs_err_pid*.log")]:
         try:
             if time.time() - file.stat().st_mtime > STALE_S:
                 file.unlink()
@@ -146,7 +150,10 @@ def give_up(use: ArchiveUse) -> None:
 
 
 def keep(use: ArchiveUse, exit_code: int | None) -> bool:
-    """After the JVM's exit: its archive put in place when it exited normally (else the file is removed)."""
+    """After the JVM's exit: its archive put in place when it exited normally (else the file is removed); its
+    log removed (a JVM that writes an archive logs the writing at its exit)."""
+    if use.log is not None:
+        forget(use.log)
     if use.writing is None or use.archive is None:
         return False
     if exit_code == 0 and is_archive(use.writing):

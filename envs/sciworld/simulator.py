@@ -292,6 +292,24 @@ def close_shared() -> None:
         simulator.close()
 
 
+def write_class_archive() -> bool:
+    """Write ScienceWorld's class archive now if this machine has none (`class_archive`): a JVM plays a few
+    steps of boil/0 and exits normally. For whoever is about to start many JVMs at once (a test session),
+    which would otherwise each start without it. Whether one was written; any failure is no archive."""
+    if class_archive.plan(os.environ.get("JAVA_TOOL_OPTIONS")).writing is None:
+        return False
+    simulator = Simulator()
+    try:
+        simulator.load("boil", 0, "")
+        simulator.reset()
+        simulator.step("open door to kitchen")
+    except SimulatorError:
+        return False
+    finally:
+        simulator.close()
+    return class_archive.archive_file().is_file()
+
+
 def _java_process(env: Any) -> Any:
     """The JVM behind a ScienceWorldEnv (its py4j gateway's process, a private attribute), or None."""
     try:
