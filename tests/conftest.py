@@ -229,4 +229,5 @@ def pytest_sessionstart(session) -> None:
     if not os.environ.get("PYTEST_XDIST_WORKER") and not heavy_ruled_out and shutil.which("java"):
         from envs.sciworld.simulator import write_class_archive
 
-        threading.Thread(target=write_class_archive, name="sciworld-class-archive").start()
+        threading.Thread(target=write_class_archive, args=(os.environ["JAVA_TOOL_OPTIONS"],),
+                         name="sciworld-class-archive").start()

@@ -51,6 +51,7 @@ class Simulator:
         self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sciworld")
         self.loaded: tuple[str, int, str] | None = None
         self._archive = class_archive.ArchiveUse("")  # how the running JVM uses ScienceWorld's class archive
+        self._at_start = False  # the loaded episode's world is as loaded (no action played since)
 
     # -- life cycle ------------------------------------------------------------
 
@@ -212,22 +213,33 @@ class Simulator:
     def load(self, task: str, variation: int, simplifications: str, gold: bool = False) -> None:
         self.call(f"loading {task}/{variation}", lambda e: e.load(task, variation, simplifications, generateGoldPath=gold))
         self.loaded = (task, variation, simplifications)
+        self._at_start = True
 
     def reset(self) -> tuple[str, str]:
-        """(first observation, task description)."""
+        """(first observation, task description): the loaded episode from its start.
+
+        A world just loaded is at its start; a played one is loaded again. Why not the simulator's own
+        `reset`: once any load of this JVM has generated a gold path, its reset generates one again every
+        time (measured: 1.4 CPU-s against 0.1 for a load), so every episode after a `--llm gold` one paid it.
+        """
+        at_start, self._at_start = self._at_start, False
+        loaded = self.loaded
 
         def _reset(e: Any) -> tuple[str, str]:
-            e.server.reset()
+            if not at_start and loaded is not None:
+                e.server.load(*loaded, False)
             return str(e.server.step("look around")), str(e.server.freeActionTaskDesc())
 
         return self.call("reset", _reset, needs_episode=True)
 
     def step(self, action: str) -> tuple[str, int, bool]:
         """(observation, score 0-100 or negative on failure, completed)."""
+        self._at_start = False
         return self.call(f"the action {action!r}", _stepper(action), needs_episode=True)
 
     async def step_async(self, action: str) -> tuple[str, int, bool]:
         """`step`, awaited on an event loop (one thread hop)."""
+        self._at_start = False
         return await self.call_async(f"the action {action!r}", _stepper(action), needs_episode=True)
 
     def inventory(self) -> str:
@@ -292,11 +304,12 @@ def close_shared() -> None:
         simulator.close()
 
 
-def write_class_archive() -> bool:
-    """Write ScienceWorld's class archive now if this machine has none (`class_archive`): a JVM plays a few
-    steps of boil/0 and exits normally. For whoever is about to start many JVMs at once (a test session),
-    which would otherwise each start without it. Whether one was written; any failure is no archive."""
-    if class_archive.plan(os.environ.get("JAVA_TOOL_OPTIONS")).writing is None:
+def write_class_archive(java_options: str | None) -> bool:
+    """Write ScienceWorld's class archive now if this machine has none (`class_archive`): a JVM plays a step
+    of boil/0 and exits normally. For whoever is about to start many JVMs at once (a test session), which would
+    otherwise each start without it; `java_options`: the JAVA_TOOL_OPTIONS they get. Whether one was written;
+    any failure is no archive."""
+    if class_archive.plan(java_options).writing is None:
         return False
     simulator = Simulator()
     try:

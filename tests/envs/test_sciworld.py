@@ -108,3 +108,13 @@ def test_no_java_is_one_line_that_says_how_to_install_it(monkeypatch, tmp_path, 
 
     gc.collect()  # the half-started wrapper is collected without a traceback on stderr
     assert capfd.readouterr().err == ""
+
+
+def test_a_reset_after_actions_starts_the_loaded_episode_over(process_jvm) -> None:
+    """The simulator's reset of a played world (the world a load leaves is at its start already)."""
+    process_jvm.load("find-animal", 0, EASY)
+    first, task = process_jvm.reset()
+    assert "This room is called the" in first and "Your task is to find" in task
+    assert process_jvm.step("teleport to kitchen")[0] == "You teleport to the kitchen."
+    again, _ = process_jvm.reset()
+    assert sorted(again.splitlines()) == sorted(first.splitlines())  # the room's objects come in no fixed order
