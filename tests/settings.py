@@ -6,10 +6,10 @@ new setting is one keyword here, not an edit of every call.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, AsyncIterator, Iterator
 
 import pytest
 
@@ -19,6 +19,8 @@ from agent.runtime.limits import Limits
 from agent.run.spec import AgentChoice, RunFlags, RunSpec
 from agent.sandbox.settings import RunnerSettings
 from recode_tui.setup.build import parse_episode, settings_of
+from envs import registry
+from envs.base import Env
 from envs.registry import EpisodeRef
 from recode_tui.setup.settings import ConsoleOptions, LLMSettings, RunOptions
 
@@ -98,4 +100,34 @@ def node_code_in_process() -> Iterator[None]:
     such choice (it always runs the sandbox): this swaps where `RunnerSettings` makes its runners."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(RunnerSettings, "make_runner", in_process)
+        yield
+
+
+class EnvsInThisProcess:
+    """An evaluation's environments made in the test's own process (ScienceWorld's on the process's one JVM),
+    where the command line's pool starts a worker process per lane, each with its own engine (a JVM for
+    ScienceWorld): for tests of what an evaluation plays and reports, not of its workers
+    (tests/envs/test_sciworld_cli.py plays ScienceWorld in the pool's workers)."""
+
+    @asynccontextmanager
+    async def env(self, episode_ref: str, max_steps: int | None) -> AsyncIterator[Env]:
+        env = registry.make_env(episode_ref, max_steps)
+        try:
+            yield env
+        finally:
+            env.close()
+
+    async def close(self) -> None:
+        pass
+
+
+@contextmanager
+def episodes_in_this_process() -> Iterator[None]:
+    """`eval` started meanwhile (the command, or the API's `local_executor`) makes its environments in this process
+    (`EnvsInThisProcess`) instead of its pool's worker processes. The command line has no such choice: this swaps
+    the pool `local_executor` builds."""
+    from recode_tui.setup import env_workers
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(env_workers, "EnvPool", lambda size, **_: EnvsInThisProcess())
         yield

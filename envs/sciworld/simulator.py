@@ -14,6 +14,7 @@ hangs) and raises `SimulatorError`.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import os
 import threading
@@ -22,11 +23,15 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Callable, TypeVar
 
 from envs.base import EnvError
+from envs.sciworld import class_archive
 
 T = TypeVar("T")
 
 DEFAULT_HEAP_MB = 640  # measured: keeps a worker's JVM near 500 MB resident
 RESTART = "a new one starts with the next episode"
+ARCHIVE_WAIT_S = 30.0  # the longest a closing JVM is given to write the class archive (~1 s idle)
+ARCHIVE_NOTE = "the JVM could not use ScienceWorld's class archive; removed it (the next JVM writes a new one)"
+NO_ARCHIVE_NOTE = "this Java cannot write ScienceWorld's class archive; its JVMs start without one"
 JAVA_HINT = "ScienceWorld needs a Java runtime (17+): apt-get install -y openjdk-17-jre-headless"
 
 
@@ -45,6 +50,8 @@ class Simulator:
         self._lock = threading.RLock()
         self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sciworld")
         self.loaded: tuple[str, int, str] | None = None
+        self._archive = class_archive.ArchiveUse("")  # how the running JVM uses ScienceWorld's class archive
+        self._at_start = False  # the loaded episode's world is as loaded (no action played since)
 
     # -- life cycle ------------------------------------------------------------
 
@@ -54,29 +61,50 @@ class Simulator:
         return self._env is not None and proc is not None and proc.poll() is None
 
     def _start(self) -> Any:
+        """The wrapper on a new JVM; it maps ScienceWorld's class archive, or writes it at its normal exit
+        (`envs.sciworld.class_archive`); one the JVM cannot use is dropped with a line in `notes`."""
         try:
             from scienceworld import ScienceWorldEnv
         except ImportError as exc:  # pragma: no cover - a dependency of the project
             raise SimulatorError("ScienceWorld is not installed: pip install scienceworld") from exc
         logging.getLogger("py4j").setLevel(logging.CRITICAL)  # a dead JVM is reported here in one line
         saved = os.environ.get("JAVA_TOOL_OPTIONS")
-        if saved is None or "-Xmx" not in saved:
-            os.environ["JAVA_TOOL_OPTIONS"] = f"{saved or ''} -Xmx{self.heap_mb}m".strip()
-        wrapper = ScienceWorldEnv.__new__(ScienceWorldEnv)
+        options = saved or ""
+        if "-Xmx" not in options:
+            options = f"{options} -Xmx{self.heap_mb}m".strip()
+        use = class_archive.plan(saved)
         try:
-            wrapper.__init__("", envStepLimit=10**9)  # our Env counts steps itself
-            return wrapper
-        except FileNotFoundError as exc:
-            wrapper.close = lambda: None  # else the half-built wrapper's __del__ prints a traceback
-            raise SimulatorError(JAVA_HINT) from None
-        except Exception as exc:  # noqa: BLE001 - py4j raises plain exceptions when java will not start
-            wrapper.close = lambda: None
-            raise SimulatorError(f"the ScienceWorld simulator did not start ({type(exc).__name__}); {JAVA_HINT}") from None
+            try:
+                wrapper = self._launch(ScienceWorldEnv, f"{options} {use.options}".strip())
+            except SimulatorError as exc:
+                if not use.options or str(exc) == JAVA_HINT:
+                    raise
+                class_archive.give_up(use)
+                wrapper = self._launch(ScienceWorldEnv, options)
+                self.notes.append(ARCHIVE_NOTE if use.writing is None else NO_ARCHIVE_NOTE)
+                use = class_archive.ArchiveUse("")
         finally:
             if saved is None:
                 os.environ.pop("JAVA_TOOL_OPTIONS", None)
             else:
                 os.environ["JAVA_TOOL_OPTIONS"] = saved
+        if use.dropped or class_archive.refused(use):
+            self.notes.append(ARCHIVE_NOTE)
+        self._archive = use
+        return wrapper
+
+    def _launch(self, wrapper_class: Any, java_options: str) -> Any:
+        os.environ["JAVA_TOOL_OPTIONS"] = java_options
+        wrapper = wrapper_class.__new__(wrapper_class)
+        try:
+            wrapper.__init__("", envStepLimit=10**9)  # our Env counts steps itself
+            return wrapper
+        except FileNotFoundError:
+            wrapper.close = lambda: None  # else the half-built wrapper's __del__ prints a traceback
+            raise SimulatorError(JAVA_HINT) from None
+        except Exception as exc:  # noqa: BLE001 - py4j raises plain exceptions when java will not start
+            wrapper.close = lambda: None
+            raise SimulatorError(f"the ScienceWorld simulator did not start ({type(exc).__name__}); {JAVA_HINT}") from None
 
     def env(self) -> Any:
         """The wrapper object, starting (or restarting) the JVM when needed."""
@@ -100,14 +128,24 @@ class Simulator:
             env._gateway.shutdown()
         except Exception:  # noqa: BLE001 - the JVM is gone either way
             pass
+        class_archive.keep(self._archive, None)  # a killed JVM's archive, if it was writing one, is not kept
 
     def close(self) -> None:
+        """Stop the JVM: it exits normally, and one that writes the class archive is waited for (the first
+        time on this machine: ~1 s) so that the archive is put in place."""
         with self._lock:
             if self._env is not None:
+                proc = _java_process(self._env)
                 try:
-                    self._env.close()
+                    self._env.close()  # the JVM exits normally (py4j's newline on its stdin)
                 except Exception:  # noqa: BLE001
                     pass
+                if self._archive.writing is not None and proc is not None:
+                    try:
+                        exit_code = proc.wait(timeout=ARCHIVE_WAIT_S)
+                    except Exception:  # noqa: BLE001 - still writing after ARCHIVE_WAIT_S: it is killed
+                        exit_code = None
+                    class_archive.keep(self._archive, exit_code)
                 self._discard()
 
     # -- calls -------------------------------------------------------------------
@@ -175,22 +213,33 @@ class Simulator:
     def load(self, task: str, variation: int, simplifications: str, gold: bool = False) -> None:
         self.call(f"loading {task}/{variation}", lambda e: e.load(task, variation, simplifications, generateGoldPath=gold))
         self.loaded = (task, variation, simplifications)
+        self._at_start = True
 
     def reset(self) -> tuple[str, str]:
-        """(first observation, task description)."""
+        """(first observation, task description): the loaded episode from its start.
+
+        A world just loaded is at its start; a played one is loaded again. Why not the simulator's own
+        `reset`: once any load of this JVM has generated a gold path, its reset generates one again every
+        time (measured: 1.4 CPU-s against 0.1 for a load), so every episode after a `--llm gold` one paid it.
+        """
+        at_start, self._at_start = self._at_start, False
+        loaded = self.loaded
 
         def _reset(e: Any) -> tuple[str, str]:
-            e.server.reset()
+            if not at_start and loaded is not None:
+                e.server.load(*loaded, False)
             return str(e.server.step("look around")), str(e.server.freeActionTaskDesc())
 
         return self.call("reset", _reset, needs_episode=True)
 
     def step(self, action: str) -> tuple[str, int, bool]:
         """(observation, score 0-100 or negative on failure, completed)."""
+        self._at_start = False
         return self.call(f"the action {action!r}", _stepper(action), needs_episode=True)
 
     async def step_async(self, action: str) -> tuple[str, int, bool]:
         """`step`, awaited on an event loop (one thread hop)."""
+        self._at_start = False
         return await self.call_async(f"the action {action!r}", _stepper(action), needs_episode=True)
 
     def inventory(self) -> str:
@@ -238,6 +287,7 @@ def shared_simulator() -> Simulator:
     with _shared_lock:
         if _shared is None:
             _shared = Simulator()
+            atexit.register(close_shared)  # a normal exit of its JVM, which writes the class archive the first time
         return _shared
 
 
@@ -252,6 +302,25 @@ def close_shared() -> None:
         simulator = _shared
     if simulator is not None:
         simulator.close()
+
+
+def write_class_archive(java_options: str | None) -> bool:
+    """Write ScienceWorld's class archive now if this machine has none (`class_archive`): a JVM plays a step
+    of boil/0 and exits normally. For whoever is about to start many JVMs at once (a test session), which would
+    otherwise each start without it; `java_options`: the JAVA_TOOL_OPTIONS they get. Whether one was written;
+    any failure is no archive."""
+    if class_archive.plan(java_options).writing is None:
+        return False
+    simulator = Simulator()
+    try:
+        simulator.load("boil", 0, "")
+        simulator.reset()
+        simulator.step("open door to kitchen")
+    except SimulatorError:
+        return False
+    finally:
+        simulator.close()
+    return class_archive.archive_file().is_file()
 
 
 def _java_process(env: Any) -> Any:

@@ -9,21 +9,18 @@ plays each agent on one environment, taking turns; `make slow` every agent on bo
 from __future__ import annotations
 
 import shutil
-from contextlib import asynccontextmanager
-from typing import AsyncIterator
 
 import pytest
 
 from agent import agents
 from agent.eval.executor import LocalExecutor
 from envs import registry
-from envs.base import Env
 from recode_tui.api import plan_evaluation, run_evaluation
 from recode_tui.commands.arguments import eval_options
 from recode_tui.commands.parser import build_parser
 from recode_tui.setup.build import gold_llm_for, make_agent
 from tests.eval.helpers import read_report
-from tests.settings import episode_named, run_settings
+from tests.settings import EnvsInThisProcess, episode_named, run_settings
 
 pytestmark = pytest.mark.heavy  # the real WebShop and ScienceWorld engines
 
@@ -63,23 +60,6 @@ async def test_the_gold_player_wins_in_the_agents_own_answers(agent_name, episod
         await agent.close()
     assert finished.success, finished.reason
     assert finished.llm_calls >= 1 and agent.env.won
-
-
-class EnvsInThisProcess:
-    """An evaluation's environments made in the test's own process, on ScienceWorld's one process-wide JVM
-    (the gold players above started it). The command line's pool of worker processes, each starting its
-    own JVM, plays ScienceWorld in tests/envs/test_sciworld_cli.py."""
-
-    @asynccontextmanager
-    async def env(self, episode_ref: str, max_steps: int | None) -> AsyncIterator[Env]:
-        env = registry.make_env(episode_ref, max_steps)
-        try:
-            yield env
-        finally:
-            env.close()
-
-    async def close(self) -> None:
-        pass
 
 
 @NEEDS_JAVA

@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.heavy, pytest.mark.skipif(shutil.which("java") is None
 
 
 def test_run_with_the_gold_llm_wins_and_the_journal_resumes(tmp_path, capsys) -> None:
-    # find-animal/0: 16 gold actions (boil/0's 39 heat the world on every step; tests/envs/test_sciworld.py plays them)
+    # find-animal/0: 16 gold actions (boil/0's 39 heat the world on every step; the console tests win boil/0)
     sessions = str(tmp_path / "sessions")
     assert main(["run", "--env", "sciworld", "--game", "find-animal/0", "--llm", "gold", "--quiet",
                  "--sessions", sessions]) == 0

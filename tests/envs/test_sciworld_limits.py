@@ -218,12 +218,16 @@ async def test_the_paper_sciworld_example_wins_the_game_it_was_written_for() -> 
 @pytest.mark.heavy  # ScienceWorld's JVM
 @needs_java
 def test_a_paper_preset_episode_plays_with_the_paper_prompts_and_the_references_rule(tmp_path, capsys) -> None:
+    """On the test process's JVM: eval's worker processes, each with a JVM of its own, play ScienceWorld in
+    tests/envs/test_sciworld_cli.py."""
     from recode_tui.commands.cli import main
+    from tests.settings import episodes_in_this_process
 
     out = tmp_path / "eval"
     episode = "chemistry-mix-paint-secondary-color/27"  # its gold path fits the reference's 15 steps
-    code = main(["eval", "--preset", "paper", "--env", "sciworld", "--games", episode, "--llm", "gold", "-c", "1",
-                 "-o", str(out), "--no-progress"])
+    with episodes_in_this_process():
+        code = main(["eval", "--preset", "paper", "--env", "sciworld", "--games", episode, "--llm", "gold", "-c", "1",
+                     "-o", str(out), "--no-progress"])
     printed = capsys.readouterr().out
     assert code == 0, printed
     assert "gold paths: every one of the 1 episodes' gold paths fits its step limit" in printed
