@@ -29,7 +29,11 @@ def instruction_when(task: str) -> str:
 
 
 def walkthrough_answer(path: Path) -> str:
-    steps = json.loads(Path(path).read_text())["walkthrough"]
+    return steps_answer(json.loads(Path(path).read_text())["walkthrough"])
+
+
+def steps_answer(steps: list[str]) -> str:
+    """ReCode's answer that plays `steps` one after the other."""
     return "<think>follow the plan</think><execute>\nfor action in " + json.dumps(steps) + ":\n    run(action)\n</execute>"
 
 
@@ -56,6 +60,19 @@ def chosen_script(tmp_path: Path, winners: set[str], crash: set[str] = frozenset
     path = tmp_path / "chosen.jsonl"
     path.write_text("\n".join(json.dumps(e) for e in entries) + "\n")
     return path, expected
+
+
+def toy_script(tmp_path: Path, losers: set[str] = frozenset()) -> Path:
+    """A ReCode script for the toy world (`toy_env`): the gold path of every episode but `losers`, which only
+    look. The toy's two coin episodes share their task sentence and their gold path."""
+    from tests.toyenv.world import EPISODES
+
+    entries = [{"stub": SOLVE, "when": instruction_when(episode.task),
+                "answer": LOSE if name in losers else steps_answer(list(episode.gold))}
+               for name, episode in EPISODES.items()]
+    path = tmp_path / "toy.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in entries) + "\n")
+    return path
 
 
 def odd_games() -> set[str]:
