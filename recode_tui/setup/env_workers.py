@@ -123,6 +123,13 @@ class EnvWorker:
         if self.process.poll() is None:
             self.process.kill()
 
+    def discard(self) -> None:
+        """End a worker no episode has used, at once: its engine's import may still be running, and `close`
+        would wait for it (up to a second of the command's exit, and that import's CPU). Only for a worker
+        whose engine starts no process of its own (a JVM would outlive it)."""
+        self.kill("not needed")
+        self.close(timeout=1)
+
     def close(self, timeout: float = 5.0) -> None:
         """Ask the worker to exit; kill it if it does not."""
         if self.process.poll() is None:
