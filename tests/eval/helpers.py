@@ -62,14 +62,21 @@ def chosen_script(tmp_path: Path, winners: set[str], crash: set[str] = frozenset
     return path, expected
 
 
-def toy_script(tmp_path: Path, losers: set[str] = frozenset()) -> Path:
+def toy_script(tmp_path: Path, losers: set[str] = frozenset(), nested: bool = False) -> Path:
     """A ReCode script for the toy world (`toy_env`): the gold path of every episode but `losers`, which only
-    look. The toy's two coin episodes share their task sentence and their gold path."""
+    look. The toy's two coin episodes share their task sentence and their gold path. `nested`: the root's
+    answer calls a function whose expansion plays the path, so every episode asks the model twice (a test that
+    holds an episode's first call and then takes the model away needs its next call to find nobody)."""
     from tests.toyenv.world import EPISODES
 
-    entries = [{"stub": SOLVE, "when": instruction_when(episode.task),
-                "answer": LOSE if name in losers else steps_answer(list(episode.gold))}
-               for name, episode in EPISODES.items()]
+    entries = []
+    for name, episode in EPISODES.items():
+        play = LOSE if name in losers else steps_answer(list(episode.gold))
+        if nested:
+            helper = f"play_{name.replace('-', '_')}()"
+            entries.append({"stub": helper, "answer": play})
+            play = f"<think>one step of the plan</think><execute>\n{helper}\n</execute>"
+        entries.append({"stub": SOLVE, "when": instruction_when(episode.task), "answer": play})
     path = tmp_path / "toy.jsonl"
     path.write_text("\n".join(json.dumps(e) for e in entries) + "\n")
     return path

@@ -102,7 +102,7 @@ def test_the_llm_server_going_away_stops_cleanly_and_resume_finishes(tmp_path, t
     # the model answers two episodes; the others wait in their first call until the server has gone away, then
     # get that answer and find nobody at their next call (four games: two finished, two cut mid-episode); the
     # evaluation's stop and resume are the subject: the toy world plays the episodes
-    answers = script_responder(str(toy_script(tmp_path)))
+    answers = script_responder(str(toy_script(tmp_path, nested=True)))  # two calls an episode
     held = HeldCalls(free=FirstEpisodes(2), respond=answers)
     server = OpenAICompatibleServer(held).start()
     profiles = profiles_file(tmp_path, server.base_url)
@@ -142,7 +142,7 @@ def test_ctrl_c_writes_the_report_of_finished_episodes_and_resume_continues(tmp_
     # the model answers one episode; the others wait in their first call, so Ctrl-C lands mid-run
     # (four games: one finished, one held, two never started, as many kinds as ten would give); the
     # evaluation's stop and resume are the subject: the toy world plays the episodes
-    answers = script_responder(str(toy_script(tmp_path)))
+    answers = script_responder(str(toy_script(tmp_path, nested=True)))  # two calls an episode
     held = HeldCalls(free=FirstEpisodes(1), respond=answers)
     with OpenAICompatibleServer(held) as server:
         # a held call's deadline outlasts the hold: however long the first episode takes, the others wait
