@@ -101,15 +101,15 @@ def test_the_pages_model_server_example_runs_over_the_wire(tmp_path, sessions, m
 
 
 @pytest.mark.heavy
-def test_stopping_a_notebooks_evaluation_keeps_its_report_and_resume_plays_the_rest(tmp_path, sessions):
+def test_stopping_a_notebooks_evaluation_keeps_its_report_and_resume_plays_the_rest(tmp_path, sessions, toy_env):
     notebook = threading.get_ident()
     out = tmp_path / "stopped"
 
     def stop_button(result) -> None:  # the person stops the cell once the first episode is in
         signal.pthread_kill(notebook, signal.SIGINT)
 
-    async def cell() -> None:
-        api.evaluate(llm="demo", games=4, concurrency=1, out=out, on_result=stop_button)
+    async def cell() -> None:  # the stop and the resume are the subject: the toy world's four episodes
+        api.evaluate(env="toy", llm="gold", games=4, concurrency=1, out=out, on_result=stop_button)
 
     with pytest.raises(KeyboardInterrupt):
         in_a_running_loop(cell)

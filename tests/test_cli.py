@@ -13,12 +13,13 @@ from envs.alfworld.catalog import resolve_game
 pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
 
 
-def recode(*args: str, sessions: str | None = None) -> subprocess.CompletedProcess[str]:
+def recode(*args: str) -> subprocess.CompletedProcess[str]:
+    """`recode-tui ARGS` in a process of its own: the exit status a shell sees."""
     import os
     import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="recode-sessions-") as scratch:  # journals go here unless asked for
-        env = dict(os.environ, RECODE_TUI_SESSIONS=sessions or scratch)
+    with tempfile.TemporaryDirectory(prefix="recode-sessions-") as scratch:  # its journals go here
+        env = dict(os.environ, RECODE_TUI_SESSIONS=scratch)
         return subprocess.run(
             [sys.executable, "-m", "recode_tui", *args], capture_output=True, text=True, timeout=300, env=env
         )
@@ -78,14 +79,14 @@ def test_bad_usage_exits_2_with_one_line_saying_what_to_do(tmp_path):
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
-def test_games_list_shows_every_task_type():
-    result = recode("games", "list")
+def test_games_list_shows_every_task_type(tmp_path):
+    result = in_process(tmp_path, "games", "list")  # the listing is the subject: the process's exit is above
     assert result.returncode == 0
     rows = [line.split(None, 2) for line in result.stdout.splitlines()]
     types = {row[1] for row in rows}
     assert types == {"put", "clean", "heat", "cool", "examine", "puttwo"}
     assert len(rows) >= 60
-    only = recode("games", "list", "--task-type", "cool").stdout.splitlines()
+    only = in_process(tmp_path, "games", "list", "--task-type", "cool").stdout.splitlines()
     assert only and all(line.split()[1] == "cool" for line in only)
 
 
@@ -106,18 +107,19 @@ def test_games_list_into_a_reader_that_left_ends_quietly():
 
 
 def test_every_run_is_journaled_and_exports_from_the_command_line(tmp_path):
-    sessions = str(tmp_path / "sessions")
+    # the journal and the exports are the subject, each command through `main` here (the sessions folder is
+    # tmp_path's); the exit statuses a shell sees are the tests above
     script = "scripted:" + walkthrough_script(tmp_path, "clean-02")
-    assert recode("run", "--game", "clean-02", "--llm", script, "--quiet", sessions=sessions).returncode == 0
-    listed = recode("sessions", "list", sessions=sessions).stdout.splitlines()[1].split()  # under the header row
+    assert in_process(tmp_path, "run", "--game", "clean-02", "--llm", script, "--quiet").returncode == 0
+    listed = in_process(tmp_path, "sessions", "list").stdout.splitlines()[1].split()  # under the header row
     assert listed[1:4] == ["clean-02", "recode", "won"]  # the agent of the run is listed
     tree_file = tmp_path / "tree.json"
-    assert recode("export", "--tree", "-o", str(tree_file), sessions=sessions).returncode == 0
+    assert in_process(tmp_path, "export", "--tree", "-o", str(tree_file)).returncode == 0
     document = json.loads(tree_file.read_text())
     assert document["version"] == "recode.plan.v1" and document["meta"]["success"] is True
-    sft = recode("export", listed[0], "--sft", sessions=sessions).stdout.splitlines()
+    sft = in_process(tmp_path, "export", listed[0], "--sft").stdout.splitlines()
     assert len(sft) == 1 and json.loads(sft[0])["messages"][1]["role"] == "assistant"
-    markdown = recode("export", "--markdown", sessions=sessions).stdout
+    markdown = in_process(tmp_path, "export", "--markdown").stdout
     assert "**Result:** won" in markdown
-    missing = recode("export", "nope", "--tree", sessions=sessions)
+    missing = in_process(tmp_path, "export", "nope", "--tree")
     assert missing.returncode == 2 and "no session 'nope'" in missing.stderr

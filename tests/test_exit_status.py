@@ -9,6 +9,7 @@ leave no pytest `.lock` file or other temporary folder behind.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -24,8 +25,9 @@ pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command lin
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_pytest(tmp_path: Path, files: dict[str, str], *args: str) -> tuple[subprocess.CompletedProcess, Path]:
-    """Run pytest on `files` beside a copy of the project's conftest; (the run, its temp folder)."""
+def prepared(tmp_path: Path, files: dict[str, str], *args: str) -> tuple[Path, Path, dict[str, str], list[str]]:
+    """`files` beside a copy of the project's conftest: (the folder, its temp folder, pytest's environment and
+    arguments)."""
     work, temp = tmp_path / "run", tmp_path / "temp"
     work.mkdir()
     temp.mkdir()
@@ -34,11 +36,43 @@ def run_pytest(tmp_path: Path, files: dict[str, str], *args: str) -> tuple[subpr
         (work / name).write_text(textwrap.dedent(text))
     env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
     env.update(PYTHONPATH=os.pathsep.join([str(work), str(ROOT)]), TMPDIR=str(temp))
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(work), *args, str(work)],
-        cwd=work, env=env, capture_output=True, text=True, timeout=300,
-    )
+    return work, temp, env, ["-q", "-p", "no:cacheprovider", "--rootdir", str(work), *args, str(work)]
+
+
+def run_pytest(tmp_path: Path, files: dict[str, str], *args: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """Run pytest on `files` beside a copy of the project's conftest; (the run, its temp folder)."""
+    work, temp, env, arguments = prepared(tmp_path, files, *args)
+    run = subprocess.run([sys.executable, "-m", "pytest", *arguments], cwd=work, env=env, capture_output=True,
+                         text=True, timeout=300)
     return run, temp
+
+
+# Runs each case of the JSON object on stdin in a copy (os.fork) of one interpreter that has imported pytest and
+# the plug-ins every pytest start imports (most of a start's CPU: ~0.8 of 0.9 CPU-s); each copy runs pytest as
+# `python -m pytest` does, in the case's folder and environment, and exits through the interpreter's normal exit
+# with the status pytest gives. Prints each case's exit status as a shell would see it.
+FORK_EACH = r"""
+import importlib, importlib.metadata, json, os, sys
+import pytest
+for entry in importlib.metadata.entry_points(group="pytest11"):
+    importlib.import_module(entry.value.split(":")[0])
+statuses = {}
+for name, case in json.loads(sys.stdin.read()).items():
+    pid = os.fork()
+    if pid == 0:
+        import tempfile
+        os.chdir(case["cwd"])
+        os.environ.clear()
+        os.environ.update(case["env"])
+        sys.path[:0] = case["env"]["PYTHONPATH"].split(os.pathsep)  # as the interpreter's start reads it
+        tempfile.tempdir = None  # TMPDIR, read again
+        for fd, path in ((1, case["stdout"]), (2, case["stderr"])):
+            os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+        sys.argv = ["pytest", *case["args"]]
+        sys.exit(pytest.console_main())
+    statuses[name] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+print(json.dumps(statuses))
+"""
 
 
 BAD_PLUGIN = """
@@ -58,11 +92,30 @@ CASES = {
 }
 
 
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, tuple[int, str]]:
+    """Every case's pytest run, each a process of its own forked from one that started pytest's imports once:
+    its exit status and output."""
+    cases, outputs = {}, {}
+    for name in CASES:
+        files, args, _ = CASES[name]
+        folder = tmp_path_factory.mktemp("case")
+        work, _, env, arguments = prepared(folder, files, *args)
+        outputs[name] = (folder / "stdout", folder / "stderr")
+        cases[name] = {"cwd": str(work), "env": env, "args": arguments, "stdout": str(outputs[name][0]),
+                       "stderr": str(outputs[name][1])}
+    base = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
+    done = subprocess.run([sys.executable, "-c", FORK_EACH], input=json.dumps(cases), cwd=ROOT, env=base,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    statuses = json.loads(done.stdout.splitlines()[-1])
+    return {name: (statuses[name], "".join(path.read_text()[-2000:] for path in outputs[name])) for name in CASES}
+
+
 @pytest.mark.parametrize("case", list(CASES))
-def test_the_exit_status_is_pytests(tmp_path, case) -> None:
-    files, args, expected = CASES[case]
-    run, _ = run_pytest(tmp_path, files, *args)
-    assert run.returncode == expected, run.stdout[-2000:] + run.stderr[-2000:]
+def test_the_exit_status_is_pytests(runs, case) -> None:
+    status, output = runs[case]
+    assert status == CASES[case][2], output
 
 
 ENGINES = """

@@ -9,8 +9,10 @@ always stored as `game_hash`, so journals written before the seam still check.
 from __future__ import annotations
 
 import hashlib
+import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Iterator
 
 from envs.alfworld.catalog import SPLITS, _split_dir, data_root, game_info, list_games, list_split, resolve_game
 from envs.alfworld.options import DATA_ENV_VAR, AlfworldOptions, current
@@ -67,11 +69,17 @@ class AlfworldProvider(EnvProvider):
         return fields
 
     def warm(self) -> None:
-        """Import the heavy engine now (an eval worker does this while the parent sets up)."""
+        """Import the heavy engine now (an eval or console worker does this while the parent sets up).
+
+        A worker only plays episodes: textworld's import brings its human-play agent, which imports
+        prompt_toolkit for its prompt (asyncio included, ~0.1 of the worker's 0.5-0.7 CPU-s); that agent
+        gets none here, as where prompt_toolkit is not installed. Only when nothing has imported it yet,
+        and only for this import: anything imported later finds it as usual."""
         try:
             from envs.alfworld.env import _import_engine
 
-            _import_engine()  # the same import a reset makes (the cached logic, the speedups)
+            with _not_importable("prompt_toolkit"):
+                _import_engine()  # the same import a reset makes (the cached logic, the speedups)
         except Exception:  # noqa: BLE001 - a missing engine is reported by the first reset
             pass
 
@@ -97,3 +105,18 @@ def _need_split(split: str) -> None:
         raise EnvError(f"--split {split} needs the ALFWorld data: {why}; set it to the dataset root")
     if _split_dir(split) is None:
         raise EnvError(f"no split {split!r} under {DATA_ENV_VAR}={value}; try valid_seen, valid_unseen or train")
+
+
+@contextmanager
+def _not_importable(name: str) -> Iterator[None]:
+    """`import name` raises ImportError inside the block, when nothing has imported it before."""
+    if name in sys.modules:
+        yield
+        return
+    modules: dict[str, Any] = sys.modules
+    modules[name] = None  # Python's own mark for "not importable"
+    try:
+        yield
+    finally:
+        if sys.modules.get(name, 0) is None:
+            del sys.modules[name]

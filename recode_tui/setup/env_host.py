@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     from envs.base import Env
     from recode_tui.setup.env_workers import EnvWorker
 
-HOSTED_ENVS = frozenset({"alfworld", "webshop"})  # environments whose engine's import the worker overlaps
+# environments whose engine's import the worker overlaps (each starts no process of its own: an unused worker is
+# ended at once, `EnvWorker.discard`)
+HOSTED_ENVS = frozenset({"alfworld", "webshop"})
 
 
 class EnvHost:
@@ -73,7 +75,7 @@ class EnvHost:
         worker, self._worker = self._worker, None
         if worker is None or episode.env != self.env_name:
             if worker is not None:
-                worker.close(timeout=1)
+                worker.discard()
             return make_env(episode, max_steps)
         try:
             env = RemoteEnv.open(worker, episode.ref, max_steps)
@@ -98,12 +100,15 @@ class EnvHost:
         if self.env_name == (env_name or registry.default_env()):
             self._given = worker
             return [worker]
-        worker.close(timeout=1)
+        worker.discard()
         return []
 
     def close(self) -> None:
-        """End the worker, whether an episode took it or not (the console has quit)."""
-        for worker in (self._worker, self._given):
-            if worker is not None:
-                worker.close(timeout=1)
+        """End the worker, whether an episode took it or not (the console has quit, the command is done). One no
+        episode took is ended at once, its engine's import perhaps still running (a refused `eval`, a console
+        quit before its episode opened, exit without waiting for it)."""
+        if self._worker is not None:
+            self._worker.discard()
+        if self._given is not None:
+            self._given.close(timeout=1)
         self._worker = self._given = None

@@ -18,11 +18,13 @@ starts a fresh worker for the next episode, so only that episode fails.
 
 The worker ignores Ctrl-C: the parent decides when episodes stop, and closing
 a worker's stdin (or the parent dying) ends it.
+
+A worker imports what playing needs and no more: asyncio is the pool's (the parent's), imported in its
+methods, so every worker's start (one per lane of an eval, one per console) skips it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import json
 import os
@@ -32,9 +34,12 @@ import sys
 import tempfile
 import threading
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
 
 from envs.base import EnvError, EnvState, Reset, StateView
+
+if TYPE_CHECKING:
+    import asyncio
 
 DEFAULT_FACTORY = "envs.registry:make_env"  # "module:function", called as function(game, max_steps)
 WORKER_MODULE = "recode_tui.setup.env_workers"  # what a worker process runs (this module)
@@ -117,6 +122,13 @@ class EnvWorker:
         self.dead_reason = self.dead_reason or reason
         if self.process.poll() is None:
             self.process.kill()
+
+    def discard(self) -> None:
+        """End a worker no episode has used, at once: its engine's import may still be running, and `close`
+        would wait for it (up to a second of the command's exit, and that import's CPU). Only for a worker
+        whose engine starts no process of its own (a JVM would outlive it)."""
+        self.kill("not needed")
+        self.close(timeout=1)
 
     def close(self, timeout: float = 5.0) -> None:
         """Ask the worker to exit; kill it if it does not."""
@@ -235,6 +247,8 @@ class EnvPool:
         return EnvWorker(self.factory, self.extra_path, warm=self.warm_env or True)
 
     def _queue(self) -> asyncio.Queue[EnvWorker]:
+        import asyncio  # here, not at the top: a worker process never needs it
+
         if self._idle is None:
             self._idle = asyncio.Queue()
             for worker in self.workers:
@@ -242,6 +256,8 @@ class EnvPool:
         return self._idle
 
     async def acquire(self) -> EnvWorker:
+        import asyncio
+
         worker = await self._queue().get()
         if not worker.alive:
             worker = await asyncio.to_thread(self._replace, worker)
@@ -260,6 +276,8 @@ class EnvPool:
     @asynccontextmanager
     async def env(self, episode_ref: str, max_steps: int | None = 80) -> AsyncIterator[RemoteEnv]:
         """A RemoteEnv on a worker of the pool for the length of the block."""
+        import asyncio
+
         worker = await self.acquire()
         remote: RemoteEnv | None = None
         try:
@@ -272,9 +290,13 @@ class EnvPool:
 
     async def ready(self) -> None:
         """Wait until every worker has started and imported its engine."""
+        import asyncio
+
         await asyncio.gather(*(asyncio.to_thread(w.call, "ping") for w in self.workers))
 
     async def close(self) -> None:
+        import asyncio
+
         await asyncio.gather(*(asyncio.to_thread(w.close) for w in self.workers))
 
 

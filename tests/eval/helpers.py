@@ -29,7 +29,11 @@ def instruction_when(task: str) -> str:
 
 
 def walkthrough_answer(path: Path) -> str:
-    steps = json.loads(Path(path).read_text())["walkthrough"]
+    return steps_answer(json.loads(Path(path).read_text())["walkthrough"])
+
+
+def steps_answer(steps: list[str]) -> str:
+    """ReCode's answer that plays `steps` one after the other."""
     return "<think>follow the plan</think><execute>\nfor action in " + json.dumps(steps) + ":\n    run(action)\n</execute>"
 
 
@@ -56,6 +60,26 @@ def chosen_script(tmp_path: Path, winners: set[str], crash: set[str] = frozenset
     path = tmp_path / "chosen.jsonl"
     path.write_text("\n".join(json.dumps(e) for e in entries) + "\n")
     return path, expected
+
+
+def toy_script(tmp_path: Path, losers: set[str] = frozenset(), nested: bool = False) -> Path:
+    """A ReCode script for the toy world (`toy_env`): the gold path of every episode but `losers`, which only
+    look. The toy's two coin episodes share their task sentence and their gold path. `nested`: the root's
+    answer calls a function whose expansion plays the path, so every episode asks the model twice (a test that
+    holds an episode's first call and then takes the model away needs its next call to find nobody)."""
+    from tests.toyenv.world import EPISODES
+
+    entries = []
+    for name, episode in EPISODES.items():
+        play = LOSE if name in losers else steps_answer(list(episode.gold))
+        if nested:
+            helper = f"play_{name.replace('-', '_')}()"
+            entries.append({"stub": helper, "answer": play})
+            play = f"<think>one step of the plan</think><execute>\n{helper}\n</execute>"
+        entries.append({"stub": SOLVE, "when": instruction_when(episode.task), "answer": play})
+    path = tmp_path / "toy.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in entries) + "\n")
+    return path
 
 
 def odd_games() -> set[str]:

@@ -10,10 +10,9 @@ import pytest
 
 from envs.alfworld.catalog import list_games
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
-from recode_tui.setup.build import DEMO_SCRIPT
 
 from .helpers import (HOLD_LIMIT, FirstEpisodes, HeldCalls, chosen_script, odd_games, profiles_file, read_report,
-                      recode, start)
+                      recode, start, toy_script)
 
 pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
 
@@ -56,33 +55,34 @@ def test_the_table_is_whole_when_the_output_goes_to_a_file_or_a_pipe(tmp_path, t
     assert "…" not in result.stdout
 
 
-def test_journal_llm_replays_a_previous_evaluation(tmp_path):
-    script, _ = chosen_script(tmp_path, {"examine-01", "cool-02"})
+def test_journal_llm_replays_a_previous_evaluation(tmp_path, toy_env):
+    script = toy_script(tmp_path, losers={"key-1"})  # the replay is the subject: the toy world plays it
     first, second = tmp_path / "first", tmp_path / "second"
-    games = "examine-01,examine-02,cool-02"
-    assert recode(tmp_path, "eval", "--llm", f"scripted:{script}", "--games", games, "-c", "1",
+    games = "vase-1,key-1,coin-1"
+    assert recode(tmp_path, "eval", "--env", "toy", "--llm", f"scripted:{script}", "--games", games, "-c", "1",
                   "--out", str(first), "--no-progress").returncode == 0
-    result = recode(tmp_path, "eval", "--llm", f"journal:{first}", "--games", games, "-c", "1",
+    result = recode(tmp_path, "eval", "--env", "toy", "--llm", f"journal:{first}", "--games", games, "-c", "1",
                     "--out", str(second), "--no-progress")
     assert result.returncode == 0, result.stderr
     before = {e["game"]: (e["success"], e["steps"]) for e in read_report(first)["episodes"]}
     after = {e["game"]: (e["success"], e["steps"]) for e in read_report(second)["episodes"]}
-    assert after == before and after["examine-01"][0] and not after["examine-02"][0]
+    assert after == before and after["vase-1"][0] and not after["key-1"][0]
 
 
-LATENCY = 0.05  # the local server's time per answer: on every call of six episodes, so kept short
+LATENCY = 0.05  # the local server's time per answer: on every call of four episodes, so kept short
 
 
-def test_eval_through_the_local_openai_compatible_server(tmp_path):
-    with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT)), latency=LATENCY) as server:
+def test_eval_through_the_local_openai_compatible_server(tmp_path, toy_env):
+    # the model's wire and its accounting are the subject: the toy world plays the episodes
+    with OpenAICompatibleServer(script_responder(str(toy_script(tmp_path))), latency=LATENCY) as server:
         out = tmp_path / "model"
-        result = recode(tmp_path, "eval", "--llm", "profile:local", "--profiles",
-                        str(profiles_file(tmp_path, server.base_url)), "--games", "6", "-c", "3",
+        result = recode(tmp_path, "eval", "--env", "toy", "--llm", "profile:local", "--profiles",
+                        str(profiles_file(tmp_path, server.base_url)), "--games", "4", "-c", "2",
                         "--out", str(out), "--no-progress")
     assert result.returncode == 0, result.stderr
     report = read_report(out)
-    assert {e["task_type"] for e in report["episodes"]} == {"put", "clean", "heat", "cool", "examine", "puttwo"}
-    assert report["summary"]["overall"]["successes"] == 6
+    assert {e["task_type"] for e in report["episodes"]} == {"put", "take"}
+    assert report["summary"]["overall"]["successes"] == 4
     served = [c for c in server.calls if c.status == 200]
     assert sum(e["llm_calls"] for e in report["episodes"]) == len(served)
     tokens = sum(c.prompt_tokens + c.completion_tokens for c in served)
@@ -97,15 +97,17 @@ def test_eval_through_the_local_openai_compatible_server(tmp_path):
     assert f"{per_call:.2f}" in [cell.strip() for cell in overall.split("│")]
 
 
-def test_the_llm_server_going_away_stops_cleanly_and_resume_finishes(tmp_path):
+def test_the_llm_server_going_away_stops_cleanly_and_resume_finishes(tmp_path, toy_env):
     out = tmp_path / "gone"
     # the model answers two episodes; the others wait in their first call until the server has gone away, then
-    # get that answer and find nobody at their next call (four games: two finished, two cut mid-episode)
-    held = HeldCalls(free=FirstEpisodes(2))
+    # get that answer and find nobody at their next call (four games: two finished, two cut mid-episode); the
+    # evaluation's stop and resume are the subject: the toy world plays the episodes
+    answers = script_responder(str(toy_script(tmp_path, nested=True)))  # two calls an episode
+    held = HeldCalls(free=FirstEpisodes(2), respond=answers)
     server = OpenAICompatibleServer(held).start()
     profiles = profiles_file(tmp_path, server.base_url)
-    process = start(tmp_path, "eval", "--llm", "profile:local", "--profiles", str(profiles), "--games", "4",
-                    "-c", "2", "--out", str(out), "--no-progress")
+    process = start(tmp_path, "eval", "--env", "toy", "--llm", "profile:local", "--profiles", str(profiles),
+                    "--games", "4", "-c", "2", "--out", str(out), "--no-progress")
     try:
         assert process.stdout is not None
         finished = 0
@@ -125,7 +127,7 @@ def test_the_llm_server_going_away_stops_cleanly_and_resume_finishes(tmp_path):
     assert report["status"] == "aborted" and len(report["episodes"]) == 2
     assert all(e["success"] for e in report["episodes"])  # nothing half-played is recorded as a result
     # the server comes back (on another port): resume plays only what is missing
-    with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT))) as again:
+    with OpenAICompatibleServer(answers) as again:
         profiles_file(tmp_path, again.base_url)
         result = recode(tmp_path, "eval", "--resume", str(out / "report.json"), "--profiles", str(profiles),
                         "--no-progress")
@@ -135,16 +137,18 @@ def test_the_llm_server_going_away_stops_cleanly_and_resume_finishes(tmp_path):
     assert len({e["game"] for e in report["episodes"]}) == 4 and report["summary"]["overall"]["successes"] == 4
 
 
-def test_ctrl_c_writes_the_report_of_finished_episodes_and_resume_continues(tmp_path):
+def test_ctrl_c_writes_the_report_of_finished_episodes_and_resume_continues(tmp_path, toy_env):
     out = tmp_path / "cut"
     # the model answers one episode; the others wait in their first call, so Ctrl-C lands mid-run
-    # (four games: one finished, one held, two never started, as many kinds as ten would give)
-    held = HeldCalls(free=FirstEpisodes(1))
+    # (four games: one finished, one held, two never started, as many kinds as ten would give); the
+    # evaluation's stop and resume are the subject: the toy world plays the episodes
+    answers = script_responder(str(toy_script(tmp_path, nested=True)))  # two calls an episode
+    held = HeldCalls(free=FirstEpisodes(1), respond=answers)
     with OpenAICompatibleServer(held) as server:
         # a held call's deadline outlasts the hold: however long the first episode takes, the others wait
         profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=HOLD_LIMIT)
-        process = start(tmp_path, "eval", "--llm", "profile:local", "--profiles", str(profiles), "--games", "4",
-                        "-c", "2", "--out", str(out), "--no-progress")
+        process = start(tmp_path, "eval", "--env", "toy", "--llm", "profile:local", "--profiles", str(profiles),
+                        "--games", "4", "-c", "2", "--out", str(out), "--no-progress")
         try:
             shown = []
             for line in process.stdout:  # Ctrl-C once the first episode is reported
@@ -163,7 +167,7 @@ def test_ctrl_c_writes_the_report_of_finished_episodes_and_resume_continues(tmp_
     finished = len(report["episodes"])
     assert finished == 1
     assert "overall" in stdout  # the table of what finished is still printed
-    with OpenAICompatibleServer(script_responder(str(DEMO_SCRIPT))) as again:
+    with OpenAICompatibleServer(answers) as again:
         profiles_file(tmp_path, again.base_url)
         result = recode(tmp_path, "eval", "--resume", str(out), "-c", "3", "--profiles", str(profiles), "--no-progress")
     assert result.returncode == 0, result.stderr

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -21,7 +24,16 @@ def worker():
     w.close()
 
 
-def test_a_remote_env_plays_exactly_like_the_local_one(worker):
+@pytest.fixture(scope="module")
+def shared_worker():
+    """One worker for the tests that leave it alive (it is reused between episodes, as in a pool)."""
+    w = EnvWorker(warm=False)
+    yield w
+    w.close()
+
+
+def test_a_remote_env_plays_exactly_like_the_local_one(shared_worker):
+    worker = shared_worker
     local = make_env("put-01")
     remote = RemoteEnv.open(worker, "put-01", max_steps=80)
     assert (remote.name, remote.task_type, remote.max_steps) == (local.name, local.task_type, 80)
@@ -39,7 +51,8 @@ def test_a_remote_env_plays_exactly_like_the_local_one(worker):
     assert again.done and not again.won and again.steps == 3
 
 
-def test_an_environment_error_comes_back_as_env_error(worker):
+def test_an_environment_error_comes_back_as_env_error(shared_worker):
+    worker = shared_worker
     with pytest.raises(EnvError, match="recode-tui games list"):
         RemoteEnv.open(worker, "nope-99")
     assert worker.alive  # the worker survives a bad request
@@ -80,3 +93,21 @@ def test_a_worker_warming_behind_plays_its_episodes_at_the_parents_priority():
         env.close()
     finally:
         worker.close()
+
+
+# What a worker process does before its first request: its module, then the engine's warm import.
+WORKER_START = """
+import json, sys
+from recode_tui.setup import env_workers
+from envs import registry
+registry.provider("alfworld").warm()
+print(json.dumps(sorted(name for name in sys.modules if name.split(".")[0] in {"textworld", "asyncio", "prompt_toolkit"}
+                        and "." not in name)))
+"""
+
+
+def test_a_worker_imports_only_what_playing_needs():
+    """Every eval episode and console start waits on a worker's start: it imports the engine (textworld), not
+    textworld's human-play prompt (prompt_toolkit) nor the pool's asyncio (~0.1 CPU-s of its 0.5-0.7)."""
+    done = subprocess.run([sys.executable, "-c", WORKER_START], capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(done.stdout.splitlines()[-1]) == ["textworld"]

@@ -11,27 +11,28 @@ import pytest
 from agent.eval.intervals import episode_interval, wilson_rate
 from recode_tui.commands.cli import main
 
-from .bugged import bugged_script
-from .helpers import read_report, recode
+from .helpers import read_report, recode, toy_script
 from tests.plans import eval_plan
 
 pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
 
 
-@pytest.mark.heavy  # eval starts ALFWorld engines in worker processes
-def test_three_repeats_of_the_scripted_model_give_intervals_and_compare_weighs_them(tmp_path, capsys):
+@pytest.mark.heavy  # eval starts environment workers and sandbox workers in other processes
+def test_three_repeats_of_the_scripted_model_give_intervals_and_compare_weighs_them(tmp_path, capsys, toy_env):
+    # the repeats and their statistics are the subject: the toy world plays them (a put won, a take lost, by
+    # the bugged script; both won by the gold model)
     fixed, bugged = tmp_path / "fixed", tmp_path / "bugged"
-    for out, llm in ((fixed, "demo"), (bugged, f"scripted:{bugged_script(tmp_path)}")):
-        result = recode(tmp_path, "eval", "--llm", llm, "--games", "put-01,clean-01", "--repeat", "3", "-c", "1",
-                        "--out", str(out), "--no-progress")
+    for out, llm in ((fixed, "gold"), (bugged, f"scripted:{toy_script(tmp_path, losers={'coin-1'})}")):
+        result = recode(tmp_path, "eval", "--env", "toy", "--llm", llm, "--games", "vase-1,coin-1", "--repeat", "3",
+                        "-c", "1", "--out", str(out), "--no-progress")
         assert result.returncode == 0, result.stderr
     out = result.stdout  # the bugged run's
     report = read_report(bugged)
     plays = [(e["game"], e["repeat"]) for e in report["episodes"]]
-    assert sorted(plays) == [(g, r) for g in ("clean-01", "put-01") for r in (1, 2, 3)]
+    assert sorted(plays) == [(g, r) for g in ("coin-1", "vase-1") for r in (1, 2, 3)]
     assert report["plan"]["repeat"] == 3 and all(e["seed"] is None for e in report["episodes"])  # a script: no seed
     journals = {e["journal"].rsplit("/", 1)[1] for e in report["episodes"]}
-    assert journals == {f"{g}@r{r}" for g in ("clean-01", "put-01") for r in (1, 2, 3)}  # one journal per play
+    assert journals == {f"{g}@r{r}" for g in ("coin-1", "vase-1") for r in (1, 2, 3)}  # one journal per play
     overall = report["summary"]["overall"]
     assert (overall["episodes"], overall["plays"], overall["success_rate"]) == (2, 6, 0.5)
     assert overall["repeat_rates"] == [0.5, 0.5, 0.5]
@@ -45,16 +46,16 @@ def test_three_repeats_of_the_scripted_model_give_intervals_and_compare_weighs_t
     assert main(["compare", str(bugged), str(fixed)]) == 0
     text = capsys.readouterr().out
     assert "repeats: each episode played 3 → 3 times" in text
-    assert "[0.0%, 79.3%] → [20.7%, 100.0%]" in text  # clean: one episode a side, however often played
+    assert "[0.0%, 79.3%] → [20.7%, 100.0%]" in text  # take: one episode a side, however often played
     assert "+100.0 pt, p = 1.000" in text and "(noise)" not in text
     assert "success: McNemar's exact test: 0 won → lost, 1 lost → won: p = 1.000 (two-sided)" in text
-    assert ("identical plays (recorded the same; scripted: deterministic; demo: deterministic): each episode's plays are one result "
-            "repeated: the flip of clean-01 is reproducible, not noise") in text
-    assert "lost → won (1):" in text and "clean-01" in text.split("lost → won (1):")[1]
+    assert ("identical plays (recorded the same; scripted: deterministic; gold: deterministic): each episode's plays are one result "
+            "repeated: the flip of coin-1 is reproducible, not noise") in text
+    assert "lost → won (1):" in text and "coin-1" in text.split("lost → won (1):")[1]
 
     assert main(["compare", str(bugged), str(fixed), "--format", "markdown"]) == 0
     rows = capsys.readouterr().out.splitlines()
-    assert rows[0] == "| Agent | Put | Clean | overall |"
+    assert rows[0] == "| Agent | put | take | overall |"
     assert rows[2].startswith("| recode (bugged) | 100.0 [20.7, 100.0] | 0.0 [0.0, 79.3] | 50.0 [9.5, 90.5] |")
 
     if importlib.util.find_spec("opentelemetry.sdk") is not None:  # the [otel] extra: every play its own trace

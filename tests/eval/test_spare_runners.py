@@ -15,19 +15,18 @@ from agent.eval.report import EvalReport
 from agent.eval.results import EpisodeSpec
 from agent.eval.executor import LocalExecutor
 from agent.sandbox import settings
-from envs.alfworld.catalog import list_games
 from recode_tui.setup.env_workers import EnvPool
 from mockllm.scripted import ScriptedLLM, load_script
 
-from .helpers import chosen_script
+from .helpers import toy_script
 from tests.plans import eval_plan
 
-pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
+pytestmark = pytest.mark.heavy  # starts sandbox and environment workers in other processes: not in `make quick`
 
 
-def _games(*ids: str) -> list[EpisodeSpec]:
-    infos = {g.id: g for g in list_games()}
-    return [EpisodeSpec(i, infos[i].task_type, str(infos[i].path)) for i in ids]
+# The runners are the subject: the toy world plays the episodes (tests/toyenv), its four, each won.
+GAMES = [EpisodeSpec("vase-1", "put"), EpisodeSpec("key-1", "put"), EpisodeSpec("coin-1", "take"),
+         EpisodeSpec("coin-2", "take")]
 
 
 def _alive(pid: int) -> bool:
@@ -39,9 +38,10 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("concurrency", [1, 2])
-async def test_every_episode_has_a_fresh_worker_and_none_outlives_the_evaluation(tmp_path, monkeypatch, concurrency):
-    games = ("put-01", "cool-01", "clean-01", "heat-03")
-    script, _ = chosen_script(tmp_path, set(games))
+async def test_every_episode_has_a_fresh_worker_and_none_outlives_the_evaluation(tmp_path, monkeypatch, concurrency,
+                                                                                 toy_env):
+    games = GAMES
+    script = toy_script(tmp_path)
     made: list[object] = []  # every runner the evaluation built, the spares included
     taken: list[object] = []  # the runners episodes ran with
     build, take = settings.RunnerSettings.make_runner, settings.SpareRunners.take
@@ -54,9 +54,10 @@ async def test_every_episode_has_a_fresh_worker_and_none_outlives_the_evaluation
             if runner.worker_pid is not None:
                 pids.setdefault(index, set()).add(runner.worker_pid)
 
-    report = EvalReport(eval_plan(llm=f"scripted:{script}", games=_games(*games), concurrency=concurrency))
+    report = EvalReport(eval_plan(llm=f"scripted:{script}", games=games, env="toy", concurrency=concurrency))
     evaluation = Evaluation(report, tmp_path / "out", LocalExecutor(
-        report, lambda game, agent: ScriptedLLM(load_script(script)), EnvPool, on_event=watch))
+        report, lambda game, agent: ScriptedLLM(load_script(str(script))),
+        lambda lanes: EnvPool(lanes, warm_env="toy"), on_event=watch))
     await evaluation.run()
     assert report.status == "complete" and all(e.success for e in report.episodes)
     assert len(taken) == len(games) and len(set(map(id, taken))) == len(games)

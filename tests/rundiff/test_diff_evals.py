@@ -1,9 +1,9 @@
 """`recode-tui diff` on two evaluations that differ only in one prompt line, with a scripted model.
 
-The model wins put-01 only when the prompt carries a hint line, so the second
-evaluation (a prompt set with that line added) flips put-01 to won. The diff
+The model wins vase-1 only when the prompt carries a hint line, so the second
+evaluation (a prompt set with that line added) flips vase-1 to won. The diff
 lists the flipped episode first and shows, as its first divergence, the
-prompt line that changed.
+prompt line that changed. The diff is the subject, not the engine: the toy world (tests/toyenv) plays.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from agent.eval.rundiff.evals import diff_evals
 from recode_tui.console.viewers.diff_file import DiffApp
 from recode_tui.console.screens.diff import DiffScreen
 from recode_tui.console.widgets.diff_rows import DiffRows
-from envs.alfworld.catalog import list_games, resolve_game
 from tests.console.helpers import drawn, key_pressed
-from tests.eval.helpers import LOSE, SOLVE, instruction_when, read_report, recode, walkthrough_answer
+from tests.eval.helpers import LOSE, SOLVE, instruction_when, read_report, recode, steps_answer
+from tests.toyenv.world import EPISODES
 
 pytestmark = pytest.mark.heavy  # evaluations start engines in worker processes
 
@@ -42,10 +42,10 @@ def hinted_prompts(tmp_path: Path) -> Path:
 
 
 def script(tmp_path: Path) -> Path:
-    put = next(g for g in list_games() if g.id == "put-01")
+    vase = EPISODES["vase-1"]
     entries = [
-        {"stub": SOLVE, "when": "PREFER-THE-KNOWN-PLAN[\\s\\S]*" + instruction_when(put.task),
-         "answer": walkthrough_answer(resolve_game("put-01"))},
+        {"stub": SOLVE, "when": "PREFER-THE-KNOWN-PLAN[\\s\\S]*" + instruction_when(vase.task),
+         "answer": steps_answer(list(vase.gold))},
         {"stub": SOLVE, "answer": LOSE},
     ]
     path = tmp_path / "hint.jsonl"
@@ -53,12 +53,12 @@ def script(tmp_path: Path) -> Path:
     return path
 
 
-async def test_diff_of_two_evals_shows_the_changed_prompt_line_of_the_flipped_episode(tmp_path: Path) -> None:
+async def test_diff_of_two_evals_shows_the_changed_prompt_line_of_the_flipped_episode(tmp_path: Path, toy_env) -> None:
     llm = f"scripted:{script(tmp_path)}"
     before, after = tmp_path / "before", tmp_path / "after"
     for out, extra in ((before, []), (after, ["--prompts", str(hinted_prompts(tmp_path))])):
-        done = recode(tmp_path, "eval", "--llm", llm, "--games", "cool-03,put-01", "-c", "1", "--out", str(out),
-                      "--no-progress", *extra)
+        done = recode(tmp_path, "eval", "--env", "toy", "--llm", llm, "--games", "coin-1,vase-1", "-c", "1",
+                      "--out", str(out), "--no-progress", *extra)
         assert done.returncode == 0, done.stderr
     assert [e["success"] for e in read_report(after)["episodes"]].count(True) == 1
 
@@ -67,9 +67,9 @@ async def test_diff_of_two_evals_shows_the_changed_prompt_line_of_the_flipped_ep
     out = result.stdout
     assert "2 episodes in common, 1 flipped (listed first)" in out
     first, second = out.split("\n=== ")[1:3]
-    assert first.startswith("put-01 (put) flipped: lost → won ===")
-    assert second.startswith("cool-03 (cool) lost in both ===")
-    # what made put-01 part: the LLM call's prompts differ by the added line, and so do the answers
+    assert first.startswith("vase-1 (put) flipped: lost → won ===")
+    assert second.startswith("coin-1 (take) lost in both ===")
+    # what made vase-1 part: the LLM call's prompts differ by the added line, and so do the answers
     prompt_diff = first.split("  prompt diff:")[1].split("  answer diff:")[0]
     changed = [line.strip() for line in prompt_diff.splitlines() if line.strip().startswith(("+", "-"))]
     assert changed[:2] == ["--- A prompt", "+++ B prompt"] and sorted(changed[2:]) == ["+", f"+{HINT}"]
@@ -78,7 +78,7 @@ async def test_diff_of_two_evals_shows_the_changed_prompt_line_of_the_flipped_ep
     # compare's flipped episode names the diff of its two journals, and that diff shows the line
     compared = recode(tmp_path, "compare", str(before), str(after))
     found = re.search(r"where they part: recode-tui (diff \S+ \S+)", compared.stdout)
-    assert found and "put-01" in found.group(1), compared.stdout
+    assert found and "vase-1" in found.group(1), compared.stdout
     single = recode(tmp_path, *found.group(1).split())
     assert single.returncode == 0, single.stderr
     assert f"    +{HINT}" in single.stdout
@@ -93,13 +93,13 @@ async def test_diff_of_two_evals_shows_the_changed_prompt_line_of_the_flipped_ep
     async with app.run_test(size=(120, 40)):
         await drawn(app)  # what mounting posted (the episodes' list) is handled
         episodes = app.screen.query_one(OptionList)
-        assert "put-01" in str(episodes.get_option_at_index(0).prompt) and "flipped" in str(
+        assert "vase-1" in str(episodes.get_option_at_index(0).prompt) and "flipped" in str(
             episodes.get_option_at_index(0).prompt)
         episodes.focus()
         await key_pressed(app, "enter")
         await drawn(app)  # the diff screen it opened, laid out
         screen = app.screen
-        assert isinstance(screen, DiffScreen) and screen.diff.a.episode == "put-01"
+        assert isinstance(screen, DiffScreen) and screen.diff.a.episode == "vase-1"
         rows = screen.query_one(DiffRows)
         assert rows.cursor == rows.marked
         assert f"» {HINT}" in str(screen.query_one("#diff-b").render())  # B's prompt line A's lacks

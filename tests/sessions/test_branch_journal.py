@@ -8,8 +8,8 @@ recorded with its stub and the prompt it answered.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +20,7 @@ from agent.sessions.journal_read import JOURNAL_FILE, read_journal
 from agent.sessions.session import branch_session, fork_at_answer, resume_session
 from envs.registry import make_env
 from mockllm.scripted import ScriptEntry, ScriptedLLM
+from tests.eval.helpers import run_main
 
 from .test_sessions import GAME, action_log, new_session, snapshot, step_until, toy, walk_llm  # noqa: F401 - toy: the autouse fixture
 
@@ -88,8 +89,9 @@ async def test_an_expansion_answered_after_a_resume_journals_its_stub_and_prompt
 
 
 def export(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "recode_tui", "export", *args, *(["--exec"] if "--sft" not in args else [])],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    """`recode-tui export ARGS` through the command line's `main` here (`run_main`): its output and exit status
+    are the subject, not its process."""
+    return run_main(["export", *args, *(["--exec"] if "--sft" not in args else [])], dict(os.environ), cwd=ROOT)
 
 
 async def test_a_markdown_export_of_a_journal_that_does_not_replay_fails_with_the_reason(tmp_path):

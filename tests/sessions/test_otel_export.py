@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from agent.sessions.journal_read import read_journal
 from recode_tui.commands.cli import main
+from tests.eval.helpers import run_main
 
 pytest.importorskip("opentelemetry.sdk.trace")
 
@@ -18,9 +20,9 @@ pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command lin
 
 
 def run_demo(tmp_path: Path) -> Path:
-    """A real ReCode run of put-01 with the demo script; its session folder."""
-    result = subprocess.run([sys.executable, "-m", "recode_tui", "run", "--game", "put-01", "--llm", "demo", "--quiet",
-                             "--sessions", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    """A real ReCode run of put-01 with the demo script (the command line's `main`, here); its session folder."""
+    result = run_main(["run", "--game", "put-01", "--llm", "demo", "--quiet", "--sessions", str(tmp_path)],
+                      dict(os.environ))
     assert result.returncode == 0, result.stderr
     return next(tmp_path.glob("*/journal.jsonl")).parent
 
